@@ -295,7 +295,7 @@ arb_name_valid(const char *s)
     for (; s[n] != '\0'; n++) {
         unsigned char c = (unsigned char)s[n];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-              || (c >= '0' && c <= '9') || strchr("_.:@+-", c) != NULL))
+              || (c >= '0' && c <= '9') || strchr("_.@+-", c) != NULL))
             return 0;
     }
     return n >= 1 && n <= 64;

@@ -106,7 +106,7 @@ int  arb_event_add_arg(arb_event_t *e, const char *arg);
 int  arb_deal_add_card(arb_deal_t *d, const char *card);
 
 /* A name usable as player, team, match id or identity: 1..64 bytes of
- * [A-Za-z0-9_.:@+-].  Returns 1 when valid. */
+ * [A-Za-z0-9_.@+-].  Returns 1 when valid. */
 int  arb_name_valid(const char *s);
 
 #endif

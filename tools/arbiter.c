@@ -1,2 +1,57 @@
+/*
+ * arbiter - the companion tools of the arbiter recorder.  Each subcommand
+ * lives in its own tools/cmd_*.c over the core library.
+ */
 #include <stdio.h>
-int main(void) { puts("arbiter"); return 0; }
+#include <string.h>
+
+#include "core/version.h"
+#include "tools/cli.h"
+
+static const struct {
+    const char *name;
+    int       (*run)(int, char **);
+    const char *summary;
+} cmds[] = {
+    { "score",  cmd_score,  "classify Blockchain sequences (one line each)" },
+    { "replay", cmd_replay, "replay a transcript: records, totals, digest" },
+};
+
+static void
+usage(FILE *f)
+{
+    size_t i;
+
+    fprintf(f, "usage: arbiter <command> [options]\n\n"
+               "The companion tools of the arbiter match recorder.\n\n"
+               "commands:\n");
+    for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+        fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
+    fprintf(f, "\n'arbiter <command> --help' describes a command.\n"
+               "'arbiter --version' prints the engine version.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+    size_t i;
+
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        puts(ARB_ENGINE);
+        return 0;
+    }
+    for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+        if (strcmp(argv[1], cmds[i].name) == 0)
+            return cmds[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "arbiter: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,51 @@
+#include <string.h>
+
+#include "digest.h"
+
+void
+arb_digest_init(arb_digest_t *d)
+{
+    /* sodium_init() is idempotent; BLAKE2b itself needs no set-up, but the
+     * library asks to be initialised before any use. */
+    if (sodium_init() < 0)
+        return;
+    crypto_generichash_init(&d->st, NULL, 0, 32);
+}
+
+void
+arb_digest_u64(arb_digest_t *d, uint64_t v)
+{
+    unsigned char x[8];
+    int           i;
+
+    for (i = 7; i >= 0; i--, v >>= 8)
+        x[i] = (unsigned char)(v & 0xff);
+    crypto_generichash_update(&d->st, x, 8);
+}
+
+void
+arb_digest_i64(arb_digest_t *d, int64_t v)
+{
+    arb_digest_u64(d, (uint64_t)v);
+}
+
+void
+arb_digest_bytes(arb_digest_t *d, const void *p, size_t n)
+{
+    arb_digest_u64(d, n);
+    crypto_generichash_update(&d->st, p, n);
+}
+
+void
+arb_digest_str(arb_digest_t *d, const char *s)
+{
+    if (s == NULL)
+        s = "";
+    arb_digest_bytes(d, s, strlen(s));
+}
+
+void
+arb_digest_final(arb_digest_t *d, unsigned char out[32])
+{
+    crypto_generichash_final(&d->st, out, 32);
+}

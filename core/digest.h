@@ -1,0 +1,28 @@
+/*
+ * digest.h - canonical state digests (BLAKE2b-256 via libsodium).
+ *
+ * DESIGN: a digest is fed typed values, each written in a fixed
+ * machine-independent form (integers as 8-byte big-endian, strings as an
+ * 8-byte length then the bytes), so the same state hashes to the same 32
+ * bytes on every machine and no two different field sequences collide by
+ * concatenation.
+ */
+#ifndef ARB_DIGEST_H
+#define ARB_DIGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sodium.h>
+
+typedef struct arb_digest {
+    crypto_generichash_state st;
+} arb_digest_t;
+
+void arb_digest_init(arb_digest_t *d);
+void arb_digest_u64(arb_digest_t *d, uint64_t v);
+void arb_digest_i64(arb_digest_t *d, int64_t v);
+void arb_digest_str(arb_digest_t *d, const char *s);   /* NULL hashes as "" */
+void arb_digest_bytes(arb_digest_t *d, const void *p, size_t n);
+void arb_digest_final(arb_digest_t *d, unsigned char out[32]);
+
+#endif

@@ -1,0 +1,369 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/match.h"
+
+typedef struct entry {
+    arb_event_t ev;             /* as recorded */
+    int         ruling;         /* enum arb_ruling */
+    uint64_t    ruled_by;       /* seq of the ruling event */
+    int         replaced;       /* index of the AMEND entry in force, or -1 */
+} entry_t;
+
+struct arb_match {
+    const arb_rules_t *rules;
+    void              *st;
+    arb_setup_t        setup;
+    int                closed;
+    size_t             n, cap;  /* entries[0] is seq 1 */
+    entry_t           *entries;
+};
+
+void
+arb_match_free(arb_match_t *m)
+{
+    size_t i;
+
+    if (m == NULL)
+        return;
+    if (m->rules != NULL)
+        m->rules->destroy(m->st);
+    arb_setup_clear(&m->setup);
+    for (i = 0; i < m->n; i++)
+        arb_event_clear(&m->entries[i].ev);
+    free(m->entries);
+    free(m);
+}
+
+int
+arb_match_open(arb_match_t **out, const arb_event_t *open, arb_verdict_t *v)
+{
+    arb_match_t *m;
+    int          rc;
+
+    *out = NULL;
+    v->code = 0;
+    if (open->kind != ARB_EV_OPEN || open->setup == NULL)
+        return arb_verdict(v, ARB_EINVAL, "open",
+                           "a match starts with its open event (the header)");
+    m = calloc(1, sizeof(*m));
+    if (m == NULL)
+        return ARB_ENOMEM;
+    m->rules = arb_rules_find(open->setup->game);
+    if (m->rules == NULL) {
+        rc = arb_verdict(v, ARB_EUNSUPP, "open", "unknown game '%s'",
+                         open->setup->game ? open->setup->game : "");
+        goto fail;
+    }
+    if (open->setup->edition != NULL
+        && strcmp(open->setup->edition, m->rules->edition) != 0) {
+        rc = arb_verdict(v, ARB_EUNSUPP, "open",
+                         "edition '%s' is not supported: this engine "
+                         "implements %s", open->setup->edition,
+                         m->rules->edition);
+        goto fail;
+    }
+    rc = arb_setup_copy(&m->setup, open->setup);
+    if (rc != 0)
+        goto fail;
+    rc = m->rules->create(&m->st, &m->setup, v);
+    if (rc != 0) {
+        m->rules->destroy(m->st);
+        m->st = NULL;
+        m->rules = NULL;
+        goto fail;
+    }
+    *out = m;
+    return 0;
+
+fail:
+    if (rc == ARB_ENOMEM)
+        arb_verdict(v, ARB_ENOMEM, "open", "out of memory");
+    if (m->rules != NULL && m->st == NULL)
+        m->rules = NULL;
+    arb_match_free(m);
+    return rc;
+}
+
+uint64_t
+arb_match_next_seq(const arb_match_t *m)
+{
+    return (uint64_t)m->n + 1;
+}
+
+const arb_setup_t *
+arb_match_setup(const arb_match_t *m)
+{
+    return &m->setup;
+}
+
+const arb_rules_t *
+arb_match_rules(const arb_match_t *m)
+{
+    return m->rules;
+}
+
+int
+arb_match_closed(const arb_match_t *m)
+{
+    return m->closed;
+}
+
+int
+arb_match_finished(const arb_match_t *m)
+{
+    return m->closed || m->rules->finished(m->st);
+}
+
+/* The move an entry contributes "as ruled", or NULL when it contributes
+ * none (voided, a note, a ruling). */
+static const arb_event_t *
+effective(const arb_match_t *m, size_t i, int *flags)
+{
+    const entry_t *e = &m->entries[i];
+
+    *flags = 0;
+    if (e->ruling == ARB_RULED_VOID)
+        return NULL;
+    if (e->ruling == ARB_RULED_AMENDED)
+        return &m->entries[e->replaced].ev;
+    if (e->ev.kind == ARB_EV_STANDS) {
+        *flags = ARB_APPLY_FORCE;
+        return &e->ev;
+    }
+    return e->ev.kind == ARB_EV_MOVE ? &e->ev : NULL;
+}
+
+/* Rebuilds the rule state as ruled, with entry `skip` voided or replaced
+ * by `with` (a move event).  On success *out holds the new state. */
+static int
+rebuild(const arb_match_t *m, size_t skip, const arb_event_t *with,
+        void **out, arb_verdict_t *v)
+{
+    const arb_event_t *ev;
+    arb_event_t        tmp;
+    void              *st = NULL;
+    size_t             i;
+    int                rc, flags;
+
+    rc = m->rules->create(&st, &m->setup, v);
+    if (rc != 0)
+        goto fail;
+    for (i = 0; i < m->n; i++) {
+        if (i == skip) {
+            if (with == NULL)
+                continue;
+            ev = with;
+            flags = 0;
+        } else {
+            ev = effective(m, i, &flags);
+            if (ev == NULL)
+                continue;
+        }
+        tmp = *ev;
+        tmp.seq = (uint64_t)i + 1;
+        rc = m->rules->apply(st, &tmp, flags, v);
+        if (rc != 0) {
+            arb_verdict_t why = *v;
+            arb_verdict(v, rc, why.rule, "seq %zu would no longer stand: %s",
+                        i + 1, why.msg);
+            goto fail;
+        }
+    }
+    *out = st;
+    return 0;
+
+fail:
+    m->rules->destroy(st);
+    return rc;
+}
+
+static int
+push(arb_match_t *m, const arb_event_t *ev)
+{
+    entry_t *ne;
+    int      rc;
+
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        ne = realloc(m->entries, cap * sizeof(*ne));
+        if (ne == NULL)
+            return ARB_ENOMEM;
+        m->entries = ne;
+        m->cap = cap;
+    }
+    ne = &m->entries[m->n];
+    memset(ne, 0, sizeof(*ne));
+    ne->replaced = -1;
+    rc = arb_event_copy(&ne->ev, ev);
+    if (rc != 0)
+        return rc;
+    ne->ev.seq = (uint64_t)m->n + 1;
+    m->n++;
+    return 0;
+}
+
+/* Finds the move a ruling targets. */
+static int
+target_of(const arb_match_t *m, const arb_event_t *ev, size_t *idx,
+          arb_verdict_t *v)
+{
+    const entry_t *t;
+
+    if (ev->target == 0 || ev->target > m->n)
+        return arb_verdict(v, ARB_ENOTFOUND, "ruling",
+                           "%s names seq %llu, but the match has moves 1..%zu",
+                           arb_event_kind_name(ev->kind),
+                           (unsigned long long)ev->target, m->n);
+    t = &m->entries[ev->target - 1];
+    if (t->ev.kind != ARB_EV_MOVE && t->ev.kind != ARB_EV_STANDS)
+        return arb_verdict(v, ARB_EINVAL, "ruling",
+                           "seq %llu is a %s, not a move: only moves can be "
+                           "voided or amended",
+                           (unsigned long long)ev->target,
+                           arb_event_kind_name(t->ev.kind));
+    if (t->ruling == ARB_RULED_VOID)
+        return arb_verdict(v, ARB_EINVAL, "ruling",
+                           "seq %llu was already voided at seq %llu",
+                           (unsigned long long)ev->target,
+                           (unsigned long long)t->ruled_by);
+    *idx = ev->target - 1;
+    return 0;
+}
+
+int
+arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
+{
+    arb_event_t ev = *in;
+    void       *st = NULL;
+    size_t      idx = 0;
+    int         rc;
+
+    v->code = 0;
+    if (ev.seq == 0)
+        ev.seq = arb_match_next_seq(m);
+    if (ev.seq != arb_match_next_seq(m))
+        return arb_verdict(v, ARB_EINVAL, "seq",
+                           "event seq %llu out of order: the next is %llu",
+                           (unsigned long long)ev.seq,
+                           (unsigned long long)arb_match_next_seq(m));
+    if (m->closed && ev.kind != ARB_EV_NOTE)
+        return arb_verdict(v, ARB_EOVER, "close",
+                           "the match is closed: only notes may follow");
+
+    switch (ev.kind) {
+    case ARB_EV_MOVE:
+        rc = m->rules->apply(m->st, &ev, 0, v);
+        if (rc != 0)
+            return rc;
+        break;
+
+    case ARB_EV_STANDS:
+        rc = m->rules->apply(m->st, &ev, ARB_APPLY_FORCE, v);
+        if (rc == 0 && v->code == 0) {
+            /* Applied cleanly: the move was legal after all.  Undoing it
+             * needs a rebuild, so judge on a rebuilt copy instead. */
+            m->rules->destroy(m->st);
+            m->st = NULL;
+            rc = rebuild(m, (size_t)-1, NULL, &st, v);
+            if (rc != 0)
+                return rc;      /* unreachable unless out of memory */
+            m->st = st;
+            return arb_verdict(v, ARB_EINVAL, "ruling",
+                               "the move is legal: record it as a move, "
+                               "not as an illegal move that stands");
+        }
+        if (rc != 0)
+            return rc;
+        break;
+
+    case ARB_EV_VOID:
+    case ARB_EV_AMEND:
+        rc = target_of(m, &ev, &idx, v);
+        if (rc != 0)
+            return rc;
+        rc = rebuild(m, idx, ev.kind == ARB_EV_AMEND ? &ev : NULL, &st, v);
+        if (rc != 0)
+            return rc;
+        break;
+
+    case ARB_EV_CLOSE:
+    case ARB_EV_NOTE:
+        break;
+
+    default:
+        return arb_verdict(v, ARB_EINVAL, "event",
+                           "a %s event cannot follow the open",
+                           arb_event_kind_name(ev.kind));
+    }
+
+    rc = push(m, &ev);
+    if (rc != 0) {
+        m->rules->destroy(st);
+        return rc;
+    }
+    if (st != NULL) {
+        entry_t *t = &m->entries[idx];
+        m->rules->destroy(m->st);
+        m->st = st;
+        t->ruled_by = ev.seq;
+        if (ev.kind == ARB_EV_VOID) {
+            t->ruling = ARB_RULED_VOID;
+        } else {
+            t->ruling = ARB_RULED_AMENDED;
+            t->replaced = (int)(m->n - 1);
+        }
+    }
+    if (ev.kind == ARB_EV_STANDS) {
+        m->entries[m->n - 1].ruling = ARB_RULED_STANDS;
+        m->entries[m->n - 1].ruled_by = ev.seq;
+    }
+    if (ev.kind == ARB_EV_CLOSE)
+        m->closed = 1;
+    return 0;
+}
+
+int
+arb_match_ruling(const arb_match_t *m, uint64_t seq, uint64_t *by)
+{
+    const entry_t *e;
+
+    if (seq == 0 || seq > m->n)
+        return ARB_RULED_NONE;
+    e = &m->entries[seq - 1];
+    if (by != NULL)
+        *by = e->ruled_by;
+    return e->ruling;
+}
+
+void
+arb_match_digest(const arb_match_t *m, unsigned char out[32])
+{
+    arb_digest_t d;
+    size_t       i;
+
+    arb_digest_init(&d);
+    arb_digest_str(&d, "arbiter-state-v1");
+    arb_digest_str(&d, m->rules->game);
+    arb_digest_str(&d, m->rules->edition);
+    arb_digest_str(&d, m->setup.match_id);
+    arb_digest_u64(&d, m->setup.nplayers);
+    for (i = 0; i < m->setup.nplayers; i++)
+        arb_digest_str(&d, m->setup.players[i].name);
+    arb_digest_u64(&d, (uint64_t)m->closed);
+    m->rules->digest(m->st, &d);
+    arb_digest_final(&d, out);
+}
+
+int
+arb_match_results(const arb_match_t *m, arb_results_t *out)
+{
+    return m->rules->results(m->st, out);
+}
+
+int
+arb_match_describe(const arb_match_t *m, arb_buf_t *json)
+{
+    return m->rules->describe(m->st, json);
+}

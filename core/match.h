@@ -1,0 +1,56 @@
+/*
+ * match.h - one match: its setup, its rule set's state and the arbiter's
+ * rulings, folded event by event.
+ *
+ * DESIGN: corrections are events, never rewrites.  A void or an amend does
+ * not touch the stored log; the match rebuilds its rule state from the
+ * setup by replaying every move "as ruled" (voided moves skipped, amended
+ * moves replaced, moves that stand by ruling forced).  A ruling that would
+ * make a later move illegal is refused with that move's seq and reason, so
+ * the record can never silently become inconsistent; the arbiter rules on
+ * the later move first.
+ *
+ * Ownership: the match deep-copies every event it is given; callers keep
+ * theirs.
+ */
+#ifndef ARB_MATCH_H
+#define ARB_MATCH_H
+
+#include <stdint.h>
+
+#include "core/event.h"
+#include "core/rules.h"
+
+typedef struct arb_match arb_match_t;
+
+/* Builds a match from its OPEN event (seq 0).  0, ARB_EUNSUPP (unknown
+ * game), ARB_EINVAL (bad setup, reason in v) or ARB_ENOMEM. */
+int  arb_match_open(arb_match_t **out, const arb_event_t *open,
+                    arb_verdict_t *v);
+void arb_match_free(arb_match_t *m);                    /* NULL-safe */
+
+/* Judges and applies the next event.  ev->seq must be 0 (the match assigns
+ * the next seq) or equal arb_match_next_seq().  On refusal the match is
+ * unchanged and v says why: ARB_EILLEGAL (a rule), ARB_EINVAL (malformed),
+ * ARB_EOVER (closed or finished), ARB_ENOTFOUND (ruling on no such move). */
+int  arb_match_apply(arb_match_t *m, const arb_event_t *ev, arb_verdict_t *v);
+
+uint64_t           arb_match_next_seq(const arb_match_t *m);
+const arb_setup_t *arb_match_setup(const arb_match_t *m);
+const arb_rules_t *arb_match_rules(const arb_match_t *m);
+int                arb_match_closed(const arb_match_t *m);
+/* 1 when no further move is accepted (closed, or the rules say so). */
+int                arb_match_finished(const arb_match_t *m);
+
+/* The canonical state digest: BLAKE2b-256 over the game, edition, match id,
+ * players, closed flag and the rule set's canonical state. */
+void arb_match_digest(const arb_match_t *m, unsigned char out[32]);
+int  arb_match_results(const arb_match_t *m, arb_results_t *out);
+int  arb_match_describe(const arb_match_t *m, arb_buf_t *json);
+
+/* Rulings in force, for reports: how a seq stands now. */
+enum arb_ruling { ARB_RULED_NONE = 0, ARB_RULED_VOID, ARB_RULED_AMENDED,
+                  ARB_RULED_STANDS };
+int  arb_match_ruling(const arb_match_t *m, uint64_t seq, uint64_t *by);
+
+#endif

@@ -1,0 +1,53 @@
+#include <inttypes.h>
+
+#include "core/err.h"
+#include "core/json.h"
+#include "core/replay.h"
+
+int
+arb_replay(arb_match_t **out, const arb_event_t *open,
+           const arb_event_t *events, size_t n, uint64_t at, size_t *bad,
+           arb_verdict_t *v)
+{
+    size_t i;
+    int    rc;
+
+    *bad = 0;
+    rc = arb_match_open(out, open, v);
+    if (rc != 0)
+        return rc;
+    for (i = 0; i < n && events[i].seq <= at; i++) {
+        rc = arb_match_apply(*out, &events[i], v);
+        if (rc != 0) {
+            *bad = i;
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int
+arb_report_json(arb_buf_t *b, const arb_match_t *m)
+{
+    arb_results_t r;
+    unsigned char d[32];
+    int           rc, i;
+
+    rc = arb_match_results(m, &r);
+    if (rc != 0)
+        return rc;
+    arb_json_results_open(b, &r);
+    arb_results_clear(&r);
+    arb_match_digest(m, d);
+    arb_buf_puts(b, ",\"digest\":\"");
+    for (i = 0; i < 32; i++)
+        arb_buf_printf(b, "%02x", d[i]);
+    arb_buf_printf(b, "\",\"seq\":%" PRIu64 ",\"closed\":%s,"
+                   "\"finished\":%s,\"state\":",
+                   arb_match_next_seq(m) - 1,
+                   arb_match_closed(m) ? "true" : "false",
+                   arb_match_finished(m) ? "true" : "false");
+    rc = arb_match_describe(m, b);
+    arb_buf_putc(b, '}');
+    return rc != 0 ? rc : b->oom ? ARB_ENOMEM : 0;
+}

@@ -1,0 +1,27 @@
+/*
+ * replay.h - deterministic replay: fold events into a match, and the one
+ * JSON report of a match's state that `arbiter replay --json` and the
+ * daemon's state reads share.
+ */
+#ifndef ARB_REPLAY_H
+#define ARB_REPLAY_H
+
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/match.h"
+
+/* Opens the match from `open` and applies events[0..n) in order, stopping
+ * after the event with seq `at` (UINT64_MAX: all).  Returns 0, or the
+ * refusal of the first event that does not apply: *bad is its index, v says
+ * why, and *out still holds the match as it stood before that event (NULL
+ * when the open itself failed).  Release *out with arb_match_free(). */
+int arb_replay(arb_match_t **out, const arb_event_t *open,
+               const arb_event_t *events, size_t n, uint64_t at,
+               size_t *bad, arb_verdict_t *v);
+
+/* {"seq":N,"records":[...],"totals":{...},"digest":"<hex>",
+ *  "finished":bool,"state":{...}}  */
+int arb_report_json(arb_buf_t *out, const arb_match_t *m);
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * rules.h - the one interface every rule set implements.
+ *
+ * DESIGN: a rule set is a table of functions over an opaque state.  It is
+ * built to serve all four games of the seeds without change:
+ *  - setup carries seats, teams, options and a deal (explicit order or a
+ *    seed, core/shuffle.h), so dealt games (Chains, Tsukurutenten, Chắn)
+ *    and undealt ones (YAHchain) share it;
+ *  - a move names its player, so a rule set decides turn order itself and
+ *    may accept moves out of turn (a Tsukurutenten take, a Chắn Chíu);
+ *  - apply is atomic: a rejected move leaves the state untouched, so the
+ *    daemon can validate against its live state and only then queue;
+ *  - results are generic records of named fields, so claims, diffs and
+ *    exports work for every game without knowing it.
+ * Rule code does no I/O, reads no clock and iterates no hash tables.
+ */
+#ifndef ARB_RULES_H
+#define ARB_RULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/digest.h"
+#include "core/event.h"
+
+/* Why a move or a setup was refused.  rule names the rule ("§34.12",
+ * "Diversity"); msg is a full sentence naming cards, players and Sotas. */
+typedef struct arb_verdict {
+    int  code;              /* 0, or ARB_EILLEGAL / ARB_EINVAL / ARB_EOVER */
+    char rule[48];
+    char msg[320];
+} arb_verdict_t;
+
+/* Sets v and returns code (for `return arb_verdict(v, ...)`). */
+int arb_verdict(arb_verdict_t *v, int code, const char *rule,
+                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* One field of a result record. */
+enum arb_field_type { ARB_F_INT = 0, ARB_F_STR, ARB_F_LIST };
+
+typedef struct arb_field {
+    const char *key;        /* static string owned by the rule set */
+    int         type;
+    int64_t     num;
+    char       *str;        /* owned */
+    size_t      nlist;
+    char      **list;       /* owned */
+} arb_field_t;
+
+typedef struct arb_record {
+    uint64_t     seq;       /* the event that fixed this record */
+    size_t       nfields;
+    arb_field_t *fields;
+} arb_record_t;
+
+typedef struct arb_total {
+    char    *name;          /* player (or team) name, owned */
+    int64_t  points;
+} arb_total_t;
+
+/* Everything a rule set reports as a match's results.  Owned; release
+ * with arb_results_clear() (NULL-safe). */
+typedef struct arb_results {
+    size_t        nrecords;
+    arb_record_t *records;
+    size_t        ntotals;
+    arb_total_t  *totals;   /* in seat (or team) order */
+} arb_results_t;
+
+void arb_results_clear(arb_results_t *r);
+/* Builders for rule sets; each returns 0 or ARB_ENOMEM. */
+arb_record_t *arb_results_add_record(arb_results_t *r, uint64_t seq);
+int arb_record_int(arb_record_t *rec, const char *key, int64_t v);
+int arb_record_str(arb_record_t *rec, const char *key, const char *s);
+int arb_record_list(arb_record_t *rec, const char *key, char **v, size_t n);
+int arb_results_add_total(arb_results_t *r, const char *name, int64_t pts);
+const arb_field_t *arb_record_get(const arb_record_t *rec, const char *key);
+
+/* apply flags */
+#define ARB_APPLY_FORCE 0x1     /* an arbiter ruled that this illegal move
+                                   stands: record its effect anyway; the
+                                   verdict still says what rule it broke */
+
+typedef struct arb_rules {
+    const char *game;           /* "yahchain" */
+    const char *edition;        /* rules edition recorded in the header */
+
+    /* Validates the setup and builds the initial state.  0, or ARB_EINVAL
+     * with the reason in v. */
+    int  (*create)(void **st, const arb_setup_t *setup, arb_verdict_t *v);
+    void (*destroy)(void *st);                              /* NULL-safe */
+
+    /* Judges one ARB_EV_MOVE event.  0 = accepted and applied.  Otherwise
+     * the verdict's code (ARB_EILLEGAL, ARB_EINVAL for a malformed move,
+     * ARB_EOVER when the match is over) and the state is unchanged, unless
+     * flags has ARB_APPLY_FORCE and the move could still be carried out, in
+     * which case it is applied and the verdict is kept for the flag. */
+    int  (*apply)(void *st, const arb_event_t *ev, int flags,
+                  arb_verdict_t *v);
+
+    /* 1 when the rules accept no further move. */
+    int  (*finished)(const void *st);
+
+    /* The match's results so far (records in the order they were fixed). */
+    int  (*results)(const void *st, arb_results_t *out);
+
+    /* Feeds the canonical state into d: everything that decides future
+     * legality and results, nothing else. */
+    void (*digest)(const void *st, arb_digest_t *d);
+
+    /* Appends a JSON object describing the live position (whose turn,
+     * active cell...) for consoles and state reads. */
+    int  (*describe)(const void *st, arb_buf_t *json);
+} arb_rules_t;
+
+/* The rule set for a game name, or NULL. */
+const arb_rules_t *arb_rules_find(const char *game);
+/* NULL-terminated list of every rule set, for help texts. */
+const arb_rules_t *const *arb_rules_all(void);
+
+#endif

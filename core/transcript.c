@@ -1,0 +1,564 @@
+/*
+ * DESIGN: the grammar is line-based so a person can type a paper
+ * scoresheet: `#` starts a comment, tokens are separated by blanks and may
+ * be "double-quoted" (\" and \\ escape).  Header keys the format does not
+ * know become match options, so a new game needs no parser change.  Every
+ * error carries the line number, because the line is what an arbiter can
+ * find on paper.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/transcript.h"
+
+#define TOKENS_MAX 64
+#define LINE_MAX_LEN 4096
+
+typedef struct toks {
+    size_t n;
+    char  *v[TOKENS_MAX];
+    char   store[LINE_MAX_LEN + TOKENS_MAX];
+} toks_t;
+
+/* Splits a line into tokens.  Returns 0, or -1 with a message. */
+static int
+tokenize(toks_t *t, const char *s, size_t len, char *err, size_t errlen)
+{
+    size_t i = 0, o = 0;
+
+    t->n = 0;
+    if (len > LINE_MAX_LEN) {
+        snprintf(err, errlen, "line is longer than %d bytes", LINE_MAX_LEN);
+        return -1;
+    }
+    while (i < len) {
+        while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+            i++;
+        if (i == len || s[i] == '#')
+            break;
+        if (t->n == TOKENS_MAX) {
+            snprintf(err, errlen, "more than %d words", TOKENS_MAX);
+            return -1;
+        }
+        t->v[t->n++] = &t->store[o];
+        if (s[i] == '"') {
+            for (i++;; i++) {
+                if (i == len) {
+                    snprintf(err, errlen, "unterminated quoted text");
+                    return -1;
+                }
+                if (s[i] == '"')
+                    break;
+                if (s[i] == '\\' && i + 1 < len
+                    && (s[i + 1] == '"' || s[i + 1] == '\\'))
+                    i++;
+                t->store[o++] = s[i];
+            }
+            i++;
+            if (i < len && s[i] != ' ' && s[i] != '\t' && s[i] != '\r') {
+                snprintf(err, errlen, "text after a closing quote");
+                return -1;
+            }
+        } else {
+            while (i < len && s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+                t->store[o++] = s[i++];
+        }
+        t->store[o++] = '\0';
+    }
+    return 0;
+}
+
+static char *
+join(char **v, size_t n)
+{
+    size_t i, len = 1;
+    char  *s;
+
+    for (i = 0; i < n; i++)
+        len += strlen(v[i]) + 1;
+    s = malloc(len);
+    if (s == NULL)
+        return NULL;
+    s[0] = '\0';
+    for (i = 0; i < n; i++) {
+        if (i > 0)
+            strcat(s, " ");
+        strcat(s, v[i]);
+    }
+    return s;
+}
+
+static int
+parse_u64(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+
+    if (*s == '\0')
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+#define ERR(...) do { arb_buf_printf(why, "line %u: ", line);          \
+                      arb_buf_printf(why, __VA_ARGS__); rc = ARB_EINVAL; \
+                      goto fail; } while (0)
+
+static int
+parse_header(arb_setup_t *s, const char *key, toks_t *t, size_t first,
+             unsigned line, arb_buf_t *why)
+{
+    size_t i;
+    int    rc = 0;
+    char  *val = NULL, *colon;
+
+    if (t->n <= first)
+        ERR("header '%s' has no value", key);
+    if (strcmp(key, "game") == 0 || strcmp(key, "match") == 0
+        || strcmp(key, "edition") == 0 || strcmp(key, "engine") == 0) {
+        char **dst = key[0] == 'g' ? &s->game : key[0] == 'm'
+                     ? &s->match_id : key[1] == 'd' ? &s->edition : &s->engine;
+        if (*dst != NULL)
+            ERR("header '%s' given twice", key);
+        if (key[0] != 'e' && t->n != first + 1)
+            ERR("header '%s' takes one word", key);
+        if (key[0] == 'm' && !arb_name_valid(t->v[first]))
+            ERR("match id '%s' must be 1..64 of A-Z a-z 0-9 _ . @ + -",
+                t->v[first]);
+        *dst = join(&t->v[first], t->n - first);
+        if (*dst == NULL)
+            return ARB_ENOMEM;
+        return 0;
+    }
+    if (strcmp(key, "teams") == 0) {
+        if (s->nteams > 0)
+            ERR("header 'teams' given twice");
+        for (i = first; i < t->n; i++) {
+            if (!arb_name_valid(t->v[i]))
+                ERR("team name '%s' must be 1..64 of A-Z a-z 0-9 _ . @ + -",
+                    t->v[i]);
+            if (arb_setup_add_team(s, t->v[i]) != 0)
+                return ARB_ENOMEM;
+        }
+        return 0;
+    }
+    if (strcmp(key, "players") == 0) {
+        if (s->nplayers > 0)
+            ERR("header 'players' given twice");
+        for (i = first; i < t->n; i++) {
+            int team = -1;
+            size_t k;
+            colon = strchr(t->v[i], ':');
+            if (colon != NULL) {
+                *colon++ = '\0';
+                for (k = 0; k < s->nteams; k++)
+                    if (strcmp(s->teams[k], colon) == 0)
+                        team = (int)k;
+                if (team < 0)
+                    ERR("player '%s' names team '%s', which the teams "
+                        "header does not list", t->v[i], colon);
+            } else if (s->nteams > 0) {
+                ERR("player '%s' needs a team: write %s:<team>", t->v[i],
+                    t->v[i]);
+            }
+            if (!arb_name_valid(t->v[i]))
+                ERR("player name '%s' must be 1..64 of A-Z a-z 0-9 _ . @ + -",
+                    t->v[i]);
+            if (arb_setup_seat(s, t->v[i]) >= 0)
+                ERR("player '%s' listed twice", t->v[i]);
+            if (arb_setup_add_player(s, t->v[i], team) != 0)
+                return ARB_ENOMEM;
+        }
+        return 0;
+    }
+    if (strcmp(key, "deal") == 0) {
+        const char *k = t->v[first];
+        if (s->deal.kind != ARB_DEAL_NONE || s->deal.seed != NULL)
+            ERR("header 'deal' given twice");
+        if (strcmp(k, "none") == 0 && t->n == first + 1)
+            return 0;
+        if (strcmp(k, "seed") == 0 && t->n == first + 2) {
+            s->deal.kind = ARB_DEAL_SEED;
+            s->deal.seed = strdup(t->v[first + 1]);
+            return s->deal.seed == NULL ? ARB_ENOMEM : 0;
+        }
+        if (strcmp(k, "order") == 0 && t->n > first + 1) {
+            s->deal.kind = ARB_DEAL_ORDER;
+            for (i = first + 1; i < t->n; i++)
+                if (arb_deal_add_card(&s->deal, t->v[i]) != 0)
+                    return ARB_ENOMEM;
+            return 0;
+        }
+        ERR("deal must be 'none', 'seed <text>' or 'order <cards...>'");
+    }
+    if (arb_setup_option(s, key) != NULL)
+        ERR("header '%s' given twice", key);
+    val = join(&t->v[first], t->n - first);
+    if (val == NULL)
+        return ARB_ENOMEM;
+    rc = arb_setup_set_option(s, key, val);
+    free(val);
+    return rc;
+
+fail:
+    return rc;
+}
+
+/* `... -- reason`: splits the reason off the tokens. */
+static char *
+take_reason(toks_t *t, size_t *n)
+{
+    size_t i;
+
+    for (i = 0; i < t->n; i++)
+        if (strcmp(t->v[i], "--") == 0) {
+            *n = i;
+            return join(&t->v[i + 1], t->n - i - 1);
+        }
+    *n = t->n;
+    return NULL;
+}
+
+static int
+parse_event(arb_event_t *ev, toks_t *t, unsigned line, const char *raw,
+            size_t rawlen, arb_buf_t *why)
+{
+    size_t      n, i, base = 0;
+    const char *verb = t->v[0];
+    int         rc = 0;
+
+    memset(ev, 0, sizeof(*ev));
+    if (strcmp(verb, "note") == 0) {
+        /* The note keeps the rest of the line verbatim. */
+        const char *p = raw;
+        size_t      len;
+        while (rawlen - (size_t)(p - raw) >= 4 && memcmp(p, "note", 4) != 0)
+            p++;
+        p += 4;
+        len = rawlen - (size_t)(p - raw);
+        while (len > 0 && (*p == ' ' || *p == '\t'))
+            p++, len--;
+        while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'
+                           || p[len - 1] == '\t'))
+            len--;
+        ev->kind = ARB_EV_NOTE;
+        ev->text = strndup(p, len);
+        return ev->text == NULL ? ARB_ENOMEM : 0;
+    }
+    ev->text = take_reason(t, &n);
+    if (strcmp(verb, "close") == 0) {
+        ev->kind = ARB_EV_CLOSE;
+        if (n != 1)
+            ERR("close takes no words before its reason: close -- <reason>");
+        return 0;
+    }
+    if (strcmp(verb, "void") == 0 || strcmp(verb, "amend") == 0) {
+        ev->kind = verb[0] == 'v' ? ARB_EV_VOID : ARB_EV_AMEND;
+        if (n < 2 || parse_u64(t->v[1], &ev->target) != 0 || ev->target == 0)
+            ERR("%s needs the seq of the move it rules on: %s <seq> ... -- "
+                "<reason>", verb, verb);
+        if (ev->kind == ARB_EV_VOID && n != 2)
+            ERR("void takes only a seq before its reason");
+        base = 2;
+    } else if (strcmp(verb, "stands") == 0) {
+        ev->kind = ARB_EV_STANDS;
+        base = 1;
+    } else {
+        ev->kind = ARB_EV_MOVE;
+    }
+    if (ev->kind != ARB_EV_MOVE && ev->kind != ARB_EV_CLOSE
+        && (ev->text == NULL || ev->text[0] == '\0'))
+        ERR("%s is an arbiter's ruling and needs a reason: ... -- <reason>",
+            verb);
+    if (ev->kind == ARB_EV_MOVE && ev->text != NULL)
+        ERR("a move takes no reason ('--'); use a note or a ruling");
+    if (ev->kind == ARB_EV_VOID)
+        return 0;
+    if (n < base + 2)
+        ERR("a move is '<verb> <player> <arguments...>'");
+    ev->verb = strdup(t->v[base]);
+    ev->player = strdup(t->v[base + 1]);
+    if (ev->verb == NULL || ev->player == NULL)
+        return ARB_ENOMEM;
+    if (!arb_name_valid(ev->player))
+        ERR("'%s' is not a player name", ev->player);
+    for (i = base + 2; i < n; i++)
+        if (arb_event_add_arg(ev, t->v[i]) != 0)
+            return ARB_ENOMEM;
+    return 0;
+
+fail:
+    return rc;
+}
+
+void
+arb_transcript_clear(arb_transcript_t *t)
+{
+    size_t i;
+
+    if (t == NULL)
+        return;
+    arb_event_clear(&t->open);
+    for (i = 0; i < t->nevents; i++)
+        arb_event_clear(&t->events[i]);
+    free(t->events);
+    free(t->lines);
+    memset(t, 0, sizeof(*t));
+}
+
+static int
+is_header(const toks_t *t)
+{
+    size_t len;
+
+    if (t->n == 0)
+        return 0;
+    len = strlen(t->v[0]);
+    return len >= 2 && t->v[0][len - 1] == ':';
+}
+
+int
+arb_transcript_parse(arb_transcript_t *t, const char *text, size_t len,
+                     arb_buf_t *why)
+{
+    toks_t       *tk;
+    const char   *p = text, *end = text + len, *nl;
+    unsigned      line = 0;
+    int           rc = 0, in_events = 0;
+    char          err[128];
+    arb_setup_t  *s;
+
+    memset(t, 0, sizeof(*t));
+    t->open.kind = ARB_EV_OPEN;
+    s = t->open.setup = calloc(1, sizeof(*s));
+    tk = malloc(sizeof(*tk));
+    if (s == NULL || tk == NULL) {
+        free(tk);
+        return ARB_ENOMEM;
+    }
+
+    while (p < end) {
+        size_t llen;
+        nl = memchr(p, '\n', (size_t)(end - p));
+        llen = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        line++;
+        if (memchr(p, '\0', llen) != NULL)
+            ERR("NUL byte in the text");
+        if (tokenize(tk, p, llen, err, sizeof(err)) != 0)
+            ERR("%s", err);
+        if (tk->n == 0)
+            goto next;
+        if (!in_events && is_header(tk)) {
+            tk->v[0][strlen(tk->v[0]) - 1] = '\0';
+            if (strcmp(tk->v[0], "game") == 0)
+                t->open_line = line;
+            rc = parse_header(s, tk->v[0], tk, 1, line, why);
+            if (rc != 0)
+                goto fail;
+            goto next;
+        }
+        if (is_header(tk))
+            ERR("header '%s' after the first event: headers come first",
+                tk->v[0]);
+        if (!in_events) {
+            if (s->game == NULL)
+                ERR("the header must name the game (game: yahchain)");
+            if (s->match_id == NULL)
+                ERR("the header must name the match (match: <id>)");
+            if (s->nplayers == 0)
+                ERR("the header must list the players (players: ...)");
+            in_events = 1;
+        }
+        {
+            size_t    first = 0;
+            uint64_t  num;
+            void     *np;
+            size_t    nlen = strlen(tk->v[0]);
+            /* "12." numbers the event; it must match its position. */
+            if (nlen >= 2 && tk->v[0][nlen - 1] == '.') {
+                tk->v[0][nlen - 1] = '\0';
+                if (parse_u64(tk->v[0], &num) != 0)
+                    ERR("'%s.' is not an event number", tk->v[0]);
+                if (num != t->nevents + 1)
+                    ERR("event numbered %" PRIu64 " but it is event %zu",
+                        num, t->nevents + 1);
+                first = 1;
+                memmove(&tk->v[0], &tk->v[1], (tk->n - 1) * sizeof(char *));
+                tk->n--;
+                if (tk->n == 0)
+                    ERR("event number with no event");
+            }
+            (void)first;
+            np = realloc(t->events, (t->nevents + 1) * sizeof(arb_event_t));
+            if (np == NULL)
+                goto oom;
+            t->events = np;
+            np = realloc(t->lines, (t->nevents + 1) * sizeof(unsigned));
+            if (np == NULL)
+                goto oom;
+            t->lines = np;
+            rc = parse_event(&t->events[t->nevents], tk, line, p, llen, why);
+            t->events[t->nevents].seq = t->nevents + 1;
+            t->lines[t->nevents] = line;
+            t->nevents++;
+            if (rc != 0)
+                goto fail;
+        }
+next:
+        p = nl ? nl + 1 : end;
+    }
+    if (s->game == NULL)
+        ERR("no header: a transcript starts with 'game: <name>'");
+    if (s->match_id == NULL)
+        ERR("the header must name the match (match: <id>)");
+    if (s->nplayers == 0)
+        ERR("the header must list the players (players: ...)");
+    free(tk);
+    return 0;
+
+oom:
+    rc = ARB_ENOMEM;
+    arb_buf_printf(why, "line %u: out of memory", line);
+fail:
+    free(tk);
+    arb_transcript_clear(t);
+    return rc;
+}
+
+/* Writes a token, quoting it when it would not read back as one token. */
+static void
+put_token(arb_buf_t *b, const char *s)
+{
+    const char *p;
+    int         quote = *s == '\0' || *s == '#' || *s == '"'
+                        || strcmp(s, "--") == 0;
+
+    for (p = s; *p && !quote; p++)
+        quote = *p == ' ' || *p == '\t' || *p == '"' || *p == '\\'
+                || *p == '\r';
+    if (!quote) {
+        arb_buf_puts(b, s);
+        return;
+    }
+    arb_buf_putc(b, '"');
+    for (p = s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            arb_buf_putc(b, '\\');
+        arb_buf_putc(b, *p);
+    }
+    arb_buf_putc(b, '"');
+}
+
+static void
+put_words(arb_buf_t *b, const char *s)
+{
+    /* Free text after `--` or `note` is written as is, newlines folded. */
+    for (; *s; s++)
+        arb_buf_putc(b, *s == '\n' || *s == '\r' ? ' ' : *s);
+}
+
+void
+arb_transcript_event_line(arb_buf_t *b, const arb_event_t *ev)
+{
+    size_t i;
+
+    switch (ev->kind) {
+    case ARB_EV_NOTE:
+        arb_buf_puts(b, "note ");
+        put_words(b, ev->text ? ev->text : "");
+        return;
+    case ARB_EV_CLOSE:
+        arb_buf_puts(b, "close");
+        break;
+    case ARB_EV_VOID:
+        arb_buf_printf(b, "void %" PRIu64, ev->target);
+        break;
+    case ARB_EV_AMEND:
+        arb_buf_printf(b, "amend %" PRIu64 " ", ev->target);
+        break;
+    case ARB_EV_STANDS:
+        arb_buf_puts(b, "stands ");
+        break;
+    default:
+        break;
+    }
+    if (ev->kind == ARB_EV_MOVE || ev->kind == ARB_EV_AMEND
+        || ev->kind == ARB_EV_STANDS) {
+        put_token(b, ev->verb ? ev->verb : "?");
+        arb_buf_putc(b, ' ');
+        put_token(b, ev->player ? ev->player : "?");
+        for (i = 0; i < ev->nargs; i++) {
+            arb_buf_putc(b, ' ');
+            put_token(b, ev->args[i]);
+        }
+    }
+    if (ev->text != NULL && ev->kind != ARB_EV_MOVE) {
+        arb_buf_puts(b, " -- ");
+        put_words(b, ev->text);
+    }
+}
+
+int
+arb_transcript_format(arb_buf_t *b, const arb_event_t *open,
+                      const arb_event_t *events, size_t n)
+{
+    const arb_setup_t *s = open->setup;
+    size_t             i;
+
+    if (s == NULL)
+        return ARB_EINVAL;
+    arb_buf_puts(b, "game: ");
+    put_token(b, s->game);
+    arb_buf_puts(b, "\nmatch: ");
+    put_token(b, s->match_id);
+    if (s->edition) {
+        arb_buf_puts(b, "\nedition: ");
+        put_words(b, s->edition);
+    }
+    if (s->engine) {
+        arb_buf_puts(b, "\nengine: ");
+        put_words(b, s->engine);
+    }
+    if (s->nteams > 0) {
+        arb_buf_puts(b, "\nteams:");
+        for (i = 0; i < s->nteams; i++) {
+            arb_buf_putc(b, ' ');
+            put_token(b, s->teams[i]);
+        }
+    }
+    arb_buf_puts(b, "\nplayers:");
+    for (i = 0; i < s->nplayers; i++) {
+        arb_buf_putc(b, ' ');
+        put_token(b, s->players[i].name);
+        if (s->players[i].team >= 0 && (size_t)s->players[i].team < s->nteams)
+            arb_buf_printf(b, ":%s", s->teams[s->players[i].team]);
+    }
+    for (i = 0; i < s->noptions; i++) {
+        arb_buf_printf(b, "\n%s: ", s->options[i].key);
+        put_words(b, s->options[i].value);
+    }
+    if (s->deal.kind == ARB_DEAL_SEED) {
+        arb_buf_puts(b, "\ndeal: seed ");
+        put_token(b, s->deal.seed ? s->deal.seed : "");
+    } else if (s->deal.kind == ARB_DEAL_ORDER) {
+        arb_buf_puts(b, "\ndeal: order");
+        for (i = 0; i < s->deal.ncards; i++) {
+            arb_buf_putc(b, ' ');
+            put_token(b, s->deal.cards[i]);
+        }
+    }
+    arb_buf_puts(b, "\n\n");
+    for (i = 0; i < n; i++) {
+        arb_buf_printf(b, "%zu. ", i + 1);
+        arb_transcript_event_line(b, &events[i]);
+        arb_buf_putc(b, '\n');
+    }
+    return b->oom ? ARB_ENOMEM : 0;
+}
