@@ -20,6 +20,7 @@
 typedef struct toks {
     size_t n;
     char  *v[TOKENS_MAX];
+    char   quoted[TOKENS_MAX];     /* a quoted "--" is an argument */
     char   store[LINE_MAX_LEN + TOKENS_MAX];
 } toks_t;
 
@@ -43,6 +44,7 @@ tokenize(toks_t *t, const char *s, size_t len, char *err, size_t errlen)
             snprintf(err, errlen, "more than %d words", TOKENS_MAX);
             return -1;
         }
+        t->quoted[t->n] = s[i] == '"';
         t->v[t->n++] = &t->store[o];
         if (s[i] == '"') {
             for (i++;; i++) {
@@ -218,7 +220,7 @@ take_reason(toks_t *t, size_t *n)
     size_t i;
 
     for (i = 0; i < t->n; i++)
-        if (strcmp(t->v[i], "--") == 0) {
+        if (!t->quoted[i] && strcmp(t->v[i], "--") == 0) {
             *n = i;
             return join(&t->v[i + 1], t->n - i - 1);
         }
@@ -365,8 +367,8 @@ arb_transcript_parse(arb_transcript_t *t, const char *text, size_t len,
             goto next;
         }
         if (is_header(tk))
-            ERR("header '%s' after the first event: headers come first",
-                tk->v[0]);
+            ERR("header '%.*s' after the first event: headers come first",
+                (int)strlen(tk->v[0]) - 1, tk->v[0]);
         if (!in_events) {
             if (s->game == NULL)
                 ERR("the header must name the game (game: yahchain)");
@@ -391,6 +393,7 @@ arb_transcript_parse(arb_transcript_t *t, const char *text, size_t len,
                         num, t->nevents + 1);
                 first = 1;
                 memmove(&tk->v[0], &tk->v[1], (tk->n - 1) * sizeof(char *));
+                memmove(&tk->quoted[0], &tk->quoted[1], tk->n - 1);
                 tk->n--;
                 if (tk->n == 0)
                     ERR("event number with no event");

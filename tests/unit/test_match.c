@@ -1,0 +1,440 @@
+/* Whole YAHchain matches through the match layer: all three modes, both
+ * void policies, turn order, Sota order, the one-card rule, rulings and
+ * the state digest. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/card.h"
+#include "core/err.h"
+#include "core/match.h"
+#include "core/replay.h"
+#include "core/transcript.h"
+#include "tests/test.h"
+
+static char last_msg[400];
+
+/* Opens a match from a transcript header (and any events in it). */
+static arb_match_t *
+open_text(const char *text)
+{
+    arb_transcript_t t;
+    arb_buf_t        why = ARB_BUF_INIT;
+    arb_match_t     *m = NULL;
+    arb_verdict_t    v;
+    size_t           bad;
+    int              rc;
+
+    rc = arb_transcript_parse(&t, text, strlen(text), &why);
+    if (rc != 0) {
+        snprintf(last_msg, sizeof(last_msg), "%s", arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return NULL;
+    }
+    rc = arb_replay(&m, &t.open, t.events, t.nevents, UINT64_MAX, &bad, &v);
+    snprintf(last_msg, sizeof(last_msg), "%s", v.msg);
+    if (rc != 0) {
+        arb_match_free(m);
+        m = NULL;
+    }
+    arb_transcript_clear(&t);
+    arb_buf_free(&why);
+    return m;
+}
+
+static int
+move(arb_match_t *m, const char *player, const char *card, const char *at)
+{
+    arb_event_t   ev;
+    arb_verdict_t v;
+    int           rc;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_MOVE;
+    ev.verb = strdup("place");
+    ev.player = strdup(player);
+    arb_event_add_arg(&ev, card);
+    if (at != NULL)
+        arb_event_add_arg(&ev, at);
+    rc = arb_match_apply(m, &ev, &v);
+    snprintf(last_msg, sizeof(last_msg), "%s", rc ? v.msg : "");
+    arb_event_clear(&ev);
+    return rc;
+}
+
+static int
+ruling(arb_match_t *m, int kind, uint64_t target, const char *player,
+       const char *card, const char *reason)
+{
+    arb_event_t   ev;
+    arb_verdict_t v;
+    int           rc;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = kind;
+    ev.target = target;
+    ev.text = reason ? strdup(reason) : NULL;
+    if (player != NULL) {
+        ev.verb = strdup("place");
+        ev.player = strdup(player);
+        arb_event_add_arg(&ev, card);
+    }
+    rc = arb_match_apply(m, &ev, &v);
+    snprintf(last_msg, sizeof(last_msg), "%s", rc ? v.msg : "");
+    arb_event_clear(&ev);
+    return rc;
+}
+
+static const char *
+card_name(int value, int suit)
+{
+    static char buf[8][16];
+    static int  i;
+
+    i = (i + 1) % 8;
+    arb_card_format(buf[i], arb_card_make(value, suit), ARB_CARD_ASCII);
+    return buf[i];
+}
+
+static int64_t
+total_of(arb_match_t *m, const char *name)
+{
+    arb_results_t r;
+    int64_t       pts = -1;
+    size_t        i;
+
+    arb_match_results(m, &r);
+    for (i = 0; i < r.ntotals; i++)
+        if (strcmp(r.totals[i].name, name) == 0)
+            pts = r.totals[i].points;
+    arb_results_clear(&r);
+    return pts;
+}
+
+static size_t
+nrecords(arb_match_t *m)
+{
+    arb_results_t r;
+    size_t        n;
+
+    arb_match_results(m, &r);
+    n = r.nrecords;
+    arb_results_clear(&r);
+    return n;
+}
+
+/* A whole match: every Sota gets a Single line 2.. of its own suit. */
+static void
+test_full_match(int mode)
+{
+    char         hdr[256];
+    arb_match_t *m;
+    const char  *pl[3] = { "alice", "bob", "carol" };
+    int          k, j, turn = 0, line_bonus[6] = { 0, 0, 0, 15, 24, 35 };
+    int64_t      per_sota = 0;
+
+    snprintf(hdr, sizeof(hdr), "game: yahchain\nmatch: full-%d\n"
+             "players: alice bob carol\nmode: %d\n", mode, mode);
+    m = open_text(hdr);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    for (j = 0; j < mode; j++)
+        per_sota += 2 + j;
+    per_sota += line_bonus[mode];
+    for (k = 1; k <= 12; k++) {
+        for (j = 0; j < mode; j++) {
+            CHECK_INT(move(m, pl[turn], card_name(2 + j, k), NULL), 0);
+            turn = (turn + 1) % 3;
+        }
+    }
+    CHECK_INT(nrecords(m), 12);
+    /* Sota k belongs to seat (k-1) mod 3: four Sotas each. */
+    CHECK_INT(total_of(m, "alice"), 4 * per_sota);
+    CHECK_INT(total_of(m, "bob"), 4 * per_sota);
+    CHECK_INT(total_of(m, "carol"), 4 * per_sota);
+    CHECK(arb_match_finished(m));
+    CHECK_INT(move(m, pl[turn], "KS", NULL), ARB_EOVER);
+    CHECK(strstr(last_msg, "every cycle is complete") != NULL);
+    arb_match_free(m);
+}
+
+static void
+test_rules_of_play(void)
+{
+    arb_match_t *m;
+
+    m = open_text("game: yahchain\nmatch: r1\nplayers: alice bob\nmode: 3\n");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    /* seat order */
+    CHECK_INT(move(m, "bob", "4S", NULL), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "it is alice's turn, not bob's: players place in "
+              "seat order");
+    CHECK_INT(move(m, "alice", "4S", NULL), 0);
+    /* no skipping Sotas */
+    CHECK_INT(move(m, "bob", "5H", "@2"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Sota 1 is active, not 2: Sotas are activated 1 to "
+              "12 without skipping");
+    CHECK_INT(move(m, "bob", "5H", "@1"), 0);
+    /* a physical card once per match */
+    CHECK_INT(move(m, "alice", "4♠", NULL), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "card 4♠ already played at seq 1: each physical card "
+              "is used once per match");
+    /* malformed */
+    CHECK_INT(move(m, "alice", "4Z", NULL), ARB_EINVAL);
+    CHECK_STR(last_msg, "unknown suit 'Z' in '4Z'");
+    CHECK_INT(move(m, "zed", "4D", NULL), ARB_EINVAL);
+    CHECK_STR(last_msg, "player 'zed' is not seated in this match");
+    CHECK_INT(move(m, "alice", "4D", "@13"), ARB_EINVAL);
+    /* a refused move changes nothing: the next seq is still 3 */
+    CHECK_INT(arb_match_next_seq(m), 3);
+    CHECK_INT(move(m, "alice", "6D", NULL), 0);
+    CHECK_INT(nrecords(m), 1);
+    CHECK_INT(total_of(m, "alice"), 21);
+    arb_match_free(m);
+}
+
+static void
+test_foreign_sota(void)
+{
+    arb_match_t *m;
+
+    /* Every Sota is alice's: what bob places still scores for alice. */
+    m = open_text("game: yahchain\nmatch: own\nplayers: alice bob\nmode: 3\n"
+                  "owners: alice alice alice alice alice alice alice alice "
+                  "alice alice alice alice\n");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(move(m, "alice", "7S", NULL), 0);
+    CHECK_INT(move(m, "bob", "7H", NULL), 0);
+    CHECK_INT(move(m, "alice", "7D", NULL), 0);
+    CHECK_INT(move(m, "bob", "JS", NULL), 0);
+    CHECK_INT(move(m, "alice", "QS", NULL), 0);
+    CHECK_INT(move(m, "bob", "KS", NULL), 0);
+    CHECK_INT(total_of(m, "alice"), 33 + 57);
+    CHECK_INT(total_of(m, "bob"), 0);
+    arb_match_free(m);
+
+    CHECK(open_text("game: yahchain\nmatch: o2\nplayers: alice bob\n"
+                    "mode: 3\nowners: alice bob\n") == NULL);
+    CHECK(strstr(last_msg, "2 names given") != NULL);
+    CHECK(open_text("game: yahchain\nmatch: o3\nplayers: alice bob\nmode: 3\n"
+                    "owners: alice bob alice bob alice bob alice bob alice "
+                    "bob alice zed\n") == NULL);
+    CHECK(strstr(last_msg, "Sota 12 names 'zed'") != NULL);
+}
+
+static void
+test_void_policies(int mode)
+{
+    char         hdr[256];
+    arb_match_t *m;
+    const char  *pl[2] = { "a", "b" };
+    int          j, turn = 0;
+
+    /* A VOID sequence: values 2, 9, 4, 11, 6 cut to the mode, mixed suits */
+    static const int vals[5] = { 2, 9, 4, 11, 6 };
+
+    /* close: the Sota is spent, Sota 2 is active, no record. */
+    snprintf(hdr, sizeof(hdr), "game: yahchain\nmatch: v\nplayers: a b\n"
+             "mode: %d\nvoid: close\n", mode);
+    m = open_text(hdr);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    for (j = 0; j < mode; j++) {
+        CHECK_INT(move(m, pl[turn], card_name(vals[j], 1 + j % 2), NULL), 0);
+        turn ^= 1;
+    }
+    CHECK_INT(nrecords(m), 0);
+    CHECK_INT(move(m, pl[turn], "KN", "@1"), ARB_EILLEGAL);
+    CHECK(strstr(last_msg, "Sota 2 is active") != NULL);
+    arb_match_free(m);
+
+    /* clear: the cards leave play and Sota 1 is filled again. */
+    snprintf(hdr, sizeof(hdr), "game: yahchain\nmatch: v\nplayers: a b\n"
+             "mode: %d\nvoid: clear\n", mode);
+    m = open_text(hdr);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    turn = 0;
+    for (j = 0; j < mode; j++) {
+        CHECK_INT(move(m, pl[turn], card_name(vals[j], 1 + j % 2), NULL), 0);
+        turn ^= 1;
+    }
+    CHECK_INT(move(m, pl[turn], "KN", "@2"), ARB_EILLEGAL);
+    CHECK(strstr(last_msg, "Sota 1 is active") != NULL);
+    /* the voided cards are spent */
+    CHECK_INT(move(m, pl[turn], card_name(vals[0], 1), NULL), ARB_EILLEGAL);
+    CHECK(strstr(last_msg, "already played") != NULL);
+    for (j = 0; j < mode; j++) {
+        CHECK_INT(move(m, pl[turn], card_name(9 + j - (mode - 3), 12), NULL),
+                  0);
+        turn ^= 1;
+    }
+    CHECK_INT(nrecords(m), 1);
+    arb_match_free(m);
+
+    CHECK(open_text("game: yahchain\nmatch: v\nplayers: a b\nmode: 3\n"
+                    "void: keep\n") == NULL);
+    CHECK(strstr(last_msg, "void policy 'keep' does not exist") != NULL);
+}
+
+static void
+test_deck_exhaustion(void)
+{
+    arb_match_t *m;
+    int          i, rc = 0;
+
+    /* Mode 5 over three cycles: 28 Sotas use 140 cards, 4 cannot fill a
+     * 29th, so the match ends in cycle 3 with Sota 5 active. */
+    m = open_text("game: yahchain\nmatch: deck\nplayers: solo\nmode: 5\n"
+                  "cycles: 3\n");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    for (i = 0; i < 140 && rc == 0; i++) {
+        char c[16];
+        arb_card_format(c, (arb_card_t)i, ARB_CARD_NUMERIC);
+        rc = move(m, "solo", c, NULL);
+    }
+    CHECK_INT(rc, 0);
+    CHECK(arb_match_finished(m));
+    CHECK_INT(move(m, "solo", "KN", NULL), ARB_EOVER);
+    CHECK(strstr(last_msg, "the deck cannot fill the active Sota") != NULL);
+    arb_match_free(m);
+}
+
+static void
+test_setup_errors(void)
+{
+    CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\n") == NULL);
+    CHECK(strstr(last_msg, "set mode to 3, 4 or 5") != NULL);
+    CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\nmode: 6\n")
+          == NULL);
+    CHECK(strstr(last_msg, "mode '6' does not exist") != NULL);
+    CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\n"
+                    "mode: YCWS-144/4\n") != NULL || 0);
+    CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\nmode: 3\n"
+                    "colour: red\n") == NULL);
+    CHECK(strstr(last_msg, "unknown option 'colour'") != NULL);
+    CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\nmode: 3\n"
+                    "deal: seed abc\n") == NULL);
+    CHECK(strstr(last_msg, "deals nothing") != NULL);
+    CHECK(open_text("game: go\nmatch: s\nplayers: a b\n") == NULL);
+    CHECK_STR(last_msg, "unknown game 'go'");
+    CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\nmode: 3\n"
+                    "cycles: 0\n") == NULL);
+}
+
+static void
+test_rulings(void)
+{
+    arb_match_t  *m;
+    unsigned char d1[32], d2[32];
+    uint64_t      by;
+
+    m = open_text("game: yahchain\nmatch: rl\nplayers: alice bob\nmode: 3\n");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(move(m, "alice", "4S", NULL), 0);           /* 1 */
+    arb_match_digest(m, d1);
+    CHECK_INT(move(m, "bob", "5H", NULL), 0);             /* 2 */
+    /* void the last move: as ruled, bob is to move again */
+    CHECK_INT(ruling(m, ARB_EV_VOID, 2, NULL, NULL, "mis-keyed"), 0);  /* 3 */
+    arb_match_digest(m, d2);
+    CHECK(memcmp(d1, d2, 32) == 0);   /* the void undid move 2 exactly */
+    CHECK_INT(arb_match_ruling(m, 2, &by), ARB_RULED_VOID);
+    CHECK_INT(by, 3);
+    CHECK_INT(move(m, "bob", "5H", NULL), 0);             /* 4: 5H free again */
+    CHECK_INT(ruling(m, ARB_EV_VOID, 2, NULL, NULL, "again"), ARB_EINVAL);
+    CHECK(strstr(last_msg, "already voided at seq 3") != NULL);
+    CHECK_INT(ruling(m, ARB_EV_VOID, 3, NULL, NULL, "x"), ARB_EINVAL);
+    CHECK(strstr(last_msg, "is a void, not a move") != NULL);
+    CHECK_INT(ruling(m, ARB_EV_VOID, 99, NULL, NULL, "x"), ARB_ENOTFOUND);
+    /* voiding seq 1 would put bob's move 4 out of turn: refused */
+    CHECK_INT(ruling(m, ARB_EV_VOID, 1, NULL, NULL, "x"), ARB_EILLEGAL);
+    CHECK(strstr(last_msg, "seq 4 would no longer stand") != NULL);
+    /* amend seq 1 to another card */
+    CHECK_INT(ruling(m, ARB_EV_AMEND, 1, "alice", "6D", "wrong card"), 0);
+    CHECK_INT(arb_match_ruling(m, 1, NULL), ARB_RULED_AMENDED);
+    /* 4S is free again, 6D is taken */
+    CHECK_INT(move(m, "alice", "6D", NULL), ARB_EILLEGAL);
+    CHECK_INT(move(m, "alice", "4S", NULL), 0);  /* 6D 5H 4S: descending */
+    CHECK_INT(nrecords(m), 0);
+    /* an illegal move that stands: bob out of turn... it is bob's turn, so
+     * use alice */
+    CHECK_INT(ruling(m, ARB_EV_STANDS, 0, "alice", "7C", "arbiter: stands"),
+              0);
+    CHECK_INT(arb_match_ruling(m, arb_match_next_seq(m) - 1, NULL),
+              ARB_RULED_STANDS);
+    /* a legal move recorded as "stands" is refused */
+    CHECK_INT(ruling(m, ARB_EV_STANDS, 0, "bob", "8C", "x"), ARB_EINVAL);
+    CHECK(strstr(last_msg, "the move is legal") != NULL);
+    CHECK_INT(move(m, "bob", "8C", NULL), 0);
+    /* close: only notes may follow */
+    CHECK_INT(ruling(m, ARB_EV_CLOSE, 0, NULL, NULL, NULL), 0);
+    CHECK(arb_match_closed(m));
+    CHECK_INT(move(m, "alice", "9C", NULL), ARB_EOVER);
+    CHECK_INT(ruling(m, ARB_EV_NOTE, 0, NULL, NULL, "signed"), 0);
+    arb_match_free(m);
+}
+
+static void
+test_digest(void)
+{
+    static const char *text =
+        "game: yahchain\nmatch: T-2026-001\nplayers: alice bob\nmode: 3\n"
+        "place alice 4♠\nplace bob 5♥\nplace alice 6♦\n"
+        "place bob 7S\nplace alice 7H\nplace bob 7#3\n";
+    arb_match_t  *a, *b;
+    unsigned char da[32], db[32];
+    char          hex[65];
+    int           i;
+
+    a = open_text(text);
+    b = open_text(text);
+    CHECK(a != NULL && b != NULL);
+    if (a == NULL || b == NULL)
+        return;
+    arb_match_digest(a, da);
+    arb_match_digest(b, db);
+    CHECK(memcmp(da, db, 32) == 0);
+    for (i = 0; i < 32; i++)
+        sprintf(hex + 2 * i, "%02x", da[i]);
+    /* Pinned: a change here means every recorded digest changes too. */
+    CHECK_STR(hex, "d3ea07e3366d6fd1e40c2503ecd289397c58ce1c3626b7e7c77b934c17b271b9");
+    /* a note does not change the state */
+    CHECK_INT(ruling(a, ARB_EV_NOTE, 0, NULL, NULL, "hello"), 0);
+    arb_match_digest(a, db);
+    CHECK(memcmp(da, db, 32) == 0);
+    /* a move does */
+    CHECK_INT(move(a, "alice", "2N", NULL), 0);
+    arb_match_digest(a, db);
+    CHECK(memcmp(da, db, 32) != 0);
+    arb_match_free(a);
+    arb_match_free(b);
+}
+
+int
+main(void)
+{
+    test_full_match(3);
+    test_full_match(4);
+    test_full_match(5);
+    test_rules_of_play();
+    test_foreign_sota();
+    test_void_policies(3);
+    test_void_policies(4);
+    test_void_policies(5);
+    test_deck_exhaustion();
+    test_setup_errors();
+    test_rulings();
+    test_digest();
+    return TEST_END();
+}

@@ -1,0 +1,210 @@
+/* The transcript format: parse, format, round-trip, and errors that name
+ * the line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/transcript.h"
+#include "tests/test.h"
+
+static char err[512];
+
+static int
+parse(arb_transcript_t *t, const char *text)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    int       rc = arb_transcript_parse(t, text, strlen(text), &why);
+
+    snprintf(err, sizeof(err), "%s", rc ? arb_buf_cstr(&why) : "");
+    arb_buf_free(&why);
+    return rc;
+}
+
+static void
+test_parse(void)
+{
+    arb_transcript_t t;
+    const arb_setup_t *s;
+
+    CHECK_INT(parse(&t,
+        "# comment\n"
+        "game: yahchain\n"
+        "match: M-1\n"
+        "players: alice bob   # seat order\n"
+        "mode: 4\n"
+        "void: clear\n"
+        "\n"
+        "1. place alice 4♠\n"
+        "place bob 5H @1\n"
+        "3. note two words  \n"
+        "void 2 -- mis-keyed card\n"
+        "amend 1 place alice 4D -- wrong suit\n"
+        "stands place alice 9C -- arbiter lets it stand\n"
+        "close\n"), 0);
+    s = t.open.setup;
+    CHECK_STR(s->game, "yahchain");
+    CHECK_STR(s->match_id, "M-1");
+    CHECK_INT(s->nplayers, 2);
+    CHECK_STR(s->players[1].name, "bob");
+    CHECK_STR(arb_setup_option(s, "mode"), "4");
+    CHECK_STR(arb_setup_option(s, "void"), "clear");
+    CHECK_INT(t.nevents, 7);
+    CHECK_INT(t.events[0].kind, ARB_EV_MOVE);
+    CHECK_STR(t.events[0].verb, "place");
+    CHECK_STR(t.events[0].player, "alice");
+    CHECK_STR(t.events[0].args[0], "4♠");
+    CHECK_INT(t.events[1].nargs, 2);
+    CHECK_STR(t.events[1].args[1], "@1");
+    CHECK_INT(t.events[2].kind, ARB_EV_NOTE);
+    CHECK_STR(t.events[2].text, "two words");
+    CHECK_INT(t.events[3].kind, ARB_EV_VOID);
+    CHECK_INT(t.events[3].target, 2);
+    CHECK_STR(t.events[3].text, "mis-keyed card");
+    CHECK_INT(t.events[4].kind, ARB_EV_AMEND);
+    CHECK_STR(t.events[4].args[0], "4D");
+    CHECK_INT(t.events[5].kind, ARB_EV_STANDS);
+    CHECK_INT(t.events[6].kind, ARB_EV_CLOSE);
+    CHECK_INT(t.lines[0], 8);
+    CHECK_INT(t.lines[6], 14);
+    CHECK_INT(t.events[6].seq, 7);
+    arb_transcript_clear(&t);
+}
+
+/* format -> parse -> format gives the same text and the same events */
+static void
+test_round_trip(void)
+{
+    static const char *text =
+        "game: yahchain\nmatch: RT\nplayers: a b c\nmode: 3\n"
+        "owners: a a a a b b b b c c c c\n"
+        "place a 4♠\nplace b \"odd arg\" \"with \\\"quotes\\\"\"\n"
+        "place c \"#x\" \"--\"\n"
+        "note free text # not a comment here\n"
+        "void 2 -- reason with words\n"
+        "amend 1 place a 5♠ -- typo\n"
+        "stands place b K♪ -- stands\n"
+        "close -- end of round\n";
+    arb_transcript_t t1, t2;
+    arb_buf_t        f1 = ARB_BUF_INIT, f2 = ARB_BUF_INIT;
+    size_t           i, j;
+
+    CHECK_INT(parse(&t1, text), 0);
+    CHECK_INT(arb_transcript_format(&f1, &t1.open, t1.events, t1.nevents), 0);
+    CHECK_INT(parse(&t2, arb_buf_cstr(&f1)), 0);
+    CHECK_INT(arb_transcript_format(&f2, &t2.open, t2.events, t2.nevents), 0);
+    CHECK_STR(arb_buf_cstr(&f1), arb_buf_cstr(&f2));
+    CHECK_INT(t1.nevents, t2.nevents);
+    for (i = 0; i < t1.nevents && i < t2.nevents; i++) {
+        arb_event_t *a = &t1.events[i], *b = &t2.events[i];
+        CHECK_INT(a->kind, b->kind);
+        CHECK_INT(a->target, b->target);
+        CHECK_INT(a->seq, b->seq);
+        CHECK_INT(a->nargs, b->nargs);
+        CHECK(!a->verb == !b->verb && (!a->verb || !strcmp(a->verb, b->verb)));
+        CHECK(!a->text == !b->text && (!a->text || !strcmp(a->text, b->text)));
+        for (j = 0; j < a->nargs && j < b->nargs; j++)
+            CHECK_STR(a->args[j], b->args[j]);
+    }
+    CHECK_STR(t2.events[1].args[0], "odd arg");
+    CHECK_STR(t2.events[1].args[1], "with \"quotes\"");
+    CHECK_STR(t2.events[2].args[0], "#x");
+    CHECK_STR(t2.events[2].args[1], "--");
+    CHECK_STR(t2.events[3].text, "free text # not a comment here");
+    CHECK_STR(arb_setup_option(t2.open.setup, "owners"),
+              "a a a a b b b b c c c c");
+    arb_transcript_clear(&t1);
+    arb_transcript_clear(&t2);
+    arb_buf_free(&f1);
+    arb_buf_free(&f2);
+}
+
+static void
+test_errors(void)
+{
+    arb_transcript_t t;
+    static const struct { const char *text, *want; } cases[] = {
+        { "match: x\nplayers: a\nplace a 4S\n",
+          "line 3: the header must name the game (game: yahchain)" },
+        { "game: yahchain\nplayers: a\n",
+          "line 2: the header must name the match (match: <id>)" },
+        { "game: yahchain\nmatch: x\nplayers: a\nplace a 4S\nmode: 3\n",
+          "line 5: header 'mode' after the first event: headers come first" },
+        { "game: yahchain\nmatch: x\nplayers: a\n2. place a 4S\n",
+          "line 4: event numbered 2 but it is event 1" },
+        { "game: yahchain\nmatch: x\nplayers: a\nplace a \"4S\n",
+          "line 4: unterminated quoted text" },
+        { "game: yahchain\nmatch: x\nplayers: a\nvoid 1\n",
+          "line 4: void is an arbiter's ruling and needs a reason: ... -- "
+          "<reason>" },
+        { "game: yahchain\nmatch: x\nplayers: a\nvoid x -- r\n",
+          "line 4: void needs the seq of the move it rules on: void <seq> "
+          "... -- <reason>" },
+        { "game: yahchain\nmatch: x\nplayers: a\nplace a 4S -- why\n",
+          "line 4: a move takes no reason ('--'); use a note or a ruling" },
+        { "game: yahchain\nmatch: x\nplayers: a a\n",
+          "line 3: player 'a' listed twice" },
+        { "game: yahchain\nmatch: x y\n",
+          "line 2: header 'match' takes one word" },
+        { "game: yahchain\nmatch: x\nplayers: a\nmode: 3\nmode: 4\n",
+          "line 5: header 'mode' given twice" },
+        { "game: yahchain\nmatch: x\nplayers: a\ndeal: shuffle\n",
+          "line 4: deal must be 'none', 'seed <text>' or 'order <cards...>'" },
+        { "game: yahchain\nmatch: x\nplayers: a\nplace\n",
+          "line 4: a move is '<verb> <player> <arguments...>'" },
+        { "game: yahchain\nmatch: x\nplayers: a b!\n",
+          "line 3: player name 'b!' must be 1..64 of A-Z a-z 0-9 _ . @ + -" },
+        { "game: yahchain\nmatch: x\nteams: red\nplayers: a\n",
+          "line 4: player 'a' needs a team: write a:<team>" },
+        { "", "line 0: no header: a transcript starts with 'game: <name>'" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        CHECK_INT(parse(&t, cases[i].text), ARB_EINVAL);
+        CHECK_STR(err, cases[i].want);
+    }
+    /* a NUL byte is named too */
+    {
+        arb_buf_t why = ARB_BUF_INIT;
+        CHECK_INT(arb_transcript_parse(&t, "game: y\0ahchain\n", 16, &why),
+                  ARB_EINVAL);
+        CHECK_STR(arb_buf_cstr(&why), "line 1: NUL byte in the text");
+        arb_buf_free(&why);
+    }
+}
+
+static void
+test_teams_and_deal(void)
+{
+    arb_transcript_t t;
+    arb_buf_t        f = ARB_BUF_INIT;
+
+    CHECK_INT(parse(&t, "game: chains\nmatch: c1\nteams: long short\n"
+                        "players: ann:long bob:short cy:long dee:short\n"
+                        "deal: order 7H 8S 9D\n"), 0);
+    CHECK_INT(t.open.setup->nteams, 2);
+    CHECK_INT(t.open.setup->players[1].team, 1);
+    CHECK_INT(t.open.setup->deal.kind, ARB_DEAL_ORDER);
+    CHECK_INT(t.open.setup->deal.ncards, 3);
+    arb_transcript_format(&f, &t.open, t.events, t.nevents);
+    CHECK(strstr(arb_buf_cstr(&f), "players: ann:long bob:short") != NULL);
+    CHECK(strstr(arb_buf_cstr(&f), "deal: order 7H 8S 9D") != NULL);
+    arb_transcript_clear(&t);
+    arb_buf_free(&f);
+    CHECK_INT(parse(&t, "game: x\nmatch: c1\nplayers: a\ndeal: seed s3cr3t\n"),
+              0);
+    CHECK_INT(t.open.setup->deal.kind, ARB_DEAL_SEED);
+    CHECK_STR(t.open.setup->deal.seed, "s3cr3t");
+    arb_transcript_clear(&t);
+}
+
+int
+main(void)
+{
+    test_parse();
+    test_round_trip();
+    test_errors();
+    test_teams_and_deal();
+    return TEST_END();
+}
