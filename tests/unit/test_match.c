@@ -317,8 +317,12 @@ test_setup_errors(void)
     CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\nmode: 6\n")
           == NULL);
     CHECK(strstr(last_msg, "mode '6' does not exist") != NULL);
-    CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\n"
-                    "mode: YCWS-144/4\n") != NULL || 0);
+    {
+        arb_match_t *m = open_text("game: yahchain\nmatch: s\n"
+                                   "players: a b\nmode: YCWS-144/4\n");
+        CHECK(m != NULL);
+        arb_match_free(m);
+    }
     CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\nmode: 3\n"
                     "colour: red\n") == NULL);
     CHECK(strstr(last_msg, "unknown option 'colour'") != NULL);

@@ -1,0 +1,34 @@
+/*
+ * chain.h - the per-match hash chain and hex helpers.
+ *
+ * h(n) = BLAKE2b-256(h(n-1) || bytes of event n), with h(-1) = 32 zero
+ * bytes, so the head hash of a match commits to every event before it in
+ * order.  The store (core/store.h) keeps h(n) next to each event; anyone
+ * holding the event bytes can recompute the chain and compare heads.
+ */
+#ifndef ARB_CHAIN_H
+#define ARB_CHAIN_H
+
+#include <stddef.h>
+
+#define ARB_HASH_LEN 32
+
+/* Initialises libsodium once per process; safe to call from any thread,
+ * any number of times.  0 or ARB_ECRYPTO.  The functions below call it
+ * themselves, so callers need it only to fail early at start-up. */
+int  arb_crypto_init(void);
+
+/* out = BLAKE2b-256(prev || bytes).  prev is h(n-1), or NULL for the first
+ * event (seq 0), which means 32 zero bytes.  out may alias prev. */
+void arb_chain_next(const unsigned char prev[32], const void *bytes,
+                    size_t len, unsigned char out[32]);
+
+/* Writes 2n lowercase hex digits and a NUL: out needs 2n+1 bytes. */
+void arb_hex(char *out, const unsigned char *in, size_t n);
+
+/* Decodes exactly 2n hex digits (either case) into n bytes.  0, or
+ * ARB_EINVAL when hex has another length or a non-hex character; out is
+ * untouched on failure. */
+int  arb_unhex(unsigned char *out, size_t n, const char *hex);
+
+#endif

@@ -1,0 +1,192 @@
+/*
+ * store.h - the durable event log: the only module that talks to LMDB.
+ *
+ * Events are opaque byte strings (canonical msgpack made by the codec); the
+ * store never decodes them.  It keeps, per match, the events in seq order
+ * with the hash chain of core/chain.h, a summary record, an idempotency
+ * index of client event ids, and one global log of every event in commit
+ * order.  docs/STORE.md gives the on-disk layout byte by byte.
+ *
+ * Durability: arb_store_append_batch() returns 0 only after LMDB's commit
+ * (with its default fsync) has returned, so an event may be acknowledged
+ * as soon as the call succeeds.  A failed commit is never retried: the
+ * handle refuses further appends and the caller is expected to stop.
+ *
+ * Threads and locking (the contract callers rely on):
+ *   - Every function except arb_store_open/arb_store_close may be called
+ *     from any thread at any time, concurrently.  Reads each run in their
+ *     own short read transaction (the environment uses MDB_NOTLS), so a
+ *     loop thread can read while a worker thread appends.
+ *   - Appends are serialised inside the store (one writer at a time).
+ *   - Growing the map needs every transaction of this process to be
+ *     finished; the store takes an internal rwlock for that, held shared
+ *     by each read or write transaction and exclusively by the grow.  So a
+ *     callback passed to a read function must return promptly (it delays a
+ *     grow, and with it the writer) and must NOT call back into the store.
+ *   - arb_store_close() must not race with any other call on the handle.
+ *   - Open one handle per directory per process (an LMDB rule: a second
+ *     open of the same files in one process breaks its file locks).
+ *     Other processes may open the directory read-only at the same time.
+ *
+ * Errors: every int function returns 0 or a negative ARB_E* code, and on
+ * failure writes a one-line reason to `why` when why is not NULL (its old
+ * content is replaced).  Stored records are checked before use; anything
+ * malformed yields ARB_ECORRUPT with a message naming the record's key.
+ */
+#ifndef ARB_STORE_H
+#define ARB_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+#define ARB_STORE_FORMAT     1          /* "meta" format version */
+#define ARB_STORE_ID_MAX     64         /* match id, game: 1..64 bytes */
+#define ARB_STORE_CLIENT_MAX 128        /* client event id: 1..128 bytes */
+#define ARB_STORE_EVENT_MAX  (1u << 20) /* event bytes: 1..1 MiB */
+
+typedef struct arb_store arb_store_t;
+
+typedef struct arb_store_opts {
+    size_t map_size;    /* initial map in bytes; 0 = 64 MiB */
+    size_t map_max;     /* growth stops here; 0 = 64 GiB (1 GiB on 32-bit) */
+    int    read_only;   /* open an existing store without writing */
+} arb_store_opts_t;
+
+/*
+ * Opens (creating when writable and missing, mode 0700) the store in
+ * directory `dir`.  opts may be NULL for the defaults.  Clears reader
+ * slots left by dead processes (mdb_reader_check); how many is reported
+ * by arb_store_stats().stale_readers.  A store written by an earlier run
+ * keeps the larger map it grew to.  On success *out owns the handle;
+ * release it with arb_store_close().
+ * ARB_ENOTFOUND: read-only and no store there.  ARB_EUNSUPP: another
+ * format version.  ARB_EINVAL: bad options (map_max < map_size).
+ */
+int  arb_store_open(arb_store_t **out, const char *dir,
+                    const arb_store_opts_t *opts, arb_buf_t *why);
+void arb_store_close(arb_store_t *s);   /* NULL-safe */
+
+/* Clears reader slots of dead processes again (for a periodic timer);
+ * *cleared (may be NULL) receives how many. */
+int  arb_store_reader_check(arb_store_t *s, int *cleared);
+
+/* One event of a batch.  The strings and bytes are borrowed for the
+ * duration of the call only. */
+typedef struct arb_append {
+    const char    *match_id;    /* 1..64 bytes */
+    const char    *game;        /* seq 0 only: the rule set, 1..64 bytes */
+    uint64_t       seq;         /* 0 opens the match; else last_seq + 1 */
+    int64_t        time_ms;     /* Unix ms stamped by the daemon */
+    const void    *bytes;       /* the canonical event, 1..EVENT_MAX */
+    size_t         len;
+    const char    *client_id;   /* 1..128 bytes, or NULL */
+    int            closes;      /* non-zero: the match is closed after it */
+    unsigned char  hash[32];    /* out: h(seq) */
+    uint64_t       pos;         /* out: position in the global log */
+} arb_append_t;
+
+/*
+ * Appends n events in ONE write transaction and returns after the commit
+ * has returned.  Events of the same match may follow each other in a
+ * batch; each chains on the one before.  The checks below are a guard
+ * against bugs in the caller, which validates first; any failure aborts
+ * the whole transaction, writes nothing and zeroes every hash/pos:
+ *   ARB_EEXIST     seq 0 of a match that exists, or a client id already
+ *                  used in that match (idempotency scope: forever)
+ *   ARB_ENOTFOUND  seq > 0 for an unknown match
+ *   ARB_EOVER      the match is closed
+ *   ARB_ECONFLICT  seq is not last_seq + 1 ("expected seq N, match is at M")
+ *   ARB_EINVAL / ARB_ETOOBIG  bad ids or sizes
+ *   ARB_EPERM      the store is read-only
+ * When the map is full the transaction is aborted, the map doubled (up to
+ * map_max) and the batch retried; at the cap: ARB_EFULL ("storage full:
+ * map is N bytes (max M)"), nothing written, reads keep working.
+ * A failed commit gives ARB_EIO (an OS error such as EIO or ENOSPC) or
+ * ARB_ESTORE (an LMDB error); it is not retried and the handle refuses
+ * later appends with ARB_ESTORE: the caller should stop.
+ */
+int  arb_store_append_batch(arb_store_t *s, arb_append_t *v, size_t n,
+                            arb_buf_t *why);
+
+typedef struct arb_match_info {
+    char          match_id[ARB_STORE_ID_MAX + 1];
+    char          game[ARB_STORE_ID_MAX + 1];
+    int           closed;
+    uint64_t      last_seq;
+    uint64_t      count;        /* events stored: last_seq + 1 */
+    unsigned char head[32];     /* h(last_seq) */
+    int64_t       created_ms;   /* time_ms of seq 0 */
+    int64_t       last_ms;      /* time_ms of last_seq */
+} arb_match_info_t;
+
+/*
+ * Callbacks of the read functions get pointers into the database map:
+ * valid only until the callback returns (copy what you keep).  A non-zero
+ * return stops the iteration and becomes the function's return value.
+ */
+typedef int (*arb_store_event_cb)(void *ud, uint64_t seq, int64_t time_ms,
+                                  const unsigned char hash[32],
+                                  const void *bytes, size_t len);
+typedef int (*arb_store_log_cb)(void *ud, uint64_t pos, const char *match_id,
+                                uint64_t seq, int64_t time_ms,
+                                const unsigned char hash[32],
+                                const void *bytes, size_t len);
+typedef int (*arb_store_match_cb)(void *ud, const arb_match_info_t *m);
+
+/* The summary of one match.  ARB_ENOTFOUND when unknown. */
+int  arb_store_match(arb_store_t *s, const char *match_id,
+                     arb_match_info_t *out, arb_buf_t *why);
+
+/* Events from..to (inclusive; to = UINT64_MAX for "to the end") of one
+ * match, in seq order.  ARB_ENOTFOUND for an unknown match; an empty range
+ * is not an error. */
+int  arb_store_events(arb_store_t *s, const char *match_id, uint64_t from,
+                      uint64_t to, arb_store_event_cb cb, void *ud,
+                      arb_buf_t *why);
+
+/* Up to max events (0 = no limit) of all matches in commit order, starting
+ * at global position from_pos (positions start at 1 and are dense). */
+int  arb_store_log(arb_store_t *s, uint64_t from_pos, uint64_t max,
+                   arb_store_log_cb cb, void *ud, arb_buf_t *why);
+
+/* Every match, sorted by match id (bytewise). */
+int  arb_store_matches(arb_store_t *s, arb_store_match_cb cb, void *ud,
+                       arb_buf_t *why);
+
+/* The event a client id was recorded as: a retry gets the original seq
+ * and hash (either out pointer may be NULL).  ARB_ENOTFOUND when absent. */
+int  arb_store_idem(arb_store_t *s, const char *match_id,
+                    const char *client_id, uint64_t *seq,
+                    unsigned char hash[32], arb_buf_t *why);
+
+typedef struct arb_store_stats {
+    uint64_t matches;       /* records in "matches" */
+    uint64_t events;        /* records in "events" */
+    uint64_t client_ids;    /* records in "idem" */
+    uint64_t log_pos;       /* last global position; 0 when empty */
+    uint64_t map_size;      /* current map, bytes */
+    uint64_t map_max;       /* growth cap, bytes */
+    uint64_t map_used;      /* bytes of the map holding pages */
+    uint64_t grows;         /* map growths done through this handle */
+    uint32_t page_size;
+    uint32_t format;        /* ARB_STORE_FORMAT */
+    unsigned readers_max;
+    unsigned readers_used;  /* reader slots in use, all processes */
+    int      stale_readers; /* dead reader slots cleared at open */
+    int      read_only;
+    int      failed;        /* a commit failed: appends are refused */
+} arb_store_stats_t;
+
+int  arb_store_stats(arb_store_t *s, arb_store_stats_t *out, arb_buf_t *why);
+
+/*
+ * Recomputes the chain of one match from its stored bytes and checks the
+ * stored hashes, the density of seqs and the summary record (head, count).
+ * match_id NULL verifies every match, one read transaction per match.
+ * ARB_ECORRUPT with a message naming the match and the first bad seq.
+ */
+int  arb_store_verify(arb_store_t *s, const char *match_id, arb_buf_t *why);
+
+#endif

@@ -1,0 +1,842 @@
+/*
+ * test_store.c - the hash chain and the LMDB event store.
+ *
+ * Each case works in its own directory under a mkdtemp() directory in
+ * /tmp, removed at the end.  The corruption cases close the store and
+ * edit the files through a raw LMDB handle, using the layout documented
+ * in docs/STORE.md, then reopen.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lmdb.h>
+
+#include "core/buf.h"
+#include "core/chain.h"
+#include "core/err.h"
+#include "core/store.h"
+#include "tests/test.h"
+
+static char base[64];
+
+static const char *
+subdir(const char *name)
+{
+    static char path[128];
+
+    snprintf(path, sizeof(path), "%s/%s", base, name);
+    return path;
+}
+
+static void
+rm_store(const char *name)
+{
+    char p[160];
+
+    snprintf(p, sizeof(p), "%s/data.mdb", subdir(name));
+    unlink(p);
+    snprintf(p, sizeof(p), "%s/lock.mdb", subdir(name));
+    unlink(p);
+    rmdir(subdir(name));
+}
+
+static arb_store_t *
+open_store(const char *name, size_t map_size, size_t map_max, int ro)
+{
+    arb_store_opts_t o;
+    arb_store_t     *s = NULL;
+    arb_buf_t        why = ARB_BUF_INIT;
+    int              rc;
+
+    o.map_size = map_size;
+    o.map_max = map_max;
+    o.read_only = ro;
+    rc = arb_store_open(&s, subdir(name), &o, &why);
+    if (rc != 0)
+        fprintf(stderr, "open %s: %s: %s\n", name, arb_strerror(rc),
+                why.data ? arb_buf_cstr(&why) : "");
+    CHECK_INT(rc, 0);
+    arb_buf_free(&why);
+    return s;
+}
+
+static void
+ev_init(arb_append_t *e, const char *match, const char *game, uint64_t seq,
+        const char *bytes, const char *client)
+{
+    memset(e, 0, sizeof(*e));
+    e->match_id = match;
+    e->game = game;
+    e->seq = seq;
+    e->time_ms = 1700000000000 + (int64_t)seq;
+    e->bytes = bytes;
+    e->len = strlen(bytes);
+    e->client_id = client;
+}
+
+static int
+is_zero(const unsigned char *p, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (p[i] != 0)
+            return 0;
+    return 1;
+}
+
+/* Collects what the read callbacks see. */
+typedef struct seen {
+    int           n;
+    uint64_t      seq[64];
+    uint64_t      pos[64];
+    int64_t       time[64];
+    char          id[64][ARB_STORE_ID_MAX + 1];
+    char          bytes[64][64];
+    unsigned char hash[64][32];
+    int           stop_after;
+} seen_t;
+
+static int
+on_event(void *ud, uint64_t seq, int64_t time_ms, const unsigned char h[32],
+         const void *bytes, size_t len)
+{
+    seen_t *sn = ud;
+
+    if (sn->n >= 64)
+        return -100;
+    sn->seq[sn->n] = seq;
+    sn->time[sn->n] = time_ms;
+    memcpy(sn->hash[sn->n], h, 32);
+    snprintf(sn->bytes[sn->n], 64, "%.*s", (int)len, (const char *)bytes);
+    sn->n++;
+    return sn->stop_after && sn->n >= sn->stop_after ? 7 : 0;
+}
+
+static int
+on_log(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
+       int64_t time_ms, const unsigned char h[32], const void *bytes,
+       size_t len)
+{
+    seen_t *sn = ud;
+
+    if (sn->n >= 64)
+        return -100;
+    sn->pos[sn->n] = pos;
+    snprintf(sn->id[sn->n], sizeof(sn->id[0]), "%s", match_id);
+    return on_event(ud, seq, time_ms, h, bytes, len);
+}
+
+static int
+on_match(void *ud, const arb_match_info_t *m)
+{
+    seen_t *sn = ud;
+
+    if (sn->n >= 64)
+        return -100;
+    snprintf(sn->id[sn->n], sizeof(sn->id[0]), "%s", m->match_id);
+    sn->seq[sn->n] = m->last_seq;
+    sn->n++;
+    return 0;
+}
+
+static void
+test_chain(void)
+{
+    unsigned char h0[32], h1[32], x[32], y[4];
+    char          hex[65];
+
+    /* Expected values computed independently with Python:
+     *   h0 = hashlib.blake2b(bytes(32) + b"hello", digest_size=32)
+     *   h1 = hashlib.blake2b(h0.digest() + b"world", digest_size=32) */
+    CHECK_INT(arb_crypto_init(), 0);
+    CHECK_INT(arb_crypto_init(), 0);
+    arb_chain_next(NULL, "hello", 5, h0);
+    arb_hex(hex, h0, 32);
+    CHECK_STR(hex, "4c23fec91df812b234e8a6e81e716d99"
+                   "824df735d4c6122aaacd3584c90e559d");
+    memset(x, 0, 32);
+    arb_chain_next(x, "hello", 5, x);     /* explicit zeros, aliasing out */
+    CHECK(memcmp(x, h0, 32) == 0);
+    arb_chain_next(h0, "world", 5, h1);
+    arb_hex(hex, h1, 32);
+    CHECK_STR(hex, "d3397726e62eab410053e3f67ad08315"
+                   "8c87605e5bcf5cdd45795c5584372740");
+
+    CHECK_INT(arb_unhex(x, 32, hex), 0);
+    CHECK(memcmp(x, h1, 32) == 0);
+    CHECK_INT(arb_unhex(y, 2, "aBcD"), 0);
+    CHECK(y[0] == 0xab && y[1] == 0xcd);
+    y[0] = 0x11;
+    CHECK_INT(arb_unhex(y, 2, "abc"), ARB_EINVAL);
+    CHECK_INT(arb_unhex(y, 2, "abcdef"), ARB_EINVAL);
+    CHECK_INT(arb_unhex(y, 2, "abxd"), ARB_EINVAL);
+    CHECK_INT(y[0], 0x11);               /* untouched on failure */
+    arb_hex(hex, y, 0);
+    CHECK_STR(hex, "");
+}
+
+/* The main flow: open, append, reopen, read back in every way. */
+static void
+test_basic(void)
+{
+    arb_store_t      *s;
+    arb_buf_t         why = ARB_BUF_INIT;
+    arb_append_t      v[6];
+    arb_match_info_t  m;
+    arb_store_stats_t st;
+    seen_t            sn;
+    struct stat       sb;
+    unsigned char     h[3][32], hh[32];
+    uint64_t          seq;
+    int               rc;
+
+    s = open_store("basic", 0, 0, 0);
+    if (s == NULL)
+        return;
+    CHECK(stat(subdir("basic"), &sb) == 0 && (sb.st_mode & 0777) == 0700);
+
+    ev_init(&v[0], "m1", "yahchain", 0, "open-m1", "c0");
+    rc = arb_store_append_batch(s, v, 1, &why);
+    CHECK_INT(rc, 0);
+    CHECK_INT(v[0].pos, 1);
+    arb_chain_next(NULL, "open-m1", 7, h[0]);
+    CHECK(memcmp(v[0].hash, h[0], 32) == 0);
+
+    ev_init(&v[0], "m1", NULL, 1, "move-1", "c1");
+    v[0].time_ms = -5;                   /* negative times round-trip */
+    ev_init(&v[1], "m1", NULL, 2, "move-2", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 2, &why), 0);
+    arb_chain_next(h[0], "move-1", 6, h[1]);
+    arb_chain_next(h[1], "move-2", 6, h[2]);
+    CHECK(memcmp(v[0].hash, h[1], 32) == 0);
+    CHECK(memcmp(v[1].hash, h[2], 32) == 0);
+    CHECK_INT(v[0].pos, 2);
+    CHECK_INT(v[1].pos, 3);
+    arb_store_close(s);
+
+    /* Persistence across a reopen. */
+    s = open_store("basic", 0, 0, 0);
+    if (s == NULL)
+        return;
+    CHECK_INT(arb_store_match(s, "m1", &m, &why), 0);
+    CHECK_STR(m.match_id, "m1");
+    CHECK_STR(m.game, "yahchain");
+    CHECK_INT(m.closed, 0);
+    CHECK_INT(m.last_seq, 2);
+    CHECK_INT(m.count, 3);
+    CHECK(memcmp(m.head, h[2], 32) == 0);
+    CHECK_INT(m.created_ms, 1700000000000);
+    CHECK_INT(m.last_ms, 1700000000002);
+    CHECK_INT(arb_store_match(s, "nope", &m, &why), ARB_ENOTFOUND);
+
+    /* One batch: two new matches, several events of one of them. */
+    ev_init(&v[0], "m2", "yahchain", 0, "open-m2", NULL);
+    ev_init(&v[1], "m3", "sota", 0, "open-m3", NULL);
+    ev_init(&v[2], "m2", NULL, 1, "m2-1", "c0");   /* c0 again: other match */
+    ev_init(&v[3], "m2", NULL, 2, "m2-2", NULL);
+    ev_init(&v[4], "m3", NULL, 1, "m3-1", NULL);
+    ev_init(&v[5], "m1", NULL, 3, "move-3", NULL);
+    rc = arb_store_append_batch(s, v, 6, &why);
+    CHECK_INT(rc, 0);
+    CHECK_INT(v[0].pos, 4);
+    CHECK_INT(v[5].pos, 9);
+    arb_chain_next(NULL, "open-m2", 7, hh);
+    CHECK(memcmp(v[0].hash, hh, 32) == 0);
+    arb_chain_next(hh, "m2-1", 4, hh);
+    CHECK(memcmp(v[2].hash, hh, 32) == 0);
+    arb_chain_next(hh, "m2-2", 4, hh);
+    CHECK(memcmp(v[3].hash, hh, 32) == 0);
+    arb_chain_next(h[2], "move-3", 6, hh);
+    CHECK(memcmp(v[5].hash, hh, 32) == 0);
+    CHECK_INT(arb_store_match(s, "m2", &m, &why), 0);
+    CHECK_INT(m.last_seq, 2);
+    CHECK(memcmp(m.head, v[3].hash, 32) == 0);
+
+    /* Seq conflict: the whole batch is refused, nothing written. */
+    ev_init(&v[0], "m1", NULL, 4, "move-4", "c4");
+    ev_init(&v[1], "m1", NULL, 6, "move-6", NULL);
+    rc = arb_store_append_batch(s, v, 2, &why);
+    CHECK_INT(rc, ARB_ECONFLICT);
+    CHECK_STR(arb_buf_cstr(&why), "expected seq 6, match is at 4");
+    CHECK(is_zero(v[0].hash, 32) && v[0].pos == 0);
+    CHECK_INT(arb_store_match(s, "m1", &m, &why), 0);
+    CHECK_INT(m.last_seq, 3);
+    CHECK_INT(arb_store_idem(s, "m1", "c4", &seq, NULL, &why),
+              ARB_ENOTFOUND);
+    ev_init(&v[0], "m1", NULL, 9, "x", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_ECONFLICT);
+    CHECK_STR(arb_buf_cstr(&why), "expected seq 9, match is at 3");
+
+    /* Existing match, unknown match. */
+    ev_init(&v[0], "m1", "yahchain", 0, "again", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_EEXIST);
+    ev_init(&v[0], "m9", NULL, 1, "x", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_ENOTFOUND);
+    ev_init(&v[0], "m9", "g", 0, "open", NULL);
+    ev_init(&v[1], "m9", "g", 0, "open", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 2, &why), ARB_EEXIST);
+    CHECK_INT(arb_store_match(s, "m9", &m, &why), ARB_ENOTFOUND);
+
+    /* Duplicate client id, stored or earlier in the same batch. */
+    ev_init(&v[0], "m1", NULL, 4, "dup", "c1");
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_EEXIST);
+    CHECK_STR(arb_buf_cstr(&why),
+              "client id \"c1\" already used in match \"m1\"");
+    ev_init(&v[0], "m1", NULL, 4, "a", "c7");
+    ev_init(&v[1], "m1", NULL, 5, "b", "c7");
+    CHECK_INT(arb_store_append_batch(s, v, 2, &why), ARB_EEXIST);
+    CHECK_INT(arb_store_match(s, "m1", &m, &why), 0);
+    CHECK_INT(m.last_seq, 3);
+
+    /* Idempotency: a retry finds the original seq and hash. */
+    memset(hh, 0, 32);
+    CHECK_INT(arb_store_idem(s, "m1", "c1", &seq, hh, &why), 0);
+    CHECK_INT(seq, 1);
+    CHECK(memcmp(hh, h[1], 32) == 0);
+    CHECK_INT(arb_store_idem(s, "m2", "c0", &seq, hh, &why), 0);
+    CHECK_INT(seq, 1);
+    CHECK_INT(arb_store_idem(s, "m1", "zz", &seq, hh, &why),
+              ARB_ENOTFOUND);
+
+    /* Closing. */
+    ev_init(&v[0], "m3", NULL, 2, "close-m3", NULL);
+    v[0].closes = 1;
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), 0);
+    CHECK_INT(arb_store_match(s, "m3", &m, &why), 0);
+    CHECK_INT(m.closed, 1);
+    CHECK_INT(m.last_seq, 2);
+    ev_init(&v[0], "m3", NULL, 3, "late", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_EOVER);
+    ev_init(&v[0], "m3", NULL, 9, "late", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_EOVER);
+
+    /* Range reads of one match. */
+    memset(&sn, 0, sizeof(sn));
+    CHECK_INT(arb_store_events(s, "m1", 0, UINT64_MAX, on_event, &sn, &why),
+              0);
+    CHECK_INT(sn.n, 4);
+    CHECK_STR(sn.bytes[0], "open-m1");
+    CHECK_STR(sn.bytes[3], "move-3");
+    CHECK_INT(sn.seq[3], 3);
+    CHECK_INT(sn.time[1], -5);
+    CHECK(memcmp(sn.hash[2], h[2], 32) == 0);
+    memset(&sn, 0, sizeof(sn));
+    CHECK_INT(arb_store_events(s, "m1", 1, 2, on_event, &sn, &why), 0);
+    CHECK_INT(sn.n, 2);
+    CHECK_INT(sn.seq[0], 1);
+    CHECK_STR(sn.bytes[1], "move-2");
+    memset(&sn, 0, sizeof(sn));
+    CHECK_INT(arb_store_events(s, "m1", 4, UINT64_MAX, on_event, &sn, &why),
+              0);
+    CHECK_INT(sn.n, 0);
+    memset(&sn, 0, sizeof(sn));
+    sn.stop_after = 1;
+    CHECK_INT(arb_store_events(s, "m1", 0, UINT64_MAX, on_event, &sn, &why),
+              7);
+    CHECK_INT(sn.n, 1);
+    CHECK_INT(arb_store_events(s, "m0", 0, 5, on_event, &sn, &why),
+              ARB_ENOTFOUND);
+
+    /* The global log, in commit order. */
+    memset(&sn, 0, sizeof(sn));
+    CHECK_INT(arb_store_log(s, 0, 0, on_log, &sn, &why), 0);
+    CHECK_INT(sn.n, 10);
+    CHECK_INT(sn.pos[0], 1);
+    CHECK_INT(sn.pos[9], 10);
+    CHECK_STR(sn.id[3], "m2");
+    CHECK_STR(sn.id[4], "m3");
+    CHECK_STR(sn.id[8], "m1");
+    CHECK_INT(sn.seq[8], 3);
+    CHECK_STR(sn.bytes[9], "close-m3");
+    CHECK(memcmp(sn.hash[2], h[2], 32) == 0);
+    memset(&sn, 0, sizeof(sn));
+    CHECK_INT(arb_store_log(s, 5, 2, on_log, &sn, &why), 0);
+    CHECK_INT(sn.n, 2);
+    CHECK_INT(sn.pos[0], 5);
+    CHECK_STR(sn.bytes[0], "open-m3");
+    CHECK_STR(sn.bytes[1], "m2-1");
+    memset(&sn, 0, sizeof(sn));
+    CHECK_INT(arb_store_log(s, 11, 0, on_log, &sn, &why), 0);
+    CHECK_INT(sn.n, 0);
+
+    /* All matches, sorted by id. */
+    memset(&sn, 0, sizeof(sn));
+    CHECK_INT(arb_store_matches(s, on_match, &sn, &why), 0);
+    CHECK_INT(sn.n, 3);
+    CHECK_STR(sn.id[0], "m1");
+    CHECK_STR(sn.id[1], "m2");
+    CHECK_STR(sn.id[2], "m3");
+    CHECK_INT(sn.seq[0], 3);
+
+    CHECK_INT(arb_store_stats(s, &st, &why), 0);
+    CHECK_INT(st.matches, 3);
+    CHECK_INT(st.events, 10);
+    CHECK_INT(st.client_ids, 3);
+    CHECK_INT(st.log_pos, 10);
+    CHECK_INT(st.format, ARB_STORE_FORMAT);
+    CHECK_INT(st.failed, 0);
+    CHECK(st.map_size >= ((uint64_t)64 << 20));
+    CHECK(st.map_used > 0 && st.map_used <= st.map_size);
+
+    CHECK_INT(arb_store_verify(s, "m1", &why), 0);
+    CHECK_INT(arb_store_verify(s, NULL, &why), 0);
+    CHECK_INT(arb_store_verify(s, "zz", &why), ARB_ENOTFOUND);
+    arb_store_close(s);
+
+    /* A second process (here: a read-only handle) reads, never writes. */
+    s = open_store("basic", 0, 0, 1);
+    if (s != NULL) {
+        CHECK_INT(arb_store_match(s, "m2", &m, &why), 0);
+        CHECK_INT(m.last_seq, 2);
+        ev_init(&v[0], "m1", NULL, 4, "ro", NULL);
+        CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_EPERM);
+        CHECK_INT(arb_store_verify(s, NULL, &why), 0);
+        arb_store_close(s);
+    }
+    arb_buf_free(&why);
+}
+
+static void
+test_args(void)
+{
+    arb_store_opts_t o = { 1 << 20, 1 << 16, 0 };
+    arb_store_t     *s = NULL;
+    arb_buf_t        why = ARB_BUF_INIT;
+    arb_append_t     v[1];
+    char             big[80];
+    static char      huge[ARB_STORE_EVENT_MAX + 1];
+
+    arb_store_close(NULL);
+    CHECK_INT(arb_store_open(&s, subdir("args"), &o, &why), ARB_EINVAL);
+    CHECK(s == NULL);
+    o.read_only = 1;
+    o.map_max = 0;
+    CHECK_INT(arb_store_open(&s, subdir("absent"), &o, &why), ARB_ENOTFOUND);
+    CHECK_INT(arb_store_open(&s, "", NULL, &why), ARB_EINVAL);
+
+    s = open_store("args", 0, 0, 0);
+    if (s == NULL)
+        return;
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    ev_init(&v[0], big, "g", 0, "e", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_EINVAL);
+    ev_init(&v[0], "ok", NULL, 0, "e", NULL);        /* seq 0 needs game */
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_EINVAL);
+    ev_init(&v[0], "ok", "g", 0, "", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_EINVAL);
+    ev_init(&v[0], "ok", "g", 0, "e", "");
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_EINVAL);
+    ev_init(&v[0], "ok", "g", 0, "e", NULL);
+    v[0].bytes = huge;
+    v[0].len = sizeof(huge);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_ETOOBIG);
+    CHECK_INT(arb_store_append_batch(s, NULL, 0, &why), 0);
+    CHECK_INT(arb_store_match(s, big, NULL, &why), ARB_EINVAL);
+    arb_store_close(s);
+    arb_buf_free(&why);
+}
+
+/* Deterministic event bytes of a given size for seq. */
+static void
+fill(char *p, size_t n, uint64_t seq)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        p[i] = (char)('a' + (seq * 7 + i) % 26);
+}
+
+typedef struct reader {
+    arb_store_t *s;
+    atomic_int   stop;
+    atomic_int   errors;
+    atomic_int   reads;
+} reader_t;
+
+static int
+count_cb(void *ud, uint64_t seq, int64_t time_ms, const unsigned char h[32],
+         const void *bytes, size_t len)
+{
+    (void)seq; (void)time_ms; (void)h;
+    *(size_t *)ud += len + ((const char *)bytes)[0];
+    return 0;
+}
+
+/* Reads concurrently with appends that grow the map, exercising the
+ * store's map lock (run under ASan by `make asan`). */
+static void *
+reader_main(void *arg)
+{
+    reader_t         *r = arg;
+    arb_match_info_t  m;
+    size_t            sum;
+    int               rc;
+
+    while (!atomic_load(&r->stop)) {
+        rc = arb_store_match(r->s, "grow", &m, NULL);
+        if (rc == 0) {
+            sum = 0;
+            rc = arb_store_events(r->s, "grow", 0, UINT64_MAX, count_cb,
+                                  &sum, NULL);
+        }
+        if (rc != 0 && rc != ARB_ENOTFOUND)
+            atomic_fetch_add(&r->errors, 1);
+        atomic_fetch_add(&r->reads, 1);
+    }
+    return NULL;
+}
+
+static void
+test_growth(void)
+{
+    arb_store_t      *s;
+    arb_buf_t         why = ARB_BUF_INIT;
+    arb_append_t      v[4];
+    arb_store_stats_t st;
+    arb_match_info_t  m;
+    reader_t          r;
+    pthread_t         th;
+    char              bytes[4][600];
+    uint64_t          seq = 0, grown_to = 0;
+    int               i, k, rc = 0, started;
+
+    s = open_store("grow", 64 << 10, 0, 0);
+    if (s == NULL)
+        return;
+    CHECK_INT(arb_store_stats(s, &st, &why), 0);
+    CHECK_INT(st.map_size, 64 << 10);
+    r.s = s;
+    atomic_init(&r.stop, 0);
+    atomic_init(&r.errors, 0);
+    atomic_init(&r.reads, 0);
+    started = pthread_create(&th, NULL, reader_main, &r) == 0;
+    CHECK(started);
+
+    for (i = 0; i < 500 && rc == 0; i++) {
+        for (k = 0; k < 4; k++, seq++) {
+            fill(bytes[k], sizeof(bytes[k]), seq);
+            memset(&v[k], 0, sizeof(v[k]));
+            v[k].match_id = "grow";
+            v[k].game = "g";
+            v[k].seq = seq;
+            v[k].time_ms = (int64_t)seq;
+            v[k].bytes = bytes[k];
+            v[k].len = sizeof(bytes[k]);
+        }
+        rc = arb_store_append_batch(s, v, 4, &why);
+        /* Not a CHECK: how many batches it takes depends on the pages
+         * the reader thread keeps pinned. */
+        if (rc == 0)
+            rc = arb_store_stats(s, &st, &why);
+        if (st.grows >= 3)
+            break;
+    }
+    CHECK_INT(rc, 0);
+    CHECK(st.grows >= 2);
+    CHECK(st.map_size >= (256 << 10));
+    grown_to = st.map_size;
+    atomic_store(&r.stop, 1);
+    if (started)
+        pthread_join(th, NULL);
+    CHECK_INT(atomic_load(&r.errors), 0);
+    CHECK(atomic_load(&r.reads) > 0);
+    CHECK_INT(arb_store_verify(s, "grow", &why), 0);
+    arb_store_close(s);
+
+    /* The grown map survives a reopen asking for the tiny one. */
+    s = open_store("grow", 64 << 10, 0, 0);
+    if (s == NULL)
+        return;
+    CHECK_INT(arb_store_stats(s, &st, &why), 0);
+    CHECK(st.map_size >= grown_to);
+    CHECK_INT(st.events, seq);
+    CHECK_INT(st.log_pos, seq);
+    CHECK_INT(arb_store_match(s, "grow", &m, &why), 0);
+    CHECK_INT(m.last_seq, seq - 1);
+    CHECK_INT(arb_store_verify(s, NULL, &why), 0);
+    arb_store_close(s);
+    arb_buf_free(&why);
+}
+
+static void
+test_full(void)
+{
+    arb_store_t      *s;
+    arb_buf_t         why = ARB_BUF_INIT;
+    arb_append_t      v[2];
+    arb_store_stats_t st;
+    arb_match_info_t  m, before;
+    seen_t            sn;
+    static char       big[200 << 10];
+    char              bytes[1024], msg[128];
+    uint64_t          seq;
+    int               rc = 0;
+
+    s = open_store("full", 64 << 10, 128 << 10, 0);
+    if (s == NULL)
+        return;
+    for (seq = 0; seq < 1000; seq++) {
+        fill(bytes, sizeof(bytes), seq);
+        memset(&v[0], 0, sizeof(v[0]));
+        v[0].match_id = "f";
+        v[0].game = "g";
+        v[0].seq = seq;
+        v[0].bytes = bytes;
+        v[0].len = sizeof(bytes);
+        rc = arb_store_append_batch(s, v, 1, &why);
+        if (rc != 0)
+            break;
+    }
+    CHECK_INT(rc, ARB_EFULL);
+    snprintf(msg, sizeof(msg), "storage full: map is %d bytes (max %d)",
+             128 << 10, 128 << 10);
+    CHECK_STR(arb_buf_cstr(&why), msg);
+    CHECK(seq > 10);
+
+    /* A batch that cannot fit leaves no trace, not even its first item. */
+    CHECK_INT(arb_store_match(s, "f", &before, &why), 0);
+    ev_init(&v[0], "g2", "g", 0, "open-g2", NULL);
+    memset(&v[1], 0, sizeof(v[1]));
+    v[1].match_id = "f";
+    v[1].seq = before.last_seq + 1;
+    v[1].bytes = big;
+    v[1].len = sizeof(big);
+    CHECK_INT(arb_store_append_batch(s, v, 2, &why), ARB_EFULL);
+    CHECK_INT(arb_store_match(s, "g2", &m, &why), ARB_ENOTFOUND);
+
+    /* Reads keep working. */
+    CHECK_INT(arb_store_match(s, "f", &m, &why), 0);
+    CHECK_INT(m.last_seq, before.last_seq);
+    CHECK(memcmp(m.head, before.head, 32) == 0);
+    CHECK_INT(m.last_seq, seq - 1);
+    memset(&sn, 0, sizeof(sn));
+    sn.stop_after = 2;
+    CHECK_INT(arb_store_events(s, "f", 0, UINT64_MAX, on_event, &sn, &why),
+              7);
+    CHECK_INT(arb_store_verify(s, NULL, &why), 0);
+    CHECK_INT(arb_store_stats(s, &st, &why), 0);
+    CHECK_INT(st.map_size, 128 << 10);
+    CHECK_INT(st.events, seq);
+    CHECK_INT(st.failed, 0);
+    arb_store_close(s);
+    arb_buf_free(&why);
+}
+
+/* Raw LMDB access to damage a closed store on purpose. */
+static int
+raw_put(const char *name, const char *db, const void *k, size_t klen,
+        const void *d, size_t dlen)
+{
+    MDB_env *env = NULL;
+    MDB_txn *txn = NULL;
+    MDB_dbi  dbi;
+    MDB_val  key, val;
+    int      rc;
+
+    rc = mdb_env_create(&env);
+    if (rc == 0)
+        rc = mdb_env_set_maxdbs(env, 8);
+    if (rc == 0)
+        rc = mdb_env_open(env, subdir(name), 0, 0600);
+    if (rc == 0)
+        rc = mdb_txn_begin(env, NULL, 0, &txn);
+    if (rc == 0)
+        rc = mdb_dbi_open(txn, db, 0, &dbi);
+    if (rc == 0) {
+        key.mv_data = (void *)k;
+        key.mv_size = klen;
+        val.mv_data = (void *)d;
+        val.mv_size = dlen;
+        rc = mdb_put(txn, dbi, &key, &val, 0);
+    }
+    if (rc == 0) {
+        rc = mdb_txn_commit(txn);
+        txn = NULL;
+    }
+    if (txn != NULL)
+        mdb_txn_abort(txn);
+    mdb_env_close(env);
+    return rc;
+}
+
+/* The stored value of events key (match, seq), copied into out. */
+static size_t
+raw_get_event(const char *name, const char *match, uint64_t seq,
+              unsigned char *out, size_t cap)
+{
+    MDB_env       *env = NULL;
+    MDB_txn       *txn = NULL;
+    MDB_dbi        dbi;
+    MDB_val        key, val;
+    unsigned char  k[80];
+    size_t         n = strlen(match), got = 0;
+    int            i;
+
+    memcpy(k, match, n);
+    k[n] = 0;
+    for (i = 0; i < 8; i++)
+        k[n + 1 + i] = (unsigned char)(seq >> (56 - 8 * i));
+    key.mv_data = k;
+    key.mv_size = n + 9;
+    if (mdb_env_create(&env) == 0 && mdb_env_set_maxdbs(env, 8) == 0 &&
+        mdb_env_open(env, subdir(name), MDB_RDONLY, 0600) == 0 &&
+        mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0 &&
+        mdb_dbi_open(txn, "events", 0, &dbi) == 0 &&
+        mdb_get(txn, dbi, &key, &val) == 0 && val.mv_size <= cap) {
+        memcpy(out, val.mv_data, val.mv_size);
+        got = val.mv_size;
+    }
+    if (txn != NULL)
+        mdb_txn_abort(txn);
+    mdb_env_close(env);
+    return got;
+}
+
+static void
+event_key(unsigned char *k, size_t *klen, const char *match, uint64_t seq)
+{
+    size_t n = strlen(match);
+    int    i;
+
+    memcpy(k, match, n);
+    k[n] = 0;
+    for (i = 0; i < 8; i++)
+        k[n + 1 + i] = (unsigned char)(seq >> (56 - 8 * i));
+    *klen = n + 9;
+}
+
+static void
+test_corrupt(void)
+{
+    arb_store_t      *s;
+    arb_buf_t         why = ARB_BUF_INIT;
+    arb_append_t      v[4];
+    arb_match_info_t  m;
+    seen_t            sn;
+    unsigned char     val[256], k[80], fmt[4] = { 0, 0, 0, 2 };
+    size_t            n, klen;
+    uint64_t          seq;
+
+    s = open_store("bad", 0, 0, 0);
+    if (s == NULL)
+        return;
+    ev_init(&v[0], "a", "g", 0, "open-a", NULL);
+    ev_init(&v[1], "b", "g", 0, "open-b", NULL);
+    ev_init(&v[2], "b", NULL, 1, "b-1", "cb");
+    ev_init(&v[3], "b", NULL, 2, "b-2", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 4, &why), 0);
+    ev_init(&v[0], "c", "g", 0, "open-c", NULL);
+    ev_init(&v[1], "d", "g", 0, "open-d", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 2, &why), 0);
+    CHECK_INT(arb_store_verify(s, NULL, &why), 0);
+    arb_store_close(s);
+
+    /* A flipped byte in the stored bytes of b/1. */
+    n = raw_get_event("bad", "b", 1, val, sizeof(val));
+    CHECK_INT(n, 40 + 3);
+    val[41] ^= 0x01;
+    event_key(k, &klen, "b", 1);
+    CHECK_INT(raw_put("bad", "events", k, klen, val, n), 0);
+    /* A truncated event value for c/0. */
+    event_key(k, &klen, "c", 0);
+    CHECK_INT(raw_put("bad", "events", k, klen, "short", 5), 0);
+    /* A garbage summary record for a. */
+    CHECK_INT(raw_put("bad", "matches", "a", 1, "\x01\x09garbage", 9), 0);
+    /* A flipped byte in the stored hash of d/0. */
+    n = raw_get_event("bad", "d", 0, val, sizeof(val));
+    val[0] ^= 0x80;
+    event_key(k, &klen, "d", 0);
+    CHECK_INT(raw_put("bad", "events", k, klen, val, n), 0);
+
+    s = open_store("bad", 0, 0, 0);
+    if (s == NULL)
+        return;
+    CHECK_INT(arb_store_match(s, "a", &m, &why), ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why),
+              "matches key \"a\": record is 9 bytes, want 132");
+    CHECK_INT(arb_store_verify(s, "b", &why), ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why),
+              "match \"b\": seq 1: stored hash does not match the chain");
+    CHECK_INT(arb_store_verify(s, "d", &why), ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why),
+              "match \"d\": seq 0: stored hash does not match the chain");
+    memset(&sn, 0, sizeof(sn));
+    CHECK_INT(arb_store_events(s, "c", 0, UINT64_MAX, on_event, &sn, &why),
+              ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why), "events key \"c\"/0: value is 5 bytes");
+    CHECK_INT(sn.n, 0);
+    CHECK_INT(arb_store_verify(s, NULL, &why), ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why),
+              "matches key \"a\": record is 9 bytes, want 132");
+    memset(&sn, 0, sizeof(sn));
+    CHECK_INT(arb_store_matches(s, on_match, &sn, &why), ARB_ECORRUPT);
+    /* Plain reads of undamaged records still work. */
+    memset(&sn, 0, sizeof(sn));
+    CHECK_INT(arb_store_events(s, "b", 0, UINT64_MAX, on_event, &sn, &why),
+              0);
+    CHECK_INT(sn.n, 3);
+    CHECK_INT(arb_store_idem(s, "b", "cb", &seq, NULL, &why), 0);
+    CHECK_INT(seq, 1);
+    arb_store_close(s);
+
+    /* Damage the log and the idempotency index. */
+    k[0] = 0; k[1] = 0; k[2] = 0; k[3] = 0;
+    k[4] = 0; k[5] = 0; k[6] = 0; k[7] = 2;
+    CHECK_INT(raw_put("bad", "log", k, 8, "tiny", 4), 0);
+    CHECK_INT(raw_put("bad", "idem", "b\0cb", 4, "\0\0\0\0\0\0\0\x09", 8),
+              0);
+    s = open_store("bad", 0, 0, 0);
+    if (s == NULL)
+        return;
+    memset(&sn, 0, sizeof(sn));
+    CHECK_INT(arb_store_log(s, 1, 0, on_log, &sn, &why), ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why), "log key 2: bad value (4 bytes)");
+    CHECK_INT(sn.n, 1);
+    CHECK_INT(arb_store_idem(s, "b", "cb", &seq, NULL, &why), ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why),
+              "idem key \"b\"/\"cb\": events key \"b\"/9 missing");
+    arb_store_close(s);
+
+    /* An unknown format version is refused at open. */
+    CHECK_INT(raw_put("bad", "meta", "format", 6, fmt, 4), 0);
+    s = NULL;
+    CHECK_INT(arb_store_open(&s, subdir("bad"), NULL, &why), ARB_EUNSUPP);
+    CHECK_STR(arb_buf_cstr(&why),
+              "store format 2 is not supported (this build reads 1)");
+    CHECK(s == NULL);
+    arb_buf_free(&why);
+}
+
+int
+main(void)
+{
+    static const char *const dirs[] = { "basic", "args", "grow", "full",
+                                        "bad" };
+    size_t i;
+
+    snprintf(base, sizeof(base), "/tmp/arb_store_XXXXXX");
+    if (mkdtemp(base) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_chain();
+    test_basic();
+    test_args();
+    test_growth();
+    test_full();
+    test_corrupt();
+    for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+        rm_store(dirs[i]);
+    if (rmdir(base) != 0)
+        fprintf(stderr, "rmdir %s: %s\n", base, strerror(errno));
+    return TEST_END();
+}
