@@ -40,22 +40,28 @@ static const struct {
     },
 };
 
+static int
+in_table(int mode, int family)
+{
+    return mode >= 3 && mode <= 5 && family >= 0 && family < ARB_BC_FAMILIES;
+}
+
 const char *
 arb_bc_code(int mode, int family)
 {
-    return table[mode - 3][family].code;
+    return in_table(mode, family) ? table[mode - 3][family].code : "VOID";
 }
 
 const char *
 arb_bc_name(int mode, int family)
 {
-    return table[mode - 3][family].name;
+    return in_table(mode, family) ? table[mode - 3][family].name : "VOID";
 }
 
 int
 arb_bc_bonus(int mode, int family)
 {
-    return table[mode - 3][family].bonus;
+    return in_table(mode, family) ? table[mode - 3][family].bonus : 0;
 }
 
 static int
