@@ -10,7 +10,7 @@ PKGS     := libuv msgpack lmdb libsodium
 PKGCFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKGLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
+CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
            -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -I. $(OPT) $(PKGCFLAGS) $(XCFLAGS) -MMD -MP
 LDLIBS  := $(PKGLIBS) -lpthread

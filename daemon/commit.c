@@ -1,0 +1,233 @@
+/*
+ * commit.c - group commit.
+ *
+ * DESIGN: appends are validated on the loop thread and queued; one write
+ * job at a time runs off the loop (uv_queue_work), because an LMDB write
+ * transaction belongs to one thread and one fsync per batch is what makes
+ * many tables cheap.  Everything that arrives while a batch is committing
+ * goes into the next one.  Acks and subscriber pushes leave from the
+ * after-work callback, i.e. only once mdb_txn_commit has returned: an
+ * acknowledged event is durable.  A failed commit is fatal (fail-stop): we
+ * never retry an fsync whose failure may have dropped dirty pages, and we
+ * never ack.  The one recoverable failure is "storage full", reported
+ * before anything is written: the batch and everything queued behind it
+ * (validated on top of it) are refused and the touched matches fall back
+ * to their committed state.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "daemon/log.h"
+#include "daemon/server.h"
+#include "proto/mp.h"
+
+void
+arb_pending_free(arb_pending_t *p)
+{
+    if (p == NULL)
+        return;
+    arb_buf_free(&p->bytes);
+    arb_event_clear(&p->ev);
+    free(p->cid);
+    free(p->wait);
+    free(p);
+}
+
+void
+arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p)
+{
+    arb_pending_t **nq;
+    arb_live_t     *l = p->live;
+
+    if (srv->nqueue == srv->capqueue) {
+        size_t cap = srv->capqueue ? srv->capqueue * 2 : 256;
+        nq = realloc(srv->queue, cap * sizeof(*nq));
+        if (nq == NULL) {
+            arb_log(ARB_LOG_ERROR, "out of memory queueing an append");
+            abort();    /* the event is already applied to live state */
+        }
+        srv->queue = nq;
+        srv->capqueue = cap;
+    }
+    if (l->ninflight == l->capinflight) {
+        size_t cap = l->capinflight ? l->capinflight * 2 : 8;
+        nq = realloc(l->inflight, cap * sizeof(*nq));
+        if (nq == NULL) {
+            arb_log(ARB_LOG_ERROR, "out of memory queueing an append");
+            abort();
+        }
+        l->inflight = nq;
+        l->capinflight = cap;
+    }
+    l->inflight[l->ninflight++] = p;
+    srv->queue[srv->nqueue++] = p;
+    srv->n.appends++;
+}
+
+static void
+work_cb(uv_work_t *w)
+{
+    arb_server_t *srv = w->data;
+
+    arb_buf_free(&srv->commit_why);
+    srv->commit_rc = arb_store_append_batch(srv->store, srv->batch_ap,
+                                            srv->nbatch, &srv->commit_why);
+}
+
+static void
+ack(arb_server_t *srv, arb_pending_t *p)
+{
+    arb_buf_t      b = ARB_BUF_INIT;
+    msgpack_packer pk;
+    size_t         i;
+
+    for (i = 0; i < p->nwait; i++) {
+        arb_conn_t *c = p->wait[i].conn;
+        if (!c->closing) {
+            arb_reply_begin(&b, &pk, p->wait[i].req, 5);
+            arb_pack_kv_str(&pk, "match", p->live->id);
+            arb_pack_kv_uint(&pk, "seq", p->ap.seq);
+            arb_pack_kv_bin(&pk, "hash", p->ap.hash, 32);
+            arb_pack_kv_uint(&pk, "pos", p->ap.pos);
+            arb_pack_key(&pk, "dup");
+            if (i == 0)
+                msgpack_pack_false(&pk);
+            else
+                msgpack_pack_true(&pk);
+            arb_conn_send(c, &b);
+        }
+        if (c->inflight-- == srv->cfg.inq_max)
+            arb_conn_resume(c);
+        arb_conn_unref(c);
+    }
+    (void)srv;
+}
+
+static void
+refuse(arb_server_t *srv, arb_pending_t *p, const char *msg)
+{
+    size_t i;
+
+    for (i = 0; i < p->nwait; i++) {
+        arb_conn_t *c = p->wait[i].conn;
+        if (!c->closing)
+            arb_reply_error(c, p->wait[i].req, "full", NULL, "%s", msg);
+        if (c->inflight-- == srv->cfg.inq_max)
+            arb_conn_resume(c);
+        arb_conn_unref(c);
+    }
+}
+
+static void
+drop_inflight(arb_live_t *l, arb_pending_t *p)
+{
+    size_t i;
+
+    for (i = 0; i < l->ninflight; i++)
+        if (l->inflight[i] == p) {
+            memmove(&l->inflight[i], &l->inflight[i + 1],
+                    (l->ninflight - i - 1) * sizeof(*l->inflight));
+            l->ninflight--;
+            return;
+        }
+}
+
+static void
+after_work_cb(uv_work_t *w, int status)
+{
+    arb_server_t *srv = w->data;
+    size_t        i;
+    int           rc = srv->commit_rc;
+
+    (void)status;
+    srv->committing = 0;
+    if (rc == ARB_EFULL) {
+        const char *msg = arb_buf_cstr(&srv->commit_why);
+        arb_log(ARB_LOG_ERROR, "%s: refusing %zu appends; reads continue",
+                msg, srv->nbatch + srv->nqueue);
+        for (i = 0; i < srv->nbatch; i++)
+            refuse(srv, srv->batch[i], msg);
+        for (i = 0; i < srv->nqueue; i++)
+            refuse(srv, srv->queue[i], msg);
+        /* Reset every touched match once, then free the appends. */
+        for (i = 0; i < srv->nbatch + srv->nqueue; i++) {
+            arb_pending_t *p = i < srv->nbatch ? srv->batch[i]
+                                               : srv->queue[i - srv->nbatch];
+            if (p->live != NULL && p->live->ninflight > 0)
+                arb_live_reset(srv, p->live);
+        }
+        for (i = 0; i < srv->nbatch; i++)
+            arb_pending_free(srv->batch[i]);
+        for (i = 0; i < srv->nqueue; i++)
+            arb_pending_free(srv->queue[i]);
+        srv->nbatch = srv->nqueue = 0;
+        if (srv->stopping)
+            arb_server_stop(srv);
+        return;
+    }
+    if (rc != 0) {
+        /* Fail-stop: nothing of this batch is acknowledged. */
+        arb_log(ARB_LOG_ERROR, "commit failed (%s: %s): stopping without "
+                "acknowledging the batch", arb_strerror(rc),
+                arb_buf_cstr(&srv->commit_why));
+        srv->exit_code = 70;
+        uv_stop(srv->loop);
+        return;
+    }
+    srv->n.commits++;
+    srv->n.events_committed += srv->nbatch;
+    for (i = 0; i < srv->nbatch; i++) {
+        arb_pending_t *p = srv->batch[i];
+        arb_live_t    *l = p->live;
+        memcpy(p->ap.hash, srv->batch_ap[i].hash, 32);
+        p->ap.pos = srv->batch_ap[i].pos;
+        l->committed = p->ap.seq;
+        l->exists = 1;
+        if (p->ap.closes)
+            l->closed = 1;
+        memcpy(l->head, p->ap.hash, 32);
+        if (p->ap.pos > srv->log_pos)
+            srv->log_pos = p->ap.pos;
+        drop_inflight(l, p);
+    }
+    for (i = 0; i < srv->nbatch; i++) {
+        ack(srv, srv->batch[i]);
+        arb_sub_committed(srv, srv->batch[i]);
+        arb_pending_free(srv->batch[i]);
+    }
+    srv->nbatch = 0;
+    arb_commit_kick(srv);
+    if (srv->stopping && !srv->committing)
+        arb_server_stop(srv);
+}
+
+void
+arb_commit_kick(arb_server_t *srv)
+{
+    size_t i, n;
+
+    if (srv->committing || srv->nqueue == 0)
+        return;
+    n = srv->nqueue < srv->cfg.batch_max ? srv->nqueue : srv->cfg.batch_max;
+    free(srv->batch);
+    free(srv->batch_ap);
+    srv->batch = malloc(n * sizeof(*srv->batch));
+    srv->batch_ap = malloc(n * sizeof(*srv->batch_ap));
+    if (srv->batch == NULL || srv->batch_ap == NULL) {
+        arb_log(ARB_LOG_ERROR, "out of memory building a commit batch");
+        abort();
+    }
+    memcpy(srv->batch, srv->queue, n * sizeof(*srv->batch));
+    memmove(srv->queue, srv->queue + n, (srv->nqueue - n) * sizeof(*srv->queue));
+    srv->nqueue -= n;
+    srv->nbatch = n;
+    for (i = 0; i < n; i++)
+        srv->batch_ap[i] = srv->batch[i]->ap;
+    srv->work.data = srv;
+    srv->committing = 1;
+    if (uv_queue_work(srv->loop, &srv->work, work_cb, after_work_cb) != 0) {
+        arb_log(ARB_LOG_ERROR, "cannot start the commit worker");
+        abort();
+    }
+}

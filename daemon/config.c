@@ -1,0 +1,338 @@
+/*
+ * DESIGN: one `key = value` per line, `#` comments, so the file can be
+ * diffed and reviewed like the transcripts.  Token lines may also live in a
+ * separate file (tokens_file) that SIGHUP re-reads: secrets can then be
+ * rotated without a restart and without touching the main config.
+ */
+#include <errno.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "daemon/config.h"
+#include "daemon/log.h"
+#include "proto/limits.h"
+
+static const char *const role_names[] = { "reader", "scorer", "arbiter" };
+
+const char *
+arb_role_name(int role)
+{
+    return role >= 0 && role <= ARB_ROLE_ARBITER ? role_names[role] : "?";
+}
+
+void
+arb_config_defaults(arb_config_t *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->frame_max = ARB_FRAME_MAX_DEFAULT;
+    c->auth_timeout_ms = 5000;
+    c->outq_max = 4u << 20;
+    c->inq_max = 1024;
+    c->batch_max = 8192;
+    c->map_size = 64u << 20;
+    c->map_max = 0;
+    c->log_level = ARB_LOG_INFO;
+}
+
+static void
+token_clear(arb_token_t *t)
+{
+    size_t i;
+
+    if (t->secret != NULL)
+        sodium_memzero(t->secret, strlen(t->secret));
+    free(t->secret);
+    free(t->identity);
+    for (i = 0; i < t->nmatches; i++)
+        free(t->matches[i]);
+    free(t->matches);
+}
+
+void
+arb_config_free(arb_config_t *c)
+{
+    size_t i;
+
+    if (c == NULL)
+        return;
+    free(c->data);
+    for (i = 0; i < c->nlisten; i++)
+        free(c->listen[i]);
+    free(c->tokens_file);
+    for (i = 0; i < c->ntokens; i++)
+        token_clear(&c->tokens[i]);
+    free(c->tokens);
+    memset(c, 0, sizeof(*c));
+}
+
+static int
+parse_size(const char *v, size_t lo, size_t hi, size_t *out)
+{
+    char              *end;
+    unsigned long long n;
+
+    if (*v == '\0' || *v == '-')
+        return -1;
+    errno = 0;
+    n = strtoull(v, &end, 10);
+    if (errno != 0)
+        return -1;
+    if (*end == 'K' || *end == 'k')
+        n <<= 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        n <<= 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        n <<= 30, end++;
+    if (*end != '\0' || n < lo || n > hi)
+        return -1;
+    *out = (size_t)n;
+    return 0;
+}
+
+/* token = SECRET ROLE IDENTITY [MATCH ...] */
+static int
+parse_token(arb_config_t *c, char *v, unsigned line, arb_buf_t *why)
+{
+    arb_token_t *nt, t;
+    char        *w[3 + 64], *save = NULL, *p;
+    size_t       n = 0, i;
+    int          role = -1;
+
+    for (p = strtok_r(v, " \t", &save); p != NULL && n < 3 + 64;
+         p = strtok_r(NULL, " \t", &save))
+        w[n++] = p;
+    if (n < 3) {
+        arb_buf_printf(why, "line %u: token needs SECRET ROLE IDENTITY "
+                       "[MATCH...]", line);
+        return ARB_EINVAL;
+    }
+    if (strlen(w[0]) < 16) {
+        arb_buf_printf(why, "line %u: token secret shorter than 16 "
+                       "characters", line);
+        return ARB_EINVAL;
+    }
+    for (i = 0; i <= ARB_ROLE_ARBITER; i++)
+        if (strcmp(w[1], role_names[i]) == 0)
+            role = (int)i;
+    if (role < 0) {
+        arb_buf_printf(why, "line %u: role '%s' does not exist: reader, "
+                       "scorer or arbiter", line, w[1]);
+        return ARB_EINVAL;
+    }
+    if (n > 3 && role != ARB_ROLE_SCORER) {
+        arb_buf_printf(why, "line %u: only a scorer token lists matches",
+                       line);
+        return ARB_EINVAL;
+    }
+    memset(&t, 0, sizeof(t));
+    t.role = role;
+    t.secret = strdup(w[0]);
+    t.identity = strdup(w[2]);
+    t.matches = calloc(n > 3 ? n - 3 : 1, sizeof(char *));
+    if (t.secret == NULL || t.identity == NULL || t.matches == NULL)
+        goto oom;
+    for (i = 3; i < n; i++) {
+        t.matches[t.nmatches] = strdup(w[i]);
+        if (t.matches[t.nmatches] == NULL)
+            goto oom;
+        t.nmatches++;
+    }
+    nt = realloc(c->tokens, (c->ntokens + 1) * sizeof(*nt));
+    if (nt == NULL)
+        goto oom;
+    c->tokens = nt;
+    c->tokens[c->ntokens++] = t;
+    return 0;
+
+oom:
+    token_clear(&t);
+    return ARB_ENOMEM;
+}
+
+static char *
+trim(char *s)
+{
+    char *e;
+
+    while (*s == ' ' || *s == '\t')
+        s++;
+    e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'
+                     || e[-1] == '\n'))
+        *--e = '\0';
+    return s;
+}
+
+static int
+load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
+{
+    FILE    *f;
+    char     buf[4096], *k, *v, *eq, *hash;
+    unsigned line = 0;
+    int      rc = 0, lvl;
+
+    f = fopen(path, "r");
+    if (f == NULL) {
+        arb_buf_printf(why, "%s: %s", path, strerror(errno));
+        return ARB_EIO;
+    }
+    while (fgets(buf, sizeof(buf), f) != NULL) {
+        line++;
+        hash = strchr(buf, '#');
+        if (hash != NULL)
+            *hash = '\0';
+        k = trim(buf);
+        if (*k == '\0')
+            continue;
+        eq = strchr(k, '=');
+        if (eq == NULL) {
+            arb_buf_printf(why, "%s: line %u: expected 'key = value'", path,
+                           line);
+            rc = ARB_EINVAL;
+            break;
+        }
+        *eq = '\0';
+        k = trim(k);
+        v = trim(eq + 1);
+        if (tokens_only && strcmp(k, "token") != 0) {
+            arb_buf_printf(why, "%s: line %u: a tokens file holds only "
+                           "'token =' lines", path, line);
+            rc = ARB_EINVAL;
+            break;
+        }
+#define SIZE(name, lo, hi, field) \
+        else if (strcmp(k, name) == 0) { \
+            size_t z_; \
+            if (parse_size(v, lo, hi, &z_) != 0) { \
+                arb_buf_printf(why, "%s: line %u: %s must be a number from " \
+                               "%zu to %zu (K/M/G suffixes)", path, line, \
+                               name, (size_t)(lo), (size_t)(hi)); \
+                rc = ARB_EINVAL; \
+                break; \
+            } \
+            field = z_; \
+        }
+        if (strcmp(k, "token") == 0) {
+            rc = parse_token(c, v, line, why);
+            if (rc != 0) {
+                arb_buf_t tmp = ARB_BUF_INIT;
+                arb_buf_printf(&tmp, "%s: %s", path, arb_buf_cstr(why));
+                arb_buf_free(why);
+                *why = tmp;
+                break;
+            }
+        } else if (strcmp(k, "data") == 0) {
+            free(c->data);
+            c->data = strdup(v);
+        } else if (strcmp(k, "listen") == 0) {
+            if (c->nlisten == ARB_LISTEN_MAX
+                || (strncmp(v, "unix:", 5) != 0 && strncmp(v, "tcp:", 4) != 0)) {
+                arb_buf_printf(why, "%s: line %u: listen takes unix:PATH or "
+                               "tcp:HOST:PORT, at most %d times", path, line,
+                               ARB_LISTEN_MAX);
+                rc = ARB_EINVAL;
+                break;
+            }
+            c->listen[c->nlisten++] = strdup(v);
+        } else if (strcmp(k, "tokens_file") == 0) {
+            free(c->tokens_file);
+            c->tokens_file = strdup(v);
+        } else if (strcmp(k, "log_level") == 0) {
+            lvl = arb_log_parse_level(v);
+            if (lvl < 0) {
+                arb_buf_printf(why, "%s: line %u: log_level is error, warn, "
+                               "info or debug", path, line);
+                rc = ARB_EINVAL;
+                break;
+            }
+            c->log_level = lvl;
+        }
+        SIZE("frame_max", 1024, 16u << 20, c->frame_max)
+        SIZE("auth_timeout_ms", 100, 600000, c->auth_timeout_ms)
+        SIZE("outq_max", 65536, 1u << 30, c->outq_max)
+        SIZE("inq_max", 1, 1u << 20, c->inq_max)
+        SIZE("batch_max", 1, 1u << 20, c->batch_max)
+        SIZE("map_size", 65536, (size_t)1 << 40, c->map_size)
+        SIZE("map_max", 65536, (size_t)1 << 40, c->map_max)
+        else {
+            arb_buf_printf(why, "%s: line %u: unknown key '%s'", path, line,
+                           k);
+            rc = ARB_EINVAL;
+            break;
+        }
+#undef SIZE
+    }
+    fclose(f);
+    return rc;
+}
+
+int
+arb_config_load(arb_config_t *c, const char *path, arb_buf_t *why)
+{
+    return load(c, path, 0, why);
+}
+
+int
+arb_config_load_tokens(arb_config_t *c, const char *path, int keep,
+                       arb_buf_t *why)
+{
+    arb_config_t tmp;
+    size_t       i;
+    int          rc;
+
+    /* Load into a scratch config so a bad file leaves the old tokens. */
+    memset(&tmp, 0, sizeof(tmp));
+    rc = load(&tmp, path, 1, why);
+    if (rc != 0) {
+        arb_config_free(&tmp);
+        return rc;
+    }
+    if (!keep) {
+        for (i = 0; i < c->ntokens; i++)
+            token_clear(&c->tokens[i]);
+        free(c->tokens);
+        c->tokens = NULL;
+        c->ntokens = 0;
+    }
+    for (i = 0; i < tmp.ntokens; i++) {
+        arb_token_t *nt = realloc(c->tokens, (c->ntokens + 1) * sizeof(*nt));
+        if (nt == NULL) {
+            arb_config_free(&tmp);
+            return ARB_ENOMEM;
+        }
+        c->tokens = nt;
+        c->tokens[c->ntokens++] = tmp.tokens[i];
+    }
+    free(tmp.tokens);
+    tmp.tokens = NULL;
+    tmp.ntokens = 0;
+    arb_config_free(&tmp);
+    return 0;
+}
+
+const arb_token_t *
+arb_config_auth(const arb_config_t *c, const char *secret, size_t len)
+{
+    const arb_token_t *found = NULL;
+    size_t             i, n;
+    unsigned char      a[64], b[64];
+
+    if (len == 0 || len > 64)
+        return NULL;
+    memset(a, 0, sizeof(a));
+    memcpy(a, secret, len);
+    /* Compare against every token, in constant time per token, so neither
+     * the match position nor the prefix length leaks through timing. */
+    for (i = 0; i < c->ntokens; i++) {
+        n = strlen(c->tokens[i].secret);
+        memset(b, 0, sizeof(b));
+        memcpy(b, c->tokens[i].secret, n > 64 ? 64 : n);
+        if ((sodium_memcmp(a, b, sizeof(a)) == 0) & (n == len))
+            found = &c->tokens[i];
+    }
+    sodium_memzero(a, sizeof(a));
+    return found;
+}

@@ -1,0 +1,52 @@
+/*
+ * config.h - arbiterd's configuration (config/arbiterd.conf documents every
+ * key).  Ownership: arb_config_t owns its strings; arb_config_free().
+ */
+#ifndef ARB_CONFIG_H
+#define ARB_CONFIG_H
+
+#include <stddef.h>
+
+#include "core/buf.h"
+
+enum arb_role { ARB_ROLE_READER = 0, ARB_ROLE_SCORER, ARB_ROLE_ARBITER };
+
+typedef struct arb_token {
+    char   *secret;
+    int     role;
+    char   *identity;
+    size_t  nmatches;           /* scorer: allowed matches; 0 = any */
+    char  **matches;
+} arb_token_t;
+
+#define ARB_LISTEN_MAX 4
+
+typedef struct arb_config {
+    char        *data;              /* data directory */
+    size_t       nlisten;
+    char        *listen[ARB_LISTEN_MAX];  /* unix:PATH or tcp:HOST:PORT */
+    size_t       frame_max;
+    unsigned     auth_timeout_ms;
+    size_t       outq_max;          /* per-connection pending output bytes */
+    size_t       inq_max;           /* per-connection queued requests */
+    size_t       batch_max;         /* events per commit */
+    size_t       map_size, map_max;
+    int          log_level;
+    char        *tokens_file;       /* extra token lines, reloaded on HUP */
+    size_t       ntokens;
+    arb_token_t *tokens;
+} arb_config_t;
+
+void arb_config_defaults(arb_config_t *c);
+/* Reads a config file; errors name the line.  0 or ARB_EINVAL/ARB_EIO. */
+int  arb_config_load(arb_config_t *c, const char *path, arb_buf_t *why);
+/* (Re)reads token lines from a file into c (replacing file tokens). */
+int  arb_config_load_tokens(arb_config_t *c, const char *path, int keep,
+                            arb_buf_t *why);
+void arb_config_free(arb_config_t *c);
+const char *arb_role_name(int role);
+/* The token matching `secret` (constant-time compare), or NULL. */
+const arb_token_t *arb_config_auth(const arb_config_t *c, const char *secret,
+                                   size_t len);
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * reply.c - responses.  Every response is {"v":1,"id":N,"ok":bool,...};
+ * errors carry {"code","message"[,"rule"]} with a code from the table in
+ * proto/PROTOCOL.md.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "daemon/server.h"
+#include "proto/mp.h"
+
+void
+arb_pack_key(msgpack_packer *pk, const char *k)
+{
+    arb_mp_pack_cstr(pk, k);
+}
+
+void
+arb_pack_kv_str(msgpack_packer *pk, const char *k, const char *v)
+{
+    arb_mp_pack_cstr(pk, k);
+    arb_mp_pack_cstr(pk, v);
+}
+
+void
+arb_pack_kv_uint(msgpack_packer *pk, const char *k, uint64_t v)
+{
+    arb_mp_pack_cstr(pk, k);
+    msgpack_pack_uint64(pk, v);
+}
+
+void
+arb_pack_kv_bin(msgpack_packer *pk, const char *k, const void *p, size_t n)
+{
+    arb_mp_pack_cstr(pk, k);
+    msgpack_pack_bin(pk, n);
+    msgpack_pack_bin_body(pk, p, n);
+}
+
+void
+arb_reply_begin(arb_buf_t *b, msgpack_packer *pk, uint64_t id, size_t nfields)
+{
+    static const char hdr[4] = { 0, 0, 0, 0 };
+
+    arb_buf_add(b, hdr, 4);             /* length, filled by conn_send */
+    arb_mp_packer_init(pk, b);
+    msgpack_pack_map(pk, 3 + nfields);
+    arb_pack_kv_uint(pk, "v", 1);
+    arb_pack_kv_uint(pk, "id", id);
+    arb_pack_key(pk, "ok");
+    msgpack_pack_true(pk);
+}
+
+const char *
+arb_reply_code(int rc)
+{
+    switch (rc) {
+    case ARB_EPROTO:    return "proto";
+    case ARB_ETOOBIG:   return "too_big";
+    case ARB_EUNSUPP:   return "unsupported";
+    case ARB_EPERM:     return "forbidden";
+    case ARB_ENOTFOUND: return "not_found";
+    case ARB_EEXIST:    return "exists";
+    case ARB_ECONFLICT: return "conflict";
+    case ARB_EILLEGAL:  return "illegal";
+    case ARB_EINVAL:    return "invalid";
+    case ARB_EOVER:     return "over";
+    case ARB_EFULL:     return "full";
+    case ARB_EAGAIN:    return "busy";
+    default:            return "internal";
+    }
+}
+
+void
+arb_reply_error(arb_conn_t *c, uint64_t id, const char *code,
+                const char *rule, const char *fmt, ...)
+{
+    arb_buf_t      b = ARB_BUF_INIT;
+    msgpack_packer pk;
+    char           msg[512];
+    va_list        ap;
+    static const char hdr[4] = { 0, 0, 0, 0 };
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    arb_buf_add(&b, hdr, 4);
+    arb_mp_packer_init(&pk, &b);
+    msgpack_pack_map(&pk, 4);
+    arb_pack_kv_uint(&pk, "v", 1);
+    arb_pack_kv_uint(&pk, "id", id);
+    arb_pack_key(&pk, "ok");
+    msgpack_pack_false(&pk);
+    arb_pack_key(&pk, "error");
+    msgpack_pack_map(&pk, rule != NULL && *rule ? 3 : 2);
+    arb_pack_kv_str(&pk, "code", code);
+    arb_pack_kv_str(&pk, "message", msg);
+    if (rule != NULL && *rule)
+        arb_pack_kv_str(&pk, "rule", rule);
+    arb_conn_send(c, &b);
+}

@@ -1,0 +1,408 @@
+/*
+ * server.c - listeners and connections.
+ *
+ * DESIGN: a connection is freed only when both its uv handles are closed
+ * and no queued append still points at it (refs), because an ack may come
+ * back from the commit worker after the peer has gone.  Output is bounded
+ * per connection (outq_max): a peer that does not read is disconnected
+ * rather than allowed to grow the daemon's memory.  Reading pauses while a
+ * connection has inq_max appends awaiting commit, which is how backpressure
+ * reaches a client that pipelines faster than the disk commits.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "daemon/log.h"
+#include "daemon/server.h"
+
+typedef struct wreq {
+    uv_write_t  req;
+    arb_conn_t *conn;
+    size_t      len;
+    char       *data;
+} wreq_t;
+
+int64_t
+arb_now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+conn_maybe_free(arb_conn_t *c)
+{
+    size_t i;
+
+    if (c->handles > 0 || c->refs > 0)
+        return;
+    arb_frame_reader_free(&c->rd);
+    for (i = 0; i < c->nmatches; i++)
+        free(c->matches[i]);
+    free(c->matches);
+    free(c);
+}
+
+static void
+on_handle_closed(uv_handle_t *h)
+{
+    arb_conn_t *c = h->data;
+
+    c->handles--;
+    conn_maybe_free(c);
+}
+
+void
+arb_conn_unref(arb_conn_t *c)
+{
+    c->refs--;
+    conn_maybe_free(c);
+}
+
+void
+arb_conn_close(arb_conn_t *c)
+{
+    arb_server_t *srv = c->srv;
+
+    if (c->closing)
+        return;
+    c->closing = 1;
+    arb_sub_drop_conn(c);
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else
+        srv->conns = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+    arb_log(ARB_LOG_DEBUG, "conn %llu: closed", (unsigned long long)c->num);
+    uv_close(&c->h.handle, on_handle_closed);
+    uv_close((uv_handle_t *)&c->auth_timer, on_handle_closed);
+}
+
+static void
+on_write(uv_write_t *req, int status)
+{
+    wreq_t     *w = (wreq_t *)req;
+    arb_conn_t *c = w->conn;
+
+    c->outq -= w->len;
+    free(w->data);
+    free(w);
+    if (status < 0 && !c->closing) {
+        arb_log(ARB_LOG_DEBUG, "conn %llu: write: %s",
+                (unsigned long long)c->num, uv_strerror(status));
+        arb_conn_close(c);
+    } else if (!c->closing) {
+        arb_sub_pump_conn(c);
+    }
+    arb_conn_unref(c);
+}
+
+static int conn_send(arb_conn_t *c, arb_buf_t *b, int capped);
+
+int
+arb_conn_send(arb_conn_t *c, arb_buf_t *b)
+{
+    return conn_send(c, b, 1);
+}
+
+int
+arb_conn_send_last(arb_conn_t *c, arb_buf_t *b)
+{
+    return conn_send(c, b, 0);
+}
+
+static int
+conn_send(arb_conn_t *c, arb_buf_t *b, int capped)
+{
+    wreq_t  *w;
+    uv_buf_t ub;
+    size_t   body;
+    int      rc;
+
+    if (c->closing || b->oom || b->len < 4) {
+        arb_buf_free(b);
+        return -1;
+    }
+    body = b->len - 4;
+    b->data[0] = (char)(body >> 24);
+    b->data[1] = (char)(body >> 16);
+    b->data[2] = (char)(body >> 8);
+    b->data[3] = (char)body;
+    if (capped && c->outq + b->len > c->srv->cfg.outq_max) {
+        arb_log(ARB_LOG_WARN, "conn %llu (%s): %zu bytes pending, over "
+                "outq_max %zu: disconnecting", (unsigned long long)c->num,
+                c->identity, c->outq + b->len, c->srv->cfg.outq_max);
+        arb_buf_free(b);
+        arb_conn_close(c);
+        return -1;
+    }
+    w = malloc(sizeof(*w));
+    if (w == NULL) {
+        arb_buf_free(b);
+        arb_conn_close(c);
+        return -1;
+    }
+    w->conn = c;
+    w->len = b->len;
+    w->data = b->data;
+    b->data = NULL;
+    b->len = b->cap = 0;
+    ub = uv_buf_init(w->data, (unsigned)w->len);
+    rc = uv_write(&w->req, &c->h.stream, &ub, 1, on_write);
+    if (rc != 0) {
+        /* The callback never runs for a synchronous failure. */
+        free(w->data);
+        free(w);
+        arb_conn_close(c);
+        return -1;
+    }
+    c->outq += w->len;
+    c->refs++;
+    return 0;
+}
+
+static void
+on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
+{
+    static char slab[65536];    /* the loop is single-threaded */
+
+    (void)h;
+    (void)hint;
+    *buf = uv_buf_init(slab, sizeof(slab));
+}
+
+static void
+on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    arb_conn_t *c = s->data;
+    const char *frame;
+    size_t      len;
+    int         rc;
+
+    if (nread < 0) {
+        if (nread != UV_EOF)
+            arb_log(ARB_LOG_DEBUG, "conn %llu: read: %s",
+                    (unsigned long long)c->num, uv_strerror((int)nread));
+        else if (arb_frame_reader_partial(&c->rd))
+            arb_log(ARB_LOG_INFO, "conn %llu: closed mid-frame (truncated)",
+                    (unsigned long long)c->num);
+        arb_conn_close(c);
+        return;
+    }
+    if (nread == 0 || c->closing)
+        return;
+    rc = arb_frame_reader_feed(&c->rd, buf->base, (size_t)nread);
+    while (rc == 0 && !c->closing) {
+        rc = arb_frame_reader_next(&c->rd, &frame, &len);
+        if (rc == 1) {
+            arb_dispatch(c, frame, len);
+            rc = 0;
+            continue;
+        }
+        if (rc == 0)
+            return;
+    }
+    if (rc < 0 && !c->closing) {
+        c->srv->n.frames_bad++;
+        arb_log(ARB_LOG_WARN, "conn %llu: bad frame header (%s; max %zu "
+                "bytes): disconnecting", (unsigned long long)c->num,
+                arb_strerror(rc), c->srv->cfg.frame_max);
+        arb_reply_error(c, 0, rc == ARB_ETOOBIG ? "too_big" : "proto", NULL,
+                        "frame %s: the largest frame is %zu bytes",
+                        rc == ARB_ETOOBIG ? "too large" : "length 0",
+                        c->srv->cfg.frame_max);
+        arb_conn_close(c);
+    }
+}
+
+void
+arb_conn_pause(arb_conn_t *c)
+{
+    if (c->reading && !c->closing) {
+        uv_read_stop(&c->h.stream);
+        c->reading = 0;
+    }
+}
+
+void
+arb_conn_resume(arb_conn_t *c)
+{
+    if (!c->reading && !c->closing && !c->srv->stopping) {
+        uv_read_start(&c->h.stream, on_alloc, on_read);
+        c->reading = 1;
+    }
+}
+
+static void
+on_auth_timeout(uv_timer_t *t)
+{
+    arb_conn_t *c = t->data;
+
+    if (c->authed || c->closing)
+        return;
+    arb_log(ARB_LOG_INFO, "conn %llu: no auth within %u ms: disconnecting",
+            (unsigned long long)c->num, c->srv->cfg.auth_timeout_ms);
+    arb_reply_error(c, 0, "unauthenticated", NULL,
+                    "authenticate within %u ms", c->srv->cfg.auth_timeout_ms);
+    arb_conn_close(c);
+}
+
+static void
+on_connection(uv_stream_t *server, int status)
+{
+    arb_server_t *srv = server->data;
+    arb_conn_t   *c;
+    int           rc;
+
+    if (status < 0) {
+        arb_log(ARB_LOG_WARN, "accept: %s", uv_strerror(status));
+        return;
+    }
+    c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return;
+    c->srv = srv;
+    if (server->type == UV_TCP)
+        rc = uv_tcp_init(srv->loop, &c->h.tcp);
+    else
+        rc = uv_pipe_init(srv->loop, &c->h.pipe, 0);
+    if (rc != 0) {
+        free(c);
+        return;
+    }
+    c->h.handle.data = c;
+    c->handles = 1;
+    uv_timer_init(srv->loop, &c->auth_timer);
+    c->auth_timer.data = c;
+    c->handles++;
+    arb_frame_reader_init(&c->rd, srv->cfg.frame_max);
+    c->num = ++srv->conn_seq;
+    c->next = srv->conns;
+    if (srv->conns != NULL)
+        srv->conns->prev = c;
+    srv->conns = c;
+    srv->n.conns++;
+    if (uv_accept(server, &c->h.stream) != 0 || srv->stopping) {
+        arb_conn_close(c);
+        return;
+    }
+    if (server->type == UV_TCP)
+        uv_tcp_nodelay(&c->h.tcp, 1);
+    uv_timer_start(&c->auth_timer, on_auth_timeout, srv->cfg.auth_timeout_ms,
+                   0);
+    arb_conn_resume(c);
+    arb_log(ARB_LOG_DEBUG, "conn %llu: accepted", (unsigned long long)c->num);
+}
+
+static int
+listen_one(arb_server_t *srv, const char *spec)
+{
+    uv_stream_t *s = NULL;
+    int          rc;
+
+    if (strncmp(spec, "unix:", 5) == 0) {
+        const char *path = spec + 5;
+        struct stat st;
+        uv_pipe_t  *p = calloc(1, sizeof(*p));
+        if (p == NULL)
+            return UV_ENOMEM;
+        /* A socket file left by a crash would make bind fail. */
+        if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+            unlink(path);
+        uv_pipe_init(srv->loop, p, 0);
+        s = (uv_stream_t *)p;
+        rc = uv_pipe_bind(p, path);
+        if (rc == 0)
+            chmod(path, 0660);
+    } else {
+        const char        *hp = spec + 4, *colon = strrchr(hp, ':');
+        char               host[64];
+        struct sockaddr_in addr;
+        uv_tcp_t          *t = calloc(1, sizeof(*t));
+        if (t == NULL)
+            return UV_ENOMEM;
+        uv_tcp_init(srv->loop, t);
+        s = (uv_stream_t *)t;
+        if (colon == NULL || (size_t)(colon - hp) >= sizeof(host)) {
+            rc = UV_EINVAL;
+        } else {
+            memcpy(host, hp, (size_t)(colon - hp));
+            host[colon - hp] = '\0';
+            rc = uv_ip4_addr(host, atoi(colon + 1), &addr);
+            if (rc == 0 && strncmp(host, "127.", 4) != 0)
+                arb_log(ARB_LOG_WARN, "listening on %s, not loopback: "
+                        "tokens cross the network in clear", spec);
+            if (rc == 0)
+                rc = uv_tcp_bind(t, (const struct sockaddr *)&addr, 0);
+        }
+    }
+    if (rc == 0)
+        rc = uv_listen(s, 511, on_connection);
+    s->data = srv;
+    srv->listeners[srv->nlisteners++] = s;
+    if (rc != 0) {
+        arb_log(ARB_LOG_ERROR, "listen %s: %s", spec, uv_strerror(rc));
+        return rc;
+    }
+    arb_log(ARB_LOG_INFO, "listening on %s", spec);
+    return 0;
+}
+
+int
+arb_server_listen(arb_server_t *srv)
+{
+    size_t i;
+    int    rc;
+
+    for (i = 0; i < srv->cfg.nlisten; i++) {
+        rc = listen_one(srv, srv->cfg.listen[i]);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static void
+on_listener_closed(uv_handle_t *h)
+{
+    free(h);
+}
+
+/* The last step of a clean stop: nothing is queued or committing. */
+static void
+finish_stop(arb_server_t *srv)
+{
+    while (srv->conns != NULL)
+        arb_conn_close(srv->conns);
+    uv_close((uv_handle_t *)&srv->sig_term, NULL);
+    uv_close((uv_handle_t *)&srv->sig_int, NULL);
+    uv_close((uv_handle_t *)&srv->sig_hup, NULL);
+}
+
+void
+arb_server_stop(arb_server_t *srv)
+{
+    size_t      i;
+    arb_conn_t *c;
+
+    if (!srv->stopping) {
+        srv->stopping = 1;
+        arb_log(ARB_LOG_INFO, "stopping: no new connections or requests");
+        for (i = 0; i < srv->nlisteners; i++)
+            uv_close((uv_handle_t *)srv->listeners[i], on_listener_closed);
+        srv->nlisteners = 0;
+        for (c = srv->conns; c != NULL; c = c->next)
+            arb_conn_pause(c);
+    }
+    if (srv->committing || srv->nqueue > 0)
+        return;     /* commit.c calls us again when the batch is done */
+    finish_stop(srv);
+}

@@ -1,0 +1,197 @@
+/*
+ * server.h - arbiterd's shared state: the server, connections, live
+ * matches, queued appends and subscriptions.  Everything here is touched
+ * only on the loop thread, except the store (core/store.h is thread-safe)
+ * and the batch handed to the commit worker, which the loop does not touch
+ * while the worker owns it.
+ */
+#ifndef ARB_SERVER_H
+#define ARB_SERVER_H
+
+#include <stdint.h>
+#include <uv.h>
+#include <msgpack.h>
+
+#include "core/buf.h"
+#include "core/match.h"
+#include "core/store.h"
+#include "daemon/config.h"
+#include "proto/frame.h"
+
+typedef struct arb_server  arb_server_t;
+typedef struct arb_conn    arb_conn_t;
+typedef struct arb_live    arb_live_t;
+typedef struct arb_pending arb_pending_t;
+typedef struct arb_sub     arb_sub_t;
+
+/* A match the daemon has touched since it started.  `m` is the state as
+ * validated: it already includes appends that are queued but not yet
+ * committed (a failed commit stops the daemon, so it never diverges from
+ * the store for long).  Readers never see `m`; they replay the store up
+ * to `committed`. */
+struct arb_live {
+    char            id[ARB_STORE_ID_MAX + 1];
+    char            game[ARB_STORE_ID_MAX + 1];
+    arb_match_t    *m;
+    uint64_t        committed;      /* last seq known committed */
+    int             exists;         /* seq 0 committed */
+    int             closed;         /* a close is committed */
+    unsigned char   head[32];
+    arb_pending_t **inflight;       /* queued, not yet acked, in seq order */
+    size_t          ninflight, capinflight;
+    arb_sub_t      *subs;           /* subscribers of this match */
+    arb_live_t     *hnext;
+};
+
+typedef struct arb_waiter {
+    arb_conn_t *conn;
+    uint64_t    req;
+} arb_waiter_t;
+
+/* One validated event waiting for its commit. */
+struct arb_pending {
+    arb_live_t    *live;
+    arb_append_t   ap;
+    arb_buf_t      bytes;           /* canonical event */
+    char          *cid;
+    arb_event_t    ev;              /* decoded form, for idempotency checks */
+    size_t         nwait;
+    arb_waiter_t  *wait;            /* the request and any retries */
+};
+
+enum { ARB_SUB_MATCH = 0, ARB_SUB_ALL };
+
+struct arb_sub {
+    uint64_t     id;
+    int          kind;
+    arb_conn_t  *conn;
+    arb_live_t  *live;              /* ARB_SUB_MATCH */
+    uint64_t     next;              /* next seq (match) or log pos (all) */
+    int          is_live;           /* caught up: pushed on commit */
+    arb_sub_t   *next_in_match;     /* list in live->subs */
+    arb_sub_t   *next_in_conn;
+    arb_sub_t   *next_all;          /* list in srv->all_subs */
+};
+
+struct arb_conn {
+    union {
+        uv_handle_t handle;
+        uv_stream_t stream;
+        uv_tcp_t    tcp;
+        uv_pipe_t   pipe;
+    } h;
+    uv_timer_t          auth_timer;
+    arb_server_t       *srv;
+    arb_frame_reader_t  rd;
+    uint64_t            num;        /* for logs */
+    int                 authed;
+    int                 role;
+    char                identity[65];
+    size_t              nmatches;
+    char              **matches;    /* scorer's allowed matches */
+    int                 closing;
+    int                 reading;
+    int                 handles;    /* open uv handles (stream + timer) */
+    size_t              refs;       /* pending acks holding this conn */
+    size_t              outq;       /* bytes written, not yet completed */
+    size_t              inflight;   /* appends awaiting commit */
+    arb_sub_t          *subs;
+    arb_conn_t         *prev, *next;
+};
+
+typedef struct arb_counters {
+    uint64_t appends, commits, events_committed, rejected, conns;
+    uint64_t subs_cut, frames_bad;
+} arb_counters_t;
+
+#define ARB_LIVE_BUCKETS 4096
+
+struct arb_server {
+    uv_loop_t       *loop;
+    arb_config_t     cfg;
+    const char      *config_path;
+    arb_store_t     *store;
+    uv_stream_t     *listeners[ARB_LISTEN_MAX];
+    size_t           nlisteners;
+    uv_signal_t      sig_term, sig_int, sig_hup;
+    arb_conn_t      *conns;
+    uint64_t         conn_seq, sub_seq;
+    arb_live_t      *live[ARB_LIVE_BUCKETS];
+    arb_sub_t       *all_subs;
+    uint64_t         log_pos;       /* last global position known committed */
+
+    /* group commit */
+    arb_pending_t  **queue;
+    size_t           nqueue, capqueue;
+    arb_pending_t  **batch;
+    size_t           nbatch;
+    arb_append_t    *batch_ap;
+    uv_work_t        work;
+    int              committing;
+    int              commit_rc;
+    arb_buf_t        commit_why;
+
+    int              stopping;
+    int              exit_code;
+    arb_counters_t   n;
+};
+
+/* server.c */
+int  arb_server_listen(arb_server_t *srv);
+void arb_server_stop(arb_server_t *srv);        /* SIGTERM path */
+void arb_conn_close(arb_conn_t *c);
+void arb_conn_unref(arb_conn_t *c);
+/* Frames and queues b's bytes (b must start with 4 reserved bytes); takes
+ * ownership of b->data.  Returns 0 or -1 when the connection was closed. */
+int  arb_conn_send(arb_conn_t *c, arb_buf_t *b);
+/* The same without the outq_max check: for the one small error frame sent
+ * just before a connection is cut off. */
+int  arb_conn_send_last(arb_conn_t *c, arb_buf_t *b);
+void arb_conn_pause(arb_conn_t *c);
+void arb_conn_resume(arb_conn_t *c);
+
+/* reply.c: response building */
+void arb_reply_begin(arb_buf_t *b, msgpack_packer *pk, uint64_t id,
+                     size_t nfields);
+void arb_reply_error(arb_conn_t *c, uint64_t id, const char *code,
+                     const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+const char *arb_reply_code(int rc);
+void arb_pack_kv_str(msgpack_packer *pk, const char *k, const char *v);
+void arb_pack_kv_uint(msgpack_packer *pk, const char *k, uint64_t v);
+void arb_pack_kv_bin(msgpack_packer *pk, const char *k, const void *p,
+                     size_t n);
+void arb_pack_key(msgpack_packer *pk, const char *k);
+
+/* dispatch.c */
+void arb_dispatch(arb_conn_t *c, const char *frame, size_t len);
+
+/* live.c */
+int  arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
+                  arb_buf_t *why);
+arb_live_t *arb_live_new(arb_server_t *srv, const char *id);
+void arb_live_free_all(arb_server_t *srv);
+/* Drops speculative state after a failed batch: back to the committed
+ * state, or forgotten when nothing of it was committed. */
+void arb_live_reset(arb_server_t *srv, arb_live_t *l);
+/* Replays the committed events of a match from the store, up to seq `at`,
+ * into a fresh match.  0 or an ARB_E* code with why. */
+int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
+                     arb_match_t **out, arb_buf_t *why);
+
+/* commit.c */
+void arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p);
+void arb_commit_kick(arb_server_t *srv);
+void arb_pending_free(arb_pending_t *p);
+
+/* sub.c */
+void arb_sub_start(arb_conn_t *c, uint64_t req, arb_live_t *live,
+                   int has_from, uint64_t from);
+void arb_sub_cancel(arb_conn_t *c, uint64_t id);
+void arb_sub_drop_conn(arb_conn_t *c);
+void arb_sub_committed(arb_server_t *srv, arb_pending_t *p);
+void arb_sub_pump_conn(arb_conn_t *c);
+
+int64_t arb_now_ms(void);
+
+#endif

@@ -1,0 +1,275 @@
+/*
+ * sub.c - catch-up subscriptions, for one match or for all matches in
+ * commit order.
+ *
+ * DESIGN: a subscriber reads history from the store in chunks, then turns
+ * live and is pushed each event as its batch commits.  The boundary has no
+ * gap and no duplicate because both sides use the loop's own view of what
+ * is committed (live->committed, srv->log_pos), which after_work_cb
+ * advances before it pushes: catch-up never reads past it, and a live push
+ * is sent only for the exact next seq/pos.  A subscriber whose unsent
+ * output passes 3/4 of outq_max is cut off with an error push; writers are
+ * never slowed and memory never grows for it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "daemon/log.h"
+#include "daemon/server.h"
+#include "proto/mp.h"
+
+#define CHUNK 256
+
+static void
+push_event(arb_sub_t *s, const char *match, uint64_t seq, int has_pos,
+           uint64_t pos, int64_t time_ms, const unsigned char *hash,
+           const void *bytes, size_t len)
+{
+    arb_buf_t      b = ARB_BUF_INIT;
+    msgpack_packer pk;
+    static const char hdr[4] = { 0, 0, 0, 0 };
+
+    arb_buf_add(&b, hdr, 4);
+    arb_mp_packer_init(&pk, &b);
+    msgpack_pack_map(&pk, has_pos ? 9 : 8);
+    arb_pack_kv_uint(&pk, "v", 1);
+    arb_pack_kv_str(&pk, "push", "event");
+    arb_pack_kv_uint(&pk, "sub", s->id);
+    arb_pack_kv_str(&pk, "match", match);
+    arb_pack_kv_uint(&pk, "seq", seq);
+    if (has_pos)
+        arb_pack_kv_uint(&pk, "pos", pos);
+    arb_pack_key(&pk, "time");
+    msgpack_pack_int64(&pk, time_ms);
+    arb_pack_kv_bin(&pk, "hash", hash, 32);
+    arb_pack_kv_bin(&pk, "event", bytes, len);
+    arb_conn_send(s->conn, &b);
+}
+
+static int
+too_slow(arb_sub_t *s)
+{
+    arb_conn_t *c = s->conn;
+    arb_buf_t   b = ARB_BUF_INIT;
+    msgpack_packer pk;
+    static const char hdr[4] = { 0, 0, 0, 0 };
+
+    if (c->outq <= c->srv->cfg.outq_max / 4 * 3)
+        return 0;
+    c->srv->n.subs_cut++;
+    arb_log(ARB_LOG_WARN, "conn %llu (%s): subscriber %llu cannot keep up "
+            "(%zu bytes unsent): cut off", (unsigned long long)c->num,
+            c->identity, (unsigned long long)s->id, c->outq);
+    arb_buf_add(&b, hdr, 4);
+    arb_mp_packer_init(&pk, &b);
+    msgpack_pack_map(&pk, 4);
+    arb_pack_kv_uint(&pk, "v", 1);
+    arb_pack_kv_str(&pk, "push", "error");
+    arb_pack_kv_uint(&pk, "sub", s->id);
+    arb_pack_key(&pk, "error");
+    msgpack_pack_map(&pk, 2);
+    arb_pack_kv_str(&pk, "code", "slow");
+    arb_pack_kv_str(&pk, "message", "subscriber cannot keep up: cut off; "
+                    "resubscribe from the next seq you need");
+    arb_conn_send_last(c, &b);
+    arb_conn_close(c);
+    return 1;
+}
+
+typedef struct pump_ctx {
+    arb_sub_t *s;
+    uint64_t   n;
+} pump_ctx_t;
+
+static int
+on_match_event(void *ud, uint64_t seq, int64_t time_ms,
+               const unsigned char hash[32], const void *bytes, size_t len)
+{
+    pump_ctx_t *x = ud;
+
+    push_event(x->s, x->s->live->id, seq, 0, 0, time_ms, hash, bytes, len);
+    x->s->next = seq + 1;
+    x->n++;
+    return x->s->conn->closing ? 1 : 0;
+}
+
+static int
+on_log_event(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
+             int64_t time_ms, const unsigned char hash[32], const void *bytes,
+             size_t len)
+{
+    pump_ctx_t *x = ud;
+
+    push_event(x->s, match_id, seq, 1, pos, time_ms, hash, bytes, len);
+    x->s->next = pos + 1;
+    x->n++;
+    return x->s->conn->closing ? 1 : 0;
+}
+
+/* Sends history until the subscriber is caught up or its output is half
+ * full (the write callback pumps again). */
+static void
+pump(arb_sub_t *s)
+{
+    arb_server_t *srv = s->conn->srv;
+    pump_ctx_t    x;
+    uint64_t      last, to;
+    int           rc;
+
+    while (!s->is_live && !s->conn->closing) {
+        /* A match whose open is still committing has no history yet. */
+        if (s->kind == ARB_SUB_MATCH && !s->live->exists) {
+            s->is_live = 1;
+            break;
+        }
+        last = s->kind == ARB_SUB_ALL ? srv->log_pos : s->live->committed;
+        if (s->next > last) {
+            s->is_live = 1;
+            break;
+        }
+        if (s->conn->outq > srv->cfg.outq_max / 2)
+            return;
+        to = s->next + CHUNK - 1 < last ? s->next + CHUNK - 1 : last;
+        x.s = s;
+        x.n = 0;
+        if (s->kind == ARB_SUB_ALL)
+            rc = arb_store_log(srv->store, s->next, to - s->next + 1,
+                               on_log_event, &x, NULL);
+        else
+            rc = arb_store_events(srv->store, s->live->id, s->next, to,
+                                  on_match_event, &x, NULL);
+        if ((rc != 0 && rc != 1) || (x.n == 0 && !s->conn->closing)) {
+            arb_log(ARB_LOG_ERROR, "subscriber %llu: catch-up read failed "
+                    "at %llu: %s", (unsigned long long)s->id,
+                    (unsigned long long)s->next, arb_strerror(rc));
+            arb_conn_close(s->conn);
+            return;
+        }
+    }
+}
+
+void
+arb_sub_pump_conn(arb_conn_t *c)
+{
+    arb_sub_t *s;
+
+    for (s = c->subs; s != NULL && !c->closing; s = s->next_in_conn)
+        if (!s->is_live)
+            pump(s);
+}
+
+void
+arb_sub_start(arb_conn_t *c, uint64_t req, arb_live_t *live, int has_from,
+              uint64_t from)
+{
+    arb_server_t  *srv = c->srv;
+    arb_sub_t     *s;
+    arb_buf_t      b = ARB_BUF_INIT;
+    msgpack_packer pk;
+
+    s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        arb_reply_error(c, req, "internal", NULL, "out of memory");
+        return;
+    }
+    s->id = ++srv->sub_seq;
+    s->conn = c;
+    s->kind = live != NULL ? ARB_SUB_MATCH : ARB_SUB_ALL;
+    s->live = live;
+    if (live != NULL) {
+        s->next = has_from ? from : live->committed + (live->exists ? 1 : 0);
+        s->next_in_match = live->subs;
+        live->subs = s;
+    } else {
+        s->next = has_from ? (from ? from : 1) : srv->log_pos + 1;
+        s->next_all = srv->all_subs;
+        srv->all_subs = s;
+    }
+    s->next_in_conn = c->subs;
+    c->subs = s;
+    arb_reply_begin(&b, &pk, req, 2);
+    arb_pack_kv_uint(&pk, "sub", s->id);
+    arb_pack_kv_uint(&pk, "from", s->next);
+    if (arb_conn_send(c, &b) != 0)
+        return;
+    pump(s);
+}
+
+static void
+unlink_sub(arb_server_t *srv, arb_sub_t *s)
+{
+    arb_sub_t **pp;
+
+    if (s->kind == ARB_SUB_MATCH) {
+        for (pp = &s->live->subs; *pp != NULL; pp = &(*pp)->next_in_match)
+            if (*pp == s) {
+                *pp = s->next_in_match;
+                break;
+            }
+    } else {
+        for (pp = &srv->all_subs; *pp != NULL; pp = &(*pp)->next_all)
+            if (*pp == s) {
+                *pp = s->next_all;
+                break;
+            }
+    }
+}
+
+void
+arb_sub_cancel(arb_conn_t *c, uint64_t id)
+{
+    arb_sub_t **pp, *s;
+
+    for (pp = &c->subs; *pp != NULL; pp = &(*pp)->next_in_conn)
+        if ((*pp)->id == id) {
+            s = *pp;
+            *pp = s->next_in_conn;
+            unlink_sub(c->srv, s);
+            free(s);
+            return;
+        }
+}
+
+void
+arb_sub_drop_conn(arb_conn_t *c)
+{
+    arb_sub_t *s;
+
+    while ((s = c->subs) != NULL) {
+        c->subs = s->next_in_conn;
+        unlink_sub(c->srv, s);
+        free(s);
+    }
+}
+
+void
+arb_sub_committed(arb_server_t *srv, arb_pending_t *p)
+{
+    arb_sub_t *s, *n;
+
+    for (s = p->live->subs; s != NULL; s = n) {
+        n = s->next_in_match;
+        if (!s->is_live) {
+            pump(s);
+            continue;
+        }
+        if (p->ap.seq != s->next || too_slow(s))
+            continue;
+        push_event(s, p->live->id, p->ap.seq, 0, 0, p->ap.time_ms,
+                   p->ap.hash, p->bytes.data, p->bytes.len);
+        s->next++;
+    }
+    for (s = srv->all_subs; s != NULL; s = n) {
+        n = s->next_all;
+        if (!s->is_live) {
+            pump(s);
+            continue;
+        }
+        if (p->ap.pos != s->next || too_slow(s))
+            continue;
+        push_event(s, p->live->id, p->ap.seq, 1, p->ap.pos, p->ap.time_ms,
+                   p->ap.hash, p->bytes.data, p->bytes.len);
+        s->next++;
+    }
+}

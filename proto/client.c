@@ -1,0 +1,281 @@
+#include <errno.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+
+#include "core/err.h"
+#include "proto/client.h"
+#include "proto/frame.h"
+#include "proto/limits.h"
+#include "proto/mp.h"
+
+struct arb_client {
+    int                fd;
+    uint64_t           next_id;
+    arb_buf_t          out;
+    msgpack_packer     pk;
+    arb_frame_reader_t rd;
+    char               in[65536];
+    size_t             in_len, in_off;
+    int                fed;
+    arb_buf_t          last;       /* bytes of the last frame read */
+};
+
+int
+arb_client_connect(arb_client_t **out, const char *addr, arb_buf_t *why)
+{
+    arb_client_t *cl;
+    int           fd = -1, one = 1;
+
+    *out = NULL;
+    cl = calloc(1, sizeof(*cl));
+    if (cl == NULL)
+        return ARB_ENOMEM;
+    if (strncmp(addr, "tcp:", 4) == 0) {
+        struct sockaddr_in sa;
+        const char        *hp = addr + 4, *colon = strrchr(hp, ':');
+        char               host[64];
+        if (colon == NULL || (size_t)(colon - hp) >= sizeof(host))
+            goto bad;
+        memcpy(host, hp, (size_t)(colon - hp));
+        host[colon - hp] = '\0';
+        memset(&sa, 0, sizeof(sa));
+        sa.sin_family = AF_INET;
+        sa.sin_port = htons((uint16_t)atoi(colon + 1));
+        if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
+            goto bad;
+        fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+            goto fail;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    } else {
+        struct sockaddr_un sa;
+        const char        *path = strncmp(addr, "unix:", 5) == 0 ? addr + 5
+                                                                 : addr;
+        memset(&sa, 0, sizeof(sa));
+        sa.sun_family = AF_UNIX;
+        if (strlen(path) >= sizeof(sa.sun_path))
+            goto bad;
+        strcpy(sa.sun_path, path);
+        fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+            goto fail;
+    }
+    cl->fd = fd;
+    cl->next_id = 1;
+    arb_frame_reader_init(&cl->rd, 64u << 20);
+    *out = cl;
+    return 0;
+
+bad:
+    arb_buf_printf(why, "bad server address '%s': use unix:PATH or "
+                   "tcp:HOST:PORT", addr);
+    free(cl);
+    return ARB_EINVAL;
+fail:
+    arb_buf_printf(why, "connect %s: %s", addr, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    free(cl);
+    return ARB_EIO;
+}
+
+void
+arb_client_close(arb_client_t *cl)
+{
+    if (cl == NULL)
+        return;
+    close(cl->fd);
+    arb_buf_free(&cl->out);
+    arb_buf_free(&cl->last);
+    arb_frame_reader_free(&cl->rd);
+    free(cl);
+}
+
+int
+arb_client_fd(const arb_client_t *cl)
+{
+    return cl->fd;
+}
+
+uint64_t
+arb_client_begin(arb_client_t *cl, msgpack_packer **pk, const char *op,
+                 size_t n)
+{
+    static const char hdr[4] = { 0, 0, 0, 0 };
+    uint64_t          id = cl->next_id++;
+
+    cl->out.len = 0;
+    arb_buf_add(&cl->out, hdr, 4);
+    arb_mp_packer_init(&cl->pk, &cl->out);
+    msgpack_pack_map(&cl->pk, 3 + n);
+    arb_mp_pack_cstr(&cl->pk, "v");
+    msgpack_pack_uint64(&cl->pk, 1);
+    arb_mp_pack_cstr(&cl->pk, "id");
+    msgpack_pack_uint64(&cl->pk, id);
+    arb_mp_pack_cstr(&cl->pk, "op");
+    arb_mp_pack_cstr(&cl->pk, op);
+    *pk = &cl->pk;
+    return id;
+}
+
+int
+arb_client_send(arb_client_t *cl, arb_buf_t *why)
+{
+    size_t  body, off = 0;
+    ssize_t w;
+
+    if (cl->out.oom || cl->out.len < 4)
+        return ARB_ENOMEM;
+    body = cl->out.len - 4;
+    cl->out.data[0] = (char)(body >> 24);
+    cl->out.data[1] = (char)(body >> 16);
+    cl->out.data[2] = (char)(body >> 8);
+    cl->out.data[3] = (char)body;
+    while (off < cl->out.len) {
+        w = send(cl->fd, cl->out.data + off, cl->out.len - off, MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            arb_buf_printf(why, "send: %s", strerror(errno));
+            return ARB_EIO;
+        }
+        off += (size_t)w;
+    }
+    return 0;
+}
+
+int
+arb_client_read(arb_client_t *cl, msgpack_unpacked *res, arb_buf_t *why)
+{
+    const char *frame;
+    size_t      len;
+    ssize_t     r;
+    int         rc;
+
+    msgpack_unpacked_destroy(res);
+    msgpack_unpacked_init(res);
+    for (;;) {
+        if (cl->fed) {
+            rc = arb_frame_reader_next(&cl->rd, &frame, &len);
+            if (rc == 1) {
+                /* The objects point into the bytes they were parsed from,
+                 * and frame may point into cl->in, which the next recv
+                 * reuses: keep a private copy until the next read. */
+                cl->last.len = 0;
+                arb_buf_add(&cl->last, frame, len);
+                if (cl->last.oom)
+                    return ARB_ENOMEM;
+                rc = arb_mp_parse(res, cl->last.data, len, why);
+                return rc;
+            }
+            if (rc < 0) {
+                arb_buf_printf(why, "bad frame from server: %s",
+                               arb_strerror(rc));
+                return ARB_EPROTO;
+            }
+            cl->fed = 0;
+        }
+        r = recv(cl->fd, cl->in, sizeof(cl->in), 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            arb_buf_printf(why, "connection closed by the server%s%s",
+                           r < 0 ? ": " : "", r < 0 ? strerror(errno) : "");
+            return ARB_EIO;
+        }
+        rc = arb_frame_reader_feed(&cl->rd, cl->in, (size_t)r);
+        if (rc != 0) {
+            arb_buf_printf(why, "bad frame from server");
+            return ARB_EPROTO;
+        }
+        cl->fed = 1;
+    }
+}
+
+const msgpack_object *
+arb_client_get(const msgpack_unpacked *res, const char *key)
+{
+    return arb_mp_get(&res->data, key);
+}
+
+uint64_t
+arb_client_uint(const msgpack_unpacked *res, const char *key)
+{
+    const msgpack_object *o = arb_client_get(res, key);
+
+    return o != NULL && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+           ? o->via.u64 : 0;
+}
+
+const char *
+arb_client_error_code(const msgpack_unpacked *res, char *buf, size_t len)
+{
+    const msgpack_object *e = arb_client_get(res, "error"), *c;
+
+    buf[0] = '\0';
+    c = arb_mp_get(e, "code");
+    if (c != NULL && c->type == MSGPACK_OBJECT_STR)
+        snprintf(buf, len, "%.*s", (int)c->via.str.size, c->via.str.ptr);
+    return buf;
+}
+
+int
+arb_client_call(arb_client_t *cl, msgpack_unpacked *res, arb_buf_t *why)
+{
+    const msgpack_object *ok, *e, *code, *msg, *rule;
+    uint64_t              id = cl->next_id - 1;
+    int                   rc;
+
+    rc = arb_client_send(cl, why);
+    if (rc != 0)
+        return rc;
+    for (;;) {
+        rc = arb_client_read(cl, res, why);
+        if (rc != 0)
+            return rc;
+        if (arb_client_get(res, "push") != NULL)
+            continue;
+        if (arb_client_uint(res, "id") == id || arb_client_uint(res, "id") == 0)
+            break;
+    }
+    ok = arb_client_get(res, "ok");
+    if (ok != NULL && ok->type == MSGPACK_OBJECT_BOOLEAN && ok->via.boolean)
+        return 0;
+    e = arb_client_get(res, "error");
+    code = arb_mp_get(e, "code");
+    msg = arb_mp_get(e, "message");
+    rule = arb_mp_get(e, "rule");
+    arb_buf_free(why);
+    if (code != NULL && code->type == MSGPACK_OBJECT_STR)
+        arb_buf_printf(why, "%.*s: ", (int)code->via.str.size,
+                       code->via.str.ptr);
+    if (rule != NULL && rule->type == MSGPACK_OBJECT_STR)
+        arb_buf_printf(why, "%.*s: ", (int)rule->via.str.size,
+                       rule->via.str.ptr);
+    if (msg != NULL && msg->type == MSGPACK_OBJECT_STR)
+        arb_buf_printf(why, "%.*s", (int)msg->via.str.size, msg->via.str.ptr);
+    return ARB_EINVAL;
+}
+
+int
+arb_client_auth(arb_client_t *cl, const char *token, arb_buf_t *why)
+{
+    msgpack_packer  *pk;
+    msgpack_unpacked res;
+    int              rc;
+
+    msgpack_unpacked_init(&res);
+    arb_client_begin(cl, &pk, "auth", 1);
+    arb_mp_pack_cstr(pk, "token");
+    arb_mp_pack_cstr(pk, token);
+    rc = arb_client_call(cl, &res, why);
+    msgpack_unpacked_destroy(&res);
+    return rc;
+}

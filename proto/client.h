@@ -1,0 +1,48 @@
+/*
+ * client.h - a small blocking client of the arbiterd protocol, for the
+ * `arbiter` tools, the tests and the benchmarks.
+ *
+ * Ownership: arb_client_t owns its socket and buffers; arb_client_close()
+ * (NULL-safe).  A response returned in *res stays valid until the next
+ * call on the client or msgpack_unpacked_destroy(res).
+ */
+#ifndef ARB_PROTO_CLIENT_H
+#define ARB_PROTO_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <msgpack.h>
+
+#include "core/buf.h"
+
+typedef struct arb_client arb_client_t;
+
+/* addr: "unix:PATH", "tcp:HOST:PORT" or a bare socket path.  0, ARB_EIO
+ * (with why). */
+int  arb_client_connect(arb_client_t **out, const char *addr, arb_buf_t *why);
+void arb_client_close(arb_client_t *cl);
+int  arb_client_fd(const arb_client_t *cl);
+
+/* Starts a request map with n fields after v, id and op; returns the id.
+ * Pack the n key/value pairs into the packer, then call arb_client_send. */
+uint64_t arb_client_begin(arb_client_t *cl, msgpack_packer **pk,
+                          const char *op, size_t n);
+int  arb_client_send(arb_client_t *cl, arb_buf_t *why);
+/* Reads the next frame (a response or a push) into *res.  0, ARB_EIO
+ * (closed / read error), ARB_EPROTO (bad frame). */
+int  arb_client_read(arb_client_t *cl, msgpack_unpacked *res, arb_buf_t *why);
+/* Sends and waits for the response with the same id (pushes in between are
+ * dropped unless keep_pushes).  0 when "ok" is true; ARB_EINVAL when the
+ * server answered an error (why = "code: message"); ARB_EIO otherwise. */
+int  arb_client_call(arb_client_t *cl, msgpack_unpacked *res, arb_buf_t *why);
+int  arb_client_auth(arb_client_t *cl, const char *token, arb_buf_t *why);
+
+/* Convenience readers of a response map. */
+const msgpack_object *arb_client_get(const msgpack_unpacked *res,
+                                     const char *key);
+uint64_t arb_client_uint(const msgpack_unpacked *res, const char *key);
+/* The error code string of a failed response ("illegal"), or "". */
+const char *arb_client_error_code(const msgpack_unpacked *res, char *buf,
+                                  size_t len);
+
+#endif
