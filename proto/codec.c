@@ -1,0 +1,820 @@
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <msgpack.h>
+
+#include "core/err.h"
+#include "proto/codec.h"
+#include "proto/limits.h"
+#include "proto/mp.h"
+
+/* ---- keys and per-kind rules ------------------------------------------ */
+
+/* The order of these tables IS the canonical key order on the wire. */
+enum {
+    EK_V, EK_KIND, EK_SEQ, EK_TIME, EK_ACTOR, EK_CID, EK_PLAYER, EK_VERB,
+    EK_ARGS, EK_TARGET, EK_TEXT, EK_SETUP, EK_N
+};
+static const char *const ev_keys[EK_N] = {
+    "v", "kind", "seq", "time", "actor", "cid", "player", "verb",
+    "args", "target", "text", "setup"
+};
+
+enum {
+    SK_GAME, SK_MATCH, SK_EDITION, SK_ENGINE, SK_TEAMS, SK_PLAYERS,
+    SK_OPTIONS, SK_DEAL, SK_N
+};
+static const char *const setup_keys[SK_N] = {
+    "game", "match", "edition", "engine", "teams", "players", "options",
+    "deal"
+};
+
+enum { PK_NAME, PK_TEAM, PK_N };
+static const char *const player_keys[PK_N] = { "name", "team" };
+
+enum { DK_KIND, DK_CARDS, DK_SEED, DK_HASH, DK_N };
+static const char *const deal_keys[DK_N] = {
+    "kind", "cards", "seed", "seed_hash"
+};
+
+/* Deal kinds on the wire; ARB_DEAL_NONE is written by omitting "deal". */
+static const char *const deal_names[] = { "none", "order", "seed",
+                                          "commit" };
+#define DEAL_KINDS  4
+
+/* Which kind-dependent fields each event kind carries. */
+enum { F_NO, F_OPT, F_REQ };
+enum { KF_PLAYER, KF_VERB, KF_ARGS, KF_TARGET, KF_TEXT, KF_SETUP, KF_N };
+static const unsigned char kind_fields[ARB_EV_KIND_MAX][KF_N] = {
+    /*              player verb   args   target text   setup */
+    /* open   */  { F_NO,  F_NO,  F_NO,  F_NO,  F_NO,  F_REQ },
+    /* move   */  { F_REQ, F_REQ, F_OPT, F_NO,  F_NO,  F_NO  },
+    /* close  */  { F_NO,  F_NO,  F_NO,  F_NO,  F_OPT, F_NO  },
+    /* note   */  { F_NO,  F_NO,  F_NO,  F_NO,  F_REQ, F_NO  },
+    /* void   */  { F_NO,  F_NO,  F_NO,  F_REQ, F_OPT, F_NO  },
+    /* amend  */  { F_REQ, F_REQ, F_OPT, F_REQ, F_OPT, F_NO  },
+    /* stands */  { F_REQ, F_REQ, F_OPT, F_NO,  F_OPT, F_NO  },
+};
+static const char *const kf_names[KF_N] = {
+    "player", "verb", "args", "target", "text", "setup"
+};
+
+static int
+has_target(int kind)
+{
+    return kind_fields[kind][KF_TARGET] != F_NO;
+}
+
+static int
+hash_is_zero(const unsigned char *h)
+{
+    size_t i;
+
+    for (i = 0; i < 32; i++)
+        if (h[i] != 0)
+            return 0;
+    return 1;
+}
+
+/* ---- checking the struct ---------------------------------------------- */
+
+/* Strings on the wire are names or text: both must survive a round trip
+ * through any client, so they are UTF-8 and bounded.  Names must also be
+ * non-empty, because an empty name is indistinguishable from a missing one
+ * in most clients. */
+static int
+check_str(const char *s, int nonempty, arb_buf_t *why, const char *path)
+{
+    size_t n;
+
+    if (s == NULL)
+        return arb_mp_fail(why, ARB_EINVAL, "%s: missing", path);
+    n = strnlen(s, (size_t)ARB_STR_MAX + 1);
+    if (n > ARB_STR_MAX)
+        return arb_mp_fail(why, ARB_ETOOBIG,
+                           "%s: longer than %d bytes", path, ARB_STR_MAX);
+    if (nonempty && n == 0)
+        return arb_mp_fail(why, ARB_EINVAL, "%s: empty", path);
+    if (!arb_mp_utf8_valid(s, n))
+        return arb_mp_fail(why, ARB_EINVAL, "%s: invalid UTF-8", path);
+    return 0;
+}
+
+static int
+check_count(size_t n, size_t max, const void *v, arb_buf_t *why,
+            const char *path)
+{
+    if (n > max)
+        return arb_mp_fail(why, ARB_ETOOBIG,
+                           "%s: %zu elements, over the limit of %zu", path,
+                           n, max);
+    if (n > 0 && v == NULL)
+        return arb_mp_fail(why, ARB_EINVAL, "%s: count %zu but no array",
+                           path, n);
+    return 0;
+}
+
+static int
+check_strv(char *const *v, size_t n, size_t max, int nonempty, int unique,
+           arb_buf_t *why, const char *path)
+{
+    char   p[64];
+    size_t i, j;
+    int    rc;
+
+    rc = check_count(n, max, v, why, path);
+    if (rc != 0)
+        return rc;
+    for (i = 0; i < n; i++) {
+        snprintf(p, sizeof(p), "%s[%zu]", path, i);
+        rc = check_str(v[i], nonempty, why, p);
+        if (rc != 0)
+            return rc;
+        for (j = 0; unique && j < i; j++)
+            if (strcmp(v[i], v[j]) == 0)
+                return arb_mp_fail(why, ARB_EINVAL,
+                                   "%s: same as %s[%zu]", p, path, j);
+    }
+    return 0;
+}
+
+static int
+check_deal(const arb_deal_t *d, arb_buf_t *why)
+{
+    const char *name;
+    int         rc;
+
+    if (d->kind < 0 || d->kind >= DEAL_KINDS)
+        return arb_mp_fail(why, ARB_EINVAL,
+                           "event.setup.deal.kind: unknown kind %d",
+                           d->kind);
+    name = deal_names[d->kind];
+    if (d->kind == ARB_DEAL_ORDER) {
+        if (d->ncards == 0)
+            return arb_mp_fail(why, ARB_EINVAL,
+                               "event.setup.deal.cards: required for kind "
+                               "\"order\"");
+        rc = check_strv(d->cards, d->ncards, ARB_DEAL_MAX, 1, 0, why,
+                        "event.setup.deal.cards");
+        if (rc != 0)
+            return rc;
+    } else if (d->ncards != 0) {
+        return arb_mp_fail(why, ARB_EINVAL,
+                           "event.setup.deal.cards: not allowed for kind "
+                           "\"%s\"", name);
+    }
+    if (d->kind == ARB_DEAL_SEED) {
+        rc = check_str(d->seed, 1, why, "event.setup.deal.seed");
+        if (rc != 0)
+            return rc;
+    } else if (d->seed != NULL) {
+        return arb_mp_fail(why, ARB_EINVAL,
+                           "event.setup.deal.seed: not allowed for kind "
+                           "\"%s\"", name);
+    }
+    /* The hash is a fixed array, so "absent" can only mean all zero. */
+    if ((d->kind == ARB_DEAL_NONE || d->kind == ARB_DEAL_ORDER)
+        && !hash_is_zero(d->seed_hash))
+        return arb_mp_fail(why, ARB_EINVAL,
+                           "event.setup.deal.seed_hash: not allowed for "
+                           "kind \"%s\" (must be all zero)", name);
+    return 0;
+}
+
+static int
+check_setup(const arb_setup_t *s, arb_buf_t *why)
+{
+    char   p[64];
+    size_t i, j;
+    int    rc;
+
+    rc = check_str(s->game, 1, why, "event.setup.game");
+    if (rc == 0)
+        rc = check_str(s->match_id, 1, why, "event.setup.match");
+    if (rc == 0 && s->edition != NULL)
+        rc = check_str(s->edition, 1, why, "event.setup.edition");
+    if (rc == 0 && s->engine != NULL)
+        rc = check_str(s->engine, 1, why, "event.setup.engine");
+    if (rc == 0)
+        rc = check_strv(s->teams, s->nteams, ARB_TEAMS_MAX, 1, 1, why,
+                        "event.setup.teams");
+    if (rc == 0)
+        rc = check_count(s->nplayers, ARB_PLAYERS_MAX, s->players, why,
+                         "event.setup.players");
+    if (rc != 0)
+        return rc;
+    for (i = 0; i < s->nplayers; i++) {
+        snprintf(p, sizeof(p), "event.setup.players[%zu].name", i);
+        rc = check_str(s->players[i].name, 1, why, p);
+        if (rc != 0)
+            return rc;
+        for (j = 0; j < i; j++)
+            if (strcmp(s->players[i].name, s->players[j].name) == 0)
+                return arb_mp_fail(why, ARB_EINVAL,
+                                   "%s: same as event.setup.players[%zu]",
+                                   p, j);
+        if (s->players[i].team < -1
+            || (s->players[i].team >= 0
+                && (size_t)s->players[i].team >= s->nteams))
+            return arb_mp_fail(why, ARB_EINVAL,
+                               "event.setup.players[%zu].team: %d is not "
+                               "-1 or the index of one of %zu teams", i,
+                               s->players[i].team, s->nteams);
+    }
+    rc = check_count(s->noptions, ARB_OPTIONS_MAX, s->options, why,
+                     "event.setup.options");
+    if (rc != 0)
+        return rc;
+    for (i = 0; i < s->noptions; i++) {
+        snprintf(p, sizeof(p), "event.setup.options[%zu][0]", i);
+        rc = check_str(s->options[i].key, 1, why, p);
+        if (rc != 0)
+            return rc;
+        if (i > 0 && strcmp(s->options[i - 1].key, s->options[i].key) >= 0)
+            return arb_mp_fail(why, ARB_EINVAL,
+                               "%s: key not after the key of options[%zu] "
+                               "(keys must be sorted and unique)", p,
+                               i - 1);
+        snprintf(p, sizeof(p), "event.setup.options[%zu][1]", i);
+        rc = check_str(s->options[i].value, 0, why, p);
+        if (rc != 0)
+            return rc;
+    }
+    return check_deal(&s->deal, why);
+}
+
+int
+arb_event_check(const arb_event_t *ev, arb_buf_t *why)
+{
+    const unsigned char *rule;
+    const char          *kname;
+    int                  rc, f, present;
+
+    if (ev->kind < 0 || ev->kind >= ARB_EV_KIND_MAX)
+        return arb_mp_fail(why, ARB_EINVAL, "event.kind: unknown kind %d",
+                           ev->kind);
+    rule = kind_fields[ev->kind];
+    kname = arb_event_kind_name(ev->kind);
+    if (ev->kind == ARB_EV_OPEN && ev->seq != 0)
+        return arb_mp_fail(why, ARB_EINVAL,
+                           "event.seq: an open event is seq 0, not %llu",
+                           (unsigned long long)ev->seq);
+    if (ev->time_ms < 0)
+        return arb_mp_fail(why, ARB_EINVAL, "event.time: negative");
+    if (ev->actor != NULL
+        && (rc = check_str(ev->actor, 1, why, "event.actor")) != 0)
+        return rc;
+    if (ev->client_id != NULL
+        && (rc = check_str(ev->client_id, 1, why, "event.cid")) != 0)
+        return rc;
+    for (f = 0; f < KF_N; f++) {
+        switch (f) {
+        case KF_PLAYER: present = ev->player != NULL; break;
+        case KF_VERB:   present = ev->verb != NULL; break;
+        case KF_ARGS:   present = ev->nargs > 0; break;
+        case KF_TARGET: present = ev->target != 0; break;
+        case KF_TEXT:   present = ev->text != NULL; break;
+        default:        present = ev->setup != NULL; break;
+        }
+        /* target 0 is a real value (the open event), so only forbid it. */
+        if (rule[f] == F_REQ && !present && f != KF_TARGET)
+            return arb_mp_fail(why, ARB_EINVAL,
+                               "event.%s: required for kind \"%s\"",
+                               kf_names[f], kname);
+        if (rule[f] == F_NO && present)
+            return arb_mp_fail(why, ARB_EINVAL,
+                               "event.%s: not allowed for kind \"%s\"",
+                               kf_names[f], kname);
+    }
+    if (ev->player != NULL
+        && (rc = check_str(ev->player, 1, why, "event.player")) != 0)
+        return rc;
+    if (ev->verb != NULL
+        && (rc = check_str(ev->verb, 1, why, "event.verb")) != 0)
+        return rc;
+    rc = check_strv(ev->args, ev->nargs, ARB_ARGS_MAX, 0, 0, why,
+                    "event.args");
+    if (rc != 0)
+        return rc;
+    if (ev->text != NULL
+        && (rc = check_str(ev->text, 0, why, "event.text")) != 0)
+        return rc;
+    if (ev->setup != NULL)
+        return check_setup(ev->setup, why);
+    return 0;
+}
+
+/* ---- encoding --------------------------------------------------------- */
+
+/* Packs an event that passed arb_event_check().  msgpack-c's packers
+ * already choose the shortest form of every integer, length and header;
+ * a failed append only sets out->oom, which the caller checks once. */
+static void
+pack_strv(msgpack_packer *pk, char *const *v, size_t n)
+{
+    size_t i;
+
+    msgpack_pack_array(pk, n);
+    for (i = 0; i < n; i++)
+        arb_mp_pack_cstr(pk, v[i]);
+}
+
+static void
+pack_kv_str(msgpack_packer *pk, const char *key, const char *val)
+{
+    arb_mp_pack_cstr(pk, key);
+    arb_mp_pack_cstr(pk, val);
+}
+
+static void
+pack_deal(msgpack_packer *pk, const arb_deal_t *d)
+{
+    msgpack_pack_map(pk, d->kind == ARB_DEAL_SEED ? 3 : 2);
+    pack_kv_str(pk, "kind", deal_names[d->kind]);
+    if (d->kind == ARB_DEAL_ORDER) {
+        arb_mp_pack_cstr(pk, "cards");
+        pack_strv(pk, d->cards, d->ncards);
+    }
+    if (d->kind == ARB_DEAL_SEED)
+        pack_kv_str(pk, "seed", d->seed);
+    if (d->kind == ARB_DEAL_SEED || d->kind == ARB_DEAL_COMMIT) {
+        arb_mp_pack_cstr(pk, "seed_hash");
+        msgpack_pack_bin_with_body(pk, d->seed_hash, 32);
+    }
+}
+
+static void
+pack_setup(msgpack_packer *pk, const arb_setup_t *s)
+{
+    size_t i, n;
+
+    n = 2 + (s->edition != NULL) + (s->engine != NULL) + (s->nteams > 0)
+        + (s->nplayers > 0) + (s->noptions > 0)
+        + (s->deal.kind != ARB_DEAL_NONE);
+    msgpack_pack_map(pk, n);
+    pack_kv_str(pk, "game", s->game);
+    pack_kv_str(pk, "match", s->match_id);
+    if (s->edition != NULL)
+        pack_kv_str(pk, "edition", s->edition);
+    if (s->engine != NULL)
+        pack_kv_str(pk, "engine", s->engine);
+    if (s->nteams > 0) {
+        arb_mp_pack_cstr(pk, "teams");
+        pack_strv(pk, s->teams, s->nteams);
+    }
+    if (s->nplayers > 0) {
+        arb_mp_pack_cstr(pk, "players");
+        msgpack_pack_array(pk, s->nplayers);
+        for (i = 0; i < s->nplayers; i++) {
+            msgpack_pack_map(pk, s->players[i].team >= 0 ? 2 : 1);
+            pack_kv_str(pk, "name", s->players[i].name);
+            if (s->players[i].team >= 0) {
+                arb_mp_pack_cstr(pk, "team");
+                msgpack_pack_uint64(pk, (uint64_t)s->players[i].team);
+            }
+        }
+    }
+    if (s->noptions > 0) {
+        arb_mp_pack_cstr(pk, "options");
+        msgpack_pack_array(pk, s->noptions);
+        for (i = 0; i < s->noptions; i++) {
+            msgpack_pack_array(pk, 2);
+            arb_mp_pack_cstr(pk, s->options[i].key);
+            arb_mp_pack_cstr(pk, s->options[i].value);
+        }
+    }
+    if (s->deal.kind != ARB_DEAL_NONE) {
+        arb_mp_pack_cstr(pk, "deal");
+        pack_deal(pk, &s->deal);
+    }
+}
+
+static void
+pack_event(msgpack_packer *pk, const arb_event_t *ev)
+{
+    size_t n;
+
+    n = 3 + (ev->time_ms != 0) + (ev->actor != NULL)
+        + (ev->client_id != NULL) + (ev->player != NULL)
+        + (ev->verb != NULL) + (ev->nargs > 0) + has_target(ev->kind)
+        + (ev->text != NULL) + (ev->setup != NULL);
+    msgpack_pack_map(pk, n);
+    arb_mp_pack_cstr(pk, "v");
+    msgpack_pack_uint64(pk, ARB_EVENT_VERSION);
+    pack_kv_str(pk, "kind", arb_event_kind_name(ev->kind));
+    arb_mp_pack_cstr(pk, "seq");
+    msgpack_pack_uint64(pk, ev->seq);
+    if (ev->time_ms != 0) {
+        arb_mp_pack_cstr(pk, "time");
+        msgpack_pack_uint64(pk, (uint64_t)ev->time_ms);
+    }
+    if (ev->actor != NULL)
+        pack_kv_str(pk, "actor", ev->actor);
+    if (ev->client_id != NULL)
+        pack_kv_str(pk, "cid", ev->client_id);
+    if (ev->player != NULL)
+        pack_kv_str(pk, "player", ev->player);
+    if (ev->verb != NULL)
+        pack_kv_str(pk, "verb", ev->verb);
+    if (ev->nargs > 0) {
+        arb_mp_pack_cstr(pk, "args");
+        pack_strv(pk, ev->args, ev->nargs);
+    }
+    if (has_target(ev->kind)) {
+        arb_mp_pack_cstr(pk, "target");
+        msgpack_pack_uint64(pk, ev->target);
+    }
+    if (ev->text != NULL)
+        pack_kv_str(pk, "text", ev->text);
+    if (ev->setup != NULL) {
+        arb_mp_pack_cstr(pk, "setup");
+        pack_setup(pk, ev->setup);
+    }
+}
+
+/* Packs without checking; restores out->len on failure. */
+static int
+encode_checked(arb_buf_t *out, const arb_event_t *ev)
+{
+    msgpack_packer pk;
+    size_t         start = out->len;
+
+    arb_mp_packer_init(&pk, out);
+    pack_event(&pk, ev);
+    if (out->oom)
+        goto fail;
+    return 0;
+
+fail:
+    if (out->len > start)
+        out->len = start;
+    return ARB_ENOMEM;
+}
+
+int
+arb_event_encode(arb_buf_t *out, const arb_event_t *ev)
+{
+    int rc;
+
+    rc = arb_event_check(ev, NULL);
+    if (rc != 0)
+        return rc;
+    return encode_checked(out, ev);
+}
+
+/* ---- decoding --------------------------------------------------------- */
+
+/* Reads a non-empty array of at most `max` strs into *v, counting *n up
+ * as each string is copied so that a failure leaves a clearable struct.
+ * An empty array is refused because the canonical form omits the key. */
+static int
+parse_strv(const msgpack_object *o, size_t max, char ***v, size_t *n,
+           arb_buf_t *why, const char *path)
+{
+    char     p[64];
+    uint32_t i, size;
+    int      rc;
+
+    if (o->type != MSGPACK_OBJECT_ARRAY)
+        return arb_mp_fail(why, ARB_EPROTO, "%s: expected array, got %s",
+                           path, arb_mp_type_name(o));
+    size = o->via.array.size;
+    if (size == 0)
+        return arb_mp_fail(why, ARB_EPROTO,
+                           "%s: empty array (omit the key instead)", path);
+    if (size > max)
+        return arb_mp_fail(why, ARB_ETOOBIG,
+                           "%s: %u elements, over the limit of %zu", path,
+                           (unsigned)size, max);
+    *v = calloc(size, sizeof(**v));
+    if (*v == NULL)
+        return arb_mp_fail(why, ARB_ENOMEM, "%s: out of memory", path);
+    for (i = 0; i < size; i++) {
+        snprintf(p, sizeof(p), "%s[%u]", path, (unsigned)i);
+        rc = arb_mp_str(&o->via.array.ptr[i], &(*v)[i], why, p);
+        if (rc != 0)
+            return rc;
+        (*n)++;
+    }
+    return 0;
+}
+
+static int
+parse_deal(arb_deal_t *d, const msgpack_object *o, arb_buf_t *why)
+{
+    const msgpack_object *v[DK_N];
+    char                 *kind = NULL;
+    int                   rc, k, hashed;
+
+    rc = arb_mp_fields(o, deal_keys, DK_N, 1, v, why, "event.setup.deal");
+    if (rc == 0)
+        rc = arb_mp_str(v[DK_KIND], &kind, why, "event.setup.deal.kind");
+    if (rc != 0)
+        return rc;
+    for (k = 1; k < DEAL_KINDS; k++)
+        if (strcmp(kind, deal_names[k]) == 0)
+            break;
+    free(kind);
+    if (k == DEAL_KINDS)
+        return arb_mp_fail(why, ARB_EPROTO,
+                           "event.setup.deal.kind: expected \"order\", "
+                           "\"seed\" or \"commit\" (omit deal for none)");
+    d->kind = k;
+    if (v[DK_CARDS] != NULL) {
+        rc = parse_strv(v[DK_CARDS], ARB_DEAL_MAX, &d->cards, &d->ncards,
+                        why, "event.setup.deal.cards");
+        if (rc != 0)
+            return rc;
+    }
+    if (v[DK_SEED] != NULL) {
+        rc = arb_mp_str(v[DK_SEED], &d->seed, why, "event.setup.deal.seed");
+        if (rc != 0)
+            return rc;
+    }
+    /* An all-zero array cannot say whether the key was there, so the
+     * presence rule is enforced here rather than in check_deal(). */
+    hashed = k == ARB_DEAL_SEED || k == ARB_DEAL_COMMIT;
+    if (v[DK_HASH] == NULL && hashed)
+        return arb_mp_fail(why, ARB_EPROTO,
+                           "event.setup.deal.seed_hash: required for kind "
+                           "\"%s\"", deal_names[k]);
+    if (v[DK_HASH] != NULL && !hashed)
+        return arb_mp_fail(why, ARB_EPROTO,
+                           "event.setup.deal.seed_hash: not allowed for "
+                           "kind \"%s\"", deal_names[k]);
+    if (v[DK_HASH] != NULL) {
+        if (v[DK_HASH]->type != MSGPACK_OBJECT_BIN)
+            return arb_mp_fail(why, ARB_EPROTO,
+                               "event.setup.deal.seed_hash: expected bin, "
+                               "got %s", arb_mp_type_name(v[DK_HASH]));
+        if (v[DK_HASH]->via.bin.size != 32)
+            return arb_mp_fail(why, ARB_EPROTO,
+                               "event.setup.deal.seed_hash: expected 32 "
+                               "bytes, got %u",
+                               (unsigned)v[DK_HASH]->via.bin.size);
+        memcpy(d->seed_hash, v[DK_HASH]->via.bin.ptr, 32);
+    }
+    return 0;
+}
+
+static int
+parse_players(arb_setup_t *s, const msgpack_object *o, arb_buf_t *why)
+{
+    const msgpack_object *v[PK_N];
+    char                  p[64];
+    uint64_t              team;
+    uint32_t              i, size;
+    int                   rc;
+
+    if (o->type != MSGPACK_OBJECT_ARRAY)
+        return arb_mp_fail(why, ARB_EPROTO,
+                           "event.setup.players: expected array, got %s",
+                           arb_mp_type_name(o));
+    size = o->via.array.size;
+    if (size == 0)
+        return arb_mp_fail(why, ARB_EPROTO, "event.setup.players: empty "
+                           "array (omit the key instead)");
+    if (size > ARB_PLAYERS_MAX)
+        return arb_mp_fail(why, ARB_ETOOBIG,
+                           "event.setup.players: %u elements, over the "
+                           "limit of %d", (unsigned)size, ARB_PLAYERS_MAX);
+    s->players = calloc(size, sizeof(*s->players));
+    if (s->players == NULL)
+        return arb_mp_fail(why, ARB_ENOMEM, "out of memory");
+    for (i = 0; i < size; i++) {
+        snprintf(p, sizeof(p), "event.setup.players[%u]", (unsigned)i);
+        rc = arb_mp_fields(&o->via.array.ptr[i], player_keys, PK_N, 1, v,
+                           why, p);
+        if (rc != 0)
+            return rc;
+        snprintf(p, sizeof(p), "event.setup.players[%u].name", (unsigned)i);
+        rc = arb_mp_str(v[PK_NAME], &s->players[i].name, why, p);
+        if (rc != 0)
+            return rc;
+        s->nplayers++;
+        s->players[i].team = -1;
+        if (v[PK_TEAM] != NULL) {
+            snprintf(p, sizeof(p), "event.setup.players[%u].team",
+                     (unsigned)i);
+            rc = arb_mp_uint(v[PK_TEAM], &team, why, p);
+            if (rc != 0)
+                return rc;
+            if (team >= s->nteams)
+                return arb_mp_fail(why, ARB_EPROTO,
+                                   "%s: %llu is not the index of one of "
+                                   "%zu teams", p, (unsigned long long)team,
+                                   s->nteams);
+            s->players[i].team = (int)team;
+        }
+    }
+    return 0;
+}
+
+static int
+parse_options(arb_setup_t *s, const msgpack_object *o, arb_buf_t *why)
+{
+    const msgpack_object *pair;
+    char                  p[64];
+    uint32_t              i, size;
+    int                   rc;
+
+    if (o->type != MSGPACK_OBJECT_ARRAY)
+        return arb_mp_fail(why, ARB_EPROTO,
+                           "event.setup.options: expected array, got %s",
+                           arb_mp_type_name(o));
+    size = o->via.array.size;
+    if (size == 0)
+        return arb_mp_fail(why, ARB_EPROTO, "event.setup.options: empty "
+                           "array (omit the key instead)");
+    if (size > ARB_OPTIONS_MAX)
+        return arb_mp_fail(why, ARB_ETOOBIG,
+                           "event.setup.options: %u elements, over the "
+                           "limit of %d", (unsigned)size, ARB_OPTIONS_MAX);
+    s->options = calloc(size, sizeof(*s->options));
+    if (s->options == NULL)
+        return arb_mp_fail(why, ARB_ENOMEM, "out of memory");
+    for (i = 0; i < size; i++) {
+        pair = &o->via.array.ptr[i];
+        snprintf(p, sizeof(p), "event.setup.options[%u]", (unsigned)i);
+        if (pair->type != MSGPACK_OBJECT_ARRAY || pair->via.array.size != 2)
+            return arb_mp_fail(why, ARB_EPROTO,
+                               "%s: expected [key, value] array, got %s",
+                               p, arb_mp_type_name(pair));
+        /* Count the entry first: clearing frees both halves either way. */
+        s->noptions++;
+        snprintf(p, sizeof(p), "event.setup.options[%u][0]", (unsigned)i);
+        rc = arb_mp_str(&pair->via.array.ptr[0], &s->options[i].key, why,
+                        p);
+        if (rc != 0)
+            return rc;
+        snprintf(p, sizeof(p), "event.setup.options[%u][1]", (unsigned)i);
+        rc = arb_mp_str(&pair->via.array.ptr[1], &s->options[i].value, why,
+                        p);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int
+parse_setup(arb_setup_t *s, const msgpack_object *o, arb_buf_t *why)
+{
+    const msgpack_object *v[SK_N];
+    int                   rc;
+
+    rc = arb_mp_fields(o, setup_keys, SK_N, 1, v, why, "event.setup");
+    if (rc == 0)
+        rc = arb_mp_str(v[SK_GAME], &s->game, why, "event.setup.game");
+    if (rc == 0)
+        rc = arb_mp_str(v[SK_MATCH], &s->match_id, why,
+                        "event.setup.match");
+    if (rc == 0 && v[SK_EDITION] != NULL)
+        rc = arb_mp_str(v[SK_EDITION], &s->edition, why,
+                        "event.setup.edition");
+    if (rc == 0 && v[SK_ENGINE] != NULL)
+        rc = arb_mp_str(v[SK_ENGINE], &s->engine, why,
+                        "event.setup.engine");
+    if (rc == 0 && v[SK_TEAMS] != NULL)
+        rc = parse_strv(v[SK_TEAMS], ARB_TEAMS_MAX, &s->teams, &s->nteams,
+                        why, "event.setup.teams");
+    if (rc == 0 && v[SK_PLAYERS] != NULL)
+        rc = parse_players(s, v[SK_PLAYERS], why);
+    if (rc == 0 && v[SK_OPTIONS] != NULL)
+        rc = parse_options(s, v[SK_OPTIONS], why);
+    if (rc == 0 && v[SK_DEAL] != NULL)
+        rc = parse_deal(&s->deal, v[SK_DEAL], why);
+    return rc;
+}
+
+static int
+parse_event(arb_event_t *ev, const msgpack_object *root, arb_buf_t *why)
+{
+    const msgpack_object *v[EK_N];
+    uint64_t              u;
+    char                 *kind = NULL;
+    int                   rc;
+
+    rc = arb_mp_fields(root, ev_keys, EK_N, 1, v, why, "event");
+    if (rc == 0)
+        rc = arb_mp_uint(v[EK_V], &u, why, "event.v");
+    if (rc != 0)
+        return rc;
+    if (u != ARB_EVENT_VERSION)
+        return arb_mp_fail(why, ARB_EUNSUPP,
+                           "event.v: unsupported version %llu",
+                           (unsigned long long)u);
+    rc = arb_mp_str(v[EK_KIND], &kind, why, "event.kind");
+    if (rc != 0)
+        return rc;
+    ev->kind = arb_event_kind_parse(kind);
+    free(kind);
+    if (ev->kind < 0)
+        return arb_mp_fail(why, ARB_EPROTO, "event.kind: unknown kind");
+    rc = arb_mp_uint(v[EK_SEQ], &ev->seq, why, "event.seq");
+    if (rc != 0)
+        return rc;
+    if (v[EK_TIME] != NULL) {
+        rc = arb_mp_uint(v[EK_TIME], &u, why, "event.time");
+        if (rc != 0)
+            return rc;
+        if (u == 0 || u > INT64_MAX)
+            return arb_mp_fail(why, ARB_EPROTO,
+                               "event.time: %llu is out of range (omit the "
+                               "key when unknown)", (unsigned long long)u);
+        ev->time_ms = (int64_t)u;
+    }
+    if (v[EK_ACTOR] != NULL
+        && (rc = arb_mp_str(v[EK_ACTOR], &ev->actor, why,
+                            "event.actor")) != 0)
+        return rc;
+    if (v[EK_CID] != NULL
+        && (rc = arb_mp_str(v[EK_CID], &ev->client_id, why,
+                            "event.cid")) != 0)
+        return rc;
+    if (v[EK_PLAYER] != NULL
+        && (rc = arb_mp_str(v[EK_PLAYER], &ev->player, why,
+                            "event.player")) != 0)
+        return rc;
+    if (v[EK_VERB] != NULL
+        && (rc = arb_mp_str(v[EK_VERB], &ev->verb, why, "event.verb")) != 0)
+        return rc;
+    if (v[EK_ARGS] != NULL
+        && (rc = parse_strv(v[EK_ARGS], ARB_ARGS_MAX, &ev->args, &ev->nargs,
+                            why, "event.args")) != 0)
+        return rc;
+    /* target 0 is a legal value, so presence must be checked on the map. */
+    if (v[EK_TARGET] == NULL && has_target(ev->kind))
+        return arb_mp_fail(why, ARB_EPROTO,
+                           "event.target: required for kind \"%s\"",
+                           arb_event_kind_name(ev->kind));
+    if (v[EK_TARGET] != NULL && !has_target(ev->kind))
+        return arb_mp_fail(why, ARB_EPROTO,
+                           "event.target: not allowed for kind \"%s\"",
+                           arb_event_kind_name(ev->kind));
+    if (v[EK_TARGET] != NULL
+        && (rc = arb_mp_uint(v[EK_TARGET], &ev->target, why,
+                             "event.target")) != 0)
+        return rc;
+    if (v[EK_TEXT] != NULL
+        && (rc = arb_mp_str(v[EK_TEXT], &ev->text, why, "event.text")) != 0)
+        return rc;
+    if (v[EK_SETUP] != NULL) {
+        ev->setup = calloc(1, sizeof(*ev->setup));
+        if (ev->setup == NULL)
+            return arb_mp_fail(why, ARB_ENOMEM, "out of memory");
+        rc = parse_setup(ev->setup, v[EK_SETUP], why);
+    }
+    return rc;
+}
+
+int
+arb_event_decode(arb_event_t *ev, const char *buf, size_t len,
+                 arb_buf_t *why)
+{
+    msgpack_unpacked res;
+    arb_buf_t        again = ARB_BUF_INIT;
+    size_t           i;
+    int              rc;
+
+    memset(ev, 0, sizeof(*ev));
+    rc = arb_mp_parse(&res, buf, len, why);
+    if (rc != 0)
+        goto fail;
+    rc = parse_event(ev, &res.data, why);
+    if (rc != 0)
+        goto fail;
+    rc = arb_event_check(ev, why);
+    if (rc == ARB_EINVAL)
+        rc = ARB_EPROTO;
+    if (rc != 0)
+        goto fail;
+    /* The field rules cannot see how a value was written (a uint8 holding
+     * 5, a str8 holding "v", a map16 of 3 entries), so re-encode and
+     * demand identical bytes: this makes the canonical form exact. */
+    rc = encode_checked(&again, ev);
+    if (rc != 0) {
+        arb_mp_fail(why, rc, "out of memory");
+        goto fail;
+    }
+    if (again.len != len || memcmp(again.data, buf, len) != 0) {
+        for (i = 0; i < len && i < again.len; i++)
+            if (again.data[i] != buf[i])
+                break;
+        rc = arb_mp_fail(why, ARB_EPROTO,
+                         "event: not in canonical form (first difference "
+                         "at offset %zu)", i);
+        goto fail;
+    }
+    arb_buf_free(&again);
+    msgpack_unpacked_destroy(&res);
+    return 0;
+
+fail:
+    arb_buf_free(&again);
+    msgpack_unpacked_destroy(&res);
+    arb_event_clear(ev);
+    return rc;
+}

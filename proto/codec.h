@@ -1,0 +1,48 @@
+/*
+ * codec.h - the one canonical msgpack encoding of an arbiter event.
+ *
+ * Events are hashed and signed as bytes, so every event has exactly one
+ * encoding: a map whose keys come in the fixed order below, optional
+ * fields omitted when absent, integers in msgpack's shortest form, text as
+ * str, no floats.  The decoder accepts only that encoding: for every input
+ * x it accepts, arb_event_encode(arb_event_decode(x)) == x byte for byte.
+ * proto/PROTOCOL.md ("Event encoding") is the normative description.
+ *
+ * Event keys, in order:   v kind seq time actor cid player verb args
+ *                         target text setup
+ * Setup keys, in order:   game match edition engine teams players options
+ *                         deal
+ * Player keys:            name team
+ * Deal keys:              kind cards seed seed_hash
+ */
+#ifndef ARB_PROTO_CODEC_H
+#define ARB_PROTO_CODEC_H
+
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "core/event.h"
+
+/* Checks that `ev` can be encoded: the fields its kind requires are set,
+ * the others are absent, strings are UTF-8 within ARB_STR_MAX, counts are
+ * within the limits, options are sorted with unique keys, team indexes
+ * exist.  Returns 0, ARB_EINVAL or ARB_ETOOBIG (a limit); on failure `why`
+ * (may be NULL) is overwritten with the field and the problem. */
+int arb_event_check(const arb_event_t *ev, arb_buf_t *why);
+
+/* Appends the canonical encoding of `ev` to `out` (no frame header).
+ * Returns 0, ARB_EINVAL / ARB_ETOOBIG when arb_event_check() fails, or
+ * ARB_ENOMEM; on failure `out` is left as it was. */
+int arb_event_encode(arb_buf_t *out, const arb_event_t *ev);
+
+/* Decodes one event from untrusted bytes (a frame body).  `ev` is
+ * overwritten without being cleared first; on success it owns deep copies
+ * of everything (nothing points into buf) and the caller releases it with
+ * arb_event_clear().  On failure `ev` is left cleared and `why` (may be
+ * NULL) names the field: "event.args[2]: expected str, got int".
+ * Returns 0, ARB_EPROTO (malformed or non-canonical), ARB_ETOOBIG (over a
+ * limit), ARB_EUNSUPP (a version other than 1) or ARB_ENOMEM. */
+int arb_event_decode(arb_event_t *ev, const char *buf, size_t len,
+                     arb_buf_t *why);
+
+#endif

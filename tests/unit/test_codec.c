@@ -1,0 +1,1031 @@
+/*
+ * test_codec.c - the canonical event encoding: round trips of every kind,
+ * a golden encoding, rejection of non-canonical and hostile input, and a
+ * mutation sweep over valid encodings.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <msgpack.h>
+
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/event.h"
+#include "proto/codec.h"
+#include "proto/limits.h"
+#include "proto/mp.h"
+#include "tests/test.h"
+
+static arb_buf_t why = ARB_BUF_INIT;
+
+/* ---- building events ------------------------------------------------- */
+
+static void
+set_str(char **dst, const char *s)
+{
+    *dst = strdup(s);
+}
+
+/* The golden event: ann places the 7 of hearts on c4. */
+static void
+make_move(arb_event_t *ev)
+{
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = ARB_EV_MOVE;
+    ev->seq = 12;
+    ev->time_ms = 1700000000000LL;
+    set_str(&ev->player, "ann");
+    set_str(&ev->verb, "place");
+    arb_event_add_arg(ev, "7\xe2\x99\xa5");
+    arb_event_add_arg(ev, "c4");
+}
+
+static void
+make_open(arb_event_t *ev, int deal)
+{
+    arb_setup_t *s;
+
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = ARB_EV_OPEN;
+    ev->time_ms = 1700000000000LL;
+    set_str(&ev->actor, "td:maria");
+    set_str(&ev->client_id, "c-0001");
+    s = calloc(1, sizeof(*s));
+    ev->setup = s;
+    set_str(&s->game, "yahchain");
+    set_str(&s->match_id, "final-2024.t1");
+    set_str(&s->edition, "2024");
+    set_str(&s->engine, "arbiter 0.1.0");
+    arb_setup_add_team(s, "north");
+    arb_setup_add_team(s, "south");
+    arb_setup_add_player(s, "ann", 0);
+    arb_setup_add_player(s, "bob", 1);
+    arb_setup_add_player(s, "kibitzer", -1);
+    /* Inserted out of order on purpose: the struct keeps them sorted. */
+    arb_setup_set_option(s, "time_control", "90+30");
+    arb_setup_set_option(s, "hand_size", "7");
+    arb_setup_set_option(s, "jokers", "");
+    s->deal.kind = deal;
+    if (deal == ARB_DEAL_ORDER) {
+        arb_deal_add_card(&s->deal, "4\xe2\x99\xa0");
+        arb_deal_add_card(&s->deal, "10\xe2\x99\xa6");
+        arb_deal_add_card(&s->deal, "K\xe2\x99\xa3");
+    }
+    if (deal == ARB_DEAL_SEED)
+        set_str(&s->deal.seed, "correct horse battery staple");
+    if (deal == ARB_DEAL_SEED || deal == ARB_DEAL_COMMIT) {
+        int i;
+        for (i = 0; i < 32; i++)
+            s->deal.seed_hash[i] = (unsigned char)(0xa0 + i);
+    }
+}
+
+/* An open event with only what is required. */
+static void
+make_open_minimal(arb_event_t *ev)
+{
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = ARB_EV_OPEN;
+    ev->setup = calloc(1, sizeof(*ev->setup));
+    set_str(&ev->setup->game, "yahchain");
+    set_str(&ev->setup->match_id, "m1");
+}
+
+static void
+make_kind(arb_event_t *ev, int kind)
+{
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = kind;
+    ev->seq = 40;
+    ev->time_ms = 1;
+    set_str(&ev->actor, "td:maria");
+    switch (kind) {
+    case ARB_EV_CLOSE:
+        set_str(&ev->text, "time forfeit");
+        break;
+    case ARB_EV_NOTE:
+        set_str(&ev->text, "spectator complaint, no action \xe2\x80\x94 ok");
+        break;
+    case ARB_EV_VOID:
+        ev->target = 39;
+        set_str(&ev->text, "played out of turn");
+        break;
+    case ARB_EV_AMEND:
+        ev->target = 0;
+        set_str(&ev->player, "bob");
+        set_str(&ev->verb, "draw");
+        set_str(&ev->text, "misrecorded");
+        break;
+    case ARB_EV_STANDS:
+        set_str(&ev->client_id, "x");
+        set_str(&ev->player, "ann");
+        set_str(&ev->verb, "pass");
+        break;
+    }
+}
+
+/* ---- comparing ------------------------------------------------------- */
+
+static int
+str_eq(const char *a, const char *b)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    return strcmp(a, b) == 0;
+}
+
+static int
+strv_eq(char **a, size_t na, char **b, size_t nb)
+{
+    size_t i;
+
+    if (na != nb)
+        return 0;
+    for (i = 0; i < na; i++)
+        if (!str_eq(a[i], b[i]))
+            return 0;
+    return 1;
+}
+
+static int
+setup_eq(const arb_setup_t *a, const arb_setup_t *b)
+{
+    size_t i;
+
+    if (a == NULL || b == NULL)
+        return a == b;
+    if (!str_eq(a->game, b->game) || !str_eq(a->match_id, b->match_id)
+        || !str_eq(a->edition, b->edition) || !str_eq(a->engine, b->engine)
+        || !strv_eq(a->teams, a->nteams, b->teams, b->nteams)
+        || a->nplayers != b->nplayers || a->noptions != b->noptions
+        || a->deal.kind != b->deal.kind
+        || !strv_eq(a->deal.cards, a->deal.ncards, b->deal.cards,
+                    b->deal.ncards)
+        || !str_eq(a->deal.seed, b->deal.seed)
+        || memcmp(a->deal.seed_hash, b->deal.seed_hash, 32) != 0)
+        return 0;
+    for (i = 0; i < a->nplayers; i++)
+        if (!str_eq(a->players[i].name, b->players[i].name)
+            || a->players[i].team != b->players[i].team)
+            return 0;
+    for (i = 0; i < a->noptions; i++)
+        if (!str_eq(a->options[i].key, b->options[i].key)
+            || !str_eq(a->options[i].value, b->options[i].value))
+            return 0;
+    return 1;
+}
+
+static int
+event_eq(const arb_event_t *a, const arb_event_t *b)
+{
+    return a->kind == b->kind && a->seq == b->seq
+           && a->time_ms == b->time_ms && a->target == b->target
+           && str_eq(a->actor, b->actor)
+           && str_eq(a->client_id, b->client_id)
+           && str_eq(a->player, b->player) && str_eq(a->verb, b->verb)
+           && strv_eq(a->args, a->nargs, b->args, b->nargs)
+           && str_eq(a->text, b->text) && setup_eq(a->setup, b->setup);
+}
+
+static const char *
+hex(const char *p, size_t n)
+{
+    static char out[4096];
+    size_t      i;
+
+    for (i = 0; i < n && 2 * i + 2 < sizeof(out); i++)
+        snprintf(out + 2 * i, 3, "%02x", (unsigned char)p[i]);
+    out[2 * i] = '\0';
+    return out;
+}
+
+/* ---- round trips ----------------------------------------------------- */
+
+/* encode -> decode -> equal struct -> encode -> identical bytes, and the
+ * decoded event owns its memory (the input is scribbled over and freed
+ * before the comparison, so ASan catches any pointer into it). */
+static void
+round_trip(arb_event_t *ev, const char *label)
+{
+    arb_buf_t   a = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    arb_event_t d;
+    char       *copy;
+    int         rc;
+
+    rc = arb_event_encode(&a, ev);
+    CHECK_INT(rc, 0);
+    if (rc != 0) {
+        arb_event_check(ev, &why);
+        fprintf(stderr, "  %s: %s\n", label, arb_buf_cstr(&why));
+        return;
+    }
+    copy = malloc(a.len);
+    memcpy(copy, a.data, a.len);
+    rc = arb_event_decode(&d, copy, a.len, &why);
+    CHECK_INT(rc, 0);
+    if (rc != 0)
+        fprintf(stderr, "  %s: %s\n", label, arb_buf_cstr(&why));
+    memset(copy, 0xaa, a.len);
+    free(copy);
+    CHECK(event_eq(ev, &d));
+    CHECK_INT(arb_event_encode(&b, &d), 0);
+    CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+    arb_event_clear(&d);
+    arb_buf_free(&a);
+    arb_buf_free(&b);
+}
+
+static void
+test_round_trips(void)
+{
+    arb_event_t ev;
+    int         k, deal;
+
+    make_move(&ev);
+    round_trip(&ev, "move");
+    arb_event_clear(&ev);
+    for (deal = ARB_DEAL_NONE; deal <= ARB_DEAL_COMMIT; deal++) {
+        make_open(&ev, deal);
+        round_trip(&ev, "open");
+        arb_event_clear(&ev);
+    }
+    make_open_minimal(&ev);
+    round_trip(&ev, "open minimal");
+    arb_event_clear(&ev);
+    for (k = ARB_EV_CLOSE; k < ARB_EV_KIND_MAX; k++) {
+        make_kind(&ev, k);
+        round_trip(&ev, arb_event_kind_name(k));
+        /* Without the optional parts too. */
+        free(ev.actor);
+        ev.actor = NULL;
+        ev.time_ms = 0;
+        if (k != ARB_EV_NOTE) {
+            free(ev.text);
+            ev.text = NULL;
+        }
+        round_trip(&ev, arb_event_kind_name(k));
+        arb_event_clear(&ev);
+    }
+    /* Empty text and an empty argument are values, not absences. */
+    make_kind(&ev, ARB_EV_NOTE);
+    free(ev.text);
+    set_str(&ev.text, "");
+    round_trip(&ev, "note empty");
+    arb_event_clear(&ev);
+    make_move(&ev);
+    arb_event_add_arg(&ev, "");
+    round_trip(&ev, "move empty arg");
+    arb_event_clear(&ev);
+    /* Extremes of every integer and string limit. */
+    make_move(&ev);
+    ev.seq = UINT64_MAX;
+    ev.time_ms = INT64_MAX;
+    while (ev.nargs < ARB_ARGS_MAX)
+        arb_event_add_arg(&ev, "x");
+    free(ev.verb);
+    ev.verb = malloc(ARB_STR_MAX + 1);
+    memset(ev.verb, 'v', ARB_STR_MAX);
+    ev.verb[ARB_STR_MAX] = '\0';
+    round_trip(&ev, "move extremes");
+    arb_event_clear(&ev);
+}
+
+/* ---- the golden encoding -------------------------------------------- */
+
+/* If this changes, every stored transcript hash changes: update
+ * proto/PROTOCOL.md and bump "v" instead of editing the constant. */
+static const char golden_move[] =
+    "87"                                /* map, 7 entries */
+    "a176" "01"                         /* "v": 1 */
+    "a46b696e64" "a46d6f7665"           /* "kind": "move" */
+    "a3736571" "0c"                     /* "seq": 12 */
+    "a474696d65" "cf0000018bcfe56800"   /* "time": 1700000000000 */
+    "a6706c61796572" "a3616e6e"         /* "player": "ann" */
+    "a476657262" "a5706c616365"         /* "verb": "place" */
+    "a461726773" "92"                   /* "args": [ */
+    "a437e299a5" "a26334";              /*   "7♥", "c4" ] */
+
+static void
+test_golden(void)
+{
+    arb_buf_t   out = ARB_BUF_INIT;
+    arb_event_t ev;
+
+    make_move(&ev);
+    CHECK_INT(arb_event_encode(&out, &ev), 0);
+    CHECK_STR(hex(out.data, out.len), golden_move);
+    arb_event_clear(&ev);
+    arb_buf_free(&out);
+}
+
+/* ---- the encoder refuses what the decoder would refuse -------------- */
+
+static void
+test_encode_rejects(void)
+{
+    arb_buf_t   out = ARB_BUF_INIT;
+    arb_event_t ev;
+
+    arb_buf_puts(&out, "keep");
+
+    make_move(&ev);
+    free(ev.verb);
+    ev.verb = NULL;
+    CHECK_INT(arb_event_encode(&out, &ev), ARB_EINVAL);
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "event.verb: required for kind \"move\"");
+    arb_event_clear(&ev);
+
+    make_move(&ev);
+    ev.target = 3;
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why),
+              "event.target: not allowed for kind \"move\"");
+    arb_event_clear(&ev);
+
+    make_move(&ev);
+    free(ev.args[1]);
+    ev.args[1] = strdup("\xc0\xaf");
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "event.args[1]: invalid UTF-8");
+    arb_event_clear(&ev);
+
+    make_move(&ev);
+    while (ev.nargs <= ARB_ARGS_MAX)
+        arb_event_add_arg(&ev, "x");
+    CHECK_INT(arb_event_encode(&out, &ev), ARB_ETOOBIG);
+    arb_event_clear(&ev);
+
+    make_move(&ev);
+    ev.time_ms = -5;
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "event.time: negative");
+    arb_event_clear(&ev);
+
+    make_open(&ev, ARB_DEAL_NONE);
+    ev.seq = 1;
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "event.seq: an open event is seq 0, not 1");
+    arb_event_clear(&ev);
+
+    /* Options put out of order behind the struct's back. */
+    make_open(&ev, ARB_DEAL_NONE);
+    {
+        arb_option_t t = ev.setup->options[0];
+        ev.setup->options[0] = ev.setup->options[1];
+        ev.setup->options[1] = t;
+    }
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why),
+              "event.setup.options[1][0]: key not after the key of "
+              "options[0] (keys must be sorted and unique)");
+    arb_event_clear(&ev);
+
+    make_open(&ev, ARB_DEAL_ORDER);
+    ev.setup->deal.seed_hash[5] = 1;
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why),
+              "event.setup.deal.seed_hash: not allowed for kind \"order\" "
+              "(must be all zero)");
+    arb_event_clear(&ev);
+
+    make_open(&ev, ARB_DEAL_NONE);
+    ev.setup->players[1].team = 2;
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why),
+              "event.setup.players[1].team: 2 is not -1 or the index of "
+              "one of 2 teams");
+    arb_event_clear(&ev);
+
+    make_open(&ev, ARB_DEAL_NONE);
+    free(ev.setup->players[2].name);
+    ev.setup->players[2].name = strdup("ann");
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why),
+              "event.setup.players[2].name: same as event.setup.players[0]");
+    arb_event_clear(&ev);
+
+    make_kind(&ev, ARB_EV_NOTE);
+    free(ev.text);
+    ev.text = NULL;
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "event.text: required for kind \"note\"");
+    arb_event_clear(&ev);
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_KIND_MAX;
+    CHECK_INT(arb_event_encode(&out, &ev), ARB_EINVAL);
+
+    /* Nothing was appended by any failed call. */
+    CHECK_INT(out.len, 4);
+    arb_buf_free(&out);
+}
+
+/* ---- rejection of bad input ----------------------------------------- */
+
+static arb_buf_t      in = ARB_BUF_INIT;
+static msgpack_packer pk;
+
+static void
+begin(size_t n)
+{
+    in.len = 0;
+    arb_mp_packer_init(&pk, &in);
+    msgpack_pack_map(&pk, n);
+}
+
+static void
+s(const char *x)
+{
+    arb_mp_pack_cstr(&pk, x);
+}
+
+static void
+raw(const char *x, size_t n)
+{
+    arb_buf_add(&in, x, n);
+}
+
+static void
+u(uint64_t v)
+{
+    msgpack_pack_uint64(&pk, v);
+}
+
+/* The first three keys of a move, then `extra` more entries. */
+static void
+move_head(size_t extra, uint64_t seq)
+{
+    begin(3 + extra);
+    s("v"); u(1);
+    s("kind"); s("move");
+    s("seq"); u(seq);
+}
+
+#define REJECT(rc_, why_) do {                                           \
+        arb_event_t e_;                                                  \
+        CHECK_INT(arb_event_decode(&e_, in.data, in.len, &why), (rc_));  \
+        CHECK_STR(arb_buf_cstr(&why), (why_));                           \
+        CHECK(e_.args == NULL && e_.setup == NULL && e_.player == NULL); \
+    } while (0)
+
+#define ACCEPT() do {                                                    \
+        arb_event_t e_;                                                  \
+        int         r_ = arb_event_decode(&e_, in.data, in.len, &why);   \
+        CHECK_INT(r_, 0);                                                \
+        if (r_ != 0)                                                     \
+            fprintf(stderr, "    why: %s\n", arb_buf_cstr(&why));        \
+        arb_event_clear(&e_);                                            \
+    } while (0)
+
+/* An open event up to the setup key, whose map the caller writes. */
+static void
+open_head(size_t setup_entries)
+{
+    begin(4);
+    s("v"); u(1);
+    s("kind"); s("open");
+    s("seq"); u(0);
+    s("setup");
+    msgpack_pack_map(&pk, setup_entries);
+    s("game"); s("g");
+    s("match"); s("m");
+}
+
+static void
+test_decode_rejects(void)
+{
+    int i;
+
+    /* Sanity: the builder makes a valid move. */
+    move_head(2, 1);
+    s("player"); s("ann");
+    s("verb"); s("pass");
+    ACCEPT();
+
+    /* Unknown key. */
+    move_head(3, 1);
+    s("player"); s("ann");
+    s("verb"); s("pass");
+    s("zzz"); u(1);
+    REJECT(ARB_EPROTO, "event: unknown key \"zzz\"");
+
+    /* Hostile key text is escaped in the message. */
+    move_head(1, 1);
+    s("a\"\n\x01");
+    u(1);
+    REJECT(ARB_EPROTO, "event: unknown key \"a\\x22\\x0a\\x01\"");
+
+    /* Keys out of order. */
+    begin(2);
+    s("kind"); s("move");
+    s("v"); u(1);
+    REJECT(ARB_EPROTO,
+           "event: key \"v\" out of order (must come before \"kind\")");
+    move_head(2, 1);
+    s("verb"); s("pass");
+    s("player"); s("ann");
+    REJECT(ARB_EPROTO,
+           "event: key \"player\" out of order (must come before \"verb\")");
+
+    /* Duplicate key. */
+    begin(2);
+    s("v"); u(1);
+    s("v"); u(1);
+    REJECT(ARB_EPROTO, "event: duplicate key \"v\"");
+
+    /* A key that is not a str. */
+    begin(1);
+    u(7); u(1);
+    REJECT(ARB_EPROTO, "event: key #0 is int, expected str");
+
+    /* Wrong types. */
+    move_head(3, 1);
+    s("player"); s("ann");
+    s("verb"); s("place");
+    s("args");
+    msgpack_pack_array(&pk, 3);
+    s("a"); s("b"); u(5);
+    REJECT(ARB_EPROTO, "event.args[2]: expected str, got int");
+    move_head(2, 1);
+    s("player"); msgpack_pack_nil(&pk);
+    s("verb"); s("pass");
+    REJECT(ARB_EPROTO, "event.player: expected str, got nil");
+    move_head(3, 1);
+    s("player"); s("ann");
+    s("verb"); s("pass");
+    s("args"); s("x");
+    REJECT(ARB_EPROTO, "event.args: expected array, got str");
+
+    /* Floats, anywhere, even with an integral value. */
+    begin(3);
+    s("v"); u(1);
+    s("kind"); s("move");
+    s("seq"); msgpack_pack_double(&pk, 1.0);
+    REJECT(ARB_EPROTO, "event.seq: expected non-negative int, got float");
+    begin(1);
+    s("v"); msgpack_pack_float(&pk, 1.0f);
+    REJECT(ARB_EPROTO, "event.v: expected non-negative int, got float");
+
+    /* Negative seq. */
+    begin(3);
+    s("v"); u(1);
+    s("kind"); s("move");
+    s("seq"); msgpack_pack_int64(&pk, -1);
+    REJECT(ARB_EPROTO,
+           "event.seq: expected non-negative int, got negative int");
+
+    /* Missing required keys. */
+    begin(2);
+    s("v"); u(1);
+    s("kind"); s("move");
+    REJECT(ARB_EPROTO, "event.seq: missing");
+    begin(0);
+    REJECT(ARB_EPROTO, "event.v: missing");
+
+    /* Version and kind. */
+    begin(3);
+    s("v"); u(2);
+    s("kind"); s("move");
+    s("seq"); u(1);
+    REJECT(ARB_EUNSUPP, "event.v: unsupported version 2");
+    begin(3);
+    s("v"); u(1);
+    s("kind"); s("dance");
+    s("seq"); u(1);
+    REJECT(ARB_EPROTO, "event.kind: unknown kind");
+
+    /* NUL bytes and bad UTF-8 in strings. */
+    move_head(2, 1);
+    s("player");
+    msgpack_pack_str_with_body(&pk, "a\0b", 3);
+    s("verb"); s("pass");
+    REJECT(ARB_EPROTO, "event.player: NUL byte at offset 1");
+    move_head(2, 1);
+    s("player"); s("ann");
+    s("verb"); s("\xff");
+    REJECT(ARB_EPROTO, "event.verb: invalid UTF-8");
+    move_head(2, 1);
+    s("player"); s("ann");
+    s("verb"); s("\xc0\xaf");                   /* overlong '/' */
+    REJECT(ARB_EPROTO, "event.verb: invalid UTF-8");
+    move_head(2, 1);
+    s("player"); s("ann");
+    s("verb"); s("\xed\xa0\x80");               /* a surrogate */
+    REJECT(ARB_EPROTO, "event.verb: invalid UTF-8");
+    move_head(2, 1);
+    s("player"); s("ann");
+    s("verb"); s("\xe2\x99");                   /* cut short */
+    REJECT(ARB_EPROTO, "event.verb: invalid UTF-8");
+    move_head(2, 1);
+    s("player"); s("ann");
+    s("verb"); s("\xf4\x90\x80\x80");           /* above U+10FFFF */
+    REJECT(ARB_EPROTO, "event.verb: invalid UTF-8");
+
+    /* Strings and counts over the limits. */
+    begin(4);
+    s("v"); u(1);
+    s("kind"); s("note");
+    s("seq"); u(1);
+    s("text");
+    {
+        char *big = malloc(ARB_STR_MAX + 1);
+        memset(big, 't', ARB_STR_MAX + 1);
+        msgpack_pack_str_with_body(&pk, big, ARB_STR_MAX + 1);
+        free(big);
+    }
+    REJECT(ARB_ETOOBIG, "event.text: str of 4097 bytes, over the limit of "
+           "4096");
+    move_head(3, 1);
+    s("player"); s("ann");
+    s("verb"); s("pass");
+    s("args");
+    msgpack_pack_array(&pk, ARB_ARGS_MAX + 1);
+    for (i = 0; i <= ARB_ARGS_MAX; i++)
+        s("x");
+    REJECT(ARB_ETOOBIG, "event.args: 33 elements, over the limit of 32");
+    open_head(3);
+    s("players");
+    msgpack_pack_array(&pk, ARB_PLAYERS_MAX + 1);
+    for (i = 0; i <= ARB_PLAYERS_MAX; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "p%d", i);
+        msgpack_pack_map(&pk, 1);
+        s("name"); s(name);
+    }
+    REJECT(ARB_ETOOBIG,
+           "event.setup.players: 17 elements, over the limit of 16");
+    open_head(3);
+    s("deal");
+    msgpack_pack_map(&pk, 2);
+    s("kind"); s("order");
+    s("cards");
+    msgpack_pack_array(&pk, ARB_DEAL_MAX + 1);
+    for (i = 0; i <= ARB_DEAL_MAX; i++)
+        s("c");
+    REJECT(ARB_ETOOBIG,
+           "event.setup.deal.cards: 257 elements, over the limit of 256");
+
+    /* Non-canonical forms of valid values. */
+    begin(3);
+    s("v"); u(1);
+    s("kind"); s("close");
+    s("seq"); raw("\xcc\x05", 2);               /* uint8 holding 5 */
+    REJECT(ARB_EPROTO,
+           "event: not in canonical form (first difference at offset 19)");
+    begin(3);
+    raw("\xd9\x01v", 3);                        /* str8 "v" */
+    u(1);
+    s("kind"); s("close");
+    s("seq"); u(5);
+    REJECT(ARB_EPROTO,
+           "event: not in canonical form (first difference at offset 1)");
+    in.len = 0;
+    raw("\xde\x00\x03", 3);                     /* map16 of 3 entries */
+    arb_mp_packer_init(&pk, &in);
+    s("v"); u(1);
+    s("kind"); s("close");
+    s("seq"); u(5);
+    REJECT(ARB_EPROTO,
+           "event: not in canonical form (first difference at offset 0)");
+    begin(4);
+    s("v"); u(1);
+    s("kind"); s("close");
+    s("seq"); u(5);
+    s("time"); u(0);
+    REJECT(ARB_EPROTO, "event.time: 0 is out of range (omit the key when "
+           "unknown)");
+    move_head(3, 1);
+    s("player"); s("ann");
+    s("verb"); s("pass");
+    s("args"); msgpack_pack_array(&pk, 0);
+    REJECT(ARB_EPROTO, "event.args: empty array (omit the key instead)");
+
+    /* Fields that the kind does not carry, or lacks. */
+    move_head(3, 1);
+    s("player"); s("ann");
+    s("verb"); s("pass");
+    s("text"); s("why not");
+    REJECT(ARB_EPROTO, "event.text: not allowed for kind \"move\"");
+    move_head(3, 1);
+    s("player"); s("ann");
+    s("verb"); s("pass");
+    s("target"); u(0);
+    REJECT(ARB_EPROTO, "event.target: not allowed for kind \"move\"");
+    move_head(1, 1);
+    s("player"); s("ann");
+    REJECT(ARB_EPROTO, "event.verb: required for kind \"move\"");
+    begin(4);
+    s("v"); u(1);
+    s("kind"); s("void");
+    s("seq"); u(9);
+    s("text"); s("oops");
+    REJECT(ARB_EPROTO, "event.target: required for kind \"void\"");
+    begin(5);
+    s("v"); u(1);
+    s("kind"); s("note");
+    s("seq"); u(9);
+    s("player"); s("ann");
+    s("text"); s("hello");
+    REJECT(ARB_EPROTO, "event.player: not allowed for kind \"note\"");
+    begin(3);
+    s("v"); u(1);
+    s("kind"); s("open");
+    s("seq"); u(0);
+    REJECT(ARB_EPROTO, "event.setup: required for kind \"open\"");
+    begin(4);
+    s("v"); u(1);
+    s("kind"); s("close");
+    s("seq"); u(3);
+    s("setup");
+    msgpack_pack_map(&pk, 2);
+    s("game"); s("g");
+    s("match"); s("m");
+    REJECT(ARB_EPROTO, "event.setup: not allowed for kind \"close\"");
+    begin(4);
+    s("v"); u(1);
+    s("kind"); s("open");
+    s("seq"); u(3);
+    s("setup");
+    msgpack_pack_map(&pk, 2);
+    s("game"); s("g");
+    s("match"); s("m");
+    REJECT(ARB_EPROTO, "event.seq: an open event is seq 0, not 3");
+
+    /* Setup details. */
+    open_head(3);
+    s("options");
+    msgpack_pack_array(&pk, 2);
+    msgpack_pack_array(&pk, 2); s("b"); s("1");
+    msgpack_pack_array(&pk, 2); s("a"); s("2");
+    REJECT(ARB_EPROTO, "event.setup.options[1][0]: key not after the key of "
+           "options[0] (keys must be sorted and unique)");
+    open_head(3);
+    s("options");
+    msgpack_pack_array(&pk, 2);
+    msgpack_pack_array(&pk, 2); s("a"); s("1");
+    msgpack_pack_array(&pk, 2); s("a"); s("2");
+    REJECT(ARB_EPROTO, "event.setup.options[1][0]: key not after the key of "
+           "options[0] (keys must be sorted and unique)");
+    open_head(3);
+    s("options");
+    msgpack_pack_array(&pk, 1);
+    msgpack_pack_array(&pk, 3); s("a"); s("1"); s("2");
+    REJECT(ARB_EPROTO,
+           "event.setup.options[0]: expected [key, value] array, got array");
+    open_head(3);
+    s("options");
+    msgpack_pack_array(&pk, 1);
+    msgpack_pack_array(&pk, 2); s("a"); u(1);
+    REJECT(ARB_EPROTO, "event.setup.options[0][1]: expected str, got int");
+    open_head(4);
+    s("teams");
+    msgpack_pack_array(&pk, 1); s("t");
+    s("players");
+    msgpack_pack_array(&pk, 1);
+    msgpack_pack_map(&pk, 2); s("name"); s("ann"); s("team"); u(1);
+    REJECT(ARB_EPROTO,
+           "event.setup.players[0].team: 1 is not the index of one of 1 "
+           "teams");
+    open_head(3);
+    s("players");
+    msgpack_pack_array(&pk, 1);
+    msgpack_pack_map(&pk, 2); s("team"); u(0); s("name"); s("ann");
+    REJECT(ARB_EPROTO, "event.setup.players[0]: key \"name\" out of order "
+           "(must come before \"team\")");
+    open_head(3);
+    s("players");
+    msgpack_pack_array(&pk, 2);
+    msgpack_pack_map(&pk, 1); s("name"); s("ann");
+    msgpack_pack_map(&pk, 1); s("name"); s("ann");
+    REJECT(ARB_EPROTO, "event.setup.players[1].name: same as "
+           "event.setup.players[0]");
+    open_head(3);
+    s("teams");
+    msgpack_pack_array(&pk, 1); s("");
+    REJECT(ARB_EPROTO, "event.setup.teams[0]: empty");
+
+    /* Deal details. */
+    open_head(3);
+    s("deal");
+    msgpack_pack_map(&pk, 2);
+    s("kind"); s("commit");
+    s("seed_hash"); msgpack_pack_bin_with_body(&pk, "0123456789abcdef"
+                                               "0123456789abcde", 31);
+    REJECT(ARB_EPROTO,
+           "event.setup.deal.seed_hash: expected 32 bytes, got 31");
+    open_head(3);
+    s("deal");
+    msgpack_pack_map(&pk, 2);
+    s("kind"); s("commit");
+    s("seed_hash"); s("0123456789abcdef0123456789abcdef");
+    REJECT(ARB_EPROTO, "event.setup.deal.seed_hash: expected bin, got str");
+    open_head(3);
+    s("deal");
+    msgpack_pack_map(&pk, 1);
+    s("kind"); s("seed");
+    REJECT(ARB_EPROTO,
+           "event.setup.deal.seed_hash: required for kind \"seed\"");
+    open_head(3);
+    s("deal");
+    msgpack_pack_map(&pk, 1);
+    s("kind"); s("none");
+    REJECT(ARB_EPROTO, "event.setup.deal.kind: expected \"order\", \"seed\" "
+           "or \"commit\" (omit deal for none)");
+    open_head(3);
+    s("deal");
+    msgpack_pack_map(&pk, 2);
+    s("kind"); s("commit");
+    s("cards"); msgpack_pack_array(&pk, 1); s("4S");
+    REJECT(ARB_EPROTO,
+           "event.setup.deal.seed_hash: required for kind \"commit\"");
+    open_head(3);
+    s("deal");
+    msgpack_pack_map(&pk, 1);
+    s("kind"); s("order");
+    REJECT(ARB_EPROTO,
+           "event.setup.deal.cards: required for kind \"order\"");
+
+    /* Not an event at all, and hostile structure caught by the scan. */
+    in.len = 0;
+    raw("\x91\x01", 2);
+    REJECT(ARB_EPROTO, "message: expected map, got array");
+    in.len = 0;
+    raw("\xdd\xff\xff\xff\xff", 5);
+    REJECT(ARB_EPROTO, "array at offset 0 declares 4294967295 elements but "
+           "only 0 bytes remain");
+    in.len = 0;
+    REJECT(ARB_EPROTO, "empty message");
+}
+
+/* ---- the mutation sweep --------------------------------------------- */
+
+/* Decodes `p`; an accepted input must re-encode to exactly itself and a
+ * rejected one must leave the event cleared.  Returns 1 on a violation. */
+static int
+probe(const char *p, size_t n, int *accepted)
+{
+    arb_event_t ev;
+    arb_buf_t   out = ARB_BUF_INIT;
+    int         bad = 0;
+
+    if (arb_event_decode(&ev, p, n, &why) == 0) {
+        (*accepted)++;
+        if (arb_event_encode(&out, &ev) != 0 || out.len != n
+            || memcmp(out.data, p, n) != 0)
+            bad = 1;
+        arb_event_clear(&ev);
+    } else if (ev.setup != NULL || ev.args != NULL || ev.player != NULL
+               || ev.kind != 0 || ev.seq != 0) {
+        bad = 1;
+    }
+    arb_buf_free(&out);
+    return bad;
+}
+
+static void
+sweep(const arb_event_t *ev, const char *label)
+{
+    static const unsigned char sets[] = {
+        0x00, 0x01, 0x7f, 0x80, 0x90, 0xa0, 0xc0, 0xc1, 0xc4, 0xca, 0xcb,
+        0xcc, 0xd9, 0xdb, 0xdc, 0xdd, 0xde, 0xdf, 0xff
+    };
+    arb_buf_t enc = ARB_BUF_INIT;
+    char     *m;
+    size_t    i, k;
+    int       bad = 0, tried = 0, accepted = 0, b;
+
+    CHECK_INT(arb_event_encode(&enc, ev), 0);
+    m = malloc(enc.len + 1);
+    for (i = 0; i < enc.len; i++) {
+        for (b = 0; b < 8; b++) {
+            memcpy(m, enc.data, enc.len);
+            m[i] = (char)(m[i] ^ (1 << b));
+            if (probe(m, enc.len, &accepted)) {
+                bad++;
+                fprintf(stderr, "  %s: flip bit %d at %zu\n", label, b, i);
+            }
+            tried++;
+        }
+        for (k = 0; k < sizeof(sets); k++) {
+            memcpy(m, enc.data, enc.len);
+            m[i] = (char)sets[k];
+            if (probe(m, enc.len, &accepted)) {
+                bad++;
+                fprintf(stderr, "  %s: byte %02x at %zu\n", label, sets[k],
+                        i);
+            }
+            tried++;
+        }
+    }
+    /* Every proper prefix must fail: a truncated map is never complete. */
+    for (i = 0; i < enc.len; i++) {
+        int before = accepted;
+        memcpy(m, enc.data, i);
+        if (probe(m, i, &accepted) || accepted != before) {
+            bad++;
+            fprintf(stderr, "  %s: prefix of %zu accepted\n", label, i);
+        }
+        tried++;
+    }
+    /* One byte too many is trailing garbage. */
+    memcpy(m, enc.data, enc.len);
+    m[enc.len] = 0;
+    {
+        int before = accepted;
+        if (probe(m, enc.len + 1, &accepted) || accepted != before)
+            bad++;
+    }
+    printf("sweep %s: %d mutations, %d accepted and re-encoded "
+           "identically\n", label, tried, accepted);
+    CHECK_INT(bad, 0);
+    CHECK(tried > 0);
+    free(m);
+    arb_buf_free(&enc);
+}
+
+static void
+test_mutations(void)
+{
+    arb_event_t ev;
+    int         deal;
+
+    make_move(&ev);
+    sweep(&ev, "move");
+    arb_event_clear(&ev);
+    for (deal = ARB_DEAL_NONE; deal <= ARB_DEAL_COMMIT; deal++) {
+        make_open(&ev, deal);
+        sweep(&ev, "open");
+        arb_event_clear(&ev);
+    }
+    make_kind(&ev, ARB_EV_AMEND);
+    sweep(&ev, "amend");
+    arb_event_clear(&ev);
+}
+
+/* ---- the request-reading helpers ------------------------------------ */
+
+static void
+test_mp_helpers(void)
+{
+    static const char *const keys[] = { "op", "match", "seq" };
+    const msgpack_object    *vals[3];
+    msgpack_unpacked         res;
+    char                    *str;
+    uint64_t                 uv;
+    int64_t                  iv;
+
+    begin(3);
+    s("seq"); u(7);
+    s("op"); s("append");
+    s("match"); msgpack_pack_int64(&pk, -3);
+    CHECK_INT(arb_mp_parse(&res, in.data, in.len, &why), 0);
+    /* Unordered: any order, but still no unknown or duplicate keys. */
+    CHECK_INT(arb_mp_fields(&res.data, keys, 3, 0, vals, &why, "req"), 0);
+    CHECK(vals[2] == arb_mp_get(&res.data, "seq"));
+    CHECK(arb_mp_get(&res.data, "nope") == NULL);
+    CHECK(arb_mp_get(NULL, "seq") == NULL);
+    CHECK_INT(arb_mp_fields(&res.data, keys, 3, 1, vals, &why, "req"),
+              ARB_EPROTO);
+    CHECK_STR(arb_buf_cstr(&why),
+              "req: key \"op\" out of order (must come before \"seq\")");
+    CHECK_INT(arb_mp_uint(arb_mp_get(&res.data, "seq"), &uv, &why, "req.seq"),
+              0);
+    CHECK_INT(uv, 7);
+    CHECK_INT(arb_mp_str(arb_mp_get(&res.data, "op"), &str, &why, "req.op"),
+              0);
+    CHECK_STR(str, "append");
+    free(str);
+    CHECK_INT(arb_mp_int(arb_mp_get(&res.data, "match"), &iv, &why, "m"), 0);
+    CHECK_INT(iv, -3);
+    CHECK_INT(arb_mp_uint(arb_mp_get(&res.data, "match"), &uv, &why, "m"),
+              ARB_EPROTO);
+    CHECK_INT(arb_mp_str(arb_mp_get(&res.data, "who"), &str, &why, "req.who"),
+              ARB_EPROTO);
+    CHECK_STR(arb_buf_cstr(&why), "req.who: missing");
+    CHECK(str == NULL);
+    CHECK_STR(arb_mp_type_name(arb_mp_get(&res.data, "op")), "str");
+    msgpack_unpacked_destroy(&res);
+
+    CHECK_INT(arb_mp_utf8_valid("", 0), 1);
+    CHECK_INT(arb_mp_utf8_valid("\xf0\x9f\x82\xa1", 4), 1);   /* U+1F0A1 */
+    CHECK_INT(arb_mp_utf8_valid("\xe0\x80\xaf", 3), 0);       /* overlong */
+    CHECK_INT(arb_mp_utf8_valid("\x80", 1), 0);
+    CHECK_INT(arb_mp_utf8_valid("\xf8\x88\x80\x80\x80", 5), 0);
+}
+
+int
+main(void)
+{
+    test_round_trips();
+    test_golden();
+    test_encode_rejects();
+    test_decode_rejects();
+    test_mutations();
+    test_mp_helpers();
+    arb_buf_free(&in);
+    arb_buf_free(&why);
+    return TEST_END();
+}
