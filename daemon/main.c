@@ -266,6 +266,10 @@ main(int argc, char **argv)
         arb_server_stop(&srv);
     } else {
         arb_log(ARB_LOG_INFO, "%s ready (data %s)", ARB_ENGINE, srv.cfg.data);
+        if (srv.cfg.tokens_file != NULL)
+            arb_log(ARB_LOG_INFO, "connect with: export ARBITER_SERVER=%s "
+                    "ARBITER_TOKEN=<a secret from %s>; bin/arbiter stats",
+                    srv.cfg.listen[0], srv.cfg.tokens_file);
     }
     uv_run(srv.loop, UV_RUN_DEFAULT);
     if (srv.exit_code == 70) {

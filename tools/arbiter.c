@@ -13,8 +13,20 @@ static const struct {
     int       (*run)(int, char **);
     const char *summary;
 } cmds[] = {
-    { "score",  cmd_score,  "classify Blockchain sequences (one line each)" },
-    { "replay", cmd_replay, "replay a transcript: records, totals, digest" },
+    { "score",   cmd_score,   "classify Blockchain sequences (one line each)" },
+    { "replay",  cmd_replay,  "replay a transcript or a stored match: records, "
+                              "totals, digest" },
+    { "open",    cmd_open,    "open a match on the recorder" },
+    { "move",    cmd_move,    "record a move (judged by the rules first)" },
+    { "note",    cmd_note,    "record a note" },
+    { "rule",    cmd_rule,    "record a ruling: void, amend, stands, note" },
+    { "close",   cmd_close,   "close a match" },
+    { "state",   cmd_state,   "a match's records, totals and digest, as "
+                              "recorded" },
+    { "events",  cmd_events,  "list a match's recorded events" },
+    { "watch",   cmd_watch,   "follow a match (or all) as events arrive" },
+    { "matches", cmd_matches, "list the recorded matches" },
+    { "stats",   cmd_stats,   "the recorder's counters" },
 };
 
 static void
@@ -27,7 +39,10 @@ usage(FILE *f)
                "commands:\n");
     for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
-    fprintf(f, "\n'arbiter <command> --help' describes a command.\n"
+    fprintf(f, "\nopen ... stats talk to arbiterd: --server ADDR (default\n"
+               "$ARBITER_SERVER, else unix:./var/arbiter/arbiterd.sock) and\n"
+               "--token T, --token-file F or $ARBITER_TOKEN.\n"
+               "\n'arbiter <command> --help' describes a command.\n"
                "'arbiter --version' prints the engine version.\n");
 }
 

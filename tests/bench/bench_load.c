@@ -1,0 +1,1165 @@
+/*
+ * bench_load.c - load generator for arbiterd (run by load.bench.sh).
+ *
+ * Simulates T concurrent tables.  A table is one connection, authenticated
+ * with the arbiter token, that opens its own YAHchain matches (mode 3, two
+ * players, 144 moves each, then the next match) and appends one move at a
+ * time, waiting for each ack before it sends the next: a real scorekeeper,
+ * no pipelining.  All T sockets are driven by one thread with poll().
+ *
+ * Per T it prints acked appends/s (moves; the opens of new matches are
+ * not counted), events per commit (from the daemon's `stats` op, after
+ * minus before), the ack latency p50/p99/max, the bytes the daemon wrote
+ * to storage per commit (/proc/PID/io) and the CPU both sides used.  It
+ * also measures, on fresh stores in the same directory tree:
+ *   - the "one fsync'd LMDB commit per event" baseline
+ *     (arb_store_append_batch with one event per call);
+ *   - the store's own ceiling when group-committed 128 events at a time,
+ *     one in each of 128 matches (what the daemon does at 256 tables);
+ * the `ping` round trip (protocol + loop cost without a commit), and the
+ * replay throughput of the store the run wrote (arb_store_events +
+ * arb_event_decode + arb_match_open/apply per match, read-only, after the
+ * daemon has stopped) plus arb_store_verify over it.  It compares the
+ * figures to the targets but never fails on one, only when the run itself
+ * breaks (a refused append, a lost connection, a store that does not
+ * replay).
+ *
+ * usage: bench_load --daemon bin/arbiterd --dir DIR [--secs S]
+ *                   [--tables 1,16,256] [--cid]
+ * Environment: LOAD_SECS, LOAD_TABLES, LOAD_CID=1 override the defaults.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <msgpack.h>
+
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/event.h"
+#include "core/match.h"
+#include "core/store.h"
+#include "proto/client.h"
+#include "proto/codec.h"
+#include "proto/frame.h"
+#include "proto/mp.h"
+
+#define MOVES_PER_MATCH 144
+#define MAX_TABLES      1000    /* one fd each, under the usual 1024 */
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static uint64_t
+now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double
+cpu_self_s(void)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6
+           + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* utime + stime of another process, seconds; -1 when unknown. */
+static double
+cpu_pid_s(pid_t pid)
+{
+    char               path[64], buf[1024], *p;
+    unsigned long long ut = 0, st = 0;
+    FILE              *f;
+    size_t             n;
+    int                i;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    p = strrchr(buf, ')');
+    if (p == NULL)
+        return -1;
+    /* Fields after the comm: state is field 3, utime 14, stime 15. */
+    for (i = 3; i <= 13 && p != NULL; i++)
+        p = strchr(p + 1, ' ');
+    if (p == NULL || sscanf(p, " %llu %llu", &ut, &st) != 2)
+        return -1;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Bytes a process has caused to be written to storage (/proc/PID/io
+ * write_bytes); -1 when unknown. */
+static double
+io_pid_bytes(pid_t pid)
+{
+    char               path[64], line[128];
+    unsigned long long v;
+    FILE              *f;
+    double             out = -1;
+
+    snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+    f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "write_bytes: %llu", &v) == 1)
+            out = (double)v;
+    fclose(f);
+    return out;
+}
+
+/* Card of move i (1..144): a fixed permutation of the deck, in ASCII. */
+static void
+card_of(char *out, size_t len, unsigned move)
+{
+    static const char *const types[] = { "2", "3", "4", "5", "6", "7", "8",
+                                         "9", "10", "J", "Q", "K" };
+    static const char        suits[] = "SHDCUMWFLGYN";
+    unsigned                 idx = ((move - 1) * 65u) % 144u;
+
+    snprintf(out, len, "%s%c", types[idx % 12], suits[idx / 12]);
+}
+
+static const char *
+player_of(unsigned move)
+{
+    return (move - 1) % 2 == 0 ? "ann" : "bob";
+}
+
+/* ---- request frames ----------------------------------------------------- */
+
+static void
+req_begin(arb_buf_t *b, msgpack_packer *pk, uint64_t id, const char *op,
+          size_t n)
+{
+    static const char hdr[4] = { 0, 0, 0, 0 };
+
+    arb_buf_add(b, hdr, 4);
+    arb_mp_packer_init(pk, b);
+    msgpack_pack_map(pk, 3 + n);
+    arb_mp_pack_cstr(pk, "v");
+    msgpack_pack_uint64(pk, 1);
+    arb_mp_pack_cstr(pk, "id");
+    msgpack_pack_uint64(pk, id);
+    arb_mp_pack_cstr(pk, "op");
+    arb_mp_pack_cstr(pk, op);
+}
+
+static void
+req_end(arb_buf_t *b, size_t start)
+{
+    size_t body = b->len - start - 4;
+
+    b->data[start] = (char)(body >> 24);
+    b->data[start + 1] = (char)(body >> 16);
+    b->data[start + 2] = (char)(body >> 8);
+    b->data[start + 3] = (char)body;
+}
+
+static void
+kv_str(msgpack_packer *pk, const char *k, const char *v)
+{
+    arb_mp_pack_cstr(pk, k);
+    arb_mp_pack_cstr(pk, v);
+}
+
+static void
+pack_open(arb_buf_t *b, uint64_t id, const char *match)
+{
+    msgpack_packer pk;
+    size_t         start = b->len;
+
+    req_begin(b, &pk, id, "open", 4);
+    kv_str(&pk, "match", match);
+    kv_str(&pk, "game", "yahchain");
+    arb_mp_pack_cstr(&pk, "players");
+    msgpack_pack_array(&pk, 2);
+    arb_mp_pack_cstr(&pk, "ann");
+    arb_mp_pack_cstr(&pk, "bob");
+    arb_mp_pack_cstr(&pk, "options");
+    msgpack_pack_map(&pk, 2);
+    kv_str(&pk, "cycles", "4");
+    kv_str(&pk, "mode", "3");
+    req_end(b, start);
+}
+
+static void
+pack_move(arb_buf_t *b, uint64_t id, const char *match, unsigned move,
+          int with_cid)
+{
+    msgpack_packer pk;
+    char           card[8], cid[96];
+    size_t         start = b->len;
+
+    card_of(card, sizeof(card), move);
+    req_begin(b, &pk, id, "append", with_cid ? 6 : 5);
+    kv_str(&pk, "match", match);
+    kv_str(&pk, "kind", "move");
+    kv_str(&pk, "player", player_of(move));
+    kv_str(&pk, "verb", "place");
+    arb_mp_pack_cstr(&pk, "args");
+    msgpack_pack_array(&pk, 1);
+    arb_mp_pack_cstr(&pk, card);
+    if (with_cid) {
+        snprintf(cid, sizeof(cid), "%s/%u", match, move);
+        kv_str(&pk, "cid", cid);
+    }
+    req_end(b, start);
+}
+
+/* ---- the daemon --------------------------------------------------------- */
+
+static pid_t daemon_pid = -1;
+
+static int
+daemon_start(const char *exe, const char *data, const char *sock,
+             const char *logpath)
+{
+    char spec[600];
+    int  fd;
+
+    snprintf(spec, sizeof(spec), "unix:%s", sock);
+    unlink(sock);
+    daemon_pid = fork();
+    if (daemon_pid < 0) {
+        perror("fork");
+        return -1;
+    }
+    if (daemon_pid == 0) {
+        fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        execl(exe, exe, "--data", data, "--listen", spec, "--log-level",
+              "warn", (char *)NULL);
+        _exit(127);
+    }
+    return 0;
+}
+
+/* Connects (retrying until the daemon listens, up to 15 s). */
+static arb_client_t *
+connect_retry(const char *sock)
+{
+    arb_client_t *cl = NULL;
+    arb_buf_t     why = ARB_BUF_INIT;
+    char          addr[600];
+    int           i, st;
+
+    snprintf(addr, sizeof(addr), "unix:%s", sock);
+    for (i = 0; i < 1500; i++) {
+        if (arb_client_connect(&cl, addr, &why) == 0)
+            break;
+        if (daemon_pid > 0 && waitpid(daemon_pid, &st, WNOHANG) == daemon_pid) {
+            fprintf(stderr, "load: arbiterd exited (status %d) before "
+                    "listening\n", st);
+            daemon_pid = -1;
+            break;
+        }
+        usleep(10000);
+    }
+    if (cl == NULL)
+        fprintf(stderr, "load: cannot connect to %s: %s\n", addr,
+                why.data ? arb_buf_cstr(&why) : "");
+    arb_buf_free(&why);
+    return cl;
+}
+
+static void
+daemon_stop(void)
+{
+    int st, i;
+
+    if (daemon_pid <= 0)
+        return;
+    kill(daemon_pid, SIGTERM);
+    for (i = 0; i < 1000; i++) {
+        if (waitpid(daemon_pid, &st, WNOHANG) == daemon_pid) {
+            daemon_pid = -1;
+            return;
+        }
+        usleep(10000);
+    }
+    kill(daemon_pid, SIGKILL);
+    waitpid(daemon_pid, &st, 0);
+    daemon_pid = -1;
+}
+
+static int
+read_token(const char *path, char *out, size_t len)
+{
+    char  line[512], sec[256], role[64];
+    FILE *f = fopen(path, "r");
+
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, " token = %255s %63s", sec, role) == 2
+            && strcmp(role, "arbiter") == 0) {
+            snprintf(out, len, "%s", sec);
+            fclose(f);
+            return 0;
+        }
+    fclose(f);
+    return -1;
+}
+
+static int
+stats(arb_client_t *cl, uint64_t *commits, uint64_t *events)
+{
+    msgpack_packer  *pk;
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT;
+    int              rc;
+
+    msgpack_unpacked_init(&res);
+    arb_client_begin(cl, &pk, "stats", 0);
+    rc = arb_client_call(cl, &res, &why);
+    if (rc == 0) {
+        *commits = arb_client_uint(&res, "commits");
+        *events = arb_client_uint(&res, "events_committed");
+    } else {
+        fprintf(stderr, "load: stats: %s\n", arb_buf_cstr(&why));
+    }
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+    return rc;
+}
+
+/* ---- one load run ------------------------------------------------------- */
+
+typedef struct tab {
+    arb_client_t      *cl;
+    int                fd;
+    arb_frame_reader_t rd;
+    char               match[80];
+    unsigned           nmatch;
+    unsigned           next;        /* next move 1..144 */
+    int                busy;        /* a request is outstanding */
+    int                opening;     /* ... and it is an open */
+    int                dead;
+    uint64_t           id;
+    uint64_t           sent_ns;
+    arb_buf_t          out;
+    size_t             outoff;
+} tab_t;
+
+typedef struct result {
+    unsigned tables;
+    double   secs;
+    uint64_t acked, opens, errors;
+    double   per_commit;
+    uint64_t commits;
+    uint32_t p50, p99, max;
+    double   cli_cpu, srv_cpu;     /* percent of one core */
+    double   kb_commit;            /* KiB written per commit, -1 unknown */
+} result_t;
+
+typedef struct lat {
+    uint32_t *v;
+    size_t    n, cap;
+} lat_t;
+
+static void
+lat_add(lat_t *l, uint64_t ns)
+{
+    uint64_t us = ns / 1000;
+
+    if (l->n == l->cap) {
+        size_t    cap = l->cap ? l->cap * 2 : 1 << 16;
+        uint32_t *nv = realloc(l->v, cap * sizeof(*nv));
+        if (nv == NULL)
+            return;
+        l->v = nv;
+        l->cap = cap;
+    }
+    l->v[l->n++] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* Round trip of `ping` (no commit): what the protocol and the loop cost. */
+static int
+ping_rtt(arb_client_t *cl, unsigned n, uint32_t *p50, uint32_t *p99)
+{
+    msgpack_packer  *pk;
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT;
+    uint32_t        *v = calloc(n, sizeof(*v));
+    uint64_t         t;
+    unsigned         i;
+    int              rc = ARB_ENOMEM;
+
+    msgpack_unpacked_init(&res);
+    for (i = 0; v != NULL && i < n; i++) {
+        arb_client_begin(cl, &pk, "ping", 0);
+        t = now_ns();
+        rc = arb_client_call(cl, &res, &why);
+        if (rc != 0)
+            break;
+        v[i] = (uint32_t)((now_ns() - t) / 1000);
+    }
+    if (rc == 0) {
+        qsort(v, n, sizeof(*v), cmp_u32);
+        *p50 = v[n / 2];
+        *p99 = v[(n * 99) / 100];
+    }
+    free(v);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+    return rc;
+}
+
+static int pid_tag;
+static int with_cid;
+
+static void
+tab_flush(tab_t *t)
+{
+    ssize_t w;
+
+    while (t->outoff < t->out.len) {
+        w = send(t->fd, t->out.data + t->outoff, t->out.len - t->outoff,
+                 MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK) {
+                fprintf(stderr, "load: send: %s\n", strerror(errno));
+                t->dead = 1;
+            }
+            return;
+        }
+        t->outoff += (size_t)w;
+    }
+    t->out.len = 0;
+    t->outoff = 0;
+}
+
+static void
+tab_send(tab_t *t, unsigned T, unsigned ti)
+{
+    t->id++;
+    if (t->next == 0 || t->next > MOVES_PER_MATCH) {
+        t->nmatch++;
+        snprintf(t->match, sizeof(t->match), "L%d-T%u-%u-%u", pid_tag, T, ti,
+                 t->nmatch);
+        pack_open(&t->out, t->id, t->match);
+        t->opening = 1;
+        t->next = 1;
+    } else {
+        pack_move(&t->out, t->id, t->match, t->next, with_cid);
+        t->opening = 0;
+    }
+    t->busy = 1;
+    t->sent_ns = now_ns();
+    tab_flush(t);
+}
+
+/* One response frame.  Returns 1 for an ack of the outstanding request. */
+static int
+tab_frame(tab_t *t, const char *frame, size_t len, uint64_t *errors)
+{
+    msgpack_unpacked      res;
+    const msgpack_object *ok, *e, *m;
+    arb_buf_t             why = ARB_BUF_INIT;
+    uint64_t              id = 0;
+    int                   rc, acked = 0;
+
+    msgpack_unpacked_init(&res);
+    rc = arb_mp_parse(&res, frame, len, &why);
+    if (rc != 0) {
+        fprintf(stderr, "load: bad response: %s\n", arb_buf_cstr(&why));
+        t->dead = 1;
+        goto done;
+    }
+    if (arb_mp_get(&res.data, "push") != NULL)
+        goto done;
+    m = arb_mp_get(&res.data, "id");
+    if (m != NULL && m->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+        id = m->via.u64;
+    ok = arb_mp_get(&res.data, "ok");
+    if (ok == NULL || ok->type != MSGPACK_OBJECT_BOOLEAN || !ok->via.boolean) {
+        const msgpack_object *msg;
+        e = arb_mp_get(&res.data, "error");
+        msg = arb_mp_get(e, "message");
+        (*errors)++;
+        fprintf(stderr, "load: %s: request %llu refused: %.*s\n", t->match,
+                (unsigned long long)id,
+                msg && msg->type == MSGPACK_OBJECT_STR ? (int)msg->via.str.size
+                                                       : 0,
+                msg && msg->type == MSGPACK_OBJECT_STR ? msg->via.str.ptr : "");
+        t->dead = 1;
+        goto done;
+    }
+    if (id == t->id && t->busy)
+        acked = 1;
+done:
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+    return acked;
+}
+
+static int
+run_load(const char *sock, const char *token, unsigned T, double secs,
+         arb_client_t *ctl, result_t *out)
+{
+    static char    rbuf[65536];
+    tab_t         *tabs;
+    struct pollfd *pfd;
+    lat_t          lat = { NULL, 0, 0 };
+    arb_buf_t      why = ARB_BUF_INIT;
+    uint64_t       c0 = 0, e0 = 0, c1 = 0, e1 = 0, t0, deadline, now;
+    uint64_t       acked = 0, opens = 0, errors = 0;
+    double         cpu0 = 0, cpu1, scpu0 = 0, scpu1, io0 = 0, io1;
+    unsigned       i, busy, warm;
+    int            rc = -1;
+
+    memset(out, 0, sizeof(*out));
+    tabs = calloc(T, sizeof(*tabs));
+    pfd = calloc(T, sizeof(*pfd));
+    if (tabs == NULL || pfd == NULL)
+        goto out;
+    for (i = 0; i < T; i++) {
+        tab_t *t = &tabs[i];
+        t->cl = connect_retry(sock);
+        if (t->cl == NULL)
+            goto out;
+        if (arb_client_auth(t->cl, token, &why) != 0) {
+            fprintf(stderr, "load: auth: %s\n", arb_buf_cstr(&why));
+            goto out;
+        }
+        t->fd = arb_client_fd(t->cl);
+        fcntl(t->fd, F_SETFL, fcntl(t->fd, F_GETFL) | O_NONBLOCK);
+        arb_frame_reader_init(&t->rd, 1u << 20);
+    }
+
+    /* Warm-up: every table opens its first match (not timed). */
+    for (i = 0; i < T; i++)
+        tab_send(&tabs[i], T, i);
+    warm = 1;
+    t0 = deadline = 0;
+    for (;;) {
+        int n;
+        busy = 0;
+        for (i = 0; i < T; i++) {
+            pfd[i].fd = tabs[i].dead ? -1 : tabs[i].fd;
+            pfd[i].events = POLLIN | (tabs[i].outoff < tabs[i].out.len
+                                      ? POLLOUT : 0);
+            pfd[i].revents = 0;
+            busy += tabs[i].busy && !tabs[i].dead;
+        }
+        if (busy == 0) {
+            if (!warm)
+                break;
+            /* Warm-up done: start the clock. */
+            warm = 0;
+            if (stats(ctl, &c0, &e0) != 0)
+                goto out;
+            cpu0 = cpu_self_s();
+            scpu0 = cpu_pid_s(daemon_pid);
+            io0 = io_pid_bytes(daemon_pid);
+            t0 = now_ns();
+            deadline = t0 + (uint64_t)(secs * 1e9);
+            for (i = 0; i < T; i++)
+                if (!tabs[i].dead)
+                    tab_send(&tabs[i], T, i);
+            continue;
+        }
+        n = poll(pfd, T, 100);
+        if (n < 0 && errno != EINTR) {
+            perror("poll");
+            goto out;
+        }
+        if (n <= 0)
+            continue;
+        for (i = 0; i < T; i++) {
+            tab_t      *t = &tabs[i];
+            const char *frame;
+            size_t      len;
+            ssize_t     r;
+            int         frc;
+
+            if (pfd[i].revents == 0 || t->dead)
+                continue;
+            if (pfd[i].revents & POLLOUT)
+                tab_flush(t);
+            if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            for (;;) {
+                r = recv(t->fd, rbuf, sizeof(rbuf), 0);
+                if (r < 0 && errno == EINTR)
+                    continue;
+                if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                    break;
+                if (r <= 0) {
+                    fprintf(stderr, "load: table %u: connection closed by "
+                            "the daemon\n", i);
+                    t->dead = 1;
+                    errors++;
+                    break;
+                }
+                arb_frame_reader_feed(&t->rd, rbuf, (size_t)r);
+                while ((frc = arb_frame_reader_next(&t->rd, &frame, &len))
+                       == 1) {
+                    if (!tab_frame(t, frame, len, &errors))
+                        continue;
+                    now = now_ns();
+                    t->busy = 0;
+                    if (!warm && now < deadline) {
+                        if (t->opening) {
+                            opens++;
+                        } else {
+                            acked++;
+                            lat_add(&lat, now - t->sent_ns);
+                        }
+                    }
+                    if (!t->opening)
+                        t->next++;
+                    if (!warm && now < deadline)
+                        tab_send(t, T, i);
+                }
+                if (frc < 0) {
+                    fprintf(stderr, "load: bad frame from the daemon\n");
+                    t->dead = 1;
+                    break;
+                }
+                if ((size_t)r < sizeof(rbuf))
+                    break;
+            }
+        }
+    }
+    now = now_ns();
+    cpu1 = cpu_self_s();
+    scpu1 = cpu_pid_s(daemon_pid);
+    io1 = io_pid_bytes(daemon_pid);
+    if (stats(ctl, &c1, &e1) != 0)
+        goto out;
+    out->tables = T;
+    out->secs = secs;
+    out->acked = acked;
+    out->opens = opens;
+    out->errors = errors;
+    out->commits = c1 - c0;
+    out->per_commit = c1 > c0 ? (double)(e1 - e0) / (double)(c1 - c0) : 0;
+    out->cli_cpu = 100.0 * (cpu1 - cpu0) / ((double)(now - t0) / 1e9);
+    out->srv_cpu = scpu0 >= 0 && scpu1 >= 0
+                   ? 100.0 * (scpu1 - scpu0) / ((double)(now - t0) / 1e9) : -1;
+    out->kb_commit = io0 >= 0 && io1 >= 0 && c1 > c0
+                     ? (io1 - io0) / 1024.0 / (double)(c1 - c0) : -1;
+    if (lat.n > 0) {
+        qsort(lat.v, lat.n, sizeof(*lat.v), cmp_u32);
+        out->p50 = lat.v[lat.n / 2];
+        out->p99 = lat.v[(lat.n * 99) / 100];
+        out->max = lat.v[lat.n - 1];
+    }
+    rc = 0;
+out:
+    for (i = 0; tabs != NULL && i < T; i++) {
+        arb_frame_reader_free(&tabs[i].rd);
+        arb_buf_free(&tabs[i].out);
+        arb_client_close(tabs[i].cl);
+    }
+    free(tabs);
+    free(pfd);
+    free(lat.v);
+    arb_buf_free(&why);
+    return rc;
+}
+
+/* ---- the fsync baseline ------------------------------------------------- */
+
+static int
+encode_move(arb_buf_t *b, uint64_t seq, unsigned move)
+{
+    arb_event_t ev;
+    char        card[8];
+    char       *args[1];
+    int         rc;
+
+    card_of(card, sizeof(card), move);
+    memset(&ev, 0, sizeof(ev));
+    args[0] = card;
+    ev.kind = ARB_EV_MOVE;
+    ev.seq = seq;
+    ev.time_ms = 1700000000000 + (int64_t)seq;
+    ev.actor = "arbiter";
+    ev.player = (char *)player_of(move);
+    ev.verb = "place";
+    ev.nargs = 1;
+    ev.args = args;
+    b->len = 0;
+    rc = arb_event_encode(b, &ev);     /* ev borrows: not cleared */
+    return rc;
+}
+
+static int
+baseline(const char *dir, double secs, double *rate, uint32_t *p50,
+         uint32_t *p99, double *kb_commit)
+{
+    lat_t        lat = { NULL, 0, 0 };
+    uint64_t     ta;
+    double       io0, io1;
+    arb_store_t *s = NULL;
+    arb_buf_t    why = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    arb_append_t ap;
+    uint64_t     t0, t1 = 0, seq, n = 0;
+    int          rc;
+
+    rc = arb_store_open(&s, dir, NULL, &why);
+    if (rc != 0) {
+        fprintf(stderr, "load: baseline store %s: %s\n", dir,
+                arb_buf_cstr(&why));
+        goto out;
+    }
+    memset(&ap, 0, sizeof(ap));
+    ap.match_id = "baseline";
+    ap.game = "yahchain";
+    ap.seq = 0;
+    ap.time_ms = 1700000000000;
+    ap.bytes = "open";     /* the store never decodes */
+    ap.len = 4;
+    rc = arb_store_append_batch(s, &ap, 1, &why);
+    io0 = io_pid_bytes(getpid());
+    t0 = now_ns();
+    for (seq = 1; rc == 0; seq++) {
+        if ((rc = encode_move(&b, seq, (unsigned)((seq - 1) % 144) + 1)) != 0)
+            break;
+        ta = now_ns();
+        memset(&ap, 0, sizeof(ap));
+        ap.match_id = "baseline";
+        ap.seq = seq;
+        ap.time_ms = 1700000000000 + (int64_t)seq;
+        ap.bytes = b.data;
+        ap.len = b.len;
+        rc = arb_store_append_batch(s, &ap, 1, &why);
+        t1 = now_ns();
+        if (rc == 0) {
+            n++;
+            lat_add(&lat, t1 - ta);
+        }
+        if (t1 - t0 >= (uint64_t)(secs * 1e9))
+            break;
+    }
+    io1 = io_pid_bytes(getpid());
+    if (rc != 0) {
+        fprintf(stderr, "load: baseline append: %s\n", arb_buf_cstr(&why));
+    } else {
+        *rate = (double)n / ((double)(t1 - t0) / 1e9);
+        *kb_commit = io0 >= 0 && io1 >= 0 && n ? (io1 - io0) / 1024.0 / n
+                                               : -1;
+        if (lat.n > 0) {
+            qsort(lat.v, lat.n, sizeof(*lat.v), cmp_u32);
+            *p50 = lat.v[lat.n / 2];
+            *p99 = lat.v[(lat.n * 99) / 100];
+        }
+    }
+    free(lat.v);
+out:
+    arb_store_close(s);
+    arb_buf_free(&why);
+    arb_buf_free(&b);
+    return rc;
+}
+
+/* The store alone, group-committed the way the daemon does it at many
+ * tables: batches of `width` events, one in each of `width` matches.  This
+ * is the ceiling the daemon can reach with that batch size. */
+static int
+store_ceiling(const char *dir, double secs, size_t width, double *rate,
+              double *ms_commit, double *kb_commit)
+{
+    arb_store_t  *s = NULL;
+    arb_buf_t     why = ARB_BUF_INIT, *bytes = NULL;
+    arb_append_t *ap = NULL;
+    char        (*ids)[32] = NULL;
+    uint64_t      t0, t1 = 0, seq, n = 0, commits = 0;
+    double        io0, io1;
+    size_t        i;
+    int           rc = ARB_ENOMEM;
+
+    ap = calloc(width, sizeof(*ap));
+    bytes = calloc(width, sizeof(*bytes));
+    ids = calloc(width, sizeof(*ids));
+    if (ap == NULL || bytes == NULL || ids == NULL)
+        goto out;
+    rc = arb_store_open(&s, dir, NULL, &why);
+    if (rc != 0) {
+        fprintf(stderr, "load: ceiling store %s: %s\n", dir,
+                arb_buf_cstr(&why));
+        goto out;
+    }
+    for (i = 0; i < width; i++) {
+        snprintf(ids[i], sizeof(ids[i]), "ceiling-%zu", i);
+        ap[i].match_id = ids[i];
+        ap[i].game = "yahchain";
+        ap[i].seq = 0;
+        ap[i].time_ms = 1700000000000;
+        ap[i].bytes = "open";
+        ap[i].len = 4;
+    }
+    rc = arb_store_append_batch(s, ap, width, &why);
+    io0 = io_pid_bytes(getpid());
+    t0 = now_ns();
+    for (seq = 1; rc == 0; seq++) {
+        for (i = 0; i < width && rc == 0; i++) {
+            rc = encode_move(&bytes[i], seq, (unsigned)((seq - 1) % 144) + 1);
+            memset(&ap[i], 0, sizeof(ap[i]));
+            ap[i].match_id = ids[i];
+            ap[i].seq = seq;
+            ap[i].time_ms = 1700000000000 + (int64_t)seq;
+            ap[i].bytes = bytes[i].data;
+            ap[i].len = bytes[i].len;
+        }
+        if (rc == 0)
+            rc = arb_store_append_batch(s, ap, width, &why);
+        if (rc == 0) {
+            n += width;
+            commits++;
+        }
+        if ((t1 = now_ns()) - t0 >= (uint64_t)(secs * 1e9))
+            break;
+    }
+    io1 = io_pid_bytes(getpid());
+    if (rc != 0) {
+        fprintf(stderr, "load: ceiling append: %s\n", arb_buf_cstr(&why));
+    } else {
+        *rate = (double)n / ((double)(t1 - t0) / 1e9);
+        *ms_commit = commits ? (double)(t1 - t0) / 1e6 / (double)commits : 0;
+        *kb_commit = io0 >= 0 && io1 >= 0 && commits
+                     ? (io1 - io0) / 1024.0 / (double)commits : -1;
+    }
+out:
+    arb_store_close(s);
+    for (i = 0; bytes != NULL && i < width; i++)
+        arb_buf_free(&bytes[i]);
+    free(bytes);
+    free(ap);
+    free(ids);
+    arb_buf_free(&why);
+    return rc;
+}
+
+/* ---- replay ------------------------------------------------------------- */
+
+typedef struct ids {
+    char   (*id)[ARB_STORE_ID_MAX + 1];
+    size_t n, cap;
+} ids_t;
+
+static int
+on_match_id(void *ud, const arb_match_info_t *m)
+{
+    ids_t *x = ud;
+
+    if (x->n == x->cap) {
+        size_t cap = x->cap ? x->cap * 2 : 256;
+        void  *nv = realloc(x->id, cap * sizeof(*x->id));
+        if (nv == NULL)
+            return ARB_ENOMEM;
+        x->id = nv;
+        x->cap = cap;
+    }
+    memcpy(x->id[x->n++], m->match_id, sizeof(x->id[0]));
+    return 0;
+}
+
+typedef struct rp {
+    arb_match_t *m;
+    uint64_t     n;
+    int          bad;
+} rp_t;
+
+static int
+on_replay(void *ud, uint64_t seq, int64_t t, const unsigned char h[32],
+          const void *bytes, size_t len)
+{
+    rp_t         *x = ud;
+    arb_event_t   ev;
+    arb_verdict_t v;
+    int           rc;
+
+    (void)t;
+    (void)h;
+    if (arb_event_decode(&ev, bytes, len, NULL) != 0) {
+        x->bad = 1;
+        return 1;
+    }
+    rc = seq == 0 ? arb_match_open(&x->m, &ev, &v)
+                  : arb_match_apply(x->m, &ev, &v);
+    arb_event_clear(&ev);
+    if (rc != 0) {
+        x->bad = 1;
+        return 1;
+    }
+    x->n++;
+    return 0;
+}
+
+static int
+replay(const char *dir, uint64_t *nev, size_t *nmatch, double *rate,
+       double *vrate)
+{
+    arb_store_opts_t o;
+    arb_store_t     *s = NULL;
+    arb_buf_t        why = ARB_BUF_INIT;
+    ids_t            ids = { NULL, 0, 0 };
+    uint64_t         t0, t1, n = 0;
+    size_t           i;
+    int              rc;
+
+    memset(&o, 0, sizeof(o));
+    o.read_only = 1;
+    rc = arb_store_open(&s, dir, &o, &why);
+    if (rc != 0) {
+        fprintf(stderr, "load: replay: open %s: %s\n", dir,
+                arb_buf_cstr(&why));
+        goto out;
+    }
+    t0 = now_ns();
+    rc = arb_store_matches(s, on_match_id, &ids, &why);
+    for (i = 0; rc == 0 && i < ids.n; i++) {
+        rp_t x = { NULL, 0, 0 };
+        rc = arb_store_events(s, ids.id[i], 0, UINT64_MAX, on_replay, &x,
+                              &why);
+        arb_match_free(x.m);
+        if (rc == 0 && x.bad) {
+            fprintf(stderr, "load: replay: match %s does not replay\n",
+                    ids.id[i]);
+            rc = ARB_ECORRUPT;
+        }
+        n += x.n;
+    }
+    t1 = now_ns();
+    if (rc != 0)
+        goto out;
+    *nev = n;
+    *nmatch = ids.n;
+    *rate = (double)n / ((double)(t1 - t0) / 1e9);
+    t0 = now_ns();
+    rc = arb_store_verify(s, NULL, &why);
+    t1 = now_ns();
+    if (rc != 0)
+        fprintf(stderr, "load: verify: %s\n", arb_buf_cstr(&why));
+    else
+        *vrate = (double)n / ((double)(t1 - t0) / 1e9);
+out:
+    free(ids.id);
+    arb_store_close(s);
+    arb_buf_free(&why);
+    return rc;
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+static const char *
+verdict(int met)
+{
+    return met ? "met" : "MISSED";
+}
+
+int
+main(int argc, char **argv)
+{
+    const char *exe = "bin/arbiterd", *dir = NULL, *tables = "1,16,256";
+    const char *env;
+    char        data[512], sock[512], logp[512], basedir[512], tokpath[600];
+    char        ceildir[512];
+    char        token[256], tl[256], *p, *save = NULL;
+    result_t    res[16];
+    unsigned    tv[16];
+    size_t      nt = 0, i, nmatch = 0;
+    double      secs = 5, base = 0, rrate = 0, vrate = 0;
+    double      crate = 0, cms = 0, ckb = 0, bkb = 0;
+    uint32_t    bp50 = 0, bp99 = 0, pp50 = 0, pp99 = 0;
+    uint64_t    nev = 0, total_acked = 0, total_opens = 0;
+    arb_client_t *ctl = NULL;
+    int         rc = 1, ok_base, ok_ceil, ok_replay = 0, failed = 0;
+
+    signal(SIGPIPE, SIG_IGN);
+    memset(res, 0, sizeof(res));
+    if ((env = getenv("LOAD_SECS")) != NULL && *env)
+        secs = atof(env);
+    if ((env = getenv("LOAD_TABLES")) != NULL && *env)
+        tables = env;
+    if ((env = getenv("LOAD_CID")) != NULL && *env == '1')
+        with_cid = 1;
+    for (i = 1; i < (size_t)argc; i++) {
+        if (!strcmp(argv[i], "--daemon") && i + 1 < (size_t)argc)
+            exe = argv[++i];
+        else if (!strcmp(argv[i], "--dir") && i + 1 < (size_t)argc)
+            dir = argv[++i];
+        else if (!strcmp(argv[i], "--secs") && i + 1 < (size_t)argc)
+            secs = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--tables") && i + 1 < (size_t)argc)
+            tables = argv[++i];
+        else if (!strcmp(argv[i], "--cid"))
+            with_cid = 1;
+        else {
+            fprintf(stderr, "usage: bench_load --daemon EXE --dir DIR "
+                    "[--secs S] [--tables 1,16,256] [--cid]\n");
+            return 2;
+        }
+    }
+    if (dir == NULL || secs <= 0) {
+        fprintf(stderr, "bench_load: --dir DIR is required (a scratch "
+                "directory) and --secs must be positive\n");
+        return 2;
+    }
+    snprintf(tl, sizeof(tl), "%s", tables);
+    for (p = strtok_r(tl, ",", &save); p != NULL && nt < 16;
+         p = strtok_r(NULL, ",", &save)) {
+        long v = strtol(p, NULL, 10);
+        if (v < 1 || v > MAX_TABLES) {
+            fprintf(stderr, "bench_load: tables must be 1..%d\n", MAX_TABLES);
+            return 2;
+        }
+        tv[nt++] = (unsigned)v;
+    }
+    pid_tag = (int)getpid();
+    snprintf(data, sizeof(data), "%s/data", dir);
+    snprintf(sock, sizeof(sock), "%s/data/s.sock", dir);
+    snprintf(logp, sizeof(logp), "%s/arbiterd.log", dir);
+    snprintf(basedir, sizeof(basedir), "%s/baseline", dir);
+    snprintf(ceildir, sizeof(ceildir), "%s/ceiling", dir);
+    snprintf(tokpath, sizeof(tokpath), "%s/tokens", data);
+    if (strlen(sock) >= 100) {
+        fprintf(stderr, "bench_load: %s: path too long for a unix socket\n",
+                sock);
+        return 2;
+    }
+
+    /* 1. The baseline: one fsync'd commit per event, same filesystem. */
+    ok_base = baseline(basedir, secs < 3 ? secs : 3, &base, &bp50, &bp99,
+                       &bkb) == 0;
+    ok_ceil = store_ceiling(ceildir, secs < 3 ? secs : 3, 128, &crate, &cms,
+                            &ckb) == 0;
+
+    /* 2. The daemon under T tables. */
+    if (daemon_start(exe, data, sock, logp) != 0)
+        return 1;
+    ctl = connect_retry(sock);
+    if (ctl == NULL || read_token(tokpath, token, sizeof(token)) != 0) {
+        fprintf(stderr, "load: no daemon or no arbiter token in %s\n",
+                tokpath);
+        goto done;
+    }
+    {
+        arb_buf_t why = ARB_BUF_INIT;
+        if (arb_client_auth(ctl, token, &why) != 0) {
+            fprintf(stderr, "load: auth: %s\n", arb_buf_cstr(&why));
+            arb_buf_free(&why);
+            goto done;
+        }
+        arb_buf_free(&why);
+    }
+    if (ping_rtt(ctl, 2000, &pp50, &pp99) != 0)
+        pp50 = pp99 = 0;
+    for (i = 0; i < nt; i++) {
+        if (run_load(sock, token, tv[i], secs, ctl, &res[i]) != 0) {
+            fprintf(stderr, "load: run with %u tables failed\n", tv[i]);
+            failed = 1;
+            break;
+        }
+        total_acked += res[i].acked;
+        total_opens += res[i].opens;
+        if (res[i].errors)
+            failed = 1;
+    }
+    arb_client_close(ctl);
+    ctl = NULL;
+    daemon_stop();
+
+    /* 3. Replay what the daemon wrote. */
+    if (!failed)
+        ok_replay = replay(data, &nev, &nmatch, &rrate, &vrate) == 0;
+
+    /* 4. The table. */
+    printf("load: arbiterd, yahchain mode 3, 2 players/table, one move in "
+           "flight per table%s, %.1f s per run, 1 client thread (poll)\n",
+           with_cid ? " (with cid)" : "", secs);
+    printf("  %6s %11s %10s %8s %8s %8s %10s %6s %6s %6s\n", "tables",
+           "appends/s", "ev/commit", "p50 us", "p99 us", "max us",
+           "KiB/commit", "cli%", "srv%", "errors");
+    for (i = 0; i < nt && res[i].tables != 0; i++) {
+        result_t *r = &res[i];
+        printf("  %6u %11.0f %10.1f %8u %8u %8u %10.0f %6.0f %6.0f %6llu\n",
+               r->tables, (double)r->acked / r->secs, r->per_commit, r->p50,
+               r->p99, r->max, r->kb_commit, r->cli_cpu, r->srv_cpu,
+               (unsigned long long)r->errors);
+    }
+    if (ok_base)
+        printf("  fsync baseline (arb_store_append_batch, 1 event/commit): "
+               "%.0f events/s, commit p50 %u us p99 %u us, %.0f KiB written "
+               "per commit\n", base, bp50, bp99, bkb);
+    else
+        printf("  fsync baseline: failed\n");
+    printf("  ping round trip (no commit): p50 %u us, p99 %u us\n", pp50,
+           pp99);
+    if (ok_ceil)
+        printf("  store alone, 128 events/commit in 128 matches: %.0f "
+               "events/s (%.2f ms and %.0f KiB written per commit)\n", crate,
+               cms, ckb);
+    else
+        printf("  store ceiling: failed\n");
+    if (ok_replay)
+        printf("  replay (decode + open/apply, %zu matches, %llu events): "
+               "%.0f events/s; verify chain: %.0f events/s\n", nmatch,
+               (unsigned long long)nev, rrate, vrate);
+    else
+        printf("  replay: %s\n", failed ? "skipped (load failed)" : "failed");
+    if (ok_replay && nev < total_acked + total_opens)
+        printf("  WARNING: the store holds %llu events, fewer than the %llu "
+               "acked\n", (unsigned long long)nev,
+               (unsigned long long)(total_acked + total_opens));
+    printf("  targets:");
+    for (i = 0; i < nt; i++) {
+        result_t *r = &res[i];
+        if (r->tables == 256)
+            printf(" [256 tables >= 150000 appends/s: %.0f, %s]",
+                   (double)r->acked / r->secs,
+                   verdict((double)r->acked / r->secs >= 150000));
+        if (r->tables == 16)
+            printf(" [16 tables p99 <= 2000 us: %u, %s]", r->p99,
+                   verdict(r->acked > 0 && r->p99 <= 2000));
+        if (r->tables == 1 && ok_base && base > 0)
+            printf(" [1 table within 10%% of baseline: %.0f%%, %s]",
+                   100.0 * ((double)r->acked / r->secs) / base,
+                   verdict((double)r->acked / r->secs >= 0.9 * base));
+    }
+    printf("\n");
+    rc = failed || !ok_base || !ok_ceil || !ok_replay;
+done:
+    arb_client_close(ctl);
+    daemon_stop();
+    return rc;
+}

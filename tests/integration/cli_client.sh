@@ -1,0 +1,219 @@
+#!/bin/sh
+# The arbiterd client commands as a user runs them against a live daemon:
+# open, move, note, rule, close, state, events, watch, matches, stats and
+# replay --db; exact output lines and exit statuses.
+BUILD=${BUILD:-build}
+A=bin/arbiter
+pass=0; fail=0
+T=$(mktemp -d)
+D=; W1=; W2=
+cleanup() {
+    for p in $W1 $W2 $D; do kill "$p" 2>/dev/null; done
+    [ -n "$D" ] && wait "$D" 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+check() {   # check NAME EXPECTED ACTUAL
+    if [ "$2" = "$3" ]; then pass=$((pass + 1))
+    else fail=$((fail + 1)); printf 'FAIL %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fi
+}
+
+bin/arbiterd --data "$T/data" --listen "unix:$T/s.sock" --log-level warn \
+    2> "$T/daemon.log" &
+D=$!
+i=0
+while [ ! -S "$T/s.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+if [ ! -S "$T/s.sock" ]; then
+    echo "cli_client.sh: arbiterd did not start"; cat "$T/daemon.log"
+    echo "cli_client.sh: 0 passed, 1 failed"; exit 1
+fi
+token() { awk -v r="$1" '$1 == "token" && $4 == r { print $3 }' "$T/data/tokens"; }
+ARB=$(token arbiter); SCO=$(token scorer); RDR=$(token reader)
+export ARBITER_SERVER="unix:$T/s.sock"
+unset ARBITER_TOKEN
+HEX='[0-9a-f]\{64\}'
+
+# ---- a full match: open, 36 moves, close --------------------------------
+out=$($A open --token "$ARB" --match M1 --game yahchain --players alice,bob \
+      --option mode=3); rc=$?
+check "open exit" 0 $rc
+check "open line" "opened M1 seq 0 hash" "$(printf '%s' "$out" | sed "s/ $HEX\$//")"
+
+# Both watches start before the moves; --from makes them independent of
+# how fast they subscribe.
+$A watch --token "$RDR" --match M1 --from 1 > "$T/watch1" 2> "$T/watch1.err" &
+W1=$!
+$A watch --token "$RDR" --from 1 --json > "$T/watch2" 2> "$T/watch2.err" &
+W2=$!
+
+# Sota k takes 2-3-4 of suit letter k, a Single line (BC-003, 9 + 15); the
+# seats alternate across Sota boundaries.
+printf 'game: yahchain\nmatch: M1\nplayers: alice bob\nmode: 3\n\n' > "$T/m1.txt"
+seq=0; bad=""
+for suit in S H D C U M W F L G Y N; do
+    for type in 2 3 4; do
+        seq=$((seq + 1))
+        if [ $((seq % 2)) -eq 1 ]; then who=alice; else who=bob; fi
+        out=$($A move --token "$SCO" --match M1 place $who "$type$suit")
+        [ "$(printf '%s' "$out" | sed "s/ $HEX\$//")" = "seq $seq hash" ] \
+            || bad="$bad $seq:$out"
+        printf '%d. place %s %s%s\n' $seq $who $type $suit >> "$T/m1.txt"
+    done
+done
+check "36 moves recorded" "" "$bad"
+out=$($A close --token "$ARB" --match M1 --reason "all Sotas done"); rc=$?
+check "close exit" 0 $rc
+check "close line" "seq 37 hash" "$(printf '%s' "$out" | sed "s/ $HEX\$//")"
+printf '37. close -- all Sotas done\n' >> "$T/m1.txt"
+
+# ---- the recorded state equals the transcript's --------------------------
+part() {    # part NAME JSON: the "records" array, "totals" or "digest"
+    case $1 in
+    records) printf '%s' "$2" | sed 's/.*"records":\(\[.*\]\),"totals".*/\1/' ;;
+    totals)  printf '%s' "$2" | grep -o '"totals":{[^}]*}' ;;
+    digest)  printf '%s' "$2" | grep -o '"digest":"[0-9a-f]*"' ;;
+    esac
+}
+file=$($A replay --json "$T/m1.txt"); rc=$?
+check "replay file exit" 0 $rc
+check "replay file totals" '"totals":{"alice":144,"bob":144}' "$(part totals "$file")"
+check "replay file 12 records" 12 "$(printf '%s' "$file" | grep -o '"code":"BC-003"' | wc -l | tr -d ' ')"
+state=$($A state --token "$RDR" --match M1 --json); rc=$?
+check "state json exit" 0 $rc
+db=$($A replay --db "$T/data" --match M1 --json); rc=$?
+check "replay db exit" 0 $rc
+for p in records totals digest; do
+    check "state $p = file" "$(part $p "$file")" "$(part $p "$state")"
+    check "replay db $p = file" "$(part $p "$file")" "$(part $p "$db")"
+done
+check "state json = file json" "$file" "$state"
+text=$($A replay "$T/m1.txt")
+check "state text = replay text" "$text" "$($A state --token "$RDR" --match M1)"
+check "replay db text = replay text" "$text" "$($A replay --db "$T/data" --match M1)"
+check "state --at" "$($A replay --json --at 3 "$T/m1.txt")" \
+      "$($A state --token "$RDR" --match M1 --at 3 --json)"
+check "replay db --at" "$($A replay --json --at 3 "$T/m1.txt")" \
+      "$($A replay --db "$T/data" --match M1 --at 3 --json)"
+$A replay --db "$T/data" --match NOPE 2>/dev/null; check "replay db no match" 2 $?
+
+# ---- refusals: rules, roles, expected seq --------------------------------
+$A open --token "$ARB" --match M2 --game yahchain --players alice,bob \
+    --option mode=3 > /dev/null
+$A move --token "$SCO" --match M2 place alice 2S > /dev/null
+err=$($A move --token "$SCO" --match M2 place bob 2♠ 2>&1 >/dev/null); rc=$?
+check "illegal exit" 1 $rc
+check "illegal msg" "arbiter move: illegal: §34.11.3: card 2♠ already played at seq 1: each physical card is used once per match" "$err"
+err=$($A move --token "$RDR" --match M2 place bob 3S 2>&1 >/dev/null); rc=$?
+check "reader move exit" 1 $rc
+check "reader move msg" "arbiter move: forbidden: append needs the scorer role; reader is a reader" "$err"
+err=$($A rule --token "$SCO" --match M2 void 1 --reason x 2>&1 >/dev/null); rc=$?
+check "scorer ruling exit" 1 $rc
+check "scorer ruling msg" "arbiter rule: forbidden: void is an arbiter's ruling; scorer is a scorer" "$err"
+err=$($A open --token "$SCO" --match M9 --game yahchain --players a 2>&1 >/dev/null); rc=$?
+check "scorer open exit" 1 $rc
+check "scorer open msg" "arbiter open: forbidden: open needs the arbiter role; scorer is a scorer" "$err"
+err=$($A move --token "$SCO" --match M2 --expect 5 place bob 3S 2>&1 >/dev/null); rc=$?
+check "expect conflict exit" 1 $rc
+check "expect conflict msg" "arbiter move: conflict: expected seq 5, match is at 1" "$err"
+out=$($A move --token "$SCO" --match M2 --expect 1 place bob 3S)
+check "expect ok" "seq 2 hash" "$(printf '%s' "$out" | sed "s/ $HEX\$//")"
+
+# ---- idempotent retry ----------------------------------------------------
+first=$($A move --token "$SCO" --match M2 --cid sheet-3 place alice 4S)
+$A note --token "$SCO" --match M2 the match moved on > /dev/null
+again=$($A move --token "$SCO" --match M2 --cid sheet-3 place alice 4S); rc=$?
+check "retry exit" 0 $rc
+check "retry same seq" "$first (duplicate)" "$again"
+check "retry seq 3" "seq 3 hash" "$(printf '%s' "$first" | sed "s/ $HEX\$//")"
+err=$($A move --token "$SCO" --match M2 --cid sheet-3 place alice 5S 2>&1 >/dev/null); rc=$?
+check "cid reuse exit" 1 $rc
+check "cid reuse msg" "arbiter move: idempotency: client event id 'sheet-3' already names a different event (seq 3)" "$err"
+
+# ---- rulings and notes ---------------------------------------------------
+printf '# the scorer of table 2\n%s\n' "$SCO" > "$T/scorer.token"
+out=$($A rule --token-file "$T/scorer.token" --match M2 note "seat" swap)
+check "rule note (token file)" "seq 5 hash" "$(printf '%s' "$out" | sed "s/ $HEX\$//")"
+out=$($A rule --token "$ARB" --match M2 void 3 --reason "card of another deck")
+check "void" "seq 6 hash" "$(printf '%s' "$out" | sed "s/ $HEX\$//")"
+out=$($A rule --token "$ARB" --match M2 amend 2 place bob 3H --reason "typo")
+check "amend" "seq 7 hash" "$(printf '%s' "$out" | sed "s/ $HEX\$//")"
+out=$($A rule --token "$ARB" --match M2 stands place bob 4S --reason "out of turn")
+check "stands" "seq 8 hash" "$(printf '%s' "$out" | sed "s/ $HEX\$//")"
+$A rule --token "$ARB" --match M2 void 3 2>/dev/null; check "ruling needs reason" 2 $?
+err=$($A rule --token "$ARB" --match M2 stands place alice 2H --reason x 2>&1 >/dev/null); rc=$?
+check "legal stands exit" 1 $rc
+check "legal stands msg" "arbiter rule: invalid: ruling: the move is legal: record it as a move, not as an illegal move that stands" "$err"
+check "ruled totals" '"totals":{"alice":15,"bob":0}' \
+      "$(part totals "$($A state --token "$RDR" --match M2 --json)")"
+
+# ---- events --------------------------------------------------------------
+ev=$($A events --token "$RDR" --match M2 | sed 's/^\([0-9]*\) [0-9T:.-]*Z /\1 /')
+want="0 arbiter open game: yahchain; players: alice bob; mode: 3
+1 scorer place alice 2S
+2 scorer place bob 3S
+3 scorer place alice 4S
+4 scorer note the match moved on
+5 scorer note seat swap
+6 arbiter void 3 -- card of another deck
+7 arbiter amend 2 place bob 3H -- typo
+8 arbiter stands place bob 4S -- out of turn"
+check "events" "$want" "$ev"
+check "events kinds" "4 5" "$($A events --token "$RDR" --match M2 --kind note | cut -d' ' -f1 | tr '\n' ' ' | sed 's/ $//')"
+check "events from/to" "6 7" "$($A events --token "$RDR" --match M2 --from 6 --to 7 | cut -d' ' -f1 | tr '\n' ' ' | sed 's/ $//')"
+line=$($A events --token "$RDR" --match M2 --from 1 --to 1 --json)
+check "events json" '{"seq":1,"time":"T","time_ms":N,"actor":"scorer","kind":"move","line":"place alice 2S","hash":"H"}' \
+      "$(printf '%s' "$line" | sed -e 's/"time":"[^"]*"/"time":"T"/' -e 's/"time_ms":[0-9]*/"time_ms":N/' -e "s/\"hash\":\"$HEX\"/\"hash\":\"H\"/")"
+$A events --token "$RDR" --match NOPE 2>/dev/null; check "events no match" 1 $?
+
+# ---- matches, stats ------------------------------------------------------
+$A close --token "$ARB" --match M2 > /dev/null
+check "matches" "M1 yahchain closed 37
+M2 yahchain closed 9" "$($A matches --token "$RDR" | cut -d' ' -f1-4)"
+check "matches open" "" "$($A matches --token "$RDR" --status open)"
+check "matches json" 2 "$($A matches --token "$RDR" --json | grep -c '^{"match":"M[12]","game":"yahchain","status":"closed"')"
+check "stats matches" "matches 2" "$($A stats --token "$RDR" | grep '^matches ')"
+check "stats json" 1 "$($A stats --token "$RDR" --json | grep -c '^{"engine":"arbiter .*"matches":2,')"
+
+# ---- watch: everything appended after it started -------------------------
+i=0
+while [ "$(grep -c '"match":"M2","seq":9,' "$T/watch2")" -lt 1 ] && [ $i -lt 100 ]; do
+    sleep 0.05; i=$((i + 1))
+done
+kill "$W1" "$W2"; wait "$W1"; rc1=$?; wait "$W2"; rc2=$?; W1=; W2=
+check "watch exit on TERM" "0 0" "$rc1 $rc2"
+check "watch lines" 37 "$(wc -l < "$T/watch1" | tr -d ' ')"
+check "watch first" "1 scorer place alice 2S" "$(head -1 "$T/watch1" | sed 's/^\([0-9]*\) [0-9T:.-]*Z /\1 /')"
+check "watch last" "37 arbiter close -- all Sotas done" "$(tail -1 "$T/watch1" | sed 's/^\([0-9]*\) [0-9T:.-]*Z /\1 /')"
+check "watch = events" "$($A events --token "$RDR" --match M1 --from 1)" "$(cat "$T/watch1")"
+check "watch all" 48 "$(wc -l < "$T/watch2" | tr -d ' ')"
+check "watch all M2 open" 1 "$(grep -c '^{"match":"M2","seq":0,.*"kind":"open"' "$T/watch2")"
+check "watch stderr" "" "$(cat "$T/watch1.err" "$T/watch2.err")"
+err=$($A watch --token "$RDR" --match NOPE 2>&1); rc=$?
+check "watch no match" "1 arbiter watch: not_found: no match 'NOPE'" "$rc $err"
+
+# ---- paging: more events than one page (500) -----------------------------
+$A open --token "$ARB" --match M3 --game yahchain --players alice,bob \
+    --option mode=3 > /dev/null
+seq 1 600 | xargs -P 8 -n 1 $A note --token "$SCO" --match M3 n > /dev/null
+check "paged events" 601 "$($A events --token "$RDR" --match M3 | wc -l | tr -d ' ')"
+check "paged events dense" "" "$($A events --token "$RDR" --match M3 | awk 'NR - 1 != $1 { print NR - 1; exit }')"
+check "paged kinds" 600 "$($A events --token "$RDR" --match M3 --kind note | wc -l | tr -d ' ')"
+check "paged state" "match M3  game yahchain  events 600" "$($A state --token "$RDR" --match M3 | head -1)"
+
+# ---- usage and connection problems ---------------------------------------
+$A move --token "$SCO" place alice 2S 2>/dev/null; check "move no match" 2 $?
+$A move --token "$SCO" --match M2 place 2>/dev/null; check "move no player" 2 $?
+$A move --match M2 place alice 5S 2>/dev/null; check "no token" 2 $?
+err=$($A stats --token not-a-token-at-all 2>&1); rc=$?
+check "bad token" "2 arbiter stats: unauthenticated: unknown token" "$rc $err"
+$A stats --token "$RDR" --server "unix:$T/none.sock" 2>/dev/null; check "no server" 2 $?
+ARBITER_TOKEN=$RDR $A stats --server "$T/s.sock" > /dev/null; check "env token, bare path" 0 $?
+for c in open move note rule close state events watch matches stats replay; do
+    $A $c --help | grep -q "usage: arbiter $c"; check "$c help" 0 $?
+    $A --help | grep -q "^  $c "; check "$c listed" 0 $?
+done
+
+echo "cli_client.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,836 @@
+/*
+ * The real daemon on a temp data dir and a Unix socket, spoken to with the
+ * real protocol: auth, the role matrix, a whole match that must replay to
+ * exactly the state its transcript gives, every rejection path, expected
+ * seq and idempotency, racing writers, subscriptions' catch-up boundary,
+ * hostile frames, and a restart.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "core/replay.h"
+#include "core/transcript.h"
+#include "proto/client.h"
+#include "proto/mp.h"
+#include "tests/test.h"
+
+static char  dir[256], sock[300], conf[300];
+static pid_t daemon_pid = -1;
+
+#define TOK_ARBITER "arbiter-token-0123456789"
+#define TOK_SCORER  "scorer-token-0123456789"
+#define TOK_LIMITED "limited-token-0123456789"
+#define TOK_READER  "reader-token-0123456789"
+
+static void
+start_daemon(void)
+{
+    struct stat st;
+    int         i;
+
+    unlink(sock);
+    daemon_pid = fork();
+    if (daemon_pid == 0) {
+        char logp[320];
+        snprintf(logp, sizeof(logp), "%s/daemon.log", dir);
+        if (freopen(logp, "a", stderr) == NULL
+            || freopen("/dev/null", "w", stdout) == NULL)
+            _exit(127);
+        execl("bin/arbiterd", "arbiterd", "--config", conf, (char *)NULL);
+        _exit(127);
+    }
+    for (i = 0; i < 500; i++) {
+        if (stat(sock, &st) == 0)
+            return;
+        usleep(10000);
+    }
+    fprintf(stderr, "daemon did not start\n");
+}
+
+static int
+stop_daemon(int sig)
+{
+    int status = 0;
+
+    if (daemon_pid > 0) {
+        kill(daemon_pid, sig);
+        waitpid(daemon_pid, &status, 0);
+        daemon_pid = -1;
+    }
+    return status;
+}
+
+static arb_client_t *
+connect_as(const char *token)
+{
+    arb_client_t *cl = NULL;
+    arb_buf_t     why = ARB_BUF_INIT;
+
+    if (arb_client_connect(&cl, sock, &why) != 0) {
+        fprintf(stderr, "connect: %s\n", arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return NULL;
+    }
+    if (token != NULL && arb_client_auth(cl, token, &why) != 0) {
+        fprintf(stderr, "auth: %s\n", arb_buf_cstr(&why));
+        arb_client_close(cl);
+        cl = NULL;
+    }
+    arb_buf_free(&why);
+    return cl;
+}
+
+static char last_err[600];
+
+/* Sends a request built by the varargs key/value list: "s" str, "u" uint,
+ * "a" NULL-terminated str array (const char **), "m" options map
+ * ("k=v" strings, NULL-terminated).  Returns 0 / the client error. */
+static int
+call(arb_client_t *cl, msgpack_unpacked *res, const char *op, const char *fmt,
+     ...)
+{
+    msgpack_packer *pk;
+    arb_buf_t       why = ARB_BUF_INIT;
+    va_list         ap;
+    size_t          n = strlen(fmt) , i;
+    int             rc;
+
+    arb_client_begin(cl, &pk, op, n);
+    va_start(ap, fmt);
+    for (i = 0; i < n; i++) {
+        arb_mp_pack_cstr(pk, va_arg(ap, const char *));
+        switch (fmt[i]) {
+        case 's':
+            arb_mp_pack_cstr(pk, va_arg(ap, const char *));
+            break;
+        case 'u':
+            msgpack_pack_uint64(pk, va_arg(ap, uint64_t));
+            break;
+        case 'a': {
+            const char **v = va_arg(ap, const char **);
+            size_t       k = 0;
+            while (v[k] != NULL)
+                k++;
+            msgpack_pack_array(pk, k);
+            for (k = 0; v[k] != NULL; k++)
+                arb_mp_pack_cstr(pk, v[k]);
+            break;
+        }
+        case 'm': {
+            const char **v = va_arg(ap, const char **);
+            size_t       k = 0;
+            while (v[k] != NULL)
+                k++;
+            msgpack_pack_map(pk, k);
+            for (k = 0; v[k] != NULL; k++) {
+                const char *eq = strchr(v[k], '=');
+                msgpack_pack_str(pk, (size_t)(eq - v[k]));
+                msgpack_pack_str_body(pk, v[k], (size_t)(eq - v[k]));
+                arb_mp_pack_cstr(pk, eq + 1);
+            }
+            break;
+        }
+        }
+    }
+    va_end(ap);
+    rc = arb_client_call(cl, res, &why);
+    snprintf(last_err, sizeof(last_err), "%s", rc ? arb_buf_cstr(&why) : "");
+    arb_buf_free(&why);
+    return rc;
+}
+
+static const char *
+move_args(const char *card)
+{
+    static const char *v[2];
+
+    v[0] = card;
+    v[1] = NULL;
+    return (const char *)v;
+}
+
+static int
+place(arb_client_t *cl, const char *match, const char *player,
+      const char *card)
+{
+    msgpack_unpacked res;
+    int              rc;
+
+    msgpack_unpacked_init(&res);
+    rc = call(cl, &res, "append", "ssssa", "match", match, "kind", "move",
+              "player", player, "verb", "place", "args",
+              (const char **)move_args(card));
+    msgpack_unpacked_destroy(&res);
+    return rc;
+}
+
+static const char *extra_option;   /* e.g. "cycles=4", for one open */
+
+static int
+open_match(arb_client_t *cl, const char *id, const char *mode)
+{
+    msgpack_unpacked res;
+    const char      *players[] = { "alice", "bob", NULL };
+    char             opt[32];
+    const char      *opts[] = { opt, extra_option, NULL };
+    int              rc;
+
+    snprintf(opt, sizeof(opt), "mode=%s", mode);
+    msgpack_unpacked_init(&res);
+    rc = call(cl, &res, "open", "ssam", "match", id, "game", "yahchain",
+              "players", players, "options", opts);
+    msgpack_unpacked_destroy(&res);
+    return rc;
+}
+
+static const char suits[] = "SHDCUMWFLGYN";
+static const char *const types[] = { "2", "3", "4", "5", "6", "7", "8", "9",
+                                     "10", "J", "Q", "K" };
+
+static void
+test_auth(void)
+{
+    arb_client_t    *cl;
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT;
+    char             code[32];
+
+    msgpack_unpacked_init(&res);
+    /* any op before auth: refused and disconnected */
+    cl = connect_as(NULL);
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    CHECK(call(cl, &res, "ping", "") != 0);
+    CHECK_STR(arb_client_error_code(&res, code, sizeof(code)),
+              "unauthenticated");
+    CHECK_INT(arb_client_read(cl, &res, &why), ARB_EIO);
+    arb_client_close(cl);
+    /* a wrong token */
+    cl = connect_as(NULL);
+    CHECK(arb_client_auth(cl, "not-a-token-at-all", &why) != 0);
+    CHECK(strstr(arb_buf_cstr(&why), "unknown token") != NULL);
+    arb_client_close(cl);
+    /* no auth within auth_timeout_ms (300): disconnected */
+    cl = connect_as(NULL);
+    CHECK_INT(arb_client_read(cl, &res, &why), 0);
+    CHECK_STR(arb_client_error_code(&res, code, sizeof(code)),
+              "unauthenticated");
+    CHECK_INT(arb_client_read(cl, &res, &why), ARB_EIO);
+    arb_client_close(cl);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+}
+
+/* Each role against each operation. */
+static void
+test_roles(void)
+{
+    static const char *tokens[] = { TOK_READER, TOK_SCORER, TOK_LIMITED,
+                                    TOK_ARBITER };
+    /* expected success per role: reader, scorer, limited, arbiter */
+    static const struct { const char *what; int ok[4]; } ops[] = {
+        { "open",        { 0, 0, 0, 1 } },
+        { "move",        { 0, 1, 1, 1 } },
+        { "move-other",  { 0, 1, 0, 1 } },
+        { "note",        { 0, 1, 1, 1 } },
+        { "void",        { 0, 0, 0, 1 } },
+        { "state",       { 1, 1, 1, 1 } },
+        { "events",      { 1, 1, 1, 1 } },
+        { "matches",     { 1, 1, 1, 1 } },
+        { "stats",       { 1, 1, 1, 1 } },
+        { "subscribe",   { 1, 1, 1, 1 } },
+    };
+    arb_client_t    *adm = connect_as(TOK_ARBITER);
+    msgpack_unpacked res;
+    size_t           r, o;
+    char             id[32], code[32];
+    int              k = 0;
+
+    msgpack_unpacked_init(&res);
+    CHECK(adm != NULL);
+    if (adm == NULL)
+        return;
+    CHECK_INT(open_match(adm, "roles-A", "3"), 0);    /* limited may: A */
+    CHECK_INT(open_match(adm, "roles-B", "3"), 0);
+    for (r = 0; r < 4; r++) {
+        arb_client_t *cl = connect_as(tokens[r]);
+        CHECK(cl != NULL);
+        if (cl == NULL)
+            continue;
+        for (o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+            const char *w = ops[o].what;
+            int         rc;
+            if (!strcmp(w, "open")) {
+                snprintf(id, sizeof(id), "roles-new-%d", k++);
+                rc = open_match(cl, id, "3");
+            } else if (!strcmp(w, "move") || !strcmp(w, "move-other")) {
+                /* a note keeps the turn untouched; use note for move-other */
+                rc = call(cl, &res, "append", "ssss", "match",
+                          !strcmp(w, "move") ? "roles-A" : "roles-B",
+                          "kind", "note", "text", "x", "cid", w);
+                if (rc == 0)
+                    call(adm, &res, "ping", "");
+                rc = rc;
+            } else if (!strcmp(w, "note")) {
+                rc = call(cl, &res, "append", "sss", "match", "roles-A",
+                          "kind", "note", "text", "hello");
+            } else if (!strcmp(w, "void")) {
+                rc = call(cl, &res, "append", "ssus", "match", "roles-A",
+                          "kind", "void", "target", (uint64_t)1, "text", "r");
+                /* target 1 is a note: the arbiter gets "invalid", which is
+                 * still past the role check */
+                if (rc != 0 && r == 3
+                    && !strcmp(arb_client_error_code(&res, code,
+                                                     sizeof(code)), "invalid"))
+                    rc = 0;
+            } else if (!strcmp(w, "state")) {
+                rc = call(cl, &res, "state", "s", "match", "roles-A");
+            } else if (!strcmp(w, "events")) {
+                rc = call(cl, &res, "events", "s", "match", "roles-A");
+            } else if (!strcmp(w, "subscribe")) {
+                rc = call(cl, &res, "subscribe", "s", "match", "roles-A");
+            } else {
+                rc = call(cl, &res, w, "");
+            }
+            if ((rc == 0) != ops[o].ok[r])
+                fprintf(stderr, "role %zu op %s: rc %d (%s)\n", r, w, rc,
+                        last_err);
+            CHECK((rc == 0) == ops[o].ok[r]);
+            if (rc != 0 && !ops[o].ok[r])
+                CHECK(strncmp(last_err, "forbidden: ", 11) == 0);
+        }
+        arb_client_close(cl);
+    }
+    arb_client_close(adm);
+    msgpack_unpacked_destroy(&res);
+}
+
+/* A whole match through the daemon replays to exactly what its transcript
+ * gives: same records, totals, digest. */
+static void
+test_full_match(void)
+{
+    arb_client_t    *cl = connect_as(TOK_SCORER), *adm = connect_as(TOK_ARBITER);
+    msgpack_unpacked res;
+    arb_buf_t        text = ARB_BUF_INIT, why = ARB_BUF_INIT, want = ARB_BUF_INIT;
+    arb_transcript_t t;
+    arb_match_t     *m = NULL;
+    arb_verdict_t    v;
+    const msgpack_object *js;
+    size_t           bad;
+    int              k, j, turn = 0, fails = 0;
+    char             card[8];
+    const char      *pl[2] = { "alice", "bob" };
+
+    msgpack_unpacked_init(&res);
+    CHECK(cl != NULL && adm != NULL);
+    if (cl == NULL || adm == NULL)
+        return;
+    CHECK_INT(open_match(adm, "full-1", "3"), 0);
+    arb_buf_puts(&text, "game: yahchain\nmatch: full-1\nplayers: alice bob\n"
+                        "mode: 3\n");
+    for (k = 0; k < 12; k++)
+        for (j = 0; j < 3; j++) {
+            snprintf(card, sizeof(card), "%d%c", 2 + j, suits[k]);
+            fails += place(cl, "full-1", pl[turn], card) != 0;
+            arb_buf_printf(&text, "place %s %s\n", pl[turn], card);
+            turn ^= 1;
+        }
+    CHECK_INT(fails, 0);
+    CHECK_INT(call(adm, &res, "append", "sss", "match", "full-1", "kind",
+                   "close", "text", "end"), 0);
+    arb_buf_puts(&text, "close -- end\n");
+    CHECK_INT(arb_transcript_parse(&t, text.data, text.len, &why), 0);
+    CHECK_INT(arb_replay(&m, &t.open, t.events, t.nevents, UINT64_MAX, &bad,
+                         &v), 0);
+    CHECK_INT(arb_report_json(&want, m), 0);
+    CHECK_INT(call(cl, &res, "state", "s", "match", "full-1"), 0);
+    js = arb_client_get(&res, "json");
+    CHECK(js != NULL && js->type == MSGPACK_OBJECT_STR);
+    if (js != NULL && js->type == MSGPACK_OBJECT_STR)
+        CHECK(js->via.str.size == want.len
+              && memcmp(js->via.str.ptr, want.data, want.len) == 0);
+    /* state at an earlier seq: after Sota 1 */
+    CHECK_INT(call(cl, &res, "state", "su", "match", "full-1", "at",
+                   (uint64_t)3), 0);
+    js = arb_client_get(&res, "json");
+    CHECK(js != NULL && memmem(js->via.str.ptr, js->via.str.size,
+                               "\"totals\":{\"alice\":24,\"bob\":0}", 29)
+                        != NULL);
+    /* a closed match takes no moves */
+    CHECK(place(cl, "full-1", "alice", "KN") != 0);
+    CHECK(strstr(last_err, "over: ") == last_err
+          && strstr(last_err, "the match is closed") != NULL);
+    arb_match_free(m);
+    arb_transcript_clear(&t);
+    arb_buf_free(&text);
+    arb_buf_free(&why);
+    arb_buf_free(&want);
+    arb_client_close(cl);
+    arb_client_close(adm);
+    msgpack_unpacked_destroy(&res);
+}
+
+static void
+test_rejections(void)
+{
+    arb_client_t    *cl = connect_as(TOK_ARBITER);
+    msgpack_unpacked res;
+    const char      *bad_players[] = { "alice", "alice", NULL };
+    uint64_t         seq1;
+
+    msgpack_unpacked_init(&res);
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    CHECK_INT(open_match(cl, "rej", "3"), 0);
+    CHECK(open_match(cl, "rej", "3") != 0);
+    CHECK_STR(last_err, "exists: match 'rej' already exists");
+    CHECK(call(cl, &res, "open", "ssa", "match", "x1", "game", "go",
+               "players", bad_players) != 0);
+    CHECK_STR(last_err, "unsupported: unknown game 'go'");
+    CHECK(call(cl, &res, "open", "ssa", "match", "x2", "game", "yahchain",
+               "players", bad_players) != 0);
+    CHECK(strstr(last_err, "invalid: players[1]") != NULL);
+    CHECK(open_match(cl, "x3", "9") != 0);
+    CHECK(strstr(last_err, "mode '9' does not exist") != NULL);
+    CHECK(open_match(cl, "bad id!", "3") != 0);
+    CHECK(strstr(last_err, "match id 'bad id!'") != NULL);
+    /* rules */
+    CHECK(place(cl, "rej", "bob", "4S") != 0);
+    CHECK_STR(last_err, "illegal: §34.11.2: it is alice's turn, not bob's: "
+              "players place in seat order");
+    CHECK(place(cl, "rej", "alice", "4Z") != 0);
+    CHECK_STR(last_err, "invalid: §34.2: unknown suit 'Z' in '4Z'");
+    CHECK(place(cl, "rej", "zed", "4S") != 0);
+    CHECK(strstr(last_err, "player 'zed' is not seated") != NULL);
+    CHECK(place(cl, "nope", "alice", "4S") != 0);
+    CHECK_STR(last_err, "not_found: no match 'nope'");
+    CHECK(call(cl, &res, "append", "ss", "match", "rej", "kind", "dance")
+          != 0);
+    CHECK(strstr(last_err, "kind 'dance' does not exist") != NULL);
+    CHECK(call(cl, &res, "frobnicate", "") != 0);
+    CHECK_STR(last_err, "unsupported: no op 'frobnicate'");
+    /* expected seq */
+    CHECK_INT(call(cl, &res, "append", "ssssau", "match", "rej", "kind",
+                   "move", "player", "alice", "verb", "place", "args",
+                   (const char **)move_args("4S"), "expect", (uint64_t)0), 0);
+    seq1 = arb_client_uint(&res, "seq");
+    CHECK_INT(seq1, 1);
+    CHECK(call(cl, &res, "append", "ssssau", "match", "rej", "kind", "move",
+               "player", "bob", "verb", "place", "args",
+               (const char **)move_args("5S"), "expect", (uint64_t)0) != 0);
+    CHECK_STR(last_err, "conflict: expected seq 0, match is at 1");
+    /* idempotency: same cid, same event -> original seq; different -> error */
+    CHECK_INT(call(cl, &res, "append", "ssssas", "match", "rej", "kind",
+                   "move", "player", "bob", "verb", "place", "args",
+                   (const char **)move_args("5S"), "cid", "evt-1"), 0);
+    CHECK_INT(arb_client_uint(&res, "seq"), 2);
+    CHECK_INT(call(cl, &res, "append", "ssssas", "match", "rej", "kind",
+                   "move", "player", "bob", "verb", "place", "args",
+                   (const char **)move_args("5S"), "cid", "evt-1"), 0);
+    CHECK_INT(arb_client_uint(&res, "seq"), 2);
+    CHECK(arb_client_get(&res, "dup") != NULL
+          && arb_client_get(&res, "dup")->via.boolean);
+    CHECK(call(cl, &res, "append", "ssssas", "match", "rej", "kind", "move",
+               "player", "alice", "verb", "place", "args",
+               (const char **)move_args("6S"), "cid", "evt-1") != 0);
+    CHECK_STR(last_err, "idempotency: client event id 'evt-1' already names "
+              "a different event (seq 2)");
+    /* rulings */
+    CHECK(call(cl, &res, "append", "ssus", "match", "rej", "kind", "void",
+               "target", (uint64_t)1, "text", "x") != 0);
+    CHECK(strstr(last_err, "seq 2 would no longer stand") != NULL);
+    CHECK_INT(call(cl, &res, "append", "ssus", "match", "rej", "kind", "void",
+                   "target", (uint64_t)2, "text", "mis-keyed"), 0);
+    CHECK_INT(place(cl, "rej", "bob", "5S"), 0);   /* 5S free again */
+    arb_client_close(cl);
+    msgpack_unpacked_destroy(&res);
+}
+
+/* Two writers with the same expected seq: exactly one wins. */
+static void
+test_race(void)
+{
+    arb_client_t    *a = connect_as(TOK_SCORER), *b = connect_as(TOK_SCORER);
+    arb_client_t    *adm = connect_as(TOK_ARBITER);
+    msgpack_unpacked ra, rb;
+    msgpack_packer  *pk;
+    arb_buf_t        why = ARB_BUF_INIT;
+    int              i, wins = 0, conflicts = 0;
+
+    msgpack_unpacked_init(&ra);
+    msgpack_unpacked_init(&rb);
+    CHECK(a && b && adm);
+    if (!a || !b || !adm)
+        return;
+    CHECK_INT(open_match(adm, "race", "3"), 0);
+    for (i = 0; i < 20; i++) {
+        const char *player = i % 2 ? "bob" : "alice";
+        char        c1[8], c2[8];
+        snprintf(c1, sizeof(c1), "%s%c", types[i % 12], suits[(i / 12) * 2]);
+        snprintf(c2, sizeof(c2), "%s%c", types[i % 12],
+                 suits[(i / 12) * 2 + 1]);
+        arb_client_begin(a, &pk, "append", 6);
+        arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "race");
+        arb_mp_pack_cstr(pk, "kind"); arb_mp_pack_cstr(pk, "move");
+        arb_mp_pack_cstr(pk, "player"); arb_mp_pack_cstr(pk, player);
+        arb_mp_pack_cstr(pk, "verb"); arb_mp_pack_cstr(pk, "place");
+        arb_mp_pack_cstr(pk, "args"); msgpack_pack_array(pk, 1);
+        arb_mp_pack_cstr(pk, c1);
+        arb_mp_pack_cstr(pk, "expect"); msgpack_pack_uint64(pk, (uint64_t)i);
+        arb_client_send(a, &why);
+        arb_client_begin(b, &pk, "append", 6);
+        arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "race");
+        arb_mp_pack_cstr(pk, "kind"); arb_mp_pack_cstr(pk, "move");
+        arb_mp_pack_cstr(pk, "player"); arb_mp_pack_cstr(pk, player);
+        arb_mp_pack_cstr(pk, "verb"); arb_mp_pack_cstr(pk, "place");
+        arb_mp_pack_cstr(pk, "args"); msgpack_pack_array(pk, 1);
+        arb_mp_pack_cstr(pk, c2);
+        arb_mp_pack_cstr(pk, "expect"); msgpack_pack_uint64(pk, (uint64_t)i);
+        arb_client_send(b, &why);
+        arb_client_read(a, &ra, &why);
+        arb_client_read(b, &rb, &why);
+        if (!arb_client_get(&ra, "ok")->via.boolean
+            && !arb_client_get(&rb, "ok")->via.boolean) {
+            char ca[32], cb[32];
+            fprintf(stderr, "race round %d: both refused (%s, %s)\n", i,
+                    arb_client_error_code(&ra, ca, sizeof(ca)),
+                    arb_client_error_code(&rb, cb, sizeof(cb)));
+        }
+        wins += arb_client_get(&ra, "ok")->via.boolean
+                + arb_client_get(&rb, "ok")->via.boolean;
+        conflicts += !arb_client_get(&ra, "ok")->via.boolean
+                     + !arb_client_get(&rb, "ok")->via.boolean;
+    }
+    CHECK_INT(wins, 20);
+    CHECK_INT(conflicts, 20);
+    arb_client_close(a);
+    arb_client_close(b);
+    arb_client_close(adm);
+    msgpack_unpacked_destroy(&ra);
+    msgpack_unpacked_destroy(&rb);
+    arb_buf_free(&why);
+}
+
+/* Catch-up then live while a writer appends: every seq exactly once. */
+static void
+test_subscribe(void)
+{
+    arb_client_t    *w = connect_as(TOK_ARBITER), *s = connect_as(TOK_READER);
+    arb_client_t    *all = connect_as(TOK_READER);
+    msgpack_unpacked res;
+    msgpack_packer  *pk;
+    arb_buf_t        why = ARB_BUF_INIT;
+    int              i, k, turn = 0, got[80], dup = 0, gap = 0;
+    uint64_t         seq, last_pos = 0, n_all = 0;
+    char             card[8];
+
+    msgpack_unpacked_init(&res);
+    CHECK(w && s && all);
+    if (!w || !s || !all)
+        return;
+    memset(got, 0, sizeof(got));
+    extra_option = "cycles=4";
+    CHECK_INT(open_match(w, "sub-1", "3"), 0);
+    extra_option = NULL;
+    for (i = 0; i < 30; i++) {
+        snprintf(card, sizeof(card), "%s%c", types[i % 12], suits[i / 12]);
+        CHECK_INT(place(w, "sub-1", turn ? "bob" : "alice", card), 0);
+        turn ^= 1;
+    }
+    CHECK_INT(call(all, &res, "subscribe", "u", "from", (uint64_t)1), 0);
+    /* subscribe from 0, then keep appending while it catches up */
+    arb_client_begin(s, &pk, "subscribe", 2);
+    arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "sub-1");
+    arb_mp_pack_cstr(pk, "from"); msgpack_pack_uint64(pk, 0);
+    arb_client_send(s, &why);
+    for (i = 30; i < 60; i++) {
+        snprintf(card, sizeof(card), "%s%c", types[i % 12], suits[i / 12]);
+        CHECK_INT(place(w, "sub-1", turn ? "bob" : "alice", card), 0);
+        turn ^= 1;
+    }
+    for (k = 0; k < 62; k++) {
+        if (arb_client_read(s, &res, &why) != 0)
+            break;
+        if (arb_client_get(&res, "push") == NULL)
+            continue;
+        seq = arb_client_uint(&res, "seq");
+        if (seq >= 80)
+            break;
+        dup += got[seq]++ > 0;
+        if (seq == 60)
+            break;
+    }
+    for (i = 0; i <= 60; i++)
+        gap += got[i] == 0;
+    CHECK_INT(dup, 0);
+    CHECK_INT(gap, 0);
+    /* the all-matches feed is in commit order: positions strictly +1 */
+    for (;;) {
+        struct pollfd p = { arb_client_fd(all), POLLIN, 0 };
+        if (poll(&p, 1, 300) <= 0 || arb_client_read(all, &res, &why) != 0)
+            break;
+        if (arb_client_get(&res, "push") == NULL)
+            continue;
+        if (last_pos != 0 && arb_client_uint(&res, "pos") != last_pos + 1)
+            gap++;
+        last_pos = arb_client_uint(&res, "pos");
+        n_all++;
+    }
+    CHECK_INT(gap, 0);
+    CHECK(n_all >= 61);
+    arb_client_close(w);
+    arb_client_close(s);
+    arb_client_close(all);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+}
+
+/* Raw bytes on a raw socket. */
+static int
+raw_exchange(const void *bytes, size_t len, int auth_first, char *reply,
+             size_t rlen)
+{
+    struct sockaddr_un sa;
+    int                fd, n = 0;
+    ssize_t            r;
+    struct pollfd      p;
+    unsigned char      hdr[4];
+    unsigned char      authf[80];
+    size_t             alen;
+
+    fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    memset(&sa, 0, sizeof(sa));
+    sa.sun_family = AF_UNIX;
+    strcpy(sa.sun_path, sock);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        close(fd);
+        return -1;
+    }
+    if (auth_first) {
+        /* {"v":1,"id":1,"op":"auth","token":TOK_READER} */
+        arb_buf_t      b = ARB_BUF_INIT;
+        msgpack_packer pk;
+        arb_mp_packer_init(&pk, &b);
+        msgpack_pack_map(&pk, 4);
+        arb_mp_pack_cstr(&pk, "v"); msgpack_pack_uint64(&pk, 1);
+        arb_mp_pack_cstr(&pk, "id"); msgpack_pack_uint64(&pk, 1);
+        arb_mp_pack_cstr(&pk, "op"); arb_mp_pack_cstr(&pk, "auth");
+        arb_mp_pack_cstr(&pk, "token"); arb_mp_pack_cstr(&pk, TOK_READER);
+        alen = b.len;
+        hdr[0] = 0; hdr[1] = 0; hdr[2] = (unsigned char)(alen >> 8);
+        hdr[3] = (unsigned char)alen;
+        memcpy(authf, hdr, 4);
+        memcpy(authf + 4, b.data, alen);
+        if (write(fd, authf, alen + 4) < 0)
+            n = -1;
+        arb_buf_free(&b);
+        p.fd = fd;
+        p.events = POLLIN;
+        if (poll(&p, 1, 2000) > 0)
+            r = read(fd, reply, rlen);      /* the auth response */
+    }
+    if (write(fd, bytes, len) < 0)
+        n = -1;
+    /* collect whatever comes back until EOF or a quiet second */
+    reply[0] = '\0';
+    for (;;) {
+        p.fd = fd;
+        p.events = POLLIN;
+        if (poll(&p, 1, 1000) <= 0)
+            break;
+        r = read(fd, reply + n, rlen - 1 - (size_t)n);
+        if (r <= 0) {
+            n = n >= 0 ? n : 0;
+            reply[n] = '\0';
+            close(fd);
+            return 1;       /* closed by the daemon */
+        }
+        n += (int)r;
+        if ((size_t)n >= rlen - 1)
+            break;
+    }
+    reply[n > 0 ? n : 0] = '\0';
+    close(fd);
+    return 0;               /* still open when we left */
+}
+
+static int
+daemon_serves(void)
+{
+    arb_client_t    *cl = connect_as(TOK_READER);
+    msgpack_unpacked res;
+    int              ok;
+
+    if (cl == NULL)
+        return 0;
+    msgpack_unpacked_init(&res);
+    ok = call(cl, &res, "ping", "") == 0;
+    msgpack_unpacked_destroy(&res);
+    arb_client_close(cl);
+    return ok;
+}
+
+static int
+contains(const char *buf, size_t n, const char *s)
+{
+    return memmem(buf, n, s, strlen(s)) != NULL;
+}
+
+static void
+test_hostile(void)
+{
+    static char reply[8192];
+    unsigned char buf[4096];
+    size_t        i, n;
+    int           closed;
+
+    /* oversize declared length: error then disconnect, before auth */
+    memcpy(buf, "\x00\x10\x00\x00", 4);
+    closed = raw_exchange(buf, 4, 0, reply, sizeof(reply));
+    CHECK(closed == 1);
+    CHECK(contains(reply, sizeof(reply), "too_big"));
+    CHECK(daemon_serves());
+    /* 0xffffffff */
+    closed = raw_exchange("\xff\xff\xff\xff", 4, 0, reply, sizeof(reply));
+    CHECK(closed == 1);
+    CHECK(daemon_serves());
+    /* zero length */
+    closed = raw_exchange("\x00\x00\x00\x00", 4, 1, reply, sizeof(reply));
+    CHECK(closed == 1);
+    CHECK(daemon_serves());
+    /* truncated frame: says 100, sends 3, hangs up */
+    raw_exchange("\x00\x00\x00\x64\x81\xa1v", 7, 1, reply, sizeof(reply));
+    CHECK(daemon_serves());
+    /* array32 declaring 4294967295 elements */
+    memcpy(buf, "\x00\x00\x00\x05\xdd\xff\xff\xff\xff", 9);
+    raw_exchange(buf, 9, 1, reply, sizeof(reply));
+    CHECK(contains(reply, sizeof(reply), "proto")
+          || contains(reply, sizeof(reply), "too_big"));
+    CHECK(daemon_serves());
+    /* nested 1000 deep */
+    n = 1000;
+    buf[0] = 0; buf[1] = 0; buf[2] = (unsigned char)((n + 1) >> 8);
+    buf[3] = (unsigned char)(n + 1);
+    for (i = 0; i < n; i++)
+        buf[4 + i] = 0x91;
+    buf[4 + n] = 0xc0;
+    raw_exchange(buf, n + 5, 1, reply, sizeof(reply));
+    CHECK(contains(reply, sizeof(reply), "deep")
+          || contains(reply, sizeof(reply), "depth")
+          || contains(reply, sizeof(reply), "nest"));
+    CHECK(daemon_serves());
+    /* wrong types: {"v":1,"id":"x","op":7} */
+    memcpy(buf, "\x00\x00\x00\x0d\x83\xa1v\x01\xa2id\xa1x\xa2op\x07", 17);
+    raw_exchange(buf, 17, 1, reply, sizeof(reply));
+    CHECK(contains(reply, sizeof(reply), "id: expected"));
+    CHECK(daemon_serves());
+    /* garbage */
+    for (i = 0; i < 64; i++)
+        buf[4 + i] = (unsigned char)(i * 37 + 11);
+    memcpy(buf, "\x00\x00\x00\x40", 4);
+    raw_exchange(buf, 68, 1, reply, sizeof(reply));
+    CHECK(daemon_serves());
+    /* a map that is not a request: missing v */
+    memcpy(buf, "\x00\x00\x00\x09\x81\xa2op\xa4ping", 13);
+    raw_exchange(buf, 13, 1, reply, sizeof(reply));
+    CHECK(contains(reply, sizeof(reply), "unsupported"));
+    CHECK(daemon_serves());
+}
+
+static void
+test_restart(void)
+{
+    arb_client_t    *cl;
+    msgpack_unpacked res;
+    int              status;
+
+    msgpack_unpacked_init(&res);
+    status = stop_daemon(SIGTERM);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    start_daemon();
+    cl = connect_as(TOK_ARBITER);
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    /* the match survived, and goes on at the next seq */
+    CHECK_INT(call(cl, &res, "state", "s", "match", "rej"), 0);
+    CHECK_INT(place(cl, "rej", "alice", "6S"), 0);
+    CHECK_INT(call(cl, &res, "events", "su", "match", "rej", "from",
+                   (uint64_t)5), 0);
+    CHECK_INT(arb_client_get(&res, "events")->via.array.size, 1);
+    arb_client_close(cl);
+    msgpack_unpacked_destroy(&res);
+}
+
+static void
+on_alarm(int sig)
+{
+    (void)sig;
+    if (daemon_pid > 0)
+        kill(daemon_pid, SIGKILL);
+    fprintf(stderr, "test_daemon: timed out; daemon log in %s\n", dir);
+    _exit(1);
+}
+
+int
+main(void)
+{
+    FILE *f;
+
+    signal(SIGALRM, on_alarm);
+    alarm(120);
+
+    if (access("bin/arbiterd", X_OK) != 0) {
+        fprintf(stderr, "bin/arbiterd missing: build it first\n");
+        return 1;
+    }
+    snprintf(dir, sizeof(dir), "/tmp/arbiter-test-XXXXXX");
+    if (mkdtemp(dir) == NULL)
+        return 1;
+    snprintf(sock, sizeof(sock), "%s/s.sock", dir);
+    snprintf(conf, sizeof(conf), "%s/arbiterd.conf", dir);
+    f = fopen(conf, "w");
+    fprintf(f, "data = %s/data\nlisten = unix:%s\nauth_timeout_ms = 300\n"
+               "log_level = debug\n"
+               "token = %s arbiter chief\n"
+               "token = %s scorer table-1\n"
+               "token = %s scorer table-2 roles-A\n"
+               "token = %s reader press\n", dir, sock, TOK_ARBITER,
+            TOK_SCORER, TOK_LIMITED, TOK_READER);
+    fclose(f);
+    start_daemon();
+    test_auth();
+    test_roles();
+    test_full_match();
+    test_rejections();
+    test_race();
+    test_subscribe();
+    test_hostile();
+    test_restart();
+    stop_daemon(SIGTERM);
+    if (test_failed_ == 0) {
+        char cmd[300];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "could not remove %s\n", dir);
+    } else {
+        fprintf(stderr, "daemon log kept in %s/daemon.log\n", dir);
+    }
+    return TEST_END();
+}

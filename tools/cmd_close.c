@@ -1,0 +1,74 @@
+/*
+ * arbiter close - the arbiter closes a match; only notes may follow.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/cli.h"
+#include "tools/net.h"
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter close --match ID [--reason TEXT] [--expect N]\n"
+        "                     [--cid ID] [connection options]\n\n"
+        "Closes the match (a 'close' event) and prints 'seq N hash <hex>'.\n"
+        "After it only notes are accepted.  Needs an arbiter's token.\n\n"
+        "options:\n"
+        "  --match ID      the match\n"
+        "  --reason TEXT   why, e.g. 'time'\n"
+        "  --expect N      refuse unless the match is at event N\n"
+        "  --cid ID        your id for this event (a retry returns the\n"
+        "                  original seq)\n\n");
+    cli_net_usage(f);
+}
+
+int
+cmd_close(int argc, char **argv)
+{
+    cli_net_t    n;
+    cli_append_t a;
+    const char  *expect = NULL;
+    int          i, rc, status = 2;
+
+    memset(&a, 0, sizeof(a));
+    cli_net_init(&n, "close");
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        }
+        if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
+            || (rc = cli_opt("close", "--match", argc, argv, &i,
+                             &a.match)) != 0
+            || (rc = cli_opt("close", "--reason", argc, argv, &i,
+                             &a.text)) != 0
+            || (rc = cli_opt("close", "--expect", argc, argv, &i,
+                             &expect)) != 0
+            || (rc = cli_opt("close", "--cid", argc, argv, &i,
+                             &a.cid)) != 0) {
+            if (rc < 0)
+                return 2;
+            continue;
+        }
+        fprintf(stderr, "arbiter close: unexpected '%s'\n", argv[i]);
+        usage(stderr);
+        return 2;
+    }
+    if (a.match == NULL) {
+        fprintf(stderr, "arbiter close: --match is required\n");
+        usage(stderr);
+        return 2;
+    }
+    if (expect != NULL) {
+        if (cli_parse_u64("close", "--expect", expect, &a.expect) != 0)
+            return 2;
+        a.has_expect = 1;
+    }
+    a.kind = "close";
+    if (cli_net_connect(&n) == 0)
+        status = cli_net_append(&n, &a);
+    cli_net_close(&n);
+    return status;
+}

@@ -1,0 +1,99 @@
+/*
+ * arbiter move - record one game move; the daemon judges it against the
+ * rules before anything is written.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/cli.h"
+#include "tools/net.h"
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter move --match ID [--expect N] [--cid ID]\n"
+        "                    [connection options] VERB PLAYER [ARG...]\n\n"
+        "Records one move, e.g. 'arbiter move --match R3-T7 place alice 4♠'\n"
+        "(YAHchain: place PLAYER CARD [@SOTA]), and prints\n"
+        "  seq N hash <hex>               the move is recorded as event N\n"
+        "  seq N hash <hex> (duplicate)   a retry of --cid ID: the original\n"
+        "A move the rules refuse is not recorded: 'arbiter move: illegal:\n"
+        "<rule>: <why>' and exit status 1.  Needs a scorer's or an\n"
+        "arbiter's token.\n\n"
+        "options:\n"
+        "  --match ID   the match\n"
+        "  --expect N   refuse unless the match is at event N (the last\n"
+        "               event recorded), so two scorers cannot interleave\n"
+        "  --cid ID     your id for this event: sending it again returns\n"
+        "               the original seq instead of recording it twice\n"
+        "  --           ends the options (for arguments starting with -)\n\n");
+    cli_net_usage(f);
+}
+
+int
+cmd_move(int argc, char **argv)
+{
+    cli_net_t    n;
+    cli_append_t a;
+    const char  *expect = NULL;
+    char       **words;
+    int          i, rc, opts = 1, status = 2;
+
+    memset(&a, 0, sizeof(a));
+    cli_net_init(&n, "move");
+    words = calloc((size_t)argc + 1, sizeof(char *));
+    if (words == NULL) {
+        fprintf(stderr, "arbiter move: out of memory\n");
+        return 2;
+    }
+    a.move = words;
+    for (i = 1; i < argc; i++) {
+        if (opts && cli_is_help(argv[i])) {
+            usage(stdout);
+            status = 0;
+            goto done;
+        }
+        if (opts && strcmp(argv[i], "--") == 0) {
+            opts = 0;
+            continue;
+        }
+        if (opts && argv[i][0] == '-' && argv[i][1] != '\0') {
+            if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
+                || (rc = cli_opt("move", "--match", argc, argv, &i,
+                                 &a.match)) != 0
+                || (rc = cli_opt("move", "--expect", argc, argv, &i,
+                                 &expect)) != 0
+                || (rc = cli_opt("move", "--cid", argc, argv, &i,
+                                 &a.cid)) != 0) {
+                if (rc < 0)
+                    goto done;
+                continue;
+            }
+            fprintf(stderr, "arbiter move: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            goto done;
+        }
+        words[a.nmove++] = argv[i];
+    }
+    if (a.match == NULL || a.nmove < 2) {
+        fprintf(stderr, "arbiter move: %s\n", a.match == NULL
+                ? "--match is required" : "a move is VERB PLAYER [ARG...]");
+        usage(stderr);
+        goto done;
+    }
+    if (expect != NULL) {
+        if (cli_parse_u64("move", "--expect", expect, &a.expect) != 0)
+            goto done;
+        a.has_expect = 1;
+    }
+    a.kind = "move";
+    if (cli_net_connect(&n) != 0)
+        goto done;
+    status = cli_net_append(&n, &a);
+done:
+    cli_net_close(&n);
+    free(words);
+    return status;
+}

@@ -1,0 +1,167 @@
+/*
+ * arbiter open - open a match on the recorder (an arbiter's act: event 0).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/cli.h"
+#include "tools/net.h"
+
+#define OPTIONS_MAX 64
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter open --match ID --game GAME --players A,B,...\n"
+        "                    [--teams X,Y,...] [--option KEY=VALUE]...\n"
+        "                    [--cid ID] [connection options]\n\n"
+        "Opens a match (event 0, its header) and prints\n"
+        "  opened ID seq 0 hash <hex>\n"
+        "Needs an arbiter's token.\n\n"
+        "options:\n"
+        "  --match ID          1..64 of A-Z a-z 0-9 _ . @ + -\n"
+        "  --game GAME         the rule set: yahchain\n"
+        "  --players A,B       names in seat order; NAME:TEAM with --teams\n"
+        "  --teams X,Y         team names, for team games\n"
+        "  --option KEY=VALUE  a match option of the rule set, repeatable\n"
+        "                      (yahchain: mode, void, cycles, owners; see\n"
+        "                      docs/rules/yahchain.md)\n"
+        "  --cid ID            your own id for the event\n\n");
+    cli_net_usage(f);
+}
+
+/* Splits "a,b,c" into a NULL-terminated vector of copies (empty items are
+ * kept so the server names them).  0 or -1 (out of memory). */
+static int
+split_commas(const char *s, char ***out, size_t *n)
+{
+    const char *p, *comma;
+    size_t      k = 1;
+    char      **v;
+
+    for (p = s; *p != '\0'; p++)
+        k += *p == ',';
+    v = calloc(k + 1, sizeof(char *));
+    if (v == NULL)
+        return -1;
+    *out = v;
+    *n = 0;
+    for (p = s;; p = comma + 1) {
+        comma = strchr(p, ',');
+        v[*n] = comma ? strndup(p, (size_t)(comma - p)) : strdup(p);
+        if (v[*n] == NULL)
+            return -1;
+        (*n)++;
+        if (comma == NULL)
+            return 0;
+    }
+}
+
+static void
+free_strv(char **v, size_t n)
+{
+    size_t i;
+
+    if (v == NULL)
+        return;
+    for (i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+int
+cmd_open(int argc, char **argv)
+{
+    cli_net_t       n;
+    msgpack_packer *pk;
+    const char     *match = NULL, *game = NULL, *players = NULL;
+    const char     *teams = NULL, *cid = NULL, *val;
+    const char     *opts[OPTIONS_MAX];
+    char          **pv = NULL, **tv = NULL, prefix[128];
+    size_t          np = 0, nt = 0, nopts = 0, k;
+    int             i, rc, status = 2;
+
+    cli_net_init(&n, "open");
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        }
+        if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
+            || (rc = cli_opt("open", "--match", argc, argv, &i,
+                             &match)) != 0
+            || (rc = cli_opt("open", "--game", argc, argv, &i, &game)) != 0
+            || (rc = cli_opt("open", "--players", argc, argv, &i,
+                             &players)) != 0
+            || (rc = cli_opt("open", "--teams", argc, argv, &i,
+                             &teams)) != 0
+            || (rc = cli_opt("open", "--cid", argc, argv, &i, &cid)) != 0) {
+            if (rc < 0)
+                return 2;
+            continue;
+        }
+        rc = cli_opt("open", "--option", argc, argv, &i, &val);
+        if (rc < 0)
+            return 2;
+        if (rc > 0) {
+            if (strchr(val, '=') == NULL || val[0] == '=') {
+                fprintf(stderr, "arbiter open: --option wants KEY=VALUE, "
+                        "not '%s'\n", val);
+                return 2;
+            }
+            if (nopts == OPTIONS_MAX) {
+                fprintf(stderr, "arbiter open: at most %d options\n",
+                        OPTIONS_MAX);
+                return 2;
+            }
+            opts[nopts++] = val;
+            continue;
+        }
+        fprintf(stderr, "arbiter open: unexpected '%s'\n", argv[i]);
+        usage(stderr);
+        return 2;
+    }
+    if (match == NULL || game == NULL || players == NULL) {
+        fprintf(stderr, "arbiter open: --match, --game and --players are "
+                "required\n");
+        usage(stderr);
+        return 2;
+    }
+    if (split_commas(players, &pv, &np) != 0
+        || (teams != NULL && split_commas(teams, &tv, &nt) != 0)) {
+        fprintf(stderr, "arbiter open: out of memory\n");
+        goto done;
+    }
+    if (cli_net_connect(&n) != 0)
+        goto done;
+    pk = cli_net_begin(&n, "open", 3 + (tv != NULL) + (nopts > 0)
+                       + (cid != NULL));
+    cli_pack_str(pk, "match", match);
+    cli_pack_str(pk, "game", game);
+    cli_pack_strv(pk, "players", pv, np);
+    if (tv != NULL)
+        cli_pack_strv(pk, "teams", tv, nt);
+    if (nopts > 0) {
+        msgpack_pack_str_with_body(pk, "options", 7);
+        msgpack_pack_map(pk, nopts);
+        for (k = 0; k < nopts; k++) {
+            const char *eq = strchr(opts[k], '=');
+            msgpack_pack_str_with_body(pk, opts[k], (size_t)(eq - opts[k]));
+            msgpack_pack_str_with_body(pk, eq + 1, strlen(eq + 1));
+        }
+    }
+    if (cid != NULL)
+        cli_pack_str(pk, "cid", cid);
+    status = cli_net_call(&n);
+    if (status == 0) {
+        snprintf(prefix, sizeof(prefix), "opened %s ", match);
+        status = cli_net_print_ack(&n, prefix);
+    }
+done:
+    cli_net_close(&n);
+    free_strv(pv, np);
+    free_strv(tv, nt);
+    return status;
+}

@@ -1,0 +1,420 @@
+/*
+ * arbiter state / matches / stats - the recorder's reads.
+ *
+ * DESIGN: `state --json` prints the daemon's own report verbatim (the
+ * shape of `arbiter replay --json`).  The text form is `arbiter replay`'s
+ * text, made by replaying the match's events here up to the seq the daemon
+ * reported, and checked against the daemon's digest: nothing is parsed out
+ * of the JSON but two scalars, and a client whose engine disagrees with
+ * the daemon says so instead of printing a different state.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/json.h"
+#include "proto/mp.h"
+#include "tools/cli.h"
+#include "tools/net.h"
+
+static void
+usage_state(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter state --match ID [--at N] [--json] "
+        "[connection options]\n\n"
+        "Prints the match's state as the recorder has committed it: the\n"
+        "registration records, each player's total and the state digest,\n"
+        "as 'arbiter replay' prints them for a transcript.  The text is\n"
+        "this tool's replay of the recorded events, checked against the\n"
+        "daemon's digest: a difference is reported, with exit status 1.\n\n"
+        "options:\n"
+        "  --match ID   the match\n"
+        "  --at N       the state after event N\n"
+        "  --json       the daemon's JSON report, as 'arbiter replay --json'\n"
+        "               prints it\n\n");
+    cli_net_usage(f);
+}
+
+static void
+usage_matches(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter matches [--game G] [--status open|closed] [--json]\n"
+        "                       [connection options]\n\n"
+        "Lists the recorded matches, one per line:\n"
+        "  <match> <game> <open|closed> <last seq> <time of the last "
+        "event>\n"
+        "or with --json one object per line:\n"
+        "  {\"match\",\"game\",\"status\",\"last_seq\",\"head\",\"created\","
+        "\"created_ms\",\n"
+        "   \"last\",\"last_ms\"}  (times ISO 8601 UTC and Unix ms)\n\n");
+    cli_net_usage(f);
+}
+
+static void
+usage_stats(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter stats [--json] [connection options]\n\n"
+        "Prints the recorder's counters ('name value' lines, or one JSON\n"
+        "object with --json).\n\n");
+    cli_net_usage(f);
+}
+
+/* The value of "key":... in a JSON text made by arb_report_json: a hex
+ * string or a number, copied into out.  0 or -1. */
+static int
+report_scalar(const char *json, size_t len, const char *key, char *out,
+              size_t outlen)
+{
+    char        pat[32];
+    const char *p, *end = json + len;
+    size_t      k = 0;
+
+    /* The top-level keys come before "state", whose nested keys could
+     * repeat them; search only the part before it. */
+    p = strstr(json, ",\"state\":");
+    if (p != NULL)
+        end = p;
+    snprintf(pat, sizeof(pat), "\"%s\":", key);
+    p = strstr(json, pat);
+    if (p == NULL || p >= end)
+        return -1;
+    p += strlen(pat);
+    if (*p == '"')
+        p++;
+    while (p < end && isxdigit((unsigned char)*p) && k + 1 < outlen)
+        out[k++] = *p++;
+    out[k] = '\0';
+    return k > 0 ? 0 : -1;
+}
+
+typedef struct collect_ctx {
+    cli_events_t v;
+    arb_buf_t    why;
+} collect_ctx_t;
+
+static int
+on_collect(void *ud, const msgpack_object *item)
+{
+    collect_ctx_t *x = ud;
+    const char    *bytes;
+    size_t         len;
+    uint64_t       seq;
+
+    if (cli_get_uint(item, "seq", &seq) != 0
+        || cli_get_bytes(item, "event", &bytes, &len) != 0) {
+        arb_buf_printf(&x->why, "an event without seq or bytes");
+        return 2;
+    }
+    return cli_events_add(&x->v, bytes, len, seq, &x->why) != 0 ? 2 : 0;
+}
+
+int
+cmd_state(int argc, char **argv)
+{
+    cli_net_t       n;
+    collect_ctx_t   x;
+    msgpack_packer *pk;
+    const char     *match = NULL, *at_s = NULL, *json;
+    char           *report = NULL, digest[65], seq_s[24];
+    arb_buf_t       src = ARB_BUF_INIT;
+    size_t          jlen;
+    uint64_t        at = UINT64_MAX, seq;
+    int             i, rc, as_json = 0, status = 2;
+
+    memset(&x, 0, sizeof(x));
+    cli_net_init(&n, "state");
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            usage_state(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--json") == 0) {
+            as_json = 1;
+            continue;
+        }
+        if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
+            || (rc = cli_opt("state", "--match", argc, argv, &i,
+                             &match)) != 0
+            || (rc = cli_opt("state", "--at", argc, argv, &i, &at_s)) != 0) {
+            if (rc < 0)
+                return 2;
+            continue;
+        }
+        fprintf(stderr, "arbiter state: unexpected '%s'\n", argv[i]);
+        usage_state(stderr);
+        return 2;
+    }
+    if (match == NULL) {
+        fprintf(stderr, "arbiter state: --match is required\n");
+        usage_state(stderr);
+        return 2;
+    }
+    if (at_s != NULL && cli_parse_u64("state", "--at", at_s, &at) != 0)
+        return 2;
+    if (cli_net_connect(&n) != 0)
+        goto done;
+    pk = cli_net_begin(&n, "state", 1 + (at != UINT64_MAX));
+    cli_pack_str(pk, "match", match);
+    if (at != UINT64_MAX)
+        cli_pack_uint(pk, "at", at);
+    status = cli_net_call(&n);
+    if (status != 0)
+        goto done;
+    status = 2;
+    if (cli_get_bytes(&n.res.data, "json", &json, &jlen) != 0) {
+        fprintf(stderr, "arbiter state: the server's answer has no json\n");
+        goto done;
+    }
+    if (as_json) {
+        fwrite(json, 1, jlen, stdout);
+        putchar('\n');
+        status = 0;
+        goto done;
+    }
+    report = strndup(json, jlen);
+    if (report == NULL) {
+        fprintf(stderr, "arbiter state: out of memory\n");
+        goto done;
+    }
+    if (report_scalar(report, jlen, "digest", digest, sizeof(digest)) != 0
+        || report_scalar(report, jlen, "seq", seq_s, sizeof(seq_s)) != 0
+        || cli_parse_u64("state", "the report's seq", seq_s, &seq) != 0) {
+        fprintf(stderr, "arbiter state: the server's report has no digest "
+                "or seq\n");
+        goto done;
+    }
+    status = cli_net_events(&n, match, 0, seq, NULL, 0, 0, on_collect, &x);
+    if (status != 0 || !x.v.has_open || x.v.n != seq) {
+        if (status == 0 || x.why.len > 0)
+            fprintf(stderr, "arbiter state: match %s: %s\n", match,
+                    x.why.len > 0 ? arb_buf_cstr(&x.why)
+                    : "the server sent fewer events than its state");
+        status = 2;
+        goto done;
+    }
+    arb_buf_printf(&src, "arbiter state: match %s", match);
+    status = cli_replay_print(arb_buf_cstr(&src), &x.v.open, 0, x.v.ev, NULL,
+                              x.v.n, seq, 0, digest);
+done:
+    cli_net_close(&n);
+    cli_events_clear(&x.v);
+    arb_buf_free(&x.why);
+    arb_buf_free(&src);
+    free(report);
+    return status;
+}
+
+/* A str value as a C string in buf (truncated to fit). */
+static const char *
+str_of(const msgpack_object *map, const char *key, char *buf, size_t len)
+{
+    const char *p = "";
+    size_t      k;
+
+    if (cli_get_bytes(map, key, &p, &k) != 0) {
+        p = "";
+        k = 0;
+    }
+    if (k >= len)
+        k = len - 1;
+    memcpy(buf, p, k);
+    buf[k] = '\0';
+    return buf;
+}
+
+int
+cmd_matches(int argc, char **argv)
+{
+    cli_net_t             n;
+    msgpack_packer       *pk;
+    const msgpack_object *list, *m;
+    const char           *game = NULL, *st = NULL, *head;
+    arb_buf_t             out = ARB_BUF_INIT;
+    char                  id[80], g[80], s[16], hex[65], created[32],
+                          last[32];
+    size_t                hlen;
+    uint64_t              last_seq;
+    int64_t               c_ms, l_ms;
+    uint32_t              k;
+    int                   i, rc, as_json = 0, status = 2;
+
+    cli_net_init(&n, "matches");
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            usage_matches(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--json") == 0) {
+            as_json = 1;
+            continue;
+        }
+        if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
+            || (rc = cli_opt("matches", "--game", argc, argv, &i,
+                             &game)) != 0
+            || (rc = cli_opt("matches", "--status", argc, argv, &i,
+                             &st)) != 0) {
+            if (rc < 0)
+                return 2;
+            continue;
+        }
+        fprintf(stderr, "arbiter matches: unexpected '%s'\n", argv[i]);
+        usage_matches(stderr);
+        return 2;
+    }
+    if (st != NULL && strcmp(st, "open") != 0 && strcmp(st, "closed") != 0) {
+        fprintf(stderr, "arbiter matches: --status open or closed, not "
+                "'%s'\n", st);
+        return 2;
+    }
+    if (cli_net_connect(&n) != 0)
+        goto done;
+    pk = cli_net_begin(&n, "matches", (game != NULL) + (st != NULL));
+    if (game != NULL)
+        cli_pack_str(pk, "game", game);
+    if (st != NULL)
+        cli_pack_str(pk, "status", st);
+    status = cli_net_call(&n);
+    if (status != 0)
+        goto done;
+    list = arb_client_get(&n.res, "matches");
+    if (list == NULL || list->type != MSGPACK_OBJECT_ARRAY) {
+        fprintf(stderr, "arbiter matches: the server's answer has no "
+                "matches\n");
+        status = 2;
+        goto done;
+    }
+    for (k = 0; k < list->via.array.size; k++) {
+        m = &list->via.array.ptr[k];
+        last_seq = 0;
+        c_ms = l_ms = 0;
+        cli_get_uint(m, "last_seq", &last_seq);
+        cli_get_int(m, "created", &c_ms);
+        cli_get_int(m, "last", &l_ms);
+        cli_iso_time(created, c_ms);
+        cli_iso_time(last, l_ms);
+        if (cli_get_bytes(m, "head", &head, &hlen) == 0 && hlen == 32)
+            cli_hex32(hex, (const unsigned char *)head);
+        else
+            snprintf(hex, sizeof(hex), "-");
+        str_of(m, "match", id, sizeof(id));
+        str_of(m, "game", g, sizeof(g));
+        str_of(m, "status", s, sizeof(s));
+        out.len = 0;
+        if (as_json) {
+            arb_buf_puts(&out, "{\"match\":");
+            arb_json_str(&out, id);
+            arb_buf_puts(&out, ",\"game\":");
+            arb_json_str(&out, g);
+            arb_buf_puts(&out, ",\"status\":");
+            arb_json_str(&out, s);
+            arb_buf_printf(&out, ",\"last_seq\":%" PRIu64 ",\"head\":\"%s\","
+                           "\"created\":\"%s\",\"created_ms\":%" PRId64 ","
+                           "\"last\":\"%s\",\"last_ms\":%" PRId64 "}\n",
+                           last_seq, hex, created, c_ms, last, l_ms);
+        } else {
+            arb_buf_printf(&out, "%s %s %s %" PRIu64 " %s\n", id, g, s,
+                           last_seq, last);
+        }
+        if (out.oom) {
+            fprintf(stderr, "arbiter matches: out of memory\n");
+            status = 2;
+            goto done;
+        }
+        fwrite(out.data, 1, out.len, stdout);
+    }
+done:
+    cli_net_close(&n);
+    arb_buf_free(&out);
+    return status;
+}
+
+int
+cmd_stats(int argc, char **argv)
+{
+    cli_net_t             n;
+    const msgpack_object *map;
+    arb_buf_t             out = ARB_BUF_INIT;
+    char                  key[64], val[256];
+    uint32_t              k;
+    int                   i, rc, as_json = 0, status = 2, first = 1;
+
+    cli_net_init(&n, "stats");
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            usage_stats(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--json") == 0) {
+            as_json = 1;
+            continue;
+        }
+        if ((rc = cli_net_option(&n, argc, argv, &i)) != 0) {
+            if (rc < 0)
+                return 2;
+            continue;
+        }
+        fprintf(stderr, "arbiter stats: unexpected '%s'\n", argv[i]);
+        usage_stats(stderr);
+        return 2;
+    }
+    if (cli_net_connect(&n) != 0)
+        goto done;
+    cli_net_begin(&n, "stats", 0);
+    status = cli_net_call(&n);
+    if (status != 0)
+        goto done;
+    /* Whatever counters the daemon has, in its order: the tool need not
+     * change when one is added. */
+    map = &n.res.data;
+    if (as_json)
+        arb_buf_putc(&out, '{');
+    for (k = 0; k < map->via.map.size; k++) {
+        const msgpack_object *ko = &map->via.map.ptr[k].key;
+        const msgpack_object *vo = &map->via.map.ptr[k].val;
+        if (ko->type != MSGPACK_OBJECT_STR || ko->via.str.size >= sizeof(key))
+            continue;
+        snprintf(key, sizeof(key), "%.*s", (int)ko->via.str.size,
+                 ko->via.str.ptr);
+        if (strcmp(key, "v") == 0 || strcmp(key, "id") == 0
+            || strcmp(key, "ok") == 0)
+            continue;
+        if (vo->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+            snprintf(val, sizeof(val), "%" PRIu64, vo->via.u64);
+        else if (vo->type == MSGPACK_OBJECT_STR)
+            snprintf(val, sizeof(val), "%.*s", (int)vo->via.str.size,
+                     vo->via.str.ptr);
+        else
+            continue;
+        if (as_json) {
+            if (!first)
+                arb_buf_putc(&out, ',');
+            arb_json_str(&out, key);
+            arb_buf_putc(&out, ':');
+            if (vo->type == MSGPACK_OBJECT_STR)
+                arb_json_str(&out, val);
+            else
+                arb_buf_puts(&out, val);
+        } else {
+            arb_buf_printf(&out, "%s %s\n", key, val);
+        }
+        first = 0;
+    }
+    if (as_json)
+        arb_buf_puts(&out, "}\n");
+    if (out.oom) {
+        fprintf(stderr, "arbiter stats: out of memory\n");
+        status = 2;
+        goto done;
+    }
+    fwrite(out.data, 1, out.len, stdout);
+done:
+    cli_net_close(&n);
+    arb_buf_free(&out);
+    return status;
+}

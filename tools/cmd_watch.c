@@ -1,0 +1,178 @@
+/*
+ * arbiter watch - follow a match (or every match) as events are recorded.
+ *
+ * DESIGN: the daemon's subscription does the catch-up and the live part
+ * without gap or duplicate (daemon/sub.c); this command only prints each
+ * pushed event as it arrives and flushes, so a pipe or a file sees it at
+ * once.  SIGINT/SIGTERM shut the socket down, which ends the blocking read
+ * like an end of file: the command then exits 0 with everything printed.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "core/buf.h"
+#include "core/err.h"
+#include "proto/mp.h"
+#include "tools/cli.h"
+#include "tools/net.h"
+
+static volatile sig_atomic_t watch_fd = -1;
+static volatile sig_atomic_t watch_stopped;
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter watch [--match ID] [--from N] [--json]\n"
+        "                     [connection options]\n\n"
+        "Prints each event of the match as it is committed, in the format\n"
+        "of 'arbiter events'; without --match, the events of every match in\n"
+        "commit order, each line starting with the match id (with --json,\n"
+        "a \"match\" field).  Runs until interrupted (exit 0) or the server\n"
+        "ends it: an error from the server (e.g. a subscriber too slow to\n"
+        "keep up) is printed and the exit status is 1.\n\n"
+        "options:\n"
+        "  --match ID   the match (default: all matches)\n"
+        "  --from N     start at event N of the match, or without --match at\n"
+        "               position N of the recorder's global log (default:\n"
+        "               only events recorded from now on)\n"
+        "  --json       JSON lines\n\n");
+    cli_net_usage(f);
+}
+
+static void
+on_signal(int sig)
+{
+    (void)sig;
+    watch_stopped = 1;
+    /* shutdown() is async-signal-safe; the read returns end of file. */
+    if (watch_fd >= 0)
+        shutdown(watch_fd, SHUT_RDWR);
+}
+
+/* An error push: print it like a refused request.  Always 1. */
+static int
+print_error_push(const msgpack_object *push)
+{
+    const msgpack_object *e = arb_mp_get(push, "error");
+    const char           *code = "", *msg = "";
+    size_t                clen = 0, mlen = 0;
+
+    cli_get_bytes(e, "code", &code, &clen);
+    cli_get_bytes(e, "message", &msg, &mlen);
+    fprintf(stderr, "arbiter watch: %.*s: %.*s\n", (int)clen, code,
+            (int)mlen, msg);
+    return 1;
+}
+
+int
+cmd_watch(int argc, char **argv)
+{
+    cli_net_t             n;
+    msgpack_packer       *pk;
+    struct sigaction      sa;
+    const msgpack_object *push;
+    const char           *match = NULL, *from_s = NULL, *m;
+    arb_buf_t             out = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    char                  mid[80];
+    size_t                mlen;
+    uint64_t              from = 0;
+    int                   i, rc, json = 0, status = 2;
+
+    cli_net_init(&n, "watch");
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+            continue;
+        }
+        if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
+            || (rc = cli_opt("watch", "--match", argc, argv, &i,
+                             &match)) != 0
+            || (rc = cli_opt("watch", "--from", argc, argv, &i,
+                             &from_s)) != 0) {
+            if (rc < 0)
+                return 2;
+            continue;
+        }
+        fprintf(stderr, "arbiter watch: unexpected '%s'\n", argv[i]);
+        usage(stderr);
+        return 2;
+    }
+    if (from_s != NULL && cli_parse_u64("watch", "--from", from_s,
+                                        &from) != 0)
+        return 2;
+    if (cli_net_connect(&n) != 0)
+        goto done;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    watch_fd = arb_client_fd(n.cl);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    pk = cli_net_begin(&n, "subscribe", (match != NULL) + (from_s != NULL));
+    if (match != NULL)
+        cli_pack_str(pk, "match", match);
+    if (from_s != NULL)
+        cli_pack_uint(pk, "from", from);
+    status = cli_net_call(&n);
+    if (status != 0) {
+        if (watch_stopped)
+            status = 0;
+        goto done;
+    }
+    for (;;) {
+        rc = arb_client_read(n.cl, &n.res, &why);
+        if (rc == ARB_EIO) {
+            /* Interrupted, or the daemon went away: the stream is over. */
+            if (!watch_stopped)
+                fprintf(stderr, "arbiter watch: %s\n", arb_buf_cstr(&why));
+            status = 0;
+            break;
+        }
+        if (rc != 0) {
+            fprintf(stderr, "arbiter watch: %s\n", arb_buf_cstr(&why));
+            status = 2;
+            break;
+        }
+        push = arb_client_get(&n.res, "push");
+        if (push == NULL || push->type != MSGPACK_OBJECT_STR)
+            continue;           /* a response: nothing was asked */
+        if (push->via.str.size == 5
+            && memcmp(push->via.str.ptr, "error", 5) == 0) {
+            status = print_error_push(&n.res.data);
+            break;
+        }
+        if (push->via.str.size != 5
+            || memcmp(push->via.str.ptr, "event", 5) != 0)
+            continue;           /* a kind of push this tool predates */
+        mid[0] = '\0';
+        if (match == NULL && cli_get_bytes(&n.res.data, "match", &m,
+                                           &mlen) == 0)
+            snprintf(mid, sizeof(mid), "%.*s", (int)mlen, m);
+        out.len = 0;
+        if (cli_event_format(&out, &n.res.data, match == NULL ? mid : NULL,
+                             json, &why) != 0) {
+            fprintf(stderr, "arbiter watch: %s\n", arb_buf_cstr(&why));
+            status = 2;
+            break;
+        }
+        fwrite(out.data, 1, out.len, stdout);
+        if (fflush(stdout) != 0) {
+            status = 2;
+            break;
+        }
+    }
+done:
+    watch_fd = -1;
+    cli_net_close(&n);
+    arb_buf_free(&out);
+    arb_buf_free(&why);
+    return status;
+}

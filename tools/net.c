@@ -1,0 +1,532 @@
+/*
+ * net.c - the client side shared by the subcommands that talk to arbiterd
+ * (see net.h).
+ *
+ * DESIGN: every command goes through cli_net_call, so a refusal always
+ * reads "arbiter CMD: code: [rule: ]message" and exits 1, while anything
+ * that kept the request from being judged (no socket, bad token, a broken
+ * connection) exits 2: a script can tell "the move is illegal" from "try
+ * again".
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/err.h"
+#include "core/json.h"
+#include "core/transcript.h"
+#include "proto/codec.h"
+#include "proto/mp.h"
+#include "tools/cli.h"
+#include "tools/net.h"
+
+void
+cli_net_init(cli_net_t *n, const char *cmd)
+{
+    memset(n, 0, sizeof(*n));
+    n->cmd = cmd;
+    msgpack_unpacked_init(&n->res);
+}
+
+void
+cli_net_close(cli_net_t *n)
+{
+    if (n == NULL)
+        return;
+    arb_client_close(n->cl);
+    n->cl = NULL;
+    msgpack_unpacked_destroy(&n->res);
+    msgpack_unpacked_init(&n->res);
+    memset(n->tokbuf, 0, sizeof(n->tokbuf));
+}
+
+int
+cli_opt(const char *cmd, const char *opt, int argc, char **argv, int *i,
+        const char **val)
+{
+    size_t k = strlen(opt);
+
+    if (strncmp(argv[*i], opt, k) != 0)
+        return 0;
+    if (argv[*i][k] == '=') {
+        *val = argv[*i] + k + 1;
+        return 1;
+    }
+    if (argv[*i][k] != '\0')
+        return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "arbiter %s: %s needs a value\n", cmd, opt);
+        return -1;
+    }
+    *val = argv[++*i];
+    return 1;
+}
+
+int
+cli_net_option(cli_net_t *n, int argc, char **argv, int *i)
+{
+    int rc;
+
+    if ((rc = cli_opt(n->cmd, "--server", argc, argv, i, &n->server)) != 0
+        || (rc = cli_opt(n->cmd, "--token", argc, argv, i, &n->token)) != 0
+        || (rc = cli_opt(n->cmd, "--token-file", argc, argv, i,
+                         &n->token_file)) != 0)
+        return rc;
+    return 0;
+}
+
+int
+cli_net_print_ack(cli_net_t *n, const char *prefix)
+{
+    const msgpack_object *dup = arb_client_get(&n->res, "dup");
+    const char           *hash;
+    size_t                hlen;
+    uint64_t              seq;
+    char                  hex[65];
+
+    if (cli_get_uint(&n->res.data, "seq", &seq) != 0
+        || cli_get_bytes(&n->res.data, "hash", &hash, &hlen) != 0
+        || hlen != 32) {
+        fprintf(stderr, "arbiter %s: the server's answer has no seq and "
+                "hash\n", n->cmd);
+        return 2;
+    }
+    cli_hex32(hex, (const unsigned char *)hash);
+    printf("%sseq %" PRIu64 " hash %s%s\n", prefix, seq, hex,
+           dup != NULL && dup->type == MSGPACK_OBJECT_BOOLEAN
+           && dup->via.boolean ? " (duplicate)" : "");
+    return 0;
+}
+
+void
+cli_net_usage(FILE *f)
+{
+    fprintf(f,
+        "connection:\n"
+        "  --server ADDR      unix:PATH, tcp:HOST:PORT or a socket path\n"
+        "                     (default: $ARBITER_SERVER, else\n"
+        "                     " CLI_SERVER_DEFAULT ")\n"
+        "  --token T          the access token (default: $ARBITER_TOKEN)\n"
+        "  --token-file F     read the token from the first word of F\n\n"
+        "Exit status: 0 done, 1 refused by the server (printed as\n"
+        "'arbiter CMD: code: [rule: ]message'), 2 bad usage or a\n"
+        "connection, authentication or I/O problem.\n");
+}
+
+/* The first word of the token file that is not in a '#' comment line, so
+ * a file can say what the token is for. */
+static int
+read_token_file(cli_net_t *n)
+{
+    arb_buf_t   b = ARB_BUF_INIT;
+    const char *p, *end;
+    size_t      len;
+    int         status = 2;
+
+    if (cli_read_file(&b, n->token_file) != 0)
+        goto done;
+    p = arb_buf_cstr(&b);
+    if (p == NULL)
+        goto done;
+    for (;;) {
+        while (*p != '\0' && isspace((unsigned char)*p))
+            p++;
+        if (*p != '#')
+            break;
+        while (*p != '\0' && *p != '\n')
+            p++;
+    }
+    for (end = p; *end != '\0' && !isspace((unsigned char)*end); end++)
+        ;
+    len = (size_t)(end - p);
+    if (len == 0 || len >= sizeof(n->tokbuf)) {
+        fprintf(stderr, "arbiter %s: %s: no token in the file\n", n->cmd,
+                n->token_file);
+        goto done;
+    }
+    memcpy(n->tokbuf, p, len);
+    n->tokbuf[len] = '\0';
+    n->token = n->tokbuf;
+    status = 0;
+done:
+    if (b.data != NULL)
+        memset(b.data, 0, b.len);
+    arb_buf_free(&b);
+    return status;
+}
+
+int
+cli_net_connect(cli_net_t *n)
+{
+    arb_buf_t   why = ARB_BUF_INIT;
+    const char *addr = n->server;
+    int         rc, status = 2;
+
+    if (addr == NULL)
+        addr = getenv("ARBITER_SERVER");
+    if (addr == NULL || *addr == '\0')
+        addr = CLI_SERVER_DEFAULT;
+    if (n->token_file != NULL && read_token_file(n) != 0)
+        return 2;
+    if (n->token == NULL)
+        n->token = getenv("ARBITER_TOKEN");
+    if (n->token == NULL || *n->token == '\0') {
+        fprintf(stderr, "arbiter %s: no token: use --token, --token-file or "
+                "$ARBITER_TOKEN\n", n->cmd);
+        return 2;
+    }
+    rc = arb_client_connect(&n->cl, addr, &why);
+    if (rc != 0) {
+        fprintf(stderr, "arbiter %s: %s\n", n->cmd, arb_buf_cstr(&why));
+        goto done;
+    }
+    rc = arb_client_auth(n->cl, n->token, &why);
+    if (rc != 0) {
+        /* Refused or not, the request was never judged: a setup problem. */
+        fprintf(stderr, "arbiter %s: %s%s\n", n->cmd,
+                rc == ARB_EINVAL ? "" : "authentication: ",
+                arb_buf_cstr(&why));
+        arb_client_close(n->cl);
+        n->cl = NULL;
+        goto done;
+    }
+    status = 0;
+done:
+    arb_buf_free(&why);
+    return status;
+}
+
+msgpack_packer *
+cli_net_begin(cli_net_t *n, const char *op, size_t nfields)
+{
+    msgpack_packer *pk;
+
+    arb_client_begin(n->cl, &pk, op, nfields);
+    return pk;
+}
+
+int
+cli_net_call(cli_net_t *n)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    int       rc;
+
+    rc = arb_client_call(n->cl, &n->res, &why);
+    if (rc != 0)
+        fprintf(stderr, "arbiter %s: %s\n", n->cmd, arb_buf_cstr(&why));
+    arb_buf_free(&why);
+    return rc == 0 ? 0 : rc == ARB_EINVAL ? 1 : 2;
+}
+
+int
+cli_net_append(cli_net_t *n, const cli_append_t *a)
+{
+    msgpack_packer *pk;
+    size_t          nf;
+    int             rc;
+
+    nf = 2 + (a->cid != NULL) + (a->has_expect != 0) + (a->has_target != 0)
+         + (a->text != NULL);
+    if (a->nmove >= 2)
+        nf += a->nmove > 2 ? 3 : 2;
+    pk = cli_net_begin(n, "append", nf);
+    cli_pack_str(pk, "match", a->match);
+    cli_pack_str(pk, "kind", a->kind);
+    if (a->cid != NULL)
+        cli_pack_str(pk, "cid", a->cid);
+    if (a->has_expect)
+        cli_pack_uint(pk, "expect", a->expect);
+    if (a->has_target)
+        cli_pack_uint(pk, "target", a->target);
+    if (a->nmove >= 2) {
+        cli_pack_str(pk, "verb", a->move[0]);
+        cli_pack_str(pk, "player", a->move[1]);
+        /* The codec writes no empty list: a move without args omits it. */
+        if (a->nmove > 2)
+            cli_pack_strv(pk, "args", a->move + 2, a->nmove - 2);
+    }
+    if (a->text != NULL)
+        cli_pack_str(pk, "text", a->text);
+    rc = cli_net_call(n);
+    return rc != 0 ? rc : cli_net_print_ack(n, "");
+}
+
+void
+cli_pack_str(msgpack_packer *pk, const char *key, const char *val)
+{
+    arb_mp_pack_cstr(pk, key);
+    arb_mp_pack_cstr(pk, val);
+}
+
+void
+cli_pack_uint(msgpack_packer *pk, const char *key, uint64_t val)
+{
+    arb_mp_pack_cstr(pk, key);
+    msgpack_pack_uint64(pk, val);
+}
+
+void
+cli_pack_strv(msgpack_packer *pk, const char *key, char *const *v, size_t n)
+{
+    size_t i;
+
+    arb_mp_pack_cstr(pk, key);
+    msgpack_pack_array(pk, n);
+    for (i = 0; i < n; i++)
+        arb_mp_pack_cstr(pk, v[i]);
+}
+
+int
+cli_get_uint(const msgpack_object *map, const char *key, uint64_t *out)
+{
+    const msgpack_object *o = arb_mp_get(map, key);
+
+    if (o == NULL || o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return -1;
+    *out = o->via.u64;
+    return 0;
+}
+
+int
+cli_get_int(const msgpack_object *map, const char *key, int64_t *out)
+{
+    const msgpack_object *o = arb_mp_get(map, key);
+
+    if (o == NULL)
+        return -1;
+    if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
+        *out = o->via.i64;
+        return 0;
+    }
+    if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER || o->via.u64 > INT64_MAX)
+        return -1;
+    *out = (int64_t)o->via.u64;
+    return 0;
+}
+
+int
+cli_get_bytes(const msgpack_object *map, const char *key, const char **p,
+              size_t *len)
+{
+    const msgpack_object *o = arb_mp_get(map, key);
+
+    if (o == NULL)
+        return -1;
+    if (o->type == MSGPACK_OBJECT_STR) {
+        *p = o->via.str.ptr;
+        *len = o->via.str.size;
+    } else if (o->type == MSGPACK_OBJECT_BIN) {
+        *p = o->via.bin.ptr;
+        *len = o->via.bin.size;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+int
+cli_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t *out)
+{
+    char *end;
+
+    /* strtoull accepts "-1" and " 7": a seq is digits only. */
+    if (!isdigit((unsigned char)s[0]))
+        goto bad;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    if (*end != '\0' || errno != 0)
+        goto bad;
+    return 0;
+bad:
+    fprintf(stderr, "arbiter %s: %s wants a number, not '%s'\n", cmd, opt,
+            s);
+    return -1;
+}
+
+void
+cli_hex32(char out[65], const unsigned char *h)
+{
+    static const char digits[] = "0123456789abcdef";
+    int               i;
+
+    for (i = 0; i < 32; i++) {
+        out[2 * i] = digits[h[i] >> 4];
+        out[2 * i + 1] = digits[h[i] & 15];
+    }
+    out[64] = '\0';
+}
+
+void
+cli_iso_time(char out[32], int64_t ms)
+{
+    struct tm tm;
+    time_t    s;
+    char      tmp[96];      /* what the compiler can prove fits */
+    size_t    n;
+
+    if (ms <= 0) {
+        snprintf(out, 32, "-");
+        return;
+    }
+    s = (time_t)(ms / 1000);
+    if (gmtime_r(&s, &tm) == NULL) {
+        snprintf(out, 32, "%" PRId64, ms);
+        return;
+    }
+    snprintf(tmp, sizeof(tmp), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+             tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+             tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+    n = strlen(tmp) < 31 ? strlen(tmp) : 31;
+    memcpy(out, tmp, n);
+    out[n] = '\0';
+}
+
+/* Events per page: 9 objects each, well under ARB_ELEMS_MAX (8192). */
+#define CLI_EVENTS_PAGE 500
+
+int
+cli_net_events(cli_net_t *n, const char *match, uint64_t from, uint64_t to,
+               char *const *kinds, size_t nkinds, uint64_t since,
+               cli_item_cb cb, void *ud)
+{
+    const msgpack_object *items, *next;
+    msgpack_packer       *pk;
+    uint32_t              i;
+    int                   rc;
+
+    for (;;) {
+        pk = cli_net_begin(n, "events", 3 + (to != UINT64_MAX)
+                           + (nkinds > 0) + (since > 0));
+        cli_pack_str(pk, "match", match);
+        cli_pack_uint(pk, "from", from);
+        /* The client library parses every response under ARB_ELEMS_MAX
+         * objects; an item costs 9, so the daemon's default page of 1000
+         * would be refused. */
+        cli_pack_uint(pk, "limit", CLI_EVENTS_PAGE);
+        if (to != UINT64_MAX)
+            cli_pack_uint(pk, "to", to);
+        if (nkinds > 0)
+            cli_pack_strv(pk, "kinds", kinds, nkinds);
+        if (since > 0)
+            cli_pack_uint(pk, "since", since);
+        rc = cli_net_call(n);
+        if (rc != 0)
+            return rc;
+        items = arb_client_get(&n->res, "events");
+        next = arb_client_get(&n->res, "next");
+        if (items == NULL || items->type != MSGPACK_OBJECT_ARRAY) {
+            fprintf(stderr, "arbiter %s: the server's answer has no "
+                    "events\n", n->cmd);
+            return 2;
+        }
+        for (i = 0; i < items->via.array.size; i++) {
+            rc = cb(ud, &items->via.array.ptr[i]);
+            if (rc != 0)
+                return rc;
+        }
+        if (next == NULL || next->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+            return 0;
+        if (next->via.u64 <= from) {
+            /* A page that does not advance would loop for ever. */
+            fprintf(stderr, "arbiter %s: the server's next page (%" PRIu64
+                    ") does not advance past %" PRIu64 "\n", n->cmd,
+                    next->via.u64, from);
+            return 2;
+        }
+        from = next->via.u64;
+    }
+}
+
+void
+cli_event_line(arb_buf_t *out, const arb_event_t *ev)
+{
+    const arb_setup_t *s = ev->setup;
+    size_t             i;
+
+    if (ev->kind != ARB_EV_OPEN || s == NULL) {
+        arb_transcript_event_line(out, ev);
+        return;
+    }
+    /* The header is several transcript lines; one line keeps the listing
+     * one event per line. */
+    arb_buf_printf(out, "open game: %s; players:", s->game);
+    for (i = 0; i < s->nplayers; i++) {
+        arb_buf_printf(out, " %s", s->players[i].name);
+        if (s->players[i].team >= 0 && (size_t)s->players[i].team < s->nteams)
+            arb_buf_printf(out, ":%s", s->teams[s->players[i].team]);
+    }
+    for (i = 0; i < s->noptions; i++)
+        arb_buf_printf(out, "; %s: %s", s->options[i].key,
+                       s->options[i].value);
+    if (s->deal.kind != ARB_DEAL_NONE)
+        arb_buf_printf(out, "; deal: %s", s->deal.kind == ARB_DEAL_ORDER
+                       ? "order" : s->deal.kind == ARB_DEAL_SEED ? "seed"
+                       : "commit");
+}
+
+int
+cli_event_format(arb_buf_t *out, const msgpack_object *item,
+                 const char *match, int json, arb_buf_t *why)
+{
+    arb_event_t  ev;
+    arb_buf_t    line = ARB_BUF_INIT;
+    const char  *bytes, *hash;
+    size_t       len, hlen;
+    uint64_t     seq;
+    int64_t      t = 0;
+    char         hex[65], iso[32];
+    int          rc;
+
+    memset(&ev, 0, sizeof(ev));
+    if (cli_get_uint(item, "seq", &seq) != 0
+        || cli_get_bytes(item, "event", &bytes, &len) != 0
+        || cli_get_bytes(item, "hash", &hash, &hlen) != 0 || hlen != 32) {
+        arb_buf_printf(why, "an event without seq, hash or event bytes");
+        return ARB_EPROTO;
+    }
+    cli_get_int(item, "time", &t);
+    rc = arb_event_decode(&ev, bytes, len, why);
+    if (rc != 0) {
+        arb_buf_t tmp = ARB_BUF_INIT;
+        arb_buf_printf(&tmp, "seq %" PRIu64 ": %s", seq, arb_buf_cstr(why));
+        arb_buf_free(why);
+        *why = tmp;
+        return rc;
+    }
+    cli_hex32(hex, (const unsigned char *)hash);
+    cli_iso_time(iso, t);
+    cli_event_line(&line, &ev);
+    if (json) {
+        arb_buf_putc(out, '{');
+        if (match != NULL) {
+            arb_buf_puts(out, "\"match\":");
+            arb_json_str(out, match);
+            arb_buf_putc(out, ',');
+        }
+        arb_buf_printf(out, "\"seq\":%" PRIu64 ",\"time\":", seq);
+        arb_json_str(out, iso);
+        arb_buf_printf(out, ",\"time_ms\":%" PRId64 ",\"actor\":", t);
+        if (ev.actor != NULL)
+            arb_json_str(out, ev.actor);
+        else
+            arb_buf_puts(out, "null");
+        arb_buf_puts(out, ",\"kind\":");
+        arb_json_str(out, arb_event_kind_name(ev.kind));
+        arb_buf_puts(out, ",\"line\":");
+        arb_json_str(out, arb_buf_cstr(&line));
+        arb_buf_printf(out, ",\"hash\":\"%s\"}\n", hex);
+    } else {
+        if (match != NULL)
+            arb_buf_printf(out, "%s ", match);
+        arb_buf_printf(out, "%" PRIu64 " %s %s ", seq, iso,
+                       ev.actor != NULL ? ev.actor : "-");
+        arb_buf_add(out, line.data, line.len);
+        arb_buf_putc(out, '\n');
+    }
+    arb_buf_free(&line);
+    arb_event_clear(&ev);
+    return out->oom ? ARB_ENOMEM : 0;
+}

@@ -1,0 +1,126 @@
+/*
+ * net.h - what the client subcommands (open, move, rule, close, state,
+ * events, watch, matches, stats) share: the connection options, one
+ * request/response round trip with the house error format, paging through
+ * a match's events, and the one-line formats of an event.
+ *
+ * Exit statuses returned by these helpers are the commands' own: 0 ok, 1
+ * the server refused (its error printed as "arbiter CMD: code: [rule: ]
+ * message"), 2 usage, connection, authentication or I/O problem.
+ */
+#ifndef ARB_TOOLS_NET_H
+#define ARB_TOOLS_NET_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <msgpack.h>
+
+#include "core/buf.h"
+#include "core/event.h"
+#include "proto/client.h"
+
+#define CLI_SERVER_DEFAULT "unix:./var/arbiter/arbiterd.sock"
+
+typedef struct cli_net {
+    const char      *cmd;           /* "move": the prefix of messages */
+    const char      *server;        /* NULL: $ARBITER_SERVER or default */
+    const char      *token;         /* NULL: $ARBITER_TOKEN */
+    const char      *token_file;
+    arb_client_t    *cl;
+    msgpack_unpacked res;           /* the last response */
+    char             tokbuf[512];   /* a token read from token_file */
+} cli_net_t;
+
+void cli_net_init(cli_net_t *n, const char *cmd);
+void cli_net_close(cli_net_t *n);           /* NULL-safe; also the result */
+
+/* "--opt VALUE" or "--opt=VALUE" at argv[*i]: 1 with *val set and *i on
+ * the last word used, 0 when argv[*i] is another word, -1 when the value
+ * is missing ("arbiter CMD: --opt needs a value" printed). */
+int  cli_opt(const char *cmd, const char *opt, int argc, char **argv,
+             int *i, const char **val);
+/* A connection option at argv[*i] (--server, --token, --token-file), as
+ * cli_opt: 1 consumed, 0 not one, -1 printed usage error. */
+int  cli_net_option(cli_net_t *n, int argc, char **argv, int *i);
+/* The connection options' lines for a usage() text. */
+void cli_net_usage(FILE *f);
+
+/* Connects and authenticates.  0, or 2 with the reason printed. */
+int  cli_net_connect(cli_net_t *n);
+
+/* Starts a request with nfields key/value pairs after v, id and op. */
+msgpack_packer *cli_net_begin(cli_net_t *n, const char *op, size_t nfields);
+/* Sends it and waits for its response, left in n->res.  0, 1 (the server
+ * refused, printed) or 2 (printed). */
+int  cli_net_call(cli_net_t *n);
+
+/* Prints "<prefix>seq N hash <hex>[ (duplicate)]" from an append's
+ * answer in n->res.  0, or 2 when the answer lacks them. */
+int  cli_net_print_ack(cli_net_t *n, const char *prefix);
+
+/* One "append" request: kind move, note, close, void, amend or stands. */
+typedef struct cli_append {
+    const char   *match;
+    const char   *kind;
+    const char   *cid;          /* NULL: none */
+    int           has_expect;
+    uint64_t      expect;       /* the seq the match must be at */
+    int           has_target;
+    uint64_t      target;       /* void, amend: the seq ruled on */
+    char *const  *move;         /* verb, player, args...; NULL: none */
+    size_t        nmove;
+    const char   *text;         /* note text or reason; NULL: none */
+} cli_append_t;
+
+/* Sends it and prints the acknowledgement as cli_net_print_ack.  0, 1 or
+ * 2 as cli_net_call. */
+int  cli_net_append(cli_net_t *n, const cli_append_t *a);
+
+/* Packing key/value pairs of a request. */
+void cli_pack_str(msgpack_packer *pk, const char *key, const char *val);
+void cli_pack_uint(msgpack_packer *pk, const char *key, uint64_t val);
+void cli_pack_strv(msgpack_packer *pk, const char *key, char *const *v,
+                   size_t n);
+
+/* Reading a response or push map: 0 when present with the right type. */
+int  cli_get_uint(const msgpack_object *map, const char *key, uint64_t *out);
+int  cli_get_int(const msgpack_object *map, const char *key, int64_t *out);
+/* A str or bin value: pointer into the map, not NUL-terminated. */
+int  cli_get_bytes(const msgpack_object *map, const char *key,
+                   const char **p, size_t *len);
+
+/* Parses a non-negative decimal number: 0, or -1 after printing
+ * "arbiter CMD: OPT wants a number, not 'S'". */
+int  cli_parse_u64(const char *cmd, const char *opt, const char *s,
+                   uint64_t *out);
+
+/* "<hex of 32 bytes>" into out[65]. */
+void cli_hex32(char out[65], const unsigned char *h);
+/* Unix milliseconds as "2026-03-01T10:00:00.123Z" into out[32]; "-" when
+ * unknown (0). */
+void cli_iso_time(char out[32], int64_t ms);
+
+/* Calls cb for each item ({seq,time,hash,event}) of the events of match
+ * from..to (to UINT64_MAX: all committed), following "next" until done.
+ * kinds/nkinds and since (0: none) filter on the server.  A non-zero cb
+ * return stops and is returned.  0, 1 or 2 as cli_net_call. */
+typedef int (*cli_item_cb)(void *ud, const msgpack_object *item);
+int  cli_net_events(cli_net_t *n, const char *match, uint64_t from,
+                    uint64_t to, char *const *kinds, size_t nkinds,
+                    uint64_t since, cli_item_cb cb, void *ud);
+
+/* One event as a line (with '\n') into out: text
+ *   [<match> ]<seq> <ISO time> <actor> <transcript line>
+ * or JSON
+ *   {["match":..,]"seq":..,"time":..,"time_ms":..,"actor":..,"kind":..,
+ *    "line":..,"hash":..}
+ * item is a map with seq, time, hash and event (an events item or an
+ * event push); match NULL leaves the match out.  0, or ARB_EPROTO with the
+ * reason in why (the event does not decode). */
+int  cli_event_format(arb_buf_t *out, const msgpack_object *item,
+                      const char *match, int json, arb_buf_t *why);
+/* The transcript line of an event, with a one-line header for OPEN. */
+void cli_event_line(arb_buf_t *out, const arb_event_t *ev);
+
+#endif
