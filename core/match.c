@@ -248,9 +248,16 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
                            "event seq %llu out of order: the next is %llu",
                            (unsigned long long)ev.seq,
                            (unsigned long long)arb_match_next_seq(m));
-    if (m->closed && ev.kind != ARB_EV_NOTE)
+    /* A closed match is a sealed scoresheet: nothing may follow, so its
+     * head hash is final. */
+    if (m->closed)
         return arb_verdict(v, ARB_EOVER, "close",
-                           "the match is closed: only notes may follow");
+                           "the match is closed: nothing may follow");
+    if ((ev.kind == ARB_EV_VOID || ev.kind == ARB_EV_AMEND
+         || ev.kind == ARB_EV_STANDS) && (ev.text == NULL || *ev.text == 0))
+        return arb_verdict(v, ARB_EINVAL, "ruling",
+                           "a %s is an arbiter's ruling and needs a reason",
+                           arb_event_kind_name(ev.kind));
 
     switch (ev.kind) {
     case ARB_EV_MOVE:

@@ -105,14 +105,15 @@ ack(arb_server_t *srv, arb_pending_t *p)
 }
 
 static void
-refuse(arb_server_t *srv, arb_pending_t *p, const char *msg)
+refuse(arb_server_t *srv, arb_pending_t *p, const char *code,
+       const char *msg)
 {
     size_t i;
 
     for (i = 0; i < p->nwait; i++) {
         arb_conn_t *c = p->wait[i].conn;
         if (!c->closing)
-            arb_reply_error(c, p->wait[i].req, "full", NULL, "%s", msg);
+            arb_reply_error(c, p->wait[i].req, code, NULL, "%s", msg);
         if (c->inflight-- == srv->cfg.inq_max)
             arb_conn_resume(c);
         arb_conn_unref(c);
@@ -133,6 +134,12 @@ drop_inflight(arb_live_t *l, arb_pending_t *p)
         }
 }
 
+static arb_pending_t *
+pending_at(arb_server_t *srv, size_t i)
+{
+    return i < srv->nbatch ? srv->batch[i] : srv->queue[i - srv->nbatch];
+}
+
 static void
 after_work_cb(uv_work_t *w, int status)
 {
@@ -142,20 +149,41 @@ after_work_cb(uv_work_t *w, int status)
 
     (void)status;
     srv->committing = 0;
-    if (rc == ARB_EFULL) {
+    if (rc == ARB_EIO || rc == ARB_ESTORE) {
+        /* Fail-stop: nothing of this batch is acknowledged, and no later
+         * commit may run on top of pages whose fsync failed. */
+        arb_log(ARB_LOG_ERROR, "commit failed (%s: %s): stopping without "
+                "acknowledging the batch", arb_strerror(rc),
+                arb_buf_cstr(&srv->commit_why));
+        srv->exit_code = 70;
+        uv_stop(srv->loop);
+        return;
+    }
+    if (rc != 0) {
+        /* Refused before anything was written: storage full, or one of
+         * the store's own guards (a bug if it fires, since every append
+         * was validated).  The batch and everything queued behind it,
+         * validated on top of it, are refused; the touched matches fall
+         * back to their committed state. */
         const char *msg = arb_buf_cstr(&srv->commit_why);
+        const char *code = rc == ARB_EFULL ? "full" : "internal";
         arb_log(ARB_LOG_ERROR, "%s: refusing %zu appends; reads continue",
                 msg, srv->nbatch + srv->nqueue);
         for (i = 0; i < srv->nbatch; i++)
-            refuse(srv, srv->batch[i], msg);
+            refuse(srv, srv->batch[i], code, msg);
         for (i = 0; i < srv->nqueue; i++)
-            refuse(srv, srv->queue[i], msg);
+            refuse(srv, srv->queue[i], code, msg);
         /* Reset every touched match once, then free the appends. */
         for (i = 0; i < srv->nbatch + srv->nqueue; i++) {
-            arb_pending_t *p = i < srv->nbatch ? srv->batch[i]
-                                               : srv->queue[i - srv->nbatch];
-            if (p->live != NULL && p->live->ninflight > 0)
-                arb_live_reset(srv, p->live);
+            arb_live_t *l = pending_at(srv, i)->live;
+            size_t      j;
+            if (l == NULL)
+                continue;
+            /* The reset may free l: forget it everywhere first. */
+            for (j = i; j < srv->nbatch + srv->nqueue; j++)
+                if (pending_at(srv, j)->live == l)
+                    pending_at(srv, j)->live = NULL;
+            arb_live_reset(srv, l);
         }
         for (i = 0; i < srv->nbatch; i++)
             arb_pending_free(srv->batch[i]);
@@ -164,15 +192,6 @@ after_work_cb(uv_work_t *w, int status)
         srv->nbatch = srv->nqueue = 0;
         if (srv->stopping)
             arb_server_stop(srv);
-        return;
-    }
-    if (rc != 0) {
-        /* Fail-stop: nothing of this batch is acknowledged. */
-        arb_log(ARB_LOG_ERROR, "commit failed (%s: %s): stopping without "
-                "acknowledging the batch", arb_strerror(rc),
-                arb_buf_cstr(&srv->commit_why));
-        srv->exit_code = 70;
-        uv_stop(srv->loop);
         return;
     }
     srv->n.commits++;

@@ -261,9 +261,36 @@ fail:
 }
 
 static int
+same_setup(const arb_setup_t *a, const arb_setup_t *b)
+{
+    size_t i;
+
+    if (a == NULL || b == NULL)
+        return a == b;
+    if (strcmp(a->game, b->game) != 0 || a->nplayers != b->nplayers
+        || a->nteams != b->nteams || a->noptions != b->noptions)
+        return 0;
+    for (i = 0; i < a->nplayers; i++)
+        if (strcmp(a->players[i].name, b->players[i].name) != 0
+            || a->players[i].team != b->players[i].team)
+            return 0;
+    for (i = 0; i < a->nteams; i++)
+        if (strcmp(a->teams[i], b->teams[i]) != 0)
+            return 0;
+    for (i = 0; i < a->noptions; i++)
+        if (strcmp(a->options[i].key, b->options[i].key) != 0
+            || strcmp(a->options[i].value, b->options[i].value) != 0)
+            return 0;
+    return 1;
+}
+
+static int
 same_request(const arb_event_t *a, const arb_event_t *b)
 {
     size_t i;
+
+    if (a->kind == ARB_EV_OPEN || b->kind == ARB_EV_OPEN)
+        return a->kind == b->kind && same_setup(a->setup, b->setup);
 
 #define SEQ(x, y) ((x) == NULL ? (y) == NULL : (y) != NULL && !strcmp(x, y))
     if (a->kind != b->kind || a->target != b->target || a->nargs != b->nargs
@@ -450,7 +477,7 @@ op_open(req_t *r)
     arb_conn_t           *c = r->c;
     arb_event_t           ev;
     arb_setup_t          *s;
-    arb_live_t           *l;
+    arb_live_t           *l = NULL;
     arb_match_info_t      info;
     const msgpack_object *o;
     char                 *match = NULL, *game = NULL, *cid = NULL;
@@ -478,12 +505,6 @@ op_open(req_t *r)
     if (arb_rules_find(game) == NULL) {
         arb_reply_error(c, r->id, "unsupported", NULL, "unknown game '%s'",
                         game);
-        goto done;
-    }
-    if (arb_live_get(c->srv, match, &l, NULL) == 0
-        || arb_store_match(c->srv->store, match, &info, NULL) == 0) {
-        arb_reply_error(c, r->id, "exists", NULL, "match '%s' already "
-                        "exists", match);
         goto done;
     }
     ev.kind = ARB_EV_OPEN;
@@ -547,6 +568,15 @@ op_open(req_t *r)
             free(key);
             free(val);
         }
+    }
+    /* An open retried with its client id gets its original answer; any
+     * other open of an existing id is refused. */
+    if (arb_live_get(c->srv, match, &l, NULL) == 0
+        || arb_store_match(c->srv->store, match, &info, NULL) == 0) {
+        if (l == NULL || cid == NULL || !check_idem(r, l, cid, &ev))
+            arb_reply_error(c, r->id, "exists", NULL, "match '%s' already "
+                            "exists", match);
+        goto done;
     }
     l = arb_live_new(c->srv, match);
     if (l == NULL)

@@ -172,7 +172,8 @@ arb_client_read(arb_client_t *cl, msgpack_unpacked *res, arb_buf_t *why)
                 arb_buf_add(&cl->last, frame, len);
                 if (cl->last.oom)
                     return ARB_ENOMEM;
-                rc = arb_mp_parse(res, cl->last.data, len, why);
+                rc = arb_mp_parse_limits(res, cl->last.data, len, ARB_DEPTH_MAX,
+                                         ARB_RESP_ELEMS_MAX, why);
                 return rc;
             }
             if (rc < 0) {

@@ -43,6 +43,10 @@
 #define ARB_ELEMS_MAX           8192
 
 /* Version written in the "v" key of every event. */
+/* Objects in one response frame, as read by proto/client.c: responses are
+ * bounded by the server, not by a hostile peer, but still checked. */
+#define ARB_RESP_ELEMS_MAX      (1u << 24)
+
 #define ARB_EVENT_VERSION       1
 
 #endif

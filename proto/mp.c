@@ -53,12 +53,20 @@ int
 arb_mp_parse(msgpack_unpacked *res, const char *buf, size_t len,
              arb_buf_t *why)
 {
+    return arb_mp_parse_limits(res, buf, len, ARB_DEPTH_MAX, ARB_ELEMS_MAX,
+                               why);
+}
+
+int
+arb_mp_parse_limits(msgpack_unpacked *res, const char *buf, size_t len,
+                    int depth_max, size_t elems_max, arb_buf_t *why)
+{
     msgpack_unpack_return ur;
     size_t                off = 0;
     int                   rc;
 
     msgpack_unpacked_init(res);
-    rc = arb_msgpack_scan(buf, len, ARB_DEPTH_MAX, ARB_ELEMS_MAX, why);
+    rc = arb_msgpack_scan(buf, len, depth_max, elems_max, why);
     if (rc != 0)
         return rc;
     ur = msgpack_unpack_next(res, buf, len, &off);

@@ -40,6 +40,11 @@ int arb_mp_pack_cstr(msgpack_packer *pk, const char *s);
  * ARB_EPROTO, ARB_ETOOBIG or ARB_ENOMEM. */
 int arb_mp_parse(msgpack_unpacked *res, const char *buf, size_t len,
                  arb_buf_t *why);
+/* The same with explicit limits: a client reading the daemon's responses
+ * (a page of events, the match list) allows more objects than a request
+ * may hold. */
+int arb_mp_parse_limits(msgpack_unpacked *res, const char *buf, size_t len,
+                        int depth_max, size_t elems_max, arb_buf_t *why);
 
 /* "nil", "bool", "int", "float", "str", "bin", "array", "map", "ext";
  * "missing" for NULL.  Static strings. */

@@ -381,11 +381,16 @@ test_rulings(void)
     CHECK_INT(ruling(m, ARB_EV_STANDS, 0, "bob", "8C", "x"), ARB_EINVAL);
     CHECK(strstr(last_msg, "the move is legal") != NULL);
     CHECK_INT(move(m, "bob", "8C", NULL), 0);
-    /* close: only notes may follow */
+    /* a ruling without a reason is refused */
+    CHECK_INT(ruling(m, ARB_EV_VOID, 1, NULL, NULL, NULL), ARB_EINVAL);
+    CHECK(strstr(last_msg, "needs a reason") != NULL);
+    /* close seals the record: nothing may follow, not even a note */
+    CHECK_INT(ruling(m, ARB_EV_NOTE, 0, NULL, NULL, "signed"), 0);
     CHECK_INT(ruling(m, ARB_EV_CLOSE, 0, NULL, NULL, NULL), 0);
     CHECK(arb_match_closed(m));
     CHECK_INT(move(m, "alice", "9C", NULL), ARB_EOVER);
-    CHECK_INT(ruling(m, ARB_EV_NOTE, 0, NULL, NULL, "signed"), 0);
+    CHECK_INT(ruling(m, ARB_EV_NOTE, 0, NULL, NULL, "late"), ARB_EOVER);
+    CHECK_STR(last_msg, "the match is closed: nothing may follow");
     arb_match_free(m);
 }
 
