@@ -22,8 +22,9 @@ static void
 usage(FILE *f)
 {
     fprintf(f,
-        "usage: arbiter score --mode N CARD CARD CARD...\n"
-        "       arbiter score --mode N -\n\n"
+        "usage: arbiter score [--game yahchain] --mode N CARD CARD CARD...\n"
+        "       arbiter score [--game yahchain] --mode N -\n"
+        "       arbiter score --game GAME --help   (other games)\n\n"
         "Classifies one YAHchain Blockchain (chapter 34) placed in the given\n"
         "order and prints one line:\n"
         "  <CODE> <face_sum> <bonus> <game_points>   e.g. BC-001 15 6 21\n"
@@ -229,8 +230,40 @@ done:
     return rc;
 }
 
+/* Other games' scorers (tools/score_<game>.c).  `arbiter score --game G`
+ * hands the whole argument list to the game's scorer. */
+static const struct {
+    const char *game;
+    int       (*run)(int, char **);
+} other_games[] = {
+    /* { "chains", cmd_score_chains }, */
+    { NULL, NULL }
+};
+
+static int cmd_score_yahchain(int argc, char **argv);
+
 int
 cmd_score(int argc, char **argv)
+{
+    int    i;
+    size_t g;
+
+    for (i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--game") != 0)
+            continue;
+        if (strcmp(argv[i + 1], "yahchain") == 0)
+            break;
+        for (g = 0; other_games[g].game != NULL; g++)
+            if (strcmp(argv[i + 1], other_games[g].game) == 0)
+                return other_games[g].run(argc, argv);
+        fprintf(stderr, "arbiter score: unknown game '%s'\n", argv[i + 1]);
+        return 2;
+    }
+    return cmd_score_yahchain(argc, argv);
+}
+
+static int
+cmd_score_yahchain(int argc, char **argv)
 {
     arb_buf_t line = ARB_BUF_INIT;
     char      out[512];
@@ -262,6 +295,8 @@ cmd_score(int argc, char **argv)
                         "modes are 3, 4, 5\n", m);
                 return 2;
             }
+        } else if (strcmp(argv[i], "--game") == 0 && i + 1 < argc) {
+            i++;                /* "yahchain": dispatched above */
         } else if (strcmp(argv[i], "--") == 0) {
             first = i + 1;
             break;
@@ -293,6 +328,10 @@ cmd_score(int argc, char **argv)
         }
         if (strncmp(argv[i], "--mode=", 7) == 0)
             continue;
+        if (strcmp(argv[i], "--game") == 0) {
+            i++;
+            continue;
+        }
         arb_buf_puts(&line, argv[i]);
         arb_buf_putc(&line, ' ');
     }
