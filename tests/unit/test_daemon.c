@@ -818,6 +818,103 @@ test_restart(void)
     msgpack_unpacked_destroy(&res);
 }
 
+/* SIGHUP re-reads the tokens: a new token works at once, a removed one no
+ * longer authenticates, connections already in keep their role. */
+static void
+test_sighup(void)
+{
+    char          path[320];
+    FILE         *f;
+    arb_client_t *kept = connect_as(TOK_READER), *cl;
+
+    snprintf(path, sizeof(path), "%s/tokens", dir);
+    f = fopen(path, "w");
+    fprintf(f, "token = rotated-token-0123456789 reader rotated\n");
+    fclose(f);
+    kill(daemon_pid, SIGHUP);
+    usleep(200000);
+    cl = connect_as("rotated-token-0123456789");
+    CHECK(cl != NULL);
+    arb_client_close(cl);
+    /* the config file's own tokens are still there */
+    cl = connect_as(TOK_ARBITER);
+    CHECK(cl != NULL);
+    arb_client_close(cl);
+    /* remove it again */
+    f = fopen(path, "w");
+    fclose(f);
+    kill(daemon_pid, SIGHUP);
+    usleep(200000);
+    cl = connect_as(NULL);
+    {
+        arb_buf_t why = ARB_BUF_INIT;
+        CHECK(arb_client_auth(cl, "rotated-token-0123456789", &why) != 0);
+        arb_buf_free(&why);
+    }
+    arb_client_close(cl);
+    CHECK(daemon_serves());
+    {
+        msgpack_unpacked res;
+        msgpack_unpacked_init(&res);
+        CHECK_INT(call(kept, &res, "ping", ""), 0);
+        msgpack_unpacked_destroy(&res);
+    }
+    arb_client_close(kept);
+}
+
+/* A tiny map: appends fail with "storage full", nothing half-written,
+ * reads and the daemon go on. */
+static void
+test_storage_full(void)
+{
+    FILE            *f;
+    arb_client_t    *cl;
+    msgpack_unpacked res;
+    int              i, k, rc = 0, full = 0;
+    char             card[8], id[32];
+
+    f = fopen(conf, "w");
+    fprintf(f, "data = %s/small\nlisten = unix:%s\nmap_size = 64K\n"
+               "map_max = 256K\nlog_level = debug\n"
+               "token = %s arbiter chief\n", dir, sock, TOK_ARBITER);
+    fclose(f);
+    start_daemon();
+    cl = connect_as(TOK_ARBITER);
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    msgpack_unpacked_init(&res);
+    for (k = 0; k < 400 && !full; k++) {
+        snprintf(id, sizeof(id), "fill-%d", k);
+        extra_option = "cycles=4";
+        rc = open_match(cl, id, "3");
+        extra_option = NULL;
+        if (rc != 0) {
+            full = strncmp(last_err, "full: storage full", 18) == 0;
+            break;
+        }
+        for (i = 0; i < 100; i++) {
+            snprintf(card, sizeof(card), "%s%c", types[i % 12],
+                     suits[i / 12]);
+            if (place(cl, id, i % 2 ? "bob" : "alice", card) != 0) {
+                full = strncmp(last_err, "full: storage full", 18) == 0;
+                if (!full)
+                    fprintf(stderr, "fill: %s\n", last_err);
+                break;
+            }
+        }
+    }
+    CHECK(full);
+    /* reads still work; the last match is consistent and can go on
+     * being read; the daemon is alive */
+    CHECK_INT(call(cl, &res, "matches", ""), 0);
+    CHECK_INT(call(cl, &res, "state", "s", "match", "fill-0"), 0);
+    CHECK_INT(call(cl, &res, "ping", ""), 0);
+    msgpack_unpacked_destroy(&res);
+    arb_client_close(cl);
+    stop_daemon(SIGTERM);
+}
+
 static void
 on_alarm(int sig)
 {
@@ -847,13 +944,20 @@ main(void)
     snprintf(conf, sizeof(conf), "%s/arbiterd.conf", dir);
     f = fopen(conf, "w");
     fprintf(f, "data = %s/data\nlisten = unix:%s\nauth_timeout_ms = 300\n"
-               "log_level = debug\n"
+               "log_level = debug\ntokens_file = %s/tokens\n"
                "token = %s arbiter chief\n"
                "token = %s scorer table-1\n"
                "token = %s scorer table-2 roles-A\n"
-               "token = %s reader press\n", dir, sock, TOK_ARBITER,
+               "token = %s reader press\n", dir, sock, dir, TOK_ARBITER,
             TOK_SCORER, TOK_LIMITED, TOK_READER);
     fclose(f);
+    {
+        char tp[320];
+        FILE *t;
+        snprintf(tp, sizeof(tp), "%s/tokens", dir);
+        t = fopen(tp, "w");
+        fclose(t);
+    }
     start_daemon();
     test_auth();
     test_roles();
@@ -863,7 +967,9 @@ main(void)
     test_subscribe();
     test_hostile();
     test_restart();
+    test_sighup();
     stop_daemon(SIGTERM);
+    test_storage_full();
     if (test_failed_ == 0) {
         char cmd[300];
         snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
