@@ -43,30 +43,39 @@ deps-check:
 	@pkg-config --exists $(PKGS) 2>/dev/null || sh .ci/deps
 .PHONY: deps-check
 
+# V=1 shows the full commands.
+Q = $(if $(V),,@)
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	@$(if $(V),,echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(LIBCORE): $(call obj,$(CORE_SRC))
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 $(LIBPROTO): $(call obj,$(PROTO_SRC))
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 bin/arbiter: $(call obj,$(TOOLS_SRC)) $(LIBPROTO) $(LIBCORE)
 	@mkdir -p bin
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 bin/arbiterd: $(call obj,$(DAEMON_SRC)) $(LIBPROTO) $(LIBCORE)
 	@mkdir -p bin
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBPROTO) $(LIBCORE)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/tests/bench_%: $(BUILD)/tests/bench/bench_%.o $(LIBPROTO) $(LIBCORE)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIBPROTO) $(LIBCORE)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # make run: set-up, build, then start the recorder on ./var/arbiter.
 run: all
@@ -76,8 +85,12 @@ run: all
 test: all
 	@sh tests/run.sh $(BUILD)
 
+# The sanitized binaries land in bin/ (the integration tests run them);
+# they are removed afterwards so the next plain build relinks bin/.
 asan:
-	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
+	rm -f $(BINS)
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test; \
+	rc=$$?; rm -f $(BINS); exit $$rc
 
 bench: all
 	@sh tests/bench/run.sh $(BUILD)
