@@ -346,7 +346,7 @@ test_full_match(void)
                         "mode: 3\n");
     for (k = 0; k < 12; k++)
         for (j = 0; j < 3; j++) {
-            snprintf(card, sizeof(card), "%d%c", 2 + j, suits[k]);
+            snprintf(card, sizeof(card), "%s%c", types[j], suits[k]);
             fails += place(cl, "full-1", pl[turn], card) != 0;
             arb_buf_printf(&text, "place %s %s\n", pl[turn], card);
             turn ^= 1;
