@@ -5,7 +5,7 @@
 #include "event.h"
 
 static const char *const kind_names[ARB_EV_KIND_MAX] = {
-    "open", "move", "close", "note", "void", "amend", "stands"
+    "open", "move", "close", "note", "void", "amend", "stands", "claim"
 };
 
 const char *

@@ -5,8 +5,9 @@
  * the game's own notation ("place" alice "4♠"; "place" ann "7♥" "c4").  The
  * rule set parses its own arguments, so the transcript parser, the wire
  * codec and the store never need to know a game.  Arbiter rulings (void,
- * amend, illegal-move-stands), notes and close are match-level kinds that
- * the match layer (core/match.h) interprets; rule sets see only moves.
+ * amend, illegal-move-stands), notes, claims and close are match-level
+ * kinds that the match layer (core/match.h) interprets; rule sets see only
+ * moves.
  *
  * Ownership: every string and array in these structs is owned by the struct
  * (malloc'd) and released by arb_setup_clear()/arb_event_clear(), which
@@ -65,6 +66,10 @@ enum arb_event_kind {
     ARB_EV_VOID,        /* ruling: event `target` is void; text = reason */
     ARB_EV_AMEND,       /* ruling: event `target` becomes this move */
     ARB_EV_STANDS,      /* ruling: this illegal move stands, flagged */
+    ARB_EV_CLAIM,       /* a claim of the results (core/claim.h): args =
+                           claimed records, text = totals, player = who
+                           claims (optional); the one kind accepted after
+                           close */
     ARB_EV_KIND_MAX
 };
 
@@ -74,12 +79,14 @@ typedef struct arb_event {
     int64_t       time_ms;      /* Unix ms stamped by the daemon; 0 unknown */
     char         *actor;        /* authenticated identity, or NULL */
     char         *client_id;    /* the client's event id, or NULL */
-    char         *player;       /* MOVE/AMEND/STANDS: who moves */
+    char         *player;       /* MOVE/AMEND/STANDS: who moves; CLAIM:
+                                   who claims */
     char         *verb;         /* MOVE/AMEND/STANDS: the game verb */
     size_t        nargs;
-    char        **args;
+    char        **args;         /* move arguments; CLAIM: the records */
     uint64_t      target;       /* VOID/AMEND: the seq ruled on */
-    char         *text;         /* NOTE text; reason of CLOSE and rulings */
+    char         *text;         /* NOTE text; reason of CLOSE and rulings;
+                                   CLAIM: {"totals":{...}} */
     arb_setup_t  *setup;        /* OPEN only */
 } arb_event_t;
 

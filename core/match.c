@@ -1,6 +1,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/claim.h"
+#include "core/diff.h"
 #include "core/err.h"
 #include "core/match.h"
 
@@ -18,6 +20,8 @@ struct arb_match {
     int                closed;
     size_t             n, cap;  /* entries[0] is seq 1 */
     entry_t           *entries;
+    uint64_t           claim_seq;   /* the latest claim event, 0 = none */
+    arb_claim_t        claim;       /* what it claims */
 };
 
 void
@@ -33,6 +37,7 @@ arb_match_free(arb_match_t *m)
     for (i = 0; i < m->n; i++)
         arb_event_clear(&m->entries[i].ev);
     free(m->entries);
+    arb_claim_clear(&m->claim);
     free(m);
 }
 
@@ -232,15 +237,38 @@ target_of(const arb_match_t *m, const arb_event_t *ev, size_t *idx,
     return 0;
 }
 
+/* A claim must carry a readable claim in canonical form: stored bytes are
+ * hashed, and its statuses are recomputed from it on every replay. */
+static int
+judge_claim(const arb_event_t *ev, arb_claim_t *out, arb_verdict_t *v)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    int       rc;
+
+    if (ev->player != NULL && !arb_name_valid(ev->player))
+        return arb_verdict(v, ARB_EINVAL, "claim", "'%s' is not a name "
+                           "(1..64 of A-Z a-z 0-9 _ . @ + -)", ev->player);
+    rc = arb_claim_from_event(out, ev, &why);
+    if (rc != 0) {
+        rc = rc == ARB_ENOMEM ? ARB_ENOMEM : ARB_EINVAL;
+        arb_verdict(v, rc, "claim", "%s", why.oom || why.len == 0
+                    ? "out of memory" : arb_buf_cstr(&why));
+    }
+    arb_buf_free(&why);
+    return rc;
+}
+
 int
 arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
 {
     arb_event_t ev = *in;
+    arb_claim_t claim;
     void       *st = NULL;
     size_t      idx = 0;
     int         rc;
 
     v->code = 0;
+    memset(&claim, 0, sizeof(claim));
     if (ev.seq == 0)
         ev.seq = arb_match_next_seq(m);
     if (ev.seq != arb_match_next_seq(m))
@@ -248,9 +276,10 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
                            "event seq %llu out of order: the next is %llu",
                            (unsigned long long)ev.seq,
                            (unsigned long long)arb_match_next_seq(m));
-    /* A closed match is a sealed scoresheet: nothing may follow, so its
-     * head hash is final. */
-    if (m->closed)
+    /* A closed match is a sealed scoresheet: no move or ruling may follow.
+     * Claims may, because results are registered with the rating body
+     * after the match; they change no game state, only the verdicts. */
+    if (m->closed && ev.kind != ARB_EV_CLAIM)
         return arb_verdict(v, ARB_EOVER, "close",
                            "the match is closed: nothing may follow");
     if ((ev.kind == ARB_EV_VOID || ev.kind == ARB_EV_AMEND
@@ -295,6 +324,12 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
             return rc;
         break;
 
+    case ARB_EV_CLAIM:
+        rc = judge_claim(&ev, &claim, v);
+        if (rc != 0)
+            return rc;
+        break;
+
     case ARB_EV_CLOSE:
     case ARB_EV_NOTE:
         break;
@@ -308,7 +343,16 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
     rc = push(m, &ev);
     if (rc != 0) {
         m->rules->destroy(st);
+        if (ev.kind == ARB_EV_CLAIM)
+            arb_claim_clear(&claim);
         return rc;
+    }
+    if (ev.kind == ARB_EV_CLAIM) {
+        /* The latest claim is the claimant's word: it replaces any
+         * earlier one (which stays in the log). */
+        arb_claim_clear(&m->claim);
+        m->claim = claim;
+        m->claim_seq = ev.seq;
     }
     if (st != NULL) {
         entry_t *t = &m->entries[idx];
@@ -360,13 +404,41 @@ arb_match_digest(const arb_match_t *m, unsigned char out[32])
         arb_digest_str(&d, m->setup.players[i].name);
     arb_digest_u64(&d, (uint64_t)m->closed);
     m->rules->digest(m->st, &d);
+    /* The latest claim decides the verdicts, which are results (its seq
+     * too: records fixed after it stay pending; not who made it).  Fed
+     * only when there is one, so digests of matches without claims are
+     * what they always were. */
+    if (m->claim_seq != 0) {
+        const arb_event_t *c = &m->entries[m->claim_seq - 1].ev;
+        arb_digest_str(&d, "claim");
+        arb_digest_u64(&d, m->claim_seq);
+        arb_digest_u64(&d, c->nargs);
+        for (i = 0; i < c->nargs; i++)
+            arb_digest_str(&d, c->args[i]);
+        arb_digest_str(&d, c->text);
+    }
     arb_digest_final(&d, out);
 }
 
 int
 arb_match_results(const arb_match_t *m, arb_results_t *out)
 {
-    return m->rules->results(m->st, out);
+    int rc;
+
+    rc = m->rules->results(m->st, out);
+    if (rc != 0)
+        return rc;
+    rc = arb_diff_mark(out, m->claim_seq != 0 ? &m->claim.res : NULL,
+                       m->rules->game, m->claim_seq);
+    if (rc != 0)
+        arb_results_clear(out);
+    return rc;
+}
+
+uint64_t
+arb_match_claim_seq(const arb_match_t *m)
+{
+    return m->claim_seq;
 }
 
 int

@@ -10,6 +10,11 @@
  * the record can never silently become inconsistent; the arbiter rules on
  * the later move first.
  *
+ * Claims (kind "claim", core/claim.h) change no game state: the latest one
+ * decides each record's verification status, recomputed from the claim and
+ * the records as ruled whenever results are read.  They are the one kind
+ * a closed match still accepts.
+ *
  * Ownership: the match deep-copies every event it is given; callers keep
  * theirs.
  */
@@ -31,8 +36,10 @@ void arb_match_free(arb_match_t *m);                    /* NULL-safe */
 
 /* Judges and applies the next event.  ev->seq must be 0 (the match assigns
  * the next seq) or equal arb_match_next_seq().  On refusal the match is
- * unchanged and v says why: ARB_EILLEGAL (a rule), ARB_EINVAL (malformed),
- * ARB_EOVER (closed or finished), ARB_ENOTFOUND (ruling on no such move). */
+ * unchanged and v says why: ARB_EILLEGAL (a rule), ARB_EINVAL (malformed,
+ * e.g. a claim not in canonical form), ARB_EOVER (closed or finished; after
+ * close only a claim is accepted), ARB_ENOTFOUND (ruling on no such
+ * move). */
 int  arb_match_apply(arb_match_t *m, const arb_event_t *ev, arb_verdict_t *v);
 
 uint64_t           arb_match_next_seq(const arb_match_t *m);
@@ -43,9 +50,16 @@ int                arb_match_closed(const arb_match_t *m);
 int                arb_match_finished(const arb_match_t *m);
 
 /* The canonical state digest: BLAKE2b-256 over the game, edition, match id,
- * players, closed flag and the rule set's canonical state. */
+ * players, closed flag, the rule set's canonical state and, once there is
+ * one, the latest claim. */
 void arb_match_digest(const arb_match_t *m, unsigned char out[32]);
+/* The rule set's results with the claim verdicts applied: every record
+ * has a `status` ("pending", "confirmed" or "disputed", the latter with a
+ * `disputed_fields` list; core/diff.h arb_diff_mark).  Release with
+ * arb_results_clear().  0 or ARB_ENOMEM. */
 int  arb_match_results(const arb_match_t *m, arb_results_t *out);
+/* The seq of the claim in force (the latest), or 0. */
+uint64_t arb_match_claim_seq(const arb_match_t *m);
 int  arb_match_describe(const arb_match_t *m, arb_buf_t *json);
 
 /* Rulings in force, for reports: how a seq stands now. */

@@ -844,7 +844,7 @@ append_fn(arb_store_t *s, MDB_txn *txn, void *ctx, arb_buf_t *why)
                     repr(rp, e->match_id, idlen));
             rc = ARB_EEXIST;
             goto fail;
-        } else if (m.closed) {
+        } else if (m.closed && !e->after_close) {
             why_set(why, "match \"%s\" is closed",
                     repr(rp, e->match_id, idlen));
             rc = ARB_EOVER;

@@ -83,6 +83,9 @@ typedef struct arb_append {
     size_t         len;
     const char    *client_id;   /* 1..128 bytes, or NULL */
     int            closes;      /* non-zero: the match is closed after it */
+    int            after_close; /* non-zero: may follow a close (a claim:
+                                   results are registered after the match);
+                                   the match stays closed */
     unsigned char  hash[32];    /* out: h(seq) */
     uint64_t       pos;         /* out: position in the global log */
 } arb_append_t;
@@ -96,7 +99,7 @@ typedef struct arb_append {
  *   ARB_EEXIST     seq 0 of a match that exists, or a client id already
  *                  used in that match (idempotency scope: forever)
  *   ARB_ENOTFOUND  seq > 0 for an unknown match
- *   ARB_EOVER      the match is closed
+ *   ARB_EOVER      the match is closed (and after_close is not set)
  *   ARB_ECONFLICT  seq is not last_seq + 1 ("expected seq N, match is at M")
  *   ARB_EINVAL / ARB_ETOOBIG  bad ids or sizes
  *   ARB_EPERM      the store is read-only

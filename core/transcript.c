@@ -4,13 +4,16 @@
  * be "double-quoted" (\" and \\ escape).  Header keys the format does not
  * know become match options, so a new game needs no parser change.  Every
  * error carries the line number, because the line is what an arbiter can
- * find on paper.
+ * find on paper.  A claim line carries a JSON document after its `--`,
+ * kept verbatim like a note's text (JSON has quotes, '#' and long lines
+ * of its own), so only the words before the `--` are tokenized.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/claim.h"
 #include "core/err.h"
 #include "core/transcript.h"
 
@@ -228,6 +231,85 @@ take_reason(toks_t *t, size_t *n)
     return NULL;
 }
 
+/* Where the `--` word of a line starts, or len when it has none. */
+static size_t
+dashes_at(const char *raw, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i + 1 < len; i++)
+        if (raw[i] == '-' && raw[i + 1] == '-'
+            && (i == 0 || raw[i - 1] == ' ' || raw[i - 1] == '\t')
+            && (i + 2 == len || raw[i + 2] == ' ' || raw[i + 2] == '\t'
+                || raw[i + 2] == '\r'))
+            return i;
+    return len;
+}
+
+/* 1 when the line is an event line of kind claim: "[N.] claim ...". */
+static int
+is_claim_line(const char *p, size_t len)
+{
+    size_t i = 0;
+
+    while (i < len && (p[i] == ' ' || p[i] == '\t'))
+        i++;
+    if (i < len && p[i] >= '0' && p[i] <= '9') {
+        while (i < len && p[i] >= '0' && p[i] <= '9')
+            i++;
+        if (i == len || p[i] != '.')
+            return 0;
+        for (i++; i < len && (p[i] == ' ' || p[i] == '\t'); i++)
+            ;
+    }
+    return len - i >= 5 && memcmp(p + i, "claim", 5) == 0
+           && (len - i == 5 || p[i + 5] == ' ' || p[i + 5] == '\t'
+               || p[i + 5] == '\r');
+}
+
+/* `claim [<who>] -- <claim JSON>` (docs/CLAIMS.md). */
+static int
+parse_claim(arb_event_t *ev, toks_t *t, unsigned line, const char *raw,
+            size_t rawlen, arb_buf_t *why)
+{
+    arb_claim_t c;
+    arb_buf_t   err = ARB_BUF_INIT;
+    size_t      at = dashes_at(raw, rawlen);
+    int         rc = 0;
+
+    memset(&c, 0, sizeof(c));
+    ev->kind = ARB_EV_CLAIM;
+    if (t->n > 2 || at == rawlen)
+        ERR("a claim is 'claim [<who>] -- <claim JSON on one line>'");
+    if (t->n == 2) {
+        if (!arb_name_valid(t->v[1]))
+            ERR("'%s' is not a name (1..64 of A-Z a-z 0-9 _ . @ + -)",
+                t->v[1]);
+        ev->player = strdup(t->v[1]);
+        if (ev->player == NULL)
+            return ARB_ENOMEM;
+    }
+    /* Skip to the document, so its columns count from its own start. */
+    for (at += 2; at < rawlen && (raw[at] == ' ' || raw[at] == '\t'); at++)
+        ;
+    rc = arb_claim_parse_json(&c, raw + at, rawlen - at, &err);
+    if (rc == ARB_ENOMEM)
+        goto done;
+    if (rc != 0) {
+        arb_buf_printf(why, "line %u: claim: %s", line, arb_buf_cstr(&err));
+        rc = ARB_EINVAL;
+        goto done;
+    }
+    rc = arb_claim_to_event(ev, &c);
+done:
+    arb_claim_clear(&c);
+    arb_buf_free(&err);
+    return rc;
+
+fail:
+    return rc;
+}
+
 static int
 parse_event(arb_event_t *ev, toks_t *t, unsigned line, const char *raw,
             size_t rawlen, arb_buf_t *why)
@@ -254,6 +336,8 @@ parse_event(arb_event_t *ev, toks_t *t, unsigned line, const char *raw,
         ev->text = strndup(p, len);
         return ev->text == NULL ? ARB_ENOMEM : 0;
     }
+    if (strcmp(verb, "claim") == 0)
+        return parse_claim(ev, t, line, raw, rawlen, why);
     ev->text = take_reason(t, &n);
     if (strcmp(verb, "close") == 0) {
         ev->kind = ARB_EV_CLOSE;
@@ -353,7 +437,8 @@ arb_transcript_parse(arb_transcript_t *t, const char *text, size_t len,
         line++;
         if (memchr(p, '\0', llen) != NULL)
             ERR("NUL byte in the text");
-        if (tokenize(tk, p, llen, err, sizeof(err)) != 0)
+        if (tokenize(tk, p, is_claim_line(p, llen) ? dashes_at(p, llen)
+                     : llen, err, sizeof(err)) != 0)
             ERR("%s", err);
         if (tk->n == 0)
             goto next;
@@ -489,6 +574,26 @@ arb_transcript_event_line(arb_buf_t *b, const arb_event_t *ev)
     case ARB_EV_STANDS:
         arb_buf_puts(b, "stands ");
         break;
+    case ARB_EV_CLAIM:
+        arb_buf_puts(b, "claim");
+        if (ev->player != NULL) {
+            arb_buf_putc(b, ' ');
+            put_token(b, ev->player);
+        }
+        /* The document is the records (args) and {"totals":...} (text)
+         * joined: {"records":[...],"totals":{...}}. */
+        arb_buf_puts(b, " -- {\"records\":[");
+        for (i = 0; i < ev->nargs; i++) {
+            if (i > 0)
+                arb_buf_putc(b, ',');
+            put_words(b, ev->args[i]);
+        }
+        arb_buf_puts(b, "],");
+        if (ev->text != NULL && ev->text[0] == '{')
+            put_words(b, ev->text + 1);
+        else
+            arb_buf_puts(b, "\"totals\":{}}");
+        return;
     default:
         break;
     }

@@ -6,11 +6,14 @@
  * even if the match has moved on), expected seq, role, then the rules.  A
  * refused append writes nothing.  The daemon stamps seq, time, actor and
  * the client's id into the canonical event; those bytes are what the store
- * hashes and what subscribers receive.
+ * hashes and what subscribers receive.  A claim is put in its canonical
+ * form first (core/claim.h), so a retry spelled differently is still the
+ * same request; it is the one kind the store takes after a close.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/claim.h"
 #include "core/err.h"
 #include "core/replay.h"
 #include "core/version.h"
@@ -244,6 +247,7 @@ queue_append(req_t *r, arb_live_t *l, arb_event_t *ev, const char *cid)
     p->ap.len = p->bytes.len;
     p->ap.client_id = p->cid;
     p->ap.closes = p->ev.kind == ARB_EV_CLOSE;
+    p->ap.after_close = p->ev.kind == ARB_EV_CLAIM;
     p->wait[0].conn = c;
     p->wait[0].req = r->id;
     p->nwait = 1;
@@ -418,7 +422,8 @@ op_append(req_t *r)
     k = arb_event_kind_parse(kind);
     if (k <= ARB_EV_OPEN) {
         arb_reply_error(c, r->id, "proto", NULL, "kind '%s' does not exist: "
-                        "move, note, close, void, amend or stands", kind);
+                        "move, note, close, void, amend, stands or claim",
+                        kind);
         goto done;
     }
     ev.kind = k;
@@ -428,7 +433,7 @@ op_append(req_t *r)
                         ARB_STORE_CLIENT_MAX);
         goto done;
     }
-    if (k == ARB_EV_MOVE || k == ARB_EV_NOTE) {
+    if (k == ARB_EV_MOVE || k == ARB_EV_NOTE || k == ARB_EV_CLAIM) {
         if (!scorer_may(c, match)) {
             arb_reply_error(c, r->id, "forbidden", NULL, "%s (%s) may not "
                             "record in match '%s'", c->identity,
@@ -439,6 +444,11 @@ op_append(req_t *r)
         arb_reply_error(c, r->id, "forbidden", NULL, "%s is an arbiter's "
                         "ruling; %s is a %s", kind, c->identity,
                         arb_role_name(c->role));
+        goto done;
+    }
+    if (k == ARB_EV_CLAIM && arb_claim_event_canon(&ev, &r->why) != 0) {
+        arb_reply_error(c, r->id, "invalid", "claim", "%s",
+                        arb_buf_cstr(&r->why));
         goto done;
     }
     rc = arb_live_get(c->srv, match, &l, &r->why);
@@ -913,6 +923,13 @@ op_unsubscribe(req_t *r)
     send_ok(r);
 }
 
+/* checkpoint.c holds the op; req_t is private to this file. */
+static void
+op_checkpoint(req_t *r)
+{
+    arb_op_checkpoint(r->c, r->id, r->map);
+}
+
 /* ---- entry ------------------------------------------------------------ */
 
 static const struct {
@@ -929,6 +946,7 @@ static const struct {
     { "stats",       op_stats,       ARB_ROLE_READER },
     { "subscribe",   op_subscribe,   ARB_ROLE_READER },
     { "unsubscribe", op_unsubscribe, ARB_ROLE_READER },
+    { "checkpoint",  op_checkpoint,  ARB_ROLE_READER },
 };
 
 void

@@ -216,6 +216,8 @@ main(int argc, char **argv)
                 strerror(errno));
         return 1;
     }
+    if (arb_checkpoint_init(srv.cfg.data) != 0)
+        return 1;
     if (srv.cfg.ntokens == 0 && srv.cfg.tokens_file == NULL) {
         snprintf(path, sizeof(path), "%s/tokens", srv.cfg.data);
         srv.cfg.tokens_file = strdup(path);

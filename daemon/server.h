@@ -194,4 +194,10 @@ void arb_sub_pump_conn(arb_conn_t *c);
 
 int64_t arb_now_ms(void);
 
+/* checkpoint.c: the signing key (created in the data directory on first
+ * start; -1 when it cannot be made or read, logged) and the checkpoint op,
+ * called from dispatch.c with the request map. */
+int  arb_checkpoint_init(const char *data_dir);
+void arb_op_checkpoint(arb_conn_t *c, uint64_t id, const msgpack_object *req);
+
 #endif

@@ -57,6 +57,7 @@ static const unsigned char kind_fields[ARB_EV_KIND_MAX][KF_N] = {
     /* void   */  { F_NO,  F_NO,  F_NO,  F_REQ, F_OPT, F_NO  },
     /* amend  */  { F_REQ, F_REQ, F_OPT, F_REQ, F_OPT, F_NO  },
     /* stands */  { F_REQ, F_REQ, F_OPT, F_NO,  F_OPT, F_NO  },
+    /* claim  */  { F_OPT, F_NO,  F_OPT, F_NO,  F_REQ, F_NO  },
 };
 static const char *const kf_names[KF_N] = {
     "player", "verb", "args", "target", "text", "setup"

@@ -25,8 +25,18 @@ static const struct {
                               "recorded" },
     { "events",  cmd_events,  "list a match's recorded events" },
     { "watch",   cmd_watch,   "follow a match (or all) as events arrive" },
+    { "record",  cmd_record,  "the scorekeeper's console for a live match" },
     { "matches", cmd_matches, "list the recorded matches" },
     { "stats",   cmd_stats,   "the recorder's counters" },
+    { "diff",    cmd_diff,    "a claim against the record, or the first "
+                              "divergence of two records" },
+    { "claim",   cmd_claim,   "submit a claim of the results; prints the "
+                              "verdict" },
+    { "export",  cmd_export,  "export matches: jsonl, csv, transcript or a "
+                              "signed bundle" },
+    { "verify",  cmd_verify,  "check a bundle offline: signature, chain, "
+                              "rules, results" },
+    { "key",     cmd_key,     "print the recorder's public signing key" },
 };
 
 static void

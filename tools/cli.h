@@ -13,6 +13,9 @@
 #include "core/event.h"
 
 int cmd_score(int argc, char **argv);
+int cmd_score_chains(int argc, char **argv);
+int cmd_score_tsukurutenten(int argc, char **argv);
+int cmd_score_chan(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 
 /* Clients of arbiterd (tools/net.h). */
@@ -26,6 +29,17 @@ int cmd_matches(int argc, char **argv);     /* in cmd_state.c */
 int cmd_stats(int argc, char **argv);       /* in cmd_state.c */
 int cmd_events(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+
+/* Claims and comparisons (docs/CLAIMS.md). */
+int cmd_claim(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+
+int cmd_record(int argc, char **argv);    /* tools/record.h */
+
+/* Exports and offline verification (docs/BUNDLE.md). */
+int cmd_export(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_key(int argc, char **argv);
 
 /* Reads a whole file ("-" = stdin) into b.  0 or an ARB_E* code; on error
  * prints "arbiter: <path>: <reason>" to stderr. */

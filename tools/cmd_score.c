@@ -236,7 +236,9 @@ static const struct {
     const char *game;
     int       (*run)(int, char **);
 } other_games[] = {
-    /* { "chains", cmd_score_chains }, */
+    { "chains", cmd_score_chains },
+    { "tsukurutenten", cmd_score_tsukurutenten },
+    { "chan", cmd_score_chan },
     { NULL, NULL }
 };
 

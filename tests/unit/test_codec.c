@@ -123,6 +123,12 @@ make_kind(arb_event_t *ev, int kind)
         set_str(&ev->player, "ann");
         set_str(&ev->verb, "pass");
         break;
+    case ARB_EV_CLAIM:
+        set_str(&ev->player, "ann");
+        arb_event_add_arg(ev, "{\"sota\":1,\"bonus\":6}");
+        arb_event_add_arg(ev, "{\"sota\":2,\"bonus\":12}");
+        set_str(&ev->text, "{\"totals\":{\"ann\":18}}");
+        break;
     }
 }
 
@@ -261,13 +267,20 @@ test_round_trips(void)
         free(ev.actor);
         ev.actor = NULL;
         ev.time_ms = 0;
-        if (k != ARB_EV_NOTE) {
+        if (k != ARB_EV_NOTE && k != ARB_EV_CLAIM) {
             free(ev.text);
             ev.text = NULL;
         }
         round_trip(&ev, arb_event_kind_name(k));
         arb_event_clear(&ev);
     }
+    /* A claim of no records by nobody in particular: text alone. */
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_CLAIM;
+    ev.seq = 3;
+    set_str(&ev.text, "{\"totals\":{}}");
+    round_trip(&ev, "claim minimal");
+    arb_event_clear(&ev);
     /* Empty text and an empty argument are values, not absences. */
     make_kind(&ev, ARB_EV_NOTE);
     free(ev.text);
@@ -321,6 +334,42 @@ test_golden(void)
 }
 
 /* ---- the encoder refuses what the decoder would refuse -------------- */
+
+/* A claim: seq 40 by ann of one record {"sota":1} and her total 6, in
+ * 74 bytes.  Pinned for the same reason as the move. */
+static const char golden_claim[] =
+    "86"                                /* map, 6 entries */
+    "a176" "01"                         /* "v": 1 */
+    "a46b696e64" "a5636c61696d"         /* "kind": "claim" */
+    "a3736571" "28"                     /* "seq": 40 */
+    "a6706c61796572" "a3616e6e"         /* "player": "ann" */
+    "a461726773" "91"                   /* "args": [ */
+    "aa7b22736f7461223a317d"            /*   "{\"sota\":1}" ] */
+    "a474657874"                        /* "text": */
+    "b47b22746f74616c73223a7b22616e6e"  /*   "{\"totals\":{\"ann" */
+    "223a367d7d";                       /*   \":6}}" */
+
+static void
+test_golden_claim(void)
+{
+    arb_buf_t   out = ARB_BUF_INIT;
+    arb_event_t ev, d;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_CLAIM;
+    ev.seq = 40;
+    set_str(&ev.player, "ann");
+    arb_event_add_arg(&ev, "{\"sota\":1}");
+    set_str(&ev.text, "{\"totals\":{\"ann\":6}}");
+    CHECK_INT(arb_event_encode(&out, &ev), 0);
+    CHECK_STR(hex(out.data, out.len), golden_claim);
+    CHECK_INT(out.len, 74);
+    CHECK_INT(arb_event_decode(&d, out.data, out.len, &why), 0);
+    CHECK(event_eq(&ev, &d));
+    arb_event_clear(&d);
+    arb_event_clear(&ev);
+    arb_buf_free(&out);
+}
 
 static void
 test_encode_rejects(void)
@@ -412,6 +461,30 @@ test_encode_rejects(void)
     ev.text = NULL;
     CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
     CHECK_STR(arb_buf_cstr(&why), "event.text: required for kind \"note\"");
+    arb_event_clear(&ev);
+
+    /* A claim carries records and totals, never a verb or a target. */
+    make_kind(&ev, ARB_EV_CLAIM);
+    free(ev.text);
+    ev.text = NULL;
+    CHECK_INT(arb_event_encode(&out, &ev), ARB_EINVAL);
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "event.text: required for kind \"claim\"");
+    set_str(&ev.text, "{\"totals\":{}}");
+    set_str(&ev.verb, "place");
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "event.verb: not allowed for kind \"claim\"");
+    free(ev.verb);
+    ev.verb = NULL;
+    ev.target = 2;
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why),
+              "event.target: not allowed for kind \"claim\"");
+    ev.target = 0;
+    free(ev.player);
+    set_str(&ev.player, "");
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "event.player: empty");
     arb_event_clear(&ev);
 
     memset(&ev, 0, sizeof(ev));
@@ -511,6 +584,33 @@ test_decode_rejects(void)
     s("verb"); s("pass");
     s("zzz"); u(1);
     REJECT(ARB_EPROTO, "event: unknown key \"zzz\"");
+
+    /* A claim: text required, target and verb refused. */
+    begin(4);
+    s("v"); u(1);
+    s("kind"); s("claim");
+    s("seq"); u(5);
+    s("text"); s("{\"totals\":{}}");
+    ACCEPT();
+    begin(3);
+    s("v"); u(1);
+    s("kind"); s("claim");
+    s("seq"); u(5);
+    REJECT(ARB_EPROTO, "event.text: required for kind \"claim\"");
+    begin(5);
+    s("v"); u(1);
+    s("kind"); s("claim");
+    s("seq"); u(5);
+    s("target"); u(1);
+    s("text"); s("{\"totals\":{}}");
+    REJECT(ARB_EPROTO, "event.target: not allowed for kind \"claim\"");
+    begin(5);
+    s("v"); u(1);
+    s("kind"); s("claim");
+    s("seq"); u(5);
+    s("verb"); s("place");
+    s("text"); s("{\"totals\":{}}");
+    REJECT(ARB_EPROTO, "event.verb: not allowed for kind \"claim\"");
 
     /* Hostile key text is escaped in the message. */
     move_head(1, 1);
@@ -963,6 +1063,9 @@ test_mutations(void)
     make_kind(&ev, ARB_EV_AMEND);
     sweep(&ev, "amend");
     arb_event_clear(&ev);
+    make_kind(&ev, ARB_EV_CLAIM);
+    sweep(&ev, "claim");
+    arb_event_clear(&ev);
 }
 
 /* ---- the request-reading helpers ------------------------------------ */
@@ -1021,6 +1124,7 @@ main(void)
 {
     test_round_trips();
     test_golden();
+    test_golden_claim();
     test_encode_rejects();
     test_decode_rejects();
     test_mutations();

@@ -445,6 +445,84 @@ test_args(void)
     arb_buf_free(&why);
 }
 
+/* after_close: exactly the flagged appends may follow a close (claims);
+ * the match stays closed, the chain and the checks go on as before. */
+static void
+test_after_close(void)
+{
+    arb_store_t      *s;
+    arb_buf_t         why = ARB_BUF_INIT;
+    arb_append_t      v[2];
+    arb_match_info_t  m;
+
+    s = open_store("after", 0, 0, 0);
+    if (s == NULL)
+        return;
+    ev_init(&v[0], "m", "g", 0, "open", NULL);
+    ev_init(&v[1], "m", NULL, 1, "move", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 2, &why), 0);
+    ev_init(&v[0], "m", NULL, 2, "close", NULL);
+    v[0].closes = 1;
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), 0);
+
+    ev_init(&v[0], "m", NULL, 3, "move", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_EOVER);
+    CHECK_STR(arb_buf_cstr(&why), "match \"m\" is closed");
+    ev_init(&v[0], "m", NULL, 3, "claim-1", "c1");
+    v[0].after_close = 1;
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), 0);
+    CHECK_INT(v[0].pos, 4);
+    CHECK(!is_zero(v[0].hash, 32));
+    CHECK_INT(arb_store_match(s, "m", &m, &why), 0);
+    CHECK_INT(m.closed, 1);
+    CHECK_INT(m.last_seq, 3);
+    CHECK(memcmp(m.head, v[0].hash, 32) == 0);
+
+    /* The other guards still hold for a flagged append. */
+    ev_init(&v[0], "m", NULL, 9, "claim-x", NULL);
+    v[0].after_close = 1;
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_ECONFLICT);
+    ev_init(&v[0], "m", NULL, 4, "claim-x", "c1");
+    v[0].after_close = 1;
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_EEXIST);
+
+    /* One unflagged append spoils its whole batch. */
+    ev_init(&v[0], "m", NULL, 4, "claim-2", NULL);
+    v[0].after_close = 1;
+    ev_init(&v[1], "m", NULL, 5, "note", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 2, &why), ARB_EOVER);
+    CHECK(is_zero(v[0].hash, 32));
+    CHECK_INT(v[0].pos, 0);
+    CHECK_INT(arb_store_match(s, "m", &m, &why), 0);
+    CHECK_INT(m.last_seq, 3);
+
+    /* Two flagged ones in a batch chain as usual. */
+    v[1].after_close = 1;
+    CHECK_INT(arb_store_append_batch(s, v, 2, &why), 0);
+    CHECK_INT(v[1].pos, 6);
+
+    /* The flag only permits: an open match stays open. */
+    ev_init(&v[0], "n", "g", 0, "open", NULL);
+    v[0].after_close = 1;
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), 0);
+    CHECK_INT(arb_store_match(s, "n", &m, &why), 0);
+    CHECK_INT(m.closed, 0);
+
+    CHECK_INT(arb_store_verify(s, NULL, &why), 0);
+    arb_store_close(s);
+
+    /* Reopened: still closed, at seq 5. */
+    s = open_store("after", 0, 0, 1);
+    if (s == NULL)
+        return;
+    CHECK_INT(arb_store_match(s, "m", &m, &why), 0);
+    CHECK_INT(m.closed, 1);
+    CHECK_INT(m.last_seq, 5);
+    CHECK_INT(arb_store_verify(s, "m", &why), 0);
+    arb_store_close(s);
+    arb_buf_free(&why);
+}
+
 /* Deterministic event bytes of a given size for seq. */
 static void
 fill(char *p, size_t n, uint64_t seq)
@@ -820,7 +898,7 @@ int
 main(void)
 {
     static const char *const dirs[] = { "basic", "args", "grow", "full",
-                                        "bad" };
+                                        "bad", "after" };
     size_t i;
 
     snprintf(base, sizeof(base), "/tmp/arb_store_XXXXXX");
@@ -831,6 +909,7 @@ main(void)
     test_chain();
     test_basic();
     test_args();
+    test_after_close();
     test_growth();
     test_full();
     test_corrupt();

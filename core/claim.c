@@ -1,0 +1,492 @@
+/*
+ * claim.c - claims in JSON: files, the canonical form, claim events.  The
+ * CSV form is in claim_csv.c.
+ *
+ * DESIGN: whatever the form - a JSON file, a CSV file, a claim event - a
+ * claim ends as an arb_results_t built with the rule sets' own record and
+ * total builders, so the forms cannot drift apart and the diff compares
+ * like with like.  JSON files and events share one reader
+ * (add_record_jv), differing only in whether errors carry a line and
+ * column.  The canonical form is written by the
+ * same JSON writer as the reports (core/json.c), which is why a report of
+ * `arbiter replay --json`, minus its verdict fields, is a claim that
+ * agrees with itself byte for byte.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/claim.h"
+#include "core/claim_int.h"
+#include "core/err.h"
+#include "core/json.h"
+#include "core/jsonin.h"
+
+/* Top-level keys of a report (arb_report_json) that a claim file may
+ * carry and that say nothing about the results. */
+static const char *const report_keys[] = {
+    "digest", "seq", "closed", "finished", "state", NULL
+};
+
+int
+arb__claim_fail(arb_buf_t *why, int rc, const char *fmt, ...)
+{
+    char    msg[512];
+    va_list ap;
+
+    if (why == NULL)
+        return rc;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    arb_buf_free(why);
+    arb_buf_puts(why, msg);
+    return rc;
+}
+
+int
+arb_claim_field_is_verdict(const char *key)
+{
+    return strcmp(key, "status") == 0 || strcmp(key, "disputed_fields") == 0;
+}
+
+void
+arb_claim_clear(arb_claim_t *c)
+{
+    size_t i;
+
+    if (c == NULL)
+        return;
+    arb_results_clear(&c->res);
+    for (i = 0; i < c->nkeys; i++)
+        free(c->keys[i]);
+    free(c->keys);
+    memset(c, 0, sizeof(*c));
+}
+
+const char *
+arb__claim_intern(arb_claim_t *c, const char *key)
+{
+    char  **nk, *k;
+    size_t  i;
+
+    for (i = 0; i < c->nkeys; i++)
+        if (strcmp(c->keys[i], key) == 0)
+            return c->keys[i];
+    k = strdup(key);
+    nk = realloc(c->keys, (c->nkeys + 1) * sizeof(*nk));
+    if (k == NULL || nk == NULL) {
+        free(k);
+        if (nk != NULL)
+            c->keys = nk;
+        return NULL;
+    }
+    c->keys = nk;
+    c->keys[c->nkeys++] = k;
+    return k;
+}
+
+/* "line L, column C: " for values read from a file (line 0: from an
+ * event, where the position says nothing). */
+static void
+where(char *out, size_t n, const arb_jv_t *v, int file)
+{
+    if (file)
+        snprintf(out, n, "line %u, column %u: ", v->line, v->col);
+    else
+        out[0] = '\0';
+}
+
+static int
+add_field_jv(arb_claim_t *c, arb_record_t *rec, const char *key,
+             const arb_jv_t *v, const char *path, int file, arb_buf_t *why)
+{
+    const char *k;
+    char        at[48];
+    char      **list = NULL;
+    size_t      i;
+    int         rc;
+
+    where(at, sizeof(at), v, file);
+    if (*key == '\0')
+        return arb__claim_fail(why, ARB_EINVAL, "%s%s: a field name is empty",
+                               at, path);
+    for (i = 0; i < rec->nfields; i++)
+        if (strcmp(rec->fields[i].key, key) == 0)
+            return arb__claim_fail(why, ARB_EINVAL, "%s%s.%s: given twice", at,
+                                   path, key);
+    k = arb__claim_intern(c, key);
+    if (k == NULL)
+        return arb__claim_fail(why, ARB_ENOMEM, "out of memory");
+    switch (v->type) {
+    case ARB_JV_INT:
+        rc = arb_record_int(rec, k, v->num);
+        break;
+    case ARB_JV_STR:
+        rc = arb_record_str(rec, k, v->str);
+        break;
+    case ARB_JV_ARRAY:
+        list = calloc(v->n ? v->n : 1, sizeof(*list));
+        if (list == NULL)
+            return arb__claim_fail(why, ARB_ENOMEM, "out of memory");
+        for (i = 0; i < v->n; i++) {
+            if (v->items[i].type != ARB_JV_STR) {
+                where(at, sizeof(at), &v->items[i], file);
+                free(list);
+                return arb__claim_fail(why, ARB_EINVAL,
+                                       "%s%s.%s[%zu]: expected a "
+                                       "string, got %s",
+                                       at, path, key, i,
+                                       arb_jv_type_name(v->items[i].type));
+            }
+            list[i] = v->items[i].str;
+        }
+        rc = arb_record_list(rec, k, list, v->n);
+        free(list);
+        break;
+    default:
+        return arb__claim_fail(why, ARB_EINVAL,
+                               "%s%s.%s: expected an integer, a "
+                               "string or a list of strings, got %s",
+                               at, path, key, arb_jv_type_name(v->type));
+    }
+    return rc != 0 ? arb__claim_fail(why, rc, "out of memory") : 0;
+}
+
+/* One claimed record from a JSON object. */
+static int
+add_record_jv(arb_claim_t *c, const arb_jv_t *o, const char *path, int file,
+              arb_buf_t *why)
+{
+    arb_record_t *rec;
+    char          at[48];
+    size_t        i;
+    int           rc;
+
+    if (o->type != ARB_JV_OBJECT) {
+        where(at, sizeof(at), o, file);
+        return arb__claim_fail(why, ARB_EINVAL, "%s%s: expected an object (one "
+                    "record), got %s", at, path, arb_jv_type_name(o->type));
+    }
+    rec = arb_results_add_record(&c->res, 0);
+    if (rec == NULL)
+        return arb__claim_fail(why, ARB_ENOMEM, "out of memory");
+    for (i = 0; i < o->n; i++) {
+        if (arb_claim_field_is_verdict(o->keys[i]))
+            continue;
+        rc = add_field_jv(c, rec, o->keys[i], &o->items[i], path, file, why);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int
+arb__claim_add_total(arb_claim_t *c, const char *name, int64_t pts,
+                     const char *at, arb_buf_t *why)
+{
+    size_t i;
+
+    if (*name == '\0')
+        return arb__claim_fail(why, ARB_EINVAL,
+                               "%stotals: a player name is empty", at);
+    for (i = 0; i < c->res.ntotals; i++)
+        if (strcmp(c->res.totals[i].name, name) == 0)
+            return arb__claim_fail(why, ARB_EINVAL, "%stotals: %s given twice",
+                                   at, name);
+    if (arb_results_add_total(&c->res, name, pts) != 0)
+        return arb__claim_fail(why, ARB_ENOMEM, "out of memory");
+    return 0;
+}
+
+static int
+add_totals_jv(arb_claim_t *c, const arb_jv_t *o, int file, arb_buf_t *why)
+{
+    char   at[48];
+    size_t i;
+    int    rc;
+
+    where(at, sizeof(at), o, file);
+    if (o->type != ARB_JV_OBJECT)
+        return arb__claim_fail(why, ARB_EINVAL, "%stotals: expected an object "
+                    "{\"player\": points, ...}, got %s", at,
+                    arb_jv_type_name(o->type));
+    for (i = 0; i < o->n; i++) {
+        where(at, sizeof(at), &o->items[i], file);
+        if (o->items[i].type != ARB_JV_INT)
+            return arb__claim_fail(why, ARB_EINVAL,
+                                   "%stotals.%s: expected an integer,"
+                                   " got %s",
+                                   at, o->keys[i],
+                                   arb_jv_type_name(o->items[i].type));
+        rc = arb__claim_add_total(c, o->keys[i], o->items[i].num, at, why);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int
+arb_claim_parse_json(arb_claim_t *c, const char *text, size_t len,
+                     arb_buf_t *why)
+{
+    const arb_jv_t *recs, *tot;
+    arb_jv_t       *doc = NULL;
+    char            at[48], path[48];
+    size_t          i, k;
+    int             rc;
+
+    memset(c, 0, sizeof(*c));
+    rc = arb_jv_parse(&doc, text, len, why);
+    if (rc != 0)
+        return rc;
+    where(at, sizeof(at), doc, 1);
+    if (doc->type != ARB_JV_OBJECT) {
+        rc = arb__claim_fail(why, ARB_EINVAL,
+                             "%sa claim is an object {\"records\": "
+                             "[...], \"totals\": {...}}, not %s",
+                             at, arb_jv_type_name(doc->type));
+        goto fail;
+    }
+    for (i = 0; i < doc->n; i++) {
+        if (strcmp(doc->keys[i], "records") == 0
+            || strcmp(doc->keys[i], "totals") == 0)
+            continue;
+        for (k = 0; report_keys[k] != NULL; k++)
+            if (strcmp(doc->keys[i], report_keys[k]) == 0)
+                break;
+        if (report_keys[k] == NULL) {
+            where(at, sizeof(at), &doc->items[i], 1);
+            rc = arb__claim_fail(why, ARB_EINVAL,
+                                 "%sunknown key \"%s\": a claim has "
+                                 "\"records\" and \"totals\"",
+                                 at, doc->keys[i]);
+            goto fail;
+        }
+    }
+    recs = arb_jv_get(doc, "records");
+    tot = arb_jv_get(doc, "totals");
+    if (recs == NULL || tot == NULL) {
+        rc = arb__claim_fail(why, ARB_EINVAL, "%sa claim needs \"%s\"", at,
+                  recs == NULL ? "records" : "totals");
+        goto fail;
+    }
+    if (recs->type != ARB_JV_ARRAY) {
+        where(at, sizeof(at), recs, 1);
+        rc = arb__claim_fail(why, ARB_EINVAL,
+                             "%srecords: expected an array, got %s", at,
+                             arb_jv_type_name(recs->type));
+        goto fail;
+    }
+    for (i = 0; i < recs->n; i++) {
+        snprintf(path, sizeof(path), "records[%zu]", i);
+        rc = add_record_jv(c, &recs->items[i], path, 1, why);
+        if (rc != 0)
+            goto fail;
+    }
+    rc = add_totals_jv(c, tot, 1, why);
+    if (rc != 0)
+        goto fail;
+    arb_jv_free(doc);
+    return 0;
+
+fail:
+    arb_jv_free(doc);
+    arb_claim_clear(c);
+    return rc;
+}
+
+int
+arb_claim_parse(arb_claim_t *c, const char *text, size_t len,
+                const arb_results_t *schema, arb_buf_t *why)
+{
+    size_t i = 0;
+
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+        i = 3;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r'
+                       || text[i] == '\n'))
+        i++;
+    if (i < len && (text[i] == '{' || text[i] == '['))
+        return arb_claim_parse_json(c, text, len, why);
+    return arb_claim_parse_csv(c, text, len, schema, why);
+}
+
+/* ---- canonical form and events ----------------------------------------- */
+
+/* "totals":{"name":points,...} */
+static void
+put_totals_member(arb_buf_t *b, const arb_results_t *r)
+{
+    size_t i;
+
+    arb_buf_puts(b, "\"totals\":{");
+    for (i = 0; i < r->ntotals; i++) {
+        if (i > 0)
+            arb_buf_putc(b, ',');
+        arb_json_str(b, r->totals[i].name);
+        arb_buf_printf(b, ":%lld", (long long)r->totals[i].points);
+    }
+    arb_buf_putc(b, '}');
+}
+
+int
+arb_claim_format(arb_buf_t *out, const arb_claim_t *c)
+{
+    size_t i;
+
+    arb_buf_puts(out, "{\"records\":[");
+    for (i = 0; i < c->res.nrecords; i++) {
+        if (i > 0)
+            arb_buf_putc(out, ',');
+        arb_json_record(out, &c->res.records[i]);
+    }
+    arb_buf_puts(out, "],");
+    put_totals_member(out, &c->res);
+    arb_buf_putc(out, '}');
+    return out->oom ? ARB_ENOMEM : 0;
+}
+
+int
+arb_claim_to_event(arb_event_t *ev, const arb_claim_t *c)
+{
+    arb_buf_t b = ARB_BUF_INIT;
+    size_t    i;
+    int       rc = 0;
+
+    for (i = 0; i < ev->nargs; i++)
+        free(ev->args[i]);
+    free(ev->args);
+    ev->args = NULL;
+    ev->nargs = 0;
+    free(ev->text);
+    ev->text = NULL;
+    for (i = 0; i < c->res.nrecords && rc == 0; i++) {
+        b.len = 0;
+        arb_json_record(&b, &c->res.records[i]);
+        rc = arb_buf_cstr(&b) == NULL ? ARB_ENOMEM
+             : arb_event_add_arg(ev, b.data);
+    }
+    if (rc == 0) {
+        b.len = 0;
+        arb_buf_putc(&b, '{');
+        put_totals_member(&b, &c->res);
+        arb_buf_putc(&b, '}');
+        if (arb_buf_cstr(&b) == NULL || (ev->text = strdup(b.data)) == NULL)
+            rc = ARB_ENOMEM;
+    }
+    arb_buf_free(&b);
+    return rc;
+}
+
+/* Reads the parts of a claim event, in any valid JSON spelling. */
+static int
+read_event(arb_claim_t *c, const arb_event_t *ev, arb_buf_t *why)
+{
+    arb_jv_t       *v = NULL;
+    const arb_jv_t *tot;
+    char            path[48];
+    size_t          i;
+    int             rc;
+
+    memset(c, 0, sizeof(*c));
+    for (i = 0; i < ev->nargs; i++) {
+        snprintf(path, sizeof(path), "claim record %zu", i + 1);
+        rc = arb_jv_parse(&v, ev->args[i], strlen(ev->args[i]), why);
+        if (rc != 0) {
+            char msg[400];
+            snprintf(msg, sizeof(msg), "%s", arb_buf_cstr(why));
+            rc = arb__claim_fail(why, rc, "%s: %s", path, msg);
+            goto fail;
+        }
+        rc = add_record_jv(c, v, path, 0, why);
+        arb_jv_free(v);
+        v = NULL;
+        if (rc != 0)
+            goto fail;
+    }
+    if (ev->text == NULL) {
+        rc = arb__claim_fail(why, ARB_EINVAL,
+                             "a claim carries its totals in text: "
+                             "{\"totals\":{...}}");
+        goto fail;
+    }
+    rc = arb_jv_parse(&v, ev->text, strlen(ev->text), why);
+    if (rc != 0) {
+        char msg[400];
+        snprintf(msg, sizeof(msg), "%s", arb_buf_cstr(why));
+        rc = arb__claim_fail(why, rc, "claim totals: %s", msg);
+        goto fail;
+    }
+    tot = arb_jv_get(v, "totals");
+    if (v->type != ARB_JV_OBJECT || v->n != 1 || tot == NULL) {
+        rc = arb__claim_fail(why, ARB_EINVAL, "claim totals: the text is "
+                  "{\"totals\":{\"player\":points,...}} and nothing else");
+        goto fail;
+    }
+    rc = add_totals_jv(c, tot, 0, why);
+    if (rc != 0)
+        goto fail;
+    arb_jv_free(v);
+    return 0;
+
+fail:
+    arb_jv_free(v);
+    arb_claim_clear(c);
+    return rc;
+}
+
+int
+arb_claim_from_event(arb_claim_t *c, const arb_event_t *ev, arb_buf_t *why)
+{
+    arb_event_t canon;
+    size_t      i;
+    int         rc;
+
+    rc = read_event(c, ev, why);
+    if (rc != 0)
+        return rc;
+    memset(&canon, 0, sizeof(canon));
+    rc = arb_claim_to_event(&canon, c);
+    if (rc != 0) {
+        rc = arb__claim_fail(why, rc, "out of memory");
+        goto fail;
+    }
+    /* Stored bytes are hashed: one claim, one spelling. */
+    for (i = 0; i < ev->nargs; i++)
+        if (strcmp(ev->args[i], canon.args[i]) != 0) {
+            rc = arb__claim_fail(why, ARB_EINVAL, "claim record %zu is not in "
+                      "canonical form (compact JSON, no status): %s", i + 1,
+                      canon.args[i]);
+            goto fail;
+        }
+    if (strcmp(ev->text, canon.text) != 0) {
+        rc = arb__claim_fail(why, ARB_EINVAL,
+                             "claim totals are not in canonical form "
+                             "(compact JSON): %s",
+                             canon.text);
+        goto fail;
+    }
+    arb_event_clear(&canon);
+    return 0;
+
+fail:
+    arb_event_clear(&canon);
+    arb_claim_clear(c);
+    return rc;
+}
+
+int
+arb_claim_event_canon(arb_event_t *ev, arb_buf_t *why)
+{
+    arb_claim_t c;
+    int         rc;
+
+    rc = read_event(&c, ev, why);
+    if (rc != 0)
+        return rc;
+    rc = arb_claim_to_event(ev, &c);
+    arb_claim_clear(&c);
+    return rc != 0 ? arb__claim_fail(why, rc, "out of memory") : 0;
+}

@@ -1,0 +1,378 @@
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/diff_log.h"
+#include "core/err.h"
+#include "core/json.h"
+#include "core/match.h"
+#include "core/transcript.h"
+
+/* One log being replayed. */
+typedef struct walker {
+    const arb_log_t *log;
+    arb_match_t     *m;
+    char            *refused;   /* set once an event is refused */
+} walker_t;
+
+static int
+str_same(const char *a, const char *b)
+{
+    return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+/* Same content apart from the arguments. */
+static int
+same_but_args(const arb_event_t *a, const arb_event_t *b)
+{
+    return a->kind == b->kind && a->target == b->target
+           && str_same(a->player, b->player) && str_same(a->verb, b->verb)
+           && str_same(a->text, b->text);
+}
+
+static int
+same_args(const arb_event_t *a, const arb_event_t *b)
+{
+    size_t i;
+
+    if (a->nargs != b->nargs)
+        return 0;
+    for (i = 0; i < a->nargs; i++)
+        if (strcmp(a->args[i], b->args[i]) != 0)
+            return 0;
+    return 1;
+}
+
+/* The header as transcript lines, without edition and engine. */
+static int
+header_lines(arb_buf_t *out, const arb_event_t *open)
+{
+    arb_buf_t   all = ARB_BUF_INIT;
+    const char *p, *nl;
+    int         rc;
+
+    rc = arb_transcript_format(&all, open, NULL, 0);
+    if (rc == 0 && arb_buf_cstr(&all) == NULL)
+        rc = ARB_ENOMEM;
+    for (p = all.data; rc == 0 && p != NULL && *p != '\0'; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (nl == NULL)
+            nl = p + strlen(p) - 1;
+        if (nl == p || strncmp(p, "edition:", 8) == 0
+            || strncmp(p, "engine:", 7) == 0)
+            continue;
+        arb_buf_add(out, p, (size_t)(nl - p) + 1);
+    }
+    arb_buf_free(&all);
+    return rc != 0 ? rc : out->oom ? ARB_ENOMEM : 0;
+}
+
+/* The first differing header lines, or 0 when the headers agree. */
+static int
+header_diff(const arb_log_t *a, const arb_log_t *b, char **la, char **lb)
+{
+    arb_buf_t   ha = ARB_BUF_INIT, hb = ARB_BUF_INIT;
+    const char *p, *q, *pe, *qe;
+    int         rc;
+
+    *la = *lb = NULL;
+    rc = header_lines(&ha, a->open);
+    if (rc == 0)
+        rc = header_lines(&hb, b->open);
+    if (rc == 0 && (arb_buf_cstr(&ha) == NULL || arb_buf_cstr(&hb) == NULL))
+        rc = ARB_ENOMEM;
+    if (rc != 0 || strcmp(ha.data, hb.data) == 0)
+        goto done;
+    for (p = ha.data, q = hb.data;; p = pe + 1, q = qe + 1) {
+        pe = strchr(p, '\n');
+        qe = strchr(q, '\n');
+        if (pe == NULL || qe == NULL || pe - p != qe - q
+            || memcmp(p, q, (size_t)(pe - p)) != 0)
+            break;
+    }
+    *la = pe != NULL ? strndup(p, (size_t)(pe - p)) : strdup("(no more)");
+    *lb = qe != NULL ? strndup(q, (size_t)(qe - q)) : strdup("(no more)");
+    rc = *la == NULL || *lb == NULL ? ARB_ENOMEM : 1;
+done:
+    arb_buf_free(&ha);
+    arb_buf_free(&hb);
+    return rc;
+}
+
+static char *
+event_line(const arb_event_t *ev)
+{
+    arb_buf_t b = ARB_BUF_INIT;
+
+    arb_transcript_event_line(&b, ev);
+    if (arb_buf_cstr(&b) == NULL)
+        return NULL;
+    return b.data;
+}
+
+/* Applies the event at index i; a refusal stops the walker. */
+static int
+step(walker_t *w, size_t i)
+{
+    arb_verdict_t v;
+    arb_buf_t     b = ARB_BUF_INIT;
+    int           rc;
+
+    if (w->refused != NULL)
+        return 0;
+    rc = arb_match_apply(w->m, &w->log->events[i], &v);
+    if (rc == ARB_ENOMEM)
+        return rc;
+    if (rc != 0) {
+        arb_buf_printf(&b, "seq %zu: %s: %s", i + 1, v.rule, v.msg);
+        if (arb_buf_cstr(&b) == NULL)
+            return ARB_ENOMEM;
+        w->refused = b.data;
+    }
+    return 0;
+}
+
+static void
+side_state(arb_log_side_t *s, walker_t *w)
+{
+    if (w->refused != NULL) {
+        s->refused = w->refused;
+        w->refused = NULL;
+        return;
+    }
+    arb_match_digest(w->m, s->digest);
+    s->has_digest = 1;
+}
+
+void
+arb_log_diff_clear(arb_log_diff_t *d)
+{
+    if (d == NULL)
+        return;
+    free(d->a.event);
+    free(d->a.refused);
+    free(d->b.event);
+    free(d->b.refused);
+    memset(d, 0, sizeof(*d));
+}
+
+static int
+open_side(walker_t *w, const arb_log_t *log, const char *which,
+          arb_buf_t *why)
+{
+    arb_verdict_t v;
+    int           rc;
+
+    memset(w, 0, sizeof(*w));
+    w->log = log;
+    rc = arb_match_open(&w->m, log->open, &v);
+    if (rc != 0 && rc != ARB_ENOMEM) {
+        arb_buf_printf(why, "%s (%s): header: %s", which, log->name, v.msg);
+        rc = ARB_EINVAL;
+    }
+    return rc;
+}
+
+int
+arb_log_diff(arb_log_diff_t *d, const arb_log_t *a, const arb_log_t *b,
+             arb_buf_t *why)
+{
+    walker_t wa, wb;
+    size_t   i;
+    int      rc, diverged = 0;
+
+    memset(d, 0, sizeof(*d));
+    memset(&wa, 0, sizeof(wa));
+    memset(&wb, 0, sizeof(wb));
+    d->a.last = a->n;
+    d->b.last = b->n;
+    rc = header_diff(a, b, &d->a.event, &d->b.event);
+    if (rc < 0)
+        goto fail;
+    if (rc == 1) {
+        /* Different matches from the first line: no common state. */
+        d->seq = 0;
+        return 0;
+    }
+    rc = open_side(&wa, a, "A", why);
+    if (rc == 0)
+        rc = open_side(&wb, b, "B", why);
+    if (rc != 0)
+        goto fail;
+    for (i = 0; !diverged; i++) {
+        const arb_event_t *ea = i < a->n ? &a->events[i] : NULL;
+        const arb_event_t *eb = i < b->n ? &b->events[i] : NULL;
+        int                alive = wa.refused == NULL && wb.refused == NULL;
+        unsigned char      before[32], da[32], db[32];
+
+        if (ea == NULL && eb == NULL)
+            break;
+        if (alive)
+            arb_match_digest(wa.m, before);
+        if (ea != NULL && eb != NULL && same_but_args(ea, eb)) {
+            if ((rc = step(&wa, i)) != 0 || (rc = step(&wb, i)) != 0)
+                goto fail;
+            if (same_args(ea, eb))
+                continue;
+            /* Another spelling of the same move leaves the same state. */
+            if (alive && wa.refused == NULL && wb.refused == NULL) {
+                arb_match_digest(wa.m, da);
+                arb_match_digest(wb.m, db);
+                if (memcmp(da, db, 32) == 0)
+                    continue;
+            }
+        } else {
+            if ((ea != NULL && (rc = step(&wa, i)) != 0)
+                || (eb != NULL && (rc = step(&wb, i)) != 0))
+                goto fail;
+        }
+        diverged = 1;
+        d->seq = i + 1;
+        if (alive) {
+            d->has_before = 1;
+            memcpy(d->before, before, 32);
+        }
+        if ((ea != NULL && (d->a.event = event_line(ea)) == NULL)
+            || (eb != NULL && (d->b.event = event_line(eb)) == NULL)) {
+            rc = ARB_ENOMEM;
+            goto fail;
+        }
+    }
+    d->identical = !diverged;
+    side_state(&d->a, &wa);
+    side_state(&d->b, &wb);
+    arb_match_free(wa.m);
+    arb_match_free(wb.m);
+    return 0;
+
+fail:
+    free(wa.refused);
+    free(wb.refused);
+    arb_match_free(wa.m);
+    arb_match_free(wb.m);
+    arb_log_diff_clear(d);
+    if (rc == ARB_ENOMEM) {
+        arb_buf_free(why);
+        arb_buf_puts(why, "out of memory");
+    }
+    return rc;
+}
+
+static void
+put_hex(arb_buf_t *b, const unsigned char *h)
+{
+    int i;
+
+    for (i = 0; i < 32; i++)
+        arb_buf_printf(b, "%02x", h[i]);
+}
+
+static void
+side_text(arb_buf_t *b, const char *which, const arb_log_side_t *s,
+          uint64_t seq)
+{
+    if (s->event != NULL)
+        arb_buf_printf(b, "%s after seq %" PRIu64 ": ", which, seq);
+    else
+        arb_buf_printf(b, "%s at its end (seq %" PRIu64 "): ", which,
+                       s->last);
+    if (s->has_digest) {
+        arb_buf_puts(b, "digest ");
+        put_hex(b, s->digest);
+    } else if (s->refused != NULL) {
+        arb_buf_printf(b, "no state, refused at %s", s->refused);
+    } else {
+        arb_buf_puts(b, "no state");
+    }
+    arb_buf_putc(b, '\n');
+}
+
+void
+arb_log_diff_text(arb_buf_t *b, const arb_log_diff_t *d, const arb_log_t *a,
+                  const arb_log_t *bl)
+{
+    arb_buf_printf(b, "A: %s\nB: %s\n", a->name, bl->name);
+    if (d->identical) {
+        arb_buf_printf(b, "identical: %" PRIu64 " event%s, ", d->a.last,
+                       d->a.last == 1 ? "" : "s");
+        if (d->a.has_digest) {
+            arb_buf_puts(b, "digest ");
+            put_hex(b, d->a.digest);
+        } else {
+            arb_buf_printf(b, "no state, refused at %s",
+                           d->a.refused ? d->a.refused : "?");
+        }
+        arb_buf_putc(b, '\n');
+        return;
+    }
+    arb_buf_printf(b, "first divergence at seq %" PRIu64 "%s: ", d->seq,
+                   d->seq == 0 ? " (the header)" : "");
+    if (d->a.event != NULL)
+        arb_buf_printf(b, "A has '%s', ", d->a.event);
+    else
+        arb_buf_printf(b, "A ends at seq %" PRIu64 ", ", d->a.last);
+    if (d->b.event != NULL)
+        arb_buf_printf(b, "B has '%s'\n", d->b.event);
+    else
+        arb_buf_printf(b, "B ends at seq %" PRIu64 "\n", d->b.last);
+    if (d->seq == 0)
+        return;
+    if (d->has_before) {
+        arb_buf_printf(b, "both before seq %" PRIu64 ": digest ", d->seq);
+        put_hex(b, d->before);
+        arb_buf_putc(b, '\n');
+    }
+    side_text(b, "A", &d->a, d->seq);
+    side_text(b, "B", &d->b, d->seq);
+}
+
+static void
+side_json(arb_buf_t *b, const arb_log_t *log, const arb_log_side_t *s)
+{
+    arb_buf_puts(b, "{\"source\":");
+    arb_json_str(b, log->name);
+    arb_buf_puts(b, ",\"event\":");
+    if (s->event != NULL)
+        arb_json_str(b, s->event);
+    else
+        arb_buf_puts(b, "null");
+    arb_buf_puts(b, ",\"digest\":");
+    if (s->has_digest) {
+        arb_buf_putc(b, '"');
+        put_hex(b, s->digest);
+        arb_buf_putc(b, '"');
+    } else {
+        arb_buf_puts(b, "null");
+    }
+    arb_buf_puts(b, ",\"refused\":");
+    if (s->refused != NULL)
+        arb_json_str(b, s->refused);
+    else
+        arb_buf_puts(b, "null");
+    arb_buf_printf(b, ",\"last\":%" PRIu64 "}", s->last);
+}
+
+void
+arb_log_diff_json(arb_buf_t *b, const arb_log_diff_t *d, const arb_log_t *a,
+                  const arb_log_t *bl)
+{
+    arb_buf_printf(b, "{\"identical\":%s,\"seq\":",
+                   d->identical ? "true" : "false");
+    if (d->identical)
+        arb_buf_puts(b, "null");
+    else
+        arb_buf_printf(b, "%" PRIu64, d->seq);
+    arb_buf_puts(b, ",\"before\":");
+    if (d->has_before) {
+        arb_buf_putc(b, '"');
+        put_hex(b, d->before);
+        arb_buf_putc(b, '"');
+    } else {
+        arb_buf_puts(b, "null");
+    }
+    arb_buf_puts(b, ",\"a\":");
+    side_json(b, a, &d->a);
+    arb_buf_puts(b, ",\"b\":");
+    side_json(b, bl, &d->b);
+    arb_buf_putc(b, '}');
+}

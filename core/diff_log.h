@@ -1,0 +1,73 @@
+/*
+ * diff_log.h - two records of one match (two scorekeepers' transcripts, a
+ * transcript and the recorder's store) compared event by event: the first
+ * event where they part, with the state digests at that point.
+ *
+ * DESIGN: events are compared by content - kind, player, verb, arguments,
+ * target, text - never by time, actor or client id, which two honest
+ * records of the same match do not share.  Both logs are replayed in step,
+ * so a move spelled differently with the same effect (`5H` and `5♥`, a
+ * redundant `@1`) is recognised by its equal state digest and is not a
+ * divergence; the first event that differs otherwise is.  Headers are
+ * compared first (game, match, teams, players, options, deal; not the
+ * edition and engine lines, which only the recorder writes).
+ *
+ * Ownership: arb_log_diff_t owns its strings; release with
+ * arb_log_diff_clear() (NULL-safe).  The logs are borrowed.
+ */
+#ifndef ARB_DIFF_LOG_H
+#define ARB_DIFF_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/event.h"
+
+typedef struct arb_log {
+    const char        *name;    /* for messages: a path, "db:M1" */
+    const arb_event_t *open;
+    const arb_event_t *events;  /* events[i].seq == i + 1 */
+    size_t             n;
+} arb_log_t;
+
+/* One side at the divergence. */
+typedef struct arb_log_side {
+    char          *event;       /* its event there (a transcript line; the
+                                   header line for seq 0); NULL: the log
+                                   ended before it */
+    int            has_digest;
+    unsigned char  digest[32];  /* its state after that event, or at its
+                                   end when it has none */
+    char          *refused;     /* why it has no state: "seq N: rule: msg" */
+    uint64_t       last;        /* its last seq */
+} arb_log_side_t;
+
+typedef struct arb_log_diff {
+    int            identical;
+    uint64_t       seq;         /* the first divergence; 0: the headers */
+    int            has_before;
+    unsigned char  before[32];  /* the state both had before seq */
+    arb_log_side_t a, b;
+} arb_log_diff_t;
+
+/* Compares.  0 (see d->identical), ARB_EINVAL when a header does not
+ * open (why says which and why), ARB_ENOMEM. */
+int  arb_log_diff(arb_log_diff_t *d, const arb_log_t *a, const arb_log_t *b,
+                  arb_buf_t *why);
+void arb_log_diff_clear(arb_log_diff_t *d);
+
+/* The report, one line each:
+ *   A: <name>
+ *   B: <name>
+ *   first divergence at seq 9: A has 'place bob 7♠', B has 'place bob 7♣'
+ *   both before seq 9: digest <hex>
+ *   A after seq 9: digest <hex>
+ *   B after seq 9: digest <hex>
+ * or "identical: N events, digest <hex>" after the two name lines. */
+void arb_log_diff_text(arb_buf_t *out, const arb_log_diff_t *d,
+                       const arb_log_t *a, const arb_log_t *b);
+void arb_log_diff_json(arb_buf_t *out, const arb_log_diff_t *d,
+                       const arb_log_t *a, const arb_log_t *b);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * checkpoint.c - the daemon's signing key and the `checkpoint` op:
+ * {match} -> {match, count, head: bin32, sig: bin64, pubkey: bin32}.
+ *
+ * DESIGN: a checkpoint is signed over committed state only, and over the
+ * same boundary the `events` op pages up to (the store's last seq, capped
+ * by what the loop knows is committed), so an exporter that asks for a
+ * checkpoint and then reads events 0..count-1 gets exactly the bytes the
+ * signature covers -- never an event whose commit is still in flight.
+ * The key is loaded once at start-up and lives only in this file.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/bundle.h"
+#include "core/chain.h"
+#include "core/err.h"
+#include "core/keys.h"
+#include "daemon/log.h"
+#include "daemon/server.h"
+#include "proto/mp.h"
+
+static arb_keypair_t signing;
+static int           have_key;
+
+int
+arb_checkpoint_init(const char *data_dir)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    char      hex[2 * ARB_PUBKEY_LEN + 1];
+    int       created = 0, rc;
+
+    rc = arb_keys_create(data_dir, &created, &why);
+    if (rc == 0)
+        rc = arb_keys_load(&signing, data_dir, &why);
+    if (rc != 0) {
+        arb_log(ARB_LOG_ERROR, "signing key: %s", arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return -1;
+    }
+    have_key = 1;
+    arb_hex(hex, signing.pk, ARB_PUBKEY_LEN);
+    arb_log(ARB_LOG_INFO, "%s checkpoint signing key %s (%s/%s)",
+            created ? "created" : "loaded", hex, data_dir,
+            ARB_KEY_PUBLIC_FILE);
+    return 0;
+}
+
+typedef struct head_ctx {
+    unsigned char hash[32];
+    int           got;
+} head_ctx_t;
+
+static int
+on_head(void *ud, uint64_t seq, int64_t t, const unsigned char hash[32],
+        const void *bytes, size_t len)
+{
+    head_ctx_t *x = ud;
+
+    (void)seq;
+    (void)t;
+    (void)bytes;
+    (void)len;
+    memcpy(x->hash, hash, 32);
+    x->got = 1;
+    return 1;
+}
+
+void
+arb_op_checkpoint(arb_conn_t *c, uint64_t id, const msgpack_object *req)
+{
+    arb_match_info_t info;
+    arb_checkpoint_t cp;
+    arb_live_t      *l = NULL;
+    head_ctx_t       x;
+    arb_buf_t        why = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    msgpack_packer   pk;
+    char            *match = NULL;
+    uint64_t         upto;
+    int              rc;
+
+    if (arb_mp_str(arb_mp_get(req, "match"), &match, &why, "match") != 0) {
+        arb_reply_error(c, id, "proto", NULL, "%s", arb_buf_cstr(&why));
+        goto done;
+    }
+    if (!have_key) {
+        arb_reply_error(c, id, "internal", NULL, "no signing key loaded");
+        goto done;
+    }
+    rc = arb_store_match(c->srv->store, match, &info, &why);
+    if (rc != 0) {
+        arb_reply_error(c, id, arb_reply_code(rc), NULL, "no match '%s'",
+                        match);
+        goto done;
+    }
+    upto = info.last_seq;
+    if (arb_live_get(c->srv, match, &l, NULL) == 0 && l->committed < upto)
+        upto = l->committed;
+    memset(&x, 0, sizeof(x));
+    rc = arb_store_events(c->srv->store, match, upto, upto, on_head, &x,
+                          &why);
+    if ((rc != 0 && rc != 1) || !x.got) {
+        arb_reply_error(c, id, "internal", NULL, "match '%s': seq %llu: %s",
+                        match, (unsigned long long)upto,
+                        rc != 0 && rc != 1 ? arb_buf_cstr(&why)
+                                           : "not found");
+        goto done;
+    }
+    memset(&cp, 0, sizeof(cp));
+    snprintf(cp.match_id, sizeof(cp.match_id), "%s", match);
+    cp.count = upto + 1;
+    memcpy(cp.head, x.hash, 32);
+    arb_checkpoint_sign(&cp, &signing);
+    arb_reply_begin(&b, &pk, id, 5);
+    arb_pack_kv_str(&pk, "match", cp.match_id);
+    arb_pack_kv_uint(&pk, "count", cp.count);
+    arb_pack_kv_bin(&pk, "head", cp.head, 32);
+    arb_pack_kv_bin(&pk, "sig", cp.sig, ARB_SIG_LEN);
+    arb_pack_kv_bin(&pk, "pubkey", cp.pubkey, ARB_PUBKEY_LEN);
+    arb_conn_send(c, &b);
+done:
+    arb_buf_free(&why);
+    free(match);
+}

@@ -1,0 +1,179 @@
+/*
+ * bundle.h - exports of recorded matches, and the offline verification
+ * bundle (docs/BUNDLE.md is the normative format).
+ *
+ * An arb_bundle_t is the export's data model: per match, the raw event
+ * bytes exactly as stored (so the chain can be recomputed), the hash the
+ * store recorded for each, and a checkpoint (match id, event count, head
+ * hash) signed with the daemon's Ed25519 key.  Every export format is a
+ * rendering of it: the bundle file, JSON lines, the CSV of the
+ * registration records and the transcript.
+ *
+ * DESIGN: verification has exactly one entry point, arb_bundle_verify(),
+ * and it always does the whole check -- signature, structure, count, every
+ * hash link, head, canonical decoding, rule profile, replay through the
+ * rules -- whatever the caller wants to know.  There is no "quick" mode and
+ * no public parser: a verifier that skips the signature (Rekor #988) or
+ * trusts a parsed file it never replayed is exactly what a bundle must not
+ * allow.  The exporter runs the same function on every bundle it writes.
+ *
+ * Layering: decoding and replay use the one canonical codec
+ * (proto/codec.h), so programs using this module link libarbproto too.
+ *
+ * Ownership: arb_bundle_t owns every match, event and byte in it;
+ * arb_bundle_clear() releases them (NULL-safe).  arb_bundle_report_t owns
+ * its strings and replayed matches; arb_bundle_report_clear() (NULL-safe).
+ */
+#ifndef ARB_BUNDLE_H
+#define ARB_BUNDLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/event.h"
+#include "core/keys.h"
+#include "core/match.h"
+#include "core/store.h"
+
+#define ARB_BUNDLE_VERSION   1
+#define ARB_BUNDLE_MAGIC     "\x89" "ARB\r\n\x1a\n"     /* 8 bytes */
+#define ARB_BUNDLE_MAGIC_LEN 8
+#define ARB_BUNDLE_HDR_LEN   12     /* magic, u32 version */
+
+/* The signed statement: "match M had COUNT events, the last hashing to
+ * HEAD".  The signed bytes are arb_checkpoint_message()'s. */
+typedef struct arb_checkpoint {
+    char          match_id[ARB_STORE_ID_MAX + 1];
+    uint64_t      count;
+    unsigned char head[32];
+    unsigned char pubkey[ARB_PUBKEY_LEN];  /* the signer's (informational) */
+    unsigned char sig[ARB_SIG_LEN];
+} arb_checkpoint_t;
+
+/* Longest checkpoint message: prefix, NUL, id length, id, count, head. */
+#define ARB_CHECKPOINT_MSG_MAX (21 + 1 + 1 + ARB_STORE_ID_MAX + 8 + 32)
+
+/* Writes the exact bytes that are signed into msg; returns their length:
+ *   "arbiter checkpoint v1" 00 | u8 len(id) | id | u64be count | head  */
+size_t arb_checkpoint_message(unsigned char msg[ARB_CHECKPOINT_MSG_MAX],
+                              const arb_checkpoint_t *cp);
+
+/* Signs cp (match_id, count, head set) with kp; fills sig and pubkey. */
+void   arb_checkpoint_sign(arb_checkpoint_t *cp, const arb_keypair_t *kp);
+
+typedef struct arb_bundle_event {
+    uint64_t       seq;
+    unsigned char  hash[32];        /* h(seq) as the store recorded it */
+    unsigned char *bytes;           /* the canonical event, owned */
+    size_t         len;
+} arb_bundle_event_t;
+
+typedef struct arb_bundle_match {
+    arb_checkpoint_t    cp;         /* cp.match_id names the match */
+    int                 is_signed;
+    size_t              nevents, cap;
+    arb_bundle_event_t *events;     /* in file / seq order */
+    /* Read back from a bundle file only (the writer derives them from
+     * the open event): the rule profile and the exporting engine. */
+    arb_setup_t         profile;
+    char               *exporter;
+} arb_bundle_match_t;
+
+typedef struct arb_bundle {
+    size_t              nmatches, cap;
+    arb_bundle_match_t *matches;
+} arb_bundle_t;
+
+void arb_bundle_clear(arb_bundle_t *b);
+
+/* Adds an empty match (1..64 byte id).  NULL on ARB_ENOMEM/ARB_EINVAL. */
+arb_bundle_match_t *arb_bundle_add_match(arb_bundle_t *b,
+                                         const char *match_id);
+
+/* Appends a copy of event `seq`, which must be the next (0, 1, 2 ...) and
+ * whose recorded hash must be h(previous hash || bytes): an export never
+ * carries a chain it has not recomputed.  Updates cp.count and cp.head
+ * (and drops any signature).  0, ARB_ECORRUPT ("seq 4 missing", "hash
+ * mismatch at seq 7"), ARB_EINVAL (length) or ARB_ENOMEM. */
+int  arb_bundle_add_event(arb_bundle_match_t *m, uint64_t seq,
+                          const unsigned char hash[32], const void *bytes,
+                          size_t len, arb_buf_t *why);
+
+/* Adds match `match_id` from a store with its first `count` events
+ * (UINT64_MAX: all stored; more than stored is ARB_ENOTFOUND), read in
+ * one read transaction.  0 or an ARB_E* code with why. */
+int  arb_bundle_from_store(arb_bundle_t *b, arb_store_t *s,
+                           const char *match_id, uint64_t count,
+                           arb_buf_t *why);
+
+/* Signs the current checkpoint of m with kp. */
+void arb_bundle_sign(arb_bundle_match_t *m, const arb_keypair_t *kp);
+
+/* Appends the bundle file of b (docs/BUNDLE.md).  Every match must be
+ * signed and start with its open event, which gives the rule profile.
+ * 0, ARB_EINVAL (with why) or ARB_ENOMEM. */
+int  arb_bundle_write(arb_buf_t *out, const arb_bundle_t *b, arb_buf_t *why);
+
+/* ---- verification ----------------------------------------------------- */
+
+typedef struct arb_bundle_result {
+    char           match_id[ARB_STORE_ID_MAX + 1];
+    char          *game, *edition, *engine, *exporter;  /* as bundled */
+    uint64_t       count;           /* events in the bundle */
+    uint64_t       cp_count;        /* events the checkpoint counts */
+    unsigned char  head[32];        /* the checkpoint's head */
+    unsigned char  signer[ARB_PUBKEY_LEN];  /* the key the bundle names */
+    int            sig_ok;
+    int            closed;          /* the replayed match is closed */
+    arb_match_t   *m;               /* replayed; NULL unless verified */
+    size_t         nproblems;
+    char         **problems;        /* "hash mismatch at seq 17", ... */
+} arb_bundle_result_t;
+
+typedef struct arb_bundle_report {
+    char                *error;     /* the file does not parse, or NULL */
+    size_t               nmatches;
+    arb_bundle_result_t *matches;
+    size_t               nproblems; /* all matches' problems + error */
+} arb_bundle_report_t;
+
+void arb_bundle_report_clear(arb_bundle_report_t *r);
+
+/*
+ * THE verification of a bundle file data[0..len) against the public key
+ * the verifier holds (never the one the bundle names).  For every match:
+ * the checkpoint signature; seqs 0..n-1 present once each and in order;
+ * n equal to the checkpoint's count; every hash recomputed from the raw
+ * bytes and compared, and the head with the checkpoint's; then every
+ * event decoded (canonical only), the rule profile compared with the
+ * open event, and the events replayed through the rules, which recomputes
+ * the results.  Every failure is a problem naming the seq and what failed.
+ * Returns 0 when everything holds, ARB_ECRYPTO when anything fails (see
+ * rep), ARB_ENOMEM.  rep is filled either way; clear it after.
+ */
+int  arb_bundle_verify(const void *data, size_t len,
+                       const unsigned char pubkey[ARB_PUBKEY_LEN],
+                       arb_bundle_report_t *rep);
+
+/* ---- text exports ----------------------------------------------------- */
+
+/* One JSON object per event and line:
+ *   {"match","seq","time","time_ms","actor","kind","body","prev","hash",
+ *    "bytes"}
+ * body is the decoded event as JSON (the canonical map, key for key); prev
+ * and hash are h(seq-1) and h(seq), bytes the canonical event, in hex. */
+int  arb_bundle_jsonl(arb_buf_t *out, const arb_bundle_match_t *m,
+                      arb_buf_t *why);
+
+/* The registration records of every match of b, replayed: a header row of
+ * the record fields (as `arbiter replay --json` names them, in order of
+ * first appearance), one row per record, RFC 4180 (CRLF, quotes doubled),
+ * list fields joined by spaces.  Nothing at all when there is no record. */
+int  arb_bundle_csv(arb_buf_t *out, const arb_bundle_t *b, arb_buf_t *why);
+
+/* The canonical transcript (docs/TRANSCRIPT.md) of m. */
+int  arb_bundle_transcript(arb_buf_t *out, const arb_bundle_match_t *m,
+                           arb_buf_t *why);
+
+#endif

@@ -1,0 +1,313 @@
+/*
+ * bundle_verify.c - the one verification of a bundle (see bundle.h).
+ *
+ * DESIGN: the checks come in three groups, run for every match in this
+ * order, none of them optional:
+ *   A. the checkpoint's signature, with the key the verifier holds;
+ *   B. the events against the checkpoint: seqs 0..n-1 once each and in
+ *      order, n = count, every hash recomputed from the raw bytes, the
+ *      head; B stops at its first failure, because everything after it
+ *      (a missing seq breaks every later link) is a consequence;
+ *   C. the contents, only on bytes B certified: canonical decoding, the
+ *      rule profile against the open event, replay through the rules,
+ *      which recomputes every record and total.
+ * A and B are independent and both reported: an altered count shows as
+ * a bad signature and as the seq the count says is missing.  A bundle
+ * verifies only when every match passes all three.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "proto/bundle_int.h"
+#include "core/chain.h"
+#include "core/err.h"
+
+static int problem(arb_bundle_result_t *res, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Adds one problem; ARB_ENOMEM when it could not be kept. */
+static int
+problem(arb_bundle_result_t *res, const char *fmt, ...)
+{
+    va_list ap;
+    char    msg[1024], **nv;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    nv = realloc(res->problems, (res->nproblems + 1) * sizeof(*nv));
+    if (nv == NULL)
+        return ARB_ENOMEM;
+    res->problems = nv;
+    nv[res->nproblems] = strdup(msg);
+    if (nv[res->nproblems] == NULL)
+        return ARB_ENOMEM;
+    res->nproblems++;
+    return 0;
+}
+
+static char *
+dup_or_null(const char *s)
+{
+    return s != NULL ? strdup(s) : NULL;
+}
+
+/* A. */
+static int
+check_signature(const arb_bundle_match_t *m,
+                const unsigned char pk[ARB_PUBKEY_LEN],
+                arb_bundle_result_t *res)
+{
+    unsigned char msg[ARB_CHECKPOINT_MSG_MAX];
+    char          want[2 * ARB_PUBKEY_LEN + 1], named[2 * ARB_PUBKEY_LEN + 1];
+    size_t        n = arb_checkpoint_message(msg, &m->cp);
+
+    if (arb_crypto_init() == 0
+        && crypto_sign_verify_detached(m->cp.sig, msg, n, pk) == 0) {
+        res->sig_ok = 1;
+        return 0;
+    }
+    arb_hex(want, pk, ARB_PUBKEY_LEN);
+    if (memcmp(pk, m->cp.pubkey, ARB_PUBKEY_LEN) == 0)
+        return problem(res, "signature does not verify with key %s", want);
+    arb_hex(named, m->cp.pubkey, ARB_PUBKEY_LEN);
+    return problem(res, "signature does not verify with key %s (the bundle "
+                   "names key %s)", want, named);
+}
+
+/* B.  1 when the events are what the checkpoint certifies. */
+static int
+check_chain(const arb_bundle_match_t *m, arb_bundle_result_t *res, int *rc)
+{
+    const arb_bundle_event_t *ev = m->events;
+    const unsigned char      *prev = NULL;
+    unsigned char             h[32];
+    char                      a[65], b[65];
+    size_t                    n = m->nevents, i, j;
+    uint64_t                  count = m->cp.count;
+
+    for (i = 0; i < n; i++) {
+        if (ev[i].seq == i)
+            continue;
+        if (ev[i].seq < i) {
+            *rc = problem(res, "seq %" PRIu64 " appears twice", ev[i].seq);
+            return 0;
+        }
+        for (j = i + 1; j < n && ev[j].seq != i; j++)
+            ;
+        if (j < n)
+            *rc = problem(res, "seq %" PRIu64 " out of place (found where "
+                          "seq %zu belongs)", ev[i].seq, i);
+        else
+            *rc = problem(res, "seq %zu missing", i);
+        return 0;
+    }
+    if (n < count) {
+        *rc = problem(res, "seq %zu missing: the checkpoint counts %" PRIu64
+                      " events, the bundle holds %zu", n, count, n);
+        return 0;
+    }
+    if (n > count) {
+        *rc = problem(res, "seq %" PRIu64 " is past the checkpoint: the "
+                      "checkpoint counts %" PRIu64 " events, the bundle "
+                      "holds %zu", count, count, n);
+        return 0;
+    }
+    if (n == 0) {
+        *rc = problem(res, "no events: the match has no open event");
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        arb_chain_next(prev, ev[i].bytes, ev[i].len, h);
+        if (memcmp(h, ev[i].hash, 32) != 0) {
+            *rc = problem(res, "hash mismatch at seq %zu", i);
+            return 0;
+        }
+        prev = ev[i].hash;
+    }
+    if (memcmp(prev, m->cp.head, 32) != 0) {
+        arb_hex(a, prev, 32);
+        arb_hex(b, m->cp.head, 32);
+        *rc = problem(res, "head mismatch: the events chain to %s, the "
+                      "checkpoint says %s", a, b);
+        return 0;
+    }
+    return 1;
+}
+
+static int
+same(const char *a, const char *b)
+{
+    return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+/* C, first half: the bundle's header against the open event. */
+static int
+check_profile(const arb_bundle_match_t *m, const arb_setup_t *open,
+              arb_bundle_result_t *res)
+{
+    const arb_setup_t *p = &m->profile;
+    const char        *name[3] = { "game", "edition", "engine" };
+    const char        *mine[3] = { p->game, p->edition, p->engine };
+    const char        *theirs[3] = { open->game, open->edition,
+                                     open->engine };
+    size_t             i;
+    int                rc = 0;
+
+    if (strcmp(m->cp.match_id, open->match_id) != 0)
+        rc = problem(res, "rule profile: match id '%s' differs from the "
+                     "open event's '%s'", m->cp.match_id, open->match_id);
+    for (i = 0; rc == 0 && i < 3; i++)
+        if (!same(mine[i], theirs[i]))
+            rc = problem(res, "rule profile: %s '%s' differs from the open "
+                         "event's '%s'", name[i],
+                         mine[i] ? mine[i] : "(none)",
+                         theirs[i] ? theirs[i] : "(none)");
+    if (rc != 0)
+        return rc;
+    if (p->noptions != open->noptions)
+        return problem(res, "rule profile: %zu options, the open event has "
+                       "%zu", p->noptions, open->noptions);
+    for (i = 0; i < p->noptions; i++)
+        if (strcmp(p->options[i].key, open->options[i].key) != 0
+            || strcmp(p->options[i].value, open->options[i].value) != 0)
+            return problem(res, "rule profile: option %s=%s differs from "
+                           "the open event's %s=%s", p->options[i].key,
+                           p->options[i].value, open->options[i].key,
+                           open->options[i].value);
+    return 0;
+}
+
+/* C. */
+static int
+check_contents(const arb_bundle_match_t *m, arb_bundle_result_t *res)
+{
+    arb_event_t *ev = NULL;
+    arb_match_t *match = NULL;
+    arb_buf_t    why = ARB_BUF_INIT;
+    int          rc;
+
+    rc = arb__bundle_decode(m, &ev, &why);
+    if (rc != 0) {
+        if (rc != ARB_ENOMEM)
+            rc = problem(res, "%s", arb_buf_cstr(&why));
+        goto done;
+    }
+    rc = check_profile(m, ev[0].setup, res);
+    if (rc != 0)
+        goto done;
+    rc = arb__bundle_replay(ev, m->nevents, &match, &why);
+    if (rc != 0) {
+        if (rc != ARB_ENOMEM)
+            rc = problem(res, "%s", arb_buf_cstr(&why));
+        goto done;
+    }
+    res->closed = arb_match_closed(match);
+    if (res->nproblems == 0) {
+        res->m = match;
+        match = NULL;
+    }
+done:
+    arb_match_free(match);
+    arb__bundle_events_free(ev, m->nevents);
+    arb_buf_free(&why);
+    return rc;
+}
+
+static int
+verify_match(const arb_bundle_match_t *m,
+             const unsigned char pk[ARB_PUBKEY_LEN], arb_bundle_result_t *res)
+{
+    int rc = 0, certified;
+
+    memcpy(res->match_id, m->cp.match_id, sizeof(res->match_id));
+    res->game = dup_or_null(m->profile.game);
+    res->edition = dup_or_null(m->profile.edition);
+    res->engine = dup_or_null(m->profile.engine);
+    res->exporter = dup_or_null(m->exporter);
+    res->count = m->nevents;
+    res->cp_count = m->cp.count;
+    memcpy(res->head, m->cp.head, 32);
+    memcpy(res->signer, m->cp.pubkey, ARB_PUBKEY_LEN);
+    if ((m->profile.game && !res->game) || (m->exporter && !res->exporter)
+        || (m->profile.edition && !res->edition)
+        || (m->profile.engine && !res->engine))
+        return ARB_ENOMEM;
+
+    rc = check_signature(m, pk, res);
+    if (rc != 0)
+        return rc;
+    certified = check_chain(m, res, &rc);
+    if (rc != 0 || !certified)
+        return rc;
+    return check_contents(m, res);
+}
+
+int
+arb_bundle_verify(const void *data, size_t len,
+                  const unsigned char pubkey[ARB_PUBKEY_LEN],
+                  arb_bundle_report_t *rep)
+{
+    arb_bundle_t b;
+    arb_buf_t    why = ARB_BUF_INIT;
+    size_t       i;
+    int          rc;
+
+    memset(rep, 0, sizeof(*rep));
+    memset(&b, 0, sizeof(b));
+    rc = arb__bundle_read(&b, data, len, &why);
+    if (rc != 0) {
+        if (rc != ARB_ENOMEM) {
+            rep->error = strdup(arb_buf_cstr(&why) ? arb_buf_cstr(&why)
+                                                    : "unreadable");
+            rep->nproblems = 1;
+            rc = rep->error != NULL ? ARB_ECRYPTO : ARB_ENOMEM;
+        }
+        goto done;
+    }
+    rep->matches = calloc(b.nmatches, sizeof(*rep->matches));
+    if (rep->matches == NULL) {
+        rc = ARB_ENOMEM;
+        goto done;
+    }
+    rep->nmatches = b.nmatches;
+    for (i = 0; i < b.nmatches; i++) {
+        rc = verify_match(&b.matches[i], pubkey, &rep->matches[i]);
+        if (rc != 0)
+            goto done;
+        rep->nproblems += rep->matches[i].nproblems;
+    }
+    rc = rep->nproblems == 0 ? 0 : ARB_ECRYPTO;
+done:
+    arb_bundle_clear(&b);
+    arb_buf_free(&why);
+    return rc;
+}
+
+void
+arb_bundle_report_clear(arb_bundle_report_t *r)
+{
+    size_t i, j;
+
+    if (r == NULL)
+        return;
+    for (i = 0; i < r->nmatches; i++) {
+        arb_bundle_result_t *res = &r->matches[i];
+        free(res->game);
+        free(res->edition);
+        free(res->engine);
+        free(res->exporter);
+        arb_match_free(res->m);
+        for (j = 0; j < res->nproblems; j++)
+            free(res->problems[j]);
+        free(res->problems);
+    }
+    free(r->matches);
+    free(r->error);
+    memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,220 @@
+#!/bin/sh
+# Settling a dispute with the real daemon and bin/arbiter: a claim against
+# a transcript, a store and a server (arbiter diff --claim), claims on
+# record after the close (arbiter claim; statuses in state and replay), a
+# CSV claim, the roles, a restart, and two scorekeepers' sheets that part
+# at move 9 (arbiter diff A B).  Exact output lines and exit statuses.
+BUILD=${BUILD:-build}
+A=${ARBITER:-bin/arbiter}
+pass=0; fail=0
+T=$(mktemp -d)
+D=
+cleanup() {
+    [ -n "$D" ] && kill "$D" 2>/dev/null && wait "$D" 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+check() {   # check NAME EXPECTED ACTUAL
+    if [ "$2" = "$3" ]; then pass=$((pass + 1))
+    else fail=$((fail + 1)); printf 'FAIL %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fi
+}
+
+start() {
+    bin/arbiterd --data "$T/data" --listen "unix:$T/s.sock" --log-level warn \
+        2>> "$T/daemon.log" &
+    D=$!
+    i=0
+    while [ ! -S "$T/s.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    if [ ! -S "$T/s.sock" ]; then
+        echo "diff.sh: arbiterd did not start"; cat "$T/daemon.log"
+        echo "diff.sh: 0 passed, 1 failed"; exit 1
+    fi
+}
+start
+token() { awk -v r="$1" '$1 == "token" && $4 == r { print $3 }' "$T/data/tokens"; }
+ARB=$(token arbiter); SCO=$(token scorer); RDR=$(token reader)
+export ARBITER_SERVER="unix:$T/s.sock"
+unset ARBITER_TOKEN
+HEX='[0-9a-f]\{64\}'
+nohash() { sed "s/ $HEX\$//"; }
+
+# ---- a closed match, recorded and transcribed ------------------------------
+# Sota k takes 2-3-4 of suit letter k: a Single line, BC-003, 9 + 15 = 24.
+$A open --token "$ARB" --match M1 --game yahchain --players alice,bob \
+    --option mode=3 > /dev/null
+printf 'game: yahchain\nmatch: M1\nplayers: alice bob\nmode: 3\n\n' > "$T/m1.txt"
+seq=0
+for suit in S H D C U M W F L G Y N; do
+    for type in 2 3 4; do
+        seq=$((seq + 1))
+        if [ $((seq % 2)) -eq 1 ]; then who=alice; else who=bob; fi
+        $A move --token "$SCO" --match M1 place $who "$type$suit" > /dev/null
+        printf '%d. place %s %s%s\n' $seq $who $type $suit >> "$T/m1.txt"
+    done
+done
+$A close --token "$ARB" --match M1 --reason "all Sotas done" > /dev/null
+printf '37. close -- all Sotas done\n' >> "$T/m1.txt"
+
+# ---- a claim that agrees, from every source --------------------------------
+$A replay --json "$T/m1.txt" > "$T/good.json"
+out=$($A diff --claim "$T/good.json" "$T/m1.txt"); rc=$?
+check "diff file exit" 0 $rc
+check "diff file" "identical: 12 records, 2 totals" "$out"
+out=$($A diff --token "$RDR" --claim "$T/good.json" --match M1); rc=$?
+check "diff server exit" 0 $rc
+check "diff server" "identical: 12 records, 2 totals" "$out"
+out=$($A diff --claim "$T/good.json" --db "$T/data" --match M1); rc=$?
+check "diff db exit" 0 $rc
+check "diff db" "identical: 12 records, 2 totals" "$out"
+
+# ---- a doctored claim: every difference, with the seq that fixed it --------
+sed -e 's/"sota":3,"owner":"alice","cards":3,"sequence":\["2♦","3♦","4♦"\],"code":"BC-003","face_sum":9,"bonus":15/"sota":3,"owner":"alice","cards":3,"sequence":["2♦","3♦","4♦"],"code":"BC-003","face_sum":9,"bonus":12/' \
+    -e 's/"sequence":\["2☀","3☀","4☀"\]/"sequence":["2☀","4☀","3☀"]/' \
+    -e 's/"totals":{"alice":144/"totals":{"alice":141/' "$T/good.json" > "$T/bad.json"
+out=$($A diff --token "$RDR" --claim "$T/bad.json" --match M1); rc=$?
+check "diff bad exit" 1 $rc
+check "diff bad" 'record 3 (Sota 3): bonus: claimed 12, recorded 15, fixed at seq 9
+record 5 (Sota 5): sequence: claimed ["2☀","4☀","3☀"], recorded ["2☀","3☀","4☀"], fixed at seq 15
+total alice: claimed 141, recorded 144
+3 differences' "$out"
+out=$($A diff --json --claim "$T/bad.json" "$T/m1.txt"); rc=$?
+check "diff json exit" 1 $rc
+check "diff json head" '{"identical":false,"records":{"recorded":12,"claimed":12},"totals":{"recorded":2,"claimed":2},"differences":[{"type":"field","record":3,"claimed_record":3,"key":{"sota":3},"field":"bonus","claimed":12,"recorded":15,"seq":9},' \
+    "$(printf '%s' "$out" | sed 's/\(,"seq":9}\),.*/\1,/')"
+err=$($A diff --claim "$T/nope.json" "$T/m1.txt" 2>&1); rc=$?
+check "diff no claim file exit" 2 $rc
+printf '{"records":[],"totals":{},}\n' > "$T/broken.json"
+err=$($A diff --claim "$T/broken.json" "$T/m1.txt" 2>&1); rc=$?
+check "diff broken claim exit" 2 $rc
+check "diff broken claim msg" "$T/broken.json: line 1, column 27: trailing comma in an object" "$err"
+
+# ---- claims on record, after the close ------------------------------------
+out=$($A claim --token "$SCO" --match M1 --by alice "$T/bad.json"); rc=$?
+check "claim after close exit" 0 $rc
+check "claim after close" 'seq 38 hash
+record 3 (Sota 3): disputed: bonus
+record 5 (Sota 5): disputed: sequence
+12 records: 10 confirmed, 2 disputed' "$(printf '%s\n' "$out" | nohash)"
+state=$($A state --token "$RDR" --match M1 --json)
+check "state disputed" 2 "$(printf '%s' "$state" | grep -o '"status":"disputed"' | wc -l | tr -d ' ')"
+check "state confirmed" 10 "$(printf '%s' "$state" | grep -o '"status":"confirmed"' | wc -l | tr -d ' ')"
+check "state disputed fields" '"game_points":24,"status":"disputed","disputed_fields":["bonus"]' \
+    "$(printf '%s' "$state" | grep -o '"game_points":24,"status":"disputed","disputed_fields":\["bonus"\]')"
+check "state closed" '"closed":true' "$(printf '%s' "$state" | grep -o '"closed":true')"
+out=$($A state --token "$RDR" --match M1); rc=$?
+check "state text exit" 0 $rc
+check "state text record 5" "  mode=YCWS-144/3 sota=5 owner=alice cards=3 sequence=2☀→3☀→4☀ code=BC-003 face_sum=9 bonus=15 game_points=24 status=disputed disputed_fields=sequence  (seq 15)" \
+    "$(printf '%s\n' "$out" | grep 'sota=5 ')"
+check "replay db = state" "$($A replay --db "$T/data" --match M1 --json)" "$state"
+check "matches still closed" "M1 yahchain closed 38" "$($A matches --token "$RDR" | cut -d' ' -f1-4)"
+
+# The event, as the events listing and a transcript line show it.
+out=$($A events --token "$RDR" --match M1 --kind claim | cut -d' ' -f4-)
+check "events claim" "claim alice -- $($A claim --dry-run --by alice "$T/bad.json" | sed 's/^claim alice -- //')" "$out"
+
+# Everything else stays sealed.
+err=$($A move --token "$SCO" --match M1 place alice KS 2>&1 >/dev/null); rc=$?
+check "move after close exit" 1 $rc
+check "move after close msg" "arbiter move: over: close: the match is closed: nothing may follow" "$err"
+err=$($A note --token "$SCO" --match M1 late 2>&1 >/dev/null); rc=$?
+check "note after close exit" 1 $rc
+err=$($A claim --token "$RDR" --match M1 "$T/good.json" 2>&1 >/dev/null); rc=$?
+check "reader claim exit" 1 $rc
+check "reader claim msg" "arbiter claim: forbidden: append needs the scorer role; reader is a reader" "$err"
+
+# A CSV claim (a spreadsheet's export, ';' and a byte order mark) by the
+# arbiter; the latest claim decides.
+{
+    printf '\357\273\277match_id;edition;mode;sota;owner;cards;sequence;code;face_sum;bonus;game_points;status\r\n'
+    n=0
+    for s in ♠ ♥ ♦ ♣ ☀ ☾ ☸ ✿ ❦ ⚙ ☯ ♪; do
+        n=$((n + 1))
+        if [ $((n % 2)) -eq 1 ]; then o=alice; else o=bob; fi
+        printf 'M1;YAHchain-3e-ch34;YCWS-144/3;%d;%s;3;2%s 3%s 4%s;BC-003;9;15;24;pending\r\n' $n $o "$s" "$s" "$s"
+    done
+    printf ';;;;;;;;;;;\r\nplayer;total;;;;;;;;;;\r\nalice;144;;;;;;;;;;\r\nbob;144;;;;;;;;;;\r\n'
+} > "$T/good.csv"
+out=$($A diff --claim "$T/good.csv" "$T/m1.txt"); rc=$?
+check "diff csv exit" 0 $rc
+out=$($A claim --token "$ARB" --match M1 --by rating-body --cid rb-1 "$T/good.csv"); rc=$?
+check "claim csv exit" 0 $rc
+check "claim csv" 'seq 39 hash
+12 records: 12 confirmed, 0 disputed' "$(printf '%s\n' "$out" | nohash)"
+out=$($A claim --token "$ARB" --match M1 --by rating-body --cid rb-1 "$T/good.json"); rc=$?
+check "claim retry exit" 0 $rc
+check "claim retry" "seq 39 hash (duplicate)" "$(printf '%s\n' "$out" | head -1 | sed "s/ $HEX / /")"
+check "state all confirmed" 12 "$($A state --token "$RDR" --match M1 --json | grep -o '"status":"confirmed"' | wc -l | tr -d ' ')"
+
+# A claim the recorder cannot read is refused before anything is written.
+printf '{"records":[{"sota":true}],"totals":{}}\n' > "$T/typed.json"
+err=$($A claim --token "$SCO" --match M1 "$T/typed.json" 2>&1 >/dev/null); rc=$?
+check "bad claim exit" 2 $rc
+check "bad claim msg" "$T/typed.json: line 1, column 21: records[0].sota: expected an integer, a string or a list of strings, got true/false" "$err"
+check "nothing written" "M1 yahchain closed 39" "$($A matches --token "$RDR" | cut -d' ' -f1-4)"
+
+# ---- the verdicts survive a restart (replayed from the store) -------------
+kill "$D"; wait "$D" 2>/dev/null; D=
+rm -f "$T/s.sock"
+start
+check "restart state" "$($A replay --db "$T/data" --match M1 --json)" \
+    "$($A state --token "$RDR" --match M1 --json)"
+out=$($A claim --token "$SCO" --match M1 --by bob "$T/bad.json" | tail -1); rc=$?
+check "claim after restart" "12 records: 10 confirmed, 2 disputed" "$out"
+
+# ---- the record against its transcript: the claims are what differs -------
+out=$($A diff "$T/m1.txt" --db "$T/data" --match M1); rc=$?
+check "diff transcript db exit" 1 $rc
+check "diff transcript db" "A: $T/m1.txt
+B: $T/data: match M1
+first divergence at seq 38: A ends at seq 37, B has 'claim alice -- {\"records\":[{\"match_id\":\"M1\"" \
+    "$(printf '%s\n' "$out" | head -3 | sed 's/\("match_id":"M1"\).*/\1/')"
+out=$($A diff --token "$RDR" "$T/m1.txt" --match M1 | sed -n 3p | cut -c1-60); rc=$?
+check "diff transcript server" "first divergence at seq 38: A ends at seq 37, B has 'claim a" "$out"
+
+# An export's jsonl is a source too; its hash chain is checked.
+$A export --format jsonl --db "$T/data" --match M1 > "$T/m1.jsonl"
+out=$($A diff --claim "$T/good.json" "$T/m1.jsonl"); rc=$?
+check "diff jsonl exit" 0 $rc
+check "diff jsonl" "identical: 12 records, 2 totals" "$out"
+out=$($A diff "$T/m1.jsonl" --db "$T/data" --match M1 | sed -n 3p | sed "s/ $HEX\$//"); rc=$?
+check "jsonl = db" "identical: 40 events, digest" "$out"
+Z=0000000000000000000000000000000000000000000000000000000000000000
+sed "3s/\"hash\":\"[0-9a-f]*\"/\"hash\":\"$Z\"/" "$T/m1.jsonl" > "$T/bad.jsonl"
+err=$($A diff --claim "$T/good.json" "$T/bad.jsonl" 2>&1); rc=$?
+check "tampered jsonl exit" 2 $rc
+check "tampered jsonl" "$T/bad.jsonl:3: seq 2: hash does not match its bytes" "$err"
+
+# A transcript with the claim lines reads back to the recorded state.
+{ cat "$T/m1.txt"
+  printf '38. %s\n' "$($A claim --dry-run --by alice "$T/bad.json")"
+  printf '39. %s\n' "$($A claim --dry-run --by rating-body "$T/good.json")"
+  printf '40. %s\n' "$($A claim --dry-run --by bob "$T/bad.json")"
+} > "$T/m1c.txt"
+out=$($A diff "$T/m1c.txt" --db "$T/data" --match M1); rc=$?
+check "transcript with claims = db exit" 0 $rc
+check "transcript with claims = db" "identical: 40 events, digest" \
+    "$(printf '%s\n' "$out" | sed -n 3p | sed "s/ $HEX\$//")"
+check "transcript with claims digest" "$($A replay --db "$T/data" --match M1 --json | grep -o '"digest":"[0-9a-f]*"')" \
+    "$($A replay --json "$T/m1c.txt" | grep -o '"digest":"[0-9a-f]*"')"
+
+# ---- two scorekeepers' sheets that part at move 9 -------------------------
+head=$(printf 'game: yahchain\nmatch: R2-T4\nplayers: alice bob\nmode: 3\n\n1. place alice 2♠\n2. place bob 3♠\n3. place alice 4♠\n4. place bob 2♥\n5. place alice 3♥\n6. place bob 4♥\n7. place alice 5♦\n8. place bob 6♦')
+printf '%s\n9. place alice 7♠\n10. place bob 8♥\n' "$head" > "$T/alice.txt"
+printf '%s\n9. place alice 7♣\n10. place bob 8♥\n' "$head" > "$T/bob.txt"
+out=$($A diff "$T/alice.txt" "$T/bob.txt"); rc=$?
+check "sheets exit" 1 $rc
+check "sheets line" "first divergence at seq 9: A has 'place alice 7♠', B has 'place alice 7♣'" \
+    "$(printf '%s\n' "$out" | sed -n 3p)"
+check "sheets before" "both before seq 9: digest $(printf '%s\n' "$($A replay --at 8 "$T/alice.txt")" | sed -n 's/^digest //p')" \
+    "$(printf '%s\n' "$out" | sed -n 4p)"
+check "sheets A after" "A after seq 9: digest $(printf '%s\n' "$($A replay --at 9 "$T/alice.txt")" | sed -n 's/^digest //p')" \
+    "$(printf '%s\n' "$out" | sed -n 5p)"
+check "sheets B after" "B after seq 9: digest $(printf '%s\n' "$($A replay --at 9 "$T/bob.txt")" | sed -n 's/^digest //p')" \
+    "$(printf '%s\n' "$out" | sed -n 6p)"
+$A diff "$T/alice.txt" "$T/alice.txt" > /dev/null; check "same sheet exit" 0 $?
+$A diff "$T/alice.txt" > /dev/null 2>&1; check "one sheet exit" 2 $?
+
+echo "diff.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]

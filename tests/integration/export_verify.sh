@@ -1,0 +1,293 @@
+#!/bin/sh
+# arbiter export / verify / key as a user runs them against a live daemon:
+# the key pair made on first start, bundles from --db and from --server,
+# every export format round trip, time ranges, and tampered bundles
+# (edited with od/dd/head/tail only) failing with the exact messages.
+BUILD=${BUILD:-build}
+A=bin/arbiter
+pass=0; fail=0
+T=$(mktemp -d)
+D=
+cleanup() {
+    [ -n "$D" ] && kill "$D" 2>/dev/null && wait "$D" 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+check() {   # check NAME EXPECTED ACTUAL
+    if [ "$2" = "$3" ]; then pass=$((pass + 1))
+    else fail=$((fail + 1)); printf 'FAIL %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fi
+}
+
+bin/arbiterd --data "$T/data" --listen "unix:$T/s.sock" --log-level info \
+    2> "$T/daemon.log" &
+D=$!
+i=0
+while [ ! -S "$T/s.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+if [ ! -S "$T/s.sock" ]; then
+    echo "export_verify.sh: arbiterd did not start"; cat "$T/daemon.log"
+    echo "export_verify.sh: 0 passed, 1 failed"; exit 1
+fi
+token() { awk -v r="$1" '$1 == "token" && $4 == r { print $3 }' "$T/data/tokens"; }
+ARB=$(token arbiter); SCO=$(token scorer); RDR=$(token reader)
+export ARBITER_SERVER="unix:$T/s.sock"
+unset ARBITER_TOKEN
+HEX='[0-9a-f]\{64\}'
+
+# ---- the key pair ---------------------------------------------------------
+check "secret key mode" 600 "$(stat -c %a "$T/data/signing.key")"
+check "public key mode" 644 "$(stat -c %a "$T/data/signing.pub")"
+KEY=$($A key --db "$T/data"); rc=$?
+check "key exit" 0 $rc
+check "key is hex" 1 "$(printf '%s\n' "$KEY" | grep -c "^$HEX\$")"
+check "key = signing.pub" "$(cat "$T/data/signing.pub")" "$KEY"
+check "key logged" 1 "$(grep -c "created checkpoint signing key $KEY" "$T/daemon.log")"
+$A key --db "$T/nowhere" 2>/dev/null; check "key no dir" 2 $?
+
+# ---- three matches: M1 closed (38 events), M2 with rulings, M3 open -------
+$A open --token "$ARB" --match M1 --game yahchain --players alice,bob \
+    --option mode=3 > /dev/null
+seq=0
+for suit in S H D C U M W F L G Y N; do
+    for type in 2 3 4; do
+        seq=$((seq + 1))
+        if [ $((seq % 2)) -eq 1 ]; then who=alice; else who=bob; fi
+        $A move --token "$SCO" --match M1 place $who "$type$suit" > /dev/null
+    done
+done
+$A close --token "$ARB" --match M1 --reason "all Sotas done" > /dev/null
+$A open --token "$ARB" --match M2 --game yahchain \
+    --players alice,bob,carol --option mode=3 > /dev/null
+$A move --token "$SCO" --match M2 place alice 4♠ > /dev/null
+$A move --token "$SCO" --match M2 place bob 5H > /dev/null
+$A move --token "$SCO" --match M2 place carol 6D > /dev/null
+$A note --token "$SCO" --match M2 'disputes, "loudly"' > /dev/null
+$A rule --token "$ARB" --match M2 void 3 --reason "another deck" > /dev/null
+$A move --token "$SCO" --match M2 place carol 6♦ > /dev/null
+$A rule --token "$ARB" --match M2 amend 2 place bob 5♥ --reason typo > /dev/null
+$A close --token "$ARB" --match M2 > /dev/null
+$A open --token "$ARB" --match M3 --game yahchain --players ann,bo \
+    --option mode=3 > /dev/null
+$A move --token "$SCO" --match M3 place ann 9S > /dev/null
+
+# ---- bundle from --db, verify ---------------------------------------------
+err=$($A export --db "$T/data" --match M1 --format bundle --out "$T/m1.bundle" 2>&1); rc=$?
+check "export db exit" 0 $rc
+check "export db line" "arbiter export: wrote $T/m1.bundle: bundle, 1 match, 38 events, signed by key $KEY" "$err"
+out=$($A verify "$T/m1.bundle" --pubkey "$KEY"); rc=$?
+check "verify exit" 0 $rc
+check "verify first" "bundle $T/m1.bundle: 1 match, key $KEY" "$(printf '%s\n' "$out" | head -1)"
+check "verify match" "match M1  game yahchain  edition YAHchain-3e-ch34  events 38  closed" \
+      "$(printf '%s\n' "$out" | sed -n 2p)"
+check "verify last" "verified: 1 match, 38 events: signature, chain, rules and results hold" \
+      "$(printf '%s\n' "$out" | tail -1)"
+check "verify records = replay --db" \
+      "$($A replay --db "$T/data" --match M1 | sed -n '/^records:/,$p')" \
+      "$(printf '%s\n' "$out" | sed -n '/^records:/,/^digest/p')"
+$A verify "$T/m1.bundle" --pubkey "$T/data/signing.pub" > /dev/null
+check "verify key file" 0 $?
+
+# ---- from --server (a reader): the daemon signs ---------------------------
+$A export --token "$RDR" --match M1 --format bundle --out "$T/m1s.bundle" 2>/dev/null
+check "export server exit" 0 $?
+cmp -s "$T/m1.bundle" "$T/m1s.bundle"
+check "server bundle = db bundle" 0 $?
+$A export --db "$T/data" --token "$RDR" --match M1 --format bundle \
+    --out "$T/m1b.bundle" 2>/dev/null
+check "export db+server exit" 0 $?
+cmp -s "$T/m1.bundle" "$T/m1b.bundle"
+check "db+server bundle = db bundle" 0 $?
+$A export --token "$RDR" --match M1 --match M2 --match M3 --format bundle > "$T/all.bundle"
+check "export 3 to stdout" 0 $?
+out=$($A verify "$T/all.bundle" --pubkey "$KEY"); rc=$?
+check "verify 3 exit" 0 $rc
+check "verify 3 last" "verified: 3 matches, 49 events: signature, chain, rules and results hold" \
+      "$(printf '%s\n' "$out" | tail -1)"
+check "verify open match" "match M3  game yahchain  edition YAHchain-3e-ch34  events 2  open" \
+      "$(printf '%s\n' "$out" | grep '^match M3')"
+check "verify open note" 1 "$(printf '%s\n' "$out" | grep -c 'note: the match was open when exported')"
+err=$($A export --token "$RDR" --match NOPE --format bundle 2>&1 > /dev/null); rc=$?
+check "export server no match" "1 arbiter export: not_found: no match 'NOPE'" "$rc $err"
+err=$($A export --db "$T/data" --match NOPE --format jsonl 2>&1 > /dev/null); rc=$?
+check "export db no match" "1 arbiter export: $T/data: no match 'NOPE'" "$rc $err"
+
+# ---- jsonl ----------------------------------------------------------------
+$A export --db "$T/data" --match M1 --format jsonl > "$T/m1.jsonl"
+check "jsonl exit" 0 $?
+check "jsonl lines" 38 "$(wc -l < "$T/m1.jsonl" | tr -d ' ')"
+check "jsonl = from server" "$(cat "$T/m1.jsonl")" \
+      "$($A export --token "$RDR" --match M1 --format jsonl)"
+hashof() { sed 's/.*"hash":"\([0-9a-f]*\)".*/\1/'; }
+prevof() { sed 's/.*"prev":"\([0-9a-f]*\)".*/\1/'; }
+check "jsonl first prev" "0000000000000000000000000000000000000000000000000000000000000000" \
+      "$(head -1 "$T/m1.jsonl" | prevof)"
+# every prev is the hash of the line before
+hashof < "$T/m1.jsonl" | head -n 37 > "$T/hashes"
+prevof < "$T/m1.jsonl" | tail -n 37 > "$T/prevs"
+check "jsonl chains" "" "$(diff "$T/hashes" "$T/prevs")"
+check "jsonl hashes" 38 "$(hashof < "$T/m1.jsonl" | grep -c "^$HEX\$")"
+check "jsonl last hash = head" \
+      "$($A matches --token "$RDR" --json | grep '"match":"M1"' | sed 's/.*"head":"\([0-9a-f]*\)".*/\1/')" \
+      "$(tail -1 "$T/m1.jsonl" | hashof)"
+check "jsonl line 1" '{"match":"M1","seq":1,"time":"T","time_ms":N,"actor":"scorer","kind":"move","body":{"v":1,"kind":"move","seq":1,"time":N,"actor":"scorer","player":"alice","verb":"place","args":["2S"]},"prev":"H","hash":"H","bytes":"B"}' \
+      "$(sed -n 2p "$T/m1.jsonl" | sed -e 's/"time":"[^"]*"/"time":"T"/' -e 's/"time\(_ms\)*":[0-9][0-9]*/"time\1":N/g' \
+         -e "s/\"\\(prev\\|hash\\)\":\"$HEX\"/\"\\1\":\"H\"/g" -e 's/"bytes":"[0-9a-f]*"/"bytes":"B"/')"
+if command -v jq > /dev/null 2>&1; then
+    check "jsonl parses (jq)" 38 "$(jq -c .seq "$T/m1.jsonl" | wc -l | tr -d ' ')"
+    check "jsonl note body (jq)" 'disputes, "loudly"' \
+          "$($A export --db "$T/data" --match M2 --format jsonl | jq -r 'select(.kind == "note") | .body.text')"
+fi
+
+# ---- csv ------------------------------------------------------------------
+$A export --db "$T/data" --match M1 --match M2 --format csv > "$T/recs.csv"
+check "csv exit" 0 $?
+check "csv rows" 14 "$(wc -l < "$T/recs.csv" | tr -d ' ')"
+check "csv header" "match_id,edition,mode,sota,owner,cards,sequence,code,face_sum,bonus,game_points,status" \
+      "$(head -1 "$T/recs.csv" | tr -d '\r')"
+check "csv first" "M1,YAHchain-3e-ch34,YCWS-144/3,1,alice,3,2♠ 3♠ 4♠,BC-003,9,15,24,pending" \
+      "$(sed -n 2p "$T/recs.csv" | tr -d '\r')"
+check "csv M2" "M2,YAHchain-3e-ch34,YCWS-144/3,1,alice,3,4♠ 5♥ 6♦,BC-001,15,6,21,pending" \
+      "$(grep '^M2,' "$T/recs.csv" | tr -d '\r')"
+check "csv CRLF" 14 "$(grep -c "$(printf '\r')\$" "$T/recs.csv")"
+check "csv = replay records" 12 "$($A replay --db "$T/data" --match M1 --json | grep -o '"code":"BC-003"' | wc -l | tr -d ' ')"
+
+# ---- transcript: re-replays to the same records and digest ---------------
+for m in M1 M2 M3; do
+    $A export --db "$T/data" --match $m --format transcript > "$T/$m.txt"
+    check "transcript $m exit" 0 $?
+    check "transcript $m replay" "$($A replay --db "$T/data" --match $m --json)" \
+          "$($A replay --json "$T/$m.txt")"
+    check "transcript $m text" "$($A replay --db "$T/data" --match $m | sed 1d)" \
+          "$($A replay "$T/$m.txt" | sed 1d)"
+done
+check "transcript note verbatim" 1 "$(grep -c '^4. note disputes, "loudly"$' "$T/M2.txt")"
+mkdir "$T/tx"
+$A export --db "$T/data" --from 0 --format transcript --out "$T/tx" 2>/dev/null
+check "transcripts to dir" "M1.txt M2.txt M3.txt" "$(ls "$T/tx" | tr '\n' ' ' | sed 's/ $//')"
+check "transcript dir = single" "$(cat "$T/M2.txt")" "$(cat "$T/tx/M2.txt")"
+err=$($A export --db "$T/data" --from 0 --format transcript 2>&1 >/dev/null); rc=$?
+check "transcripts need dir" "2 arbiter export: 3 matches: --out must be a directory (one transcript each, ID.txt)" "$rc $err"
+
+# ---- time ranges ----------------------------------------------------------
+today=$(date -u +%Y-%m-%d)
+now=$(($(date +%s) * 1000))
+ids() { grep -o '"match":"[^"]*","seq":0' | sed 's/"match":"\([^"]*\)".*/\1/' | tr '\n' ' ' | sed 's/ $//'; }
+check "range today" "M1 M2 M3" "$($A export --db "$T/data" --from "$today" --to "$today" --format jsonl | ids)"
+check "range ms" "M1 M2 M3" "$($A export --db "$T/data" --from $((now - 3600000)) --format jsonl | ids)"
+check "range server" "M1 M2 M3" "$($A export --token "$RDR" --from "${today}T00:00:00Z" --format jsonl | ids)"
+check "range offset" "M1 M2 M3" "$($A export --db "$T/data" --to "${today}T23:59:59.999+00:00" --format jsonl | ids)"
+err=$($A export --db "$T/data" --to 2000-01-01 --format jsonl 2>&1); rc=$?
+check "range empty" "1 arbiter export: no match in that time range" "$rc $err"
+err=$($A export --db "$T/data" --from 2026-02-30 --format jsonl 2>&1); rc=$?
+check "range bad date" "2 arbiter export: --from wants Unix milliseconds or an ISO 8601 date (2026-03-01, 2026-03-01T10:00:00Z), not '2026-02-30'" "$rc $err"
+$A export --token "$RDR" --from 0 --format bundle --out "$T/range.bundle" 2>/dev/null
+check "range bundle" 0 $?
+$A verify "$T/range.bundle" --pubkey "$KEY" > /dev/null
+check "range bundle verifies" 0 $?
+
+# ---- tampering: one edit each, exact messages -----------------------------
+recs() {    # recs FILE: "OFFSET TYPE LENGTH SEQ" per record
+    od -An -v -tu1 "$1" | awk '{ for (i = 1; i <= NF; i++) b[n++] = $i }
+        END { off = 12
+              while (off + 5 <= n) {
+                  len = ((b[off+1] * 256 + b[off+2]) * 256 + b[off+3]) * 256 + b[off+4]
+                  seq = -1
+                  if (b[off] == 69) { seq = 0; for (k = 0; k < 8; k++) seq = seq * 256 + b[off+5+k] }
+                  printf "%d %c %d %d\n", off, b[off], len + 5, seq
+                  off += 5 + len } }'
+}
+rec() { recs "$1" | awk -v t="$2" -v s="$3" '$2 == t && (t != "E" || $4 == s) { print $1, $3; exit }'; }
+setbyte() { # setbyte FILE OFFSET VALUE
+    printf "\\$(printf %03o "$3")" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+getbyte() { od -An -tu1 -j "$2" -N1 "$1" | tr -d ' '; }
+fails() {   # fails FILE [KEY]: verify's stderr without the FAILED line, and its exit
+    e=$($A verify "$1" --pubkey "${2:-$KEY}" 2>&1 >/dev/null); r=$?
+    printf '%s\n%s' "$r" "$e" | grep -v ': FAILED (' ; }
+B=$T/m1.bundle
+
+cp "$B" "$T/t"; set -- $(rec "$T/t" E 17)
+setbyte "$T/t" $(($1 + $2 - 1)) $(( $(getbyte "$T/t" $(($1 + $2 - 1))) ^ 1 ))
+check "flip byte seq 17" "1
+arbiter verify: $T/t: match M1: hash mismatch at seq 17" "$(fails "$T/t")"
+check "failed line" "arbiter verify: $T/t: FAILED (1 problem): do not trust this bundle" \
+      "$($A verify "$T/t" --pubkey "$KEY" 2>&1 | tail -1)"
+
+set -- $(rec "$B" E 5)
+{ head -c "$1" "$B"; tail -c +$(($1 + $2 + 1)) "$B"; } > "$T/t"
+check "drop seq 5" "1
+arbiter verify: $T/t: match M1: seq 5 missing" "$(fails "$T/t")"
+
+o5=$1; l5=$2; set -- $(rec "$B" E 6)
+{ head -c "$o5" "$B"; dd if="$B" bs=1 skip="$1" count="$2" 2>/dev/null
+  dd if="$B" bs=1 skip="$o5" count="$l5" 2>/dev/null; tail -c +$(($1 + $2 + 1)) "$B"; } > "$T/t"
+check "swap seq 5 and 6" "1
+arbiter verify: $T/t: match M1: seq 6 out of place (found where seq 5 belongs)" "$(fails "$T/t")"
+
+set -- $(rec "$B" E 37)
+{ head -c "$1" "$B"; tail -c +$(($1 + $2 + 1)) "$B"; } > "$T/t"
+check "drop last" "1
+arbiter verify: $T/t: match M1: seq 37 missing: the checkpoint counts 38 events, the bundle holds 37" "$(fails "$T/t")"
+
+OTHER=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+check "other key" "1
+arbiter verify: $B: match M1: signature does not verify with key $OTHER (the bundle names key $KEY)" \
+      "$(fails "$B" "$OTHER")"
+
+cp "$B" "$T/t"; set -- $(rec "$T/t" C)
+setbyte "$T/t" $(($1 + 12)) $(( $(getbyte "$T/t" $(($1 + 12))) + 1 ))
+check "checkpoint count" "1
+arbiter verify: $T/t: match M1: signature does not verify with key $KEY
+arbiter verify: $T/t: match M1: seq 38 missing: the checkpoint counts 39 events, the bundle holds 38" \
+      "$(fails "$T/t")"
+
+set -- $(rec "$B" E 9)
+head -c $(($1 + 30)) "$B" > "$T/t"
+check "truncated" "1
+arbiter verify: $T/t: truncated at byte $(($1 + 30)) (in seq 9)" "$(fails "$T/t")"
+head -c $(($1 + $2)) "$B" > "$T/t"
+check "truncated after" "1
+arbiter verify: $T/t: truncated at byte $(($1 + $2)) (after seq 9)" "$(fails "$T/t")"
+printf 'not a bundle\n' > "$T/t"
+check "not a bundle" "1
+arbiter verify: $T/t: not an arbiter bundle (the file does not start with the bundle magic)" "$(fails "$T/t")"
+
+# ---- only the operator signs from --db ------------------------------------
+chmod 644 "$T/data/signing.key"
+err=$($A export --db "$T/data" --match M1 --format bundle --out "$T/x.bundle" 2>&1); rc=$?
+check "open key refused" "2
+arbiter export: $T/data/signing.key: permissions 0644 are too open: only its owner may read the signing key (chmod 600)" \
+      "$(printf '%s\n%s' "$rc" "$err" | head -2)"
+check "no bundle written" no "$([ -e "$T/x.bundle" ] && echo yes || echo no)"
+chmod 600 "$T/data/signing.key"
+check "key checks both files" "$KEY" "$($A key --db "$T/data")"
+
+# ---- usage and I/O --------------------------------------------------------
+$A verify "$T/none.bundle" --pubkey "$KEY" 2>/dev/null; check "verify no file" 2 $?
+$A verify "$B" 2>/dev/null; check "verify no key" 2 $?
+err=$($A verify "$B" --pubkey xyz 2>&1); rc=$?
+check "verify bad key" "2 arbiter verify: --pubkey: 'xyz' is neither 64 hex digits nor a readable file" "$rc $err"
+$A export --db "$T/data" --match M1 2>/dev/null; check "export no format" 2 $?
+$A export --db "$T/data" --match M1 --format xml 2>/dev/null; check "export bad format" 2 $?
+$A export --db "$T/data" --format jsonl 2>/dev/null; check "export no match" 2 $?
+$A export --db "$T/data" --match M1 --from 0 --format jsonl 2>/dev/null; check "export match and range" 2 $?
+$A export --db "$T/nowhere" --match M1 --format jsonl 2>/dev/null; check "export no store" 2 $?
+for c in export verify key; do
+    $A $c --help | grep -q "usage: arbiter $c"; check "$c help" 0 $?
+    $A --help | grep -q "^  $c "; check "$c listed" 0 $?
+done
+
+# ---- the daemon restarts with the same key -------------------------------
+kill "$D"; wait "$D" 2>/dev/null; D=
+bin/arbiterd --data "$T/data" --listen "unix:$T/s.sock" --log-level info \
+    2> "$T/daemon2.log" &
+D=$!
+i=0
+while ! grep -q ready "$T/daemon2.log" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+check "key kept" 1 "$(grep -c "loaded checkpoint signing key $KEY" "$T/daemon2.log")"
+$A export --token "$RDR" --match M1 --format bundle --out "$T/m1r.bundle" 2>/dev/null
+cmp -s "$T/m1.bundle" "$T/m1r.bundle"; check "same bundle after restart" 0 $?
+
+echo "export_verify.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]

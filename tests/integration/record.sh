@@ -1,0 +1,218 @@
+#!/bin/sh
+# arbiter record, the scorekeeper's console, driven from a script against a
+# real daemon: a whole Sota and more, illegal moves refused before anything
+# is sent, undo with a scorer's and an arbiter's token, following another
+# console, and a daemon killed (SIGKILL) mid-match, while the console waits
+# and while an append waits for its answer, with every move in the log
+# exactly once afterwards.
+BUILD=${BUILD:-build}
+A=bin/arbiter
+pass=0; fail=0
+T=$(mktemp -d)
+D=; C=
+cleanup() {
+    exec 3>&- 2>/dev/null
+    for p in $C $D; do kill -CONT "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
+    wait 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+check() {   # check NAME EXPECTED ACTUAL
+    if [ "$2" = "$3" ]; then pass=$((pass + 1))
+    else fail=$((fail + 1)); printf 'FAIL %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fi
+}
+wait_for() {    # wait_for FILE PATTERN: up to 10 s for a line matching it
+    i=0
+    while ! grep -q -- "$2" "$1" 2>/dev/null; do
+        i=$((i + 1)); [ $i -gt 100 ] && return 1; sleep 0.1
+    done
+}
+start_daemon() {
+    # Not holding the console's input open (fd 3), or it never ends.
+    bin/arbiterd --data "$T/data" --listen "unix:$T/s.sock" --log-level warn \
+        2>> "$T/daemon.log" 3>&- &
+    D=$!
+    i=0
+    until [ -f "$T/data/tokens" ] && $A stats --token "$(token reader)" \
+              > /dev/null 2>&1; do
+        i=$((i + 1))
+        if [ $i -gt 100 ]; then
+            echo "record.sh: arbiterd did not start"; cat "$T/daemon.log"
+            echo "record.sh: $pass passed, $((fail + 1)) failed"; exit 1
+        fi
+        sleep 0.05
+    done
+}
+token() { awk -v r="$1" '$1 == "token" && $4 == r { print $3 }' "$T/data/tokens"; }
+export ARBITER_SERVER="unix:$T/s.sock"
+unset ARBITER_TOKEN
+start_daemon
+ARB=$(token arbiter); SCO=$(token scorer); RDR=$(token reader)
+moves() {   # moves MATCH: the move lines of the log, "seq player card"
+    $A events --token "$RDR" --match "$1" --kind move \
+        | awk '{ print $1, $5, $6 }'
+}
+
+# ---- a whole Sota and more; refusals judged here, never sent -------------
+$A open --token "$ARB" --match R1 --game yahchain --players alice,bob \
+    --option mode=3 > /dev/null
+cat > "$T/in1" <<'EOF'
+4S
+5♥
+6#3
+alice 7S
+4S
+7Z
+# a comment, then a blank line: no result line for either
+
+3S @4
+place bob 2C
+2♦
+2H
+state
+help
+9S
+bob 2S
+7H
+EOF
+$A record --token "$SCO" --match R1 < "$T/in1" > "$T/out1" 2> "$T/err1"; rc=$?
+check "script exit (some refused)" 1 $rc
+check "script output" "ok seq 1
+ok seq 2
+ok seq 3; Sota 1 complete: 4♠→5♥→6♦ BC-001 Ladder 15+6 = 21 for alice
+refused §34.11.2: it is bob's turn, not alice's: players place in seat order
+refused §34.11.3: card 4♠ already played at seq 1: each physical card is used once per match
+refused §34.2: unknown suit 'Z' in '7Z'
+refused §34.12: Sota 2 is active, not 4: Sotas are activated 1 to 12 without skipping
+ok seq 4
+ok seq 5
+ok seq 6; Sota 2 complete: 2♣→2♦→2♥ BC-002 Triple 6+12 = 18 for bob
+seq 6; Sota 3 []; turn alice; totals alice 21, bob 18
+commands: CARD [@N] | PLAYER CARD [@N] | VERB PLAYER ARG... | undo [REASON] | note TEXT | state | help | quit
+ok seq 7
+ok seq 8
+ok seq 9; Sota 3 void: 9♠→2♠→7♥: no category, no points" "$(cat "$T/out1")"
+check "script stderr" "" "$(cat "$T/err1")"
+check "the log: legal moves only, canonical cards" "1 alice 4♠
+2 bob 5♥
+3 alice 6♦
+4 bob 2♣
+5 alice 2♦
+6 bob 2♥
+7 alice 9♠
+8 bob 2♠
+9 alice 7♥" "$(moves R1)"
+check "nothing refused reached the daemon" "rejected 0" \
+      "$($A stats --token "$RDR" | grep '^rejected ')"
+
+# ---- undo: a scorer's asks, an arbiter's voids --------------------------
+printf 'undo\n5S\nundo\nundo\n' \
+    | $A record --token "$SCO" --match R1 > "$T/out2" 2>&1
+check "scorer undo" "error: nothing to undo: this console has recorded no move that still stands
+ok seq 10
+ok seq 11; undo of seq 10 (place bob 5♠) requested: only an arbiter can void it (arbiter rule --match R1 void 10 --reason ...)
+error: the undo of seq 10 was already requested (seq 11); an arbiter rules on it: arbiter rule --match R1 void 10 --reason ..." "$(cat "$T/out2")"
+check "scorer undo is a note" "11 scorer note undo requested: seq 10 (place bob 5♠)" \
+      "$($A events --token "$RDR" --match R1 --from 11 | sed 's/^\([0-9]*\) [0-9T:.-]*Z /\1 /')"
+printf '6S\nundo wrong card\nstate\n7S\n' \
+    | $A record --token "$ARB" --match R1 > "$T/out3" 2>&1; rc=$?
+check "arbiter undo" "ok seq 12
+ok seq 13; seq 12 (place alice 6♠) is void
+seq 13; Sota 4 [5♠]; turn alice; totals alice 21, bob 18
+ok seq 14" "$(cat "$T/out3")"
+check "arbiter undo exit" 0 $rc
+check "arbiter undo is a void" "13 arbiter void 12 -- wrong card" \
+      "$($A events --token "$RDR" --match R1 --from 13 --to 13 | sed 's/^\([0-9]*\) [0-9T:.-]*Z /\1 /')"
+printf '6S\n' | $A record --token "$RDR" --match R1 > "$T/out4" 2>&1; rc=$?
+check "reader refused" "1 refused forbidden: reader is a reader: this console follows the match but cannot record" \
+      "$rc $(cat "$T/out4")"
+err=$($A record --token "$SCO" --match NOPE < /dev/null 2>&1); rc=$?
+check "no such match" "1 arbiter record: not_found: no match 'NOPE'" "$rc $err"
+err=$($A record --token "$SCO" --match R1 --as carol < /dev/null 2>&1); rc=$?
+check "--as not seated" "2 arbiter record: --as carol: not a player of match R1" "$rc $err"
+
+# ---- a live console: follows, survives a daemon killed twice -----------
+$A open --token "$ARB" --match R2 --game yahchain --players alice,bob \
+    --option mode=3 > /dev/null
+mkfifo "$T/fifo"
+$A record --token "$SCO" --match R2 --follow --retry 20 < "$T/fifo" \
+    > "$T/live" 2> "$T/live.err" &
+C=$!
+exec 3> "$T/fifo"
+echo 4S >&3
+wait_for "$T/live" '^ok seq 1$'
+$A move --token "$ARB" --match R2 place bob 5H > /dev/null
+wait_for "$T/live" '^# bob placed 5♥ (seq 2)$'; check "follows another console" 0 $?
+
+# Killed while the console waits for input: it reconnects and goes on.
+kill -9 "$D"; wait "$D" 2>/dev/null
+wait_for "$T/live.err" 'lost; reconnecting'; check "notices the loss" 0 $?
+start_daemon
+wait_for "$T/live.err" 'reconnected; the match is at seq 2'; check "reconnects" 0 $?
+echo 6D >&3
+wait_for "$T/live" '^ok seq 3'
+check "after a restart" "ok seq 3; Sota 1 complete: 4♠→5♥→6♦ BC-001 Ladder 15+6 = 21 for alice" \
+      "$(grep '^ok seq 3' "$T/live")"
+
+# Killed while an append waits for its answer: the daemon is stopped, the
+# move sits unread in its socket, then the daemon dies.  The console sends
+# it again (same cid) to the restarted daemon: recorded once.
+kill -STOP "$D"
+echo 2C >&3
+sleep 0.3
+kill -9 "$D"; kill -CONT "$D" 2>/dev/null; wait "$D" 2>/dev/null
+start_daemon
+wait_for "$T/live" '^ok seq 4$'; check "resent after a lost answer" 0 $?
+exec 3>&-
+# The end of its input ends it; never wait for ever (make test must end).
+i=0
+while kill -0 "$C" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -9 "$C" 2>/dev/null
+wait "$C"; rc=$?; C=
+check "live console exit" 0 $rc
+
+# An answer lost after the commit (test hook: the connection drops right
+# after the request): the resend gets the original seq back, dup.
+printf '2D\n' | ARBITER_RECORD_DROP_ACK=1 $A record --token "$SCO" \
+    --match R2 > "$T/out5" 2> "$T/err5"; rc=$?
+check "lost ack: one result" "0 ok seq 5" "$rc $(cat "$T/out5")"
+check "lost ack: the daemon had it" 1 \
+      "$(grep -c 'seq 5 was recorded before its answer was lost' "$T/err5")"
+printf 'bob 2H\n' | $A record --token "$SCO" --match R2 > "$T/out6" 2>&1
+check "the Triple" "ok seq 6; Sota 2 complete: 2♣→2♦→2♥ BC-002 Triple 6+12 = 18 for bob" \
+      "$(cat "$T/out6")"
+check "every move once, no gap" "1 alice 4♠
+2 bob 5H
+3 alice 6♦
+4 bob 2♣
+5 alice 2♦
+6 bob 2♥" "$(moves R2)"
+check "no other event" 7 "$($A events --token "$RDR" --match R2 | wc -l | tr -d ' ')"
+check "replay --db totals" '"totals":{"alice":21,"bob":18}' \
+      "$($A replay --db "$T/data" --match R2 --json | grep -o '"totals":{[^}]*}')"
+
+# ---- at a terminal: the prompt, the line editor --------------------------
+# script(1) gives the console a pseudo-terminal.  Keys: X, backspace, S,
+# Home, 4, End, Enter: "4S"; then state; then ^D.
+if command -v script > /dev/null 2>&1; then
+    $A open --token "$ARB" --match R3 --game yahchain --players alice,bob \
+        --option mode=3 > /dev/null
+    (sleep 0.5; printf 'X\177S\033[H4\033[F\r'; sleep 0.5; printf 'state\r'
+     sleep 0.5; printf '\004') \
+        | timeout 10 script -qfec "$A record --token $SCO --match R3" \
+            /dev/null > "$T/tty" 2>&1; rc=$?
+    check "terminal exit" 0 $rc
+    check "terminal prompt" 1 \
+          "$(grep -c 'R3 seq 0 | Sota 1 \[\] | alice> 4S' "$T/tty")"
+    check "terminal result" 1 "$(grep -c '^ok seq 1' "$T/tty")"
+    check "terminal state" 1 "$(grep -c 'Sota 1 (alice.s) \[4♠\]; bob to play' "$T/tty")"
+    check "terminal move" "1 alice 4♠" "$(moves R3)"
+fi
+
+$A record --help | grep -q "usage: arbiter record"; check "record help" 0 $?
+$A --help | grep -q "^  record "; check "record listed" 0 $?
+
+echo "record.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,1286 @@
+/*
+ * test_bundle.c - exports and the offline verification bundle, in-process:
+ * a store is built in a temp dir from transcripts (canonically encoded
+ * events appended with arb_store_append_batch), exported, tampered with
+ * and verified.  Every verification failure message is pinned.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "proto/bundle.h"
+#include "proto/bundle_int.h"
+#include "core/chain.h"
+#include "core/err.h"
+#include "core/keys.h"
+#include "core/replay.h"
+#include "core/store.h"
+#include "core/transcript.h"
+#include "proto/codec.h"
+#include "tests/test.h"
+
+#define T0 1772359200000LL          /* 2026-03-01T10:00:00Z */
+
+static char base[64];
+static char dbdir[128], keydir[128];
+static arb_keypair_t kp;
+
+/* A three-player match with every kind of ruling and a note that needs
+ * escaping in JSON. */
+static const char *short_text =
+    "game: yahchain\nmatch: R3-T7\nedition: YAHchain-3e-ch34\n"
+    "engine: arbiter 0.1.0\nplayers: alice bob carol\nmode: 3\n"
+    "void: close\ncycles: 1\n\n"
+    "place alice 4♠\nplace bob 5H\nplace carol 6#3 @1\n"
+    "note alice disputes the turn order, \"loudly\"\n"
+    "void 3 -- card was 6♦ of another deck, replaced\n"
+    "place carol 6♦\namend 2 place bob 5♥ -- scorekeeper typo\n"
+    "stands place carol 7♠ -- out of turn, arbiter lets it stand\n"
+    "close -- time\n";
+
+static char long_text[4096];
+
+/* 36 moves (12 Single lines, BC-003) and a close: 38 events. */
+static void
+make_long_text(void)
+{
+    static const char suits[] = "SHDCUMWFLGYN";
+    size_t            n, i, t, seq = 0;
+
+    n = (size_t)snprintf(long_text, sizeof(long_text),
+                         "game: yahchain\nmatch: LONG\n"
+                         "edition: YAHchain-3e-ch34\nengine: arbiter 0.1.0\n"
+                         "players: alice bob\nmode: 3\n\n");
+    for (i = 0; i < 12; i++)
+        for (t = 2; t <= 4; t++) {
+            seq++;
+            n += (size_t)snprintf(long_text + n, sizeof(long_text) - n,
+                                  "place %s %zu%c\n",
+                                  seq % 2 ? "alice" : "bob", t, suits[i]);
+        }
+    snprintf(long_text + n, sizeof(long_text) - n,
+             "close -- all Sotas done\n");
+}
+
+static int
+parse(arb_transcript_t *t, const char *text)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    int       rc = arb_transcript_parse(t, text, strlen(text), &why);
+
+    if (rc != 0)
+        fprintf(stderr, "transcript: %s\n", arb_buf_cstr(&why));
+    arb_buf_free(&why);
+    return rc;
+}
+
+/* Appends a transcript's events to the store as the daemon would: stamped
+ * with a time and an actor, canonically encoded. */
+static int
+record(arb_store_t *s, const char *text, int64_t t0)
+{
+    arb_transcript_t t;
+    arb_append_t    *ap;
+    arb_buf_t       *bytes, why = ARB_BUF_INIT;
+    size_t           i, n;
+    int              rc;
+
+    if (parse(&t, text) != 0)
+        return -1;
+    n = t.nevents + 1;
+    ap = calloc(n, sizeof(*ap));
+    bytes = calloc(n, sizeof(*bytes));
+    for (i = 0; i < n; i++) {
+        arb_event_t *ev = i == 0 ? &t.open : &t.events[i - 1];
+        ev->time_ms = t0 + (int64_t)i * 1000;
+        ev->actor = strdup(ev->kind == ARB_EV_MOVE
+                           || ev->kind == ARB_EV_NOTE ? "scorer" : "arbiter");
+        rc = arb_event_encode(&bytes[i], ev);
+        CHECK_INT(rc, 0);
+        ap[i].match_id = t.open.setup->match_id;
+        ap[i].game = i == 0 ? t.open.setup->game : NULL;
+        ap[i].seq = i;
+        ap[i].time_ms = ev->time_ms;
+        ap[i].bytes = bytes[i].data;
+        ap[i].len = bytes[i].len;
+        ap[i].closes = ev->kind == ARB_EV_CLOSE;
+    }
+    rc = arb_store_append_batch(s, ap, n, &why);
+    if (rc != 0)
+        fprintf(stderr, "append: %s\n", arb_buf_cstr(&why));
+    for (i = 0; i < n; i++)
+        arb_buf_free(&bytes[i]);
+    free(bytes);
+    free(ap);
+    arb_buf_free(&why);
+    arb_transcript_clear(&t);
+    return rc;
+}
+
+static arb_store_t *
+open_db(void)
+{
+    arb_store_opts_t o;
+    arb_store_t     *s = NULL;
+
+    memset(&o, 0, sizeof(o));
+    o.read_only = 1;
+    CHECK_INT(arb_store_open(&s, dbdir, &o, NULL), 0);
+    return s;
+}
+
+/* The digest replaying the transcript gives: what every export must
+ * reproduce. */
+static void
+transcript_digest(const char *text, char hex[65], arb_buf_t *json)
+{
+    arb_transcript_t t;
+    arb_match_t     *m = NULL;
+    arb_verdict_t    v;
+    unsigned char    d[32];
+    size_t           bad;
+
+    parse(&t, text);
+    CHECK_INT(arb_replay(&m, &t.open, t.events, t.nevents, UINT64_MAX, &bad,
+                         &v), 0);
+    arb_match_digest(m, d);
+    arb_hex(hex, d, 32);
+    if (json != NULL)
+        arb_report_json(json, m);
+    arb_match_free(m);
+    arb_transcript_clear(&t);
+}
+
+/* A signed bundle of the given matches (count UINT64_MAX: all events). */
+static void
+export_bundle(arb_buf_t *out, const char *const *ids, size_t n,
+              uint64_t count)
+{
+    arb_store_t *s = open_db();
+    arb_bundle_t b;
+    arb_buf_t    why = ARB_BUF_INIT;
+    size_t       i;
+
+    memset(&b, 0, sizeof(b));
+    for (i = 0; i < n; i++) {
+        CHECK_INT(arb_bundle_from_store(&b, s, ids[i], count, &why), 0);
+        arb_bundle_sign(&b.matches[i], &kp);
+    }
+    CHECK_INT(arb_bundle_write(out, &b, &why), 0);
+    arb_bundle_clear(&b);
+    arb_store_close(s);
+    arb_buf_free(&why);
+}
+
+static int
+verify(const arb_buf_t *b, const unsigned char *pk, arb_bundle_report_t *r)
+{
+    return arb_bundle_verify(b->data, b->len, pk, r);
+}
+
+/* ---- keys ------------------------------------------------------------- */
+
+static void
+test_keys(void)
+{
+    arb_keypair_t k2;
+    unsigned char pk[32], pk2[32];
+    arb_buf_t     why = ARB_BUF_INIT;
+    struct stat   st;
+    char          path[640], other[512], hex[65];
+    FILE         *f;
+    int           created = -1;
+
+    CHECK_INT(arb_keys_create(keydir, &created, &why), 0);
+    CHECK_INT(created, 1);
+    snprintf(path, sizeof(path), "%s/signing.key", keydir);
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+    CHECK_INT(st.st_size, 129);
+    snprintf(path, sizeof(path), "%s/signing.pub", keydir);
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644);
+    CHECK_INT(st.st_size, 65);
+    CHECK_INT(arb_keys_load(&kp, keydir, &why), 0);
+    CHECK_INT(arb_keys_load_public(pk, keydir, &why), 0);
+    CHECK(memcmp(pk, kp.pk, 32) == 0);
+
+    /* A second start keeps the pair. */
+    CHECK_INT(arb_keys_create(keydir, &created, &why), 0);
+    CHECK_INT(created, 0);
+    CHECK_INT(arb_keys_load_public(pk2, keydir, &why), 0);
+    CHECK(memcmp(pk, pk2, 32) == 0);
+
+    /* Public keys as people pass them: hex (either case) or a file. */
+    arb_hex(hex, pk, 32);
+    CHECK_INT(arb_pubkey_parse(pk2, hex, &why), 0);
+    CHECK(memcmp(pk, pk2, 32) == 0);
+    for (size_t i = 0; hex[i]; i++)
+        if (hex[i] >= 'a' && hex[i] <= 'f')
+            hex[i] = (char)(hex[i] - 'a' + 'A');
+    CHECK_INT(arb_pubkey_parse(pk2, hex, &why), 0);
+    memset(pk2, 0, 32);
+    CHECK_INT(arb_pubkey_parse(pk2, path, &why), 0);
+    CHECK(memcmp(pk, pk2, 32) == 0);
+    CHECK_INT(arb_pubkey_parse(pk2, "abc", &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why),
+              "'abc' is neither 64 hex digits nor a readable file");
+
+    /* A secret anyone may read is refused. */
+    snprintf(path, sizeof(path), "%s/signing.key", keydir);
+    chmod(path, 0640);
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), ARB_EPERM);
+    snprintf(other, sizeof(other), "%s/signing.key: permissions 0640 are "
+             "too open: only its owner may read the signing key (chmod 600)",
+             keydir);
+    CHECK_STR(arb_buf_cstr(&why), other);
+    chmod(path, 0600);
+
+    /* A lost public half is rewritten from the secret. */
+    snprintf(path, sizeof(path), "%s/signing.pub", keydir);
+    unlink(path);
+    CHECK_INT(arb_keys_create(keydir, &created, &why), 0);
+    CHECK_INT(created, 0);
+    CHECK_INT(arb_keys_load_public(pk2, keydir, &why), 0);
+    CHECK(memcmp(pk, pk2, 32) == 0);
+
+    /* A public file of another key is caught. */
+    f = fopen(path, "w");
+    fprintf(f, "# someone else's\n%064d\n", 7);
+    fclose(f);
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), ARB_ECORRUPT);
+    snprintf(other, sizeof(other), "%s/signing.pub: does not hold the "
+             "public half of signing.key", keydir);
+    CHECK_STR(arb_buf_cstr(&why), other);
+    arb_hex(hex, pk, 32);
+    f = fopen(path, "w");
+    fprintf(f, "%s\n", hex);
+    fclose(f);
+
+    /* A public key without its secret: no silent new identity. */
+    snprintf(other, sizeof(other), "%s/lonely", base);
+    mkdir(other, 0700);
+    snprintf(path, sizeof(path), "%s/signing.pub", other);
+    f = fopen(path, "w");
+    fprintf(f, "%s\n", hex);
+    fclose(f);
+    CHECK_INT(arb_keys_create(other, &created, &why), ARB_EEXIST);
+    CHECK(strstr(arb_buf_cstr(&why), "signing.key is missing") != NULL);
+    CHECK_INT(arb_keys_load(&k2, other, &why), ARB_ENOTFOUND);
+    unlink(path);
+    rmdir(other);
+    arb_buf_free(&why);
+}
+
+/* ---- round trip ------------------------------------------------------- */
+
+static void
+test_round_trip(void)
+{
+    static const char *const one[] = { "LONG" }, *const two[] = { "LONG",
+                                                                  "R3-T7" };
+    arb_bundle_report_t rep;
+    arb_buf_t           b = ARB_BUF_INIT, json = ARB_BUF_INIT;
+    arb_buf_t           mine = ARB_BUF_INIT;
+    unsigned char       d[32];
+    char                want[65], got[65];
+
+    export_bundle(&b, one, 1, UINT64_MAX);
+    CHECK(b.len > 12 && memcmp(b.data, "\x89" "ARB\r\n\x1a\n", 8) == 0);
+    CHECK_INT(verify(&b, kp.pk, &rep), 0);
+    CHECK_INT(rep.nproblems, 0);
+    CHECK(rep.error == NULL);
+    CHECK_INT(rep.nmatches, 1);
+    CHECK_STR(rep.matches[0].match_id, "LONG");
+    CHECK_INT(rep.matches[0].count, 38);
+    CHECK_INT(rep.matches[0].cp_count, 38);
+    CHECK_INT(rep.matches[0].sig_ok, 1);
+    CHECK_INT(rep.matches[0].closed, 1);
+    CHECK_STR(rep.matches[0].game, "yahchain");
+    CHECK_STR(rep.matches[0].edition, "YAHchain-3e-ch34");
+    CHECK_STR(rep.matches[0].engine, "arbiter 0.1.0");
+    CHECK_STR(rep.matches[0].exporter, "arbiter 0.1.0");
+    CHECK(rep.matches[0].m != NULL);
+    /* The verifier's results are the transcript's, field for field. */
+    transcript_digest(long_text, want, &json);
+    if (rep.matches[0].m != NULL) {
+        arb_match_digest(rep.matches[0].m, d);
+        arb_hex(got, d, 32);
+        CHECK_STR(got, want);
+        arb_report_json(&mine, rep.matches[0].m);
+        CHECK_STR(arb_buf_cstr(&mine), arb_buf_cstr(&json));
+    }
+    arb_bundle_report_clear(&rep);
+    arb_bundle_report_clear(&rep);          /* NULL-safe, idempotent */
+    arb_bundle_report_clear(NULL);
+
+    /* Two matches in one bundle. */
+    b.len = 0;
+    export_bundle(&b, two, 2, UINT64_MAX);
+    CHECK_INT(verify(&b, kp.pk, &rep), 0);
+    CHECK_INT(rep.nmatches, 2);
+    CHECK_STR(rep.matches[1].match_id, "R3-T7");
+    CHECK_INT(rep.matches[1].count, 10);
+    transcript_digest(short_text, want, NULL);
+    if (rep.matches[1].m != NULL) {
+        arb_match_digest(rep.matches[1].m, d);
+        arb_hex(got, d, 32);
+        CHECK_STR(got, want);
+    }
+    arb_bundle_report_clear(&rep);
+
+    /* A checkpoint of the first 10 events: a prefix verifies, open. */
+    b.len = 0;
+    export_bundle(&b, one, 1, 10);
+    CHECK_INT(verify(&b, kp.pk, &rep), 0);
+    CHECK_INT(rep.matches[0].count, 10);
+    CHECK_INT(rep.matches[0].closed, 0);
+    arb_bundle_report_clear(&rep);
+
+    arb_buf_free(&b);
+    arb_buf_free(&json);
+    arb_buf_free(&mine);
+}
+
+static void
+test_from_store_errors(void)
+{
+    arb_store_t *s = open_db();
+    arb_bundle_t b;
+    arb_buf_t    why = ARB_BUF_INIT, out = ARB_BUF_INIT;
+
+    memset(&b, 0, sizeof(b));
+    CHECK_INT(arb_bundle_from_store(&b, s, "NOPE", UINT64_MAX, &why),
+              ARB_ENOTFOUND);
+    CHECK_INT(arb_bundle_from_store(&b, s, "LONG", 39, &why), ARB_ENOTFOUND);
+    CHECK_STR(arb_buf_cstr(&why), "match 'LONG' has 38 events, not 39");
+    CHECK_INT(b.nmatches, 0);
+    CHECK_INT(arb_bundle_from_store(&b, s, "LONG", UINT64_MAX, &why), 0);
+    /* Unsigned: nothing is written. */
+    CHECK_INT(arb_bundle_write(&out, &b, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "match 'LONG': not signed");
+    CHECK_INT(out.len, 0);
+    arb_bundle_clear(&b);
+    arb_bundle_clear(&b);
+    arb_bundle_clear(NULL);
+    arb_store_close(s);
+    arb_buf_free(&why);
+    arb_buf_free(&out);
+}
+
+/* ---- tampering -------------------------------------------------------- */
+
+static uint32_t
+be32(const char *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+
+    return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8
+           | u[3];
+}
+
+/* Offset of the first record of `type` (for 'E': with that seq). */
+static size_t
+find_rec(const arb_buf_t *b, int type, uint64_t seq)
+{
+    size_t off = 12, i;
+
+    while (off + 5 <= b->len) {
+        uint64_t s = 0;
+        if (b->data[off] == 'E')
+            for (i = 0; i < 8; i++)
+                s = s << 8 | (unsigned char)b->data[off + 5 + i];
+        if (b->data[off] == type && (type != 'E' || s == seq))
+            return off;
+        off += 5 + be32(b->data + off + 1);
+    }
+    return 0;
+}
+
+/* memmem, which C11 and POSIX lack. */
+static char *
+find(char *hay, size_t n, const char *needle, size_t k)
+{
+    size_t i;
+
+    for (i = 0; i + k <= n; i++)
+        if (memcmp(hay + i, needle, k) == 0)
+            return hay + i;
+    return NULL;
+}
+
+static size_t
+rec_len(const arb_buf_t *b, size_t off)
+{
+    return 5 + be32(b->data + off + 1);
+}
+
+static void
+copy(arb_buf_t *dst, const arb_buf_t *src)
+{
+    dst->len = 0;
+    arb_buf_add(dst, src->data, src->len);
+}
+
+/* Verifies t and checks it fails with exactly these problems of match 0
+ * (NULL-terminated). */
+static void
+expect_problems(const arb_buf_t *t, const unsigned char *pk,
+                const char *const *want, int line)
+{
+    arb_bundle_report_t rep;
+    size_t              n = 0, i;
+
+    while (want[n] != NULL)
+        n++;
+    CHECK_INT(verify(t, pk, &rep), ARB_ECRYPTO);
+    CHECK(rep.error == NULL);
+    if (rep.nmatches < 1 || rep.matches[0].nproblems != n) {
+        fprintf(stderr, "line %d: %zu problems:\n", line,
+                rep.nmatches ? rep.matches[0].nproblems : 0);
+        for (i = 0; rep.nmatches && i < rep.matches[0].nproblems; i++)
+            fprintf(stderr, "  %s\n", rep.matches[0].problems[i]);
+        if (rep.error)
+            fprintf(stderr, "  error: %s\n", rep.error);
+        CHECK(0);
+    } else {
+        for (i = 0; i < n; i++)
+            CHECK_STR(rep.matches[0].problems[i], want[i]);
+        CHECK(rep.matches[0].m == NULL);
+    }
+    arb_bundle_report_clear(&rep);
+}
+
+static void
+expect_error(const arb_buf_t *t, const char *want)
+{
+    arb_bundle_report_t rep;
+
+    CHECK_INT(verify(t, kp.pk, &rep), ARB_ECRYPTO);
+    CHECK_INT(rep.nproblems, 1);
+    CHECK_STR(rep.error, want);
+    arb_bundle_report_clear(&rep);
+}
+
+static void
+test_tamper(void)
+{
+    static const char *const one[] = { "LONG" };
+    arb_keypair_t other;
+    arb_buf_t     b = ARB_BUF_INIT, t = ARB_BUF_INIT;
+    char          msg[512], hex[65], hex2[65];
+    size_t        off, off2, n, n2, cut;
+
+    export_bundle(&b, one, 1, UINT64_MAX);
+
+    /* A flipped byte inside the event of seq 17. */
+    copy(&t, &b);
+    off = find_rec(&t, 'E', 17);
+    n = rec_len(&t, off);
+    t.data[off + n - 1] ^= 0x01;
+    expect_problems(&t, kp.pk, (const char *const[]){
+        "hash mismatch at seq 17", NULL }, __LINE__);
+    /* ... or in the hash recorded for it. */
+    copy(&t, &b);
+    t.data[off + 5 + 8 + 3] ^= 0x80;
+    expect_problems(&t, kp.pk, (const char *const[]){
+        "hash mismatch at seq 17", NULL }, __LINE__);
+
+    /* A dropped event. */
+    copy(&t, &b);
+    off = find_rec(&t, 'E', 5);
+    n = rec_len(&t, off);
+    memmove(t.data + off, t.data + off + n, t.len - off - n);
+    t.len -= n;
+    expect_problems(&t, kp.pk, (const char *const[]){
+        "seq 5 missing", NULL }, __LINE__);
+
+    /* The last event dropped: the count names it. */
+    copy(&t, &b);
+    off = find_rec(&t, 'E', 37);
+    n = rec_len(&t, off);
+    memmove(t.data + off, t.data + off + n, t.len - off - n);
+    t.len -= n;
+    expect_problems(&t, kp.pk, (const char *const[]){
+        "seq 37 missing: the checkpoint counts 38 events, the bundle holds 37",
+        NULL }, __LINE__);
+
+    /* Two events swapped. */
+    copy(&t, &b);
+    off = find_rec(&t, 'E', 5);
+    n = rec_len(&t, off);
+    off2 = off + n;
+    n2 = rec_len(&t, off2);
+    memcpy(t.data + off, b.data + off2, n2);
+    memcpy(t.data + off + n2, b.data + off, n);
+    expect_problems(&t, kp.pk, (const char *const[]){
+        "seq 6 out of place (found where seq 5 belongs)", NULL }, __LINE__);
+
+    /* An event twice. */
+    copy(&t, &b);
+    off = find_rec(&t, 'E', 6);
+    t.len = off;
+    off2 = find_rec(&b, 'E', 5);
+    arb_buf_add(&t, b.data + off2, rec_len(&b, off2));
+    arb_buf_add(&t, b.data + off, b.len - off);
+    expect_problems(&t, kp.pk, (const char *const[]){
+        "seq 5 appears twice", NULL }, __LINE__);
+
+    /* Another key. */
+    crypto_sign_keypair(other.pk, other.sk);
+    arb_hex(hex, other.pk, 32);
+    arb_hex(hex2, kp.pk, 32);
+    snprintf(msg, sizeof(msg), "signature does not verify with key %s (the "
+             "bundle names key %s)", hex, hex2);
+    expect_problems(&b, other.pk, (const char *const[]){ msg, NULL },
+                    __LINE__);
+
+    /* The checkpoint's count altered: the signature and the count say so. */
+    copy(&t, &b);
+    off = find_rec(&t, 'C', 0);
+    t.data[off + 5 + 7] += 1;
+    snprintf(msg, sizeof(msg), "signature does not verify with key %s",
+             hex2);
+    expect_problems(&t, kp.pk, (const char *const[]){ msg,
+        "seq 38 missing: the checkpoint counts 39 events, the bundle holds 38",
+        NULL }, __LINE__);
+    copy(&t, &b);
+    t.data[off + 5 + 7] -= 1;
+    expect_problems(&t, kp.pk, (const char *const[]){ msg,
+        "seq 37 is past the checkpoint: the checkpoint counts 37 events, "
+        "the bundle holds 38", NULL }, __LINE__);
+
+    /* The head altered. */
+    copy(&t, &b);
+    t.data[off + 5 + 8] ^= 0xff;
+    {
+        arb_bundle_report_t rep;
+        CHECK_INT(verify(&t, kp.pk, &rep), ARB_ECRYPTO);
+        CHECK_INT(rep.matches[0].nproblems, 2);
+        CHECK_STR(rep.matches[0].problems[0], msg);
+        CHECK(strncmp(rep.matches[0].problems[1], "head mismatch: the events "
+                      "chain to ", 34) == 0);
+        arb_bundle_report_clear(&rep);
+    }
+
+    /* The signature itself altered. */
+    copy(&t, &b);
+    t.data[off + 5 + 72 + 10] ^= 0x04;
+    expect_problems(&t, kp.pk, (const char *const[]){ msg, NULL }, __LINE__);
+
+    /* The key the bundle names is informational: changing it changes
+     * nothing, because the verifier's key decides. */
+    copy(&t, &b);
+    t.data[off + 5 + 40] ^= 0x01;
+    {
+        arb_bundle_report_t rep;
+        CHECK_INT(verify(&t, kp.pk, &rep), 0);
+        arb_bundle_report_clear(&rep);
+    }
+
+    /* The rule profile of the header altered. */
+    copy(&t, &b);
+    off = find_rec(&t, 'M', 0);
+    {
+        char *p = find(t.data + off, 200, "3e-ch34", 7);
+        CHECK(p != NULL);
+        if (p != NULL)
+            p[6] = '5';
+    }
+    expect_problems(&t, kp.pk, (const char *const[]){
+        "rule profile: edition 'YAHchain-3e-ch35' differs from the open "
+        "event's 'YAHchain-3e-ch34'", NULL }, __LINE__);
+    copy(&t, &b);
+    {
+        char *p = find(t.data + off, 200, "\x00\x04mode\x00\x01", 8);
+        CHECK(p != NULL);
+        if (p != NULL)
+            p[8] = '4';
+    }
+    expect_problems(&t, kp.pk, (const char *const[]){
+        "rule profile: option mode=4 differs from the open event's mode=3",
+        NULL }, __LINE__);
+
+    /* ---- the file itself ---- */
+    /* Truncated inside the event bytes of seq 7, inside its record
+     * header, right after it, and in every other kind of record. */
+    off = find_rec(&b, 'E', 7);
+    n = rec_len(&b, off);
+    copy(&t, &b);
+    t.len = cut = off + n - 4;
+    snprintf(msg, sizeof(msg), "truncated at byte %zu (in seq 7)", cut);
+    expect_error(&t, msg);
+    t.len = cut = off + 3;
+    snprintf(msg, sizeof(msg), "truncated at byte %zu (in seq 7)", cut);
+    expect_error(&t, msg);
+    t.len = cut = off + 9;
+    snprintf(msg, sizeof(msg), "truncated at byte %zu (in seq 7)", cut);
+    expect_error(&t, msg);
+    t.len = cut = off + n;
+    snprintf(msg, sizeof(msg), "truncated at byte %zu (after seq 7)", cut);
+    expect_error(&t, msg);
+    off = find_rec(&b, 'M', 0);
+    copy(&t, &b);
+    t.len = cut = off + 20;
+    snprintf(msg, sizeof(msg), "truncated at byte %zu (in the header of "
+             "match 'LONG')", cut);
+    expect_error(&t, msg);
+    t.len = cut = off + rec_len(&b, off);
+    snprintf(msg, sizeof(msg), "truncated at byte %zu (after the header of "
+             "match 'LONG')", cut);
+    expect_error(&t, msg);
+    off = find_rec(&b, 'C', 0);
+    copy(&t, &b);
+    t.len = cut = off + 100;
+    snprintf(msg, sizeof(msg), "truncated at byte %zu (in the checkpoint of "
+             "match 'LONG')", cut);
+    expect_error(&t, msg);
+    t.len = cut = off + rec_len(&b, off);
+    snprintf(msg, sizeof(msg), "truncated at byte %zu (after the checkpoint "
+             "of match 'LONG')", cut);
+    expect_error(&t, msg);
+    copy(&t, &b);
+    t.len = cut = b.len - 2;
+    snprintf(msg, sizeof(msg), "truncated at byte %zu (in the end record)",
+             cut);
+    expect_error(&t, msg);
+    t.len = 10;
+    expect_error(&t, "truncated at byte 10 (in the file header)");
+    t.len = 12;
+    expect_error(&t, "truncated at byte 12 (after the file header)");
+    t.len = 5;
+    expect_error(&t, "truncated at byte 5 (in the file header)");
+    t.len = 0;
+    expect_error(&t, "empty file: not an arbiter bundle");
+    /* Every cut fails, none crashes (and ASan sees every read). */
+    for (cut = 0; cut < b.len; cut++) {
+        arb_bundle_report_t rep;
+        CHECK_INT(arb_bundle_verify(b.data, cut, kp.pk, &rep), ARB_ECRYPTO);
+        arb_bundle_report_clear(&rep);
+    }
+
+    copy(&t, &b);
+    t.data[1] = 'X';
+    expect_error(&t, "not an arbiter bundle (the file does not start with "
+                 "the bundle magic)");
+    copy(&t, &b);
+    t.data[11] = 2;
+    expect_error(&t, "bundle format version 2 is not supported (this "
+                 "arbiter reads version 1)");
+    copy(&t, &b);
+    arb_buf_putc(&t, 0);
+    snprintf(msg, sizeof(msg), "1 trailing byte after the end record (from "
+             "byte %zu)", b.len);
+    expect_error(&t, msg);
+    copy(&t, &b);
+    t.data[t.len - 1] = 2;
+    expect_error(&t, "the end record counts 2 matches, the bundle holds 1");
+
+    /* Hostile lengths are refused before anything is allocated. */
+    off = find_rec(&b, 'E', 3);
+    copy(&t, &b);
+    memset(t.data + off + 1, 0xff, 4);
+    snprintf(msg, sizeof(msg), "event record at byte %zu declares "
+             "4294967295 bytes (41..1048616 allowed)", off);
+    expect_error(&t, msg);
+    copy(&t, &b);
+    t.data[off + 1] = 0x00;
+    t.data[off + 2] = 0x10;         /* 1 MiB: allowed, but not there */
+    t.data[off + 3] = 0x00;
+    t.data[off + 4] = 0x00;
+    snprintf(msg, sizeof(msg), "truncated at byte %zu (in seq 3)", b.len);
+    expect_error(&t, msg);
+    copy(&t, &b);
+    t.data[off] = 'X';
+    snprintf(msg, sizeof(msg), "unknown record type 0x58 at byte %zu", off);
+    expect_error(&t, msg);
+    off = find_rec(&b, 'C', 0);
+    copy(&t, &b);
+    t.data[off] = 'E';              /* the checkpoint read as an event */
+    snprintf(msg, sizeof(msg), "match 'LONG' has no checkpoint (the end "
+             "record follows at byte %zu)", b.len - 9);
+    expect_error(&t, msg);
+    off = find_rec(&b, 'M', 0);
+    copy(&t, &b);
+    t.data[off + 5] = 65;           /* the id length past the record */
+    snprintf(msg, sizeof(msg), "match record at byte %zu: the match id has "
+             "a length out of range", off);
+    expect_error(&t, msg);
+
+    arb_keypair_clear(&other);
+    arb_buf_free(&b);
+    arb_buf_free(&t);
+}
+
+/* Every byte of a bundle is checked, except the two informational fields
+ * docs/BUNDLE.md names: the exporting engine and the signer's key. */
+static void
+test_every_byte(void)
+{
+    static const char *const one[] = { "R3-T7" };
+    static const unsigned char masks[] = { 0x01, 0x80 };
+    arb_bundle_report_t rep;
+    arb_buf_t           b = ARB_BUF_INIT, t = ARB_BUF_INIT;
+    size_t              i, k, cp, ex, exlen, caught = 0, missed = 0;
+    char               *p;
+
+    export_bundle(&b, one, 1, UINT64_MAX);
+    cp = find_rec(&b, 'C', 0) + 5 + 40;         /* the signer's key */
+    /* The engine that recorded comes first, then the exporting one. */
+    p = find(b.data, b.len, "\x00\x0d" "arbiter 0.1.0", 15);
+    if (p != NULL)
+        p = find(p + 15, b.len - (size_t)(p + 15 - b.data),
+                 "\x00\x0d" "arbiter 0.1.0", 15);
+    CHECK(p != NULL);
+    ex = p != NULL ? (size_t)(p - b.data) + 2 : 0;
+    exlen = 13;
+    copy(&t, &b);
+    for (i = 0; i < b.len; i++) {
+        int informational = (i >= cp && i < cp + 32)
+                            || (i >= ex && i < ex + exlen);
+        for (k = 0; k < sizeof(masks); k++) {
+            t.data[i] ^= (char)masks[k];
+            if (arb_bundle_verify(t.data, t.len, kp.pk, &rep) == 0) {
+                missed += !informational;
+                if (!informational)
+                    fprintf(stderr, "not caught: byte %zu ^ 0x%02x\n", i,
+                            masks[k]);
+            }
+            else
+                caught += !informational;
+            arb_bundle_report_clear(&rep);
+            t.data[i] ^= (char)masks[k];
+        }
+    }
+    CHECK_INT(missed, 0);
+    CHECK_INT(caught, 2 * (b.len - 32 - exlen));
+    arb_buf_free(&b);
+    arb_buf_free(&t);
+}
+
+/* ---- what only the key holder could fake ------------------------------ */
+
+/* A bundle of the short match with event `at` replaced by `bytes` (NULL:
+ * keep) and `extra` appended, rechained and re-signed as an operator who
+ * holds the key could: the rules must still catch it.  The records are
+ * written here, independently of arb_bundle_write(), from docs/BUNDLE.md;
+ * only the match record is copied from a real export. */
+static void
+forged(arb_buf_t *out, uint64_t at, const arb_buf_t *bytes,
+       const arb_buf_t *extra)
+{
+    static const char *const ids[] = { "R3-T7" };
+    arb_store_t     *s = open_db();
+    arb_bundle_t     src;
+    arb_checkpoint_t cp;
+    arb_buf_t        why = ARB_BUF_INIT, good = ARB_BUF_INIT;
+    unsigned char    h[32];
+    size_t           i, n, mo;
+    const void      *p;
+
+    memset(&src, 0, sizeof(src));
+    CHECK_INT(arb_bundle_from_store(&src, s, "R3-T7", UINT64_MAX, &why), 0);
+    export_bundle(&good, ids, 1, UINT64_MAX);
+    mo = find_rec(&good, 'M', 0);
+    out->len = 0;
+    arb_buf_add(out, good.data, mo + rec_len(&good, mo));
+    memset(&cp, 0, sizeof(cp));
+    snprintf(cp.match_id, sizeof(cp.match_id), "R3-T7");
+    for (i = 0; i <= src.matches[0].nevents; i++) {
+        if (i == src.matches[0].nevents) {
+            if (extra == NULL)
+                break;
+            p = extra->data, n = extra->len;
+        } else if (i == at && bytes != NULL) {
+            p = bytes->data, n = bytes->len;
+        } else {
+            p = src.matches[0].events[i].bytes;
+            n = src.matches[0].events[i].len;
+        }
+        arb_chain_next(i ? h : NULL, p, n, h);
+        arb_buf_putc(out, 'E');
+        arb_buf_u32be(out, (uint32_t)(40 + n));
+        arb_buf_u64be(out, i);
+        arb_buf_add(out, h, 32);
+        arb_buf_add(out, p, n);
+        cp.count = i + 1;
+    }
+    memcpy(cp.head, h, 32);
+    arb_checkpoint_sign(&cp, &kp);
+    arb_buf_putc(out, 'C');
+    arb_buf_u32be(out, 136);
+    arb_buf_u64be(out, cp.count);
+    arb_buf_add(out, cp.head, 32);
+    arb_buf_add(out, cp.pubkey, 32);
+    arb_buf_add(out, cp.sig, 64);
+    arb_buf_putc(out, 'Z');
+    arb_buf_u32be(out, 4);
+    arb_buf_u32be(out, 1);
+    arb_bundle_clear(&src);
+    arb_store_close(s);
+    arb_buf_free(&why);
+    arb_buf_free(&good);
+}
+
+static void
+encode_move(arb_buf_t *out, int kind, uint64_t seq, const char *player,
+            const char *card, const char *text)
+{
+    arb_event_t ev;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = kind;
+    ev.seq = seq;
+    ev.time_ms = T0 + 5000;
+    ev.player = player ? strdup(player) : NULL;
+    ev.verb = player ? strdup("place") : NULL;
+    ev.text = text ? strdup(text) : NULL;
+    if (card != NULL)
+        arb_event_add_arg(&ev, card);
+    out->len = 0;
+    CHECK_INT(arb_event_encode(out, &ev), 0);
+    arb_event_clear(&ev);
+}
+
+static void
+test_forged(void)
+{
+    arb_buf_t b = ARB_BUF_INIT, ev = ARB_BUF_INIT;
+    char     *p;
+
+    /* Written from the spec alone, the untouched match is byte for byte
+     * what the exporter writes, and verifies. */
+    forged(&b, UINT64_MAX, NULL, NULL);
+    {
+        static const char *const ids[] = { "R3-T7" };
+        arb_bundle_report_t rep;
+        arb_buf_t           good = ARB_BUF_INIT;
+        export_bundle(&good, ids, 1, UINT64_MAX);
+        CHECK(good.len == b.len && memcmp(good.data, b.data, b.len) == 0);
+        CHECK_INT(verify(&b, kp.pk, &rep), 0);
+        arb_bundle_report_clear(&rep);
+        arb_buf_free(&good);
+    }
+
+    /* bob plays a card alice already played. */
+    encode_move(&ev, ARB_EV_MOVE, 2, "bob", "4♠", NULL);
+    forged(&b, 2, &ev, NULL);
+    expect_problems(&b, kp.pk, (const char *const[]){
+        "seq 2 'place bob 4♠' refused: §34.11.3: card 4♠ already played at "
+        "seq 1: each physical card is used once per match", NULL },
+        __LINE__);
+
+    /* A note after the close. */
+    encode_move(&ev, ARB_EV_NOTE, 10, NULL, NULL, "after the fact");
+    forged(&b, UINT64_MAX, NULL, &ev);
+    {
+        arb_bundle_report_t rep;
+        CHECK_INT(verify(&b, kp.pk, &rep), ARB_ECRYPTO);
+        CHECK_INT(rep.matches[0].nproblems, 1);
+        CHECK(strncmp(rep.matches[0].problems[0], "seq 10 'note after the "
+                      "fact' refused: ", 37) == 0);
+        arb_bundle_report_clear(&rep);
+    }
+
+    /* An event that says it is another seq. */
+    encode_move(&ev, ARB_EV_NOTE, 9, NULL, NULL, "misplaced");
+    forged(&b, 4, &ev, NULL);
+    expect_problems(&b, kp.pk, (const char *const[]){
+        "seq 4: the event inside says seq 9", NULL }, __LINE__);
+
+    /* No open event first. */
+    encode_move(&ev, ARB_EV_NOTE, 0, NULL, NULL, "no header");
+    forged(&b, 0, &ev, NULL);
+    expect_problems(&b, kp.pk, (const char *const[]){
+        "seq 0: a note event, not the open", NULL }, __LINE__);
+
+    /* A non-canonical spelling of a valid event: seq 4 as uint8. */
+    encode_move(&ev, ARB_EV_NOTE, 4, NULL, NULL, "x");
+    p = find(ev.data, ev.len, "\xa3seq\x04", 5);
+    CHECK(p != NULL);
+    if (p != NULL) {
+        size_t at = (size_t)(p - ev.data) + 4;
+        arb_buf_t w = ARB_BUF_INIT;
+        arb_buf_add(&w, ev.data, at);
+        arb_buf_putc(&w, (char)0xcc);
+        arb_buf_add(&w, ev.data + at, ev.len - at);
+        forged(&b, 4, &w, NULL);
+        expect_problems(&b, kp.pk, (const char *const[]){
+            "seq 4: does not decode: event: not in canonical form (first "
+            "difference at offset 18)", NULL }, __LINE__);
+        arb_buf_free(&w);
+    }
+
+    /* Bytes that are no event at all. */
+    ev.len = 0;
+    arb_buf_puts(&ev, "\x91\xc1");
+    forged(&b, 3, &ev, NULL);
+    expect_problems(&b, kp.pk, (const char *const[]){
+        "seq 3: does not decode: reserved byte 0xc1 at offset 1", NULL },
+        __LINE__);
+
+    arb_buf_free(&b);
+    arb_buf_free(&ev);
+}
+
+/* ---- text exports ----------------------------------------------------- */
+
+/* A small JSON validator: 0 when s[*i..] starts with one value. */
+static int json_value(const char *s, size_t *i);
+
+static void
+json_ws(const char *s, size_t *i)
+{
+    while (s[*i] == ' ' || s[*i] == '\t' || s[*i] == '\n' || s[*i] == '\r')
+        (*i)++;
+}
+
+static int
+json_string(const char *s, size_t *i)
+{
+    if (s[*i] != '"')
+        return -1;
+    for ((*i)++; s[*i] != '"'; (*i)++) {
+        if ((unsigned char)s[*i] < 0x20)
+            return -1;
+        if (s[*i] == '\\') {
+            (*i)++;
+            if (s[*i] == 'u') {
+                int k;
+                for (k = 1; k <= 4; k++)
+                    if (!strchr("0123456789abcdefABCDEF", s[*i + k])
+                        || s[*i + k] == '\0')
+                        return -1;
+                *i += 4;
+            } else if (!strchr("\"\\/bfnrt", s[*i]) || s[*i] == '\0') {
+                return -1;
+            }
+        }
+    }
+    (*i)++;
+    return 0;
+}
+
+static int
+json_list(const char *s, size_t *i, char close, int members)
+{
+    (*i)++;
+    json_ws(s, i);
+    if (s[*i] == close) {
+        (*i)++;
+        return 0;
+    }
+    for (;;) {
+        json_ws(s, i);
+        if (members) {
+            if (json_string(s, i) != 0)
+                return -1;
+            json_ws(s, i);
+            if (s[(*i)++] != ':')
+                return -1;
+        }
+        if (json_value(s, i) != 0)
+            return -1;
+        json_ws(s, i);
+        if (s[*i] == close) {
+            (*i)++;
+            return 0;
+        }
+        if (s[(*i)++] != ',')
+            return -1;
+    }
+}
+
+static int
+json_value(const char *s, size_t *i)
+{
+    json_ws(s, i);
+    switch (s[*i]) {
+    case '{': return json_list(s, i, '}', 1);
+    case '[': return json_list(s, i, ']', 0);
+    case '"': return json_string(s, i);
+    case 't': return strncmp(s + *i, "true", 4) ? -1 : (*i += 4, 0);
+    case 'f': return strncmp(s + *i, "false", 5) ? -1 : (*i += 5, 0);
+    case 'n': return strncmp(s + *i, "null", 4) ? -1 : (*i += 4, 0);
+    default:
+        if (s[*i] == '-')
+            (*i)++;
+        if (s[*i] < '0' || s[*i] > '9')
+            return -1;
+        while (s[*i] >= '0' && s[*i] <= '9')
+            (*i)++;
+        return 0;
+    }
+}
+
+/* The hex string value of top-level key k on a line, into out. */
+static int
+json_hex_field(const char *line, const char *k, char *out, size_t cap)
+{
+    char        pat[32];
+    const char *p, *e;
+
+    snprintf(pat, sizeof(pat), "\"%s\":\"", k);
+    p = strstr(line, pat);
+    if (p == NULL)
+        return -1;
+    p += strlen(pat);
+    e = strchr(p, '"');
+    if (e == NULL || (size_t)(e - p) >= cap)
+        return -1;
+    memcpy(out, p, (size_t)(e - p));
+    out[e - p] = '\0';
+    return 0;
+}
+
+static void
+test_jsonl(void)
+{
+    arb_store_t     *s = open_db();
+    arb_bundle_t     b;
+    arb_buf_t        out = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    arb_match_info_t info;
+    char            *line, *save = NULL, prev[65], hash[65], *hexbytes;
+    char             want_prev[65], seqpat[32];
+    unsigned char    h[32], *bytes;
+    size_t           nlines = 0, i, blen;
+    int              chained = 1;
+
+    memset(&b, 0, sizeof(b));
+    CHECK_INT(arb_bundle_from_store(&b, s, "R3-T7", UINT64_MAX, &why), 0);
+    CHECK_INT(arb_bundle_jsonl(&out, &b.matches[0], &why), 0);
+    CHECK_INT(arb_store_match(s, "R3-T7", &info, &why), 0);
+    hexbytes = malloc(out.len + 1);
+    bytes = malloc(out.len + 1);
+    memset(want_prev, '0', 64);
+    want_prev[64] = '\0';
+    for (line = strtok_r(arb_buf_cstr(&out) ? out.data : NULL, "\n", &save);
+         line != NULL; line = strtok_r(NULL, "\n", &save)) {
+        i = 0;
+        CHECK_INT(json_value(line, &i), 0);
+        CHECK_INT(line[i], '\0');
+        snprintf(seqpat, sizeof(seqpat), "{\"match\":\"R3-T7\",\"seq\":%zu,",
+                 nlines);
+        CHECK(strncmp(line, seqpat, strlen(seqpat)) == 0);
+        CHECK_INT(json_hex_field(line, "prev", prev, sizeof(prev)), 0);
+        CHECK_INT(json_hex_field(line, "hash", hash, sizeof(hash)), 0);
+        CHECK_INT(json_hex_field(line, "bytes", hexbytes, out.len), 0);
+        blen = strlen(hexbytes) / 2;
+        CHECK_INT(arb_unhex(bytes, blen, hexbytes), 0);
+        /* The chain, recomputed from the exported lines alone. */
+        if (strcmp(prev, want_prev) != 0)
+            chained = 0;
+        if (nlines == 0)
+            arb_chain_next(NULL, bytes, blen, h);
+        else {
+            unsigned char p[32];
+            arb_unhex(p, 32, prev);
+            arb_chain_next(p, bytes, blen, h);
+        }
+        arb_hex(want_prev, h, 32);
+        if (strcmp(want_prev, hash) != 0)
+            chained = 0;
+        nlines++;
+    }
+    CHECK_INT(nlines, 10);
+    CHECK(chained);
+    arb_hex(hash, info.head, 32);
+    CHECK_STR(want_prev, hash);
+    /* Spot checks of the decoded bodies (strtok_r cut the first copy). */
+    out.len = 0;
+    CHECK_INT(arb_bundle_jsonl(&out, &b.matches[0], &why), 0);
+    CHECK(strstr(arb_buf_cstr(&out), "\"seq\":0,\"time\":\"2026-03-01T10:00:"
+                 "00.000Z\",\"time_ms\":1772359200000,\"actor\":\"arbiter\","
+                 "\"kind\":\"open\",\"body\":{\"v\":1,\"kind\":\"open\","
+                 "\"seq\":0,\"time\":1772359200000,\"actor\":\"arbiter\","
+                 "\"setup\":{\"game\":\"yahchain\",\"match\":\"R3-T7\","
+                 "\"edition\":\"YAHchain-3e-ch34\",\"engine\":\"arbiter "
+                 "0.1.0\",\"players\":[{\"name\":\"alice\"},{\"name\":"
+                 "\"bob\"},{\"name\":\"carol\"}],\"options\":[[\"cycles\","
+                 "\"1\"],[\"mode\",\"3\"],[\"void\",\"close\"]]}}") != NULL);
+    CHECK(strstr(arb_buf_cstr(&out), "\"kind\":\"note\",\"body\":{\"v\":1,"
+                 "\"kind\":\"note\",\"seq\":4,\"time\":1772359204000,"
+                 "\"actor\":\"scorer\",\"text\":\"alice disputes the turn "
+                 "order, \\\"loudly\\\"\"}") != NULL);
+    CHECK(strstr(arb_buf_cstr(&out), "\"body\":{\"v\":1,\"kind\":\"void\","
+                 "\"seq\":5,\"time\":1772359205000,\"actor\":\"arbiter\","
+                 "\"target\":3,\"text\":\"card was 6♦ of another deck, "
+                 "replaced\"}") != NULL);
+    CHECK(strstr(arb_buf_cstr(&out), "\"body\":{\"v\":1,\"kind\":\"amend\","
+                 "\"seq\":7,\"time\":1772359207000,\"actor\":\"arbiter\","
+                 "\"player\":\"bob\",\"verb\":\"place\",\"args\":[\"5♥\"],"
+                 "\"target\":2,\"text\":\"scorekeeper typo\"}") != NULL);
+    free(hexbytes);
+    free(bytes);
+    arb_bundle_clear(&b);
+    arb_store_close(s);
+    arb_buf_free(&out);
+    arb_buf_free(&why);
+}
+
+static void
+test_csv(void)
+{
+    arb_store_t *s = open_db();
+    arb_bundle_t b;
+    arb_buf_t    out = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    const char  *head =
+        "match_id,edition,mode,sota,owner,cards,sequence,code,face_sum,"
+        "bonus,game_points,status\r\n"
+        "R3-T7,YAHchain-3e-ch34,YCWS-144/3,1,alice,3,4♠ 5♥ 6♦,BC-001,15,6,"
+        "21,pending\r\n"
+        "LONG,YAHchain-3e-ch34,YCWS-144/3,1,alice,3,2♠ 3♠ 4♠,BC-003,9,15,"
+        "24,pending\r\n";
+    const char  *text, *p;
+    size_t       rows = 0;
+
+    memset(&b, 0, sizeof(b));
+    CHECK_INT(arb_bundle_from_store(&b, s, "R3-T7", UINT64_MAX, &why), 0);
+    CHECK_INT(arb_bundle_from_store(&b, s, "LONG", UINT64_MAX, &why), 0);
+    CHECK_INT(arb_bundle_csv(&out, &b, &why), 0);
+    text = arb_buf_cstr(&out);
+    CHECK(strncmp(text, head, strlen(head)) == 0);
+    for (p = text; (p = strstr(p, "\r\n")) != NULL; p += 2)
+        rows++;
+    CHECK_INT(rows, 1 + 1 + 12);            /* header, R3-T7, LONG */
+    CHECK(strstr(text, "\n\n") == NULL && strstr(text, "\r\r") == NULL);
+
+    /* RFC 4180 quoting. */
+    {
+        static const char *const cells[][2] = {
+            { "plain 4♠ 5♥", "plain 4♠ 5♥" }, { "a,b", "\"a,b\"" },
+            { "say \"hi\"", "\"say \"\"hi\"\"\"" },
+            { "two\r\nlines", "\"two\r\nlines\"" }, { "", "" },
+        };
+        arb_buf_t c = ARB_BUF_INIT;
+        size_t    k;
+        for (k = 0; k < sizeof(cells) / sizeof(cells[0]); k++) {
+            c.len = 0;
+            arb__bundle_csv_cell(&c, cells[k][0], strlen(cells[k][0]));
+            arb_buf_putc(&c, 0);
+            CHECK_STR(c.data, cells[k][1]);
+        }
+        arb_buf_free(&c);
+    }
+
+    /* No record at all: nothing, not even a header. */
+    arb_bundle_clear(&b);
+    out.len = 0;
+    CHECK_INT(arb_bundle_from_store(&b, s, "LONG", 3, &why), 0);
+    CHECK_INT(arb_bundle_csv(&out, &b, &why), 0);
+    CHECK_INT(out.len, 0);
+    arb_bundle_clear(&b);
+    arb_store_close(s);
+    arb_buf_free(&out);
+    arb_buf_free(&why);
+}
+
+static void
+test_transcript(void)
+{
+    static const char *const ids[] = { "R3-T7", "LONG" };
+    static const char *const *texts[] = { &short_text, NULL };
+    arb_store_t     *s = open_db();
+    arb_bundle_t     b;
+    arb_transcript_t t;
+    arb_buf_t        out = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    arb_buf_t        again = ARB_BUF_INIT, json = ARB_BUF_INIT;
+    arb_buf_t        mine = ARB_BUF_INIT;
+    arb_match_t     *m = NULL;
+    arb_verdict_t    v;
+    unsigned char    d[32];
+    char             want[65], got[65];
+    size_t           i, bad;
+
+    for (i = 0; i < 2; i++) {
+        memset(&b, 0, sizeof(b));
+        out.len = again.len = json.len = mine.len = 0;
+        CHECK_INT(arb_bundle_from_store(&b, s, ids[i], UINT64_MAX, &why), 0);
+        CHECK_INT(arb_bundle_transcript(&out, &b.matches[0], &why), 0);
+        /* A person can read it back and replay it: same digest, same
+         * records and totals as the recorded events. */
+        CHECK_INT(parse(&t, arb_buf_cstr(&out)), 0);
+        CHECK_INT(arb_replay(&m, &t.open, t.events, t.nevents, UINT64_MAX,
+                             &bad, &v), 0);
+        arb_match_digest(m, d);
+        arb_hex(got, d, 32);
+        transcript_digest(texts[i] ? *texts[i] : long_text, want, &json);
+        CHECK_STR(got, want);
+        arb_report_json(&mine, m);
+        CHECK_STR(arb_buf_cstr(&mine), arb_buf_cstr(&json));
+        /* It is the canonical form: writing it again changes nothing. */
+        CHECK_INT(arb_transcript_format(&again, &t.open, t.events,
+                                        t.nevents), 0);
+        CHECK_STR(arb_buf_cstr(&again), arb_buf_cstr(&out));
+        arb_match_free(m);
+        m = NULL;
+        arb_transcript_clear(&t);
+        arb_bundle_clear(&b);
+    }
+    CHECK(strstr(arb_buf_cstr(&out), "\n37. close -- all Sotas done\n")
+          != NULL);
+    arb_store_close(s);
+    arb_buf_free(&out);
+    arb_buf_free(&why);
+    arb_buf_free(&again);
+    arb_buf_free(&json);
+    arb_buf_free(&mine);
+}
+
+/* ---- main ------------------------------------------------------------- */
+
+static void
+rm_rf(const char *dir)
+{
+    static const char *const files[] = { "data.mdb", "lock.mdb",
+                                         "signing.key", "signing.pub" };
+    char   p[256];
+    size_t i;
+
+    for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
+int
+main(void)
+{
+    arb_store_t *s = NULL;
+    arb_buf_t    why = ARB_BUF_INIT;
+
+    snprintf(base, sizeof(base), "/tmp/arb-bundle-XXXXXX");
+    if (mkdtemp(base) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    snprintf(dbdir, sizeof(dbdir), "%s/db", base);
+    snprintf(keydir, sizeof(keydir), "%s/keys", base);
+    mkdir(keydir, 0700);
+    make_long_text();
+    CHECK_INT(arb_store_open(&s, dbdir, NULL, &why), 0);
+    CHECK_INT(record(s, long_text, T0), 0);
+    CHECK_INT(record(s, short_text, T0), 0);
+    arb_store_close(s);
+
+    test_keys();
+    test_round_trip();
+    test_from_store_errors();
+    test_tamper();
+    test_every_byte();
+    test_forged();
+    test_jsonl();
+    test_csv();
+    test_transcript();
+
+    arb_keypair_clear(&kp);
+    arb_buf_free(&why);
+    rm_rf(dbdir);
+    rm_rf(keydir);
+    rmdir(base);
+    return TEST_END();
+}

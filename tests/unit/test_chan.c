@@ -1,0 +1,955 @@
+/* Chắn through the match layer: setup and deals, every capture
+ * restriction accepted and refused, claim priority and seat order, Chíu
+ * interrupting and returning play, Thiên ù, the dead hand, the exhausted
+ * stock, rulings, the digest, and whole hands replayed from transcripts.
+ *
+ * Scenarios are written as scripts, one move per line:
+ *     take b 2S ! §3 Chắn first ~ b holds 2W
+ * a move alone must be accepted; "! rule" expects a refusal naming that
+ * rule, "~ text" a message containing the text.  Deals are built from the
+ * cards that matter; the rest is filled in face order, distinct faces per
+ * hand, so no filled hand holds a pair by accident. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/match.h"
+#include "core/replay.h"
+#include "core/rules.h"
+#include "core/rules/chan_card.h"
+#include "core/shuffle.h"
+#include "core/transcript.h"
+#include "tests/test.h"
+
+static char last_msg[400], last_rule[64];
+
+static const int sizes[5] = { 20, 19, 19, 19, 23 };
+
+/* spec: "dealer's cards | next seat | ... | stock" ('.' = filled). */
+static void
+build_deal(char *out, size_t n, const char *spec)
+{
+    int    left[ARB_CHAN_FACES], grp[5][23], cnt[5], f, g, k, ptr = 0, i;
+    char   buf[1024], *part, *save = NULL, *tok, *s2 = NULL, a[4], e[160];
+    size_t o;
+
+    for (f = 0; f < ARB_CHAN_FACES; f++)
+        left[f] = ARB_CHAN_COPIES;
+    memset(cnt, 0, sizeof(cnt));
+    snprintf(buf, sizeof(buf), "%s", spec);
+    for (g = 0, part = strtok_r(buf, "|", &save); part && g < 5;
+         g++, part = strtok_r(NULL, "|", &save))
+        for (tok = strtok_r(part, " ", &s2); tok;
+             tok = strtok_r(NULL, " ", &s2)) {
+            if (strcmp(tok, ".") == 0) {
+                grp[g][cnt[g]++] = -1;
+                continue;
+            }
+            arb_chan_card_parse(&f, tok, strlen(tok), e, sizeof(e));
+            grp[g][cnt[g]++] = f;
+            left[f]--;
+        }
+    for (g = 0; g < 5; g++) {
+        for (i = cnt[g]; i < sizes[g]; i++)
+            grp[g][i] = -1;
+        for (i = 0; i < sizes[g]; i++) {
+            int have[ARB_CHAN_FACES] = { 0 }, pick = -1;
+            if (grp[g][i] >= 0)
+                continue;
+            for (k = 0; g < 4 && k < sizes[g]; k++)
+                if (grp[g][k] >= 0)
+                    have[grp[g][k]] = 1;
+            for (k = 0; k < ARB_CHAN_FACES && pick < 0; k++) {
+                f = (ptr + k) % ARB_CHAN_FACES;
+                if (left[f] > 0 && !have[f])
+                    pick = f;
+            }
+            for (k = 0; k < ARB_CHAN_FACES && pick < 0; k++)
+                if (left[(ptr + k) % ARB_CHAN_FACES] > 0)
+                    pick = (ptr + k) % ARB_CHAN_FACES;
+            grp[g][i] = pick;
+            left[pick]--;
+            ptr = pick + 1;
+        }
+    }
+    o = (size_t)snprintf(out, n, "deal: order");
+    for (g = 0; g < 5; g++)
+        for (i = 0; i < sizes[g]; i++)
+            o += (size_t)snprintf(out + o, n - o, "%s%s", i ? "," : " ",
+                                  arb_chan_card_format(a, grp[g][i]));
+    snprintf(out + o, n - o, "\n");
+}
+
+static arb_match_t *
+open_text(const char *text)
+{
+    arb_transcript_t t;
+    arb_buf_t        why = ARB_BUF_INIT;
+    arb_match_t     *m = NULL;
+    arb_verdict_t    v;
+    size_t           bad;
+    int              rc;
+
+    memset(&v, 0, sizeof(v));
+    rc = arb_transcript_parse(&t, text, strlen(text), &why);
+    if (rc != 0) {
+        snprintf(last_msg, sizeof(last_msg), "%s", arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return NULL;
+    }
+    rc = arb_replay(&m, &t.open, t.events, t.nevents, UINT64_MAX, &bad, &v);
+    snprintf(last_msg, sizeof(last_msg), "%s", v.msg);
+    snprintf(last_rule, sizeof(last_rule), "%s", v.rule);
+    if (rc != 0) {
+        arb_match_free(m);
+        m = NULL;
+    }
+    arb_transcript_clear(&t);
+    arb_buf_free(&why);
+    return m;
+}
+
+static arb_match_t *
+open_spec(const char *spec, const char *extra)
+{
+    char text[2048], deal[1024];
+
+    build_deal(deal, sizeof(deal), spec);
+    snprintf(text, sizeof(text), "game: chan\nmatch: T\nplayers: a b c d\n"
+             "%s%s", extra ? extra : "", deal);
+    return open_text(text);
+}
+
+/* Applies one scripted line; returns 1 when it went as expected. */
+static int
+step(arb_match_t *m, const char *line)
+{
+    char          buf[400], *expect, *msg = NULL, *tok, *save = NULL;
+    arb_event_t   ev;
+    arb_verdict_t v;
+    int           rc, ok;
+
+    snprintf(buf, sizeof(buf), "%s", line);
+    expect = strstr(buf, " ! ");
+    if (expect != NULL) {
+        *expect = '\0';
+        expect += 3;
+        msg = strstr(expect, " ~ ");
+        if (msg != NULL) {
+            *msg = '\0';
+            msg += 3;
+        }
+    }
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_MOVE;
+    tok = strtok_r(buf, " ", &save);
+    if (tok != NULL && strcmp(tok, "stands") == 0) {
+        ev.kind = ARB_EV_STANDS;
+        ev.text = strdup("arbiter's ruling");
+        tok = strtok_r(NULL, " ", &save);
+    }
+    ev.verb = strdup(tok ? tok : "");
+    tok = strtok_r(NULL, " ", &save);
+    ev.player = strdup(tok ? tok : "");
+    while ((tok = strtok_r(NULL, " ", &save)) != NULL)
+        arb_event_add_arg(&ev, tok);
+    memset(&v, 0, sizeof(v));
+    rc = arb_match_apply(m, &ev, &v);
+    arb_event_clear(&ev);
+    snprintf(last_msg, sizeof(last_msg), "%s", rc ? v.msg : "");
+    snprintf(last_rule, sizeof(last_rule), "%s", rc ? v.rule : "");
+    if (expect == NULL)
+        ok = rc == 0;
+    else
+        ok = rc != 0 && strcmp(v.rule, expect) == 0
+             && (msg == NULL || strstr(v.msg, msg) != NULL);
+    if (!ok)
+        fprintf(stderr, "  step '%s': got rc %d [%s] %s\n", line, rc,
+                rc ? v.rule : "", rc ? v.msg : "");
+    return ok;
+}
+
+/* Runs a script of lines separated by '\n'; counts one check per line. */
+#define PLAY(m, script) play(m, script, __LINE__)
+
+static void
+play(arb_match_t *m, const char *script, int line)
+{
+    char        buf[200];
+    const char *p = script, *e;
+
+    while (*p != '\0') {
+        e = strchr(p, '\n');
+        if (e == NULL)
+            e = p + strlen(p);
+        snprintf(buf, sizeof(buf), "%.*s", (int)(e - p), p);
+        if (buf[0] != '\0') {
+            if (step(m, buf))
+                test_passed_++;
+            else {
+                test_failed_++;
+                fprintf(stderr, "%s:%d: script step failed\n", __FILE__,
+                        line);
+            }
+        }
+        p = *e ? e + 1 : e;
+    }
+}
+
+static const arb_field_t *
+field(arb_match_t *m, const char *key, arb_results_t *r)
+{
+    arb_match_results(m, r);
+    return r->nrecords == 1 ? arb_record_get(&r->records[0], key) : NULL;
+}
+
+static int64_t
+rec_int(arb_match_t *m, const char *key)
+{
+    arb_results_t      r;
+    const arb_field_t *f = field(m, key, &r);
+    int64_t            v = f ? f->num : -9999;
+
+    arb_results_clear(&r);
+    return v;
+}
+
+static char *
+rec_str(arb_match_t *m, const char *key)
+{
+    static char        out[400];
+    arb_results_t      r;
+    const arb_field_t *f = field(m, key, &r);
+    size_t             i, o = 0;
+
+    out[0] = '\0';
+    if (f != NULL && f->type == ARB_F_STR)
+        snprintf(out, sizeof(out), "%s", f->str);
+    for (i = 0; f != NULL && f->type == ARB_F_LIST && i < f->nlist; i++)
+        o += (size_t)snprintf(out + o, sizeof(out) - o, "%s%s", i ? " " : "",
+                              f->list[i]);
+    if (f == NULL)
+        snprintf(out, sizeof(out), "(none)");
+    arb_results_clear(&r);
+    return out;
+}
+
+static int64_t
+total(arb_match_t *m, const char *name)
+{
+    arb_results_t r;
+    int64_t       pts = -9999;
+    size_t        i;
+
+    arb_match_results(m, &r);
+    for (i = 0; i < r.ntotals; i++)
+        if (strcmp(r.totals[i].name, name) == 0)
+            pts = r.totals[i].points;
+    arb_results_clear(&r);
+    return pts;
+}
+
+static char *
+state(arb_match_t *m)
+{
+    static char buf[4096];
+    arb_buf_t   b = ARB_BUF_INIT;
+
+    arb_match_describe(m, &b);
+    snprintf(buf, sizeof(buf), "%s", arb_buf_cstr(&b) ? b.data : "");
+    arb_buf_free(&b);
+    return buf;
+}
+
+static void
+hex(char *out, arb_match_t *m)
+{
+    unsigned char d[32];
+    int           i;
+
+    arb_match_digest(m, d);
+    for (i = 0; i < 32; i++)
+        sprintf(out + 2 * i, "%02x", d[i]);
+}
+
+/* ---- setup ----------------------------------------------------------- */
+
+static void
+test_setup(void)
+{
+    arb_match_t       *m;
+    const arb_rules_t *r = arb_rules_find("chan");
+    arb_setup_t        s;
+    arb_verdict_t      v;
+    void              *st = NULL;
+    char               text[2048], deal[1024];
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    CHECK_STR(r->edition, "Chan-100-cardavia-uk");
+    build_deal(deal, sizeof(deal), "");
+    snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c\n%s",
+             deal);
+    CHECK(open_text(text) == NULL);
+    CHECK_STR(last_msg, "Chắn is played by 4 players, got 3");
+    snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c d\n"
+             "colour: red\n%s", deal);
+    CHECK(open_text(text) == NULL);
+    CHECK(strstr(last_msg, "unknown option 'colour'") != NULL);
+    snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c d\n"
+             "dealer: zed\n%s", deal);
+    CHECK(open_text(text) == NULL);
+    CHECK_STR(last_msg, "dealer 'zed' is not a player of this match");
+    CHECK(open_text("game: chan\nmatch: S\nplayers: a b c d\n") == NULL);
+    CHECK(strstr(last_msg, "chan needs a deal") != NULL);
+    CHECK(open_text("game: chan\nmatch: S\nplayers: a b c d\n"
+                    "deal: order 2V,2V,2V\n") == NULL);
+    CHECK(strstr(last_msg, "the deal lists 3 cards") != NULL);
+    /* five 2V, three 3V */
+    CHECK(open_text("game: chan\nmatch: S\nplayers: a b c d\ndeal: order "
+                    "2V,2V,2V,2V,2V,3V,3V,3V,4V,4V,4V,4V,5V,5V,5V,5V,6V,6V,"
+                    "6V,6V,7V,7V,7V,7V,8V,8V,8V,8V,9V,9V,9V,9V 2S,2S,2S,2S,"
+                    "3S,3S,3S,3S,4S,4S,4S,4S,5S,5S,5S,5S,6S,6S,6S,6S,7S,7S,"
+                    "7S,7S,8S,8S,8S,8S,9S,9S,9S,9S 2W,2W,2W,2W,3W,3W,3W,3W,"
+                    "4W,4W,4W,4W,5W,5W,5W,5W,6W,6W,6W,6W,7W,7W,7W,7W,8W,8W,"
+                    "8W,8W,9W,9W,9W,9W CC,CC,CC,CC\n") == NULL);
+    CHECK(strstr(last_msg, "5 copies of 2V") != NULL);
+    CHECK(open_text("game: chan\nmatch: S\nplayers: a b c d\n"
+                    "deal: order 2V,1V\n") == NULL);
+    CHECK(strstr(last_msg, "deal card 2: no rank 1 in '1V'") != NULL);
+    /* a committed deal cannot be judged until its seed is revealed */
+    memset(&s, 0, sizeof(s));
+    arb_setup_add_player(&s, "a", -1);
+    arb_setup_add_player(&s, "b", -1);
+    arb_setup_add_player(&s, "c", -1);
+    arb_setup_add_player(&s, "d", -1);
+    s.deal.kind = ARB_DEAL_COMMIT;
+    CHECK_INT(r->create(&st, &s, &v), ARB_EINVAL);
+    CHECK(strstr(v.msg, "seed is not revealed") != NULL);
+    /* a revealed seed must match its commitment */
+    s.deal.kind = ARB_DEAL_SEED;
+    s.deal.seed = strdup("abc");
+    s.deal.seed_hash[0] = 1;
+    CHECK_INT(r->create(&st, &s, &v), ARB_EINVAL);
+    CHECK(strstr(v.msg, "does not match the committed seed hash") != NULL);
+    arb_seed_hash(s.deal.seed_hash, "abc", 3);
+    CHECK_INT(r->create(&st, &s, &v), 0);
+    r->destroy(st);
+    arb_setup_clear(&s);
+    /* an explicit order: 20 to the dealer, 19 to the others */
+    m = open_spec("", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK(strstr(state(m), "{\"name\":\"a\",\"hand\":20,") != NULL);
+        CHECK(strstr(state(m), "{\"name\":\"b\",\"hand\":19,") != NULL);
+        CHECK(strstr(state(m), "\"stock_left\":23") != NULL);
+        CHECK(strstr(state(m), "\"turn\":\"a\"") != NULL);
+        PLAY(m, "pass a ! §3 turn ~ a, the dealer, opens with a discard\n"
+                "frob a ! move ~ chan has no move 'frob'\n"
+                "discard zed 2V ! move ~ player 'zed' is not seated\n"
+                "discard a 2V 3V ! move\n"
+                "discard a 1V ! §2 cards ~ no rank 1\n"
+                "discard a tam-van ! §2 cards ~ ambiguous\n");
+        arb_match_free(m);
+    }
+}
+
+/* A seeded deal is the documented shuffle over the canonical deck; the
+ * option `dealer` moves the first twenty cards. */
+static void
+test_seed_deal(void)
+{
+    unsigned     perm[ARB_CHAN_DECK];
+    int          hand[ARB_CHAN_FACES] = { 0 }, k, f, disc = -1, top, wrong;
+    arb_match_t *m;
+    char         line[64], a[4];
+
+    m = open_text("game: chan\nmatch: SEED\nplayers: a b c d\ndealer: c\n"
+                  "deal: seed T-seed-1\n");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(arb_shuffle(perm, ARB_CHAN_DECK, "T-seed-1", 8), 0);
+    for (k = 0; k < 20; k++)
+        hand[perm[k] / 4]++;
+    for (f = 0; f < ARB_CHAN_FACES && disc < 0; f++)
+        if (hand[f] % 2 == 1)
+            disc = f;
+    top = (int)(perm[77] / 4);
+    wrong = (top + 1) % ARB_CHAN_FACES;
+    CHECK(strstr(state(m), "{\"name\":\"c\",\"hand\":20,") != NULL);
+    CHECK(strstr(state(m), "\"turn\":\"c\"") != NULL);
+    snprintf(line, sizeof(line), "discard c %s",
+             arb_chan_card_format(a, disc));
+    CHECK(step(m, line));
+    snprintf(line, sizeof(line), "draw d %s ! §2 deal ~ is not the next "
+             "stock card", arb_chan_card_format(a, wrong));
+    CHECK(step(m, line));
+    snprintf(line, sizeof(line), "draw d %s", arb_chan_card_format(a, top));
+    CHECK(step(m, line));
+    CHECK(strstr(state(m), "\"stock_left\":22") != NULL);
+    snprintf(line, sizeof(line), "\"table\":{\"card\":\"%s\",\"origin\":"
+             "\"stock\",\"from\":\"d\",\"gate\":\"d\"",
+             arb_chan_card_format(a, top));
+    CHECK(strstr(state(m), line) != NULL);
+    arb_match_free(m);
+}
+
+/* ---- capture restrictions ------------------------------------------- */
+
+static void
+test_capture_basics(void)
+{
+    arb_match_t  *m;
+    char          d1[65], d2[65];
+
+    m = open_spec("2W 7S 9S | 2W 2S 2S 7V 7V 9W 9W 9W 3V 3V 4V 4V 5V 5V 6V "
+                  "6V 8W 3S 4W | | | . . 7S 9S . . 9W", NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "draw a ! §3 dead hand ~ a has a legal opening discard\n"
+            "win a ! §1 winning hand ~ a's twenty cards are not a winning "
+            "hand: the cards do not pair\n"
+            "discard b 2S ! §3 turn ~ a, the dealer, opens\n"
+            "discard a 9W ! §3 discard ~ a holds no 9W\n"
+            "discard a 2W\n"
+            "take b 2S ! §3 Chắn first ~ b holds 2W: a 2W must be captured "
+            "as a Chắn, not as a Cạ with 2S\n"
+            "take b 3W ! §3 capture ~ b holds no 3W\n"
+            "take b 3S ! §1 pairs ~ 3S and 2W do not pair\n"
+            "take c 2W ! §3 turn ~ b is to take or pass 2W (a's discard)\n"
+            "discard b 3S ! §3 turn\n"
+            "take b 2W 2S ! §3 capture ~ the card on the table is 2W, not 2S\n"
+            "win b ! §3 win on stock ~ a discard never wins\n");
+    /* a refused move leaves the state untouched */
+    hex(d1, m);
+    CHECK(step(m, "take b 2S ! §3 Chắn first"));
+    hex(d2, m);
+    CHECK_STR(d1, d2);
+    PLAY(m, "take b 2W 2W\n"
+            "discard b 2S ! §3 no split ~ breaks b's identical pair 2S+2S\n"
+            "discard b 3S\n"
+            "draw c\npass c\ndraw d\npass d\ndraw a 7S\npass a\n"
+            "take b 7V ! §3 no split ~ using 7V for a Cạ breaks\n"
+            "pass b\n"
+            "pass b ! §3 turn ~ b already passed 7S\n"
+            "take b 7V ! §3 turn ~ b passed 7S\n"
+            "draw b 9S\n"
+            /* a triple may give one card to a Cạ */
+            "take b 9W\n"
+            "discard b 8W\n"
+            "draw c\npass c\ndraw d\npass d\ndraw a 9W\npass a\n"
+            "take b 9W ! §3 discarded face ~ b played 9W from hand into a Cạ "
+            "earlier\n");
+    CHECK(strstr(state(m), "\"exposed\":[\"2W+2W\",\"9W+9S\"]") != NULL);
+    CHECK(strstr(state(m), "\"discards\":[\"3S\",\"8W\"]") != NULL);
+    arb_match_free(m);
+}
+
+static void
+test_declined_chan(void)
+{
+    arb_match_t *m;
+
+    m = open_spec("5V | 5V 6S 9W 2V 2V 3V 3V 4S 4S 7W 7W 8W 8W 9V 9V 2S 2S "
+                  "3S 3S | | | . . . 5S 6W", NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a 5V\n"
+            "draw b\n"               /* passes up the Chắn capture of 5V */
+            "pass b\n"
+            "draw c\npass c\ndraw d\npass d\ndraw a 5S\npass a\n"
+            "take b 5V ! §3 declined Chắn ~ b passed a Chắn capture of 5V, so "
+            "5V may no longer be used in a Cạ\n"
+            "pass b\ndraw b 6W\n"
+            "take b 6S\n"
+            "discard b 5V ! §3 declined Chắn ~ 5V may no longer be "
+            "discarded\n"
+            "discard b 9W\n");
+    arb_match_free(m);
+}
+
+static void
+test_discarded_face(void)
+{
+    arb_match_t *m;
+
+    m = open_spec("2W | 9W 9W 9W 2W 2V 2V 3V 3V 4S 4S 7W 7W 8W 8W 9V 9V 3S "
+                  "5S 6S | | | . . 9W", NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a 2W\ntake b 2W\n"
+            "discard b 9W\n"         /* a triple may give one card */
+            "draw c\npass c\ndraw d\npass d\ndraw a 9W\npass a\n"
+            "take b 9W ! §3 discarded face ~ b discarded 9W earlier\n"
+            "chiu b ! §3 Chíu ~ b holds 2 9W: Chíu needs three\n"
+            "draw b\n");
+    arb_match_free(m);
+}
+
+static void
+test_ca_rules(void)
+{
+    arb_match_t *m;
+
+    /* a Cạ already in hand in that rank */
+    m = open_spec("5W | 5V 5S 6W 2V 2V 3V 3V 4S 4S 7W 7W 8W 8W 9V 9V 2S 2S "
+                  "3S 3S", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 5W\n"
+                "take b 5V ! §3 one Cạ per rank ~ b already holds a Cạ of "
+                "rank 5 in hand\n"
+                "take b 5S ! §3 one Cạ per rank\n"
+                "draw b\n");
+        arb_match_free(m);
+    }
+    /* Chi chi pairs only with Chi chi */
+    m = open_spec("CC | 2V 2V", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a CC\ntake b 2V ! §1 pairs ~ Chi chi pairs only "
+                "with Chi chi\n");
+        arb_match_free(m);
+    }
+    /* only one unpaired card left */
+    m = open_spec("5S | 5V 2V 2V 3V 3V 4S 4S 7W 7W 8W 8W 9V 9V 2S 2S 3S 3S "
+                  "6W 6W", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 5S\n"
+                "take b 5V ! §3 last single ~ b has only one unpaired card "
+                "left\n"
+                "draw b\n");
+        arb_match_free(m);
+    }
+    /* a capture must leave a legal discard: b waits on 5V */
+    m = open_spec("5V | 5V 2V 2V 3V 3V 4S 4S 7W 7W 8W 8W 9V 9V 2S 2S 3S 3S "
+                  "6W 6W | | | . . . 5V", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 5V\n"
+                "take b 5V ! §3 legal discard ~ after taking 5V with 5V, b "
+                "would have no legal discard\n"
+                "draw b\npass b\n"
+                "draw c\npass c\ndraw d\npass d\n"
+                /* not a declined Chắn (it was not available): b may still
+                 * win on the 5V a flips */
+                "draw a 5V\n"
+                "win b 5V\n");
+        CHECK_STR(rec_str(m, "winner"), "b");
+        CHECK_STR(rec_str(m, "won"), "stock");
+        CHECK_STR(rec_str(m, "from"), "a");
+        arb_match_free(m);
+    }
+}
+
+/* Discarding both cards of a Cạ bars Cạ captures; after a Cạ capture,
+ * discarding both cards of a Cạ is barred. */
+static void
+test_ca_discard(void)
+{
+    arb_match_t *m;
+
+    m = open_spec("2W | 4W 4S 2W 3W 7V 8S 6W 2V 2V 3V 3V 5S 5S 6S 6S 8W 8W "
+                  "9V 9V | | | . . 3W . . 7S", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 2W\ntake b 2W\ndiscard b 4W\n"
+                "draw c\npass c\ndraw d\npass d\ndraw a 3W\npass a\n"
+                "take b 3W\n"
+                "discard b 4S\n"     /* no Cạ captured yet: allowed */
+                "draw c\npass c\ndraw d\npass d\ndraw a 7S\npass a\n"
+                "take b 7V ! §3 Cạ discard ~ b has discarded both cards of a "
+                "Cạ of rank 4: no further Cạ capture\n"
+                "draw b\n");
+        arb_match_free(m);
+    }
+    m = open_spec("7S | 7V 4W 4S 2W 8S 6W 3W 2V 2V 3V 3V 5S 5S 6S 6S 8W 8W "
+                  "9V 9V | | | . . 2W", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 7S\ntake b 7V\n"
+                "discard b 4W\n"     /* one card of rank 4: allowed */
+                "draw c\npass c\ndraw d\npass d\ndraw a 2W\npass a\n"
+                "take b 2W\n"
+                "discard b 4S ! §3 Cạ discard ~ b has captured a Cạ and "
+                "already discarded another suit of rank 4\n"
+                "discard b 8S\n");
+        CHECK(strstr(state(m), "\"exposed\":[\"7V+7S\",\"2W+2W\"]") != NULL);
+        arb_match_free(m);
+    }
+}
+
+/* ---- claims ---------------------------------------------------------- */
+
+static void
+test_priority(void)
+{
+    static const char *spec =
+        "CC | 5W | 5W 2V 2V 3V 3V 4V 4V 6V 6V 7V 7V 8V 8V 9V 9V 2S 2S 3S 3S "
+        "| 5W 4S 4S 5S 5S 6S 6S 7S 7S 8S 8S 9S 9S 2W 2W 3W 3W 4W 4W | 5W";
+    arb_match_t *m;
+
+    m = open_spec(spec, NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a CC\n"
+            "draw b 5W\n"
+            "declare c chiu ! §3 Chíu ~ c holds 1 5W\n"
+            "declare a win ! §1 winning hand\n"
+            "declare d win\n"
+            "declare d win ! §3 priority ~ d already declared a win\n"
+            /* a win on the stock card comes before b's capture */
+            "take b 5W ! §3 priority ~ d declared a win on 5W at seq 3, which "
+            "comes before b's capture\n"
+            "win d\n");
+    CHECK_STR(rec_str(m, "winner"), "d");
+    arb_match_free(m);
+
+    /* seat order from the gate: b's gate, so c before d */
+    m = open_spec(spec, NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a CC\ndraw b 5W\n"
+            "declare d win\ndeclare c win\n"
+            "draw c ! §3 turn\n"
+            "win d ! §3 priority ~ c declared a win on 5W at seq 4, which "
+            "comes before d's win: a win on a stock card first, then Chíu, "
+            "then captures; ties in seat order from b's gate\n"
+            "win c 5W\n"
+            "pass b ! §4 end ~ the hand is over\n");
+    CHECK_STR(rec_str(m, "result"), "win");
+    CHECK_STR(rec_str(m, "winner"), "c");
+    CHECK_STR(rec_str(m, "won"), "stock");
+    CHECK_STR(rec_str(m, "from"), "b");
+    CHECK_STR(rec_str(m, "winning_card"), "5W");
+    CHECK_STR(rec_str(m, "bonuses"), "thap-thanh");
+    CHECK_INT(rec_int(m, "chan"), 10);
+    CHECK_INT(rec_int(m, "score"), 12);
+    CHECK_STR(rec_str(m, "settlement"), "a -12 b -12 c 36 d -12");
+    CHECK_INT(total(m, "c"), 36);
+    CHECK_INT(total(m, "a"), -12);
+    CHECK(arb_match_finished(m));
+    arb_match_free(m);
+
+    /* without declarations the recorded claim stands: d's win */
+    m = open_spec(spec, NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a CC\ndraw b 5W\nwin d\n");
+    CHECK_STR(rec_str(m, "winner"), "d");
+    arb_match_free(m);
+}
+
+/* Chíu beats a capture; out of turn its discard returns to the
+ * interrupted gate and play goes on from there. */
+static void
+test_chiu(void)
+{
+    arb_match_t *m;
+
+    m = open_spec("5W | 5V 2V 2V 3V 3V 4S 4S 7W 7W 8W 8W 9S 9S 2S 2S 3S 3S "
+                  "6W 4V | | 5W 5W 5W 9V", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 5W\n"
+                "declare d chiu\n"
+                "take b 5V ! §3 priority ~ d declared a Chíu on 5W at seq 2, "
+                "which comes before b's capture\n"
+                "draw b ! §3 priority ~ d declared a Chíu on 5W at seq 2: "
+                "record it (or void the declaration) before the next stock "
+                "card\n"
+                "chiu d 5W\n"
+                "draw c ! §3 turn ~ d must discard\n"
+                "discard d 9V\n"
+                "draw c ! §3 turn ~ b is to take or pass 9V (d's discard)\n"
+                "draw a ! §3 turn\n"
+                "draw b\npass b\n"
+                "draw d ! §3 turn ~ c is to take or pass\n"
+                "draw c\n");
+        CHECK(strstr(state(m), "\"exposed\":[\"5W+5W+5W+5W\"]") != NULL);
+        arb_match_free(m);
+    }
+    /* in turn: the gate player's Chíu passes play on as a capture does */
+    m = open_spec("6S | 6S 6S 6S 9V | | ", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 6S\ndeclare b take\nchiu b\ndiscard b 9V\n"
+                "draw b ! §3 turn ~ c is to take or pass 9V (b's discard)\n"
+                "draw c\n");
+        arb_match_free(m);
+    }
+    /* Chíu ù: a discard wins only by Chíu */
+    m = open_spec("5W | | | 5W 5W 5W 2V 2V 3V 3V 4V 4V 6V 6V 7V 7V 8S 8S 9S "
+                  "9S 2S 2W", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 5W\n"
+                "win b ! §3 win on stock ~ a discard never wins: 5W is a's "
+                "discard and b does not hold three 5W\n"
+                "declare c win ! §3 win on stock\n"
+                "win d 5W\n");
+        CHECK_STR(rec_str(m, "won"), "chiu");
+        CHECK_STR(rec_str(m, "from"), "a");
+        CHECK_STR(rec_str(m, "bonuses"), "chiu-u");
+        CHECK_INT(rec_int(m, "score"), 5);
+        CHECK_STR(rec_str(m, "exposed"), "");
+        CHECK_INT(rec_int(m, "chan"), 9);
+        CHECK_INT(total(m, "d"), 15);
+        arb_match_free(m);
+    }
+}
+
+/* ---- Thiên ù, the dead hand, the end -------------------------------- */
+
+static void
+test_heaven_and_dead(void)
+{
+    static const char *pairs = "2V 2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 2S 2S "
+                               "3S 3S 4S 4S 5S 5S | | | | 2V 8W . 2S";
+    arb_match_t *m;
+
+    m = open_spec("2V 2V 3S 3S 4W 4W 5V 5V 6S 6S 7W 7W 8V 8V 9S 9W 2S 2W "
+                  "3V 3W", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "win b ! §3 Thiên ù ~ only the dealer (a) can win before the "
+                "first discard\n"
+                "win a 2V ! move ~ Thiên ù has no winning card\n"
+                "win a\n");
+        CHECK_STR(rec_str(m, "won"), "heaven");
+        CHECK_STR(rec_str(m, "winning_card"), "");
+        CHECK_STR(rec_str(m, "bonuses"), "thien-u tom");
+        CHECK_STR(rec_str(m, "main"), "tom");
+        CHECK_INT(rec_int(m, "score"), 5);
+        CHECK_INT(rec_int(m, "stock_left"), 23);
+        arb_match_free(m);
+    }
+    /* all twenty in identical pairs: no legal discard.  Thiên ù... */
+    m = open_spec(pairs, NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 2V ! §3 no split\nwin a\n");
+        CHECK_STR(rec_str(m, "bonuses"), "thien-u bach-dinh thap-thanh");
+        CHECK_INT(rec_int(m, "score"), 22);
+        arb_match_free(m);
+    }
+    /* ... or a dead hand: it only draws, never captures or wins */
+    m = open_spec(pairs, NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "draw a 2V\n"
+                "take a 2V ! §3 dead hand ~ a is a dead hand\n"
+                "win a ! §3 dead hand\n"
+                "declare a take ! §3 dead hand\n"
+                "pass a\n"
+                "draw b 8W\npass b\ndraw c\npass c\ndraw d\npass d\n"
+                "take a 2S ! §3 dead hand\n"
+                "draw a\n");
+        CHECK(strstr(state(m), "\"hand\":20,\"exposed\":[],\"discards\":[],"
+                     "\"flipped\":[\"2V\",\"6W\"],\"dead\":true") != NULL);
+        arb_match_free(m);
+    }
+}
+
+/* ---- rulings and the digest ----------------------------------------- */
+
+static void
+test_rulings_and_digest(void)
+{
+    static const char *spec = "5V | 5V 6S 9W 2V 2V 3V 3V 4S 4S 7W 7W 8W 8W "
+                              "9V 9V 2S 2S 3S 3S";
+    arb_match_t *a, *b;
+    char         da[65], db[65];
+    uint64_t     by;
+
+    /* `pass` then `draw` and a bare `draw` reach the same state */
+    a = open_spec(spec, NULL);
+    b = open_spec(spec, NULL);
+    CHECK(a != NULL && b != NULL);
+    if (a == NULL || b == NULL)
+        return;
+    PLAY(a, "discard a 5V\ndraw b\n");
+    PLAY(b, "discard a 5V\npass b\ndraw b\n");
+    hex(da, a);
+    hex(db, b);
+    CHECK_STR(da, db);
+    arb_match_free(a);
+    arb_match_free(b);
+
+    /* an illegal move that stands by ruling is applied and flagged */
+    a = open_spec("2W | 2W 2S 2S 7V 7V 9W 9W 9W 3V 3V 4V 4V 5V 5V 6V 6V 8W "
+                  "3S 4W", NULL);
+    CHECK(a != NULL);
+    if (a == NULL)
+        return;
+    PLAY(a, "discard a 2W\ntake b 2W\n"
+            "stands discard b 2S\n"
+            "stands draw c ! ruling ~ the move is legal\n");
+    CHECK_INT(arb_match_ruling(a, 3, &by), ARB_RULED_STANDS);
+    CHECK(strstr(state(a), "\"discards\":[\"2S\"]") != NULL);
+    /* a move that cannot be carried out does not stand */
+    PLAY(a, "stands take c 9W ! §1 pairs\n");
+    arb_match_free(a);
+}
+
+/* ---- whole hands from transcripts ----------------------------------- */
+
+static arb_match_t *
+open_file(const char *path)
+{
+    FILE        *f = fopen(path, "rb");
+    char        *buf;
+    size_t       n;
+    arb_match_t *m;
+
+    if (f == NULL) {
+        fprintf(stderr, "cannot open %s\n", path);
+        return NULL;
+    }
+    buf = calloc(1, 1 << 16);
+    n = fread(buf, 1, (1 << 16) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    m = open_text(buf);
+    if (m == NULL)
+        fprintf(stderr, "%s: %s: %s\n", path, last_rule, last_msg);
+    free(buf);
+    return m;
+}
+
+static void
+test_transcripts(void)
+{
+    arb_match_t *m;
+    char         d[65];
+
+    /* The seed's example hand: Ù chì + one Tôm = 5, after a capture and
+     * an out-of-turn Chíu. */
+    m = open_file("tests/data/chan-u-chi-tom.txt");
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_STR(rec_str(m, "winner"), "binh");
+        CHECK_STR(rec_str(m, "won"), "self");
+        CHECK_STR(rec_str(m, "bonuses"), "u-chi tom");
+        CHECK_INT(rec_int(m, "score"), 5);
+        CHECK_STR(rec_str(m, "settlement"), "an -5 binh 15 chi -5 dung -5");
+        hex(d, m);
+        /* pinned: a change here changes every recorded digest */
+        CHECK_STR(d, "99bc9cc8e18767cdccf0acd34d783473"
+                  "2ace03da6f4e3986fc79d0d908f84523");
+        arb_match_free(m);
+    }
+    /* Every player passes until the stock is exhausted: a draw. */
+    m = open_file("tests/data/chan-draw.txt");
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_STR(rec_str(m, "result"), "draw");
+        CHECK_INT(rec_int(m, "score"), 0);
+        CHECK_STR(rec_str(m, "settlement"), "an 0 binh 0 chi 0 dung 0");
+        CHECK_INT(rec_int(m, "stock_left"), 0);
+        CHECK_INT(total(m, "an"), 0);
+        hex(d, m);
+        /* pinned: a change here changes every recorded digest */
+        CHECK_STR(d, "27eb7386132ed53131c9f5b69cd07899"
+                  "551d82eeb340ae0cb5f1a39e326df97d");
+        arb_match_free(m);
+    }
+    /* The dealer's dead hand pays like any loser. */
+    m = open_file("tests/data/chan-dead.txt");
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_STR(rec_str(m, "winner"), "chi");
+        CHECK_STR(rec_str(m, "from"), "binh");
+        CHECK_STR(rec_str(m, "bonuses"), "tom bach-dinh");
+        CHECK_INT(rec_int(m, "score"), 8);
+        CHECK_INT(total(m, "an"), -8);
+        hex(d, m);
+        /* pinned: a change here changes every recorded digest */
+        CHECK_STR(d, "72a3e6c9a800b50e8fd33155bee1782f"
+                  "40ae14ca84d39052f4e1bc8c9942264b");
+        arb_match_free(m);
+    }
+    /* Chíu ù out of turn on a discard after a Cạ capture. */
+    m = open_file("tests/data/chan-chiu-u.txt");
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_STR(rec_str(m, "winner"), "dung");
+        CHECK_STR(rec_str(m, "won"), "chiu");
+        CHECK_STR(rec_str(m, "bonuses"), "chiu-u");
+        hex(d, m);
+        /* pinned: a change here changes every recorded digest */
+        CHECK_STR(d, "a36ed0659d6723a37f64584090288ebd"
+                  "9f1814aad21a4bc55c0c55caf3f06bcd");
+        arb_match_free(m);
+    }
+}
+
+/* The stock runs out: `draw` is refused with the way out, `pass` ends the
+ * hand as a draw. */
+static void
+test_exhausted(void)
+{
+    FILE            *f = fopen("tests/data/chan-draw.txt", "rb");
+    char            *buf;
+    size_t           n, bad;
+    arb_transcript_t t;
+    arb_buf_t        why = ARB_BUF_INIT;
+    arb_match_t     *m = NULL;
+    arb_verdict_t    v;
+
+    CHECK(f != NULL);
+    if (f == NULL)
+        return;
+    buf = calloc(1, 1 << 16);
+    n = fread(buf, 1, (1 << 16) - 1, f);
+    fclose(f);
+    CHECK_INT(arb_transcript_parse(&t, buf, n, &why), 0);
+    /* everything but the last pass */
+    CHECK_INT(arb_replay(&m, &t.open, t.events, t.nevents,
+                         t.nevents - 1, &bad, &v), 0);
+    if (m != NULL) {
+        CHECK(!arb_match_finished(m));
+        CHECK(strstr(state(m), "\"stock_left\":0") != NULL);
+        PLAY(m, "draw an ! §4 end ~ the stock is empty: record 'pass an' and "
+                "the hand ends as a draw\n"
+                "pass an\n"
+                "draw binh ! §4 end ~ the hand is over\n");
+        CHECK(arb_match_finished(m));
+        CHECK(strstr(state(m), "\"result\":{\"draw\":true,\"score\":0}")
+              != NULL);
+    }
+    arb_match_free(m);
+    arb_transcript_clear(&t);
+    arb_buf_free(&why);
+    free(buf);
+}
+
+int
+main(void)
+{
+    test_setup();
+    test_seed_deal();
+    test_capture_basics();
+    test_declined_chan();
+    test_discarded_face();
+    test_ca_rules();
+    test_ca_discard();
+    test_priority();
+    test_chiu();
+    test_heaven_and_dead();
+    test_rulings_and_digest();
+    test_transcripts();
+    test_exhausted();
+    return TEST_END();
+}

@@ -1,0 +1,786 @@
+/*
+ * test_claim.c - claims: the strict JSON reader, the JSON and CSV claim
+ * files, the canonical form a claim event carries, claim events through
+ * the match layer (pending / confirmed / disputed, after close, the latest
+ * claim, rulings after a claim) and through transcripts (round trips).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/claim.h"
+#include "core/err.h"
+#include "core/json.h"
+#include "core/jsonin.h"
+#include "core/match.h"
+#include "core/replay.h"
+#include "core/transcript.h"
+#include "tests/test.h"
+
+static arb_buf_t why = ARB_BUF_INIT;
+
+/* ---- the JSON reader -------------------------------------------------- */
+
+static int
+jparse(const char *text)
+{
+    arb_jv_t *v = NULL;
+    int       rc;
+
+    arb_buf_free(&why);
+    rc = arb_jv_parse(&v, text, strlen(text), &why);
+    arb_jv_free(v);
+    return rc;
+}
+
+#define JREJECT(text, msg) do {                                         \
+        CHECK_INT(jparse(text), ARB_EINVAL);                            \
+        CHECK_STR(arb_buf_cstr(&why), msg);                             \
+    } while (0)
+
+static void
+test_jsonin(void)
+{
+    arb_jv_t       *v = NULL;
+    const arb_jv_t *o;
+    const char     *doc = "\xef\xbb\xbf {\"a\": [1, -2, \"x\\u00e9\\ud83c"
+                          "\\udca1\\n\"],\n \"b\": {\"c\": true, \"d\": null,"
+                          " \"e\": false}, \"f\": -9223372036854775808}\n";
+
+    CHECK_INT(arb_jv_parse(&v, doc, strlen(doc), &why), 0);
+    if (v == NULL)
+        return;
+    CHECK_INT(v->type, ARB_JV_OBJECT);
+    CHECK_INT(v->n, 3);
+    CHECK_STR(v->keys[1], "b");
+    o = arb_jv_get(v, "a");
+    CHECK(o != NULL && o->type == ARB_JV_ARRAY && o->n == 3);
+    if (o != NULL && o->n == 3) {
+        CHECK_INT(o->items[1].num, -2);
+        CHECK_STR(o->items[2].str, "x\xc3\xa9\xf0\x9f\x82\xa1\n");
+        CHECK_INT(o->items[2].line, 1);
+        CHECK_INT(o->items[2].col, 16);
+    }
+    o = arb_jv_get(v, "b");
+    CHECK(o != NULL && o->line == 2 && o->col == 7);
+    CHECK(arb_jv_get(o, "c") != NULL && arb_jv_get(o, "c")->num == 1);
+    CHECK(arb_jv_get(o, "d") != NULL
+          && arb_jv_get(o, "d")->type == ARB_JV_NULL);
+    CHECK(arb_jv_get(v, "f") != NULL
+          && arb_jv_get(v, "f")->num == INT64_MIN);
+    CHECK(arb_jv_get(v, "zz") == NULL);
+    CHECK(arb_jv_get(NULL, "a") == NULL);
+    arb_jv_free(v);
+    arb_jv_free(NULL);
+
+    CHECK_INT(jparse("[]"), 0);
+    CHECK_INT(jparse("{}"), 0);
+    CHECK_INT(jparse("\"\""), 0);
+    CHECK_INT(jparse("0"), 0);
+    CHECK_INT(jparse("9223372036854775807"), 0);
+    JREJECT("", "line 1, column 1: expected a value, found end of input");
+    JREJECT("[1,]", "line 1, column 4: trailing comma in an array");
+    JREJECT("{\"a\":1,}", "line 1, column 8: trailing comma in an object");
+    JREJECT("{\"a\":1,\n \"a\":2}",
+            "line 2, column 2: key \"a\" given twice in one object");
+    JREJECT("[1.5]", "line 1, column 2: not an integer: results are whole "
+            "numbers (no fraction, no exponent)");
+    JREJECT("[1e3]", "line 1, column 2: not an integer: results are whole "
+            "numbers (no fraction, no exponent)");
+    JREJECT("[012]", "line 1, column 2: leading zero in a number");
+    JREJECT("9223372036854775808",
+            "line 1, column 1: integer out of range (64-bit)");
+    JREJECT("[-]", "line 1, column 2: '-' without digits");
+    JREJECT("\"\\ud800\"", "line 1, column 2: lone UTF-16 surrogate in a "
+            "string");
+    JREJECT("\"\\udc00\"", "line 1, column 2: lone UTF-16 surrogate in a "
+            "string");
+    JREJECT("\"\\u0000\"", "line 1, column 2: NUL character in a string");
+    JREJECT("\"a\tb\"", "line 1, column 3: control character in a string "
+            "(write \\n, \\t or \\u00XX)");
+    JREJECT("\"\xc3\"", "line 1, column 2: invalid UTF-8 in a string");
+    JREJECT("\"\xed\xa0\x80\"", "line 1, column 2: invalid UTF-8 in a "
+            "string");
+    JREJECT("\"\\x\"", "line 1, column 2: unknown escape in a string");
+    JREJECT("\"abc", "line 1, column 1: unterminated string");
+    JREJECT("{'a':1}", "line 1, column 2: expected a \"key\", found '''");
+    JREJECT("[1 2]", "line 1, column 4: expected ',' or ']' in an array, "
+            "found '2'");
+    JREJECT("{\"a\" 1}", "line 1, column 6: expected ':' after a key, "
+            "found '1'");
+    JREJECT("// x\n1", "line 1, column 1: expected a value, found '/'");
+    JREJECT("truex", "line 1, column 1: expected a value, found 't'");
+    JREJECT("1 2", "line 1, column 3: text after the JSON value: '2'");
+    JREJECT("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+            "]", "line 1, column 33: nested deeper than 32 levels");
+}
+
+/* ---- claim files -------------------------------------------------------- */
+
+/* A match of `sotas` Sotas, Sota k taking 2-3-4 of suit k (a Single line,
+ * BC-003, 9 + 15 = 24), alice and bob alternating; Sota k is fixed at seq
+ * 3k and belongs to alice when k is odd. */
+static char *
+match_text(const char *id, int sotas, const char *tail)
+{
+    static const char suits[] = "SHDCUMWFLGYN";
+    arb_buf_t b = ARB_BUF_INIT;
+    int       k, j, seq = 0;
+
+    arb_buf_printf(&b, "game: yahchain\nmatch: %s\nplayers: alice bob\n"
+                   "mode: 3\n\n", id);
+    for (k = 0; k < sotas; k++)
+        for (j = 2; j <= 4; j++) {
+            seq++;
+            arb_buf_printf(&b, "%d. place %s %d%c\n", seq,
+                           seq % 2 ? "alice" : "bob", j, suits[k]);
+        }
+    arb_buf_puts(&b, tail ? tail : "");
+    arb_buf_cstr(&b);
+    return b.data;
+}
+
+static arb_match_t *
+replay_text(const char *text, char *msg, size_t msglen)
+{
+    arb_transcript_t t;
+    arb_buf_t        w = ARB_BUF_INIT;
+    arb_match_t     *m = NULL;
+    arb_verdict_t    v;
+    size_t           bad;
+    int              rc;
+
+    msg[0] = '\0';
+    rc = arb_transcript_parse(&t, text, strlen(text), &w);
+    if (rc != 0) {
+        snprintf(msg, msglen, "%s", arb_buf_cstr(&w));
+        arb_buf_free(&w);
+        return NULL;
+    }
+    rc = arb_replay(&m, &t.open, t.events, t.nevents, UINT64_MAX, &bad, &v);
+    if (rc != 0) {
+        snprintf(msg, msglen, "%s", v.msg);
+        arb_match_free(m);
+        m = NULL;
+    }
+    arb_transcript_clear(&t);
+    arb_buf_free(&w);
+    return m;
+}
+
+/* The report `arbiter replay --json` prints for m. */
+static char *
+report(const arb_match_t *m)
+{
+    arb_buf_t b = ARB_BUF_INIT;
+
+    arb_report_json(&b, m);
+    arb_buf_cstr(&b);
+    return b.data;
+}
+
+static char *
+claim_canon(const char *text, const arb_results_t *schema, int *rc)
+{
+    arb_claim_t c;
+    arb_buf_t   b = ARB_BUF_INIT;
+
+    arb_buf_free(&why);
+    *rc = arb_claim_parse(&c, text, strlen(text), schema, &why);
+    if (*rc != 0)
+        return NULL;
+    arb_claim_format(&b, &c);
+    arb_claim_clear(&c);
+    arb_buf_cstr(&b);
+    return b.data;
+}
+
+#define CREJECT(text, schema, msg) do {                                 \
+        int   rc_;                                                      \
+        char *s_ = claim_canon(text, schema, &rc_);                     \
+        CHECK_INT(rc_, ARB_EINVAL);                                     \
+        CHECK_STR(arb_buf_cstr(&why), msg);                             \
+        free(s_);                                                       \
+    } while (0)
+
+static void
+test_claim_json(void)
+{
+    arb_match_t *m;
+    char         msg[256], *text, *rep, *canon;
+    int          rc;
+
+    text = match_text("J1", 2, NULL);
+    m = replay_text(text, msg, sizeof(msg));
+    free(text);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    /* A report is a claim: its verdict fields and state are dropped. */
+    rep = report(m);
+    canon = claim_canon(rep, NULL, &rc);
+    CHECK_INT(rc, 0);
+    CHECK_STR(canon, "{\"records\":[{\"match_id\":\"J1\",\"edition\":"
+              "\"YAHchain-3e-ch34\",\"mode\":\"YCWS-144/3\",\"sota\":1,"
+              "\"owner\":\"alice\",\"cards\":3,\"sequence\":[\"2♠\",\"3♠\","
+              "\"4♠\"],\"code\":\"BC-003\",\"face_sum\":9,\"bonus\":15,"
+              "\"game_points\":24},{\"match_id\":\"J1\",\"edition\":"
+              "\"YAHchain-3e-ch34\",\"mode\":\"YCWS-144/3\",\"sota\":2,"
+              "\"owner\":\"bob\",\"cards\":3,\"sequence\":[\"2♥\",\"3♥\","
+              "\"4♥\"],\"code\":\"BC-003\",\"face_sum\":9,\"bonus\":15,"
+              "\"game_points\":24}],\"totals\":{\"alice\":24,\"bob\":24}}");
+    /* The canonical form is a fixed point. */
+    if (canon != NULL) {
+        char *again = claim_canon(canon, NULL, &rc);
+        CHECK_STR(again, canon);
+        free(again);
+    }
+    free(canon);
+    free(rep);
+    arb_match_free(m);
+
+    canon = claim_canon("  {\"totals\" : {}, \"records\" : [ ] }\n", NULL,
+                        &rc);
+    CHECK_STR(canon, "{\"records\":[],\"totals\":{}}");
+    free(canon);
+
+    CREJECT("[]", NULL, "line 1, column 1: a claim is an object "
+            "{\"records\": [...], \"totals\": {...}}, not array");
+    CREJECT("{\"records\":[]}", NULL, "line 1, column 1: a claim needs "
+            "\"totals\"");
+    CREJECT("{\"records\":[],\"totals\":{},\"total\":3}", NULL,
+            "line 1, column 35: unknown key \"total\": a claim has "
+            "\"records\" and \"totals\"");
+    CREJECT("{\"records\":{},\"totals\":{}}", NULL,
+            "line 1, column 12: records: expected an array, got object");
+    CREJECT("{\"records\":[3],\"totals\":{}}", NULL,
+            "line 1, column 13: records[0]: expected an object (one "
+            "record), got integer");
+    CREJECT("{\"records\":[{\"sota\":1,\n\"bonus\":true}],\"totals\":{}}",
+            NULL, "line 2, column 9: records[0].bonus: expected an "
+            "integer, a string or a list of strings, got true/false");
+    CREJECT("{\"records\":[{\"sequence\":[\"2♠\",3]}],\"totals\":{}}", NULL,
+            "line 1, column 31: records[0].sequence[1]: expected a string, "
+            "got integer");
+    CREJECT("{\"records\":[{\"\":1}],\"totals\":{}}", NULL,
+            "line 1, column 17: records[0]: a field name is empty");
+    CREJECT("{\"records\":[],\"totals\":{\"alice\":\"24\"}}", NULL,
+            "line 1, column 33: totals.alice: expected an integer, got "
+            "string");
+    CREJECT("{\"records\":[],\"totals\":[]}", NULL,
+            "line 1, column 24: totals: expected an object "
+            "{\"player\": points, ...}, got array");
+    CREJECT("{\"records\":[],\"totals\":{\"\":1}}", NULL,
+            "line 1, column 28: totals: a player name is empty");
+    CREJECT("{\"records\":[1.5],\"totals\":{}}", NULL,
+            "line 1, column 13: not an integer: results are whole numbers "
+            "(no fraction, no exponent)");
+}
+
+static void
+test_claim_csv(void)
+{
+    arb_match_t  *m;
+    arb_results_t r;
+    char          msg[256], *text, *canon, *want;
+    int           rc;
+
+    text = match_text("C1", 2, NULL);
+    m = replay_text(text, msg, sizeof(msg));
+    free(text);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(arb_match_results(m, &r), 0);
+    want = claim_canon("{\"records\":[{\"match_id\":\"C1\",\"edition\":"
+                       "\"YAHchain-3e-ch34\",\"mode\":\"YCWS-144/3\","
+                       "\"sota\":1,\"owner\":\"alice\",\"cards\":3,"
+                       "\"sequence\":[\"2♠\",\"3♠\",\"4♠\"],\"code\":"
+                       "\"BC-003\",\"face_sum\":9,\"bonus\":15,"
+                       "\"game_points\":24},{\"match_id\":\"C1\","
+                       "\"edition\":\"YAHchain-3e-ch34\",\"mode\":"
+                       "\"YCWS-144/3\",\"sota\":2,\"owner\":\"bob\","
+                       "\"cards\":3,\"sequence\":[\"2♥\",\"3♥\",\"4♥\"],"
+                       "\"code\":\"BC-003\",\"face_sum\":9,\"bonus\":15,"
+                       "\"game_points\":24}],\"totals\":{\"alice\":24,"
+                       "\"bob\":24}}", NULL, &rc);
+    /* Typed by the schema; status ignored; a spreadsheet's padding. */
+    canon = claim_canon(
+        "match_id,edition,mode,sota,owner,cards,sequence,code,face_sum,"
+        "bonus,game_points,status\r\n"
+        "C1,YAHchain-3e-ch34,YCWS-144/3,1,alice,3,2♠ 3♠ 4♠,BC-003,9,15,24,"
+        "pending\r\n"
+        "C1,YAHchain-3e-ch34,YCWS-144/3,2,bob,3,\"2♥,3♥,4♥\",BC-003,9,15,"
+        "24,\r\n"
+        ",,,,,,,,,,,\r\n"
+        "player,total,,,,,,,,,,\r\n"
+        "alice,24,,,,,,,,,,\r\n"
+        "bob,24,,,,,,,,,,\r\n", &r, &rc);
+    CHECK_INT(rc, 0);
+    CHECK_STR(canon, want);
+    free(canon);
+    /* ';' separators (a decimal-comma locale), a BOM, arrows, quotes. */
+    canon = claim_canon(
+        "\xef\xbb\xbfmatch_id;edition;mode;sota;owner;cards;sequence;code;"
+        "face_sum;bonus;game_points\n"
+        "C1;YAHchain-3e-ch34;YCWS-144/3;1;alice;3;2♠→3♠→4♠;BC-003;9;15;24\n"
+        "\"C1\";YAHchain-3e-ch34;YCWS-144/3;2;bob;3;2♥ 3♥ 4♥;BC-003;9;15;24\n"
+        "\n"
+        "player;total\n"
+        "alice;24\n"
+        "bob;24", &r, &rc);
+    CHECK_INT(rc, 0);
+    CHECK_STR(canon, want);
+    free(canon);
+    free(want);
+    /* A cell that is not what its column holds stays text (and will
+     * differ); a column the schema does not know is text. */
+    canon = claim_canon("sota,bonus,note\n1,fifteen,\"say \"\"hi\"\"\"\n\n"
+                        "player,total\nalice,0\n", &r, &rc);
+    CHECK_STR(canon, "{\"records\":[{\"sota\":1,\"bonus\":\"fifteen\","
+              "\"note\":\"say \\\"hi\\\"\"}],\"totals\":{\"alice\":0}}");
+    free(canon);
+    /* No schema: every cell is text. */
+    canon = claim_canon("sota\n1\n\nplayer,total\n", NULL, &rc);
+    CHECK_STR(canon, "{\"records\":[{\"sota\":\"1\"}],\"totals\":{}}");
+    free(canon);
+
+    CREJECT("sota,bonus\n1,15\n", &r, "line 3: no totals section: after "
+            "the records, a blank row, then 'player,total' and one row per "
+            "player");
+    CREJECT("sota,bonus\n1,15,7\n\nplayer,total\n", &r,
+            "line 2: 3 cells, but the header (line 1) names 2 columns");
+    CREJECT("sota,bonus\n1\n\nplayer,total\n", &r,
+            "line 2: 1 cells, but the header (line 1) names 2 columns");
+    CREJECT("sota,sota\n1,1\n\nplayer,total\n", &r,
+            "line 1: column 'sota' given twice");
+    CREJECT("sota,,bonus\n1,2,3\n\nplayer,total\n", &r,
+            "line 1: column 2 of the header has no name");
+    CREJECT("sota\n1\n\nplayer,total\nalice,x\n", &r,
+            "line 5: a totals row is 'player,total' with an integer total");
+    CREJECT("sota\n1\n\nplayer,total\nalice,1\nalice,2\n", &r,
+            "line 6: totals: alice given twice");
+    CREJECT("player,total\nalice,1\n\nsota\n1\n", &r,
+            "line 4: a totals row is 'player,total' with an integer total");
+    CREJECT("player,total\n\nplayer,total\n", &r,
+            "line 3: a second totals section");
+    CREJECT("sota\n\"1\n\nplayer,total\n", &r,
+            "line 2: unterminated quoted cell");
+    CREJECT("sota\n\"1\"x\n\nplayer,total\n", &r,
+            "line 2: text after a closing quote");
+    arb_results_clear(&r);
+    arb_match_free(m);
+}
+
+/* ---- the canonical form in events --------------------------------------- */
+
+static void
+test_claim_event(void)
+{
+    arb_claim_t c, back;
+    arb_event_t ev;
+    arb_buf_t   b = ARB_BUF_INIT, b2 = ARB_BUF_INIT;
+    const char *doc = "{\"records\":[{\"sota\":1,\"seq\":[\"a\",\"b\"],"
+                      "\"status\":\"confirmed\"},{\"sota\":2}],"
+                      "\"totals\":{\"ann\":6,\"bo\\\"b\":-1}}";
+
+    memset(&ev, 0, sizeof(ev));
+    CHECK_INT(arb_claim_parse_json(&c, doc, strlen(doc), &why), 0);
+    ev.kind = ARB_EV_CLAIM;
+    CHECK_INT(arb_claim_to_event(&ev, &c), 0);
+    CHECK_INT(ev.nargs, 2);
+    if (ev.nargs == 2) {
+        CHECK_STR(ev.args[0], "{\"sota\":1,\"seq\":[\"a\",\"b\"]}");
+        CHECK_STR(ev.args[1], "{\"sota\":2}");
+    }
+    CHECK_STR(ev.text, "{\"totals\":{\"ann\":6,\"bo\\\"b\":-1}}");
+    CHECK_INT(arb_claim_from_event(&back, &ev, &why), 0);
+    arb_claim_format(&b, &c);
+    arb_claim_format(&b2, &back);
+    CHECK_STR(arb_buf_cstr(&b2), arb_buf_cstr(&b));
+    arb_claim_clear(&back);
+
+    /* Another spelling is refused, and canonicalised on request. */
+    free(ev.args[1]);
+    ev.args[1] = strdup("{ \"sota\" : 2 }");
+    CHECK_INT(arb_claim_from_event(&back, &ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "claim record 2 is not in canonical form "
+              "(compact JSON, no status): {\"sota\":2}");
+    free(ev.text);
+    ev.text = strdup("{\"totals\": {\"ann\":6, \"bo\\\"b\":-1}}");
+    CHECK_INT(arb_claim_event_canon(&ev, &why), 0);
+    CHECK_STR(ev.args[1], "{\"sota\":2}");
+    CHECK_STR(ev.text, "{\"totals\":{\"ann\":6,\"bo\\\"b\":-1}}");
+    CHECK_INT(arb_claim_from_event(&back, &ev, &why), 0);
+    arb_claim_clear(&back);
+
+    free(ev.text);
+    ev.text = strdup("{\"totals\":{},\"x\":1}");
+    CHECK_INT(arb_claim_from_event(&back, &ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "claim totals: the text is "
+              "{\"totals\":{\"player\":points,...}} and nothing else");
+    free(ev.text);
+    ev.text = strdup("{\"totals\":{\"ann\":1}}");
+    free(ev.args[0]);
+    ev.args[0] = strdup("[1]");
+    CHECK_INT(arb_claim_from_event(&back, &ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "claim record 1: expected an object (one "
+              "record), got array");
+    free(ev.args[0]);
+    ev.args[0] = strdup("{\"a\":");
+    CHECK_INT(arb_claim_from_event(&back, &ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "claim record 1: line 1, column 6: "
+              "expected a value, found end of input");
+    free(ev.text);
+    ev.text = NULL;
+    CHECK_INT(arb_claim_from_event(&back, &ev, &why), ARB_EINVAL);
+    arb_claim_clear(NULL);
+
+    arb_event_clear(&ev);
+    arb_claim_clear(&c);
+    arb_buf_free(&b);
+    arb_buf_free(&b2);
+}
+
+/* ---- claims through the match layer ------------------------------------- */
+
+/* The canonical claim of m's own results, edited: `from` -> `to`. */
+static char *
+edited_claim(const arb_match_t *m, const char *from, const char *to)
+{
+    char  *rep = report(m), *canon, *p;
+    int    rc;
+    size_t n;
+
+    canon = claim_canon(rep, NULL, &rc);
+    free(rep);
+    if (canon == NULL || from == NULL)
+        return canon;
+    p = strstr(canon, from);
+    if (p == NULL)
+        return canon;
+    n = strlen(canon) - strlen(from) + strlen(to) + 1;
+    rep = malloc(n);
+    snprintf(rep, n, "%.*s%s%s", (int)(p - canon), canon, to,
+             p + strlen(from));
+    free(canon);
+    return rep;
+}
+
+static int
+apply_claim(arb_match_t *m, const char *by, const char *doc, char *msg,
+            size_t msglen)
+{
+    arb_claim_t   c;
+    arb_event_t   ev;
+    arb_verdict_t v;
+    int           rc;
+
+    memset(&ev, 0, sizeof(ev));
+    rc = arb_claim_parse_json(&c, doc, strlen(doc), &why);
+    if (rc != 0)
+        return rc;
+    ev.kind = ARB_EV_CLAIM;
+    ev.player = by ? strdup(by) : NULL;
+    arb_claim_to_event(&ev, &c);
+    arb_claim_clear(&c);
+    rc = arb_match_apply(m, &ev, &v);
+    snprintf(msg, msglen, "%s", rc ? v.msg : "");
+    arb_event_clear(&ev);
+    return rc;
+}
+
+/* "status[/disputed_fields]" of every record, joined by blanks. */
+static char *
+statuses(const arb_match_t *m)
+{
+    static char        out[512];
+    arb_results_t      r;
+    const arb_field_t *f;
+    size_t             i, j, o = 0;
+
+    out[0] = '\0';
+    if (arb_match_results(m, &r) != 0)
+        return out;
+    for (i = 0; i < r.nrecords && o < sizeof(out) - 64; i++) {
+        f = arb_record_get(&r.records[i], "status");
+        o += (size_t)snprintf(out + o, sizeof(out) - o, "%s%s", i ? " " : "",
+                              f ? f->str : "?");
+        f = arb_record_get(&r.records[i], "disputed_fields");
+        for (j = 0; f != NULL && j < f->nlist; j++)
+            o += (size_t)snprintf(out + o, sizeof(out) - o, "%c%s",
+                                  j ? ',' : '/', f->list[j]);
+    }
+    arb_results_clear(&r);
+    return out;
+}
+
+static void
+move_to(arb_match_t *m, const char *player, const char *card)
+{
+    arb_event_t   ev;
+    arb_verdict_t v;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_MOVE;
+    ev.verb = strdup("place");
+    ev.player = strdup(player);
+    arb_event_add_arg(&ev, card);
+    CHECK_INT(arb_match_apply(m, &ev, &v), 0);
+    arb_event_clear(&ev);
+}
+
+static void
+test_match_claims(void)
+{
+    arb_match_t  *m;
+    arb_event_t   ev;
+    arb_verdict_t v;
+    unsigned char d0[32], d1[32], d2[32];
+    char          msg[400], *text, *good, *bad;
+
+    text = match_text("M1", 3, NULL);
+    m = replay_text(text, msg, sizeof(msg));
+    free(text);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_STR(statuses(m), "pending pending pending");
+    CHECK_INT(arb_match_claim_seq(m), 0);
+    arb_match_digest(m, d0);
+
+    good = edited_claim(m, NULL, NULL);
+    bad = edited_claim(m, "\"sota\":2,\"owner\":\"bob\"",
+                       "\"sota\":2,\"owner\":\"alice\"");
+
+    /* A claim that agrees field for field confirms every record. */
+    CHECK_INT(apply_claim(m, "alice", good, msg, sizeof(msg)), 0);
+    CHECK_STR(statuses(m), "confirmed confirmed confirmed");
+    CHECK_INT(arb_match_claim_seq(m), 10);
+    arb_match_digest(m, d1);
+    CHECK(memcmp(d0, d1, 32) != 0);
+
+    /* The latest claim decides. */
+    CHECK_INT(apply_claim(m, "bob", bad, msg, sizeof(msg)), 0);
+    CHECK_STR(statuses(m), "confirmed disputed/owner confirmed");
+
+    /* A record fixed after the claim stays pending. */
+    move_to(m, "bob", "2C");
+    move_to(m, "alice", "3C");
+    move_to(m, "bob", "4C");
+    CHECK_STR(statuses(m), "confirmed disputed/owner confirmed pending");
+
+    /* Close; then only a claim may follow. */
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_CLOSE;
+    CHECK_INT(arb_match_apply(m, &ev, &v), 0);
+    ev.kind = ARB_EV_NOTE;
+    ev.text = strdup("late");
+    CHECK_INT(arb_match_apply(m, &ev, &v), ARB_EOVER);
+    CHECK_STR(v.msg, "the match is closed: nothing may follow");
+    arb_event_clear(&ev);
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_MOVE;
+    ev.verb = strdup("place");
+    ev.player = strdup("bob");
+    arb_event_add_arg(&ev, "5D");
+    CHECK_INT(arb_match_apply(m, &ev, &v), ARB_EOVER);
+    arb_event_clear(&ev);
+
+    /* The claim of the old three records now lacks the fourth. */
+    CHECK_INT(apply_claim(m, NULL, good, msg, sizeof(msg)), 0);
+    CHECK_STR(statuses(m), "confirmed confirmed confirmed disputed/*");
+    CHECK(arb_match_closed(m));
+    free(good);
+    good = edited_claim(m, NULL, NULL);
+    CHECK_INT(apply_claim(m, "alice", good, msg, sizeof(msg)), 0);
+    CHECK_STR(statuses(m), "confirmed confirmed confirmed confirmed");
+    arb_match_digest(m, d2);
+
+    /* A claim is judged: a bad one is refused and changes nothing. */
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_CLAIM;
+    arb_event_add_arg(&ev, "{ \"sota\": 1 }");
+    ev.text = strdup("{\"totals\":{}}");
+    CHECK_INT(arb_match_apply(m, &ev, &v), ARB_EINVAL);
+    CHECK_STR(v.rule, "claim");
+    CHECK_STR(v.msg, "claim record 1 is not in canonical form (compact "
+              "JSON, no status): {\"sota\":1}");
+    free(ev.text);
+    ev.text = strdup("{\"totals\":{}}");
+    ev.player = strdup("not a name");
+    CHECK_INT(arb_match_apply(m, &ev, &v), ARB_EINVAL);
+    CHECK_STR(v.msg, "'not a name' is not a name (1..64 of A-Z a-z 0-9 _ . "
+              "@ + -)");
+    arb_event_clear(&ev);
+    arb_match_digest(m, d1);
+    CHECK(memcmp(d1, d2, 32) == 0);
+    CHECK_STR(statuses(m), "confirmed confirmed confirmed confirmed");
+    free(good);
+    free(bad);
+    arb_match_free(m);
+}
+
+/* Rulings after a claim: the verdict follows the record as ruled. */
+static void
+test_claim_and_rulings(void)
+{
+    arb_match_t  *m;
+    arb_event_t   ev;
+    arb_verdict_t v;
+    char          msg[400], *text, *claim;
+
+    text = match_text("R1", 2, NULL);
+    m = replay_text(text, msg, sizeof(msg));
+    free(text);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    /* The claim says Sota 2 ended with 4♦ (a Ladder); the arbiter finds
+     * the scoresheet wrong and amends move 6 to 4♦. */
+    claim = edited_claim(m, "\"4♥\"],\"code\":\"BC-003\",\"face_sum\":9,"
+                         "\"bonus\":15,\"game_points\":24",
+                         "\"4♦\"],\"code\":\"BC-001\",\"face_sum\":9,"
+                         "\"bonus\":6,\"game_points\":15");
+    CHECK_INT(apply_claim(m, "bob", claim, msg, sizeof(msg)), 0);
+    CHECK_STR(statuses(m), "confirmed disputed/sequence,code,bonus,"
+              "game_points");
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_AMEND;
+    ev.target = 6;
+    ev.verb = strdup("place");
+    ev.player = strdup("bob");
+    arb_event_add_arg(&ev, "4D");
+    ev.text = strdup("the card was 4♦");
+    CHECK_INT(arb_match_apply(m, &ev, &v), 0);
+    arb_event_clear(&ev);
+    /* The claim's totals (bob 24) now differ from bob's 15, but only
+     * records carry a status: arbiter diff reports the totals. */
+    CHECK_STR(statuses(m), "confirmed confirmed");
+    /* A claim is not a move: it cannot be voided. */
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_VOID;
+    ev.target = 7;
+    ev.text = strdup("withdrawn");
+    CHECK_INT(arb_match_apply(m, &ev, &v), ARB_EINVAL);
+    CHECK_STR(v.msg, "seq 7 is a claim, not a move: only moves can be "
+              "voided or amended");
+    arb_event_clear(&ev);
+    free(claim);
+    arb_match_free(m);
+}
+
+/* ---- claims in transcripts ---------------------------------------------- */
+
+static void
+test_transcript_claims(void)
+{
+    arb_transcript_t t, t2;
+    arb_buf_t        out = ARB_BUF_INIT, out2 = ARB_BUF_INIT;
+    arb_match_t     *m;
+    char             msg[400], *text;
+
+    /* A claim line keeps its JSON verbatim: '#', '--', quotes. */
+    text = match_text("T1", 2, "7. close -- time\n"
+                      "8. claim alice -- { \"records\": [ {\"sota\": 1, "
+                      "\"note\": \"# not -- a \\\"comment\\\"\"} ], "
+                      "\"totals\": {\"alice\": 24} }\n"
+                      "claim -- {\"records\":[],\"totals\":{}}\n");
+    CHECK_INT(arb_transcript_parse(&t, text, strlen(text), &why), 0);
+    free(text);
+    CHECK_INT(t.nevents, 9);
+    if (t.nevents == 9) {
+        CHECK_INT(t.events[7].kind, ARB_EV_CLAIM);
+        CHECK_STR(t.events[7].player, "alice");
+        CHECK_INT(t.events[7].nargs, 1);
+        CHECK_STR(t.events[7].args[0], "{\"sota\":1,\"note\":\"# not -- a "
+                  "\\\"comment\\\"\"}");
+        CHECK_STR(t.events[7].text, "{\"totals\":{\"alice\":24}}");
+        CHECK(t.events[8].player == NULL);
+        CHECK_INT(t.events[8].nargs, 0);
+    }
+    CHECK_INT(arb_transcript_format(&out, &t.open, t.events, t.nevents), 0);
+    CHECK(strstr(arb_buf_cstr(&out), "\n8. claim alice -- {\"records\":"
+                 "[{\"sota\":1,\"note\":\"# not -- a \\\"comment\\\"\"}],"
+                 "\"totals\":{\"alice\":24}}\n9. claim -- {\"records\":[],"
+                 "\"totals\":{}}\n") != NULL);
+    /* Written, read, written: the same bytes. */
+    CHECK_INT(arb_transcript_parse(&t2, out.data, out.len, &why), 0);
+    CHECK_INT(arb_transcript_format(&out2, &t2.open, t2.events, t2.nevents),
+              0);
+    CHECK_STR(arb_buf_cstr(&out2), arb_buf_cstr(&out));
+    arb_transcript_clear(&t2);
+    m = replay_text(arb_buf_cstr(&out), msg, sizeof(msg));
+    CHECK(m != NULL);
+    if (m != NULL)
+        CHECK_STR(statuses(m), "disputed/* disputed/*");
+    arb_match_free(m);
+    arb_transcript_clear(&t);
+
+    /* A claim line longer than any other line may be. */
+    {
+        arb_buf_t big = ARB_BUF_INIT;
+        int       i;
+        text = match_text("T2", 0, NULL);
+        arb_buf_puts(&big, text);
+        free(text);
+        arb_buf_puts(&big, "claim -- {\"records\":[");
+        for (i = 0; i < 32; i++)
+            arb_buf_printf(&big, "%s{\"sota\":%d,\"text\":\"%0200d\"}",
+                           i ? "," : "", i, 0);
+        arb_buf_puts(&big, "],\"totals\":{}}\n");
+        CHECK(big.len > 4096);
+        CHECK_INT(arb_transcript_parse(&t, big.data, big.len, &why), 0);
+        CHECK_INT(t.nevents, 1);
+        if (t.nevents == 1)
+            CHECK_INT(t.events[0].nargs, 32);
+        arb_transcript_clear(&t);
+        arb_buf_free(&big);
+    }
+
+    /* Errors name the line. */
+    arb_buf_free(&why);
+    text = match_text("T3", 0, "claim alice\n");
+    CHECK_INT(arb_transcript_parse(&t, text, strlen(text), &why),
+              ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "line 6: a claim is 'claim [<who>] -- "
+              "<claim JSON on one line>'");
+    free(text);
+    arb_buf_free(&why);
+    text = match_text("T3", 0, "claim alice bob -- {}\n");
+    CHECK_INT(arb_transcript_parse(&t, text, strlen(text), &why),
+              ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "line 6: a claim is 'claim [<who>] -- "
+              "<claim JSON on one line>'");
+    free(text);
+    arb_buf_free(&why);
+    text = match_text("T3", 0, "1. claim al/ice -- {}\n");
+    CHECK_INT(arb_transcript_parse(&t, text, strlen(text), &why),
+              ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "line 6: 'al/ice' is not a name (1..64 "
+              "of A-Z a-z 0-9 _ . @ + -)");
+    free(text);
+    arb_buf_free(&why);
+    text = match_text("T3", 0, "claim -- {\"records\":[],\"totals\":{},}\n");
+    CHECK_INT(arb_transcript_parse(&t, text, strlen(text), &why),
+              ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "line 6: claim: line 1, column 27: "
+              "trailing comma in an object");
+    free(text);
+    arb_buf_free(&out);
+    arb_buf_free(&out2);
+}
+
+int
+main(void)
+{
+    test_jsonin();
+    test_claim_json();
+    test_claim_csv();
+    test_claim_event();
+    test_match_claims();
+    test_claim_and_rulings();
+    test_transcript_claims();
+    arb_buf_free(&why);
+    return TEST_END();
+}

@@ -1,0 +1,580 @@
+/*
+ * test_diff.c - a claim against the record, with every output line pinned:
+ * a matching claim and doctored ones (wrong bonus, wrong owner, cards of a
+ * sequence out of order, a Blockchain missing, one extra, a wrong total,
+ * absent and unknown fields, a value of the wrong type), the pairing rule
+ * (an alignment on the Sota; by position for a game without a key), the
+ * verdicts the match layer derives; and two scorekeepers' records of one
+ * match that part at move 9.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/claim.h"
+#include "core/diff.h"
+#include "core/diff_log.h"
+#include "core/err.h"
+#include "core/replay.h"
+#include "core/transcript.h"
+#include "tests/test.h"
+
+static arb_buf_t why = ARB_BUF_INIT;
+
+/* Twelve Sotas in mode 3, Sota k taking 2-3-4 of suit k (BC-003: 9 + 15 =
+ * 24 each), alice and bob alternating: Sota k is fixed at seq 3k, odd
+ * Sotas are alice's; each ends with 144. */
+static char *
+match_text(void)
+{
+    static const char suits[] = "SHDCUMWFLGYN";
+    arb_buf_t b = ARB_BUF_INIT;
+    int       k, j, seq = 0;
+
+    arb_buf_puts(&b, "game: yahchain\nmatch: D1\nplayers: alice bob\n"
+                 "mode: 3\n\n");
+    for (k = 0; k < 12; k++)
+        for (j = 2; j <= 4; j++) {
+            seq++;
+            arb_buf_printf(&b, "%d. place %s %d%c\n", seq,
+                           seq % 2 ? "alice" : "bob", j, suits[k]);
+        }
+    arb_buf_cstr(&b);
+    return b.data;
+}
+
+static arb_match_t *
+replay_text(const char *text, uint64_t at)
+{
+    arb_transcript_t t;
+    arb_match_t     *m = NULL;
+    arb_verdict_t    v;
+    size_t           bad;
+
+    arb_buf_free(&why);
+    if (arb_transcript_parse(&t, text, strlen(text), &why) != 0)
+        return NULL;
+    if (arb_replay(&m, &t.open, t.events, t.nevents, at, &bad, &v) != 0) {
+        arb_match_free(m);
+        m = NULL;
+    }
+    arb_transcript_clear(&t);
+    return m;
+}
+
+static arb_match_t   *the_match;
+static arb_results_t  recorded;
+static char          *base;         /* the canonical claim of the record */
+
+/* base with `from` replaced by `to` (the first occurrence; all of them
+ * with all set). */
+static char *
+doctor(const char *from, const char *to)
+{
+    arb_buf_t   b = ARB_BUF_INIT;
+    const char *p = base, *q;
+
+    while (from != NULL && (q = strstr(p, from)) != NULL) {
+        arb_buf_add(&b, p, (size_t)(q - p));
+        arb_buf_puts(&b, to);
+        p = q + strlen(from);
+        break;
+    }
+    arb_buf_puts(&b, p);
+    arb_buf_cstr(&b);
+    return b.data;
+}
+
+/* Runs the diff of a claim text against the record: its text output. */
+static const char *
+run(const char *game, const char *claim_text, int json)
+{
+    static arb_buf_t out = ARB_BUF_INIT;
+    arb_claim_t      c;
+    arb_diff_t       d;
+
+    arb_buf_free(&out);
+    arb_buf_free(&why);
+    if (claim_text == NULL)
+        return "";
+    if (arb_claim_parse(&c, claim_text, strlen(claim_text), &recorded,
+                        &why) != 0)
+        return arb_buf_cstr(&why);
+    if (arb_diff_run(&d, game, &recorded, &c.res) == 0) {
+        if (json)
+            arb_diff_json(&out, &d);
+        else
+            arb_diff_text(&out, &d);
+        arb_diff_clear(&d);
+    }
+    arb_claim_clear(&c);
+    return arb_buf_cstr(&out);
+}
+
+#define DIFF(claim, want) do {                                          \
+        char *c_ = (claim);                                             \
+        CHECK_STR(run("yahchain", c_, 0), (want));                      \
+        free(c_);                                                       \
+    } while (0)
+
+static int
+setup(void)
+{
+    arb_claim_t c;
+    arb_buf_t   rep = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    char       *text = match_text();
+
+    the_match = replay_text(text, UINT64_MAX);
+    free(text);
+    CHECK(the_match != NULL);
+    if (the_match == NULL)
+        return -1;
+    CHECK_INT(arb_match_results(the_match, &recorded), 0);
+    arb_report_json(&rep, the_match);
+    CHECK_INT(arb_claim_parse_json(&c, rep.data, rep.len, &why), 0);
+    arb_claim_format(&b, &c);
+    arb_claim_clear(&c);
+    arb_buf_free(&rep);
+    arb_buf_cstr(&b);
+    base = b.data;
+    return 0;
+}
+
+static void
+test_claims(void)
+{
+    DIFF(doctor(NULL, NULL), "identical: 12 records, 2 totals\n");
+
+    /* Wrong bonus. */
+    DIFF(doctor("\"sota\":3,\"owner\":\"alice\",\"cards\":3,\"sequence\":"
+                "[\"2♦\",\"3♦\",\"4♦\"],\"code\":\"BC-003\",\"face_sum\":9,"
+                "\"bonus\":15",
+                "\"sota\":3,\"owner\":\"alice\",\"cards\":3,\"sequence\":"
+                "[\"2♦\",\"3♦\",\"4♦\"],\"code\":\"BC-003\",\"face_sum\":9,"
+                "\"bonus\":12"),
+         "record 3 (Sota 3): bonus: claimed 12, recorded 15, fixed at "
+         "seq 9\n"
+         "1 difference\n");
+
+    /* Wrong owner. */
+    DIFF(doctor("\"sota\":4,\"owner\":\"bob\"",
+                "\"sota\":4,\"owner\":\"alice\""),
+         "record 4 (Sota 4): owner: claimed \"alice\", recorded \"bob\", "
+         "fixed at seq 12\n"
+         "1 difference\n");
+
+    /* The cards of a sequence in another order: order of placement
+     * matters (§34.4). */
+    DIFF(doctor("[\"2☀\",\"3☀\",\"4☀\"]", "[\"2☀\",\"4☀\",\"3☀\"]"),
+         "record 5 (Sota 5): sequence: claimed [\"2☀\",\"4☀\",\"3☀\"], "
+         "recorded [\"2☀\",\"3☀\",\"4☀\"], fixed at seq 15\n"
+         "1 difference\n");
+
+    /* A Blockchain missing from the claim: only it is reported, the
+     * records after it still pair with their own Sotas. */
+    DIFF(doctor("{\"match_id\":\"D1\",\"edition\":\"YAHchain-3e-ch34\","
+                "\"mode\":\"YCWS-144/3\",\"sota\":6,\"owner\":\"bob\","
+                "\"cards\":3,\"sequence\":[\"2☾\",\"3☾\",\"4☾\"],\"code\":"
+                "\"BC-003\",\"face_sum\":9,\"bonus\":15,\"game_points\":24},",
+                ""),
+         "record 6 (Sota 6): missing from the claim, fixed at seq 18\n"
+         "1 difference\n");
+
+    /* An extra one: a second Sota 7. */
+    DIFF(doctor("{\"match_id\":\"D1\",\"edition\":\"YAHchain-3e-ch34\","
+                "\"mode\":\"YCWS-144/3\",\"sota\":7,",
+                "{\"sota\":7,\"owner\":\"bob\"},"
+                "{\"match_id\":\"D1\",\"edition\":\"YAHchain-3e-ch34\","
+                "\"mode\":\"YCWS-144/3\",\"sota\":7,"),
+         "claimed record 7 (Sota 7): extra: no such record\n"
+         "1 difference\n");
+
+    /* A Sota the record never completed. */
+    DIFF(doctor("],\"totals\"", ",{\"sota\":1}],\"totals\""),
+         "claimed record 13 (Sota 1): extra: no such record\n"
+         "1 difference\n");
+
+    /* A wrong total, a total for someone who did not play, one missing. */
+    DIFF(doctor("\"totals\":{\"alice\":144,\"bob\":144}",
+                "\"totals\":{\"alice\":150,\"carol\":0}"),
+         "total alice: claimed 150, recorded 144\n"
+         "total bob: not claimed, recorded 144\n"
+         "total carol: claimed 0, not recorded\n"
+         "3 differences\n");
+
+    /* A field left out, a field the record does not have, a number
+     * written as text. */
+    DIFF(doctor("\"sota\":2,\"owner\":\"bob\",\"cards\":3,",
+                "\"sota\":2,\"owner\":\"bob\",\"colour\":\"red\","),
+         "record 2 (Sota 2): cards: not claimed, recorded 3, fixed at "
+         "seq 6\n"
+         "record 2 (Sota 2): colour: claimed \"red\", not recorded, fixed "
+         "at seq 6\n"
+         "2 differences\n");
+    DIFF(doctor("\"game_points\":24}]", "\"game_points\":\"24\"}]"),
+         "record 12 (Sota 12): game_points: claimed \"24\", recorded 24, "
+         "fixed at seq 36\n"
+         "1 difference\n");
+
+    /* The verdict fields are never compared. */
+    DIFF(doctor("\"game_points\":24}]", "\"game_points\":24,\"status\":"
+                "\"confirmed\",\"disputed_fields\":[\"x\"]}]"),
+         "identical: 12 records, 2 totals\n");
+}
+
+/* Several at once: the lines come in record order, then totals. */
+static void
+test_combined(void)
+{
+    char *a, *b;
+
+    a = doctor("{\"match_id\":\"D1\",\"edition\":\"YAHchain-3e-ch34\","
+               "\"mode\":\"YCWS-144/3\",\"sota\":6,\"owner\":\"bob\","
+               "\"cards\":3,\"sequence\":[\"2☾\",\"3☾\",\"4☾\"],\"code\":"
+               "\"BC-003\",\"face_sum\":9,\"bonus\":15,\"game_points\":24},",
+               "");
+    free(base);
+    base = a;
+    b = doctor("\"sota\":9,\"owner\":\"alice\",\"cards\":3,\"sequence\":"
+               "[\"2❦\",\"3❦\",\"4❦\"],\"code\":\"BC-003\"",
+               "\"sota\":9,\"owner\":\"alice\",\"cards\":3,\"sequence\":"
+               "[\"2❦\",\"3❦\",\"4❦\"],\"code\":\"BC-001\"");
+    free(base);
+    base = b;
+    b = doctor("\"bob\":144", "\"bob\":120");
+    CHECK_STR(run("yahchain", b, 0),
+              "record 6 (Sota 6): missing from the claim, fixed at seq 18\n"
+              "record 9 (Sota 9): code: claimed \"BC-001\", recorded "
+              "\"BC-003\", fixed at seq 27\n"
+              "total bob: claimed 120, recorded 144\n"
+              "3 differences\n");
+    CHECK_STR(run("yahchain", b, 1),
+              "{\"identical\":false,\"records\":{\"recorded\":12,"
+              "\"claimed\":11},\"totals\":{\"recorded\":2,\"claimed\":2},"
+              "\"differences\":["
+              "{\"type\":\"missing\",\"record\":6,\"key\":{\"sota\":6},"
+              "\"seq\":18},"
+              "{\"type\":\"field\",\"record\":9,\"claimed_record\":8,"
+              "\"key\":{\"sota\":9},\"field\":\"code\",\"claimed\":"
+              "\"BC-001\",\"recorded\":\"BC-003\",\"seq\":27},"
+              "{\"type\":\"total\",\"player\":\"bob\",\"claimed\":120,"
+              "\"recorded\":144}]}");
+
+    /* A game with no pairing key: every record has the same (no) key, so
+     * the pairs are the ones agreeing on the most fields. */
+    CHECK_STR(run("other", b, 0),
+              "record 6: missing from the claim, fixed at seq 18\n"
+              "record 9: code: claimed \"BC-001\", recorded \"BC-003\", "
+              "fixed at seq 27\n"
+              "total bob: claimed 120, recorded 144\n"
+              "3 differences\n");
+    free(b);
+    free(base);
+    base = NULL;
+
+}
+
+/* Two records swapped: the alignment keeps the longer run, the earlier
+ * record pairs first. */
+static void
+test_swapped(void)
+{
+    arb_results_t r;
+    arb_claim_t   c;
+    arb_diff_t    d;
+    arb_buf_t     out = ARB_BUF_INIT;
+    const char   *cl = "{\"records\":[{\"sota\":1},{\"sota\":3},{\"sota\":2}"
+                       "],\"totals\":{}}";
+    const char   *rec = "{\"records\":[{\"sota\":1},{\"sota\":2},"
+                        "{\"sota\":3}],\"totals\":{}}";
+    arb_claim_t   rc;
+
+    /* Hand-made records: the pairing sees only keys and fields. */
+    CHECK_INT(arb_claim_parse_json(&rc, rec, strlen(rec), &why), 0);
+    CHECK_INT(arb_claim_parse_json(&c, cl, strlen(cl), &why), 0);
+    r = rc.res;
+    r.records[0].seq = 3;
+    r.records[1].seq = 6;
+    r.records[2].seq = 9;
+    CHECK_INT(arb_diff_run(&d, "yahchain", &r, &c.res), 0);
+    arb_diff_text(&out, &d);
+    CHECK_STR(arb_buf_cstr(&out),
+              "record 2 (Sota 2): missing from the claim, fixed at seq 6\n"
+              "claimed record 3 (Sota 2): extra: no such record\n"
+              "2 differences\n");
+    CHECK_INT(d.partner[0], 0);
+    CHECK_INT(d.partner[1], -1);
+    CHECK_INT(d.partner[2], 1);
+    arb_diff_clear(&d);
+    arb_diff_clear(NULL);
+    arb_buf_free(&out);
+    arb_claim_clear(&c);
+    arb_claim_clear(&rc);
+}
+
+/* A CSV claim, read against the record's types. */
+static void
+test_csv(void)
+{
+    arb_buf_t    csv = ARB_BUF_INIT;
+    size_t       i;
+    const char  *suit[12] = { "♠", "♥", "♦", "♣", "☀", "☾", "☸", "✿",
+                              "❦", "⚙", "☯", "♪" };
+
+    arb_buf_puts(&csv, "match_id,edition,mode,sota,owner,cards,sequence,"
+                 "code,face_sum,bonus,game_points,status\n");
+    for (i = 0; i < 12; i++)
+        arb_buf_printf(&csv, "D1,YAHchain-3e-ch34,YCWS-144/3,%zu,%s,3,"
+                       "2%s 3%s 4%s,BC-003,9,%s,24,pending\n", i + 1,
+                       i % 2 ? "bob" : "alice", suit[i], suit[i], suit[i],
+                       i == 10 ? "fifteen" : "15");
+    arb_buf_puts(&csv, "\nplayer,total\nalice,144\nbob,144\n");
+    CHECK_STR(run("yahchain", arb_buf_cstr(&csv), 0),
+              "record 11 (Sota 11): bonus: claimed \"fifteen\", recorded "
+              "15, fixed at seq 33\n"
+              "1 difference\n");
+    arb_buf_free(&csv);
+}
+
+/* ---- verdicts ------------------------------------------------------------ */
+
+static void
+test_mark(void)
+{
+    arb_results_t r;
+    arb_claim_t   c;
+    const char   *cl = "{\"records\":[{\"sota\":1,\"x\":1},{\"sota\":3,"
+                       "\"x\":1,\"y\":2}],\"totals\":{}}";
+    const char   *rec = "{\"records\":[{\"sota\":1,\"x\":1},{\"sota\":2},"
+                        "{\"sota\":3,\"x\":2},{\"sota\":4}],\"totals\":{}}";
+    arb_claim_t   rc;
+    const arb_field_t *f;
+
+    CHECK_INT(arb_claim_parse_json(&rc, rec, strlen(rec), &why), 0);
+    CHECK_INT(arb_claim_parse_json(&c, cl, strlen(cl), &why), 0);
+    r = rc.res;
+    r.records[0].seq = 3;
+    r.records[1].seq = 6;
+    r.records[2].seq = 9;
+    r.records[3].seq = 12;
+    /* Without a claim: every record pending (status added). */
+    CHECK_INT(arb_diff_mark(&r, NULL, "yahchain", 0), 0);
+    f = arb_record_get(&r.records[3], "status");
+    CHECK(f != NULL && strcmp(f->str, "pending") == 0);
+    /* A claim made at seq 10 knows records 1..3. */
+    CHECK_INT(arb_diff_mark(&r, &c.res, "yahchain", 10), 0);
+    f = arb_record_get(&r.records[0], "status");
+    CHECK_STR(f ? f->str : NULL, "confirmed");
+    CHECK(arb_record_get(&r.records[0], "disputed_fields") == NULL);
+    f = arb_record_get(&r.records[1], "status");
+    CHECK_STR(f ? f->str : NULL, "disputed");
+    f = arb_record_get(&r.records[1], "disputed_fields");
+    CHECK(f != NULL && f->nlist == 1 && strcmp(f->list[0], "*") == 0);
+    f = arb_record_get(&r.records[2], "disputed_fields");
+    CHECK(f != NULL && f->nlist == 2 && strcmp(f->list[0], "x") == 0
+          && strcmp(f->list[1], "y") == 0);
+    f = arb_record_get(&r.records[3], "status");
+    CHECK_STR(f ? f->str : NULL, "pending");
+    rc.res = r;
+    arb_claim_clear(&rc);
+    arb_claim_clear(&c);
+}
+
+/* ---- two scorekeepers ------------------------------------------------- */
+
+static const char *const sheet_head =
+    "game: yahchain\nmatch: R2-T4\nplayers: alice bob\nmode: 3\n\n"
+    "1. place alice 2♠\n2. place bob 3♠\n3. place alice 4♠\n"
+    "4. place bob 2♥\n5. place alice 3♥\n6. place bob 4♥\n"
+    "7. place alice 5♦\n8. place bob 6♦\n";
+
+static char *
+sheet(const char *move9, const char *tail)
+{
+    arb_buf_t b = ARB_BUF_INIT;
+
+    arb_buf_printf(&b, "%s9. %s\n%s", sheet_head, move9,
+                   tail ? tail : "10. place bob 8♥\n11. place alice 9♥\n"
+                   "12. place bob 10♥\n");
+    arb_buf_cstr(&b);
+    return b.data;
+}
+
+static void
+hex_of(char out[65], const char *text, uint64_t at)
+{
+    arb_match_t  *m = replay_text(text, at);
+    unsigned char d[32];
+    int           i;
+
+    out[0] = '\0';
+    if (m == NULL)
+        return;
+    arb_match_digest(m, d);
+    for (i = 0; i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", d[i]);
+    arb_match_free(m);
+}
+
+/* The report of diffing two transcript texts. */
+static const char *
+logdiff(const char *ta, const char *tb, int json, int *rc)
+{
+    static arb_buf_t out = ARB_BUF_INIT;
+    arb_transcript_t a, b;
+    arb_log_t        la, lb;
+    arb_log_diff_t   d;
+
+    arb_buf_free(&out);
+    arb_buf_free(&why);
+    *rc = arb_transcript_parse(&a, ta, strlen(ta), &why);
+    if (*rc != 0)
+        return arb_buf_cstr(&why);
+    *rc = arb_transcript_parse(&b, tb, strlen(tb), &why);
+    if (*rc != 0) {
+        arb_transcript_clear(&a);
+        return arb_buf_cstr(&why);
+    }
+    la.name = "alice.txt";
+    la.open = &a.open;
+    la.events = a.events;
+    la.n = a.nevents;
+    lb.name = "bob.txt";
+    lb.open = &b.open;
+    lb.events = b.events;
+    lb.n = b.nevents;
+    *rc = arb_log_diff(&d, &la, &lb, &why);
+    if (*rc == 0) {
+        if (json)
+            arb_log_diff_json(&out, &d, &la, &lb);
+        else
+            arb_log_diff_text(&out, &d, &la, &lb);
+        arb_log_diff_clear(&d);
+    } else {
+        arb_buf_puts(&out, arb_buf_cstr(&why));
+    }
+    arb_transcript_clear(&a);
+    arb_transcript_clear(&b);
+    return arb_buf_cstr(&out);
+}
+
+static void
+test_two_sheets(void)
+{
+    char       *a = sheet("place alice 7♠", NULL);
+    char       *b = sheet("place alice 7♣", NULL);
+    char       *c;
+    char        before[65], da[65], db[65], want[1024];
+    int         rc;
+
+    hex_of(before, a, 8);
+    hex_of(da, a, 9);
+    hex_of(db, b, 9);
+    CHECK(strcmp(da, db) != 0 && strcmp(before, da) != 0);
+    snprintf(want, sizeof(want),
+             "A: alice.txt\nB: bob.txt\n"
+             "first divergence at seq 9: A has 'place alice 7♠', B has "
+             "'place alice 7♣'\n"
+             "both before seq 9: digest %s\n"
+             "A after seq 9: digest %s\n"
+             "B after seq 9: digest %s\n", before, da, db);
+    CHECK_STR(logdiff(a, b, 0, &rc), want);
+    CHECK_INT(rc, 0);
+    snprintf(want, sizeof(want),
+             "{\"identical\":false,\"seq\":9,\"before\":\"%s\","
+             "\"a\":{\"source\":\"alice.txt\",\"event\":\"place alice 7♠\","
+             "\"digest\":\"%s\",\"refused\":null,\"last\":12},"
+             "\"b\":{\"source\":\"bob.txt\",\"event\":\"place alice 7♣\","
+             "\"digest\":\"%s\",\"refused\":null,\"last\":12}}",
+             before, da, db);
+    CHECK_STR(logdiff(a, b, 1, &rc), want);
+
+    /* The same card in another spelling, and a redundant "@3": one
+     * record of the same match. */
+    c = sheet("place alice 7S @3", NULL);
+    hex_of(da, a, UINT64_MAX);
+    snprintf(want, sizeof(want), "A: alice.txt\nB: bob.txt\n"
+             "identical: 12 events, digest %s\n", da);
+    CHECK_STR(logdiff(a, c, 0, &rc), want);
+    free(c);
+
+    /* One sheet stops early; a note is an event like any other. */
+    c = sheet("place alice 7♠", "10. place bob 8♥\n");
+    hex_of(before, a, 10);
+    hex_of(da, a, 11);
+    snprintf(want, sizeof(want), "A: alice.txt\nB: bob.txt\n"
+             "first divergence at seq 11: A has 'place alice 9♥', B ends "
+             "at seq 10\n"
+             "both before seq 11: digest %s\n"
+             "A after seq 11: digest %s\n"
+             "B at its end (seq 10): digest %s\n", before, da, before);
+    CHECK_STR(logdiff(a, c, 0, &rc), want);
+    free(c);
+    c = sheet("place alice 7♠", "10. place bob 8♥\n11. note disputed\n");
+    CHECK(strstr(logdiff(a, c, 0, &rc), "first divergence at seq 11: A has "
+                 "'place alice 9♥', B has 'note disputed'\n") != NULL);
+    free(c);
+
+    /* A sheet whose move 9 the rules refuse. */
+    c = sheet("place bob 7♣", NULL);
+    hex_of(before, a, 8);
+    hex_of(da, a, 9);
+    snprintf(want, sizeof(want), "A: alice.txt\nB: bob.txt\n"
+             "first divergence at seq 9: A has 'place alice 7♠', B has "
+             "'place bob 7♣'\n"
+             "both before seq 9: digest %s\n"
+             "A after seq 9: digest %s\n"
+             "B after seq 9: no state, refused at seq 9: §34.11.2: it is "
+             "alice's turn, not bob's: players place in seat order\n",
+             before, da);
+    CHECK_STR(logdiff(a, c, 0, &rc), want);
+    free(c);
+
+    /* Different headers: nothing in common. */
+    c = sheet("place alice 7♠", NULL);
+    memcpy(strstr(c, "mode: 3"), "mode: 4", 7);
+    CHECK_STR(logdiff(a, c, 0, &rc), "A: alice.txt\nB: bob.txt\n"
+              "first divergence at seq 0 (the header): A has 'mode: 3', "
+              "B has 'mode: 4'\n");
+    free(c);
+    /* ... but the edition line, which only the recorder writes, is not a
+     * difference. */
+    c = sheet("place alice 7♠", NULL);
+    {
+        char *e = malloc(strlen(c) + 40);
+        char *at = strstr(c, "players:");
+        snprintf(e, strlen(c) + 40, "%.*sedition: YAHchain-3e-ch34\n%s",
+                 (int)(at - c), c, at);
+        CHECK(strstr(logdiff(a, e, 0, &rc), "identical: 12 events")
+              != NULL);
+        free(e);
+    }
+    free(c);
+    /* A header the rules refuse cannot be compared. */
+    c = sheet("place alice 7♠", NULL);
+    memcpy(strstr(c, "mode: 3"), "mode: 9", 7);
+    CHECK_STR(logdiff(c, c, 0, &rc), "A (alice.txt): header: mode '9' does "
+              "not exist: modes are 3, 4, 5 (YCWS-144/3, /4, /5)");
+    CHECK_INT(rc, ARB_EINVAL);
+    free(c);
+    free(a);
+    free(b);
+}
+
+int
+main(void)
+{
+    if (setup() == 0) {
+        test_claims();
+        test_combined();
+    }
+    test_swapped();
+    test_csv();
+    test_mark();
+    test_two_sheets();
+    free(base);
+    arb_results_clear(&recorded);
+    arb_match_free(the_match);
+    arb_buf_free(&why);
+    return TEST_END();
+}

@@ -1,0 +1,975 @@
+/* Tsukurutenten through the match layer: whole multi-round games in both
+ * scoring systems replayed from transcripts with pinned digests, the
+ * seeded deal of every round, the turn rules and their refusals, the end
+ * of a round and of the game, rulings, describe() hiding the hands, and
+ * `arbiter score --game tsukurutenten`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/match.h"
+#include "core/replay.h"
+#include "core/rules/tsuku_chip.h"
+#include "core/shuffle.h"
+#include "core/transcript.h"
+#include "tests/test.h"
+
+static char last_msg[400];
+static char last_rule[48];
+
+static arb_match_t *
+open_text(const char *text)
+{
+    arb_transcript_t t;
+    arb_buf_t        why = ARB_BUF_INIT;
+    arb_match_t     *m = NULL;
+    arb_verdict_t    v;
+    size_t           bad;
+    int              rc;
+
+    last_msg[0] = '\0';
+    rc = arb_transcript_parse(&t, text, strlen(text), &why);
+    if (rc != 0) {
+        snprintf(last_msg, sizeof(last_msg), "%s", arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return NULL;
+    }
+    memset(&v, 0, sizeof(v));
+    rc = arb_replay(&m, &t.open, t.events, t.nevents, UINT64_MAX, &bad, &v);
+    snprintf(last_msg, sizeof(last_msg), "%s", v.msg);
+    if (rc != 0) {
+        arb_match_free(m);
+        m = NULL;
+    }
+    arb_transcript_clear(&t);
+    arb_buf_free(&why);
+    return m;
+}
+
+static char *
+read_text(const char *path)
+{
+    FILE  *f = fopen(path, "rb");
+    char  *s;
+    long   n;
+
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    s = malloc((size_t)n + 1);
+    if (s != NULL && fread(s, 1, (size_t)n, f) == (size_t)n)
+        s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* One move "verb player args..." (space separated). */
+static int
+play_kind(arb_match_t *m, int kind, const char *line)
+{
+    arb_event_t   ev;
+    arb_verdict_t v;
+    char          buf[2048], *w, *save = NULL;
+    int           rc;
+
+    memset(&ev, 0, sizeof(ev));
+    memset(&v, 0, sizeof(v));
+    ev.kind = kind;
+    if (kind == ARB_EV_STANDS)
+        ev.text = strdup("arbiter's ruling");
+    snprintf(buf, sizeof(buf), "%s", line);
+    w = strtok_r(buf, " ", &save);
+    ev.verb = strdup(w);
+    w = strtok_r(NULL, " ", &save);
+    ev.player = strdup(w ? w : "");
+    while ((w = strtok_r(NULL, " ", &save)) != NULL)
+        arb_event_add_arg(&ev, w);
+    rc = arb_match_apply(m, &ev, &v);
+    snprintf(last_msg, sizeof(last_msg), "%s", v.code ? v.msg : "");
+    snprintf(last_rule, sizeof(last_rule), "%s", v.code ? v.rule : "");
+    arb_event_clear(&ev);
+    return rc;
+}
+
+static int
+play(arb_match_t *m, const char *line)
+{
+    return play_kind(m, ARB_EV_MOVE, line);
+}
+
+static int
+ruling(arb_match_t *m, int kind, uint64_t target, const char *move)
+{
+    arb_event_t   ev;
+    arb_verdict_t v;
+    char          buf[256], *w, *save = NULL;
+    int           rc;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = kind;
+    ev.target = target;
+    ev.text = strdup("scoresheet error");
+    if (move != NULL) {
+        snprintf(buf, sizeof(buf), "%s", move);
+        ev.verb = strdup(strtok_r(buf, " ", &save));
+        ev.player = strdup(strtok_r(NULL, " ", &save));
+        while ((w = strtok_r(NULL, " ", &save)) != NULL)
+            arb_event_add_arg(&ev, w);
+    }
+    rc = arb_match_apply(m, &ev, &v);
+    snprintf(last_msg, sizeof(last_msg), "%s", rc ? v.msg : "");
+    arb_event_clear(&ev);
+    return rc;
+}
+
+static void
+hex_digest(arb_match_t *m, char hex[65])
+{
+    unsigned char d[32];
+    int           i;
+
+    arb_match_digest(m, d);
+    for (i = 0; i < 32; i++)
+        sprintf(hex + 2 * i, "%02x", d[i]);
+}
+
+static int64_t
+total_of(arb_match_t *m, const char *name)
+{
+    arb_results_t r;
+    int64_t       pts = -1;
+    size_t        i;
+
+    arb_match_results(m, &r);
+    for (i = 0; i < r.ntotals; i++)
+        if (strcmp(r.totals[i].name, name) == 0)
+            pts = r.totals[i].points;
+    arb_results_clear(&r);
+    return pts;
+}
+
+/* Field `key` of record `i`, as text ("a,b" for lists); "" when absent. */
+static const char *
+field(arb_match_t *m, size_t i, const char *key)
+{
+    static char   out[512];
+    arb_results_t r;
+    size_t        j, o = 0;
+
+    out[0] = '\0';
+    if (arb_match_results(m, &r) != 0 || i >= r.nrecords) {
+        arb_results_clear(&r);
+        return "(no record)";
+    }
+    for (j = 0; j < r.records[i].nfields; j++) {
+        const arb_field_t *f = &r.records[i].fields[j];
+        size_t             k;
+        if (strcmp(f->key, key) != 0)
+            continue;
+        if (f->type == ARB_F_INT)
+            snprintf(out, sizeof(out), "%lld", (long long)f->num);
+        else if (f->type == ARB_F_STR)
+            snprintf(out, sizeof(out), "%s", f->str);
+        else
+            for (k = 0; k < f->nlist; k++)
+                o += (size_t)snprintf(out + o, sizeof(out) - o, "%s%s",
+                                      k ? "," : "", f->list[k]);
+    }
+    arb_results_clear(&r);
+    return out;
+}
+
+static size_t
+nrecords(arb_match_t *m)
+{
+    arb_results_t r;
+    size_t        n;
+
+    arb_match_results(m, &r);
+    n = r.nrecords;
+    arb_results_clear(&r);
+    return n;
+}
+
+static const char *
+describe(arb_match_t *m)
+{
+    static char out[4096];
+    arb_buf_t   b = ARB_BUF_INIT;
+
+    arb_match_describe(m, &b);
+    snprintf(out, sizeof(out), "%s", b.data ? arb_buf_cstr(&b) : "");
+    arb_buf_free(&b);
+    return out;
+}
+
+/* A round's order: hands (dealer first, 7 chips each, concatenated) then
+ * the stock's first chips, then the rest of the set in canonical order;
+ * written as words of 7 chips. */
+static void
+order_words(char *out, size_t len, const char *hands, const char *stock)
+{
+    int    deck[ARB_TSUKU_CHIPS], left[ARB_TSUKU_KINDS], seq[80], n = 0;
+    size_t nk = 0, o = 0;
+    int    kinds[80], i;
+    char   err[160], name[8];
+
+    memset(left, 0, sizeof(left));
+    arb_tsuku_deck(deck);
+    for (i = 0; i < ARB_TSUKU_CHIPS; i++)
+        left[deck[i]]++;
+    arb_tsuku_chips_parse(kinds, 80, &nk, hands, err, sizeof(err));
+    if (stock[0] != '\0')
+        arb_tsuku_chips_parse(kinds, 80, &nk, stock, err, sizeof(err));
+    for (i = 0; i < (int)nk; i++) {
+        left[kinds[i]]--;
+        seq[n++] = kinds[i];
+    }
+    for (i = 0; i < ARB_TSUKU_CHIPS; i++)
+        if (left[deck[i]] > 0) {
+            left[deck[i]]--;
+            seq[n++] = deck[i];
+        }
+    for (i = 0; i < n && i < ARB_TSUKU_CHIPS; i++) {
+        arb_tsuku_chip_format(name, arb_tsuku_chip_of(seq[i]));
+        o += (size_t)snprintf(out + o, len - o, "%s%s",
+                              i && i % 7 == 0 ? " " : "", name);
+    }
+}
+
+static arb_match_t *
+open_dealt(const char *players, const char *options, const char *hands,
+           const char *stock)
+{
+    char text[2048], words[400];
+
+    order_words(words, sizeof(words), hands, stock);
+    snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: t\n"
+             "players: %s\n%sdeal: order %s\n", players, options, words);
+    return open_text(text);
+}
+
+/* ---- whole games --------------------------------------------------------- */
+
+static void
+test_game_file(const char *path, const char *digest, const char *winner,
+               size_t records)
+{
+    char        *text = read_text(path), hex[65], *again;
+    arb_match_t *m, *m2;
+    arb_transcript_t t;
+    arb_buf_t    out = ARB_BUF_INIT, why = ARB_BUF_INIT;
+
+    CHECK(text != NULL);
+    if (text == NULL)
+        return;
+    m = open_text(text);
+    CHECK(m != NULL);
+    if (m == NULL) {
+        fprintf(stderr, "%s: %s\n", path, last_msg);
+        free(text);
+        return;
+    }
+    CHECK(arb_match_finished(m));
+    CHECK_INT(nrecords(m), records);
+    CHECK_STR(field(m, records - 1, "kind"), "game");
+    CHECK_STR(field(m, records - 1, "winners"), winner);
+    hex_digest(m, hex);
+    /* Pinned: a change here changes every recorded digest. */
+    CHECK_STR(hex, digest);
+    CHECK_INT(play(m, "draw ann"), ARB_EOVER);
+
+    /* The canonical transcript replays to the same digest. */
+    CHECK_INT(arb_transcript_parse(&t, text, strlen(text), &why), 0);
+    CHECK_INT(arb_transcript_format(&out, &t.open, t.events, t.nevents), 0);
+    again = (char *)arb_buf_cstr(&out);
+    m2 = again ? open_text(again) : NULL;
+    CHECK(m2 != NULL);
+    if (m2 != NULL) {
+        hex_digest(m2, hex);
+        CHECK_STR(hex, digest);
+    }
+    arb_match_free(m2);
+    arb_transcript_clear(&t);
+    arb_buf_free(&out);
+    arb_buf_free(&why);
+    arb_match_free(m);
+    free(text);
+}
+
+static void
+test_simple_game(void)
+{
+    char        *text = read_text("tests/data/tsuku-simple.txt");
+    arb_match_t *m = text ? open_text(text) : NULL;
+
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_INT(total_of(m, "ann"), 4);
+        CHECK_INT(total_of(m, "bob"), 1);
+        CHECK_STR(field(m, 0, "arrangement"), "B1+B2+B3 R4+R5+R6 B2 R1");
+        CHECK_STR(field(m, 0, "declared"), "engine");
+        CHECK_STR(field(m, 0, "points"), "1");
+        CHECK_STR(field(m, 0, "bonuses"), "");
+        CHECK_STR(field(m, 1, "finish"), "discard");
+        CHECK_STR(field(m, 1, "discarder"), "bob");
+        CHECK_STR(field(m, 1, "open_sets"), "R1+R2+R3");
+        CHECK_STR(field(m, 1, "declared"), "player");
+        CHECK_STR(field(m, 2, "result"), "exhausted");
+        CHECK_STR(field(m, 2, "winner"), "");
+        CHECK_STR(field(m, 3, "hand"), "B1,B1,B1,B1,R1,P5b,P6b,P7b");
+        CHECK_STR(field(m, 4, "arrangements"), "2");
+        CHECK_STR(field(m, 5, "totals"), "ann=4,bob=1");
+        CHECK_STR(field(m, 6, "end"), "goal");
+        CHECK_STR(field(m, 6, "rounds"), "6");
+    }
+    arb_match_free(m);
+    free(text);
+    test_game_file("tests/data/tsuku-simple.txt",
+                   "8a035edf2b1958dea7d23d3af1e00afc0078087b1289b2d7db0a95d5"
+                   "cbfdc88a", "ann", 7);
+}
+
+static void
+test_extended_game(void)
+{
+    char        *text = read_text("tests/data/tsuku-extended.txt");
+    arb_match_t *m = text ? open_text(text) : NULL;
+
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_INT(total_of(m, "ann"), 5);
+        CHECK_INT(total_of(m, "bob"), 18);
+        CHECK_INT(total_of(m, "cat"), 19);
+        /* the dealer's heaven: base 3 */
+        CHECK_STR(field(m, 0, "base"), "3");
+        CHECK_STR(field(m, 0, "bonuses"),
+                  "closed-hand=1,no-ones=1,double-three=3,heaven=3");
+        CHECK_STR(field(m, 0, "points"), "11");
+        /* an open set: no closed hand; three R1 held as singles still
+         * make a three */
+        CHECK_STR(field(m, 1, "bonuses"), "single-three=1,half-colour=1");
+        CHECK_STR(field(m, 1, "points"), "4");
+        /* the declared colour stands even though P8b would score more */
+        CHECK_STR(field(m, 2, "arrangement"), "B1+B1+B1 B4+B4+B4 B2 P8r");
+        CHECK_STR(field(m, 2, "bonuses"),
+                  "closed-hand=1,eight=2,double-three=3");
+        CHECK_STR(field(m, 2, "arrangements"), "2");
+        /* a first-turn finish with a discard is not heaven */
+        CHECK_STR(field(m, 3, "bonuses"),
+                  "closed-hand=1,single-three=1,seven=1");
+        /* a non-dealer's first draw is heaven; four R1 are a four */
+        CHECK_STR(field(m, 4, "bonuses"),
+                  "closed-hand=1,straight=1,under-five=2,single-four=2,"
+                  "one-colour=3,heaven=3");
+        CHECK_STR(field(m, 4, "points"), "14");
+        CHECK_STR(field(m, 5, "result"), "exhausted");
+        CHECK_STR(field(m, 6, "end"), "deals");
+        CHECK_STR(field(m, 6, "reason"), "every player has dealt twice; "
+                  "the game goes to cat");
+    }
+    arb_match_free(m);
+    free(text);
+    test_game_file("tests/data/tsuku-extended.txt",
+                   "aabc7d1b350e7de7a062c61312d0515409348ce005a2cfda32a8fac2"
+                   "80a5f611", "cat", 7);
+}
+
+/* ---- the seeded deal ----------------------------------------------------- */
+
+static void
+seed_order(int stock[ARB_TSUKU_CHIPS], const char *key)
+{
+    unsigned perm[ARB_TSUKU_CHIPS];
+    int      deck[ARB_TSUKU_CHIPS], i;
+
+    arb_shuffle(perm, ARB_TSUKU_CHIPS, key, strlen(key));
+    arb_tsuku_deck(deck);
+    for (i = 0; i < ARB_TSUKU_CHIPS; i++)
+        stock[i] = deck[perm[i]];
+}
+
+static void
+test_seed_deal(void)
+{
+    arb_match_t *m;
+    int          s1[ARB_TSUKU_CHIPS], s2[ARB_TSUKU_CHIPS], i, rc = 0;
+    char         line[64], name[8], other[8];
+    const char  *pl[2] = { "ann", "bob" };
+
+    m = open_text("game: tsukurutenten\nmatch: s\nplayers: ann bob\n"
+                  "dealer: bob\ndeal: seed table-3-game-1\n");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    seed_order(s1, "table-3-game-1:1");
+    seed_order(s2, "table-3-game-1:2");
+    /* bob deals round 1: the first draw is stock position 14 */
+    arb_tsuku_chip_format(name, arb_tsuku_chip_of(s1[14]));
+    arb_tsuku_chip_format(other, arb_tsuku_chip_of((s1[14] + 1) % 19));
+    snprintf(line, sizeof(line), "draw bob %s", other);
+    CHECK_INT(play(m, line), ARB_EILLEGAL);
+    snprintf(line, sizeof(line), "Draw: %s is not the next chip of the "
+             "stock", other);
+    CHECK_STR(last_msg, line);
+    CHECK_INT(play(m, "deal bob B1"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "round 1 is already dealt (from the seed)");
+    /* everybody draws and throws back the chip drawn: the stock runs out
+     * after 47 draws and the round ends without a winner */
+    for (i = 14; i < ARB_TSUKU_CHIPS && rc == 0; i++) {
+        arb_tsuku_chip_format(name, arb_tsuku_chip_of(s1[i]));
+        snprintf(line, sizeof(line), "draw %s %s", pl[(i + 1) % 2], name);
+        rc = play(m, line);
+        snprintf(line, sizeof(line), "discard %s %s", pl[(i + 1) % 2], name);
+        if (rc == 0)
+            rc = play(m, line);
+    }
+    CHECK_INT(rc, 0);
+    CHECK_INT(nrecords(m), 1);
+    CHECK_STR(field(m, 0, "result"), "exhausted");
+    CHECK_STR(field(m, 0, "dealer"), "bob");
+    /* round 2: ann deals from "seed:2" */
+    CHECK(strstr(describe(m), "\"round\":2,\"dealer\":\"ann\",\"turn\":"
+                  "\"ann\",\"phase\":\"action\",\"stock\":47,\"discard\":"
+                  "null") != NULL);
+    arb_tsuku_chip_format(name, arb_tsuku_chip_of(s2[14]));
+    snprintf(line, sizeof(line), "draw ann %s", name);
+    CHECK_INT(play(m, line), 0);
+    /* ann holds s2[0..7) and the chip drawn: discarding one she was
+     * dealt is legal */
+    arb_tsuku_chip_format(name, arb_tsuku_chip_of(s2[3]));
+    snprintf(line, sizeof(line), "discard ann %s", name);
+    CHECK_INT(play(m, line), 0);
+    arb_match_free(m);
+
+    /* a committed deal cannot be judged */
+    {
+        arb_event_t  open;
+        arb_setup_t  s;
+        arb_verdict_t v;
+        arb_match_t *mm = NULL;
+
+        memset(&open, 0, sizeof(open));
+        memset(&s, 0, sizeof(s));
+        s.game = strdup("tsukurutenten");
+        s.match_id = strdup("c");
+        arb_setup_add_player(&s, "ann", -1);
+        arb_setup_add_player(&s, "bob", -1);
+        s.deal.kind = ARB_DEAL_COMMIT;
+        open.kind = ARB_EV_OPEN;
+        open.setup = &s;
+        CHECK_INT(arb_match_open(&mm, &open, &v), ARB_EINVAL);
+        CHECK(strstr(v.msg, "a committed deal cannot be judged") != NULL);
+        arb_match_free(mm);
+        arb_setup_clear(&s);
+    }
+}
+
+/* ---- turns and their refusals -------------------------------------------- */
+
+static void
+test_turns(void)
+{
+    arb_match_t *m;
+    char         d1[65], d2[65];
+
+    /* ann deals: B1 B2 B3 B4 B4 B6 R5 / bob: R1 R2 R3 R4 R4 R4 B7;
+     * stock: R0 B5 R6 ... */
+    m = open_dealt("ann bob", "",
+                   "B1B2B3B4B4B6R5" "R1R2R3R4R4R4B7", "R0B5R6P5");
+    CHECK(m != NULL);
+    if (m == NULL) {
+        fprintf(stderr, "open: %s\n", last_msg);
+        return;
+    }
+    CHECK(strstr(describe(m), "\"players\":[{\"name\":\"ann\",\"points\":0,"
+                 "\"hand\":7,\"open_sets\":[],\"discards\":[]}") != NULL);
+    /* hidden hands never show */
+    CHECK(strstr(describe(m), "B6") == NULL);
+    CHECK(strstr(describe(m), "R4") == NULL);
+
+    hex_digest(m, d1);
+    CHECK_INT(play(m, "draw bob"), ARB_EILLEGAL);
+    CHECK_STR(last_rule, "Turns");
+    CHECK_STR(last_msg, "it is ann's turn, not bob's: players act in seat "
+              "order from the dealer");
+    CHECK_INT(play(m, "take ann B4 B6"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Take: no chip has been discarded this round yet: "
+              "ann must draw");
+    CHECK_INT(play(m, "finish ann"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Finish: no chip has been discarded this round yet: "
+              "ann must draw");
+    CHECK_INT(play(m, "discard ann B1"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Discard: ann must first draw, take or finish: a "
+              "discard ends a turn");
+    CHECK_INT(play(m, "shuffle ann"), ARB_EINVAL);
+    CHECK_STR(last_msg, "tsukurutenten has no move 'shuffle': the moves are "
+              "deal, draw, discard, take and finish");
+    CHECK_INT(play(m, "draw zed"), ARB_EINVAL);
+    CHECK_STR(last_msg, "player 'zed' is not seated in this match");
+    CHECK_INT(play(m, "draw ann R0 R1"), ARB_EINVAL);
+    CHECK_INT(play(m, "draw ann X1"), ARB_EINVAL);
+    /* refused moves change nothing */
+    hex_digest(m, d2);
+    CHECK_STR(d1, d2);
+    CHECK_INT(arb_match_next_seq(m), 1);
+
+    CHECK_INT(play(m, "draw ann R0"), 0);
+    CHECK_INT(play(m, "draw ann"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Draw: ann has already drawn this turn: discard a "
+              "chip or finish");
+    CHECK_INT(play(m, "take ann B4 B6"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Take: ann has already drawn this turn: a turn is "
+              "one action");
+    CHECK_INT(play(m, "discard ann B7"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Discard: ann holds no B7");
+    CHECK_INT(play(m, "discard ann P7b"), ARB_EINVAL);
+    /* ann's B1 B2 B3 B4 B4 B6 R5 R0 is worth 23 as it stands */
+    CHECK_INT(play(m, "finish ann"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Finish: no arrangement of ann's hand B1 B2 B3 B4 B4 "
+              "B6 R0 R5 is worth exactly 10");
+    CHECK_INT(play(m, "finish ann B1+B2+B3"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Finish: ann's arrangement B1+B2+B3 B4 B4 B6 R0 R5 "
+              "is worth 20, not 10 (and no arrangement of this hand is)");
+    CHECK_INT(play(m, "finish ann B2+B3+B5"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Finish: the hand holds no B5 to show for B2+B3+B5");
+    CHECK_INT(play(m, "discard ann R5"), 0);
+
+    /* bob: the waiting discard is ann's R5 */
+    CHECK(strstr(describe(m), "\"discard\":{\"chip\":\"R5\",\"by\":\"ann\"}")
+          != NULL);
+    CHECK_INT(play(m, "take bob B4 R4"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Take: bob holds no B4");
+    CHECK_INT(play(m, "take bob R4 B7"), ARB_EILLEGAL);
+    CHECK_STR(last_rule, "Sets");
+    CHECK_STR(last_msg, "Take: red 4, red 5, blue 7 is not a set: colours "
+              "differ");
+    CHECK_INT(play(m, "take bob R1 R2"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Take: red 1, red 2, red 5 is not a set: the values "
+              "1, 2, 5 are neither equal nor consecutive");
+    CHECK_INT(play(m, "take bob R6 R4 R4"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Take: ann's last discard is R5, which R6 R4 R4 does "
+              "not contain");
+    CHECK_INT(play(m, "take bob R4"), ARB_EINVAL);
+    CHECK_INT(play(m, "take bob R5 R4 R4"), ARB_EILLEGAL);
+    CHECK_INT(play(m, "take bob R3 R5 R4"), 0);
+    CHECK(strstr(describe(m), "\"open_sets\":[\"R3+R4+R5\"]") != NULL);
+    CHECK(strstr(describe(m), "\"discard\":null") != NULL);
+    CHECK_INT(play(m, "draw bob"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Draw: bob took ann's discard this turn and must now "
+              "discard");
+    CHECK_INT(play(m, "finish bob"), ARB_EILLEGAL);
+    CHECK(strstr(last_msg, "must discard") != NULL);
+    CHECK_INT(play(m, "discard bob B7"), 0);
+    CHECK(strstr(describe(m), "\"name\":\"bob\",\"points\":0,\"hand\":4,"
+                 "\"open_sets\":[\"R3+R4+R5\"],\"discards\":[\"B7\"]}")
+          != NULL);
+    CHECK(strstr(describe(m), "\"name\":\"ann\",\"points\":0,\"hand\":7,"
+                 "\"open_sets\":[],\"discards\":[]}") != NULL);
+    /* ann: B1 B2 B3 B4 B4 B6 R0 + bob's B7?  1 + 4+4+6+0+7 = 22: no */
+    CHECK_INT(play(m, "finish ann"), ARB_EILLEGAL);
+    CHECK_INT(play(m, "draw ann B5"), 0);
+    /* B1+B2+B3 B4+B5+B6 B4 R0: 1 + 4 + 4 + 0 = 9 — not yet */
+    CHECK_INT(play(m, "finish ann B1+B2+B3 B4+B5+B6"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Finish: ann's arrangement B1+B2+B3 B4+B5+B6 B4 R0 "
+              "is worth 9, not 10 (and no arrangement of this hand is)");
+    CHECK_INT(play(m, "discard ann R0"), 0);
+    /* bob: R1 R2 R4 B-less... bob holds R1 R2 R4 R4 and the open R3+R4+R5
+     * (5): with ann's R0, R0+R1+R2 (2) + R4 + R4 = 15: no */
+    CHECK_INT(play(m, "finish bob"), ARB_EILLEGAL);
+    CHECK_INT(play(m, "draw bob R6"), 0);
+    CHECK_INT(play(m, "discard bob R6"), 0);
+    /* ann draws P5: B3+B4+B5 (3) + B4+P5b+B6 (4) + B1 + B2 = 10, found
+     * by the search although no set was named */
+    CHECK_INT(play(m, "draw ann P5"), 0);
+    CHECK_INT(play(m, "finish ann"), 0);
+    CHECK_STR(field(m, 0, "arrangement"), "B3+B4+B5 B4+P5b+B6 B1 B2");
+    CHECK_STR(field(m, 0, "declared"), "engine");
+    CHECK_STR(field(m, 0, "finish"), "stock");
+    /* round 2: bob deals, a new order is needed */
+    CHECK(strstr(describe(m), "\"round\":2,\"dealer\":\"bob\",\"turn\":"
+                 "\"bob\",\"phase\":\"deal\"") != NULL);
+    arb_match_free(m);
+}
+
+/* The issue's example, as a take. */
+static void
+test_take_message(void)
+{
+    arb_match_t *m;
+
+    m = open_dealt("ann bob", "",
+                   "R5B1B1B1B2B2B2" "B4B6R1R1R1R2R2", "R7");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(play(m, "draw ann R7"), 0);
+    CHECK_INT(play(m, "discard ann R5"), 0);
+    CHECK_INT(play(m, "take bob B4 B6"), ARB_EILLEGAL);
+    CHECK_STR(last_rule, "Sets");
+    CHECK_STR(last_msg, "Take: blue 4, red 5, blue 6 is not a set: colours "
+              "differ");
+    arb_match_free(m);
+}
+
+/* Purple sets shown by a take fix their colour then. */
+static void
+test_purple_take(void)
+{
+    arb_match_t *m;
+
+    /* ann holds P5 and throws it; bob holds P6 P7 */
+    m = open_dealt("ann bob", "",
+                   "P5B1B1B1B2B2B2" "P6P7B1R0R1R1R1", "R7B3");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(play(m, "draw ann R7"), 0);
+    CHECK_INT(play(m, "discard ann P5"), 0);
+    CHECK_INT(play(m, "take bob P6 P7"), ARB_EILLEGAL);
+    CHECK(strstr(last_msg, "Take: purple 5, purple 6, purple 7 is not a set "
+                 "yet") != NULL);
+    CHECK_INT(play(m, "take bob P6b P7r"), ARB_EILLEGAL);
+    CHECK(strstr(last_msg, "colours differ") != NULL);
+    CHECK_INT(play(m, "take bob P5b P6b P7b"), 0);
+    CHECK(strstr(describe(m), "\"open_sets\":[\"P5b+P6b+P7b\"]") != NULL);
+    CHECK_INT(play(m, "discard bob R0"), 0);
+    CHECK_INT(play(m, "draw ann B3"), 0);
+    CHECK_INT(play(m, "discard ann B3"), 0);
+    /* bob: B1 R1 R1 R1 + ann's B3, open blue 5: 5 + 1 + 3 + 1+1+1 = 12;
+     * with R1+R1+R1: 5 + 1 + 3 + 0 = 9: no finish */
+    CHECK_INT(play(m, "finish bob"), ARB_EILLEGAL);
+    arb_match_free(m);
+
+    /* the same open set red would be worth 7 */
+    m = open_dealt("ann bob", "scoring: extended\n",
+                   "P5B1B1B1B2B2B2" "P6P7B1R0R1R1R2", "R7B2");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(play(m, "draw ann"), 0);
+    CHECK_INT(play(m, "discard ann P5"), 0);
+    CHECK_INT(play(m, "take bob P5 P6r P7"), 0);
+    CHECK_INT(play(m, "discard bob R2"), 0);
+    CHECK_INT(play(m, "draw ann B2"), 0);
+    CHECK_INT(play(m, "discard ann B2"), 0);
+    /* bob: open P5r+P6r+P7r (7) + B1 R0 R1 R1 + B2 = 12: refused, and the
+     * message shows the open set with its colour */
+    CHECK_INT(play(m, "finish bob"), ARB_EILLEGAL);
+    CHECK(strstr(last_msg, "(open P5r+P6r+P7r)") != NULL);
+    arb_match_free(m);
+}
+
+/* Extended scoring ends at 25: divine ten with the first draw. */
+static void
+test_goal(void)
+{
+    arb_match_t *m;
+
+    m = open_dealt("ann bob cat", "scoring: extended\ndealer: bob\n",
+                   "B5B5B5B5R5R5R5" "B1B1B1B1B2B2B2" "B3B3B3B3B4B4B4",
+                   "R5");
+    CHECK(m != NULL);
+    if (m == NULL) {
+        fprintf(stderr, "open: %s\n", last_msg);
+        return;
+    }
+    CHECK_INT(play(m, "draw ann"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "it is bob's turn, not ann's: players act in seat "
+              "order from the dealer");
+    CHECK_INT(play(m, "draw bob R5"), 0);
+    CHECK_INT(play(m, "finish bob"), 0);
+    CHECK(arb_match_finished(m));
+    /* 3 dealer + closed 1 + no ones 1 + half colour 1 + double four 10 +
+     * heaven 3 + divine ten 25 */
+    CHECK_INT(total_of(m, "bob"), 44);
+    CHECK_STR(field(m, 0, "bonuses"), "closed-hand=1,no-ones=1,half-colour=1,"
+              "heaven=3,double-four=10,divine-ten=25");
+    CHECK_STR(field(m, 1, "reason"), "a player reached the goal of 25 "
+              "points; the game goes to bob");
+    CHECK_INT(play(m, "draw cat"), ARB_EOVER);
+    CHECK_STR(last_msg, "the game is over: a player reached the goal of 25 "
+              "points; the game goes to bob");
+    CHECK(strstr(describe(m), "\"turn\":null,\"phase\":\"over\"") != NULL);
+    CHECK(strstr(describe(m), "\"finished\":true") != NULL);
+    CHECK(strstr(describe(m), "\"winners\":[\"bob\"]") != NULL);
+    arb_match_free(m);
+}
+
+/* Four players: only the previous player's last discard can be taken. */
+static void
+test_four_players(void)
+{
+    arb_match_t *m;
+
+    m = open_dealt("ann bob cat dan", "",
+                   "B1B1B1B1B2B2B2" "B2B3B3B3B3B4B4" "B4B4B5B5B5B5B6"
+                   "B6B6B6B7B7B7B7", "R0R1");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(play(m, "draw ann R0"), 0);
+    CHECK_INT(play(m, "discard ann B2"), 0);
+    CHECK_INT(play(m, "draw bob R1"), 0);
+    CHECK_INT(play(m, "discard bob B4"), 0);
+    /* ann's B2 is no longer waiting: bob has discarded since */
+    CHECK_INT(play(m, "take cat B2 B2 B2"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Take: bob's last discard is B4, which B2 B2 B2 does "
+              "not contain");
+    CHECK_INT(play(m, "take cat B4 B4"), 0);
+    CHECK_INT(play(m, "discard cat B6"), 0);
+    /* dan takes cat's B6, not anybody else's */
+    CHECK_INT(play(m, "take dan B6 B6"), 0);
+    CHECK_INT(play(m, "discard dan B7"), 0);
+    CHECK(strstr(describe(m), "\"stock\":31,\"discard\":{\"chip\":\"B7\","
+                 "\"by\":\"dan\"}") != NULL);
+    CHECK(strstr(describe(m), "{\"name\":\"ann\",\"points\":0,\"hand\":7,"
+                 "\"open_sets\":[],\"discards\":[\"B2\"]}") != NULL);
+    CHECK(strstr(describe(m), "{\"name\":\"bob\",\"points\":0,\"hand\":7,"
+                 "\"open_sets\":[],\"discards\":[]}") != NULL);
+    CHECK(strstr(describe(m), "{\"name\":\"cat\",\"points\":0,\"hand\":4,"
+                 "\"open_sets\":[\"B4+B4+B4\"],\"discards\":[]}") != NULL);
+    CHECK(strstr(describe(m), "\"turn\":\"ann\"") != NULL);
+    arb_match_free(m);
+}
+
+static void
+test_exhaust_four(void)
+{
+    arb_match_t *m;
+    int          deck[ARB_TSUKU_CHIPS], i, rc = 0;
+    char         line[64], name[8];
+    const char  *pl[4] = { "ann", "bob", "cat", "dan" };
+
+    /* canonical order: the stock is deck[28..61) */
+    m = open_dealt("ann bob cat dan", "", "", "");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    arb_tsuku_deck(deck);
+    for (i = 28; i < ARB_TSUKU_CHIPS && rc == 0; i++) {
+        arb_tsuku_chip_format(name, arb_tsuku_chip_of(deck[i]));
+        snprintf(line, sizeof(line), "draw %s", pl[(i - 28) % 4]);
+        rc = play(m, line);
+        snprintf(line, sizeof(line), "discard %s %s", pl[(i - 28) % 4],
+                 name);
+        if (rc == 0)
+            rc = play(m, line);
+    }
+    CHECK_INT(rc, 0);
+    CHECK_STR(field(m, 0, "result"), "exhausted");
+    CHECK_STR(field(m, 0, "round"), "1");
+    /* bob deals round 2 */
+    CHECK(strstr(describe(m), "\"round\":2,\"dealer\":\"bob\"") != NULL);
+    /* the header's order covered one round: the next needs a deal move */
+    CHECK(strstr(describe(m), "\"phase\":\"deal\"") != NULL);
+    CHECK_INT(play(m, "draw bob"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "round 2 is not dealt yet: bob, the dealer, records "
+              "the order first with 'deal bob <61 chips>'");
+    CHECK_INT(play(m, "deal ann B1"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "bob deals round 2, not ann");
+    CHECK_INT(play(m, "deal bob B1B2"), ARB_EINVAL);
+    CHECK_STR(last_msg, "deal: 2 chips given, the order of a round lists "
+              "all 61");
+    arb_match_free(m);
+}
+
+static void
+test_deal_moves(void)
+{
+    arb_match_t *m;
+    char         words[400], line[512];
+
+    m = open_text("game: tsukurutenten\nmatch: d\nplayers: ann bob\n");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK(strstr(describe(m), "\"phase\":\"deal\",\"stock\":0") != NULL);
+    order_words(words, sizeof(words), "B1B2B3R4R5R6R1" "B7B7B7R7R7R7P8",
+                "B2");
+    /* one chip too many of B1, one missing of B2 */
+    snprintf(line, sizeof(line), "deal ann %s", words);
+    line[12] = '1';
+    CHECK_INT(play(m, line), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "the deal holds 5 × B1, but the chip set has 4: an "
+              "order lists each of the 61 chips once");
+    CHECK_INT(play(m, "deal ann B1B2B9"), ARB_EINVAL);
+    CHECK_STR(last_msg, "deal: chip 'B9' does not exist: blue chips are "
+              "B1..B7");
+    snprintf(line, sizeof(line), "deal ann %s", words);
+    CHECK_INT(play(m, line), 0);
+    CHECK_INT(play(m, line), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "round 1 is already dealt (by an earlier deal "
+              "move)");
+    CHECK_INT(play(m, "draw ann B2"), 0);
+    CHECK_INT(play(m, "finish ann B1+B2+B3 R4+R5+R6"), 0);
+    CHECK_STR(field(m, 0, "declared"), "player");
+    CHECK_INT(total_of(m, "ann"), 1);
+    arb_match_free(m);
+}
+
+static void
+test_setup_errors(void)
+{
+    CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: ann\n")
+          == NULL);
+    CHECK_STR(last_msg, "tsukurutenten is played by 2 to 4 players, got 1");
+    CHECK(open_text("game: tsukurutenten\nmatch: s\n"
+                    "players: a b c d e\n") == NULL);
+    CHECK_STR(last_msg, "tsukurutenten is played by 2 to 4 players, got 5");
+    CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
+                    "mode: 3\n") == NULL);
+    CHECK_STR(last_msg, "unknown option 'mode' for tsukurutenten (options: "
+              "scoring, dealer)");
+    CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
+                    "scoring: double\n") == NULL);
+    CHECK(strstr(last_msg, "scoring 'double' does not exist") != NULL);
+    CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
+                    "dealer: zed\n") == NULL);
+    CHECK_STR(last_msg, "the first dealer 'zed' is not a player of this "
+              "match");
+    CHECK(open_text("game: tsukurutenten\nmatch: s\nteams: x y\n"
+                    "players: a:x b:y\n") == NULL);
+    CHECK(strstr(last_msg, "no teams") != NULL);
+    CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
+                    "deal: order B1B2B3\n") == NULL);
+    CHECK_STR(last_msg, "the deal order holds 3 chips: it must be one order "
+              "of all 61 chips per round (61, 122, ...)");
+    CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
+                    "edition: Tsukurutenten-2\n") == NULL);
+}
+
+/* Rulings: void and amend rebuild the state; a finish not worth 10 can
+ * stand by ruling, other illegal moves cannot be carried out. */
+static void
+test_rulings(void)
+{
+    arb_match_t *m;
+    char         d1[65], d2[65];
+
+    m = open_dealt("ann bob", "", "B1B2B3R4R5R6R1" "B7B7B7R7R7R7P8",
+                   "B3B2");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    hex_digest(m, d1);
+    CHECK_INT(play(m, "draw ann"), 0);                      /* 1: B3 */
+    CHECK_INT(ruling(m, ARB_EV_VOID, 1, NULL), 0);          /* 2 */
+    hex_digest(m, d2);
+    CHECK_STR(d1, d2);
+    CHECK_INT(play(m, "draw ann B3"), 0);                   /* 3 */
+    CHECK_INT(play(m, "discard ann B3"), 0);                /* 4 */
+    /* the scoresheet said B3, it was R1 */
+    CHECK_INT(ruling(m, ARB_EV_AMEND, 4, "discard ann R1"), 0);  /* 5 */
+    CHECK(strstr(describe(m), "\"discards\":[\"R1\"]") != NULL);
+    /* an out-of-turn draw cannot be carried out, even by ruling */
+    CHECK_INT(play_kind(m, ARB_EV_STANDS, "draw ann"), ARB_EILLEGAL);
+    CHECK_INT(play(m, "draw bob B2"), 0);                   /* 6 */
+    CHECK_INT(play(m, "discard bob P8"), 0);                /* 7 */
+    CHECK_INT(play(m, "draw ann"), 0);                      /* 8 */
+    /* ann: B1 B2 B3 B3 R4 R5 R6 + the chip drawn; her declared sets are
+     * worth more than 10 but the arbiter lets the finish stand */
+    CHECK_INT(play(m, "finish ann B1+B2+B3 R4+R5+R6"), ARB_EILLEGAL);
+    CHECK_INT(play_kind(m, ARB_EV_STANDS, "finish ann B1+B2+B3 R4+R5+R6"),
+              0);
+    CHECK_INT(arb_match_ruling(m, arb_match_next_seq(m) - 1, NULL),
+              ARB_RULED_STANDS);
+    CHECK_STR(field(m, 0, "result"), "win");
+    CHECK_STR(field(m, 0, "value"), "11");
+    CHECK_INT(total_of(m, "ann"), 1);
+    arb_match_free(m);
+}
+
+/* ---- the score tool ------------------------------------------------------ */
+
+static int
+run(const char *args, char *out, size_t len)
+{
+    char   cmd[512];
+    FILE  *p;
+    size_t n;
+    int    st;
+
+    snprintf(cmd, sizeof(cmd), "bin/arbiter score --game tsukurutenten %s "
+             "2>/dev/null", args);
+    p = popen(cmd, "r");
+    if (p == NULL)
+        return -1;
+    n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void
+test_score_tool(void)
+{
+    char out[4096];
+
+    CHECK_INT(run("B1 B2 B3 B4 R1 R2 R3 R4", out, sizeof(out)), 0);
+    CHECK_STR(out,
+              "hand: B1 B2 B3 B4 R1 R2 R3 R4\n"
+              "arrangements worth 10: 2\n"
+              "  B1+B2+B3 R2+R3+R4 B4 R1  (6 points)\n"
+              "  B2+B3+B4 R1+R2+R3 B1 R4  (6 points)\n"
+              "best: B1+B2+B3 R2+R3+R4 B4 R1\n"
+              "  base 2\n"
+              "  closed-hand +1\n"
+              "  half-colour +1\n"
+              "  under-five +2\n"
+              "points: 6\n");
+    CHECK_INT(run("B7,B7,R7,R7 B6 B6 R6 R6", out, sizeof(out)), 0);
+    CHECK_STR(out, "hand: B6 B6 B7 B7 R6 R6 R7 R7\n"
+              "arrangements worth 10: none\n");
+    CHECK_INT(run("--json --dealer --heaven B5 B5 B5 B5 R5 R5 R5 R5", out,
+                  sizeof(out)), 0);
+    CHECK(strstr(out, "\"best\":{\"arrangement\":\"B5+B5+B5 R5+R5+R5 B5 R5\","
+                 "\"sets\":[\"B5+B5+B5\",\"R5+R5+R5\"],\"singles\":[\"B5\","
+                 "\"R5\"],\"value\":10,\"base\":3") != NULL);
+    CHECK(strstr(out, "\"points\":44}}") != NULL);
+    CHECK_INT(run("--scoring simple --open B4+B5+B6 B1 B1 B1 B2 B4", out,
+                  sizeof(out)), 0);
+    CHECK_STR(out, "hand: B1 B1 B1 B2 B4\nopen: B4+B5+B6\n"
+              "arrangements worth 10: 1\n"
+              "  B1+B1+B1 B2 B4  (1 point)\n"
+              "best: B1+B1+B1 B2 B4\n  base 1\npoints: 1\n");
+    CHECK_INT(run("B1 B2 B3", out, sizeof(out)), 1);
+    CHECK_STR(out, "ERROR a finished hand has 8 chips, got 3\n");
+    CHECK_INT(run("B1 B1 B1 B1 B1 B2 B3 B4", out, sizeof(out)), 1);
+    CHECK_STR(out, "ERROR the hand holds 5 × B1, but the chip set has 4\n");
+    CHECK_INT(run("B9 B1 B1 B1 B2 B2 B2 B3", out, sizeof(out)), 1);
+    CHECK_STR(out, "ERROR chip 'B9' does not exist: blue chips are B1..B7\n");
+    CHECK_INT(run("--json B9", out, sizeof(out)), 1);
+    CHECK_STR(out, "{\"game\":\"tsukurutenten\",\"error\":\"chip 'B9' does "
+              "not exist: blue chips are B1..B7\"}\n");
+    CHECK_INT(run("--open B4+R5+B6 B1 B1 B1 B2 B3", out, sizeof(out)), 1);
+    CHECK_STR(out, "ERROR open set blue 4, red 5, blue 6 is not a set: "
+              "colours differ\n");
+    CHECK_INT(run("--bogus B1", out, sizeof(out)), 2);
+    CHECK_INT(run("--scoring x B1", out, sizeof(out)), 2);
+    CHECK_INT(run("", out, sizeof(out)), 2);
+    CHECK_INT(run("--help", out, sizeof(out)), 0);
+    CHECK(strstr(out, "usage: arbiter score --game tsukurutenten") != NULL);
+}
+
+int
+main(void)
+{
+    test_simple_game();
+    test_extended_game();
+    test_seed_deal();
+    test_turns();
+    test_take_message();
+    test_purple_take();
+    test_goal();
+    test_four_players();
+    test_exhaust_four();
+    test_deal_moves();
+    test_setup_errors();
+    test_rulings();
+    test_score_tool();
+    return TEST_END();
+}

@@ -1,0 +1,342 @@
+/*
+ * arbiter claim - submit a claim of a match's results to the recorder, as
+ * an event of kind "claim" (docs/CLAIMS.md), and print the verdict the
+ * recorder now shows: each record confirmed, disputed or still pending.
+ *
+ * DESIGN: the claim is put in its canonical form here, so what is sent is
+ * what `--dry-run` prints and what a transcript's claim line holds.  A CSV
+ * claim has no types of its own: it is read against the match's recorded
+ * results, fetched first with a `state` read.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/claim.h"
+#include "core/diff.h"
+#include "core/err.h"
+#include "core/jsonin.h"
+#include "core/transcript.h"
+#include "proto/codec.h"
+#include "proto/limits.h"
+#include "tools/cli.h"
+#include "tools/net.h"
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter claim --match ID [--by NAME] [--expect N] [--cid ID]"
+        "\n                     [--dry-run] [connection options] FILE\n\n"
+        "Records a claim of the match's results (docs/CLAIMS.md: JSON, or\n"
+        "CSV for spreadsheets; FILE '-' = stdin) as an event of kind\n"
+        "'claim', accepted during the match and after its close.  The\n"
+        "latest claim decides each record's status, shown by 'arbiter\n"
+        "state': confirmed when the claim agrees field for field, disputed\n"
+        "(with the differing fields) when not.  Prints\n"
+        "  seq N hash <hex>\n"
+        "  record 3 (Sota 3): disputed: bonus\n"
+        "  12 records: 11 confirmed, 1 disputed\n"
+        "Needs a scorer's or an arbiter's token.\n\n"
+        "options:\n"
+        "  --match ID   the match\n"
+        "  --by NAME    who claims (a player, a team, the rating body)\n"
+        "  --expect N   refuse unless the match is at event N\n"
+        "  --cid ID     your id for this event (a retry returns the\n"
+        "               original seq)\n"
+        "  --dry-run    print the claim as a transcript line; send nothing\n"
+        "\n");
+    cli_net_usage(f);
+}
+
+/* The match's recorded results as a schema for CSV cells, from `state`. */
+static int
+fetch_schema(cli_net_t *n, const char *match, arb_claim_t *schema)
+{
+    msgpack_packer *pk;
+    arb_buf_t       why = ARB_BUF_INIT;
+    const char     *json;
+    size_t          len;
+    int             rc;
+
+    pk = cli_net_begin(n, "state", 1);
+    cli_pack_str(pk, "match", match);
+    rc = cli_net_call(n);
+    if (rc != 0)
+        return rc;
+    if (cli_get_bytes(&n->res.data, "json", &json, &len) != 0) {
+        fprintf(stderr, "arbiter claim: the server's answer has no json\n");
+        return 2;
+    }
+    /* A report is a claim that agrees with itself (docs/CLAIMS.md). */
+    rc = arb_claim_parse_json(schema, json, len, &why);
+    if (rc != 0)
+        fprintf(stderr, "arbiter claim: the server's report: %s\n",
+                arb_buf_cstr(&why));
+    arb_buf_free(&why);
+    return rc != 0 ? 2 : 0;
+}
+
+/* 0 when the claim fits in one event; else 2, the reason printed. */
+static int
+check_size(const arb_event_t *ev, const char *path)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    size_t    i;
+    int       rc;
+
+    if (ev->nargs > ARB_ARGS_MAX) {
+        fprintf(stderr, "arbiter claim: %s: %zu records; one claim carries "
+                "at most %d\n", path, ev->nargs, ARB_ARGS_MAX);
+        return 2;
+    }
+    for (i = 0; i < ev->nargs; i++)
+        if (strlen(ev->args[i]) > ARB_STR_MAX) {
+            fprintf(stderr, "arbiter claim: %s: record %zu is %zu bytes as "
+                    "JSON; at most %d\n", path, i + 1, strlen(ev->args[i]),
+                    ARB_STR_MAX);
+            return 2;
+        }
+    rc = arb_event_check(ev, &why);
+    if (rc != 0)
+        fprintf(stderr, "arbiter claim: %s: %s\n", path, arb_buf_cstr(&why));
+    arb_buf_free(&why);
+    return rc != 0 ? 2 : 0;
+}
+
+static int
+send_claim(cli_net_t *n, const arb_event_t *ev, const char *match,
+           const char *cid, const char *expect_s)
+{
+    msgpack_packer *pk;
+    uint64_t        expect = 0;
+    int             rc;
+
+    if (expect_s != NULL
+        && cli_parse_u64("claim", "--expect", expect_s, &expect) != 0)
+        return 2;
+    pk = cli_net_begin(n, "append", 3 + (cid != NULL) + (expect_s != NULL)
+                       + (ev->player != NULL) + (ev->nargs > 0));
+    cli_pack_str(pk, "match", match);
+    cli_pack_str(pk, "kind", "claim");
+    if (cid != NULL)
+        cli_pack_str(pk, "cid", cid);
+    if (expect_s != NULL)
+        cli_pack_uint(pk, "expect", expect);
+    if (ev->player != NULL)
+        cli_pack_str(pk, "player", ev->player);
+    if (ev->nargs > 0)
+        cli_pack_strv(pk, "args", ev->args, ev->nargs);
+    cli_pack_str(pk, "text", ev->text);
+    rc = cli_net_call(n);
+    return rc != 0 ? rc : cli_net_print_ack(n, "");
+}
+
+typedef struct game_ctx {
+    char game[80];
+} game_ctx_t;
+
+static int
+on_open(void *ud, const msgpack_object *item)
+{
+    game_ctx_t *x = ud;
+    arb_event_t ev;
+    const char *bytes;
+    size_t      len;
+
+    if (cli_get_bytes(item, "event", &bytes, &len) == 0
+        && arb_event_decode(&ev, bytes, len, NULL) == 0) {
+        if (ev.setup != NULL)
+            snprintf(x->game, sizeof(x->game), "%s", ev.setup->game);
+        arb_event_clear(&ev);
+    }
+    return 1;
+}
+
+/* The key of a record for messages: " (Sota 3)". */
+static void
+label(char *out, size_t n, const arb_jv_t *rec, const char *game)
+{
+    const char     *lab, *key = arb_diff_key(game, &lab);
+    const arb_jv_t *k = key != NULL ? arb_jv_get(rec, key) : NULL;
+
+    out[0] = '\0';
+    if (k != NULL && k->type == ARB_JV_INT)
+        snprintf(out, n, " (%s %" PRId64 ")", lab, k->num);
+    else if (k != NULL && k->type == ARB_JV_STR)
+        snprintf(out, n, " (%s %s)", lab, k->str);
+}
+
+/* Prints the statuses the recorder now reports. */
+static int
+print_verdict(cli_net_t *n, const char *match)
+{
+    msgpack_packer *pk;
+    game_ctx_t      g;
+    arb_jv_t       *rep = NULL;
+    const arb_jv_t *recs, *st, *df;
+    const char     *json;
+    size_t          len, i, j, nc = 0, nd = 0, np = 0;
+    char            lab[96];
+    int             rc;
+
+    memset(&g, 0, sizeof(g));
+    rc = cli_net_events(n, match, 0, 0, NULL, 0, 0, on_open, &g);
+    if (rc != 0 && rc != 1)
+        return rc;
+    pk = cli_net_begin(n, "state", 1);
+    cli_pack_str(pk, "match", match);
+    rc = cli_net_call(n);
+    if (rc != 0)
+        return rc;
+    if (cli_get_bytes(&n->res.data, "json", &json, &len) != 0
+        || arb_jv_parse(&rep, json, len, NULL) != 0
+        || (recs = arb_jv_get(rep, "records")) == NULL
+        || recs->type != ARB_JV_ARRAY) {
+        fprintf(stderr, "arbiter claim: the server's report has no "
+                "records\n");
+        arb_jv_free(rep);
+        return 2;
+    }
+    for (i = 0; i < recs->n; i++) {
+        st = arb_jv_get(&recs->items[i], "status");
+        if (st == NULL || st->type != ARB_JV_STR)
+            continue;
+        if (strcmp(st->str, "confirmed") == 0) {
+            nc++;
+            continue;
+        }
+        if (strcmp(st->str, "disputed") != 0) {
+            np++;
+            continue;
+        }
+        nd++;
+        label(lab, sizeof(lab), &recs->items[i], g.game);
+        printf("record %zu%s: disputed:", i + 1, lab);
+        df = arb_jv_get(&recs->items[i], "disputed_fields");
+        for (j = 0; df != NULL && df->type == ARB_JV_ARRAY && j < df->n; j++)
+            if (df->items[j].type == ARB_JV_STR)
+                printf("%s %s", j ? "," : "",
+                       strcmp(df->items[j].str, "*") == 0
+                       ? "not in the claim" : df->items[j].str);
+        printf("\n");
+    }
+    printf("%zu record%s: %zu confirmed, %zu disputed", recs->n,
+           recs->n == 1 ? "" : "s", nc, nd);
+    if (np > 0)
+        printf(", %zu pending", np);
+    printf("\n");
+    arb_jv_free(rep);
+    return 0;
+}
+
+int
+cmd_claim(int argc, char **argv)
+{
+    cli_net_t    n;
+    arb_claim_t  c, schema;
+    arb_event_t  ev;
+    arb_buf_t    text = ARB_BUF_INIT, why = ARB_BUF_INIT, line = ARB_BUF_INIT;
+    const char  *match = NULL, *by = NULL, *expect = NULL, *cid = NULL;
+    const char  *path = NULL;
+    size_t       k0;
+    int          i, rc, dry = 0, csv, status = 2;
+
+    memset(&c, 0, sizeof(c));
+    memset(&schema, 0, sizeof(schema));
+    memset(&ev, 0, sizeof(ev));
+    cli_net_init(&n, "claim");
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--dry-run") == 0) {
+            dry = 1;
+            continue;
+        }
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
+                || (rc = cli_opt("claim", "--match", argc, argv, &i,
+                                 &match)) != 0
+                || (rc = cli_opt("claim", "--by", argc, argv, &i, &by)) != 0
+                || (rc = cli_opt("claim", "--expect", argc, argv, &i,
+                                 &expect)) != 0
+                || (rc = cli_opt("claim", "--cid", argc, argv, &i,
+                                 &cid)) != 0) {
+                if (rc < 0)
+                    return 2;
+                continue;
+            }
+            fprintf(stderr, "arbiter claim: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+        if (path != NULL) {
+            fprintf(stderr, "arbiter claim: one claim file at a time\n");
+            return 2;
+        }
+        path = argv[i];
+    }
+    if (path == NULL || (match == NULL && !dry)) {
+        fprintf(stderr, "arbiter claim: %s\n", path == NULL
+                ? "name the claim FILE" : "--match is required");
+        usage(stderr);
+        return 2;
+    }
+    if (by != NULL && !arb_name_valid(by)) {
+        fprintf(stderr, "arbiter claim: --by '%s' is not a name (1..64 of "
+                "A-Z a-z 0-9 _ . @ + -)\n", by);
+        return 2;
+    }
+    if (cli_read_file(&text, path) != 0)
+        goto done;
+    k0 = text.len >= 3 && memcmp(text.data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    while (k0 < text.len && strchr(" \t\r\n", text.data[k0]) != NULL)
+        k0++;
+    csv = k0 >= text.len || text.data[k0] != '{';
+    if (csv && match == NULL) {
+        fprintf(stderr, "arbiter claim: a CSV claim is read against the "
+                "match's records: give --match\n");
+        goto done;
+    }
+    if ((csv || !dry) && cli_net_connect(&n) != 0)
+        goto done;
+    if (csv && (status = fetch_schema(&n, match, &schema)) != 0)
+        goto done;
+    status = 2;
+    rc = arb_claim_parse(&c, text.data ? text.data : "", text.len,
+                         &schema.res, &why);
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s\n", path, arb_buf_cstr(&why));
+        goto done;
+    }
+    ev.kind = ARB_EV_CLAIM;
+    if (arb_claim_to_event(&ev, &c) != 0
+        || (by != NULL && (ev.player = strdup(by)) == NULL)) {
+        fprintf(stderr, "arbiter claim: out of memory\n");
+        goto done;
+    }
+    if (check_size(&ev, path) != 0)
+        goto done;
+    if (dry) {
+        arb_transcript_event_line(&line, &ev);
+        printf("%s\n", arb_buf_cstr(&line));
+        status = 0;
+        goto done;
+    }
+    status = send_claim(&n, &ev, match, cid, expect);
+    if (status == 0 && print_verdict(&n, match) != 0)
+        fprintf(stderr, "arbiter claim: the claim is recorded, but its "
+                "verdict could not be read\n");
+done:
+    arb_event_clear(&ev);
+    arb_claim_clear(&c);
+    arb_claim_clear(&schema);
+    arb_buf_free(&text);
+    arb_buf_free(&why);
+    arb_buf_free(&line);
+    cli_net_close(&n);
+    return status;
+}

@@ -1,0 +1,693 @@
+/*
+ * arbiter export - one match, or every match of a time range, as JSON
+ * lines, the CSV of the registration records, transcripts, or a signed
+ * bundle that `arbiter verify` checks offline (docs/BUNDLE.md).
+ *
+ * DESIGN: every source ends in the same arb_bundle_t, built event by event
+ * with each chain link recomputed, so a format never depends on where the
+ * events came from.  A bundle is signed where the key is: by the secret
+ * key file of --db DIR (only its owner, the daemon's operator, can read
+ * it), or by the daemon through the checkpoint op (--server), over the
+ * same committed boundary the events are then read up to.  Before a
+ * bundle is written it goes through the very verification `arbiter
+ * verify` does; an export that would not verify is never written.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "proto/bundle.h"
+#include "core/chain.h"
+#include "core/err.h"
+#include "core/keys.h"
+#include "core/store.h"
+#include "tools/cli.h"
+#include "tools/net.h"
+
+enum { F_JSONL, F_CSV, F_TRANSCRIPT, F_BUNDLE };
+static const char *const formats[] = { "jsonl", "csv", "transcript",
+                                       "bundle" };
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter export --format FMT (--match ID... | --from T [--to T]"
+        " | --to T)\n"
+        "                      (--db DIR | [--db DIR] [connection options])\n"
+        "                      [--out PATH]\n\n"
+        "Exports recorded matches.  FMT is one of:\n"
+        "  jsonl       one event per line: {\"match\",\"seq\",\"time\","
+        "\"time_ms\",\n"
+        "              \"actor\",\"kind\",\"body\",\"prev\",\"hash\","
+        "\"bytes\"}: body is\n"
+        "              the decoded event, prev/hash the chain links in hex\n"
+        "  csv         the registration records (the fields of 'arbiter\n"
+        "              replay --json' records), a header row, RFC 4180,\n"
+        "              lists joined by spaces\n"
+        "  transcript  docs/TRANSCRIPT.md text: 'arbiter replay' of it gives\n"
+        "              the same records and digest\n"
+        "  bundle      the raw events, rule profile, engine version and a\n"
+        "              signed checkpoint, for 'arbiter verify'\n"
+        "              (docs/BUNDLE.md)\n\n"
+        "which matches:\n"
+        "  --match ID   this match (repeatable)\n"
+        "  --from T     the matches whose last event is at or after T\n"
+        "  --to T       the matches created at or before T\n"
+        "               T: Unix milliseconds or ISO 8601: 2026-03-01,\n"
+        "               2026-03-01T10:00, 2026-03-01T10:00:00.250Z,\n"
+        "               2026-03-01T11:00+01:00 (UTC unless an offset is\n"
+        "               given; a --to date alone means its end)\n\n"
+        "where from:\n"
+        "  --db DIR     the recorder's data directory, opened read-only\n"
+        "               (safe while arbiterd runs).  A bundle is signed\n"
+        "               with DIR/" ARB_KEY_SECRET_FILE ", which only the "
+        "daemon's\n"
+        "               operator can read.\n"
+        "  --server ... the daemon (the events op); it signs the bundle's\n"
+        "               checkpoint itself.  With --db too, the events are\n"
+        "               read from DIR and the daemon's checkpoint must\n"
+        "               match them.\n"
+        "  --out PATH   write here instead of stdout; for transcripts of\n"
+        "               several matches a directory (one ID.txt each)\n\n"
+        "Exit status: 0 written, 1 a match is unknown, refused, or does not\n"
+        "verify, or no match is in the range; 2 usage or I/O error.\n\n");
+    cli_net_usage(f);
+}
+
+typedef struct exp {
+    int           format;
+    const char   *db, *out;
+    int           server;
+    int           has_from, has_to;
+    int64_t       from, to;
+    char        **ids;
+    size_t        nids, capids;
+    arb_store_t  *store;
+    arb_bundle_t  b;
+    cli_net_t     n;
+    arb_buf_t     why;
+} exp_t;
+
+/* Adds a match once: a bundle holds each match at most once. */
+static int
+add_id(exp_t *x, const char *id)
+{
+    char  **nv;
+    size_t  i;
+
+    for (i = 0; i < x->nids; i++)
+        if (strcmp(x->ids[i], id) == 0)
+            return 0;
+    if (x->nids == x->capids) {
+        size_t cap = x->capids ? 2 * x->capids : 16;
+        nv = realloc(x->ids, cap * sizeof(*nv));
+        if (nv == NULL)
+            return ARB_ENOMEM;
+        x->ids = nv;
+        x->capids = cap;
+    }
+    x->ids[x->nids] = strdup(id);
+    if (x->ids[x->nids] == NULL)
+        return ARB_ENOMEM;
+    x->nids++;
+    return 0;
+}
+
+/* ---- time options ----------------------------------------------------- */
+
+static int
+digits(const char **p, int n, int *out)
+{
+    int i;
+
+    *out = 0;
+    for (i = 0; i < n; i++) {
+        if ((*p)[i] < '0' || (*p)[i] > '9')
+            return -1;
+        *out = *out * 10 + ((*p)[i] - '0');
+    }
+    *p += n;
+    return 0;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
+static int64_t
+days_from_civil(int64_t y, int m, int d)
+{
+    int64_t  era;
+    unsigned yoe, doy, doe;
+
+    y -= m <= 2;
+    era = (y >= 0 ? y : y - 399) / 400;
+    yoe = (unsigned)(y - era * 400);
+    doy = (unsigned)((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1);
+    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* Unix ms, or an ISO 8601 date or date-time; `end` makes a bare date
+ * mean its last millisecond. */
+static int
+parse_when(const char *opt, const char *s, int end, int64_t *out)
+{
+    static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31,
+                                 30, 31 };
+    const char *p = s;
+    int         y, mo, d, h = 0, mi = 0, sec = 0, ms = 0, tzh = 0, tzm = 0;
+    int         sign = 0, has_time = 0, k;
+    uint64_t    u;
+
+    if (strspn(s, "0123456789") == strlen(s) && *s != '\0') {
+        if (cli_parse_u64("export", opt, s, &u) != 0)
+            return -1;
+        if (u > INT64_MAX)
+            goto bad;
+        *out = (int64_t)u;
+        return 0;
+    }
+    if (digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &mo)
+        || *p++ != '-' || digits(&p, 2, &d))
+        goto bad;
+    if (*p == 'T' || *p == ' ') {
+        p++;
+        has_time = 1;
+        if (digits(&p, 2, &h) || *p++ != ':' || digits(&p, 2, &mi))
+            goto bad;
+        if (*p == ':') {
+            p++;
+            if (digits(&p, 2, &sec))
+                goto bad;
+            if (*p == '.') {
+                for (p++, k = 0; k < 3 && *p >= '0' && *p <= '9'; k++, p++)
+                    ms = ms * 10 + (*p - '0');
+                if (k == 0)
+                    goto bad;
+                for (; k < 3; k++)
+                    ms *= 10;
+            }
+        }
+    }
+    if (*p == 'Z') {
+        p++;
+    } else if (has_time && (*p == '+' || *p == '-')) {
+        sign = *p++ == '+' ? 1 : -1;
+        if (digits(&p, 2, &tzh) || *p++ != ':' || digits(&p, 2, &tzm)
+            || tzh > 23 || tzm > 59)
+            goto bad;
+    }
+    if (*p != '\0' || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1]
+        || h > 23 || mi > 59 || sec > 59)
+        goto bad;
+    *out = ((days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec)
+            - sign * (tzh * 3600 + tzm * 60)) * 1000 + ms;
+    if (!has_time && end)
+        *out += 86400000 - 1;
+    return 0;
+bad:
+    fprintf(stderr, "arbiter export: %s wants Unix milliseconds or an ISO "
+            "8601 date (2026-03-01, 2026-03-01T10:00:00Z), not '%s'\n", opt,
+            s);
+    return -1;
+}
+
+/* The range a match was played in overlaps [from, to]. */
+static int
+in_range(const exp_t *x, int64_t created, int64_t last)
+{
+    return (!x->has_from || last >= x->from)
+           && (!x->has_to || created <= x->to);
+}
+
+/* ---- choosing the matches --------------------------------------------- */
+
+static int
+on_db_match(void *ud, const arb_match_info_t *m)
+{
+    exp_t *x = ud;
+
+    if (!in_range(x, m->created_ms, m->last_ms))
+        return 0;
+    return add_id(x, m->match_id) != 0 ? ARB_ENOMEM : 0;
+}
+
+static int
+select_server(exp_t *x)
+{
+    const msgpack_object *items, *it;
+    const char           *id;
+    char                  buf[ARB_STORE_ID_MAX + 1];
+    size_t                len;
+    int64_t               created, last;
+    uint32_t              i;
+    int                   rc;
+
+    cli_net_begin(&x->n, "matches", 0);
+    rc = cli_net_call(&x->n);
+    if (rc != 0)
+        return rc;
+    items = arb_client_get(&x->n.res, "matches");
+    if (items == NULL || items->type != MSGPACK_OBJECT_ARRAY) {
+        fprintf(stderr, "arbiter export: the server's answer has no "
+                "matches\n");
+        return 2;
+    }
+    for (i = 0; i < items->via.array.size; i++) {
+        it = &items->via.array.ptr[i];
+        if (cli_get_bytes(it, "match", &id, &len) != 0 || len == 0
+            || len > ARB_STORE_ID_MAX || cli_get_int(it, "created",
+                                                     &created) != 0
+            || cli_get_int(it, "last", &last) != 0) {
+            fprintf(stderr, "arbiter export: a malformed match in the "
+                    "server's list\n");
+            return 2;
+        }
+        memcpy(buf, id, len);
+        buf[len] = '\0';
+        if (in_range(x, created, last) && add_id(x, buf) != 0) {
+            fprintf(stderr, "arbiter export: out of memory\n");
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* ---- collecting the events -------------------------------------------- */
+
+typedef struct item_ctx {
+    arb_bundle_match_t *m;
+    arb_buf_t          *why;
+} item_ctx_t;
+
+static int
+on_item(void *ud, const msgpack_object *item)
+{
+    item_ctx_t *c = ud;
+    const char *hash, *bytes;
+    size_t      hlen, len;
+    uint64_t    seq;
+
+    if (cli_get_uint(item, "seq", &seq) != 0
+        || cli_get_bytes(item, "hash", &hash, &hlen) != 0 || hlen != 32
+        || cli_get_bytes(item, "event", &bytes, &len) != 0) {
+        arb_buf_free(c->why);
+        arb_buf_printf(c->why, "an event without seq, hash or bytes");
+        return ARB_EPROTO;
+    }
+    return arb_bundle_add_event(c->m, seq, (const unsigned char *)hash,
+                                bytes, len, c->why);
+}
+
+/* The daemon's signed checkpoint of a match. */
+static int
+server_checkpoint(exp_t *x, const char *id, arb_checkpoint_t *cp)
+{
+    const char *head, *sig, *pub;
+    size_t      hl, sl, pl;
+    int         rc;
+
+    cli_pack_str(cli_net_begin(&x->n, "checkpoint", 1), "match", id);
+    rc = cli_net_call(&x->n);
+    if (rc != 0)
+        return rc;
+    memset(cp, 0, sizeof(*cp));
+    if (cli_get_uint(&x->n.res.data, "count", &cp->count) != 0
+        || cli_get_bytes(&x->n.res.data, "head", &head, &hl) != 0
+        || cli_get_bytes(&x->n.res.data, "sig", &sig, &sl) != 0
+        || cli_get_bytes(&x->n.res.data, "pubkey", &pub, &pl) != 0
+        || hl != 32 || sl != ARB_SIG_LEN || pl != ARB_PUBKEY_LEN
+        || cp->count == 0) {
+        fprintf(stderr, "arbiter export: match %s: the server's checkpoint "
+                "is malformed (an older arbiterd?)\n", id);
+        return 2;
+    }
+    snprintf(cp->match_id, sizeof(cp->match_id), "%s", id);
+    memcpy(cp->head, head, 32);
+    memcpy(cp->sig, sig, ARB_SIG_LEN);
+    memcpy(cp->pubkey, pub, ARB_PUBKEY_LEN);
+    return 0;
+}
+
+/* Adds one match to x->b.  0, 1 (refused, printed) or 2. */
+static int
+collect(exp_t *x, const char *id)
+{
+    arb_bundle_match_t *m;
+    arb_checkpoint_t    cp;
+    item_ctx_t          c;
+    uint64_t            count = UINT64_MAX;
+    int                 rc;
+
+    if (x->format == F_BUNDLE && x->server) {
+        rc = server_checkpoint(x, id, &cp);
+        if (rc != 0)
+            return rc;
+        count = cp.count;
+    }
+    if (x->db != NULL) {
+        rc = arb_bundle_from_store(&x->b, x->store, id, count, &x->why);
+        if (rc == ARB_ENOTFOUND && count == UINT64_MAX)
+            fprintf(stderr, "arbiter export: %s: no match '%s'\n", x->db,
+                    id);
+        else if (rc != 0)
+            fprintf(stderr, "arbiter export: %s: %s\n", x->db,
+                    arb_buf_cstr(&x->why) ? arb_buf_cstr(&x->why)
+                    : "out of memory");
+        if (rc != 0)
+            return rc == ARB_ENOMEM || rc == ARB_EIO || rc == ARB_ESTORE
+                   ? 2 : 1;
+        m = &x->b.matches[x->b.nmatches - 1];
+    } else {
+        m = arb_bundle_add_match(&x->b, id);
+        if (m == NULL) {
+            fprintf(stderr, "arbiter export: out of memory\n");
+            return 2;
+        }
+        c.m = m;
+        c.why = &x->why;
+        rc = cli_net_events(&x->n, id, 0, count == UINT64_MAX ? UINT64_MAX
+                            : count - 1, NULL, 0, 0, on_item, &c);
+        if (rc < 0) {
+            fprintf(stderr, "arbiter export: match %s: %s\n", id,
+                    arb_buf_cstr(&x->why));
+            return 1;
+        }
+        if (rc != 0)
+            return rc;
+        if (m->nevents == 0 || (count != UINT64_MAX && m->nevents != count)) {
+            fprintf(stderr, "arbiter export: match %s: the server sent %zu "
+                    "events%s\n", id, m->nevents,
+                    count != UINT64_MAX ? " for its checkpoint" : "");
+            return 1;
+        }
+    }
+    if (x->format == F_BUNDLE && x->server) {
+        if (memcmp(m->cp.head, cp.head, 32) != 0) {
+            fprintf(stderr, "arbiter export: match %s: the server's "
+                    "checkpoint (%" PRIu64 " events) does not match the "
+                    "events read\n", id, cp.count);
+            return 1;
+        }
+        m->cp = cp;
+        m->is_signed = 1;
+    }
+    return 0;
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+static int
+write_out(const char *path, const arb_buf_t *b)
+{
+    FILE *f = path != NULL ? fopen(path, "wb") : stdout;
+
+    if (f == NULL) {
+        fprintf(stderr, "arbiter export: %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    if ((b->len > 0 && fwrite(b->data, 1, b->len, f) != b->len)
+        || (path != NULL ? fclose(f) != 0 : fflush(f) != 0)) {
+        fprintf(stderr, "arbiter export: %s: %s\n",
+                path != NULL ? path : "stdout", strerror(errno));
+        if (path != NULL)
+            unlink(path);
+        return 2;
+    }
+    return 0;
+}
+
+static int
+is_dir(const char *path)
+{
+    struct stat st;
+
+    return path != NULL && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* One transcript per match into directory dir, as ID.txt. */
+static int
+write_transcripts(exp_t *x, const char *dir)
+{
+    arb_buf_t out = ARB_BUF_INIT;
+    char      path[4096];
+    size_t    i;
+    int       rc = 0;
+
+    for (i = 0; rc == 0 && i < x->b.nmatches; i++) {
+        out.len = 0;
+        if (arb_bundle_transcript(&out, &x->b.matches[i], &x->why) != 0) {
+            fprintf(stderr, "arbiter export: match %s: %s\n",
+                    x->b.matches[i].cp.match_id, arb_buf_cstr(&x->why));
+            rc = 1;
+            break;
+        }
+        snprintf(path, sizeof(path), "%s/%s.txt", dir,
+                 x->b.matches[i].cp.match_id);
+        rc = write_out(path, &out);
+    }
+    arb_buf_free(&out);
+    return rc;
+}
+
+/* The bundle file, signed and checked by the verifier itself. */
+static int
+make_bundle(exp_t *x, arb_buf_t *out, unsigned char signer[32])
+{
+    arb_keypair_t       kp;
+    arb_bundle_report_t rep;
+    size_t              i, j;
+    int                 rc;
+
+    if (!x->server) {
+        rc = arb_keys_load(&kp, x->db, &x->why);
+        if (rc != 0) {
+            fprintf(stderr, "arbiter export: %s\n", arb_buf_cstr(&x->why));
+            fprintf(stderr, "arbiter export: a bundle is signed with the "
+                    "recorder's secret key: only the daemon's operator can "
+                    "export one from --db; others use --server, where the "
+                    "daemon signs\n");
+            return 2;
+        }
+        for (i = 0; i < x->b.nmatches; i++)
+            arb_bundle_sign(&x->b.matches[i], &kp);
+        memcpy(signer, kp.pk, 32);
+        arb_keypair_clear(&kp);
+    } else {
+        memcpy(signer, x->b.matches[0].cp.pubkey, 32);
+    }
+    rc = arb_bundle_write(out, &x->b, &x->why);
+    if (rc != 0) {
+        fprintf(stderr, "arbiter export: %s\n", rc == ARB_ENOMEM
+                ? "out of memory" : arb_buf_cstr(&x->why));
+        return rc == ARB_ENOMEM ? 2 : 1;
+    }
+    rc = arb_bundle_verify(out->data, out->len, signer, &rep);
+    if (rc != 0) {
+        fprintf(stderr, "arbiter export: the bundle does not verify; not "
+                "written:\n");
+        if (rep.error != NULL)
+            fprintf(stderr, "  %s\n", rep.error);
+        for (i = 0; i < rep.nmatches; i++)
+            for (j = 0; j < rep.matches[i].nproblems; j++)
+                fprintf(stderr, "  match %s: %s\n", rep.matches[i].match_id,
+                        rep.matches[i].problems[j]);
+    }
+    arb_bundle_report_clear(&rep);
+    return rc == 0 ? 0 : rc == ARB_ENOMEM ? 2 : 1;
+}
+
+static int
+render(exp_t *x)
+{
+    arb_buf_t     out = ARB_BUF_INIT;
+    unsigned char signer[32];
+    char          hex[65];
+    size_t        i, events = 0;
+    int           rc = 0;
+
+    if (x->format == F_TRANSCRIPT && (x->b.nmatches > 1 || is_dir(x->out))) {
+        if (!is_dir(x->out)) {
+            fprintf(stderr, "arbiter export: %zu matches: --out must be a "
+                    "directory (one transcript each, ID.txt)\n",
+                    x->b.nmatches);
+            return 2;
+        }
+        return write_transcripts(x, x->out);
+    }
+    if (x->format == F_BUNDLE && x->out == NULL && isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "arbiter export: a bundle is binary: use --out FILE "
+                "or redirect stdout\n");
+        return 2;
+    }
+    switch (x->format) {
+    case F_JSONL:
+        for (i = 0; rc == 0 && i < x->b.nmatches; i++)
+            rc = arb_bundle_jsonl(&out, &x->b.matches[i], &x->why);
+        rc = rc == 0 ? 0 : rc == ARB_ENOMEM ? 2 : 1;
+        break;
+    case F_CSV:
+        rc = arb_bundle_csv(&out, &x->b, &x->why);
+        rc = rc == 0 ? 0 : rc == ARB_ENOMEM ? 2 : 1;
+        break;
+    case F_TRANSCRIPT:
+        rc = arb_bundle_transcript(&out, &x->b.matches[0], &x->why);
+        rc = rc == 0 ? 0 : rc == ARB_ENOMEM ? 2 : 1;
+        break;
+    default:
+        rc = make_bundle(x, &out, signer);
+        break;
+    }
+    if (rc != 0 && x->format != F_BUNDLE)
+        fprintf(stderr, "arbiter export: %s\n", arb_buf_cstr(&x->why)
+                ? arb_buf_cstr(&x->why) : "out of memory");
+    if (rc == 0)
+        rc = write_out(x->out, &out);
+    if (rc == 0 && x->out != NULL) {
+        for (i = 0; i < x->b.nmatches; i++)
+            events += x->b.matches[i].nevents;
+        fprintf(stderr, "arbiter export: wrote %s: %s, %zu match%s, %zu "
+                "events", x->out, formats[x->format], x->b.nmatches,
+                x->b.nmatches == 1 ? "" : "es", events);
+        if (x->format == F_BUNDLE) {
+            arb_hex(hex, signer, 32);
+            fprintf(stderr, ", signed by key %s", hex);
+        }
+        fprintf(stderr, "\n");
+    }
+    arb_buf_free(&out);
+    return rc;
+}
+
+/* ---- the command ------------------------------------------------------ */
+
+static int
+parse_args(exp_t *x, int argc, char **argv)
+{
+    const char *v, *fmt = NULL, *from = NULL, *to = NULL;
+    size_t      k;
+    int         i, rc, net = 0;
+
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        }
+        if ((rc = cli_net_option(&x->n, argc, argv, &i)) != 0) {
+            if (rc < 0)
+                return 2;
+            net = 1;
+            continue;
+        }
+        if ((rc = cli_opt("export", "--format", argc, argv, &i, &fmt)) != 0
+            || (rc = cli_opt("export", "--db", argc, argv, &i, &x->db)) != 0
+            || (rc = cli_opt("export", "--out", argc, argv, &i,
+                             &x->out)) != 0
+            || (rc = cli_opt("export", "--from", argc, argv, &i, &from)) != 0
+            || (rc = cli_opt("export", "--to", argc, argv, &i, &to)) != 0) {
+            if (rc < 0)
+                return 2;
+            continue;
+        }
+        rc = cli_opt("export", "--match", argc, argv, &i, &v);
+        if (rc < 0)
+            return 2;
+        if (rc > 0) {
+            if (add_id(x, v) != 0)
+                return 2;
+            continue;
+        }
+        fprintf(stderr, "arbiter export: unexpected '%s'\n", argv[i]);
+        usage(stderr);
+        return 2;
+    }
+    x->format = -1;
+    for (k = 0; fmt != NULL && k < sizeof(formats) / sizeof(formats[0]); k++)
+        if (strcmp(fmt, formats[k]) == 0)
+            x->format = (int)k;
+    if (x->format < 0) {
+        fprintf(stderr, "arbiter export: --format is jsonl, csv, transcript "
+                "or bundle%s%s%s\n", fmt ? ", not '" : "", fmt ? fmt : "",
+                fmt ? "'" : "");
+        return 2;
+    }
+    x->has_from = from != NULL;
+    x->has_to = to != NULL;
+    if ((from && parse_when("--from", from, 0, &x->from) != 0)
+        || (to && parse_when("--to", to, 1, &x->to) != 0))
+        return 2;
+    if ((x->nids > 0) == (from != NULL || to != NULL)) {
+        fprintf(stderr, "arbiter export: name the matches with --match, or "
+                "a time range with --from/--to (not both)\n");
+        return 2;
+    }
+    /* No --db: the server, as for every client command. */
+    x->server = x->db == NULL || net;
+    return -1;
+}
+
+int
+cmd_export(int argc, char **argv)
+{
+    arb_store_opts_t opts;
+    exp_t            x;
+    size_t           i;
+    int              rc, status = 2;
+
+    memset(&x, 0, sizeof(x));
+    cli_net_init(&x.n, "export");
+    rc = parse_args(&x, argc, argv);
+    if (rc >= 0) {
+        status = rc;
+        goto done;
+    }
+    if (x.db != NULL) {
+        memset(&opts, 0, sizeof(opts));
+        opts.read_only = 1;
+        rc = arb_store_open(&x.store, x.db, &opts, &x.why);
+        if (rc != 0) {
+            fprintf(stderr, "arbiter export: %s: %s\n", x.db,
+                    rc == ARB_ENOTFOUND ? "no store there"
+                    : arb_buf_cstr(&x.why));
+            goto done;
+        }
+    }
+    if (x.server && cli_net_connect(&x.n) != 0)
+        goto done;
+    if (x.nids == 0) {
+        if (x.db != NULL) {
+            rc = arb_store_matches(x.store, on_db_match, &x, &x.why);
+            if (rc != 0) {
+                fprintf(stderr, "arbiter export: %s: %s\n", x.db,
+                        arb_buf_cstr(&x.why) ? arb_buf_cstr(&x.why)
+                        : "out of memory");
+                goto done;
+            }
+        } else if ((status = select_server(&x)) != 0) {
+            goto done;
+        }
+        if (x.nids == 0) {
+            fprintf(stderr, "arbiter export: no match in that time range\n");
+            status = 1;
+            goto done;
+        }
+    }
+    for (i = 0; i < x.nids; i++) {
+        status = collect(&x, x.ids[i]);
+        if (status != 0)
+            goto done;
+    }
+    status = render(&x);
+done:
+    for (i = 0; i < x.nids; i++)
+        free(x.ids[i]);
+    free(x.ids);
+    arb_bundle_clear(&x.b);
+    arb_store_close(x.store);
+    cli_net_close(&x.n);
+    arb_buf_free(&x.why);
+    return status;
+}

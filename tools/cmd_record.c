@@ -1,0 +1,621 @@
+/*
+ * arbiter record - the scorekeeper's console for a live match.
+ *
+ * DESIGN: one loop over poll(): input lines (a person at a terminal, or a
+ * script on stdin) and the match's subscription.  Each input line gives
+ * exactly one result line on stdout ("ok seq 5", "refused §34.11.2: ...",
+ * "error: ..."), so a script can pair them; other consoles' events are
+ * printed only when following (always at a terminal, with --follow from a
+ * script, where they start with "# " so they cannot be taken for a
+ * result).  Diagnostics of the connection go to stderr in script mode.
+ * The parts: record_line.c (input), record_link.c (the daemon, the local
+ * replay, exactly-once sending), record_show.c (output); see record.h.
+ *
+ * Undo is a request, never a rewrite: with an arbiter's token it is a
+ * `void` ruling of this console's last move, with a scorer's a note that
+ * names the move, for an arbiter to rule on.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/card.h"
+#include "core/err.h"
+#include "core/transcript.h"
+#include "proto/limits.h"
+#include "tools/cli.h"
+#include "tools/record.h"
+
+#define RETRY_DEFAULT_S 30
+#define WORDS_MAX       (ARB_ARGS_MAX + 2)  /* verb, player, arguments */
+
+volatile sig_atomic_t rec_stop;
+
+enum { LINE_DONE = 0, LINE_QUIT };
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter record --match ID [--as PLAYER] [--follow]\n"
+        "                      [--retry SECONDS] [connection options]\n\n"
+        "The scorekeeper's console for a live match: type the cards as they\n"
+        "are played; each is judged here against the rules before it is\n"
+        "sent, so an illegal move is refused with the rule and nothing is\n"
+        "recorded.  At a terminal it shows whose turn it is and the active\n"
+        "Sota, edits the line (arrows, ^A ^E ^U ^K ^W, history) and follows\n"
+        "the other consoles' moves.  From a pipe it reads one command a\n"
+        "line and prints one result line for each, without prompts.\n\n"
+        "commands:\n"
+        "  CARD [@N]              place a card (4♠, 4S or 4#1) for the\n"
+        "                         player whose turn it is (or --as PLAYER)\n"
+        "  PLAYER CARD [@N]       place it for that player\n"
+        "  VERB PLAYER ARG...     any move, written out (place alice 4S)\n"
+        "  undo [REASON]          undo this console's last move: an\n"
+        "                         arbiter's token voids it; a scorer's\n"
+        "                         records a request the arbiter rules on\n"
+        "  note TEXT              record a note\n"
+        "  state                  the position, results and totals, checked\n"
+        "                         against the recorder's digest\n"
+        "  help, quit             (end of input quits too)\n\n"
+        "results (one line per command; blank and '#' lines give none):\n"
+        "  ok seq N[; Sota K complete: 4♠→5♥→6♦ BC-001 Ladder 15+6 = 21 "
+        "for alice]\n"
+        "  refused RULE: MESSAGE  nothing was recorded\n"
+        "  error: MESSAGE         the line was not understood\n\n"
+        "options:\n"
+        "  --match ID     the match\n"
+        "  --as PLAYER    a bare card is this player's (default: the player\n"
+        "                 whose turn it is)\n"
+        "  --follow       print other consoles' events, as '# bob placed 5♥\n"
+        "                 (seq 2)' (always on at a terminal)\n"
+        "  --retry S      when the connection is lost, try to reconnect for\n"
+        "                 S seconds (default %d); a move whose answer was\n"
+        "                 lost is sent again with the same client event id,\n"
+        "                 so it is recorded exactly once\n\n",
+        RETRY_DEFAULT_S);
+    cli_net_usage(f);
+    fprintf(f, "\nExit status: 0, 1 when some command was refused, 2 when "
+               "the console could\nnot start or lost the recorder for "
+               "good.\n");
+}
+
+static void
+help(rec_t *r)
+{
+    if (!r->interactive) {
+        rec_print(r, "commands: CARD [@N] | PLAYER CARD [@N] | VERB PLAYER "
+                  "ARG... | undo [REASON] | note TEXT | state | help | "
+                  "quit");
+        return;
+    }
+    rec_print(r,
+        "Type a card to place it for the player whose turn it is (4♠, 4S\n"
+        "or 4#1; add @N to name the Sota), or say who places it: 'alice 4S'\n"
+        "or 'place alice 4S'.  Every move is checked here first.\n"
+        "  undo [REASON]  undo this console's last move (an arbiter's token\n"
+        "                 voids it; a scorer's asks the arbiter to)\n"
+        "  note TEXT      record a note\n"
+        "  state          the position, the results, the totals\n"
+        "  help, quit     (^D quits too)\n"
+        "Keys: arrows, ^A ^E ^B ^F move; ^U ^K ^W delete; up/down history;\n"
+        "^C drops the line.");
+}
+
+static void
+on_signal(int sig)
+{
+    (void)sig;
+    rec_stop = 1;
+}
+
+/* "<identity>-<8 hex digits>-": unique per console session, so the cids
+ * of two consoles (even with one token) never meet. */
+static void
+make_cid_prefix(rec_t *r)
+{
+    unsigned char b[4];
+    unsigned      x;
+
+    if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+        x = (unsigned)time(NULL) ^ ((unsigned)getpid() << 16);
+        memcpy(b, &x, sizeof(b));
+    }
+    snprintf(r->cid_prefix, sizeof(r->cid_prefix), "%s-%02x%02x%02x%02x-",
+             r->identity[0] ? r->identity : "console", b[0], b[1], b[2],
+             b[3]);
+}
+
+/* Splits a line into words on blanks.  Returns the count (at most max);
+ * the words point into buf, a copy of the line. */
+static size_t
+split(char *buf, char **w, size_t max)
+{
+    size_t n = 0;
+    char  *p = buf;
+
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\0' || n == max)
+            return n;
+        w[n++] = p;
+        while (*p != '\0' && *p != ' ' && *p != '\t')
+            p++;
+        if (*p != '\0')
+            *p++ = '\0';
+    }
+}
+
+/* The text after the first word of a line, without leading blanks. */
+static const char *
+rest_of(const char *line)
+{
+    while (*line == ' ' || *line == '\t')
+        line++;
+    while (*line != '\0' && *line != ' ' && *line != '\t')
+        line++;
+    while (*line == ' ' || *line == '\t')
+        line++;
+    return line;
+}
+
+static int
+seated(const rec_t *r, const char *name)
+{
+    return arb_setup_seat(arb_match_setup(r->m), name) >= 0;
+}
+
+/* Prints the result line of an input line; bad marks the exit status. */
+static void
+result(rec_t *r, int bad, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+result(rec_t *r, int bad, const char *fmt, ...)
+{
+    char    msg[2048];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (bad)
+        r->status = 1;
+    rec_print(r, msg);
+}
+
+static int
+remember(rec_t *r, uint64_t seq, const arb_event_t *ev)
+{
+    arb_buf_t   line = ARB_BUF_INIT;
+    rec_mine_t *nm;
+
+    if (r->nmine == r->capmine) {
+        size_t cap = r->capmine ? r->capmine * 2 : 32;
+        nm = realloc(r->mine, cap * sizeof(*nm));
+        if (nm == NULL)
+            return ARB_ENOMEM;
+        r->mine = nm;
+        r->capmine = cap;
+    }
+    arb_transcript_event_line(&line, ev);
+    if (arb_buf_cstr(&line) == NULL)
+        return ARB_ENOMEM;
+    r->mine[r->nmine].seq = seq;
+    r->mine[r->nmine].line = line.data;
+    r->nmine++;
+    return 0;
+}
+
+/* Sends ev and prints its one result line; after_ok follows "ok seq N". */
+static void
+submit(rec_t *r, arb_event_t *ev, const char *after_ok)
+{
+    rec_ack_t ack;
+    int       rc;
+
+    if (strcmp(r->role, "reader") == 0) {
+        result(r, 1, "refused forbidden: %s is a reader: this console "
+               "follows the match but cannot record", r->identity);
+        return;
+    }
+    rc = rec_submit(r, ev, &ack);
+    if (rc == 1) {
+        result(r, 1, "refused %s", ack.msg);
+        return;
+    }
+    if (rc != 0) {
+        result(r, 1, "error: %s", ack.msg);
+        if (!r->fatal)
+            r->fatal = 2;
+        return;
+    }
+    if (ev->kind == ARB_EV_MOVE && remember(r, ack.seq, ev) != 0) {
+        result(r, 1, "error: out of memory");
+        return;
+    }
+    result(r, 0, "ok seq %" PRIu64 "%s%s", ack.seq,
+           after_ok != NULL ? after_ok : "", arb_buf_cstr(&r->effect)
+           ? arb_buf_cstr(&r->effect) : "");
+}
+
+/* A move from its words: "4S [@2]", "alice 4S", "place alice 4S". */
+static void
+do_move(rec_t *r, char **w, size_t n)
+{
+    arb_event_t    ev;
+    rec_json_t    *d = NULL;
+    arb_buf_t      b = ARB_BUF_INIT;
+    arb_card_t     c;
+    const char    *player, *verb;
+    char           card[16], err[8];
+    size_t         i, first;
+    int            yah = strcmp(arb_match_setup(r->m)->game,
+                                "yahchain") == 0;
+
+    memset(&ev, 0, sizeof(ev));
+    if (n >= 2 && !seated(r, w[0]) && seated(r, w[1])) {
+        verb = w[0];
+        player = w[1];
+        first = 2;
+    } else if (yah && seated(r, w[0])) {
+        verb = "place";
+        player = w[0];
+        first = 1;
+    } else if (yah) {
+        verb = "place";
+        player = r->as;
+        if (player == NULL) {
+            arb_match_describe(r->m, &b);
+            if (b.data != NULL)
+                rec_json_parse(&d, b.data, b.len);
+            player = rec_json_str(rec_json_get(d, "turn"));
+        }
+        /* Nobody's turn: the match is over, and the rules say so. */
+        if (player == NULL)
+            player = arb_match_setup(r->m)->players[0].name;
+        first = 0;
+    } else {
+        result(r, 1, "error: write the move out: VERB PLAYER ARG... ('%s' "
+               "is no player of this match)", w[0]);
+        return;
+    }
+    ev.kind = ARB_EV_MOVE;
+    ev.player = strdup(player);
+    ev.verb = strdup(verb);
+    if (ev.player == NULL || ev.verb == NULL)
+        goto oom;
+    for (i = first; i < n; i++) {
+        /* Cards are recorded in their canonical form, whatever was typed:
+         * one card, one spelling in the log. */
+        const char *arg = w[i];
+        if (yah && i == first
+            && arb_card_parse(&c, w[i], strlen(w[i]), err, sizeof(err)) == 0) {
+            arb_card_format(card, c, ARB_CARD_UNICODE);
+            arg = card;
+        }
+        if (arb_event_add_arg(&ev, arg) != 0)
+            goto oom;
+    }
+    submit(r, &ev, NULL);
+    goto done;
+oom:
+    result(r, 1, "error: out of memory");
+done:
+    arb_event_clear(&ev);
+    rec_json_free(d);
+    arb_buf_free(&b);
+}
+
+static void
+do_note(rec_t *r, const char *text)
+{
+    arb_event_t ev;
+
+    memset(&ev, 0, sizeof(ev));
+    if (*text == '\0') {
+        result(r, 1, "error: note TEXT: the note is empty");
+        return;
+    }
+    ev.kind = ARB_EV_NOTE;
+    ev.text = strdup(text);
+    if (ev.text == NULL)
+        result(r, 1, "error: out of memory");
+    else
+        submit(r, &ev, NULL);
+    arb_event_clear(&ev);
+}
+
+/* undo [REASON]: this console's last move that still stands. */
+static void
+do_undo(rec_t *r, const char *reason)
+{
+    const rec_mine_t *t = NULL;
+    arb_event_t       ev;
+    arb_buf_t         text = ARB_BUF_INIT, after = ARB_BUF_INIT;
+    size_t            i;
+
+    memset(&ev, 0, sizeof(ev));
+    for (i = r->nmine; i > 0 && t == NULL; i--)
+        if (arb_match_ruling(r->m, r->mine[i - 1].seq, NULL)
+            == ARB_RULED_NONE)
+            t = &r->mine[i - 1];
+    if (t == NULL) {
+        result(r, 1, "error: nothing to undo: this console has recorded no "
+               "move that still stands");
+        return;
+    }
+    if (strcmp(r->role, "arbiter") == 0) {
+        ev.kind = ARB_EV_VOID;
+        ev.target = t->seq;
+        if (*reason != '\0')
+            arb_buf_puts(&text, reason);
+        else
+            arb_buf_printf(&text, "undo at the console of %s", r->identity);
+        arb_buf_printf(&after, "; seq %" PRIu64 " (%s) is void", t->seq,
+                       t->line);
+    } else {
+        if (r->undo_target == t->seq) {
+            result(r, 1, "error: the undo of seq %" PRIu64 " was already "
+                   "requested (seq %" PRIu64 "); an arbiter rules on it: "
+                   "arbiter rule --match %s void %" PRIu64 " --reason ...",
+                   t->seq, r->undo_note, r->match, t->seq);
+            return;
+        }
+        ev.kind = ARB_EV_NOTE;
+        arb_buf_printf(&text, "undo requested: seq %" PRIu64 " (%s)",
+                       t->seq, t->line);
+        if (*reason != '\0')
+            arb_buf_printf(&text, ": %s", reason);
+        arb_buf_printf(&after, "; undo of seq %" PRIu64 " (%s) requested: "
+                       "only an arbiter can void it (arbiter rule --match "
+                       "%s void %" PRIu64 " --reason ...)", t->seq, t->line,
+                       r->match, t->seq);
+    }
+    if (arb_buf_cstr(&text) == NULL || arb_buf_cstr(&after) == NULL
+        || (ev.text = strdup(text.data)) == NULL) {
+        result(r, 1, "error: out of memory");
+        goto done;
+    }
+    {
+        uint64_t target = t->seq, before = r->known;
+        submit(r, &ev, after.data);
+        if (ev.kind == ARB_EV_NOTE && r->known > before) {
+            r->undo_target = target;
+            r->undo_note = r->known;
+        }
+    }
+done:
+    arb_event_clear(&ev);
+    arb_buf_free(&text);
+    arb_buf_free(&after);
+}
+
+static void
+do_state(rec_t *r)
+{
+    arb_buf_t out = ARB_BUF_INIT;
+    int       same = 0;
+
+    if (rec_link_verify(r, &same) != 0) {
+        result(r, 1, "error: the recorder did not answer; try again");
+        return;
+    }
+    if (!same) {
+        result(r, 1, "error: this console's replay differs from the "
+               "recorder's state (digest): report it");
+        return;
+    }
+    rec_show_state(r, &out);
+    rec_print(r, arb_buf_cstr(&out) ? arb_buf_cstr(&out) : "");
+    arb_buf_free(&out);
+}
+
+/* One input line: LINE_DONE or LINE_QUIT. */
+static int
+handle(rec_t *r, const char *line)
+{
+    char   buf[REC_LINE_MAX + 1];
+    char  *w[WORDS_MAX + 1];
+    size_t n;
+
+    snprintf(buf, sizeof(buf), "%s", line);
+    n = split(buf, w, WORDS_MAX + 1);
+    if (n == 0 || w[0][0] == '#')
+        return LINE_DONE;
+    if (n > WORDS_MAX) {
+        result(r, 1, "error: too many words (at most %d)",
+               WORDS_MAX);
+        return LINE_DONE;
+    }
+    if (n == 1 && (strcmp(w[0], "quit") == 0 || strcmp(w[0], "exit") == 0))
+        return LINE_QUIT;
+    if (n == 1 && (strcmp(w[0], "help") == 0 || strcmp(w[0], "?") == 0))
+        help(r);
+    else if (n == 1 && strcmp(w[0], "state") == 0)
+        do_state(r);
+    else if (strcmp(w[0], "undo") == 0 && !seated(r, "undo"))
+        do_undo(r, rest_of(line));
+    else if (strcmp(w[0], "note") == 0 && !seated(r, "note"))
+        do_note(r, rest_of(line));
+    else
+        do_move(r, w, n);
+    return LINE_DONE;
+}
+
+static void
+banner(rec_t *r)
+{
+    arb_buf_t out = ARB_BUF_INIT;
+
+    arb_buf_printf(&out, "arbiter record: match %s, you are %s (%s)%s%s; "
+                   "type help for the commands", r->match, r->identity,
+                   r->role, r->as ? ", placing for " : "",
+                   r->as ? r->as : "");
+    rec_print(r, arb_buf_cstr(&out) ? out.data : "");
+    out.len = 0;
+    rec_show_state(r, &out);
+    rec_print(r, arb_buf_cstr(&out) ? out.data : "");
+    arb_buf_free(&out);
+}
+
+/* The console's loop: input lines and the subscription.  The status. */
+static int
+run(rec_t *r)
+{
+    struct pollfd fds[2];
+    const char   *text;
+    char          prompt[256];
+    int           rc, nfds;
+
+    for (;;) {
+        if (rec_stop)
+            return r->status;
+        if (r->fatal)
+            return r->fatal;
+        if (r->lost && rec_link_reconnect(r) != 0)
+            return r->fatal ? r->fatal : 2;
+        if (r->interactive) {
+            rec_show_prompt(r, prompt, sizeof(prompt));
+            rec_line_set_prompt(&r->line, prompt);
+        }
+        rc = rec_line_next(&r->line, &text);
+        if (rc < 0)
+            return r->status;
+        if (rc == 1) {
+            /* Other consoles' news first: judge on the latest state. */
+            rec_link_pump(r);
+            if (handle(r, text) == LINE_QUIT)
+                return r->status;
+            continue;
+        }
+        fds[0].fd = r->line.fd;
+        fds[0].events = POLLIN;
+        fds[0].revents = 0;
+        nfds = 1;
+        if (rec_link_fd(r) >= 0) {
+            fds[1].fd = rec_link_fd(r);
+            fds[1].events = POLLIN;
+            fds[1].revents = 0;
+            nfds = 2;
+        }
+        if (poll(fds, (nfds_t)nfds, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return 2;
+        }
+        if (nfds == 2 && fds[1].revents != 0)
+            rec_link_pump(r);
+        if (fds[0].revents != 0)
+            rec_line_fill(&r->line);
+    }
+}
+
+int
+cmd_record(int argc, char **argv)
+{
+    rec_t             r;
+    struct sigaction  sa;
+    const char       *retry = NULL, *env;
+    uint64_t          secs = RETRY_DEFAULT_S;
+    int               i, rc, status = 2;
+
+    memset(&r, 0, sizeof(r));
+    cli_net_init(&r.net, "record");
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--follow") == 0) {
+            r.follow = 1;
+            continue;
+        }
+        if ((rc = cli_net_option(&r.net, argc, argv, &i)) != 0
+            || (rc = cli_opt("record", "--match", argc, argv, &i,
+                             &r.match)) != 0
+            || (rc = cli_opt("record", "--as", argc, argv, &i, &r.as)) != 0
+            || (rc = cli_opt("record", "--retry", argc, argv, &i,
+                             &retry)) != 0) {
+            if (rc < 0)
+                return 2;
+            continue;
+        }
+        fprintf(stderr, "arbiter record: unexpected '%s'\n", argv[i]);
+        usage(stderr);
+        return 2;
+    }
+    if (r.match == NULL) {
+        fprintf(stderr, "arbiter record: --match is required\n");
+        usage(stderr);
+        return 2;
+    }
+    if (retry != NULL && cli_parse_u64("record", "--retry", retry,
+                                       &secs) != 0)
+        return 2;
+    if (secs > 86400)
+        secs = 86400;
+    r.retry_ms = (unsigned)secs * 1000;
+    r.addr = r.net.server;
+    if (r.addr == NULL)
+        r.addr = getenv("ARBITER_SERVER");
+    if (r.addr == NULL || *r.addr == '\0')
+        r.addr = CLI_SERVER_DEFAULT;
+    /* Test hook (tests/integration/record.sh): lose the answer to the Nth
+     * append, as when the daemon dies between its commit and its ack. */
+    env = getenv("ARBITER_RECORD_DROP_ACK");
+    if (env != NULL)
+        r.drop_ack = strtoul(env, NULL, 10);
+    r.interactive = isatty(0) && isatty(1);
+    if (r.interactive)
+        r.follow = 1;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;      /* no SA_RESTART: poll must return */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
+
+    /* Before the first resync, so that even the catch-up is not taken for
+     * other consoles' news. */
+    r.known = UINT64_MAX;
+    status = rec_link_open(&r);
+    if (status != 0)
+        goto done;
+    make_cid_prefix(&r);
+    if (r.as != NULL && !seated(&r, r.as)) {
+        fprintf(stderr, "arbiter record: --as %s: not a player of match "
+                "%s\n", r.as, r.match);
+        status = 2;
+        goto done;
+    }
+    if (rec_line_open(&r.line, 0, r.interactive) != 0) {
+        fprintf(stderr, "arbiter record: cannot set up the terminal\n");
+        status = 2;
+        goto done;
+    }
+    if (r.interactive)
+        banner(&r);
+    status = run(&r);
+    rec_line_close(&r.line);
+done:
+    rec_link_close(&r);
+    for (i = 0; (size_t)i < r.nmine; i++)
+        free(r.mine[i].line);
+    free(r.mine);
+    arb_buf_free(&r.before);
+    arb_buf_free(&r.effect);
+    return status;
+}

@@ -1,0 +1,668 @@
+/*
+ * record_link.c - `arbiter record` and the daemon: connecting, the local
+ * replay, judging and sending, following, reconnecting.
+ *
+ * DESIGN: two connections.  A carries requests and their answers through
+ * the blocking helpers of tools/net.c.  B carries only the subscription and
+ * is read here, frame by frame, when poll() says it is readable: the
+ * blocking client drops pushes while it waits for an answer and buffers
+ * bytes that poll() cannot see, so the two kinds of traffic are kept apart.
+ *
+ * Exactly once.  Every event gets a client event id "<identity>-<random>-
+ * <n>" before it is first sent.  When a connection breaks before the
+ * answer, the event may or may not be in the log; the console reconnects,
+ * rebuilds its replay from the log and sends the event again with the same
+ * cid.  If the first send reached the log (committed, or still in flight
+ * in the daemon) the daemon answers with the original seq and dup, and
+ * nothing is written twice; if it did not, the event is judged again on the
+ * rebuilt state (someone may have moved meanwhile) and sent as new.
+ *
+ * `expect` goes with every judged event: the daemon then judges it against
+ * the very state the console judged, and a move that crossed another
+ * console's on the wire comes back as a conflict, never as a surprise.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "core/err.h"
+#include "proto/codec.h"
+#include "proto/limits.h"
+#include "proto/mp.h"
+#include "tools/cli.h"
+#include "tools/record.h"
+
+#define RETRY_STEP_MS  200      /* between two attempts to reconnect */
+#define CONFLICTS_MAX  8        /* rejudge-and-resend rounds per event */
+
+static uint64_t
+now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void
+sleep_ms(unsigned ms)
+{
+    struct timespec ts;
+
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+    nanosleep(&ts, NULL);       /* a signal cuts it short: fine */
+}
+
+/* A message for the person (on screen) or the script (stderr, so the
+ * result lines on stdout stay one per input line). */
+static void
+say(rec_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+say(rec_t *r, const char *fmt, ...)
+{
+    char    msg[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (r->interactive) {
+        rec_print(r, msg);
+    } else {
+        fprintf(stderr, "arbiter record: %s\n", msg);
+        fflush(stderr);
+    }
+}
+
+static int
+is_mine(const rec_t *r, const arb_event_t *ev)
+{
+    return ev->client_id != NULL
+           && strncmp(ev->client_id, r->cid_prefix,
+                      strlen(r->cid_prefix)) == 0;
+}
+
+/* ---- connection B: the subscription ----------------------------------- */
+
+static void
+close_sub(rec_t *r)
+{
+    arb_client_close(r->sub);
+    r->sub = NULL;
+    if (r->rd_init)
+        arb_frame_reader_free(&r->rd);
+    r->rd_init = 0;
+}
+
+/* Connects and authenticates B, quietly: a reconnect tries many times.
+ * Learns the identity and role.  0, or an ARB_E* code with why. */
+static int
+connect_sub(rec_t *r, arb_buf_t *why)
+{
+    msgpack_packer       *pk;
+    msgpack_unpacked      res;
+    const char           *p;
+    size_t                n;
+    int                   rc;
+
+    msgpack_unpacked_init(&res);
+    rc = arb_client_connect(&r->sub, r->addr, why);
+    if (rc != 0)
+        goto fail;
+    arb_client_begin(r->sub, &pk, "auth", 1);
+    cli_pack_str(pk, "token", r->token);
+    rc = arb_client_call(r->sub, &res, why);
+    if (rc != 0)
+        goto fail;
+    if (cli_get_bytes(&res.data, "identity", &p, &n) == 0)
+        snprintf(r->identity, sizeof(r->identity), "%.*s", (int)n, p);
+    if (cli_get_bytes(&res.data, "role", &p, &n) == 0)
+        snprintf(r->role, sizeof(r->role), "%.*s", (int)n, p);
+    rc = arb_frame_reader_init(&r->rd, 64u << 20);
+    if (rc != 0)
+        goto fail;
+    r->rd_init = 1;
+    msgpack_unpacked_destroy(&res);
+    return 0;
+
+fail:
+    msgpack_unpacked_destroy(&res);
+    close_sub(r);
+    return rc;
+}
+
+static int
+subscribe(rec_t *r)
+{
+    msgpack_packer *pk;
+    arb_buf_t       why = ARB_BUF_INIT;
+    int             rc;
+
+    arb_client_begin(r->sub, &pk, "subscribe", 2);
+    cli_pack_str(pk, "match", r->match);
+    cli_pack_uint(pk, "from", r->known + 1);
+    rc = arb_client_send(r->sub, &why);
+    arb_buf_free(&why);
+    return rc;
+}
+
+int
+rec_link_fd(const rec_t *r)
+{
+    return r->sub != NULL && !r->lost ? arb_client_fd(r->sub) : -1;
+}
+
+/* ---- the local replay ------------------------------------------------- */
+
+typedef struct collect {
+    cli_events_t v;
+    arb_buf_t    why;
+} collect_t;
+
+static int
+on_collect(void *ud, const msgpack_object *item)
+{
+    collect_t  *x = ud;
+    const char *bytes;
+    size_t      len;
+    uint64_t    seq;
+
+    if (cli_get_uint(item, "seq", &seq) != 0
+        || cli_get_bytes(item, "event", &bytes, &len) != 0) {
+        arb_buf_printf(&x->why, "an event without seq or bytes");
+        return 2;
+    }
+    return cli_events_add(&x->v, bytes, len, seq, &x->why) != 0 ? 2 : 0;
+}
+
+/* Applies one event of the log to the replay, printing it when it is news
+ * (another console's, beyond what this console knew) and we follow. */
+static int
+apply_logged(rec_t *r, const arb_event_t *ev, uint64_t old_known)
+{
+    arb_verdict_t v;
+    arb_buf_t     line = ARB_BUF_INIT;
+    int           mine = is_mine(r, ev), news, rc;
+
+    news = ev->seq > old_known && r->follow && !mine;
+    if (news || (r->pending_cid != NULL && ev->client_id != NULL
+                 && strcmp(ev->client_id, r->pending_cid) == 0))
+        rec_show_snapshot(r);
+    rc = arb_match_apply(r->m, ev, &v);
+    if (rc != 0) {
+        say(r, "match %s: seq %" PRIu64 " of the log does not replay here "
+            "(%s: %s): this console's engine differs from the daemon's",
+            r->match, ev->seq, v.rule, v.msg);
+        return rc;
+    }
+    if (r->pending_cid != NULL && ev->client_id != NULL
+        && strcmp(ev->client_id, r->pending_cid) == 0) {
+        /* The event being sent is already in the log: keep what it did
+         * for the answer line. */
+        r->pending_seq = ev->seq;
+        r->effect.len = 0;
+        rec_show_effect(r, &r->effect, ev);
+    }
+    if (news) {
+        /* In a script's output a result line answers an input line; news
+         * is marked so that it cannot be taken for one. */
+        if (!r->interactive)
+            arb_buf_puts(&line, "# ");
+        rec_show_event(r, &line, ev);
+        rec_show_effect(r, &line, ev);
+        rec_print(r, arb_buf_cstr(&line));
+    }
+    arb_buf_free(&line);
+    return 0;
+}
+
+int
+rec_link_resync(rec_t *r)
+{
+    collect_t     x;
+    arb_verdict_t v;
+    uint64_t      old_known = r->known;
+    size_t        i;
+    int           st, rc = -1;
+
+    memset(&x, 0, sizeof(x));
+    st = cli_net_events(&r->net, r->match, 0, UINT64_MAX, NULL, 0, 0,
+                        on_collect, &x);
+    if (st != 0 || !x.v.has_open) {
+        if (x.why.len > 0)
+            say(r, "match %s: %s", r->match, arb_buf_cstr(&x.why));
+        if (st == 2 && x.why.len == 0)
+            r->lost = 1;        /* the connection, not the log */
+        else
+            r->fatal = st == 1 ? 1 : 2;
+        goto done;
+    }
+    arb_match_free(r->m);
+    r->m = NULL;
+    if (arb_match_open(&r->m, &x.v.open, &v) != 0) {
+        say(r, "match %s: its header does not replay here (%s: %s)",
+            r->match, v.rule, v.msg);
+        r->fatal = 2;
+        goto done;
+    }
+    for (i = 0; i < x.v.n; i++)
+        if (apply_logged(r, &x.v.ev[i], old_known) != 0) {
+            r->fatal = 2;
+            goto done;
+        }
+    r->known = x.v.n;
+    rc = 0;
+done:
+    cli_events_clear(&x.v);
+    arb_buf_free(&x.why);
+    return rc;
+}
+
+/* ---- opening, closing, reconnecting ----------------------------------- */
+
+int
+rec_link_open(rec_t *r)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+
+    /* A first: it resolves --token, --token-file and $ARBITER_TOKEN and
+     * says what is wrong with them. */
+    if (cli_net_connect(&r->net) != 0)
+        return 2;
+    snprintf(r->token, sizeof(r->token), "%s", r->net.token);
+    /* A reconnect must not depend on the token file still being there. */
+    r->net.token = r->token;
+    r->net.token_file = NULL;
+    if (connect_sub(r, &why) != 0) {
+        fprintf(stderr, "arbiter record: %s\n", arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return 2;
+    }
+    arb_buf_free(&why);
+    if (rec_link_resync(r) != 0)
+        return r->fatal ? r->fatal : 2;
+    if (subscribe(r) != 0) {
+        fprintf(stderr, "arbiter record: subscribe: connection lost\n");
+        return 2;
+    }
+    return 0;
+}
+
+void
+rec_link_close(rec_t *r)
+{
+    close_sub(r);
+    cli_net_close(&r->net);
+    memset(r->token, 0, sizeof(r->token));
+    arb_match_free(r->m);
+    r->m = NULL;
+}
+
+int
+rec_link_reconnect(rec_t *r)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    uint64_t  deadline = now_ms() + r->retry_ms;
+    int       attempts = 0;
+
+    say(r, "connection to %s lost; reconnecting (for up to %u s)", r->addr,
+        r->retry_ms / 1000);
+    for (;;) {
+        close_sub(r);
+        cli_net_close(&r->net);
+        if (rec_stop || r->fatal)
+            return -1;
+        if (attempts++ > 0) {
+            if (now_ms() >= deadline) {
+                say(r, "could not reconnect to %s: giving up", r->addr);
+                return -1;
+            }
+            sleep_ms(RETRY_STEP_MS);
+        }
+        /* B first, quietly: while the daemon is down every attempt
+         * fails, and A's connect would say so each time. */
+        if (connect_sub(r, &why) != 0) {
+            arb_buf_free(&why);
+            continue;
+        }
+        if (cli_net_connect(&r->net) != 0)
+            continue;
+        r->lost = 0;
+        if (rec_link_resync(r) != 0 || subscribe(r) != 0) {
+            if (r->fatal)
+                return -1;
+            r->lost = 1;
+            continue;
+        }
+        say(r, "reconnected; the match is at seq %" PRIu64, r->known);
+        return 0;
+    }
+}
+
+/* ---- following -------------------------------------------------------- */
+
+/* The subscription's answer or push.  0, or -1 when the link is lost or
+ * the console cannot go on (stop reading). */
+static int
+on_frame(rec_t *r, const char *frame, size_t len)
+{
+    msgpack_unpacked      res;
+    const msgpack_object *push, *e;
+    arb_event_t           ev;
+    arb_buf_t             why = ARB_BUF_INIT;
+    const char           *bytes, *c = "", *m = "";
+    size_t                blen, clen = 0, mlen = 0;
+    uint64_t              seq, known = r->known;
+    int                   rc = 0;
+
+    memset(&ev, 0, sizeof(ev));
+    msgpack_unpacked_init(&res);
+    if (arb_mp_parse_limits(&res, frame, len, ARB_DEPTH_MAX,
+                            ARB_RESP_ELEMS_MAX, &why) != 0) {
+        say(r, "subscription: %s", arb_buf_cstr(&why));
+        r->lost = 1;
+        rc = -1;
+        goto done;
+    }
+    push = arb_mp_get(&res.data, "push");
+    e = arb_mp_get(&res.data, "error");
+    if (e != NULL) {
+        /* A refused subscribe, or the "slow" push: start again from the
+         * next seq we need, as the protocol says. */
+        cli_get_bytes(e, "code", &c, &clen);
+        cli_get_bytes(e, "message", &m, &mlen);
+        say(r, "subscription: %.*s: %.*s", (int)clen, c, (int)mlen, m);
+        if (push == NULL && clen == 9 && memcmp(c, "not_found", 9) == 0)
+            r->fatal = 1;
+        r->lost = 1;
+        rc = -1;
+        goto done;
+    }
+    if (push == NULL || push->type != MSGPACK_OBJECT_STR
+        || push->via.str.size != 5 || memcmp(push->via.str.ptr, "event", 5))
+        goto done;              /* the subscribe answer, or news to us */
+    if (cli_get_uint(&res.data, "seq", &seq) != 0
+        || cli_get_bytes(&res.data, "event", &bytes, &blen) != 0)
+        goto done;
+    if (seq <= r->known)
+        goto done;              /* ours, or read with the log already */
+    if (seq > r->known + 1) {
+        /* A gap: read the log instead.  The pushes still queued are then
+         * older than what we know and are skipped one by one. */
+        rec_link_resync(r);
+        goto done;
+    }
+    if (arb_event_decode(&ev, bytes, blen, &why) != 0 || ev.seq != seq) {
+        say(r, "subscription: seq %" PRIu64 ": %s", seq,
+            why.len ? arb_buf_cstr(&why) : "numbered differently");
+        rec_link_resync(r);
+        goto done;
+    }
+    if (apply_logged(r, &ev, known) != 0) {
+        r->fatal = 2;
+        goto done;
+    }
+    r->known = seq;
+done:
+    if (r->lost || r->fatal)
+        rc = -1;
+    arb_event_clear(&ev);
+    arb_buf_free(&why);
+    msgpack_unpacked_destroy(&res);
+    return rc;
+}
+
+void
+rec_link_pump(rec_t *r)
+{
+    const char *frame;
+    size_t      len;
+    ssize_t     n;
+    int         fd, rc;
+
+    for (;;) {
+        fd = rec_link_fd(r);
+        if (fd < 0 || r->fatal)
+            return;
+        n = recv(fd, r->rbuf, sizeof(r->rbuf), MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n <= 0 || arb_frame_reader_feed(&r->rd, r->rbuf,
+                                            (size_t)n) != 0) {
+            r->lost = 1;
+            return;
+        }
+        while ((rc = arb_frame_reader_next(&r->rd, &frame, &len)) == 1)
+            if (on_frame(r, frame, len) != 0)
+                return;         /* lost or fatal: the reader is reset */
+        if (rc < 0) {
+            r->lost = 1;
+            return;
+        }
+    }
+}
+
+/* ---- sending ---------------------------------------------------------- */
+
+/* One append on A.  0 answered ok, 1 refused (why = code, rule, message
+ * in the answer), 2 the connection broke. */
+static int
+send_append(rec_t *r, const arb_event_t *ev, int with_expect)
+{
+    msgpack_packer *pk;
+    arb_buf_t       why = ARB_BUF_INIT;
+    size_t          nf;
+    int             rc;
+
+    nf = 3 + (with_expect != 0);
+    if (ev->player != NULL)
+        nf += 2 + (ev->nargs > 0);
+    if (ev->kind == ARB_EV_VOID || ev->kind == ARB_EV_AMEND)
+        nf++;
+    if (ev->text != NULL)
+        nf++;
+    pk = cli_net_begin(&r->net, "append", nf);
+    cli_pack_str(pk, "match", r->match);
+    cli_pack_str(pk, "kind", arb_event_kind_name(ev->kind));
+    cli_pack_str(pk, "cid", ev->client_id);
+    if (with_expect)
+        cli_pack_uint(pk, "expect", r->known);
+    if (ev->player != NULL) {
+        cli_pack_str(pk, "player", ev->player);
+        cli_pack_str(pk, "verb", ev->verb);
+        if (ev->nargs > 0)
+            cli_pack_strv(pk, "args", ev->args, ev->nargs);
+    }
+    if (ev->kind == ARB_EV_VOID || ev->kind == ARB_EV_AMEND)
+        cli_pack_uint(pk, "target", ev->target);
+    if (ev->text != NULL)
+        cli_pack_str(pk, "text", ev->text);
+    if (r->drop_ack != 0 && ++r->nappends == r->drop_ack) {
+        /* Test hook: the request leaves, the answer is lost, as when the
+         * daemon dies between its commit and its ack.  The pause lets the
+         * commit finish first, so the resync finds the event in the log
+         * (a slower commit takes the in-flight path: a dup just the same).
+         */
+        arb_client_send(r->net.cl, &why);
+        arb_buf_free(&why);
+        cli_net_close(&r->net);
+        sleep_ms(200);
+        return 2;
+    }
+    rc = arb_client_call(r->net.cl, &r->net.res, &why);
+    arb_buf_free(&why);
+    if (rc == 0)
+        return 0;
+    return rc == ARB_EINVAL ? 1 : 2;
+}
+
+/* "<rule>: <message>" (or "<code>: <message>") of a refusal in res. */
+static void
+refusal(rec_t *r, char *out, size_t len, char *code, size_t codelen)
+{
+    const msgpack_object *e = arb_client_get(&r->net.res, "error");
+    const char           *c = "", *rule = NULL, *m = "";
+    size_t                clen = 0, rlen = 0, mlen = 0;
+
+    cli_get_bytes(e, "code", &c, &clen);
+    cli_get_bytes(e, "message", &m, &mlen);
+    if (cli_get_bytes(e, "rule", &rule, &rlen) != 0)
+        rule = NULL;
+    snprintf(code, codelen, "%.*s", (int)clen, c);
+    if (rule != NULL)
+        snprintf(out, len, "%.*s: %.*s", (int)rlen, rule, (int)mlen, m);
+    else
+        snprintf(out, len, "%.*s: %.*s", (int)clen, c, (int)mlen, m);
+}
+
+int
+rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack)
+{
+    const msgpack_object *dup;
+    arb_verdict_t         v;
+    char                  cid[160], code[32];
+    int                   conflicts = 0, tentative, rc, status;
+
+    memset(ack, 0, sizeof(*ack));
+    r->effect.len = 0;
+    if (ev->client_id == NULL) {
+        snprintf(cid, sizeof(cid), "%s%lu", r->cid_prefix, ++r->ncid);
+        ev->client_id = strdup(cid);
+        if (ev->client_id == NULL) {
+            snprintf(ack->msg, sizeof(ack->msg), "out of memory");
+            return 1;
+        }
+    }
+    r->pending_cid = ev->client_id;
+    r->pending_seq = 0;
+    for (;;) {
+        if (r->lost && rec_link_reconnect(r) != 0) {
+            snprintf(ack->msg, sizeof(ack->msg), "the connection is lost: "
+                     "whether it was recorded is unknown (cid %s)",
+                     ev->client_id);
+            status = 2;
+            goto done;
+        }
+        if (r->fatal) {
+            snprintf(ack->msg, sizeof(ack->msg), "this console cannot go "
+                     "on (see above)");
+            status = 2;
+            goto done;
+        }
+        tentative = r->pending_seq == 0;
+        if (tentative) {
+            /* Judged here first: only a legal event is ever sent. */
+            rec_show_snapshot(r);
+            ev->seq = 0;
+            rc = arb_match_apply(r->m, ev, &v);
+            if (rc != 0) {
+                snprintf(ack->msg, sizeof(ack->msg), "%s: %s", v.rule,
+                         v.msg);
+                status = 1;
+                goto done;
+            }
+        }
+        /* Already in the log (found by a resync): resend as it was, for
+         * the daemon's word on its seq. */
+        rc = send_append(r, ev, tentative);
+        if (rc == 2) {
+            r->lost = 1;        /* the rebuild drops the tentative event */
+            continue;
+        }
+        if (rc == 0) {
+            if (cli_get_uint(&r->net.res.data, "seq", &ack->seq) != 0) {
+                snprintf(ack->msg, sizeof(ack->msg), "the daemon's answer "
+                         "has no seq");
+                r->lost = 1;
+                status = 2;
+                goto done;
+            }
+            dup = arb_client_get(&r->net.res, "dup");
+            ack->dup = dup != NULL && dup->type == MSGPACK_OBJECT_BOOLEAN
+                       && dup->via.boolean;
+            if (ack->dup)
+                say(r, "seq %" PRIu64 " was recorded before its answer was "
+                    "lost; sent again with the same cid, it stays recorded "
+                    "once", ack->seq);
+            if (tentative && ack->seq == r->known + 1) {
+                r->known = ack->seq;
+                rec_show_effect(r, &r->effect, ev);
+            } else if (tentative || ack->seq != r->pending_seq) {
+                /* Recorded, but not where the replay has it. */
+                r->effect.len = 0;
+                rec_link_resync(r);
+            }
+            status = 0;
+            goto done;
+        }
+        refusal(r, ack->msg, sizeof(ack->msg), code, sizeof(code));
+        if (strcmp(code, "shutting_down") == 0) {
+            r->lost = 1;
+            continue;
+        }
+        /* Whatever the daemon said, the replay holds an event the log
+         * does not: rebuild it. */
+        if (rec_link_resync(r) != 0 && r->fatal) {
+            status = 2;
+            goto done;
+        }
+        if (strcmp(code, "conflict") == 0 && ++conflicts < CONFLICTS_MAX)
+            continue;           /* judged again on the newer state */
+        status = 1;
+        goto done;
+    }
+done:
+    r->pending_cid = NULL;
+    return status;
+}
+
+int
+rec_link_verify(rec_t *r, int *same)
+{
+    msgpack_packer *pk;
+    rec_json_t     *j = NULL;
+    const char     *json, *hex;
+    unsigned char   d[32];
+    char            mine[65];
+    size_t          len;
+    long long       seq;
+    int             round, rc;
+
+    *same = 0;
+    for (round = 0; round < 2; round++) {
+        pk = cli_net_begin(&r->net, "state", 1);
+        cli_pack_str(pk, "match", r->match);
+        rc = cli_net_call(&r->net);
+        if (rc == 2) {
+            r->lost = 1;
+            return -1;
+        }
+        if (rc != 0 || cli_get_bytes(&r->net.res.data, "json", &json,
+                                     &len) != 0
+            || rec_json_parse(&j, json, len) != 0)
+            return -1;
+        seq = rec_json_int(rec_json_get(j, "seq"), -1);
+        hex = rec_json_str(rec_json_get(j, "digest"));
+        arb_match_digest(r->m, d);
+        cli_hex32(mine, d);
+        *same = seq == (long long)r->known && hex != NULL
+                && strcmp(hex, mine) == 0;
+        rec_json_free(j);
+        j = NULL;
+        if (*same || round == 1)
+            break;
+        /* Behind (or ahead of a push not read yet): read the log. */
+        if (rec_link_resync(r) != 0)
+            return -1;
+    }
+    return 0;
+}

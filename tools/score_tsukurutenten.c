@@ -1,0 +1,330 @@
+/*
+ * arbiter score --game tsukurutenten - evaluate one hand of 8 chips: every
+ * arrangement worth exactly 10 (or none), and the best one's bonuses and
+ * points, through the same search and scoring the rule set uses.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/json.h"
+#include "core/rules/tsuku_bonus.h"
+#include "tools/cli.h"
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter score --game tsukurutenten [options] CHIP...\n\n"
+        "Evaluates a Tsukurutenten hand of 8 chips: lists every arrangement\n"
+        "worth exactly 10 (sets and purple colours, canonical text as a\n"
+        "finish declares it) with its points, then the best one's bonuses.\n"
+        "\"arrangements worth 10: none\" when the hand cannot finish.\n\n"
+        "options:\n"
+        "  --scoring S   simple (1 point a win) or extended (default: base\n"
+        "                and hand bonuses)\n"
+        "  --dealer      the winner is the round's dealer (base 3, not 2)\n"
+        "  --heaven      finished by a draw on the winner's first turn\n"
+        "  --open SET    an open set, e.g. B4+B5+B6 or P5r+P6r+P7r; its\n"
+        "                chips count among the 8 (repeatable)\n"
+        "  --json        one JSON object\n"
+        "chips: B1..B7 (blue), R0..R7 (red), P5..P8 (purple), separated by\n"
+        "spaces or commas.  Exit status: 0 evaluated, 1 bad hand, 2 bad\n"
+        "usage.\n");
+}
+
+typedef struct hand {
+    int             counts[ARB_TSUKU_KINDS];   /* concealed */
+    int             nopen;
+    arb_tsuku_set_t open[ARB_TSUKU_SETS_MAX];
+    int             nchips;
+} hand_t;
+
+static int
+add_open(hand_t *h, const char *word, char *err, size_t errlen)
+{
+    arb_tsuku_chip_t c[3];
+    const char      *p = word, *plus;
+    char             why[200];
+    int              i;
+
+    if (h->nopen == ARB_TSUKU_SETS_MAX) {
+        snprintf(err, errlen, "more than %d open sets", ARB_TSUKU_SETS_MAX);
+        return -1;
+    }
+    for (i = 0; i < 3; i++) {
+        plus = strchr(p, '+');
+        if ((i < 2) != (plus != NULL)) {
+            snprintf(err, errlen, "'%s' is not a set: write three chips "
+                     "joined by '+', e.g. B4+B5+B6", word);
+            return -1;
+        }
+        if (arb_tsuku_chip_parse(&c[i], p,
+                                 plus ? (size_t)(plus - p) : strlen(p), 1,
+                                 err, errlen) != 0)
+            return -1;
+        p = plus ? plus + 1 : p;
+    }
+    if (arb_tsuku_set_make(&h->open[h->nopen], c, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "open set %s", why);
+        return -1;
+    }
+    h->nopen++;
+    h->nchips += 3;
+    return 0;
+}
+
+static int
+add_chips(hand_t *h, const char *arg, char *err, size_t errlen)
+{
+    arb_tsuku_chip_t c;
+    size_t           i = 0, start, len = strlen(arg);
+
+    while (i < len) {
+        if (arg[i] == ' ' || arg[i] == ',' || arg[i] == '\t') {
+            i++;
+            continue;
+        }
+        start = i;
+        while (i < len && arg[i] != ' ' && arg[i] != ',' && arg[i] != '\t')
+            i++;
+        if (arb_tsuku_chip_parse(&c, arg + start, i - start, 0, err,
+                                 errlen) != 0)
+            return -1;
+        h->counts[c.kind]++;
+        h->nchips++;
+    }
+    return 0;
+}
+
+/* The hand must be 8 chips that the chip set can hold. */
+static int
+check_hand(const hand_t *h, char *err, size_t errlen)
+{
+    int  n[ARB_TSUKU_KINDS], k, i, j;
+    char name[8];
+
+    if (h->nchips != ARB_TSUKU_FULL) {
+        snprintf(err, errlen, "a finished hand has 8 chips, got %d",
+                 h->nchips);
+        return -1;
+    }
+    memcpy(n, h->counts, sizeof(n));
+    for (i = 0; i < h->nopen; i++)
+        for (j = 0; j < 3; j++)
+            n[h->open[i].c[j].kind]++;
+    for (k = 0; k < ARB_TSUKU_KINDS; k++)
+        if (n[k] > arb_tsuku_kind_copies(k)) {
+            arb_tsuku_chip_format(name, arb_tsuku_chip_of(k));
+            snprintf(err, errlen, "the hand holds %d × %s, but the chip set "
+                     "has %d", n[k], name, arb_tsuku_kind_copies(k));
+            return -1;
+        }
+    return 0;
+}
+
+static void
+print_text(const hand_t *h, const arb_tsuku_arr_t *all, size_t n,
+           const arb_tsuku_ctx_t *ctx)
+{
+    arb_tsuku_score_t s;
+    char              buf[ARB_TSUKU_SET_TEXT];
+    size_t            i, best;
+    int               b;
+
+    printf("hand:");
+    for (b = 0; b < ARB_TSUKU_KINDS; b++)
+        for (i = 0; i < (size_t)h->counts[b]; i++) {
+            arb_tsuku_chip_format(buf, arb_tsuku_chip_of(b));
+            printf(" %s", buf);
+        }
+    for (b = 0; b < h->nopen; b++) {
+        arb_tsuku_set_format(buf, &h->open[b]);
+        printf("%s%s", b ? " " : "\nopen: ", buf);
+    }
+    if (n == 0) {
+        printf("\narrangements worth 10: none\n");
+        return;
+    }
+    printf("\narrangements worth 10: %zu\n", n);
+    for (i = 0; i < n; i++) {
+        arb_tsuku_score(&s, &all[i], ctx);
+        printf("  %s  (%d point%s)\n", all[i].text, s.points,
+               s.points == 1 ? "" : "s");
+    }
+    best = arb_tsuku_best(all, n, ctx, &s);
+    printf("best: %s\n  base %d\n", all[best].text, s.base);
+    for (b = 0; b < ARB_TB_COUNT; b++)
+        if (s.mask & (1u << b))
+            printf("  %s +%d\n", arb_tsuku_bonus_name(b), s.pts[b]);
+    printf("points: %d\n", s.points);
+}
+
+static void
+json_arr(arb_buf_t *j, const arb_tsuku_arr_t *a)
+{
+    char buf[ARB_TSUKU_SET_TEXT];
+    int  i;
+
+    arb_buf_puts(j, "{\"arrangement\":");
+    arb_json_str(j, a->text);
+    arb_buf_puts(j, ",\"sets\":[");
+    for (i = a->nopen; i < a->nsets; i++) {
+        arb_tsuku_set_format(buf, &a->sets[i]);
+        arb_buf_printf(j, "%s\"%s\"", i > a->nopen ? "," : "", buf);
+    }
+    arb_buf_puts(j, "],\"singles\":[");
+    for (i = 0; i < a->nsingles; i++) {
+        arb_tsuku_chip_format(buf, a->singles[i]);
+        arb_buf_printf(j, "%s\"%s\"", i ? "," : "", buf);
+    }
+    arb_buf_printf(j, "],\"value\":%d", a->value);
+}
+
+static void
+print_json(const hand_t *h, const arb_tsuku_arr_t *all, size_t n,
+           const arb_tsuku_ctx_t *ctx)
+{
+    arb_buf_t         j = ARB_BUF_INIT;
+    arb_tsuku_score_t s;
+    char              buf[ARB_TSUKU_SET_TEXT];
+    size_t            i, best;
+    int               b, k, first = 1;
+
+    arb_buf_puts(&j, "{\"game\":\"tsukurutenten\",\"hand\":[");
+    for (b = 0; b < ARB_TSUKU_KINDS; b++)
+        for (k = 0; k < h->counts[b]; k++) {
+            arb_tsuku_chip_format(buf, arb_tsuku_chip_of(b));
+            arb_buf_printf(&j, "%s\"%s\"", first ? "" : ",", buf);
+            first = 0;
+        }
+    arb_buf_puts(&j, "],\"open_sets\":[");
+    for (b = 0; b < h->nopen; b++) {
+        arb_tsuku_set_format(buf, &h->open[b]);
+        arb_buf_printf(&j, "%s\"%s\"", b ? "," : "", buf);
+    }
+    arb_buf_printf(&j, "],\"scoring\":\"%s\",\"dealer\":%s,\"heaven\":%s,"
+                   "\"arrangements\":[", ctx->extended ? "extended"
+                                                       : "simple",
+                   ctx->dealer ? "true" : "false",
+                   ctx->heaven ? "true" : "false");
+    for (i = 0; i < n; i++) {
+        arb_tsuku_score(&s, &all[i], ctx);
+        arb_buf_puts(&j, i ? "," : "");
+        json_arr(&j, &all[i]);
+        arb_buf_printf(&j, ",\"points\":%d}", s.points);
+    }
+    arb_buf_puts(&j, "],\"best\":");
+    if (n == 0) {
+        arb_buf_puts(&j, "null");
+    } else {
+        best = arb_tsuku_best(all, n, ctx, &s);
+        json_arr(&j, &all[best]);
+        arb_buf_printf(&j, ",\"base\":%d,\"bonuses\":[", s.base);
+        for (b = 0, first = 1; b < ARB_TB_COUNT; b++)
+            if (s.mask & (1u << b)) {
+                arb_buf_printf(&j, "%s{\"name\":\"%s\",\"points\":%d}",
+                               first ? "" : ",", arb_tsuku_bonus_name(b),
+                               s.pts[b]);
+                first = 0;
+            }
+        arb_buf_printf(&j, "],\"points\":%d}", s.points);
+    }
+    arb_buf_puts(&j, "}\n");
+    if (!j.oom)
+        fwrite(j.data, 1, j.len, stdout);
+    else
+        fprintf(stderr, "arbiter score: out of memory\n");
+    arb_buf_free(&j);
+}
+
+static int
+fail_hand(int json, const char *msg)
+{
+    arb_buf_t j = ARB_BUF_INIT;
+
+    if (!json) {
+        printf("ERROR %s\n", msg);
+        return 1;
+    }
+    arb_buf_puts(&j, "{\"game\":\"tsukurutenten\",\"error\":");
+    arb_json_str(&j, msg);
+    arb_buf_puts(&j, "}\n");
+    if (!j.oom)
+        fwrite(j.data, 1, j.len, stdout);
+    arb_buf_free(&j);
+    return 1;
+}
+
+int
+cmd_score_tsukurutenten(int argc, char **argv)
+{
+    arb_tsuku_ctx_t  ctx = { 1, 0, 0 };
+    arb_tsuku_arr_t *all = NULL;
+    hand_t           h;
+    size_t           n = 0;
+    char             err[240];
+    int              i, json = 0, bad = 0, only = 0;
+
+    memset(&h, 0, sizeof(h));
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only && cli_is_help(a)) {
+            usage(stdout);
+            return 0;
+        }
+        if (only || a[0] != '-' || a[1] != '-') {
+            if (!bad && add_chips(&h, a, err, sizeof(err)) != 0)
+                bad = 1;
+        } else if (strcmp(a, "--") == 0) {
+            only = 1;
+        } else if (strcmp(a, "--game") == 0 && i + 1 < argc) {
+            i++;                /* "tsukurutenten": dispatched here */
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(a, "--dealer") == 0) {
+            ctx.dealer = 1;
+        } else if (strcmp(a, "--heaven") == 0) {
+            ctx.heaven = 1;
+        } else if (strcmp(a, "--scoring") == 0 && i + 1 < argc) {
+            i++;
+            if (strcmp(argv[i], "simple") == 0)
+                ctx.extended = 0;
+            else if (strcmp(argv[i], "extended") == 0)
+                ctx.extended = 1;
+            else {
+                fprintf(stderr, "arbiter score: scoring '%s' does not "
+                        "exist: simple or extended\n", argv[i]);
+                return 2;
+            }
+        } else if (strcmp(a, "--open") == 0 && i + 1 < argc) {
+            i++;
+            if (!bad && add_open(&h, argv[i], err, sizeof(err)) != 0)
+                bad = 1;
+        } else {
+            fprintf(stderr, "arbiter score: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!bad && h.nchips == 0) {
+        fprintf(stderr, "arbiter score: no chips given\n");
+        usage(stderr);
+        return 2;
+    }
+    if (bad || check_hand(&h, err, sizeof(err)) != 0)
+        return fail_hand(json, err);
+    if (arb_tsuku_arr_search(&all, &n, h.open, h.nopen, h.counts,
+                             ARB_TSUKU_TARGET) != 0) {
+        fprintf(stderr, "arbiter score: out of memory\n");
+        return 2;
+    }
+    if (json)
+        print_json(&h, all, n, &ctx);
+    else
+        print_text(&h, all, n, &ctx);
+    free(all);
+    return 0;
+}
