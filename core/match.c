@@ -3,6 +3,7 @@
 
 #include "core/claim.h"
 #include "core/diff.h"
+#include "core/deal.h"
 #include "core/err.h"
 #include "core/match.h"
 
@@ -258,6 +259,32 @@ judge_claim(const arb_event_t *ev, arb_claim_t *out, arb_verdict_t *v)
     return rc;
 }
 
+/* A committed deal (seed_hash set at open) must be revealed by the close
+ * that seals the match, and the reveal must open the commitment. */
+static int
+check_reveal(const arb_match_t *m, const arb_event_t *ev, arb_verdict_t *v)
+{
+    static const unsigned char zero[32];
+    int committed = memcmp(m->setup.deal.seed_hash, zero, 32) != 0;
+
+    if (ev->nargs == 0 && !committed)
+        return 0;
+    if (ev->nargs == 0)
+        return arb_verdict(v, ARB_EINVAL, "deal",
+                           "the deal was committed at open: the close must "
+                           "reveal it (close seed <text> | order <cards>)");
+    if (!committed)
+        return arb_verdict(v, ARB_EINVAL, "deal",
+                           "the deal was not committed at open: nothing to "
+                           "reveal");
+    if (ev->nargs != 2)
+        return arb_verdict(v, ARB_EINVAL, "deal",
+                           "a reveal is 'seed <text>' or 'order <cards>' "
+                           "(two arguments), got %zu", ev->nargs);
+    return arb_deal_check(m->setup.deal.seed_hash, ev->args[0], ev->args[1],
+                          v);
+}
+
 int
 arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
 {
@@ -331,6 +358,11 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
         break;
 
     case ARB_EV_CLOSE:
+        rc = check_reveal(m, &ev, v);
+        if (rc != 0)
+            return rc;
+        break;
+
     case ARB_EV_NOTE:
         break;
 

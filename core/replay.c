@@ -1,5 +1,6 @@
 #include <inttypes.h>
 
+#include "core/deal.h"
 #include "core/err.h"
 #include "core/json.h"
 #include "core/replay.h"
@@ -13,9 +14,32 @@ arb_replay(arb_match_t **out, const arb_event_t *open,
     int    rc;
 
     *bad = 0;
+    if (open->setup != NULL && open->setup->deal.kind == ARB_DEAL_COMMIT) {
+        /* The log holds only the deal's commitment; the close reveals it.
+         * Without a reveal (a match still running) the rule set gets the
+         * commitment and says what it cannot do without the deal. */
+        arb_event_t revealed;
+        for (i = 0; i < n; i++)
+            if (events[i].kind == ARB_EV_CLOSE && events[i].nargs == 2)
+                break;
+        if (i < n) {
+            rc = arb_event_copy(&revealed, open);
+            if (rc == 0)
+                rc = arb_deal_reveal(&revealed.setup->deal,
+                                     events[i].args[0], events[i].args[1],
+                                     v);
+            if (rc == 0)
+                rc = arb_match_open(out, &revealed, v);
+            arb_event_clear(&revealed);
+            if (rc != 0)
+                return rc;
+            goto apply;
+        }
+    }
     rc = arb_match_open(out, open, v);
     if (rc != 0)
         return rc;
+apply:
     for (i = 0; i < n && events[i].seq <= at; i++) {
         rc = arb_match_apply(*out, &events[i], v);
         if (rc != 0) {

@@ -901,6 +901,23 @@ append_fn(arb_store_t *s, MDB_txn *txn, void *ctx, arb_buf_t *why)
             }
         }
 
+        if (e->secret != NULL && e->seq == 0) {
+            /* The deal's secret: in "meta", never in the chain, so the
+             * log can be read by anyone while hands stay hidden. */
+            char   sk[8 + ARB_STORE_ID_MAX];
+            memcpy(sk, "secret:", 7);
+            memcpy(sk + 7, e->match_id, idlen);
+            k.mv_data = sk;
+            k.mv_size = 7 + idlen;
+            d.mv_data = (void *)e->secret;
+            d.mv_size = strlen(e->secret);
+            mrc = mdb_put(txn, s->meta, &k, &d, 0);
+            if (mrc != 0) {
+                rc = mdb_fail(why, mrc, "write deal secret");
+                goto fail;
+            }
+        }
+
         pos++;
         put64(lk, pos);
         put64(lv, e->seq);
@@ -1560,6 +1577,44 @@ arb_store_verify(arb_store_t *s, const char *match_id, arb_buf_t *why)
         txn = NULL;
     }
 fail:
+    txn_abort(s, txn);
+    return rc;
+}
+
+int
+arb_store_secret(arb_store_t *s, const char *match_id, arb_buf_t *out,
+                 arb_buf_t *why)
+{
+    MDB_txn *txn = NULL;
+    MDB_val  k, d;
+    char     sk[8 + ARB_STORE_ID_MAX];
+    size_t   idlen;
+    int      rc, mrc;
+
+    if (s == NULL || out == NULL || !str_ok(match_id, ARB_STORE_ID_MAX,
+                                            &idlen)) {
+        why_set(why, "bad argument");
+        return ARB_EINVAL;
+    }
+    rc = txn_begin(s, MDB_RDONLY, &txn, why);
+    if (rc != 0) {
+        txn_abort(s, txn);
+        return rc;
+    }
+    memcpy(sk, "secret:", 7);
+    memcpy(sk + 7, match_id, idlen);
+    k.mv_data = sk;
+    k.mv_size = 7 + idlen;
+    mrc = mdb_get(txn, s->meta, &k, &d);
+    if (mrc == MDB_NOTFOUND) {
+        rc = ARB_ENOTFOUND;
+    } else if (mrc != 0) {
+        rc = mdb_fail(why, mrc, "read deal secret");
+    } else {
+        out->len = 0;
+        arb_buf_add(out, d.mv_data, d.mv_size);
+        rc = arb_buf_cstr(out) == NULL ? ARB_ENOMEM : 0;
+    }
     txn_abort(s, txn);
     return rc;
 }

@@ -86,6 +86,9 @@ typedef struct arb_append {
     int            after_close; /* non-zero: may follow a close (a claim:
                                    results are registered after the match);
                                    the match stays closed */
+    const char    *secret;      /* seq 0 only, or NULL: the deal's secret
+                                   (core/deal.h), kept in the same
+                                   transaction but outside the chain */
     unsigned char  hash[32];    /* out: h(seq) */
     uint64_t       pos;         /* out: position in the global log */
 } arb_append_t;
@@ -190,6 +193,11 @@ int  arb_store_stats(arb_store_t *s, arb_store_stats_t *out, arb_buf_t *why);
  * match_id NULL verifies every match, one read transaction per match.
  * ARB_ECORRUPT with a message naming the match and the first bad seq.
  */
+/* The deal secret stored with a match's open, into out (NUL-terminated).
+ * ARB_ENOTFOUND when the match has none. */
+int  arb_store_secret(arb_store_t *s, const char *match_id, arb_buf_t *out,
+                      arb_buf_t *why);
+
 int  arb_store_verify(arb_store_t *s, const char *match_id, arb_buf_t *why);
 
 #endif

@@ -201,7 +201,20 @@ parse_header(arb_setup_t *s, const char *key, toks_t *t, size_t first,
                     return ARB_ENOMEM;
             return 0;
         }
-        ERR("deal must be 'none', 'seed <text>' or 'order <cards...>'");
+        /* As a recorder's log has it before the close reveals the deal. */
+        if (strcmp(k, "commit") == 0 && t->n == first + 2
+            && strlen(t->v[first + 1]) == 64) {
+            for (i = 0; i < 32; i++) {
+                unsigned x;
+                if (sscanf(t->v[first + 1] + 2 * i, "%2x", &x) != 1)
+                    ERR("deal commit: 64 hex digits expected");
+                s->deal.seed_hash[i] = (unsigned char)x;
+            }
+            s->deal.kind = ARB_DEAL_COMMIT;
+            return 0;
+        }
+        ERR("deal must be 'none', 'seed <text>', 'order <cards...>' or "
+            "'commit <64 hex digits>'");
     }
     if (arb_setup_option(s, key) != NULL)
         ERR("header '%s' given twice", key);
@@ -340,10 +353,29 @@ parse_event(arb_event_t *ev, toks_t *t, unsigned line, const char *raw,
         return parse_claim(ev, t, line, raw, rawlen, why);
     ev->text = take_reason(t, &n);
     if (strcmp(verb, "close") == 0) {
+        /* close [seed <text> | order <cards...>] [-- <reason>]: the close
+         * of a dealt match reveals the deal committed at open. */
         ev->kind = ARB_EV_CLOSE;
-        if (n != 1)
-            ERR("close takes no words before its reason: close -- <reason>");
-        return 0;
+        if (n == 1)
+            return 0;
+        if (n == 3 && strcmp(t->v[1], "seed") == 0) {
+            if (arb_event_add_arg(ev, "seed") != 0
+                || arb_event_add_arg(ev, t->v[2]) != 0)
+                return ARB_ENOMEM;
+            return 0;
+        }
+        if (n >= 3 && strcmp(t->v[1], "order") == 0) {
+            char *cards = join(&t->v[2], n - 2);
+            if (cards == NULL || arb_event_add_arg(ev, "order") != 0
+                || arb_event_add_arg(ev, cards) != 0) {
+                free(cards);
+                return ARB_ENOMEM;
+            }
+            free(cards);
+            return 0;
+        }
+        ERR("close takes a reveal ('seed <text>' or 'order <cards...>') and "
+            "a reason after --, nothing else");
     }
     if (strcmp(verb, "void") == 0 || strcmp(verb, "amend") == 0) {
         ev->kind = verb[0] == 'v' ? ARB_EV_VOID : ARB_EV_AMEND;
@@ -564,7 +596,20 @@ arb_transcript_event_line(arb_buf_t *b, const arb_event_t *ev)
         return;
     case ARB_EV_CLOSE:
         arb_buf_puts(b, "close");
-        break;
+        if (ev->nargs == 2) {
+            arb_buf_putc(b, ' ');
+            put_token(b, ev->args[0]);
+            arb_buf_putc(b, ' ');
+            if (strcmp(ev->args[0], "order") == 0)
+                put_words(b, ev->args[1]);
+            else
+                put_token(b, ev->args[1]);
+        }
+        if (ev->text != NULL) {
+            arb_buf_puts(b, " -- ");
+            put_words(b, ev->text);
+        }
+        return;
     case ARB_EV_VOID:
         arb_buf_printf(b, "void %" PRIu64, ev->target);
         break;
@@ -661,6 +706,10 @@ arb_transcript_format(arb_buf_t *b, const arb_event_t *open,
             arb_buf_putc(b, ' ');
             put_token(b, s->deal.cards[i]);
         }
+    } else if (s->deal.kind == ARB_DEAL_COMMIT) {
+        arb_buf_puts(b, "\ndeal: commit ");
+        for (i = 0; i < 32; i++)
+            arb_buf_printf(b, "%02x", s->deal.seed_hash[i]);
     }
     arb_buf_puts(b, "\n\n");
     for (i = 0; i < n; i++) {

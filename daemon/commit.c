@@ -30,6 +30,7 @@ arb_pending_free(arb_pending_t *p)
     arb_buf_free(&p->bytes);
     arb_event_clear(&p->ev);
     free(p->cid);
+    free(p->secret);
     free(p->wait);
     free(p);
 }

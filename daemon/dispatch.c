@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/claim.h"
+#include "core/deal.h"
 #include "core/err.h"
 #include "core/replay.h"
 #include "core/version.h"
@@ -202,8 +203,23 @@ op_auth(req_t *r)
 
 /* ---- appends ---------------------------------------------------------- */
 
+static void queue_append_judged(req_t *r, arb_live_t *l, arb_event_t *ev,
+                                const arb_event_t *judge, const char *secret,
+                                const char *cid);
+
 static void
 queue_append(req_t *r, arb_live_t *l, arb_event_t *ev, const char *cid)
+{
+    queue_append_judged(r, l, ev, NULL, NULL, cid);
+}
+
+/* `ev` is what the log records; `judge` (when not NULL) is what the rules
+ * see: an open whose deal is logged only as a commitment is judged with
+ * the deal itself, and `secret` is stored beside it, outside the chain. */
+static void
+queue_append_judged(req_t *r, arb_live_t *l, arb_event_t *ev,
+                    const arb_event_t *judge, const char *secret,
+                    const char *cid)
 {
     arb_conn_t    *c = r->c;
     arb_pending_t *p;
@@ -217,7 +233,9 @@ queue_append(req_t *r, arb_live_t *l, arb_event_t *ev, const char *cid)
     }
     p->wait = malloc(sizeof(*p->wait));
     p->cid = cid ? strdup(cid) : NULL;
-    if (p->wait == NULL || (cid && p->cid == NULL))
+    p->secret = secret ? strdup(secret) : NULL;
+    if (p->wait == NULL || (cid && p->cid == NULL)
+        || (secret && p->secret == NULL))
         goto oom;
     rc = arb_event_encode(&p->bytes, ev);
     if (rc != 0) {
@@ -227,7 +245,7 @@ queue_append(req_t *r, arb_live_t *l, arb_event_t *ev, const char *cid)
         goto fail;
     }
     if (ev->kind == ARB_EV_OPEN) {
-        rc = arb_match_open(&l->m, ev, &v);
+        rc = arb_match_open(&l->m, judge != NULL ? judge : ev, &v);
     } else {
         rc = arb_match_apply(l->m, ev, &v);
     }
@@ -248,6 +266,7 @@ queue_append(req_t *r, arb_live_t *l, arb_event_t *ev, const char *cid)
     p->ap.client_id = p->cid;
     p->ap.closes = p->ev.kind == ARB_EV_CLOSE;
     p->ap.after_close = p->ev.kind == ARB_EV_CLAIM;
+    p->ap.secret = p->secret;
     p->wait[0].conn = c;
     p->wait[0].req = r->id;
     p->nwait = 1;
@@ -399,6 +418,26 @@ differs_inflight:
     return 1;
 }
 
+/* The close of a dealt match reveals the deal committed at open, so the
+ * sealed log is enough to re-derive it. */
+static int
+reveal_deal(arb_live_t *l, arb_event_t *ev)
+{
+    const arb_setup_t *su = arb_match_setup(l->m);
+    const char        *kind;
+    arb_buf_t          sec = ARB_BUF_INIT;
+    int                rc;
+
+    if (su->deal.kind != ARB_DEAL_SEED && su->deal.kind != ARB_DEAL_ORDER)
+        return 0;
+    rc = arb_deal_secret(&su->deal, &sec, &kind);
+    if (rc == 0 && (arb_event_add_arg(ev, kind) != 0
+                    || arb_event_add_arg(ev, arb_buf_cstr(&sec)) != 0))
+        rc = ARB_ENOMEM;
+    arb_buf_free(&sec);
+    return rc;
+}
+
 static void
 op_append(req_t *r)
 {
@@ -469,6 +508,10 @@ op_append(req_t *r)
                         (unsigned long long)(arb_match_next_seq(l->m) - 1));
         goto done;
     }
+    if (k == ARB_EV_CLOSE && ev.nargs == 0 && reveal_deal(l, &ev) != 0) {
+        arb_reply_error(c, r->id, "internal", NULL, "out of memory");
+        goto done;
+    }
     ev.seq = arb_match_next_seq(l->m);
     ev.time_ms = arb_now_ms();
     ev.actor = strdup(c->identity);
@@ -481,11 +524,79 @@ done:
     free(kind);
 }
 
+/* "deal": {"kind":"seed","seed":str} | {"kind":"order","cards":[str]} */
+static int
+parse_deal(req_t *r, arb_setup_t *s)
+{
+    const msgpack_object *o = get(r, "deal"), *k, *x;
+    char                 *kind = NULL, *seed = NULL, name[32];
+    uint32_t              i;
+    int                   rc = -1;
+
+    if (o == NULL || o->type == MSGPACK_OBJECT_NIL)
+        return 0;
+    if (o->type != MSGPACK_OBJECT_MAP) {
+        arb_reply_error(r->c, r->id, "proto", NULL, "deal: expected map, "
+                        "got %s", arb_mp_type_name(o));
+        return -1;
+    }
+    k = arb_mp_get(o, "kind");
+    if (arb_mp_str(k, &kind, &r->why, "deal.kind") != 0) {
+        arb_reply_error(r->c, r->id, "proto", NULL, "%s",
+                        arb_buf_cstr(&r->why));
+        return -1;
+    }
+    if (strcmp(kind, "seed") == 0) {
+        if (arb_mp_str(arb_mp_get(o, "seed"), &seed, &r->why, "deal.seed")
+            != 0 || *seed == '\0') {
+            arb_reply_error(r->c, r->id, "proto", NULL, "%s",
+                            seed ? "deal.seed: empty" : arb_buf_cstr(&r->why));
+            goto done;
+        }
+        s->deal.kind = ARB_DEAL_SEED;
+        s->deal.seed = seed;
+        seed = NULL;
+        rc = 0;
+    } else if (strcmp(kind, "order") == 0) {
+        x = arb_mp_get(o, "cards");
+        if (x == NULL || x->type != MSGPACK_OBJECT_ARRAY
+            || x->via.array.size == 0 || x->via.array.size > ARB_DEAL_MAX) {
+            arb_reply_error(r->c, r->id, "proto", NULL, "deal.cards: expected "
+                            "an array of 1..%d cards", ARB_DEAL_MAX);
+            goto done;
+        }
+        s->deal.kind = ARB_DEAL_ORDER;
+        for (i = 0; i < x->via.array.size; i++) {
+            char *card = NULL;
+            snprintf(name, sizeof(name), "deal.cards[%u]", i);
+            if (arb_mp_str(&x->via.array.ptr[i], &card, &r->why, name) != 0
+                || strchr(card, ' ') != NULL) {
+                arb_reply_error(r->c, r->id, "proto", NULL, "%s",
+                                card ? "deal.cards: a card has a blank"
+                                     : arb_buf_cstr(&r->why));
+                free(card);
+                goto done;
+            }
+            arb_deal_add_card(&s->deal, card);
+            free(card);
+        }
+        rc = 0;
+    } else {
+        arb_reply_error(r->c, r->id, "proto", NULL, "deal.kind '%s': seed or "
+                        "order", kind);
+    }
+done:
+    free(kind);
+    free(seed);
+    return rc;
+}
+
 static void
 op_open(req_t *r)
 {
     arb_conn_t           *c = r->c;
-    arb_event_t           ev;
+    arb_event_t           ev, logged;
+    arb_buf_t             secret = ARB_BUF_INIT;
     arb_setup_t          *s;
     arb_live_t           *l = NULL;
     arb_match_info_t      info;
@@ -496,6 +607,7 @@ op_open(req_t *r)
     uint32_t              j;
 
     memset(&ev, 0, sizeof(ev));
+    memset(&logged, 0, sizeof(logged));
     if (c->role != ARB_ROLE_ARBITER) {
         arb_reply_error(c, r->id, "forbidden", NULL, "only an arbiter opens "
                         "a match; %s is a %s", c->identity,
@@ -588,6 +700,8 @@ op_open(req_t *r)
                             "exists", match);
         goto done;
     }
+    if (parse_deal(r, s) != 0)
+        goto done;
     l = arb_live_new(c->srv, match);
     if (l == NULL)
         goto done;
@@ -596,11 +710,32 @@ op_open(req_t *r)
     ev.time_ms = arb_now_ms();
     ev.actor = strdup(c->identity);
     ev.client_id = cid ? strdup(cid) : NULL;
-    queue_append(r, l, &ev, cid);
+    if (s->deal.kind != ARB_DEAL_NONE) {
+        /* The log gets only the commitment; the rules get the deal. */
+        const char *kind;
+        arb_buf_t   sec = ARB_BUF_INIT;
+        if (arb_deal_secret(&s->deal, &sec, &kind) != 0
+            || arb_event_copy(&logged, &ev) != 0
+            || arb_deal_commit(&logged.setup->deal, &kind) != 0) {
+            arb_buf_free(&sec);
+            arb_reply_error(c, r->id, "internal", NULL, "out of memory");
+            arb_live_reset(c->srv, l);
+            goto done;
+        }
+        memcpy(s->deal.seed_hash, logged.setup->deal.seed_hash, 32);
+        secret.len = 0;
+        arb_buf_printf(&secret, "%s %s", kind, arb_buf_cstr(&sec));
+        arb_buf_free(&sec);
+        queue_append_judged(r, l, &logged, &ev, arb_buf_cstr(&secret), cid);
+    } else {
+        queue_append(r, l, &ev, cid);
+    }
     if (l->m == NULL)
         arb_live_reset(c->srv, l);  /* refused: forget the empty entry */
 done:
     arb_event_clear(&ev);
+    arb_event_clear(&logged);
+    arb_buf_free(&secret);
     strv_free(players, np);
     strv_free(teams, nt);
     free(match);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/deal.h"
 #include "core/err.h"
 #include "core/replay.h"
 #include "daemon/server.h"
@@ -50,11 +51,39 @@ find(arb_server_t *srv, const char *id)
 }
 
 typedef struct load_ctx {
+    arb_server_t  *srv;
     arb_match_t   *m;
     uint64_t       at;
     arb_buf_t     *why;
     int            rc;
 } load_ctx_t;
+
+/* The log holds the deal's commitment; the recorder kept the secret
+ * ("<kind> <secret>") beside it. */
+static int
+reveal_stored(load_ctx_t *x, arb_event_t *open, arb_verdict_t *v)
+{
+    arb_buf_t sec = ARB_BUF_INIT;
+    char     *sp;
+    int       rc;
+
+    rc = arb_store_secret(x->srv->store, open->setup->match_id, &sec, NULL);
+    if (rc != 0) {
+        arb_buf_free(&sec);
+        return arb_verdict(v, ARB_ECORRUPT, "deal", "the deal's secret is "
+                           "missing from the store");
+    }
+    sp = strchr(sec.data, ' ');
+    if (sp == NULL) {
+        arb_buf_free(&sec);
+        return arb_verdict(v, ARB_ECORRUPT, "deal", "the stored deal secret "
+                           "is malformed");
+    }
+    *sp = '\0';
+    rc = arb_deal_reveal(&open->setup->deal, sec.data, sp + 1, v);
+    arb_buf_free(&sec);
+    return rc;
+}
 
 static int
 on_event(void *ud, uint64_t seq, int64_t time_ms, const unsigned char *hash,
@@ -72,6 +101,13 @@ on_event(void *ud, uint64_t seq, int64_t time_ms, const unsigned char *hash,
         arb_buf_printf(x->why, " (stored event seq %llu)",
                        (unsigned long long)seq);
         return x->rc = ARB_ECORRUPT;
+    }
+    if (seq == 0 && ev.setup != NULL && ev.setup->deal.kind == ARB_DEAL_COMMIT
+        && (rc = reveal_stored(x, &ev, &v)) != 0) {
+        arb_event_clear(&ev);
+        arb_buf_free(x->why);
+        arb_buf_printf(x->why, "match open: %s", v.msg);
+        return x->rc = rc;
     }
     if (seq == 0)
         rc = arb_match_open(&x->m, &ev, &v);
@@ -91,7 +127,7 @@ int
 arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
                 arb_match_t **out, arb_buf_t *why)
 {
-    load_ctx_t x = { NULL, at, why, 0 };
+    load_ctx_t x = { srv, NULL, at, why, 0 };
     int        rc;
 
     rc = arb_store_events(srv->store, id, 0, at, on_event, &x, why);

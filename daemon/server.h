@@ -54,6 +54,7 @@ struct arb_pending {
     arb_append_t   ap;
     arb_buf_t      bytes;           /* canonical event */
     char          *cid;
+    char          *secret;          /* open of a dealt match: "<kind> <secret>" */
     arb_event_t    ev;              /* decoded form, for idempotency checks */
     size_t         nwait;
     arb_waiter_t  *wait;            /* the request and any retries */

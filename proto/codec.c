@@ -52,7 +52,7 @@ static const unsigned char kind_fields[ARB_EV_KIND_MAX][KF_N] = {
     /*              player verb   args   target text   setup */
     /* open   */  { F_NO,  F_NO,  F_NO,  F_NO,  F_NO,  F_REQ },
     /* move   */  { F_REQ, F_REQ, F_OPT, F_NO,  F_NO,  F_NO  },
-    /* close  */  { F_NO,  F_NO,  F_NO,  F_NO,  F_OPT, F_NO  },
+    /* close  */  { F_NO,  F_NO,  F_OPT, F_NO,  F_OPT, F_NO  },
     /* note   */  { F_NO,  F_NO,  F_NO,  F_NO,  F_REQ, F_NO  },
     /* void   */  { F_NO,  F_NO,  F_NO,  F_REQ, F_OPT, F_NO  },
     /* amend  */  { F_REQ, F_REQ, F_OPT, F_REQ, F_OPT, F_NO  },

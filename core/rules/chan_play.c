@@ -576,6 +576,7 @@ do_pass(chan_t *t, int p, const arb_event_t *ev, judge_t *j,
              claim_name(t, t->seat[p].claim), cn(t->table).s,
              (unsigned long long)t->seat[p].claim_seq);
 
+    t->seat[p].claim = CL_NONE;         /* passing withdraws it (ruling) */
     decline(t, p);
     if (t->origin == ORG_STOCK && t->from == p) {
         t->gate = chan_next(p);         /* passed on to the next player */

@@ -895,6 +895,44 @@ test_transcripts(void)
     }
 }
 
+/* The canonical transcript of a Chắn hand (as `arbiter` writes it) keeps
+ * the comma-joined deal words and replays to the same digest. */
+static void
+test_canonical(void)
+{
+    FILE            *f = fopen("tests/data/chan-u-chi-tom.txt", "rb");
+    char            *buf, d1[65], d2[65];
+    size_t           n;
+    arb_transcript_t t;
+    arb_buf_t        why = ARB_BUF_INIT, out = ARB_BUF_INIT;
+    arb_match_t     *a, *b;
+
+    CHECK(f != NULL);
+    if (f == NULL)
+        return;
+    buf = calloc(1, 1 << 16);
+    n = fread(buf, 1, (1 << 16) - 1, f);
+    fclose(f);
+    CHECK_INT(arb_transcript_parse(&t, buf, n, &why), 0);
+    CHECK_INT(arb_transcript_format(&out, &t.open, t.events, t.nevents), 0);
+    CHECK(strstr(arb_buf_cstr(&out), "\ndeal: order 6V,") != NULL);
+    CHECK(strstr(arb_buf_cstr(&out), "\n5. declare dung chiu\n") != NULL);
+    a = open_text(buf);
+    b = open_text(arb_buf_cstr(&out));
+    CHECK(a != NULL && b != NULL);
+    if (a != NULL && b != NULL) {
+        hex(d1, a);
+        hex(d2, b);
+        CHECK_STR(d1, d2);
+    }
+    arb_match_free(a);
+    arb_match_free(b);
+    arb_transcript_clear(&t);
+    arb_buf_free(&why);
+    arb_buf_free(&out);
+    free(buf);
+}
+
 /* The stock runs out: `draw` is refused with the way out, `pass` ends the
  * hand as a draw. */
 static void
@@ -950,6 +988,7 @@ main(void)
     test_heaven_and_dead();
     test_rulings_and_digest();
     test_transcripts();
+    test_canonical();
     test_exhausted();
     return TEST_END();
 }

@@ -255,6 +255,16 @@ test_bonuses(void)
     CHECK_INT(score("9V 9S 8S 8V CC CC 3V 3S 7W 7W 2W 2W 2W 2W 4W 4W 5S 5S "
                     "6S 6S", "4W", ARB_CHAN_WON_SELF, ids, sizeof(ids)), 9);
     CHECK_STR(ids, "u-chi tom leo thien-khai");
+    /* of the equal bases 5/2 (Lèo, Thiên khai) the first is main */
+    {
+        arb_chan_layout_t l;
+        arb_chan_score_t  sc;
+        layout(&l, "9V 9S 8S 8V CC CC 3V 3S 7W 7W 2W 2W 2W 2W 4W 4W 5S 5S "
+               "6S 6S", "4W", ARB_CHAN_WON_SELF);
+        CHECK_INT(arb_chan_evaluate(&l, &sc, why, sizeof(why)), 0);
+        CHECK(sc.main >= 0 && sc.bonus[sc.main] == ARB_CHAN_B_LEO);
+        CHECK_INT(sc.all_bases, 0);
+    }
 }
 
 static void

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/shuffle.h"
+#include "proto/codec.h"
 #include "core/replay.h"
 #include "core/transcript.h"
 #include "proto/client.h"
@@ -119,6 +121,13 @@ call(arb_client_t *cl, msgpack_unpacked *res, const char *op, const char *fmt,
             break;
         case 'u':
             msgpack_pack_uint64(pk, va_arg(ap, uint64_t));
+            break;
+        case 'd':               /* a seeded deal */
+            msgpack_pack_map(pk, 2);
+            arb_mp_pack_cstr(pk, "kind");
+            arb_mp_pack_cstr(pk, "seed");
+            arb_mp_pack_cstr(pk, "seed");
+            arb_mp_pack_cstr(pk, va_arg(ap, const char *));
             break;
         case 'a': {
             const char **v = va_arg(ap, const char **);
@@ -818,6 +827,102 @@ test_restart(void)
     msgpack_unpacked_destroy(&res);
 }
 
+/* A dealt game opened with a seed: the log holds only H(seed) until the
+ * close reveals it; the recorder judges with the deal meanwhile, also after
+ * a restart; the sealed log replays to the recorder's own state. */
+static void
+test_dealt(void)
+{
+    arb_client_t         *cl = connect_as(TOK_ARBITER);
+    msgpack_unpacked      res;
+    const char           *pl[] = { "ann", "bob", NULL };
+    const msgpack_object *evs, *js;
+    arb_event_t           open, close_ev;
+    unsigned char         h[32];
+    char                  want_digest[80], *p;
+    int                   rc;
+
+    msgpack_unpacked_init(&res);
+    memset(&open, 0, sizeof(open));
+    memset(&close_ev, 0, sizeof(close_ev));
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    CHECK_INT(call(cl, &res, "open", "ssad", "match", "dealt-1", "game",
+                   "tsukurutenten", "players", pl, "deal", "table-7"), 0);
+    /* yahchain deals nothing: the deal is refused, naming why */
+    CHECK(call(cl, &res, "open", "ssamd", "match", "dealt-2", "game",
+               "yahchain", "players", pl, "options",
+               (const char *[]){ "mode=3", NULL }, "deal", "x") != 0);
+    CHECK(strstr(last_err, "deals nothing") != NULL);
+    /* the open in the log carries the commitment, not the seed */
+    CHECK_INT(call(cl, &res, "events", "s", "match", "dealt-1"), 0);
+    evs = arb_client_get(&res, "events");
+    rc = arb_event_decode(&open, evs->via.array.ptr[0].via.map.ptr[3].val
+                                     .via.bin.ptr,
+                          evs->via.array.ptr[0].via.map.ptr[3].val.via.bin
+                              .size, NULL);
+    CHECK_INT(rc, 0);
+    if (rc == 0) {
+        arb_seed_hash(h, "table-7", 7);
+        CHECK_INT(open.setup->deal.kind, ARB_DEAL_COMMIT);
+        CHECK(open.setup->deal.seed == NULL);
+        CHECK(memcmp(open.setup->deal.seed_hash, h, 32) == 0);
+    }
+    /* the recorder still judges with the deal after a restart */
+    arb_client_close(cl);
+    stop_daemon(SIGTERM);
+    start_daemon();
+    cl = connect_as(TOK_ARBITER);
+    CHECK_INT(call(cl, &res, "state", "s", "match", "dealt-1"), 0);
+    CHECK_INT(call(cl, &res, "append", "ss", "match", "dealt-1", "kind",
+                   "close"), 0);
+    CHECK_INT(call(cl, &res, "state", "s", "match", "dealt-1"), 0);
+    js = arb_client_get(&res, "json");
+    want_digest[0] = 0;
+    if (js != NULL && (p = memmem(js->via.str.ptr, js->via.str.size,
+                                  "\"digest\":\"", 10)) != NULL)
+        snprintf(want_digest, sizeof(want_digest), "%.64s", p + 10);
+    /* the close revealed the seed */
+    CHECK_INT(call(cl, &res, "events", "su", "match", "dealt-1", "from",
+                   (uint64_t)1), 0);
+    evs = arb_client_get(&res, "events");
+    rc = arb_event_decode(&close_ev, evs->via.array.ptr[0].via.map.ptr[3].val
+                                         .via.bin.ptr,
+                          evs->via.array.ptr[0].via.map.ptr[3].val.via.bin
+                              .size, NULL);
+    CHECK_INT(rc, 0);
+    if (rc == 0) {
+        CHECK_INT(close_ev.nargs, 2);
+        if (close_ev.nargs == 2) {
+            CHECK_STR(close_ev.args[0], "seed");
+            CHECK_STR(close_ev.args[1], "table-7");
+        }
+    }
+    /* anyone can now replay the sealed log to the recorder's digest */
+    if (open.setup != NULL && close_ev.kind == ARB_EV_CLOSE) {
+        arb_match_t  *m = NULL;
+        arb_verdict_t v;
+        size_t        bad;
+        unsigned char d[32];
+        char          hex[65];
+        int           i;
+        CHECK_INT(arb_replay(&m, &open, &close_ev, 1, UINT64_MAX, &bad, &v),
+                  0);
+        if (m != NULL) {
+            arb_match_digest(m, d);
+            for (i = 0; i < 32; i++)
+                sprintf(hex + 2 * i, "%02x", d[i]);
+            CHECK_STR(hex, want_digest);
+        }
+        arb_match_free(m);
+    }
+    arb_event_clear(&open);
+    arb_event_clear(&close_ev);
+    arb_client_close(cl);
+    msgpack_unpacked_destroy(&res);
+}
+
 /* SIGHUP re-reads the tokens: a new token works at once, a removed one no
  * longer authenticates, connections already in keep their role. */
 static void
@@ -967,6 +1072,7 @@ main(void)
     test_subscribe();
     test_hostile();
     test_restart();
+    test_dealt();
     test_sighup();
     stop_daemon(SIGTERM);
     test_storage_full();

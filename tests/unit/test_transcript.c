@@ -149,7 +149,8 @@ test_errors(void)
         { "game: yahchain\nmatch: x\nplayers: a\nmode: 3\nmode: 4\n",
           "line 5: header 'mode' given twice" },
         { "game: yahchain\nmatch: x\nplayers: a\ndeal: shuffle\n",
-          "line 4: deal must be 'none', 'seed <text>' or 'order <cards...>'" },
+          "line 4: deal must be 'none', 'seed <text>', 'order <cards...>' or "
+          "'commit <64 hex digits>'" },
         { "game: yahchain\nmatch: x\nplayers: a\nplace\n",
           "line 4: a move is '<verb> <player> <arguments...>'" },
         { "game: yahchain\nmatch: x\nplayers: a b!\n",

@@ -1,0 +1,134 @@
+/* Commit-reveal deals: the log holds only BLAKE2b-256 of the deal's
+ * secret; the close reveals it; replay re-derives the deal and checks it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/deal.h"
+#include "core/err.h"
+#include "core/replay.h"
+#include "core/shuffle.h"
+#include "core/transcript.h"
+#include "tests/test.h"
+
+static char msg[400];
+
+static int
+replay_text(const char *text, unsigned char digest[32])
+{
+    arb_transcript_t t;
+    arb_buf_t        why = ARB_BUF_INIT;
+    arb_match_t     *m = NULL;
+    arb_verdict_t    v;
+    size_t           bad;
+    int              rc;
+
+    rc = arb_transcript_parse(&t, text, strlen(text), &why);
+    if (rc != 0) {
+        snprintf(msg, sizeof(msg), "%s", arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return rc;
+    }
+    rc = arb_replay(&m, &t.open, t.events, t.nevents, UINT64_MAX, &bad, &v);
+    snprintf(msg, sizeof(msg), "%s", rc ? v.msg : "");
+    if (rc == 0 && digest != NULL)
+        arb_match_digest(m, digest);
+    arb_match_free(m);
+    arb_transcript_clear(&t);
+    arb_buf_free(&why);
+    return rc;
+}
+
+int
+main(void)
+{
+    arb_deal_t    d;
+    arb_verdict_t v;
+    unsigned char h[32], d1[32], d2[32];
+    char          hex[65], text[1024];
+    const char   *kind;
+    int           i;
+
+    /* commit: seed -> BLAKE2b-256(seed), seed dropped */
+    memset(&d, 0, sizeof(d));
+    d.kind = ARB_DEAL_SEED;
+    d.seed = strdup("table-7");
+    CHECK_INT(arb_deal_commit(&d, &kind), 0);
+    CHECK_STR(kind, "seed");
+    CHECK_INT(d.kind, ARB_DEAL_COMMIT);
+    CHECK(d.seed == NULL);
+    arb_seed_hash(h, "table-7", 7);
+    CHECK(memcmp(h, d.seed_hash, 32) == 0);
+    /* reveal: wrong secret refused, right one restores the deal */
+    CHECK_INT(arb_deal_reveal(&d, "seed", "table-8", &v), ARB_ECRYPTO);
+    CHECK(strstr(v.msg, "does not match the deal committed") != NULL);
+    CHECK_INT(arb_deal_reveal(&d, "shuffle", "table-7", &v), ARB_EINVAL);
+    CHECK_INT(arb_deal_reveal(&d, "seed", "table-7", &v), 0);
+    CHECK_INT(d.kind, ARB_DEAL_SEED);
+    CHECK_STR(d.seed, "table-7");
+    free(d.seed);
+
+    /* an explicit order commits to its cards joined by single spaces */
+    memset(&d, 0, sizeof(d));
+    d.kind = ARB_DEAL_ORDER;
+    arb_deal_add_card(&d, "B1");
+    arb_deal_add_card(&d, "R0");
+    arb_deal_add_card(&d, "P7");
+    CHECK_INT(arb_deal_commit(&d, &kind), 0);
+    CHECK_STR(kind, "order");
+    arb_seed_hash(h, "B1 R0 P7", 8);
+    CHECK(memcmp(h, d.seed_hash, 32) == 0);
+    CHECK_INT(arb_deal_reveal(&d, "order", "B1 R0 P7", &v), 0);
+    CHECK_INT(d.ncards, 3);
+    CHECK_STR(d.cards[2], "P7");
+    for (i = 0; i < 3; i++)
+        free(d.cards[i]);
+    free(d.cards);
+
+    /* a whole (empty) Tsukurutenten match, committed then revealed,
+     * replays to the same digest as the same match dealt in the clear */
+    arb_seed_hash(h, "table-7", 7);
+    for (i = 0; i < 32; i++)
+        sprintf(hex + 2 * i, "%02x", h[i]);
+    snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: T1\n"
+             "players: ann bob\ndeal: commit %s\n\nclose seed table-7 -- end\n",
+             hex);
+    CHECK_INT(replay_text(text, d1), 0);
+    CHECK_INT(replay_text("game: tsukurutenten\nmatch: T1\nplayers: ann bob\n"
+                          "deal: seed table-7\n\nclose -- end\n", d2), 0);
+    CHECK(memcmp(d1, d2, 32) == 0);
+    /* a wrong reveal, a missing reveal, a reveal of an uncommitted deal */
+    snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: T1\n"
+             "players: ann bob\ndeal: commit %s\n\nclose seed table-8\n", hex);
+    CHECK_INT(replay_text(text, NULL), ARB_ECRYPTO);
+    CHECK(strstr(msg, "does not match the deal committed") != NULL);
+    snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: T1\n"
+             "players: ann bob\ndeal: commit %s\n\nclose\n", hex);
+    CHECK(replay_text(text, NULL) != 0);
+    CHECK(strstr(msg, "revealed") != NULL);
+    CHECK_INT(replay_text("game: tsukurutenten\nmatch: T1\nplayers: ann bob\n"
+                          "deal: seed table-7\n\nclose seed table-7\n", NULL),
+              ARB_EINVAL);
+    CHECK(strstr(msg, "was not committed") != NULL);
+    /* the transcript writes and reads the commitment and the reveal */
+    {
+        arb_transcript_t t, t2;
+        arb_buf_t        out = ARB_BUF_INIT, why = ARB_BUF_INIT;
+        snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: T1\n"
+                 "players: ann bob\ndeal: commit %s\n\nclose seed table-7 -- "
+                 "end\n", hex);
+        CHECK_INT(arb_transcript_parse(&t, text, strlen(text), &why), 0);
+        CHECK_INT(arb_transcript_format(&out, &t.open, t.events, t.nevents),
+                  0);
+        CHECK(strstr(arb_buf_cstr(&out), "deal: commit ") != NULL);
+        CHECK(strstr(arb_buf_cstr(&out), "1. close seed table-7 -- end")
+              != NULL);
+        CHECK_INT(arb_transcript_parse(&t2, out.data, out.len, &why), 0);
+        CHECK(memcmp(t2.open.setup->deal.seed_hash, h, 32) == 0);
+        arb_transcript_clear(&t);
+        arb_transcript_clear(&t2);
+        arb_buf_free(&out);
+        arb_buf_free(&why);
+    }
+    return TEST_END();
+}
