@@ -16,6 +16,7 @@ static const struct {
     { "score",   cmd_score,   "classify Blockchain sequences (one line each)" },
     { "replay",  cmd_replay,  "replay a transcript or a stored match: records, "
                               "totals, digest" },
+    { "load",    cmd_load,    "record a whole transcript through the recorder" },
     { "open",    cmd_open,    "open a match on the recorder" },
     { "move",    cmd_move,    "record a move (judged by the rules first)" },
     { "note",    cmd_note,    "record a note" },

@@ -17,6 +17,7 @@ int cmd_score_chains(int argc, char **argv);
 int cmd_score_tsukurutenten(int argc, char **argv);
 int cmd_score_chan(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_load(int argc, char **argv);
 
 /* Clients of arbiterd (tools/net.h). */
 int cmd_open(int argc, char **argv);

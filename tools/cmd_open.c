@@ -16,6 +16,7 @@ usage(FILE *f)
     fprintf(f,
         "usage: arbiter open --match ID --game GAME --players A,B,...\n"
         "                    [--teams X,Y,...] [--option KEY=VALUE]...\n"
+        "                    [--deal seed:TEXT | --deal order:CARDS]\n"
         "                    [--cid ID] [connection options]\n\n"
         "Opens a match (event 0, its header) and prints\n"
         "  opened ID seq 0 hash <hex>\n"
@@ -28,7 +29,12 @@ usage(FILE *f)
         "  --option KEY=VALUE  a match option of the rule set, repeatable\n"
         "                      (yahchain: mode, void, cycles, owners; see\n"
         "                      docs/rules/yahchain.md)\n"
-        "  --cid ID            your own id for the event\n\n");
+        "  --cid ID            your own id for the event\n"
+        "  --deal seed:TEXT    deal by the documented shuffle of TEXT\n"
+        "  --deal order:CARDS  deal this stock order (cards separated by\n"
+        "                      blanks or commas, top first)\n"
+        "                      The log records only BLAKE2b-256 of the deal;\n"
+        "                      the close reveals it (docs/DEAL.md).\n\n");
     cli_net_usage(f);
 }
 
@@ -71,13 +77,47 @@ free_strv(char **v, size_t n)
     free(v);
 }
 
+/* {"kind":"seed","seed":TEXT} or {"kind":"order","cards":[...]} */
+static void
+pack_deal(msgpack_packer *pk, const char *deal)
+{
+    const char *p, *e;
+    size_t      n = 0;
+
+    msgpack_pack_str_with_body(pk, "deal", 4);
+    msgpack_pack_map(pk, 2);
+    if (strncmp(deal, "seed:", 5) == 0) {
+        cli_pack_str(pk, "kind", "seed");
+        cli_pack_str(pk, "seed", deal + 5);
+        return;
+    }
+    cli_pack_str(pk, "kind", "order");
+    msgpack_pack_str_with_body(pk, "cards", 5);
+    for (p = deal + 6; *p; p = e) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        for (e = p; *e && *e != ' ' && *e != ','; e++)
+            ;
+        n += e > p;
+    }
+    msgpack_pack_array(pk, n);
+    for (p = deal + 6; *p; p = e) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        for (e = p; *e && *e != ' ' && *e != ','; e++)
+            ;
+        if (e > p)
+            msgpack_pack_str_with_body(pk, p, (size_t)(e - p));
+    }
+}
+
 int
 cmd_open(int argc, char **argv)
 {
     cli_net_t       n;
     msgpack_packer *pk;
     const char     *match = NULL, *game = NULL, *players = NULL;
-    const char     *teams = NULL, *cid = NULL, *val;
+    const char     *teams = NULL, *cid = NULL, *val, *deal = NULL;
     const char     *opts[OPTIONS_MAX];
     char          **pv = NULL, **tv = NULL, prefix[128];
     size_t          np = 0, nt = 0, nopts = 0, k;
@@ -97,7 +137,8 @@ cmd_open(int argc, char **argv)
                              &players)) != 0
             || (rc = cli_opt("open", "--teams", argc, argv, &i,
                              &teams)) != 0
-            || (rc = cli_opt("open", "--cid", argc, argv, &i, &cid)) != 0) {
+            || (rc = cli_opt("open", "--cid", argc, argv, &i, &cid)) != 0
+            || (rc = cli_opt("open", "--deal", argc, argv, &i, &deal)) != 0) {
             if (rc < 0)
                 return 2;
             continue;
@@ -129,6 +170,12 @@ cmd_open(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (deal != NULL && strncmp(deal, "seed:", 5) != 0
+        && strncmp(deal, "order:", 6) != 0) {
+        fprintf(stderr, "arbiter open: --deal wants seed:TEXT or "
+                "order:CARDS, not '%s'\n", deal);
+        return 2;
+    }
     if (split_commas(players, &pv, &np) != 0
         || (teams != NULL && split_commas(teams, &tv, &nt) != 0)) {
         fprintf(stderr, "arbiter open: out of memory\n");
@@ -137,7 +184,7 @@ cmd_open(int argc, char **argv)
     if (cli_net_connect(&n) != 0)
         goto done;
     pk = cli_net_begin(&n, "open", 3 + (tv != NULL) + (nopts > 0)
-                       + (cid != NULL));
+                       + (cid != NULL) + (deal != NULL));
     cli_pack_str(pk, "match", match);
     cli_pack_str(pk, "game", game);
     cli_pack_strv(pk, "players", pv, np);
@@ -154,6 +201,8 @@ cmd_open(int argc, char **argv)
     }
     if (cid != NULL)
         cli_pack_str(pk, "cid", cid);
+    if (deal != NULL)
+        pack_deal(pk, deal);
     status = cli_net_call(&n);
     if (status == 0) {
         snprintf(prefix, sizeof(prefix), "opened %s ", match);

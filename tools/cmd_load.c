@@ -1,0 +1,178 @@
+/*
+ * arbiter load - record a whole transcript through the recorder: a paper
+ * scoresheet typed up after the fact, or a match moved between recorders.
+ *
+ * DESIGN: every event is sent with the client id "<match>#<n>", so running
+ * the same load again after an interruption resumes where it stopped and
+ * never records an event twice (the recorder answers a known id with the
+ * original seq).  The recorder judges each event exactly as if it had been
+ * entered live; the first refusal stops the load with its line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/transcript.h"
+#include "proto/mp.h"
+#include "tools/cli.h"
+#include "tools/net.h"
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter load FILE [connection options]\n\n"
+        "Records a transcript (docs/TRANSCRIPT.md; FILE '-' = stdin) through\n"
+        "the recorder: opens the match from its header (an arbiter token),\n"
+        "then appends every event in order.  Each event carries the client\n"
+        "id <match>#<n>, so loading again resumes without duplicates.\n"
+        "Exit status: 0 all recorded, 1 an event was refused (its line is\n"
+        "named), 2 usage or connection problem.\n\n");
+    cli_net_usage(f);
+}
+
+static int
+send_open(cli_net_t *n, const arb_setup_t *s)
+{
+    msgpack_packer *pk;
+    char            cid[128], buf[160];
+    size_t          i, nf = 5 + (s->nteams > 0) + (s->noptions > 0)
+                            + (s->deal.kind == ARB_DEAL_SEED
+                               || s->deal.kind == ARB_DEAL_ORDER);
+
+    snprintf(cid, sizeof(cid), "%s#0", s->match_id);
+    pk = cli_net_begin(n, "open", nf - 1);
+    cli_pack_str(pk, "match", s->match_id);
+    cli_pack_str(pk, "game", s->game);
+    cli_pack_str(pk, "cid", cid);
+    arb_mp_pack_cstr(pk, "players");
+    msgpack_pack_array(pk, s->nplayers);
+    for (i = 0; i < s->nplayers; i++) {
+        if (s->players[i].team >= 0)
+            snprintf(buf, sizeof(buf), "%s:%s", s->players[i].name,
+                     s->teams[s->players[i].team]);
+        else
+            snprintf(buf, sizeof(buf), "%s", s->players[i].name);
+        arb_mp_pack_cstr(pk, buf);
+    }
+    if (s->nteams > 0)
+        cli_pack_strv(pk, "teams", s->teams, s->nteams);
+    if (s->noptions > 0) {
+        arb_mp_pack_cstr(pk, "options");
+        msgpack_pack_map(pk, s->noptions);
+        for (i = 0; i < s->noptions; i++)
+            cli_pack_str(pk, s->options[i].key, s->options[i].value);
+    }
+    if (s->deal.kind == ARB_DEAL_SEED) {
+        arb_mp_pack_cstr(pk, "deal");
+        msgpack_pack_map(pk, 2);
+        cli_pack_str(pk, "kind", "seed");
+        cli_pack_str(pk, "seed", s->deal.seed);
+    } else if (s->deal.kind == ARB_DEAL_ORDER) {
+        arb_mp_pack_cstr(pk, "deal");
+        msgpack_pack_map(pk, 2);
+        cli_pack_str(pk, "kind", "order");
+        cli_pack_strv(pk, "cards", s->deal.cards, s->deal.ncards);
+    }
+    return cli_net_call(n);
+}
+
+static int
+send_event(cli_net_t *n, const char *match, const arb_event_t *ev)
+{
+    msgpack_packer *pk;
+    char            cid[128];
+    size_t          nf = 3;
+
+    nf += ev->player != NULL;
+    nf += ev->verb != NULL;
+    nf += ev->nargs > 0;
+    nf += ev->target != 0;
+    nf += ev->text != NULL;
+    snprintf(cid, sizeof(cid), "%s#%llu", match,
+             (unsigned long long)ev->seq);
+    pk = cli_net_begin(n, "append", nf);
+    cli_pack_str(pk, "match", match);
+    cli_pack_str(pk, "kind", arb_event_kind_name(ev->kind));
+    cli_pack_str(pk, "cid", cid);
+    if (ev->player != NULL)
+        cli_pack_str(pk, "player", ev->player);
+    if (ev->verb != NULL)
+        cli_pack_str(pk, "verb", ev->verb);
+    if (ev->nargs > 0)
+        cli_pack_strv(pk, "args", ev->args, ev->nargs);
+    if (ev->target != 0)
+        cli_pack_uint(pk, "target", ev->target);
+    if (ev->text != NULL)
+        cli_pack_str(pk, "text", ev->text);
+    return cli_net_call(n);
+}
+
+int
+cmd_load(int argc, char **argv)
+{
+    cli_net_t        n;
+    arb_transcript_t t;
+    arb_buf_t        text = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    const char      *path = NULL;
+    size_t           i;
+    int              rc, status = 2, parsed = 0;
+
+    cli_net_init(&n, "load");
+    for (i = 1; i < (size_t)argc; i++) {
+        int k = (int)i;
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        }
+        rc = cli_net_option(&n, argc, argv, &k);
+        i = (size_t)k;
+        if (rc < 0)
+            return 2;
+        if (rc > 0)
+            continue;
+        if (path != NULL || (argv[i][0] == '-' && argv[i][1] != '\0')) {
+            fprintf(stderr, "arbiter load: unexpected '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+        path = argv[i];
+    }
+    if (path == NULL) {
+        usage(stderr);
+        return 2;
+    }
+    if (cli_read_file(&text, path) != 0)
+        goto done;
+    if (arb_transcript_parse(&t, text.data ? text.data : "", text.len, &why)
+        != 0) {
+        fprintf(stderr, "%s: %s\n", path, arb_buf_cstr(&why));
+        goto done;
+    }
+    parsed = 1;
+    if (cli_net_connect(&n) != 0)
+        goto done;
+    status = send_open(&n, t.open.setup);
+    if (status != 0) {
+        fprintf(stderr, "%s:%u: the header was not recorded\n", path,
+                t.open_line);
+        goto done;
+    }
+    for (i = 0; i < t.nevents; i++) {
+        status = send_event(&n, t.open.setup->match_id, &t.events[i]);
+        if (status != 0) {
+            fprintf(stderr, "%s:%u: event %zu was not recorded\n", path,
+                    t.lines[i], i + 1);
+            goto done;
+        }
+    }
+    printf("loaded %s: events 0..%zu\n", t.open.setup->match_id, t.nevents);
+done:
+    if (parsed)
+        arb_transcript_clear(&t);
+    cli_net_close(&n);
+    arb_buf_free(&text);
+    arb_buf_free(&why);
+    return status;
+}
