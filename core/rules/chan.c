@@ -97,9 +97,10 @@ make_deck(const arb_setup_t *s, unsigned char *deck, arb_verdict_t *v)
         return 0;
     case ARB_DEAL_COMMIT:
         return arb_verdict(v, ARB_EINVAL, "§2 deal", "the deal is committed "
-                           "but its seed is not revealed: every capture is "
-                           "judged against the hands, so record the seed "
-                           "(deal: seed <text>)");
+                           "and not revealed yet: every capture is judged "
+                           "against the hands, so only the recorder (which "
+                           "keeps the deal) or a replay after the close can "
+                           "judge this match (docs/DEAL.md)");
     }
     return arb_verdict(v, ARB_EINVAL, "§2 deal", "chan needs a deal: "
                        "'deal: seed <text>' or 'deal: order <100 cards>'");

@@ -320,7 +320,7 @@ test_setup(void)
     CHECK(open_text("game: chan\nmatch: S\nplayers: a b c d\n"
                     "deal: order 2V,1V\n") == NULL);
     CHECK(strstr(last_msg, "deal card 2: no rank 1 in '1V'") != NULL);
-    /* a committed deal cannot be judged until its seed is revealed */
+    /* a committed deal cannot be judged until it is revealed */
     memset(&s, 0, sizeof(s));
     arb_setup_add_player(&s, "a", -1);
     arb_setup_add_player(&s, "b", -1);
@@ -328,7 +328,7 @@ test_setup(void)
     arb_setup_add_player(&s, "d", -1);
     s.deal.kind = ARB_DEAL_COMMIT;
     CHECK_INT(r->create(&st, &s, &v), ARB_EINVAL);
-    CHECK(strstr(v.msg, "seed is not revealed") != NULL);
+    CHECK(strstr(v.msg, "committed and not revealed yet") != NULL);
     /* a revealed seed must match its commitment */
     s.deal.kind = ARB_DEAL_SEED;
     s.deal.seed = strdup("abc");
