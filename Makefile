@@ -33,6 +33,8 @@ FUZZERS  := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/%,$(FUZZ_SRC))
 BINS     := bin/arbiter $(if $(DAEMON_SRC),bin/arbiterd)
 
 .PHONY: all deps run test unit integration asan bench install clean
+# Keep test objects: they are intermediates of a pattern chain.
+.SECONDARY:
 all: deps-check $(BINS) $(UNITS) $(BENCHES) $(FUZZERS)
 
 # Installs the missing Debian packages; does nothing when all are present.
