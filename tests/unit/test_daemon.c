@@ -923,6 +923,59 @@ test_dealt(void)
     msgpack_unpacked_destroy(&res);
 }
 
+/* A subscriber that stops reading is cut off with a "slow" push; the
+ * writer is not slowed down and the daemon goes on. */
+static void
+test_slow_subscriber(void)
+{
+    arb_client_t    *w = connect_as(TOK_ARBITER), *s = connect_as(TOK_READER);
+    msgpack_unpacked res;
+    msgpack_packer  *pk;
+    arb_buf_t        why = ARB_BUF_INIT;
+    char             text[3501], code[32];
+    int              i, acked = 0, slow = 0;
+
+    msgpack_unpacked_init(&res);
+    CHECK(w && s);
+    if (!w || !s)
+        return;
+    memset(text, 'x', sizeof(text) - 1);
+    text[sizeof(text) - 1] = '\0';
+    CHECK_INT(open_match(w, "slow-1", "3"), 0);
+    CHECK_INT(call(s, &res, "subscribe", "s", "match", "slow-1"), 0);
+    /* 300 notes of 3.5 KB, pipelined: ~1 MB of pushes nobody reads */
+    for (i = 0; i < 300; i++) {
+        arb_client_begin(w, &pk, "append", 3);
+        arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "slow-1");
+        arb_mp_pack_cstr(pk, "kind"); arb_mp_pack_cstr(pk, "note");
+        arb_mp_pack_cstr(pk, "text"); arb_mp_pack_cstr(pk, text);
+        arb_client_send(w, &why);
+    }
+    for (i = 0; i < 300; i++) {
+        if (arb_client_read(w, &res, &why) != 0)
+            break;
+        acked += arb_client_get(&res, "ok") != NULL
+                 && arb_client_get(&res, "ok")->via.boolean;
+    }
+    CHECK_INT(acked, 300);
+    /* the subscriber finds the pushes it had room for, then "slow", then
+     * the end of the connection */
+    for (;;) {
+        if (arb_client_read(s, &res, &why) != 0)
+            break;
+        if (arb_client_get(&res, "push") != NULL
+            && strcmp(arb_client_error_code(&res, code, sizeof(code)),
+                      "slow") == 0)
+            slow = 1;
+    }
+    CHECK(slow);
+    CHECK(daemon_serves());
+    arb_client_close(w);
+    arb_client_close(s);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+}
+
 /* SIGHUP re-reads the tokens: a new token works at once, a removed one no
  * longer authenticates, connections already in keep their role. */
 static void
@@ -1050,6 +1103,7 @@ main(void)
     f = fopen(conf, "w");
     fprintf(f, "data = %s/data\nlisten = unix:%s\nauth_timeout_ms = 300\n"
                "log_level = debug\ntokens_file = %s/tokens\n"
+               "outq_max = 64K\n"
                "token = %s arbiter chief\n"
                "token = %s scorer table-1\n"
                "token = %s scorer table-2 roles-A\n"
@@ -1071,6 +1125,7 @@ main(void)
     test_race();
     test_subscribe();
     test_hostile();
+    test_slow_subscriber();
     test_restart();
     test_dealt();
     test_sighup();
