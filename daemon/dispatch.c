@@ -838,7 +838,9 @@ on_events(void *ud, uint64_t seq, int64_t t, const unsigned char hash[32],
     msgpack_pack_int64(x->pk, t);
     arb_pack_kv_bin(x->pk, "hash", hash, 32);
     arb_pack_kv_bin(x->pk, "event", bytes, len);
-    return ++x->n >= x->limit ? 1 : 0;
+    /* A page also ends at ARB_PAGE_BYTES, so a reader cannot make the
+     * daemon build a response larger than a connection may hold. */
+    return ++x->n >= x->limit || x->b->len >= ARB_PAGE_BYTES ? 1 : 0;
 }
 
 static void

@@ -47,6 +47,10 @@
  * bounded by the server, not by a hostile peer, but still checked. */
 #define ARB_RESP_ELEMS_MAX      (1u << 24)
 
+/* Bytes of events in one `events` response page; the rest is paged by
+ * "next".  Below the smallest outq_max (64 KiB) plus one event. */
+#define ARB_PAGE_BYTES          (48u * 1024)
+
 #define ARB_EVENT_VERSION       1
 
 #endif

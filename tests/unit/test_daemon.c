@@ -970,6 +970,26 @@ test_slow_subscriber(void)
     }
     CHECK(slow);
     CHECK(daemon_serves());
+    /* ~1 MB of events is served in pages that fit a connection (64 KiB
+     * outq_max here), each pointing at the next */
+    {
+        uint64_t from = 0, got = 0;
+        int      pages = 0, ok = 1;
+        while (ok && pages < 100) {
+            ok = call(w, &res, "events", "su", "match", "slow-1", "from",
+                      from) == 0;
+            if (!ok)
+                break;
+            got += arb_client_get(&res, "events")->via.array.size;
+            pages++;
+            if (arb_client_get(&res, "next")->type == MSGPACK_OBJECT_NIL)
+                break;
+            from = arb_client_get(&res, "next")->via.u64;
+        }
+        CHECK(ok);
+        CHECK_INT(got, 301);
+        CHECK(pages > 10);
+    }
     arb_client_close(w);
     arb_client_close(s);
     msgpack_unpacked_destroy(&res);
