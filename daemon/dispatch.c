@@ -918,6 +918,9 @@ typedef struct list_ctx {
     const char     *game;
     int             status;     /* -1 any, 0 open, 1 closed */
     uint64_t        n, limit;
+    const char     *after;      /* page after this match id, or NULL */
+    arb_buf_t      *b;
+    char            last[ARB_STORE_ID_MAX + 1];
 } list_ctx_t;
 
 static int
@@ -925,9 +928,11 @@ on_match(void *ud, const arb_match_info_t *m)
 {
     list_ctx_t *x = ud;
 
-    if ((x->game && strcmp(x->game, m->game) != 0)
+    if ((x->after && strcmp(m->match_id, x->after) <= 0)
+        || (x->game && strcmp(x->game, m->game) != 0)
         || (x->status >= 0 && x->status != m->closed))
         return 0;
+    snprintf(x->last, sizeof(x->last), "%s", m->match_id);
     msgpack_pack_map(x->pk, 7);
     arb_pack_kv_str(x->pk, "match", m->match_id);
     arb_pack_kv_str(x->pk, "game", m->game);
@@ -938,13 +943,13 @@ on_match(void *ud, const arb_match_info_t *m)
     msgpack_pack_int64(x->pk, m->created_ms);
     arb_pack_key(x->pk, "last");
     msgpack_pack_int64(x->pk, m->last_ms);
-    return ++x->n >= x->limit ? 1 : 0;
+    return ++x->n >= x->limit || x->b->len >= ARB_PAGE_BYTES ? 1 : 0;
 }
 
 static void
 op_matches(req_t *r)
 {
-    char          *game = NULL, *status = NULL;
+    char          *game = NULL, *status = NULL, *after = NULL;
     uint64_t       limit = 10000;
     arb_buf_t      items = ARB_BUF_INIT, b = ARB_BUF_INIT;
     msgpack_packer pk, ipk;
@@ -952,6 +957,7 @@ op_matches(req_t *r)
     int            rc;
 
     if (opt_str(r, "game", &game) != 0 || opt_str(r, "status", &status) != 0
+        || opt_str(r, "after", &after) != 0
         || opt_uint(r, "limit", &limit) < 0)
         goto done;
     x.status = -1;
@@ -968,7 +974,10 @@ op_matches(req_t *r)
     }
     arb_mp_packer_init(&ipk, &items);
     x.pk = &ipk;
+    x.b = &items;
     x.game = game;
+    x.after = after;
+    x.last[0] = '\0';
     x.n = 0;
     x.limit = limit ? limit : 1;
     rc = arb_store_matches(r->c->srv->store, on_match, &x, &r->why);
@@ -977,15 +986,22 @@ op_matches(req_t *r)
                         arb_buf_cstr(&r->why));
         goto done;
     }
-    arb_reply_begin(&b, &pk, r->id, 1);
+    arb_reply_begin(&b, &pk, r->id, 2);
     arb_pack_key(&pk, "matches");
     msgpack_pack_array(&pk, (size_t)x.n);
     arb_buf_add(&b, items.data, items.len);
+    /* More may follow: ask again with "after": next. */
+    arb_pack_key(&pk, "next");
+    if (rc == 1)
+        arb_mp_pack_cstr(&pk, x.last);
+    else
+        msgpack_pack_nil(&pk);
     arb_conn_send(r->c, &b);
 done:
     arb_buf_free(&items);
     free(game);
     free(status);
+    free(after);
 }
 
 static void

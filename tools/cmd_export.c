@@ -241,37 +241,49 @@ select_server(exp_t *x)
     const msgpack_object *items, *it;
     const char           *id;
     char                  buf[ARB_STORE_ID_MAX + 1];
+    char                  after[ARB_STORE_ID_MAX + 1];
     size_t                len;
     int64_t               created, last;
     uint32_t              i;
     int                   rc;
 
-    cli_net_begin(&x->n, "matches", 0);
-    rc = cli_net_call(&x->n);
-    if (rc != 0)
-        return rc;
-    items = arb_client_get(&x->n.res, "matches");
-    if (items == NULL || items->type != MSGPACK_OBJECT_ARRAY) {
-        fprintf(stderr, "arbiter export: the server's answer has no "
-                "matches\n");
-        return 2;
-    }
-    for (i = 0; i < items->via.array.size; i++) {
-        it = &items->via.array.ptr[i];
-        if (cli_get_bytes(it, "match", &id, &len) != 0 || len == 0
-            || len > ARB_STORE_ID_MAX || cli_get_int(it, "created",
-                                                     &created) != 0
-            || cli_get_int(it, "last", &last) != 0) {
-            fprintf(stderr, "arbiter export: a malformed match in the "
-                    "server's list\n");
+    after[0] = '\0';
+    for (;;) {          /* the list comes in pages: "after" the last id */
+        msgpack_packer *pk = cli_net_begin(&x->n, "matches", after[0] != 0);
+        if (after[0] != 0)
+            cli_pack_str(pk, "after", after);
+        rc = cli_net_call(&x->n);
+        if (rc != 0)
+            return rc;
+        items = arb_client_get(&x->n.res, "matches");
+        if (items == NULL || items->type != MSGPACK_OBJECT_ARRAY) {
+            fprintf(stderr, "arbiter export: the server's answer has no "
+                    "matches\n");
             return 2;
         }
-        memcpy(buf, id, len);
-        buf[len] = '\0';
-        if (in_range(x, created, last) && add_id(x, buf) != 0) {
-            fprintf(stderr, "arbiter export: out of memory\n");
-            return 2;
+        for (i = 0; i < items->via.array.size; i++) {
+            it = &items->via.array.ptr[i];
+            if (cli_get_bytes(it, "match", &id, &len) != 0 || len == 0
+                || len > ARB_STORE_ID_MAX || cli_get_int(it, "created",
+                                                         &created) != 0
+                || cli_get_int(it, "last", &last) != 0) {
+                fprintf(stderr, "arbiter export: a malformed match in the "
+                        "server's list\n");
+                return 2;
+            }
+            memcpy(buf, id, len);
+            buf[len] = '\0';
+            if (in_range(x, created, last) && add_id(x, buf) != 0) {
+                fprintf(stderr, "arbiter export: out of memory\n");
+                return 2;
+            }
         }
+        it = arb_client_get(&x->n.res, "next");
+        if (it == NULL || it->type != MSGPACK_OBJECT_STR
+            || it->via.str.size == 0 || it->via.str.size > ARB_STORE_ID_MAX)
+            break;
+        memcpy(after, it->via.str.ptr, it->via.str.size);
+        after[it->via.str.size] = '\0';
     }
     return 0;
 }

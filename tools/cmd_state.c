@@ -237,7 +237,7 @@ cmd_matches(int argc, char **argv)
     const char           *game = NULL, *st = NULL, *head;
     arb_buf_t             out = ARB_BUF_INIT;
     char                  id[80], g[80], s[16], hex[65], created[32],
-                          last[32];
+                          last[32], after[80];
     size_t                hlen;
     uint64_t              last_seq;
     int64_t               c_ms, l_ms;
@@ -274,11 +274,16 @@ cmd_matches(int argc, char **argv)
     }
     if (cli_net_connect(&n) != 0)
         goto done;
-    pk = cli_net_begin(&n, "matches", (game != NULL) + (st != NULL));
+    after[0] = '\0';
+next_page:      /* the list comes in pages: "after" the last id */
+    pk = cli_net_begin(&n, "matches", (game != NULL) + (st != NULL)
+                       + (after[0] != 0));
     if (game != NULL)
         cli_pack_str(pk, "game", game);
     if (st != NULL)
         cli_pack_str(pk, "status", st);
+    if (after[0] != 0)
+        cli_pack_str(pk, "after", after);
     status = cli_net_call(&n);
     if (status != 0)
         goto done;
@@ -327,6 +332,13 @@ cmd_matches(int argc, char **argv)
             goto done;
         }
         fwrite(out.data, 1, out.len, stdout);
+    }
+    m = arb_client_get(&n.res, "next");
+    if (m != NULL && m->type == MSGPACK_OBJECT_STR && m->via.str.size > 0
+        && m->via.str.size < sizeof(after)) {
+        memcpy(after, m->via.str.ptr, m->via.str.size);
+        after[m->via.str.size] = '\0';
+        goto next_page;
     }
 done:
     cli_net_close(&n);

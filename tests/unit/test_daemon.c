@@ -823,6 +823,31 @@ test_restart(void)
     CHECK_INT(call(cl, &res, "events", "su", "match", "race", "from",
                    (uint64_t)20), 0);
     CHECK_INT(arb_client_get(&res, "events")->via.array.size, 2);
+    /* the match list comes in pages, each "after" the last id */
+    {
+        char     after[80] = "";
+        uint64_t total = 0, want;
+        int      pages = 0;
+        CHECK_INT(call(cl, &res, "stats", ""), 0);
+        want = arb_client_uint(&res, "matches");
+        for (;;) {
+            const msgpack_object *nx;
+            if (after[0] ? call(cl, &res, "matches", "us", "limit",
+                                (uint64_t)3, "after", after)
+                         : call(cl, &res, "matches", "u", "limit",
+                                (uint64_t)3))
+                break;
+            total += arb_client_get(&res, "matches")->via.array.size;
+            pages++;
+            nx = arb_client_get(&res, "next");
+            if (nx == NULL || nx->type != MSGPACK_OBJECT_STR)
+                break;
+            snprintf(after, sizeof(after), "%.*s", (int)nx->via.str.size,
+                     nx->via.str.ptr);
+        }
+        CHECK_INT(total, want);
+        CHECK(pages >= 3);
+    }
     arb_client_close(cl);
     msgpack_unpacked_destroy(&res);
 }
