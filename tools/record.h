@@ -28,36 +28,31 @@
 
 #include "core/buf.h"
 #include "core/event.h"
+#include "core/jsonin.h"
 #include "core/match.h"
 #include "proto/frame.h"
 #include "tools/net.h"
 
 /* ---- record_json.c ---------------------------------------------------- */
 
-enum rec_json_type { REC_J_NULL = 0, REC_J_BOOL, REC_J_NUM, REC_J_STR,
-                     REC_J_ARR, REC_J_OBJ };
+/* The position JSON a rule set's describe() writes, read with the strict
+ * reader of core/jsonin.h (rule sets write integers only). */
+typedef arb_jv_t rec_json_t;
+#define REC_J_NULL ARB_JV_NULL
+#define REC_J_BOOL ARB_JV_BOOL
+#define REC_J_NUM  ARB_JV_INT
+#define REC_J_STR  ARB_JV_STR
+#define REC_J_ARR  ARB_JV_ARRAY
+#define REC_J_OBJ  ARB_JV_OBJECT
 
-/* One JSON value.  Owned by its parent; the root by the caller, released
- * with rec_json_free(). */
-typedef struct rec_json {
-    int              type;
-    int              boolean;
-    double           num;
-    char            *str;       /* STR: the decoded text; NUM: as written */
-    size_t           n;         /* ARR, OBJ: number of items */
-    struct rec_json *items;
-    char           **keys;      /* OBJ: the key of each item */
-} rec_json_t;
-
-/* Parses one JSON value from s[0..len) (at most 32 levels deep).  0, or
- * ARB_EINVAL / ARB_ENOMEM with *out NULL. */
+/* 0, or ARB_EINVAL / ARB_ENOMEM with *out NULL. */
 int  rec_json_parse(rec_json_t **out, const char *s, size_t len);
 void rec_json_free(rec_json_t *j);                          /* NULL-safe */
 /* The member `key` of an object, or NULL (also when j is NULL). */
 const rec_json_t *rec_json_get(const rec_json_t *j, const char *key);
 /* A string's text, or NULL when j is not a string. */
 const char *rec_json_str(const rec_json_t *j);
-/* A number as an integer, or dflt when j is not a number. */
+/* An integer, or dflt when j is not one. */
 long long   rec_json_int(const rec_json_t *j, long long dflt);
 
 /* ---- record_line.c ---------------------------------------------------- */

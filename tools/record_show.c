@@ -350,10 +350,10 @@ put_facts(arb_buf_t *out, const rec_json_t *d)
         if (v->type == REC_J_STR && *v->str != '\0')
             arb_buf_printf(out, "; %s %s", d->keys[i], v->str);
         else if (v->type == REC_J_NUM)
-            arb_buf_printf(out, "; %s %s", d->keys[i], v->str);
+            arb_buf_printf(out, "; %s %" PRId64, d->keys[i], v->num);
         else if (v->type == REC_J_BOOL)
             arb_buf_printf(out, "; %s %s", d->keys[i],
-                           v->boolean ? "yes" : "no");
+                           v->num ? "yes" : "no");
     }
 }
 
