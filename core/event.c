@@ -27,8 +27,8 @@ arb_event_kind_parse(const char *name)
     return -1;
 }
 
-static void
-strv_free(char **v, size_t n)
+void
+arb_strv_free(char **v, size_t n)
 {
     size_t i;
 
@@ -83,13 +83,13 @@ arb_setup_clear(arb_setup_t *s)
     for (i = 0; i < s->nplayers; i++)
         free(s->players[i].name);
     free(s->players);
-    strv_free(s->teams, s->nteams);
+    arb_strv_free(s->teams, s->nteams);
     for (i = 0; i < s->noptions; i++) {
         free(s->options[i].key);
         free(s->options[i].value);
     }
     free(s->options);
-    strv_free(s->deal.cards, s->deal.ncards);
+    arb_strv_free(s->deal.cards, s->deal.ncards);
     free(s->deal.seed);
     memset(s, 0, sizeof(*s));
 }
@@ -103,7 +103,7 @@ arb_event_clear(arb_event_t *e)
     free(e->client_id);
     free(e->player);
     free(e->verb);
-    strv_free(e->args, e->nargs);
+    arb_strv_free(e->args, e->nargs);
     free(e->text);
     if (e->setup != NULL) {
         arb_setup_clear(e->setup);

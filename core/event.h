@@ -112,6 +112,9 @@ int  arb_setup_add_team(arb_setup_t *s, const char *name);
 int  arb_event_add_arg(arb_event_t *e, const char *arg);
 int  arb_deal_add_card(arb_deal_t *d, const char *card);
 
+/* Frees n strings and the array; NULL-safe. */
+void arb_strv_free(char **v, size_t n);
+
 /* A name usable as player, team, match id or identity: 1..64 bytes of
  * [A-Za-z0-9_.@+-].  Returns 1 when valid. */
 int  arb_name_valid(const char *s);

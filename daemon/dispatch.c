@@ -120,18 +120,6 @@ str_array(req_t *r, const char *k, size_t max, char ***out, size_t *n)
     return 0;
 }
 
-static void
-strv_free(char **v, size_t n)
-{
-    size_t i;
-
-    if (v == NULL)
-        return;
-    for (i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 static int
 scorer_may(const arb_conn_t *c, const char *match)
 {
@@ -736,8 +724,8 @@ done:
     arb_event_clear(&ev);
     arb_event_clear(&logged);
     arb_buf_free(&secret);
-    strv_free(players, np);
-    strv_free(teams, nt);
+    arb_strv_free(players, np);
+    arb_strv_free(teams, nt);
     free(match);
     free(game);
     free(cid);
@@ -908,7 +896,7 @@ op_events(req_t *r)
         msgpack_pack_nil(&pk);
     arb_conn_send(c, &b);
 done:
-    strv_free(kinds, nk);
+    arb_strv_free(kinds, nk);
     arb_buf_free(&items);
     free(match);
 }

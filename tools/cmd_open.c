@@ -65,18 +65,6 @@ split_commas(const char *s, char ***out, size_t *n)
     }
 }
 
-static void
-free_strv(char **v, size_t n)
-{
-    size_t i;
-
-    if (v == NULL)
-        return;
-    for (i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 /* {"kind":"seed","seed":TEXT} or {"kind":"order","cards":[...]} */
 static void
 pack_deal(msgpack_packer *pk, const char *deal)
@@ -210,7 +198,7 @@ cmd_open(int argc, char **argv)
     }
 done:
     cli_net_close(&n);
-    free_strv(pv, np);
-    free_strv(tv, nt);
+    arb_strv_free(pv, np);
+    arb_strv_free(tv, nt);
     return status;
 }
