@@ -45,6 +45,12 @@ int cmd_key(int argc, char **argv);
 /* Reads a whole file ("-" = stdin) into b.  0 or an ARB_E* code; on error
  * prints "arbiter: <path>: <reason>" to stderr. */
 int cli_read_file(arb_buf_t *b, const char *path);
+/* A committed deal of `open`, revealed from the secret the recorder keeps
+ * in its data directory (when there).  0 or the reveal's error. */
+struct arb_store;
+struct arb_event;
+int cli_reveal_stored(struct arb_store *st, struct arb_event *open);
+
 /* 1 when arg is -h or --help. */
 int cli_is_help(const char *arg);
 

@@ -258,6 +258,8 @@ load_db(source_t *s, const char *dir, const char *match)
                 rc == 0 ? "no open event" : arb_buf_cstr(&why));
         goto done;
     }
+    if (cli_reveal_stored(st, &s->v.open) != 0)
+        goto done;
     status = 0;
 done:
     arb_store_close(st);

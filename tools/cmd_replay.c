@@ -278,6 +278,8 @@ replay_db(const char *dir, const char *match, uint64_t at, int json)
                 : arb_buf_cstr(&why));
         goto done;
     }
+    if (cli_reveal_stored(s, &v.open) != 0)
+        goto done;
     arb_buf_printf(&src, "%s: match %s", dir, match);
     status = cli_replay_print(arb_buf_cstr(&src), &v.open, 0, v.ev, NULL,
                               v.n, at, json, NULL);

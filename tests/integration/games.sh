@@ -35,6 +35,14 @@ for f in tests/data/yah3-short.txt tests/data/chains-*match*.txt \
     $A replay --json "$f" > "$T/want.json" 2>&1
     $A state --json --match "$match" > "$T/got.json" 2>&1
     check "$name: recorder state = transcript replay" "$(cat "$T/want.json")" "$(cat "$T/got.json")"
+    # the operator replays the data directory directly, even a running
+    # dealt match (the recorder's secret is beside the log)
+    check "$name: replay --db = transcript replay" "$(cat "$T/want.json")" \
+        "$($A replay --db "$T/data" --match "$match" --json 2>&1)"
+    # loading again records nothing twice
+    $A load "$f" > /dev/null 2>&1
+    check "$name: reload is idempotent" "$(cat "$T/want.json")" \
+        "$($A state --json --match "$match" 2>&1)"
     # Close it (a dealt match's close reveals the deal), then: its results
     # as a claim are identical, and its audit bundle verifies offline.
     if ! grep -q '"closed":true' "$T/want.json"; then
