@@ -12,45 +12,9 @@
 #include "core/match.h"
 #include "core/replay.h"
 #include "core/transcript.h"
+#include "tests/replay_text.h"
 #include "tests/test.h"
 
-static char last_msg[400];
-static char last_rule[48];
-
-static arb_match_t *
-open_upto(const char *text, uint64_t at)
-{
-    arb_transcript_t t;
-    arb_buf_t        why = ARB_BUF_INIT;
-    arb_match_t     *m = NULL;
-    arb_verdict_t    v;
-    size_t           bad;
-    int              rc;
-
-    memset(&v, 0, sizeof(v));
-    rc = arb_transcript_parse(&t, text, strlen(text), &why);
-    if (rc != 0) {
-        snprintf(last_msg, sizeof(last_msg), "%s", arb_buf_cstr(&why));
-        arb_buf_free(&why);
-        return NULL;
-    }
-    rc = arb_replay(&m, &t.open, t.events, t.nevents, at, &bad, &v);
-    snprintf(last_msg, sizeof(last_msg), "%s", v.msg);
-    snprintf(last_rule, sizeof(last_rule), "%s", v.rule);
-    if (rc != 0) {
-        arb_match_free(m);
-        m = NULL;
-    }
-    arb_transcript_clear(&t);
-    arb_buf_free(&why);
-    return m;
-}
-
-static arb_match_t *
-open_text(const char *text)
-{
-    return open_upto(text, UINT64_MAX);
-}
 
 static char *
 slurp(const char *path)
@@ -112,32 +76,6 @@ static int
 move(arb_match_t *m, const char *line)
 {
     return event(m, ARB_EV_MOVE, 0, line, NULL);
-}
-
-static void
-digest_hex(arb_match_t *m, char hex[65])
-{
-    unsigned char d[32];
-    int           i;
-
-    arb_match_digest(m, d);
-    for (i = 0; i < 32; i++)
-        sprintf(hex + 2 * i, "%02x", d[i]);
-}
-
-static int64_t
-total_of(arb_match_t *m, const char *team)
-{
-    arb_results_t r;
-    int64_t       pts = -1;
-    size_t        i;
-
-    arb_match_results(m, &r);
-    for (i = 0; i < r.ntotals; i++)
-        if (strcmp(r.totals[i].name, team) == 0)
-            pts = r.totals[i].points;
-    arb_results_clear(&r);
-    return pts;
 }
 
 /* The describe() JSON of the live position. */
@@ -489,7 +427,7 @@ test_rectangle_in_play(void)
     CHECK(text != NULL);
     if (text == NULL)
         return;
-    m = open_upto(text, 13);
+    m = replay_text(text, 13);
     CHECK(m != NULL);
     if (m != NULL) {
         CHECK(strstr(state(m), "\"rows\":5,\"cols\":3,\"rows_fixed\":false,"
@@ -499,7 +437,7 @@ test_rectangle_in_play(void)
                      "\"cols_fixed\":false") != NULL);
     }
     arb_match_free(m);
-    m = open_upto(text, 22);
+    m = replay_text(text, 22);
     CHECK(m != NULL);
     if (m != NULL) {
         /* five columns: cid may still open a sixth on the left */
@@ -507,7 +445,7 @@ test_rectangle_in_play(void)
         CHECK(strstr(state(m), "\"top_left\":\"r-2c-3\"") != NULL);
     }
     arb_match_free(m);
-    m = open_upto(text, 23);
+    m = replay_text(text, 23);
     CHECK(m != NULL);
     if (m != NULL) {
         /* Q♣ at r3c3 made six: the left edge is now closed to dan */

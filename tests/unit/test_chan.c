@@ -21,9 +21,9 @@
 #include "core/rules/chan_card.h"
 #include "core/shuffle.h"
 #include "core/transcript.h"
+#include "tests/replay_text.h"
 #include "tests/test.h"
 
-static char last_msg[400], last_rule[64];
 
 static const int sizes[5] = { 20, 19, 19, 19, 23 };
 
@@ -80,35 +80,6 @@ build_deal(char *out, size_t n, const char *spec)
             o += (size_t)snprintf(out + o, n - o, "%s%s", i ? "," : " ",
                                   arb_chan_card_format(a, grp[g][i]));
     snprintf(out + o, n - o, "\n");
-}
-
-static arb_match_t *
-open_text(const char *text)
-{
-    arb_transcript_t t;
-    arb_buf_t        why = ARB_BUF_INIT;
-    arb_match_t     *m = NULL;
-    arb_verdict_t    v;
-    size_t           bad;
-    int              rc;
-
-    memset(&v, 0, sizeof(v));
-    rc = arb_transcript_parse(&t, text, strlen(text), &why);
-    if (rc != 0) {
-        snprintf(last_msg, sizeof(last_msg), "%s", arb_buf_cstr(&why));
-        arb_buf_free(&why);
-        return NULL;
-    }
-    rc = arb_replay(&m, &t.open, t.events, t.nevents, UINT64_MAX, &bad, &v);
-    snprintf(last_msg, sizeof(last_msg), "%s", v.msg);
-    snprintf(last_rule, sizeof(last_rule), "%s", v.rule);
-    if (rc != 0) {
-        arb_match_free(m);
-        m = NULL;
-    }
-    arb_transcript_clear(&t);
-    arb_buf_free(&why);
-    return m;
 }
 
 static arb_match_t *

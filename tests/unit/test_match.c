@@ -10,37 +10,9 @@
 #include "core/match.h"
 #include "core/replay.h"
 #include "core/transcript.h"
+#include "tests/replay_text.h"
 #include "tests/test.h"
 
-static char last_msg[400];
-
-/* Opens a match from a transcript header (and any events in it). */
-static arb_match_t *
-open_text(const char *text)
-{
-    arb_transcript_t t;
-    arb_buf_t        why = ARB_BUF_INIT;
-    arb_match_t     *m = NULL;
-    arb_verdict_t    v;
-    size_t           bad;
-    int              rc;
-
-    rc = arb_transcript_parse(&t, text, strlen(text), &why);
-    if (rc != 0) {
-        snprintf(last_msg, sizeof(last_msg), "%s", arb_buf_cstr(&why));
-        arb_buf_free(&why);
-        return NULL;
-    }
-    rc = arb_replay(&m, &t.open, t.events, t.nevents, UINT64_MAX, &bad, &v);
-    snprintf(last_msg, sizeof(last_msg), "%s", v.msg);
-    if (rc != 0) {
-        arb_match_free(m);
-        m = NULL;
-    }
-    arb_transcript_clear(&t);
-    arb_buf_free(&why);
-    return m;
-}
 
 static int
 move(arb_match_t *m, const char *player, const char *card, const char *at)
@@ -94,21 +66,6 @@ card_name(int value, int suit)
     i = (i + 1) % 8;
     arb_card_format(buf[i], arb_card_make(value, suit), ARB_CARD_ASCII);
     return buf[i];
-}
-
-static int64_t
-total_of(arb_match_t *m, const char *name)
-{
-    arb_results_t r;
-    int64_t       pts = -1;
-    size_t        i;
-
-    arb_match_results(m, &r);
-    for (i = 0; i < r.ntotals; i++)
-        if (strcmp(r.totals[i].name, name) == 0)
-            pts = r.totals[i].points;
-    arb_results_clear(&r);
-    return pts;
 }
 
 static size_t

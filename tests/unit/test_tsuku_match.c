@@ -13,39 +13,9 @@
 #include "core/rules/tsuku_chip.h"
 #include "core/shuffle.h"
 #include "core/transcript.h"
+#include "tests/replay_text.h"
 #include "tests/test.h"
 
-static char last_msg[400];
-static char last_rule[48];
-
-static arb_match_t *
-open_text(const char *text)
-{
-    arb_transcript_t t;
-    arb_buf_t        why = ARB_BUF_INIT;
-    arb_match_t     *m = NULL;
-    arb_verdict_t    v;
-    size_t           bad;
-    int              rc;
-
-    last_msg[0] = '\0';
-    rc = arb_transcript_parse(&t, text, strlen(text), &why);
-    if (rc != 0) {
-        snprintf(last_msg, sizeof(last_msg), "%s", arb_buf_cstr(&why));
-        arb_buf_free(&why);
-        return NULL;
-    }
-    memset(&v, 0, sizeof(v));
-    rc = arb_replay(&m, &t.open, t.events, t.nevents, UINT64_MAX, &bad, &v);
-    snprintf(last_msg, sizeof(last_msg), "%s", v.msg);
-    if (rc != 0) {
-        arb_match_free(m);
-        m = NULL;
-    }
-    arb_transcript_clear(&t);
-    arb_buf_free(&why);
-    return m;
-}
 
 static char *
 read_text(const char *path)
@@ -134,21 +104,6 @@ hex_digest(arb_match_t *m, char hex[65])
     arb_match_digest(m, d);
     for (i = 0; i < 32; i++)
         sprintf(hex + 2 * i, "%02x", d[i]);
-}
-
-static int64_t
-total_of(arb_match_t *m, const char *name)
-{
-    arb_results_t r;
-    int64_t       pts = -1;
-    size_t        i;
-
-    arb_match_results(m, &r);
-    for (i = 0; i < r.ntotals; i++)
-        if (strcmp(r.totals[i].name, name) == 0)
-            pts = r.totals[i].points;
-    arb_results_clear(&r);
-    return pts;
 }
 
 /* Field `key` of record `i`, as text ("a,b" for lists); "" when absent. */

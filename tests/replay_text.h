@@ -1,0 +1,89 @@
+/*
+ * replay_text.h - what every rule-set test needs: a match replayed from a
+ * transcript held in a string, and its digest and totals.  Header-only
+ * because each test is one executable; the functions are inline so a test
+ * that uses some of them compiles without unused-function warnings.
+ */
+#ifndef ARB_TEST_REPLAY_TEXT_H
+#define ARB_TEST_REPLAY_TEXT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/match.h"
+#include "core/replay.h"
+#include "core/transcript.h"
+
+/* Why the last replay_text() refused: the parser's or the rule's message,
+ * and the rule's name. */
+static char last_msg[400];
+static char last_rule[64];
+
+/* The match after event `at` (UINT64_MAX: all), or NULL when the text or
+ * an event is refused.  Release with arb_match_free(). */
+static inline arb_match_t *
+replay_text(const char *text, uint64_t at)
+{
+    arb_transcript_t t;
+    arb_buf_t        why = ARB_BUF_INIT;
+    arb_match_t     *m = NULL;
+    arb_verdict_t    v;
+    size_t           bad;
+    int              rc;
+
+    memset(&v, 0, sizeof(v));
+    last_msg[0] = last_rule[0] = '\0';
+    rc = arb_transcript_parse(&t, text, strlen(text), &why);
+    if (rc != 0) {
+        snprintf(last_msg, sizeof(last_msg), "%s", arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return NULL;
+    }
+    rc = arb_replay(&m, &t.open, t.events, t.nevents, at, &bad, &v);
+    snprintf(last_msg, sizeof(last_msg), "%s", v.msg);
+    snprintf(last_rule, sizeof(last_rule), "%s", v.rule);
+    if (rc != 0) {
+        arb_match_free(m);
+        m = NULL;
+    }
+    arb_transcript_clear(&t);
+    arb_buf_free(&why);
+    return m;
+}
+
+static inline arb_match_t *
+open_text(const char *text)
+{
+    return replay_text(text, UINT64_MAX);
+}
+
+static inline void
+digest_hex(const arb_match_t *m, char hex[65])
+{
+    unsigned char d[32];
+    int           i;
+
+    arb_match_digest(m, d);
+    for (i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+/* The total of a player or team, or -1 when there is none of that name. */
+static inline int64_t
+total_of(const arb_match_t *m, const char *name)
+{
+    arb_results_t r;
+    int64_t       pts = -1;
+    size_t        i;
+
+    if (arb_match_results(m, &r) != 0)
+        return -1;
+    for (i = 0; i < r.ntotals; i++)
+        if (strcmp(r.totals[i].name, name) == 0)
+            pts = r.totals[i].points;
+    arb_results_clear(&r);
+    return pts;
+}
+
+#endif
