@@ -15,7 +15,7 @@ CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -W
            -I. $(OPT) $(PKGCFLAGS) $(XCFLAGS) -MMD -MP
 LDLIBS  := $(PKGLIBS) -lpthread
 
-CORE_SRC   := $(wildcard core/*.c core/rules/*.c)
+CORE_SRC   := $(wildcard core/*.c core/ledger/*.c core/rules/*.c)
 PROTO_SRC  := $(wildcard proto/*.c)
 TOOLS_SRC  := $(wildcard tools/*.c)
 DAEMON_SRC := $(wildcard daemon/*.c)

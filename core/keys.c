@@ -17,7 +17,7 @@
 
 #include <sodium.h>
 
-#include "core/chain.h"
+#include "core/ledger/chain.h"
 #include "core/err.h"
 #include "core/keys.h"
 

@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/bundle.h"
-#include "core/chain.h"
+#include "core/ledger/bundle.h"
+#include "core/ledger/chain.h"
 #include "core/err.h"
 #include "core/keys.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
-#include "proto/mp.h"
+#include "core/mp.h"
 
 static arb_keypair_t signing;
 static int           have_key;

@@ -20,7 +20,7 @@
 #include "core/err.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
-#include "proto/mp.h"
+#include "core/mp.h"
 
 void
 arb_pending_free(arb_pending_t *p)

@@ -20,9 +20,9 @@
 #include "core/version.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
-#include "proto/codec.h"
+#include "core/codec.h"
 #include "proto/limits.h"
-#include "proto/mp.h"
+#include "core/mp.h"
 
 typedef struct req {
     arb_conn_t           *c;

@@ -13,7 +13,7 @@
 #include "core/err.h"
 #include "core/replay.h"
 #include "daemon/server.h"
-#include "proto/codec.h"
+#include "core/codec.h"
 
 static unsigned
 bucket(const char *id)

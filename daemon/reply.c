@@ -9,7 +9,7 @@
 
 #include "core/err.h"
 #include "daemon/server.h"
-#include "proto/mp.h"
+#include "core/mp.h"
 
 void
 arb_pack_key(msgpack_packer *pk, const char *k)

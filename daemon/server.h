@@ -1,7 +1,7 @@
 /*
  * server.h - arbiterd's shared state: the server, connections, live
  * matches, queued appends and subscriptions.  Everything here is touched
- * only on the loop thread, except the store (core/store.h is thread-safe)
+ * only on the loop thread, except the store (core/ledger/store.h is thread-safe)
  * and the batch handed to the commit worker, which the loop does not touch
  * while the worker owns it.
  */
@@ -14,7 +14,7 @@
 
 #include "core/buf.h"
 #include "core/match.h"
-#include "core/store.h"
+#include "core/ledger/store.h"
 #include "daemon/config.h"
 #include "proto/frame.h"
 

@@ -17,7 +17,7 @@
 #include "core/err.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
-#include "proto/mp.h"
+#include "core/mp.h"
 
 #define CHUNK 256
 

@@ -13,7 +13,7 @@
 #include "proto/client.h"
 #include "proto/frame.h"
 #include "proto/limits.h"
-#include "proto/mp.h"
+#include "core/mp.h"
 
 struct arb_client {
     int                fd;

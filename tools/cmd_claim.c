@@ -18,7 +18,7 @@
 #include "core/err.h"
 #include "core/jsonin.h"
 #include "core/transcript.h"
-#include "proto/codec.h"
+#include "core/codec.h"
 #include "proto/limits.h"
 #include "tools/cli.h"
 #include "tools/net.h"

@@ -14,16 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/chain.h"
+#include "core/ledger/chain.h"
 #include "core/claim.h"
 #include "core/diff.h"
 #include "core/diff_log.h"
 #include "core/err.h"
 #include "core/jsonin.h"
 #include "core/replay.h"
-#include "core/store.h"
+#include "core/ledger/store.h"
 #include "core/transcript.h"
-#include "proto/codec.h"
+#include "core/codec.h"
 #include "tools/cli.h"
 #include "tools/net.h"
 

@@ -20,11 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proto/bundle.h"
-#include "core/chain.h"
+#include "core/ledger/bundle.h"
+#include "core/ledger/chain.h"
 #include "core/err.h"
 #include "core/keys.h"
-#include "core/store.h"
+#include "core/ledger/store.h"
 #include "tools/cli.h"
 #include "tools/net.h"
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/chain.h"
+#include "core/ledger/chain.h"
 #include "core/err.h"
 #include "core/keys.h"
 #include "tools/cli.h"

@@ -14,7 +14,7 @@
 
 #include "core/err.h"
 #include "core/transcript.h"
-#include "proto/mp.h"
+#include "core/mp.h"
 #include "tools/cli.h"
 #include "tools/net.h"
 

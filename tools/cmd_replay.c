@@ -12,9 +12,9 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "core/replay.h"
-#include "core/store.h"
+#include "core/ledger/store.h"
 #include "core/transcript.h"
-#include "proto/codec.h"
+#include "core/codec.h"
 #include "tools/cli.h"
 
 static void

@@ -16,7 +16,7 @@
 
 #include "core/buf.h"
 #include "core/json.h"
-#include "proto/mp.h"
+#include "core/mp.h"
 #include "tools/cli.h"
 #include "tools/net.h"
 

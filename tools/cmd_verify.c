@@ -3,7 +3,7 @@
  * the verifier holds.
  *
  * DESIGN: there is no option that leaves a check out.  Everything is done
- * by arb_bundle_verify() (proto/bundle.h); this file only prints what it
+ * by arb_bundle_verify() (core/ledger/bundle.h); this file only prints what it
  * found.  The records and totals are printed only when every check holds,
  * so nobody copies results out of a bundle that failed.
  */
@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proto/bundle.h"
-#include "core/chain.h"
+#include "core/ledger/bundle.h"
+#include "core/ledger/chain.h"
 #include "core/err.h"
 #include "core/version.h"
 #include "tools/cli.h"

@@ -15,7 +15,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
-#include "proto/mp.h"
+#include "core/mp.h"
 #include "tools/cli.h"
 #include "tools/net.h"
 

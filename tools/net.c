@@ -18,8 +18,8 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "core/transcript.h"
-#include "proto/codec.h"
-#include "proto/mp.h"
+#include "core/codec.h"
+#include "core/mp.h"
 #include "tools/cli.h"
 #include "tools/net.h"
 

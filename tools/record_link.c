@@ -31,9 +31,9 @@
 #include <time.h>
 
 #include "core/err.h"
-#include "proto/codec.h"
+#include "core/codec.h"
 #include "proto/limits.h"
-#include "proto/mp.h"
+#include "core/mp.h"
 #include "tools/cli.h"
 #include "tools/record.h"
 

@@ -4,7 +4,7 @@
 
 #include "core/deal.h"
 #include "core/err.h"
-#include "core/store.h"
+#include "core/ledger/store.h"
 #include "tools/cli.h"
 
 int

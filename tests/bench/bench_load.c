@@ -50,11 +50,11 @@
 #include "core/err.h"
 #include "core/event.h"
 #include "core/match.h"
-#include "core/store.h"
+#include "core/ledger/store.h"
 #include "proto/client.h"
-#include "proto/codec.h"
+#include "core/codec.h"
 #include "proto/frame.h"
-#include "proto/mp.h"
+#include "core/mp.h"
 
 #define MOVES_PER_MATCH 144
 #define MAX_TABLES      1000    /* one fd each, under the usual 1024 */

@@ -26,10 +26,10 @@
 
 #include "core/buf.h"
 #include "core/event.h"
-#include "proto/codec.h"
+#include "core/codec.h"
 #include "proto/frame.h"
 #include "proto/limits.h"
-#include "proto/scan.h"
+#include "core/scan.h"
 
 /* Small enough that inputs from the corpus exercise the length check. */
 #define FUZZ_FRAME_MAX  4096

@@ -13,15 +13,15 @@
 
 #include <sodium.h>
 
-#include "proto/bundle.h"
-#include "proto/bundle_int.h"
-#include "core/chain.h"
+#include "core/ledger/bundle.h"
+#include "core/ledger/bundle_int.h"
+#include "core/ledger/chain.h"
 #include "core/err.h"
 #include "core/keys.h"
 #include "core/replay.h"
-#include "core/store.h"
+#include "core/ledger/store.h"
 #include "core/transcript.h"
-#include "proto/codec.h"
+#include "core/codec.h"
 #include "tests/test.h"
 
 #define T0 1772359200000LL          /* 2026-03-01T10:00:00Z */

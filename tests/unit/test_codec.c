@@ -13,9 +13,9 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/event.h"
-#include "proto/codec.h"
+#include "core/codec.h"
 #include "proto/limits.h"
-#include "proto/mp.h"
+#include "core/mp.h"
 #include "tests/test.h"
 
 static arb_buf_t why = ARB_BUF_INIT;

@@ -46,10 +46,10 @@
 #include "core/card.h"
 #include "core/err.h"
 #include "core/event.h"
-#include "core/store.h"
+#include "core/ledger/store.h"
 #include "proto/client.h"
-#include "proto/codec.h"
-#include "proto/mp.h"
+#include "core/codec.h"
+#include "core/mp.h"
 #include "tests/test.h"
 
 #define DAEMON   "bin/arbiterd"

@@ -23,11 +23,11 @@
 
 #include "core/err.h"
 #include "core/shuffle.h"
-#include "proto/codec.h"
+#include "core/codec.h"
 #include "core/replay.h"
 #include "core/transcript.h"
 #include "proto/client.h"
-#include "proto/mp.h"
+#include "core/mp.h"
 #include "tests/test.h"
 
 static char  dir[256], sock[300], conf[300];

@@ -18,8 +18,8 @@
 #include "core/err.h"
 #include "core/event.h"
 #include "proto/client.h"
-#include "proto/codec.h"
-#include "proto/mp.h"
+#include "core/codec.h"
+#include "core/mp.h"
 #include "tests/test.h"
 
 static char  dir[256], sock[300], conf[300];

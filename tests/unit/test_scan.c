@@ -9,8 +9,8 @@
 #include "core/err.h"
 #include "proto/frame.h"
 #include "proto/limits.h"
-#include "proto/mp.h"
-#include "proto/scan.h"
+#include "core/mp.h"
+#include "core/scan.h"
 #include "tests/test.h"
 
 #define B(s)    (s), (sizeof(s) - 1)

@@ -19,9 +19,9 @@
 #include <lmdb.h>
 
 #include "core/buf.h"
-#include "core/chain.h"
+#include "core/ledger/chain.h"
 #include "core/err.h"
-#include "core/store.h"
+#include "core/ledger/store.h"
 #include "tests/test.h"
 
 static char base[64];

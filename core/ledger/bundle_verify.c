@@ -23,8 +23,8 @@
 
 #include <sodium.h>
 
-#include "proto/bundle_int.h"
-#include "core/chain.h"
+#include "core/ledger/bundle_int.h"
+#include "core/ledger/chain.h"
 #include "core/err.h"
 
 static int problem(arb_bundle_result_t *res, const char *fmt, ...)

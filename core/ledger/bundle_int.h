@@ -7,7 +7,7 @@
 #ifndef ARB_BUNDLE_INT_H
 #define ARB_BUNDLE_INT_H
 
-#include "proto/bundle.h"
+#include "core/ledger/bundle.h"
 #include "core/rules.h"
 
 /* Record types (docs/BUNDLE.md). */

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "core/err.h"
-#include "proto/limits.h"
-#include "proto/mp.h"
-#include "proto/scan.h"
+#include "core/limits.h"
+#include "core/mp.h"
+#include "core/scan.h"
 
 int
 arb_mp_fail(arb_buf_t *why, int rc, const char *fmt, ...)

@@ -18,7 +18,7 @@
  * allow.  The exporter runs the same function on every bundle it writes.
  *
  * Layering: decoding and replay use the one canonical codec
- * (proto/codec.h), so programs using this module link libarbproto too.
+ * (core/codec.h), which lives beside it in core.
  *
  * Ownership: arb_bundle_t owns every match, event and byte in it;
  * arb_bundle_clear() releases them (NULL-safe).  arb_bundle_report_t owns
@@ -34,7 +34,7 @@
 #include "core/event.h"
 #include "core/keys.h"
 #include "core/match.h"
-#include "core/store.h"
+#include "core/ledger/store.h"
 
 #define ARB_BUNDLE_VERSION   1
 #define ARB_BUNDLE_MAGIC     "\x89" "ARB\r\n\x1a\n"     /* 8 bytes */

@@ -4,8 +4,8 @@
 
 #include <sodium.h>
 
-#include "chain.h"
-#include "err.h"
+#include "core/ledger/chain.h"
+#include "core/err.h"
 
 static pthread_once_t crypto_once = PTHREAD_ONCE_INIT;
 static int            crypto_rc = ARB_ECRYPTO;

@@ -11,8 +11,8 @@
 
 #include <sodium.h>
 
-#include "proto/bundle.h"
-#include "core/chain.h"
+#include "core/ledger/bundle.h"
+#include "core/ledger/chain.h"
 
 static const char cp_prefix[] = "arbiter checkpoint v1";
 

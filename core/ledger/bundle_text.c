@@ -12,8 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "proto/bundle_int.h"
-#include "core/chain.h"
+#include "core/ledger/bundle_int.h"
+#include "core/ledger/chain.h"
 #include "core/err.h"
 #include "core/json.h"
 #include "core/transcript.h"

@@ -23,9 +23,9 @@
 
 #include <lmdb.h>
 
-#include "chain.h"
-#include "err.h"
-#include "store.h"
+#include "core/ledger/chain.h"
+#include "core/err.h"
+#include "core/ledger/store.h"
 
 #define DEF_MAP_SIZE ((size_t)64 << 20)
 #if SIZE_MAX > 0xffffffffu

@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/bundle_int.h"
-#include "core/chain.h"
+#include "core/ledger/bundle_int.h"
+#include "core/ledger/chain.h"
 #include "core/err.h"
 #include "core/replay.h"
 #include "core/transcript.h"
 #include "core/version.h"
-#include "proto/codec.h"
+#include "core/codec.h"
 
 /* ---- building --------------------------------------------------------- */
 

@@ -2,9 +2,9 @@
 #include <stdio.h>
 
 #include "core/err.h"
-#include "proto/limits.h"
-#include "proto/mp.h"
-#include "proto/scan.h"
+#include "core/limits.h"
+#include "core/mp.h"
+#include "core/scan.h"
 
 static uint64_t
 load_be(const unsigned char *p, size_t n)

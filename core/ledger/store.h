@@ -3,7 +3,7 @@
  *
  * Events are opaque byte strings (canonical msgpack made by the codec); the
  * store never decodes them.  It keeps, per match, the events in seq order
- * with the hash chain of core/chain.h, a summary record, an idempotency
+ * with the hash chain of core/ledger/chain.h, a summary record, an idempotency
  * index of client event ids, and one global log of every event in commit
  * order.  docs/STORE.md gives the on-disk layout byte by byte.
  *
@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "core/buf.h"
 
 #define ARB_STORE_FORMAT     1          /* "meta" format version */
 #define ARB_STORE_ID_MAX     64         /* match id, game: 1..64 bytes */

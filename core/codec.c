@@ -7,9 +7,9 @@
 #include <msgpack.h>
 
 #include "core/err.h"
-#include "proto/codec.h"
-#include "proto/limits.h"
-#include "proto/mp.h"
+#include "core/codec.h"
+#include "core/limits.h"
+#include "core/mp.h"
 
 /* ---- keys and per-kind rules ------------------------------------------ */
 

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/bundle_int.h"
+#include "core/ledger/bundle_int.h"
 #include "core/err.h"
-#include "proto/limits.h"
+#include "core/limits.h"
 
 typedef struct rd {
     const unsigned char *p;

@@ -3,7 +3,7 @@
  *
  * h(n) = BLAKE2b-256(h(n-1) || bytes of event n), with h(-1) = 32 zero
  * bytes, so the head hash of a match commits to every event before it in
- * order.  The store (core/store.h) keeps h(n) next to each event; anyone
+ * order.  The store (core/ledger/store.h) keeps h(n) next to each event; anyone
  * holding the event bytes can recompute the chain and compare heads.
  */
 #ifndef ARB_CHAIN_H

@@ -1,0 +1,43 @@
+/*
+ * limits.h - the limits of a recorded event, fixed by event version 1.
+ *
+ * These bound what the canonical codec (core/codec.c) and the msgpack
+ * pre-scan (core/scan.c) accept, whether the bytes come from a client, the
+ * store or an audit bundle.  A value over a limit is refused with
+ * ARB_ETOOBIG or ARB_EPROTO, never truncated.  The wire's own limits
+ * (frame sizes, pages) are in proto/limits.h; proto/PROTOCOL.md mirrors
+ * both tables; change them together.
+ */
+#ifndef ARB_CORE_LIMITS_H
+#define ARB_CORE_LIMITS_H
+
+/* Deepest container nesting in one message; the top-level map is depth 1.
+ * A canonical event needs 4 (event > setup > players > player). */
+#define ARB_DEPTH_MAX           8
+
+/* Hard ceiling for the depth argument of arb_msgpack_scan(): the scanner
+ * keeps one counter per open container on the stack instead of allocating. */
+#define ARB_SCAN_DEPTH_CAP      64
+
+/* Longest string, in bytes (not characters), anywhere in a message. */
+#define ARB_STR_MAX             4096
+
+/* Arguments of one move. */
+#define ARB_ARGS_MAX            32
+
+/* Players, teams and options of one match setup. */
+#define ARB_PLAYERS_MAX         16
+#define ARB_TEAMS_MAX           8
+#define ARB_OPTIONS_MAX         64
+
+/* Cards in an explicit deal order. */
+#define ARB_DEAL_MAX            256
+
+/* Total msgpack objects in one message, counting every container, key and
+ * value; bounds what msgpack-c allocates for one message. */
+#define ARB_ELEMS_MAX           8192
+
+/* Version written in the "v" key of every event. */
+#define ARB_EVENT_VERSION       1
+
+#endif
