@@ -74,7 +74,7 @@ hash_is_zero(const unsigned char *h)
 {
     size_t i;
 
-    for (i = 0; i < 32; i++)
+    for (i = 0; i < ARB_HASH_LEN; i++)
         if (h[i] != 0)
             return 0;
     return 1;
@@ -556,7 +556,7 @@ parse_deal(arb_deal_t *d, const msgpack_object *o, arb_buf_t *why)
                                "event.setup.deal.seed_hash: expected 32 "
                                "bytes, got %u",
                                (unsigned)v[DK_HASH]->via.bin.size);
-        memcpy(d->seed_hash, v[DK_HASH]->via.bin.ptr, 32);
+        memcpy(d->seed_hash, v[DK_HASH]->via.bin.ptr, ARB_HASH_LEN);
     }
     return 0;
 }

@@ -52,10 +52,10 @@ arb_deal_commit(arb_deal_t *d, const char **kind)
 }
 
 int
-arb_deal_check(const unsigned char h[32], const char *kind,
+arb_deal_check(const unsigned char h[ARB_HASH_LEN], const char *kind,
                const char *secret, arb_verdict_t *v)
 {
-    unsigned char got[32];
+    unsigned char got[ARB_HASH_LEN];
 
     if (kind == NULL || secret == NULL
         || (strcmp(kind, "seed") != 0 && strcmp(kind, "order") != 0))
@@ -63,7 +63,7 @@ arb_deal_check(const unsigned char h[32], const char *kind,
                            "a deal is revealed as 'seed <text>' or "
                            "'order <cards...>'");
     arb_seed_hash(got, secret, strlen(secret));
-    if (memcmp(got, h, 32) != 0)
+    if (memcmp(got, h, ARB_HASH_LEN) != 0)
         return arb_verdict(v, ARB_ECRYPTO, "deal",
                            "the revealed %s does not match the deal "
                            "committed at open (BLAKE2b-256 differs)", kind);

@@ -31,7 +31,7 @@ int arb_deal_reveal(arb_deal_t *d, const char *kind, const char *secret,
                     arb_verdict_t *v);
 
 /* Checks that (kind, secret) opens the commitment h.  0 or ARB_ECRYPTO. */
-int arb_deal_check(const unsigned char h[32], const char *kind,
+int arb_deal_check(const unsigned char h[ARB_HASH_LEN], const char *kind,
                    const char *secret, arb_verdict_t *v);
 
 #endif

@@ -203,7 +203,7 @@ arb_log_diff(arb_log_diff_t *d, const arb_log_t *a, const arb_log_t *b,
         const arb_event_t *ea = i < a->n ? &a->events[i] : NULL;
         const arb_event_t *eb = i < b->n ? &b->events[i] : NULL;
         int                alive = wa.refused == NULL && wb.refused == NULL;
-        unsigned char      before[32], da[32], db[32];
+        unsigned char      before[ARB_HASH_LEN], da[ARB_HASH_LEN], db[ARB_HASH_LEN];
 
         if (ea == NULL && eb == NULL)
             break;
@@ -218,7 +218,7 @@ arb_log_diff(arb_log_diff_t *d, const arb_log_t *a, const arb_log_t *b,
             if (alive && wa.refused == NULL && wb.refused == NULL) {
                 arb_match_digest(wa.m, da);
                 arb_match_digest(wb.m, db);
-                if (memcmp(da, db, 32) == 0)
+                if (memcmp(da, db, ARB_HASH_LEN) == 0)
                     continue;
             }
         } else {
@@ -230,7 +230,7 @@ arb_log_diff(arb_log_diff_t *d, const arb_log_t *a, const arb_log_t *b,
         d->seq = i + 1;
         if (alive) {
             d->has_before = 1;
-            memcpy(d->before, before, 32);
+            memcpy(d->before, before, ARB_HASH_LEN);
         }
         if ((ea != NULL && (d->a.event = event_line(ea)) == NULL)
             || (eb != NULL && (d->b.event = event_line(eb)) == NULL)) {
@@ -263,7 +263,7 @@ put_hex(arb_buf_t *b, const unsigned char *h)
 {
     int i;
 
-    for (i = 0; i < 32; i++)
+    for (i = 0; i < ARB_HASH_LEN; i++)
         arb_buf_printf(b, "%02x", h[i]);
 }
 

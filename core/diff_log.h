@@ -37,7 +37,7 @@ typedef struct arb_log_side {
                                    header line for seq 0); NULL: the log
                                    ended before it */
     int            has_digest;
-    unsigned char  digest[32];  /* its state after that event, or at its
+    unsigned char  digest[ARB_HASH_LEN];  /* its state after that event, or at its
                                    end when it has none */
     char          *refused;     /* why it has no state: "seq N: rule: msg" */
     uint64_t       last;        /* its last seq */
@@ -47,7 +47,7 @@ typedef struct arb_log_diff {
     int            identical;
     uint64_t       seq;         /* the first divergence; 0: the headers */
     int            has_before;
-    unsigned char  before[32];  /* the state both had before seq */
+    unsigned char  before[ARB_HASH_LEN];  /* the state both had before seq */
     arb_log_side_t a, b;
 } arb_log_diff_t;
 

@@ -9,7 +9,7 @@ arb_digest_init(arb_digest_t *d)
      * library asks to be initialised before any use. */
     if (sodium_init() < 0)
         return;
-    crypto_generichash_init(&d->st, NULL, 0, 32);
+    crypto_generichash_init(&d->st, NULL, 0, ARB_HASH_LEN);
 }
 
 void
@@ -45,7 +45,7 @@ arb_digest_str(arb_digest_t *d, const char *s)
 }
 
 void
-arb_digest_final(arb_digest_t *d, unsigned char out[32])
+arb_digest_final(arb_digest_t *d, unsigned char out[ARB_HASH_LEN])
 {
-    crypto_generichash_final(&d->st, out, 32);
+    crypto_generichash_final(&d->st, out, ARB_HASH_LEN);
 }

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sodium.h>
 
+#include "core/hash.h"
+
 typedef struct arb_digest {
     crypto_generichash_state st;
 } arb_digest_t;
@@ -23,6 +25,6 @@ void arb_digest_u64(arb_digest_t *d, uint64_t v);
 void arb_digest_i64(arb_digest_t *d, int64_t v);
 void arb_digest_str(arb_digest_t *d, const char *s);   /* NULL hashes as "" */
 void arb_digest_bytes(arb_digest_t *d, const void *p, size_t n);
-void arb_digest_final(arb_digest_t *d, unsigned char out[32]);
+void arb_digest_final(arb_digest_t *d, unsigned char out[ARB_HASH_LEN]);
 
 #endif

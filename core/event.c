@@ -135,7 +135,7 @@ arb_setup_copy(arb_setup_t *dst, const arb_setup_t *src)
                                  src->options[i].value) != 0)
             goto fail;
     dst->deal.kind = src->deal.kind;
-    memcpy(dst->deal.seed_hash, src->deal.seed_hash, 32);
+    memcpy(dst->deal.seed_hash, src->deal.seed_hash, ARB_HASH_LEN);
     if (dup_or_null(&dst->deal.seed, src->deal.seed) != 0)
         goto fail;
     for (i = 0; i < src->deal.ncards; i++)

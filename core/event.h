@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "core/hash.h"
 
 typedef struct arb_player {
     char *name;         /* unique within the match */
@@ -41,7 +42,7 @@ typedef struct arb_deal {
     size_t         ncards;
     char         **cards;
     char          *seed;
-    unsigned char  seed_hash[32];   /* BLAKE2b-256 of the seed (SEED, COMMIT) */
+    unsigned char  seed_hash[ARB_HASH_LEN];   /* BLAKE2b-256 of the seed (SEED, COMMIT) */
 } arb_deal_t;
 
 typedef struct arb_setup {

@@ -264,8 +264,8 @@ judge_claim(const arb_event_t *ev, arb_claim_t *out, arb_verdict_t *v)
 static int
 check_reveal(const arb_match_t *m, const arb_event_t *ev, arb_verdict_t *v)
 {
-    static const unsigned char zero[32];
-    int committed = memcmp(m->setup.deal.seed_hash, zero, 32) != 0;
+    static const unsigned char zero[ARB_HASH_LEN];
+    int committed = memcmp(m->setup.deal.seed_hash, zero, ARB_HASH_LEN) != 0;
 
     if (ev->nargs == 0 && !committed)
         return 0;
@@ -421,7 +421,7 @@ arb_match_ruling(const arb_match_t *m, uint64_t seq, uint64_t *by)
 }
 
 void
-arb_match_digest(const arb_match_t *m, unsigned char out[32])
+arb_match_digest(const arb_match_t *m, unsigned char out[ARB_HASH_LEN])
 {
     arb_digest_t d;
     size_t       i;

@@ -52,7 +52,7 @@ int                arb_match_finished(const arb_match_t *m);
 /* The canonical state digest: BLAKE2b-256 over the game, edition, match id,
  * players, closed flag, the rule set's canonical state and, once there is
  * one, the latest claim. */
-void arb_match_digest(const arb_match_t *m, unsigned char out[32]);
+void arb_match_digest(const arb_match_t *m, unsigned char out[ARB_HASH_LEN]);
 /* The rule set's results with the claim verdicts applied: every record
  * has a `status` ("pending", "confirmed" or "disputed", the latter with a
  * `disputed_fields` list; core/diff.h arb_diff_mark).  Release with

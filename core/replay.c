@@ -54,7 +54,7 @@ int
 arb_report_json(arb_buf_t *b, const arb_match_t *m)
 {
     arb_results_t r;
-    unsigned char d[32];
+    unsigned char d[ARB_HASH_LEN];
     int           rc, i;
 
     rc = arb_match_results(m, &r);
@@ -64,7 +64,7 @@ arb_report_json(arb_buf_t *b, const arb_match_t *m)
     arb_results_clear(&r);
     arb_match_digest(m, d);
     arb_buf_puts(b, ",\"digest\":\"");
-    for (i = 0; i < 32; i++)
+    for (i = 0; i < ARB_HASH_LEN; i++)
         arb_buf_printf(b, "%02x", d[i]);
     arb_buf_printf(b, "\",\"seq\":%" PRIu64 ",\"closed\":%s,"
                    "\"finished\":%s,\"state\":",

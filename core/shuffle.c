@@ -4,9 +4,10 @@
 
 #include "core/err.h"
 #include "core/shuffle.h"
+#include "core/hash.h"
 
 typedef struct stream {
-    unsigned char key[32];
+    unsigned char key[ARB_HASH_LEN];
     unsigned char block[64];
     uint64_t      counter;
     int           used;         /* words of block consumed, 8 = empty */
@@ -22,7 +23,7 @@ next_word(stream_t *s)
     if (s->used == 8) {
         for (i = 7; i >= 0; i--, c >>= 8)
             msg[i] = (unsigned char)(c & 0xff);
-        crypto_generichash(s->block, 64, msg, 8, s->key, 32);
+        crypto_generichash(s->block, 64, msg, 8, s->key, ARB_HASH_LEN);
         s->counter++;
         s->used = 0;
     }
@@ -43,11 +44,11 @@ arb_shuffle(unsigned *perm, size_t n, const void *seed, size_t seedlen)
 
     if (n == 0 || n > 1u << 20 || sodium_init() < 0)
         return ARB_EINVAL;
-    crypto_generichash_init(&st, NULL, 0, 32);
+    crypto_generichash_init(&st, NULL, 0, ARB_HASH_LEN);
     crypto_generichash_update(&st, (const unsigned char *)"arbiter-shuffle-v1",
                               18);
     crypto_generichash_update(&st, seed, seedlen);
-    crypto_generichash_final(&st, s.key, 32);
+    crypto_generichash_final(&st, s.key, ARB_HASH_LEN);
     s.counter = 0;
     s.used = 8;
     for (j = 0; j < n; j++)
@@ -70,7 +71,7 @@ arb_shuffle(unsigned *perm, size_t n, const void *seed, size_t seedlen)
 }
 
 void
-arb_seed_hash(unsigned char out[32], const void *seed, size_t seedlen)
+arb_seed_hash(unsigned char out[ARB_HASH_LEN], const void *seed, size_t seedlen)
 {
     if (sodium_init() < 0)
         return;

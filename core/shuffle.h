@@ -16,11 +16,12 @@
 #define ARB_SHUFFLE_H
 
 #include <stddef.h>
+#include "core/hash.h"
 
 /* perm must hold n entries; 0 or ARB_EINVAL (n == 0 or too large). */
 int arb_shuffle(unsigned *perm, size_t n, const void *seed, size_t seedlen);
 
 /* BLAKE2b-256 of a seed, as recorded in a match header before the reveal. */
-void arb_seed_hash(unsigned char out[32], const void *seed, size_t seedlen);
+void arb_seed_hash(unsigned char out[ARB_HASH_LEN], const void *seed, size_t seedlen);
 
 #endif

@@ -204,7 +204,7 @@ parse_header(arb_setup_t *s, const char *key, toks_t *t, size_t first,
         /* As a recorder's log has it before the close reveals the deal. */
         if (strcmp(k, "commit") == 0 && t->n == first + 2
             && strlen(t->v[first + 1]) == 64) {
-            for (i = 0; i < 32; i++) {
+            for (i = 0; i < ARB_HASH_LEN; i++) {
                 unsigned x;
                 if (sscanf(t->v[first + 1] + 2 * i, "%2x", &x) != 1)
                     ERR("deal commit: 64 hex digits expected");
@@ -708,7 +708,7 @@ arb_transcript_format(arb_buf_t *b, const arb_event_t *open,
         }
     } else if (s->deal.kind == ARB_DEAL_COMMIT) {
         arb_buf_puts(b, "\ndeal: commit ");
-        for (i = 0; i < 32; i++)
+        for (i = 0; i < ARB_HASH_LEN; i++)
             arb_buf_printf(b, "%02x", s->deal.seed_hash[i]);
     }
     arb_buf_puts(b, "\n\n");

@@ -47,12 +47,12 @@ arb_checkpoint_init(const char *data_dir)
 }
 
 typedef struct head_ctx {
-    unsigned char hash[32];
+    unsigned char hash[ARB_HASH_LEN];
     int           got;
 } head_ctx_t;
 
 static int
-on_head(void *ud, uint64_t seq, int64_t t, const unsigned char hash[32],
+on_head(void *ud, uint64_t seq, int64_t t, const unsigned char hash[ARB_HASH_LEN],
         const void *bytes, size_t len)
 {
     head_ctx_t *x = ud;
@@ -61,7 +61,7 @@ on_head(void *ud, uint64_t seq, int64_t t, const unsigned char hash[32],
     (void)t;
     (void)bytes;
     (void)len;
-    memcpy(x->hash, hash, 32);
+    memcpy(x->hash, hash, ARB_HASH_LEN);
     x->got = 1;
     return 1;
 }
@@ -109,7 +109,7 @@ arb_op_checkpoint(arb_conn_t *c, uint64_t id, const msgpack_object *req)
     memset(&cp, 0, sizeof(cp));
     snprintf(cp.match_id, sizeof(cp.match_id), "%s", match);
     cp.count = upto + 1;
-    memcpy(cp.head, x.hash, 32);
+    memcpy(cp.head, x.hash, ARB_HASH_LEN);
     arb_checkpoint_sign(&cp, &signing);
     arb_reply_begin(&b, &pk, id, 5);
     arb_pack_kv_str(&pk, "match", cp.match_id);

@@ -200,13 +200,13 @@ after_work_cb(uv_work_t *w, int status)
     for (i = 0; i < srv->nbatch; i++) {
         arb_pending_t *p = srv->batch[i];
         arb_live_t    *l = p->live;
-        memcpy(p->ap.hash, srv->batch_ap[i].hash, 32);
+        memcpy(p->ap.hash, srv->batch_ap[i].hash, ARB_HASH_LEN);
         p->ap.pos = srv->batch_ap[i].pos;
         l->committed = p->ap.seq;
         l->exists = 1;
         if (p->ap.closes)
             l->closed = 1;
-        memcpy(l->head, p->ap.hash, 32);
+        memcpy(l->head, p->ap.hash, ARB_HASH_LEN);
         if (p->ap.pos > srv->log_pos)
             srv->log_pos = p->ap.pos;
         drop_inflight(l, p);

@@ -317,19 +317,19 @@ same_request(const arb_event_t *a, const arb_event_t *b)
 
 typedef struct one_ev {
     arb_event_t   ev;
-    unsigned char hash[32];
+    unsigned char hash[ARB_HASH_LEN];
     int           got;
 } one_ev_t;
 
 static int
-on_one(void *ud, uint64_t seq, int64_t t, const unsigned char hash[32],
+on_one(void *ud, uint64_t seq, int64_t t, const unsigned char hash[ARB_HASH_LEN],
        const void *bytes, size_t len)
 {
     one_ev_t *x = ud;
 
     (void)seq;
     (void)t;
-    memcpy(x->hash, hash, 32);
+    memcpy(x->hash, hash, ARB_HASH_LEN);
     x->got = arb_event_decode(&x->ev, bytes, len, NULL) == 0;
     return 1;
 }
@@ -710,7 +710,7 @@ op_open(req_t *r)
             arb_live_reset(c->srv, l);
             goto done;
         }
-        memcpy(s->deal.seed_hash, logged.setup->deal.seed_hash, 32);
+        memcpy(s->deal.seed_hash, logged.setup->deal.seed_hash, ARB_HASH_LEN);
         secret.len = 0;
         arb_buf_printf(&secret, "%s %s", kind, arb_buf_cstr(&sec));
         arb_buf_free(&sec);
@@ -806,7 +806,7 @@ kind_of(const void *bytes, size_t len)
 }
 
 static int
-on_events(void *ud, uint64_t seq, int64_t t, const unsigned char hash[32],
+on_events(void *ud, uint64_t seq, int64_t t, const unsigned char hash[ARB_HASH_LEN],
           const void *bytes, size_t len)
 {
     events_ctx_t *x = ud;

@@ -170,7 +170,7 @@ arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
     l->committed = info.last_seq;
     l->exists = 1;
     l->closed = info.closed;
-    memcpy(l->head, info.head, 32);
+    memcpy(l->head, info.head, ARB_HASH_LEN);
     *out = l;
     return 0;
 }

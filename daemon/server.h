@@ -36,7 +36,7 @@ struct arb_live {
     uint64_t        committed;      /* last seq known committed */
     int             exists;         /* seq 0 committed */
     int             closed;         /* a close is committed */
-    unsigned char   head[32];
+    unsigned char   head[ARB_HASH_LEN];
     arb_pending_t **inflight;       /* queued, not yet acked, in seq order */
     size_t          ninflight, capinflight;
     arb_sub_t      *subs;           /* subscribers of this match */
@@ -87,7 +87,7 @@ struct arb_conn {
     uint64_t            num;        /* for logs */
     int                 authed;
     int                 role;
-    char                identity[65];
+    char                identity[ARB_HASH_HEX];
     size_t              nmatches;
     char              **matches;    /* scorer's allowed matches */
     int                 closing;

@@ -84,7 +84,7 @@ typedef struct pump_ctx {
 
 static int
 on_match_event(void *ud, uint64_t seq, int64_t time_ms,
-               const unsigned char hash[32], const void *bytes, size_t len)
+               const unsigned char hash[ARB_HASH_LEN], const void *bytes, size_t len)
 {
     pump_ctx_t *x = ud;
 
@@ -96,7 +96,7 @@ on_match_event(void *ud, uint64_t seq, int64_t time_ms,
 
 static int
 on_log_event(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
-             int64_t time_ms, const unsigned char hash[32], const void *bytes,
+             int64_t time_ms, const unsigned char hash[ARB_HASH_LEN], const void *bytes,
              size_t len)
 {
     pump_ctx_t *x = ud;

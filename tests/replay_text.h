@@ -59,9 +59,9 @@ open_text(const char *text)
 }
 
 static inline void
-digest_hex(const arb_match_t *m, char hex[65])
+digest_hex(const arb_match_t *m, char hex[ARB_HASH_HEX])
 {
-    unsigned char d[32];
+    unsigned char d[ARB_HASH_LEN];
     int           i;
 
     arb_match_digest(m, d);

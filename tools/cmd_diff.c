@@ -80,11 +80,11 @@ source_clear(source_t *s)
  * chain links.  0, or -1 with the reason in why. */
 static int
 jsonl_line(source_t *s, const char *line, size_t len, char *match,
-           unsigned char head[32], arb_buf_t *why)
+           unsigned char head[ARB_HASH_LEN], arb_buf_t *why)
 {
     const arb_jv_t *m, *seq, *bytes, *prev, *hash;
     arb_jv_t       *v = NULL;
-    unsigned char  *raw = NULL, h[32], p[32];
+    unsigned char  *raw = NULL, h[ARB_HASH_LEN], p[ARB_HASH_LEN];
     size_t          n;
     int             rc = -1;
 
@@ -121,13 +121,13 @@ jsonl_line(source_t *s, const char *line, size_t len, char *match,
         goto done;
     }
     /* The file is not signed, but its links must hold. */
-    if (memcmp(p, head, 32) != 0) {
+    if (memcmp(p, head, ARB_HASH_LEN) != 0) {
         arb_buf_printf(why, "seq %" PRId64 ": prev is not the hash of the "
                        "event before", seq->num);
         goto done;
     }
     arb_chain_next(seq->num == 0 ? NULL : head, raw, n, head);
-    if (memcmp(h, head, 32) != 0) {
+    if (memcmp(h, head, ARB_HASH_LEN) != 0) {
         arb_buf_printf(why, "seq %" PRId64 ": hash does not match its bytes",
                        seq->num);
         goto done;
@@ -147,8 +147,8 @@ load_jsonl(source_t *s, const char *path, const char *text, size_t len)
 {
     arb_buf_t      why = ARB_BUF_INIT;
     const char    *p = text, *end = text + len, *nl;
-    unsigned char  head[32];
-    char           match[65] = "";
+    unsigned char  head[ARB_HASH_LEN];
+    char           match[ARB_HASH_HEX] = "";
     unsigned       line = 0;
 
     memset(head, 0, sizeof(head));
@@ -216,7 +216,7 @@ typedef struct db_ctx {
 } db_ctx_t;
 
 static int
-on_db_event(void *ud, uint64_t seq, int64_t t, const unsigned char hash[32],
+on_db_event(void *ud, uint64_t seq, int64_t t, const unsigned char hash[ARB_HASH_LEN],
             const void *bytes, size_t len)
 {
     db_ctx_t *x = ud;

@@ -338,7 +338,7 @@ server_checkpoint(exp_t *x, const char *id, arb_checkpoint_t *cp)
         return 2;
     }
     snprintf(cp->match_id, sizeof(cp->match_id), "%s", id);
-    memcpy(cp->head, head, 32);
+    memcpy(cp->head, head, ARB_HASH_LEN);
     memcpy(cp->sig, sig, ARB_SIG_LEN);
     memcpy(cp->pubkey, pub, ARB_PUBKEY_LEN);
     return 0;
@@ -398,7 +398,7 @@ collect(exp_t *x, const char *id)
         }
     }
     if (x->format == F_BUNDLE && x->server) {
-        if (memcmp(m->cp.head, cp.head, 32) != 0) {
+        if (memcmp(m->cp.head, cp.head, ARB_HASH_LEN) != 0) {
             fprintf(stderr, "arbiter export: match %s: the server's "
                     "checkpoint (%" PRIu64 " events) does not match the "
                     "events read\n", id, cp.count);
@@ -467,7 +467,7 @@ write_transcripts(exp_t *x, const char *dir)
 
 /* The bundle file, signed and checked by the verifier itself. */
 static int
-make_bundle(exp_t *x, arb_buf_t *out, unsigned char signer[32])
+make_bundle(exp_t *x, arb_buf_t *out, unsigned char signer[ARB_HASH_LEN])
 {
     arb_keypair_t       kp;
     arb_bundle_report_t rep;
@@ -486,10 +486,10 @@ make_bundle(exp_t *x, arb_buf_t *out, unsigned char signer[32])
         }
         for (i = 0; i < x->b.nmatches; i++)
             arb_bundle_sign(&x->b.matches[i], &kp);
-        memcpy(signer, kp.pk, 32);
+        memcpy(signer, kp.pk, ARB_HASH_LEN);
         arb_keypair_clear(&kp);
     } else {
-        memcpy(signer, x->b.matches[0].cp.pubkey, 32);
+        memcpy(signer, x->b.matches[0].cp.pubkey, ARB_HASH_LEN);
     }
     rc = arb_bundle_write(out, &x->b, &x->why);
     if (rc != 0) {
@@ -516,8 +516,8 @@ static int
 render(exp_t *x)
 {
     arb_buf_t     out = ARB_BUF_INIT;
-    unsigned char signer[32];
-    char          hex[65];
+    unsigned char signer[ARB_HASH_LEN];
+    char          hex[ARB_HASH_HEX];
     size_t        i, events = 0;
     int           rc = 0;
 
@@ -565,7 +565,7 @@ render(exp_t *x)
                 "events", x->out, formats[x->format], x->b.nmatches,
                 x->b.nmatches == 1 ? "" : "es", events);
         if (x->format == F_BUNDLE) {
-            arb_hex(hex, signer, 32);
+            arb_hex(hex, signer, ARB_HASH_LEN);
             fprintf(stderr, ", signed by key %s", hex);
         }
         fprintf(stderr, "\n");

@@ -45,7 +45,7 @@ static void
 print_text(const arb_match_t *m)
 {
     arb_results_t r;
-    unsigned char d[32];
+    unsigned char d[ARB_HASH_LEN];
     size_t        i, j;
     int           k;
 
@@ -160,8 +160,8 @@ cli_replay_print(const char *src, const arb_event_t *open, unsigned open_line,
     arb_buf_t     out = ARB_BUF_INIT, line = ARB_BUF_INIT;
     arb_match_t  *m = NULL;
     arb_verdict_t v;
-    unsigned char d[32];
-    char          hex[65];
+    unsigned char d[ARB_HASH_LEN];
+    char          hex[ARB_HASH_HEX];
     size_t        bad = 0;
     int           rc, k, status = 1;
 
@@ -219,7 +219,7 @@ typedef struct db_ctx {
 } db_ctx_t;
 
 static int
-on_db_event(void *ud, uint64_t seq, int64_t t, const unsigned char hash[32],
+on_db_event(void *ud, uint64_t seq, int64_t t, const unsigned char hash[ARB_HASH_LEN],
             const void *bytes, size_t len)
 {
     db_ctx_t *x = ud;

@@ -121,7 +121,7 @@ cmd_state(int argc, char **argv)
     collect_ctx_t   x;
     msgpack_packer *pk;
     const char     *match = NULL, *at_s = NULL, *json;
-    char           *report = NULL, digest[65], seq_s[24];
+    char           *report = NULL, digest[ARB_HASH_HEX], seq_s[24];
     arb_buf_t       src = ARB_BUF_INIT;
     size_t          jlen;
     uint64_t        at = UINT64_MAX, seq;
@@ -236,7 +236,7 @@ cmd_matches(int argc, char **argv)
     const msgpack_object *list, *m;
     const char           *game = NULL, *st = NULL, *head;
     arb_buf_t             out = ARB_BUF_INIT;
-    char                  id[80], g[80], s[16], hex[65], created[32],
+    char                  id[80], g[80], s[16], hex[ARB_HASH_HEX], created[32],
                           last[32], after[80];
     size_t                hlen;
     uint64_t              last_seq;

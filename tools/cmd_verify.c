@@ -49,8 +49,8 @@ static int
 print_results(const arb_match_t *m)
 {
     arb_results_t r;
-    unsigned char d[32];
-    char          hex[65];
+    unsigned char d[ARB_HASH_LEN];
+    char          hex[ARB_HASH_HEX];
     size_t        i, j, k;
 
     if (arb_match_results(m, &r) != 0)
@@ -80,7 +80,7 @@ print_results(const arb_match_t *m)
     for (i = 0; i < r.ntotals; i++)
         printf("  %s %" PRId64 "\n", r.totals[i].name, r.totals[i].points);
     arb_match_digest(m, d);
-    arb_hex(hex, d, 32);
+    arb_hex(hex, d, ARB_HASH_LEN);
     printf("digest %s\n", hex);
     arb_results_clear(&r);
     return 0;
@@ -89,9 +89,9 @@ print_results(const arb_match_t *m)
 static void
 print_match(const arb_bundle_result_t *res)
 {
-    char head[65];
+    char head[ARB_HASH_HEX];
 
-    arb_hex(head, res->head, 32);
+    arb_hex(head, res->head, ARB_HASH_LEN);
     printf("match %s  game %s  edition %s  events %" PRIu64 "  %s\n",
            res->match_id, res->game ? res->game : "-",
            res->edition ? res->edition : "-", res->count,

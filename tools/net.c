@@ -85,7 +85,7 @@ cli_net_print_ack(cli_net_t *n, const char *prefix)
     const char           *hash;
     size_t                hlen;
     uint64_t              seq;
-    char                  hex[65];
+    char                  hex[ARB_HASH_HEX];
 
     if (cli_get_uint(&n->res.data, "seq", &seq) != 0
         || cli_get_bytes(&n->res.data, "hash", &hash, &hlen) != 0
@@ -347,12 +347,12 @@ bad:
 }
 
 void
-cli_hex32(char out[65], const unsigned char *h)
+cli_hex32(char out[ARB_HASH_HEX], const unsigned char *h)
 {
     static const char digits[] = "0123456789abcdef";
     int               i;
 
-    for (i = 0; i < 32; i++) {
+    for (i = 0; i < ARB_HASH_LEN; i++) {
         out[2 * i] = digits[h[i] >> 4];
         out[2 * i + 1] = digits[h[i] & 15];
     }
@@ -477,7 +477,7 @@ cli_event_format(arb_buf_t *out, const msgpack_object *item,
     size_t       len, hlen;
     uint64_t     seq;
     int64_t      t = 0;
-    char         hex[65], iso[32];
+    char         hex[ARB_HASH_HEX], iso[32];
     int          rc;
 
     memset(&ev, 0, sizeof(ev));

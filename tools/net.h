@@ -95,9 +95,9 @@ int  cli_get_bytes(const msgpack_object *map, const char *key,
 int  cli_parse_u64(const char *cmd, const char *opt, const char *s,
                    uint64_t *out);
 
-/* "<hex of 32 bytes>" into out[65]. */
-void cli_hex32(char out[65], const unsigned char *h);
-/* Unix milliseconds as "2026-03-01T10:00:00.123Z" into out[32]; "-" when
+/* "<hex of 32 bytes>" into out[ARB_HASH_HEX]. */
+void cli_hex32(char out[ARB_HASH_HEX], const unsigned char *h);
+/* Unix milliseconds as "2026-03-01T10:00:00.123Z" into out[ARB_HASH_LEN]; "-" when
  * unknown (0). */
 void cli_iso_time(char out[32], int64_t ms);
 

@@ -631,8 +631,8 @@ rec_link_verify(rec_t *r, int *same)
     msgpack_packer *pk;
     rec_json_t     *j = NULL;
     const char     *json, *hex;
-    unsigned char   d[32];
-    char            mine[65];
+    unsigned char   d[ARB_HASH_LEN];
+    char            mine[ARB_HASH_HEX];
     size_t          len;
     long long       seq;
     int             round, rc;

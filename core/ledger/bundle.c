@@ -72,11 +72,11 @@ arb_bundle_add_match(arb_bundle_t *b, const char *match_id)
 
 int
 arb_bundle_add_event(arb_bundle_match_t *m, uint64_t seq,
-                     const unsigned char hash[32], const void *bytes,
+                     const unsigned char hash[ARB_HASH_LEN], const void *bytes,
                      size_t len, arb_buf_t *why)
 {
     arb_bundle_event_t *nv, *e;
-    unsigned char       h[32];
+    unsigned char       h[ARB_HASH_LEN];
 
     if (seq != m->nevents) {
         arb_buf_free(why);
@@ -92,7 +92,7 @@ arb_bundle_add_event(arb_bundle_match_t *m, uint64_t seq,
         return ARB_EINVAL;
     }
     arb_chain_next(seq == 0 ? NULL : m->events[seq - 1].hash, bytes, len, h);
-    if (memcmp(h, hash, 32) != 0) {
+    if (memcmp(h, hash, ARB_HASH_LEN) != 0) {
         arb_buf_free(why);
         arb_buf_printf(why, "hash mismatch at seq %" PRIu64, seq);
         return ARB_ECORRUPT;
@@ -112,10 +112,10 @@ arb_bundle_add_event(arb_bundle_match_t *m, uint64_t seq,
     memcpy(e->bytes, bytes, len);
     e->len = len;
     e->seq = seq;
-    memcpy(e->hash, hash, 32);
+    memcpy(e->hash, hash, ARB_HASH_LEN);
     m->nevents++;
     m->cp.count = m->nevents;
-    memcpy(m->cp.head, hash, 32);
+    memcpy(m->cp.head, hash, ARB_HASH_LEN);
     m->is_signed = 0;
     return 0;
 
@@ -132,7 +132,7 @@ typedef struct store_ctx {
 } store_ctx_t;
 
 static int
-on_store_event(void *ud, uint64_t seq, int64_t t, const unsigned char h[32],
+on_store_event(void *ud, uint64_t seq, int64_t t, const unsigned char h[ARB_HASH_LEN],
                const void *bytes, size_t len)
 {
     store_ctx_t *x = ud;
@@ -316,13 +316,13 @@ arb_bundle_write(arb_buf_t *out, const arb_bundle_t *b, arb_buf_t *why)
         for (j = 0; j < m->nevents; j++) {
             rec_begin(out, ARB__REC_EVENT, &at);
             arb_buf_u64be(out, m->events[j].seq);
-            arb_buf_add(out, m->events[j].hash, 32);
+            arb_buf_add(out, m->events[j].hash, ARB_HASH_LEN);
             arb_buf_add(out, m->events[j].bytes, m->events[j].len);
             rec_end(out, at);
         }
         rec_begin(out, ARB__REC_CHECKPOINT, &at);
         arb_buf_u64be(out, m->cp.count);
-        arb_buf_add(out, m->cp.head, 32);
+        arb_buf_add(out, m->cp.head, ARB_HASH_LEN);
         arb_buf_add(out, m->cp.pubkey, ARB_PUBKEY_LEN);
         arb_buf_add(out, m->cp.sig, ARB_SIG_LEN);
         rec_end(out, at);

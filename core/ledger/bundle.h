@@ -46,7 +46,7 @@
 typedef struct arb_checkpoint {
     char          match_id[ARB_STORE_ID_MAX + 1];
     uint64_t      count;
-    unsigned char head[32];
+    unsigned char head[ARB_HASH_LEN];
     unsigned char pubkey[ARB_PUBKEY_LEN];  /* the signer's (informational) */
     unsigned char sig[ARB_SIG_LEN];
 } arb_checkpoint_t;
@@ -64,7 +64,7 @@ void   arb_checkpoint_sign(arb_checkpoint_t *cp, const arb_keypair_t *kp);
 
 typedef struct arb_bundle_event {
     uint64_t       seq;
-    unsigned char  hash[32];        /* h(seq) as the store recorded it */
+    unsigned char  hash[ARB_HASH_LEN];        /* h(seq) as the store recorded it */
     unsigned char *bytes;           /* the canonical event, owned */
     size_t         len;
 } arb_bundle_event_t;
@@ -97,7 +97,7 @@ arb_bundle_match_t *arb_bundle_add_match(arb_bundle_t *b,
  * (and drops any signature).  0, ARB_ECORRUPT ("seq 4 missing", "hash
  * mismatch at seq 7"), ARB_EINVAL (length) or ARB_ENOMEM. */
 int  arb_bundle_add_event(arb_bundle_match_t *m, uint64_t seq,
-                          const unsigned char hash[32], const void *bytes,
+                          const unsigned char hash[ARB_HASH_LEN], const void *bytes,
                           size_t len, arb_buf_t *why);
 
 /* Adds match `match_id` from a store with its first `count` events
@@ -122,7 +122,7 @@ typedef struct arb_bundle_result {
     char          *game, *edition, *engine, *exporter;  /* as bundled */
     uint64_t       count;           /* events in the bundle */
     uint64_t       cp_count;        /* events the checkpoint counts */
-    unsigned char  head[32];        /* the checkpoint's head */
+    unsigned char  head[ARB_HASH_LEN];        /* the checkpoint's head */
     unsigned char  signer[ARB_PUBKEY_LEN];  /* the key the bundle names */
     int            sig_ok;
     int            closed;          /* the replayed match is closed */

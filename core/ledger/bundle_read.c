@@ -267,7 +267,7 @@ read_event(rd_t *r, const unsigned char *body, size_t len)
     if (e->bytes == NULL)
         return ARB_ENOMEM;
     e->seq = be(body, 8);
-    memcpy(e->hash, body + 8, 32);
+    memcpy(e->hash, body + 8, ARB_HASH_LEN);
     memcpy(e->bytes, body + ARB__EVENT_FIXED, e->len);
     m->nevents++;
     r->last_seq = e->seq;
@@ -283,7 +283,7 @@ read_checkpoint(rd_t *r, const unsigned char *body)
         return bad(r, "checkpoint record at byte %zu outside a match",
                    r->off);
     m->cp.count = be(body, 8);
-    memcpy(m->cp.head, body + 8, 32);
+    memcpy(m->cp.head, body + 8, ARB_HASH_LEN);
     memcpy(m->cp.pubkey, body + 40, ARB_PUBKEY_LEN);
     memcpy(m->cp.sig, body + 40 + ARB_PUBKEY_LEN, ARB_SIG_LEN);
     m->is_signed = 1;

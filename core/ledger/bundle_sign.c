@@ -30,7 +30,7 @@ arb_checkpoint_message(unsigned char msg[ARB_CHECKPOINT_MSG_MAX],
     n += idlen;
     for (i = 7; i >= 0; i--)
         msg[n++] = (unsigned char)(cp->count >> (8 * i));
-    memcpy(msg + n, cp->head, 32);
+    memcpy(msg + n, cp->head, ARB_HASH_LEN);
     return n + 32;
 }
 

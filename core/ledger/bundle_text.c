@@ -46,7 +46,7 @@ json_kv_str(arb_buf_t *b, const char *k, const char *v)
 static void
 json_deal(arb_buf_t *b, const arb_deal_t *d)
 {
-    char hex[65];
+    char hex[ARB_HASH_HEX];
 
     arb_buf_printf(b, ",\"deal\":{\"kind\":\"%s\"",
                    d->kind == ARB_DEAL_ORDER ? "order"
@@ -58,7 +58,7 @@ json_deal(arb_buf_t *b, const arb_deal_t *d)
     if (d->kind == ARB_DEAL_SEED)
         json_kv_str(b, "seed", d->seed);
     if (d->kind == ARB_DEAL_SEED || d->kind == ARB_DEAL_COMMIT) {
-        arb_hex(hex, d->seed_hash, 32);
+        arb_hex(hex, d->seed_hash, ARB_HASH_LEN);
         arb_buf_printf(b, ",\"seed_hash\":\"%s\"", hex);
     }
     arb_buf_putc(b, '}');
@@ -153,9 +153,9 @@ json_iso_time(arb_buf_t *b, int64_t ms)
 int
 arb_bundle_jsonl(arb_buf_t *out, const arb_bundle_match_t *m, arb_buf_t *why)
 {
-    static const unsigned char zero[32];
+    static const unsigned char zero[ARB_HASH_LEN];
     arb_event_t *ev = NULL;
-    char         hex[65];
+    char         hex[ARB_HASH_HEX];
     size_t       i;
     int          rc;
 
@@ -177,9 +177,9 @@ arb_bundle_jsonl(arb_buf_t *out, const arb_bundle_match_t *m, arb_buf_t *why)
         arb_buf_printf(out, ",\"kind\":\"%s\",\"body\":",
                        arb_event_kind_name(ev[i].kind));
         json_event(out, &ev[i]);
-        arb_hex(hex, i == 0 ? zero : m->events[i - 1].hash, 32);
+        arb_hex(hex, i == 0 ? zero : m->events[i - 1].hash, ARB_HASH_LEN);
         arb_buf_printf(out, ",\"prev\":\"%s\"", hex);
-        arb_hex(hex, e->hash, 32);
+        arb_hex(hex, e->hash, ARB_HASH_LEN);
         arb_buf_printf(out, ",\"hash\":\"%s\",\"bytes\":\"", hex);
         if (arb_buf_reserve(out, 2 * e->len + 1) == 0) {
             arb_hex(out->data + out->len, e->bytes, e->len);

@@ -86,8 +86,8 @@ check_chain(const arb_bundle_match_t *m, arb_bundle_result_t *res, int *rc)
 {
     const arb_bundle_event_t *ev = m->events;
     const unsigned char      *prev = NULL;
-    unsigned char             h[32];
-    char                      a[65], b[65];
+    unsigned char             h[ARB_HASH_LEN];
+    char                      a[ARB_HASH_HEX], b[ARB_HASH_HEX];
     size_t                    n = m->nevents, i, j;
     uint64_t                  count = m->cp.count;
 
@@ -124,15 +124,15 @@ check_chain(const arb_bundle_match_t *m, arb_bundle_result_t *res, int *rc)
     }
     for (i = 0; i < n; i++) {
         arb_chain_next(prev, ev[i].bytes, ev[i].len, h);
-        if (memcmp(h, ev[i].hash, 32) != 0) {
+        if (memcmp(h, ev[i].hash, ARB_HASH_LEN) != 0) {
             *rc = problem(res, "hash mismatch at seq %zu", i);
             return 0;
         }
         prev = ev[i].hash;
     }
-    if (memcmp(prev, m->cp.head, 32) != 0) {
-        arb_hex(a, prev, 32);
-        arb_hex(b, m->cp.head, 32);
+    if (memcmp(prev, m->cp.head, ARB_HASH_LEN) != 0) {
+        arb_hex(a, prev, ARB_HASH_LEN);
+        arb_hex(b, m->cp.head, ARB_HASH_LEN);
         *rc = problem(res, "head mismatch: the events chain to %s, the "
                       "checkpoint says %s", a, b);
         return 0;
@@ -232,7 +232,7 @@ verify_match(const arb_bundle_match_t *m,
     res->exporter = dup_or_null(m->exporter);
     res->count = m->nevents;
     res->cp_count = m->cp.count;
-    memcpy(res->head, m->cp.head, 32);
+    memcpy(res->head, m->cp.head, ARB_HASH_LEN);
     memcpy(res->signer, m->cp.pubkey, ARB_PUBKEY_LEN);
     if ((m->profile.game && !res->game) || (m->exporter && !res->exporter)
         || (m->profile.edition && !res->edition)

@@ -26,8 +26,8 @@ arb_crypto_init(void)
 }
 
 void
-arb_chain_next(const unsigned char prev[32], const void *bytes, size_t len,
-               unsigned char out[32])
+arb_chain_next(const unsigned char prev[ARB_HASH_LEN], const void *bytes, size_t len,
+               unsigned char out[ARB_HASH_LEN])
 {
     static const unsigned char zero[ARB_HASH_LEN];
     crypto_generichash_state   st;

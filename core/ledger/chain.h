@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#define ARB_HASH_LEN 32
+#include "core/hash.h"
 
 /* Initialises libsodium once per process; safe to call from any thread,
  * any number of times.  0 or ARB_ECRYPTO.  The functions below call it
@@ -20,8 +20,8 @@ int  arb_crypto_init(void);
 
 /* out = BLAKE2b-256(prev || bytes).  prev is h(n-1), or NULL for the first
  * event (seq 0), which means 32 zero bytes.  out may alias prev. */
-void arb_chain_next(const unsigned char prev[32], const void *bytes,
-                    size_t len, unsigned char out[32]);
+void arb_chain_next(const unsigned char prev[ARB_HASH_LEN], const void *bytes,
+                    size_t len, unsigned char out[ARB_HASH_LEN]);
 
 /* Writes 2n lowercase hex digits and a NUL: out needs 2n+1 bytes. */
 void arb_hex(char *out, const unsigned char *in, size_t n);

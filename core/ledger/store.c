@@ -251,7 +251,7 @@ rec_encode(unsigned char r[REC_LEN], const arb_match_info_t *m)
     memcpy(r + REC_GAME, m->game, glen);
     put64(r + REC_LAST, m->last_seq);
     put64(r + REC_COUNT, m->count);
-    memcpy(r + REC_HEAD, m->head, 32);
+    memcpy(r + REC_HEAD, m->head, ARB_HASH_LEN);
     put64(r + REC_CREATED, (uint64_t)m->created_ms);
     put64(r + REC_LASTMS, (uint64_t)m->last_ms);
 }
@@ -295,7 +295,7 @@ rec_decode(arb_match_info_t *m, const MDB_val *d, const char *id,
     m->closed = r[REC_STATUS];
     m->last_seq = get64(r + REC_LAST);
     m->count = get64(r + REC_COUNT);
-    memcpy(m->head, r + REC_HEAD, 32);
+    memcpy(m->head, r + REC_HEAD, ARB_HASH_LEN);
     m->created_ms = u2i(get64(r + REC_CREATED));
     m->last_ms = u2i(get64(r + REC_LASTMS));
     return 0;
@@ -876,7 +876,7 @@ append_fn(arb_store_t *s, MDB_txn *txn, void *ctx, arb_buf_t *why)
             goto fail;
         }
         /* MDB_RESERVE: fill LMDB's buffer in place, before the next put. */
-        memcpy(d.mv_data, e->hash, 32);
+        memcpy(d.mv_data, e->hash, ARB_HASH_LEN);
         put64((unsigned char *)d.mv_data + 32, (uint64_t)e->time_ms);
         memcpy((unsigned char *)d.mv_data + EVHDR, e->bytes, e->len);
 
@@ -943,7 +943,7 @@ append_fn(arb_store_t *s, MDB_txn *txn, void *ctx, arb_buf_t *why)
 
         m.last_seq = e->seq;
         m.count = e->seq + 1;
-        memcpy(m.head, e->hash, 32);
+        memcpy(m.head, e->hash, ARB_HASH_LEN);
         m.last_ms = e->time_ms;
         if (e->closes)
             m.closed = 1;
@@ -1289,7 +1289,7 @@ fail:
 
 int
 arb_store_idem(arb_store_t *s, const char *match_id, const char *client_id,
-               uint64_t *seq, unsigned char hash[32], arb_buf_t *why)
+               uint64_t *seq, unsigned char hash[ARB_HASH_LEN], arb_buf_t *why)
 {
     MDB_txn       *txn = NULL;
     MDB_val        k, d;
@@ -1348,7 +1348,7 @@ arb_store_idem(arb_store_t *s, const char *match_id, const char *client_id,
     if (seq != NULL)
         *seq = q;
     if (hash != NULL)
-        memcpy(hash, ev.hash, 32);
+        memcpy(hash, ev.hash, ARB_HASH_LEN);
 fail:
     txn_abort(s, txn);
     return rc;
@@ -1414,20 +1414,20 @@ fail:
 typedef struct vctx {
     const char    *id;
     size_t         idlen;
-    unsigned char  h[32];
+    unsigned char  h[ARB_HASH_LEN];
     arb_buf_t     *why;
 } vctx_t;
 
 static int
 verify_cb(void *ud, uint64_t seq, int64_t time_ms,
-          const unsigned char hash[32], const void *bytes, size_t len)
+          const unsigned char hash[ARB_HASH_LEN], const void *bytes, size_t len)
 {
     vctx_t *v = ud;
     char    rp[REPR_MAX];
 
     (void)time_ms;
     arb_chain_next(seq == 0 ? NULL : v->h, bytes, len, v->h);
-    if (memcmp(v->h, hash, 32) != 0) {
+    if (memcmp(v->h, hash, ARB_HASH_LEN) != 0) {
         why_set(v->why, "match \"%s\": seq %llu: stored hash does not match "
                 "the chain", repr(rp, v->id, v->idlen),
                 (unsigned long long)seq);
@@ -1458,7 +1458,7 @@ verify_one(arb_store_t *s, MDB_txn *txn, const char *id, size_t idlen,
     rc = scan_events(s, txn, id, idlen, 0, m.last_seq, verify_cb, &v, why);
     if (rc != 0)
         goto fail;
-    if (memcmp(v.h, m.head, 32) != 0) {
+    if (memcmp(v.h, m.head, ARB_HASH_LEN) != 0) {
         why_set(why, "match \"%s\": seq %llu: head in matches record does "
                 "not match the chain", repr(rp, id, idlen),
                 (unsigned long long)m.last_seq);

@@ -89,7 +89,7 @@ typedef struct arb_append {
     const char    *secret;      /* seq 0 only, or NULL: the deal's secret
                                    (core/deal.h), kept in the same
                                    transaction but outside the chain */
-    unsigned char  hash[32];    /* out: h(seq) */
+    unsigned char  hash[ARB_HASH_LEN];    /* out: h(seq) */
     uint64_t       pos;         /* out: position in the global log */
 } arb_append_t;
 
@@ -122,7 +122,7 @@ typedef struct arb_match_info {
     int           closed;
     uint64_t      last_seq;
     uint64_t      count;        /* events stored: last_seq + 1 */
-    unsigned char head[32];     /* h(last_seq) */
+    unsigned char head[ARB_HASH_LEN];     /* h(last_seq) */
     int64_t       created_ms;   /* time_ms of seq 0 */
     int64_t       last_ms;      /* time_ms of last_seq */
 } arb_match_info_t;
@@ -133,11 +133,11 @@ typedef struct arb_match_info {
  * return stops the iteration and becomes the function's return value.
  */
 typedef int (*arb_store_event_cb)(void *ud, uint64_t seq, int64_t time_ms,
-                                  const unsigned char hash[32],
+                                  const unsigned char hash[ARB_HASH_LEN],
                                   const void *bytes, size_t len);
 typedef int (*arb_store_log_cb)(void *ud, uint64_t pos, const char *match_id,
                                 uint64_t seq, int64_t time_ms,
-                                const unsigned char hash[32],
+                                const unsigned char hash[ARB_HASH_LEN],
                                 const void *bytes, size_t len);
 typedef int (*arb_store_match_cb)(void *ud, const arb_match_info_t *m);
 
@@ -165,7 +165,7 @@ int  arb_store_matches(arb_store_t *s, arb_store_match_cb cb, void *ud,
  * and hash (either out pointer may be NULL).  ARB_ENOTFOUND when absent. */
 int  arb_store_idem(arb_store_t *s, const char *match_id,
                     const char *client_id, uint64_t *seq,
-                    unsigned char hash[32], arb_buf_t *why);
+                    unsigned char hash[ARB_HASH_LEN], arb_buf_t *why);
 
 typedef struct arb_store_stats {
     uint64_t matches;       /* records in "matches" */

@@ -321,7 +321,7 @@ mover_hand(const chains_t *g, int seat, int card)
 static int
 check_turn(const chains_t *g, int seat, arb_verdict_t *v)
 {
-    char hand[32] = "";
+    char hand[ARB_HASH_LEN] = "";
 
     if (g->hand_seat[g->turn] == seat)
         return 0;

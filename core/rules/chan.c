@@ -70,8 +70,8 @@ parse_order(const arb_deal_t *d, unsigned char *deck, arb_verdict_t *v)
 static int
 make_deck(const arb_setup_t *s, unsigned char *deck, arb_verdict_t *v)
 {
-    static const unsigned char zero[32];
-    unsigned char              h[32];
+    static const unsigned char zero[ARB_HASH_LEN];
+    unsigned char              h[ARB_HASH_LEN];
     unsigned                   perm[ARB_CHAN_DECK];
     int                        k;
 
@@ -81,9 +81,9 @@ make_deck(const arb_setup_t *s, unsigned char *deck, arb_verdict_t *v)
     case ARB_DEAL_SEED:
         if (s->deal.seed == NULL)
             break;
-        if (memcmp(s->deal.seed_hash, zero, 32) != 0) {
+        if (memcmp(s->deal.seed_hash, zero, ARB_HASH_LEN) != 0) {
             arb_seed_hash(h, s->deal.seed, strlen(s->deal.seed));
-            if (memcmp(h, s->deal.seed_hash, 32) != 0)
+            if (memcmp(h, s->deal.seed_hash, ARB_HASH_LEN) != 0)
                 return arb_verdict(v, ARB_EINVAL, "§2 deal", "the revealed "
                                    "seed does not match the committed seed "
                                    "hash");

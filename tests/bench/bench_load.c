@@ -900,7 +900,7 @@ typedef struct rp {
 } rp_t;
 
 static int
-on_replay(void *ud, uint64_t seq, int64_t t, const unsigned char h[32],
+on_replay(void *ud, uint64_t seq, int64_t t, const unsigned char h[ARB_HASH_LEN],
           const void *bytes, size_t len)
 {
     rp_t         *x = ud;

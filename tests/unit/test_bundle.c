@@ -137,12 +137,12 @@ open_db(void)
 /* The digest replaying the transcript gives: what every export must
  * reproduce. */
 static void
-transcript_digest(const char *text, char hex[65], arb_buf_t *json)
+transcript_digest(const char *text, char hex[ARB_HASH_HEX], arb_buf_t *json)
 {
     arb_transcript_t t;
     arb_match_t     *m = NULL;
     arb_verdict_t    v;
-    unsigned char    d[32];
+    unsigned char    d[ARB_HASH_LEN];
     size_t           bad;
 
     parse(&t, text);
@@ -189,10 +189,10 @@ static void
 test_keys(void)
 {
     arb_keypair_t k2;
-    unsigned char pk[32], pk2[32];
+    unsigned char pk[ARB_HASH_LEN], pk2[ARB_HASH_LEN];
     arb_buf_t     why = ARB_BUF_INIT;
     struct stat   st;
-    char          path[640], other[512], hex[65];
+    char          path[640], other[512], hex[ARB_HASH_HEX];
     FILE         *f;
     int           created = -1;
 
@@ -285,8 +285,8 @@ test_round_trip(void)
     arb_bundle_report_t rep;
     arb_buf_t           b = ARB_BUF_INIT, json = ARB_BUF_INIT;
     arb_buf_t           mine = ARB_BUF_INIT;
-    unsigned char       d[32];
-    char                want[65], got[65];
+    unsigned char       d[ARB_HASH_LEN];
+    char                want[ARB_HASH_HEX], got[ARB_HASH_HEX];
 
     export_bundle(&b, one, 1, UINT64_MAX);
     CHECK(b.len > 12 && memcmp(b.data, "\x89" "ARB\r\n\x1a\n", 8) == 0);
@@ -471,7 +471,7 @@ test_tamper(void)
     static const char *const one[] = { "LONG" };
     arb_keypair_t other;
     arb_buf_t     b = ARB_BUF_INIT, t = ARB_BUF_INIT;
-    char          msg[512], hex[65], hex2[65];
+    char          msg[512], hex[ARB_HASH_HEX], hex2[ARB_HASH_HEX];
     size_t        off, off2, n, n2, cut;
 
     export_bundle(&b, one, 1, UINT64_MAX);
@@ -777,7 +777,7 @@ forged(arb_buf_t *out, uint64_t at, const arb_buf_t *bytes,
     arb_bundle_t     src;
     arb_checkpoint_t cp;
     arb_buf_t        why = ARB_BUF_INIT, good = ARB_BUF_INIT;
-    unsigned char    h[32];
+    unsigned char    h[ARB_HASH_LEN];
     size_t           i, n, mo;
     const void      *p;
 
@@ -1043,9 +1043,9 @@ test_jsonl(void)
     arb_bundle_t     b;
     arb_buf_t        out = ARB_BUF_INIT, why = ARB_BUF_INIT;
     arb_match_info_t info;
-    char            *line, *save = NULL, prev[65], hash[65], *hexbytes;
-    char             want_prev[65], seqpat[32];
-    unsigned char    h[32], *bytes;
+    char            *line, *save = NULL, prev[ARB_HASH_HEX], hash[ARB_HASH_HEX], *hexbytes;
+    char             want_prev[ARB_HASH_HEX], seqpat[ARB_HASH_LEN];
+    unsigned char    h[ARB_HASH_LEN], *bytes;
     size_t           nlines = 0, i, blen;
     int              chained = 1;
 
@@ -1076,7 +1076,7 @@ test_jsonl(void)
         if (nlines == 0)
             arb_chain_next(NULL, bytes, blen, h);
         else {
-            unsigned char p[32];
+            unsigned char p[ARB_HASH_LEN];
             arb_unhex(p, 32, prev);
             arb_chain_next(p, bytes, blen, h);
         }
@@ -1191,8 +1191,8 @@ test_transcript(void)
     arb_buf_t        mine = ARB_BUF_INIT;
     arb_match_t     *m = NULL;
     arb_verdict_t    v;
-    unsigned char    d[32];
-    char             want[65], got[65];
+    unsigned char    d[ARB_HASH_LEN];
+    char             want[ARB_HASH_HEX], got[ARB_HASH_HEX];
     size_t           i, bad;
 
     for (i = 0; i < 2; i++) {

@@ -197,7 +197,7 @@ test_seeded_deal(void)
     static const char *order =
         "deal: order Q♦ K♠ 9♥ 8♣ K♥ 7♥ Q♥ A♠ J♣ 6♦ 8♥ J♥ 10♠ 9♣ A♦ 6♥ 7♣ "
         "A♣ K♦ 7♦ 7♠ J♦ 10♥ A♥ Q♠ 8♦ 9♠ J♠ K♣ 8♠ 10♣ 9♦ 6♣ 6♠ 10♦ Q♣\n";
-    char         text[1024], ha[65], hb[65], hc[65];
+    char         text[1024], ha[ARB_HASH_HEX], hb[ARB_HASH_HEX], hc[ARB_HASH_HEX];
     arb_match_t *a, *b, *c;
 
 #define HDR2 "game: chains\nmatch: t\nteams: long short\n" \
@@ -247,7 +247,7 @@ static void
 test_moves(void)
 {
     arb_match_t  *m;
-    char          h1[65], h2[65];
+    char          h1[ARB_HASH_HEX], h2[ARB_HASH_HEX];
 
     m = open_text(HDR4 "deck: 36\nscoring: square\n" SEED_DEAL);
     CHECK(m != NULL);
@@ -466,7 +466,7 @@ whole(const char *path, int64_t lng, int64_t shrt, const char *digest)
 {
     char        *text = slurp(path);
     arb_match_t *m, *again;
-    char         h1[65], h2[65];
+    char         h1[ARB_HASH_HEX], h2[ARB_HASH_HEX];
 
     CHECK(text != NULL);
     if (text == NULL)
@@ -569,7 +569,7 @@ static void
 test_rulings(void)
 {
     arb_match_t *m;
-    char         h0[65], h1[65], h2[65];
+    char         h0[ARB_HASH_HEX], h1[ARB_HASH_HEX], h2[ARB_HASH_HEX];
 
     m = open_text(HDR4 "deck: 36\nscoring: square\n" SEED_DEAL);
     CHECK(m != NULL);

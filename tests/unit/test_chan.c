@@ -237,7 +237,7 @@ state(arb_match_t *m)
 static void
 hex(char *out, arb_match_t *m)
 {
-    unsigned char d[32];
+    unsigned char d[ARB_HASH_LEN];
     int           i;
 
     arb_match_digest(m, d);
@@ -375,7 +375,7 @@ static void
 test_capture_basics(void)
 {
     arb_match_t  *m;
-    char          d1[65], d2[65];
+    char          d1[ARB_HASH_HEX], d2[ARB_HASH_HEX];
 
     m = open_spec("2W 7S 9S | 2W 2S 2S 7V 7V 9W 9W 9W 3V 3V 4V 4V 5V 5V 6V "
                   "6V 8W 3S 4W | | | . . 7S 9S . . 9W", NULL);
@@ -741,7 +741,7 @@ test_rulings_and_digest(void)
     static const char *spec = "5V | 5V 6S 9W 2V 2V 3V 3V 4S 4S 7W 7W 8W 8W "
                               "9V 9V 2S 2S 3S 3S";
     arb_match_t *a, *b;
-    char         da[65], db[65];
+    char         da[ARB_HASH_HEX], db[ARB_HASH_HEX];
     uint64_t     by;
 
     /* `pass` then `draw` and a bare `draw` reach the same state */
@@ -803,7 +803,7 @@ static void
 test_transcripts(void)
 {
     arb_match_t *m;
-    char         d[65];
+    char         d[ARB_HASH_HEX];
 
     /* The seed's example hand: Ù chì + one Tôm = 5, after a capture and
      * an out-of-turn Chíu. */
@@ -872,7 +872,7 @@ static void
 test_canonical(void)
 {
     FILE            *f = fopen("tests/data/chan-u-chi-tom.txt", "rb");
-    char            *buf, d1[65], d2[65];
+    char            *buf, d1[ARB_HASH_HEX], d2[ARB_HASH_HEX];
     size_t           n;
     arb_transcript_t t;
     arb_buf_t        why = ARB_BUF_INIT, out = ARB_BUF_INIT;

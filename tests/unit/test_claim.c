@@ -536,7 +536,7 @@ test_match_claims(void)
     arb_match_t  *m;
     arb_event_t   ev;
     arb_verdict_t v;
-    unsigned char d0[32], d1[32], d2[32];
+    unsigned char d0[ARB_HASH_LEN], d1[ARB_HASH_LEN], d2[ARB_HASH_LEN];
     char          msg[400], *text, *good, *bad;
 
     text = match_text("M1", 3, NULL);

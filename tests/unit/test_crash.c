@@ -547,7 +547,7 @@ typedef struct vctx {
 } vctx_t;
 
 static int
-on_stored(void *ud, uint64_t seq, int64_t t, const unsigned char h[32],
+on_stored(void *ud, uint64_t seq, int64_t t, const unsigned char h[ARB_HASH_LEN],
           const void *bytes, size_t len)
 {
     vctx_t     *x = ud;

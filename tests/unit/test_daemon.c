@@ -863,7 +863,7 @@ test_dealt(void)
     const char           *pl[] = { "ann", "bob", NULL };
     const msgpack_object *evs, *js;
     arb_event_t           open, close_ev;
-    unsigned char         h[32];
+    unsigned char         h[ARB_HASH_LEN];
     char                  want_digest[80], *p;
     int                   rc;
 
@@ -929,8 +929,8 @@ test_dealt(void)
         arb_match_t  *m = NULL;
         arb_verdict_t v;
         size_t        bad;
-        unsigned char d[32];
-        char          hex[65];
+        unsigned char d[ARB_HASH_LEN];
+        char          hex[ARB_HASH_HEX];
         int           i;
         CHECK_INT(arb_replay(&m, &open, &close_ev, 1, UINT64_MAX, &bad, &v),
                   0);

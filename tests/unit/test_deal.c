@@ -14,7 +14,7 @@
 static char msg[400];
 
 static int
-replay_text(const char *text, unsigned char digest[32])
+replay_text(const char *text, unsigned char digest[ARB_HASH_LEN])
 {
     arb_transcript_t t;
     arb_buf_t        why = ARB_BUF_INIT;
@@ -44,8 +44,8 @@ main(void)
 {
     arb_deal_t    d;
     arb_verdict_t v;
-    unsigned char h[32], d1[32], d2[32];
-    char          hex[65], text[1024];
+    unsigned char h[ARB_HASH_LEN], d1[ARB_HASH_LEN], d2[ARB_HASH_LEN];
+    char          hex[ARB_HASH_HEX], text[1024];
     const char   *kind;
     int           i;
 

@@ -401,10 +401,10 @@ sheet(const char *move9, const char *tail)
 }
 
 static void
-hex_of(char out[65], const char *text, uint64_t at)
+hex_of(char out[ARB_HASH_HEX], const char *text, uint64_t at)
 {
     arb_match_t  *m = replay_text(text, at);
-    unsigned char d[32];
+    unsigned char d[ARB_HASH_LEN];
     int           i;
 
     out[0] = '\0';
@@ -464,7 +464,7 @@ test_two_sheets(void)
     char       *a = sheet("place alice 7♠", NULL);
     char       *b = sheet("place alice 7♣", NULL);
     char       *c;
-    char        before[65], da[65], db[65], want[1024];
+    char        before[ARB_HASH_HEX], da[ARB_HASH_HEX], db[ARB_HASH_HEX], want[1024];
     int         rc;
 
     hex_of(before, a, 8);

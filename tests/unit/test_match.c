@@ -296,7 +296,7 @@ static void
 test_rulings(void)
 {
     arb_match_t  *m;
-    unsigned char d1[32], d2[32];
+    unsigned char d1[ARB_HASH_LEN], d2[ARB_HASH_LEN];
     uint64_t      by;
 
     m = open_text("game: yahchain\nmatch: rl\nplayers: alice bob\nmode: 3\n");
@@ -359,8 +359,8 @@ test_digest(void)
         "place alice 4♠\nplace bob 5♥\nplace alice 6♦\n"
         "place bob 7S\nplace alice 7H\nplace bob 7#3\n";
     arb_match_t  *a, *b;
-    unsigned char da[32], db[32];
-    char          hex[65];
+    unsigned char da[ARB_HASH_LEN], db[ARB_HASH_LEN];
+    char          hex[ARB_HASH_HEX];
     int           i;
 
     a = open_text(text);

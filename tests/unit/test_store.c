@@ -105,7 +105,7 @@ typedef struct seen {
 } seen_t;
 
 static int
-on_event(void *ud, uint64_t seq, int64_t time_ms, const unsigned char h[32],
+on_event(void *ud, uint64_t seq, int64_t time_ms, const unsigned char h[ARB_HASH_LEN],
          const void *bytes, size_t len)
 {
     seen_t *sn = ud;
@@ -122,7 +122,7 @@ on_event(void *ud, uint64_t seq, int64_t time_ms, const unsigned char h[32],
 
 static int
 on_log(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
-       int64_t time_ms, const unsigned char h[32], const void *bytes,
+       int64_t time_ms, const unsigned char h[ARB_HASH_LEN], const void *bytes,
        size_t len)
 {
     seen_t *sn = ud;
@@ -150,8 +150,8 @@ on_match(void *ud, const arb_match_info_t *m)
 static void
 test_chain(void)
 {
-    unsigned char h0[32], h1[32], x[32], y[4];
-    char          hex[65];
+    unsigned char h0[ARB_HASH_LEN], h1[ARB_HASH_LEN], x[ARB_HASH_LEN], y[4];
+    char          hex[ARB_HASH_HEX];
 
     /* Expected values computed independently with Python:
      *   h0 = hashlib.blake2b(bytes(32) + b"hello", digest_size=32)
@@ -194,7 +194,7 @@ test_basic(void)
     arb_store_stats_t st;
     seen_t            sn;
     struct stat       sb;
-    unsigned char     h[3][32], hh[32];
+    unsigned char     h[3][32], hh[ARB_HASH_LEN];
     uint64_t          seq;
     int               rc;
 
@@ -541,7 +541,7 @@ typedef struct reader {
 } reader_t;
 
 static int
-count_cb(void *ud, uint64_t seq, int64_t time_ms, const unsigned char h[32],
+count_cb(void *ud, uint64_t seq, int64_t time_ms, const unsigned char h[ARB_HASH_LEN],
          const void *bytes, size_t len)
 {
     (void)seq; (void)time_ms; (void)h;

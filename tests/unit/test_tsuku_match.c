@@ -96,9 +96,9 @@ ruling(arb_match_t *m, int kind, uint64_t target, const char *move)
 }
 
 static void
-hex_digest(arb_match_t *m, char hex[65])
+hex_digest(arb_match_t *m, char hex[ARB_HASH_HEX])
 {
-    unsigned char d[32];
+    unsigned char d[ARB_HASH_LEN];
     int           i;
 
     arb_match_digest(m, d);
@@ -213,7 +213,7 @@ static void
 test_game_file(const char *path, const char *digest, const char *winner,
                size_t records)
 {
-    char        *text = read_text(path), hex[65], *again;
+    char        *text = read_text(path), hex[ARB_HASH_HEX], *again;
     arb_match_t *m, *m2;
     arb_transcript_t t;
     arb_buf_t    out = ARB_BUF_INIT, why = ARB_BUF_INIT;
@@ -429,7 +429,7 @@ static void
 test_turns(void)
 {
     arb_match_t *m;
-    char         d1[65], d2[65];
+    char         d1[ARB_HASH_HEX], d2[ARB_HASH_HEX];
 
     /* ann deals: B1 B2 B3 B4 B4 B6 R5 / bob: R1 R2 R3 R4 R4 R4 B7;
      * stock: R0 B5 R6 ... */
@@ -803,7 +803,7 @@ static void
 test_rulings(void)
 {
     arb_match_t *m;
-    char         d1[65], d2[65];
+    char         d1[ARB_HASH_HEX], d2[ARB_HASH_HEX];
 
     m = open_dealt("ann bob", "", "B1B2B3R4R5R6R1" "B7B7B7R7R7R7P8",
                    "B3B2");
