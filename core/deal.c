@@ -51,6 +51,26 @@ arb_deal_commit(arb_deal_t *d, const char **kind)
     return 0;
 }
 
+void
+arb_deal_stored_format(arb_buf_t *out, const char *kind, const char *secret)
+{
+    arb_buf_printf(out, "%s %s", kind, secret);
+}
+
+int
+arb_deal_stored_parse(const char *stored, char kind[ARB_DEAL_KIND_MAX],
+                      const char **secret)
+{
+    const char *sp = stored != NULL ? strchr(stored, ' ') : NULL;
+
+    if (sp == NULL || (size_t)(sp - stored) >= ARB_DEAL_KIND_MAX)
+        return ARB_EINVAL;
+    memcpy(kind, stored, (size_t)(sp - stored));
+    kind[sp - stored] = '\0';
+    *secret = sp + 1;
+    return 0;
+}
+
 int
 arb_deal_check(const unsigned char h[ARB_HASH_LEN], const char *kind,
                const char *secret, arb_verdict_t *v)

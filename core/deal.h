@@ -30,6 +30,17 @@ int arb_deal_commit(arb_deal_t *d, const char **kind);
 int arb_deal_reveal(arb_deal_t *d, const char *kind, const char *secret,
                     arb_verdict_t *v);
 
+/* The secret as the recorder keeps it beside the log (store.h
+ * arb_append_t.secret): "<kind> <secret>", kind "seed" or "order".  These
+ * two functions are the format's only definition.  Appends to out. */
+void arb_deal_stored_format(arb_buf_t *out, const char *kind,
+                            const char *secret);
+/* Splits a stored secret: its kind into kind[ARB_DEAL_KIND_MAX] and
+ * *secret pointing into `stored`.  0, or ARB_EINVAL when malformed. */
+#define ARB_DEAL_KIND_MAX 8
+int  arb_deal_stored_parse(const char *stored, char kind[ARB_DEAL_KIND_MAX],
+                           const char **secret);
+
 /* Checks that (kind, secret) opens the commitment h.  0 or ARB_ECRYPTO. */
 int arb_deal_check(const unsigned char h[ARB_HASH_LEN], const char *kind,
                    const char *secret, arb_verdict_t *v);

@@ -10,10 +10,17 @@
 
 /* One log being replayed. */
 typedef struct walker {
-    const arb_log_t *log;
-    arb_match_t     *m;
-    char            *refused;   /* set once an event is refused */
+    const arb_history_t *log;
+    arb_match_t         *m;
+    char                *refused;   /* set once an event is refused */
 } walker_t;
+
+/* The name a report gives a history. */
+static const char *
+log_name(const arb_history_t *h)
+{
+    return h->source != NULL ? h->source : "?";
+}
 
 static int
 str_same(const char *a, const char *b)
@@ -69,16 +76,16 @@ header_lines(arb_buf_t *out, const arb_event_t *open)
 
 /* The first differing header lines, or 0 when the headers agree. */
 static int
-header_diff(const arb_log_t *a, const arb_log_t *b, char **la, char **lb)
+header_diff(const arb_history_t *a, const arb_history_t *b, char **la, char **lb)
 {
     arb_buf_t   ha = ARB_BUF_INIT, hb = ARB_BUF_INIT;
     const char *p, *q, *pe, *qe;
     int         rc;
 
     *la = *lb = NULL;
-    rc = header_lines(&ha, a->open);
+    rc = header_lines(&ha, &a->open);
     if (rc == 0)
-        rc = header_lines(&hb, b->open);
+        rc = header_lines(&hb, &b->open);
     if (rc == 0 && (arb_buf_cstr(&ha) == NULL || arb_buf_cstr(&hb) == NULL))
         rc = ARB_ENOMEM;
     if (rc != 0 || strcmp(ha.data, hb.data) == 0)
@@ -157,7 +164,7 @@ arb_log_diff_clear(arb_log_diff_t *d)
 }
 
 static int
-open_side(walker_t *w, const arb_log_t *log, const char *which,
+open_side(walker_t *w, const arb_history_t *log, const char *which,
           arb_buf_t *why)
 {
     arb_verdict_t v;
@@ -165,16 +172,17 @@ open_side(walker_t *w, const arb_log_t *log, const char *which,
 
     memset(w, 0, sizeof(*w));
     w->log = log;
-    rc = arb_match_open(&w->m, log->open, &v);
+    rc = arb_match_open(&w->m, &log->open, &v);
     if (rc != 0 && rc != ARB_ENOMEM) {
-        arb_buf_printf(why, "%s (%s): header: %s", which, log->name, v.msg);
+        arb_buf_printf(why, "%s (%s): header: %s", which, log_name(log),
+                       v.msg);
         rc = ARB_EINVAL;
     }
     return rc;
 }
 
 int
-arb_log_diff(arb_log_diff_t *d, const arb_log_t *a, const arb_log_t *b,
+arb_log_diff(arb_log_diff_t *d, const arb_history_t *a, const arb_history_t *b,
              arb_buf_t *why)
 {
     walker_t wa, wb;
@@ -184,8 +192,8 @@ arb_log_diff(arb_log_diff_t *d, const arb_log_t *a, const arb_log_t *b,
     memset(d, 0, sizeof(*d));
     memset(&wa, 0, sizeof(wa));
     memset(&wb, 0, sizeof(wb));
-    d->a.last = a->n;
-    d->b.last = b->n;
+    d->a.last = a->nevents;
+    d->b.last = b->nevents;
     rc = header_diff(a, b, &d->a.event, &d->b.event);
     if (rc < 0)
         goto fail;
@@ -200,8 +208,8 @@ arb_log_diff(arb_log_diff_t *d, const arb_log_t *a, const arb_log_t *b,
     if (rc != 0)
         goto fail;
     for (i = 0; !diverged; i++) {
-        const arb_event_t *ea = i < a->n ? &a->events[i] : NULL;
-        const arb_event_t *eb = i < b->n ? &b->events[i] : NULL;
+        const arb_event_t *ea = i < a->nevents ? &a->events[i] : NULL;
+        const arb_event_t *eb = i < b->nevents ? &b->events[i] : NULL;
         int                alive = wa.refused == NULL && wb.refused == NULL;
         unsigned char      before[ARB_HASH_LEN], da[ARB_HASH_LEN], db[ARB_HASH_LEN];
 
@@ -288,10 +296,10 @@ side_text(arb_buf_t *b, const char *which, const arb_log_side_t *s,
 }
 
 void
-arb_log_diff_text(arb_buf_t *b, const arb_log_diff_t *d, const arb_log_t *a,
-                  const arb_log_t *bl)
+arb_log_diff_text(arb_buf_t *b, const arb_log_diff_t *d, const arb_history_t *a,
+                  const arb_history_t *bl)
 {
-    arb_buf_printf(b, "A: %s\nB: %s\n", a->name, bl->name);
+    arb_buf_printf(b, "A: %s\nB: %s\n", log_name(a), log_name(bl));
     if (d->identical) {
         arb_buf_printf(b, "identical: %" PRIu64 " event%s, ", d->a.last,
                        d->a.last == 1 ? "" : "s");
@@ -327,10 +335,10 @@ arb_log_diff_text(arb_buf_t *b, const arb_log_diff_t *d, const arb_log_t *a,
 }
 
 static void
-side_json(arb_buf_t *b, const arb_log_t *log, const arb_log_side_t *s)
+side_json(arb_buf_t *b, const arb_history_t *log, const arb_log_side_t *s)
 {
     arb_buf_puts(b, "{\"source\":");
-    arb_json_str(b, log->name);
+    arb_json_str(b, log_name(log));
     arb_buf_puts(b, ",\"event\":");
     if (s->event != NULL)
         arb_json_str(b, s->event);
@@ -353,8 +361,8 @@ side_json(arb_buf_t *b, const arb_log_t *log, const arb_log_side_t *s)
 }
 
 void
-arb_log_diff_json(arb_buf_t *b, const arb_log_diff_t *d, const arb_log_t *a,
-                  const arb_log_t *bl)
+arb_log_diff_json(arb_buf_t *b, const arb_log_diff_t *d, const arb_history_t *a,
+                  const arb_history_t *bl)
 {
     arb_buf_printf(b, "{\"identical\":%s,\"seq\":",
                    d->identical ? "true" : "false");

@@ -13,7 +13,8 @@
  * edition and engine lines, which only the recorder writes).
  *
  * Ownership: arb_log_diff_t owns its strings; release with
- * arb_log_diff_clear() (NULL-safe).  The logs are borrowed.
+ * arb_log_diff_clear() (NULL-safe).  The histories are borrowed; each
+ * history's `source` names it in the report.
  */
 #ifndef ARB_DIFF_LOG_H
 #define ARB_DIFF_LOG_H
@@ -23,13 +24,7 @@
 
 #include "core/buf.h"
 #include "core/event.h"
-
-typedef struct arb_log {
-    const char        *name;    /* for messages: a path, "db:M1" */
-    const arb_event_t *open;
-    const arb_event_t *events;  /* events[i].seq == i + 1 */
-    size_t             n;
-} arb_log_t;
+#include "core/ledger/history.h"
 
 /* One side at the divergence. */
 typedef struct arb_log_side {
@@ -53,7 +48,7 @@ typedef struct arb_log_diff {
 
 /* Compares.  0 (see d->identical), ARB_EINVAL when a header does not
  * open (why says which and why), ARB_ENOMEM. */
-int  arb_log_diff(arb_log_diff_t *d, const arb_log_t *a, const arb_log_t *b,
+int  arb_log_diff(arb_log_diff_t *d, const arb_history_t *a, const arb_history_t *b,
                   arb_buf_t *why);
 void arb_log_diff_clear(arb_log_diff_t *d);
 
@@ -66,8 +61,8 @@ void arb_log_diff_clear(arb_log_diff_t *d);
  *   B after seq 9: digest <hex>
  * or "identical: N events, digest <hex>" after the two name lines. */
 void arb_log_diff_text(arb_buf_t *out, const arb_log_diff_t *d,
-                       const arb_log_t *a, const arb_log_t *b);
+                       const arb_history_t *a, const arb_history_t *b);
 void arb_log_diff_json(arb_buf_t *out, const arb_log_diff_t *d,
-                       const arb_log_t *a, const arb_log_t *b);
+                       const arb_history_t *a, const arb_history_t *b);
 
 #endif

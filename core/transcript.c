@@ -416,21 +416,6 @@ fail:
     return rc;
 }
 
-void
-arb_transcript_clear(arb_transcript_t *t)
-{
-    size_t i;
-
-    if (t == NULL)
-        return;
-    arb_event_clear(&t->open);
-    for (i = 0; i < t->nevents; i++)
-        arb_event_clear(&t->events[i]);
-    free(t->events);
-    free(t->lines);
-    memset(t, 0, sizeof(*t));
-}
-
 static int
 is_header(const toks_t *t)
 {
@@ -443,7 +428,7 @@ is_header(const toks_t *t)
 }
 
 int
-arb_transcript_parse(arb_transcript_t *t, const char *text, size_t len,
+arb_transcript_parse(arb_history_t *t, const char *text, size_t len,
                      arb_buf_t *why)
 {
     toks_t       *tk;
@@ -454,6 +439,7 @@ arb_transcript_parse(arb_transcript_t *t, const char *text, size_t len,
     arb_setup_t  *s;
 
     memset(t, 0, sizeof(*t));
+    t->has_open = 1;
     t->open.kind = ARB_EV_OPEN;
     s = t->open.setup = calloc(1, sizeof(*s));
     tk = malloc(sizeof(*tk));
@@ -520,6 +506,7 @@ arb_transcript_parse(arb_transcript_t *t, const char *text, size_t len,
             if (np == NULL)
                 goto oom;
             t->events = np;
+            t->cap = t->nevents + 1;
             np = realloc(t->lines, (t->nevents + 1) * sizeof(unsigned));
             if (np == NULL)
                 goto oom;
@@ -548,7 +535,7 @@ oom:
     arb_buf_printf(why, "line %u: out of memory", line);
 fail:
     free(tk);
-    arb_transcript_clear(t);
+    arb_history_clear(t);
     return rc;
 }
 

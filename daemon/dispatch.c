@@ -712,7 +712,7 @@ op_open(req_t *r)
         }
         memcpy(s->deal.seed_hash, logged.setup->deal.seed_hash, ARB_HASH_LEN);
         secret.len = 0;
-        arb_buf_printf(&secret, "%s %s", kind, arb_buf_cstr(&sec));
+        arb_deal_stored_format(&secret, kind, arb_buf_cstr(&sec));
         arb_buf_free(&sec);
         queue_append_judged(r, l, &logged, &ev, arb_buf_cstr(&secret), cid);
     } else {

@@ -9,11 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/deal.h"
 #include "core/err.h"
-#include "core/replay.h"
+#include "core/ledger/history.h"
 #include "daemon/server.h"
-#include "core/codec.h"
 
 static unsigned
 bucket(const char *id)
@@ -50,95 +48,56 @@ find(arb_server_t *srv, const char *id)
     return NULL;
 }
 
-typedef struct load_ctx {
-    arb_server_t  *srv;
-    arb_match_t   *m;
-    uint64_t       at;
-    arb_buf_t     *why;
-    int            rc;
-} load_ctx_t;
-
-/* The log holds the deal's commitment; the recorder kept the secret
- * ("<kind> <secret>") beside it. */
-static int
-reveal_stored(load_ctx_t *x, arb_event_t *open, arb_verdict_t *v)
-{
-    arb_buf_t sec = ARB_BUF_INIT;
-    char     *sp;
-    int       rc;
-
-    rc = arb_store_secret(x->srv->store, open->setup->match_id, &sec, NULL);
-    if (rc != 0) {
-        arb_buf_free(&sec);
-        return arb_verdict(v, ARB_ECORRUPT, "deal", "the deal's secret is "
-                           "missing from the store");
-    }
-    sp = strchr(sec.data, ' ');
-    if (sp == NULL) {
-        arb_buf_free(&sec);
-        return arb_verdict(v, ARB_ECORRUPT, "deal", "the stored deal secret "
-                           "is malformed");
-    }
-    *sp = '\0';
-    rc = arb_deal_reveal(&open->setup->deal, sec.data, sp + 1, v);
-    arb_buf_free(&sec);
-    return rc;
-}
-
-static int
-on_event(void *ud, uint64_t seq, int64_t time_ms, const unsigned char *hash,
-         const void *bytes, size_t len)
-{
-    load_ctx_t   *x = ud;
-    arb_event_t   ev;
-    arb_verdict_t v;
-    int           rc;
-
-    (void)time_ms;
-    (void)hash;
-    rc = arb_event_decode(&ev, bytes, len, x->why);
-    if (rc != 0) {
-        arb_buf_printf(x->why, " (stored event seq %llu)",
-                       (unsigned long long)seq);
-        return x->rc = ARB_ECORRUPT;
-    }
-    if (seq == 0 && ev.setup != NULL && ev.setup->deal.kind == ARB_DEAL_COMMIT
-        && (rc = reveal_stored(x, &ev, &v)) != 0) {
-        arb_event_clear(&ev);
-        arb_buf_free(x->why);
-        arb_buf_printf(x->why, "match open: %s", v.msg);
-        return x->rc = rc;
-    }
-    if (seq == 0)
-        rc = arb_match_open(&x->m, &ev, &v);
-    else
-        rc = arb_match_apply(x->m, &ev, &v);
-    arb_event_clear(&ev);
-    if (rc != 0) {
-        arb_buf_free(x->why);
-        arb_buf_printf(x->why, "stored event seq %llu no longer replays: "
-                       "%s: %s", (unsigned long long)seq, v.rule, v.msg);
-        return x->rc = ARB_ECORRUPT;
-    }
-    return 0;
-}
-
 int
 arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
                 arb_match_t **out, arb_buf_t *why)
 {
-    load_ctx_t x = { srv, NULL, at, why, 0 };
-    int        rc;
+    arb_history_t h;
+    arb_match_t  *m = NULL;
+    arb_verdict_t v;
+    size_t        bad = 0;
+    int           rc;
 
-    rc = arb_store_events(srv->store, id, 0, at, on_event, &x, why);
-    if (rc == 0 && x.m == NULL)
+    memset(&h, 0, sizeof(h));
+    rc = arb_history_load(&h, srv->store, id, at, why);
+    if (rc == ARB_EPROTO || rc == ARB_ETOOBIG)
+        rc = ARB_ECORRUPT;      /* a stored event that does not decode */
+    else if (rc == 0 && !h.has_open)
         rc = ARB_ENOTFOUND;
-    if (rc != 0) {
-        arb_match_free(x.m);
-        return x.rc ? x.rc : rc;
+    if (rc != 0)
+        goto done;
+    /* The log holds the deal's commitment; the recorder kept the secret
+     * beside it, and the live match needs the deal. */
+    if (h.open.setup != NULL && h.open.setup->deal.kind == ARB_DEAL_COMMIT
+        && h.secret == NULL) {
+        arb_buf_free(why);
+        arb_buf_printf(why, "match open: the deal's secret is missing from "
+                       "the store");
+        rc = ARB_ECORRUPT;
+        goto done;
     }
-    *out = x.m;
-    return 0;
+    rc = arb_history_reveal(&h, &v);
+    if (rc != 0) {
+        arb_buf_free(why);
+        arb_buf_printf(why, "match open: %s", v.msg);
+        goto done;
+    }
+    rc = arb_history_replay(&h, UINT64_MAX, &m, &bad, &v);
+    if (rc != 0) {
+        arb_buf_free(why);
+        arb_buf_printf(why, "stored event seq %llu no longer replays: "
+                       "%s: %s", m == NULL ? 0ULL
+                       : (unsigned long long)h.events[bad].seq, v.rule,
+                       v.msg);
+        arb_match_free(m);
+        m = NULL;
+        rc = ARB_ECORRUPT;
+        goto done;
+    }
+    *out = m;
+done:
+    arb_history_clear(&h);
+    return rc;
 }
 
 int

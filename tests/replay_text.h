@@ -25,7 +25,7 @@ static char last_rule[64];
 static inline arb_match_t *
 replay_text(const char *text, uint64_t at)
 {
-    arb_transcript_t t;
+    arb_history_t    t;
     arb_buf_t        why = ARB_BUF_INIT;
     arb_match_t     *m = NULL;
     arb_verdict_t    v;
@@ -47,7 +47,7 @@ replay_text(const char *text, uint64_t at)
         arb_match_free(m);
         m = NULL;
     }
-    arb_transcript_clear(&t);
+    arb_history_clear(&t);
     arb_buf_free(&why);
     return m;
 }

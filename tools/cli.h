@@ -1,16 +1,24 @@
 /*
  * cli.h - the arbiter command-line program: one file per subcommand.
  * Each cmd_* gets argv after the subcommand name (argv[0] = subcommand)
- * and returns the process exit status.
+ * and returns the process exit status (CLI_OK, CLI_DIFFERS, CLI_ERROR).
  */
 #ifndef ARB_CLI_H
 #define ARB_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "core/buf.h"
 #include "core/event.h"
+#include "core/ledger/history.h"
+
+/* The exit status of every command. */
+#define CLI_OK      0   /* done; identical; verified */
+#define CLI_DIFFERS 1   /* differs, refused (by the rules or the server),
+                           does not verify */
+#define CLI_ERROR   2   /* bad usage, unreadable input, connection, I/O */
 
 int cmd_score(int argc, char **argv);
 int cmd_score_chains(int argc, char **argv);
@@ -45,39 +53,78 @@ int cmd_key(int argc, char **argv);
 /* Reads a whole file ("-" = stdin) into b.  0 or an ARB_E* code; on error
  * prints "arbiter: <path>: <reason>" to stderr. */
 int cli_read_file(arb_buf_t *b, const char *path);
-/* A committed deal of `open`, revealed from the secret the recorder keeps
- * in its data directory (when there).  0 or the reveal's error. */
-struct arb_store;
-struct arb_event;
-int cli_reveal_stored(struct arb_store *st, struct arb_event *open);
+/* ---- options (tools/args.c) ------------------------------------------ */
+
+enum {
+    CLI_ARG_FLAG,   /* --json: dst is an int, set to 1 */
+    CLI_ARG_STR,    /* --match ID: dst is a const char *, into argv */
+    CLI_ARG_U64,    /* --at N: dst is a uint64_t (a decimal number) */
+    CLI_ARG_EACH    /* repeatable: the parser's each() gets every value */
+};
+
+typedef struct cli_optdef {
+    const char *name;           /* "--at"; NULL ends the table */
+    int         type;           /* CLI_ARG_* */
+    void       *dst;
+} cli_optdef_t;
+
+struct cli_net;
+typedef struct cli_args {
+    const char         *cmd;    /* "replay": the prefix of messages */
+    void              (*usage)(FILE *f);
+    const cli_optdef_t *opts;
+    struct cli_net     *net;    /* not NULL: also --server, --token,
+                                   --token-file (tools/net.h) */
+    int               (*each)(void *ud, const char *opt, const char *val);
+    void               *ud;     /* each(): non-zero refuses (printed) */
+    char              **pos;    /* out: the words, in order */
+    int                 npos;
+} cli_args_t;
+
+/* Parses argv[1..argc): options as `--opt VALUE` or `--opt=VALUE`, in any
+ * order among the words, until `--`; `-h`/`--help` prints usage.  The
+ * words are moved to the front of argv (a->pos = argv + 1).  Returns -1
+ * to go on, or the exit status to return now: CLI_OK after --help,
+ * CLI_ERROR after a printed usage error ("arbiter CMD: unknown option
+ * '--x'", "--at needs a value", "--at wants a number, not 'x'"). */
+int  cli_args_parse(cli_args_t *a, int argc, char **argv);
 
 /* 1 when arg is -h or --help. */
 int cli_is_help(const char *arg);
 
-/* A match's events in seq order (from a store or a server), for replay.
- * Zero-initialise; release with cli_events_clear(). */
-typedef struct cli_events {
-    arb_event_t  open;          /* seq 0 */
-    int          has_open;
-    arb_event_t *ev;            /* ev[i].seq == i + 1 */
-    size_t       n, cap;
-} cli_events_t;
+/* A match's recorded history from one source: FILE (a transcript or the
+ * jsonl of one exported match; "-" = stdin), or --match ID with --db DIR
+ * (the recorder's store, opened read-only; a stored deal secret is
+ * revealed) or alone (the server, through n).  Exactly one of file or
+ * match is set. */
+typedef struct cli_source {
+    const char *file;
+    const char *db;             /* with match only */
+    const char *match;
+} cli_source_t;
 
-/* Decodes the stored bytes of event `seq` and appends it; seqs must come
- * 0, 1, 2 ... in order.  0, or an ARB_E* code with the reason in why. */
-int  cli_events_add(cli_events_t *v, const char *bytes, size_t len,
-                    uint64_t seq, arb_buf_t *why);
-void cli_events_clear(cli_events_t *v);
+/* Fills h (zeroed; clear it after, also on failure) with events 0..upto
+ * (UINT64_MAX: all; a FILE is always read whole) and names it for
+ * messages ("PATH", "DIR: match M", "SERVER: match M").  Returns
+ * CLI_OK, or CLI_ERROR with the reason printed ("arbiter CMD: ..."). */
+struct cli_net;
+int  cli_source_load(arb_history_t *h, const char *cmd,
+                     const cli_source_t *src, struct cli_net *n,
+                     uint64_t upto);
+/* The server's events 0..upto of match, on a connected n, into h.
+ * CLI_OK, CLI_DIFFERS (the server refused; printed) or CLI_ERROR: the
+ * reason in why, or printed when why stays empty (the connection). */
+int  cli_history_from_server(arb_history_t *h, struct cli_net *n,
+                             const char *match, uint64_t upto,
+                             arb_buf_t *why);
 
-/* Replays open + events[0..n) up to event `at` (UINT64_MAX: all) and
+/* Replays h (arb_history_replay) up to event `at` (UINT64_MAX: all) and
  * prints what `arbiter replay` prints (text, or JSON with json).  A
- * refusal is printed as "<src>:<line>: seq N '...' refused: rule: msg"
- * (without ":<line>" when lines is NULL).  With want_digest (hex), a
- * different digest is reported.  Returns the exit status: 0, 1 (refused
- * or a different digest) or 2. */
-int  cli_replay_print(const char *src, const arb_event_t *open,
-                      unsigned open_line, const arb_event_t *events,
-                      const unsigned *lines, size_t n, uint64_t at, int json,
+ * refusal is printed as "<source>:<line>: seq N '...' refused: rule: msg"
+ * (without ":<line>" when h has no lines).  With want_digest (hex), a
+ * different digest is reported.  Returns the exit status: CLI_OK,
+ * CLI_DIFFERS (refused or a different digest) or CLI_ERROR. */
+int  cli_replay_print(arb_history_t *h, uint64_t at, int json,
                       const char *want_digest);
 
 #endif

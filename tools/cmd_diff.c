@@ -14,16 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/ledger/chain.h"
 #include "core/claim.h"
 #include "core/diff.h"
 #include "core/diff_log.h"
 #include "core/err.h"
-#include "core/jsonin.h"
 #include "core/replay.h"
-#include "core/ledger/store.h"
 #include "core/transcript.h"
-#include "core/codec.h"
 #include "tools/cli.h"
 #include "tools/net.h"
 
@@ -59,275 +55,9 @@ usage(FILE *f)
     cli_net_usage(f);
 }
 
-/* One source of events, kept whole for the diff. */
-typedef struct source {
-    char             name[320];
-    arb_transcript_t t;             /* a transcript ... */
-    int              is_file;
-    cli_events_t     v;             /* ... or stored events */
-    arb_log_t        log;
-} source_t;
-
-static void
-source_clear(source_t *s)
-{
-    if (s->is_file)
-        arb_transcript_clear(&s->t);
-    cli_events_clear(&s->v);
-}
-
-/* One line of an export in jsonl: its event bytes, checked against its
- * chain links.  0, or -1 with the reason in why. */
-static int
-jsonl_line(source_t *s, const char *line, size_t len, char *match,
-           unsigned char head[ARB_HASH_LEN], arb_buf_t *why)
-{
-    const arb_jv_t *m, *seq, *bytes, *prev, *hash;
-    arb_jv_t       *v = NULL;
-    unsigned char  *raw = NULL, h[ARB_HASH_LEN], p[ARB_HASH_LEN];
-    size_t          n;
-    int             rc = -1;
-
-    if (arb_jv_parse(&v, line, len, why) != 0)
-        return -1;
-    m = arb_jv_get(v, "match");
-    seq = arb_jv_get(v, "seq");
-    bytes = arb_jv_get(v, "bytes");
-    prev = arb_jv_get(v, "prev");
-    hash = arb_jv_get(v, "hash");
-    arb_buf_free(why);
-    if (m == NULL || m->type != ARB_JV_STR || seq == NULL
-        || seq->type != ARB_JV_INT || seq->num < 0 || bytes == NULL
-        || bytes->type != ARB_JV_STR || prev == NULL
-        || prev->type != ARB_JV_STR || hash == NULL
-        || hash->type != ARB_JV_STR) {
-        arb_buf_puts(why, "not an exported event (match, seq, prev, hash, "
-                     "bytes)");
-        goto done;
-    }
-    if (match[0] == '\0')
-        snprintf(match, 65, "%s", m->str);
-    else if (strcmp(match, m->str) != 0) {
-        arb_buf_printf(why, "a second match (%s after %s): export one match",
-                       m->str, match);
-        goto done;
-    }
-    n = strlen(bytes->str) / 2;
-    raw = malloc(n ? n : 1);
-    if (raw == NULL || arb_unhex(raw, n, bytes->str) != 0
-        || arb_unhex(p, 32, prev->str) != 0
-        || arb_unhex(h, 32, hash->str) != 0) {
-        arb_buf_puts(why, raw == NULL ? "out of memory" : "bad hex");
-        goto done;
-    }
-    /* The file is not signed, but its links must hold. */
-    if (memcmp(p, head, ARB_HASH_LEN) != 0) {
-        arb_buf_printf(why, "seq %" PRId64 ": prev is not the hash of the "
-                       "event before", seq->num);
-        goto done;
-    }
-    arb_chain_next(seq->num == 0 ? NULL : head, raw, n, head);
-    if (memcmp(h, head, ARB_HASH_LEN) != 0) {
-        arb_buf_printf(why, "seq %" PRId64 ": hash does not match its bytes",
-                       seq->num);
-        goto done;
-    }
-    if (cli_events_add(&s->v, (const char *)raw, n, (uint64_t)seq->num, why)
-        != 0)
-        goto done;
-    rc = 0;
-done:
-    free(raw);
-    arb_jv_free(v);
-    return rc;
-}
-
-static int
-load_jsonl(source_t *s, const char *path, const char *text, size_t len)
-{
-    arb_buf_t      why = ARB_BUF_INIT;
-    const char    *p = text, *end = text + len, *nl;
-    unsigned char  head[ARB_HASH_LEN];
-    char           match[ARB_HASH_HEX] = "";
-    unsigned       line = 0;
-
-    memset(head, 0, sizeof(head));
-    for (; p < end; p = nl + 1) {
-        nl = memchr(p, '\n', (size_t)(end - p));
-        if (nl == NULL)
-            nl = end;
-        line++;
-        if (nl == p || (nl - p == 1 && *p == '\r'))
-            continue;
-        if (jsonl_line(s, p, (size_t)(nl - p), match, head, &why) != 0) {
-            fprintf(stderr, "%s:%u: %s\n", path, line, arb_buf_cstr(&why));
-            arb_buf_free(&why);
-            return 2;
-        }
-    }
-    if (!s->v.has_open) {
-        fprintf(stderr, "%s: no events\n", path);
-        return 2;
-    }
-    snprintf(s->name, sizeof(s->name), "%s: match %s", path, match);
-    return 0;
-}
-
-static int
-load_file(source_t *s, const char *path)
-{
-    arb_buf_t text = ARB_BUF_INIT, why = ARB_BUF_INIT;
-    size_t    i;
-    int       rc;
-
-    snprintf(s->name, sizeof(s->name), "%s", path);
-    if (cli_read_file(&text, path) != 0) {
-        arb_buf_free(&text);
-        return 2;
-    }
-    /* A transcript starts with a comment or a header; an export's jsonl
-     * with an object. */
-    for (i = 0; i < text.len && strchr(" \t\r\n", text.data[i]); i++)
-        ;
-    if (i < text.len && text.data[i] == '{') {
-        rc = load_jsonl(s, path, text.data, text.len);
-        arb_buf_free(&text);
-        return rc;
-    }
-    rc = arb_transcript_parse(&s->t, text.data ? text.data : "", text.len,
-                              &why);
-    if (rc != 0)
-        fprintf(stderr, "%s: %s\n", path, arb_buf_cstr(&why));
-    else
-        s->is_file = 1;
-    arb_buf_free(&text);
-    arb_buf_free(&why);
-    if (rc != 0)
-        return 2;
-    s->log.open = &s->t.open;
-    s->log.events = s->t.events;
-    s->log.n = s->t.nevents;
-    return 0;
-}
-
-typedef struct db_ctx {
-    cli_events_t *v;
-    arb_buf_t    *why;
-} db_ctx_t;
-
-static int
-on_db_event(void *ud, uint64_t seq, int64_t t, const unsigned char hash[ARB_HASH_LEN],
-            const void *bytes, size_t len)
-{
-    db_ctx_t *x = ud;
-
-    (void)t;
-    (void)hash;
-    return cli_events_add(x->v, bytes, len, seq, x->why) != 0 ? 1 : 0;
-}
-
-static int
-load_db(source_t *s, const char *dir, const char *match)
-{
-    arb_store_t      *st = NULL;
-    arb_store_opts_t  opts;
-    arb_match_info_t  info;
-    arb_buf_t         why = ARB_BUF_INIT;
-    db_ctx_t          x;
-    int               rc, status = 2;
-
-    snprintf(s->name, sizeof(s->name), "%s: match %s", dir, match);
-    memset(&opts, 0, sizeof(opts));
-    opts.read_only = 1;
-    rc = arb_store_open(&st, dir, &opts, &why);
-    if (rc == 0)
-        rc = arb_store_match(st, match, &info, &why);
-    if (rc != 0) {
-        fprintf(stderr, "arbiter diff: %s: %s\n", dir,
-                rc != ARB_ENOTFOUND ? arb_buf_cstr(&why)
-                : st == NULL ? "no store there" : "no such match");
-        goto done;
-    }
-    /* One read transaction: a consistent snapshot while arbiterd runs. */
-    x.v = &s->v;
-    x.why = &why;
-    rc = arb_store_events(st, match, 0, info.last_seq, on_db_event, &x,
-                          &why);
-    if (rc != 0 || !s->v.has_open) {
-        fprintf(stderr, "arbiter diff: %s: %s\n", s->name,
-                rc == 0 ? "no open event" : arb_buf_cstr(&why));
-        goto done;
-    }
-    if (cli_reveal_stored(st, &s->v.open) != 0)
-        goto done;
-    status = 0;
-done:
-    arb_store_close(st);
-    arb_buf_free(&why);
-    return status;
-}
-
-typedef struct net_ctx {
-    cli_events_t *v;
-    arb_buf_t     why;
-} net_ctx_t;
-
-static int
-on_net_event(void *ud, const msgpack_object *item)
-{
-    net_ctx_t  *x = ud;
-    const char *bytes;
-    size_t      len;
-    uint64_t    seq;
-
-    if (cli_get_uint(item, "seq", &seq) != 0
-        || cli_get_bytes(item, "event", &bytes, &len) != 0) {
-        arb_buf_printf(&x->why, "an event without seq or bytes");
-        return 2;
-    }
-    return cli_events_add(x->v, bytes, len, seq, &x->why) != 0 ? 2 : 0;
-}
-
-static int
-load_net(source_t *s, cli_net_t *n, const char *match)
-{
-    net_ctx_t x;
-    int       status;
-
-    snprintf(s->name, sizeof(s->name), "%s: match %s",
-             n->server ? n->server : getenv("ARBITER_SERVER")
-             ? getenv("ARBITER_SERVER") : CLI_SERVER_DEFAULT, match);
-    if (cli_net_connect(n) != 0)
-        return 2;
-    memset(&x, 0, sizeof(x));
-    x.v = &s->v;
-    status = cli_net_events(n, match, 0, UINT64_MAX, NULL, 0, 0,
-                            on_net_event, &x);
-    if (status == 0 && !s->v.has_open) {
-        arb_buf_printf(&x.why, "no open event");
-        status = 2;
-    }
-    if (status != 0 && x.why.len > 0)
-        fprintf(stderr, "arbiter diff: %s: %s\n", s->name,
-                arb_buf_cstr(&x.why));
-    arb_buf_free(&x.why);
-    return status != 0 ? 2 : 0;
-}
-
-static void
-log_of(source_t *s)
-{
-    s->log.name = s->name;
-    if (!s->is_file) {
-        s->log.open = &s->v.open;
-        s->log.events = s->v.ev;
-        s->log.n = s->v.n;
-    }
-}
-
 /* --claim: replays the source, reads the claim against its results. */
 static int
-diff_claim(source_t *s, const char *claim_path, int json)
+diff_claim(arb_history_t *s, const char *claim_path, int json)
 {
     arb_buf_t     text = ARB_BUF_INIT, why = ARB_BUF_INIT, out = ARB_BUF_INIT;
     arb_buf_t     line = ARB_BUF_INIT;
@@ -342,19 +72,18 @@ diff_claim(source_t *s, const char *claim_path, int json)
     memset(&r, 0, sizeof(r));
     memset(&c, 0, sizeof(c));
     memset(&d, 0, sizeof(d));
-    rc = arb_replay(&m, s->log.open, s->log.events, s->log.n, UINT64_MAX,
-                    &bad, &v);
+    rc = arb_history_replay(s, UINT64_MAX, &m, &bad, &v);
     if (rc != 0) {
         if (m == NULL) {
-            fprintf(stderr, "%s: header: %s\n", s->name, v.msg);
+            fprintf(stderr, "%s: header: %s\n", s->source, v.msg);
         } else {
-            arb_transcript_event_line(&line, &s->log.events[bad]);
-            if (s->is_file)
-                fprintf(stderr, "%s:%u: ", s->name, s->t.lines[bad]);
+            arb_transcript_event_line(&line, &s->events[bad]);
+            if (s->lines != NULL)
+                fprintf(stderr, "%s:%u: ", s->source, s->lines[bad]);
             else
-                fprintf(stderr, "%s: ", s->name);
+                fprintf(stderr, "%s: ", s->source);
             fprintf(stderr, "seq %" PRIu64 " '%s' refused: %s: %s\n",
-                    s->log.events[bad].seq, arb_buf_cstr(&line), v.rule,
+                    s->events[bad].seq, arb_buf_cstr(&line), v.rule,
                     v.msg);
         }
         goto done;
@@ -395,22 +124,22 @@ done:
 }
 
 static int
-diff_logs(source_t *a, source_t *b, int json)
+diff_logs(arb_history_t *a, arb_history_t *b, int json)
 {
     arb_log_diff_t d;
     arb_buf_t      out = ARB_BUF_INIT, why = ARB_BUF_INIT;
     int            rc, status = 2;
 
-    rc = arb_log_diff(&d, &a->log, &b->log, &why);
+    rc = arb_log_diff(&d, a, b, &why);
     if (rc != 0) {
         fprintf(stderr, "arbiter diff: %s\n", arb_buf_cstr(&why));
         goto done;
     }
     if (json) {
-        arb_log_diff_json(&out, &d, &a->log, &b->log);
+        arb_log_diff_json(&out, &d, a, b);
         arb_buf_putc(&out, '\n');
     } else {
-        arb_log_diff_text(&out, &d, &a->log, &b->log);
+        arb_log_diff_text(&out, &d, a, b);
     }
     if (!out.oom) {
         fwrite(out.data, 1, out.len, stdout);
@@ -426,74 +155,57 @@ done:
 int
 cmd_diff(int argc, char **argv)
 {
-    cli_net_t   n;
-    source_t    src[2];
-    const char *claim = NULL, *db = NULL, *match = NULL, *files[2];
-    size_t      nfiles = 0, nsrc = 0, i;
-    int         k, rc, json = 0, status = 2;
+    cli_net_t     n;
+    arb_history_t h[2];
+    cli_source_t  src = { NULL, NULL, NULL };
+    const char   *claim = NULL;
+    size_t        nh = 0, i;
+    int           k, json = 0, status;
+    const cli_optdef_t opts[] = {
+        { "--json", CLI_ARG_FLAG, &json },
+        { "--claim", CLI_ARG_STR, &claim },
+        { "--db", CLI_ARG_STR, &src.db },
+        { "--match", CLI_ARG_STR, &src.match },
+        { NULL, 0, NULL }
+    };
+    cli_args_t a = { "diff", usage, opts, &n, NULL, NULL, NULL, 0 };
 
-    memset(src, 0, sizeof(src));
+    memset(h, 0, sizeof(h));
     cli_net_init(&n, "diff");
-    for (k = 1; k < argc; k++) {
-        if (cli_is_help(argv[k])) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[k], "--json") == 0) {
-            json = 1;
-            continue;
-        }
-        if (argv[k][0] == '-' && argv[k][1] != '\0') {
-            if ((rc = cli_net_option(&n, argc, argv, &k)) != 0
-                || (rc = cli_opt("diff", "--claim", argc, argv, &k,
-                                 &claim)) != 0
-                || (rc = cli_opt("diff", "--db", argc, argv, &k, &db)) != 0
-                || (rc = cli_opt("diff", "--match", argc, argv, &k,
-                                 &match)) != 0) {
-                if (rc < 0)
-                    return 2;
-                continue;
-            }
-            fprintf(stderr, "arbiter diff: unknown option '%s'\n", argv[k]);
-            usage(stderr);
-            return 2;
-        }
-        if (nfiles == 2) {
-            fprintf(stderr, "arbiter diff: at most two sources\n");
-            return 2;
-        }
-        files[nfiles++] = argv[k];
+    status = cli_args_parse(&a, argc, argv);
+    if (status >= 0)
+        goto done;
+    status = CLI_ERROR;
+    if (a.npos > 2) {
+        fprintf(stderr, "arbiter diff: at most two sources\n");
+        goto done;
     }
-    if (db != NULL && match == NULL) {
+    if (src.db != NULL && src.match == NULL) {
         fprintf(stderr, "arbiter diff: --db DIR needs --match ID\n");
-        return 2;
+        goto done;
     }
-    if (nfiles + (match != NULL) != (claim != NULL ? 1u : 2u)) {
+    if ((size_t)a.npos + (src.match != NULL) != (claim != NULL ? 1u : 2u)) {
         fprintf(stderr, "arbiter diff: %s\n", claim != NULL
                 ? "--claim compares with one source: FILE, --db DIR "
                   "--match ID, or --match ID (the server)"
                 : "name two sources: FILE FILE, or FILE and --db DIR "
                   "--match ID / --match ID");
         usage(stderr);
-        return 2;
+        goto done;
     }
-    for (i = 0; i < nfiles; i++)
-        if (load_file(&src[nsrc++], files[i]) != 0)
-            goto done;
-    if (match != NULL) {
-        rc = db != NULL ? load_db(&src[nsrc], db, match)
-                        : load_net(&src[nsrc], &n, match);
-        nsrc++;
-        if (rc != 0)
+    for (k = 0; k < a.npos; k++) {
+        cli_source_t f = { a.pos[k], NULL, NULL };
+        if (cli_source_load(&h[nh++], "diff", &f, &n, UINT64_MAX) != CLI_OK)
             goto done;
     }
-    for (i = 0; i < nsrc; i++)
-        log_of(&src[i]);
-    status = claim != NULL ? diff_claim(&src[0], claim, json)
-                           : diff_logs(&src[0], &src[1], json);
+    if (src.match != NULL
+        && cli_source_load(&h[nh++], "diff", &src, &n, UINT64_MAX) != CLI_OK)
+        goto done;
+    status = claim != NULL ? diff_claim(&h[0], claim, json)
+                           : diff_logs(&h[0], &h[1], json);
 done:
-    for (i = 0; i < nsrc; i++)
-        source_clear(&src[i]);
+    for (i = 0; i < nh; i++)
+        arb_history_clear(&h[i]);
     cli_net_close(&n);
     return status;
 }

@@ -113,7 +113,7 @@ int
 cmd_load(int argc, char **argv)
 {
     cli_net_t        n;
-    arb_transcript_t t;
+    arb_history_t    t;
     arb_buf_t        text = ARB_BUF_INIT, why = ARB_BUF_INIT;
     const char      *path = NULL;
     size_t           i;
@@ -170,7 +170,7 @@ cmd_load(int argc, char **argv)
     printf("loaded %s: events 0..%zu\n", t.open.setup->match_id, t.nevents);
 done:
     if (parsed)
-        arb_transcript_clear(&t);
+        arb_history_clear(&t);
     cli_net_close(&n);
     arb_buf_free(&text);
     arb_buf_free(&why);

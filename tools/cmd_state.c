@@ -93,70 +93,42 @@ report_scalar(const char *json, size_t len, const char *key, char *out,
     return k > 0 ? 0 : -1;
 }
 
-typedef struct collect_ctx {
-    cli_events_t v;
-    arb_buf_t    why;
-} collect_ctx_t;
-
-static int
-on_collect(void *ud, const msgpack_object *item)
-{
-    collect_ctx_t *x = ud;
-    const char    *bytes;
-    size_t         len;
-    uint64_t       seq;
-
-    if (cli_get_uint(item, "seq", &seq) != 0
-        || cli_get_bytes(item, "event", &bytes, &len) != 0) {
-        arb_buf_printf(&x->why, "an event without seq or bytes");
-        return 2;
-    }
-    return cli_events_add(&x->v, bytes, len, seq, &x->why) != 0 ? 2 : 0;
-}
-
 int
 cmd_state(int argc, char **argv)
 {
     cli_net_t       n;
-    collect_ctx_t   x;
+    arb_history_t   h;
     msgpack_packer *pk;
-    const char     *match = NULL, *at_s = NULL, *json;
+    const char     *match = NULL, *json;
     char           *report = NULL, digest[ARB_HASH_HEX], seq_s[24];
-    arb_buf_t       src = ARB_BUF_INIT;
+    arb_buf_t       why = ARB_BUF_INIT;
     size_t          jlen;
     uint64_t        at = UINT64_MAX, seq;
-    int             i, rc, as_json = 0, status = 2;
+    int             as_json = 0, status;
+    const cli_optdef_t opts[] = {
+        { "--json", CLI_ARG_FLAG, &as_json },
+        { "--match", CLI_ARG_STR, &match },
+        { "--at", CLI_ARG_U64, &at },
+        { NULL, 0, NULL }
+    };
+    cli_args_t a = { "state", usage_state, opts, &n, NULL, NULL, NULL, 0 };
 
-    memset(&x, 0, sizeof(x));
+    memset(&h, 0, sizeof(h));
     cli_net_init(&n, "state");
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage_state(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--json") == 0) {
-            as_json = 1;
-            continue;
-        }
-        if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
-            || (rc = cli_opt("state", "--match", argc, argv, &i,
-                             &match)) != 0
-            || (rc = cli_opt("state", "--at", argc, argv, &i, &at_s)) != 0) {
-            if (rc < 0)
-                return 2;
-            continue;
-        }
-        fprintf(stderr, "arbiter state: unexpected '%s'\n", argv[i]);
+    status = cli_args_parse(&a, argc, argv);
+    if (status >= 0)
+        goto done;
+    status = CLI_ERROR;
+    if (a.npos > 0) {
+        fprintf(stderr, "arbiter state: unexpected '%s'\n", a.pos[0]);
         usage_state(stderr);
-        return 2;
+        goto done;
     }
     if (match == NULL) {
         fprintf(stderr, "arbiter state: --match is required\n");
         usage_state(stderr);
-        return 2;
+        goto done;
     }
-    if (at_s != NULL && cli_parse_u64("state", "--at", at_s, &at) != 0)
-        return 2;
     if (cli_net_connect(&n) != 0)
         goto done;
     pk = cli_net_begin(&n, "state", 1 + (at != UINT64_MAX));
@@ -164,9 +136,9 @@ cmd_state(int argc, char **argv)
     if (at != UINT64_MAX)
         cli_pack_uint(pk, "at", at);
     status = cli_net_call(&n);
-    if (status != 0)
+    if (status != CLI_OK)
         goto done;
-    status = 2;
+    status = CLI_ERROR;
     if (cli_get_bytes(&n.res.data, "json", &json, &jlen) != 0) {
         fprintf(stderr, "arbiter state: the server's answer has no json\n");
         goto done;
@@ -174,7 +146,7 @@ cmd_state(int argc, char **argv)
     if (as_json) {
         fwrite(json, 1, jlen, stdout);
         putchar('\n');
-        status = 0;
+        status = CLI_OK;
         goto done;
     }
     report = strndup(json, jlen);
@@ -189,23 +161,22 @@ cmd_state(int argc, char **argv)
                 "or seq\n");
         goto done;
     }
-    status = cli_net_events(&n, match, 0, seq, NULL, 0, 0, on_collect, &x);
-    if (status != 0 || !x.v.has_open || x.v.n != seq) {
-        if (status == 0 || x.why.len > 0)
+    status = cli_history_from_server(&h, &n, match, seq, &why);
+    if (status != CLI_OK || h.nevents != seq) {
+        if (status == CLI_OK || why.len > 0)
             fprintf(stderr, "arbiter state: match %s: %s\n", match,
-                    x.why.len > 0 ? arb_buf_cstr(&x.why)
+                    why.len > 0 ? arb_buf_cstr(&why)
                     : "the server sent fewer events than its state");
-        status = 2;
+        status = CLI_ERROR;
         goto done;
     }
-    arb_buf_printf(&src, "arbiter state: match %s", match);
-    status = cli_replay_print(arb_buf_cstr(&src), &x.v.open, 0, x.v.ev, NULL,
-                              x.v.n, seq, 0, digest);
+    if (arb_history_name(&h, "arbiter state: match %s", match) != 0)
+        goto done;
+    status = cli_replay_print(&h, seq, 0, digest);
 done:
     cli_net_close(&n);
-    cli_events_clear(&x.v);
-    arb_buf_free(&x.why);
-    arb_buf_free(&src);
+    arb_history_clear(&h);
+    arb_buf_free(&why);
     free(report);
     return status;
 }

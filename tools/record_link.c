@@ -161,27 +161,6 @@ rec_link_fd(const rec_t *r)
 
 /* ---- the local replay ------------------------------------------------- */
 
-typedef struct collect {
-    cli_events_t v;
-    arb_buf_t    why;
-} collect_t;
-
-static int
-on_collect(void *ud, const msgpack_object *item)
-{
-    collect_t  *x = ud;
-    const char *bytes;
-    size_t      len;
-    uint64_t    seq;
-
-    if (cli_get_uint(item, "seq", &seq) != 0
-        || cli_get_bytes(item, "event", &bytes, &len) != 0) {
-        arb_buf_printf(&x->why, "an event without seq or bytes");
-        return 2;
-    }
-    return cli_events_add(&x->v, bytes, len, seq, &x->why) != 0 ? 2 : 0;
-}
-
 /* Applies one event of the log to the replay, printing it when it is news
  * (another console's, beyond what this console knew) and we follow. */
 static int
@@ -226,19 +205,19 @@ apply_logged(rec_t *r, const arb_event_t *ev, uint64_t old_known)
 int
 rec_link_resync(rec_t *r)
 {
-    collect_t     x;
+    arb_history_t h;
+    arb_buf_t     why = ARB_BUF_INIT;
     arb_verdict_t v;
     uint64_t      old_known = r->known;
-    size_t        i;
+    size_t        i, bad;
     int           st, rc = -1;
 
-    memset(&x, 0, sizeof(x));
-    st = cli_net_events(&r->net, r->match, 0, UINT64_MAX, NULL, 0, 0,
-                        on_collect, &x);
-    if (st != 0 || !x.v.has_open) {
-        if (x.why.len > 0)
-            say(r, "match %s: %s", r->match, arb_buf_cstr(&x.why));
-        if (st == 2 && x.why.len == 0)
+    memset(&h, 0, sizeof(h));
+    st = cli_history_from_server(&h, &r->net, r->match, UINT64_MAX, &why);
+    if (st != 0) {
+        if (why.len > 0)
+            say(r, "match %s: %s", r->match, arb_buf_cstr(&why));
+        if (st == 2 && why.len == 0)
             r->lost = 1;        /* the connection, not the log */
         else
             r->fatal = st == 1 ? 1 : 2;
@@ -246,22 +225,24 @@ rec_link_resync(rec_t *r)
     }
     arb_match_free(r->m);
     r->m = NULL;
-    if (arb_match_open(&r->m, &x.v.open, &v) != 0) {
+    /* The header through the one replay; then every event one by one,
+     * because each may be news to narrate. */
+    if (arb_history_replay(&h, 0, &r->m, &bad, &v) != 0) {
         say(r, "match %s: its header does not replay here (%s: %s)",
             r->match, v.rule, v.msg);
         r->fatal = 2;
         goto done;
     }
-    for (i = 0; i < x.v.n; i++)
-        if (apply_logged(r, &x.v.ev[i], old_known) != 0) {
+    for (i = 0; i < h.nevents; i++)
+        if (apply_logged(r, &h.events[i], old_known) != 0) {
             r->fatal = 2;
             goto done;
         }
-    r->known = x.v.n;
+    r->known = h.nevents;
     rc = 0;
 done:
-    cli_events_clear(&x.v);
-    arb_buf_free(&x.why);
+    arb_history_clear(&h);
+    arb_buf_free(&why);
     return rc;
 }
 

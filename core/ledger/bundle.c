@@ -335,39 +335,26 @@ arb_bundle_write(arb_buf_t *out, const arb_bundle_t *b, arb_buf_t *why)
 
 /* ---- shared by the verifier and the text exports ---------------------- */
 
-void
-arb__bundle_events_free(arb_event_t *ev, size_t n)
-{
-    size_t i;
-
-    if (ev == NULL)
-        return;
-    for (i = 0; i < n; i++)
-        arb_event_clear(&ev[i]);
-    free(ev);
-}
-
 int
-arb__bundle_decode(const arb_bundle_match_t *m, arb_event_t **out,
-                   arb_buf_t *why)
+arb_history_from_bundle(arb_history_t *h, const arb_bundle_match_t *m,
+                        arb_buf_t *why)
 {
-    arb_event_t *ev;
-    arb_buf_t    msg = ARB_BUF_INIT;
-    size_t       i;
-    int          rc;
+    arb_event_t       ev;
+    arb_history_rec_t rec;
+    arb_buf_t         msg = ARB_BUF_INIT;
+    size_t            i;
+    int               rc;
 
-    *out = NULL;
     if (m->nevents == 0) {
         arb_buf_free(why);
         arb_buf_printf(why, "no events: the match has no open event");
         return ARB_ECRYPTO;
     }
-    ev = calloc(m->nevents, sizeof(*ev));
-    if (ev == NULL)
+    if (arb_history_name(h, "match %s", m->cp.match_id) != 0)
         return ARB_ENOMEM;
     for (i = 0; i < m->nevents; i++) {
         const arb_bundle_event_t *e = &m->events[i];
-        rc = arb_event_decode(&ev[i], (const char *)e->bytes, e->len, &msg);
+        rc = arb_event_decode(&ev, (const char *)e->bytes, e->len, &msg);
         if (rc == ARB_ENOMEM)
             goto fail;
         if (rc != 0) {
@@ -377,59 +364,62 @@ arb__bundle_decode(const arb_bundle_match_t *m, arb_event_t **out,
             rc = ARB_ECRYPTO;
             goto fail;
         }
-        if (ev[i].seq != e->seq) {
+        rc = ARB_ECRYPTO;
+        if (ev.seq != e->seq) {
             arb_buf_free(why);
             arb_buf_printf(why, "seq %" PRIu64 ": the event inside says "
-                           "seq %" PRIu64, e->seq, ev[i].seq);
-            rc = ARB_ECRYPTO;
-            goto fail;
+                           "seq %" PRIu64, e->seq, ev.seq);
+            goto fail_ev;
         }
-        if ((ev[i].kind == ARB_EV_OPEN) != (i == 0)) {
+        if ((ev.kind == ARB_EV_OPEN) != (i == 0)) {
             arb_buf_free(why);
             if (i == 0)
                 arb_buf_printf(why, "seq 0: a %s event, not the open",
-                               arb_event_kind_name(ev[i].kind));
+                               arb_event_kind_name(ev.kind));
             else
                 arb_buf_printf(why, "seq %zu: a second open event", i);
-            rc = ARB_ECRYPTO;
-            goto fail;
+            goto fail_ev;
         }
+        memset(&rec, 0, sizeof(rec));
+        rec.time_ms = ev.time_ms;
+        rec.has_hash = 1;
+        memcpy(rec.hash, e->hash, ARB_HASH_LEN);
+        rec.bytes = e->bytes;
+        rec.len = e->len;
+        rc = arb_history_push(h, &ev, &rec);
+        if (rc != 0)
+            goto fail_ev;
     }
     arb_buf_free(&msg);
-    *out = ev;
     return 0;
 
+fail_ev:
+    arb_event_clear(&ev);
 fail:
     arb_buf_free(&msg);
-    arb__bundle_events_free(ev, m->nevents);
     return rc;
 }
 
 int
-arb__bundle_replay(const arb_event_t *ev, size_t n, arb_match_t **out,
-                   arb_buf_t *why)
+arb__bundle_replay(arb_history_t *h, arb_match_t **out, arb_buf_t *why)
 {
     arb_verdict_t v;
     arb_buf_t     line = ARB_BUF_INIT;
     size_t        bad = 0;
     int           rc;
 
-    *out = NULL;
-    if (n == 0)
-        return ARB_EINVAL;
-    rc = arb_replay(out, &ev[0], ev + 1, n - 1, UINT64_MAX, &bad, &v);
-    if (rc == 0)
-        return 0;
-    if (rc == ARB_ENOMEM)
+    rc = arb_history_replay(h, UINT64_MAX, out, &bad, &v);
+    if (rc == 0 || rc == ARB_ENOMEM)
         return rc;
     arb_buf_free(why);
     if (*out == NULL) {
         arb_buf_printf(why, "seq 0: the open event is refused: %s: %s",
                        v.rule, v.msg);
     } else {
-        arb_transcript_event_line(&line, &ev[bad + 1]);
+        arb_transcript_event_line(&line, &h->events[bad]);
         arb_buf_printf(why, "seq %" PRIu64 " '%s' refused: %s: %s",
-                       ev[bad + 1].seq, arb_buf_cstr(&line), v.rule, v.msg);
+                       h->events[bad].seq, arb_buf_cstr(&line), v.rule,
+                       v.msg);
         arb_match_free(*out);
         *out = NULL;
     }

@@ -34,6 +34,7 @@
 #include "core/event.h"
 #include "core/keys.h"
 #include "core/match.h"
+#include "core/ledger/history.h"
 #include "core/ledger/store.h"
 
 #define ARB_BUNDLE_VERSION   1
@@ -106,6 +107,14 @@ int  arb_bundle_add_event(arb_bundle_match_t *m, uint64_t seq,
 int  arb_bundle_from_store(arb_bundle_t *b, arb_store_t *s,
                            const char *match_id, uint64_t count,
                            arb_buf_t *why);
+
+/* The history of a bundled match (core/ledger/history.h): every event
+ * decoded (canonical only) and checked against its position (event i has
+ * seq i, only seq 0 is an open), with its bytes, hash and time.  h must be
+ * zeroed; clear it after, also on failure.  0, or ARB_ECRYPTO /
+ * ARB_ENOMEM with "seq K: ..." in why. */
+int  arb_history_from_bundle(arb_history_t *h, const arb_bundle_match_t *m,
+                             arb_buf_t *why);
 
 /* Signs the current checkpoint of m with kp. */
 void arb_bundle_sign(arb_bundle_match_t *m, const arb_keypair_t *kp);

@@ -30,18 +30,9 @@
 int  arb__bundle_read(arb_bundle_t *b, const unsigned char *data,
                       size_t len, arb_buf_t *why);
 
-/* Decodes every event of m into a new array *out of m->nevents events
- * (canonical only), checking each against its position: event i has seq
- * i, and only seq 0 is an open.  0, or ARB_ECRYPTO / ARB_ENOMEM with
- * "seq K: ..." in why.  Release with arb__bundle_events_free(). */
-int  arb__bundle_decode(const arb_bundle_match_t *m, arb_event_t **out,
-                        arb_buf_t *why);
-void arb__bundle_events_free(arb_event_t *ev, size_t n);
-
-/* Replays ev[0..n) (ev[0] the open) through the rules into *out.  0, or
+/* Replays a bundle's history (arb_history_replay) into *out.  0, or
  * ARB_ECRYPTO with "seq K 'line' refused: rule: message" in why. */
-int  arb__bundle_replay(const arb_event_t *ev, size_t n, arb_match_t **out,
-                        arb_buf_t *why);
+int  arb__bundle_replay(arb_history_t *h, arb_match_t **out, arb_buf_t *why);
 
 /* One CSV field, RFC 4180: quoted when it holds a comma, a quote or a
  * line break, its quotes doubled. */

@@ -154,29 +154,34 @@ int
 arb_bundle_jsonl(arb_buf_t *out, const arb_bundle_match_t *m, arb_buf_t *why)
 {
     static const unsigned char zero[ARB_HASH_LEN];
-    arb_event_t *ev = NULL;
-    char         hex[ARB_HASH_HEX];
-    size_t       i;
-    int          rc;
+    arb_history_t h;
+    arb_event_t  *ev;
+    char          hex[ARB_HASH_HEX];
+    size_t        i;
+    int           rc;
 
-    rc = arb__bundle_decode(m, &ev, why);
-    if (rc != 0)
+    memset(&h, 0, sizeof(h));
+    rc = arb_history_from_bundle(&h, m, why);
+    if (rc != 0) {
+        arb_history_clear(&h);
         return rc;
+    }
     for (i = 0; i < m->nevents; i++) {
         const arb_bundle_event_t *e = &m->events[i];
         arb_buf_puts(out, "{\"match\":");
         arb_json_str(out, m->cp.match_id);
+        ev = i == 0 ? &h.open : &h.events[i - 1];
         arb_buf_printf(out, ",\"seq\":%" PRIu64 ",\"time\":", e->seq);
-        json_iso_time(out, ev[i].time_ms);
+        json_iso_time(out, ev->time_ms);
         arb_buf_printf(out, ",\"time_ms\":%" PRId64 ",\"actor\":",
-                       ev[i].time_ms);
-        if (ev[i].actor != NULL)
-            arb_json_str(out, ev[i].actor);
+                       ev->time_ms);
+        if (ev->actor != NULL)
+            arb_json_str(out, ev->actor);
         else
             arb_buf_puts(out, "null");
         arb_buf_printf(out, ",\"kind\":\"%s\",\"body\":",
-                       arb_event_kind_name(ev[i].kind));
-        json_event(out, &ev[i]);
+                       arb_event_kind_name(ev->kind));
+        json_event(out, ev);
         arb_hex(hex, i == 0 ? zero : m->events[i - 1].hash, ARB_HASH_LEN);
         arb_buf_printf(out, ",\"prev\":\"%s\"", hex);
         arb_hex(hex, e->hash, ARB_HASH_LEN);
@@ -187,7 +192,7 @@ arb_bundle_jsonl(arb_buf_t *out, const arb_bundle_match_t *m, arb_buf_t *why)
         }
         arb_buf_puts(out, "\"}\n");
     }
-    arb__bundle_events_free(ev, m->nevents);
+    arb_history_clear(&h);
     return out->oom ? ARB_ENOMEM : 0;
 }
 
@@ -255,14 +260,15 @@ header_add(const char ***keys, size_t *n, const char *key)
 static int
 match_results(const arb_bundle_match_t *m, arb_results_t *r, arb_buf_t *why)
 {
-    arb_event_t *ev = NULL;
-    arb_match_t *match = NULL;
-    arb_buf_t    msg = ARB_BUF_INIT;
-    int          rc;
+    arb_history_t h;
+    arb_match_t  *match = NULL;
+    arb_buf_t     msg = ARB_BUF_INIT;
+    int           rc;
 
-    rc = arb__bundle_decode(m, &ev, &msg);
+    memset(&h, 0, sizeof(h));
+    rc = arb_history_from_bundle(&h, m, &msg);
     if (rc == 0)
-        rc = arb__bundle_replay(ev, m->nevents, &match, &msg);
+        rc = arb__bundle_replay(&h, &match, &msg);
     if (rc == 0)
         rc = arb_match_results(match, r);
     if (rc != 0 && msg.len > 0) {
@@ -271,7 +277,7 @@ match_results(const arb_bundle_match_t *m, arb_results_t *r, arb_buf_t *why)
                        arb_buf_cstr(&msg));
     }
     arb_match_free(match);
-    arb__bundle_events_free(ev, m->nevents);
+    arb_history_clear(&h);
     arb_buf_free(&msg);
     return rc;
 }
@@ -332,13 +338,13 @@ int
 arb_bundle_transcript(arb_buf_t *out, const arb_bundle_match_t *m,
                       arb_buf_t *why)
 {
-    arb_event_t *ev = NULL;
-    int          rc;
+    arb_history_t h;
+    int           rc;
 
-    rc = arb__bundle_decode(m, &ev, why);
-    if (rc != 0)
-        return rc;
-    rc = arb_transcript_format(out, &ev[0], ev + 1, m->nevents - 1);
-    arb__bundle_events_free(ev, m->nevents);
+    memset(&h, 0, sizeof(h));
+    rc = arb_history_from_bundle(&h, m, why);
+    if (rc == 0)
+        rc = arb_transcript_format(out, &h.open, h.events, h.nevents);
+    arb_history_clear(&h);
     return rc;
 }

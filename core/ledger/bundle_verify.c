@@ -187,21 +187,22 @@ check_profile(const arb_bundle_match_t *m, const arb_setup_t *open,
 static int
 check_contents(const arb_bundle_match_t *m, arb_bundle_result_t *res)
 {
-    arb_event_t *ev = NULL;
-    arb_match_t *match = NULL;
-    arb_buf_t    why = ARB_BUF_INIT;
-    int          rc;
+    arb_history_t h;
+    arb_match_t  *match = NULL;
+    arb_buf_t     why = ARB_BUF_INIT;
+    int           rc;
 
-    rc = arb__bundle_decode(m, &ev, &why);
+    memset(&h, 0, sizeof(h));
+    rc = arb_history_from_bundle(&h, m, &why);
     if (rc != 0) {
         if (rc != ARB_ENOMEM)
             rc = problem(res, "%s", arb_buf_cstr(&why));
         goto done;
     }
-    rc = check_profile(m, ev[0].setup, res);
+    rc = check_profile(m, h.open.setup, res);
     if (rc != 0)
         goto done;
-    rc = arb__bundle_replay(ev, m->nevents, &match, &why);
+    rc = arb__bundle_replay(&h, &match, &why);
     if (rc != 0) {
         if (rc != ARB_ENOMEM)
             rc = problem(res, "%s", arb_buf_cstr(&why));
@@ -214,7 +215,7 @@ check_contents(const arb_bundle_match_t *m, arb_bundle_result_t *res)
     }
 done:
     arb_match_free(match);
-    arb__bundle_events_free(ev, m->nevents);
+    arb_history_clear(&h);
     arb_buf_free(&why);
     return rc;
 }

@@ -68,7 +68,7 @@ make_long_text(void)
 }
 
 static int
-parse(arb_transcript_t *t, const char *text)
+parse(arb_history_t *t, const char *text)
 {
     arb_buf_t why = ARB_BUF_INIT;
     int       rc = arb_transcript_parse(t, text, strlen(text), &why);
@@ -84,7 +84,7 @@ parse(arb_transcript_t *t, const char *text)
 static int
 record(arb_store_t *s, const char *text, int64_t t0)
 {
-    arb_transcript_t t;
+    arb_history_t    t;
     arb_append_t    *ap;
     arb_buf_t       *bytes, why = ARB_BUF_INIT;
     size_t           i, n;
@@ -118,7 +118,7 @@ record(arb_store_t *s, const char *text, int64_t t0)
     free(bytes);
     free(ap);
     arb_buf_free(&why);
-    arb_transcript_clear(&t);
+    arb_history_clear(&t);
     return rc;
 }
 
@@ -139,7 +139,7 @@ open_db(void)
 static void
 transcript_digest(const char *text, char hex[ARB_HASH_HEX], arb_buf_t *json)
 {
-    arb_transcript_t t;
+    arb_history_t    t;
     arb_match_t     *m = NULL;
     arb_verdict_t    v;
     unsigned char    d[ARB_HASH_LEN];
@@ -153,7 +153,7 @@ transcript_digest(const char *text, char hex[ARB_HASH_HEX], arb_buf_t *json)
     if (json != NULL)
         arb_report_json(json, m);
     arb_match_free(m);
-    arb_transcript_clear(&t);
+    arb_history_clear(&t);
 }
 
 /* A signed bundle of the given matches (count UINT64_MAX: all events). */
@@ -1185,7 +1185,7 @@ test_transcript(void)
     static const char *const *texts[] = { &short_text, NULL };
     arb_store_t     *s = open_db();
     arb_bundle_t     b;
-    arb_transcript_t t;
+    arb_history_t    t;
     arb_buf_t        out = ARB_BUF_INIT, why = ARB_BUF_INIT;
     arb_buf_t        again = ARB_BUF_INIT, json = ARB_BUF_INIT;
     arb_buf_t        mine = ARB_BUF_INIT;
@@ -1217,7 +1217,7 @@ test_transcript(void)
         CHECK_STR(arb_buf_cstr(&again), arb_buf_cstr(&out));
         arb_match_free(m);
         m = NULL;
-        arb_transcript_clear(&t);
+        arb_history_clear(&t);
         arb_bundle_clear(&b);
     }
     CHECK(strstr(arb_buf_cstr(&out), "\n37. close -- all Sotas done\n")

@@ -874,7 +874,7 @@ test_canonical(void)
     FILE            *f = fopen("tests/data/chan-u-chi-tom.txt", "rb");
     char            *buf, d1[ARB_HASH_HEX], d2[ARB_HASH_HEX];
     size_t           n;
-    arb_transcript_t t;
+    arb_history_t    t;
     arb_buf_t        why = ARB_BUF_INIT, out = ARB_BUF_INIT;
     arb_match_t     *a, *b;
 
@@ -898,7 +898,7 @@ test_canonical(void)
     }
     arb_match_free(a);
     arb_match_free(b);
-    arb_transcript_clear(&t);
+    arb_history_clear(&t);
     arb_buf_free(&why);
     arb_buf_free(&out);
     free(buf);
@@ -912,7 +912,7 @@ test_exhausted(void)
     FILE            *f = fopen("tests/data/chan-draw.txt", "rb");
     char            *buf;
     size_t           n, bad;
-    arb_transcript_t t;
+    arb_history_t    t;
     arb_buf_t        why = ARB_BUF_INIT;
     arb_match_t     *m = NULL;
     arb_verdict_t    v;
@@ -939,7 +939,7 @@ test_exhausted(void)
               != NULL);
     }
     arb_match_free(m);
-    arb_transcript_clear(&t);
+    arb_history_clear(&t);
     arb_buf_free(&why);
     free(buf);
 }

@@ -143,7 +143,7 @@ match_text(const char *id, int sotas, const char *tail)
 static arb_match_t *
 replay_text(const char *text, char *msg, size_t msglen)
 {
-    arb_transcript_t t;
+    arb_history_t    t;
     arb_buf_t        w = ARB_BUF_INIT;
     arb_match_t     *m = NULL;
     arb_verdict_t    v;
@@ -163,7 +163,7 @@ replay_text(const char *text, char *msg, size_t msglen)
         arb_match_free(m);
         m = NULL;
     }
-    arb_transcript_clear(&t);
+    arb_history_clear(&t);
     arb_buf_free(&w);
     return m;
 }
@@ -675,7 +675,7 @@ test_claim_and_rulings(void)
 static void
 test_transcript_claims(void)
 {
-    arb_transcript_t t, t2;
+    arb_history_t    t, t2;
     arb_buf_t        out = ARB_BUF_INIT, out2 = ARB_BUF_INIT;
     arb_match_t     *m;
     char             msg[400], *text;
@@ -709,13 +709,13 @@ test_transcript_claims(void)
     CHECK_INT(arb_transcript_format(&out2, &t2.open, t2.events, t2.nevents),
               0);
     CHECK_STR(arb_buf_cstr(&out2), arb_buf_cstr(&out));
-    arb_transcript_clear(&t2);
+    arb_history_clear(&t2);
     m = replay_text(arb_buf_cstr(&out), msg, sizeof(msg));
     CHECK(m != NULL);
     if (m != NULL)
         CHECK_STR(statuses(m), "disputed/* disputed/*");
     arb_match_free(m);
-    arb_transcript_clear(&t);
+    arb_history_clear(&t);
 
     /* A claim line longer than any other line may be. */
     {
@@ -734,7 +734,7 @@ test_transcript_claims(void)
         CHECK_INT(t.nevents, 1);
         if (t.nevents == 1)
             CHECK_INT(t.events[0].nargs, 32);
-        arb_transcript_clear(&t);
+        arb_history_clear(&t);
         arb_buf_free(&big);
     }
 

@@ -337,7 +337,7 @@ test_full_match(void)
     arb_client_t    *cl = connect_as(TOK_SCORER), *adm = connect_as(TOK_ARBITER);
     msgpack_unpacked res;
     arb_buf_t        text = ARB_BUF_INIT, why = ARB_BUF_INIT, want = ARB_BUF_INIT;
-    arb_transcript_t t;
+    arb_history_t    t;
     arb_match_t     *m = NULL;
     arb_verdict_t    v;
     const msgpack_object *js;
@@ -386,7 +386,7 @@ test_full_match(void)
     CHECK(strstr(last_err, "over: ") == last_err
           && strstr(last_err, "the match is closed") != NULL);
     arb_match_free(m);
-    arb_transcript_clear(&t);
+    arb_history_clear(&t);
     arb_buf_free(&text);
     arb_buf_free(&why);
     arb_buf_free(&want);

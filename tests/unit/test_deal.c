@@ -16,7 +16,7 @@ static char msg[400];
 static int
 replay_text(const char *text, unsigned char digest[ARB_HASH_LEN])
 {
-    arb_transcript_t t;
+    arb_history_t    t;
     arb_buf_t        why = ARB_BUF_INIT;
     arb_match_t     *m = NULL;
     arb_verdict_t    v;
@@ -34,7 +34,7 @@ replay_text(const char *text, unsigned char digest[ARB_HASH_LEN])
     if (rc == 0 && digest != NULL)
         arb_match_digest(m, digest);
     arb_match_free(m);
-    arb_transcript_clear(&t);
+    arb_history_clear(&t);
     arb_buf_free(&why);
     return rc;
 }
@@ -112,7 +112,7 @@ main(void)
     CHECK(strstr(msg, "was not committed") != NULL);
     /* the transcript writes and reads the commitment and the reveal */
     {
-        arb_transcript_t t, t2;
+        arb_history_t    t, t2;
         arb_buf_t        out = ARB_BUF_INIT, why = ARB_BUF_INIT;
         snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: T1\n"
                  "players: ann bob\ndeal: commit %s\n\nclose seed table-7 -- "
@@ -125,8 +125,8 @@ main(void)
               != NULL);
         CHECK_INT(arb_transcript_parse(&t2, out.data, out.len, &why), 0);
         CHECK(memcmp(t2.open.setup->deal.seed_hash, h, 32) == 0);
-        arb_transcript_clear(&t);
-        arb_transcript_clear(&t2);
+        arb_history_clear(&t);
+        arb_history_clear(&t2);
         arb_buf_free(&out);
         arb_buf_free(&why);
     }

@@ -46,7 +46,7 @@ match_text(void)
 static arb_match_t *
 replay_text(const char *text, uint64_t at)
 {
-    arb_transcript_t t;
+    arb_history_t    t;
     arb_match_t     *m = NULL;
     arb_verdict_t    v;
     size_t           bad;
@@ -58,7 +58,7 @@ replay_text(const char *text, uint64_t at)
         arb_match_free(m);
         m = NULL;
     }
-    arb_transcript_clear(&t);
+    arb_history_clear(&t);
     return m;
 }
 
@@ -421,9 +421,8 @@ static const char *
 logdiff(const char *ta, const char *tb, int json, int *rc)
 {
     static arb_buf_t out = ARB_BUF_INIT;
-    arb_transcript_t a, b;
-    arb_log_t        la, lb;
-    arb_log_diff_t   d;
+    arb_history_t  a, b;
+    arb_log_diff_t d;
 
     arb_buf_free(&out);
     arb_buf_free(&why);
@@ -432,29 +431,23 @@ logdiff(const char *ta, const char *tb, int json, int *rc)
         return arb_buf_cstr(&why);
     *rc = arb_transcript_parse(&b, tb, strlen(tb), &why);
     if (*rc != 0) {
-        arb_transcript_clear(&a);
+        arb_history_clear(&a);
         return arb_buf_cstr(&why);
     }
-    la.name = "alice.txt";
-    la.open = &a.open;
-    la.events = a.events;
-    la.n = a.nevents;
-    lb.name = "bob.txt";
-    lb.open = &b.open;
-    lb.events = b.events;
-    lb.n = b.nevents;
-    *rc = arb_log_diff(&d, &la, &lb, &why);
+    arb_history_name(&a, "alice.txt");
+    arb_history_name(&b, "bob.txt");
+    *rc = arb_log_diff(&d, &a, &b, &why);
     if (*rc == 0) {
         if (json)
-            arb_log_diff_json(&out, &d, &la, &lb);
+            arb_log_diff_json(&out, &d, &a, &b);
         else
-            arb_log_diff_text(&out, &d, &la, &lb);
+            arb_log_diff_text(&out, &d, &a, &b);
         arb_log_diff_clear(&d);
     } else {
         arb_buf_puts(&out, arb_buf_cstr(&why));
     }
-    arb_transcript_clear(&a);
-    arb_transcript_clear(&b);
+    arb_history_clear(&a);
+    arb_history_clear(&b);
     return arb_buf_cstr(&out);
 }
 

@@ -11,7 +11,7 @@
 static char err[512];
 
 static int
-parse(arb_transcript_t *t, const char *text)
+parse(arb_history_t *t, const char *text)
 {
     arb_buf_t why = ARB_BUF_INIT;
     int       rc = arb_transcript_parse(t, text, strlen(text), &why);
@@ -24,7 +24,7 @@ parse(arb_transcript_t *t, const char *text)
 static void
 test_parse(void)
 {
-    arb_transcript_t t;
+    arb_history_t    t;
     const arb_setup_t *s;
 
     CHECK_INT(parse(&t,
@@ -68,7 +68,7 @@ test_parse(void)
     CHECK_INT(t.lines[0], 8);
     CHECK_INT(t.lines[6], 14);
     CHECK_INT(t.events[6].seq, 7);
-    arb_transcript_clear(&t);
+    arb_history_clear(&t);
 }
 
 /* format -> parse -> format gives the same text and the same events */
@@ -85,7 +85,7 @@ test_round_trip(void)
         "amend 1 place a 5♠ -- typo\n"
         "stands place b K♪ -- stands\n"
         "close -- end of round\n";
-    arb_transcript_t t1, t2;
+    arb_history_t    t1, t2;
     arb_buf_t        f1 = ARB_BUF_INIT, f2 = ARB_BUF_INIT;
     size_t           i, j;
 
@@ -113,8 +113,8 @@ test_round_trip(void)
     CHECK_STR(t2.events[3].text, "free text # not a comment here");
     CHECK_STR(arb_setup_option(t2.open.setup, "owners"),
               "a a a a b b b b c c c c");
-    arb_transcript_clear(&t1);
-    arb_transcript_clear(&t2);
+    arb_history_clear(&t1);
+    arb_history_clear(&t2);
     arb_buf_free(&f1);
     arb_buf_free(&f2);
 }
@@ -122,7 +122,7 @@ test_round_trip(void)
 static void
 test_errors(void)
 {
-    arb_transcript_t t;
+    arb_history_t    t;
     static const struct { const char *text, *want; } cases[] = {
         { "match: x\nplayers: a\nplace a 4S\n",
           "line 3: the header must name the game (game: yahchain)" },
@@ -178,7 +178,7 @@ test_errors(void)
 static void
 test_teams_and_deal(void)
 {
-    arb_transcript_t t;
+    arb_history_t    t;
     arb_buf_t        f = ARB_BUF_INIT;
 
     CHECK_INT(parse(&t, "game: chains\nmatch: c1\nteams: long short\n"
@@ -191,13 +191,13 @@ test_teams_and_deal(void)
     arb_transcript_format(&f, &t.open, t.events, t.nevents);
     CHECK(strstr(arb_buf_cstr(&f), "players: ann:long bob:short") != NULL);
     CHECK(strstr(arb_buf_cstr(&f), "deal: order 7H 8S 9D") != NULL);
-    arb_transcript_clear(&t);
+    arb_history_clear(&t);
     arb_buf_free(&f);
     CHECK_INT(parse(&t, "game: x\nmatch: c1\nplayers: a\ndeal: seed s3cr3t\n"),
               0);
     CHECK_INT(t.open.setup->deal.kind, ARB_DEAL_SEED);
     CHECK_STR(t.open.setup->deal.seed, "s3cr3t");
-    arb_transcript_clear(&t);
+    arb_history_clear(&t);
 }
 
 int

@@ -215,7 +215,7 @@ test_game_file(const char *path, const char *digest, const char *winner,
 {
     char        *text = read_text(path), hex[ARB_HASH_HEX], *again;
     arb_match_t *m, *m2;
-    arb_transcript_t t;
+    arb_history_t    t;
     arb_buf_t    out = ARB_BUF_INIT, why = ARB_BUF_INIT;
 
     CHECK(text != NULL);
@@ -248,7 +248,7 @@ test_game_file(const char *path, const char *digest, const char *winner,
         CHECK_STR(hex, digest);
     }
     arb_match_free(m2);
-    arb_transcript_clear(&t);
+    arb_history_clear(&t);
     arb_buf_free(&out);
     arb_buf_free(&why);
     arb_match_free(m);

@@ -1,0 +1,277 @@
+/*
+ * source.c - the one way a tool reads a match's recorded history:
+ * FILE (a transcript or the jsonl of one exported match), --db DIR
+ * --match ID (the recorder's store, read-only) or --match ID alone (the
+ * server).  Every source fills the same arb_history_t (core/ledger/
+ * history.h), so replay, diff, state, export, record and claim never
+ * care where the events came from.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/jsonin.h"
+#include "core/ledger/chain.h"
+#include "core/ledger/store.h"
+#include "core/transcript.h"
+#include "tools/cli.h"
+#include "tools/net.h"
+
+/* ---- an export's jsonl ------------------------------------------------ */
+
+/* One line of an export in jsonl: its event bytes, checked against its
+ * chain links.  0, or -1 with the reason in why. */
+static int
+jsonl_line(arb_history_t *h, const char *line, size_t len, char *match,
+           unsigned char head[ARB_HASH_LEN], arb_buf_t *why)
+{
+    const arb_jv_t *m, *seq, *bytes, *prev, *hash, *tms;
+    arb_jv_t       *v = NULL;
+    unsigned char  *raw = NULL, hh[ARB_HASH_LEN], p[ARB_HASH_LEN];
+    size_t          n;
+    int             rc = -1;
+
+    if (arb_jv_parse(&v, line, len, why) != 0)
+        return -1;
+    m = arb_jv_get(v, "match");
+    seq = arb_jv_get(v, "seq");
+    bytes = arb_jv_get(v, "bytes");
+    prev = arb_jv_get(v, "prev");
+    hash = arb_jv_get(v, "hash");
+    tms = arb_jv_get(v, "time_ms");
+    arb_buf_free(why);
+    if (m == NULL || m->type != ARB_JV_STR || seq == NULL
+        || seq->type != ARB_JV_INT || seq->num < 0 || bytes == NULL
+        || bytes->type != ARB_JV_STR || prev == NULL
+        || prev->type != ARB_JV_STR || hash == NULL
+        || hash->type != ARB_JV_STR) {
+        arb_buf_puts(why, "not an exported event (match, seq, prev, hash, "
+                     "bytes)");
+        goto done;
+    }
+    if (match[0] == '\0')
+        snprintf(match, ARB_STORE_ID_MAX + 1, "%s", m->str);
+    else if (strcmp(match, m->str) != 0) {
+        arb_buf_printf(why, "a second match (%s after %s): export one match",
+                       m->str, match);
+        goto done;
+    }
+    n = strlen(bytes->str) / 2;
+    raw = malloc(n ? n : 1);
+    if (raw == NULL || arb_unhex(raw, n, bytes->str) != 0
+        || arb_unhex(p, ARB_HASH_LEN, prev->str) != 0
+        || arb_unhex(hh, ARB_HASH_LEN, hash->str) != 0) {
+        arb_buf_puts(why, raw == NULL ? "out of memory" : "bad hex");
+        goto done;
+    }
+    /* The file is not signed, but its links must hold. */
+    if (memcmp(p, head, ARB_HASH_LEN) != 0) {
+        arb_buf_printf(why, "seq %" PRId64 ": prev is not the hash of the "
+                       "event before", seq->num);
+        goto done;
+    }
+    arb_chain_next(seq->num == 0 ? NULL : head, raw, n, head);
+    if (memcmp(hh, head, ARB_HASH_LEN) != 0) {
+        arb_buf_printf(why, "seq %" PRId64 ": hash does not match its bytes",
+                       seq->num);
+        goto done;
+    }
+    if (arb_history_add(h, (uint64_t)seq->num, tms != NULL
+                        && tms->type == ARB_JV_INT ? tms->num : 0, hh, raw,
+                        n, why) != 0)
+        goto done;
+    rc = 0;
+done:
+    free(raw);
+    arb_jv_free(v);
+    return rc;
+}
+
+static int
+load_jsonl(arb_history_t *h, const char *path, const char *text, size_t len)
+{
+    arb_buf_t      why = ARB_BUF_INIT;
+    const char    *p = text, *end = text + len, *nl;
+    unsigned char  head[ARB_HASH_LEN];
+    char           match[ARB_STORE_ID_MAX + 1] = "";
+    unsigned       line = 0;
+
+    memset(head, 0, sizeof(head));
+    for (; p < end; p = nl + 1) {
+        nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl == NULL)
+            nl = end;
+        line++;
+        if (nl == p || (nl - p == 1 && *p == '\r'))
+            continue;
+        if (jsonl_line(h, p, (size_t)(nl - p), match, head, &why) != 0) {
+            fprintf(stderr, "%s:%u: %s\n", path, line, arb_buf_cstr(&why));
+            arb_buf_free(&why);
+            return CLI_ERROR;
+        }
+    }
+    if (!h->has_open) {
+        fprintf(stderr, "%s: no events\n", path);
+        return CLI_ERROR;
+    }
+    return arb_history_name(h, "%s: match %s", path, match) != 0
+           ? CLI_ERROR : CLI_OK;
+}
+
+/* ---- the three sources ------------------------------------------------ */
+
+static int
+load_file(arb_history_t *h, const char *path)
+{
+    arb_buf_t text = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    size_t    i;
+    int       rc;
+
+    if (cli_read_file(&text, path) != 0) {
+        arb_buf_free(&text);
+        return CLI_ERROR;
+    }
+    /* A transcript starts with a comment or a header; an export's jsonl
+     * with an object. */
+    for (i = 0; i < text.len && strchr(" \t\r\n", text.data[i]); i++)
+        ;
+    if (i < text.len && text.data[i] == '{') {
+        rc = load_jsonl(h, path, text.data, text.len);
+        arb_buf_free(&text);
+        return rc;
+    }
+    rc = arb_transcript_parse(h, text.data ? text.data : "", text.len, &why);
+    if (rc != 0)
+        fprintf(stderr, "%s: %s\n", path, arb_buf_cstr(&why));
+    else if (arb_history_name(h, "%s", path) != 0)
+        rc = ARB_ENOMEM;
+    arb_buf_free(&text);
+    arb_buf_free(&why);
+    return rc != 0 ? CLI_ERROR : CLI_OK;
+}
+
+static int
+load_db(arb_history_t *h, const char *cmd, const char *dir,
+        const char *match, uint64_t upto)
+{
+    arb_store_t      *st = NULL;
+    arb_store_opts_t  opts;
+    arb_verdict_t     v;
+    arb_buf_t         why = ARB_BUF_INIT;
+    int               rc, status = CLI_ERROR;
+
+    memset(&opts, 0, sizeof(opts));
+    opts.read_only = 1;
+    rc = arb_store_open(&st, dir, &opts, &why);
+    if (rc != 0) {
+        fprintf(stderr, "arbiter %s: %s: %s\n", cmd, dir,
+                rc == ARB_ENOTFOUND ? "no store there" : arb_buf_cstr(&why));
+        goto done;
+    }
+    /* One read transaction: a consistent snapshot even while the daemon
+     * appends. */
+    rc = arb_history_load(h, st, match, upto, &why);
+    if (rc == ARB_ENOTFOUND && !h->has_open) {
+        fprintf(stderr, "arbiter %s: %s: no match '%s'\n", cmd, dir, match);
+        goto done;
+    }
+    if (rc != 0 || !h->has_open) {
+        fprintf(stderr, "arbiter %s: %s: match '%s': %s\n", cmd, dir, match,
+                rc == 0 ? "no open event" : arb_buf_cstr(&why));
+        goto done;
+    }
+    /* Only the recorder's operator can read the data directory: the
+     * secret kept beside the log lets a running dealt match be replayed
+     * here before its close reveals the deal.  Without it, replay says
+     * what it cannot judge. */
+    rc = arb_history_reveal(h, &v);
+    if (rc == ARB_ECORRUPT) {
+        free(h->secret);        /* malformed: as if there were none */
+        h->secret = NULL;
+    } else if (rc != 0) {
+        fprintf(stderr, "arbiter: match %s: %s\n", match, v.msg);
+        goto done;
+    }
+    if (arb_history_name(h, "%s: match %s", dir, match) == 0)
+        status = CLI_OK;
+done:
+    arb_store_close(st);
+    arb_buf_free(&why);
+    return status;
+}
+
+typedef struct net_ctx {
+    arb_history_t *h;
+    arb_buf_t     *why;
+} net_ctx_t;
+
+static int
+on_net_event(void *ud, const msgpack_object *item)
+{
+    net_ctx_t  *x = ud;
+    const char *bytes, *hash;
+    size_t      len, hlen;
+    uint64_t    seq;
+    int64_t     t = 0;
+
+    if (cli_get_uint(item, "seq", &seq) != 0
+        || cli_get_bytes(item, "event", &bytes, &len) != 0) {
+        arb_buf_printf(x->why, "an event without seq or bytes");
+        return CLI_ERROR;
+    }
+    if (cli_get_bytes(item, "hash", &hash, &hlen) != 0
+        || hlen != ARB_HASH_LEN)
+        hash = NULL;
+    (void)cli_get_int(item, "time", &t);
+    return arb_history_add(x->h, seq, t, (const unsigned char *)hash, bytes,
+                           len, x->why) != 0 ? CLI_ERROR : CLI_OK;
+}
+
+int
+cli_history_from_server(arb_history_t *h, cli_net_t *n, const char *match,
+                        uint64_t upto, arb_buf_t *why)
+{
+    net_ctx_t x = { h, why };
+    int       status;
+
+    status = cli_net_events(n, match, 0, upto, NULL, 0, 0, on_net_event, &x);
+    if (status == CLI_OK && !h->has_open) {
+        arb_buf_printf(why, "no open event");
+        status = CLI_ERROR;
+    }
+    return status;
+}
+
+static int
+load_net(arb_history_t *h, const char *cmd, cli_net_t *n, const char *match,
+         uint64_t upto)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    int       status;
+
+    if (arb_history_name(h, "%s: match %s", n->server ? n->server
+                         : getenv("ARBITER_SERVER") ? getenv("ARBITER_SERVER")
+                         : CLI_SERVER_DEFAULT, match) != 0)
+        return CLI_ERROR;
+    if (cli_net_connect(n) != 0)
+        return CLI_ERROR;
+    status = cli_history_from_server(h, n, match, upto, &why);
+    if (status != CLI_OK && why.len > 0)
+        fprintf(stderr, "arbiter %s: %s: %s\n", cmd, h->source,
+                arb_buf_cstr(&why));
+    arb_buf_free(&why);
+    return status != CLI_OK ? CLI_ERROR : CLI_OK;
+}
+
+int
+cli_source_load(arb_history_t *h, const char *cmd, const cli_source_t *src,
+                cli_net_t *n, uint64_t upto)
+{
+    if (src->file != NULL)
+        return load_file(h, src->file);
+    if (src->db != NULL)
+        return load_db(h, cmd, src->db, src->match, upto);
+    return load_net(h, cmd, n, src->match, upto);
+}
