@@ -133,27 +133,6 @@ send_claim(cli_net_t *n, const arb_event_t *ev, const char *match,
     return rc != 0 ? rc : cli_net_print_ack(n, "");
 }
 
-typedef struct game_ctx {
-    char game[80];
-} game_ctx_t;
-
-static int
-on_open(void *ud, const msgpack_object *item)
-{
-    game_ctx_t *x = ud;
-    arb_event_t ev;
-    const char *bytes;
-    size_t      len;
-
-    if (cli_get_bytes(item, "event", &bytes, &len) == 0
-        && arb_event_decode(&ev, bytes, len, NULL) == 0) {
-        if (ev.setup != NULL)
-            snprintf(x->game, sizeof(x->game), "%s", ev.setup->game);
-        arb_event_clear(&ev);
-    }
-    return 1;
-}
-
 /* The key of a record for messages: " (Sota 3)". */
 static void
 label(char *out, size_t n, const arb_jv_t *rec, const char *game)
@@ -173,7 +152,10 @@ static int
 print_verdict(cli_net_t *n, const char *match)
 {
     msgpack_packer *pk;
-    game_ctx_t      g;
+    arb_history_t   h;
+    arb_buf_t       why = ARB_BUF_INIT;
+    char            game[80] = "";
+    int             lost;
     arb_jv_t       *rep = NULL;
     const arb_jv_t *recs, *st, *df;
     const char     *json;
@@ -181,9 +163,16 @@ print_verdict(cli_net_t *n, const char *match)
     char            lab[96];
     int             rc;
 
-    memset(&g, 0, sizeof(g));
-    rc = cli_net_events(n, match, 0, 0, NULL, 0, 0, on_open, &g);
-    if (rc != 0 && rc != 1)
+    /* The game names the records' keys; a history that does not load
+     * only loses the labels. */
+    memset(&h, 0, sizeof(h));
+    rc = cli_history_from_server(&h, n, match, 0, &why);
+    if (h.has_open && h.open.setup != NULL && h.open.setup->game != NULL)
+        snprintf(game, sizeof(game), "%s", h.open.setup->game);
+    lost = rc == CLI_ERROR && why.len == 0;     /* the connection */
+    arb_history_clear(&h);
+    arb_buf_free(&why);
+    if (lost)
         return rc;
     pk = cli_net_begin(n, "state", 1);
     cli_pack_str(pk, "match", match);
@@ -212,7 +201,7 @@ print_verdict(cli_net_t *n, const char *match)
             continue;
         }
         nd++;
-        label(lab, sizeof(lab), &recs->items[i], g.game);
+        label(lab, sizeof(lab), &recs->items[i], game);
         printf("record %zu%s: disputed:", i + 1, lab);
         df = arb_jv_get(&recs->items[i], "disputed_fields");
         for (j = 0; df != NULL && df->type == ARB_JV_ARRAY && j < df->n; j++)
@@ -241,44 +230,30 @@ cmd_claim(int argc, char **argv)
     const char  *match = NULL, *by = NULL, *expect = NULL, *cid = NULL;
     const char  *path = NULL;
     size_t       k0;
-    int          i, rc, dry = 0, csv, status = 2;
+    int          rc, dry = 0, csv, status;
+    const cli_optdef_t opts[] = {
+        { "--dry-run", CLI_ARG_FLAG, &dry },
+        { "--match", CLI_ARG_STR, &match },
+        { "--by", CLI_ARG_STR, &by },
+        { "--expect", CLI_ARG_STR, &expect },
+        { "--cid", CLI_ARG_STR, &cid },
+        { NULL, 0, NULL }
+    };
+    cli_args_t a = { "claim", usage, opts, &n, NULL, NULL, NULL, 0 };
 
     memset(&c, 0, sizeof(c));
     memset(&schema, 0, sizeof(schema));
     memset(&ev, 0, sizeof(ev));
     cli_net_init(&n, "claim");
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--dry-run") == 0) {
-            dry = 1;
-            continue;
-        }
-        if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
-                || (rc = cli_opt("claim", "--match", argc, argv, &i,
-                                 &match)) != 0
-                || (rc = cli_opt("claim", "--by", argc, argv, &i, &by)) != 0
-                || (rc = cli_opt("claim", "--expect", argc, argv, &i,
-                                 &expect)) != 0
-                || (rc = cli_opt("claim", "--cid", argc, argv, &i,
-                                 &cid)) != 0) {
-                if (rc < 0)
-                    return 2;
-                continue;
-            }
-            fprintf(stderr, "arbiter claim: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-        if (path != NULL) {
-            fprintf(stderr, "arbiter claim: one claim file at a time\n");
-            return 2;
-        }
-        path = argv[i];
+    status = cli_args_parse(&a, argc, argv);
+    if (status >= 0)
+        return status;
+    status = CLI_ERROR;
+    if (a.npos > 1) {
+        fprintf(stderr, "arbiter claim: one claim file at a time\n");
+        return CLI_ERROR;
     }
+    path = a.npos == 1 ? a.pos[0] : NULL;
     if (path == NULL || (match == NULL && !dry)) {
         fprintf(stderr, "arbiter claim: %s\n", path == NULL
                 ? "name the claim FILE" : "--match is required");

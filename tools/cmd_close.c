@@ -30,31 +30,25 @@ cmd_close(int argc, char **argv)
     cli_net_t    n;
     cli_append_t a;
     const char  *expect = NULL;
-    int          i, rc, status = 2;
+    int          status;
+    const cli_optdef_t opts[] = {
+        { "--match", CLI_ARG_STR, &a.match },
+        { "--reason", CLI_ARG_STR, &a.text },
+        { "--expect", CLI_ARG_STR, &expect },
+        { "--cid", CLI_ARG_STR, &a.cid },
+        { NULL, 0, NULL }
+    };
+    cli_args_t ar = { "close", usage, opts, &n, NULL, NULL, NULL, 0 };
 
     memset(&a, 0, sizeof(a));
     cli_net_init(&n, "close");
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
-            || (rc = cli_opt("close", "--match", argc, argv, &i,
-                             &a.match)) != 0
-            || (rc = cli_opt("close", "--reason", argc, argv, &i,
-                             &a.text)) != 0
-            || (rc = cli_opt("close", "--expect", argc, argv, &i,
-                             &expect)) != 0
-            || (rc = cli_opt("close", "--cid", argc, argv, &i,
-                             &a.cid)) != 0) {
-            if (rc < 0)
-                return 2;
-            continue;
-        }
-        fprintf(stderr, "arbiter close: unexpected '%s'\n", argv[i]);
+    status = cli_args_parse(&ar, argc, argv);
+    if (status >= 0)
+        return status;
+    if (ar.npos > 0) {
+        fprintf(stderr, "arbiter close: unexpected '%s'\n", ar.pos[0]);
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (a.match == NULL) {
         fprintf(stderr, "arbiter close: --match is required\n");
@@ -67,6 +61,7 @@ cmd_close(int argc, char **argv)
         a.has_expect = 1;
     }
     a.kind = "close";
+    status = CLI_ERROR;
     if (cli_net_connect(&n) == 0)
         status = cli_net_append(&n, &a);
     cli_net_close(&n);

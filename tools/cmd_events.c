@@ -57,55 +57,56 @@ on_item(void *ud, const msgpack_object *item)
     return 0;
 }
 
+typedef struct kinds {
+    char  **v;
+    size_t  n;
+} kinds_t;
+
+/* Each --kind K. */
+static int
+on_kind(void *ud, const char *opt, const char *val)
+{
+    kinds_t *k = ud;
+
+    (void)opt;
+    if (k->n == KINDS_MAX) {
+        fprintf(stderr, "arbiter events: at most %d --kind\n", KINDS_MAX);
+        return -1;
+    }
+    k->v[k->n++] = (char *)val;
+    return 0;
+}
+
 int
 cmd_events(int argc, char **argv)
 {
     cli_net_t    n;
     print_ctx_t  x;
     const char  *match = NULL, *from_s = NULL, *to_s = NULL, *since_s = NULL;
-    const char  *kind;
     char        *kinds[KINDS_MAX];
-    size_t       nkinds = 0;
     uint64_t     from = 0, to = UINT64_MAX, since = 0;
-    int          i, rc, json = 0, status = 2;
+    int          json = 0, status;
+    const cli_optdef_t opts[] = {
+        { "--json", CLI_ARG_FLAG, &json },
+        { "--match", CLI_ARG_STR, &match },
+        { "--from", CLI_ARG_STR, &from_s },
+        { "--to", CLI_ARG_STR, &to_s },
+        { "--since", CLI_ARG_STR, &since_s },
+        { "--kind", CLI_ARG_EACH, NULL },
+        { NULL, 0, NULL }
+    };
+    kinds_t    kk = { kinds, 0 };
+    cli_args_t ar = { "events", usage, opts, &n, on_kind, &kk, NULL, 0 };
 
     cli_net_init(&n, "events");
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-            continue;
-        }
-        if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
-            || (rc = cli_opt("events", "--match", argc, argv, &i,
-                             &match)) != 0
-            || (rc = cli_opt("events", "--from", argc, argv, &i,
-                             &from_s)) != 0
-            || (rc = cli_opt("events", "--to", argc, argv, &i, &to_s)) != 0
-            || (rc = cli_opt("events", "--since", argc, argv, &i,
-                             &since_s)) != 0) {
-            if (rc < 0)
-                return 2;
-            continue;
-        }
-        rc = cli_opt("events", "--kind", argc, argv, &i, &kind);
-        if (rc < 0)
-            return 2;
-        if (rc > 0) {
-            if (nkinds == KINDS_MAX) {
-                fprintf(stderr, "arbiter events: at most %d --kind\n",
-                        KINDS_MAX);
-                return 2;
-            }
-            kinds[nkinds++] = (char *)kind;
-            continue;
-        }
-        fprintf(stderr, "arbiter events: unexpected '%s'\n", argv[i]);
+    status = cli_args_parse(&ar, argc, argv);
+    if (status >= 0)
+        return status;
+    status = CLI_ERROR;
+    if (ar.npos > 0) {
+        fprintf(stderr, "arbiter events: unexpected '%s'\n", ar.pos[0]);
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (match == NULL) {
         fprintf(stderr, "arbiter events: --match is required\n");
@@ -122,7 +123,7 @@ cmd_events(int argc, char **argv)
     x.match = match;
     x.json = json;
     if (cli_net_connect(&n) == 0)
-        status = cli_net_events(&n, match, from, to, kinds, nkinds, since,
+        status = cli_net_events(&n, match, from, to, kinds, kk.n, since,
                                 on_item, &x);
     cli_net_close(&n);
     arb_buf_free(&x.out);

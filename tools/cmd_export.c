@@ -290,30 +290,6 @@ select_server(exp_t *x)
 
 /* ---- collecting the events -------------------------------------------- */
 
-typedef struct item_ctx {
-    arb_bundle_match_t *m;
-    arb_buf_t          *why;
-} item_ctx_t;
-
-static int
-on_item(void *ud, const msgpack_object *item)
-{
-    item_ctx_t *c = ud;
-    const char *hash, *bytes;
-    size_t      hlen, len;
-    uint64_t    seq;
-
-    if (cli_get_uint(item, "seq", &seq) != 0
-        || cli_get_bytes(item, "hash", &hash, &hlen) != 0 || hlen != 32
-        || cli_get_bytes(item, "event", &bytes, &len) != 0) {
-        arb_buf_free(c->why);
-        arb_buf_printf(c->why, "an event without seq, hash or bytes");
-        return ARB_EPROTO;
-    }
-    return arb_bundle_add_event(c->m, seq, (const unsigned char *)hash,
-                                bytes, len, c->why);
-}
-
 /* The daemon's signed checkpoint of a match. */
 static int
 server_checkpoint(exp_t *x, const char *id, arb_checkpoint_t *cp)
@@ -350,8 +326,9 @@ collect(exp_t *x, const char *id)
 {
     arb_bundle_match_t *m;
     arb_checkpoint_t    cp;
-    item_ctx_t          c;
+    arb_history_t       h;
     uint64_t            count = UINT64_MAX;
+    size_t              i;
     int                 rc;
 
     if (x->format == F_BUNDLE && x->server) {
@@ -379,14 +356,26 @@ collect(exp_t *x, const char *id)
             fprintf(stderr, "arbiter export: out of memory\n");
             return 2;
         }
-        c.m = m;
-        c.why = &x->why;
-        rc = cli_net_events(&x->n, id, 0, count == UINT64_MAX ? UINT64_MAX
-                            : count - 1, NULL, 0, 0, on_item, &c);
-        if (rc < 0) {
+        memset(&h, 0, sizeof(h));
+        arb_buf_free(&x->why);
+        rc = cli_history_from_server(&h, &x->n, id, count == UINT64_MAX
+                                     ? UINT64_MAX : count - 1, &x->why);
+        for (i = 0; rc == 0 && i < h.nevents + 1; i++) {
+            const arb_history_rec_t *e = &h.recs[i];
+            if (!e->has_hash) {
+                arb_buf_printf(&x->why, "an event without seq, hash or "
+                               "bytes");
+                rc = CLI_ERROR;
+            } else if (arb_bundle_add_event(m, i, e->hash, e->bytes, e->len,
+                                            &x->why) != 0) {
+                rc = CLI_ERROR;
+            }
+        }
+        arb_history_clear(&h);
+        if (rc == CLI_ERROR && x->why.len > 0) {
             fprintf(stderr, "arbiter export: match %s: %s\n", id,
                     arb_buf_cstr(&x->why));
-            return 1;
+            return CLI_DIFFERS;
         }
         if (rc != 0)
             return rc;
@@ -576,46 +565,45 @@ render(exp_t *x)
 
 /* ---- the command ------------------------------------------------------ */
 
+/* Each --match ID. */
+static int
+on_match_opt(void *ud, const char *opt, const char *val)
+{
+    (void)opt;
+    if (add_id(ud, val) == 0)
+        return 0;
+    fprintf(stderr, "arbiter export: out of memory\n");
+    return -1;
+}
+
 static int
 parse_args(exp_t *x, int argc, char **argv)
 {
-    const char *v, *fmt = NULL, *from = NULL, *to = NULL;
+    const char *fmt = NULL, *from = NULL, *to = NULL;
     size_t      k;
-    int         i, rc, net = 0;
+    int         rc, net;
+    const cli_optdef_t opts[] = {
+        { "--format", CLI_ARG_STR, &fmt },
+        { "--db", CLI_ARG_STR, &x->db },
+        { "--out", CLI_ARG_STR, &x->out },
+        { "--from", CLI_ARG_STR, &from },
+        { "--to", CLI_ARG_STR, &to },
+        { "--match", CLI_ARG_EACH, NULL },
+        { NULL, 0, NULL }
+    };
+    cli_args_t a = { "export", usage, opts, &x->n, on_match_opt, x, NULL,
+                     0 };
 
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        if ((rc = cli_net_option(&x->n, argc, argv, &i)) != 0) {
-            if (rc < 0)
-                return 2;
-            net = 1;
-            continue;
-        }
-        if ((rc = cli_opt("export", "--format", argc, argv, &i, &fmt)) != 0
-            || (rc = cli_opt("export", "--db", argc, argv, &i, &x->db)) != 0
-            || (rc = cli_opt("export", "--out", argc, argv, &i,
-                             &x->out)) != 0
-            || (rc = cli_opt("export", "--from", argc, argv, &i, &from)) != 0
-            || (rc = cli_opt("export", "--to", argc, argv, &i, &to)) != 0) {
-            if (rc < 0)
-                return 2;
-            continue;
-        }
-        rc = cli_opt("export", "--match", argc, argv, &i, &v);
-        if (rc < 0)
-            return 2;
-        if (rc > 0) {
-            if (add_id(x, v) != 0)
-                return 2;
-            continue;
-        }
-        fprintf(stderr, "arbiter export: unexpected '%s'\n", argv[i]);
+    rc = cli_args_parse(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
+    if (a.npos > 0) {
+        fprintf(stderr, "arbiter export: unexpected '%s'\n", a.pos[0]);
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
+    net = x->n.server != NULL || x->n.token != NULL
+          || x->n.token_file != NULL;
     x->format = -1;
     for (k = 0; fmt != NULL && k < sizeof(formats) / sizeof(formats[0]); k++)
         if (strcmp(fmt, formats[k]) == 0)

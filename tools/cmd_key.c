@@ -37,21 +37,21 @@ cmd_key(int argc, char **argv)
     arb_buf_t     why = ARB_BUF_INIT;
     const char   *dir = KEY_DIR_DEFAULT;
     char          hex[2 * ARB_PUBKEY_LEN + 1];
-    int           i, rc, status = 2;
+    int           rc, status;
+    const cli_optdef_t opts[] = {
+        { "--db", CLI_ARG_STR, &dir },
+        { NULL, 0, NULL }
+    };
+    cli_args_t ar = { "key", usage, opts, NULL, NULL, NULL, NULL, 0 };
 
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        rc = cli_opt("key", "--db", argc, argv, &i, &dir);
-        if (rc < 0)
-            return 2;
-        if (rc == 0) {
-            fprintf(stderr, "arbiter key: unexpected '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
+    status = cli_args_parse(&ar, argc, argv);
+    if (status >= 0)
+        return status;
+    status = CLI_ERROR;
+    if (ar.npos > 0) {
+        fprintf(stderr, "arbiter key: unexpected '%s'\n", ar.pos[0]);
+        usage(stderr);
+        return CLI_ERROR;
     }
     rc = arb_keys_load_public(pk, dir, &why);
     if (rc != 0) {

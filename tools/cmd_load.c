@@ -117,28 +117,20 @@ cmd_load(int argc, char **argv)
     arb_buf_t        text = ARB_BUF_INIT, why = ARB_BUF_INIT;
     const char      *path = NULL;
     size_t           i;
-    int              rc, status = 2, parsed = 0;
+    int              status, parsed = 0;
+    cli_args_t       ar = { "load", usage, NULL, &n, NULL, NULL, NULL, 0 };
 
     cli_net_init(&n, "load");
-    for (i = 1; i < (size_t)argc; i++) {
-        int k = (int)i;
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        rc = cli_net_option(&n, argc, argv, &k);
-        i = (size_t)k;
-        if (rc < 0)
-            return 2;
-        if (rc > 0)
-            continue;
-        if (path != NULL || (argv[i][0] == '-' && argv[i][1] != '\0')) {
-            fprintf(stderr, "arbiter load: unexpected '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-        path = argv[i];
+    status = cli_args_parse(&ar, argc, argv);
+    if (status >= 0)
+        return status;
+    status = CLI_ERROR;
+    if (ar.npos > 1) {
+        fprintf(stderr, "arbiter load: unexpected '%s'\n", ar.pos[1]);
+        usage(stderr);
+        return CLI_ERROR;
     }
+    path = ar.npos == 1 ? ar.pos[0] : NULL;
     if (path == NULL) {
         usage(stderr);
         return 2;

@@ -38,45 +38,23 @@ cmd_move(int argc, char **argv)
     cli_net_t    n;
     cli_append_t a;
     const char  *expect = NULL;
-    char       **words;
-    int          i, rc, opts = 1, status = 2;
+    int          status;
+    const cli_optdef_t opts[] = {
+        { "--match", CLI_ARG_STR, &a.match },
+        { "--expect", CLI_ARG_STR, &expect },
+        { "--cid", CLI_ARG_STR, &a.cid },
+        { NULL, 0, NULL }
+    };
+    cli_args_t ar = { "move", usage, opts, &n, NULL, NULL, NULL, 0 };
 
     memset(&a, 0, sizeof(a));
     cli_net_init(&n, "move");
-    words = calloc((size_t)argc + 1, sizeof(char *));
-    if (words == NULL) {
-        fprintf(stderr, "arbiter move: out of memory\n");
-        return 2;
-    }
-    a.move = words;
-    for (i = 1; i < argc; i++) {
-        if (opts && cli_is_help(argv[i])) {
-            usage(stdout);
-            status = 0;
-            goto done;
-        }
-        if (opts && strcmp(argv[i], "--") == 0) {
-            opts = 0;
-            continue;
-        }
-        if (opts && argv[i][0] == '-' && argv[i][1] != '\0') {
-            if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
-                || (rc = cli_opt("move", "--match", argc, argv, &i,
-                                 &a.match)) != 0
-                || (rc = cli_opt("move", "--expect", argc, argv, &i,
-                                 &expect)) != 0
-                || (rc = cli_opt("move", "--cid", argc, argv, &i,
-                                 &a.cid)) != 0) {
-                if (rc < 0)
-                    goto done;
-                continue;
-            }
-            fprintf(stderr, "arbiter move: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            goto done;
-        }
-        words[a.nmove++] = argv[i];
-    }
+    status = cli_args_parse(&ar, argc, argv);
+    if (status >= 0)
+        goto done;
+    status = CLI_ERROR;
+    a.move = ar.pos;
+    a.nmove = (size_t)ar.npos;
     if (a.match == NULL || a.nmove < 2) {
         fprintf(stderr, "arbiter move: %s\n", a.match == NULL
                 ? "--match is required" : "a move is VERB PLAYER [ARG...]");
@@ -94,6 +72,5 @@ cmd_move(int argc, char **argv)
     status = cli_net_append(&n, &a);
 done:
     cli_net_close(&n);
-    free(words);
     return status;
 }

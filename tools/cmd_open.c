@@ -99,58 +99,63 @@ pack_deal(msgpack_packer *pk, const char *deal)
     }
 }
 
+typedef struct options {
+    const char *v[OPTIONS_MAX];
+    size_t      n;
+} options_t;
+
+/* Each --option KEY=VALUE. */
+static int
+on_option(void *ud, const char *opt, const char *val)
+{
+    options_t *o = ud;
+
+    (void)opt;
+    if (strchr(val, '=') == NULL || val[0] == '=') {
+        fprintf(stderr, "arbiter open: --option wants KEY=VALUE, not '%s'\n",
+                val);
+        return -1;
+    }
+    if (o->n == OPTIONS_MAX) {
+        fprintf(stderr, "arbiter open: at most %d options\n", OPTIONS_MAX);
+        return -1;
+    }
+    o->v[o->n++] = val;
+    return 0;
+}
+
 int
 cmd_open(int argc, char **argv)
 {
     cli_net_t       n;
     msgpack_packer *pk;
     const char     *match = NULL, *game = NULL, *players = NULL;
-    const char     *teams = NULL, *cid = NULL, *val, *deal = NULL;
-    const char     *opts[OPTIONS_MAX];
+    const char     *teams = NULL, *cid = NULL, *deal = NULL;
     char          **pv = NULL, **tv = NULL, prefix[128];
-    size_t          np = 0, nt = 0, nopts = 0, k;
-    int             i, rc, status = 2;
+    size_t          np = 0, nt = 0, k;
+    int             status;
+    options_t       ox = { { NULL }, 0 };
+    const cli_optdef_t defs[] = {
+        { "--match", CLI_ARG_STR, &match },
+        { "--game", CLI_ARG_STR, &game },
+        { "--players", CLI_ARG_STR, &players },
+        { "--teams", CLI_ARG_STR, &teams },
+        { "--cid", CLI_ARG_STR, &cid },
+        { "--deal", CLI_ARG_STR, &deal },
+        { "--option", CLI_ARG_EACH, NULL },
+        { NULL, 0, NULL }
+    };
+    cli_args_t ar = { "open", usage, defs, &n, on_option, &ox, NULL, 0 };
 
     cli_net_init(&n, "open");
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
-            || (rc = cli_opt("open", "--match", argc, argv, &i,
-                             &match)) != 0
-            || (rc = cli_opt("open", "--game", argc, argv, &i, &game)) != 0
-            || (rc = cli_opt("open", "--players", argc, argv, &i,
-                             &players)) != 0
-            || (rc = cli_opt("open", "--teams", argc, argv, &i,
-                             &teams)) != 0
-            || (rc = cli_opt("open", "--cid", argc, argv, &i, &cid)) != 0
-            || (rc = cli_opt("open", "--deal", argc, argv, &i, &deal)) != 0) {
-            if (rc < 0)
-                return 2;
-            continue;
-        }
-        rc = cli_opt("open", "--option", argc, argv, &i, &val);
-        if (rc < 0)
-            return 2;
-        if (rc > 0) {
-            if (strchr(val, '=') == NULL || val[0] == '=') {
-                fprintf(stderr, "arbiter open: --option wants KEY=VALUE, "
-                        "not '%s'\n", val);
-                return 2;
-            }
-            if (nopts == OPTIONS_MAX) {
-                fprintf(stderr, "arbiter open: at most %d options\n",
-                        OPTIONS_MAX);
-                return 2;
-            }
-            opts[nopts++] = val;
-            continue;
-        }
-        fprintf(stderr, "arbiter open: unexpected '%s'\n", argv[i]);
+    status = cli_args_parse(&ar, argc, argv);
+    if (status >= 0)
+        return status;
+    status = CLI_ERROR;
+    if (ar.npos > 0) {
+        fprintf(stderr, "arbiter open: unexpected '%s'\n", ar.pos[0]);
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (match == NULL || game == NULL || players == NULL) {
         fprintf(stderr, "arbiter open: --match, --game and --players are "
@@ -171,19 +176,19 @@ cmd_open(int argc, char **argv)
     }
     if (cli_net_connect(&n) != 0)
         goto done;
-    pk = cli_net_begin(&n, "open", 3 + (tv != NULL) + (nopts > 0)
+    pk = cli_net_begin(&n, "open", 3 + (tv != NULL) + (ox.n > 0)
                        + (cid != NULL) + (deal != NULL));
     cli_pack_str(pk, "match", match);
     cli_pack_str(pk, "game", game);
     cli_pack_strv(pk, "players", pv, np);
     if (tv != NULL)
         cli_pack_strv(pk, "teams", tv, nt);
-    if (nopts > 0) {
+    if (ox.n > 0) {
         msgpack_pack_str_with_body(pk, "options", 7);
-        msgpack_pack_map(pk, nopts);
-        for (k = 0; k < nopts; k++) {
-            const char *eq = strchr(opts[k], '=');
-            msgpack_pack_str_with_body(pk, opts[k], (size_t)(eq - opts[k]));
+        msgpack_pack_map(pk, ox.n);
+        for (k = 0; k < ox.n; k++) {
+            const char *eq = strchr(ox.v[k], '=');
+            msgpack_pack_str_with_body(pk, ox.v[k], (size_t)(eq - ox.v[k]));
             msgpack_pack_str_with_body(pk, eq + 1, strlen(eq + 1));
         }
     }

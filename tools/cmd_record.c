@@ -527,32 +527,27 @@ cmd_record(int argc, char **argv)
     struct sigaction  sa;
     const char       *retry = NULL, *env;
     uint64_t          secs = RETRY_DEFAULT_S;
-    int               i, rc, status = 2;
+    size_t            i;
+    int               status;
+    const cli_optdef_t opts[] = {
+        { "--follow", CLI_ARG_FLAG, &r.follow },
+        { "--match", CLI_ARG_STR, &r.match },
+        { "--as", CLI_ARG_STR, &r.as },
+        { "--retry", CLI_ARG_STR, &retry },
+        { NULL, 0, NULL }
+    };
+    cli_args_t ar = { "record", usage, opts, &r.net, NULL, NULL, NULL, 0 };
 
     memset(&r, 0, sizeof(r));
     cli_net_init(&r.net, "record");
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--follow") == 0) {
-            r.follow = 1;
-            continue;
-        }
-        if ((rc = cli_net_option(&r.net, argc, argv, &i)) != 0
-            || (rc = cli_opt("record", "--match", argc, argv, &i,
-                             &r.match)) != 0
-            || (rc = cli_opt("record", "--as", argc, argv, &i, &r.as)) != 0
-            || (rc = cli_opt("record", "--retry", argc, argv, &i,
-                             &retry)) != 0) {
-            if (rc < 0)
-                return 2;
-            continue;
-        }
-        fprintf(stderr, "arbiter record: unexpected '%s'\n", argv[i]);
+    status = cli_args_parse(&ar, argc, argv);
+    if (status >= 0)
+        return status;
+    status = CLI_ERROR;
+    if (ar.npos > 0) {
+        fprintf(stderr, "arbiter record: unexpected '%s'\n", ar.pos[0]);
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (r.match == NULL) {
         fprintf(stderr, "arbiter record: --match is required\n");
@@ -612,7 +607,7 @@ cmd_record(int argc, char **argv)
     rec_line_close(&r.line);
 done:
     rec_link_close(&r);
-    for (i = 0; (size_t)i < r.nmine; i++)
+    for (i = 0; i < r.nmine; i++)
         free(r.mine[i].line);
     free(r.mine);
     arb_buf_free(&r.before);

@@ -62,48 +62,28 @@ run(int argc, char **argv, const char *cmd, int note_only)
     arb_buf_t    text = ARB_BUF_INIT;
     const char  *expect = NULL, *reason = NULL, *sub;
     char       **words;
-    size_t       nw = 0, k, first;
-    int          i, rc, opts = 1, status = 2;
+    size_t       nw, k, first;
+    int          status;
     void       (*usage)(FILE *) = note_only ? usage_note : usage_rule;
+    cli_optdef_t opts[] = {
+        { "--match", CLI_ARG_STR, &a.match },
+        { "--expect", CLI_ARG_STR, &expect },
+        { "--cid", CLI_ARG_STR, &a.cid },
+        { "--reason", CLI_ARG_STR, &reason },   /* not for a note */
+        { NULL, 0, NULL }
+    };
+    cli_args_t ar = { cmd, usage, opts, &n, NULL, NULL, NULL, 0 };
 
     memset(&a, 0, sizeof(a));
     cli_net_init(&n, cmd);
-    words = calloc((size_t)argc + 1, sizeof(char *));
-    if (words == NULL) {
-        fprintf(stderr, "arbiter %s: out of memory\n", cmd);
-        return 2;
-    }
-    for (i = 1; i < argc; i++) {
-        if (opts && cli_is_help(argv[i])) {
-            usage(stdout);
-            status = 0;
-            goto done;
-        }
-        if (opts && strcmp(argv[i], "--") == 0) {
-            opts = 0;
-            continue;
-        }
-        if (opts && argv[i][0] == '-' && argv[i][1] != '\0') {
-            if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
-                || (rc = cli_opt(cmd, "--match", argc, argv, &i,
-                                 &a.match)) != 0
-                || (rc = cli_opt(cmd, "--expect", argc, argv, &i,
-                                 &expect)) != 0
-                || (rc = cli_opt(cmd, "--cid", argc, argv, &i,
-                                 &a.cid)) != 0
-                || (!note_only && (rc = cli_opt(cmd, "--reason", argc, argv,
-                                                &i, &reason)) != 0)) {
-                if (rc < 0)
-                    goto done;
-                continue;
-            }
-            fprintf(stderr, "arbiter %s: unknown option '%s'\n", cmd,
-                    argv[i]);
-            usage(stderr);
-            goto done;
-        }
-        words[nw++] = argv[i];
-    }
+    if (note_only)
+        opts[3].name = NULL;
+    status = cli_args_parse(&ar, argc, argv);
+    if (status >= 0)
+        goto done;
+    status = CLI_ERROR;
+    words = ar.pos;
+    nw = (size_t)ar.npos;
     if (a.match == NULL) {
         fprintf(stderr, "arbiter %s: --match is required\n", cmd);
         usage(stderr);
@@ -176,7 +156,6 @@ run(int argc, char **argv, const char *cmd, int note_only)
 done:
     cli_net_close(&n);
     arb_buf_free(&text);
-    free(words);
     return status;
 }
 

@@ -213,30 +213,25 @@ cmd_matches(int argc, char **argv)
     uint64_t              last_seq;
     int64_t               c_ms, l_ms;
     uint32_t              k;
-    int                   i, rc, as_json = 0, status = 2;
+    int                   as_json = 0, status;
+    const cli_optdef_t opts[] = {
+        { "--json", CLI_ARG_FLAG, &as_json },
+        { "--game", CLI_ARG_STR, &game },
+        { "--status", CLI_ARG_STR, &st },
+        { NULL, 0, NULL }
+    };
+    cli_args_t ar = { "matches", usage_matches, opts, &n, NULL, NULL, NULL,
+                      0 };
 
     cli_net_init(&n, "matches");
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage_matches(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--json") == 0) {
-            as_json = 1;
-            continue;
-        }
-        if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
-            || (rc = cli_opt("matches", "--game", argc, argv, &i,
-                             &game)) != 0
-            || (rc = cli_opt("matches", "--status", argc, argv, &i,
-                             &st)) != 0) {
-            if (rc < 0)
-                return 2;
-            continue;
-        }
-        fprintf(stderr, "arbiter matches: unexpected '%s'\n", argv[i]);
+    status = cli_args_parse(&ar, argc, argv);
+    if (status >= 0)
+        return status;
+    status = CLI_ERROR;
+    if (ar.npos > 0) {
+        fprintf(stderr, "arbiter matches: unexpected '%s'\n", ar.pos[0]);
         usage_matches(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (st != NULL && strcmp(st, "open") != 0 && strcmp(st, "closed") != 0) {
         fprintf(stderr, "arbiter matches: --status open or closed, not "
@@ -325,26 +320,22 @@ cmd_stats(int argc, char **argv)
     arb_buf_t             out = ARB_BUF_INIT;
     char                  key[64], val[256];
     uint32_t              k;
-    int                   i, rc, as_json = 0, status = 2, first = 1;
+    int                   as_json = 0, status, first = 1;
+    const cli_optdef_t opts[] = {
+        { "--json", CLI_ARG_FLAG, &as_json },
+        { NULL, 0, NULL }
+    };
+    cli_args_t ar = { "stats", usage_stats, opts, &n, NULL, NULL, NULL, 0 };
 
     cli_net_init(&n, "stats");
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage_stats(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--json") == 0) {
-            as_json = 1;
-            continue;
-        }
-        if ((rc = cli_net_option(&n, argc, argv, &i)) != 0) {
-            if (rc < 0)
-                return 2;
-            continue;
-        }
-        fprintf(stderr, "arbiter stats: unexpected '%s'\n", argv[i]);
+    status = cli_args_parse(&ar, argc, argv);
+    if (status >= 0)
+        return status;
+    status = CLI_ERROR;
+    if (ar.npos > 0) {
+        fprintf(stderr, "arbiter stats: unexpected '%s'\n", ar.pos[0]);
         usage_stats(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (cli_net_connect(&n) != 0)
         goto done;

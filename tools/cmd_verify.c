@@ -124,31 +124,23 @@ cmd_verify(int argc, char **argv)
     char                 hex[2 * ARB_PUBKEY_LEN + 1];
     uint64_t             events = 0;
     size_t               i, j;
-    int                  a, rc, status = 2;
+    int                  rc, status;
+    const cli_optdef_t opts[] = {
+        { "--pubkey", CLI_ARG_STR, &key },
+        { NULL, 0, NULL }
+    };
+    cli_args_t ar = { "verify", usage, opts, NULL, NULL, NULL, NULL, 0 };
 
     memset(&rep, 0, sizeof(rep));
-    for (a = 1; a < argc; a++) {
-        if (cli_is_help(argv[a])) {
-            usage(stdout);
-            return 0;
-        }
-        rc = cli_opt("verify", "--pubkey", argc, argv, &a, &key);
-        if (rc < 0)
-            return 2;
-        if (rc > 0)
-            continue;
-        if (argv[a][0] == '-' && argv[a][1] != '\0') {
-            fprintf(stderr, "arbiter verify: unknown option '%s'\n",
-                    argv[a]);
-            usage(stderr);
-            return 2;
-        }
-        if (path != NULL) {
-            fprintf(stderr, "arbiter verify: one bundle at a time\n");
-            return 2;
-        }
-        path = argv[a];
+    status = cli_args_parse(&ar, argc, argv);
+    if (status >= 0)
+        return status;
+    status = CLI_ERROR;
+    if (ar.npos > 1) {
+        fprintf(stderr, "arbiter verify: one bundle at a time\n");
+        return CLI_ERROR;
     }
+    path = ar.npos == 1 ? ar.pos[0] : NULL;
     if (path == NULL || key == NULL) {
         fprintf(stderr, "arbiter verify: %s\n", path == NULL
                 ? "which bundle?" : "--pubkey KEY is required: the "

@@ -80,30 +80,24 @@ cmd_watch(int argc, char **argv)
     char                  mid[80];
     size_t                mlen;
     uint64_t              from = 0;
-    int                   i, rc, json = 0, status = 2;
+    int                   rc, json = 0, status;
+    const cli_optdef_t opts[] = {
+        { "--json", CLI_ARG_FLAG, &json },
+        { "--match", CLI_ARG_STR, &match },
+        { "--from", CLI_ARG_STR, &from_s },
+        { NULL, 0, NULL }
+    };
+    cli_args_t ar = { "watch", usage, opts, &n, NULL, NULL, NULL, 0 };
 
     cli_net_init(&n, "watch");
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-            continue;
-        }
-        if ((rc = cli_net_option(&n, argc, argv, &i)) != 0
-            || (rc = cli_opt("watch", "--match", argc, argv, &i,
-                             &match)) != 0
-            || (rc = cli_opt("watch", "--from", argc, argv, &i,
-                             &from_s)) != 0) {
-            if (rc < 0)
-                return 2;
-            continue;
-        }
-        fprintf(stderr, "arbiter watch: unexpected '%s'\n", argv[i]);
+    status = cli_args_parse(&ar, argc, argv);
+    if (status >= 0)
+        return status;
+    status = CLI_ERROR;
+    if (ar.npos > 0) {
+        fprintf(stderr, "arbiter watch: unexpected '%s'\n", ar.pos[0]);
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (from_s != NULL && cli_parse_u64("watch", "--from", from_s,
                                         &from) != 0)
