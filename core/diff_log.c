@@ -76,7 +76,8 @@ header_lines(arb_buf_t *out, const arb_event_t *open)
 
 /* The first differing header lines, or 0 when the headers agree. */
 static int
-header_diff(const arb_history_t *a, const arb_history_t *b, char **la, char **lb)
+header_diff(const arb_history_t *a, const arb_history_t *b, char **la,
+            char **lb)
 {
     arb_buf_t   ha = ARB_BUF_INIT, hb = ARB_BUF_INIT;
     const char *p, *q, *pe, *qe;

@@ -65,7 +65,8 @@ cli_args_parse(cli_args_t *a, int argc, char **argv)
             opts = 0;
             continue;
         }
-        if (!opts || argv[i][0] != '-' || argv[i][1] == '\0') {
+        if (!opts || argv[i][0] != '-' || argv[i][1] == '\0'
+            || (a->dash_words && argv[i][1] != '-')) {
             /* Words move to the front of argv, in order: a word's slot is
              * never ahead of the word read. */
             a->pos[a->npos++] = argv[i];

@@ -77,6 +77,8 @@ typedef struct cli_args {
                                    --token-file (tools/net.h) */
     int               (*each)(void *ud, const char *opt, const char *val);
     void               *ud;     /* each(): non-zero refuses (printed) */
+    int                 dash_words; /* only `--x` is an option: `-x` is
+                                   a word (score's "->" separators) */
     char              **pos;    /* out: the words, in order */
     int                 npos;
 } cli_args_t;

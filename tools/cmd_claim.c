@@ -239,7 +239,7 @@ cmd_claim(int argc, char **argv)
         { "--cid", CLI_ARG_STR, &cid },
         { NULL, 0, NULL }
     };
-    cli_args_t a = { "claim", usage, opts, &n, NULL, NULL, NULL, 0 };
+    cli_args_t a = { .cmd = "claim", .usage = usage, .opts = opts, .net = &n };
 
     memset(&c, 0, sizeof(c));
     memset(&schema, 0, sizeof(schema));

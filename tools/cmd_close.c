@@ -38,7 +38,7 @@ cmd_close(int argc, char **argv)
         { "--cid", CLI_ARG_STR, &a.cid },
         { NULL, 0, NULL }
     };
-    cli_args_t ar = { "close", usage, opts, &n, NULL, NULL, NULL, 0 };
+    cli_args_t ar = { .cmd = "close", .usage = usage, .opts = opts, .net = &n };
 
     memset(&a, 0, sizeof(a));
     cli_net_init(&n, "close");

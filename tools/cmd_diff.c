@@ -168,7 +168,7 @@ cmd_diff(int argc, char **argv)
         { "--match", CLI_ARG_STR, &src.match },
         { NULL, 0, NULL }
     };
-    cli_args_t a = { "diff", usage, opts, &n, NULL, NULL, NULL, 0 };
+    cli_args_t a = { .cmd = "diff", .usage = usage, .opts = opts, .net = &n };
 
     memset(h, 0, sizeof(h));
     cli_net_init(&n, "diff");

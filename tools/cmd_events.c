@@ -96,7 +96,14 @@ cmd_events(int argc, char **argv)
         { NULL, 0, NULL }
     };
     kinds_t    kk = { kinds, 0 };
-    cli_args_t ar = { "events", usage, opts, &n, on_kind, &kk, NULL, 0 };
+    cli_args_t ar = {
+        .cmd = "events",
+        .usage = usage,
+        .opts = opts,
+        .net = &n,
+        .each = on_kind,
+        .ud = &kk,
+    };
 
     cli_net_init(&n, "events");
     status = cli_args_parse(&ar, argc, argv);

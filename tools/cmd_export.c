@@ -591,8 +591,14 @@ parse_args(exp_t *x, int argc, char **argv)
         { "--match", CLI_ARG_EACH, NULL },
         { NULL, 0, NULL }
     };
-    cli_args_t a = { "export", usage, opts, &x->n, on_match_opt, x, NULL,
-                     0 };
+    cli_args_t a = {
+        .cmd = "export",
+        .usage = usage,
+        .opts = opts,
+        .net = &x->n,
+        .each = on_match_opt,
+        .ud = x,
+    };
 
     rc = cli_args_parse(&a, argc, argv);
     if (rc >= 0)

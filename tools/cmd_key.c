@@ -42,7 +42,7 @@ cmd_key(int argc, char **argv)
         { "--db", CLI_ARG_STR, &dir },
         { NULL, 0, NULL }
     };
-    cli_args_t ar = { "key", usage, opts, NULL, NULL, NULL, NULL, 0 };
+    cli_args_t ar = { .cmd = "key", .usage = usage, .opts = opts };
 
     status = cli_args_parse(&ar, argc, argv);
     if (status >= 0)

@@ -118,7 +118,7 @@ cmd_load(int argc, char **argv)
     const char      *path = NULL;
     size_t           i;
     int              status, parsed = 0;
-    cli_args_t       ar = { "load", usage, NULL, &n, NULL, NULL, NULL, 0 };
+    cli_args_t       ar = { .cmd = "load", .usage = usage, .net = &n };
 
     cli_net_init(&n, "load");
     status = cli_args_parse(&ar, argc, argv);

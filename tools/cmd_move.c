@@ -45,7 +45,7 @@ cmd_move(int argc, char **argv)
         { "--cid", CLI_ARG_STR, &a.cid },
         { NULL, 0, NULL }
     };
-    cli_args_t ar = { "move", usage, opts, &n, NULL, NULL, NULL, 0 };
+    cli_args_t ar = { .cmd = "move", .usage = usage, .opts = opts, .net = &n };
 
     memset(&a, 0, sizeof(a));
     cli_net_init(&n, "move");

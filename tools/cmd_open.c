@@ -145,7 +145,14 @@ cmd_open(int argc, char **argv)
         { "--option", CLI_ARG_EACH, NULL },
         { NULL, 0, NULL }
     };
-    cli_args_t ar = { "open", usage, defs, &n, on_option, &ox, NULL, 0 };
+    cli_args_t ar = {
+        .cmd = "open",
+        .usage = usage,
+        .opts = defs,
+        .net = &n,
+        .each = on_option,
+        .ud = &ox,
+    };
 
     cli_net_init(&n, "open");
     status = cli_args_parse(&ar, argc, argv);

@@ -536,7 +536,12 @@ cmd_record(int argc, char **argv)
         { "--retry", CLI_ARG_STR, &retry },
         { NULL, 0, NULL }
     };
-    cli_args_t ar = { "record", usage, opts, &r.net, NULL, NULL, NULL, 0 };
+    cli_args_t ar = {
+        .cmd = "record",
+        .usage = usage,
+        .opts = opts,
+        .net = &r.net,
+    };
 
     memset(&r, 0, sizeof(r));
     cli_net_init(&r.net, "record");

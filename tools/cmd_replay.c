@@ -165,7 +165,7 @@ cmd_replay(int argc, char **argv)
         { "--match", CLI_ARG_STR, &src.match },
         { NULL, 0, NULL }
     };
-    cli_args_t a = { "replay", usage, opts, NULL, NULL, NULL, NULL, 0 };
+    cli_args_t a = { .cmd = "replay", .usage = usage, .opts = opts };
 
     memset(&h, 0, sizeof(h));
     status = cli_args_parse(&a, argc, argv);

@@ -72,7 +72,7 @@ run(int argc, char **argv, const char *cmd, int note_only)
         { "--reason", CLI_ARG_STR, &reason },   /* not for a note */
         { NULL, 0, NULL }
     };
-    cli_args_t ar = { cmd, usage, opts, &n, NULL, NULL, NULL, 0 };
+    cli_args_t ar = { .cmd = cmd, .usage = usage, .opts = opts, .net = &n };
 
     memset(&a, 0, sizeof(a));
     cli_net_init(&n, cmd);

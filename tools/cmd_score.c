@@ -244,105 +244,83 @@ static const struct {
 
 static int cmd_score_yahchain(int argc, char **argv);
 
+/* The value of --game (either spelling), or NULL. */
+static const char *
+cli_score_game(int argc, char **argv)
+{
+    int i;
+
+    for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strncmp(argv[i], "--game=", 7) == 0)
+            return argv[i] + 7;
+        if (strcmp(argv[i], "--game") == 0 && i + 1 < argc)
+            return argv[i + 1];
+    }
+    return NULL;
+}
+
 int
 cmd_score(int argc, char **argv)
 {
-    int    i;
-    size_t g;
+    const char *game = cli_score_game(argc, argv);
+    size_t      g;
 
-    for (i = 1; i + 1 < argc; i++) {
-        if (strcmp(argv[i], "--game") != 0)
-            continue;
-        if (strcmp(argv[i + 1], "yahchain") == 0)
-            break;
-        for (g = 0; other_games[g].game != NULL; g++)
-            if (strcmp(argv[i + 1], other_games[g].game) == 0)
-                return other_games[g].run(argc, argv);
-        fprintf(stderr, "arbiter score: unknown game '%s'\n", argv[i + 1]);
-        return 2;
-    }
-    return cmd_score_yahchain(argc, argv);
+    if (game == NULL || strcmp(game, "yahchain") == 0)
+        return cmd_score_yahchain(argc, argv);
+    for (g = 0; other_games[g].game != NULL; g++)
+        if (strcmp(game, other_games[g].game) == 0)
+            return other_games[g].run(argc, argv);
+    fprintf(stderr, "arbiter score: unknown game '%s'\n", game);
+    return CLI_ERROR;
 }
 
 static int
 cmd_score_yahchain(int argc, char **argv)
 {
-    arb_buf_t line = ARB_BUF_INIT;
-    char      out[512];
-    int       mode = 0, i, err = 0, first = 0;
-    size_t    n;
+    arb_buf_t   line = ARB_BUF_INIT;
+    const char *m = NULL, *game = NULL;
+    char        out[512];
+    int         mode, i, err = 0, status;
+    size_t      n;
+    const cli_optdef_t opts[] = {
+        { "--mode", CLI_ARG_STR, &m },
+        { "--game", CLI_ARG_STR, &game },   /* "yahchain": dispatched */
+        { NULL, 0, NULL }
+    };
+    cli_args_t a = { .cmd = "score", .usage = usage, .opts = opts,
+                     .dash_words = 1 };
 
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
-            const char *m = argv[++i];
-            if (strncmp(m, "YCWS-144/", 9) == 0)
-                m += 9;
-            mode = (m[0] >= '3' && m[0] <= '5' && m[1] == '\0') ? m[0] - '0'
-                                                                : -1;
-            if (mode < 0) {
-                fprintf(stderr, "arbiter score: mode '%s' does not exist: "
-                        "modes are 3, 4, 5\n", argv[i]);
-                return 2;
-            }
-        } else if (strncmp(argv[i], "--mode=", 7) == 0) {
-            char *m = argv[i] + 7;
-            mode = (m[0] >= '3' && m[0] <= '5' && m[1] == '\0') ? m[0] - '0'
-                                                                : -1;
-            if (mode < 0) {
-                fprintf(stderr, "arbiter score: mode '%s' does not exist: "
-                        "modes are 3, 4, 5\n", m);
-                return 2;
-            }
-        } else if (strcmp(argv[i], "--game") == 0 && i + 1 < argc) {
-            i++;                /* "yahchain": dispatched above */
-        } else if (strcmp(argv[i], "--") == 0) {
-            first = i + 1;
-            break;
-        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            fprintf(stderr, "arbiter score: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        } else {
-            if (first == 0)
-                first = i;
-        }
-    }
-    if (mode == 0) {
+    status = cli_args_parse(&a, argc, argv);
+    if (status >= 0)
+        return status;
+    if (m == NULL) {
         fprintf(stderr, "arbiter score: --mode 3|4|5 is required\n");
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
-    if (first == 0) {
+    mode = m[strncmp(m, "YCWS-144/", 9) == 0 ? 9 : 0] - '0';
+    if (mode < 3 || mode > 5
+        || m[strncmp(m, "YCWS-144/", 9) == 0 ? 10 : 1] != '\0') {
+        fprintf(stderr, "arbiter score: mode '%s' does not exist: "
+                "modes are 3, 4, 5\n", m);
+        return CLI_ERROR;
+    }
+    if (a.npos == 0) {
         fprintf(stderr, "arbiter score: no cards given (or '-' for stdin)\n");
-        return 2;
+        return CLI_ERROR;
     }
-    if (strcmp(argv[first], "-") == 0 && first == argc - 1)
+    if (a.npos == 1 && strcmp(a.pos[0], "-") == 0)
         return score_stream(mode);
-
-    for (i = first; i < argc; i++) {
-        if (strcmp(argv[i], "--mode") == 0) {
-            i++;
-            continue;
-        }
-        if (strncmp(argv[i], "--mode=", 7) == 0)
-            continue;
-        if (strcmp(argv[i], "--game") == 0) {
-            i++;
-            continue;
-        }
-        arb_buf_puts(&line, argv[i]);
+    for (i = 0; i < a.npos; i++) {
+        arb_buf_puts(&line, a.pos[i]);
         arb_buf_putc(&line, ' ');
     }
     if (line.oom) {
         fprintf(stderr, "arbiter score: out of memory\n");
-        return 2;
+        return CLI_ERROR;
     }
     n = score_line(mode, line.data, line.len, out, &err);
     fwrite(out, 1, n, stdout);
     arb_buf_free(&line);
-    return err ? 1 : 0;
+    return err ? CLI_DIFFERS : CLI_OK;
 }

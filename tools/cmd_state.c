@@ -111,7 +111,12 @@ cmd_state(int argc, char **argv)
         { "--at", CLI_ARG_U64, &at },
         { NULL, 0, NULL }
     };
-    cli_args_t a = { "state", usage_state, opts, &n, NULL, NULL, NULL, 0 };
+    cli_args_t a = {
+        .cmd = "state",
+        .usage = usage_state,
+        .opts = opts,
+        .net = &n,
+    };
 
     memset(&h, 0, sizeof(h));
     cli_net_init(&n, "state");
@@ -220,8 +225,12 @@ cmd_matches(int argc, char **argv)
         { "--status", CLI_ARG_STR, &st },
         { NULL, 0, NULL }
     };
-    cli_args_t ar = { "matches", usage_matches, opts, &n, NULL, NULL, NULL,
-                      0 };
+    cli_args_t ar = {
+        .cmd = "matches",
+        .usage = usage_matches,
+        .opts = opts,
+        .net = &n,
+    };
 
     cli_net_init(&n, "matches");
     status = cli_args_parse(&ar, argc, argv);
@@ -325,7 +334,12 @@ cmd_stats(int argc, char **argv)
         { "--json", CLI_ARG_FLAG, &as_json },
         { NULL, 0, NULL }
     };
-    cli_args_t ar = { "stats", usage_stats, opts, &n, NULL, NULL, NULL, 0 };
+    cli_args_t ar = {
+        .cmd = "stats",
+        .usage = usage_stats,
+        .opts = opts,
+        .net = &n,
+    };
 
     cli_net_init(&n, "stats");
     status = cli_args_parse(&ar, argc, argv);

@@ -129,7 +129,7 @@ cmd_verify(int argc, char **argv)
         { "--pubkey", CLI_ARG_STR, &key },
         { NULL, 0, NULL }
     };
-    cli_args_t ar = { "verify", usage, opts, NULL, NULL, NULL, NULL, 0 };
+    cli_args_t ar = { .cmd = "verify", .usage = usage, .opts = opts };
 
     memset(&rep, 0, sizeof(rep));
     status = cli_args_parse(&ar, argc, argv);

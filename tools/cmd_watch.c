@@ -87,7 +87,7 @@ cmd_watch(int argc, char **argv)
         { "--from", CLI_ARG_STR, &from_s },
         { NULL, 0, NULL }
     };
-    cli_args_t ar = { "watch", usage, opts, &n, NULL, NULL, NULL, 0 };
+    cli_args_t ar = { .cmd = "watch", .usage = usage, .opts = opts, .net = &n };
 
     cli_net_init(&n, "watch");
     status = cli_args_parse(&ar, argc, argv);

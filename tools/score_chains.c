@@ -48,49 +48,46 @@ cmd_score_chains(int argc, char **argv)
     arb_chains_names_t nm = { 1, 0, 0 };
     arb_chains_score_t sc;
     arb_buf_t          in = ARB_BUF_INIT, out = ARB_BUF_INIT;
-    const char        *path = NULL;
+    const char        *path = NULL, *var = NULL, *origin = NULL;
+    const char        *game = NULL;
     char               err[240];
-    int                i, variant = -1, json = 0, rows, cols, rc = 2;
+    int                variant = -1, json = 0, rows, cols, rc;
+    const cli_optdef_t opts[] = {
+        { "--game", CLI_ARG_STR, &game },   /* "chains": dispatched */
+        { "--variant", CLI_ARG_STR, &var },
+        { "--scoring", CLI_ARG_STR, &var },
+        { "--json", CLI_ARG_FLAG, &json },
+        { "--origin", CLI_ARG_STR, &origin },
+        { NULL, 0, NULL }
+    };
+    cli_args_t a = { .cmd = "score", .usage = usage, .opts = opts };
 
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 0;
+    rc = cli_args_parse(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
+    rc = CLI_ERROR;
+    if (a.npos > 1) {
+        fprintf(stderr, "arbiter score: one FILE only ('%s' and '%s')\n",
+                a.pos[0], a.pos[1]);
+        return CLI_ERROR;
+    }
+    path = a.npos == 1 ? a.pos[0] : NULL;
+    if (var != NULL) {
+        variant = strcmp(var, "square") == 0 ? ARB_CHAINS_SQUARE
+                  : strcmp(var, "sum") == 0 ? ARB_CHAINS_SUM : -2;
+        if (variant == -2) {
+            fprintf(stderr, "arbiter score: variant '%s' does not "
+                    "exist: use square or sum\n", var);
+            return CLI_ERROR;
         }
-        if (strcmp(a, "--game") == 0 && i + 1 < argc) {
-            i++;                /* "chains": dispatched by cmd_score */
-        } else if ((strcmp(a, "--variant") == 0
-                    || strcmp(a, "--scoring") == 0) && i + 1 < argc) {
-            a = argv[++i];
-            variant = strcmp(a, "square") == 0 ? ARB_CHAINS_SQUARE
-                      : strcmp(a, "sum") == 0 ? ARB_CHAINS_SUM : -2;
-            if (variant == -2) {
-                fprintf(stderr, "arbiter score: variant '%s' does not "
-                        "exist: use square or sum\n", a);
-                return 2;
-            }
-        } else if (strcmp(a, "--json") == 0) {
-            json = 1;
-        } else if (strcmp(a, "--origin") == 0 && i + 1 < argc) {
-            a = argv[++i];
-            if (arb_chains_cell_parse(&nm.row0, &nm.col0, a) != 0) {
-                fprintf(stderr, "arbiter score: '%s' is not a cell: write "
-                        "r<row>c<col>, e.g. r-2c0\n", a);
-                return 2;
-            }
-            nm.frame = 0;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "arbiter score: unknown option '%s'\n", a);
-            usage(stderr);
-            return 2;
-        } else if (path != NULL) {
-            fprintf(stderr, "arbiter score: one FILE only ('%s' and '%s')\n",
-                    path, a);
-            return 2;
-        } else {
-            path = a;
+    }
+    if (origin != NULL) {
+        if (arb_chains_cell_parse(&nm.row0, &nm.col0, origin) != 0) {
+            fprintf(stderr, "arbiter score: '%s' is not a cell: write "
+                    "r<row>c<col>, e.g. r-2c0\n", origin);
+            return CLI_ERROR;
         }
+        nm.frame = 0;
     }
     if (variant < 0) {
         fprintf(stderr, "arbiter score: --variant square|sum is required\n");

@@ -215,40 +215,30 @@ cmd_score_chan(int argc, char **argv)
 {
     arb_chan_layout_t l;
     arb_chan_score_t  sc;
-    const char       *won = NULL, *win = NULL;
+    const char       *won = NULL, *win = NULL, *game = NULL;
     char              err[240];
     int               i, k, json = 0, ncards = 0, rc;
+    const cli_optdef_t opts[] = {
+        { "--game", CLI_ARG_STR, &game },   /* "chan": dispatched */
+        { "--json", CLI_ARG_FLAG, &json },
+        { "--won", CLI_ARG_STR, &won },
+        { "--win", CLI_ARG_STR, &win },
+        { NULL, 0, NULL }
+    };
+    cli_args_t a = { .cmd = "score", .usage = usage, .opts = opts,
+                     .dash_words = 1 };
 
     memset(&l, 0, sizeof(l));
     l.win_face = -1;
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(a, "--game") == 0 && i + 1 < argc) {
-            i++;
-        } else if (strcmp(a, "--json") == 0) {
-            json = 1;
-        } else if (strcmp(a, "--won") == 0 && i + 1 < argc) {
-            won = argv[++i];
-        } else if (strncmp(a, "--won=", 6) == 0) {
-            won = a + 6;
-        } else if (strcmp(a, "--win") == 0 && i + 1 < argc) {
-            win = argv[++i];
-        } else if (strncmp(a, "--win=", 6) == 0) {
-            win = a + 6;
-        } else if (a[0] == '-' && a[1] == '-' && a[2] != '\0') {
-            fprintf(stderr, "arbiter score: unknown option '%s'\n", a);
-            usage(stderr);
-            return 2;
-        } else if (parse_words(&l, a, err, sizeof(err)) != 0) {
+    rc = cli_args_parse(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
+    for (i = 0; i < a.npos; i++) {
+        if (parse_words(&l, a.pos[i], err, sizeof(err)) != 0) {
             print_fail(json, "error", err);
-            return 1;
-        } else {
-            ncards++;
+            return CLI_DIFFERS;
         }
+        ncards++;
     }
     l.won = -1;
     for (k = 0; won != NULL && k < 4; k++)

@@ -258,6 +258,25 @@ fail_hand(int json, const char *msg)
     return 1;
 }
 
+typedef struct open_ctx {
+    hand_t *h;
+    char   *err;
+    int    *bad;
+} open_ctx_t;
+
+/* Each --open MELD, kept with the chips; the first bad one is reported
+ * after the options, as a bad chip is. */
+static int
+on_open(void *ud, const char *opt, const char *val)
+{
+    open_ctx_t *o = ud;
+
+    (void)opt;
+    if (!*o->bad && add_open(o->h, val, o->err, 240) != 0)
+        *o->bad = 1;
+    return 0;
+}
+
 int
 cmd_score_tsukurutenten(int argc, char **argv)
 {
@@ -266,49 +285,39 @@ cmd_score_tsukurutenten(int argc, char **argv)
     hand_t           h;
     size_t           n = 0;
     char             err[240];
-    int              i, json = 0, bad = 0, only = 0;
+    const char      *game = NULL, *scoring = NULL;
+    int              i, json = 0, bad = 0, rc;
+    open_ctx_t       oc = { &h, err, &bad };
+    const cli_optdef_t opts[] = {
+        { "--game", CLI_ARG_STR, &game },   /* dispatched here */
+        { "--json", CLI_ARG_FLAG, &json },
+        { "--dealer", CLI_ARG_FLAG, &ctx.dealer },
+        { "--heaven", CLI_ARG_FLAG, &ctx.heaven },
+        { "--scoring", CLI_ARG_STR, &scoring },
+        { "--open", CLI_ARG_EACH, NULL },
+        { NULL, 0, NULL }
+    };
+    cli_args_t a = { .cmd = "score", .usage = usage, .opts = opts,
+                     .each = on_open, .ud = &oc, .dash_words = 1 };
 
     memset(&h, 0, sizeof(h));
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!only && cli_is_help(a)) {
-            usage(stdout);
-            return 0;
-        }
-        if (only || a[0] != '-' || a[1] != '-') {
-            if (!bad && add_chips(&h, a, err, sizeof(err)) != 0)
-                bad = 1;
-        } else if (strcmp(a, "--") == 0) {
-            only = 1;
-        } else if (strcmp(a, "--game") == 0 && i + 1 < argc) {
-            i++;                /* "tsukurutenten": dispatched here */
-        } else if (strcmp(a, "--json") == 0) {
-            json = 1;
-        } else if (strcmp(a, "--dealer") == 0) {
-            ctx.dealer = 1;
-        } else if (strcmp(a, "--heaven") == 0) {
-            ctx.heaven = 1;
-        } else if (strcmp(a, "--scoring") == 0 && i + 1 < argc) {
-            i++;
-            if (strcmp(argv[i], "simple") == 0)
-                ctx.extended = 0;
-            else if (strcmp(argv[i], "extended") == 0)
-                ctx.extended = 1;
-            else {
-                fprintf(stderr, "arbiter score: scoring '%s' does not "
-                        "exist: simple or extended\n", argv[i]);
-                return 2;
-            }
-        } else if (strcmp(a, "--open") == 0 && i + 1 < argc) {
-            i++;
-            if (!bad && add_open(&h, argv[i], err, sizeof(err)) != 0)
-                bad = 1;
-        } else {
-            fprintf(stderr, "arbiter score: unknown option '%s'\n", a);
-            usage(stderr);
-            return 2;
+    rc = cli_args_parse(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
+    if (scoring != NULL) {
+        if (strcmp(scoring, "simple") == 0)
+            ctx.extended = 0;
+        else if (strcmp(scoring, "extended") == 0)
+            ctx.extended = 1;
+        else {
+            fprintf(stderr, "arbiter score: scoring '%s' does not "
+                    "exist: simple or extended\n", scoring);
+            return CLI_ERROR;
         }
     }
+    for (i = 0; i < a.npos; i++)
+        if (!bad && add_chips(&h, a.pos[i], err, sizeof(err)) != 0)
+            bad = 1;
     if (!bad && h.nchips == 0) {
         fprintf(stderr, "arbiter score: no chips given\n");
         usage(stderr);
