@@ -64,7 +64,7 @@ main(int argc, char **argv)
 
     if (argc < 2) {
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
         usage(stdout);
@@ -79,5 +79,5 @@ main(int argc, char **argv)
             return cmds[i].run(argc - 1, argv + 1);
     fprintf(stderr, "arbiter: unknown command '%s'\n", argv[1]);
     usage(stderr);
-    return 2;
+    return CLI_ERROR;
 }

@@ -67,7 +67,7 @@ fetch_schema(cli_net_t *n, const char *match, arb_claim_t *schema)
         return rc;
     if (cli_get_bytes(&n->res.data, "json", &json, &len) != 0) {
         fprintf(stderr, "arbiter claim: the server's answer has no json\n");
-        return 2;
+        return CLI_ERROR;
     }
     /* A report is a claim that agrees with itself (docs/CLAIMS.md). */
     rc = arb_claim_parse_json(schema, json, len, &why);
@@ -75,7 +75,7 @@ fetch_schema(cli_net_t *n, const char *match, arb_claim_t *schema)
         fprintf(stderr, "arbiter claim: the server's report: %s\n",
                 arb_buf_cstr(&why));
     arb_buf_free(&why);
-    return rc != 0 ? 2 : 0;
+    return rc != 0 ? CLI_ERROR : CLI_OK;
 }
 
 /* 0 when the claim fits in one event; else 2, the reason printed. */
@@ -89,20 +89,20 @@ check_size(const arb_event_t *ev, const char *path)
     if (ev->nargs > ARB_ARGS_MAX) {
         fprintf(stderr, "arbiter claim: %s: %zu records; one claim carries "
                 "at most %d\n", path, ev->nargs, ARB_ARGS_MAX);
-        return 2;
+        return CLI_ERROR;
     }
     for (i = 0; i < ev->nargs; i++)
         if (strlen(ev->args[i]) > ARB_STR_MAX) {
             fprintf(stderr, "arbiter claim: %s: record %zu is %zu bytes as "
                     "JSON; at most %d\n", path, i + 1, strlen(ev->args[i]),
                     ARB_STR_MAX);
-            return 2;
+            return CLI_ERROR;
         }
     rc = arb_event_check(ev, &why);
     if (rc != 0)
         fprintf(stderr, "arbiter claim: %s: %s\n", path, arb_buf_cstr(&why));
     arb_buf_free(&why);
-    return rc != 0 ? 2 : 0;
+    return rc != 0 ? CLI_ERROR : CLI_OK;
 }
 
 static int
@@ -115,7 +115,7 @@ send_claim(cli_net_t *n, const arb_event_t *ev, const char *match,
 
     if (expect_s != NULL
         && cli_parse_u64("claim", "--expect", expect_s, &expect) != 0)
-        return 2;
+        return CLI_ERROR;
     pk = cli_net_begin(n, "append", 3 + (cid != NULL) + (expect_s != NULL)
                        + (ev->player != NULL) + (ev->nargs > 0));
     cli_pack_str(pk, "match", match);
@@ -186,7 +186,7 @@ print_verdict(cli_net_t *n, const char *match)
         fprintf(stderr, "arbiter claim: the server's report has no "
                 "records\n");
         arb_jv_free(rep);
-        return 2;
+        return CLI_ERROR;
     }
     for (i = 0; i < recs->n; i++) {
         st = arb_jv_get(&recs->items[i], "status");
@@ -258,12 +258,12 @@ cmd_claim(int argc, char **argv)
         fprintf(stderr, "arbiter claim: %s\n", path == NULL
                 ? "name the claim FILE" : "--match is required");
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (by != NULL && !arb_name_valid(by)) {
         fprintf(stderr, "arbiter claim: --by '%s' is not a name (1..64 of "
                 "A-Z a-z 0-9 _ . @ + -)\n", by);
-        return 2;
+        return CLI_ERROR;
     }
     if (cli_read_file(&text, path) != 0)
         goto done;
@@ -280,7 +280,7 @@ cmd_claim(int argc, char **argv)
         goto done;
     if (csv && (status = fetch_schema(&n, match, &schema)) != 0)
         goto done;
-    status = 2;
+    status = CLI_ERROR;
     rc = arb_claim_parse(&c, text.data ? text.data : "", text.len,
                          &schema.res, &why);
     if (rc != 0) {

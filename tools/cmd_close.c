@@ -53,11 +53,11 @@ cmd_close(int argc, char **argv)
     if (a.match == NULL) {
         fprintf(stderr, "arbiter close: --match is required\n");
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (expect != NULL) {
         if (cli_parse_u64("close", "--expect", expect, &a.expect) != 0)
-            return 2;
+            return CLI_ERROR;
         a.has_expect = 1;
     }
     a.kind = "close";

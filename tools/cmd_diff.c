@@ -67,7 +67,7 @@ diff_claim(arb_history_t *s, const char *claim_path, int json)
     arb_claim_t   c;
     arb_diff_t    d;
     size_t        bad;
-    int           rc, status = 2;
+    int           rc, status = CLI_ERROR;
 
     memset(&r, 0, sizeof(r));
     memset(&c, 0, sizeof(c));
@@ -110,7 +110,7 @@ diff_claim(arb_history_t *s, const char *claim_path, int json)
         goto done;
     }
     fwrite(out.data, 1, out.len, stdout);
-    status = d.n == 0 ? 0 : 1;
+    status = d.n == 0 ? CLI_OK : CLI_DIFFERS;
 done:
     arb_diff_clear(&d);
     arb_claim_clear(&c);
@@ -128,7 +128,7 @@ diff_logs(arb_history_t *a, arb_history_t *b, int json)
 {
     arb_log_diff_t d;
     arb_buf_t      out = ARB_BUF_INIT, why = ARB_BUF_INIT;
-    int            rc, status = 2;
+    int            rc, status = CLI_ERROR;
 
     rc = arb_log_diff(&d, a, b, &why);
     if (rc != 0) {
@@ -143,7 +143,7 @@ diff_logs(arb_history_t *a, arb_history_t *b, int json)
     }
     if (!out.oom) {
         fwrite(out.data, 1, out.len, stdout);
-        status = d.identical ? 0 : 1;
+        status = d.identical ? CLI_OK : CLI_DIFFERS;
     }
     arb_log_diff_clear(&d);
 done:

@@ -51,7 +51,7 @@ on_item(void *ud, const msgpack_object *item)
     if (cli_event_format(&x->out, item, NULL, x->json, &x->why) != 0) {
         fprintf(stderr, "arbiter events: match %s: %s\n", x->match,
                 arb_buf_cstr(&x->why));
-        return 2;
+        return CLI_ERROR;
     }
     fwrite(x->out.data, 1, x->out.len, stdout);
     return 0;
@@ -118,14 +118,14 @@ cmd_events(int argc, char **argv)
     if (match == NULL) {
         fprintf(stderr, "arbiter events: --match is required\n");
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if ((from_s != NULL && cli_parse_u64("events", "--from", from_s,
                                          &from) != 0)
         || (to_s != NULL && cli_parse_u64("events", "--to", to_s, &to) != 0)
         || (since_s != NULL && cli_parse_u64("events", "--since", since_s,
                                              &since) != 0))
-        return 2;
+        return CLI_ERROR;
     memset(&x, 0, sizeof(x));
     x.match = match;
     x.json = json;

@@ -259,7 +259,7 @@ select_server(exp_t *x)
         if (items == NULL || items->type != MSGPACK_OBJECT_ARRAY) {
             fprintf(stderr, "arbiter export: the server's answer has no "
                     "matches\n");
-            return 2;
+            return CLI_ERROR;
         }
         for (i = 0; i < items->via.array.size; i++) {
             it = &items->via.array.ptr[i];
@@ -269,13 +269,13 @@ select_server(exp_t *x)
                 || cli_get_int(it, "last", &last) != 0) {
                 fprintf(stderr, "arbiter export: a malformed match in the "
                         "server's list\n");
-                return 2;
+                return CLI_ERROR;
             }
             memcpy(buf, id, len);
             buf[len] = '\0';
             if (in_range(x, created, last) && add_id(x, buf) != 0) {
                 fprintf(stderr, "arbiter export: out of memory\n");
-                return 2;
+                return CLI_ERROR;
             }
         }
         it = arb_client_get(&x->n.res, "next");
@@ -311,7 +311,7 @@ server_checkpoint(exp_t *x, const char *id, arb_checkpoint_t *cp)
         || cp->count == 0) {
         fprintf(stderr, "arbiter export: match %s: the server's checkpoint "
                 "is malformed (an older arbiterd?)\n", id);
-        return 2;
+        return CLI_ERROR;
     }
     snprintf(cp->match_id, sizeof(cp->match_id), "%s", id);
     memcpy(cp->head, head, ARB_HASH_LEN);
@@ -348,13 +348,13 @@ collect(exp_t *x, const char *id)
                     : "out of memory");
         if (rc != 0)
             return rc == ARB_ENOMEM || rc == ARB_EIO || rc == ARB_ESTORE
-                   ? 2 : 1;
+                   ? CLI_ERROR : CLI_DIFFERS;
         m = &x->b.matches[x->b.nmatches - 1];
     } else {
         m = arb_bundle_add_match(&x->b, id);
         if (m == NULL) {
             fprintf(stderr, "arbiter export: out of memory\n");
-            return 2;
+            return CLI_ERROR;
         }
         memset(&h, 0, sizeof(h));
         arb_buf_free(&x->why);
@@ -383,7 +383,7 @@ collect(exp_t *x, const char *id)
             fprintf(stderr, "arbiter export: match %s: the server sent %zu "
                     "events%s\n", id, m->nevents,
                     count != UINT64_MAX ? " for its checkpoint" : "");
-            return 1;
+            return CLI_DIFFERS;
         }
     }
     if (x->format == F_BUNDLE && x->server) {
@@ -391,7 +391,7 @@ collect(exp_t *x, const char *id)
             fprintf(stderr, "arbiter export: match %s: the server's "
                     "checkpoint (%" PRIu64 " events) does not match the "
                     "events read\n", id, cp.count);
-            return 1;
+            return CLI_DIFFERS;
         }
         m->cp = cp;
         m->is_signed = 1;
@@ -408,7 +408,7 @@ write_out(const char *path, const arb_buf_t *b)
 
     if (f == NULL) {
         fprintf(stderr, "arbiter export: %s: %s\n", path, strerror(errno));
-        return 2;
+        return CLI_ERROR;
     }
     if ((b->len > 0 && fwrite(b->data, 1, b->len, f) != b->len)
         || (path != NULL ? fclose(f) != 0 : fflush(f) != 0)) {
@@ -416,7 +416,7 @@ write_out(const char *path, const arb_buf_t *b)
                 path != NULL ? path : "stdout", strerror(errno));
         if (path != NULL)
             unlink(path);
-        return 2;
+        return CLI_ERROR;
     }
     return 0;
 }
@@ -443,7 +443,7 @@ write_transcripts(exp_t *x, const char *dir)
         if (arb_bundle_transcript(&out, &x->b.matches[i], &x->why) != 0) {
             fprintf(stderr, "arbiter export: match %s: %s\n",
                     x->b.matches[i].cp.match_id, arb_buf_cstr(&x->why));
-            rc = 1;
+            rc = CLI_DIFFERS;
             break;
         }
         snprintf(path, sizeof(path), "%s/%s.txt", dir,
@@ -471,7 +471,7 @@ make_bundle(exp_t *x, arb_buf_t *out, unsigned char signer[ARB_HASH_LEN])
                     "recorder's secret key: only the daemon's operator can "
                     "export one from --db; others use --server, where the "
                     "daemon signs\n");
-            return 2;
+            return CLI_ERROR;
         }
         for (i = 0; i < x->b.nmatches; i++)
             arb_bundle_sign(&x->b.matches[i], &kp);
@@ -484,7 +484,7 @@ make_bundle(exp_t *x, arb_buf_t *out, unsigned char signer[ARB_HASH_LEN])
     if (rc != 0) {
         fprintf(stderr, "arbiter export: %s\n", rc == ARB_ENOMEM
                 ? "out of memory" : arb_buf_cstr(&x->why));
-        return rc == ARB_ENOMEM ? 2 : 1;
+        return rc == ARB_ENOMEM ? CLI_ERROR : CLI_DIFFERS;
     }
     rc = arb_bundle_verify(out->data, out->len, signer, &rep);
     if (rc != 0) {
@@ -498,7 +498,7 @@ make_bundle(exp_t *x, arb_buf_t *out, unsigned char signer[ARB_HASH_LEN])
                         rep.matches[i].problems[j]);
     }
     arb_bundle_report_clear(&rep);
-    return rc == 0 ? 0 : rc == ARB_ENOMEM ? 2 : 1;
+    return rc == 0 ? 0 : rc == ARB_ENOMEM ? CLI_ERROR : CLI_DIFFERS;
 }
 
 static int
@@ -515,28 +515,28 @@ render(exp_t *x)
             fprintf(stderr, "arbiter export: %zu matches: --out must be a "
                     "directory (one transcript each, ID.txt)\n",
                     x->b.nmatches);
-            return 2;
+            return CLI_ERROR;
         }
         return write_transcripts(x, x->out);
     }
     if (x->format == F_BUNDLE && x->out == NULL && isatty(STDOUT_FILENO)) {
         fprintf(stderr, "arbiter export: a bundle is binary: use --out FILE "
                 "or redirect stdout\n");
-        return 2;
+        return CLI_ERROR;
     }
     switch (x->format) {
     case F_JSONL:
         for (i = 0; rc == 0 && i < x->b.nmatches; i++)
             rc = arb_bundle_jsonl(&out, &x->b.matches[i], &x->why);
-        rc = rc == 0 ? 0 : rc == ARB_ENOMEM ? 2 : 1;
+        rc = rc == 0 ? 0 : rc == ARB_ENOMEM ? CLI_ERROR : CLI_DIFFERS;
         break;
     case F_CSV:
         rc = arb_bundle_csv(&out, &x->b, &x->why);
-        rc = rc == 0 ? 0 : rc == ARB_ENOMEM ? 2 : 1;
+        rc = rc == 0 ? 0 : rc == ARB_ENOMEM ? CLI_ERROR : CLI_DIFFERS;
         break;
     case F_TRANSCRIPT:
         rc = arb_bundle_transcript(&out, &x->b.matches[0], &x->why);
-        rc = rc == 0 ? 0 : rc == ARB_ENOMEM ? 2 : 1;
+        rc = rc == 0 ? 0 : rc == ARB_ENOMEM ? CLI_ERROR : CLI_DIFFERS;
         break;
     default:
         rc = make_bundle(x, &out, signer);
@@ -618,17 +618,17 @@ parse_args(exp_t *x, int argc, char **argv)
         fprintf(stderr, "arbiter export: --format is jsonl, csv, transcript "
                 "or bundle%s%s%s\n", fmt ? ", not '" : "", fmt ? fmt : "",
                 fmt ? "'" : "");
-        return 2;
+        return CLI_ERROR;
     }
     x->has_from = from != NULL;
     x->has_to = to != NULL;
     if ((from && parse_when("--from", from, 0, &x->from) != 0)
         || (to && parse_when("--to", to, 1, &x->to) != 0))
-        return 2;
+        return CLI_ERROR;
     if ((x->nids > 0) == (from != NULL || to != NULL)) {
         fprintf(stderr, "arbiter export: name the matches with --match, or "
                 "a time range with --from/--to (not both)\n");
-        return 2;
+        return CLI_ERROR;
     }
     /* No --db: the server, as for every client command. */
     x->server = x->db == NULL || net;
@@ -641,7 +641,7 @@ cmd_export(int argc, char **argv)
     arb_store_opts_t opts;
     exp_t            x;
     size_t           i;
-    int              rc, status = 2;
+    int              rc, status = CLI_ERROR;
 
     memset(&x, 0, sizeof(x));
     cli_net_init(&x.n, "export");
@@ -677,7 +677,7 @@ cmd_export(int argc, char **argv)
         }
         if (x.nids == 0) {
             fprintf(stderr, "arbiter export: no match in that time range\n");
-            status = 1;
+            status = CLI_DIFFERS;
             goto done;
         }
     }

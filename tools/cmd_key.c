@@ -66,7 +66,7 @@ cmd_key(int argc, char **argv)
     arb_keypair_clear(&kp);
     if (rc == ARB_ECORRUPT) {
         fprintf(stderr, "arbiter key: %s\n", arb_buf_cstr(&why));
-        status = 1;
+        status = CLI_DIFFERS;
         goto done;
     }
     arb_hex(hex, pk, ARB_PUBKEY_LEN);

@@ -133,7 +133,7 @@ cmd_load(int argc, char **argv)
     path = ar.npos == 1 ? ar.pos[0] : NULL;
     if (path == NULL) {
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (cli_read_file(&text, path) != 0)
         goto done;

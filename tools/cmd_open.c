@@ -168,13 +168,13 @@ cmd_open(int argc, char **argv)
         fprintf(stderr, "arbiter open: --match, --game and --players are "
                 "required\n");
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (deal != NULL && strncmp(deal, "seed:", 5) != 0
         && strncmp(deal, "order:", 6) != 0) {
         fprintf(stderr, "arbiter open: --deal wants seed:TEXT or "
                 "order:CARDS, not '%s'\n", deal);
-        return 2;
+        return CLI_ERROR;
     }
     if (split_commas(players, &pv, &np) != 0
         || (teams != NULL && split_commas(teams, &tv, &nt) != 0)) {

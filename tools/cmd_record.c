@@ -511,7 +511,7 @@ run(rec_t *r)
         if (poll(fds, (nfds_t)nfds, -1) < 0) {
             if (errno == EINTR)
                 continue;
-            return 2;
+            return CLI_ERROR;
         }
         if (nfds == 2 && fds[1].revents != 0)
             rec_link_pump(r);
@@ -557,11 +557,11 @@ cmd_record(int argc, char **argv)
     if (r.match == NULL) {
         fprintf(stderr, "arbiter record: --match is required\n");
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (retry != NULL && cli_parse_u64("record", "--retry", retry,
                                        &secs) != 0)
-        return 2;
+        return CLI_ERROR;
     if (secs > 86400)
         secs = 86400;
     r.retry_ms = (unsigned)secs * 1000;
@@ -598,12 +598,12 @@ cmd_record(int argc, char **argv)
     if (r.as != NULL && !seated(&r, r.as)) {
         fprintf(stderr, "arbiter record: --as %s: not a player of match "
                 "%s\n", r.as, r.match);
-        status = 2;
+        status = CLI_ERROR;
         goto done;
     }
     if (rec_line_open(&r.line, 0, r.interactive) != 0) {
         fprintf(stderr, "arbiter record: cannot set up the terminal\n");
-        status = 2;
+        status = CLI_ERROR;
         goto done;
     }
     if (r.interactive)

@@ -90,7 +90,7 @@ run(int argc, char **argv, const char *cmd, int note_only)
         goto done;
     }
     sub = note_only ? "note" : nw > 0 ? words[0] : "";
-    first = note_only ? 0 : 1;
+    first = note_only ? CLI_OK : CLI_DIFFERS;
     if (strcmp(sub, "note") == 0) {
         if (nw <= first || reason != NULL) {
             fprintf(stderr, "arbiter %s: %s\n", cmd, reason != NULL

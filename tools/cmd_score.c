@@ -162,14 +162,14 @@ score_stream(int mode)
     out = malloc(IO_BLOCK + 512);
     if (in == NULL || out == NULL) {
         fprintf(stderr, "arbiter score: out of memory\n");
-        rc = 2;
+        rc = CLI_ERROR;
         goto done;
     }
     while (!eof) {
         r = read(STDIN_FILENO, in + have, IO_BLOCK - have);
         if (r < 0) {
             perror("arbiter score: read");
-            rc = 2;
+            rc = CLI_ERROR;
             goto done;
         }
         if (r == 0)
@@ -183,7 +183,7 @@ score_stream(int mode)
             start = i + 1;
             if (olen > IO_BLOCK) {
                 if (write_all(out, olen) != 0) {
-                    rc = 2;
+                    rc = CLI_ERROR;
                     goto done;
                 }
                 olen = 0;
@@ -221,7 +221,7 @@ score_stream(int mode)
         have -= start;
     }
     if (write_all(out, olen) != 0)
-        rc = 2;
+        rc = CLI_ERROR;
     else
         rc = err ? 1 : 0;
 done:

@@ -245,7 +245,7 @@ cmd_matches(int argc, char **argv)
     if (st != NULL && strcmp(st, "open") != 0 && strcmp(st, "closed") != 0) {
         fprintf(stderr, "arbiter matches: --status open or closed, not "
                 "'%s'\n", st);
-        return 2;
+        return CLI_ERROR;
     }
     if (cli_net_connect(&n) != 0)
         goto done;
@@ -266,7 +266,7 @@ next_page:      /* the list comes in pages: "after" the last id */
     if (list == NULL || list->type != MSGPACK_OBJECT_ARRAY) {
         fprintf(stderr, "arbiter matches: the server's answer has no "
                 "matches\n");
-        status = 2;
+        status = CLI_ERROR;
         goto done;
     }
     for (k = 0; k < list->via.array.size; k++) {
@@ -303,7 +303,7 @@ next_page:      /* the list comes in pages: "after" the last id */
         }
         if (out.oom) {
             fprintf(stderr, "arbiter matches: out of memory\n");
-            status = 2;
+            status = CLI_ERROR;
             goto done;
         }
         fwrite(out.data, 1, out.len, stdout);
@@ -397,7 +397,7 @@ cmd_stats(int argc, char **argv)
         arb_buf_puts(&out, "}\n");
     if (out.oom) {
         fprintf(stderr, "arbiter stats: out of memory\n");
-        status = 2;
+        status = CLI_ERROR;
         goto done;
     }
     fwrite(out.data, 1, out.len, stdout);

@@ -146,7 +146,7 @@ cmd_verify(int argc, char **argv)
                 ? "which bundle?" : "--pubkey KEY is required: the "
                 "recorder's public key, from its operator");
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (arb_pubkey_parse(pk, key, &why) != 0) {
         fprintf(stderr, "arbiter verify: --pubkey: %s\n", arb_buf_cstr(&why));
@@ -171,7 +171,7 @@ cmd_verify(int argc, char **argv)
         fprintf(stderr, "arbiter verify: %s: FAILED (%zu problem%s): do "
                 "not trust this bundle\n", path, rep.nproblems,
                 rep.nproblems == 1 ? "" : "s");
-        status = 1;
+        status = CLI_DIFFERS;
         goto done;
     }
     printf("bundle %s: %zu match%s, key %s\n", path, rep.nmatches,

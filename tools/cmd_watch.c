@@ -65,7 +65,7 @@ print_error_push(const msgpack_object *push)
     cli_get_bytes(e, "message", &msg, &mlen);
     fprintf(stderr, "arbiter watch: %.*s: %.*s\n", (int)clen, code,
             (int)mlen, msg);
-    return 1;
+    return CLI_DIFFERS;
 }
 
 int
@@ -101,7 +101,7 @@ cmd_watch(int argc, char **argv)
     }
     if (from_s != NULL && cli_parse_u64("watch", "--from", from_s,
                                         &from) != 0)
-        return 2;
+        return CLI_ERROR;
     if (cli_net_connect(&n) != 0)
         goto done;
     memset(&sa, 0, sizeof(sa));
@@ -132,7 +132,7 @@ cmd_watch(int argc, char **argv)
         }
         if (rc != 0) {
             fprintf(stderr, "arbiter watch: %s\n", arb_buf_cstr(&why));
-            status = 2;
+            status = CLI_ERROR;
             break;
         }
         push = arb_client_get(&n.res, "push");
@@ -154,12 +154,12 @@ cmd_watch(int argc, char **argv)
         if (cli_event_format(&out, &n.res.data, match == NULL ? mid : NULL,
                              json, &why) != 0) {
             fprintf(stderr, "arbiter watch: %s\n", arb_buf_cstr(&why));
-            status = 2;
+            status = CLI_ERROR;
             break;
         }
         fwrite(out.data, 1, out.len, stdout);
         if (fflush(stdout) != 0) {
-            status = 2;
+            status = CLI_ERROR;
             break;
         }
     }

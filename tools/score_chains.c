@@ -92,18 +92,18 @@ cmd_score_chains(int argc, char **argv)
     if (variant < 0) {
         fprintf(stderr, "arbiter score: --variant square|sum is required\n");
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (path == NULL) {
         fprintf(stderr, "arbiter score: no FILE given ('-' for stdin)\n");
-        return 2;
+        return CLI_ERROR;
     }
     if (cli_read_file(&in, path) != 0)
         goto done;
     if (arb_chains_grid_parse(cells, &rows, &cols, in.data ? in.data : "",
                               in.len, err, sizeof(err)) != 0) {
         fprintf(stderr, "arbiter score: %s: %s\n", path, err);
-        rc = 1;
+        rc = CLI_DIFFERS;
         goto done;
     }
     if (arb_chains_score(&sc, cells, rows, cols, variant) != 0) {

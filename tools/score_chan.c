@@ -247,33 +247,33 @@ cmd_score_chan(int argc, char **argv)
     if (l.won < 0) {
         fprintf(stderr, "arbiter score: --won must be self, stock, chiu or "
                 "heaven\n");
-        return 2;
+        return CLI_ERROR;
     }
     if (ncards == 0) {
         fprintf(stderr, "arbiter score: no cards given\n");
-        return 2;
+        return CLI_ERROR;
     }
     if (l.won == ARB_CHAN_WON_HEAVEN && win != NULL) {
         fprintf(stderr, "arbiter score: Thiên ù has no winning card: drop "
                 "--win\n");
-        return 2;
+        return CLI_ERROR;
     }
     if (l.won != ARB_CHAN_WON_HEAVEN) {
         if (win == NULL) {
             fprintf(stderr, "arbiter score: --win CARD is required (the "
                     "winning card)\n");
-            return 2;
+            return CLI_ERROR;
         }
         if (arb_chan_card_parse(&l.win_face, win, strlen(win), err,
                                 sizeof(err)) != 0) {
             print_fail(json, "error", err);
-            return 1;
+            return CLI_DIFFERS;
         }
     }
     rc = arb_chan_evaluate(&l, &sc, err, sizeof(err));
     if (rc != 0) {
         print_fail(json, rc == 1 ? "not" : "error", err);
-        return 1;
+        return CLI_DIFFERS;
     }
     if (json)
         print_json(&l, &sc);

@@ -247,7 +247,7 @@ fail_hand(int json, const char *msg)
 
     if (!json) {
         printf("ERROR %s\n", msg);
-        return 1;
+        return CLI_DIFFERS;
     }
     arb_buf_puts(&j, "{\"game\":\"tsukurutenten\",\"error\":");
     arb_json_str(&j, msg);
@@ -255,7 +255,7 @@ fail_hand(int json, const char *msg)
     if (!j.oom)
         fwrite(j.data, 1, j.len, stdout);
     arb_buf_free(&j);
-    return 1;
+    return CLI_DIFFERS;
 }
 
 typedef struct open_ctx {
@@ -321,14 +321,14 @@ cmd_score_tsukurutenten(int argc, char **argv)
     if (!bad && h.nchips == 0) {
         fprintf(stderr, "arbiter score: no chips given\n");
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if (bad || check_hand(&h, err, sizeof(err)) != 0)
         return fail_hand(json, err);
     if (arb_tsuku_arr_search(&all, &n, h.open, h.nopen, h.counts,
                              ARB_TSUKU_TARGET) != 0) {
         fprintf(stderr, "arbiter score: out of memory\n");
-        return 2;
+        return CLI_ERROR;
     }
     if (json)
         print_json(&h, all, n, &ctx);
