@@ -1,0 +1,113 @@
+#!/bin/sh
+# One history from every source, one option parser for every command.
+# A transcript (plain and dealt) is loaded into the real recorder; then the
+# transcript FILE, the data directory (--db, which reveals a running dealt
+# match's deal), the server (--match) and an export's jsonl must replay to
+# the same output; and options read the same as `--opt VALUE` and
+# `--opt=VALUE`, in any order, with an unknown option named.
+A=bin/arbiter
+pass=0; fail=0
+T=$(mktemp -d)
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+
+check() {   # check NAME EXPECTED ACTUAL
+    if [ "$2" = "$3" ]; then pass=$((pass + 1))
+    else fail=$((fail + 1)); printf 'FAIL %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fi
+}
+
+bin/arbiterd --data "$T/data" --listen "unix:$T/s.sock" --log-level warn \
+    2> "$T/daemon.log" < /dev/null > /dev/null &
+pid=$!
+i=0
+while [ ! -S "$T/s.sock" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+export ARBITER_SERVER="unix:$T/s.sock"
+export ARBITER_TOKEN=$(awk '$4 == "arbiter" { print $3 }' "$T/data/tokens")
+
+# ---- every source, the same replay ----------------------------------------
+Y=tests/data/yah3-short.txt
+C=tests/data/chan-draw.txt
+for f in $Y $C; do
+    $A load "$f" > /dev/null 2>&1
+    check "$f: load" 0 $?
+done
+YM=$(sed -n 's/^match: *\([^ ]*\).*/\1/p' $Y | head -1)
+CM=$(sed -n 's/^match: *\([^ ]*\).*/\1/p' $C | head -1)
+
+$A replay $Y > "$T/file.out" 2>&1
+check "file: replay" 0 $?
+$A replay --db "$T/data" --match "$YM" > "$T/db.out" 2>&1
+check "db: replay" "$(cat "$T/file.out")" "$(cat "$T/db.out")"
+$A state --match "$YM" > "$T/srv.out" 2>&1
+check "server: state" "$(cat "$T/file.out")" "$(cat "$T/srv.out")"
+$A diff $Y --match "$YM" > "$T/diff.out" 2>&1
+check "server: diff with the file" 0 $?
+$A diff $Y --db "$T/data" --match "$YM" > /dev/null 2>&1
+check "db: diff with the file" 0 $?
+$A export --format jsonl --match "$YM" --out "$T/y.jsonl" 2> /dev/null
+$A replay "$T/y.jsonl" > "$T/jsonl.out" 2>&1
+check "jsonl: replay" "$(cat "$T/file.out")" "$(cat "$T/jsonl.out")"
+$A diff $Y "$T/y.jsonl" > /dev/null 2>&1
+check "jsonl: diff with the file" 0 $?
+$A replay --json $Y > "$T/file.json"
+$A replay --json --db "$T/data" --match "$YM" > "$T/db.json"
+check "db: replay --json" "$(cat "$T/file.json")" "$(cat "$T/db.json")"
+
+# A running dealt match: the log holds only the commitment; --db reveals it
+# from the secret beside the log, and replays as the transcript does.
+$A replay $C > "$T/cfile.out" 2>&1
+$A replay --db "$T/data" --match "$CM" > "$T/cdb.out" 2>&1
+check "dealt, db: replay" "$(cat "$T/cfile.out")" "$(cat "$T/cdb.out")"
+$A diff $C --db "$T/data" --match "$CM" > /dev/null 2>&1
+check "dealt, db: diff with the file" 0 $?
+# The server gives only the commitment: a client cannot judge it yet.
+$A state --match "$CM" > /dev/null 2> "$T/err"
+check "dealt, server: state" "1 committed" \
+    "$? $(grep -o 'committed' "$T/err" | head -1)"
+
+# The source errors, named.
+$A replay --db "$T/data" --match NOPE > /dev/null 2> "$T/err"
+check "db: no match" "2 arbiter replay: $T/data: no match 'NOPE'" \
+    "$? $(cat "$T/err")"
+$A replay --db "$T/nowhere" --match "$YM" > /dev/null 2> "$T/err"
+check "db: no store" "2 arbiter replay: $T/nowhere: no store there" \
+    "$? $(cat "$T/err")"
+
+# ---- one option parser ----------------------------------------------------
+$A replay --at 3 $Y > "$T/a1" 2>&1; r1=$?
+$A replay --at=3 $Y > "$T/a2" 2>&1; r2=$?
+$A replay $Y --at=3 > "$T/a3" 2>&1; r3=$?
+check "replay --at 3" 0 $r1
+check "replay --at=3 = --at 3" "$(cat "$T/a1")" "$(cat "$T/a2")"
+check "replay FILE --at=3 = --at 3" "$(cat "$T/a1")" "$(cat "$T/a3")"
+check "exits alike" "$r1 $r1" "$r2 $r3"
+$A replay --at=3 --db="$T/data" --match="$YM" > "$T/a4" 2>&1
+check "replay --db= --match= --at=" "$(cat "$T/a1")" "$(cat "$T/a4")"
+$A state --match="$YM" --at=3 > "$T/s1" 2>&1
+$A state --match "$YM" --at 3 > "$T/s2" 2>&1
+check "state --at=3 = --at 3" "$(cat "$T/s2")" "$(cat "$T/s1")"
+$A events --match "$YM" --from=3 --to=4 > "$T/e1" 2>&1
+$A events --from 3 --match "$YM" --to 4 > "$T/e2" 2>&1
+check "events --from=3 = --from 3" "$(cat "$T/e2")" "$(cat "$T/e1")"
+check "events: two lines" 2 "$(wc -l < "$T/e1" | tr -d ' ')"
+$A score --mode=3 4S 5S 6S > "$T/c1" 2>&1
+$A score 4S 5S 6S --mode 3 > "$T/c2" 2>&1
+check "score --mode=3 = --mode 3" "$(cat "$T/c2")" "$(cat "$T/c1")"
+
+for cmd in replay diff state events export claim record open move close \
+           rule note load watch matches stats verify key score; do
+    $A $cmd --bogus=1 x > /dev/null 2> "$T/err"
+    check "$cmd: unknown option" "2 arbiter $cmd: unknown option '--bogus=1'" \
+        "$? $(head -1 "$T/err")"
+done
+$A replay --at=x $Y > /dev/null 2> "$T/err"
+check "replay --at=x" "2 arbiter replay: --at wants a number, not 'x'" \
+    "$? $(cat "$T/err")"
+$A replay $Y --at > /dev/null 2> "$T/err"
+check "replay --at (no value)" "2 arbiter replay: --at needs a value" \
+    "$? $(cat "$T/err")"
+$A replay --help > /dev/null 2>&1
+check "replay --help" 0 $?
+
+echo "sources.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]
