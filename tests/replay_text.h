@@ -8,6 +8,7 @@
 #define ARB_TEST_REPLAY_TEXT_H
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -84,6 +85,30 @@ total_of(const arb_match_t *m, const char *name)
             pts = r.totals[i].points;
     arb_results_clear(&r);
     return pts;
+}
+
+/* A whole file as a NUL-terminated string (malloc'd), or NULL. */
+static inline char *
+slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long  n;
+
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf != NULL)
+        buf[n] = '\0';
+    return buf;
 }
 
 #endif

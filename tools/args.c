@@ -67,6 +67,12 @@ cli_args_parse(cli_args_t *a, int argc, char **argv)
         }
         if (!opts || argv[i][0] != '-' || argv[i][1] == '\0'
             || (a->dash_words && argv[i][1] != '-')) {
+            if (a->no_words) {
+                fprintf(stderr, "arbiter %s: unexpected '%s'\n", a->cmd,
+                        argv[i]);
+                a->usage(stderr);
+                return CLI_ERROR;
+            }
             /* Words move to the front of argv, in order: a word's slot is
              * never ahead of the word read. */
             a->pos[a->npos++] = argv[i];

@@ -79,6 +79,8 @@ typedef struct cli_args {
     void               *ud;     /* each(): non-zero refuses (printed) */
     int                 dash_words; /* only `--x` is an option: `-x` is
                                    a word (score's "->" separators) */
+    int                 no_words;   /* a word is refused: "arbiter CMD:
+                                   unexpected 'w'" */
     char              **pos;    /* out: the words, in order */
     int                 npos;
 } cli_args_t;

@@ -38,18 +38,19 @@ cmd_close(int argc, char **argv)
         { "--cid", CLI_ARG_STR, &a.cid },
         { NULL, 0, NULL }
     };
-    cli_args_t ar = { .cmd = "close", .usage = usage, .opts = opts, .net = &n };
+    cli_args_t ar = {
+        .cmd = "close",
+        .usage = usage,
+        .opts = opts,
+        .net = &n,
+        .no_words = 1,
+    };
 
     memset(&a, 0, sizeof(a));
     cli_net_init(&n, "close");
     status = cli_args_parse(&ar, argc, argv);
     if (status >= 0)
         return status;
-    if (ar.npos > 0) {
-        fprintf(stderr, "arbiter close: unexpected '%s'\n", ar.pos[0]);
-        usage(stderr);
-        return CLI_ERROR;
-    }
     if (a.match == NULL) {
         fprintf(stderr, "arbiter close: --match is required\n");
         usage(stderr);

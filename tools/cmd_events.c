@@ -103,6 +103,7 @@ cmd_events(int argc, char **argv)
         .net = &n,
         .each = on_kind,
         .ud = &kk,
+        .no_words = 1,
     };
 
     cli_net_init(&n, "events");
@@ -110,11 +111,6 @@ cmd_events(int argc, char **argv)
     if (status >= 0)
         return status;
     status = CLI_ERROR;
-    if (ar.npos > 0) {
-        fprintf(stderr, "arbiter events: unexpected '%s'\n", ar.pos[0]);
-        usage(stderr);
-        return CLI_ERROR;
-    }
     if (match == NULL) {
         fprintf(stderr, "arbiter events: --match is required\n");
         usage(stderr);

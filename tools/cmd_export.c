@@ -598,16 +598,12 @@ parse_args(exp_t *x, int argc, char **argv)
         .net = &x->n,
         .each = on_match_opt,
         .ud = x,
+        .no_words = 1,
     };
 
     rc = cli_args_parse(&a, argc, argv);
     if (rc >= 0)
         return rc;
-    if (a.npos > 0) {
-        fprintf(stderr, "arbiter export: unexpected '%s'\n", a.pos[0]);
-        usage(stderr);
-        return CLI_ERROR;
-    }
     net = x->n.server != NULL || x->n.token != NULL
           || x->n.token_file != NULL;
     x->format = -1;

@@ -42,17 +42,17 @@ cmd_key(int argc, char **argv)
         { "--db", CLI_ARG_STR, &dir },
         { NULL, 0, NULL }
     };
-    cli_args_t ar = { .cmd = "key", .usage = usage, .opts = opts };
+    cli_args_t ar = {
+        .cmd = "key",
+        .usage = usage,
+        .opts = opts,
+        .no_words = 1,
+    };
 
     status = cli_args_parse(&ar, argc, argv);
     if (status >= 0)
         return status;
     status = CLI_ERROR;
-    if (ar.npos > 0) {
-        fprintf(stderr, "arbiter key: unexpected '%s'\n", ar.pos[0]);
-        usage(stderr);
-        return CLI_ERROR;
-    }
     rc = arb_keys_load_public(pk, dir, &why);
     if (rc != 0) {
         fprintf(stderr, "arbiter key: %s%s\n", arb_buf_cstr(&why),

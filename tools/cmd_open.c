@@ -152,6 +152,7 @@ cmd_open(int argc, char **argv)
         .net = &n,
         .each = on_option,
         .ud = &ox,
+        .no_words = 1,
     };
 
     cli_net_init(&n, "open");
@@ -159,11 +160,6 @@ cmd_open(int argc, char **argv)
     if (status >= 0)
         return status;
     status = CLI_ERROR;
-    if (ar.npos > 0) {
-        fprintf(stderr, "arbiter open: unexpected '%s'\n", ar.pos[0]);
-        usage(stderr);
-        return CLI_ERROR;
-    }
     if (match == NULL || game == NULL || players == NULL) {
         fprintf(stderr, "arbiter open: --match, --game and --players are "
                 "required\n");

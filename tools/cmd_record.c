@@ -541,6 +541,7 @@ cmd_record(int argc, char **argv)
         .usage = usage,
         .opts = opts,
         .net = &r.net,
+        .no_words = 1,
     };
 
     memset(&r, 0, sizeof(r));
@@ -549,11 +550,6 @@ cmd_record(int argc, char **argv)
     if (status >= 0)
         return status;
     status = CLI_ERROR;
-    if (ar.npos > 0) {
-        fprintf(stderr, "arbiter record: unexpected '%s'\n", ar.pos[0]);
-        usage(stderr);
-        return CLI_ERROR;
-    }
     if (r.match == NULL) {
         fprintf(stderr, "arbiter record: --match is required\n");
         usage(stderr);

@@ -116,6 +116,7 @@ cmd_state(int argc, char **argv)
         .usage = usage_state,
         .opts = opts,
         .net = &n,
+        .no_words = 1,
     };
 
     memset(&h, 0, sizeof(h));
@@ -124,11 +125,6 @@ cmd_state(int argc, char **argv)
     if (status >= 0)
         goto done;
     status = CLI_ERROR;
-    if (a.npos > 0) {
-        fprintf(stderr, "arbiter state: unexpected '%s'\n", a.pos[0]);
-        usage_state(stderr);
-        goto done;
-    }
     if (match == NULL) {
         fprintf(stderr, "arbiter state: --match is required\n");
         usage_state(stderr);
@@ -230,6 +226,7 @@ cmd_matches(int argc, char **argv)
         .usage = usage_matches,
         .opts = opts,
         .net = &n,
+        .no_words = 1,
     };
 
     cli_net_init(&n, "matches");
@@ -237,11 +234,6 @@ cmd_matches(int argc, char **argv)
     if (status >= 0)
         return status;
     status = CLI_ERROR;
-    if (ar.npos > 0) {
-        fprintf(stderr, "arbiter matches: unexpected '%s'\n", ar.pos[0]);
-        usage_matches(stderr);
-        return CLI_ERROR;
-    }
     if (st != NULL && strcmp(st, "open") != 0 && strcmp(st, "closed") != 0) {
         fprintf(stderr, "arbiter matches: --status open or closed, not "
                 "'%s'\n", st);
@@ -346,11 +338,6 @@ cmd_stats(int argc, char **argv)
     if (status >= 0)
         return status;
     status = CLI_ERROR;
-    if (ar.npos > 0) {
-        fprintf(stderr, "arbiter stats: unexpected '%s'\n", ar.pos[0]);
-        usage_stats(stderr);
-        return CLI_ERROR;
-    }
     if (cli_net_connect(&n) != 0)
         goto done;
     cli_net_begin(&n, "stats", 0);

@@ -87,18 +87,19 @@ cmd_watch(int argc, char **argv)
         { "--from", CLI_ARG_STR, &from_s },
         { NULL, 0, NULL }
     };
-    cli_args_t ar = { .cmd = "watch", .usage = usage, .opts = opts, .net = &n };
+    cli_args_t ar = {
+        .cmd = "watch",
+        .usage = usage,
+        .opts = opts,
+        .net = &n,
+        .no_words = 1,
+    };
 
     cli_net_init(&n, "watch");
     status = cli_args_parse(&ar, argc, argv);
     if (status >= 0)
         return status;
     status = CLI_ERROR;
-    if (ar.npos > 0) {
-        fprintf(stderr, "arbiter watch: unexpected '%s'\n", ar.pos[0]);
-        usage(stderr);
-        return CLI_ERROR;
-    }
     if (from_s != NULL && cli_parse_u64("watch", "--from", from_s,
                                         &from) != 0)
         return CLI_ERROR;

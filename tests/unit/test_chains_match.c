@@ -16,29 +16,6 @@
 #include "tests/test.h"
 
 
-static char *
-slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long  n;
-
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf != NULL)
-        buf[n] = '\0';
-    return buf;
-}
-
 /* Applies one event of `kind`: a move "verb player args..." (words split
  * on blanks), or a ruling with its reason. */
 static int

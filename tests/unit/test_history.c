@@ -22,32 +22,10 @@
 #include "core/ledger/history.h"
 #include "core/ledger/store.h"
 #include "core/transcript.h"
+#include "tests/replay_text.h"
 #include "tests/test.h"
 
 static char base[64], dbdir[96];
-
-static char *
-slurp(const char *path)
-{
-    FILE  *f = fopen(path, "rb");
-    char  *s;
-    long   n;
-
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    s = malloc((size_t)n + 1);
-    if (s != NULL && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    if (s != NULL)
-        s[n] = '\0';
-    fclose(f);
-    return s;
-}
 
 /* Records a transcript as the daemon does: the events stamped and
  * canonically encoded; a deal replaced by its commitment, its secret kept
