@@ -10,6 +10,7 @@
 
 #include "core/err.h"
 #include "core/rules/chains.h"
+#include "tests/replay_text.h"
 #include "tests/test.h"
 
 #define GRID (ARB_CHAINS_GRID_MAX * ARB_CHAINS_GRID_MAX)
@@ -17,30 +18,6 @@
 static arb_chains_card_t cells[GRID];
 static int               rows, cols;
 static char              last_err[300];
-
-static char *
-slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long  n;
-
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf != NULL)
-        buf[n] = '\0';
-    *len = (size_t)n;
-    return buf;
-}
 
 static int
 grid(const char *text)
@@ -52,13 +29,14 @@ grid(const char *text)
 static int
 grid_file(const char *path)
 {
+    char  *text = slurp(path);
     size_t len;
-    char  *text = slurp(path, &len);
     int    rc;
 
     CHECK(text != NULL);
     if (text == NULL)
         return ARB_EIO;
+    len = strlen(text);
     rc = arb_chains_grid_parse(cells, &rows, &cols, text, len, last_err,
                                sizeof(last_err));
     free(text);

@@ -17,25 +17,6 @@
 #include "tests/test.h"
 
 
-static char *
-read_text(const char *path)
-{
-    FILE  *f = fopen(path, "rb");
-    char  *s;
-    long   n;
-
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    s = malloc((size_t)n + 1);
-    if (s != NULL && fread(s, 1, (size_t)n, f) == (size_t)n)
-        s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 /* One move "verb player args..." (space separated). */
 static int
 play_kind(arb_match_t *m, int kind, const char *line)
@@ -213,7 +194,7 @@ static void
 test_game_file(const char *path, const char *digest, const char *winner,
                size_t records)
 {
-    char        *text = read_text(path), hex[ARB_HASH_HEX], *again;
+    char        *text = slurp(path), hex[ARB_HASH_HEX], *again;
     arb_match_t *m, *m2;
     arb_history_t    t;
     arb_buf_t    out = ARB_BUF_INIT, why = ARB_BUF_INIT;
@@ -258,7 +239,7 @@ test_game_file(const char *path, const char *digest, const char *winner,
 static void
 test_simple_game(void)
 {
-    char        *text = read_text("tests/data/tsuku-simple.txt");
+    char        *text = slurp("tests/data/tsuku-simple.txt");
     arb_match_t *m = text ? open_text(text) : NULL;
 
     CHECK(m != NULL);
@@ -291,7 +272,7 @@ test_simple_game(void)
 static void
 test_extended_game(void)
 {
-    char        *text = read_text("tests/data/tsuku-extended.txt");
+    char        *text = slurp("tests/data/tsuku-extended.txt");
     arb_match_t *m = text ? open_text(text) : NULL;
 
     CHECK(m != NULL);
