@@ -112,6 +112,8 @@ arb_bundle_add_event(arb_bundle_match_t *m, uint64_t seq,
     memcpy(e->bytes, bytes, len);
     e->len = len;
     e->seq = seq;
+    e->time_ms = 0;
+    e->has_hash = 1;
     memcpy(e->hash, hash, ARB_HASH_LEN);
     m->nevents++;
     m->cp.count = m->nevents;
@@ -380,12 +382,8 @@ arb_history_from_bundle(arb_history_t *h, const arb_bundle_match_t *m,
                 arb_buf_printf(why, "seq %zu: a second open event", i);
             goto fail_ev;
         }
-        memset(&rec, 0, sizeof(rec));
+        rec = *e;
         rec.time_ms = ev.time_ms;
-        rec.has_hash = 1;
-        memcpy(rec.hash, e->hash, ARB_HASH_LEN);
-        rec.bytes = e->bytes;
-        rec.len = e->len;
         rc = arb_history_push(h, &ev, &rec);
         if (rc != 0)
             goto fail_ev;

@@ -63,12 +63,10 @@ size_t arb_checkpoint_message(unsigned char msg[ARB_CHECKPOINT_MSG_MAX],
 /* Signs cp (match_id, count, head set) with kp; fills sig and pubkey. */
 void   arb_checkpoint_sign(arb_checkpoint_t *cp, const arb_keypair_t *kp);
 
-typedef struct arb_bundle_event {
-    uint64_t       seq;
-    unsigned char  hash[ARB_HASH_LEN];        /* h(seq) as the store recorded it */
-    unsigned char *bytes;           /* the canonical event, owned */
-    size_t         len;
-} arb_bundle_event_t;
+/* A bundled event is a history record (core/ledger/history.h): its seq,
+ * h(seq) as the store recorded it (has_hash always set) and the canonical
+ * bytes, owned; time_ms is 0 (the time is inside the event). */
+typedef arb_history_rec_t arb_bundle_event_t;
 
 typedef struct arb_bundle_match {
     arb_checkpoint_t    cp;         /* cp.match_id names the match */

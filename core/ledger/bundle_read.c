@@ -267,6 +267,8 @@ read_event(rd_t *r, const unsigned char *body, size_t len)
     if (e->bytes == NULL)
         return ARB_ENOMEM;
     e->seq = be(body, 8);
+    e->time_ms = 0;
+    e->has_hash = 1;
     memcpy(e->hash, body + 8, ARB_HASH_LEN);
     memcpy(e->bytes, body + ARB__EVENT_FIXED, e->len);
     m->nevents++;

@@ -141,6 +141,7 @@ arb_history_add(arb_history_t *h, uint64_t seq, int64_t time_ms,
         return ARB_ECORRUPT;
     }
     memset(&rec, 0, sizeof(rec));
+    rec.seq = seq;
     rec.time_ms = time_ms;
     rec.has_hash = hash != NULL;
     if (hash != NULL)

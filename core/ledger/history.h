@@ -1,10 +1,11 @@
 /*
  * history.h - the recorded history of one match, whatever it was read from:
  * its setup (the open event) and its events in seq order, plus what the
- * source knew of each event (time, chain hash, canonical bytes) and where
- * it came from.  A transcript (core/transcript.h), a data directory (the
- * store), an audit bundle and the server all fill this one struct, and one
- * function, arb_history_replay(), turns it back into a match.
+ * source knew of each event (seq, time, chain hash, canonical bytes; an
+ * audit bundle's events are these records too) and where it came from.
+ * A transcript (core/transcript.h), a data directory (the store), an audit
+ * bundle and the server all fill this one struct, and one function,
+ * arb_history_replay(), turns it back into a match.
  *
  * DESIGN: positions are trusted by replay (events[i] is seq i + 1), so
  * every loader appends through arb_history_add(), which refuses a gap, a
@@ -33,6 +34,7 @@
 /* What a stored or transmitted source knew of one event besides its
  * decoded form (a transcript has none of it). */
 typedef struct arb_history_rec {
+    uint64_t       seq;
     int64_t        time_ms;             /* as recorded; 0 unknown */
     int            has_hash;
     unsigned char  hash[ARB_HASH_LEN];  /* h(seq) as recorded */

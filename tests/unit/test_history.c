@@ -146,6 +146,7 @@ test_sources(arb_store_t *s, const char *path)
         arb_chain_next(i == 0 ? NULL : head, d.recs[i].bytes, d.recs[i].len,
                        head);
         CHECK(d.recs[i].has_hash);
+        CHECK_INT(d.recs[i].seq, i);
         CHECK(memcmp(head, d.recs[i].hash, ARB_HASH_LEN) == 0);
         CHECK_INT(d.recs[i].time_ms, 1700000000000 + (int64_t)i);
     }
@@ -158,6 +159,7 @@ test_sources(arb_store_t *s, const char *path)
         CHECK_INT(b.recs[i].len, d.recs[i].len);
         CHECK(memcmp(b.recs[i].bytes, d.recs[i].bytes, d.recs[i].len) == 0);
         CHECK(memcmp(b.recs[i].hash, d.recs[i].hash, ARB_HASH_LEN) == 0);
+        CHECK_INT(b.recs[i].seq, i);
     }
 
     /* one replay, one digest; the stored deal is revealed by it */
