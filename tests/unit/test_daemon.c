@@ -493,6 +493,38 @@ test_rejections(void)
                    "yahchain", "players", pl, "options", o3) != 0);
         CHECK_STR(last_err, "exists: match 'idem-open' already exists");
     }
+    /* each op's field table: missing, wrong type and over a limit are
+     * refused with the documented code and the field's name */
+    {
+        const char *many[34];
+        char        longcid[200];
+        int         i;
+        for (i = 0; i < 33; i++)
+            many[i] = "x";
+        many[33] = NULL;
+        memset(longcid, 'c', sizeof(longcid) - 1);
+        longcid[sizeof(longcid) - 1] = '\0';
+        CHECK(call(cl, &res, "append", "s", "kind", "note") != 0);
+        CHECK_STR(last_err, "proto: match: missing");
+        CHECK(call(cl, &res, "append", "sss", "match", "rej", "kind", "note",
+                   "expect", "3") != 0);
+        CHECK_STR(last_err, "proto: expect: expected non-negative int, got "
+                  "str");
+        CHECK(call(cl, &res, "append", "ssssa", "match", "rej", "kind",
+                   "move", "player", "bob", "verb", "place", "args", many)
+              != 0);
+        CHECK_STR(last_err, "too_big: args: 33 items, at most 32");
+        CHECK(call(cl, &res, "append", "ssss", "match", "rej", "kind", "note",
+                   "text", "t", "cid", longcid) != 0);
+        CHECK_STR(last_err, "too_big: cid: 199 bytes, at most 128");
+        CHECK(call(cl, &res, "state", "ss", "match", "rej", "at", "1") != 0);
+        CHECK_STR(last_err, "proto: at: expected non-negative int, got str");
+        CHECK(call(cl, &res, "unsubscribe", "") != 0);
+        CHECK_STR(last_err, "proto: sub: missing");
+        CHECK(call(cl, &res, "open", "sss", "match", "deal-bad", "game",
+                   "yahchain", "deal", "seed") != 0);
+        CHECK_STR(last_err, "proto: deal: expected map, got str");
+    }
     /* after close nothing is appended, and the daemon keeps serving */
     CHECK_INT(call(cl, &res, "append", "ss", "match", "rej", "kind", "close"),
               0);
