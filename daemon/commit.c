@@ -47,15 +47,30 @@ arb_commit_find_cid(const arb_live_t *l, const char *cid)
     return NULL;
 }
 
+arb_pending_t *
+arb_pending_new(void)
+{
+    arb_pending_t *p = calloc(1, sizeof(*p));
+
+    if (p != NULL && (p->wait = malloc(sizeof(*p->wait))) == NULL) {
+        free(p);
+        p = NULL;
+    }
+    return p;
+}
+
 int
 arb_commit_wait(arb_pending_t *p, arb_conn_t *c, uint64_t req)
 {
-    arb_waiter_t *nw;
+    arb_waiter_t *nw = p->wait;
 
-    nw = realloc(p->wait, (p->nwait + 1) * sizeof(*nw));
-    if (nw == NULL)
-        return ARB_ENOMEM;
-    p->wait = nw;
+    /* The first waiter's slot was reserved by arb_pending_new(). */
+    if (p->nwait > 0 || nw == NULL) {
+        nw = realloc(p->wait, (p->nwait + 1) * sizeof(*nw));
+        if (nw == NULL)
+            return ARB_ENOMEM;
+        p->wait = nw;
+    }
     nw[p->nwait].conn = c;
     nw[p->nwait].req = req;
     p->nwait++;

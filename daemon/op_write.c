@@ -24,7 +24,6 @@
 #include "core/mp.h"
 #include "core/version.h"
 #include "daemon/dispatch.h"
-#include "daemon/log.h"
 #include "proto/limits.h"
 
 static int
@@ -60,7 +59,7 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
     arb_verdict_t  v;
     int            rc;
 
-    p = calloc(1, sizeof(*p));
+    p = arb_pending_new();
     if (p == NULL) {
         arb_reply_error(c, r->id, "internal", NULL, "out of memory");
         return;
@@ -99,11 +98,7 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
     p->ap.closes = p->ev.kind == ARB_EV_CLOSE;
     p->ap.after_close = p->ev.kind == ARB_EV_CLAIM;
     p->ap.secret = p->secret;
-    if (arb_commit_wait(p, c, r->id) != 0) {
-        /* Applied to the live state already: like a failed enqueue. */
-        arb_log(ARB_LOG_ERROR, "out of memory queueing an append");
-        abort();
-    }
+    arb_commit_wait(p, c, r->id);   /* its slot is reserved: cannot fail */
     arb_commit_enqueue(c->srv, p);
     arb_commit_kick(c->srv);
     return;

@@ -203,9 +203,13 @@ void arb_pending_free(arb_pending_t *p);
 /* The queued, not yet acknowledged append of match l with client event id
  * cid, or NULL. */
 arb_pending_t *arb_commit_find_cid(const arb_live_t *l, const char *cid);
+/* A new, empty append with room for its first waiter, or NULL (out of
+ * memory); release with arb_pending_free() until it is enqueued. */
+arb_pending_t *arb_pending_new(void);
 /* Adds request `req` of connection c to the requests answered when p is
  * acknowledged (or refused); c is held (refs) and counts p among its
- * appends awaiting commit (inq_max) until then.  0 or ARB_ENOMEM. */
+ * appends awaiting commit (inq_max) until then.  0, or ARB_ENOMEM (never
+ * for the first waiter of an arb_pending_new() append). */
 int  arb_commit_wait(arb_pending_t *p, arb_conn_t *c, uint64_t req);
 /* Frees what the commit machinery holds once the loop has stopped (the
  * queue and the last batch); nothing may be committing. */

@@ -1099,6 +1099,51 @@ test_sighup(void)
 
 /* A tiny map: appends fail with "storage full", nothing half-written,
  * reads and the daemon go on. */
+/* The daemon's exit statuses (enum arb_exit, README "The daemon"): 2 for
+ * a bad command line or configuration, 1 when it cannot start, 0 after a
+ * clean stop (checked by the other tests' SIGTERM). */
+static int
+run_daemon(const char *a1, const char *a2, const char *a3)
+{
+    pid_t pid;
+    int   status = 0;
+
+    pid = fork();
+    if (pid == 0) {
+        if (freopen("/dev/null", "w", stderr) == NULL
+            || freopen("/dev/null", "w", stdout) == NULL)
+            _exit(127);
+        execl("bin/arbiterd", "arbiterd", a1, a2, a3, (char *)NULL);
+        _exit(127);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status);
+}
+
+static void
+test_exit_status(void)
+{
+    char file[320], conf2[320];
+    FILE *f;
+
+    snprintf(file, sizeof(file), "%s/not-a-dir", dir);
+    snprintf(conf2, sizeof(conf2), "%s/bad.conf", dir);
+    f = fopen(file, "w");
+    if (f != NULL)
+        fclose(f);
+    f = fopen(conf2, "w");
+    if (f != NULL) {
+        fprintf(f, "no_such_key = 1\n");
+        fclose(f);
+    }
+    CHECK_INT(run_daemon("--no-such-option", NULL, NULL), 2);
+    CHECK_INT(run_daemon("--log-level", "loud", NULL), 2);
+    CHECK_INT(run_daemon("--config", conf2, NULL), 2);
+    /* a data directory that cannot be made: cannot start */
+    CHECK_INT(run_daemon("--data", file, NULL), 1);
+}
+
 static void
 test_storage_full(void)
 {
@@ -1208,6 +1253,7 @@ main(void)
     test_sighup();
     stop_daemon(SIGTERM);
     test_storage_full();
+    test_exit_status();
     if (test_failed_ == 0) {
         char cmd[300];
         snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
