@@ -182,14 +182,16 @@ main(int argc, char **argv)
     if (srv.config_path != NULL
         && arb_config_load(&srv.cfg, srv.config_path, &why) != 0) {
         fprintf(stderr, "arbiterd: %s\n", arb_buf_cstr(&why));
-        return ARB_EXIT_CONFIG;
+        rc = ARB_EXIT_CONFIG;
+        goto early;
     }
     if (level != NULL) {
         lvl = arb_log_parse_level(level);
         if (lvl < 0) {
             fprintf(stderr, "arbiterd: log level '%s' is error, warn, info "
                     "or debug\n", level);
-            return ARB_EXIT_CONFIG;
+            rc = ARB_EXIT_CONFIG;
+            goto early;
         }
         srv.cfg.log_level = lvl;
     }
@@ -214,10 +216,13 @@ main(int argc, char **argv)
     if (mkdir_p(srv.cfg.data) != 0) {
         arb_log(ARB_LOG_ERROR, "data directory %s: %s", srv.cfg.data,
                 strerror(errno));
-        return ARB_EXIT_START;
+        rc = ARB_EXIT_START;
+        goto early;
     }
-    if (arb_checkpoint_init(&srv) != 0)
-        return ARB_EXIT_START;
+    if (arb_checkpoint_init(&srv) != 0) {
+        rc = ARB_EXIT_START;
+        goto early;
+    }
     if (srv.cfg.ntokens == 0 && srv.cfg.tokens_file == NULL) {
         snprintf(path, sizeof(path), "%s/tokens", srv.cfg.data);
         srv.cfg.tokens_file = strdup(path);
@@ -292,11 +297,13 @@ main(int argc, char **argv)
                 uv_strerror(rc));
     arb_config_free(&srv.cfg);
     arb_checkpoint_clear(&srv);
+    arb_buf_free(&why);
     arb_log(ARB_LOG_INFO, "stopped");
     return srv.exit_code;
 
 early:
-    /* A start-up failure after the key was loaded: it is still wiped. */
+    /* A start-up failure: what was loaded is freed and the key, when it
+     * was loaded, wiped. */
     arb_checkpoint_clear(&srv);
     arb_config_free(&srv.cfg);
     arb_buf_free(&why);
