@@ -143,45 +143,47 @@ check_strv(char *const *v, size_t n, size_t max, int nonempty, int unique,
 }
 
 static int
-check_deal(const arb_deal_t *d, arb_buf_t *why)
+check_deal(const arb_deal_t *d, arb_buf_t *why, const char *path)
 {
     const char *name;
+    char        p[64];
     int         rc;
 
     if (d->kind < 0 || d->kind >= DEAL_KINDS)
         return arb_mp_fail(why, ARB_EINVAL,
-                           "event.setup.deal.kind: unknown kind %d",
+                           "%s.kind: unknown kind %d", path,
                            d->kind);
     name = deal_names[d->kind];
     if (d->kind == ARB_DEAL_ORDER) {
         if (d->ncards == 0)
             return arb_mp_fail(why, ARB_EINVAL,
-                               "event.setup.deal.cards: required for kind "
-                               "\"order\"");
-        rc = check_strv(d->cards, d->ncards, ARB_DEAL_MAX, 1, 0, why,
-                        "event.setup.deal.cards");
+                               "%s.cards: required for kind \"order\"",
+                               path);
+        snprintf(p, sizeof(p), "%s.cards", path);
+        rc = check_strv(d->cards, d->ncards, ARB_DEAL_MAX, 1, 0, why, p);
         if (rc != 0)
             return rc;
     } else if (d->ncards != 0) {
         return arb_mp_fail(why, ARB_EINVAL,
-                           "event.setup.deal.cards: not allowed for kind "
-                           "\"%s\"", name);
+                           "%s.cards: not allowed for kind \"%s\"", path,
+                           name);
     }
     if (d->kind == ARB_DEAL_SEED) {
-        rc = check_str(d->seed, 1, why, "event.setup.deal.seed");
+        snprintf(p, sizeof(p), "%s.seed", path);
+        rc = check_str(d->seed, 1, why, p);
         if (rc != 0)
             return rc;
     } else if (d->seed != NULL) {
         return arb_mp_fail(why, ARB_EINVAL,
-                           "event.setup.deal.seed: not allowed for kind "
-                           "\"%s\"", name);
+                           "%s.seed: not allowed for kind \"%s\"", path,
+                           name);
     }
     /* The hash is a fixed array, so "absent" can only mean all zero. */
     if ((d->kind == ARB_DEAL_NONE || d->kind == ARB_DEAL_ORDER)
         && !hash_is_zero(d->seed_hash))
         return arb_mp_fail(why, ARB_EINVAL,
-                           "event.setup.deal.seed_hash: not allowed for "
-                           "kind \"%s\" (must be all zero)", name);
+                           "%s.seed_hash: not allowed for kind \"%s\" "
+                           "(must be all zero)", path, name);
     return 0;
 }
 
@@ -244,7 +246,7 @@ check_setup(const arb_setup_t *s, arb_buf_t *why)
         if (rc != 0)
             return rc;
     }
-    return check_deal(&s->deal, why);
+    return check_deal(&s->deal, why, "event.setup.deal");
 }
 
 int
@@ -314,36 +316,17 @@ arb_event_check(const arb_event_t *ev, arb_buf_t *why)
  * already choose the shortest form of every integer, length and header;
  * a failed append only sets out->oom, which the caller checks once. */
 static void
-pack_strv(msgpack_packer *pk, char *const *v, size_t n)
-{
-    size_t i;
-
-    msgpack_pack_array(pk, n);
-    for (i = 0; i < n; i++)
-        arb_mp_pack_cstr(pk, v[i]);
-}
-
-static void
-pack_kv_str(msgpack_packer *pk, const char *key, const char *val)
-{
-    arb_mp_pack_cstr(pk, key);
-    arb_mp_pack_cstr(pk, val);
-}
-
-static void
 pack_deal(msgpack_packer *pk, const arb_deal_t *d)
 {
     msgpack_pack_map(pk, d->kind == ARB_DEAL_SEED ? 3 : 2);
-    pack_kv_str(pk, "kind", deal_names[d->kind]);
+    arb_mp_pack_kv_str(pk, "kind", deal_names[d->kind]);
     if (d->kind == ARB_DEAL_ORDER) {
-        arb_mp_pack_cstr(pk, "cards");
-        pack_strv(pk, d->cards, d->ncards);
+        arb_mp_pack_kv_strv(pk, "cards", d->cards, d->ncards);
     }
     if (d->kind == ARB_DEAL_SEED)
-        pack_kv_str(pk, "seed", d->seed);
+        arb_mp_pack_kv_str(pk, "seed", d->seed);
     if (d->kind == ARB_DEAL_SEED || d->kind == ARB_DEAL_COMMIT) {
-        arb_mp_pack_cstr(pk, "seed_hash");
-        msgpack_pack_bin_with_body(pk, d->seed_hash, 32);
+        arb_mp_pack_kv_bin(pk, "seed_hash", d->seed_hash, ARB_HASH_LEN);
     }
 }
 
@@ -356,25 +339,24 @@ pack_setup(msgpack_packer *pk, const arb_setup_t *s)
         + (s->nplayers > 0) + (s->noptions > 0)
         + (s->deal.kind != ARB_DEAL_NONE);
     msgpack_pack_map(pk, n);
-    pack_kv_str(pk, "game", s->game);
-    pack_kv_str(pk, "match", s->match_id);
+    arb_mp_pack_kv_str(pk, "game", s->game);
+    arb_mp_pack_kv_str(pk, "match", s->match_id);
     if (s->edition != NULL)
-        pack_kv_str(pk, "edition", s->edition);
+        arb_mp_pack_kv_str(pk, "edition", s->edition);
     if (s->engine != NULL)
-        pack_kv_str(pk, "engine", s->engine);
+        arb_mp_pack_kv_str(pk, "engine", s->engine);
     if (s->nteams > 0) {
-        arb_mp_pack_cstr(pk, "teams");
-        pack_strv(pk, s->teams, s->nteams);
+        arb_mp_pack_kv_strv(pk, "teams", s->teams, s->nteams);
     }
     if (s->nplayers > 0) {
         arb_mp_pack_cstr(pk, "players");
         msgpack_pack_array(pk, s->nplayers);
         for (i = 0; i < s->nplayers; i++) {
             msgpack_pack_map(pk, s->players[i].team >= 0 ? 2 : 1);
-            pack_kv_str(pk, "name", s->players[i].name);
+            arb_mp_pack_kv_str(pk, "name", s->players[i].name);
             if (s->players[i].team >= 0) {
-                arb_mp_pack_cstr(pk, "team");
-                msgpack_pack_uint64(pk, (uint64_t)s->players[i].team);
+                arb_mp_pack_kv_uint(pk, "team",
+                                    (uint64_t)s->players[i].team);
             }
         }
     }
@@ -403,33 +385,25 @@ pack_event(msgpack_packer *pk, const arb_event_t *ev)
         + (ev->verb != NULL) + (ev->nargs > 0) + has_target(ev->kind)
         + (ev->text != NULL) + (ev->setup != NULL);
     msgpack_pack_map(pk, n);
-    arb_mp_pack_cstr(pk, "v");
-    msgpack_pack_uint64(pk, ARB_EVENT_VERSION);
-    pack_kv_str(pk, "kind", arb_event_kind_name(ev->kind));
-    arb_mp_pack_cstr(pk, "seq");
-    msgpack_pack_uint64(pk, ev->seq);
-    if (ev->time_ms != 0) {
-        arb_mp_pack_cstr(pk, "time");
-        msgpack_pack_uint64(pk, (uint64_t)ev->time_ms);
-    }
+    arb_mp_pack_kv_uint(pk, "v", ARB_EVENT_VERSION);
+    arb_mp_pack_kv_str(pk, "kind", arb_event_kind_name(ev->kind));
+    arb_mp_pack_kv_uint(pk, "seq", ev->seq);
+    if (ev->time_ms != 0)
+        arb_mp_pack_kv_uint(pk, "time", (uint64_t)ev->time_ms);
     if (ev->actor != NULL)
-        pack_kv_str(pk, "actor", ev->actor);
+        arb_mp_pack_kv_str(pk, "actor", ev->actor);
     if (ev->client_id != NULL)
-        pack_kv_str(pk, "cid", ev->client_id);
+        arb_mp_pack_kv_str(pk, "cid", ev->client_id);
     if (ev->player != NULL)
-        pack_kv_str(pk, "player", ev->player);
+        arb_mp_pack_kv_str(pk, "player", ev->player);
     if (ev->verb != NULL)
-        pack_kv_str(pk, "verb", ev->verb);
-    if (ev->nargs > 0) {
-        arb_mp_pack_cstr(pk, "args");
-        pack_strv(pk, ev->args, ev->nargs);
-    }
-    if (has_target(ev->kind)) {
-        arb_mp_pack_cstr(pk, "target");
-        msgpack_pack_uint64(pk, ev->target);
-    }
+        arb_mp_pack_kv_str(pk, "verb", ev->verb);
+    if (ev->nargs > 0)
+        arb_mp_pack_kv_strv(pk, "args", ev->args, ev->nargs);
+    if (has_target(ev->kind))
+        arb_mp_pack_kv_uint(pk, "target", ev->target);
     if (ev->text != NULL)
-        pack_kv_str(pk, "text", ev->text);
+        arb_mp_pack_kv_str(pk, "text", ev->text);
     if (ev->setup != NULL) {
         arb_mp_pack_cstr(pk, "setup");
         pack_setup(pk, ev->setup);
@@ -503,62 +477,93 @@ parse_strv(const msgpack_object *o, size_t max, char ***v, size_t *n,
     return 0;
 }
 
+/* A deal map at `path`.  As stored (stated 0): the canonical form, keys
+ * in order, any kind.  As a request states it (stated 1, the `open` op):
+ * {kind: "seed", seed} or {kind: "order", cards}, keys in any order, and
+ * checked whole here because the log will hold only its commitment. */
 static int
-parse_deal(arb_deal_t *d, const msgpack_object *o, arb_buf_t *why)
+parse_deal(arb_deal_t *d, const msgpack_object *o, int stated,
+           arb_buf_t *why, const char *path)
 {
     const msgpack_object *v[DK_N];
-    char                 *kind = NULL;
+    char                 *kind = NULL, p[64];
     int                   rc, k, hashed;
 
-    rc = arb_mp_fields(o, deal_keys, DK_N, 1, v, why, "event.setup.deal");
+    /* A stated deal has no seed_hash: the key is unknown there. */
+    v[DK_HASH] = NULL;
+    rc = arb_mp_fields(o, deal_keys, stated ? DK_HASH : DK_N, !stated, v,
+                       why, path);
+    snprintf(p, sizeof(p), "%s.kind", path);
     if (rc == 0)
-        rc = arb_mp_str(v[DK_KIND], &kind, why, "event.setup.deal.kind");
+        rc = arb_mp_str(v[DK_KIND], &kind, why, p);
     if (rc != 0)
         return rc;
     for (k = 1; k < DEAL_KINDS; k++)
         if (strcmp(kind, deal_names[k]) == 0)
             break;
     free(kind);
+    if (stated && k != ARB_DEAL_ORDER && k != ARB_DEAL_SEED)
+        return arb_mp_fail(why, ARB_EPROTO, "%s: expected \"seed\" or "
+                           "\"order\"", p);
     if (k == DEAL_KINDS)
-        return arb_mp_fail(why, ARB_EPROTO,
-                           "event.setup.deal.kind: expected \"order\", "
-                           "\"seed\" or \"commit\" (omit deal for none)");
+        return arb_mp_fail(why, ARB_EPROTO, "%s: expected \"order\", "
+                           "\"seed\" or \"commit\" (omit deal for none)",
+                           p);
     d->kind = k;
     if (v[DK_CARDS] != NULL) {
+        snprintf(p, sizeof(p), "%s.cards", path);
         rc = parse_strv(v[DK_CARDS], ARB_DEAL_MAX, &d->cards, &d->ncards,
-                        why, "event.setup.deal.cards");
+                        why, p);
         if (rc != 0)
             return rc;
     }
     if (v[DK_SEED] != NULL) {
-        rc = arb_mp_str(v[DK_SEED], &d->seed, why, "event.setup.deal.seed");
+        snprintf(p, sizeof(p), "%s.seed", path);
+        rc = arb_mp_str(v[DK_SEED], &d->seed, why, p);
         if (rc != 0)
             return rc;
     }
+    if (stated) {
+        rc = check_deal(d, why, path);
+        return rc == ARB_EINVAL ? ARB_EPROTO : rc;
+    }
     /* An all-zero array cannot say whether the key was there, so the
      * presence rule is enforced here rather than in check_deal(). */
+    snprintf(p, sizeof(p), "%s.seed_hash", path);
     hashed = k == ARB_DEAL_SEED || k == ARB_DEAL_COMMIT;
     if (v[DK_HASH] == NULL && hashed)
-        return arb_mp_fail(why, ARB_EPROTO,
-                           "event.setup.deal.seed_hash: required for kind "
-                           "\"%s\"", deal_names[k]);
+        return arb_mp_fail(why, ARB_EPROTO, "%s: required for kind \"%s\"",
+                           p, deal_names[k]);
     if (v[DK_HASH] != NULL && !hashed)
-        return arb_mp_fail(why, ARB_EPROTO,
-                           "event.setup.deal.seed_hash: not allowed for "
-                           "kind \"%s\"", deal_names[k]);
+        return arb_mp_fail(why, ARB_EPROTO, "%s: not allowed for kind "
+                           "\"%s\"", p, deal_names[k]);
     if (v[DK_HASH] != NULL) {
         if (v[DK_HASH]->type != MSGPACK_OBJECT_BIN)
-            return arb_mp_fail(why, ARB_EPROTO,
-                               "event.setup.deal.seed_hash: expected bin, "
-                               "got %s", arb_mp_type_name(v[DK_HASH]));
-        if (v[DK_HASH]->via.bin.size != 32)
-            return arb_mp_fail(why, ARB_EPROTO,
-                               "event.setup.deal.seed_hash: expected 32 "
-                               "bytes, got %u",
+            return arb_mp_fail(why, ARB_EPROTO, "%s: expected bin, got %s",
+                               p, arb_mp_type_name(v[DK_HASH]));
+        if (v[DK_HASH]->via.bin.size != ARB_HASH_LEN)
+            return arb_mp_fail(why, ARB_EPROTO, "%s: expected %d bytes, got "
+                               "%u", p, ARB_HASH_LEN,
                                (unsigned)v[DK_HASH]->via.bin.size);
         memcpy(d->seed_hash, v[DK_HASH]->via.bin.ptr, ARB_HASH_LEN);
     }
     return 0;
+}
+
+int
+arb_deal_decode(arb_deal_t *d, const msgpack_object *o, arb_buf_t *why,
+                const char *path)
+{
+    int rc;
+
+    memset(d, 0, sizeof(*d));
+    rc = parse_deal(d, o, 1, why, path);
+    if (rc != 0) {
+        arb_strv_free(d->cards, d->ncards);
+        free(d->seed);
+        memset(d, 0, sizeof(*d));
+    }
+    return rc;
 }
 
 static int
@@ -686,7 +691,7 @@ parse_setup(arb_setup_t *s, const msgpack_object *o, arb_buf_t *why)
     if (rc == 0 && v[SK_OPTIONS] != NULL)
         rc = parse_options(s, v[SK_OPTIONS], why);
     if (rc == 0 && v[SK_DEAL] != NULL)
-        rc = parse_deal(&s->deal, v[SK_DEAL], why);
+        rc = parse_deal(&s->deal, v[SK_DEAL], 0, why, "event.setup.deal");
     return rc;
 }
 

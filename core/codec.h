@@ -20,6 +20,8 @@
 
 #include <stddef.h>
 
+#include <msgpack.h>
+
 #include "core/buf.h"
 #include "core/event.h"
 
@@ -44,5 +46,15 @@ int arb_event_encode(arb_buf_t *out, const arb_event_t *ev);
  * limit), ARB_EUNSUPP (a version other than 1) or ARB_ENOMEM. */
 int arb_event_decode(arb_event_t *ev, const char *buf, size_t len,
                      arb_buf_t *why);
+
+/* Decodes a deal as the `open` request states it (proto/PROTOCOL.md):
+ * {kind: "seed", seed: str} or {kind: "order", cards: [str]}, keys in any
+ * order, with the same field rules as the event's setup.deal; `path`
+ * names it in messages ("deal").  *d is overwritten; on success it owns
+ * its strings (release with the setup, or arb_strv_free / free).
+ * Returns 0, ARB_EPROTO, ARB_ETOOBIG or ARB_ENOMEM with why naming the
+ * field: "deal.kind: expected \"seed\" or \"order\"". */
+int arb_deal_decode(arb_deal_t *d, const msgpack_object *o, arb_buf_t *why,
+                    const char *path);
 
 #endif

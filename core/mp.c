@@ -50,6 +50,60 @@ arb_mp_pack_cstr(msgpack_packer *pk, const char *s)
 }
 
 int
+arb_mp_pack_strv(msgpack_packer *pk, char *const *v, size_t n)
+{
+    size_t i;
+    int    rc;
+
+    rc = msgpack_pack_array(pk, n);
+    for (i = 0; i < n && rc == 0; i++)
+        rc = arb_mp_pack_cstr(pk, v[i]);
+    return rc;
+}
+
+int
+arb_mp_pack_kv_str(msgpack_packer *pk, const char *k, const char *v)
+{
+    return arb_mp_pack_cstr(pk, k) != 0 ? -1 : arb_mp_pack_cstr(pk, v);
+}
+
+int
+arb_mp_pack_kv_uint(msgpack_packer *pk, const char *k, uint64_t v)
+{
+    return arb_mp_pack_cstr(pk, k) != 0 ? -1 : msgpack_pack_uint64(pk, v);
+}
+
+int
+arb_mp_pack_kv_int(msgpack_packer *pk, const char *k, int64_t v)
+{
+    return arb_mp_pack_cstr(pk, k) != 0 ? -1 : msgpack_pack_int64(pk, v);
+}
+
+int
+arb_mp_pack_kv_bool(msgpack_packer *pk, const char *k, int v)
+{
+    if (arb_mp_pack_cstr(pk, k) != 0)
+        return -1;
+    return v ? msgpack_pack_true(pk) : msgpack_pack_false(pk);
+}
+
+int
+arb_mp_pack_kv_bin(msgpack_packer *pk, const char *k, const void *p,
+                   size_t n)
+{
+    if (arb_mp_pack_cstr(pk, k) != 0 || msgpack_pack_bin(pk, n) != 0)
+        return -1;
+    return n == 0 ? 0 : msgpack_pack_bin_body(pk, p, n);
+}
+
+int
+arb_mp_pack_kv_strv(msgpack_packer *pk, const char *k, char *const *v,
+                    size_t n)
+{
+    return arb_mp_pack_cstr(pk, k) != 0 ? -1 : arb_mp_pack_strv(pk, v, n);
+}
+
+int
 arb_mp_parse(msgpack_unpacked *res, const char *buf, size_t len,
              arb_buf_t *why)
 {
@@ -133,6 +187,45 @@ arb_mp_get(const msgpack_object *map, const char *key)
         if (key_is(&map->via.map.ptr[i].key, key))
             return &map->via.map.ptr[i].val;
     return NULL;
+}
+
+int
+arb_mp_get_uint(const msgpack_object *map, const char *key, uint64_t *out)
+{
+    const msgpack_object *o = arb_mp_get(map, key);
+
+    if (o == NULL || o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return -1;
+    *out = o->via.u64;
+    return 0;
+}
+
+int
+arb_mp_get_int(const msgpack_object *map, const char *key, int64_t *out)
+{
+    const msgpack_object *o = arb_mp_get(map, key);
+
+    return o != NULL && arb_mp_int(o, out, NULL, key) == 0 ? 0 : -1;
+}
+
+int
+arb_mp_get_bytes(const msgpack_object *map, const char *key, const char **p,
+                 size_t *len)
+{
+    const msgpack_object *o = arb_mp_get(map, key);
+
+    if (o == NULL)
+        return -1;
+    if (o->type == MSGPACK_OBJECT_STR) {
+        *p = o->via.str.ptr;
+        *len = o->via.str.size;
+    } else if (o->type == MSGPACK_OBJECT_BIN) {
+        *p = o->via.bin.ptr;
+        *len = o->via.bin.size;
+    } else {
+        return -1;
+    }
+    return 0;
 }
 
 /* Quotes at most 32 bytes of an untrusted key for a message, escaping

@@ -26,8 +26,24 @@ int arb_mp_buf_write(void *data, const char *buf, size_t len);
  * a sequence of msgpack_pack_* calls check out->oom once. */
 void arb_mp_packer_init(msgpack_packer *pk, arb_buf_t *out);
 
-/* Packs the C string `s` as a msgpack str.  Returns msgpack's 0 / -1. */
+/* Packs the C string `s` as a msgpack str (also a map key).  Returns
+ * msgpack's 0 / -1. */
 int arb_mp_pack_cstr(msgpack_packer *pk, const char *s);
+
+/* An array of n strs. */
+int arb_mp_pack_strv(msgpack_packer *pk, char *const *v, size_t n);
+
+/* One key/value pair of a map whose header was already packed: the key
+ * `k` as a str, then the value.  The one vocabulary for requests,
+ * responses, pushes and events; each returns msgpack's 0 / -1. */
+int arb_mp_pack_kv_str(msgpack_packer *pk, const char *k, const char *v);
+int arb_mp_pack_kv_uint(msgpack_packer *pk, const char *k, uint64_t v);
+int arb_mp_pack_kv_int(msgpack_packer *pk, const char *k, int64_t v);
+int arb_mp_pack_kv_bool(msgpack_packer *pk, const char *k, int v);
+int arb_mp_pack_kv_bin(msgpack_packer *pk, const char *k, const void *p,
+                       size_t n);
+int arb_mp_pack_kv_strv(msgpack_packer *pk, const char *k, char *const *v,
+                        size_t n);
 
 /* ---- reading ---------------------------------------------------------- */
 
@@ -54,6 +70,17 @@ const char *arb_mp_type_name(const msgpack_object *o);
  * not a map or lacks the key.  With duplicate keys it returns the first:
  * call arb_mp_fields() first to rule duplicates out. */
 const msgpack_object *arb_mp_get(const msgpack_object *map, const char *key);
+
+/* Lenient readers of a trusted map (a response or a push the client
+ * reads): 0 when `key` is present with the right type, else -1 and *out
+ * untouched.  Untrusted input goes through arb_mp_str / arb_mp_uint /
+ * arb_mp_int instead, which name what is wrong. */
+int arb_mp_get_uint(const msgpack_object *map, const char *key,
+                    uint64_t *out);
+int arb_mp_get_int(const msgpack_object *map, const char *key, int64_t *out);
+/* A str or bin value: *p points into the map, not NUL-terminated. */
+int arb_mp_get_bytes(const msgpack_object *map, const char *key,
+                     const char **p, size_t *len);
 
 /* Checks the keys of `map` against the nkeys names in `keys`: every key a
  * str, known and present once; with `ordered` also in the order of

@@ -1,5 +1,5 @@
 /*
- * checkpoint.c - the daemon's signing key and the `checkpoint` op:
+ * checkpoint.c - the daemon's signing key and the `checkpoint` answer:
  * {match} -> {match, count, head: bin32, sig: bin64, pubkey: bin32}.
  *
  * DESIGN: a checkpoint is signed over committed state only, and over the
@@ -7,7 +7,8 @@
  * by what the loop knows is committed), so an exporter that asks for a
  * checkpoint and then reads events 0..count-1 gets exactly the bytes the
  * signature covers -- never an event whose commit is still in flight.
- * The key is loaded once at start-up and lives only in this file.
+ * The key is loaded once at start-up into the server struct, which owns
+ * it, and is wiped at exit (arb_checkpoint_clear).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,30 +21,36 @@
 #include "daemon/server.h"
 #include "core/mp.h"
 
-static arb_keypair_t signing;
-static int           have_key;
-
 int
-arb_checkpoint_init(const char *data_dir)
+arb_checkpoint_init(arb_server_t *srv)
 {
-    arb_buf_t why = ARB_BUF_INIT;
-    char      hex[2 * ARB_PUBKEY_LEN + 1];
-    int       created = 0, rc;
+    const char *data_dir = srv->cfg.data;
+    arb_buf_t   why = ARB_BUF_INIT;
+    char        hex[2 * ARB_PUBKEY_LEN + 1];
+    int         created = 0, rc;
 
     rc = arb_keys_create(data_dir, &created, &why);
     if (rc == 0)
-        rc = arb_keys_load(&signing, data_dir, &why);
+        rc = arb_keys_load(&srv->signing, data_dir, &why);
     if (rc != 0) {
+        arb_keypair_clear(&srv->signing);
         arb_log(ARB_LOG_ERROR, "signing key: %s", arb_buf_cstr(&why));
         arb_buf_free(&why);
         return -1;
     }
-    have_key = 1;
-    arb_hex(hex, signing.pk, ARB_PUBKEY_LEN);
+    srv->have_key = 1;
+    arb_hex(hex, srv->signing.pk, ARB_PUBKEY_LEN);
     arb_log(ARB_LOG_INFO, "%s checkpoint signing key %s (%s/%s)",
             created ? "created" : "loaded", hex, data_dir,
             ARB_KEY_PUBLIC_FILE);
     return 0;
+}
+
+void
+arb_checkpoint_clear(arb_server_t *srv)
+{
+    arb_keypair_clear(&srv->signing);
+    srv->have_key = 0;
 }
 
 typedef struct head_ctx {
@@ -67,7 +74,7 @@ on_head(void *ud, uint64_t seq, int64_t t, const unsigned char hash[ARB_HASH_LEN
 }
 
 void
-arb_op_checkpoint(arb_conn_t *c, uint64_t id, const msgpack_object *req)
+arb_checkpoint_reply(arb_conn_t *c, uint64_t id, const char *match)
 {
     arb_match_info_t info;
     arb_checkpoint_t cp;
@@ -75,15 +82,10 @@ arb_op_checkpoint(arb_conn_t *c, uint64_t id, const msgpack_object *req)
     head_ctx_t       x;
     arb_buf_t        why = ARB_BUF_INIT, b = ARB_BUF_INIT;
     msgpack_packer   pk;
-    char            *match = NULL;
     uint64_t         upto;
     int              rc;
 
-    if (arb_mp_str(arb_mp_get(req, "match"), &match, &why, "match") != 0) {
-        arb_reply_error(c, id, "proto", NULL, "%s", arb_buf_cstr(&why));
-        goto done;
-    }
-    if (!have_key) {
+    if (!c->srv->have_key) {
         arb_reply_error(c, id, "internal", NULL, "no signing key loaded");
         goto done;
     }
@@ -110,15 +112,14 @@ arb_op_checkpoint(arb_conn_t *c, uint64_t id, const msgpack_object *req)
     snprintf(cp.match_id, sizeof(cp.match_id), "%s", match);
     cp.count = upto + 1;
     memcpy(cp.head, x.hash, ARB_HASH_LEN);
-    arb_checkpoint_sign(&cp, &signing);
+    arb_checkpoint_sign(&cp, &c->srv->signing);
     arb_reply_begin(&b, &pk, id, 5);
-    arb_pack_kv_str(&pk, "match", cp.match_id);
-    arb_pack_kv_uint(&pk, "count", cp.count);
-    arb_pack_kv_bin(&pk, "head", cp.head, 32);
-    arb_pack_kv_bin(&pk, "sig", cp.sig, ARB_SIG_LEN);
-    arb_pack_kv_bin(&pk, "pubkey", cp.pubkey, ARB_PUBKEY_LEN);
+    arb_mp_pack_kv_str(&pk, "match", cp.match_id);
+    arb_mp_pack_kv_uint(&pk, "count", cp.count);
+    arb_mp_pack_kv_bin(&pk, "head", cp.head, ARB_HASH_LEN);
+    arb_mp_pack_kv_bin(&pk, "sig", cp.sig, ARB_SIG_LEN);
+    arb_mp_pack_kv_bin(&pk, "pubkey", cp.pubkey, ARB_PUBKEY_LEN);
     arb_conn_send(c, &b);
 done:
     arb_buf_free(&why);
-    free(match);
 }

@@ -35,6 +35,51 @@ arb_pending_free(arb_pending_t *p)
     free(p);
 }
 
+arb_pending_t *
+arb_commit_find_cid(const arb_live_t *l, const char *cid)
+{
+    size_t i;
+
+    for (i = 0; i < l->ninflight; i++)
+        if (l->inflight[i]->cid != NULL
+            && strcmp(l->inflight[i]->cid, cid) == 0)
+            return l->inflight[i];
+    return NULL;
+}
+
+arb_pending_t *
+arb_pending_new(void)
+{
+    arb_pending_t *p = calloc(1, sizeof(*p));
+
+    if (p != NULL && (p->wait = malloc(sizeof(*p->wait))) == NULL) {
+        free(p);
+        p = NULL;
+    }
+    return p;
+}
+
+int
+arb_commit_wait(arb_pending_t *p, arb_conn_t *c, uint64_t req)
+{
+    arb_waiter_t *nw = p->wait;
+
+    /* The first waiter's slot was reserved by arb_pending_new(). */
+    if (p->nwait > 0 || nw == NULL) {
+        nw = realloc(p->wait, (p->nwait + 1) * sizeof(*nw));
+        if (nw == NULL)
+            return ARB_ENOMEM;
+        p->wait = nw;
+    }
+    nw[p->nwait].conn = c;
+    nw[p->nwait].req = req;
+    p->nwait++;
+    c->refs++;
+    if (++c->inflight == c->srv->cfg.inq_max)
+        arb_conn_pause(c);
+    return 0;
+}
+
 void
 arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p)
 {
@@ -87,15 +132,11 @@ ack(arb_server_t *srv, arb_pending_t *p)
         arb_conn_t *c = p->wait[i].conn;
         if (!c->closing) {
             arb_reply_begin(&b, &pk, p->wait[i].req, 5);
-            arb_pack_kv_str(&pk, "match", p->live->id);
-            arb_pack_kv_uint(&pk, "seq", p->ap.seq);
-            arb_pack_kv_bin(&pk, "hash", p->ap.hash, 32);
-            arb_pack_kv_uint(&pk, "pos", p->ap.pos);
-            arb_pack_key(&pk, "dup");
-            if (i == 0)
-                msgpack_pack_false(&pk);
-            else
-                msgpack_pack_true(&pk);
+            arb_mp_pack_kv_str(&pk, "match", p->live->id);
+            arb_mp_pack_kv_uint(&pk, "seq", p->ap.seq);
+            arb_mp_pack_kv_bin(&pk, "hash", p->ap.hash, ARB_HASH_LEN);
+            arb_mp_pack_kv_uint(&pk, "pos", p->ap.pos);
+            arb_mp_pack_kv_bool(&pk, "dup", i > 0);
             arb_conn_send(c, &b);
         }
         if (c->inflight-- == srv->cfg.inq_max)
@@ -156,7 +197,7 @@ after_work_cb(uv_work_t *w, int status)
         arb_log(ARB_LOG_ERROR, "commit failed (%s: %s): stopping without "
                 "acknowledging the batch", arb_strerror(rc),
                 arb_buf_cstr(&srv->commit_why));
-        srv->exit_code = 70;
+        srv->exit_code = ARB_EXIT_FAILSTOP;
         uv_stop(srv->loop);
         return;
     }
@@ -207,8 +248,8 @@ after_work_cb(uv_work_t *w, int status)
         if (p->ap.closes)
             l->closed = 1;
         memcpy(l->head, p->ap.hash, ARB_HASH_LEN);
-        if (p->ap.pos > srv->log_pos)
-            srv->log_pos = p->ap.pos;
+        if (p->ap.pos > srv->order_pos)
+            srv->order_pos = p->ap.pos;
         drop_inflight(l, p);
     }
     for (i = 0; i < srv->nbatch; i++) {
@@ -250,4 +291,16 @@ arb_commit_kick(arb_server_t *srv)
         arb_log(ARB_LOG_ERROR, "cannot start the commit worker");
         abort();
     }
+}
+
+void
+arb_commit_free(arb_server_t *srv)
+{
+    free(srv->queue);
+    free(srv->batch);
+    free(srv->batch_ap);
+    srv->queue = srv->batch = NULL;
+    srv->batch_ap = NULL;
+    srv->nqueue = srv->nbatch = srv->capqueue = 0;
+    arb_buf_free(&srv->commit_why);
 }

@@ -24,7 +24,7 @@ usage(FILE *f)
         "usage: arbiterd [--config FILE] [--data DIR] [--listen SPEC]...\n"
         "                [--log-level error|warn|info|debug]\n\n"
         "The arbiter recorder: validates every move against its game's\n"
-        "rules, appends it durably to an LMDB event log and acknowledges it\n"
+        "rules, appends it durably to an LMDB event store and acknowledges it\n"
         "only after the commit.  SPEC is unix:PATH or tcp:127.0.0.1:PORT.\n"
         "Defaults: data ./var/arbiter, listen unix:DATA/arbiterd.sock.\n"
         "Signals: TERM/INT stop cleanly, HUP reloads tokens.\n");
@@ -172,24 +172,26 @@ main(int argc, char **argv)
         } else {
             fprintf(stderr, "arbiterd: unknown argument '%s'\n", argv[i]);
             usage(stderr);
-            return 2;
+            return ARB_EXIT_CONFIG;
         }
     }
     if (sodium_init() < 0) {
         fprintf(stderr, "arbiterd: libsodium failed to initialise\n");
-        return 1;
+        return ARB_EXIT_START;
     }
     if (srv.config_path != NULL
         && arb_config_load(&srv.cfg, srv.config_path, &why) != 0) {
         fprintf(stderr, "arbiterd: %s\n", arb_buf_cstr(&why));
-        return 2;
+        rc = ARB_EXIT_CONFIG;
+        goto early;
     }
     if (level != NULL) {
         lvl = arb_log_parse_level(level);
         if (lvl < 0) {
             fprintf(stderr, "arbiterd: log level '%s' is error, warn, info "
                     "or debug\n", level);
-            return 2;
+            rc = ARB_EXIT_CONFIG;
+            goto early;
         }
         srv.cfg.log_level = lvl;
     }
@@ -214,23 +216,28 @@ main(int argc, char **argv)
     if (mkdir_p(srv.cfg.data) != 0) {
         arb_log(ARB_LOG_ERROR, "data directory %s: %s", srv.cfg.data,
                 strerror(errno));
-        return 1;
+        rc = ARB_EXIT_START;
+        goto early;
     }
-    if (arb_checkpoint_init(srv.cfg.data) != 0)
-        return 1;
+    if (arb_checkpoint_init(&srv) != 0) {
+        rc = ARB_EXIT_START;
+        goto early;
+    }
     if (srv.cfg.ntokens == 0 && srv.cfg.tokens_file == NULL) {
         snprintf(path, sizeof(path), "%s/tokens", srv.cfg.data);
         srv.cfg.tokens_file = strdup(path);
         if (make_tokens(path) != 0) {
             arb_log(ARB_LOG_ERROR, "%s: %s", path, strerror(errno));
-            return 1;
+            rc = ARB_EXIT_START;
+            goto early;
         }
     }
     if (srv.cfg.tokens_file != NULL
         && arb_config_load_tokens(&srv.cfg, srv.cfg.tokens_file, 1, &why)
            != 0) {
         arb_log(ARB_LOG_ERROR, "%s", arb_buf_cstr(&why));
-        return 2;
+        rc = ARB_EXIT_CONFIG;
+        goto early;
     }
     if (srv.cfg.ntokens == 0)
         arb_log(ARB_LOG_WARN, "no tokens: nobody can connect");
@@ -242,12 +249,13 @@ main(int argc, char **argv)
     if (rc != 0) {
         arb_log(ARB_LOG_ERROR, "store %s: %s", srv.cfg.data,
                 arb_buf_cstr(&why));
-        return 1;
+        rc = ARB_EXIT_START;
+        goto early;
     }
     {
         arb_store_stats_t st;
         if (arb_store_stats(srv.store, &st, NULL) == 0) {
-            srv.log_pos = st.log_pos;
+            srv.order_pos = st.log_pos;
             arb_log(ARB_LOG_INFO, "store %s: %llu matches, %llu events, %d "
                     "stale readers cleared", srv.cfg.data,
                     (unsigned long long)st.matches,
@@ -264,7 +272,7 @@ main(int argc, char **argv)
     uv_signal_start(&srv.sig_int, on_signal, SIGINT);
     uv_signal_start(&srv.sig_hup, on_signal, SIGHUP);
     if (arb_server_listen(&srv) != 0) {
-        srv.exit_code = 1;
+        srv.exit_code = ARB_EXIT_START;
         arb_server_stop(&srv);
     } else {
         arb_log(ARB_LOG_INFO, "%s ready (data %s)", ARB_ENGINE, srv.cfg.data);
@@ -274,22 +282,30 @@ main(int argc, char **argv)
                     srv.cfg.listen[0], srv.cfg.tokens_file);
     }
     uv_run(srv.loop, UV_RUN_DEFAULT);
-    if (srv.exit_code == 70) {
+    if (srv.exit_code == ARB_EXIT_FAILSTOP) {
         /* fail-stop: do not touch the store again; exit at once */
         arb_log(ARB_LOG_ERROR, "exiting after a failed commit");
-        _exit(70);
+        arb_checkpoint_clear(&srv);
+        _exit(ARB_EXIT_FAILSTOP);
     }
     arb_live_free_all(&srv);
     arb_store_close(srv.store);
-    free(srv.queue);
-    free(srv.batch);
-    free(srv.batch_ap);
-    arb_buf_free(&srv.commit_why);
+    arb_commit_free(&srv);
     rc = uv_loop_close(srv.loop);
     if (rc != 0)
         arb_log(ARB_LOG_WARN, "loop closed with handles open: %s",
                 uv_strerror(rc));
     arb_config_free(&srv.cfg);
+    arb_checkpoint_clear(&srv);
+    arb_buf_free(&why);
     arb_log(ARB_LOG_INFO, "stopped");
     return srv.exit_code;
+
+early:
+    /* A start-up failure: what was loaded is freed and the key, when it
+     * was loaded, wiped. */
+    arb_checkpoint_clear(&srv);
+    arb_config_free(&srv.cfg);
+    arb_buf_free(&why);
+    return rc;
 }

@@ -12,34 +12,6 @@
 #include "core/mp.h"
 
 void
-arb_pack_key(msgpack_packer *pk, const char *k)
-{
-    arb_mp_pack_cstr(pk, k);
-}
-
-void
-arb_pack_kv_str(msgpack_packer *pk, const char *k, const char *v)
-{
-    arb_mp_pack_cstr(pk, k);
-    arb_mp_pack_cstr(pk, v);
-}
-
-void
-arb_pack_kv_uint(msgpack_packer *pk, const char *k, uint64_t v)
-{
-    arb_mp_pack_cstr(pk, k);
-    msgpack_pack_uint64(pk, v);
-}
-
-void
-arb_pack_kv_bin(msgpack_packer *pk, const char *k, const void *p, size_t n)
-{
-    arb_mp_pack_cstr(pk, k);
-    msgpack_pack_bin(pk, n);
-    msgpack_pack_bin_body(pk, p, n);
-}
-
-void
 arb_reply_begin(arb_buf_t *b, msgpack_packer *pk, uint64_t id, size_t nfields)
 {
     static const char hdr[4] = { 0, 0, 0, 0 };
@@ -47,10 +19,9 @@ arb_reply_begin(arb_buf_t *b, msgpack_packer *pk, uint64_t id, size_t nfields)
     arb_buf_add(b, hdr, 4);             /* length, filled by conn_send */
     arb_mp_packer_init(pk, b);
     msgpack_pack_map(pk, 3 + nfields);
-    arb_pack_kv_uint(pk, "v", 1);
-    arb_pack_kv_uint(pk, "id", id);
-    arb_pack_key(pk, "ok");
-    msgpack_pack_true(pk);
+    arb_mp_pack_kv_uint(pk, "v", 1);
+    arb_mp_pack_kv_uint(pk, "id", id);
+    arb_mp_pack_kv_bool(pk, "ok", 1);
 }
 
 const char *
@@ -89,15 +60,14 @@ arb_reply_error(arb_conn_t *c, uint64_t id, const char *code,
     arb_buf_add(&b, hdr, 4);
     arb_mp_packer_init(&pk, &b);
     msgpack_pack_map(&pk, 4);
-    arb_pack_kv_uint(&pk, "v", 1);
-    arb_pack_kv_uint(&pk, "id", id);
-    arb_pack_key(&pk, "ok");
-    msgpack_pack_false(&pk);
-    arb_pack_key(&pk, "error");
+    arb_mp_pack_kv_uint(&pk, "v", 1);
+    arb_mp_pack_kv_uint(&pk, "id", id);
+    arb_mp_pack_kv_bool(&pk, "ok", 0);
+    arb_mp_pack_cstr(&pk, "error");
     msgpack_pack_map(&pk, rule != NULL && *rule ? 3 : 2);
-    arb_pack_kv_str(&pk, "code", code);
-    arb_pack_kv_str(&pk, "message", msg);
+    arb_mp_pack_kv_str(&pk, "code", code);
+    arb_mp_pack_kv_str(&pk, "message", msg);
     if (rule != NULL && *rule)
-        arb_pack_kv_str(&pk, "rule", rule);
+        arb_mp_pack_kv_str(&pk, "rule", rule);
     arb_conn_send(c, &b);
 }

@@ -13,10 +13,23 @@
 #include <msgpack.h>
 
 #include "core/buf.h"
+#include "core/keys.h"
 #include "core/match.h"
 #include "core/ledger/store.h"
 #include "daemon/config.h"
 #include "proto/frame.h"
+
+/* arbiterd's exit statuses (README.md, "The daemon").  70 is sysexits'
+ * EX_SOFTWARE: a supervisor must not restart the daemon blindly, because
+ * the disk refused a commit. */
+enum arb_exit {
+    ARB_EXIT_OK       = 0,      /* stopped cleanly (SIGTERM/SIGINT) */
+    ARB_EXIT_START    = 1,      /* could not start: data directory, signing
+                                   key, store, listener, libsodium */
+    ARB_EXIT_CONFIG   = 2,      /* bad command line, config or token file */
+    ARB_EXIT_FAILSTOP = 70      /* a commit failed: stopped at once without
+                                   acknowledging the batch (fail-stop) */
+};
 
 typedef struct arb_server  arb_server_t;
 typedef struct arb_conn    arb_conn_t;
@@ -67,7 +80,8 @@ struct arb_sub {
     int          kind;
     arb_conn_t  *conn;
     arb_live_t  *live;              /* ARB_SUB_MATCH */
-    uint64_t     next;              /* next seq (match) or log pos (all) */
+    uint64_t     next;              /* next seq (match) or global position
+                                       in the store's commit order (all) */
     int          is_live;           /* caught up: pushed on commit */
     arb_sub_t   *next_in_match;     /* list in live->subs */
     arb_sub_t   *next_in_conn;
@@ -119,7 +133,8 @@ struct arb_server {
     uint64_t         conn_seq, sub_seq;
     arb_live_t      *live[ARB_LIVE_BUCKETS];
     arb_sub_t       *all_subs;
-    uint64_t         log_pos;       /* last global position known committed */
+    uint64_t         order_pos;     /* last position in the store's global
+                                       commit order known committed */
 
     /* group commit */
     arb_pending_t  **queue;
@@ -132,8 +147,13 @@ struct arb_server {
     int              commit_rc;
     arb_buf_t        commit_why;
 
+    /* The checkpoint signing key, loaded once at start-up
+     * (arb_checkpoint_init) and wiped by arb_checkpoint_clear at exit. */
+    arb_keypair_t    signing;
+    int              have_key;
+
     int              stopping;
-    int              exit_code;
+    int              exit_code;     /* enum arb_exit */
     arb_counters_t   n;
 };
 
@@ -151,18 +171,14 @@ int  arb_conn_send_last(arb_conn_t *c, arb_buf_t *b);
 void arb_conn_pause(arb_conn_t *c);
 void arb_conn_resume(arb_conn_t *c);
 
-/* reply.c: response building */
+/* reply.c: response building; key/value pairs are packed with the
+ * arb_mp_pack_kv_* vocabulary of core/mp.h. */
 void arb_reply_begin(arb_buf_t *b, msgpack_packer *pk, uint64_t id,
                      size_t nfields);
 void arb_reply_error(arb_conn_t *c, uint64_t id, const char *code,
                      const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 const char *arb_reply_code(int rc);
-void arb_pack_kv_str(msgpack_packer *pk, const char *k, const char *v);
-void arb_pack_kv_uint(msgpack_packer *pk, const char *k, uint64_t v);
-void arb_pack_kv_bin(msgpack_packer *pk, const char *k, const void *p,
-                     size_t n);
-void arb_pack_key(msgpack_packer *pk, const char *k);
 
 /* dispatch.c */
 void arb_dispatch(arb_conn_t *c, const char *frame, size_t len);
@@ -184,6 +200,20 @@ int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
 void arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p);
 void arb_commit_kick(arb_server_t *srv);
 void arb_pending_free(arb_pending_t *p);
+/* The queued, not yet acknowledged append of match l with client event id
+ * cid, or NULL. */
+arb_pending_t *arb_commit_find_cid(const arb_live_t *l, const char *cid);
+/* A new, empty append with room for its first waiter, or NULL (out of
+ * memory); release with arb_pending_free() until it is enqueued. */
+arb_pending_t *arb_pending_new(void);
+/* Adds request `req` of connection c to the requests answered when p is
+ * acknowledged (or refused); c is held (refs) and counts p among its
+ * appends awaiting commit (inq_max) until then.  0, or ARB_ENOMEM (never
+ * for the first waiter of an arb_pending_new() append). */
+int  arb_commit_wait(arb_pending_t *p, arb_conn_t *c, uint64_t req);
+/* Frees what the commit machinery holds once the loop has stopped (the
+ * queue and the last batch); nothing may be committing. */
+void arb_commit_free(arb_server_t *srv);
 
 /* sub.c */
 void arb_sub_start(arb_conn_t *c, uint64_t req, arb_live_t *live,
@@ -195,10 +225,12 @@ void arb_sub_pump_conn(arb_conn_t *c);
 
 int64_t arb_now_ms(void);
 
-/* checkpoint.c: the signing key (created in the data directory on first
- * start; -1 when it cannot be made or read, logged) and the checkpoint op,
- * called from dispatch.c with the request map. */
-int  arb_checkpoint_init(const char *data_dir);
-void arb_op_checkpoint(arb_conn_t *c, uint64_t id, const msgpack_object *req);
+/* checkpoint.c: the signing key, created in srv->cfg.data on first start
+ * and loaded into srv->signing (-1 when it cannot be made or read,
+ * logged); wiped by arb_checkpoint_clear (idempotent).  The checkpoint op
+ * (op_read.c) answers with arb_checkpoint_reply. */
+int  arb_checkpoint_init(arb_server_t *srv);
+void arb_checkpoint_clear(arb_server_t *srv);
+void arb_checkpoint_reply(arb_conn_t *c, uint64_t id, const char *match);
 
 #endif

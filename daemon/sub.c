@@ -5,7 +5,7 @@
  * DESIGN: a subscriber reads history from the store in chunks, then turns
  * live and is pushed each event as its batch commits.  The boundary has no
  * gap and no duplicate because both sides use the loop's own view of what
- * is committed (live->committed, srv->log_pos), which after_work_cb
+ * is committed (live->committed, srv->order_pos), which after_work_cb
  * advances before it pushes: catch-up never reads past it, and a live push
  * is sent only for the exact next seq/pos.  A subscriber whose unsent
  * output passes 3/4 of outq_max is cut off with an error push; writers are
@@ -33,17 +33,16 @@ push_event(arb_sub_t *s, const char *match, uint64_t seq, int has_pos,
     arb_buf_add(&b, hdr, 4);
     arb_mp_packer_init(&pk, &b);
     msgpack_pack_map(&pk, has_pos ? 9 : 8);
-    arb_pack_kv_uint(&pk, "v", 1);
-    arb_pack_kv_str(&pk, "push", "event");
-    arb_pack_kv_uint(&pk, "sub", s->id);
-    arb_pack_kv_str(&pk, "match", match);
-    arb_pack_kv_uint(&pk, "seq", seq);
+    arb_mp_pack_kv_uint(&pk, "v", 1);
+    arb_mp_pack_kv_str(&pk, "push", "event");
+    arb_mp_pack_kv_uint(&pk, "sub", s->id);
+    arb_mp_pack_kv_str(&pk, "match", match);
+    arb_mp_pack_kv_uint(&pk, "seq", seq);
     if (has_pos)
-        arb_pack_kv_uint(&pk, "pos", pos);
-    arb_pack_key(&pk, "time");
-    msgpack_pack_int64(&pk, time_ms);
-    arb_pack_kv_bin(&pk, "hash", hash, 32);
-    arb_pack_kv_bin(&pk, "event", bytes, len);
+        arb_mp_pack_kv_uint(&pk, "pos", pos);
+    arb_mp_pack_kv_int(&pk, "time", time_ms);
+    arb_mp_pack_kv_bin(&pk, "hash", hash, ARB_HASH_LEN);
+    arb_mp_pack_kv_bin(&pk, "event", bytes, len);
     arb_conn_send(s->conn, &b);
 }
 
@@ -64,13 +63,13 @@ too_slow(arb_sub_t *s)
     arb_buf_add(&b, hdr, 4);
     arb_mp_packer_init(&pk, &b);
     msgpack_pack_map(&pk, 4);
-    arb_pack_kv_uint(&pk, "v", 1);
-    arb_pack_kv_str(&pk, "push", "error");
-    arb_pack_kv_uint(&pk, "sub", s->id);
-    arb_pack_key(&pk, "error");
+    arb_mp_pack_kv_uint(&pk, "v", 1);
+    arb_mp_pack_kv_str(&pk, "push", "error");
+    arb_mp_pack_kv_uint(&pk, "sub", s->id);
+    arb_mp_pack_cstr(&pk, "error");
     msgpack_pack_map(&pk, 2);
-    arb_pack_kv_str(&pk, "code", "slow");
-    arb_pack_kv_str(&pk, "message", "subscriber cannot keep up: cut off; "
+    arb_mp_pack_kv_str(&pk, "code", "slow");
+    arb_mp_pack_kv_str(&pk, "message", "subscriber cannot keep up: cut off; "
                     "resubscribe from the next seq you need");
     arb_conn_send_last(c, &b);
     arb_conn_close(c);
@@ -95,7 +94,7 @@ on_match_event(void *ud, uint64_t seq, int64_t time_ms,
 }
 
 static int
-on_log_event(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
+on_order_event(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
              int64_t time_ms, const unsigned char hash[ARB_HASH_LEN], const void *bytes,
              size_t len)
 {
@@ -123,7 +122,7 @@ pump(arb_sub_t *s)
             s->is_live = 1;
             break;
         }
-        last = s->kind == ARB_SUB_ALL ? srv->log_pos : s->live->committed;
+        last = s->kind == ARB_SUB_ALL ? srv->order_pos : s->live->committed;
         if (s->next > last) {
             s->is_live = 1;
             break;
@@ -135,7 +134,7 @@ pump(arb_sub_t *s)
         x.n = 0;
         if (s->kind == ARB_SUB_ALL)
             rc = arb_store_log(srv->store, s->next, to - s->next + 1,
-                               on_log_event, &x, NULL);
+                               on_order_event, &x, NULL);
         else
             rc = arb_store_events(srv->store, s->live->id, s->next, to,
                                   on_match_event, &x, NULL);
@@ -182,15 +181,15 @@ arb_sub_start(arb_conn_t *c, uint64_t req, arb_live_t *live, int has_from,
         s->next_in_match = live->subs;
         live->subs = s;
     } else {
-        s->next = has_from ? (from ? from : 1) : srv->log_pos + 1;
+        s->next = has_from ? (from ? from : 1) : srv->order_pos + 1;
         s->next_all = srv->all_subs;
         srv->all_subs = s;
     }
     s->next_in_conn = c->subs;
     c->subs = s;
     arb_reply_begin(&b, &pk, req, 2);
-    arb_pack_kv_uint(&pk, "sub", s->id);
-    arb_pack_kv_uint(&pk, "from", s->next);
+    arb_mp_pack_kv_uint(&pk, "sub", s->id);
+    arb_mp_pack_kv_uint(&pk, "from", s->next);
     if (arb_conn_send(c, &b) != 0)
         return;
     pump(s);

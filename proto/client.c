@@ -115,12 +115,9 @@ arb_client_begin(arb_client_t *cl, msgpack_packer **pk, const char *op,
     arb_buf_add(&cl->out, hdr, 4);
     arb_mp_packer_init(&cl->pk, &cl->out);
     msgpack_pack_map(&cl->pk, 3 + n);
-    arb_mp_pack_cstr(&cl->pk, "v");
-    msgpack_pack_uint64(&cl->pk, 1);
-    arb_mp_pack_cstr(&cl->pk, "id");
-    msgpack_pack_uint64(&cl->pk, id);
-    arb_mp_pack_cstr(&cl->pk, "op");
-    arb_mp_pack_cstr(&cl->pk, op);
+    arb_mp_pack_kv_uint(&cl->pk, "v", 1);
+    arb_mp_pack_kv_uint(&cl->pk, "id", id);
+    arb_mp_pack_kv_str(&cl->pk, "op", op);
     *pk = &cl->pk;
     return id;
 }
@@ -209,10 +206,10 @@ arb_client_get(const msgpack_unpacked *res, const char *key)
 uint64_t
 arb_client_uint(const msgpack_unpacked *res, const char *key)
 {
-    const msgpack_object *o = arb_client_get(res, key);
+    uint64_t v = 0;
 
-    return o != NULL && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER
-           ? o->via.u64 : 0;
+    arb_mp_get_uint(&res->data, key, &v);
+    return v;
 }
 
 const char *
@@ -274,8 +271,7 @@ arb_client_auth(arb_client_t *cl, const char *token, arb_buf_t *why)
 
     msgpack_unpacked_init(&res);
     arb_client_begin(cl, &pk, "auth", 1);
-    arb_mp_pack_cstr(pk, "token");
-    arb_mp_pack_cstr(pk, token);
+    arb_mp_pack_kv_str(pk, "token", token);
     rc = arb_client_call(cl, &res, why);
     msgpack_unpacked_destroy(&res);
     return rc;

@@ -87,8 +87,8 @@ cli_net_print_ack(cli_net_t *n, const char *prefix)
     uint64_t              seq;
     char                  hex[ARB_HASH_HEX];
 
-    if (cli_get_uint(&n->res.data, "seq", &seq) != 0
-        || cli_get_bytes(&n->res.data, "hash", &hash, &hlen) != 0
+    if (arb_mp_get_uint(&n->res.data, "seq", &seq) != 0
+        || arb_mp_get_bytes(&n->res.data, "hash", &hash, &hlen) != 0
         || hlen != 32) {
         fprintf(stderr, "arbiter %s: the server's answer has no seq and "
                 "hash\n", n->cmd);
@@ -233,98 +233,25 @@ cli_net_append(cli_net_t *n, const cli_append_t *a)
     if (a->nmove >= 2)
         nf += a->nmove > 2 ? 3 : 2;
     pk = cli_net_begin(n, "append", nf);
-    cli_pack_str(pk, "match", a->match);
-    cli_pack_str(pk, "kind", a->kind);
+    arb_mp_pack_kv_str(pk, "match", a->match);
+    arb_mp_pack_kv_str(pk, "kind", a->kind);
     if (a->cid != NULL)
-        cli_pack_str(pk, "cid", a->cid);
+        arb_mp_pack_kv_str(pk, "cid", a->cid);
     if (a->has_expect)
-        cli_pack_uint(pk, "expect", a->expect);
+        arb_mp_pack_kv_uint(pk, "expect", a->expect);
     if (a->has_target)
-        cli_pack_uint(pk, "target", a->target);
+        arb_mp_pack_kv_uint(pk, "target", a->target);
     if (a->nmove >= 2) {
-        cli_pack_str(pk, "verb", a->move[0]);
-        cli_pack_str(pk, "player", a->move[1]);
+        arb_mp_pack_kv_str(pk, "verb", a->move[0]);
+        arb_mp_pack_kv_str(pk, "player", a->move[1]);
         /* The codec writes no empty list: a move without args omits it. */
         if (a->nmove > 2)
-            cli_pack_strv(pk, "args", a->move + 2, a->nmove - 2);
+            arb_mp_pack_kv_strv(pk, "args", a->move + 2, a->nmove - 2);
     }
     if (a->text != NULL)
-        cli_pack_str(pk, "text", a->text);
+        arb_mp_pack_kv_str(pk, "text", a->text);
     rc = cli_net_call(n);
     return rc != 0 ? rc : cli_net_print_ack(n, "");
-}
-
-void
-cli_pack_str(msgpack_packer *pk, const char *key, const char *val)
-{
-    arb_mp_pack_cstr(pk, key);
-    arb_mp_pack_cstr(pk, val);
-}
-
-void
-cli_pack_uint(msgpack_packer *pk, const char *key, uint64_t val)
-{
-    arb_mp_pack_cstr(pk, key);
-    msgpack_pack_uint64(pk, val);
-}
-
-void
-cli_pack_strv(msgpack_packer *pk, const char *key, char *const *v, size_t n)
-{
-    size_t i;
-
-    arb_mp_pack_cstr(pk, key);
-    msgpack_pack_array(pk, n);
-    for (i = 0; i < n; i++)
-        arb_mp_pack_cstr(pk, v[i]);
-}
-
-int
-cli_get_uint(const msgpack_object *map, const char *key, uint64_t *out)
-{
-    const msgpack_object *o = arb_mp_get(map, key);
-
-    if (o == NULL || o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-        return -1;
-    *out = o->via.u64;
-    return 0;
-}
-
-int
-cli_get_int(const msgpack_object *map, const char *key, int64_t *out)
-{
-    const msgpack_object *o = arb_mp_get(map, key);
-
-    if (o == NULL)
-        return -1;
-    if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
-        *out = o->via.i64;
-        return 0;
-    }
-    if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER || o->via.u64 > INT64_MAX)
-        return -1;
-    *out = (int64_t)o->via.u64;
-    return 0;
-}
-
-int
-cli_get_bytes(const msgpack_object *map, const char *key, const char **p,
-              size_t *len)
-{
-    const msgpack_object *o = arb_mp_get(map, key);
-
-    if (o == NULL)
-        return -1;
-    if (o->type == MSGPACK_OBJECT_STR) {
-        *p = o->via.str.ptr;
-        *len = o->via.str.size;
-    } else if (o->type == MSGPACK_OBJECT_BIN) {
-        *p = o->via.bin.ptr;
-        *len = o->via.bin.size;
-    } else {
-        return -1;
-    }
-    return 0;
 }
 
 int
@@ -400,18 +327,18 @@ cli_net_events(cli_net_t *n, const char *match, uint64_t from, uint64_t to,
     for (;;) {
         pk = cli_net_begin(n, "events", 3 + (to != UINT64_MAX)
                            + (nkinds > 0) + (since > 0));
-        cli_pack_str(pk, "match", match);
-        cli_pack_uint(pk, "from", from);
+        arb_mp_pack_kv_str(pk, "match", match);
+        arb_mp_pack_kv_uint(pk, "from", from);
         /* The client library parses every response under ARB_ELEMS_MAX
          * objects; an item costs 9, so the daemon's default page of 1000
          * would be refused. */
-        cli_pack_uint(pk, "limit", CLI_EVENTS_PAGE);
+        arb_mp_pack_kv_uint(pk, "limit", CLI_EVENTS_PAGE);
         if (to != UINT64_MAX)
-            cli_pack_uint(pk, "to", to);
+            arb_mp_pack_kv_uint(pk, "to", to);
         if (nkinds > 0)
-            cli_pack_strv(pk, "kinds", kinds, nkinds);
+            arb_mp_pack_kv_strv(pk, "kinds", kinds, nkinds);
         if (since > 0)
-            cli_pack_uint(pk, "since", since);
+            arb_mp_pack_kv_uint(pk, "since", since);
         rc = cli_net_call(n);
         if (rc != 0)
             return rc;
@@ -481,13 +408,13 @@ cli_event_format(arb_buf_t *out, const msgpack_object *item,
     int          rc;
 
     memset(&ev, 0, sizeof(ev));
-    if (cli_get_uint(item, "seq", &seq) != 0
-        || cli_get_bytes(item, "event", &bytes, &len) != 0
-        || cli_get_bytes(item, "hash", &hash, &hlen) != 0 || hlen != 32) {
+    if (arb_mp_get_uint(item, "seq", &seq) != 0
+        || arb_mp_get_bytes(item, "event", &bytes, &len) != 0
+        || arb_mp_get_bytes(item, "hash", &hash, &hlen) != 0 || hlen != 32) {
         arb_buf_printf(why, "an event without seq, hash or event bytes");
         return ARB_EPROTO;
     }
-    cli_get_int(item, "time", &t);
+    arb_mp_get_int(item, "time", &t);
     rc = arb_event_decode(&ev, bytes, len, why);
     if (rc != 0) {
         arb_buf_t tmp = ARB_BUF_INIT;

@@ -18,6 +18,7 @@
 
 #include "core/buf.h"
 #include "core/event.h"
+#include "core/mp.h"
 #include "proto/client.h"
 
 #define CLI_SERVER_DEFAULT "unix:./var/arbiter/arbiterd.sock"
@@ -77,18 +78,15 @@ typedef struct cli_append {
  * 2 as cli_net_call. */
 int  cli_net_append(cli_net_t *n, const cli_append_t *a);
 
-/* Packing key/value pairs of a request. */
-void cli_pack_str(msgpack_packer *pk, const char *key, const char *val);
-void cli_pack_uint(msgpack_packer *pk, const char *key, uint64_t val);
-void cli_pack_strv(msgpack_packer *pk, const char *key, char *const *v,
-                   size_t n);
-
-/* Reading a response or push map: 0 when present with the right type. */
-int  cli_get_uint(const msgpack_object *map, const char *key, uint64_t *out);
-int  cli_get_int(const msgpack_object *map, const char *key, int64_t *out);
-/* A str or bin value: pointer into the map, not NUL-terminated. */
-int  cli_get_bytes(const msgpack_object *map, const char *key,
-                   const char **p, size_t *len);
+/* Packing and reading key/value pairs: the one msgpack vocabulary of
+ * core/mp.h.  These older names stay as aliases so the subcommands need no
+ * edit; new code calls arb_mp_* directly. */
+#define cli_pack_str  arb_mp_pack_kv_str
+#define cli_pack_uint arb_mp_pack_kv_uint
+#define cli_pack_strv arb_mp_pack_kv_strv
+#define cli_get_uint  arb_mp_get_uint
+#define cli_get_int   arb_mp_get_int
+#define cli_get_bytes arb_mp_get_bytes
 
 /* Parses a non-negative decimal number: 0, or -1 after printing
  * "arbiter CMD: OPT wants a number, not 'S'". */

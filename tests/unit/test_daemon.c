@@ -493,6 +493,38 @@ test_rejections(void)
                    "yahchain", "players", pl, "options", o3) != 0);
         CHECK_STR(last_err, "exists: match 'idem-open' already exists");
     }
+    /* each op's field table: missing, wrong type and over a limit are
+     * refused with the documented code and the field's name */
+    {
+        const char *many[34];
+        char        longcid[200];
+        int         i;
+        for (i = 0; i < 33; i++)
+            many[i] = "x";
+        many[33] = NULL;
+        memset(longcid, 'c', sizeof(longcid) - 1);
+        longcid[sizeof(longcid) - 1] = '\0';
+        CHECK(call(cl, &res, "append", "s", "kind", "note") != 0);
+        CHECK_STR(last_err, "proto: match: missing");
+        CHECK(call(cl, &res, "append", "sss", "match", "rej", "kind", "note",
+                   "expect", "3") != 0);
+        CHECK_STR(last_err, "proto: expect: expected non-negative int, got "
+                  "str");
+        CHECK(call(cl, &res, "append", "ssssa", "match", "rej", "kind",
+                   "move", "player", "bob", "verb", "place", "args", many)
+              != 0);
+        CHECK_STR(last_err, "too_big: args: 33 items, at most 32");
+        CHECK(call(cl, &res, "append", "ssss", "match", "rej", "kind", "note",
+                   "text", "t", "cid", longcid) != 0);
+        CHECK_STR(last_err, "too_big: cid: 199 bytes, at most 128");
+        CHECK(call(cl, &res, "state", "ss", "match", "rej", "at", "1") != 0);
+        CHECK_STR(last_err, "proto: at: expected non-negative int, got str");
+        CHECK(call(cl, &res, "unsubscribe", "") != 0);
+        CHECK_STR(last_err, "proto: sub: missing");
+        CHECK(call(cl, &res, "open", "sss", "match", "deal-bad", "game",
+                   "yahchain", "deal", "seed") != 0);
+        CHECK_STR(last_err, "proto: deal: expected map, got str");
+    }
     /* after close nothing is appended, and the daemon keeps serving */
     CHECK_INT(call(cl, &res, "append", "ss", "match", "rej", "kind", "close"),
               0);
@@ -1067,6 +1099,51 @@ test_sighup(void)
 
 /* A tiny map: appends fail with "storage full", nothing half-written,
  * reads and the daemon go on. */
+/* The daemon's exit statuses (enum arb_exit, README "The daemon"): 2 for
+ * a bad command line or configuration, 1 when it cannot start, 0 after a
+ * clean stop (checked by the other tests' SIGTERM). */
+static int
+run_daemon(const char *a1, const char *a2, const char *a3)
+{
+    pid_t pid;
+    int   status = 0;
+
+    pid = fork();
+    if (pid == 0) {
+        if (freopen("/dev/null", "w", stderr) == NULL
+            || freopen("/dev/null", "w", stdout) == NULL)
+            _exit(127);
+        execl("bin/arbiterd", "arbiterd", a1, a2, a3, (char *)NULL);
+        _exit(127);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status);
+}
+
+static void
+test_exit_status(void)
+{
+    char file[320], conf2[320];
+    FILE *f;
+
+    snprintf(file, sizeof(file), "%s/not-a-dir", dir);
+    snprintf(conf2, sizeof(conf2), "%s/bad.conf", dir);
+    f = fopen(file, "w");
+    if (f != NULL)
+        fclose(f);
+    f = fopen(conf2, "w");
+    if (f != NULL) {
+        fprintf(f, "no_such_key = 1\n");
+        fclose(f);
+    }
+    CHECK_INT(run_daemon("--no-such-option", NULL, NULL), 2);
+    CHECK_INT(run_daemon("--log-level", "loud", NULL), 2);
+    CHECK_INT(run_daemon("--config", conf2, NULL), 2);
+    /* a data directory that cannot be made: cannot start */
+    CHECK_INT(run_daemon("--data", file, NULL), 1);
+}
+
 static void
 test_storage_full(void)
 {
@@ -1176,6 +1253,7 @@ main(void)
     test_sighup();
     stop_daemon(SIGTERM);
     test_storage_full();
+    test_exit_status();
     if (test_failed_ == 0) {
         char cmd[300];
         snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

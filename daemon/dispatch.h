@@ -1,0 +1,47 @@
+/*
+ * dispatch.h - what the request handlers share (daemon only): the request
+ * being handled, the helpers that read its fields and answer it, and the
+ * ops.  dispatch.c holds the op table and the entry point, op_write.c the
+ * ops that append (open, append with idempotency, expected seq and deal
+ * commitments), op_read.c the ops that only read.
+ *
+ * Every op declares its fields once, as an arb_req_field_t table
+ * (proto/request.h), and receives them decoded and checked by
+ * arb_request_fields(): no op reads msgpack itself.
+ */
+#ifndef ARB_DISPATCH_H
+#define ARB_DISPATCH_H
+
+#include "daemon/server.h"
+#include "proto/request.h"
+
+typedef struct arb_request {
+    arb_conn_t           *c;
+    uint64_t              id;       /* the client's request id, 0 if none */
+    const msgpack_object *map;      /* the request; valid during the op */
+    arb_buf_t             why;      /* scratch for error messages */
+} arb_request_t;
+
+/* Decodes the op's fields (see arb_req_decode) into vals.  0, or -1 with
+ * the error already answered ("proto"/"too_big"/"internal", naming the
+ * field).  Release vals with arb_req_clear() either way. */
+int  arb_request_fields(arb_request_t *r, const arb_req_field_t *fields,
+                        size_t nfields, arb_req_val_t *vals);
+
+/* Answers {} (ping, unsubscribe). */
+void arb_request_ok(arb_request_t *r);
+
+/* op_write.c */
+void arb_op_open(arb_request_t *r);
+void arb_op_append(arb_request_t *r);
+
+/* op_read.c */
+void arb_op_state(arb_request_t *r);
+void arb_op_events(arb_request_t *r);
+void arb_op_matches(arb_request_t *r);
+void arb_op_stats(arb_request_t *r);
+void arb_op_subscribe(arb_request_t *r);
+void arb_op_unsubscribe(arb_request_t *r);
+void arb_op_checkpoint(arb_request_t *r);
+
+#endif

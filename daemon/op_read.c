@@ -1,0 +1,412 @@
+/*
+ * op_read.c - the ops that only read: state, events, matches, stats,
+ * subscribe / unsubscribe and checkpoint (signed in checkpoint.c).
+ *
+ * DESIGN: reads serve committed events only.  Each read caps what it
+ * returns at what the loop knows is committed (live->committed), never at
+ * the live, possibly queued state, so an answer never shows an event whose
+ * commit may still fail.  A page of events or matches also ends at
+ * ARB_PAGE_BYTES, so a reader cannot make the daemon build a response
+ * larger than a connection may hold.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/codec.h"
+#include "core/err.h"
+#include "core/mp.h"
+#include "core/replay.h"
+#include "core/version.h"
+#include "daemon/dispatch.h"
+#include "proto/limits.h"
+
+/* ---- state ------------------------------------------------------------ */
+
+enum { ST_MATCH, ST_AT, ST_N };
+static const arb_req_field_t state_fields[ST_N] = {
+    [ST_MATCH] = { "match", ARB_REQ_STR,  ARB_REQ_REQUIRED, 0, 0 },
+    [ST_AT]    = { "at",    ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
+};
+
+void
+arb_op_state(arb_request_t *r)
+{
+    arb_conn_t      *c = r->c;
+    arb_req_val_t    f[ST_N];
+    arb_match_info_t info;
+    arb_match_t     *m = NULL;
+    const char      *match;
+    uint64_t         at, upto;
+    arb_live_t      *l = NULL;
+    arb_buf_t        json = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    msgpack_packer   pk;
+    int              rc;
+
+    if (arb_request_fields(r, state_fields, ST_N, f) != 0)
+        goto done;
+    match = f[ST_MATCH].str;
+    at = f[ST_AT].present ? f[ST_AT].u : UINT64_MAX;
+    rc = arb_store_match(c->srv->store, match, &info, &r->why);
+    if (rc != 0) {
+        arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "no match '%s'",
+                        match);
+        goto done;
+    }
+    /* Only what the loop knows is committed: never a queued event. */
+    upto = info.last_seq;
+    if (arb_live_get(c->srv, match, &l, NULL) == 0 && l->committed < upto)
+        upto = l->committed;
+    if (at != UINT64_MAX && at > upto) {
+        arb_reply_error(c, r->id, "not_found", NULL, "match '%s' has events "
+                        "0..%llu, not %llu", match, (unsigned long long)upto,
+                        (unsigned long long)at);
+        goto done;
+    }
+    rc = arb_live_replay(c->srv, match, at < upto ? at : upto, &m, &r->why);
+    if (rc == 0)
+        rc = arb_report_json(&json, m);
+    if (rc != 0) {
+        arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
+                        arb_buf_cstr(&r->why));
+        goto done;
+    }
+    arb_reply_begin(&b, &pk, r->id, 2);
+    arb_mp_pack_kv_str(&pk, "match", match);
+    arb_mp_pack_cstr(&pk, "json");
+    msgpack_pack_str(&pk, json.len);
+    msgpack_pack_str_body(&pk, json.data, json.len);
+    arb_conn_send(c, &b);
+done:
+    arb_match_free(m);
+    arb_buf_free(&json);
+    arb_req_clear(f, ST_N);
+}
+
+/* ---- events ----------------------------------------------------------- */
+
+enum { EV_MATCH, EV_FROM, EV_TO, EV_LIMIT, EV_SINCE, EV_KINDS, EV_N };
+static const arb_req_field_t events_fields[EV_N] = {
+    [EV_MATCH] = { "match", ARB_REQ_STR,  ARB_REQ_REQUIRED, 0, 0 },
+    [EV_FROM]  = { "from",  ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
+    [EV_TO]    = { "to",    ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
+    [EV_LIMIT] = { "limit", ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
+    [EV_SINCE] = { "since", ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
+    [EV_KINDS] = { "kinds", ARB_REQ_STRV, ARB_REQ_OPTIONAL, 0,
+                   ARB_EV_KIND_MAX },
+};
+
+typedef struct events_ctx {
+    msgpack_packer *pk;
+    arb_buf_t      *b;
+    int             kinds;      /* bit mask; 0 = all */
+    int64_t         since;
+    uint64_t        limit, n, last;
+} events_ctx_t;
+
+static int
+kind_of(const void *bytes, size_t len)
+{
+    arb_event_t ev;
+    int         k;
+
+    if (arb_event_decode(&ev, bytes, len, NULL) != 0)
+        return -1;
+    k = ev.kind;
+    arb_event_clear(&ev);
+    return k;
+}
+
+static int
+on_events(void *ud, uint64_t seq, int64_t t,
+          const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+          size_t len)
+{
+    events_ctx_t *x = ud;
+    int           k;
+
+    x->last = seq;
+    if (t < x->since)
+        return 0;
+    if (x->kinds != 0) {
+        k = kind_of(bytes, len);
+        if (k < 0 || !(x->kinds & (1 << k)))
+            return 0;
+    }
+    msgpack_pack_map(x->pk, 4);
+    arb_mp_pack_kv_uint(x->pk, "seq", seq);
+    arb_mp_pack_kv_int(x->pk, "time", t);
+    arb_mp_pack_kv_bin(x->pk, "hash", hash, ARB_HASH_LEN);
+    arb_mp_pack_kv_bin(x->pk, "event", bytes, len);
+    return ++x->n >= x->limit || x->b->len >= ARB_PAGE_BYTES ? 1 : 0;
+}
+
+void
+arb_op_events(arb_request_t *r)
+{
+    arb_conn_t      *c = r->c;
+    arb_req_val_t    f[EV_N];
+    const char      *match;
+    size_t           i;
+    uint64_t         from, to, limit;
+    arb_live_t      *l = NULL;
+    arb_match_info_t info;
+    arb_buf_t        items = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    msgpack_packer   pk, ipk;
+    events_ctx_t     x;
+    int              rc, k;
+
+    memset(&x, 0, sizeof(x));
+    if (arb_request_fields(r, events_fields, EV_N, f) != 0)
+        goto done;
+    match = f[EV_MATCH].str;
+    from = f[EV_FROM].present ? f[EV_FROM].u : 0;
+    to = f[EV_TO].present ? f[EV_TO].u : UINT64_MAX;
+    limit = f[EV_LIMIT].present ? f[EV_LIMIT].u : 1000;
+    for (i = 0; i < f[EV_KINDS].n; i++) {
+        k = arb_event_kind_parse(f[EV_KINDS].v[i]);
+        if (k < 0) {
+            arb_reply_error(c, r->id, "proto", NULL, "kinds[%zu]: no kind "
+                            "'%s'", i, f[EV_KINDS].v[i]);
+            goto done;
+        }
+        x.kinds |= 1 << k;
+    }
+    if (limit == 0 || limit > 10000)
+        limit = limit ? 10000 : 1;
+    rc = arb_store_match(c->srv->store, match, &info, NULL);
+    if (rc != 0) {
+        arb_reply_error(c, r->id, "not_found", NULL, "no match '%s'", match);
+        goto done;
+    }
+    if (arb_live_get(c->srv, match, &l, NULL) == 0 && l->committed < to)
+        to = l->committed;
+    if (to > info.last_seq)
+        to = info.last_seq;
+    arb_mp_packer_init(&ipk, &items);
+    x.pk = &ipk;
+    x.b = &items;
+    x.limit = limit;
+    x.since = (int64_t)f[EV_SINCE].u;
+    x.last = from ? from - 1 : 0;
+    rc = from <= to ? arb_store_events(c->srv->store, match, from, to,
+                                       on_events, &x, &r->why) : 0;
+    if (rc != 0 && rc != 1) {
+        arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
+                        arb_buf_cstr(&r->why));
+        goto done;
+    }
+    arb_reply_begin(&b, &pk, r->id, 3);
+    arb_mp_pack_kv_str(&pk, "match", match);
+    arb_mp_pack_cstr(&pk, "events");
+    msgpack_pack_array(&pk, (size_t)x.n);
+    arb_buf_add(&b, items.data, items.len);
+    arb_mp_pack_cstr(&pk, "next");
+    if (rc == 1 && x.last < to)
+        msgpack_pack_uint64(&pk, x.last + 1);
+    else
+        msgpack_pack_nil(&pk);
+    arb_conn_send(c, &b);
+done:
+    arb_buf_free(&items);
+    arb_req_clear(f, EV_N);
+}
+
+/* ---- matches ---------------------------------------------------------- */
+
+enum { MA_GAME, MA_STATUS, MA_AFTER, MA_LIMIT, MA_N };
+static const arb_req_field_t matches_fields[MA_N] = {
+    [MA_GAME]   = { "game",   ARB_REQ_STR,  ARB_REQ_OPTIONAL, 0, 0 },
+    [MA_STATUS] = { "status", ARB_REQ_STR,  ARB_REQ_OPTIONAL, 0, 0 },
+    [MA_AFTER]  = { "after",  ARB_REQ_STR,  ARB_REQ_OPTIONAL, 0, 0 },
+    [MA_LIMIT]  = { "limit",  ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
+};
+
+typedef struct list_ctx {
+    msgpack_packer *pk;
+    const char     *game;
+    int             status;     /* -1 any, 0 open, 1 closed */
+    uint64_t        n, limit;
+    const char     *after;      /* page after this match id, or NULL */
+    arb_buf_t      *b;
+    char            last[ARB_STORE_ID_MAX + 1];
+} list_ctx_t;
+
+static int
+on_match(void *ud, const arb_match_info_t *m)
+{
+    list_ctx_t *x = ud;
+
+    if ((x->after && strcmp(m->match_id, x->after) <= 0)
+        || (x->game && strcmp(x->game, m->game) != 0)
+        || (x->status >= 0 && x->status != m->closed))
+        return 0;
+    snprintf(x->last, sizeof(x->last), "%s", m->match_id);
+    msgpack_pack_map(x->pk, 7);
+    arb_mp_pack_kv_str(x->pk, "match", m->match_id);
+    arb_mp_pack_kv_str(x->pk, "game", m->game);
+    arb_mp_pack_kv_str(x->pk, "status", m->closed ? "closed" : "open");
+    arb_mp_pack_kv_uint(x->pk, "last_seq", m->last_seq);
+    arb_mp_pack_kv_bin(x->pk, "head", m->head, ARB_HASH_LEN);
+    arb_mp_pack_kv_int(x->pk, "created", m->created_ms);
+    arb_mp_pack_kv_int(x->pk, "last", m->last_ms);
+    return ++x->n >= x->limit || x->b->len >= ARB_PAGE_BYTES ? 1 : 0;
+}
+
+void
+arb_op_matches(arb_request_t *r)
+{
+    arb_req_val_t  f[MA_N];
+    const char    *status;
+    arb_buf_t      items = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    msgpack_packer pk, ipk;
+    list_ctx_t     x;
+    int            rc;
+
+    if (arb_request_fields(r, matches_fields, MA_N, f) != 0)
+        goto done;
+    status = f[MA_STATUS].str;
+    x.status = -1;
+    if (status != NULL) {
+        if (strcmp(status, "open") == 0)
+            x.status = 0;
+        else if (strcmp(status, "closed") == 0)
+            x.status = 1;
+        else {
+            arb_reply_error(r->c, r->id, "proto", NULL, "status: open or "
+                            "closed, not '%s'", status);
+            goto done;
+        }
+    }
+    arb_mp_packer_init(&ipk, &items);
+    x.pk = &ipk;
+    x.b = &items;
+    x.game = f[MA_GAME].str;
+    x.after = f[MA_AFTER].str;
+    x.last[0] = '\0';
+    x.n = 0;
+    x.limit = !f[MA_LIMIT].present ? 10000 : f[MA_LIMIT].u ? f[MA_LIMIT].u
+                                                            : 1;
+    rc = arb_store_matches(r->c->srv->store, on_match, &x, &r->why);
+    if (rc != 0 && rc != 1) {
+        arb_reply_error(r->c, r->id, arb_reply_code(rc), NULL, "%s",
+                        arb_buf_cstr(&r->why));
+        goto done;
+    }
+    arb_reply_begin(&b, &pk, r->id, 2);
+    arb_mp_pack_cstr(&pk, "matches");
+    msgpack_pack_array(&pk, (size_t)x.n);
+    arb_buf_add(&b, items.data, items.len);
+    /* More may follow: ask again with "after": next. */
+    arb_mp_pack_cstr(&pk, "next");
+    if (rc == 1)
+        arb_mp_pack_cstr(&pk, x.last);
+    else
+        msgpack_pack_nil(&pk);
+    arb_conn_send(r->c, &b);
+done:
+    arb_buf_free(&items);
+    arb_req_clear(f, MA_N);
+}
+
+/* ---- stats ------------------------------------------------------------ */
+
+void
+arb_op_stats(arb_request_t *r)
+{
+    arb_server_t     *srv = r->c->srv;
+    arb_store_stats_t st;
+    arb_buf_t         b = ARB_BUF_INIT;
+    msgpack_packer    pk;
+    arb_conn_t       *c;
+    uint64_t          nconn = 0;
+
+    if (arb_store_stats(srv->store, &st, NULL) != 0)
+        memset(&st, 0, sizeof(st));
+    for (c = srv->conns; c != NULL; c = c->next)
+        nconn++;
+    arb_reply_begin(&b, &pk, r->id, 14);
+    arb_mp_pack_kv_str(&pk, "engine", ARB_ENGINE);
+    arb_mp_pack_kv_uint(&pk, "matches", st.matches);
+    arb_mp_pack_kv_uint(&pk, "events", st.events);
+    /* "log_pos" on the wire: the store's global commit order. */
+    arb_mp_pack_kv_uint(&pk, "log_pos", st.log_pos);
+    arb_mp_pack_kv_uint(&pk, "map_size", st.map_size);
+    arb_mp_pack_kv_uint(&pk, "map_used", st.map_used);
+    arb_mp_pack_kv_uint(&pk, "map_max", st.map_max);
+    arb_mp_pack_kv_uint(&pk, "connections", nconn);
+    arb_mp_pack_kv_uint(&pk, "appends", srv->n.appends);
+    arb_mp_pack_kv_uint(&pk, "rejected", srv->n.rejected);
+    arb_mp_pack_kv_uint(&pk, "commits", srv->n.commits);
+    arb_mp_pack_kv_uint(&pk, "events_committed", srv->n.events_committed);
+    arb_mp_pack_kv_uint(&pk, "queued", srv->nqueue + srv->nbatch);
+    arb_mp_pack_kv_uint(&pk, "subscribers_cut", srv->n.subs_cut);
+    arb_conn_send(r->c, &b);
+}
+
+/* ---- subscriptions ---------------------------------------------------- */
+
+enum { SU_MATCH, SU_FROM, SU_N };
+static const arb_req_field_t subscribe_fields[SU_N] = {
+    [SU_MATCH] = { "match", ARB_REQ_STR,  ARB_REQ_OPTIONAL, 0, 0 },
+    [SU_FROM]  = { "from",  ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
+};
+
+void
+arb_op_subscribe(arb_request_t *r)
+{
+    arb_req_val_t f[SU_N];
+    const char   *match;
+    arb_live_t   *l = NULL;
+    int           rc;
+
+    if (arb_request_fields(r, subscribe_fields, SU_N, f) != 0)
+        goto done;
+    match = f[SU_MATCH].str;
+    if (match != NULL) {
+        rc = arb_live_get(r->c->srv, match, &l, &r->why);
+        if (rc != 0) {
+            arb_reply_error(r->c, r->id, arb_reply_code(rc), NULL,
+                            rc == ARB_ENOTFOUND ? "no match '%s'" : "%s",
+                            rc == ARB_ENOTFOUND ? match
+                                                : arb_buf_cstr(&r->why));
+            goto done;
+        }
+    }
+    arb_sub_start(r->c, r->id, l, f[SU_FROM].present, f[SU_FROM].u);
+done:
+    arb_req_clear(f, SU_N);
+}
+
+enum { UN_SUB, UN_N };
+static const arb_req_field_t unsubscribe_fields[UN_N] = {
+    [UN_SUB] = { "sub", ARB_REQ_UINT, ARB_REQ_REQUIRED, 0, 0 },
+};
+
+void
+arb_op_unsubscribe(arb_request_t *r)
+{
+    arb_req_val_t f[UN_N];
+
+    if (arb_request_fields(r, unsubscribe_fields, UN_N, f) == 0) {
+        arb_sub_cancel(r->c, f[UN_SUB].u);
+        arb_request_ok(r);
+    }
+    arb_req_clear(f, UN_N);
+}
+
+/* ---- checkpoint ------------------------------------------------------- */
+
+enum { CP_MATCH, CP_N };
+static const arb_req_field_t checkpoint_fields[CP_N] = {
+    [CP_MATCH] = { "match", ARB_REQ_STR, ARB_REQ_REQUIRED, 0, 0 },
+};
+
+void
+arb_op_checkpoint(arb_request_t *r)
+{
+    arb_req_val_t f[CP_N];
+
+    if (arb_request_fields(r, checkpoint_fields, CP_N, f) == 0)
+        arb_checkpoint_reply(r->c, r->id, f[CP_MATCH].str);
+    arb_req_clear(f, CP_N);
+}

@@ -1,0 +1,527 @@
+/*
+ * op_write.c - the ops that append: open and append (moves, notes,
+ * rulings, claims, close).
+ *
+ * DESIGN: an append is judged against the match's live state before it is
+ * queued, in this order: idempotency (a retry must get its original answer
+ * even if the match has moved on), expected seq, role, then the rules.  A
+ * refused append writes nothing.  The daemon stamps seq, time, actor and
+ * the client's id into the canonical event; those bytes are what the store
+ * hashes and what subscribers receive.  A claim is put in its canonical
+ * form first (core/claim.h), so a retry spelled differently is still the
+ * same request; it is the one kind the store takes after a close.  A
+ * dealt open records only the deal's commitment; the deal itself judges
+ * the moves and its secret is stored beside the chain until the close
+ * reveals it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/claim.h"
+#include "core/codec.h"
+#include "core/deal.h"
+#include "core/err.h"
+#include "core/mp.h"
+#include "core/version.h"
+#include "daemon/dispatch.h"
+#include "proto/limits.h"
+
+static int
+scorer_may(const arb_conn_t *c, const char *match)
+{
+    size_t i;
+
+    if (c->role == ARB_ROLE_ARBITER)
+        return 1;
+    if (c->role != ARB_ROLE_SCORER)
+        return 0;
+    if (c->nmatches == 0)
+        return 1;
+    for (i = 0; i < c->nmatches; i++)
+        if (strcmp(c->matches[i], match) == 0)
+            return 1;
+    return 0;
+}
+
+/* ---- judging and queueing ---------------------------------------------- */
+
+/* Judges `ev` and queues it for the next commit, answered when it is
+ * acknowledged.  `ev` is what the chain records; `judge` (when not NULL)
+ * is what the rules see: an open whose deal is recorded only as a
+ * commitment is judged with the deal itself, and `secret` is stored beside
+ * it, outside the chain. */
+static void
+queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
+             const arb_event_t *judge, const char *secret, const char *cid)
+{
+    arb_conn_t    *c = r->c;
+    arb_pending_t *p;
+    arb_verdict_t  v;
+    int            rc;
+
+    p = arb_pending_new();
+    if (p == NULL) {
+        arb_reply_error(c, r->id, "internal", NULL, "out of memory");
+        return;
+    }
+    p->cid = cid ? strdup(cid) : NULL;
+    p->secret = secret ? strdup(secret) : NULL;
+    if ((cid && p->cid == NULL) || (secret && p->secret == NULL))
+        goto oom;
+    rc = arb_event_encode(&p->bytes, ev);
+    if (rc != 0) {
+        arb_event_check(ev, &r->why);
+        arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
+                        arb_buf_cstr(&r->why));
+        goto fail;
+    }
+    if (ev->kind == ARB_EV_OPEN) {
+        rc = arb_match_open(&l->m, judge != NULL ? judge : ev, &v);
+    } else {
+        rc = arb_match_apply(l->m, ev, &v);
+    }
+    if (rc != 0) {
+        c->srv->n.rejected++;
+        arb_reply_error(c, r->id, arb_reply_code(rc), v.rule, "%s", v.msg);
+        goto fail;
+    }
+    p->live = l;
+    p->ev = *ev;                /* takes ownership */
+    memset(ev, 0, sizeof(*ev));
+    p->ap.match_id = l->id;
+    p->ap.game = p->ev.kind == ARB_EV_OPEN ? l->game : NULL;
+    p->ap.seq = p->ev.seq;
+    p->ap.time_ms = p->ev.time_ms;
+    p->ap.bytes = p->bytes.data;
+    p->ap.len = p->bytes.len;
+    p->ap.client_id = p->cid;
+    p->ap.closes = p->ev.kind == ARB_EV_CLOSE;
+    p->ap.after_close = p->ev.kind == ARB_EV_CLAIM;
+    p->ap.secret = p->secret;
+    arb_commit_wait(p, c, r->id);   /* its slot is reserved: cannot fail */
+    arb_commit_enqueue(c->srv, p);
+    arb_commit_kick(c->srv);
+    return;
+
+oom:
+    arb_reply_error(c, r->id, "internal", NULL, "out of memory");
+fail:
+    arb_pending_free(p);
+}
+
+static int
+same_setup(const arb_setup_t *a, const arb_setup_t *b)
+{
+    size_t i;
+
+    if (a == NULL || b == NULL)
+        return a == b;
+    if (strcmp(a->game, b->game) != 0 || a->nplayers != b->nplayers
+        || a->nteams != b->nteams || a->noptions != b->noptions)
+        return 0;
+    for (i = 0; i < a->nplayers; i++)
+        if (strcmp(a->players[i].name, b->players[i].name) != 0
+            || a->players[i].team != b->players[i].team)
+            return 0;
+    for (i = 0; i < a->nteams; i++)
+        if (strcmp(a->teams[i], b->teams[i]) != 0)
+            return 0;
+    for (i = 0; i < a->noptions; i++)
+        if (strcmp(a->options[i].key, b->options[i].key) != 0
+            || strcmp(a->options[i].value, b->options[i].value) != 0)
+            return 0;
+    return 1;
+}
+
+static int
+same_request(const arb_event_t *a, const arb_event_t *b)
+{
+    size_t i;
+
+    if (a->kind == ARB_EV_OPEN || b->kind == ARB_EV_OPEN)
+        return a->kind == b->kind && same_setup(a->setup, b->setup);
+
+#define SEQ(x, y) ((x) == NULL ? (y) == NULL : (y) != NULL && !strcmp(x, y))
+    if (a->kind != b->kind || a->target != b->target || a->nargs != b->nargs
+        || !SEQ(a->player, b->player) || !SEQ(a->verb, b->verb)
+        || !SEQ(a->text, b->text))
+        return 0;
+    for (i = 0; i < a->nargs; i++)
+        if (strcmp(a->args[i], b->args[i]) != 0)
+            return 0;
+#undef SEQ
+    return 1;
+}
+
+typedef struct one_ev {
+    arb_event_t   ev;
+    unsigned char hash[ARB_HASH_LEN];
+    int           got;
+} one_ev_t;
+
+static int
+on_one(void *ud, uint64_t seq, int64_t t,
+       const unsigned char hash[ARB_HASH_LEN], const void *bytes, size_t len)
+{
+    one_ev_t *x = ud;
+
+    (void)seq;
+    (void)t;
+    memcpy(x->hash, hash, ARB_HASH_LEN);
+    x->got = arb_event_decode(&x->ev, bytes, len, NULL) == 0;
+    return 1;
+}
+
+static void
+reply_dup(arb_request_t *r, const char *match, uint64_t seq,
+          const unsigned char *h)
+{
+    arb_buf_t      b = ARB_BUF_INIT;
+    msgpack_packer pk;
+
+    arb_reply_begin(&b, &pk, r->id, 4);
+    arb_mp_pack_kv_str(&pk, "match", match);
+    arb_mp_pack_kv_uint(&pk, "seq", seq);
+    arb_mp_pack_kv_bin(&pk, "hash", h, ARB_HASH_LEN);
+    arb_mp_pack_kv_bool(&pk, "dup", 1);
+    arb_conn_send(r->c, &b);
+}
+
+/* Idempotent retry: 1 when answered (duplicate or conflict), 0 when the
+ * client id is new. */
+static int
+check_idem(arb_request_t *r, arb_live_t *l, const char *cid,
+           const arb_event_t *ev)
+{
+    arb_pending_t *p;
+    one_ev_t       x;
+    uint64_t       seq;
+    int            rc;
+
+    p = arb_commit_find_cid(l, cid);
+    if (p != NULL && !same_request(&p->ev, ev)) {
+        arb_reply_error(r->c, r->id, "idempotency", NULL,
+                        "client event id '%s' already names a different "
+                        "event (seq %llu)", cid,
+                        (unsigned long long)p->ap.seq);
+        return 1;
+    }
+    if (p != NULL) {
+        /* Still committing: answer when the original is acked. */
+        if (arb_commit_wait(p, r->c, r->id) != 0)
+            arb_reply_error(r->c, r->id, "internal", NULL, "out of memory");
+        return 1;
+    }
+    rc = arb_store_idem(r->c->srv->store, l->id, cid, &seq, x.hash, NULL);
+    if (rc == ARB_ENOTFOUND)
+        return 0;
+    if (rc != 0) {
+        arb_reply_error(r->c, r->id, "internal", NULL, "idempotency index: "
+                        "%s", arb_strerror(rc));
+        return 1;
+    }
+    memset(&x, 0, sizeof(x));
+    arb_store_events(r->c->srv->store, l->id, seq, seq, on_one, &x, NULL);
+    if (!x.got || !same_request(&x.ev, ev))
+        arb_reply_error(r->c, r->id, "idempotency", NULL,
+                        "client event id '%s' already names a different "
+                        "event (seq %llu)", cid, (unsigned long long)seq);
+    else
+        reply_dup(r, l->id, seq, x.hash);
+    arb_event_clear(&x.ev);
+    return 1;
+}
+
+/* The close of a dealt match reveals the deal committed at open, so the
+ * sealed record is enough to re-derive it. */
+static int
+reveal_deal(arb_live_t *l, arb_event_t *ev)
+{
+    const arb_setup_t *su = arb_match_setup(l->m);
+    const char        *kind;
+    arb_buf_t          sec = ARB_BUF_INIT;
+    int                rc;
+
+    if (su->deal.kind != ARB_DEAL_SEED && su->deal.kind != ARB_DEAL_ORDER)
+        return 0;
+    rc = arb_deal_secret(&su->deal, &sec, &kind);
+    if (rc == 0 && (arb_event_add_arg(ev, kind) != 0
+                    || arb_event_add_arg(ev, arb_buf_cstr(&sec)) != 0))
+        rc = ARB_ENOMEM;
+    arb_buf_free(&sec);
+    return rc;
+}
+
+/* ---- append ----------------------------------------------------------- */
+
+enum {
+    AP_MATCH, AP_CID, AP_KIND, AP_EXPECT, AP_TARGET, AP_PLAYER, AP_VERB,
+    AP_TEXT, AP_ARGS, AP_N
+};
+static const arb_req_field_t append_fields[AP_N] = {
+    [AP_MATCH]  = { "match",  ARB_REQ_STR,  ARB_REQ_REQUIRED, 0, 0 },
+    [AP_CID]    = { "cid",    ARB_REQ_STR,  ARB_REQ_OPTIONAL, 1,
+                    ARB_STORE_CLIENT_MAX },
+    [AP_KIND]   = { "kind",   ARB_REQ_STR,  ARB_REQ_REQUIRED, 0, 0 },
+    [AP_EXPECT] = { "expect", ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
+    [AP_TARGET] = { "target", ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
+    [AP_PLAYER] = { "player", ARB_REQ_STR,  ARB_REQ_OPTIONAL, 0, 0 },
+    [AP_VERB]   = { "verb",   ARB_REQ_STR,  ARB_REQ_OPTIONAL, 0, 0 },
+    [AP_TEXT]   = { "text",   ARB_REQ_STR,  ARB_REQ_OPTIONAL, 0, 0 },
+    [AP_ARGS]   = { "args",   ARB_REQ_STRV, ARB_REQ_OPTIONAL, 0,
+                    ARB_ARGS_MAX },
+};
+
+void
+arb_op_append(arb_request_t *r)
+{
+    arb_conn_t    *c = r->c;
+    arb_req_val_t  f[AP_N];
+    arb_event_t    ev;
+    arb_live_t    *l = NULL;
+    const char    *match, *cid, *kind;
+    int            k, rc;
+
+    memset(&ev, 0, sizeof(ev));
+    if (arb_request_fields(r, append_fields, AP_N, f) != 0)
+        goto done;
+    match = f[AP_MATCH].str;
+    cid = f[AP_CID].str;
+    kind = f[AP_KIND].str;
+    k = arb_event_kind_parse(kind);
+    if (k <= ARB_EV_OPEN) {
+        arb_reply_error(c, r->id, "proto", NULL, "kind '%s' does not exist: "
+                        "move, note, close, void, amend, stands or claim",
+                        kind);
+        goto done;
+    }
+    /* The event takes the decoded strings. */
+    ev.kind = k;
+    ev.target = f[AP_TARGET].u;
+    ev.player = f[AP_PLAYER].str;
+    ev.verb = f[AP_VERB].str;
+    ev.text = f[AP_TEXT].str;
+    ev.args = f[AP_ARGS].v;
+    ev.nargs = f[AP_ARGS].n;
+    f[AP_PLAYER].str = f[AP_VERB].str = f[AP_TEXT].str = NULL;
+    f[AP_ARGS].v = NULL;
+    if (k == ARB_EV_MOVE || k == ARB_EV_NOTE || k == ARB_EV_CLAIM) {
+        if (!scorer_may(c, match)) {
+            arb_reply_error(c, r->id, "forbidden", NULL, "%s (%s) may not "
+                            "record in match '%s'", c->identity,
+                            arb_role_name(c->role), match);
+            goto done;
+        }
+    } else if (c->role != ARB_ROLE_ARBITER) {
+        arb_reply_error(c, r->id, "forbidden", NULL, "%s is an arbiter's "
+                        "ruling; %s is a %s", kind, c->identity,
+                        arb_role_name(c->role));
+        goto done;
+    }
+    if (k == ARB_EV_CLAIM && arb_claim_event_canon(&ev, &r->why) != 0) {
+        arb_reply_error(c, r->id, "invalid", "claim", "%s",
+                        arb_buf_cstr(&r->why));
+        goto done;
+    }
+    rc = arb_live_get(c->srv, match, &l, &r->why);
+    if (rc != 0) {
+        if (rc == ARB_ENOTFOUND)
+            arb_reply_error(c, r->id, "not_found", NULL, "no match '%s'",
+                            match);
+        else
+            arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
+                            arb_buf_cstr(&r->why));
+        goto done;
+    }
+    if (cid != NULL && check_idem(r, l, cid, &ev))
+        goto done;
+    if (f[AP_EXPECT].present
+        && f[AP_EXPECT].u != arb_match_next_seq(l->m) - 1) {
+        arb_reply_error(c, r->id, "conflict", NULL, "expected seq %llu, "
+                        "match is at %llu",
+                        (unsigned long long)f[AP_EXPECT].u,
+                        (unsigned long long)(arb_match_next_seq(l->m) - 1));
+        goto done;
+    }
+    if (k == ARB_EV_CLOSE && ev.nargs == 0 && reveal_deal(l, &ev) != 0) {
+        arb_reply_error(c, r->id, "internal", NULL, "out of memory");
+        goto done;
+    }
+    ev.seq = arb_match_next_seq(l->m);
+    ev.time_ms = arb_now_ms();
+    ev.actor = strdup(c->identity);
+    ev.client_id = cid ? strdup(cid) : NULL;
+    queue_append(r, l, &ev, NULL, NULL, cid);
+done:
+    arb_event_clear(&ev);
+    arb_req_clear(f, AP_N);
+}
+
+/* ---- open ------------------------------------------------------------- */
+
+enum {
+    OP_MATCH, OP_GAME, OP_CID, OP_PLAYERS, OP_TEAMS, OP_OPTIONS, OP_DEAL,
+    OP_N
+};
+static const arb_req_field_t open_fields[OP_N] = {
+    [OP_MATCH]   = { "match",   ARB_REQ_STR,    ARB_REQ_REQUIRED, 0, 0 },
+    [OP_GAME]    = { "game",    ARB_REQ_STR,    ARB_REQ_REQUIRED, 0, 0 },
+    [OP_CID]     = { "cid",     ARB_REQ_STR,    ARB_REQ_OPTIONAL, 1,
+                     ARB_STORE_CLIENT_MAX },
+    [OP_PLAYERS] = { "players", ARB_REQ_STRV,   ARB_REQ_OPTIONAL, 0,
+                     ARB_PLAYERS_MAX },
+    [OP_TEAMS]   = { "teams",   ARB_REQ_STRV,   ARB_REQ_OPTIONAL, 0,
+                     ARB_TEAMS_MAX },
+    [OP_OPTIONS] = { "options", ARB_REQ_STRMAP, ARB_REQ_OPTIONAL, 0,
+                     ARB_OPTIONS_MAX },
+    /* {kind: "seed", seed} | {kind: "order", cards}: read by the codec. */
+    [OP_DEAL]    = { "deal",    ARB_REQ_MAP,    ARB_REQ_OPTIONAL, 0, 0 },
+};
+
+/* The deal as the request states it, decoded by the codec's own deal
+ * reader; a card may hold no blank because the stored secret joins the
+ * cards with blanks. */
+static int
+open_deal(arb_request_t *r, const arb_req_val_t *f, arb_setup_t *s)
+{
+    size_t i;
+    int    rc;
+
+    if (!f[OP_DEAL].present)
+        return 0;
+    rc = arb_deal_decode(&s->deal, f[OP_DEAL].obj, &r->why, "deal");
+    if (rc != 0) {
+        arb_reply_error(r->c, r->id, arb_reply_code(rc), NULL, "%s",
+                        arb_buf_cstr(&r->why));
+        return -1;
+    }
+    for (i = 0; i < s->deal.ncards; i++)
+        if (strchr(s->deal.cards[i], ' ') != NULL) {
+            arb_reply_error(r->c, r->id, "proto", NULL, "deal.cards[%zu]: "
+                            "a card has a blank", i);
+            return -1;
+        }
+    return 0;
+}
+
+void
+arb_op_open(arb_request_t *r)
+{
+    arb_conn_t       *c = r->c;
+    arb_req_val_t     f[OP_N];
+    arb_event_t       ev, recorded;
+    arb_buf_t         secret = ARB_BUF_INIT;
+    arb_setup_t      *s;
+    arb_live_t       *l = NULL;
+    arb_match_info_t  info;
+    const char       *match, *game, *cid;
+    char            **players, **teams;
+    size_t            np, nt, i, k;
+
+    memset(&ev, 0, sizeof(ev));
+    memset(&recorded, 0, sizeof(recorded));
+    if (arb_request_fields(r, open_fields, OP_N, f) != 0)
+        goto done;
+    match = f[OP_MATCH].str;
+    game = f[OP_GAME].str;
+    cid = f[OP_CID].str;
+    players = f[OP_PLAYERS].v;
+    np = f[OP_PLAYERS].n;
+    teams = f[OP_TEAMS].v;
+    nt = f[OP_TEAMS].n;
+    if (!arb_name_valid(match) || strlen(match) > ARB_STORE_ID_MAX) {
+        arb_reply_error(c, r->id, "invalid", NULL, "match id '%s' must be "
+                        "1..64 of A-Z a-z 0-9 _ . @ + -", match);
+        goto done;
+    }
+    if (arb_rules_find(game) == NULL) {
+        arb_reply_error(c, r->id, "unsupported", NULL, "unknown game '%s'",
+                        game);
+        goto done;
+    }
+    ev.kind = ARB_EV_OPEN;
+    s = ev.setup = calloc(1, sizeof(*s));
+    if (s == NULL)
+        goto done;
+    s->game = strdup(game);
+    s->match_id = strdup(match);
+    s->edition = strdup(arb_rules_find(game)->edition);
+    s->engine = strdup(ARB_ENGINE);
+    for (i = 0; i < nt; i++) {
+        if (!arb_name_valid(teams[i])) {
+            arb_reply_error(c, r->id, "invalid", NULL, "team '%s' is not a "
+                            "valid name", teams[i]);
+            goto done;
+        }
+        arb_setup_add_team(s, teams[i]);
+    }
+    for (i = 0; i < np; i++) {
+        char *colon = strchr(players[i], ':');
+        int   team = -1;
+        if (colon != NULL) {
+            *colon++ = '\0';
+            for (k = 0; k < nt; k++)
+                if (strcmp(teams[k], colon) == 0)
+                    team = (int)k;
+            if (team < 0) {
+                arb_reply_error(c, r->id, "invalid", NULL, "players[%zu]: "
+                                "no team '%s'", i, colon);
+                goto done;
+            }
+        }
+        if (!arb_name_valid(players[i]) || arb_setup_seat(s, players[i]) >= 0) {
+            arb_reply_error(c, r->id, "invalid", NULL, "players[%zu]: '%s' "
+                            "is not a valid, unique name", i, players[i]);
+            goto done;
+        }
+        arb_setup_add_player(s, players[i], team);
+    }
+    for (i = 0; i < f[OP_OPTIONS].n; i++)
+        arb_setup_set_option(s, f[OP_OPTIONS].v[i], f[OP_OPTIONS].w[i]);
+    /* An open retried with its client id gets its original answer; any
+     * other open of an existing id is refused. */
+    if (arb_live_get(c->srv, match, &l, NULL) == 0
+        || arb_store_match(c->srv->store, match, &info, NULL) == 0) {
+        if (l == NULL || cid == NULL || !check_idem(r, l, cid, &ev))
+            arb_reply_error(c, r->id, "exists", NULL, "match '%s' already "
+                            "exists", match);
+        goto done;
+    }
+    if (open_deal(r, f, s) != 0)
+        goto done;
+    l = arb_live_new(c->srv, match);
+    if (l == NULL)
+        goto done;
+    snprintf(l->game, sizeof(l->game), "%s", game);
+    ev.seq = 0;
+    ev.time_ms = arb_now_ms();
+    ev.actor = strdup(c->identity);
+    ev.client_id = cid ? strdup(cid) : NULL;
+    if (s->deal.kind != ARB_DEAL_NONE) {
+        /* The chain gets only the commitment; the rules get the deal. */
+        const char *kind;
+        arb_buf_t   sec = ARB_BUF_INIT;
+        if (arb_deal_secret(&s->deal, &sec, &kind) != 0
+            || arb_event_copy(&recorded, &ev) != 0
+            || arb_deal_commit(&recorded.setup->deal, &kind) != 0) {
+            arb_buf_free(&sec);
+            arb_reply_error(c, r->id, "internal", NULL, "out of memory");
+            arb_live_reset(c->srv, l);
+            goto done;
+        }
+        memcpy(s->deal.seed_hash, recorded.setup->deal.seed_hash, ARB_HASH_LEN);
+        secret.len = 0;
+        arb_deal_stored_format(&secret, kind, arb_buf_cstr(&sec));
+        arb_buf_free(&sec);
+        queue_append(r, l, &recorded, &ev, arb_buf_cstr(&secret), cid);
+    } else {
+        queue_append(r, l, &ev, NULL, NULL, cid);
+    }
+    if (l->m == NULL)
+        arb_live_reset(c->srv, l);  /* refused: forget the empty entry */
+done:
+    arb_event_clear(&ev);
+    arb_event_clear(&recorded);
+    arb_buf_free(&secret);
+    arb_req_clear(f, OP_N);
+}
