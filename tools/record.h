@@ -33,28 +33,6 @@
 #include "proto/frame.h"
 #include "tools/net.h"
 
-/* ---- record_json.c ---------------------------------------------------- */
-
-/* The position JSON a rule set's describe() writes, read with the strict
- * reader of core/jsonin.h (rule sets write integers only). */
-typedef arb_jv_t rec_json_t;
-#define REC_J_NULL ARB_JV_NULL
-#define REC_J_BOOL ARB_JV_BOOL
-#define REC_J_NUM  ARB_JV_INT
-#define REC_J_STR  ARB_JV_STR
-#define REC_J_ARR  ARB_JV_ARRAY
-#define REC_J_OBJ  ARB_JV_OBJECT
-
-/* 0, or ARB_EINVAL / ARB_ENOMEM with *out NULL. */
-int  rec_json_parse(rec_json_t **out, const char *s, size_t len);
-void rec_json_free(rec_json_t *j);                          /* NULL-safe */
-/* The member `key` of an object, or NULL (also when j is NULL). */
-const rec_json_t *rec_json_get(const rec_json_t *j, const char *key);
-/* A string's text, or NULL when j is not a string. */
-const char *rec_json_str(const rec_json_t *j);
-/* An integer, or dflt when j is not one. */
-long long   rec_json_int(const rec_json_t *j, long long dflt);
-
 /* ---- record_line.c ---------------------------------------------------- */
 
 #define REC_LINE_MAX  4096      /* a transcript line's limit too */
