@@ -27,7 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/card.h"
 #include "core/err.h"
 #include "core/narrate.h"
 #include "core/transcript.h"
