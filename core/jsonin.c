@@ -39,9 +39,10 @@ skip_value(walk_t *w, int *real)
             return;
         if (*w->p == '"') {
             for (w->p++; w->p < w->end && *w->p != '"'; w->p++)
-                if (*w->p == '\\')
+                if (*w->p == '\\' && w->p + 1 < w->end)
                     w->p++;
-            w->p++;
+            if (w->p < w->end)
+                w->p++;
         } else if (*w->p == '[' || *w->p == '{') {
             depth++;
             w->p++;
@@ -74,7 +75,7 @@ column(const walk_t *w)
     const char *q;
     unsigned    col = 1;
 
-    for (q = w->line_start; q < w->p; q++)
+    for (q = w->line_start; q < w->p && q < w->end; q++)
         if (((unsigned char)*q & 0xc0) != 0x80)
             col++;
     return col;
@@ -120,6 +121,8 @@ arb_json_where(char *out, size_t n, const char *text, size_t len,
             w.p++;
         }
     }
+    if (w.p > w.end)
+        w.p = w.end;            /* a path the text does not have */
     skip_blanks(&w);
     snprintf(out, n, "line %u, column %u: ", w.line, column(&w));
 }

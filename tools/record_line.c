@@ -23,6 +23,7 @@
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "core/err.h"
 #include "tools/record.h"
@@ -174,7 +175,9 @@ rec_line_open(rec_line_t *l, int fd, int edit)
     el_set(l->el, EL_SETTY, "-d", "-isig", NULL);
     el_set(l->el, EL_BIND, "^C", "em-kill-line", NULL);
     el_set(l->el, EL_BIND, "^W", "ed-delete-prev-word", NULL);
-    el_set(l->el, EL_ADDFN, "arbiter-enter", "send the line", enter_cb);
+    /* The wide call keeps the two names as given; the narrow one copies
+     * them and libedit never frees the copies. */
+    el_wset(l->el, EL_ADDFN, L"arbiter-enter", L"send the line", enter_cb);
     el_set(l->el, EL_BIND, "^M", "arbiter-enter", NULL);
     el_set(l->el, EL_BIND, "^J", "arbiter-enter", NULL);
     el_source(l->el, NULL);

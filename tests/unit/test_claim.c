@@ -93,6 +93,10 @@ test_jsonin(void)
     CHECK_STR(jwhere("[\"a,]\\\"\", {\"k]\":[1,2]}, 7]", 2, 1, 0, 0),
               "line 1, column 17: ");
 
+    /* A path the text does not have ends at the end, reading no further. */
+    CHECK_STR(jwhere("[1]", 1, 5, 0, 0), "line 1, column 4: ");
+    CHECK_STR(jwhere("{\"a\":\"x\\", 1, 1, 0, 0), "line 1, column 9: ");
+
     CHECK_INT(jparse("[]"), 0);
     CHECK_INT(jparse("{}"), 0);
     CHECK_INT(jparse("\"\""), 0);
