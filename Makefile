@@ -6,7 +6,7 @@ DESTDIR  ?=
 XCFLAGS  ?=
 BUILD    ?= build
 
-PKGS     := libuv msgpack lmdb libsodium
+PKGS     := libuv msgpack lmdb libsodium jansson libedit
 PKGCFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKGLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

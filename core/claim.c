@@ -7,7 +7,7 @@
  * total builders, so the forms cannot drift apart and the diff compares
  * like with like.  JSON files and events share one reader
  * (add_record_jv), differing only in whether errors carry a line and
- * column.  The canonical form is written by the
+ * column (found by path, arb_json_where, since Jansson keeps none).  The canonical form is written by the
  * same JSON writer as the reports (core/json.c), which is why a report of
  * `arbiter replay --json`, minus its verdict fields, is a claim that
  * agrees with itself byte for byte.
@@ -87,28 +87,46 @@ arb__claim_intern(arb_claim_t *c, const char *key)
     return k;
 }
 
-/* "line L, column C: " for values read from a file (line 0: from an
- * event, where the position says nothing). */
-static void
-where(char *out, size_t n, const arb_jv_t *v, int file)
+/* Where a value sits: the text it was read from (NULL for an event, where
+ * a position says nothing) and its path (arb_json_where). */
+typedef struct loc {
+    const char *text;
+    size_t      len, depth, path[8];
+} loc_t;
+
+/* loc with one more step. */
+static loc_t
+loc_in(const loc_t *l, size_t step)
 {
-    if (file)
-        snprintf(out, n, "line %u, column %u: ", v->line, v->col);
+    loc_t sub = *l;
+
+    if (sub.depth < sizeof(sub.path) / sizeof(sub.path[0]))
+        sub.path[sub.depth++] = step;
+    return sub;
+}
+
+/* "line L, column C: " for values read from a file, "" for an event. */
+static void
+where(char *out, size_t n, const loc_t *l)
+{
+    if (l->text != NULL)
+        arb_json_where(out, n, l->text, l->len, l->path, l->depth);
     else
         out[0] = '\0';
 }
 
 static int
 add_field_jv(arb_claim_t *c, arb_record_t *rec, const char *key,
-             const arb_jv_t *v, const char *path, int file, arb_buf_t *why)
+             const json_t *v, const char *path, const loc_t *l,
+             arb_buf_t *why)
 {
     const char *k;
     char        at[48];
     char      **list = NULL;
-    size_t      i;
+    size_t      i, n;
     int         rc;
 
-    where(at, sizeof(at), v, file);
+    where(at, sizeof(at), l);
     if (*key == '\0')
         return arb__claim_fail(why, ARB_EINVAL, "%s%s: a field name is empty",
                                at, path);
@@ -119,63 +137,72 @@ add_field_jv(arb_claim_t *c, arb_record_t *rec, const char *key,
     k = arb__claim_intern(c, key);
     if (k == NULL)
         return arb__claim_fail(why, ARB_ENOMEM, "out of memory");
-    switch (v->type) {
-    case ARB_JV_INT:
-        rc = arb_record_int(rec, k, v->num);
+    switch (json_typeof(v)) {
+    case JSON_INTEGER:
+        rc = arb_record_int(rec, k, (int64_t)json_integer_value(v));
         break;
-    case ARB_JV_STR:
-        rc = arb_record_str(rec, k, v->str);
+    case JSON_STRING:
+        rc = arb_record_str(rec, k, json_string_value(v));
         break;
-    case ARB_JV_ARRAY:
-        list = calloc(v->n ? v->n : 1, sizeof(*list));
+    case JSON_ARRAY:
+        n = json_array_size(v);
+        list = calloc(n ? n : 1, sizeof(*list));
         if (list == NULL)
             return arb__claim_fail(why, ARB_ENOMEM, "out of memory");
-        for (i = 0; i < v->n; i++) {
-            if (v->items[i].type != ARB_JV_STR) {
-                where(at, sizeof(at), &v->items[i], file);
+        for (i = 0; i < n; i++) {
+            const json_t *item = json_array_get(v, i);
+
+            if (!json_is_string(item)) {
+                loc_t li = loc_in(l, i);
+
+                where(at, sizeof(at), &li);
                 free(list);
                 return arb__claim_fail(why, ARB_EINVAL,
                                        "%s%s.%s[%zu]: expected a "
                                        "string, got %s",
                                        at, path, key, i,
-                                       arb_jv_type_name(v->items[i].type));
+                                       arb_json_type_name(item));
             }
-            list[i] = v->items[i].str;
+            list[i] = (char *)json_string_value(item);
         }
-        rc = arb_record_list(rec, k, list, v->n);
+        rc = arb_record_list(rec, k, list, n);
         free(list);
         break;
     default:
         return arb__claim_fail(why, ARB_EINVAL,
                                "%s%s.%s: expected an integer, a "
                                "string or a list of strings, got %s",
-                               at, path, key, arb_jv_type_name(v->type));
+                               at, path, key, arb_json_type_name(v));
     }
     return rc != 0 ? arb__claim_fail(why, rc, "out of memory") : 0;
 }
 
 /* One claimed record from a JSON object. */
 static int
-add_record_jv(arb_claim_t *c, const arb_jv_t *o, const char *path, int file,
-              arb_buf_t *why)
+add_record_jv(arb_claim_t *c, const json_t *o, const char *path,
+              const loc_t *l, arb_buf_t *why)
 {
     arb_record_t *rec;
+    const char   *key;
+    json_t       *v;
     char          at[48];
-    size_t        i;
+    size_t        i = 0;
     int           rc;
 
-    if (o->type != ARB_JV_OBJECT) {
-        where(at, sizeof(at), o, file);
+    if (!json_is_object(o)) {
+        where(at, sizeof(at), l);
         return arb__claim_fail(why, ARB_EINVAL, "%s%s: expected an object (one "
-                    "record), got %s", at, path, arb_jv_type_name(o->type));
+                    "record), got %s", at, path, arb_json_type_name(o));
     }
     rec = arb_results_add_record(&c->res, 0);
     if (rec == NULL)
         return arb__claim_fail(why, ARB_ENOMEM, "out of memory");
-    for (i = 0; i < o->n; i++) {
-        if (arb_claim_field_is_verdict(o->keys[i]))
+    json_object_foreach((json_t *)o, key, v) {
+        loc_t lv = loc_in(l, i++);
+
+        if (arb_claim_field_is_verdict(key))
             continue;
-        rc = add_field_jv(c, rec, o->keys[i], &o->items[i], path, file, why);
+        rc = add_field_jv(c, rec, key, v, path, &lv, why);
         if (rc != 0)
             return rc;
     }
@@ -201,98 +228,124 @@ arb__claim_add_total(arb_claim_t *c, const char *name, int64_t pts,
 }
 
 static int
-add_totals_jv(arb_claim_t *c, const arb_jv_t *o, int file, arb_buf_t *why)
+add_totals_jv(arb_claim_t *c, const json_t *o, const loc_t *l, arb_buf_t *why)
 {
-    char   at[48];
-    size_t i;
-    int    rc;
+    const char *key;
+    json_t     *v;
+    char        at[48];
+    size_t      i = 0;
+    int         rc;
 
-    where(at, sizeof(at), o, file);
-    if (o->type != ARB_JV_OBJECT)
+    where(at, sizeof(at), l);
+    if (!json_is_object(o))
         return arb__claim_fail(why, ARB_EINVAL, "%stotals: expected an object "
                     "{\"player\": points, ...}, got %s", at,
-                    arb_jv_type_name(o->type));
-    for (i = 0; i < o->n; i++) {
-        where(at, sizeof(at), &o->items[i], file);
-        if (o->items[i].type != ARB_JV_INT)
+                    arb_json_type_name(o));
+    json_object_foreach((json_t *)o, key, v) {
+        loc_t lv = loc_in(l, i++);
+
+        where(at, sizeof(at), &lv);
+        if (!json_is_integer(v))
             return arb__claim_fail(why, ARB_EINVAL,
                                    "%stotals.%s: expected an integer,"
                                    " got %s",
-                                   at, o->keys[i],
-                                   arb_jv_type_name(o->items[i].type));
-        rc = arb__claim_add_total(c, o->keys[i], o->items[i].num, at, why);
+                                   at, key, arb_json_type_name(v));
+        rc = arb__claim_add_total(c, key, (int64_t)json_integer_value(v), at,
+                                  why);
         if (rc != 0)
             return rc;
     }
     return 0;
 }
 
+/* The ordinal of member `key` in o (document order). */
+static size_t
+member_ordinal(const json_t *o, const char *key)
+{
+    const char *k;
+    json_t     *v;
+    size_t      i = 0;
+
+    json_object_foreach((json_t *)o, k, v) {
+        if (strcmp(k, key) == 0)
+            break;
+        i++;
+    }
+    return i;
+}
+
 int
 arb_claim_parse_json(arb_claim_t *c, const char *text, size_t len,
                      arb_buf_t *why)
 {
-    const arb_jv_t *recs, *tot;
-    arb_jv_t       *doc = NULL;
-    char            at[48], path[48];
-    size_t          i, k;
-    int             rc;
+    const char *key;
+    json_t     *recs, *tot, *doc = NULL, *v;
+    loc_t       top = { text, len, 0, { 0 } }, l;
+    char        at[48], path[48];
+    size_t      i, k;
+    int         rc;
 
     memset(c, 0, sizeof(*c));
-    rc = arb_jv_parse(&doc, text, len, why);
+    rc = arb_json_parse(&doc, text, len, why);
     if (rc != 0)
         return rc;
-    where(at, sizeof(at), doc, 1);
-    if (doc->type != ARB_JV_OBJECT) {
+    where(at, sizeof(at), &top);
+    if (!json_is_object(doc)) {
         rc = arb__claim_fail(why, ARB_EINVAL,
                              "%sa claim is an object {\"records\": "
                              "[...], \"totals\": {...}}, not %s",
-                             at, arb_jv_type_name(doc->type));
+                             at, arb_json_type_name(doc));
         goto fail;
     }
-    for (i = 0; i < doc->n; i++) {
-        if (strcmp(doc->keys[i], "records") == 0
-            || strcmp(doc->keys[i], "totals") == 0)
+    i = 0;
+    json_object_foreach(doc, key, v) {
+        l = loc_in(&top, i++);
+        if (strcmp(key, "records") == 0 || strcmp(key, "totals") == 0)
             continue;
         for (k = 0; report_keys[k] != NULL; k++)
-            if (strcmp(doc->keys[i], report_keys[k]) == 0)
+            if (strcmp(key, report_keys[k]) == 0)
                 break;
         if (report_keys[k] == NULL) {
-            where(at, sizeof(at), &doc->items[i], 1);
+            where(at, sizeof(at), &l);
             rc = arb__claim_fail(why, ARB_EINVAL,
                                  "%sunknown key \"%s\": a claim has "
                                  "\"records\" and \"totals\"",
-                                 at, doc->keys[i]);
+                                 at, key);
             goto fail;
         }
     }
-    recs = arb_jv_get(doc, "records");
-    tot = arb_jv_get(doc, "totals");
+    recs = json_object_get(doc, "records");
+    tot = json_object_get(doc, "totals");
     if (recs == NULL || tot == NULL) {
         rc = arb__claim_fail(why, ARB_EINVAL, "%sa claim needs \"%s\"", at,
                   recs == NULL ? "records" : "totals");
         goto fail;
     }
-    if (recs->type != ARB_JV_ARRAY) {
-        where(at, sizeof(at), recs, 1);
+    l = loc_in(&top, member_ordinal(doc, "records"));
+    if (!json_is_array(recs)) {
+        where(at, sizeof(at), &l);
         rc = arb__claim_fail(why, ARB_EINVAL,
                              "%srecords: expected an array, got %s", at,
-                             arb_jv_type_name(recs->type));
+                             arb_json_type_name(recs));
         goto fail;
     }
-    for (i = 0; i < recs->n; i++) {
+    for (i = 0; i < json_array_size(recs); i++) {
+        loc_t lr = loc_in(&l, i);
+
         snprintf(path, sizeof(path), "records[%zu]", i);
-        rc = add_record_jv(c, &recs->items[i], path, 1, why);
+        rc = add_record_jv(c, json_array_get(recs, i), path, &lr, why);
         if (rc != 0)
             goto fail;
     }
-    rc = add_totals_jv(c, tot, 1, why);
+    l = loc_in(&top, member_ordinal(doc, "totals"));
+    rc = add_totals_jv(c, tot, &l, why);
     if (rc != 0)
         goto fail;
-    arb_jv_free(doc);
+    json_decref(doc);
     return 0;
 
 fail:
-    arb_jv_free(doc);
+    json_decref(doc);
     arb_claim_clear(c);
     return rc;
 }
@@ -384,24 +437,24 @@ arb_claim_to_event(arb_event_t *ev, const arb_claim_t *c)
 static int
 read_event(arb_claim_t *c, const arb_event_t *ev, arb_buf_t *why)
 {
-    arb_jv_t       *v = NULL;
-    const arb_jv_t *tot;
-    char            path[48];
-    size_t          i;
-    int             rc;
+    static const loc_t nowhere = { NULL, 0, 0, { 0 } };
+    json_t *v = NULL, *tot;
+    char    path[48];
+    size_t  i;
+    int     rc;
 
     memset(c, 0, sizeof(*c));
     for (i = 0; i < ev->nargs; i++) {
         snprintf(path, sizeof(path), "claim record %zu", i + 1);
-        rc = arb_jv_parse(&v, ev->args[i], strlen(ev->args[i]), why);
+        rc = arb_json_parse(&v, ev->args[i], strlen(ev->args[i]), why);
         if (rc != 0) {
             char msg[400];
             snprintf(msg, sizeof(msg), "%s", arb_buf_cstr(why));
             rc = arb__claim_fail(why, rc, "%s: %s", path, msg);
             goto fail;
         }
-        rc = add_record_jv(c, v, path, 0, why);
-        arb_jv_free(v);
+        rc = add_record_jv(c, v, path, &nowhere, why);
+        json_decref(v);
         v = NULL;
         if (rc != 0)
             goto fail;
@@ -412,27 +465,27 @@ read_event(arb_claim_t *c, const arb_event_t *ev, arb_buf_t *why)
                              "{\"totals\":{...}}");
         goto fail;
     }
-    rc = arb_jv_parse(&v, ev->text, strlen(ev->text), why);
+    rc = arb_json_parse(&v, ev->text, strlen(ev->text), why);
     if (rc != 0) {
         char msg[400];
         snprintf(msg, sizeof(msg), "%s", arb_buf_cstr(why));
         rc = arb__claim_fail(why, rc, "claim totals: %s", msg);
         goto fail;
     }
-    tot = arb_jv_get(v, "totals");
-    if (v->type != ARB_JV_OBJECT || v->n != 1 || tot == NULL) {
+    tot = json_object_get(v, "totals");
+    if (!json_is_object(v) || json_object_size(v) != 1 || tot == NULL) {
         rc = arb__claim_fail(why, ARB_EINVAL, "claim totals: the text is "
                   "{\"totals\":{\"player\":points,...}} and nothing else");
         goto fail;
     }
-    rc = add_totals_jv(c, tot, 0, why);
+    rc = add_totals_jv(c, tot, &nowhere, why);
     if (rc != 0)
         goto fail;
-    arb_jv_free(v);
+    json_decref(v);
     return 0;
 
 fail:
-    arb_jv_free(v);
+    json_decref(v);
     arb_claim_clear(c);
     return rc;
 }

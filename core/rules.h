@@ -77,6 +77,23 @@ int arb_record_list(arb_record_t *rec, const char *key, char **v, size_t n);
 int arb_results_add_total(arb_results_t *r, const char *name, int64_t pts);
 const arb_field_t *arb_record_get(const arb_record_t *rec, const char *key);
 
+/* A rule set's own words for consoles (core/narrate.h says how they are
+ * used); every member may be NULL, and then generic words are used.  pos
+ * and before are describe()'s JSON, parsed (Jansson's json_t). */
+struct json_t;
+typedef struct arb_narration {
+    const char *bare_verb;      /* a move may be written as its arguments */
+    int         card_first;     /* a move's first argument is a card */
+    void (*move)(arb_buf_t *out, const arb_event_t *ev);
+    void (*record)(arb_buf_t *out, const arb_record_t *rec);
+    void (*effect)(arb_buf_t *out, const struct json_t *before,
+                   const arb_event_t *ev);
+    void (*prompt)(arb_buf_t *out, const struct json_t *pos);
+    void (*header)(arb_buf_t *out, const struct json_t *pos);
+    /* 0 to leave the position to the generic words. */
+    int  (*position)(arb_buf_t *out, const struct json_t *pos, int screen);
+} arb_narration_t;
+
 /* apply flags */
 #define ARB_APPLY_FORCE 0x1     /* an arbiter ruled that this illegal move
                                    stands: record its effect anyway; the
@@ -112,6 +129,9 @@ typedef struct arb_rules {
     /* Appends a JSON object describing the live position (whose turn,
      * active cell...) for consoles and state reads. */
     int  (*describe)(const void *st, arb_buf_t *json);
+
+    /* Words for consoles, or NULL for generic ones (core/narrate.h). */
+    const arb_narration_t *narration;
 } arb_rules_t;
 
 /* The rule set for a game name, or NULL. */

@@ -135,16 +135,17 @@ send_claim(cli_net_t *n, const arb_event_t *ev, const char *match,
 
 /* The key of a record for messages: " (Sota 3)". */
 static void
-label(char *out, size_t n, const arb_jv_t *rec, const char *game)
+label(char *out, size_t n, const json_t *rec, const char *game)
 {
-    const char     *lab, *key = arb_diff_key(game, &lab);
-    const arb_jv_t *k = key != NULL ? arb_jv_get(rec, key) : NULL;
+    const char   *lab, *key = arb_diff_key(game, &lab);
+    const json_t *k = key != NULL ? json_object_get(rec, key) : NULL;
 
     out[0] = '\0';
-    if (k != NULL && k->type == ARB_JV_INT)
-        snprintf(out, n, " (%s %" PRId64 ")", lab, k->num);
-    else if (k != NULL && k->type == ARB_JV_STR)
-        snprintf(out, n, " (%s %s)", lab, k->str);
+    if (json_is_integer(k))
+        snprintf(out, n, " (%s %" PRId64 ")", lab,
+                 (int64_t)json_integer_value(k));
+    else if (json_is_string(k))
+        snprintf(out, n, " (%s %s)", lab, json_string_value(k));
 }
 
 /* Prints the statuses the recorder now reports. */
@@ -156,8 +157,8 @@ print_verdict(cli_net_t *n, const char *match)
     arb_buf_t       why = ARB_BUF_INIT;
     char            game[80] = "";
     int             lost;
-    arb_jv_t       *rep = NULL;
-    const arb_jv_t *recs, *st, *df;
+    json_t         *rep = NULL, *recs, *rec, *df;
+    const char     *st;
     const char     *json;
     size_t          len, i, j, nc = 0, nd = 0, np = 0;
     char            lab[96];
@@ -180,43 +181,45 @@ print_verdict(cli_net_t *n, const char *match)
     if (rc != 0)
         return rc;
     if (cli_get_bytes(&n->res.data, "json", &json, &len) != 0
-        || arb_jv_parse(&rep, json, len, NULL) != 0
-        || (recs = arb_jv_get(rep, "records")) == NULL
-        || recs->type != ARB_JV_ARRAY) {
+        || arb_json_parse(&rep, json, len, NULL) != 0
+        || !json_is_array(recs = json_object_get(rep, "records"))) {
         fprintf(stderr, "arbiter claim: the server's report has no "
                 "records\n");
-        arb_jv_free(rep);
+        json_decref(rep);
         return CLI_ERROR;
     }
-    for (i = 0; i < recs->n; i++) {
-        st = arb_jv_get(&recs->items[i], "status");
-        if (st == NULL || st->type != ARB_JV_STR)
+    json_array_foreach(recs, i, rec) {
+        st = json_string_value(json_object_get(rec, "status"));
+        if (st == NULL)
             continue;
-        if (strcmp(st->str, "confirmed") == 0) {
+        if (strcmp(st, "confirmed") == 0) {
             nc++;
             continue;
         }
-        if (strcmp(st->str, "disputed") != 0) {
+        if (strcmp(st, "disputed") != 0) {
             np++;
             continue;
         }
         nd++;
-        label(lab, sizeof(lab), &recs->items[i], game);
+        label(lab, sizeof(lab), rec, game);
         printf("record %zu%s: disputed:", i + 1, lab);
-        df = arb_jv_get(&recs->items[i], "disputed_fields");
-        for (j = 0; df != NULL && df->type == ARB_JV_ARRAY && j < df->n; j++)
-            if (df->items[j].type == ARB_JV_STR)
+        df = json_object_get(rec, "disputed_fields");
+        for (j = 0; j < json_array_size(df); j++) {
+            const char *f = json_string_value(json_array_get(df, j));
+
+            if (f != NULL)
                 printf("%s %s", j ? "," : "",
-                       strcmp(df->items[j].str, "*") == 0
-                       ? "not in the claim" : df->items[j].str);
+                       strcmp(f, "*") == 0 ? "not in the claim" : f);
+        }
         printf("\n");
     }
-    printf("%zu record%s: %zu confirmed, %zu disputed", recs->n,
-           recs->n == 1 ? "" : "s", nc, nd);
+    printf("%zu record%s: %zu confirmed, %zu disputed",
+           json_array_size(recs), json_array_size(recs) == 1 ? "" : "s", nc,
+           nd);
     if (np > 0)
         printf(", %zu pending", np);
     printf("\n");
-    arb_jv_free(rep);
+    json_decref(rep);
     return 0;
 }
 

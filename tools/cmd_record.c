@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/card.h"
 #include "core/err.h"
+#include "core/narrate.h"
 #include "core/transcript.h"
 #include "proto/limits.h"
 #include "tools/cli.h"
@@ -248,37 +248,38 @@ submit(rec_t *r, arb_event_t *ev, const char *after_ok)
            ? arb_buf_cstr(&r->effect) : "");
 }
 
-/* A move from its words: "4S [@2]", "alice 4S", "place alice 4S". */
+/* A move from its words: "VERB PLAYER ARG...", or, where the rule set
+ * allows bare moves ("4S [@2]", "alice 4S" in YAHchain), its arguments
+ * with or without the player. */
 static void
 do_move(rec_t *r, char **w, size_t n)
 {
-    arb_event_t    ev;
-    rec_json_t    *d = NULL;
-    arb_buf_t      b = ARB_BUF_INIT;
-    arb_card_t     c;
-    const char    *player, *verb;
-    char           card[16], err[8];
-    size_t         i, first;
-    int            yah = strcmp(arb_match_setup(r->m)->game,
-                                "yahchain") == 0;
+    const arb_rules_t *rules = arb_match_rules(r->m);
+    const char        *bare = arb_narrate_bare_verb(rules);
+    arb_event_t        ev;
+    json_t            *d = NULL;
+    arb_buf_t          b = ARB_BUF_INIT;
+    const char        *player, *verb;
+    char               spelt[64];
+    size_t             i, first;
 
     memset(&ev, 0, sizeof(ev));
     if (n >= 2 && !seated(r, w[0]) && seated(r, w[1])) {
         verb = w[0];
         player = w[1];
         first = 2;
-    } else if (yah && seated(r, w[0])) {
-        verb = "place";
+    } else if (bare != NULL && seated(r, w[0])) {
+        verb = bare;
         player = w[0];
         first = 1;
-    } else if (yah) {
-        verb = "place";
+    } else if (bare != NULL) {
+        verb = bare;
         player = r->as;
         if (player == NULL) {
             arb_match_describe(r->m, &b);
             if (b.data != NULL)
-                rec_json_parse(&d, b.data, b.len);
-            player = rec_json_str(rec_json_get(d, "turn"));
+                arb_json_parse(&d, b.data, b.len, NULL);
+            player = json_string_value(json_object_get(d, "turn"));
         }
         /* Nobody's turn: the match is over, and the rules say so. */
         if (player == NULL)
@@ -297,13 +298,9 @@ do_move(rec_t *r, char **w, size_t n)
     for (i = first; i < n; i++) {
         /* Cards are recorded in their canonical form, whatever was typed:
          * one card, one spelling in the log. */
-        const char *arg = w[i];
-        if (yah && i == first
-            && arb_card_parse(&c, w[i], strlen(w[i]), err, sizeof(err)) == 0) {
-            arb_card_format(card, c, ARB_CARD_UNICODE);
-            arg = card;
-        }
-        if (arb_event_add_arg(&ev, arg) != 0)
+        if (arb_event_add_arg(&ev, arb_narrate_spell_arg(rules, i - first,
+                                                         w[i], spelt,
+                                                         sizeof(spelt))) != 0)
             goto oom;
     }
     submit(r, &ev, NULL);
@@ -312,7 +309,7 @@ oom:
     result(r, 1, "error: out of memory");
 done:
     arb_event_clear(&ev);
-    rec_json_free(d);
+    json_decref(d);
     arb_buf_free(&b);
 }
 

@@ -8,7 +8,6 @@
  * of the JSON but two scalars, and a client whose engine disagrees with
  * the daemon says so instead of printing a different state.
  */
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include "core/buf.h"
 #include "core/json.h"
+#include "core/jsonin.h"
 #include "core/mp.h"
 #include "tools/cli.h"
 #include "tools/net.h"
@@ -65,32 +65,27 @@ usage_stats(FILE *f)
     cli_net_usage(f);
 }
 
-/* The value of "key":... in a JSON text made by arb_report_json: a hex
- * string or a number, copied into out.  0 or -1. */
+/* The digest and seq of a report made by arb_report_json.  0 or -1. */
 static int
-report_scalar(const char *json, size_t len, const char *key, char *out,
-              size_t outlen)
+report_head(const char *json, size_t len, char digest[ARB_HASH_HEX],
+            uint64_t *seq)
 {
-    char        pat[32];
-    const char *p, *end = json + len;
-    size_t      k = 0;
+    json_t     *rep = NULL, *js;
+    const char *d;
+    int         rc = -1;
 
-    /* The top-level keys come before "state", whose nested keys could
-     * repeat them; search only the part before it. */
-    p = strstr(json, ",\"state\":");
-    if (p != NULL)
-        end = p;
-    snprintf(pat, sizeof(pat), "\"%s\":", key);
-    p = strstr(json, pat);
-    if (p == NULL || p >= end)
+    if (arb_json_parse(&rep, json, len, NULL) != 0)
         return -1;
-    p += strlen(pat);
-    if (*p == '"')
-        p++;
-    while (p < end && isxdigit((unsigned char)*p) && k + 1 < outlen)
-        out[k++] = *p++;
-    out[k] = '\0';
-    return k > 0 ? 0 : -1;
+    d = json_string_value(json_object_get(rep, "digest"));
+    js = json_object_get(rep, "seq");
+    if (d != NULL && strlen(d) == ARB_HASH_HEX - 1 && json_is_integer(js)
+        && json_integer_value(js) >= 0) {
+        memcpy(digest, d, ARB_HASH_HEX);
+        *seq = (uint64_t)json_integer_value(js);
+        rc = 0;
+    }
+    json_decref(rep);
+    return rc;
 }
 
 int
@@ -100,7 +95,7 @@ cmd_state(int argc, char **argv)
     arb_history_t   h;
     msgpack_packer *pk;
     const char     *match = NULL, *json;
-    char           *report = NULL, digest[ARB_HASH_HEX], seq_s[24];
+    char            digest[ARB_HASH_HEX];
     arb_buf_t       why = ARB_BUF_INIT;
     size_t          jlen;
     uint64_t        at = UINT64_MAX, seq;
@@ -150,14 +145,7 @@ cmd_state(int argc, char **argv)
         status = CLI_OK;
         goto done;
     }
-    report = strndup(json, jlen);
-    if (report == NULL) {
-        fprintf(stderr, "arbiter state: out of memory\n");
-        goto done;
-    }
-    if (report_scalar(report, jlen, "digest", digest, sizeof(digest)) != 0
-        || report_scalar(report, jlen, "seq", seq_s, sizeof(seq_s)) != 0
-        || cli_parse_u64("state", "the report's seq", seq_s, &seq) != 0) {
+    if (report_head(json, jlen, digest, &seq) != 0) {
         fprintf(stderr, "arbiter state: the server's report has no digest "
                 "or seq\n");
         goto done;
@@ -178,7 +166,6 @@ done:
     cli_net_close(&n);
     arb_history_clear(&h);
     arb_buf_free(&why);
-    free(report);
     return status;
 }
 

@@ -33,28 +33,6 @@
 #include "proto/frame.h"
 #include "tools/net.h"
 
-/* ---- record_json.c ---------------------------------------------------- */
-
-/* The position JSON a rule set's describe() writes, read with the strict
- * reader of core/jsonin.h (rule sets write integers only). */
-typedef arb_jv_t rec_json_t;
-#define REC_J_NULL ARB_JV_NULL
-#define REC_J_BOOL ARB_JV_BOOL
-#define REC_J_NUM  ARB_JV_INT
-#define REC_J_STR  ARB_JV_STR
-#define REC_J_ARR  ARB_JV_ARRAY
-#define REC_J_OBJ  ARB_JV_OBJECT
-
-/* 0, or ARB_EINVAL / ARB_ENOMEM with *out NULL. */
-int  rec_json_parse(rec_json_t **out, const char *s, size_t len);
-void rec_json_free(rec_json_t *j);                          /* NULL-safe */
-/* The member `key` of an object, or NULL (also when j is NULL). */
-const rec_json_t *rec_json_get(const rec_json_t *j, const char *key);
-/* A string's text, or NULL when j is not a string. */
-const char *rec_json_str(const rec_json_t *j);
-/* An integer, or dflt when j is not one. */
-long long   rec_json_int(const rec_json_t *j, long long dflt);
-
 /* ---- record_line.c ---------------------------------------------------- */
 
 #define REC_LINE_MAX  4096      /* a transcript line's limit too */
@@ -62,35 +40,30 @@ long long   rec_json_int(const rec_json_t *j, long long dflt);
 
 typedef struct rec_line {
     int     fd;
-    int     edit;               /* a terminal in raw mode: we echo, edit */
-    int     raw;                /* the terminal's settings were changed */
-    int     shown;              /* the prompt and the line are on screen */
-    int     dirty;              /* ... but not as they are now */
+    int     edit;               /* a terminal: libedit edits the line */
     int     eof;                /* the input has ended */
+    int     active;             /* edit: libedit has the terminal (raw) */
+    int     ready;              /* edit: out holds a line not yet taken */
     int     skipping;           /* dropping the rest of an over-long line */
+    int     veof;               /* the terminal's end-of-input key */
+    struct editline *el;        /* edit: libedit's editor and history */
+    struct history  *hist;
     char    prompt[256];
-    char    buf[REC_LINE_MAX];  /* the line being edited */
-    size_t  len, cur;           /* bytes; the cursor is a byte offset */
-    char    in[8192];           /* bytes read, not yet consumed */
+    char    in[8192];           /* plain: bytes read, not yet consumed */
     size_t  inlen;
-    int     esc;                /* escape-sequence state */
-    char    escbuf[8];
-    size_t  esclen;
-    char   *hist[REC_HIST_MAX];
-    size_t  nhist, hpos;
     char    out[REC_LINE_MAX + 1];  /* the line last returned */
 } rec_line_t;
 
-/* Reads lines from fd; with edit (fd and stdout are terminals) puts the
- * terminal in raw mode and edits the line itself.  0, or ARB_EIO. */
+/* Reads lines from fd; with edit (fd and stdout are terminals) libedit
+ * edits them (history, emacs keys).  0, or ARB_EIO. */
 int  rec_line_open(rec_line_t *l, int fd, int edit);
 /* Restores the terminal; safe to call twice. */
 void rec_line_close(rec_line_t *l);
+/* Sets the prompt (edit mode), drawn again at once when it changed. */
 void rec_line_set_prompt(rec_line_t *l, const char *prompt);
-/* Draws the prompt and the line being edited (edit mode). */
-void rec_line_show(rec_line_t *l);
-/* Reads what fd has (call when poll says it is readable); the end of the
- * input or a read error marks it ended. */
+/* Reads what fd has (call when poll says it is readable): a plain read, or
+ * one key for the editor; the end of the input or a read error marks it
+ * ended. */
 void rec_line_fill(rec_line_t *l);
 /* The next complete line from what was read: 1 with *line set (valid until
  * the next call), 0 when more input is needed, -1 when the input has ended

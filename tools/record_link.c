@@ -610,7 +610,7 @@ int
 rec_link_verify(rec_t *r, int *same)
 {
     msgpack_packer *pk;
-    rec_json_t     *j = NULL;
+    json_t         *j = NULL;
     const char     *json, *hex;
     unsigned char   d[ARB_HASH_LEN];
     char            mine[ARB_HASH_HEX];
@@ -629,15 +629,16 @@ rec_link_verify(rec_t *r, int *same)
         }
         if (rc != 0 || cli_get_bytes(&r->net.res.data, "json", &json,
                                      &len) != 0
-            || rec_json_parse(&j, json, len) != 0)
+            || arb_json_parse(&j, json, len, NULL) != 0)
             return -1;
-        seq = rec_json_int(rec_json_get(j, "seq"), -1);
-        hex = rec_json_str(rec_json_get(j, "digest"));
+        seq = json_is_integer(json_object_get(j, "seq"))
+              ? (long long)json_integer_value(json_object_get(j, "seq")) : -1;
+        hex = json_string_value(json_object_get(j, "digest"));
         arb_match_digest(r->m, d);
         cli_hex32(mine, d);
         *same = seq == (long long)r->known && hex != NULL
                 && strcmp(hex, mine) == 0;
-        rec_json_free(j);
+        json_decref(j);
         j = NULL;
         if (*same || round == 1)
             break;

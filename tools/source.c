@@ -27,65 +27,64 @@ static int
 jsonl_line(arb_history_t *h, const char *line, size_t len, char *match,
            unsigned char head[ARB_HASH_LEN], arb_buf_t *why)
 {
-    const arb_jv_t *m, *seq, *bytes, *prev, *hash, *tms;
-    arb_jv_t       *v = NULL;
+    const char     *m, *bytes, *prev, *hash;
+    json_t         *v = NULL, *jseq, *jtms;
+    int64_t         seq;
     unsigned char  *raw = NULL, hh[ARB_HASH_LEN], p[ARB_HASH_LEN];
     size_t          n;
     int             rc = -1;
 
-    if (arb_jv_parse(&v, line, len, why) != 0)
+    if (arb_json_parse(&v, line, len, why) != 0)
         return -1;
-    m = arb_jv_get(v, "match");
-    seq = arb_jv_get(v, "seq");
-    bytes = arb_jv_get(v, "bytes");
-    prev = arb_jv_get(v, "prev");
-    hash = arb_jv_get(v, "hash");
-    tms = arb_jv_get(v, "time_ms");
+    m = json_string_value(json_object_get(v, "match"));
+    jseq = json_object_get(v, "seq");
+    seq = json_is_integer(jseq) ? (int64_t)json_integer_value(jseq) : -1;
+    bytes = json_string_value(json_object_get(v, "bytes"));
+    prev = json_string_value(json_object_get(v, "prev"));
+    hash = json_string_value(json_object_get(v, "hash"));
+    jtms = json_object_get(v, "time_ms");
     arb_buf_free(why);
-    if (m == NULL || m->type != ARB_JV_STR || seq == NULL
-        || seq->type != ARB_JV_INT || seq->num < 0 || bytes == NULL
-        || bytes->type != ARB_JV_STR || prev == NULL
-        || prev->type != ARB_JV_STR || hash == NULL
-        || hash->type != ARB_JV_STR) {
+    if (m == NULL || seq < 0 || bytes == NULL || prev == NULL
+        || hash == NULL) {
         arb_buf_puts(why, "not an exported event (match, seq, prev, hash, "
                      "bytes)");
         goto done;
     }
     if (match[0] == '\0')
-        snprintf(match, ARB_STORE_ID_MAX + 1, "%s", m->str);
-    else if (strcmp(match, m->str) != 0) {
+        snprintf(match, ARB_STORE_ID_MAX + 1, "%s", m);
+    else if (strcmp(match, m) != 0) {
         arb_buf_printf(why, "a second match (%s after %s): export one match",
-                       m->str, match);
+                       m, match);
         goto done;
     }
-    n = strlen(bytes->str) / 2;
+    n = strlen(bytes) / 2;
     raw = malloc(n ? n : 1);
-    if (raw == NULL || arb_unhex(raw, n, bytes->str) != 0
-        || arb_unhex(p, ARB_HASH_LEN, prev->str) != 0
-        || arb_unhex(hh, ARB_HASH_LEN, hash->str) != 0) {
+    if (raw == NULL || arb_unhex(raw, n, bytes) != 0
+        || arb_unhex(p, ARB_HASH_LEN, prev) != 0
+        || arb_unhex(hh, ARB_HASH_LEN, hash) != 0) {
         arb_buf_puts(why, raw == NULL ? "out of memory" : "bad hex");
         goto done;
     }
     /* The file is not signed, but its links must hold. */
     if (memcmp(p, head, ARB_HASH_LEN) != 0) {
         arb_buf_printf(why, "seq %" PRId64 ": prev is not the hash of the "
-                       "event before", seq->num);
+                       "event before", seq);
         goto done;
     }
-    arb_chain_next(seq->num == 0 ? NULL : head, raw, n, head);
+    arb_chain_next(seq == 0 ? NULL : head, raw, n, head);
     if (memcmp(hh, head, ARB_HASH_LEN) != 0) {
         arb_buf_printf(why, "seq %" PRId64 ": hash does not match its bytes",
-                       seq->num);
+                       seq);
         goto done;
     }
-    if (arb_history_add(h, (uint64_t)seq->num, tms != NULL
-                        && tms->type == ARB_JV_INT ? tms->num : 0, hh, raw,
+    if (arb_history_add(h, (uint64_t)seq, json_is_integer(jtms)
+                        ? (int64_t)json_integer_value(jtms) : 0, hh, raw,
                         n, why) != 0)
         goto done;
     rc = 0;
 done:
     free(raw);
-    arb_jv_free(v);
+    json_decref(v);
     return rc;
 }
 

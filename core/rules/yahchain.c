@@ -25,6 +25,8 @@
 #include "core/rules.h"
 #include "core/rules/yahchain_bc.h"
 
+extern const arb_narration_t arb__yahchain_narration;
+
 #define SOTAS       12
 #define EDITION     "YAHchain-3e-ch34"
 #define CYCLES_MAX  1000
@@ -534,4 +536,5 @@ const arb_rules_t arb_rules_yahchain = {
     .results = yah_results,
     .digest = yah_digest,
     .describe = yah_describe,
+    .narration = &arb__yahchain_narration,   /* yahchain_narrate.c */
 };

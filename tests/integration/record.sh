@@ -209,6 +209,26 @@ if command -v script > /dev/null 2>&1; then
     check "terminal result" 1 "$(grep -c '^ok seq 1' "$T/tty")"
     check "terminal state" 1 "$(grep -c 'Sota 1 (alice.s) \[4♠\]; bob to play' "$T/tty")"
     check "terminal move" "1 alice 4♠" "$(moves R3)"
+
+    # Another console's move arrives while "7" is half-typed: it prints
+    # above the prompt, the prompt and the "7" come back under it; ^C then
+    # drops the "7", so the line sent next is "6d" alone.
+    $A open --token "$ARB" --match R4 --game yahchain --players alice,bob \
+        --option mode=3 > /dev/null
+    (sleep 0.5; printf '4s\r'; sleep 0.5; printf '7'; sleep 0.3
+     $A move --token "$SCO" --match R4 place bob 5H > /dev/null
+     sleep 0.7; printf '\0036d\r'; sleep 0.5; printf '\004') \
+        | timeout 10 script -qfec "$A record --token $SCO --match R4" \
+            /dev/null > "$T/tty4" 2>&1; rc=$?
+    check "terminal push exit" 0 $rc
+    check "terminal push above" 1 \
+          "$(grep -c 'bob placed 5♥ (seq 2)' "$T/tty4")"
+    check "terminal push keeps the line" 1 \
+          "$(grep -a -A1 'bob placed 5♥ (seq 2)' "$T/tty4" \
+             | grep -c 'R4 seq 2 | Sota 1 \[4♠ 5♥\] | alice> 7')"
+    check "terminal push moves" "1 alice 4♠
+2 bob 5H
+3 alice 6♦" "$(moves R4)"
 fi
 
 $A record --help | grep -q "usage: arbiter record"; check "record help" 0 $?

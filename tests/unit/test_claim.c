@@ -1,5 +1,6 @@
 /*
- * test_claim.c - claims: the strict JSON reader, the JSON and CSV claim
+ * test_claim.c - claims: the strict JSON reader (Jansson; duplicate keys
+ * and fractions refused, positions by path), the JSON and CSV claim
  * files, the canonical form a claim event carries, claim events through
  * the match layer (pending / confirmed / disputed, after close, the latest
  * claim, rulings after a claim) and through transcripts (round trips).
@@ -19,17 +20,17 @@
 
 static arb_buf_t why = ARB_BUF_INIT;
 
-/* ---- the JSON reader -------------------------------------------------- */
+/* ---- the JSON reader (Jansson, strict) ---------------------------------- */
 
 static int
 jparse(const char *text)
 {
-    arb_jv_t *v = NULL;
-    int       rc;
+    json_t *v = NULL;
+    int     rc;
 
     arb_buf_free(&why);
-    rc = arb_jv_parse(&v, text, strlen(text), &why);
-    arb_jv_free(v);
+    rc = arb_json_parse(&v, text, strlen(text), &why);
+    json_decref(v);
     return rc;
 }
 
@@ -38,81 +39,96 @@ jparse(const char *text)
         CHECK_STR(arb_buf_cstr(&why), msg);                             \
     } while (0)
 
+/* arb_json_where() for a path of up to three steps in text. */
+static const char *
+jwhere(const char *text, size_t depth, size_t s0, size_t s1, size_t s2)
+{
+    static char at[48];
+    size_t      path[3];
+
+    path[0] = s0;
+    path[1] = s1;
+    path[2] = s2;
+    arb_json_where(at, sizeof(at), text, strlen(text), path, depth);
+    return at;
+}
+
 static void
 test_jsonin(void)
 {
-    arb_jv_t       *v = NULL;
-    const arb_jv_t *o;
-    const char     *doc = "\xef\xbb\xbf {\"a\": [1, -2, \"x\\u00e9\\ud83c"
-                          "\\udca1\\n\"],\n \"b\": {\"c\": true, \"d\": null,"
-                          " \"e\": false}, \"f\": -9223372036854775808}\n";
+    json_t       *v = NULL, *item;
+    const json_t *o;
+    const char   *doc = "\xef\xbb\xbf {\"a\": [1, -2, \"x\\u00e9\\ud83c"
+                        "\\udca1\\n\"],\n \"b\": {\"c\": true, \"d\": null,"
+                        " \"e\": false}, \"f\": -9223372036854775808}\n";
+    const char   *key;
+    size_t        i = 0;
 
-    CHECK_INT(arb_jv_parse(&v, doc, strlen(doc), &why), 0);
+    CHECK_INT(arb_json_parse(&v, doc, strlen(doc), &why), 0);
     if (v == NULL)
         return;
-    CHECK_INT(v->type, ARB_JV_OBJECT);
-    CHECK_INT(v->n, 3);
-    CHECK_STR(v->keys[1], "b");
-    o = arb_jv_get(v, "a");
-    CHECK(o != NULL && o->type == ARB_JV_ARRAY && o->n == 3);
-    if (o != NULL && o->n == 3) {
-        CHECK_INT(o->items[1].num, -2);
-        CHECK_STR(o->items[2].str, "x\xc3\xa9\xf0\x9f\x82\xa1\n");
-        CHECK_INT(o->items[2].line, 1);
-        CHECK_INT(o->items[2].col, 16);
-    }
-    o = arb_jv_get(v, "b");
-    CHECK(o != NULL && o->line == 2 && o->col == 7);
-    CHECK(arb_jv_get(o, "c") != NULL && arb_jv_get(o, "c")->num == 1);
-    CHECK(arb_jv_get(o, "d") != NULL
-          && arb_jv_get(o, "d")->type == ARB_JV_NULL);
-    CHECK(arb_jv_get(v, "f") != NULL
-          && arb_jv_get(v, "f")->num == INT64_MIN);
-    CHECK(arb_jv_get(v, "zz") == NULL);
-    CHECK(arb_jv_get(NULL, "a") == NULL);
-    arb_jv_free(v);
-    arb_jv_free(NULL);
+    CHECK(json_is_object(v));
+    CHECK_INT(json_object_size(v), 3);
+    /* Members keep document order (positions are found by ordinal). */
+    json_object_foreach(v, key, item)
+        if (i++ == 1)
+            CHECK_STR(key, "b");
+    o = json_object_get(v, "a");
+    CHECK(json_is_array(o) && json_array_size(o) == 3);
+    CHECK_INT(json_integer_value(json_array_get(o, 1)), -2);
+    CHECK_STR(json_string_value(json_array_get(o, 2)),
+              "x\xc3\xa9\xf0\x9f\x82\xa1\n");
+    CHECK_STR(jwhere(doc, 2, 0, 2, 0), "line 1, column 16: ");
+    CHECK_STR(jwhere(doc, 1, 1, 0, 0), "line 2, column 7: ");
+    CHECK_STR(jwhere(doc, 2, 1, 2, 0), "line 2, column 35: ");
+    CHECK_STR(jwhere(doc, 0, 0, 0, 0), "line 1, column 2: ");
+    o = json_object_get(v, "b");
+    CHECK(json_is_true(json_object_get(o, "c")));
+    CHECK(json_is_null(json_object_get(o, "d")));
+    CHECK(json_integer_value(json_object_get(v, "f")) == INT64_MIN);
+    CHECK(json_object_get(v, "zz") == NULL);
+    json_decref(v);
+    CHECK_STR(arb_json_type_name(NULL), "null");
+    /* Brackets, commas and escaped quotes inside strings are skipped. */
+    CHECK_STR(jwhere("[\"a,]\\\"\", {\"k]\":[1,2]}, 7]", 2, 1, 0, 0),
+              "line 1, column 17: ");
+
+    /* A path the text does not have ends at the end, reading no further. */
+    CHECK_STR(jwhere("[1]", 1, 5, 0, 0), "line 1, column 4: ");
+    CHECK_STR(jwhere("{\"a\":\"x\\", 1, 1, 0, 0), "line 1, column 9: ");
 
     CHECK_INT(jparse("[]"), 0);
     CHECK_INT(jparse("{}"), 0);
     CHECK_INT(jparse("\"\""), 0);
     CHECK_INT(jparse("0"), 0);
+    CHECK_INT(jparse("[true, false, null, -0]"), 0);
     CHECK_INT(jparse("9223372036854775807"), 0);
-    JREJECT("", "line 1, column 1: expected a value, found end of input");
+    JREJECT("", "line 1, column 1: unexpected token near end of file");
     JREJECT("[1,]", "line 1, column 4: trailing comma in an array");
     JREJECT("{\"a\":1,}", "line 1, column 8: trailing comma in an object");
+    JREJECT("{\"a\":]", "line 1, column 6: unexpected token near ']'");
     JREJECT("{\"a\":1,\n \"a\":2}",
             "line 2, column 2: key \"a\" given twice in one object");
+    JREJECT("{\"b\":{\"r\xc3\xa9\":1, \"r\xc3\xa9\":[]}}",
+            "line 1, column 15: key \"r\xc3\xa9\" given twice in one object");
     JREJECT("[1.5]", "line 1, column 2: not an integer: results are whole "
             "numbers (no fraction, no exponent)");
-    JREJECT("[1e3]", "line 1, column 2: not an integer: results are whole "
-            "numbers (no fraction, no exponent)");
-    JREJECT("[012]", "line 1, column 2: leading zero in a number");
-    JREJECT("9223372036854775808",
-            "line 1, column 1: integer out of range (64-bit)");
-    JREJECT("[-]", "line 1, column 2: '-' without digits");
-    JREJECT("\"\\ud800\"", "line 1, column 2: lone UTF-16 surrogate in a "
-            "string");
-    JREJECT("\"\\udc00\"", "line 1, column 2: lone UTF-16 surrogate in a "
-            "string");
-    JREJECT("\"\\u0000\"", "line 1, column 2: NUL character in a string");
-    JREJECT("\"a\tb\"", "line 1, column 3: control character in a string "
-            "(write \\n, \\t or \\u00XX)");
-    JREJECT("\"\xc3\"", "line 1, column 2: invalid UTF-8 in a string");
-    JREJECT("\"\xed\xa0\x80\"", "line 1, column 2: invalid UTF-8 in a "
-            "string");
-    JREJECT("\"\\x\"", "line 1, column 2: unknown escape in a string");
-    JREJECT("\"abc", "line 1, column 1: unterminated string");
-    JREJECT("{'a':1}", "line 1, column 2: expected a \"key\", found '''");
-    JREJECT("[1 2]", "line 1, column 4: expected ',' or ']' in an array, "
-            "found '2'");
-    JREJECT("{\"a\" 1}", "line 1, column 6: expected ':' after a key, "
-            "found '1'");
-    JREJECT("// x\n1", "line 1, column 1: expected a value, found '/'");
-    JREJECT("truex", "line 1, column 1: expected a value, found 't'");
-    JREJECT("1 2", "line 1, column 3: text after the JSON value: '2'");
-    JREJECT("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
-            "]", "line 1, column 33: nested deeper than 32 levels");
+    JREJECT("[true, \"1.5\",\n 1e3]", "line 2, column 2: not an integer: "
+            "results are whole numbers (no fraction, no exponent)");
+    JREJECT("[012]", "line 1, column 2: invalid token near '0'");
+    JREJECT("[9223372036854775808]",
+            "line 1, column 20: too big integer near '9223372036854775808'");
+    JREJECT("\"\\ud800\"", "line 1, column 8: invalid Unicode '\\uD800' "
+            "near '\"\\ud800\"'");
+    JREJECT("\"a\tb\"", "line 1, column 2: control character 0x9 near "
+            "'\"a'");
+    JREJECT("\"\xc3\"", "line 1, column 1: unable to decode byte 0xc3 near "
+            "'\"'");
+    JREJECT("{'a':1}", "line 1, column 2: string or '}' expected near '''");
+    JREJECT("// x\n1", "line 1, column 1: invalid token near '/'");
+    JREJECT("1 2", "line 1, column 3: end of file expected near '2'");
+    CHECK_INT(jparse("\"\\u0000\""), ARB_EINVAL);
+    CHECK_INT(jparse("\"\xed\xa0\x80\""), ARB_EINVAL);
 }
 
 /* ---- claim files -------------------------------------------------------- */
@@ -272,6 +288,15 @@ test_claim_json(void)
             "{\"player\": points, ...}, got array");
     CREJECT("{\"records\":[],\"totals\":{\"\":1}}", NULL,
             "line 1, column 28: totals: a player name is empty");
+    /* Duplicate keys are refused, naming the key, in a record and in the
+     * totals: which of the two would the diff compare? */
+    CREJECT("{\"records\":[{\"sota\":1,\"sota\":2}],\"totals\":{}}", NULL,
+            "line 1, column 23: key \"sota\" given twice in one object");
+    CREJECT("{\"records\":[],\n\"totals\":{\"alice\":3,\"alice\":3}}",
+            NULL, "line 2, column 21: key \"alice\" given twice in one "
+            "object");
+    CREJECT("{\"records\":[],\"totals\":{},\"records\":[]}", NULL,
+            "line 1, column 27: key \"records\" given twice in one object");
     CREJECT("{\"records\":[1.5],\"totals\":{}}", NULL,
             "line 1, column 13: not an integer: results are whole numbers "
             "(no fraction, no exponent)");
@@ -430,7 +455,7 @@ test_claim_event(void)
     ev.args[0] = strdup("{\"a\":");
     CHECK_INT(arb_claim_from_event(&back, &ev, &why), ARB_EINVAL);
     CHECK_STR(arb_buf_cstr(&why), "claim record 1: line 1, column 6: "
-              "expected a value, found end of input");
+              "unexpected token near end of file");
     free(ev.text);
     ev.text = NULL;
     CHECK_INT(arb_claim_from_event(&back, &ev, &why), ARB_EINVAL);

@@ -1,0 +1,191 @@
+/*
+ * test_narrate.c - a match in words (core/narrate.h) for each of the four
+ * games: YAHchain's own narration, and the generic words the other rule
+ * sets get from results() and describe().  The words are the console's
+ * (`arbiter record`), so a change here is a change on every screen.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/narrate.h"
+#include "tests/replay_text.h"
+#include "tests/test.h"
+
+/* The words of every narration function for the match after event `at`
+ * of a transcript, and for the move `mv` (player, verb, one argument). */
+typedef struct words {
+    char move[200], record[300], effect[200], prompt[200], header[200],
+         line[300], screen[300], spelt[64];
+    const char *bare;
+} words_t;
+
+static void
+take(char *dst, size_t n, arb_buf_t *b)
+{
+    snprintf(dst, n, "%s", b->len > 0 ? arb_buf_cstr(b) : "");
+    b->len = 0;
+}
+
+static int
+narrate(words_t *w, const char *text, uint64_t at, const char *player,
+        const char *verb, const char *arg)
+{
+    const arb_rules_t *r;
+    arb_match_t       *m = replay_text(text, at);
+    arb_results_t      res;
+    arb_event_t        ev;
+    arb_buf_t          b = ARB_BUF_INIT;
+    json_t            *pos = NULL;
+    char              *args[1], spelt[64];
+
+    memset(w, 0, sizeof(*w));
+    if (m == NULL)
+        return -1;
+    r = arb_match_rules(m);
+    arb_match_describe(m, &b);
+    CHECK_INT(arb_json_parse(&pos, b.data, b.len, NULL), 0);
+    b.len = 0;
+    memset(&ev, 0, sizeof(ev));
+    args[0] = (char *)arg;
+    ev.kind = ARB_EV_MOVE;
+    ev.player = (char *)player;
+    ev.verb = (char *)verb;
+    ev.args = args;
+    ev.nargs = 1;
+    arb_narrate_move(&b, r, &ev);
+    take(w->move, sizeof(w->move), &b);
+    if (arb_match_results(m, &res) == 0) {
+        if (res.nrecords > 0)
+            arb_narrate_record(&b, r, &res.records[res.nrecords - 1]);
+        take(w->record, sizeof(w->record), &b);
+        arb_results_clear(&res);
+    }
+    arb_narrate_effect(&b, r, pos, &ev);
+    take(w->effect, sizeof(w->effect), &b);
+    arb_narrate_prompt(&b, r, pos);
+    take(w->prompt, sizeof(w->prompt), &b);
+    arb_narrate_header(&b, r, pos);
+    take(w->header, sizeof(w->header), &b);
+    arb_narrate_position(&b, r, pos, 0);
+    take(w->line, sizeof(w->line), &b);
+    arb_narrate_position(&b, r, pos, 1);
+    take(w->screen, sizeof(w->screen), &b);
+    w->bare = arb_narrate_bare_verb(r);
+    snprintf(w->spelt, sizeof(w->spelt), "%s",
+             arb_narrate_spell_arg(r, 0, arg, spelt, sizeof(spelt)));
+    json_decref(pos);
+    arb_buf_free(&b);
+    arb_match_free(m);
+    return 0;
+}
+
+static void
+test_yahchain(void)
+{
+    char   *text = slurp("tests/data/yah3-short.txt");
+    words_t w;
+
+    CHECK(text != NULL);
+    if (text == NULL)
+        return;
+    /* After Sota 1 and one card of Sota 2. */
+    CHECK_INT(narrate(&w, text, 4, "alice", "place", "7h"), 0);
+    CHECK_STR(w.move, "alice placed 7♥");
+    CHECK_STR(w.record, "Sota 1 complete: 4♠→5♥→6♦ BC-001 Ladder 15+6 = 21 "
+              "for alice");
+    CHECK_STR(w.effect, "");                /* Sota 2 is not full */
+    CHECK_STR(w.prompt, " | Sota 2 [7♠]");
+    CHECK_STR(w.header, ", cycle 1 of 1, 140 cards left");
+    CHECK_STR(w.line, "Sota 2 [7♠]; turn alice");
+    CHECK_STR(w.screen, "Sota 2 (bob's) [7♠]; alice to play");
+    CHECK_STR(w.bare, "place");
+    CHECK_STR(w.spelt, "7♥");
+    /* A move that is no placement keeps its verb. */
+    CHECK_INT(narrate(&w, text, 4, "alice", "pass", "x"), 0);
+    CHECK_STR(w.move, "alice pass x");
+    CHECK_STR(w.spelt, "x");                /* no card: as written */
+    /* Sota 2 holds two cards: a third that makes no category voids it
+     * (the console narrates it from the position before the move). */
+    CHECK_INT(narrate(&w, text, 5, "bob", "place", "KD"), 0);
+    CHECK_STR(w.effect, "; Sota 2 void: 7♠→7♥→K♦: no category, no points");
+    CHECK_STR(w.prompt, " | Sota 2 [7♠ 7♥]");
+    /* Before any card: Sota 1 is empty and nothing is recorded. */
+    CHECK_INT(narrate(&w, text, 0, "alice", "place", "4S"), 0);
+    CHECK_STR(w.record, "");
+    CHECK_STR(w.prompt, " | Sota 1 []");
+    CHECK_STR(w.line, "Sota 1 []; turn alice");
+    free(text);
+}
+
+/* The generic words: another game's narration comes from results() and
+ * describe() alone. */
+static void
+test_generic(const char *path, uint64_t at, const char *player,
+             const char *verb, const char *arg, const char *move,
+             const char *record, const char *line, const char *screen)
+{
+    char   *text = slurp(path);
+    words_t w;
+
+    CHECK(text != NULL);
+    if (text == NULL)
+        return;
+    CHECK_INT(narrate(&w, text, at, player, verb, arg), 0);
+    CHECK_STR(w.move, move);
+    CHECK_STR(w.record, record);
+    CHECK_STR(w.effect, "");
+    CHECK_STR(w.prompt, "");
+    CHECK_STR(w.header, "");
+    CHECK_STR(w.line, line);
+    CHECK_STR(w.screen, screen);
+    CHECK(w.bare == NULL);
+    CHECK_STR(w.spelt, arg);                /* spelt as typed */
+    free(text);
+}
+
+int
+main(void)
+{
+    test_yahchain();
+    test_generic("tests/data/chains-1v1-36-square.txt", 3, "ann", "place",
+                 "6s", "ann place 6s",
+                 "result of seq 2: scoring square team short direction "
+                 "vertical cells r-1c0,r0c0 cards 6♠,7♣ length 2 points 4 "
+                 "status pending",
+                 "game chains; deck 36; scoring square; rectangle 6×6; turn "
+                 "bob; turn_hand 2; finished no; top_left r-1c-1; rows 2; "
+                 "cols 2; rows_fixed no; cols_fixed no",
+                 "position; deck 36; scoring square; rectangle 6×6; turn "
+                 "bob; turn_hand 2; finished no; top_left r-1c-1; rows 2; "
+                 "cols 2; rows_fixed no; cols_fixed no");
+    test_generic("tests/data/tsuku-simple.txt", 3, "ann", "take", "B1",
+                 "ann take B1",
+                 "result of seq 2: kind round round 1 dealer ann scoring "
+                 "simple result win winner ann finish stock hand "
+                 "B1,B2,B2,B3,R1,R4,R5,R6 sets B1+B2+B3,R4+R5+R6 singles "
+                 "B2,R1 arrangement B1+B2+B3 R4+R5+R6 B2 R1 declared engine "
+                 "arrangements 1 value 10 base 1 points 1 totals ann=1,bob=0 "
+                 "status pending",
+                 "game tsukurutenten; scoring simple; round 2; dealer bob; "
+                 "turn bob; phase drawn; stock 46; rounds_played 1; finished "
+                 "no",
+                 "position; scoring simple; round 2; dealer bob; turn bob; "
+                 "phase drawn; stock 46; rounds_played 1; finished no");
+    test_generic("tests/data/chan-draw.txt", 3, "chi", "draw", "x",
+                 "chi draw x", "",
+                 "game chan; dealer an; phase offer; turn chi; stock_left 22; "
+                 "finished no",
+                 "position; dealer an; phase offer; turn chi; stock_left 22; "
+                 "finished no");
+    test_generic("tests/data/chan-draw.txt", UINT64_MAX, "chi", "draw", "x",
+                 "chi draw x",
+                 "result of seq 48: dealer an result draw chan 0 ca 0 red 0 "
+                 "score 0 settlement an 0,binh 0,chi 0,dung 0 stock_left 0 "
+                 "status pending",
+                 "game chan; dealer an; phase over; stock_left 0; finished "
+                 "yes",
+                 "position; dealer an; phase over; stock_left 0; finished "
+                 "yes");
+    return TEST_END();
+}
