@@ -328,7 +328,7 @@ check_turn(const chains_t *g, int seat, arb_verdict_t *v)
     if (g->nplayers == 2)
         snprintf(hand, sizeof(hand), " (hand %d)", g->hand_no[g->turn]);
     return arb_verdict(v, ARB_EILLEGAL, "Turn",
-                       "Turn: it is %s's turn%s, not %s's: the teams move "
+                       "it is %s's turn%s, not %s's: the teams move "
                        "alternately in seat order",
                        g->players[g->hand_seat[g->turn]], hand,
                        g->players[seat]);
@@ -366,7 +366,7 @@ apply_place(chains_t *g, const arb_event_t *ev, int seat, int force,
     if (g->table.seq_of[c] != 0) {
         arb_chains_cell_format(err, g->table.row_of[c], g->table.col_of[c]);
         return arb_verdict(v, ARB_EILLEGAL, "Hand",
-                           "Hand: %s is already on the table at %s (seq "
+                           "%s is already on the table at %s (seq "
                            "%llu)", a,
                            err, (unsigned long long)g->table.seq_of[c]);
     }
@@ -390,7 +390,7 @@ apply_place(chains_t *g, const arb_event_t *ev, int seat, int force,
     else if (!(g->hand[g->turn] >> c & 1)) {
         hand_name(who, sizeof(who), g, g->turn);
         arb_verdict(&tmp, ARB_EILLEGAL, "Hand",
-                    "Hand: %s does not hold %s: a player places only cards "
+                    "%s does not hold %s: a player places only cards "
                     "from their own hand", who, a);
     } else if (!placeable)
         tmp = why;
@@ -433,7 +433,7 @@ apply_pass(chains_t *g, const arb_event_t *ev, int seat, int force,
         arb_chains_cell_format(cell, row, col);
         hand_name(who, sizeof(who), g, g->turn);
         arb_verdict(&tmp, ARB_EILLEGAL, "Pass",
-                    "Pass: %s may not pass while a card can be placed (the "
+                    "%s may not pass while a card can be placed (the "
                     "move is compulsory): %s can go at %s", who, a, cell);
     } else
         broke = 0;

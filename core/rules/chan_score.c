@@ -198,6 +198,9 @@ arb_chan_pairing_judge(const arb_chan_layout_t *l,
 typedef struct search {
     const arb_chan_layout_t *l;
     int                      cnt[ARB_CHAN_FACES];
+    int                      ex_ca[ARB_CHAN_FACES];  /* copies in exposed Cạ */
+    int                      split;  /* a face whose pair only an exposed
+                                        Cạ would split, or -1 */
     arb_chan_pairing_t       cur;
     int                      found, any;
     arb_chan_score_t         best;
@@ -260,9 +263,17 @@ rank_step(search_t *s, int r)
                     || ss > sv + sw || sw > sv + ss)
                     continue;
                 /* Seed §1: an identical pair is never split to form Cạ,
-                 * so at most one copy of a face may sit in a Cạ. */
+                 * so at most one copy of a face may sit in a Cạ - counting
+                 * the exposed Cạ too: they are judged by the same rule. */
                 if (sv > 1 || ss > 1 || sw > 1)
                     continue;
+                if (sv + s->ex_ca[fv] > 1 || ss + s->ex_ca[fs] > 1
+                    || sw + s->ex_ca[fw] > 1) {
+                    if (s->split < 0)
+                        s->split = sv + s->ex_ca[fv] > 1 ? fv
+                                   : ss + s->ex_ca[fs] > 1 ? fs : fw;
+                    continue;
+                }
                 mark = s->cur.n;
                 push(s, fv, fv, kv);
                 push(s, fs, fs, ks);
@@ -387,6 +398,27 @@ unpaired(const search_t *s, char *why, size_t whylen)
                  "never split to form Cạ)");
 }
 
+/* Why no pairing exists when the exposed Cạ are at fault: one of them
+ * holds a copy of a face whose other copy could only go into a Cạ too. */
+static void
+split_reason(const search_t *s, char *why, size_t whylen)
+{
+    char a[4], g[16];
+    int  i;
+
+    for (i = 0; i < s->l->ngroups; i++)
+        if (s->l->groups[i].kind == ARB_CHAN_G_CA
+            && (s->l->groups[i].face[0] == s->split
+                || s->l->groups[i].face[1] == s->split))
+            break;
+    arb_chan_card_format(a, s->split);
+    arb_chan_group_format(g, &s->l->groups[i < s->l->ngroups ? i : 0]);
+    snprintf(why, whylen, "the exposed Cạ %s takes one %s of an identical "
+             "pair %s+%s, and the other %s could only go into a Cạ as well: "
+             "an identical pair is never split to form Cạ, exposed or not",
+             g, a, a, a, a);
+}
+
 int
 arb_chan_evaluate(const arb_chan_layout_t *l, arb_chan_score_t *out,
                   char *why, size_t whylen)
@@ -401,11 +433,16 @@ arb_chan_evaluate(const arb_chan_layout_t *l, arb_chan_score_t *out,
         return rc;
     memset(&s, 0, sizeof(s));
     s.l = l;
+    s.split = -1;
     for (i = 0; i < ARB_CHAN_FACES; i++)
         s.cnt[i] = l->concealed[i];
     for (i = 0; i < l->ngroups; i++) {
         const arb_chan_group_t *g = &l->groups[i];
         int                     k, n = g->kind == ARB_CHAN_G_CHIU ? 2 : 1;
+        if (g->kind == ARB_CHAN_G_CA) {
+            s.ex_ca[g->face[0]]++;
+            s.ex_ca[g->face[1]]++;
+        }
         for (k = 0; k < n; k++) {
             arb_chan_pair_t *p = &s.cur.pair[s.cur.n++];
             p->a = g->face[0] < g->face[1] ? g->face[0] : g->face[1];
@@ -418,7 +455,12 @@ arb_chan_evaluate(const arb_chan_layout_t *l, arb_chan_score_t *out,
         *out = s.best;
         return 0;
     }
-    if (!s.any)
+    for (i = 0; i < ARB_CHAN_FACES && s.split < 0; i++)
+        if (s.ex_ca[i] > 1)
+            s.split = i;
+    if (!s.any && s.split >= 0)
+        split_reason(&s, why, whylen);
+    else if (!s.any)
         unpaired(&s, why, whylen);
     else
         snprintf(why, whylen, "%s", s.why);

@@ -439,11 +439,11 @@ move_draw(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
 
     if (t->phase == TSUKU_PH_DRAWN)
         return arb_verdict(v, ARB_EILLEGAL, "Draw",
-                           "Draw: %s has already drawn this turn: discard a "
+                           "%s has already drawn this turn: discard a "
                            "chip or finish", name_of(t, seat));
     if (t->phase == TSUKU_PH_TAKEN)
         return arb_verdict(v, ARB_EILLEGAL, "Draw",
-                           "Draw: %s took %s's discard this turn and must "
+                           "%s took %s's discard this turn and must "
                            "now discard", name_of(t, seat),
                            name_of(t, (seat + t->nplayers - 1) % t->nplayers));
     if (ev->nargs > 1)
@@ -451,7 +451,7 @@ move_draw(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
                            "draw names at most the chip drawn, got %zu "
                            "arguments", ev->nargs);
     if (t->top >= ARB_TSUKU_CHIPS)     /* unreachable: the round ends */
-        return arb_verdict(v, ARB_EILLEGAL, "Draw", "Draw: the stock is "
+        return arb_verdict(v, ARB_EILLEGAL, "Draw", "the stock is "
                            "empty");
     if (ev->nargs == 1) {
         if (arb_tsuku_chip_parse(&c, ev->args[0], strlen(ev->args[0]), 0,
@@ -461,7 +461,7 @@ move_draw(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
          * hidden. */
         if (c.kind != t->stock[t->top])
             return arb_verdict(v, ARB_EILLEGAL, "Draw",
-                               "Draw: %s is not the next chip of the stock",
+                               "%s is not the next chip of the stock",
                                ev->args[0]);
     }
     t->p[seat].hand[t->stock[t->top++]]++;
@@ -482,7 +482,7 @@ move_discard(arb__tsuku_t *t, int seat, const arb_event_t *ev,
 
     if (t->phase == TSUKU_PH_ACTION)
         return arb_verdict(v, ARB_EILLEGAL, "Discard",
-                           "Discard: %s must first draw, take or finish: a "
+                           "%s must first draw, take or finish: a "
                            "discard ends a turn", name_of(t, seat));
     if (ev->nargs != 1)
         return arb_verdict(v, ARB_EINVAL, "move",
@@ -494,7 +494,7 @@ move_discard(arb__tsuku_t *t, int seat, const arb_event_t *ev,
     arb_tsuku_chip_format(name, c);
     if (p->hand[c.kind] == 0)
         return arb_verdict(v, ARB_EILLEGAL, "Discard",
-                           "Discard: %s holds no %s", name_of(t, seat), name);
+                           "%s holds no %s", name_of(t, seat), name);
     memset(&nx, 0, sizeof(nx));
     if (t->top >= ARB_TSUKU_CHIPS
         && (rc = prepare_end(t, -1, 0, &nx)) != 0)
@@ -528,8 +528,8 @@ need_live(const arb__tsuku_t *t, int seat, const char *action,
     if (t->live >= 0)
         return 0;
     return arb_verdict(v, ARB_EILLEGAL, action,
-                       "%s: no chip has been discarded this round yet: %s "
-                       "must draw", action, name_of(t, seat));
+                       "no chip has been discarded this round yet: %s "
+                       "must draw", name_of(t, seat));
 }
 
 static int
@@ -543,7 +543,7 @@ move_take(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
 
     if (t->phase != TSUKU_PH_ACTION)
         return arb_verdict(v, ARB_EILLEGAL, "Take",
-                           "Take: %s has already %s this turn: a turn is one "
+                           "%s has already %s this turn: a turn is one "
                            "action", name_of(t, seat),
                            t->phase == TSUKU_PH_DRAWN ? "drawn" : "taken");
     if ((rc = need_live(t, seat, "Take", v)) != 0)
@@ -564,7 +564,7 @@ move_take(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
                 at = i;
         if (at < 0)
             return arb_verdict(v, ARB_EILLEGAL, "Take",
-                               "Take: %s's last discard is %s, which %s %s "
+                               "%s's last discard is %s, which %s %s "
                                "%s does not contain", name_of(t, t->live_by),
                                live, ev->args[0], ev->args[1], ev->args[2]);
         if (at != 0) {
@@ -585,8 +585,8 @@ move_take(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
             arb_tsuku_chip_format(name, arb_tsuku_chip_of(c[i].kind));
             return arb_verdict(v, ARB_EILLEGAL, "Take",
                                need[c[i].kind] == 2 && p->hand[c[i].kind]
-                               ? "Take: %s holds only one %s"
-                               : "Take: %s holds no %s", name_of(t, seat),
+                               ? "%s holds only one %s"
+                               : "%s holds no %s", name_of(t, seat),
                                name);
         }
     if (arb_tsuku_set_make(&set, c, err, sizeof(err)) != 0)
@@ -640,7 +640,7 @@ move_finish(arb__tsuku_t *t, int seat, const arb_event_t *ev, int flags,
 
     if (t->phase == TSUKU_PH_TAKEN)
         return arb_verdict(v, ARB_EILLEGAL, "Finish",
-                           "Finish: %s took a discard into an open set this "
+                           "%s took a discard into an open set this "
                            "turn and must discard: a hand is finished after "
                            "a draw or with a discard", name_of(t, seat));
     from = t->phase == TSUKU_PH_DRAWN ? TSUKU_FROM_STOCK : TSUKU_FROM_DISCARD;
@@ -652,7 +652,7 @@ move_finish(arb__tsuku_t *t, int seat, const arb_event_t *ev, int flags,
     if (hand_size(p) + (from == TSUKU_FROM_DISCARD) + 3 * p->nopen
         != ARB_TSUKU_FULL)                      /* unreachable */
         return arb_verdict(v, ARB_EILLEGAL, "Finish",
-                           "Finish: %s's hand does not hold 8 chips",
+                           "%s's hand does not hold 8 chips",
                            name_of(t, seat));
 
     memset(&r, 0, sizeof(r));
@@ -667,7 +667,7 @@ move_finish(arb__tsuku_t *t, int seat, const arb_event_t *ev, int flags,
         if (nall == 0) {
             hand_text(text, sizeof(text), p, counts);
             rc = arb_verdict(v, ARB_EILLEGAL, "Finish",
-                             "Finish: no arrangement of %s's hand %s is "
+                             "no arrangement of %s's hand %s is "
                              "worth exactly 10", name_of(t, seat), text);
             goto done;
         }
@@ -677,13 +677,16 @@ move_finish(arb__tsuku_t *t, int seat, const arb_event_t *ev, int flags,
         rc = arb_tsuku_arr_parse(&r.arr, p->open, p->nopen, counts,
                                  ev->args, ev->nargs, why, sizeof(why));
         if (rc != 0) {
-            rc = arb_verdict(v, rc, rc == ARB_EINVAL ? "Chips" : "Finish",
-                             "Finish: %s", why);
+            /* a bad chip is named with the move it broke; a hand that
+             * lacks a chip breaks Finish itself, named once */
+            rc = rc == ARB_EINVAL
+                 ? arb_verdict(v, rc, "Chips", "Finish: %s", why)
+                 : arb_verdict(v, rc, "Finish", "%s", why);
             goto done;
         }
         if (r.arr.value != ARB_TSUKU_TARGET) {
             rc = arb_verdict(v, ARB_EILLEGAL, "Finish",
-                             "Finish: %s's arrangement %s is worth %d, not "
+                             "%s's arrangement %s is worth %d, not "
                              "10%s", name_of(t, seat), r.arr.text,
                              r.arr.value, nall ? "" : " (and no arrangement "
                              "of this hand is)");

@@ -110,23 +110,23 @@ parse_owners(yah_t *y, const arb_setup_t *s, const char *list,
             ;
         if (n >= sizeof(name))
             return arb_verdict(v, ARB_EINVAL, "owners",
-                               "owners: name too long");
+                               "an owner's name is too long");
         memcpy(name, list, n);
         name[n] = '\0';
         list += n;
         seat = arb_setup_seat(s, name);
         if (seat < 0)
             return arb_verdict(v, ARB_EINVAL, "owners",
-                               "owners: Sota %d names '%s', who is not a "
-                               "player of this match", k + 1, name);
+                               "Sota %d's owner '%s' is not a player of "
+                               "this match", k + 1, name);
         if (k == SOTAS)
             return arb_verdict(v, ARB_EINVAL, "owners",
-                               "owners: more than 12 names (one per Sota)");
+                               "more than 12 owners (one per Sota)");
         y->owner[k++] = seat;
     }
     if (k != SOTAS)
         return arb_verdict(v, ARB_EINVAL, "owners",
-                           "owners: %d names given, one per Sota needs 12",
+                           "%d owners given: one per Sota needs 12",
                            k);
     return 0;
 }

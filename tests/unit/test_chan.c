@@ -23,6 +23,7 @@
 #include "core/transcript.h"
 #include "tests/replay_text.h"
 #include "tests/test.h"
+#include "tests/verdict_once.h"
 
 
 static const int sizes[5] = { 20, 19, 19, 19, 23 };
@@ -128,6 +129,7 @@ step(arb_match_t *m, const char *line)
         arb_event_add_arg(&ev, tok);
     memset(&v, 0, sizeof(v));
     rc = arb_match_apply(m, &ev, &v);
+    CHECK(verdict_named_once(&v));
     arb_event_clear(&ev);
     snprintf(last_msg, sizeof(last_msg), "%s", rc ? v.msg : "");
     snprintf(last_rule, sizeof(last_rule), "%s", rc ? v.rule : "");

@@ -75,6 +75,18 @@ test_score(void)
     CHECK_INT(run(SCORE "--won stock --win 2V 2V 2V 3V 3V 4S 4S 5W 5W 6V 6V "
                   "8V 8V 9S 9S 2S 2W 4V 4W 6S 6W"), 0);
     CHECK(strstr(out, "no bonus: Ù xuông, 2\n") != NULL);
+    /* an exposed Cạ never splits an identical pair (issue 15, item 1):
+     * 2V+2S exposed beside a concealed 2V and 2S would make two Cạ of two
+     * identical pairs; the same twenty cards concealed are Thập thành */
+    CHECK_INT(run(SCORE "--won stock --win 8S 2V 2S 2W 2W 8V 8V 5W 5W 3S 3S "
+                  "4V 4V 4W 4W 8S 8S 9S+9S 2V+2S"), 1);
+    CHECK_STR(out, "NOT A WIN the exposed Cạ 2V+2S takes one 2V of an "
+              "identical pair 2V+2V, and the other 2V could only go into a "
+              "Cạ as well: an identical pair is never split to form Cạ, "
+              "exposed or not\n");
+    CHECK_INT(run(SCORE "--won stock --win 8S 2V 2S 2W 2W 8V 8V 5W 5W 3S 3S "
+                  "4V 4V 4W 4W 8S 8S 9S+9S 2V 2S"), 0);
+    CHECK(strstr(out, "WIN 12\n") == out);
     /* not a win, impossible hands, bad usage */
     CHECK_INT(run(SCORE "--won stock --win CC CC CC 2V 2V 3V 3V 4V 4V 5V 5V "
                   "6V 6V 7V 7V 8V 8S 9V 9S 2S 2W"), 1);

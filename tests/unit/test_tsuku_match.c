@@ -15,6 +15,7 @@
 #include "core/transcript.h"
 #include "tests/replay_text.h"
 #include "tests/test.h"
+#include "tests/verdict_once.h"
 
 
 static char *
@@ -58,6 +59,7 @@ play_kind(arb_match_t *m, int kind, const char *line)
     while ((w = strtok_r(NULL, " ", &save)) != NULL)
         arb_event_add_arg(&ev, w);
     rc = arb_match_apply(m, &ev, &v);
+    CHECK(verdict_named_once(&v));
     snprintf(last_msg, sizeof(last_msg), "%s", v.code ? v.msg : "");
     snprintf(last_rule, sizeof(last_rule), "%s", v.code ? v.rule : "");
     arb_event_clear(&ev);
@@ -90,6 +92,7 @@ ruling(arb_match_t *m, int kind, uint64_t target, const char *move)
             arb_event_add_arg(&ev, w);
     }
     rc = arb_match_apply(m, &ev, &v);
+    CHECK(verdict_named_once(&v));
     snprintf(last_msg, sizeof(last_msg), "%s", rc ? v.msg : "");
     arb_event_clear(&ev);
     return rc;
@@ -367,7 +370,7 @@ test_seed_deal(void)
     arb_tsuku_chip_format(other, arb_tsuku_chip_of((s1[14] + 1) % 19));
     snprintf(line, sizeof(line), "draw bob %s", other);
     CHECK_INT(play(m, line), ARB_EILLEGAL);
-    snprintf(line, sizeof(line), "Draw: %s is not the next chip of the "
+    snprintf(line, sizeof(line), "%s is not the next chip of the "
              "stock", other);
     CHECK_STR(last_msg, line);
     CHECK_INT(play(m, "deal bob B1"), ARB_EILLEGAL);
@@ -452,13 +455,13 @@ test_turns(void)
     CHECK_STR(last_msg, "it is ann's turn, not bob's: players act in seat "
               "order from the dealer");
     CHECK_INT(play(m, "take ann B4 B6"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Take: no chip has been discarded this round yet: "
+    CHECK_STR(last_msg, "no chip has been discarded this round yet: "
               "ann must draw");
     CHECK_INT(play(m, "finish ann"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Finish: no chip has been discarded this round yet: "
+    CHECK_STR(last_msg, "no chip has been discarded this round yet: "
               "ann must draw");
     CHECK_INT(play(m, "discard ann B1"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Discard: ann must first draw, take or finish: a "
+    CHECK_STR(last_msg, "ann must first draw, take or finish: a "
               "discard ends a turn");
     CHECK_INT(play(m, "shuffle ann"), ARB_EINVAL);
     CHECK_STR(last_msg, "tsukurutenten has no move 'shuffle': the moves are "
@@ -474,30 +477,30 @@ test_turns(void)
 
     CHECK_INT(play(m, "draw ann R0"), 0);
     CHECK_INT(play(m, "draw ann"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Draw: ann has already drawn this turn: discard a "
+    CHECK_STR(last_msg, "ann has already drawn this turn: discard a "
               "chip or finish");
     CHECK_INT(play(m, "take ann B4 B6"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Take: ann has already drawn this turn: a turn is "
+    CHECK_STR(last_msg, "ann has already drawn this turn: a turn is "
               "one action");
     CHECK_INT(play(m, "discard ann B7"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Discard: ann holds no B7");
+    CHECK_STR(last_msg, "ann holds no B7");
     CHECK_INT(play(m, "discard ann P7b"), ARB_EINVAL);
     /* ann's B1 B2 B3 B4 B4 B6 R5 R0 is worth 23 as it stands */
     CHECK_INT(play(m, "finish ann"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Finish: no arrangement of ann's hand B1 B2 B3 B4 B4 "
+    CHECK_STR(last_msg, "no arrangement of ann's hand B1 B2 B3 B4 B4 "
               "B6 R0 R5 is worth exactly 10");
     CHECK_INT(play(m, "finish ann B1+B2+B3"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Finish: ann's arrangement B1+B2+B3 B4 B4 B6 R0 R5 "
+    CHECK_STR(last_msg, "ann's arrangement B1+B2+B3 B4 B4 B6 R0 R5 "
               "is worth 20, not 10 (and no arrangement of this hand is)");
     CHECK_INT(play(m, "finish ann B2+B3+B5"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Finish: the hand holds no B5 to show for B2+B3+B5");
+    CHECK_STR(last_msg, "the hand holds no B5 to show for B2+B3+B5");
     CHECK_INT(play(m, "discard ann R5"), 0);
 
     /* bob: the waiting discard is ann's R5 */
     CHECK(strstr(describe(m), "\"discard\":{\"chip\":\"R5\",\"by\":\"ann\"}")
           != NULL);
     CHECK_INT(play(m, "take bob B4 R4"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Take: bob holds no B4");
+    CHECK_STR(last_msg, "bob holds no B4");
     CHECK_INT(play(m, "take bob R4 B7"), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Sets");
     CHECK_STR(last_msg, "Take: red 4, red 5, blue 7 is not a set: colours "
@@ -506,7 +509,7 @@ test_turns(void)
     CHECK_STR(last_msg, "Take: red 1, red 2, red 5 is not a set: the values "
               "1, 2, 5 are neither equal nor consecutive");
     CHECK_INT(play(m, "take bob R6 R4 R4"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Take: ann's last discard is R5, which R6 R4 R4 does "
+    CHECK_STR(last_msg, "ann's last discard is R5, which R6 R4 R4 does "
               "not contain");
     CHECK_INT(play(m, "take bob R4"), ARB_EINVAL);
     CHECK_INT(play(m, "take bob R5 R4 R4"), ARB_EILLEGAL);
@@ -514,7 +517,7 @@ test_turns(void)
     CHECK(strstr(describe(m), "\"open_sets\":[\"R3+R4+R5\"]") != NULL);
     CHECK(strstr(describe(m), "\"discard\":null") != NULL);
     CHECK_INT(play(m, "draw bob"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Draw: bob took ann's discard this turn and must now "
+    CHECK_STR(last_msg, "bob took ann's discard this turn and must now "
               "discard");
     CHECK_INT(play(m, "finish bob"), ARB_EILLEGAL);
     CHECK(strstr(last_msg, "must discard") != NULL);
@@ -529,7 +532,7 @@ test_turns(void)
     CHECK_INT(play(m, "draw ann B5"), 0);
     /* B1+B2+B3 B4+B5+B6 B4 R0: 1 + 4 + 4 + 0 = 9 — not yet */
     CHECK_INT(play(m, "finish ann B1+B2+B3 B4+B5+B6"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Finish: ann's arrangement B1+B2+B3 B4+B5+B6 B4 R0 "
+    CHECK_STR(last_msg, "ann's arrangement B1+B2+B3 B4+B5+B6 B4 R0 "
               "is worth 9, not 10 (and no arrangement of this hand is)");
     CHECK_INT(play(m, "discard ann R0"), 0);
     /* bob: R1 R2 R4 B-less... bob holds R1 R2 R4 R4 and the open R3+R4+R5
@@ -672,7 +675,7 @@ test_four_players(void)
     CHECK_INT(play(m, "discard bob B4"), 0);
     /* ann's B2 is no longer waiting: bob has discarded since */
     CHECK_INT(play(m, "take cat B2 B2 B2"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Take: bob's last discard is B4, which B2 B2 B2 does "
+    CHECK_STR(last_msg, "bob's last discard is B4, which B2 B2 B2 does "
               "not contain");
     CHECK_INT(play(m, "take cat B4 B4"), 0);
     CHECK_INT(play(m, "discard cat B6"), 0);
