@@ -23,8 +23,8 @@ static void
 usage(FILE *f)
 {
     fprintf(f,
-        "usage: arbiter score --game chan [--json] --won HOW [--win CARD] "
-        "CARDS...\n\n"
+        "usage: arbiter score --game chan [--json] [--tom R] [--khai-bon R] "
+        "--won HOW\n       [--win CARD] CARDS...\n\n"
         "Judges a claimed Chắn winning hand (docs/rules/chan.md) and prints\n"
         "its pairing, each bonus with base and dịch, and the score.\n\n"
         "  --won HOW   self   a stock card the winner flipped (Ù chì)\n"
@@ -33,6 +33,10 @@ usage(FILE *f)
         "              heaven Thiên ù: the dealer's first twenty cards\n"
         "  --win CARD  the winning card (one of the concealed cards);\n"
         "              not with heaven\n"
+        "  --tom R     usual (default): Tôm is 3V 3S 7W; literal: 3V 3W 7W,\n"
+        "              \"Три Монет\" as the text writes it\n"
+        "  --khai-bon R  once (default): Thiên khai and Bòn count once;\n"
+        "              each: once per four identical cards\n"
         "  --json      print one JSON object\n\n"
         "CARDS: the twenty cards.  A concealed card is written alone (5V);\n"
         "an exposed group joins its cards with '+': a captured Chắn 5V+5V,\n"
@@ -239,6 +243,16 @@ cmd_score_chan(int argc, char **argv)
             win = argv[++i];
         } else if (strncmp(a, "--win=", 6) == 0) {
             win = a + 6;
+        } else if (strcmp(a, "--tom") == 0 && i + 1 < argc
+                   && (strcmp(argv[i + 1], "usual") == 0
+                       || strcmp(argv[i + 1], "literal") == 0)) {
+            if (strcmp(argv[++i], "literal") == 0)
+                l.rules |= ARB_CHAN_R_TOM_LITERAL;
+        } else if (strcmp(a, "--khai-bon") == 0 && i + 1 < argc
+                   && (strcmp(argv[i + 1], "once") == 0
+                       || strcmp(argv[i + 1], "each") == 0)) {
+            if (strcmp(argv[++i], "each") == 0)
+                l.rules |= ARB_CHAN_R_EACH;
         } else if (a[0] == '-' && a[1] == '-' && a[2] != '\0') {
             fprintf(stderr, "arbiter score: unknown option '%s'\n", a);
             usage(stderr);

@@ -27,6 +27,10 @@ usage(FILE *f)
         "                and hand bonuses)\n"
         "  --dealer      the winner is the round's dealer (base 3, not 2)\n"
         "  --heaven      finished by a draw on the winner's first turn\n"
+        "  --exclusion E the second exclusion rule: double-three (default:\n"
+        "                a three and a double three exclude each other) or\n"
+        "                literal (as the text writes it: three and double\n"
+        "                four, already excluded by the first rule)\n"
         "  --open SET    an open set, e.g. B4+B5+B6 or P5r+P6r+P7r; its\n"
         "                chips count among the 8 (repeatable)\n"
         "  --json        one JSON object\n"
@@ -261,7 +265,7 @@ fail_hand(int json, const char *msg)
 int
 cmd_score_tsukurutenten(int argc, char **argv)
 {
-    arb_tsuku_ctx_t  ctx = { 1, 0, 0 };
+    arb_tsuku_ctx_t  ctx = { 1, 0, 0, 0 };
     arb_tsuku_arr_t *all = NULL;
     hand_t           h;
     size_t           n = 0;
@@ -288,6 +292,17 @@ cmd_score_tsukurutenten(int argc, char **argv)
             ctx.dealer = 1;
         } else if (strcmp(a, "--heaven") == 0) {
             ctx.heaven = 1;
+        } else if (strcmp(a, "--exclusion") == 0 && i + 1 < argc) {
+            i++;
+            if (strcmp(argv[i], "double-three") == 0)
+                ctx.excl_literal = 0;
+            else if (strcmp(argv[i], "literal") == 0)
+                ctx.excl_literal = 1;
+            else {
+                fprintf(stderr, "arbiter score: exclusion '%s' is not a "
+                        "reading: double-three or literal\n", argv[i]);
+                return 2;
+            }
         } else if (strcmp(a, "--scoring") == 0 && i + 1 < argc) {
             i++;
             if (strcmp(argv[i], "simple") == 0)

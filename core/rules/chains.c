@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/rules/reading.h"
 #include "core/json.h"
 #include "core/rules.h"
 #include "core/rules/chains.h"
@@ -195,6 +196,7 @@ setup_stock(chains_t *g, const arb_setup_t *s, arb_chains_card_t *stock,
 static int
 chains_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
 {
+    static const char *const editions[] = { EDITION };
     arb_chains_card_t stock[ARB_CHAINS_CARDS];
     chains_t   *g;
     const char *o;
@@ -202,6 +204,8 @@ chains_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
     int         rc, size;
 
     *out = NULL;
+    if ((rc = arb_rules_edition(s, editions, 1, v)) < 0)
+        return rc;
     for (i = 0; i < s->noptions; i++)
         if (strcmp(s->options[i].key, "deck") != 0
             && strcmp(s->options[i].key, "scoring") != 0)

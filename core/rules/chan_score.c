@@ -78,6 +78,17 @@ add_bonus(arb_chan_score_t *s, int id)
         s->bonus[s->nbonus++] = (unsigned char)id;
 }
 
+/* Thiên khai and Bòn: n occurrences count once, or each under the
+ * per-occurrence reading. */
+static void
+once_or_each(arb_chan_score_t *s, const arb_chan_layout_t *l, int id, int n)
+{
+    if (n > 0 && !(l->rules & ARB_CHAN_R_EACH))
+        n = 1;
+    while (n-- > 0)
+        add_bonus(s, id);
+}
+
 /* Main bonus: the highest base, ties to the higher dịch, then the first
  * in table order (seed §4). */
 static void
@@ -158,7 +169,8 @@ arb_chan_pairing_judge(const arb_chan_layout_t *l,
     if (l->won == ARB_CHAN_WON_HEAVEN)
         add_bonus(out, ARB_CHAN_B_THIEN_U);
     n = min3(all[arb_chan_face(3, ARB_CHAN_VAN)],
-             all[arb_chan_face(3, ARB_CHAN_SACH)],
+             all[arb_chan_face(3, (l->rules & ARB_CHAN_R_TOM_LITERAL)
+                                  ? ARB_CHAN_VAN2 : ARB_CHAN_SACH)],
              all[arb_chan_face(7, ARB_CHAN_VAN2)]);
     for (i = 0; i < n; i++)
         add_bonus(out, ARB_CHAN_B_TOM);
@@ -170,17 +182,15 @@ arb_chan_pairing_judge(const arb_chan_layout_t *l,
         add_bonus(out, ARB_CHAN_B_LEO);
     for (f = 0; f < ARB_CHAN_FACES; f++)
         if (l->concealed[f] - (f == l->win_face) == 4)
-            khai = 1;
-    if (khai)
-        add_bonus(out, ARB_CHAN_B_THIEN_KHAI);
+            khai++;
+    once_or_each(out, l, ARB_CHAN_B_THIEN_KHAI, khai);
     if (l->win_face >= 0 && l->concealed[l->win_face] == 4)
         add_bonus(out, ARB_CHAN_B_CHIU_U);
     for (i = 0; i < l->ngroups; i++)
         if (l->groups[i].kind == ARB_CHAN_G_CHAN
             && all[l->groups[i].face[0]] == 4)
-            bon = 1;
-    if (bon)
-        add_bonus(out, ARB_CHAN_B_BON);
+            bon++;
+    once_or_each(out, l, ARB_CHAN_B_BON, bon);
     if (out->red == 0)
         add_bonus(out, ARB_CHAN_B_BACH_DINH);
     if (out->red == 8)
@@ -439,7 +449,8 @@ arb_chan_evaluate(const arb_chan_layout_t *l, arb_chan_score_t *out,
     for (i = 0; i < l->ngroups; i++) {
         const arb_chan_group_t *g = &l->groups[i];
         int                     k, n = g->kind == ARB_CHAN_G_CHIU ? 2 : 1;
-        if (g->kind == ARB_CHAN_G_CA) {
+        if (g->kind == ARB_CHAN_G_CA
+            && !(l->rules & ARB_CHAN_R_SPLIT_EXPOSED)) {
             s.ex_ca[g->face[0]]++;
             s.ex_ca[g->face[1]]++;
         }

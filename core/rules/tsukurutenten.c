@@ -24,10 +24,15 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/rules/reading.h"
 #include "core/rules/tsuku_game.h"
 #include "core/shuffle.h"
 
-#define EDITION "Tsukurutenten-ru-1"
+/* Editions, newest first.  2: the extended game runs to 25 unless the
+ * match chooses `end: dealt-twice` (the text says the game "can" also end
+ * so); 1 ended it after every player had dealt twice. */
+#define EDITION   "Tsukurutenten-ru-2"
+#define EDITION_1 "Tsukurutenten-ru-1"
 
 static void
 tsuku_destroy(void *st)
@@ -203,19 +208,28 @@ begin_round(arb__tsuku_t *t, int round, int known,
 static int
 tsuku_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
 {
+    static const char *const editions[] = { EDITION, EDITION_1 };
+    static const char *const end_values[] = { "goal", "dealt-twice" };
+    static const char *const heaven_values[] = { "any", "dealer" };
+    static const char *const excl_values[] = { "double-three", "literal" };
     arb__tsuku_t *t;
     const char   *o;
-    int           stock[ARB_TSUKU_CHIPS], known, rc;
+    int           stock[ARB_TSUKU_CHIPS], known, rc, ed, dflt;
     size_t        i, j;
 
     *out = NULL;
+    if ((ed = arb_rules_edition(s, editions, 2, v)) < 0)
+        return ed;
     for (i = 0; i < s->noptions; i++)
         if (strcmp(s->options[i].key, "scoring") != 0
-            && strcmp(s->options[i].key, "dealer") != 0)
+            && strcmp(s->options[i].key, "dealer") != 0
+            && strcmp(s->options[i].key, "end") != 0
+            && strcmp(s->options[i].key, "heaven") != 0
+            && strcmp(s->options[i].key, "exclusion") != 0)
             return arb_verdict(v, ARB_EINVAL, "setup",
                                "unknown option '%s' for tsukurutenten "
-                               "(options: scoring, dealer)",
-                               s->options[i].key);
+                               "(options: scoring, dealer, end, heaven, "
+                               "exclusion)", s->options[i].key);
     if (s->nplayers < TSUKU_PLAYERS_MIN || s->nplayers > TSUKU_PLAYERS_MAX)
         return arb_verdict(v, ARB_EINVAL, "Players",
                            "tsukurutenten is played by 2 to 4 players, got "
@@ -246,6 +260,25 @@ tsuku_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
                          "bonuses, game to 25)", o);
         goto fail;
     }
+    /* Edition 1 ended an extended game after everyone had dealt twice;
+     * its records read so without the option. */
+    dflt = ed == 1 && t->extended;
+    if ((rc = arb_rules_choice(s, "end", end_values, 2, dflt, &t->end_deals,
+                               v)) != 0
+        || (rc = arb_rules_choice(s, "heaven", heaven_values, 2, 0,
+                                  &t->heaven_dealer, v)) != 0
+        || (rc = arb_rules_choice(s, "exclusion", excl_values, 2, 0,
+                                  &t->excl_literal, v)) != 0)
+        goto fail;
+    if (t->end_deals && !t->extended) {
+        rc = arb_verdict(v, ARB_EINVAL, "Scoring", "end 'dealt-twice' "
+                         "belongs to extended scoring (\"with the extended "
+                         "system the game can also end when every player "
+                         "has dealt 2 rounds\"): add 'scoring: extended'");
+        goto fail;
+    }
+    t->nondefault = (t->end_deals != dflt) | (unsigned)t->heaven_dealer << 1
+                    | (unsigned)t->excl_literal << 2;
     for (i = 0; i < s->nplayers; i++) {
         for (j = 0; j < i; j++)
             if (strcmp(s->players[i].name, s->players[j].name) == 0) {
@@ -349,7 +382,7 @@ prepare_end(arb__tsuku_t *t, int winner, int points, next_round_t *nx)
     for (i = 0; i < t->nplayers; i++)
         if (t->p[i].points + (i == winner ? points : 0) >= goal)
             nx->ends = TSUKU_END_GOAL;
-    if (nx->ends == TSUKU_END_NONE && t->extended
+    if (nx->ends == TSUKU_END_NONE && t->end_deals
         && t->round >= TSUKU_DEALS_EACH * t->nplayers)
         nx->ends = TSUKU_END_DEALS;
     if (nx->ends == TSUKU_END_NONE) {
@@ -662,7 +695,9 @@ move_finish(arb__tsuku_t *t, int seat, const arb_event_t *ev, int flags,
         return rc;
     ctx.extended = t->extended;
     ctx.dealer = seat == t->dealer;
-    ctx.heaven = from == TSUKU_FROM_STOCK && p->turns == 0;
+    ctx.heaven = from == TSUKU_FROM_STOCK && p->turns == 0
+                 && (!t->heaven_dealer || seat == t->dealer);
+    ctx.excl_literal = t->excl_literal;
     if (ev->nargs == 0) {
         if (nall == 0) {
             hand_text(text, sizeof(text), p, counts);

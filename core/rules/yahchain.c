@@ -21,6 +21,7 @@
 
 #include "core/card.h"
 #include "core/err.h"
+#include "core/rules/reading.h"
 #include "core/json.h"
 #include "core/rules.h"
 #include "core/rules/yahchain_bc.h"
@@ -135,12 +136,15 @@ static int
 yah_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
 {
     static const char *const known[] = { "mode", "void", "cycles", "owners" };
+    static const char *const editions[] = { EDITION };
     yah_t      *y;
     const char *o;
     size_t      i, j;
     int         rc;
 
     *out = NULL;
+    if ((rc = arb_rules_edition(s, editions, 1, v)) < 0)
+        return rc;
     for (i = 0; i < s->noptions; i++) {
         for (j = 0; j < 4; j++)
             if (strcmp(s->options[i].key, known[j]) == 0)

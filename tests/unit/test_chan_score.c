@@ -339,6 +339,74 @@ test_win_conditions(void)
     CHECK(strstr(why, "never split to form Cạ, exposed or not") != NULL);
 }
 
+/* Scores with readings (ARB_CHAN_R_*); bonus ids into ids. */
+static int
+score_as(unsigned rules, const char *cards, const char *win, int won,
+         char *ids, size_t n)
+{
+    arb_chan_layout_t l;
+    arb_chan_score_t  sc;
+    size_t            o = 0;
+    int               i;
+
+    layout(&l, cards, win, won);
+    l.rules = rules;
+    ids[0] = '\0';
+    if (arb_chan_evaluate(&l, &sc, why, sizeof(why)) != 0)
+        return -1;
+    for (i = 0; i < sc.nbonus && o < n; i++)
+        o += (size_t)snprintf(ids + o, n - o, "%s%s", i ? " " : "",
+                              arb_chan_bonus_info(sc.bonus[i])->id);
+    return sc.points;
+}
+
+/* Issue 15: the readings a match may choose, each pinned both ways. */
+static void
+test_readings(void)
+{
+    char ids[200];
+
+    /* Tôm: the usual 3V 3S 7W, or "Три Монет" as written: 3V 3W 7W */
+    CHECK_INT(score_as(0, "3V 3S 7W 7V 2V 2V 4V 4V 5V 5V 6V 6V 8V 8V 9W 9W "
+                       "2S 2S 4S 4S", "2S", ARB_CHAN_WON_STOCK, ids,
+                       sizeof(ids)), 4);
+    CHECK_STR(ids, "tom");
+    CHECK_INT(score_as(ARB_CHAN_R_TOM_LITERAL, "3V 3S 7W 7V 2V 2V 4V 4V 5V "
+                       "5V 6V 6V 8V 8V 9W 9W 2S 2S 4S 4S", "2S",
+                       ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 2);
+    CHECK_STR(ids, "");
+    CHECK_INT(score_as(0, "3V 3W 7W 7V 2V 2V 4V 4V 5V 5V 6V 6V 8V 8V 9W 9W "
+                       "2S 2S 4S 4S", "2S", ARB_CHAN_WON_STOCK, ids,
+                       sizeof(ids)), 2);
+    CHECK_INT(score_as(ARB_CHAN_R_TOM_LITERAL, "3V 3W 7W 7V 2V 2V 4V 4V 5V "
+                       "5V 6V 6V 8V 8V 9W 9W 2S 2S 4S 4S", "2S",
+                       ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 4);
+    CHECK_STR(ids, "tom");
+    /* Thiên khai: two faces dealt four times count once, or twice */
+    CHECK_INT(score_as(0, "4W 4W 4W 4W 5W 5W 5W 5W 2V 2V 3V 3V 6V 6V 7V 7V "
+                       "2S 2S 8V 8V", "2S", ARB_CHAN_WON_STOCK, ids,
+                       sizeof(ids)), 12 + 5);
+    CHECK_STR(ids, "thien-khai thap-thanh");
+    CHECK_INT(score_as(ARB_CHAN_R_EACH, "4W 4W 4W 4W 5W 5W 5W 5W 2V 2V 3V 3V "
+                       "6V 6V 7V 7V 2S 2S 8V 8V", "2S", ARB_CHAN_WON_STOCK,
+                       ids, sizeof(ids)), 12 + 5 + 5);
+    CHECK_STR(ids, "thien-khai thien-khai thap-thanh");
+    /* Bòn: two captured Chắn whose faces the hand holds all four of */
+    CHECK_INT(score_as(0, "4W+4W 4W 4W 5W+5W 5W 5W 2V 2V 3V 3V 6V 6V 7V 7V "
+                       "2S 2S 8V 8V", "2S", ARB_CHAN_WON_STOCK, ids,
+                       sizeof(ids)), 12 + 5);
+    CHECK_STR(ids, "bon thap-thanh");
+    CHECK_INT(score_as(ARB_CHAN_R_EACH, "4W+4W 4W 4W 5W+5W 5W 5W 2V 2V 3V 3V "
+                       "6V 6V 7V 7V 2S 2S 8V 8V", "2S", ARB_CHAN_WON_STOCK,
+                       ids, sizeof(ids)), 12 + 5 + 5);
+    CHECK_STR(ids, "bon bon thap-thanh");
+    /* edition 1 judged exposed Cạ without the no-split rule */
+    CHECK_INT(score_as(ARB_CHAN_R_SPLIT_EXPOSED, "5V+5S 5V 5W 2V 2V 3V 3V 4V "
+                       "4V 6V 6V 7V 7V 8V 8V 9W 9W 2S 2S", "2S",
+                       ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 2);
+    CHECK_STR(ids, "");
+}
+
 /* ---- the brute-force cross-check ------------------------------------ */
 
 typedef struct bf {
@@ -677,6 +745,7 @@ main(void)
     test_table();
     test_bonuses();
     test_win_conditions();
+    test_readings();
     test_cross_check();
     test_split_matters();
     test_exposed_sweep();

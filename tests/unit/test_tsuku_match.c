@@ -17,6 +17,11 @@
 #include "tests/test.h"
 #include "tests/verdict_once.h"
 
+#define DIGEST_SIMPLE   "4d2bbda25ae597c24c3cfbd2be9f6cc0" \
+                        "3dadcb977352ff7230e7c6bfd4572f9e"
+#define DIGEST_EXTENDED "eeb90132cda94913af02434de61b382e" \
+                        "deaf11a4e8e477099ae04c35e66cda80"
+
 
 static char *
 read_text(const char *path)
@@ -35,6 +40,27 @@ read_text(const char *path)
         s[n] = '\0';
     fclose(f);
     return s;
+}
+
+/* text with `add` put first and the first line equal to `drop` (with its
+ * newline) removed; malloc'd. */
+static char *
+header_edit(const char *text, const char *add, const char *drop)
+{
+    size_t      n = strlen(text), na = strlen(add);
+    char       *out = malloc(n + na + 1), *p;
+    size_t      nd = drop ? strlen(drop) : 0;
+
+    if (out == NULL)
+        return NULL;
+    memcpy(out, add, na);
+    memcpy(out + na, text, n + 1);
+    for (p = out; drop != NULL && (p = strstr(p, drop)) != NULL; p++)
+        if ((p == out || p[-1] == '\n') && p[nd] == '\n') {
+            memmove(p, p + nd + 1, strlen(p + nd + 1) + 1);
+            break;
+        }
+    return out;
 }
 
 /* One move "verb player args..." (space separated). */
@@ -212,6 +238,29 @@ open_dealt(const char *players, const char *options, const char *hands,
 
 /* ---- whole games --------------------------------------------------------- */
 
+/* A transcript read as a record of edition 1 (without the options that
+ * edition did not know): the digest it was recorded with. */
+static void
+test_edition1(const char *path, const char *drop, const char *digest)
+{
+    char        *text = read_text(path), *old, hex[ARB_HASH_HEX];
+    arb_match_t *m;
+
+    CHECK(text != NULL);
+    old = text ? header_edit(text, "edition: Tsukurutenten-ru-1\n", drop)
+               : NULL;
+    m = old ? open_text(old) : NULL;
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK(arb_match_finished(m));
+        hex_digest(m, hex);
+        CHECK_STR(hex, digest);
+    }
+    arb_match_free(m);
+    free(old);
+    free(text);
+}
+
 static void
 test_game_file(const char *path, const char *digest, const char *winner,
                size_t records)
@@ -286,9 +335,86 @@ test_simple_game(void)
     }
     arb_match_free(m);
     free(text);
-    test_game_file("tests/data/tsuku-simple.txt",
-                   "8a035edf2b1958dea7d23d3af1e00afc0078087b1289b2d7db0a95d5"
-                   "cbfdc88a", "ann", 7);
+    test_game_file("tests/data/tsuku-simple.txt", DIGEST_SIMPLE, "ann", 7);
+    /* recorded under edition 1, it keeps its digest */
+    test_edition1("tests/data/tsuku-simple.txt", NULL,
+                  "8a035edf2b1958dea7d23d3af1e00afc0078087b1289b2d7db0a95d5"
+                  "cbfdc88a");
+}
+
+/* Issue 15: the second end condition is optional ("можно"), and the
+ * readings the text leaves open are options; each pinned both ways on the
+ * extended transcript. */
+static void
+test_options(void)
+{
+    char        *text = read_text("tests/data/tsuku-extended.txt"), *alt;
+    arb_match_t *m;
+
+    CHECK(text != NULL);
+    if (text == NULL)
+        return;
+    /* default (edition 2): the game runs to 25; after everyone has dealt
+     * twice it goes on */
+    alt = header_edit(text, "", "end: dealt-twice");
+    m = alt ? open_text(alt) : NULL;
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK(!arb_match_finished(m));
+        CHECK_INT(nrecords(m), 6);
+        CHECK_STR(field(m, 5, "result"), "exhausted");
+        CHECK(strstr(describe(m), "\"round\":7") != NULL);
+    }
+    arb_match_free(m);
+    free(alt);
+    /* end: goal, said explicitly, is the same */
+    alt = header_edit(text, "end: goal\n", "end: dealt-twice");
+    m = alt ? open_text(alt) : NULL;
+    CHECK(m != NULL && !arb_match_finished(m));
+    arb_match_free(m);
+    free(alt);
+    /* the second end belongs to extended scoring */
+    CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
+                    "end: dealt-twice\ndeal: seed x\n") == NULL);
+    CHECK(strstr(last_msg, "end 'dealt-twice' belongs to extended scoring")
+          != NULL);
+    CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
+                    "end: never\ndeal: seed x\n") == NULL);
+    CHECK_STR(last_msg, "end 'never' is not a reading of this rule set: "
+              "choose goal or dealt-twice");
+    /* heaven: dealer - only the dealer's first turn is heaven; round 5's
+     * non-dealer heaven (14 points) loses its 3 */
+    alt = header_edit(text, "heaven: dealer\n", NULL);
+    m = alt ? open_text(alt) : NULL;
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_STR(field(m, 0, "bonuses"),
+                  "closed-hand=1,no-ones=1,double-three=3,heaven=3");
+        CHECK_STR(field(m, 4, "bonuses"),
+                  "closed-hand=1,straight=1,under-five=2,single-four=2,"
+                  "one-colour=3");
+        CHECK_STR(field(m, 4, "points"), "11");
+    }
+    arb_match_free(m);
+    free(alt);
+    CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
+                    "heaven: everyone\ndeal: seed x\n") == NULL);
+    CHECK_STR(last_msg, "heaven 'everyone' is not a reading of this rule "
+              "set: choose any or dealer");
+    /* exclusion: literal - the second sentence as written excludes a
+     * three and a double four (the first already does), so a three stands
+     * beside a double three: round 1 gains single-three=1 */
+    alt = header_edit(text, "exclusion: literal\n", NULL);
+    m = alt ? open_text(alt) : NULL;
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_STR(field(m, 0, "bonuses"), "closed-hand=1,no-ones=1,"
+                  "single-three=1,double-three=3,heaven=3");
+        CHECK_STR(field(m, 0, "points"), "12");
+    }
+    arb_match_free(m);
+    free(alt);
+    free(text);
 }
 
 static void
@@ -331,9 +457,14 @@ test_extended_game(void)
     }
     arb_match_free(m);
     free(text);
-    test_game_file("tests/data/tsuku-extended.txt",
-                   "aabc7d1b350e7de7a062c61312d0515409348ce005a2cfda32a8fac2"
-                   "80a5f611", "cat", 7);
+    test_game_file("tests/data/tsuku-extended.txt", DIGEST_EXTENDED, "cat",
+                   7);
+    /* Edition 1 ended every extended game when all had dealt twice: its
+     * record (without the option) replays so, to its recorded digest */
+    test_edition1("tests/data/tsuku-extended.txt", "end: dealt-twice",
+                  "aabc7d1b350e7de7a062c61312d0515409348ce005a2cfda32a8fac2"
+                  "80a5f611");
+    test_options();
 }
 
 /* ---- the seeded deal ----------------------------------------------------- */
@@ -781,7 +912,7 @@ test_setup_errors(void)
     CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
                     "mode: 3\n") == NULL);
     CHECK_STR(last_msg, "unknown option 'mode' for tsukurutenten (options: "
-              "scoring, dealer)");
+              "scoring, dealer, end, heaven, exclusion)");
     CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
                     "scoring: double\n") == NULL);
     CHECK(strstr(last_msg, "scoring 'double' does not exist") != NULL);
