@@ -542,6 +542,20 @@ test_exclusions(void)
     m = arb_tsuku_bonus_exclude(applies(NULL, "B2 B2 B2 B2 R1 R3 R5 R0"), 0);
     CHECK(m & bit(ARB_TB_FOUR));
     CHECK(!(m & bit(ARB_TB_THREE)));
+    /* the second exclusion as written (issue 15): "Тройка (одиночная) и
+     * Двойка (двойная)" is three and double four, which the first group
+     * already excludes; a three then stands beside a double three */
+    m = arb_tsuku_bonus_exclude(bit(ARB_TB_THREE) | bit(ARB_TB_DOUBLE_THREE),
+                                1);
+    CHECK_INT(m, bit(ARB_TB_THREE) | bit(ARB_TB_DOUBLE_THREE));
+    m = arb_tsuku_bonus_exclude(bit(ARB_TB_THREE) | bit(ARB_TB_DOUBLE_FOUR),
+                                1);
+    CHECK_INT(m, bit(ARB_TB_DOUBLE_FOUR));
+    m = arb_tsuku_bonus_exclude(bit(ARB_TB_THREE) | bit(ARB_TB_MULTI), 1);
+    CHECK_INT(m, bit(ARB_TB_MULTI));
+    m = arb_tsuku_bonus_exclude(applies(NULL, "B2 B2 B2 R6 R6 R6 R1 R0"), 1);
+    CHECK(m & bit(ARB_TB_DOUBLE_THREE));
+    CHECK(m & bit(ARB_TB_THREE));
 }
 
 static void

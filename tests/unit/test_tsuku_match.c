@@ -998,6 +998,15 @@ test_score_tool(void)
 {
     char out[4096];
 
+    /* the second exclusion: default and as written */
+    CHECK_INT(run("B2 B2 B2 R3 R3 R3 R4 R6", out, sizeof(out)), 0);
+    CHECK(strstr(out, "single-three") == NULL);
+    CHECK(strstr(out, "points: 7\n") != NULL);
+    CHECK_INT(run("--exclusion literal B2 B2 B2 R3 R3 R3 R4 R6", out,
+                  sizeof(out)), 0);
+    CHECK(strstr(out, "  single-three +1\n  double-three +3\npoints: 8\n")
+          != NULL);
+    CHECK_INT(run("--exclusion loose B2 2>/dev/null", out, sizeof(out)), 2);
     CHECK_INT(run("B1 B2 B3 B4 R1 R2 R3 R4", out, sizeof(out)), 0);
     CHECK_STR(out,
               "hand: B1 B2 B3 B4 R1 R2 R3 R4\n"
