@@ -63,7 +63,7 @@ arb_match_open(arb_match_t **out, const arb_event_t *open, arb_verdict_t *v)
         goto fail;
     }
     /* The recorded edition is judged by the rule set's create(): it may
-     * still read older editions of its own (core/rules/edition.h). */
+     * still read older editions of its own (core/rules/reading.h). */
     rc = arb_setup_copy(&m->setup, open->setup);
     if (rc != 0)
         goto fail;

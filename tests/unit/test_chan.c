@@ -500,6 +500,39 @@ test_discarded_face(void)
     arb_match_free(m);
 }
 
+/* Issue 15, item 1, in a match: an exposed Cạ that takes a card of an
+ * identical pair (by ruling) cannot then win with the pair's other card in
+ * a second Cạ; edition 1 records accepted that win and still replay so. */
+static void
+test_exposed_split_win(void)
+{
+    static const char *spec = "2S | 2V 2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8W 8W "
+                              "9W 9W 3W 3W 6S | | | 2W";
+    static const char *moves = "discard a 2S\n"
+                               "stands take b 2V 2S\n"   /* §3 no split */
+                               "discard b 6S\ndraw c 2W\n";
+    arb_match_t *m;
+
+    m = open_spec(spec, NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, moves);
+        PLAY(m, "win b ! §1 winning hand ~ the exposed Cạ 2V+2S takes one "
+                "2V of an identical pair 2V+2V\n");
+        arb_match_free(m);
+    }
+    m = open_spec(spec, "edition: Chan-100-cardavia-uk\n");
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, moves);
+        PLAY(m, "win b\n");
+        CHECK_STR(rec_str(m, "pairs"), "2V+2S 2V+2W 3V+3V 3W+3W 4V+4V 5V+5V "
+                  "6V+6V 7V+7V 8W+8W 9W+9W");
+        CHECK_STR(rec_str(m, "edition"), "Chan-100-cardavia-uk");
+        arb_match_free(m);
+    }
+}
+
 /* Issue 15: "a face discarded earlier cannot later be captured" - barred
  * from winning too (discarded-face: all, the default) or only from an
  * ordinary capture, as the text says (discarded-face: capture).  (A Chíu
@@ -1103,6 +1136,7 @@ main(void)
     test_declined_chan();
     test_discarded_face();
     test_discarded_face_option();
+    test_exposed_split_win();
     test_ca_rules();
     test_ca_discard();
     test_priority();
