@@ -500,6 +500,18 @@ test_discarded_face(void)
     arb_match_free(m);
 }
 
+/* A match of `spec` (with header lines `extra`) after `moves`. */
+static arb_match_t *
+open_played(const char *spec, const char *extra, const char *moves)
+{
+    arb_match_t *m = open_spec(spec, extra);
+
+    CHECK(m != NULL);
+    if (m != NULL)
+        PLAY(m, moves);
+    return m;
+}
+
 /* Issue 15, item 1, in a match: an exposed Cạ that takes a card of an
  * identical pair (by ruling) cannot then win with the pair's other card in
  * a second Cạ; edition 1 records accepted that win and still replay so. */
@@ -513,18 +525,14 @@ test_exposed_split_win(void)
                                "discard b 6S\ndraw c 2W\n";
     arb_match_t *m;
 
-    m = open_spec(spec, NULL);
-    CHECK(m != NULL);
+    m = open_played(spec, NULL, moves);
     if (m != NULL) {
-        PLAY(m, moves);
         PLAY(m, "win b ! §1 winning hand ~ the exposed Cạ 2V+2S takes one "
                 "2V of an identical pair 2V+2V\n");
         arb_match_free(m);
     }
-    m = open_spec(spec, "edition: Chan-100-cardavia-uk\n");
-    CHECK(m != NULL);
+    m = open_played(spec, "edition: Chan-100-cardavia-uk\n", moves);
     if (m != NULL) {
-        PLAY(m, moves);
         PLAY(m, "win b\n");
         CHECK_STR(rec_str(m, "pairs"), "2V+2S 2V+2W 3V+3V 3W+3W 4V+4V 5V+5V "
                   "6V+6V 7V+7V 8W+8W 9W+9W");
@@ -547,25 +555,19 @@ test_discarded_face_option(void)
                               "draw a 9W\npass a\n";
     arb_match_t *m;
 
-    m = open_spec(spec, NULL);
-    CHECK(m != NULL);
+    m = open_played(spec, NULL, moves);
     if (m != NULL) {
-        PLAY(m, moves);
         PLAY(m, "take b 9W ! §3 discarded face ~ b discarded 9W earlier\n"
                 "win b ! §3 discarded face ~ b discarded 9W earlier\n");
         arb_match_free(m);
     }
-    m = open_spec(spec, "discarded-face: all\n");
-    CHECK(m != NULL);
+    m = open_played(spec, "discarded-face: all\n", moves);
     if (m != NULL) {
-        PLAY(m, moves);
         PLAY(m, "win b ! §3 discarded face ~ b discarded 9W earlier\n");
         arb_match_free(m);
     }
-    m = open_spec(spec, "discarded-face: capture\n");
-    CHECK(m != NULL);
+    m = open_played(spec, "discarded-face: capture\n", moves);
     if (m != NULL) {
-        PLAY(m, moves);
         PLAY(m, "take b 9W ! §3 discarded face ~ b discarded 9W earlier\n"
                 "win b\n");
         CHECK_STR(rec_str(m, "winner"), "b");
