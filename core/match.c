@@ -62,14 +62,8 @@ arb_match_open(arb_match_t **out, const arb_event_t *open, arb_verdict_t *v)
                          open->setup->game ? open->setup->game : "");
         goto fail;
     }
-    if (open->setup->edition != NULL
-        && strcmp(open->setup->edition, m->rules->edition) != 0) {
-        rc = arb_verdict(v, ARB_EUNSUPP, "open",
-                         "edition '%s' is not supported: this engine "
-                         "implements %s", open->setup->edition,
-                         m->rules->edition);
-        goto fail;
-    }
+    /* The recorded edition is judged by the rule set's create(): it may
+     * still read older editions of its own (core/rules/reading.h). */
     rc = arb_setup_copy(&m->setup, open->setup);
     if (rc != 0)
         goto fail;
@@ -429,7 +423,8 @@ arb_match_digest(const arb_match_t *m, unsigned char out[ARB_HASH_LEN])
     arb_digest_init(&d);
     arb_digest_str(&d, "arbiter-state-v1");
     arb_digest_str(&d, m->rules->game);
-    arb_digest_str(&d, m->rules->edition);
+    arb_digest_str(&d, m->setup.edition ? m->setup.edition
+                                        : m->rules->edition);
     arb_digest_str(&d, m->setup.match_id);
     arb_digest_u64(&d, m->setup.nplayers);
     for (i = 0; i < m->setup.nplayers; i++)

@@ -23,8 +23,8 @@ static void
 usage(FILE *f)
 {
     fprintf(f,
-        "usage: arbiter score --game chan [--json] --won HOW [--win CARD] "
-        "CARDS...\n\n"
+        "usage: arbiter score --game chan [--json] [--tom R] [--khai-bon R] "
+        "--won HOW\n       [--win CARD] CARDS...\n\n"
         "Judges a claimed Chắn winning hand (docs/rules/chan.md) and prints\n"
         "its pairing, each bonus with base and dịch, and the score.\n\n"
         "  --won HOW   self   a stock card the winner flipped (Ù chì)\n"
@@ -33,6 +33,10 @@ usage(FILE *f)
         "              heaven Thiên ù: the dealer's first twenty cards\n"
         "  --win CARD  the winning card (one of the concealed cards);\n"
         "              not with heaven\n"
+        "  --tom R     usual (default): Tôm is 3V 3S 7W; literal: 3V 3W 7W,\n"
+        "              \"Три Монет\" as the text writes it\n"
+        "  --khai-bon R  once (default): Thiên khai and Bòn count once;\n"
+        "              each: once per four identical cards\n"
         "  --json      print one JSON object\n\n"
         "CARDS: the twenty cards.  A concealed card is written alone (5V);\n"
         "an exposed group joins its cards with '+': a captured Chắn 5V+5V,\n"
@@ -216,6 +220,7 @@ cmd_score_chan(int argc, char **argv)
     arb_chan_layout_t l;
     arb_chan_score_t  sc;
     const char       *won = NULL, *win = NULL, *game = NULL;
+    const char       *tom = NULL, *khai = NULL;
     char              err[240];
     int               i, k, json = 0, ncards = 0, rc;
     const cli_optdef_t opts[] = {
@@ -223,6 +228,8 @@ cmd_score_chan(int argc, char **argv)
         { "--json", CLI_ARG_FLAG, &json },
         { "--won", CLI_ARG_STR, &won },
         { "--win", CLI_ARG_STR, &win },
+        { "--tom", CLI_ARG_STR, &tom },
+        { "--khai-bon", CLI_ARG_STR, &khai },
         { NULL, 0, NULL }
     };
     cli_args_t a = { .cmd = "score", .usage = usage, .opts = opts,
@@ -233,6 +240,19 @@ cmd_score_chan(int argc, char **argv)
     rc = cli_args_parse(&a, argc, argv);
     if (rc >= 0)
         return rc;
+    if (tom != NULL && strcmp(tom, "usual") != 0 && strcmp(tom, "literal") != 0) {
+        fprintf(stderr, "arbiter score: --tom usual|literal, not '%s'\n", tom);
+        return CLI_ERROR;
+    }
+    if (khai != NULL && strcmp(khai, "once") != 0 && strcmp(khai, "each") != 0) {
+        fprintf(stderr, "arbiter score: --khai-bon once|each, not '%s'\n",
+                khai);
+        return CLI_ERROR;
+    }
+    if (tom != NULL && strcmp(tom, "literal") == 0)
+        l.rules |= ARB_CHAN_R_TOM_LITERAL;
+    if (khai != NULL && strcmp(khai, "each") == 0)
+        l.rules |= ARB_CHAN_R_EACH;
     for (i = 0; i < a.npos; i++) {
         if (parse_words(&l, a.pos[i], err, sizeof(err)) != 0) {
             print_fail(json, "error", err);

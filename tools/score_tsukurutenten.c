@@ -27,6 +27,10 @@ usage(FILE *f)
         "                and hand bonuses)\n"
         "  --dealer      the winner is the round's dealer (base 3, not 2)\n"
         "  --heaven      finished by a draw on the winner's first turn\n"
+        "  --exclusion E the second exclusion rule: double-three (default:\n"
+        "                a three and a double three exclude each other) or\n"
+        "                literal (as the text writes it: three and double\n"
+        "                four, already excluded by the first rule)\n"
         "  --open SET    an open set, e.g. B4+B5+B6 or P5r+P6r+P7r; its\n"
         "                chips count among the 8 (repeatable)\n"
         "  --json        one JSON object\n"
@@ -280,12 +284,12 @@ on_open(void *ud, const char *opt, const char *val)
 int
 cmd_score_tsukurutenten(int argc, char **argv)
 {
-    arb_tsuku_ctx_t  ctx = { 1, 0, 0 };
+    arb_tsuku_ctx_t  ctx = { 1, 0, 0, 0 };
     arb_tsuku_arr_t *all = NULL;
     hand_t           h;
     size_t           n = 0;
     char             err[240];
-    const char      *game = NULL, *scoring = NULL;
+    const char      *game = NULL, *scoring = NULL, *excl = NULL;
     int              i, json = 0, bad = 0, rc;
     open_ctx_t       oc = { &h, err, &bad };
     const cli_optdef_t opts[] = {
@@ -294,6 +298,7 @@ cmd_score_tsukurutenten(int argc, char **argv)
         { "--dealer", CLI_ARG_FLAG, &ctx.dealer },
         { "--heaven", CLI_ARG_FLAG, &ctx.heaven },
         { "--scoring", CLI_ARG_STR, &scoring },
+        { "--exclusion", CLI_ARG_STR, &excl },
         { "--open", CLI_ARG_EACH, NULL },
         { NULL, 0, NULL }
     };
@@ -304,6 +309,17 @@ cmd_score_tsukurutenten(int argc, char **argv)
     rc = cli_args_parse(&a, argc, argv);
     if (rc >= 0)
         return rc;
+    if (excl != NULL) {
+        if (strcmp(excl, "double-three") == 0)
+            ctx.excl_literal = 0;
+        else if (strcmp(excl, "literal") == 0)
+            ctx.excl_literal = 1;
+        else {
+            fprintf(stderr, "arbiter score: exclusion '%s' is not a "
+                    "reading: double-three or literal\n", excl);
+            return CLI_ERROR;
+        }
+    }
     if (scoring != NULL) {
         if (strcmp(scoring, "simple") == 0)
             ctx.extended = 0;

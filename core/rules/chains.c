@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/rules/reading.h"
 #include "core/json.h"
 #include "core/rules.h"
 #include "core/rules/chains.h"
@@ -195,6 +196,7 @@ setup_stock(chains_t *g, const arb_setup_t *s, arb_chains_card_t *stock,
 static int
 chains_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
 {
+    static const char *const editions[] = { EDITION };
     arb_chains_card_t stock[ARB_CHAINS_CARDS];
     chains_t   *g;
     const char *o;
@@ -202,6 +204,8 @@ chains_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
     int         rc, size;
 
     *out = NULL;
+    if ((rc = arb_rules_edition(s, editions, 1, v)) < 0)
+        return rc;
     for (i = 0; i < s->noptions; i++)
         if (strcmp(s->options[i].key, "deck") != 0
             && strcmp(s->options[i].key, "scoring") != 0)
@@ -328,7 +332,7 @@ check_turn(const chains_t *g, int seat, arb_verdict_t *v)
     if (g->nplayers == 2)
         snprintf(hand, sizeof(hand), " (hand %d)", g->hand_no[g->turn]);
     return arb_verdict(v, ARB_EILLEGAL, "Turn",
-                       "Turn: it is %s's turn%s, not %s's: the teams move "
+                       "it is %s's turn%s, not %s's: the teams move "
                        "alternately in seat order",
                        g->players[g->hand_seat[g->turn]], hand,
                        g->players[seat]);
@@ -366,7 +370,7 @@ apply_place(chains_t *g, const arb_event_t *ev, int seat, int force,
     if (g->table.seq_of[c] != 0) {
         arb_chains_cell_format(err, g->table.row_of[c], g->table.col_of[c]);
         return arb_verdict(v, ARB_EILLEGAL, "Hand",
-                           "Hand: %s is already on the table at %s (seq "
+                           "%s is already on the table at %s (seq "
                            "%llu)", a,
                            err, (unsigned long long)g->table.seq_of[c]);
     }
@@ -390,7 +394,7 @@ apply_place(chains_t *g, const arb_event_t *ev, int seat, int force,
     else if (!(g->hand[g->turn] >> c & 1)) {
         hand_name(who, sizeof(who), g, g->turn);
         arb_verdict(&tmp, ARB_EILLEGAL, "Hand",
-                    "Hand: %s does not hold %s: a player places only cards "
+                    "%s does not hold %s: a player places only cards "
                     "from their own hand", who, a);
     } else if (!placeable)
         tmp = why;
@@ -433,7 +437,7 @@ apply_pass(chains_t *g, const arb_event_t *ev, int seat, int force,
         arb_chains_cell_format(cell, row, col);
         hand_name(who, sizeof(who), g, g->turn);
         arb_verdict(&tmp, ARB_EILLEGAL, "Pass",
-                    "Pass: %s may not pass while a card can be placed (the "
+                    "%s may not pass while a card can be placed (the "
                     "move is compulsory): %s can go at %s", who, a, cell);
     } else
         broke = 0;

@@ -86,7 +86,7 @@ rect_check(const arb_chains_table_t *t, int lo, int hi, int at, char what,
     if (v == NULL)
         return ARB_EILLEGAL;
     return arb_verdict(v, ARB_EILLEGAL, "Rectangle",
-                       "Rectangle: the %s are fixed at %c%d..%c%d (the "
+                       "the %s are fixed at %c%d..%c%d (the "
                        "cards span %d of the %d×%d rectangle), so %s cannot "
                        "go at %s", plural, what, lo, what, hi, hi - lo + 1,
                        t->size, t->size, card, cell);
@@ -115,7 +115,7 @@ arb_chains_table_check(const arb_chains_table_t *t, arb_chains_card_t c,
             return ARB_EILLEGAL;
         arb_chains_card_format(who, x);
         return arb_verdict(v, ARB_EILLEGAL, "Cell",
-                           "Cell: %s is taken by %s (seq %llu)", cell, who,
+                           "%s is taken by %s (seq %llu)", cell, who,
                            (unsigned long long)t->seq_of[x]);
     }
     if (t->n == 0) {
@@ -124,7 +124,7 @@ arb_chains_table_check(const arb_chains_table_t *t, arb_chains_card_t c,
         if (v == NULL)
             return ARB_EILLEGAL;
         return arb_verdict(v, ARB_EILLEGAL, "First card",
-                           "First card: the match opens with a card of rank "
+                           "the match opens with a card of rank "
                            "%d..10, and %s is not one", t->low, a);
     }
 
@@ -142,7 +142,7 @@ arb_chains_table_check(const arb_chains_table_t *t, arb_chains_card_t c,
         if (v == NULL)
             return ARB_EILLEGAL;
         return arb_verdict(v, ARB_EILLEGAL, "Continuity",
-                           "Continuity: %s at %s would touch no card on the "
+                           "%s at %s would touch no card on the "
                            "table (a card must touch a placed card side to "
                            "side or end to end)", a, cell);
     }
@@ -160,7 +160,7 @@ arb_chains_table_check(const arb_chains_table_t *t, arb_chains_card_t c,
             return ARB_EILLEGAL;
         card_at(who, sizeof(who), nb[k], row + dr[k], col + dc[k]);
         return arb_verdict(v, ARB_EILLEGAL, "Diversity",
-                           "Diversity: %s at %s would touch %s, a card of "
+                           "%s at %s would touch %s, a card of "
                            "the same suit", a, cell, who);
     }
     if (own > 0 || higher > 0)
@@ -177,7 +177,7 @@ arb_chains_table_check(const arb_chains_table_t *t, arb_chains_card_t c,
         len = strlen(list);
     }
     return arb_verdict(v, ARB_EILLEGAL, "Seniority",
-                       "Seniority: %s at %s touches no card of its own "
+                       "%s at %s touches no card of its own "
                        "colour, so it must be higher than at least one of "
                        "the cards of the other colour it touches, and it is "
                        "not: %s", a, cell, list);

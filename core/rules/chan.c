@@ -18,6 +18,7 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "core/rules/chan_state.h"
+#include "core/rules/reading.h"
 #include "core/shuffle.h"
 
 static void
@@ -109,18 +110,33 @@ make_deck(const arb_setup_t *s, unsigned char *deck, arb_verdict_t *v)
 static int
 chan_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
 {
+    static const char *const editions[] = { CHAN_EDITION, CHAN_EDITION_1 };
+    static const char *const bar_values[] = { "all", "capture" };
+    static const char *const count_values[] = { "once", "each" };
+    static const char *const tom_values[] = { "usual", "literal" };
     unsigned char deck[ARB_CHAN_DECK];
     chan_t       *c;
     const char   *o;
     size_t        i, j;
-    int           k, n, pos, rc;
+    int           k, n, pos, rc, ed, bar, each, tom;
 
     *out = NULL;
+    if ((ed = arb_rules_edition(s, editions, 2, v)) < 0)
+        return ed;
     for (i = 0; i < s->noptions; i++)
-        if (strcmp(s->options[i].key, "dealer") != 0)
+        if (strcmp(s->options[i].key, "dealer") != 0
+            && strcmp(s->options[i].key, "discarded-face") != 0
+            && strcmp(s->options[i].key, "khai-bon") != 0
+            && strcmp(s->options[i].key, "tom") != 0)
             return arb_verdict(v, ARB_EINVAL, "setup", "unknown option '%s' "
-                               "for chan (options: dealer)",
-                               s->options[i].key);
+                               "for chan (options: dealer, discarded-face, "
+                               "khai-bon, tom)", s->options[i].key);
+    if ((rc = arb_rules_choice(s, "discarded-face", bar_values, 2, 0, &bar,
+                               v)) != 0
+        || (rc = arb_rules_choice(s, "khai-bon", count_values, 2, 0, &each,
+                                  v)) != 0
+        || (rc = arb_rules_choice(s, "tom", tom_values, 2, 0, &tom, v)) != 0)
+        return rc;
     if (s->nplayers != CHAN_SEATS)
         return arb_verdict(v, ARB_EINVAL, "§2 setup", "Chắn is played by 4 "
                            "players, got %zu", s->nplayers);
@@ -145,6 +161,12 @@ chan_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
         return ARB_ENOMEM;
     snprintf(c->match_id, sizeof(c->match_id), "%s",
              s->match_id ? s->match_id : "");
+    c->edition = editions[ed];
+    c->readings = (bar ? CHAN_RD_BAR_TAKE : 0)
+                  | (each ? ARB_CHAN_R_EACH : 0)
+                  | (tom ? ARB_CHAN_R_TOM_LITERAL : 0)
+                  | (ed == 1 ? ARB_CHAN_R_SPLIT_EXPOSED
+                               | CHAN_RD_DEAD_HEAVEN : 0);
     for (k = 0; k < CHAN_SEATS; k++)
         snprintf(c->seat[k].name, CHAN_NAME, "%s", s->players[k].name);
     o = arb_setup_option(s, "dealer");
@@ -243,7 +265,7 @@ chan_results(const void *p, arb_results_t *out)
         rec = arb_results_add_record(out, c->end_seq);
         if (rec == NULL
             || arb_record_str(rec, "match_id", c->match_id)
-            || arb_record_str(rec, "edition", CHAN_EDITION)
+            || arb_record_str(rec, "edition", c->edition)
             || arb_record_str(rec, "dealer", c->seat[c->dealer].name)
             || arb_record_str(rec, "result", win ? "win" : "draw")
             || arb_record_str(rec, "winner",
@@ -324,6 +346,11 @@ chan_digest(const void *p, arb_digest_t *d)
     }
     for (k = 0; k < CHAN_SEATS; k++)
         arb_digest_i64(d, c->totals[k]);
+    /* The options decide future legality; fed only when one is not the
+     * default, so matches recorded before they existed keep their digest
+     * (the edition is in the match-level digest). */
+    if (c->readings & CHAN_RD_OPTIONS)
+        arb_digest_u64(d, c->readings & CHAN_RD_OPTIONS);
 }
 
 static void

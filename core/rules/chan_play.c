@@ -289,7 +289,8 @@ chiu_check(const chan_t *t, int p, judge_t *j, arb_verdict_t *v)
     if (s->dead)
         soft(j, "§3 dead hand", "%s is a dead hand: it only draws and can "
              "neither capture nor win", s->name);
-    captured_face(s, c, j);
+    if (!(t->readings & CHAN_RD_BAR_TAKE))
+        captured_face(s, c, j);
     priority(t, p, CL_CHIU, j);
     after = *s;
     after.hand[c] -= 3;
@@ -300,9 +301,11 @@ chiu_check(const chan_t *t, int p, judge_t *j, arb_verdict_t *v)
 }
 
 static void
-seat_layout(const chan_seat_t *s, arb_chan_layout_t *l)
+seat_layout(const chan_t *t, const chan_seat_t *s, arb_chan_layout_t *l)
 {
     memset(l, 0, sizeof(*l));
+    l->rules = t->readings & (ARB_CHAN_R_TOM_LITERAL | ARB_CHAN_R_EACH
+                              | ARB_CHAN_R_SPLIT_EXPOSED);
     l->ngroups = s->ngroups;
     memcpy(l->groups, s->groups, sizeof(l->groups));
     memcpy(l->concealed, s->hand, sizeof(l->concealed));
@@ -316,7 +319,7 @@ win_check(const chan_t *t, int p, judge_t *j, arb_verdict_t *v,
     char               why[240];
     int                c = t->table, rc;
 
-    seat_layout(s, l);
+    seat_layout(t, s, l);
     if (t->phase == PH_OPEN) {
         if (p != t->dealer)
             return arb_verdict(v, ARB_EILLEGAL, "§3 Thiên ù", "only the "
@@ -345,7 +348,8 @@ win_check(const chan_t *t, int p, judge_t *j, arb_verdict_t *v,
             return arb_verdict(v, ARB_EILLEGAL, "§3 dead hand", "%s is a "
                                "dead hand: it only draws and can neither "
                                "capture nor win", s->name);
-        captured_face(s, c, j);
+        if (!(t->readings & CHAN_RD_BAR_TAKE))
+            captured_face(s, c, j);
         priority(t, p, CL_WIN, j);
         l->win_face = c;
         l->concealed[c]++;
@@ -589,6 +593,21 @@ do_pass(chan_t *t, int p, const arb_event_t *ev, judge_t *j,
     return 0;
 }
 
+/* The dealer's first twenty cards win as Thiên ù (seed §3: such a dealer
+ * is not a dead hand). */
+static int
+holds_heaven(const chan_t *t, const chan_seat_t *s)
+{
+    arb_chan_layout_t l;
+    arb_chan_score_t  sc;
+    char              why[240];
+
+    seat_layout(t, s, &l);
+    l.win_face = -1;
+    l.won = ARB_CHAN_WON_HEAVEN;
+    return arb_chan_evaluate(&l, &sc, why, sizeof(why)) == 0;
+}
+
 static int
 do_draw(chan_t *t, int p, const arb_event_t *ev, judge_t *j,
         arb_verdict_t *v)
@@ -608,6 +627,10 @@ do_draw(chan_t *t, int p, const arb_event_t *ev, judge_t *j,
             soft(j, "§3 dead hand", "%s has a legal opening discard: the "
                  "dealer opens with a discard (or Thiên ù); only a dealer "
                  "without one draws, as a dead hand", s->name);
+        else if (!(t->readings & CHAN_RD_DEAD_HEAVEN) && holds_heaven(t, s))
+            soft(j, "§3 dead hand", "%s holds a Thiên ù: a dealer with a "
+                 "heavenly win is not a dead hand; he declares it with "
+                 "'win %s'", s->name, s->name);
     } else if (t->phase == PH_OFFER && p == t->gate) {
         if (t->origin == ORG_STOCK && t->from == p)
             return arb_verdict(v, ARB_EILLEGAL, "§3 turn", "%s flipped %s "

@@ -78,6 +78,17 @@ add_bonus(arb_chan_score_t *s, int id)
         s->bonus[s->nbonus++] = (unsigned char)id;
 }
 
+/* Thiên khai and Bòn: n occurrences count once, or each under the
+ * per-occurrence reading. */
+static void
+once_or_each(arb_chan_score_t *s, const arb_chan_layout_t *l, int id, int n)
+{
+    if (n > 0 && !(l->rules & ARB_CHAN_R_EACH))
+        n = 1;
+    while (n-- > 0)
+        add_bonus(s, id);
+}
+
 /* Main bonus: the highest base, ties to the higher dịch, then the first
  * in table order (seed §4). */
 static void
@@ -158,7 +169,8 @@ arb_chan_pairing_judge(const arb_chan_layout_t *l,
     if (l->won == ARB_CHAN_WON_HEAVEN)
         add_bonus(out, ARB_CHAN_B_THIEN_U);
     n = min3(all[arb_chan_face(3, ARB_CHAN_VAN)],
-             all[arb_chan_face(3, ARB_CHAN_SACH)],
+             all[arb_chan_face(3, (l->rules & ARB_CHAN_R_TOM_LITERAL)
+                                  ? ARB_CHAN_VAN2 : ARB_CHAN_SACH)],
              all[arb_chan_face(7, ARB_CHAN_VAN2)]);
     for (i = 0; i < n; i++)
         add_bonus(out, ARB_CHAN_B_TOM);
@@ -170,17 +182,15 @@ arb_chan_pairing_judge(const arb_chan_layout_t *l,
         add_bonus(out, ARB_CHAN_B_LEO);
     for (f = 0; f < ARB_CHAN_FACES; f++)
         if (l->concealed[f] - (f == l->win_face) == 4)
-            khai = 1;
-    if (khai)
-        add_bonus(out, ARB_CHAN_B_THIEN_KHAI);
+            khai++;
+    once_or_each(out, l, ARB_CHAN_B_THIEN_KHAI, khai);
     if (l->win_face >= 0 && l->concealed[l->win_face] == 4)
         add_bonus(out, ARB_CHAN_B_CHIU_U);
     for (i = 0; i < l->ngroups; i++)
         if (l->groups[i].kind == ARB_CHAN_G_CHAN
             && all[l->groups[i].face[0]] == 4)
-            bon = 1;
-    if (bon)
-        add_bonus(out, ARB_CHAN_B_BON);
+            bon++;
+    once_or_each(out, l, ARB_CHAN_B_BON, bon);
     if (out->red == 0)
         add_bonus(out, ARB_CHAN_B_BACH_DINH);
     if (out->red == 8)
@@ -198,6 +208,9 @@ arb_chan_pairing_judge(const arb_chan_layout_t *l,
 typedef struct search {
     const arb_chan_layout_t *l;
     int                      cnt[ARB_CHAN_FACES];
+    int                      ex_ca[ARB_CHAN_FACES];  /* copies in exposed Cạ */
+    int                      split;  /* a face whose pair only an exposed
+                                        Cạ would split, or -1 */
     arb_chan_pairing_t       cur;
     int                      found, any;
     arb_chan_score_t         best;
@@ -260,9 +273,17 @@ rank_step(search_t *s, int r)
                     || ss > sv + sw || sw > sv + ss)
                     continue;
                 /* Seed §1: an identical pair is never split to form Cạ,
-                 * so at most one copy of a face may sit in a Cạ. */
+                 * so at most one copy of a face may sit in a Cạ - counting
+                 * the exposed Cạ too: they are judged by the same rule. */
                 if (sv > 1 || ss > 1 || sw > 1)
                     continue;
+                if (sv + s->ex_ca[fv] > 1 || ss + s->ex_ca[fs] > 1
+                    || sw + s->ex_ca[fw] > 1) {
+                    if (s->split < 0)
+                        s->split = sv + s->ex_ca[fv] > 1 ? fv
+                                   : ss + s->ex_ca[fs] > 1 ? fs : fw;
+                    continue;
+                }
                 mark = s->cur.n;
                 push(s, fv, fv, kv);
                 push(s, fs, fs, ks);
@@ -387,6 +408,27 @@ unpaired(const search_t *s, char *why, size_t whylen)
                  "never split to form Cạ)");
 }
 
+/* Why no pairing exists when the exposed Cạ are at fault: one of them
+ * holds a copy of a face whose other copy could only go into a Cạ too. */
+static void
+split_reason(const search_t *s, char *why, size_t whylen)
+{
+    char a[4], g[16];
+    int  i;
+
+    for (i = 0; i < s->l->ngroups; i++)
+        if (s->l->groups[i].kind == ARB_CHAN_G_CA
+            && (s->l->groups[i].face[0] == s->split
+                || s->l->groups[i].face[1] == s->split))
+            break;
+    arb_chan_card_format(a, s->split);
+    arb_chan_group_format(g, &s->l->groups[i < s->l->ngroups ? i : 0]);
+    snprintf(why, whylen, "the exposed Cạ %s takes one %s of an identical "
+             "pair %s+%s, and the other %s could only go into a Cạ as well: "
+             "an identical pair is never split to form Cạ, exposed or not",
+             g, a, a, a, a);
+}
+
 int
 arb_chan_evaluate(const arb_chan_layout_t *l, arb_chan_score_t *out,
                   char *why, size_t whylen)
@@ -401,11 +443,17 @@ arb_chan_evaluate(const arb_chan_layout_t *l, arb_chan_score_t *out,
         return rc;
     memset(&s, 0, sizeof(s));
     s.l = l;
+    s.split = -1;
     for (i = 0; i < ARB_CHAN_FACES; i++)
         s.cnt[i] = l->concealed[i];
     for (i = 0; i < l->ngroups; i++) {
         const arb_chan_group_t *g = &l->groups[i];
         int                     k, n = g->kind == ARB_CHAN_G_CHIU ? 2 : 1;
+        if (g->kind == ARB_CHAN_G_CA
+            && !(l->rules & ARB_CHAN_R_SPLIT_EXPOSED)) {
+            s.ex_ca[g->face[0]]++;
+            s.ex_ca[g->face[1]]++;
+        }
         for (k = 0; k < n; k++) {
             arb_chan_pair_t *p = &s.cur.pair[s.cur.n++];
             p->a = g->face[0] < g->face[1] ? g->face[0] : g->face[1];
@@ -418,7 +466,12 @@ arb_chan_evaluate(const arb_chan_layout_t *l, arb_chan_score_t *out,
         *out = s.best;
         return 0;
     }
-    if (!s.any)
+    for (i = 0; i < ARB_CHAN_FACES && s.split < 0; i++)
+        if (s.ex_ca[i] > 1)
+            s.split = i;
+    if (!s.any && s.split >= 0)
+        split_reason(&s, why, whylen);
+    else if (!s.any)
         unpaired(&s, why, whylen);
     else
         snprintf(why, whylen, "%s", s.why);

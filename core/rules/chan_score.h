@@ -44,7 +44,17 @@ typedef struct arb_chan_group {
                                    CA: the hand card, the captured card */
 } arb_chan_group_t;
 
+/* Readings of the text a match chooses (docs/rules/chan.md, "Options and
+ * editions"); 0 is the default of the current edition. */
+#define ARB_CHAN_R_TOM_LITERAL   0x1u   /* Tôm = 3V 3W 7W: "Три Монет" as
+                                           written (default 3V 3S 7W) */
+#define ARB_CHAN_R_EACH          0x2u   /* Thiên khai and Bòn count per
+                                           occurrence (default once) */
+#define ARB_CHAN_R_SPLIT_EXPOSED 0x4u   /* edition 1: the no-split rule
+                                           looked at concealed cards only */
+
 typedef struct arb_chan_layout {
+    unsigned         rules;                      /* ARB_CHAN_R_* */
     int              ngroups;
     arb_chan_group_t groups[ARB_CHAN_GROUPS_MAX];
     unsigned char    concealed[ARB_CHAN_FACES];  /* with the winning card */

@@ -27,7 +27,18 @@
 #define CHAN_OTHER_N    19
 #define CHAN_STOCK      23
 #define CHAN_NAME       65      /* arb_name_valid(): 1..64 bytes */
-#define CHAN_EDITION    "Chan-100-cardavia-uk"
+/* Editions, newest first: 2 judges exposed Cạ by the no-split rule and
+ * lets no dealer holding Thiên ù play dead (docs/rules/chan.md). */
+#define CHAN_EDITION    "Chan-100-cardavia-uk-2"
+#define CHAN_EDITION_1  "Chan-100-cardavia-uk"
+
+/* Readings of play (beside the ARB_CHAN_R_* of scoring). */
+#define CHAN_RD_BAR_TAKE    0x100u  /* a discarded face is barred from an
+                                       ordinary capture only */
+#define CHAN_RD_DEAD_HEAVEN 0x200u  /* edition 1: a dealer holding Thiên ù
+                                       could play dead */
+#define CHAN_RD_OPTIONS     (ARB_CHAN_R_TOM_LITERAL | ARB_CHAN_R_EACH \
+                             | CHAN_RD_BAR_TAKE)   /* set by options */
 
 enum chan_phase {
     PH_OPEN = 0,        /* the dealer discards first, or wins (Thiên ù) */
@@ -64,6 +75,8 @@ typedef struct chan_seat {
 
 typedef struct chan {
     char              match_id[CHAN_NAME];
+    const char       *edition;      /* static: the recorded edition */
+    unsigned          readings;     /* ARB_CHAN_R_* | CHAN_RD_* */
     int               dealer;
     unsigned char     stock[CHAN_STOCK];
     int               stock_pos;    /* next card to flip */

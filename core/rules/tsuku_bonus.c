@@ -28,6 +28,8 @@ static const struct {
 static const int group_a[] = { ARB_TB_DOUBLE_FOUR, ARB_TB_MULTI, ARB_TB_FOUR,
                                ARB_TB_THREE, -1 };
 static const int group_b[] = { ARB_TB_DOUBLE_THREE, ARB_TB_THREE, -1 };
+/* "Тройка (одиночная) и Двойка (двойная)" read as written */
+static const int group_b_literal[] = { ARB_TB_DOUBLE_FOUR, ARB_TB_THREE, -1 };
 
 const char *
 arb_tsuku_bonus_name(int bonus)
@@ -126,11 +128,12 @@ keep_top(unsigned mask, const int *group)
 }
 
 unsigned
-arb_tsuku_bonus_exclude(unsigned mask)
+arb_tsuku_bonus_exclude(unsigned mask, int literal)
 {
     /* A bonus stands only when no more valuable member of any of its
      * groups applies; both groups are judged on the hand's full mask. */
-    return keep_top(mask, group_a) & keep_top(mask, group_b);
+    return keep_top(mask, group_a)
+           & keep_top(mask, literal ? group_b_literal : group_b);
 }
 
 void
@@ -147,7 +150,8 @@ arb_tsuku_score(arb_tsuku_score_t *s, const arb_tsuku_arr_t *a,
     s->base = ctx->dealer ? 3 : 2;
     s->points = s->base;
     s->mask = arb_tsuku_bonus_exclude(arb_tsuku_bonus_applies(a, ctx->heaven,
-                                                              pts));
+                                                              pts),
+                                      ctx->excl_literal);
     for (b = 0; b < ARB_TB_COUNT; b++)
         if (s->mask & (1u << b)) {
             s->pts[b] = pts[b];

@@ -42,6 +42,9 @@ typedef struct arb_tsuku_ctx {
     int extended;           /* 0: simple scoring */
     int dealer;             /* the winner deals this round */
     int heaven;             /* finished by a draw on the winner's first turn */
+    int excl_literal;       /* the second exclusion sentence as written:
+                               {three, double four} instead of {three,
+                               double three} (docs/rules/tsukurutenten.md) */
 } arb_tsuku_ctx_t;
 
 typedef struct arb_tsuku_score {
@@ -61,8 +64,9 @@ unsigned arb_tsuku_bonus_applies(const arb_tsuku_arr_t *a, int heaven,
 
 /* Removes from `mask` every bonus that a more valuable bonus of one of its
  * exclusion groups also in `mask` overrides: {three, four, multi, double
- * four} and {three, double three}. */
-unsigned arb_tsuku_bonus_exclude(unsigned mask);
+ * four} and {three, double three} - or, with `literal`, {three, double
+ * four} as the second sentence is written (it repeats part of the first). */
+unsigned arb_tsuku_bonus_exclude(unsigned mask, int literal);
 
 void arb_tsuku_score(arb_tsuku_score_t *s, const arb_tsuku_arr_t *a,
                      const arb_tsuku_ctx_t *ctx);

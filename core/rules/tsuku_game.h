@@ -56,6 +56,12 @@ typedef struct tsuku_rec {
 
 typedef struct arb__tsuku {
     int             extended, nplayers, first_dealer;
+    int             end_deals;      /* the game also ends when everyone has
+                                       dealt TSUKU_DEALS_EACH rounds */
+    int             heaven_dealer;  /* heaven only on the dealer's turn */
+    int             excl_literal;   /* the second exclusion as written */
+    unsigned        nondefault;     /* options not at the edition's
+                                       default (bit per option) */
     char           *match_id;
     char           *seed;           /* seed deal, or NULL */
     int            *orders;         /* header order: 61 kinds per round */

@@ -228,6 +228,11 @@ arb__tsuku_digest(const void *st, arb_digest_t *d)
     int                 j, k;
 
     arb_digest_u64(d, (uint64_t)t->extended);
+    /* The readings chosen by options, only when one is not its edition's
+     * default: records made before the options existed keep their digest
+     * (the edition is in the match-level digest). */
+    if (t->nondefault != 0)
+        arb_digest_u64(d, 0x100u | t->nondefault);
     arb_digest_u64(d, (uint64_t)t->nplayers);
     arb_digest_u64(d, (uint64_t)t->first_dealer);
     /* The seed and the header's orders fix every later round. */

@@ -24,10 +24,15 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/rules/reading.h"
 #include "core/rules/tsuku_game.h"
 #include "core/shuffle.h"
 
-#define EDITION "Tsukurutenten-ru-1"
+/* Editions, newest first.  2: the extended game runs to 25 unless the
+ * match chooses `end: dealt-twice` (the text says the game "can" also end
+ * so); 1 ended it after every player had dealt twice. */
+#define EDITION   "Tsukurutenten-ru-2"
+#define EDITION_1 "Tsukurutenten-ru-1"
 
 static void
 tsuku_destroy(void *st)
@@ -203,19 +208,28 @@ begin_round(arb__tsuku_t *t, int round, int known,
 static int
 tsuku_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
 {
+    static const char *const editions[] = { EDITION, EDITION_1 };
+    static const char *const end_values[] = { "goal", "dealt-twice" };
+    static const char *const heaven_values[] = { "any", "dealer" };
+    static const char *const excl_values[] = { "double-three", "literal" };
     arb__tsuku_t *t;
     const char   *o;
-    int           stock[ARB_TSUKU_CHIPS], known, rc;
+    int           stock[ARB_TSUKU_CHIPS], known, rc, ed, dflt;
     size_t        i, j;
 
     *out = NULL;
+    if ((ed = arb_rules_edition(s, editions, 2, v)) < 0)
+        return ed;
     for (i = 0; i < s->noptions; i++)
         if (strcmp(s->options[i].key, "scoring") != 0
-            && strcmp(s->options[i].key, "dealer") != 0)
+            && strcmp(s->options[i].key, "dealer") != 0
+            && strcmp(s->options[i].key, "end") != 0
+            && strcmp(s->options[i].key, "heaven") != 0
+            && strcmp(s->options[i].key, "exclusion") != 0)
             return arb_verdict(v, ARB_EINVAL, "setup",
                                "unknown option '%s' for tsukurutenten "
-                               "(options: scoring, dealer)",
-                               s->options[i].key);
+                               "(options: scoring, dealer, end, heaven, "
+                               "exclusion)", s->options[i].key);
     if (s->nplayers < TSUKU_PLAYERS_MIN || s->nplayers > TSUKU_PLAYERS_MAX)
         return arb_verdict(v, ARB_EINVAL, "Players",
                            "tsukurutenten is played by 2 to 4 players, got "
@@ -246,6 +260,25 @@ tsuku_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
                          "bonuses, game to 25)", o);
         goto fail;
     }
+    /* Edition 1 ended an extended game after everyone had dealt twice;
+     * its records read so without the option. */
+    dflt = ed == 1 && t->extended;
+    if ((rc = arb_rules_choice(s, "end", end_values, 2, dflt, &t->end_deals,
+                               v)) != 0
+        || (rc = arb_rules_choice(s, "heaven", heaven_values, 2, 0,
+                                  &t->heaven_dealer, v)) != 0
+        || (rc = arb_rules_choice(s, "exclusion", excl_values, 2, 0,
+                                  &t->excl_literal, v)) != 0)
+        goto fail;
+    if (t->end_deals && !t->extended) {
+        rc = arb_verdict(v, ARB_EINVAL, "Scoring", "end 'dealt-twice' "
+                         "belongs to extended scoring (\"with the extended "
+                         "system the game can also end when every player "
+                         "has dealt 2 rounds\"): add 'scoring: extended'");
+        goto fail;
+    }
+    t->nondefault = (t->end_deals != dflt) | (unsigned)t->heaven_dealer << 1
+                    | (unsigned)t->excl_literal << 2;
     for (i = 0; i < s->nplayers; i++) {
         for (j = 0; j < i; j++)
             if (strcmp(s->players[i].name, s->players[j].name) == 0) {
@@ -349,7 +382,7 @@ prepare_end(arb__tsuku_t *t, int winner, int points, next_round_t *nx)
     for (i = 0; i < t->nplayers; i++)
         if (t->p[i].points + (i == winner ? points : 0) >= goal)
             nx->ends = TSUKU_END_GOAL;
-    if (nx->ends == TSUKU_END_NONE && t->extended
+    if (nx->ends == TSUKU_END_NONE && t->end_deals
         && t->round >= TSUKU_DEALS_EACH * t->nplayers)
         nx->ends = TSUKU_END_DEALS;
     if (nx->ends == TSUKU_END_NONE) {
@@ -439,11 +472,11 @@ move_draw(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
 
     if (t->phase == TSUKU_PH_DRAWN)
         return arb_verdict(v, ARB_EILLEGAL, "Draw",
-                           "Draw: %s has already drawn this turn: discard a "
+                           "%s has already drawn this turn: discard a "
                            "chip or finish", name_of(t, seat));
     if (t->phase == TSUKU_PH_TAKEN)
         return arb_verdict(v, ARB_EILLEGAL, "Draw",
-                           "Draw: %s took %s's discard this turn and must "
+                           "%s took %s's discard this turn and must "
                            "now discard", name_of(t, seat),
                            name_of(t, (seat + t->nplayers - 1) % t->nplayers));
     if (ev->nargs > 1)
@@ -451,7 +484,7 @@ move_draw(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
                            "draw names at most the chip drawn, got %zu "
                            "arguments", ev->nargs);
     if (t->top >= ARB_TSUKU_CHIPS)     /* unreachable: the round ends */
-        return arb_verdict(v, ARB_EILLEGAL, "Draw", "Draw: the stock is "
+        return arb_verdict(v, ARB_EILLEGAL, "Draw", "the stock is "
                            "empty");
     if (ev->nargs == 1) {
         if (arb_tsuku_chip_parse(&c, ev->args[0], strlen(ev->args[0]), 0,
@@ -461,7 +494,7 @@ move_draw(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
          * hidden. */
         if (c.kind != t->stock[t->top])
             return arb_verdict(v, ARB_EILLEGAL, "Draw",
-                               "Draw: %s is not the next chip of the stock",
+                               "%s is not the next chip of the stock",
                                ev->args[0]);
     }
     t->p[seat].hand[t->stock[t->top++]]++;
@@ -482,7 +515,7 @@ move_discard(arb__tsuku_t *t, int seat, const arb_event_t *ev,
 
     if (t->phase == TSUKU_PH_ACTION)
         return arb_verdict(v, ARB_EILLEGAL, "Discard",
-                           "Discard: %s must first draw, take or finish: a "
+                           "%s must first draw, take or finish: a "
                            "discard ends a turn", name_of(t, seat));
     if (ev->nargs != 1)
         return arb_verdict(v, ARB_EINVAL, "move",
@@ -494,7 +527,7 @@ move_discard(arb__tsuku_t *t, int seat, const arb_event_t *ev,
     arb_tsuku_chip_format(name, c);
     if (p->hand[c.kind] == 0)
         return arb_verdict(v, ARB_EILLEGAL, "Discard",
-                           "Discard: %s holds no %s", name_of(t, seat), name);
+                           "%s holds no %s", name_of(t, seat), name);
     memset(&nx, 0, sizeof(nx));
     if (t->top >= ARB_TSUKU_CHIPS
         && (rc = prepare_end(t, -1, 0, &nx)) != 0)
@@ -528,8 +561,8 @@ need_live(const arb__tsuku_t *t, int seat, const char *action,
     if (t->live >= 0)
         return 0;
     return arb_verdict(v, ARB_EILLEGAL, action,
-                       "%s: no chip has been discarded this round yet: %s "
-                       "must draw", action, name_of(t, seat));
+                       "no chip has been discarded this round yet: %s "
+                       "must draw", name_of(t, seat));
 }
 
 static int
@@ -543,7 +576,7 @@ move_take(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
 
     if (t->phase != TSUKU_PH_ACTION)
         return arb_verdict(v, ARB_EILLEGAL, "Take",
-                           "Take: %s has already %s this turn: a turn is one "
+                           "%s has already %s this turn: a turn is one "
                            "action", name_of(t, seat),
                            t->phase == TSUKU_PH_DRAWN ? "drawn" : "taken");
     if ((rc = need_live(t, seat, "Take", v)) != 0)
@@ -564,7 +597,7 @@ move_take(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
                 at = i;
         if (at < 0)
             return arb_verdict(v, ARB_EILLEGAL, "Take",
-                               "Take: %s's last discard is %s, which %s %s "
+                               "%s's last discard is %s, which %s %s "
                                "%s does not contain", name_of(t, t->live_by),
                                live, ev->args[0], ev->args[1], ev->args[2]);
         if (at != 0) {
@@ -585,8 +618,8 @@ move_take(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
             arb_tsuku_chip_format(name, arb_tsuku_chip_of(c[i].kind));
             return arb_verdict(v, ARB_EILLEGAL, "Take",
                                need[c[i].kind] == 2 && p->hand[c[i].kind]
-                               ? "Take: %s holds only one %s"
-                               : "Take: %s holds no %s", name_of(t, seat),
+                               ? "%s holds only one %s"
+                               : "%s holds no %s", name_of(t, seat),
                                name);
         }
     if (arb_tsuku_set_make(&set, c, err, sizeof(err)) != 0)
@@ -640,7 +673,7 @@ move_finish(arb__tsuku_t *t, int seat, const arb_event_t *ev, int flags,
 
     if (t->phase == TSUKU_PH_TAKEN)
         return arb_verdict(v, ARB_EILLEGAL, "Finish",
-                           "Finish: %s took a discard into an open set this "
+                           "%s took a discard into an open set this "
                            "turn and must discard: a hand is finished after "
                            "a draw or with a discard", name_of(t, seat));
     from = t->phase == TSUKU_PH_DRAWN ? TSUKU_FROM_STOCK : TSUKU_FROM_DISCARD;
@@ -652,7 +685,7 @@ move_finish(arb__tsuku_t *t, int seat, const arb_event_t *ev, int flags,
     if (hand_size(p) + (from == TSUKU_FROM_DISCARD) + 3 * p->nopen
         != ARB_TSUKU_FULL)                      /* unreachable */
         return arb_verdict(v, ARB_EILLEGAL, "Finish",
-                           "Finish: %s's hand does not hold 8 chips",
+                           "%s's hand does not hold 8 chips",
                            name_of(t, seat));
 
     memset(&r, 0, sizeof(r));
@@ -662,12 +695,14 @@ move_finish(arb__tsuku_t *t, int seat, const arb_event_t *ev, int flags,
         return rc;
     ctx.extended = t->extended;
     ctx.dealer = seat == t->dealer;
-    ctx.heaven = from == TSUKU_FROM_STOCK && p->turns == 0;
+    ctx.heaven = from == TSUKU_FROM_STOCK && p->turns == 0
+                 && (!t->heaven_dealer || seat == t->dealer);
+    ctx.excl_literal = t->excl_literal;
     if (ev->nargs == 0) {
         if (nall == 0) {
             hand_text(text, sizeof(text), p, counts);
             rc = arb_verdict(v, ARB_EILLEGAL, "Finish",
-                             "Finish: no arrangement of %s's hand %s is "
+                             "no arrangement of %s's hand %s is "
                              "worth exactly 10", name_of(t, seat), text);
             goto done;
         }
@@ -677,13 +712,16 @@ move_finish(arb__tsuku_t *t, int seat, const arb_event_t *ev, int flags,
         rc = arb_tsuku_arr_parse(&r.arr, p->open, p->nopen, counts,
                                  ev->args, ev->nargs, why, sizeof(why));
         if (rc != 0) {
-            rc = arb_verdict(v, rc, rc == ARB_EINVAL ? "Chips" : "Finish",
-                             "Finish: %s", why);
+            /* a bad chip is named with the move it broke; a hand that
+             * lacks a chip breaks Finish itself, named once */
+            rc = rc == ARB_EINVAL
+                 ? arb_verdict(v, rc, "Chips", "Finish: %s", why)
+                 : arb_verdict(v, rc, "Finish", "%s", why);
             goto done;
         }
         if (r.arr.value != ARB_TSUKU_TARGET) {
             rc = arb_verdict(v, ARB_EILLEGAL, "Finish",
-                             "Finish: %s's arrangement %s is worth %d, not "
+                             "%s's arrangement %s is worth %d, not "
                              "10%s", name_of(t, seat), r.arr.text,
                              r.arr.value, nall ? "" : " (and no arrangement "
                              "of this hand is)");

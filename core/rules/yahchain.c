@@ -21,6 +21,7 @@
 
 #include "core/card.h"
 #include "core/err.h"
+#include "core/rules/reading.h"
 #include "core/json.h"
 #include "core/rules.h"
 #include "core/rules/yahchain_bc.h"
@@ -112,23 +113,23 @@ parse_owners(yah_t *y, const arb_setup_t *s, const char *list,
             ;
         if (n >= sizeof(name))
             return arb_verdict(v, ARB_EINVAL, "owners",
-                               "owners: name too long");
+                               "an owner's name is too long");
         memcpy(name, list, n);
         name[n] = '\0';
         list += n;
         seat = arb_setup_seat(s, name);
         if (seat < 0)
             return arb_verdict(v, ARB_EINVAL, "owners",
-                               "owners: Sota %d names '%s', who is not a "
-                               "player of this match", k + 1, name);
+                               "Sota %d's owner '%s' is not a player of "
+                               "this match", k + 1, name);
         if (k == SOTAS)
             return arb_verdict(v, ARB_EINVAL, "owners",
-                               "owners: more than 12 names (one per Sota)");
+                               "more than 12 owners (one per Sota)");
         y->owner[k++] = seat;
     }
     if (k != SOTAS)
         return arb_verdict(v, ARB_EINVAL, "owners",
-                           "owners: %d names given, one per Sota needs 12",
+                           "%d owners given: one per Sota needs 12",
                            k);
     return 0;
 }
@@ -137,12 +138,15 @@ static int
 yah_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
 {
     static const char *const known[] = { "mode", "void", "cycles", "owners" };
+    static const char *const editions[] = { EDITION };
     yah_t      *y;
     const char *o;
     size_t      i, j;
     int         rc;
 
     *out = NULL;
+    if ((rc = arb_rules_edition(s, editions, 1, v)) < 0)
+        return rc;
     for (i = 0; i < s->noptions; i++) {
         for (j = 0; j < 4; j++)
             if (strcmp(s->options[i].key, known[j]) == 0)

@@ -8,6 +8,7 @@
 #include "core/err.h"
 #include "core/rules/chains.h"
 #include "tests/test.h"
+#include "tests/verdict_once.h"
 
 static char last_msg[400];
 static char last_rule[48];
@@ -54,6 +55,7 @@ judge(const arb_chains_table_t *t, const char *c, int row, int col)
 
     memset(&v, 0, sizeof(v));
     rc = arb_chains_table_check(t, card(c), row, col, &fatal, &v);
+    CHECK(verdict_named_once(&v));
     snprintf(last_msg, sizeof(last_msg), "%s", rc ? v.msg : "");
     snprintf(last_rule, sizeof(last_rule), "%s", rc ? v.rule : "");
     /* the fast path (no verdict) must agree */
@@ -137,13 +139,13 @@ test_first_card(void)
     CHECK_INT(judge(&t, "6♥", 0, 0), 0);
     CHECK_INT(judge(&t, "J♠", 0, 0), ARB_EILLEGAL);
     CHECK_STR(last_rule, "First card");
-    CHECK_STR(last_msg, "First card: the match opens with a card of rank "
+    CHECK_STR(last_msg, "the match opens with a card of rank "
               "6..10, and J♠ is not one");
     CHECK_INT(judge(&t, "A♦", 0, 0), ARB_EILLEGAL);
     arb_chains_table_init(&t, 7, 2);
     CHECK_INT(judge(&t, "2♣", 0, 0), 0);
     CHECK_INT(judge(&t, "K♣", 0, 0), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "First card: the match opens with a card of rank "
+    CHECK_STR(last_msg, "the match opens with a card of rank "
               "2..10, and K♣ is not one");
 }
 
@@ -162,7 +164,7 @@ test_continuity(void)
     /* a corner is not a touch, nor is a gap */
     CHECK_INT(judge(&t, "10♥", 1, 1), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Continuity");
-    CHECK_STR(last_msg, "Continuity: 10♥ at r1c1 would touch no card on the "
+    CHECK_STR(last_msg, "10♥ at r1c1 would touch no card on the "
               "table (a card must touch a placed card side to side or end "
               "to end)");
     CHECK_INT(judge(&t, "10♥", 0, 2), ARB_EILLEGAL);
@@ -192,7 +194,7 @@ test_rectangle(void)
     put(&t, "7♦", 0, -1);
     CHECK_INT(judge(&t, "J♥", 0, 5), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Rectangle");
-    CHECK_STR(last_msg, "Rectangle: the columns are fixed at c-1..c4 (the "
+    CHECK_STR(last_msg, "the columns are fixed at c-1..c4 (the "
               "cards span 6 of the 6×6 rectangle), so J♥ cannot go at "
               "r0c5");
     CHECK_INT(judge(&t, "8♣", 0, -2), ARB_EILLEGAL);
@@ -207,7 +209,7 @@ test_rectangle(void)
     put(&t, "A♦", 5, 0);
     /* rows 0..5 span six: fixed, r6 and r-1 refused, inside is fine */
     CHECK_INT(judge(&t, "J♥", 6, 0), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Rectangle: the rows are fixed at r0..r5 (the cards "
+    CHECK_STR(last_msg, "the rows are fixed at r0..r5 (the cards "
               "span 6 of the 6×6 rectangle), so J♥ cannot go at r6c0");
     CHECK_INT(judge(&t, "J♥", -1, 0), ARB_EILLEGAL);
     CHECK_INT(judge(&t, "K♠", 1, 1), 0);
@@ -220,7 +222,7 @@ test_rectangle(void)
     CHECK_INT(judge(&t, "A♦", 0, 6), 0);
     put(&t, "A♦", 0, 6);
     CHECK_INT(judge(&t, "A♣", 0, 7), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Rectangle: the columns are fixed at c0..c6 (the "
+    CHECK_STR(last_msg, "the columns are fixed at c0..c6 (the "
               "cards span 7 of the 7×7 rectangle), so A♣ cannot go at "
               "r0c7");
 
@@ -231,7 +233,7 @@ test_rectangle(void)
                              0);
     CHECK_INT(judge(&t, "A♣", 1, 3), 0);
     CHECK_INT(judge(&t, "A♦", 0, 8), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Rectangle: the columns are fixed at c0..c7 (the "
+    CHECK_STR(last_msg, "the columns are fixed at c0..c7 (the "
               "cards span 8 of the 6×6 rectangle), so A♦ cannot go at "
               "r0c8");
 }
@@ -245,7 +247,7 @@ test_diversity(void)
     put(&t, "9♠", 0, 0);
     CHECK_INT(judge(&t, "7♠", 0, 1), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Diversity");
-    CHECK_STR(last_msg, "Diversity: 7♠ at r0c1 would touch 9♠ at r0c0, a "
+    CHECK_STR(last_msg, "7♠ at r0c1 would touch 9♠ at r0c0, a "
               "card of the same suit");
     /* same colour, other suit: fine (and any rank will do) */
     CHECK_INT(judge(&t, "7♣", 0, 1), 0);
@@ -255,10 +257,10 @@ test_diversity(void)
     put(&t, "10♥", 0, 1);
     put(&t, "J♦", 1, 1);
     CHECK_INT(judge(&t, "Q♦", 1, 0), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Diversity: Q♦ at r1c0 would touch J♦ at r1c1, a "
+    CHECK_STR(last_msg, "Q♦ at r1c0 would touch J♦ at r1c1, a "
               "card of the same suit");
     CHECK_INT(judge(&t, "Q♥", -1, 1), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Diversity: Q♥ at r-1c1 would touch 10♥ at r0c1, a "
+    CHECK_STR(last_msg, "Q♥ at r-1c1 would touch 10♥ at r0c1, a "
               "card of the same suit");
     /* ...but not across a corner: at r1c0, 10♥ is only diagonal */
     CHECK_INT(judge(&t, "Q♥", 1, 0), 0);
@@ -277,7 +279,7 @@ test_seniority(void)
     CHECK_INT(judge(&t, "A♣", 0, 1), 0);
     CHECK_INT(judge(&t, "J♠", 0, 1), ARB_EILLEGAL);     /* equal */
     CHECK_STR(last_rule, "Seniority");
-    CHECK_STR(last_msg, "Seniority: J♠ at r0c1 touches no card of its own "
+    CHECK_STR(last_msg, "J♠ at r0c1 touches no card of its own "
               "colour, so it must be higher than at least one of the cards "
               "of the other colour it touches, and it is not: J♦ at r0c0");
     CHECK_INT(judge(&t, "10♣", 1, 0), ARB_EILLEGAL);
@@ -295,7 +297,7 @@ test_seniority(void)
     put(&t, "A♦", 0, 0);
     put(&t, "K♥", 1, 1);
     CHECK_INT(judge(&t, "Q♠", 0, 1), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Seniority: Q♠ at r0c1 touches no card of its own "
+    CHECK_STR(last_msg, "Q♠ at r0c1 touches no card of its own "
               "colour, so it must be higher than at least one of the cards "
               "of the other colour it touches, and it is not: K♥ at r1c1, "
               "A♦ at r0c0");
@@ -343,7 +345,7 @@ test_taken_and_order(void)
               ARB_EILLEGAL);
     CHECK_INT(fatal, 1);
     CHECK_STR(v.rule, "Cell");
-    CHECK_STR(v.msg, "Cell: r0c0 is taken by 9♠ (seq 1)");
+    CHECK_STR(v.msg, "r0c0 is taken by 9♠ (seq 1)");
     CHECK_INT(arb_chains_table_check(&t, card("10♥"), 0, 1, &fatal, &v), 0);
     CHECK_INT(fatal, 0);
     CHECK_INT(arb_chains_table_check(&t, card("7♠"), 0, 1, &fatal, &v),

@@ -14,6 +14,7 @@
 #include "core/transcript.h"
 #include "tests/replay_text.h"
 #include "tests/test.h"
+#include "tests/verdict_once.h"
 
 
 /* Applies one event of `kind`: a move "verb player args..." (words split
@@ -43,6 +44,7 @@ event(arb_match_t *m, int kind, uint64_t target, const char *line,
         i++;
     }
     rc = arb_match_apply(m, &ev, &v);
+    CHECK(verdict_named_once(&v));
     snprintf(last_msg, sizeof(last_msg), "%s", v.code ? v.msg : "");
     snprintf(last_rule, sizeof(last_rule), "%s", v.code ? v.rule : "");
     arb_event_clear(&ev);
@@ -198,7 +200,7 @@ test_seeded_deal(void)
         /* hand A1 (positions 0, 4, ...) holds Q♦ K♥ J♣ 10♠ 7♣ 7♠ Q♠ K♣
          * 6♣: 7♣ may open, 6♦ (hand B1) may not be played by ann */
         CHECK_INT(move(a, "place ann 6♦ r0c0"), ARB_EILLEGAL);
-        CHECK_STR(last_msg, "Hand: ann (hand 1) does not hold 6♦: a player "
+        CHECK_STR(last_msg, "ann (hand 1) does not hold 6♦: a player "
                   "places only cards from their own hand");
         CHECK_INT(move(a, "place ann 7♣ r0c0"), 0);
     }
@@ -234,11 +236,11 @@ test_moves(void)
     /* turn order: seat order, ann first */
     CHECK_INT(move(m, "place bob J♦ r0c0"), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Turn");
-    CHECK_STR(last_msg, "Turn: it is ann's turn, not bob's: the teams move "
+    CHECK_STR(last_msg, "it is ann's turn, not bob's: the teams move "
               "alternately in seat order");
     CHECK_INT(move(m, "place ann J♦ r0c0"), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Hand");
-    CHECK_STR(last_msg, "Hand: ann does not hold J♦: a player places only "
+    CHECK_STR(last_msg, "ann does not hold J♦: a player places only "
               "cards from their own hand");
     CHECK_INT(move(m, "place ann J♥ r0c0"), ARB_EILLEGAL);
     CHECK_STR(last_rule, "First card");
@@ -270,23 +272,23 @@ test_moves(void)
     /* ann holds 9♠: she may not pass */
     CHECK_INT(move(m, "pass ann"), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Pass");
-    CHECK_STR(last_msg, "Pass: ann may not pass while a card can be placed "
+    CHECK_STR(last_msg, "ann may not pass while a card can be placed "
               "(the move is compulsory): 7♠ can go at r0c0");
     CHECK_INT(move(m, "place ann 9♠ r0c0"), 0);
     CHECK_INT(move(m, "pass bob"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Pass: bob may not pass while a card can be placed "
+    CHECK_STR(last_msg, "bob may not pass while a card can be placed "
               "(the move is compulsory): Q♥ can go at r-1c0");
     CHECK_INT(move(m, "place bob 9♠ r0c1"), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Hand");
-    CHECK_STR(last_msg, "Hand: 9♠ is already on the table at r0c0 (seq 1)");
+    CHECK_STR(last_msg, "9♠ is already on the table at r0c0 (seq 1)");
     CHECK_INT(move(m, "place bob J♦ r0c0"), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Cell");
-    CHECK_STR(last_msg, "Cell: r0c0 is taken by 9♠ (seq 1)");
+    CHECK_STR(last_msg, "r0c0 is taken by 9♠ (seq 1)");
     CHECK_INT(move(m, "place bob J♦ r1c1"), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Continuity");
     CHECK_INT(move(m, "place bob Q♠ r0c1"), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Diversity");
-    CHECK_STR(last_msg, "Diversity: Q♠ at r0c1 would touch 9♠ at r0c0, a "
+    CHECK_STR(last_msg, "Q♠ at r0c1 would touch 9♠ at r0c0, a "
               "card of the same suit");
     CHECK_INT(move(m, "place bob 6♥ r0c1"), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Seniority");
@@ -331,7 +333,7 @@ test_pass(void)
     if (m == NULL)
         return;
     CHECK_INT(move(m, "place ann J♠ r0c0"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "First card: the match opens with a card of rank "
+    CHECK_STR(last_msg, "the match opens with a card of rank "
               "6..10, and J♠ is not one");
     CHECK_INT(move(m, "pass bob"), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Turn");
@@ -342,7 +344,7 @@ test_pass(void)
     CHECK_INT(move(m, "place dan 7♦ r0c2"), 0);
     /* now ann has higher cards next to the row: no pass */
     CHECK_INT(move(m, "pass ann"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Pass: ann may not pass while a card can be placed "
+    CHECK_STR(last_msg, "ann may not pass while a card can be placed "
               "(the move is compulsory): J♠ can go at r-1c1");
     CHECK_INT(arb_match_finished(m), 0);
     arb_match_free(m);
@@ -366,16 +368,16 @@ test_one_on_one(void)
         return;
     CHECK(strstr(state(m), "\"turn\":\"ann\",\"turn_hand\":1,") != NULL);
     CHECK_INT(move(m, "place ann 8♠ r0c0"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Hand: ann (hand 1) does not hold 8♠: a player "
+    CHECK_STR(last_msg, "ann (hand 1) does not hold 8♠: a player "
               "places only cards from their own hand");
     CHECK_INT(move(m, "place ann 10♠ r0c0"), 0);
     CHECK_INT(move(m, "place ann 8♠ r0c1"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Turn: it is bob's turn (hand 1), not ann's: the "
+    CHECK_STR(last_msg, "it is bob's turn (hand 1), not ann's: the "
               "teams move alternately in seat order");
     CHECK_INT(move(m, "place bob A♥ r0c1"), 0);
     CHECK(strstr(state(m), "\"turn\":\"ann\",\"turn_hand\":2,") != NULL);
     CHECK_INT(move(m, "place ann 6♠ r1c0"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Hand: ann (hand 2) does not hold 6♠: a player "
+    CHECK_STR(last_msg, "ann (hand 2) does not hold 6♠: a player "
               "places only cards from their own hand");
     CHECK_INT(move(m, "place ann 9♣ r0c-1"), 0);
     CHECK(strstr(state(m), "\"turn\":\"bob\",\"turn_hand\":2,") != NULL);
@@ -428,7 +430,7 @@ test_rectangle_in_play(void)
         /* Q♣ at r3c3 made six: the left edge is now closed to dan */
         CHECK_INT(move(m, "place dan J♠ r2c-3"), ARB_EILLEGAL);
         CHECK_STR(last_rule, "Rectangle");
-        CHECK_STR(last_msg, "Rectangle: the columns are fixed at c-2..c3 (the "
+        CHECK_STR(last_msg, "the columns are fixed at c-2..c3 (the "
                   "cards span 6 of the 6×6 rectangle), so J♠ cannot go at "
                   "r2c-3");
         CHECK_INT(move(m, "place dan J♠ r2c3"), 0);

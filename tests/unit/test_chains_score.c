@@ -290,6 +290,15 @@ test_tool(void)
                   "</dev/null 2>&1", out, sizeof(out)), 2);
     CHECK_STR(out, "arbiter score: variant 'cube' does not exist: use "
               "square or sum\n");
+    /* a refusal names its rule once (issue 15: "refused: Seniority:
+     * Seniority: ...") */
+    CHECK_INT(run("printf 'game: chains\\nmatch: X\\nteams: long short\\n"
+                  "players: ann:long bob:short\\ndeck: 36\\nscoring: square"
+                  "\\ndeal: seed s\\nplace bob 6S r0c0\\n' | bin/arbiter "
+                  "replay - 2>&1", out, sizeof(out)), 1);
+    CHECK_STR(out, "-:8: seq 1 'place bob 6S r0c0' refused: Turn: it is "
+              "ann's turn (hand 1), not bob's: the teams move alternately "
+              "in seat order\n");
     CHECK_INT(run("bin/arbiter score --game chains --help", out,
                   sizeof(out)), 0);
     CHECK(strstr(out, "--variant") != NULL);

@@ -23,6 +23,7 @@
 #include "core/transcript.h"
 #include "tests/replay_text.h"
 #include "tests/test.h"
+#include "tests/verdict_once.h"
 
 
 static const int sizes[5] = { 20, 19, 19, 19, 23 };
@@ -128,6 +129,7 @@ step(arb_match_t *m, const char *line)
         arb_event_add_arg(&ev, tok);
     memset(&v, 0, sizeof(v));
     rc = arb_match_apply(m, &ev, &v);
+    CHECK(verdict_named_once(&v));
     arb_event_clear(&ev);
     snprintf(last_msg, sizeof(last_msg), "%s", rc ? v.msg : "");
     snprintf(last_rule, sizeof(last_rule), "%s", rc ? v.rule : "");
@@ -260,7 +262,7 @@ test_setup(void)
     CHECK(r != NULL);
     if (r == NULL)
         return;
-    CHECK_STR(r->edition, "Chan-100-cardavia-uk");
+    CHECK_STR(r->edition, "Chan-100-cardavia-uk-2");
     build_deal(deal, sizeof(deal), "");
     snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c\n%s",
              deal);
@@ -274,6 +276,40 @@ test_setup(void)
              "dealer: zed\n%s", deal);
     CHECK(open_text(text) == NULL);
     CHECK_STR(last_msg, "dealer 'zed' is not a player of this match");
+    /* editions: the current one, the one before it (still replayed), no
+     * other */
+    snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c d\n"
+             "edition: Chan-100-cardavia-uk\n%s", deal);
+    m = open_text(text);
+    CHECK(m != NULL);
+    arb_match_free(m);
+    snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c d\n"
+             "edition: Chan-100-cardavia-uk-2\n%s", deal);
+    m = open_text(text);
+    CHECK(m != NULL);
+    arb_match_free(m);
+    snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c d\n"
+             "edition: Chan-99\n%s", deal);
+    CHECK(open_text(text) == NULL);
+    CHECK_STR(last_msg, "edition 'Chan-99' is not supported: this engine "
+              "implements Chan-100-cardavia-uk-2 and replays records of "
+              "Chan-100-cardavia-uk");
+    /* options name a reading; anything else is refused, listing them */
+    snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c d\n"
+             "tom: lettered\n%s", deal);
+    CHECK(open_text(text) == NULL);
+    CHECK_STR(last_msg, "tom 'lettered' is not a reading of this rule set: "
+              "choose usual or literal");
+    snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c d\n"
+             "discarded-face: win\n%s", deal);
+    CHECK(open_text(text) == NULL);
+    CHECK_STR(last_msg, "discarded-face 'win' is not a reading of this rule "
+              "set: choose all or capture");
+    snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c d\n"
+             "khai-bon: twice\n%s", deal);
+    CHECK(open_text(text) == NULL);
+    CHECK_STR(last_msg, "khai-bon 'twice' is not a reading of this rule set: "
+              "choose once or each");
     CHECK(open_text("game: chan\nmatch: S\nplayers: a b c d\n") == NULL);
     CHECK(strstr(last_msg, "chan needs a deal") != NULL);
     CHECK(open_text("game: chan\nmatch: S\nplayers: a b c d\n"
@@ -462,6 +498,82 @@ test_discarded_face(void)
             "chiu b ! §3 Chíu ~ b holds 2 9W: Chíu needs three\n"
             "draw b\n");
     arb_match_free(m);
+}
+
+/* A match of `spec` (with header lines `extra`) after `moves`. */
+static arb_match_t *
+open_played(const char *spec, const char *extra, const char *moves)
+{
+    arb_match_t *m = open_spec(spec, extra);
+
+    CHECK(m != NULL);
+    if (m != NULL)
+        PLAY(m, moves);
+    return m;
+}
+
+/* Issue 15, item 1, in a match: an exposed Cạ that takes a card of an
+ * identical pair (by ruling) cannot then win with the pair's other card in
+ * a second Cạ; edition 1 records accepted that win and still replay so. */
+static void
+test_exposed_split_win(void)
+{
+    static const char *spec = "2S | 2V 2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8W 8W "
+                              "9W 9W 3W 3W 6S | | | 2W";
+    static const char *moves = "discard a 2S\n"
+                               "stands take b 2V 2S\n"   /* §3 no split */
+                               "discard b 6S\ndraw c 2W\n";
+    arb_match_t *m;
+
+    m = open_played(spec, NULL, moves);
+    if (m != NULL) {
+        PLAY(m, "win b ! §1 winning hand ~ the exposed Cạ 2V+2S takes one "
+                "2V of an identical pair 2V+2V\n");
+        arb_match_free(m);
+    }
+    m = open_played(spec, "edition: Chan-100-cardavia-uk\n", moves);
+    if (m != NULL) {
+        PLAY(m, "win b\n");
+        CHECK_STR(rec_str(m, "pairs"), "2V+2S 2V+2W 3V+3V 3W+3W 4V+4V 5V+5V "
+                  "6V+6V 7V+7V 8W+8W 9W+9W");
+        CHECK_STR(rec_str(m, "edition"), "Chan-100-cardavia-uk");
+        arb_match_free(m);
+    }
+}
+
+/* Issue 15: "a face discarded earlier cannot later be captured" - barred
+ * from winning too (discarded-face: all, the default) or only from an
+ * ordinary capture, as the text says (discarded-face: capture).  (A Chíu
+ * on a discarded face cannot arise: the fourth copy is the discarded one.) */
+static void
+test_discarded_face_option(void)
+{
+    static const char *spec = "2W | 9W 9W 9W 2W 9V 2V 2V 3V 3V 4S 4S 7W 7W "
+                              "8W 8W 5S 5S 6S 6S | | | . . 9W";
+    static const char *moves = "discard a 2W\ntake b 2W\ndiscard b 9W\n"
+                              "draw c\npass c\ndraw d\npass d\n"
+                              "draw a 9W\npass a\n";
+    arb_match_t *m;
+
+    m = open_played(spec, NULL, moves);
+    if (m != NULL) {
+        PLAY(m, "take b 9W ! §3 discarded face ~ b discarded 9W earlier\n"
+                "win b ! §3 discarded face ~ b discarded 9W earlier\n");
+        arb_match_free(m);
+    }
+    m = open_played(spec, "discarded-face: all\n", moves);
+    if (m != NULL) {
+        PLAY(m, "win b ! §3 discarded face ~ b discarded 9W earlier\n");
+        arb_match_free(m);
+    }
+    m = open_played(spec, "discarded-face: capture\n", moves);
+    if (m != NULL) {
+        PLAY(m, "take b 9W ! §3 discarded face ~ b discarded 9W earlier\n"
+                "win b\n");
+        CHECK_STR(rec_str(m, "winner"), "b");
+        CHECK_STR(rec_str(m, "winning_card"), "9W");
+        arb_match_free(m);
+    }
 }
 
 static void
@@ -715,11 +827,33 @@ test_heaven_and_dead(void)
         CHECK_INT(rec_int(m, "score"), 22);
         arb_match_free(m);
     }
-    /* ... or a dead hand: it only draws, never captures or wins */
+    /* ... and holding it he is not a dead hand (seed §3: "a dealer who
+     * has no legal opening discard or heavenly win becomes a dead hand";
+     * issue 15): the draw is refused, naming the win */
     m = open_spec(pairs, NULL);
     CHECK(m != NULL);
     if (m != NULL) {
-        PLAY(m, "draw a 2V\n"
+        PLAY(m, "draw a 2V ! §3 dead hand ~ a holds a Thiên ù: a dealer "
+                "with a heavenly win is not a dead hand; he declares it with "
+                "'win a'\n");
+        CHECK(strstr(state(m), "\"dead\":true") == NULL);
+        arb_match_free(m);
+    }
+    /* Edition 1 (records made before the correction) let him play dead,
+     * and still replays so */
+    m = open_spec(pairs, "edition: Chan-100-cardavia-uk\n");
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "draw a 2V\n");
+        CHECK(strstr(state(m), "\"dead\":true") != NULL);
+        arb_match_free(m);
+    }
+    /* ... a dead hand only by ruling now: it only draws, never captures
+     * or wins */
+    m = open_spec(pairs, NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "stands draw a 2V\n"
                 "take a 2V ! §3 dead hand ~ a is a dead hand\n"
                 "win a ! §3 dead hand\n"
                 "declare a take ! §3 dead hand\n"
@@ -776,12 +910,15 @@ test_rulings_and_digest(void)
 
 /* ---- whole hands from transcripts ----------------------------------- */
 
+/* Opens a transcript; with `edition`, as a record of that edition (the
+ * line is put first, and every "stands " ruling of a move the edition
+ * finds legal is read as the plain move). */
 static arb_match_t *
-open_file(const char *path)
+open_file_as(const char *path, const char *edition)
 {
     FILE        *f = fopen(path, "rb");
-    char        *buf;
-    size_t       n;
+    char        *buf, *p;
+    size_t       n, o = 0;
     arb_match_t *m;
 
     if (f == NULL) {
@@ -789,14 +926,42 @@ open_file(const char *path)
         return NULL;
     }
     buf = calloc(1, 1 << 16);
-    n = fread(buf, 1, (1 << 16) - 1, f);
+    if (edition != NULL)
+        o = (size_t)snprintf(buf, 200, "edition: %s\n", edition);
+    n = fread(buf + o, 1, (1 << 16) - 1 - o, f);
     fclose(f);
-    buf[n] = '\0';
+    buf[o + n] = '\0';
+    while (edition != NULL && (p = strstr(buf, "stands ")) != NULL) {
+        char *dash = strstr(p, " -- "), *nl = strchr(p, '\n');
+        memmove(p, p + 7, strlen(p + 7) + 1);
+        if (dash != NULL && nl != NULL && dash < nl)
+            memmove(dash - 7, nl - 7, strlen(nl - 7) + 1);
+    }
     m = open_text(buf);
     if (m == NULL)
         fprintf(stderr, "%s: %s: %s\n", path, last_rule, last_msg);
     free(buf);
     return m;
+}
+
+static arb_match_t *
+open_file(const char *path)
+{
+    return open_file_as(path, NULL);
+}
+
+/* The digest of a transcript read as a record of edition 1. */
+static void
+hex_as(char *d, const char *path, const char *edition)
+{
+    arb_match_t *m = open_file_as(path, edition);
+
+    d[0] = '\0';
+    CHECK(m != NULL);
+    if (m != NULL) {
+        hex(d, m);
+        arb_match_free(m);
+    }
 }
 
 static void
@@ -817,10 +982,15 @@ test_transcripts(void)
         CHECK_STR(rec_str(m, "settlement"), "an -5 binh 15 chi -5 dung -5");
         hex(d, m);
         /* pinned: a change here changes every recorded digest */
-        CHECK_STR(d, "99bc9cc8e18767cdccf0acd34d783473"
-                  "2ace03da6f4e3986fc79d0d908f84523");
+        CHECK_STR(d, "6291b741ab50d31642504d5ab7d7e8d0"
+                  "ded672d39b2286d40fdfb22b43459415");
         arb_match_free(m);
     }
+    /* read as a record of edition 1, it keeps the digest it was recorded
+     * with */
+    hex_as(d, "tests/data/chan-u-chi-tom.txt", "Chan-100-cardavia-uk");
+    CHECK_STR(d, "99bc9cc8e18767cdccf0acd34d783473"
+              "2ace03da6f4e3986fc79d0d908f84523");
     /* Every player passes until the stock is exhausted: a draw. */
     m = open_file("tests/data/chan-draw.txt");
     CHECK(m != NULL);
@@ -832,10 +1002,15 @@ test_transcripts(void)
         CHECK_INT(total(m, "an"), 0);
         hex(d, m);
         /* pinned: a change here changes every recorded digest */
-        CHECK_STR(d, "27eb7386132ed53131c9f5b69cd07899"
-                  "551d82eeb340ae0cb5f1a39e326df97d");
+        CHECK_STR(d, "c44d9bd8100674b0e2f90a3500f64d40"
+                  "532edadfeeb35d1c482d7bde0e9df92a");
         arb_match_free(m);
     }
+    /* read as a record of edition 1, it keeps the digest it was recorded
+     * with */
+    hex_as(d, "tests/data/chan-draw.txt", "Chan-100-cardavia-uk");
+    CHECK_STR(d, "27eb7386132ed53131c9f5b69cd07899"
+              "551d82eeb340ae0cb5f1a39e326df97d");
     /* The dealer's dead hand pays like any loser. */
     m = open_file("tests/data/chan-dead.txt");
     CHECK(m != NULL);
@@ -847,10 +1022,15 @@ test_transcripts(void)
         CHECK_INT(total(m, "an"), -8);
         hex(d, m);
         /* pinned: a change here changes every recorded digest */
-        CHECK_STR(d, "72a3e6c9a800b50e8fd33155bee1782f"
-                  "40ae14ca84d39052f4e1bc8c9942264b");
+        CHECK_STR(d, "25b298f9085775e756f6f01dd1b96fe2"
+                  "dc811c7875cdd58b08fef3a43bcf8a41");
         arb_match_free(m);
     }
+    /* read as a record of edition 1, it keeps the digest it was recorded
+     * with */
+    hex_as(d, "tests/data/chan-dead.txt", "Chan-100-cardavia-uk");
+    CHECK_STR(d, "72a3e6c9a800b50e8fd33155bee1782f"
+              "40ae14ca84d39052f4e1bc8c9942264b");
     /* Chíu ù out of turn on a discard after a Cạ capture. */
     m = open_file("tests/data/chan-chiu-u.txt");
     CHECK(m != NULL);
@@ -860,10 +1040,15 @@ test_transcripts(void)
         CHECK_STR(rec_str(m, "bonuses"), "chiu-u");
         hex(d, m);
         /* pinned: a change here changes every recorded digest */
-        CHECK_STR(d, "a36ed0659d6723a37f64584090288ebd"
-                  "9f1814aad21a4bc55c0c55caf3f06bcd");
+        CHECK_STR(d, "8cfb9410476998c45fb8492a3febd13b"
+                  "0c3af2761caebe2da41934778b9296c7");
         arb_match_free(m);
     }
+    /* read as a record of edition 1, it keeps the digest it was recorded
+     * with */
+    hex_as(d, "tests/data/chan-chiu-u.txt", "Chan-100-cardavia-uk");
+    CHECK_STR(d, "a36ed0659d6723a37f64584090288ebd"
+              "9f1814aad21a4bc55c0c55caf3f06bcd");
 }
 
 /* The canonical transcript of a Chắn hand (as `arbiter` writes it) keeps
@@ -952,6 +1137,8 @@ main(void)
     test_capture_basics();
     test_declined_chan();
     test_discarded_face();
+    test_discarded_face_option();
+    test_exposed_split_win();
     test_ca_rules();
     test_ca_discard();
     test_priority();

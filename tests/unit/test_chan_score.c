@@ -313,18 +313,98 @@ test_win_conditions(void)
     CHECK_INT(score("2V+2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8V 8V 9V 9V 2W 2W "
                     "2S 2S", NULL, ARB_CHAN_WON_HEAVEN, NULL, 0), -2);
     CHECK(strstr(why, "nothing exposed") != NULL);
-    /* exposed groups are fixed: an exposed Cạ 5V+5S with 5V 5W concealed
-     * is two Cạ (not re-paired as 5V+5V, 5S+5W) */
+    /* exposed groups are fixed: an exposed Cạ 5V+5S stays one pair */
     {
         arb_chan_layout_t l;
         arb_chan_score_t  sc;
-        layout(&l, "5V+5S 5V 5W 2V 2V 3V 3V 4V 4V 6V 6V 7V 7V 8W 8W 9W 9W "
+        layout(&l, "5V+5S 5V 5V 5W 5W 2V 2V 3V 3V 4V 4V 6V 6V 7V 7V 8W 8W "
                "2S 2S", "2S", ARB_CHAN_WON_STOCK);
         CHECK_INT(arb_chan_evaluate(&l, &sc, why, sizeof(why)), 0);
-        CHECK_INT(sc.chan, 8);
-        CHECK_INT(sc.ca, 2);
+        CHECK_INT(sc.chan, 9);
+        CHECK_INT(sc.ca, 1);
         CHECK_INT(sc.pairing.pair[0].exposed, 1);
     }
+    /* ... and judged by the same no-split rule as concealed cards (issue
+     * 15): an exposed Cạ 5V+5S with 5V 5W concealed would put both 5V in
+     * Cạ, splitting the pair 5V+5V; concealed, the same cards win */
+    CHECK_INT(score("5V+5S 5V 5W 2V 2V 3V 3V 4V 4V 6V 6V 7V 7V 8W 8W 9W 9W "
+                    "2S 2S", "2S", ARB_CHAN_WON_STOCK, NULL, 0), -1);
+    CHECK(strstr(why, "the exposed Cạ 5V+5S takes one 5V of an identical "
+                 "pair") != NULL);
+    CHECK(score("5V 5S 5V 5W 2V 2V 3V 3V 4V 4V 6V 6V 7V 7V 8W 8W 9W 9W "
+                "2S 2S", "2S", ARB_CHAN_WON_STOCK, NULL, 0) > 0);
+    /* two exposed Cạ sharing a face split it whatever is concealed */
+    CHECK_INT(score("5V+5S 5V+5W 2V 2V 3V 3V 4V 4V 6V 6V 7V 7V 8W 8W 9W 9W "
+                    "2S 2S", "2S", ARB_CHAN_WON_STOCK, NULL, 0), -1);
+    CHECK(strstr(why, "never split to form Cạ, exposed or not") != NULL);
+}
+
+/* Scores with readings (ARB_CHAN_R_*); bonus ids into ids. */
+static int
+score_as(unsigned rules, const char *cards, const char *win, int won,
+         char *ids, size_t n)
+{
+    arb_chan_layout_t l;
+    arb_chan_score_t  sc;
+    size_t            o = 0;
+    int               i;
+
+    layout(&l, cards, win, won);
+    l.rules = rules;
+    ids[0] = '\0';
+    if (arb_chan_evaluate(&l, &sc, why, sizeof(why)) != 0)
+        return -1;
+    for (i = 0; i < sc.nbonus && o < n; i++)
+        o += (size_t)snprintf(ids + o, n - o, "%s%s", i ? " " : "",
+                              arb_chan_bonus_info(sc.bonus[i])->id);
+    return sc.points;
+}
+
+/* Issue 15: the readings a match may choose, each pinned both ways. */
+static void
+test_readings(void)
+{
+    char ids[200];
+
+    /* Tôm: the usual 3V 3S 7W, or "Три Монет" as written: 3V 3W 7W */
+    CHECK_INT(score_as(0, "3V 3S 7W 7V 2V 2V 4V 4V 5V 5V 6V 6V 8V 8V 9W 9W "
+                       "2S 2S 4S 4S", "2S", ARB_CHAN_WON_STOCK, ids,
+                       sizeof(ids)), 4);
+    CHECK_STR(ids, "tom");
+    CHECK_INT(score_as(ARB_CHAN_R_TOM_LITERAL, "3V 3S 7W 7V 2V 2V 4V 4V 5V "
+                       "5V 6V 6V 8V 8V 9W 9W 2S 2S 4S 4S", "2S",
+                       ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 2);
+    CHECK_STR(ids, "");
+    CHECK_INT(score_as(0, "3V 3W 7W 7V 2V 2V 4V 4V 5V 5V 6V 6V 8V 8V 9W 9W "
+                       "2S 2S 4S 4S", "2S", ARB_CHAN_WON_STOCK, ids,
+                       sizeof(ids)), 2);
+    CHECK_INT(score_as(ARB_CHAN_R_TOM_LITERAL, "3V 3W 7W 7V 2V 2V 4V 4V 5V "
+                       "5V 6V 6V 8V 8V 9W 9W 2S 2S 4S 4S", "2S",
+                       ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 4);
+    CHECK_STR(ids, "tom");
+    /* Thiên khai: two faces dealt four times count once, or twice */
+    CHECK_INT(score_as(0, "4W 4W 4W 4W 5W 5W 5W 5W 2V 2V 3V 3V 6V 6V 7V 7V "
+                       "2S 2S 8V 8V", "2S", ARB_CHAN_WON_STOCK, ids,
+                       sizeof(ids)), 12 + 5);
+    CHECK_STR(ids, "thien-khai thap-thanh");
+    CHECK_INT(score_as(ARB_CHAN_R_EACH, "4W 4W 4W 4W 5W 5W 5W 5W 2V 2V 3V 3V "
+                       "6V 6V 7V 7V 2S 2S 8V 8V", "2S", ARB_CHAN_WON_STOCK,
+                       ids, sizeof(ids)), 12 + 5 + 5);
+    CHECK_STR(ids, "thien-khai thien-khai thap-thanh");
+    /* Bòn: two captured Chắn whose faces the hand holds all four of */
+    CHECK_INT(score_as(0, "4W+4W 4W 4W 5W+5W 5W 5W 2V 2V 3V 3V 6V 6V 7V 7V "
+                       "2S 2S 8V 8V", "2S", ARB_CHAN_WON_STOCK, ids,
+                       sizeof(ids)), 12 + 5);
+    CHECK_STR(ids, "bon thap-thanh");
+    CHECK_INT(score_as(ARB_CHAN_R_EACH, "4W+4W 4W 4W 5W+5W 5W 5W 2V 2V 3V 3V "
+                       "6V 6V 7V 7V 2S 2S 8V 8V", "2S", ARB_CHAN_WON_STOCK,
+                       ids, sizeof(ids)), 12 + 5 + 5);
+    CHECK_STR(ids, "bon bon thap-thanh");
+    /* edition 1 judged exposed Cạ without the no-split rule */
+    CHECK_INT(score_as(ARB_CHAN_R_SPLIT_EXPOSED, "5V+5S 5V 5W 2V 2V 3V 3V 4V "
+                       "4V 6V 6V 7V 7V 8V 8V 9W 9W 2S 2S", "2S",
+                       ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 2);
+    CHECK_STR(ids, "");
 }
 
 /* ---- the brute-force cross-check ------------------------------------ */
@@ -353,8 +433,9 @@ bf_leaf(bf_t *b)
 
     b->matchings++;
     memset(in_ca, 0, sizeof(in_ca));
+    /* exposed Cạ count like concealed ones (seed §1, issue 15) */
     for (i = 0; i < b->cur.n; i++)
-        if (!b->cur.pair[i].exposed && b->cur.pair[i].a != b->cur.pair[i].b) {
+        if (b->cur.pair[i].a != b->cur.pair[i].b) {
             in_ca[b->cur.pair[i].a]++;
             in_ca[b->cur.pair[i].b]++;
         }
@@ -546,6 +627,117 @@ test_split_matters(void)
     CHECK_INT(chan_ca_64, 1);
 }
 
+/* The same cards in Cạ more than once: a split identical pair. */
+static int
+splits(const arb_chan_pairing_t *p)
+{
+    int in_ca[ARB_CHAN_FACES], i;
+
+    memset(in_ca, 0, sizeof(in_ca));
+    for (i = 0; i < p->n; i++)
+        if (p->pair[i].a != p->pair[i].b) {
+            in_ca[p->pair[i].a]++;
+            in_ca[p->pair[i].b]++;
+        }
+    for (i = 0; i < ARB_CHAN_FACES; i++)
+        if (in_ca[i] > 1)
+            return 1;
+    return 0;
+}
+
+/* Issue 15, item 1: winning hands (judged all concealed) with some of
+ * their cards exposed as groups - Chắn, Cạ (any two cards of one rank,
+ * often a card of an identical pair) or Chíu - judged both ways.  The
+ * exposed judgement must never split an identical pair, must agree with
+ * the brute force, and whatever it accepts the concealed judgement
+ * accepts too (the exposed groups only fix pairs). */
+static void
+test_exposed_sweep(void)
+{
+    arb_chan_layout_t c, e;
+    arb_chan_score_t  sc, sc2;
+    bf_t              b;
+    int               hands = 0, refused = 0, bad = 0, k, f, g, tries;
+
+    rng = 0x243f6a8885a308d3ull;
+    while (hands < 1500) {
+        random_layout(&c);
+        /* all twenty concealed: fold back the groups random_layout made */
+        for (k = 0; k < c.ngroups; k++) {
+            c.concealed[c.groups[k].face[0]]++;
+            c.concealed[c.groups[k].face[1]]++;
+        }
+        c.ngroups = 0;
+        if (arb_chan_evaluate(&c, &sc, why, sizeof(why)) != 0)
+            continue;                   /* only winning hands */
+        e = c;
+        for (tries = 0; tries < 20 && e.ngroups < 4; tries++) {
+            f = (int)rnd(ARB_CHAN_FACES);
+            g = rnd(3) == 0 || f == ARB_CHAN_CC
+                ? f : arb_chan_face(arb_chan_rank(f), (int)rnd(3));
+            if (e.concealed[f] - (f == e.win_face) < 1 + (f == g)
+                || e.concealed[g] - (g == e.win_face) < 1 + (f == g))
+                continue;
+            if (f == g && rnd(4) == 0
+                && e.concealed[f] - (f == e.win_face) == 4) {
+                e.groups[e.ngroups].kind = ARB_CHAN_G_CHIU;
+                e.concealed[f] -= 4;
+            } else {
+                e.groups[e.ngroups].kind = f == g ? ARB_CHAN_G_CHAN
+                                                  : ARB_CHAN_G_CA;
+                e.concealed[f]--;
+                e.concealed[g]--;
+            }
+            e.groups[e.ngroups].face[0] = (unsigned char)f;
+            e.groups[e.ngroups].face[1] = (unsigned char)g;
+            e.ngroups++;
+        }
+        if (e.ngroups == 0)
+            continue;
+        hands++;
+        memset(&b, 0, sizeof(b));
+        b.l = &e;
+        for (k = 0; k < e.ngroups; k++) {
+            int n2 = e.groups[k].kind == ARB_CHAN_G_CHIU ? 2 : 1;
+            f = e.groups[k].face[0];
+            g = e.groups[k].face[1];
+            while (n2-- > 0) {
+                b.cur.pair[b.cur.n].a = (unsigned char)(f < g ? f : g);
+                b.cur.pair[b.cur.n].b = (unsigned char)(f < g ? g : f);
+                b.cur.pair[b.cur.n].exposed = 1;
+                b.cur.n++;
+            }
+        }
+        for (k = 0; k < ARB_CHAN_FACES; k++) {
+            int m;
+            for (m = 0; m < e.concealed[k]; m++)
+                b.card[b.n++] = k;
+        }
+        bf_rec(&b);
+        if (arb_chan_evaluate(&e, &sc, why, sizeof(why)) != 0) {
+            refused++;
+            if (b.win) {
+                bad++;
+                fprintf(stderr, "sweep %d: exposed refused, brute force "
+                        "wins %d\n", hands, b.best);
+            }
+            continue;
+        }
+        if (splits(&sc.pairing) || !b.win || sc.points != b.best
+            || !arb_chan_pairing_judge(&c, &sc.pairing, &sc2, why,
+                                       sizeof(why))) {
+            bad++;
+            fprintf(stderr, "sweep %d: exposed win %d (split %d), brute "
+                    "force win %d %d\n", hands, sc.points,
+                    splits(&sc.pairing), b.win, b.best);
+        }
+    }
+    CHECK_INT(bad, 0);
+    /* the sample holds hands the exposed groups make lose */
+    CHECK(refused > 50);
+    CHECK(refused < hands - hands / 4);
+}
+
 int
 main(void)
 {
@@ -553,7 +745,9 @@ main(void)
     test_table();
     test_bonuses();
     test_win_conditions();
+    test_readings();
     test_cross_check();
     test_split_matters();
+    test_exposed_sweep();
     return TEST_END();
 }

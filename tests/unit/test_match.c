@@ -12,6 +12,7 @@
 #include "core/transcript.h"
 #include "tests/replay_text.h"
 #include "tests/test.h"
+#include "tests/verdict_once.h"
 
 
 static int
@@ -29,6 +30,7 @@ move(arb_match_t *m, const char *player, const char *card, const char *at)
     if (at != NULL)
         arb_event_add_arg(&ev, at);
     rc = arb_match_apply(m, &ev, &v);
+    CHECK(verdict_named_once(&v));
     snprintf(last_msg, sizeof(last_msg), "%s", rc ? v.msg : "");
     arb_event_clear(&ev);
     return rc;
@@ -52,6 +54,7 @@ ruling(arb_match_t *m, int kind, uint64_t target, const char *player,
         arb_event_add_arg(&ev, card);
     }
     rc = arb_match_apply(m, &ev, &v);
+    CHECK(verdict_named_once(&v));
     snprintf(last_msg, sizeof(last_msg), "%s", rc ? v.msg : "");
     arb_event_clear(&ev);
     return rc;
@@ -177,11 +180,11 @@ test_foreign_sota(void)
 
     CHECK(open_text("game: yahchain\nmatch: o2\nplayers: alice bob\n"
                     "mode: 3\nowners: alice bob\n") == NULL);
-    CHECK(strstr(last_msg, "2 names given") != NULL);
+    CHECK(strstr(last_msg, "2 owners given") != NULL);
     CHECK(open_text("game: yahchain\nmatch: o3\nplayers: alice bob\nmode: 3\n"
                     "owners: alice bob alice bob alice bob alice bob alice "
                     "bob alice zed\n") == NULL);
-    CHECK(strstr(last_msg, "Sota 12 names 'zed'") != NULL);
+    CHECK(strstr(last_msg, "Sota 12's owner 'zed'") != NULL);
 }
 
 static void

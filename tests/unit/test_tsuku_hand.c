@@ -502,22 +502,22 @@ test_exclusions(void)
     for (i = 0; i < 4; i++)
         for (j = i + 1; j < 4; j++) {
             m = arb_tsuku_bonus_exclude(bit(a[i]) | bit(a[j])
-                                        | bit(ARB_TB_SEVEN));
+                                        | bit(ARB_TB_SEVEN), 0);
             CHECK_INT(m, bit(a[j]) | bit(ARB_TB_SEVEN));
         }
     /* the second group */
-    m = arb_tsuku_bonus_exclude(bit(ARB_TB_THREE) | bit(ARB_TB_DOUBLE_THREE));
+    m = arb_tsuku_bonus_exclude(bit(ARB_TB_THREE) | bit(ARB_TB_DOUBLE_THREE), 0);
     CHECK_INT(m, bit(ARB_TB_DOUBLE_THREE));
     /* double three is in no group with four, multi or double four */
-    m = arb_tsuku_bonus_exclude(bit(ARB_TB_DOUBLE_THREE) | bit(ARB_TB_FOUR));
+    m = arb_tsuku_bonus_exclude(bit(ARB_TB_DOUBLE_THREE) | bit(ARB_TB_FOUR), 0);
     CHECK_INT(m, bit(ARB_TB_DOUBLE_THREE) | bit(ARB_TB_FOUR));
     m = arb_tsuku_bonus_exclude(bit(ARB_TB_DOUBLE_THREE) | bit(ARB_TB_MULTI)
-                                | bit(ARB_TB_THREE));
+                                | bit(ARB_TB_THREE), 0);
     CHECK_INT(m, bit(ARB_TB_DOUBLE_THREE) | bit(ARB_TB_MULTI));
     /* and nothing else is excluded */
     m = arb_tsuku_bonus_exclude(0xffffu & ~(bit(ARB_TB_THREE)
                                             | bit(ARB_TB_FOUR)
-                                            | bit(ARB_TB_MULTI)));
+                                            | bit(ARB_TB_MULTI)), 0);
     CHECK_INT(m, 0xffffu & ~(bit(ARB_TB_THREE) | bit(ARB_TB_FOUR)
                              | bit(ARB_TB_MULTI)));
 
@@ -525,23 +525,37 @@ test_exclusions(void)
     m = applies(NULL, "B2 B2 B2 B2 R6 R6 R6 R0");
     CHECK((m & (bit(ARB_TB_THREE) | bit(ARB_TB_FOUR) | bit(ARB_TB_MULTI)))
           == (bit(ARB_TB_THREE) | bit(ARB_TB_FOUR) | bit(ARB_TB_MULTI)));
-    m = arb_tsuku_bonus_exclude(m);
+    m = arb_tsuku_bonus_exclude(m, 0);
     CHECK(m & bit(ARB_TB_MULTI));
     CHECK(!(m & (bit(ARB_TB_THREE) | bit(ARB_TB_FOUR)
                  | bit(ARB_TB_DOUBLE_THREE))));
     /* two fours: double four alone (a four is not also a three) */
-    m = arb_tsuku_bonus_exclude(applies(NULL, "B2 B2 B2 B2 R6 R6 R6 R6"));
+    m = arb_tsuku_bonus_exclude(applies(NULL, "B2 B2 B2 B2 R6 R6 R6 R6"), 0);
     CHECK(m & bit(ARB_TB_DOUBLE_FOUR));
     CHECK(!(m & (bit(ARB_TB_THREE) | bit(ARB_TB_FOUR) | bit(ARB_TB_MULTI)
                  | bit(ARB_TB_DOUBLE_THREE))));
     /* two threes: double three alone */
-    m = arb_tsuku_bonus_exclude(applies(NULL, "B2 B2 B2 R6 R6 R6 R1 R0"));
+    m = arb_tsuku_bonus_exclude(applies(NULL, "B2 B2 B2 R6 R6 R6 R1 R0"), 0);
     CHECK(m & bit(ARB_TB_DOUBLE_THREE));
     CHECK(!(m & bit(ARB_TB_THREE)));
     /* a single four alone */
-    m = arb_tsuku_bonus_exclude(applies(NULL, "B2 B2 B2 B2 R1 R3 R5 R0"));
+    m = arb_tsuku_bonus_exclude(applies(NULL, "B2 B2 B2 B2 R1 R3 R5 R0"), 0);
     CHECK(m & bit(ARB_TB_FOUR));
     CHECK(!(m & bit(ARB_TB_THREE)));
+    /* the second exclusion as written (issue 15): "Тройка (одиночная) и
+     * Двойка (двойная)" is three and double four, which the first group
+     * already excludes; a three then stands beside a double three */
+    m = arb_tsuku_bonus_exclude(bit(ARB_TB_THREE) | bit(ARB_TB_DOUBLE_THREE),
+                                1);
+    CHECK_INT(m, bit(ARB_TB_THREE) | bit(ARB_TB_DOUBLE_THREE));
+    m = arb_tsuku_bonus_exclude(bit(ARB_TB_THREE) | bit(ARB_TB_DOUBLE_FOUR),
+                                1);
+    CHECK_INT(m, bit(ARB_TB_DOUBLE_FOUR));
+    m = arb_tsuku_bonus_exclude(bit(ARB_TB_THREE) | bit(ARB_TB_MULTI), 1);
+    CHECK_INT(m, bit(ARB_TB_MULTI));
+    m = arb_tsuku_bonus_exclude(applies(NULL, "B2 B2 B2 R6 R6 R6 R1 R0"), 1);
+    CHECK(m & bit(ARB_TB_DOUBLE_THREE));
+    CHECK(m & bit(ARB_TB_THREE));
 }
 
 static void
@@ -549,7 +563,7 @@ test_scoring(void)
 {
     arb_tsuku_arr_t   a, *v = NULL;
     arb_tsuku_score_t s;
-    arb_tsuku_ctx_t   simple = { 0, 1, 1 }, ext = { 1, 0, 0 };
+    arb_tsuku_ctx_t   simple = { 0, 1, 1, 0 }, ext = { 1, 0, 0, 0 };
     int               counts[ARB_TSUKU_KINDS];
     size_t            n = 0, best;
 

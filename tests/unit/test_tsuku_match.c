@@ -15,7 +15,34 @@
 #include "core/transcript.h"
 #include "tests/replay_text.h"
 #include "tests/test.h"
+#include "tests/verdict_once.h"
 
+#define DIGEST_SIMPLE   "4d2bbda25ae597c24c3cfbd2be9f6cc0" \
+                        "3dadcb977352ff7230e7c6bfd4572f9e"
+#define DIGEST_EXTENDED "eeb90132cda94913af02434de61b382e" \
+                        "deaf11a4e8e477099ae04c35e66cda80"
+
+
+/* text with `add` put first and the first line equal to `drop` (with its
+ * newline) removed; malloc'd. */
+static char *
+header_edit(const char *text, const char *add, const char *drop)
+{
+    size_t      n = strlen(text), na = strlen(add);
+    char       *out = malloc(n + na + 1), *p;
+    size_t      nd = drop ? strlen(drop) : 0;
+
+    if (out == NULL)
+        return NULL;
+    memcpy(out, add, na);
+    memcpy(out + na, text, n + 1);
+    for (p = out; drop != NULL && (p = strstr(p, drop)) != NULL; p++)
+        if ((p == out || p[-1] == '\n') && p[nd] == '\n') {
+            memmove(p, p + nd + 1, strlen(p + nd + 1) + 1);
+            break;
+        }
+    return out;
+}
 
 /* One move "verb player args..." (space separated). */
 static int
@@ -39,6 +66,7 @@ play_kind(arb_match_t *m, int kind, const char *line)
     while ((w = strtok_r(NULL, " ", &save)) != NULL)
         arb_event_add_arg(&ev, w);
     rc = arb_match_apply(m, &ev, &v);
+    CHECK(verdict_named_once(&v));
     snprintf(last_msg, sizeof(last_msg), "%s", v.code ? v.msg : "");
     snprintf(last_rule, sizeof(last_rule), "%s", v.code ? v.rule : "");
     arb_event_clear(&ev);
@@ -71,6 +99,7 @@ ruling(arb_match_t *m, int kind, uint64_t target, const char *move)
             arb_event_add_arg(&ev, w);
     }
     rc = arb_match_apply(m, &ev, &v);
+    CHECK(verdict_named_once(&v));
     snprintf(last_msg, sizeof(last_msg), "%s", rc ? v.msg : "");
     arb_event_clear(&ev);
     return rc;
@@ -190,6 +219,29 @@ open_dealt(const char *players, const char *options, const char *hands,
 
 /* ---- whole games --------------------------------------------------------- */
 
+/* A transcript read as a record of edition 1 (without the options that
+ * edition did not know): the digest it was recorded with. */
+static void
+test_edition1(const char *path, const char *drop, const char *digest)
+{
+    char        *text = slurp(path), *old, hex[ARB_HASH_HEX];
+    arb_match_t *m;
+
+    CHECK(text != NULL);
+    old = text ? header_edit(text, "edition: Tsukurutenten-ru-1\n", drop)
+               : NULL;
+    m = old ? open_text(old) : NULL;
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK(arb_match_finished(m));
+        hex_digest(m, hex);
+        CHECK_STR(hex, digest);
+    }
+    arb_match_free(m);
+    free(old);
+    free(text);
+}
+
 static void
 test_game_file(const char *path, const char *digest, const char *winner,
                size_t records)
@@ -264,9 +316,86 @@ test_simple_game(void)
     }
     arb_match_free(m);
     free(text);
-    test_game_file("tests/data/tsuku-simple.txt",
-                   "8a035edf2b1958dea7d23d3af1e00afc0078087b1289b2d7db0a95d5"
-                   "cbfdc88a", "ann", 7);
+    test_game_file("tests/data/tsuku-simple.txt", DIGEST_SIMPLE, "ann", 7);
+    /* recorded under edition 1, it keeps its digest */
+    test_edition1("tests/data/tsuku-simple.txt", NULL,
+                  "8a035edf2b1958dea7d23d3af1e00afc0078087b1289b2d7db0a95d5"
+                  "cbfdc88a");
+}
+
+/* Issue 15: the second end condition is optional ("можно"), and the
+ * readings the text leaves open are options; each pinned both ways on the
+ * extended transcript. */
+static void
+test_options(void)
+{
+    char        *text = slurp("tests/data/tsuku-extended.txt"), *alt;
+    arb_match_t *m;
+
+    CHECK(text != NULL);
+    if (text == NULL)
+        return;
+    /* default (edition 2): the game runs to 25; after everyone has dealt
+     * twice it goes on */
+    alt = header_edit(text, "", "end: dealt-twice");
+    m = alt ? open_text(alt) : NULL;
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK(!arb_match_finished(m));
+        CHECK_INT(nrecords(m), 6);
+        CHECK_STR(field(m, 5, "result"), "exhausted");
+        CHECK(strstr(describe(m), "\"round\":7") != NULL);
+    }
+    arb_match_free(m);
+    free(alt);
+    /* end: goal, said explicitly, is the same */
+    alt = header_edit(text, "end: goal\n", "end: dealt-twice");
+    m = alt ? open_text(alt) : NULL;
+    CHECK(m != NULL && !arb_match_finished(m));
+    arb_match_free(m);
+    free(alt);
+    /* the second end belongs to extended scoring */
+    CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
+                    "end: dealt-twice\ndeal: seed x\n") == NULL);
+    CHECK(strstr(last_msg, "end 'dealt-twice' belongs to extended scoring")
+          != NULL);
+    CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
+                    "end: never\ndeal: seed x\n") == NULL);
+    CHECK_STR(last_msg, "end 'never' is not a reading of this rule set: "
+              "choose goal or dealt-twice");
+    /* heaven: dealer - only the dealer's first turn is heaven; round 5's
+     * non-dealer heaven (14 points) loses its 3 */
+    alt = header_edit(text, "heaven: dealer\n", NULL);
+    m = alt ? open_text(alt) : NULL;
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_STR(field(m, 0, "bonuses"),
+                  "closed-hand=1,no-ones=1,double-three=3,heaven=3");
+        CHECK_STR(field(m, 4, "bonuses"),
+                  "closed-hand=1,straight=1,under-five=2,single-four=2,"
+                  "one-colour=3");
+        CHECK_STR(field(m, 4, "points"), "11");
+    }
+    arb_match_free(m);
+    free(alt);
+    CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
+                    "heaven: everyone\ndeal: seed x\n") == NULL);
+    CHECK_STR(last_msg, "heaven 'everyone' is not a reading of this rule "
+              "set: choose any or dealer");
+    /* exclusion: literal - the second sentence as written excludes a
+     * three and a double four (the first already does), so a three stands
+     * beside a double three: round 1 gains single-three=1 */
+    alt = header_edit(text, "exclusion: literal\n", NULL);
+    m = alt ? open_text(alt) : NULL;
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_STR(field(m, 0, "bonuses"), "closed-hand=1,no-ones=1,"
+                  "single-three=1,double-three=3,heaven=3");
+        CHECK_STR(field(m, 0, "points"), "12");
+    }
+    arb_match_free(m);
+    free(alt);
+    free(text);
 }
 
 static void
@@ -309,9 +438,14 @@ test_extended_game(void)
     }
     arb_match_free(m);
     free(text);
-    test_game_file("tests/data/tsuku-extended.txt",
-                   "aabc7d1b350e7de7a062c61312d0515409348ce005a2cfda32a8fac2"
-                   "80a5f611", "cat", 7);
+    test_game_file("tests/data/tsuku-extended.txt", DIGEST_EXTENDED, "cat",
+                   7);
+    /* Edition 1 ended every extended game when all had dealt twice: its
+     * record (without the option) replays so, to its recorded digest */
+    test_edition1("tests/data/tsuku-extended.txt", "end: dealt-twice",
+                  "aabc7d1b350e7de7a062c61312d0515409348ce005a2cfda32a8fac2"
+                  "80a5f611");
+    test_options();
 }
 
 /* ---- the seeded deal ----------------------------------------------------- */
@@ -348,7 +482,7 @@ test_seed_deal(void)
     arb_tsuku_chip_format(other, arb_tsuku_chip_of((s1[14] + 1) % 19));
     snprintf(line, sizeof(line), "draw bob %s", other);
     CHECK_INT(play(m, line), ARB_EILLEGAL);
-    snprintf(line, sizeof(line), "Draw: %s is not the next chip of the "
+    snprintf(line, sizeof(line), "%s is not the next chip of the "
              "stock", other);
     CHECK_STR(last_msg, line);
     CHECK_INT(play(m, "deal bob B1"), ARB_EILLEGAL);
@@ -433,13 +567,13 @@ test_turns(void)
     CHECK_STR(last_msg, "it is ann's turn, not bob's: players act in seat "
               "order from the dealer");
     CHECK_INT(play(m, "take ann B4 B6"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Take: no chip has been discarded this round yet: "
+    CHECK_STR(last_msg, "no chip has been discarded this round yet: "
               "ann must draw");
     CHECK_INT(play(m, "finish ann"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Finish: no chip has been discarded this round yet: "
+    CHECK_STR(last_msg, "no chip has been discarded this round yet: "
               "ann must draw");
     CHECK_INT(play(m, "discard ann B1"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Discard: ann must first draw, take or finish: a "
+    CHECK_STR(last_msg, "ann must first draw, take or finish: a "
               "discard ends a turn");
     CHECK_INT(play(m, "shuffle ann"), ARB_EINVAL);
     CHECK_STR(last_msg, "tsukurutenten has no move 'shuffle': the moves are "
@@ -455,30 +589,30 @@ test_turns(void)
 
     CHECK_INT(play(m, "draw ann R0"), 0);
     CHECK_INT(play(m, "draw ann"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Draw: ann has already drawn this turn: discard a "
+    CHECK_STR(last_msg, "ann has already drawn this turn: discard a "
               "chip or finish");
     CHECK_INT(play(m, "take ann B4 B6"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Take: ann has already drawn this turn: a turn is "
+    CHECK_STR(last_msg, "ann has already drawn this turn: a turn is "
               "one action");
     CHECK_INT(play(m, "discard ann B7"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Discard: ann holds no B7");
+    CHECK_STR(last_msg, "ann holds no B7");
     CHECK_INT(play(m, "discard ann P7b"), ARB_EINVAL);
     /* ann's B1 B2 B3 B4 B4 B6 R5 R0 is worth 23 as it stands */
     CHECK_INT(play(m, "finish ann"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Finish: no arrangement of ann's hand B1 B2 B3 B4 B4 "
+    CHECK_STR(last_msg, "no arrangement of ann's hand B1 B2 B3 B4 B4 "
               "B6 R0 R5 is worth exactly 10");
     CHECK_INT(play(m, "finish ann B1+B2+B3"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Finish: ann's arrangement B1+B2+B3 B4 B4 B6 R0 R5 "
+    CHECK_STR(last_msg, "ann's arrangement B1+B2+B3 B4 B4 B6 R0 R5 "
               "is worth 20, not 10 (and no arrangement of this hand is)");
     CHECK_INT(play(m, "finish ann B2+B3+B5"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Finish: the hand holds no B5 to show for B2+B3+B5");
+    CHECK_STR(last_msg, "the hand holds no B5 to show for B2+B3+B5");
     CHECK_INT(play(m, "discard ann R5"), 0);
 
     /* bob: the waiting discard is ann's R5 */
     CHECK(strstr(describe(m), "\"discard\":{\"chip\":\"R5\",\"by\":\"ann\"}")
           != NULL);
     CHECK_INT(play(m, "take bob B4 R4"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Take: bob holds no B4");
+    CHECK_STR(last_msg, "bob holds no B4");
     CHECK_INT(play(m, "take bob R4 B7"), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Sets");
     CHECK_STR(last_msg, "Take: red 4, red 5, blue 7 is not a set: colours "
@@ -487,7 +621,7 @@ test_turns(void)
     CHECK_STR(last_msg, "Take: red 1, red 2, red 5 is not a set: the values "
               "1, 2, 5 are neither equal nor consecutive");
     CHECK_INT(play(m, "take bob R6 R4 R4"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Take: ann's last discard is R5, which R6 R4 R4 does "
+    CHECK_STR(last_msg, "ann's last discard is R5, which R6 R4 R4 does "
               "not contain");
     CHECK_INT(play(m, "take bob R4"), ARB_EINVAL);
     CHECK_INT(play(m, "take bob R5 R4 R4"), ARB_EILLEGAL);
@@ -495,7 +629,7 @@ test_turns(void)
     CHECK(strstr(describe(m), "\"open_sets\":[\"R3+R4+R5\"]") != NULL);
     CHECK(strstr(describe(m), "\"discard\":null") != NULL);
     CHECK_INT(play(m, "draw bob"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Draw: bob took ann's discard this turn and must now "
+    CHECK_STR(last_msg, "bob took ann's discard this turn and must now "
               "discard");
     CHECK_INT(play(m, "finish bob"), ARB_EILLEGAL);
     CHECK(strstr(last_msg, "must discard") != NULL);
@@ -510,7 +644,7 @@ test_turns(void)
     CHECK_INT(play(m, "draw ann B5"), 0);
     /* B1+B2+B3 B4+B5+B6 B4 R0: 1 + 4 + 4 + 0 = 9 — not yet */
     CHECK_INT(play(m, "finish ann B1+B2+B3 B4+B5+B6"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Finish: ann's arrangement B1+B2+B3 B4+B5+B6 B4 R0 "
+    CHECK_STR(last_msg, "ann's arrangement B1+B2+B3 B4+B5+B6 B4 R0 "
               "is worth 9, not 10 (and no arrangement of this hand is)");
     CHECK_INT(play(m, "discard ann R0"), 0);
     /* bob: R1 R2 R4 B-less... bob holds R1 R2 R4 R4 and the open R3+R4+R5
@@ -653,7 +787,7 @@ test_four_players(void)
     CHECK_INT(play(m, "discard bob B4"), 0);
     /* ann's B2 is no longer waiting: bob has discarded since */
     CHECK_INT(play(m, "take cat B2 B2 B2"), ARB_EILLEGAL);
-    CHECK_STR(last_msg, "Take: bob's last discard is B4, which B2 B2 B2 does "
+    CHECK_STR(last_msg, "bob's last discard is B4, which B2 B2 B2 does "
               "not contain");
     CHECK_INT(play(m, "take cat B4 B4"), 0);
     CHECK_INT(play(m, "discard cat B6"), 0);
@@ -759,7 +893,7 @@ test_setup_errors(void)
     CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
                     "mode: 3\n") == NULL);
     CHECK_STR(last_msg, "unknown option 'mode' for tsukurutenten (options: "
-              "scoring, dealer)");
+              "scoring, dealer, end, heaven, exclusion)");
     CHECK(open_text("game: tsukurutenten\nmatch: s\nplayers: a b\n"
                     "scoring: double\n") == NULL);
     CHECK(strstr(last_msg, "scoring 'double' does not exist") != NULL);
@@ -845,6 +979,15 @@ test_score_tool(void)
 {
     char out[4096];
 
+    /* the second exclusion: default and as written */
+    CHECK_INT(run("B2 B2 B2 R3 R3 R3 R4 R6", out, sizeof(out)), 0);
+    CHECK(strstr(out, "single-three") == NULL);
+    CHECK(strstr(out, "points: 7\n") != NULL);
+    CHECK_INT(run("--exclusion literal B2 B2 B2 R3 R3 R3 R4 R6", out,
+                  sizeof(out)), 0);
+    CHECK(strstr(out, "  single-three +1\n  double-three +3\npoints: 8\n")
+          != NULL);
+    CHECK_INT(run("--exclusion loose B2 2>/dev/null", out, sizeof(out)), 2);
     CHECK_INT(run("B1 B2 B3 B4 R1 R2 R3 R4", out, sizeof(out)), 0);
     CHECK_STR(out,
               "hand: B1 B2 B3 B4 R1 R2 R3 R4\n"
