@@ -16,18 +16,23 @@
 #include "core/version.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
+#include "daemon/storage.h"
 
 static void
 usage(FILE *f)
 {
     fprintf(f,
         "usage: arbiterd [--config FILE] [--data DIR] [--listen SPEC]...\n"
-        "                [--log-level error|warn|info|debug]\n\n"
+        "                [--log-level error|warn|info|debug]\n"
+        "                [--log-format text|json]\n\n"
         "The arbiter recorder: validates every move against its game's\n"
         "rules, appends it durably to an LMDB event log and acknowledges it\n"
         "only after the commit.  SPEC is unix:PATH or tcp:127.0.0.1:PORT.\n"
         "Defaults: data ./var/arbiter, listen unix:DATA/arbiterd.sock.\n"
-        "Signals: TERM/INT stop cleanly, HUP reloads tokens.\n");
+        "Signals: TERM/INT stop cleanly, HUP reloads tokens.\n"
+        "Exit status: 0 stopped cleanly, 1 could not start, 2 bad\n"
+        "configuration, 70 a commit failed (fail-stop: do not restart\n"
+        "before the cause is found).  Manual: arbiterd(8).\n");
 }
 
 static int
@@ -145,7 +150,7 @@ main(int argc, char **argv)
     static arb_server_t srv;
     arb_store_opts_t    so;
     arb_buf_t           why = ARB_BUF_INIT;
-    const char         *data = NULL, *level = NULL;
+    const char         *data = NULL, *level = NULL, *format = NULL;
     char                path[4096];
     const char         *listen[ARB_LISTEN_MAX];
     size_t              nlisten = 0, i;
@@ -169,6 +174,8 @@ main(int argc, char **argv)
             listen[nlisten++] = argv[++i];
         } else if (!strcmp(argv[i], "--log-level") && i + 1 < (size_t)argc) {
             level = argv[++i];
+        } else if (!strcmp(argv[i], "--log-format") && i + 1 < (size_t)argc) {
+            format = argv[++i];
         } else {
             fprintf(stderr, "arbiterd: unknown argument '%s'\n", argv[i]);
             usage(stderr);
@@ -193,7 +200,17 @@ main(int argc, char **argv)
         }
         srv.cfg.log_level = lvl;
     }
+    if (format != NULL) {
+        lvl = arb_log_parse_format(format);
+        if (lvl < 0) {
+            fprintf(stderr, "arbiterd: log format '%s' is text or json\n",
+                    format);
+            return 2;
+        }
+        srv.cfg.log_format = lvl;
+    }
     arb_log_level = srv.cfg.log_level;
+    arb_log_format = srv.cfg.log_format;
     if (data != NULL) {
         free(srv.cfg.data);
         srv.cfg.data = strdup(data);
@@ -267,7 +284,11 @@ main(int argc, char **argv)
         srv.exit_code = 1;
         arb_server_stop(&srv);
     } else {
-        arb_log(ARB_LOG_INFO, "%s ready (data %s)", ARB_ENGINE, srv.cfg.data);
+        arb_log_ev(ARB_LOG_INFO, "ready", NULL, "%s ready (data %s)",
+                   ARB_ENGINE, srv.cfg.data);
+        if (arb_storage_watch_start(&srv) != 0)
+            arb_log_ev(ARB_LOG_WARN, "out_of_memory", NULL, "no storage "
+                       "warnings: out of memory");
         if (srv.cfg.tokens_file != NULL)
             arb_log(ARB_LOG_INFO, "connect with: export ARBITER_SERVER=%s "
                     "ARBITER_TOKEN=<a secret from %s>; bin/arbiter stats",
@@ -276,9 +297,13 @@ main(int argc, char **argv)
     uv_run(srv.loop, UV_RUN_DEFAULT);
     if (srv.exit_code == 70) {
         /* fail-stop: do not touch the store again; exit at once */
-        arb_log(ARB_LOG_ERROR, "exiting after a failed commit");
+        arb_log_ev(ARB_LOG_ERROR, "fail_stop", NULL, "exiting after a failed "
+                   "commit (status 70); nothing of that batch was "
+                   "acknowledged");
         _exit(70);
     }
+    arb_storage_watch_stop();
+    uv_run(srv.loop, UV_RUN_DEFAULT);   /* its close callback */
     arb_live_free_all(&srv);
     arb_store_close(srv.store);
     free(srv.queue);
@@ -290,6 +315,6 @@ main(int argc, char **argv)
         arb_log(ARB_LOG_WARN, "loop closed with handles open: %s",
                 uv_strerror(rc));
     arb_config_free(&srv.cfg);
-    arb_log(ARB_LOG_INFO, "stopped");
+    arb_log_ev(ARB_LOG_INFO, "stopped", NULL, "stopped");
     return srv.exit_code;
 }
