@@ -15,6 +15,7 @@
 #include "core/err.h"
 #include "core/version.h"
 #include "daemon/log.h"
+#include "daemon/notify.h"
 #include "daemon/server.h"
 #include "daemon/storage.h"
 
@@ -123,13 +124,16 @@ on_signal(uv_signal_t *h, int signum)
 
     if (signum != SIGHUP) {
         arb_log(ARB_LOG_INFO, "signal %d", signum);
+        arb_notify("STOPPING=1");
         arb_server_stop(srv);
         return;
     }
+    arb_notify("RELOADING=1");
     memset(&fresh, 0, sizeof(fresh));
     if (load_tokens(srv, &fresh, &why) != 0) {
         arb_log(ARB_LOG_ERROR, "SIGHUP: tokens not reloaded: %s",
                 arb_buf_cstr(&why));
+        arb_notify("READY=1");      /* still serving, with the old tokens */
         arb_config_free(&fresh);
         arb_buf_free(&why);
         return;
@@ -142,6 +146,7 @@ on_signal(uv_signal_t *h, int signum)
     fresh.ntokens = nold;
     arb_config_free(&fresh);
     arb_log(ARB_LOG_INFO, "SIGHUP: %zu tokens loaded", srv->cfg.ntokens);
+    arb_notify("READY=1");
 }
 
 int
@@ -286,6 +291,9 @@ main(int argc, char **argv)
     } else {
         arb_log_ev(ARB_LOG_INFO, "ready", NULL, "%s ready (data %s)",
                    ARB_ENGINE, srv.cfg.data);
+        if (arb_notify("READY=1") < 0)
+            arb_log_ev(ARB_LOG_WARN, "notify_failed", NULL, "cannot tell the "
+                       "service manager we are ready: %s", strerror(errno));
         if (arb_storage_watch_start(&srv) != 0)
             arb_log_ev(ARB_LOG_WARN, "out_of_memory", NULL, "no storage "
                        "warnings: out of memory");

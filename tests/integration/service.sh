@@ -15,6 +15,7 @@ check() {   # check NAME EXPECTED ACTUAL
 has() { grep -c "^$1\$" "$2"; }
 
 U=config/arbiterd.service
+check "readiness" 1 "$(has 'Type=notify' $U)"
 check "dedicated user" 1 "$(has 'User=arbiter' $U)"
 check "state directory" 1 "$(has 'StateDirectory=arbiter' $U)"
 check "state directory 0700" 1 "$(has 'StateDirectoryMode=0700' $U)"
@@ -55,7 +56,7 @@ if command -v systemd-analyze > /dev/null 2>&1; then
     check "systemd-analyze verify exit" 0 $rc
     check "systemd-analyze verify says nothing" "" "$out"
     # and it would catch a broken unit
-    sed 's/^Type=exec/Type=exec\nExecStrat=oops/' "$T/arbiterd.service" > "$T/bad.service"
+    sed 's/^Type=notify/Type=notify\nExecStrat=oops/' "$T/arbiterd.service" > "$T/bad.service"
     check "verify catches a bad key" 1 "$(systemd-analyze verify --man=no "$T/bad.service" 2>&1 | grep -c "Unknown key")"
 else
     echo "service.sh: systemd-analyze not found (install the systemd package): verify skipped"
