@@ -61,26 +61,27 @@ static const struct {
     { "signal ", "signal" },
 };
 
-int
-arb_log_parse_level(const char *s)
+static int
+lookup(const char *const *v, int n, const char *s)
 {
     int i;
 
-    for (i = 0; i <= ARB_LOG_DEBUG; i++)
-        if (strcmp(s, names[i]) == 0)
+    for (i = 0; i < n; i++)
+        if (strcmp(s, v[i]) == 0)
             return i;
     return -1;
 }
 
 int
+arb_log_parse_level(const char *s)
+{
+    return lookup(names, ARB_LOG_DEBUG + 1, s);
+}
+
+int
 arb_log_parse_format(const char *s)
 {
-    int i;
-
-    for (i = 0; i <= ARB_LOG_JSON; i++)
-        if (strcmp(s, formats[i]) == 0)
-            return i;
-    return -1;
+    return lookup(formats, ARB_LOG_JSON + 1, s);
 }
 
 typedef struct line {

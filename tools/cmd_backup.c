@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/fsync.h"
 #include "core/ledger/chain.h"
 #include "core/ledger/store.h"
 #include "tools/cli.h"
@@ -255,7 +256,7 @@ cmd_backup(int argc, char **argv)
         qsort(m.files, m.nfiles, sizeof(*m.files), file_cmp);
         rc = ops_manifest_write(&m, tmp, &why);
     }
-    if (rc == 0 && (ops_sync_dir(tmp) != 0 || rename(tmp, out) != 0)) {
+    if (rc == 0 && (arb_fsync_path(tmp) != 0 || rename(tmp, out) != 0)) {
         arb_buf_printf(&why, "rename %s to %s: %s", tmp, out,
                        strerror(errno));
         rc = ARB_EIO;
@@ -266,7 +267,7 @@ cmd_backup(int argc, char **argv)
     }
     /* The rename is durable once the parent directory is. */
     if (ops_path(tmp, out, "..") == 0)
-        ops_sync_dir(tmp);
+        arb_fsync_path(tmp);
     printf("arbiter backup: wrote %s from %s (started %s)\n", out, src, when);
     ops_summary_print(stdout, out, &m.sum);
     for (i = 0; i < m.nfiles; i++)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/fsync.h"
 #include "core/ledger/chain.h"
 #include "tools/cli.h"
 #include "tools/net.h"
@@ -188,14 +189,14 @@ cmd_restore(int argc, char **argv)
         status = 1;
         goto done;
     }
-    if ((exists && rmdir(dir) != 0) || ops_sync_dir(tmp) != 0 ||
+    if ((exists && rmdir(dir) != 0) || arb_fsync_path(tmp) != 0 ||
         rename(tmp, dir) != 0) {
         fprintf(stderr, "arbiter restore-backup: rename %s to %s: %s\n", tmp,
                 dir, strerror(errno));
         goto done;
     }
     if (ops_path(dst, dir, "..") == 0)
-        ops_sync_dir(dst);
+        arb_fsync_path(dst);
     printf("arbiter restore-backup: restored %s from %s (backup of %s, "
            "started %s)\n", dir, from, m.source,
            m.started != NULL ? m.started : "?");

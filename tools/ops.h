@@ -58,8 +58,6 @@ int  ops_hash_file(const char *path, unsigned char hash[ARB_HASH_LEN],
                    uint64_t *size, arb_buf_t *why);
 /* out = a "/" b, in a PATH_MAX buffer.  0, or -1 when it does not fit. */
 int  ops_path(char *out, const char *a, const char *b);
-/* fsync of a directory. 0 or -1 (errno). */
-int  ops_sync_dir(const char *path);
 
 /* One file of a backup, relative to its directory. */
 typedef struct ops_file {

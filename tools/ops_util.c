@@ -250,19 +250,6 @@ ops_path(char *out, const char *a, const char *b)
 }
 
 int
-ops_sync_dir(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_DIRECTORY);
-    int rc;
-
-    if (fd < 0)
-        return -1;
-    rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
-int
 ops_manifest_add(ops_manifest_t *m, const char *path, unsigned mode,
                  uint64_t size, const unsigned char hash[ARB_HASH_LEN])
 {

@@ -27,6 +27,7 @@
 #include <lmdb.h>
 
 #include "core/err.h"
+#include "core/fsync.h"
 #include "core/hash.h"
 #include "core/ledger/store.h"
 
@@ -110,19 +111,6 @@ find_envs(const char *dir, envref_t *v, size_t *n, arb_buf_t *why)
     return 0;
 }
 
-static int
-sync_path(const char *path, int is_dir)
-{
-    int fd = open(path, (is_dir ? O_DIRECTORY : 0) | O_RDONLY);
-    int rc;
-
-    if (fd < 0)
-        return -1;
-    rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
 /* One environment: opened read-only with a handle of its own, copied,
  * the copy synced. */
 static int
@@ -167,7 +155,7 @@ copy_env(const char *src, const char *dst, int nosubdir, int compact,
         snprintf(file, sizeof(file), "%s", dst);
     else if (path_join(file, sizeof(file), dst, "data.mdb") != 0)
         return ARB_EINVAL;
-    if (chmod(file, 0600) != 0 || sync_path(file, 0) != 0) {
+    if (chmod(file, 0600) != 0 || arb_fsync_path(file) != 0) {
         arb_buf_printf(why, "sync %s: %s", file, strerror(errno));
         return ARB_EIO;
     }
@@ -211,12 +199,13 @@ arb_store_backup(const char *dir, const char *out, int compact,
         rc = copy_env(src, dst, v[i].nosubdir, compact, why);
         if (rc != 0)
             return rc;
-        if (!v[i].nosubdir && v[i].name[0] != '\0' && sync_path(dst, 1) != 0) {
+        if (!v[i].nosubdir && v[i].name[0] != '\0' &&
+            arb_fsync_path(dst) != 0) {
             arb_buf_printf(why, "sync %s: %s", dst, strerror(errno));
             return ARB_EIO;
         }
     }
-    if (sync_path(out, 1) != 0) {
+    if (arb_fsync_path(out) != 0) {
         arb_buf_printf(why, "sync %s: %s", out, strerror(errno));
         return ARB_EIO;
     }
