@@ -150,6 +150,28 @@ list_files(ops_manifest_t *m, const char *root, const char *rel,
     return rc;
 }
 
+/* 1 when the new path out would be inside the directory real (a resolved
+ * path): its parent, resolved, is real or below it. */
+static int
+inside(const char *real, const char *out)
+{
+    char   parent[PATH_MAX], resolved[PATH_MAX], *slash;
+    size_t n = strlen(real);
+
+    snprintf(parent, sizeof(parent), "%s", out);
+    slash = strrchr(parent, '/');
+    if (slash == NULL)
+        snprintf(parent, sizeof(parent), ".");
+    else if (slash == parent)
+        parent[1] = '\0';
+    else
+        *slash = '\0';
+    if (realpath(parent, resolved) == NULL)
+        return 0;       /* no such parent: mkdir will say so */
+    return strncmp(resolved, real, n) == 0 &&
+           (resolved[n] == '/' || resolved[n] == '\0');
+}
+
 static int
 file_cmp(const void *a, const void *b)
 {
@@ -203,6 +225,11 @@ cmd_backup(int argc, char **argv)
     if ((size_t)snprintf(tmp, sizeof(tmp), "%s.partial", out) >= sizeof(tmp)
         || realpath(dir, src) == NULL) {
         fprintf(stderr, "arbiter backup: %s: %s\n", dir, strerror(errno));
+        return 2;
+    }
+    if (inside(src, out)) {
+        fprintf(stderr, "arbiter backup: %s is inside the data directory "
+                "%s: put the backup elsewhere\n", out, src);
         return 2;
     }
     if (lstat(out, &st) == 0) {

@@ -165,7 +165,8 @@ ops_copy_file(const char *src, const char *dst, unsigned mode,
     ssize_t                  n, w, off;
     int                      in, out = -1, rc = ARB_EIO;
 
-    in = open(src, O_RDONLY);
+    /* never through a link: a backup holds plain files only */
+    in = open(src, O_RDONLY | O_NOFOLLOW);
     if (in < 0)
         return io_fail(why, "open", src);
     out = open(dst, O_WRONLY | O_CREAT | O_EXCL, mode);

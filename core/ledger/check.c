@@ -360,8 +360,8 @@ check_summary(ctx_t *c)
 
     if (c->next != mi->count)
         report(c, id, 1, c->next, "the match index counts %llu events, "
-               "the events end at seq %llu", (unsigned long long)mi->count,
-               (unsigned long long)c->next - 1);
+               "the events hold %llu", (unsigned long long)mi->count,
+               (unsigned long long)c->next);
     if (memcmp(c->h, mi->head, ARB_HASH_LEN) != 0)
         report(c, id, 1, mi->last_seq, "the match index's head is not the "
                "hash of the last event");

@@ -123,6 +123,8 @@ check "backup data mode" 600 "$(stat -c %a "$T/bk/data.mdb")"
 check "backup has no lock file" 0 "$(ls "$T/bk" | grep -c lock)"
 check "backup manifest lists data" 1 "$(grep -c '^file [0-9a-f]\{64\} 0600 [0-9]* data.mdb$' "$T/bk/MANIFEST")"
 $A backup --data "$T/data" --out "$T/bk" 2> /dev/null; check "backup refuses an existing PATH" 2 $?
+$A backup --data "$T/data" --out "$T/data/bk" 2> "$T/err"; check "backup refuses a PATH inside DIR" 2 $?
+check "inside DIR named" 1 "$(grep -c 'is inside the data directory' "$T/err")"
 
 # ---- restore --------------------------------------------------------------
 mkdir "$T/busy"; touch "$T/busy/x"
