@@ -135,6 +135,8 @@ find_match(ctx_t *c, const char *id)
 {
     cmatch_t key;
 
+    if (c->n == 0)
+        return NULL;
     snprintf(key.info.match_id, sizeof(key.info.match_id), "%s", id);
     return bsearch(&key, c->m, c->n, sizeof(*c->m), match_cmp);
 }
@@ -258,7 +260,8 @@ check_cids(ctx_t *c)
     size_t         i;
     int            rc;
 
-    qsort(c->cids, c->ncids, sizeof(*c->cids), cid_cmp);
+    if (c->ncids > 1)
+        qsort(c->cids, c->ncids, sizeof(*c->cids), cid_cmp);
     for (i = 0; i < c->ncids; i++) {
         cid_t *e = &c->cids[i];
         if (i > 0 && strcmp(c->cids[i - 1].id, e->id) == 0) {
@@ -569,7 +572,8 @@ arb_check_store(arb_store_t *s, arb_check_problem_cb problem,
     if (rc != 0)
         report(&c, NULL, 0, 0, "match index: %s (matches after it are not "
                "checked)", arb_buf_cstr(why));
-    qsort(c.m, c.n, sizeof(*c.m), match_cmp);
+    if (c.n > 1)
+        qsort(c.m, c.n, sizeof(*c.m), match_cmp);
     out->matches = c.n;
     heads_digest(&c);
 

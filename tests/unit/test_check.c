@@ -307,6 +307,19 @@ test_clean(void)
     CHECK(memcmp(sum.heads, again.heads, ARB_HASH_LEN) != 0);
 }
 
+/* An empty store checks clean (and nothing is sorted or searched). */
+static void
+test_empty(void)
+{
+    arb_check_summary_t sum;
+    arb_store_t        *s = open_store("empty", 0);
+
+    arb_store_close(s);
+    CHECK_INT(check("empty", &sum), 0);
+    CHECK_INT(sum.matches, 0);
+    CHECK_INT(sum.log_pos, 0);
+}
+
 static void
 test_flipped_byte(void)
 {
@@ -512,6 +525,7 @@ main(void)
         perror("mkdtemp");
         return 1;
     }
+    test_empty();
     test_clean();
     test_flipped_byte();
     test_stale_index();
