@@ -300,31 +300,35 @@ emit(int level, const char *event, const arb_log_ctx_t *ctx, const char *msg)
     }
 }
 
+static void
+vlog(int level, const char *event, const arb_log_ctx_t *ctx, const char *fmt,
+     va_list ap)
+{
+    char msg[LINE_MAX_ / 2];
+
+    if (level > arb_log_level)
+        return;
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    emit(level, event, ctx, msg);
+}
+
 void
 arb_log_ev(int level, const char *event, const arb_log_ctx_t *ctx,
            const char *fmt, ...)
 {
-    char    msg[LINE_MAX_ / 2];
     va_list ap;
 
-    if (level > arb_log_level)
-        return;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    vlog(level, event, ctx, fmt, ap);
     va_end(ap);
-    emit(level, event, ctx, msg);
 }
 
 void
 arb_log(int level, const char *fmt, ...)
 {
-    char    msg[LINE_MAX_ / 2];
     va_list ap;
 
-    if (level > arb_log_level)
-        return;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    vlog(level, NULL, NULL, fmt, ap);
     va_end(ap);
-    emit(level, NULL, NULL, msg);
 }
