@@ -3,6 +3,12 @@ CC       ?= cc
 OPT      ?= -O2 -g
 PREFIX   ?= /usr/local
 DESTDIR  ?=
+BINDIR   ?= $(PREFIX)/bin
+SYSCONFDIR ?= /etc
+MANDIR   ?= $(PREFIX)/share/man
+UNITDIR  ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 XCFLAGS  ?=
 BUILD    ?= build
 
@@ -97,10 +103,28 @@ asan:
 bench: all
 	@sh tests/bench/run.sh $(BUILD)
 
+# Binaries, the configuration (never over an operator's own), the systemd
+# unit with this install's paths and its user, the manual pages and the
+# bash completion.  docs/OPERATIONS.md: the steps after it.
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/arbiter
-	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/arbiter \
+	    $(DESTDIR)$(SYSCONFDIR)/arbiter $(DESTDIR)$(UNITDIR) \
+	    $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(COMPLETIONDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+	    $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
 	install -m 0644 config/arbiterd.conf $(DESTDIR)$(PREFIX)/share/arbiter/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/arbiter/arbiterd.conf ] || \
+	    install -m 0640 config/arbiterd.conf $(DESTDIR)$(SYSCONFDIR)/arbiter/
+	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' \
+	    -e 's|/etc/arbiter/|$(SYSCONFDIR)/arbiter/|g' \
+	    config/arbiterd.service > $(DESTDIR)$(UNITDIR)/arbiterd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/arbiterd.service
+	install -m 0644 config/arbiter.sysusers $(DESTDIR)$(SYSUSERSDIR)/arbiter.conf
+	install -m 0644 config/arbiter.bash-completion $(DESTDIR)$(COMPLETIONDIR)/arbiter
+	install -m 0644 docs/man/arbiter.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 docs/man/arbiterd.conf.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 docs/man/arbiterd.8 $(DESTDIR)$(MANDIR)/man8/
 
 clean:
 	rm -rf build build-asan bin

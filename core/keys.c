@@ -19,6 +19,7 @@
 
 #include "core/ledger/chain.h"
 #include "core/err.h"
+#include "core/fsync.h"
 #include "core/keys.h"
 
 #define KEY_FILE_MAX 4096           /* far more than a key file needs */
@@ -146,19 +147,6 @@ read_hex(const char *path, unsigned char *out, size_t n, mode_t *mode,
     return 0;
 }
 
-static int
-fsync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_CLOEXEC);
-    int rc;
-
-    if (fd < 0)
-        return -1;
-    rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
 /* Writes text to DIR/name with exactly `mode`.  With `replace` 0 an
  * existing file is kept and ARB_EEXIST returned. */
 static int
@@ -211,7 +199,7 @@ write_key_file(const char *dir, const char *name, const char *text,
         goto fail;
     }
     (void)unlink(tmp);
-    if (fsync_dir(dir) != 0) {
+    if (arb_fsync_path(dir) != 0) {
         e = errno;
         return fail(why, ARB_EIO, "%s: %s", dir, strerror(e));
     }

@@ -35,6 +35,42 @@ arb_config_defaults(arb_config_t *c)
     c->map_size = 64u << 20;
     c->map_max = 0;
     c->log_level = ARB_LOG_INFO;
+    c->log_format = ARB_LOG_TEXT;
+    c->storage_warn[0] = 80;
+    c->storage_warn[1] = 90;
+    c->storage_warn[2] = 95;
+    c->nstorage_warn = 3;
+}
+
+int
+arb_config_parse_percents(const char *v, unsigned *out, size_t max,
+                          size_t *n)
+{
+    char          *end;
+    unsigned long  x;
+    size_t         k = 0;
+
+    if (strcmp(v, "off") == 0) {
+        *n = 0;
+        return 0;
+    }
+    while (*v != '\0') {
+        if (*v == ' ' || *v == '\t' || *v == ',') {
+            v++;
+            continue;
+        }
+        if (*v < '0' || *v > '9' || k == max)
+            return -1;
+        x = strtoul(v, &end, 10);
+        if (x < 1 || x > 99 || (k > 0 && x <= out[k - 1]))
+            return -1;
+        out[k++] = (unsigned)x;
+        v = end;
+    }
+    if (k == 0)
+        return -1;
+    *n = k;
+    return 0;
 }
 
 static void
@@ -249,6 +285,26 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
                 break;
             }
             c->log_level = lvl;
+        } else if (strcmp(k, "log_format") == 0) {
+            lvl = arb_log_parse_format(v);
+            if (lvl < 0) {
+                arb_buf_printf(why, "%s: line %u: log_format is text or "
+                               "json", path, line);
+                rc = ARB_EINVAL;
+                break;
+            }
+            c->log_format = lvl;
+        } else if (strcmp(k, "storage_warn") == 0) {
+            if (arb_config_parse_percents(v, c->storage_warn,
+                                          ARB_STORAGE_WARN_MAX,
+                                          &c->nstorage_warn) != 0) {
+                arb_buf_printf(why, "%s: line %u: storage_warn is 'off' or "
+                               "up to %d ascending percents from 1 to 99 "
+                               "(80 90 95)", path, line,
+                               ARB_STORAGE_WARN_MAX);
+                rc = ARB_EINVAL;
+                break;
+            }
         }
         SIZE("frame_max", 1024, 16u << 20, c->frame_max)
         SIZE("auth_timeout_ms", 100, 600000, c->auth_timeout_ms)

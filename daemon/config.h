@@ -20,6 +20,7 @@ typedef struct arb_token {
 } arb_token_t;
 
 #define ARB_LISTEN_MAX 4
+#define ARB_STORAGE_WARN_MAX 8
 
 typedef struct arb_config {
     char        *data;              /* data directory */
@@ -32,6 +33,10 @@ typedef struct arb_config {
     size_t       batch_max;         /* events per commit */
     size_t       map_size, map_max;
     int          log_level;
+    int          log_format;        /* ARB_LOG_TEXT or ARB_LOG_JSON */
+    /* storage-nearly-full warnings: percents, ascending; 0 of them = off */
+    unsigned     storage_warn[ARB_STORAGE_WARN_MAX];
+    size_t       nstorage_warn;
     char        *tokens_file;       /* extra token lines, reloaded on HUP */
     size_t       ntokens;
     arb_token_t *tokens;
@@ -44,6 +49,10 @@ int  arb_config_load(arb_config_t *c, const char *path, arb_buf_t *why);
 int  arb_config_load_tokens(arb_config_t *c, const char *path, int keep,
                             arb_buf_t *why);
 void arb_config_free(arb_config_t *c);
+/* "80 90 95" (blanks or commas) or "off" into out[0..*n): ascending
+ * percents 1..99, at most max.  0 or -1. */
+int  arb_config_parse_percents(const char *v, unsigned *out, size_t max,
+                               size_t *n);
 const char *arb_role_name(int role);
 /* The token matching `secret` (constant-time compare), or NULL. */
 const arb_token_t *arb_config_auth(const arb_config_t *c, const char *secret,

@@ -15,19 +15,25 @@
 #include "core/err.h"
 #include "core/version.h"
 #include "daemon/log.h"
+#include "daemon/notify.h"
 #include "daemon/server.h"
+#include "daemon/storage.h"
 
 static void
 usage(FILE *f)
 {
     fprintf(f,
         "usage: arbiterd [--config FILE] [--data DIR] [--listen SPEC]...\n"
-        "                [--log-level error|warn|info|debug]\n\n"
+        "                [--log-level error|warn|info|debug]\n"
+        "                [--log-format text|json]\n\n"
         "The arbiter recorder: validates every move against its game's\n"
         "rules, appends it durably to an LMDB event store and acknowledges it\n"
         "only after the commit.  SPEC is unix:PATH or tcp:127.0.0.1:PORT.\n"
         "Defaults: data ./var/arbiter, listen unix:DATA/arbiterd.sock.\n"
-        "Signals: TERM/INT stop cleanly, HUP reloads tokens.\n");
+        "Signals: TERM/INT stop cleanly, HUP reloads tokens.\n"
+        "Exit status: 0 stopped cleanly, 1 could not start, 2 bad\n"
+        "configuration, 70 a commit failed (fail-stop: do not restart\n"
+        "before the cause is found).  Manual: arbiterd(8).\n");
 }
 
 static int
@@ -118,13 +124,16 @@ on_signal(uv_signal_t *h, int signum)
 
     if (signum != SIGHUP) {
         arb_log(ARB_LOG_INFO, "signal %d", signum);
+        arb_notify("STOPPING=1");
         arb_server_stop(srv);
         return;
     }
+    arb_notify("RELOADING=1");
     memset(&fresh, 0, sizeof(fresh));
     if (load_tokens(srv, &fresh, &why) != 0) {
         arb_log(ARB_LOG_ERROR, "SIGHUP: tokens not reloaded: %s",
                 arb_buf_cstr(&why));
+        arb_notify("READY=1");      /* still serving, with the old tokens */
         arb_config_free(&fresh);
         arb_buf_free(&why);
         return;
@@ -137,6 +146,7 @@ on_signal(uv_signal_t *h, int signum)
     fresh.ntokens = nold;
     arb_config_free(&fresh);
     arb_log(ARB_LOG_INFO, "SIGHUP: %zu tokens loaded", srv->cfg.ntokens);
+    arb_notify("READY=1");
 }
 
 int
@@ -145,7 +155,7 @@ main(int argc, char **argv)
     static arb_server_t srv;
     arb_store_opts_t    so;
     arb_buf_t           why = ARB_BUF_INIT;
-    const char         *data = NULL, *level = NULL;
+    const char         *data = NULL, *level = NULL, *format = NULL;
     char                path[4096];
     const char         *listen[ARB_LISTEN_MAX];
     size_t              nlisten = 0, i;
@@ -169,6 +179,8 @@ main(int argc, char **argv)
             listen[nlisten++] = argv[++i];
         } else if (!strcmp(argv[i], "--log-level") && i + 1 < (size_t)argc) {
             level = argv[++i];
+        } else if (!strcmp(argv[i], "--log-format") && i + 1 < (size_t)argc) {
+            format = argv[++i];
         } else {
             fprintf(stderr, "arbiterd: unknown argument '%s'\n", argv[i]);
             usage(stderr);
@@ -195,7 +207,17 @@ main(int argc, char **argv)
         }
         srv.cfg.log_level = lvl;
     }
+    if (format != NULL) {
+        lvl = arb_log_parse_format(format);
+        if (lvl < 0) {
+            fprintf(stderr, "arbiterd: log format '%s' is text or json\n",
+                    format);
+            return 2;
+        }
+        srv.cfg.log_format = lvl;
+    }
     arb_log_level = srv.cfg.log_level;
+    arb_log_format = srv.cfg.log_format;
     if (data != NULL) {
         free(srv.cfg.data);
         srv.cfg.data = strdup(data);
@@ -275,7 +297,14 @@ main(int argc, char **argv)
         srv.exit_code = ARB_EXIT_START;
         arb_server_stop(&srv);
     } else {
-        arb_log(ARB_LOG_INFO, "%s ready (data %s)", ARB_ENGINE, srv.cfg.data);
+        arb_log_ev(ARB_LOG_INFO, "ready", NULL, "%s ready (data %s)",
+                   ARB_ENGINE, srv.cfg.data);
+        if (arb_notify("READY=1") < 0)
+            arb_log_ev(ARB_LOG_WARN, "notify_failed", NULL, "cannot tell the "
+                       "service manager we are ready: %s", strerror(errno));
+        if (arb_storage_watch_start(&srv) != 0)
+            arb_log_ev(ARB_LOG_WARN, "out_of_memory", NULL, "no storage "
+                       "warnings: out of memory");
         if (srv.cfg.tokens_file != NULL)
             arb_log(ARB_LOG_INFO, "connect with: export ARBITER_SERVER=%s "
                     "ARBITER_TOKEN=<a secret from %s>; bin/arbiter stats",
@@ -284,10 +313,14 @@ main(int argc, char **argv)
     uv_run(srv.loop, UV_RUN_DEFAULT);
     if (srv.exit_code == ARB_EXIT_FAILSTOP) {
         /* fail-stop: do not touch the store again; exit at once */
-        arb_log(ARB_LOG_ERROR, "exiting after a failed commit");
+        arb_log_ev(ARB_LOG_ERROR, "fail_stop", NULL, "exiting after a failed "
+                   "commit (status 70); nothing of that batch was "
+                   "acknowledged");
         arb_checkpoint_clear(&srv);
         _exit(ARB_EXIT_FAILSTOP);
     }
+    arb_storage_watch_stop();
+    uv_run(srv.loop, UV_RUN_DEFAULT);   /* its close callback */
     arb_live_free_all(&srv);
     arb_store_close(srv.store);
     arb_commit_free(&srv);
@@ -298,7 +331,7 @@ main(int argc, char **argv)
     arb_config_free(&srv.cfg);
     arb_checkpoint_clear(&srv);
     arb_buf_free(&why);
-    arb_log(ARB_LOG_INFO, "stopped");
+    arb_log_ev(ARB_LOG_INFO, "stopped", NULL, "stopped");
     return srv.exit_code;
 
 early:

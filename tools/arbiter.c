@@ -7,6 +7,7 @@
 
 #include "core/version.h"
 #include "tools/cli.h"
+#include "tools/ops.h"
 
 static const struct {
     const char *name;
@@ -38,6 +39,11 @@ static const struct {
     { "verify",  cmd_verify,  "check a bundle offline: signature, chain, "
                               "rules, results" },
     { "key",     cmd_key,     "print the recorder's public signing key" },
+    { "check",   cmd_check,   "check a data directory: chains, indexes, "
+                              "deals (read-only)" },
+    { "backup",  cmd_backup,  "hot backup of a data directory, verified" },
+    { "restore-backup", cmd_restore, "a data directory from a backup, "
+                              "verified" },
 };
 
 static void
@@ -49,7 +55,7 @@ usage(FILE *f)
                "The companion tools of the arbiter match recorder.\n\n"
                "commands:\n");
     for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-        fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
+        fprintf(f, "  %-14s %s\n", cmds[i].name, cmds[i].summary);
     fprintf(f, "\nopen ... stats talk to arbiterd: --server ADDR (default\n"
                "$ARBITER_SERVER, else unix:./var/arbiter/arbiterd.sock) and\n"
                "--token T, --token-file F or $ARBITER_TOKEN.\n"

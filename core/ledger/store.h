@@ -200,4 +200,24 @@ int  arb_store_secret(arb_store_t *s, const char *match_id, arb_buf_t *out,
 
 int  arb_store_verify(arb_store_t *s, const char *match_id, arb_buf_t *why);
 
+/*
+ * Hot backup (store_backup.c).  Copies every LMDB environment of the data
+ * directory `dir` (the directory's own, each subdirectory holding a
+ * data.mdb, each NAME.mdb file with its NAME.mdb-lock) to the same place
+ * under `out`, which must exist: LMDB's consistent copy (mdb_env_copy2,
+ * MDB_CP_COMPACT when compact) through a read-only handle of its own, safe
+ * while the daemon appends; each copy is fsync'd, mode 0600.  The
+ * directory's own environment is copied last.  cb (may be NULL) is told
+ * each file before it is copied, as a path relative to out.  Must not be
+ * called on a directory this process has open with arb_store_open.
+ * Other files (keys, tokens) are the caller's to copy.
+ */
+typedef void (*arb_store_backup_cb)(void *ud, const char *relpath);
+int  arb_store_backup(const char *dir, const char *out, int compact,
+                      arb_store_backup_cb cb, void *ud, arb_buf_t *why);
+/* 1 when a file of that name (a path relative to a data directory) belongs
+ * to an LMDB environment (data, lock), which only arb_store_backup may
+ * copy. */
+int  arb_store_is_env_file(const char *relpath);
+
 #endif

@@ -1,0 +1,180 @@
+#!/bin/sh
+# arbiter check, backup and restore-backup as an operator runs them:
+# a backup taken while three scorers append, restored, and every event
+# acknowledged before the backup began found in the restore with the same
+# bytes; the restored recorder started and appended to; check on the live
+# store, on a copy with a flipped byte (named by match and seq), and on a
+# damaged backup; progress only at a terminal.
+BUILD=${BUILD:-build}
+A=bin/arbiter
+pass=0; fail=0
+T=$(mktemp -d)
+D=; D2=; LOADERS=
+cleanup() {
+    touch "$T/stop"
+    for p in $LOADERS; do wait "$p" 2>/dev/null; done
+    [ -n "$D" ] && kill "$D" 2>/dev/null && wait "$D" 2>/dev/null
+    [ -n "$D2" ] && kill "$D2" 2>/dev/null && wait "$D2" 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+check() {   # check NAME EXPECTED ACTUAL
+    if [ "$2" = "$3" ]; then pass=$((pass + 1))
+    else fail=$((fail + 1)); printf 'FAIL %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fi
+}
+start() {   # start DATA SOCK LOG: the daemon's pid in $started
+    bin/arbiterd --data "$1" --listen "unix:$2" 2> "$3" &
+    started=$!
+    i=0
+    while [ ! -S "$2" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    if [ ! -S "$2" ]; then
+        echo "ops.sh: arbiterd did not start"; cat "$3"
+        echo "ops.sh: $pass passed, $((fail + 1)) failed"; exit 1
+    fi
+}
+# flip FILE TEXT: flips a bit of every copy of TEXT in FILE (dd only)
+flip() {
+    for off in $(grep -obUa "$2" "$1" | cut -d: -f1); do
+        printf 'G' | dd of="$1" bs=1 seek="$off" conv=notrunc 2>/dev/null
+    done
+}
+
+start "$T/data" "$T/s.sock" "$T/daemon.log"; D=$started
+token() { awk -v r="$1" '$1 == "token" && $4 == r { print $3 }' "$2/tokens"; }
+ARB=$(token arbiter "$T/data"); SCO=$(token scorer "$T/data")
+export ARBITER_SERVER="unix:$T/s.sock"
+unset ARBITER_TOKEN
+
+for k in 1 2 3; do
+    $A open --token "$ARB" --match "L$k" --game yahchain --players a,b \
+        --option mode=3 > /dev/null
+done
+$A open --token "$ARB" --match T1 --game tsukurutenten --players ann,bob \
+    --deal seed:table-7 > /dev/null
+$A open --token "$ARB" --match C1 --game yahchain --players a,b \
+    --option mode=3 > /dev/null
+$A note --token "$SCO" --match C1 --cid first FLIPME-here > /dev/null
+$A close --token "$ARB" --match C1 > /dev/null
+
+# ---- a clean live store --------------------------------------------------
+out=$($A check --data "$T/data" 2> "$T/err"); rc=$?
+check "check clean exit" 0 $rc
+check "check clean last line" "$T/data: OK" "$(printf '%s\n' "$out" | tail -1)"
+check "check clean summary" 1 "$(printf '%s\n' "$out" | grep -c "^$T/data: 5 matches (1 closed, 1 dealt), 7 events, 1 client ids, last position 7, heads digest [0-9a-f]\{64\}\$")"
+check "no progress in a pipe" "" "$(cat "$T/err")"
+if command -v script > /dev/null 2>&1; then
+    script -qec "$A check --data $T/data" /dev/null > "$T/tty" 2>&1
+    check "progress at a terminal" 1 "$(grep -c 'check: matches 5/5' "$T/tty")"
+else
+    echo "ops.sh: 'script' not found: the terminal progress case is skipped"
+fi
+
+# ---- backup under load -----------------------------------------------------
+for k in 1 2 3; do
+    (
+        i=0
+        while [ ! -f "$T/stop" ]; do
+            out=$($A note --token "$SCO" --match "L$k" "n$i") || break
+            printf '%s\n' "$out" | awk '{ print $2 }' >> "$T/acked$k"
+            i=$((i + 1))
+        done
+    ) &
+    LOADERS="$LOADERS $!"
+done
+# Wait until every scorer has a few acks (the machine may be slow).
+i=0
+while [ $i -lt 200 ]; do
+    n=0
+    for k in 1 2 3; do
+        [ "$(cat "$T/acked$k" 2>/dev/null | wc -l)" -ge 3 ] && n=$((n + 1))
+    done
+    [ $n -eq 3 ] && break
+    sleep 0.05; i=$((i + 1))
+done
+# Everything acknowledged up to here must be in the backup.
+for k in 1 2 3; do
+    eval "before$k=\$(tail -n 1 \"\$T/acked$k\")"
+done
+out=$($A backup --data "$T/data" --out "$T/bk" 2> "$T/err"); rc=$?
+check "backup exit" 0 $rc
+check "backup quiet in a pipe" "" "$(cat "$T/err")"
+check "backup wrote" 1 "$(printf '%s\n' "$out" | grep -c "^arbiter backup: wrote $T/bk from ")"
+bkout=$out
+# ...and appends go on after it: wait for a few more.
+n1=$(wc -l < "$T/acked1"); i=0
+while [ "$(wc -l < "$T/acked1")" -lt $((n1 + 2)) ] && [ $i -lt 200 ]; do
+    sleep 0.05; i=$((i + 1))
+done
+touch "$T/stop"
+for p in $LOADERS; do wait "$p"; done
+LOADERS=
+for k in 1 2 3; do
+    eval "b=\$before$k"
+    [ "${b:-0}" -ge 3 ] || { fail=$((fail + 1)); echo "FAIL load L$k: only ${b:-0} acks before the backup"; }
+done
+after=$(tail -n 1 "$T/acked1")
+check "appends went on during the backup" 1 "$([ "$after" -gt "$before1" ] && echo 1)"
+check "backup dir mode" 700 "$(stat -c %a "$T/bk")"
+check "backup key mode" 600 "$(stat -c %a "$T/bk/signing.key")"
+check "backup tokens mode" 600 "$(stat -c %a "$T/bk/tokens")"
+check "backup data mode" 600 "$(stat -c %a "$T/bk/data.mdb")"
+check "backup has no lock file" 0 "$(ls "$T/bk" | grep -c lock)"
+check "backup manifest lists data" 1 "$(grep -c '^file [0-9a-f]\{64\} 0600 [0-9]* data.mdb$' "$T/bk/MANIFEST")"
+$A backup --data "$T/data" --out "$T/bk" 2> /dev/null; check "backup refuses an existing PATH" 2 $?
+$A backup --data "$T/data" --out "$T/data/bk" 2> "$T/err"; check "backup refuses a PATH inside DIR" 2 $?
+check "inside DIR named" 1 "$(grep -c 'is inside the data directory' "$T/err")"
+
+# ---- restore --------------------------------------------------------------
+mkdir "$T/busy"; touch "$T/busy/x"
+$A restore-backup --from "$T/bk" --data "$T/busy" 2> "$T/err"; rc=$?
+check "restore refuses a non-empty dir" 2 $rc
+check "restore refusal names it" 1 "$(grep -c "$T/busy exists and is not an empty directory" "$T/err")"
+out=$($A restore-backup --from "$T/bk" --data "$T/r"); rc=$?
+check "restore exit" 0 $rc
+check "restored dir mode" 700 "$(stat -c %a "$T/r")"
+check "restored key mode" 600 "$(stat -c %a "$T/r/signing.key")"
+check "restore summary = backup summary" \
+    "$(printf '%s\n' "$bkout" | sed -n "s|^$T/bk: ||p")" \
+    "$(printf '%s\n' "$out" | sed -n "s|^$T/r: ||p")"
+check "restore prints the manifest's heads" 1 "$(printf '%s\n' "$out" | grep -c "heads digest $(grep '^heads ' "$T/bk/MANIFEST" | cut -d' ' -f2)")"
+kill "$D"; wait "$D"; D=
+for k in 1 2 3; do
+    eval "b=\$before$k"
+    $A export --db "$T/r" --match "L$k" --format jsonl > "$T/r$k.jsonl"
+    $A export --db "$T/data" --match "L$k" --format jsonl > "$T/o$k.jsonl"
+    n=$(wc -l < "$T/r$k.jsonl")
+    check "L$k: every acked event restored (seq $b)" 1 "$([ "$n" -gt "$b" ] && echo 1)"
+    check "L$k: the restored events are the recorded ones" \
+        "$(head -n "$n" "$T/o$k.jsonl" | cksum)" "$(cksum < "$T/r$k.jsonl")"
+done
+$A check --data "$T/r" > /dev/null; check "restored store checks" 0 $?
+
+# The restored recorder runs, with its tokens, its key and its deal secret.
+start "$T/r" "$T/r.sock" "$T/r.log"; D2=$started
+out=$($A note --server "unix:$T/r.sock" --token "$SCO" --match L1 after-restore); rc=$?
+check "restored recorder appends" 0 $rc
+check "restored key" "$(cat "$T/data/signing.pub")" "$($A key --db "$T/r")"
+$A close --server "unix:$T/r.sock" --token "$ARB" --match T1 > /dev/null; rc=$?
+check "restored dealt match closes (secret restored)" 0 $rc
+kill "$D2"; wait "$D2"; D2=
+
+# ---- damage ---------------------------------------------------------------
+cp -r "$T/bk" "$T/bad"
+flip "$T/bad/data.mdb" FLIPME
+$A restore-backup --from "$T/bad" --data "$T/r2" 2> "$T/err"; rc=$?
+check "damaged backup refused" 1 $rc
+check "damaged backup named" 1 "$(grep -c "$T/bad/data.mdb: does not match the manifest" "$T/err")"
+check "nothing restored from it" 1 "$([ ! -e "$T/r2" ] && echo 1)"
+
+mkdir "$T/f"; cp "$T/data/data.mdb" "$T/f/"
+flip "$T/f/data.mdb" FLIPME
+out=$($A check --data "$T/f"); rc=$?
+check "check flipped exit" 1 $rc
+check "check flipped names match and seq" "match C1 seq 1: stored hash does not match the chain: the event's bytes or its hash were changed" "$(printf '%s\n' "$out" | head -1)"
+check "check flipped count" "$T/f: 1 problem" "$(printf '%s\n' "$out" | tail -1)"
+$A check --data "$T/nowhere" 2> /dev/null; check "check no store" 2 $?
+
+echo "ops.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,537 @@
+/*
+ * test_check.c - the whole-store check (core/ledger/check.h) and the hot
+ * copy of every LMDB environment (arb_store_backup).
+ *
+ * A store is recorded as the daemon records one (canonical events, client
+ * ids, deal secrets kept beside the open), then damaged in one way at a
+ * time: a flipped byte in the data file (found by its text, so the case
+ * does not depend on the layout), and stale or missing index entries
+ * written through a raw LMDB handle (these helpers, marked LAYOUT, follow
+ * docs/STORE.md and are what a new layout must adapt).  Every damage must
+ * be reported, named by match and seq, and nothing else.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lmdb.h>
+
+#include "core/codec.h"
+#include "core/deal.h"
+#include "core/err.h"
+#include "core/ledger/chain.h"
+#include "core/ledger/check.h"
+#include "core/ledger/store.h"
+#include "core/transcript.h"
+#include "tests/test.h"
+
+#define T0 1772359200000LL
+
+static char base[64];
+
+static const char *yah =
+    "game: yahchain\nmatch: Y1\nplayers: alice bob\nmode: 3\n\n"
+    "place alice 4♠\nplace bob 5H\nnote FLIP-ME-PLEASE\nclose -- time\n";
+static const char *dealt_running =
+    "game: tsukurutenten\nmatch: T1\nplayers: ann bob\n"
+    "deal: seed table-7\n\n";
+static const char *dealt_closed =
+    "game: tsukurutenten\nmatch: T2\nplayers: ann bob\n"
+    "deal: seed table-9\n\nclose seed table-9\n";
+static const char *dealt_wrong =
+    "game: tsukurutenten\nmatch: T3\nplayers: ann bob\n"
+    "deal: seed table-5\n\nclose seed table-6\n";
+
+static const char *
+path(const char *name)
+{
+    static char p[4][160];
+    static int  k;
+
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof(p[k]), "%s/%s", base, name);
+    return p[k];
+}
+
+/* Records a transcript as the daemon does: stamped, canonical, every
+ * event with a client id "c<seq>" when cids, the deal committed in the
+ * open and its secret kept (unless keep_secret is 0). */
+static int
+record(arb_store_t *s, const char *text, int cids, int keep_secret)
+{
+    arb_history_t    t;
+    arb_append_t     ap[16];
+    arb_buf_t        bytes[16], why = ARB_BUF_INIT, sec = ARB_BUF_INIT;
+    char             cid[16][8];
+    const char      *kind = NULL;
+    size_t           i, n;
+    int              rc;
+
+    rc = arb_transcript_parse(&t, text, strlen(text), &why);
+    if (rc != 0) {
+        fprintf(stderr, "transcript: %s\n", arb_buf_cstr(&why));
+        return rc;
+    }
+    n = t.nevents + 1;
+    if (n > 16)
+        return ARB_ETOOBIG;
+    memset(ap, 0, sizeof(ap));
+    memset(bytes, 0, sizeof(bytes));
+    if (t.open.setup->deal.kind == ARB_DEAL_SEED) {
+        arb_buf_t raw = ARB_BUF_INIT;
+        arb_deal_secret(&t.open.setup->deal, &raw, &kind);
+        arb_deal_stored_format(&sec, kind, arb_buf_cstr(&raw));
+        arb_buf_free(&raw);
+        arb_deal_commit(&t.open.setup->deal, &kind);
+    }
+    for (i = 0; i < n; i++) {
+        arb_event_t *ev = i == 0 ? &t.open : &t.events[i - 1];
+        ev->seq = i;
+        ev->time_ms = T0 + (int64_t)i * 1000;
+        ev->actor = strdup("arbiter");
+        if (cids) {
+            snprintf(cid[i], sizeof(cid[i]), "c%zu", i);
+            ev->client_id = strdup(cid[i]);
+            ap[i].client_id = cid[i];
+        }
+        rc = arb_event_encode(&bytes[i], ev);
+        if (rc != 0) {
+            fprintf(stderr, "encode %zu: %d\n", i, rc);
+            goto done;
+        }
+        ap[i].match_id = t.open.setup->match_id;
+        ap[i].game = i == 0 ? t.open.setup->game : NULL;
+        ap[i].seq = i;
+        ap[i].time_ms = ev->time_ms;
+        ap[i].bytes = bytes[i].data;
+        ap[i].len = bytes[i].len;
+        ap[i].closes = ev->kind == ARB_EV_CLOSE;
+        ap[i].secret = i == 0 && keep_secret && sec.len > 0
+                       ? arb_buf_cstr(&sec) : NULL;
+    }
+    rc = arb_store_append_batch(s, ap, n, &why);
+    if (rc != 0)
+        fprintf(stderr, "append: %s\n", arb_buf_cstr(&why));
+done:
+    for (i = 0; i < n; i++)
+        arb_buf_free(&bytes[i]);
+    arb_buf_free(&why);
+    arb_buf_free(&sec);
+    arb_history_clear(&t);
+    return rc;
+}
+
+static arb_store_t *
+open_store(const char *name, int ro)
+{
+    arb_store_opts_t o;
+    arb_store_t     *s = NULL;
+    arb_buf_t        why = ARB_BUF_INIT;
+
+    memset(&o, 0, sizeof(o));
+    o.read_only = ro;
+    if (arb_store_open(&s, path(name), &o, &why) != 0)
+        fprintf(stderr, "open %s: %s\n", name, arb_buf_cstr(&why));
+    arb_buf_free(&why);
+    return s;
+}
+
+/* The problems of one check, one line each: "M seq N: msg" */
+static char problems[8192];
+
+static void
+problem_cb(void *ud, const char *match_id, int has_seq, uint64_t seq,
+           const char *msg)
+{
+    size_t n = strlen(problems);
+
+    (void)ud;
+    if (has_seq)
+        snprintf(problems + n, sizeof(problems) - n, "%s seq %llu: %s\n",
+                 match_id ? match_id : "-", (unsigned long long)seq, msg);
+    else
+        snprintf(problems + n, sizeof(problems) - n, "%s: %s\n",
+                 match_id ? match_id : "-", msg);
+}
+
+static int progress_calls;
+
+static void
+progress_cb(void *ud, const char *phase, uint64_t done, uint64_t total)
+{
+    (void)ud;
+    (void)phase;
+    if (done <= total)
+        progress_calls++;
+}
+
+static uint64_t
+check(const char *name, arb_check_summary_t *sum)
+{
+    arb_store_t *s = open_store(name, 1);
+    arb_buf_t    why = ARB_BUF_INIT;
+    int          rc;
+
+    problems[0] = '\0';
+    CHECK(s != NULL);
+    if (s == NULL)
+        return UINT64_MAX;
+    rc = arb_check_store(s, problem_cb, progress_cb, NULL, sum, &why);
+    CHECK_INT(rc, 0);
+    arb_store_close(s);
+    arb_buf_free(&why);
+    if (getenv("CHECK_VERBOSE") != NULL)
+        fprintf(stderr, "[%s] problems:\n%s", name, problems);
+    return sum->problems;
+}
+
+static int
+make_store(const char *name)
+{
+    arb_store_t *s = open_store(name, 0);
+    int          rc;
+
+    if (s == NULL)
+        return -1;
+    rc = record(s, yah, 1, 1);
+    if (rc == 0)
+        rc = record(s, dealt_running, 0, 1);
+    if (rc == 0)
+        rc = record(s, dealt_closed, 1, 1);
+    arb_store_close(s);
+    return rc;
+}
+
+/* LAYOUT: a raw edit of one sub-database (docs/STORE.md). */
+static int
+raw_edit(const char *name, const char *db, const void *k, size_t klen,
+         const void *v, size_t vlen)
+{
+    MDB_env *env = NULL;
+    MDB_txn *txn = NULL;
+    MDB_dbi  dbi;
+    MDB_val  key = { klen, (void *)k }, val = { vlen, (void *)v };
+    int      rc;
+
+    rc = mdb_env_create(&env);
+    if (rc == 0)
+        rc = mdb_env_set_maxdbs(env, 8);
+    if (rc == 0)
+        rc = mdb_env_open(env, path(name), 0, 0600);
+    if (rc == 0)
+        rc = mdb_txn_begin(env, NULL, 0, &txn);
+    if (rc == 0)
+        rc = mdb_dbi_open(txn, db, 0, &dbi);
+    if (rc == 0)
+        rc = v != NULL ? mdb_put(txn, dbi, &key, &val, 0)
+                       : mdb_del(txn, dbi, &key, NULL);
+    if (rc == 0) {
+        rc = mdb_txn_commit(txn);
+        txn = NULL;
+    }
+    if (txn != NULL)
+        mdb_txn_abort(txn);
+    mdb_env_close(env);
+    if (rc != 0)
+        fprintf(stderr, "raw edit %s: %s\n", db, mdb_strerror(rc));
+    return rc;
+}
+
+/* Flips one byte of every occurrence of `needle` in file: LMDB copies
+ * pages on write, so older copies of a page may sit in free pages too.
+ * Returns how many were flipped. */
+static int
+flip_in_file(const char *file, const char *needle)
+{
+    FILE   *f = fopen(file, "r+b");
+    char   *buf;
+    long    size;
+    size_t  n = strlen(needle), i;
+    int     rc = 0;
+
+    if (f == NULL)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    size = ftell(f);
+    rewind(f);
+    buf = malloc((size_t)size);
+    if (buf != NULL && fread(buf, 1, (size_t)size, f) == (size_t)size) {
+        for (i = 0; i + n <= (size_t)size; i++)
+            if (memcmp(buf + i, needle, n) == 0) {
+                fseek(f, (long)i, SEEK_SET);
+                fputc(buf[i] ^ 0x01, f);
+                rc++;
+            }
+    }
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
+static void
+test_clean(void)
+{
+    arb_check_summary_t sum, again;
+    char                hex[ARB_HASH_HEX];
+
+    CHECK_INT(make_store("clean"), 0);
+    progress_calls = 0;
+    CHECK_INT(check("clean", &sum), 0);
+    CHECK_STR(problems, "");
+    CHECK(progress_calls >= 3);         /* 3 matches, then the log */
+    CHECK_INT(sum.matches, 3);
+    CHECK_INT(sum.closed, 2);
+    CHECK_INT(sum.dealt, 2);
+    CHECK_INT(sum.events, 5 + 1 + 2);
+    CHECK_INT(sum.log_pos, 8);
+    CHECK_INT(sum.client_ids, 5 + 2);
+    arb_hex(hex, sum.heads, ARB_HASH_LEN);
+    /* The same store gives the same digest; another one another. */
+    CHECK_INT(check("clean", &again), 0);
+    CHECK(memcmp(sum.heads, again.heads, ARB_HASH_LEN) == 0);
+    {
+        arb_store_t *s = open_store("clean", 0);
+        CHECK_INT(record(s, dealt_wrong, 0, 1), 0);
+        arb_store_close(s);
+    }
+    /* A close whose reveal does not open the commitment (the store takes
+     * any bytes; the rules would have refused it). */
+    CHECK_INT(check("clean", &again), 1);
+    CHECK(strstr(problems, "T3 seq 1: the close's reveal does not open the "
+                 "deal committed at seq 0") != NULL);
+    CHECK(memcmp(sum.heads, again.heads, ARB_HASH_LEN) != 0);
+}
+
+/* An empty store checks clean (and nothing is sorted or searched). */
+static void
+test_empty(void)
+{
+    arb_check_summary_t sum;
+    arb_store_t        *s = open_store("empty", 0);
+
+    arb_store_close(s);
+    CHECK_INT(check("empty", &sum), 0);
+    CHECK_INT(sum.matches, 0);
+    CHECK_INT(sum.log_pos, 0);
+}
+
+static void
+test_flipped_byte(void)
+{
+    arb_check_summary_t sum;
+    char                file[200];
+
+    CHECK_INT(make_store("flip"), 0);
+    snprintf(file, sizeof(file), "%s/data.mdb", path("flip"));
+    CHECK(flip_in_file(file, "FLIP-ME-PLEASE") > 0);
+    CHECK_INT(check("flip", &sum), 1);
+    CHECK_STR(problems, "Y1 seq 3: stored hash does not match the chain: "
+              "the event's bytes or its hash were changed\n");
+    CHECK_INT(sum.events, 8);
+}
+
+static void
+test_stale_index(void)
+{
+    arb_check_summary_t sum;
+    arb_match_info_t    m;
+    arb_store_t        *s;
+    unsigned char       rec[132], prev[ARB_HASH_LEN];
+    uint64_t            q;
+    int                 k;
+
+    /* LAYOUT: the match record of Y1 rewritten as it was one event ago,
+     * as an index that missed the last commit would hold it. */
+    CHECK_INT(make_store("stale"), 0);
+    s = open_store("stale", 1);
+    CHECK_INT(arb_store_match(s, "Y1", &m, NULL), 0);
+    CHECK_INT(arb_store_idem(s, "Y1", "c3", &q, prev, NULL), 0);
+    arb_store_close(s);
+    memset(rec, 0, sizeof(rec));
+    rec[0] = 1;                                 /* version */
+    rec[1] = 0;                                 /* open: the close is seq 4 */
+    rec[2] = (unsigned char)strlen(m.game);
+    memcpy(rec + 4, m.game, strlen(m.game));
+    for (k = 0; k < 8; k++) {
+        rec[68 + k] = (unsigned char)((m.last_seq - 1) >> (56 - 8 * k));
+        rec[76 + k] = (unsigned char)((m.count - 1) >> (56 - 8 * k));
+        rec[116 + k] = (unsigned char)((uint64_t)m.created_ms >> (56 - 8 * k));
+        rec[124 + k] = (unsigned char)((uint64_t)(m.last_ms - 1000)
+                                       >> (56 - 8 * k));
+    }
+    memcpy(rec + 84, prev, ARB_HASH_LEN);       /* h(3) */
+    CHECK_INT(raw_edit("stale", "matches", "Y1", 2, rec, sizeof(rec)), 0);
+    /* and what follows from it: the counts disagree, and the client id of
+     * the event the index misses is not counted */
+    CHECK_INT(check("stale", &sum), 5);
+    CHECK(strstr(problems, "Y1 seq 4: in the global log (position 5) but "
+                 "the match index ends at seq 3: a stale index\n") != NULL);
+    CHECK(strstr(problems, "Y1: match \"Y1\": seq 4: event stored past the "
+                 "head\n") != NULL);
+    CHECK(strstr(problems, "-: the store counts 8 events, the matches hold "
+                 "7\n") != NULL);
+    CHECK(strstr(problems, "-: the global log ends at position 8, the "
+                 "matches hold 7 events\n") != NULL);
+
+    /* LAYOUT: an idempotency entry lost. */
+    CHECK_INT(make_store("idem"), 0);
+    CHECK_INT(raw_edit("idem", "idem", "T2\0c1", 5, NULL, 0), 0);
+    CHECK_INT(check("idem", &sum), 2);
+    CHECK(strstr(problems, "T2 seq 1: client id \"c1\" is missing from the "
+                 "idempotency index\n") != NULL);
+    CHECK(strstr(problems, "-: the idempotency index holds 6 entries, the "
+                 "events carry 7 client ids\n") != NULL);
+
+    /* LAYOUT: the kept secret of a running dealt match lost, and one that
+     * does not open the commitment. */
+    CHECK_INT(make_store("secret"), 0);
+    CHECK_INT(raw_edit("secret", "meta", "secret:T1", 9, NULL, 0), 0);
+    CHECK_INT(raw_edit("secret", "meta", "secret:T2", 9, "seed x", 6), 0);
+    CHECK_INT(check("secret", &sum), 2);
+    CHECK(strstr(problems, "T1: running dealt match: the deal secret is not "
+                 "kept") != NULL);
+    CHECK(strstr(problems, "T2: the kept deal secret does not open the deal "
+                 "committed at seq 0") != NULL);
+}
+
+static int
+count_keys(const char *dir, unsigned flags)
+{
+    MDB_env *env = NULL;
+    MDB_txn *txn = NULL;
+    MDB_stat st;
+    MDB_dbi  dbi;
+    int      n = -1;
+
+    if (mdb_env_create(&env) == 0 &&
+        mdb_env_open(env, dir, MDB_RDONLY | flags, 0600) == 0 &&
+        mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0 &&
+        mdb_dbi_open(txn, NULL, 0, &dbi) == 0 &&
+        mdb_stat(txn, dbi, &st) == 0)
+        n = (int)st.ms_entries;
+    if (txn != NULL)
+        mdb_txn_abort(txn);
+    mdb_env_close(env);
+    return n;
+}
+
+static int
+make_env(const char *dir, unsigned flags, int nkeys)
+{
+    MDB_env *env = NULL;
+    MDB_txn *txn = NULL;
+    MDB_dbi  dbi;
+    char     k[16];
+    int      i, rc;
+
+    rc = mdb_env_create(&env);
+    if (rc == 0)
+        rc = mdb_env_open(env, dir, flags, 0600);
+    if (rc == 0)
+        rc = mdb_txn_begin(env, NULL, 0, &txn);
+    if (rc == 0)
+        rc = mdb_dbi_open(txn, NULL, 0, &dbi);
+    for (i = 0; rc == 0 && i < nkeys; i++) {
+        MDB_val key, val;
+        snprintf(k, sizeof(k), "k%d", i);
+        key.mv_data = k;
+        key.mv_size = strlen(k);
+        val = key;
+        rc = mdb_put(txn, dbi, &key, &val, 0);
+    }
+    if (rc == 0) {
+        rc = mdb_txn_commit(txn);
+        txn = NULL;
+    }
+    if (txn != NULL)
+        mdb_txn_abort(txn);
+    mdb_env_close(env);
+    return rc;
+}
+
+static char copied[512];
+
+static void
+copied_cb(void *ud, const char *rel)
+{
+    (void)ud;
+    strncat(copied, rel, sizeof(copied) - strlen(copied) - 2);
+    strcat(copied, ",");
+}
+
+/* Every environment of the directory is copied, the directory's own
+ * last; other files are left to the caller. */
+static void
+test_backup_envs(void)
+{
+    arb_check_summary_t sum;
+    arb_buf_t           why = ARB_BUF_INIT;
+    char                p[200];
+    int                 fd;
+
+    CHECK_INT(make_store("src"), 0);
+    mkdir(path("src/index"), 0700);
+    CHECK_INT(make_env(path("src/index"), 0, 5), 0);
+    CHECK_INT(make_env(path("src/extra.mdb"), MDB_NOSUBDIR, 3), 0);
+    fd = open(path("src/signing.key"), O_WRONLY | O_CREAT, 0600);
+    CHECK(fd >= 0 && write(fd, "x", 1) == 1);
+    close(fd);
+    mkdir(path("copy"), 0700);
+    CHECK_INT(arb_store_backup(path("src"), path("copy"), 0, copied_cb, NULL,
+                               &why), 0);
+    /* readdir order decides the first two; the store's own is last */
+    CHECK(strstr(copied, "index/data.mdb,") != NULL);
+    CHECK(strstr(copied, "extra.mdb,") != NULL);
+    CHECK(strlen(copied) > 9 &&
+          strcmp(copied + strlen(copied) - 9, "data.mdb,") == 0);
+    CHECK_INT(count_keys(path("copy/index"), 0), 5);
+    CHECK_INT(count_keys(path("copy/extra.mdb"), MDB_NOSUBDIR), 3);
+    CHECK(access(path("copy/signing.key"), F_OK) != 0);
+    CHECK_INT(check("copy", &sum), 0);
+    CHECK_INT(sum.events, 8);
+    {
+        struct stat st;
+        snprintf(p, sizeof(p), "%s/data.mdb", path("copy"));
+        CHECK(stat(p, &st) == 0 && (st.st_mode & 0777) == 0600);
+    }
+    /* compacting copy holds the same */
+    mkdir(path("copy2"), 0700);
+    CHECK_INT(arb_store_backup(path("src"), path("copy2"), 1, NULL, NULL,
+                               &why), 0);
+    CHECK_INT(check("copy2", &sum), 0);
+    CHECK_INT(sum.events, 8);
+    /* no store there */
+    CHECK_INT(arb_store_backup(path("copy/index/nothing"), path("copy3"), 0,
+                               NULL, NULL, &why), ARB_ENOTFOUND);
+    CHECK_INT(arb_store_is_env_file("data.mdb"), 1);
+    CHECK_INT(arb_store_is_env_file("x/lock.mdb"), 1);
+    CHECK_INT(arb_store_is_env_file("extra.mdb-lock"), 1);
+    CHECK_INT(arb_store_is_env_file("signing.key"), 0);
+    arb_buf_free(&why);
+}
+
+int
+main(void)
+{
+    char cmd[128];
+
+    snprintf(base, sizeof(base), "/tmp/arb_check_XXXXXX");
+    if (mkdtemp(base) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_empty();
+    test_clean();
+    test_flipped_byte();
+    test_stale_index();
+    test_backup_envs();
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", base);
+    return TEST_END();
+}

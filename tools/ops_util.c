@@ -1,0 +1,475 @@
+/*
+ * ops_util.c - what check, backup and restore-backup share (tools/ops.h).
+ *
+ * DESIGN: a backup is a plain directory that a person can read: the LMDB
+ * copies, the key and token files, and a text MANIFEST naming every file
+ * with its mode, size and BLAKE2b-256, plus what the store held (matches,
+ * events, last position, heads digest).  Restore checks every file against
+ * the manifest before it copies anything, and the restored store against
+ * the summary, so a backup damaged in storage is refused, not restored.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "core/err.h"
+#include "core/ledger/chain.h"
+#include "core/ledger/store.h"
+#include "tools/ops.h"
+
+static int64_t
+mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+ops_progress_init(ops_progress_t *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->on = isatty(STDERR_FILENO);
+}
+
+void
+ops_progress(ops_progress_t *p, const char *cmd, const char *what,
+             uint64_t done, uint64_t total)
+{
+    int64_t now;
+
+    if (!p->on)
+        return;
+    now = mono_ms();
+    if (p->shown && now - p->last_ms < 200 && done != total)
+        return;
+    p->last_ms = now;
+    p->shown = 1;
+    if (total > 0)
+        fprintf(stderr, "\r\033[K%s: %s %" PRIu64 "/%" PRIu64, cmd, what,
+                done, total);
+    else
+        fprintf(stderr, "\r\033[K%s: %s", cmd, what);
+    fflush(stderr);
+}
+
+void
+ops_progress_clear(ops_progress_t *p)
+{
+    if (p->on && p->shown)
+        fprintf(stderr, "\r\033[K");
+    p->shown = 0;
+}
+
+void
+ops_summary_print(FILE *f, const char *label, const arb_check_summary_t *s)
+{
+    char hex[ARB_HASH_HEX];
+
+    arb_hex(hex, s->heads, ARB_HASH_LEN);
+    fprintf(f, "%s: %" PRIu64 " matches (%" PRIu64 " closed, %" PRIu64
+            " dealt), %" PRIu64 " events, %" PRIu64 " client ids, last "
+            "position %" PRIu64 ", heads digest %s\n", label, s->matches,
+            s->closed, s->dealt, s->events, s->client_ids, s->log_pos, hex);
+}
+
+typedef struct pctx {
+    FILE           *f;
+    const char     *prefix;
+    const char     *cmd;
+    ops_progress_t  pr;
+} pctx_t;
+
+static void
+problem_cb(void *ud, const char *match_id, int has_seq, uint64_t seq,
+           const char *msg)
+{
+    pctx_t *p = ud;
+
+    ops_progress_clear(&p->pr);
+    if (match_id == NULL)
+        fprintf(p->f, "%sstore: %s\n", p->prefix, msg);
+    else if (has_seq)
+        fprintf(p->f, "%smatch %s seq %" PRIu64 ": %s\n", p->prefix,
+                match_id, seq, msg);
+    else
+        fprintf(p->f, "%smatch %s: %s\n", p->prefix, match_id, msg);
+}
+
+static void
+progress_cb(void *ud, const char *phase, uint64_t done, uint64_t total)
+{
+    pctx_t *p = ud;
+
+    ops_progress(&p->pr, p->cmd, strcmp(phase, "log") == 0
+                 ? "global log, position" : "matches", done, total);
+}
+
+int
+ops_check_dir(const char *cmd, const char *dir, FILE *f, const char *prefix,
+              arb_check_summary_t *sum)
+{
+    arb_store_opts_t o;
+    arb_store_t     *s = NULL;
+    arb_buf_t        why = ARB_BUF_INIT;
+    pctx_t           p;
+    int              rc;
+
+    memset(&o, 0, sizeof(o));
+    o.read_only = 1;
+    rc = arb_store_open(&s, dir, &o, &why);
+    if (rc != 0) {
+        fprintf(stderr, "arbiter %s: %s\n", cmd, arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return 2;
+    }
+    p.f = f;
+    p.prefix = prefix;
+    p.cmd = cmd;
+    ops_progress_init(&p.pr);
+    rc = arb_check_store(s, problem_cb, progress_cb, &p, sum, &why);
+    ops_progress_clear(&p.pr);
+    if (rc != 0)
+        fprintf(stderr, "arbiter %s: %s: the check stopped: %s\n", cmd, dir,
+                arb_buf_cstr(&why));
+    arb_store_close(s);
+    arb_buf_free(&why);
+    return rc != 0 ? 2 : 0;
+}
+
+static int
+io_fail(arb_buf_t *why, const char *what, const char *path)
+{
+    arb_buf_printf(why, "%s %s: %s", what, path, strerror(errno));
+    return ARB_EIO;
+}
+
+int
+ops_copy_file(const char *src, const char *dst, unsigned mode,
+              unsigned char hash[ARB_HASH_LEN], uint64_t *size,
+              arb_buf_t *why)
+{
+    crypto_generichash_state st;
+    unsigned char            buf[65536];
+    uint64_t                 total = 0;
+    ssize_t                  n, w, off;
+    int                      in, out = -1, rc = ARB_EIO;
+
+    /* never through a link: a backup holds plain files only */
+    in = open(src, O_RDONLY | O_NOFOLLOW);
+    if (in < 0)
+        return io_fail(why, "open", src);
+    out = open(dst, O_WRONLY | O_CREAT | O_EXCL, mode);
+    if (out < 0) {
+        rc = io_fail(why, "create", dst);
+        goto done;
+    }
+    crypto_generichash_init(&st, NULL, 0, ARB_HASH_LEN);
+    while ((n = read(in, buf, sizeof(buf))) != 0) {
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = io_fail(why, "read", src);
+            goto done;
+        }
+        crypto_generichash_update(&st, buf, (unsigned long long)n);
+        total += (uint64_t)n;
+        for (off = 0; off < n; off += w) {
+            w = write(out, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                w = 0;
+            else if (w < 0) {
+                rc = io_fail(why, "write", dst);
+                goto done;
+            }
+        }
+    }
+    /* umask may have narrowed the mode; the backup keeps the source's. */
+    if (fchmod(out, mode) != 0 || fsync(out) != 0) {
+        rc = io_fail(why, "sync", dst);
+        goto done;
+    }
+    crypto_generichash_final(&st, buf, ARB_HASH_LEN);
+    if (hash != NULL)
+        memcpy(hash, buf, ARB_HASH_LEN);
+    if (size != NULL)
+        *size = total;
+    rc = 0;
+done:
+    close(in);
+    if (out >= 0 && close(out) != 0 && rc == 0)
+        rc = io_fail(why, "close", dst);
+    return rc;
+}
+
+int
+ops_hash_file(const char *path, unsigned char hash[ARB_HASH_LEN],
+              uint64_t *size, arb_buf_t *why)
+{
+    crypto_generichash_state st;
+    unsigned char            buf[65536];
+    uint64_t                 total = 0;
+    ssize_t                  n;
+    int                      fd;
+
+    fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return io_fail(why, "open", path);
+    crypto_generichash_init(&st, NULL, 0, ARB_HASH_LEN);
+    while ((n = read(fd, buf, sizeof(buf))) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            close(fd);
+            return io_fail(why, "read", path);
+        }
+        crypto_generichash_update(&st, buf, (unsigned long long)n);
+        total += (uint64_t)n;
+    }
+    close(fd);
+    crypto_generichash_final(&st, hash, ARB_HASH_LEN);
+    *size = total;
+    return 0;
+}
+
+int
+ops_path(char *out, const char *a, const char *b)
+{
+    int n = snprintf(out, PATH_MAX, "%s/%s", a, b);
+
+    return n < 0 || n >= PATH_MAX ? -1 : 0;
+}
+
+int
+ops_manifest_add(ops_manifest_t *m, const char *path, unsigned mode,
+                 uint64_t size, const unsigned char hash[ARB_HASH_LEN])
+{
+    ops_file_t *nf;
+
+    if (m->nfiles == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 8;
+        nf = realloc(m->files, cap * sizeof(*nf));
+        if (nf == NULL)
+            return ARB_ENOMEM;
+        m->files = nf;
+        m->cap = cap;
+    }
+    nf = &m->files[m->nfiles];
+    nf->path = strdup(path);
+    if (nf->path == NULL)
+        return ARB_ENOMEM;
+    nf->mode = mode;
+    nf->size = size;
+    memcpy(nf->hash, hash, ARB_HASH_LEN);
+    m->nfiles++;
+    return 0;
+}
+
+void
+ops_manifest_free(ops_manifest_t *m)
+{
+    size_t i;
+
+    if (m == NULL)
+        return;
+    for (i = 0; i < m->nfiles; i++)
+        free(m->files[i].path);
+    free(m->files);
+    free(m->source);
+    free(m->started);
+    memset(m, 0, sizeof(*m));
+}
+
+int
+ops_manifest_write(const ops_manifest_t *m, const char *dir, arb_buf_t *why)
+{
+    arb_buf_t b = ARB_BUF_INIT;
+    char      path[PATH_MAX], hex[ARB_HASH_HEX];
+    size_t    i, off;
+    ssize_t   w;
+    int       fd, rc = ARB_EIO;
+
+    arb_buf_printf(&b, "# arbiter backup; restore with: arbiter "
+                   "restore-backup --from DIR --data NEWDIR\n"
+                   "format %d\nsource %s\nstarted %s\n", OPS_BACKUP_FORMAT,
+                   m->source, m->started);
+    arb_hex(hex, m->sum.heads, ARB_HASH_LEN);
+    arb_buf_printf(&b, "matches %" PRIu64 "\nclosed %" PRIu64 "\ndealt %"
+                   PRIu64 "\nevents %" PRIu64 "\nclient_ids %" PRIu64
+                   "\nlog_pos %" PRIu64 "\nheads %s\n", m->sum.matches,
+                   m->sum.closed, m->sum.dealt, m->sum.events,
+                   m->sum.client_ids, m->sum.log_pos, hex);
+    for (i = 0; i < m->nfiles; i++) {
+        arb_hex(hex, m->files[i].hash, ARB_HASH_LEN);
+        arb_buf_printf(&b, "file %s %04o %" PRIu64 " %s\n", hex,
+                       m->files[i].mode, m->files[i].size, m->files[i].path);
+    }
+    if (b.oom) {
+        arb_buf_free(&b);
+        arb_buf_puts(why, "out of memory");
+        return ARB_ENOMEM;
+    }
+    snprintf(path, sizeof(path), "%s/%s", dir, OPS_MANIFEST);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) {
+        rc = io_fail(why, "create", path);
+        goto done;
+    }
+    for (off = 0; off < b.len; off += (size_t)w) {
+        w = write(fd, b.data + off, b.len - off);
+        if (w < 0) {
+            rc = io_fail(why, "write", path);
+            close(fd);
+            goto done;
+        }
+    }
+    if (fsync(fd) != 0) {
+        rc = io_fail(why, "sync", path);
+        close(fd);
+        goto done;
+    }
+    rc = close(fd) != 0 ? io_fail(why, "close", path) : 0;
+done:
+    arb_buf_free(&b);
+    return rc;
+}
+
+/* A relative path that stays inside the backup. */
+static int
+safe_relpath(const char *p)
+{
+    const char *s;
+
+    if (*p == '\0' || *p == '/' || strlen(p) >= 1024)
+        return 0;
+    for (s = p; *s != '\0'; s++)
+        if ((unsigned char)*s < 0x20)
+            return 0;
+    for (s = p; s != NULL; s = strchr(s, '/')) {
+        if (*s == '/')
+            s++;
+        if (strncmp(s, "..", 2) == 0 && (s[2] == '/' || s[2] == '\0'))
+            return 0;
+    }
+    return 1;
+}
+
+static int
+parse_u64(const char *v, uint64_t *out)
+{
+    char *end;
+
+    if (*v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    *out = strtoull(v, &end, 10);
+    return errno != 0 || *end != '\0' ? -1 : 0;
+}
+
+static int
+parse_line(ops_manifest_t *m, char *line)
+{
+    unsigned char h[ARB_HASH_LEN];
+    char         *v = strchr(line, ' '), *w, *end;
+    uint64_t      size;
+    unsigned long mode;
+    static const struct { const char *k; size_t off; } nums[] = {
+        { "matches", offsetof(arb_check_summary_t, matches) },
+        { "closed", offsetof(arb_check_summary_t, closed) },
+        { "dealt", offsetof(arb_check_summary_t, dealt) },
+        { "events", offsetof(arb_check_summary_t, events) },
+        { "client_ids", offsetof(arb_check_summary_t, client_ids) },
+        { "log_pos", offsetof(arb_check_summary_t, log_pos) },
+    };
+    size_t        i;
+
+    if (v == NULL)
+        return -1;
+    *v++ = '\0';
+    if (strcmp(line, "format") == 0)
+        return strcmp(v, "1") == 0 ? 0 : -1;
+    if (strcmp(line, "source") == 0)
+        return (m->source = strdup(v)) == NULL ? -1 : 0;
+    if (strcmp(line, "started") == 0)
+        return (m->started = strdup(v)) == NULL ? -1 : 0;
+    if (strcmp(line, "heads") == 0)
+        return arb_unhex(m->sum.heads, ARB_HASH_LEN, v) == 0 ? 0 : -1;
+    for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+        if (strcmp(line, nums[i].k) == 0)
+            return parse_u64(v, (uint64_t *)(void *)((char *)&m->sum +
+                                                      nums[i].off));
+    if (strcmp(line, "file") != 0)
+        return -1;
+    /* file HASH MODE SIZE PATH */
+    if ((w = strchr(v, ' ')) == NULL)
+        return -1;
+    *w++ = '\0';
+    if (arb_unhex(h, ARB_HASH_LEN, v) != 0)
+        return -1;
+    mode = strtoul(w, &end, 8);
+    if (end == w || *end != ' ' || mode > 0777)
+        return -1;
+    w = end + 1;
+    if ((v = strchr(w, ' ')) == NULL)
+        return -1;
+    *v++ = '\0';
+    if (parse_u64(w, &size) != 0 || !safe_relpath(v))
+        return -1;
+    return ops_manifest_add(m, v, (unsigned)mode, size, h) == 0 ? 0 : -1;
+}
+
+int
+ops_manifest_read(ops_manifest_t *m, const char *dir, arb_buf_t *why)
+{
+    FILE    *f;
+    char     path[PATH_MAX], line[2048];
+    unsigned n = 0;
+    size_t   len;
+    int      rc = 0, fmt = 0;
+
+    memset(m, 0, sizeof(*m));
+    snprintf(path, sizeof(path), "%s/%s", dir, OPS_MANIFEST);
+    f = fopen(path, "r");
+    if (f == NULL)
+        return io_fail(why, "open", path);
+    while (fgets(line, sizeof(line), f) != NULL) {
+        n++;
+        len = strlen(line);
+        if (len == 0 || line[len - 1] != '\n') {
+            arb_buf_printf(why, "%s: line %u: too long or unterminated",
+                           path, n);
+            rc = ARB_ECORRUPT;
+            break;
+        }
+        line[len - 1] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        if (strncmp(line, "format ", 7) == 0)
+            fmt = 1;
+        if (parse_line(m, line) != 0) {
+            arb_buf_printf(why, "%s: line %u: not a manifest line (or "
+                           "another format)", path, n);
+            rc = ARB_ECORRUPT;
+            break;
+        }
+    }
+    fclose(f);
+    if (rc == 0 && (!fmt || m->source == NULL || m->nfiles == 0)) {
+        arb_buf_printf(why, "%s: incomplete (no format, source or files)",
+                       path);
+        rc = ARB_ECORRUPT;
+    }
+    if (rc != 0)
+        ops_manifest_free(m);
+    return rc;
+}
