@@ -77,7 +77,7 @@ bin/arbiterd: $(call obj,$(DAEMON_SRC)) $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBPROTO) $(LIBCORE)
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBDAEMON) $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/tests/bench_%: $(BUILD)/tests/bench/bench_%.o $(LIBPROTO) $(LIBCORE)

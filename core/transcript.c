@@ -145,6 +145,10 @@ parse_header(arb_setup_t *s, const char *key, toks_t *t, size_t first,
     if (strcmp(key, "teams") == 0) {
         if (s->nteams > 0)
             ERR("header 'teams' given twice");
+        /* Players name their team, so the teams come first; a later
+         * teams line would leave the players without one. */
+        if (s->nplayers > 0)
+            ERR("header 'teams' must come before 'players'");
         for (i = first; i < t->n; i++) {
             if (!arb_name_valid(t->v[i]))
                 ERR("team name '%s' must be 1..64 of A-Z a-z 0-9 _ . @ + -",

@@ -157,6 +157,10 @@ test_errors(void)
           "line 3: player name 'b!' must be 1..64 of A-Z a-z 0-9 _ . @ + -" },
         { "game: yahchain\nmatch: x\nteams: red\nplayers: a\n",
           "line 4: player 'a' needs a team: write a:<team>" },
+        /* Found by fuzz_transcript: accepted, it exported a transcript
+         * that did not import (teams first, players without one). */
+        { "game: yahchain\nmatch: x\nplayers: a\nteams: red\n",
+          "line 4: header 'teams' must come before 'players'" },
         { "", "line 0: no header: a transcript starts with 'game: <name>'" },
     };
     size_t i;
