@@ -123,7 +123,8 @@ settle(arb_server_t *srv, arb_conn_t *c, int peer)
 {
     do {
         drain(peer);
-        uv_run(&loop, UV_RUN_NOWAIT);
+        /* Blocking while the worker commits gives it the CPU. */
+        uv_run(&loop, srv->committing ? UV_RUN_ONCE : UV_RUN_NOWAIT);
     } while (srv->committing || srv->nqueue > 0 || c->outq > 0);
 }
 
