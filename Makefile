@@ -112,7 +112,7 @@ asan:
 FUZZ_CC   ?= clang-14
 FUZZ_SECS ?= 60
 fuzz:
-	@command -v $(FUZZ_CC) >/dev/null 2>&1 || sh .ci/deps fuzz
+	@sh .ci/deps fuzz
 	$(MAKE) CC=$(FUZZ_CC) BUILD=build-fuzz FUZZ_MAIN= \
 	    FUZZ_LDFLAGS=-fsanitize=fuzzer \
 	    OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
