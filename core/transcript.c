@@ -89,7 +89,11 @@ join(char **v, size_t n)
         return NULL;
     s[0] = '\0';
     for (i = 0; i < n; i++) {
-        if (i > 0)
+        /* An empty word ("") joins as nothing: the text is written back
+         * with single spaces, and must read back the same. */
+        if (v[i][0] == '\0')
+            continue;
+        if (s[0] != '\0')
             strcat(s, " ");
         strcat(s, v[i]);
     }
@@ -140,6 +144,8 @@ parse_header(arb_setup_t *s, const char *key, toks_t *t, size_t first,
         *dst = join(&t->v[first], t->n - first);
         if (*dst == NULL)
             return ARB_ENOMEM;
+        if (**dst == '\0')
+            ERR("header '%s' has no value", key);
         return 0;
     }
     if (strcmp(key, "teams") == 0) {
@@ -225,6 +231,10 @@ parse_header(arb_setup_t *s, const char *key, toks_t *t, size_t first,
     val = join(&t->v[first], t->n - first);
     if (val == NULL)
         return ARB_ENOMEM;
+    if (*val == '\0') {
+        free(val);
+        ERR("header '%s' has no value", key);
+    }
     rc = arb_setup_set_option(s, key, val);
     free(val);
     return rc;
