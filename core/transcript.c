@@ -354,7 +354,7 @@ parse_event(arb_event_t *ev, toks_t *t, unsigned line, const char *raw,
             p++;
         p += 4;
         len = rawlen - (size_t)(p - raw);
-        while (len > 0 && (*p == ' ' || *p == '\t'))
+        while (len > 0 && (*p == ' ' || *p == '\t' || *p == '\r'))
             p++, len--;
         while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'
                            || p[len - 1] == '\t'))

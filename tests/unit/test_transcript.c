@@ -118,6 +118,14 @@ test_round_trip(void)
      * as a double space, which the next reading folded into one. */
     CHECK_STR(arb_setup_option(t1.open.setup, "venue"), "Hall B");
     CHECK_STR(t1.events[4].text, "reason with words");
+    /* ... and a note's text starting with a CR (blank like a space) */
+    {
+        arb_transcript_t t3;
+        CHECK_INT(parse(&t3, "game: yahchain\nmatch: x\nplayers: a\n"
+                             "note\t\r\t text\r\n"), 0);
+        CHECK(t3.nevents == 1 && !strcmp(t3.events[0].text, "text"));
+        arb_transcript_clear(&t3);
+    }
     arb_transcript_clear(&t1);
     arb_transcript_clear(&t2);
     arb_buf_free(&f1);
