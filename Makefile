@@ -1,4 +1,5 @@
-# arbiter - see README.md.  Targets: all deps run test asan bench install clean
+# arbiter - see README.md.  Targets: all deps run test asan fuzz bench install
+# clean
 CC       ?= cc
 OPT      ?= -O2 -g
 PREFIX   ?= /usr/local
@@ -28,17 +29,21 @@ DAEMON_SRC := $(wildcard daemon/*.c)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
+# The daemon without its main(), for the harness that drives arb_dispatch.
+DLIB_SRC   := $(filter-out daemon/main.c,$(DAEMON_SRC))
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 LIBCORE  := $(BUILD)/libarbcore.a
 LIBPROTO := $(BUILD)/libarbproto.a
+LIBDAEMON := $(BUILD)/libarbd.a
 UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 BENCHES  := $(patsubst tests/bench/%.c,$(BUILD)/tests/%,$(BENCH_SRC))
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/%,$(FUZZ_SRC))
 BINS     := bin/arbiter $(if $(DAEMON_SRC),bin/arbiterd)
 
-.PHONY: all deps run test unit integration asan bench install clean
+.PHONY: all deps run test unit integration asan fuzz fuzzers bench install \
+        clean
 # Keep test objects: they are intermediates of a pattern chain.
 .SECONDARY:
 all: deps-check $(BINS) $(UNITS) $(BENCHES) $(FUZZERS)
@@ -65,6 +70,9 @@ $(LIBCORE): $(call obj,$(CORE_SRC))
 $(LIBPROTO): $(call obj,$(PROTO_SRC))
 	@mkdir -p $(dir $@)
 	$(Q)$(AR) rcs $@ $^
+$(LIBDAEMON): $(call obj,$(DLIB_SRC))
+	@mkdir -p $(dir $@)
+	$(Q)$(AR) rcs $@ $^
 
 bin/arbiter: $(call obj,$(TOOLS_SRC)) $(LIBPROTO) $(LIBCORE)
 	@mkdir -p bin
@@ -75,15 +83,20 @@ bin/arbiterd: $(call obj,$(DAEMON_SRC)) $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBPROTO) $(LIBCORE)
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBDAEMON) $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/tests/bench_%: $(BUILD)/tests/bench/bench_%.o $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIBPROTO) $(LIBCORE)
+# A harness gets its main() from replay_main.c (replays its corpus), or
+# from libFuzzer when make fuzz empties FUZZ_MAIN.
+FUZZ_MAIN    ?= $(BUILD)/tests/fuzz/replay_main.o
+FUZZ_LDFLAGS ?=
+$(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_MAIN) $(LIBDAEMON) \
+                       $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # make run: set-up, build, then start the recorder on ./var/arbiter.
 run: all
@@ -99,6 +112,19 @@ asan:
 	rm -f $(BINS)
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test; \
 	rc=$$?; rm -f $(BINS); exit $$rc
+
+# make fuzz FUZZ_SECS=N: every harness built with clang's libFuzzer under
+# ASan+UBSan in build-fuzz/, then run for N seconds each, one at a time.
+FUZZ_CC   ?= clang-14
+FUZZ_SECS ?= 60
+fuzz:
+	@sh .ci/deps fuzz
+	$(MAKE) CC=$(FUZZ_CC) BUILD=build-fuzz FUZZ_MAIN= \
+	    FUZZ_LDFLAGS=-fsanitize=fuzzer \
+	    OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    fuzzers
+	@sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECS)
+fuzzers: deps-check $(FUZZERS)
 
 bench: all
 	@sh tests/bench/run.sh $(BUILD)
@@ -127,6 +153,6 @@ install: all
 	install -m 0644 docs/man/arbiterd.8 $(DESTDIR)$(MANDIR)/man8/
 
 clean:
-	rm -rf build build-asan bin
+	rm -rf build build-asan build-fuzz bin
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -15,6 +15,7 @@
 #include "core/claim.h"
 #include "core/claim_int.h"
 #include "core/err.h"
+#include "core/mp.h"
 
 /* One CSV row: cells decoded (quotes removed), the line it starts on. */
 typedef struct row {
@@ -98,6 +99,16 @@ read_row(row_t *r, const char **p, const char *end, char sep,
             while (q < end && *q != sep && *q != '\n'
                    && !(*q == '\r' && (q + 1 == end || q[1] == '\n')))
                 arb_buf_putc(&cell, *q++);
+        }
+        /* A cell becomes a C string and then a JSON string of the
+         * canonical claim: no NUL, well-formed UTF-8 (as in JSON). */
+        if (cell.len > 0 && (memchr(cell.data, '\0', cell.len) != NULL
+                             || !arb_mp_utf8_valid(cell.data, cell.len))) {
+            rc = arb__claim_fail(why, ARB_EINVAL, "line %u, cell %zu: "
+                                 "%s", r->line, r->n + 1,
+                                 memchr(cell.data, '\0', cell.len) != NULL
+                                 ? "NUL byte" : "invalid UTF-8");
+            goto fail;
         }
         if (row_push(r, &cell) != 0) {
             rc = arb__claim_fail(why, ARB_ENOMEM, "out of memory");

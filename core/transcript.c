@@ -89,7 +89,11 @@ join(char **v, size_t n)
         return NULL;
     s[0] = '\0';
     for (i = 0; i < n; i++) {
-        if (i > 0)
+        /* An empty word ("") joins as nothing: the text is written back
+         * with single spaces, and must read back the same. */
+        if (v[i][0] == '\0')
+            continue;
+        if (s[0] != '\0')
             strcat(s, " ");
         strcat(s, v[i]);
     }
@@ -140,11 +144,17 @@ parse_header(arb_setup_t *s, const char *key, toks_t *t, size_t first,
         *dst = join(&t->v[first], t->n - first);
         if (*dst == NULL)
             return ARB_ENOMEM;
+        if (**dst == '\0')
+            ERR("header '%s' has no value", key);
         return 0;
     }
     if (strcmp(key, "teams") == 0) {
         if (s->nteams > 0)
             ERR("header 'teams' given twice");
+        /* Players name their team, so the teams come first; a later
+         * teams line would leave the players without one. */
+        if (s->nplayers > 0)
+            ERR("header 'teams' must come before 'players'");
         for (i = first; i < t->n; i++) {
             if (!arb_name_valid(t->v[i]))
                 ERR("team name '%s' must be 1..64 of A-Z a-z 0-9 _ . @ + -",
@@ -221,6 +231,10 @@ parse_header(arb_setup_t *s, const char *key, toks_t *t, size_t first,
     val = join(&t->v[first], t->n - first);
     if (val == NULL)
         return ARB_ENOMEM;
+    if (*val == '\0') {
+        free(val);
+        ERR("header '%s' has no value", key);
+    }
     rc = arb_setup_set_option(s, key, val);
     free(val);
     return rc;
@@ -340,7 +354,7 @@ parse_event(arb_event_t *ev, toks_t *t, unsigned line, const char *raw,
             p++;
         p += 4;
         len = rawlen - (size_t)(p - raw);
-        while (len > 0 && (*p == ' ' || *p == '\t'))
+        while (len > 0 && (*p == ' ' || *p == '\t' || *p == '\r'))
             p++, len--;
         while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'
                            || p[len - 1] == '\t'))

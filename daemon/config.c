@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/event.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "proto/limits.h"
@@ -145,11 +146,26 @@ parse_token(arb_config_t *c, char *v, unsigned line, arb_buf_t *why)
                        "[MATCH...]", line);
         return ARB_EINVAL;
     }
-    if (strlen(w[0]) < 16) {
-        arb_buf_printf(why, "line %u: token secret shorter than 16 "
+    if (n == 3 + 64 && p != NULL) {
+        arb_buf_printf(why, "line %u: a token lists at most 64 matches",
+                       line);
+        return ARB_EINVAL;
+    }
+    /* auth compares at most 64 bytes: a longer secret never matches */
+    if (strlen(w[0]) < 16 || strlen(w[0]) > 64) {
+        arb_buf_printf(why, "line %u: token secret must be 16..64 "
                        "characters", line);
         return ARB_EINVAL;
     }
+    /* The identity is stamped as the actor of every event, the matches
+     * are match ids: names, or every append would fail to encode. */
+    for (i = 2; i < n; i++)
+        if (!arb_name_valid(w[i])) {
+            arb_buf_printf(why, "line %u: %s '%s' must be 1..64 of A-Z a-z "
+                           "0-9 _ . @ + -", line,
+                           i == 2 ? "identity" : "match", w[i]);
+            return ARB_EINVAL;
+        }
     for (i = 0; i <= ARB_ROLE_ARBITER; i++)
         if (strcmp(w[1], role_names[i]) == 0)
             role = (int)i;
@@ -217,6 +233,13 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
     }
     while (fgets(buf, sizeof(buf), f) != NULL) {
         line++;
+        /* A longer line would be read as two. */
+        if (strchr(buf, '\n') == NULL && !feof(f)) {
+            arb_buf_printf(why, "%s: line %u: longer than %zu bytes (or "
+                           "holds a NUL byte)", path, line, sizeof(buf) - 2);
+            rc = ARB_EINVAL;
+            break;
+        }
         hash = strchr(buf, '#');
         if (hash != NULL)
             *hash = '\0';

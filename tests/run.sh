@@ -1,10 +1,32 @@
 #!/bin/sh
-# Runs every unit test binary, replays the fuzz corpus, then runs every
-# integration script, and prints the grand total.  Exit status is non-zero
-# when anything failed (a test that crashes counts as a failure).
+# Runs every unit test binary, replays each fuzz harness's corpus, then runs
+# every integration script, and prints the grand total.  Exit status is
+# non-zero when anything failed: a test that crashes, one that reports no
+# "N passed, N failed" line, and a test binary that was never built (every
+# tests/unit/test_*.c and tests/fuzz/fuzz_*.c must have its binary in
+# BUILD/tests, and bin/ its programs) all count as failures.
 BUILD=${1:-build}
 export BUILD
 passed=0; failed=0; broken=""
+
+# Checked before anything runs: a suite that silently skips what was not
+# built would report success for tests that never ran.
+missing=""
+for src in tests/unit/test_*.c tests/fuzz/fuzz_*.c; do
+    [ -f "$src" ] || continue
+    b=$(basename "$src" .c)
+    [ -x "$BUILD/tests/$b" ] || missing="$missing $BUILD/tests/$b"
+done
+[ -x bin/arbiter ] || missing="$missing bin/arbiter"
+if [ -f daemon/main.c ] && [ ! -x bin/arbiterd ]; then
+    missing="$missing bin/arbiterd"
+fi
+if [ -n "$missing" ]; then
+    n=$(echo $missing | wc -w)
+    echo "missing (not built; run make):$missing"
+    echo "TOTAL: 0 passed, $n failed"
+    exit 1
+fi
 
 # run_one NAME COMMAND...: runs it, adds its "N passed, N failed" line.
 run_one() {
@@ -14,8 +36,9 @@ run_one() {
     p=$(printf '%s\n' "$out" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' | tail -1)
     f=$(printf '%s\n' "$out" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' | tail -1)
     passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
-    if [ $rc -ne 0 ]; then
+    if [ $rc -ne 0 ] || [ -z "$p" ]; then
         [ "${f:-0}" -eq 0 ] && failed=$((failed + 1))
+        [ -z "$p" ] && echo "$name: no \"N passed, N failed\" line"
         broken="$broken $name"
     fi
 }
@@ -23,9 +46,11 @@ run_one() {
 for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] && run_one "$(basename "$t")" "$t"
 done
-# Every input that ever broke the codec stays in the corpus for good.
+# Every input that ever broke a parser or a rule set stays in its harness's
+# corpus (tests/fuzz/corpus/NAME for fuzz_NAME) for good.
 for t in "$BUILD"/tests/fuzz_*; do
-    [ -x "$t" ] && run_one "$(basename "$t")" "$t" tests/fuzz/corpus/*
+    n=$(basename "$t")
+    [ -x "$t" ] && run_one "$n" "$t" "tests/fuzz/corpus/${n#fuzz_}"
 done
 for t in tests/integration/*.sh; do
     [ -f "$t" ] && run_one "$(basename "$t")" sh "$t"

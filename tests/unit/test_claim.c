@@ -393,6 +393,19 @@ test_claim_csv(void)
             "line 2: unterminated quoted cell");
     CREJECT("sota\n\"1\"x\n\nplayer,total\n", &r,
             "line 2: text after a closing quote");
+    /* Found by fuzz_claim: such a cell made a canonical claim that is
+     * not JSON (it did not parse back). */
+    CREJECT("sota,owner\n1,ali\xe2\x99" "ce\n\nplayer,total\n", &r,
+            "line 2, cell 2: invalid UTF-8");
+    CREJECT("sota,owner\n1,\"a\nb\xff\"\n", &r,
+            "line 2, cell 2: invalid UTF-8");
+    {
+        arb_claim_t c;
+        CHECK_INT(arb_claim_parse_csv(&c, "sota\n1\0x\n", 9, &r, &why),
+                  ARB_EINVAL);
+        CHECK_STR(arb_buf_cstr(&why), "line 2, cell 1: NUL byte");
+        arb_claim_clear(&c);
+    }
     arb_results_clear(&r);
     arb_match_free(m);
 }

@@ -78,10 +78,11 @@ test_round_trip(void)
     static const char *text =
         "game: yahchain\nmatch: RT\nplayers: a b c\nmode: 3\n"
         "owners: a a a a b b b b c c c c\n"
+        "venue: Hall \"\" B \"\"\n"
         "place a 4♠\nplace b \"odd arg\" \"with \\\"quotes\\\"\"\n"
         "place c \"#x\" \"--\"\n"
         "note free text # not a comment here\n"
-        "void 2 -- reason with words\n"
+        "void 2 -- \"\" reason \"\" with words\n"
         "amend 1 place a 5♠ -- typo\n"
         "stands place b K♪ -- stands\n"
         "close -- end of round\n";
@@ -113,6 +114,18 @@ test_round_trip(void)
     CHECK_STR(t2.events[3].text, "free text # not a comment here");
     CHECK_STR(arb_setup_option(t2.open.setup, "owners"),
               "a a a a b b b b c c c c");
+    /* Found by fuzz_transcript: an empty quoted word ("") used to join
+     * as a double space, which the next reading folded into one. */
+    CHECK_STR(arb_setup_option(t1.open.setup, "venue"), "Hall B");
+    CHECK_STR(t1.events[4].text, "reason with words");
+    /* ... and a note's text starting with a CR (blank like a space) */
+    {
+        arb_history_t    t3;
+        CHECK_INT(parse(&t3, "game: yahchain\nmatch: x\nplayers: a\n"
+                             "note\t\r\t text\r\n"), 0);
+        CHECK(t3.nevents == 1 && !strcmp(t3.events[0].text, "text"));
+        arb_history_clear(&t3);
+    }
     arb_history_clear(&t1);
     arb_history_clear(&t2);
     arb_buf_free(&f1);
@@ -157,6 +170,14 @@ test_errors(void)
           "line 3: player name 'b!' must be 1..64 of A-Z a-z 0-9 _ . @ + -" },
         { "game: yahchain\nmatch: x\nteams: red\nplayers: a\n",
           "line 4: player 'a' needs a team: write a:<team>" },
+        /* Found by fuzz_transcript: accepted, it exported a transcript
+         * that did not import (teams first, players without one). */
+        { "game: yahchain\nmatch: x\nplayers: a\nvenue: \"\" \"\"\n",
+          "line 4: header 'venue' has no value" },
+        { "game: yahchain\nmatch: x\nedition: \"\"\nplayers: a\n",
+          "line 3: header 'edition' has no value" },
+        { "game: yahchain\nmatch: x\nplayers: a\nteams: red\n",
+          "line 4: header 'teams' must come before 'players'" },
         { "", "line 0: no header: a transcript starts with 'game: <name>'" },
     };
     size_t i;

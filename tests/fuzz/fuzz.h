@@ -1,0 +1,31 @@
+/*
+ * fuzz.h - what every harness in tests/fuzz shares.
+ *
+ * A harness is one file tests/fuzz/fuzz_NAME.c defining
+ * LLVMFuzzerTestOneInput(); its seed corpus is tests/fuzz/corpus/NAME.
+ * Built with clang -fsanitize=fuzzer (make fuzz) libFuzzer supplies
+ * main(); in the normal build (make, make test) tests/fuzz/replay_main.c
+ * does, running each corpus file through the harness in a child process.
+ * A harness reports a broken invariant by aborting (FUZZ_CHECK), so in both
+ * builds a crash is the one failure.
+ */
+#ifndef ARB_FUZZ_H
+#define ARB_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* An invariant of the code under test: abort, naming it, when broken. */
+#define FUZZ_CHECK(expr) do {                                             \
+        if (!(expr)) {                                                    \
+            fprintf(stderr, "%s:%d: invariant broken: %s\n",              \
+                    __FILE__, __LINE__, #expr);                           \
+            abort();                                                      \
+        }                                                                 \
+    } while (0)
+
+#endif

@@ -1,0 +1,39 @@
+#!/bin/sh
+# tests/fuzz/run.sh BUILD SECS [NAME...]: runs each libFuzzer harness
+# BUILD/tests/fuzz_NAME (all of them by default) for SECS seconds, one at a
+# time under nice, and prints its executions.  A harness starts from its
+# seed corpus tests/fuzz/corpus/NAME plus what earlier runs found, kept in
+# BUILD/fuzz/NAME/corpus (outside the repository: only seeds and crashers
+# are committed).  A crasher is written to BUILD/fuzz/NAME/ and the run
+# fails; add it to the seed corpus once fixed.
+BUILD=${1:?usage: run.sh BUILD SECS [NAME...]}
+SECS=${2:?usage: run.sh BUILD SECS [NAME...]}
+shift 2
+names=$*
+if [ -z "$names" ]; then
+    for h in "$BUILD"/tests/fuzz_*; do
+        [ -x "$h" ] && names="$names ${h##*/fuzz_}"
+    done
+fi
+[ -n "$names" ] || { echo "no harness in $BUILD/tests"; exit 1; }
+bad=""
+for n in $names; do
+    h=$BUILD/tests/fuzz_$n
+    w=$BUILD/fuzz/$n
+    mkdir -p "$w/corpus"
+    dict=""
+    [ -f "tests/fuzz/$n.dict" ] && dict="-dict=tests/fuzz/$n.dict"
+    nice -n 10 "$h" -max_total_time="$SECS" -print_final_stats=1 \
+        -artifact_prefix="$w/" $dict "$w/corpus" "tests/fuzz/corpus/$n" \
+        > "$w/log" 2>&1
+    rc=$?
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$w/log")
+    speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$w/log")
+    printf 'fuzz_%-12s %12s executions %8s exec/s  %s\n' "$n" \
+        "${execs:-?}" "${speed:-?}" "$([ $rc -eq 0 ] && echo ok || echo FAILED)"
+    if [ $rc -ne 0 ]; then
+        bad="$bad $n"
+        grep -m 5 -E 'ERROR|invariant|SUMMARY|artifact' "$w/log"
+    fi
+done
+[ -z "$bad" ] || { echo "fuzz failures:$bad (logs in $BUILD/fuzz/NAME/log)"; exit 1; }
