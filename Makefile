@@ -1,4 +1,4 @@
-# arbiter - see README.md.  Targets: all deps run test asan bench install clean
+# arbiter - see README.md.  Targets: all deps run test soak asan bench install clean
 CC       ?= cc
 OPT      ?= -O2 -g
 PREFIX   ?= /usr/local
@@ -22,20 +22,27 @@ DAEMON_SRC := $(wildcard daemon/*.c)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
+# The crash tests' shared load client and power-cut rebuild; the I/O shim
+# is a preloaded library of its own.
+TESTLIB_SRC := $(filter-out tests/crash/iosim.c,$(wildcard tests/crash/*.c))
+SOAK_SRC   := $(wildcard tests/soak/soak_*.c)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 LIBCORE  := $(BUILD)/libarbcore.a
 LIBPROTO := $(BUILD)/libarbproto.a
+LIBTEST  := $(BUILD)/libarbtest.a
+IOSIM    := $(BUILD)/tests/iosim.so
+SOAKS    := $(patsubst tests/soak/%.c,$(BUILD)/tests/%,$(SOAK_SRC))
 UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 BENCHES  := $(patsubst tests/bench/%.c,$(BUILD)/tests/%,$(BENCH_SRC))
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/%,$(FUZZ_SRC))
 BINS     := bin/arbiter $(if $(DAEMON_SRC),bin/arbiterd)
 
-.PHONY: all deps run test unit integration asan bench install clean
+.PHONY: all deps run test soak unit integration asan bench install clean
 # Keep test objects: they are intermediates of a pattern chain.
 .SECONDARY:
-all: deps-check $(BINS) $(UNITS) $(BENCHES) $(FUZZERS)
+all: deps-check $(BINS) $(UNITS) $(BENCHES) $(FUZZERS) $(IOSIM) $(SOAKS)
 
 # Installs the missing Debian packages; does nothing when all are present.
 deps:
@@ -59,6 +66,18 @@ $(LIBCORE): $(call obj,$(CORE_SRC))
 $(LIBPROTO): $(call obj,$(PROTO_SRC))
 	@mkdir -p $(dir $@)
 	$(Q)$(AR) rcs $@ $^
+$(LIBTEST): $(call obj,$(TESTLIB_SRC))
+	@mkdir -p $(dir $@)
+	$(Q)$(AR) rcs $@ $^
+
+# Preloaded into the daemon: never sanitized itself (the sanitizer runtime
+# of an asan daemon must stay its own), so OPT is not used.
+$(IOSIM): tests/crash/iosim.c tests/crash/iosim.h
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  SO      $@")
+	$(Q)$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
+	    -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -I. -O2 -g \
+	    -fPIC -shared -o $@ $< -ldl -lpthread
 
 bin/arbiter: $(call obj,$(TOOLS_SRC)) $(LIBPROTO) $(LIBCORE)
 	@mkdir -p bin
@@ -69,13 +88,16 @@ bin/arbiterd: $(call obj,$(DAEMON_SRC)) $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBPROTO) $(LIBCORE)
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBTEST) $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/tests/bench_%: $(BUILD)/tests/bench/bench_%.o $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIBPROTO) $(LIBCORE)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/tests/soak_%: $(BUILD)/tests/soak/soak_%.o $(LIBTEST) $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -86,6 +108,13 @@ run: all
 
 test: all
 	@sh tests/run.sh $(BUILD)
+
+# The long fault runs (docs/FAULTS.md): >= 1,000 power cuts and >= 1,000
+# kill -9 under load, the whole I/O-error loop, and the load-with-faults
+# soak for SOAK_SECS.  Figures go to stdout.
+SOAK_SECS ?= 600
+soak: all
+	@sh tests/soak/run.sh $(BUILD) $(SOAK_SECS)
 
 # The sanitized binaries land in bin/ (the integration tests run them);
 # they are removed afterwards so the next plain build relinks bin/.
