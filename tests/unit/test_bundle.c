@@ -255,6 +255,17 @@ test_keys(void)
     snprintf(other, sizeof(other), "%s/signing.pub: does not hold the "
              "public half of signing.key", keydir);
     CHECK_STR(arb_buf_cstr(&why), other);
+    /* One that cannot be read is an error too, not an absent file. */
+    unlink(path);
+    mkdir(path, 0700);
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), ARB_EIO);
+    snprintf(other, sizeof(other), "%s/signing.pub: not a regular file",
+             keydir);
+    CHECK_STR(arb_buf_cstr(&why), other);
+    rmdir(path);
+    /* Absent, it contradicts nothing. */
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), 0);
+    arb_keypair_clear(&k2);
     arb_hex(hex, pk, 32);
     f = fopen(path, "w");
     fprintf(f, "%s\n", hex);
