@@ -39,7 +39,7 @@
 /* ---- the daemon --------------------------------------------------------- */
 
 char  load_base[64], load_data[128], load_sock[160], load_log[128];
-char  load_token[128];
+char  load_token[128], load_config[200];
 pid_t load_pid = -1;
 static char tokpath[160];
 
@@ -152,8 +152,13 @@ load_start(const char *const *env)
         }
         for (; env != NULL && *env != NULL; env++)
             putenv((char *)*env);
-        execl(LOAD_DAEMON, LOAD_DAEMON, "--data", load_data, "--listen",
-              spec, "--log-level", "warn", (char *)NULL);
+        if (load_config[0] != '\0')
+            execl(LOAD_DAEMON, LOAD_DAEMON, "--config", load_config,
+                  "--data", load_data, "--listen", spec, "--log-level",
+                  "warn", (char *)NULL);
+        else
+            execl(LOAD_DAEMON, LOAD_DAEMON, "--data", load_data, "--listen",
+                  spec, "--log-level", "warn", (char *)NULL);
         _exit(127);
     }
     return 0;
@@ -404,6 +409,7 @@ read_answer(load_client_t *c, arb_client_t *cl, int retry)
     arb_buf_t        why = ARB_BUF_INIT;
     uint64_t         id;
     size_t           i;
+    char             code[64];
     int              rc;
 
     msgpack_unpacked_init(&res);
@@ -415,6 +421,11 @@ read_answer(load_client_t *c, arb_client_t *cl, int retry)
         if (i == c->nq) {
             fail(c, "answer to unknown request id %llu",
                  (unsigned long long)id);
+        } else if (strcmp(arb_client_error_code(&res, code, sizeof(code)),
+                          "shutting_down") == 0) {
+            /* Read but not committed: in doubt until the next round,
+             * like everything still unanswered on this connection. */
+            rc = -1;
         } else {
             on_answer(c, &c->q[i], &res, retry);
             q_remove(c, i);
@@ -473,7 +484,7 @@ client_main(void *arg)
     /* 2. Load until the daemon is gone, or the budget is spent and
      *    answered. */
     for (;;) {
-        while (c->nq < LOAD_WINDOW
+        while (c->nq < LOAD_WINDOW && !c->stop
                && (c->budget == 0 || c->sent < c->budget)) {
             load_pend_t *p = &c->q[c->nq];
             if (c->next == 0 || c->next > LOAD_MOVES) {

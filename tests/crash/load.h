@@ -23,9 +23,10 @@
 #define LOAD_MOVES  144         /* a mode-3 match: the whole deck */
 
 /* The test's directory (base), the daemon's data directory, socket, log
- * and arbiter token; the running daemon's pid or -1. */
+ * and arbiter token; a config file for the daemon ("" for none); the
+ * running daemon's pid or -1. */
 extern char  load_base[64], load_data[128], load_sock[160], load_log[128];
-extern char  load_token[128];
+extern char  load_token[128], load_config[200];
 extern pid_t load_pid;
 
 /* Makes /tmp/TAG.XXXXXX and the paths in it; removes it all at exit and
@@ -64,6 +65,7 @@ typedef struct load_client {
     int          idx;           /* names its matches: c<idx>-m<n> */
     int          settle_only;   /* this round: settle doubts, no load */
     uint64_t     budget;        /* 0, or the requests it may ever send */
+    volatile int stop;          /* set: send nothing new, drain, leave */
     pthread_t    th;
     unsigned     nmatch;        /* matches started (1-based) */
     unsigned     next;          /* next move of match nmatch; 0: open one */
@@ -77,8 +79,8 @@ typedef struct load_client {
 } load_client_t;
 
 /* Starts one thread per client for a round: settle what the last round
- * left in doubt, then (unless settle_only) load until the daemon is gone
- * or the budget is spent and answered. */
+ * left in doubt, then (unless settle_only) load until the daemon is gone,
+ * or the budget is spent or stop set, and every answer is in. */
 void load_round_start(load_client_t *c, int n);
 void load_round_join(load_client_t *c, int n);
 void load_clients_free(load_client_t *c, int n);
