@@ -236,17 +236,23 @@ do_open(int atfd, const char *path, int flags, mode_t mode)
     return fd;
 }
 
+/* The mode argument, present only with O_CREAT or O_TMPFILE. */
+#define MODE_ARG(flags, mode) do {                                       \
+        va_list ap_;                                                     \
+        (mode) = 0;                                                      \
+        if ((flags) & (O_CREAT | O_TMPFILE)) {                           \
+            va_start(ap_, flags);                                        \
+            (mode) = (mode_t)va_arg(ap_, int);                           \
+            va_end(ap_);                                                 \
+        }                                                                \
+    } while (0)
+
 int
 open(const char *path, int flags, ...)
 {
-    mode_t  mode = 0;
-    va_list ap;
+    mode_t mode;
 
-    if (flags & (O_CREAT | O_TMPFILE)) {
-        va_start(ap, flags);
-        mode = (mode_t)va_arg(ap, int);
-        va_end(ap);
-    }
+    MODE_ARG(flags, mode);
     return do_open(AT_FDCWD, path, flags, mode);
 }
 
@@ -255,14 +261,9 @@ int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 int
 openat(int atfd, const char *path, int flags, ...)
 {
-    mode_t  mode = 0;
-    va_list ap;
+    mode_t mode;
 
-    if (flags & (O_CREAT | O_TMPFILE)) {
-        va_start(ap, flags);
-        mode = (mode_t)va_arg(ap, int);
-        va_end(ap);
-    }
+    MODE_ARG(flags, mode);
     return do_open(path[0] == '/' ? AT_FDCWD : atfd, path, flags, mode);
 }
 

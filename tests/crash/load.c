@@ -212,6 +212,45 @@ load_read_token(void)
     return rc;
 }
 
+int
+load_fresh_dir(void)
+{
+    int st;
+
+    disk_rm_rf(load_data);
+    if (load_start(NULL) != 0 || load_wait_ready(&st) != 0
+        || load_read_token() != 0) {
+        load_show_log();
+        load_kill();
+        return -1;
+    }
+    st = load_stop(SIGTERM, 10000);
+    return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+int
+load_iosim_env(load_iosim_t *e, const char *journal, const char *extra)
+{
+    const char *b = getenv("BUILD");
+
+    snprintf(e->pre, sizeof(e->pre), "LD_PRELOAD=%s/tests/iosim.so",
+             b != NULL && *b ? b : "build");
+    if (access(e->pre + strlen("LD_PRELOAD="), R_OK) != 0)
+        return -1;
+    snprintf(e->dir, sizeof(e->dir), "ARB_IOSIM_DIR=%s", load_data);
+    snprintf(e->jnl, sizeof(e->jnl), "ARB_IOSIM_JOURNAL=%s", journal);
+    snprintf(e->extra, sizeof(e->extra), "%s", extra ? extra : "");
+    e->env[0] = e->pre;
+    e->env[1] = e->dir;
+    e->env[2] = e->jnl;
+    /* The shim is the daemon's only preload: an asan daemon's sanitizer
+     * runtime then is not first, which asan must be told is fine. */
+    e->env[3] = "ASAN_OPTIONS=verify_asan_link_order=0";
+    e->env[4] = extra != NULL ? e->extra : NULL;
+    e->env[5] = NULL;
+    return 0;
+}
+
 /* ---- the moves ---------------------------------------------------------- */
 
 /* Card of move k (1..144): a fixed permutation of the deck. */
@@ -686,6 +725,35 @@ out:
     arb_store_close(s);
     arb_buf_free(&why);
     return problems;
+}
+
+int
+load_settle(load_client_t *c, int n, load_verdict_t *v)
+{
+    int i, st, bad = 0;
+
+    memset(v, 0, sizeof(*v));
+    if (load_start(NULL) != 0 || load_wait_ready(&st) != 0) {
+        fprintf(stderr, "the healthy restart failed\n");
+        load_show_log();
+        load_kill();
+        return -1;
+    }
+    for (i = 0; i < n; i++)
+        c[i].settle_only = 1;
+    load_round_start(c, n);
+    load_round_join(c, n);
+    for (i = 0; i < n; i++) {
+        c[i].settle_only = 0;
+        bad += c[i].nq != 0 || c[i].errors != 0;
+    }
+    st = load_stop(SIGTERM, 10000);
+    if (bad != 0 || st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "settling: %d connections left doubts or errors; "
+                "the stop: status 0x%x\n", bad, st);
+        return -1;
+    }
+    return load_verify(c, n, 1, v) == 0 ? 0 : -1;
 }
 
 void

@@ -46,6 +46,21 @@ void load_kill(void);
 int  load_stop(int sig, int ms);
 void load_show_log(void);
 
+/* Starts the daemon once without faults on a new, empty load_data (it
+ * makes its tokens, keys and store), reads the token, stops it cleanly.
+ * 0 or -1. */
+int  load_fresh_dir(void);
+
+/* The environment of a daemon under the I/O shim (tests/crash/iosim.c,
+ * built as BUILD/tests/iosim.so) on load_data, journalling to `journal`,
+ * with one more "ARB_IOSIM_..." setting (or NULL).  env is NULL-terminated
+ * for load_start.  -1 when the shim is not built. */
+typedef struct load_iosim {
+    char        pre[300], dir[300], jnl[300], extra[100];
+    const char *env[6];
+} load_iosim_t;
+int  load_iosim_env(load_iosim_t *e, const char *journal, const char *extra);
+
 /* ---- the load client ------------------------------------------------ */
 
 enum { LOAD_ACK_NONE = 0, LOAD_ACK_FIRST, LOAD_ACK_RETRY_DUP,
@@ -104,5 +119,9 @@ typedef struct load_verdict {
  */
 int  load_verify(const load_client_t *c, int n, int settled,
                  load_verdict_t *v);
+
+/* A healthy start (no shim) whose clients only settle what is in doubt,
+ * a clean SIGTERM stop, and load_verify(settled).  0, or -1 (reported). */
+int  load_settle(load_client_t *c, int n, load_verdict_t *v);
 
 #endif

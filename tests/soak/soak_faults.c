@@ -385,22 +385,9 @@ main(int argc, char **argv)
             }
     }
     /* Settle every doubt, stop cleanly, and hold the store to the acks. */
+    CHECK_INT(load_settle(cl, (int)tables, &v), 0);
     for (i = 0; i < (int)tables; i++)
-        cl[i].settle_only = 1;
-    rc = load_start(NULL);
-    rc = rc == 0 ? load_wait_ready(&st) : -1;
-    CHECK_INT(rc, 0);
-    if (rc == 0) {
-        load_round_start(cl, (int)tables);
-        load_round_join(cl, (int)tables);
-        st = load_stop(SIGTERM, 20000);
-        CHECK(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    }
-    for (i = 0; i < (int)tables; i++) {
-        CHECK_INT(cl[i].nq, 0);
         errors += cl[i].errors;
-    }
-    CHECK_INT(load_verify(cl, (int)tables, 1, &v), 0);
     CHECK_INT(errors, 0);
     CHECK_INT(fd_bad, 0);
     CHECK_INT(rss_bad, 0);

@@ -40,53 +40,13 @@ static const char *const classes[IOSIM_NCLASS] = {
     "write", "sync", "msync", "open", "mmap"
 };
 
-static char     pristine[200], journal[200], iosim[256];
+static char     pristine[200], journal[200];
 static uint64_t budget = 6;
 
 typedef struct figures {
     uint64_t runs, injected, at_start, failstops, acked, resyncs;
     uint64_t calls[IOSIM_NCLASS];       /* most calls seen in a run */
 } figures_t;
-
-/* A fresh directory, once: started without the shim (tokens, keys, an
- * empty store), stopped cleanly, kept as the start of every run. */
-static int
-init_pristine(void)
-{
-    int st;
-
-    if (load_start(NULL) != 0 || load_wait_ready(&st) != 0
-        || load_read_token() != 0)
-        return -1;
-    st = load_stop(SIGTERM, 10000);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return -1;
-    return disk_copy_dir(load_data, pristine);
-}
-
-/* The healthy restart: settle the doubts, stop, check the store. */
-static int
-recover(load_client_t *cl, load_verdict_t *v)
-{
-    int i, st;
-
-    if (load_start(NULL) != 0 || load_wait_ready(&st) != 0) {
-        fprintf(stderr, "the healthy restart failed\n");
-        load_show_log();
-        return -1;
-    }
-    for (i = 0; i < NCLIENTS; i++)
-        cl[i].settle_only = 1;
-    load_round_start(cl, NCLIENTS);
-    load_round_join(cl, NCLIENTS);
-    st = load_stop(SIGTERM, 10000);
-    for (i = 0; i < NCLIENTS; i++)
-        if (cl[i].nq != 0 || cl[i].errors != 0)
-            return -1;
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return -1;
-    return load_verify(cl, NCLIENTS, 1, v) == 0 ? 0 : -1;
-}
 
 /* One run with the Nth call of class c failing with err; 1 when the
  * failure happened, 0 when the workload had fewer such calls, -1 on a
@@ -97,8 +57,8 @@ run_one(int c, uint64_t n, const char *err, figures_t *f)
     static load_client_t cl[NCLIENTS];
     disk_journal_info_t  ji;
     load_verdict_t       v;
-    char                 e_pre[300], e_dir[300], e_jnl[300], e_fail[64];
-    const char          *envv[6];
+    load_iosim_t         sim;
+    char                 e_fail[64];
     int                  i, st = 0, ready, rc = -1;
 
     memset(cl, 0, sizeof(cl));
@@ -110,18 +70,9 @@ run_one(int c, uint64_t n, const char *err, figures_t *f)
     unlink(journal);
     if (disk_copy_dir(pristine, load_data) != 0)
         return -1;
-    snprintf(e_pre, sizeof(e_pre), "LD_PRELOAD=%s", iosim);
-    snprintf(e_dir, sizeof(e_dir), "ARB_IOSIM_DIR=%s", load_data);
-    snprintf(e_jnl, sizeof(e_jnl), "ARB_IOSIM_JOURNAL=%s", journal);
     snprintf(e_fail, sizeof(e_fail), "ARB_IOSIM_FAIL=%s:%llu:%s",
              classes[c], (unsigned long long)n, err);
-    envv[0] = e_pre;
-    envv[1] = e_dir;
-    envv[2] = e_jnl;
-    envv[3] = e_fail;
-    envv[4] = "ASAN_OPTIONS=verify_asan_link_order=0";
-    envv[5] = NULL;
-    if (load_start(envv) != 0)
+    if (load_iosim_env(&sim, journal, e_fail) != 0 || load_start(sim.env) != 0)
         return -1;
     ready = load_wait_ready(&st) == 0;
     if (ready) {
@@ -183,7 +134,7 @@ run_one(int c, uint64_t n, const char *err, figures_t *f)
 out:
     load_kill();
     if (rc >= 0 && ji.resyncs == 0) {
-        if (recover(cl, &v) != 0) {
+        if (load_settle(cl, NCLIENTS, &v) != 0) {
             fprintf(stderr, "%s #%llu %s: after a healthy restart: %llu "
                     "acknowledged events lost, %llu stored unacknowledged, "
                     "%llu hash mismatches, chains %s\n", classes[c],
@@ -217,12 +168,6 @@ main(void)
                "repository root after make)\n", LOAD_DAEMON);
         return TEST_END();
     }
-    snprintf(iosim, sizeof(iosim), "%s/tests/iosim.so",
-             getenv("BUILD") ? getenv("BUILD") : "build");
-    if (access(iosim, R_OK) != 0) {
-        printf("test_ioerr: %s is not built; skipped\n", iosim);
-        return TEST_END();
-    }
     if ((env = getenv("ARB_IOERR_REQUESTS")) != NULL && *env)
         budget = strtoull(env, NULL, 10);
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -234,12 +179,18 @@ main(void)
     alarm(300 + (unsigned)budget * 10);
     snprintf(pristine, sizeof(pristine), "%s/pristine", load_base);
     snprintf(journal, sizeof(journal), "%s/journal", load_base);
-    rc = init_pristine();
-    CHECK_INT(rc, 0);
-    if (rc != 0) {
-        load_show_log();
-        return TEST_END();
+    {
+        load_iosim_t sim;
+        if (load_iosim_env(&sim, journal, NULL) != 0) {
+            printf("test_ioerr: the I/O shim is not built; skipped\n");
+            return TEST_END();
+        }
     }
+    /* One initialised directory, the start of every run. */
+    rc = load_fresh_dir() == 0 ? disk_copy_dir(load_data, pristine) : -1;
+    CHECK_INT(rc, 0);
+    if (rc != 0)
+        return TEST_END();
     for (e = 0; e < 2 && !broken; e++)
         for (c = 0; c < IOSIM_NCLASS && !broken; c++)
             for (n = 1;; n++) {

@@ -37,48 +37,20 @@
 #define NCLIENTS 4
 #define PER_DIR  12         /* cycles on one directory before a fresh one */
 
-static char iosim[256], durable[200], journal[200], rebuilt[200];
+static char durable[200], journal[200], rebuilt[200];
 
-/* A fresh directory: started once without the shim (tokens, keys, an
- * empty store), stopped cleanly. */
-static int
-fresh_dir(void)
+/* Adds the clients' retry figures of one directory. */
+static void
+add_figures(const load_client_t *cl, uint64_t *retried, uint64_t *dup,
+            uint64_t *fresh)
 {
-    int st;
+    int i;
 
-    disk_rm_rf(load_data);
-    if (load_start(NULL) != 0 || load_wait_ready(&st) != 0)
-        return -1;
-    if (load_read_token() != 0)     /* new tokens with every directory */
-        return -1;
-    st = load_stop(SIGTERM, 10000);
-    return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
-}
-
-/* Settles every doubt without the shim and checks the settled store. */
-static int
-settle(load_client_t *cl, load_verdict_t *v)
-{
-    int i, st, problems;
-
-    if (load_start(NULL) != 0 || load_wait_ready(&st) != 0) {
-        load_show_log();
-        return -1;
-    }
-    for (i = 0; i < NCLIENTS; i++)
-        cl[i].settle_only = 1;
-    load_round_start(cl, NCLIENTS);
-    load_round_join(cl, NCLIENTS);
     for (i = 0; i < NCLIENTS; i++) {
-        cl[i].settle_only = 0;
-        if (cl[i].nq != 0 || cl[i].errors != 0)
-            return -1;
+        *retried += cl[i].retried;
+        *dup += cl[i].dup;
+        *fresh += cl[i].fresh;
     }
-    st = load_stop(SIGTERM, 10000);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return -1;
-    problems = load_verify(cl, NCLIENTS, 1, v);
-    return problems == 0 ? 0 : -1;
 }
 
 int
@@ -91,21 +63,14 @@ main(void)
     unsigned        seed, cycles = 12, c, dseed;
     uint64_t        acked = 0, stored = 0, cuts = 0, early = 0, dirs = 0;
     uint64_t        retried = 0, fresh = 0, dupn = 0;
-    char            why[512], e_dir[300], e_jnl[300], e_kill[64];
-    char            e_pre[300];
-    const char     *envv[6];
+    char            why[512], e_kill[64];
+    load_iosim_t    sim;
     struct timespec t0, t1;
     int             i, st, rc, ready;
 
     if (access(LOAD_DAEMON, X_OK) != 0) {
         printf("test_powercut: %s is not built; skipped (run from the "
                "repository root after make)\n", LOAD_DAEMON);
-        return TEST_END();
-    }
-    snprintf(iosim, sizeof(iosim), "%s/tests/iosim.so",
-             getenv("BUILD") ? getenv("BUILD") : "build");
-    if (access(iosim, R_OK) != 0) {
-        printf("test_powercut: %s is not built; skipped\n", iosim);
         return TEST_END();
     }
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -125,43 +90,30 @@ main(void)
     snprintf(durable, sizeof(durable), "%s/durable", load_base);
     snprintf(journal, sizeof(journal), "%s/journal", load_base);
     snprintf(rebuilt, sizeof(rebuilt), "%s/rebuilt", load_base);
-    /* The shim must be the daemon's only preload; an asan daemon keeps its
-     * sanitizer runtime, which then is not first. */
-    snprintf(e_pre, sizeof(e_pre), "LD_PRELOAD=%s", iosim);
-    snprintf(e_dir, sizeof(e_dir), "ARB_IOSIM_DIR=%s", load_data);
-    snprintf(e_jnl, sizeof(e_jnl), "ARB_IOSIM_JOURNAL=%s", journal);
-    envv[0] = e_pre;
-    envv[1] = e_dir;
-    envv[2] = e_jnl;
-    envv[3] = e_kill;
-    envv[4] = "ASAN_OPTIONS=verify_asan_link_order=0";
-    envv[5] = NULL;
+    if (load_iosim_env(&sim, journal, NULL) != 0) {
+        printf("test_powercut: the I/O shim is not built; skipped\n");
+        return TEST_END();
+    }
 
     for (c = 0; c < cycles; c++) {
         if (c % PER_DIR == 0) {
             if (c > 0) {
-                rc = settle(cl, &v);
+                rc = load_settle(cl, NCLIENTS, &v);
                 CHECK_INT(rc, 0);
                 if (rc != 0)
                     break;
                 acked += v.acked;
                 stored += v.stored;
             }
-            for (i = 0; i < NCLIENTS; i++) {
-                retried += cl[i].retried;
-                fresh += cl[i].fresh;
-                dupn += cl[i].dup;
-            }
+            add_figures(cl, &retried, &dupn, &fresh);
             load_clients_free(cl, NCLIENTS);
             memset(cl, 0, sizeof(cl));
             for (i = 0; i < NCLIENTS; i++)
                 cl[i].idx = i;
-            rc = fresh_dir();
+            rc = load_fresh_dir();
             CHECK_INT(rc, 0);
-            if (rc != 0) {
-                load_show_log();
+            if (rc != 0)
                 break;
-            }
             dirs++;
         }
         /* The disk before the cut: every file of it durable. */
@@ -171,7 +123,8 @@ main(void)
         /* Mostly inside the load, sometimes during start-up. */
         snprintf(e_kill, sizeof(e_kill), "ARB_IOSIM_KILL=%u",
                  rand() % 8 == 0 ? 1 + rand() % 8 : 1 + rand() % 400);
-        CHECK_INT(load_start(envv), 0);
+        load_iosim_env(&sim, journal, e_kill);
+        CHECK_INT(load_start(sim.env), 0);
         st = 0;
         ready = load_wait_ready(&st) == 0;
         if (ready) {
@@ -216,16 +169,12 @@ main(void)
             break;
     }
     if (c == cycles) {
-        rc = settle(cl, &v);
+        rc = load_settle(cl, NCLIENTS, &v);
         CHECK_INT(rc, 0);
         acked += v.acked;
         stored += v.stored;
     }
-    for (i = 0; i < NCLIENTS; i++) {
-        retried += cl[i].retried;
-        fresh += cl[i].fresh;
-        dupn += cl[i].dup;
-    }
+    add_figures(cl, &retried, &dupn, &fresh);
     CHECK(acked > 0);
     CHECK(tot.dropped + tot.torn > 0 || cycles < 4);
     clock_gettime(CLOCK_MONOTONIC, &t1);
