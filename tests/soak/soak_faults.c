@@ -71,6 +71,24 @@ fd_count(pid_t pid)
     return n;
 }
 
+/* The fd count once it holds still (two readings 50 ms apart agree):
+ * a connection just closed by a client is gone a moment later. */
+static long
+quiet_fd_count(pid_t pid)
+{
+    long a = fd_count(pid), b;
+    int  i;
+
+    for (i = 0; i < 40; i++) {
+        usleep(50000);
+        b = fd_count(pid);
+        if (b == a)
+            break;
+        a = b;
+    }
+    return a;
+}
+
 static long
 rss_anon_kb(pid_t pid)
 {
@@ -321,7 +339,7 @@ main(int argc, char **argv)
         }
         lives++;
         /* The baseline of this life: listening, no connection. */
-        fd0 = fd_count(load_pid);
+        fd0 = quiet_fd_count(load_pid);    /* the readiness probe closed */
         if (fd_first < 0)
             fd_first = fd0;
         load_round_start(cl, (int)tables);
@@ -338,14 +356,13 @@ main(int argc, char **argv)
             load_round_join(cl, (int)tables);
             for (i = 0; i < (int)tables; i++)
                 cl[i].stop = 0;
-            usleep(300000);             /* the daemon sees the closes */
-            fd1 = fd_count(load_pid);
+            fd1 = quiet_fd_count(load_pid);
             rss0 = rss_anon_kb(load_pid);
             churn(&ch, 2.0, &k);
             usleep(300000);
             rss1 = rss_anon_kb(load_pid);
             if (fd1 != fd0 || fd0 != fd_first
-                || fd_count(load_pid) != fd0) {
+                || quiet_fd_count(load_pid) != fd0) {
                 fd_bad++;
                 fprintf(stderr, "life %llu: %ld fds once every client "
                         "left, %ld after more churn, %ld at its start, %ld "
