@@ -592,9 +592,10 @@ check_live(rb_t *r, const char *live, char *why, size_t wl)
             continue;
         nm = find_name(r, e->d_name);
         if (nm == NULL || nm->img < 0) {
-            closedir(d);
-            return fail(why, wl, "%s: written without the shim seeing it",
-                        e->d_name);
+            fail(why, wl, "%s: written without the shim seeing it",
+                 e->d_name);
+            closedir(d);                /* e points into d */
+            return -1;
         }
     }
     closedir(d);

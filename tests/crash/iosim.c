@@ -80,14 +80,11 @@ static const char *const class_names[IOSIM_NCLASS] = {
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* The real functions.  This may run before main, from a sanitizer's own
+ * start-up, when the environment cannot be read yet: hence env_init. */
 static void
 init_once(void)
 {
-    const char *e;
-    char        cls[16];
-    unsigned long long n;
-    size_t      i;
-
     r_open = dlsym(RTLD_NEXT, "open");
     r_openat = dlsym(RTLD_NEXT, "openat");
     r_write = dlsym(RTLD_NEXT, "write");
@@ -103,12 +100,28 @@ init_once(void)
     r_rename = dlsym(RTLD_NEXT, "rename");
     r_link = dlsym(RTLD_NEXT, "link");
     r_unlink = dlsym(RTLD_NEXT, "unlink");
-    if ((e = getenv("ARB_IOSIM_DIR")) != NULL && strlen(e) < sizeof(dir)) {
-        strcpy(dir, e);
-        dirlen = strlen(dir);
-        while (dirlen > 1 && dir[dirlen - 1] == '/')
-            dir[--dirlen] = '\0';
-    }
+    inited = 1;
+}
+
+static void
+init(void)
+{
+    if (!inited)
+        pthread_once(&once, init_once);
+}
+
+/* The settings, read once the environment is there (before main); until
+ * then nothing is in the directory, and every call passes through. */
+__attribute__((constructor)) static void
+env_init(void)
+{
+    const char        *e;
+    char               cls[16];
+    unsigned long long n;
+    size_t             i;
+
+    init();
+    pthread_mutex_lock(&lk);
     if ((e = getenv("ARB_IOSIM_JOURNAL")) != NULL)
         jfd = r_open(e, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if ((e = getenv("ARB_IOSIM_KILL")) != NULL)
@@ -121,14 +134,14 @@ init_once(void)
         fail_at = n;
         fail_err = strstr(e, ":ENOSPC") != NULL ? ENOSPC : EIO;
     }
-    inited = 1;
-}
-
-static void
-init(void)
-{
-    if (!inited)
-        pthread_once(&once, init_once);
+    /* Last: from here on files in the directory are followed. */
+    if ((e = getenv("ARB_IOSIM_DIR")) != NULL && strlen(e) < sizeof(dir)) {
+        strcpy(dir, e);
+        dirlen = strlen(dir);
+        while (dirlen > 1 && dir[dirlen - 1] == '/')
+            dir[--dirlen] = '\0';
+    }
+    pthread_mutex_unlock(&lk);
 }
 
 /* Appends one record; the journal is the test's only view, so a short
