@@ -423,7 +423,8 @@ on_answer(load_client_t *c, const load_pend_t *p, const msgpack_unpacked *res,
     if (a->how[seq] != LOAD_ACK_NONE)
         fail(c, "%s: seq %llu acknowledged twice", name,
              (unsigned long long)seq);
-    a->how[seq] = !retry ? LOAD_ACK_FIRST : dup ? LOAD_ACK_RETRY_DUP : LOAD_ACK_RETRY_FRESH;
+    a->how[seq] = !retry ? LOAD_ACK_FIRST
+                  : dup ? LOAD_ACK_RETRY_DUP : LOAD_ACK_RETRY_FRESH;
     memcpy(a->hash[seq], h->via.bin.ptr, 32);
     c->acked++;
     if (retry && dup)
@@ -461,9 +462,13 @@ read_answer(load_client_t *c, arb_client_t *cl, int retry)
             fail(c, "answer to unknown request id %llu",
                  (unsigned long long)id);
         } else if (strcmp(arb_client_error_code(&res, code, sizeof(code)),
-                          "shutting_down") == 0) {
+                          "shutting_down") == 0
+                   || strcmp(code, "internal") == 0) {
             /* Read but not committed: in doubt until the next round,
-             * like everything still unanswered on this connection. */
+             * like everything still unanswered on this connection.
+             * `internal` (a daemon whose store just failed answers so)
+             * is counted: only the I/O-error loop may see it. */
+            c->internal += code[0] == 'i';
             rc = -1;
         } else {
             on_answer(c, &c->q[i], &res, retry);
@@ -569,7 +574,8 @@ typedef struct vctx {
 } vctx_t;
 
 static int
-on_stored(void *ud, uint64_t seq, int64_t t, const unsigned char h[ARB_HASH_LEN],
+on_stored(void *ud, uint64_t seq, int64_t t,
+          const unsigned char h[ARB_HASH_LEN],
           const void *bytes, size_t len)
 {
     vctx_t     *x = ud;
@@ -730,9 +736,12 @@ out:
 int
 load_settle(load_client_t *c, int n, load_verdict_t *v)
 {
-    int i, st, bad = 0;
+    uint64_t internal = 0;
+    int      i, st, bad = 0;
 
     memset(v, 0, sizeof(*v));
+    for (i = 0; i < n; i++)
+        internal += c[i].internal;
     if (load_start(NULL) != 0 || load_wait_ready(&st) != 0) {
         fprintf(stderr, "the healthy restart failed\n");
         load_show_log();
@@ -746,11 +755,14 @@ load_settle(load_client_t *c, int n, load_verdict_t *v)
     for (i = 0; i < n; i++) {
         c[i].settle_only = 0;
         bad += c[i].nq != 0 || c[i].errors != 0;
+        internal -= c[i].internal;      /* a healthy daemon gives none */
     }
+    bad += internal != 0;
     st = load_stop(SIGTERM, 10000);
     if (bad != 0 || st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         fprintf(stderr, "settling: %d connections left doubts or errors; "
                 "the stop: status 0x%x\n", bad, st);
+        load_show_log();
         return -1;
     }
     return load_verify(c, n, 1, v) == 0 ? 0 : -1;

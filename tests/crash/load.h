@@ -90,6 +90,7 @@ typedef struct load_client {
     size_t       capm;
     /* figures */
     uint64_t     sent, acked, retried, dup, fresh, open_exists, doubt_max;
+    uint64_t     internal;      /* requests answered `internal` */
     uint64_t     errors;
 } load_client_t;
 

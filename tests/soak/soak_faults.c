@@ -10,9 +10,10 @@
  * subscriber has left, must be the same (and the same in every life); the
  * anonymous RSS (RssAnon) may not grow by more than RSS_SLACK over 2 s of
  * subscriber churn and token reloads alone.  (The load itself grows it:
- * the daemon keeps every match it touched in memory, daemon/live.c.)  At the end a last life settles every request in doubt,
- * stops cleanly, and the store must hold exactly the acknowledged events
- * (load_verify, settled).  Prints one line of figures; exits non-zero on
+ * the daemon keeps every match it touched in memory, daemon/live.c.)
+ * At the end a last life settles every request in doubt, stops cleanly,
+ * and the store must hold exactly the acknowledged events (load_verify,
+ * settled).  Prints one line of figures; exits non-zero on
  * any broken promise.  Not part of `make test` (see `make soak`).
  *
  * usage: soak_faults [SECS [TABLES]]   (defaults 600, 256)
@@ -404,7 +405,7 @@ main(int argc, char **argv)
     /* Settle every doubt, stop cleanly, and hold the store to the acks. */
     CHECK_INT(load_settle(cl, (int)tables, &v), 0);
     for (i = 0; i < (int)tables; i++)
-        errors += cl[i].errors;
+        errors += cl[i].errors + cl[i].internal;
     CHECK_INT(errors, 0);
     CHECK_INT(fd_bad, 0);
     CHECK_INT(rss_bad, 0);

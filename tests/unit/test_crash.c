@@ -109,7 +109,7 @@ main(void)
         dup += cl[i].dup;
         fresh += cl[i].fresh;
         open_exists += cl[i].open_exists;
-        errors += cl[i].errors;
+        errors += cl[i].errors + cl[i].internal;
         if (cl[i].doubt_max > doubt_max)
             doubt_max = cl[i].doubt_max;
         CHECK_INT(cl[i].nq, 0);         /* nothing left in doubt */

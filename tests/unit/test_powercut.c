@@ -47,6 +47,7 @@ add_figures(const load_client_t *cl, uint64_t *retried, uint64_t *dup,
     int i;
 
     for (i = 0; i < NCLIENTS; i++) {
+        CHECK_INT(cl[i].internal, 0);
         *retried += cl[i].retried;
         *dup += cl[i].dup;
         *fresh += cl[i].fresh;
