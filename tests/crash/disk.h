@@ -1,6 +1,6 @@
 /*
  * disk.h - what a disk may hold after a power cut, rebuilt from the I/O
- * shim's journal (iosim.h), and the directory helpers the crash tests
+ * shim's journal (iosim.h), and the directory utilities the crash tests
  * share.  Test-only.
  *
  * The model: everything a sync covered is on the disk; of every write no
