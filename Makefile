@@ -1,5 +1,5 @@
-# arbiter - see README.md.  Targets: all deps run test asan fuzz bench install
-# clean
+# arbiter - see README.md.  Targets: all deps run test soak asan fuzz bench
+# install clean
 CC       ?= cc
 OPT      ?= -O2 -g
 PREFIX   ?= /usr/local
@@ -31,22 +31,29 @@ BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 # The daemon without its main(), for the harness that drives arb_dispatch.
 DLIB_SRC   := $(filter-out daemon/main.c,$(DAEMON_SRC))
+# The crash tests' shared load client and power-cut rebuild; the I/O shim
+# is a preloaded library of its own.
+TESTLIB_SRC := $(filter-out tests/crash/iosim.c,$(wildcard tests/crash/*.c))
+SOAK_SRC   := $(wildcard tests/soak/soak_*.c)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 LIBCORE  := $(BUILD)/libarbcore.a
 LIBPROTO := $(BUILD)/libarbproto.a
 LIBDAEMON := $(BUILD)/libarbd.a
+LIBTEST  := $(BUILD)/libarbtest.a
+IOSIM    := $(BUILD)/tests/iosim.so
+SOAKS    := $(patsubst tests/soak/%.c,$(BUILD)/tests/%,$(SOAK_SRC))
 UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 BENCHES  := $(patsubst tests/bench/%.c,$(BUILD)/tests/%,$(BENCH_SRC))
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/%,$(FUZZ_SRC))
 BINS     := bin/arbiter $(if $(DAEMON_SRC),bin/arbiterd)
 
-.PHONY: all deps run test unit integration asan fuzz fuzzers bench install \
-        clean
+.PHONY: all deps run test soak unit integration asan fuzz fuzzers bench \
+        install clean
 # Keep test objects: they are intermediates of a pattern chain.
 .SECONDARY:
-all: deps-check $(BINS) $(UNITS) $(BENCHES) $(FUZZERS)
+all: deps-check $(BINS) $(UNITS) $(BENCHES) $(FUZZERS) $(IOSIM) $(SOAKS)
 
 # Installs the missing Debian packages; does nothing when all are present.
 deps:
@@ -73,6 +80,18 @@ $(LIBPROTO): $(call obj,$(PROTO_SRC))
 $(LIBDAEMON): $(call obj,$(DLIB_SRC))
 	@mkdir -p $(dir $@)
 	$(Q)$(AR) rcs $@ $^
+$(LIBTEST): $(call obj,$(TESTLIB_SRC))
+	@mkdir -p $(dir $@)
+	$(Q)$(AR) rcs $@ $^
+
+# Preloaded into the daemon: never sanitized itself (the sanitizer runtime
+# of an asan daemon must stay its own), so OPT is not used.
+$(IOSIM): tests/crash/iosim.c tests/crash/iosim.h
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  SO      $@")
+	$(Q)$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
+	    -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -I. -O2 -g \
+	    -fPIC -shared -o $@ $< -ldl -lpthread
 
 bin/arbiter: $(call obj,$(TOOLS_SRC)) $(LIBPROTO) $(LIBCORE)
 	@mkdir -p bin
@@ -83,7 +102,8 @@ bin/arbiterd: $(call obj,$(DAEMON_SRC)) $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBDAEMON) $(LIBPROTO) $(LIBCORE)
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBTEST) $(LIBDAEMON) $(LIBPROTO) \
+                  $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/tests/bench_%: $(BUILD)/tests/bench/bench_%.o $(LIBPROTO) $(LIBCORE)
@@ -97,6 +117,9 @@ $(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_MAIN) $(LIBDAEMON) \
                        $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/tests/soak_%: $(BUILD)/tests/soak/soak_%.o $(LIBTEST) $(LIBPROTO) $(LIBCORE)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # make run: set-up, build, then start the recorder on ./var/arbiter.
 run: all
@@ -105,6 +128,13 @@ run: all
 
 test: all
 	@sh tests/run.sh $(BUILD)
+
+# The long fault runs (docs/FAULTS.md): >= 1,000 power cuts and >= 1,000
+# kill -9 under load, the whole I/O-error loop, and the load-with-faults
+# soak for SOAK_SECS.  Figures go to stdout.
+SOAK_SECS ?= 600
+soak: all
+	@sh tests/soak/run.sh $(BUILD) $(SOAK_SECS)
 
 # The sanitized binaries land in bin/ (the integration tests run them);
 # they are removed afterwards so the next plain build relinks bin/.

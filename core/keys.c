@@ -301,8 +301,16 @@ arb_keys_load(arb_keypair_t *kp, const char *dir, arb_buf_t *why)
         goto fail;
     }
     memcpy(kp->pk, pk, ARB_PUBKEY_LEN);
-    rc = arb_keys_load_public(pk, dir, NULL);
-    if (rc == 0 && memcmp(pk, kp->pk, ARB_PUBKEY_LEN) != 0) {
+    /* An absent public file has nothing to contradict; one that cannot
+     * be read (EIO) or parsed stops the load like the secret would. */
+    rc = arb_keys_load_public(pk, dir, why);
+    if (rc == ARB_ENOTFOUND) {
+        memcpy(pk, kp->pk, ARB_PUBKEY_LEN);
+        rc = 0;
+    }
+    if (rc != 0)
+        goto fail;
+    if (memcmp(pk, kp->pk, ARB_PUBKEY_LEN) != 0) {
         path_of(path, sizeof(path), dir, ARB_KEY_PUBLIC_FILE);
         rc = fail(why, ARB_ECORRUPT, "%s: does not hold the public half "
                   "of %s", path, ARB_KEY_SECRET_FILE);

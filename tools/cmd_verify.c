@@ -86,6 +86,20 @@ print_results(const arb_match_t *m)
     return 0;
 }
 
+/* A string the bundle states but nothing verifies: control bytes are
+ * shown escaped, so it cannot drive the terminal. */
+static void
+print_claim(const char *s)
+{
+    for (; *s != '\0'; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f || c == '\\')
+            printf("\\x%02x", c);
+        else
+            putchar(c);
+    }
+}
+
 static void
 print_match(const arb_bundle_result_t *res)
 {
@@ -102,9 +116,13 @@ print_match(const arb_bundle_result_t *res)
            res->count);
     printf("  replay: every event decoded (canonical) and accepted by the "
            "rules\n");
-    printf("  recorded by %s, exported by %s\n",
-           res->engine ? res->engine : "(unknown engine)",
-           res->exporter ? res->exporter : "(unknown)");
+    printf("  recorded by %s\n",
+           res->engine ? res->engine : "(unknown engine)");
+    /* No signature or chain covers the exporter's name: show it as the
+     * bundle's claim, never among the verified facts. */
+    printf("  unverified: the bundle says it was exported by ");
+    print_claim(res->exporter ? res->exporter : "(nobody)");
+    printf(" (no signature covers this)\n");
     if (res->engine != NULL && strcmp(res->engine, ARB_ENGINE) != 0)
         printf("  note: verified by %s: the results are this engine's\n",
                ARB_ENGINE);

@@ -126,11 +126,14 @@ int  arb_bundle_write(arb_buf_t *out, const arb_bundle_t *b, arb_buf_t *why);
 
 typedef struct arb_bundle_result {
     char           match_id[ARB_STORE_ID_MAX + 1];
-    char          *game, *edition, *engine, *exporter;  /* as bundled */
+    char          *game, *edition, *engine;   /* checked: the open event */
+    char          *exporter;        /* as bundled: covered by nothing, so
+                                     * never to be shown as verified */
     uint64_t       count;           /* events in the bundle */
     uint64_t       cp_count;        /* events the checkpoint counts */
     unsigned char  head[ARB_HASH_LEN];        /* the checkpoint's head */
-    unsigned char  signer[ARB_PUBKEY_LEN];  /* the key the bundle names */
+    unsigned char  signer[ARB_PUBKEY_LEN];  /* the key the bundle names;
+                                             * must be the verifier's */
     int            sig_ok;
     int            closed;          /* the replayed match is closed */
     arb_match_t   *m;               /* replayed; NULL unless verified */

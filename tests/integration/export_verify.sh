@@ -242,6 +242,24 @@ arbiter verify: $T/t: match M1: signature does not verify with key $KEY
 arbiter verify: $T/t: match M1: seq 38 missing: the checkpoint counts 39 events, the bundle holds 38" \
       "$(fails "$T/t")"
 
+cp "$B" "$T/t"; set -- $(rec "$T/t" C)
+setbyte "$T/t" $(($1 + 5 + 40)) $(( $(getbyte "$T/t" $(($1 + 5 + 40))) ^ 1 ))
+check "named key flipped" "1" "$(fails "$T/t" | head -1)"
+check "named key message" 1 "$(fails "$T/t" | grep -c "match M1: the checkpoint names signer key .*, but the signature is by key $KEY\$")"
+
+# The exporting engine's name is covered by nothing: verify shows it only
+# as the bundle's claim, apart from what it verified.
+check "exporter claim" "  unverified: the bundle says it was exported by arbiter 0.1.0 (no signature covers this)" \
+      "$($A verify "$B" --pubkey "$KEY" | grep 'exported by')"
+cp "$B" "$T/t"; set -- $(rec "$T/t" M)
+# In the match record the recording engine comes first, then the exporter.
+x=$(grep -boa 'arbiter 0\.1\.0' "$T/t" | cut -d: -f1 | awk -v a="$1" -v n="$2" '$1 > a && $1 < a + n' | sed -n 2p)
+setbyte "$T/t" $((x + 12)) 27   # the last '0' of its "0.1.0" becomes ESC
+check "exporter flipped, claim escaped" "  unverified: the bundle says it was exported by arbiter 0.1.\\x1b (no signature covers this)" \
+      "$($A verify "$T/t" --pubkey "$KEY" | grep 'exported by')"
+check "exporter flipped, verified the same" "$($A verify "$B" --pubkey "$KEY" | grep -v 'exported by' | sed 1d)" \
+      "$($A verify "$T/t" --pubkey "$KEY" | grep -v 'exported by' | sed 1d)"
+
 set -- $(rec "$B" E 9)
 head -c $(($1 + 30)) "$B" > "$T/t"
 check "truncated" "1

@@ -255,6 +255,17 @@ test_keys(void)
     snprintf(other, sizeof(other), "%s/signing.pub: does not hold the "
              "public half of signing.key", keydir);
     CHECK_STR(arb_buf_cstr(&why), other);
+    /* One that cannot be read is an error too, not an absent file. */
+    unlink(path);
+    mkdir(path, 0700);
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), ARB_EIO);
+    snprintf(other, sizeof(other), "%s/signing.pub: not a regular file",
+             keydir);
+    CHECK_STR(arb_buf_cstr(&why), other);
+    rmdir(path);
+    /* Absent, it contradicts nothing. */
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), 0);
+    arb_keypair_clear(&k2);
     arb_hex(hex, pk, 32);
     f = fopen(path, "w");
     fprintf(f, "%s\n", hex);
@@ -571,14 +582,19 @@ test_tamper(void)
     t.data[off + 5 + 72 + 10] ^= 0x04;
     expect_problems(&t, kp.pk, (const char *const[]){ msg, NULL }, __LINE__);
 
-    /* The key the bundle names is informational: changing it changes
-     * nothing, because the verifier's key decides. */
+    /* The key the bundle names does not decide (the verifier's key
+     * does), but it must be that key: a changed one is refused. */
     copy(&t, &b);
     t.data[off + 5 + 40] ^= 0x01;
     {
-        arb_bundle_report_t rep;
-        CHECK_INT(verify(&t, kp.pk, &rep), 0);
-        arb_bundle_report_clear(&rep);
+        char named[2 * ARB_PUBKEY_LEN + 1], held[2 * ARB_PUBKEY_LEN + 1];
+        arb_hex(named, (unsigned char *)t.data + off + 5 + 40,
+                ARB_PUBKEY_LEN);
+        arb_hex(held, kp.pk, ARB_PUBKEY_LEN);
+        snprintf(msg, sizeof(msg), "the checkpoint names signer key %s, "
+                 "but the signature is by key %s", named, held);
+        expect_problems(&t, kp.pk, (const char *const[]){ msg, NULL },
+                        __LINE__);
     }
 
     /* The rule profile of the header altered. */
@@ -715,20 +731,53 @@ test_tamper(void)
     arb_buf_free(&t);
 }
 
-/* Every byte of a bundle is checked, except the two informational fields
- * docs/BUNDLE.md names: the exporting engine and the signer's key. */
+static int
+same_str(const char *a, const char *b)
+{
+    return (a == NULL && b == NULL)
+           || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* 1 when x and y show the same verified facts: everything `arbiter
+ * verify` prints as checked (the exporter's name is printed as the
+ * bundle's unverified claim, so it is left out). */
+static int
+same_verified(const arb_bundle_result_t *x, const arb_bundle_result_t *y)
+{
+    unsigned char dx[ARB_HASH_LEN], dy[ARB_HASH_LEN];
+
+    if (x->m == NULL || y->m == NULL)
+        return 0;
+    arb_match_digest(x->m, dx);
+    arb_match_digest(y->m, dy);
+    return strcmp(x->match_id, y->match_id) == 0
+           && same_str(x->game, y->game) && same_str(x->edition, y->edition)
+           && same_str(x->engine, y->engine) && x->count == y->count
+           && x->cp_count == y->cp_count
+           && memcmp(x->head, y->head, ARB_HASH_LEN) == 0
+           && memcmp(x->signer, y->signer, ARB_PUBKEY_LEN) == 0
+           && x->sig_ok == y->sig_ok && x->closed == y->closed
+           && memcmp(dx, dy, ARB_HASH_LEN) == 0;
+}
+
+/* Every single-bit flip of a bundle, exhaustively: each one is refused,
+ * except in the exporting engine's name, which no signature covers and
+ * `arbiter verify` shows only as the bundle's claim -- and there the
+ * flip must change nothing that is shown as verified.  The signer's key
+ * named in the checkpoint is checked against the verifier's key. */
 static void
 test_every_byte(void)
 {
     static const char *const one[] = { "R3-T7" };
-    static const unsigned char masks[] = { 0x01, 0x80 };
-    arb_bundle_report_t rep;
+    arb_bundle_report_t ref, rep;
     arb_buf_t           b = ARB_BUF_INIT, t = ARB_BUF_INIT;
-    size_t              i, k, cp, ex, exlen, caught = 0, missed = 0;
+    size_t              i, ex, exlen = 13, caught = 0, missed = 0;
+    size_t              claim = 0, nul;
+    unsigned            bit;
     char               *p;
 
     export_bundle(&b, one, 1, UINT64_MAX);
-    cp = find_rec(&b, 'C', 0) + 5 + 40;         /* the signer's key */
+    CHECK_INT(arb_bundle_verify(b.data, b.len, kp.pk, &ref), 0);
     /* The engine that recorded comes first, then the exporting one. */
     p = find(b.data, b.len, "\x00\x0d" "arbiter 0.1.0", 15);
     if (p != NULL)
@@ -736,27 +785,43 @@ test_every_byte(void)
                  "\x00\x0d" "arbiter 0.1.0", 15);
     CHECK(p != NULL);
     ex = p != NULL ? (size_t)(p - b.data) + 2 : 0;
-    exlen = 13;
     copy(&t, &b);
     for (i = 0; i < b.len; i++) {
-        int informational = (i >= cp && i < cp + 32)
-                            || (i >= ex && i < ex + exlen);
-        for (k = 0; k < sizeof(masks); k++) {
-            t.data[i] ^= (char)masks[k];
-            if (arb_bundle_verify(t.data, t.len, kp.pk, &rep) == 0) {
-                missed += !informational;
-                if (!informational)
-                    fprintf(stderr, "not caught: byte %zu ^ 0x%02x\n", i,
-                            masks[k]);
+        int exporter = i >= ex && i < ex + exlen;
+        for (bit = 0; bit < 8; bit++) {
+            t.data[i] ^= (char)(1u << bit);
+            if (arb_bundle_verify(t.data, t.len, kp.pk, &rep) != 0) {
+                caught++;
+            } else if (!exporter || rep.nmatches != 1
+                       || !same_verified(&rep.matches[0], &ref.matches[0])
+                       || same_str(rep.matches[0].exporter,
+                                   ref.matches[0].exporter)) {
+                missed++;
+                fprintf(stderr, "not caught: byte %zu ^ 0x%02x\n", i,
+                        1u << bit);
+            } else {
+                claim++;
             }
-            else
-                caught += !informational;
             arb_bundle_report_clear(&rep);
-            t.data[i] ^= (char)masks[k];
+            t.data[i] ^= (char)(1u << bit);
         }
     }
     CHECK_INT(missed, 0);
-    CHECK_INT(caught, 2 * (b.len - 32 - exlen));
+    /* A flip in the exporter's name that makes a NUL byte is refused
+     * (strings hold none); every other one there is a changed claim. */
+    for (i = 0, nul = 0; p != NULL && i < exlen; i++)
+        nul += (b.data[ex + i] & (b.data[ex + i] - 1)) == 0;
+    CHECK_INT(claim, 8 * exlen - nul);
+    CHECK_INT(caught + claim, 8 * b.len);
+    /* The named key is a checked byte: another valid key is refused. */
+    copy(&t, &b);
+    t.data[find_rec(&b, 'C', 0) + 5 + 40] ^= 0x01;
+    CHECK_INT(arb_bundle_verify(t.data, t.len, kp.pk, &rep), ARB_ECRYPTO);
+    CHECK(rep.nmatches == 1 && rep.matches[0].nproblems == 1
+          && strncmp(rep.matches[0].problems[0], "the checkpoint names "
+                     "signer key ", 32) == 0);
+    arb_bundle_report_clear(&rep);
+    arb_bundle_report_clear(&ref);
     arb_buf_free(&b);
     arb_buf_free(&t);
 }

@@ -1,0 +1,61 @@
+/*
+ * disk.h - what a disk may hold after a power cut, rebuilt from the I/O
+ * shim's journal (iosim.h), and the directory utilities the crash tests
+ * share.  Test-only.
+ *
+ * The model: everything a sync covered is on the disk; of every write no
+ * sync covered, any subset may be there, each torn at 512-byte sector
+ * boundaries (a sector is written whole or not at all).  A write through
+ * an O_SYNC/O_DSYNC descriptor is covered when it returns; fsync and
+ * fdatasync cover every earlier write to the file, through any descriptor.
+ * Name changes (create, rename, link, unlink) count as durable when they
+ * return.  Files mapped shared and writable are memory (LMDB's lock file):
+ * they are copied as the process left them.
+ */
+#ifndef ARB_TEST_DISK_H
+#define ARB_TEST_DISK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tests/crash/iosim.h"
+
+typedef struct disk_stats {
+    uint64_t synced;        /* writes every disk holds */
+    uint64_t kept, dropped, torn;   /* unsynced writes: the draw */
+    uint64_t files;
+} disk_stats_t;
+
+/* What a journal says about a run (the I/O-error loop's view). */
+typedef struct disk_journal_info {
+    uint64_t counts[IOSIM_NCLASS];  /* calls per fault class */
+    uint64_t failed;        /* calls the shim failed */
+    int      failed_class;  /* the class of the last one, or -1 */
+    uint64_t resyncs;       /* syncs of a file whose sync had failed */
+    int      killed;        /* the run ended in the shim's power cut */
+} disk_journal_info_t;
+
+/*
+ * Rebuilds into `out` (created; must not exist) the directory a disk may
+ * hold after the power cut that ended the run journalled in `journal`:
+ * `base` is the directory as it was on disk before the run (every file
+ * durable), `live` as the killed process left it (the page cache).  The
+ * draw of unsynced writes uses *seed (rand_r).  It also replays every write
+ * onto base and compares the result with `live`: a difference means the
+ * shim missed a way of writing, and the rebuild fails saying which file.
+ * 0, or -1 with the reason in why.
+ */
+int  disk_rebuild(const char *base, const char *live, const char *journal,
+                  const char *out, unsigned *seed, disk_stats_t *st,
+                  char *why, size_t whylen);
+
+/* Reads the journal's fault accounting.  0, or -1 when it is unreadable. */
+int  disk_journal_scan(const char *journal, disk_journal_info_t *info);
+
+/* Copies the regular files of directory src into dst (created, 0700). */
+int  disk_copy_dir(const char *src, const char *dst);
+
+/* rm -rf path (NULL-safe, silent). */
+void disk_rm_rf(const char *path);
+
+#endif

@@ -1,0 +1,31 @@
+#!/bin/sh
+# make soak: the long fault runs, one after the other, each printing its
+# figures: >= 1,000 power cuts, >= 1,000 kill -9 under load, the I/O-error
+# loop over a larger workload, and the load-with-faults soak.
+# usage: tests/soak/run.sh BUILD SECS   (run from the repository root)
+BUILD=${1:-build}
+SECS=${2:-600}
+export BUILD
+failed=""
+run() {  # run NAME CMD...: its last 25 lines, the daemons' fail-stop logs left out
+    name=$1; shift
+    echo "== $name ($(date -u +%H:%M:%S) UTC)"
+    "$@" 2>&1 | grep -v ' error commit failed\| error exiting after' | tail -n 25
+}
+check() { # check NAME OUTPUT-FILE: its last line must be "N passed, 0 failed"
+    tail -n 1 "$2" | grep -q ': [0-9]* passed, 0 failed$' || failed="$failed $1"
+}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+ARB_POWERCUT_CYCLES=${ARB_POWERCUT_CYCLES:-1000} run powercut \
+    "$BUILD"/tests/test_powercut > "$T/powercut"; cat "$T/powercut"; check powercut "$T/powercut"
+ARB_CRASH_ROUNDS=${ARB_CRASH_ROUNDS:-1000} run crash \
+    "$BUILD"/tests/test_crash > "$T/crash"; cat "$T/crash"; check crash "$T/crash"
+ARB_IOERR_REQUESTS=${ARB_IOERR_REQUESTS:-40} run ioerr \
+    "$BUILD"/tests/test_ioerr > "$T/ioerr"; cat "$T/ioerr"; check ioerr "$T/ioerr"
+run soak "$BUILD"/tests/soak_faults "$SECS" 256 > "$T/soak"; cat "$T/soak"; check soak "$T/soak"
+if [ -n "$failed" ]; then
+    echo "soak: FAILED:$failed"
+    exit 1
+fi
+echo "soak: all passed"
