@@ -40,8 +40,9 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "core/hash.h"
 
-#define ARB_STORE_FORMAT     1          /* "meta" format version */
+#define ARB_STORE_FORMAT     2          /* "meta" format version */
 #define ARB_STORE_ID_MAX     64         /* match id, game: 1..64 bytes */
 #define ARB_STORE_CLIENT_MAX 128        /* client event id: 1..128 bytes */
 #define ARB_STORE_EVENT_MAX  (1u << 20) /* event bytes: 1..1 MiB */
@@ -183,6 +184,14 @@ typedef struct arb_store_stats {
     int      stale_readers; /* dead reader slots cleared at open */
     int      read_only;
     int      failed;        /* a commit failed: appends are refused */
+    /* the derived index (docs/STORE.md) */
+    uint64_t indexed_pos;   /* the index holds the log up to here */
+    uint64_t tail_events;   /* records past it, held in memory */
+    uint64_t index_commits; /* index transactions by this handle */
+    uint64_t index_rebuilt; /* records indexed when the handle opened */
+    uint64_t index_map_used;/* bytes of index.mdb holding pages */
+    int      index_failed;  /* the index writer stopped (reads go on
+                               from memory; rebuilt at the next open) */
 } arb_store_stats_t;
 
 int  arb_store_stats(arb_store_t *s, arb_store_stats_t *out, arb_buf_t *why);
@@ -199,5 +208,14 @@ int  arb_store_secret(arb_store_t *s, const char *match_id, arb_buf_t *out,
                       arb_buf_t *why);
 
 int  arb_store_verify(arb_store_t *s, const char *match_id, arb_buf_t *why);
+
+/*
+ * Waits until the derived index holds every event this handle has
+ * committed (reads never need this: they see an event as soon as its
+ * append returned).  For tools and tests that look at index.mdb, and for
+ * a read-only handle, which this brings up to date with the log.
+ * ARB_ESTORE when the index writer has stopped (why says why).
+ */
+int  arb_store_index_wait(arb_store_t *s, arb_buf_t *why);
 
 #endif
