@@ -38,7 +38,7 @@
 
 #define IX_FORMAT   2
 #define IX_CHUNK    65536           /* records per index transaction */
-#define IX_DELAY_NS 5000000L        /* let the tail fill for 5 ms */
+#define IX_DELAY_MS 200             /* let the tail fill for 200 ms */
 
 int
 arb__ix_match(arb_store_t *s, MDB_txn *itxn, const char *id, size_t idlen,
@@ -360,18 +360,19 @@ ix_main(void *arg)
             pthread_cond_wait(&s->tail.cond, &s->tail.lock);
             continue;
         }
-        if (!s->flush && s->tail.hi - s->mark < IX_CHUNK / 2) {
-            /* Let more records arrive: one index commit per few ms. */
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += IX_DELAY_NS;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&s->tail.cond, &s->tail.lock, &ts);
-            if (s->stop)
-                break;
-        }
+        /* Let records gather: one index commit per IX_DELAY_MS or per
+         * half a chunk, whichever comes first.  Appends wake us on every
+         * commit, so wait for the deadline, not for the first wake-up. */
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += (IX_DELAY_MS % 1000) * 1000000L;
+        ts.tv_sec += IX_DELAY_MS / 1000 + ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        while (!s->stop && !s->flush && s->tail.hi - s->mark < IX_CHUNK / 2
+               && pthread_cond_timedwait(&s->tail.cond, &s->tail.lock,
+                                         &ts) == 0)
+            ;
+        if (s->stop)
+            break;
         upto = s->tail.hi;
         if (upto - s->mark > IX_CHUNK)
             upto = s->mark + IX_CHUNK;
