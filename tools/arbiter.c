@@ -8,6 +8,8 @@
 #include "core/version.h"
 #include "tools/cli.h"
 
+int cmd_migrate(int argc, char **argv);     /* tools/cmd_migrate.c */
+
 static const struct {
     const char *name;
     int       (*run)(int, char **);
@@ -38,6 +40,8 @@ static const struct {
     { "verify",  cmd_verify,  "check a bundle offline: signature, chain, "
                               "rules, results" },
     { "key",     cmd_key,     "print the recorder's public signing key" },
+    { "migrate", cmd_migrate, "rewrite a data directory of an older store "
+                              "format" },
 };
 
 static void
