@@ -215,15 +215,79 @@ fail:
     return rc;
 }
 
+/* The summaries a step changes, by match id: read once from the index,
+ * updated in memory for every record, written once at the end of the
+ * step (a chunk of records touches a match many times). */
+typedef struct mcache {
+    arb_match_info_t *m;
+    size_t            size, n;      /* open addressing, size a power of 2 */
+} mcache_t;
+
+static uint64_t
+id_hash(const char *id, size_t n)
+{
+    uint64_t h = 14695981039346656037ull;
+    size_t   i;
+
+    for (i = 0; i < n; i++)
+        h = (h ^ (unsigned char)id[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The summary slot of a match (empty: match_id[0] == 0), or NULL when the
+ * cache is full. */
+static arb_match_info_t *
+mcache_slot(mcache_t *c, const char *id, size_t idlen)
+{
+    size_t i = id_hash(id, idlen) & (c->size - 1), k;
+
+    for (k = 0; k < c->size; k++, i = (i + 1) & (c->size - 1)) {
+        arb_match_info_t *m = &c->m[i];
+        if (m->match_id[0] == '\0')
+            return c->n + 1 < c->size ? m : NULL;
+        if (strncmp(m->match_id, id, idlen) == 0 &&
+            m->match_id[idlen] == '\0')
+            return m;
+    }
+    return NULL;
+}
+
+static int
+mcache_flush(arb_store_t *s, MDB_txn *itxn, mcache_t *c, arb_buf_t *why)
+{
+    MDB_val       k, d;
+    unsigned char rec[REC_LEN];
+    size_t        i;
+    int           mrc;
+
+    for (i = 0; i < c->size; i++) {
+        arb_match_info_t *m = &c->m[i];
+        if (m->match_id[0] == '\0')
+            continue;
+        arb__rec_encode(rec, m);
+        k.mv_data = m->match_id;
+        k.mv_size = strlen(m->match_id);
+        d.mv_data = rec;
+        d.mv_size = REC_LEN;
+        mrc = mdb_put(itxn, s->dmatches, &k, &d, 0);
+        if (mrc != 0)
+            return arb__mdb_fail(why, mrc, "write index matches");
+        m->match_id[0] = '\0';
+    }
+    c->n = 0;
+    return 0;
+}
+
 /* Index entries of one record. */
 static int
-ix_put(arb_store_t *s, MDB_txn *itxn, const arb__rec_t *r, arb_buf_t *why)
+ix_put(arb_store_t *s, MDB_txn *itxn, mcache_t *mc, const arb__rec_t *r,
+       arb_buf_t *why)
 {
-    arb_match_info_t m;
-    MDB_val          k, d;
-    unsigned char    key[ARB__IDEMKEY_MAX], v[16], rec[REC_LEN];
-    char             rp[ARB__REPR_MAX];
-    int              rc, mrc;
+    arb_match_info_t *m;
+    MDB_val           k, d;
+    unsigned char     key[ARB__IDEMKEY_MAX], v[16];
+    char              rp[ARB__REPR_MAX];
+    int               rc, mrc;
 
     k.mv_data = key;
     k.mv_size = arb__seq_key(key, r->id, r->idlen, r->seq);
@@ -242,36 +306,44 @@ ix_put(arb_store_t *s, MDB_txn *itxn, const arb__rec_t *r, arb_buf_t *why)
         if (mrc != 0)
             return arb__mdb_fail(why, mrc, "write index idem");
     }
-    if (r->seq == 0) {
-        memset(&m, 0, sizeof(m));
-        memcpy(m.game, r->game, r->glen);
-        m.created_ms = r->time_ms;
-    } else {
-        rc = arb__ix_match(s, itxn, r->id, r->idlen, &m, why);
+    m = mcache_slot(mc, r->id, r->idlen);
+    if (m == NULL) {
+        rc = mcache_flush(s, itxn, mc, why);
         if (rc != 0)
             return rc;
-        if (m.last_seq + 1 != r->seq) {
-            arb__why(why, "log key %llu: match \"%s\" seq %llu follows %llu",
-                     (unsigned long long)r->pos,
-                     arb__repr(rp, r->id, r->idlen),
-                     (unsigned long long)r->seq,
-                     (unsigned long long)m.last_seq);
-            return ARB_ECORRUPT;
-        }
+        m = mcache_slot(mc, r->id, r->idlen);
     }
-    m.last_seq = r->seq;
-    m.count = r->seq + 1;
-    memcpy(m.head, r->hash, ARB_HASH_LEN);
-    m.last_ms = r->time_ms;
+    if (m->match_id[0] == '\0') {
+        mc->n++;
+        if (r->seq == 0) {
+            memset(m, 0, sizeof(*m));
+            memcpy(m->game, r->game, r->glen);
+            m->created_ms = r->time_ms;
+        } else {
+            rc = arb__ix_match(s, itxn, r->id, r->idlen, m, why);
+            if (rc != 0) {
+                m->match_id[0] = '\0';
+                mc->n--;
+                return rc;
+            }
+        }
+        memcpy(m->match_id, r->id, r->idlen);
+        m->match_id[r->idlen] = '\0';
+    }
+    if (r->seq != 0 && m->last_seq + 1 != r->seq) {
+        arb__why(why, "log key %llu: match \"%s\" seq %llu follows %llu",
+                 (unsigned long long)r->pos, arb__repr(rp, r->id, r->idlen),
+                 (unsigned long long)r->seq,
+                 (unsigned long long)m->last_seq);
+        return ARB_ECORRUPT;
+    }
+    m->last_seq = r->seq;
+    m->count = r->seq + 1;
+    memcpy(m->head, r->hash, ARB_HASH_LEN);
+    m->last_ms = r->time_ms;
     if (r->flags & LR_CLOSES)
-        m.closed = 1;
-    arb__rec_encode(rec, &m);
-    k.mv_data = (void *)r->id;
-    k.mv_size = r->idlen;
-    d.mv_data = rec;
-    d.mv_size = REC_LEN;
-    mrc = mdb_put(itxn, s->dmatches, &k, &d, 0);
-    return mrc != 0 ? arb__mdb_fail(why, mrc, "write index matches") : 0;
+        m->closed = 1;
+    return 0;
 }
 
 /* Indexes the records s->mark+1 .. upto in one transaction.  Only the
@@ -285,9 +357,19 @@ ix_step(arb_store_t *s, uint64_t upto, arb_buf_t *why)
     MDB_val        k, d;
     arb__rec_t     r;
     unsigned char  lk[8], mv[8 + ARB_HASH_LEN];
+    mcache_t       mc;
     uint64_t       pos;
     int            rc, mrc;
 
+    for (mc.size = 64; mc.size < 2 * (upto - s->mark) && mc.size < 32768;
+         mc.size *= 2)
+        ;
+    mc.n = 0;
+    mc.m = calloc(mc.size, sizeof(*mc.m));
+    if (mc.m == NULL) {
+        arb__why(why, "out of memory");
+        return ARB_ENOMEM;
+    }
     for (;;) {
         ltxn = itxn = NULL;
         c = NULL;
@@ -309,13 +391,15 @@ ix_step(arb_store_t *s, uint64_t upto, arb_buf_t *why)
             }
             rc = arb__rec_parse(&r, pos, &d, why);
             if (rc == 0)
-                rc = ix_put(s, itxn, &r, why);
+                rc = ix_put(s, itxn, &mc, &r, why);
             if (rc == 0 && pos == upto)
                 memcpy(mv + 8, r.hash, ARB_HASH_LEN);
             if (rc == 0 && pos < upto)
                 mrc = mdb_cursor_get(c, &k, &d, MDB_NEXT);
         }
         mdb_cursor_close(c);
+        if (rc == 0)
+            rc = mcache_flush(s, itxn, &mc, why);
         if (rc == 0) {
             arb__put64(mv, upto);
             k.mv_data = "indexed";
@@ -329,20 +413,26 @@ ix_step(arb_store_t *s, uint64_t upto, arb_buf_t *why)
         arb__txn_abort(&s->log, ltxn);
         if (rc == 0) {
             mrc = arb__txn_commit(&s->ix, itxn);
-            if (mrc == 0)
+            if (mrc == 0) {
+                free(mc.m);
                 return 0;       /* the caller moves s->mark */
+            }
             rc = mrc == MDB_MAP_FULL ? ARB_EFULL
                                      : arb__mdb_fail(why, mrc,
                                                      "commit the index");
         } else {
             arb__txn_abort(&s->ix, itxn);
         }
-        if (rc != ARB_EFULL)
-            return rc;
-        rc = arb__env_grow(&s->ix, why);
+        /* A retry starts from the index as committed: forget the cache. */
+        memset(mc.m, 0, mc.size * sizeof(*mc.m));
+        mc.n = 0;
+        if (rc == ARB_EFULL)
+            rc = arb__env_grow(&s->ix, why);
         if (rc != 0)
-            return rc;
+            break;
     }
+    free(mc.m);
+    return rc;
 }
 
 static void *
