@@ -1,4 +1,4 @@
-# arbiter - see README.md.  Targets: all deps run test asan bench install clean
+# arbiter - see README.md.  Targets: all deps run test asan bench bench-peers install clean
 CC       ?= cc
 OPT      ?= -O2 -g
 PREFIX   ?= /usr/local
@@ -32,7 +32,7 @@ BENCHES  := $(patsubst tests/bench/%.c,$(BUILD)/tests/%,$(BENCH_SRC))
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/%,$(FUZZ_SRC))
 BINS     := bin/arbiter $(if $(DAEMON_SRC),bin/arbiterd)
 
-.PHONY: all deps run test unit integration asan bench install clean
+.PHONY: all deps run test unit integration asan bench bench-peers install clean
 # Keep test objects: they are intermediates of a pattern chain.
 .SECONDARY:
 all: deps-check $(BINS) $(UNITS) $(BENCHES) $(FUZZERS)
@@ -96,6 +96,11 @@ asan:
 
 bench: all
 	@sh tests/bench/run.sh $(BUILD)
+
+# arbiterd against Redis Streams (a benchmark peer only, skipped when
+# redis-server is not installed), in the same run: tests/bench/peers.sh.
+bench-peers: all
+	@sh tests/bench/peers.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/arbiter
