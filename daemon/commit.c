@@ -212,9 +212,18 @@ after_work_cb(uv_work_t *w, int status)
         drop_inflight(l, p);
     }
     for (i = 0; i < srv->nbatch; i++) {
+        arb_live_t *l = srv->batch[i]->live;
+        size_t      j;
         ack(srv, srv->batch[i]);
         arb_sub_committed(srv, srv->batch[i]);
         arb_pending_free(srv->batch[i]);
+        /* A closed match leaves memory after its last event of the
+         * batch (a later item may still point at it). */
+        for (j = i + 1; l->closed && j < srv->nbatch; j++)
+            if (srv->batch[j]->live == l)
+                break;
+        if (l->closed && j >= srv->nbatch)
+            arb_live_release(srv, l);
     }
     srv->nbatch = 0;
     arb_commit_kick(srv);

@@ -3,7 +3,9 @@
  *
  * DESIGN: a match is loaded lazily, on its first append, by replaying its
  * committed events from the store, so start-up cost does not grow with the
- * archive.  Lookup is a chained hash table; nothing iterates it to produce
+ * archive.  A closed match leaves memory once nothing refers to it any
+ * more (arb_live_release), so memory follows the matches in play, not the
+ * history; a later claim or read loads it again.  Lookup is a chained hash table; nothing iterates it to produce
  * output, so its order never reaches a client or a digest.
  */
 #include <stdlib.h>
@@ -216,6 +218,23 @@ arb_live_reset(arb_server_t *srv, arb_live_t *l)
         }
     while (l->subs != NULL)
         arb_conn_close(l->subs->conn);
+    arb_match_free(l->m);
+    free(l->inflight);
+    free(l);
+}
+
+void
+arb_live_release(arb_server_t *srv, arb_live_t *l)
+{
+    arb_live_t **pp;
+
+    if (!l->closed || !l->exists || l->ninflight > 0 || l->subs != NULL)
+        return;
+    for (pp = &srv->live[bucket(l->id)]; *pp != NULL; pp = &(*pp)->hnext)
+        if (*pp == l) {
+            *pp = l->hnext;
+            break;
+        }
     arb_match_free(l->m);
     free(l->inflight);
     free(l);

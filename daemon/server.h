@@ -175,6 +175,10 @@ void arb_live_free_all(arb_server_t *srv);
 /* Drops speculative state after a failed batch: back to the committed
  * state, or forgotten when nothing of it was committed. */
 void arb_live_reset(arb_server_t *srv, arb_live_t *l);
+/* Frees a closed match's entry once nothing refers to it (no append in
+ * flight, no subscriber); it is reloaded from the store when needed.
+ * Otherwise does nothing.  l must not be used after the call. */
+void arb_live_release(arb_server_t *srv, arb_live_t *l);
 /* Replays the committed events of a match from the store, up to seq `at`,
  * into a fresh match.  0 or an ARB_E* code with why. */
 int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
