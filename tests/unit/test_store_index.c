@@ -132,7 +132,8 @@ static void
 test_rebuild(void)
 {
     static uint64_t   next[NMATCH_MAX];
-    static char       ids[NMATCH_MAX][16];
+    static unsigned   mno[NMATCH_MAX];
+    char              ids[500][16];
     arb_store_t      *s;
     arb_append_t      v[500];
     arb_buf_t         why = ARB_BUF_INIT, a = ARB_BUF_INIT, b = ARB_BUF_INIT;
@@ -140,7 +141,7 @@ test_rebuild(void)
     char              bytes[500][48], cids[500][24];
     const char       *env;
     uint64_t          total = 100000, done = 0, closed = 0;
-    unsigned          nmatch = 1000, i, k, n;
+    unsigned          nmatch = 1000, i, k, n, nextno, churn = 0;
     double            t0, t_app, t_reb;
     int               rc = 0;
 
@@ -149,11 +150,19 @@ test_rebuild(void)
     if (total / 100 > nmatch)
         nmatch = total / 100 < NMATCH_MAX ? (unsigned)(total / 100)
                                           : NMATCH_MAX;
+    /* ARB_INDEX_ACTIVE=K: a tournament's shape instead, K tables each
+     * playing a match to its close and claim, then the next one. */
+    if ((env = getenv("ARB_INDEX_ACTIVE")) != NULL && *env) {
+        nmatch = (unsigned)strtoul(env, NULL, 10);
+        nmatch = nmatch < 1 ? 1 : nmatch > NMATCH_MAX ? NMATCH_MAX : nmatch;
+        churn = 1;
+    }
     s = open_store("rebuild", 0);
     if (s == NULL)
         return;
     for (i = 0; i < nmatch; i++)
-        snprintf(ids[i], sizeof(ids[i]), "m%06u", i);
+        mno[i] = i;
+    nextno = nmatch;
     srand(11);
     t0 = now_s();
     while (done < total && rc == 0) {
@@ -161,15 +170,20 @@ test_rebuild(void)
         for (k = 0; k < n; k++) {
             /* a match is closed at seq 120 (one in fifty gets there); a
              * closed one gets a claim (after_close), then is left alone */
-            do
+            do {
                 i = (unsigned)rand() % nmatch;
-            while (next[i] > 121);
+                if (churn && next[i] > 121) {
+                    mno[i] = nextno++;
+                    next[i] = 0;
+                }
+            } while (next[i] > 121);
             memset(&v[k], 0, sizeof(v[k]));
-            v[k].match_id = ids[i];
+            snprintf(ids[k], sizeof(ids[k]), "m%07u", mno[i] % 10000000u);
+            v[k].match_id = ids[k];
             v[k].game = "g";
             v[k].seq = next[i];
             v[k].time_ms = (int64_t)(done + k);
-            snprintf(bytes[k], sizeof(bytes[k]), "event %s/%llu", ids[i],
+            snprintf(bytes[k], sizeof(bytes[k]), "event %.15s/%llu", ids[k],
                      (unsigned long long)next[i]);
             v[k].bytes = bytes[k];
             v[k].len = strlen(bytes[k]);
@@ -223,7 +237,8 @@ test_rebuild(void)
     printf("test_store_index: %llu events over %u matches (%llu closed): "
            "appended in %.2f s, index rebuilt in %.2f s (%.0f events/s); "
            "rebuilt index = incremental index (%zu bytes of entries)\n",
-           (unsigned long long)total, nmatch, (unsigned long long)closed,
+           (unsigned long long)total, churn ? nextno : nmatch,
+           (unsigned long long)closed,
            t_app, t_reb, (double)total / t_reb, a.len);
     arb_buf_free(&a);
     arb_buf_free(&b);
