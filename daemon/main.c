@@ -279,6 +279,8 @@ main(int argc, char **argv)
         arb_log(ARB_LOG_ERROR, "exiting after a failed commit");
         _exit(70);
     }
+    arb_log(ARB_LOG_INFO, "stopping: %zu matches held in memory",
+            arb_live_count(&srv));
     arb_live_free_all(&srv);
     arb_store_close(srv.store);
     free(srv.queue);

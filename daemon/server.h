@@ -118,6 +118,7 @@ struct arb_server {
     arb_conn_t      *conns;
     uint64_t         conn_seq, sub_seq;
     arb_live_t      *live[ARB_LIVE_BUCKETS];
+    arb_live_t      *transient;     /* the last closed match loaded */
     arb_sub_t       *all_subs;
     uint64_t         log_pos;       /* last global position known committed */
 
@@ -179,6 +180,8 @@ void arb_live_reset(arb_server_t *srv, arb_live_t *l);
  * flight, no subscriber); it is reloaded from the store when needed.
  * Otherwise does nothing.  l must not be used after the call. */
 void arb_live_release(arb_server_t *srv, arb_live_t *l);
+/* How many matches the table holds (for the log). */
+size_t arb_live_count(arb_server_t *srv);
 /* Replays the committed events of a match from the store, up to seq `at`,
  * into a fresh match.  0 or an ARB_E* code with why. */
 int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
