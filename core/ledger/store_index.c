@@ -37,8 +37,8 @@
 #include "core/ledger/store_int.h"
 
 #define IX_FORMAT   2
-#define IX_CHUNK    65536           /* records per index transaction */
-#define IX_DELAY_MS 200             /* let the tail fill for 200 ms */
+#define IX_CHUNK    262144          /* records per index transaction */
+#define IX_DELAY_MS 1000            /* let the tail fill for 1 s */
 
 int
 arb__ix_match(arb_store_t *s, MDB_txn *itxn, const char *id, size_t idlen,

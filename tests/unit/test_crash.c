@@ -894,7 +894,7 @@ main(void)
     }
     CHECK_INT(sigkilled, kills);
     CHECK_INT(kills, rounds);
-    /* The index commits every 200 ms, the kills come 50-300 ms into the
+    /* The index commits once a second, the kills come 50-300 ms into the
      * load: most kills find it behind; one is enough to prove the case. */
     CHECK(behind > 0);
     if (rounds >= 3)
