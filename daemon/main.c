@@ -279,8 +279,10 @@ main(int argc, char **argv)
         arb_log(ARB_LOG_ERROR, "exiting after a failed commit");
         _exit(70);
     }
-    arb_log(ARB_LOG_INFO, "stopping: %zu matches held in memory",
-            arb_live_count(&srv));
+    arb_log(ARB_LOG_INFO, "stopping: %zu matches held in memory; %llu "
+            "commits gathered every acked table, %llu stopped waiting",
+            arb_live_count(&srv), (unsigned long long)srv.n.gathered,
+            (unsigned long long)srv.n.gather_timeouts);
     arb_live_free_all(&srv);
     arb_store_close(srv.store);
     free(srv.queue);

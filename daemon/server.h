@@ -103,6 +103,7 @@ struct arb_conn {
 typedef struct arb_counters {
     uint64_t appends, commits, events_committed, rejected, conns;
     uint64_t subs_cut, frames_bad;
+    uint64_t gathered, gather_timeouts;     /* commit.c: how rounds ended */
 } arb_counters_t;
 
 #define ARB_LIVE_BUCKETS 4096
@@ -132,6 +133,13 @@ struct arb_server {
     int              committing;
     int              commit_rc;
     arb_buf_t        commit_why;
+    /* gathering: after a commit, the next one waits (at most half a
+     * commit, 1..5 ms) for the tables it just acked to send their next
+     * event, so that all tables share one fsync (commit.c) */
+    uv_timer_t       gather_timer;
+    int              gather_init, gathering;
+    size_t           gather_want, gather_got;
+    uint64_t         commit_t0;     /* uv_hrtime() at the commit's start */
 
     int              stopping;
     int              exit_code;
@@ -190,6 +198,7 @@ int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
 /* commit.c */
 void arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p);
 void arb_commit_kick(arb_server_t *srv);
+void arb_commit_close(arb_server_t *srv);       /* at stop: its handle */
 void arb_pending_free(arb_pending_t *p);
 
 /* sub.c */
