@@ -2,6 +2,8 @@
  * store_int.h - what the files of the store share (not a public API).
  *
  * The store is split by idea:
+ *   store_env.c    messages, integers, keys, the two record formats, and
+ *                  transactions with the map lock of each environment
  *   store.c        the two LMDB environments, opening, the format, appends
  *   store_tail.c   the in-memory tail: what the log holds past the index
  *   store_index.c  the derived index: its writer thread and its rebuild
@@ -134,7 +136,7 @@ struct arb_store {
 
 enum { ST_OK = 0, ST_NOWRITE };
 
-/* store.c: helpers shared by the other files. */
+/* store_env.c: helpers shared by the other files. */
 void     arb__why(arb_buf_t *why, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *arb__repr(char out[ARB__REPR_MAX], const void *p, size_t n);
