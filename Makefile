@@ -1,5 +1,5 @@
 # arbiter - see README.md.  Targets: all deps run test soak asan fuzz bench
-# install clean
+# bench-peers install clean
 CC       ?= cc
 OPT      ?= -O2 -g
 PREFIX   ?= /usr/local
@@ -50,7 +50,7 @@ FUZZERS  := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/%,$(FUZZ_SRC))
 BINS     := bin/arbiter $(if $(DAEMON_SRC),bin/arbiterd)
 
 .PHONY: all deps run test soak unit integration asan fuzz fuzzers bench \
-        install clean
+        bench-peers install clean
 # Keep test objects: they are intermediates of a pattern chain.
 .SECONDARY:
 all: deps-check $(BINS) $(UNITS) $(BENCHES) $(FUZZERS) $(IOSIM) $(SOAKS)
@@ -162,6 +162,11 @@ bench: all
 # Binaries, the configuration (never over an operator's own), the systemd
 # unit with this install's paths and its user, the manual pages and the
 # bash completion.  docs/OPERATIONS.md: the steps after it.
+# arbiterd against Redis Streams (a benchmark peer only, skipped when
+# redis-server is not installed), in the same run: tests/bench/peers.sh.
+bench-peers: all
+	@sh tests/bench/peers.sh $(BUILD)
+
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/arbiter \
 	    $(DESTDIR)$(SYSCONFDIR)/arbiter $(DESTDIR)$(UNITDIR) \

@@ -13,6 +13,18 @@
  * before anything is written: the batch and everything queued behind it
  * (validated on top of it) are refused and the touched matches fall back
  * to their committed state.
+ *
+ * Gathering.  An LMDB commit holds the one write lock through its fsync,
+ * so two commits never overlap, and an event that arrives while one runs
+ * waits for it and then for its own.  Under a steady load this splits the
+ * tables into two groups that alternate, each waiting two fsyncs per
+ * event.  So, when events queued up during a commit, the next commit
+ * waits until every connection the commit just acknowledged has sent its
+ * next event (a scorekeeper sends it right after the ack), or for half
+ * the last commit's duration (1..5 ms), and then takes everyone: one
+ * fsync per round.  A table that sends nothing within that time (a human
+ * between moves) no longer holds anyone back: the next event then commits
+ * at once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +33,9 @@
 #include "daemon/log.h"
 #include "daemon/server.h"
 #include "core/mp.h"
+
+#define ARB_GATHER_MIN_MS 1
+#define ARB_GATHER_MAX_MS 5
 
 void
 arb_pending_free(arb_pending_t *p)
@@ -109,6 +124,29 @@ arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p)
     l->inflight[l->ninflight++] = p;
     srv->queue[srv->nqueue++] = p;
     srv->n.appends++;
+    if (srv->gathering)
+        srv->gather_got++;
+}
+
+static void
+gather_cb(uv_timer_t *t)
+{
+    arb_server_t *srv = t->data;
+
+    srv->gathering = 0;
+    srv->n.gather_timeouts++;
+    arb_commit_kick(srv);
+}
+
+void
+arb_commit_close(arb_server_t *srv)
+{
+    if (srv->gather_init) {
+        uv_timer_stop(&srv->gather_timer);
+        uv_close((uv_handle_t *)&srv->gather_timer, NULL);
+        srv->gather_init = 0;
+    }
+    srv->gathering = 0;
 }
 
 static void
@@ -141,9 +179,10 @@ ack(arb_server_t *srv, arb_pending_t *p)
         }
         if (c->inflight-- == srv->cfg.inq_max)
             arb_conn_resume(c);
+        if (c->inflight == 0 && !c->closing)
+            srv->gather_want++;     /* it will send its next event */
         arb_conn_unref(c);
     }
-    (void)srv;
 }
 
 static void
@@ -187,10 +226,16 @@ after_work_cb(uv_work_t *w, int status)
 {
     arb_server_t *srv = w->data;
     size_t        i;
+    uint64_t      gather_ms;
     int           rc = srv->commit_rc;
 
     (void)status;
     srv->committing = 0;
+    /* A failed write of the derived index is a failed write too: the
+     * batch is durable in the log, but it is not acknowledged (a retry
+     * by cid finds it after the restart), and nothing more is written. */
+    if (rc == 0 && arb_store_index_failed(srv->store, &srv->commit_why))
+        rc = ARB_EIO;
     if (rc == ARB_EIO || rc == ARB_ESTORE) {
         /* Fail-stop: nothing of this batch is acknowledged, and no later
          * commit may run on top of pages whose fsync failed. */
@@ -238,6 +283,10 @@ after_work_cb(uv_work_t *w, int status)
     }
     srv->n.commits++;
     srv->n.events_committed += srv->nbatch;
+    srv->gather_want = 0;
+    gather_ms = (uv_hrtime() - srv->commit_t0) / 2000000u;
+    gather_ms = gather_ms < ARB_GATHER_MIN_MS ? ARB_GATHER_MIN_MS
+              : gather_ms > ARB_GATHER_MAX_MS ? ARB_GATHER_MAX_MS : gather_ms;
     for (i = 0; i < srv->nbatch; i++) {
         arb_pending_t *p = srv->batch[i];
         arb_live_t    *l = p->live;
@@ -253,11 +302,33 @@ after_work_cb(uv_work_t *w, int status)
         drop_inflight(l, p);
     }
     for (i = 0; i < srv->nbatch; i++) {
+        arb_live_t *l = srv->batch[i]->live;
+        size_t      j;
         ack(srv, srv->batch[i]);
         arb_sub_committed(srv, srv->batch[i]);
         arb_pending_free(srv->batch[i]);
+        /* A closed match leaves memory after its last event of the
+         * batch (a later item may still point at it). */
+        for (j = i + 1; l->closed && j < srv->nbatch; j++)
+            if (srv->batch[j]->live == l)
+                break;
+        if (l->closed && j >= srv->nbatch)
+            arb_live_release(srv, l);
     }
     srv->nbatch = 0;
+    if (srv->gather_want > 0 && !srv->stopping) {
+        if (!srv->gather_init &&
+            uv_timer_init(srv->loop, &srv->gather_timer) == 0) {
+            srv->gather_timer.data = srv;
+            srv->gather_init = 1;
+        }
+        if (srv->gather_init &&
+            uv_timer_start(&srv->gather_timer, gather_cb, gather_ms,
+                           0) == 0) {
+            srv->gathering = 1;
+            srv->gather_got = 0;
+        }
+    }
     arb_commit_kick(srv);
     if (srv->stopping && !srv->committing)
         arb_server_stop(srv);
@@ -270,6 +341,13 @@ arb_commit_kick(arb_server_t *srv)
 
     if (srv->committing || srv->nqueue == 0)
         return;
+    if (srv->gathering) {
+        if (srv->gather_got < srv->gather_want && !srv->stopping)
+            return;         /* the acked tables are still sending */
+        srv->n.gathered++;
+        srv->gathering = 0;
+        uv_timer_stop(&srv->gather_timer);
+    }
     n = srv->nqueue < srv->cfg.batch_max ? srv->nqueue : srv->cfg.batch_max;
     free(srv->batch);
     free(srv->batch_ap);
@@ -287,6 +365,7 @@ arb_commit_kick(arb_server_t *srv)
         srv->batch_ap[i] = srv->batch[i]->ap;
     srv->work.data = srv;
     srv->committing = 1;
+    srv->commit_t0 = uv_hrtime();
     if (uv_queue_work(srv->loop, &srv->work, work_cb, after_work_cb) != 0) {
         arb_log(ARB_LOG_ERROR, "cannot start the commit worker");
         abort();

@@ -3,7 +3,11 @@
  *
  * DESIGN: a match is loaded lazily, on its first append, by replaying its
  * committed events from the store, so start-up cost does not grow with the
- * archive.  Lookup is a chained hash table; nothing iterates it to produce
+ * archive.  A closed match leaves memory once nothing refers to it any
+ * more (arb_live_release), so memory follows the matches in play, not the
+ * history; a later claim or read loads it again.  A closed match loaded
+ * for a read or a retry stays only until the next one is loaded
+ * (srv->transient), so reading the archive does not fill memory either.  Lookup is a chained hash table; nothing iterates it to produce
  * output, so its order never reaches a client or a digest.
  */
 #include <stdlib.h>
@@ -130,6 +134,11 @@ arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
     l->exists = 1;
     l->closed = info.closed;
     memcpy(l->head, info.head, ARB_HASH_LEN);
+    if (l->closed) {
+        if (srv->transient != NULL)
+            arb_live_release(srv, srv->transient);
+        srv->transient = l;
+    }
     *out = l;
     return 0;
 }
@@ -140,6 +149,7 @@ arb_live_free_all(arb_server_t *srv)
     arb_live_t *l, *n;
     size_t      b;
 
+    srv->transient = NULL;
     for (b = 0; b < ARB_LIVE_BUCKETS; b++) {
         for (l = srv->live[b]; l != NULL; l = n) {
             n = l->hnext;
@@ -175,7 +185,40 @@ arb_live_reset(arb_server_t *srv, arb_live_t *l)
         }
     while (l->subs != NULL)
         arb_conn_close(l->subs->conn);
+    if (srv->transient == l)
+        srv->transient = NULL;
     arb_match_free(l->m);
     free(l->inflight);
     free(l);
+}
+
+void
+arb_live_release(arb_server_t *srv, arb_live_t *l)
+{
+    arb_live_t **pp;
+
+    if (!l->closed || !l->exists || l->ninflight > 0 || l->subs != NULL)
+        return;
+    if (srv->transient == l)
+        srv->transient = NULL;
+    for (pp = &srv->live[bucket(l->id)]; *pp != NULL; pp = &(*pp)->hnext)
+        if (*pp == l) {
+            *pp = l->hnext;
+            break;
+        }
+    arb_match_free(l->m);
+    free(l->inflight);
+    free(l);
+}
+
+size_t
+arb_live_count(arb_server_t *srv)
+{
+    arb_live_t *l;
+    size_t      b, n = 0;
+
+    for (b = 0; b < ARB_LIVE_BUCKETS; b++)
+        for (l = srv->live[b]; l != NULL; l = l->hnext)
+            n++;
+    return n;
 }

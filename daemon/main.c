@@ -311,6 +311,14 @@ main(int argc, char **argv)
                     srv.cfg.listen[0], srv.cfg.tokens_file);
     }
     uv_run(srv.loop, UV_RUN_DEFAULT);
+    /* The index is brought up to the log before a clean exit, so a
+     * failed index write ends in the fail-stop status, never in 0. */
+    if (srv.exit_code != ARB_EXIT_FAILSTOP
+        && (arb_store_index_wait(srv.store, &why) != 0
+            || arb_store_index_failed(srv.store, &why))) {
+        arb_log(ARB_LOG_ERROR, "%s", arb_buf_cstr(&why));
+        srv.exit_code = ARB_EXIT_FAILSTOP;
+    }
     if (srv.exit_code == ARB_EXIT_FAILSTOP) {
         /* fail-stop: do not touch the store again; exit at once */
         arb_log_ev(ARB_LOG_ERROR, "fail_stop", NULL, "exiting after a failed "
@@ -321,6 +329,10 @@ main(int argc, char **argv)
     }
     arb_storage_watch_stop();
     uv_run(srv.loop, UV_RUN_DEFAULT);   /* its close callback */
+    arb_log(ARB_LOG_INFO, "stopping: %zu matches held in memory; %llu "
+            "commits gathered every acked table, %llu stopped waiting",
+            arb_live_count(&srv), (unsigned long long)srv.n.gathered,
+            (unsigned long long)srv.n.gather_timeouts);
     arb_live_free_all(&srv);
     arb_store_close(srv.store);
     arb_commit_free(&srv);

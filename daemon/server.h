@@ -117,6 +117,7 @@ struct arb_conn {
 typedef struct arb_counters {
     uint64_t appends, commits, events_committed, rejected, conns;
     uint64_t subs_cut, frames_bad;
+    uint64_t gathered, gather_timeouts;     /* commit.c: how rounds ended */
 } arb_counters_t;
 
 #define ARB_LIVE_BUCKETS 4096
@@ -132,6 +133,7 @@ struct arb_server {
     arb_conn_t      *conns;
     uint64_t         conn_seq, sub_seq;
     arb_live_t      *live[ARB_LIVE_BUCKETS];
+    arb_live_t      *transient;     /* the last closed match loaded */
     arb_sub_t       *all_subs;
     uint64_t         order_pos;     /* last position in the store's global
                                        commit order known committed */
@@ -146,6 +148,13 @@ struct arb_server {
     int              committing;
     int              commit_rc;
     arb_buf_t        commit_why;
+    /* gathering: after a commit, the next one waits (at most half a
+     * commit, 1..5 ms) for the tables it just acked to send their next
+     * event, so that all tables share one fsync (commit.c) */
+    uv_timer_t       gather_timer;
+    int              gather_init, gathering;
+    size_t           gather_want, gather_got;
+    uint64_t         commit_t0;     /* uv_hrtime() at the commit's start */
 
     /* The checkpoint signing key, loaded once at start-up
      * (arb_checkpoint_init) and wiped by arb_checkpoint_clear at exit. */
@@ -191,6 +200,12 @@ void arb_live_free_all(arb_server_t *srv);
 /* Drops speculative state after a failed batch: back to the committed
  * state, or forgotten when nothing of it was committed. */
 void arb_live_reset(arb_server_t *srv, arb_live_t *l);
+/* Frees a closed match's entry once nothing refers to it (no append in
+ * flight, no subscriber); it is reloaded from the store when needed.
+ * Otherwise does nothing.  l must not be used after the call. */
+void arb_live_release(arb_server_t *srv, arb_live_t *l);
+/* How many matches the table holds (for the log). */
+size_t arb_live_count(arb_server_t *srv);
 /* Replays the committed events of a match from the store, up to seq `at`,
  * into a fresh match.  0 or an ARB_E* code with why. */
 int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
@@ -199,6 +214,7 @@ int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
 /* commit.c */
 void arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p);
 void arb_commit_kick(arb_server_t *srv);
+void arb_commit_close(arb_server_t *srv);       /* at stop: its handle */
 void arb_pending_free(arb_pending_t *p);
 /* The queued, not yet acknowledged append of match l with client event id
  * cid, or NULL. */

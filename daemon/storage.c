@@ -74,7 +74,20 @@ on_timer(uv_timer_t *t)
     watch_t          *w = t->data;
     arb_store_stats_t st;
     struct statvfs    fs;
+    arb_buf_t         why = ARB_BUF_INIT;
 
+    /* The derived index failing a write is a failed write: fail-stop,
+     * also when no commit follows to notice it (commit.c does then). */
+    if (arb_store_index_failed(w->srv->store, &why)
+        && !w->srv->committing) {
+        arb_log(ARB_LOG_ERROR, "%s: stopping (fail-stop)",
+                arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        w->srv->exit_code = ARB_EXIT_FAILSTOP;
+        uv_stop(w->srv->loop);
+        return;
+    }
+    arb_buf_free(&why);
     if (arb_store_stats(w->srv->store, &st, NULL) == 0)
         judge(w, M_MAP, st.map_used, st.map_max);
     if (statvfs(w->srv->cfg.data, &fs) == 0 && fs.f_blocks > 0) {
@@ -90,7 +103,8 @@ arb_storage_watch_start(arb_server_t *srv)
 {
     watch_t *w;
 
-    if (srv->cfg.nstorage_warn == 0 || the_watch != NULL)
+    /* Runs even with no thresholds: it also watches the index writer. */
+    if (the_watch != NULL)
         return 0;
     w = calloc(1, sizeof(*w));
     if (w == NULL)

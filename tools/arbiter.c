@@ -9,6 +9,8 @@
 #include "tools/cli.h"
 #include "tools/ops.h"
 
+int cmd_migrate(int argc, char **argv);     /* tools/cmd_migrate.c */
+
 static const struct {
     const char *name;
     int       (*run)(int, char **);
@@ -44,6 +46,8 @@ static const struct {
     { "backup",  cmd_backup,  "hot backup of a data directory, verified" },
     { "restore-backup", cmd_restore, "a data directory from a backup, "
                               "verified" },
+    { "migrate", cmd_migrate, "rewrite a data directory of an older store "
+                              "format" },
 };
 
 static void

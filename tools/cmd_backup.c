@@ -132,7 +132,8 @@ list_files(ops_manifest_t *m, const char *root, const char *rel,
     }
     while (rc == 0 && (e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.' || strcmp(e->d_name, OPS_MANIFEST) == 0 ||
-            strcmp(e->d_name, "lock.mdb") == 0)
+            strcmp(e->d_name, "lock.mdb") == 0 ||
+            strcmp(e->d_name, "index.mdb-lock") == 0)
             continue;
         snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "",
                  e->d_name);
@@ -261,8 +262,11 @@ cmd_backup(int argc, char **argv)
 
     /* The copy is opened and checked like any store before it counts. */
     rc = ops_check_dir("backup", tmp, stdout, "backup copy: ", &m.sum);
+    /* Lock files are made by the open; they are not data. */
     if (ops_path(lock, tmp, "lock.mdb") == 0)
-        unlink(lock);           /* made by the read-only open; not data */
+        unlink(lock);
+    if (ops_path(lock, tmp, "index.mdb-lock") == 0)
+        unlink(lock);
     if (rc != 0)
         goto done;
     if (m.sum.problems != 0) {

@@ -40,8 +40,9 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "core/hash.h"
 
-#define ARB_STORE_FORMAT     1          /* "meta" format version */
+#define ARB_STORE_FORMAT     2          /* "meta" format version */
 #define ARB_STORE_ID_MAX     64         /* match id, game: 1..64 bytes */
 #define ARB_STORE_CLIENT_MAX 128        /* client event id: 1..128 bytes */
 #define ARB_STORE_EVENT_MAX  (1u << 20) /* event bytes: 1..1 MiB */
@@ -183,6 +184,14 @@ typedef struct arb_store_stats {
     int      stale_readers; /* dead reader slots cleared at open */
     int      read_only;
     int      failed;        /* a commit failed: appends are refused */
+    /* the derived index (docs/STORE.md) */
+    uint64_t indexed_pos;   /* the index holds the log up to here */
+    uint64_t tail_events;   /* records past it, held in memory */
+    uint64_t index_commits; /* index transactions by this handle */
+    uint64_t index_rebuilt; /* records indexed when the handle opened */
+    uint64_t index_map_used;/* bytes of index.mdb holding pages */
+    int      index_failed;  /* the index writer stopped (reads go on
+                               from memory; rebuilt at the next open) */
 } arb_store_stats_t;
 
 int  arb_store_stats(arb_store_t *s, arb_store_stats_t *out, arb_buf_t *why);
@@ -219,5 +228,20 @@ int  arb_store_backup(const char *dir, const char *out, int compact,
  * to an LMDB environment (data, lock), which only arb_store_backup may
  * copy. */
 int  arb_store_is_env_file(const char *relpath);
+
+/*
+ * Waits until the derived index holds every event this handle has
+ * committed (reads never need this: they see an event as soon as its
+ * append returned).  For tools and tests that look at index.mdb, and for
+ * a read-only handle, which this brings up to date with the log.
+ * ARB_ESTORE when the index writer has stopped (why says why).
+ */
+int  arb_store_index_wait(arb_store_t *s, arb_buf_t *why);
+
+/* 1 when the index writer has stopped on an I/O error (why, may be NULL,
+ * says which), else 0.  The log is unharmed, but the daemon treats it as
+ * a failed write: it stops with its fail-stop status, and the index is
+ * rebuilt from its mark at the next open.  Never retried. */
+int  arb_store_index_failed(arb_store_t *s, arb_buf_t *why);
 
 #endif

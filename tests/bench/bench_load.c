@@ -80,6 +80,26 @@ cpu_self_s(void)
            + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
+/* Resident set of another process in MiB (VmRSS); -1 when unknown. */
+static double
+rss_pid_mib(pid_t pid)
+{
+    char          path[64], line[128];
+    unsigned long kb;
+    FILE         *f;
+    double        out = -1;
+
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+    f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "VmRSS: %lu kB", &kb) == 1)
+            out = kb / 1024.0;
+    fclose(f);
+    return out;
+}
+
 /* utime + stime of another process, seconds; -1 when unknown. */
 static double
 cpu_pid_s(pid_t pid)
@@ -376,6 +396,7 @@ typedef struct result {
     uint32_t p50, p99, max;
     double   cli_cpu, srv_cpu;     /* percent of one core */
     double   kb_commit;            /* KiB written per commit, -1 unknown */
+    double   rss;                  /* daemon RSS after the run, MiB */
 } result_t;
 
 typedef struct lat {
@@ -674,6 +695,7 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
     out->cli_cpu = 100.0 * (cpu1 - cpu0) / ((double)(now - t0) / 1e9);
     out->srv_cpu = scpu0 >= 0 && scpu1 >= 0
                    ? 100.0 * (scpu1 - scpu0) / ((double)(now - t0) / 1e9) : -1;
+    out->rss = rss_pid_mib(daemon_pid);
     out->kb_commit = io0 >= 0 && io1 >= 0 && c1 > c0
                      ? (io1 - io0) / 1024.0 / (double)(c1 - c0) : -1;
     if (lat.n > 0) {
@@ -1107,14 +1129,20 @@ main(int argc, char **argv)
     printf("load: arbiterd, yahchain mode 3, 2 players/table, one move in "
            "flight per table%s, %.1f s per run, 1 client thread (poll)\n",
            with_cid ? " (with cid)" : "", secs);
-    printf("  %6s %11s %10s %8s %8s %8s %10s %6s %6s %6s\n", "tables",
-           "appends/s", "ev/commit", "p50 us", "p99 us", "max us",
-           "KiB/commit", "cli%", "srv%", "errors");
+    printf("  %6s %11s %10s %8s %8s %8s %10s %6s %6s %9s %7s %6s\n",
+           "tables", "appends/s", "ev/commit", "p50 us", "p99 us", "max us",
+           "KiB/commit", "cli%", "srv%", "srv us/ev", "RSS MiB", "errors");
     for (i = 0; i < nt && res[i].tables != 0; i++) {
         result_t *r = &res[i];
-        printf("  %6u %11.0f %10.1f %8u %8u %8u %10.0f %6.0f %6.0f %6llu\n",
+        /* daemon CPU per event: its CPU seconds over every event it
+         * committed (moves and the opens of new matches) */
+        double ev = (double)(r->acked + r->opens);
+        printf("  %6u %11.0f %10.1f %8u %8u %8u %10.0f %6.0f %6.0f %9.1f "
+               "%7.1f %6llu\n",
                r->tables, (double)r->acked / r->secs, r->per_commit, r->p50,
                r->p99, r->max, r->kb_commit, r->cli_cpu, r->srv_cpu,
+               ev > 0 && r->srv_cpu >= 0
+               ? r->srv_cpu / 100.0 * r->secs * 1e6 / ev : -1, r->rss,
                (unsigned long long)r->errors);
     }
     if (ok_base)

@@ -218,11 +218,18 @@ raw_edit(const char *name, const char *db, const void *k, size_t klen,
     MDB_val  key = { klen, (void *)k }, val = { vlen, (void *)v };
     int      rc;
 
+    char     ipath[400];
+    int      in_index = strcmp(db, "matches") == 0 || strcmp(db, "idem") == 0;
+
+    /* The store keeps the log and the secrets in data.mdb; the match
+     * summaries and client ids in index.mdb, derived from the log. */
+    snprintf(ipath, sizeof(ipath), "%s/index.mdb", path(name));
     rc = mdb_env_create(&env);
     if (rc == 0)
         rc = mdb_env_set_maxdbs(env, 8);
     if (rc == 0)
-        rc = mdb_env_open(env, path(name), 0, 0600);
+        rc = mdb_env_open(env, in_index ? ipath : path(name),
+                          in_index ? MDB_NOSUBDIR : 0, 0600);
     if (rc == 0)
         rc = mdb_txn_begin(env, NULL, 0, &txn);
     if (rc == 0)

@@ -44,6 +44,10 @@ rm_store(const char *name)
     unlink(p);
     snprintf(p, sizeof(p), "%s/lock.mdb", subdir(name));
     unlink(p);
+    snprintf(p, sizeof(p), "%s/index.mdb", subdir(name));
+    unlink(p);
+    snprintf(p, sizeof(p), "%s/index.mdb-lock", subdir(name));
+    unlink(p);
     rmdir(subdir(name));
 }
 
@@ -709,10 +713,29 @@ test_full(void)
     arb_buf_free(&why);
 }
 
-/* Raw LMDB access to damage a closed store on purpose. */
+/* Raw LMDB access to damage a closed store on purpose: file "data"
+ * (the log environment, a directory) or "index" (index.mdb). */
 static int
-raw_put(const char *name, const char *db, const void *k, size_t klen,
-        const void *d, size_t dlen)
+raw_open(const char *name, const char *file, unsigned flags, MDB_env **env)
+{
+    char path[160];
+    int  rc, ix = strcmp(file, "index") == 0;
+
+    if (ix)
+        snprintf(path, sizeof(path), "%s/index.mdb", subdir(name));
+    else
+        snprintf(path, sizeof(path), "%s", subdir(name));
+    rc = mdb_env_create(env);
+    if (rc == 0)
+        rc = mdb_env_set_maxdbs(*env, 8);
+    if (rc == 0)
+        rc = mdb_env_open(*env, path, flags | (ix ? MDB_NOSUBDIR : 0), 0600);
+    return rc;
+}
+
+static int
+raw_put(const char *name, const char *file, const char *db, const void *k,
+        size_t klen, const void *d, size_t dlen)
 {
     MDB_env *env = NULL;
     MDB_txn *txn = NULL;
@@ -720,11 +743,7 @@ raw_put(const char *name, const char *db, const void *k, size_t klen,
     MDB_val  key, val;
     int      rc;
 
-    rc = mdb_env_create(&env);
-    if (rc == 0)
-        rc = mdb_env_set_maxdbs(env, 8);
-    if (rc == 0)
-        rc = mdb_env_open(env, subdir(name), 0, 0600);
+    rc = raw_open(name, file, 0, &env);
     if (rc == 0)
         rc = mdb_txn_begin(env, NULL, 0, &txn);
     if (rc == 0)
@@ -746,29 +765,32 @@ raw_put(const char *name, const char *db, const void *k, size_t klen,
     return rc;
 }
 
-/* The stored value of events key (match, seq), copied into out. */
+static void
+pos_key(unsigned char k[8], uint64_t pos)
+{
+    int i;
+
+    for (i = 0; i < 8; i++)
+        k[i] = (unsigned char)(pos >> (56 - 8 * i));
+}
+
+/* The log record at pos, copied into out. */
 static size_t
-raw_get_event(const char *name, const char *match, uint64_t seq,
-              unsigned char *out, size_t cap)
+raw_get_log(const char *name, uint64_t pos, unsigned char *out, size_t cap)
 {
     MDB_env       *env = NULL;
     MDB_txn       *txn = NULL;
     MDB_dbi        dbi;
     MDB_val        key, val;
-    unsigned char  k[80];
-    size_t         n = strlen(match), got = 0;
-    int            i;
+    unsigned char  k[8];
+    size_t         got = 0;
 
-    memcpy(k, match, n);
-    k[n] = 0;
-    for (i = 0; i < 8; i++)
-        k[n + 1 + i] = (unsigned char)(seq >> (56 - 8 * i));
+    pos_key(k, pos);
     key.mv_data = k;
-    key.mv_size = n + 9;
-    if (mdb_env_create(&env) == 0 && mdb_env_set_maxdbs(env, 8) == 0 &&
-        mdb_env_open(env, subdir(name), MDB_RDONLY, 0600) == 0 &&
+    key.mv_size = 8;
+    if (raw_open(name, "data", MDB_RDONLY, &env) == 0 &&
         mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0 &&
-        mdb_dbi_open(txn, "events", 0, &dbi) == 0 &&
+        mdb_dbi_open(txn, "log", 0, &dbi) == 0 &&
         mdb_get(txn, dbi, &key, &val) == 0 && val.mv_size <= cap) {
         memcpy(out, val.mv_data, val.mv_size);
         got = val.mv_size;
@@ -780,33 +802,25 @@ raw_get_event(const char *name, const char *match, uint64_t seq,
 }
 
 static void
-event_key(unsigned char *k, size_t *klen, const char *match, uint64_t seq)
-{
-    size_t n = strlen(match);
-    int    i;
-
-    memcpy(k, match, n);
-    k[n] = 0;
-    for (i = 0; i < 8; i++)
-        k[n + 1 + i] = (unsigned char)(seq >> (56 - 8 * i));
-    *klen = n + 9;
-}
-
-static void
 test_corrupt(void)
 {
-    arb_store_t      *s;
-    arb_buf_t         why = ARB_BUF_INIT;
-    arb_append_t      v[4];
-    arb_match_info_t  m;
-    seen_t            sn;
-    unsigned char     val[256], k[80], fmt[4] = { 0, 0, 0, 2 };
-    size_t            n, klen;
-    uint64_t          seq;
+    arb_store_t       *s;
+    arb_buf_t          why = ARB_BUF_INIT;
+    arb_append_t       v[4];
+    arb_match_info_t   m;
+    arb_store_stats_t  st;
+    seen_t             sn;
+    unsigned char      val[256], k[8], fmt[4] = { 0, 0, 0, 3 };
+    unsigned char      idem[16] = { 0, 0, 0, 0, 0, 0, 0, 9,
+                                    0, 0, 0, 0, 0, 0, 0, 99 };
+    char               path[300];
+    size_t             n;
+    uint64_t           seq;
 
     s = open_store("bad", 0, 0, 0);
     if (s == NULL)
         return;
+    /* positions: a/0 1, b/0 2, b/1 3, b/2 4, c/0 5, d/0 6, e/0 7 */
     ev_init(&v[0], "a", "g", 0, "open-a", NULL);
     ev_init(&v[1], "b", "g", 0, "open-b", NULL);
     ev_init(&v[2], "b", NULL, 1, "b-1", "cb");
@@ -814,30 +828,34 @@ test_corrupt(void)
     CHECK_INT(arb_store_append_batch(s, v, 4, &why), 0);
     ev_init(&v[0], "c", "g", 0, "open-c", NULL);
     ev_init(&v[1], "d", "g", 0, "open-d", NULL);
-    CHECK_INT(arb_store_append_batch(s, v, 2, &why), 0);
+    ev_init(&v[2], "e", "g", 0, "open-e", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 3, &why), 0);
     CHECK_INT(arb_store_verify(s, NULL, &why), 0);
     arb_store_close(s);
 
-    /* A flipped byte in the stored bytes of b/1. */
-    n = raw_get_event("bad", "b", 1, val, sizeof(val));
-    CHECK_INT(n, 40 + 3);
-    val[41] ^= 0x01;
-    event_key(k, &klen, "b", 1);
-    CHECK_INT(raw_put("bad", "events", k, klen, val, n), 0);
-    /* A truncated event value for c/0. */
-    event_key(k, &klen, "c", 0);
-    CHECK_INT(raw_put("bad", "events", k, klen, "short", 5), 0);
-    /* A garbage summary record for a. */
-    CHECK_INT(raw_put("bad", "matches", "a", 1, "\x01\x09garbage", 9), 0);
+    /* A flipped byte in the stored bytes of b/1 (the record's last). */
+    n = raw_get_log("bad", 3, val, sizeof(val));
+    CHECK_INT(n, 52 + 1 + 2 + 3);
+    val[n - 1] ^= 0x01;
+    pos_key(k, 3);
+    CHECK_INT(raw_put("bad", "data", "log", k, 8, val, n), 0);
+    /* A truncated record for c/0. */
+    pos_key(k, 5);
+    CHECK_INT(raw_put("bad", "data", "log", k, 8, "short", 5), 0);
     /* A flipped byte in the stored hash of d/0. */
-    n = raw_get_event("bad", "d", 0, val, sizeof(val));
-    val[0] ^= 0x80;
-    event_key(k, &klen, "d", 0);
-    CHECK_INT(raw_put("bad", "events", k, klen, val, n), 0);
+    n = raw_get_log("bad", 6, val, sizeof(val));
+    val[20] ^= 0x80;
+    pos_key(k, 6);
+    CHECK_INT(raw_put("bad", "data", "log", k, 8, val, n), 0);
+    /* A garbage summary record for a, in the index. */
+    CHECK_INT(raw_put("bad", "index", "matches", "a", 1, "\x01\x09garbage",
+                      9), 0);
 
     s = open_store("bad", 0, 0, 0);
     if (s == NULL)
         return;
+    CHECK_INT(arb_store_stats(s, &st, &why), 0);
+    CHECK_INT(st.index_rebuilt, 0);     /* the index was complete */
     CHECK_INT(arb_store_match(s, "a", &m, &why), ARB_ECORRUPT);
     CHECK_STR(arb_buf_cstr(&why),
               "matches key \"a\": record is 9 bytes, want 132");
@@ -850,7 +868,7 @@ test_corrupt(void)
     memset(&sn, 0, sizeof(sn));
     CHECK_INT(arb_store_events(s, "c", 0, UINT64_MAX, on_event, &sn, &why),
               ARB_ECORRUPT);
-    CHECK_STR(arb_buf_cstr(&why), "events key \"c\"/0: value is 5 bytes");
+    CHECK_STR(arb_buf_cstr(&why), "log key 5: bad value (5 bytes)");
     CHECK_INT(sn.n, 0);
     CHECK_INT(arb_store_verify(s, NULL, &why), ARB_ECORRUPT);
     CHECK_STR(arb_buf_cstr(&why),
@@ -867,11 +885,9 @@ test_corrupt(void)
     arb_store_close(s);
 
     /* Damage the log and the idempotency index. */
-    k[0] = 0; k[1] = 0; k[2] = 0; k[3] = 0;
-    k[4] = 0; k[5] = 0; k[6] = 0; k[7] = 2;
-    CHECK_INT(raw_put("bad", "log", k, 8, "tiny", 4), 0);
-    CHECK_INT(raw_put("bad", "idem", "b\0cb", 4, "\0\0\0\0\0\0\0\x09", 8),
-              0);
+    pos_key(k, 2);
+    CHECK_INT(raw_put("bad", "data", "log", k, 8, "tiny", 4), 0);
+    CHECK_INT(raw_put("bad", "index", "idem", "b\0cb", 4, idem, 16), 0);
     s = open_store("bad", 0, 0, 0);
     if (s == NULL)
         return;
@@ -880,17 +896,93 @@ test_corrupt(void)
     CHECK_STR(arb_buf_cstr(&why), "log key 2: bad value (4 bytes)");
     CHECK_INT(sn.n, 1);
     CHECK_INT(arb_store_idem(s, "b", "cb", &seq, NULL, &why), ARB_ECORRUPT);
-    CHECK_STR(arb_buf_cstr(&why),
-              "idem key \"b\"/\"cb\": events key \"b\"/9 missing");
+    CHECK_STR(arb_buf_cstr(&why), "log key 99: missing");
     arb_store_close(s);
 
-    /* An unknown format version is refused at open. */
-    CHECK_INT(raw_put("bad", "meta", "format", 6, fmt, 4), 0);
+    /* An index whose mark the log does not bear out (here: the hash of
+     * the last record changed) is thrown away and rebuilt from the log;
+     * the rebuild reports the damaged record it cannot index. */
+    n = raw_get_log("bad", 7, val, sizeof(val));
+    val[21] ^= 0x01;
+    pos_key(k, 7);
+    CHECK_INT(raw_put("bad", "data", "log", k, 8, val, n), 0);
+    s = NULL;
+    CHECK_INT(arb_store_open(&s, subdir("bad"), NULL, &why), ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why), "log key 2: bad value (4 bytes)");
+    CHECK(s == NULL);
+
+    /* A format from the future is refused at open. */
+    CHECK_INT(raw_put("bad", "data", "meta", "format", 6, fmt, 4), 0);
     s = NULL;
     CHECK_INT(arb_store_open(&s, subdir("bad"), NULL, &why), ARB_EUNSUPP);
     CHECK_STR(arb_buf_cstr(&why),
-              "store format 2 is not supported (this build reads 1)");
+              "store format 3 is not supported (this build reads 2)");
     CHECK(s == NULL);
+    /* Format 1 names the command that migrates it. */
+    fmt[3] = 1;
+    CHECK_INT(raw_put("bad", "data", "meta", "format", 6, fmt, 4), 0);
+    CHECK_INT(arb_store_open(&s, subdir("bad"), NULL, &why), ARB_EUNSUPP);
+    snprintf(path, sizeof(path), "store format 1 is not read by this build "
+             "(it reads 2): migrate it with 'arbiter migrate --data %s'",
+             subdir("bad"));
+    CHECK_STR(arb_buf_cstr(&why), path);
+    CHECK(s == NULL);
+    arb_buf_free(&why);
+}
+
+/* An index file that is garbage, or stale, is rebuilt from the log. */
+static void
+test_rebuild(void)
+{
+    arb_store_t       *s;
+    arb_buf_t          why = ARB_BUF_INIT;
+    arb_append_t       v[3];
+    arb_store_stats_t  st;
+    arb_match_info_t   m;
+    uint64_t           seq;
+    char               path[160];
+    FILE              *f;
+
+    s = open_store("rebuild", 0, 0, 0);
+    if (s == NULL)
+        return;
+    ev_init(&v[0], "a", "g", 0, "open-a", NULL);
+    ev_init(&v[1], "a", NULL, 1, "a-1", "c1");
+    ev_init(&v[2], "b", "g", 0, "open-b", "c2");
+    CHECK_INT(arb_store_append_batch(s, v, 3, &why), 0);
+    arb_store_close(s);
+    /* Garbage where the index was. */
+    snprintf(path, sizeof(path), "%s/index.mdb", subdir("rebuild"));
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        fputs("this is not an LMDB file at all, and it is long enough to "
+              "look like a header page to a careless reader", f);
+        fclose(f);
+    }
+    s = open_store("rebuild", 0, 0, 0);
+    if (s == NULL)
+        return;
+    CHECK_INT(arb_store_stats(s, &st, &why), 0);
+    CHECK_INT(st.index_rebuilt, 3);
+    CHECK_INT(st.indexed_pos, 3);
+    CHECK_INT(st.matches, 2);
+    CHECK_INT(st.client_ids, 2);
+    CHECK_INT(arb_store_idem(s, "a", "c1", &seq, NULL, &why), 0);
+    CHECK_INT(seq, 1);
+    CHECK_INT(arb_store_match(s, "a", &m, &why), 0);
+    CHECK_INT(m.last_seq, 1);
+    CHECK_INT(arb_store_verify(s, NULL, &why), 0);
+    arb_store_close(s);
+    /* No index at all: the same. */
+    unlink(path);
+    s = open_store("rebuild", 0, 0, 0);
+    if (s == NULL)
+        return;
+    CHECK_INT(arb_store_stats(s, &st, &why), 0);
+    CHECK_INT(st.index_rebuilt, 3);
+    CHECK_INT(arb_store_verify(s, NULL, &why), 0);
+    arb_store_close(s);
     arb_buf_free(&why);
 }
 
@@ -898,7 +990,7 @@ int
 main(void)
 {
     static const char *const dirs[] = { "basic", "args", "grow", "full",
-                                        "bad", "after" };
+                                        "bad", "after", "rebuild" };
     size_t i;
 
     snprintf(base, sizeof(base), "/tmp/arb_store_XXXXXX");
@@ -913,6 +1005,7 @@ main(void)
     test_growth();
     test_full();
     test_corrupt();
+    test_rebuild();
     for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
         rm_store(dirs[i]);
     if (rmdir(base) != 0)

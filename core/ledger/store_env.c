@@ -1,0 +1,431 @@
+/*
+ * store_env.c - what every file of the store builds on: error messages
+ * and codes, big-endian integers, keys, the two record formats (the log
+ * record and the "matches" summary), and transactions on an environment
+ * with the map lock that guards its growth.  Layout: docs/STORE.md.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/ledger/store_int.h"
+
+/* Offsets in a "matches" record (see docs/STORE.md). */
+#define REC_VER     0
+#define REC_STATUS  1
+#define REC_GLEN    2
+#define REC_RSVD    3
+#define REC_GAME    4
+#define REC_LAST    68
+#define REC_COUNT   76
+#define REC_HEAD    84
+#define REC_CREATED 116
+#define REC_LASTMS  124
+
+void
+arb__why(arb_buf_t *why, const char *fmt, ...)
+{
+    char    msg[512];
+    va_list ap;
+
+    if (why == NULL)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    why->len = 0;
+    arb_buf_puts(why, msg);
+}
+
+/* Ids in messages may come from a corrupt file: escape what is not
+ * plain printable ASCII so a message stays one readable line. */
+const char *
+arb__repr(char out[ARB__REPR_MAX], const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    size_t               i, o = 0;
+
+    for (i = 0; i < n && o + 8 < ARB__REPR_MAX; i++) {
+        if (s[i] > 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\')
+            out[o++] = (char)s[i];
+        else
+            o += (size_t)snprintf(out + o, ARB__REPR_MAX - o, "\\x%02x",
+                                  s[i]);
+    }
+    if (i < n) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+int
+arb__mdb_code(int rc)
+{
+    switch (rc) {
+    case MDB_SUCCESS:
+        return 0;
+    case MDB_NOTFOUND:
+    case ENOENT:
+        return ARB_ENOTFOUND;
+    case MDB_KEYEXIST:
+        return ARB_EEXIST;
+    case MDB_MAP_FULL:
+        return ARB_EFULL;
+    case MDB_CORRUPTED:
+    case MDB_PAGE_NOTFOUND:
+    case MDB_INVALID:
+        return ARB_ECORRUPT;
+    case MDB_VERSION_MISMATCH:
+    case MDB_INCOMPATIBLE:
+        return ARB_EUNSUPP;
+    case MDB_TXN_FULL:
+    case MDB_BAD_VALSIZE:
+    case MDB_DBS_FULL:
+        return ARB_ETOOBIG;
+    case MDB_READERS_FULL:
+        return ARB_EAGAIN;
+    case ENOMEM:
+        return ARB_ENOMEM;
+    case EACCES:
+    case EPERM:
+    case EROFS:
+        return ARB_EPERM;
+    default:
+        return rc > 0 ? ARB_EIO : ARB_ESTORE;
+    }
+}
+
+int
+arb__mdb_fail(arb_buf_t *why, int rc, const char *what)
+{
+    arb__why(why, "%s: %s", what, mdb_strerror(rc));
+    return arb__mdb_code(rc);
+}
+
+void
+arb__put64(unsigned char *p, uint64_t v)
+{
+    int i;
+
+    for (i = 7; i >= 0; i--, v >>= 8)
+        p[i] = (unsigned char)(v & 0xff);
+}
+
+uint64_t
+arb__get64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    int      i;
+
+    for (i = 0; i < 8; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Two's complement both ways without implementation-defined casts. */
+int64_t
+arb__u2i(uint64_t u)
+{
+    return u <= INT64_MAX ? (int64_t)u : -(int64_t)(UINT64_MAX - u) - 1;
+}
+
+int
+arb__str_ok(const char *s, size_t max, size_t *len)
+{
+    size_t n;
+
+    if (s == NULL)
+        return 0;
+    n = strnlen(s, max + 1);
+    if (n == 0 || n > max)
+        return 0;
+    *len = n;
+    return 1;
+}
+
+/* An id read from disk: 1..max bytes and no NUL, or it cannot be handed
+ * out as a C string. */
+int
+arb__raw_id_ok(const void *p, size_t n, size_t max)
+{
+    return n >= 1 && n <= max && memchr(p, '\0', n) == NULL;
+}
+
+size_t
+arb__seq_key(unsigned char *k, const char *id, size_t idlen, uint64_t seq)
+{
+    memcpy(k, id, idlen);
+    k[idlen] = 0;
+    arb__put64(k + idlen + 1, seq);
+    return idlen + 9;
+}
+
+size_t
+arb__idem_key(unsigned char *k, const char *id, size_t idlen,
+              const char *cid, size_t cidlen)
+{
+    memcpy(k, id, idlen);
+    k[idlen] = 0;
+    memcpy(k + idlen + 1, cid, cidlen);
+    return idlen + 1 + cidlen;
+}
+
+void
+arb__rec_encode(unsigned char r[REC_LEN], const arb_match_info_t *m)
+{
+    size_t glen = strlen(m->game);
+
+    memset(r, 0, REC_LEN);
+    r[REC_VER] = REC_VERSION;
+    r[REC_STATUS] = m->closed ? 1 : 0;
+    r[REC_GLEN] = (unsigned char)glen;
+    memcpy(r + REC_GAME, m->game, glen);
+    arb__put64(r + REC_LAST, m->last_seq);
+    arb__put64(r + REC_COUNT, m->count);
+    memcpy(r + REC_HEAD, m->head, ARB_HASH_LEN);
+    arb__put64(r + REC_CREATED, (uint64_t)m->created_ms);
+    arb__put64(r + REC_LASTMS, (uint64_t)m->last_ms);
+}
+
+int
+arb__rec_decode(arb_match_info_t *m, const MDB_val *d, const char *id,
+                size_t idlen, arb_buf_t *why)
+{
+    const unsigned char *r = d->mv_data;
+    char                 rp[ARB__REPR_MAX];
+    const char          *bad = NULL;
+    size_t               glen, i;
+
+    if (d->mv_size != REC_LEN) {
+        arb__why(why, "matches key \"%s\": record is %zu bytes, want %d",
+                 arb__repr(rp, id, idlen), d->mv_size, REC_LEN);
+        return ARB_ECORRUPT;
+    }
+    glen = r[REC_GLEN];
+    if (r[REC_VER] != REC_VERSION)
+        bad = "unknown record version";
+    else if (r[REC_STATUS] > 1)
+        bad = "bad status";
+    else if (r[REC_RSVD] != 0)
+        bad = "reserved byte set";
+    else if (!arb__raw_id_ok(r + REC_GAME, glen, ARB_STORE_ID_MAX))
+        bad = "bad game name";
+    else if (arb__get64(r + REC_LAST) == UINT64_MAX ||
+             arb__get64(r + REC_COUNT) != arb__get64(r + REC_LAST) + 1)
+        bad = "count is not last_seq + 1";
+    for (i = REC_GAME + glen; bad == NULL && i < REC_LAST; i++)
+        if (r[i] != 0)
+            bad = "game padding not zero";
+    if (bad != NULL) {
+        arb__why(why, "matches key \"%s\": %s", arb__repr(rp, id, idlen),
+                 bad);
+        return ARB_ECORRUPT;
+    }
+    memset(m, 0, sizeof(*m));
+    memcpy(m->match_id, id, idlen);
+    memcpy(m->game, r + REC_GAME, glen);
+    m->closed = r[REC_STATUS];
+    m->last_seq = arb__get64(r + REC_LAST);
+    m->count = arb__get64(r + REC_COUNT);
+    memcpy(m->head, r + REC_HEAD, ARB_HASH_LEN);
+    m->created_ms = arb__u2i(arb__get64(r + REC_CREATED));
+    m->last_ms = arb__u2i(arb__get64(r + REC_LASTMS));
+    return 0;
+}
+
+int
+arb__rec_parse(arb__rec_t *r, uint64_t pos, const MDB_val *d,
+               arb_buf_t *why)
+{
+    const unsigned char *p = d->mv_data;
+    size_t               need;
+
+    if (d->mv_size < LR_HDR + 1)
+        goto bad;
+    r->pos = pos;
+    r->flags = p[LR_FLAGS];
+    r->idlen = p[LR_IDLEN];
+    r->cidlen = p[LR_CIDLEN];
+    r->glen = p[LR_GLEN];
+    r->seq = arb__get64(p + LR_SEQ);
+    r->time_ms = arb__u2i(arb__get64(p + LR_TIME));
+    r->hash = p + LR_HASH;
+    need = LR_HDR + r->idlen + r->cidlen + r->glen;
+    if (d->mv_size <= need || d->mv_size - need > ARB_STORE_EVENT_MAX ||
+        (r->flags & ~(unsigned)(LR_CLOSES | LR_AFTER)) != 0 ||
+        r->seq == UINT64_MAX || r->cidlen > ARB_STORE_CLIENT_MAX ||
+        (r->glen != 0) != (r->seq == 0))
+        goto bad;
+    r->id = (const char *)p + LR_HDR;
+    r->cid = r->id + r->idlen;
+    r->game = r->cid + r->cidlen;
+    r->bytes = (const unsigned char *)r->game + r->glen;
+    r->len = d->mv_size - need;
+    if (!arb__raw_id_ok(r->id, r->idlen, ARB_STORE_ID_MAX) ||
+        (r->cidlen > 0 && memchr(r->cid, '\0', r->cidlen) != NULL) ||
+        (r->glen > 0 && !arb__raw_id_ok(r->game, r->glen,
+                                        ARB_STORE_ID_MAX)))
+        goto bad;
+    return 0;
+bad:
+    arb__why(why, "log key %llu: bad value (%zu bytes)",
+             (unsigned long long)pos, d->mv_size);
+    return ARB_ECORRUPT;
+}
+
+int
+arb__log_get(arb_store_t *s, MDB_txn *txn, uint64_t pos, arb__rec_t *r,
+             arb_buf_t *why)
+{
+    MDB_val       k, d;
+    unsigned char lk[8];
+    int           mrc;
+
+    arb__put64(lk, pos);
+    k.mv_data = lk;
+    k.mv_size = 8;
+    mrc = mdb_get(txn, s->dlog, &k, &d);
+    if (mrc == MDB_NOTFOUND) {
+        arb__why(why, "log key %llu: missing", (unsigned long long)pos);
+        return ARB_ECORRUPT;
+    }
+    if (mrc != 0)
+        return arb__mdb_fail(why, mrc, "read log");
+    return arb__rec_parse(r, pos, &d, why);
+}
+
+int
+arb__log_last(arb_store_t *s, MDB_txn *txn, uint64_t *pos, arb_buf_t *why)
+{
+    MDB_cursor *c = NULL;
+    MDB_val     k, d;
+    int         rc, mrc;
+
+    *pos = 0;
+    mrc = mdb_cursor_open(txn, s->dlog, &c);
+    if (mrc != 0) {
+        rc = arb__mdb_fail(why, mrc, "open log cursor");
+        goto fail;
+    }
+    mrc = mdb_cursor_get(c, &k, &d, MDB_LAST);
+    if (mrc == MDB_NOTFOUND) {
+        rc = 0;
+        goto fail;
+    }
+    if (mrc != 0) {
+        rc = arb__mdb_fail(why, mrc, "read log");
+        goto fail;
+    }
+    if (k.mv_size != 8) {
+        arb__why(why, "log: a key is %zu bytes, want 8", k.mv_size);
+        rc = ARB_ECORRUPT;
+        goto fail;
+    }
+    *pos = arb__get64(k.mv_data);
+    rc = 0;
+fail:
+    mdb_cursor_close(c);
+    return rc;
+}
+
+/*
+ * Transactions.  arb__txn_begin takes the environment's maplock shared for
+ * the life of the transaction; abort/commit release it.
+ */
+int
+arb__txn_begin(arb__env_t *e, unsigned flags, MDB_txn **txn, arb_buf_t *why)
+{
+    int rc, tries;
+
+    *txn = NULL;
+    for (tries = 0;; tries++) {
+        if (pthread_rwlock_rdlock(&e->maplock) != 0) {
+            arb__why(why, "cannot take the map lock");
+            return ARB_ESTORE;
+        }
+        if (atomic_load(&e->dead)) {
+            pthread_rwlock_unlock(&e->maplock);
+            arb__why(why, "the map could not be remapped; reopen the store");
+            return ARB_ESTORE;
+        }
+        rc = mdb_txn_begin(e->env, NULL, flags, txn);
+        if (rc == 0)
+            return 0;
+        *txn = NULL;
+        pthread_rwlock_unlock(&e->maplock);
+        if (rc != MDB_MAP_RESIZED || tries >= 3)
+            return arb__mdb_fail(why, rc, "begin transaction");
+        /* Another process grew the map past ours: adopt its size, which
+         * like any remap needs all our transactions finished. */
+        pthread_rwlock_wrlock(&e->maplock);
+        rc = mdb_env_set_mapsize(e->env, 0);
+        if (rc != 0)
+            atomic_store(&e->dead, 1);
+        pthread_rwlock_unlock(&e->maplock);
+        if (rc != 0)
+            return arb__mdb_fail(why, rc, "adopt the new map size");
+    }
+}
+
+void
+arb__txn_abort(arb__env_t *e, MDB_txn *txn)
+{
+    if (txn == NULL)
+        return;
+    mdb_txn_abort(txn);
+    pthread_rwlock_unlock(&e->maplock);
+}
+
+int
+arb__txn_commit(arb__env_t *e, MDB_txn *txn)
+{
+    int rc = mdb_txn_commit(txn);
+
+    pthread_rwlock_unlock(&e->maplock);
+    return rc;
+}
+
+/* Doubles the map up to map_max.  The caller is the environment's only
+ * writer and has no transaction of it open. */
+int
+arb__env_grow(arb__env_t *e, arb_buf_t *why)
+{
+    MDB_envinfo info;
+    size_t      cur, next;
+    int         rc;
+
+    pthread_rwlock_wrlock(&e->maplock);
+    mdb_env_info(e->env, &info);
+    cur = info.me_mapsize;
+    if (cur >= e->map_max) {
+        arb__why(why, "storage full: map is %zu bytes (max %zu)", cur,
+                 e->map_max);
+        rc = ARB_EFULL;
+        goto fail;
+    }
+    next = cur <= e->map_max / 2 ? cur * 2 : e->map_max;
+    rc = mdb_env_set_mapsize(e->env, next);
+    if (rc != 0) {
+        /* LMDB unmaps before mapping again: a failure leaves no map. */
+        atomic_store(&e->dead, 1);
+        rc = arb__mdb_fail(why, rc, "grow the map");
+        goto fail;
+    }
+    mdb_env_info(e->env, &info);
+    if (info.me_mapsize <= cur) {
+        arb__why(why, "grow the map: still %zu bytes", cur);
+        rc = ARB_ESTORE;
+        goto fail;
+    }
+    e->grows++;
+    rc = 0;
+fail:
+    pthread_rwlock_unlock(&e->maplock);
+    return rc;
+}
+

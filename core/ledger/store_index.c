@@ -1,0 +1,692 @@
+/*
+ * store_index.c - the derived index: seq -> position, client ids, match
+ * summaries, in a second environment (index.mdb beside data.mdb).
+ *
+ * DESIGN: everything here can be recomputed from the log, so it is kept
+ * off the acknowledgement path and synced lazily.
+ *   - One writer thread per read-write handle turns log records into
+ *     index entries in bulk: it waits a few milliseconds for the tail to
+ *     fill, then indexes everything past its mark in one transaction.  So
+ *     the index costs a handful of commits per second, whatever the rate
+ *     of acknowledgements.
+ *   - The mark ("indexed": position and the hash of the record there) is
+ *     written in the same transaction as the entries it covers, so the
+ *     index is always exactly the log up to its mark.
+ *   - The environment uses MDB_NOMETASYNC: data pages are flushed at
+ *     commit, the meta page is not, so a machine crash loses at most the
+ *     last index transactions, never the index's consistency; the log
+ *     still has every record and the next open indexes them again.
+ *   - On open the mark is checked against the log (position present, same
+ *     hash).  A mark the log does not bear out (a log restored from a
+ *     backup, an index file from another store), an index file that does
+ *     not open, or one of another format, is deleted and rebuilt.
+ *   - Then whatever the log holds past the mark is indexed before open
+ *     returns (a crash while doing so keeps the chunks already committed).
+ * Read-only handles never write here: they rebuild the tail in memory
+ * from the mark to the end of the log, and refresh it before each read.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "core/ledger/store_int.h"
+
+#define IX_FORMAT   2
+#define IX_CHUNK    262144          /* records per index transaction */
+#define IX_DELAY_MS 1000            /* let the tail fill for 1 s */
+
+int
+arb__ix_match(arb_store_t *s, MDB_txn *itxn, const char *id, size_t idlen,
+              arb_match_info_t *m, arb_buf_t *why)
+{
+    MDB_val k, d;
+    char    rp[ARB__REPR_MAX];
+    int     mrc;
+
+    k.mv_data = (void *)id;
+    k.mv_size = idlen;
+    mrc = mdb_get(itxn, s->dmatches, &k, &d);
+    if (mrc == MDB_NOTFOUND) {
+        arb__why(why, "match \"%s\" not found", arb__repr(rp, id, idlen));
+        return ARB_ENOTFOUND;
+    }
+    if (mrc != 0)
+        return arb__mdb_fail(why, mrc, "read matches");
+    return arb__rec_decode(m, &d, id, idlen, why);
+}
+
+static int
+ix_path(arb_store_t *s, char *out, size_t cap, const char *suffix)
+{
+    int n = snprintf(out, cap, "%s/index.mdb%s", s->dir, suffix);
+
+    return n > 0 && (size_t)n < cap ? 0 : ARB_ETOOBIG;
+}
+
+/* Reads the mark; 0 with *pos 0 when there is none. */
+static int
+mark_get(arb_store_t *s, MDB_txn *itxn, uint64_t *pos,
+         unsigned char hash[ARB_HASH_LEN], arb_buf_t *why)
+{
+    MDB_val k, d;
+    int     mrc;
+
+    *pos = 0;
+    memset(hash, 0, ARB_HASH_LEN);
+    k.mv_data = "indexed";
+    k.mv_size = 7;
+    mrc = mdb_get(itxn, s->dimeta, &k, &d);
+    if (mrc == MDB_NOTFOUND)
+        return 0;
+    if (mrc != 0)
+        return arb__mdb_fail(why, mrc, "read index mark");
+    if (d.mv_size != 8 + ARB_HASH_LEN) {
+        arb__why(why, "index meta key \"indexed\": value is %zu bytes",
+                 d.mv_size);
+        return ARB_ECORRUPT;
+    }
+    *pos = arb__get64(d.mv_data);
+    memcpy(hash, (unsigned char *)d.mv_data + 8, ARB_HASH_LEN);
+    return 0;
+}
+
+static int
+open_dbis(arb_store_t *s, MDB_txn *txn, unsigned flags, arb_buf_t *why)
+{
+    static const char *const names[] = { "seq", "idem", "matches", "meta" };
+    MDB_dbi *dbis[] = { &s->dseq, &s->didem, &s->dmatches, &s->dimeta };
+    size_t   i;
+    int      mrc;
+
+    for (i = 0; i < 4; i++) {
+        mrc = mdb_dbi_open(txn, names[i], flags, dbis[i]);
+        if (mrc != 0) {
+            arb__why(why, "index database \"%s\": %s", names[i],
+                     mdb_strerror(mrc));
+            return arb__mdb_code(mrc);
+        }
+    }
+    return 0;
+}
+
+/* Opens the index environment and checks its format and mark against the
+ * log.  *usable is 0 when the file should be rebuilt. */
+static int
+ix_env_open(arb_store_t *s, int *usable, arb_buf_t *why)
+{
+    MDB_txn       *itxn = NULL, *ltxn = NULL;
+    MDB_val        k, d;
+    arb__rec_t     r;
+    char           path[4096];
+    unsigned char  v[4] = { 0, 0, 0, IX_FORMAT }, h[ARB_HASH_LEN];
+    struct stat    st;
+    uint64_t       pos, last;
+    int            rc, mrc, exists, fresh = 0;
+
+    *usable = 0;
+    if (ix_path(s, path, sizeof(path), "") != 0) {
+        arb__why(why, "%s: path too long", s->dir);
+        return ARB_ETOOBIG;
+    }
+    exists = stat(path, &st) == 0;
+    if (!exists && s->read_only)
+        return 0;
+    mrc = mdb_env_create(&s->ix.env);
+    if (mrc != 0) {
+        s->ix.env = NULL;
+        return arb__mdb_fail(why, mrc, "create index environment");
+    }
+    mrc = mdb_env_set_maxdbs(s->ix.env, 8);
+    if (mrc == 0 && !exists)
+        mrc = mdb_env_set_mapsize(s->ix.env, s->map_size0);
+    if (mrc == 0)
+        mrc = mdb_env_open(s->ix.env, path, MDB_NOSUBDIR | MDB_NOTLS |
+                           (s->read_only ? MDB_RDONLY : MDB_NOMETASYNC),
+                           0600);
+    if (mrc == 0 && !s->read_only)
+        mrc = mdb_reader_check(s->ix.env, NULL);
+    if (mrc != 0) {
+        mdb_env_close(s->ix.env);
+        s->ix.env = NULL;
+        return 0;                   /* rebuilt (or ignored read-only) */
+    }
+    rc = arb__txn_begin(&s->ix, s->read_only ? MDB_RDONLY : 0, &itxn, why);
+    if (rc != 0)
+        goto fail;
+    if (open_dbis(s, itxn, s->read_only ? 0 : MDB_CREATE, why) != 0)
+        goto done;                  /* not usable */
+    k.mv_data = "format";
+    k.mv_size = 6;
+    mrc = mdb_get(itxn, s->dimeta, &k, &d);
+    if (mrc == MDB_NOTFOUND && !s->read_only) {
+        d.mv_data = v;
+        d.mv_size = 4;
+        if (mdb_put(itxn, s->dimeta, &k, &d, 0) != 0)
+            goto done;
+        fresh = 1;
+    } else if (mrc != 0 || d.mv_size != 4 || memcmp(d.mv_data, v, 4) != 0) {
+        goto done;
+    }
+    if (mark_get(s, itxn, &pos, h, NULL) != 0)
+        goto done;
+    rc = arb__txn_begin(&s->log, MDB_RDONLY, &ltxn, why);
+    if (rc == 0)
+        rc = arb__log_last(s, ltxn, &last, why);
+    if (rc != 0)
+        goto fail;
+    if (pos > last)
+        goto done;
+    if (pos > 0 && (arb__log_get(s, ltxn, pos, &r, NULL) != 0 ||
+                    memcmp(r.hash, h, ARB_HASH_LEN) != 0))
+        goto done;
+    if (fresh && pos != 0)
+        goto done;
+    s->mark = pos;
+    *usable = 1;
+done:
+    arb__txn_abort(&s->log, ltxn);
+    ltxn = NULL;
+    if (*usable) {
+        /* Committing keeps the dbi handles open. */
+        mrc = arb__txn_commit(&s->ix, itxn);
+        itxn = NULL;
+        if (mrc != 0) {
+            *usable = 0;
+            rc = arb__mdb_fail(why, mrc, "open the index");
+            goto fail;
+        }
+        s->have_ix = 1;
+        return 0;
+    }
+    arb__txn_abort(&s->ix, itxn);
+    mdb_env_close(s->ix.env);
+    s->ix.env = NULL;
+    return 0;
+fail:
+    arb__txn_abort(&s->log, ltxn);
+    arb__txn_abort(&s->ix, itxn);
+    mdb_env_close(s->ix.env);
+    s->ix.env = NULL;
+    return rc;
+}
+
+/* The summaries a step changes, by match id: read once from the index,
+ * updated in memory for every record, written once at the end of the
+ * step (a chunk of records touches a match many times). */
+typedef struct mcache {
+    arb_match_info_t *m;
+    size_t            size, n;      /* open addressing, size a power of 2 */
+} mcache_t;
+
+static uint64_t
+id_hash(const char *id, size_t n)
+{
+    uint64_t h = 14695981039346656037ull;
+    size_t   i;
+
+    for (i = 0; i < n; i++)
+        h = (h ^ (unsigned char)id[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The summary slot of a match (empty: match_id[0] == 0), or NULL when the
+ * cache is full. */
+static arb_match_info_t *
+mcache_slot(mcache_t *c, const char *id, size_t idlen)
+{
+    size_t i = id_hash(id, idlen) & (c->size - 1), k;
+
+    for (k = 0; k < c->size; k++, i = (i + 1) & (c->size - 1)) {
+        arb_match_info_t *m = &c->m[i];
+        if (m->match_id[0] == '\0')
+            return c->n + 1 < c->size ? m : NULL;
+        if (strncmp(m->match_id, id, idlen) == 0 &&
+            m->match_id[idlen] == '\0')
+            return m;
+    }
+    return NULL;
+}
+
+static int
+mcache_flush(arb_store_t *s, MDB_txn *itxn, mcache_t *c, arb_buf_t *why)
+{
+    MDB_val       k, d;
+    unsigned char rec[REC_LEN];
+    size_t        i;
+    int           mrc;
+
+    for (i = 0; i < c->size; i++) {
+        arb_match_info_t *m = &c->m[i];
+        if (m->match_id[0] == '\0')
+            continue;
+        arb__rec_encode(rec, m);
+        k.mv_data = m->match_id;
+        k.mv_size = strlen(m->match_id);
+        d.mv_data = rec;
+        d.mv_size = REC_LEN;
+        mrc = mdb_put(itxn, s->dmatches, &k, &d, 0);
+        if (mrc != 0)
+            return arb__mdb_fail(why, mrc, "write index matches");
+        m->match_id[0] = '\0';
+    }
+    c->n = 0;
+    return 0;
+}
+
+/* Index entries of one record. */
+static int
+ix_put(arb_store_t *s, MDB_txn *itxn, mcache_t *mc, const arb__rec_t *r,
+       arb_buf_t *why)
+{
+    arb_match_info_t *m;
+    MDB_val           k, d;
+    unsigned char     key[ARB__IDEMKEY_MAX], v[16];
+    char              rp[ARB__REPR_MAX];
+    int               rc, mrc;
+
+    k.mv_data = key;
+    k.mv_size = arb__seq_key(key, r->id, r->idlen, r->seq);
+    arb__put64(v, r->pos);
+    d.mv_data = v;
+    d.mv_size = 8;
+    mrc = mdb_put(itxn, s->dseq, &k, &d, 0);
+    if (mrc != 0)
+        return arb__mdb_fail(why, mrc, "write index seq");
+    if (r->cidlen > 0) {
+        k.mv_size = arb__idem_key(key, r->id, r->idlen, r->cid, r->cidlen);
+        arb__put64(v, r->seq);
+        arb__put64(v + 8, r->pos);
+        d.mv_size = 16;
+        mrc = mdb_put(itxn, s->didem, &k, &d, 0);
+        if (mrc != 0)
+            return arb__mdb_fail(why, mrc, "write index idem");
+    }
+    m = mcache_slot(mc, r->id, r->idlen);
+    if (m == NULL) {
+        rc = mcache_flush(s, itxn, mc, why);
+        if (rc != 0)
+            return rc;
+        m = mcache_slot(mc, r->id, r->idlen);
+    }
+    if (m->match_id[0] == '\0') {
+        mc->n++;
+        if (r->seq == 0) {
+            memset(m, 0, sizeof(*m));
+            memcpy(m->game, r->game, r->glen);
+            m->created_ms = r->time_ms;
+        } else {
+            rc = arb__ix_match(s, itxn, r->id, r->idlen, m, why);
+            if (rc != 0) {
+                m->match_id[0] = '\0';
+                mc->n--;
+                return rc;
+            }
+        }
+        memcpy(m->match_id, r->id, r->idlen);
+        m->match_id[r->idlen] = '\0';
+    }
+    if (r->seq != 0 && m->last_seq + 1 != r->seq) {
+        arb__why(why, "log key %llu: match \"%s\" seq %llu follows %llu",
+                 (unsigned long long)r->pos, arb__repr(rp, r->id, r->idlen),
+                 (unsigned long long)r->seq,
+                 (unsigned long long)m->last_seq);
+        return ARB_ECORRUPT;
+    }
+    m->last_seq = r->seq;
+    m->count = r->seq + 1;
+    memcpy(m->head, r->hash, ARB_HASH_LEN);
+    m->last_ms = r->time_ms;
+    if (r->flags & LR_CLOSES)
+        m->closed = 1;
+    return 0;
+}
+
+/* Indexes the records s->mark+1 .. upto in one transaction.  Only the
+ * index writer (or open, before it starts) calls this, and then moves
+ * s->mark (under tail.lock once the writer runs). */
+static int
+ix_step(arb_store_t *s, uint64_t upto, arb_buf_t *why)
+{
+    MDB_txn       *ltxn, *itxn;
+    MDB_cursor    *c;
+    MDB_val        k, d;
+    arb__rec_t     r;
+    unsigned char  lk[8], mv[8 + ARB_HASH_LEN];
+    mcache_t       mc;
+    uint64_t       pos;
+    int            rc, mrc;
+
+    for (mc.size = 64; mc.size < 2 * (upto - s->mark) && mc.size < 32768;
+         mc.size *= 2)
+        ;
+    mc.n = 0;
+    mc.m = calloc(mc.size, sizeof(*mc.m));
+    if (mc.m == NULL) {
+        arb__why(why, "out of memory");
+        return ARB_ENOMEM;
+    }
+    for (;;) {
+        ltxn = itxn = NULL;
+        c = NULL;
+        rc = arb__txn_begin(&s->log, MDB_RDONLY, &ltxn, why);
+        if (rc == 0)
+            rc = arb__txn_begin(&s->ix, 0, &itxn, why);
+        if (rc == 0 && (mrc = mdb_cursor_open(ltxn, s->dlog, &c)) != 0)
+            rc = arb__mdb_fail(why, mrc, "open log cursor");
+        arb__put64(lk, s->mark + 1);
+        k.mv_data = lk;
+        k.mv_size = 8;
+        mrc = rc == 0 ? mdb_cursor_get(c, &k, &d, MDB_SET_KEY) : 0;
+        for (pos = s->mark + 1; rc == 0 && pos <= upto; pos++) {
+            if (mrc != 0 || k.mv_size != 8 || arb__get64(k.mv_data) != pos) {
+                arb__why(why, "log key %llu: missing",
+                         (unsigned long long)pos);
+                rc = ARB_ECORRUPT;
+                break;
+            }
+            rc = arb__rec_parse(&r, pos, &d, why);
+            if (rc == 0)
+                rc = ix_put(s, itxn, &mc, &r, why);
+            if (rc == 0 && pos == upto)
+                memcpy(mv + 8, r.hash, ARB_HASH_LEN);
+            if (rc == 0 && pos < upto)
+                mrc = mdb_cursor_get(c, &k, &d, MDB_NEXT);
+        }
+        mdb_cursor_close(c);
+        if (rc == 0)
+            rc = mcache_flush(s, itxn, &mc, why);
+        if (rc == 0) {
+            arb__put64(mv, upto);
+            k.mv_data = "indexed";
+            k.mv_size = 7;
+            d.mv_data = mv;
+            d.mv_size = sizeof(mv);
+            mrc = mdb_put(itxn, s->dimeta, &k, &d, 0);
+            if (mrc != 0)
+                rc = arb__mdb_fail(why, mrc, "write index mark");
+        }
+        arb__txn_abort(&s->log, ltxn);
+        if (rc == 0) {
+            mrc = arb__txn_commit(&s->ix, itxn);
+            if (mrc == 0) {
+                free(mc.m);
+                return 0;       /* the caller moves s->mark */
+            }
+            rc = mrc == MDB_MAP_FULL ? ARB_EFULL
+                                     : arb__mdb_fail(why, mrc,
+                                                     "commit the index");
+        } else {
+            arb__txn_abort(&s->ix, itxn);
+        }
+        /* A retry starts from the index as committed: forget the cache. */
+        memset(mc.m, 0, mc.size * sizeof(*mc.m));
+        mc.n = 0;
+        if (rc == ARB_EFULL)
+            rc = arb__env_grow(&s->ix, why);
+        if (rc != 0)
+            break;
+    }
+    free(mc.m);
+    return rc;
+}
+
+static void *
+ix_main(void *arg)
+{
+    arb_store_t     *s = arg;
+    arb_buf_t        why = ARB_BUF_INIT;
+    struct timespec  ts;
+    uint64_t         upto;
+    int              rc;
+
+    pthread_mutex_lock(&s->tail.lock);
+    while (!s->stop) {
+        if (s->tail.hi <= s->mark || atomic_load(&s->ix_failed)) {
+            pthread_cond_wait(&s->tail.cond, &s->tail.lock);
+            continue;
+        }
+        /* Let records gather: one index commit per IX_DELAY_MS or per
+         * half a chunk, whichever comes first.  Appends wake us on every
+         * commit, so wait for the deadline, not for the first wake-up. */
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += (IX_DELAY_MS % 1000) * 1000000L;
+        ts.tv_sec += IX_DELAY_MS / 1000 + ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        while (!s->stop && !s->flush && s->tail.hi - s->mark < IX_CHUNK / 2
+               && pthread_cond_timedwait(&s->tail.cond, &s->tail.lock,
+                                         &ts) == 0)
+            ;
+        if (s->stop)
+            break;
+        upto = s->tail.hi;
+        if (upto - s->mark > IX_CHUNK)
+            upto = s->mark + IX_CHUNK;
+        pthread_mutex_unlock(&s->tail.lock);
+        rc = ix_step(s, upto, &why);
+        pthread_mutex_lock(&s->tail.lock);
+        if (rc != 0) {
+            /* Reads stay right (the tail keeps everything); the index
+             * is rebuilt from its mark at the next open. */
+            snprintf(s->ix_why, sizeof(s->ix_why), "%s",
+                     arb_buf_cstr(&why) ? arb_buf_cstr(&why) : "error");
+            atomic_store(&s->ix_failed, 1);
+        } else {
+            s->mark = upto;
+            arb__tail_trim(&s->tail, upto);
+            s->ix_commits++;
+        }
+        if (s->tail.hi <= s->mark)
+            s->flush = 0;
+        pthread_cond_broadcast(&s->tail.cond);
+    }
+    pthread_mutex_unlock(&s->tail.lock);
+    arb_buf_free(&why);
+    return NULL;
+}
+
+static int
+ix_unlink(arb_store_t *s, arb_buf_t *why)
+{
+    char path[4096];
+
+    ix_path(s, path, sizeof(path), "");
+    if (unlink(path) != 0 && errno != ENOENT) {
+        arb__why(why, "remove %s: %s", path, strerror(errno));
+        return ARB_EIO;
+    }
+    ix_path(s, path, sizeof(path), "-lock");
+    if (unlink(path) != 0 && errno != ENOENT) {
+        arb__why(why, "remove %s: %s", path, strerror(errno));
+        return ARB_EIO;
+    }
+    return 0;
+}
+
+int
+arb__ro_refresh(arb_store_t *s, arb_buf_t *why)
+{
+    MDB_txn          *itxn = NULL, *ltxn = NULL;
+    MDB_cursor       *c = NULL;
+    MDB_val           k, d;
+    arb__rec_t        r;
+    arb_match_info_t  base;
+    unsigned char     h[ARB_HASH_LEN], lk[8];
+    uint64_t          mark = 0, last, pos;
+    int               rc = 0, mrc, brc;
+
+    if (!s->read_only)
+        return 0;
+    pthread_mutex_lock(&s->wlock);
+    pthread_mutex_lock(&s->tail.lock);
+    if (s->have_ix) {
+        rc = arb__txn_begin(&s->ix, MDB_RDONLY, &itxn, why);
+        if (rc == 0)
+            rc = mark_get(s, itxn, &mark, h, why);
+        if (rc != 0)
+            goto fail;
+    }
+    if (mark + 1 < s->tail.lo) {
+        /* The index went back (rebuilt by its writer): start again. */
+        arb__tail_free(&s->tail);
+        rc = arb__tail_init(&s->tail);
+        if (rc != 0)
+            goto fail;
+    }
+    arb__tail_trim(&s->tail, mark);
+    rc = arb__txn_begin(&s->log, MDB_RDONLY, &ltxn, why);
+    if (rc == 0)
+        rc = arb__log_last(s, ltxn, &last, why);
+    if (rc != 0 || last <= s->tail.hi)
+        goto fail;
+    mrc = mdb_cursor_open(ltxn, s->dlog, &c);
+    if (mrc != 0) {
+        rc = arb__mdb_fail(why, mrc, "open log cursor");
+        goto fail;
+    }
+    arb__put64(lk, s->tail.hi + 1);
+    k.mv_data = lk;
+    k.mv_size = 8;
+    mrc = mdb_cursor_get(c, &k, &d, MDB_SET_KEY);
+    for (pos = s->tail.hi + 1; pos <= last; pos++) {
+        if (mrc != 0 || k.mv_size != 8 || arb__get64(k.mv_data) != pos) {
+            arb__why(why, "log key %llu: missing", (unsigned long long)pos);
+            rc = ARB_ECORRUPT;
+            goto fail;
+        }
+        rc = arb__rec_parse(&r, pos, &d, why);
+        if (rc != 0)
+            goto fail;
+        brc = ARB_ENOTFOUND;
+        if (r.seq > 0 && itxn != NULL &&
+            arb__tail_match(&s->tail, r.id, r.idlen) == NULL) {
+            brc = arb__ix_match(s, itxn, r.id, r.idlen, &base, why);
+            if (brc != 0 && brc != ARB_ENOTFOUND) {
+                rc = brc;
+                goto fail;
+            }
+        }
+        rc = arb__tail_add(&s->tail, &r, brc == 0 ? &base : NULL, why);
+        if (rc != 0)
+            goto fail;
+        mrc = mdb_cursor_get(c, &k, &d, MDB_NEXT);
+    }
+fail:
+    mdb_cursor_close(c);
+    arb__txn_abort(&s->log, ltxn);
+    arb__txn_abort(&s->ix, itxn);
+    pthread_mutex_unlock(&s->tail.lock);
+    pthread_mutex_unlock(&s->wlock);
+    return rc;
+}
+
+int
+arb__ix_open(arb_store_t *s, arb_buf_t *why)
+{
+    MDB_txn  *ltxn;
+    uint64_t  last, upto;
+    int       rc, usable, tries;
+
+    for (tries = 0;; tries++) {
+        rc = ix_env_open(s, &usable, why);
+        if (rc != 0)
+            return rc;
+        if (usable || s->read_only)
+            break;
+        if (tries > 0) {
+            arb__why(why, "%s/index.mdb: cannot create the index", s->dir);
+            return ARB_ESTORE;
+        }
+        rc = ix_unlink(s, why);
+        if (rc != 0)
+            return rc;
+    }
+    if (s->read_only) {
+        s->tail.lo = 1;
+        s->tail.hi = 0;
+        return arb__ro_refresh(s, why);
+    }
+    rc = arb__txn_begin(&s->log, MDB_RDONLY, &ltxn, why);
+    if (rc == 0)
+        rc = arb__log_last(s, ltxn, &last, why);
+    arb__txn_abort(&s->log, ltxn);
+    if (rc != 0)
+        return rc;
+    /* Index what the log holds past the mark, a chunk per transaction,
+     * so a crash during a long rebuild keeps what it did. */
+    s->ix_rebuilt = last - s->mark;
+    while (rc == 0 && s->mark < last) {
+        upto = last - s->mark > IX_CHUNK ? s->mark + IX_CHUNK : last;
+        rc = ix_step(s, upto, why);
+        if (rc == 0)
+            s->mark = upto;
+    }
+    if (rc != 0)
+        return rc;
+    arb__tail_trim(&s->tail, last);
+    if (pthread_create(&s->ixthread, NULL, ix_main, s) != 0) {
+        arb__why(why, "cannot start the index writer");
+        return ARB_ENOMEM;
+    }
+    s->have_thread = 1;
+    return 0;
+}
+
+void
+arb__ix_close(arb_store_t *s)
+{
+    if (s->have_thread) {
+        /* Index what is left, so the next open has nothing to do. */
+        pthread_mutex_lock(&s->tail.lock);
+        s->flush = 1;
+        pthread_cond_broadcast(&s->tail.cond);
+        while (!atomic_load(&s->ix_failed) && s->tail.hi > s->mark &&
+               atomic_load(&s->state) == ST_OK)
+            pthread_cond_wait(&s->tail.cond, &s->tail.lock);
+        s->stop = 1;
+        pthread_cond_broadcast(&s->tail.cond);
+        pthread_mutex_unlock(&s->tail.lock);
+        pthread_join(s->ixthread, NULL);
+        s->have_thread = 0;
+    }
+    /* No sync here: a close cannot report a failure, and an index that
+     * did not reach the disk is checked against the log and rebuilt from
+     * its mark at the next open.  arb_store_index_wait() syncs and says. */
+}
+
+int
+arb_store_index_wait(arb_store_t *s, arb_buf_t *why)
+{
+    int rc = 0;
+
+    if (s == NULL)
+        return ARB_EINVAL;
+    if (s->read_only)
+        return arb__ro_refresh(s, why);
+    pthread_mutex_lock(&s->tail.lock);
+    s->flush = 1;
+    pthread_cond_broadcast(&s->tail.cond);
+    while (!atomic_load(&s->ix_failed) && s->tail.hi > s->mark)
+        pthread_cond_wait(&s->tail.cond, &s->tail.lock);
+    if (atomic_load(&s->ix_failed)) {
+        arb__why(why, "the index stopped: %s", s->ix_why);
+        rc = ARB_ESTORE;
+    }
+    pthread_mutex_unlock(&s->tail.lock);
+    /* Made durable here, where a failure can be told (never retried: a
+     * failed sync marks the index failed). */
+    if (rc == 0 && s->have_ix && s->ix.env != NULL
+        && mdb_env_sync(s->ix.env, 1) != 0) {
+        pthread_mutex_lock(&s->tail.lock);
+        snprintf(s->ix_why, sizeof(s->ix_why), "index sync failed");
+        atomic_store(&s->ix_failed, 1);
+        pthread_mutex_unlock(&s->tail.lock);
+        arb__why(why, "the index stopped: index sync failed");
+        rc = ARB_ESTORE;
+    }
+    return rc;
+}

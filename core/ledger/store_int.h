@@ -1,0 +1,197 @@
+/*
+ * store_int.h - what the files of the store share (not a public API).
+ *
+ * The store is split by idea:
+ *   store_env.c    messages, integers, keys, the two record formats, and
+ *                  transactions with the map lock of each environment
+ *   store.c        the two LMDB environments, opening, the format, appends
+ *   store_tail.c   the in-memory tail: what the log holds past the index
+ *   store_index.c  the derived index: its writer thread and its rebuild
+ *   store_read.c   every read, verification and the statistics
+ * docs/STORE.md gives the layout of both environments byte by byte.
+ */
+#ifndef ARB_STORE_INT_H
+#define ARB_STORE_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <lmdb.h>
+
+#include "core/ledger/store.h"
+
+#define ARB__REPR_MAX   (4 * ARB_STORE_CLIENT_MAX + 8)
+#define ARB__SEQKEY_MAX (ARB_STORE_ID_MAX + 1 + 8)
+#define ARB__IDEMKEY_MAX (ARB_STORE_ID_MAX + 1 + ARB_STORE_CLIENT_MAX)
+
+/* A log record: pos u64 -> the fields below, then id, client id, game
+ * and the event bytes. */
+#define LR_FLAGS   0            /* bit 0 closes, bit 1 after_close */
+#define LR_IDLEN   1
+#define LR_CIDLEN  2
+#define LR_GLEN    3
+#define LR_SEQ     4
+#define LR_TIME    12
+#define LR_HASH    20
+#define LR_HDR     52
+#define LR_CLOSES  0x01
+#define LR_AFTER   0x02
+
+/* The "matches" record of the index, unchanged from format 1. */
+#define REC_VERSION 1
+#define REC_LEN     132
+
+/* One decoded log record: pointers into the map (or a caller's buffer). */
+typedef struct arb__rec {
+    uint64_t             pos;
+    uint64_t             seq;
+    int64_t              time_ms;
+    unsigned             flags;
+    const char          *id;        /* not NUL-terminated: idlen bytes */
+    size_t               idlen;
+    const char          *cid;       /* cidlen bytes, or cidlen 0 */
+    size_t               cidlen;
+    const char          *game;      /* glen bytes (seq 0 only) */
+    size_t               glen;
+    const unsigned char *hash;
+    const unsigned char *bytes;
+    size_t               len;
+} arb__rec_t;
+
+/* One LMDB environment with the lock that guards its remaps. */
+typedef struct arb__env {
+    MDB_env          *env;
+    pthread_rwlock_t  maplock;      /* shared by txns, exclusive to remap */
+    int               have_lock;
+    size_t            map_max;
+    uint64_t          grows;        /* written with maplock exclusive */
+    atomic_int        dead;         /* a remap failed: no map any more */
+} arb__env_t;
+
+typedef struct arb__tmatch arb__tmatch_t;
+typedef struct arb__tidem  arb__tidem_t;
+
+/* The tail: every log record past the index mark, indexed in memory so
+ * that reads see an acknowledged event at once.  All under tlock. */
+typedef struct arb__tail {
+    pthread_mutex_t   lock;
+    int               have_lock;
+    pthread_cond_t    cond;         /* tail grew, or the index caught up */
+    int               have_cond;
+    uint64_t          lo;           /* first position held (mark + 1) */
+    uint64_t          hi;           /* last position held; lo - 1 if none */
+    /* per record lo..hi, in order: what trimming must undo */
+    arb__tmatch_t   **qm;
+    arb__tidem_t    **qi;
+    size_t            qhead, qlen, qcap;
+    arb__tmatch_t   **mb;           /* match id -> summary and positions */
+    size_t            nmb, nm;
+    arb__tidem_t    **ib;           /* (match, client id) -> seq, pos */
+    size_t            nib, ni;
+    uint64_t          new_matches;  /* matches whose seq 0 is in the tail */
+} arb__tail_t;
+
+struct arb__tmatch {
+    arb_match_info_t  info;         /* the summary including the tail */
+    uint64_t          first;        /* first seq held in the tail */
+    uint64_t         *pos;          /* positions of seqs first.. */
+    size_t            off, npos, cap;
+    arb__tmatch_t    *next;
+};
+
+struct arb__tidem {
+    char              key[ARB__IDEMKEY_MAX];
+    size_t            klen;
+    uint64_t          seq, pos;
+    arb__tidem_t     *next;
+};
+
+struct arb_store {
+    arb__env_t        log;          /* data.mdb: the durable log */
+    MDB_dbi           dlog, dmeta;
+    arb__env_t        ix;           /* index.mdb: derived, lazily synced */
+    int               have_ix;      /* index env open (and its dbis) */
+    MDB_dbi           dseq, didem, dmatches, dimeta;
+    pthread_mutex_t   wlock;        /* one appender at a time */
+    int               have_wlock;
+    arb__tail_t       tail;
+    char             *dir;
+    size_t            page;
+    int               read_only;
+    int               stale;
+    atomic_int        state;        /* ST_*: only ever moves forward */
+    /* the index writer (read-write handles only) */
+    size_t            map_size0;    /* initial map of a new index */
+    pthread_t         ixthread;
+    int               have_thread;
+    int               stop;         /* under tail.lock */
+    int               flush;        /* under tail.lock: index now */
+    uint64_t          mark;         /* last position the index holds */
+    atomic_int        ix_failed;    /* the index stopped: tail grows */
+    uint64_t          ix_commits;   /* under tail.lock */
+    uint64_t          ix_rebuilt;   /* records indexed at open */
+    char              ix_why[256];  /* under tail.lock */
+};
+
+enum { ST_OK = 0, ST_NOWRITE };
+
+/* store_env.c: helpers shared by the other files. */
+void     arb__why(arb_buf_t *why, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+const char *arb__repr(char out[ARB__REPR_MAX], const void *p, size_t n);
+int      arb__mdb_code(int rc);
+int      arb__mdb_fail(arb_buf_t *why, int rc, const char *what);
+void     arb__put64(unsigned char *p, uint64_t v);
+uint64_t arb__get64(const unsigned char *p);
+int64_t  arb__u2i(uint64_t u);
+int      arb__str_ok(const char *s, size_t max, size_t *len);
+int      arb__raw_id_ok(const void *p, size_t n, size_t max);
+size_t   arb__seq_key(unsigned char *k, const char *id, size_t idlen,
+                      uint64_t seq);
+size_t   arb__idem_key(unsigned char *k, const char *id, size_t idlen,
+                       const char *cid, size_t cidlen);
+void     arb__rec_encode(unsigned char r[REC_LEN], const arb_match_info_t *m);
+int      arb__rec_decode(arb_match_info_t *m, const MDB_val *d,
+                         const char *id, size_t idlen, arb_buf_t *why);
+int      arb__txn_begin(arb__env_t *e, unsigned flags, MDB_txn **txn,
+                        arb_buf_t *why);
+void     arb__txn_abort(arb__env_t *e, MDB_txn *txn);     /* NULL-safe */
+int      arb__txn_commit(arb__env_t *e, MDB_txn *txn);
+int      arb__env_grow(arb__env_t *e, arb_buf_t *why);
+/* Decodes the log record at pos (key already matched) into r. */
+int      arb__rec_parse(arb__rec_t *r, uint64_t pos, const MDB_val *d,
+                        arb_buf_t *why);
+/* The record at pos, read in txn of the log env.  ARB_ECORRUPT when
+ * missing (positions are dense). */
+int      arb__log_get(arb_store_t *s, MDB_txn *txn, uint64_t pos,
+                      arb__rec_t *r, arb_buf_t *why);
+int      arb__log_last(arb_store_t *s, MDB_txn *txn, uint64_t *pos,
+                       arb_buf_t *why);
+/* The summary of a match from the index (ARB_ENOTFOUND when absent). */
+int      arb__ix_match(arb_store_t *s, MDB_txn *itxn, const char *id,
+                       size_t idlen, arb_match_info_t *m, arb_buf_t *why);
+
+/* store_tail.c: every function expects tail.lock held unless noted. */
+int      arb__tail_init(arb__tail_t *t);
+void     arb__tail_free(arb__tail_t *t);    /* no lock; NULL-safe parts */
+arb__tmatch_t *arb__tail_match(arb__tail_t *t, const char *id, size_t idlen);
+arb__tidem_t  *arb__tail_idem(arb__tail_t *t, const char *id, size_t idlen,
+                              const char *cid, size_t cidlen);
+/* Adds the record at position t->hi + 1.  base is the summary before it
+ * when the match is not in the tail (NULL: the record must be seq 0). */
+int      arb__tail_add(arb__tail_t *t, const arb__rec_t *r,
+                       const arb_match_info_t *base, arb_buf_t *why);
+/* Forgets every record at or below pos (the index now holds them). */
+void     arb__tail_trim(arb__tail_t *t, uint64_t pos);
+/* The position of seq in a tail match (seq >= first). */
+uint64_t arb__tail_pos(const arb__tmatch_t *m, uint64_t seq);
+
+/* store_index.c */
+int      arb__ix_open(arb_store_t *s, arb_buf_t *why);
+void     arb__ix_close(arb_store_t *s);
+/* Read-only handles: brings the tail up to date with the log and the
+ * index mark (takes the locks itself). */
+int      arb__ro_refresh(arb_store_t *s, arb_buf_t *why);
+
+#endif

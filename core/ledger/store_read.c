@@ -1,0 +1,773 @@
+/*
+ * store_read.c - reads, verification and statistics.
+ *
+ * DESIGN: a read answers from two places that together hold every
+ * committed event exactly once: the index (everything up to its mark) and
+ * the tail in memory (everything past it).  The tail is always looked at
+ * FIRST, and an index transaction opened AFTER: the index writer trims
+ * the tail only once its own commit has returned, so whatever a reader
+ * did not find in the tail is in any index transaction it opens later.
+ * Event bytes and hashes always come from the log, by position.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/ledger/chain.h"
+#include "core/ledger/store_int.h"
+
+/* What the tail says of one match, copied out under its lock. */
+typedef struct tsnap {
+    int               found;
+    arb_match_info_t  info;
+    uint64_t          first;        /* first seq in the tail */
+    uint64_t          from;         /* positions[] are of seqs from.. */
+    uint64_t         *pos;
+    size_t            npos;
+} tsnap_t;
+
+static int
+tail_snap(arb_store_t *s, const char *id, size_t idlen, uint64_t from,
+          uint64_t to, tsnap_t *t, arb_buf_t *why)
+{
+    arb__tmatch_t *m;
+    uint64_t       lo, hi, q;
+    int            rc = 0;
+
+    memset(t, 0, sizeof(*t));
+    rc = arb__ro_refresh(s, why);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&s->tail.lock);
+    m = arb__tail_match(&s->tail, id, idlen);
+    if (m != NULL) {
+        t->found = 1;
+        t->info = m->info;
+        t->first = m->first;
+        lo = from > m->first ? from : m->first;
+        hi = to < m->info.last_seq ? to : m->info.last_seq;
+        if (lo <= hi) {
+            t->pos = malloc((size_t)(hi - lo + 1) * sizeof(*t->pos));
+            if (t->pos == NULL) {
+                arb__why(why, "out of memory");
+                rc = ARB_ENOMEM;
+            } else {
+                for (q = lo; q <= hi; q++)
+                    t->pos[t->npos++] = arb__tail_pos(m, q);
+                t->from = lo;
+            }
+        }
+    }
+    pthread_mutex_unlock(&s->tail.lock);
+    return rc;
+}
+
+/* The summary of a match: the tail's, else the index's. */
+static int
+summary(arb_store_t *s, const tsnap_t *t, MDB_txn *itxn, const char *id,
+        size_t idlen, arb_match_info_t *out, arb_buf_t *why)
+{
+    char rp[ARB__REPR_MAX];
+
+    if (t->found) {
+        *out = t->info;
+        return 0;
+    }
+    if (itxn == NULL) {
+        arb__why(why, "match \"%s\" not found", arb__repr(rp, id, idlen));
+        return ARB_ENOTFOUND;
+    }
+    return arb__ix_match(s, itxn, id, idlen, out, why);
+}
+
+int
+arb_store_match(arb_store_t *s, const char *match_id, arb_match_info_t *out,
+                arb_buf_t *why)
+{
+    MDB_txn *itxn = NULL;
+    tsnap_t  t;
+    size_t   idlen;
+    int      rc;
+
+    if (s == NULL || out == NULL ||
+        !arb__str_ok(match_id, ARB_STORE_ID_MAX, &idlen)) {
+        arb__why(why, "bad match id");
+        return ARB_EINVAL;
+    }
+    rc = tail_snap(s, match_id, idlen, 1, 0, &t, why);
+    if (rc == 0 && !t.found && s->have_ix)
+        rc = arb__txn_begin(&s->ix, MDB_RDONLY, &itxn, why);
+    if (rc == 0)
+        rc = summary(s, &t, itxn, match_id, idlen, out, why);
+    arb__txn_abort(&s->ix, itxn);
+    free(t.pos);
+    return rc;
+}
+
+/* One event read by position; checks the log record is the one the
+ * index or tail said. */
+static int
+emit(arb_store_t *s, MDB_txn *ltxn, uint64_t pos, const char *id,
+     size_t idlen, uint64_t seq, arb_store_event_cb cb, void *ud,
+     arb_buf_t *why)
+{
+    arb__rec_t r;
+    char       rp[ARB__REPR_MAX];
+    int        rc;
+
+    rc = arb__log_get(s, ltxn, pos, &r, why);
+    if (rc != 0)
+        return rc;
+    if (r.seq != seq || r.idlen != idlen || memcmp(r.id, id, idlen) != 0) {
+        arb__why(why, "match \"%s\" seq %llu: log key %llu holds another "
+                 "event", arb__repr(rp, id, idlen), (unsigned long long)seq,
+                 (unsigned long long)pos);
+        return ARB_ECORRUPT;
+    }
+    return cb(ud, seq, r.time_ms, r.hash, r.bytes, r.len);
+}
+
+/* Seqs from..hi of one match from the index, which must hold them all. */
+static int
+scan_index(arb_store_t *s, MDB_txn *itxn, MDB_txn *ltxn, const char *id,
+           size_t idlen, uint64_t from, uint64_t hi, arb_store_event_cb cb,
+           void *ud, arb_buf_t *why)
+{
+    MDB_cursor    *c = NULL;
+    MDB_val        k, d;
+    unsigned char  want[ARB__SEQKEY_MAX];
+    char           rp[ARB__REPR_MAX];
+    uint64_t       seq;
+    size_t         wlen;
+    int            rc = 0, mrc;
+
+    mrc = mdb_cursor_open(itxn, s->dseq, &c);
+    if (mrc != 0) {
+        rc = arb__mdb_fail(why, mrc, "open index cursor");
+        goto fail;
+    }
+    k.mv_data = want;
+    k.mv_size = arb__seq_key(want, id, idlen, from);
+    mrc = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
+    for (seq = from;; seq++) {
+        if (mrc != 0 && mrc != MDB_NOTFOUND) {
+            rc = arb__mdb_fail(why, mrc, "read index");
+            goto fail;
+        }
+        wlen = arb__seq_key(want, id, idlen, seq);
+        if (mrc == MDB_NOTFOUND || k.mv_size != wlen ||
+            memcmp(k.mv_data, want, wlen) != 0) {
+            arb__why(why, "index seq key \"%s\"/%llu: missing",
+                     arb__repr(rp, id, idlen), (unsigned long long)seq);
+            rc = ARB_ECORRUPT;
+            goto fail;
+        }
+        if (d.mv_size != 8) {
+            arb__why(why, "index seq key \"%s\"/%llu: value is %zu bytes",
+                     arb__repr(rp, id, idlen), (unsigned long long)seq,
+                     d.mv_size);
+            rc = ARB_ECORRUPT;
+            goto fail;
+        }
+        rc = emit(s, ltxn, arb__get64(d.mv_data), id, idlen, seq, cb, ud,
+                  why);
+        if (rc != 0 || seq == hi)
+            goto fail;
+        mrc = mdb_cursor_get(c, &k, &d, MDB_NEXT);
+    }
+fail:
+    mdb_cursor_close(c);
+    return rc;
+}
+
+/* The events of one match in seq order: the indexed part, then the tail.
+ * *info receives the summary (may be NULL). */
+static int
+events(arb_store_t *s, const char *id, size_t idlen, uint64_t from,
+       uint64_t to, arb_store_event_cb cb, void *ud,
+       arb_match_info_t *info, arb_buf_t *why)
+{
+    arb_match_info_t  m;
+    MDB_txn          *itxn = NULL, *ltxn = NULL;
+    tsnap_t           t;
+    uint64_t          hi, ihi;
+    size_t            i;
+    int               rc;
+
+    rc = tail_snap(s, id, idlen, from, to, &t, why);
+    if (rc != 0)
+        goto fail;
+    if (s->have_ix && (!t.found || from < t.first)) {
+        rc = arb__txn_begin(&s->ix, MDB_RDONLY, &itxn, why);
+        if (rc != 0)
+            goto fail;
+    }
+    rc = summary(s, &t, itxn, id, idlen, &m, why);
+    if (rc != 0)
+        goto fail;
+    if (info != NULL)
+        *info = m;
+    hi = to < m.last_seq ? to : m.last_seq;
+    if (from > hi)
+        goto fail;
+    rc = arb__txn_begin(&s->log, MDB_RDONLY, &ltxn, why);
+    if (rc != 0)
+        goto fail;
+    ihi = t.found ? (t.first > 0 ? t.first - 1 : 0) : hi;
+    if (ihi > hi)
+        ihi = hi;
+    if ((!t.found || t.first > from) && from <= ihi) {
+        if (itxn == NULL) {
+            arb__why(why, "match \"%s\": no index for seq %llu",
+                     m.match_id, (unsigned long long)from);
+            rc = ARB_ECORRUPT;
+            goto fail;
+        }
+        rc = scan_index(s, itxn, ltxn, id, idlen, from, ihi, cb, ud, why);
+    }
+    for (i = 0; rc == 0 && i < t.npos; i++)
+        rc = emit(s, ltxn, t.pos[i], id, idlen, t.from + i, cb, ud, why);
+fail:
+    arb__txn_abort(&s->log, ltxn);
+    arb__txn_abort(&s->ix, itxn);
+    free(t.pos);
+    return rc;
+}
+
+int
+arb_store_events(arb_store_t *s, const char *match_id, uint64_t from,
+                 uint64_t to, arb_store_event_cb cb, void *ud,
+                 arb_buf_t *why)
+{
+    size_t idlen;
+
+    if (s == NULL || cb == NULL ||
+        !arb__str_ok(match_id, ARB_STORE_ID_MAX, &idlen)) {
+        arb__why(why, "bad match id or no callback");
+        return ARB_EINVAL;
+    }
+    return events(s, match_id, idlen, from, to, cb, ud, NULL, why);
+}
+
+int
+arb_store_log(arb_store_t *s, uint64_t from_pos, uint64_t max,
+              arb_store_log_cb cb, void *ud, arb_buf_t *why)
+{
+    MDB_txn       *txn = NULL;
+    MDB_cursor    *c = NULL;
+    MDB_val        k, d;
+    arb__rec_t     r;
+    unsigned char  lk[8];
+    char           id[ARB_STORE_ID_MAX + 1];
+    uint64_t       pos, done = 0;
+    int            rc, mrc;
+
+    if (s == NULL || cb == NULL) {
+        arb__why(why, "no store or no callback");
+        return ARB_EINVAL;
+    }
+    if (from_pos == 0)
+        from_pos = 1;
+    rc = arb__txn_begin(&s->log, MDB_RDONLY, &txn, why);
+    if (rc != 0)
+        goto fail;
+    mrc = mdb_cursor_open(txn, s->dlog, &c);
+    if (mrc != 0) {
+        rc = arb__mdb_fail(why, mrc, "open log cursor");
+        goto fail;
+    }
+    arb__put64(lk, from_pos);
+    k.mv_data = lk;
+    k.mv_size = 8;
+    mrc = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
+    for (pos = from_pos; mrc == 0 && (max == 0 || done < max); pos++) {
+        if (k.mv_size != 8) {
+            arb__why(why, "log: a key is %zu bytes, want 8", k.mv_size);
+            rc = ARB_ECORRUPT;
+            goto fail;
+        }
+        if (arb__get64(k.mv_data) != pos) {
+            arb__why(why, "log key %llu: missing", (unsigned long long)pos);
+            rc = ARB_ECORRUPT;
+            goto fail;
+        }
+        rc = arb__rec_parse(&r, pos, &d, why);
+        if (rc != 0)
+            goto fail;
+        memcpy(id, r.id, r.idlen);
+        id[r.idlen] = '\0';
+        rc = cb(ud, pos, id, r.seq, r.time_ms, r.hash, r.bytes, r.len);
+        if (rc != 0)
+            goto fail;
+        done++;
+        mrc = mdb_cursor_get(c, &k, &d, MDB_NEXT);
+    }
+    if (mrc != 0 && mrc != MDB_NOTFOUND)
+        rc = arb__mdb_fail(why, mrc, "read log");
+fail:
+    mdb_cursor_close(c);
+    arb__txn_abort(&s->log, txn);
+    return rc;
+}
+
+static int
+by_id(const void *a, const void *b)
+{
+    return strcmp(((const arb_match_info_t *)a)->match_id,
+                  ((const arb_match_info_t *)b)->match_id);
+}
+
+/* The tail's matches, sorted by id, copied out under its lock. */
+static int
+tail_matches(arb_store_t *s, arb_match_info_t **out, size_t *n,
+             arb_buf_t *why)
+{
+    arb__tmatch_t *m;
+    size_t         b, i = 0;
+    int            rc;
+
+    *out = NULL;
+    *n = 0;
+    rc = arb__ro_refresh(s, why);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&s->tail.lock);
+    if (s->tail.nm > 0) {
+        *out = malloc(s->tail.nm * sizeof(**out));
+        if (*out == NULL) {
+            pthread_mutex_unlock(&s->tail.lock);
+            arb__why(why, "out of memory");
+            return ARB_ENOMEM;
+        }
+        for (b = 0; b < s->tail.nmb; b++)
+            for (m = s->tail.mb[b]; m != NULL; m = m->next)
+                (*out)[i++] = m->info;
+    }
+    pthread_mutex_unlock(&s->tail.lock);
+    *n = i;
+    if (i > 1)
+        qsort(*out, i, sizeof(**out), by_id);
+    return 0;
+}
+
+int
+arb_store_matches(arb_store_t *s, arb_store_match_cb cb, void *ud,
+                  arb_buf_t *why)
+{
+    arb_match_info_t  m, *tm = NULL;
+    MDB_txn          *txn = NULL;
+    MDB_cursor       *c = NULL;
+    MDB_val           k, d;
+    char              rp[ARB__REPR_MAX], key[ARB_STORE_ID_MAX + 1];
+    size_t            ntm = 0, j = 0;
+    int               rc, mrc, cmp;
+
+    if (s == NULL || cb == NULL) {
+        arb__why(why, "no store or no callback");
+        return ARB_EINVAL;
+    }
+    rc = tail_matches(s, &tm, &ntm, why);
+    if (rc != 0 || !s->have_ix)
+        goto rest;
+    rc = arb__txn_begin(&s->ix, MDB_RDONLY, &txn, why);
+    if (rc != 0)
+        goto fail;
+    mrc = mdb_cursor_open(txn, s->dmatches, &c);
+    if (mrc != 0) {
+        rc = arb__mdb_fail(why, mrc, "open matches cursor");
+        goto fail;
+    }
+    for (mrc = mdb_cursor_get(c, &k, &d, MDB_FIRST); mrc == 0;
+         mrc = mdb_cursor_get(c, &k, &d, MDB_NEXT)) {
+        if (!arb__raw_id_ok(k.mv_data, k.mv_size, ARB_STORE_ID_MAX)) {
+            arb__why(why, "matches key \"%s\": not a match id",
+                     arb__repr(rp, k.mv_data, k.mv_size));
+            rc = ARB_ECORRUPT;
+            goto fail;
+        }
+        memcpy(key, k.mv_data, k.mv_size);
+        key[k.mv_size] = '\0';
+        cmp = -1;
+        while (j < ntm && (cmp = strcmp(tm[j].match_id, key)) < 0)
+            if ((rc = cb(ud, &tm[j++])) != 0)
+                goto fail;
+        if (j < ntm && cmp == 0) {
+            rc = cb(ud, &tm[j++]);      /* the tail is newer */
+        } else {
+            rc = arb__rec_decode(&m, &d, k.mv_data, k.mv_size, why);
+            if (rc == 0)
+                rc = cb(ud, &m);
+        }
+        if (rc != 0)
+            goto fail;
+    }
+    if (mrc != MDB_NOTFOUND) {
+        rc = arb__mdb_fail(why, mrc, "read matches");
+        goto fail;
+    }
+rest:
+    while (rc == 0 && j < ntm)
+        rc = cb(ud, &tm[j++]);
+fail:
+    mdb_cursor_close(c);
+    arb__txn_abort(&s->ix, txn);
+    free(tm);
+    return rc;
+}
+
+int
+arb_store_idem(arb_store_t *s, const char *match_id, const char *client_id,
+               uint64_t *seq, unsigned char hash[ARB_HASH_LEN],
+               arb_buf_t *why)
+{
+    MDB_txn       *itxn = NULL, *ltxn = NULL;
+    MDB_val        k, d;
+    arb__tidem_t  *x;
+    arb__rec_t     r;
+    unsigned char  key[ARB__IDEMKEY_MAX];
+    char           rp[ARB__REPR_MAX], rc2[ARB__REPR_MAX];
+    uint64_t       q = 0, pos = 0;
+    size_t         idlen, cidlen;
+    int            rc, mrc, found = 0;
+
+    if (s == NULL || !arb__str_ok(match_id, ARB_STORE_ID_MAX, &idlen) ||
+        !arb__str_ok(client_id, ARB_STORE_CLIENT_MAX, &cidlen)) {
+        arb__why(why, "bad match id or client id");
+        return ARB_EINVAL;
+    }
+    rc = arb__ro_refresh(s, why);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&s->tail.lock);
+    x = arb__tail_idem(&s->tail, match_id, idlen, client_id, cidlen);
+    if (x != NULL) {
+        q = x->seq;
+        pos = x->pos;
+        found = 1;
+    }
+    pthread_mutex_unlock(&s->tail.lock);
+    if (!found && s->have_ix) {
+        rc = arb__txn_begin(&s->ix, MDB_RDONLY, &itxn, why);
+        if (rc != 0)
+            goto fail;
+        k.mv_data = key;
+        k.mv_size = arb__idem_key(key, match_id, idlen, client_id, cidlen);
+        mrc = mdb_get(itxn, s->didem, &k, &d);
+        if (mrc == 0 && d.mv_size != 16) {
+            arb__why(why, "idem key \"%s\"/\"%s\": value is %zu bytes, "
+                     "want 16", arb__repr(rp, match_id, idlen),
+                     arb__repr(rc2, client_id, cidlen), d.mv_size);
+            rc = ARB_ECORRUPT;
+            goto fail;
+        }
+        if (mrc == 0) {
+            q = arb__get64(d.mv_data);
+            pos = arb__get64((unsigned char *)d.mv_data + 8);
+            found = 1;
+        } else if (mrc != MDB_NOTFOUND) {
+            rc = arb__mdb_fail(why, mrc, "read idem");
+            goto fail;
+        }
+    }
+    if (!found) {
+        arb__why(why, "client id \"%s\" not used in match \"%s\"",
+                 arb__repr(rc2, client_id, cidlen),
+                 arb__repr(rp, match_id, idlen));
+        rc = ARB_ENOTFOUND;
+        goto fail;
+    }
+    rc = arb__txn_begin(&s->log, MDB_RDONLY, &ltxn, why);
+    if (rc != 0)
+        goto fail;
+    rc = arb__log_get(s, ltxn, pos, &r, why);
+    if (rc == 0 && (r.seq != q || r.idlen != idlen ||
+                    memcmp(r.id, match_id, idlen) != 0 ||
+                    r.cidlen != cidlen ||
+                    memcmp(r.cid, client_id, cidlen) != 0)) {
+        arb__why(why, "idem key \"%s\"/\"%s\": log key %llu holds another "
+                 "event", arb__repr(rp, match_id, idlen),
+                 arb__repr(rc2, client_id, cidlen),
+                 (unsigned long long)pos);
+        rc = ARB_ECORRUPT;
+    }
+    if (rc != 0)
+        goto fail;
+    if (seq != NULL)
+        *seq = q;
+    if (hash != NULL)
+        memcpy(hash, r.hash, ARB_HASH_LEN);
+fail:
+    arb__txn_abort(&s->log, ltxn);
+    arb__txn_abort(&s->ix, itxn);
+    return rc;
+}
+
+int
+arb_store_stats(arb_store_t *s, arb_store_stats_t *out, arb_buf_t *why)
+{
+    MDB_txn     *ltxn = NULL, *itxn = NULL;
+    MDB_stat     st;
+    MDB_envinfo  info;
+    MDB_val      k, d;
+    uint64_t     tmatches, tidem, tlo, imark;
+    int          rc, mrc, tries;
+
+    if (s == NULL || out == NULL) {
+        arb__why(why, "no store or no output");
+        return ARB_EINVAL;
+    }
+    memset(out, 0, sizeof(*out));
+    rc = arb__ro_refresh(s, why);
+    if (rc != 0)
+        return rc;
+    /* The tail and the index must be counted at the same mark, or a
+     * record trimmed in between is counted twice. */
+    for (tries = 0;; tries++) {
+        pthread_mutex_lock(&s->tail.lock);
+        tmatches = s->tail.new_matches;
+        tidem = s->tail.ni;
+        tlo = s->tail.lo;
+        out->tail_events = s->tail.qlen;
+        out->index_commits = s->ix_commits;
+        pthread_mutex_unlock(&s->tail.lock);
+        out->matches = tmatches;
+        out->client_ids = tidem;
+        out->indexed_pos = tlo - 1;
+        if (!s->have_ix)
+            break;
+        rc = arb__txn_begin(&s->ix, MDB_RDONLY, &itxn, why);
+        if (rc != 0)
+            goto fail;
+        k.mv_data = "indexed";
+        k.mv_size = 7;
+        imark = 0;
+        if (mdb_get(itxn, s->dimeta, &k, &d) == 0 && d.mv_size >= 8)
+            imark = arb__get64(d.mv_data);
+        if (imark == tlo - 1 || tries >= 100) {
+            if ((mrc = mdb_stat(itxn, s->dmatches, &st)) != 0) {
+                rc = arb__mdb_fail(why, mrc, "stat");
+                goto fail;
+            }
+            out->matches += st.ms_entries;
+            if ((mrc = mdb_stat(itxn, s->didem, &st)) != 0) {
+                rc = arb__mdb_fail(why, mrc, "stat");
+                goto fail;
+            }
+            out->client_ids += st.ms_entries;
+            mdb_env_info(s->ix.env, &info);
+            mdb_env_stat(s->ix.env, &st);
+            out->index_map_used = ((uint64_t)info.me_last_pgno + 1) *
+                                  st.ms_psize;
+            break;
+        }
+        arb__txn_abort(&s->ix, itxn);
+        itxn = NULL;
+    }
+    rc = arb__txn_begin(&s->log, MDB_RDONLY, &ltxn, why);
+    if (rc == 0)
+        rc = arb__log_last(s, ltxn, &out->log_pos, why);
+    if (rc != 0)
+        goto fail;
+    out->events = out->log_pos;
+    mdb_env_info(s->log.env, &info);
+    mdb_env_stat(s->log.env, &st);
+    out->map_size = info.me_mapsize;
+    out->map_max = s->log.map_max;
+    out->page_size = st.ms_psize;
+    out->map_used = ((uint64_t)info.me_last_pgno + 1) * st.ms_psize;
+    out->grows = s->log.grows;
+    out->format = ARB_STORE_FORMAT;
+    out->readers_max = info.me_maxreaders;
+    out->readers_used = info.me_numreaders;
+    out->stale_readers = s->stale;
+    out->read_only = s->read_only;
+    out->failed = atomic_load(&s->state) != ST_OK;
+    out->index_failed = atomic_load(&s->ix_failed);
+    out->index_rebuilt = s->ix_rebuilt;
+fail:
+    arb__txn_abort(&s->log, ltxn);
+    arb__txn_abort(&s->ix, itxn);
+    return rc;
+}
+
+/*
+ * Verifying.
+ */
+typedef struct vctx {
+    const char    *id;
+    size_t         idlen;
+    unsigned char  h[ARB_HASH_LEN];
+    arb_buf_t     *why;
+} vctx_t;
+
+static int
+verify_cb(void *ud, uint64_t seq, int64_t time_ms,
+          const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+          size_t len)
+{
+    vctx_t *v = ud;
+    char    rp[ARB__REPR_MAX];
+
+    (void)time_ms;
+    arb_chain_next(seq == 0 ? NULL : v->h, bytes, len, v->h);
+    if (memcmp(v->h, hash, ARB_HASH_LEN) != 0) {
+        arb__why(v->why, "match \"%s\": seq %llu: stored hash does not "
+                 "match the chain", arb__repr(rp, v->id, v->idlen),
+                 (unsigned long long)seq);
+        return ARB_ECORRUPT;
+    }
+    return 0;
+}
+
+static int
+verify_one(arb_store_t *s, const char *id, size_t idlen, arb_buf_t *why)
+{
+    arb_match_info_t  m;
+    vctx_t            v;
+    MDB_txn          *itxn = NULL;
+    MDB_cursor       *c = NULL;
+    MDB_val           k, d;
+    unsigned char     key[ARB__SEQKEY_MAX];
+    char              rp[ARB__REPR_MAX];
+    int               rc, mrc;
+
+    memset(&v, 0, sizeof(v));
+    v.id = id;
+    v.idlen = idlen;
+    v.why = why;
+    rc = events(s, id, idlen, 0, UINT64_MAX, verify_cb, &v, &m, why);
+    if (rc != 0)
+        return rc;
+    if (memcmp(v.h, m.head, ARB_HASH_LEN) != 0) {
+        arb__why(why, "match \"%s\": seq %llu: head in matches record does "
+                 "not match the chain", arb__repr(rp, id, idlen),
+                 (unsigned long long)m.last_seq);
+        return ARB_ECORRUPT;
+    }
+    if (!s->have_ix)
+        return 0;
+    /* An index entry past the head would be invisible to readers; report
+     * it here instead. */
+    rc = arb__txn_begin(&s->ix, MDB_RDONLY, &itxn, why);
+    if (rc != 0)
+        return rc;
+    mrc = mdb_cursor_open(itxn, s->dseq, &c);
+    if (mrc != 0) {
+        rc = arb__mdb_fail(why, mrc, "open index cursor");
+        goto fail;
+    }
+    k.mv_data = key;
+    k.mv_size = arb__seq_key(key, id, idlen, m.last_seq + 1);
+    mrc = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
+    if (mrc == 0 && k.mv_size > idlen &&
+        memcmp(k.mv_data, id, idlen) == 0 &&
+        ((unsigned char *)k.mv_data)[idlen] == 0) {
+        arb__why(why, "match \"%s\": seq %llu: event stored past the head",
+                 arb__repr(rp, id, idlen),
+                 (unsigned long long)(m.last_seq + 1));
+        rc = ARB_ECORRUPT;
+        goto fail;
+    }
+    if (mrc != 0 && mrc != MDB_NOTFOUND)
+        rc = arb__mdb_fail(why, mrc, "read index");
+fail:
+    mdb_cursor_close(c);
+    arb__txn_abort(&s->ix, itxn);
+    return rc;
+}
+
+typedef struct idlist {
+    char   (*id)[ARB_STORE_ID_MAX + 1];
+    size_t n, cap;
+} idlist_t;
+
+static int
+collect_cb(void *ud, const arb_match_info_t *m)
+{
+    idlist_t *l = ud;
+
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 256;
+        void  *p = realloc(l->id, nc * sizeof(*l->id));
+        if (p == NULL)
+            return ARB_ENOMEM;
+        l->id = p;
+        l->cap = nc;
+    }
+    memcpy(l->id[l->n++], m->match_id, sizeof(l->id[0]));
+    return 0;
+}
+
+int
+arb_store_verify(arb_store_t *s, const char *match_id, arb_buf_t *why)
+{
+    idlist_t l = { NULL, 0, 0 };
+    size_t   idlen = 0, i;
+    int      rc;
+
+    if (s == NULL || (match_id != NULL &&
+                      !arb__str_ok(match_id, ARB_STORE_ID_MAX, &idlen))) {
+        arb__why(why, "bad match id");
+        return ARB_EINVAL;
+    }
+    if (match_id != NULL)
+        return verify_one(s, match_id, idlen, why);
+    /* The ids first, then one match at a time in short transactions, so
+     * that a long verification does not hold a map lock for its length. */
+    rc = arb_store_matches(s, collect_cb, &l, why);
+    if (rc == ARB_ENOMEM)
+        arb__why(why, "out of memory");
+    for (i = 0; rc == 0 && i < l.n; i++)
+        rc = verify_one(s, l.id[i], strlen(l.id[i]), why);
+    free(l.id);
+    return rc;
+}
+
+int
+arb_store_secret(arb_store_t *s, const char *match_id, arb_buf_t *out,
+                 arb_buf_t *why)
+{
+    MDB_txn *txn = NULL;
+    MDB_val  k, d;
+    char     sk[8 + ARB_STORE_ID_MAX];
+    size_t   idlen;
+    int      rc, mrc;
+
+    if (s == NULL || out == NULL ||
+        !arb__str_ok(match_id, ARB_STORE_ID_MAX, &idlen)) {
+        arb__why(why, "bad argument");
+        return ARB_EINVAL;
+    }
+    rc = arb__txn_begin(&s->log, MDB_RDONLY, &txn, why);
+    if (rc != 0)
+        return rc;
+    memcpy(sk, "secret:", 7);
+    memcpy(sk + 7, match_id, idlen);
+    k.mv_data = sk;
+    k.mv_size = 7 + idlen;
+    mrc = mdb_get(txn, s->dmeta, &k, &d);
+    if (mrc == MDB_NOTFOUND) {
+        rc = ARB_ENOTFOUND;
+    } else if (mrc != 0) {
+        rc = arb__mdb_fail(why, mrc, "read deal secret");
+    } else {
+        out->len = 0;
+        arb_buf_add(out, d.mv_data, d.mv_size);
+        rc = arb_buf_cstr(out) == NULL ? ARB_ENOMEM : 0;
+    }
+    arb__txn_abort(&s->log, txn);
+    return rc;
+}
+
+int
+arb_store_index_failed(arb_store_t *s, arb_buf_t *why)
+{
+    if (s == NULL || !atomic_load(&s->ix_failed))
+        return 0;
+    if (why != NULL) {
+        pthread_mutex_lock(&s->tail.lock);
+        arb_buf_printf(why, "index writer stopped: %s", s->ix_why);
+        pthread_mutex_unlock(&s->tail.lock);
+    }
+    return 1;
+}

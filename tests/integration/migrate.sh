@@ -1,0 +1,95 @@
+#!/bin/sh
+# A data directory of store format 1 (tests/data/store-format1/data.mdb,
+# written by the format-1 recorder: three matches, a dealt one, a closed
+# one with a claim after its close, client ids) is refused by arbiterd
+# with a message naming `arbiter migrate`; the migration copies every
+# event, verifies every chain, keeps the old files, and the daemon then
+# serves the same records, answering a retried client id as a duplicate.
+# A damaged format-1 store is refused and left as it was.
+BUILD=${BUILD:-build}
+A=bin/arbiter
+F=tests/data/store-format1
+pass=0; fail=0
+T=$(mktemp -d)
+D=
+cleanup() {
+    [ -n "$D" ] && kill "$D" 2>/dev/null && wait "$D" 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+check() {   # check NAME EXPECTED ACTUAL
+    if [ "$2" = "$3" ]; then pass=$((pass + 1))
+    else fail=$((fail + 1)); printf 'FAIL %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fi
+}
+token() { awk -v r="$1" '$1 == "token" && $4 == r { print $3 }' "$T/data/tokens"; }
+
+mkdir -p "$T/data"
+cp "$F/data.mdb" "$T/data/"
+chmod 600 "$T/data/data.mdb"
+
+# ---- the daemon refuses format 1, naming the command -----------------------
+bin/arbiterd --data "$T/data" --listen "unix:$T/s.sock" > "$T/d1.log" 2>&1
+rc=$?
+check "daemon refuses format 1 (exit status)" 1 "$([ $rc -ne 0 ] && echo 1)"
+check "refusal names the command" 1 \
+    "$(grep -c "migrate it with 'arbiter migrate --data $T/data'" "$T/d1.log")"
+# read-only tools refuse it the same way
+out=$($A replay --db "$T/data" --match OPEN1 2>&1)
+check "replay --db names the command" 1 \
+    "$(printf '%s\n' "$out" | grep -c "arbiter migrate --data")"
+
+# ---- a damaged format-1 store: refused, left as it was ----------------------
+mkdir -p "$T/bad"
+cp "$F/data.mdb" "$T/bad/"
+chmod 600 "$T/bad/data.mdb"
+off=$(grep -obUa "chief arbiter" "$T/bad/data.mdb" | head -1 | cut -d: -f1)
+printf 'X' | dd of="$T/bad/data.mdb" bs=1 seek="$off" conv=notrunc 2>/dev/null
+sum=$(cksum < "$T/bad/data.mdb")
+out=$($A migrate --data "$T/bad" 2>&1); rc=$?
+check "damaged: exit status" 1 $rc
+check "damaged: names the broken chain" 1 \
+    "$(printf '%s\n' "$out" | grep -c 'match "T-2026-001": seq 8: stored hash does not match the chain')"
+check "damaged: left as it was" "$sum" "$(cksum < "$T/bad/data.mdb")"
+check "damaged: nothing new left behind" "" "$(ls "$T/bad" | grep -v '^\(data\|lock\)\.mdb$')"
+
+# ---- the migration ----------------------------------------------------------
+out=$($A migrate --data "$T/data" 2>&1); rc=$?
+check "migrate exit status" 0 $rc
+check "migrate summary (quiet in a pipe)" \
+    "$T/data: migrated to store format 2: 48 events in 3 matches, every chain verified; the format-1 files are in $T/data/format1" \
+    "$out"
+check "old files kept" "data.mdb lock.mdb" "$(ls "$T/data/format1" | tr '\n' ' ' | sed 's/ $//')"
+for m in T-2026-001 SKIM10-seed OPEN1; do
+    check "$m: replay --db after migration = before" "$(cat "$F/$m.json")" \
+        "$($A replay --db "$T/data" --match "$m" --json 2>&1)"
+done
+out=$($A migrate --data "$T/data" 2>&1); rc=$?
+check "second run: nothing to do" "0 $T/data: already store format 2; nothing to do" "$rc $out"
+
+# ---- the daemon on the migrated directory -----------------------------------
+bin/arbiterd --data "$T/data" --listen "unix:$T/s.sock" --log-level warn \
+    2>> "$T/d2.log" &
+D=$!
+i=0
+until [ -f "$T/data/tokens" ] && $A stats --server "unix:$T/s.sock" \
+          --token "$(token reader)" > /dev/null 2>&1; do
+    i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
+done
+export ARBITER_SERVER="unix:$T/s.sock"
+ARB=$(token arbiter)
+out=$($A move --token "$ARB" --match OPEN1 --cid c-1 place a 4♠ 2>&1)
+check "retried client id answered as a duplicate" 1 \
+    "$(printf '%s\n' "$out" | grep -c '^seq 1 hash .* (duplicate)$')"
+out=$($A move --token "$ARB" --match OPEN1 --cid c-2 place b 5♥ 2>&1)
+check "the next move appends at seq 2" 1 \
+    "$(printf '%s\n' "$out" | grep -c '^seq 2 hash ')"
+check "matches" "OPEN1 yahchain open 2
+SKIM10-seed chains open 35
+T-2026-001 yahchain closed 9" \
+    "$($A matches --token "$ARB" | awk '{ print $1, $2, $3, $4 }')"
+kill "$D"; wait "$D" 2>/dev/null; D=
+
+echo "migrate.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]

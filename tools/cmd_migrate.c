@@ -1,0 +1,324 @@
+/*
+ * arbiter migrate - rewrites a data directory of store format 1 in the
+ * current format (docs/STORE.md, "Migrating from format 1").
+ *
+ * DESIGN: the old files are never written.  Every event is appended, in
+ * the old commit order, to a fresh store beside them (DIR/migrate.new);
+ * the new store computes each hash from the bytes, and each must equal
+ * the hash format 1 recorded, so every chain is verified on the way.
+ * Each match's summary (last seq, head, closed) must agree too, and the
+ * new store is verified once more as a whole.  Only then are the old
+ * files moved into DIR/format1/ and the new ones into DIR; a failure
+ * anywhere before that leaves DIR as it was (and migrate.new to delete).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/codec.h"
+#include "core/err.h"
+#include "core/ledger/chain.h"
+#include "core/ledger/store.h"
+#include "core/ledger/store_v1.h"
+#include "tools/cli.h"
+
+#define BATCH 1024
+
+int cmd_migrate(int argc, char **argv);
+
+typedef struct mig {
+    arb_store_t   *st;
+    arb_append_t   ap[BATCH];
+    unsigned char  want[BATCH][ARB_HASH_LEN];
+    uint64_t       wantpos[BATCH];
+    arb_buf_t      hold;            /* the batch's bytes and strings */
+    size_t         off[BATCH][5];   /* match, game, bytes, cid, secret */
+    size_t         n;
+    uint64_t       done, total, matches;
+    int            progress;
+    arb_buf_t      why;
+} mig_t;
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter migrate --data DIR [--quiet]\n\n"
+        "Rewrites the store in DIR (arbiterd's data directory) from format\n"
+        "1 to the current format.  Every event is copied in commit order\n"
+        "and every hash chain is recomputed and checked against the stored\n"
+        "hashes; the old files are kept in DIR/format1/.  arbiterd must not\n"
+        "be running.  Progress goes to a terminal; --quiet (or a pipe)\n"
+        "prints only the summary.  Exit status: 0 migrated (or nothing to\n"
+        "do), 1 the old store does not verify (DIR is left as it was),\n"
+        "2 usage or I/O problem.\n");
+}
+
+static size_t
+hold(mig_t *g, const void *p, size_t n)
+{
+    size_t at = g->hold.len;
+
+    arb_buf_add(&g->hold, p, n);
+    arb_buf_putc(&g->hold, '\0');
+    return at;
+}
+
+static int
+flush(mig_t *g)
+{
+    size_t i;
+    int    rc;
+
+    if (g->n == 0)
+        return 0;
+    if (g->hold.oom) {
+        arb_buf_printf(&g->why, "out of memory");
+        return ARB_ENOMEM;
+    }
+    /* The buffer may have moved while the batch grew: point now. */
+    for (i = 0; i < g->n; i++) {
+        arb_append_t *a = &g->ap[i];
+        a->match_id = g->hold.data + g->off[i][0];
+        a->game = g->off[i][1] != SIZE_MAX ? g->hold.data + g->off[i][1]
+                                           : NULL;
+        a->bytes = g->hold.data + g->off[i][2];
+        a->client_id = g->off[i][3] != SIZE_MAX
+                       ? g->hold.data + g->off[i][3] : NULL;
+        a->secret = g->off[i][4] != SIZE_MAX ? g->hold.data + g->off[i][4]
+                                             : NULL;
+    }
+    rc = arb_store_append_batch(g->st, g->ap, g->n, &g->why);
+    if (rc != 0)
+        return rc;
+    for (i = 0; i < g->n; i++) {
+        if (memcmp(g->ap[i].hash, g->want[i], ARB_HASH_LEN) != 0) {
+            g->why.len = 0;
+            arb_buf_printf(&g->why, "match \"%s\": seq %llu: stored hash "
+                           "does not match the chain", g->ap[i].match_id,
+                           (unsigned long long)g->ap[i].seq);
+            return ARB_ECORRUPT;
+        }
+        if (g->ap[i].pos != g->wantpos[i]) {
+            g->why.len = 0;
+            arb_buf_printf(&g->why, "log position %llu became %llu",
+                           (unsigned long long)g->wantpos[i],
+                           (unsigned long long)g->ap[i].pos);
+            return ARB_ECORRUPT;
+        }
+    }
+    g->done += g->n;
+    g->n = 0;
+    g->hold.len = 0;
+    if (g->progress)
+        fprintf(stderr, "\rmigrate: %llu / %llu events",
+                (unsigned long long)g->done, (unsigned long long)g->total);
+    return 0;
+}
+
+static int
+on_event(void *ud, const arb_v1_event_t *e)
+{
+    mig_t        *g = ud;
+    arb_append_t *a = &g->ap[g->n];
+    arb_event_t   ev;
+    int           rc;
+
+    rc = arb_event_decode(&ev, e->bytes, e->len, &g->why);
+    if (rc != 0) {
+        arb_buf_printf(&g->why, " (match \"%s\" seq %llu)", e->match_id,
+                       (unsigned long long)e->seq);
+        return ARB_ECORRUPT;
+    }
+    memset(a, 0, sizeof(*a));
+    a->seq = e->seq;
+    a->time_ms = e->time_ms;
+    a->len = e->len;
+    a->closes = ev.kind == ARB_EV_CLOSE;
+    a->after_close = ev.kind == ARB_EV_CLAIM;
+    arb_event_clear(&ev);
+    g->off[g->n][0] = hold(g, e->match_id, strlen(e->match_id));
+    g->off[g->n][1] = e->seq == 0 ? hold(g, e->game, strlen(e->game))
+                                  : SIZE_MAX;
+    g->off[g->n][2] = hold(g, e->bytes, e->len);
+    g->off[g->n][3] = e->client_id != NULL
+                      ? hold(g, e->client_id, strlen(e->client_id))
+                      : SIZE_MAX;
+    g->off[g->n][4] = e->secret != NULL
+                      ? hold(g, e->secret, strlen(e->secret)) : SIZE_MAX;
+    memcpy(g->want[g->n], e->hash, ARB_HASH_LEN);
+    g->wantpos[g->n] = e->pos;
+    g->n++;
+    return g->n == BATCH ? flush(g) : 0;
+}
+
+static int
+on_match(void *ud, const arb_match_info_t *old)
+{
+    mig_t            *g = ud;
+    arb_match_info_t  m;
+    int               rc;
+
+    if (g->n > 0 && (rc = flush(g)) != 0)
+        return rc;
+    rc = arb_store_match(g->st, old->match_id, &m, &g->why);
+    if (rc != 0)
+        return rc;
+    if (m.last_seq != old->last_seq || m.closed != old->closed ||
+        memcmp(m.head, old->head, ARB_HASH_LEN) != 0 ||
+        strcmp(m.game, old->game) != 0) {
+        g->why.len = 0;
+        arb_buf_printf(&g->why, "match \"%s\": the summary record (last seq "
+                       "%llu%s) disagrees with its events",
+                       old->match_id, (unsigned long long)old->last_seq,
+                       old->closed ? ", closed" : "");
+        return ARB_ECORRUPT;
+    }
+    g->matches++;
+    return 0;
+}
+
+static int
+path_join(char *out, size_t cap, const char *dir, const char *name)
+{
+    int n = snprintf(out, cap, "%s/%s", dir, name);
+
+    return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+static int
+move(const char *from_dir, const char *to_dir, const char *name)
+{
+    char a[4096], b[4096];
+
+    if (path_join(a, sizeof(a), from_dir, name) != 0 ||
+        path_join(b, sizeof(b), to_dir, name) != 0)
+        return -1;
+    if (rename(a, b) != 0 && errno != ENOENT) {
+        fprintf(stderr, "arbiter migrate: rename %s to %s: %s\n", a, b,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void
+rm_new(const char *dir)
+{
+    static const char *const names[] = { "data.mdb", "lock.mdb",
+                                         "index.mdb", "index.mdb-lock" };
+    char   p[4096];
+    size_t i;
+
+    for (i = 0; i < 4; i++)
+        if (path_join(p, sizeof(p), dir, names[i]) == 0)
+            unlink(p);
+    rmdir(dir);
+}
+
+int
+cmd_migrate(int argc, char **argv)
+{
+    mig_t          *g = NULL;
+    arb_buf_t       why = ARB_BUF_INIT;
+    const char     *dir = NULL;
+    char            nd[4096], od[4096];
+    unsigned long   fmt;
+    int             i, rc, quiet = 0, status = 2, moving = 0;
+
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) {
+            dir = argv[++i];
+        } else if (strcmp(argv[i], "--quiet") == 0) {
+            quiet = 1;
+        } else {
+            fprintf(stderr, "arbiter migrate: unexpected '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (dir == NULL) {
+        usage(stderr);
+        return 2;
+    }
+    rc = arb_store_v1_format(dir, &fmt, &why);
+    if (rc != 0) {
+        fprintf(stderr, "arbiter migrate: %s\n", arb_buf_cstr(&why));
+        goto done;
+    }
+    if (fmt == ARB_STORE_FORMAT) {
+        printf("%s: already store format %d; nothing to do\n", dir,
+               ARB_STORE_FORMAT);
+        status = 0;
+        goto done;
+    }
+    if (fmt != 1) {
+        fprintf(stderr, "arbiter migrate: %s: store format %lu cannot be "
+                "migrated (this build migrates format 1)\n", dir, fmt);
+        goto done;
+    }
+    if (path_join(nd, sizeof(nd), dir, "migrate.new") != 0 ||
+        path_join(od, sizeof(od), dir, "format1") != 0) {
+        fprintf(stderr, "arbiter migrate: %s: path too long\n", dir);
+        goto done;
+    }
+    rm_new(nd);             /* what an interrupted run left */
+    g = calloc(1, sizeof(*g));
+    if (g == NULL) {
+        fprintf(stderr, "arbiter migrate: out of memory\n");
+        goto done;
+    }
+    g->progress = !quiet && isatty(2);
+    rc = arb_store_open(&g->st, nd, NULL, &g->why);
+    if (rc == 0)
+        rc = arb_store_v1_read(dir, &g->total, on_event, on_match, g,
+                               &g->why);
+    if (rc == 0)
+        rc = flush(g);
+    if (rc == 0)
+        rc = arb_store_verify(g->st, NULL, &g->why);
+    if (g->progress)
+        fputc('\n', stderr);
+    if (rc != 0) {
+        fprintf(stderr, "arbiter migrate: %s: %s; %s is unchanged\n", dir,
+                arb_buf_cstr(&g->why), dir);
+        status = rc == ARB_ECORRUPT ? 1 : 2;
+        goto done;
+    }
+    arb_store_close(g->st);
+    g->st = NULL;
+    moving = 1;             /* from here on, keep what is in nd */
+    if (mkdir(od, 0700) != 0) {
+        fprintf(stderr, "arbiter migrate: create %s: %s\n", od,
+                strerror(errno));
+        goto done;
+    }
+    if (move(dir, od, "data.mdb") != 0 || move(dir, od, "lock.mdb") != 0 ||
+        move(nd, dir, "data.mdb") != 0 || move(nd, dir, "lock.mdb") != 0 ||
+        move(nd, dir, "index.mdb") != 0 ||
+        move(nd, dir, "index.mdb-lock") != 0)
+        goto done;
+    rmdir(nd);
+    printf("%s: migrated to store format %d: %llu events in %llu matches, "
+           "every chain verified; the format-1 files are in %s\n", dir,
+           ARB_STORE_FORMAT, (unsigned long long)g->done,
+           (unsigned long long)g->matches, od);
+    status = 0;
+done:
+    if (g != NULL) {
+        arb_store_close(g->st);
+        if (status != 0 && !moving)
+            rm_new(nd);
+        arb_buf_free(&g->hold);
+        arb_buf_free(&g->why);
+        free(g);
+    }
+    arb_buf_free(&why);
+    return status;
+}
