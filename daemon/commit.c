@@ -96,7 +96,7 @@ ack(arb_server_t *srv, arb_pending_t *p)
                 msgpack_pack_false(&pk);
             else
                 msgpack_pack_true(&pk);
-            arb_conn_send(c, &b);
+            arb_conn_send_owed(c, &b);
         }
         if (c->inflight-- == srv->cfg.inq_max)
             arb_conn_resume(c);
