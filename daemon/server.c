@@ -8,6 +8,12 @@
  * rather than allowed to grow the daemon's memory.  Reading pauses while a
  * connection has inq_max appends awaiting commit, which is how backpressure
  * reaches a client that pipelines faster than the disk commits.
+ *
+ * A close that carries news (acks at shutdown, the `slow` push, a last error)
+ * goes through arb_conn_finish(): uv_close() would drop whatever is still
+ * queued, so the connection first drains, then half-closes and waits for the
+ * peer's EOF, which also keeps unread input from turning the close into a
+ * TCP reset that could destroy the last message on its way.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +25,9 @@
 #include "core/err.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf);
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 
 typedef struct wreq {
     uv_write_t  req;
@@ -43,6 +52,7 @@ conn_maybe_free(arb_conn_t *c)
 
     if (c->handles > 0 || c->refs > 0)
         return;
+    arb_sub_free_conn(c);
     arb_frame_reader_free(&c->rd);
     for (i = 0; i < c->nmatches; i++)
         free(c->matches[i]);
@@ -87,6 +97,58 @@ arb_conn_close(arb_conn_t *c)
 }
 
 static void
+on_linger_timeout(uv_timer_t *t)
+{
+    arb_conn_t *c = t->data;
+
+    if (c->closing)
+        return;
+    arb_log(ARB_LOG_INFO, "conn %llu: did not drain within %u ms (%zu bytes "
+            "unsent): closing", (unsigned long long)c->num,
+            (unsigned)ARB_LINGER_MS, c->outq);
+    arb_conn_close(c);
+}
+
+static void
+on_shutdown(uv_shutdown_t *req, int status)
+{
+    arb_conn_t *c = req->data;
+
+    /* Cancelled by a close already under way, or the peer is gone. */
+    if (status < 0 && !c->closing)
+        arb_conn_close(c);
+}
+
+/* Once nothing is queued and no ack is owed, sends FIN; the close follows
+ * the peer's EOF (on_read) or the linger timer. */
+static void
+conn_finish_step(arb_conn_t *c)
+{
+    if (c->closing || c->outq > 0 || c->inflight > 0 || c->shut.data != NULL)
+        return;
+    c->shut.data = c;
+    if (uv_shutdown(&c->shut, &c->h.stream, on_shutdown) != 0)
+        arb_conn_close(c);
+}
+
+void
+arb_conn_finish(arb_conn_t *c)
+{
+    if (c->closing || c->finishing)
+        return;
+    c->finishing = 1;
+    arb_sub_drop_conn(c);
+    uv_timer_stop(&c->auth_timer);
+    uv_timer_start(&c->auth_timer, on_linger_timeout, ARB_LINGER_MS, 0);
+    /* Read on (and discard) so that the peer's EOF is seen. */
+    if (!c->reading) {
+        uv_read_start(&c->h.stream, on_alloc, on_read);
+        c->reading = 1;
+    }
+    conn_finish_step(c);
+}
+
+static void
 on_write(uv_write_t *req, int status)
 {
     wreq_t     *w = (wreq_t *)req;
@@ -99,6 +161,8 @@ on_write(uv_write_t *req, int status)
         arb_log(ARB_LOG_DEBUG, "conn %llu: write: %s",
                 (unsigned long long)c->num, uv_strerror(status));
         arb_conn_close(c);
+    } else if (c->finishing) {
+        conn_finish_step(c);
     } else if (!c->closing) {
         arb_sub_pump_conn(c);
     }
@@ -114,7 +178,7 @@ arb_conn_send(arb_conn_t *c, arb_buf_t *b)
 }
 
 int
-arb_conn_send_last(arb_conn_t *c, arb_buf_t *b)
+arb_conn_send_owed(arb_conn_t *c, arb_buf_t *b)
 {
     return conn_send(c, b, 0);
 }
@@ -197,8 +261,8 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         arb_conn_close(c);
         return;
     }
-    if (nread == 0 || c->closing)
-        return;
+    if (nread == 0 || c->closing || c->finishing)
+        return;     /* a finishing connection discards what it reads */
     rc = arb_frame_reader_feed(&c->rd, buf->base, (size_t)nread);
     while (rc == 0 && !c->closing) {
         rc = arb_frame_reader_next(&c->rd, &frame, &len);
@@ -219,7 +283,7 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
                         "frame %s: the largest frame is %zu bytes",
                         rc == ARB_ETOOBIG ? "too large" : "length 0",
                         c->srv->cfg.frame_max);
-        arb_conn_close(c);
+        arb_conn_finish(c);
     }
 }
 
@@ -246,13 +310,13 @@ on_auth_timeout(uv_timer_t *t)
 {
     arb_conn_t *c = t->data;
 
-    if (c->authed || c->closing)
+    if (c->authed || c->closing || c->finishing)
         return;
     arb_log(ARB_LOG_INFO, "conn %llu: no auth within %u ms: disconnecting",
             (unsigned long long)c->num, c->srv->cfg.auth_timeout_ms);
     arb_reply_error(c, 0, "unauthenticated", NULL,
                     "authenticate within %u ms", c->srv->cfg.auth_timeout_ms);
-    arb_conn_close(c);
+    arb_conn_finish(c);
 }
 
 static void
@@ -376,12 +440,17 @@ on_listener_closed(uv_handle_t *h)
     free(h);
 }
 
-/* The last step of a clean stop: nothing is queued or committing. */
+/* The last step of a clean stop: nothing is queued or committing, so every
+ * ack is in a connection's output; each connection drains, then closes. */
 static void
 finish_stop(arb_server_t *srv)
 {
-    while (srv->conns != NULL)
-        arb_conn_close(srv->conns);
+    arb_conn_t *c, *next;
+
+    for (c = srv->conns; c != NULL; c = next) {
+        next = c->next;
+        arb_conn_finish(c);
+    }
     uv_close((uv_handle_t *)&srv->sig_term, NULL);
     uv_close((uv_handle_t *)&srv->sig_int, NULL);
     uv_close((uv_handle_t *)&srv->sig_hup, NULL);

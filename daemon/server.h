@@ -83,6 +83,7 @@ struct arb_sub {
     uint64_t     next;              /* next seq (match) or global position
                                        in the store's commit order (all) */
     int          is_live;           /* caught up: pushed on commit */
+    int          dead;              /* unlinked; freed with its conn */
     arb_sub_t   *next_in_match;     /* list in live->subs */
     arb_sub_t   *next_in_conn;
     arb_sub_t   *next_all;          /* list in srv->all_subs */
@@ -105,6 +106,8 @@ struct arb_conn {
     size_t              nmatches;
     char              **matches;    /* scorer's allowed matches */
     int                 closing;
+    int                 finishing;  /* flushing a last message, then closing */
+    uv_shutdown_t       shut;       /* the write side's FIN while finishing */
     int                 reading;
     int                 handles;    /* open uv handles (stream + timer) */
     size_t              refs;       /* pending acks holding this conn */
@@ -121,6 +124,9 @@ typedef struct arb_counters {
 } arb_counters_t;
 
 #define ARB_LIVE_BUCKETS 4096
+
+/* Longest a finishing connection may take to drain and close. */
+#define ARB_LINGER_MS 2000
 
 struct arb_server {
     uv_loop_t       *loop;
@@ -169,14 +175,24 @@ struct arb_server {
 /* server.c */
 int  arb_server_listen(arb_server_t *srv);
 void arb_server_stop(arb_server_t *srv);        /* SIGTERM path */
+/* Closes at once: queued output is dropped.  For a peer that is gone. */
 void arb_conn_close(arb_conn_t *c);
+/* Closes after the queued output (acks, a last error or `slow` push) has
+ * been written and every append of this connection awaiting commit has been
+ * acknowledged: reading stops mattering (input is discarded), subscriptions
+ * end, then the write side is shut down and the connection closes at the
+ * peer's EOF -- or after ARB_LINGER_MS whatever the peer does, so a peer
+ * that never reads cannot hold the daemon. */
+void arb_conn_finish(arb_conn_t *c);
 void arb_conn_unref(arb_conn_t *c);
 /* Frames and queues b's bytes (b must start with 4 reserved bytes); takes
  * ownership of b->data.  Returns 0 or -1 when the connection was closed. */
 int  arb_conn_send(arb_conn_t *c, arb_buf_t *b);
-/* The same without the outq_max check: for the one small error frame sent
- * just before a connection is cut off. */
-int  arb_conn_send_last(arb_conn_t *c, arb_buf_t *b);
+/* The same without the outq_max check, for output whose volume is bounded
+ * elsewhere: acks (at most inq_max appends of a connection await commit, so
+ * a client that pipelines and reads late is not cut off for the acks it is
+ * owed) and the one small last message before a connection finishes. */
+int  arb_conn_send_owed(arb_conn_t *c, arb_buf_t *b);
 void arb_conn_pause(arb_conn_t *c);
 void arb_conn_resume(arb_conn_t *c);
 
@@ -235,7 +251,11 @@ void arb_commit_free(arb_server_t *srv);
 void arb_sub_start(arb_conn_t *c, uint64_t req, arb_live_t *live,
                    int has_from, uint64_t from);
 void arb_sub_cancel(arb_conn_t *c, uint64_t id);
+/* Unlinks every subscription of c (they stay allocated, marked dead, so a
+ * list walk in progress stays valid); arb_sub_free_conn() frees them when
+ * the connection itself is freed. */
 void arb_sub_drop_conn(arb_conn_t *c);
+void arb_sub_free_conn(arb_conn_t *c);
 void arb_sub_committed(arb_server_t *srv, arb_pending_t *p);
 void arb_sub_pump_conn(arb_conn_t *c);
 

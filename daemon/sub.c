@@ -8,8 +8,11 @@
  * is committed (live->committed, srv->order_pos), which after_work_cb
  * advances before it pushes: catch-up never reads past it, and a live push
  * is sent only for the exact next seq/pos.  A subscriber whose unsent
- * output passes 3/4 of outq_max is cut off with an error push; writers are
- * never slowed and memory never grows for it.
+ * output passes 3/4 of outq_max (or that one push would take over it) is
+ * cut off with a `slow` push, delivered before the close; writers are never
+ * slowed and memory never grows for it.  A cut subscriber is unlinked at
+ * once but freed only with its connection, because the commit path may be
+ * walking the list it was on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,8 @@
 #include "core/mp.h"
 
 #define CHUNK 256
+
+static void cut_off(arb_sub_t *s);
 
 static void
 push_event(arb_sub_t *s, const char *match, uint64_t seq, int has_pos,
@@ -43,19 +48,24 @@ push_event(arb_sub_t *s, const char *match, uint64_t seq, int has_pos,
     arb_mp_pack_kv_int(&pk, "time", time_ms);
     arb_mp_pack_kv_bin(&pk, "hash", hash, ARB_HASH_LEN);
     arb_mp_pack_kv_bin(&pk, "event", bytes, len);
+    if (s->conn->outq + b.len > s->conn->srv->cfg.outq_max) {
+        arb_buf_free(&b);
+        cut_off(s);
+        return;
+    }
     arb_conn_send(s->conn, &b);
 }
 
-static int
-too_slow(arb_sub_t *s)
+/* Cuts a subscriber off: counted, logged, told why with a last `slow` push,
+ * and its connection finishes (the push is delivered before the close). */
+static void
+cut_off(arb_sub_t *s)
 {
     arb_conn_t *c = s->conn;
     arb_buf_t   b = ARB_BUF_INIT;
     msgpack_packer pk;
     static const char hdr[4] = { 0, 0, 0, 0 };
 
-    if (c->outq <= c->srv->cfg.outq_max / 4 * 3)
-        return 0;
     c->srv->n.subs_cut++;
     arb_log(ARB_LOG_WARN, "conn %llu (%s): subscriber %llu cannot keep up "
             "(%zu bytes unsent): cut off", (unsigned long long)c->num,
@@ -71,9 +81,34 @@ too_slow(arb_sub_t *s)
     arb_mp_pack_kv_str(&pk, "code", "slow");
     arb_mp_pack_kv_str(&pk, "message", "subscriber cannot keep up: cut off; "
                     "resubscribe from the next seq you need");
-    arb_conn_send_last(c, &b);
-    arb_conn_close(c);
+    arb_conn_send_owed(c, &b);
+    arb_conn_finish(c);
+}
+
+static int
+too_slow(arb_sub_t *s)
+{
+    if (s->conn->outq <= s->conn->srv->cfg.outq_max / 4 * 3)
+        return 0;
+    cut_off(s);
     return 1;
+}
+
+/* True once the subscriber's connection is going away: its subs are
+ * unlinked but stay allocated until the connection is freed, so a caller
+ * walking a list may still look at them. */
+static int
+gone(const arb_sub_t *s)
+{
+    return s->dead || s->conn->closing || s->conn->finishing;
+}
+
+/* Catch-up stops mid-chunk at half of outq_max (the write callback pumps
+ * again), so history alone never pushes a connection over its cap. */
+static int
+paused(const arb_sub_t *s)
+{
+    return gone(s) || s->conn->outq > s->conn->srv->cfg.outq_max / 2;
 }
 
 typedef struct pump_ctx {
@@ -90,7 +125,7 @@ on_match_event(void *ud, uint64_t seq, int64_t time_ms,
     push_event(x->s, x->s->live->id, seq, 0, 0, time_ms, hash, bytes, len);
     x->s->next = seq + 1;
     x->n++;
-    return x->s->conn->closing ? 1 : 0;
+    return paused(x->s);
 }
 
 static int
@@ -103,7 +138,7 @@ on_order_event(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
     push_event(x->s, match_id, seq, 1, pos, time_ms, hash, bytes, len);
     x->s->next = pos + 1;
     x->n++;
-    return x->s->conn->closing ? 1 : 0;
+    return paused(x->s);
 }
 
 /* Sends history until the subscriber is caught up or its output is half
@@ -116,7 +151,7 @@ pump(arb_sub_t *s)
     uint64_t      last, to;
     int           rc;
 
-    while (!s->is_live && !s->conn->closing) {
+    while (!s->is_live && !gone(s)) {
         /* A match whose open is still committing has no history yet. */
         if (s->kind == ARB_SUB_MATCH && !s->live->exists) {
             s->is_live = 1;
@@ -138,7 +173,7 @@ pump(arb_sub_t *s)
         else
             rc = arb_store_events(srv->store, s->live->id, s->next, to,
                                   on_match_event, &x, NULL);
-        if ((rc != 0 && rc != 1) || (x.n == 0 && !s->conn->closing)) {
+        if ((rc != 0 && rc != 1) || (x.n == 0 && !gone(s))) {
             arb_log(ARB_LOG_ERROR, "subscriber %llu: catch-up read failed "
                     "at %llu: %s", (unsigned long long)s->id,
                     (unsigned long long)s->next, arb_strerror(rc));
@@ -153,7 +188,7 @@ arb_sub_pump_conn(arb_conn_t *c)
 {
     arb_sub_t *s;
 
-    for (s = c->subs; s != NULL && !c->closing; s = s->next_in_conn)
+    for (s = c->subs; s != NULL && !gone(s); s = s->next_in_conn)
         if (!s->is_live)
             pump(s);
 }
@@ -224,7 +259,8 @@ arb_sub_cancel(arb_conn_t *c, uint64_t id)
         if ((*pp)->id == id) {
             s = *pp;
             *pp = s->next_in_conn;
-            unlink_sub(c->srv, s);
+            if (!s->dead)
+                unlink_sub(c->srv, s);
             free(s);
             return;
         }
@@ -235,9 +271,21 @@ arb_sub_drop_conn(arb_conn_t *c)
 {
     arb_sub_t *s;
 
+    for (s = c->subs; s != NULL; s = s->next_in_conn)
+        if (!s->dead) {
+            unlink_sub(c->srv, s);
+            s->dead = 1;
+        }
+}
+
+void
+arb_sub_free_conn(arb_conn_t *c)
+{
+    arb_sub_t *s;
+
+    arb_sub_drop_conn(c);
     while ((s = c->subs) != NULL) {
         c->subs = s->next_in_conn;
-        unlink_sub(c->srv, s);
         free(s);
     }
 }
@@ -249,6 +297,8 @@ arb_sub_committed(arb_server_t *srv, arb_pending_t *p)
 
     for (s = p->live->subs; s != NULL; s = n) {
         n = s->next_in_match;
+        if (gone(s))
+            continue;
         if (!s->is_live) {
             pump(s);
             continue;
@@ -261,6 +311,8 @@ arb_sub_committed(arb_server_t *srv, arb_pending_t *p)
     }
     for (s = srv->all_subs; s != NULL; s = n) {
         n = s->next_all;
+        if (gone(s))
+            continue;
         if (!s->is_live) {
             pump(s);
             continue;

@@ -1053,6 +1053,144 @@ test_slow_subscriber(void)
     arb_buf_free(&why);
 }
 
+/* A subscriber whose socket is already full when it is cut off still gets
+ * its "slow" push, after everything queued before it, then the end of the
+ * connection -- the close drains instead of dropping the queue -- and the
+ * cut is counted in stats. */
+static void
+test_slow_push_delivered(void)
+{
+    arb_client_t    *w = connect_as(TOK_ARBITER), *s = connect_as(TOK_READER);
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT;
+    char             text[3501], code[32];
+    uint64_t         cut0, cut = 0;
+    int              i, slow = 0, events = 0, after_slow = 0;
+
+    msgpack_unpacked_init(&res);
+    CHECK(w && s);
+    if (!w || !s)
+        return;
+    memset(text, 'y', sizeof(text) - 1);
+    text[sizeof(text) - 1] = '\0';
+    CHECK_INT(call(w, &res, "stats", ""), 0);
+    cut = cut0 = arb_client_uint(&res, "subscribers_cut");
+    CHECK_INT(open_match(w, "slow-2", "3"), 0);
+    CHECK_INT(call(s, &res, "subscribe", "s", "match", "slow-2"), 0);
+    /* One note at a time: each push reaches the subscriber's socket before
+     * the next, so the kernel's buffer fills first and only then does the
+     * daemon's own queue grow to the cut. */
+    for (i = 0; i < 2000 && cut == cut0; i++) {
+        CHECK_INT(call(w, &res, "append", "sss", "match", "slow-2", "kind",
+                       "note", "text", text), 0);
+        CHECK_INT(call(w, &res, "stats", ""), 0);
+        cut = arb_client_uint(&res, "subscribers_cut");
+    }
+    CHECK_INT(cut, cut0 + 1);
+    if (cut != cut0 + 1)
+        return;         /* it would wait for an end that never comes */
+    for (;;) {
+        if (arb_client_read(s, &res, &why) != 0)
+            break;
+        if (arb_client_get(&res, "push") == NULL)
+            continue;
+        if (strcmp(arb_client_error_code(&res, code, sizeof(code)),
+                   "slow") == 0)
+            slow++;
+        else if (slow)
+            after_slow++;
+        else
+            events++;
+    }
+    CHECK_INT(slow, 1);
+    CHECK_INT(after_slow, 0);
+    CHECK(events > 10);
+    CHECK(daemon_serves());
+    arb_client_close(w);
+    arb_client_close(s);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+}
+
+/* SIGTERM while a client has pipelined 3,000 appends and read nothing: more
+ * acks than a socket buffer holds wait in the daemon's queue (and more than
+ * outq_max, which acks are not subject to).  Every append the daemon
+ * committed is acknowledged before its connection closes. */
+static void
+test_sigterm_acks(void)
+{
+    arb_client_t    *w = connect_as(TOK_ARBITER);
+    msgpack_unpacked res;
+    msgpack_packer  *pk;
+    arb_buf_t        why = ARB_BUF_INIT;
+    char             cid[32];
+    uint64_t         committed, max_acked = 0;
+    int              i, acks = 0, other = 0, status;
+    const int        n = 3000;
+
+    msgpack_unpacked_init(&res);
+    CHECK(w != NULL);
+    if (w == NULL)
+        return;
+    CHECK_INT(open_match(w, "term-1", "3"), 0);
+    for (i = 0; i < n; i++) {
+        snprintf(cid, sizeof(cid), "t-%d", i);
+        arb_client_begin(w, &pk, "append", 4);
+        arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "term-1");
+        arb_mp_pack_cstr(pk, "kind"); arb_mp_pack_cstr(pk, "note");
+        arb_mp_pack_cstr(pk, "text"); arb_mp_pack_cstr(pk, "pipelined");
+        arb_mp_pack_cstr(pk, "cid"); arb_mp_pack_cstr(pk, cid);
+        arb_client_send(w, &why);
+    }
+    usleep(10000);
+    kill(daemon_pid, SIGTERM);
+    for (;;) {
+        const msgpack_object *ok;
+        if (arb_client_read(w, &res, &why) != 0)
+            break;
+        ok = arb_client_get(&res, "ok");
+        if (ok != NULL && ok->type == MSGPACK_OBJECT_BOOLEAN
+            && ok->via.boolean) {
+            uint64_t seq = arb_client_uint(&res, "seq");
+            acks++;
+            CHECK_INT(seq, max_acked + 1);      /* acks in request order */
+            max_acked = seq;
+        } else {
+            other++;
+        }
+    }
+    status = stop_daemon(0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    arb_client_close(w);
+    start_daemon();
+    w = connect_as(TOK_READER);
+    CHECK(w != NULL);
+    if (w == NULL)
+        return;
+    CHECK_INT(call(w, &res, "state", "s", "match", "term-1"), 0);
+    {
+        const msgpack_object *js = arb_client_get(&res, "json");
+        char                  text[4096];
+        const char           *at;
+        committed = 0;
+        if (js != NULL && js->type == MSGPACK_OBJECT_STR) {
+            snprintf(text, sizeof(text), "%.*s", (int)js->via.str.size,
+                     js->via.str.ptr);
+            at = strstr(text, "\"digest\":");
+            at = at != NULL ? strstr(at, ",\"seq\":") : NULL;
+            if (at != NULL)
+                committed = strtoull(at + 7, NULL, 10);
+        }
+    }
+    /* seq 0 is the open; every committed note was acknowledged */
+    CHECK_INT(acks, committed);
+    CHECK_INT(max_acked, committed);
+    CHECK(acks > 0);
+    arb_client_close(w);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+}
+
 /* SIGHUP re-reads the tokens: a new token works at once, a removed one no
  * longer authenticates, connections already in keep their role. */
 static void
@@ -1248,6 +1386,8 @@ main(void)
     test_subscribe();
     test_hostile();
     test_slow_subscriber();
+    test_slow_push_delivered();
+    test_sigterm_acks();
     test_restart();
     test_dealt();
     test_sighup();
