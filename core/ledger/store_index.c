@@ -153,6 +153,11 @@ ix_env_open(arb_store_t *s, int *usable, arb_buf_t *why)
     if (mrc != 0) {
         mdb_env_close(s->ix.env);
         s->ix.env = NULL;
+        /* An I/O error is the disk failing, not a bad index: the store
+         * does not open (and does not try again) rather than rebuild on
+         * a disk that just failed a call. */
+        if (mrc == EIO || mrc == ENOSPC || mrc == EACCES)
+            return arb__mdb_fail(why, mrc, "open the index");
         return 0;                   /* rebuilt (or ignored read-only) */
     }
     rc = arb__txn_begin(&s->ix, s->read_only ? MDB_RDONLY : 0, &itxn, why);
