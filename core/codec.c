@@ -69,6 +69,14 @@ has_target(int kind)
     return kind_fields[kind][KF_TARGET] != F_NO;
 }
 
+int
+arb_event_takes_target(int kind)
+{
+    return kind > 0 && kind < (int)(sizeof(kind_fields)
+                                    / sizeof(kind_fields[0]))
+           && has_target(kind);
+}
+
 static int
 hash_is_zero(const unsigned char *h)
 {

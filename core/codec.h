@@ -57,4 +57,7 @@ int arb_event_decode(arb_event_t *ev, const char *buf, size_t len,
 int arb_deal_decode(arb_deal_t *d, const msgpack_object *o, arb_buf_t *why,
                     const char *path);
 
+/* 1 when events of `kind` carry a target (an earlier seq they rule on). */
+int arb_event_takes_target(int kind);
+
 #endif

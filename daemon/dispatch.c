@@ -56,7 +56,7 @@ op_auth(arb_request_t *r)
 
     if (arb_request_fields(r, auth_fields, AU_N, f) != 0) {
         arb_req_clear(f, AU_N);
-        arb_conn_close(c);
+        arb_conn_finish(c);
         return;
     }
     t = arb_config_auth(&c->srv->cfg, f[AU_TOKEN].str,
@@ -65,7 +65,7 @@ op_auth(arb_request_t *r)
     if (t == NULL) {
         arb_log(ARB_LOG_WARN, "conn %llu: bad token", (unsigned long long)c->num);
         arb_reply_error(c, r->id, "unauthenticated", NULL, "unknown token");
-        arb_conn_close(c);
+        arb_conn_finish(c);
         return;
     }
     c->authed = 1;
@@ -76,6 +76,15 @@ op_auth(arb_request_t *r)
     for (i = 0; c->matches != NULL && i < t->nmatches; i++)
         if ((c->matches[i] = strdup(t->matches[i])) != NULL)
             c->nmatches++;
+    if (c->nmatches != t->nmatches) {
+        /* Fail closed: a scorer's list cut short by a failed copy would
+         * read as "every match". */
+        c->authed = 0;
+        c->role = 0;
+        arb_reply_error(c, r->id, "internal", NULL, "out of memory");
+        arb_conn_finish(c);
+        return;
+    }
     uv_timer_stop(&c->auth_timer);
     arb_log(ARB_LOG_INFO, "conn %llu: %s as %s", (unsigned long long)c->num,
             c->identity, arb_role_name(c->role));
@@ -138,7 +147,7 @@ arb_dispatch(arb_conn_t *c, const char *frame, size_t len)
         arb_reply_error(c, 0, arb_reply_code(rc), NULL, "%s",
                         arb_buf_cstr(&r.why));
         if (!c->authed)
-            arb_conn_close(c);
+            arb_conn_finish(c);
         goto done;
     }
     r.map = &res.data;
@@ -164,7 +173,7 @@ arb_dispatch(arb_conn_t *c, const char *frame, size_t len)
         } else {
             arb_reply_error(c, r.id, "unauthenticated", NULL, "authenticate "
                             "first: {\"op\":\"auth\",\"token\":...}");
-            arb_conn_close(c);
+            arb_conn_finish(c);
         }
         goto done;
     }
@@ -188,6 +197,10 @@ arb_dispatch(arb_conn_t *c, const char *frame, size_t len)
     }
     ops[i].fn(&r);
 done:
+    /* Before auth, anything but a good auth ends the connection (after
+     * its answer is delivered): no second try on the same connection. */
+    if (!c->authed && !c->closing)
+        arb_conn_finish(c);
     arb_req_clear(en, EN_N);
     arb_req_clear(f, OP_N);
     arb_buf_free(&r.why);

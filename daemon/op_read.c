@@ -45,7 +45,7 @@ arb_op_state(arb_request_t *r)
     if (arb_request_fields(r, state_fields, ST_N, f) != 0)
         goto done;
     match = f[ST_MATCH].str;
-    at = f[ST_AT].present ? f[ST_AT].u : UINT64_MAX;
+    at = f[ST_AT].u;
     rc = arb_store_match(c->srv->store, match, &info, &r->why);
     if (rc != 0) {
         arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "no match '%s'",
@@ -56,13 +56,14 @@ arb_op_state(arb_request_t *r)
     upto = info.last_seq;
     if (arb_live_get(c->srv, match, &l, NULL) == 0 && l->committed < upto)
         upto = l->committed;
-    if (at != UINT64_MAX && at > upto) {
+    if (f[ST_AT].present && at > upto) {
         arb_reply_error(c, r->id, "not_found", NULL, "match '%s' has events "
                         "0..%llu, not %llu", match, (unsigned long long)upto,
                         (unsigned long long)at);
         goto done;
     }
-    rc = arb_live_replay(c->srv, match, at < upto ? at : upto, &m, &r->why);
+    rc = arb_live_replay(c->srv, match, f[ST_AT].present ? at : upto, &m,
+                         &r->why);
     if (rc == 0)
         rc = arb_report_json(&json, m);
     if (rc != 0) {
@@ -89,7 +90,7 @@ static const arb_req_field_t events_fields[EV_N] = {
     [EV_MATCH] = { "match", ARB_REQ_STR,  ARB_REQ_REQUIRED, 0, 0 },
     [EV_FROM]  = { "from",  ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
     [EV_TO]    = { "to",    ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
-    [EV_LIMIT] = { "limit", ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
+    [EV_LIMIT] = { "limit", ARB_REQ_UINT, ARB_REQ_OPTIONAL, 1, 10000 },
     [EV_SINCE] = { "since", ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
     [EV_KINDS] = { "kinds", ARB_REQ_STRV, ARB_REQ_OPTIONAL, 0,
                    ARB_EV_KIND_MAX },
@@ -171,8 +172,6 @@ arb_op_events(arb_request_t *r)
         }
         x.kinds |= 1 << k;
     }
-    if (limit == 0 || limit > 10000)
-        limit = limit ? 10000 : 1;
     rc = arb_store_match(c->srv->store, match, &info, NULL);
     if (rc != 0) {
         arb_reply_error(c, r->id, "not_found", NULL, "no match '%s'", match);
@@ -218,7 +217,7 @@ static const arb_req_field_t matches_fields[MA_N] = {
     [MA_GAME]   = { "game",   ARB_REQ_STR,  ARB_REQ_OPTIONAL, 0, 0 },
     [MA_STATUS] = { "status", ARB_REQ_STR,  ARB_REQ_OPTIONAL, 0, 0 },
     [MA_AFTER]  = { "after",  ARB_REQ_STR,  ARB_REQ_OPTIONAL, 0, 0 },
-    [MA_LIMIT]  = { "limit",  ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
+    [MA_LIMIT]  = { "limit",  ARB_REQ_UINT, ARB_REQ_OPTIONAL, 1, 10000 },
 };
 
 typedef struct list_ctx {
@@ -284,8 +283,7 @@ arb_op_matches(arb_request_t *r)
     x.after = f[MA_AFTER].str;
     x.last[0] = '\0';
     x.n = 0;
-    x.limit = !f[MA_LIMIT].present ? 10000 : f[MA_LIMIT].u ? f[MA_LIMIT].u
-                                                            : 1;
+    x.limit = f[MA_LIMIT].present ? f[MA_LIMIT].u : 10000;
     rc = arb_store_matches(r->c->srv->store, on_match, &x, &r->why);
     if (rc != 0 && rc != 1) {
         arb_reply_error(r->c, r->id, arb_reply_code(rc), NULL, "%s",

@@ -173,16 +173,17 @@ on_one(void *ud, uint64_t seq, int64_t t,
 }
 
 static void
-reply_dup(arb_request_t *r, const char *match, uint64_t seq,
+reply_dup(arb_request_t *r, const char *match, uint64_t seq, uint64_t pos,
           const unsigned char *h)
 {
     arb_buf_t      b = ARB_BUF_INIT;
     msgpack_packer pk;
 
-    arb_reply_begin(&b, &pk, r->id, 4);
+    arb_reply_begin(&b, &pk, r->id, 5);
     arb_mp_pack_kv_str(&pk, "match", match);
     arb_mp_pack_kv_uint(&pk, "seq", seq);
     arb_mp_pack_kv_bin(&pk, "hash", h, ARB_HASH_LEN);
+    arb_mp_pack_kv_uint(&pk, "pos", pos);
     arb_mp_pack_kv_bool(&pk, "dup", 1);
     arb_conn_send(r->c, &b);
 }
@@ -195,7 +196,7 @@ check_idem(arb_request_t *r, arb_live_t *l, const char *cid,
 {
     arb_pending_t *p;
     one_ev_t       x;
-    uint64_t       seq;
+    uint64_t       seq, pos = 0;
     int            rc;
 
     p = arb_commit_find_cid(l, cid);
@@ -212,7 +213,8 @@ check_idem(arb_request_t *r, arb_live_t *l, const char *cid,
             arb_reply_error(r->c, r->id, "internal", NULL, "out of memory");
         return 1;
     }
-    rc = arb_store_idem(r->c->srv->store, l->id, cid, &seq, x.hash, NULL);
+    rc = arb_store_idem_at(r->c->srv->store, l->id, cid, &seq, &pos, x.hash,
+                           NULL);
     if (rc == ARB_ENOTFOUND)
         return 0;
     if (rc != 0) {
@@ -227,7 +229,7 @@ check_idem(arb_request_t *r, arb_live_t *l, const char *cid,
                         "client event id '%s' already names a different "
                         "event (seq %llu)", cid, (unsigned long long)seq);
     else
-        reply_dup(r, l->id, seq, x.hash);
+        reply_dup(r, l->id, seq, pos, x.hash);
     arb_event_clear(&x.ev);
     return 1;
 }
@@ -293,6 +295,12 @@ arb_op_append(arb_request_t *r)
         arb_reply_error(c, r->id, "proto", NULL, "kind '%s' does not exist: "
                         "move, note, close, void, amend, stands or claim",
                         kind);
+        goto done;
+    }
+    /* Absent is not 0: a target on a kind without one is refused. */
+    if (f[AP_TARGET].present && !arb_event_takes_target(k)) {
+        arb_reply_error(c, r->id, "proto", NULL, "target: a %s has no "
+                        "target", kind);
         goto done;
     }
     /* The event takes the decoded strings. */

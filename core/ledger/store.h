@@ -167,6 +167,10 @@ int  arb_store_matches(arb_store_t *s, arb_store_match_cb cb, void *ud,
 int  arb_store_idem(arb_store_t *s, const char *match_id,
                     const char *client_id, uint64_t *seq,
                     unsigned char hash[ARB_HASH_LEN], arb_buf_t *why);
+/* The same, with the event's global position too (pos may be NULL). */
+int  arb_store_idem_at(arb_store_t *s, const char *match_id,
+                       const char *client_id, uint64_t *seq, uint64_t *pos,
+                       unsigned char hash[ARB_HASH_LEN], arb_buf_t *why);
 
 typedef struct arb_store_stats {
     uint64_t matches;       /* records in "matches" */

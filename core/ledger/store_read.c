@@ -420,6 +420,14 @@ arb_store_idem(arb_store_t *s, const char *match_id, const char *client_id,
                uint64_t *seq, unsigned char hash[ARB_HASH_LEN],
                arb_buf_t *why)
 {
+    return arb_store_idem_at(s, match_id, client_id, seq, NULL, hash, why);
+}
+
+int
+arb_store_idem_at(arb_store_t *s, const char *match_id,
+                  const char *client_id, uint64_t *seq, uint64_t *at_pos,
+                  unsigned char hash[ARB_HASH_LEN], arb_buf_t *why)
+{
     MDB_txn       *itxn = NULL, *ltxn = NULL;
     MDB_val        k, d;
     arb__tidem_t  *x;
@@ -494,6 +502,8 @@ arb_store_idem(arb_store_t *s, const char *match_id, const char *client_id,
         goto fail;
     if (seq != NULL)
         *seq = q;
+    if (at_pos != NULL)
+        *at_pos = pos;
     if (hash != NULL)
         memcpy(hash, r.hash, ARB_HASH_LEN);
 fail:

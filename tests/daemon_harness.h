@@ -1,0 +1,193 @@
+/*
+ * daemon_harness.h - the real arbiterd on a temp data dir and a Unix socket,
+ * for tests that speak the protocol to it.
+ *
+ * Include once per test program (the functions are static).  Call
+ * harness_init() with the config lines the test needs beyond the defaults,
+ * then harness_start(); harness_done() removes the directory when the test
+ * passed and keeps the daemon log otherwise.  Tokens: HARNESS_ARBITER,
+ * HARNESS_SCORER (every match), HARNESS_LIMITED (scorer of match "only-A"),
+ * HARNESS_READER.
+ */
+#ifndef ARB_TESTS_DAEMON_HARNESS_H
+#define ARB_TESTS_DAEMON_HARNESS_H
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/mp.h"
+#include "proto/client.h"
+
+#define HARNESS_ARBITER "harness-arbiter-token-0123"
+#define HARNESS_SCORER  "harness-scorer-token-0123"
+#define HARNESS_LIMITED "harness-limited-token-0123"
+#define HARNESS_READER  "harness-reader-token-0123"
+
+static char  harness_dir[256], harness_sock[300], harness_conf[300];
+static pid_t harness_pid = -1;
+
+static void
+harness_on_alarm(int sig)
+{
+    (void)sig;
+    if (harness_pid > 0)
+        kill(harness_pid, SIGKILL);
+    fprintf(stderr, "timed out; daemon log in %s\n", harness_dir);
+    _exit(1);
+}
+
+/* Makes the directory and the config; `extra` is appended to it (may be
+ * NULL).  The whole program is killed after `timeout_s` seconds.  0 or -1. */
+static int
+harness_init(const char *extra, unsigned timeout_s)
+{
+    FILE *f;
+    char  tp[320];
+
+    signal(SIGALRM, harness_on_alarm);
+    alarm(timeout_s);
+    if (access("bin/arbiterd", X_OK) != 0) {
+        fprintf(stderr, "bin/arbiterd missing: build it first\n");
+        return -1;
+    }
+    snprintf(harness_dir, sizeof(harness_dir), "/tmp/arbiter-test-XXXXXX");
+    if (mkdtemp(harness_dir) == NULL)
+        return -1;
+    snprintf(harness_sock, sizeof(harness_sock), "%s/s.sock", harness_dir);
+    snprintf(harness_conf, sizeof(harness_conf), "%s/arbiterd.conf",
+             harness_dir);
+    snprintf(tp, sizeof(tp), "%s/tokens", harness_dir);
+    if ((f = fopen(tp, "w")) == NULL)
+        return -1;
+    fclose(f);
+    if ((f = fopen(harness_conf, "w")) == NULL)
+        return -1;
+    fprintf(f, "data = %s/data\nlisten = unix:%s\nauth_timeout_ms = 300\n"
+               "log_level = debug\ntokens_file = %s\n"
+               "token = %s arbiter chief\n"
+               "token = %s scorer table-1\n"
+               "token = %s scorer table-2 only-A\n"
+               "token = %s reader press\n%s\n", harness_dir, harness_sock, tp,
+            HARNESS_ARBITER, HARNESS_SCORER, HARNESS_LIMITED, HARNESS_READER,
+            extra != NULL ? extra : "");
+    fclose(f);
+    return 0;
+}
+
+static void
+harness_start(void)
+{
+    struct stat st;
+    int         i;
+
+    unlink(harness_sock);
+    harness_pid = fork();
+    if (harness_pid == 0) {
+        char logp[320];
+        snprintf(logp, sizeof(logp), "%s/daemon.log", harness_dir);
+        if (freopen(logp, "a", stderr) == NULL
+            || freopen("/dev/null", "w", stdout) == NULL)
+            _exit(127);
+        execl("bin/arbiterd", "arbiterd", "--config", harness_conf,
+              (char *)NULL);
+        _exit(127);
+    }
+    for (i = 0; i < 500; i++) {
+        if (stat(harness_sock, &st) == 0)
+            return;
+        usleep(10000);
+    }
+    fprintf(stderr, "daemon did not start\n");
+}
+
+/* Sends sig (0: none, the daemon is already stopping) and waits; returns
+ * the wait status. */
+static int
+harness_stop(int sig)
+{
+    int status = 0;
+
+    if (harness_pid > 0) {
+        if (sig != 0)
+            kill(harness_pid, sig);
+        waitpid(harness_pid, &status, 0);
+        harness_pid = -1;
+    }
+    return status;
+}
+
+/* Connected and, unless token is NULL, authenticated; NULL on failure.
+ * Reads give up after 3 s, so a request the daemon never answers fails the
+ * test instead of hanging it. */
+static arb_client_t *
+harness_connect(const char *token)
+{
+    arb_client_t *cl = NULL;
+    arb_buf_t     why = ARB_BUF_INIT;
+
+    struct timeval tv = { 3, 0 };
+
+    if (arb_client_connect(&cl, harness_sock, &why) == 0)
+        setsockopt(arb_client_fd(cl), SOL_SOCKET, SO_RCVTIMEO, &tv,
+                   sizeof(tv));
+    if (cl == NULL
+        || (token != NULL && arb_client_auth(cl, token, &why) != 0)) {
+        fprintf(stderr, "connect: %s\n", arb_buf_cstr(&why));
+        arb_client_close(cl);
+        cl = NULL;
+    }
+    arb_buf_free(&why);
+    return cl;
+}
+
+/* Writes one frame holding the msgpack bytes b (any content: the test
+ * builds the map itself, so it can send what a client must not). */
+static int
+harness_send_raw(arb_client_t *cl, const arb_buf_t *b)
+{
+    unsigned char hdr[4];
+    size_t        off = 0;
+    ssize_t       w;
+    int           fd = arb_client_fd(cl);
+
+    hdr[0] = (unsigned char)(b->len >> 24);
+    hdr[1] = (unsigned char)(b->len >> 16);
+    hdr[2] = (unsigned char)(b->len >> 8);
+    hdr[3] = (unsigned char)b->len;
+    if (write(fd, hdr, 4) != 4)
+        return -1;
+    while (off < b->len) {
+        w = write(fd, b->data + off, b->len - off);
+        if (w <= 0)
+            return -1;
+        off += (size_t)w;
+    }
+    return 0;
+}
+
+/* Removes the directory if everything passed; returns `failed`. */
+static int
+harness_done(int failed)
+{
+    char cmd[300];
+
+    harness_stop(SIGTERM);
+    if (failed == 0) {
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", harness_dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "could not remove %s\n", harness_dir);
+    } else {
+        fprintf(stderr, "daemon log kept in %s/daemon.log\n", harness_dir);
+    }
+    return failed;
+}
+
+#endif

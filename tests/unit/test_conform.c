@@ -1,0 +1,353 @@
+/*
+ * Protocol conformance as an outside client would check it from
+ * proto/PROTOCOL.md alone: every request gets exactly one answer, absent is
+ * never confused with a value, every limit is answered with `too_big`, an
+ * unauthenticated connection that sends a bad first request is closed, and
+ * duplicate acks carry the documented fields.
+ */
+#include <stdint.h>
+
+#include "core/err.h"
+#include "tests/daemon_harness.h"
+#include "tests/test.h"
+
+static msgpack_unpacked res;
+
+/* Values for the raw request builder. */
+enum { V_NONE, V_NIL, V_UINT, V_STR };
+
+typedef struct kv {
+    const char *k;
+    int         type;
+    uint64_t    u;
+    const char *s;
+} kv_t;
+
+/* Sends {kv...} as one frame and reads frames until the one with id `id`
+ * (pushes skipped) or the end.  Returns 0 with *res holding it, -1 at EOF. */
+static int
+raw_call(arb_client_t *cl, const kv_t *kv, size_t n, uint64_t id)
+{
+    arb_buf_t      b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    msgpack_packer pk;
+    size_t         i, m = 0;
+    int            rc = -1;
+
+    for (i = 0; i < n; i++)
+        m += kv[i].type != V_NONE;
+    arb_mp_packer_init(&pk, &b);
+    msgpack_pack_map(&pk, m);
+    for (i = 0; i < n; i++) {
+        if (kv[i].type == V_NONE)
+            continue;
+        arb_mp_pack_cstr(&pk, kv[i].k);
+        if (kv[i].type == V_NIL)
+            msgpack_pack_nil(&pk);
+        else if (kv[i].type == V_UINT)
+            msgpack_pack_uint64(&pk, kv[i].u);
+        else
+            arb_mp_pack_cstr(&pk, kv[i].s);
+    }
+    if (harness_send_raw(cl, &b) == 0) {
+        for (;;) {
+            const msgpack_object *o;
+            if (arb_client_read(cl, &res, &why) != 0)
+                break;
+            o = arb_client_get(&res, "id");
+            if (o != NULL && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+                && o->via.u64 == id) {
+                rc = 0;
+                break;
+            }
+            if (o != NULL && id == 0) {
+                rc = 0;
+                break;
+            }
+        }
+    }
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+    return rc;
+}
+
+static const char *
+code_of(void)
+{
+    static char code[64];
+
+    return arb_client_error_code(&res, code, sizeof(code));
+}
+
+static int
+serves(arb_client_t *cl)
+{
+    arb_buf_t       why = ARB_BUF_INIT;
+    msgpack_packer *pk;
+    int             ok;
+
+    arb_client_begin(cl, &pk, "ping", 0);
+    ok = arb_client_call(cl, &res, &why) == 0;
+    arb_buf_free(&why);
+    return ok;
+}
+
+/* Every version but 1, and a missing or nil one, is answered once. */
+static void
+test_version(void)
+{
+    arb_client_t *cl = harness_connect(HARNESS_READER);
+    struct {
+        int         type;
+        uint64_t    u;
+        const char *code;
+    } cases[] = {
+        { V_NONE, 0, "unsupported" }, { V_NIL, 0, "unsupported" },
+        { V_UINT, 0, "unsupported" }, { V_UINT, 2, "unsupported" },
+        { V_STR, 0, "proto" },
+    };
+    size_t i;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        kv_t kv[] = { { "v", cases[i].type, cases[i].u, "1" },
+                      { "id", V_UINT, 70 + i, NULL },
+                      { "op", V_STR, 0, "ping" } };
+        CHECK_INT(raw_call(cl, kv, 3, 70 + i), 0);
+        CHECK_STR(code_of(), cases[i].code);
+        CHECK(serves(cl));
+    }
+    arb_client_close(cl);
+}
+
+/* Before auth, any bad request is answered and ends the connection. */
+static void
+test_unauthenticated(void)
+{
+    kv_t v2[] = { { "v", V_UINT, 2, NULL }, { "id", V_UINT, 1, NULL },
+                  { "op", V_STR, 0, "auth" },
+                  { "token", V_STR, 0, HARNESS_READER } };
+    kv_t op5[] = { { "v", V_UINT, 1, NULL }, { "id", V_UINT, 1, NULL },
+                   { "op", V_UINT, 5, NULL } };
+    kv_t auth[] = { { "v", V_UINT, 1, NULL }, { "id", V_UINT, 2, NULL },
+                    { "op", V_STR, 0, "auth" },
+                    { "token", V_STR, 0, HARNESS_READER } };
+    arb_client_t *cl;
+
+    cl = harness_connect(NULL);
+    CHECK_INT(raw_call(cl, v2, 4, 1), 0);
+    CHECK_STR(code_of(), "unsupported");
+    /* the later auth gets nothing: the connection is over */
+    CHECK(raw_call(cl, auth, 4, 2) != 0);
+    arb_client_close(cl);
+
+    cl = harness_connect(NULL);
+    CHECK_INT(raw_call(cl, op5, 3, 1), 0);
+    CHECK_STR(code_of(), "proto");
+    CHECK(raw_call(cl, auth, 4, 2) != 0);
+    arb_client_close(cl);
+}
+
+static void
+open_yah(arb_client_t *cl, const char *id)
+{
+    arb_buf_t       why = ARB_BUF_INIT;
+    msgpack_packer *pk;
+
+    arb_client_begin(cl, &pk, "open", 4);
+    arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, id);
+    arb_mp_pack_cstr(pk, "game"); arb_mp_pack_cstr(pk, "yahchain");
+    arb_mp_pack_cstr(pk, "players");
+    msgpack_pack_array(pk, 2);
+    arb_mp_pack_cstr(pk, "alice"); arb_mp_pack_cstr(pk, "bob");
+    arb_mp_pack_cstr(pk, "options");
+    msgpack_pack_map(pk, 1);
+    arb_mp_pack_cstr(pk, "mode"); arb_mp_pack_cstr(pk, "3");
+    CHECK_INT(arb_client_call(cl, &res, &why), 0);
+    arb_buf_free(&why);
+}
+
+/* Absent is distinct from every value: the largest uint is a seq like any
+ * other, target 0 is a target, limit 0 and over 10,000 are refused. */
+static void
+test_no_sentinels(void)
+{
+    arb_client_t *cl = harness_connect(HARNESS_ARBITER);
+    kv_t at_max[] = { { "v", V_UINT, 1, NULL }, { "id", V_UINT, 10, NULL },
+                      { "op", V_STR, 0, "state" },
+                      { "match", V_STR, 0, "conf-1" },
+                      { "at", V_UINT, UINT64_MAX, NULL } };
+    kv_t move_t0[] = { { "v", V_UINT, 1, NULL }, { "id", V_UINT, 11, NULL },
+                       { "op", V_STR, 0, "append" },
+                       { "match", V_STR, 0, "conf-1" },
+                       { "kind", V_STR, 0, "note" },
+                       { "text", V_STR, 0, "hello" },
+                       { "target", V_UINT, 0, NULL } };
+    kv_t lim0[] = { { "v", V_UINT, 1, NULL }, { "id", V_UINT, 12, NULL },
+                    { "op", V_STR, 0, "events" },
+                    { "match", V_STR, 0, "conf-1" },
+                    { "limit", V_UINT, 0, NULL } };
+    kv_t limbig[] = { { "v", V_UINT, 1, NULL }, { "id", V_UINT, 13, NULL },
+                      { "op", V_STR, 0, "events" },
+                      { "match", V_STR, 0, "conf-1" },
+                      { "limit", V_UINT, 10001, NULL } };
+    kv_t mlim0[] = { { "v", V_UINT, 1, NULL }, { "id", V_UINT, 14, NULL },
+                     { "op", V_STR, 0, "matches" },
+                     { "limit", V_UINT, 0, NULL } };
+    kv_t mlimbig[] = { { "v", V_UINT, 1, NULL }, { "id", V_UINT, 15, NULL },
+                       { "op", V_STR, 0, "matches" },
+                       { "limit", V_UINT, 10001, NULL } };
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    open_yah(cl, "conf-1");
+    CHECK_INT(raw_call(cl, at_max, 5, 10), 0);
+    CHECK_STR(code_of(), "not_found");
+    CHECK_INT(raw_call(cl, move_t0, 7, 11), 0);
+    CHECK_STR(code_of(), "proto");
+    CHECK_INT(raw_call(cl, lim0, 5, 12), 0);
+    CHECK_STR(code_of(), "proto");
+    CHECK_INT(raw_call(cl, limbig, 5, 13), 0);
+    CHECK_STR(code_of(), "too_big");
+    CHECK_INT(raw_call(cl, mlim0, 4, 14), 0);
+    CHECK_STR(code_of(), "proto");
+    CHECK_INT(raw_call(cl, mlimbig, 4, 15), 0);
+    CHECK_STR(code_of(), "too_big");
+    arb_client_close(cl);
+}
+
+/* Each limit of the table in PROTOCOL.md is answered with too_big. */
+static void
+test_limits(void)
+{
+    arb_client_t   *cl = harness_connect(HARNESS_ARBITER);
+    arb_buf_t       why = ARB_BUF_INIT;
+    msgpack_packer *pk;
+    char           *big;
+    int             i;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    big = malloc(4098);
+    memset(big, 'n', 4097);
+    big[4097] = '\0';
+    open_yah(cl, "conf-2");
+    /* a 4,097-byte note */
+    arb_client_begin(cl, &pk, "append", 3);
+    arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "conf-2");
+    arb_mp_pack_cstr(pk, "kind"); arb_mp_pack_cstr(pk, "note");
+    arb_mp_pack_cstr(pk, "text"); arb_mp_pack_cstr(pk, big);
+    CHECK(arb_client_call(cl, &res, &why) != 0);
+    CHECK_STR(code_of(), "too_big");
+    /* a 4,097-byte argument */
+    arb_client_begin(cl, &pk, "append", 5);
+    arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "conf-2");
+    arb_mp_pack_cstr(pk, "kind"); arb_mp_pack_cstr(pk, "move");
+    arb_mp_pack_cstr(pk, "player"); arb_mp_pack_cstr(pk, "alice");
+    arb_mp_pack_cstr(pk, "verb"); arb_mp_pack_cstr(pk, "place");
+    arb_mp_pack_cstr(pk, "args");
+    msgpack_pack_array(pk, 1);
+    arb_mp_pack_cstr(pk, big);
+    CHECK(arb_client_call(cl, &res, &why) != 0);
+    CHECK_STR(code_of(), "too_big");
+    /* 65 options */
+    arb_client_begin(cl, &pk, "open", 4);
+    arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "conf-3");
+    arb_mp_pack_cstr(pk, "game"); arb_mp_pack_cstr(pk, "yahchain");
+    arb_mp_pack_cstr(pk, "players");
+    msgpack_pack_array(pk, 2);
+    arb_mp_pack_cstr(pk, "alice"); arb_mp_pack_cstr(pk, "bob");
+    arb_mp_pack_cstr(pk, "options");
+    msgpack_pack_map(pk, 65);
+    for (i = 0; i < 65; i++) {
+        char k[16];
+        snprintf(k, sizeof(k), "k%03d", i);
+        arb_mp_pack_cstr(pk, k);
+        arb_mp_pack_cstr(pk, "x");
+    }
+    CHECK(arb_client_call(cl, &res, &why) != 0);
+    CHECK_STR(code_of(), "too_big");
+    /* 257 deal cards */
+    arb_client_begin(cl, &pk, "open", 5);
+    arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "conf-4");
+    arb_mp_pack_cstr(pk, "game"); arb_mp_pack_cstr(pk, "yahchain");
+    arb_mp_pack_cstr(pk, "players");
+    msgpack_pack_array(pk, 2);
+    arb_mp_pack_cstr(pk, "alice"); arb_mp_pack_cstr(pk, "bob");
+    arb_mp_pack_cstr(pk, "options");
+    msgpack_pack_map(pk, 1);
+    arb_mp_pack_cstr(pk, "mode"); arb_mp_pack_cstr(pk, "3");
+    arb_mp_pack_cstr(pk, "deal");
+    msgpack_pack_map(pk, 2);
+    arb_mp_pack_cstr(pk, "kind"); arb_mp_pack_cstr(pk, "order");
+    arb_mp_pack_cstr(pk, "cards");
+    msgpack_pack_array(pk, 257);
+    for (i = 0; i < 257; i++)
+        arb_mp_pack_cstr(pk, "AS");
+    CHECK(arb_client_call(cl, &res, &why) != 0);
+    CHECK_STR(code_of(), "too_big");
+    CHECK(serves(cl));
+    free(big);
+    arb_buf_free(&why);
+    arb_client_close(cl);
+}
+
+/* A retried append is answered with its original seq, hash and pos. */
+static void
+test_dup_ack(void)
+{
+    arb_client_t   *cl = harness_connect(HARNESS_ARBITER);
+    arb_buf_t       why = ARB_BUF_INIT;
+    msgpack_packer *pk;
+    uint64_t        seq, pos;
+    int             i;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    open_yah(cl, "conf-5");
+    seq = pos = 0;
+    for (i = 0; i < 2; i++) {
+        const msgpack_object *d;
+        arb_client_begin(cl, &pk, "append", 4);
+        arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "conf-5");
+        arb_mp_pack_cstr(pk, "kind"); arb_mp_pack_cstr(pk, "note");
+        arb_mp_pack_cstr(pk, "text"); arb_mp_pack_cstr(pk, "once");
+        arb_mp_pack_cstr(pk, "cid"); arb_mp_pack_cstr(pk, "dup-1");
+        CHECK_INT(arb_client_call(cl, &res, &why), 0);
+        d = arb_client_get(&res, "dup");
+        CHECK(d != NULL && d->type == MSGPACK_OBJECT_BOOLEAN
+              && d->via.boolean == (i == 1));
+        CHECK(arb_client_get(&res, "pos") != NULL);
+        if (i == 0) {
+            seq = arb_client_uint(&res, "seq");
+            pos = arb_client_uint(&res, "pos");
+        } else {
+            CHECK_INT(arb_client_uint(&res, "seq"), seq);
+            CHECK_INT(arb_client_uint(&res, "pos"), pos);
+        }
+    }
+    CHECK(pos > 0);
+    arb_buf_free(&why);
+    arb_client_close(cl);
+}
+
+int
+main(void)
+{
+    if (harness_init(NULL, 60) != 0)
+        return 1;
+    msgpack_unpacked_init(&res);
+    harness_start();
+    test_version();
+    test_unauthenticated();
+    test_no_sentinels();
+    test_limits();
+    test_dup_ack();
+    msgpack_unpacked_destroy(&res);
+    harness_done(test_failed_);
+    return TEST_END();
+}
