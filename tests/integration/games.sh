@@ -4,24 +4,8 @@
 # recorder's state must equal the transcript's own replay byte for byte
 # (records, totals, digest); its results diffed as a claim must be
 # identical; a closed match's audit bundle must verify offline.
-A=bin/arbiter
-pass=0; fail=0
-T=$(mktemp -d)
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-
-check() {   # check NAME EXPECTED ACTUAL
-    if [ "$2" = "$3" ]; then pass=$((pass + 1))
-    else fail=$((fail + 1)); printf 'FAIL %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fi
-}
-
-bin/arbiterd --data "$T/data" --listen "unix:$T/s.sock" --log-level warn \
-    2> "$T/daemon.log" < /dev/null > /dev/null &
-pid=$!
-i=0
-while [ ! -S "$T/s.sock" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-export ARBITER_SERVER="unix:$T/s.sock"
-export ARBITER_TOKEN=$(awk '$4 == "arbiter" { print $3 }' "$T/data/tokens")
+. tests/common.sh
+start_recorder
 
 for f in tests/data/yah3-short.txt tests/data/chains-*match*.txt \
          tests/data/chains-3v3-52-sum.txt tests/data/chains-1v1-36-square.txt \
