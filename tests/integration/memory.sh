@@ -4,9 +4,7 @@
 # is held), and is loaded again from the store when needed: a claim after
 # the close, `state`, and a retried client id answered as a duplicate.
 BUILD=${BUILD:-build}
-A=bin/arbiter
-pass=0; fail=0
-T=$(mktemp -d)
+. tests/common.sh
 D=
 cleanup() {
     [ -n "$D" ] && kill "$D" 2>/dev/null && wait "$D" 2>/dev/null
@@ -15,10 +13,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-check() {   # check NAME EXPECTED ACTUAL
-    if [ "$2" = "$3" ]; then pass=$((pass + 1))
-    else fail=$((fail + 1)); printf 'FAIL %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fi
-}
 token() { awk -v r="$1" '$1 == "token" && $4 == r { print $3 }' "$T/data/tokens"; }
 start_daemon() {
     bin/arbiterd --data "$T/data" --listen "unix:$T/s.sock" \

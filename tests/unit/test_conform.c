@@ -149,21 +149,37 @@ test_unauthenticated(void)
     arb_client_close(cl);
 }
 
+/* Starts an open of YAHchain match `id` (alice, bob) with `more` fields
+ * still to pack after match, game and players. */
+static void
+begin_open(arb_client_t *cl, msgpack_packer **pk, const char *id,
+           size_t more)
+{
+    arb_client_begin(cl, pk, "open", 3 + more);
+    arb_mp_pack_cstr(*pk, "match"); arb_mp_pack_cstr(*pk, id);
+    arb_mp_pack_cstr(*pk, "game"); arb_mp_pack_cstr(*pk, "yahchain");
+    arb_mp_pack_cstr(*pk, "players");
+    msgpack_pack_array(*pk, 2);
+    arb_mp_pack_cstr(*pk, "alice"); arb_mp_pack_cstr(*pk, "bob");
+}
+
+/* Packs options {"mode": "3"}. */
+static void
+pack_mode3(msgpack_packer *pk)
+{
+    arb_mp_pack_cstr(pk, "options");
+    msgpack_pack_map(pk, 1);
+    arb_mp_pack_cstr(pk, "mode"); arb_mp_pack_cstr(pk, "3");
+}
+
 static void
 open_yah(arb_client_t *cl, const char *id)
 {
     arb_buf_t       why = ARB_BUF_INIT;
     msgpack_packer *pk;
 
-    arb_client_begin(cl, &pk, "open", 4);
-    arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, id);
-    arb_mp_pack_cstr(pk, "game"); arb_mp_pack_cstr(pk, "yahchain");
-    arb_mp_pack_cstr(pk, "players");
-    msgpack_pack_array(pk, 2);
-    arb_mp_pack_cstr(pk, "alice"); arb_mp_pack_cstr(pk, "bob");
-    arb_mp_pack_cstr(pk, "options");
-    msgpack_pack_map(pk, 1);
-    arb_mp_pack_cstr(pk, "mode"); arb_mp_pack_cstr(pk, "3");
+    begin_open(cl, &pk, id, 1);
+    pack_mode3(pk);
     CHECK_INT(arb_client_call(cl, &res, &why), 0);
     arb_buf_free(&why);
 }
@@ -254,12 +270,7 @@ test_limits(void)
     CHECK(arb_client_call(cl, &res, &why) != 0);
     CHECK_STR(code_of(), "too_big");
     /* 65 options */
-    arb_client_begin(cl, &pk, "open", 4);
-    arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "conf-3");
-    arb_mp_pack_cstr(pk, "game"); arb_mp_pack_cstr(pk, "yahchain");
-    arb_mp_pack_cstr(pk, "players");
-    msgpack_pack_array(pk, 2);
-    arb_mp_pack_cstr(pk, "alice"); arb_mp_pack_cstr(pk, "bob");
+    begin_open(cl, &pk, "conf-3", 1);
     arb_mp_pack_cstr(pk, "options");
     msgpack_pack_map(pk, 65);
     for (i = 0; i < 65; i++) {
@@ -271,15 +282,8 @@ test_limits(void)
     CHECK(arb_client_call(cl, &res, &why) != 0);
     CHECK_STR(code_of(), "too_big");
     /* 257 deal cards */
-    arb_client_begin(cl, &pk, "open", 5);
-    arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "conf-4");
-    arb_mp_pack_cstr(pk, "game"); arb_mp_pack_cstr(pk, "yahchain");
-    arb_mp_pack_cstr(pk, "players");
-    msgpack_pack_array(pk, 2);
-    arb_mp_pack_cstr(pk, "alice"); arb_mp_pack_cstr(pk, "bob");
-    arb_mp_pack_cstr(pk, "options");
-    msgpack_pack_map(pk, 1);
-    arb_mp_pack_cstr(pk, "mode"); arb_mp_pack_cstr(pk, "3");
+    begin_open(cl, &pk, "conf-4", 2);
+    pack_mode3(pk);
     arb_mp_pack_cstr(pk, "deal");
     msgpack_pack_map(pk, 2);
     arb_mp_pack_cstr(pk, "kind"); arb_mp_pack_cstr(pk, "order");
