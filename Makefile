@@ -13,7 +13,7 @@ COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 XCFLAGS  ?=
 BUILD    ?= build
 
-PKGS     := libuv msgpack lmdb libsodium jansson libedit
+PKGS     := libuv msgpack lmdb libsodium jansson libedit libh2o libnats zlib
 PKGCFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKGLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -23,6 +23,10 @@ CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -W
 LDLIBS  := $(PKGLIBS) -lpthread
 
 CORE_SRC   := $(wildcard core/*.c core/ledger/*.c core/rules/*.c)
+# The web pages' files, compiled into libarbcore (core/web/assets.h).
+WEB_FILES  := $(sort $(wildcard core/web/*.html core/web/*.css core/web/*.js \
+                                core/web/*.svg))
+WEB_OBJ    := $(BUILD)/core/web/assets_gen.o
 PROTO_SRC  := $(wildcard proto/*.c)
 TOOLS_SRC  := $(wildcard tools/*.c)
 DAEMON_SRC := $(wildcard daemon/*.c)
@@ -71,7 +75,14 @@ $(BUILD)/%.o: %.c
 	@$(if $(V),,echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(LIBCORE): $(call obj,$(CORE_SRC))
+$(BUILD)/core/web/assets_gen.c: $(WEB_FILES) core/web/embed.sh
+	@mkdir -p $(dir $@)
+	$(Q)sh core/web/embed.sh $@ $(WEB_FILES)
+$(WEB_OBJ): $(BUILD)/core/web/assets_gen.c
+	@$(if $(V),,echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIBCORE): $(call obj,$(CORE_SRC)) $(WEB_OBJ)
 	@mkdir -p $(dir $@)
 	$(Q)$(AR) rcs $@ $^
 $(LIBPROTO): $(call obj,$(PROTO_SRC))
