@@ -1,0 +1,329 @@
+/*
+ * bench_replay.c - how fast a recorded history turns back into matches
+ * (run by replay.bench.sh).
+ *
+ * Writes a fresh store of M YAHchain matches (mode 3, two players, 144
+ * moves each), interleaved in the log as a recorder under load writes them
+ * (one move of each match in turn, 1,000 events per commit), then times,
+ * read-only and after a cold-cache-free warm pass:
+ *   - replay: arb_history_load + arb_history_replay per match, the path of
+ *     `arbiter replay --db` (store read, decode, open, apply);
+ *   - apply: the same histories already in memory, decode excluded, to
+ *     show what the rules and the match layer cost alone;
+ *   - verify: arb_store_verify over every match (the hash chain);
+ *   - rebuild: the derived index rebuilt from the whole log (index.mdb
+ *     removed, the store reopened and waited on).
+ * Figures are per core (one thread).  Never fails on a target, only when
+ * the run itself breaks.
+ *
+ * usage: bench_replay --dir DIR [--matches M]
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/codec.h"
+#include "core/err.h"
+#include "core/event.h"
+#include "core/ledger/history.h"
+#include "core/ledger/store.h"
+#include "core/match.h"
+
+#define MOVES 144
+#define BATCH 1000
+
+static uint64_t
+now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double
+rate(uint64_t n, uint64_t t0, uint64_t t1)
+{
+    return t1 > t0 ? (double)n / ((double)(t1 - t0) / 1e9) : 0.0;
+}
+
+/* Card of move i (1..144): a fixed permutation of the deck (as
+ * bench_load.c plays it). */
+static void
+card_of(char *out, size_t len, unsigned move)
+{
+    static const char *const types[] = { "2", "3", "4", "5", "6", "7", "8",
+                                         "9", "10", "J", "Q", "K" };
+    static const char        suits[] = "SHDCUMWFLGYN";
+    unsigned                 idx = ((move - 1) * 65u) % 144u;
+
+    snprintf(out, len, "%s%c", types[idx % 12], suits[idx / 12]);
+}
+
+static int
+encode_open(arb_buf_t *b, const char *match)
+{
+    arb_event_t ev;
+    arb_setup_t st;
+    int         rc;
+
+    memset(&ev, 0, sizeof(ev));
+    memset(&st, 0, sizeof(st));
+    st.game = "yahchain";
+    st.match_id = (char *)match;
+    ev.kind = ARB_EV_OPEN;
+    ev.time_ms = 1700000000000;
+    ev.actor = "arbiter";
+    ev.setup = &st;
+    rc = arb_setup_add_player(&st, "ann", -1);
+    if (rc == 0)
+        rc = arb_setup_add_player(&st, "bob", -1);
+    if (rc == 0)
+        rc = arb_setup_set_option(&st, "cycles", "4");
+    if (rc == 0)
+        rc = arb_setup_set_option(&st, "mode", "3");
+    b->len = 0;
+    if (rc == 0)
+        rc = arb_event_encode(b, &ev);
+    /* Only what the setup helpers allocated is ours to free. */
+    st.game = NULL;
+    st.match_id = NULL;
+    arb_setup_clear(&st);
+    return rc;
+}
+
+static int
+encode_move(arb_buf_t *b, uint64_t seq)
+{
+    arb_event_t ev;
+    char        card[8];
+    char       *args[1];
+
+    card_of(card, sizeof(card), (unsigned)seq);
+    memset(&ev, 0, sizeof(ev));
+    args[0] = card;
+    ev.kind = ARB_EV_MOVE;
+    ev.seq = seq;
+    ev.time_ms = 1700000000000 + (int64_t)seq;
+    ev.actor = "arbiter";
+    ev.player = seq % 2 == 1 ? "ann" : "bob";
+    ev.verb = "place";
+    ev.nargs = 1;
+    ev.args = args;
+    b->len = 0;
+    return arb_event_encode(b, &ev);     /* ev borrows: not cleared */
+}
+
+static void
+match_name(char *out, size_t len, size_t i)
+{
+    snprintf(out, len, "m%06zu", i);
+}
+
+/* One seq of every match per round: the log interleaves them. */
+static int
+fill(arb_store_t *s, size_t nm, uint64_t *nev, arb_buf_t *why)
+{
+    arb_append_t *ap;
+    arb_buf_t    *bytes;
+    char        (*names)[24];
+    uint64_t      seq;
+    size_t        i, n = 0, k;
+    int           rc = 0;
+
+    ap = calloc(BATCH, sizeof(*ap));
+    bytes = calloc(BATCH, sizeof(*bytes));
+    names = calloc(nm, sizeof(*names));
+    if (ap == NULL || bytes == NULL || names == NULL) {
+        rc = ARB_ENOMEM;
+        goto out;
+    }
+    for (i = 0; i < nm; i++)
+        match_name(names[i], sizeof(names[i]), i);
+    for (seq = 0; rc == 0 && seq <= MOVES; seq++) {
+        for (i = 0; rc == 0 && i < nm; i++) {
+            memset(&ap[n], 0, sizeof(ap[n]));
+            rc = seq == 0 ? encode_open(&bytes[n], names[i])
+                          : encode_move(&bytes[n], seq);
+            ap[n].match_id = names[i];
+            ap[n].game = seq == 0 ? "yahchain" : NULL;
+            ap[n].seq = seq;
+            ap[n].time_ms = 1700000000000 + (int64_t)seq;
+            ap[n].bytes = bytes[n].data;
+            ap[n].len = bytes[n].len;
+            ap[n].closes = 0;
+            n++;
+            if (rc == 0 && (n == BATCH || (seq == MOVES && i + 1 == nm))) {
+                rc = arb_store_append_batch(s, ap, n, why);
+                *nev += n;
+                n = 0;
+            }
+        }
+    }
+out:
+    if (bytes != NULL)
+        for (k = 0; k < BATCH; k++)
+            arb_buf_free(&bytes[k]);
+    free(bytes);
+    free(ap);
+    free(names);
+    return rc;
+}
+
+typedef struct run {
+    size_t   nm;
+    uint64_t events;        /* opens + moves replayed */
+    uint64_t t_load, t_apply;
+} run_t;
+
+/* Loads and replays every match; when `keep` is set also replays the
+ * loaded histories again, timing the apply alone. */
+static int
+replay_all(arb_store_t *s, size_t nm, run_t *r, arb_buf_t *why)
+{
+    arb_history_t h;
+    arb_match_t  *m;
+    arb_verdict_t v;
+    char          name[24];
+    size_t        i, bad;
+    uint64_t      t0, t1;
+    int           rc = 0;
+
+    memset(r, 0, sizeof(*r));
+    for (i = 0; rc == 0 && i < nm; i++) {
+        memset(&h, 0, sizeof(h));
+        match_name(name, sizeof(name), i);
+        t0 = now_ns();
+        rc = arb_history_load(&h, s, name, UINT64_MAX, why);
+        if (rc == 0)
+            rc = arb_history_replay(&h, UINT64_MAX, &m, &bad, &v);
+        t1 = now_ns();
+        r->t_load += t1 - t0;
+        if (rc == 0) {
+            arb_match_free(m);
+            m = NULL;
+            t0 = now_ns();
+            rc = arb_history_replay(&h, UINT64_MAX, &m, &bad, &v);
+            t1 = now_ns();
+            r->t_apply += t1 - t0;
+        }
+        if (rc != 0 && why->len == 0)
+            arb_buf_printf(why, "%s: seq %zu: %s", name, bad + 1, v.msg);
+        if (rc == 0)
+            r->events += h.nevents + 1;
+        arb_match_free(m);
+        arb_history_clear(&h);
+    }
+    r->nm = nm;
+    return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+    const char      *dir = NULL;
+    size_t           nm = 2000;
+    char             data[4096], idx[4200];
+    arb_store_t     *s = NULL;
+    arb_store_opts_t o;
+    arb_store_stats_t st;
+    arb_buf_t        why = ARB_BUF_INIT;
+    uint64_t         nev = 0, t0, t1;
+    run_t            r;
+    double           v_rate, rb_rate;
+    int              i, rc;
+
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
+            dir = argv[++i];
+        else if (strcmp(argv[i], "--matches") == 0 && i + 1 < argc)
+            nm = (size_t)strtoul(argv[++i], NULL, 10);
+        else
+            dir = NULL, i = argc;
+    }
+    if (dir == NULL || nm == 0) {
+        fprintf(stderr, "usage: bench_replay --dir DIR [--matches M]\n");
+        return 2;
+    }
+    snprintf(data, sizeof(data), "%s/replay", dir);
+    rc = arb_store_open(&s, data, NULL, &why);
+    t0 = now_ns();
+    if (rc == 0)
+        rc = fill(s, nm, &nev, &why);
+    if (rc == 0)
+        rc = arb_store_index_wait(s, &why);
+    t1 = now_ns();
+    arb_store_close(s);
+    s = NULL;
+    if (rc != 0) {
+        fprintf(stderr, "replay: writing %s: %s\n", data, arb_buf_cstr(&why));
+        goto out;
+    }
+    printf("replay: %zu yahchain matches, %llu events written and indexed "
+           "in %.2f s\n", nm, (unsigned long long)nev,
+           (double)(t1 - t0) / 1e9);
+
+    memset(&o, 0, sizeof(o));
+    o.read_only = 1;
+    rc = arb_store_open(&s, data, &o, &why);
+    if (rc == 0)
+        rc = replay_all(s, nm, &r, &why);      /* warm the page cache */
+    if (rc == 0)
+        rc = replay_all(s, nm, &r, &why);
+    if (rc != 0) {
+        fprintf(stderr, "replay: %s\n", arb_buf_cstr(&why));
+        goto out;
+    }
+    t0 = now_ns();
+    rc = arb_store_verify(s, NULL, &why);
+    t1 = now_ns();
+    if (rc != 0) {
+        fprintf(stderr, "replay: verify: %s\n", arb_buf_cstr(&why));
+        goto out;
+    }
+    v_rate = rate(r.events, t0, t1);
+    arb_store_close(s);
+    s = NULL;
+
+    /* Rebuild: the index is derived, so removing it is safe; the next
+     * writable open rebuilds it from the log. */
+    snprintf(idx, sizeof(idx), "%s/index.mdb", data);
+    unlink(idx);
+    snprintf(idx, sizeof(idx), "%s/index.mdb-lock", data);
+    unlink(idx);
+    t0 = now_ns();
+    rc = arb_store_open(&s, data, NULL, &why);
+    if (rc == 0)
+        rc = arb_store_index_wait(s, &why);
+    t1 = now_ns();
+    if (rc == 0)
+        rc = arb_store_stats(s, &st, &why);
+    if (rc != 0) {
+        fprintf(stderr, "replay: rebuild: %s\n", arb_buf_cstr(&why));
+        goto out;
+    }
+    rb_rate = rate(st.index_rebuilt, t0, t1);
+
+    printf("  replay --db (load + decode + open/apply): %.0f events/s\n",
+           rate(r.events, 0, r.t_load));
+    printf("  apply alone (histories in memory):        %.0f events/s\n",
+           rate(r.events, 0, r.t_apply));
+    printf("  verify chain (arb_store_verify):          %.0f events/s\n",
+           v_rate);
+    printf("  index rebuild from the log: %llu events in %.2f s, %.0f "
+           "events/s (10 M: ~%.0f s)\n",
+           (unsigned long long)st.index_rebuilt, (double)(t1 - t0) / 1e9,
+           rb_rate, rb_rate > 0 ? 1e7 / rb_rate : 0.0);
+    printf("  targets: replay >= 5 M events/s/core: %s; verify >= 5 M "
+           "events/s: %s\n",
+           rate(r.events, 0, r.t_load) >= 5e6 ? "met" : "MISSED",
+           v_rate >= 5e6 ? "met" : "MISSED");
+out:
+    arb_store_close(s);
+    arb_buf_free(&why);
+    return rc != 0;
+}
