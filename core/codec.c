@@ -8,17 +8,15 @@
 
 #include "core/err.h"
 #include "core/codec.h"
+#include "core/codec_int.h"
 #include "core/limits.h"
 #include "core/mp.h"
 
 /* ---- keys and per-kind rules ------------------------------------------ */
 
 /* The order of these tables IS the canonical key order on the wire. */
-enum {
-    EK_V, EK_KIND, EK_SEQ, EK_TIME, EK_ACTOR, EK_CID, EK_PLAYER, EK_VERB,
-    EK_ARGS, EK_TARGET, EK_TEXT, EK_SETUP, EK_N
-};
-static const char *const ev_keys[EK_N] = {
+/* Shared with codec_walk.c, which reads the same keys in place. */
+const char *const arb__ev_keys[EK_N] = {
     "v", "kind", "seq", "time", "actor", "cid", "player", "verb",
     "args", "target", "text", "setup"
 };
@@ -711,7 +709,7 @@ parse_event(arb_event_t *ev, const msgpack_object *root, arb_buf_t *why)
     char                 *kind = NULL;
     int                   rc;
 
-    rc = arb_mp_fields(root, ev_keys, EK_N, 1, v, why, "event");
+    rc = arb_mp_fields(root, arb__ev_keys, EK_N, 1, v, why, "event");
     if (rc == 0)
         rc = arb_mp_uint(v[EK_V], &u, why, "event.v");
     if (rc != 0)
@@ -787,6 +785,18 @@ parse_event(arb_event_t *ev, const msgpack_object *root, arb_buf_t *why)
 int
 arb_event_decode(arb_event_t *ev, const char *buf, size_t len,
                  arb_buf_t *why)
+{
+    /* Nearly every stored event is read by the in-place walker; anything
+     * it does not accept outright (an open's setup, any irregularity) is
+     * judged here, which also words the refusal. */
+    if (arb__event_walk(ev, (const unsigned char *)buf, len) == 0)
+        return 0;
+    return arb__event_decode_tree(ev, buf, len, why);
+}
+
+int
+arb__event_decode_tree(arb_event_t *ev, const char *buf, size_t len,
+                       arb_buf_t *why)
 {
     msgpack_unpacked res;
     arb_buf_t        again = ARB_BUF_INIT;

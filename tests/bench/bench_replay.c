@@ -177,8 +177,26 @@ out:
 typedef struct run {
     size_t   nm;
     uint64_t events;        /* opens + moves replayed */
-    uint64_t t_load, t_apply;
+    uint64_t t_load, t_apply, t_decode;
 } run_t;
+
+/* Decodes every recorded event of h again, timing the decoder alone. */
+static int
+decode_all(const arb_history_t *h, uint64_t *ns)
+{
+    arb_event_t ev;
+    uint64_t    t0 = now_ns();
+    size_t      i;
+    int         rc = 0;
+
+    for (i = 0; rc == 0 && i <= h->nevents; i++) {
+        rc = arb_event_decode(&ev, (const char *)h->recs[i].bytes,
+                              h->recs[i].len, NULL);
+        arb_event_clear(&ev);
+    }
+    *ns += now_ns() - t0;
+    return rc;
+}
 
 /* Loads and replays every match; when `keep` is set also replays the
  * loaded histories again, timing the apply alone. */
@@ -210,6 +228,7 @@ replay_all(arb_store_t *s, size_t nm, run_t *r, arb_buf_t *why)
             rc = arb_history_replay(&h, UINT64_MAX, &m, &bad, &v);
             t1 = now_ns();
             r->t_apply += t1 - t0;
+            rc = decode_all(&h, &r->t_decode);
         }
         if (rc != 0 && why->len == 0)
             arb_buf_printf(why, "%s: seq %zu: %s", name, bad + 1, v.msg);
@@ -312,6 +331,8 @@ main(int argc, char **argv)
            rate(r.events, 0, r.t_load));
     printf("  apply alone (histories in memory):        %.0f events/s\n",
            rate(r.events, 0, r.t_apply));
+    printf("  decode alone (arb_event_decode):          %.0f events/s\n",
+           rate(r.events, 0, r.t_decode));
     printf("  verify chain (arb_store_verify):          %.0f events/s\n",
            v_rate);
     printf("  index rebuild from the log: %llu events in %.2f s, %.0f "

@@ -14,6 +14,7 @@
 #include "core/err.h"
 #include "core/event.h"
 #include "core/codec.h"
+#include "core/codec_int.h"
 #include "proto/limits.h"
 #include "core/mp.h"
 #include "tests/test.h"
@@ -971,6 +972,18 @@ probe(const char *p, size_t n, int *accepted)
     arb_buf_t   out = ARB_BUF_INIT;
     int         bad = 0;
 
+    /* The in-place walker may accept only what the full decoder accepts,
+     * and must read it the same (both results re-encode to p). */
+    if (arb__event_walk(&ev, (const unsigned char *)p, n) == 0) {
+        if (arb_event_encode(&out, &ev) != 0 || out.len != n
+            || memcmp(out.data, p, n) != 0)
+            bad = 1;
+        arb_event_clear(&ev);
+        out.len = 0;
+        if (arb__event_decode_tree(&ev, p, n, &why) != 0)
+            bad = 1;
+        arb_event_clear(&ev);
+    }
     if (arb_event_decode(&ev, p, n, &why) == 0) {
         (*accepted)++;
         if (arb_event_encode(&out, &ev) != 0 || out.len != n
@@ -1044,6 +1057,132 @@ sweep(const arb_event_t *ev, const char *label)
     CHECK(tried > 0);
     free(m);
     arb_buf_free(&enc);
+}
+
+/* The walker reads every event without a setup, at every boundary of
+ * the msgpack forms (fixstr/str8/str16, fixint/uint8..uint64, fixarray),
+ * exactly as the full decoder does; an open is left to the full decoder. */
+static void
+test_walk(void)
+{
+    static const size_t   lens[] = { 0, 1, 31, 32, 255, 256, 4096 };
+    static const uint64_t ints[] = { 0, 1, 127, 128, 255, 256, 65535, 65536,
+                                     4294967295u, 4294967296u,
+                                     INT64_MAX };
+    arb_event_t ev, got;
+    arb_buf_t   enc = ARB_BUF_INIT, again = ARB_BUF_INIT;
+    char       *big;
+    size_t      i, j;
+    int         kind, bad = 0, walked = 0;
+
+    big = malloc(4097);
+    memset(big, 'x', 4096);
+    for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        for (j = 0; j < sizeof(ints) / sizeof(ints[0]); j++) {
+            for (kind = ARB_EV_MOVE; kind < ARB_EV_KIND_MAX; kind++) {
+                if (kind == ARB_EV_MOVE) {
+                    make_move(&ev);
+                } else {
+                    make_kind(&ev, kind);
+                }
+                ev.seq = ints[j];
+                ev.time_ms = (int64_t)(ints[j] ? ints[j] : 1);
+                if (arb_event_takes_target(kind))
+                    ev.target = ints[j];
+                big[lens[i]] = '\0';
+                free(ev.text);
+                ev.text = kind != ARB_EV_MOVE ? strdup(big) : NULL;
+                if (lens[i] > 0 && kind != ARB_EV_NOTE && kind != ARB_EV_VOID)
+                    arb_event_add_arg(&ev, big);
+                big[lens[i]] = 'x';
+                enc.len = 0;
+                if (arb_event_encode(&enc, &ev) != 0) {
+                    arb_event_clear(&ev);
+                    continue;
+                }
+                if (arb__event_walk(&got, (const unsigned char *)enc.data,
+                                    enc.len) != 0) {
+                    bad++;
+                    fprintf(stderr, "  walk refused %s, str %zu, int "
+                            "%llu\n", arb_event_kind_name(kind), lens[i],
+                            (unsigned long long)ints[j]);
+                } else {
+                    walked++;
+                    again.len = 0;
+                    if (arb_event_encode(&again, &got) != 0
+                        || again.len != enc.len
+                        || memcmp(again.data, enc.data, enc.len) != 0)
+                        bad++;
+                    arb_event_clear(&got);
+                }
+                arb_event_clear(&ev);
+            }
+        }
+    }
+    printf("walk: %d events read in place at every form boundary\n",
+           walked);
+    CHECK_INT(bad, 0);
+    CHECK(walked > 300);
+    /* Longer forms than needed are not canonical: refused by both. */
+    {
+        static const struct { const char *from, *to; size_t fl, tl; } re[] = {
+            { "\xa3" "ann", "\xd9\x03" "ann", 4, 5 },
+            { "\xa3" "ann", "\xda\x00\x03" "ann", 4, 6 },
+            { "\xa3seq\x0c", "\xa3seq\xcc\x0c", 5, 6 },
+            { "\xa3seq\x0c", "\xa3seq\xcd\x00\x0c", 5, 7 },
+            { "\x92", "\xdc\x00\x02", 1, 3 },
+        };
+        char  *at, *m;
+        size_t r, off, k;
+
+        make_move(&ev);
+        enc.len = 0;
+        CHECK_INT(arb_event_encode(&enc, &ev), 0);
+        arb_event_clear(&ev);
+        for (r = 0; r < sizeof(re) / sizeof(re[0]); r++) {
+            at = NULL;
+            for (k = 0; at == NULL && k + re[r].fl <= enc.len; k++)
+                if (memcmp(enc.data + k, re[r].from, re[r].fl) == 0)
+                    at = enc.data + k;
+            CHECK(at != NULL);
+            if (at == NULL)
+                continue;
+            off = (size_t)(at - enc.data);
+            m = malloc(enc.len + 8);
+            memcpy(m, enc.data, off);
+            memcpy(m + off, re[r].to, re[r].tl);
+            memcpy(m + off + re[r].tl, at + re[r].fl,
+                   enc.len - off - re[r].fl);
+            CHECK_INT(arb__event_walk(&got, (const unsigned char *)m,
+                                      enc.len - re[r].fl + re[r].tl), -1);
+            CHECK_INT(arb_event_decode(&got, m, enc.len - re[r].fl
+                                       + re[r].tl, &why), ARB_EPROTO);
+            free(m);
+        }
+    }
+    /* An open (setup) and 16 args (array16) go to the full decoder. */
+    make_open(&ev, ARB_DEAL_SEED);
+    enc.len = 0;
+    CHECK_INT(arb_event_encode(&enc, &ev), 0);
+    CHECK_INT(arb__event_walk(&got, (const unsigned char *)enc.data,
+                              enc.len), -1);
+    CHECK_INT(arb_event_decode(&got, enc.data, enc.len, &why), 0);
+    arb_event_clear(&got);
+    arb_event_clear(&ev);
+    make_move(&ev);
+    for (i = 2; i < 16; i++)
+        arb_event_add_arg(&ev, "a");
+    enc.len = 0;
+    CHECK_INT(arb_event_encode(&enc, &ev), 0);
+    CHECK_INT(arb__event_walk(&got, (const unsigned char *)enc.data,
+                              enc.len), -1);
+    CHECK_INT(arb_event_decode(&got, enc.data, enc.len, &why), 0);
+    CHECK_INT((int)got.nargs, 16);
+    arb_event_clear(&got);
+    arb_event_clear(&ev);
+    free(big);
+    arb_buf_free(&enc);
+    arb_buf_free(&again);
 }
 
 static void
@@ -1128,6 +1267,7 @@ main(void)
     test_encode_rejects();
     test_decode_rejects();
     test_mutations();
+    test_walk();
     test_mp_helpers();
     arb_buf_free(&in);
     arb_buf_free(&why);

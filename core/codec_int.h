@@ -1,0 +1,35 @@
+/*
+ * codec_int.h - what the two readers of the canonical event encoding share
+ * (codec.c, the full decoder; codec_walk.c, the in-place walker).
+ */
+#ifndef ARB_CODEC_INT_H
+#define ARB_CODEC_INT_H
+
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "core/event.h"
+
+/* Event keys; the order of the table IS the canonical key order. */
+enum {
+    EK_V, EK_KIND, EK_SEQ, EK_TIME, EK_ACTOR, EK_CID, EK_PLAYER, EK_VERB,
+    EK_ARGS, EK_TARGET, EK_TEXT, EK_SETUP, EK_N
+};
+extern const char *const arb__ev_keys[EK_N];
+
+/* Reads an event without a setup straight from its canonical bytes: no
+ * msgpack object tree, no re-encoding.  It accepts only bytes that are
+ * already canonical (every header in its shortest form, keys in order,
+ * fields as arb_event_check() wants them), a subset of what
+ * arb_event_decode() accepts, with the same result.  0 with *ev filled
+ * (owned as after arb_event_decode), or -1 with *ev cleared: the caller
+ * then decodes the slow way, which accepts or words the refusal. */
+int arb__event_walk(arb_event_t *ev, const unsigned char *p, size_t len);
+
+/* The full decoder behind arb_event_decode(): a msgpack object tree,
+ * field by field, then a re-encoding compared byte for byte.  Same
+ * contract as arb_event_decode(). */
+int arb__event_decode_tree(arb_event_t *ev, const char *buf, size_t len,
+                           arb_buf_t *why);
+
+#endif
