@@ -2,16 +2,26 @@
 #include <string.h>
 
 #include "core/claim.h"
+#include "core/codec.h"
 #include "core/diff.h"
 #include "core/deal.h"
 #include "core/err.h"
 #include "core/match.h"
 
+/* One recorded event, compactly.  The rule sets read only a move's kind,
+ * seq, player, verb and args, so that is all a match keeps of an event
+ * (no allocation per event): for a move, an amend or a stands, the
+ * strings "player\0verb\0arg0\0arg1\0..." in the match's one arena,
+ * read back only when a ruling rebuilds the state. */
+enum { E_PLAYER = 1, E_VERB = 2 };
 typedef struct entry {
-    arb_event_t ev;             /* as recorded */
-    int         ruling;         /* enum arb_ruling */
-    uint64_t    ruled_by;       /* seq of the ruling event */
-    int         replaced;       /* index of the AMEND entry in force, or -1 */
+    uint64_t off;               /* its strings in m->moves */
+    uint64_t ruled_by;          /* seq of the ruling event */
+    uint32_t replaced;          /* AMENDED: index of the AMEND in force */
+    uint16_t nargs;
+    uint8_t  kind;              /* enum arb_event_kind */
+    uint8_t  ruling;            /* enum arb_ruling */
+    uint8_t  has;               /* E_PLAYER | E_VERB: which strings */
 } entry_t;
 
 struct arb_match {
@@ -21,23 +31,23 @@ struct arb_match {
     int                closed;
     size_t             n, cap;  /* entries[0] is seq 1 */
     entry_t           *entries;
+    arb_buf_t          moves;   /* the entries' strings */
     uint64_t           claim_seq;   /* the latest claim event, 0 = none */
+    arb_event_t        claim_ev;    /* ... as recorded */
     arb_claim_t        claim;       /* what it claims */
 };
 
 void
 arb_match_free(arb_match_t *m)
 {
-    size_t i;
-
     if (m == NULL)
         return;
     if (m->rules != NULL)
         m->rules->destroy(m->st);
     arb_setup_clear(&m->setup);
-    for (i = 0; i < m->n; i++)
-        arb_event_clear(&m->entries[i].ev);
     free(m->entries);
+    arb_buf_free(&m->moves);
+    arb_event_clear(&m->claim_ev);
     arb_claim_clear(&m->claim);
     free(m);
 }
@@ -116,9 +126,9 @@ arb_match_finished(const arb_match_t *m)
     return m->closed || m->rules->finished(m->st);
 }
 
-/* The move an entry contributes "as ruled", or NULL when it contributes
- * none (voided, a note, a ruling). */
-static const arb_event_t *
+/* The entry whose event entry i contributes "as ruled", or NULL when it
+ * contributes none (voided, a note, a ruling). */
+static const entry_t *
 effective(const arb_match_t *m, size_t i, int *flags)
 {
     const entry_t *e = &m->entries[i];
@@ -127,12 +137,38 @@ effective(const arb_match_t *m, size_t i, int *flags)
     if (e->ruling == ARB_RULED_VOID)
         return NULL;
     if (e->ruling == ARB_RULED_AMENDED)
-        return &m->entries[e->replaced].ev;
-    if (e->ev.kind == ARB_EV_STANDS) {
+        return &m->entries[e->replaced];
+    if (e->kind == ARB_EV_STANDS) {
         *flags = ARB_APPLY_FORCE;
-        return &e->ev;
+        return e;
     }
-    return e->ev.kind == ARB_EV_MOVE ? &e->ev : NULL;
+    return e->kind == ARB_EV_MOVE ? e : NULL;
+}
+
+/* The move of entry e as the rule sets see it; args is room for
+ * e->nargs pointers. */
+static void
+unpack(const arb_match_t *m, const entry_t *e, arb_event_t *ev, char **args)
+{
+    char  *p = m->moves.data + e->off;
+    size_t i;
+
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = e->kind;
+    if (e->has & E_PLAYER) {
+        ev->player = p;
+        p += strlen(p) + 1;
+    }
+    if (e->has & E_VERB) {
+        ev->verb = p;
+        p += strlen(p) + 1;
+    }
+    for (i = 0; i < e->nargs; i++) {
+        args[i] = p;
+        p += strlen(p) + 1;
+    }
+    ev->nargs = e->nargs;
+    ev->args = e->nargs > 0 ? args : NULL;
 }
 
 /* Rebuilds the rule state as ruled, with entry `skip` voided or replaced
@@ -141,12 +177,19 @@ static int
 rebuild(const arb_match_t *m, size_t skip, const arb_event_t *with,
         void **out, arb_verdict_t *v)
 {
-    const arb_event_t *ev;
-    arb_event_t        tmp;
-    void              *st = NULL;
-    size_t             i;
-    int                rc, flags;
+    const entry_t *e;
+    arb_event_t    tmp;
+    char         **args;
+    void          *st = NULL;
+    size_t         i, nargs;
+    int            rc, flags;
 
+    for (i = 0, nargs = 1; i < m->n; i++)
+        if (m->entries[i].nargs > nargs)
+            nargs = m->entries[i].nargs;
+    args = malloc(nargs * sizeof(*args));
+    if (args == NULL)
+        return arb_verdict(v, ARB_ENOMEM, "ruling", "out of memory");
     rc = m->rules->create(&st, &m->setup, v);
     if (rc != 0)
         goto fail;
@@ -154,14 +197,14 @@ rebuild(const arb_match_t *m, size_t skip, const arb_event_t *with,
         if (i == skip) {
             if (with == NULL)
                 continue;
-            ev = with;
+            tmp = *with;
             flags = 0;
         } else {
-            ev = effective(m, i, &flags);
-            if (ev == NULL)
+            e = effective(m, i, &flags);
+            if (e == NULL)
                 continue;
+            unpack(m, e, &tmp, args);
         }
-        tmp = *ev;
         tmp.seq = (uint64_t)i + 1;
         rc = m->rules->apply(st, &tmp, flags, v);
         if (rc != 0) {
@@ -171,10 +214,12 @@ rebuild(const arb_match_t *m, size_t skip, const arb_event_t *with,
             goto fail;
         }
     }
+    free(args);
     *out = st;
     return 0;
 
 fail:
+    free(args);
     m->rules->destroy(st);
     return rc;
 }
@@ -183,7 +228,9 @@ static int
 push(arb_match_t *m, const arb_event_t *ev)
 {
     entry_t *ne;
-    int      rc;
+    size_t   start = m->moves.len, i;
+    int      keep = ev->kind == ARB_EV_MOVE || ev->kind == ARB_EV_AMEND
+                    || ev->kind == ARB_EV_STANDS;
 
     if (m->n == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 64;
@@ -193,13 +240,30 @@ push(arb_match_t *m, const arb_event_t *ev)
         m->entries = ne;
         m->cap = cap;
     }
+    if (keep && ev->nargs > 65535)
+        return ARB_ETOOBIG;
     ne = &m->entries[m->n];
     memset(ne, 0, sizeof(*ne));
-    ne->replaced = -1;
-    rc = arb_event_copy(&ne->ev, ev);
-    if (rc != 0)
-        return rc;
-    ne->ev.seq = (uint64_t)m->n + 1;
+    ne->kind = (uint8_t)ev->kind;
+    ne->off = start;
+    if (keep) {
+        if (ev->player != NULL) {
+            arb_buf_add(&m->moves, ev->player, strlen(ev->player) + 1);
+            ne->has |= E_PLAYER;
+        }
+        if (ev->verb != NULL) {
+            arb_buf_add(&m->moves, ev->verb, strlen(ev->verb) + 1);
+            ne->has |= E_VERB;
+        }
+        for (i = 0; i < ev->nargs; i++)
+            arb_buf_add(&m->moves, ev->args[i], strlen(ev->args[i]) + 1);
+        ne->nargs = (uint16_t)ev->nargs;
+        if (m->moves.oom) {
+            m->moves.oom = 0;
+            m->moves.len = start;
+            return ARB_ENOMEM;
+        }
+    }
     m->n++;
     return 0;
 }
@@ -217,12 +281,12 @@ target_of(const arb_match_t *m, const arb_event_t *ev, size_t *idx,
                            arb_event_kind_name(ev->kind),
                            (unsigned long long)ev->target, m->n);
     t = &m->entries[ev->target - 1];
-    if (t->ev.kind != ARB_EV_MOVE && t->ev.kind != ARB_EV_STANDS)
+    if (t->kind != ARB_EV_MOVE && t->kind != ARB_EV_STANDS)
         return arb_verdict(v, ARB_EINVAL, "ruling",
                            "seq %llu is a %s, not a move: only moves can be "
                            "voided or amended",
                            (unsigned long long)ev->target,
-                           arb_event_kind_name(t->ev.kind));
+                           arb_event_kind_name(t->kind));
     if (t->ruling == ARB_RULED_VOID)
         return arb_verdict(v, ARB_EINVAL, "ruling",
                            "seq %llu was already voided at seq %llu",
@@ -367,18 +431,28 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
     }
 
     rc = push(m, &ev);
+    if (rc == 0 && ev.kind == ARB_EV_CLAIM) {
+        arb_event_t copy;
+        rc = arb_event_copy(&copy, &ev);
+        if (rc == 0) {
+            /* The latest claim is the claimant's word: it replaces any
+             * earlier one (which stays in the log). */
+            arb_claim_clear(&m->claim);
+            arb_event_clear(&m->claim_ev);
+            m->claim = claim;
+            m->claim_ev = copy;
+            m->claim_seq = ev.seq;
+        } else {
+            m->n--;
+        }
+    }
     if (rc != 0) {
         m->rules->destroy(st);
         if (ev.kind == ARB_EV_CLAIM)
             arb_claim_clear(&claim);
-        return rc;
-    }
-    if (ev.kind == ARB_EV_CLAIM) {
-        /* The latest claim is the claimant's word: it replaces any
-         * earlier one (which stays in the log). */
-        arb_claim_clear(&m->claim);
-        m->claim = claim;
-        m->claim_seq = ev.seq;
+        return rc == ARB_ENOMEM ? rc : arb_verdict(v, rc, "event",
+                                                  "a move has at most "
+                                                  "65535 arguments");
     }
     if (st != NULL) {
         entry_t *t = &m->entries[idx];
@@ -389,7 +463,7 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
             t->ruling = ARB_RULED_VOID;
         } else {
             t->ruling = ARB_RULED_AMENDED;
-            t->replaced = (int)(m->n - 1);
+            t->replaced = (uint32_t)(m->n - 1);
         }
     }
     if (ev.kind == ARB_EV_STANDS) {
@@ -436,7 +510,7 @@ arb_match_digest(const arb_match_t *m, unsigned char out[ARB_HASH_LEN])
      * only when there is one, so digests of matches without claims are
      * what they always were. */
     if (m->claim_seq != 0) {
-        const arb_event_t *c = &m->entries[m->claim_seq - 1].ev;
+        const arb_event_t *c = &m->claim_ev;
         arb_digest_str(&d, "claim");
         arb_digest_u64(&d, m->claim_seq);
         arb_digest_u64(&d, c->nargs);
