@@ -624,6 +624,14 @@ arb__ix_open(arb_store_t *s, arb_buf_t *why)
     /* Index what the log holds past the mark, a chunk per transaction,
      * so a crash during a long rebuild keeps what it did. */
     s->ix_rebuilt = last - s->mark;
+    if (s->mark == 0 && last > 0) {
+        rc = arb__ix_bulk(s, last, why);
+        if (rc == 0)
+            s->mark = last;
+        else if (rc == ARB_ETOOBIG || rc == ARB_EEXIST
+                 || rc == ARB_ENOMEM)
+            rc = 0;
+    }
     while (rc == 0 && s->mark < last) {
         upto = last - s->mark > IX_CHUNK ? s->mark + IX_CHUNK : last;
         rc = ix_step(s, upto, why);

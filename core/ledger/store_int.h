@@ -7,6 +7,7 @@
  *   store.c        the two LMDB environments, opening, the format, appends
  *   store_tail.c   the in-memory tail: what the log holds past the index
  *   store_index.c  the derived index: its writer thread and its rebuild
+ *   store_rebuild.c  the sorted bulk build of an empty index
  *   store_read.c   every read, verification and the statistics
  * docs/STORE.md gives the layout of both environments byte by byte.
  */
@@ -190,6 +191,12 @@ uint64_t arb__tail_pos(const arb__tmatch_t *m, uint64_t seq);
 /* store_index.c */
 int      arb__ix_open(arb_store_t *s, arb_buf_t *why);
 void     arb__ix_close(arb_store_t *s);
+/* store_rebuild.c: builds the empty index from log records 1..last in
+ * key order, with the mark, in one transaction.  ARB_ETOOBIG (more than
+ * ARB__BULK_MAX records) or ARB_EEXIST (the index is not empty): nothing
+ * done, index the chunked way. */
+#define ARB__BULK_MAX (1u << 24)
+int      arb__ix_bulk(arb_store_t *s, uint64_t last, arb_buf_t *why);
 /* Read-only handles: brings the tail up to date with the log and the
  * index mark (takes the locks itself). */
 int      arb__ro_refresh(arb_store_t *s, arb_buf_t *why);
