@@ -136,14 +136,18 @@ check_strv(char *const *v, size_t n, size_t max, int nonempty, int unique,
     if (rc != 0)
         return rc;
     for (i = 0; i < n; i++) {
-        snprintf(p, sizeof(p), "%s[%zu]", path, i);
-        rc = check_str(v[i], nonempty, why, p);
-        if (rc != 0)
-            return rc;
+        /* The element's path is formatted only to word a refusal. */
+        rc = check_str(v[i], nonempty, NULL, path);
+        if (rc != 0) {
+            snprintf(p, sizeof(p), "%s[%zu]", path, i);
+            return check_str(v[i], nonempty, why, p);
+        }
         for (j = 0; unique && j < i; j++)
-            if (strcmp(v[i], v[j]) == 0)
+            if (strcmp(v[i], v[j]) == 0) {
+                snprintf(p, sizeof(p), "%s[%zu]", path, i);
                 return arb_mp_fail(why, ARB_EINVAL,
                                    "%s: same as %s[%zu]", p, path, j);
+            }
     }
     return 0;
 }

@@ -358,8 +358,6 @@ yah_apply(void *p, const arb_event_t *ev, int flags, arb_verdict_t *v)
                                "'%s' is not a Sota: write @1..@12",
                                ev->args[1]);
     }
-    arb_card_format(a, c, ARB_CARD_UNICODE);
-
     /* Rule checks; under FORCE the first broken rule is kept for the flag
      * and the card is placed anyway. */
     if (want != 0 && want != y->active) {
@@ -373,6 +371,7 @@ yah_apply(void *p, const arb_event_t *ev, int flags, arb_verdict_t *v)
                     y->players[y->turn], y->players[seat]);
         broke = 1;
     } else if (y->used_at[c] != 0) {
+        arb_card_format(a, c, ARB_CARD_UNICODE);    /* only for the message */
         arb_verdict(force ? &tmp : v, ARB_EILLEGAL, "§34.11.3",
                     "card %s already played at seq %llu: each physical card "
                     "is used once per match", a,
