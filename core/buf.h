@@ -28,6 +28,9 @@ void arb_buf_printf(arb_buf_t *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void arb_buf_u64be(arb_buf_t *b, uint64_t v);    /* 8 bytes big-endian */
 void arb_buf_u32be(arb_buf_t *b, uint32_t v);
+/* The big-endian unsigned integer in p[0..n), n <= 8 (the reader of the
+ * two above and of msgpack's lengths). */
+uint64_t arb_load_be(const unsigned char *p, size_t n);
 /* NUL-terminates without counting the NUL in len; returns data or NULL on oom. */
 const char *arb_buf_cstr(arb_buf_t *b);
 

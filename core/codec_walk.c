@@ -29,17 +29,6 @@ need(const rd_t *r, size_t n)
     return (size_t)(r->end - r->p) >= n ? 0 : -1;
 }
 
-static uint64_t
-be(const unsigned char *p, int n)
-{
-    uint64_t v = 0;
-    int      i;
-
-    for (i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* An unsigned integer in its shortest form (msgpack-c's packers). */
 static int
 rd_uint(rd_t *r, uint64_t *out)
@@ -60,7 +49,7 @@ rd_uint(rd_t *r, uint64_t *out)
     w = 1 << (c - 0xcc);
     if (need(r, (size_t)w) != 0)
         return -1;
-    *out = be(r->p, w);
+    *out = arb_load_be(r->p, w);
     r->p += w;
     return *out >= least[c - 0xcc] ? 0 : -1;
 }
@@ -83,7 +72,7 @@ rd_str(rd_t *r, const unsigned char **s, size_t *n)
         if (*n < 32)
             return -1;
     } else if (c == 0xda && need(r, 2) == 0) {
-        *n = (size_t)be(r->p, 2);
+        *n = (size_t)arb_load_be(r->p, 2);
         r->p += 2;
         if (*n < 256)
             return -1;

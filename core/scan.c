@@ -6,17 +6,6 @@
 #include "core/mp.h"
 #include "core/scan.h"
 
-static uint64_t
-load_be(const unsigned char *p, size_t n)
-{
-    uint64_t v = 0;
-    size_t   i;
-
-    for (i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 enum scan_class { SC_SCALAR, SC_BLOB, SC_ARRAY, SC_MAP, SC_BAD };
 
 /* How to skip one object: `lenbytes` big-endian length bytes follow the
@@ -135,7 +124,7 @@ arb_msgpack_scan(const char *buf, size_t len, int depth_max,
                                  "length bytes but only %llu remain",
                                  h.name, at, h.lenbytes,
                                  (unsigned long long)rem);
-            h.count = load_be(p + off, h.lenbytes);
+            h.count = arb_load_be(p + off, h.lenbytes);
             off += h.lenbytes;
             rem -= h.lenbytes;
         }

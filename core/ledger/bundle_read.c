@@ -30,17 +30,6 @@ typedef struct rd {
     arb_buf_t           *why;
 } rd_t;
 
-static uint64_t
-be(const unsigned char *p, int n)
-{
-    uint64_t v = 0;
-    int      i;
-
-    for (i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 static int
 bad(rd_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -93,7 +82,7 @@ truncated(rd_t *r, int type, size_t body, size_t avail)
         }
     } else if (type == ARB__REC_EVENT) {
         snprintf(where, sizeof(where), "in seq %" PRIu64,
-                 avail >= 8 ? be(r->p + body, 8)
+                 avail >= 8 ? arb_load_be(r->p + body, 8)
                  : r->last == ARB__REC_EVENT ? r->last_seq + 1 : 0);
     } else if (type == ARB__REC_MATCH) {
         n = avail >= 1 ? r->p[body] : 0;
@@ -134,7 +123,7 @@ get_str(field_rd_t *f, int lenbytes, size_t min, size_t max, char **out)
     *out = NULL;
     if (f->len - f->off < (size_t)lenbytes)
         return -1;
-    n = (size_t)be(f->p + f->off, lenbytes);
+    n = (size_t)arb_load_be(f->p + f->off, lenbytes);
     f->off += (size_t)lenbytes;
     if (n > f->len - f->off)
         return -1;
@@ -205,7 +194,7 @@ read_match(rd_t *r, const unsigned char *body, size_t len)
         return field_fail(r, rc, "the exporter");
     if (f.len - f.off < 2)
         return field_fail(r, -1, "the option count");
-    nopt = (size_t)be(f.p + f.off, 2);
+    nopt = (size_t)arb_load_be(f.p + f.off, 2);
     f.off += 2;
     if (nopt > ARB_OPTIONS_MAX)
         return field_fail(r, -4, "the option count");
@@ -266,7 +255,7 @@ read_event(rd_t *r, const unsigned char *body, size_t len)
     e->bytes = malloc(e->len);
     if (e->bytes == NULL)
         return ARB_ENOMEM;
-    e->seq = be(body, 8);
+    e->seq = arb_load_be(body, 8);
     e->time_ms = 0;
     e->has_hash = 1;
     memcpy(e->hash, body + 8, ARB_HASH_LEN);
@@ -284,7 +273,7 @@ read_checkpoint(rd_t *r, const unsigned char *body)
     if (m == NULL)
         return bad(r, "checkpoint record at byte %zu outside a match",
                    r->off);
-    m->cp.count = be(body, 8);
+    m->cp.count = arb_load_be(body, 8);
     memcpy(m->cp.head, body + 8, ARB_HASH_LEN);
     memcpy(m->cp.pubkey, body + 40, ARB_PUBKEY_LEN);
     memcpy(m->cp.sig, body + 40 + ARB_PUBKEY_LEN, ARB_SIG_LEN);
@@ -348,7 +337,7 @@ arb__bundle_read(arb_bundle_t *b, const unsigned char *data, size_t len,
                    "with the bundle magic)");
     if (len < ARB_BUNDLE_HDR_LEN)
         return bad(&r, "truncated at byte %zu (in the file header)", len);
-    v = be(data + ARB_BUNDLE_MAGIC_LEN, 4);
+    v = arb_load_be(data + ARB_BUNDLE_MAGIC_LEN, 4);
     if (v != ARB_BUNDLE_VERSION)
         return bad(&r, "bundle format version %" PRIu64 " is not supported "
                    "(this arbiter reads version %d)", v, ARB_BUNDLE_VERSION);
@@ -358,7 +347,7 @@ arb__bundle_read(arb_bundle_t *b, const unsigned char *data, size_t len,
         type = data[r.off];
         if (len - r.off < ARB__REC_HDR)
             return truncated(&r, type, len, 0);
-        rlen = (size_t)be(data + r.off + 1, 4);
+        rlen = (size_t)arb_load_be(data + r.off + 1, 4);
         body = r.off + ARB__REC_HDR;
         rc = check_len(&r, type, rlen);
         if (rc != 0)
@@ -380,7 +369,7 @@ arb__bundle_read(arb_bundle_t *b, const unsigned char *data, size_t len,
                 return bad(&r, "match '%s' has no checkpoint (the end "
                            "record follows at byte %zu)",
                            r.cur->cp.match_id, r.off);
-            v = be(data + body, 4);
+            v = arb_load_be(data + body, 4);
             if (v != b->nmatches)
                 return bad(&r, "the end record counts %" PRIu64 " matches, "
                            "the bundle holds %zu", v, b->nmatches);

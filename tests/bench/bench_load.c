@@ -55,20 +55,12 @@
 #include "core/codec.h"
 #include "proto/frame.h"
 #include "core/mp.h"
+#include "tests/bench/bench.h"
 
-#define MOVES_PER_MATCH 144
+#define MOVES_PER_MATCH BENCH_MOVES
 #define MAX_TABLES      1000    /* one fd each, under the usual 1024 */
 
 /* ---- small helpers ------------------------------------------------------ */
-
-static uint64_t
-now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static double
 cpu_self_s(void)
@@ -149,24 +141,6 @@ io_pid_bytes(pid_t pid)
     return out;
 }
 
-/* Card of move i (1..144): a fixed permutation of the deck, in ASCII. */
-static void
-card_of(char *out, size_t len, unsigned move)
-{
-    static const char *const types[] = { "2", "3", "4", "5", "6", "7", "8",
-                                         "9", "10", "J", "Q", "K" };
-    static const char        suits[] = "SHDCUMWFLGYN";
-    unsigned                 idx = ((move - 1) * 65u) % 144u;
-
-    snprintf(out, len, "%s%c", types[idx % 12], suits[idx / 12]);
-}
-
-static const char *
-player_of(unsigned move)
-{
-    return (move - 1) % 2 == 0 ? "ann" : "bob";
-}
-
 /* ---- request frames ----------------------------------------------------- */
 
 static void
@@ -232,11 +206,11 @@ pack_move(arb_buf_t *b, uint64_t id, const char *match, unsigned move,
     char           card[8], cid[96];
     size_t         start = b->len;
 
-    card_of(card, sizeof(card), move);
+    bench_card_of(card, sizeof(card), move);
     req_begin(b, &pk, id, "append", with_cid ? 6 : 5);
     kv_str(&pk, "match", match);
     kv_str(&pk, "kind", "move");
-    kv_str(&pk, "player", player_of(move));
+    kv_str(&pk, "player", bench_player_of(move));
     kv_str(&pk, "verb", "place");
     arb_mp_pack_cstr(&pk, "args");
     msgpack_pack_array(&pk, 1);
@@ -443,11 +417,11 @@ ping_rtt(arb_client_t *cl, unsigned n, uint32_t *p50, uint32_t *p99)
     msgpack_unpacked_init(&res);
     for (i = 0; v != NULL && i < n; i++) {
         arb_client_begin(cl, &pk, "ping", 0);
-        t = now_ns();
+        t = bench_wall_ns();
         rc = arb_client_call(cl, &res, &why);
         if (rc != 0)
             break;
-        v[i] = (uint32_t)((now_ns() - t) / 1000);
+        v[i] = (uint32_t)((bench_wall_ns() - t) / 1000);
     }
     if (rc == 0) {
         qsort(v, n, sizeof(*v), cmp_u32);
@@ -502,7 +476,7 @@ tab_send(tab_t *t, unsigned T, unsigned ti)
         t->opening = 0;
     }
     t->busy = 1;
-    t->sent_ns = now_ns();
+    t->sent_ns = bench_wall_ns();
     tab_flush(t);
 }
 
@@ -609,7 +583,7 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
             cpu0 = cpu_self_s();
             scpu0 = cpu_pid_s(daemon_pid);
             io0 = io_pid_bytes(daemon_pid);
-            t0 = now_ns();
+            t0 = bench_wall_ns();
             deadline = t0 + (uint64_t)(secs * 1e9);
             for (i = 0; i < T; i++)
                 if (!tabs[i].dead)
@@ -654,7 +628,7 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
                        == 1) {
                     if (!tab_frame(t, frame, len, &errors))
                         continue;
-                    now = now_ns();
+                    now = bench_wall_ns();
                     t->busy = 0;
                     if (!warm && now < deadline) {
                         if (t->opening) {
@@ -679,7 +653,7 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
             }
         }
     }
-    now = now_ns();
+    now = bench_wall_ns();
     cpu1 = cpu_self_s();
     scpu1 = cpu_pid_s(daemon_pid);
     io1 = io_pid_bytes(daemon_pid);
@@ -721,30 +695,6 @@ out:
 /* ---- the fsync baseline ------------------------------------------------- */
 
 static int
-encode_move(arb_buf_t *b, uint64_t seq, unsigned move)
-{
-    arb_event_t ev;
-    char        card[8];
-    char       *args[1];
-    int         rc;
-
-    card_of(card, sizeof(card), move);
-    memset(&ev, 0, sizeof(ev));
-    args[0] = card;
-    ev.kind = ARB_EV_MOVE;
-    ev.seq = seq;
-    ev.time_ms = 1700000000000 + (int64_t)seq;
-    ev.actor = "arbiter";
-    ev.player = (char *)player_of(move);
-    ev.verb = "place";
-    ev.nargs = 1;
-    ev.args = args;
-    b->len = 0;
-    rc = arb_event_encode(b, &ev);     /* ev borrows: not cleared */
-    return rc;
-}
-
-static int
 baseline(const char *dir, double secs, double *rate, uint32_t *p50,
          uint32_t *p99, double *kb_commit)
 {
@@ -772,11 +722,11 @@ baseline(const char *dir, double secs, double *rate, uint32_t *p50,
     ap.len = 4;
     rc = arb_store_append_batch(s, &ap, 1, &why);
     io0 = io_pid_bytes(getpid());
-    t0 = now_ns();
+    t0 = bench_wall_ns();
     for (seq = 1; rc == 0; seq++) {
-        if ((rc = encode_move(&b, seq, (unsigned)((seq - 1) % 144) + 1)) != 0)
+        if ((rc = bench_encode_move(&b, seq, (unsigned)((seq - 1) % 144) + 1)) != 0)
             break;
-        ta = now_ns();
+        ta = bench_wall_ns();
         memset(&ap, 0, sizeof(ap));
         ap.match_id = "baseline";
         ap.seq = seq;
@@ -784,7 +734,7 @@ baseline(const char *dir, double secs, double *rate, uint32_t *p50,
         ap.bytes = b.data;
         ap.len = b.len;
         rc = arb_store_append_batch(s, &ap, 1, &why);
-        t1 = now_ns();
+        t1 = bench_wall_ns();
         if (rc == 0) {
             n++;
             lat_add(&lat, t1 - ta);
@@ -851,10 +801,10 @@ store_ceiling(const char *dir, double secs, size_t width, double *rate,
     }
     rc = arb_store_append_batch(s, ap, width, &why);
     io0 = io_pid_bytes(getpid());
-    t0 = now_ns();
+    t0 = bench_wall_ns();
     for (seq = 1; rc == 0; seq++) {
         for (i = 0; i < width && rc == 0; i++) {
-            rc = encode_move(&bytes[i], seq, (unsigned)((seq - 1) % 144) + 1);
+            rc = bench_encode_move(&bytes[i], seq, (unsigned)((seq - 1) % 144) + 1);
             memset(&ap[i], 0, sizeof(ap[i]));
             ap[i].match_id = ids[i];
             ap[i].seq = seq;
@@ -868,7 +818,7 @@ store_ceiling(const char *dir, double secs, size_t width, double *rate,
             n += width;
             commits++;
         }
-        if ((t1 = now_ns()) - t0 >= (uint64_t)(secs * 1e9))
+        if ((t1 = bench_wall_ns()) - t0 >= (uint64_t)(secs * 1e9))
             break;
     }
     io1 = io_pid_bytes(getpid());
@@ -967,7 +917,7 @@ replay(const char *dir, uint64_t *nev, size_t *nmatch, double *rate,
                 arb_buf_cstr(&why));
         goto out;
     }
-    t0 = now_ns();
+    t0 = bench_wall_ns();
     rc = arb_store_matches(s, on_match_id, &ids, &why);
     for (i = 0; rc == 0 && i < ids.n; i++) {
         rp_t x = { NULL, 0, 0 };
@@ -981,15 +931,15 @@ replay(const char *dir, uint64_t *nev, size_t *nmatch, double *rate,
         }
         n += x.n;
     }
-    t1 = now_ns();
+    t1 = bench_wall_ns();
     if (rc != 0)
         goto out;
     *nev = n;
     *nmatch = ids.n;
     *rate = (double)n / ((double)(t1 - t0) / 1e9);
-    t0 = now_ns();
+    t0 = bench_wall_ns();
     rc = arb_store_verify(s, NULL, &why);
-    t1 = now_ns();
+    t1 = bench_wall_ns();
     if (rc != 0)
         fprintf(stderr, "load: verify: %s\n", arb_buf_cstr(&why));
     else

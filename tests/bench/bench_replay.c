@@ -39,8 +39,9 @@
 #include "core/ledger/history.h"
 #include "core/ledger/store.h"
 #include "core/match.h"
+#include "tests/bench/bench.h"
 
-#define MOVES 144
+#define MOVES BENCH_MOVES
 #define BATCH 1000
 
 static uint64_t
@@ -52,32 +53,11 @@ now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t
-wall_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static double
 rate(uint64_t n, uint64_t t0, uint64_t t1)
 {
     return t1 > t0 ? (double)n / ((double)(t1 - t0) / 1e9) : 0.0;
-}
-
-/* Card of move i (1..144): a fixed permutation of the deck (as
- * bench_load.c plays it). */
-static void
-card_of(char *out, size_t len, unsigned move)
-{
-    static const char *const types[] = { "2", "3", "4", "5", "6", "7", "8",
-                                         "9", "10", "J", "Q", "K" };
-    static const char        suits[] = "SHDCUMWFLGYN";
-    unsigned                 idx = ((move - 1) * 65u) % 144u;
-
-    snprintf(out, len, "%s%c", types[idx % 12], suits[idx / 12]);
 }
 
 static int
@@ -112,28 +92,6 @@ encode_open(arb_buf_t *b, const char *match)
     return rc;
 }
 
-static int
-encode_move(arb_buf_t *b, uint64_t seq)
-{
-    arb_event_t ev;
-    char        card[8];
-    char       *args[1];
-
-    card_of(card, sizeof(card), (unsigned)seq);
-    memset(&ev, 0, sizeof(ev));
-    args[0] = card;
-    ev.kind = ARB_EV_MOVE;
-    ev.seq = seq;
-    ev.time_ms = 1700000000000 + (int64_t)seq;
-    ev.actor = "arbiter";
-    ev.player = seq % 2 == 1 ? "ann" : "bob";
-    ev.verb = "place";
-    ev.nargs = 1;
-    ev.args = args;
-    b->len = 0;
-    return arb_event_encode(b, &ev);     /* ev borrows: not cleared */
-}
-
 static void
 match_name(char *out, size_t len, size_t i)
 {
@@ -164,7 +122,7 @@ fill(arb_store_t *s, size_t nm, uint64_t *nev, arb_buf_t *why)
         for (i = 0; rc == 0 && i < nm; i++) {
             memset(&ap[n], 0, sizeof(ap[n]));
             rc = seq == 0 ? encode_open(&bytes[n], names[i])
-                          : encode_move(&bytes[n], seq);
+                          : bench_encode_move(&bytes[n], seq, (unsigned)seq);
             ap[n].match_id = names[i];
             ap[n].game = seq == 0 ? "yahchain" : NULL;
             ap[n].seq = seq;
@@ -327,7 +285,7 @@ memory(size_t nm)
     }
     r1 = rss_kib();
     for (seq = 1; rc == 0 && seq <= MOVES && n < 1000000; seq++) {
-        rc = encode_move(&b, seq);
+        rc = bench_encode_move(&b, seq, (unsigned)seq);
         if (rc == 0)
             rc = arb_event_decode(&ev, b.data, b.len, NULL);
         for (i = 0; rc == 0 && i < nm && n < 1000000; i++) {
@@ -387,12 +345,12 @@ main(int argc, char **argv)
     }
     snprintf(data, sizeof(data), "%s/replay", dir);
     rc = arb_store_open(&s, data, NULL, &why);
-    t0 = wall_ns();
+    t0 = bench_wall_ns();
     if (rc == 0)
         rc = fill(s, nm, &nev, &why);
     if (rc == 0)
         rc = arb_store_index_wait(s, &why);
-    t1 = wall_ns();
+    t1 = bench_wall_ns();
     arb_store_close(s);
     s = NULL;
     if (rc != 0) {
@@ -431,11 +389,11 @@ main(int argc, char **argv)
     unlink(idx);
     snprintf(idx, sizeof(idx), "%s/index.mdb-lock", data);
     unlink(idx);
-    t0 = wall_ns();
+    t0 = bench_wall_ns();
     rc = arb_store_open(&s, data, NULL, &why);
     if (rc == 0)
         rc = arb_store_index_wait(s, &why);
-    t1 = wall_ns();
+    t1 = bench_wall_ns();
     if (rc == 0)
         rc = arb_store_stats(s, &st, &why);
     if (rc != 0) {

@@ -33,6 +33,7 @@
 #include "core/ledger/store.h"
 #include "core/mp.h"
 #include "proto/client.h"
+#include "tests/bench/bench.h"
 #include "tests/crash/disk.h"
 #include "tests/crash/load.h"
 
@@ -253,24 +254,6 @@ load_iosim_env(load_iosim_t *e, const char *journal, const char *extra)
 
 /* ---- the moves ---------------------------------------------------------- */
 
-/* Card of move k (1..144): a fixed permutation of the deck. */
-static void
-card_of(char *out, size_t len, unsigned k)
-{
-    static const char *const types[] = { "2", "3", "4", "5", "6", "7", "8",
-                                         "9", "10", "J", "Q", "K" };
-    static const char        suits[] = "SHDCUMWFLGYN";
-    unsigned                 idx = ((k - 1) * 65u) % 144u;
-
-    snprintf(out, len, "%s%c", types[idx % 12], suits[idx / 12]);
-}
-
-static const char *
-player_of(unsigned k)
-{
-    return (k - 1) % 2 == 0 ? "ann" : "bob";
-}
-
 static void
 match_name(char *out, size_t len, int client, unsigned m)
 {
@@ -332,14 +315,14 @@ send_req(load_client_t *c, arb_client_t *cl, load_pend_t *p)
         arb_mp_pack_cstr(pk, "cid");
         arb_mp_pack_cstr(pk, cid);
     } else {
-        card_of(card, sizeof(card), p->move);
+        bench_card_of(card, sizeof(card), p->move);
         p->id = arb_client_begin(cl, &pk, "append", 6);
         arb_mp_pack_cstr(pk, "match");
         arb_mp_pack_cstr(pk, name);
         arb_mp_pack_cstr(pk, "kind");
         arb_mp_pack_cstr(pk, "move");
         arb_mp_pack_cstr(pk, "player");
-        arb_mp_pack_cstr(pk, player_of(p->move));
+        arb_mp_pack_cstr(pk, bench_player_of(p->move));
         arb_mp_pack_cstr(pk, "verb");
         arb_mp_pack_cstr(pk, "place");
         arb_mp_pack_cstr(pk, "args");
@@ -614,9 +597,9 @@ on_stored(void *ud, uint64_t seq, int64_t t,
         x->bad_content++;
     else if (seq > 0) {
         /* The card is stored canonically (4♠), not as sent (4S). */
-        card_of(card, sizeof(card), (unsigned)seq);
+        bench_card_of(card, sizeof(card), (unsigned)seq);
         if (ev.kind != ARB_EV_MOVE || ev.player == NULL || ev.nargs != 1
-            || strcmp(ev.player, player_of((unsigned)seq)) != 0
+            || strcmp(ev.player, bench_player_of((unsigned)seq)) != 0
             || arb_card_parse(&want, card, strlen(card), err, sizeof(err))
                != 0
             || arb_card_parse(&got, ev.args[0], strlen(ev.args[0]), err,

@@ -1,0 +1,71 @@
+/*
+ * bench.h - what the benchmark programs share: the clock and the one
+ * YAHchain match they all play (mode 3, ann and bob, 144 moves, a fixed
+ * permutation of the deck).  Header-only: each bench is one program.
+ */
+#ifndef ARB_BENCH_H
+#define ARB_BENCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/buf.h"
+#include "core/codec.h"
+#include "core/event.h"
+
+#define BENCH_MOVES 144         /* moves of one match */
+
+static inline uint64_t
+bench_wall_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Card of move i (1..144), in ASCII. */
+static inline void
+bench_card_of(char *out, size_t len, unsigned move)
+{
+    static const char *const types[] = { "2", "3", "4", "5", "6", "7", "8",
+                                         "9", "10", "J", "Q", "K" };
+    static const char        suits[] = "SHDCUMWFLGYN";
+    unsigned                 idx = ((move - 1) * 65u) % 144u;
+
+    snprintf(out, len, "%s%c", types[idx % 12], suits[idx / 12]);
+}
+
+static inline const char *
+bench_player_of(unsigned move)
+{
+    return (move - 1) % 2 == 0 ? "ann" : "bob";
+}
+
+/* The canonical bytes of move `move` recorded as event `seq`, into b
+ * (replacing its content). */
+static inline int
+bench_encode_move(arb_buf_t *b, uint64_t seq, unsigned move)
+{
+    arb_event_t ev;
+    char        card[8];
+    char       *args[1];
+
+    bench_card_of(card, sizeof(card), move);
+    memset(&ev, 0, sizeof(ev));
+    args[0] = card;
+    ev.kind = ARB_EV_MOVE;
+    ev.seq = seq;
+    ev.time_ms = 1700000000000 + (int64_t)seq;
+    ev.actor = "arbiter";
+    ev.player = (char *)bench_player_of(move);
+    ev.verb = "place";
+    ev.nargs = 1;
+    ev.args = args;
+    b->len = 0;
+    return arb_event_encode(b, &ev);     /* ev borrows: not cleared */
+}
+
+#endif
