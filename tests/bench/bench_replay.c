@@ -85,7 +85,7 @@ encode_open(arb_buf_t *b, const char *match)
     b->len = 0;
     if (rc == 0)
         rc = arb_event_encode(b, &ev);
-    /* Only what the setup helpers allocated is ours to free. */
+    /* Only what arb_setup_add_player/set_option allocated is ours. */
     st.game = NULL;
     st.match_id = NULL;
     arb_setup_clear(&st);
