@@ -625,7 +625,10 @@ thread_main(void *arg)
         if (!stream_ok) {
             int reps = 0;
 
-            rc = arb_stream_ensure(r->s, r->conf->replicas, &reps, &why);
+            /* Created only by a recorder that never published to it. */
+            rc = arb_stream_ensure(r->s, r->ever_ok || r->st.cursor > 0
+                                         ? -1 : r->conf->replicas,
+                                   &reps, &why);
             if (rc != 0) {
                 /* Said once per distinct reason, not every second. */
                 if (strcmp(last_err, arb_buf_cstr(&why)) != 0) {
@@ -637,6 +640,7 @@ thread_main(void *arg)
                 continue;
             }
             last_err[0] = '\0';
+            r->ever_ok = 1;
             arb_log_ev(ARB_LOG_INFO, "replicate_stream", NULL, "replicate: "
                        "stream %s ready (%d replicas)", r->s->name, reps);
             pthread_mutex_lock(&r->mu);

@@ -386,6 +386,16 @@ arb_stream_ensure(arb_stream_t *st, int replicas_wanted, int *replicas,
     }
     if (jerr != JSStreamNotFoundErr)
         return arb_stream_err(s, jerr, "stream info", why);
+    if (replicas_wanted < 0) {
+        if (why != NULL) {
+            why->len = 0;
+            arb_buf_printf(why, "stream %s does not exist (any more); "
+                           "arbiter does not re-create a stream it has "
+                           "published to: create it again (or restore it), "
+                           "then replication resumes", st->name);
+        }
+        return ARB_ENOTFOUND;
+    }
 
     jsStreamConfig_Init(&cfg);
     cfg.Name = st->name;
@@ -514,6 +524,30 @@ arb_stream_last(arb_stream_t *st, const char *subject,
     if (s != NATS_OK)
         return arb_stream_err(s, jerr, "last message", why);
     return arb_stream_msg_parse(out, msg, why);
+}
+
+int
+arb_stream_subject_count(arb_stream_t *st, const char *subject,
+                         uint64_t *n, arb_buf_t *why)
+{
+    jsStreamInfo *si = NULL;
+    jsOptions     o;
+    jsErrCode     jerr = 0;
+    natsStatus    s;
+    int           i;
+
+    *n = 0;
+    jsOptions_Init(&o);
+    o.Stream.Info.SubjectsFilter = subject;
+    s = js_GetStreamInfo(&si, st->js, st->name, &o, &jerr);
+    if (s != NATS_OK)
+        return arb_stream_err(s, jerr, "stream info", why);
+    if (si->State.Subjects != NULL)
+        for (i = 0; i < si->State.Subjects->Count; i++)
+            if (strcmp(si->State.Subjects->List[i].Subject, subject) == 0)
+                *n = si->State.Subjects->List[i].Msgs;
+    jsStreamInfo_Destroy(si);
+    return 0;
 }
 
 int
