@@ -250,7 +250,13 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
             continue;
         /* Sections: only [replicate] (daemon/replicate.h). */
         if (*k == '[') {
-            if (tokens_only || strcmp(k, "[replicate]") != 0) {
+            if (tokens_only) {
+                arb_buf_printf(why, "%s: line %u: a tokens file holds only "
+                               "'token =' lines", path, line);
+                rc = ARB_EINVAL;
+                break;
+            }
+            if (strcmp(k, "[replicate]") != 0) {
                 arb_buf_printf(why, "%s: line %u: unknown section %s (the "
                                "one section is [replicate])", path, line, k);
                 rc = ARB_EINVAL;
