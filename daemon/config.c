@@ -41,6 +41,7 @@ arb_config_defaults(arb_config_t *c)
     c->storage_warn[1] = 90;
     c->storage_warn[2] = 95;
     c->nstorage_warn = 3;
+    arb_repl_conf_defaults(&c->repl);
 }
 
 int
@@ -102,6 +103,7 @@ arb_config_free(arb_config_t *c)
     for (i = 0; i < c->ntokens; i++)
         token_clear(&c->tokens[i]);
     free(c->tokens);
+    arb_repl_conf_free(&c->repl);
     memset(c, 0, sizeof(*c));
 }
 
@@ -224,7 +226,7 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
     FILE    *f;
     char     buf[4096], *k, *v, *eq, *hash;
     unsigned line = 0;
-    int      rc = 0, lvl;
+    int      rc = 0, lvl, section = 0;
 
     f = fopen(path, "r");
     if (f == NULL) {
@@ -246,6 +248,17 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         k = trim(buf);
         if (*k == '\0')
             continue;
+        /* Sections: only [replicate] (daemon/replicate.h). */
+        if (*k == '[') {
+            if (tokens_only || strcmp(k, "[replicate]") != 0) {
+                arb_buf_printf(why, "%s: line %u: unknown section %s (the "
+                               "one section is [replicate])", path, line, k);
+                rc = ARB_EINVAL;
+                break;
+            }
+            section = 1;
+            continue;
+        }
         eq = strchr(k, '=');
         if (eq == NULL) {
             arb_buf_printf(why, "%s: line %u: expected 'key = value'", path,
@@ -256,6 +269,17 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         *eq = '\0';
         k = trim(k);
         v = trim(eq + 1);
+        if (section) {
+            arb_buf_t tmp = ARB_BUF_INIT;
+            rc = arb_repl_conf_set(&c->repl, k, v, &tmp);
+            if (rc != 0) {
+                arb_buf_printf(why, "%s: line %u: %s", path, line,
+                               arb_buf_cstr(&tmp));
+                arb_buf_free(&tmp);
+                break;
+            }
+            continue;
+        }
         if (tokens_only && strcmp(k, "token") != 0) {
             arb_buf_printf(why, "%s: line %u: a tokens file holds only "
                            "'token =' lines", path, line);
@@ -351,7 +375,16 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
 int
 arb_config_load(arb_config_t *c, const char *path, arb_buf_t *why)
 {
-    return load(c, path, 0, why);
+    int rc = load(c, path, 0, why);
+
+    if (rc == 0 && arb_repl_conf_check(&c->repl, why) != 0) {
+        arb_buf_t tmp = ARB_BUF_INIT;
+        arb_buf_printf(&tmp, "%s: %s", path, arb_buf_cstr(why));
+        arb_buf_free(why);
+        *why = tmp;
+        rc = ARB_EINVAL;
+    }
+    return rc;
 }
 
 int

@@ -112,6 +112,7 @@ static const struct {
     { "subscribe",   arb_op_subscribe,   ARB_ROLE_READER },
     { "unsubscribe", arb_op_unsubscribe, ARB_ROLE_READER },
     { "checkpoint",  arb_op_checkpoint,  ARB_ROLE_READER },
+    { "replicate",   arb_op_replicate,   ARB_ROLE_ARBITER },
 };
 
 /* The envelope: id and v first, so that an error about op already echoes

@@ -167,6 +167,9 @@ struct arb_server {
     arb_keypair_t    signing;
     int              have_key;
 
+    /* replication to NATS JetStream (daemon/replicate.h); NULL when off */
+    struct arb_repl *repl;
+
     int              stopping;
     int              exit_code;     /* enum arb_exit */
     arb_counters_t   n;
@@ -243,6 +246,12 @@ arb_pending_t *arb_pending_new(void);
  * appends awaiting commit (inq_max) until then.  0, or ARB_ENOMEM (never
  * for the first waiter of an arb_pending_new() append). */
 int  arb_commit_wait(arb_pending_t *p, arb_conn_t *c, uint64_t req);
+/* Sends the ack of a committed append to its waiters and releases them;
+ * or refuses it with error `code` (sync replication, replicate_loop.c).
+ * p stays the caller's to free. */
+void arb_commit_ack(arb_server_t *srv, arb_pending_t *p);
+void arb_commit_refuse(arb_server_t *srv, arb_pending_t *p, const char *code,
+                       const char *msg);
 /* Frees what the commit machinery holds once the loop has stopped (the
  * queue and the last batch); nothing may be committing. */
 void arb_commit_free(arb_server_t *srv);
