@@ -108,6 +108,7 @@ static void
 disconnected_cb(natsConnection *nc, void *ud)
 {
     arb_repl_t *r = ud;
+    int         stopping;
 
     (void)nc;
     pthread_mutex_lock(&r->mu);
@@ -115,7 +116,10 @@ disconnected_cb(natsConnection *nc, void *ud)
         r->st.connected = 0;
         r->st.disconnects++;
     }
+    stopping = r->stop;
     pthread_mutex_unlock(&r->mu);
+    if (stopping)
+        return;                 /* our own close at stop */
     arb_log_ev(ARB_LOG_WARN, "replicate_disconnected", NULL,
                "replicate: NATS connection lost; reconnecting (events keep "
                "being committed and acknowledged locally)");

@@ -195,6 +195,25 @@ why_set(arb_buf_t *why, const char *msg)
     }
 }
 
+/* "u1,u2,...": each one a server (natsOptions_SetURL takes one URL). */
+static natsStatus
+set_servers(natsOptions *o, const char *urls)
+{
+    char       *copy = strdup(urls), *save = NULL, *w;
+    const char *v[16];
+    int         n = 0;
+    natsStatus  s;
+
+    if (copy == NULL)
+        return NATS_NO_MEMORY;
+    for (w = strtok_r(copy, ", \t", &save); w != NULL && n < 16;
+         w = strtok_r(NULL, ", \t", &save))
+        v[n++] = w;
+    s = n > 0 ? natsOptions_SetServers(o, v, n) : NATS_INVALID_ARG;
+    free(copy);
+    return s;
+}
+
 int
 arb_stream_opts(natsOptions **out, const arb_stream_conf_t *conf,
                 arb_buf_t *why)
@@ -210,7 +229,7 @@ arb_stream_opts(natsOptions **out, const arb_stream_conf_t *conf,
     }
     s = natsOptions_Create(&o);
     if (s == NATS_OK)
-        s = natsOptions_SetURL(o, conf->urls);
+        s = set_servers(o, conf->urls);
     if (s != NATS_OK) {
         natsOptions_Destroy(o);
         if (why != NULL) {
