@@ -11,50 +11,12 @@ NATS_DIR=$T/nats
 . tests/cluster/nats.sh
 nats_up "$NATS_DIR" 1 "$BASE" || { echo "nats_restore.sh: 0 passed, 1 failed"; exit 1; }
 URLS=$(nats_urls "$NATS_DIR")
-pids=
-cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$T"; }
-
-# start_replicating NAME PREFIX: a recorder on $T/NAME replicating to the
-# stream, owning ids that start with PREFIX.
-start_replicating() {
-    cat > "$T/$1.conf" <<CONF
-data = $T/$1
-listen = unix:$T/$1.sock
-[replicate]
-urls = $URLS
-recorder = $1
-owns = $2
-CONF
-    bin/arbiterd --config "$T/$1.conf" --log-level warn 2> "$T/$1.log" < /dev/null > /dev/null &
-    pids="$pids $!"
-    eval "pid_$1=$!"
-    i=0
-    while [ ! -S "$T/$1.sock" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-}
-tok() { awk '$4 == "arbiter" { print $3 }' "$T/$1/tokens"; }
-
-# play NAME MATCH MOVES: opens a yahchain match and records MOVES moves.
-play() {
-    s="unix:$T/$1.sock"; k=$(tok "$1")
-    $A open --server "$s" --token "$k" --match "$2" --game yahchain \
-        --players alice,bob --option mode=3 > /dev/null || echo "open $2 failed"
-    n=0
-    for suit in S H D C U M W F L G Y N; do
-        for type in 2 3 4; do
-            [ $n -ge "$3" ] && return
-            n=$((n + 1))
-            if [ $((n % 2)) -eq 1 ]; then who=alice; else who=bob; fi
-            $A move --server "$s" --token "$k" --match "$2" place $who "$type$suit" \
-                > /dev/null || echo "move $2 $n failed"
-        done
-    done
-}
+. tests/cluster/recorders.sh
 
 start_replicating east E.
 start_replicating west W.
 play east E.1 12; play west W.1 9; play east E.2 5
-$A close --server "unix:$T/east.sock" --token "$(tok east)" --match E.2 \
-    --reason done > /dev/null
+on east close --match E.2 --reason done > /dev/null
 play west W.2 3
 
 nats_wait_msgs "$NATS_DIR" 1 34
@@ -83,9 +45,9 @@ done
 bin/arbiterd --data "$T/east-r" --listen "unix:$T/er.sock" --log-level warn \
     2> "$T/er.log" < /dev/null > /dev/null &
 pids="$pids $!"
-i=0; while [ ! -S "$T/er.sock" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+wait_sock "$T/er.sock"
 check "restored recorder serves the state" \
-    "$($A state --server "unix:$T/east.sock" --token "$(tok east)" --match E.1 --json)" \
+    "$(on east state --match E.1 --json)" \
     "$($A state --server "unix:$T/er.sock" --token "$(tok east-r)" --match E.1 --json)"
 
 # The target must be new or empty.
