@@ -104,6 +104,7 @@ arb_config_free(arb_config_t *c)
         token_clear(&c->tokens[i]);
     free(c->tokens);
     arb_repl_conf_free(&c->repl);
+    arb_replica_conf_free(&c->replica);
     memset(c, 0, sizeof(*c));
 }
 
@@ -248,7 +249,8 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         k = trim(buf);
         if (*k == '\0')
             continue;
-        /* Sections: only [replicate] (daemon/replicate.h). */
+        /* Sections: [replicate] (daemon/replicate.h) and [replica]
+         * (daemon/replica.h). */
         if (*k == '[') {
             if (tokens_only) {
                 arb_buf_printf(why, "%s: line %u: a tokens file holds only "
@@ -256,13 +258,17 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
                 rc = ARB_EINVAL;
                 break;
             }
-            if (strcmp(k, "[replicate]") != 0) {
+            if (strcmp(k, "[replicate]") == 0) {
+                section = 1;
+            } else if (strcmp(k, "[replica]") == 0) {
+                section = 2;
+            } else {
                 arb_buf_printf(why, "%s: line %u: unknown section %s (the "
-                               "one section is [replicate])", path, line, k);
+                               "sections are [replicate] and [replica])",
+                               path, line, k);
                 rc = ARB_EINVAL;
                 break;
             }
-            section = 1;
             continue;
         }
         eq = strchr(k, '=');
@@ -277,7 +283,8 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         v = trim(eq + 1);
         if (section) {
             arb_buf_t tmp = ARB_BUF_INIT;
-            rc = arb_repl_conf_set(&c->repl, k, v, &tmp);
+            rc = section == 1 ? arb_repl_conf_set(&c->repl, k, v, &tmp)
+                              : arb_replica_conf_set(&c->replica, k, v, &tmp);
             if (rc != 0) {
                 arb_buf_printf(why, "%s: line %u: %s", path, line,
                                arb_buf_cstr(&tmp));

@@ -450,6 +450,7 @@ finish_stop(arb_server_t *srv)
 
     /* Held sync acks are answered before the connections drain. */
     arb_repl_stop(srv);
+    arb_replica_stop(srv);
     for (c = srv->conns; c != NULL; c = next) {
         next = c->next;
         arb_conn_finish(c);

@@ -169,6 +169,8 @@ struct arb_server {
 
     /* replication to NATS JetStream (daemon/replicate.h); NULL when off */
     struct arb_repl *repl;
+    /* read replica of the stream (daemon/replica.h); NULL when primary */
+    struct arb_replica *replica;
 
     int              stopping;
     int              exit_code;     /* enum arb_exit */
@@ -215,6 +217,8 @@ void arb_dispatch(arb_conn_t *c, const char *frame, size_t len);
 int  arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
                   arb_buf_t *why);
 arb_live_t *arb_live_new(arb_server_t *srv, const char *id);
+/* The match held in memory, or NULL (never loads it). */
+arb_live_t *arb_live_peek(arb_server_t *srv, const char *id);
 void arb_live_free_all(arb_server_t *srv);
 /* Drops speculative state after a failed batch: back to the committed
  * state, or forgotten when nothing of it was committed. */
@@ -267,6 +271,10 @@ void arb_sub_drop_conn(arb_conn_t *c);
 void arb_sub_free_conn(arb_conn_t *c);
 void arb_sub_committed(arb_server_t *srv, arb_pending_t *p);
 void arb_sub_pump_conn(arb_conn_t *c);
+/* Events were appended to the store behind the commit path (a read
+ * replica, daemon/replica.c): the subscribers of l (NULL: none) and every
+ * all-matches subscriber catch up from the store. */
+void arb_sub_appended(arb_server_t *srv, arb_live_t *l);
 
 int64_t arb_now_ms(void);
 

@@ -21,6 +21,7 @@
 /* What the mirror knows of one match. */
 typedef struct mt {
     char           id[ARB_STORE_ID_MAX + 1];
+    char           recorder[ARB_STREAM_NAME_MAX + 1];  /* who wrote it */
     uint64_t       next;                /* next seq expected */
     unsigned char  head[ARB_HASH_LEN];  /* h(next - 1) */
     int            stopped;
@@ -368,6 +369,8 @@ arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg, arb_buf_t *why)
         rc = ARB_ENOMEM;
         goto out;
     }
+    if (msg->recorder[0] != '\0')
+        memcpy(t->recorder, msg->recorder, sizeof(t->recorder));
     if (msg->kind == ARB_STREAM_DEAL)
         return apply_deal(m, t, msg);
     if (t->stopped)
@@ -477,4 +480,17 @@ arb_mirror_stopped(const arb_mirror_t *m, const char *match_id)
     size_t at = mt_find(m, match_id, &found);
 
     return found && m->mts[at]->stopped;
+}
+
+int
+arb_mirror_recorder(const arb_mirror_t *m, const char *match_id, char *out,
+                    size_t cap)
+{
+    int    found;
+    size_t at = mt_find(m, match_id, &found);
+
+    if (!found || m->mts[at]->recorder[0] == '\0')
+        return ARB_ENOTFOUND;
+    snprintf(out, cap, "%s", m->mts[at]->recorder);
+    return 0;
 }

@@ -79,4 +79,9 @@ void arb_mirror_stats(const arb_mirror_t *m, arb_mirror_stats_t *out);
  * said why). */
 int  arb_mirror_stopped(const arb_mirror_t *m, const char *match_id);
 
+/* The recorder that wrote match_id (its Arbiter-Recorder header) into
+ * out.  0, or ARB_ENOTFOUND when the stream has not named one. */
+int  arb_mirror_recorder(const arb_mirror_t *m, const char *match_id,
+                         char *out, size_t cap);
+
 #endif

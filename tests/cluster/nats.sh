@@ -6,6 +6,7 @@
 #   sh tests/cluster/nats.sh stop|kill|start DIR I   node I (1..N): SIGTERM and
 #                                              wait / kill -9 / start again
 #   sh tests/cluster/nats.sh urls DIR          nats://127.0.0.1:P,... of all nodes
+#   sh tests/cluster/nats.sh msgs DIR I        messages held by node I
 #   sh tests/cluster/nats.sh down DIR          stop every node (idempotent)
 #
 # All state lives under DIR (node I in DIR/nI: config, store, log, pid), so a
@@ -13,7 +14,7 @@
 # come from BASE (else $ARB_NATS_PORT_BASE, else 16000): node I listens for
 # clients on BASE+I, for routes on BASE+20+I and for monitoring on BASE+40+I;
 # give each test its own BASE.  Sourcing scripts call nats_up and get
-# nats_down run at exit, after their own cleanup, even when a check fails.
+# nats_down run at exit, before their own cleanup, even when a check fails.
 
 nats_node_conf() {  # DIR N BASE I
     _d=$1; _n=$2; _b=$3; _i=$4
@@ -115,6 +116,24 @@ nats_urls() {  # DIR
     echo "$_u"
 }
 
+# Messages held by node I's streams (its monitoring port), and waiting
+# until they are at least N: for tests that must know the publisher caught
+# up.
+nats_msgs() {  # DIR I
+    curl -fs "http://127.0.0.1:$(cat "$1/n$2/monitor")/jsz" 2>/dev/null |
+        sed -n 's/^ *"messages": *\([0-9]*\).*/\1/p' | head -1
+}
+
+nats_wait_msgs() {  # DIR I N: up to 10 s
+    _k=0
+    while [ $_k -lt 100 ]; do
+        [ "$(nats_msgs "$1" "$2")" -ge "$3" ] 2>/dev/null && return 0
+        sleep 0.1; _k=$((_k + 1))
+    done
+    echo "nats.sh: node n$2 holds $(nats_msgs "$1" "$2") messages, not $3" >&2
+    return 1
+}
+
 nats_down() {  # DIR
     [ -f "$1/nodes" ] || return 0
     _n=$(cat "$1/nodes"); _i=1
@@ -130,6 +149,7 @@ nats.sh)
     kill)    nats_kill "$@" ;;
     start)   nats_restart "$@" ;;
     urls)    nats_urls "$@" ;;
+    msgs)    nats_msgs "$@" ;;
     down)    nats_down "$@" ;;
     *) echo "usage: nats.sh up DIR N [BASE] | stop|kill|start DIR I | urls DIR | down DIR" >&2
        exit 2 ;;
@@ -138,6 +158,7 @@ nats.sh)
 *)
     # Sourced: stop the cluster at exit after the script's own cleanup.
     NATS_DIR=${NATS_DIR:-${T:?source tests/common.sh first}/nats}
-    trap 'cleanup 2>/dev/null; nats_down "$NATS_DIR"' EXIT
+    # The nodes first: the script's cleanup waits for its children.
+    trap 'nats_down "$NATS_DIR"; cleanup 2>/dev/null' EXIT
     ;;
 esac

@@ -159,8 +159,8 @@ test_replicate(void)
     REFUSED("[replicate]\nport = 1\n", 0,
             "line 2: unknown key 'port' in [replicate]");
     REFUSED("[other]\n", 0,
-            "line 1: unknown section [other] (the one section is "
-            "[replicate])");
+            "line 1: unknown section [other] (the sections are [replicate] "
+            "and [replica])");
     REFUSED("[replicate]\n", 1,
             "line 1: a tokens file holds only 'token =' lines");
 }
