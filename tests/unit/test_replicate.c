@@ -32,6 +32,8 @@
 #include <unistd.h>
 
 #include <nats/nats.h>
+#include <sodium.h>
+#include <sys/stat.h>
 
 #include "core/err.h"
 #include "core/ledger/store.h"
@@ -419,7 +421,8 @@ write_config(const char *extra)
     if (f == NULL)
         return -1;
     fprintf(f, "[replicate]\nurls = %s\nrecorder = r1\ncheck_interval = 0\n"
-               "timeout_ms = 1000\nowns = c\npeer = r2 zz\n%s", nats_url,
+               "timeout_ms = 1000\nowns = c\npeer = r2 zz\n"
+               "secret_key_file = %s/repl.key\n%s", nats_url, load_base,
             extra != NULL ? extra : "");
     fclose(f);
     return 0;
@@ -604,6 +607,63 @@ test_owner(void)
     arb_client_close(cl);
 }
 
+/* ---- deal secrets: sealed on arbiter.deal.<token> after the open ----- */
+
+static unsigned char repl_key[ARB_STREAM_KEY_LEN];
+
+static void
+test_deal(arb_stream_t *st)
+{
+    arb_client_t    *cl = client();
+    msgpack_packer  *pk;
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT, sec = ARB_BUF_INIT;
+    arb_buf_t        want = ARB_BUF_INIT;
+    arb_stream_msg_t m;
+    arb_store_t     *s = NULL;
+    arb_store_opts_t o = { 0, 0, 1 };
+    int              i, rc = -1;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    arb_client_begin(cl, &pk, "open", 4);
+    arb_mp_pack_kv_str(pk, "match", "c9-deal");
+    arb_mp_pack_kv_str(pk, "game", "tsukurutenten");
+    arb_mp_pack_cstr(pk, "players");
+    msgpack_pack_array(pk, 2);
+    arb_mp_pack_cstr(pk, "ann");
+    arb_mp_pack_cstr(pk, "bob");
+    arb_mp_pack_cstr(pk, "deal");
+    msgpack_pack_map(pk, 2);
+    arb_mp_pack_kv_str(pk, "kind", "seed");
+    arb_mp_pack_kv_str(pk, "seed", "replicated-secret-seed");
+    msgpack_unpacked_init(&res);
+    CHECK_INT(arb_client_call(cl, &res, &why), 0);
+    if (test_failed_)
+        fprintf(stderr, "open: %s\n", arb_buf_cstr(&why));
+    msgpack_unpacked_destroy(&res);
+    arb_client_close(cl);
+    for (i = 0; i < 50 && rc != 0; i++) {
+        sleep_ms(100);
+        rc = arb_stream_last(st, "arbiter.deal.c9-deal", &m, NULL);
+    }
+    CHECK_INT(rc, 0);
+    if (rc != 0)
+        return;
+    CHECK_INT(m.kind, ARB_STREAM_DEAL);
+    CHECK_INT(arb_stream_deal_open(&sec, &m, repl_key, &why), 0);
+    arb_stream_msg_clear(&m);
+    CHECK_INT(arb_store_open(&s, load_data, &o, NULL), 0);
+    CHECK_INT(arb_store_secret(s, "c9-deal", &want, NULL), 0);
+    arb_store_close(s);
+    CHECK(want.len > 0);
+    CHECK_STR(arb_buf_cstr(&sec), arb_buf_cstr(&want));
+    arb_buf_free(&sec);
+    arb_buf_free(&want);
+    arb_buf_free(&why);
+}
+
 /* ---- 5 and 6: NATS down at start; sync mode --------------------------- */
 
 static void
@@ -665,6 +725,19 @@ main(void)
     snprintf(nats_log, sizeof(nats_log), "%s/nats.log", load_base);
     snprintf(load_config, sizeof(load_config), "%s/arbiterd.conf",
              load_base);
+    {
+        char  kp[200];
+        FILE *kf;
+
+        snprintf(kp, sizeof(kp), "%s/repl.key", load_base);
+        randombytes_buf(repl_key, sizeof(repl_key));
+        kf = fopen(kp, "wb");
+        if (kf == NULL || fwrite(repl_key, 1, sizeof(repl_key), kf)
+                          != sizeof(repl_key))
+            return 1;
+        fclose(kf);
+        chmod(kp, 0600);
+    }
     if (nats_start() != 0 || write_config(NULL) != 0)
         return 1;
     st = stream_connect();
@@ -678,6 +751,7 @@ main(void)
         test_deleted(st);
         test_fence(st);
         test_owner();
+        test_deal(st);
         test_down_and_sync(&st);
     }
     if (test_failed_ != 0)
