@@ -18,6 +18,11 @@
  *   5. NATS down at start: the recorder acks locally, then catches up.
  *   6. Sync mode: an ack means the stream holds the event; with NATS gone
  *      the ack is refused as "unreplicated" after sync_timeout_ms.
+ *   7. A 3-node cluster (tests/cluster/nats.sh, ports from
+ *      ARB_NATS_CLUSTER_BASE, default 14600): a new recorder creates the
+ *      stream R3; kill -9 of the stream leader and of the recorder under
+ *      load; afterwards the stream holds every acked event once, in order.
+ * Deal secrets: sealed on arbiter.deal.<token>, opening to the stored one.
  * Port: one the server picks (kept across its restarts), or
  * ARB_NATS_PORT_BASE.
  */
@@ -703,6 +708,123 @@ test_down_and_sync(arb_stream_t **stp)
     CHECK_INT(stream_vs_store(*stp, &sv), 0);
 }
 
+/* ---- 7: a 3-node R3 cluster, the stream leader killed mid-load -------- */
+
+static char cl_dir[200];
+
+static int
+cluster(const char *cmd)
+{
+    char line[600];
+
+    snprintf(line, sizeof(line), "sh tests/cluster/nats.sh %s >> %s/cl.log "
+             "2>&1", cmd, load_base);
+    return system(line);
+}
+
+/* The node (1..3) leading the stream, or 0. */
+static int
+leader(arb_stream_t *st)
+{
+    jsStreamInfo *si = NULL;
+    jsErrCode     jerr = 0;
+    int           n = 0;
+
+    if (js_GetStreamInfo(&si, st->js, "ARBITER", NULL, &jerr) == NATS_OK
+        && si->Cluster != NULL && si->Cluster->Leader != NULL
+        && si->Cluster->Leader[0] == 'n')
+        n = atoi(si->Cluster->Leader + 1);
+    jsStreamInfo_Destroy(si);
+    return n;
+}
+
+static void
+test_cluster(load_client_t *cl)
+{
+    const char    *base = getenv("ARB_NATS_CLUSTER_BASE");
+    char           cmd[400], urls[300] = "";
+    arb_stream_t  *st = NULL;
+    jsStreamInfo  *si = NULL;
+    jsErrCode      jerr = 0;
+    load_verdict_t v;
+    sv_t           sv;
+    FILE          *f;
+    int            lead, tries;
+
+    snprintf(cl_dir, sizeof(cl_dir), "%s/cluster", load_base);
+    snprintf(cmd, sizeof(cmd), "up %s 3 %s", cl_dir,
+             base != NULL ? base : "14600");
+    if (cluster(cmd) != 0) {
+        CHECK(!"the 3-node cluster did not come up");
+        return;
+    }
+    snprintf(cmd, sizeof(cmd), "sh tests/cluster/nats.sh urls %s", cl_dir);
+    f = popen(cmd, "r");
+    if (f != NULL) {
+        if (fgets(urls, sizeof(urls), f) != NULL)
+            urls[strcspn(urls, "\n")] = '\0';
+        pclose(f);
+    }
+    snprintf(nats_url, sizeof(nats_url), "%s", urls);
+    st = stream_connect();
+    CHECK(st != NULL);
+    if (st == NULL)
+        return;
+    /* A new recorder (fresh store, fresh clients): it creates the stream,
+     * R3 because the cluster has three nodes. */
+    load_clients_free(cl, NCLIENTS);
+    memset(cl, 0, NCLIENTS * sizeof(*cl));
+    for (lead = 0; lead < NCLIENTS; lead++)
+        cl[lead].idx = lead;
+    load_config[0] = '\0';
+    CHECK_INT(load_fresh_dir(), 0);
+    snprintf(load_config, sizeof(load_config), "%s/arbiterd.conf",
+             load_base);
+    CHECK_INT(write_config(NULL), 0);
+    CHECK_INT(daemon_up(), 0);
+    for (lead = 0; lead < 50 && si == NULL; lead++) {
+        sleep_ms(100);
+        if (js_GetStreamInfo(&si, st->js, "ARBITER", NULL, &jerr)
+            != NATS_OK)
+            si = NULL;
+    }
+    CHECK(si != NULL && si->Config->Replicas == 3);
+    jsStreamInfo_Destroy(si);
+    load_round_start(cl, NCLIENTS);
+    sleep_ms(400);
+    for (tries = 0, lead = leader(st); lead == 0 && tries < 20; tries++) {
+        sleep_ms(100);      /* just created: its leader is being elected */
+        lead = leader(st);
+    }
+    CHECK(lead >= 1 && lead <= 3);
+    snprintf(cmd, sizeof(cmd), "kill %s %d", cl_dir, lead);
+    CHECK_INT(cluster(cmd), 0);         /* kill -9 of the stream leader */
+    sleep_ms(600);
+    load_kill();                        /* and of the recorder */
+    load_round_join(cl, NCLIENTS);
+    snprintf(cmd, sizeof(cmd), "start %s %d", cl_dir, lead);
+    CHECK_INT(cluster(cmd), 0);
+    CHECK_INT(load_settle(cl, NCLIENTS, &v), 0);
+    CHECK_INT(daemon_up(), 0);
+    arb_stream_close(st);
+    st = stream_connect();
+    CHECK(st != NULL);
+    if (st != NULL) {
+        CHECK_INT(caught_up(st, 30000), 0);
+        CHECK_INT(stream_vs_store(st, &sv), 0);
+        printf("cluster: %llu acked in all, stream %llu messages (dups %llu "
+               "gaps %llu badhash %llu missing %llu); leader n%d killed\n",
+               (unsigned long long)v.acked, (unsigned long long)sv.msgs,
+               (unsigned long long)sv.dups, (unsigned long long)sv.gaps,
+               (unsigned long long)sv.badhash,
+               (unsigned long long)sv.missing, lead);
+    }
+    load_stop(SIGTERM, 10000);
+    arb_stream_close(st);
+    snprintf(cmd, sizeof(cmd), "down %s", cl_dir);
+    cluster(cmd);
+}
+
 int
 main(void)
 {
@@ -753,6 +875,10 @@ main(void)
         test_owner();
         test_deal(st);
         test_down_and_sync(&st);
+        arb_stream_close(st);
+        st = NULL;
+        nats_kill(SIGTERM);
+        test_cluster(cl);
     }
     if (test_failed_ != 0)
         load_show_log();
