@@ -332,9 +332,10 @@ client(void)
     return cl;
 }
 
-/* A note on match m; the error code into code ("" when acked). */
+/* A note on match m (with client id cid unless NULL); the error code
+ * into code ("" when acked). */
 static int
-note(const char *m, char *code, size_t cap)
+note_cid(const char *m, const char *cid, char *code, size_t cap)
 {
     arb_client_t    *cl = client();
     msgpack_packer  *pk;
@@ -345,10 +346,12 @@ note(const char *m, char *code, size_t cap)
     code[0] = '\0';
     if (cl == NULL)
         return -1;
-    arb_client_begin(cl, &pk, "append", 3);
+    arb_client_begin(cl, &pk, "append", cid != NULL ? 4 : 3);
     arb_mp_pack_kv_str(pk, "match", m);
     arb_mp_pack_kv_str(pk, "kind", "note");
     arb_mp_pack_kv_str(pk, "text", "replication test");
+    if (cid != NULL)
+        arb_mp_pack_kv_str(pk, "cid", cid);
     msgpack_unpacked_init(&res);
     rc = arb_client_call(cl, &res, &why);
     if (rc != 0)
@@ -357,6 +360,12 @@ note(const char *m, char *code, size_t cap)
     arb_client_close(cl);
     arb_buf_free(&why);
     return rc == 0 || code[0] != '\0' ? 0 : -1;
+}
+
+static int
+note(const char *m, char *code, size_t cap)
+{
+    return note_cid(m, NULL, code, cap);
 }
 
 static int
@@ -685,15 +694,21 @@ test_down_and_sync(arb_stream_t **stp)
     CHECK_INT(write_config("mode = sync\nsync_timeout_ms = 600\n"), 0);
     CHECK_INT(daemon_up(), 0);          /* NATS down: it starts anyway */
     CHECK(repl_stat("connected") == 0);
-    CHECK_INT(note("c2-m1", code, sizeof(code)), 0);
+    CHECK_INT(note_cid("c2-m1", "sync-1", code, sizeof(code)), 0);
     CHECK_STR(code, "unreplicated");    /* sync: no stream, no ack */
     CHECK(repl_stat("sync_timeouts") == 1);
+    /* Its retry is no more acknowledged than the original was. */
+    CHECK_INT(note_cid("c2-m1", "sync-1", code, sizeof(code)), 0);
+    CHECK_STR(code, "unreplicated");
+    CHECK(repl_stat("sync_timeouts") == 2);
     CHECK_INT(nats_start(), 0);
     *stp = stream_connect();
     CHECK(*stp != NULL);
     if (*stp == NULL)
         return;
     CHECK_INT(caught_up(*stp, 15000), 0);
+    CHECK_INT(note_cid("c2-m1", "sync-1", code, sizeof(code)), 0);
+    CHECK_STR(code, "");                /* replicated now: the dup ack */
     /* Connected: a sync ack means the stream holds it already. */
     arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c2-m1");
     CHECK_INT(arb_stream_last(*stp, subj, &m, NULL), 0);
