@@ -676,6 +676,12 @@ thread_main(void *arg)
         stream_ok = r->st.stream_ok;
         pthread_mutex_unlock(&r->mu);
         if (!connected) {
+            /* The window still fills: lag_ms shows the outage. */
+            if (fill(r, &why) == 0) {
+                pthread_mutex_lock(&r->mu);
+                r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
+                pthread_mutex_unlock(&r->mu);
+            }
             sleep_ms(r, 200);
             continue;
         }
@@ -719,6 +725,9 @@ thread_main(void *arg)
             sleep_ms(r, 1000);
             continue;
         }
+        pthread_mutex_lock(&r->mu);     /* lag_ms even before any ack */
+        r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
+        pthread_mutex_unlock(&r->mu);
         if (check) {
             rc = arb__repl_check_all(r, &why);
             if (rc != 0) {

@@ -701,6 +701,9 @@ test_down_and_sync(arb_stream_t **stp)
     CHECK_INT(note_cid("c2-m1", "sync-1", code, sizeof(code)), 0);
     CHECK_STR(code, "unreplicated");
     CHECK(repl_stat("sync_timeouts") == 2);
+    /* The lag is visible while NATS is away. */
+    CHECK(repl_stat("lag_events") >= 1);
+    CHECK(repl_stat("lag_ms") >= 1000 && repl_stat("lag_ms") < 60000);
     CHECK_INT(nats_start(), 0);
     *stp = stream_connect();
     CHECK(*stp != NULL);
