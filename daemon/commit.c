@@ -31,6 +31,7 @@
 
 #include "core/err.h"
 #include "daemon/log.h"
+#include "daemon/replicate.h"
 #include "daemon/server.h"
 #include "core/mp.h"
 
@@ -159,8 +160,8 @@ work_cb(uv_work_t *w)
                                             srv->nbatch, &srv->commit_why);
 }
 
-static void
-ack(arb_server_t *srv, arb_pending_t *p)
+void
+arb_commit_ack(arb_server_t *srv, arb_pending_t *p)
 {
     arb_buf_t      b = ARB_BUF_INIT;
     msgpack_packer pk;
@@ -174,7 +175,7 @@ ack(arb_server_t *srv, arb_pending_t *p)
             arb_mp_pack_kv_uint(&pk, "seq", p->ap.seq);
             arb_mp_pack_kv_bin(&pk, "hash", p->ap.hash, ARB_HASH_LEN);
             arb_mp_pack_kv_uint(&pk, "pos", p->ap.pos);
-            arb_mp_pack_kv_bool(&pk, "dup", i > 0);
+            arb_mp_pack_kv_bool(&pk, "dup", i > 0 || p->retry);
             arb_conn_send_owed(c, &b);
         }
         if (c->inflight-- == srv->cfg.inq_max)
@@ -185,9 +186,9 @@ ack(arb_server_t *srv, arb_pending_t *p)
     }
 }
 
-static void
-refuse(arb_server_t *srv, arb_pending_t *p, const char *code,
-       const char *msg)
+void
+arb_commit_refuse(arb_server_t *srv, arb_pending_t *p, const char *code,
+                  const char *msg)
 {
     size_t i;
 
@@ -257,9 +258,9 @@ after_work_cb(uv_work_t *w, int status)
         arb_log(ARB_LOG_ERROR, "%s: refusing %zu appends; reads continue",
                 msg, srv->nbatch + srv->nqueue);
         for (i = 0; i < srv->nbatch; i++)
-            refuse(srv, srv->batch[i], code, msg);
+            arb_commit_refuse(srv, srv->batch[i], code, msg);
         for (i = 0; i < srv->nqueue; i++)
-            refuse(srv, srv->queue[i], code, msg);
+            arb_commit_refuse(srv, srv->queue[i], code, msg);
         /* Reset every touched match once, then free the appends. */
         for (i = 0; i < srv->nbatch + srv->nqueue; i++) {
             arb_live_t *l = pending_at(srv, i)->live;
@@ -301,10 +302,18 @@ after_work_cb(uv_work_t *w, int status)
             srv->order_pos = p->ap.pos;
         drop_inflight(l, p);
     }
+    arb_repl_committed(srv, srv->order_pos);
     for (i = 0; i < srv->nbatch; i++) {
         arb_live_t *l = srv->batch[i]->live;
         size_t      j;
-        ack(srv, srv->batch[i]);
+        if (arb_repl_sync(srv)) {
+            /* Sync replication: the ack waits for the stream's PubAck
+             * (replicate_loop.c releases it, and the closed match). */
+            arb_sub_committed(srv, srv->batch[i]);
+            arb_repl_hold(srv, srv->batch[i]);
+            continue;
+        }
+        arb_commit_ack(srv, srv->batch[i]);
         arb_sub_committed(srv, srv->batch[i]);
         arb_pending_free(srv->batch[i]);
         /* A closed match leaves memory after its last event of the

@@ -41,6 +41,7 @@ arb_config_defaults(arb_config_t *c)
     c->storage_warn[1] = 90;
     c->storage_warn[2] = 95;
     c->nstorage_warn = 3;
+    arb_repl_conf_defaults(&c->repl);
 }
 
 int
@@ -102,6 +103,8 @@ arb_config_free(arb_config_t *c)
     for (i = 0; i < c->ntokens; i++)
         token_clear(&c->tokens[i]);
     free(c->tokens);
+    arb_repl_conf_free(&c->repl);
+    arb_replica_conf_free(&c->replica);
     memset(c, 0, sizeof(*c));
 }
 
@@ -224,7 +227,7 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
     FILE    *f;
     char     buf[4096], *k, *v, *eq, *hash;
     unsigned line = 0;
-    int      rc = 0, lvl;
+    int      rc = 0, lvl, section = 0;
 
     f = fopen(path, "r");
     if (f == NULL) {
@@ -246,6 +249,28 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         k = trim(buf);
         if (*k == '\0')
             continue;
+        /* Sections: [replicate] (daemon/replicate.h) and [replica]
+         * (daemon/replica.h). */
+        if (*k == '[') {
+            if (tokens_only) {
+                arb_buf_printf(why, "%s: line %u: a tokens file holds only "
+                               "'token =' lines", path, line);
+                rc = ARB_EINVAL;
+                break;
+            }
+            if (strcmp(k, "[replicate]") == 0) {
+                section = 1;
+            } else if (strcmp(k, "[replica]") == 0) {
+                section = 2;
+            } else {
+                arb_buf_printf(why, "%s: line %u: unknown section %s (the "
+                               "sections are [replicate] and [replica])",
+                               path, line, k);
+                rc = ARB_EINVAL;
+                break;
+            }
+            continue;
+        }
         eq = strchr(k, '=');
         if (eq == NULL) {
             arb_buf_printf(why, "%s: line %u: expected 'key = value'", path,
@@ -256,6 +281,18 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         *eq = '\0';
         k = trim(k);
         v = trim(eq + 1);
+        if (section) {
+            arb_buf_t tmp = ARB_BUF_INIT;
+            rc = section == 1 ? arb_repl_conf_set(&c->repl, k, v, &tmp)
+                              : arb_replica_conf_set(&c->replica, k, v, &tmp);
+            if (rc != 0) {
+                arb_buf_printf(why, "%s: line %u: %s", path, line,
+                               arb_buf_cstr(&tmp));
+                arb_buf_free(&tmp);
+                break;
+            }
+            continue;
+        }
         if (tokens_only && strcmp(k, "token") != 0) {
             arb_buf_printf(why, "%s: line %u: a tokens file holds only "
                            "'token =' lines", path, line);
@@ -351,7 +388,16 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
 int
 arb_config_load(arb_config_t *c, const char *path, arb_buf_t *why)
 {
-    return load(c, path, 0, why);
+    int rc = load(c, path, 0, why);
+
+    if (rc == 0 && arb_repl_conf_check(&c->repl, why) != 0) {
+        arb_buf_t tmp = ARB_BUF_INIT;
+        arb_buf_printf(&tmp, "%s: %s", path, arb_buf_cstr(why));
+        arb_buf_free(why);
+        *why = tmp;
+        rc = ARB_EINVAL;
+    }
+    return rc;
 }
 
 int

@@ -8,6 +8,8 @@
 #include <stddef.h>
 
 #include "core/buf.h"
+#include "daemon/replica.h"
+#include "daemon/replicate.h"
 
 enum arb_role { ARB_ROLE_READER = 0, ARB_ROLE_SCORER, ARB_ROLE_ARBITER };
 
@@ -40,6 +42,8 @@ typedef struct arb_config {
     char        *tokens_file;       /* extra token lines, reloaded on HUP */
     size_t       ntokens;
     arb_token_t *tokens;
+    arb_repl_conf_t repl;           /* [replicate]; urls NULL = off */
+    arb_replica_conf_t replica;     /* [replica]; urls NULL = primary */
 } arb_config_t;
 
 void arb_config_defaults(arb_config_t *c);

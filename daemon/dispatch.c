@@ -95,6 +95,26 @@ op_auth(arb_request_t *r)
     arb_conn_send(c, &b);
 }
 
+/* A read replica takes no write: the error names where to write. */
+static void
+refuse_on_replica(arb_request_t *r)
+{
+    static const arb_req_field_t f1[1] = {
+        { "match", ARB_REQ_STR, ARB_REQ_OPTIONAL, 0, 0 },
+    };
+    arb_req_val_t v[1];
+    arb_buf_t     why = ARB_BUF_INIT;
+
+    memset(v, 0, sizeof(v));
+    if (arb_req_decode(r->map, f1, 1, v, &why) != 0)
+        v[0].present = 0;
+    arb_replica_refuses(r->c->srv, v[0].present ? v[0].str : NULL, &why);
+    arb_reply_error(r->c, r->id, "read_only", NULL, "%s",
+                    arb_buf_cstr(&why));
+    arb_req_clear(v, 1);
+    arb_buf_free(&why);
+}
+
 /* ---- entry ------------------------------------------------------------ */
 
 static const struct {
@@ -112,6 +132,7 @@ static const struct {
     { "subscribe",   arb_op_subscribe,   ARB_ROLE_READER },
     { "unsubscribe", arb_op_unsubscribe, ARB_ROLE_READER },
     { "checkpoint",  arb_op_checkpoint,  ARB_ROLE_READER },
+    { "replicate",   arb_op_replicate,   ARB_ROLE_ARBITER },
 };
 
 /* The envelope: id and v first, so that an error about op already echoes
@@ -193,6 +214,11 @@ arb_dispatch(arb_conn_t *c, const char *frame, size_t len)
         arb_reply_error(c, r.id, "forbidden", NULL, "%s needs the %s role; "
                         "%s is a %s", op, arb_role_name(ops[i].min_role),
                         c->identity, arb_role_name(c->role));
+        goto done;
+    }
+    if ((ops[i].fn == arb_op_open || ops[i].fn == arb_op_append
+         || ops[i].fn == arb_op_replicate) && c->srv->replica != NULL) {
+        refuse_on_replica(&r);
         goto done;
     }
     ops[i].fn(&r);

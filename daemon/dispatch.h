@@ -43,5 +43,6 @@ void arb_op_stats(arb_request_t *r);
 void arb_op_subscribe(arb_request_t *r);
 void arb_op_unsubscribe(arb_request_t *r);
 void arb_op_checkpoint(arb_request_t *r);
+void arb_op_replicate(arb_request_t *r);     /* replicate_loop.c */
 
 #endif

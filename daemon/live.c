@@ -104,6 +104,12 @@ done:
     return rc;
 }
 
+arb_live_t *
+arb_live_peek(arb_server_t *srv, const char *id)
+{
+    return find(srv, id);
+}
+
 int
 arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
              arb_buf_t *why)

@@ -25,11 +25,14 @@ usage(FILE *f)
     fprintf(f,
         "usage: arbiterd [--config FILE] [--data DIR] [--listen SPEC]...\n"
         "                [--log-level error|warn|info|debug]\n"
-        "                [--log-format text|json]\n\n"
+        "                [--log-format text|json] [--replica-of URLS]\n\n"
         "The arbiter recorder: validates every move against its game's\n"
         "rules, appends it durably to an LMDB event store and acknowledges it\n"
         "only after the commit.  SPEC is unix:PATH or tcp:127.0.0.1:PORT.\n"
         "Defaults: data ./var/arbiter, listen unix:DATA/arbiterd.sock.\n"
+        "--replica-of URLS: a read replica of the NATS JetStream stream at\n"
+        "URLS (as [replica] urls): it follows the stream into DATA, checks\n"
+        "every event, serves reads and subscriptions, refuses writes.\n"
         "Signals: TERM/INT stop cleanly, HUP reloads tokens.\n"
         "Exit status: 0 stopped cleanly, 1 could not start, 2 bad\n"
         "configuration, 70 a commit failed (fail-stop: do not restart\n"
@@ -156,6 +159,7 @@ main(int argc, char **argv)
     arb_store_opts_t    so;
     arb_buf_t           why = ARB_BUF_INIT;
     const char         *data = NULL, *level = NULL, *format = NULL;
+    const char         *replica_of = NULL;
     char                path[4096];
     const char         *listen[ARB_LISTEN_MAX];
     size_t              nlisten = 0, i;
@@ -181,6 +185,8 @@ main(int argc, char **argv)
             level = argv[++i];
         } else if (!strcmp(argv[i], "--log-format") && i + 1 < (size_t)argc) {
             format = argv[++i];
+        } else if (!strcmp(argv[i], "--replica-of") && i + 1 < (size_t)argc) {
+            replica_of = argv[++i];
         } else {
             fprintf(stderr, "arbiterd: unknown argument '%s'\n", argv[i]);
             usage(stderr);
@@ -218,6 +224,17 @@ main(int argc, char **argv)
     }
     arb_log_level = srv.cfg.log_level;
     arb_log_format = srv.cfg.log_format;
+    if (replica_of != NULL) {
+        free(srv.cfg.replica.urls);
+        srv.cfg.replica.urls = strdup(replica_of);
+    }
+    if (srv.cfg.replica.urls != NULL && srv.cfg.repl.urls != NULL) {
+        fprintf(stderr, "arbiterd: a read replica does not publish: "
+                "[replicate] and [replica] (--replica-of) exclude each "
+                "other\n");
+        rc = ARB_EXIT_CONFIG;
+        goto early;
+    }
     if (data != NULL) {
         free(srv.cfg.data);
         srv.cfg.data = strdup(data);
@@ -293,7 +310,8 @@ main(int argc, char **argv)
     uv_signal_start(&srv.sig_term, on_signal, SIGTERM);
     uv_signal_start(&srv.sig_int, on_signal, SIGINT);
     uv_signal_start(&srv.sig_hup, on_signal, SIGHUP);
-    if (arb_server_listen(&srv) != 0) {
+    if (arb_server_listen(&srv) != 0 || arb_repl_start(&srv) != 0
+        || arb_replica_start(&srv) != 0) {
         srv.exit_code = ARB_EXIT_START;
         arb_server_stop(&srv);
     } else {
@@ -333,6 +351,8 @@ main(int argc, char **argv)
             "commits gathered every acked table, %llu stopped waiting",
             arb_live_count(&srv), (unsigned long long)srv.n.gathered,
             (unsigned long long)srv.n.gather_timeouts);
+    arb_repl_free(&srv);
+    arb_replica_free(&srv);
     arb_live_free_all(&srv);
     arb_store_close(srv.store);
     arb_commit_free(&srv);

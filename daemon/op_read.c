@@ -322,7 +322,7 @@ arb_op_stats(arb_request_t *r)
         memset(&st, 0, sizeof(st));
     for (c = srv->conns; c != NULL; c = c->next)
         nconn++;
-    arb_reply_begin(&b, &pk, r->id, 14);
+    arb_reply_begin(&b, &pk, r->id, 16);
     arb_mp_pack_kv_str(&pk, "engine", ARB_ENGINE);
     arb_mp_pack_kv_uint(&pk, "matches", st.matches);
     arb_mp_pack_kv_uint(&pk, "events", st.events);
@@ -338,6 +338,8 @@ arb_op_stats(arb_request_t *r)
     arb_mp_pack_kv_uint(&pk, "events_committed", srv->n.events_committed);
     arb_mp_pack_kv_uint(&pk, "queued", srv->nqueue + srv->nbatch);
     arb_mp_pack_kv_uint(&pk, "subscribers_cut", srv->n.subs_cut);
+    arb_repl_stats_pack(srv, &pk);
+    arb_replica_stats_pack(srv, &pk);
     arb_conn_send(r->c, &b);
 }
 

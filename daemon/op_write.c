@@ -228,7 +228,8 @@ check_idem(arb_request_t *r, arb_live_t *l, const char *cid,
         arb_reply_error(r->c, r->id, "idempotency", NULL,
                         "client event id '%s' already names a different "
                         "event (seq %llu)", cid, (unsigned long long)seq);
-    else
+    else if (!arb_repl_hold_retry(r->c->srv, l, seq, pos, x.hash, r->c,
+                                  r->id))
         reply_dup(r, l->id, seq, pos, x.hash);
     arb_event_clear(&x.ev);
     return 1;
@@ -343,6 +344,11 @@ arb_op_append(arb_request_t *r)
     }
     if (cid != NULL && check_idem(r, l, cid, &ev))
         goto done;
+    if (arb_repl_fenced(c->srv, match, &r->why)) {
+        arb_reply_error(c, r->id, "fenced", NULL, "%s",
+                        arb_buf_cstr(&r->why));
+        goto done;
+    }
     if (f[AP_EXPECT].present
         && f[AP_EXPECT].u != arb_match_next_seq(l->m) - 1) {
         arb_reply_error(c, r->id, "conflict", NULL, "expected seq %llu, "
@@ -422,7 +428,7 @@ arb_op_open(arb_request_t *r)
     arb_setup_t      *s;
     arb_live_t       *l = NULL;
     arb_match_info_t  info;
-    const char       *match, *game, *cid;
+    const char       *match, *game, *cid, *owner;
     char            **players, **teams;
     size_t            np, nt, i, k;
 
@@ -445,6 +451,21 @@ arb_op_open(arb_request_t *r)
     if (arb_rules_find(game) == NULL) {
         arb_reply_error(c, r->id, "unsupported", NULL, "unknown game '%s'",
                         game);
+        goto done;
+    }
+    /* Several recorders, one stream: each opens only its own matches. */
+    owner = arb_repl_owner(&c->srv->cfg.repl, match);
+    if (owner != NULL) {
+        if (owner[0] != '\0')
+            arb_reply_error(c, r->id, "not_owner", NULL, "match '%s' "
+                            "belongs to recorder %s, not %s: open it "
+                            "there", match, owner,
+                            c->srv->cfg.repl.recorder);
+        else
+            arb_reply_error(c, r->id, "not_owner", NULL, "no recorder "
+                            "owns match '%s': this one (%s) opens only "
+                            "ids starting with its own prefixes", match,
+                            c->srv->cfg.repl.recorder);
         goto done;
     }
     ev.kind = ARB_EV_OPEN;

@@ -25,6 +25,7 @@
 #include "core/err.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
+#include "daemon/replicate.h"
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf);
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
@@ -447,6 +448,9 @@ finish_stop(arb_server_t *srv)
 {
     arb_conn_t *c, *next;
 
+    /* Held sync acks are answered before the connections drain. */
+    arb_repl_stop(srv);
+    arb_replica_stop(srv);
     for (c = srv->conns; c != NULL; c = next) {
         next = c->next;
         arb_conn_finish(c);

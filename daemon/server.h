@@ -71,6 +71,7 @@ struct arb_pending {
     arb_event_t    ev;              /* decoded form, for idempotency checks */
     size_t         nwait;
     arb_waiter_t  *wait;            /* the request and any retries */
+    int            retry;           /* every waiter is a retry (dup) */
 };
 
 enum { ARB_SUB_MATCH = 0, ARB_SUB_ALL };
@@ -167,6 +168,11 @@ struct arb_server {
     arb_keypair_t    signing;
     int              have_key;
 
+    /* replication to NATS JetStream (daemon/replicate.h); NULL when off */
+    struct arb_repl *repl;
+    /* read replica of the stream (daemon/replica.h); NULL when primary */
+    struct arb_replica *replica;
+
     int              stopping;
     int              exit_code;     /* enum arb_exit */
     arb_counters_t   n;
@@ -212,6 +218,8 @@ void arb_dispatch(arb_conn_t *c, const char *frame, size_t len);
 int  arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
                   arb_buf_t *why);
 arb_live_t *arb_live_new(arb_server_t *srv, const char *id);
+/* The match held in memory, or NULL (never loads it). */
+arb_live_t *arb_live_peek(arb_server_t *srv, const char *id);
 void arb_live_free_all(arb_server_t *srv);
 /* Drops speculative state after a failed batch: back to the committed
  * state, or forgotten when nothing of it was committed. */
@@ -243,6 +251,12 @@ arb_pending_t *arb_pending_new(void);
  * appends awaiting commit (inq_max) until then.  0, or ARB_ENOMEM (never
  * for the first waiter of an arb_pending_new() append). */
 int  arb_commit_wait(arb_pending_t *p, arb_conn_t *c, uint64_t req);
+/* Sends the ack of a committed append to its waiters and releases them;
+ * or refuses it with error `code` (sync replication, replicate_loop.c).
+ * p stays the caller's to free. */
+void arb_commit_ack(arb_server_t *srv, arb_pending_t *p);
+void arb_commit_refuse(arb_server_t *srv, arb_pending_t *p, const char *code,
+                       const char *msg);
 /* Frees what the commit machinery holds once the loop has stopped (the
  * queue and the last batch); nothing may be committing. */
 void arb_commit_free(arb_server_t *srv);
@@ -258,6 +272,10 @@ void arb_sub_drop_conn(arb_conn_t *c);
 void arb_sub_free_conn(arb_conn_t *c);
 void arb_sub_committed(arb_server_t *srv, arb_pending_t *p);
 void arb_sub_pump_conn(arb_conn_t *c);
+/* Events were appended to the store behind the commit path (a read
+ * replica, daemon/replica.c): the subscribers of l (NULL: none) and every
+ * all-matches subscriber catch up from the store. */
+void arb_sub_appended(arb_server_t *srv, arb_live_t *l);
 
 int64_t arb_now_ms(void);
 

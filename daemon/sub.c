@@ -324,3 +324,24 @@ arb_sub_committed(arb_server_t *srv, arb_pending_t *p)
         s->next++;
     }
 }
+
+void
+arb_sub_appended(arb_server_t *srv, arb_live_t *l)
+{
+    arb_sub_t *s, *n;
+
+    for (s = l != NULL ? l->subs : NULL; s != NULL; s = n) {
+        n = s->next_in_match;
+        if (gone(s))
+            continue;
+        s->is_live = 0;
+        pump(s);
+    }
+    for (s = srv->all_subs; s != NULL; s = n) {
+        n = s->next_all;
+        if (gone(s))
+            continue;
+        s->is_live = 0;
+        pump(s);
+    }
+}

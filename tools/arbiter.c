@@ -44,6 +44,8 @@ static const struct {
     { "check",   cmd_check,   "check a data directory: chains, indexes, "
                               "deals (read-only)" },
     { "backup",  cmd_backup,  "hot backup of a data directory, verified" },
+    { "restore", cmd_restore_nats, "a data directory from the replicated "
+                              "stream (NATS), verified" },
     { "restore-backup", cmd_restore, "a data directory from a backup, "
                               "verified" },
     { "migrate", cmd_migrate, "rewrite a data directory of an older store "

@@ -44,22 +44,6 @@ usage(FILE *f)
         "does not verify, 2 usage or I/O error.\n");
 }
 
-static int
-dir_empty(const char *path)
-{
-    DIR           *d = opendir(path);
-    struct dirent *e;
-    int            empty = 1;
-
-    if (d == NULL)
-        return 0;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            empty = 0;
-    closedir(d);
-    return empty;
-}
-
 /* Makes the directories of relpath below root, 0700. */
 static int
 make_parents(const char *root, const char *relpath)
@@ -98,7 +82,6 @@ cmd_restore(int argc, char **argv)
     const char         *from = NULL, *dir = NULL;
     char                tmp[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
     unsigned char       h[ARB_HASH_LEN];
-    struct stat         st;
     uint64_t            size;
     size_t              i;
     int                 rc, exists, status = 2;
@@ -136,19 +119,8 @@ cmd_restore(int argc, char **argv)
         arb_buf_free(&why);
         return rc == ARB_ECORRUPT ? 1 : 2;
     }
-    exists = lstat(dir, &st) == 0;
-    if (exists && (!S_ISDIR(st.st_mode) || !dir_empty(dir))) {
-        fprintf(stderr, "arbiter restore-backup: %s exists and is not an "
-                "empty directory: nothing was restored\n", dir);
+    if (ops_target_begin("restore-backup", dir, tmp, &exists) != 0)
         goto done;
-    }
-    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.partial", dir) >= sizeof(tmp)
-        || mkdir(tmp, 0700) != 0) {
-        fprintf(stderr, "arbiter restore-backup: create %s: %s%s\n", tmp,
-                strerror(errno), errno == EEXIST ? " (left by an "
-                "interrupted restore: remove it)" : "");
-        goto done;
-    }
     for (i = 0; i < m.nfiles; i++) {
         const ops_file_t *f = &m.files[i];
         if (ops_path(src, from, f->path) != 0 ||
@@ -189,14 +161,8 @@ cmd_restore(int argc, char **argv)
         status = 1;
         goto done;
     }
-    if ((exists && rmdir(dir) != 0) || arb_fsync_path(tmp) != 0 ||
-        rename(tmp, dir) != 0) {
-        fprintf(stderr, "arbiter restore-backup: rename %s to %s: %s\n", tmp,
-                dir, strerror(errno));
+    if (ops_target_commit("restore-backup", dir, tmp, exists) != 0)
         goto done;
-    }
-    if (ops_path(dst, dir, "..") == 0)
-        arb_fsync_path(dst);
     printf("arbiter restore-backup: restored %s from %s (backup of %s, "
            "started %s)\n", dir, from, m.source,
            m.started != NULL ? m.started : "?");

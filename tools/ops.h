@@ -16,6 +16,7 @@
 int cmd_check(int argc, char **argv);
 int cmd_backup(int argc, char **argv);
 int cmd_restore(int argc, char **argv);     /* restore-backup */
+int cmd_restore_nats(int argc, char **argv);  /* restore (from NATS) */
 
 #define OPS_DATA_DEFAULT  "./var/arbiter"
 #define OPS_MANIFEST      "MANIFEST"
@@ -56,6 +57,17 @@ int  ops_copy_file(const char *src, const char *dst, unsigned mode,
 /* The BLAKE2b-256 and size of a file.  0 or ARB_EIO with why. */
 int  ops_hash_file(const char *path, unsigned char hash[ARB_HASH_LEN],
                    uint64_t *size, arb_buf_t *why);
+/* The target of a restore: dir must not exist or be an empty directory
+ * (a restore never writes over a recorder); the restore is built in
+ * tmp = "DIR.partial" (a PATH_MAX buffer), created here, 0700.  *exists
+ * says whether dir was there.  0, or 2 with the reason printed as
+ * "arbiter <cmd>: ...". */
+int  ops_target_begin(const char *cmd, const char *dir, char *tmp,
+                      int *exists);
+/* Renames the verified tmp to dir (replacing the empty dir), fsync'd with
+ * its parent.  0, or 2 with the reason printed. */
+int  ops_target_commit(const char *cmd, const char *dir, const char *tmp,
+                       int exists);
 /* out = a "/" b, in a PATH_MAX buffer.  0, or -1 when it does not fit. */
 int  ops_path(char *out, const char *a, const char *b);
 

@@ -8,6 +8,7 @@
  * the manifest before it copies anything, and the restored store against
  * the summary, so a backup damaged in storage is refused, not restored.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -22,6 +23,7 @@
 #include <sodium.h>
 
 #include "core/err.h"
+#include "core/fsync.h"
 #include "core/ledger/chain.h"
 #include "core/ledger/store.h"
 #include "tools/ops.h"
@@ -248,6 +250,60 @@ ops_path(char *out, const char *a, const char *b)
     int n = snprintf(out, PATH_MAX, "%s/%s", a, b);
 
     return n < 0 || n >= PATH_MAX ? -1 : 0;
+}
+
+static int
+dir_empty(const char *path)
+{
+    DIR           *d = opendir(path);
+    struct dirent *e;
+    int            empty = 1;
+
+    if (d == NULL)
+        return 0;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            empty = 0;
+    closedir(d);
+    return empty;
+}
+
+int
+ops_target_begin(const char *cmd, const char *dir, char *tmp, int *exists)
+{
+    struct stat st;
+
+    *exists = lstat(dir, &st) == 0;
+    if (*exists && (!S_ISDIR(st.st_mode) || !dir_empty(dir))) {
+        fprintf(stderr, "arbiter %s: %s exists and is not an empty "
+                "directory: nothing was restored\n", cmd, dir);
+        return 2;
+    }
+    if (snprintf(tmp, PATH_MAX, "%s.partial", dir) >= PATH_MAX
+        || mkdir(tmp, 0700) != 0) {
+        fprintf(stderr, "arbiter %s: create %s.partial: %s%s\n", cmd, dir,
+                strerror(errno), errno == EEXIST ? " (left by an "
+                "interrupted restore: remove it)" : "");
+        return 2;
+    }
+    return 0;
+}
+
+int
+ops_target_commit(const char *cmd, const char *dir, const char *tmp,
+                  int exists)
+{
+    char parent[PATH_MAX];
+
+    if ((exists && rmdir(dir) != 0) || arb_fsync_path(tmp) != 0
+        || rename(tmp, dir) != 0) {
+        fprintf(stderr, "arbiter %s: rename %s to %s: %s\n", cmd, tmp, dir,
+                strerror(errno));
+        return 2;
+    }
+    if (ops_path(parent, dir, "..") == 0)
+        arb_fsync_path(parent);
+    return 0;
 }
 
 int

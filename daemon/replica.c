@@ -1,0 +1,486 @@
+/*
+ * replica.c - a read replica following the replicated stream
+ * (daemon/replica.h).
+ *
+ * DESIGN: the follower thread owns the NATS side and the mirror; the loop
+ * thread owns everything a client sees.  They meet at the store (which is
+ * thread-safe: the mirror appends, the loop reads) and at one position,
+ * "appended up to P", handed over through a uv_async.  The mirror's lock
+ * is held while it applies and while the loop asks it who wrote a match.
+ *
+ * At every start the stream is read from its first message: the mirror
+ * checks each message it already holds against its own copy (same seq,
+ * same hash) and appends only what is new, so a restart (of the replica
+ * or of a NATS node) can neither skip nor double an event.  Reading the
+ * whole stream again costs a restart time proportional to the stream; the
+ * store's own heads are the cursor, nothing is kept on the server.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <uv.h>
+
+#include "core/err.h"
+#include "core/mp.h"
+#include "daemon/log.h"
+#include "daemon/replica.h"
+#include "daemon/server.h"
+#include "proto/stream.h"
+#include "proto/stream_mirror.h"
+#include "proto/stream_read.h"
+
+/* Touched matches handed to the loop per wake-up, at most. */
+#define CATCH_UP_MAX 4096
+
+typedef struct arb_replica {
+    arb_server_t        *srv;
+    arb_stream_conf_t    sconf;
+    unsigned char        key[ARB_STREAM_KEY_LEN];
+    int                  has_key;
+    pthread_t            thread;
+    int                  started;
+    uv_async_t           async;
+    int                  async_init;
+    pthread_mutex_t      mu;
+    /* under mu */
+    arb_mirror_t        *mir;
+    uint64_t             appended_pos;  /* store position the mirror reached */
+    int                  stopping;
+    int                  failed;        /* a store append failed */
+    int                  connected;
+    uint64_t             problems, foreign, reconnects;
+    uint64_t             stream_last;   /* stream sequence last read */
+    int64_t              last_msg_ns;   /* its server timestamp */
+} arb_replica_t;
+
+void
+arb_replica_conf_free(arb_replica_conf_t *c)
+{
+    if (c == NULL)
+        return;
+    free(c->urls);
+    free(c->stream);
+    free(c->credentials);
+    free(c->secret_key_file);
+    free(c->primary);
+    memset(c, 0, sizeof(*c));
+}
+
+int
+arb_replica_conf_set(arb_replica_conf_t *c, const char *k, const char *v,
+                     arb_buf_t *why)
+{
+    char **dst = NULL;
+
+    if (strcmp(k, "urls") == 0)
+        dst = &c->urls;
+    else if (strcmp(k, "stream") == 0)
+        dst = &c->stream;
+    else if (strcmp(k, "credentials") == 0)
+        dst = &c->credentials;
+    else if (strcmp(k, "secret_key_file") == 0)
+        dst = &c->secret_key_file;
+    else if (strcmp(k, "primary") == 0)
+        dst = &c->primary;
+    if (dst == NULL) {
+        arb_buf_printf(why, "unknown [replica] key '%s' (urls, stream, "
+                       "credentials, secret_key_file, primary)", k);
+        return ARB_EINVAL;
+    }
+    if (*v == '\0' || ((dst == &c->stream) && !arb_stream_name_ok(v))) {
+        arb_buf_printf(why, "[replica] %s: bad value '%s'", k, v);
+        return ARB_EINVAL;
+    }
+    free(*dst);
+    *dst = strdup(v);
+    return *dst == NULL ? ARB_ENOMEM : 0;
+}
+
+static void
+on_problem(void *ud, const char *match_id, uint64_t seq, const char *msg)
+{
+    arb_replica_t *r = ud;
+    arb_log_ctx_t  ctx;
+
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.match = match_id;
+    ctx.seq = seq;
+    ctx.has_seq = 1;
+    r->problems++;
+    arb_log_ev(ARB_LOG_ERROR, "replica_stopped_match", &ctx, "replica: %s; "
+               "this match is no longer followed", msg);
+}
+
+/* Under mu (called from inside a flush). */
+static void
+on_appended(void *ud, uint64_t first, uint64_t last)
+{
+    arb_replica_t *r = ud;
+
+    (void)first;
+    r->appended_pos = last;
+    uv_async_send(&r->async);
+}
+
+static int
+stopping(arb_replica_t *r)
+{
+    int s;
+
+    pthread_mutex_lock(&r->mu);
+    s = r->stopping;
+    pthread_mutex_unlock(&r->mu);
+    return s;
+}
+
+static void
+nap(arb_replica_t *r)
+{
+    int i;
+
+    for (i = 0; i < 5 && !stopping(r); i++)
+        usleep(100000);
+}
+
+static void *
+follow(void *arg)
+{
+    arb_replica_t       *r = arg;
+    arb_stream_t        *st = NULL;
+    arb_stream_reader_t *rd = NULL;
+    natsOptions         *opts = NULL;
+    arb_stream_msg_t     msg;
+    arb_buf_t            why = ARB_BUF_INIT;
+    uint64_t             from = 1;
+    int                  rc, dirty = 0, said = 0;
+
+    while (!stopping(r)) {
+        if (st == NULL) {
+            natsOptions_Destroy(opts);
+            opts = NULL;
+            rc = arb_stream_opts(&opts, &r->sconf, &why);
+            if (rc == 0)
+                rc = arb_stream_open(&st, &r->sconf, opts, NULL, &why);
+            if (rc != 0) {
+                if (!said++)
+                    arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: "
+                               "%s; retrying", arb_buf_cstr(&why));
+                nap(r);
+                continue;
+            }
+        }
+        if (rd == NULL) {
+            rc = arb_stream_reader_open(&rd, st, from, &why);
+            if (rc != 0) {
+                if (!said++)
+                    arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: "
+                               "cannot read stream %s: %s; retrying",
+                               st->name, arb_buf_cstr(&why));
+                nap(r);
+                continue;
+            }
+            if (said)
+                arb_log_ev(ARB_LOG_INFO, "replica_nats", NULL, "replica: "
+                           "reading stream %s from sequence %" PRIu64,
+                           st->name, from);
+            said = 0;
+            pthread_mutex_lock(&r->mu);
+            r->connected = 1;
+            pthread_mutex_unlock(&r->mu);
+        }
+        /* Nothing more right now: commit what was read, then wait. */
+        rc = arb_stream_reader_next(rd, &msg, dirty ? 1 : 200, &why);
+        if (rc == ARB_EAGAIN) {
+            if (dirty) {
+                pthread_mutex_lock(&r->mu);
+                rc = arb_mirror_flush(r->mir, &why);
+                pthread_mutex_unlock(&r->mu);
+                dirty = 0;
+                if (rc != 0)
+                    goto failed;
+            }
+            continue;
+        }
+        if (rc == ARB_EPROTO) {
+            arb_log_ev(ARB_LOG_ERROR, "replica_foreign", NULL, "replica: "
+                       "%s: ignored", arb_buf_cstr(&why));
+            pthread_mutex_lock(&r->mu);
+            r->foreign++;
+            pthread_mutex_unlock(&r->mu);
+            continue;
+        }
+        if (rc != 0) {
+            arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: %s; "
+                       "reading again from sequence %" PRIu64,
+                       arb_buf_cstr(&why), from);
+            arb_stream_reader_close(rd);
+            rd = NULL;
+            pthread_mutex_lock(&r->mu);
+            r->connected = 0;
+            r->reconnects++;
+            pthread_mutex_unlock(&r->mu);
+            nap(r);
+            continue;
+        }
+        from = msg.stream_seq + 1;
+        pthread_mutex_lock(&r->mu);
+        r->stream_last = msg.stream_seq;
+        r->last_msg_ns = msg.time_ns;
+        rc = arb_mirror_apply(r->mir, &msg, &why);
+        pthread_mutex_unlock(&r->mu);
+        dirty = 1;
+        if (rc != 0)
+            goto failed;
+    }
+    if (dirty) {
+        pthread_mutex_lock(&r->mu);
+        rc = arb_mirror_flush(r->mir, &why);
+        pthread_mutex_unlock(&r->mu);
+        if (rc != 0)
+            goto failed;
+    }
+    goto done;
+failed:
+    /* A failed append is a failed write: fail-stop, as on a primary. */
+    arb_log_ev(ARB_LOG_ERROR, "replica_store", NULL, "replica: %s",
+               arb_buf_cstr(&why));
+    pthread_mutex_lock(&r->mu);
+    r->failed = 1;
+    pthread_mutex_unlock(&r->mu);
+    uv_async_send(&r->async);
+done:
+    arb_stream_reader_close(rd);
+    arb_stream_close(st);
+    natsOptions_Destroy(opts);
+    arb_buf_free(&why);
+    return NULL;
+}
+
+/* Collects the distinct match ids of the log range (sorted, bounded). */
+typedef struct touched {
+    char     (*ids)[ARB_STORE_ID_MAX + 1];
+    size_t     n;
+    uint64_t   last;
+} touched_t;
+
+static int
+on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t t,
+       const unsigned char *h, const void *bytes, size_t len)
+{
+    touched_t *x = ud;
+    size_t     i;
+
+    (void)seq; (void)t; (void)h; (void)bytes; (void)len;
+    x->last = pos;
+    for (i = 0; i < x->n; i++)
+        if (strcmp(x->ids[i], id) == 0)
+            return 0;
+    if (x->n == CATCH_UP_MAX)
+        return 1;           /* the rest at the next wake-up */
+    snprintf(x->ids[x->n++], ARB_STORE_ID_MAX + 1, "%s", id);
+    return 0;
+}
+
+/* Loop thread: the store grew behind the commit path. */
+static void
+on_async(uv_async_t *a)
+{
+    arb_replica_t   *r = a->data;
+    arb_server_t    *srv = r->srv;
+    arb_match_info_t info;
+    touched_t        x;
+    uint64_t         to;
+    size_t           i;
+    int              failed;
+
+    pthread_mutex_lock(&r->mu);
+    to = r->appended_pos;
+    failed = r->failed;
+    pthread_mutex_unlock(&r->mu);
+    if (failed && !srv->stopping) {
+        srv->exit_code = ARB_EXIT_FAILSTOP;
+        arb_server_stop(srv);
+        return;
+    }
+    if (to <= srv->order_pos)
+        return;
+    memset(&x, 0, sizeof(x));
+    x.ids = malloc(CATCH_UP_MAX * sizeof(*x.ids));
+    if (x.ids == NULL)
+        return;
+    x.last = srv->order_pos;
+    arb_store_log(srv->store, srv->order_pos + 1, to - srv->order_pos,
+                  on_log, &x, NULL);
+    if (x.last > srv->order_pos)
+        srv->order_pos = x.last;
+    for (i = 0; i < x.n; i++) {
+        arb_live_t *l = arb_live_peek(srv, x.ids[i]);
+
+        if (l == NULL || arb_store_match(srv->store, x.ids[i], &info,
+                                         NULL) != 0)
+            continue;
+        /* The match held in memory moves to the new head (replayed from
+         * the store: the one replay, as after a refused batch). */
+        l->committed = info.last_seq;
+        l->exists = 1;
+        l->closed = info.closed;
+        memcpy(l->head, info.head, ARB_HASH_LEN);
+        arb_live_reset(srv, l);
+        arb_sub_appended(srv, l);
+    }
+    arb_sub_appended(srv, NULL);
+    free(x.ids);
+    if (srv->order_pos < to)
+        uv_async_send(&r->async);
+}
+
+int
+arb_replica_start(arb_server_t *srv)
+{
+    arb_replica_conf_t *c = &srv->cfg.replica;
+    arb_replica_t      *r;
+    arb_buf_t           why = ARB_BUF_INIT;
+    arb_store_stats_t   ss;
+
+    if (c->urls == NULL)
+        return 0;
+    r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return -1;
+    srv->replica = r;
+    r->srv = srv;
+    pthread_mutex_init(&r->mu, NULL);
+    r->sconf.urls = c->urls;
+    r->sconf.stream = c->stream;
+    r->sconf.creds = c->credentials;
+    r->sconf.client_name = "arbiterd replica";
+    if (c->secret_key_file != NULL) {
+        if (arb_stream_key_load(r->key, c->secret_key_file, &why) != 0) {
+            arb_log(ARB_LOG_ERROR, "replica: %s", arb_buf_cstr(&why));
+            arb_buf_free(&why);
+            return -1;
+        }
+        r->has_key = 1;
+    }
+    if (arb_store_stats(srv->store, &ss, NULL) == 0)
+        r->appended_pos = ss.log_pos;
+    if (arb_mirror_open(&r->mir, srv->store, r->has_key ? r->key : NULL,
+                        on_problem, r) != 0
+        || uv_async_init(srv->loop, &r->async, on_async) != 0)
+        return -1;
+    r->async_init = 1;
+    r->async.data = r;
+    arb_mirror_on_append(r->mir, on_appended, r);
+    if (pthread_create(&r->thread, NULL, follow, r) != 0) {
+        arb_log(ARB_LOG_ERROR, "replica: cannot start its thread");
+        return -1;
+    }
+    r->started = 1;
+    arb_log_ev(ARB_LOG_INFO, "replica", NULL, "read replica of stream %s at "
+               "%s: writes are refused", r->sconf.stream ? r->sconf.stream
+               : ARB_STREAM_NAME_DEFAULT, c->urls);
+    return 0;
+}
+
+void
+arb_replica_stop(arb_server_t *srv)
+{
+    arb_replica_t *r = srv->replica;
+
+    if (r == NULL)
+        return;
+    if (r->started) {
+        pthread_mutex_lock(&r->mu);
+        r->stopping = 1;
+        pthread_mutex_unlock(&r->mu);
+        pthread_join(r->thread, NULL);
+        r->started = 0;
+    }
+    if (r->async_init) {
+        uv_close((uv_handle_t *)&r->async, NULL);
+        r->async_init = 0;
+    }
+}
+
+void
+arb_replica_free(arb_server_t *srv)
+{
+    arb_replica_t *r = srv->replica;
+
+    if (r == NULL)
+        return;
+    arb_replica_stop(srv);
+    arb_mirror_free(r->mir);
+    pthread_mutex_destroy(&r->mu);
+    memset(r->key, 0, sizeof(r->key));
+    free(r);
+    srv->replica = NULL;
+}
+
+int
+arb_replica_refuses(arb_server_t *srv, const char *id, arb_buf_t *why)
+{
+    arb_replica_t *r = srv->replica;
+    char           rec[ARB_STREAM_NAME_MAX + 1];
+    int            known = 0;
+
+    if (r == NULL)
+        return 0;
+    if (why == NULL)
+        return 1;
+    if (id != NULL) {
+        pthread_mutex_lock(&r->mu);
+        known = arb_mirror_recorder(r->mir, id, rec, sizeof(rec)) == 0;
+        pthread_mutex_unlock(&r->mu);
+    }
+    why->len = 0;
+    arb_buf_printf(why, "this recorder is a read replica of stream %s: ",
+                   r->sconf.stream ? r->sconf.stream
+                                   : ARB_STREAM_NAME_DEFAULT);
+    if (known)
+        arb_buf_printf(why, "write match '%s' to its primary, recorder %s",
+                       id, rec);
+    else if (srv->cfg.replica.primary != NULL)
+        arb_buf_printf(why, "write to the primary, %s",
+                       srv->cfg.replica.primary);
+    else
+        arb_buf_printf(why, "write to the primary recorder that owns the "
+                       "match");
+    return 1;
+}
+
+void
+arb_replica_stats_pack(arb_server_t *srv, msgpack_packer *pk)
+{
+    arb_replica_t     *r = srv->replica;
+    arb_mirror_stats_t ms;
+    uint64_t           problems, foreign, reconnects, last;
+    int                connected;
+
+    arb_mp_pack_cstr(pk, "replica");
+    if (r == NULL) {
+        msgpack_pack_nil(pk);
+        return;
+    }
+    pthread_mutex_lock(&r->mu);
+    arb_mirror_stats(r->mir, &ms);
+    problems = r->problems;
+    foreign = r->foreign;
+    reconnects = r->reconnects;
+    last = r->stream_last;
+    connected = r->connected;
+    pthread_mutex_unlock(&r->mu);
+    msgpack_pack_map(pk, 9);
+    arb_mp_pack_kv_bool(pk, "connected", connected);
+    arb_mp_pack_kv_uint(pk, "stream_seq", last);
+    arb_mp_pack_kv_uint(pk, "appended", ms.events);
+    arb_mp_pack_kv_uint(pk, "duplicates", ms.duplicates);
+    arb_mp_pack_kv_uint(pk, "stopped_matches", problems);
+    arb_mp_pack_kv_uint(pk, "foreign", foreign);
+    arb_mp_pack_kv_uint(pk, "deals", ms.deals);
+    arb_mp_pack_kv_uint(pk, "chain_only", ms.chain_only);
+    arb_mp_pack_kv_uint(pk, "reconnects", reconnects);
+}

@@ -1,0 +1,889 @@
+/*
+ * replicate.c - the replication thread: publishes the committed log to
+ * JetStream in commit order and keeps the durable cursor.
+ *
+ * DESIGN.  The log is read from the store (thread-safe) from the cursor
+ * on, into a window, and published in rounds: a round takes, in commit
+ * order, at most one event per match (the first one not yet acked), sends
+ * them all with js_PublishMsgAsync and waits for their PubAcks with a
+ * MaxWait.  One event per match per round is what keeps every subject in
+ * seq order: if an event fails (an election answers "no responders" for a
+ * few seconds) its successor has not been sent, and the retry goes out
+ * first.  Rounds of many matches still carry hundreds of events each, so
+ * many tables replicate at async speed.
+ *
+ * The cursor ("published up to position P") moves only over events whose
+ * PubAck came back, and is written to DATA/replicate.pos (write, fsync,
+ * rename) after that: a crash leaves it behind the stream, never ahead.
+ * On start and after every failure or reconnect the thread is in resync:
+ * before it publishes a match's event it reads the subject's last message
+ * (js_GetLastMsg) and drops what the stream already holds, so a restart
+ * from an old cursor or past the 2-minute dedupe window publishes nothing
+ * twice.  Inside the window the Nats-Msg-Id "<match>/<seq>" dedupes too.
+ *
+ * libnats' callbacks run on its own threads; they touch only fields under
+ * mu.  The loop thread is never blocked: it sets `head` and signals.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "core/err.h"
+#include "daemon/log.h"
+#include "daemon/replicate_int.h"
+#include "daemon/server.h"
+
+
+/* Window limits: events and bytes read ahead of the cursor. */
+#define ARB_REPL_WIN_BYTES (32u << 20)
+
+static int64_t
+now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+arb__repl_log_err(arb_repl_t *r, const char *what, int rc, arb_buf_t *why)
+{
+    pthread_mutex_lock(&r->mu);
+    r->st.errors++;
+    pthread_mutex_unlock(&r->mu);
+    arb_log_ev(rc == ARB_EAGAIN ? ARB_LOG_WARN : ARB_LOG_ERROR,
+               "replicate_error", NULL, "replicate: %s: %s", what,
+               why != NULL ? arb_buf_cstr(why) : arb_strerror(rc));
+}
+
+/* ---- the cursor file ------------------------------------------------- */
+
+static int
+cursor_read(const char *path, uint64_t *out)
+{
+    FILE              *f = fopen(path, "r");
+    unsigned long long v;
+    int                ok;
+
+    *out = 0;
+    if (f == NULL)
+        return errno == ENOENT ? 0 : -1;
+    ok = fscanf(f, "published %llu\n", &v) == 1;
+    fclose(f);
+    if (!ok)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int
+cursor_write(const char *path, uint64_t pos)
+{
+    char tmp[4200];
+    char line[64];
+    int  fd, n, rc = -1;
+
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    n = snprintf(line, sizeof(line), "published %" PRIu64 "\n", pos);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        return -1;
+    if (write(fd, line, (size_t)n) == n && fsync(fd) == 0)
+        rc = 0;
+    close(fd);
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = -1;
+    return rc;
+}
+
+/* ---- NATS callbacks (libnats threads) ---------------------------------- */
+
+static void
+disconnected_cb(natsConnection *nc, void *ud)
+{
+    arb_repl_t *r = ud;
+    int         stopping;
+
+    (void)nc;
+    pthread_mutex_lock(&r->mu);
+    if (r->st.connected) {
+        r->st.connected = 0;
+        r->st.disconnects++;
+    }
+    stopping = r->stop;
+    pthread_mutex_unlock(&r->mu);
+    if (stopping)
+        return;                 /* our own close at stop */
+    arb_log_ev(ARB_LOG_WARN, "replicate_disconnected", NULL,
+               "replicate: NATS connection lost; reconnecting (events keep "
+               "being committed and acknowledged locally)");
+}
+
+static void
+connected_cb(natsConnection *nc, void *ud)
+{
+    arb_repl_t *r = ud;
+    char        url[256] = "";
+
+    natsConnection_GetConnectedUrl(nc, url, sizeof(url));
+    pthread_mutex_lock(&r->mu);
+    r->st.connected = 1;
+    r->resync = 1;
+    pthread_cond_signal(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    arb_log_ev(ARB_LOG_INFO, "replicate_connected", NULL,
+               "replicate: connected to %s", url);
+}
+
+/* The round being acked: its entries sorted by match for the handler. */
+static arb_repl_ev_t **wave;
+static size_t          nwave;
+
+static int
+wave_cmp(const void *a, const void *b)
+{
+    return strcmp((*(arb_repl_ev_t *const *)a)->match,
+                  (*(arb_repl_ev_t *const *)b)->match);
+}
+
+static arb_repl_ev_t *
+wave_find(natsMsg *m)
+{
+    const char *id = NULL;
+    size_t      lo = 0, hi = nwave;
+
+    if (natsMsgHeader_Get(m, ARB_STREAM_HDR_MATCH, &id) != NATS_OK)
+        return NULL;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int    c = strcmp(id, wave[mid]->match);
+
+        if (c == 0)
+            return wave[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+static void
+ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void *ud)
+{
+    arb_repl_t    *r = ud;
+    arb_repl_ev_t *e;
+
+    (void)js;
+    pthread_mutex_lock(&r->mu);
+    e = wave_find(msg);
+    if (e != NULL && e->state == EV_SENT) {
+        if (pa != NULL && pae == NULL) {
+            e->state = EV_ACKED;
+            if (pa->Duplicate)
+                r->st.duplicates++;
+        } else {
+            e->state = EV_NEW;
+            r->wave_failed = 1;
+            if (pae != NULL) {
+                r->wave_err = pae->Err;
+                r->wave_jerr = pae->ErrCode;
+            }
+        }
+    }
+    pthread_mutex_unlock(&r->mu);
+    natsMsg_Destroy(msg);
+}
+
+/* ---- the window --------------------------------------------------------- */
+
+typedef struct {
+    arb_repl_t *r;
+    size_t      bytes;
+    int         rc;
+} fill_t;
+
+static int
+fill_cb(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
+        int64_t time_ms, const unsigned char hash[ARB_HASH_LEN],
+        const void *bytes, size_t len)
+{
+    fill_t        *f = ud;
+    arb_repl_t    *r = f->r;
+    arb_repl_ev_t *e;
+
+    if (r->nwin == r->capwin) {
+        size_t         cap = r->capwin ? r->capwin * 2 : 1024;
+        arb_repl_ev_t *nw = realloc(r->win, cap * sizeof(*nw));
+
+        if (nw == NULL)
+            return f->rc = ARB_ENOMEM;
+        r->win = nw;
+        r->capwin = cap;
+    }
+    e = &r->win[r->nwin];
+    memset(e, 0, sizeof(*e));
+    e->bytes = malloc(len);
+    if (e->bytes == NULL)
+        return f->rc = ARB_ENOMEM;
+    memcpy(e->bytes, bytes, len);
+    e->len = len;
+    e->pos = pos;
+    e->seq = seq;
+    e->time_ms = time_ms;
+    memcpy(e->hash, hash, ARB_HASH_LEN);
+    snprintf(e->match, sizeof(e->match), "%s", match_id);
+    r->nwin++;
+    r->read_pos = pos;
+    f->bytes += len;
+    return f->bytes >= ARB_REPL_WIN_BYTES ? 1 : 0;
+}
+
+static int
+fill(arb_repl_t *r, arb_buf_t *why)
+{
+    fill_t   f = { r, 0, 0 };
+    size_t   i, want = r->conf->max_pending * 2;
+    int      rc;
+
+    for (i = 0; i < r->nwin; i++)
+        f.bytes += r->win[i].len;
+    if (r->nwin >= want || f.bytes >= ARB_REPL_WIN_BYTES)
+        return 0;
+    rc = arb_store_log(r->store, r->read_pos + 1, want - r->nwin, fill_cb,
+                       &f, why);
+    if (f.rc != 0)
+        return f.rc;
+    return rc < 0 ? rc : 0;
+}
+
+/* Drops the acked events at the front; returns 1 when the cursor moved. */
+static int
+advance(arb_repl_t *r)
+{
+    size_t   k = 0, i;
+    uint64_t cur = 0, n = 0;
+
+    while (k < r->nwin && r->win[k].state == EV_DONE) {
+        cur = r->win[k].pos;
+        free(r->win[k].bytes);
+        k++;
+    }
+    for (i = k; i < r->nwin; i++)
+        if (r->win[i].state == EV_ACKED)
+            n++;
+    if (k == 0)
+        return 0;
+    memmove(r->win, r->win + k, (r->nwin - k) * sizeof(*r->win));
+    r->nwin -= k;
+    pthread_mutex_lock(&r->mu);
+    r->st.cursor = cur;
+    r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
+    pthread_mutex_unlock(&r->mu);
+    (void)n;
+    return 1;
+}
+
+/* ---- publishing ---------------------------------------------------------- */
+
+int
+arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
+              const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+              size_t len, uint64_t expect, uint64_t *stream_seq,
+              arb_buf_t *why)
+{
+    natsMsg     *m = NULL;
+    jsPubOptions po;
+    jsPubAck    *pa = NULL;
+    jsErrCode    jerr = 0;
+    natsStatus   s;
+    int          rc;
+
+    rc = arb_stream_ev_msg(&m, match, seq, hash, r->conf->recorder, bytes,
+                           len);
+    if (rc != 0)
+        return rc;
+    natsMsgHeader_Delete(m, ARB_STREAM_HDR_MSGID);
+    jsPubOptions_Init(&po);
+    po.MaxWait = r->conf->timeout_ms;
+    if (expect == 0)
+        po.ExpectNoMessage = true;
+    else
+        po.ExpectLastSubjectSeq = expect;
+    s = js_PublishMsg(&pa, r->s->js, m, &po, &jerr);
+    natsMsg_Destroy(m);
+    if (s != NATS_OK)
+        return arb_stream_err(s, jerr, "republish", why);
+    *stream_seq = pa->Sequence;
+    jsPubAck_Destroy(pa);
+    pthread_mutex_lock(&r->mu);
+    r->st.republished++;
+    pthread_mutex_unlock(&r->mu);
+    return 0;
+}
+
+/* The deal secret of a dealt match, sealed under the replication key, on
+ * arbiter.deal.<token>, right after its open was acked and before seq 1
+ * is sent (docs/DEAL.md: the secret stays outside the chain until the
+ * close reveals it).  Its Nats-Msg-Id "<match>/deal" makes a repeat a
+ * duplicate.  0 when there is none or it went out. */
+static int
+put_deal(arb_repl_t *r, const char *match, arb_buf_t *why)
+{
+    arb_buf_t    sec = ARB_BUF_INIT;
+    natsMsg     *m = NULL;
+    jsPubOptions po;
+    jsPubAck    *pa = NULL;
+    jsErrCode    jerr = 0;
+    natsStatus   s;
+    int          rc;
+
+    if (!r->have_key)
+        return 0;
+    rc = arb_store_secret(r->store, match, &sec, NULL);
+    if (rc != 0) {
+        arb_buf_free(&sec);
+        return rc == ARB_ENOTFOUND ? 0 : rc;
+    }
+    rc = arb_stream_deal_msg(&m, match, arb_buf_cstr(&sec), r->key,
+                             r->conf->recorder);
+    sodium_memzero(sec.data, sec.len);
+    arb_buf_free(&sec);
+    if (rc != 0)
+        return rc;
+    jsPubOptions_Init(&po);
+    po.MaxWait = r->conf->timeout_ms;
+    s = js_PublishMsg(&pa, r->s->js, m, &po, &jerr);
+    natsMsg_Destroy(m);
+    jsPubAck_Destroy(pa);
+    return s == NATS_OK ? 0 : arb_stream_err(s, jerr, "deal", why);
+}
+
+/* In resync: drops the window's events of e->match that the stream
+ * already holds (its last message says up to which seq).  0, or an
+ * ARB_E* code when NATS did not answer. */
+static int
+resync_match(arb_repl_t *r, const arb_repl_ev_t *e, arb_buf_t *why)
+{
+    char             subj[ARB_STREAM_SUBJECT_MAX];
+    arb_stream_msg_t m;
+    size_t           i;
+    int              rc;
+
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, e->match);
+    rc = arb_stream_last(r->s, subj, &m, why);
+    if (rc == ARB_ENOTFOUND)
+        return 0;
+    if (rc != 0)
+        return rc;
+    if (m.seq >= e->seq) {
+        for (i = 0; i < r->nwin; i++) {
+            arb_repl_ev_t *w = &r->win[i];
+
+            if (strcmp(w->match, e->match) != 0 || w->seq > m.seq
+                || w->state == EV_DONE)
+                continue;
+            if (w->seq == m.seq && memcmp(w->hash, m.hash, ARB_HASH_LEN)) {
+                arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL,
+                           "replicate: match %s: the stream's seq %" PRIu64
+                           " has another hash than the log; not publishing "
+                           "over it", e->match, m.seq);
+                pthread_mutex_lock(&r->mu);
+                r->st.diverged++;
+                pthread_mutex_unlock(&r->mu);
+                arb__repl_fence_set(r, e->match, m.seq, w->seq);
+            }
+            w->state = EV_DONE;
+            pthread_mutex_lock(&r->mu);
+            r->st.duplicates++;
+            pthread_mutex_unlock(&r->mu);
+        }
+    }
+    arb_stream_msg_clear(&m);
+    return 0;
+}
+
+/* A set of match ids (pointers into the window) for one round. */
+static uint32_t
+fnv(const char *s)
+{
+    uint32_t h = 2166136261u;
+
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static int
+hset_reset(arb_repl_hset_t *h, size_t n)
+{
+    size_t cap = 64;
+
+    while (cap < 2 * n + 2)
+        cap *= 2;
+    if (cap > h->cap) {
+        const char **t = realloc(h->slot, cap * sizeof(*t));
+
+        if (t == NULL)
+            return -1;
+        h->slot = t;
+        h->cap = cap;
+    }
+    h->n = cap;
+    memset(h->slot, 0, cap * sizeof(*h->slot));
+    return 0;
+}
+
+/* 1 when added, 0 when it was there. */
+static int
+hset_add(arb_repl_hset_t *h, const char *id)
+{
+    size_t i = fnv(id) & (h->n - 1);
+
+    while (h->slot[i] != NULL) {
+        if (strcmp(h->slot[i], id) == 0)
+            return 0;
+        i = (i + 1) & (h->n - 1);
+    }
+    h->slot[i] = id;
+    return 1;
+}
+
+/* Removes id (linear probing: the run after it is re-inserted). */
+static void
+hset_del(arb_repl_hset_t *h, const char *id)
+{
+    size_t i = fnv(id) & (h->n - 1), j;
+
+    while (h->slot[i] != NULL && strcmp(h->slot[i], id) != 0)
+        i = (i + 1) & (h->n - 1);
+    if (h->slot[i] == NULL)
+        return;
+    h->slot[i] = NULL;
+    for (j = (i + 1) & (h->n - 1); h->slot[j] != NULL;
+         j = (j + 1) & (h->n - 1)) {
+        const char *k = h->slot[j];
+
+        h->slot[j] = NULL;
+        hset_add(h, k);
+    }
+}
+
+/* Sorted list of matches already resynced since the last (re)connect. */
+typedef struct {
+    char  (*id)[ARB_STREAM_ID_MAX + 1];
+    size_t n, cap;
+} idset_t;
+
+static int
+idset_add(idset_t *s, const char *id)
+{
+    size_t lo = 0, hi = s->n;
+
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int    c = strcmp(id, s->id[mid]);
+
+        if (c == 0)
+            return 0;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 256;
+        void  *p = realloc(s->id, cap * sizeof(*s->id));
+
+        if (p == NULL)
+            return -1;
+        s->id = p;
+        s->cap = cap;
+    }
+    memmove(&s->id[lo + 1], &s->id[lo], (s->n - lo) * sizeof(*s->id));
+    snprintf(s->id[lo], sizeof(s->id[lo]), "%s", id);
+    s->n++;
+    return 1;
+}
+
+/* One round.  Returns 1 when it sent something, 0 when there was nothing
+ * to send, or an ARB_E* code. */
+static int
+round_once(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
+{
+    jsPubOptions po;
+    natsMsgList  left;
+    natsStatus   s;
+    size_t       i;
+    int          rc, failed;
+
+    nwave = 0;
+    if (hset_reset(&r->seen, r->nwin) != 0)
+        return ARB_ENOMEM;
+    for (i = 0; i < r->nwin && nwave < r->conf->max_pending; i++) {
+        arb_repl_ev_t *e = &r->win[i];
+
+        if (e->state == EV_DONE)
+            continue;
+        /* Only the first event of a match not yet acked may go. */
+        if (!hset_add(&r->seen, e->match))
+            continue;
+        if (resync && idset_add(checked, e->match) == 1) {
+            rc = resync_match(r, e, why);
+            if (rc != 0)
+                return rc;
+            if (e->state == EV_DONE) {
+                hset_del(&r->seen, e->match);
+                continue;
+            }
+        }
+        wave[nwave++] = e;
+    }
+    if (nwave == 0)
+        return 0;
+    qsort(wave, nwave, sizeof(*wave), wave_cmp);
+    pthread_mutex_lock(&r->mu);
+    r->wave_failed = 0;
+    for (i = 0; i < nwave; i++)
+        wave[i]->state = EV_SENT;
+    pthread_mutex_unlock(&r->mu);
+    /* Sent in commit order (the round is sorted by match for lookups). */
+    for (i = 0; i < r->nwin; i++) {
+        arb_repl_ev_t *e = &r->win[i];
+        natsMsg       *m = NULL;
+
+        if (e->state != EV_SENT)
+            continue;
+        rc = arb_stream_ev_msg(&m, e->match, e->seq, e->hash,
+                               r->conf->recorder, e->bytes, e->len);
+        s = rc == 0 ? js_PublishMsgAsync(r->s->js, &m, NULL) : NATS_ERR;
+        if (s != NATS_OK) {
+            natsMsg_Destroy(m);
+            pthread_mutex_lock(&r->mu);
+            if (e->state == EV_SENT)
+                e->state = EV_NEW;
+            r->wave_failed = 1;
+            r->wave_err = s;
+            pthread_mutex_unlock(&r->mu);
+        }
+    }
+    jsPubOptions_Init(&po);
+    po.MaxWait = r->conf->timeout_ms;
+    s = js_PublishAsyncComplete(r->s->js, &po);
+    if (s != NATS_OK) {
+        /* Give up on what is still out: its ack would come too late. */
+        if (js_PublishAsyncGetPendingList(&left, r->s->js) == NATS_OK)
+            natsMsgList_Destroy(&left);
+    }
+    pthread_mutex_lock(&r->mu);
+    failed = r->wave_failed || s != NATS_OK;
+    for (i = 0; i < nwave; i++) {
+        if (wave[i]->state == EV_ACKED) {
+            wave[i]->state = EV_DONE;
+            r->st.published++;
+        } else {
+            wave[i]->state = EV_NEW;
+        }
+    }
+    pthread_mutex_unlock(&r->mu);
+    /* Opens acked in this round: their deal goes out before seq 1. */
+    for (i = 0; i < nwave; i++)
+        if (wave[i]->seq == 0 && wave[i]->state == EV_DONE
+            && put_deal(r, wave[i]->match, why) != 0) {
+            pthread_mutex_lock(&r->mu);
+            wave[i]->state = EV_NEW;    /* open and deal again */
+            r->st.published--;
+            r->wave_failed = 1;
+            r->wave_err = NATS_TIMEOUT;
+            pthread_mutex_unlock(&r->mu);
+        }
+    pthread_mutex_lock(&r->mu);
+    failed = failed || r->wave_failed;
+    if (failed) {
+        r->st.errors++;
+        r->resync = 1;
+    }
+    s = s != NATS_OK ? s : r->wave_err;
+    pthread_mutex_unlock(&r->mu);
+    nwave = 0;
+    if (failed)
+        return arb_stream_err(s, r->wave_jerr, "publish", why);
+    return 1;
+}
+
+/* ---- the thread ------------------------------------------------------------ */
+
+static void
+sleep_ms(arb_repl_t *r, unsigned ms)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (long)(ms % 1000) * 1000000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock(&r->mu);
+    if (!r->stop)
+        pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void
+save_cursor(arb_repl_t *r, int force)
+{
+    int64_t  t = now_ms();
+    uint64_t cur;
+
+    if (!force && t - r->last_cursor_write_ms < 100)
+        return;
+    pthread_mutex_lock(&r->mu);
+    cur = r->st.cursor;
+    pthread_mutex_unlock(&r->mu);
+    if (cursor_write(r->cursor_path, cur) != 0)
+        arb_log_ev(ARB_LOG_ERROR, "replicate_error", NULL, "replicate: "
+                   "cannot write %s: %s", r->cursor_path, strerror(errno));
+    r->last_cursor_write_ms = t;
+}
+
+static void *
+thread_main(void *arg)
+{
+    arb_repl_t       *r = arg;
+    arb_buf_t         why = ARB_BUF_INIT;
+    idset_t           checked = { NULL, 0, 0 };
+    int64_t           next_check = 0;
+    int               rc, resync, check, connected, stream_ok, moved;
+    char              last_err[256] = "";
+
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        if (r->stop) {
+            pthread_mutex_unlock(&r->mu);
+            break;
+        }
+        connected = r->st.connected;
+        stream_ok = r->st.stream_ok;
+        pthread_mutex_unlock(&r->mu);
+        if (!connected) {
+            /* The window still fills: lag_ms shows the outage. */
+            if (fill(r, &why) == 0) {
+                pthread_mutex_lock(&r->mu);
+                r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
+                pthread_mutex_unlock(&r->mu);
+            }
+            sleep_ms(r, 200);
+            continue;
+        }
+        if (!stream_ok) {
+            int reps = 0;
+
+            /* Created only by a recorder that never published to it. */
+            rc = arb_stream_ensure(r->s, r->ever_ok || r->st.cursor > 0
+                                         ? -1 : r->conf->replicas,
+                                   &reps, &why);
+            if (rc != 0) {
+                /* Said once per distinct reason, not every second. */
+                if (strcmp(last_err, arb_buf_cstr(&why)) != 0) {
+                    snprintf(last_err, sizeof(last_err), "%s",
+                             arb_buf_cstr(&why));
+                    arb__repl_log_err(r, "stream", rc, &why);
+                }
+                sleep_ms(r, 1000);
+                continue;
+            }
+            last_err[0] = '\0';
+            r->ever_ok = 1;
+            arb_log_ev(ARB_LOG_INFO, "replicate_stream", NULL, "replicate: "
+                       "stream %s ready (%d replicas)", r->s->name, reps);
+            pthread_mutex_lock(&r->mu);
+            r->st.stream_ok = 1;
+            r->check_req = 1;   /* a stream (back) in place: a full pass */
+            r->resync = 1;
+            pthread_mutex_unlock(&r->mu);
+        }
+        pthread_mutex_lock(&r->mu);
+        check = r->check_req
+                || (r->conf->check_s > 0 && now_ms() >= next_check
+                    && next_check != 0);
+        r->check_req = 0;
+        resync = r->resync;
+        pthread_mutex_unlock(&r->mu);
+        rc = fill(r, &why);
+        if (rc != 0) {
+            arb__repl_log_err(r, "reading the log", rc, &why);
+            sleep_ms(r, 1000);
+            continue;
+        }
+        pthread_mutex_lock(&r->mu);     /* lag_ms even before any ack */
+        r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
+        pthread_mutex_unlock(&r->mu);
+        if (check) {
+            rc = arb__repl_check_all(r, &why);
+            if (rc != 0) {
+                arb__repl_log_err(r, "anti-entropy pass", rc, &why);
+                pthread_mutex_lock(&r->mu);
+                r->check_req = 1;
+                pthread_mutex_unlock(&r->mu);
+                sleep_ms(r, 500);
+                continue;
+            }
+            next_check = now_ms() + (int64_t)r->conf->check_s * 1000;
+            if (next_check == 0)
+                next_check = 1;
+            pthread_mutex_lock(&r->mu);
+            r->resync = 1;      /* repairs went out without a msg id */
+            pthread_mutex_unlock(&r->mu);
+            resync = 1;
+            checked.n = 0;
+        }
+        if (resync && r->nwin == 0) {
+            /* Caught up: the next events are new to the stream. */
+            checked.n = 0;
+            pthread_mutex_lock(&r->mu);
+            r->resync = 0;
+            pthread_mutex_unlock(&r->mu);
+            resync = 0;
+        }
+        rc = round_once(r, &checked, resync, &why);
+        moved = advance(r);
+        if (moved) {
+            save_cursor(r, 0);
+            arb__repl_wake_loop(r);
+        }
+        if (rc < 0) {
+            arb__repl_log_err(r, "publish", rc, &why);
+            checked.n = 0;
+            if (rc == ARB_ENOTFOUND || rc == ARB_EAGAIN) {
+                /* No stream, or no leader: look at the stream again. */
+                pthread_mutex_lock(&r->mu);
+                r->st.stream_ok = 0;
+                pthread_mutex_unlock(&r->mu);
+            }
+            sleep_ms(r, 250);
+            continue;
+        }
+        if (rc == 0 && r->nwin == 0) {
+            save_cursor(r, 0);
+            pthread_mutex_lock(&r->mu);
+            if (!r->stop && r->st.head <= r->read_pos && !r->check_req) {
+                struct timespec ts;
+
+                clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_nsec += 100 * 1000000;
+                if (ts.tv_nsec >= 1000000000) {
+                    ts.tv_sec++;
+                    ts.tv_nsec -= 1000000000;
+                }
+                pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+            }
+            pthread_mutex_unlock(&r->mu);
+        }
+    }
+    save_cursor(r, 1);
+    free(checked.id);
+    arb_buf_free(&why);
+    return NULL;
+}
+
+int
+arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
+{
+    arb_stream_conf_t sc;
+    natsOptions      *opts = NULL;
+    jsOptions         jo;
+    uint64_t          cur;
+    int               rc;
+
+    if (cursor_read(r->cursor_path, &cur) != 0) {
+        arb_buf_printf(why, "%s: not a replication cursor", r->cursor_path);
+        return ARB_ECORRUPT;
+    }
+    if (cur > r->st.head) {
+        /* A store older than the cursor (restored from a copy): what the
+         * stream holds beyond it is found by the passes (fencing). */
+        arb_log_ev(ARB_LOG_WARN, "replicate_cursor", NULL, "replicate: "
+                   "cursor %" PRIu64 " is past the log (%" PRIu64 "); "
+                   "starting from the log's end", cur, r->st.head);
+        cur = r->st.head;
+    }
+    r->st.cursor = cur;
+    r->read_pos = cur;
+    r->resync = 1;
+    wave = calloc(r->conf->max_pending, sizeof(*wave));
+    if (wave == NULL)
+        return ARB_ENOMEM;
+    memset(&sc, 0, sizeof(sc));
+    sc.urls = r->conf->urls;
+    sc.stream = r->conf->stream;
+    sc.creds = r->conf->credentials;
+    sc.client_name = r->conf->recorder;
+    sc.timeout_ms = r->conf->timeout_ms;
+    sc.replicas = r->conf->replicas;
+    rc = arb_stream_opts(&opts, &sc, why);
+    if (rc != 0)
+        return rc;
+    natsOptions_SetDisconnectedCB(opts, disconnected_cb, r);
+    natsOptions_SetReconnectedCB(opts, connected_cb, r);
+    natsOptions_SetRetryOnFailedConnect(opts, true, connected_cb, r);
+    jsOptions_Init(&jo);
+    jo.PublishAsync.MaxPending = (int64_t)r->conf->max_pending;
+    jo.PublishAsync.AckHandler = ack_cb;
+    jo.PublishAsync.AckHandlerClosure = r;
+    jo.Wait = r->conf->timeout_ms;
+    rc = arb_stream_open(&r->s, &sc, opts, &jo, why);
+    natsOptions_Destroy(opts);
+    if (rc != 0)
+        return rc;
+    if (natsConnection_Status(r->s->nc) == NATS_CONN_STATUS_CONNECTED) {
+        r->st.connected = 1;
+        arb_log_ev(ARB_LOG_INFO, "replicate_connected", NULL,
+                   "replicate: connected to %s", sc.urls);
+    } else {
+        arb_log_ev(ARB_LOG_WARN, "replicate_disconnected", NULL,
+                   "replicate: NATS (%s) not reachable yet; retrying in the "
+                   "background", sc.urls);
+    }
+    if (pthread_create(&r->thr, NULL, thread_main, r) != 0) {
+        arb_buf_puts(why, "cannot start the replication thread");
+        return ARB_ENOMEM;
+    }
+    r->thr_started = 1;
+    return 0;
+}
+
+void
+arb__repl_thread_stop(arb_repl_t *r)
+{
+    size_t i;
+
+    if (r->thr_started) {
+        pthread_mutex_lock(&r->mu);
+        r->stop = 1;
+        pthread_cond_signal(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+        pthread_join(r->thr, NULL);
+        r->thr_started = 0;
+    }
+    arb_stream_close(r->s);
+    r->s = NULL;
+    for (i = 0; i < r->nwin; i++)
+        free(r->win[i].bytes);
+    free(r->win);
+    r->win = NULL;
+    r->nwin = 0;
+    free(wave);
+    wave = NULL;
+    free(r->seen.slot);
+    memset(&r->seen, 0, sizeof(r->seen));
+}

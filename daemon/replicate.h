@@ -1,0 +1,113 @@
+/*
+ * replicate.h - replication of the committed log to NATS JetStream
+ * (docs/SCALE.md; the layout is proto/stream.h).
+ *
+ * The [replicate] section of arbiterd.conf turns it on; without it the
+ * daemon never touches NATS.  A thread of its own publishes every
+ * committed event, reading the store (which is thread-safe) from a
+ * durable cursor; the loop thread only wakes it after a commit and, in
+ * sync mode, holds acks until the cursor has passed them.
+ *
+ * Ownership: arb_repl_conf_t owns its strings (arb_repl_conf_free).  The
+ * replicator (srv->repl) belongs to the server: arb_repl_start makes it,
+ * arb_repl_stop joins its thread and frees it.  Everything named
+ * arb_repl_* here runs on the loop thread.
+ */
+#ifndef ARB_REPLICATE_H
+#define ARB_REPLICATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <msgpack.h>
+
+#include "core/buf.h"
+
+enum arb_repl_mode { ARB_REPL_ASYNC = 0, ARB_REPL_SYNC };
+
+#define ARB_REPL_PREFIX_MAX 32    /* owned prefixes, and per peer */
+#define ARB_REPL_PEER_MAX   32
+
+typedef struct arb_repl_peer {
+    char   *name;
+    size_t  nprefix;
+    char   *prefix[ARB_REPL_PREFIX_MAX];
+} arb_repl_peer_t;
+
+typedef struct arb_repl_conf {
+    char            *urls;          /* NULL: replication off */
+    char            *stream;        /* NULL: ARBITER */
+    char            *credentials;
+    char            *recorder;      /* this recorder's name */
+    char            *secret_key_file;
+    int              mode;          /* enum arb_repl_mode */
+    size_t           max_pending;   /* events per publishing round */
+    unsigned         timeout_ms;    /* NATS requests */
+    unsigned         sync_timeout_ms; /* sync: longest an ack waits */
+    unsigned         check_s;       /* anti-entropy pass period; 0 off */
+    int              replicas;      /* when creating the stream; 0 auto */
+    size_t           nown;
+    char            *own[ARB_REPL_PREFIX_MAX];  /* owned id prefixes */
+    size_t           npeer;
+    arb_repl_peer_t  peer[ARB_REPL_PEER_MAX];   /* other recorders */
+} arb_repl_conf_t;
+
+void arb_repl_conf_defaults(arb_repl_conf_t *c);
+void arb_repl_conf_free(arb_repl_conf_t *c);      /* NULL-safe */
+/* One `key = value` of the [replicate] section.  0, or ARB_EINVAL with a
+ * message naming the key (the caller adds file and line). */
+int  arb_repl_conf_set(arb_repl_conf_t *c, const char *k, const char *v,
+                       arb_buf_t *why);
+/* Checks the section as a whole once the file is read (a recorder name
+ * when urls are set; prefixes only with a recorder). */
+int  arb_repl_conf_check(const arb_repl_conf_t *c, arb_buf_t *why);
+
+/*
+ * Who owns match id `id`: NULL when this recorder may write it (no
+ * prefixes configured, or one of its own matches), else the name of the
+ * recorder whose prefix matches (the longest prefix wins; "" when none
+ * does).
+ */
+const char *arb_repl_owner(const arb_repl_conf_t *c, const char *id);
+
+typedef struct arb_repl arb_repl_t;
+struct arb_server;
+struct arb_pending;
+struct arb_live;
+struct arb_conn;
+
+/* Starts replicating when srv->cfg.repl.urls is set (else does nothing
+ * and returns 0).  The first connection is tried in the background: NATS
+ * down at start is logged, never fatal.  -1 on a local failure (key file,
+ * thread), logged. */
+int  arb_repl_start(struct arb_server *srv);
+/* Stops the thread (in-flight publishes get their MaxWait), writes the
+ * cursor one last time, frees srv->repl.  NULL-safe, idempotent. */
+void arb_repl_stop(struct arb_server *srv);
+/* Frees srv->repl once the loop has run the close callbacks of its
+ * handles (after arb_repl_stop and a last uv_run).  NULL-safe. */
+void arb_repl_free(struct arb_server *srv);
+/* The loop committed up to global position pos: publish it. */
+void arb_repl_committed(struct arb_server *srv, uint64_t pos);
+/* 1 when acks wait for the stream (sync mode). */
+int  arb_repl_sync(const struct arb_server *srv);
+/* Sync mode: the ack of p waits until the stream holds p->ap.pos (or
+ * sync_timeout_ms passes: then an "unreplicated" error).  Takes p. */
+void arb_repl_hold(struct arb_server *srv, struct arb_pending *p);
+/* Sync mode: a retry (same client id) of an event committed at log
+ * position pos that the stream has not acknowledged yet is answered only
+ * when it has, like the original.  1 when it was taken (the answer will
+ * come), 0 when the caller answers now (async mode, or replicated). */
+int  arb_repl_hold_retry(struct arb_server *srv, struct arb_live *l,
+                         uint64_t seq, uint64_t pos,
+                         const unsigned char *hash, struct arb_conn *c,
+                         uint64_t req);
+/* Asks for a full anti-entropy pass now. */
+void arb_repl_check_now(struct arb_server *srv);
+/* 1 when a pass found the stream ahead of the local log for this match:
+ * writes to it are refused (fencing); why names the stream's seq. */
+int  arb_repl_fenced(struct arb_server *srv, const char *id, arb_buf_t *why);
+/* The "replication" map of the stats response (nil when off). */
+void arb_repl_stats_pack(struct arb_server *srv, msgpack_packer *pk);
+
+#endif

@@ -1,0 +1,352 @@
+/*
+ * replicate_check.c - anti-entropy: the stream against the recorder's own
+ * log, match by match, and the repair of what the stream lost.
+ *
+ * DESIGN: JetStream 2.9.10 can lose acknowledged messages (docs/SCALE.md),
+ * so the recorder never trusts it to be complete.  A pass reads, for every
+ * match of the store, the subject's last message (js_GetLastMsg, answered
+ * by the stream leader) and compares its seq and hash with the log:
+ *   - shorter, and the hash at its last seq is ours: the missing events
+ *     are published again from the log, each one expecting the subject's
+ *     previous stream sequence, so a concurrent writer cannot interleave;
+ *   - empty: the match is published again from seq 0;
+ *   - the same seq with another hash, or a hash at its last seq that is
+ *     not ours: diverged, reported, never overwritten (and fenced);
+ *   - ahead of the log: someone else wrote the match (a restored or stale
+ *     copy of this recorder): reported and fenced, writes refused.
+ * The pass runs on the replication thread between rounds, at start, every
+ * check_interval seconds and on demand (the replicate op).  Nothing
+ * unpublished can be mistaken for missing: the thread resyncs (compares
+ * with the last message) before it publishes again after a pass.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "daemon/log.h"
+#include "daemon/replicate_int.h"
+
+void
+arb__repl_fence_set(arb_repl_t *r, const char *match, uint64_t stream_seq,
+                    uint64_t local_seq)
+{
+    size_t lo = 0, hi, i;
+
+    pthread_mutex_lock(&r->mu);
+    hi = r->nfence;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int    c = strcmp(match, r->fence[mid].match);
+
+        if (c == 0) {
+            r->fence[mid].stream_seq = stream_seq;
+            r->fence[mid].local_seq = local_seq;
+            pthread_mutex_unlock(&r->mu);
+            return;
+        }
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    if (r->nfence == r->capfence) {
+        size_t            cap = r->capfence ? r->capfence * 2 : 16;
+        arb_repl_fence_t *nf = realloc(r->fence, cap * sizeof(*nf));
+
+        if (nf == NULL) {
+            pthread_mutex_unlock(&r->mu);
+            return;
+        }
+        r->fence = nf;
+        r->capfence = cap;
+    }
+    i = lo;
+    memmove(&r->fence[i + 1], &r->fence[i],
+            (r->nfence - i) * sizeof(*r->fence));
+    snprintf(r->fence[i].match, sizeof(r->fence[i].match), "%s", match);
+    r->fence[i].stream_seq = stream_seq;
+    r->fence[i].local_seq = local_seq;
+    r->nfence++;
+    pthread_mutex_unlock(&r->mu);
+}
+
+void
+arb__repl_fence_clear(arb_repl_t *r, const char *match)
+{
+    size_t i;
+
+    pthread_mutex_lock(&r->mu);
+    for (i = 0; i < r->nfence; i++)
+        if (strcmp(r->fence[i].match, match) == 0) {
+            memmove(&r->fence[i], &r->fence[i + 1],
+                    (r->nfence - i - 1) * sizeof(*r->fence));
+            r->nfence--;
+            break;
+        }
+    pthread_mutex_unlock(&r->mu);
+}
+
+typedef struct {
+    arb_repl_t *r;
+    uint64_t    expect;         /* the subject's last stream sequence */
+    int         rc;
+    arb_buf_t  *why;
+} repair_t;
+
+typedef struct {
+    unsigned char hash[ARB_HASH_LEN];
+    int           found;
+} hash_at_t;
+
+static int
+hash_cb(void *ud, uint64_t seq, int64_t time_ms,
+        const unsigned char hash[ARB_HASH_LEN], const void *bytes, size_t len)
+{
+    hash_at_t *h = ud;
+
+    (void)seq, (void)time_ms, (void)bytes, (void)len;
+    memcpy(h->hash, hash, ARB_HASH_LEN);
+    h->found = 1;
+    return 0;
+}
+
+/* repair_cb needs the match id: events of one match only. */
+typedef struct {
+    repair_t    base;
+    const char *match;
+} repair_match_t;
+
+static int
+repair_match_cb(void *ud, uint64_t seq, int64_t time_ms,
+                const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+                size_t len)
+{
+    repair_match_t *p = ud;
+    (void)time_ms;
+
+    return p->base.rc = arb__repl_put(p->base.r, p->match, seq, hash, bytes,
+                                      len, p->base.expect, &p->base.expect,
+                                      p->base.why);
+}
+
+int
+arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
+                      int *repaired, arb_buf_t *why)
+{
+    char             subj[ARB_STREAM_SUBJECT_MAX];
+    arb_stream_msg_t m;
+    arb_match_info_t info;
+    hash_at_t        h;
+    repair_match_t   rp;
+    uint64_t         from, stream_last = 0;
+    int              rc, have;
+
+    *repaired = 0;
+    rc = arb_store_match(r->store, match, &info, why);
+    if (rc != 0)
+        return rc;
+    if (upto > info.last_seq)
+        upto = info.last_seq;
+    if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, match) != 0)
+        return 0;
+    rc = arb_stream_last(r->s, subj, &m, why);
+    if (rc != 0 && rc != ARB_ENOTFOUND)
+        return rc;
+    have = rc == 0;
+    if (!have) {
+        uint64_t n = 0;
+
+        rc = arb_stream_subject_count(r->s, subj, &n, why);
+        if (rc != 0)
+            return rc;
+        if (n > 0) {
+            /* nats-server 2.9.10 loses a subject's last message index
+             * when that message is deleted: republishing from 0 would
+             * duplicate the n that are still there. */
+            arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL,
+                       "replicate: match %s: the stream holds %" PRIu64
+                       " messages of it but cannot say which is last; not "
+                       "repaired (check it with arbiter restore)", match, n);
+            pthread_mutex_lock(&r->mu);
+            r->st.diverged++;
+            pthread_mutex_unlock(&r->mu);
+            return 0;
+        }
+    }
+    if (have && m.seq > info.last_seq) {
+        arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: "
+                   "match %s: the stream holds seq %" PRIu64 " past the "
+                   "log's %" PRIu64 " (written by another recorder or a "
+                   "newer copy of this one); writes to it are refused",
+                   match, m.seq, info.last_seq);
+        pthread_mutex_lock(&r->mu);
+        r->st.ahead++;
+        pthread_mutex_unlock(&r->mu);
+        arb__repl_fence_set(r, match, m.seq, info.last_seq);
+        arb_stream_msg_clear(&m);
+        return 0;
+    }
+    if (have && m.seq > upto) {
+        arb_stream_msg_clear(&m);       /* published since: fine */
+        return 0;
+    }
+    if (have) {
+        memset(&h, 0, sizeof(h));
+        rc = arb_store_events(r->store, match, m.seq, m.seq, hash_cb, &h,
+                              why);
+        if (rc != 0 || !h.found || memcmp(h.hash, m.hash, ARB_HASH_LEN)) {
+            arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL,
+                       "replicate: match %s: the stream's seq %" PRIu64
+                       " differs from the log; not repaired", match, m.seq);
+            pthread_mutex_lock(&r->mu);
+            r->st.diverged++;
+            pthread_mutex_unlock(&r->mu);
+            arb__repl_fence_set(r, match, m.seq, info.last_seq);
+            arb_stream_msg_clear(&m);
+            return 0;
+        }
+        if (m.seq == upto) {
+            arb_stream_msg_clear(&m);
+            return 0;
+        }
+        from = m.seq + 1;
+        stream_last = m.stream_seq;
+        arb_stream_msg_clear(&m);
+    } else {
+        from = 0;
+    }
+    arb_log_ev(ARB_LOG_WARN, "replicate_missing", NULL, "replicate: match "
+               "%s: the stream lacks seq %" PRIu64 "..%" PRIu64 "; "
+               "publishing them again from the log", match, from, upto);
+    pthread_mutex_lock(&r->mu);
+    r->st.missing++;
+    pthread_mutex_unlock(&r->mu);
+    memset(&rp, 0, sizeof(rp));
+    rp.base.r = r;
+    rp.base.expect = stream_last;
+    rp.base.why = why;
+    rp.match = match;
+    rc = arb_store_events(r->store, match, from, upto, repair_match_cb, &rp,
+                          why);
+    if (rp.base.rc != 0)
+        return rp.base.rc;
+    if (rc != 0)
+        return rc;
+    *repaired = 1;
+    return 0;
+}
+
+typedef struct {
+    char     (*id)[ARB_STREAM_ID_MAX + 1];
+    uint64_t *last;
+    size_t     n, cap;
+} list_t;
+
+static int
+list_cb(void *ud, const arb_match_info_t *m)
+{
+    list_t *l = ud;
+
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 256;
+        void  *a = realloc(l->id, cap * sizeof(*l->id));
+        void  *b;
+
+        if (a == NULL)
+            return ARB_ENOMEM;
+        l->id = a;
+        b = realloc(l->last, cap * sizeof(*l->last));
+        if (b == NULL)
+            return ARB_ENOMEM;
+        l->last = b;
+        l->cap = cap;
+    }
+    snprintf(l->id[l->n], sizeof(l->id[l->n]), "%s", m->match_id);
+    l->last[l->n] = m->last_seq;
+    l->n++;
+    return 0;
+}
+
+static int
+ev_cmp(const void *a, const void *b)
+{
+    const arb_repl_ev_t *x = *(arb_repl_ev_t *const *)a;
+    const arb_repl_ev_t *y = *(arb_repl_ev_t *const *)b;
+    int                  c = strcmp(x->match, y->match);
+
+    return c != 0 ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The first event of match id still in the window (not yet published),
+ * from the sorted list, or NULL. */
+static const arb_repl_ev_t *
+first_unpublished(arb_repl_ev_t **v, size_t n, const char *id)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+
+        if (strcmp(v[mid]->match, id) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && strcmp(v[lo]->match, id) == 0 ? v[lo] : NULL;
+}
+
+int
+arb__repl_check_all(arb_repl_t *r, arb_buf_t *why)
+{
+    list_t                l = { NULL, NULL, 0, 0 };
+    arb_repl_ev_t       **v;
+    const arb_repl_ev_t  *e;
+    size_t                i, nv = 0, fixed = 0;
+    uint64_t              upto;
+    int                   rc, rep;
+
+    /* The list first (a callback must not call back into the store),
+     * then the window read up to it: what is still in the window is not
+     * published yet and is not compared. */
+    rc = arb_store_matches(r->store, list_cb, &l, why);
+    v = malloc((r->nwin + 1) * sizeof(*v));
+    if (v == NULL)
+        rc = ARB_ENOMEM;
+    for (i = 0; v != NULL && i < r->nwin; i++)
+        if (r->win[i].state != EV_DONE)
+            v[nv++] = &r->win[i];
+    if (v != NULL)
+        qsort(v, nv, sizeof(*v), ev_cmp);
+    for (i = 0; rc == 0 && i < l.n; i++) {
+        pthread_mutex_lock(&r->mu);
+        rep = r->stop;
+        pthread_mutex_unlock(&r->mu);
+        if (rep) {
+            rc = ARB_EAGAIN;    /* stopping: the next start passes again */
+            break;
+        }
+        e = first_unpublished(v, nv, l.id[i]);
+        upto = l.last[i];
+        if (e != NULL) {
+            if (e->seq == 0)
+                continue;
+            if (e->seq - 1 < upto)
+                upto = e->seq - 1;
+        }
+        rc = arb__repl_check_match(r, l.id[i], upto, &rep, why);
+        fixed += (size_t)rep;
+    }
+    free(v);
+    free(l.id);
+    free(l.last);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&r->mu);
+    r->st.checks++;
+    pthread_mutex_unlock(&r->mu);
+    arb_log_ev(fixed > 0 ? ARB_LOG_WARN : ARB_LOG_INFO, "replicate_check",
+               NULL, "replicate: anti-entropy pass over %zu matches: %zu "
+               "repaired", l.n, fixed);
+    return 0;
+}

@@ -1,0 +1,142 @@
+/*
+ * replicate_int.h - what the replication files share (daemon/replicate.h
+ * is the interface).  Fields marked [mu] are shared between the loop
+ * thread and the replication thread and read or written under mu only;
+ * [thr] fields belong to the replication thread; [loop] to the loop.
+ */
+#ifndef ARB_REPLICATE_INT_H
+#define ARB_REPLICATE_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "core/hash.h"
+#include "core/ledger/store.h"
+#include "daemon/replicate.h"
+#include "proto/stream.h"
+
+/* An event of the window: read, in a round, acked, done (cursor may
+ * pass it). */
+enum { EV_NEW = 0, EV_SENT, EV_ACKED, EV_DONE };
+
+/* One event read from the log, waiting for its PubAck. */
+typedef struct arb_repl_ev {
+    uint64_t       pos;
+    char           match[ARB_STREAM_ID_MAX + 1];
+    uint64_t       seq;
+    int64_t        time_ms;
+    unsigned char  hash[ARB_HASH_LEN];
+    void          *bytes;
+    size_t         len;
+    int            state;           /* EV_* of replicate.c */
+} arb_repl_ev_t;
+
+/* What the passes learnt about one match (sorted array by id). */
+typedef struct arb_repl_fence {
+    char     match[ARB_STREAM_ID_MAX + 1];
+    uint64_t stream_seq;            /* the stream's last Arbiter-Seq */
+    uint64_t local_seq;             /* ours when it was seen */
+} arb_repl_fence_t;
+
+typedef struct arb_repl_stats {
+    int      connected;             /* the NATS connection is up */
+    int      stream_ok;             /* the stream exists and fits */
+    uint64_t cursor;                /* published up to this position */
+    uint64_t head;                  /* committed up to this position */
+    int64_t  oldest_ms;             /* commit time of cursor + 1, or 0 */
+    uint64_t published;             /* events acked by the stream */
+    uint64_t duplicates;            /* of them, already there (dedupe) */
+    uint64_t republished;           /* repaired by anti-entropy/resync */
+    uint64_t errors;                /* failed publishes and requests */
+    uint64_t checks;                /* full anti-entropy passes done */
+    uint64_t missing;               /* matches found short in a pass */
+    uint64_t diverged;              /* matches whose stream differs */
+    uint64_t ahead;                 /* matches whose stream is ahead */
+    uint64_t disconnects;
+    uint64_t sync_timeouts;         /* acks refused as unreplicated */
+} arb_repl_stats_t;
+
+typedef struct arb_repl_hset {
+    const char **slot;
+    size_t       n, cap;
+} arb_repl_hset_t;
+
+struct arb_server;
+
+struct arb_repl {
+    struct arb_server *srv;         /* [loop] */
+    arb_store_t       *store;       /* thread-safe */
+    const arb_repl_conf_t *conf;    /* read-only while running */
+    char               cursor_path[4096];
+    unsigned char      key[ARB_STREAM_KEY_LEN];
+    int                have_key;
+
+    pthread_t          thr;
+    int                thr_started;
+    pthread_mutex_t    mu;
+    pthread_cond_t     cv;
+    int                stop;        /* [mu] */
+    int                check_req;   /* [mu] a full pass is wanted */
+    int                resync;      /* [mu] after (re)connect */
+    arb_repl_stats_t   st;          /* [mu] */
+    arb_repl_fence_t  *fence;       /* [mu] sorted by match */
+    size_t             nfence, capfence;
+
+    uv_async_t         async;       /* [loop] the cursor moved */
+    int                async_init;
+    uv_timer_t         timer;       /* [loop] sync timeouts */
+    int                timer_init;
+    struct arb_pending **held;      /* [loop] sync acks waiting */
+    size_t             nheld, capheld;
+    uint64_t          *held_t;      /* [loop] uv_now at hold */
+
+    /* [thr] */
+    arb_stream_t      *s;
+    arb_repl_ev_t     *win;         /* events from cursor + 1 in order */
+    size_t             nwin, capwin;
+    uint64_t           read_pos;    /* last position read into win */
+    int                wave_failed; /* [mu] set by the ack handler */
+    jsErrCode          wave_jerr;   /* [mu] */
+    natsStatus         wave_err;    /* [mu] */
+    uint64_t           last_cursor_write_ms;
+    arb_repl_hset_t    seen;        /* matches met in a round */
+    int                ever_ok;     /* the stream was there once */
+};
+
+/* replicate.c */
+void arb__repl_log_err(arb_repl_t *r, const char *what, int rc,
+                       arb_buf_t *why);
+/* Publishes one event synchronously, expecting the subject's last
+ * message to be stream sequence `expect` (0: the subject must be empty);
+ * *stream_seq gets the new one.  No Nats-Msg-Id: a repair is decided by
+ * comparing with the stream, and the dedupe window would drop it. */
+int  arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
+                   const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+                   size_t len, uint64_t expect, uint64_t *stream_seq,
+                   arb_buf_t *why);
+
+/* The thread: starts it (connecting in the background); stops and joins
+ * it, writing the cursor a last time. */
+int  arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why);
+void arb__repl_thread_stop(arb_repl_t *r);
+
+/* replicate_check.c */
+/* The full anti-entropy pass: every match of the store against the
+ * stream's last message; repairs what is missing from the log, notes what
+ * is ahead or different.  Runs on the replication thread.  0, or an ARB_E*
+ * code when NATS failed mid-pass (retried later). */
+int  arb__repl_check_all(arb_repl_t *r, arb_buf_t *why);
+/* One match: local (last_seq, head) against the stream; repairs.
+ * upto: the highest seq of this match known published (UINT64_MAX: the
+ * local head).  Sets *repaired when it republished. */
+int  arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
+                           int *repaired, arb_buf_t *why);
+void arb__repl_fence_set(arb_repl_t *r, const char *match,
+                         uint64_t stream_seq, uint64_t local_seq);
+void arb__repl_fence_clear(arb_repl_t *r, const char *match);
+
+/* replicate_loop.c: the thread tells the loop the cursor moved. */
+void arb__repl_wake_loop(arb_repl_t *r);
+
+#endif

@@ -1,0 +1,413 @@
+/*
+ * replicate_loop.c - the loop thread's side of replication: starting and
+ * stopping the thread, waking it after commits, sync-mode acks, fencing,
+ * and the "replication" part of stats.
+ *
+ * DESIGN: in sync mode an ack leaves only once the replication cursor has
+ * passed the event's position, i.e. the stream has acknowledged it (R3:
+ * a quorum holds it).  The events are committed locally first, as in async
+ * mode; what waits is the answer.  When the stream does not acknowledge
+ * within sync_timeout_ms (an outage, a long election) the request gets an
+ * "unreplicated" error naming the seq: the event IS recorded locally (a
+ * retry with the same client id finds it), but the client must not take
+ * it as surviving the loss of this machine.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/mp.h"
+#include "daemon/dispatch.h"
+#include "daemon/log.h"
+#include "daemon/replicate_int.h"
+#include "daemon/server.h"
+
+#include <sodium.h>
+
+#define ARB_REPL_SYNC_TICK_MS 20
+
+static void
+release(arb_server_t *srv, arb_repl_t *r, size_t n, int ok, uint64_t cursor)
+{
+    size_t i, j;
+
+    for (i = 0; i < n; i++) {
+        arb_pending_t *p = r->held[i];
+        arb_live_t    *l = p->live;
+        int            other = 0;
+
+        if (ok) {
+            arb_commit_ack(srv, p);
+        } else {
+            char msg[512];
+
+            snprintf(msg, sizeof(msg), "match %s seq %" PRIu64 " is "
+                     "committed locally but the stream has not acknowledged "
+                     "it within %u ms (replicated up to position %" PRIu64
+                     ", this event is %" PRIu64 "); retry with the same "
+                     "client id", l->id, p->ap.seq,
+                     r->conf->sync_timeout_ms, cursor, p->ap.pos);
+            arb_commit_refuse(srv, p, "unreplicated", msg);
+        }
+        for (j = i + 1; j < r->nheld; j++)
+            if (r->held[j]->live == l)
+                other = 1;
+        arb_pending_free(p);
+        if (l->closed && !other)
+            arb_live_release(srv, l);
+    }
+    memmove(r->held, r->held + n, (r->nheld - n) * sizeof(*r->held));
+    memmove(r->held_t, r->held_t + n, (r->nheld - n) * sizeof(*r->held_t));
+    r->nheld -= n;
+}
+
+static void
+drain(arb_server_t *srv, int timeouts)
+{
+    arb_repl_t *r = srv->repl;
+    uint64_t    cursor, now = uv_now(srv->loop);
+    size_t      n = 0;
+
+    pthread_mutex_lock(&r->mu);
+    cursor = r->st.cursor;
+    pthread_mutex_unlock(&r->mu);
+    while (n < r->nheld && r->held[n]->ap.pos <= cursor)
+        n++;
+    if (n > 0)
+        release(srv, r, n, 1, cursor);
+    if (!timeouts)
+        return;
+    n = 0;
+    while (n < r->nheld && now - r->held_t[n] >= r->conf->sync_timeout_ms)
+        n++;
+    if (n > 0) {
+        arb_log_ev(ARB_LOG_WARN, "replicate_sync_timeout", NULL,
+                   "replicate: %zu acks refused as unreplicated (stream "
+                   "acknowledged up to position %" PRIu64 ")", n, cursor);
+        pthread_mutex_lock(&r->mu);
+        r->st.sync_timeouts += n;
+        pthread_mutex_unlock(&r->mu);
+        release(srv, r, n, 0, cursor);
+    }
+}
+
+static void
+async_cb(uv_async_t *a)
+{
+    drain(a->data, 0);
+}
+
+static void
+timer_cb(uv_timer_t *t)
+{
+    arb_server_t *srv = t->data;
+
+    drain(srv, 1);
+    if (srv->repl->nheld == 0)
+        uv_timer_stop(t);
+}
+
+void
+arb__repl_wake_loop(arb_repl_t *r)
+{
+    if (r->conf->mode == ARB_REPL_SYNC)
+        uv_async_send(&r->async);
+}
+
+int
+arb_repl_start(arb_server_t *srv)
+{
+    arb_repl_t       *r;
+    arb_store_stats_t st;
+    arb_buf_t         why = ARB_BUF_INIT;
+    int               rc;
+
+    if (srv->cfg.repl.urls == NULL)
+        return 0;
+    r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return -1;
+    r->srv = srv;
+    r->store = srv->store;
+    r->conf = &srv->cfg.repl;
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->cv, NULL);
+    srv->repl = r;
+    snprintf(r->cursor_path, sizeof(r->cursor_path), "%s/replicate.pos",
+             srv->cfg.data);
+    if (r->conf->secret_key_file != NULL) {
+        rc = arb_stream_key_load(r->key, r->conf->secret_key_file, &why);
+        if (rc != 0)
+            goto fail;
+        r->have_key = 1;
+    }
+    if (arb_store_stats(srv->store, &st, &why) != 0) {
+        rc = ARB_ESTORE;
+        goto fail;
+    }
+    r->st.head = st.log_pos;
+    if (uv_async_init(srv->loop, &r->async, async_cb) != 0
+        || uv_timer_init(srv->loop, &r->timer) != 0) {
+        arb_buf_puts(&why, "cannot make the loop handles");
+        rc = ARB_ENOMEM;
+        goto fail;
+    }
+    r->async.data = r->timer.data = srv;
+    r->async_init = r->timer_init = 1;
+    rc = arb__repl_thread_start(r, &why);
+    if (rc != 0)
+        goto fail;
+    arb_log_ev(ARB_LOG_INFO, "replicate_start", NULL, "replicate: recorder "
+               "%s to stream %s (%s mode), from position %" PRIu64,
+               r->conf->recorder,
+               r->conf->stream ? r->conf->stream : ARB_STREAM_NAME_DEFAULT,
+               r->conf->mode == ARB_REPL_SYNC ? "sync" : "async",
+               r->st.cursor);
+    arb_buf_free(&why);
+    return 0;
+
+fail:
+    arb_log_ev(ARB_LOG_ERROR, "replicate_error", NULL, "replicate: %s",
+               arb_buf_cstr(&why));
+    arb_buf_free(&why);
+    arb_repl_stop(srv);
+    return -1;
+}
+
+static void
+free_cb(uv_handle_t *h)
+{
+    (void)h;
+}
+
+void
+arb_repl_stop(arb_server_t *srv)
+{
+    arb_repl_t *r = srv->repl;
+
+    if (r == NULL)
+        return;
+    arb__repl_thread_stop(r);
+    /* Acks still held are answered: a clean stop has the stream's word
+     * for none of them. */
+    if (r->nheld > 0)
+        release(srv, r, r->nheld, 0, r->st.cursor);
+    if (r->async_init)
+        uv_close((uv_handle_t *)&r->async, free_cb);
+    if (r->timer_init)
+        uv_close((uv_handle_t *)&r->timer, free_cb);
+    r->async_init = r->timer_init = 0;
+    sodium_memzero(r->key, sizeof(r->key));
+    /* The handles' close callbacks run at the next loop turn; the struct
+     * is freed by arb_repl_free once the loop has run them. */
+}
+
+void
+arb_repl_free(arb_server_t *srv)
+{
+    arb_repl_t *r = srv->repl;
+
+    if (r == NULL)
+        return;
+    free(r->held);
+    free(r->held_t);
+    free(r->fence);
+    pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->cv);
+    free(r);
+    srv->repl = NULL;
+}
+
+void
+arb_repl_committed(arb_server_t *srv, uint64_t pos)
+{
+    arb_repl_t *r = srv->repl;
+
+    if (r == NULL)
+        return;
+    pthread_mutex_lock(&r->mu);
+    if (pos > r->st.head)
+        r->st.head = pos;
+    pthread_cond_signal(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+int
+arb_repl_sync(const arb_server_t *srv)
+{
+    return srv->repl != NULL && srv->repl->thr_started
+           && srv->repl->conf->mode == ARB_REPL_SYNC;
+}
+
+void
+arb_repl_hold(arb_server_t *srv, arb_pending_t *p)
+{
+    arb_repl_t *r = srv->repl;
+
+    if (r->nheld == r->capheld) {
+        size_t          cap = r->capheld ? r->capheld * 2 : 256;
+        arb_pending_t **nh = realloc(r->held, cap * sizeof(*nh));
+        uint64_t       *nt;
+
+        if (nh == NULL) {
+            arb_log(ARB_LOG_ERROR, "out of memory holding a sync ack");
+            abort();
+        }
+        r->held = nh;
+        nt = realloc(r->held_t, cap * sizeof(*nt));
+        if (nt == NULL) {
+            arb_log(ARB_LOG_ERROR, "out of memory holding a sync ack");
+            abort();
+        }
+        r->held_t = nt;
+        r->capheld = cap;
+    }
+    r->held[r->nheld] = p;
+    r->held_t[r->nheld] = uv_now(srv->loop);
+    r->nheld++;
+    if (!uv_is_active((uv_handle_t *)&r->timer))
+        uv_timer_start(&r->timer, timer_cb, ARB_REPL_SYNC_TICK_MS,
+                       ARB_REPL_SYNC_TICK_MS);
+}
+
+int
+arb_repl_hold_retry(arb_server_t *srv, arb_live_t *l, uint64_t seq,
+                    uint64_t pos, const unsigned char *hash, arb_conn_t *c,
+                    uint64_t req)
+{
+    arb_repl_t    *r = srv->repl;
+    arb_pending_t *p;
+    uint64_t       cursor;
+
+    if (!arb_repl_sync(srv))
+        return 0;
+    pthread_mutex_lock(&r->mu);
+    cursor = r->st.cursor;
+    pthread_mutex_unlock(&r->mu);
+    if (pos <= cursor)
+        return 0;
+    p = arb_pending_new();
+    if (p == NULL)
+        return 0;           /* answered at once: out of memory */
+    p->live = l;
+    p->ap.seq = seq;
+    p->ap.pos = pos;
+    memcpy(p->ap.hash, hash, ARB_HASH_LEN);
+    p->retry = 1;
+    arb_commit_wait(p, c, req);
+    arb_repl_hold(srv, p);
+    return 1;
+}
+
+void
+arb_repl_check_now(arb_server_t *srv)
+{
+    arb_repl_t *r = srv->repl;
+
+    if (r == NULL)
+        return;
+    pthread_mutex_lock(&r->mu);
+    r->check_req = 1;
+    pthread_cond_signal(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+int
+arb_repl_fenced(arb_server_t *srv, const char *id, arb_buf_t *why)
+{
+    arb_repl_t *r = srv->repl;
+    size_t      lo = 0, hi;
+    int         found = 0;
+
+    if (r == NULL)
+        return 0;
+    pthread_mutex_lock(&r->mu);
+    hi = r->nfence;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int    c = strcmp(id, r->fence[mid].match);
+
+        if (c == 0) {
+            found = 1;
+            if (why != NULL) {
+                why->len = 0;
+                arb_buf_printf(why, "match '%s' is fenced: the stream holds "
+                               "seq %" PRIu64 " and this recorder's log "
+                               "ends at %" PRIu64 " (another recorder or a "
+                               "newer copy wrote it; restore from the "
+                               "stream first)", id, r->fence[mid].stream_seq,
+                               r->fence[mid].local_seq);
+            }
+            break;
+        }
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    pthread_mutex_unlock(&r->mu);
+    return found;
+}
+
+void
+arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
+{
+    arb_repl_t      *r = srv->repl;
+    arb_repl_stats_t s;
+    int64_t          lag_ms = 0;
+
+    arb_mp_pack_cstr(pk, "replication");
+    if (r == NULL) {
+        msgpack_pack_nil(pk);
+        return;
+    }
+    pthread_mutex_lock(&r->mu);
+    s = r->st;
+    pthread_mutex_unlock(&r->mu);
+    if (s.oldest_ms > 0 && s.head > s.cursor)
+        lag_ms = arb_now_ms() - s.oldest_ms;
+    msgpack_pack_map(pk, 18);
+    arb_mp_pack_kv_str(pk, "mode", r->conf->mode == ARB_REPL_SYNC ? "sync"
+                                                                 : "async");
+    arb_mp_pack_kv_str(pk, "recorder", r->conf->recorder);
+    arb_mp_pack_kv_bool(pk, "connected", s.connected);
+    arb_mp_pack_kv_bool(pk, "stream_ok", s.stream_ok);
+    arb_mp_pack_kv_uint(pk, "published_pos", s.cursor);
+    arb_mp_pack_kv_uint(pk, "lag_events", s.head > s.cursor
+                                          ? s.head - s.cursor : 0);
+    arb_mp_pack_kv_int(pk, "lag_ms", lag_ms < 0 ? 0 : lag_ms);
+    arb_mp_pack_kv_uint(pk, "published", s.published);
+    arb_mp_pack_kv_uint(pk, "duplicates", s.duplicates);
+    arb_mp_pack_kv_uint(pk, "republished", s.republished);
+    arb_mp_pack_kv_uint(pk, "errors", s.errors);
+    arb_mp_pack_kv_uint(pk, "disconnects", s.disconnects);
+    arb_mp_pack_kv_uint(pk, "checks", s.checks);
+    arb_mp_pack_kv_uint(pk, "missing", s.missing);
+    arb_mp_pack_kv_uint(pk, "diverged", s.diverged);
+    arb_mp_pack_kv_uint(pk, "ahead", s.ahead);
+    arb_mp_pack_kv_uint(pk, "sync_timeouts", s.sync_timeouts);
+    arb_mp_pack_kv_uint(pk, "held", r->nheld);
+}
+
+/* {"op":"replicate"}: an anti-entropy pass now (arbiter role).  The
+ * answer says the pass was asked for; its findings go to the log and to
+ * the counters of stats.replication. */
+void
+arb_op_replicate(arb_request_t *r)
+{
+    arb_server_t  *srv = r->c->srv;
+    arb_buf_t      b = ARB_BUF_INIT;
+    msgpack_packer pk;
+
+    if (srv->repl == NULL) {
+        arb_reply_error(r->c, r->id, "unsupported", NULL, "replication is "
+                        "off: no [replicate] urls in the configuration");
+        return;
+    }
+    arb_repl_check_now(srv);
+    arb_reply_begin(&b, &pk, r->id, 1);
+    arb_mp_pack_kv_bool(&pk, "check", 1);
+    arb_conn_send(r->c, &b);
+}

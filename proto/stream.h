@@ -1,0 +1,231 @@
+/*
+ * stream.h - the JetStream layout of replicated records (docs/SCALE.md).
+ *
+ * One stream (default name ARBITER, subjects "arbiter.>") carries every
+ * recorder's events: subject arbiter.ev.<token> per match, payload the
+ * event's canonical bytes exactly as stored, headers naming the match, its
+ * seq, the chain hash h(seq) in lowercase hex and the recorder.  A deal's
+ * secret travels sealed on arbiter.deal.<token>.  Match ids may hold '.',
+ * the subject separator, so a token is the id with each '.' written "%2E"
+ * ('%' never occurs in an id, so the mapping is reversible).
+ *
+ * DESIGN: the stream is created once when missing and never deleted or
+ * re-created by arbiter: nats-server 2.9.10 lost acknowledged messages
+ * after a stream was re-created under the same name and its nodes were
+ * killed.  Nothing here trusts the stream to be complete; the recorder
+ * compares it with its own log (daemon/replicate*.c).
+ *
+ * libnats must be open (nats_Open, or any connect) before a message is
+ * made or parsed here; nats_Close() at exit lets its threads go.
+ *
+ * Threads: libnats runs its own threads.  These helpers are plain calls
+ * that block for at most the configured timeout; the daemon calls them
+ * from its replication thread, never from the event loop.
+ */
+#ifndef ARB_PROTO_STREAM_H
+#define ARB_PROTO_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <nats/nats.h>
+
+#include "core/buf.h"
+#include "core/hash.h"
+
+#define ARB_STREAM_NAME_DEFAULT "ARBITER"
+#define ARB_STREAM_SUBJECTS     "arbiter.>"
+#define ARB_STREAM_EV_PREFIX    "arbiter.ev."
+#define ARB_STREAM_DEAL_PREFIX  "arbiter.deal."
+
+#define ARB_STREAM_HDR_MSGID    "Nats-Msg-Id"
+#define ARB_STREAM_HDR_MATCH    "Arbiter-Match"
+#define ARB_STREAM_HDR_SEQ      "Arbiter-Seq"
+#define ARB_STREAM_HDR_HASH     "Arbiter-Hash"
+#define ARB_STREAM_HDR_RECORDER "Arbiter-Recorder"
+
+/* Match ids are 1..64 bytes (ARB_STORE_ID_MAX); a token may triple them. */
+#define ARB_STREAM_ID_MAX       64
+#define ARB_STREAM_TOKEN_MAX    (3 * ARB_STREAM_ID_MAX + 1)
+/* Longest subject, NUL included: "arbiter.deal." + token. */
+#define ARB_STREAM_SUBJECT_MAX  (sizeof(ARB_STREAM_DEAL_PREFIX) + \
+                                 ARB_STREAM_TOKEN_MAX)
+/* "<match>/<seq>" with a 20-digit seq, NUL included. */
+#define ARB_STREAM_MSGID_MAX    (ARB_STREAM_ID_MAX + 1 + 20 + 1)
+/* Stream names and recorder names: 1..32 bytes of [A-Za-z0-9_-]. */
+#define ARB_STREAM_NAME_MAX     32
+
+/* What a subject carries. */
+enum arb_stream_kind { ARB_STREAM_EV = 1, ARB_STREAM_DEAL = 2 };
+
+/* 1 when id is a valid match id (1..64 bytes of A-Z a-z 0-9 _ . @ + -). */
+int  arb_stream_id_ok(const char *id);
+/* 1 when s is a valid stream or recorder name. */
+int  arb_stream_name_ok(const char *s);
+
+/* The subject token of a match id into out (cap >= ARB_STREAM_TOKEN_MAX
+ * always suffices).  0, or ARB_EINVAL for an invalid id / short cap. */
+int  arb_stream_token_encode(char *out, size_t cap, const char *match_id);
+/* The match id of a token into out (cap >= ARB_STREAM_ID_MAX + 1
+ * suffices).  ARB_EINVAL when the token is not one we make. */
+int  arb_stream_token_decode(char *out, size_t cap, const char *token);
+
+/* The subject of a match: kind ARB_STREAM_EV or ARB_STREAM_DEAL.
+ * 0 or ARB_EINVAL. */
+int  arb_stream_subject(char *out, size_t cap, int kind,
+                        const char *match_id);
+/* The kind of a subject (ARB_STREAM_EV / _DEAL), its match id into
+ * id_out (cap id_cap).  ARB_EINVAL for any other subject. */
+int  arb_stream_subject_parse(const char *subject, char *id_out,
+                              size_t id_cap);
+
+/* "<match>/<seq>", the Nats-Msg-Id of an event.  0 or ARB_EINVAL. */
+int  arb_stream_msgid(char *out, size_t cap, const char *match_id,
+                      uint64_t seq);
+
+/* How to reach the stream: the [replicate] section of arbiterd.conf.
+ * Strings are borrowed for the duration of the calls taking it. */
+typedef struct arb_stream_conf {
+    const char *urls;        /* "nats://h:p,nats://h2:p2" (required) */
+    const char *stream;      /* NULL: ARB_STREAM_NAME_DEFAULT */
+    const char *creds;       /* credentials file, or NULL */
+    const char *client_name; /* connection name shown by the server; NULL ok */
+    int64_t     timeout_ms;  /* connect and API requests; 0: 2000 */
+    int         replicas;    /* stream replicas when creating it:
+                                0 = 3, or 1 when the server is not
+                                clustered */
+} arb_stream_conf_t;
+
+/* A connection and its JetStream context.  The fields are public so that
+ * callers may use libnats directly; both are owned by the handle. */
+typedef struct arb_stream {
+    natsConnection *nc;
+    jsCtx          *js;
+    char            name[ARB_STREAM_NAME_MAX + 1];
+    int64_t         timeout_ms;
+} arb_stream_t;
+
+/*
+ * Options for a connection to conf: servers, credentials, name, timeout,
+ * and reconnection forever (every 250 ms) including a first connect that
+ * fails (the caller is told through its own callbacks, which it may add
+ * to *out before arb_stream_open).  *out is the caller's:
+ * natsOptions_Destroy().  0 or ARB_EINVAL (why names the key) / ARB_ENOMEM.
+ */
+int  arb_stream_opts(natsOptions **out, const arb_stream_conf_t *conf,
+                     arb_buf_t *why);
+
+/*
+ * Connects with opts (NULL: made from conf, and no retry of a failed
+ * first connect) and makes the JetStream context with jopts (NULL:
+ * defaults; the API wait is conf's timeout).  opts is only read.
+ * On success *out owns both; arb_stream_close().  With a retrying opts,
+ * a server that is not up yet still gives 0 (libnats goes on trying).
+ * ARB_EAGAIN: no server reachable; ARB_EIO other NATS failures.
+ */
+int  arb_stream_open(arb_stream_t **out, const arb_stream_conf_t *conf,
+                     natsOptions *opts, jsOptions *jopts, arb_buf_t *why);
+void arb_stream_close(arb_stream_t *st);     /* NULL-safe */
+
+/*
+ * Creates the stream when missing (subjects "arbiter.>", file storage,
+ * replicas per conf), or checks the one there: it must take "arbiter.>"
+ * and keep messages (limits retention, no max age / max msgs per subject
+ * that would drop events).  Never deletes, purges or re-creates.
+ * *replicas (may be NULL) gets the stream's replica count.
+ * replicas_wanted < 0: never create (ARB_ENOTFOUND when missing) -- for a
+ * recorder that has published before, whose stream vanishing is an
+ * operator's matter: re-creating a name is what lost data in 2.9.10.
+ * ARB_EINVAL when the existing stream does not fit (why says which
+ * setting); ARB_EAGAIN when JetStream does not answer (no responders,
+ * timeout: an election or an outage); ARB_EIO otherwise.
+ */
+int  arb_stream_ensure(arb_stream_t *st, int replicas_wanted, int *replicas,
+                       arb_buf_t *why);
+
+/* One event (or deal) message as read back from the stream. */
+typedef struct arb_stream_msg {
+    int           kind;                        /* ARB_STREAM_EV / _DEAL */
+    char          match_id[ARB_STREAM_ID_MAX + 1];
+    uint64_t      seq;                         /* Arbiter-Seq */
+    unsigned char hash[ARB_HASH_LEN];          /* Arbiter-Hash */
+    char          recorder[ARB_STREAM_NAME_MAX + 1]; /* "" when absent */
+    uint64_t      stream_seq;                  /* position in the stream */
+    int64_t       time_ns;                     /* stored by the server */
+    const void   *bytes;                       /* payload, inside msg */
+    size_t        len;
+    natsMsg      *msg;                         /* owned */
+} arb_stream_msg_t;
+
+/*
+ * Parses a message read from the stream into out, which takes ownership
+ * of msg (also on failure: it is destroyed).  Every header is checked:
+ * subject and Arbiter-Match agree, the seq is decimal, the hash 64 hex
+ * digits (deal messages carry no hash and seq 0).  ARB_EPROTO naming the
+ * stream sequence and the bad header.  Release with arb_stream_msg_clear.
+ */
+int  arb_stream_msg_parse(arb_stream_msg_t *out, natsMsg *msg,
+                          arb_buf_t *why);
+void arb_stream_msg_clear(arb_stream_msg_t *m);   /* NULL-safe */
+
+/*
+ * The last message of a subject (js_GetLastMsg: answered by the leader,
+ * so it is never stale as a direct get can be), parsed.  ARB_ENOTFOUND
+ * when the subject holds nothing; ARB_EAGAIN no responders / timeout;
+ * ARB_EPROTO a message we did not write; ARB_EIO otherwise.
+ */
+int  arb_stream_last(arb_stream_t *st, const char *subject,
+                     arb_stream_msg_t *out, arb_buf_t *why);
+
+/* How many messages the stream holds on one subject (stream info with a
+ * subject filter): a cross-check of arb_stream_last, whose "not found" is
+ * wrong in nats-server 2.9.10 once a subject's last message was deleted.
+ * 0, ARB_EAGAIN, ARB_EIO. */
+int  arb_stream_subject_count(arb_stream_t *st, const char *subject,
+                              uint64_t *n, arb_buf_t *why);
+
+/*
+ * A new event message: subject of match_id, the headers above
+ * (Nats-Msg-Id "<match>/<seq>"), payload a copy of bytes.  The caller
+ * owns *out (natsMsg_Destroy, or hand it to a publish that takes it).
+ * 0, ARB_EINVAL (bad id), ARB_ENOMEM.
+ */
+int  arb_stream_ev_msg(natsMsg **out, const char *match_id, uint64_t seq,
+                       const unsigned char hash[ARB_HASH_LEN],
+                       const char *recorder, const void *bytes, size_t len);
+
+/*
+ * Deal secrets.  The replication key is a file of exactly 32 random bytes
+ * that only its owner may read (mode 0600 or stricter); the secret is
+ * sealed with crypto_secretbox_easy under it, a fresh 24-byte nonce in
+ * front.  Nats-Msg-Id of a deal message: "<match>/deal".
+ */
+#define ARB_STREAM_KEY_LEN 32
+
+/* 0, ARB_EIO (cannot read), ARB_EINVAL (size or mode; why names the file). */
+int  arb_stream_key_load(unsigned char key[ARB_STREAM_KEY_LEN],
+                         const char *path, arb_buf_t *why);
+/* A new deal message of match_id carrying secret (a C string) sealed
+ * under key.  The caller owns *out.  0, ARB_EINVAL, ARB_ENOMEM. */
+int  arb_stream_deal_msg(natsMsg **out, const char *match_id,
+                         const char *secret,
+                         const unsigned char key[ARB_STREAM_KEY_LEN],
+                         const char *recorder);
+/* Opens a parsed deal message into out (NUL-terminated, replacing its
+ * content).  ARB_ECRYPTO when it does not open under key (wrong key or
+ * altered bytes); ARB_EPROTO when it is too short or not a deal. */
+int  arb_stream_deal_open(arb_buf_t *out, const arb_stream_msg_t *m,
+                          const unsigned char key[ARB_STREAM_KEY_LEN],
+                          arb_buf_t *why);
+
+/*
+ * Maps a libnats result to an ARB_E* code and writes
+ * "nats: <what>: <text> (JetStream error N)" to why (may be NULL).
+ * No responders (10076), timeouts and a lost connection give ARB_EAGAIN
+ * (retry: an election or an outage); "no message found" (10037)
+ * ARB_ENOTFOUND; everything else ARB_EIO.
+ */
+int  arb_stream_err(natsStatus s, jsErrCode jerr, const char *what,
+                    arb_buf_t *why);
+
+#endif

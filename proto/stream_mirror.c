@@ -1,0 +1,496 @@
+/*
+ * stream_mirror.c - a store rebuilt from the stream, every message checked
+ * (proto/stream_mirror.h).
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/codec.h"
+#include "core/err.h"
+#include "core/event.h"
+#include "core/ledger/chain.h"
+#include "core/ledger/history.h"
+#include "core/match.h"
+#include "proto/stream_mirror.h"
+
+#define BATCH_MAX 512
+
+/* What the mirror knows of one match. */
+typedef struct mt {
+    char           id[ARB_STORE_ID_MAX + 1];
+    char           recorder[ARB_STREAM_NAME_MAX + 1];  /* who wrote it */
+    uint64_t       next;                /* next seq expected */
+    unsigned char  head[ARB_HASH_LEN];  /* h(next - 1) */
+    int            stopped;
+    int            chain_only;          /* dealt, no secret: no rules */
+    arb_match_t   *rules;               /* NULL until judged */
+    int            has_open;            /* open kept until rules exist */
+    arb_event_t    open;
+    char          *secret;              /* stored form "<kind> <secret>" */
+    int            open_pending;        /* dealt open in the batch, waiting
+                                           for its deal message */
+    size_t         open_at;             /* its batch index */
+} mt_t;
+
+typedef struct entry {
+    arb_append_t     ap;
+    arb_stream_msg_t msg;               /* owns the bytes */
+    arb_event_t      ev;                /* owns the client id */
+    mt_t            *m;
+} entry_t;
+
+struct arb_mirror {
+    arb_store_t            *store;
+    int                     has_key;
+    unsigned char           key[ARB_STREAM_KEY_LEN];
+    arb_mirror_problem_cb   problem;
+    void                   *ud;
+    arb_mirror_appended_cb  appended;
+    void                   *aud;
+    mt_t                  **mts;        /* sorted by id: no hash order */
+    size_t                  nmt, capmt;
+    entry_t                 batch[BATCH_MAX + 1];
+    size_t                  n;
+    arb_append_t            v[BATCH_MAX + 1];   /* the batch, contiguous */
+    arb_mirror_stats_t      st;
+};
+
+static const unsigned char zero_hash[ARB_HASH_LEN];
+
+int
+arb_mirror_open(arb_mirror_t **out, arb_store_t *store,
+                const unsigned char *key, arb_mirror_problem_cb cb, void *ud)
+{
+    arb_mirror_t *m = calloc(1, sizeof(*m));
+
+    *out = NULL;
+    if (m == NULL)
+        return ARB_ENOMEM;
+    m->store = store;
+    if (key != NULL) {
+        memcpy(m->key, key, ARB_STREAM_KEY_LEN);
+        m->has_key = 1;
+    }
+    m->problem = cb;
+    m->ud = ud;
+    *out = m;
+    return 0;
+}
+
+void
+arb_mirror_on_append(arb_mirror_t *m, arb_mirror_appended_cb cb, void *ud)
+{
+    m->appended = cb;
+    m->aud = ud;
+}
+
+static void
+entry_clear(entry_t *e)
+{
+    arb_stream_msg_clear(&e->msg);
+    arb_event_clear(&e->ev);
+    free((char *)e->ap.secret);
+    memset(e, 0, sizeof(*e));
+}
+
+static void
+mt_free(mt_t *t)
+{
+    if (t == NULL)
+        return;
+    arb_match_free(t->rules);
+    if (t->has_open)
+        arb_event_clear(&t->open);
+    free(t->secret);
+    free(t);
+}
+
+void
+arb_mirror_free(arb_mirror_t *m)
+{
+    size_t i;
+
+    if (m == NULL)
+        return;
+    for (i = 0; i < m->n; i++)
+        entry_clear(&m->batch[i]);
+    for (i = 0; i < m->nmt; i++)
+        mt_free(m->mts[i]);
+    free(m->mts);
+    memset(m->key, 0, sizeof(m->key));
+    free(m);
+}
+
+void
+arb_mirror_stats(const arb_mirror_t *m, arb_mirror_stats_t *out)
+{
+    *out = m->st;
+}
+
+/* Index of id in the sorted table, or where it would go (*found 0). */
+static size_t
+mt_find(const arb_mirror_t *m, const char *id, int *found)
+{
+    size_t lo = 0, hi = m->nmt;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int    c = strcmp(m->mts[mid]->id, id);
+
+        if (c == 0) {
+            *found = 1;
+            return mid;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = 0;
+    return lo;
+}
+
+/* Stops following t after a refusal at seq, telling the caller. */
+static void __attribute__((format(printf, 4, 5)))
+stop(arb_mirror_t *m, mt_t *t, uint64_t seq, const char *fmt, ...)
+{
+    char    msg[768];
+    int     n;
+    va_list ap;
+
+    t->stopped = 1;
+    m->st.problems++;
+    n = snprintf(msg, sizeof(msg), "match %s seq %" PRIu64 ": ", t->id, seq);
+    va_start(ap, fmt);
+    vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (m->problem != NULL)
+        m->problem(m->ud, t->id, seq, msg);
+}
+
+/* Builds the rule state of t from its kept open (and secret). */
+static void
+judge_open(arb_mirror_t *m, mt_t *t)
+{
+    arb_history_t h;
+    arb_verdict_t v;
+    int           dealt;
+
+    memset(&h, 0, sizeof(h));
+    memset(&v, 0, sizeof(v));
+    dealt = t->open.setup != NULL
+            && t->open.setup->deal.kind == ARB_DEAL_COMMIT;
+    if (dealt && t->secret == NULL) {
+        t->chain_only = 1;
+        m->st.chain_only++;
+        goto done;
+    }
+    /* The reveal of a kept secret is the history's own (one copy). */
+    h.open = t->open;
+    h.has_open = 1;
+    h.secret = t->secret;
+    if (arb_history_reveal(&h, &v) != 0
+        || arb_match_open(&t->rules, &h.open, &v) != 0) {
+        t->rules = NULL;
+        stop(m, t, 0, "the open is refused by the rules: %s", v.msg);
+    }
+    t->open = h.open;
+done:
+    arb_event_clear(&t->open);
+    t->has_open = 0;
+}
+
+/* The entry of match id, loading what the store already holds of it.
+ * NULL only when out of memory. */
+static mt_t *
+mt_get(arb_mirror_t *m, const char *id)
+{
+    arb_match_info_t info;
+    arb_history_t    h;
+    arb_verdict_t    v;
+    size_t           at, bad = 0;
+    int              found;
+    mt_t            *t;
+
+    at = mt_find(m, id, &found);
+    if (found)
+        return m->mts[at];
+    if (m->nmt == m->capmt) {
+        size_t  cap = m->capmt ? 2 * m->capmt : 64;
+        mt_t  **v2 = realloc(m->mts, cap * sizeof(*v2));
+
+        if (v2 == NULL)
+            return NULL;
+        m->mts = v2;
+        m->capmt = cap;
+    }
+    t = calloc(1, sizeof(*t));
+    if (t == NULL)
+        return NULL;
+    snprintf(t->id, sizeof(t->id), "%s", id);
+    memmove(m->mts + at + 1, m->mts + at, (m->nmt - at) * sizeof(*m->mts));
+    m->mts[at] = t;
+    m->nmt++;
+    if (arb_store_match(m->store, id, &info, NULL) != 0)
+        return t;
+    /* Held already (a replica after a restart): continue from the head,
+     * with the rules rebuilt by the one replay of a stored history. */
+    t->next = info.last_seq + 1;
+    memcpy(t->head, info.head, ARB_HASH_LEN);
+    memset(&h, 0, sizeof(h));
+    memset(&v, 0, sizeof(v));
+    if (arb_history_load(&h, m->store, id, UINT64_MAX, NULL) != 0) {
+        stop(m, t, 0, "the local copy does not load");
+    } else if (h.open.setup != NULL
+               && h.open.setup->deal.kind == ARB_DEAL_COMMIT
+               && h.secret == NULL) {
+        t->chain_only = 1;
+        m->st.chain_only++;
+    } else if (arb_history_replay(&h, UINT64_MAX, &t->rules, &bad, &v) != 0) {
+        arb_match_free(t->rules);
+        t->rules = NULL;
+        stop(m, t, bad + 1, "the local copy is refused by the rules: %s",
+             v.msg);
+    }
+    arb_history_clear(&h);
+    return t;
+}
+
+int
+arb_mirror_flush(arb_mirror_t *m, arb_buf_t *why)
+{
+    size_t i;
+    int    rc = 0;
+
+    if (m->n == 0)
+        return 0;
+    for (i = 0; i < m->n; i++)
+        m->v[i] = m->batch[i].ap;
+    rc = arb_store_append_batch(m->store, m->v, m->n, why);
+    if (rc == 0 && m->appended != NULL)
+        m->appended(m->aud, m->v[0].pos, m->v[m->n - 1].pos);
+    if (rc == 0)
+        m->st.events += m->n;
+    for (i = 0; i < m->n; i++) {
+        if (m->batch[i].m->open_pending && m->batch[i].m->open_at == i)
+            m->batch[i].m->open_pending = 0;
+        entry_clear(&m->batch[i]);
+    }
+    m->n = 0;
+    return rc;
+}
+
+/* h(seq) as held: in the batch or in the store.  0 or ARB_ENOTFOUND. */
+typedef struct held { unsigned char hash[ARB_HASH_LEN]; int got; } held_t;
+
+static int
+on_held(void *ud, uint64_t seq, int64_t time_ms,
+        const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+        size_t len)
+{
+    held_t *h = ud;
+
+    (void)seq; (void)time_ms; (void)bytes; (void)len;
+    memcpy(h->hash, hash, ARB_HASH_LEN);
+    h->got = 1;
+    return 0;
+}
+
+static int
+held_hash(arb_mirror_t *m, mt_t *t, uint64_t seq,
+          unsigned char out[ARB_HASH_LEN])
+{
+    held_t h = { { 0 }, 0 };
+    size_t i;
+
+    for (i = 0; i < m->n; i++)
+        if (m->batch[i].m == t && m->batch[i].ap.seq == seq) {
+            memcpy(out, m->batch[i].ap.hash, ARB_HASH_LEN);
+            return 0;
+        }
+    if (arb_store_events(m->store, t->id, seq, seq, on_held, &h, NULL) != 0
+        || !h.got)
+        return ARB_ENOTFOUND;
+    memcpy(out, h.hash, ARB_HASH_LEN);
+    return 0;
+}
+
+static int
+apply_deal(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg)
+{
+    arb_buf_t sec = ARB_BUF_INIT, why = ARB_BUF_INIT;
+
+    if (!m->has_key || t->secret != NULL || t->stopped)
+        goto done;
+    if (arb_stream_deal_open(&sec, msg, m->key, &why) != 0) {
+        stop(m, t, 0, "its deal message does not open under the "
+             "replication key: %s", arb_buf_cstr(&why) ? arb_buf_cstr(&why)
+                                                      : "");
+        goto done;
+    }
+    t->secret = strdup(arb_buf_cstr(&sec) ? arb_buf_cstr(&sec) : "");
+    if (t->secret == NULL)
+        goto done;
+    m->st.deals++;
+    if (t->open_pending) {
+        entry_t *e = &m->batch[t->open_at];
+
+        e->ap.secret = strdup(t->secret);
+        t->open_pending = 0;
+    }
+done:
+    arb_buf_free(&sec);
+    arb_buf_free(&why);
+    arb_stream_msg_clear(msg);
+    return 0;
+}
+
+int
+arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg, arb_buf_t *why)
+{
+    unsigned char  h[ARB_HASH_LEN], held[ARB_HASH_LEN];
+    char           hx[ARB_HASH_HEX], sx[ARB_HASH_HEX];
+    arb_buf_t      dwhy = ARB_BUF_INIT;
+    arb_verdict_t  v;
+    arb_event_t    ev;
+    entry_t       *e;
+    mt_t          *t;
+    int            rc = 0;
+
+    memset(&ev, 0, sizeof(ev));
+    memset(&v, 0, sizeof(v));
+    if (msg->stream_seq > m->st.last_stream_seq)
+        m->st.last_stream_seq = msg->stream_seq;
+    t = mt_get(m, msg->match_id);
+    if (t == NULL) {
+        rc = ARB_ENOMEM;
+        goto out;
+    }
+    if (msg->recorder[0] != '\0')
+        memcpy(t->recorder, msg->recorder, sizeof(t->recorder));
+    if (msg->kind == ARB_STREAM_DEAL)
+        return apply_deal(m, t, msg);
+    if (t->stopped)
+        goto out;
+    if (msg->seq < t->next) {
+        /* Read again (a restart re-reads the stream; anti-entropy may
+         * republish): it must be what is held. */
+        if (held_hash(m, t, msg->seq, held) == 0
+            && memcmp(held, msg->hash, ARB_HASH_LEN) == 0) {
+            m->st.duplicates++;
+            goto out;
+        }
+        arb_hex(hx, msg->hash, ARB_HASH_LEN);
+        stop(m, t, msg->seq, "the stream holds a different event (hash "
+             "%s) for a seq already recorded: a fork", hx);
+        goto out;
+    }
+    if (msg->seq > t->next) {
+        stop(m, t, t->next, "first missing seq %" PRIu64 " (the stream "
+             "goes on at seq %" PRIu64 ")", t->next, msg->seq);
+        goto out;
+    }
+    arb_chain_next(t->next == 0 ? zero_hash : t->head, msg->bytes, msg->len,
+                   h);
+    if (memcmp(h, msg->hash, ARB_HASH_LEN) != 0) {
+        arb_hex(hx, h, ARB_HASH_LEN);
+        arb_hex(sx, msg->hash, ARB_HASH_LEN);
+        stop(m, t, msg->seq, "broken hash link: the chain gives %s, the "
+             "stream says %s", hx, sx);
+        goto out;
+    }
+    if (arb_event_decode(&ev, msg->bytes, msg->len, &dwhy) != 0) {
+        stop(m, t, msg->seq, "the event does not decode: %s",
+             arb_buf_cstr(&dwhy) ? arb_buf_cstr(&dwhy) : "");
+        goto out;
+    }
+    if (ev.seq != msg->seq || (msg->seq == 0) != (ev.kind == ARB_EV_OPEN)
+        || (ev.kind == ARB_EV_OPEN
+            && (ev.setup == NULL || ev.setup->match_id == NULL
+                || strcmp(ev.setup->match_id, t->id) != 0))) {
+        stop(m, t, msg->seq, "the event is not the %s of this match at "
+             "this seq", msg->seq == 0 ? "open" : "event");
+        goto out;
+    }
+    if (ev.kind == ARB_EV_OPEN) {
+        if (arb_event_copy(&t->open, &ev) != 0) {
+            rc = ARB_ENOMEM;
+            goto out;
+        }
+        t->has_open = 1;
+        if (ev.setup->deal.kind != ARB_DEAL_COMMIT)
+            judge_open(m, t);
+    } else {
+        if (t->has_open)
+            judge_open(m, t);
+        if (t->rules != NULL
+            && arb_match_apply(t->rules, &ev, &v) != 0) {
+            stop(m, t, msg->seq, "refused by the rules (%s): %s", v.rule,
+                 v.msg);
+            goto out;
+        }
+    }
+    if (t->stopped)
+        goto out;
+    /* Recorded: into the batch. */
+    e = &m->batch[m->n];
+    e->m = t;
+    e->msg = *msg;
+    memset(msg, 0, sizeof(*msg));
+    e->ev = ev;
+    memset(&ev, 0, sizeof(ev));
+    e->ap.match_id = t->id;
+    e->ap.game = e->ev.kind == ARB_EV_OPEN ? e->ev.setup->game : NULL;
+    e->ap.seq = e->msg.seq;
+    e->ap.time_ms = e->ev.time_ms;
+    e->ap.bytes = e->msg.bytes;
+    e->ap.len = e->msg.len;
+    e->ap.client_id = e->ev.client_id;
+    e->ap.closes = e->ev.kind == ARB_EV_CLOSE;
+    e->ap.after_close = e->ev.kind == ARB_EV_CLAIM;
+    if (e->ev.kind == ARB_EV_OPEN && t->has_open) {
+        /* A dealt open: its secret may come next. */
+        t->open_pending = 1;
+        t->open_at = m->n;
+    }
+    m->n++;
+    t->next = e->ap.seq + 1;
+    memcpy(t->head, h, ARB_HASH_LEN);
+    if (e->ap.seq == 0)
+        m->st.opens++;
+    /* Full: commit, unless a dealt open waits for its deal message (it
+     * comes right after the open; the batch has one spare slot). */
+    if (m->n >= BATCH_MAX
+        && !(m->n == BATCH_MAX && t->open_pending))
+        rc = arb_mirror_flush(m, why);
+out:
+    arb_event_clear(&ev);
+    arb_buf_free(&dwhy);
+    arb_stream_msg_clear(msg);
+    return rc;
+}
+
+int
+arb_mirror_stopped(const arb_mirror_t *m, const char *match_id)
+{
+    int    found;
+    size_t at = mt_find(m, match_id, &found);
+
+    return found && m->mts[at]->stopped;
+}
+
+int
+arb_mirror_recorder(const arb_mirror_t *m, const char *match_id, char *out,
+                    size_t cap)
+{
+    int    found;
+    size_t at = mt_find(m, match_id, &found);
+
+    if (!found || m->mts[at]->recorder[0] == '\0')
+        return ARB_ENOTFOUND;
+    snprintf(out, cap, "%s", m->mts[at]->recorder);
+    return 0;
+}

@@ -1,0 +1,87 @@
+/*
+ * stream_mirror.h - a store rebuilt from the replicated stream, message by
+ * message, trusting nothing in the stream (docs/SCALE.md, "Restore" and
+ * "Read replicas").
+ *
+ * Each event message must be its match's next seq: its chain hash is
+ * recomputed from the payload and must equal both the Arbiter-Hash header
+ * and the link from the previous event; its bytes must decode as the
+ * canonical event of that seq; and the match's rules judge it, exactly as
+ * the recorder did.  A dealt match is judged with the secret of its
+ * arbiter.deal message when the mirror has the replication key, and on
+ * its chain only otherwise (its hands stay sealed until the close).
+ *
+ * A message that fails any check stops the mirror for that match: the
+ * problem callback names the match and seq, and every later message of
+ * the match is ignored, never appended (a shortened or forked history is
+ * never written).  A seq beyond the next one is a gap: "first missing seq
+ * N".  A seq already held must carry the hash already held (a replica
+ * re-reading the stream after a restart), else it is a fork.
+ *
+ * Appends are batched (one LMDB transaction per batch, committed by
+ * arb_mirror_flush or when the batch is full); a dealt open waits in the
+ * batch for its deal message so the secret is kept with it.
+ *
+ * Ownership: the mirror borrows the store (which must outlive it) and
+ * copies the key.  Not thread-safe: one thread applies and flushes.
+ */
+#ifndef ARB_PROTO_STREAM_MIRROR_H
+#define ARB_PROTO_STREAM_MIRROR_H
+
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/ledger/store.h"
+#include "proto/stream.h"
+
+typedef struct arb_mirror arb_mirror_t;
+
+/* A match the mirror stopped following: seq is the event at fault (for a
+ * gap, the first missing seq); msg is a full sentence, valid during the
+ * call. */
+typedef void (*arb_mirror_problem_cb)(void *ud, const char *match_id,
+                                      uint64_t seq, const char *msg);
+/* Events appended by a flush: first..last global positions of the store
+ * (for a replica's subscribers). */
+typedef void (*arb_mirror_appended_cb)(void *ud, uint64_t first_pos,
+                                       uint64_t last_pos);
+
+typedef struct arb_mirror_stats {
+    uint64_t events;        /* appended */
+    uint64_t opens;         /* matches created */
+    uint64_t duplicates;    /* already held, same hash */
+    uint64_t problems;      /* matches stopped */
+    uint64_t deals;         /* deal secrets opened */
+    uint64_t chain_only;    /* dealt matches judged on their chain only */
+    uint64_t last_stream_seq; /* of the last message applied */
+} arb_mirror_stats_t;
+
+/* key may be NULL (no replication key: dealt matches chain-only until
+ * their close).  Matches already in the store continue from their heads. */
+int  arb_mirror_open(arb_mirror_t **out, arb_store_t *store,
+                     const unsigned char *key, arb_mirror_problem_cb cb,
+                     void *ud);
+void arb_mirror_free(arb_mirror_t *m);     /* NULL-safe; drops the batch */
+
+void arb_mirror_on_append(arb_mirror_t *m, arb_mirror_appended_cb cb,
+                          void *ud);
+
+/* Applies one message, taking it (it is cleared).  0 also when the
+ * message was refused (that is a problem of its match, reported); a
+ * negative code only for a failed store append (the caller stops). */
+int  arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg,
+                      arb_buf_t *why);
+/* Commits the batch.  0 or the store's error. */
+int  arb_mirror_flush(arb_mirror_t *m, arb_buf_t *why);
+
+void arb_mirror_stats(const arb_mirror_t *m, arb_mirror_stats_t *out);
+/* 1 when the mirror stopped following match_id (the problem callback
+ * said why). */
+int  arb_mirror_stopped(const arb_mirror_t *m, const char *match_id);
+
+/* The recorder that wrote match_id (its Arbiter-Recorder header) into
+ * out.  0, or ARB_ENOTFOUND when the stream has not named one. */
+int  arb_mirror_recorder(const arb_mirror_t *m, const char *match_id,
+                         char *out, size_t cap);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * stream_read.c - an ordered consumer over the whole stream
+ * (proto/stream_read.h).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "proto/stream_read.h"
+
+struct arb_stream_reader {
+    arb_stream_t      *st;
+    natsSubscription  *sub;
+};
+
+int
+arb_stream_bounds(arb_stream_t *st, uint64_t *first, uint64_t *last,
+                  uint64_t *msgs, arb_buf_t *why)
+{
+    jsStreamInfo *si = NULL;
+    jsErrCode     jerr = 0;
+    natsStatus    s;
+
+    s = js_GetStreamInfo(&si, st->js, st->name, NULL, &jerr);
+    if (s != NATS_OK) {
+        if (jerr == JSStreamNotFoundErr) {
+            if (why != NULL) {
+                why->len = 0;
+                arb_buf_printf(why, "nats: stream %s does not exist",
+                               st->name);
+            }
+            return ARB_ENOTFOUND;
+        }
+        return arb_stream_err(s, jerr, "stream info", why);
+    }
+    if (first != NULL)
+        *first = si->State.FirstSeq;
+    if (last != NULL)
+        *last = si->State.LastSeq;
+    if (msgs != NULL)
+        *msgs = si->State.Msgs;
+    jsStreamInfo_Destroy(si);
+    return 0;
+}
+
+int
+arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
+                       uint64_t from, arb_buf_t *why)
+{
+    arb_stream_reader_t *r;
+    jsSubOptions         so;
+    jsErrCode            jerr = 0;
+    natsStatus           s;
+
+    *out = NULL;
+    r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return ARB_ENOMEM;
+    r->st = st;
+    jsSubOptions_Init(&so);
+    so.Stream = st->name;
+    so.Ordered = true;
+    if (from > 1) {
+        so.Config.DeliverPolicy = js_DeliverByStartSequence;
+        so.Config.OptStartSeq = from;
+    } else {
+        so.Config.DeliverPolicy = js_DeliverAll;
+    }
+    s = js_SubscribeSync(&r->sub, st->js, ARB_STREAM_SUBJECTS, NULL, &so,
+                         &jerr);
+    if (s != NATS_OK) {
+        free(r);
+        return arb_stream_err(s, jerr, "ordered consumer", why);
+    }
+    /* A replica may fall far behind a busy stream: never drop messages
+     * for a slow reader (the ordered consumer would re-create itself, but
+     * only after a stall). */
+    natsSubscription_SetPendingLimits(r->sub, -1, -1);
+    *out = r;
+    return 0;
+}
+
+void
+arb_stream_reader_close(arb_stream_reader_t *r)
+{
+    if (r == NULL)
+        return;
+    natsSubscription_Unsubscribe(r->sub);
+    natsSubscription_Destroy(r->sub);
+    free(r);
+}
+
+int
+arb_stream_reader_next(arb_stream_reader_t *r, arb_stream_msg_t *out,
+                       int64_t wait_ms, arb_buf_t *why)
+{
+    natsMsg       *msg = NULL;
+    jsMsgMetaData *meta = NULL;
+    uint64_t       sseq = 0;
+    int64_t        ts = 0;
+    natsStatus     s;
+    int            rc;
+
+    memset(out, 0, sizeof(*out));
+    s = natsSubscription_NextMsg(&msg, r->sub, wait_ms > 0 ? wait_ms : 1);
+    if (s == NATS_TIMEOUT)
+        return ARB_EAGAIN;
+    if (s != NATS_OK)
+        return arb_stream_err(s, 0, "reading the stream", why) == ARB_EAGAIN
+               ? ARB_EAGAIN : ARB_EIO;
+    if (natsMsg_GetMetaData(&meta, msg) == NATS_OK) {
+        sseq = meta->Sequence.Stream;
+        ts = meta->Timestamp;
+        jsMsgMetaData_Destroy(meta);
+    }
+    rc = arb_stream_msg_parse(out, msg, why);
+    if (rc != 0) {
+        if (why != NULL)
+            arb_buf_printf(why, " (stream sequence %" PRIu64 ")", sseq);
+        return rc;
+    }
+    out->stream_seq = sseq;
+    out->time_ns = ts;
+    return 0;
+}

@@ -1,0 +1,67 @@
+# Recorders on one NATS stream, for the replication tests: sourced after
+# tests/common.sh and tests/cluster/nats.sh, with $URLS set to the
+# cluster's URLs.  Every daemon started here is in $pids and stopped by
+# the cleanup, before the nodes.
+pids=
+cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$T"; }
+
+# wait_sock PATH: until the daemon's socket is there (10 s).
+wait_sock() {
+    i=0
+    while [ ! -S "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+}
+
+# start_replicating NAME PREFIX: a recorder on $T/NAME replicating to the
+# stream as recorder NAME, owning the ids that start with PREFIX; its pid
+# in pid_NAME.
+start_replicating() {
+    cat > "$T/$1.conf" <<CONF
+data = $T/$1
+listen = unix:$T/$1.sock
+[replicate]
+urls = $URLS
+recorder = $1
+owns = $2
+CONF
+    bin/arbiterd --config "$T/$1.conf" --log-level warn 2>> "$T/$1.log" \
+        < /dev/null > /dev/null &
+    pids="$pids $!"
+    eval "pid_$1=$!"
+    wait_sock "$T/$1.sock"
+}
+
+# start_replica NAME: a read replica of the stream on $T/NAME.
+start_replica() {
+    rm -f "$T/$1.sock"
+    bin/arbiterd --replica-of "$URLS" --data "$T/$1" --listen "unix:$T/$1.sock" \
+        --log-level warn 2>> "$T/$1.log" < /dev/null > /dev/null &
+    pids="$pids $!"
+    eval "pid_$1=$!"
+    wait_sock "$T/$1.sock"
+}
+
+# tok NAME: the arbiter token of the daemon on $T/NAME.
+tok() { awk '$4 == "arbiter" { print $3 }' "$T/$1/tokens"; }
+
+# on NAME CMD ARGS...: an arbiter command against daemon NAME.
+on() { _on=$1; _cmd=$2; shift 2; $A "$_cmd" --server "unix:$T/$_on.sock" --token "$(tok "$_on")" "$@"; }
+
+# play NAME MATCH MOVES [FROM]: opens a yahchain match on recorder NAME
+# (unless FROM > 0) and records moves FROM+1..MOVES (at most 36).
+play() {
+    if [ "${4:-0}" -eq 0 ]; then
+        on "$1" open --match "$2" --game yahchain --players alice,bob \
+            --option mode=3 > /dev/null || echo "open $2 failed"
+    fi
+    n=0
+    for suit in S H D C U M W F L G Y N; do
+        for type in 2 3 4; do
+            [ $n -ge "$3" ] && return
+            n=$((n + 1))
+            [ $n -le "${4:-0}" ] && continue
+            if [ $((n % 2)) -eq 1 ]; then who=alice; else who=bob; fi
+            on "$1" move --match "$2" place $who "$type$suit" > /dev/null \
+                || echo "move $2 $n failed"
+        done
+    done
+}

@@ -1,0 +1,184 @@
+/*
+ * test_stream.c - the JetStream layout without a server: subject tokens,
+ * message ids, event and deal messages read back, the replication key.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "core/err.h"
+#include "proto/stream.h"
+#include "tests/test.h"
+
+static void
+test_tokens(void)
+{
+    char t[ARB_STREAM_TOKEN_MAX], id[ARB_STREAM_ID_MAX + 1];
+    char s[ARB_STREAM_SUBJECT_MAX];
+    char long_id[ARB_STREAM_ID_MAX + 2];
+
+    CHECK_INT(arb_stream_token_encode(t, sizeof(t), "cup.r1.t7"), 0);
+    CHECK_STR(t, "cup%2Er1%2Et7");
+    CHECK_INT(arb_stream_token_decode(id, sizeof(id), t), 0);
+    CHECK_STR(id, "cup.r1.t7");
+    CHECK_INT(arb_stream_token_encode(t, sizeof(t), "A-z_0@+"), 0);
+    CHECK_STR(t, "A-z_0@+");
+    /* Not ids: empty, a subject wildcard, a space, too long. */
+    CHECK_INT(arb_stream_token_encode(t, sizeof(t), ""), ARB_EINVAL);
+    CHECK_INT(arb_stream_token_encode(t, sizeof(t), "a*"), ARB_EINVAL);
+    CHECK_INT(arb_stream_token_encode(t, sizeof(t), "a b"), ARB_EINVAL);
+    memset(long_id, 'x', ARB_STREAM_ID_MAX + 1);
+    long_id[ARB_STREAM_ID_MAX + 1] = '\0';
+    CHECK_INT(arb_stream_token_encode(t, sizeof(t), long_id), ARB_EINVAL);
+    long_id[ARB_STREAM_ID_MAX] = '\0';
+    CHECK_INT(arb_stream_token_encode(t, sizeof(t), long_id), 0);
+    /* 64 dots: the longest token fits the declared maximum. */
+    memset(long_id, '.', ARB_STREAM_ID_MAX);
+    CHECK_INT(arb_stream_token_encode(t, sizeof(t), long_id), 0);
+    CHECK_INT(strlen(t), 3 * ARB_STREAM_ID_MAX);
+    CHECK_INT(arb_stream_token_decode(id, sizeof(id), t), 0);
+    CHECK_STR(id, long_id);
+    /* A short buffer is refused, never truncated. */
+    CHECK_INT(arb_stream_token_encode(t, 4, "a.b"), ARB_EINVAL);
+    /* Tokens we never make. */
+    CHECK_INT(arb_stream_token_decode(id, sizeof(id), "a.b"), ARB_EINVAL);
+    CHECK_INT(arb_stream_token_decode(id, sizeof(id), "a%2e"), ARB_EINVAL);
+    CHECK_INT(arb_stream_token_decode(id, sizeof(id), "a%2"), ARB_EINVAL);
+    CHECK_INT(arb_stream_token_decode(id, sizeof(id), ""), ARB_EINVAL);
+
+    CHECK_INT(arb_stream_subject(s, sizeof(s), ARB_STREAM_EV, "m.1"), 0);
+    CHECK_STR(s, "arbiter.ev.m%2E1");
+    CHECK_INT(arb_stream_subject_parse(s, id, sizeof(id)), ARB_STREAM_EV);
+    CHECK_STR(id, "m.1");
+    CHECK_INT(arb_stream_subject(s, sizeof(s), ARB_STREAM_DEAL, "m.1"), 0);
+    CHECK_STR(s, "arbiter.deal.m%2E1");
+    CHECK_INT(arb_stream_subject_parse(s, id, sizeof(id)), ARB_STREAM_DEAL);
+    CHECK_INT(arb_stream_subject_parse("arbiter.other.m", id, sizeof(id)),
+              ARB_EINVAL);
+    CHECK_INT(arb_stream_subject_parse("arbiter.ev.a.b", id, sizeof(id)),
+              ARB_EINVAL);
+    CHECK_INT(arb_stream_msgid(s, sizeof(s), "m.1", 18446744073709551615u),
+              0);
+    CHECK_STR(s, "m.1/18446744073709551615");
+    CHECK(arb_stream_name_ok("ARBITER"));
+    CHECK(arb_stream_name_ok("venue-1_a"));
+    CHECK(!arb_stream_name_ok("a.b"));
+    CHECK(!arb_stream_name_ok(""));
+}
+
+static void
+test_ev_msg(void)
+{
+    unsigned char    h[ARB_HASH_LEN];
+    arb_stream_msg_t m;
+    natsMsg         *msg = NULL;
+    const char      *v = NULL;
+    arb_buf_t        why = ARB_BUF_INIT;
+
+    memset(h, 0xab, sizeof(h));
+    CHECK_INT(arb_stream_ev_msg(&msg, "t.9", 42, h, "venueA", "\x81\xa1x",
+                                3), 0);
+    CHECK_STR(natsMsg_GetSubject(msg), "arbiter.ev.t%2E9");
+    CHECK(natsMsgHeader_Get(msg, "Nats-Msg-Id", &v) == NATS_OK);
+    CHECK_STR(v, "t.9/42");
+    CHECK_INT(arb_stream_msg_parse(&m, msg, &why), 0);
+    CHECK_INT(m.kind, ARB_STREAM_EV);
+    CHECK_STR(m.match_id, "t.9");
+    CHECK_INT(m.seq, 42);
+    CHECK(memcmp(m.hash, h, sizeof(h)) == 0);
+    CHECK_STR(m.recorder, "venueA");
+    CHECK_INT(m.len, 3);
+    CHECK(memcmp(m.bytes, "\x81\xa1x", 3) == 0);
+    arb_stream_msg_clear(&m);
+
+    /* Someone else's message on our subjects is named, not trusted. */
+    CHECK(natsMsg_Create(&msg, "arbiter.ev.t", NULL, "x", 1) == NATS_OK);
+    natsMsgHeader_Set(msg, "Arbiter-Match", "t");
+    natsMsgHeader_Set(msg, "Arbiter-Seq", "01");
+    natsMsgHeader_Set(msg, "Arbiter-Hash", "00");
+    CHECK_INT(arb_stream_msg_parse(&m, msg, &why), ARB_EPROTO);
+    CHECK(strstr(arb_buf_cstr(&why), "Arbiter-Seq") != NULL);
+    CHECK(natsMsg_Create(&msg, "arbiter.ev.t", NULL, "x", 1) == NATS_OK);
+    natsMsgHeader_Set(msg, "Arbiter-Match", "u");
+    CHECK_INT(arb_stream_msg_parse(&m, msg, &why), ARB_EPROTO);
+    CHECK(strstr(arb_buf_cstr(&why), "Arbiter-Match") != NULL);
+    CHECK(natsMsg_Create(&msg, "arbiter.ev.t", NULL, "x", 1) == NATS_OK);
+    natsMsgHeader_Set(msg, "Arbiter-Match", "t");
+    natsMsgHeader_Set(msg, "Arbiter-Seq", "1");
+    natsMsgHeader_Set(msg, "Arbiter-Hash", "zz");
+    CHECK_INT(arb_stream_msg_parse(&m, msg, &why), ARB_EPROTO);
+    CHECK(strstr(arb_buf_cstr(&why), "Arbiter-Hash") != NULL);
+    arb_buf_free(&why);
+}
+
+/* 1 when the n bytes at p contain the string s. */
+static int
+holds(const char *p, int n, const char *s)
+{
+    int i, k = (int)strlen(s);
+
+    for (i = 0; i + k <= n; i++)
+        if (memcmp(p + i, s, (size_t)k) == 0)
+            return 1;
+    return 0;
+}
+
+static void
+test_deal(void)
+{
+    unsigned char    key[ARB_STREAM_KEY_LEN], other[ARB_STREAM_KEY_LEN];
+    char             path[] = "/tmp/arb-test-key-XXXXXX";
+    arb_stream_msg_t m;
+    natsMsg         *msg = NULL;
+    arb_buf_t        out = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    int              fd;
+
+    randombytes_buf(key, sizeof(key));
+    fd = mkstemp(path);
+    CHECK(fd >= 0);
+    CHECK(write(fd, key, sizeof(key)) == (ssize_t)sizeof(key));
+    close(fd);
+    CHECK_INT(arb_stream_key_load(other, path, &why), 0);
+    CHECK(memcmp(key, other, sizeof(key)) == 0);
+    chmod(path, 0640);
+    CHECK_INT(arb_stream_key_load(other, path, &why), ARB_EINVAL);
+    CHECK(strstr(arb_buf_cstr(&why), "chmod 600") != NULL);
+    chmod(path, 0600);
+    fd = open(path, O_WRONLY | O_APPEND);
+    CHECK(write(fd, "x", 1) == 1);
+    close(fd);
+    CHECK_INT(arb_stream_key_load(other, path, &why), ARB_EINVAL);
+    unlink(path);
+    CHECK_INT(arb_stream_key_load(other, path, &why), ARB_EIO);
+
+    CHECK_INT(arb_stream_deal_msg(&msg, "d.1", "seed-123", key, "r1"), 0);
+    CHECK_STR(natsMsg_GetSubject(msg), "arbiter.deal.d%2E1");
+    CHECK(!holds(natsMsg_GetData(msg), natsMsg_GetDataLength(msg),
+                 "seed-123"));
+    CHECK_INT(arb_stream_msg_parse(&m, msg, &why), 0);
+    CHECK_INT(m.kind, ARB_STREAM_DEAL);
+    CHECK_INT(arb_stream_deal_open(&out, &m, key, &why), 0);
+    CHECK_STR(arb_buf_cstr(&out), "seed-123");
+    randombytes_buf(other, sizeof(other));
+    CHECK_INT(arb_stream_deal_open(&out, &m, other, &why), ARB_ECRYPTO);
+    arb_stream_msg_clear(&m);
+    arb_buf_free(&out);
+    arb_buf_free(&why);
+}
+
+int
+main(void)
+{
+    if (sodium_init() < 0 || nats_Open(-1) != NATS_OK)
+        return 1;
+    test_tokens();
+    test_ev_msg();
+    test_deal();
+    nats_Close();
+    return TEST_END();
+}

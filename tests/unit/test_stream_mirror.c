@@ -1,0 +1,314 @@
+/*
+ * test_stream_mirror.c - a store rebuilt from stream messages
+ * (proto/stream_mirror.h), without a server: messages are made with the
+ * publisher's own layout (arb_stream_ev_msg) from a transcript, and fed
+ * complete, with a gap, with a purged head, with a broken link, with a
+ * refused move, twice, and after a restart.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/codec.h"
+#include "core/err.h"
+#include "core/ledger/chain.h"
+#include "core/ledger/check.h"
+#include "core/ledger/history.h"
+#include "core/ledger/store.h"
+#include "core/transcript.h"
+#include "proto/stream.h"
+#include "proto/stream_mirror.h"
+#include "tests/test.h"
+
+#define GAME "game: yahchain\nmatch: T-1\nplayers: alice bob\nmode: 3\n\n"
+static const char *good = GAME
+    "1. place alice 4♠\n2. place bob 5♥\n3. place alice 6♦\n"
+    "4. place bob 7S\n5. place alice 7H\n6. place bob 7#3\n"
+    "7. note page 1 ends\n8. close -- time called\n";
+
+typedef struct msgs {
+    size_t        n;
+    unsigned char bytes[16][1024];
+    size_t        len[16];
+    unsigned char hash[16][ARB_HASH_LEN];
+} msgs_t;
+
+/* The canonical bytes and chain of every event of a transcript. */
+static void
+make(msgs_t *out, const char *text)
+{
+    arb_history_t h;
+    arb_buf_t     b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    unsigned char prev[ARB_HASH_LEN] = { 0 };
+    size_t        i;
+
+    memset(&h, 0, sizeof(h));
+    memset(out, 0, sizeof(*out));
+    if (arb_transcript_parse(&h, text, strlen(text), &why) != 0) {
+        fprintf(stderr, "transcript: %s\n", arb_buf_cstr(&why));
+        exit(1);
+    }
+    for (i = 0; i <= h.nevents; i++) {
+        arb_event_t *ev = i == 0 ? &h.open : &h.events[i - 1];
+
+        ev->time_ms = 1700000000000 + (int64_t)i;
+        b.len = 0;
+        if (arb_event_encode(&b, ev) != 0 || b.len > sizeof(out->bytes[0]))
+            exit(1);
+        memcpy(out->bytes[i], b.data, b.len);
+        out->len[i] = b.len;
+        arb_chain_next(prev, b.data, b.len, out->hash[i]);
+        memcpy(prev, out->hash[i], ARB_HASH_LEN);
+    }
+    out->n = h.nevents + 1;
+    arb_history_clear(&h);
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+}
+
+/* Message seq of ms as the publisher makes it, read back. */
+static void
+msg_of(arb_stream_msg_t *m, const msgs_t *ms, uint64_t seq,
+       const unsigned char *hash)
+{
+    natsMsg *nm = NULL;
+
+    if (arb_stream_ev_msg(&nm, "T-1", seq, hash ? hash : ms->hash[seq],
+                          "east", ms->bytes[seq], ms->len[seq]) != 0
+        || arb_stream_msg_parse(m, nm, NULL) != 0)
+        exit(1);
+    m->stream_seq = seq + 1;
+}
+
+static char     problems[2048];
+static unsigned nproblems;
+
+static void
+on_problem(void *ud, const char *id, uint64_t seq, const char *msg)
+{
+    (void)ud; (void)id; (void)seq;
+    nproblems++;
+    snprintf(problems + strlen(problems), sizeof(problems) - strlen(problems),
+             "%s\n", msg);
+}
+
+static char dir[64];
+
+static arb_store_t *
+fresh_store(void)
+{
+    arb_store_t *s = NULL;
+
+    snprintf(dir, sizeof(dir), "/tmp/arbmirror.XXXXXX");
+    if (mkdtemp(dir) == NULL || arb_store_open(&s, dir, NULL, NULL) != 0)
+        exit(1);
+    problems[0] = '\0';
+    nproblems = 0;
+    return s;
+}
+
+static void
+drop_store(arb_store_t *s)
+{
+    char cmd[128];
+
+    arb_store_close(s);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        exit(1);
+}
+
+/* Feeds seqs [from, to] of ms, skipping `skip` (UINT64_MAX: none). */
+static void
+feed(arb_mirror_t *mir, const msgs_t *ms, uint64_t from, uint64_t to,
+     uint64_t skip)
+{
+    arb_stream_msg_t m;
+    uint64_t         q;
+
+    for (q = from; q <= to; q++) {
+        if (q == skip)
+            continue;
+        msg_of(&m, ms, q, NULL);
+        CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    }
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+}
+
+static uint64_t
+held(arb_store_t *s)
+{
+    arb_match_info_t info;
+
+    if (arb_store_match(s, "T-1", &info, NULL) != 0)
+        return 0;
+    return info.count;
+}
+
+static int
+on_ev(void *ud, uint64_t seq, int64_t t, const unsigned char *h,
+      const void *bytes, size_t len)
+{
+    const msgs_t *ms = ud;
+
+    (void)t;
+    return len != ms->len[seq] || memcmp(bytes, ms->bytes[seq], len) != 0
+           || memcmp(h, ms->hash[seq], ARB_HASH_LEN) != 0;
+}
+
+static void
+test_complete(void)
+{
+    msgs_t              ms;
+    arb_store_t        *s = fresh_store();
+    arb_mirror_t       *mir = NULL;
+    arb_mirror_stats_t  st;
+    arb_check_summary_t sum;
+    arb_match_info_t    info;
+
+    make(&ms, good);
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &ms, 0, ms.n - 1, UINT64_MAX);
+    arb_mirror_stats(mir, &st);
+    CHECK_INT(st.events, ms.n);
+    CHECK_INT(st.opens, 1);
+    CHECK_INT(nproblems, 0);
+    CHECK_INT(arb_store_events(s, "T-1", 0, UINT64_MAX, on_ev, &ms, NULL), 0);
+    CHECK_INT(arb_store_match(s, "T-1", &info, NULL), 0);
+    CHECK(info.closed);
+    CHECK_INT(arb_check_store(s, NULL, NULL, NULL, &sum, NULL), 0);
+    CHECK_INT(sum.problems, 0);
+
+    /* Read again (a replica re-reading the stream): duplicates only. */
+    feed(mir, &ms, 0, ms.n - 1, UINT64_MAX);
+    arb_mirror_stats(mir, &st);
+    CHECK_INT(st.duplicates, ms.n);
+    CHECK_INT(st.events, ms.n);
+    CHECK_INT(nproblems, 0);
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
+static void
+test_gap(void)
+{
+    msgs_t        ms;
+    arb_store_t  *s = fresh_store();
+    arb_mirror_t *mir = NULL;
+
+    make(&ms, good);
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &ms, 0, ms.n - 1, 3);
+    CHECK_INT(nproblems, 1);
+    CHECK(strstr(problems, "match T-1 seq 3: first missing seq 3") != NULL);
+    CHECK(arb_mirror_stopped(mir, "T-1"));
+    /* Nothing past the gap is written, even when it comes later. */
+    CHECK_INT(held(s), 3);
+    feed(mir, &ms, 3, 3, UINT64_MAX);
+    CHECK_INT(held(s), 3);
+    arb_mirror_free(mir);
+    drop_store(s);
+
+    /* A purged head: the first message the stream still has is seq 4. */
+    s = fresh_store();
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &ms, 4, ms.n - 1, UINT64_MAX);
+    CHECK_INT(nproblems, 1);
+    CHECK(strstr(problems, "match T-1 seq 0: first missing seq 0") != NULL);
+    CHECK_INT(held(s), 0);
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
+static void
+test_forged(void)
+{
+    msgs_t           ms, other;
+    arb_stream_msg_t m;
+    arb_store_t     *s = fresh_store();
+    arb_mirror_t    *mir = NULL;
+    unsigned char    bad[ARB_HASH_LEN];
+
+    make(&ms, good);
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &ms, 0, 2, UINT64_MAX);
+    /* seq 3 with a hash header that is not the chain's. */
+    memcpy(bad, ms.hash[3], ARB_HASH_LEN);
+    bad[0] ^= 1;
+    msg_of(&m, &ms, 3, bad);
+    CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    CHECK(strstr(problems, "match T-1 seq 3: broken hash link") != NULL);
+    feed(mir, &ms, 3, ms.n - 1, UINT64_MAX);
+    CHECK_INT(held(s), 3);
+    CHECK_INT(nproblems, 1);
+    arb_mirror_free(mir);
+    drop_store(s);
+
+    /* A different event, correctly chained, for a seq already held: a
+     * fork (another recorder wrote the same match). */
+    s = fresh_store();
+    make(&other, GAME "1. place alice 4♠\n2. place bob 6♥\n");
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &ms, 0, 2, UINT64_MAX);
+    feed(mir, &other, 2, 2, UINT64_MAX);
+    CHECK(strstr(problems, "match T-1 seq 2: the stream holds a different "
+                 "event") != NULL);
+    arb_mirror_free(mir);
+    drop_store(s);
+
+    /* An illegal move, correctly chained: refused by the rules. */
+    s = fresh_store();
+    make(&other, GAME "1. place alice 4♠\n2. place bob 4♠\n");
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &other, 0, 2, UINT64_MAX);
+    CHECK(strstr(problems, "match T-1 seq 2: refused by the rules") != NULL);
+    CHECK_INT(held(s), 2);
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
+/* A mirror opened on a store that already holds part of the match (a
+ * replica restarting) goes on from its head, judging with the rules
+ * rebuilt from the store. */
+static void
+test_resume(void)
+{
+    msgs_t        ms, other;
+    arb_store_t  *s = fresh_store();
+    arb_mirror_t *mir = NULL;
+
+    make(&ms, good);
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &ms, 0, 4, UINT64_MAX);
+    arb_mirror_free(mir);
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &ms, 0, ms.n - 1, UINT64_MAX);
+    CHECK_INT(nproblems, 0);
+    CHECK_INT(held(s), ms.n);
+    arb_mirror_free(mir);
+    drop_store(s);
+
+    s = fresh_store();
+    make(&other, GAME "1. place alice 4♠\n2. place bob 4♠\n");
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &other, 0, 1, UINT64_MAX);
+    arb_mirror_free(mir);
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &other, 2, 2, UINT64_MAX);
+    CHECK(strstr(problems, "match T-1 seq 2: refused by the rules") != NULL);
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
+int
+main(void)
+{
+    nats_Open(-1);
+    test_complete();
+    test_gap();
+    test_forged();
+    test_resume();
+    nats_Close();
+    return TEST_END();
+}

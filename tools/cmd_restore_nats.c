@@ -1,0 +1,280 @@
+/*
+ * arbiter restore - a data directory rebuilt from the replicated stream
+ * (NATS JetStream, docs/SCALE.md "Restore").
+ *
+ * DESIGN: the stream is not trusted to be complete (nats-server 2.9.10 can
+ * lose acknowledged messages).  Every event goes through the mirror
+ * (proto/stream_mirror.h): chain link, canonical bytes, the match's rules.
+ * A match whose history in the stream has a gap, a broken link or a
+ * refused event is named with its first missing or bad seq and the
+ * restore is refused as a whole: a recorder started on a silently
+ * shortened history would hand out seqs the stream already had.  As with
+ * restore-backup, the store is built in DIR.partial, checked in full, and
+ * only then renamed to DIR.
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "core/ledger/check.h"
+#include "core/ledger/store.h"
+#include "proto/stream.h"
+#include "proto/stream_mirror.h"
+#include "proto/stream_read.h"
+#include "tools/cli.h"
+#include "tools/ops.h"
+
+/* How long the stream may stay silent before its announced end. */
+#define IDLE_MS 10000
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter restore --nats URLS --data DIR [--prefix P]\n"
+        "                       [--stream S] [--creds FILE] [--key FILE]\n\n"
+        "Rebuilds a recorder's data directory DIR (which must not exist or\n"
+        "be empty) from the NATS JetStream stream its events were\n"
+        "replicated to (default stream ARBITER; URLS: nats://host:port,\n"
+        "comma-separated).  --prefix P restores only the matches whose ids\n"
+        "start with P (one recorder's share of a stream fed by several).\n"
+        "Every event is checked: its hash link, its canonical bytes and the\n"
+        "rules of its match.  With --key FILE (the replication key of\n"
+        "[replicate] secret_key_file) the deal secrets of running dealt\n"
+        "matches are restored too; without it those matches are checked on\n"
+        "their chain only and cannot be continued by the recorder.\n"
+        "A gap (a seq missing from the stream), a broken link or a refused\n"
+        "event is reported as 'match M seq N: ...' and nothing is restored.\n"
+        "The result is built in DIR.partial, checked in full as 'arbiter\n"
+        "check' does, then renamed to DIR; start the recorder on it with\n"
+        "'arbiterd --data DIR'.  Events lost from the stream's tail cannot\n"
+        "be seen here: see docs/SCALE.md for what each mode promises.\n"
+        "At a terminal the progress is shown on stderr.\n\n"
+        "Exit status: 0 restored and verified, 1 the stream is incomplete\n"
+        "or does not verify, 2 usage, connection or I/O error.\n");
+}
+
+typedef struct rctx {
+    uint64_t problems;
+} rctx_t;
+
+static void
+on_problem(void *ud, const char *match_id, uint64_t seq, const char *msg)
+{
+    rctx_t *r = ud;
+
+    (void)match_id;
+    (void)seq;
+    r->problems++;
+    fprintf(stderr, "arbiter restore: %s\n", msg);
+}
+
+static int64_t
+mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Reads the stream up to its last sequence as of the start into the
+ * mirror.  0, or 2 with the reason printed. */
+static int
+read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
+            uint64_t last, uint64_t *read)
+{
+    arb_stream_reader_t *rd = NULL;
+    arb_stream_msg_t     msg;
+    arb_buf_t            why = ARB_BUF_INIT;
+    ops_progress_t       pr;
+    uint64_t             at = 0;
+    int64_t              idle_since = mono_ms();
+    size_t               plen = prefix != NULL ? strlen(prefix) : 0;
+    int                  rc, status = 2;
+
+    ops_progress_init(&pr);
+    *read = 0;
+    if (last == 0)
+        return 0;
+    rc = arb_stream_reader_open(&rd, st, 1, &why);
+    if (rc != 0) {
+        fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
+        goto done;
+    }
+    while (at < last) {
+        rc = arb_stream_reader_next(rd, &msg, 500, &why);
+        if (rc == ARB_EAGAIN) {
+            if (mono_ms() - idle_since > IDLE_MS) {
+                fprintf(stderr, "arbiter restore: the stream stopped "
+                        "delivering at sequence %" PRIu64 " of %" PRIu64
+                        "\n", at, last);
+                goto done;
+            }
+            continue;
+        }
+        if (rc == ARB_EPROTO) {
+            /* Not one of ours: no match can be named, but the stream is
+             * not what the recorders wrote. */
+            fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
+            status = 1;
+            goto done;
+        }
+        if (rc != 0) {
+            fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
+            goto done;
+        }
+        idle_since = mono_ms();
+        at = msg.stream_seq;
+        (*read)++;
+        if (plen != 0 && strncmp(msg.match_id, prefix, plen) != 0) {
+            arb_stream_msg_clear(&msg);
+            continue;
+        }
+        rc = arb_mirror_apply(mir, &msg, &why);
+        if (rc != 0) {
+            fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
+            goto done;
+        }
+        ops_progress(&pr, "restore", "stream sequence", at, last);
+    }
+    rc = arb_mirror_flush(mir, &why);
+    if (rc != 0) {
+        fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
+        goto done;
+    }
+    status = 0;
+done:
+    ops_progress_clear(&pr);
+    arb_stream_reader_close(rd);
+    arb_buf_free(&why);
+    return status;
+}
+
+int
+cmd_restore_nats(int argc, char **argv)
+{
+    const char        *urls = NULL, *dir = NULL, *prefix = NULL,
+                      *stream = NULL, *creds = NULL, *keyfile = NULL;
+    const cli_optdef_t opts[] = {
+        { "--nats", CLI_ARG_STR, &urls },
+        { "--data", CLI_ARG_STR, &dir },
+        { "--db", CLI_ARG_STR, &dir },
+        { "--prefix", CLI_ARG_STR, &prefix },
+        { "--stream", CLI_ARG_STR, &stream },
+        { "--creds", CLI_ARG_STR, &creds },
+        { "--key", CLI_ARG_STR, &keyfile },
+        { NULL, 0, NULL }
+    };
+    cli_args_t          a = { .cmd = "restore", .usage = usage,
+                              .opts = opts, .no_words = 1 };
+    arb_stream_conf_t   conf;
+    arb_stream_t       *st = NULL;
+    arb_store_t        *s = NULL;
+    arb_mirror_t       *mir = NULL;
+    arb_mirror_stats_t  ms;
+    arb_check_summary_t got;
+    arb_buf_t           why = ARB_BUF_INIT;
+    unsigned char       key[ARB_STREAM_KEY_LEN];
+    char                tmp[PATH_MAX], lock[PATH_MAX];
+    rctx_t              r = { 0 };
+    uint64_t            last = 0, msgs = 0, read = 0;
+    int64_t             t0;
+    int                 status, rc, exists = 0;
+
+    status = cli_args_parse(&a, argc, argv);
+    if (status >= 0)
+        return status;
+    status = CLI_ERROR;
+    if (urls == NULL || dir == NULL) {
+        fprintf(stderr, "arbiter restore: --nats URLS and --data DIR are "
+                "required\n");
+        usage(stderr);
+        return CLI_ERROR;
+    }
+    if (keyfile != NULL && arb_stream_key_load(key, keyfile, &why) != 0) {
+        fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
+        goto done;
+    }
+    memset(&conf, 0, sizeof(conf));
+    conf.urls = urls;
+    conf.stream = stream;
+    conf.creds = creds;
+    conf.client_name = "arbiter restore";
+    rc = arb_stream_open(&st, &conf, NULL, NULL, &why);
+    if (rc == 0)
+        rc = arb_stream_bounds(st, NULL, &last, &msgs, &why);
+    if (rc != 0) {
+        fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
+        goto done;
+    }
+    if (ops_target_begin("restore", dir, tmp, &exists) != 0)
+        goto done;
+    rc = arb_store_open(&s, tmp, NULL, &why);
+    if (rc == 0)
+        rc = arb_mirror_open(&mir, s, keyfile != NULL ? key : NULL,
+                             on_problem, &r);
+    if (rc != 0) {
+        fprintf(stderr, "arbiter restore: %s: %s\n", tmp,
+                arb_buf_cstr(&why) ? arb_buf_cstr(&why) : "out of memory");
+        goto done;
+    }
+    t0 = mono_ms();
+    status = read_stream(st, mir, prefix, last, &read);
+    if (status != 0)
+        goto done;
+    arb_mirror_stats(mir, &ms);
+    {
+        int64_t ms_taken = mono_ms() - t0;
+
+        printf("arbiter restore: read %" PRIu64 " messages of stream %s "
+               "(sequences up to %" PRIu64 ") in %.3f s: %" PRIu64
+               " events appended (%" PRIu64 " events/s), %" PRIu64
+               " matches, %" PRIu64 " deal secrets, %" PRIu64
+               " dealt matches checked on their chain only\n",
+               read, st->name, last, (double)ms_taken / 1000.0, ms.events,
+               ms_taken > 0 ? ms.events * 1000 / (uint64_t)ms_taken
+                            : ms.events,
+               ms.opens, ms.deals, ms.chain_only);
+    }
+    arb_mirror_free(mir);
+    mir = NULL;
+    arb_store_close(s);
+    s = NULL;
+    if (r.problems != 0) {
+        fprintf(stderr, "arbiter restore: the stream is incomplete or does "
+                "not verify (%" PRIu64 " matches named above): nothing was "
+                "restored; the verified part is in %s\n", r.problems, tmp);
+        status = CLI_DIFFERS;
+        goto done;
+    }
+    status = CLI_ERROR;
+    if (ops_check_dir("restore", tmp, stdout, "restored: ", &got) != 0)
+        goto done;
+    if (ops_path(lock, tmp, "lock.mdb") == 0)
+        unlink(lock);
+    if (got.problems != 0) {
+        fprintf(stderr, "arbiter restore: the restored store does not "
+                "verify; it was left in %s\n", tmp);
+        status = CLI_DIFFERS;
+        goto done;
+    }
+    if (ops_target_commit("restore", dir, tmp, exists) != 0)
+        goto done;
+    ops_summary_print(stdout, dir, &got);
+    printf("start the recorder with: arbiterd --data %s\n", dir);
+    status = CLI_OK;
+done:
+    arb_mirror_free(mir);
+    arb_store_close(s);
+    arb_stream_close(st);
+    nats_Close();
+    arb_buf_free(&why);
+    memset(key, 0, sizeof(key));
+    return status;
+}
