@@ -471,5 +471,11 @@ arb_match_claim_seq(const arb_match_t *m)
 int
 arb_match_describe(const arb_match_t *m, arb_buf_t *json)
 {
-    return m->rules->describe(m->st, json);
+    return m->rules->describe(m->st, 0, json);
+}
+
+int
+arb_match_describe_for(const arb_match_t *m, unsigned seen, arb_buf_t *json)
+{
+    return m->rules->describe(m->st, seen, json);
 }

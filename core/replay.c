@@ -53,6 +53,12 @@ apply:
 int
 arb_report_json(arb_buf_t *b, const arb_match_t *m)
 {
+    return arb_report_json_for(b, m, 0);
+}
+
+int
+arb_report_json_for(arb_buf_t *b, const arb_match_t *m, unsigned seen)
+{
     arb_results_t r;
     unsigned char d[ARB_HASH_LEN];
     int           rc, i;
@@ -71,7 +77,7 @@ arb_report_json(arb_buf_t *b, const arb_match_t *m)
                    arb_match_next_seq(m) - 1,
                    arb_match_closed(m) ? "true" : "false",
                    arb_match_finished(m) ? "true" : "false");
-    rc = arb_match_describe(m, b);
+    rc = arb_match_describe_for(m, seen, b);
     arb_buf_putc(b, '}');
     return rc != 0 ? rc : b->oom ? ARB_ENOMEM : 0;
 }

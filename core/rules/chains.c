@@ -605,7 +605,7 @@ chains_digest(const void *p, arb_digest_t *d)
 }
 
 static int
-chains_describe(const void *p, arb_buf_t *b)
+chains_describe(const void *p, unsigned seen, arb_buf_t *b)
 {
     const chains_t           *g = p;
     const arb_chains_table_t *t = &g->table;
@@ -631,9 +631,19 @@ chains_describe(const void *p, arb_buf_t *b)
             n += (int)(g->hand[h] >> i & 1);
         arb_buf_printf(b, "%s{\"player\":", h ? "," : "");
         arb_json_str(b, g->players[g->hand_seat[h]]);
-        arb_buf_printf(b, ",\"team\":\"%s\",\"hand\":%d,\"cards\":%d}",
+        arb_buf_printf(b, ",\"team\":\"%s\",\"hand\":%d,\"cards\":%d",
                        arb_chains_team_name(g->team_of[g->hand_seat[h]]),
                        g->hand_no[h], n);
+        if (seen >> g->hand_seat[h] & 1) {
+            arb_buf_puts(b, ",\"concealed\":[");
+            for (n = 0, i = 0; i < ARB_CHAINS_CARDS; i++)
+                if (g->hand[h] >> i & 1) {
+                    arb_chains_card_format(a, (arb_chains_card_t)i);
+                    arb_buf_printf(b, "%s\"%s\"", n++ ? "," : "", a);
+                }
+            arb_buf_putc(b, ']');
+        }
+        arb_buf_putc(b, '}');
     }
     arb_buf_puts(b, "],\"table\":[");
     for (i = 0; i < t->n; i++) {

@@ -8,7 +8,8 @@
  * deck 2V 2V 2V 2V 3V ... 9W CC CC CC CC (face-major, four copies each);
  * positions 1-20 go to the dealer, the next 19 to each following seat in
  * seat order, and the last 23 are the stock, top first.  The engine knows
- * every hand, so it judges every capture; describe() shows only counts.
+ * every hand, so it judges every capture; describe() shows counts, and a
+ * seat's concealed cards only when asked for that seat (core/view.h).
  * Every interpretation is recorded in docs/rules/chan.md.
  */
 #include <stdio.h>
@@ -367,14 +368,14 @@ json_cards(arb_buf_t *b, const unsigned char *faces, int n)
 }
 
 static int
-chan_describe(const void *p, arb_buf_t *b)
+chan_describe(const void *p, unsigned seen, arb_buf_t *b)
 {
     static const char *const phases[] = { "open", "discard", "offer",
                                           "draw", "over" };
     static const char *const claims[] = { "", "win", "chiu", "take" };
     const chan_t *c = p;
     char          a[16];
-    int           k, i, n, turn = -1, first;
+    int           k, i, n, f, turn = -1, first;
 
     switch (c->phase) {
     case PH_OPEN: case PH_DISCARD: case PH_DRAW: turn = c->actor; break;
@@ -424,7 +425,16 @@ chan_describe(const void *p, arb_buf_t *b)
             n += s->hand[i];
         arb_buf_puts(b, k ? ",{\"name\":" : "{\"name\":");
         arb_json_str(b, s->name);
-        arb_buf_printf(b, ",\"hand\":%d,\"exposed\":[", n);
+        arb_buf_printf(b, ",\"hand\":%d", n);
+        if (seen >> k & 1) {
+            arb_buf_puts(b, ",\"concealed\":[");
+            for (i = 0, n = 0; i < ARB_CHAN_FACES; i++)
+                for (f = 0; f < s->hand[i]; f++)
+                    arb_buf_printf(b, "%s\"%s\"", n++ ? "," : "",
+                                   arb_chan_card_format(a, i));
+            arb_buf_putc(b, ']');
+        }
+        arb_buf_puts(b, ",\"exposed\":[");
         for (i = 0; i < s->ngroups; i++)
             arb_buf_printf(b, "%s\"%s\"", i ? "," : "",
                            arb_chan_group_format(a, &s->groups[i]));

@@ -7,8 +7,9 @@
  * state — winner, how the hand was finished, the eight chips as played,
  * the arrangement, each bonus with its points, base and points, and every
  * total after the round — as separate fields, so a claim is checked field
- * by field.  describe() shows hand sizes only: concealed chips and the
- * stock order never leave the engine through it.
+ * by field.  describe() shows hand sizes, and a seat's concealed chips
+ * only when asked for that seat (core/view.h); the stock order never
+ * leaves the engine through it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,11 +286,11 @@ arb__tsuku_digest(const void *st, arb_digest_t *d)
 }
 
 int
-arb__tsuku_describe(const void *st, arb_buf_t *b)
+arb__tsuku_describe(const void *st, unsigned seen, arb_buf_t *b)
 {
     const arb__tsuku_t *t = st;
     char                c[ARB_TSUKU_SET_TEXT], end[200];
-    int                 i, k, n;
+    int                 i, k, n, f;
 
     arb_buf_printf(b, "{\"scoring\":\"%s\",\"round\":%d,\"dealer\":",
                    t->extended ? "extended" : "simple", t->round);
@@ -317,8 +318,18 @@ arb__tsuku_describe(const void *st, arb_buf_t *b)
             n += p->hand[k];
         arb_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
         arb_json_str(b, p->name);
-        arb_buf_printf(b, ",\"points\":%lld,\"hand\":%d,\"open_sets\":[",
+        arb_buf_printf(b, ",\"points\":%lld,\"hand\":%d",
                        (long long)p->points, n);
+        if (seen >> i & 1) {
+            arb_buf_puts(b, ",\"concealed\":[");
+            for (k = 0, n = 0; k < ARB_TSUKU_KINDS; k++)
+                for (f = 0; f < p->hand[k]; f++) {
+                    arb_tsuku_chip_format(c, arb_tsuku_chip_of(k));
+                    arb_buf_printf(b, "%s\"%s\"", n++ ? "," : "", c);
+                }
+            arb_buf_putc(b, ']');
+        }
+        arb_buf_puts(b, ",\"open_sets\":[");
         for (k = 0; k < p->nopen; k++) {
             arb_tsuku_set_format(c, &p->open[k]);
             arb_buf_printf(b, "%s\"%s\"", k ? "," : "", c);

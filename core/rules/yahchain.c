@@ -495,7 +495,7 @@ yah_digest(const void *p, arb_digest_t *d)
 }
 
 static int
-yah_describe(const void *p, arb_buf_t *b)
+yah_describe(const void *p, unsigned seen, arb_buf_t *b)
 {
     static const char *const states[] = { "empty", "filling", "done",
                                           "void" };
@@ -503,6 +503,7 @@ yah_describe(const void *p, arb_buf_t *b)
     char         mode[16], c[16];
     int          k, j;
 
+    (void)seen;     /* every YAHchain card is on the table: nothing hidden */
     mode_name(mode, y->mode);
     arb_buf_printf(b, "{\"mode\":\"%s\",\"void\":\"%s\",\"cycle\":%d,"
                    "\"cycles\":%d,\"active_sota\":%d,\"turn\":",
