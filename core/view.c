@@ -34,10 +34,9 @@ arb_view_report(arb_buf_t *out, const arb_match_t *m, const arb_viewer_t *who)
 }
 
 int
-arb_view_hides_hashes(const arb_setup_t *setup, int closed,
-                      const arb_viewer_t *who)
+arb_view_hides_hashes(const char *game, int closed, const arb_viewer_t *who)
 {
-    const arb_rules_t *rules = arb_rules_find(setup->game);
+    const arb_rules_t *rules = arb_rules_find(game);
 
     return !closed && !sees_all(who) && rules != NULL
            && rules->conceal != NULL;

@@ -69,10 +69,10 @@ int arb_view_event_bytes(arb_buf_t *out, const void *bytes, size_t len,
                          const arb_setup_t *setup, int closed,
                          const arb_viewer_t *who);
 
-/* 1 when `who` must not have the chain hashes of this match's events:
- * its game can conceal a move's arguments, the match is open and `who`
+/* 1 when `who` must not have the chain hashes of a match's events (nor
+ * its head): its game can conceal a move's arguments, the match is open and `who`
  * does not see everything.  Otherwise 0. */
-int arb_view_hides_hashes(const arb_setup_t *setup, int closed,
+int arb_view_hides_hashes(const char *game, int closed,
                           const arb_viewer_t *who);
 
 #endif
