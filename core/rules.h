@@ -130,7 +130,7 @@ typedef struct arb_rules {
      * active cell...) for consoles and state reads.  Only what is public
      * at the table, plus the concealed cards of the seats in `seen` (bit
      * per seat index; core/view.h decides who sees what): a seat's hidden
-     * hand is a count, and a list `concealed` only for a seat in `seen`.
+     * hand is a count, and a list `hand_cards` only for a seat in `seen`.
      * With seen == 0 the text is the canonical report's. */
     int  (*describe)(const void *st, unsigned seen, arb_buf_t *json);
 

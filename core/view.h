@@ -43,7 +43,7 @@ typedef struct {
 
 /* The report of m as `who` sees it, in arb_report_json's shape (for
  * ARB_VIEW_ALL it is arb_report_json's output, byte for byte; SEAT and
- * HANDS add a `concealed` list to the seats they may see).  Appends
+ * HANDS add a `hand_cards` list to the seats they may see).  Appends
  * to out.  0 or ARB_ENOMEM. */
 int arb_view_report(arb_buf_t *out, const arb_match_t *m,
                     const arb_viewer_t *who);

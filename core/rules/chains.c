@@ -635,7 +635,7 @@ chains_describe(const void *p, unsigned seen, arb_buf_t *b)
                        arb_chains_team_name(g->team_of[g->hand_seat[h]]),
                        g->hand_no[h], n);
         if (seen >> g->hand_seat[h] & 1) {
-            arb_buf_puts(b, ",\"concealed\":[");
+            arb_buf_puts(b, ",\"hand_cards\":[");
             for (n = 0, i = 0; i < ARB_CHAINS_CARDS; i++)
                 if (g->hand[h] >> i & 1) {
                     arb_chains_card_format(a, (arb_chains_card_t)i);

@@ -427,7 +427,7 @@ chan_describe(const void *p, unsigned seen, arb_buf_t *b)
         arb_json_str(b, s->name);
         arb_buf_printf(b, ",\"hand\":%d", n);
         if (seen >> k & 1) {
-            arb_buf_puts(b, ",\"concealed\":[");
+            arb_buf_puts(b, ",\"hand_cards\":[");
             for (i = 0, n = 0; i < ARB_CHAN_FACES; i++)
                 for (f = 0; f < s->hand[i]; f++)
                     arb_buf_printf(b, "%s\"%s\"", n++ ? "," : "",

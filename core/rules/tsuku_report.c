@@ -321,7 +321,7 @@ arb__tsuku_describe(const void *st, unsigned seen, arb_buf_t *b)
         arb_buf_printf(b, ",\"points\":%lld,\"hand\":%d",
                        (long long)p->points, n);
         if (seen >> i & 1) {
-            arb_buf_puts(b, ",\"concealed\":[");
+            arb_buf_puts(b, ",\"hand_cards\":[");
             for (k = 0, n = 0; k < ARB_TSUKU_KINDS; k++)
                 for (f = 0; f < p->hand[k]; f++) {
                     arb_tsuku_chip_format(c, arb_tsuku_chip_of(k));
