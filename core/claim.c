@@ -7,10 +7,13 @@
  * total builders, so the forms cannot drift apart and the diff compares
  * like with like.  JSON files and events share one reader
  * (add_record_jv), differing only in whether errors carry a line and
- * column (found by path, arb_json_where, since Jansson keeps none).  The canonical form is written by the
- * same JSON writer as the reports (core/json.c), which is why a report of
- * `arbiter replay --json`, minus its verdict fields, is a claim that
- * agrees with itself byte for byte.
+ * column (found by path, arb_json_where, since Jansson keeps none).  The
+ * canonical form is written by the same JSON writer as the reports
+ * (core/json.c, Jansson), which is why a report of `arbiter replay
+ * --json`, minus its verdict fields, is a claim that agrees with itself
+ * byte for byte.  A claim coming in may hold no control character (the
+ * one thing JSON writers spell differently); replay still accepts the
+ * spelling of claims recorded before the writer was Jansson.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -350,11 +353,59 @@ fail:
     return rc;
 }
 
+/* The first control character (C0 or DEL) of s, or -1. */
+static int
+control_in(const char *s)
+{
+    for (; s != NULL && *s != '\0'; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return (unsigned char)*s;
+    return -1;
+}
+
+/* Claims take no control character: a result never needs one, and JSON
+ * writers disagree on how to escape them (core/json.c), while a claim's
+ * bytes are compared on replay.  Checked where a claim comes in (a file,
+ * an append); never on replay, so claims recorded before still load. */
+static int
+refuse_controls(arb_claim_t *c, arb_buf_t *why)
+{
+    size_t i, j, k;
+    int    ch = -1;
+
+    for (i = 0; i < c->res.nrecords; i++)
+        for (j = 0; j < c->res.records[i].nfields; j++) {
+            const arb_field_t *f = &c->res.records[i].fields[j];
+            ch = control_in(f->str);
+            for (k = 0; ch < 0 && k < f->nlist; k++)
+                ch = control_in(f->list[k]);
+            if (ch >= 0) {
+                arb__claim_fail(why, ARB_EINVAL, "claim record %zu, field "
+                                "'%s': a control character (U+%04X) has "
+                                "no place in a claim", i + 1, f->key,
+                                (unsigned)ch);
+                goto fail;
+            }
+        }
+    for (i = 0; i < c->res.ntotals; i++)
+        if ((ch = control_in(c->res.totals[i].name)) >= 0) {
+            arb__claim_fail(why, ARB_EINVAL, "claim totals: a control "
+                            "character (U+%04X) in a name", (unsigned)ch);
+            goto fail;
+        }
+    return 0;
+
+fail:
+    arb_claim_clear(c);
+    return ARB_EINVAL;
+}
+
 int
 arb_claim_parse(arb_claim_t *c, const char *text, size_t len,
                 const arb_results_t *schema, arb_buf_t *why)
 {
     size_t i = 0;
+    int    rc;
 
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
         i = 3;
@@ -362,8 +413,10 @@ arb_claim_parse(arb_claim_t *c, const char *text, size_t len,
                        || text[i] == '\n'))
         i++;
     if (i < len && (text[i] == '{' || text[i] == '['))
-        return arb_claim_parse_json(c, text, len, why);
-    return arb_claim_parse_csv(c, text, len, schema, why);
+        rc = arb_claim_parse_json(c, text, len, why);
+    else
+        rc = arb_claim_parse_csv(c, text, len, schema, why);
+    return rc != 0 ? rc : refuse_controls(c, why);
 }
 
 /* ---- canonical form and events ----------------------------------------- */
@@ -431,6 +484,52 @@ arb_claim_to_event(arb_event_t *ev, const arb_claim_t *c)
     }
     arb_buf_free(&b);
     return rc;
+}
+
+/* The spelling a canonical text had before JSON was written by Jansson:
+ * `\u0008` for `\b`, `\u000c` for `\f`, lower-case hex.  Claims recorded
+ * then keep it, and replay accepts it (new claims hold no control
+ * character, so for them both spellings are the same bytes). */
+static void
+old_spelling(arb_buf_t *out, const char *s)
+{
+    size_t i;
+
+    for (; *s != '\0'; s++) {
+        if (*s != '\\' || s[1] == '\0') {
+            arb_buf_putc(out, *s);
+            continue;
+        }
+        s++;
+        if (*s == 'b' || *s == 'f') {
+            arb_buf_puts(out, *s == 'b' ? "\\u0008" : "\\u000c");
+        } else if (*s == 'u') {
+            arb_buf_puts(out, "\\u");
+            for (i = 1; i <= 4 && s[1] != '\0'; i++, s++)
+                arb_buf_putc(out, s[1] >= 'A' && s[1] <= 'F'
+                                  ? (char)(s[1] - 'A' + 'a') : s[1]);
+        } else {
+            arb_buf_putc(out, '\\');
+            arb_buf_putc(out, *s);
+        }
+    }
+}
+
+/* 1 when stored is canon, in today's or the old spelling. */
+static int
+same_spelling(const char *stored, const char *canon)
+{
+    arb_buf_t old = ARB_BUF_INIT;
+    int       same;
+
+    if (strcmp(stored, canon) == 0)
+        return 1;
+    if (strchr(canon, '\\') == NULL)
+        return 0;
+    old_spelling(&old, canon);
+    same = arb_buf_cstr(&old) != NULL && strcmp(stored, old.data) == 0;
+    arb_buf_free(&old);
+    return same;
 }
 
 /* Reads the parts of a claim event, in any valid JSON spelling. */
@@ -508,13 +607,13 @@ arb_claim_from_event(arb_claim_t *c, const arb_event_t *ev, arb_buf_t *why)
     }
     /* Stored bytes are hashed: one claim, one spelling. */
     for (i = 0; i < ev->nargs; i++)
-        if (strcmp(ev->args[i], canon.args[i]) != 0) {
+        if (!same_spelling(ev->args[i], canon.args[i])) {
             rc = arb__claim_fail(why, ARB_EINVAL, "claim record %zu is not in "
                       "canonical form (compact JSON, no status): %s", i + 1,
                       canon.args[i]);
             goto fail;
         }
-    if (strcmp(ev->text, canon.text) != 0) {
+    if (!same_spelling(ev->text, canon.text)) {
         rc = arb__claim_fail(why, ARB_EINVAL,
                              "claim totals are not in canonical form "
                              "(compact JSON): %s",
@@ -537,6 +636,8 @@ arb_claim_event_canon(arb_event_t *ev, arb_buf_t *why)
     int         rc;
 
     rc = read_event(&c, ev, why);
+    if (rc == 0)
+        rc = refuse_controls(&c, why);
     if (rc != 0)
         return rc;
     rc = arb_claim_to_event(ev, &c);

@@ -1,80 +1,151 @@
-#include <inttypes.h>
-#include <stdio.h>
+/*
+ * json.c - see json.h.
+ *
+ * DESIGN: values are built as Jansson json_t and written by
+ * json_dump_callback straight into the caller's buffer.  Jansson spells
+ * every JSON text these writers produce as the hand-written writer before
+ * it did, byte for byte — compact separators, keys in insertion order,
+ * integers in decimal, `\"` `\\` `\n` `\r` `\t` — except a string holding
+ * another control character: Jansson writes `\b`, `\f` and upper-case hex
+ * (`\u001B`) where the old writer wrote `\u0008`, `\u000c`, `\u001b`.  No
+ * report holds one (names, cards and messages have none); claims, the one
+ * written JSON compared byte for byte on replay, refuse them at input
+ * (core/claim.c), which also accepts the old spelling of claims recorded
+ * before.
+ */
+#include <stdlib.h>
+#include <string.h>
 
+#include "core/err.h"
 #include "core/json.h"
+#include "core/mp.h"
+
+#define DUMP_FLAGS (JSON_COMPACT | JSON_ENCODE_ANY)
+
+static int
+put_cb(const char *s, size_t n, void *ud)
+{
+    arb_buf_t *b = ud;
+
+    arb_buf_add(b, s, n);
+    return b->oom ? -1 : 0;
+}
+
+int
+arb_json_put(arb_buf_t *b, const json_t *v)
+{
+    if (v == NULL || json_dump_callback(v, put_cb, b, DUMP_FLAGS) != 0) {
+        b->oom = 1;
+        return ARB_ENOMEM;
+    }
+    return 0;
+}
+
+/* s with every byte that starts no well-formed UTF-8 sequence replaced by
+ * U+FFFD, in out. */
+static void
+utf8_mend(arb_buf_t *out, const char *s)
+{
+    size_t k;
+
+    while (*s != '\0') {
+        for (k = 1; k <= 4 && s[k - 1] != '\0'; k++)
+            if (arb_mp_utf8_valid(s, k))
+                break;
+        if (k <= 4 && s[k - 1] != '\0') {
+            arb_buf_add(out, s, k);
+            s += k;
+        } else {
+            arb_buf_puts(out, "\xef\xbf\xbd");
+            s++;
+        }
+    }
+}
+
+json_t *
+arb_json_string(const char *s)
+{
+    arb_buf_t mended = ARB_BUF_INIT;
+    json_t   *v;
+
+    if (s == NULL)
+        s = "";
+    v = json_string(s);
+    if (v == NULL && !arb_mp_utf8_valid(s, strlen(s))) {
+        utf8_mend(&mended, s);
+        v = arb_buf_cstr(&mended) != NULL ? json_string(mended.data) : NULL;
+        arb_buf_free(&mended);
+    }
+    return v;
+}
 
 void
 arb_json_str(arb_buf_t *b, const char *s)
 {
-    const unsigned char *p;
+    json_t *v = arb_json_string(s);
 
-    arb_buf_putc(b, '"');
-    for (p = (const unsigned char *)(s ? s : ""); *p != '\0'; p++) {
-        switch (*p) {
-        case '"':  arb_buf_puts(b, "\\\""); break;
-        case '\\': arb_buf_puts(b, "\\\\"); break;
-        case '\n': arb_buf_puts(b, "\\n"); break;
-        case '\r': arb_buf_puts(b, "\\r"); break;
-        case '\t': arb_buf_puts(b, "\\t"); break;
-        default:
-            if (*p < 0x20)
-                arb_buf_printf(b, "\\u%04x", *p);
-            else
-                arb_buf_putc(b, (char)*p);
+    arb_json_put(b, v);
+    json_decref(v);
+}
+
+json_t *
+arb_json_record_value(const arb_record_t *rec)
+{
+    json_t *o = json_object(), *v, *item;
+    size_t  i, j;
+
+    for (i = 0; o != NULL && i < rec->nfields; i++) {
+        const arb_field_t *f = &rec->fields[i];
+        if (f->type == ARB_F_INT) {
+            v = json_integer((json_int_t)f->num);
+        } else if (f->type == ARB_F_STR) {
+            v = arb_json_string(f->str);
+        } else {
+            v = json_array();
+            for (j = 0; v != NULL && j < f->nlist; j++) {
+                item = arb_json_string(f->list[j]);
+                if (json_array_append_new(v, item) != 0) {
+                    json_decref(v);
+                    v = NULL;
+                }
+            }
+        }
+        if (v == NULL || json_object_set_new(o, f->key, v) != 0) {
+            json_decref(o);
+            o = NULL;
         }
     }
-    arb_buf_putc(b, '"');
+    return o;
 }
 
 void
 arb_json_record(arb_buf_t *b, const arb_record_t *rec)
 {
-    size_t i, j;
+    json_t *o = arb_json_record_value(rec);
 
-    arb_buf_putc(b, '{');
-    for (i = 0; i < rec->nfields; i++) {
-        const arb_field_t *f = &rec->fields[i];
-        if (i > 0)
-            arb_buf_putc(b, ',');
-        arb_json_str(b, f->key);
-        arb_buf_putc(b, ':');
-        switch (f->type) {
-        case ARB_F_INT:
-            arb_buf_printf(b, "%" PRId64, f->num);
-            break;
-        case ARB_F_STR:
-            arb_json_str(b, f->str);
-            break;
-        default:
-            arb_buf_putc(b, '[');
-            for (j = 0; j < f->nlist; j++) {
-                if (j > 0)
-                    arb_buf_putc(b, ',');
-                arb_json_str(b, f->list[j]);
-            }
-            arb_buf_putc(b, ']');
-        }
-    }
-    arb_buf_putc(b, '}');
+    arb_json_put(b, o);
+    json_decref(o);
 }
 
 void
 arb_json_results_open(arb_buf_t *b, const arb_results_t *r)
 {
-    size_t i;
+    json_t *records = json_array(), *totals = json_object(), *v;
+    size_t  i;
 
-    arb_buf_puts(b, "{\"records\":[");
-    for (i = 0; i < r->nrecords; i++) {
-        if (i > 0)
-            arb_buf_putc(b, ',');
-        arb_json_record(b, &r->records[i]);
+    for (i = 0; records != NULL && i < r->nrecords; i++)
+        if (json_array_append_new(records,
+                                  arb_json_record_value(&r->records[i])))
+            records = (json_decref(records), NULL);
+    for (i = 0; totals != NULL && i < r->ntotals; i++) {
+        v = json_integer((json_int_t)r->totals[i].points);
+        if (v == NULL || json_object_set_new(totals, r->totals[i].name, v))
+            totals = (json_decref(totals), NULL);
     }
-    arb_buf_puts(b, "],\"totals\":{");
-    for (i = 0; i < r->ntotals; i++) {
-        if (i > 0)
-            arb_buf_putc(b, ',');
-        arb_json_str(b, r->totals[i].name);
-        arb_buf_printf(b, ":%" PRId64, r->totals[i].points);
-    }
-    arb_buf_putc(b, '}');
+    arb_buf_puts(b, "{\"records\":");
+    arb_json_put(b, records);
+    arb_buf_puts(b, ",\"totals\":");
+    arb_json_put(b, totals);
+    json_decref(records);
+    json_decref(totals);
 }

@@ -1,15 +1,28 @@
 /*
- * json.h - the few JSON writers arbiter needs (output only; the input side
- * of claims is in tools/).  Strings are written as UTF-8 with the escapes
- * RFC 8259 requires, so any byte string stays valid JSON.
+ * json.h - JSON writing, through Jansson: the strings, result records and
+ * results every report, export and claim writes.  Compact, keys in the
+ * order given, UTF-8 as is.  (Reading JSON is core/jsonin.h.)
  */
 #ifndef ARB_JSON_H
 #define ARB_JSON_H
 
+#include <jansson.h>
+
 #include "core/buf.h"
 #include "core/rules.h"
 
+/* Appends s as a JSON string (NULL as ""); a byte that starts no
+ * well-formed UTF-8 sequence is written as U+FFFD. */
 void arb_json_str(arb_buf_t *b, const char *s);
+/* Appends v compactly (JSON_COMPACT | JSON_ENCODE_ANY); v stays the
+ * caller's.  0, or ARB_ENOMEM with b->oom set. */
+int  arb_json_put(arb_buf_t *b, const json_t *v);
+/* A new string value of s (as arb_json_str writes it), or NULL (out of
+ * memory).  The caller owns the reference. */
+json_t *arb_json_string(const char *s);
+/* A record as a JSON object, its fields in order; NULL (out of memory).
+ * The caller owns the reference. */
+json_t *arb_json_record_value(const arb_record_t *rec);
 /* {"records":[...],"totals":{name:points,...}} without the closing brace,
  * so callers can add fields (the digest) before closing it. */
 void arb_json_results_open(arb_buf_t *b, const arb_results_t *r);
