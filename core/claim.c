@@ -97,6 +97,23 @@ typedef struct loc {
     size_t      len, depth, path[8];
 } loc_t;
 
+int
+arb__claim_control(const char *s, size_t n)
+{
+    size_t i;
+
+    for (i = 0; s != NULL && i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            return (unsigned char)s[i];
+    return -1;
+}
+
+static int
+control_in(const char *s)
+{
+    return s != NULL ? arb__claim_control(s, strlen(s)) : -1;
+}
+
 /* loc with one more step. */
 static loc_t
 loc_in(const loc_t *l, size_t step)
@@ -118,6 +135,21 @@ where(char *out, size_t n, const loc_t *l)
         out[0] = '\0';
 }
 
+/* The first control character of a field's name or string values. */
+static int
+control_of(const char *key, const json_t *v)
+{
+    size_t i;
+    int    ch = control_in(key);
+
+    if (ch < 0 && json_is_string(v))
+        ch = arb__claim_control(json_string_value(v), json_string_length(v));
+    for (i = 0; ch < 0 && json_is_array(v) && i < json_array_size(v); i++)
+        if (json_is_string(json_array_get(v, i)))
+            ch = control_in(json_string_value(json_array_get(v, i)));
+    return ch;
+}
+
 static int
 add_field_jv(arb_claim_t *c, arb_record_t *rec, const char *key,
              const json_t *v, const char *path, const loc_t *l,
@@ -127,7 +159,7 @@ add_field_jv(arb_claim_t *c, arb_record_t *rec, const char *key,
     char        at[48];
     char      **list = NULL;
     size_t      i, n;
-    int         rc;
+    int         rc, ch;
 
     where(at, sizeof(at), l);
     if (*key == '\0')
@@ -137,6 +169,10 @@ add_field_jv(arb_claim_t *c, arb_record_t *rec, const char *key,
         if (strcmp(rec->fields[i].key, key) == 0)
             return arb__claim_fail(why, ARB_EINVAL, "%s%s.%s: given twice", at,
                                    path, key);
+    if (l->text != NULL && (ch = control_of(key, v)) >= 0)
+        return arb__claim_fail(why, ARB_EINVAL, "%s%s.%s: a control "
+                               "character (U+%04X) has no place in a claim",
+                               at, path, key, (unsigned)ch);
     k = arb__claim_intern(c, key);
     if (k == NULL)
         return arb__claim_fail(why, ARB_ENOMEM, "out of memory");
@@ -237,7 +273,7 @@ add_totals_jv(arb_claim_t *c, const json_t *o, const loc_t *l, arb_buf_t *why)
     json_t     *v;
     char        at[48];
     size_t      i = 0;
-    int         rc;
+    int         rc, ch;
 
     where(at, sizeof(at), l);
     if (!json_is_object(o))
@@ -248,6 +284,10 @@ add_totals_jv(arb_claim_t *c, const json_t *o, const loc_t *l, arb_buf_t *why)
         loc_t lv = loc_in(l, i++);
 
         where(at, sizeof(at), &lv);
+        if (l->text != NULL && (ch = control_in(key)) >= 0)
+            return arb__claim_fail(why, ARB_EINVAL, "%stotals: a control "
+                                   "character (U+%04X) in a name", at,
+                                   (unsigned)ch);
         if (!json_is_integer(v))
             return arb__claim_fail(why, ARB_EINVAL,
                                    "%stotals.%s: expected an integer,"
@@ -353,20 +393,12 @@ fail:
     return rc;
 }
 
-/* The first control character (C0 or DEL) of s, or -1. */
-static int
-control_in(const char *s)
-{
-    for (; s != NULL && *s != '\0'; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            return (unsigned char)*s;
-    return -1;
-}
 
 /* Claims take no control character: a result never needs one, and JSON
  * writers disagree on how to escape them (core/json.c), while a claim's
- * bytes are compared on replay.  Checked where a claim comes in (a file,
- * an append); never on replay, so claims recorded before still load. */
+ * bytes are compared on replay.  Checked where a claim comes in: the file
+ * readers refuse them with their line, an append here; never on replay,
+ * so claims recorded before still load. */
 static int
 refuse_controls(arb_claim_t *c, arb_buf_t *why)
 {
@@ -376,7 +408,9 @@ refuse_controls(arb_claim_t *c, arb_buf_t *why)
     for (i = 0; i < c->res.nrecords; i++)
         for (j = 0; j < c->res.records[i].nfields; j++) {
             const arb_field_t *f = &c->res.records[i].fields[j];
-            ch = control_in(f->str);
+            ch = control_in(f->key);
+            if (ch < 0)
+                ch = control_in(f->str);
             for (k = 0; ch < 0 && k < f->nlist; k++)
                 ch = control_in(f->list[k]);
             if (ch >= 0) {
@@ -405,7 +439,6 @@ arb_claim_parse(arb_claim_t *c, const char *text, size_t len,
                 const arb_results_t *schema, arb_buf_t *why)
 {
     size_t i = 0;
-    int    rc;
 
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
         i = 3;
@@ -413,10 +446,8 @@ arb_claim_parse(arb_claim_t *c, const char *text, size_t len,
                        || text[i] == '\n'))
         i++;
     if (i < len && (text[i] == '{' || text[i] == '['))
-        rc = arb_claim_parse_json(c, text, len, why);
-    else
-        rc = arb_claim_parse_csv(c, text, len, schema, why);
-    return rc != 0 ? rc : refuse_controls(c, why);
+        return arb_claim_parse_json(c, text, len, why);
+    return arb_claim_parse_csv(c, text, len, schema, why);
 }
 
 /* ---- canonical form and events ----------------------------------------- */

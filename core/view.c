@@ -7,6 +7,7 @@
 #include "core/codec.h"
 #include "core/deal.h"
 #include "core/err.h"
+#include "core/event_json.h"
 #include "core/replay.h"
 #include "core/rules.h"
 #include "core/view.h"
@@ -118,5 +119,24 @@ arb_view_event_bytes(arb_buf_t *out, const void *bytes, size_t len,
         rc = ARB_ENOMEM;
     arb_event_clear(&seen);
     arb_event_clear(&ev);
+    return rc;
+}
+
+int
+arb_view_event_json(arb_buf_t *out, const char *match, uint64_t seq,
+                    int64_t time_ms, const unsigned char *hash,
+                    const arb_event_t *ev, const arb_setup_t *setup,
+                    int closed, const arb_viewer_t *who)
+{
+    arb_event_t seen;
+    int         rc;
+
+    rc = arb_view_event(&seen, ev, setup, closed, who);
+    if (rc < 0)
+        return rc;
+    if (arb_view_hides_hashes(setup->game, closed, who))
+        hash = NULL;
+    rc = arb_event_json(out, match, seq, time_ms, hash, &seen);
+    arb_event_clear(&seen);
     return rc;
 }

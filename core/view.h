@@ -69,6 +69,16 @@ int arb_view_event_bytes(arb_buf_t *out, const void *bytes, size_t len,
                          const arb_setup_t *setup, int closed,
                          const arb_viewer_t *who);
 
+/* Event ev of `match` as `who` sees it, in core/event_json.h's JSON shape
+ * (what `arbiter events --json` prints): its hidden arguments withheld as
+ * arb_view_event does, and "hash" null when arb_view_hides_hashes says
+ * so.  hash: the event's chain hash, or NULL.  Appends without a newline.
+ * 0 or ARB_ENOMEM. */
+int arb_view_event_json(arb_buf_t *out, const char *match, uint64_t seq,
+                        int64_t time_ms, const unsigned char *hash,
+                        const arb_event_t *ev, const arb_setup_t *setup,
+                        int closed, const arb_viewer_t *who);
+
 /* 1 when `who` must not have the chain hashes of a match's events (nor
  * its head): its game can conceal a move's arguments, the match is open and `who`
  * does not see everything.  Otherwise 0. */

@@ -255,8 +255,8 @@ next_page:      /* the list comes in pages: "after" the last id */
         cli_get_uint(m, "last_seq", &last_seq);
         cli_get_int(m, "created", &c_ms);
         cli_get_int(m, "last", &l_ms);
-        cli_iso_time(created, c_ms);
-        cli_iso_time(last, l_ms);
+        arb_iso_time(created, c_ms);
+        arb_iso_time(last, l_ms);
         if (cli_get_bytes(m, "head", &head, &hlen) == 0 && hlen == 32)
             cli_hex32(hex, (const unsigned char *)head);
         else

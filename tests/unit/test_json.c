@@ -94,19 +94,19 @@ test_claim_controls(void)
 
     CHECK_INT(parse(&c, "{\"records\":[{\"winner\":\"an\\bn\"}],"
                         "\"totals\":{\"ann\":1}}", &why), ARB_EINVAL);
-    CHECK_STR(arb_buf_cstr(&why), "claim record 1, field 'winner': a "
+    CHECK_STR(arb_buf_cstr(&why), "line 1, column 23: records[0].winner: a "
               "control character (U+0008) has no place in a claim");
     arb_buf_free(&why);
     CHECK_INT(parse(&c, "{\"records\":[],\"totals\":{\"a\\u001fb\":1}}",
                     &why), ARB_EINVAL);
-    CHECK_STR(arb_buf_cstr(&why), "claim totals: a control character "
-              "(U+001F) in a name");
+    CHECK_STR(arb_buf_cstr(&why), "line 1, column 36: totals: a control "
+              "character (U+001F) in a name");
     arb_buf_free(&why);
     /* CSV claims come in through the same gate */
     CHECK_INT(parse(&c, "kind,winner\nround,\"a\x01\"\n\nplayer,total\n"
                         "ann,1\n", &why), ARB_EINVAL);
-    CHECK_STR(arb_buf_cstr(&why), "claim record 1, field 'winner': a "
-              "control character (U+0001) has no place in a claim");
+    CHECK_STR(arb_buf_cstr(&why), "line 2, cell 2: a control character "
+              "(U+0001) has no place in a claim");
     arb_buf_free(&why);
 
     /* an append: refused before anything is recorded */

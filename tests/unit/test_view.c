@@ -283,6 +283,50 @@ test_events(void)
     arb_buf_free(&seen);
 }
 
+/* The JSON of an event, as `arbiter events --json` prints it, per viewer. */
+static void
+test_event_json(void)
+{
+    arb_history_t h;
+    arb_event_t   ev;
+    arb_buf_t     b = ARB_BUF_INIT;
+    unsigned char hash[ARB_HASH_LEN];
+    arb_viewer_t  pub = { ARB_VIEW_PUBLIC, 0 }, ann = { ARB_VIEW_SEAT, 0 },
+                  all = { ARB_VIEW_ALL, 0 };
+    const char   *chip[] = { "B2", NULL };
+
+    memset(hash, 0xab, sizeof(hash));
+    CHECK_INT(load(&h, "tests/data/tsuku-simple.txt"), 0);
+    move(&ev, ARB_EV_MOVE, "draw", "ann", chip);
+    ev.actor = strdup("table-1");
+    CHECK_INT(arb_view_event_json(&b, "TT-1", 5, 1764583200123LL, hash, &ev,
+                                  h.open.setup, 0, &pub), 0);
+    CHECK_STR(arb_buf_cstr(&b), "{\"match\":\"TT-1\",\"seq\":5,\"time\":"
+              "\"2025-12-01T10:00:00.123Z\",\"time_ms\":1764583200123,"
+              "\"actor\":\"table-1\",\"kind\":\"move\",\"line\":"
+              "\"draw ann\",\"hash\":null}");
+    b.len = 0;
+    CHECK_INT(arb_view_event_json(&b, NULL, 5, 0, hash, &ev, h.open.setup, 0,
+                                  &ann), 0);
+    CHECK_STR(arb_buf_cstr(&b), "{\"seq\":5,\"time\":\"-\",\"time_ms\":0,"
+              "\"actor\":\"table-1\",\"kind\":\"move\",\"line\":"
+              "\"draw ann B2\",\"hash\":null}");
+    b.len = 0;
+    CHECK_INT(arb_view_event_json(&b, NULL, 5, 0, hash, &ev, h.open.setup, 0,
+                                  &all), 0);
+    CHECK(strstr(arb_buf_cstr(&b), "\"line\":\"draw ann B2\",\"hash\":"
+                 "\"abababab") != NULL);
+    b.len = 0;
+    /* closed: everyone gets it whole, with its hash */
+    CHECK_INT(arb_view_event_json(&b, NULL, 5, 0, hash, &ev, h.open.setup, 1,
+                                  &pub), 0);
+    CHECK(strstr(arb_buf_cstr(&b), "\"line\":\"draw ann B2\",\"hash\":"
+                 "\"abababab") != NULL);
+    arb_event_clear(&ev);
+    arb_history_clear(&h);
+    arb_buf_free(&b);
+}
+
 static void
 test_hashes(void)
 {
@@ -310,6 +354,7 @@ main(void)
     test_reports();
     test_seat_hand();
     test_events();
+    test_event_json();
     test_hashes();
     return TEST_END();
 }
