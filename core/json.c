@@ -79,13 +79,19 @@ arb_json_string(const char *s)
     return v;
 }
 
+int
+arb_json_put_new(arb_buf_t *b, json_t *v)
+{
+    int rc = arb_json_put(b, v);
+
+    json_decref(v);
+    return rc;
+}
+
 void
 arb_json_str(arb_buf_t *b, const char *s)
 {
-    json_t *v = arb_json_string(s);
-
-    arb_json_put(b, v);
-    json_decref(v);
+    arb_json_put_new(b, arb_json_string(s));
 }
 
 json_t *
@@ -121,10 +127,7 @@ arb_json_record_value(const arb_record_t *rec)
 void
 arb_json_record(arb_buf_t *b, const arb_record_t *rec)
 {
-    json_t *o = arb_json_record_value(rec);
-
-    arb_json_put(b, o);
-    json_decref(o);
+    arb_json_put_new(b, arb_json_record_value(rec));
 }
 
 void
@@ -143,9 +146,7 @@ arb_json_results_open(arb_buf_t *b, const arb_results_t *r)
             totals = (json_decref(totals), NULL);
     }
     arb_buf_puts(b, "{\"records\":");
-    arb_json_put(b, records);
+    arb_json_put_new(b, records);
     arb_buf_puts(b, ",\"totals\":");
-    arb_json_put(b, totals);
-    json_decref(records);
-    json_decref(totals);
+    arb_json_put_new(b, totals);
 }

@@ -17,6 +17,9 @@ void arb_json_str(arb_buf_t *b, const char *s);
 /* Appends v compactly (JSON_COMPACT | JSON_ENCODE_ANY); v stays the
  * caller's.  0, or ARB_ENOMEM with b->oom set. */
 int  arb_json_put(arb_buf_t *b, const json_t *v);
+/* The same, consuming the caller's reference to v (NULL: out of memory,
+ * as from a failed builder). */
+int  arb_json_put_new(arb_buf_t *b, json_t *v);
 /* A new string value of s (as arb_json_str writes it), or NULL (out of
  * memory).  The caller owns the reference. */
 json_t *arb_json_string(const char *s);

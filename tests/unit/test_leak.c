@@ -385,6 +385,27 @@ check_list_and_checkpoint(const game_t *g, const char *tok,
     arb_client_close(cl);
 }
 
+/* A player token reads; it writes nothing, and says what it is. */
+static void
+check_player_writes_nothing(const game_t *g)
+{
+    arb_client_t         *cl = harness_connect(NULL);
+    arb_buf_t             why = ARB_BUF_INIT;
+    const msgpack_object *role;
+    char                  code[32];
+
+    CHECK(cl != NULL && call(cl, "auth", "s", "token", g->tok[0]) == 0);
+    role = arb_client_get(&res, "role");
+    CHECK(role != NULL && role->type == MSGPACK_OBJECT_STR
+          && role->via.str.size == 6
+          && memcmp(role->via.str.ptr, "player", 6) == 0);
+    CHECK(cl != NULL && call(cl, "append", "sss", "match", g->match,
+                             "kind", "note", "text", "hello") != 0);
+    CHECK_STR(arb_client_error_code(&res, code, sizeof(code)), "forbidden");
+    arb_buf_free(&why);
+    arb_client_close(cl);
+}
+
 static void
 test_game(const game_t *g)
 {
@@ -399,6 +420,7 @@ test_game(const game_t *g)
 
     CHECK_INT(record_load(&r, g), 0);
     CHECK(r.secret != NULL);
+    check_player_writes_nothing(g);
     /* live pushes: all-matches subscriptions opened before the load */
     for (i = 0; i < 3; i++) {
         live[i] = harness_connect(tok[i]);
