@@ -63,42 +63,49 @@ visible_args(const arb_event_t *ev, const arb_setup_t *setup,
     return keep;
 }
 
+/* Withholds in place what `who` may not see of ev (the match open).
+ * 1 when something was withheld, 0 when not, or ARB_ENOMEM. */
+static int
+withhold(arb_event_t *ev, const arb_setup_t *setup, const arb_viewer_t *who)
+{
+    const char *kind;
+    size_t      keep, i;
+
+    switch (ev->kind) {
+    case ARB_EV_OPEN:
+        if (ev->setup == NULL || (ev->setup->deal.kind != ARB_DEAL_SEED
+                                  && ev->setup->deal.kind != ARB_DEAL_ORDER))
+            return 0;
+        return arb_deal_commit(&ev->setup->deal, &kind) != 0 ? ARB_ENOMEM
+                                                              : 1;
+    case ARB_EV_MOVE:
+    case ARB_EV_AMEND:
+    case ARB_EV_STANDS:
+        keep = visible_args(ev, setup, who);
+        if (keep >= ev->nargs)
+            return 0;
+        for (i = keep; i < ev->nargs; i++)
+            free(ev->args[i]);
+        ev->nargs = keep;
+        return 1;
+    }
+    return 0;
+}
+
 int
 arb_view_event(arb_event_t *out, const arb_event_t *ev,
                const arb_setup_t *setup, int closed, const arb_viewer_t *who)
 {
-    const char *kind;
-    size_t      keep, i;
-    int         withheld = 0;
+    int rc;
 
     if (arb_event_copy(out, ev) != 0)
         return ARB_ENOMEM;
     if (closed || sees_all(who))
         return 0;
-    switch (ev->kind) {
-    case ARB_EV_OPEN:
-        if (out->setup != NULL && (out->setup->deal.kind == ARB_DEAL_SEED
-                                   || out->setup->deal.kind == ARB_DEAL_ORDER)) {
-            if (arb_deal_commit(&out->setup->deal, &kind) != 0)
-                goto oom;
-            withheld = 1;
-        }
-        break;
-    case ARB_EV_MOVE:
-    case ARB_EV_AMEND:
-    case ARB_EV_STANDS:
-        keep = visible_args(ev, setup, who);
-        for (i = keep; i < out->nargs; i++)
-            free(out->args[i]);
-        withheld = keep < out->nargs;
-        out->nargs = keep;
-        break;
-    }
-    return withheld;
-
-oom:
-    arb_event_clear(out);
-    return ARB_ENOMEM;
+    rc = withhold(out, setup, who);
+    if (rc < 0)
+        arb_event_clear(out);
+    return rc;
 }
 
 int
@@ -106,18 +113,16 @@ arb_view_event_bytes(arb_buf_t *out, const void *bytes, size_t len,
                      const arb_setup_t *setup, int closed,
                      const arb_viewer_t *who)
 {
-    arb_event_t ev, seen;
+    arb_event_t ev;
     int         rc;
 
     if (closed || sees_all(who))
         return 0;
-    memset(&seen, 0, sizeof(seen));
     if (arb_event_decode(&ev, bytes, len, NULL) != 0)
         return ARB_EPROTO;
-    rc = arb_view_event(&seen, &ev, setup, closed, who);
-    if (rc == 1 && arb_event_encode(out, &seen) != 0)
+    rc = withhold(&ev, setup, who);
+    if (rc == 1 && arb_event_encode(out, &ev) != 0)
         rc = ARB_ENOMEM;
-    arb_event_clear(&seen);
     arb_event_clear(&ev);
     return rc;
 }
