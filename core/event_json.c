@@ -63,13 +63,6 @@ arb_event_line(arb_buf_t *out, const arb_event_t *ev)
                        : "commit");
 }
 
-/* Sets key to v (a new reference, consumed); 0 or -1. */
-static int
-set(json_t *o, const char *key, json_t *v)
-{
-    return v == NULL || json_object_set_new(o, key, v) != 0 ? -1 : 0;
-}
-
 int
 arb_event_json(arb_buf_t *out, const char *match, uint64_t seq,
                int64_t time_ms, const unsigned char *hash,
@@ -78,26 +71,25 @@ arb_event_json(arb_buf_t *out, const char *match, uint64_t seq,
     arb_buf_t line = ARB_BUF_INIT;
     json_t   *o = json_object();
     char      iso[32], hex[ARB_HASH_HEX];
-    int       i, rc = o == NULL ? -1 : 0;
+    int       i, rc = 0;
 
     arb_iso_time(iso, time_ms);
     arb_event_line(&line, ev);
     if (hash != NULL)
         for (i = 0; i < ARB_HASH_LEN; i++)
             snprintf(hex + 2 * i, 3, "%02x", hash[i]);
-    if (rc == 0 && match != NULL)
-        rc = set(o, "match", arb_json_string(match));
-    if (rc == 0)
-        rc = set(o, "seq", json_integer((json_int_t)seq))
-             | set(o, "time", arb_json_string(iso))
-             | set(o, "time_ms", json_integer((json_int_t)time_ms))
-             | set(o, "actor", ev->actor != NULL ? arb_json_string(ev->actor)
-                                                 : json_null())
-             | set(o, "kind", arb_json_string(arb_event_kind_name(ev->kind)))
-             | set(o, "line", arb_json_string(arb_buf_cstr(&line)))
-             | set(o, "hash", hash != NULL ? arb_json_string(hex)
-                                           : json_null());
-    if (rc == 0 && line.oom)
+    if (match != NULL)
+        rc |= arb_json_set(o, "match", arb_json_string(match));
+    rc |= arb_json_set(o, "seq", json_integer((json_int_t)seq));
+    rc |= arb_json_set(o, "time", arb_json_string(iso));
+    rc |= arb_json_set(o, "time_ms", json_integer((json_int_t)time_ms));
+    rc |= arb_json_set(o, "actor", arb_json_string_or_null(ev->actor));
+    rc |= arb_json_set(o, "kind",
+                       arb_json_string(arb_event_kind_name(ev->kind)));
+    rc |= arb_json_set(o, "line", arb_json_string(arb_buf_cstr(&line)));
+    rc |= arb_json_set(o, "hash", hash != NULL ? arb_json_string(hex)
+                                               : json_null());
+    if (line.oom)
         rc = -1;
     if (rc == 0)
         rc = arb_json_put(out, o);

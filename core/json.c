@@ -97,10 +97,11 @@ arb_json_str(arb_buf_t *b, const char *s)
 json_t *
 arb_json_record_value(const arb_record_t *rec)
 {
-    json_t *o = json_object(), *v, *item;
+    json_t *o = json_object(), *v;
     size_t  i, j;
+    int     bad = 0;
 
-    for (i = 0; o != NULL && i < rec->nfields; i++) {
+    for (i = 0; i < rec->nfields; i++) {
         const arb_field_t *f = &rec->fields[i];
         if (f->type == ARB_F_INT) {
             v = json_integer((json_int_t)f->num);
@@ -108,18 +109,14 @@ arb_json_record_value(const arb_record_t *rec)
             v = arb_json_string(f->str);
         } else {
             v = json_array();
-            for (j = 0; v != NULL && j < f->nlist; j++) {
-                item = arb_json_string(f->list[j]);
-                if (json_array_append_new(v, item) != 0) {
-                    json_decref(v);
-                    v = NULL;
-                }
-            }
+            for (j = 0; j < f->nlist; j++)
+                bad |= arb_json_add(v, arb_json_string(f->list[j]));
         }
-        if (v == NULL || json_object_set_new(o, f->key, v) != 0) {
-            json_decref(o);
-            o = NULL;
-        }
+        bad |= arb_json_set(o, f->key, v);
+    }
+    if (bad) {
+        json_decref(o);
+        return NULL;
     }
     return o;
 }
@@ -130,23 +127,45 @@ arb_json_record(arb_buf_t *b, const arb_record_t *rec)
     arb_json_put_new(b, arb_json_record_value(rec));
 }
 
-void
-arb_json_results_open(arb_buf_t *b, const arb_results_t *r)
+int
+arb_json_set(json_t *o, const char *key, json_t *v)
 {
-    json_t *records = json_array(), *totals = json_object(), *v;
-    size_t  i;
-
-    for (i = 0; records != NULL && i < r->nrecords; i++)
-        if (json_array_append_new(records,
-                                  arb_json_record_value(&r->records[i])))
-            records = (json_decref(records), NULL);
-    for (i = 0; totals != NULL && i < r->ntotals; i++) {
-        v = json_integer((json_int_t)r->totals[i].points);
-        if (v == NULL || json_object_set_new(totals, r->totals[i].name, v))
-            totals = (json_decref(totals), NULL);
+    if (o == NULL || v == NULL) {
+        json_decref(v);
+        return -1;
     }
-    arb_buf_puts(b, "{\"records\":");
-    arb_json_put_new(b, records);
-    arb_buf_puts(b, ",\"totals\":");
-    arb_json_put_new(b, totals);
+    return json_object_set_new(o, key, v) != 0 ? -1 : 0;
+}
+
+int
+arb_json_add(json_t *a, json_t *v)
+{
+    if (a == NULL || v == NULL) {
+        json_decref(v);
+        return -1;
+    }
+    return json_array_append_new(a, v) != 0 ? -1 : 0;
+}
+
+json_t *
+arb_json_string_or_null(const char *s)
+{
+    return s != NULL ? arb_json_string(s) : json_null();
+}
+
+int
+arb_json_set_results(json_t *o, const arb_results_t *r)
+{
+    json_t *records = json_array(), *totals = json_object();
+    size_t  i;
+    int     bad = 0;
+
+    for (i = 0; i < r->nrecords; i++)
+        bad |= arb_json_add(records, arb_json_record_value(&r->records[i]));
+    for (i = 0; i < r->ntotals; i++)
+        bad |= arb_json_set(totals, r->totals[i].name,
+                            json_integer((json_int_t)r->totals[i].points));
+    bad |= arb_json_set(o, "records", records);
+    bad |= arb_json_set(o, "totals", totals);
+    return bad ? -1 : 0;
 }

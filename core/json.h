@@ -26,9 +26,17 @@ json_t *arb_json_string(const char *s);
 /* A record as a JSON object, its fields in order; NULL (out of memory).
  * The caller owns the reference. */
 json_t *arb_json_record_value(const arb_record_t *rec);
-/* {"records":[...],"totals":{name:points,...}} without the closing brace,
- * so callers can add fields (the digest) before closing it. */
-void arb_json_results_open(arb_buf_t *b, const arb_results_t *r);
+/* Sets "records":[...] and "totals":{name:points,...} on object o.
+ * 0 or -1 (out of memory). */
+int  arb_json_set_results(json_t *o, const arb_results_t *r);
 void arb_json_record(arb_buf_t *b, const arb_record_t *rec);
+
+/* Builders that let a writer chain calls and check once: each consumes
+ * its new reference v (NULL: an allocation failed) and returns 0, or -1
+ * when v or the object is NULL or the set/append failed. */
+int  arb_json_set(json_t *o, const char *key, json_t *v);
+int  arb_json_add(json_t *a, json_t *v);
+/* A string value of s, or null when s is NULL. */
+json_t *arb_json_string_or_null(const char *s);
 
 #endif

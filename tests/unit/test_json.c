@@ -44,6 +44,7 @@ test_records(void)
     arb_results_t r;
     arb_record_t *rec;
     arb_buf_t     b = ARB_BUF_INIT;
+    json_t       *o;
     char         *list[] = { "4♠", "5\"H" };
 
     memset(&r, 0, sizeof(r));
@@ -56,8 +57,9 @@ test_records(void)
     CHECK_INT(arb_record_int(rec, "big", INT64_MAX), 0);
     CHECK_INT(arb_results_add_total(&r, "bob", 7), 0);
     CHECK_INT(arb_results_add_total(&r, "alice", -3), 0);
-    arb_json_results_open(&b, &r);
-    arb_buf_putc(&b, '}');
+    o = json_object();
+    CHECK_INT(arb_json_set_results(o, &r), 0);
+    CHECK_INT(arb_json_put_new(&b, o), 0);
     CHECK_STR(arb_buf_cstr(&b),
               "{\"records\":[{\"zeta\":\"last-first\",\"points\":-21,"
               "\"cards\":[\"4♠\",\"5\\\"H\"],\"none\":[],"
