@@ -452,43 +452,23 @@ arb_claim_parse(arb_claim_t *c, const char *text, size_t len,
 
 /* ---- canonical form and events ----------------------------------------- */
 
-/* "totals":{"name":points,...} */
-static void
-put_totals_member(arb_buf_t *b, const arb_results_t *r)
-{
-    size_t i;
-
-    arb_buf_puts(b, "\"totals\":{");
-    for (i = 0; i < r->ntotals; i++) {
-        if (i > 0)
-            arb_buf_putc(b, ',');
-        arb_json_str(b, r->totals[i].name);
-        arb_buf_printf(b, ":%lld", (long long)r->totals[i].points);
-    }
-    arb_buf_putc(b, '}');
-}
-
 int
 arb_claim_format(arb_buf_t *out, const arb_claim_t *c)
 {
-    size_t i;
+    json_t *o = json_object();
 
-    arb_buf_puts(out, "{\"records\":[");
-    for (i = 0; i < c->res.nrecords; i++) {
-        if (i > 0)
-            arb_buf_putc(out, ',');
-        arb_json_record(out, &c->res.records[i]);
+    if (arb_json_set_results(o, &c->res) != 0) {
+        json_decref(o);
+        return ARB_ENOMEM;
     }
-    arb_buf_puts(out, "],");
-    put_totals_member(out, &c->res);
-    arb_buf_putc(out, '}');
-    return out->oom ? ARB_ENOMEM : 0;
+    return arb_json_put_new(out, o);
 }
 
 int
 arb_claim_to_event(arb_event_t *ev, const arb_claim_t *c)
 {
     arb_buf_t b = ARB_BUF_INIT;
+    json_t   *o;
     size_t    i;
     int       rc = 0;
 
@@ -507,11 +487,12 @@ arb_claim_to_event(arb_event_t *ev, const arb_claim_t *c)
     }
     if (rc == 0) {
         b.len = 0;
-        arb_buf_putc(&b, '{');
-        put_totals_member(&b, &c->res);
-        arb_buf_putc(&b, '}');
-        if (arb_buf_cstr(&b) == NULL || (ev->text = strdup(b.data)) == NULL)
+        o = json_object();
+        if (arb_json_set(o, "totals", arb_json_totals_value(&c->res)) != 0
+            || arb_json_put(&b, o) != 0 || arb_buf_cstr(&b) == NULL
+            || (ev->text = strdup(b.data)) == NULL)
             rc = ARB_ENOMEM;
+        json_decref(o);
     }
     arb_buf_free(&b);
     return rc;

@@ -153,19 +153,29 @@ arb_json_string_or_null(const char *s)
     return s != NULL ? arb_json_string(s) : json_null();
 }
 
+json_t *
+arb_json_totals_value(const arb_results_t *r)
+{
+    json_t *totals = json_object();
+    size_t  i;
+    int     bad = 0;
+
+    for (i = 0; i < r->ntotals; i++)
+        bad |= arb_json_set(totals, r->totals[i].name,
+                            json_integer((json_int_t)r->totals[i].points));
+    return bad ? (json_decref(totals), NULL) : totals;
+}
+
 int
 arb_json_set_results(json_t *o, const arb_results_t *r)
 {
-    json_t *records = json_array(), *totals = json_object();
+    json_t *records = json_array();
     size_t  i;
     int     bad = 0;
 
     for (i = 0; i < r->nrecords; i++)
         bad |= arb_json_add(records, arb_json_record_value(&r->records[i]));
-    for (i = 0; i < r->ntotals; i++)
-        bad |= arb_json_set(totals, r->totals[i].name,
-                            json_integer((json_int_t)r->totals[i].points));
     bad |= arb_json_set(o, "records", records);
-    bad |= arb_json_set(o, "totals", totals);
+    bad |= arb_json_set(o, "totals", arb_json_totals_value(r));
     return bad ? -1 : 0;
 }

@@ -29,6 +29,8 @@ json_t *arb_json_record_value(const arb_record_t *rec);
 /* Sets "records":[...] and "totals":{name:points,...} on object o.
  * 0 or -1 (out of memory). */
 int  arb_json_set_results(json_t *o, const arb_results_t *r);
+/* {name:points,...} in total order, or NULL (out of memory). */
+json_t *arb_json_totals_value(const arb_results_t *r);
 void arb_json_record(arb_buf_t *b, const arb_record_t *rec);
 
 /* Builders that let a writer chain calls and check once: each consumes
