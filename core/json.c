@@ -95,30 +95,33 @@ arb_json_str(arb_buf_t *b, const char *s)
 }
 
 json_t *
-arb_json_record_value(const arb_record_t *rec)
+arb_json_field_value(const arb_field_t *f)
 {
-    json_t *o = json_object(), *v;
-    size_t  i, j;
+    json_t *v;
+    size_t  j;
     int     bad = 0;
 
-    for (i = 0; i < rec->nfields; i++) {
-        const arb_field_t *f = &rec->fields[i];
-        if (f->type == ARB_F_INT) {
-            v = json_integer((json_int_t)f->num);
-        } else if (f->type == ARB_F_STR) {
-            v = arb_json_string(f->str);
-        } else {
-            v = json_array();
-            for (j = 0; j < f->nlist; j++)
-                bad |= arb_json_add(v, arb_json_string(f->list[j]));
-        }
-        bad |= arb_json_set(o, f->key, v);
-    }
-    if (bad) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    if (f->type == ARB_F_INT)
+        return json_integer((json_int_t)f->num);
+    if (f->type == ARB_F_STR)
+        return arb_json_string(f->str);
+    v = json_array();
+    for (j = 0; j < f->nlist; j++)
+        bad |= arb_json_add(v, arb_json_string(f->list[j]));
+    return bad ? (json_decref(v), NULL) : v;
+}
+
+json_t *
+arb_json_record_value(const arb_record_t *rec)
+{
+    json_t *o = json_object();
+    size_t  i;
+    int     bad = 0;
+
+    for (i = 0; i < rec->nfields; i++)
+        bad |= arb_json_set(o, rec->fields[i].key,
+                            arb_json_field_value(&rec->fields[i]));
+    return bad ? (json_decref(o), NULL) : o;
 }
 
 void

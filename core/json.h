@@ -23,6 +23,8 @@ int  arb_json_put_new(arb_buf_t *b, json_t *v);
 /* A new string value of s (as arb_json_str writes it), or NULL (out of
  * memory).  The caller owns the reference. */
 json_t *arb_json_string(const char *s);
+/* A field's value: 12, "BC-001", ["2♦","3♦"]; NULL (out of memory). */
+json_t *arb_json_field_value(const arb_field_t *f);
 /* A record as a JSON object, its fields in order; NULL (out of memory).
  * The caller owns the reference. */
 json_t *arb_json_record_value(const arb_record_t *rec);
