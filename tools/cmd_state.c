@@ -201,7 +201,8 @@ cmd_matches(int argc, char **argv)
     uint64_t              last_seq;
     int64_t               c_ms, l_ms;
     uint32_t              k;
-    int                   as_json = 0, status;
+    json_t               *jm;
+    int                   as_json = 0, status, bad;
     const cli_optdef_t opts[] = {
         { "--json", CLI_ARG_FLAG, &as_json },
         { "--game", CLI_ARG_STR, &game },
@@ -266,16 +267,23 @@ next_page:      /* the list comes in pages: "after" the last id */
         str_of(m, "status", s, sizeof(s));
         out.len = 0;
         if (as_json) {
-            arb_buf_puts(&out, "{\"match\":");
-            arb_json_str(&out, id);
-            arb_buf_puts(&out, ",\"game\":");
-            arb_json_str(&out, g);
-            arb_buf_puts(&out, ",\"status\":");
-            arb_json_str(&out, s);
-            arb_buf_printf(&out, ",\"last_seq\":%" PRIu64 ",\"head\":\"%s\","
-                           "\"created\":\"%s\",\"created_ms\":%" PRId64 ","
-                           "\"last\":\"%s\",\"last_ms\":%" PRId64 "}\n",
-                           last_seq, hex, created, c_ms, last, l_ms);
+            /* head is null where the server withholds it (docs/VIEWS.md) */
+            jm = json_object();
+            bad = arb_json_set(jm, "match", arb_json_string(id));
+            bad |= arb_json_set(jm, "game", arb_json_string(g));
+            bad |= arb_json_set(jm, "status", arb_json_string(s));
+            bad |= arb_json_set(jm, "last_seq", json_integer(
+                                    (json_int_t)last_seq));
+            bad |= arb_json_set(jm, "head", strcmp(hex, "-") != 0
+                                            ? json_string(hex) : json_null());
+            bad |= arb_json_set(jm, "created", arb_json_string(created));
+            bad |= arb_json_set(jm, "created_ms", json_integer(c_ms));
+            bad |= arb_json_set(jm, "last", arb_json_string(last));
+            bad |= arb_json_set(jm, "last_ms", json_integer(l_ms));
+            if (bad != 0)
+                out.oom = 1;
+            arb_json_put_new(&out, jm);
+            arb_buf_putc(&out, '\n');
         } else {
             arb_buf_printf(&out, "%s %s %s %" PRIu64 " %s\n", id, g, s,
                            last_seq, last);

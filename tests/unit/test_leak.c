@@ -385,6 +385,24 @@ check_list_and_checkpoint(const game_t *g, const char *tok,
     arb_client_close(cl);
 }
 
+/* What `arbiter CMD --json` prints for token tok: 1 when it holds want. */
+static int
+cli_shows(const char *tok, const char *cmd, const char *want)
+{
+    char  line[2048], buf[1200];
+    FILE *p;
+    int   found = 0;
+
+    snprintf(buf, sizeof(buf), "ARBITER_SERVER=unix:%s ARBITER_TOKEN=%s "
+             "bin/arbiter %s --json", harness_sock, tok, cmd);
+    if ((p = popen(buf, "r")) == NULL)
+        return 0;
+    while (fgets(line, sizeof(line), p) != NULL)
+        found |= strstr(line, want) != NULL;
+    pclose(p);
+    return found;
+}
+
 /* A player token reads; it writes nothing, and says what it is. */
 static void
 check_player_writes_nothing(const game_t *g)
@@ -458,6 +476,12 @@ test_game(const game_t *g)
         check_list_and_checkpoint(g, tok[i], &bad[i]);
         leak_set_free(&bad[i]);
     }
+    /* The command line says what it was not given: null, not a guess. */
+    snprintf(cmd, sizeof(cmd), "events --match %s", g->match);
+    CHECK_INT(cli_shows(HARNESS_READER, cmd, "\"hash\":null"),
+              g->hides_hashes);
+    CHECK_INT(cli_shows(HARNESS_READER, "matches", "\"head\":null"),
+              g->hides_hashes);
     /* After the close every viewer gets every event as recorded. */
     cl = harness_connect(HARNESS_ARBITER);
     CHECK(cl != NULL && call(cl, "append", "ss", "match", g->match, "kind",
