@@ -316,7 +316,8 @@ cmd_stats(int argc, char **argv)
     arb_buf_t             out = ARB_BUF_INIT;
     char                  key[64], val[256];
     uint32_t              k;
-    int                   as_json = 0, status, first = 1;
+    json_t               *js = NULL;
+    int                   as_json = 0, status, bad = 0;
     const cli_optdef_t opts[] = {
         { "--json", CLI_ARG_FLAG, &as_json },
         { NULL, 0, NULL }
@@ -343,7 +344,7 @@ cmd_stats(int argc, char **argv)
      * change when one is added. */
     map = &n.res.data;
     if (as_json)
-        arb_buf_putc(&out, '{');
+        js = json_object();
     for (k = 0; k < map->via.map.size; k++) {
         const msgpack_object *ko = &map->via.map.ptr[k].key;
         const msgpack_object *vo = &map->via.map.ptr[k].val;
@@ -361,22 +362,19 @@ cmd_stats(int argc, char **argv)
                      vo->via.str.ptr);
         else
             continue;
-        if (as_json) {
-            if (!first)
-                arb_buf_putc(&out, ',');
-            arb_json_str(&out, key);
-            arb_buf_putc(&out, ':');
-            if (vo->type == MSGPACK_OBJECT_STR)
-                arb_json_str(&out, val);
-            else
-                arb_buf_puts(&out, val);
-        } else {
+        if (as_json)
+            bad |= arb_json_set(js, key, vo->type == MSGPACK_OBJECT_STR
+                                ? arb_json_string(val)
+                                : json_integer((json_int_t)vo->via.u64));
+        else
             arb_buf_printf(&out, "%s %s\n", key, val);
-        }
-        first = 0;
     }
-    if (as_json)
-        arb_buf_puts(&out, "}\n");
+    if (as_json) {
+        if (bad || arb_json_put(&out, js) != 0)
+            out.oom = 1;
+        arb_buf_putc(&out, '\n');
+    }
+    json_decref(js);
     if (out.oom) {
         fprintf(stderr, "arbiter stats: out of memory\n");
         status = CLI_ERROR;
