@@ -59,7 +59,7 @@ read_row(row_t *r, const char **p, const char *end, char sep,
 {
     arb_buf_t   cell = ARB_BUF_INIT;
     const char *q = *p;
-    int         rc;
+    int         rc, ch;
 
     memset(r, 0, sizeof(*r));
     if (q >= end)
@@ -108,6 +108,13 @@ read_row(row_t *r, const char **p, const char *end, char sep,
                                  "%s", r->line, r->n + 1,
                                  memchr(cell.data, '\0', cell.len) != NULL
                                  ? "NUL byte" : "invalid UTF-8");
+            goto fail;
+        }
+        if ((ch = arb__claim_control(cell.data, cell.len)) >= 0) {
+            rc = arb__claim_fail(why, ARB_EINVAL, "line %u, cell %zu: a "
+                                 "control character (U+%04X) has no place "
+                                 "in a claim", r->line, r->n + 1,
+                                 (unsigned)ch);
             goto fail;
         }
         if (row_push(r, &cell) != 0) {

@@ -339,24 +339,7 @@ arb_diff_run(arb_diff_t *d, const char *game, const arb_results_t *recorded,
 static void
 put_value(arb_buf_t *b, const arb_field_t *f)
 {
-    size_t i;
-
-    switch (f->type) {
-    case ARB_F_INT:
-        arb_buf_printf(b, "%" PRId64, f->num);
-        break;
-    case ARB_F_STR:
-        arb_json_str(b, f->str);
-        break;
-    default:
-        arb_buf_putc(b, '[');
-        for (i = 0; i < f->nlist; i++) {
-            if (i > 0)
-                arb_buf_putc(b, ',');
-            arb_json_str(b, f->list[i]);
-        }
-        arb_buf_putc(b, ']');
-    }
+    arb_json_put_new(b, arb_json_field_value(f));
 }
 
 /* The key as a label: "Sota 3" (a list's items joined by blanks). */
@@ -444,86 +427,107 @@ arb_diff_text(arb_buf_t *b, const arb_diff_t *d)
         arb_buf_printf(b, "%zu difference%s\n", d->n, d->n == 1 ? "" : "s");
 }
 
-static void
-put_key_json(arb_buf_t *b, const arb_diff_t *d, const arb_field_t *k)
+/* A difference's record key: {"sota":3}, or nothing. */
+static int
+set_key(json_t *o, const arb_diff_t *d, const arb_field_t *k)
 {
+    json_t *key;
+
     if (k == NULL)
-        return;
-    arb_buf_puts(b, ",\"key\":{");
-    arb_json_str(b, d->key);
-    arb_buf_putc(b, ':');
-    put_value(b, k);
-    arb_buf_putc(b, '}');
+        return 0;
+    key = json_object();
+    if (arb_json_set(key, d->key, arb_json_field_value(k)) != 0) {
+        json_decref(key);
+        return -1;
+    }
+    return arb_json_set(o, "key", key);
 }
 
-static void
-put_opt_value(arb_buf_t *b, const char *name, const arb_field_t *f)
+static json_t *
+opt_value(const arb_field_t *f)
 {
-    arb_buf_printf(b, ",\"%s\":", name);
-    if (f != NULL)
-        put_value(b, f);
-    else
-        arb_buf_puts(b, "null");
+    return f != NULL ? arb_json_field_value(f) : json_null();
+}
+
+static json_t *
+opt_total(const arb_total_t *t)
+{
+    return t != NULL ? json_integer((json_int_t)t->points) : json_null();
+}
+
+static json_t *
+counts(size_t recorded, size_t claimed)
+{
+    json_t *o = json_object();
+
+    if (arb_json_set(o, "recorded", json_integer((json_int_t)recorded)) != 0
+        || arb_json_set(o, "claimed", json_integer((json_int_t)claimed)))
+        return json_decref(o), NULL;
+    return o;
+}
+
+static json_t *
+item_value(const arb_diff_t *d, const arb_diff_item_t *it)
+{
+    json_t *o = json_object();
+    int     bad = 0;
+
+    switch (it->kind) {
+    case ARB_DIFF_FIELD:
+        bad |= arb_json_set(o, "type", json_string("field"));
+        bad |= arb_json_set(o, "record", json_integer((json_int_t)it->rec + 1));
+        bad |= arb_json_set(o, "claimed_record",
+                            json_integer((json_int_t)it->claim + 1));
+        bad |= set_key(o, d, key_of(d, d->recorded, it->rec));
+        bad |= arb_json_set(o, "field", arb_json_string(it->name));
+        bad |= arb_json_set(o, "claimed", opt_value(it->claimed));
+        bad |= arb_json_set(o, "recorded", opt_value(it->recorded));
+        bad |= arb_json_set(o, "seq", json_integer(
+                                (json_int_t)d->recorded->records[it->rec].seq));
+        break;
+    case ARB_DIFF_MISSING:
+        bad |= arb_json_set(o, "type", json_string("missing"));
+        bad |= arb_json_set(o, "record", json_integer((json_int_t)it->rec + 1));
+        bad |= set_key(o, d, key_of(d, d->recorded, it->rec));
+        bad |= arb_json_set(o, "seq", json_integer(
+                                (json_int_t)d->recorded->records[it->rec].seq));
+        break;
+    case ARB_DIFF_EXTRA:
+        bad |= arb_json_set(o, "type", json_string("extra"));
+        bad |= arb_json_set(o, "claimed_record",
+                            json_integer((json_int_t)it->claim + 1));
+        bad |= set_key(o, d, key_of(d, d->claimed, it->claim));
+        break;
+    default:
+        bad |= arb_json_set(o, "type", json_string("total"));
+        bad |= arb_json_set(o, "player", arb_json_string(it->name));
+        bad |= arb_json_set(o, "claimed", opt_total(it->ctotal));
+        bad |= arb_json_set(o, "recorded", opt_total(it->rtotal));
+    }
+    return bad ? (json_decref(o), NULL) : o;
 }
 
 void
 arb_diff_json(arb_buf_t *b, const arb_diff_t *d)
 {
-    const arb_diff_item_t *it;
-    size_t                 i;
+    json_t *o = json_object(), *items = json_array();
+    size_t  i;
+    int     bad = 0;
 
-    arb_buf_printf(b, "{\"identical\":%s,\"records\":{\"recorded\":%zu,"
-                   "\"claimed\":%zu},\"totals\":{\"recorded\":%zu,"
-                   "\"claimed\":%zu},\"differences\":[",
-                   d->n == 0 ? "true" : "false", d->recorded->nrecords,
-                   d->claimed->nrecords, d->recorded->ntotals,
-                   d->claimed->ntotals);
-    for (i = 0; i < d->n; i++) {
-        it = &d->items[i];
-        if (i > 0)
-            arb_buf_putc(b, ',');
-        switch (it->kind) {
-        case ARB_DIFF_FIELD:
-            arb_buf_printf(b, "{\"type\":\"field\",\"record\":%zu,"
-                           "\"claimed_record\":%zu", it->rec + 1,
-                           it->claim + 1);
-            put_key_json(b, d, key_of(d, d->recorded, it->rec));
-            arb_buf_puts(b, ",\"field\":");
-            arb_json_str(b, it->name);
-            put_opt_value(b, "claimed", it->claimed);
-            put_opt_value(b, "recorded", it->recorded);
-            arb_buf_printf(b, ",\"seq\":%" PRIu64 "}",
-                           d->recorded->records[it->rec].seq);
-            break;
-        case ARB_DIFF_MISSING:
-            arb_buf_printf(b, "{\"type\":\"missing\",\"record\":%zu",
-                           it->rec + 1);
-            put_key_json(b, d, key_of(d, d->recorded, it->rec));
-            arb_buf_printf(b, ",\"seq\":%" PRIu64 "}",
-                           d->recorded->records[it->rec].seq);
-            break;
-        case ARB_DIFF_EXTRA:
-            arb_buf_printf(b, "{\"type\":\"extra\",\"claimed_record\":%zu",
-                           it->claim + 1);
-            put_key_json(b, d, key_of(d, d->claimed, it->claim));
-            arb_buf_putc(b, '}');
-            break;
-        default:
-            arb_buf_puts(b, "{\"type\":\"total\",\"player\":");
-            arb_json_str(b, it->name);
-            if (it->ctotal != NULL)
-                arb_buf_printf(b, ",\"claimed\":%" PRId64,
-                               it->ctotal->points);
-            else
-                arb_buf_puts(b, ",\"claimed\":null");
-            if (it->rtotal != NULL)
-                arb_buf_printf(b, ",\"recorded\":%" PRId64 "}",
-                               it->rtotal->points);
-            else
-                arb_buf_puts(b, ",\"recorded\":null}");
-        }
+    for (i = 0; i < d->n; i++)
+        bad |= arb_json_add(items, item_value(d, &d->items[i]));
+    bad |= arb_json_set(o, "identical", json_boolean(d->n == 0));
+    bad |= arb_json_set(o, "records", counts(d->recorded->nrecords,
+                                             d->claimed->nrecords));
+    bad |= arb_json_set(o, "totals", counts(d->recorded->ntotals,
+                                            d->claimed->ntotals));
+    bad |= arb_json_set(o, "differences", items);
+    if (bad) {
+        json_decref(o);
+        b->oom = 1;
+        return;
     }
-    arb_buf_puts(b, "]}");
+    arb_json_put_new(b, o);
 }
 
 /* ---- verdicts ----------------------------------------------------------- */

@@ -1,4 +1,5 @@
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -335,53 +336,51 @@ arb_log_diff_text(arb_buf_t *b, const arb_log_diff_t *d, const arb_history_t *a,
     side_text(b, "B", &d->b, d->seq);
 }
 
-static void
-side_json(arb_buf_t *b, const arb_history_t *log, const arb_log_side_t *s)
+/* A digest as hex, or null. */
+static json_t *
+hex_or_null(int has, const unsigned char *h)
 {
-    arb_buf_puts(b, "{\"source\":");
-    arb_json_str(b, log_name(log));
-    arb_buf_puts(b, ",\"event\":");
-    if (s->event != NULL)
-        arb_json_str(b, s->event);
-    else
-        arb_buf_puts(b, "null");
-    arb_buf_puts(b, ",\"digest\":");
-    if (s->has_digest) {
-        arb_buf_putc(b, '"');
-        put_hex(b, s->digest);
-        arb_buf_putc(b, '"');
-    } else {
-        arb_buf_puts(b, "null");
-    }
-    arb_buf_puts(b, ",\"refused\":");
-    if (s->refused != NULL)
-        arb_json_str(b, s->refused);
-    else
-        arb_buf_puts(b, "null");
-    arb_buf_printf(b, ",\"last\":%" PRIu64 "}", s->last);
+    char hex[ARB_HASH_HEX];
+    int  i;
+
+    if (!has)
+        return json_null();
+    for (i = 0; i < ARB_HASH_LEN; i++)
+        snprintf(hex + 2 * i, 3, "%02x", h[i]);
+    return json_string(hex);
+}
+
+static json_t *
+side_json(const arb_history_t *log, const arb_log_side_t *s)
+{
+    json_t *o = json_object();
+    int     bad = 0;
+
+    bad |= arb_json_set(o, "source", arb_json_string(log_name(log)));
+    bad |= arb_json_set(o, "event", arb_json_string_or_null(s->event));
+    bad |= arb_json_set(o, "digest", hex_or_null(s->has_digest, s->digest));
+    bad |= arb_json_set(o, "refused", arb_json_string_or_null(s->refused));
+    bad |= arb_json_set(o, "last", json_integer((json_int_t)s->last));
+    return bad ? (json_decref(o), NULL) : o;
 }
 
 void
 arb_log_diff_json(arb_buf_t *b, const arb_log_diff_t *d, const arb_history_t *a,
                   const arb_history_t *bl)
 {
-    arb_buf_printf(b, "{\"identical\":%s,\"seq\":",
-                   d->identical ? "true" : "false");
-    if (d->identical)
-        arb_buf_puts(b, "null");
-    else
-        arb_buf_printf(b, "%" PRIu64, d->seq);
-    arb_buf_puts(b, ",\"before\":");
-    if (d->has_before) {
-        arb_buf_putc(b, '"');
-        put_hex(b, d->before);
-        arb_buf_putc(b, '"');
-    } else {
-        arb_buf_puts(b, "null");
+    json_t *o = json_object();
+    int     bad = 0;
+
+    bad |= arb_json_set(o, "identical", json_boolean(d->identical));
+    bad |= arb_json_set(o, "seq", d->identical ? json_null()
+                                  : json_integer((json_int_t)d->seq));
+    bad |= arb_json_set(o, "before", hex_or_null(d->has_before, d->before));
+    bad |= arb_json_set(o, "a", side_json(a, &d->a));
+    bad |= arb_json_set(o, "b", side_json(bl, &d->b));
+    if (bad) {
+        json_decref(o);
+        b->oom = 1;
+        return;
     }
-    arb_buf_puts(b, ",\"a\":");
-    side_json(b, a, &d->a);
-    arb_buf_puts(b, ",\"b\":");
-    side_json(b, bl, &d->b);
-    arb_buf_putc(b, '}');
+    arb_json_put_new(b, o);
 }

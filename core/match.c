@@ -5,6 +5,7 @@
 #include "core/codec.h"
 #include "core/diff.h"
 #include "core/deal.h"
+#include "core/json.h"
 #include "core/err.h"
 #include "core/match.h"
 
@@ -545,5 +546,11 @@ arb_match_claim_seq(const arb_match_t *m)
 int
 arb_match_describe(const arb_match_t *m, arb_buf_t *json)
 {
-    return m->rules->describe(m->st, json);
+    return arb_json_put_new(json, m->rules->describe(m->st, 0));
+}
+
+json_t *
+arb_match_describe_value(const arb_match_t *m, unsigned seen)
+{
+    return m->rules->describe(m->st, seen);
 }

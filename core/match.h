@@ -64,7 +64,12 @@ void arb_match_digest(const arb_match_t *m, unsigned char out[ARB_HASH_LEN]);
 int  arb_match_results(const arb_match_t *m, arb_results_t *out);
 /* The seq of the claim in force (the latest), or 0. */
 uint64_t arb_match_claim_seq(const arb_match_t *m);
+/* The rule set's describe() as JSON text appended to json: public only.
+ * 0 or ARB_ENOMEM. */
 int  arb_match_describe(const arb_match_t *m, arb_buf_t *json);
+/* The same as a new Jansson object, with the concealed cards of the seats
+ * in `seen` (bit per seat; core/view.h), or NULL (out of memory). */
+struct json_t *arb_match_describe_value(const arb_match_t *m, unsigned seen);
 
 /* Rulings in force, for reports: how a seq stands now. */
 enum arb_ruling { ARB_RULED_NONE = 0, ARB_RULED_VOID, ARB_RULED_AMENDED,

@@ -1,4 +1,5 @@
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "core/deal.h"
 #include "core/err.h"
@@ -53,25 +54,37 @@ apply:
 int
 arb_report_json(arb_buf_t *b, const arb_match_t *m)
 {
+    return arb_report_json_for(b, m, 0);
+}
+
+int
+arb_report_json_for(arb_buf_t *b, const arb_match_t *m, unsigned seen)
+{
     arb_results_t r;
     unsigned char d[ARB_HASH_LEN];
-    int           rc, i;
+    char          hex[ARB_HASH_HEX];
+    json_t       *o = json_object();
+    int           rc, i, bad;
 
     rc = arb_match_results(m, &r);
-    if (rc != 0)
+    if (rc != 0) {
+        json_decref(o);
         return rc;
-    arb_json_results_open(b, &r);
+    }
+    bad = arb_json_set_results(o, &r);
     arb_results_clear(&r);
     arb_match_digest(m, d);
-    arb_buf_puts(b, ",\"digest\":\"");
     for (i = 0; i < ARB_HASH_LEN; i++)
-        arb_buf_printf(b, "%02x", d[i]);
-    arb_buf_printf(b, "\",\"seq\":%" PRIu64 ",\"closed\":%s,"
-                   "\"finished\":%s,\"state\":",
-                   arb_match_next_seq(m) - 1,
-                   arb_match_closed(m) ? "true" : "false",
-                   arb_match_finished(m) ? "true" : "false");
-    rc = arb_match_describe(m, b);
-    arb_buf_putc(b, '}');
-    return rc != 0 ? rc : b->oom ? ARB_ENOMEM : 0;
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    bad |= arb_json_set(o, "digest", json_string(hex));
+    bad |= arb_json_set(o, "seq",
+                          json_integer((json_int_t)(arb_match_next_seq(m) - 1)));
+    bad |= arb_json_set(o, "closed", json_boolean(arb_match_closed(m)));
+    bad |= arb_json_set(o, "finished", json_boolean(arb_match_finished(m)));
+    bad |= arb_json_set(o, "state", arb_match_describe_value(m, seen));
+    if (bad) {
+        json_decref(o);
+        return ARB_ENOMEM;
+    }
+    return arb_json_put_new(b, o);
 }

@@ -23,5 +23,10 @@ int arb_replay(arb_match_t **out, const arb_event_t *open,
 /* {"seq":N,"records":[...],"totals":{...},"digest":"<hex>",
  *  "finished":bool,"state":{...}}  */
 int arb_report_json(arb_buf_t *out, const arb_match_t *m);
+/* The same report with the concealed cards of the seats in `seen` listed
+ * in its state (0: arb_report_json's bytes).  Reports that leave the
+ * recorder for a viewer go through core/view.h, which picks `seen`. */
+int arb_report_json_for(arb_buf_t *out, const arb_match_t *m,
+                        unsigned seen);
 
 #endif

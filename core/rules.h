@@ -126,9 +126,22 @@ typedef struct arb_rules {
      * legality and results, nothing else. */
     void (*digest)(const void *st, arb_digest_t *d);
 
-    /* Appends a JSON object describing the live position (whose turn,
-     * active cell...) for consoles and state reads. */
-    int  (*describe)(const void *st, arb_buf_t *json);
+    /* A new JSON object (Jansson, core/json.h) describing the live
+     * position (whose turn, active cell...) for consoles and state reads,
+     * or NULL when out of memory.  Only what is public at the table, plus
+     * the concealed cards of the seats in `seen` (bit per seat index;
+     * core/view.h decides who sees what): a seat's hidden hand is a count,
+     * and a list `hand_cards` only for a seat in `seen`.  With seen == 0
+     * it is the canonical report's "state". */
+    struct json_t *(*describe)(const void *st, unsigned seen);
+
+    /* Which arguments of a move (ARB_EV_MOVE, or the move of an amend or
+     * stands ruling) only some viewers may see: returns how many leading
+     * arguments are public (ev->nargs: all) and sets *owner to the seat
+     * that may see the rest, or -1 when no seat may (a stock order).  May
+     * be NULL: the game's moves hide nothing. */
+    size_t (*conceal)(const arb_setup_t *setup, const arb_event_t *ev,
+                      int *owner);
 
     /* Words for consoles, or NULL for generic ones (core/narrate.h). */
     const arb_narration_t *narration;

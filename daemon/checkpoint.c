@@ -83,6 +83,7 @@ arb_checkpoint_reply(arb_conn_t *c, uint64_t id, const char *match)
     arb_buf_t        why = ARB_BUF_INIT, b = ARB_BUF_INIT;
     msgpack_packer   pk;
     uint64_t         upto;
+    arb_viewer_t     who;
     int              rc;
 
     if (!c->srv->have_key) {
@@ -93,6 +94,17 @@ arb_checkpoint_reply(arb_conn_t *c, uint64_t id, const char *match)
     if (rc != 0) {
         arb_reply_error(c, id, arb_reply_code(rc), NULL, "no match '%s'",
                         match);
+        goto done;
+    }
+    who = arb_conn_viewer(c, match, NULL);
+    if (arb_view_hides_hashes(info.game, info.closed, &who)) {
+        /* The head would check a guess of a chip hidden from this viewer
+         * (docs/VIEWS.md): signed heads of such a match wait for its
+         * close. */
+        arb_reply_error(c, id, "forbidden", NULL, "match '%s' is open and "
+                        "its events hide cards from a %s: its checkpoint "
+                        "is signed for scorers and arbiters until the "
+                        "close", match, arb_role_name(c->role));
         goto done;
     }
     upto = info.last_seq;

@@ -16,7 +16,8 @@
 #include "daemon/log.h"
 #include "proto/limits.h"
 
-static const char *const role_names[] = { "reader", "scorer", "arbiter" };
+static const char *const role_names[] = { "reader", "player", "scorer",
+                                           "arbiter" };
 
 const char *
 arb_role_name(int role)
@@ -84,6 +85,7 @@ token_clear(arb_token_t *t)
         sodium_memzero(t->secret, strlen(t->secret));
     free(t->secret);
     free(t->identity);
+    free(t->seat);
     for (i = 0; i < t->nmatches; i++)
         free(t->matches[i]);
     free(t->matches);
@@ -132,7 +134,8 @@ parse_size(const char *v, size_t lo, size_t hi, size_t *out)
     return 0;
 }
 
-/* token = SECRET ROLE IDENTITY [MATCH ...] */
+/* token = SECRET ROLE IDENTITY [MATCH ...]
+ * token = SECRET player IDENTITY MATCH SEAT */
 static int
 parse_token(arb_config_t *c, char *v, unsigned line, arb_buf_t *why)
 {
@@ -166,7 +169,9 @@ parse_token(arb_config_t *c, char *v, unsigned line, arb_buf_t *why)
         if (!arb_name_valid(w[i])) {
             arb_buf_printf(why, "line %u: %s '%s' must be 1..64 of A-Z a-z "
                            "0-9 _ . @ + -", line,
-                           i == 2 ? "identity" : "match", w[i]);
+                           i == 2 ? "identity"
+                           : i == 4 && strcmp(w[1], "player") == 0 ? "seat"
+                           : "match", w[i]);
             return ARB_EINVAL;
         }
     for (i = 0; i <= ARB_ROLE_ARBITER; i++)
@@ -174,10 +179,16 @@ parse_token(arb_config_t *c, char *v, unsigned line, arb_buf_t *why)
             role = (int)i;
     if (role < 0) {
         arb_buf_printf(why, "line %u: role '%s' does not exist: reader, "
-                       "scorer or arbiter", line, w[1]);
+                       "player, scorer or arbiter", line, w[1]);
         return ARB_EINVAL;
     }
-    if (n > 3 && role != ARB_ROLE_SCORER) {
+    if (role == ARB_ROLE_PLAYER && n != 5) {
+        arb_buf_printf(why, "line %u: a player token names one match and "
+                       "one seat: token = SECRET player IDENTITY MATCH "
+                       "SEAT", line);
+        return ARB_EINVAL;
+    }
+    if (n > 3 && role != ARB_ROLE_SCORER && role != ARB_ROLE_PLAYER) {
         arb_buf_printf(why, "line %u: only a scorer token lists matches",
                        line);
         return ARB_EINVAL;
@@ -189,6 +200,12 @@ parse_token(arb_config_t *c, char *v, unsigned line, arb_buf_t *why)
     t.matches = calloc(n > 3 ? n - 3 : 1, sizeof(char *));
     if (t.secret == NULL || t.identity == NULL || t.matches == NULL)
         goto oom;
+    if (role == ARB_ROLE_PLAYER) {
+        /* the seat is a player name, checked like the match id above */
+        t.seat = strdup(w[--n]);
+        if (t.seat == NULL)
+            goto oom;
+    }
     for (i = 3; i < n; i++) {
         t.matches[t.nmatches] = strdup(w[i]);
         if (t.matches[t.nmatches] == NULL)

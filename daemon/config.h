@@ -11,14 +11,20 @@
 #include "daemon/replica.h"
 #include "daemon/replicate.h"
 
-enum arb_role { ARB_ROLE_READER = 0, ARB_ROLE_SCORER, ARB_ROLE_ARBITER };
+/* Ordered: an op's least role admits every role above it.  A player
+ * reads like a reader and also sees its own seat's hidden cards in its
+ * one match (docs/VIEWS.md); it writes nothing. */
+enum arb_role { ARB_ROLE_READER = 0, ARB_ROLE_PLAYER, ARB_ROLE_SCORER,
+                ARB_ROLE_ARBITER };
 
 typedef struct arb_token {
     char   *secret;
     int     role;
     char   *identity;
-    size_t  nmatches;           /* scorer: allowed matches; 0 = any */
+    size_t  nmatches;           /* scorer: allowed matches; 0 = any;
+                                   player: its one match */
     char  **matches;
+    char   *seat;               /* player: the seat's player name */
 } arb_token_t;
 
 #define ARB_LISTEN_MAX 4

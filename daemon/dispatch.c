@@ -71,6 +71,7 @@ op_auth(arb_request_t *r)
     c->authed = 1;
     c->role = t->role;
     snprintf(c->identity, sizeof(c->identity), "%s", t->identity);
+    snprintf(c->seat, sizeof(c->seat), "%s", t->seat ? t->seat : "");
     /* Copied: a SIGHUP reload frees the token table. */
     c->matches = calloc(t->nmatches + 1, sizeof(char *));
     for (i = 0; c->matches != NULL && i < t->nmatches; i++)

@@ -40,6 +40,7 @@ arb_op_state(arb_request_t *r)
     arb_live_t      *l = NULL;
     arb_buf_t        json = ARB_BUF_INIT, b = ARB_BUF_INIT;
     msgpack_packer   pk;
+    arb_viewer_t     who;
     int              rc;
 
     if (arb_request_fields(r, state_fields, ST_N, f) != 0)
@@ -64,8 +65,10 @@ arb_op_state(arb_request_t *r)
     }
     rc = arb_live_replay(c->srv, match, f[ST_AT].present ? at : upto, &m,
                          &r->why);
-    if (rc == 0)
-        rc = arb_report_json(&json, m);
+    if (rc == 0) {
+        who = arb_conn_viewer(c, match, arb_match_setup(m));
+        rc = arb_view_report(&json, m, &who);
+    }
     if (rc != 0) {
         arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
                         arb_buf_cstr(&r->why));
@@ -102,6 +105,10 @@ typedef struct events_ctx {
     int             kinds;      /* bit mask; 0 = all */
     int64_t         since;
     uint64_t        limit, n, last;
+    arb_conn_t     *c;          /* whose view (viewer.c) */
+    arb_live_t     *l;
+    const char     *match;
+    int             err;        /* a failed view: stop, answer it */
 } events_ctx_t;
 
 static int
@@ -123,6 +130,7 @@ on_events(void *ud, uint64_t seq, int64_t t,
           size_t len)
 {
     events_ctx_t *x = ud;
+    arb_buf_t     tmp = ARB_BUF_INIT;
     int           k;
 
     x->last = seq;
@@ -133,11 +141,16 @@ on_events(void *ud, uint64_t seq, int64_t t,
         if (k < 0 || !(x->kinds & (1 << k)))
             return 0;
     }
-    msgpack_pack_map(x->pk, 4);
+    if ((x->err = arb_conn_event_view(x->c, x->l, x->match, &bytes, &len,
+                                      &hash, &tmp)) != 0)
+        return 1;
+    msgpack_pack_map(x->pk, hash != NULL ? 4 : 3);
     arb_mp_pack_kv_uint(x->pk, "seq", seq);
     arb_mp_pack_kv_int(x->pk, "time", t);
-    arb_mp_pack_kv_bin(x->pk, "hash", hash, ARB_HASH_LEN);
+    if (hash != NULL)
+        arb_mp_pack_kv_bin(x->pk, "hash", hash, ARB_HASH_LEN);
     arb_mp_pack_kv_bin(x->pk, "event", bytes, len);
+    arb_buf_free(&tmp);
     return ++x->n >= x->limit || x->b->len >= ARB_PAGE_BYTES ? 1 : 0;
 }
 
@@ -184,6 +197,9 @@ arb_op_events(arb_request_t *r)
     arb_mp_packer_init(&ipk, &items);
     x.pk = &ipk;
     x.b = &items;
+    x.c = c;
+    x.l = l;
+    x.match = match;
     x.limit = limit;
     x.since = (int64_t)f[EV_SINCE].u;
     x.last = from ? from - 1 : 0;
@@ -192,6 +208,12 @@ arb_op_events(arb_request_t *r)
     if (rc != 0 && rc != 1) {
         arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
                         arb_buf_cstr(&r->why));
+        goto done;
+    }
+    if (x.err != 0) {
+        arb_reply_error(c, r->id, arb_reply_code(x.err), NULL, "match '%s' "
+                        "seq %llu: %s", match, (unsigned long long)x.last,
+                        arb_strerror(x.err));
         goto done;
     }
     arb_reply_begin(&b, &pk, r->id, 3);
@@ -226,6 +248,7 @@ typedef struct list_ctx {
     int             status;     /* -1 any, 0 open, 1 closed */
     uint64_t        n, limit;
     const char     *after;      /* page after this match id, or NULL */
+    arb_conn_t     *c;          /* whose view (viewer.c) */
     arb_buf_t      *b;
     char            last[ARB_STORE_ID_MAX + 1];
 } list_ctx_t;
@@ -233,19 +256,26 @@ typedef struct list_ctx {
 static int
 on_match(void *ud, const arb_match_info_t *m)
 {
-    list_ctx_t *x = ud;
+    list_ctx_t  *x = ud;
+    arb_viewer_t who;
+    int          head;
 
     if ((x->after && strcmp(m->match_id, x->after) <= 0)
         || (x->game && strcmp(x->game, m->game) != 0)
         || (x->status >= 0 && x->status != m->closed))
         return 0;
     snprintf(x->last, sizeof(x->last), "%s", m->match_id);
-    msgpack_pack_map(x->pk, 7);
+    /* The head is the last event's hash: withheld where event hashes are
+     * (viewer.c), or it would check a guess of a hidden chip. */
+    who = arb_conn_viewer(x->c, m->match_id, NULL);
+    head = !arb_view_hides_hashes(m->game, m->closed, &who);
+    msgpack_pack_map(x->pk, head ? 7 : 6);
     arb_mp_pack_kv_str(x->pk, "match", m->match_id);
     arb_mp_pack_kv_str(x->pk, "game", m->game);
     arb_mp_pack_kv_str(x->pk, "status", m->closed ? "closed" : "open");
     arb_mp_pack_kv_uint(x->pk, "last_seq", m->last_seq);
-    arb_mp_pack_kv_bin(x->pk, "head", m->head, ARB_HASH_LEN);
+    if (head)
+        arb_mp_pack_kv_bin(x->pk, "head", m->head, ARB_HASH_LEN);
     arb_mp_pack_kv_int(x->pk, "created", m->created_ms);
     arb_mp_pack_kv_int(x->pk, "last", m->last_ms);
     return ++x->n >= x->limit || x->b->len >= ARB_PAGE_BYTES ? 1 : 0;
@@ -280,6 +310,7 @@ arb_op_matches(arb_request_t *r)
     x.pk = &ipk;
     x.b = &items;
     x.game = f[MA_GAME].str;
+    x.c = r->c;
     x.after = f[MA_AFTER].str;
     x.last[0] = '\0';
     x.n = 0;

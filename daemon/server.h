@@ -15,6 +15,7 @@
 #include "core/buf.h"
 #include "core/keys.h"
 #include "core/match.h"
+#include "core/view.h"
 #include "core/ledger/store.h"
 #include "daemon/config.h"
 #include "proto/frame.h"
@@ -105,7 +106,9 @@ struct arb_conn {
     int                 role;
     char                identity[ARB_HASH_HEX];
     size_t              nmatches;
-    char              **matches;    /* scorer's allowed matches */
+    char              **matches;    /* scorer's allowed matches; a
+                                       player's one match */
+    char                seat[ARB_HASH_HEX]; /* player: its seat's name */
     int                 closing;
     int                 finishing;  /* flushing a last message, then closing */
     uv_shutdown_t       shut;       /* the write side's FIN while finishing */
@@ -213,6 +216,19 @@ const char *arb_reply_code(int rc);
 
 /* dispatch.c */
 void arb_dispatch(arb_conn_t *c, const char *frame, size_t len);
+
+/* viewer.c: what connection c may see of a match (docs/VIEWS.md). */
+/* The viewer c is for `match` opened with `setup` (NULL: public unless
+ * c sees everything). */
+arb_viewer_t arb_conn_viewer(const arb_conn_t *c, const char *match,
+                             const arb_setup_t *setup);
+/* One event of `match` (its live entry l, or NULL) as c may have it:
+ * *bytes and *len point into tmp when arguments were withheld, *hash
+ * becomes NULL when c may not have the match's hashes.  0 or an ARB_E*
+ * code (then send nothing). */
+int arb_conn_event_view(arb_conn_t *c, arb_live_t *l, const char *match,
+                        const void **bytes, size_t *len,
+                        const unsigned char **hash, arb_buf_t *tmp);
 
 /* live.c */
 int  arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,

@@ -26,18 +26,31 @@
 
 static void cut_off(arb_sub_t *s);
 
+/* One event to one subscriber, as its connection may see it (viewer.c);
+ * l is the match's live entry when at hand. */
 static void
-push_event(arb_sub_t *s, const char *match, uint64_t seq, int has_pos,
-           uint64_t pos, int64_t time_ms, const unsigned char *hash,
-           const void *bytes, size_t len)
+push_event(arb_sub_t *s, arb_live_t *l, const char *match, uint64_t seq,
+           int has_pos, uint64_t pos, int64_t time_ms,
+           const unsigned char *hash, const void *bytes, size_t len)
 {
-    arb_buf_t      b = ARB_BUF_INIT;
+    arb_buf_t      b = ARB_BUF_INIT, tmp = ARB_BUF_INIT;
     msgpack_packer pk;
     static const char hdr[4] = { 0, 0, 0, 0 };
+    int            rc;
 
+    rc = arb_conn_event_view(s->conn, l, match, &bytes, &len, &hash, &tmp);
+    if (rc != 0) {
+        /* Never the unfiltered event: the subscriber is told and ends. */
+        arb_log(ARB_LOG_ERROR, "subscriber %llu: match '%s' seq %llu: %s",
+                (unsigned long long)s->id, match, (unsigned long long)seq,
+                arb_strerror(rc));
+        arb_buf_free(&tmp);
+        arb_conn_finish(s->conn);
+        return;
+    }
     arb_buf_add(&b, hdr, 4);
     arb_mp_packer_init(&pk, &b);
-    msgpack_pack_map(&pk, has_pos ? 9 : 8);
+    msgpack_pack_map(&pk, (has_pos ? 9 : 8) - (hash == NULL));
     arb_mp_pack_kv_uint(&pk, "v", 1);
     arb_mp_pack_kv_str(&pk, "push", "event");
     arb_mp_pack_kv_uint(&pk, "sub", s->id);
@@ -46,8 +59,10 @@ push_event(arb_sub_t *s, const char *match, uint64_t seq, int has_pos,
     if (has_pos)
         arb_mp_pack_kv_uint(&pk, "pos", pos);
     arb_mp_pack_kv_int(&pk, "time", time_ms);
-    arb_mp_pack_kv_bin(&pk, "hash", hash, ARB_HASH_LEN);
+    if (hash != NULL)
+        arb_mp_pack_kv_bin(&pk, "hash", hash, ARB_HASH_LEN);
     arb_mp_pack_kv_bin(&pk, "event", bytes, len);
+    arb_buf_free(&tmp);
     if (s->conn->outq + b.len > s->conn->srv->cfg.outq_max) {
         arb_buf_free(&b);
         cut_off(s);
@@ -122,7 +137,8 @@ on_match_event(void *ud, uint64_t seq, int64_t time_ms,
 {
     pump_ctx_t *x = ud;
 
-    push_event(x->s, x->s->live->id, seq, 0, 0, time_ms, hash, bytes, len);
+    push_event(x->s, x->s->live, x->s->live->id, seq, 0, 0, time_ms, hash,
+               bytes, len);
     x->s->next = seq + 1;
     x->n++;
     return paused(x->s);
@@ -135,7 +151,7 @@ on_order_event(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
 {
     pump_ctx_t *x = ud;
 
-    push_event(x->s, match_id, seq, 1, pos, time_ms, hash, bytes, len);
+    push_event(x->s, NULL, match_id, seq, 1, pos, time_ms, hash, bytes, len);
     x->s->next = pos + 1;
     x->n++;
     return paused(x->s);
@@ -305,7 +321,7 @@ arb_sub_committed(arb_server_t *srv, arb_pending_t *p)
         }
         if (p->ap.seq != s->next || too_slow(s))
             continue;
-        push_event(s, p->live->id, p->ap.seq, 0, 0, p->ap.time_ms,
+        push_event(s, p->live, p->live->id, p->ap.seq, 0, 0, p->ap.time_ms,
                    p->ap.hash, p->bytes.data, p->bytes.len);
         s->next++;
     }
@@ -319,7 +335,8 @@ arb_sub_committed(arb_server_t *srv, arb_pending_t *p)
         }
         if (p->ap.pos != s->next || too_slow(s))
             continue;
-        push_event(s, p->live->id, p->ap.seq, 1, p->ap.pos, p->ap.time_ms,
+        push_event(s, p->live, p->live->id, p->ap.seq, 1, p->ap.pos,
+                   p->ap.time_ms,
                    p->ap.hash, p->bytes.data, p->bytes.len);
         s->next++;
     }

@@ -201,7 +201,8 @@ cmd_matches(int argc, char **argv)
     uint64_t              last_seq;
     int64_t               c_ms, l_ms;
     uint32_t              k;
-    int                   as_json = 0, status;
+    json_t               *jm;
+    int                   as_json = 0, status, bad;
     const cli_optdef_t opts[] = {
         { "--json", CLI_ARG_FLAG, &as_json },
         { "--game", CLI_ARG_STR, &game },
@@ -255,8 +256,8 @@ next_page:      /* the list comes in pages: "after" the last id */
         cli_get_uint(m, "last_seq", &last_seq);
         cli_get_int(m, "created", &c_ms);
         cli_get_int(m, "last", &l_ms);
-        cli_iso_time(created, c_ms);
-        cli_iso_time(last, l_ms);
+        arb_iso_time(created, c_ms);
+        arb_iso_time(last, l_ms);
         if (cli_get_bytes(m, "head", &head, &hlen) == 0 && hlen == 32)
             cli_hex32(hex, (const unsigned char *)head);
         else
@@ -266,16 +267,23 @@ next_page:      /* the list comes in pages: "after" the last id */
         str_of(m, "status", s, sizeof(s));
         out.len = 0;
         if (as_json) {
-            arb_buf_puts(&out, "{\"match\":");
-            arb_json_str(&out, id);
-            arb_buf_puts(&out, ",\"game\":");
-            arb_json_str(&out, g);
-            arb_buf_puts(&out, ",\"status\":");
-            arb_json_str(&out, s);
-            arb_buf_printf(&out, ",\"last_seq\":%" PRIu64 ",\"head\":\"%s\","
-                           "\"created\":\"%s\",\"created_ms\":%" PRId64 ","
-                           "\"last\":\"%s\",\"last_ms\":%" PRId64 "}\n",
-                           last_seq, hex, created, c_ms, last, l_ms);
+            /* head is null where the server withholds it (docs/VIEWS.md) */
+            jm = json_object();
+            bad = arb_json_set(jm, "match", arb_json_string(id));
+            bad |= arb_json_set(jm, "game", arb_json_string(g));
+            bad |= arb_json_set(jm, "status", arb_json_string(s));
+            bad |= arb_json_set(jm, "last_seq", json_integer(
+                                    (json_int_t)last_seq));
+            bad |= arb_json_set(jm, "head", strcmp(hex, "-") != 0
+                                            ? json_string(hex) : json_null());
+            bad |= arb_json_set(jm, "created", arb_json_string(created));
+            bad |= arb_json_set(jm, "created_ms", json_integer(c_ms));
+            bad |= arb_json_set(jm, "last", arb_json_string(last));
+            bad |= arb_json_set(jm, "last_ms", json_integer(l_ms));
+            if (bad != 0)
+                out.oom = 1;
+            arb_json_put_new(&out, jm);
+            arb_buf_putc(&out, '\n');
         } else {
             arb_buf_printf(&out, "%s %s %s %" PRIu64 " %s\n", id, g, s,
                            last_seq, last);
@@ -308,7 +316,8 @@ cmd_stats(int argc, char **argv)
     arb_buf_t             out = ARB_BUF_INIT;
     char                  key[64], val[256];
     uint32_t              k;
-    int                   as_json = 0, status, first = 1;
+    json_t               *js = NULL;
+    int                   as_json = 0, status, bad = 0;
     const cli_optdef_t opts[] = {
         { "--json", CLI_ARG_FLAG, &as_json },
         { NULL, 0, NULL }
@@ -335,7 +344,7 @@ cmd_stats(int argc, char **argv)
      * change when one is added. */
     map = &n.res.data;
     if (as_json)
-        arb_buf_putc(&out, '{');
+        js = json_object();
     for (k = 0; k < map->via.map.size; k++) {
         const msgpack_object *ko = &map->via.map.ptr[k].key;
         const msgpack_object *vo = &map->via.map.ptr[k].val;
@@ -353,22 +362,19 @@ cmd_stats(int argc, char **argv)
                      vo->via.str.ptr);
         else
             continue;
-        if (as_json) {
-            if (!first)
-                arb_buf_putc(&out, ',');
-            arb_json_str(&out, key);
-            arb_buf_putc(&out, ':');
-            if (vo->type == MSGPACK_OBJECT_STR)
-                arb_json_str(&out, val);
-            else
-                arb_buf_puts(&out, val);
-        } else {
+        if (as_json)
+            bad |= arb_json_set(js, key, vo->type == MSGPACK_OBJECT_STR
+                                ? arb_json_string(val)
+                                : json_integer((json_int_t)vo->via.u64));
+        else
             arb_buf_printf(&out, "%s %s\n", key, val);
-        }
-        first = 0;
     }
-    if (as_json)
-        arb_buf_puts(&out, "}\n");
+    if (as_json) {
+        if (bad || arb_json_put(&out, js) != 0)
+            out.oom = 1;
+        arb_buf_putc(&out, '\n');
+    }
+    json_decref(js);
     if (out.oom) {
         fprintf(stderr, "arbiter stats: out of memory\n");
         status = CLI_ERROR;

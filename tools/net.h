@@ -18,6 +18,7 @@
 
 #include "core/buf.h"
 #include "core/event.h"
+#include "core/event_json.h"
 #include "core/mp.h"
 #include "proto/client.h"
 
@@ -95,9 +96,6 @@ int  cli_parse_u64(const char *cmd, const char *opt, const char *s,
 
 /* "<hex of 32 bytes>" into out[ARB_HASH_HEX]. */
 void cli_hex32(char out[ARB_HASH_HEX], const unsigned char *h);
-/* Unix milliseconds as "2026-03-01T10:00:00.123Z" into out[ARB_HASH_LEN]; "-" when
- * unknown (0). */
-void cli_iso_time(char out[32], int64_t ms);
 
 /* Calls cb for each item ({seq,time,hash,event}) of the events of match
  * from..to (to UINT64_MAX: all committed), following "next" until done.
@@ -110,15 +108,13 @@ int  cli_net_events(cli_net_t *n, const char *match, uint64_t from,
 
 /* One event as a line (with '\n') into out: text
  *   [<match> ]<seq> <ISO time> <actor> <transcript line>
- * or JSON
+ * or JSON, core/event_json.h's arb_event_json
  *   {["match":..,]"seq":..,"time":..,"time_ms":..,"actor":..,"kind":..,
- *    "line":..,"hash":..}
+ *    "line":..,"hash":..|null}
  * item is a map with seq, time, hash and event (an events item or an
  * event push); match NULL leaves the match out.  0, or ARB_EPROTO with the
  * reason in why (the event does not decode). */
 int  cli_event_format(arb_buf_t *out, const msgpack_object *item,
                       const char *match, int json, arb_buf_t *why);
-/* The transcript line of an event, with a one-line header for OPEN. */
-void cli_event_line(arb_buf_t *out, const arb_event_t *ev);
 
 #endif

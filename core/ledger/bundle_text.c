@@ -15,139 +15,149 @@
 #include "core/ledger/bundle_int.h"
 #include "core/ledger/chain.h"
 #include "core/err.h"
+#include "core/event_json.h"
 #include "core/json.h"
 #include "core/transcript.h"
 
 /* ---- JSON lines ------------------------------------------------------- */
 
-static void
-json_strv(arb_buf_t *b, char *const *v, size_t n)
+static json_t *
+strv_value(char *const *v, size_t n)
 {
-    size_t i;
+    json_t *a = json_array();
+    size_t  i;
+    int     bad = 0;
 
-    arb_buf_putc(b, '[');
-    for (i = 0; i < n; i++) {
-        if (i > 0)
-            arb_buf_putc(b, ',');
-        arb_json_str(b, v[i]);
-    }
-    arb_buf_putc(b, ']');
+    for (i = 0; i < n; i++)
+        bad |= arb_json_add(a, arb_json_string(v[i]));
+    return bad ? (json_decref(a), NULL) : a;
 }
 
-static void
-json_kv_str(arb_buf_t *b, const char *k, const char *v)
+/* Sets key to the string v unless v is NULL.  0 or -1. */
+static int
+set_str(json_t *o, const char *key, const char *v)
 {
-    if (v == NULL)
-        return;
-    arb_buf_printf(b, ",\"%s\":", k);
-    arb_json_str(b, v);
+    return v == NULL ? 0 : arb_json_set(o, key, arb_json_string(v));
 }
 
-static void
-json_deal(arb_buf_t *b, const arb_deal_t *d)
+static json_t *
+deal_value(const arb_deal_t *d)
 {
-    char hex[ARB_HASH_HEX];
+    json_t *o = json_object();
+    char    hex[ARB_HASH_HEX];
+    int     bad = 0;
 
-    arb_buf_printf(b, ",\"deal\":{\"kind\":\"%s\"",
-                   d->kind == ARB_DEAL_ORDER ? "order"
-                   : d->kind == ARB_DEAL_SEED ? "seed" : "commit");
-    if (d->kind == ARB_DEAL_ORDER && d->ncards > 0) {
-        arb_buf_puts(b, ",\"cards\":");
-        json_strv(b, d->cards, d->ncards);
-    }
+    bad |= arb_json_set(o, "kind", json_string(
+                            d->kind == ARB_DEAL_ORDER ? "order"
+                            : d->kind == ARB_DEAL_SEED ? "seed" : "commit"));
+    if (d->kind == ARB_DEAL_ORDER && d->ncards > 0)
+        bad |= arb_json_set(o, "cards", strv_value(d->cards, d->ncards));
     if (d->kind == ARB_DEAL_SEED)
-        json_kv_str(b, "seed", d->seed);
+        bad |= set_str(o, "seed", d->seed);
     if (d->kind == ARB_DEAL_SEED || d->kind == ARB_DEAL_COMMIT) {
         arb_hex(hex, d->seed_hash, ARB_HASH_LEN);
-        arb_buf_printf(b, ",\"seed_hash\":\"%s\"", hex);
+        bad |= arb_json_set(o, "seed_hash", json_string(hex));
     }
-    arb_buf_putc(b, '}');
+    return bad ? (json_decref(o), NULL) : o;
 }
 
-static void
-json_setup(arb_buf_t *b, const arb_setup_t *s)
+static json_t *
+setup_value(const arb_setup_t *s)
 {
-    size_t i;
+    json_t *o = json_object(), *a, *p;
+    size_t  i;
+    int     bad = 0;
 
-    arb_buf_puts(b, ",\"setup\":{\"game\":");
-    arb_json_str(b, s->game);
-    json_kv_str(b, "match", s->match_id);
-    json_kv_str(b, "edition", s->edition);
-    json_kv_str(b, "engine", s->engine);
-    if (s->nteams > 0) {
-        arb_buf_puts(b, ",\"teams\":");
-        json_strv(b, s->teams, s->nteams);
-    }
+    bad |= arb_json_set(o, "game", arb_json_string(s->game));
+    bad |= set_str(o, "match", s->match_id);
+    bad |= set_str(o, "edition", s->edition);
+    bad |= set_str(o, "engine", s->engine);
+    if (s->nteams > 0)
+        bad |= arb_json_set(o, "teams", strv_value(s->teams, s->nteams));
     if (s->nplayers > 0) {
-        arb_buf_puts(b, ",\"players\":[");
+        a = json_array();
         for (i = 0; i < s->nplayers; i++) {
-            arb_buf_puts(b, i > 0 ? ",{\"name\":" : "{\"name\":");
-            arb_json_str(b, s->players[i].name);
+            p = json_object();
+            bad |= arb_json_set(p, "name", arb_json_string(s->players[i].name));
             if (s->players[i].team >= 0)
-                arb_buf_printf(b, ",\"team\":%d", s->players[i].team);
-            arb_buf_putc(b, '}');
+                bad |= arb_json_set(p, "team",
+                                    json_integer(s->players[i].team));
+            bad |= arb_json_add(a, p);
         }
-        arb_buf_putc(b, ']');
+        bad |= arb_json_set(o, "players", a);
     }
     if (s->noptions > 0) {
-        arb_buf_puts(b, ",\"options\":[");
+        a = json_array();
         for (i = 0; i < s->noptions; i++) {
-            arb_buf_puts(b, i > 0 ? ",[" : "[");
-            arb_json_str(b, s->options[i].key);
-            arb_buf_putc(b, ',');
-            arb_json_str(b, s->options[i].value);
-            arb_buf_putc(b, ']');
+            p = json_array();
+            bad |= arb_json_add(p, arb_json_string(s->options[i].key));
+            bad |= arb_json_add(p, arb_json_string(s->options[i].value));
+            bad |= arb_json_add(a, p);
         }
-        arb_buf_putc(b, ']');
+        bad |= arb_json_set(o, "options", a);
     }
     if (s->deal.kind != ARB_DEAL_NONE)
-        json_deal(b, &s->deal);
-    arb_buf_putc(b, '}');
+        bad |= arb_json_set(o, "deal", deal_value(&s->deal));
+    return bad ? (json_decref(o), NULL) : o;
 }
 
 /* The canonical map of proto/PROTOCOL.md, key for key, as JSON. */
-static void
-json_event(arb_buf_t *b, const arb_event_t *ev)
+static json_t *
+event_value(const arb_event_t *ev)
 {
-    arb_buf_printf(b, "{\"v\":1,\"kind\":\"%s\",\"seq\":%" PRIu64,
-                   arb_event_kind_name(ev->kind), ev->seq);
+    json_t *o = json_object();
+    int     bad = 0;
+
+    bad |= arb_json_set(o, "v", json_integer(1));
+    bad |= arb_json_set(o, "kind", json_string(arb_event_kind_name(ev->kind)));
+    bad |= arb_json_set(o, "seq", json_integer((json_int_t)ev->seq));
     if (ev->time_ms > 0)
-        arb_buf_printf(b, ",\"time\":%" PRId64, ev->time_ms);
-    json_kv_str(b, "actor", ev->actor);
-    json_kv_str(b, "cid", ev->client_id);
-    json_kv_str(b, "player", ev->player);
-    json_kv_str(b, "verb", ev->verb);
-    if (ev->nargs > 0) {
-        arb_buf_puts(b, ",\"args\":");
-        json_strv(b, ev->args, ev->nargs);
-    }
+        bad |= arb_json_set(o, "time", json_integer((json_int_t)ev->time_ms));
+    bad |= set_str(o, "actor", ev->actor);
+    bad |= set_str(o, "cid", ev->client_id);
+    bad |= set_str(o, "player", ev->player);
+    bad |= set_str(o, "verb", ev->verb);
+    if (ev->nargs > 0)
+        bad |= arb_json_set(o, "args", strv_value(ev->args, ev->nargs));
     if (ev->kind == ARB_EV_VOID || ev->kind == ARB_EV_AMEND)
-        arb_buf_printf(b, ",\"target\":%" PRIu64, ev->target);
-    json_kv_str(b, "text", ev->text);
+        bad |= arb_json_set(o, "target", json_integer((json_int_t)ev->target));
+    bad |= set_str(o, "text", ev->text);
     if (ev->setup != NULL)
-        json_setup(b, ev->setup);
-    arb_buf_putc(b, '}');
+        bad |= arb_json_set(o, "setup", setup_value(ev->setup));
+    return bad ? (json_decref(o), NULL) : o;
 }
 
-/* Unix ms as "2026-03-01T10:00:00.123Z"; null when unknown. */
-static void
-json_iso_time(arb_buf_t *b, int64_t ms)
+/* One line of the export: the event with its chain links and bytes. */
+static json_t *
+line_value(const char *match, const arb_bundle_event_t *e,
+           const arb_event_t *ev, const unsigned char *prev)
 {
-    struct tm tm;
-    time_t    s;
+    json_t   *o = json_object();
+    arb_buf_t bytes = ARB_BUF_INIT;
+    char      iso[32], hex[ARB_HASH_HEX];
+    int       bad = 0;
 
-    if (ms <= 0) {
-        arb_buf_puts(b, "null");
-        return;
+    arb_iso_time(iso, ev->time_ms);
+    bad |= arb_json_set(o, "match", arb_json_string(match));
+    bad |= arb_json_set(o, "seq", json_integer((json_int_t)e->seq));
+    bad |= arb_json_set(o, "time", ev->time_ms > 0 ? json_string(iso)
+                                                   : json_null());
+    bad |= arb_json_set(o, "time_ms", json_integer((json_int_t)ev->time_ms));
+    bad |= arb_json_set(o, "actor", arb_json_string_or_null(ev->actor));
+    bad |= arb_json_set(o, "kind", json_string(arb_event_kind_name(ev->kind)));
+    bad |= arb_json_set(o, "body", event_value(ev));
+    arb_hex(hex, prev, ARB_HASH_LEN);
+    bad |= arb_json_set(o, "prev", json_string(hex));
+    arb_hex(hex, e->hash, ARB_HASH_LEN);
+    bad |= arb_json_set(o, "hash", json_string(hex));
+    if (arb_buf_reserve(&bytes, 2 * e->len + 1) == 0) {
+        arb_hex(bytes.data, e->bytes, e->len);
+        bytes.len = 2 * e->len;
     }
-    s = (time_t)(ms / 1000);
-    if (gmtime_r(&s, &tm) == NULL) {
-        arb_buf_puts(b, "null");
-        return;
-    }
-    arb_buf_printf(b, "\"%04d-%02d-%02dT%02d:%02d:%02d.%03dZ\"",
-                   tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                   tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+    bad |= arb_json_set(o, "bytes", bytes.oom ? NULL
+                                    : json_stringn(bytes.data, bytes.len));
+    arb_buf_free(&bytes);
+    return bad ? (json_decref(o), NULL) : o;
 }
 
 int
@@ -155,8 +165,6 @@ arb_bundle_jsonl(arb_buf_t *out, const arb_bundle_match_t *m, arb_buf_t *why)
 {
     static const unsigned char zero[ARB_HASH_LEN];
     arb_history_t h;
-    arb_event_t  *ev;
-    char          hex[ARB_HASH_HEX];
     size_t        i;
     int           rc;
 
@@ -166,34 +174,16 @@ arb_bundle_jsonl(arb_buf_t *out, const arb_bundle_match_t *m, arb_buf_t *why)
         arb_history_clear(&h);
         return rc;
     }
-    for (i = 0; i < m->nevents; i++) {
-        const arb_bundle_event_t *e = &m->events[i];
-        arb_buf_puts(out, "{\"match\":");
-        arb_json_str(out, m->cp.match_id);
-        ev = i == 0 ? &h.open : &h.events[i - 1];
-        arb_buf_printf(out, ",\"seq\":%" PRIu64 ",\"time\":", e->seq);
-        json_iso_time(out, ev->time_ms);
-        arb_buf_printf(out, ",\"time_ms\":%" PRId64 ",\"actor\":",
-                       ev->time_ms);
-        if (ev->actor != NULL)
-            arb_json_str(out, ev->actor);
-        else
-            arb_buf_puts(out, "null");
-        arb_buf_printf(out, ",\"kind\":\"%s\",\"body\":",
-                       arb_event_kind_name(ev->kind));
-        json_event(out, ev);
-        arb_hex(hex, i == 0 ? zero : m->events[i - 1].hash, ARB_HASH_LEN);
-        arb_buf_printf(out, ",\"prev\":\"%s\"", hex);
-        arb_hex(hex, e->hash, ARB_HASH_LEN);
-        arb_buf_printf(out, ",\"hash\":\"%s\",\"bytes\":\"", hex);
-        if (arb_buf_reserve(out, 2 * e->len + 1) == 0) {
-            arb_hex(out->data + out->len, e->bytes, e->len);
-            out->len += 2 * e->len;
-        }
-        arb_buf_puts(out, "\"}\n");
+    for (i = 0; i < m->nevents && rc == 0; i++) {
+        rc = arb_json_put_new(out, line_value(m->cp.match_id, &m->events[i],
+                                              i == 0 ? &h.open
+                                                     : &h.events[i - 1],
+                                              i == 0 ? zero
+                                              : m->events[i - 1].hash));
+        arb_buf_putc(out, '\n');
     }
     arb_history_clear(&h);
-    return out->oom ? ARB_ENOMEM : 0;
+    return rc != 0 || out->oom ? ARB_ENOMEM : 0;
 }
 
 /* ---- CSV -------------------------------------------------------------- */

@@ -604,66 +604,96 @@ chains_digest(const void *p, arb_digest_t *d)
     }
 }
 
-static int
-chains_describe(const void *p, arb_buf_t *b)
+static json_t *
+describe_hand(const chains_t *g, int h, int shown)
+{
+    json_t *o = json_object(), *cards = NULL;
+    char    a[8];
+    int     i, n = 0, bad = 0;
+
+    if (shown)
+        cards = json_array();
+    for (i = 0; i < ARB_CHAINS_CARDS; i++)
+        if (g->hand[h] >> i & 1) {
+            n++;
+            if (shown) {
+                arb_chains_card_format(a, (arb_chains_card_t)i);
+                bad |= arb_json_add(cards, json_string(a));
+            }
+        }
+    bad |= arb_json_set(o, "player",
+                        arb_json_string(g->players[g->hand_seat[h]]));
+    bad |= arb_json_set(o, "team", json_string(arb_chains_team_name(
+                            g->team_of[g->hand_seat[h]])));
+    bad |= arb_json_set(o, "hand", json_integer(g->hand_no[h]));
+    bad |= arb_json_set(o, "cards", json_integer(n));
+    if (shown)
+        bad |= arb_json_set(o, "hand_cards", cards);
+    return bad ? (json_decref(o), NULL) : o;
+}
+
+static json_t *
+chains_describe(const void *p, unsigned seen)
 {
     const chains_t           *g = p;
     const arb_chains_table_t *t = &g->table;
+    json_t                   *o = json_object(), *hands = json_array(),
+                             *table = json_array(), *grid, *cell_o;
+    arb_buf_t                 row = ARB_BUF_INIT;
     arb_chains_card_t         c;
-    char                      a[8], cell[16];
-    int                       h, i, r, q, n;
+    char                      a[8], cell[16], rect[32];
+    int                       h, i, r, q, bad = 0;
 
-    arb_buf_printf(b, "{\"deck\":%d,\"scoring\":\"%s\",\"rectangle\":"
-                   "\"%d×%d\",\"turn\":", g->deck,
-                   arb_chains_variant_name(g->variant), t->size, t->size);
-    if (g->ended)
-        arb_buf_puts(b, "null");
-    else
-        arb_json_str(b, g->players[g->hand_seat[g->turn]]);
-    if (g->ended)
-        arb_buf_puts(b, ",\"turn_hand\":null");
-    else
-        arb_buf_printf(b, ",\"turn_hand\":%d", g->hand_no[g->turn]);
-    arb_buf_printf(b, ",\"finished\":%s,\"hands\":[",
-                   g->ended ? "true" : "false");
-    for (h = 0; h < g->nhands; h++) {
-        for (n = 0, i = 0; i < ARB_CHAINS_CARDS; i++)
-            n += (int)(g->hand[h] >> i & 1);
-        arb_buf_printf(b, "%s{\"player\":", h ? "," : "");
-        arb_json_str(b, g->players[g->hand_seat[h]]);
-        arb_buf_printf(b, ",\"team\":\"%s\",\"hand\":%d,\"cards\":%d}",
-                       arb_chains_team_name(g->team_of[g->hand_seat[h]]),
-                       g->hand_no[h], n);
-    }
-    arb_buf_puts(b, "],\"table\":[");
+    for (h = 0; h < g->nhands; h++)
+        bad |= arb_json_add(hands, describe_hand(g, h,
+                                                 (int)(seen >> g->hand_seat[h]
+                                                       & 1)));
     for (i = 0; i < t->n; i++) {
         c = t->order[i];
         arb_chains_card_format(a, c);
         arb_chains_cell_format(cell, t->row_of[c], t->col_of[c]);
-        arb_buf_printf(b, "%s{\"seq\":%llu,\"card\":\"%s\",\"cell\":\"%s\"}",
-                       i ? "," : "", (unsigned long long)t->seq_of[c], a,
-                       cell);
+        cell_o = json_object();
+        bad |= arb_json_set(cell_o, "seq",
+                            json_integer((json_int_t)t->seq_of[c]));
+        bad |= arb_json_set(cell_o, "card", json_string(a));
+        bad |= arb_json_set(cell_o, "cell", json_string(cell));
+        bad |= arb_json_add(table, cell_o);
     }
-    arb_buf_puts(b, "]");
+    snprintf(rect, sizeof(rect), "%d×%d", t->size, t->size);
+    bad |= arb_json_set(o, "deck", json_integer(g->deck));
+    bad |= arb_json_set(o, "scoring",
+                        json_string(arb_chains_variant_name(g->variant)));
+    bad |= arb_json_set(o, "rectangle", json_string(rect));
+    bad |= arb_json_set(o, "turn", arb_json_string_or_null(
+                            g->ended ? NULL
+                                     : g->players[g->hand_seat[g->turn]]));
+    bad |= arb_json_set(o, "turn_hand", g->ended ? json_null()
+                                        : json_integer(g->hand_no[g->turn]));
+    bad |= arb_json_set(o, "finished", json_boolean(g->ended));
+    bad |= arb_json_set(o, "hands", hands);
+    bad |= arb_json_set(o, "table", table);
     if (t->n > 0) {
         arb_chains_cell_format(cell, t->rmin, t->cmin);
-        arb_buf_printf(b, ",\"top_left\":\"%s\",\"rows\":%d,\"cols\":%d,"
-                       "\"rows_fixed\":%s,\"cols_fixed\":%s,\"grid\":[",
-                       cell, t->rmax - t->rmin + 1, t->cmax - t->cmin + 1,
-                       t->rmax - t->rmin + 1 >= t->size ? "true" : "false",
-                       t->cmax - t->cmin + 1 >= t->size ? "true" : "false");
+        grid = json_array();
         for (r = t->rmin; r <= t->rmax; r++) {
-            arb_buf_puts(b, r > t->rmin ? ",\"" : "\"");
+            row.len = 0;
             for (q = t->cmin; q <= t->cmax; q++) {
                 arb_chains_card_format(a, arb_chains_table_get(t, r, q));
-                arb_buf_printf(b, "%s%s", q > t->cmin ? " " : "", a);
+                arb_buf_printf(&row, "%s%s", q > t->cmin ? " " : "", a);
             }
-            arb_buf_puts(b, "\"");
+            bad |= arb_json_add(grid, arb_json_string(arb_buf_cstr(&row)));
         }
-        arb_buf_puts(b, "]");
+        bad |= arb_json_set(o, "top_left", json_string(cell));
+        bad |= arb_json_set(o, "rows", json_integer(t->rmax - t->rmin + 1));
+        bad |= arb_json_set(o, "cols", json_integer(t->cmax - t->cmin + 1));
+        bad |= arb_json_set(o, "rows_fixed", json_boolean(
+                                t->rmax - t->rmin + 1 >= t->size));
+        bad |= arb_json_set(o, "cols_fixed", json_boolean(
+                                t->cmax - t->cmin + 1 >= t->size));
+        bad |= arb_json_set(o, "grid", grid);
     }
-    arb_buf_puts(b, "}");
-    return b->oom ? ARB_ENOMEM : 0;
+    arb_buf_free(&row);
+    return bad ? (json_decref(o), NULL) : o;
 }
 
 const arb_rules_t arb_rules_chains = {

@@ -8,7 +8,8 @@
  * deck 2V 2V 2V 2V 3V ... 9W CC CC CC CC (face-major, four copies each);
  * positions 1-20 go to the dealer, the next 19 to each following seat in
  * seat order, and the last 23 are the stock, top first.  The engine knows
- * every hand, so it judges every capture; describe() shows only counts.
+ * every hand, so it judges every capture; describe() shows counts, and a
+ * seat's concealed cards only when asked for that seat (core/view.h).
  * Every interpretation is recorded in docs/rules/chan.md.
  */
 #include <stdio.h>
@@ -353,101 +354,129 @@ chan_digest(const void *p, arb_digest_t *d)
         arb_digest_u64(d, c->readings & CHAN_RD_OPTIONS);
 }
 
-static void
-json_cards(arb_buf_t *b, const unsigned char *faces, int n)
+/* A list of card names from faces[0..n). */
+static json_t *
+card_list(const unsigned char *faces, int n)
 {
-    char a[4];
-    int  i;
+    json_t *a = json_array();
+    char    c[16];
+    int     i, bad = 0;
 
-    arb_buf_putc(b, '[');
     for (i = 0; i < n; i++)
-        arb_buf_printf(b, "%s\"%s\"", i ? "," : "",
-                       arb_chan_card_format(a, faces[i]));
-    arb_buf_putc(b, ']');
+        bad |= arb_json_add(a, json_string(arb_chan_card_format(c, faces[i])));
+    return bad ? (json_decref(a), NULL) : a;
 }
 
-static int
-chan_describe(const void *p, arb_buf_t *b)
+static json_t *
+describe_table(const chan_t *c)
+{
+    json_t *o, *passed;
+    char    a[16];
+    int     k, bad = 0;
+
+    if (c->phase != PH_OFFER && c->phase != PH_DRAW)
+        return json_null();
+    o = json_object();
+    passed = json_array();
+    for (k = 0; k < CHAN_SEATS; k++)
+        if (c->passed & (1u << k))
+            bad |= arb_json_add(passed, arb_json_string(c->seat[k].name));
+    bad |= arb_json_set(o, "card", json_string(arb_chan_card_format(a,
+                                                                 c->table)));
+    bad |= arb_json_set(o, "origin", json_string(c->origin == ORG_STOCK
+                                                 ? "stock" : "discard"));
+    bad |= arb_json_set(o, "from", arb_json_string(c->seat[c->from].name));
+    bad |= arb_json_set(o, "gate", arb_json_string(c->seat[c->gate].name));
+    bad |= arb_json_set(o, "passed", passed);
+    return bad ? (json_decref(o), NULL) : o;
+}
+
+static json_t *
+describe_seat(const chan_seat_t *s, int shown)
+{
+    json_t       *o = json_object(), *exposed = json_array();
+    unsigned char held[ARB_CHAN_DECK];
+    char          a[16];
+    int           i, f, n = 0, bad = 0;
+
+    for (i = 0; i < ARB_CHAN_FACES; i++)
+        for (f = 0; f < s->hand[i] && n < ARB_CHAN_DECK; f++)
+            held[n++] = (unsigned char)i;
+    for (i = 0; i < s->ngroups; i++)
+        bad |= arb_json_add(exposed, json_string(
+                                arb_chan_group_format(a, &s->groups[i])));
+    bad |= arb_json_set(o, "name", arb_json_string(s->name));
+    bad |= arb_json_set(o, "hand", json_integer(n));
+    if (shown)
+        bad |= arb_json_set(o, "hand_cards", card_list(held, n));
+    bad |= arb_json_set(o, "exposed", exposed);
+    bad |= arb_json_set(o, "discards", card_list(s->disc, s->ndisc));
+    bad |= arb_json_set(o, "flipped", card_list(s->flip, s->nflip));
+    bad |= arb_json_set(o, "dead", json_boolean(s->dead));
+    return bad ? (json_decref(o), NULL) : o;
+}
+
+static json_t *
+describe_result(const chan_t *c)
+{
+    json_t *o;
+    int     bad = 0;
+
+    if (c->ended != END_WIN && c->ended != END_DRAW)
+        return json_null();
+    o = json_object();
+    if (c->ended == END_WIN) {
+        bad |= arb_json_set(o, "winner",
+                            arb_json_string(c->seat[c->winner].name));
+        bad |= arb_json_set(o, "won", json_string(won_names[c->won]));
+        bad |= arb_json_set(o, "score", json_integer(c->score.points));
+    } else {
+        bad |= arb_json_set(o, "draw", json_true());
+        bad |= arb_json_set(o, "score", json_integer(0));
+    }
+    return bad ? (json_decref(o), NULL) : o;
+}
+
+static json_t *
+chan_describe(const void *p, unsigned seen)
 {
     static const char *const phases[] = { "open", "discard", "offer",
                                           "draw", "over" };
     static const char *const claims[] = { "", "win", "chiu", "take" };
     const chan_t *c = p;
-    char          a[16];
-    int           k, i, n, turn = -1, first;
+    json_t       *o = json_object(), *declared = json_array(),
+                 *players = json_array(), *d;
+    int           k, turn = -1, bad = 0;
 
     switch (c->phase) {
     case PH_OPEN: case PH_DISCARD: case PH_DRAW: turn = c->actor; break;
     case PH_OFFER: turn = c->gate; break;
     }
-    arb_buf_puts(b, "{\"dealer\":");
-    arb_json_str(b, c->seat[c->dealer].name);
-    arb_buf_printf(b, ",\"phase\":\"%s\",\"turn\":", phases[c->phase]);
-    if (turn < 0)
-        arb_buf_puts(b, "null");
-    else
-        arb_json_str(b, c->seat[turn].name);
-    arb_buf_puts(b, ",\"table\":");
-    if (c->phase == PH_OFFER || c->phase == PH_DRAW) {
-        arb_buf_printf(b, "{\"card\":\"%s\",\"origin\":\"%s\",\"from\":",
-                       arb_chan_card_format(a, c->table),
-                       c->origin == ORG_STOCK ? "stock" : "discard");
-        arb_json_str(b, c->seat[c->from].name);
-        arb_buf_puts(b, ",\"gate\":");
-        arb_json_str(b, c->seat[c->gate].name);
-        arb_buf_puts(b, ",\"passed\":[");
-        for (k = 0, first = 1; k < CHAN_SEATS; k++)
-            if (c->passed & (1u << k)) {
-                arb_buf_puts(b, first ? "" : ",");
-                arb_json_str(b, c->seat[k].name);
-                first = 0;
-            }
-        arb_buf_puts(b, "]}");
-    } else {
-        arb_buf_puts(b, "null");
-    }
-    arb_buf_printf(b, ",\"stock_left\":%d,\"declared\":[",
-                   CHAN_STOCK - c->stock_pos);
-    for (k = 0, first = 1; k < CHAN_SEATS; k++)
+    for (k = 0; k < CHAN_SEATS; k++)
         if (c->seat[k].claim != CL_NONE && c->phase != PH_OVER) {
-            arb_buf_puts(b, first ? "{\"player\":" : ",{\"player\":");
-            arb_json_str(b, c->seat[k].name);
-            arb_buf_printf(b, ",\"declare\":\"%s\",\"seq\":%llu}",
-                           claims[c->seat[k].claim],
-                           (unsigned long long)c->seat[k].claim_seq);
-            first = 0;
+            d = json_object();
+            bad |= arb_json_set(d, "player", arb_json_string(c->seat[k].name));
+            bad |= arb_json_set(d, "declare",
+                                json_string(claims[c->seat[k].claim]));
+            bad |= arb_json_set(d, "seq",
+                                json_integer((json_int_t)c->seat[k].claim_seq));
+            bad |= arb_json_add(declared, d);
         }
-    arb_buf_puts(b, "],\"players\":[");
-    for (k = 0; k < CHAN_SEATS; k++) {
-        const chan_seat_t *s = &c->seat[k];
-        for (i = 0, n = 0; i < ARB_CHAN_FACES; i++)
-            n += s->hand[i];
-        arb_buf_puts(b, k ? ",{\"name\":" : "{\"name\":");
-        arb_json_str(b, s->name);
-        arb_buf_printf(b, ",\"hand\":%d,\"exposed\":[", n);
-        for (i = 0; i < s->ngroups; i++)
-            arb_buf_printf(b, "%s\"%s\"", i ? "," : "",
-                           arb_chan_group_format(a, &s->groups[i]));
-        arb_buf_puts(b, "],\"discards\":");
-        json_cards(b, s->disc, s->ndisc);
-        arb_buf_puts(b, ",\"flipped\":");
-        json_cards(b, s->flip, s->nflip);
-        arb_buf_printf(b, ",\"dead\":%s}", s->dead ? "true" : "false");
-    }
-    arb_buf_printf(b, "],\"finished\":%s,\"result\":",
-                   c->ended ? "true" : "false");
-    if (c->ended == END_WIN) {
-        arb_buf_puts(b, "{\"winner\":");
-        arb_json_str(b, c->seat[c->winner].name);
-        arb_buf_printf(b, ",\"won\":\"%s\",\"score\":%d}", won_names[c->won],
-                       c->score.points);
-    } else if (c->ended == END_DRAW) {
-        arb_buf_puts(b, "{\"draw\":true,\"score\":0}");
-    } else {
-        arb_buf_puts(b, "null");
-    }
-    arb_buf_putc(b, '}');
-    return b->oom ? ARB_ENOMEM : 0;
+    for (k = 0; k < CHAN_SEATS; k++)
+        bad |= arb_json_add(players, describe_seat(&c->seat[k],
+                                                   (int)(seen >> k & 1)));
+    bad |= arb_json_set(o, "dealer", arb_json_string(c->seat[c->dealer].name));
+    bad |= arb_json_set(o, "phase", json_string(phases[c->phase]));
+    bad |= arb_json_set(o, "turn", arb_json_string_or_null(
+                            turn < 0 ? NULL : c->seat[turn].name));
+    bad |= arb_json_set(o, "table", describe_table(c));
+    bad |= arb_json_set(o, "stock_left",
+                        json_integer(CHAN_STOCK - c->stock_pos));
+    bad |= arb_json_set(o, "declared", declared);
+    bad |= arb_json_set(o, "players", players);
+    bad |= arb_json_set(o, "finished", json_boolean(c->ended));
+    bad |= arb_json_set(o, "result", describe_result(c));
+    return bad ? (json_decref(o), NULL) : o;
 }
 
 const arb_rules_t arb_rules_chan = {

@@ -86,7 +86,7 @@ typedef struct arb__tsuku {
 
 int  arb__tsuku_results(const void *st, arb_results_t *out);
 void arb__tsuku_digest(const void *st, arb_digest_t *d);
-int  arb__tsuku_describe(const void *st, arb_buf_t *json);
+struct json_t *arb__tsuku_describe(const void *st, unsigned seen);
 /* "a player reached the goal of 4 points; the game goes to ann", or "". */
 void arb__tsuku_end_text(const arb__tsuku_t *t, char *out, size_t len);
 

@@ -7,8 +7,9 @@
  * state — winner, how the hand was finished, the eight chips as played,
  * the arrangement, each bonus with its points, base and points, and every
  * total after the round — as separate fields, so a claim is checked field
- * by field.  describe() shows hand sizes only: concealed chips and the
- * stock order never leave the engine through it.
+ * by field.  describe() shows hand sizes, and a seat's concealed chips
+ * only when asked for that seat (core/view.h); the stock order never
+ * leaves the engine through it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,64 +285,87 @@ arb__tsuku_digest(const void *st, arb_digest_t *d)
     }
 }
 
-int
-arb__tsuku_describe(const void *st, arb_buf_t *b)
+/* A list of chip names from kinds[0..n). */
+static json_t *
+chip_list(const int *kinds, int n)
+{
+    json_t *a = json_array();
+    char    c[ARB_TSUKU_SET_TEXT];
+    int     k, bad = 0;
+
+    for (k = 0; k < n; k++) {
+        arb_tsuku_chip_format(c, arb_tsuku_chip_of(kinds[k]));
+        bad |= arb_json_add(a, json_string(c));
+    }
+    return bad ? (json_decref(a), NULL) : a;
+}
+
+static json_t *
+describe_player(const tsuku_player_t *p, int shown)
+{
+    json_t *o = json_object(), *sets = json_array();
+    char    c[ARB_TSUKU_SET_TEXT];
+    int     held[ARB_TSUKU_CHIPS], k, f, n = 0, bad = 0;
+
+    for (k = 0; k < ARB_TSUKU_KINDS; k++)
+        for (f = 0; f < p->hand[k] && n < ARB_TSUKU_CHIPS; f++)
+            held[n++] = k;
+    for (k = 0; k < p->nopen; k++) {
+        arb_tsuku_set_format(c, &p->open[k]);
+        bad |= arb_json_add(sets, json_string(c));
+    }
+    bad |= arb_json_set(o, "name", arb_json_string(p->name));
+    bad |= arb_json_set(o, "points", json_integer((json_int_t)p->points));
+    bad |= arb_json_set(o, "hand", json_integer(n));
+    if (shown)
+        bad |= arb_json_set(o, "hand_cards", chip_list(held, n));
+    bad |= arb_json_set(o, "open_sets", sets);
+    bad |= arb_json_set(o, "discards", chip_list(p->discards,
+                                                   p->ndiscards));
+    return bad ? (json_decref(o), NULL) : o;
+}
+
+json_t *
+arb__tsuku_describe(const void *st, unsigned seen)
 {
     const arb__tsuku_t *t = st;
+    json_t             *o = json_object(), *players = json_array(),
+                       *winners = json_array(), *d;
     char                c[ARB_TSUKU_SET_TEXT], end[200];
-    int                 i, k, n;
+    int                 i, bad = 0;
 
-    arb_buf_printf(b, "{\"scoring\":\"%s\",\"round\":%d,\"dealer\":",
-                   t->extended ? "extended" : "simple", t->round);
-    arb_json_str(b, t->p[t->dealer].name);
-    arb_buf_puts(b, ",\"turn\":");
-    if (t->ended)
-        arb_buf_puts(b, "null");
-    else
-        arb_json_str(b, t->p[t->turn].name);
-    arb_buf_printf(b, ",\"phase\":\"%s\",\"stock\":%d,\"discard\":",
-                   phase_names[t->phase],
-                   t->phase == TSUKU_PH_DEAL ? 0 : ARB_TSUKU_CHIPS - t->top);
     if (t->live < 0) {
-        arb_buf_puts(b, "null");
+        d = json_null();
     } else {
         arb_tsuku_chip_format(c, arb_tsuku_chip_of(t->live));
-        arb_buf_printf(b, "{\"chip\":\"%s\",\"by\":", c);
-        arb_json_str(b, t->p[t->live_by].name);
-        arb_buf_putc(b, '}');
+        d = json_object();
+        bad |= arb_json_set(d, "chip", json_string(c));
+        bad |= arb_json_set(d, "by", arb_json_string(t->p[t->live_by].name));
     }
-    arb_buf_puts(b, ",\"players\":[");
-    for (i = 0; i < t->nplayers; i++) {
-        const tsuku_player_t *p = &t->p[i];
-        for (k = 0, n = 0; k < ARB_TSUKU_KINDS; k++)
-            n += p->hand[k];
-        arb_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
-        arb_json_str(b, p->name);
-        arb_buf_printf(b, ",\"points\":%lld,\"hand\":%d,\"open_sets\":[",
-                       (long long)p->points, n);
-        for (k = 0; k < p->nopen; k++) {
-            arb_tsuku_set_format(c, &p->open[k]);
-            arb_buf_printf(b, "%s\"%s\"", k ? "," : "", c);
-        }
-        arb_buf_puts(b, "],\"discards\":[");
-        for (k = 0; k < p->ndiscards; k++) {
-            arb_tsuku_chip_format(c, arb_tsuku_chip_of(p->discards[k]));
-            arb_buf_printf(b, "%s\"%s\"", k ? "," : "", c);
-        }
-        arb_buf_puts(b, "]}");
-    }
+    for (i = 0; i < t->nplayers; i++)
+        bad |= arb_json_add(players, describe_player(&t->p[i],
+                                                     (int)(seen >> i & 1)));
+    for (i = 0; i < t->nplayers; i++)
+        if (t->winners & (1u << i))
+            bad |= arb_json_add(winners, arb_json_string(t->p[i].name));
     end_text(t, end, sizeof(end));
-    arb_buf_printf(b, "],\"rounds_played\":%zu,\"finished\":%s,\"end\":",
-                   t->nrecs, t->ended ? "true" : "false");
-    arb_json_str(b, end);
-    arb_buf_puts(b, ",\"winners\":[");
-    for (i = 0, n = 0; i < t->nplayers; i++)
-        if (t->winners & (1u << i)) {
-            arb_buf_puts(b, n++ ? "," : "");
-            arb_json_str(b, t->p[i].name);
-        }
-    arb_buf_puts(b, "]}");
-    return b->oom ? ARB_ENOMEM : 0;
+    bad |= arb_json_set(o, "scoring", json_string(t->extended ? "extended"
+                                                             : "simple"));
+    bad |= arb_json_set(o, "round", json_integer(t->round));
+    bad |= arb_json_set(o, "dealer", arb_json_string(t->p[t->dealer].name));
+    bad |= arb_json_set(o, "turn", arb_json_string_or_null(
+                              t->ended ? NULL : t->p[t->turn].name));
+    bad |= arb_json_set(o, "phase", json_string(phase_names[t->phase]));
+    bad |= arb_json_set(o, "stock", json_integer(t->phase == TSUKU_PH_DEAL
+                                                   ? 0 : ARB_TSUKU_CHIPS
+                                                         - t->top));
+    bad |= arb_json_set(o, "discard", d);
+    bad |= arb_json_set(o, "players", players);
+    bad |= arb_json_set(o, "rounds_played", json_integer((json_int_t)t->nrecs));
+    bad |= arb_json_set(o, "finished", json_boolean(t->ended));
+    bad |= arb_json_set(o, "end", arb_json_string(end));
+    bad |= arb_json_set(o, "winners", winners);
+    return bad ? (json_decref(o), NULL) : o;
 }
 
 void

@@ -807,6 +807,26 @@ tsuku_finished(const void *st)
     return ((const arb__tsuku_t *)st)->ended != TSUKU_END_NONE;
 }
 
+/* What of a move the table does not see: a `deal` lists the round's
+ * stock order, which nobody sees until the close; the chip a `draw` names
+ * is seen by its drawer only.  Everything else is shown at the table (a
+ * take lays its set open, a finish shows the hand). */
+static size_t
+tsuku_conceal(const arb_setup_t *setup, const arb_event_t *ev, int *owner)
+{
+    *owner = -1;
+    if (ev->verb == NULL)
+        return ev->nargs;
+    if (strcmp(ev->verb, "deal") == 0)
+        return 0;
+    if (strcmp(ev->verb, "draw") == 0) {
+        if (ev->player != NULL)
+            *owner = arb_setup_seat(setup, ev->player);
+        return 0;
+    }
+    return ev->nargs;
+}
+
 const arb_rules_t arb_rules_tsukurutenten = {
     .game = "tsukurutenten",
     .edition = EDITION,
@@ -817,4 +837,5 @@ const arb_rules_t arb_rules_tsukurutenten = {
     .results = arb__tsuku_results,
     .digest = arb__tsuku_digest,
     .describe = arb__tsuku_describe,
+    .conceal = tsuku_conceal,
 };

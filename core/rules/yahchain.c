@@ -493,40 +493,46 @@ yah_digest(const void *p, arb_digest_t *d)
         arb_digest_i64(d, y->totals[j]);
 }
 
-static int
-yah_describe(const void *p, arb_buf_t *b)
+static json_t *
+yah_describe(const void *p, unsigned seen)
 {
     static const char *const states[] = { "empty", "filling", "done",
                                           "void" };
     const yah_t *y = p;
+    json_t      *o = json_object(), *sotas = json_array(), *so, *cards;
     char         mode[16], c[16];
-    int          k, j;
+    int          k, j, bad = 0;
 
+    (void)seen;     /* every YAHchain card is on the table: nothing hidden */
     mode_name(mode, y->mode);
-    arb_buf_printf(b, "{\"mode\":\"%s\",\"void\":\"%s\",\"cycle\":%d,"
-                   "\"cycles\":%d,\"active_sota\":%d,\"turn\":",
-                   mode, y->void_clear ? "clear" : "close", y->cycle,
-                   y->cycles, y->active);
-    if (y->ended)
-        arb_buf_puts(b, "null");
-    else
-        arb_json_str(b, y->players[y->turn]);
-    arb_buf_printf(b, ",\"cards_left\":%d,\"finished\":%s,\"end\":\"%s\","
-                   "\"sotas\":[", ARB_DECK - y->nused,
-                   y->ended ? "true" : "false", end_reason(y));
     for (k = 0; k < SOTAS; k++) {
-        arb_buf_printf(b, "%s{\"sota\":%d,\"owner\":", k ? "," : "", k + 1);
-        arb_json_str(b, y->players[y->owner[k]]);
-        arb_buf_printf(b, ",\"state\":\"%s\",\"cards\":[",
-                       states[y->sota_state[k]]);
+        so = json_object();
+        cards = json_array();
         for (j = 0; j < y->sota_n[k]; j++) {
             arb_card_format(c, y->sota_cards[k][j], ARB_CARD_UNICODE);
-            arb_buf_printf(b, "%s\"%s\"", j ? "," : "", c);
+            bad |= arb_json_add(cards, json_string(c));
         }
-        arb_buf_puts(b, "]}");
+        bad |= arb_json_set(so, "sota", json_integer(k + 1));
+        bad |= arb_json_set(so, "owner",
+                            arb_json_string(y->players[y->owner[k]]));
+        bad |= arb_json_set(so, "state",
+                            json_string(states[y->sota_state[k]]));
+        bad |= arb_json_set(so, "cards", cards);
+        bad |= arb_json_add(sotas, so);
     }
-    arb_buf_puts(b, "]}");
-    return b->oom ? ARB_ENOMEM : 0;
+    bad |= arb_json_set(o, "mode", json_string(mode));
+    bad |= arb_json_set(o, "void", json_string(y->void_clear ? "clear"
+                                                            : "close"));
+    bad |= arb_json_set(o, "cycle", json_integer(y->cycle));
+    bad |= arb_json_set(o, "cycles", json_integer(y->cycles));
+    bad |= arb_json_set(o, "active_sota", json_integer(y->active));
+    bad |= arb_json_set(o, "turn", arb_json_string_or_null(
+                            y->ended ? NULL : y->players[y->turn]));
+    bad |= arb_json_set(o, "cards_left", json_integer(ARB_DECK - y->nused));
+    bad |= arb_json_set(o, "finished", json_boolean(y->ended));
+    bad |= arb_json_set(o, "end", arb_json_string(end_reason(y)));
+    bad |= arb_json_set(o, "sotas", sotas);
+    return bad ? (json_decref(o), NULL) : o;
 }
 
 const arb_rules_t arb_rules_yahchain = {

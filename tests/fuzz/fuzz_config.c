@@ -41,7 +41,9 @@ check_tokens(const arb_config_t *c)
         FUZZ_CHECK(n >= 16 && n <= SECRET_MAX);
         FUZZ_CHECK(t->role >= ARB_ROLE_READER && t->role <= ARB_ROLE_ARBITER);
         FUZZ_CHECK(arb_name_valid(t->identity));
-        FUZZ_CHECK(t->nmatches == 0 || t->role == ARB_ROLE_SCORER);
+        FUZZ_CHECK(t->nmatches == 0 || t->role == ARB_ROLE_SCORER
+                   || t->role == ARB_ROLE_PLAYER);
+        FUZZ_CHECK((t->seat != NULL) == (t->role == ARB_ROLE_PLAYER));
         FUZZ_CHECK(t->nmatches <= 64);
         for (j = 0; j < t->nmatches; j++)
             FUZZ_CHECK(arb_name_valid(t->matches[j])

@@ -102,6 +102,37 @@ test_tokens(void)
     arb_buf_free(&b);
 }
 
+/* A player token: one seat of one match (docs/VIEWS.md). */
+static void
+test_player_token(void)
+{
+    arb_config_t c;
+    char         msg[256];
+
+    CHECK_INT(load("token = 0123456789abcdef0123 player p-ann TT-1 ann\n", 1,
+                   &c, msg, sizeof(msg)), 0);
+    CHECK(c.ntokens == 1 && c.tokens[0].role == ARB_ROLE_PLAYER);
+    CHECK(c.ntokens == 1 && c.tokens[0].nmatches == 1
+          && strcmp(c.tokens[0].matches[0], "TT-1") == 0);
+    CHECK(c.ntokens == 1 && c.tokens[0].seat != NULL
+          && strcmp(c.tokens[0].seat, "ann") == 0);
+    CHECK_STR(arb_role_name(ARB_ROLE_PLAYER), "player");
+    arb_config_free(&c);
+    /* a player reads: it ranks above a reader and below a scorer */
+    CHECK(ARB_ROLE_READER < ARB_ROLE_PLAYER
+          && ARB_ROLE_PLAYER < ARB_ROLE_SCORER);
+    REFUSED("token = 0123456789abcdef0123 player p-ann TT-1\n", 1,
+            "line 1: a player token names one match and one seat: "
+            "token = SECRET player IDENTITY MATCH SEAT");
+    REFUSED("token = 0123456789abcdef0123 player p-ann TT-1 ann bob\n", 1,
+            "line 1: a player token names one match and one seat: "
+            "token = SECRET player IDENTITY MATCH SEAT");
+    REFUSED("token = 0123456789abcdef0123 player p-ann TT-1 an/n\n", 1,
+            "line 1: seat 'an/n' must be 1..64 of A-Z a-z 0-9 _ . @ + -");
+    REFUSED("token = 0123456789abcdef0123 reader press TT-1\n", 1,
+            "line 1: only a scorer token lists matches");
+}
+
 static void
 test_long_line(void)
 {
@@ -176,6 +207,7 @@ main(void)
         return 1;
     close(fd);
     test_tokens();
+    test_player_token();
     test_long_line();
     test_replicate();
     unlink(path);

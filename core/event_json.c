@@ -1,0 +1,99 @@
+/*
+ * event_json.c - see event_json.h.  Written through Jansson (core/json.h).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/err.h"
+#include "core/event_json.h"
+#include "core/json.h"
+#include "core/transcript.h"
+
+void
+arb_iso_time(char out[32], int64_t ms)
+{
+    struct tm tm;
+    time_t    s;
+    char      tmp[96];      /* what the compiler can prove fits */
+    size_t    n;
+
+    if (ms <= 0) {
+        snprintf(out, 32, "-");
+        return;
+    }
+    s = (time_t)(ms / 1000);
+    if (gmtime_r(&s, &tm) == NULL) {
+        snprintf(out, 32, "%" PRId64, ms);
+        return;
+    }
+    snprintf(tmp, sizeof(tmp), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+             tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+             tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+    n = strlen(tmp) < 31 ? strlen(tmp) : 31;
+    memcpy(out, tmp, n);
+    out[n] = '\0';
+}
+
+void
+arb_event_line(arb_buf_t *out, const arb_event_t *ev)
+{
+    const arb_setup_t *s = ev->setup;
+    size_t             i;
+
+    if (ev->kind != ARB_EV_OPEN || s == NULL) {
+        arb_transcript_event_line(out, ev);
+        return;
+    }
+    /* The header is several transcript lines; one line keeps the listing
+     * one event per line. */
+    arb_buf_printf(out, "open game: %s; players:", s->game);
+    for (i = 0; i < s->nplayers; i++) {
+        arb_buf_printf(out, " %s", s->players[i].name);
+        if (s->players[i].team >= 0 && (size_t)s->players[i].team < s->nteams)
+            arb_buf_printf(out, ":%s", s->teams[s->players[i].team]);
+    }
+    for (i = 0; i < s->noptions; i++)
+        arb_buf_printf(out, "; %s: %s", s->options[i].key,
+                       s->options[i].value);
+    if (s->deal.kind != ARB_DEAL_NONE)
+        arb_buf_printf(out, "; deal: %s", s->deal.kind == ARB_DEAL_ORDER
+                       ? "order" : s->deal.kind == ARB_DEAL_SEED ? "seed"
+                       : "commit");
+}
+
+int
+arb_event_json(arb_buf_t *out, const char *match, uint64_t seq,
+               int64_t time_ms, const unsigned char *hash,
+               const arb_event_t *ev)
+{
+    arb_buf_t line = ARB_BUF_INIT;
+    json_t   *o = json_object();
+    char      iso[32], hex[ARB_HASH_HEX];
+    int       i, rc = 0;
+
+    arb_iso_time(iso, time_ms);
+    arb_event_line(&line, ev);
+    if (hash != NULL)
+        for (i = 0; i < ARB_HASH_LEN; i++)
+            snprintf(hex + 2 * i, 3, "%02x", hash[i]);
+    if (match != NULL)
+        rc |= arb_json_set(o, "match", arb_json_string(match));
+    rc |= arb_json_set(o, "seq", json_integer((json_int_t)seq));
+    rc |= arb_json_set(o, "time", arb_json_string(iso));
+    rc |= arb_json_set(o, "time_ms", json_integer((json_int_t)time_ms));
+    rc |= arb_json_set(o, "actor", arb_json_string_or_null(ev->actor));
+    rc |= arb_json_set(o, "kind",
+                       arb_json_string(arb_event_kind_name(ev->kind)));
+    rc |= arb_json_set(o, "line", arb_json_string(arb_buf_cstr(&line)));
+    rc |= arb_json_set(o, "hash", hash != NULL ? arb_json_string(hex)
+                                               : json_null());
+    if (line.oom)
+        rc = -1;
+    if (rc == 0)
+        rc = arb_json_put(out, o);
+    json_decref(o);
+    arb_buf_free(&line);
+    return rc != 0 ? ARB_ENOMEM : 0;
+}

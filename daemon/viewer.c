@@ -1,0 +1,86 @@
+/*
+ * viewer.c - what one connection may see of a match (docs/VIEWS.md).
+ *
+ * DESIGN: the role picks the viewer, core/view.h writes for it.  Scorers
+ * and arbiters see everything; a player token sees its own seat of its own
+ * match; every other reader, and a player on any other match, gets the
+ * public view.  The answers that carry a match's state or events (state,
+ * events, subscription pushes) all ask here, so no read path can forget
+ * the filter.  Games whose moves hide nothing cost one table look-up.
+ */
+#include <string.h>
+
+#include "core/err.h"
+#include "core/rules.h"
+#include "daemon/server.h"
+
+arb_viewer_t
+arb_conn_viewer(const arb_conn_t *c, const char *match,
+                const arb_setup_t *setup)
+{
+    arb_viewer_t who = { ARB_VIEW_PUBLIC, 0 };
+    int          seat;
+
+    if (c->role >= ARB_ROLE_SCORER) {
+        who.kind = ARB_VIEW_ALL;
+    } else if (c->role == ARB_ROLE_PLAYER && c->nmatches == 1
+               && strcmp(c->matches[0], match) == 0 && setup != NULL
+               && (seat = arb_setup_seat(setup, c->seat)) >= 0) {
+        who.kind = ARB_VIEW_SEAT;
+        who.seat = (unsigned)seat;
+    }
+    return who;
+}
+
+int
+arb_conn_event_view(arb_conn_t *c, arb_live_t *l, const char *match,
+                    const void **bytes, size_t *len,
+                    const unsigned char **hash, arb_buf_t *tmp)
+{
+    const arb_rules_t *rules;
+    arb_match_info_t   info;
+    arb_setup_t        bare;
+    const arb_setup_t *setup = NULL;
+    arb_viewer_t       who;
+    int                closed, rc;
+
+    if (c->role >= ARB_ROLE_SCORER)
+        return 0;
+    if (l != NULL) {
+        rules = arb_rules_find(l->game);
+        closed = l->closed;
+    } else {
+        /* A subscription to every match: nothing of this one is at hand
+         * but what the store's summary says. */
+        rc = arb_store_match(c->srv->store, match, &info, NULL);
+        if (rc != 0)
+            return rc;
+        rules = arb_rules_find(info.game);
+        closed = info.closed;
+    }
+    if (closed || rules == NULL || rules->conceal == NULL)
+        return 0;
+    if (l == NULL && c->role == ARB_ROLE_PLAYER && c->nmatches == 1
+        && strcmp(c->matches[0], match) == 0
+        && (rc = arb_live_get(c->srv, match, &l, NULL)) != 0)
+        return rc;
+    if (l != NULL && l->m != NULL) {
+        setup = arb_match_setup(l->m);
+    } else {
+        /* Seats matter only to a player of this match, who got its live
+         * entry above: to everyone else a hidden argument is nobody's. */
+        memset(&bare, 0, sizeof(bare));
+        bare.game = (char *)rules->game;
+        setup = &bare;
+    }
+    who = arb_conn_viewer(c, match, setup);
+    if (arb_view_hides_hashes(rules->game, closed, &who))
+        *hash = NULL;
+    rc = arb_view_event_bytes(tmp, *bytes, *len, setup, closed, &who);
+    if (rc == 1) {
+        *bytes = tmp->data;
+        *len = tmp->len;
+        rc = 0;
+    }
+    return rc;
+}

@@ -1,0 +1,518 @@
+/*
+ * test_leak.c - no hidden card leaves the recorder for a viewer that may
+ * not see it (docs/VIEWS.md), through a real daemon.
+ *
+ * A whole Tsukurutenten match (deals by the header's order and by deal
+ * moves, draws that name their chip) and a whole Chắn hand are recorded
+ * with `arbiter load`, left open, and read back as a reader and as the
+ * player of each of two seats: the state at every seq, the events, the
+ * pushes of a live all-matches subscription, of a catch-up one per match
+ * and of a catch-up all-matches one, the match list and the checkpoint.
+ * Nothing of tests/leak.h's forbidden set may appear; a player must see
+ * its own hand and its own drawn chips.  After the close, every viewer
+ * gets every event as recorded.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "core/codec.h"
+#include "core/deal.h"
+#include "core/err.h"
+#include "core/ledger/history.h"
+#include "core/transcript.h"
+#include "tests/daemon_harness.h"
+#include "tests/leak.h"
+#include "tests/test.h"
+
+typedef struct game {
+    const char *file, *match;
+    const char *tok[2];         /* player tokens of seats 0 and 1 */
+    int         hides_hashes;   /* the game conceals move arguments */
+} game_t;
+
+static const game_t games[] = {
+    { "tests/data/tsuku-simple.txt", "TT-simple-1",
+      { "leak-tt-ann-token-0123", "leak-tt-bob-token-0123" }, 1 },
+    { "tests/data/chan-u-chi-tom.txt", "CHAN-EX-1",
+      { "leak-ch-an-token-01234", "leak-ch-binh-token-0123" }, 0 },
+};
+
+#define PLAYER_TOKENS \
+    "token = leak-tt-ann-token-0123 player tt-ann TT-simple-1 ann\n" \
+    "token = leak-tt-bob-token-0123 player tt-bob TT-simple-1 bob\n" \
+    "token = leak-ch-an-token-01234 player ch-an CHAN-EX-1 an\n" \
+    "token = leak-ch-binh-token-0123 player ch-binh CHAN-EX-1 binh\n"
+
+/* The record as the test knows it: the transcript with its deal. */
+typedef struct record {
+    arb_history_t  h;
+    char          *secret;
+    unsigned char (*hash)[ARB_HASH_LEN];   /* hash[i] of event seq i + 1 */
+} record_t;
+
+static msgpack_unpacked res;
+
+/* A request of n string/uint fields: "s" then key, value; "u" key, value. */
+static int
+call(arb_client_t *cl, const char *op, const char *fmt, ...)
+{
+    msgpack_packer *pk;
+    arb_buf_t       why = ARB_BUF_INIT;
+    va_list         ap;
+    size_t          i, n = strlen(fmt);
+    int             rc;
+
+    arb_client_begin(cl, &pk, op, n);
+    va_start(ap, fmt);
+    for (i = 0; i < n; i++) {
+        arb_mp_pack_cstr(pk, va_arg(ap, const char *));
+        if (fmt[i] == 's')
+            arb_mp_pack_cstr(pk, va_arg(ap, const char *));
+        else
+            msgpack_pack_uint64(pk, va_arg(ap, uint64_t));
+    }
+    va_end(ap);
+    rc = arb_client_call(cl, &res, &why);
+    arb_buf_free(&why);
+    return rc;
+}
+
+/* The whole message just read, re-packed: what went over the wire. */
+static void
+raw_of(arb_buf_t *out, const msgpack_object *o)
+{
+    msgpack_packer pk;
+
+    out->len = 0;
+    arb_mp_packer_init(&pk, out);
+    msgpack_pack_object(&pk, *o);
+}
+
+/* Checks one event item {seq, [hash], event} or push against `bad`: its
+ * bytes, and its decoded line.  Fills *line with the line. */
+static void
+check_item(const msgpack_object *item, const leak_set_t *bad,
+           const char *who, arb_buf_t *line, uint64_t *seq)
+{
+    arb_buf_t          raw = ARB_BUF_INIT;
+    arb_event_t        ev;
+    const char        *bytes;
+    size_t             len;
+    const leak_item_t *hit;
+
+    raw_of(&raw, item);
+    hit = leak_find(bad, raw.data, raw.len);
+    if (hit != NULL)
+        fprintf(stderr, "%s: an event frame shows %s\n", who, hit->why);
+    CHECK(hit == NULL);
+    line->len = 0;
+    *seq = UINT64_MAX;
+    if (arb_mp_get_uint(item, "seq", seq) != 0
+        || arb_mp_get_bytes(item, "event", &bytes, &len) != 0
+        || arb_event_decode(&ev, bytes, len, NULL) != 0) {
+        CHECK(!"an event item without seq or a decodable event");
+        arb_buf_free(&raw);
+        return;
+    }
+    leak_event_line(line, &ev);
+    hit = leak_find(bad, line->data, line->len);
+    if (hit != NULL)
+        fprintf(stderr, "%s: seq %llu '%s' shows %s\n", who,
+                (unsigned long long)*seq, arb_buf_cstr(line), hit->why);
+    CHECK(hit == NULL);
+    arb_event_clear(&ev);
+    arb_buf_free(&raw);
+}
+
+static int
+record_load(record_t *r, const game_t *g)
+{
+    FILE         *f = fopen(g->file, "r");
+    char          text[16384];
+    size_t        len;
+    arb_buf_t     why = ARB_BUF_INIT, sec = ARB_BUF_INIT;
+    const char   *kind;
+    int           rc;
+
+    memset(r, 0, sizeof(*r));
+    if (f == NULL)
+        return -1;
+    len = fread(text, 1, sizeof(text), f);
+    fclose(f);
+    rc = arb_transcript_parse(&r->h, text, len, &why);
+    if (rc == 0 && arb_deal_secret(&r->h.open.setup->deal, &sec, &kind) == 0)
+        r->secret = strdup(arb_buf_cstr(&sec));
+    if (rc != 0)
+        fprintf(stderr, "%s: %s\n", g->file, arb_buf_cstr(&why));
+    arb_buf_free(&why);
+    arb_buf_free(&sec);
+    return rc;
+}
+
+static void
+record_free(record_t *r)
+{
+    arb_history_clear(&r->h);
+    free(r->secret);
+    free(r->hash);
+}
+
+/* The match replayed with its deal after seq `at`. */
+static arb_match_t *
+replay_at(record_t *r, uint64_t at)
+{
+    arb_match_t  *m = NULL;
+    arb_verdict_t v;
+    size_t        bad;
+
+    if (arb_history_replay(&r->h, at, &m, &bad, &v) != 0) {
+        arb_match_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static int
+forbidden(leak_set_t *s, record_t *r, uint64_t at, const arb_viewer_t *who)
+{
+    arb_match_t *m = replay_at(r, at);
+    int          rc;
+
+    memset(s, 0, sizeof(*s));
+    if (m == NULL)
+        return -1;
+    rc = leak_forbidden(s, m, r->h.events,
+                        (const unsigned char (*)[ARB_HASH_LEN])r->hash,
+                        r->h.nevents, at, r->secret, who);
+    arb_match_free(m);
+    return rc;
+}
+
+/* The recorded hashes, read as the arbiter. */
+static int
+read_hashes(record_t *r, const game_t *g)
+{
+    arb_client_t         *cl = harness_connect(HARNESS_ARBITER);
+    const msgpack_object *evs;
+    const char           *h;
+    size_t                i, hl;
+    uint64_t              seq;
+    int                   rc = -1;
+
+    r->hash = calloc(r->h.nevents + 1, ARB_HASH_LEN);
+    if (cl == NULL || r->hash == NULL
+        || call(cl, "events", "s", "match", g->match) != 0
+        || (evs = arb_client_get(&res, "events")) == NULL
+        || evs->via.array.size != r->h.nevents + 1)
+        goto done;
+    for (i = 1; i < evs->via.array.size; i++)
+        if (arb_mp_get_uint(&evs->via.array.ptr[i], "seq", &seq) != 0
+            || seq != i
+            || arb_mp_get_bytes(&evs->via.array.ptr[i], "hash", &h, &hl)
+            || hl != ARB_HASH_LEN)
+            goto done;
+        else
+            memcpy(r->hash[i - 1], h, ARB_HASH_LEN);
+    rc = 0;
+done:
+    arb_client_close(cl);
+    return rc;
+}
+
+/* The state at every seq, as `who` through token `tok`. */
+static void
+check_states(record_t *r, const game_t *g, const char *tok,
+             const arb_viewer_t *who)
+{
+    arb_client_t         *cl = harness_connect(tok);
+    const msgpack_object *js;
+    const leak_item_t    *hit;
+    leak_set_t            bad;
+    arb_match_t          *m;
+    arb_buf_t             own = ARB_BUF_INIT, want = ARB_BUF_INIT;
+    uint64_t              at;
+    size_t                seen = 0;
+
+    CHECK(cl != NULL);
+    for (at = 0; cl != NULL && at <= r->h.nevents; at++) {
+        CHECK_INT(forbidden(&bad, r, at, who), 0);
+        CHECK_INT(call(cl, "state", "su", "match", g->match, "at", at), 0);
+        js = arb_client_get(&res, "json");
+        CHECK(js != NULL && js->type == MSGPACK_OBJECT_STR);
+        if (js == NULL || js->type != MSGPACK_OBJECT_STR) {
+            leak_set_free(&bad);
+            break;
+        }
+        hit = leak_find(&bad, js->via.str.ptr, js->via.str.size);
+        if (hit != NULL)
+            fprintf(stderr, "%s state at %llu shows %s\n", g->match,
+                    (unsigned long long)at, hit->why);
+        CHECK(hit == NULL);
+        if (who->kind == ARB_VIEW_SEAT && (m = replay_at(r, at)) != NULL) {
+            /* its own hand, exactly */
+            own.len = want.len = 0;
+            leak_hand(&own, m, who->seat);
+            arb_buf_puts(&want, "\"hand_cards\":");
+            arb_buf_add(&want, own.data, own.len);
+            CHECK(own.len > 0 && memmem(js->via.str.ptr, js->via.str.size,
+                                        want.data, want.len) != NULL);
+            seen += own.len > 2;
+            arb_match_free(m);
+        }
+        leak_set_free(&bad);
+    }
+    if (who->kind == ARB_VIEW_SEAT)
+        CHECK(seen > 0);
+    arb_buf_free(&own);
+    arb_buf_free(&want);
+    arb_client_close(cl);
+}
+
+/* How many of the record's moves `who` sees with every argument. */
+static size_t
+count_whole_lines(const record_t *r, const arb_viewer_t *who)
+{
+    const arb_setup_t *setup = r->h.open.setup;
+    const arb_rules_t *rules = arb_rules_find(setup->game);
+    size_t             i, n = 0;
+    int                owner;
+
+    for (i = 0; i < r->h.nevents; i++) {
+        const arb_event_t *ev = &r->h.events[i];
+        owner = -1;
+        if (ev->kind != ARB_EV_MOVE)
+            continue;
+        if (rules->conceal == NULL
+            || rules->conceal(setup, ev, &owner) >= ev->nargs
+            || (who->kind == ARB_VIEW_SEAT && owner >= 0
+                && (unsigned)owner == who->seat))
+            n++;
+        else if (who->kind == ARB_VIEW_ALL)
+            n++;
+    }
+    return n;
+}
+
+/* The events as `who` gets them: nothing forbidden; every move it may see
+ * whole is whole (its own draws included). */
+static void
+check_events(record_t *r, const game_t *g, const char *tok,
+             const arb_viewer_t *who, const leak_set_t *bad)
+{
+    arb_client_t         *cl = harness_connect(tok);
+    const msgpack_object *evs;
+    arb_buf_t             line = ARB_BUF_INIT, want = ARB_BUF_INIT;
+    uint64_t              seq;
+    size_t                i, whole = 0;
+
+    CHECK(cl != NULL);
+    if (cl == NULL || call(cl, "events", "s", "match", g->match) != 0
+        || (evs = arb_client_get(&res, "events")) == NULL) {
+        CHECK(!"events read");
+        arb_client_close(cl);
+        return;
+    }
+    /* after the close, the close too */
+    CHECK(evs->via.array.size >= r->h.nevents + 1);
+    for (i = 0; i < evs->via.array.size; i++) {
+        check_item(&evs->via.array.ptr[i], bad, tok, &line, &seq);
+        if (seq == 0 || seq > r->h.nevents)
+            continue;
+        want.len = 0;
+        leak_event_line(&want, &r->h.events[seq - 1]);
+        whole += r->h.events[seq - 1].kind == ARB_EV_MOVE
+                 && strcmp(arb_buf_cstr(&line), arb_buf_cstr(&want)) == 0;
+    }
+    CHECK_INT(whole, count_whole_lines(r, who));
+    arb_buf_free(&line);
+    arb_buf_free(&want);
+    arb_client_close(cl);
+}
+
+/* Reads the pushes of subscription connection cl until seq `last` of the
+ * match arrived; each is checked.  Returns how many events of the match. */
+static size_t
+drain(arb_client_t *cl, const game_t *g, const leak_set_t *bad,
+      const char *who, uint64_t last)
+{
+    arb_buf_t             why = ARB_BUF_INIT, line = ARB_BUF_INIT;
+    const msgpack_object *m;
+    uint64_t              seq;
+    size_t                n = 0;
+
+    while (arb_client_read(cl, &res, &why) == 0) {
+        m = arb_client_get(&res, "match");
+        if (arb_client_get(&res, "push") == NULL || m == NULL
+            || m->type != MSGPACK_OBJECT_STR)
+            continue;
+        if (m->via.str.size != strlen(g->match)
+            || memcmp(m->via.str.ptr, g->match, m->via.str.size) != 0)
+            continue;
+        check_item(&res.data, bad, who, &line, &seq);
+        n++;
+        if (seq == last)
+            break;
+    }
+    arb_buf_free(&why);
+    arb_buf_free(&line);
+    return n;
+}
+
+static void
+check_list_and_checkpoint(const game_t *g, const char *tok,
+                          const leak_set_t *bad)
+{
+    arb_client_t      *cl = harness_connect(tok);
+    arb_buf_t          raw = ARB_BUF_INIT;
+    const leak_item_t *hit = NULL;
+    int                rc;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    CHECK_INT(call(cl, "matches", ""), 0);
+    raw_of(&raw, &res.data);
+    hit = leak_find(bad, raw.data, raw.len);
+    CHECK(hit == NULL);
+    rc = call(cl, "checkpoint", "s", "match", g->match);
+    /* a signed head of an open concealing match waits for the close */
+    CHECK_INT(rc != 0, g->hides_hashes);
+    raw_of(&raw, &res.data);
+    hit = leak_find(bad, raw.data, raw.len);
+    CHECK(hit == NULL);
+    arb_buf_free(&raw);
+    arb_client_close(cl);
+}
+
+/* What `arbiter CMD --json` prints for token tok: 1 when it holds want. */
+static int
+cli_shows(const char *tok, const char *cmd, const char *want)
+{
+    char  line[2048], buf[1200];
+    FILE *p;
+    int   found = 0;
+
+    snprintf(buf, sizeof(buf), "ARBITER_SERVER=unix:%s ARBITER_TOKEN=%s "
+             "bin/arbiter %s --json", harness_sock, tok, cmd);
+    if ((p = popen(buf, "r")) == NULL)
+        return 0;
+    while (fgets(line, sizeof(line), p) != NULL)
+        found |= strstr(line, want) != NULL;
+    pclose(p);
+    return found;
+}
+
+/* A player token reads; it writes nothing, and says what it is. */
+static void
+check_player_writes_nothing(const game_t *g)
+{
+    arb_client_t         *cl = harness_connect(NULL);
+    arb_buf_t             why = ARB_BUF_INIT;
+    const msgpack_object *role;
+    char                  code[32];
+
+    CHECK(cl != NULL && call(cl, "auth", "s", "token", g->tok[0]) == 0);
+    role = arb_client_get(&res, "role");
+    CHECK(role != NULL && role->type == MSGPACK_OBJECT_STR
+          && role->via.str.size == 6
+          && memcmp(role->via.str.ptr, "player", 6) == 0);
+    CHECK(cl != NULL && call(cl, "append", "sss", "match", g->match,
+                             "kind", "note", "text", "hello") != 0);
+    CHECK_STR(arb_client_error_code(&res, code, sizeof(code)), "forbidden");
+    arb_buf_free(&why);
+    arb_client_close(cl);
+}
+
+static void
+test_game(const game_t *g)
+{
+    record_t      r;
+    arb_client_t *live[3], *cl;
+    const char   *tok[3] = { HARNESS_READER, g->tok[0], g->tok[1] };
+    arb_viewer_t  who[3] = { { ARB_VIEW_PUBLIC, 0 }, { ARB_VIEW_SEAT, 0 },
+                             { ARB_VIEW_SEAT, 1 } };
+    leak_set_t    bad[3];
+    char          cmd[1200];
+    int           i, loaded;
+
+    CHECK_INT(record_load(&r, g), 0);
+    CHECK(r.secret != NULL);
+    check_player_writes_nothing(g);
+    /* live pushes: all-matches subscriptions opened before the load */
+    for (i = 0; i < 3; i++) {
+        live[i] = harness_connect(tok[i]);
+        CHECK(live[i] != NULL
+              && call(live[i], "subscribe", "") == 0);
+    }
+    snprintf(cmd, sizeof(cmd), "ARBITER_SERVER=unix:%s ARBITER_TOKEN=%s "
+             "bin/arbiter load %s >/dev/null", harness_sock, HARNESS_ARBITER,
+             g->file);
+    loaded = system(cmd);
+    CHECK_INT(loaded, 0);
+    CHECK_INT(read_hashes(&r, g), 0);
+    if (loaded != 0 || r.hash == NULL)
+        goto done;
+    for (i = 0; i < 3; i++) {
+        CHECK_INT(forbidden(&bad[i], &r, r.h.nevents, &who[i]), 0);
+        CHECK(bad[i].n > 0);
+        /* the live pushes, then a catch-up of the match and of the log */
+        CHECK_INT(drain(live[i], g, &bad[i], tok[i], r.h.nevents),
+                  r.h.nevents + 1);
+        cl = harness_connect(tok[i]);
+        CHECK(cl != NULL && call(cl, "subscribe", "su", "match", g->match,
+                                 "from", (uint64_t)0) == 0);
+        CHECK_INT(drain(cl, g, &bad[i], tok[i], r.h.nevents),
+                  r.h.nevents + 1);
+        arb_client_close(cl);
+        cl = harness_connect(tok[i]);
+        CHECK(cl != NULL && call(cl, "subscribe", "u", "from",
+                                 (uint64_t)1) == 0);
+        CHECK_INT(drain(cl, g, &bad[i], tok[i], r.h.nevents),
+                  r.h.nevents + 1);
+        arb_client_close(cl);
+        check_events(&r, g, tok[i], &who[i], &bad[i]);
+        check_states(&r, g, tok[i], &who[i]);
+        check_list_and_checkpoint(g, tok[i], &bad[i]);
+        leak_set_free(&bad[i]);
+    }
+    /* The command line says what it was not given: null, not a guess. */
+    snprintf(cmd, sizeof(cmd), "events --match %s", g->match);
+    CHECK_INT(cli_shows(HARNESS_READER, cmd, "\"hash\":null"),
+              g->hides_hashes);
+    CHECK_INT(cli_shows(HARNESS_READER, "matches", "\"head\":null"),
+              g->hides_hashes);
+    /* After the close every viewer gets every event as recorded. */
+    cl = harness_connect(HARNESS_ARBITER);
+    CHECK(cl != NULL && call(cl, "append", "ss", "match", g->match, "kind",
+                             "close") == 0);
+    arb_client_close(cl);
+    {
+        arb_viewer_t all = { ARB_VIEW_ALL, 0 };
+        leak_set_t   none;
+
+        memset(&none, 0, sizeof(none));
+        for (i = 0; i < 3; i++)
+            check_events(&r, g, tok[i], &all, &none);
+    }
+done:
+    for (i = 0; i < 3; i++)
+        arb_client_close(live[i]);
+    record_free(&r);
+}
+
+int
+main(void)
+{
+    size_t i;
+
+    (void)harness_send_raw;     /* every request here is well formed */
+    msgpack_unpacked_init(&res);
+    if (harness_init(PLAYER_TOKENS, 240) != 0)
+        return 1;
+    harness_start();
+    for (i = 0; i < sizeof(games) / sizeof(games[0]); i++)
+        test_game(&games[i]);
+    msgpack_unpacked_destroy(&res);
+    return harness_done(TEST_END());
+}
