@@ -17,6 +17,7 @@
 
 #define ARB_STREAM_TIMEOUT_DEFAULT 2000
 #define ARB_STREAM_RECONNECT_MS    250
+#define ARB_STREAM_URLS_MAX        16
 
 static int
 id_char_ok(int c)
@@ -195,6 +196,30 @@ why_set(arb_buf_t *why, const char *msg)
     }
 }
 
+/* libnats 3.4.1 fails to connect with a comma-separated URL list given
+ * to natsOptions_SetURL ("No server available"), so the list is split
+ * and given as servers. */
+static natsStatus
+set_servers(natsOptions *o, const char *urls)
+{
+    const char *v[ARB_STREAM_URLS_MAX];
+    char        buf[1024], *p, *save = NULL;
+    int         n = 0;
+
+    if (strlen(urls) >= sizeof(buf))
+        return NATS_INVALID_ARG;
+    memcpy(buf, urls, strlen(urls) + 1);
+    for (p = strtok_r(buf, ", ", &save); p != NULL;
+         p = strtok_r(NULL, ", ", &save)) {
+        if (n == ARB_STREAM_URLS_MAX)
+            return NATS_INVALID_ARG;
+        v[n++] = p;
+    }
+    if (n == 0)
+        return NATS_INVALID_ARG;
+    return natsOptions_SetServers(o, v, n);
+}
+
 int
 arb_stream_opts(natsOptions **out, const arb_stream_conf_t *conf,
                 arb_buf_t *why)
@@ -210,7 +235,7 @@ arb_stream_opts(natsOptions **out, const arb_stream_conf_t *conf,
     }
     s = natsOptions_Create(&o);
     if (s == NATS_OK)
-        s = natsOptions_SetURL(o, conf->urls);
+        s = set_servers(o, conf->urls);
     if (s != NATS_OK) {
         natsOptions_Destroy(o);
         if (why != NULL) {

@@ -23,7 +23,7 @@ urls = $URLS
 recorder = $1
 owns = $2
 CONF
-    bin/arbiterd --config "$T/$1.conf" --log-level warn 2>> "$T/$1.log" \
+    bin/arbiterd --config "$T/$1.conf" --log-level ${LOGLEVEL:-warn} 2>> "$T/$1.log" \
         < /dev/null > /dev/null &
     pids="$pids $!"
     eval "pid_$1=$!"
@@ -34,7 +34,7 @@ CONF
 start_replica() {
     rm -f "$T/$1.sock"
     bin/arbiterd --replica-of "$URLS" --data "$T/$1" --listen "unix:$T/$1.sock" \
-        --log-level warn 2>> "$T/$1.log" < /dev/null > /dev/null &
+        --log-level ${LOGLEVEL:-warn} 2>> "$T/$1.log" < /dev/null > /dev/null &
     pids="$pids $!"
     eval "pid_$1=$!"
     wait_sock "$T/$1.sock"
