@@ -1,6 +1,6 @@
 /*
  * arbiter restore - a data directory rebuilt from the replicated stream
- * (NATS JetStream, docs/SCALE.md "Restore").
+ * (NATS JetStream, docs/REPLICA.md).
  *
  * DESIGN: the stream is not trusted to be complete (nats-server 2.9.10 can
  * lose acknowledged messages).  Every event goes through the mirror
@@ -53,7 +53,7 @@ usage(FILE *f)
         "The result is built in DIR.partial, checked in full as 'arbiter\n"
         "check' does, then renamed to DIR; start the recorder on it with\n"
         "'arbiterd --data DIR'.  Events lost from the stream's tail cannot\n"
-        "be seen here: see docs/SCALE.md for what each mode promises.\n"
+        "be seen here: docs/REPLICA.md says what each mode promises.\n"
         "At a terminal the progress is shown on stderr.\n\n"
         "Exit status: 0 restored and verified, 1 the stream is incomplete\n"
         "or does not verify, 2 usage, connection or I/O error.\n");
