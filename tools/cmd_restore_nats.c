@@ -74,15 +74,6 @@ on_problem(void *ud, const char *match_id, uint64_t seq, const char *msg)
     fprintf(stderr, "arbiter restore: %s\n", msg);
 }
 
-static int64_t
-mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Reads the stream up to its last sequence as of the start into the
  * mirror.  0, or 2 with the reason printed. */
 static int
@@ -94,7 +85,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
     arb_buf_t            why = ARB_BUF_INIT;
     ops_progress_t       pr;
     uint64_t             at = 0;
-    int64_t              idle_since = mono_ms();
+    int64_t              idle_since = ops_mono_ms();
     size_t               plen = prefix != NULL ? strlen(prefix) : 0;
     int                  rc, status = 2;
 
@@ -110,7 +101,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
     while (at < last) {
         rc = arb_stream_reader_next(rd, &msg, 500, &why);
         if (rc == ARB_EAGAIN) {
-            if (mono_ms() - idle_since > IDLE_MS) {
+            if (ops_mono_ms() - idle_since > IDLE_MS) {
                 fprintf(stderr, "arbiter restore: the stream stopped "
                         "delivering at sequence %" PRIu64 " of %" PRIu64
                         "\n", at, last);
@@ -129,7 +120,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
             fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
             goto done;
         }
-        idle_since = mono_ms();
+        idle_since = ops_mono_ms();
         at = msg.stream_seq;
         (*read)++;
         if (plen != 0 && strncmp(msg.match_id, prefix, plen) != 0) {
@@ -224,13 +215,13 @@ cmd_restore_nats(int argc, char **argv)
                 arb_buf_cstr(&why) ? arb_buf_cstr(&why) : "out of memory");
         goto done;
     }
-    t0 = mono_ms();
+    t0 = ops_mono_ms();
     status = read_stream(st, mir, prefix, last, &read);
     if (status != 0)
         goto done;
     arb_mirror_stats(mir, &ms);
     {
-        int64_t ms_taken = mono_ms() - t0;
+        int64_t ms_taken = ops_mono_ms() - t0;
 
         printf("arbiter restore: read %" PRIu64 " messages of stream %s "
                "(sequences up to %" PRIu64 ") in %.3f s: %" PRIu64

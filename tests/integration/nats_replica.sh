@@ -5,13 +5,8 @@
 # without a gap after its own restart and a NATS node's kill -9.
 # Ports: ARB_NATS_PORT_BASE (default 16300).
 . tests/common.sh
-command -v nats-server > /dev/null || {
-    echo "nats_replica.sh: nats-server not installed: 0 passed, 1 failed"; exit 1; }
-BASE=${ARB_NATS_PORT_BASE:-16300}
-NATS_DIR=$T/nats
 . tests/cluster/nats.sh
-nats_up "$NATS_DIR" 3 "$BASE" || { echo "nats_replica.sh: 0 passed, 1 failed"; exit 1; }
-URLS=$(nats_urls "$NATS_DIR")
+nats_test_up nats_replica.sh 3 16300
 . tests/cluster/recorders.sh
 
 start_replicating east E.

@@ -4,13 +4,8 @@
 # check, and the restored directory serves as a recorder.  (Incomplete and
 # forged streams: test_stream_mirror.)  Ports: ARB_NATS_PORT_BASE (default 16100).
 . tests/common.sh
-command -v nats-server > /dev/null || {
-    echo "nats_restore.sh: nats-server not installed: 0 passed, 1 failed"; exit 1; }
-BASE=${ARB_NATS_PORT_BASE:-16100}
-NATS_DIR=$T/nats
 . tests/cluster/nats.sh
-nats_up "$NATS_DIR" 1 "$BASE" || { echo "nats_restore.sh: 0 passed, 1 failed"; exit 1; }
-URLS=$(nats_urls "$NATS_DIR")
+nats_test_up nats_restore.sh 1 16100
 . tests/cluster/recorders.sh
 
 start_replicating east E.
