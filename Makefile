@@ -170,6 +170,18 @@ fuzzers: deps-check $(FUZZERS)
 bench: all
 	@sh tests/bench/run.sh $(BUILD)
 
+# A 3-node JetStream cluster, two replicating recorders and a read replica
+# on loopback, in the foreground (docs/SCALE.md).
+run-cluster: all
+	@sh tests/cluster/run_cluster.sh
+.PHONY: run-cluster
+
+# Replication to NATS JetStream (docs/SCALE.md): a 3-node cluster on
+# loopback; local only vs async vs sync at 16 and 256 tables, and the lag.
+bench-cluster: all
+	@BUILD=$(BUILD) sh tests/bench/cluster.sh
+.PHONY: bench-cluster
+
 # Binaries, the configuration (never over an operator's own), the systemd
 # unit with this install's paths and its user, the manual pages and the
 # bash completion.  docs/OPERATIONS.md: the steps after it.

@@ -175,7 +175,7 @@ arb_commit_ack(arb_server_t *srv, arb_pending_t *p)
             arb_mp_pack_kv_uint(&pk, "seq", p->ap.seq);
             arb_mp_pack_kv_bin(&pk, "hash", p->ap.hash, ARB_HASH_LEN);
             arb_mp_pack_kv_uint(&pk, "pos", p->ap.pos);
-            arb_mp_pack_kv_bool(&pk, "dup", i > 0);
+            arb_mp_pack_kv_bool(&pk, "dup", i > 0 || p->retry);
             arb_conn_send_owed(c, &b);
         }
         if (c->inflight-- == srv->cfg.inq_max)

@@ -252,9 +252,15 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         /* Sections: [replicate] (daemon/replicate.h) and [replica]
          * (daemon/replica.h). */
         if (*k == '[') {
-            if (!tokens_only && strcmp(k, "[replicate]") == 0) {
+            if (tokens_only) {
+                arb_buf_printf(why, "%s: line %u: a tokens file holds only "
+                               "'token =' lines", path, line);
+                rc = ARB_EINVAL;
+                break;
+            }
+            if (strcmp(k, "[replicate]") == 0) {
                 section = 1;
-            } else if (!tokens_only && strcmp(k, "[replica]") == 0) {
+            } else if (strcmp(k, "[replica]") == 0) {
                 section = 2;
             } else {
                 arb_buf_printf(why, "%s: line %u: unknown section %s (the "

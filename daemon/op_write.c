@@ -228,7 +228,8 @@ check_idem(arb_request_t *r, arb_live_t *l, const char *cid,
         arb_reply_error(r->c, r->id, "idempotency", NULL,
                         "client event id '%s' already names a different "
                         "event (seq %llu)", cid, (unsigned long long)seq);
-    else
+    else if (!arb_repl_hold_retry(r->c->srv, l, seq, pos, x.hash, r->c,
+                                  r->id))
         reply_dup(r, l->id, seq, pos, x.hash);
     arb_event_clear(&x.ev);
     return 1;

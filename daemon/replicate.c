@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "core/err.h"
 #include "daemon/log.h"
 #include "daemon/replicate_int.h"
@@ -108,6 +110,7 @@ static void
 disconnected_cb(natsConnection *nc, void *ud)
 {
     arb_repl_t *r = ud;
+    int         stopping;
 
     (void)nc;
     pthread_mutex_lock(&r->mu);
@@ -115,7 +118,10 @@ disconnected_cb(natsConnection *nc, void *ud)
         r->st.connected = 0;
         r->st.disconnects++;
     }
+    stopping = r->stop;
     pthread_mutex_unlock(&r->mu);
+    if (stopping)
+        return;                 /* our own close at stop */
     arb_log_ev(ARB_LOG_WARN, "replicate_disconnected", NULL,
                "replicate: NATS connection lost; reconnecting (events keep "
                "being committed and acknowledged locally)");
@@ -322,6 +328,43 @@ arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
     r->st.republished++;
     pthread_mutex_unlock(&r->mu);
     return 0;
+}
+
+/* The deal secret of a dealt match, sealed under the replication key, on
+ * arbiter.deal.<token>, right after its open was acked and before seq 1
+ * is sent (docs/DEAL.md: the secret stays outside the chain until the
+ * close reveals it).  Its Nats-Msg-Id "<match>/deal" makes a repeat a
+ * duplicate.  0 when there is none or it went out. */
+static int
+put_deal(arb_repl_t *r, const char *match, arb_buf_t *why)
+{
+    arb_buf_t    sec = ARB_BUF_INIT;
+    natsMsg     *m = NULL;
+    jsPubOptions po;
+    jsPubAck    *pa = NULL;
+    jsErrCode    jerr = 0;
+    natsStatus   s;
+    int          rc;
+
+    if (!r->have_key)
+        return 0;
+    rc = arb_store_secret(r->store, match, &sec, NULL);
+    if (rc != 0) {
+        arb_buf_free(&sec);
+        return rc == ARB_ENOTFOUND ? 0 : rc;
+    }
+    rc = arb_stream_deal_msg(&m, match, arb_buf_cstr(&sec), r->key,
+                             r->conf->recorder);
+    sodium_memzero(sec.data, sec.len);
+    arb_buf_free(&sec);
+    if (rc != 0)
+        return rc;
+    jsPubOptions_Init(&po);
+    po.MaxWait = r->conf->timeout_ms;
+    s = js_PublishMsg(&pa, r->s->js, m, &po, &jerr);
+    natsMsg_Destroy(m);
+    jsPubAck_Destroy(pa);
+    return s == NATS_OK ? 0 : arb_stream_err(s, jerr, "deal", why);
 }
 
 /* In resync: drops the window's events of e->match that the stream
@@ -550,6 +593,20 @@ round_once(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
             wave[i]->state = EV_NEW;
         }
     }
+    pthread_mutex_unlock(&r->mu);
+    /* Opens acked in this round: their deal goes out before seq 1. */
+    for (i = 0; i < nwave; i++)
+        if (wave[i]->seq == 0 && wave[i]->state == EV_DONE
+            && put_deal(r, wave[i]->match, why) != 0) {
+            pthread_mutex_lock(&r->mu);
+            wave[i]->state = EV_NEW;    /* open and deal again */
+            r->st.published--;
+            r->wave_failed = 1;
+            r->wave_err = NATS_TIMEOUT;
+            pthread_mutex_unlock(&r->mu);
+        }
+    pthread_mutex_lock(&r->mu);
+    failed = failed || r->wave_failed;
     if (failed) {
         r->st.errors++;
         r->resync = 1;
@@ -619,13 +676,22 @@ thread_main(void *arg)
         stream_ok = r->st.stream_ok;
         pthread_mutex_unlock(&r->mu);
         if (!connected) {
+            /* The window still fills: lag_ms shows the outage. */
+            if (fill(r, &why) == 0) {
+                pthread_mutex_lock(&r->mu);
+                r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
+                pthread_mutex_unlock(&r->mu);
+            }
             sleep_ms(r, 200);
             continue;
         }
         if (!stream_ok) {
             int reps = 0;
 
-            rc = arb_stream_ensure(r->s, r->conf->replicas, &reps, &why);
+            /* Created only by a recorder that never published to it. */
+            rc = arb_stream_ensure(r->s, r->ever_ok || r->st.cursor > 0
+                                         ? -1 : r->conf->replicas,
+                                   &reps, &why);
             if (rc != 0) {
                 /* Said once per distinct reason, not every second. */
                 if (strcmp(last_err, arb_buf_cstr(&why)) != 0) {
@@ -637,6 +703,7 @@ thread_main(void *arg)
                 continue;
             }
             last_err[0] = '\0';
+            r->ever_ok = 1;
             arb_log_ev(ARB_LOG_INFO, "replicate_stream", NULL, "replicate: "
                        "stream %s ready (%d replicas)", r->s->name, reps);
             pthread_mutex_lock(&r->mu);
@@ -658,6 +725,9 @@ thread_main(void *arg)
             sleep_ms(r, 1000);
             continue;
         }
+        pthread_mutex_lock(&r->mu);     /* lag_ms even before any ack */
+        r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
+        pthread_mutex_unlock(&r->mu);
         if (check) {
             rc = arb__repl_check_all(r, &why);
             if (rc != 0) {

@@ -73,6 +73,8 @@ const char *arb_repl_owner(const arb_repl_conf_t *c, const char *id);
 typedef struct arb_repl arb_repl_t;
 struct arb_server;
 struct arb_pending;
+struct arb_live;
+struct arb_conn;
 
 /* Starts replicating when srv->cfg.repl.urls is set (else does nothing
  * and returns 0).  The first connection is tried in the background: NATS
@@ -92,6 +94,14 @@ int  arb_repl_sync(const struct arb_server *srv);
 /* Sync mode: the ack of p waits until the stream holds p->ap.pos (or
  * sync_timeout_ms passes: then an "unreplicated" error).  Takes p. */
 void arb_repl_hold(struct arb_server *srv, struct arb_pending *p);
+/* Sync mode: a retry (same client id) of an event committed at log
+ * position pos that the stream has not acknowledged yet is answered only
+ * when it has, like the original.  1 when it was taken (the answer will
+ * come), 0 when the caller answers now (async mode, or replicated). */
+int  arb_repl_hold_retry(struct arb_server *srv, struct arb_live *l,
+                         uint64_t seq, uint64_t pos,
+                         const unsigned char *hash, struct arb_conn *c,
+                         uint64_t req);
 /* Asks for a full anti-entropy pass now. */
 void arb_repl_check_now(struct arb_server *srv);
 /* 1 when a pass found the stream ahead of the local log for this match:

@@ -154,6 +154,26 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
     if (rc != 0 && rc != ARB_ENOTFOUND)
         return rc;
     have = rc == 0;
+    if (!have) {
+        uint64_t n = 0;
+
+        rc = arb_stream_subject_count(r->s, subj, &n, why);
+        if (rc != 0)
+            return rc;
+        if (n > 0) {
+            /* nats-server 2.9.10 loses a subject's last message index
+             * when that message is deleted: republishing from 0 would
+             * duplicate the n that are still there. */
+            arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL,
+                       "replicate: match %s: the stream holds %" PRIu64
+                       " messages of it but cannot say which is last; not "
+                       "repaired (check it with arbiter restore)", match, n);
+            pthread_mutex_lock(&r->mu);
+            r->st.diverged++;
+            pthread_mutex_unlock(&r->mu);
+            return 0;
+        }
+    }
     if (have && m.seq > info.last_seq) {
         arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: "
                    "match %s: the stream holds seq %" PRIu64 " past the "

@@ -101,6 +101,7 @@ struct arb_repl {
     natsStatus         wave_err;    /* [mu] */
     uint64_t           last_cursor_write_ms;
     arb_repl_hset_t    seen;        /* matches met in a round */
+    int                ever_ok;     /* the stream was there once */
 };
 
 /* replicate.c */

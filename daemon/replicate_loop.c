@@ -272,6 +272,35 @@ arb_repl_hold(arb_server_t *srv, arb_pending_t *p)
                        ARB_REPL_SYNC_TICK_MS);
 }
 
+int
+arb_repl_hold_retry(arb_server_t *srv, arb_live_t *l, uint64_t seq,
+                    uint64_t pos, const unsigned char *hash, arb_conn_t *c,
+                    uint64_t req)
+{
+    arb_repl_t    *r = srv->repl;
+    arb_pending_t *p;
+    uint64_t       cursor;
+
+    if (!arb_repl_sync(srv))
+        return 0;
+    pthread_mutex_lock(&r->mu);
+    cursor = r->st.cursor;
+    pthread_mutex_unlock(&r->mu);
+    if (pos <= cursor)
+        return 0;
+    p = arb_pending_new();
+    if (p == NULL)
+        return 0;           /* answered at once: out of memory */
+    p->live = l;
+    p->ap.seq = seq;
+    p->ap.pos = pos;
+    memcpy(p->ap.hash, hash, ARB_HASH_LEN);
+    p->retry = 1;
+    arb_commit_wait(p, c, req);
+    arb_repl_hold(srv, p);
+    return 1;
+}
+
 void
 arb_repl_check_now(arb_server_t *srv)
 {

@@ -71,6 +71,7 @@ struct arb_pending {
     arb_event_t    ev;              /* decoded form, for idempotency checks */
     size_t         nwait;
     arb_waiter_t  *wait;            /* the request and any retries */
+    int            retry;           /* every waiter is a retry (dup) */
 };
 
 enum { ARB_SUB_MATCH = 0, ARB_SUB_ALL };

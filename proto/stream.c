@@ -17,7 +17,6 @@
 
 #define ARB_STREAM_TIMEOUT_DEFAULT 2000
 #define ARB_STREAM_RECONNECT_MS    250
-#define ARB_STREAM_URLS_MAX        16
 
 static int
 id_char_ok(int c)
@@ -196,28 +195,23 @@ why_set(arb_buf_t *why, const char *msg)
     }
 }
 
-/* libnats 3.4.1 fails to connect with a comma-separated URL list given
- * to natsOptions_SetURL ("No server available"), so the list is split
- * and given as servers. */
+/* "u1,u2,...": each one a server (natsOptions_SetURL takes one URL). */
 static natsStatus
 set_servers(natsOptions *o, const char *urls)
 {
-    const char *v[ARB_STREAM_URLS_MAX];
-    char        buf[1024], *p, *save = NULL;
+    char       *copy = strdup(urls), *save = NULL, *w;
+    const char *v[16];
     int         n = 0;
+    natsStatus  s;
 
-    if (strlen(urls) >= sizeof(buf))
-        return NATS_INVALID_ARG;
-    memcpy(buf, urls, strlen(urls) + 1);
-    for (p = strtok_r(buf, ", ", &save); p != NULL;
-         p = strtok_r(NULL, ", ", &save)) {
-        if (n == ARB_STREAM_URLS_MAX)
-            return NATS_INVALID_ARG;
-        v[n++] = p;
-    }
-    if (n == 0)
-        return NATS_INVALID_ARG;
-    return natsOptions_SetServers(o, v, n);
+    if (copy == NULL)
+        return NATS_NO_MEMORY;
+    for (w = strtok_r(copy, ", \t", &save); w != NULL && n < 16;
+         w = strtok_r(NULL, ", \t", &save))
+        v[n++] = w;
+    s = n > 0 ? natsOptions_SetServers(o, v, n) : NATS_INVALID_ARG;
+    free(copy);
+    return s;
 }
 
 int
@@ -411,6 +405,16 @@ arb_stream_ensure(arb_stream_t *st, int replicas_wanted, int *replicas,
     }
     if (jerr != JSStreamNotFoundErr)
         return arb_stream_err(s, jerr, "stream info", why);
+    if (replicas_wanted < 0) {
+        if (why != NULL) {
+            why->len = 0;
+            arb_buf_printf(why, "stream %s does not exist (any more); "
+                           "arbiter does not re-create a stream it has "
+                           "published to: create it again (or restore it), "
+                           "then replication resumes", st->name);
+        }
+        return ARB_ENOTFOUND;
+    }
 
     jsStreamConfig_Init(&cfg);
     cfg.Name = st->name;
@@ -539,6 +543,30 @@ arb_stream_last(arb_stream_t *st, const char *subject,
     if (s != NATS_OK)
         return arb_stream_err(s, jerr, "last message", why);
     return arb_stream_msg_parse(out, msg, why);
+}
+
+int
+arb_stream_subject_count(arb_stream_t *st, const char *subject,
+                         uint64_t *n, arb_buf_t *why)
+{
+    jsStreamInfo *si = NULL;
+    jsOptions     o;
+    jsErrCode     jerr = 0;
+    natsStatus    s;
+    int           i;
+
+    *n = 0;
+    jsOptions_Init(&o);
+    o.Stream.Info.SubjectsFilter = subject;
+    s = js_GetStreamInfo(&si, st->js, st->name, &o, &jerr);
+    if (s != NATS_OK)
+        return arb_stream_err(s, jerr, "stream info", why);
+    if (si->State.Subjects != NULL)
+        for (i = 0; i < si->State.Subjects->Count; i++)
+            if (strcmp(si->State.Subjects->List[i].Subject, subject) == 0)
+                *n = si->State.Subjects->List[i].Msgs;
+    jsStreamInfo_Destroy(si);
+    return 0;
 }
 
 int

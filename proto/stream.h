@@ -133,6 +133,9 @@ void arb_stream_close(arb_stream_t *st);     /* NULL-safe */
  * and keep messages (limits retention, no max age / max msgs per subject
  * that would drop events).  Never deletes, purges or re-creates.
  * *replicas (may be NULL) gets the stream's replica count.
+ * replicas_wanted < 0: never create (ARB_ENOTFOUND when missing) -- for a
+ * recorder that has published before, whose stream vanishing is an
+ * operator's matter: re-creating a name is what lost data in 2.9.10.
  * ARB_EINVAL when the existing stream does not fit (why says which
  * setting); ARB_EAGAIN when JetStream does not answer (no responders,
  * timeout: an election or an outage); ARB_EIO otherwise.
@@ -173,6 +176,13 @@ void arb_stream_msg_clear(arb_stream_msg_t *m);   /* NULL-safe */
  */
 int  arb_stream_last(arb_stream_t *st, const char *subject,
                      arb_stream_msg_t *out, arb_buf_t *why);
+
+/* How many messages the stream holds on one subject (stream info with a
+ * subject filter): a cross-check of arb_stream_last, whose "not found" is
+ * wrong in nats-server 2.9.10 once a subject's last message was deleted.
+ * 0, ARB_EAGAIN, ARB_EIO. */
+int  arb_stream_subject_count(arb_stream_t *st, const char *subject,
+                              uint64_t *n, arb_buf_t *why);
 
 /*
  * A new event message: subject of match_id, the headers above

@@ -26,7 +26,8 @@
  *
  * usage: bench_load --daemon bin/arbiterd --dir DIR [--secs S]
  *                   [--tables 1,16,256] [--cid]
- * Environment: LOAD_SECS, LOAD_TABLES, LOAD_CID=1 override the defaults.
+ * Environment: LOAD_SECS, LOAD_TABLES, LOAD_CID=1 override the defaults;
+ * LOAD_CONFIG=FILE starts the daemon with --config FILE.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -273,8 +274,15 @@ daemon_start(const char *exe, const char *data, const char *sock,
             dup2(fd, 2);
             close(fd);
         }
-        execl(exe, exe, "--data", data, "--listen", spec, "--log-level",
-              "warn", (char *)NULL);
+        /* LOAD_CONFIG: a configuration too (make bench-cluster gives
+         * it a [replicate] section). */
+        if (getenv("LOAD_CONFIG") != NULL && *getenv("LOAD_CONFIG"))
+            execl(exe, exe, "--config", getenv("LOAD_CONFIG"), "--data",
+                  data, "--listen", spec, "--log-level", "warn",
+                  (char *)NULL);
+        else
+            execl(exe, exe, "--data", data, "--listen", spec,
+                  "--log-level", "warn", (char *)NULL);
         _exit(127);
     }
     return 0;

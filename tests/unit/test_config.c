@@ -118,6 +118,53 @@ test_long_line(void)
     arb_buf_free(&b);
 }
 
+/* The [replicate] section and the ownership of match ids. */
+static void
+test_replicate(void)
+{
+    arb_config_t c;
+    char         msg[256];
+
+    /* Off by default: no section, no NATS. */
+    CHECK_INT(load("data = x\n", 0, &c, msg, sizeof(msg)), 0);
+    CHECK(c.repl.urls == NULL);
+    CHECK(arb_repl_owner(&c.repl, "any") == NULL);
+    arb_config_free(&c);
+    CHECK_INT(load("[replicate]\nurls = nats://a:1,nats://b:2\n"
+                   "recorder = venue-a\nmode = sync\nowns = A- cup.\n"
+                   "peer = venue-b B- cup.b\ncheck_interval = 0\n", 0, &c,
+                   msg, sizeof(msg)), 0);
+    CHECK_STR(c.repl.urls, "nats://a:1,nats://b:2");
+    CHECK_INT(c.repl.mode, ARB_REPL_SYNC);
+    CHECK_INT(c.repl.check_s, 0);
+    CHECK(arb_repl_owner(&c.repl, "A-1") == NULL);
+    CHECK(arb_repl_owner(&c.repl, "cup.r1") == NULL);
+    /* The longest prefix wins: cup.b belongs to venue-b. */
+    CHECK_STR(arb_repl_owner(&c.repl, "cup.b7"), "venue-b");
+    CHECK_STR(arb_repl_owner(&c.repl, "B-9"), "venue-b");
+    CHECK_STR(arb_repl_owner(&c.repl, "Z"), "");
+    arb_config_free(&c);
+    REFUSED("[replicate]\nurls = nats://a:1\n", 0,
+            "[replicate]: recorder (this recorder's name) is required with "
+            "urls");
+    REFUSED("[replicate]\nowns = A-\n", 0,
+            "[replicate]: owns, peer and mode = sync need urls");
+    REFUSED("[replicate]\nmode = fast\n", 0,
+            "line 2: mode is async or sync");
+    REFUSED("[replicate]\nrecorder = a.b\n", 0,
+            "line 2: recorder: 'a.b' must be 1..32 of A-Z a-z 0-9 _ -");
+    REFUSED("[replicate]\nowns = A* \n", 0,
+            "line 2: owns: 'A*' is not a match id prefix (1..64 of A-Z a-z "
+            "0-9 _ . @ + -, at most 32)");
+    REFUSED("[replicate]\nport = 1\n", 0,
+            "line 2: unknown key 'port' in [replicate]");
+    REFUSED("[other]\n", 0,
+            "line 1: unknown section [other] (the sections are [replicate] "
+            "and [replica])");
+    REFUSED("[replicate]\n", 1,
+            "line 1: a tokens file holds only 'token =' lines");
+}
+
 int
 main(void)
 {
@@ -130,6 +177,7 @@ main(void)
     close(fd);
     test_tokens();
     test_long_line();
+    test_replicate();
     unlink(path);
     return TEST_END();
 }

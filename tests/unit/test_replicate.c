@@ -1,0 +1,909 @@
+/*
+ * test_replicate.c - replication to a real nats-server (JetStream, one
+ * node on loopback; skipped when nats-server is not installed).
+ *
+ *   1. Load with kill -9 of the recorder and, separately, of the NATS
+ *      server mid-load; after recovery every acknowledged event is in the
+ *      stream exactly once, per match in seq order, with the acked hash
+ *      (the store is held to the acks by load_verify, the stream to the
+ *      store here).
+ *   2. Healing: the tail of a subject deleted from the stream is
+ *      published again by the anti-entropy pass (replicate op).
+ *   3. The stream deleted under the recorder: a clear error, no crash,
+ *      not re-created by the recorder; once an operator creates it again
+ *      the pass republishes every match.
+ *   4. Fencing: a subject holding an event past the local head refuses
+ *      writes to that match; ownership: an open outside the recorder's
+ *      prefixes names the owner.
+ *   5. NATS down at start: the recorder acks locally, then catches up.
+ *   6. Sync mode: an ack means the stream holds the event; with NATS gone
+ *      the ack is refused as "unreplicated" after sync_timeout_ms.
+ *   7. A 3-node cluster (tests/cluster/nats.sh, ports from
+ *      ARB_NATS_CLUSTER_BASE, default 14600): a new recorder creates the
+ *      stream R3; kill -9 of the stream leader and of the recorder under
+ *      load; afterwards the stream holds every acked event once, in order.
+ * Deal secrets: sealed on arbiter.deal.<token>, opening to the stored one.
+ * Port: one the server picks (kept across its restarts), or
+ * ARB_NATS_PORT_BASE.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nats/nats.h>
+#include <sodium.h>
+#include <sys/stat.h>
+
+#include "core/err.h"
+#include "core/ledger/store.h"
+#include "core/mp.h"
+#include "proto/client.h"
+#include "proto/stream.h"
+#include "tests/crash/load.h"
+#include "tests/test.h"
+
+#define NCLIENTS 4
+
+static int   nats_port;
+static pid_t nats_pid = -1;
+static char  nats_url[64], nats_dir[200], nats_log[200];
+
+static void
+sleep_ms(unsigned ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+    nanosleep(&ts, NULL);
+}
+
+/* The port nats-server chose (-p -1), from its log; 0 until known. */
+static int
+nats_log_port(void)
+{
+    FILE *f = fopen(nats_log, "r");
+    char  line[512], *p;
+    int   port = 0;
+
+    if (f == NULL)
+        return 0;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if ((p = strstr(line, "client connections on ")) != NULL
+            && (p = strrchr(p, ':')) != NULL)
+            port = atoi(p + 1);
+    fclose(f);
+    return port;
+}
+
+static int
+nats_start(void)
+{
+    char port[16];
+    int  i;
+
+    snprintf(port, sizeof(port), "%d", nats_port);
+    nats_pid = fork();
+    if (nats_pid < 0)
+        return -1;
+    if (nats_pid == 0) {
+        FILE *f = freopen(nats_log, "a", stderr);
+        (void)f;
+        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* never outlives the test */
+        execlp("nats-server", "nats-server", "-js", "-a", "127.0.0.1", "-p",
+               port, "-sd", nats_dir, (char *)NULL);
+        _exit(127);
+    }
+    for (i = 0; nats_port == -1 && i < 100; i++) {
+        sleep_ms(50);
+        if (nats_log_port() > 0)
+            nats_port = nats_log_port();
+    }
+    if (nats_port <= 0)
+        return -1;
+    snprintf(nats_url, sizeof(nats_url), "nats://127.0.0.1:%d", nats_port);
+    return 0;
+}
+
+static void
+nats_kill(int sig)
+{
+    if (nats_pid > 0) {
+        kill(nats_pid, sig);
+        waitpid(nats_pid, NULL, 0);
+        nats_pid = -1;
+    }
+}
+
+/* A connection of the test's own, once the server answers JetStream. */
+static arb_stream_t *
+stream_connect(void)
+{
+    arb_stream_conf_t c;
+    arb_stream_t     *st = NULL;
+    jsStreamInfo     *si = NULL;
+    jsErrCode         jerr = 0;
+    int               i;
+
+    memset(&c, 0, sizeof(c));
+    c.urls = nats_url;
+    c.timeout_ms = 2000;
+    for (i = 0; i < 100; i++) {
+        if (arb_stream_open(&st, &c, NULL, NULL, NULL) == 0) {
+            natsStatus s = js_GetStreamInfo(&si, st->js, "ARBITER", NULL,
+                                            &jerr);
+            jsStreamInfo_Destroy(si);
+            if (s == NATS_OK || jerr == JSStreamNotFoundErr)
+                return st;
+            arb_stream_close(st);
+            st = NULL;
+        }
+        sleep_ms(100);
+    }
+    return NULL;
+}
+
+/* ---- the stream against the store ------------------------------------ */
+
+typedef struct {
+    unsigned char hash[ARB_HASH_LEN];
+    int           found;
+} hash_t;
+
+static int
+hash_cb(void *ud, uint64_t seq, int64_t t, const unsigned char h[32],
+        const void *b, size_t n)
+{
+    hash_t *x = ud;
+    (void)seq, (void)t, (void)b, (void)n;
+    memcpy(x->hash, h, 32);
+    x->found = 1;
+    return 0;
+}
+
+typedef struct {
+    char     id[65];
+    uint64_t next;              /* next seq expected in the stream */
+    uint64_t last;              /* the store's last seq */
+} mstate_t;
+
+typedef struct {
+    mstate_t *m;
+    size_t    n, cap;
+} mlist_t;
+
+static int
+mlist_cb(void *ud, const arb_match_info_t *mi)
+{
+    mlist_t *l = ud;
+
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        l->m = realloc(l->m, l->cap * sizeof(*l->m));
+    }
+    snprintf(l->m[l->n].id, 65, "%s", mi->match_id);
+    l->m[l->n].next = 0;
+    l->m[l->n].last = mi->last_seq;
+    l->n++;
+    return 0;
+}
+
+static mstate_t *
+mfind(mlist_t *l, const char *id)
+{
+    size_t i;
+
+    for (i = 0; i < l->n; i++)
+        if (strcmp(l->m[i].id, id) == 0)
+            return &l->m[i];
+    return NULL;
+}
+
+typedef struct {
+    uint64_t msgs, dups, gaps, badhash, foreign, missing;
+} sv_t;
+
+/*
+ * Reads the whole stream in order and holds it to the store in load_data:
+ * per match, seqs 0..last exactly once in order, each with the store's
+ * hash.  Returns the number of problems.
+ */
+static uint64_t
+stream_vs_store(arb_stream_t *st, sv_t *v)
+{
+    arb_store_t     *s = NULL;
+    arb_store_opts_t o = { 0, 0, 1 };
+    mlist_t          l = { NULL, 0, 0 };
+    jsStreamInfo    *si = NULL;
+    jsErrCode        jerr = 0;
+    uint64_t         seq, last;
+    size_t           i;
+
+    memset(v, 0, sizeof(*v));
+    if (arb_store_open(&s, load_data, &o, NULL) != 0
+        || arb_store_matches(s, mlist_cb, &l, NULL) != 0
+        || js_GetStreamInfo(&si, st->js, "ARBITER", NULL, &jerr)
+           != NATS_OK) {
+        arb_store_close(s);
+        return 1;
+    }
+    last = si->State.LastSeq;
+    seq = si->State.FirstSeq;
+    jsStreamInfo_Destroy(si);
+    for (; seq != 0 && seq <= last; seq++) {
+        natsMsg         *msg = NULL;
+        arb_stream_msg_t m;
+        mstate_t        *ms;
+        hash_t           h;
+
+        jerr = 0;
+        if (js_GetMsg(&msg, st->js, "ARBITER", seq, NULL, &jerr)
+            != NATS_OK)
+            continue;               /* deleted on purpose */
+        if (arb_stream_msg_parse(&m, msg, NULL) != 0) {
+            v->foreign++;
+            continue;
+        }
+        v->msgs++;
+        ms = mfind(&l, m.match_id);
+        if (strcmp(m.recorder, "r1") != 0) {
+            arb_stream_msg_clear(&m);   /* test_fence's other writer */
+            continue;
+        }
+        if (m.kind != ARB_STREAM_EV || ms == NULL) {
+            v->foreign += ms == NULL;
+            arb_stream_msg_clear(&m);
+            continue;
+        }
+        if (m.seq < ms->next)
+            v->dups++;
+        else if (m.seq > ms->next)
+            v->gaps++;
+        memset(&h, 0, sizeof(h));
+        arb_store_events(s, m.match_id, m.seq, m.seq, hash_cb, &h, NULL);
+        if (!h.found || memcmp(h.hash, m.hash, 32) != 0)
+            v->badhash++;
+        if (m.seq >= ms->next)
+            ms->next = m.seq + 1;
+        arb_stream_msg_clear(&m);
+    }
+    for (i = 0; i < l.n; i++)
+        if (l.m[i].next != l.m[i].last + 1)
+            v->missing++;
+    free(l.m);
+    arb_store_close(s);
+    return v->dups + v->gaps + v->badhash + v->foreign + v->missing;
+}
+
+/* Waits (up to ms) until every match's subject ends at the store's head. */
+static int
+caught_up(arb_stream_t *st, unsigned ms)
+{
+    arb_store_opts_t o = { 0, 0, 1 };
+    unsigned         waited = 0;
+
+    for (;;) {
+        arb_store_t *s = NULL;
+        mlist_t      l = { NULL, 0, 0 };
+        size_t       i, ok = 0;
+
+        if (arb_store_open(&s, load_data, &o, NULL) == 0
+            && arb_store_matches(s, mlist_cb, &l, NULL) == 0) {
+            for (i = 0; i < l.n; i++) {
+                char             subj[ARB_STREAM_SUBJECT_MAX];
+                arb_stream_msg_t m;
+
+                arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV,
+                                   l.m[i].id);
+                if (arb_stream_last(st, subj, &m, NULL) == 0) {
+                    ok += m.seq >= l.m[i].last;     /* >: fenced */
+                    arb_stream_msg_clear(&m);
+                }
+            }
+        }
+        arb_store_close(s);
+        free(l.m);
+        if (l.n > 0 && ok == l.n)
+            return 0;
+        if (waited >= ms)
+            return -1;
+        sleep_ms(100);
+        waited += 100;
+    }
+}
+
+/* ---- the daemon's protocol ------------------------------------------- */
+
+static arb_client_t *
+client(void)
+{
+    arb_client_t *cl = NULL;
+    char          addr[200];
+
+    snprintf(addr, sizeof(addr), "unix:%s", load_sock);
+    if (arb_client_connect(&cl, addr, NULL) != 0
+        || arb_client_auth(cl, load_token, NULL) != 0) {
+        arb_client_close(cl);
+        return NULL;
+    }
+    return cl;
+}
+
+/* A note on match m (with client id cid unless NULL); the error code
+ * into code ("" when acked). */
+static int
+note_cid(const char *m, const char *cid, char *code, size_t cap)
+{
+    arb_client_t    *cl = client();
+    msgpack_packer  *pk;
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT;
+    int              rc;
+
+    code[0] = '\0';
+    if (cl == NULL)
+        return -1;
+    arb_client_begin(cl, &pk, "append", cid != NULL ? 4 : 3);
+    arb_mp_pack_kv_str(pk, "match", m);
+    arb_mp_pack_kv_str(pk, "kind", "note");
+    arb_mp_pack_kv_str(pk, "text", "replication test");
+    if (cid != NULL)
+        arb_mp_pack_kv_str(pk, "cid", cid);
+    msgpack_unpacked_init(&res);
+    rc = arb_client_call(cl, &res, &why);
+    if (rc != 0)
+        arb_client_error_code(&res, code, cap);
+    msgpack_unpacked_destroy(&res);
+    arb_client_close(cl);
+    arb_buf_free(&why);
+    return rc == 0 || code[0] != '\0' ? 0 : -1;
+}
+
+static int
+note(const char *m, char *code, size_t cap)
+{
+    return note_cid(m, NULL, code, cap);
+}
+
+static int
+simple(const char *op, char *code, size_t cap)
+{
+    arb_client_t    *cl = client();
+    msgpack_packer  *pk;
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT;
+    int              rc;
+
+    code[0] = '\0';
+    if (cl == NULL)
+        return -1;
+    arb_client_begin(cl, &pk, op, 0);
+    msgpack_unpacked_init(&res);
+    rc = arb_client_call(cl, &res, &why);
+    if (rc != 0)
+        arb_client_error_code(&res, code, cap);
+    msgpack_unpacked_destroy(&res);
+    arb_client_close(cl);
+    arb_buf_free(&why);
+    return rc;
+}
+
+/* stats.replication.KEY, or UINT64_MAX. */
+static uint64_t
+repl_stat(const char *key)
+{
+    arb_client_t         *cl = client();
+    msgpack_packer       *pk;
+    msgpack_unpacked      res;
+    const msgpack_object *o;
+    arb_buf_t             why = ARB_BUF_INIT;
+    uint64_t              v = UINT64_MAX;
+    uint32_t              i;
+
+    if (cl == NULL)
+        return v;
+    arb_client_begin(cl, &pk, "stats", 0);
+    msgpack_unpacked_init(&res);
+    if (arb_client_call(cl, &res, &why) == 0
+        && (o = arb_client_get(&res, "replication")) != NULL
+        && o->type == MSGPACK_OBJECT_MAP)
+        for (i = 0; i < o->via.map.size; i++) {
+            const msgpack_object_kv *kv = &o->via.map.ptr[i];
+            if (kv->key.type == MSGPACK_OBJECT_STR
+                && kv->key.via.str.size == strlen(key)
+                && memcmp(kv->key.via.str.ptr, key, strlen(key)) == 0) {
+                if (kv->val.type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+                    v = kv->val.via.u64;
+                else if (kv->val.type == MSGPACK_OBJECT_BOOLEAN)
+                    v = kv->val.via.boolean;
+            }
+        }
+    msgpack_unpacked_destroy(&res);
+    arb_client_close(cl);
+    arb_buf_free(&why);
+    return v;
+}
+
+static int
+write_config(const char *extra)
+{
+    FILE *f = fopen(load_config, "w");
+
+    if (f == NULL)
+        return -1;
+    fprintf(f, "[replicate]\nurls = %s\nrecorder = r1\ncheck_interval = 0\n"
+               "timeout_ms = 1000\nowns = c\npeer = r2 zz\n"
+               "secret_key_file = %s/repl.key\n%s", nats_url, load_base,
+            extra != NULL ? extra : "");
+    fclose(f);
+    return 0;
+}
+
+static int
+daemon_up(void)
+{
+    int st;
+
+    if (load_start(NULL) != 0 || load_wait_ready(&st) != 0) {
+        load_show_log();
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- 1: kill -9 of the recorder and of NATS under load ----------------- */
+
+static void
+test_load(arb_stream_t **stp, load_client_t *cl)
+{
+    load_verdict_t v;
+    sv_t           sv;
+    int            i;
+
+    CHECK_INT(daemon_up(), 0);
+    for (i = 0; i < 3; i++) {
+        load_round_start(cl, NCLIENTS);
+        sleep_ms(250);
+        if (i == 1) {
+            /* NATS killed mid-load, back 300 ms later, same store. */
+            nats_kill(SIGKILL);
+            arb_stream_close(*stp);
+            sleep_ms(300);
+            CHECK_INT(nats_start(), 0);
+            *stp = stream_connect();
+            sleep_ms(200);
+        }
+        load_kill();                /* the recorder, kill -9 */
+        load_round_join(cl, NCLIENTS);
+        if (i < 2)
+            CHECK_INT(daemon_up(), 0);
+    }
+    CHECK_INT(load_settle(cl, NCLIENTS, &v), 0);
+    CHECK(v.acked > 100);
+    CHECK_INT(daemon_up(), 0);
+    CHECK(*stp != NULL);
+    if (*stp == NULL)
+        return;
+    CHECK_INT(caught_up(*stp, 15000), 0);
+    CHECK_INT(stream_vs_store(*stp, &sv), 0);
+    printf("load: %llu acked, stream %llu messages (dups %llu gaps %llu "
+           "badhash %llu missing %llu foreign %llu)\n",
+           (unsigned long long)v.acked, (unsigned long long)sv.msgs,
+           (unsigned long long)sv.dups, (unsigned long long)sv.gaps,
+           (unsigned long long)sv.badhash, (unsigned long long)sv.missing,
+           (unsigned long long)sv.foreign);
+    CHECK(repl_stat("connected") == 1);
+    CHECK(repl_stat("lag_events") == 0);
+}
+
+/* ---- 2: healing -------------------------------------------------------- */
+
+static void
+test_heal(arb_stream_t *st)
+{
+    char             subj[ARB_STREAM_SUBJECT_MAX], code[64];
+    arb_stream_msg_t m;
+    uint64_t         missing0 = repl_stat("missing");
+    jsOptions        o;
+    jsErrCode        jerr = 0;
+    sv_t             sv;
+
+    /* Every message of one subject is lost (js_PurgeStream with a
+     * subject filter): the pass publishes the match again from seq 0. */
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c0-m1");
+    jsOptions_Init(&o);
+    o.Stream.Purge.Subject = subj;
+    CHECK(js_PurgeStream(st->js, "ARBITER", &o, &jerr) == NATS_OK);
+    CHECK_INT(arb_stream_last(st, subj, &m, NULL), ARB_ENOTFOUND);
+    CHECK_INT(simple("replicate", code, sizeof(code)), 0);
+    CHECK_INT(caught_up(st, 10000), 0);
+    CHECK_INT(stream_vs_store(st, &sv), 0);
+    CHECK(repl_stat("missing") == missing0 + 1);
+    CHECK(repl_stat("republished") >= 100);
+}
+
+/* ---- 3: the stream deleted under it ------------------------------------ */
+
+static void
+test_deleted(arb_stream_t *st)
+{
+    char           code[64];
+    jsStreamConfig cfg;
+    jsStreamInfo  *si = NULL;
+    const char    *subj[] = { ARB_STREAM_SUBJECTS };
+    jsErrCode      jerr = 0;
+    sv_t           sv;
+    int            i;
+
+    CHECK(js_DeleteStream(st->js, "ARBITER", NULL, &jerr) == NATS_OK);
+    for (i = 0; i < 5; i++) {
+        CHECK_INT(note("c0-m1", code, sizeof(code)), 0);
+        CHECK_STR(code, "");
+    }
+    sleep_ms(1500);
+    /* Not re-created by the recorder; it is alive and says so. */
+    jerr = 0;
+    CHECK(js_GetStreamInfo(&si, st->js, "ARBITER", NULL, &jerr) != NATS_OK);
+    CHECK_INT(jerr, JSStreamNotFoundErr);
+    CHECK(repl_stat("stream_ok") == 0);
+    CHECK(load_pid > 0 && kill(load_pid, 0) == 0);
+    CHECK(waitpid(load_pid, NULL, WNOHANG) == 0);
+    /* The operator creates it again: everything comes back. */
+    jsStreamConfig_Init(&cfg);
+    cfg.Name = "ARBITER";
+    cfg.Subjects = subj;
+    cfg.SubjectsLen = 1;
+    cfg.Storage = js_FileStorage;
+    CHECK(js_AddStream(&si, st->js, &cfg, NULL, &jerr) == NATS_OK);
+    jsStreamInfo_Destroy(si);
+    CHECK_INT(caught_up(st, 15000), 0);
+    CHECK_INT(stream_vs_store(st, &sv), 0);
+}
+
+/* ---- 4: fencing and ownership ----------------------------------------- */
+
+static void
+test_fence(arb_stream_t *st)
+{
+    char             subj[ARB_STREAM_SUBJECT_MAX], code[64];
+    arb_stream_msg_t m;
+    natsMsg         *msg = NULL;
+    jsPubAck        *pa = NULL;
+    jsErrCode        jerr = 0;
+
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c1-m1");
+    CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
+    if (m.msg == NULL)
+        return;
+    /* Another writer's event at the next seq. */
+    CHECK_INT(arb_stream_ev_msg(&msg, "c1-m1", m.seq + 1, m.hash, "r2",
+                                m.bytes, m.len), 0);
+    arb_stream_msg_clear(&m);
+    CHECK(js_PublishMsg(&pa, st->js, msg, NULL, &jerr) == NATS_OK);
+    jsPubAck_Destroy(pa);
+    natsMsg_Destroy(msg);
+    CHECK_INT(simple("replicate", code, sizeof(code)), 0);
+    sleep_ms(1000);
+    CHECK(repl_stat("ahead") >= 1);
+    CHECK_INT(note("c1-m1", code, sizeof(code)), 0);
+    CHECK_STR(code, "fenced");
+    CHECK_INT(note("c2-m1", code, sizeof(code)), 0);
+    CHECK_STR(code, "");
+}
+
+static void
+test_owner(void)
+{
+    arb_client_t    *cl = client();
+    msgpack_packer  *pk;
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT;
+    char             code[64] = "";
+    char            *players[] = { "a", "b" };
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    arb_client_begin(cl, &pk, "open", 3);
+    arb_mp_pack_kv_str(pk, "match", "zz-1");
+    arb_mp_pack_kv_str(pk, "game", "yahchain");
+    arb_mp_pack_kv_strv(pk, "players", players, 2);
+    msgpack_unpacked_init(&res);
+    CHECK(arb_client_call(cl, &res, &why) != 0);
+    arb_client_error_code(&res, code, sizeof(code));
+    CHECK_STR(code, "not_owner");
+    CHECK(strstr(arb_buf_cstr(&why), "recorder r2") != NULL);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+    arb_client_close(cl);
+}
+
+/* ---- deal secrets: sealed on arbiter.deal.<token> after the open ----- */
+
+static unsigned char repl_key[ARB_STREAM_KEY_LEN];
+
+static void
+test_deal(arb_stream_t *st)
+{
+    arb_client_t    *cl = client();
+    msgpack_packer  *pk;
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT, sec = ARB_BUF_INIT;
+    arb_buf_t        want = ARB_BUF_INIT;
+    arb_stream_msg_t m;
+    arb_store_t     *s = NULL;
+    arb_store_opts_t o = { 0, 0, 1 };
+    int              i, rc = -1;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    arb_client_begin(cl, &pk, "open", 4);
+    arb_mp_pack_kv_str(pk, "match", "c9-deal");
+    arb_mp_pack_kv_str(pk, "game", "tsukurutenten");
+    arb_mp_pack_cstr(pk, "players");
+    msgpack_pack_array(pk, 2);
+    arb_mp_pack_cstr(pk, "ann");
+    arb_mp_pack_cstr(pk, "bob");
+    arb_mp_pack_cstr(pk, "deal");
+    msgpack_pack_map(pk, 2);
+    arb_mp_pack_kv_str(pk, "kind", "seed");
+    arb_mp_pack_kv_str(pk, "seed", "replicated-secret-seed");
+    msgpack_unpacked_init(&res);
+    CHECK_INT(arb_client_call(cl, &res, &why), 0);
+    if (test_failed_)
+        fprintf(stderr, "open: %s\n", arb_buf_cstr(&why));
+    msgpack_unpacked_destroy(&res);
+    arb_client_close(cl);
+    for (i = 0; i < 50 && rc != 0; i++) {
+        sleep_ms(100);
+        rc = arb_stream_last(st, "arbiter.deal.c9-deal", &m, NULL);
+    }
+    CHECK_INT(rc, 0);
+    if (rc != 0)
+        return;
+    CHECK_INT(m.kind, ARB_STREAM_DEAL);
+    CHECK_INT(arb_stream_deal_open(&sec, &m, repl_key, &why), 0);
+    arb_stream_msg_clear(&m);
+    CHECK_INT(arb_store_open(&s, load_data, &o, NULL), 0);
+    CHECK_INT(arb_store_secret(s, "c9-deal", &want, NULL), 0);
+    arb_store_close(s);
+    CHECK(want.len > 0);
+    CHECK_STR(arb_buf_cstr(&sec), arb_buf_cstr(&want));
+    arb_buf_free(&sec);
+    arb_buf_free(&want);
+    arb_buf_free(&why);
+}
+
+/* ---- 5 and 6: NATS down at start; sync mode --------------------------- */
+
+static void
+test_down_and_sync(arb_stream_t **stp)
+{
+    char             code[64], subj[ARB_STREAM_SUBJECT_MAX];
+    arb_stream_msg_t m;
+    uint64_t         before;
+    sv_t             sv;
+
+    load_stop(SIGTERM, 10000);
+    arb_stream_close(*stp);
+    nats_kill(SIGTERM);
+    CHECK_INT(write_config("mode = sync\nsync_timeout_ms = 600\n"), 0);
+    CHECK_INT(daemon_up(), 0);          /* NATS down: it starts anyway */
+    CHECK(repl_stat("connected") == 0);
+    CHECK_INT(note_cid("c2-m1", "sync-1", code, sizeof(code)), 0);
+    CHECK_STR(code, "unreplicated");    /* sync: no stream, no ack */
+    CHECK(repl_stat("sync_timeouts") == 1);
+    /* Its retry is no more acknowledged than the original was. */
+    CHECK_INT(note_cid("c2-m1", "sync-1", code, sizeof(code)), 0);
+    CHECK_STR(code, "unreplicated");
+    CHECK(repl_stat("sync_timeouts") == 2);
+    /* The lag is visible while NATS is away. */
+    CHECK(repl_stat("lag_events") >= 1);
+    CHECK(repl_stat("lag_ms") >= 1000 && repl_stat("lag_ms") < 60000);
+    CHECK_INT(nats_start(), 0);
+    *stp = stream_connect();
+    CHECK(*stp != NULL);
+    if (*stp == NULL)
+        return;
+    CHECK_INT(caught_up(*stp, 15000), 0);
+    CHECK_INT(note_cid("c2-m1", "sync-1", code, sizeof(code)), 0);
+    CHECK_STR(code, "");                /* replicated now: the dup ack */
+    /* Connected: a sync ack means the stream holds it already. */
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c2-m1");
+    CHECK_INT(arb_stream_last(*stp, subj, &m, NULL), 0);
+    before = m.seq;
+    arb_stream_msg_clear(&m);
+    CHECK_INT(note("c2-m1", code, sizeof(code)), 0);
+    CHECK_STR(code, "");
+    CHECK_INT(arb_stream_last(*stp, subj, &m, NULL), 0);
+    CHECK_INT(m.seq, before + 1);
+    arb_stream_msg_clear(&m);
+    load_stop(SIGTERM, 10000);
+    CHECK_INT(stream_vs_store(*stp, &sv), 0);
+}
+
+/* ---- 7: a 3-node R3 cluster, the stream leader killed mid-load -------- */
+
+static char cl_dir[200];
+
+static int
+cluster(const char *cmd)
+{
+    char line[600];
+
+    snprintf(line, sizeof(line), "sh tests/cluster/nats.sh %s >> %s/cl.log "
+             "2>&1", cmd, load_base);
+    return system(line);
+}
+
+/* The node (1..3) leading the stream, or 0. */
+static int
+leader(arb_stream_t *st)
+{
+    jsStreamInfo *si = NULL;
+    jsErrCode     jerr = 0;
+    int           n = 0;
+
+    if (js_GetStreamInfo(&si, st->js, "ARBITER", NULL, &jerr) == NATS_OK
+        && si->Cluster != NULL && si->Cluster->Leader != NULL
+        && si->Cluster->Leader[0] == 'n')
+        n = atoi(si->Cluster->Leader + 1);
+    jsStreamInfo_Destroy(si);
+    return n;
+}
+
+static void
+test_cluster(load_client_t *cl)
+{
+    const char    *base = getenv("ARB_NATS_CLUSTER_BASE");
+    char           cmd[400], urls[300] = "";
+    arb_stream_t  *st = NULL;
+    jsStreamInfo  *si = NULL;
+    jsErrCode      jerr = 0;
+    load_verdict_t v;
+    sv_t           sv;
+    FILE          *f;
+    int            lead, tries;
+
+    snprintf(cl_dir, sizeof(cl_dir), "%s/cluster", load_base);
+    snprintf(cmd, sizeof(cmd), "up %s 3 %s", cl_dir,
+             base != NULL ? base : "14600");
+    if (cluster(cmd) != 0) {
+        CHECK(!"the 3-node cluster did not come up");
+        return;
+    }
+    snprintf(cmd, sizeof(cmd), "sh tests/cluster/nats.sh urls %s", cl_dir);
+    f = popen(cmd, "r");
+    if (f != NULL) {
+        if (fgets(urls, sizeof(urls), f) != NULL)
+            urls[strcspn(urls, "\n")] = '\0';
+        pclose(f);
+    }
+    snprintf(nats_url, sizeof(nats_url), "%s", urls);
+    st = stream_connect();
+    CHECK(st != NULL);
+    if (st == NULL)
+        return;
+    /* A new recorder (fresh store, fresh clients): it creates the stream,
+     * R3 because the cluster has three nodes. */
+    load_clients_free(cl, NCLIENTS);
+    memset(cl, 0, NCLIENTS * sizeof(*cl));
+    for (lead = 0; lead < NCLIENTS; lead++)
+        cl[lead].idx = lead;
+    load_config[0] = '\0';
+    CHECK_INT(load_fresh_dir(), 0);
+    snprintf(load_config, sizeof(load_config), "%s/arbiterd.conf",
+             load_base);
+    CHECK_INT(write_config(NULL), 0);
+    CHECK_INT(daemon_up(), 0);
+    for (lead = 0; lead < 50 && si == NULL; lead++) {
+        sleep_ms(100);
+        if (js_GetStreamInfo(&si, st->js, "ARBITER", NULL, &jerr)
+            != NATS_OK)
+            si = NULL;
+    }
+    CHECK(si != NULL && si->Config->Replicas == 3);
+    jsStreamInfo_Destroy(si);
+    load_round_start(cl, NCLIENTS);
+    sleep_ms(400);
+    for (tries = 0, lead = leader(st); lead == 0 && tries < 20; tries++) {
+        sleep_ms(100);      /* just created: its leader is being elected */
+        lead = leader(st);
+    }
+    CHECK(lead >= 1 && lead <= 3);
+    snprintf(cmd, sizeof(cmd), "kill %s %d", cl_dir, lead);
+    CHECK_INT(cluster(cmd), 0);         /* kill -9 of the stream leader */
+    sleep_ms(600);
+    load_kill();                        /* and of the recorder */
+    load_round_join(cl, NCLIENTS);
+    snprintf(cmd, sizeof(cmd), "start %s %d", cl_dir, lead);
+    CHECK_INT(cluster(cmd), 0);
+    CHECK_INT(load_settle(cl, NCLIENTS, &v), 0);
+    CHECK_INT(daemon_up(), 0);
+    arb_stream_close(st);
+    st = stream_connect();
+    CHECK(st != NULL);
+    if (st != NULL) {
+        CHECK_INT(caught_up(st, 30000), 0);
+        CHECK_INT(stream_vs_store(st, &sv), 0);
+        printf("cluster: %llu acked in all, stream %llu messages (dups %llu "
+               "gaps %llu badhash %llu missing %llu); leader n%d killed\n",
+               (unsigned long long)v.acked, (unsigned long long)sv.msgs,
+               (unsigned long long)sv.dups, (unsigned long long)sv.gaps,
+               (unsigned long long)sv.badhash,
+               (unsigned long long)sv.missing, lead);
+    }
+    load_stop(SIGTERM, 10000);
+    arb_stream_close(st);
+    snprintf(cmd, sizeof(cmd), "down %s", cl_dir);
+    cluster(cmd);
+}
+
+int
+main(void)
+{
+    load_client_t cl[NCLIENTS];
+    arb_stream_t *st = NULL;
+    const char   *base = getenv("ARB_NATS_PORT_BASE");
+    int           i;
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (system("command -v nats-server >/dev/null 2>&1") != 0) {
+        printf("test_replicate: skipped (no nats-server)\n");
+        return 0;
+    }
+    /* A port of its own: a free one chosen by the server, kept across
+     * its restarts (or ARB_NATS_PORT_BASE). */
+    nats_port = base != NULL ? atoi(base) : -1;
+    if (load_init("arb-repl") != 0 || load_fresh_dir() != 0)
+        return 1;
+    snprintf(nats_dir, sizeof(nats_dir), "%s/nats", load_base);
+    snprintf(nats_log, sizeof(nats_log), "%s/nats.log", load_base);
+    snprintf(load_config, sizeof(load_config), "%s/arbiterd.conf",
+             load_base);
+    {
+        char  kp[200];
+        FILE *kf;
+
+        snprintf(kp, sizeof(kp), "%s/repl.key", load_base);
+        randombytes_buf(repl_key, sizeof(repl_key));
+        kf = fopen(kp, "wb");
+        if (kf == NULL || fwrite(repl_key, 1, sizeof(repl_key), kf)
+                          != sizeof(repl_key))
+            return 1;
+        fclose(kf);
+        chmod(kp, 0600);
+    }
+    if (nats_start() != 0 || write_config(NULL) != 0)
+        return 1;
+    st = stream_connect();
+    CHECK(st != NULL);
+    memset(cl, 0, sizeof(cl));
+    for (i = 0; i < NCLIENTS; i++)
+        cl[i].idx = i;
+    if (st != NULL) {
+        test_load(&st, cl);
+        test_heal(st);
+        test_deleted(st);
+        test_fence(st);
+        test_owner();
+        test_deal(st);
+        test_down_and_sync(&st);
+        arb_stream_close(st);
+        st = NULL;
+        nats_kill(SIGTERM);
+        test_cluster(cl);
+    }
+    if (test_failed_ != 0)
+        load_show_log();
+    load_stop(SIGTERM, 10000);
+    load_clients_free(cl, NCLIENTS);
+    arb_stream_close(st);
+    nats_kill(SIGTERM);
+    nats_Close();
+    return TEST_END();
+}
