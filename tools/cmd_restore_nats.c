@@ -46,8 +46,9 @@ usage(FILE *f)
         "Every event is checked: its hash link, its canonical bytes and the\n"
         "rules of its match.  With --key FILE (the replication key of\n"
         "[replicate] secret_key_file) the deal secrets of running dealt\n"
-        "matches are restored too; without it those matches are checked on\n"
-        "their chain only and cannot be continued by the recorder.\n"
+        "matches are restored too; without it they are checked on their\n"
+        "chain only and the restore is refused (the recorder could not\n"
+        "continue them); closed dealt matches need no key.\n"
         "A gap (a seq missing from the stream), a broken link or a refused\n"
         "event is reported as 'match M seq N: ...' and nothing is restored.\n"
         "The result is built in DIR.partial, checked in full as 'arbiter\n"
@@ -250,6 +251,10 @@ cmd_restore_nats(int argc, char **argv)
     if (ops_path(lock, tmp, "lock.mdb") == 0)
         unlink(lock);
     if (got.problems != 0) {
+        if (ms.chain_only != 0 && keyfile == NULL)
+            fprintf(stderr, "arbiter restore: running dealt matches need "
+                    "their deal secrets: give the replication key with "
+                    "--key FILE\n");
         fprintf(stderr, "arbiter restore: the restored store does not "
                 "verify; it was left in %s\n", tmp);
         status = CLI_DIFFERS;
