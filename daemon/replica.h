@@ -1,7 +1,6 @@
 /*
  * replica.h - a read replica: the daemon follows the replicated stream
- * into its own store instead of accepting writes (docs/SCALE.md, "Read
- * replicas").
+ * into its own store instead of accepting writes (docs/REPLICA.md).
  *
  * `arbiterd --replica-of URLS`, or the [replica] section of arbiterd.conf,
  * makes it one.  A thread of its own reads the whole stream in order

@@ -127,7 +127,15 @@ arb_mirror_free(arb_mirror_t *m)
 void
 arb_mirror_stats(const arb_mirror_t *m, arb_mirror_stats_t *out)
 {
+    size_t i;
+
     *out = m->st;
+    /* A dealt open not judged yet (no move so far) without its secret
+     * counts too. */
+    for (i = 0; i < m->nmt; i++)
+        if (m->mts[i]->has_open && m->mts[i]->secret == NULL
+            && !m->mts[i]->stopped)
+            out->chain_only++;
 }
 
 /* Index of id in the sorted table, or where it would go (*found 0). */

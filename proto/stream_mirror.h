@@ -1,7 +1,6 @@
 /*
  * stream_mirror.h - a store rebuilt from the replicated stream, message by
- * message, trusting nothing in the stream (docs/SCALE.md, "Restore" and
- * "Read replicas").
+ * message, trusting nothing in the stream (docs/REPLICA.md).
  *
  * Each event message must be its match's next seq: its chain hash is
  * recomputed from the payload and must equal both the Arbiter-Hash header

@@ -1,6 +1,6 @@
 /*
  * stream_read.h - reading the replicated record back, in stream order
- * (docs/SCALE.md): `arbiter restore --nats` and `arbiterd --replica-of`.
+ * (docs/REPLICA.md): `arbiter restore --nats` and `arbiterd --replica-of`.
  *
  * DESIGN: an ordered consumer (ephemeral, no acks, flow control and
  * heartbeats by libnats, re-created by libnats from the last delivered

@@ -1,6 +1,6 @@
 /*
  * arbiter restore - a data directory rebuilt from the replicated stream
- * (NATS JetStream, docs/SCALE.md "Restore").
+ * (NATS JetStream, docs/REPLICA.md).
  *
  * DESIGN: the stream is not trusted to be complete (nats-server 2.9.10 can
  * lose acknowledged messages).  Every event goes through the mirror
@@ -46,14 +46,15 @@ usage(FILE *f)
         "Every event is checked: its hash link, its canonical bytes and the\n"
         "rules of its match.  With --key FILE (the replication key of\n"
         "[replicate] secret_key_file) the deal secrets of running dealt\n"
-        "matches are restored too; without it those matches are checked on\n"
-        "their chain only and cannot be continued by the recorder.\n"
+        "matches are restored too; without it they are checked on their\n"
+        "chain only and the restore is refused (the recorder could not\n"
+        "continue them); closed dealt matches need no key.\n"
         "A gap (a seq missing from the stream), a broken link or a refused\n"
         "event is reported as 'match M seq N: ...' and nothing is restored.\n"
         "The result is built in DIR.partial, checked in full as 'arbiter\n"
         "check' does, then renamed to DIR; start the recorder on it with\n"
         "'arbiterd --data DIR'.  Events lost from the stream's tail cannot\n"
-        "be seen here: see docs/SCALE.md for what each mode promises.\n"
+        "be seen here: docs/REPLICA.md says what each mode promises.\n"
         "At a terminal the progress is shown on stderr.\n\n"
         "Exit status: 0 restored and verified, 1 the stream is incomplete\n"
         "or does not verify, 2 usage, connection or I/O error.\n");
@@ -74,15 +75,6 @@ on_problem(void *ud, const char *match_id, uint64_t seq, const char *msg)
     fprintf(stderr, "arbiter restore: %s\n", msg);
 }
 
-static int64_t
-mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Reads the stream up to its last sequence as of the start into the
  * mirror.  0, or 2 with the reason printed. */
 static int
@@ -94,7 +86,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
     arb_buf_t            why = ARB_BUF_INIT;
     ops_progress_t       pr;
     uint64_t             at = 0;
-    int64_t              idle_since = mono_ms();
+    int64_t              idle_since = ops_mono_ms();
     size_t               plen = prefix != NULL ? strlen(prefix) : 0;
     int                  rc, status = 2;
 
@@ -110,7 +102,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
     while (at < last) {
         rc = arb_stream_reader_next(rd, &msg, 500, &why);
         if (rc == ARB_EAGAIN) {
-            if (mono_ms() - idle_since > IDLE_MS) {
+            if (ops_mono_ms() - idle_since > IDLE_MS) {
                 fprintf(stderr, "arbiter restore: the stream stopped "
                         "delivering at sequence %" PRIu64 " of %" PRIu64
                         "\n", at, last);
@@ -129,7 +121,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
             fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
             goto done;
         }
-        idle_since = mono_ms();
+        idle_since = ops_mono_ms();
         at = msg.stream_seq;
         (*read)++;
         if (plen != 0 && strncmp(msg.match_id, prefix, plen) != 0) {
@@ -224,13 +216,13 @@ cmd_restore_nats(int argc, char **argv)
                 arb_buf_cstr(&why) ? arb_buf_cstr(&why) : "out of memory");
         goto done;
     }
-    t0 = mono_ms();
+    t0 = ops_mono_ms();
     status = read_stream(st, mir, prefix, last, &read);
     if (status != 0)
         goto done;
     arb_mirror_stats(mir, &ms);
     {
-        int64_t ms_taken = mono_ms() - t0;
+        int64_t ms_taken = ops_mono_ms() - t0;
 
         printf("arbiter restore: read %" PRIu64 " messages of stream %s "
                "(sequences up to %" PRIu64 ") in %.3f s: %" PRIu64
@@ -259,6 +251,10 @@ cmd_restore_nats(int argc, char **argv)
     if (ops_path(lock, tmp, "lock.mdb") == 0)
         unlink(lock);
     if (got.problems != 0) {
+        if (ms.chain_only != 0 && keyfile == NULL)
+            fprintf(stderr, "arbiter restore: running dealt matches need "
+                    "their deal secrets: give the replication key with "
+                    "--key FILE\n");
         fprintf(stderr, "arbiter restore: the restored store does not "
                 "verify; it was left in %s\n", tmp);
         status = CLI_DIFFERS;

@@ -28,8 +28,8 @@
 #include "core/ledger/store.h"
 #include "tools/ops.h"
 
-static int64_t
-mono_ms(void)
+int64_t
+ops_mono_ms(void)
 {
     struct timespec ts;
 
@@ -52,7 +52,7 @@ ops_progress(ops_progress_t *p, const char *cmd, const char *what,
 
     if (!p->on)
         return;
-    now = mono_ms();
+    now = ops_mono_ms();
     if (p->shown && now - p->last_ms < 200 && done != total)
         return;
     p->last_ms = now;

@@ -134,6 +134,18 @@ nats_wait_msgs() {  # DIR I N: up to 10 s
     return 1
 }
 
+# The prologue of a test script: NODES nodes at $ARB_NATS_PORT_BASE (else
+# BASE) under $NATS_DIR, $URLS set; when nats-server is missing or the
+# cluster does not come up, prints "NAME: 0 passed, 1 failed" and exits.
+nats_test_up() {  # NAME NODES BASE
+    if ! command -v nats-server > /dev/null \
+        || ! nats_up "$NATS_DIR" "$2" "${ARB_NATS_PORT_BASE:-$3}"; then
+        echo "$1: no nats-server cluster: 0 passed, 1 failed"
+        exit 1
+    fi
+    URLS=$(nats_urls "$NATS_DIR")
+}
+
 nats_down() {  # DIR
     [ -f "$1/nodes" ] || return 0
     _n=$(cat "$1/nodes"); _i=1

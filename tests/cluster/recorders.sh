@@ -11,9 +11,10 @@ wait_sock() {
     while [ ! -S "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 }
 
-# start_replicating NAME PREFIX: a recorder on $T/NAME replicating to the
-# stream as recorder NAME, owning the ids that start with PREFIX; its pid
-# in pid_NAME.
+# start_replicating NAME PREFIX [KEYFILE]: a recorder on $T/NAME
+# replicating to the stream as recorder NAME, owning the ids that start
+# with PREFIX, sealing deal secrets under KEYFILE when given; its pid in
+# pid_NAME.
 start_replicating() {
     cat > "$T/$1.conf" <<CONF
 data = $T/$1
@@ -22,8 +23,9 @@ listen = unix:$T/$1.sock
 urls = $URLS
 recorder = $1
 owns = $2
+${3:+secret_key_file = $3}
 CONF
-    bin/arbiterd --config "$T/$1.conf" --log-level warn 2>> "$T/$1.log" \
+    bin/arbiterd --config "$T/$1.conf" --log-level ${LOGLEVEL:-warn} 2>> "$T/$1.log" \
         < /dev/null > /dev/null &
     pids="$pids $!"
     eval "pid_$1=$!"
@@ -34,7 +36,7 @@ CONF
 start_replica() {
     rm -f "$T/$1.sock"
     bin/arbiterd --replica-of "$URLS" --data "$T/$1" --listen "unix:$T/$1.sock" \
-        --log-level warn 2>> "$T/$1.log" < /dev/null > /dev/null &
+        --log-level ${LOGLEVEL:-warn} 2>> "$T/$1.log" < /dev/null > /dev/null &
     pids="$pids $!"
     eval "pid_$1=$!"
     wait_sock "$T/$1.sock"

@@ -66,7 +66,7 @@ else
     check "complete -p" "complete -F _arbiter arbiter" \
         "$(bash -c '. config/arbiter.bash-completion; complete -p arbiter')"
     check "commands" "check claim close " "$(complete_words $A c)"
-    check "restore command" "restore-backup " "$(complete_words $A res)"
+    check "restore command" "restore restore-backup " "$(complete_words $A res)"
     check "options of backup" "--compact " "$(complete_words $A backup --c)"
     check "options of check" "--data --db " "$(complete_words $A check --d)"
     check "formats" "jsonl " "$(complete_words $A export --format js)"

@@ -4,29 +4,30 @@
 # check, and the restored directory serves as a recorder.  (Incomplete and
 # forged streams: test_stream_mirror.)  Ports: ARB_NATS_PORT_BASE (default 16100).
 . tests/common.sh
-command -v nats-server > /dev/null || {
-    echo "nats_restore.sh: nats-server not installed: 0 passed, 1 failed"; exit 1; }
-BASE=${ARB_NATS_PORT_BASE:-16100}
-NATS_DIR=$T/nats
 . tests/cluster/nats.sh
-nats_up "$NATS_DIR" 1 "$BASE" || { echo "nats_restore.sh: 0 passed, 1 failed"; exit 1; }
-URLS=$(nats_urls "$NATS_DIR")
+nats_test_up nats_restore.sh 1 16100
 . tests/cluster/recorders.sh
 
-start_replicating east E.
+head -c 32 /dev/urandom > "$T/repl.key"; chmod 600 "$T/repl.key"
+start_replicating east E. "$T/repl.key"
 start_replicating west W.
 play east E.1 12; play west W.1 9; play east E.2 5
 on east close --match E.2 --reason done > /dev/null
 play west W.2 3
+# A running dealt match: its secret travels sealed on arbiter.deal.E%2ED1.
+on east open --match E.D1 --game tsukurutenten --players ann,bob \
+    --deal seed:table-7 > /dev/null || echo "open E.D1 failed"
 
-nats_wait_msgs "$NATS_DIR" 1 34
+nats_wait_msgs "$NATS_DIR" 1 36
 
 # events DATA MATCH: the match's events as the tool prints them.
 events() { $A events --db "$1" --match "$2" --json 2>&1; }
 
-out=$($A restore --nats "$URLS" --data "$T/east-r" --prefix E. 2>&1); rc=$?
+out=$($A restore --nats "$URLS" --data "$T/east-r" --prefix E. \
+      --key "$T/repl.key" 2>&1); rc=$?
 check "restore east exit" 0 $rc
-check "restore east counts" "1" "$(printf '%s' "$out" | grep -c ' 20 events appended')"
+check "restore east counts" "1" \
+    "$(printf '%s' "$out" | grep -c ' 21 events appended.* 1 deal secrets, 0 dealt')"
 for m in E.1 E.2; do
     check "restored $m events identical" "$(events "$T/east" $m)" "$(events "$T/east-r" $m)"
 done
@@ -34,7 +35,16 @@ check "restored east has no W" "" "$($A events --db "$T/east-r" --match W.1 2>/d
 out=$($A check --db "$T/east-r" 2>&1); rc=$?
 check "check restored east" 0 $rc
 
-out=$($A restore --nats "$URLS" --data "$T/all-r" 2>&1); rc=$?
+# Without the replication key a running dealt match cannot be restored
+# for its recorder to continue: refused, naming it.
+out=$($A restore --nats "$URLS" --data "$T/d-r" --prefix E.D 2>&1); rc=$?
+check "without the key: refused" 1 $rc
+check "without the key: the dealt match on its chain only" 1 \
+    "$(printf '%s' "$out" | grep -c ' 0 deal secrets, 1 dealt matches checked on their chain only')"
+check "without the key: named" 1 \
+    "$(printf '%s' "$out" | grep -c 'match E.D1: running dealt match: the deal secret is not kept')"
+
+out=$($A restore --nats "$URLS" --data "$T/all-r" --key "$T/repl.key" 2>&1); rc=$?
 check "restore whole stream exit" 0 $rc
 for m in E.1 E.2 W.1 W.2; do
     d=east; case $m in W.*) d=west ;; esac
@@ -42,13 +52,16 @@ for m in E.1 E.2 W.1 W.2; do
 done
 
 # A restored store is a recorder's data directory: it starts and serves.
-bin/arbiterd --data "$T/east-r" --listen "unix:$T/er.sock" --log-level warn \
+bin/arbiterd --data "$T/east-r" --listen "unix:$T/east-r.sock" --log-level warn \
     2> "$T/er.log" < /dev/null > /dev/null &
 pids="$pids $!"
-wait_sock "$T/er.sock"
+wait_sock "$T/east-r.sock"
 check "restored recorder serves the state" \
     "$(on east state --match E.1 --json)" \
-    "$($A state --server "unix:$T/er.sock" --token "$(tok east-r)" --match E.1 --json)"
+    "$(on east-r state --match E.1 --json)"
+
+out=$(on east-r close --match E.D1 2>&1); rc=$?
+check "restored dealt match closes (secret restored from the stream)" 0 $rc
 
 # The target must be new or empty.
 out=$($A restore --nats "$URLS" --data "$T/east-r" 2>&1); rc=$?

@@ -19,6 +19,7 @@
 #include "core/transcript.h"
 #include "proto/stream.h"
 #include "proto/stream_mirror.h"
+#include "tests/stream_msgs.h"
 #include "tests/test.h"
 
 #define GAME "game: yahchain\nmatch: T-1\nplayers: alice bob\nmode: 3\n\n"
@@ -26,46 +27,6 @@ static const char *good = GAME
     "1. place alice 4♠\n2. place bob 5♥\n3. place alice 6♦\n"
     "4. place bob 7S\n5. place alice 7H\n6. place bob 7#3\n"
     "7. note page 1 ends\n8. close -- time called\n";
-
-typedef struct msgs {
-    size_t        n;
-    unsigned char bytes[16][1024];
-    size_t        len[16];
-    unsigned char hash[16][ARB_HASH_LEN];
-} msgs_t;
-
-/* The canonical bytes and chain of every event of a transcript. */
-static void
-make(msgs_t *out, const char *text)
-{
-    arb_history_t h;
-    arb_buf_t     b = ARB_BUF_INIT, why = ARB_BUF_INIT;
-    unsigned char prev[ARB_HASH_LEN] = { 0 };
-    size_t        i;
-
-    memset(&h, 0, sizeof(h));
-    memset(out, 0, sizeof(*out));
-    if (arb_transcript_parse(&h, text, strlen(text), &why) != 0) {
-        fprintf(stderr, "transcript: %s\n", arb_buf_cstr(&why));
-        exit(1);
-    }
-    for (i = 0; i <= h.nevents; i++) {
-        arb_event_t *ev = i == 0 ? &h.open : &h.events[i - 1];
-
-        ev->time_ms = 1700000000000 + (int64_t)i;
-        b.len = 0;
-        if (arb_event_encode(&b, ev) != 0 || b.len > sizeof(out->bytes[0]))
-            exit(1);
-        memcpy(out->bytes[i], b.data, b.len);
-        out->len[i] = b.len;
-        arb_chain_next(prev, b.data, b.len, out->hash[i]);
-        memcpy(prev, out->hash[i], ARB_HASH_LEN);
-    }
-    out->n = h.nevents + 1;
-    arb_history_clear(&h);
-    arb_buf_free(&b);
-    arb_buf_free(&why);
-}
 
 /* Message seq of ms as the publisher makes it, read back. */
 static void

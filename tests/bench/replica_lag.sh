@@ -1,0 +1,50 @@
+#!/bin/sh
+# Replica lag and restore speed on a 3-node JetStream cluster on loopback:
+# a recorder replicating in async mode takes LAG_SECS (default 3) of load
+# from bench_load at LAG_TABLES tables (default 16); a read replica
+# follows the stream and an all-matches subscription on it stamps each
+# event on arrival: lag = arrival - the event's time (stamped by the
+# primary just before its commit), so it covers commit, publish, the
+# stream and the replica's checks and commit.  Then `arbiter restore`
+# rebuilds the whole stream and prints its events/s.  Prints
+# "replica lag at T tables: N events, p50 X ms, p99 Y ms, max Z ms".
+# Never fails on a target.  Ports: ARB_NATS_PORT_BASE (default 16700).
+BUILD=${BUILD:-build}
+B="$BUILD/tests/bench_load"
+if [ ! -x "$B" ] || [ ! -x bin/arbiterd ] || ! command -v nats-server > /dev/null; then
+    echo "replica_lag: $B, bin/arbiterd or nats-server missing; skipped"
+    exit 0
+fi
+. tests/common.sh
+NATS_DIR=$T/nats
+. tests/cluster/nats.sh
+nats_up "$NATS_DIR" 3 "${ARB_NATS_PORT_BASE:-16700}" || exit 1
+URLS=$(nats_urls "$NATS_DIR")
+. tests/cluster/recorders.sh
+TABLES=${LAG_TABLES:-16}
+
+# bench_load starts the daemon with --data/--listen: this wrapper adds
+# the replication.
+printf '[replicate]\nurls = %s\nrecorder = bench\n' "$URLS" > "$T/c.conf"
+printf '#!/bin/sh\nexec %s/bin/arbiterd --config %s "$@"\n' "$PWD" "$T/c.conf" > "$T/d.sh"
+chmod +x "$T/d.sh"
+
+start_replica rep
+i=0; while [ ! -f "$T/rep/tokens" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+$A watch --server "unix:$T/rep.sock" --token "$(tok rep)" --json 2> "$T/watch.err" |
+    perl -MTime::HiRes=time -ne '
+        BEGIN { $| = 1 }
+        print int(time() * 1000 - $1), "\n" if /"time_ms":(\d+)/;' > "$T/lags" &
+pids="$pids $!"
+sleep 0.3
+"$B" --daemon "$T/d.sh" --dir "$T" --secs "${LAG_SECS:-3}" --tables "$TABLES" |
+    sed -n '2,3p'
+# The recorder is stopped at the end of its run: what it published has
+# reached the replica once the count stops growing.
+prev=-1; n=0
+while [ "$n" != "$prev" ]; do prev=$n; sleep 1; n=$(wc -l < "$T/lags"); done
+sort -n "$T/lags" | awk -v t="$TABLES" '{ a[NR] = $1 }
+    END { if (NR == 0) { print "replica lag: no events seen"; exit }
+          printf "replica lag at %d tables: %d events, p50 %d ms, p99 %d ms, max %d ms\n",
+                 t, NR, a[int((NR + 1) * 0.50)], a[int((NR - 1) * 0.99) + 1], a[NR] }'
+$A restore --nats "$URLS" --data "$T/restored" | head -1

@@ -1,0 +1,90 @@
+# A read replica (arbiterd --replica-of) of a 3-node JetStream cluster fed
+# by two recorders: it serves both recorders' matches with the primaries'
+# state digest at every seq, feeds an all-matches subscription across
+# recorders, refuses writes naming the match's recorder, and resumes
+# without a gap after its own restart and a NATS node's kill -9.
+# Ports: ARB_NATS_PORT_BASE (default 16300).
+. tests/common.sh
+. tests/cluster/nats.sh
+nats_test_up nats_replica.sh 3 16300
+. tests/cluster/recorders.sh
+
+start_replicating east E.
+start_replicating west W.
+start_replica rep
+# Every event of every recorder, in the replica's commit order.
+$A watch --server "unix:$T/rep.sock" --token "$(tok rep)" --from 1 --json \
+    > "$T/watch" 2> "$T/watch.err" &
+watch_pid=$!
+pids="$pids $watch_pid"
+
+play east E.1 12; play west W.1 9; play east E.2 5
+on east close --match E.2 --reason done > /dev/null
+play west W.2 3
+
+# caught_up MATCH PRIMARY: until the replica's state of MATCH is the
+# primary's (10 s).
+caught_up() {
+    want=$(on "$2" state --match "$1" --json)
+    i=0
+    while [ $i -lt 100 ]; do
+        [ "$(on rep state --match "$1" --json 2>&1)" = "$want" ] && return 0
+        sleep 0.1; i=$((i + 1))
+    done
+    echo "replica not caught up on $1"
+}
+# same_every_seq MATCH PRIMARY LAST: the state at each seq 0..LAST.
+same_every_seq() {
+    bad=
+    s=0
+    while [ $s -le "$3" ]; do
+        [ "$(on "$2" state --match "$1" --at $s --json)" = \
+          "$(on rep state --match "$1" --at $s --json)" ] || bad="$bad $s"
+        s=$((s + 1))
+    done
+    check "$1: replica's state = primary's at every seq" "" "$bad"
+}
+for m in E.1:east:12 E.2:east:6 W.1:west:9 W.2:west:3; do
+    IFS=: read -r id prim last <<EOM
+$m
+EOM
+    caught_up "$id" "$prim"
+    same_every_seq "$id" "$prim" "$last"
+done
+check "replica lists both recorders' matches" "E.1 E.2 W.1 W.2" \
+    "$(on rep matches | awk '{ print $1 }' | grep -E '^[EW]\.' | tr '\n' ' ' | sed 's/ $//')"
+i=0
+while [ "$(wc -l < "$T/watch")" -lt 34 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+check "all-matches subscription on the replica: every event once" 34 \
+    "$(sort -u "$T/watch" | wc -l | tr -d ' ')"
+
+# Writes go to the primary.
+err=$(on rep move --match E.1 place bob 5N 2>&1 >/dev/null); rc=$?
+check "write to the replica refused" 1 $([ $rc -ne 0 ] && echo 1)
+check "refusal names the recorder" 1 \
+    "$(printf '%s' "$err" | grep -c "read replica.*recorder east")"
+err=$(on rep open --match E.9 --game yahchain --players a,b 2>&1 >/dev/null); rc=$?
+check "open on the replica refused" 1 $([ $rc -ne 0 ] && echo 1)
+
+# The replica stops; the recorders go on; a NATS node is killed; both
+# come back: the replica resumes where it was, without a gap.
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+play east E.1 20 12
+nats_kill "$NATS_DIR" 2
+play west W.1 15 9
+start_replica rep
+play east E.1 24 20
+nats_restart "$NATS_DIR" 2
+play west W.2 8 3
+caught_up E.1 east; caught_up W.1 west; caught_up W.2 west
+check "E.1 events after restarts" "$(on east events --match E.1 --json)" \
+    "$(on rep events --match E.1 --json)"
+check "W.1 events after restarts" "$(on west events --match W.1 --json)" \
+    "$(on rep events --match W.1 --json)"
+same_every_seq W.2 west 8
+out=$($A check --db "$T/rep" 2>&1); rc=$?
+check "replica's store checks clean" 0 $rc
+check "replica stopped no match" "" "$(grep replica_stopped_match "$T/rep.log")"
+
+echo "nats_replica.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]
