@@ -30,12 +30,9 @@
  *
  * Corpus: tests/fuzz/corpus/dispatch (request streams of each op).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/err.h"
@@ -46,7 +43,7 @@
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
-#include "proto/frame.h"
+#include "tests/dispatch_harness.h"
 #include "tests/fuzz/fuzz.h"
 
 static const char *const secrets[] = {
@@ -253,77 +250,15 @@ done:
     msgpack_unpacked_destroy(&u);
 }
 
-/* The client's side of the connection: what the daemon sent, read as
- * frames and counted. */
-typedef struct peer {
-    int                fd;
-    arb_frame_reader_t rd;
-    size_t             answers, pushes;
-} peer_t;
-
-static void
-drain(peer_t *pr)
-{
-    char             buf[65536];
-    const char      *f;
-    size_t           len;
-    ssize_t          n;
-    msgpack_unpacked u;
-    int              rc;
-
-    while ((n = read(pr->fd, buf, sizeof(buf))) > 0) {
-        FUZZ_CHECK(arb_frame_reader_feed(&pr->rd, buf, (size_t)n) == 0);
-        while ((rc = arb_frame_reader_next(&pr->rd, &f, &len)) == 1) {
-            msgpack_unpacked_init(&u);
-            FUZZ_CHECK(arb_mp_parse_limits(&u, f, len, 64, 1u << 24,
-                                           NULL) == 0);
-            if (arb_mp_get(&u.data, "ok") != NULL)
-                pr->answers++;
-            else
-                FUZZ_CHECK(arb_mp_get(&u.data, "push") != NULL);
-            msgpack_unpacked_destroy(&u);
-        }
-        FUZZ_CHECK(rc == 0);
-    }
-}
-
-/* Runs the loop until nothing is committing and every write is done. */
-static void
-settle(arb_server_t *srv, arb_conn_t *c, peer_t *pr)
-{
-    do {
-        drain(pr);
-        /* Blocking while the worker commits gives it the CPU. */
-        uv_run(&loop, srv->committing ? UV_RUN_ONCE : UV_RUN_NOWAIT);
-    } while (srv->committing || srv->nqueue > 0 || c->outq > 0);
-    drain(pr);
-}
-
-/* The auth request {"v":1,"id":1,"op":"auth","token":SECRET}, framed. */
-static void
-auth(arb_conn_t *c, const char *secret)
-{
-    static const char head[] = "\x84\xa1v\x01\xa2id\x01\xa2op\xa4" "auth"
-                               "\xa5token";
-    char              f[128];
-    size_t            h = sizeof(head) - 1, n = strlen(secret);
-
-    memcpy(f, head, h);
-    f[h] = (char)(0xa0 | n);        /* fixstr: secrets are < 32 bytes */
-    memcpy(f + h + 1, secret, n);
-    arb_dispatch(c, f, h + 1 + n);
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static arb_server_t srv;
-    arb_conn_t         *c;
+    dh_conn_t           d;
     arb_buf_t           why = ARB_BUF_INIT, tagged = ARB_BUF_INIT;
-    peer_t              pr;
     const char         *frame;
-    size_t              len, off, chunk, requests = 0, i;
-    int                 sv[2], rc, step, mode, server_closed;
+    size_t              len, off, chunk, i;
+    int                 rc, step, mode, server_closed;
 
     if (size == 0)
         return 0;
@@ -334,70 +269,42 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(arb_checkpoint_init(&srv) == 0);
     srv.loop = &loop;
     srv.store = store;
-
-    FUZZ_CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-    FUZZ_CHECK(fcntl(sv[1], F_SETFL, O_NONBLOCK) == 0);
-    memset(&pr, 0, sizeof(pr));
-    pr.fd = sv[1];
-    FUZZ_CHECK(arb_frame_reader_init(&pr.rd, 1u << 24) == 0);
-    c = calloc(1, sizeof(*c));
-    FUZZ_CHECK(c != NULL);
-    c->srv = &srv;
-    FUZZ_CHECK(uv_pipe_init(&loop, &c->h.pipe, 0) == 0);
-    FUZZ_CHECK(uv_pipe_open(&c->h.pipe, sv[0]) == 0);
-    c->h.handle.data = c;
-    uv_timer_init(&loop, &c->auth_timer);
-    c->auth_timer.data = c;
-    c->handles = 2;
-    c->refs = 1;                    /* ours: c outlives its close */
-    FUZZ_CHECK(arb_frame_reader_init(&c->rd, srv.cfg.frame_max) == 0);
-    c->num = 1;
-    srv.conns = c;
+    dh_conn_open(&d, &srv);
 
     step = (mode & 4) != 0;
     if (secrets[mode & 3] != NULL) {
-        auth(c, secrets[mode & 3]);
-        requests++;
-        settle(&srv, c, &pr);
+        dh_auth(&d, secrets[mode & 3]);
+        dh_settle(&d);
     }
     /* The client's bytes, in chunks as a socket might deliver them. */
     off = 1;
-    while (off < size && !c->closing) {
+    while (off < size && !dh_ended(&d)) {
         chunk = 1 + (size_t)data[off] * 7;
         if (chunk > size - off)
             chunk = size - off;
-        rc = arb_frame_reader_feed(&c->rd, (const char *)data + off, chunk);
+        rc = arb_frame_reader_feed(&d.c->rd, (const char *)data + off,
+                                   chunk);
         off += chunk;
-        while (rc >= 0 && !c->closing
-               && (rc = arb_frame_reader_next(&c->rd, &frame, &len)) == 1) {
+        while (rc >= 0 && !dh_ended(&d)
+               && (rc = arb_frame_reader_next(&d.c->rd, &frame, &len)) == 1) {
             tag_frame(&frame, &len, &tagged);
-            arb_dispatch(c, frame, len);
-            requests++;
+            dh_send(&d, frame, len);
             if (step)
-                settle(&srv, c, &pr);
+                dh_settle(&d);
         }
         if (rc < 0)
             break;
     }
-    settle(&srv, c, &pr);
+    dh_settle(&d);
     /* A client never hangs: one response per request while the
      * connection lasts; never two. */
-    server_closed = c->closing;
-    if (!server_closed && pr.answers != requests)
-        fprintf(stderr, "%zu requests, %zu responses\n", requests,
-                pr.answers);
-    FUZZ_CHECK(server_closed || pr.answers == requests);
-    arb_conn_close(c);
-    while (c->handles > 0)
-        uv_run(&loop, UV_RUN_NOWAIT);
-    arb_conn_unref(c);              /* frees it */
-    while (uv_run(&loop, UV_RUN_NOWAIT) != 0)
-        ;
-    FUZZ_CHECK(!uv_loop_alive(&loop));
-    drain(&pr);
-    FUZZ_CHECK(pr.answers <= requests);
-    close(sv[1]);
-    arb_frame_reader_free(&pr.rd);
+    server_closed = dh_ended(&d);
+    if (!server_closed && d.answers != d.requests)
+        fprintf(stderr, "%zu requests, %zu responses\n", d.requests,
+                d.answers);
+    FUZZ_CHECK(server_closed || d.answers == d.requests);
+    dh_conn_close(&d);
+    FUZZ_CHECK(d.answers <= d.requests);
 
     for (i = 0; i < ntouched; i++) {
         rc = arb_store_verify(store, touched[i], &why);
