@@ -12,7 +12,9 @@
  *   - a scorer whose match list cannot be copied at auth is refused and
  *     the connection ends: never authenticated with an empty list, which
  *     would mean "every match".
- * The script is the dispatcher's fuzz seed arbiter_yahchain_every_op.
+ * The scripts are the dispatcher's fuzz seeds made as the arbiter: every
+ * op on a YAHchain match, a Chắn match dealt from a seed, and YAHchain and
+ * Chains matches with rulings.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +31,13 @@
 #include "tests/nomem/failalloc.h"
 #include "tests/test.h"
 
-#define SCRIPT "tests/fuzz/corpus/dispatch/arbiter_yahchain_every_op"
+#define SCRIPTS "tests/fuzz/corpus/dispatch/"
 #define FRAMES_MAX 64
+
+static const char *const scripts[] = {
+    "arbiter_yahchain_every_op", "arbiter_chan_seed_deal",
+    "arbiter_pipelined_two_matches",
+};
 
 static const char arbiter[] = "nomem-arbiter-0123456789";
 static const char scorer[]  = "nomem-scorer-0123456789";
@@ -57,14 +64,19 @@ rm_store(void)
     }
 }
 
-/* The script's frames: byte 0 is the fuzz harness's mode, then frames. */
+/* A script's frames: byte 0 is the fuzz harness's mode, then frames. */
 static int
-load_script(void)
+load_script(const char *name)
 {
-    FILE  *f = fopen(SCRIPT, "rb");
+    FILE  *f;
     long   n;
     size_t off = 1, len;
+    char   path[160];
 
+    snprintf(path, sizeof(path), SCRIPTS "%s", name);
+    f = fopen(path, "rb");
+    nframes = 0;
+    free(script);
     if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) <= 0)
         return -1;
     rewind(f);
@@ -116,7 +128,7 @@ setup(void)
         return -1;
     }
     arb_buf_free(&why);
-    return uv_loop_init(&loop) == 0 && load_script() == 0 ? 0 : -1;
+    return uv_loop_init(&loop);
 }
 
 static void
@@ -217,13 +229,19 @@ test_scorer_list(void)
     CHECK(refused >= 3);
 }
 
-/* Every request of the script with its nth allocation failed. */
+/* Every request of a script with its nth allocation failed. */
 static void
-test_every_op(void)
+test_script(const char *name)
 {
     arb_server_t srv;
     dh_conn_t    d;
     size_t       k, i, injected = 0, failstops = 0;
+
+    if (load_script(name) != 0) {
+        fprintf(stderr, "%s%s: cannot read it\n", SCRIPTS, name);
+        CHECK(0);
+        return;
+    }
     long         n;
     int          hit;
 
@@ -246,8 +264,8 @@ test_every_op(void)
              * daemon (the process exits: the client sees EOF). */
             failstops += srv.exit_code == ARB_EXIT_FAILSTOP;
             if (srv.exit_code == 0 && !answered(&d))
-                fprintf(stderr, "request %zu, allocation %ld: %zu "
-                        "responses to %zu requests%s\n", k + 1, n,
+                fprintf(stderr, "%s: request %zu, allocation %ld: %zu "
+                        "responses to %zu requests%s\n", name, k + 1, n,
                         d.answers, d.requests,
                         dh_ended(&d) ? ", connection ended" : "");
             CHECK(srv.exit_code != 0 || answered(&d));
@@ -260,21 +278,24 @@ test_every_op(void)
         CHECK(n < 5000);
     }
     CHECK(injected > nframes);
-    printf("%zu allocation failures injected, %zu fail-stops\n", injected,
-           failstops);
+    printf("%s: %zu allocation failures injected, %zu fail-stops\n", name,
+           injected, failstops);
 }
 
 int
 main(void)
 {
-    char p[160];
+    char   p[160];
+    size_t i;
 
     if (setup() != 0) {
         fprintf(stderr, "setup failed (run from the repository root)\n");
         return 1;
     }
     test_scorer_list();
-    test_every_op();
+    for (i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
+        test_script(scripts[i]);
+    free(script);
     rm_store();
     rmdir(storedir);
     snprintf(p, sizeof(p), "%s/tokens", dir);
