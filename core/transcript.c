@@ -17,14 +17,21 @@
 #include "core/err.h"
 #include "core/transcript.h"
 
-#define TOKENS_MAX 64
+/* The limits count what a person writes: words besides the event number,
+ * and bytes of text as read (quotes and escapes aside).  A line as
+ * written back (numbered, quoted) must read again, so the raw line may
+ * be longer: escaping can double it. */
+#define WORDS_MAX    64
+#define TOKENS_MAX   (WORDS_MAX + 1)        /* and the number "N." */
 #define LINE_MAX_LEN 4096
+#define TEXT_MAX     (LINE_MAX_LEN + 24)    /* and "N. " */
+#define LINE_RAW_MAX (2 * TEXT_MAX)
 
 typedef struct toks {
     size_t n;
     char  *v[TOKENS_MAX];
     char   quoted[TOKENS_MAX];     /* a quoted "--" is an argument */
-    char   store[LINE_MAX_LEN + TOKENS_MAX];
+    char   store[TEXT_MAX + TOKENS_MAX];
 } toks_t;
 
 /* Splits a line into tokens.  Returns 0, or -1 with a message. */
@@ -34,7 +41,7 @@ tokenize(toks_t *t, const char *s, size_t len, char *err, size_t errlen)
     size_t i = 0, o = 0;
 
     t->n = 0;
-    if (len > LINE_MAX_LEN) {
+    if (len > LINE_RAW_MAX) {
         snprintf(err, errlen, "line is longer than %d bytes", LINE_MAX_LEN);
         return -1;
     }
@@ -44,7 +51,7 @@ tokenize(toks_t *t, const char *s, size_t len, char *err, size_t errlen)
         if (i == len || s[i] == '#')
             break;
         if (t->n == TOKENS_MAX) {
-            snprintf(err, errlen, "more than %d words", TOKENS_MAX);
+            snprintf(err, errlen, "more than %d words", WORDS_MAX);
             return -1;
         }
         t->quoted[t->n] = s[i] == '"';
@@ -60,6 +67,8 @@ tokenize(toks_t *t, const char *s, size_t len, char *err, size_t errlen)
                 if (s[i] == '\\' && i + 1 < len
                     && (s[i + 1] == '"' || s[i + 1] == '\\'))
                     i++;
+                if (o == TEXT_MAX)
+                    goto long_text;
                 t->store[o++] = s[i];
             }
             i++;
@@ -68,12 +77,27 @@ tokenize(toks_t *t, const char *s, size_t len, char *err, size_t errlen)
                 return -1;
             }
         } else {
-            while (i < len && s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            while (i < len && s[i] != ' ' && s[i] != '\t' && s[i] != '\r') {
+                if (o == TEXT_MAX)
+                    goto long_text;
                 t->store[o++] = s[i++];
+            }
         }
         t->store[o++] = '\0';
     }
+    /* The number "N." is the one word beyond WORDS_MAX. */
+    if (t->n == TOKENS_MAX) {
+        size_t n0 = strlen(t->v[0]);
+        if (n0 < 2 || t->v[0][n0 - 1] != '.') {
+            snprintf(err, errlen, "more than %d words", WORDS_MAX);
+            return -1;
+        }
+    }
     return 0;
+
+long_text:
+    snprintf(err, errlen, "line is longer than %d bytes", LINE_MAX_LEN);
+    return -1;
 }
 
 static char *

@@ -315,6 +315,49 @@ test_quoted_round_trip(void)
     CHECK_INT(bad, 0);
 }
 
+/* The limits count what was written, so a line at the limits still reads
+ * once it is numbered and its words quoted (found by fuzz_transcript). */
+static void
+test_limits_round_trip(void)
+{
+    arb_history_t t, t2;
+    arb_buf_t     text = ARB_BUF_INIT, f = ARB_BUF_INIT;
+    int           i;
+
+    /* 64 words, unnumbered: written back numbered, 65 words. */
+    arb_buf_puts(&text, "game: x\nmatch: m\nplayers: a\n\nplace a");
+    for (i = 0; i < 62; i++)
+        arb_buf_puts(&text, " w");
+    arb_buf_puts(&text, "\n");
+    /* 4000 bytes of text that quoting doubles. */
+    arb_buf_puts(&text, "place a x");
+    for (i = 0; i < 3999; i++)
+        arb_buf_putc(&text, '"' + (i % 2) * ('\\' - '"'));
+    arb_buf_puts(&text, "\n");
+    CHECK_INT(parse(&t, arb_buf_cstr(&text)), 0);
+    CHECK_STR(err, "");
+    CHECK_INT(t.nevents, 2);
+    if (t.nevents == 2) {
+        CHECK_INT(t.events[0].nargs, 62);
+        CHECK_INT(arb_transcript_format(&f, &t.open, t.events, t.nevents), 0);
+        CHECK_INT(parse(&t2, arb_buf_cstr(&f)), 0);
+        CHECK_INT(t2.nevents, 2);
+        if (t2.nevents == 2)
+            CHECK_STR(t2.events[1].args[0], t.events[1].args[0]);
+        arb_history_clear(&t2);
+    }
+    arb_history_clear(&t);
+    /* One word more is refused, numbered or not. */
+    arb_buf_free(&text);
+    arb_buf_puts(&text, "game: x\nmatch: m\nplayers: a\n\n1. place a");
+    for (i = 0; i < 63; i++)
+        arb_buf_puts(&text, " w");
+    CHECK(parse(&t, arb_buf_cstr(&text)) != 0);
+    CHECK(strstr(err, "more than 64 words") != NULL);
+    arb_buf_free(&text);
+    arb_buf_free(&f);
+}
+
 int
 main(void)
 {
@@ -323,5 +366,6 @@ main(void)
     test_errors();
     test_teams_and_deal();
     test_quoted_round_trip();
+    test_limits_round_trip();
     return TEST_END();
 }
