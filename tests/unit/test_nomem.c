@@ -11,7 +11,8 @@
  *     store (a refused append left nothing behind);
  *   - a scorer whose match list cannot be copied at auth is refused and
  *     the connection ends: never authenticated with an empty list, which
- *     would mean "every match".
+ *     would mean "every match"; nor does reading the tokens file under
+ *     the same failures ever yield a shortened list.
  * The scripts are the dispatcher's fuzz seeds made as the arbiter: every
  * op on a YAHchain match, a Chắn match dealt from a seed, and YAHchain and
  * Chains matches with rulings.
@@ -229,6 +230,43 @@ test_scorer_list(void)
     CHECK(refused >= 3);
 }
 
+/* The tokens file read again with its nth allocation failed (SIGHUP):
+ * refused with the tokens loaded before left whole, or every new token
+ * whole; never a scorer whose match list lost entries (an empty list
+ * means every match). */
+static void
+test_tokens_load(void)
+{
+    arb_config_t c;
+    arb_buf_t    why = ARB_BUF_INIT;
+    char         p[160];
+    long         n;
+    size_t       i;
+    int          rc, hit, refused = 0;
+
+    snprintf(p, sizeof(p), "%s/tokens", dir);
+    for (n = 1; n < 1000; n++) {
+        /* A reload over the tokens already loaded, as SIGHUP does: a
+         * refused one leaves them as they were. */
+        arb_config_defaults(&c);
+        CHECK_INT(arb_config_load_tokens(&c, p, 0, &why), 0);
+        arb_failalloc_arm(n);
+        rc = arb_config_load_tokens(&c, p, 0, &why);
+        hit = arb_failalloc_disarm();
+        refused += rc != 0;
+        CHECK_INT(c.ntokens, 2);
+        for (i = 0; i < c.ntokens; i++)
+            if (c.tokens[i].role == ARB_ROLE_SCORER)
+                CHECK_INT(c.tokens[i].nmatches, 2);
+        arb_config_free(&c);
+        arb_buf_free(&why);
+        if (!hit)
+            break;
+    }
+    CHECK(n < 1000);
+    CHECK(refused > 0);
+}
+
 /* Every request of a script with its nth allocation failed. */
 static void
 test_script(const char *name)
@@ -293,6 +331,7 @@ main(void)
         return 1;
     }
     test_scorer_list();
+    test_tokens_load();
     for (i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
         test_script(scripts[i]);
     free(script);
