@@ -37,7 +37,8 @@ FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 DLIB_SRC   := $(filter-out daemon/main.c,$(DAEMON_SRC))
 # The crash tests' shared load client and power-cut rebuild; the I/O shim
 # is a preloaded library of its own.
-TESTLIB_SRC := $(filter-out tests/crash/iosim.c,$(wildcard tests/crash/*.c))
+TESTLIB_SRC := $(filter-out tests/crash/iosim.c,$(wildcard tests/crash/*.c)) \
+               tests/nomem/failalloc.c
 SOAK_SRC   := $(wildcard tests/soak/soak_*.c)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
@@ -116,7 +117,12 @@ bin/arbiterd: $(call obj,$(DAEMON_SRC)) $(LIBPROTO) $(LIBCORE)
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBTEST) $(LIBDAEMON) $(LIBPROTO) \
                   $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(WRAP_LDFLAGS) -o $@ $^ $(LDLIBS)
+# Tests of allocation failures: the project's own allocations go through
+# tests/nomem/failalloc.c, which fails the one a test picks.
+WRAP_ALLOC := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup \
+              -Wl,--wrap=strndup
+$(BUILD)/tests/test_nomem: WRAP_LDFLAGS = $(WRAP_ALLOC)
 $(BUILD)/tests/bench_%: $(BUILD)/tests/bench/bench_%.o $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

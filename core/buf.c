@@ -72,6 +72,8 @@ arb_buf_printf(arb_buf_t *b, const char *fmt, ...)
     va_list ap;
     int     n;
 
+    if (b == NULL)
+        return;
     va_start(ap, fmt);
     n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);

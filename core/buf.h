@@ -24,6 +24,7 @@ int  arb_buf_reserve(arb_buf_t *b, size_t extra); /* 0 or ARB_ENOMEM */
 void arb_buf_add(arb_buf_t *b, const void *p, size_t n);
 void arb_buf_puts(arb_buf_t *b, const char *s);
 void arb_buf_putc(arb_buf_t *b, char c);
+/* Appends; b may be NULL (a caller that wants no message): nothing. */
 void arb_buf_printf(arb_buf_t *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void arb_buf_u64be(arb_buf_t *b, uint64_t v);    /* 8 bytes big-endian */

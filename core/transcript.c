@@ -17,14 +17,21 @@
 #include "core/err.h"
 #include "core/transcript.h"
 
-#define TOKENS_MAX 64
+/* The limits count what a person writes: words besides the event number,
+ * and bytes of text as read (quotes and escapes aside).  A line as
+ * written back (numbered, quoted) must read again, so the raw line may
+ * be longer: escaping can double it. */
+#define WORDS_MAX    64
+#define TOKENS_MAX   (WORDS_MAX + 1)        /* and the number "N." */
 #define LINE_MAX_LEN 4096
+#define TEXT_MAX     (LINE_MAX_LEN + 24)    /* and "N. " */
+#define LINE_RAW_MAX (2 * TEXT_MAX)
 
 typedef struct toks {
     size_t n;
     char  *v[TOKENS_MAX];
     char   quoted[TOKENS_MAX];     /* a quoted "--" is an argument */
-    char   store[LINE_MAX_LEN + TOKENS_MAX];
+    char   store[TEXT_MAX + TOKENS_MAX];
 } toks_t;
 
 /* Splits a line into tokens.  Returns 0, or -1 with a message. */
@@ -34,7 +41,7 @@ tokenize(toks_t *t, const char *s, size_t len, char *err, size_t errlen)
     size_t i = 0, o = 0;
 
     t->n = 0;
-    if (len > LINE_MAX_LEN) {
+    if (len > LINE_RAW_MAX) {
         snprintf(err, errlen, "line is longer than %d bytes", LINE_MAX_LEN);
         return -1;
     }
@@ -44,7 +51,7 @@ tokenize(toks_t *t, const char *s, size_t len, char *err, size_t errlen)
         if (i == len || s[i] == '#')
             break;
         if (t->n == TOKENS_MAX) {
-            snprintf(err, errlen, "more than %d words", TOKENS_MAX);
+            snprintf(err, errlen, "more than %d words", WORDS_MAX);
             return -1;
         }
         t->quoted[t->n] = s[i] == '"';
@@ -60,6 +67,8 @@ tokenize(toks_t *t, const char *s, size_t len, char *err, size_t errlen)
                 if (s[i] == '\\' && i + 1 < len
                     && (s[i + 1] == '"' || s[i + 1] == '\\'))
                     i++;
+                if (o == TEXT_MAX)
+                    goto long_text;
                 t->store[o++] = s[i];
             }
             i++;
@@ -68,12 +77,27 @@ tokenize(toks_t *t, const char *s, size_t len, char *err, size_t errlen)
                 return -1;
             }
         } else {
-            while (i < len && s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            while (i < len && s[i] != ' ' && s[i] != '\t' && s[i] != '\r') {
+                if (o == TEXT_MAX)
+                    goto long_text;
                 t->store[o++] = s[i++];
+            }
         }
         t->store[o++] = '\0';
     }
+    /* The number "N." is the one word beyond WORDS_MAX. */
+    if (t->n == TOKENS_MAX) {
+        size_t n0 = strlen(t->v[0]);
+        if (n0 < 2 || t->v[0][n0 - 1] != '.') {
+            snprintf(err, errlen, "more than %d words", WORDS_MAX);
+            return -1;
+        }
+    }
     return 0;
+
+long_text:
+    snprintf(err, errlen, "line is longer than %d bytes", LINE_MAX_LEN);
+    return -1;
 }
 
 static char *
@@ -553,28 +577,86 @@ fail:
     return rc;
 }
 
+/* 1 when s would not read back as the one word it is: empty, blanks, a
+ * quote or backslash anywhere, a leading '#', or the word "--". */
+static int
+needs_quote(const char *s)
+{
+    const char *p;
+
+    if (*s == '\0' || *s == '#' || strcmp(s, "--") == 0)
+        return 1;
+    for (p = s; *p; p++)
+        if (*p == ' ' || *p == '\t' || *p == '"' || *p == '\\'
+            || *p == '\r' || *p == '\n')
+            return 1;
+    return 0;
+}
+
+/* s as one quoted word, then tail inside the quotes; a newline (which no
+ * line can hold) is folded to a blank, as in free text. */
+static void
+put_quoted(arb_buf_t *b, const char *s, const char *tail)
+{
+    arb_buf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            arb_buf_putc(b, '\\');
+        arb_buf_putc(b, *s == '\n' ? ' ' : *s);
+    }
+    arb_buf_puts(b, tail);
+    arb_buf_putc(b, '"');
+}
+
 /* Writes a token, quoting it when it would not read back as one token. */
 static void
 put_token(arb_buf_t *b, const char *s)
 {
-    const char *p;
-    int         quote = *s == '\0' || *s == '#' || *s == '"'
-                        || strcmp(s, "--") == 0;
-
-    for (p = s; *p && !quote; p++)
-        quote = *p == ' ' || *p == '\t' || *p == '"' || *p == '\\'
-                || *p == '\r';
-    if (!quote) {
+    if (needs_quote(s))
+        put_quoted(b, s, "");
+    else
         arb_buf_puts(b, s);
-        return;
+}
+
+/* A header key and its colon, as one word. */
+static void
+put_key(arb_buf_t *b, const char *key)
+{
+    if (needs_quote(key)) {
+        put_quoted(b, key, ":");
+    } else {
+        arb_buf_puts(b, key);
+        arb_buf_putc(b, ':');
     }
-    arb_buf_putc(b, '"');
-    for (p = s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            arb_buf_putc(b, '\\');
-        arb_buf_putc(b, *p);
+}
+
+/* Text read back by joining its words with single blanks (a header value,
+ * a reason): written as its words when that join gives it back, else as
+ * one quoted word, so quotes, '#', backslashes and runs of blanks
+ * survive. */
+static void
+put_text(arb_buf_t *b, const char *s)
+{
+    const char *p = s, *sp;
+    char        w[LINE_MAX_LEN + 1];
+    size_t      n;
+
+    for (;;) {
+        sp = strchr(p, ' ');
+        n = sp ? (size_t)(sp - p) : strlen(p);
+        if (n == 0 || n > LINE_MAX_LEN)
+            break;
+        memcpy(w, p, n);
+        w[n] = '\0';
+        if (needs_quote(w))
+            break;
+        if (sp == NULL) {
+            arb_buf_puts(b, s);
+            return;
+        }
+        p = sp + 1;
     }
-    arb_buf_putc(b, '"');
+    put_quoted(b, s, "");
 }
 
 static void
@@ -608,7 +690,7 @@ arb_transcript_event_line(arb_buf_t *b, const arb_event_t *ev)
         }
         if (ev->text != NULL) {
             arb_buf_puts(b, " -- ");
-            put_words(b, ev->text);
+            put_text(b, ev->text);
         }
         return;
     case ARB_EV_VOID:
@@ -655,7 +737,7 @@ arb_transcript_event_line(arb_buf_t *b, const arb_event_t *ev)
     }
     if (ev->text != NULL && ev->kind != ARB_EV_MOVE) {
         arb_buf_puts(b, " -- ");
-        put_words(b, ev->text);
+        put_text(b, ev->text);
     }
 }
 
@@ -674,11 +756,11 @@ arb_transcript_format(arb_buf_t *b, const arb_event_t *open,
     put_token(b, s->match_id);
     if (s->edition) {
         arb_buf_puts(b, "\nedition: ");
-        put_words(b, s->edition);
+        put_text(b, s->edition);
     }
     if (s->engine) {
         arb_buf_puts(b, "\nengine: ");
-        put_words(b, s->engine);
+        put_text(b, s->engine);
     }
     if (s->nteams > 0) {
         arb_buf_puts(b, "\nteams:");
@@ -695,8 +777,10 @@ arb_transcript_format(arb_buf_t *b, const arb_event_t *open,
             arb_buf_printf(b, ":%s", s->teams[s->players[i].team]);
     }
     for (i = 0; i < s->noptions; i++) {
-        arb_buf_printf(b, "\n%s: ", s->options[i].key);
-        put_words(b, s->options[i].value);
+        arb_buf_putc(b, '\n');
+        put_key(b, s->options[i].key);
+        arb_buf_putc(b, ' ');
+        put_text(b, s->options[i].value);
     }
     if (s->deal.kind == ARB_DEAL_SEED) {
         arb_buf_puts(b, "\ndeal: seed ");

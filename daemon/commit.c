@@ -96,31 +96,40 @@ arb_commit_wait(arb_pending_t *p, arb_conn_t *c, uint64_t req)
     return 0;
 }
 
-void
-arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p)
+int
+arb_commit_reserve(arb_server_t *srv, arb_live_t *l)
 {
     arb_pending_t **nq;
-    arb_live_t     *l = p->live;
+    size_t          cap;
 
     if (srv->nqueue == srv->capqueue) {
-        size_t cap = srv->capqueue ? srv->capqueue * 2 : 256;
+        cap = srv->capqueue ? srv->capqueue * 2 : 256;
         nq = realloc(srv->queue, cap * sizeof(*nq));
-        if (nq == NULL) {
-            arb_log(ARB_LOG_ERROR, "out of memory queueing an append");
-            abort();    /* the event is already applied to live state */
-        }
+        if (nq == NULL)
+            return ARB_ENOMEM;
         srv->queue = nq;
         srv->capqueue = cap;
     }
     if (l->ninflight == l->capinflight) {
-        size_t cap = l->capinflight ? l->capinflight * 2 : 8;
+        cap = l->capinflight ? l->capinflight * 2 : 8;
         nq = realloc(l->inflight, cap * sizeof(*nq));
-        if (nq == NULL) {
-            arb_log(ARB_LOG_ERROR, "out of memory queueing an append");
-            abort();
-        }
+        if (nq == NULL)
+            return ARB_ENOMEM;
         l->inflight = nq;
         l->capinflight = cap;
+    }
+    return 0;
+}
+
+void
+arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p)
+{
+    arb_live_t *l = p->live;
+
+    if (srv->nqueue == srv->capqueue || l->ninflight == l->capinflight) {
+        /* A bug: arb_commit_reserve() was not called first. */
+        arb_log(ARB_LOG_ERROR, "commit queue full: no room reserved");
+        abort();    /* the event is already applied to live state */
     }
     l->inflight[l->ninflight++] = p;
     srv->queue[srv->nqueue++] = p;
@@ -222,6 +231,37 @@ pending_at(arb_server_t *srv, size_t i)
     return i < srv->nbatch ? srv->batch[i] : srv->queue[i - srv->nbatch];
 }
 
+/* Refuses the batch and every append queued behind it (validated on top
+ * of it) with code and msg; the touched matches fall back to their
+ * committed state. */
+static void
+refuse_all(arb_server_t *srv, const char *code, const char *msg)
+{
+    size_t i;
+
+    for (i = 0; i < srv->nbatch; i++)
+        arb_commit_refuse(srv, srv->batch[i], code, msg);
+    for (i = 0; i < srv->nqueue; i++)
+        arb_commit_refuse(srv, srv->queue[i], code, msg);
+    /* Reset every touched match once, then free the appends. */
+    for (i = 0; i < srv->nbatch + srv->nqueue; i++) {
+        arb_live_t *l = pending_at(srv, i)->live;
+        size_t      j;
+        if (l == NULL)
+            continue;
+        /* The reset may free l: forget it everywhere first. */
+        for (j = i; j < srv->nbatch + srv->nqueue; j++)
+            if (pending_at(srv, j)->live == l)
+                pending_at(srv, j)->live = NULL;
+        arb_live_reset(srv, l);
+    }
+    for (i = 0; i < srv->nbatch; i++)
+        arb_pending_free(srv->batch[i]);
+    for (i = 0; i < srv->nqueue; i++)
+        arb_pending_free(srv->queue[i]);
+    srv->nbatch = srv->nqueue = 0;
+}
+
 static void
 after_work_cb(uv_work_t *w, int status)
 {
@@ -257,27 +297,7 @@ after_work_cb(uv_work_t *w, int status)
         const char *code = rc == ARB_EFULL ? "full" : "internal";
         arb_log(ARB_LOG_ERROR, "%s: refusing %zu appends; reads continue",
                 msg, srv->nbatch + srv->nqueue);
-        for (i = 0; i < srv->nbatch; i++)
-            arb_commit_refuse(srv, srv->batch[i], code, msg);
-        for (i = 0; i < srv->nqueue; i++)
-            arb_commit_refuse(srv, srv->queue[i], code, msg);
-        /* Reset every touched match once, then free the appends. */
-        for (i = 0; i < srv->nbatch + srv->nqueue; i++) {
-            arb_live_t *l = pending_at(srv, i)->live;
-            size_t      j;
-            if (l == NULL)
-                continue;
-            /* The reset may free l: forget it everywhere first. */
-            for (j = i; j < srv->nbatch + srv->nqueue; j++)
-                if (pending_at(srv, j)->live == l)
-                    pending_at(srv, j)->live = NULL;
-            arb_live_reset(srv, l);
-        }
-        for (i = 0; i < srv->nbatch; i++)
-            arb_pending_free(srv->batch[i]);
-        for (i = 0; i < srv->nqueue; i++)
-            arb_pending_free(srv->queue[i]);
-        srv->nbatch = srv->nqueue = 0;
+        refuse_all(srv, code, msg);
         if (srv->stopping)
             arb_server_stop(srv);
         return;
@@ -360,11 +380,18 @@ arb_commit_kick(arb_server_t *srv)
     n = srv->nqueue < srv->cfg.batch_max ? srv->nqueue : srv->cfg.batch_max;
     free(srv->batch);
     free(srv->batch_ap);
+    srv->nbatch = 0;
     srv->batch = malloc(n * sizeof(*srv->batch));
     srv->batch_ap = malloc(n * sizeof(*srv->batch_ap));
     if (srv->batch == NULL || srv->batch_ap == NULL) {
-        arb_log(ARB_LOG_ERROR, "out of memory building a commit batch");
-        abort();
+        /* Nothing is written: refused like a batch the store refuses. */
+        arb_log(ARB_LOG_ERROR, "out of memory building a commit batch: "
+                "refusing %zu appends", srv->nqueue);
+        refuse_all(srv, "internal", "out of memory building a commit "
+                   "batch");
+        if (srv->stopping)
+            arb_server_stop(srv);
+        return;
     }
     memcpy(srv->batch, srv->queue, n * sizeof(*srv->batch));
     memmove(srv->queue, srv->queue + n, (srv->nqueue - n) * sizeof(*srv->queue));

@@ -422,7 +422,8 @@ arb_config_load_tokens(arb_config_t *c, const char *path, int keep,
                        arb_buf_t *why)
 {
     arb_config_t tmp;
-    size_t       i;
+    arb_token_t *nt;
+    size_t       i, base;
     int          rc;
 
     /* Load into a scratch config so a bad file leaves the old tokens. */
@@ -432,22 +433,24 @@ arb_config_load_tokens(arb_config_t *c, const char *path, int keep,
         arb_config_free(&tmp);
         return rc;
     }
-    if (!keep) {
-        for (i = 0; i < c->ntokens; i++)
-            token_clear(&c->tokens[i]);
-        free(c->tokens);
-        c->tokens = NULL;
-        c->ntokens = 0;
+    /* One allocation before anything changes: failing later would leave
+     * c with some tokens lost and tmp's moved ones freed twice. */
+    base = keep ? c->ntokens : 0;
+    nt = malloc((base + tmp.ntokens + 1) * sizeof(*nt));
+    if (nt == NULL) {
+        arb_config_free(&tmp);
+        arb_buf_printf(why, "%s: out of memory", path);
+        return ARB_ENOMEM;
     }
-    for (i = 0; i < tmp.ntokens; i++) {
-        arb_token_t *nt = realloc(c->tokens, (c->ntokens + 1) * sizeof(*nt));
-        if (nt == NULL) {
-            arb_config_free(&tmp);
-            return ARB_ENOMEM;
-        }
-        c->tokens = nt;
-        c->tokens[c->ntokens++] = tmp.tokens[i];
-    }
+    if (keep && c->ntokens > 0)
+        memcpy(nt, c->tokens, c->ntokens * sizeof(*nt));
+    for (i = 0; !keep && i < c->ntokens; i++)
+        token_clear(&c->tokens[i]);
+    if (tmp.ntokens > 0)
+        memcpy(nt + base, tmp.tokens, tmp.ntokens * sizeof(*nt));
+    free(c->tokens);
+    c->tokens = nt;
+    c->ntokens = base + tmp.ntokens;
     free(tmp.tokens);
     tmp.tokens = NULL;
     tmp.ntokens = 0;

@@ -109,6 +109,7 @@ typedef struct events_ctx {
     arb_live_t     *l;
     const char     *match;
     int             err;        /* a failed view: stop, answer it */
+    int             oom;        /* an event could not be read: no page */
 } events_ctx_t;
 
 static int
@@ -117,8 +118,9 @@ kind_of(const void *bytes, size_t len)
     arb_event_t ev;
     int         k;
 
-    if (arb_event_decode(&ev, bytes, len, NULL) != 0)
-        return -1;
+    k = arb_event_decode(&ev, bytes, len, NULL);
+    if (k != 0)
+        return k;
     k = ev.kind;
     arb_event_clear(&ev);
     return k;
@@ -138,6 +140,11 @@ on_events(void *ud, uint64_t seq, int64_t t,
         return 0;
     if (x->kinds != 0) {
         k = kind_of(bytes, len);
+        if (k == ARB_ENOMEM) {
+            /* Skipping it would leave a hole in the page. */
+            x->oom = 1;
+            return 1;
+        }
         if (k < 0 || !(x->kinds & (1 << k)))
             return 0;
     }
@@ -208,6 +215,11 @@ arb_op_events(arb_request_t *r)
     if (rc != 0 && rc != 1) {
         arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
                         arb_buf_cstr(&r->why));
+        goto done;
+    }
+    if (x.oom || items.oom) {
+        /* Never a page with events missing, nor a malformed one. */
+        arb_reply_error(c, r->id, "internal", NULL, "out of memory");
         goto done;
     }
     if (x.err != 0) {
@@ -321,6 +333,11 @@ arb_op_matches(arb_request_t *r)
                         arb_buf_cstr(&r->why));
         goto done;
     }
+    if (items.oom) {
+        /* Never a page with matches missing, nor a malformed one. */
+        arb_reply_error(r->c, r->id, "internal", NULL, "out of memory");
+        goto done;
+    }
     arb_reply_begin(&b, &pk, r->id, 2);
     arb_mp_pack_cstr(&pk, "matches");
     msgpack_pack_array(&pk, (size_t)x.n);
@@ -348,9 +365,17 @@ arb_op_stats(arb_request_t *r)
     msgpack_packer    pk;
     arb_conn_t       *c;
     uint64_t          nconn = 0;
+    arb_buf_t         why = ARB_BUF_INIT;
+    int               rc;
 
-    if (arb_store_stats(srv->store, &st, NULL) != 0)
-        memset(&st, 0, sizeof(st));
+    /* No figures rather than made-up ones. */
+    rc = arb_store_stats(srv->store, &st, &why);
+    if (rc != 0) {
+        arb_reply_error(r->c, r->id, arb_reply_code(rc), NULL, "%s",
+                        arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return;
+    }
     for (c = srv->conns; c != NULL; c = c->next)
         nconn++;
     arb_reply_begin(&b, &pk, r->id, 16);

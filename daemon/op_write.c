@@ -75,6 +75,8 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
                         arb_buf_cstr(&r->why));
         goto fail;
     }
+    if (arb_commit_reserve(c->srv, l) != 0)
+        goto oom;
     if (ev->kind == ARB_EV_OPEN) {
         rc = arb_match_open(&l->m, judge != NULL ? judge : ev, &v);
     } else {
@@ -471,18 +473,22 @@ arb_op_open(arb_request_t *r)
     ev.kind = ARB_EV_OPEN;
     s = ev.setup = calloc(1, sizeof(*s));
     if (s == NULL)
-        goto done;
+        goto oom;
     s->game = strdup(game);
     s->match_id = strdup(match);
     s->edition = strdup(arb_rules_find(game)->edition);
     s->engine = strdup(ARB_ENGINE);
+    if (s->game == NULL || s->match_id == NULL || s->edition == NULL
+        || s->engine == NULL)
+        goto oom;
     for (i = 0; i < nt; i++) {
         if (!arb_name_valid(teams[i])) {
             arb_reply_error(c, r->id, "invalid", NULL, "team '%s' is not a "
                             "valid name", teams[i]);
             goto done;
         }
-        arb_setup_add_team(s, teams[i]);
+        if (arb_setup_add_team(s, teams[i]) != 0)
+            goto oom;
     }
     for (i = 0; i < np; i++) {
         char *colon = strchr(players[i], ':');
@@ -503,10 +509,13 @@ arb_op_open(arb_request_t *r)
                             "is not a valid, unique name", i, players[i]);
             goto done;
         }
-        arb_setup_add_player(s, players[i], team);
+        if (arb_setup_add_player(s, players[i], team) != 0)
+            goto oom;
     }
     for (i = 0; i < f[OP_OPTIONS].n; i++)
-        arb_setup_set_option(s, f[OP_OPTIONS].v[i], f[OP_OPTIONS].w[i]);
+        if (arb_setup_set_option(s, f[OP_OPTIONS].v[i],
+                                 f[OP_OPTIONS].w[i]) != 0)
+            goto oom;
     /* An open retried with its client id gets its original answer; any
      * other open of an existing id is refused. */
     if (arb_live_get(c->srv, match, &l, NULL) == 0
@@ -518,14 +527,18 @@ arb_op_open(arb_request_t *r)
     }
     if (open_deal(r, f, s) != 0)
         goto done;
-    l = arb_live_new(c->srv, match);
-    if (l == NULL)
-        goto done;
-    snprintf(l->game, sizeof(l->game), "%s", game);
+    /* Nothing may be dropped from what the chain records: a failed copy
+     * is an error, never an open without it. */
     ev.seq = 0;
     ev.time_ms = arb_now_ms();
     ev.actor = strdup(c->identity);
     ev.client_id = cid ? strdup(cid) : NULL;
+    if (ev.actor == NULL || (cid != NULL && ev.client_id == NULL))
+        goto oom;
+    l = arb_live_new(c->srv, match);
+    if (l == NULL)
+        goto oom;
+    snprintf(l->game, sizeof(l->game), "%s", game);
     if (s->deal.kind != ARB_DEAL_NONE) {
         /* The chain gets only the commitment; the rules get the deal. */
         const char *kind;
@@ -542,12 +555,19 @@ arb_op_open(arb_request_t *r)
         secret.len = 0;
         arb_deal_stored_format(&secret, kind, arb_buf_cstr(&sec));
         arb_buf_free(&sec);
+        if (secret.oom) {
+            arb_live_reset(c->srv, l);
+            goto oom;
+        }
         queue_append(r, l, &recorded, &ev, arb_buf_cstr(&secret), cid);
     } else {
         queue_append(r, l, &ev, NULL, NULL, cid);
     }
     if (l->m == NULL)
         arb_live_reset(c->srv, l);  /* refused: forget the empty entry */
+    goto done;
+oom:
+    arb_reply_error(c, r->id, "internal", NULL, "out of memory");
 done:
     arb_event_clear(&ev);
     arb_event_clear(&recorded);

@@ -193,6 +193,11 @@ conn_send(arb_conn_t *c, arb_buf_t *b, int capped)
     int      rc;
 
     if (c->closing || b->oom || b->len < 4) {
+        /* A message that could not be built (out of memory) is lost: the
+         * connection ends, so the client sees EOF instead of waiting for
+         * an answer that will never come. */
+        if (!c->closing && b->oom)
+            arb_conn_close(c);
         arb_buf_free(b);
         return -1;
     }

@@ -252,6 +252,10 @@ int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
                      arb_match_t **out, arb_buf_t *why);
 
 /* commit.c */
+/* Makes room for one more append of match l in the commit queue and in l's
+ * in-flight list: called before the rules apply the event, so that
+ * arb_commit_enqueue() (after they have) cannot fail.  0 or ARB_ENOMEM. */
+int  arb_commit_reserve(arb_server_t *srv, arb_live_t *l);
 void arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p);
 void arb_commit_kick(arb_server_t *srv);
 void arb_commit_close(arb_server_t *srv);       /* at stop: its handle */

@@ -100,9 +100,14 @@ harness_start(void)
               (char *)NULL);
         _exit(127);
     }
+    /* Ready once it accepts: the socket file exists from bind(), a
+     * moment before listen(). */
     for (i = 0; i < 500; i++) {
-        if (stat(harness_sock, &st) == 0)
+        arb_client_t *cl = NULL;
+        if (stat(harness_sock, &st) == 0 && arb_client_connect(&cl, harness_sock, NULL) == 0) {
+            arb_client_close(cl);
             return;
+        }
         usleep(10000);
     }
     fprintf(stderr, "daemon did not start\n");

@@ -119,9 +119,12 @@ arb_history_add(arb_history_t *h, uint64_t seq, int64_t time_ms,
     uint64_t           want = h->has_open ? h->nevents + 1 : 0;
     int                rc;
 
+    /* why may be NULL (a caller that needs only the code). */
     rc = arb_event_decode(&ev, bytes, len, why);
     if (rc != 0) {
         arb_buf_t tmp = ARB_BUF_INIT;
+        if (why == NULL)
+            return rc;
         arb_buf_printf(&tmp, "seq %" PRIu64 ": %s", seq, arb_buf_cstr(why));
         arb_buf_free(why);
         *why = tmp;
@@ -132,11 +135,12 @@ arb_history_add(arb_history_t *h, uint64_t seq, int64_t time_ms,
     if (seq != want || ev.seq != seq
         || (ev.kind == ARB_EV_OPEN) != (seq == 0)) {
         arb_buf_free(why);
-        arb_buf_printf(why, "seq %" PRIu64 ": expected event %" PRIu64
-                       "%s, found a%s %s event numbered %" PRIu64, seq,
-                       want, want == 0 ? " (the open)" : "",
-                       ev.kind == ARB_EV_OPEN ? "n" : "",
-                       arb_event_kind_name(ev.kind), ev.seq);
+        if (why != NULL)
+            arb_buf_printf(why, "seq %" PRIu64 ": expected event %"
+                           PRIu64 "%s, found a%s %s event numbered %" PRIu64,
+                           seq, want, want == 0 ? " (the open)" : "",
+                           ev.kind == ARB_EV_OPEN ? "n" : "",
+                           arb_event_kind_name(ev.kind), ev.seq);
         arb_event_clear(&ev);
         return ARB_ECORRUPT;
     }
@@ -151,7 +155,8 @@ arb_history_add(arb_history_t *h, uint64_t seq, int64_t time_ms,
     if (arb_history_push(h, &ev, &rec) != 0) {
         arb_event_clear(&ev);
         arb_buf_free(why);
-        arb_buf_printf(why, "seq %" PRIu64 ": out of memory", seq);
+        if (why != NULL)
+            arb_buf_printf(why, "seq %" PRIu64 ": out of memory", seq);
         return ARB_ENOMEM;
     }
     return 0;
@@ -188,10 +193,16 @@ arb_history_load(arb_history_t *h, arb_store_t *s, const char *match_id,
     if (rc != 0)
         return rc;
     if (h->has_open && h->open.setup != NULL
-        && h->open.setup->deal.kind == ARB_DEAL_COMMIT
-        && arb_store_secret(s, match_id, &sec, NULL) == 0) {
-        h->secret = strdup(arb_buf_cstr(&sec) ? arb_buf_cstr(&sec) : "");
-        rc = h->secret == NULL ? ARB_ENOMEM : 0;
+        && h->open.setup->deal.kind == ARB_DEAL_COMMIT) {
+        /* Only "none stored" leaves the secret out; a failed read (out of
+         * memory) must not pass for a missing secret. */
+        rc = arb_store_secret(s, match_id, &sec, why);
+        if (rc == 0) {
+            h->secret = strdup(arb_buf_cstr(&sec) ? arb_buf_cstr(&sec) : "");
+            rc = h->secret == NULL ? ARB_ENOMEM : 0;
+        } else if (rc == ARB_ENOTFOUND) {
+            rc = 0;
+        }
     }
     arb_buf_free(&sec);
     return rc;

@@ -72,7 +72,9 @@ yah_destroy(void *p)
 
     if (y == NULL)
         return;
-    for (i = 0; i < y->nplayers; i++)
+    /* players may be missing: its allocation failed after nplayers was
+     * set. */
+    for (i = 0; y->players != NULL && i < y->nplayers; i++)
         free(y->players[i]);
     free(y->players);
     free(y->match_id);

@@ -5,7 +5,9 @@
 # seed corpus tests/fuzz/corpus/NAME plus what earlier runs found, kept in
 # BUILD/fuzz/NAME/corpus (outside the repository: only seeds and crashers
 # are committed).  A crasher is written to BUILD/fuzz/NAME/ and the run
-# fails; add it to the seed corpus once fixed.
+# fails; add it to the seed corpus once fixed.  tests/fuzz/NAME.dict is
+# the harness's dictionary; tests/fuzz/NAME.options, when present, holds
+# libFuzzer flags of its own (one line).
 BUILD=${1:?usage: run.sh BUILD SECS [NAME...]}
 SECS=${2:?usage: run.sh BUILD SECS [NAME...]}
 shift 2
@@ -23,8 +25,10 @@ for n in $names; do
     mkdir -p "$w/corpus"
     dict=""
     [ -f "tests/fuzz/$n.dict" ] && dict="-dict=tests/fuzz/$n.dict"
+    opts=""
+    [ -f "tests/fuzz/$n.options" ] && opts=$(cat "tests/fuzz/$n.options")
     nice -n 10 "$h" -max_total_time="$SECS" -print_final_stats=1 \
-        -artifact_prefix="$w/" $dict "$w/corpus" "tests/fuzz/corpus/$n" \
+        -artifact_prefix="$w/" $dict $opts "$w/corpus" "tests/fuzz/corpus/$n" \
         > "$w/log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$w/log")

@@ -47,9 +47,14 @@ start_daemon(void)
         execl("bin/arbiterd", "arbiterd", "--config", conf, (char *)NULL);
         _exit(127);
     }
+    /* Ready once it accepts: the socket file exists from bind(), a
+     * moment before listen(). */
     for (i = 0; i < 500; i++) {
-        if (stat(sock, &st) == 0)
+        arb_client_t *cl = NULL;
+        if (stat(sock, &st) == 0 && arb_client_connect(&cl, sock, NULL) == 0) {
+            arb_client_close(cl);
             return;
+        }
         usleep(10000);
     }
     fprintf(stderr, "daemon did not start\n");

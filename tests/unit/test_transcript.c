@@ -221,6 +221,143 @@ test_teams_and_deal(void)
     arb_history_clear(&t);
 }
 
+/* A word of the characters the lexer treats specially: blanks, quotes,
+ * backslashes, '#', '-' (for "--") and ':'; never empty. */
+static void
+rand_word(char *w, size_t cap, unsigned *seed)
+{
+    static const char set[] = "ab -\"\\#:\t\rz";
+    size_t            i, n;
+
+    *seed = *seed * 1103515245u + 12345u;
+    n = 1 + (*seed >> 16) % (cap - 1 < 12 ? cap - 1 : 12);
+    for (i = 0; i < n; i++) {
+        *seed = *seed * 1103515245u + 12345u;
+        w[i] = set[(*seed >> 16) % (sizeof(set) - 1)];
+    }
+    w[n] = '\0';
+}
+
+/* Property: whatever text a header value, an option key, a deal seed, a
+ * move argument or a ruling's reason holds (newlines aside: the format
+ * folds them), format then parse gives it back unchanged. */
+static void
+test_quoted_round_trip(void)
+{
+    unsigned        seed = 12;
+    int             round, bad = 0;
+
+    for (round = 0; round < 2000 && bad < 5; round++) {
+        arb_setup_t     s;
+        arb_event_t     open, ev[2];
+        arb_history_t   t;
+        arb_buf_t       f = ARB_BUF_INIT, why = ARB_BUF_INIT;
+        char            ed[16], en[16], key[20], val[16], dseed[16];
+        char            arg[16], reason[16];
+        int             rc, ok;
+
+        memset(&s, 0, sizeof(s));
+        memset(&open, 0, sizeof(open));
+        memset(ev, 0, sizeof(ev));
+        rand_word(ed, sizeof(ed), &seed);
+        rand_word(en, sizeof(en), &seed);
+        key[0] = 'k';           /* never a key the header reserves */
+        rand_word(key + 1, sizeof(key) - 1, &seed);
+        rand_word(val, sizeof(val), &seed);
+        rand_word(dseed, sizeof(dseed), &seed);
+        rand_word(arg, sizeof(arg), &seed);
+        rand_word(reason, sizeof(reason), &seed);
+        s.game = strdup("yahchain");
+        s.match_id = strdup("m1");
+        s.edition = strdup(ed);
+        s.engine = strdup(en);
+        CHECK(arb_setup_add_player(&s, "alice", -1) == 0);
+        CHECK(arb_setup_set_option(&s, key, val) == 0);
+        s.deal.kind = ARB_DEAL_SEED;
+        s.deal.seed = strdup(dseed);
+        open.kind = ARB_EV_OPEN;
+        open.setup = &s;
+        ev[0].kind = ARB_EV_MOVE;
+        ev[0].verb = strdup("place");
+        ev[0].player = strdup("alice");
+        CHECK(arb_event_add_arg(&ev[0], arg) == 0);
+        ev[1].kind = ARB_EV_VOID;
+        ev[1].target = 1;
+        ev[1].text = strdup(reason);
+        CHECK(arb_transcript_format(&f, &open, ev, 2) == 0);
+
+        rc = arb_transcript_parse(&t, f.data, f.len, &why);
+        ok = rc == 0 && t.nevents == 2
+             && strcmp(t.open.setup->edition, ed) == 0
+             && strcmp(t.open.setup->engine, en) == 0
+             && t.open.setup->noptions == 1
+             && strcmp(t.open.setup->options[0].key, key) == 0
+             && strcmp(t.open.setup->options[0].value, val) == 0
+             && t.open.setup->deal.kind == ARB_DEAL_SEED
+             && strcmp(t.open.setup->deal.seed, dseed) == 0
+             && t.events[0].nargs == 1
+             && strcmp(t.events[0].args[0], arg) == 0
+             && t.events[1].text != NULL
+             && strcmp(t.events[1].text, reason) == 0;
+        if (!ok) {
+            bad++;
+            fprintf(stderr, "round trip lost a value (%s):\n%s\n",
+                    rc ? arb_buf_cstr(&why) : "parsed", arb_buf_cstr(&f));
+        }
+        if (rc == 0)
+            arb_history_clear(&t);
+        arb_setup_clear(&s);
+        arb_event_clear(&ev[0]);
+        arb_event_clear(&ev[1]);
+        arb_buf_free(&f);
+        arb_buf_free(&why);
+    }
+    CHECK_INT(bad, 0);
+}
+
+/* The limits count what was written, so a line at the limits still reads
+ * once it is numbered and its words quoted (found by fuzz_transcript). */
+static void
+test_limits_round_trip(void)
+{
+    arb_history_t t, t2;
+    arb_buf_t     text = ARB_BUF_INIT, f = ARB_BUF_INIT;
+    int           i;
+
+    /* 64 words, unnumbered: written back numbered, 65 words. */
+    arb_buf_puts(&text, "game: x\nmatch: m\nplayers: a\n\nplace a");
+    for (i = 0; i < 62; i++)
+        arb_buf_puts(&text, " w");
+    arb_buf_puts(&text, "\n");
+    /* 4000 bytes of text that quoting doubles. */
+    arb_buf_puts(&text, "place a x");
+    for (i = 0; i < 3999; i++)
+        arb_buf_putc(&text, '"' + (i % 2) * ('\\' - '"'));
+    arb_buf_puts(&text, "\n");
+    CHECK_INT(parse(&t, arb_buf_cstr(&text)), 0);
+    CHECK_STR(err, "");
+    CHECK_INT(t.nevents, 2);
+    if (t.nevents == 2) {
+        CHECK_INT(t.events[0].nargs, 62);
+        CHECK_INT(arb_transcript_format(&f, &t.open, t.events, t.nevents), 0);
+        CHECK_INT(parse(&t2, arb_buf_cstr(&f)), 0);
+        CHECK_INT(t2.nevents, 2);
+        if (t2.nevents == 2)
+            CHECK_STR(t2.events[1].args[0], t.events[1].args[0]);
+        arb_history_clear(&t2);
+    }
+    arb_history_clear(&t);
+    /* One word more is refused, numbered or not. */
+    arb_buf_free(&text);
+    arb_buf_puts(&text, "game: x\nmatch: m\nplayers: a\n\n1. place a");
+    for (i = 0; i < 63; i++)
+        arb_buf_puts(&text, " w");
+    CHECK(parse(&t, arb_buf_cstr(&text)) != 0);
+    CHECK(strstr(err, "more than 64 words") != NULL);
+    arb_buf_free(&text);
+    arb_buf_free(&f);
+}
+
 int
 main(void)
 {
@@ -228,5 +365,7 @@ main(void)
     test_round_trip();
     test_errors();
     test_teams_and_deal();
+    test_quoted_round_trip();
+    test_limits_round_trip();
     return TEST_END();
 }

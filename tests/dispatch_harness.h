@@ -1,0 +1,183 @@
+/*
+ * dispatch_harness.h - one connection to an in-process server, driven
+ * request by request through arb_dispatch() (no listener, no daemon
+ * process): for the fuzz harness of the dispatcher and the tests that
+ * inject faults into it.
+ *
+ * The connection is a socketpair: the server's end is the connection's
+ * pipe handle, the client's end is read here frame by frame, and every
+ * frame the server sends is checked to be a response ("ok") or a push
+ * ("push") and counted.  Include once per program (the functions are
+ * static); the caller owns the server (its loop, config, store, and the
+ * commit and checkpoint state, as arb_server_t says).
+ */
+#ifndef ARB_TESTS_DISPATCH_HARNESS_H
+#define ARB_TESTS_DISPATCH_HARNESS_H
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/mp.h"
+#include "daemon/server.h"
+#include "proto/frame.h"
+#include "tests/fuzz/fuzz.h"
+
+typedef struct dh_conn {
+    arb_server_t      *srv;
+    arb_conn_t        *c;
+    int                fd;              /* the client's end */
+    arb_frame_reader_t rd;
+    size_t             requests;        /* frames dispatched */
+    size_t             answers, pushes; /* frames received */
+    char               code[32];        /* last response: error code, or
+                                           "" when it was ok */
+} dh_conn_t;
+
+/* Opens a connection to srv (whose loop must be set).  Aborts on failure:
+ * the harness itself failing is no finding. */
+static void
+dh_conn_open(dh_conn_t *d, arb_server_t *srv)
+{
+    arb_conn_t *c;
+    int         sv[2];
+
+    memset(d, 0, sizeof(*d));
+    d->srv = srv;
+    FUZZ_CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    FUZZ_CHECK(fcntl(sv[1], F_SETFL, O_NONBLOCK) == 0);
+    d->fd = sv[1];
+    FUZZ_CHECK(arb_frame_reader_init(&d->rd, 1u << 24) == 0);
+    c = calloc(1, sizeof(*c));
+    FUZZ_CHECK(c != NULL);
+    c->srv = srv;
+    FUZZ_CHECK(uv_pipe_init(srv->loop, &c->h.pipe, 0) == 0);
+    FUZZ_CHECK(uv_pipe_open(&c->h.pipe, sv[0]) == 0);
+    c->h.handle.data = c;
+    uv_timer_init(srv->loop, &c->auth_timer);
+    c->auth_timer.data = c;
+    c->handles = 2;
+    c->refs = 1;                    /* ours: c outlives its close */
+    FUZZ_CHECK(arb_frame_reader_init(&c->rd, srv->cfg.frame_max) == 0);
+    c->num = 1;
+    srv->conns = c;
+    d->c = c;
+}
+
+/* Reads and counts what the server has sent so far. */
+static void
+dh_drain(dh_conn_t *d)
+{
+    char                  buf[65536];
+    const char           *f;
+    size_t                len;
+    ssize_t               n;
+    msgpack_unpacked      u;
+    const msgpack_object *e, *code;
+    int                   rc;
+
+    while ((n = read(d->fd, buf, sizeof(buf))) > 0) {
+        FUZZ_CHECK(arb_frame_reader_feed(&d->rd, buf, (size_t)n) == 0);
+        while ((rc = arb_frame_reader_next(&d->rd, &f, &len)) == 1) {
+            msgpack_unpacked_init(&u);
+            rc = arb_mp_parse_limits(&u, f, len, 64, 1u << 24, NULL);
+            if (rc != 0) {
+                size_t i;
+                fprintf(stderr, "malformed frame of %zu bytes:", len);
+                for (i = 0; i < len && i < 96; i++)
+                    fprintf(stderr, "%s%02x", i % 32 ? " " : "\n  ",
+                            (unsigned char)f[i]);
+                fprintf(stderr, "\n");
+            }
+            FUZZ_CHECK(rc == 0);
+            if (arb_mp_get(&u.data, "ok") != NULL) {
+                d->answers++;
+                d->code[0] = '\0';
+                e = arb_mp_get(&u.data, "error");
+                code = e != NULL ? arb_mp_get(e, "code") : NULL;
+                if (code != NULL && code->type == MSGPACK_OBJECT_STR)
+                    snprintf(d->code, sizeof(d->code), "%.*s",
+                             (int)code->via.str.size, code->via.str.ptr);
+            } else {
+                FUZZ_CHECK(arb_mp_get(&u.data, "push") != NULL);
+                d->pushes++;
+            }
+            msgpack_unpacked_destroy(&u);
+        }
+        FUZZ_CHECK(rc == 0);
+    }
+}
+
+/* 1 once the server has ended the connection or is ending it (flushing a
+ * last message): it reads no more requests. */
+static int
+dh_ended(const dh_conn_t *d)
+{
+    return d->c->closing || d->c->finishing;
+}
+
+/* Runs the loop until nothing is committing and every write is done, or
+ * until the server has stopped itself (srv->exit_code: a fail-stop). */
+static void
+dh_settle(dh_conn_t *d)
+{
+    arb_server_t *srv = d->srv;
+
+    do {
+        dh_drain(d);
+        /* Blocking while the worker commits gives it the CPU. */
+        uv_run(srv->loop, srv->committing ? UV_RUN_ONCE : UV_RUN_NOWAIT);
+    } while (srv->committing
+             || (srv->exit_code == 0
+                 && (srv->nqueue > 0 || d->c->outq > 0)));
+    dh_drain(d);
+}
+
+/* One request frame (a msgpack map), dispatched. */
+static void
+dh_send(dh_conn_t *d, const char *frame, size_t len)
+{
+    arb_dispatch(d->c, frame, len);
+    d->requests++;
+}
+
+/* The auth request {"v":1,"id":1,"op":"auth","token":SECRET}. */
+static void
+dh_auth(dh_conn_t *d, const char *secret)
+{
+    static const char head[] = "\x84\xa1v\x01\xa2id\x01\xa2op\xa4" "auth"
+                               "\xa5token";
+    char              f[128];
+    size_t            h = sizeof(head) - 1, n = strlen(secret);
+
+    FUZZ_CHECK(n < 32);             /* a fixstr */
+    memcpy(f, head, h);
+    f[h] = (char)(0xa0 | n);
+    memcpy(f + h + 1, secret, n);
+    dh_send(d, f, h + 1 + n);
+}
+
+/* Closes the connection, runs the loop until its handles are closed and
+ * reads what was flushed before the close. */
+static void
+dh_conn_close(dh_conn_t *d)
+{
+    uv_loop_t *loop = d->srv->loop;
+
+    arb_conn_close(d->c);
+    while (d->c->handles > 0)
+        uv_run(loop, UV_RUN_NOWAIT);
+    arb_conn_unref(d->c);           /* frees it */
+    while (uv_run(loop, UV_RUN_NOWAIT) != 0)
+        ;
+    FUZZ_CHECK(!uv_loop_alive(loop));
+    dh_drain(d);
+    close(d->fd);
+    arb_frame_reader_free(&d->rd);
+    d->c = NULL;
+    d->srv->conns = NULL;
+}
+
+#endif

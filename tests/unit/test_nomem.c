@@ -1,0 +1,348 @@
+/*
+ * test_nomem.c - the dispatcher under memory pressure (SQLite's malloc
+ * failure loop, tests/nomem/failalloc.h): for every request of a script
+ * that uses every op, and for n = 1, 2, 3, ... until the request makes
+ * fewer than n allocations, the nth allocation made while it is handled
+ * fails.  Then:
+ *   - the request gets exactly one response (an error or, when the failed
+ *     allocation had a fallback, its result): a client never hangs; a
+ *     connection the daemon ends after an error still gets that error;
+ *   - the store's chains verify, and the matches in memory agree with the
+ *     store (a refused append left nothing behind);
+ *   - a scorer whose match list cannot be copied at auth is refused and
+ *     the connection ends: never authenticated with an empty list, which
+ *     would mean "every match"; nor does reading the tokens file under
+ *     the same failures ever yield a shortened list.
+ * The scripts are the dispatcher's fuzz seeds made as the arbiter: every
+ * op on a YAHchain match, a Chắn match dealt from a seed, and YAHchain and
+ * Chains matches with rulings.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "core/keys.h"
+#include "core/ledger/store.h"
+#include "daemon/config.h"
+#include "daemon/log.h"
+#include "daemon/server.h"
+#include "tests/dispatch_harness.h"
+#include "tests/nomem/failalloc.h"
+#include "tests/test.h"
+
+#define SCRIPTS "tests/fuzz/corpus/dispatch/"
+#define FRAMES_MAX 64
+
+static const char *const scripts[] = {
+    "arbiter_yahchain_every_op", "arbiter_chan_seed_deal",
+    "arbiter_pipelined_two_matches",
+};
+
+static const char arbiter[] = "nomem-arbiter-0123456789";
+static const char scorer[]  = "nomem-scorer-0123456789";
+
+static char         dir[64], storedir[96];
+static arb_config_t base;
+static uv_loop_t    loop;
+static char        *script;
+static const char  *frame[FRAMES_MAX];
+static size_t       flen[FRAMES_MAX], nframes;
+
+static void
+rm_store(void)
+{
+    static const char *const files[] = {
+        "data.mdb", "lock.mdb", "index.mdb", "index.mdb-lock",
+    };
+    char   p[160];
+    size_t i;
+
+    for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        snprintf(p, sizeof(p), "%s/%s", storedir, files[i]);
+        unlink(p);
+    }
+}
+
+/* A script's frames: byte 0 is the fuzz harness's mode, then frames. */
+static int
+load_script(const char *name)
+{
+    FILE  *f;
+    long   n;
+    size_t off = 1, len;
+    char   path[160];
+
+    snprintf(path, sizeof(path), SCRIPTS "%s", name);
+    f = fopen(path, "rb");
+    nframes = 0;
+    free(script);
+    if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) <= 0)
+        return -1;
+    rewind(f);
+    script = malloc((size_t)n);
+    if (script == NULL || fread(script, 1, (size_t)n, f) != (size_t)n)
+        return -1;
+    fclose(f);
+    while (off + 4 <= (size_t)n && nframes < FRAMES_MAX) {
+        len = (size_t)(unsigned char)script[off] << 24
+              | (size_t)(unsigned char)script[off + 1] << 16
+              | (size_t)(unsigned char)script[off + 2] << 8
+              | (size_t)(unsigned char)script[off + 3];
+        if (len > (size_t)n - off - 4)
+            return -1;
+        frame[nframes] = script + off + 4;
+        flen[nframes++] = len;
+        off += 4 + len;
+    }
+    return off == (size_t)n ? 0 : -1;
+}
+
+static int
+setup(void)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    char      p[160];
+    FILE     *f;
+
+    arb_log_level = -1;
+    /* Hundreds of stores are opened and synced: in memory when we can. */
+    snprintf(dir, sizeof(dir), "/dev/shm/arbiter-nomem-XXXXXX");
+    if (mkdtemp(dir) == NULL) {
+        snprintf(dir, sizeof(dir), "/tmp/arbiter-nomem-XXXXXX");
+        if (mkdtemp(dir) == NULL)
+            return -1;
+    }
+    snprintf(storedir, sizeof(storedir), "%s/store", dir);
+    snprintf(p, sizeof(p), "%s/tokens", dir);
+    f = fopen(p, "w");
+    if (f == NULL)
+        return -1;
+    fprintf(f, "token = %s arbiter chief\n"
+               "token = %s scorer table-1 M1 T1\n", arbiter, scorer);
+    if (fclose(f) != 0)
+        return -1;
+    arb_config_defaults(&base);
+    if (arb_config_load_tokens(&base, p, 0, &why) != 0) {
+        fprintf(stderr, "%s\n", arb_buf_cstr(&why));
+        return -1;
+    }
+    arb_buf_free(&why);
+    return uv_loop_init(&loop);
+}
+
+static void
+server_start(arb_server_t *srv)
+{
+    arb_store_opts_t so;
+    arb_buf_t        why = ARB_BUF_INIT;
+
+    memset(srv, 0, sizeof(*srv));
+    srv->cfg = base;
+    srv->cfg.data = dir;
+    srv->loop = &loop;
+    FUZZ_CHECK(arb_checkpoint_init(srv) == 0);
+    rm_store();
+    memset(&so, 0, sizeof(so));
+    so.map_size = so.map_max = 4u << 20;
+    if (arb_store_open(&srv->store, storedir, &so, &why) != 0)
+        fprintf(stderr, "store: %s\n", arb_buf_cstr(&why));
+    FUZZ_CHECK(srv->store != NULL);
+    arb_buf_free(&why);
+}
+
+/* Stops the server as a restart would: frees it, then opens its store
+ * again and verifies every chain.  0 when they verify. */
+static int
+server_stop(arb_server_t *srv)
+{
+    arb_store_opts_t so;
+    arb_buf_t        why = ARB_BUF_INIT;
+    int              rc;
+
+    arb_live_free_all(srv);
+    arb_store_close(srv->store);
+    arb_commit_free(srv);
+    arb_checkpoint_clear(srv);
+    memset(&so, 0, sizeof(so));
+    so.map_size = so.map_max = 4u << 20;
+    rc = arb_store_open(&srv->store, storedir, &so, &why);
+    if (rc == 0)
+        rc = arb_store_verify(srv->store, NULL, &why);
+    if (rc != 0)
+        fprintf(stderr, "store: %s\n", arb_buf_cstr(&why));
+    arb_store_close(srv->store);
+    arb_buf_free(&why);
+    return rc;
+}
+
+/* A client never hangs: the last request has its one response, or the
+ * daemon has ended the connection (the response could not be built, or
+ * the error ends the connection) after answering all the others. */
+static int
+answered(const dh_conn_t *d)
+{
+    return d->answers == d->requests
+           || (dh_ended(d) && d->answers + 1 == d->requests);
+}
+
+/* A scorer limited to M1 and T1, with the nth allocation of its auth
+ * failed: refused and disconnected, or authenticated with both matches;
+ * never with fewer. */
+static void
+test_scorer_list(void)
+{
+    arb_server_t srv;
+    dh_conn_t    d;
+    long         n;
+    int          hit, refused = 0;
+
+    for (n = 1; n < 1000; n++) {
+        server_start(&srv);
+        dh_conn_open(&d, &srv);
+        arb_failalloc_arm(n);
+        dh_auth(&d, scorer);
+        dh_settle(&d);
+        hit = arb_failalloc_disarm();
+        if (!answered(&d))
+            fprintf(stderr, "auth, allocation %ld: %zu responses\n", n,
+                    d.answers);
+        CHECK(answered(&d));
+        if (d.c->authed) {
+            CHECK_INT(d.c->role, ARB_ROLE_SCORER);
+            CHECK_INT(d.c->nmatches, 2);
+            CHECK_STR(d.code, "");
+        } else {
+            /* Refused: with "internal", or, when even that answer could
+             * not be built, by the end of the connection. */
+            refused++;
+            CHECK(dh_ended(&d));
+            CHECK(d.answers == 0 || strcmp(d.code, "internal") == 0);
+        }
+        dh_conn_close(&d);
+        CHECK_INT(server_stop(&srv), 0);
+        if (!hit)
+            break;
+    }
+    CHECK(n < 1000);
+    /* The list is copied one string at a time: each copy can fail. */
+    CHECK(refused >= 3);
+}
+
+/* The tokens file read again with its nth allocation failed (SIGHUP):
+ * refused with the tokens loaded before left whole, or every new token
+ * whole; never a scorer whose match list lost entries (an empty list
+ * means every match). */
+static void
+test_tokens_load(void)
+{
+    arb_config_t c;
+    arb_buf_t    why = ARB_BUF_INIT;
+    char         p[160];
+    long         n;
+    size_t       i;
+    int          rc, hit, refused = 0;
+
+    snprintf(p, sizeof(p), "%s/tokens", dir);
+    for (n = 1; n < 1000; n++) {
+        /* A reload over the tokens already loaded, as SIGHUP does: a
+         * refused one leaves them as they were. */
+        arb_config_defaults(&c);
+        CHECK_INT(arb_config_load_tokens(&c, p, 0, &why), 0);
+        arb_failalloc_arm(n);
+        rc = arb_config_load_tokens(&c, p, 0, &why);
+        hit = arb_failalloc_disarm();
+        refused += rc != 0;
+        CHECK_INT(c.ntokens, 2);
+        for (i = 0; i < c.ntokens; i++)
+            if (c.tokens[i].role == ARB_ROLE_SCORER)
+                CHECK_INT(c.tokens[i].nmatches, 2);
+        arb_config_free(&c);
+        arb_buf_free(&why);
+        if (!hit)
+            break;
+    }
+    CHECK(n < 1000);
+    CHECK(refused > 0);
+}
+
+/* Every request of a script with its nth allocation failed. */
+static void
+test_script(const char *name)
+{
+    arb_server_t srv;
+    dh_conn_t    d;
+    size_t       k, i, injected = 0, failstops = 0;
+
+    if (load_script(name) != 0) {
+        fprintf(stderr, "%s%s: cannot read it\n", SCRIPTS, name);
+        CHECK(0);
+        return;
+    }
+    long         n;
+    int          hit;
+
+    for (k = 0; k < nframes; k++) {
+        for (n = 1; n < 5000; n++) {
+            server_start(&srv);
+            dh_conn_open(&d, &srv);
+            dh_auth(&d, arbiter);
+            dh_settle(&d);
+            for (i = 0; i < k; i++) {
+                dh_send(&d, frame[i], flen[i]);
+                dh_settle(&d);
+            }
+            arb_failalloc_arm(n);
+            dh_send(&d, frame[k], flen[k]);
+            dh_settle(&d);
+            hit = arb_failalloc_disarm();
+            injected += hit;
+            /* A store that cannot publish what it committed stops the
+             * daemon (the process exits: the client sees EOF). */
+            failstops += srv.exit_code == ARB_EXIT_FAILSTOP;
+            if (srv.exit_code == 0 && !answered(&d))
+                fprintf(stderr, "%s: request %zu, allocation %ld: %zu "
+                        "responses to %zu requests%s\n", name, k + 1, n,
+                        d.answers, d.requests,
+                        dh_ended(&d) ? ", connection ended" : "");
+            CHECK(srv.exit_code != 0 || answered(&d));
+            CHECK(srv.exit_code == 0 || srv.exit_code == ARB_EXIT_FAILSTOP);
+            dh_conn_close(&d);
+            CHECK_INT(server_stop(&srv), 0);
+            if (!hit)
+                break;
+        }
+        CHECK(n < 5000);
+    }
+    CHECK(injected > nframes);
+    printf("%s: %zu allocation failures injected, %zu fail-stops\n", name,
+           injected, failstops);
+}
+
+int
+main(void)
+{
+    char   p[160];
+    size_t i;
+
+    if (setup() != 0) {
+        fprintf(stderr, "setup failed (run from the repository root)\n");
+        return 1;
+    }
+    test_scorer_list();
+    test_tokens_load();
+    for (i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
+        test_script(scripts[i]);
+    free(script);
+    rm_store();
+    rmdir(storedir);
+    snprintf(p, sizeof(p), "%s/tokens", dir);
+    unlink(p);
+    snprintf(p, sizeof(p), "%s/%s", dir, ARB_KEY_SECRET_FILE);
+    unlink(p);
+    snprintf(p, sizeof(p), "%s/%s", dir, ARB_KEY_PUBLIC_FILE);
+    unlink(p);
+    rmdir(dir);
+    return TEST_END();
+}
