@@ -473,3 +473,9 @@ arb_match_describe(const arb_match_t *m, arb_buf_t *json)
 {
     return m->rules->describe(m->st, json);
 }
+
+const arb_event_t *
+arb_match_event(const arb_match_t *m, uint64_t seq)
+{
+    return seq >= 1 && seq <= m->n ? &m->entries[seq - 1].ev : NULL;
+}

@@ -61,6 +61,8 @@ int  arb_match_results(const arb_match_t *m, arb_results_t *out);
 /* The seq of the claim in force (the latest), or 0. */
 uint64_t arb_match_claim_seq(const arb_match_t *m);
 int  arb_match_describe(const arb_match_t *m, arb_buf_t *json);
+/* Event `seq` (1 .. next seq - 1) as recorded, or NULL; owned by m. */
+const arb_event_t *arb_match_event(const arb_match_t *m, uint64_t seq);
 
 /* Rulings in force, for reports: how a seq stands now. */
 enum arb_ruling { ARB_RULED_NONE = 0, ARB_RULED_VOID, ARB_RULED_AMENDED,

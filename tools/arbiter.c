@@ -36,6 +36,8 @@ static const struct {
                               "divergence of two records" },
     { "claim",   cmd_claim,   "submit a claim of the results; prints the "
                               "verdict" },
+    { "tournament", cmd_tournament, "a tournament's rounds, tables, "
+                              "standings and board" },
     { "export",  cmd_export,  "export matches: jsonl, csv, transcript or a "
                               "signed bundle" },
     { "verify",  cmd_verify,  "check a bundle offline: signature, chain, "

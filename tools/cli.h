@@ -47,6 +47,7 @@ int cmd_record(int argc, char **argv);    /* tools/record.h */
 
 /* Exports and offline verification (docs/BUNDLE.md). */
 int cmd_export(int argc, char **argv);
+int cmd_tournament(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_key(int argc, char **argv);
 
