@@ -105,6 +105,7 @@ static const struct {
     { "ping",        arb_request_ok,     ARB_ROLE_READER },
     { "open",        arb_op_open,        ARB_ROLE_ARBITER },
     { "append",      arb_op_append,      ARB_ROLE_SCORER },
+    { "judge",       arb_op_judge,       ARB_ROLE_SCORER },
     { "state",       arb_op_state,       ARB_ROLE_READER },
     { "events",      arb_op_events,      ARB_ROLE_READER },
     { "matches",     arb_op_matches,     ARB_ROLE_READER },

@@ -26,8 +26,8 @@
 #include "daemon/dispatch.h"
 #include "proto/limits.h"
 
-static int
-scorer_may(const arb_conn_t *c, const char *match)
+int
+arb_conn_may_record(const arb_conn_t *c, const char *match)
 {
     size_t i;
 
@@ -314,7 +314,7 @@ arb_op_append(arb_request_t *r)
     f[AP_PLAYER].str = f[AP_VERB].str = f[AP_TEXT].str = NULL;
     f[AP_ARGS].v = NULL;
     if (k == ARB_EV_MOVE || k == ARB_EV_NOTE || k == ARB_EV_CLAIM) {
-        if (!scorer_may(c, match)) {
+        if (!arb_conn_may_record(c, match)) {
             arb_reply_error(c, r->id, "forbidden", NULL, "%s (%s) may not "
                             "record in match '%s'", c->identity,
                             arb_role_name(c->role), match);

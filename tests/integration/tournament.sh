@@ -44,6 +44,22 @@ play() {
         $A move --match $m place "$2" 7D > /dev/null || return 1
     fi
 }
+# Judging without recording: the verdict and the Sota it would complete,
+# and the match is where it was.
+m=Open-R1-T1
+$A move --match $m place a 4S > /dev/null
+$A move --match $m place b 5H > /dev/null
+out=$($A move --judge --match $m place a 6D)
+check "judge: legal" 0 $?
+check "judge: the category and points" 1 \
+    "$(echo "$out" | grep -c '"code":"BC-001".*"game_points":21')"
+out=$($A move --judge --match $m place b 6D)
+check "judge: refused" 1 $?
+check "judge: names the rule" 1 "$(echo "$out" | grep -c '"rule":"§34.11.2"')"
+check "judge records nothing" 1 \
+    "$($A state --match $m | grep -c 'events 2$')"
+$A rule --match $m void 2 --reason "test reset" > /dev/null
+$A rule --match $m void 1 --reason "test reset" > /dev/null
 for t in 1 2 3 4 5 6 7 8; do play $t 1 || echo "play R1-T$t failed"; done
 for t in 1 2 3 4 5 6; do $A close --match Open-R1-T$t > /dev/null; done
 # table 7 awaits its close with an undo request; table 8 is disputed
