@@ -113,6 +113,8 @@ static const struct {
     { "subscribe",   arb_op_subscribe,   ARB_ROLE_READER },
     { "unsubscribe", arb_op_unsubscribe, ARB_ROLE_READER },
     { "checkpoint",  arb_op_checkpoint,  ARB_ROLE_READER },
+    { "board",       arb_op_board,       ARB_ROLE_READER },
+    { "standings",   arb_op_standings,   ARB_ROLE_READER },
 };
 
 /* The envelope: id and v first, so that an error about op already echoes

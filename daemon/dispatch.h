@@ -41,6 +41,10 @@ int  arb_conn_may_record(const arb_conn_t *c, const char *match);
 /* op_judge.c */
 void arb_op_judge(arb_request_t *r);
 
+/* op_tourn.c */
+void arb_op_board(arb_request_t *r);
+void arb_op_standings(arb_request_t *r);
+
 /* op_read.c */
 void arb_op_state(arb_request_t *r);
 void arb_op_events(arb_request_t *r);

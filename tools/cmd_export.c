@@ -583,11 +583,11 @@ tournament(exp_t *x)
     st = cli_tourn_load(&t, "export", x->server ? NULL : x->db,
                         x->tournament, &x->n, 1);
     if (st == CLI_OK && x->format == F_RESULTS) {
-        arb_standings_results_csv(&out, t.id, t.sm, t.n);
+        arb_standings_results_csv(&out, t.v.id, t.v.sm, t.v.n);
         st = out.oom ? CLI_ERROR : write_out(x->out, &out);
     }
-    for (i = 0; st == CLI_OK && x->format != F_RESULTS && i <= t.n; i++)
-        if (add_id(x, i == 0 ? t.id : t.sm[i - 1].match) != 0)
+    for (i = 0; st == CLI_OK && x->format != F_RESULTS && i <= t.v.n; i++)
+        if (add_id(x, i == 0 ? t.v.id : t.v.sm[i - 1].match) != 0)
             st = CLI_ERROR;
     cli_tourn_clear(&t);
     arb_buf_free(&out);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/board.h"
 #include "core/err.h"
 #include "core/tourn.h"
 #include "tools/cli.h"
@@ -126,9 +125,9 @@ round_to_begin(const cli_tourn_t *t, const targs_t *a)
 
     if (a->has_round)
         return a->round;
-    if (t->res.nrecords == 0)
+    if (t->v.res.nrecords == 0)
         return 1;
-    last = &t->res.records[t->res.nrecords - 1];
+    last = &t->v.res.records[t->v.res.nrecords - 1];
     return (uint64_t)arb_record_get(last, "round")->num
            + (arb_record_get(last, "ended")->num ? 1 : 0);
 }
@@ -138,8 +137,8 @@ round_recorded(const cli_tourn_t *t, uint64_t round)
 {
     size_t i;
 
-    for (i = 0; i < t->res.nrecords; i++)
-        if ((uint64_t)arb_record_get(&t->res.records[i], "round")->num
+    for (i = 0; i < t->v.res.nrecords; i++)
+        if ((uint64_t)arb_record_get(&t->v.res.records[i], "round")->num
             == round)
             return 1;
     return 0;
@@ -161,7 +160,7 @@ append_round(cli_net_t *n, const cli_tourn_t *t, const arb_pairing_t *p,
         goto done;
     snprintf(num, sizeof(num), "%" PRIu64, round);
     mv[k++] = "round";
-    mv[k++] = arb_match_setup(t->m)->players[0].name;
+    mv[k++] = arb_match_setup(t->v.t)->players[0].name;
     mv[k++] = num;
     for (i = 0; i < p->nrows; i++) {
         arb_tourn_table_t tb = p->rows[i].t;
@@ -172,7 +171,7 @@ append_round(cli_net_t *n, const cli_tourn_t *t, const arb_pairing_t *p,
                     "than %d tables\n", round, ARB_TOURN_TABLES_MAX);
             goto done;
         }
-        if (arb_tourn_match_id(&id, t->id, round, tb.table) != 0) {
+        if (arb_tourn_match_id(&id, t->v.id, round, tb.table) != 0) {
             fprintf(stderr, "arbiter tournament: line %u: the match id "
                     "%s is longer than 64 bytes\n", p->rows[i].line,
                     arb_buf_cstr(&id));
@@ -192,7 +191,7 @@ append_round(cli_net_t *n, const cli_tourn_t *t, const arb_pairing_t *p,
     }
     memset(&a, 0, sizeof(a));
     snprintf(cid, sizeof(cid), "round-%" PRIu64, round);
-    a.match = t->id;
+    a.match = t->v.id;
     a.kind = "move";
     a.cid = cid;
     a.move = mv;
@@ -213,7 +212,7 @@ done:
 static int
 open_table(cli_net_t *n, const cli_tourn_t *t, const arb_record_t *rec)
 {
-    const arb_setup_t *su = arb_match_setup(t->m);
+    const arb_setup_t *su = arb_match_setup(t->v.t);
     const arb_field_t *pl = arb_record_get(rec, "players");
     msgpack_packer    *pk;
     size_t             i, ngame = 0;
@@ -256,6 +255,7 @@ do_round(cli_net_t *n, const targs_t *a)
     int           st;
 
     memset(&p, 0, sizeof(p));
+    memset(&t, 0, sizeof(t));
     if (a->pairings == NULL) {
         fprintf(stderr, "arbiter tournament: round needs --pairings FILE\n");
         return CLI_ERROR;
@@ -285,10 +285,10 @@ do_round(cli_net_t *n, const targs_t *a)
             goto done;
     }
     /* Open the tables as recorded, not as the file says now. */
-    for (i = 0; st == CLI_OK && i < t.res.nrecords; i++)
-        if ((uint64_t)arb_record_get(&t.res.records[i], "round")->num
+    for (i = 0; st == CLI_OK && i < t.v.res.nrecords; i++)
+        if ((uint64_t)arb_record_get(&t.v.res.records[i], "round")->num
             == round)
-            st = open_table(n, &t, &t.res.records[i]);
+            st = open_table(n, &t, &t.v.res.records[i]);
 done:
     cli_tourn_clear(&t);
     arb_pairing_clear(&p);
@@ -314,7 +314,7 @@ do_end(cli_net_t *n, const targs_t *a)
         snprintf(num, sizeof(num), "%" PRIu64, a->round);
         snprintf(cid, sizeof(cid), "end-%" PRIu64, a->round);
         mv[0] = "end";
-        mv[1] = arb_match_setup(t.m)->players[0].name;
+        mv[1] = arb_match_setup(t.v.t)->players[0].name;
         mv[2] = num;
         memset(&ap, 0, sizeof(ap));
         ap.match = a->tid;
@@ -330,42 +330,65 @@ do_end(cli_net_t *n, const targs_t *a)
 
 /* ---- reading ---------------------------------------------------------- */
 
+/* The board or standings op: the server computes them from its store. */
+static int
+server_read(cli_net_t *n, const targs_t *a, const char *op)
+{
+    msgpack_packer *pk;
+    const char     *key = a->json || strcmp(op, "board") == 0 ? "json"
+                                                               : "csv";
+    const char     *text;
+    size_t          len;
+    int             st;
+
+    if (cli_net_connect(n) != 0)
+        return CLI_ERROR;
+    pk = cli_net_begin(n, op, 2);
+    cli_pack_str(pk, "tournament", a->tid);
+    cli_pack_str(pk, "format", key);
+    st = cli_net_call(n);
+    if (st != 0)
+        return st;
+    if (cli_get_bytes(&n->res.data, key, &text, &len) != 0) {
+        fprintf(stderr, "arbiter tournament: the answer has no %s\n", key);
+        return CLI_ERROR;
+    }
+    fwrite(text, 1, len, stdout);
+    return CLI_OK;
+}
+
 static int
 do_read(cli_net_t *n, const targs_t *a, const char *sub)
 {
     cli_tourn_t      t;
-    arb_standings_t  s;
     arb_buf_t        out = ARB_BUF_INIT;
     size_t           i, j;
     int              st;
 
-    memset(&s, 0, sizeof(s));
+    if (a->db == NULL && strcmp(sub, "show") != 0)
+        return server_read(n, a, sub);
     st = cli_tourn_load(&t, "tournament", a->db, a->tid, n, 1);
     if (st != CLI_OK)
         goto done;
     if (strcmp(sub, "standings") == 0) {
-        if (arb_standings_compute(&s, t.sm, t.n, t.rule) != 0)
+        if (arb_tview_standings(&out, &t.v, a->json) != 0)
             goto oom;
-        if (a->json)
-            arb_standings_json(&out, t.id, &s, t.sm, t.n);
-        else
-            arb_standings_csv(&out, &s, t.sm);
     } else if (strcmp(sub, "board") == 0) {
-        if (cli_tourn_board(&out, &t) != 0)
+        if (arb_tview_board(&out, &t.v) != 0)
             goto oom;
     } else if (a->json) {
-        if (arb_match_describe(t.m, &out) != 0)
+        if (arb_match_describe(t.v.t, &out) != 0)
             goto oom;
         arb_buf_putc(&out, '\n');
     } else {
-        arb_buf_printf(&out, "tournament %s  game %s  standings %s\n", t.id,
-                       arb_setup_option(arb_match_setup(t.m), "game"),
-                       arb_standings_rule_name(t.rule));
-        for (i = 0; i < t.n; i++) {
-            const arb_standings_match_t *m = &t.sm[i];
-            if (i == 0 || t.sm[i - 1].round != m->round)
+        arb_buf_printf(&out, "tournament %s  game %s  standings %s\n", t.v.id,
+                       arb_setup_option(arb_match_setup(t.v.t), "game"),
+                       arb_standings_rule_name(t.v.rule));
+        for (i = 0; i < t.v.n; i++) {
+            const arb_standings_match_t *m = &t.v.sm[i];
+            if (i == 0 || t.v.sm[i - 1].round != m->round)
                 arb_buf_printf(&out, "round %" PRIu64 "%s\n", m->round,
-                               arb_record_get(&t.res.records[i], "ended")->num
+                               arb_record_get(&t.v.res.records[i], "ended")->num
                                ? " (ended)" : "");
             arb_buf_printf(&out, "  table %s  %s ", m->table, m->match);
             for (j = 0; j < m->nplayers; j++)
@@ -382,7 +405,6 @@ oom:
     fprintf(stderr, "arbiter tournament: out of memory\n");
     st = CLI_ERROR;
 done:
-    arb_standings_clear(&s);
     cli_tourn_clear(&t);
     arb_buf_free(&out);
     return st;

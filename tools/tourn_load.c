@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/board.h"
 #include "core/err.h"
 #include "tools/cli.h"
 #include "tools/net.h"
@@ -15,133 +14,70 @@
 void
 cli_tourn_clear(cli_tourn_t *t)
 {
-    size_t i;
-
     if (t == NULL)
         return;
-    for (i = 0; i < t->n; i++) {
-        arb_history_clear(&t->tables[i].h);
-        arb_match_free(t->tables[i].m);
-        arb_results_clear(&t->tables[i].res);
-    }
-    free(t->tables);
-    free(t->sm);
-    arb_history_clear(&t->h);
-    arb_match_free(t->m);
-    arb_results_clear(&t->res);
+    arb_tview_clear(&t->v);
     memset(t, 0, sizeof(*t));
 }
 
-/* Reads and replays one match into h and *m. */
+/* Reads and replays one match: its last event's time and hash too. */
 static int
-load_one(arb_history_t *h, arb_match_t **m, const char *cmd, const char *db,
-         const char *id, cli_net_t *n)
+load_one(void *ud, const char *id, arb_match_t **m, int64_t *last_ms,
+         unsigned char *head, int *has_head, arb_buf_t *why)
 {
-    cli_source_t  src = { NULL, db, id };
-    arb_verdict_t v;
-    size_t        bad = 0;
-    int           st;
+    cli_tourn_t   *t = ud;
+    cli_source_t   src = { NULL, t->db, id };
+    arb_history_t  h;
+    arb_verdict_t  v;
+    size_t         bad = 0;
+    int            rc = 0;
 
-    st = cli_source_load(h, cmd, &src, n, UINT64_MAX);
-    if (st != CLI_OK)
-        return st;
-    if (arb_history_replay(h, UINT64_MAX, m, &bad, &v) != 0) {
-        fprintf(stderr, "arbiter %s: match %s: seq %zu refused: %s: %s\n",
-                cmd, id, bad + 1, v.rule, v.msg);
-        return CLI_DIFFERS;
+    (void)why;
+    memset(&h, 0, sizeof(h));
+    if (cli_source_load(&h, t->cmd, &src, t->n, UINT64_MAX) != CLI_OK) {
+        rc = ARB_EIO;           /* printed */
+        goto done;
     }
-    return CLI_OK;
+    if (arb_history_replay(&h, UINT64_MAX, m, &bad, &v) != 0) {
+        fprintf(stderr, "arbiter %s: match %s: seq %zu refused: %s: %s\n",
+                t->cmd, id, bad + 1, v.rule, v.msg);
+        arb_match_free(*m);
+        *m = NULL;
+        rc = ARB_ECORRUPT;
+        goto done;
+    }
+    *last_ms = h.recs ? h.recs[h.nevents].time_ms : 0;
+    *has_head = h.recs != NULL && h.recs[h.nevents].has_hash;
+    if (*has_head)
+        memcpy(head, h.recs[h.nevents].hash, ARB_HASH_LEN);
+done:
+    arb_history_clear(&h);
+    return rc;
 }
 
 int
 cli_tourn_load(cli_tourn_t *t, const char *cmd, const char *db,
                const char *id, cli_net_t *n, int tables)
 {
-    const arb_setup_t *su;
-    size_t             i;
-    int                st;
+    arb_buf_t    why = ARB_BUF_INIT;
+    arb_match_t *m = NULL;
+    int64_t      ms;
+    int          hh, rc;
+    unsigned char head[ARB_HASH_LEN];
 
     memset(t, 0, sizeof(*t));
-    t->id = id;
+    t->cmd = cmd;
+    t->db = db;
+    t->n = n;
     if (db == NULL && n->cl == NULL && cli_net_connect(n) != 0)
         return CLI_ERROR;
-    st = load_one(&t->h, &t->m, cmd, db, id, n);
-    if (st != CLI_OK)
-        return st;
-    su = arb_match_setup(t->m);
-    if (strcmp(su->game, "tournament") != 0) {
-        fprintf(stderr, "arbiter %s: match %s is a %s match, not a "
-                "tournament\n", cmd, id, su->game);
+    if (load_one(t, id, &m, &ms, head, &hh, &why) != 0)
         return CLI_DIFFERS;
-    }
-    t->rule = arb_standings_rule_parse(arb_setup_option(su, "standings"));
-    if (t->rule < 0)
-        t->rule = ARB_STANDINGS_GP;
-    if (arb_match_results(t->m, &t->res) != 0)
-        goto oom;
-    t->n = tables ? t->res.nrecords : 0;
-    t->tables = calloc(t->n + 1, sizeof(*t->tables));
-    t->sm = calloc(t->n + 1, sizeof(*t->sm));
-    if (t->tables == NULL || t->sm == NULL)
-        goto oom;
-    for (i = 0; i < t->n; i++) {
-        const arb_record_t *rec = &t->res.records[i];
-        const arb_field_t  *pl = arb_record_get(rec, "players");
-        arb_standings_match_t *sm = &t->sm[i];
-        cli_tourn_table_t     *tb = &t->tables[i];
-
-        sm->round = (uint64_t)arb_record_get(rec, "round")->num;
-        sm->table = arb_record_get(rec, "table")->str;
-        sm->match = arb_record_get(rec, "match")->str;
-        sm->players = pl->list;
-        sm->nplayers = pl->nlist;
-        st = load_one(&tb->h, &tb->m, cmd, db, sm->match, n);
-        if (st != CLI_OK)
-            return st;
-        if (arb_match_results(tb->m, &tb->res) != 0)
-            goto oom;
-        sm->counted = arb_match_closed(tb->m);
-        sm->seq = tb->h.nevents;
-        sm->head = tb->h.recs && tb->h.recs[tb->h.nevents].has_hash
-                 ? tb->h.recs[tb->h.nevents].hash : NULL;
-        sm->res = &tb->res;
-    }
-    return CLI_OK;
-
-oom:
-    fprintf(stderr, "arbiter %s: out of memory\n", cmd);
-    return CLI_ERROR;
-}
-
-int
-cli_tourn_board(arb_buf_t *out, const cli_tourn_t *t)
-{
-    arb_board_table_t *bt;
-    uint64_t           round = t->n ? t->sm[t->n - 1].round : 0;
-    size_t             i, k = 0;
-    int                rc;
-
-    bt = calloc(t->n + 1, sizeof(*bt));
-    if (bt == NULL)
-        return ARB_ENOMEM;
-    for (i = 0; i < t->n; i++) {
-        const arb_standings_match_t *m = &t->sm[i];
-        const arb_history_t         *h = &t->tables[i].h;
-        if (m->round != round)
-            continue;
-        bt[k].table = m->table;
-        bt[k].match = m->match;
-        bt[k].players = m->players;
-        bt[k].nplayers = m->nplayers;
-        bt[k].seq = m->seq;
-        bt[k].last_ms = h->recs ? h->recs[h->nevents].time_ms : 0;
-        rc = arb_board_status(t->tables[i].m, m->seq, &bt[k].undo_seq);
-        if (rc < 0)
-            goto done;
-        bt[k++].status = rc;
-    }
-    rc = arb_board_json(out, t->id, round, bt, k);
-done:
-    free(bt);
-    return rc;
+    rc = arb_tview_build(&t->v, m, tables, load_one, t, &why);
+    if (rc != 0 && why.len > 0)
+        fprintf(stderr, "arbiter %s: %s\n", cmd, arb_buf_cstr(&why));
+    else if (rc == ARB_ENOMEM)
+        fprintf(stderr, "arbiter %s: out of memory\n", cmd);
+    arb_buf_free(&why);
+    return rc == 0 ? CLI_OK : rc == ARB_ENOMEM ? CLI_ERROR : CLI_DIFFERS;
 }

@@ -75,6 +75,8 @@ check "board order: disputed, undo, playing..." \
     "$(grep -o '"status":"[a-z_]*"' "$T/board.json" | head -3 | cut -d'"' -f4 \
        | tr '\n' ' ' | sed 's/ $//')"
 check "board: the undo names seq 6" 1 "$(grep -c '"undo_seq":6' "$T/board.json")"
+check "board: the server's op = the tool's own from the data directory" \
+    "$(cat "$T/board.json")" "$($A tournament board --tournament Open --db "$T/data")"
 
 $A rule --match Open-R1-T7 void 6 --reason "undo at the table" > /dev/null
 $A close --match Open-R1-T7 > /dev/null
@@ -109,6 +111,11 @@ check "a line names its matches and seqs" 1 \
 $A tournament standings --tournament Open --db "$T/data" > "$T/st2.csv" 2>&1
 check "standings from the data directory are the same" \
     "$(cat "$T/st.csv")" "$(cat "$T/st2.csv")"
+check "standings JSON: server = data directory" \
+    "$($A tournament standings --tournament Open --json)" \
+    "$($A tournament standings --tournament Open --json --db "$T/data")"
+check "standings of a match that is no tournament refused" 1 \
+    "$($A tournament standings --tournament Open-R1-T1 > /dev/null 2>&1; echo $?)"
 
 $A export --tournament Open --format results --out "$T/results.csv"
 check "export --tournament results" 0 $?
