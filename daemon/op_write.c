@@ -341,6 +341,14 @@ arb_op_append(arb_request_t *r)
                             arb_buf_cstr(&r->why));
         goto done;
     }
+    /* A tournament's moves are the director's acts (docs/TOURNAMENT.md). */
+    if (k == ARB_EV_MOVE && c->role != ARB_ROLE_ARBITER
+        && strcmp(l->game, "tournament") == 0) {
+        arb_reply_error(c, r->id, "forbidden", NULL, "a tournament's rounds "
+                        "are an arbiter's acts; %s is a %s", c->identity,
+                        arb_role_name(c->role));
+        goto done;
+    }
     if (cid != NULL && check_idem(r, l, cid, &ev))
         goto done;
     if (f[AP_EXPECT].present

@@ -28,6 +28,11 @@ check "round 1 opens 8 matches" 8 "$(grep -c 'opened Open-R1-T' "$T/r1.out")"
 $A tournament round --tournament Open --pairings "$T/pairings.csv" \
     > "$T/r1b.out" 2>&1
 check "round 1 again: nothing twice" 8 "$(grep -c 'duplicate' "$T/r1b.out")"
+# a scorer records the tables' moves, not the director's acts
+scorer=$(awk '$4 == "scorer" { print $3; exit }' "$T/data/tokens")
+$A move --token "$scorer" --match Open end director 1 > "$T/sc.out" 2>&1
+check "a scorer cannot end a round" 1 $?
+check "... forbidden" 1 "$(grep -c 'forbidden' "$T/sc.out")"
 
 # Plays table $1 of round $2: p1 wins Sota 1 (21); on odd tables p2 then
 # takes Sota 2 (33).
