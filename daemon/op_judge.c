@@ -70,7 +70,6 @@ arb_op_judge(arb_request_t *r)
     arb_req_val_t    f[JU_N];
     arb_match_info_t info;
     arb_match_t     *m = NULL;
-    arb_live_t      *l = NULL;
     arb_event_t      ev;
     arb_buf_t        json = ARB_BUF_INIT, b = ARB_BUF_INIT;
     msgpack_packer   pk;
@@ -92,10 +91,7 @@ arb_op_judge(arb_request_t *r)
                         f[JU_MATCH].str);
         goto done;
     }
-    upto = info.last_seq;
-    if (arb_live_get(c->srv, f[JU_MATCH].str, &l, NULL) == 0
-        && l->committed < upto)
-        upto = l->committed;
+    upto = arb_live_committed(c->srv, f[JU_MATCH].str, &info);
     rc = arb_live_replay(c->srv, f[JU_MATCH].str, upto, &m, &r->why);
     if (rc != 0) {
         arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",

@@ -37,7 +37,6 @@ arb_op_state(arb_request_t *r)
     arb_match_t     *m = NULL;
     const char      *match;
     uint64_t         at, upto;
-    arb_live_t      *l = NULL;
     arb_buf_t        json = ARB_BUF_INIT, b = ARB_BUF_INIT;
     msgpack_packer   pk;
     int              rc;
@@ -53,9 +52,7 @@ arb_op_state(arb_request_t *r)
         goto done;
     }
     /* Only what the loop knows is committed: never a queued event. */
-    upto = info.last_seq;
-    if (arb_live_get(c->srv, match, &l, NULL) == 0 && l->committed < upto)
-        upto = l->committed;
+    upto = arb_live_committed(c->srv, match, &info);
     if (f[ST_AT].present && at > upto) {
         arb_reply_error(c, r->id, "not_found", NULL, "match '%s' has events "
                         "0..%llu, not %llu", match, (unsigned long long)upto,

@@ -21,16 +21,13 @@ load_committed(void *ud, const char *id, arb_match_t **m, int64_t *last_ms,
 {
     arb_server_t    *srv = ud;
     arb_match_info_t info;
-    arb_live_t      *l = NULL;
     uint64_t         upto;
     int              rc;
 
     rc = arb_store_match(srv->store, id, &info, NULL);
     if (rc != 0)
         return rc;
-    upto = info.last_seq;
-    if (arb_live_get(srv, id, &l, NULL) == 0 && l->committed < upto)
-        upto = l->committed;
+    upto = arb_live_committed(srv, id, &info);
     rc = arb_live_replay(srv, id, upto, m, why);
     if (rc != 0)
         return rc;

@@ -226,6 +226,11 @@ size_t arb_live_count(arb_server_t *srv);
  * into a fresh match.  0 or an ARB_E* code with why. */
 int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
                      arb_match_t **out, arb_buf_t *why);
+/* The last seq of match id that the loop knows is committed: the store's
+ * last seq (info, from arb_store_match) unless the live entry knows less,
+ * so a read never serves an event whose commit may still fail. */
+uint64_t arb_live_committed(arb_server_t *srv, const char *id,
+                            const arb_match_info_t *info);
 
 /* commit.c */
 void arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p);
