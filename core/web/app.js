@@ -1,0 +1,252 @@
+/*
+ * app.js - the pages' behaviour: the match list (index.html) and one
+ * match (match.html), live from the recorder's JSON API, or - in a file
+ * written by `arbiter report --html` - from window.ARB_DATA, which holds
+ * the report at every seq.  The drawing is table.js's; this file only
+ * fetches, keeps the history slider and follows the live stream.
+ *
+ * DESIGN: both sources answer the same three questions (the report at a
+ * seq, the events so far, "tell me when something was recorded"), so the
+ * page has one code path whether it is served or embedded.  Reports at
+ * earlier seqs never change, so they are cached; the latest is refetched
+ * on each live message.  Hooks for tests: body's data-seq (the seq shown),
+ * data-last (the latest seq known) and data-ready.
+ */
+(function () {
+    "use strict";
+    var ARB = window.ARB, esc = ARB.esc, $ = function (id) {
+        return document.getElementById(id);
+    };
+    var params = new URLSearchParams(location.search);
+    if (params.get("overlay") === "1")
+        document.body.classList.add("overlay");
+
+    function getJSON(url) {
+        return fetch(url, { headers: { Accept: "application/json" } })
+            .then(function (r) {
+                if (!r.ok)
+                    throw new Error(url + ": " + r.status + " " +
+                                    r.statusText);
+                return r.json();
+            });
+    }
+    /* Calls f at most once per 200 ms, and once more after the last. */
+    function throttle(f) {
+        var busy = false, again = false;
+        return function run() {
+            if (busy) { again = true; return; }
+            busy = true;
+            Promise.resolve(f()).catch(function () {}).then(function () {
+                setTimeout(function () {
+                    busy = false;
+                    if (again) { again = false; run(); }
+                }, 200);
+            });
+        };
+    }
+    function follow(url, onmsg) {
+        var pill = $("live");
+        if (!window.EventSource || !pill)
+            return;
+        var es = new EventSource(url);
+        es.onopen = function () {
+            pill.textContent = "live"; pill.className = "pill live";
+        };
+        es.onerror = function () {
+            pill.textContent = "reconnecting"; pill.className = "pill off";
+        };
+        es.onmessage = onmsg;
+    }
+    /* "open game: g; players: a b; ..." -> ["a", "b"] */
+    function playersOf(line) {
+        var m = /players: ([^;]*)/.exec(line || "");
+        return m ? m[1].trim().split(/\s+/) : [];
+    }
+    function gameOf(line) {
+        var m = /game: ([^;\s]*)/.exec(line || "");
+        return m ? m[1] : "";
+    }
+
+    /* ---- the match list ------------------------------------------------- */
+
+    function index() {
+        var players = {};
+        function row(m) {
+            var p = m.players || players[m.match];
+            return '<tr data-match="' + esc(m.match) + '"><td><a href="/m/' +
+                encodeURIComponent(m.match) + '">' + esc(m.match) +
+                "</a></td><td>" + esc(m.game) + '</td><td class="players">' +
+                esc(p ? p.join(", ") : "") + "</td><td>" + esc(m.status) +
+                '</td><td class="seq">' + esc(m.last_seq) + "</td><td>" +
+                esc(String(m.last || "").replace("T", " ").replace(/\..*/, ""))
+                + "</td></tr>";
+        }
+        function names(list) {
+            return Promise.all(list.filter(function (m) {
+                return !m.players && !players[m.match];
+            }).map(function (m) {
+                return getJSON("/api/m/" + encodeURIComponent(m.match) +
+                               "/events?from=0&limit=1").then(function (ev) {
+                    players[m.match] = playersOf(ev[0] && ev[0].line);
+                }).catch(function () {});
+            }));
+        }
+        var load = throttle(function () {
+            return getJSON("/api/matches").then(function (list) {
+                return names(list).then(function () {
+                    document.querySelector("#matches tbody").innerHTML =
+                        list.map(row).join("");
+                    $("note").textContent = list.length + " match" +
+                        (list.length === 1 ? "" : "es");
+                    document.body.dataset.ready = "1";
+                });
+            }).catch(function (e) { $("note").textContent = String(e); });
+        });
+        load();
+        follow("/api/live", load);
+    }
+
+    /* ---- one match ------------------------------------------------------ */
+
+    function embedded(D) {
+        return {
+            id: D.match, game: D.game,
+            report: function (seq) {
+                return Promise.resolve(D.reports[seq]);
+            },
+            events: function () { return Promise.resolve(D.events); },
+            live: function () {}
+        };
+    }
+    function served(id) {
+        var base = "/api/m/" + encodeURIComponent(id), cache = {}, events = [];
+        return {
+            id: id, game: "",
+            report: function (seq, latest) {
+                if (!latest && cache[seq])
+                    return Promise.resolve(cache[seq]);
+                return getJSON(base + "/state" + (latest ? "" : "?at=" + seq))
+                    .then(function (r) { cache[r.seq] = r; return r; });
+            },
+            /* Events after the last one known, in pages. */
+            events: function () {
+                var from = events.length;
+                return getJSON(base + "/events?from=" + from + "&limit=1000")
+                    .then(function (more) {
+                        events = events.concat(more.filter(function (e) {
+                            return e.seq >= from;
+                        }));
+                        return more.length === 1000 ? this.events() : events;
+                    }.bind(this));
+            },
+            live: function (f) { follow(base + "/live", f); }
+        };
+    }
+
+    function match() {
+        var D = window.ARB_DATA, src, shown = -1, last = 0, events = [],
+            latest = true, game = "",
+            claim = D && D.claim && D.claim.diff;
+        if (D) {
+            src = embedded(D);
+        } else {
+            var m = /\/m\/([^/?#]+)/.exec(location.pathname);
+            src = served(m ? decodeURIComponent(m[1]) : "");
+        }
+        game = src.game || "";
+        $("title").textContent = src.id;
+        document.title = "arbiter: " + src.id;
+        if (D) {
+            $("home").hidden = true;
+            $("live").textContent = "report";
+            $("chain").textContent = D.chain ? D.chain.text : "";
+            $("chain").className = "chain nooverlay " + (D.chain &&
+                D.chain.ok === true ? "ok" : D.chain && D.chain.ok === false
+                ? "bad" : "");
+            if (D.claim)
+                $("claim").innerHTML = "<h2>Claim " + esc(D.claim.file) +
+                    "</h2><pre>" + esc(D.claim.text) + "</pre>";
+        }
+
+        function moves() {
+            $("moves").innerHTML = events.map(function (e) {
+                return '<div data-seq="' + e.seq + '" class="' +
+                    (e.seq === shown ? "now" : e.seq > shown ? "after" : "") +
+                    '">' + esc(e.seq) + ". " + esc(e.line) + "</div>";
+            }).join("");
+            var now = $("moves").querySelector(".now");
+            if (now && now.scrollIntoView && !document.body.classList
+                .contains("overlay"))
+                now.scrollIntoView({ block: "nearest" });
+        }
+        function draw(rep) {
+            if (!rep)
+                return;
+            shown = rep.seq;
+            game = ARB.game(rep, game);
+            $("game").textContent = game;
+            $("status").textContent = rep.closed ? "closed" : rep.finished
+                ? "finished" : "in play";
+            $("table").innerHTML = ARB.table(rep, game);
+            $("totals").innerHTML = ARB.totals(rep, claim);
+            $("results").innerHTML = ARB.results(rep, game, claim);
+            $("verdicts").innerHTML = ARB.verdicts(rep);
+            $("at").textContent = rep.seq;
+            $("slider").value = rep.seq;
+            document.body.dataset.seq = rep.seq;
+            moves();
+        }
+        function show(seq) {
+            latest = seq >= last;
+            return src.report(seq).then(draw);
+        }
+        function setLast(n) {
+            last = n;
+            $("last").textContent = n;
+            $("slider").max = n;
+            document.body.dataset.last = n;
+        }
+        var refresh = throttle(function () {
+            return src.events().then(function (ev) {
+                events = ev;
+                var n = ev.length ? ev[ev.length - 1].seq : 0;
+                if (!game && ev.length)
+                    game = gameOf(ev[0].line);
+                setLast(n);
+                if (!latest)
+                    return moves();
+                return src.report(n, true).then(draw);
+            }).then(function () {
+                document.body.dataset.ready = "1";
+            }).catch(function (e) {
+                $("table").textContent = String(e);
+            });
+        });
+
+        $("slider").addEventListener("input", function () {
+            show(parseInt(this.value, 10));
+        });
+        $("prev").onclick = function () {
+            if (shown > 0) show(shown - 1);
+        };
+        $("next").onclick = function () {
+            if (shown < last) show(shown + 1);
+        };
+        $("follow").onclick = function () { latest = true; refresh(); };
+        $("moves").addEventListener("click", function (e) {
+            var d = e.target.closest("[data-seq]");
+            if (d) show(parseInt(d.dataset.seq, 10));
+        });
+        document.addEventListener("keydown", function (e) {
+            if (e.key === "ArrowLeft") $("prev").onclick();
+            if (e.key === "ArrowRight") $("next").onclick();
+        });
+        refresh();
+        src.live(refresh);
+    }
+
+    if ($("matches"))
+        index();
+    else
+        match();
+})();
