@@ -174,10 +174,11 @@
                     (e.seq === shown ? "now" : e.seq > shown ? "after" : "") +
                     '">' + esc(e.seq) + ". " + esc(e.line) + "</div>";
             }).join("");
-            var now = $("moves").querySelector(".now");
-            if (now && now.scrollIntoView && !document.body.classList
-                .contains("overlay"))
-                now.scrollIntoView({ block: "nearest" });
+            /* Scrolls the list only, never the page (scrollIntoView
+             * would move the window on a phone). */
+            var box = $("moves"), now = box.querySelector(".now");
+            if (now)
+                box.scrollTop = now.offsetTop - box.clientHeight / 2;
         }
         function draw(rep) {
             if (!rep)

@@ -72,6 +72,10 @@
             ' ' + h + '" role="img" aria-label="' + esc(label) + '">' + body +
             '</svg>';
     }
+    /* The parts of a heading line that are there, SVG collapsing spaces. */
+    function line(parts) {
+        return parts.filter(function (p) { return p; }).join(" \u00b7 ");
+    }
     function count(v) {
         return Array.isArray(v) ? v.length : (typeof v === "number" ? v : 0);
     }
@@ -110,9 +114,9 @@
         var s = rep.state, recs = {}, out = "", i, j;
         (rep.records || []).forEach(function (r) { recs[r.sota] = r; });
         var bw = 240, bh = 150, gap = 10, top = 44;
-        out += text(10, 30, "Turn: " + (s.turn || "\u2014") + "   Cycle " +
-                    s.cycle + "/" + s.cycles + "   Cards left " +
-                    s.cards_left + (s.end ? "   End: " + s.end : ""), 22);
+        out += text(10, 30, line(["Turn: " + (s.turn || "\u2014"),
+                    "Cycle " + s.cycle + "/" + s.cycles, "Cards left " +
+                    s.cards_left, s.end ? "End: " + s.end : ""]), 22);
         for (i = 0; i < (s.sotas || []).length; i++) {
             var so = s.sotas[i], x = gap / 2 + (i % 4) * (bw + gap),
                 y = top + Math.floor(i / 4) * (bh + gap), r = recs[so.sota],
@@ -166,10 +170,9 @@
             return colours[i % colours.length];
         }
         (s.hands || []).forEach(function (h) { team(h.team); });
-        out += text(10, 30, "Turn: " + (s.turn || "\u2014") +
-                    (s.turn_hand ? " (hand " + s.turn_hand + ")" : "") +
-                    "   " + (s.rectangle || "") + "   " + (s.scoring || ""),
-                    22);
+        out += text(10, 30, line(["Turn: " + (s.turn || "\u2014") +
+                    (s.turn_hand ? " (hand " + s.turn_hand + ")" : ""),
+                    s.rectangle, s.scoring]), 22);
         grid.forEach(function (line, r) {
             line.split(" ").forEach(function (c, k) {
                 var x = x0 + k * cw, y = y0 + r * ch;
@@ -222,9 +225,9 @@
     }
     function tsukurutenten(rep) {
         var s = rep.state, out = "", y = 44, players = s.players || [];
-        out += text(10, 30, "Round " + s.round + "   Dealer " + s.dealer +
-                    "   Turn: " + (s.turn || "\u2014") + "   Stock " +
-                    s.stock + "   " + (s.phase || ""), 22);
+        out += text(10, 30, line(["Round " + s.round, "Dealer " + s.dealer,
+                    "Turn: " + (s.turn || "\u2014"), "Stock " + s.stock,
+                    s.phase]), 22);
         players.forEach(function (p) {
             var turn = p.name === s.turn;
             out += '<g class="seat" data-player="' + esc(p.name) + '">';
@@ -280,9 +283,9 @@
     }
     function chan(rep) {
         var s = rep.state, out = "", y = 44, t = s.table;
-        out += text(10, 30, "Dealer " + s.dealer + "   Turn: " +
-                    (s.turn || "\u2014") + "   Stock " + s.stock_left +
-                    "   " + (s.phase || ""), 22);
+        out += text(10, 30, line(["Dealer " + s.dealer, "Turn: " +
+                    (s.turn || "\u2014"), "Stock " + s.stock_left, s.phase]),
+                    22);
         (s.players || []).forEach(function (p) {
             var turn = p.name === s.turn, gate = t && t.gate === p.name;
             out += '<g class="seat" data-player="' + esc(p.name) + '">';
