@@ -11,8 +11,9 @@
  *   ARB.totals(report)          the totals
  *   ARB.verdicts(report)        the claim verification status line
  *
- * A field a viewer may not see is absent or a count in the report
- * (core/view.h); the drawings show a count as face-down backs.
+ * A hand is a count in every report and its chips or cards are in
+ * `concealed` only for a viewer allowed to see them (docs/VIEWS.md): the
+ * drawings show that list face up, else the count as face-down backs.
  */
 (function (root) {
     "use strict";
@@ -198,7 +199,8 @@
             var hands = (s.hands || []).filter(function (h) {
                 return h.team === t;
             }).map(function (h) {
-                return h.player + " " + h.hand + ": " + h.cards;
+                return h.player + " " + h.hand + ": " + (Array.isArray(
+                    h.concealed) ? h.concealed.join(" ") : h.cards);
             }).join(", ");
             out += rect(10, y + i * 30 - 16, 18, 18, team(t), null, 0, 3);
             out += text(36, y + i * 30, t + "  " + (totals[t] || 0) +
@@ -237,8 +239,8 @@
                         "#fff", "start", true);
             out += text(984, y + 26, "hand " + count(p.hand), 16, "#d7f5e3",
                         "end");
-            if (Array.isArray(p.hand))
-                out += chips(16, y + 38, p.hand, 34, 46).svg;
+            if (Array.isArray(p.concealed))
+                out += chips(16, y + 38, p.concealed, 34, 46).svg;
             else
                 out += backs(16, y + 38, count(p.hand), 30, 46, 440);
             var o = chips(500, y + 38, p.open_sets || [], 34, 46);
@@ -295,8 +297,9 @@
                         20, p.dead ? "#ff8a80" : "#fff", "start", true);
             out += text(984, y + 24, "hand " + count(p.hand), 16, "#d7f5e3",
                         "end");
-            if (Array.isArray(p.hand))
-                out += cards(16, y + 34, p.hand, 30, 42, chanColour);
+            if (Array.isArray(p.concealed))
+                out += cards(16, y + 34, p.concealed, 22, 42, chanColour,
+                             "own");
             else
                 out += backs(16, y + 34, count(p.hand), 26, 42, 400);
             out += text(500, y + 48, "captured", 13, "#9ccc9c");

@@ -221,6 +221,32 @@ check_slider(cdp_t *b)
     json_decref(rep);
 }
 
+/* A hand a viewer may see (docs/VIEWS.md: `concealed`) is drawn face up,
+ * one chip or card per item; without it, the count as backs. */
+static void
+check_concealed(cdp_t *b)
+{
+    static const char *const js[2][2] = {
+        { "tsuku", "(() => { const r = JSON.parse(JSON.stringify(ARB_DATA"
+          ".reports[7])), d = document.createElement('div'), n = () => "
+          "d.querySelector('.seat').querySelectorAll('.chip').length; "
+          "d.innerHTML = ARB.table(r); const before = n(); "
+          "r.state.players[0].concealed = ['B1', 'B2', 'R5']; "
+          "d.innerHTML = ARB.table(r); return n() - before; })()" },
+        { "chan", "(() => { const r = JSON.parse(JSON.stringify(ARB_DATA"
+          ".reports[1])), d = document.createElement('div'), n = () => "
+          "d.querySelector('.seat').querySelectorAll('.own').length; "
+          "r.state.players[0].concealed = ['2V', '2V', '5W']; "
+          "d.innerHTML = ARB.table(r); return n(); })()" },
+    };
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        open_page(b, js[i][0], "");
+        CHECK_INT(num(b, js[i][1]), 3);
+    }
+}
+
 /* A claim with a wrong bonus and a wrong total: both marked. */
 static void
 check_claim(cdp_t *b)
@@ -298,6 +324,7 @@ main(void)
     for (g = 0; g < sizeof(games) / sizeof(games[0]); g++)
         check_game(&b, (int)g);
     check_slider(&b);
+    check_concealed(&b);
     check_claim(&b);
     check_hostile(&b);
     check_sizes(&b);
