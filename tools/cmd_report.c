@@ -176,14 +176,15 @@ done:
 }
 
 /* The page's data: the match, every event, the report after each event,
- * the chain and the claim.  CLI_OK, CLI_DIFFERS (a refused event: the
- * reports stop before it; a broken chain) or CLI_ERROR. */
+ * the refused event if any, the chain and the claim.  CLI_OK, CLI_DIFFERS
+ * (a refused event: the reports stop before it; a broken chain) or
+ * CLI_ERROR. */
 static int
 build_data(arb_buf_t *b, arb_history_t *h, const char *claim)
 {
     arb_match_t  *m = NULL;
     arb_verdict_t v;
-    arb_buf_t     line = ARB_BUF_INIT;
+    arb_buf_t     line = ARB_BUF_INIT, refused = ARB_BUF_INIT;
     size_t        bad = 0, i, k;
     int           rc, status = CLI_ERROR;
 
@@ -221,12 +222,23 @@ build_data(arb_buf_t *b, arb_history_t *h, const char *claim)
             fprintf(stderr, "%s: seq %" PRIu64 " '%s' refused: %s: %s\n",
                     h->source, h->events[i].seq, arb_buf_cstr(&line),
                     v.rule, v.msg);
+            refused.len = 0;
+            arb_buf_printf(&refused, ",\"refused\":{\"seq\":%" PRIu64
+                           ",\"line\":", h->events[i].seq);
+            arb_json_str(&refused, arb_buf_cstr(&line));
+            arb_buf_puts(&refused, ",\"rule\":");
+            arb_json_str(&refused, v.rule);
+            arb_buf_puts(&refused, ",\"message\":");
+            arb_json_str(&refused, v.msg);
+            arb_buf_putc(&refused, '}');
             status = CLI_DIFFERS;
             break;
         }
         arb_buf_putc(b, ',');
     }
-    arb_buf_puts(b, "],");
+    arb_buf_puts(b, "]");
+    arb_buf_add(b, refused.data, refused.len);
+    arb_buf_putc(b, ',');
     if (put_chain(b, h) != 0) {
         fprintf(stderr, "%s: the hash chain is broken (see the report)\n",
                 h->source);
@@ -247,6 +259,7 @@ build_data(arb_buf_t *b, arb_history_t *h, const char *claim)
 done:
     arb_match_free(m);
     arb_buf_free(&line);
+    arb_buf_free(&refused);
     return status;
 }
 

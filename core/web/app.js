@@ -110,7 +110,7 @@
 
     function embedded(D) {
         return {
-            id: D.match, game: D.game,
+            id: D.match, game: D.game, last: D.reports.length - 1,
             report: function (seq) {
                 return Promise.resolve(D.reports[seq]);
             },
@@ -163,6 +163,14 @@
             $("chain").className = "chain nooverlay " + (D.chain &&
                 D.chain.ok === true ? "ok" : D.chain && D.chain.ok === false
                 ? "bad" : "");
+            if (D.refused) {
+                $("refused").hidden = false;
+                $("refused").textContent = "Replay stopped: event " +
+                    D.refused.seq + " '" + D.refused.line + "' is refused (" +
+                    D.refused.rule + ": " + D.refused.message + ").  The " +
+                    "table is shown up to event " + (D.reports.length - 1) +
+                    ".";
+            }
             if (D.claim)
                 $("claim").innerHTML = "<h2>Claim " + esc(D.claim.file) +
                     "</h2><pre>" + esc(D.claim.text) + "</pre>";
@@ -210,7 +218,8 @@
         var refresh = throttle(function () {
             return src.events().then(function (ev) {
                 events = ev;
-                var n = ev.length ? ev[ev.length - 1].seq : 0;
+                var n = src.last !== undefined ? src.last
+                    : ev.length ? ev[ev.length - 1].seq : 0;
                 if (!game && ev.length)
                     game = gameOf(ev[0].line);
                 setLast(n);

@@ -288,6 +288,27 @@ check_hostile(cdp_t *b)
     CHECK_INT(num(b, "+document.body.dataset.seq"), 8);
 }
 
+/* A refused event ends the step-through before it, and the page says
+ * which event and why; the tool says so with exit status 1. */
+static void
+check_refused(cdp_t *b)
+{
+    char got[512];
+
+    CHECK_INT(run("sed 's/^4\\. place bob 7S/4. place alice 7S/' %s > "
+                  "%s/refused.txt", games[0].file, dir), 0);
+    CHECK_INT(run("bin/arbiter report --html --out %1$s/refused.html "
+                  "%1$s/refused.txt 2> /dev/null%2$s", dir, ""), 1);
+    open_page(b, "refused", "");
+    CHECK_INT(num(b, "+document.body.dataset.seq"), 3);
+    CHECK_INT(num(b, "+document.getElementById('slider').max"), 3);
+    CHECK_INT(num(b, "document.getElementById('refused').hidden ? 0 : 1"),
+              1);
+    CHECK(strstr(cdp_eval_str(b, "document.getElementById('refused')"
+                              ".textContent", got, sizeof(got)),
+                 "event 4 'place alice 7S' is refused (") != NULL);
+}
+
 /* A phone: the page is as wide as the screen (wide tables scroll inside
  * their box); an overlay: full HD without the controls. */
 static void
@@ -327,6 +348,7 @@ main(void)
     check_concealed(&b);
     check_claim(&b);
     check_hostile(&b);
+    check_refused(&b);
     check_sizes(&b);
     cdp_stop(&b);
     if (test_failed_ == 0)
