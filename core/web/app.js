@@ -205,8 +205,16 @@
             document.body.dataset.seq = rep.seq;
             moves();
         }
+        /* ?at=N opens the page on event N; the slider keeps the address
+         * in step, so the address is a link to what is shown. */
+        var at = params.get("at");
+        at = at !== null && /^\d+$/.test(at) ? parseInt(at, 10) : null;
         function show(seq) {
             latest = seq >= last;
+            try {
+                params.set("at", seq);
+                history.replaceState(null, "", "?" + params.toString());
+            } catch (e) { /* a page that may not change its address */ }
             return src.report(seq).then(draw);
         }
         function setLast(n) {
@@ -223,6 +231,11 @@
                 if (!game && ev.length)
                     game = gameOf(ev[0].line);
                 setLast(n);
+                if (at !== null) {
+                    var first = Math.min(at, n);
+                    at = null;
+                    return show(first);
+                }
                 if (!latest)
                     return moves();
                 return src.report(n, true).then(draw);
@@ -242,7 +255,15 @@
         $("next").onclick = function () {
             if (shown < last) show(shown + 1);
         };
-        $("follow").onclick = function () { latest = true; refresh(); };
+        $("follow").onclick = function () {
+            latest = true;
+            params.delete("at");
+            try {
+                history.replaceState(null, "", location.pathname +
+                    (params.toString() ? "?" + params.toString() : ""));
+            } catch (e) { /* as above */ }
+            refresh();
+        };
         $("moves").addEventListener("click", function (e) {
             var d = e.target.closest("[data-seq]");
             if (d) show(parseInt(d.dataset.seq, 10));

@@ -55,8 +55,9 @@
     function face(x, y, w, h, label, colour, cls) {
         return '<g class="' + (cls || "card") + '" data-card="' + esc(label) +
             '">' + rect(x, y, w, h, "#fffdf7", "#333", 1) +
-            text(x + w / 2, y + h * 0.62, label, Math.round(h * 0.36),
-                 colour, "middle", true) + '</g>';
+            text(x + w / 2, y + h * 0.62, label, Math.round(Math.min(h * 0.36,
+                 w * 1.3 / Math.max(String(label).length, 2))), colour,
+                 "middle", true) + '</g>';
     }
     function back(x, y, w, h) {
         return rect(x, y, w, h, "#8d2b2b", "#f3e2b3", 1);
@@ -182,12 +183,26 @@
                     : face(x + 2, y + 2, cw - 4, ch - 4, c, suitColour(c));
             });
         });
+        (s.table || []).forEach(function (t) {
+            var p = cellOf(t.cell);
+            if (p && t.seq === rep.seq)
+                out += '<rect class="last" x="' + (x0 + (p[1] - tl[1]) * cw +
+                    1) + '" y="' + (y0 + (p[0] - tl[0]) * ch + 1) +
+                    '" width="' + (cw - 2) + '" height="' + (ch - 2) +
+                    '" rx="5" fill="none" stroke="#ffd54f" stroke-width="4"/>';
+        });
         (rep.records || []).forEach(function (rec) {
-            var pts = (rec.cells || []).map(cellOf).filter(Boolean)
-                .map(function (p) {
-                    return (x0 + (p[1] - tl[1]) * cw + cw / 2) + "," +
-                        (y0 + (p[0] - tl[0]) * ch + ch / 2);
+            var cells = (rec.cells || []).map(cellOf).filter(Boolean);
+            var row = cells.every(function (p) { return p[0] === cells[0][0]; }),
+                col = !row && cells.every(function (p) {
+                    return p[1] === cells[0][1];
                 });
+            /* Along the cells' lower (a row) or right (a column) edge, so
+             * that the cards stay legible. */
+            var pts = cells.map(function (p) {
+                return (x0 + (p[1] - tl[1]) * cw + cw * (col ? 0.85 : 0.5)) +
+                    "," + (y0 + (p[0] - tl[0]) * ch + ch * (row ? 0.85 : 0.5));
+            });
             if (pts.length > 1)
                 out += '<polyline class="chain" data-team="' + esc(rec.team) +
                     '" points="' + pts.join(" ") + '" fill="none" stroke="' +

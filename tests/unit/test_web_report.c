@@ -221,6 +221,32 @@ check_slider(cdp_t *b)
     json_decref(rep);
 }
 
+/* Every state of every recorded match of the test data draws as a
+ * picture (no exception, an <svg>, the game recognised). */
+static void
+check_every_state(cdp_t *b)
+{
+    static const char *const more[] = {
+        "chains-3v3-52-sum", "chains-seed-match", "chan-dead", "chan-draw",
+        "chan-u-chi-tom", "tsuku-extended",
+    };
+    char   file[128];
+    size_t i;
+
+    for (i = 0; i < sizeof(more) / sizeof(more[0]); i++) {
+        snprintf(file, sizeof(file), "tests/data/%s.txt", more[i]);
+        CHECK_INT(run("bin/arbiter report --html --out %2$s/more.html %1$s",
+                      file, dir), 0);
+        open_page(b, "more", "");
+        CHECK_INT(num(b, "ARB_DATA.reports.length"),
+                  num(b, "ARB_DATA.events.length"));
+        CHECK_INT(num(b, "ARB_DATA.reports.filter(r => !ARB.table(r, "
+                      "ARB_DATA.game).startsWith('<svg')).length"), 0);
+        CHECK_INT(num(b, "ARB_DATA.reports.filter(r => ARB.game(r) !== "
+                      "ARB_DATA.game).length"), 0);
+    }
+}
+
 /* A hand a viewer may see (docs/VIEWS.md: `concealed`) is drawn face up,
  * one chip or card per item; without it, the count as backs. */
 static void
@@ -345,6 +371,7 @@ main(void)
     for (g = 0; g < sizeof(games) / sizeof(games[0]); g++)
         check_game(&b, (int)g);
     check_slider(&b);
+    check_every_state(&b);
     check_concealed(&b);
     check_claim(&b);
     check_hostile(&b);
