@@ -212,9 +212,15 @@ check_slider(cdp_t *b)
     CHECK_INT(num(b, "+document.getElementById('at').textContent"), 3);
     CHECK_INT(num(b, "+document.querySelector('#moves .now').dataset.seq"),
               3);
+    /* The address is a link to what is shown. */
+    CHECK_INT(num(b, "+new URLSearchParams(location.search).get('at')"), 3);
     if (rep != NULL)
         check_pieces(b, "yahchain", rep);
     /* Seq 3 completes Sota 1 and nothing else: one record. */
+    open_page(b, "yah", "?at=3");
+    CHECK_INT(num(b, "+document.body.dataset.seq"), 3);
+    if (rep != NULL)
+        check_pieces(b, "yahchain", rep);
     CHECK_INT(num(b, "document.querySelectorAll('#results tr[data-record]')"
                   ".length"), json_array_size(json_object_get(rep,
                                                               "records")));
