@@ -193,7 +193,9 @@
         });
         (rep.records || []).forEach(function (rec) {
             var cells = (rec.cells || []).map(cellOf).filter(Boolean);
-            var row = cells.every(function (p) { return p[0] === cells[0][0]; }),
+            var row = cells.every(function (p) {
+                    return p[0] === cells[0][0];
+                }),
                 col = !row && cells.every(function (p) {
                     return p[1] === cells[0][1];
                 });
@@ -392,7 +394,8 @@
             }).join("") + "</tr>";
         recs.forEach(function (r, i) {
             var st = r.status || "";
-            h += '<tr class="' + esc(st) + (bad[(i + 1) + "/*"] ? " diff" : "") +
+            h += '<tr class="' + esc(st) +
+                (bad[(i + 1) + "/*"] ? " diff" : "") +
                 '" data-record="' + (i + 1) + '"><td>' + (i + 1) + "</td>";
             cols.forEach(function (c) {
                 var v = c === "category" && !("category" in r) ? category(r)
