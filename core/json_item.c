@@ -80,7 +80,8 @@ arb_json_event(arb_buf_t *out, const char *match, uint64_t seq,
     arb_buf_t line = ARB_BUF_INIT;
     char      hex[ARB_HASH_HEX], iso[32];
 
-    arb_hex32(hex, hash);
+    if (hash != NULL)
+        arb_hex32(hex, hash);
     arb_iso_time(iso, time_ms);
     arb_event_line(&line, ev);
     arb_buf_putc(out, '{');
@@ -100,7 +101,10 @@ arb_json_event(arb_buf_t *out, const char *match, uint64_t seq,
     arb_json_str(out, arb_event_kind_name(ev->kind));
     arb_buf_puts(out, ",\"line\":");
     arb_json_str(out, arb_buf_cstr(&line));
-    arb_buf_printf(out, ",\"hash\":\"%s\"}", hex);
+    if (hash != NULL)
+        arb_buf_printf(out, ",\"hash\":\"%s\"}", hex);
+    else
+        arb_buf_puts(out, ",\"hash\":null}");
     if (line.oom)
         out->oom = 1;
     arb_buf_free(&line);

@@ -23,7 +23,7 @@ void arb_event_line(arb_buf_t *out, const arb_event_t *ev);
 
 /* {["match":..,]"seq":..,"time":..,"time_ms":..,"actor":..,"kind":..,
  *  "line":..,"hash":..} (no newline) appended to out; match NULL leaves
- * the match out. */
+ * the match out; hash NULL (a source without hashes) is written null. */
 void arb_json_event(arb_buf_t *out, const char *match, uint64_t seq,
                     int64_t time_ms, const unsigned char hash[ARB_HASH_LEN],
                     const arb_event_t *ev);

@@ -23,6 +23,7 @@
 #include "core/diff.h"
 #include "core/err.h"
 #include "core/json.h"
+#include "core/json_item.h"
 #include "core/ledger/chain.h"
 #include "core/replay.h"
 #include "core/transcript.h"
@@ -53,35 +54,23 @@ usage(FILE *f)
     cli_net_usage(f);
 }
 
-/* "events":[{"seq","time_ms","kind","line","hash"}...] */
+/* "events":[...]: each as `arbiter events --json` prints it. */
 static void
 put_events(arb_buf_t *b, const arb_history_t *h)
 {
-    arb_buf_t line = ARB_BUF_INIT;
-    char      hex[ARB_HASH_HEX];
-    size_t    i;
+    size_t i;
 
     arb_buf_puts(b, "\"events\":[");
     for (i = 0; i <= h->nevents; i++) {
-        const arb_event_t *ev = i == 0 ? &h->open : &h->events[i - 1];
+        const arb_event_t       *ev = i == 0 ? &h->open : &h->events[i - 1];
         const arb_history_rec_t *r = h->recs != NULL ? &h->recs[i] : NULL;
 
-        line.len = 0;
-        cli_event_line(&line, ev);
-        arb_buf_printf(b, "%s{\"seq\":%zu,\"time_ms\":%" PRId64 ",\"kind\":",
-                       i ? "," : "", i, r != NULL ? r->time_ms
-                       : ev->time_ms);
-        arb_json_str(b, arb_event_kind_name(ev->kind));
-        arb_buf_puts(b, ",\"line\":");
-        arb_json_str(b, arb_buf_cstr(&line));
-        if (r != NULL && r->has_hash) {
-            cli_hex32(hex, r->hash);
-            arb_buf_printf(b, ",\"hash\":\"%s\"", hex);
-        }
-        arb_buf_putc(b, '}');
+        if (i > 0)
+            arb_buf_putc(b, ',');
+        arb_json_event(b, NULL, i, r != NULL ? r->time_ms : ev->time_ms,
+                       r != NULL && r->has_hash ? r->hash : NULL, ev);
     }
     arb_buf_putc(b, ']');
-    arb_buf_free(&line);
 }
 
 /* "chain":{"ok":b|null,"text":"..."}: recomputes every link from the
@@ -116,7 +105,7 @@ put_chain(arb_buf_t *b, const arb_history_t *h)
             }
         }
         if (!broken) {
-            cli_hex32(hex, head);
+            arb_hex32(hex, head);
             arb_buf_printf(&t, "Hash chain checked when this file was "
                            "written: each link recomputed as BLAKE2b-256 "
                            "of the link before and the event's canonical "
