@@ -21,8 +21,19 @@
     if (params.get("overlay") === "1")
         document.body.classList.add("overlay");
 
+    /* A token given to the page (?token=T) goes with every request: as
+     * the Authorization header, and in the query of a live stream, whose
+     * EventSource cannot set headers.  Links keep it. */
+    var token = params.get("token");
+    function withToken(url) {
+        return token ? url + (url.indexOf("?") < 0 ? "?" : "&") + "token=" +
+            encodeURIComponent(token) : url;
+    }
     function getJSON(url) {
-        return fetch(url, { headers: { Accept: "application/json" } })
+        var h = { Accept: "application/json" };
+        if (token)
+            h.Authorization = "Bearer " + token;
+        return fetch(url, { headers: h })
             .then(function (r) {
                 if (!r.ok)
                     throw new Error(url + ": " + r.status + " " +
@@ -44,18 +55,29 @@
             });
         };
     }
-    function follow(url, onmsg) {
+    /* The live stream (docs/HTTP.md): `ack` after each acknowledged event,
+     * and on a match's stream `state`, the report after it (the first one
+     * on connecting).  on.open runs on each (re)connection. */
+    function follow(url, on) {
         var pill = $("live");
         if (!window.EventSource || !pill)
             return;
-        var es = new EventSource(url);
+        var es = new EventSource(withToken(url));
         es.onopen = function () {
             pill.textContent = "live"; pill.className = "pill live";
+            if (on.open) on.open();
         };
         es.onerror = function () {
             pill.textContent = "reconnecting"; pill.className = "pill off";
         };
-        es.onmessage = onmsg;
+        ["ack", "state"].forEach(function (kind) {
+            if (on[kind])
+                es.addEventListener(kind, function (e) {
+                    var v;
+                    try { v = JSON.parse(e.data); } catch (x) { return; }
+                    on[kind](v);
+                });
+        });
     }
     /* "open game: g; players: a b; ..." -> ["a", "b"] */
     function playersOf(line) {
@@ -73,8 +95,9 @@
         var players = {};
         function row(m) {
             var p = m.players || players[m.match];
-            return '<tr data-match="' + esc(m.match) + '"><td><a href="/m/' +
-                encodeURIComponent(m.match) + '">' + esc(m.match) +
+            return '<tr data-match="' + esc(m.match) + '"><td><a href="' +
+                esc(withToken("/m/" + encodeURIComponent(m.match))) + '">' +
+                esc(m.match) +
                 "</a></td><td>" + esc(m.game) + '</td><td class="players">' +
                 esc(p ? p.join(", ") : "") + "</td><td>" + esc(m.status) +
                 '</td><td class="seq">' + esc(m.last_seq) + "</td><td>" +
@@ -103,7 +126,7 @@
             }).catch(function (e) { $("note").textContent = String(e); });
         });
         load();
-        follow("/api/live", load);
+        follow("/api/live", { ack: load, open: load });
     }
 
     /* ---- one match ------------------------------------------------------ */
@@ -115,7 +138,7 @@
                 return Promise.resolve(D.reports[seq]);
             },
             events: function () { return Promise.resolve(D.events); },
-            live: function () {}
+            live: null
         };
     }
     function served(id) {
@@ -128,18 +151,31 @@
                 return getJSON(base + "/state" + (latest ? "" : "?at=" + seq))
                     .then(function (r) { cache[r.seq] = r; return r; });
             },
-            /* Events after the last one known, in pages. */
-            events: function () {
-                var from = events.length;
-                return getJSON(base + "/events?from=" + from + "&limit=1000")
-                    .then(function (more) {
-                        events = events.concat(more.filter(function (e) {
-                            return e.seq >= from;
-                        }));
-                        return more.length === 1000 ? this.events() : events;
-                    }.bind(this));
+            remember: function (r) { cache[r.seq] = r; },
+            /* Events after the last one known, page by page, up to seq
+             * `upto` (a page may hold fewer than asked: it is also
+             * bounded in bytes), or until a page comes back empty. */
+            events: function (upto) {
+                var more = function () {
+                    if (upto !== undefined && events.length > upto)
+                        return events;
+                    return getJSON(base + "/events?from=" + events.length +
+                                   "&limit=1000").then(function (page) {
+                        page.forEach(function (e) {
+                            if (e.seq === events.length)
+                                events.push(e);
+                        });
+                        return page.length ? more() : events;
+                    });
+                };
+                return Promise.resolve(more());
             },
-            live: function (f) { follow(base + "/live", f); }
+            add: function (e) {
+                if (e.seq === events.length)
+                    events.push(e);
+                return events;
+            },
+            live: function (on) { follow(base + "/live", on); }
         };
     }
 
@@ -223,28 +259,33 @@
             $("slider").max = n;
             document.body.dataset.last = n;
         }
-        var refresh = throttle(function () {
-            return src.events().then(function (ev) {
-                events = ev;
-                var n = src.last !== undefined ? src.last
-                    : ev.length ? ev[ev.length - 1].seq : 0;
-                if (!game && ev.length)
-                    game = gameOf(ev[0].line);
-                setLast(n);
-                if (at !== null) {
-                    var first = Math.min(at, n);
-                    at = null;
-                    return show(first);
-                }
-                if (!latest)
-                    return moves();
-                return src.report(n, true).then(draw);
+        /* The latest report known (rep, or fetched) and the events up to
+         * it; then the page shows it, unless the slider is elsewhere. */
+        function update(rep) {
+            var got = rep ? Promise.resolve(rep)
+                : D ? src.report(src.last) : src.report(0, true);
+            return got.then(function (r) {
+                return src.events(r.seq).then(function (ev) {
+                    events = ev;
+                    if (!game && ev.length)
+                        game = gameOf(ev[0].line);
+                    if (r.seq < last)
+                        return moves();     /* an older answer: keep */
+                    setLast(r.seq);
+                    if (at !== null) {
+                        var first = Math.min(at, r.seq);
+                        at = null;
+                        return show(first);
+                    }
+                    return latest ? draw(r) : moves();
+                });
             }).then(function () {
                 document.body.dataset.ready = "1";
             }).catch(function (e) {
                 $("table").textContent = String(e);
             });
-        });
+        }
+        var refresh = throttle(function () { return update(null); });
 
         $("slider").addEventListener("input", function () {
             show(parseInt(this.value, 10));
@@ -257,6 +298,7 @@
         };
         $("follow").onclick = function () {
             latest = true;
+            last = -1;          /* whatever comes is news */
             params.delete("at");
             try {
                 history.replaceState(null, "", location.pathname +
@@ -272,8 +314,26 @@
             if (e.key === "ArrowLeft") $("prev").onclick();
             if (e.key === "ArrowRight") $("next").onclick();
         });
-        refresh();
-        src.live(refresh);
+        if (src.live) {
+            src.live({
+                /* The stream starts with the state: the first draw. */
+                state: function (r) {
+                    src.remember(r);
+                    update(r);
+                },
+                ack: function (e) {
+                    if (e.seq === src.add(e).length - 1 && !latest)
+                        moves();
+                }
+            });
+        }
+        /* Without a stream (or before it answers), fetch. */
+        if (D || !window.EventSource)
+            refresh();
+        else
+            setTimeout(function () {
+                if (document.body.dataset.ready !== "1") refresh();
+            }, 1500);
     }
 
     if ($("matches"))

@@ -90,6 +90,18 @@ cdp_found(const char *prog)
 
 static void cdp_stop(cdp_t *c);
 
+/* The browser running, for cdp_kill_now() from a signal handler. */
+static volatile pid_t cdp_running = -1;
+
+/* Kills the running browser's process group at once: for a test's
+ * timeout handler (async-signal-safe; the profile stays behind). */
+static void
+cdp_kill_now(void)
+{
+    if (cdp_running > 0)
+        kill(-cdp_running, SIGKILL);
+}
+
 /* Sends one command (params: a new reference, stolen; may be NULL), to
  * the page when `page`, and waits for its answer.  The result object
  * (new reference), or NULL with c->err set. */
@@ -253,6 +265,7 @@ cdp_start(cdp_t *c, int width, int height)
         return -1;
     }
     setpgid(c->pid, c->pid);
+    cdp_running = c->pid;
     /* The first page appears a moment after start. */
     for (i = 0; i < 100 && c->session[0] == '\0'; i++) {
         r = cdp_call(c, "Target.getTargets", NULL, 0, 20000);
@@ -417,6 +430,7 @@ cdp_stop(cdp_t *c)
         kill(-c->pid, SIGKILL);     /* the helpers it leaves, if any */
         waitpid(c->pid, &st, 0);
         c->pid = -1;
+        cdp_running = -1;
     }
     if (c->to >= 0)
         close(c->to);

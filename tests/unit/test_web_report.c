@@ -359,12 +359,22 @@ check_sizes(cdp_t *b)
     check_picture(b, 1920, 1080, "overlay");
 }
 
+static void
+on_alarm(int sig)
+{
+    (void)sig;
+    cdp_kill_now();
+    fprintf(stderr, "timed out; pages in %s\n", dir);
+    _exit(1);
+}
+
 int
 main(void)
 {
     cdp_t  b;
     size_t g;
 
+    signal(SIGALRM, on_alarm);
     alarm(120);
     snprintf(dir, sizeof(dir), "/tmp/arbiter-web-XXXXXX");
     CHECK(mkdtemp(dir) != NULL);
