@@ -363,6 +363,20 @@ cdp_eval_str(cdp_t *c, const char *expr, char *out, size_t len)
     return out;
 }
 
+/* The expression's value as an integer; -1 (and the reason printed) when
+ * it is not one. */
+static long
+cdp_eval_int(cdp_t *c, const char *expr)
+{
+    json_t *v = cdp_eval(c, expr, 10000);
+    long    n = json_is_integer(v) ? (long)json_integer_value(v) : -1;
+
+    if (v == NULL)
+        fprintf(stderr, "%s\n", c->err);
+    json_decref(v);
+    return n;
+}
+
 /* Polls expr until it is true, for up to timeout_ms.  The time it took in
  * ms, or -1 (c->err says the last failure, or that it stayed false). */
 static long
@@ -554,6 +568,33 @@ done:
     free(raw);
     arb_buf_free(&z);
     return rc;
+}
+
+/* 1 when a screenshot of the page is w x h and a drawing: many colours,
+ * none covering 90% of it (a blank or failed page is one colour); else 0
+ * with what was seen printed, named `what`. */
+static int
+cdp_is_picture(cdp_t *c, unsigned w, unsigned h, const char *what)
+{
+    arb_buf_t png = ARB_BUF_INIT;
+    cdp_png_t m;
+    int       ok;
+
+    ok = cdp_screenshot(c, &png) == 0
+         && cdp_png_measure((const unsigned char *)png.data, png.len, &m)
+            == 0;
+    arb_buf_free(&png);
+    if (!ok) {
+        fprintf(stderr, "%s: no PNG: %s\n", what, c->err);
+        return 0;
+    }
+    if (m.width != w || m.height != h || m.colours < 8 || m.top_pct >= 90) {
+        fprintf(stderr, "%s: %ux%u (want %ux%u), %u colours, commonest "
+                "%u%%\n", what, m.width, m.height, w, h, m.colours,
+                m.top_pct);
+        return 0;
+    }
+    return 1;
 }
 
 #endif

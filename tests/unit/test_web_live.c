@@ -27,18 +27,6 @@ arbiter(const char *args)
 }
 
 static long
-num(cdp_t *b, const char *expr)
-{
-    json_t *v = cdp_eval(b, expr, 10000);
-    long    n = json_is_integer(v) ? (long)json_integer_value(v) : -1;
-
-    if (v == NULL)
-        fprintf(stderr, "%s\n", b->err);
-    json_decref(v);
-    return n;
-}
-
-static long
 open_page(cdp_t *b, const char *path)
 {
     char url[256];
@@ -53,25 +41,6 @@ open_page(cdp_t *b, const char *path)
         fprintf(stderr, "%s: %s\n", path, b->err);
     CHECK(t >= 0);
     return t;
-}
-
-static void
-check_picture(cdp_t *b, const char *what)
-{
-    arb_buf_t png = ARB_BUF_INIT;
-    cdp_png_t m;
-
-    CHECK(cdp_screenshot(b, &png) == 0);
-    CHECK(cdp_png_measure((const unsigned char *)png.data, png.len, &m)
-          == 0);
-    CHECK_INT(m.width, 1280);
-    CHECK_INT(m.height, 800);
-    if (m.colours < 8 || m.top_pct >= 90)
-        fprintf(stderr, "%s: %u colours, commonest %u%%\n", what, m.colours,
-                m.top_pct);
-    CHECK(m.colours >= 8);
-    CHECK(m.top_pct < 90);
-    arb_buf_free(&png);
 }
 
 /* A move with `arbiter move`; how long until the page shows seq. */
@@ -136,7 +105,7 @@ main(void)
 
     /* The list: every match, its game and players, following moves. */
     open_page(&b, "/");
-    CHECK_INT(num(&b, "document.querySelectorAll('#matches tr[data-match]')"
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#matches tr[data-match]')"
                   ".length"), 4);
     CHECK_STR(cdp_eval_str(&b, "document.querySelector('tr[data-match=\"W1\"]"
                            " .players').textContent", got, sizeof(got)),
@@ -148,17 +117,17 @@ main(void)
 
     /* A match: a move appears within a second of its ack. */
     open_page(&b, "/m/W1");
-    CHECK_INT(num(&b, "+document.body.dataset.seq"), 3);
+    CHECK_INT(cdp_eval_int(&b, "+document.body.dataset.seq"), 3);
     CHECK_STR(cdp_eval_str(&b, "document.getElementById('live').textContent",
                            got, sizeof(got)), "live");
     t = move_seen(&b, "move --match W1 place bob 7S", 4);
     printf("a move on the page %ld ms after `arbiter move` returned\n", t);
     CHECK(t >= 0 && t < 1000);
-    CHECK_INT(num(&b, "document.querySelectorAll('#table .card').length"), 4);
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#table .card').length"), 4);
     CHECK_STR(cdp_eval_str(&b, "document.querySelector('#moves [data-seq="
                            "\"4\"]').textContent", got, sizeof(got)),
               "4. place bob 7S");
-    CHECK_INT(num(&b, "document.querySelectorAll('#results tr[data-record]')"
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#results tr[data-record]')"
                   ".length"), 1);
 
     /* The slider: the state after event 1, from the server's replay. */
@@ -166,37 +135,37 @@ main(void)
                          "'slider'); s.value = 1; s.dispatchEvent(new Event("
                          "'input')); })()", 5000));
     CHECK(cdp_wait(&b, "document.body.dataset.seq === '1'", 3000) >= 0);
-    CHECK_INT(num(&b, "document.querySelectorAll('#table .card').length"), 1);
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#table .card').length"), 1);
     /* A move meanwhile leaves the earlier state shown, and counts. */
     CHECK_INT(arbiter("move --match W1 place alice 7H"), 0);
     CHECK(cdp_wait(&b, "document.body.dataset.last === '5'", 3000) >= 0);
-    CHECK_INT(num(&b, "+document.body.dataset.seq"), 1);
+    CHECK_INT(cdp_eval_int(&b, "+document.body.dataset.seq"), 1);
     /* "latest" follows the match again. */
     json_decref(cdp_eval(&b, "document.getElementById('follow').click()",
                          5000));
     CHECK(cdp_wait(&b, "document.body.dataset.seq === '5'", 3000) >= 0);
     t = move_seen(&b, "move --match W1 place bob 7#3", 6);
     CHECK(t >= 0 && t < 1000);
-    CHECK_INT(num(&b, "document.querySelectorAll('#results tr[data-record]')"
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#results tr[data-record]')"
                   ".length"), 2);
-    check_picture(&b, "yahchain");
+    CHECK(cdp_is_picture(&b, 1280, 800, "yahchain"));
 
     /* Each game's page, as a spectator sees it: no hand face up. */
     for (g = 0; g < sizeof(games) / sizeof(games[0]); g++) {
         snprintf(cmd, sizeof(cmd), "/m/%s", games[g].match);
         open_page(&b, cmd);
-        CHECK(num(&b, "+document.body.dataset.seq") > 0);
-        CHECK_INT(num(&b, "+document.body.dataset.seq"),
-                  num(&b, "+document.body.dataset.last"));
-        CHECK(num(&b, "document.querySelectorAll('#table svg').length")
+        CHECK(cdp_eval_int(&b, "+document.body.dataset.seq") > 0);
+        CHECK_INT(cdp_eval_int(&b, "+document.body.dataset.seq"),
+                  cdp_eval_int(&b, "+document.body.dataset.last"));
+        CHECK(cdp_eval_int(&b, "document.querySelectorAll('#table svg').length")
               == 1);
-        CHECK_INT(num(&b, "document.querySelectorAll('#table .own').length"),
+        CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#table .own').length"),
                   0);
-        CHECK_INT(num(&b, "JSON.stringify([...document.querySelectorAll("
+        CHECK_INT(cdp_eval_int(&b, "JSON.stringify([...document.querySelectorAll("
                       "'#table .seat')].length) > 0 || " "document."
                       "querySelectorAll('#table .card').length > 0 ? 1 : 0"),
                   1);
-        check_picture(&b, games[g].match);
+        CHECK(cdp_is_picture(&b, 1280, 800, games[g].match));
     }
 
     cdp_stop(&b);

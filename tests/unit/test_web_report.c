@@ -39,19 +39,6 @@ load(const char *path)
     return v;
 }
 
-/* An integer the page computes. */
-static long
-num(cdp_t *b, const char *expr)
-{
-    json_t *v = cdp_eval(b, expr, 10000);
-    long    n = json_is_integer(v) ? (long)json_integer_value(v) : -1;
-
-    if (v == NULL)
-        fprintf(stderr, "%s\n", b->err);
-    json_decref(v);
-    return n;
-}
-
 /* "name=points ..." sorted by name, from the replay's totals. */
 static void
 totals_text(json_t *rep, char *out, size_t len)
@@ -82,27 +69,6 @@ totals_text(json_t *rep, char *out, size_t len)
     " + '=' + r.querySelector('.points').firstChild.textContent).sort()"   \
     ".join(' ')"
 
-/* A screenshot of the page as it is: w x h and not blank. */
-static void
-check_picture(cdp_t *b, unsigned w, unsigned h, const char *what)
-{
-    arb_buf_t png = ARB_BUF_INIT;
-    cdp_png_t m;
-
-    CHECK(cdp_screenshot(b, &png) == 0);
-    CHECK(cdp_png_measure((const unsigned char *)png.data, png.len, &m)
-          == 0);
-    CHECK_INT(m.width, w);
-    CHECK_INT(m.height, h);
-    /* A drawn table has cards, text, felt: many colours, none dominant. */
-    if (m.colours < 8 || m.top_pct >= 90)
-        fprintf(stderr, "%s: %u colours, commonest %u%%\n", what, m.colours,
-                m.top_pct);
-    CHECK(m.colours >= 8);
-    CHECK(m.top_pct < 90);
-    arb_buf_free(&png);
-}
-
 /* The game's own pieces, counted in the page and in the replay. */
 static void
 check_pieces(cdp_t *b, const char *game, json_t *rep)
@@ -111,29 +77,29 @@ check_pieces(cdp_t *b, const char *game, json_t *rep)
     size_t  i, n = 0;
 
     if (strcmp(game, "yahchain") == 0) {
-        CHECK_INT(num(b, "document.querySelectorAll('#table .sota').length"),
+        CHECK_INT(cdp_eval_int(b, "document.querySelectorAll('#table .sota').length"),
                   json_array_size(json_object_get(s, "sotas")));
         json_array_foreach(json_object_get(s, "sotas"), i, x)
             n += json_array_size(json_object_get(x, "cards"));
-        CHECK_INT(num(b, "document.querySelectorAll('#table .card').length"),
+        CHECK_INT(cdp_eval_int(b, "document.querySelectorAll('#table .card').length"),
                   n);
     } else if (strcmp(game, "chains") == 0) {
-        CHECK_INT(num(b, "document.querySelectorAll('#table polyline.chain')"
+        CHECK_INT(cdp_eval_int(b, "document.querySelectorAll('#table polyline.chain')"
                       ".length"),
                   json_array_size(json_object_get(rep, "records")));
         json_array_foreach(json_object_get(s, "table"), i, x)
             n++;
-        CHECK_INT(num(b, "document.querySelectorAll('#table .card').length"),
+        CHECK_INT(cdp_eval_int(b, "document.querySelectorAll('#table .card').length"),
                   n);
     } else {
         /* Tsukurutenten and Chắn: a seat per player, the captured pairs or
          * open sets face up. */
-        CHECK_INT(num(b, "document.querySelectorAll('#table .seat').length"),
+        CHECK_INT(cdp_eval_int(b, "document.querySelectorAll('#table .seat').length"),
                   json_array_size(json_object_get(s, "players")));
         if (strcmp(game, "chan") == 0) {
             json_array_foreach(json_object_get(s, "players"), i, x)
                 n += 2 * json_array_size(json_object_get(x, "exposed"));
-            CHECK_INT(num(b, "document.querySelectorAll('#table .pair')"
+            CHECK_INT(cdp_eval_int(b, "document.querySelectorAll('#table .pair')"
                           ".length"), n);
         }
     }
@@ -176,19 +142,19 @@ check_game(cdp_t *b, int g)
     if (rep == NULL)
         return;
     open_page(b, games[g].name, "");
-    CHECK_INT(num(b, "+document.body.dataset.seq"),
+    CHECK_INT(cdp_eval_int(b, "+document.body.dataset.seq"),
               json_integer_value(json_object_get(rep, "seq")));
     CHECK_STR(cdp_eval_str(b, "document.getElementById('game').textContent",
                            got, sizeof(got)), games[g].game);
     totals_text(rep, want, sizeof(want));
     CHECK_STR(cdp_eval_str(b, DOM_TOTALS, got, sizeof(got)), want);
-    CHECK_INT(num(b, "document.querySelectorAll('#results tr[data-record]')"
+    CHECK_INT(cdp_eval_int(b, "document.querySelectorAll('#results tr[data-record]')"
                   ".length"), json_array_size(json_object_get(rep,
                                                               "records")));
     check_pieces(b, games[g].game, rep);
     /* Offline: nothing but the file itself was loaded. */
-    CHECK_INT(num(b, "performance.getEntriesByType('resource').length"), 0);
-    check_picture(b, 1280, 800, games[g].name);
+    CHECK_INT(cdp_eval_int(b, "performance.getEntriesByType('resource').length"), 0);
+    CHECK(cdp_is_picture(b, 1280, 800, games[g].name));
     json_decref(rep);
 }
 
@@ -209,19 +175,19 @@ check_slider(cdp_t *b)
                          "'slider'); s.value = 3; s.dispatchEvent(new Event("
                          "'input')); })()", 5000));
     CHECK(cdp_wait(b, "document.body.dataset.seq === '3'", 3000) >= 0);
-    CHECK_INT(num(b, "+document.getElementById('at').textContent"), 3);
-    CHECK_INT(num(b, "+document.querySelector('#moves .now').dataset.seq"),
+    CHECK_INT(cdp_eval_int(b, "+document.getElementById('at').textContent"), 3);
+    CHECK_INT(cdp_eval_int(b, "+document.querySelector('#moves .now').dataset.seq"),
               3);
     /* The address is a link to what is shown. */
-    CHECK_INT(num(b, "+new URLSearchParams(location.search).get('at')"), 3);
+    CHECK_INT(cdp_eval_int(b, "+new URLSearchParams(location.search).get('at')"), 3);
     if (rep != NULL)
         check_pieces(b, "yahchain", rep);
     /* Seq 3 completes Sota 1 and nothing else: one record. */
     open_page(b, "yah", "?at=3");
-    CHECK_INT(num(b, "+document.body.dataset.seq"), 3);
+    CHECK_INT(cdp_eval_int(b, "+document.body.dataset.seq"), 3);
     if (rep != NULL)
         check_pieces(b, "yahchain", rep);
-    CHECK_INT(num(b, "document.querySelectorAll('#results tr[data-record]')"
+    CHECK_INT(cdp_eval_int(b, "document.querySelectorAll('#results tr[data-record]')"
                   ".length"), json_array_size(json_object_get(rep,
                                                               "records")));
     json_decref(rep);
@@ -244,11 +210,11 @@ check_every_state(cdp_t *b)
         CHECK_INT(run("bin/arbiter report --html --out %2$s/more.html %1$s",
                       file, dir), 0);
         open_page(b, "more", "");
-        CHECK_INT(num(b, "ARB_DATA.reports.length"),
-                  num(b, "ARB_DATA.events.length"));
-        CHECK_INT(num(b, "ARB_DATA.reports.filter(r => !ARB.table(r, "
+        CHECK_INT(cdp_eval_int(b, "ARB_DATA.reports.length"),
+                  cdp_eval_int(b, "ARB_DATA.events.length"));
+        CHECK_INT(cdp_eval_int(b, "ARB_DATA.reports.filter(r => !ARB.table(r, "
                       "ARB_DATA.game).startsWith('<svg')).length"), 0);
-        CHECK_INT(num(b, "ARB_DATA.reports.filter(r => ARB.game(r) !== "
+        CHECK_INT(cdp_eval_int(b, "ARB_DATA.reports.filter(r => ARB.game(r) !== "
                       "ARB_DATA.game).length"), 0);
     }
 }
@@ -275,7 +241,7 @@ check_concealed(cdp_t *b)
 
     for (i = 0; i < 2; i++) {
         open_page(b, js[i][0], "");
-        CHECK_INT(num(b, js[i][1]), 3);
+        CHECK_INT(cdp_eval_int(b, js[i][1]), 3);
     }
 }
 
@@ -290,7 +256,7 @@ check_claim(cdp_t *b)
     CHECK_INT(run("bin/arbiter report --html --claim %1$s/claim.json --out "
                   "%1$s/claim.html %2$s", dir, games[0].file), 0);
     open_page(b, "claim", "");
-    CHECK_INT(num(b, "document.querySelectorAll('#results td.diff').length"),
+    CHECK_INT(cdp_eval_int(b, "document.querySelectorAll('#results td.diff').length"),
               1);
     CHECK_STR(cdp_eval_str(b, "document.querySelector('#results tr[data-"
                            "record=\"1\"] td.diff span').textContent", got,
@@ -313,11 +279,11 @@ check_hostile(cdp_t *b)
     CHECK_INT(run("bin/arbiter report --html --out %1$s/evil.html "
                   "%1$s/evil.txt%2$s", dir, ""), 0);
     open_page(b, "evil", "");
-    CHECK_INT(num(b, "typeof window.PWNED === 'undefined' ? 1 : 0"), 1);
-    CHECK_INT(num(b, "document.getElementById('moves').textContent.includes("
+    CHECK_INT(cdp_eval_int(b, "typeof window.PWNED === 'undefined' ? 1 : 0"), 1);
+    CHECK_INT(cdp_eval_int(b, "document.getElementById('moves').textContent.includes("
                   "'</script><script>window.PWNED=1</script><!--') ? 1 : 0"),
               1);
-    CHECK_INT(num(b, "+document.body.dataset.seq"), 8);
+    CHECK_INT(cdp_eval_int(b, "+document.body.dataset.seq"), 8);
 }
 
 /* A refused event ends the step-through before it, and the page says
@@ -332,9 +298,9 @@ check_refused(cdp_t *b)
     CHECK_INT(run("bin/arbiter report --html --out %1$s/refused.html "
                   "%1$s/refused.txt 2> /dev/null%2$s", dir, ""), 1);
     open_page(b, "refused", "");
-    CHECK_INT(num(b, "+document.body.dataset.seq"), 3);
-    CHECK_INT(num(b, "+document.getElementById('slider').max"), 3);
-    CHECK_INT(num(b, "document.getElementById('refused').hidden ? 0 : 1"),
+    CHECK_INT(cdp_eval_int(b, "+document.body.dataset.seq"), 3);
+    CHECK_INT(cdp_eval_int(b, "+document.getElementById('slider').max"), 3);
+    CHECK_INT(cdp_eval_int(b, "document.getElementById('refused').hidden ? 0 : 1"),
               1);
     CHECK(strstr(cdp_eval_str(b, "document.getElementById('refused')"
                               ".textContent", got, sizeof(got)),
@@ -350,13 +316,13 @@ check_sizes(cdp_t *b)
 
     CHECK(cdp_size(b, 360, 640) == 0);
     open_page(b, "chan", "");
-    CHECK_INT(num(b, "document.documentElement.scrollWidth"), 360);
-    check_picture(b, 360, 640, "phone");
+    CHECK_INT(cdp_eval_int(b, "document.documentElement.scrollWidth"), 360);
+    CHECK(cdp_is_picture(b, 360, 640, "phone"));
     CHECK(cdp_size(b, 1920, 1080) == 0);
     open_page(b, "yah", "?overlay=1");
     CHECK_STR(cdp_eval_str(b, "getComputedStyle(document.getElementById("
                            "'history')).display", got, sizeof(got)), "none");
-    check_picture(b, 1920, 1080, "overlay");
+    CHECK(cdp_is_picture(b, 1920, 1080, "overlay"));
 }
 
 static void
