@@ -245,13 +245,21 @@
          * in step, so the address is a link to what is shown. */
         var at = params.get("at");
         at = at !== null && /^\d+$/.test(at) ? parseInt(at, 10) : null;
+        var wanted = null;      /* the seq last asked for by the reader */
         function show(seq) {
+            seq = Math.max(0, Math.min(seq, last));
             latest = seq >= last;
+            wanted = seq;
             try {
                 params.set("at", seq);
                 history.replaceState(null, "", "?" + params.toString());
             } catch (e) { /* a page that may not change its address */ }
-            return src.report(seq).then(draw);
+            /* Answers to a fast-moving slider may come back out of order:
+             * only the one asked for last is drawn. */
+            return src.report(seq).then(function (r) {
+                if (r && r.seq === wanted)
+                    draw(r);
+            });
         }
         function setLast(n) {
             last = n;
@@ -277,7 +285,10 @@
                         at = null;
                         return show(first);
                     }
-                    return latest ? draw(r) : moves();
+                    if (!latest)
+                        return moves();
+                    wanted = r.seq;
+                    draw(r);
                 });
             }).then(function () {
                 document.body.dataset.ready = "1";
