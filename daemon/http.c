@@ -11,7 +11,8 @@
  * anything: every response is built from committed data at once, and the
  * live streams (http_live.c) hold at most stream_max bytes each, so no
  * browser can slow the writer.  Limits: a request head over header_max is
- * answered 431 here (libh2o itself answers 400 over 8 KiB), a body over
+ * answered 431 here once libh2o has parsed it (libh2o itself answers 400
+ * to a head over 8 KiB + 100 x 4 KiB, H2O_MAX_REQLEN, or over 100 headers), a body over
  * body_max 413 by libh2o, a head not complete within header_timeout_ms
  * (slowloris) or an idle keep-alive connection is closed by libh2o's
  * request timeout, and connections over max_connections are closed at
