@@ -365,6 +365,10 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
 
 /* ---- connections -------------------------------------------------------- */
 
+/* Largest kernel send buffer asked for an HTTP connection (the kernel
+ * doubles it for its bookkeeping). */
+#define ARB_HTTP_SNDBUF_MAX (256 * 1024)
+
 static void
 on_conn_closed(uv_handle_t *hd)
 {
@@ -393,6 +397,7 @@ on_accept(uv_stream_t *l, int status)
     struct arb_http *h = l->data;
     arb_http_conn_t *hc;
     h2o_socket_t    *sock;
+    int              sndbuf;
 
     if (status != 0)
         return;
@@ -415,6 +420,11 @@ on_accept(uv_stream_t *l, int status)
         uv_close((uv_handle_t *)&hc->tcp, free_handle);
         return;
     }
+    /* The kernel's share of a slow reader's backlog is bounded too (it
+     * would otherwise grow its send buffer up to tcp_wmem's maximum). */
+    sndbuf = (int)(h->srv->cfg.http.stream_max < ARB_HTTP_SNDBUF_MAX
+                   ? h->srv->cfg.http.stream_max : ARB_HTTP_SNDBUF_MAX);
+    uv_send_buffer_size((uv_handle_t *)&hc->tcp, &sndbuf);
     hc->next = h->conns;
     if (h->conns != NULL)
         h->conns->prev = hc;
