@@ -210,65 +210,60 @@ append_rate(arb_client_t *cl, const char *id)
     return 37.0 * 1000 / (double)(http_now_ms() - t0 + 1);
 }
 
-static double
-best_rate(arb_client_t *cl, const char *prefix)
-{
-    char   id[64];
-    double r, best = 0;
-    int    i;
-
-    for (i = 0; i < 3; i++) {
-        snprintf(id, sizeof(id), "%s-%d", prefix, i);
-        r = append_rate(cl, id);
-        best = r > best ? r : best;
-    }
-    return best;
-}
-
+/* 1,000 connections that never send: at most max_connections (200) are
+ * held, the rest closed at accept, and appends go on at the same speed.
+ * The rates alternate with and without them, three rounds, best of each:
+ * the machine's other work only ever slows a run, and comes in waves. */
 static void
 test_idle(void)
 {
     arb_client_t *cl = harness_connect(HARNESS_ARBITER);
     int          *fds = calloc(1000, sizeof(int));
-    int           i, open_n = 0, closed, refused = 0;
-    double        base, loaded;
-    char          b[64];
+    int           i, r, open_n, closed, refused;
+    double        base = 0, loaded = 0, x;
+    char          b[64], id[32];
 
     CHECK(cl != NULL && fds != NULL);
     if (cl == NULL || fds == NULL)
         return;
-    /* best of three: the machine's other work only ever slows a run */
-    base = best_rate(cl, "idle-base");
-    for (i = 0; i < 1000; i++) {
-        fds[i] = http_connect(port);
-        open_n += fds[i] >= 0;
-    }
-    CHECK_INT(open_n, 1000);
-    /* the refused ones are closed at accept; the others are held until
-     * header_timeout_ms (10 s) */
-    usleep(200000);
-    for (i = 0; i < 1000; i++)
-        if (fds[i] >= 0) {
-            http_read(fds[i], b, sizeof(b), NULL, 0, &closed);
-            refused += closed;
+    for (r = 0; r < 3; r++) {
+        snprintf(id, sizeof(id), "idle-base-%d", r);
+        x = append_rate(cl, id);
+        base = x > base ? x : base;
+        for (i = open_n = 0; i < 1000; i++) {
+            fds[i] = http_connect(port);
+            open_n += fds[i] >= 0;
         }
-    CHECK(refused >= 1000 - 200 - 5);
-    CHECK(refused <= 1000 - 200 + 5);
-    loaded = best_rate(cl, "idle-load");
-    printf("appends/s over one connection: %.0f alone, %.0f with 200 idle "
-           "HTTP connections held (1000 tried)\n", base, loaded);
+        CHECK_INT(open_n, 1000);
+        /* the refused ones are closed at accept; the others are held
+         * until header_timeout_ms (10 s) */
+        usleep(200000);
+        for (i = refused = 0; i < 1000; i++)
+            if (fds[i] >= 0) {
+                http_read(fds[i], b, sizeof(b), NULL, 0, &closed);
+                refused += closed;
+            }
+        CHECK(refused >= 1000 - 200 - 5);
+        CHECK(refused <= 1000 - 200 + 5);
+        snprintf(id, sizeof(id), "idle-load-%d", r);
+        x = append_rate(cl, id);
+        loaded = x > loaded ? x : loaded;
+        for (i = 0; i < 1000; i++)
+            if (fds[i] >= 0)
+                close(fds[i]);
+        usleep(100000);         /* the daemon sees them go */
+    }
+    printf("appends/s over one connection, best of 3: %.0f alone, %.0f with "
+           "200 idle HTTP connections held (1000 tried)\n", base, loaded);
     fflush(stdout);                 /* before the next fork */
     CHECK(base > 0 && loaded > 0);
     /* Idle connections cost the loop nothing; the margin is for the
      * machine's other work, which moves fsync times by 2-3x. */
-    CHECK(loaded >= base / 4);
-    for (i = 0; i < 1000; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
+    CHECK(loaded >= base / 3);
     free(fds);
     /* alive and serving once they are gone */
-    usleep(100000);
     CHECK_INT(http_get(port, "/api/stats", HARNESS_READER, resp, BIG), 200);
+    CHECK(strstr(resp, "\"http_connections\":1,") != NULL);
     arb_client_close(cl);
 }
 
