@@ -236,8 +236,8 @@ http_key(arb_http_config_t *h, const char *k, const char *v, arb_buf_t *why)
     } sizes[] = {
         { "max_connections", 1, 65536,
           offsetof(arb_http_config_t, max_conns) },
-        /* libh2o refuses a request head over 8K itself (400) */
-        { "header_max", 1024, 7168, offsetof(arb_http_config_t, header_max) },
+        /* libh2o itself refuses a request head over 408 KiB (400) */
+        { "header_max", 1024, 65536, offsetof(arb_http_config_t, header_max) },
         { "body_max", 0, 1u << 20, offsetof(arb_http_config_t, body_max) },
         { "stream_max", 16384, 1u << 26,
           offsetof(arb_http_config_t, stream_max) },

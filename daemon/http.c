@@ -11,7 +11,8 @@
  * anything: every response is built from committed data at once, and the
  * live streams (http_live.c) hold at most stream_max bytes each, so no
  * browser can slow the writer.  Limits: a request head over header_max is
- * answered 431 here (libh2o itself answers 400 over 8 KiB), a body over
+ * answered 431 here once libh2o has parsed it (libh2o itself answers 400
+ * to a head over 8 KiB + 100 x 4 KiB, H2O_MAX_REQLEN, or over 100 headers), a body over
  * body_max 413 by libh2o, a head not complete within header_timeout_ms
  * (slowloris) or an idle keep-alive connection is closed by libh2o's
  * request timeout, and connections over max_connections are closed at
@@ -364,6 +365,10 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
 
 /* ---- connections -------------------------------------------------------- */
 
+/* Largest kernel send buffer asked for an HTTP connection (the kernel
+ * doubles it for its bookkeeping). */
+#define ARB_HTTP_SNDBUF_MAX (256 * 1024)
+
 static void
 on_conn_closed(uv_handle_t *hd)
 {
@@ -392,6 +397,7 @@ on_accept(uv_stream_t *l, int status)
     struct arb_http *h = l->data;
     arb_http_conn_t *hc;
     h2o_socket_t    *sock;
+    int              sndbuf;
 
     if (status != 0)
         return;
@@ -414,6 +420,11 @@ on_accept(uv_stream_t *l, int status)
         uv_close((uv_handle_t *)&hc->tcp, free_handle);
         return;
     }
+    /* The kernel's share of a slow reader's backlog is bounded too (it
+     * would otherwise grow its send buffer up to tcp_wmem's maximum). */
+    sndbuf = (int)(h->srv->cfg.http.stream_max < ARB_HTTP_SNDBUF_MAX
+                   ? h->srv->cfg.http.stream_max : ARB_HTTP_SNDBUF_MAX);
+    uv_send_buffer_size((uv_handle_t *)&hc->tcp, &sndbuf);
     hc->next = h->conns;
     if (h->conns != NULL)
         h->conns->prev = hc;
