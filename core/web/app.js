@@ -114,8 +114,20 @@
                 }).catch(function () {});
             }));
         }
+        /* The list comes in pages (by count and bytes): "after" the last
+         * id, until a page is empty. */
+        function all(list) {
+            var after = list.length ? "?after=" + encodeURIComponent(
+                list[list.length - 1].match) : "";
+            return getJSON("/api/matches" + after).then(function (page) {
+                /* in id order: a page that does not move on is the end */
+                var on = page.length && (!list.length || page[0].match >
+                                         list[list.length - 1].match);
+                return on ? all(list.concat(page)) : list;
+            });
+        }
         var load = throttle(function () {
-            return getJSON("/api/matches").then(function (list) {
+            return all([]).then(function (list) {
                 return names(list).then(function () {
                     document.querySelector("#matches tbody").innerHTML =
                         list.map(row).join("");
