@@ -261,7 +261,7 @@
             else
                 out += backs(16, y + 38, count(p.hand), 30, 46, 440);
             var o = chips(500, y + 38, p.open_sets || [], 34, 46);
-            out += text(500, y + 100, "open sets", 13, "#9ccc9c");
+            out += text(500, y + 30, "open sets", 13, "#9ccc9c");
             out += o.svg;
             var d = chips(16, y + 104, (p.discards || []).slice(-20), 24,
                           34);
