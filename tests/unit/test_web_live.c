@@ -168,6 +168,19 @@ main(void)
         CHECK(cdp_is_picture(&b, 1280, 800, games[g].match));
     }
 
+    /* A phone: no sideways scrolling; an overlay: the table, no slider. */
+    CHECK(cdp_size(&b, 360, 640) == 0);
+    open_page(&b, "/m/W1");
+    CHECK_INT(cdp_eval_int(&b, "document.documentElement.scrollWidth"), 360);
+    CHECK(cdp_is_picture(&b, 360, 640, "phone"));
+    CHECK(cdp_size(&b, 1920, 1080) == 0);
+    open_page(&b, "/m/W1?overlay=1");
+    CHECK_STR(cdp_eval_str(&b, "getComputedStyle(document.getElementById("
+                           "'history')).display", got, sizeof(got)), "none");
+    CHECK(cdp_is_picture(&b, 1920, 1080, "overlay"));
+    t = move_seen(&b, "move --match W1 place alice 8C", 7);
+    CHECK(t >= 0 && t < 1000);
+
     cdp_stop(&b);
     (void)unused;
     harness_done(test_failed_);
