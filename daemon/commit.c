@@ -67,6 +67,8 @@ arb_pending_new(void)
 {
     arb_pending_t *p = calloc(1, sizeof(*p));
 
+    if (p != NULL)
+        p->t0 = uv_hrtime();
     if (p != NULL && (p->wait = malloc(sizeof(*p->wait))) == NULL) {
         free(p);
         p = NULL;
@@ -281,8 +283,7 @@ after_work_cb(uv_work_t *w, int status)
             arb_server_stop(srv);
         return;
     }
-    srv->n.commits++;
-    srv->n.events_committed += srv->nbatch;
+    arb_stats_commit(srv, srv->nbatch);
     srv->gather_want = 0;
     gather_ms = (uv_hrtime() - srv->commit_t0) / 2000000u;
     gather_ms = gather_ms < ARB_GATHER_MIN_MS ? ARB_GATHER_MIN_MS
@@ -305,7 +306,9 @@ after_work_cb(uv_work_t *w, int status)
         arb_live_t *l = srv->batch[i]->live;
         size_t      j;
         ack(srv, srv->batch[i]);
+        arb_stats_ack(srv, srv->batch[i]);
         arb_sub_committed(srv, srv->batch[i]);
+        arb_http_committed(srv, srv->batch[i]);
         arb_pending_free(srv->batch[i]);
         /* A closed match leaves memory after its last event of the
          * batch (a later item may still point at it). */

@@ -293,7 +293,7 @@ main(int argc, char **argv)
     uv_signal_start(&srv.sig_term, on_signal, SIGTERM);
     uv_signal_start(&srv.sig_int, on_signal, SIGINT);
     uv_signal_start(&srv.sig_hup, on_signal, SIGHUP);
-    if (arb_server_listen(&srv) != 0) {
+    if (arb_server_listen(&srv) != 0 || arb_http_start(&srv) != 0) {
         srv.exit_code = ARB_EXIT_START;
         arb_server_stop(&srv);
     } else {
@@ -333,6 +333,7 @@ main(int argc, char **argv)
             "commits gathered every acked table, %llu stopped waiting",
             arb_live_count(&srv), (unsigned long long)srv.n.gathered,
             (unsigned long long)srv.n.gather_timeouts);
+    arb_http_free(&srv);
     arb_live_free_all(&srv);
     arb_store_close(srv.store);
     arb_commit_free(&srv);

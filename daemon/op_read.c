@@ -308,33 +308,31 @@ done:
 void
 arb_op_stats(arb_request_t *r)
 {
-    arb_server_t     *srv = r->c->srv;
-    arb_store_stats_t st;
-    arb_buf_t         b = ARB_BUF_INIT;
-    msgpack_packer    pk;
-    arb_conn_t       *c;
-    uint64_t          nconn = 0;
+    arb_stats_t    x;
+    arb_buf_t      b = ARB_BUF_INIT;
+    msgpack_packer pk;
 
-    if (arb_store_stats(srv->store, &st, NULL) != 0)
-        memset(&st, 0, sizeof(st));
-    for (c = srv->conns; c != NULL; c = c->next)
-        nconn++;
-    arb_reply_begin(&b, &pk, r->id, 14);
+    arb_stats_collect(r->c->srv, &x);
+    arb_reply_begin(&b, &pk, r->id, 17);
     arb_mp_pack_kv_str(&pk, "engine", ARB_ENGINE);
-    arb_mp_pack_kv_uint(&pk, "matches", st.matches);
-    arb_mp_pack_kv_uint(&pk, "events", st.events);
+    arb_mp_pack_kv_uint(&pk, "matches", x.st.matches);
+    arb_mp_pack_kv_uint(&pk, "events", x.st.events);
     /* "log_pos" on the wire: the store's global commit order. */
-    arb_mp_pack_kv_uint(&pk, "log_pos", st.log_pos);
-    arb_mp_pack_kv_uint(&pk, "map_size", st.map_size);
-    arb_mp_pack_kv_uint(&pk, "map_used", st.map_used);
-    arb_mp_pack_kv_uint(&pk, "map_max", st.map_max);
-    arb_mp_pack_kv_uint(&pk, "connections", nconn);
-    arb_mp_pack_kv_uint(&pk, "appends", srv->n.appends);
-    arb_mp_pack_kv_uint(&pk, "rejected", srv->n.rejected);
-    arb_mp_pack_kv_uint(&pk, "commits", srv->n.commits);
-    arb_mp_pack_kv_uint(&pk, "events_committed", srv->n.events_committed);
-    arb_mp_pack_kv_uint(&pk, "queued", srv->nqueue + srv->nbatch);
-    arb_mp_pack_kv_uint(&pk, "subscribers_cut", srv->n.subs_cut);
+    arb_mp_pack_kv_uint(&pk, "log_pos", x.st.log_pos);
+    arb_mp_pack_kv_uint(&pk, "map_size", x.st.map_size);
+    arb_mp_pack_kv_uint(&pk, "map_used", x.st.map_used);
+    arb_mp_pack_kv_uint(&pk, "map_max", x.st.map_max);
+    arb_mp_pack_kv_uint(&pk, "connections", x.connections);
+    arb_mp_pack_kv_uint(&pk, "appends", x.n->appends);
+    arb_mp_pack_kv_uint(&pk, "rejected", x.n->rejected);
+    arb_mp_pack_kv_uint(&pk, "commits", x.n->commits);
+    arb_mp_pack_kv_uint(&pk, "events_committed", x.n->events_committed);
+    arb_mp_pack_kv_uint(&pk, "queued", x.queued);
+    arb_mp_pack_kv_uint(&pk, "subscribers", x.subscribers);
+    arb_mp_pack_kv_uint(&pk, "subscribers_cut",
+                        x.n->subs_cut + x.n->streams_cut);
+    arb_mp_pack_kv_uint(&pk, "http_connections", x.http_connections);
+    arb_mp_pack_kv_uint(&pk, "acks", x.n->acks);
     arb_conn_send(r->c, &b);
 }
 

@@ -81,7 +81,7 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
         rc = arb_match_apply(l->m, ev, &v);
     }
     if (rc != 0) {
-        c->srv->n.rejected++;
+        arb_stats_reject(c->srv, rc);
         arb_reply_error(c, r->id, arb_reply_code(rc), v.rule, "%s", v.msg);
         goto fail;
     }

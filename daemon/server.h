@@ -13,6 +13,7 @@
 #include <msgpack.h>
 
 #include "core/buf.h"
+#include "core/err.h"
 #include "core/keys.h"
 #include "core/match.h"
 #include "core/ledger/store.h"
@@ -71,6 +72,7 @@ struct arb_pending {
     arb_event_t    ev;              /* decoded form, for idempotency checks */
     size_t         nwait;
     arb_waiter_t  *wait;            /* the request and any retries */
+    uint64_t       t0;              /* uv_hrtime() at its request */
 };
 
 enum { ARB_SUB_MATCH = 0, ARB_SUB_ALL };
@@ -117,10 +119,23 @@ struct arb_conn {
     arb_conn_t         *prev, *next;
 };
 
+/* Histogram bounds (stats.c): an ack's latency from the request's arrival
+ * to the ack, and the events of one commit. */
+#define ARB_ACK_BUCKETS   13
+#define ARB_BATCH_BUCKETS 14
+extern const uint64_t arb_ack_bounds_ns[ARB_ACK_BUCKETS];
+extern const uint64_t arb_batch_bounds[ARB_BATCH_BUCKETS];
+
 typedef struct arb_counters {
     uint64_t appends, commits, events_committed, rejected, conns;
     uint64_t subs_cut, frames_bad;
     uint64_t gathered, gather_timeouts;     /* commit.c: how rounds ended */
+    uint64_t rejects[1 - ARB_E_LAST];       /* `rejected` by -ARB_E* code */
+    uint64_t acks, ack_ns;                  /* acks and their total latency */
+    uint64_t ack_le[ARB_ACK_BUCKETS];       /* acks <= each bound */
+    uint64_t batch_le[ARB_BATCH_BUCKETS];   /* commits of <= bound events */
+    uint64_t http_conns, http_refused;      /* accepted; over max_connections */
+    uint64_t http_requests, streams_cut;    /* live streams cut when slow */
 } arb_counters_t;
 
 #define ARB_LIVE_BUCKETS 4096
@@ -170,6 +185,7 @@ struct arb_server {
     int              stopping;
     int              exit_code;     /* enum arb_exit */
     arb_counters_t   n;
+    struct arb_http *http;          /* http.c; NULL without [http] listen */
 };
 
 /* server.c */
@@ -265,6 +281,33 @@ void arb_sub_committed(arb_server_t *srv, arb_pending_t *p);
 void arb_sub_pump_conn(arb_conn_t *c);
 
 int64_t arb_now_ms(void);
+
+/* stats.c: the figures `stats`, GET /api/stats and GET /metrics report,
+ * gathered in one place so that the three always agree. */
+typedef struct arb_stats {
+    arb_store_stats_t     st;           /* zero when the store cannot say */
+    uint64_t              connections;  /* protocol connections open */
+    uint64_t              subscribers;  /* subscriptions and live streams */
+    uint64_t              queued;       /* appends awaiting commit */
+    uint64_t              http_connections, streams;
+    const arb_counters_t *n;
+} arb_stats_t;
+void arb_stats_collect(arb_server_t *srv, arb_stats_t *out);
+void arb_stats_ack(arb_server_t *srv, const arb_pending_t *p);
+void arb_stats_commit(arb_server_t *srv, size_t events);
+/* An append refused with ARB_E* code rc (counted in `rejected`). */
+void arb_stats_reject(arb_server_t *srv, int rc);
+
+/* http.c: the HTTP server (docs/HTTP.md) when [http] listen is set.
+ * start: 0 or -1 (logged); stop closes the listener and every HTTP
+ * connection (on the loop); free releases the rest after the loop ended;
+ * committed feeds the live streams after p's ack. */
+int  arb_http_start(arb_server_t *srv);
+void arb_http_stop(arb_server_t *srv);
+void arb_http_free(arb_server_t *srv);
+void arb_http_committed(arb_server_t *srv, const arb_pending_t *p);
+/* Open HTTP connections and live streams (0 and 0 without HTTP). */
+void arb_http_count(arb_server_t *srv, uint64_t *conns, uint64_t *streams);
 
 /* checkpoint.c: the signing key, created in srv->cfg.data on first start
  * and loaded into srv->signing (-1 when it cannot be made or read,

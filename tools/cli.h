@@ -42,6 +42,7 @@ int cmd_watch(int argc, char **argv);
 /* Claims and comparisons (docs/CLAIMS.md). */
 int cmd_claim(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_report(int argc, char **argv);      /* --html: docs/WEB.md */
 
 int cmd_record(int argc, char **argv);    /* tools/record.h */
 

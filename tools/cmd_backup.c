@@ -245,7 +245,7 @@ cmd_backup(int argc, char **argv)
         return 2;
     }
     clock_gettime(CLOCK_REALTIME, &ts);
-    cli_iso_time(when, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+    arb_iso_time(when, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 
     ops_progress_init(&b.pr);
     rc = arb_store_backup(dir, tmp, compact, env_cb, &b, &why);

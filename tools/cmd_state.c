@@ -195,13 +195,12 @@ cmd_matches(int argc, char **argv)
     const msgpack_object *list, *m;
     const char           *game = NULL, *st = NULL, *head;
     arb_buf_t             out = ARB_BUF_INIT;
-    char                  id[80], g[80], s[16], hex[ARB_HASH_HEX], created[32],
-                          last[32], after[80];
+    char                  id[80], g[80], s[16], last[32], after[80];
     size_t                hlen;
     uint64_t              last_seq;
     int64_t               c_ms, l_ms;
     uint32_t              k;
-    int                   as_json = 0, status;
+    int                   as_json = 0, status, has_head;
     const cli_optdef_t opts[] = {
         { "--json", CLI_ARG_FLAG, &as_json },
         { "--game", CLI_ARG_STR, &game },
@@ -255,27 +254,17 @@ next_page:      /* the list comes in pages: "after" the last id */
         cli_get_uint(m, "last_seq", &last_seq);
         cli_get_int(m, "created", &c_ms);
         cli_get_int(m, "last", &l_ms);
-        cli_iso_time(created, c_ms);
-        cli_iso_time(last, l_ms);
-        if (cli_get_bytes(m, "head", &head, &hlen) == 0 && hlen == 32)
-            cli_hex32(hex, (const unsigned char *)head);
-        else
-            snprintf(hex, sizeof(hex), "-");
+        arb_iso_time(last, l_ms);
+        has_head = cli_get_bytes(m, "head", &head, &hlen) == 0 && hlen == 32;
         str_of(m, "match", id, sizeof(id));
         str_of(m, "game", g, sizeof(g));
         str_of(m, "status", s, sizeof(s));
         out.len = 0;
         if (as_json) {
-            arb_buf_puts(&out, "{\"match\":");
-            arb_json_str(&out, id);
-            arb_buf_puts(&out, ",\"game\":");
-            arb_json_str(&out, g);
-            arb_buf_puts(&out, ",\"status\":");
-            arb_json_str(&out, s);
-            arb_buf_printf(&out, ",\"last_seq\":%" PRIu64 ",\"head\":\"%s\","
-                           "\"created\":\"%s\",\"created_ms\":%" PRId64 ","
-                           "\"last\":\"%s\",\"last_ms\":%" PRId64 "}\n",
-                           last_seq, hex, created, c_ms, last, l_ms);
+            arb_json_match(&out, id, g, strcmp(s, "closed") == 0, last_seq,
+                           has_head ? (const unsigned char *)head : NULL,
+                           c_ms, l_ms);
+            arb_buf_putc(&out, '\n');
         } else {
             arb_buf_printf(&out, "%s %s %s %" PRIu64 " %s\n", id, g, s,
                            last_seq, last);

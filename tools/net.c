@@ -17,6 +17,7 @@
 
 #include "core/err.h"
 #include "core/json.h"
+#include "core/json_item.h"
 #include "core/transcript.h"
 #include "core/codec.h"
 #include "core/mp.h"
@@ -94,7 +95,7 @@ cli_net_print_ack(cli_net_t *n, const char *prefix)
                 "hash\n", n->cmd);
         return 2;
     }
-    cli_hex32(hex, (const unsigned char *)hash);
+    arb_hex32(hex, (const unsigned char *)hash);
     printf("%sseq %" PRIu64 " hash %s%s\n", prefix, seq, hex,
            dup != NULL && dup->type == MSGPACK_OBJECT_BOOLEAN
            && dup->via.boolean ? " (duplicate)" : "");
@@ -273,44 +274,6 @@ bad:
     return -1;
 }
 
-void
-cli_hex32(char out[ARB_HASH_HEX], const unsigned char *h)
-{
-    static const char digits[] = "0123456789abcdef";
-    int               i;
-
-    for (i = 0; i < ARB_HASH_LEN; i++) {
-        out[2 * i] = digits[h[i] >> 4];
-        out[2 * i + 1] = digits[h[i] & 15];
-    }
-    out[64] = '\0';
-}
-
-void
-cli_iso_time(char out[32], int64_t ms)
-{
-    struct tm tm;
-    time_t    s;
-    char      tmp[96];      /* what the compiler can prove fits */
-    size_t    n;
-
-    if (ms <= 0) {
-        snprintf(out, 32, "-");
-        return;
-    }
-    s = (time_t)(ms / 1000);
-    if (gmtime_r(&s, &tm) == NULL) {
-        snprintf(out, 32, "%" PRId64, ms);
-        return;
-    }
-    snprintf(tmp, sizeof(tmp), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-             tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-             tm.tm_min, tm.tm_sec, (int)(ms % 1000));
-    n = strlen(tmp) < 31 ? strlen(tmp) : 31;
-    memcpy(out, tmp, n);
-    out[n] = '\0';
-}
-
 /* Events per page: 9 objects each, well under ARB_ELEMS_MAX (8192). */
 #define CLI_EVENTS_PAGE 500
 
@@ -367,33 +330,6 @@ cli_net_events(cli_net_t *n, const char *match, uint64_t from, uint64_t to,
     }
 }
 
-void
-cli_event_line(arb_buf_t *out, const arb_event_t *ev)
-{
-    const arb_setup_t *s = ev->setup;
-    size_t             i;
-
-    if (ev->kind != ARB_EV_OPEN || s == NULL) {
-        arb_transcript_event_line(out, ev);
-        return;
-    }
-    /* The header is several transcript lines; one line keeps the listing
-     * one event per line. */
-    arb_buf_printf(out, "open game: %s; players:", s->game);
-    for (i = 0; i < s->nplayers; i++) {
-        arb_buf_printf(out, " %s", s->players[i].name);
-        if (s->players[i].team >= 0 && (size_t)s->players[i].team < s->nteams)
-            arb_buf_printf(out, ":%s", s->teams[s->players[i].team]);
-    }
-    for (i = 0; i < s->noptions; i++)
-        arb_buf_printf(out, "; %s: %s", s->options[i].key,
-                       s->options[i].value);
-    if (s->deal.kind != ARB_DEAL_NONE)
-        arb_buf_printf(out, "; deal: %s", s->deal.kind == ARB_DEAL_ORDER
-                       ? "order" : s->deal.kind == ARB_DEAL_SEED ? "seed"
-                       : "commit");
-}
-
 int
 cli_event_format(arb_buf_t *out, const msgpack_object *item,
                  const char *match, int json, arb_buf_t *why)
@@ -404,7 +340,7 @@ cli_event_format(arb_buf_t *out, const msgpack_object *item,
     size_t       len, hlen;
     uint64_t     seq;
     int64_t      t = 0;
-    char         hex[ARB_HASH_HEX], iso[32];
+    char         iso[32];
     int          rc;
 
     memset(&ev, 0, sizeof(ev));
@@ -423,36 +359,20 @@ cli_event_format(arb_buf_t *out, const msgpack_object *item,
         *why = tmp;
         return rc;
     }
-    cli_hex32(hex, (const unsigned char *)hash);
-    cli_iso_time(iso, t);
-    cli_event_line(&line, &ev);
     if (json) {
-        arb_buf_putc(out, '{');
-        if (match != NULL) {
-            arb_buf_puts(out, "\"match\":");
-            arb_json_str(out, match);
-            arb_buf_putc(out, ',');
-        }
-        arb_buf_printf(out, "\"seq\":%" PRIu64 ",\"time\":", seq);
-        arb_json_str(out, iso);
-        arb_buf_printf(out, ",\"time_ms\":%" PRId64 ",\"actor\":", t);
-        if (ev.actor != NULL)
-            arb_json_str(out, ev.actor);
-        else
-            arb_buf_puts(out, "null");
-        arb_buf_puts(out, ",\"kind\":");
-        arb_json_str(out, arb_event_kind_name(ev.kind));
-        arb_buf_puts(out, ",\"line\":");
-        arb_json_str(out, arb_buf_cstr(&line));
-        arb_buf_printf(out, ",\"hash\":\"%s\"}\n", hex);
-    } else {
-        if (match != NULL)
-            arb_buf_printf(out, "%s ", match);
-        arb_buf_printf(out, "%" PRIu64 " %s %s ", seq, iso,
-                       ev.actor != NULL ? ev.actor : "-");
-        arb_buf_add(out, line.data, line.len);
+        arb_json_event(out, match, seq, t, (const unsigned char *)hash, &ev);
         arb_buf_putc(out, '\n');
+        arb_event_clear(&ev);
+        return out->oom ? ARB_ENOMEM : 0;
     }
+    arb_iso_time(iso, t);
+    arb_event_line(&line, &ev);
+    if (match != NULL)
+        arb_buf_printf(out, "%s ", match);
+    arb_buf_printf(out, "%" PRIu64 " %s %s ", seq, iso,
+                   ev.actor != NULL ? ev.actor : "-");
+    arb_buf_add(out, line.data, line.len);
+    arb_buf_putc(out, '\n');
     arb_buf_free(&line);
     arb_event_clear(&ev);
     return out->oom ? ARB_ENOMEM : 0;

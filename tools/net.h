@@ -17,6 +17,7 @@
 #include <msgpack.h>
 
 #include "core/buf.h"
+#include "core/json_item.h"
 #include "core/event.h"
 #include "core/mp.h"
 #include "proto/client.h"
@@ -93,11 +94,6 @@ int  cli_net_append(cli_net_t *n, const cli_append_t *a);
 int  cli_parse_u64(const char *cmd, const char *opt, const char *s,
                    uint64_t *out);
 
-/* "<hex of 32 bytes>" into out[ARB_HASH_HEX]. */
-void cli_hex32(char out[ARB_HASH_HEX], const unsigned char *h);
-/* Unix milliseconds as "2026-03-01T10:00:00.123Z" into out[ARB_HASH_LEN]; "-" when
- * unknown (0). */
-void cli_iso_time(char out[32], int64_t ms);
 
 /* Calls cb for each item ({seq,time,hash,event}) of the events of match
  * from..to (to UINT64_MAX: all committed), following "next" until done.
@@ -110,15 +106,11 @@ int  cli_net_events(cli_net_t *n, const char *match, uint64_t from,
 
 /* One event as a line (with '\n') into out: text
  *   [<match> ]<seq> <ISO time> <actor> <transcript line>
- * or JSON
- *   {["match":..,]"seq":..,"time":..,"time_ms":..,"actor":..,"kind":..,
- *    "line":..,"hash":..}
+ * or JSON (arb_json_event, core/json_item.h)
  * item is a map with seq, time, hash and event (an events item or an
  * event push); match NULL leaves the match out.  0, or ARB_EPROTO with the
  * reason in why (the event does not decode). */
 int  cli_event_format(arb_buf_t *out, const msgpack_object *item,
                       const char *match, int json, arb_buf_t *why);
-/* The transcript line of an event, with a one-line header for OPEN. */
-void cli_event_line(arb_buf_t *out, const arb_event_t *ev);
 
 #endif
