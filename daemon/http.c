@@ -541,6 +541,8 @@ arb_http_start(arb_server_t *srv)
     rc = uv_tcp_bind(&h->listener, (struct sockaddr *)&ss, 0);
     if (rc == 0)
         rc = uv_listen((uv_stream_t *)&h->listener, 511, on_accept);
+    if (rc == 0)
+        rc = arb_http_live_init(h);
     if (rc != 0) {
         arb_log(ARB_LOG_ERROR, "http: cannot listen on %s: %s", c->listen,
                 uv_strerror(rc));
