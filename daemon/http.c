@@ -365,8 +365,7 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
 
 /* ---- connections -------------------------------------------------------- */
 
-/* Largest kernel send buffer asked for an HTTP connection (the kernel
- * doubles it for its bookkeeping). */
+/* Largest kernel send buffer of an HTTP connection. */
 #define ARB_HTTP_SNDBUF_MAX (256 * 1024)
 
 static void
@@ -421,9 +420,10 @@ on_accept(uv_stream_t *l, int status)
         return;
     }
     /* The kernel's share of a slow reader's backlog is bounded too (it
-     * would otherwise grow its send buffer up to tcp_wmem's maximum). */
+     * would otherwise grow its send buffer up to tcp_wmem's maximum);
+     * Linux doubles what is asked for its bookkeeping. */
     sndbuf = (int)(h->srv->cfg.http.stream_max < ARB_HTTP_SNDBUF_MAX
-                   ? h->srv->cfg.http.stream_max : ARB_HTTP_SNDBUF_MAX);
+                   ? h->srv->cfg.http.stream_max : ARB_HTTP_SNDBUF_MAX) / 2;
     uv_send_buffer_size((uv_handle_t *)&hc->tcp, &sndbuf);
     hc->next = h->conns;
     if (h->conns != NULL)
@@ -541,6 +541,8 @@ arb_http_start(arb_server_t *srv)
     rc = uv_tcp_bind(&h->listener, (struct sockaddr *)&ss, 0);
     if (rc == 0)
         rc = uv_listen((uv_stream_t *)&h->listener, 511, on_accept);
+    if (rc == 0)
+        rc = arb_http_live_init(h);
     if (rc != 0) {
         arb_log(ARB_LOG_ERROR, "http: cannot listen on %s: %s", c->listen,
                 uv_strerror(rc));

@@ -36,6 +36,8 @@ struct arb_http {
     size_t             nconns;
     arb_http_stream_t *streams;
     size_t             nstreams;
+    uv_timer_t         ping;        /* http_live.c: keeps idle streams open */
+    int                ping_init;
 };
 
 /* A request as the routes see it: who asks and what. */
@@ -80,7 +82,10 @@ void arb_http_metrics(arb_http_req_t *q);
 
 /* http_live.c: match NULL streams every match. */
 void arb_http_live(arb_http_req_t *q, const char *match);
-/* Ends every stream (at stop). */
+/* Starts the streams' keep-alive comment (every ARB_HTTP_PING_MS): 0 or
+ * a libuv error. */
+int  arb_http_live_init(struct arb_http *h);
+/* Ends every stream and stops the keep-alive (at stop). */
 void arb_http_live_end_all(struct arb_http *h);
 
 #endif

@@ -249,10 +249,47 @@ done:
     arb_buf_free(&rep);
 }
 
+/* A comment line every 15 s on a quiet stream: proxies keep it open, and
+ * a browser that vanished without a FIN is found by the failed write. */
+#define ARB_HTTP_PING_MS 15000
+
+static void
+on_ping(uv_timer_t *t)
+{
+    struct arb_http   *h = t->data;
+    arb_http_stream_t *s, *next;
+
+    for (s = h->streams; s != NULL; s = next) {
+        next = s->next;
+        if (!s->busy && !s->ended && s->pending.len == 0) {
+            arb_buf_puts(&s->pending, ":\n\n");
+            flush(s);
+        }
+    }
+}
+
+int
+arb_http_live_init(struct arb_http *h)
+{
+    int rc = uv_timer_init(h->srv->loop, &h->ping);
+
+    if (rc != 0)
+        return rc;
+    h->ping.data = h;
+    h->ping_init = 1;
+    return uv_timer_start(&h->ping, on_ping, ARB_HTTP_PING_MS,
+                          ARB_HTTP_PING_MS);
+}
+
 void
 arb_http_live_end_all(struct arb_http *h)
 {
     arb_http_stream_t *s, *next;
+
+    if (h->ping_init) {
+        uv_close((uv_handle_t *)&h->ping, NULL);
+        h->ping_init = 0;
+    }
 
     for (s = h->streams; s != NULL; s = next) {
         next = s->next;
