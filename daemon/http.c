@@ -331,6 +331,14 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
             serve_asset(req, "match.html");
         return 0;
     }
+    if (IS(0, "t") && nseg == 2) {
+        if (!arb_name_valid(seg[1]))
+            arb_http_error(req, 404, "tournament", "no tournament '%s'",
+                           seg[1]);
+        else
+            serve_asset(req, "board.html");
+        return 0;
+    }
     if (IS(0, "static") && nseg == 2) {
         serve_asset(req, seg[1]);
         return 0;
@@ -357,6 +365,10 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
         arb_http_api_events(&q, seg[2]);
     else if (nseg == 4 && IS(1, "m") && IS(3, "live"))
         arb_http_live(&q, seg[2]);
+    else if (nseg == 4 && IS(1, "t") && !arb_name_valid(seg[2]))
+        arb_http_error(req, 404, "tournament", "no tournament '%s'", seg[2]);
+    else if (nseg == 4 && IS(1, "t") && (IS(3, "board") || IS(3, "standings")))
+        arb_http_api_tourn(&q, seg[2], IS(3, "board"));
     else
         arb_http_error(req, 404, "path", "no such API route");
 #undef IS

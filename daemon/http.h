@@ -77,6 +77,9 @@ void arb_http_api_stats(arb_http_req_t *q);
 int  arb_http_committed_seq(arb_server_t *srv, const char *match,
                             uint64_t *upto);
 
+/* http_tourn.c: /api/t/<id>/board (board) or /standings. */
+void arb_http_api_tourn(arb_http_req_t *q, const char *id, int board);
+
 /* http_metrics.c */
 void arb_http_metrics(arb_http_req_t *q);
 

@@ -46,21 +46,41 @@ static const arb_req_field_t tourn_fields[TO_N] = {
     [TO_FORMAT]     = { "format",     ARB_REQ_STR, ARB_REQ_OPTIONAL, 0, 0 },
 };
 
+int
+arb_tourn_read(arb_server_t *srv, const char *id, int board, int json,
+               arb_buf_t *out, arb_buf_t *why)
+{
+    arb_tview_t   v;
+    arb_match_t  *t = NULL;
+    int64_t       ms;
+    int           hh, rc;
+    unsigned char head[ARB_HASH_LEN];
+
+    memset(&v, 0, sizeof(v));
+    rc = load_committed(srv, id, &t, &ms, head, &hh, why);
+    if (rc == 0)
+        rc = arb_tview_build(&v, t, 1, load_committed, srv, why);
+    if (rc == 0)
+        rc = board ? arb_tview_board(out, &v)
+                   : arb_tview_standings(out, &v, json);
+    if (rc == ARB_ENOTFOUND && why->len == 0)
+        arb_buf_printf(why, "no match '%s'", id);
+    else if (rc == ARB_ENOMEM && why->len == 0)
+        arb_buf_puts(why, "out of memory");
+    arb_tview_clear(&v);
+    return rc;
+}
+
 static void
 tourn_read(arb_request_t *r, int board)
 {
     arb_conn_t     *c = r->c;
     arb_req_val_t   f[TO_N];
-    arb_tview_t     v;
-    arb_match_t    *t = NULL;
     arb_buf_t       out = ARB_BUF_INIT, b = ARB_BUF_INIT;
     msgpack_packer  pk;
     const char     *fmt;
-    int64_t         ms;
-    int             hh, rc;
-    unsigned char   head[ARB_HASH_LEN];
+    int             rc;
 
-    memset(&v, 0, sizeof(v));
     if (arb_request_fields(r, tourn_fields, TO_N, f) != 0)
         goto done;
     fmt = f[TO_FORMAT].present ? f[TO_FORMAT].str : "json";
@@ -69,19 +89,11 @@ tourn_read(arb_request_t *r, int board)
                         board ? "" : " or csv", fmt);
         goto done;
     }
-    rc = load_committed(c->srv, f[TO_TOURNAMENT].str, &t, &ms, head, &hh,
-                        &r->why);
-    if (rc == 0)
-        rc = arb_tview_build(&v, t, 1, load_committed, c->srv, &r->why);
-    if (rc == 0)
-        rc = board ? arb_tview_board(&out, &v)
-                   : arb_tview_standings(&out, &v, strcmp(fmt, "json") == 0);
-    if (rc == ARB_ENOTFOUND && r->why.len == 0)
-        arb_buf_printf(&r->why, "no match '%s'", f[TO_TOURNAMENT].str);
+    rc = arb_tourn_read(c->srv, f[TO_TOURNAMENT].str, board,
+                        strcmp(fmt, "json") == 0, &out, &r->why);
     if (rc != 0) {
         arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
-                        arb_buf_cstr(&r->why) ? arb_buf_cstr(&r->why)
-                                              : "out of memory");
+                        arb_buf_cstr(&r->why));
         goto done;
     }
     arb_reply_begin(&b, &pk, r->id, 2);
@@ -91,7 +103,6 @@ tourn_read(arb_request_t *r, int board)
     msgpack_pack_str_body(&pk, out.data, out.len);
     arb_conn_send(c, &b);
 done:
-    arb_tview_clear(&v);
     arb_buf_free(&out);
     arb_req_clear(f, TO_N);
 }

@@ -248,6 +248,13 @@ int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
 uint64_t arb_live_committed(arb_server_t *srv, const char *id,
                             const arb_match_info_t *info);
 
+/* op_tourn.c: tournament `id`'s board (board) or standings (JSON with
+ * json, else CSV) from committed events, appended to out.  0, or
+ * ARB_ENOTFOUND (no such match), ARB_EINVAL (not a tournament) or another
+ * ARB_E* code, with why. */
+int  arb_tourn_read(arb_server_t *srv, const char *id, int board, int json,
+                    arb_buf_t *out, arb_buf_t *why);
+
 /* commit.c */
 void arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p);
 void arb_commit_kick(arb_server_t *srv);

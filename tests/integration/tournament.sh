@@ -148,5 +148,28 @@ check "a tournament bundle missing its matches fails" 1 $?
 check "... naming a missing table" 1 \
     "$(grep -c 'table 2 of round 1: match Open-R1-T2 is not in the bundle' "$T/part.out")"
 
+# The same board and standings over HTTP, and the board page.
+kill "$pid"; wait "$pid" 2>/dev/null
+printf '[http]\nlisten = tcp:127.0.0.1:17011\n' > "$T/http.conf"
+bin/arbiterd --config "$T/http.conf" --data "$T/data" --listen "unix:$T/s.sock" \
+    --log-level warn 2> "$T/daemon2.log" < /dev/null > /dev/null &
+pid=$!
+i=0
+while ! curl -s -o /dev/null http://127.0.0.1:17011/ && [ $i -lt 100 ]; do
+    sleep 0.05; i=$((i + 1)); done
+reader=$(awk '$4 == "reader" { print $3; exit }' "$T/data/tokens")
+get() { curl -s -H "Authorization: Bearer $reader" "http://127.0.0.1:17011$1"; }
+check "HTTP board = arbiter tournament board" \
+    "$($A tournament board --tournament Open)" "$(get /api/t/Open/board)"
+check "HTTP standings CSV = arbiter tournament standings" \
+    "$(cat "$T/st.csv")" "$(get '/api/t/Open/standings?format=csv')"
+check "HTTP: a match that is no tournament is 404" 404 \
+    "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $reader" \
+       http://127.0.0.1:17011/api/t/Open-R1-T1/board)"
+check "HTTP: a bad format is 400" 400 \
+    "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $reader" \
+       'http://127.0.0.1:17011/api/t/Open/board?format=csv')"
+check "HTTP: the board page" 1 "$(get /t/Open | grep -c '/static/board.js')"
+
 echo "tournament.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
