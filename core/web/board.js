@@ -43,7 +43,9 @@
         $("board").innerHTML = "<table class=\"grid\"><tr><th>table</th>" +
             "<th>players</th><th>status</th><th>seq</th><th>last move</th>" +
             "<th>match</th></tr>" + b.tables.map(function (t) {
-                return "<tr class=\"st-" + esc(t.status) + "\"><td>" +
+                return "<tr class=\"st-" + esc(t.status) + "\" data-table=\"" +
+                    esc(t.table) + "\" data-status=\"" + esc(t.status) +
+                    "\"><td>" +
                     esc(t.table) + "</td><td>" + esc(t.players.join(" – ")) +
                     "</td><td>" + esc(LABEL[t.status] || t.status) +
                     (t.undo_seq ? " (seq " + t.undo_seq + ")" : "") +
@@ -56,7 +58,8 @@
             "<th>player</th><th>points (" + esc(s.rule) + ")</th><th>GP</th>" +
             "<th>W–D–L</th><th>matches</th></tr>" +
             s.standings.map(function (l) {
-                return "<tr><td>" + l.rank + "</td><td>" + esc(l.player) +
+                return "<tr data-player=\"" + esc(l.player) + "\"><td>" +
+                    l.rank + "</td><td>" + esc(l.player) +
                     "</td><td>" + l.points + "</td><td>" + l.gp + "</td><td>" +
                     l.wins + "–" + l.draws + "–" + l.losses + "</td><td>" +
                     l.matches.map(function (m) {
@@ -75,6 +78,8 @@
             .then(function (r) {
                 board(r[0]);
                 standings(r[1]);
+                document.body.dataset.loads =
+                    String(+(document.body.dataset.loads || 0) + 1);
                 $("note").textContent = "";
                 document.body.dataset.ready = "1";
             }).catch(function (e) { $("note").textContent = String(e); })
