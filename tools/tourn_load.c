@@ -34,7 +34,22 @@ load_one(void *ud, const char *id, arb_match_t **m, int64_t *last_ms,
 
     (void)why;
     memset(&h, 0, sizeof(h));
-    if (cli_source_load(&h, t->cmd, &src, t->n, UINT64_MAX) != CLI_OK) {
+    /* From the server on the one connection: cli_source_load would
+     * connect again for every match. */
+    if (t->db == NULL) {
+        arb_buf_t e = ARB_BUF_INIT;
+        if (arb_history_name(&h, "match %s", id) != 0
+            || cli_history_from_server(&h, t->n, id, UINT64_MAX, &e)
+               != CLI_OK) {
+            if (e.len > 0)
+                fprintf(stderr, "arbiter %s: match %s: %s\n", t->cmd, id,
+                        arb_buf_cstr(&e));
+            arb_buf_free(&e);
+            rc = ARB_EIO;       /* printed */
+            goto done;
+        }
+    } else if (cli_source_load(&h, t->cmd, &src, t->n, UINT64_MAX)
+               != CLI_OK) {
         rc = ARB_EIO;           /* printed */
         goto done;
     }

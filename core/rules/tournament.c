@@ -15,6 +15,7 @@
  * the standings rule (`standings`: gp or mp).  No clock, no I/O, no
  * floats; everything iterates in recorded order.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,8 @@ typedef struct tround {
 typedef struct tstate {
     char     *director;
     char     *game;
+    arb_setup_t table;          /* what every table is opened with: the
+                                   game and its options, no players */
     int       rule;             /* enum arb_standings_rule */
     size_t    nrounds;
     tround_t *rounds;
@@ -66,6 +69,7 @@ t_destroy(void *p)
     free(t->rounds);
     free(t->director);
     free(t->game);
+    arb_setup_clear(&t->table);
     free(t);
 }
 
@@ -109,10 +113,18 @@ t_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
     }
     t->director = strdup(s->players[0].name);
     t->game = strdup(game);
-    if (t->director == NULL || t->game == NULL) {
+    t->table.game = strdup(game);
+    if (t->director == NULL || t->game == NULL || t->table.game == NULL) {
         t_destroy(t);
         return ARB_ENOMEM;
     }
+    for (i = 0; i < s->noptions; i++)
+        if (strncmp(s->options[i].key, "game.", 5) == 0
+            && arb_setup_set_option(&t->table, s->options[i].key + 5,
+                                    s->options[i].value) != 0) {
+            t_destroy(t);
+            return ARB_ENOMEM;
+        }
     *out = t;
     return 0;
 }
@@ -128,6 +140,40 @@ match_used(const tstate_t *t, const char *m)
             if (strcmp(t->rounds[i].tables[j].match, m) == 0)
                 return 1;
     return 0;
+}
+
+/* The table's match must open: its game's rules judge its setup now, so
+ * a round is never recorded with a table that cannot be played. */
+static int
+table_opens(const tstate_t *t, const arb_tourn_table_t *tb, arb_verdict_t *v)
+{
+    const arb_rules_t *r = arb_rules_find(t->game);
+    arb_setup_t        s;
+    void              *st = NULL;
+    size_t             i;
+    int                rc;
+
+    memset(&s, 0, sizeof(s));
+    rc = arb_setup_copy(&s, &t->table);
+    if (rc == 0 && (s.match_id = strdup(tb->match)) == NULL)
+        rc = ARB_ENOMEM;
+    for (i = 0; rc == 0 && i < tb->nplayers; i++)
+        rc = arb_setup_add_player(&s, tb->players[i], -1);
+    if (rc == 0) {
+        rc = r->create(&st, &s, v);
+        r->destroy(st);
+        if (rc != 0 && rc != ARB_ENOMEM) {
+            char why[sizeof(v->msg)], rule[sizeof(v->rule)];
+            /* arb_verdict() rewrites v: keep the game's words first. */
+            snprintf(why, sizeof(why), "%s", v->msg);
+            snprintf(rule, sizeof(rule), "%s", v->rule);
+            rc = arb_verdict(v, ARB_EILLEGAL, "tournament.table", "table %s "
+                             "(%s) cannot be opened: %s: %s", tb->table,
+                             tb->match, rule, why);
+        }
+    }
+    arb_setup_clear(&s);
+    return rc;
 }
 
 static int
@@ -191,6 +237,9 @@ begin_round(tstate_t *t, const arb_event_t *ev, arb_verdict_t *v)
                         goto fail;
                     }
         }
+        rc = table_opens(t, tb, v);
+        if (rc != 0)
+            goto fail;
         if (match_used(t, tb->match)) {
             rc = arb_verdict(v, ARB_EILLEGAL, "tournament.round", "match %s "
                              "is already a table of an earlier round",

@@ -14,7 +14,8 @@
 
 static arb_match_t *
 open_match(const char *game, const char *id, const char *const *players,
-           size_t np, const char *opt_k, const char *opt_v)
+           size_t np, const char *opt_k, const char *opt_v,
+           const char *opt2_k, const char *opt2_v)
 {
     arb_event_t    ev;
     arb_setup_t   *s;
@@ -31,6 +32,8 @@ open_match(const char *game, const char *id, const char *const *players,
         arb_setup_add_player(s, players[i], -1);
     if (opt_k != NULL)
         arb_setup_set_option(s, opt_k, opt_v);
+    if (opt2_k != NULL)
+        arb_setup_set_option(s, opt2_k, opt2_v);
     if (arb_match_open(&m, &ev, &v) != 0)
         m = NULL;
     arb_event_clear(&ev);
@@ -82,11 +85,12 @@ test_rules(void)
     arb_verdict_t v;
     arb_results_t r;
 
-    CHECK(open_match("tournament", "T", dir, 1, NULL, NULL) == NULL);
-    CHECK(open_match("tournament", "T", dir, 1, "game", "tournament")
+    CHECK(open_match("tournament", "T", dir, 1, NULL, NULL, NULL, NULL) == NULL);
+    CHECK(open_match("tournament", "T", dir, 1, "game", "tournament", NULL, NULL)
           == NULL);
-    CHECK(open_match("tournament", "T", dir, 1, "colour", "red") == NULL);
-    t = open_match("tournament", "T", dir, 1, "game", "yahchain");
+    CHECK(open_match("tournament", "T", dir, 1, "colour", "red", NULL, NULL) == NULL);
+    t = open_match("tournament", "T", dir, 1, "game", "yahchain",
+                   "game.mode", "3");
     CHECK(t != NULL);
     if (t == NULL)
         return;
@@ -122,6 +126,24 @@ test_rules(void)
         CHECK_INT(arb_record_get(&r.records[2], "ended")->num, 0);
     }
     arb_results_clear(&r);
+    arb_match_free(t);
+
+    /* A table that its game would refuse is refused with the round:
+     * YAHchain needs its mode fixed at open. */
+    t = open_match("tournament", "U", dir, 1, "game", "yahchain", NULL, NULL);
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:U-R1-T1:a,b", NULL),
+              ARB_EILLEGAL);
+    CHECK_STR(v.rule, "tournament.table");
+    CHECK(strstr(v.msg, "table 1 (U-R1-T1) cannot be opened: §34.5") != NULL);
+    if (strstr(v.msg, "cannot be opened: §34.5") == NULL)
+        fprintf(stderr, "got: %s\n", v.msg);
+    CHECK_INT(arb_match_next_seq(t), 1);
+    arb_match_free(t);
+    t = open_match("tournament", "U", dir, 1, "game.mode", "3", NULL, NULL);
+    CHECK(t == NULL);           /* game.* alone: the game is missing */
     arb_match_free(t);
 }
 
@@ -242,7 +264,7 @@ test_board(void)
 {
     const char *pl[] = { "alice", "bob" };
     char *pv[] = { "alice", "bob" };
-    arb_match_t *m = open_match("yahchain", "M", pl, 2, "mode", "3");
+    arb_match_t *m = open_match("yahchain", "M", pl, 2, "mode", "3", NULL, NULL);
     arb_verdict_t v;
     arb_board_table_t t[3];
     arb_buf_t b = ARB_BUF_INIT;
