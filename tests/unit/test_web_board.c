@@ -12,17 +12,6 @@
 #define PORT "17021"
 #define BASE "http://127.0.0.1:" PORT
 
-static int
-arbiter(const char *args)
-{
-    char cmd[1024];
-    int  st;
-
-    snprintf(cmd, sizeof(cmd), "bin/arbiter %s --server unix:%s --token %s "
-             "> /dev/null", args, harness_sock, HARNESS_ARBITER);
-    st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* The status the board shows for table t, into got. */
 static const char *
@@ -81,11 +70,11 @@ main(void)
     fputs("round,table,p1,p2\n1,1,ann,bob\n1,2,cid,dan\n1,3,eve,fay\n"
           "1,4,gus,hal\n", f);
     fclose(f);
-    CHECK_INT(arbiter("tournament create --tournament Cup --game yahchain "
+    CHECK_INT(harness_cli("tournament create --tournament Cup --game yahchain "
                       "--option mode=3"), 0);
     snprintf(cmd, sizeof(cmd), "tournament round --tournament Cup "
              "--pairings %s", path);
-    CHECK_INT(arbiter(cmd), 0);
+    CHECK_INT(harness_cli(cmd), 0);
     if (cdp_start(&b, 1280, 800) != 0) {
         CHECK(!"a headless chromium to test the pages with");
         cdp_stop(&b);
@@ -103,7 +92,7 @@ main(void)
                    "'live'", 3000) >= 0);
 
     /* A move: table 2 is playing, listed after the tables not started. */
-    CHECK_INT(arbiter("move --match Cup-R1-T2 place cid 4S"), 0);
+    CHECK_INT(harness_cli("move --match Cup-R1-T2 place cid 4S"), 0);
     t = shows(&b, 2, "playing");
     printf("a move on the board %ld ms after `arbiter move` returned\n", t);
     CHECK(t >= 0 && t < 2000);
@@ -111,17 +100,17 @@ main(void)
                            "data-table]')].map(r => r.dataset.table).join()",
                            got, sizeof(got)), "1,3,4,2");
     /* An undo request comes first. */
-    CHECK_INT(arbiter("note --match Cup-R1-T2 \"undo requested: seq 1 "
+    CHECK_INT(harness_cli("note --match Cup-R1-T2 \"undo requested: seq 1 "
                       "(place cid 4S)\""), 0);
     CHECK(shows(&b, 2, "undo_requested") >= 0);
     CHECK_STR(cdp_eval_str(&b, "document.querySelector('#board tr[data-"
                            "table]').dataset.table", got, sizeof(got)), "2");
     /* Table 1 plays a Sota and closes: last on the board, in the
      * standings. */
-    CHECK_INT(arbiter("move --match Cup-R1-T1 place ann 4S"), 0);
-    CHECK_INT(arbiter("move --match Cup-R1-T1 place bob 5H"), 0);
-    CHECK_INT(arbiter("move --match Cup-R1-T1 place ann 6D"), 0);
-    CHECK_INT(arbiter("close --match Cup-R1-T1"), 0);
+    CHECK_INT(harness_cli("move --match Cup-R1-T1 place ann 4S"), 0);
+    CHECK_INT(harness_cli("move --match Cup-R1-T1 place bob 5H"), 0);
+    CHECK_INT(harness_cli("move --match Cup-R1-T1 place ann 6D"), 0);
+    CHECK_INT(harness_cli("close --match Cup-R1-T1"), 0);
     CHECK(shows(&b, 1, "closed") >= 0);
     CHECK(cdp_wait(&b, "(document.querySelector('#standings tr[data-player"
                    "=\"ann\"] td:nth-child(3)') || {}).textContent === '21'",

@@ -14,17 +14,6 @@
 #define PORT "16611"
 #define BASE "http://127.0.0.1:" PORT
 
-static int
-arbiter(const char *args)
-{
-    char cmd[1024];
-    int  st;
-
-    snprintf(cmd, sizeof(cmd), "bin/arbiter %s --server unix:%s --token %s "
-             "> /dev/null", args, harness_sock, HARNESS_ARBITER);
-    st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static long
 open_page(cdp_t *b, const char *path)
@@ -50,7 +39,7 @@ move_seen(cdp_t *b, const char *move, int seq)
     char expr[128];
     long t;
 
-    CHECK_INT(arbiter(move), 0);
+    CHECK_INT(harness_cli(move), 0);
     snprintf(expr, sizeof(expr), "document.body.dataset.seq === '%d'", seq);
     t = cdp_wait(b, expr, 3000);
     if (t < 0)
@@ -90,12 +79,12 @@ main(void)
     harness_start();
     for (g = 0; g < sizeof(games) / sizeof(games[0]); g++) {
         snprintf(cmd, sizeof(cmd), "load %s", games[g].file);
-        CHECK_INT(arbiter(cmd), 0);
+        CHECK_INT(harness_cli(cmd), 0);
     }
-    CHECK_INT(arbiter("open --match W1 --game yahchain --players alice,bob "
+    CHECK_INT(harness_cli("open --match W1 --game yahchain --players alice,bob "
                       "--option mode=3"), 0);
-    CHECK_INT(arbiter("move --match W1 place alice 4S"), 0);
-    CHECK_INT(arbiter("move --match W1 place bob 5H"), 0);
+    CHECK_INT(harness_cli("move --match W1 place alice 4S"), 0);
+    CHECK_INT(harness_cli("move --match W1 place bob 5H"), 0);
     if (cdp_start(&b, 1280, 800) != 0) {
         CHECK(!"a headless chromium to test the pages with");
         cdp_stop(&b);
@@ -110,7 +99,7 @@ main(void)
     CHECK_STR(cdp_eval_str(&b, "document.querySelector('tr[data-match=\"W1\"]"
                            " .players').textContent", got, sizeof(got)),
               "alice, bob");
-    CHECK_INT(arbiter("move --match W1 place alice 6D"), 0);
+    CHECK_INT(harness_cli("move --match W1 place alice 6D"), 0);
     t = cdp_wait(&b, "document.querySelector('tr[data-match=\"W1\"] .seq')"
                  ".textContent === '3'", 3000);
     CHECK(t >= 0 && t < 1000);
@@ -137,7 +126,7 @@ main(void)
     CHECK(cdp_wait(&b, "document.body.dataset.seq === '1'", 3000) >= 0);
     CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#table .card').length"), 1);
     /* A move meanwhile leaves the earlier state shown, and counts. */
-    CHECK_INT(arbiter("move --match W1 place alice 7H"), 0);
+    CHECK_INT(harness_cli("move --match W1 place alice 7H"), 0);
     CHECK(cdp_wait(&b, "document.body.dataset.last === '5'", 3000) >= 0);
     CHECK_INT(cdp_eval_int(&b, "+document.body.dataset.seq"), 1);
     /* "latest" follows the match again. */
