@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/board.h"
 #include "core/claim.h"
 #include "core/codec.h"
 #include "core/diff.h"
@@ -36,6 +37,8 @@ struct arb_match {
     uint64_t           claim_seq;   /* the latest claim event, 0 = none */
     arb_event_t        claim_ev;    /* ... as recorded */
     arb_claim_t        claim;       /* what it claims */
+    uint64_t          *undos;       /* targets of undo-request notes, */
+    size_t             nundo, capundo;  /* in the notes' order */
 };
 
 void
@@ -47,6 +50,7 @@ arb_match_free(arb_match_t *m)
         m->rules->destroy(m->st);
     arb_setup_clear(&m->setup);
     free(m->entries);
+    free(m->undos);
     arb_buf_free(&m->moves);
     arb_event_clear(&m->claim_ev);
     arb_claim_clear(&m->claim);
@@ -351,6 +355,7 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
     arb_claim_t claim;
     void       *st = NULL;
     size_t      idx = 0;
+    uint64_t    undo;
     int         rc;
 
     v->code = 0;
@@ -423,6 +428,17 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
         break;
 
     case ARB_EV_NOTE:
+        /* An undo request (core/board.h) is kept for the director's
+         * board; room first, so that nothing fails after the push. */
+        if (arb_undo_note_seq(ev.text, &undo) == 0
+            && m->nundo == m->capundo) {
+            size_t    cap = m->capundo ? m->capundo * 2 : 4;
+            uint64_t *u = realloc(m->undos, cap * sizeof(*u));
+            if (u == NULL)
+                return ARB_ENOMEM;
+            m->undos = u;
+            m->capundo = cap;
+        }
         break;
 
     default:
@@ -432,6 +448,9 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
     }
 
     rc = push(m, &ev);
+    if (rc == 0 && ev.kind == ARB_EV_NOTE
+        && arb_undo_note_seq(ev.text, &undo) == 0)
+        m->undos[m->nundo++] = undo;    /* room made above */
     if (rc == 0 && ev.kind == ARB_EV_CLAIM) {
         arb_event_t copy;
         rc = arb_event_copy(&copy, &ev);
@@ -553,4 +572,11 @@ json_t *
 arb_match_describe_value(const arb_match_t *m, unsigned seen)
 {
     return m->rules->describe(m->st, seen);
+}
+
+size_t
+arb_match_undo_requests(const arb_match_t *m, const uint64_t **targets)
+{
+    *targets = m->undos;
+    return m->nundo;
 }

@@ -70,6 +70,10 @@ int  arb_match_describe(const arb_match_t *m, arb_buf_t *json);
 /* The same as a new Jansson object, with the concealed cards of the seats
  * in `seen` (bit per seat; core/view.h), or NULL (out of memory). */
 struct json_t *arb_match_describe_value(const arb_match_t *m, unsigned seen);
+/* The moves undo-request notes (core/board.h arb_undo_note) asked to
+ * undo, in the notes' order: sets *targets (owned by m) and returns how
+ * many. */
+size_t arb_match_undo_requests(const arb_match_t *m, const uint64_t **targets);
 
 /* Rulings in force, for reports: how a seq stands now. */
 enum arb_ruling { ARB_RULED_NONE = 0, ARB_RULED_VOID, ARB_RULED_AMENDED,

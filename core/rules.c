@@ -10,12 +10,14 @@ extern const arb_rules_t arb_rules_yahchain;
 extern const arb_rules_t arb_rules_chains;
 extern const arb_rules_t arb_rules_tsukurutenten;
 extern const arb_rules_t arb_rules_chan;
+extern const arb_rules_t arb_rules_tournament;    /* docs/TOURNAMENT.md */
 
 static const arb_rules_t *const all_rules[] = {
     &arb_rules_yahchain,
     &arb_rules_chains,
     &arb_rules_tsukurutenten,
     &arb_rules_chan,
+    &arb_rules_tournament,
     NULL
 };
 

@@ -68,6 +68,8 @@ arb_pending_new(void)
 {
     arb_pending_t *p = calloc(1, sizeof(*p));
 
+    if (p != NULL)
+        p->t0 = uv_hrtime();
     if (p != NULL && (p->wait = malloc(sizeof(*p->wait))) == NULL) {
         free(p);
         p = NULL;
@@ -176,6 +178,7 @@ arb_commit_ack(arb_server_t *srv, arb_pending_t *p)
     msgpack_packer pk;
     size_t         i;
 
+    arb_stats_ack(srv, p);
     for (i = 0; i < p->nwait; i++) {
         arb_conn_t *c = p->wait[i].conn;
         if (!c->closing) {
@@ -302,8 +305,7 @@ after_work_cb(uv_work_t *w, int status)
             arb_server_stop(srv);
         return;
     }
-    srv->n.commits++;
-    srv->n.events_committed += srv->nbatch;
+    arb_stats_commit(srv, srv->nbatch);
     srv->gather_want = 0;
     gather_ms = (uv_hrtime() - srv->commit_t0) / 2000000u;
     gather_ms = gather_ms < ARB_GATHER_MIN_MS ? ARB_GATHER_MIN_MS
@@ -330,11 +332,13 @@ after_work_cb(uv_work_t *w, int status)
             /* Sync replication: the ack waits for the stream's PubAck
              * (replicate_loop.c releases it, and the closed match). */
             arb_sub_committed(srv, srv->batch[i]);
+            arb_http_committed(srv, srv->batch[i]);
             arb_repl_hold(srv, srv->batch[i]);
             continue;
         }
         arb_commit_ack(srv, srv->batch[i]);
         arb_sub_committed(srv, srv->batch[i]);
+        arb_http_committed(srv, srv->batch[i]);
         arb_pending_free(srv->batch[i]);
         /* A closed match leaves memory after its last event of the
          * batch (a later item may still point at it). */

@@ -5,6 +5,7 @@
  * rotated without a restart and without touching the main config.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,11 @@ arb_config_defaults(arb_config_t *c)
     c->storage_warn[2] = 95;
     c->nstorage_warn = 3;
     arb_repl_conf_defaults(&c->repl);
+    c->http.max_conns = 256;
+    c->http.header_max = 4096;
+    c->http.body_max = 16384;
+    c->http.header_timeout_ms = 10000;
+    c->http.stream_max = 1u << 20;
 }
 
 int
@@ -102,6 +108,7 @@ arb_config_free(arb_config_t *c)
     for (i = 0; i < c->nlisten; i++)
         free(c->listen[i]);
     free(c->tokens_file);
+    free(c->http.listen);
     for (i = 0; i < c->ntokens; i++)
         token_clear(&c->tokens[i]);
     free(c->tokens);
@@ -238,6 +245,66 @@ trim(char *s)
     return s;
 }
 
+/* One key of the [http] section; docs/HTTP.md and config/arbiterd.conf
+ * document them.  0 or ARB_EINVAL with the reason in why. */
+static int
+http_key(arb_http_config_t *h, const char *k, const char *v, arb_buf_t *why)
+{
+    static const struct {
+        const char *name;
+        size_t      lo, hi, off;
+    } sizes[] = {
+        { "max_connections", 1, 65536,
+          offsetof(arb_http_config_t, max_conns) },
+        /* libh2o itself refuses a request head over 408 KiB (400) */
+        { "header_max", 1024, 65536, offsetof(arb_http_config_t, header_max) },
+        { "body_max", 0, 1u << 20, offsetof(arb_http_config_t, body_max) },
+        { "stream_max", 16384, 1u << 26,
+          offsetof(arb_http_config_t, stream_max) },
+    };
+    size_t i, z;
+
+    if (strcmp(k, "listen") == 0) {
+        if (strncmp(v, "tcp:", 4) != 0 || strrchr(v, ':') == v + 3) {
+            arb_buf_printf(why, "listen takes tcp:HOST:PORT");
+            return ARB_EINVAL;
+        }
+        free(h->listen);
+        h->listen = strdup(v);
+        return h->listen != NULL ? 0 : ARB_ENOMEM;
+    }
+    if (strcmp(k, "public_read") == 0) {
+        if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0) {
+            arb_buf_printf(why, "public_read is true or false");
+            return ARB_EINVAL;
+        }
+        h->public_read = strcmp(v, "true") == 0;
+        return 0;
+    }
+    if (strcmp(k, "header_timeout_ms") == 0) {
+        if (parse_size(v, 100, 600000, &z) != 0) {
+            arb_buf_printf(why, "header_timeout_ms must be a number from 100 "
+                           "to 600000");
+            return ARB_EINVAL;
+        }
+        h->header_timeout_ms = (unsigned)z;
+        return 0;
+    }
+    for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        if (strcmp(k, sizes[i].name) != 0)
+            continue;
+        if (parse_size(v, sizes[i].lo, sizes[i].hi, &z) != 0) {
+            arb_buf_printf(why, "%s must be a number from %zu to %zu (K/M/G "
+                           "suffixes)", k, sizes[i].lo, sizes[i].hi);
+            return ARB_EINVAL;
+        }
+        *(size_t *)(void *)((char *)h + sizes[i].off) = z;
+        return 0;
+    }
+    arb_buf_printf(why, "unknown key '%s'", k);
+    return ARB_EINVAL;
+}
+
 static int
 load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
 {
@@ -266,8 +333,8 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         k = trim(buf);
         if (*k == '\0')
             continue;
-        /* Sections: [replicate] (daemon/replicate.h) and [replica]
-         * (daemon/replica.h). */
+        /* Sections: [replicate] (daemon/replicate.h), [replica]
+         * (daemon/replica.h) and [http] (daemon/http.h). */
         if (*k == '[') {
             if (tokens_only) {
                 arb_buf_printf(why, "%s: line %u: a tokens file holds only "
@@ -279,9 +346,12 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
                 section = 1;
             } else if (strcmp(k, "[replica]") == 0) {
                 section = 2;
+            } else if (strcmp(k, "[http]") == 0) {
+                section = 3;
             } else {
                 arb_buf_printf(why, "%s: line %u: unknown section %s (the "
-                               "sections are [replicate] and [replica])",
+                               "sections are [replicate], [replica] and "
+                               "[http])",
                                path, line, k);
                 rc = ARB_EINVAL;
                 break;
@@ -298,7 +368,7 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         *eq = '\0';
         k = trim(k);
         v = trim(eq + 1);
-        if (section) {
+        if (section == 1 || section == 2) {
             arb_buf_t tmp = ARB_BUF_INIT;
             rc = section == 1 ? arb_repl_conf_set(&c->repl, k, v, &tmp)
                               : arb_replica_conf_set(&c->replica, k, v, &tmp);
@@ -328,7 +398,17 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
             } \
             field = z_; \
         }
-        if (strcmp(k, "token") == 0) {
+        if (section == 3) {
+            rc = http_key(&c->http, k, v, why);
+            if (rc != 0) {
+                arb_buf_t tmp = ARB_BUF_INIT;
+                arb_buf_printf(&tmp, "%s: line %u: [http] %s", path, line,
+                               arb_buf_cstr(why));
+                arb_buf_free(why);
+                *why = tmp;
+                break;
+            }
+        } else if (strcmp(k, "token") == 0) {
             rc = parse_token(c, v, line, why);
             if (rc != 0) {
                 arb_buf_t tmp = ARB_BUF_INIT;

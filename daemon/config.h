@@ -30,6 +30,17 @@ typedef struct arb_token {
 #define ARB_LISTEN_MAX 4
 #define ARB_STORAGE_WARN_MAX 8
 
+/* The [http] section (docs/HTTP.md): off unless `listen` is set. */
+typedef struct arb_http_config {
+    char     *listen;               /* tcp:HOST:PORT, or NULL */
+    int       public_read;          /* GET without a token sees the public view */
+    size_t    max_conns;            /* open HTTP connections */
+    size_t    header_max;           /* request line and headers, bytes */
+    size_t    body_max;             /* request body, bytes */
+    unsigned  header_timeout_ms;    /* a request head (or an idle keep-alive) */
+    size_t    stream_max;           /* per live stream: output not yet sent */
+} arb_http_config_t;
+
 typedef struct arb_config {
     char        *data;              /* data directory */
     size_t       nlisten;
@@ -50,6 +61,7 @@ typedef struct arb_config {
     arb_token_t *tokens;
     arb_repl_conf_t repl;           /* [replicate]; urls NULL = off */
     arb_replica_conf_t replica;     /* [replica]; urls NULL = primary */
+    arb_http_config_t http;
 } arb_config_t;
 
 void arb_config_defaults(arb_config_t *c);

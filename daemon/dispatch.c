@@ -126,6 +126,7 @@ static const struct {
     { "ping",        arb_request_ok,     ARB_ROLE_READER },
     { "open",        arb_op_open,        ARB_ROLE_ARBITER },
     { "append",      arb_op_append,      ARB_ROLE_SCORER },
+    { "judge",       arb_op_judge,       ARB_ROLE_SCORER },
     { "state",       arb_op_state,       ARB_ROLE_READER },
     { "events",      arb_op_events,      ARB_ROLE_READER },
     { "matches",     arb_op_matches,     ARB_ROLE_READER },
@@ -134,6 +135,8 @@ static const struct {
     { "unsubscribe", arb_op_unsubscribe, ARB_ROLE_READER },
     { "checkpoint",  arb_op_checkpoint,  ARB_ROLE_READER },
     { "replicate",   arb_op_replicate,   ARB_ROLE_ARBITER },
+    { "board",       arb_op_board,       ARB_ROLE_READER },
+    { "standings",   arb_op_standings,   ARB_ROLE_READER },
 };
 
 /* The envelope: id and v first, so that an error about op already echoes

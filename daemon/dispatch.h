@@ -34,6 +34,16 @@ void arb_request_ok(arb_request_t *r);
 /* op_write.c */
 void arb_op_open(arb_request_t *r);
 void arb_op_append(arb_request_t *r);
+/* 1 when c may record moves and notes in match: an arbiter, or a scorer
+ * whose token lists the match (or lists none). */
+int  arb_conn_may_record(const arb_conn_t *c, const char *match);
+
+/* op_judge.c */
+void arb_op_judge(arb_request_t *r);
+
+/* op_tourn.c */
+void arb_op_board(arb_request_t *r);
+void arb_op_standings(arb_request_t *r);
 
 /* op_read.c */
 void arb_op_state(arb_request_t *r);

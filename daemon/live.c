@@ -228,3 +228,14 @@ arb_live_count(arb_server_t *srv)
             n++;
     return n;
 }
+
+uint64_t
+arb_live_committed(arb_server_t *srv, const char *id,
+                   const arb_match_info_t *info)
+{
+    arb_live_t *l = NULL;
+
+    if (arb_live_get(srv, id, &l, NULL) == 0 && l->committed < info->last_seq)
+        return l->committed;
+    return info->last_seq;
+}

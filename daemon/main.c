@@ -311,7 +311,7 @@ main(int argc, char **argv)
     uv_signal_start(&srv.sig_int, on_signal, SIGINT);
     uv_signal_start(&srv.sig_hup, on_signal, SIGHUP);
     if (arb_server_listen(&srv) != 0 || arb_repl_start(&srv) != 0
-        || arb_replica_start(&srv) != 0) {
+        || arb_replica_start(&srv) != 0 || arb_http_start(&srv) != 0) {
         srv.exit_code = ARB_EXIT_START;
         arb_server_stop(&srv);
     } else {
@@ -351,6 +351,7 @@ main(int argc, char **argv)
             "commits gathered every acked table, %llu stopped waiting",
             arb_live_count(&srv), (unsigned long long)srv.n.gathered,
             (unsigned long long)srv.n.gather_timeouts);
+    arb_http_free(&srv);
     arb_repl_free(&srv);
     arb_replica_free(&srv);
     arb_live_free_all(&srv);

@@ -37,7 +37,6 @@ arb_op_state(arb_request_t *r)
     arb_match_t     *m = NULL;
     const char      *match;
     uint64_t         at, upto;
-    arb_live_t      *l = NULL;
     arb_buf_t        json = ARB_BUF_INIT, b = ARB_BUF_INIT;
     msgpack_packer   pk;
     arb_viewer_t     who;
@@ -54,9 +53,7 @@ arb_op_state(arb_request_t *r)
         goto done;
     }
     /* Only what the loop knows is committed: never a queued event. */
-    upto = info.last_seq;
-    if (arb_live_get(c->srv, match, &l, NULL) == 0 && l->committed < upto)
-        upto = l->committed;
+    upto = arb_live_committed(c->srv, match, &info);
     if (f[ST_AT].present && at > upto) {
         arb_reply_error(c, r->id, "not_found", NULL, "match '%s' has events "
                         "0..%llu, not %llu", match, (unsigned long long)upto,
@@ -359,43 +356,40 @@ done:
 void
 arb_op_stats(arb_request_t *r)
 {
-    arb_server_t     *srv = r->c->srv;
-    arb_store_stats_t st;
-    arb_buf_t         b = ARB_BUF_INIT;
-    msgpack_packer    pk;
-    arb_conn_t       *c;
-    uint64_t          nconn = 0;
-    arb_buf_t         why = ARB_BUF_INIT;
-    int               rc;
+    arb_stats_t    x;
+    arb_buf_t      b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    msgpack_packer pk;
+    int            rc;
 
-    /* No figures rather than made-up ones. */
-    rc = arb_store_stats(srv->store, &st, &why);
+    rc = arb_stats_collect(r->c->srv, &x, &why);
     if (rc != 0) {
         arb_reply_error(r->c, r->id, arb_reply_code(rc), NULL, "%s",
                         arb_buf_cstr(&why));
         arb_buf_free(&why);
         return;
     }
-    for (c = srv->conns; c != NULL; c = c->next)
-        nconn++;
-    arb_reply_begin(&b, &pk, r->id, 16);
+    arb_reply_begin(&b, &pk, r->id, 19);
     arb_mp_pack_kv_str(&pk, "engine", ARB_ENGINE);
-    arb_mp_pack_kv_uint(&pk, "matches", st.matches);
-    arb_mp_pack_kv_uint(&pk, "events", st.events);
+    arb_mp_pack_kv_uint(&pk, "matches", x.st.matches);
+    arb_mp_pack_kv_uint(&pk, "events", x.st.events);
     /* "log_pos" on the wire: the store's global commit order. */
-    arb_mp_pack_kv_uint(&pk, "log_pos", st.log_pos);
-    arb_mp_pack_kv_uint(&pk, "map_size", st.map_size);
-    arb_mp_pack_kv_uint(&pk, "map_used", st.map_used);
-    arb_mp_pack_kv_uint(&pk, "map_max", st.map_max);
-    arb_mp_pack_kv_uint(&pk, "connections", nconn);
-    arb_mp_pack_kv_uint(&pk, "appends", srv->n.appends);
-    arb_mp_pack_kv_uint(&pk, "rejected", srv->n.rejected);
-    arb_mp_pack_kv_uint(&pk, "commits", srv->n.commits);
-    arb_mp_pack_kv_uint(&pk, "events_committed", srv->n.events_committed);
-    arb_mp_pack_kv_uint(&pk, "queued", srv->nqueue + srv->nbatch);
-    arb_mp_pack_kv_uint(&pk, "subscribers_cut", srv->n.subs_cut);
-    arb_repl_stats_pack(srv, &pk);
-    arb_replica_stats_pack(srv, &pk);
+    arb_mp_pack_kv_uint(&pk, "log_pos", x.st.log_pos);
+    arb_mp_pack_kv_uint(&pk, "map_size", x.st.map_size);
+    arb_mp_pack_kv_uint(&pk, "map_used", x.st.map_used);
+    arb_mp_pack_kv_uint(&pk, "map_max", x.st.map_max);
+    arb_mp_pack_kv_uint(&pk, "connections", x.connections);
+    arb_mp_pack_kv_uint(&pk, "appends", x.n->appends);
+    arb_mp_pack_kv_uint(&pk, "rejected", x.n->rejected);
+    arb_mp_pack_kv_uint(&pk, "commits", x.n->commits);
+    arb_mp_pack_kv_uint(&pk, "events_committed", x.n->events_committed);
+    arb_mp_pack_kv_uint(&pk, "queued", x.queued);
+    arb_mp_pack_kv_uint(&pk, "subscribers", x.subscribers);
+    arb_mp_pack_kv_uint(&pk, "subscribers_cut",
+                        x.n->subs_cut + x.n->streams_cut);
+    arb_mp_pack_kv_uint(&pk, "http_connections", x.http_connections);
+    arb_mp_pack_kv_uint(&pk, "acks", x.n->acks);
+    arb_repl_stats_pack(r->c->srv, &pk);
+    arb_replica_stats_pack(r->c->srv, &pk);
     arb_conn_send(r->c, &b);
 }
 

@@ -26,8 +26,8 @@
 #include "daemon/dispatch.h"
 #include "proto/limits.h"
 
-static int
-scorer_may(const arb_conn_t *c, const char *match)
+int
+arb_conn_may_record(const arb_conn_t *c, const char *match)
 {
     size_t i;
 
@@ -83,7 +83,7 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
         rc = arb_match_apply(l->m, ev, &v);
     }
     if (rc != 0) {
-        c->srv->n.rejected++;
+        arb_stats_reject(c->srv, rc);
         arb_reply_error(c, r->id, arb_reply_code(rc), v.rule, "%s", v.msg);
         goto fail;
     }
@@ -317,7 +317,7 @@ arb_op_append(arb_request_t *r)
     f[AP_PLAYER].str = f[AP_VERB].str = f[AP_TEXT].str = NULL;
     f[AP_ARGS].v = NULL;
     if (k == ARB_EV_MOVE || k == ARB_EV_NOTE || k == ARB_EV_CLAIM) {
-        if (!scorer_may(c, match)) {
+        if (!arb_conn_may_record(c, match)) {
             arb_reply_error(c, r->id, "forbidden", NULL, "%s (%s) may not "
                             "record in match '%s'", c->identity,
                             arb_role_name(c->role), match);
@@ -342,6 +342,14 @@ arb_op_append(arb_request_t *r)
         else
             arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
                             arb_buf_cstr(&r->why));
+        goto done;
+    }
+    /* A tournament's moves are the director's acts (docs/TOURNAMENT.md). */
+    if (k == ARB_EV_MOVE && c->role != ARB_ROLE_ARBITER
+        && strcmp(l->game, "tournament") == 0) {
+        arb_reply_error(c, r->id, "forbidden", NULL, "a tournament's rounds "
+                        "are an arbiter's acts; %s is a %s", c->identity,
+                        arb_role_name(c->role));
         goto done;
     }
     if (cid != NULL && check_idem(r, l, cid, &ev))

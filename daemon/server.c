@@ -480,6 +480,7 @@ arb_server_stop(arb_server_t *srv)
         srv->nlisteners = 0;
         for (c = srv->conns; c != NULL; c = c->next)
             arb_conn_pause(c);
+        arb_http_stop(srv);
     }
     if (srv->committing || srv->nqueue > 0)
         return;     /* commit.c calls us again when the batch is done */

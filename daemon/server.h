@@ -13,6 +13,7 @@
 #include <msgpack.h>
 
 #include "core/buf.h"
+#include "core/err.h"
 #include "core/keys.h"
 #include "core/match.h"
 #include "core/view.h"
@@ -73,6 +74,7 @@ struct arb_pending {
     size_t         nwait;
     arb_waiter_t  *wait;            /* the request and any retries */
     int            retry;           /* every waiter is a retry (dup) */
+    uint64_t       t0;              /* uv_hrtime() at its request */
 };
 
 enum { ARB_SUB_MATCH = 0, ARB_SUB_ALL };
@@ -121,10 +123,23 @@ struct arb_conn {
     arb_conn_t         *prev, *next;
 };
 
+/* Histogram bounds (stats.c): an ack's latency from the request's arrival
+ * to the ack, and the events of one commit. */
+#define ARB_ACK_BUCKETS   13
+#define ARB_BATCH_BUCKETS 14
+extern const uint64_t arb_ack_bounds_ns[ARB_ACK_BUCKETS];
+extern const uint64_t arb_batch_bounds[ARB_BATCH_BUCKETS];
+
 typedef struct arb_counters {
     uint64_t appends, commits, events_committed, rejected, conns;
     uint64_t subs_cut, frames_bad;
     uint64_t gathered, gather_timeouts;     /* commit.c: how rounds ended */
+    uint64_t rejects[1 - ARB_E_LAST];       /* `rejected` by -ARB_E* code */
+    uint64_t acks, ack_ns;                  /* acks and their total latency */
+    uint64_t ack_le[ARB_ACK_BUCKETS];       /* acks <= each bound */
+    uint64_t batch_le[ARB_BATCH_BUCKETS];   /* commits of <= bound events */
+    uint64_t http_conns, http_refused;      /* accepted; over max_connections */
+    uint64_t http_requests, streams_cut;    /* live streams cut when slow */
 } arb_counters_t;
 
 #define ARB_LIVE_BUCKETS 4096
@@ -179,6 +194,7 @@ struct arb_server {
     int              stopping;
     int              exit_code;     /* enum arb_exit */
     arb_counters_t   n;
+    struct arb_http *http;          /* http.c; NULL without [http] listen */
 };
 
 /* server.c */
@@ -250,6 +266,18 @@ size_t arb_live_count(arb_server_t *srv);
  * into a fresh match.  0 or an ARB_E* code with why. */
 int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
                      arb_match_t **out, arb_buf_t *why);
+/* The last seq of match id that the loop knows is committed: the store's
+ * last seq (info, from arb_store_match) unless the live entry knows less,
+ * so a read never serves an event whose commit may still fail. */
+uint64_t arb_live_committed(arb_server_t *srv, const char *id,
+                            const arb_match_info_t *info);
+
+/* op_tourn.c: tournament `id`'s board (board) or standings (JSON with
+ * json, else CSV) from committed events, appended to out.  0, or
+ * ARB_ENOTFOUND (no such match), ARB_EINVAL (not a tournament) or another
+ * ARB_E* code, with why. */
+int  arb_tourn_read(arb_server_t *srv, const char *id, int board, int json,
+                    arb_buf_t *out, arb_buf_t *why);
 
 /* commit.c */
 /* Makes room for one more append of match l in the commit queue and in l's
@@ -298,6 +326,35 @@ void arb_sub_pump_conn(arb_conn_t *c);
 void arb_sub_appended(arb_server_t *srv, arb_live_t *l);
 
 int64_t arb_now_ms(void);
+
+/* stats.c: the figures `stats`, GET /api/stats and GET /metrics report,
+ * gathered in one place so that the three always agree. */
+typedef struct arb_stats {
+    arb_store_stats_t     st;           /* zero when the store cannot say */
+    uint64_t              connections;  /* protocol connections open */
+    uint64_t              subscribers;  /* subscriptions and live streams */
+    uint64_t              queued;       /* appends awaiting commit */
+    uint64_t              http_connections, streams;
+    const arb_counters_t *n;
+} arb_stats_t;
+/* Every figure, from one place.  0, or the store's ARB_E* code with why
+ * (then there are no figures to report). */
+int  arb_stats_collect(arb_server_t *srv, arb_stats_t *out, arb_buf_t *why);
+void arb_stats_ack(arb_server_t *srv, const arb_pending_t *p);
+void arb_stats_commit(arb_server_t *srv, size_t events);
+/* An append refused with ARB_E* code rc (counted in `rejected`). */
+void arb_stats_reject(arb_server_t *srv, int rc);
+
+/* http.c: the HTTP server (docs/HTTP.md) when [http] listen is set.
+ * start: 0 or -1 (logged); stop closes the listener and every HTTP
+ * connection (on the loop); free releases the rest after the loop ended;
+ * committed feeds the live streams after p's ack. */
+int  arb_http_start(arb_server_t *srv);
+void arb_http_stop(arb_server_t *srv);
+void arb_http_free(arb_server_t *srv);
+void arb_http_committed(arb_server_t *srv, const arb_pending_t *p);
+/* Open HTTP connections and live streams (0 and 0 without HTTP). */
+void arb_http_count(arb_server_t *srv, uint64_t *conns, uint64_t *streams);
 
 /* checkpoint.c: the signing key, created in srv->cfg.data on first start
  * and loaded into srv->signing (-1 when it cannot be made or read,

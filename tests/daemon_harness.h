@@ -129,6 +129,20 @@ harness_stop(int sig)
     return status;
 }
 
+/* Runs `bin/arbiter ARGS` against the daemon with the arbiter's token,
+ * output discarded; its exit status, or -1.  Inline: unused by most. */
+static inline int
+harness_cli(const char *args)
+{
+    char cmd[1024];
+    int  st;
+
+    snprintf(cmd, sizeof(cmd), "bin/arbiter %s --server unix:%s --token %s "
+             "> /dev/null", args, harness_sock, HARNESS_ARBITER);
+    st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 /* Connected and, unless token is NULL, authenticated; NULL on failure.
  * Reads give up after 3 s, so a request the daemon never answers fails the
  * test instead of hanging it. */

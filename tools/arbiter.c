@@ -34,8 +34,12 @@ static const struct {
     { "stats",   cmd_stats,   "the recorder's counters" },
     { "diff",    cmd_diff,    "a claim against the record, or the first "
                               "divergence of two records" },
+    { "report",  cmd_report,  "one self-contained HTML file of a match: "
+                              "table, step-through, results, chain" },
     { "claim",   cmd_claim,   "submit a claim of the results; prints the "
                               "verdict" },
+    { "tournament", cmd_tournament, "a tournament's rounds, tables, "
+                              "standings and board" },
     { "export",  cmd_export,  "export matches: jsonl, csv, transcript or a "
                               "signed bundle" },
     { "verify",  cmd_verify,  "check a bundle offline: signature, chain, "

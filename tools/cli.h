@@ -42,11 +42,13 @@ int cmd_watch(int argc, char **argv);
 /* Claims and comparisons (docs/CLAIMS.md). */
 int cmd_claim(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_report(int argc, char **argv);      /* --html: docs/WEB.md */
 
 int cmd_record(int argc, char **argv);    /* tools/record.h */
 
 /* Exports and offline verification (docs/BUNDLE.md). */
 int cmd_export(int argc, char **argv);
+int cmd_tournament(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_key(int argc, char **argv);
 

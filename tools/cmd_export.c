@@ -26,11 +26,12 @@
 #include "core/keys.h"
 #include "core/ledger/store.h"
 #include "tools/cli.h"
+#include "tools/tourn.h"
 #include "tools/net.h"
 
-enum { F_JSONL, F_CSV, F_TRANSCRIPT, F_BUNDLE };
+enum { F_JSONL, F_CSV, F_TRANSCRIPT, F_BUNDLE, F_RESULTS };
 static const char *const formats[] = { "jsonl", "csv", "transcript",
-                                       "bundle" };
+                                       "bundle", "results" };
 
 static void
 usage(FILE *f)
@@ -53,9 +54,13 @@ usage(FILE *f)
         "              the same records and digest\n"
         "  bundle      the raw events, rule profile, engine version and a\n"
         "              signed checkpoint, for 'arbiter verify'\n"
-        "              (docs/BUNDLE.md)\n\n"
+        "              (docs/BUNDLE.md)\n"
+        "  results     with --tournament: the results file a rating body\n"
+        "              imports, one line per player per closed match\n"
+        "              (docs/TOURNAMENT.md)\n\n"
         "which matches:\n"
         "  --match ID   this match (repeatable)\n"
+        "  --tournament ID  the tournament and every table's match\n"
         "  --from T     the matches whose last event is at or after T\n"
         "  --to T       the matches created at or before T\n"
         "               T: Unix milliseconds or ISO 8601: 2026-03-01,\n"
@@ -81,7 +86,7 @@ usage(FILE *f)
 
 typedef struct exp {
     int           format;
-    const char   *db, *out;
+    const char   *db, *out, *tournament;
     int           server;
     int           has_from, has_to;
     int64_t       from, to;
@@ -565,6 +570,30 @@ render(exp_t *x)
 
 /* ---- the command ------------------------------------------------------ */
 
+/* --tournament: the results file, or the tournament and its tables'
+ * matches as the matches to export. */
+static int
+tournament(exp_t *x)
+{
+    cli_tourn_t t;
+    arb_buf_t   out = ARB_BUF_INIT;
+    size_t      i;
+    int         st;
+
+    st = cli_tourn_load(&t, "export", x->server ? NULL : x->db,
+                        x->tournament, &x->n, 1);
+    if (st == CLI_OK && x->format == F_RESULTS) {
+        arb_standings_results_csv(&out, t.v.id, t.v.sm, t.v.n);
+        st = out.oom ? CLI_ERROR : write_out(x->out, &out);
+    }
+    for (i = 0; st == CLI_OK && x->format != F_RESULTS && i <= t.v.n; i++)
+        if (add_id(x, i == 0 ? t.v.id : t.v.sm[i - 1].match) != 0)
+            st = CLI_ERROR;
+    cli_tourn_clear(&t);
+    arb_buf_free(&out);
+    return st;
+}
+
 /* Each --match ID. */
 static int
 on_match_opt(void *ud, const char *opt, const char *val)
@@ -589,6 +618,7 @@ parse_args(exp_t *x, int argc, char **argv)
         { "--from", CLI_ARG_STR, &from },
         { "--to", CLI_ARG_STR, &to },
         { "--match", CLI_ARG_EACH, NULL },
+        { "--tournament", CLI_ARG_STR, &x->tournament },
         { NULL, 0, NULL }
     };
     cli_args_t a = {
@@ -611,8 +641,8 @@ parse_args(exp_t *x, int argc, char **argv)
         if (strcmp(fmt, formats[k]) == 0)
             x->format = (int)k;
     if (x->format < 0) {
-        fprintf(stderr, "arbiter export: --format is jsonl, csv, transcript "
-                "or bundle%s%s%s\n", fmt ? ", not '" : "", fmt ? fmt : "",
+        fprintf(stderr, "arbiter export: --format is jsonl, csv, transcript, "
+                "bundle or results%s%s%s\n", fmt ? ", not '" : "", fmt ? fmt : "",
                 fmt ? "'" : "");
         return CLI_ERROR;
     }
@@ -621,9 +651,16 @@ parse_args(exp_t *x, int argc, char **argv)
     if ((from && parse_when("--from", from, 0, &x->from) != 0)
         || (to && parse_when("--to", to, 1, &x->to) != 0))
         return CLI_ERROR;
-    if ((x->nids > 0) == (from != NULL || to != NULL)) {
-        fprintf(stderr, "arbiter export: name the matches with --match, or "
-                "a time range with --from/--to (not both)\n");
+    if ((x->nids > 0) + (from != NULL || to != NULL)
+        + (x->tournament != NULL) != 1) {
+        fprintf(stderr, "arbiter export: name the matches with --match, a "
+                "time range with --from/--to, or --tournament (one of "
+                "them)\n");
+        return CLI_ERROR;
+    }
+    if (x->format == F_RESULTS && x->tournament == NULL) {
+        fprintf(stderr, "arbiter export: --format results needs "
+                "--tournament\n");
         return CLI_ERROR;
     }
     /* No --db: the server, as for every client command. */
@@ -646,6 +683,12 @@ cmd_export(int argc, char **argv)
         status = rc;
         goto done;
     }
+    /* Before the store is opened here: the loader opens it itself. */
+    if (x.tournament != NULL && (status = tournament(&x)) != CLI_OK)
+        goto done;
+    if (x.format == F_RESULTS)
+        goto done;
+    status = CLI_ERROR;
     if (x.db != NULL) {
         memset(&opts, 0, sizeof(opts));
         opts.read_only = 1;
@@ -657,7 +700,7 @@ cmd_export(int argc, char **argv)
             goto done;
         }
     }
-    if (x.server && cli_net_connect(&x.n) != 0)
+    if (x.server && x.n.cl == NULL && cli_net_connect(&x.n) != 0)
         goto done;
     if (x.nids == 0) {
         if (x.db != NULL) {

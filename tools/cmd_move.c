@@ -28,8 +28,39 @@ usage(FILE *f)
         "               event recorded), so two scorers cannot interleave\n"
         "  --cid ID     your id for this event: sending it again returns\n"
         "               the original seq instead of recording it twice\n"
+        "  --judge      only judge the move against the recorded state,\n"
+        "               record nothing: prints 'legal' and the records it\n"
+        "               would fix (JSON), or 'refused RULE: why' (exit 1)\n"
         "  --           ends the options (for arguments starting with -)\n\n");
     cli_net_usage(f);
+}
+
+/* The judge op: nothing is recorded. */
+static int
+judge_move(cli_net_t *n, const cli_append_t *a)
+{
+    msgpack_packer *pk;
+    const char     *json;
+    size_t          len;
+    int             st;
+
+    pk = cli_net_begin(n, "judge", 3 + (a->nmove > 2));
+    arb_mp_pack_kv_str(pk, "match", a->match);
+    arb_mp_pack_kv_str(pk, "verb", a->move[0]);
+    arb_mp_pack_kv_str(pk, "player", a->move[1]);
+    if (a->nmove > 2)
+        arb_mp_pack_kv_strv(pk, "args", a->move + 2, a->nmove - 2);
+    st = cli_net_call(n);
+    if (st != 0)
+        return st;
+    if (arb_mp_get_bytes(&n->res.data, "json", &json,
+                         &len) != 0) {
+        fprintf(stderr, "arbiter move: the answer has no verdict\n");
+        return CLI_ERROR;
+    }
+    printf("%.*s\n", (int)len, json);
+    return len > 13 && strncmp(json, "{\"legal\":true", 13) == 0
+           ? CLI_OK : CLI_DIFFERS;
 }
 
 int
@@ -38,8 +69,9 @@ cmd_move(int argc, char **argv)
     cli_net_t    n;
     cli_append_t a;
     const char  *expect = NULL;
-    int          status;
+    int          status, judge = 0;
     const cli_optdef_t opts[] = {
+        { "--judge", CLI_ARG_FLAG, &judge },
         { "--match", CLI_ARG_STR, &a.match },
         { "--expect", CLI_ARG_STR, &expect },
         { "--cid", CLI_ARG_STR, &a.cid },
@@ -69,7 +101,7 @@ cmd_move(int argc, char **argv)
     a.kind = "move";
     if (cli_net_connect(&n) != 0)
         goto done;
-    status = cli_net_append(&n, &a);
+    status = judge ? judge_move(&n, &a) : cli_net_append(&n, &a);
 done:
     cli_net_close(&n);
     return status;

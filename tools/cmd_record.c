@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/board.h"
 #include "core/err.h"
 #include "core/narrate.h"
 #include "core/transcript.h"
@@ -369,8 +370,7 @@ do_undo(rec_t *r, const char *reason)
             return;
         }
         ev.kind = ARB_EV_NOTE;
-        arb_buf_printf(&text, "undo requested: seq %" PRIu64 " (%s)",
-                       t->seq, t->line);
+        arb_undo_note(&text, t->seq, t->line);
         if (*reason != '\0')
             arb_buf_printf(&text, ": %s", reason);
         arb_buf_printf(&after, "; undo of seq %" PRIu64 " (%s) requested: "

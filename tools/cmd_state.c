@@ -195,14 +195,12 @@ cmd_matches(int argc, char **argv)
     const msgpack_object *list, *m;
     const char           *game = NULL, *st = NULL, *head;
     arb_buf_t             out = ARB_BUF_INIT;
-    char                  id[80], g[80], s[16], hex[ARB_HASH_HEX], created[32],
-                          last[32], after[80];
+    char                  id[80], g[80], s[16], last[32], after[80];
     size_t                hlen;
     uint64_t              last_seq;
     int64_t               c_ms, l_ms;
     uint32_t              k;
-    json_t               *jm;
-    int                   as_json = 0, status, bad;
+    int                   as_json = 0, status, has_head;
     const cli_optdef_t opts[] = {
         { "--json", CLI_ARG_FLAG, &as_json },
         { "--game", CLI_ARG_STR, &game },
@@ -256,33 +254,16 @@ next_page:      /* the list comes in pages: "after" the last id */
         cli_get_uint(m, "last_seq", &last_seq);
         cli_get_int(m, "created", &c_ms);
         cli_get_int(m, "last", &l_ms);
-        arb_iso_time(created, c_ms);
         arb_iso_time(last, l_ms);
-        if (cli_get_bytes(m, "head", &head, &hlen) == 0 && hlen == 32)
-            cli_hex32(hex, (const unsigned char *)head);
-        else
-            snprintf(hex, sizeof(hex), "-");
+        has_head = cli_get_bytes(m, "head", &head, &hlen) == 0 && hlen == 32;
         str_of(m, "match", id, sizeof(id));
         str_of(m, "game", g, sizeof(g));
         str_of(m, "status", s, sizeof(s));
         out.len = 0;
         if (as_json) {
-            /* head is null where the server withholds it (docs/VIEWS.md) */
-            jm = json_object();
-            bad = arb_json_set(jm, "match", arb_json_string(id));
-            bad |= arb_json_set(jm, "game", arb_json_string(g));
-            bad |= arb_json_set(jm, "status", arb_json_string(s));
-            bad |= arb_json_set(jm, "last_seq", json_integer(
-                                    (json_int_t)last_seq));
-            bad |= arb_json_set(jm, "head", strcmp(hex, "-") != 0
-                                            ? json_string(hex) : json_null());
-            bad |= arb_json_set(jm, "created", arb_json_string(created));
-            bad |= arb_json_set(jm, "created_ms", json_integer(c_ms));
-            bad |= arb_json_set(jm, "last", arb_json_string(last));
-            bad |= arb_json_set(jm, "last_ms", json_integer(l_ms));
-            if (bad != 0)
-                out.oom = 1;
-            arb_json_put_new(&out, jm);
+            arb_json_match(&out, id, g, strcmp(s, "closed") == 0, last_seq,
+                           has_head ? (const unsigned char *)head : NULL,
+                           c_ms, l_ms);
             arb_buf_putc(&out, '\n');
         } else {
             arb_buf_printf(&out, "%s %s %s %" PRIu64 " %s\n", id, g, s,

@@ -17,6 +17,7 @@
 
 #include "core/err.h"
 #include "core/json.h"
+#include "core/json_item.h"
 #include "core/transcript.h"
 #include "core/codec.h"
 #include "core/mp.h"
@@ -94,7 +95,7 @@ cli_net_print_ack(cli_net_t *n, const char *prefix)
                 "hash\n", n->cmd);
         return 2;
     }
-    cli_hex32(hex, (const unsigned char *)hash);
+    arb_hex32(hex, (const unsigned char *)hash);
     printf("%sseq %" PRIu64 " hash %s%s\n", prefix, seq, hex,
            dup != NULL && dup->type == MSGPACK_OBJECT_BOOLEAN
            && dup->via.boolean ? " (duplicate)" : "");
@@ -271,19 +272,6 @@ bad:
     fprintf(stderr, "arbiter %s: %s wants a number, not '%s'\n", cmd, opt,
             s);
     return -1;
-}
-
-void
-cli_hex32(char out[ARB_HASH_HEX], const unsigned char *h)
-{
-    static const char digits[] = "0123456789abcdef";
-    int               i;
-
-    for (i = 0; i < ARB_HASH_LEN; i++) {
-        out[2 * i] = digits[h[i] >> 4];
-        out[2 * i + 1] = digits[h[i] & 15];
-    }
-    out[64] = '\0';
 }
 
 /* Events per page: 9 objects each, well under ARB_ELEMS_MAX (8192). */

@@ -17,6 +17,7 @@
 #include <msgpack.h>
 
 #include "core/buf.h"
+#include "core/json_item.h"
 #include "core/event.h"
 #include "core/event_json.h"
 #include "core/mp.h"
@@ -94,8 +95,6 @@ int  cli_net_append(cli_net_t *n, const cli_append_t *a);
 int  cli_parse_u64(const char *cmd, const char *opt, const char *s,
                    uint64_t *out);
 
-/* "<hex of 32 bytes>" into out[ARB_HASH_HEX]. */
-void cli_hex32(char out[ARB_HASH_HEX], const unsigned char *h);
 
 /* Calls cb for each item ({seq,time,hash,event}) of the events of match
  * from..to (to UINT64_MAX: all committed), following "next" until done.

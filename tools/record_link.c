@@ -635,7 +635,7 @@ rec_link_verify(rec_t *r, int *same)
               ? (long long)json_integer_value(json_object_get(j, "seq")) : -1;
         hex = json_string_value(json_object_get(j, "digest"));
         arb_match_digest(r->m, d);
-        cli_hex32(mine, d);
+        arb_hex32(mine, d);
         *same = seq == (long long)r->known && hex != NULL
                 && strcmp(hex, mine) == 0;
         json_decref(j);

@@ -256,6 +256,44 @@ verify_match(const arb_bundle_match_t *m,
     return check_contents(m, res);
 }
 
+/* A tournament (docs/TOURNAMENT.md) verifies only as a whole: every
+ * table's match it names must be in the bundle too (each of them is
+ * verified as any match is). */
+static int
+check_tournament(arb_bundle_report_t *rep, arb_bundle_result_t *res)
+{
+    arb_results_t      r;
+    const arb_field_t *f;
+    size_t             i, j;
+    int                rc = 0;
+
+    if (res->m == NULL || strcmp(res->game, "tournament") != 0)
+        return 0;
+    memset(&r, 0, sizeof(r));
+    if (arb_match_results(res->m, &r) != 0) {
+        arb_results_clear(&r);
+        return ARB_ENOMEM;
+    }
+    for (i = 0; rc == 0 && i < r.nrecords; i++) {
+        f = arb_record_get(&r.records[i], "match");
+        if (f == NULL || f->str == NULL)
+            continue;
+        for (j = 0; j < rep->nmatches; j++)
+            if (strcmp(rep->matches[j].match_id, f->str) == 0)
+                break;
+        if (j == rep->nmatches) {
+            rc = problem(res, "tournament: table %s of round %lld: match %s "
+                         "is not in the bundle",
+                         arb_record_get(&r.records[i], "table")->str,
+                         (long long)arb_record_get(&r.records[i],
+                                                   "round")->num, f->str);
+            rep->nproblems++;
+        }
+    }
+    arb_results_clear(&r);
+    return rc;
+}
+
 int
 arb_bundle_verify(const void *data, size_t len,
                   const unsigned char pubkey[ARB_PUBKEY_LEN],
@@ -289,6 +327,11 @@ arb_bundle_verify(const void *data, size_t len,
         if (rc != 0)
             goto done;
         rep->nproblems += rep->matches[i].nproblems;
+    }
+    for (i = 0; i < b.nmatches; i++) {
+        rc = check_tournament(rep, &rep->matches[i]);
+        if (rc != 0)
+            goto done;
     }
     rc = rep->nproblems == 0 ? 0 : ARB_ECRYPTO;
 done:

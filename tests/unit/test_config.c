@@ -190,10 +190,59 @@ test_replicate(void)
     REFUSED("[replicate]\nport = 1\n", 0,
             "line 2: unknown key 'port' in [replicate]");
     REFUSED("[other]\n", 0,
-            "line 1: unknown section [other] (the sections are [replicate] "
-            "and [replica])");
+            "line 1: unknown section [other] (the sections are [replicate], "
+            "[replica] and [http])");
     REFUSED("[replicate]\n", 1,
             "line 1: a tokens file holds only 'token =' lines");
+}
+
+/* The [http] section: its keys, their ranges and defaults, and the
+ * refusals naming section, line and key. */
+static void
+test_http(void)
+{
+    arb_config_t c;
+    char         m[256];
+
+    CHECK_INT(load("data = d\n", 0, &c, m, sizeof(m)), 0);
+    CHECK(c.http.listen == NULL);
+    CHECK_INT(c.http.public_read, 0);
+    CHECK_INT(c.http.max_conns, 256);
+    CHECK_INT(c.http.header_max, 4096);
+    CHECK_INT(c.http.body_max, 16384);
+    CHECK_INT(c.http.header_timeout_ms, 10000);
+    CHECK_INT(c.http.stream_max, 1 << 20);
+    arb_config_free(&c);
+    CHECK_INT(load("data = d\n[http]\nlisten = tcp:127.0.0.1:0\n"
+                   "public_read = true\nmax_connections = 9\n"
+                   "header_max = 2K\nbody_max = 0\nheader_timeout_ms = 100\n"
+                   "stream_max = 16K\n", 0, &c, m, sizeof(m)), 0);
+    CHECK_STR(c.http.listen, "tcp:127.0.0.1:0");
+    CHECK_INT(c.http.public_read, 1);
+    CHECK_INT(c.http.max_conns, 9);
+    CHECK_INT(c.http.header_max, 2048);
+    CHECK_INT(c.http.body_max, 0);
+    CHECK_INT(c.http.header_timeout_ms, 100);
+    CHECK_INT(c.http.stream_max, 16384);
+    CHECK_STR(c.data, "d");
+    arb_config_free(&c);
+    REFUSED("[web]\n", 0, "line 1: unknown section [web] (the sections "
+            "are [replicate], [replica] and [http])");
+    REFUSED("[http]\ndata = d\n", 0, "line 2: [http] unknown key 'data'");
+    REFUSED("[http]\nlisten = unix:/x\n", 0,
+            "line 2: [http] listen takes tcp:HOST:PORT");
+    REFUSED("[http]\npublic_read = yes\n", 0,
+            "line 2: [http] public_read is true or false");
+    REFUSED("[http]\nheader_max = 100\n", 0, "line 2: [http] header_max "
+            "must be a number from 1024 to 65536 (K/M/G suffixes)");
+    REFUSED("[http]\nmax_connections = 0\n", 0, "line 2: [http] "
+            "max_connections must be a number from 1 to 65536 (K/M/G "
+            "suffixes)");
+    REFUSED("[http]\nheader_timeout_ms = 1\n", 0, "line 2: [http] "
+            "header_timeout_ms must be a number from 100 to 600000");
+    /* a tokens file has no sections */
+    REFUSED("[http]\n", 1, "line 1: a tokens file holds only 'token =' "
+            "lines");
 }
 
 int
@@ -210,6 +259,7 @@ main(void)
     test_player_token();
     test_long_line();
     test_replicate();
+    test_http();
     unlink(path);
     return TEST_END();
 }

@@ -1,0 +1,394 @@
+/*
+ * tournament.c - a tournament recorded as a match of the pseudo-game
+ * "tournament" (docs/TOURNAMENT.md).
+ *
+ * DESIGN: a tournament is one more match in the store, so it gets the
+ * hash chain, the index, subscriptions, exports and bundles without a line
+ * of special code.  Its one seat is the director; its moves are the
+ * director's acts:
+ *   round N T:MATCH:p1,p2[,...] ...   round N begins with these tables
+ *   end N                             round N is over
+ * The rules keep the pairing consistent (rounds in order, one round at a
+ * time, a player at one table per round, a match id used once); the
+ * matches themselves are recorded and judged on their own.  The options
+ * pin what every table's match is opened with (`game`, `game.KEY`) and
+ * the standings rule (`standings`: gp or mp).  No clock, no I/O, no
+ * floats; everything iterates in recorded order.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/json.h"
+#include "core/limits.h"
+#include "core/rules.h"
+#include "core/standings.h"
+#include "core/tourn.h"
+
+#define EDITION "arbiter-tournament-1"
+
+typedef struct tround {
+    uint64_t       n;
+    int            ended;
+    size_t         ntables;
+    arb_tourn_table_t *tables;
+} tround_t;
+
+typedef struct tstate {
+    char     *director;
+    char     *game;
+    arb_setup_t table;          /* what every table is opened with: the
+                                   game and its options, no players */
+    int       rule;             /* enum arb_standings_rule */
+    size_t    nrounds;
+    tround_t *rounds;
+} tstate_t;
+
+static void
+round_clear(tround_t *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->ntables; i++)
+        arb_tourn_table_clear(&r->tables[i]);
+    free(r->tables);
+    memset(r, 0, sizeof(*r));
+}
+
+static void
+t_destroy(void *p)
+{
+    tstate_t *t = p;
+    size_t    i;
+
+    if (t == NULL)
+        return;
+    for (i = 0; i < t->nrounds; i++)
+        round_clear(&t->rounds[i]);
+    free(t->rounds);
+    free(t->director);
+    free(t->game);
+    arb_setup_clear(&t->table);
+    free(t);
+}
+
+static int
+t_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
+{
+    tstate_t   *t;
+    const char *game, *rule;
+    size_t      i;
+
+    *out = NULL;
+    if (s->nplayers != 1 || s->nteams != 0)
+        return arb_verdict(v, ARB_EINVAL, "tournament.setup", "a tournament "
+                           "has one seat, its director (got %zu players, "
+                           "%zu teams)", s->nplayers, s->nteams);
+    if (s->deal.kind != ARB_DEAL_NONE)
+        return arb_verdict(v, ARB_EINVAL, "tournament.setup",
+                           "a tournament deals no cards");
+    for (i = 0; i < s->noptions; i++)
+        if (strcmp(s->options[i].key, "game") != 0
+            && strcmp(s->options[i].key, "standings") != 0
+            && strncmp(s->options[i].key, "game.", 5) != 0)
+            return arb_verdict(v, ARB_EINVAL, "tournament.setup", "unknown "
+                               "option '%s': game, standings or game.KEY",
+                               s->options[i].key);
+    game = arb_setup_option(s, "game");
+    if (game == NULL || arb_rules_find(game) == NULL
+        || strcmp(game, "tournament") == 0)
+        return arb_verdict(v, ARB_EINVAL, "tournament.setup", "option game "
+                           "must name the game played at the tables (%s)",
+                           game ? game : "missing");
+    rule = arb_setup_option(s, "standings");
+    t = calloc(1, sizeof(*t));
+    if (t == NULL)
+        return ARB_ENOMEM;
+    t->rule = arb_standings_rule_parse(rule ? rule : "gp");
+    if (t->rule < 0) {
+        t_destroy(t);
+        return arb_verdict(v, ARB_EINVAL, "tournament.setup", "option "
+                           "standings must be gp or mp, not '%s'", rule);
+    }
+    t->director = strdup(s->players[0].name);
+    t->game = strdup(game);
+    t->table.game = strdup(game);
+    if (t->director == NULL || t->game == NULL || t->table.game == NULL) {
+        t_destroy(t);
+        return ARB_ENOMEM;
+    }
+    for (i = 0; i < s->noptions; i++)
+        if (strncmp(s->options[i].key, "game.", 5) == 0
+            && arb_setup_set_option(&t->table, s->options[i].key + 5,
+                                    s->options[i].value) != 0) {
+            t_destroy(t);
+            return ARB_ENOMEM;
+        }
+    *out = t;
+    return 0;
+}
+
+/* 1 when match id m is already a table's match in t. */
+static int
+match_used(const tstate_t *t, const char *m)
+{
+    size_t i, j;
+
+    for (i = 0; i < t->nrounds; i++)
+        for (j = 0; j < t->rounds[i].ntables; j++)
+            if (strcmp(t->rounds[i].tables[j].match, m) == 0)
+                return 1;
+    return 0;
+}
+
+/* The table's match must open: its game's rules judge its setup now, so
+ * a round is never recorded with a table that cannot be played. */
+static int
+table_opens(const tstate_t *t, const arb_tourn_table_t *tb, arb_verdict_t *v)
+{
+    const arb_rules_t *r = arb_rules_find(t->game);
+    arb_setup_t        s;
+    void              *st = NULL;
+    size_t             i;
+    int                rc;
+
+    memset(&s, 0, sizeof(s));
+    rc = arb_setup_copy(&s, &t->table);
+    if (rc == 0 && (s.match_id = strdup(tb->match)) == NULL)
+        rc = ARB_ENOMEM;
+    for (i = 0; rc == 0 && i < tb->nplayers; i++)
+        rc = arb_setup_add_player(&s, tb->players[i], -1);
+    if (rc == 0) {
+        rc = r->create(&st, &s, v);
+        r->destroy(st);
+        if (rc != 0 && rc != ARB_ENOMEM) {
+            char why[sizeof(v->msg)], rule[sizeof(v->rule)];
+            /* arb_verdict() rewrites v: keep the game's words first. */
+            snprintf(why, sizeof(why), "%s", v->msg);
+            snprintf(rule, sizeof(rule), "%s", v->rule);
+            rc = arb_verdict(v, ARB_EILLEGAL, "tournament.table", "table %s "
+                             "(%s) cannot be opened: %s: %s", tb->table,
+                             tb->match, rule, why);
+        }
+    }
+    arb_setup_clear(&s);
+    return rc;
+}
+
+static int
+parse_round(const char *s, uint64_t *n)
+{
+    char *end;
+
+    if (s == NULL || *s < '1' || *s > '9' || strlen(s) > 6)
+        return -1;
+    *n = strtoull(s, &end, 10);
+    return *end == '\0' ? 0 : -1;
+}
+
+static int
+begin_round(tstate_t *t, const arb_event_t *ev, arb_verdict_t *v)
+{
+    tround_t  r, *nr;
+    uint64_t  n;
+    size_t    i, j, k, l;
+    int       rc;
+
+    memset(&r, 0, sizeof(r));
+    if (ev->nargs < 2 || parse_round(ev->args[0], &n) != 0)
+        return arb_verdict(v, ARB_EINVAL, "tournament.round", "round N "
+                           "TABLE:MATCH:PLAYER,... (at least one table)");
+    if (n != t->nrounds + 1)
+        return arb_verdict(v, ARB_EILLEGAL, "tournament.round", "round %llu "
+                           "cannot begin: the next round is %zu",
+                           (unsigned long long)n, t->nrounds + 1);
+    if (t->nrounds > 0 && !t->rounds[t->nrounds - 1].ended)
+        return arb_verdict(v, ARB_EILLEGAL, "tournament.round", "round %zu "
+                           "is not over: end it before round %llu begins",
+                           t->nrounds, (unsigned long long)n);
+    r.n = n;
+    r.tables = calloc(ev->nargs - 1, sizeof(*r.tables));
+    if (r.tables == NULL)
+        return ARB_ENOMEM;
+    for (i = 1; i < ev->nargs; i++) {
+        arb_tourn_table_t *tb = &r.tables[r.ntables];
+        rc = arb_tourn_table_parse(tb, ev->args[i], v);
+        if (rc != 0)
+            goto fail;
+        r.ntables++;
+        for (j = 0; j + 1 < r.ntables; j++) {
+            const arb_tourn_table_t *o = &r.tables[j];
+            if (strcmp(o->table, tb->table) == 0 || strcmp(o->match, tb->match) == 0) {
+                rc = arb_verdict(v, ARB_EILLEGAL, "tournament.round",
+                                 "round %llu: table %s (match %s) is listed "
+                                 "twice", (unsigned long long)n, tb->table,
+                                 tb->match);
+                goto fail;
+            }
+            for (k = 0; k < tb->nplayers; k++)
+                for (l = 0; l < o->nplayers; l++)
+                    if (strcmp(tb->players[k], o->players[l]) == 0) {
+                        rc = arb_verdict(v, ARB_EILLEGAL, "tournament.round",
+                                         "round %llu: %s plays at table %s "
+                                         "and at table %s",
+                                         (unsigned long long)n,
+                                         tb->players[k], o->table, tb->table);
+                        goto fail;
+                    }
+        }
+        rc = table_opens(t, tb, v);
+        if (rc != 0)
+            goto fail;
+        if (match_used(t, tb->match)) {
+            rc = arb_verdict(v, ARB_EILLEGAL, "tournament.round", "match %s "
+                             "is already a table of an earlier round",
+                             tb->match);
+            goto fail;
+        }
+    }
+    nr = realloc(t->rounds, (t->nrounds + 1) * sizeof(*nr));
+    if (nr == NULL) {
+        rc = ARB_ENOMEM;
+        goto fail;
+    }
+    t->rounds = nr;
+    t->rounds[t->nrounds++] = r;
+    return 0;
+
+fail:
+    round_clear(&r);
+    return rc;
+}
+
+static int
+t_apply(void *p, const arb_event_t *ev, int flags, arb_verdict_t *v)
+{
+    tstate_t *t = p;
+    uint64_t  n;
+
+    (void)flags;                /* no director's act is forced */
+    v->code = 0;
+    if (ev->player == NULL || strcmp(ev->player, t->director) != 0)
+        return arb_verdict(v, ARB_EILLEGAL, "tournament.director", "only "
+                           "the director (%s) acts in a tournament, not %s",
+                           t->director, ev->player ? ev->player : "nobody");
+    if (strcmp(ev->verb, "round") == 0)
+        return begin_round(t, ev, v);
+    if (strcmp(ev->verb, "end") == 0) {
+        if (ev->nargs != 1 || parse_round(ev->args[0], &n) != 0)
+            return arb_verdict(v, ARB_EINVAL, "tournament.end", "end N");
+        if (t->nrounds == 0 || n != t->nrounds
+            || t->rounds[t->nrounds - 1].ended)
+            return arb_verdict(v, ARB_EILLEGAL, "tournament.end", "round "
+                               "%llu is not the round in progress",
+                               (unsigned long long)n);
+        t->rounds[t->nrounds - 1].ended = 1;
+        return 0;
+    }
+    return arb_verdict(v, ARB_EINVAL, "tournament.verb", "unknown act '%s': "
+                       "round or end", ev->verb);
+}
+
+static int
+t_finished(const void *p)
+{
+    (void)p;
+    return 0;                   /* a tournament ends when it is closed */
+}
+
+/* One record per table, in round then table order as recorded. */
+static int
+t_results(const void *p, arb_results_t *out)
+{
+    const tstate_t *t = p;
+    size_t          i, j;
+
+    for (i = 0; i < t->nrounds; i++)
+        for (j = 0; j < t->rounds[i].ntables; j++) {
+            const arb_tourn_table_t *tb = &t->rounds[i].tables[j];
+            arb_record_t *rec = arb_results_add_record(out, 0);
+            if (rec == NULL
+                || arb_record_int(rec, "round", (int64_t)t->rounds[i].n) != 0
+                || arb_record_str(rec, "table", tb->table) != 0
+                || arb_record_str(rec, "match", tb->match) != 0
+                || arb_record_list(rec, "players", tb->players,
+                                   tb->nplayers) != 0
+                || arb_record_int(rec, "ended", t->rounds[i].ended) != 0)
+                return ARB_ENOMEM;
+        }
+    return 0;
+}
+
+static void
+t_digest(const void *p, arb_digest_t *d)
+{
+    const tstate_t *t = p;
+    size_t          i, j, k;
+
+    arb_digest_u64(d, t->nrounds);
+    for (i = 0; i < t->nrounds; i++) {
+        arb_digest_u64(d, t->rounds[i].n);
+        arb_digest_u64(d, (uint64_t)t->rounds[i].ended);
+        arb_digest_u64(d, t->rounds[i].ntables);
+        for (j = 0; j < t->rounds[i].ntables; j++) {
+            const arb_tourn_table_t *tb = &t->rounds[i].tables[j];
+            arb_digest_str(d, tb->table);
+            arb_digest_str(d, tb->match);
+            arb_digest_u64(d, tb->nplayers);
+            for (k = 0; k < tb->nplayers; k++)
+                arb_digest_str(d, tb->players[k]);
+        }
+    }
+}
+
+/* Nothing of a tournament is hidden: `seen` changes nothing. */
+static json_t *
+t_describe(const void *p, unsigned seen)
+{
+    const tstate_t *t = p;
+    json_t         *o = json_object(), *rounds = json_array(), *r, *tables,
+                   *tab, *players;
+    size_t          i, j, k;
+    int             bad = 0;
+
+    (void)seen;
+    bad |= arb_json_set(o, "game", arb_json_string(t->game));
+    bad |= arb_json_set(o, "standings",
+                        json_string(arb_standings_rule_name(t->rule)));
+    for (i = 0; i < t->nrounds && !bad; i++) {
+        r = json_object();
+        tables = json_array();
+        bad |= arb_json_set(r, "round",
+                            json_integer((json_int_t)t->rounds[i].n));
+        bad |= arb_json_set(r, "ended", json_boolean(t->rounds[i].ended));
+        for (j = 0; j < t->rounds[i].ntables && !bad; j++) {
+            const arb_tourn_table_t *tb = &t->rounds[i].tables[j];
+            tab = json_object();
+            players = json_array();
+            bad |= arb_json_set(tab, "table", arb_json_string(tb->table));
+            bad |= arb_json_set(tab, "match", arb_json_string(tb->match));
+            for (k = 0; k < tb->nplayers; k++)
+                bad |= arb_json_add(players, arb_json_string(tb->players[k]));
+            bad |= arb_json_set(tab, "players", players);
+            bad |= arb_json_add(tables, tab);
+        }
+        bad |= arb_json_set(r, "tables", tables);
+        bad |= arb_json_add(rounds, r);
+    }
+    bad |= arb_json_set(o, "rounds", rounds);
+    return bad ? (json_decref(o), NULL) : o;
+}
+
+const arb_rules_t arb_rules_tournament = {
+    .game = "tournament",
+    .edition = EDITION,
+    .create = t_create,
+    .destroy = t_destroy,
+    .apply = t_apply,
+    .finished = t_finished,
+    .results = t_results,
+    .digest = t_digest,
+    .describe = t_describe,
+    .narration = NULL,
+};

@@ -1,0 +1,283 @@
+/*
+ * standings.c - standings by a tournament's rule (core/standings.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/json.h"
+#include "core/standings.h"
+
+int
+arb_standings_rule_parse(const char *s)
+{
+    if (s != NULL && strcmp(s, "gp") == 0)
+        return ARB_STANDINGS_GP;
+    if (s != NULL && strcmp(s, "mp") == 0)
+        return ARB_STANDINGS_MP;
+    return -1;
+}
+
+const char *
+arb_standings_rule_name(int rule)
+{
+    return rule == ARB_STANDINGS_MP ? "mp" : "gp";
+}
+
+const char *
+arb_result_name(int result)
+{
+    static const char *const names[] = { "loss", "draw", "win" };
+
+    return result >= 0 && result <= ARB_RESULT_WIN ? names[result] : "?";
+}
+
+void
+arb_standings_clear(arb_standings_t *s)
+{
+    size_t i;
+
+    if (s == NULL)
+        return;
+    for (i = 0; i < s->n; i++) {
+        free(s->lines[i].player);
+        free(s->lines[i].entries);
+    }
+    free(s->lines);
+    memset(s, 0, sizeof(*s));
+}
+
+/* The match total of `name`, 0 when the match has none for it. */
+static int64_t
+total_of(const arb_results_t *r, const char *name)
+{
+    size_t i;
+
+    for (i = 0; r != NULL && i < r->ntotals; i++)
+        if (strcmp(r->totals[i].name, name) == 0)
+            return r->totals[i].points;
+    return 0;
+}
+
+/* The result of seat j at match m (a strictly highest total wins, a
+ * shared highest draws) and its total in *gp. */
+static int
+result_of(const arb_standings_match_t *m, size_t j, int64_t *gp)
+{
+    int64_t max = INT64_MIN, t;
+    size_t  k, atmax = 0;
+
+    for (k = 0; k < m->nplayers; k++) {
+        t = total_of(m->res, m->players[k]);
+        atmax = t > max ? 1 : t == max ? atmax + 1 : atmax;
+        max = t > max ? t : max;
+    }
+    *gp = total_of(m->res, m->players[j]);
+    return *gp < max ? ARB_RESULT_LOSS
+         : atmax > 1 ? ARB_RESULT_DRAW : ARB_RESULT_WIN;
+}
+
+static arb_standing_t *
+line_of(arb_standings_t *s, const char *player)
+{
+    arb_standing_t *nl;
+    size_t          i;
+
+    for (i = 0; i < s->n; i++)
+        if (strcmp(s->lines[i].player, player) == 0)
+            return &s->lines[i];
+    nl = realloc(s->lines, (s->n + 1) * sizeof(*nl));
+    if (nl == NULL)
+        return NULL;
+    s->lines = nl;
+    memset(&nl[s->n], 0, sizeof(*nl));
+    nl[s->n].player = strdup(player);
+    if (nl[s->n].player == NULL)
+        return NULL;
+    return &s->lines[s->n++];
+}
+
+/* The ranking keys, best first; the name only breaks what is left. */
+static int
+cmp_keys(const arb_standing_t *a, const arb_standing_t *b, int rule)
+{
+    int64_t ka[4], kb[4];
+    int     i;
+
+    if (rule == ARB_STANDINGS_MP) {
+        ka[0] = a->mp; ka[1] = a->gp; ka[2] = a->wins; ka[3] = a->best;
+        kb[0] = b->mp; kb[1] = b->gp; kb[2] = b->wins; kb[3] = b->best;
+    } else {
+        ka[0] = a->gp; ka[1] = a->wins; ka[2] = a->best; ka[3] = a->mp;
+        kb[0] = b->gp; kb[1] = b->wins; kb[2] = b->best; kb[3] = b->mp;
+    }
+    for (i = 0; i < 4; i++)
+        if (ka[i] != kb[i])
+            return ka[i] > kb[i] ? -1 : 1;
+    return 0;
+}
+
+static int sort_rule;       /* qsort has no context argument */
+
+static int
+cmp_lines(const void *pa, const void *pb)
+{
+    const arb_standing_t *a = pa, *b = pb;
+    int                   c = cmp_keys(a, b, sort_rule);
+
+    return c != 0 ? c : strcmp(a->player, b->player);
+}
+
+int
+arb_standings_compute(arb_standings_t *out, const arb_standings_match_t *in,
+                      size_t n, int rule)
+{
+    arb_standing_entry_t *ne;
+    arb_standing_t       *l;
+    size_t                i, j;
+
+    memset(out, 0, sizeof(*out));
+    out->rule = rule;
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < in[i].nplayers; j++) {
+            l = line_of(out, in[i].players[j]);
+            if (l == NULL)
+                goto oom;
+            if (!in[i].counted)
+                continue;
+            ne = realloc(l->entries, (l->nentries + 1) * sizeof(*ne));
+            if (ne == NULL)
+                goto oom;
+            l->entries = ne;
+            ne = &l->entries[l->nentries++];
+            ne->m = i;
+            ne->result = result_of(&in[i], j, &ne->gp);
+            l->gp += ne->gp;
+            l->mp += ne->result;        /* win 2, draw 1, loss 0 */
+            if (l->nentries == 1 || ne->gp > l->best)
+                l->best = ne->gp;
+            l->wins += ne->result == ARB_RESULT_WIN;
+            l->draws += ne->result == ARB_RESULT_DRAW;
+            l->losses += ne->result == ARB_RESULT_LOSS;
+        }
+    }
+    sort_rule = rule;
+    if (out->n > 1)
+        qsort(out->lines, out->n, sizeof(*out->lines), cmp_lines);
+    for (i = 0; i < out->n; i++)
+        out->lines[i].rank = i > 0 && cmp_keys(&out->lines[i - 1],
+                                               &out->lines[i], rule) == 0
+                           ? out->lines[i - 1].rank : i + 1;
+    return 0;
+
+oom:
+    arb_standings_clear(out);
+    return ARB_ENOMEM;
+}
+
+static int64_t
+points_of(const arb_standings_t *s, const arb_standing_t *l)
+{
+    return s->rule == ARB_STANDINGS_MP ? l->mp : l->gp;
+}
+
+void
+arb_standings_csv(arb_buf_t *b, const arb_standings_t *s,
+                  const arb_standings_match_t *in)
+{
+    size_t i, j;
+
+    arb_buf_puts(b, "rank,player,points,gp,mp,wins,draws,losses,played,"
+                    "matches\n");
+    for (i = 0; i < s->n; i++) {
+        const arb_standing_t *l = &s->lines[i];
+        arb_buf_printf(b, "%llu,%s,%lld,%lld,%lld,%u,%u,%u,%zu,",
+                       (unsigned long long)l->rank, l->player,
+                       (long long)points_of(s, l), (long long)l->gp,
+                       (long long)l->mp, l->wins, l->draws, l->losses,
+                       l->nentries);
+        for (j = 0; j < l->nentries; j++)
+            arb_buf_printf(b, "%s%s@%llu", j ? ";" : "",
+                           in[l->entries[j].m].match,
+                           (unsigned long long)in[l->entries[j].m].seq);
+        arb_buf_putc(b, '\n');
+    }
+}
+
+void
+arb_standings_json(arb_buf_t *b, const char *tournament,
+                   const arb_standings_t *s, const arb_standings_match_t *in,
+                   size_t n)
+{
+    size_t i, j, k;
+
+    arb_buf_puts(b, "{\"tournament\":");
+    arb_json_str(b, tournament);
+    arb_buf_printf(b, ",\"rule\":\"%s\",\"standings\":[",
+                   arb_standings_rule_name(s->rule));
+    for (i = 0; i < s->n; i++) {
+        const arb_standing_t *l = &s->lines[i];
+        arb_buf_printf(b, "%s{\"rank\":%llu,\"player\":", i ? "," : "",
+                       (unsigned long long)l->rank);
+        arb_json_str(b, l->player);
+        arb_buf_printf(b, ",\"points\":%lld,\"gp\":%lld,\"mp\":%lld,"
+                       "\"wins\":%u,\"draws\":%u,\"losses\":%u,"
+                       "\"best\":%lld,\"matches\":[",
+                       (long long)points_of(s, l), (long long)l->gp,
+                       (long long)l->mp, l->wins, l->draws, l->losses,
+                       (long long)l->best);
+        for (j = 0; j < l->nentries; j++) {
+            const arb_standings_match_t *m = &in[l->entries[j].m];
+            arb_buf_puts(b, j ? ",{\"match\":" : "{\"match\":");
+            arb_json_str(b, m->match);
+            arb_buf_printf(b, ",\"round\":%llu,\"table\":",
+                           (unsigned long long)m->round);
+            arb_json_str(b, m->table);
+            arb_buf_printf(b, ",\"seq\":%llu,\"gp\":%lld,\"result\":\"%s\"}",
+                           (unsigned long long)m->seq,
+                           (long long)l->entries[j].gp,
+                           arb_result_name(l->entries[j].result));
+        }
+        arb_buf_puts(b, "]}");
+    }
+    arb_buf_puts(b, "],\"uncounted\":[");
+    for (i = 0, k = 0; i < n; i++)
+        if (!in[i].counted) {
+            if (k++)
+                arb_buf_putc(b, ',');
+            arb_json_str(b, in[i].match);
+        }
+    arb_buf_puts(b, "]}\n");
+}
+
+void
+arb_standings_results_csv(arb_buf_t *b, const char *tournament,
+                          const arb_standings_match_t *in, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t  i, j, k;
+    int64_t gp;
+    char    h[2 * ARB_HASH_LEN + 1];
+
+    arb_buf_puts(b, "# arbiter-results-1\n"
+                    "tournament,round,table,match,seq,head,player,seat,"
+                    "game_points,result\n");
+    for (i = 0; i < n; i++) {
+        if (!in[i].counted)
+            continue;
+        for (k = 0; k < ARB_HASH_LEN; k++) {
+            h[2 * k] = in[i].head ? hex[in[i].head[k] >> 4] : '-';
+            h[2 * k + 1] = in[i].head ? hex[in[i].head[k] & 15] : '-';
+        }
+        h[2 * ARB_HASH_LEN] = '\0';
+        for (j = 0; j < in[i].nplayers; j++) {
+            int r = result_of(&in[i], j, &gp);
+            arb_buf_printf(b, "%s,%llu,%s,%s,%llu,%s,%s,%zu,%lld,%s\n",
+                           tournament, (unsigned long long)in[i].round,
+                           in[i].table, in[i].match,
+                           (unsigned long long)in[i].seq, h,
+                           in[i].players[j], j + 1, (long long)gp,
+                           arb_result_name(r));
+        }
+    }
+}

@@ -1,0 +1,89 @@
+/*
+ * standings.h - a tournament's standings and the results file a rating
+ * body imports (docs/TOURNAMENT.md).
+ *
+ * DESIGN: computed from the recorded results of the tables' matches and
+ * nothing else, so anyone holding the matches (a bundle) recomputes them.
+ * Only a closed match counts: its totals are final.  Integer points only;
+ * ties are broken by documented keys and finally by the player's name
+ * (bytewise), so the order never depends on input order or a hash.
+ *
+ * Ownership: arb_standings_match_t borrows everything it points to; the
+ * computed arb_standings_t owns its lines and refers back to the input by
+ * index, so the writers take both.
+ */
+#ifndef ARB_STANDINGS_H
+#define ARB_STANDINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/hash.h"
+#include "core/rules.h"
+
+enum arb_standings_rule {
+    ARB_STANDINGS_GP = 0,   /* sum of Game Points (the match totals) */
+    ARB_STANDINGS_MP        /* match points: win 2, draw 1, loss 0 */
+};
+/* "gp"/"mp" to the rule, or -1; and back. */
+int         arb_standings_rule_parse(const char *s);
+const char *arb_standings_rule_name(int rule);
+
+enum arb_result { ARB_RESULT_LOSS = 0, ARB_RESULT_DRAW, ARB_RESULT_WIN };
+const char *arb_result_name(int result);    /* "loss", "draw", "win" */
+
+/* One table's match as recorded (borrowed). */
+typedef struct arb_standings_match {
+    uint64_t              round;
+    const char           *table;
+    const char           *match;
+    char *const          *players;
+    size_t                nplayers;
+    int                   counted;  /* closed: its totals count */
+    uint64_t              seq;      /* its last recorded seq */
+    const unsigned char  *head;     /* h(seq), or NULL when unknown */
+    const arb_results_t  *res;      /* its results (totals), or NULL */
+} arb_standings_match_t;
+
+typedef struct arb_standing_entry {
+    size_t   m;                     /* index into the input */
+    int64_t  gp;
+    int      result;                /* enum arb_result */
+} arb_standing_entry_t;
+
+typedef struct arb_standing {
+    char                 *player;
+    uint64_t              rank;     /* 1-based; equal keys share a rank */
+    int64_t               gp, mp, best;
+    uint32_t              wins, draws, losses;
+    size_t                nentries;
+    arb_standing_entry_t *entries;  /* counted matches, input order */
+} arb_standing_t;
+
+typedef struct arb_standings {
+    int             rule;
+    size_t          n;
+    arb_standing_t *lines;          /* in rank order */
+} arb_standings_t;
+
+void arb_standings_clear(arb_standings_t *s);
+/* Every player seated at any table gets a line (0 points until a match of
+ * theirs is closed).  0 or ARB_ENOMEM. */
+int  arb_standings_compute(arb_standings_t *out,
+                           const arb_standings_match_t *in, size_t n,
+                           int rule);
+/* CSV: rank,player,points,gp,mp,wins,draws,losses,played,matches with
+ * matches "MATCH@SEQ;..." (the matches and seqs behind the line). */
+void arb_standings_csv(arb_buf_t *b, const arb_standings_t *s,
+                       const arb_standings_match_t *in);
+/* JSON: {"tournament","rule","standings":[...],"uncounted":[...]}. */
+void arb_standings_json(arb_buf_t *b, const char *tournament,
+                        const arb_standings_t *s,
+                        const arb_standings_match_t *in, size_t n);
+/* The results file for a rating body (format arbiter-results-1): one line
+ * per player per closed match. */
+void arb_standings_results_csv(arb_buf_t *b, const char *tournament,
+                               const arb_standings_match_t *in, size_t n);
+
+#endif

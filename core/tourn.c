@@ -1,0 +1,237 @@
+/*
+ * tourn.c - tables and pairing lists (core/tourn.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/event.h"
+#include "core/limits.h"
+#include "core/tourn.h"
+
+void
+arb_tourn_table_clear(arb_tourn_table_t *t)
+{
+    if (t == NULL)
+        return;
+    free(t->table);
+    free(t->match);
+    arb_strv_free(t->players, t->nplayers);
+    memset(t, 0, sizeof(*t));
+}
+
+/* Splits the players "a,b,c" of s[0..len) into t. */
+static int
+add_players(arb_tourn_table_t *t, const char *s, size_t len, arb_verdict_t *v)
+{
+    const char *p = s, *end = s + len, *comma;
+    char       *name, **np;
+    size_t      i;
+
+    while (p <= end) {
+        comma = memchr(p, ',', (size_t)(end - p));
+        if (comma == NULL)
+            comma = end;
+        if (t->nplayers == ARB_PLAYERS_MAX)
+            return arb_verdict(v, ARB_EINVAL, "tournament.table", "table %s:"
+                               " more than %d players", t->table,
+                               ARB_PLAYERS_MAX);
+        name = strndup(p, (size_t)(comma - p));
+        if (name == NULL)
+            return ARB_ENOMEM;
+        if (!arb_name_valid(name)) {
+            arb_verdict(v, ARB_EINVAL, "tournament.table", "table %s: player"
+                        " '%s' is not a valid name", t->table, name);
+            free(name);
+            return ARB_EINVAL;
+        }
+        for (i = 0; i < t->nplayers; i++)
+            if (strcmp(t->players[i], name) == 0) {
+                arb_verdict(v, ARB_EINVAL, "tournament.table", "table %s: "
+                            "player %s is seated twice", t->table, name);
+                free(name);
+                return ARB_EINVAL;
+            }
+        np = realloc(t->players, (t->nplayers + 1) * sizeof(*np));
+        if (np == NULL) {
+            free(name);
+            return ARB_ENOMEM;
+        }
+        t->players = np;
+        t->players[t->nplayers++] = name;
+        p = comma + 1;
+    }
+    return 0;
+}
+
+int
+arb_tourn_table_parse(arb_tourn_table_t *t, const char *s, arb_verdict_t *v)
+{
+    const char *c1, *c2;
+    int         rc;
+
+    memset(t, 0, sizeof(*t));
+    c1 = strchr(s, ':');
+    c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    if (c2 == NULL || c2[1] == '\0')
+        return arb_verdict(v, ARB_EINVAL, "tournament.table", "'%.40s' is "
+                           "not TABLE:MATCH:PLAYER,...", s);
+    t->table = strndup(s, (size_t)(c1 - s));
+    t->match = strndup(c1 + 1, (size_t)(c2 - c1 - 1));
+    if (t->table == NULL || t->match == NULL) {
+        rc = ARB_ENOMEM;
+        goto fail;
+    }
+    if (!arb_name_valid(t->table) || !arb_name_valid(t->match)) {
+        rc = arb_verdict(v, ARB_EINVAL, "tournament.table", "table '%.64s' "
+                         "or match '%.64s' is not a valid name", t->table,
+                         t->match);
+        goto fail;
+    }
+    rc = add_players(t, c2 + 1, strlen(c2 + 1), v);
+    if (rc != 0)
+        goto fail;
+    return 0;
+
+fail:
+    arb_tourn_table_clear(t);
+    return rc;
+}
+
+void
+arb_tourn_table_format(arb_buf_t *b, const arb_tourn_table_t *t)
+{
+    size_t i;
+
+    arb_buf_printf(b, "%s:%s:", t->table, t->match);
+    for (i = 0; i < t->nplayers; i++)
+        arb_buf_printf(b, "%s%s", i ? "," : "", t->players[i]);
+}
+
+int
+arb_tourn_match_id(arb_buf_t *b, const char *tid, uint64_t round,
+                   const char *table)
+{
+    b->len = 0;
+    arb_buf_printf(b, "%s-R%llu-T%s", tid, (unsigned long long)round, table);
+    if (b->oom)
+        return ARB_ENOMEM;
+    return b->len > 64 ? ARB_ETOOBIG : 0;
+}
+
+void
+arb_pairing_clear(arb_pairing_t *p)
+{
+    size_t i;
+
+    if (p == NULL)
+        return;
+    for (i = 0; i < p->nrows; i++)
+        arb_tourn_table_clear(&p->rows[i].t);
+    free(p->rows);
+    memset(p, 0, sizeof(*p));
+}
+
+/* One data line (no newline, CR stripped) into a new row. */
+static int
+parse_row(arb_pairing_t *p, const char *s, size_t len, unsigned line,
+          arb_buf_t *why)
+{
+    arb_pairing_row_t *r, *nr;
+    arb_verdict_t      v;
+    const char        *c1, *c2, *end = s + len;
+    char               num[16];
+    char              *e;
+    int                rc;
+
+    c1 = memchr(s, ',', len);
+    c2 = c1 ? memchr(c1 + 1, ',', (size_t)(end - c1 - 1)) : NULL;
+    if (c2 == NULL || c2 + 1 >= end) {
+        arb_buf_printf(why, "line %u: want round,table,player[,player...]",
+                       line);
+        return ARB_EINVAL;
+    }
+    if (p->nrows == ARB_TOURN_ROWS_MAX) {
+        arb_buf_printf(why, "line %u: more than %d tables", line,
+                       ARB_TOURN_ROWS_MAX);
+        return ARB_ETOOBIG;
+    }
+    nr = realloc(p->rows, (p->nrows + 1) * sizeof(*nr));
+    if (nr == NULL)
+        return ARB_ENOMEM;
+    p->rows = nr;
+    r = &p->rows[p->nrows];
+    memset(r, 0, sizeof(*r));
+    r->line = line;
+    if ((size_t)(c1 - s) == 0 || (size_t)(c1 - s) >= sizeof(num)) {
+        arb_buf_printf(why, "line %u: round: want a number from 1", line);
+        return ARB_EINVAL;
+    }
+    memcpy(num, s, (size_t)(c1 - s));
+    num[c1 - s] = '\0';
+    r->round = strtoull(num, &e, 10);
+    if (*e != '\0' || num[0] < '1' || num[0] > '9' || r->round > 999999) {
+        arb_buf_printf(why, "line %u: round '%s': want a number from 1",
+                       line, num);
+        return ARB_EINVAL;
+    }
+    r->t.table = strndup(c1 + 1, (size_t)(c2 - c1 - 1));
+    if (r->t.table == NULL)
+        return ARB_ENOMEM;
+    if (!arb_name_valid(r->t.table)) {
+        arb_buf_printf(why, "line %u: table '%.64s' is not a valid name "
+                       "(A-Z a-z 0-9 _ . @ + -)", line, r->t.table);
+        arb_tourn_table_clear(&r->t);
+        return ARB_EINVAL;
+    }
+    rc = add_players(&r->t, c2 + 1, (size_t)(end - c2 - 1), &v);
+    if (rc != 0) {
+        if (rc != ARB_ENOMEM)
+            arb_buf_printf(why, "line %u: %s", line, v.msg);
+        arb_tourn_table_clear(&r->t);
+        return rc;
+    }
+    p->nrows++;
+    return 0;
+}
+
+int
+arb_pairing_parse(arb_pairing_t *p, const char *text, size_t len,
+                  arb_buf_t *why)
+{
+    const char *s = text, *end = text + len, *nl;
+    size_t      n;
+    unsigned    line = 0;
+    int         rc;
+
+    memset(p, 0, sizeof(*p));
+    while (s < end) {
+        nl = memchr(s, '\n', (size_t)(end - s));
+        n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+        line++;
+        if (n > 0 && s[n - 1] == '\r')
+            n--;
+        if (memchr(s, '\0', n) != NULL) {
+            arb_buf_printf(why, "line %u: a NUL byte", line);
+            rc = ARB_EINVAL;
+            goto fail;
+        }
+        if (n > 0 && s[0] != '#'
+            && !(line == 1 && n >= 6 && strncmp(s, "round,", 6) == 0)) {
+            rc = parse_row(p, s, n, line, why);
+            if (rc != 0)
+                goto fail;
+        }
+        s = nl ? nl + 1 : end;
+    }
+    if (p->nrows == 0) {
+        arb_buf_puts(why, "no tables: want lines round,table,player...");
+        rc = ARB_EINVAL;
+        goto fail;
+    }
+    return 0;
+
+fail:
+    arb_pairing_clear(p);
+    return rc;
+}

@@ -1,0 +1,69 @@
+/*
+ * tourn.h - a tournament's tables and its pairing list (docs/TOURNAMENT.md).
+ *
+ * DESIGN: a table is written in one string, "TABLE:MATCH:P1,P2[,...]",
+ * the argument of the director's `round` act (core/rules/tournament.c);
+ * a pairing list is CSV, one table a line: round,table,player,player...
+ * The match id of a table is derived, never typed: TOURNAMENT-R<n>-T<t>,
+ * so a retried round opens the same matches.
+ *
+ * Ownership: every struct here owns its strings; the *_clear functions
+ * release them (NULL-safe) and leave the struct zeroed.
+ */
+#ifndef ARB_TOURN_H
+#define ARB_TOURN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/rules.h"
+
+/* Most tables a round holds: its `round` act carries one argument each
+ * after the round number (ARB_ARGS_MAX in core/limits.h). */
+#define ARB_TOURN_TABLES_MAX  31
+
+typedef struct arb_tourn_table {
+    char   *table;              /* label: "7" */
+    char   *match;              /* the match recorded at it */
+    size_t  nplayers;
+    char  **players;            /* seat order */
+} arb_tourn_table_t;
+
+void arb_tourn_table_clear(arb_tourn_table_t *t);
+/* Parses "TABLE:MATCH:P1,P2,..." (each a valid name, arb_name_valid, 1..
+ * ARB_PLAYERS_MAX players, none twice).  0, ARB_EINVAL with v naming the
+ * part, or ARB_ENOMEM. */
+int  arb_tourn_table_parse(arb_tourn_table_t *t, const char *s,
+                           arb_verdict_t *v);
+/* Appends "TABLE:MATCH:P1,P2,..." to b. */
+void arb_tourn_table_format(arb_buf_t *b, const arb_tourn_table_t *t);
+/* The match id of table `table` of round `round`: "TID-R<round>-T<table>"
+ * into b (replacing its contents).  0, or ARB_ETOOBIG when it would be
+ * longer than a match id may be (64 bytes). */
+int  arb_tourn_match_id(arb_buf_t *b, const char *tid, uint64_t round,
+                        const char *table);
+
+/* A pairing list: rows in file order. */
+typedef struct arb_pairing_row {
+    uint64_t           round;
+    unsigned           line;    /* 1-based, for messages */
+    arb_tourn_table_t  t;       /* match not set (NULL) */
+} arb_pairing_row_t;
+
+typedef struct arb_pairing {
+    size_t             nrows;
+    arb_pairing_row_t *rows;
+} arb_pairing_t;
+
+void arb_pairing_clear(arb_pairing_t *p);
+/* Parses CSV text: an optional header line starting "round,", blank lines
+ * and lines starting '#' skipped, every other line round,table,player...
+ * (at least one player; no quoting: names cannot hold commas).  At most
+ * ARB_TOURN_ROWS_MAX rows.  0, or ARB_EINVAL / ARB_ETOOBIG with "line N:
+ * ..." in why, or ARB_ENOMEM. */
+#define ARB_TOURN_ROWS_MAX  4096
+int  arb_pairing_parse(arb_pairing_t *p, const char *text, size_t len,
+                       arb_buf_t *why);
+
+#endif

@@ -1,0 +1,128 @@
+/*
+ * tourn_view.c - a tournament with its tables' matches (core/tourn_view.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/board.h"
+#include "core/err.h"
+#include "core/tourn_view.h"
+
+void
+arb_tview_clear(arb_tview_t *v)
+{
+    size_t i;
+
+    if (v == NULL)
+        return;
+    for (i = 0; i < v->n; i++) {
+        arb_match_free(v->tables[i].m);
+        arb_results_clear(&v->tables[i].res);
+    }
+    free(v->tables);
+    free(v->sm);
+    arb_results_clear(&v->res);
+    arb_match_free(v->t);
+    free(v->id);
+    memset(v, 0, sizeof(*v));
+}
+
+int
+arb_tview_build(arb_tview_t *v, arb_match_t *t, int tables,
+                arb_tview_load_cb load, void *ud, arb_buf_t *why)
+{
+    const arb_setup_t *su = arb_match_setup(t);
+    size_t             i;
+    int                rc;
+
+    memset(v, 0, sizeof(*v));
+    v->t = t;
+    if (strcmp(su->game, "tournament") != 0) {
+        arb_buf_printf(why, "match %s is a %s match, not a tournament",
+                       su->match_id, su->game);
+        return ARB_EINVAL;
+    }
+    v->id = strdup(su->match_id);
+    v->rule = arb_standings_rule_parse(arb_setup_option(su, "standings"));
+    if (v->rule < 0)
+        v->rule = ARB_STANDINGS_GP;
+    if (v->id == NULL || arb_match_results(t, &v->res) != 0)
+        return ARB_ENOMEM;
+    v->n = tables ? v->res.nrecords : 0;
+    v->tables = calloc(v->n + 1, sizeof(*v->tables));
+    v->sm = calloc(v->n + 1, sizeof(*v->sm));
+    if (v->tables == NULL || v->sm == NULL)
+        return ARB_ENOMEM;
+    for (i = 0; i < v->n; i++) {
+        const arb_record_t    *rec = &v->res.records[i];
+        const arb_field_t     *pl = arb_record_get(rec, "players");
+        arb_standings_match_t *sm = &v->sm[i];
+        arb_tview_table_t     *tb = &v->tables[i];
+
+        sm->round = (uint64_t)arb_record_get(rec, "round")->num;
+        sm->table = arb_record_get(rec, "table")->str;
+        sm->match = arb_record_get(rec, "match")->str;
+        sm->players = pl->list;
+        sm->nplayers = pl->nlist;
+        rc = load(ud, sm->match, &tb->m, &tb->last_ms, tb->head,
+                  &tb->has_head, why);
+        if (rc == ARB_ENOTFOUND)
+            continue;           /* not opened yet: counts nothing */
+        if (rc != 0)
+            return rc;
+        if (arb_match_results(tb->m, &tb->res) != 0)
+            return ARB_ENOMEM;
+        sm->counted = arb_match_closed(tb->m);
+        sm->seq = arb_match_next_seq(tb->m) - 1;
+        sm->head = tb->has_head ? tb->head : NULL;
+        sm->res = &tb->res;
+    }
+    return 0;
+}
+
+int
+arb_tview_board(arb_buf_t *out, const arb_tview_t *v)
+{
+    arb_board_table_t *bt;
+    uint64_t           round = v->n ? v->sm[v->n - 1].round : 0;
+    size_t             i, k = 0;
+    int                rc;
+
+    bt = calloc(v->n + 1, sizeof(*bt));
+    if (bt == NULL)
+        return ARB_ENOMEM;
+    for (i = 0; i < v->n; i++) {
+        const arb_standings_match_t *m = &v->sm[i];
+        if (m->round != round)
+            continue;
+        bt[k].table = m->table;
+        bt[k].match = m->match;
+        bt[k].players = m->players;
+        bt[k].nplayers = m->nplayers;
+        bt[k].seq = m->seq;
+        bt[k].last_ms = v->tables[i].last_ms;
+        rc = arb_board_status(v->tables[i].m, m->seq, &bt[k].undo_seq);
+        if (rc < 0)
+            goto done;
+        bt[k++].status = rc;
+    }
+    rc = arb_board_json(out, v->id, round, bt, k);
+done:
+    free(bt);
+    return rc;
+}
+
+int
+arb_tview_standings(arb_buf_t *out, const arb_tview_t *v, int json)
+{
+    arb_standings_t s;
+
+    if (arb_standings_compute(&s, v->sm, v->n, v->rule) != 0)
+        return ARB_ENOMEM;
+    if (json)
+        arb_standings_json(out, v->id, &s, v->sm, v->n);
+    else
+        arb_standings_csv(out, &s, v->sm);
+    arb_standings_clear(&s);
+    return out->oom ? ARB_ENOMEM : 0;
+}

@@ -1,0 +1,366 @@
+/*
+ * app.js - the pages' behaviour: the match list (index.html) and one
+ * match (match.html), live from the recorder's JSON API, or - in a file
+ * written by `arbiter report --html` - from window.ARB_DATA, which holds
+ * the report at every seq.  The drawing is table.js's; this file only
+ * fetches, keeps the history slider and follows the live stream.
+ *
+ * DESIGN: both sources answer the same three questions (the report at a
+ * seq, the events so far, "tell me when something was recorded"), so the
+ * page has one code path whether it is served or embedded.  Reports at
+ * earlier seqs never change, so they are cached; the latest is refetched
+ * on each live message.  Hooks for tests: body's data-seq (the seq shown),
+ * data-last (the latest seq known) and data-ready.
+ */
+(function () {
+    "use strict";
+    var ARB = window.ARB, esc = ARB.esc, $ = function (id) {
+        return document.getElementById(id);
+    };
+    var params = new URLSearchParams(location.search);
+    if (params.get("overlay") === "1")
+        document.body.classList.add("overlay");
+
+    /* A token given to the page (?token=T) goes with every request: as
+     * the Authorization header, and in the query of a live stream, whose
+     * EventSource cannot set headers.  Links keep it. */
+    var token = params.get("token");
+    function withToken(url) {
+        return token ? url + (url.indexOf("?") < 0 ? "?" : "&") + "token=" +
+            encodeURIComponent(token) : url;
+    }
+    function getJSON(url) {
+        var h = { Accept: "application/json" };
+        if (token)
+            h.Authorization = "Bearer " + token;
+        return fetch(url, { headers: h })
+            .then(function (r) {
+                if (!r.ok)
+                    throw new Error(url + ": " + r.status + " " +
+                                    r.statusText);
+                return r.json();
+            });
+    }
+    /* Calls f at most once per 200 ms, and once more after the last. */
+    function throttle(f) {
+        var busy = false, again = false;
+        return function run() {
+            if (busy) { again = true; return; }
+            busy = true;
+            Promise.resolve(f()).catch(function () {}).then(function () {
+                setTimeout(function () {
+                    busy = false;
+                    if (again) { again = false; run(); }
+                }, 200);
+            });
+        };
+    }
+    /* The live stream (docs/HTTP.md): `ack` after each acknowledged event,
+     * and on a match's stream `state`, the report after it (the first one
+     * on connecting).  on.open runs on each (re)connection. */
+    function follow(url, on) {
+        var pill = $("live");
+        if (!window.EventSource || !pill)
+            return;
+        var es = new EventSource(withToken(url));
+        es.onopen = function () {
+            pill.textContent = "live"; pill.className = "pill live";
+            if (on.open) on.open();
+        };
+        es.onerror = function () {
+            pill.textContent = "reconnecting"; pill.className = "pill off";
+        };
+        ["ack", "state"].forEach(function (kind) {
+            if (on[kind])
+                es.addEventListener(kind, function (e) {
+                    var v;
+                    try { v = JSON.parse(e.data); } catch (x) { return; }
+                    on[kind](v);
+                });
+        });
+    }
+    /* "open game: g; players: a b; ..." -> ["a", "b"] */
+    function playersOf(line) {
+        var m = /players: ([^;]*)/.exec(line || "");
+        return m ? m[1].trim().split(/\s+/) : [];
+    }
+    function gameOf(line) {
+        var m = /game: ([^;\s]*)/.exec(line || "");
+        return m ? m[1] : "";
+    }
+
+    /* ---- the match list ------------------------------------------------- */
+
+    function index() {
+        var players = {};
+        function row(m) {
+            var p = m.players || players[m.match];
+            return '<tr data-match="' + esc(m.match) + '"><td><a href="' +
+                esc(withToken("/m/" + encodeURIComponent(m.match))) + '">' +
+                esc(m.match) +
+                "</a></td><td>" + esc(m.game) + '</td><td class="players">' +
+                esc(p ? p.join(", ") : "") + "</td><td>" + esc(m.status) +
+                '</td><td class="seq">' + esc(m.last_seq) + "</td><td>" +
+                esc(String(m.last || "").replace("T", " ").replace(/\..*/, ""))
+                + "</td></tr>";
+        }
+        function names(list) {
+            return Promise.all(list.filter(function (m) {
+                return !m.players && !players[m.match];
+            }).map(function (m) {
+                return getJSON("/api/m/" + encodeURIComponent(m.match) +
+                               "/events?from=0&limit=1").then(function (ev) {
+                    players[m.match] = playersOf(ev[0] && ev[0].line);
+                }).catch(function () {});
+            }));
+        }
+        /* The list comes in pages (by count and bytes): "after" the last
+         * id, until a page is empty. */
+        function all(list) {
+            var after = list.length ? "?after=" + encodeURIComponent(
+                list[list.length - 1].match) : "";
+            return getJSON("/api/matches" + after).then(function (page) {
+                /* in id order: a page that does not move on is the end */
+                var on = page.length && (!list.length || page[0].match >
+                                         list[list.length - 1].match);
+                return on ? all(list.concat(page)) : list;
+            });
+        }
+        var load = throttle(function () {
+            return all([]).then(function (list) {
+                return names(list).then(function () {
+                    document.querySelector("#matches tbody").innerHTML =
+                        list.map(row).join("");
+                    $("note").textContent = list.length + " match" +
+                        (list.length === 1 ? "" : "es");
+                    document.body.dataset.ready = "1";
+                });
+            }).catch(function (e) { $("note").textContent = String(e); });
+        });
+        load();
+        follow("/api/live", { ack: load, open: load });
+    }
+
+    /* ---- one match ------------------------------------------------------ */
+
+    function embedded(D) {
+        return {
+            id: D.match, game: D.game, last: D.reports.length - 1,
+            report: function (seq) {
+                return Promise.resolve(D.reports[seq]);
+            },
+            events: function () { return Promise.resolve(D.events); },
+            live: null
+        };
+    }
+    function served(id) {
+        var base = "/api/m/" + encodeURIComponent(id), cache = {}, events = [];
+        return {
+            id: id, game: "",
+            report: function (seq, latest) {
+                if (!latest && cache[seq])
+                    return Promise.resolve(cache[seq]);
+                return getJSON(base + "/state" + (latest ? "" : "?at=" + seq))
+                    .then(function (r) { cache[r.seq] = r; return r; });
+            },
+            remember: function (r) { cache[r.seq] = r; },
+            /* Events after the last one known, page by page, up to seq
+             * `upto` (a page may hold fewer than asked: it is also
+             * bounded in bytes), or until a page comes back empty. */
+            events: function (upto) {
+                var more = function () {
+                    if (upto !== undefined && events.length > upto)
+                        return events;
+                    return getJSON(base + "/events?from=" + events.length +
+                                   "&limit=1000").then(function (page) {
+                        page.forEach(function (e) {
+                            if (e.seq === events.length)
+                                events.push(e);
+                        });
+                        return page.length ? more() : events;
+                    });
+                };
+                return Promise.resolve(more());
+            },
+            add: function (e) {
+                if (e.seq === events.length)
+                    events.push(e);
+                return events;
+            },
+            live: function (on) { follow(base + "/live", on); }
+        };
+    }
+
+    function match() {
+        var D = window.ARB_DATA, src, shown = -1, last = 0, events = [],
+            latest = true, game = "",
+            claim = D && D.claim && D.claim.diff;
+        if (D) {
+            src = embedded(D);
+        } else {
+            var m = /\/m\/([^/?#]+)/.exec(location.pathname);
+            src = served(m ? decodeURIComponent(m[1]) : "");
+        }
+        game = src.game || "";
+        $("title").textContent = src.id;
+        document.title = "arbiter: " + src.id;
+        if (D) {
+            $("home").hidden = true;
+            $("live").textContent = "report";
+            $("chain").textContent = D.chain ? D.chain.text : "";
+            $("chain").className = "chain nooverlay " + (D.chain &&
+                D.chain.ok === true ? "ok" : D.chain && D.chain.ok === false
+                ? "bad" : "");
+            if (D.refused) {
+                $("refused").hidden = false;
+                $("refused").textContent = "Replay stopped: event " +
+                    D.refused.seq + " '" + D.refused.line + "' is refused (" +
+                    D.refused.rule + ": " + D.refused.message + ").  The " +
+                    "table is shown up to event " + (D.reports.length - 1) +
+                    ".";
+            }
+            if (D.claim)
+                $("claim").innerHTML = "<h2>Claim " + esc(D.claim.file) +
+                    "</h2><pre>" + esc(D.claim.text) + "</pre>";
+        }
+
+        function moves() {
+            $("moves").innerHTML = events.map(function (e) {
+                return '<div data-seq="' + e.seq + '" class="' +
+                    (e.seq === shown ? "now" : e.seq > shown ? "after" : "") +
+                    '">' + esc(e.seq) + ". " + esc(e.line) + "</div>";
+            }).join("");
+            /* Scrolls the list only, never the page (scrollIntoView
+             * would move the window on a phone). */
+            var box = $("moves"), now = box.querySelector(".now");
+            if (now)
+                box.scrollTop = now.offsetTop - box.clientHeight / 2;
+        }
+        function draw(rep) {
+            if (!rep)
+                return;
+            shown = rep.seq;
+            game = ARB.game(rep, game);
+            $("game").textContent = game;
+            $("status").textContent = rep.closed ? "closed" : rep.finished
+                ? "finished" : "in play";
+            $("table").innerHTML = ARB.table(rep, game);
+            $("totals").innerHTML = ARB.totals(rep, claim);
+            $("results").innerHTML = ARB.results(rep, game, claim);
+            $("verdicts").innerHTML = ARB.verdicts(rep);
+            $("at").textContent = rep.seq;
+            $("slider").value = rep.seq;
+            document.body.dataset.seq = rep.seq;
+            moves();
+        }
+        /* ?at=N opens the page on event N; the slider keeps the address
+         * in step, so the address is a link to what is shown. */
+        var at = params.get("at");
+        at = at !== null && /^\d+$/.test(at) ? parseInt(at, 10) : null;
+        var wanted = null;      /* the seq last asked for by the reader */
+        function show(seq) {
+            seq = Math.max(0, Math.min(seq, last));
+            latest = seq >= last;
+            wanted = seq;
+            try {
+                params.set("at", seq);
+                history.replaceState(null, "", "?" + params.toString());
+            } catch (e) { /* a page that may not change its address */ }
+            /* Answers to a fast-moving slider may come back out of order:
+             * only the one asked for last is drawn. */
+            return src.report(seq).then(function (r) {
+                if (r && r.seq === wanted)
+                    draw(r);
+            });
+        }
+        function setLast(n) {
+            last = n;
+            $("last").textContent = n;
+            $("slider").max = n;
+            document.body.dataset.last = n;
+        }
+        /* The latest report known (rep, or fetched) and the events up to
+         * it; then the page shows it, unless the slider is elsewhere. */
+        function update(rep) {
+            var got = rep ? Promise.resolve(rep)
+                : D ? src.report(src.last) : src.report(0, true);
+            return got.then(function (r) {
+                return src.events(r.seq).then(function (ev) {
+                    events = ev;
+                    if (!game && ev.length)
+                        game = gameOf(ev[0].line);
+                    if (r.seq < last)
+                        return moves();     /* an older answer: keep */
+                    setLast(r.seq);
+                    if (at !== null) {
+                        var first = Math.min(at, r.seq);
+                        at = null;
+                        return show(first);
+                    }
+                    if (!latest)
+                        return moves();
+                    wanted = r.seq;
+                    draw(r);
+                });
+            }).then(function () {
+                document.body.dataset.ready = "1";
+            }).catch(function (e) {
+                $("table").textContent = String(e);
+            });
+        }
+        var refresh = throttle(function () { return update(null); });
+
+        $("slider").addEventListener("input", function () {
+            show(parseInt(this.value, 10));
+        });
+        $("prev").onclick = function () {
+            if (shown > 0) show(shown - 1);
+        };
+        $("next").onclick = function () {
+            if (shown < last) show(shown + 1);
+        };
+        $("follow").onclick = function () {
+            latest = true;
+            last = -1;          /* whatever comes is news */
+            params.delete("at");
+            try {
+                history.replaceState(null, "", location.pathname +
+                    (params.toString() ? "?" + params.toString() : ""));
+            } catch (e) { /* as above */ }
+            refresh();
+        };
+        $("moves").addEventListener("click", function (e) {
+            var d = e.target.closest("[data-seq]");
+            if (d) show(parseInt(d.dataset.seq, 10));
+        });
+        document.addEventListener("keydown", function (e) {
+            if (e.key === "ArrowLeft") $("prev").onclick();
+            if (e.key === "ArrowRight") $("next").onclick();
+        });
+        if (src.live) {
+            src.live({
+                /* The stream starts with the state: the first draw. */
+                state: function (r) {
+                    src.remember(r);
+                    update(r);
+                },
+                ack: function (e) {
+                    if (e.seq === src.add(e).length - 1 && !latest)
+                        moves();
+                }
+            });
+        }
+        /* Without a stream (or before it answers), fetch. */
+        if (D || !window.EventSource)
+            refresh();
+        else
+            setTimeout(function () {
+                if (document.body.dataset.ready !== "1") refresh();
+            }, 1500);
+    }
+
+    if ($("matches"))
+        index();
+    else
+        match();
+})();

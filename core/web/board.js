@@ -1,0 +1,106 @@
+/*
+ * board.js - the director's board of a tournament (/t/<id>): every table
+ * of the latest round with its status, what needs the director first
+ * (the order is the server's, core/board.c), and the standings.  Both are
+ * fetched again after each acknowledged event of any match (the live
+ * stream of docs/HTTP.md), at most every 500 ms.
+ */
+(function () {
+    "use strict";
+    var esc = window.ARB.esc, $ = function (id) {
+        return document.getElementById(id);
+    };
+    var id = decodeURIComponent(location.pathname.split("/")[2] || "");
+    var token = new URLSearchParams(location.search).get("token");
+    var LABEL = { disputed: "disputed claim", undo_requested: "undo requested",
+                  finished: "finished: close it", not_started: "not started",
+                  playing: "playing", closed: "closed" };
+
+    function withToken(url) {
+        return token ? url + (url.indexOf("?") < 0 ? "?" : "&") + "token=" +
+            encodeURIComponent(token) : url;
+    }
+    function getJSON(url) {
+        return fetch(url, { headers: token ? { Authorization: "Bearer " +
+                                                token } : {} })
+            .then(function (r) {
+                if (!r.ok)
+                    return r.json().then(function (e) {
+                        throw new Error(e.error || r.statusText);
+                    });
+                return r.json();
+            });
+    }
+    function when(ms) {
+        return ms ? new Date(ms).toISOString().slice(11, 19) : "";
+    }
+    function matchLink(m) {
+        return "<a href=\"" + esc(withToken("/m/" + encodeURIComponent(m))) +
+            "\">" + esc(m) + "</a>";
+    }
+    function board(b) {
+        $("round").textContent = "round " + b.round;
+        $("board").innerHTML = "<table class=\"grid\"><tr><th>table</th>" +
+            "<th>players</th><th>status</th><th>seq</th><th>last move</th>" +
+            "<th>match</th></tr>" + b.tables.map(function (t) {
+                return "<tr class=\"st-" + esc(t.status) + "\" data-table=\"" +
+                    esc(t.table) + "\" data-status=\"" + esc(t.status) +
+                    "\"><td>" +
+                    esc(t.table) + "</td><td>" + esc(t.players.join(" – ")) +
+                    "</td><td>" + esc(LABEL[t.status] || t.status) +
+                    (t.undo_seq ? " (seq " + t.undo_seq + ")" : "") +
+                    "</td><td>" + t.seq + "</td><td>" + when(t.last_move_ms) +
+                    "</td><td>" + matchLink(t.match) + "</td></tr>";
+            }).join("") + "</table>";
+    }
+    function standings(s) {
+        $("standings").innerHTML = "<table class=\"grid\"><tr><th>rank</th>" +
+            "<th>player</th><th>points (" + esc(s.rule) + ")</th><th>GP</th>" +
+            "<th>W–D–L</th><th>matches</th></tr>" +
+            s.standings.map(function (l) {
+                return "<tr data-player=\"" + esc(l.player) + "\"><td>" +
+                    l.rank + "</td><td>" + esc(l.player) +
+                    "</td><td>" + l.points + "</td><td>" + l.gp + "</td><td>" +
+                    l.wins + "–" + l.draws + "–" + l.losses + "</td><td>" +
+                    l.matches.map(function (m) {
+                        return matchLink(m.match) + "@" + m.seq;
+                    }).join(" ") + "</td></tr>";
+            }).join("") + "</table>";
+        $("uncounted").textContent = s.uncounted.length ?
+            "Not counted yet (not closed): " + s.uncounted.join(", ") : "";
+    }
+    var busy = false, again = false;
+    function load() {
+        if (busy) { again = true; return; }
+        busy = true;
+        var base = "/api/t/" + encodeURIComponent(id);
+        Promise.all([getJSON(base + "/board"), getJSON(base + "/standings")])
+            .then(function (r) {
+                board(r[0]);
+                standings(r[1]);
+                document.body.dataset.loads =
+                    String(+(document.body.dataset.loads || 0) + 1);
+                $("note").textContent = "";
+                document.body.dataset.ready = "1";
+            }).catch(function (e) { $("note").textContent = String(e); })
+            .then(function () {
+                setTimeout(function () {
+                    busy = false;
+                    if (again) { again = false; load(); }
+                }, 500);
+            });
+    }
+    $("title").textContent = id;
+    $("home").href = withToken("/");
+    load();
+    if (window.EventSource) {
+        var es = new EventSource(withToken("/api/live")), pill = $("live");
+        es.onopen = function () {
+            pill.textContent = "live"; pill.className = "pill live"; load();
+        };
+        es.onerror = function () {
+            pill.textContent = "reconnecting"; pill.className = "pill off";
+        };
+        es.addEventListener("ack", load);
+    }
+})();

@@ -1,0 +1,620 @@
+/*
+ * http.c - the recorder's HTTP server (docs/HTTP.md): libh2o's HTTP/1.1
+ * on the daemon's own libuv loop; pages, the JSON read API, live streams
+ * and /metrics.
+ *
+ * DESIGN: libh2o parses HTTP; this file only routes.  Every connection is
+ * a uv_tcp_t of ours handed to h2o_uv_socket_create, so the connection cap
+ * is counted at accept and the close callback, and the daemon can end a
+ * connection libh2o holds (shutdown(2) on its socket: libh2o sees the
+ * error and closes it through its own path).  Nothing here waits for
+ * anything: every response is built from committed data at once, and the
+ * live streams (http_live.c) hold at most stream_max bytes each, so no
+ * browser can slow the writer.  Limits: a request head over header_max is
+ * answered 431 here once libh2o has parsed it (libh2o itself answers 400
+ * to a head over 8 KiB + 100 x 4 KiB, H2O_MAX_REQLEN, or over 100 headers), a body over
+ * body_max 413 by libh2o, a head not complete within header_timeout_ms
+ * (slowloris) or an idle keep-alive connection is closed by libh2o's
+ * request timeout, and connections over max_connections are closed at
+ * accept.
+ */
+#include <arpa/inet.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include "core/err.h"
+#include "core/event.h"
+#include "core/json.h"
+#include "core/web/assets.h"
+#include "daemon/http.h"
+#include "daemon/log.h"
+
+/* ---- responses ---------------------------------------------------------- */
+
+static const char *
+reason_of(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 431: return "Request Header Fields Too Large";
+    case 503: return "Service Unavailable";
+    default:  return "Internal Server Error";
+    }
+}
+
+static void
+send_body(h2o_req_t *req, int status, const char *type, const void *body,
+          size_t len)
+{
+    req->res.status = status;
+    req->res.reason = reason_of(status);
+    req->res.content_length = len;
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE,
+                   NULL, type, strlen(type));
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CACHE_CONTROL,
+                   NULL, H2O_STRLIT("no-store"));
+    h2o_send_inline(req, body, len);
+}
+
+void
+arb_http_send(h2o_req_t *req, const char *type, const void *body, size_t len)
+{
+    send_body(req, 200, type, body, len);
+}
+
+void
+arb_http_error(h2o_req_t *req, int status, const char *where,
+               const char *fmt, ...)
+{
+    arb_buf_t b = ARB_BUF_INIT;
+    char      msg[512];
+    va_list   ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    arb_buf_puts(&b, "{\"error\":");
+    arb_json_str(&b, msg);
+    arb_buf_puts(&b, ",\"where\":");
+    arb_json_str(&b, where);
+    arb_buf_puts(&b, "}\n");
+    if (status == 401)
+        h2o_add_header(&req->pool, &req->res.headers,
+                       H2O_TOKEN_WWW_AUTHENTICATE, NULL,
+                       H2O_STRLIT("Bearer realm=\"arbiter\""));
+    if (status == 405)
+        h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_ALLOW, NULL,
+                       H2O_STRLIT("GET"));
+    if (b.oom)
+        send_body(req, 500, "application/json",
+                  H2O_STRLIT("{\"error\":\"out of memory\",\"where\":\"\"}\n"));
+    else
+        send_body(req, status, "application/json", b.data, b.len);
+    arb_buf_free(&b);
+}
+
+/* ---- URL pieces ------------------------------------------------------- */
+
+static int
+hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+int
+arb_http_unescape(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t i, k = 0;
+    int    hi, lo, ch;
+
+    for (i = 0; i < n; i++) {
+        ch = (unsigned char)s[i];
+        if (ch == '%') {
+            if (i + 2 >= n)
+                return -1;
+            hi = hexval(s[i + 1]);
+            lo = hexval(s[i + 2]);
+            if (hi < 0 || lo < 0)
+                return -1;
+            ch = hi * 16 + lo;
+            i += 2;
+        }
+        if (ch == 0 || k + 1 >= cap)
+            return -1;
+        out[k++] = (char)ch;
+    }
+    out[k] = '\0';
+    return 0;
+}
+
+int
+arb_http_param(arb_http_req_t *q, const char *key, char *out, size_t cap)
+{
+    const char *p = q->query, *end = q->query + q->qlen, *amp, *eq;
+    size_t      klen = strlen(key);
+
+    while (p != NULL && p < end) {
+        amp = memchr(p, '&', (size_t)(end - p));
+        if (amp == NULL)
+            amp = end;
+        eq = memchr(p, '=', (size_t)(amp - p));
+        if (eq != NULL && (size_t)(eq - p) == klen
+            && memcmp(p, key, klen) == 0) {
+            if (arb_http_unescape(eq + 1, (size_t)(amp - eq - 1), out,
+                                  cap) != 0) {
+                arb_http_error(q->req, 400, key, "bad percent-encoding or "
+                               "too long (at most %zu bytes)", cap - 1);
+                return -1;
+            }
+            return 1;
+        }
+        p = amp + 1;
+    }
+    return 0;
+}
+
+int
+arb_http_param_u64(arb_http_req_t *q, const char *key, uint64_t lo,
+                   uint64_t hi, uint64_t *out)
+{
+    char               v[24], *end;
+    unsigned long long n;
+    int                rc;
+
+    rc = arb_http_param(q, key, v, sizeof(v));
+    if (rc <= 0)
+        return rc;
+    if (v[0] < '0' || v[0] > '9' || (v[0] == '0' && v[1] != '\0'))
+        goto bad;
+    n = strtoull(v, &end, 10);
+    if (*end != '\0' || n < lo || n > hi || (n == ULLONG_MAX))
+        goto bad;
+    *out = n;
+    return 1;
+bad:
+    arb_http_error(q->req, 400, key, "%s must be a number from %llu to %llu",
+                   key, (unsigned long long)lo, (unsigned long long)hi);
+    return -1;
+}
+
+/* ---- auth --------------------------------------------------------------- */
+
+/* Sets q->viewer from the request's token: 0, or -1 (401 sent). */
+static int
+authenticate(arb_http_req_t *q)
+{
+    h2o_req_t         *req = q->req;
+    const arb_token_t *t = NULL;
+    ssize_t            i;
+    char               tok[80];
+    int                rc;
+
+    i = h2o_find_header(&req->headers, H2O_TOKEN_AUTHORIZATION, -1);
+    if (i >= 0) {
+        h2o_iovec_t v = req->headers.entries[i].value;
+        if (v.len < 7 || strncasecmp(v.base, "Bearer ", 7) != 0) {
+            arb_http_error(req, 401, "authorization", "Authorization takes "
+                           "'Bearer TOKEN'");
+            return -1;
+        }
+        t = arb_config_auth(&q->srv->cfg, v.base + 7, v.len - 7);
+    } else {
+        /* EventSource cannot set headers: a token may come in the query */
+        rc = arb_http_param(q, "token", tok, sizeof(tok));
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            if (q->srv->cfg.http.public_read) {
+                q->viewer.kind = ARB_VIEW_PUBLIC;
+                return 0;
+            }
+            arb_http_error(req, 401, "authorization", "a token is needed "
+                           "(Authorization: Bearer TOKEN, or ?token=TOKEN)");
+            return -1;
+        }
+        t = arb_config_auth(&q->srv->cfg, tok, strlen(tok));
+    }
+    if (t == NULL) {
+        arb_http_error(req, 401, "authorization", "bad token");
+        return -1;
+    }
+    /* A scorer enters every move and an arbiter rules: both see all.  A
+     * player's seat view is served by the protocol only: over HTTP it is
+     * a spectator (docs/HTTP.md). */
+    q->viewer.kind = t->role >= ARB_ROLE_SCORER ? ARB_VIEW_ALL
+                                                : ARB_VIEW_PUBLIC;
+    return 0;
+}
+
+/* ---- routing ------------------------------------------------------------ */
+
+#define SEG_MAX 8
+
+static void
+serve_asset(h2o_req_t *req, const char *name)
+{
+    const arb_web_asset_t *a = arb_web_asset(name);
+
+    if (a == NULL) {
+        arb_http_error(req, 404, "path", "no file '%s'", name);
+        return;
+    }
+    send_body(req, 200, a->type, a->data, a->len);
+}
+
+static size_t
+head_size(const h2o_req_t *req)
+{
+    size_t i, n = req->input.method.len + req->input.path.len + 12;
+
+    for (i = 0; i < req->headers.size; i++)
+        n += req->headers.entries[i].name->len
+           + req->headers.entries[i].value.len + 4;
+    return n;
+}
+
+static int
+on_req(h2o_handler_t *self, h2o_req_t *req)
+{
+    struct arb_http *h = *(struct arb_http **)(self + 1);
+    arb_http_req_t   q;
+    char             seg[SEG_MAX][ARB_STORE_ID_MAX + 2];
+    const char      *p, *end, *qm, *slash;
+    size_t           nseg = 0;
+
+    h->srv->n.http_requests++;
+    memset(&q, 0, sizeof(q));
+    q.req = req;
+    q.srv = h->srv;
+    if (head_size(req) > h->srv->cfg.http.header_max) {
+        req->http1_is_persistent = 0;
+        arb_http_error(req, 431, "headers", "request line and headers over "
+                       "%zu bytes", h->srv->cfg.http.header_max);
+        return 0;
+    }
+    if (!h2o_memis(req->method.base, req->method.len, H2O_STRLIT("GET"))) {
+        arb_http_error(req, 405, "method", "only GET");
+        return 0;
+    }
+    p = req->path.base;
+    end = p + req->path.len;
+    qm = memchr(p, '?', req->path.len);
+    if (qm != NULL) {
+        q.query = qm + 1;
+        q.qlen = (size_t)(end - qm - 1);
+        end = qm;
+    }
+    if (p == end || *p != '/') {
+        arb_http_error(req, 400, "path", "a path starts with '/'");
+        return 0;
+    }
+    /* Each segment is decoded on its own, so an encoded '/' stays inside
+     * its segment; names are then checked exactly (match ids, the asset
+     * table), which leaves nothing to traverse. */
+    for (p++; p < end; p = slash + 1) {
+        slash = memchr(p, '/', (size_t)(end - p));
+        if (slash == NULL)
+            slash = end;
+        if (nseg == SEG_MAX) {
+            arb_http_error(req, 404, "path", "no such page");
+            return 0;
+        }
+        if (arb_http_unescape(p, (size_t)(slash - p), seg[nseg],
+                              sizeof(seg[0])) != 0) {
+            arb_http_error(req, 400, "path", "bad percent-encoding or a "
+                           "segment over %d bytes", ARB_STORE_ID_MAX);
+            return 0;
+        }
+        nseg++;
+        if (slash == end)
+            break;
+    }
+#define IS(i, s) (nseg > (i) && strcmp(seg[i], s) == 0)
+    /* The pages are public shells: their data comes from the API. */
+    if (nseg == 0 || (nseg == 1 && seg[0][0] == '\0')) {
+        serve_asset(req, "index.html");
+        return 0;
+    }
+    if (IS(0, "m") && nseg == 2) {
+        if (!arb_name_valid(seg[1]))
+            arb_http_error(req, 404, "match", "no match '%s'", seg[1]);
+        else
+            serve_asset(req, "match.html");
+        return 0;
+    }
+    if (IS(0, "t") && nseg == 2) {
+        if (!arb_name_valid(seg[1]))
+            arb_http_error(req, 404, "tournament", "no tournament '%s'",
+                           seg[1]);
+        else
+            serve_asset(req, "board.html");
+        return 0;
+    }
+    if (IS(0, "static") && nseg == 2) {
+        serve_asset(req, seg[1]);
+        return 0;
+    }
+    if (!(IS(0, "api") || (IS(0, "metrics") && nseg == 1))) {
+        arb_http_error(req, 404, "path", "no such page");
+        return 0;
+    }
+    if (authenticate(&q) != 0)
+        return 0;
+    if (IS(0, "metrics"))
+        arb_http_metrics(&q);
+    else if (nseg == 2 && IS(1, "matches"))
+        arb_http_api_matches(&q);
+    else if (nseg == 2 && IS(1, "stats"))
+        arb_http_api_stats(&q);
+    else if (nseg == 2 && IS(1, "live"))
+        arb_http_live(&q, NULL);
+    else if (nseg == 4 && IS(1, "m") && !arb_name_valid(seg[2]))
+        arb_http_error(req, 404, "match", "no match '%s'", seg[2]);
+    else if (nseg == 4 && IS(1, "m") && IS(3, "state"))
+        arb_http_api_state(&q, seg[2]);
+    else if (nseg == 4 && IS(1, "m") && IS(3, "events"))
+        arb_http_api_events(&q, seg[2]);
+    else if (nseg == 4 && IS(1, "m") && IS(3, "live"))
+        arb_http_live(&q, seg[2]);
+    else if (nseg == 4 && IS(1, "t") && !arb_name_valid(seg[2]))
+        arb_http_error(req, 404, "tournament", "no tournament '%s'", seg[2]);
+    else if (nseg == 4 && IS(1, "t") && (IS(3, "board") || IS(3, "standings")))
+        arb_http_api_tourn(&q, seg[2], IS(3, "board"));
+    else
+        arb_http_error(req, 404, "path", "no such API route");
+#undef IS
+    return 0;
+}
+
+/* ---- connections -------------------------------------------------------- */
+
+/* Largest kernel send buffer of an HTTP connection. */
+#define ARB_HTTP_SNDBUF_MAX (256 * 1024)
+
+static void
+on_conn_closed(uv_handle_t *hd)
+{
+    arb_http_conn_t *hc = (arb_http_conn_t *)hd;
+    struct arb_http *h = hc->h;
+
+    if (hc->prev != NULL)
+        hc->prev->next = hc->next;
+    else
+        h->conns = hc->next;
+    if (hc->next != NULL)
+        hc->next->prev = hc->prev;
+    h->nconns--;
+    free(hc);
+}
+
+static void
+free_handle(uv_handle_t *hd)
+{
+    free(hd);
+}
+
+static void
+on_accept(uv_stream_t *l, int status)
+{
+    struct arb_http *h = l->data;
+    arb_http_conn_t *hc;
+    h2o_socket_t    *sock;
+    int              sndbuf;
+
+    if (status != 0)
+        return;
+    hc = calloc(1, sizeof(*hc));
+    if (hc == NULL)
+        return;
+    hc->h = h;
+    uv_tcp_init(l->loop, &hc->tcp);
+    if (uv_accept(l, (uv_stream_t *)&hc->tcp) != 0) {
+        uv_close((uv_handle_t *)&hc->tcp, free_handle);
+        return;
+    }
+    if (h->nconns >= h->srv->cfg.http.max_conns || h->srv->stopping) {
+        /* Over the cap: closed at once, before libh2o allocates. */
+        if (h->srv->n.http_refused++ % 1000 == 0)
+            arb_log(ARB_LOG_WARN, "http: %zu connections open, "
+                    "max_connections reached: closing new ones (%llu so "
+                    "far)", h->nconns,
+                    (unsigned long long)h->srv->n.http_refused);
+        uv_close((uv_handle_t *)&hc->tcp, free_handle);
+        return;
+    }
+    /* The kernel's share of a slow reader's backlog is bounded too (it
+     * would otherwise grow its send buffer up to tcp_wmem's maximum);
+     * Linux doubles what is asked for its bookkeeping. */
+    sndbuf = (int)(h->srv->cfg.http.stream_max < ARB_HTTP_SNDBUF_MAX
+                   ? h->srv->cfg.http.stream_max : ARB_HTTP_SNDBUF_MAX) / 2;
+    uv_send_buffer_size((uv_handle_t *)&hc->tcp, &sndbuf);
+    hc->next = h->conns;
+    if (h->conns != NULL)
+        h->conns->prev = hc;
+    h->conns = hc;
+    h->nconns++;
+    h->srv->n.http_conns++;
+    sock = h2o_uv_socket_create((uv_stream_t *)&hc->tcp, on_conn_closed);
+    if (sock == NULL) {
+        uv_close((uv_handle_t *)&hc->tcp, on_conn_closed);
+        return;
+    }
+    h2o_accept(&h->actx, sock);
+}
+
+/* libh2o's timers and its resolver queue must not keep the loop running
+ * once the daemon's own handles are closed. */
+static void
+unref_async(uv_handle_t *hd, void *arg)
+{
+    (void)arg;
+    if (hd->type == UV_ASYNC)
+        uv_unref(hd);
+}
+
+static void
+unref_timers(h2o_context_t *ctx)
+{
+    h2o_timeout_t *t[] = {
+        &ctx->zero_timeout, &ctx->one_sec_timeout, &ctx->hundred_ms_timeout,
+        &ctx->handshake_timeout, &ctx->http1.req_timeout,
+        &ctx->http2.idle_timeout, &ctx->http2.graceful_shutdown_timeout,
+        &ctx->proxy.io_timeout,
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        uv_unref((uv_handle_t *)&t[i]->_backend.timer);
+}
+
+static int
+resolve(const char *spec, struct sockaddr_storage *ss)
+{
+    char        host[256];
+    const char *colon = strrchr(spec, ':');
+    long        port;
+    char       *end;
+
+    if (strncmp(spec, "tcp:", 4) != 0 || colon == NULL || colon < spec + 4
+        || (size_t)(colon - spec - 4) >= sizeof(host))
+        return -1;
+    memcpy(host, spec + 4, (size_t)(colon - spec - 4));
+    host[colon - spec - 4] = '\0';
+    port = strtol(colon + 1, &end, 10);
+    if (*end != '\0' || port < 0 || port > 65535)
+        return -1;
+    if (host[0] == '[') {
+        size_t n = strlen(host);
+        if (n < 2 || host[n - 1] != ']')
+            return -1;
+        host[n - 1] = '\0';
+        return uv_ip6_addr(host + 1, (int)port, (struct sockaddr_in6 *)ss);
+    }
+    return uv_ip4_addr(host, (int)port, (struct sockaddr_in *)ss);
+}
+
+int
+arb_http_start(arb_server_t *srv)
+{
+    struct arb_http         *h;
+    const arb_http_config_t *c = &srv->cfg.http;
+    h2o_hostconf_t          *host;
+    h2o_pathconf_t          *path;
+    h2o_handler_t           *hd;
+    struct sockaddr_storage  ss;
+    struct sockaddr_storage  bound;
+    int                      rc, len = sizeof(bound);
+    char                     ip[64] = "?";
+
+    if (c->listen == NULL)
+        return 0;
+    memset(&ss, 0, sizeof(ss));
+    if (resolve(c->listen, &ss) != 0) {
+        arb_log(ARB_LOG_ERROR, "http: cannot listen on '%s': tcp:HOST:PORT "
+                "with a numeric address", c->listen);
+        return -1;
+    }
+    h = calloc(1, sizeof(*h));
+    if (h == NULL)
+        return -1;
+    h->srv = srv;
+    srv->http = h;
+    h2o_config_init(&h->conf);
+    h->conf_init = 1;
+    h->conf.max_request_entity_size = c->body_max;
+    h->conf.http1.req_timeout = c->header_timeout_ms;
+    h->conf.http1.upgrade_to_http2 = 0;
+    h->conf.server_name = h2o_iovec_init(H2O_STRLIT("arbiterd"));
+    host = h2o_config_register_host(&h->conf,
+                                    h2o_iovec_init(H2O_STRLIT("default")),
+                                    65535);
+    path = h2o_config_register_path(host, "/", 0);
+    hd = h2o_create_handler(path, sizeof(*hd) + sizeof(h));
+    hd->on_req = on_req;
+    *(struct arb_http **)(hd + 1) = h;
+    h2o_context_init(&h->ctx, srv->loop, &h->conf);
+    h->ctx_init = 1;
+    uv_walk(srv->loop, unref_async, NULL);
+    unref_timers(&h->ctx);
+    h->actx.ctx = &h->ctx;
+    h->actx.hosts = h->conf.hosts;
+    uv_tcp_init(srv->loop, &h->listener);
+    h->listener.data = h;
+    h->listening = 1;
+    rc = uv_tcp_bind(&h->listener, (struct sockaddr *)&ss, 0);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)&h->listener, 511, on_accept);
+    if (rc == 0)
+        rc = arb_http_live_init(h);
+    if (rc != 0) {
+        arb_log(ARB_LOG_ERROR, "http: cannot listen on %s: %s", c->listen,
+                uv_strerror(rc));
+        return -1;
+    }
+    /* Port 0 picks a free port: the log says which. */
+    if (uv_tcp_getsockname(&h->listener, (struct sockaddr *)&bound,
+                           &len) == 0) {
+        if (bound.ss_family == AF_INET6)
+            uv_ip6_name((struct sockaddr_in6 *)&bound, ip, sizeof(ip));
+        else
+            uv_ip4_name((struct sockaddr_in *)&bound, ip, sizeof(ip));
+        arb_log_ev(ARB_LOG_INFO, "http_ready", NULL, "http: listening on "
+                   "tcp:%s:%d%s", ip,
+                   ntohs(((struct sockaddr_in *)&bound)->sin_port),
+                   c->public_read ? " (public read)" : "");
+    }
+    return 0;
+}
+
+void
+arb_http_stop(arb_server_t *srv)
+{
+    struct arb_http *h = srv->http;
+    arb_http_conn_t *hc;
+    uv_os_fd_t       fd;
+
+    if (h == NULL)
+        return;
+    if (h->listening) {
+        uv_close((uv_handle_t *)&h->listener, NULL);
+        h->listening = 0;
+    }
+    arb_http_live_end_all(h);
+    /* libh2o closes each connection when it sees its socket shut. */
+    for (hc = h->conns; hc != NULL; hc = hc->next)
+        if (uv_fileno((uv_handle_t *)&hc->tcp, &fd) == 0)
+            shutdown(fd, SHUT_RDWR);
+}
+
+void
+arb_http_free(arb_server_t *srv)
+{
+    struct arb_http *h = srv->http;
+
+    if (h == NULL)
+        return;
+    if (h->ctx_init)
+        h2o_context_dispose(&h->ctx);
+    if (h->conf_init)
+        h2o_config_dispose(&h->conf);
+    free(h);
+    srv->http = NULL;
+}
+
+void
+arb_http_count(arb_server_t *srv, uint64_t *conns, uint64_t *streams)
+{
+    *conns = srv->http != NULL ? srv->http->nconns : 0;
+    *streams = srv->http != NULL ? srv->http->nstreams : 0;
+}

@@ -1,0 +1,267 @@
+/*
+ * http_api.c - the JSON read API (docs/HTTP.md): GET /api/matches,
+ * /api/m/<id>/state[?at=N], /api/m/<id>/events?from=N&limit=L and
+ * /api/stats.
+ *
+ * DESIGN: the shapes are those of `arbiter matches --json`, `arbiter
+ * state --json` and `arbiter events --json`, written by the same
+ * functions (core/json_item.h, core/view.h), as JSON arrays instead of
+ * lines.  Like the protocol's reads (op_read.c), answers stop at what the
+ * loop knows is committed, and a page stops at ARB_HTTP_PAGE_BYTES.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/codec.h"
+#include "core/err.h"
+#include "core/json.h"
+#include "core/json_item.h"
+#include "core/version.h"
+#include "daemon/http.h"
+
+/* A page of matches or events, in JSON bytes. */
+#define ARB_HTTP_PAGE_BYTES (256u * 1024)
+
+static void
+send_json(arb_http_req_t *q, arb_buf_t *b)
+{
+    if (b->oom)
+        arb_http_error(q->req, 500, "server", "out of memory");
+    else
+        arb_http_send(q->req, "application/json", b->data, b->len);
+}
+
+int
+arb_http_committed_seq(arb_server_t *srv, const char *match, uint64_t *upto)
+{
+    arb_match_info_t info;
+    arb_live_t      *l = NULL;
+
+    if (arb_store_match(srv->store, match, &info, NULL) != 0)
+        return ARB_ENOTFOUND;
+    *upto = info.last_seq;
+    /* Only what the loop knows is committed: never a queued event. */
+    if (arb_live_get(srv, match, &l, NULL) == 0 && l->committed < *upto)
+        *upto = l->committed;
+    return 0;
+}
+
+/* ---- matches ------------------------------------------------------------ */
+
+typedef struct {
+    arb_buf_t  *b;
+    const char *after, *game;
+    int         status;         /* -1 any, 0 open, 1 closed */
+    uint64_t    n, limit;
+    arb_viewer_t who;           /* heads withheld from some (VIEWS.md) */
+} matches_ctx_t;
+
+static int
+on_match(void *ud, const arb_match_info_t *m)
+{
+    matches_ctx_t *x = ud;
+
+    if ((x->after[0] != '\0' && strcmp(m->match_id, x->after) <= 0)
+        || (x->game[0] != '\0' && strcmp(x->game, m->game) != 0)
+        || (x->status >= 0 && x->status != m->closed))
+        return 0;
+    if (x->n > 0)
+        arb_buf_putc(x->b, ',');
+    arb_json_match(x->b, m->match_id, m->game, m->closed, m->last_seq,
+                   arb_view_hides_hashes(m->game, m->closed, &x->who)
+                   ? NULL : m->head, m->created_ms, m->last_ms);
+    return ++x->n >= x->limit || x->b->len >= ARB_HTTP_PAGE_BYTES ? 1 : 0;
+}
+
+void
+arb_http_api_matches(arb_http_req_t *q)
+{
+    matches_ctx_t x;
+    arb_buf_t     b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    char          after[ARB_STORE_ID_MAX + 1] = "", game[ARB_STORE_ID_MAX + 1] = "",
+                  status[8] = "";
+    int           rc;
+
+    memset(&x, 0, sizeof(x));
+    x.limit = 10000;
+    x.who = q->viewer;
+    x.status = -1;
+    if (arb_http_param(q, "after", after, sizeof(after)) < 0
+        || arb_http_param(q, "game", game, sizeof(game)) < 0
+        || arb_http_param(q, "status", status, sizeof(status)) < 0
+        || arb_http_param_u64(q, "limit", 1, 10000, &x.limit) < 0)
+        return;
+    if (status[0] != '\0') {
+        if (strcmp(status, "open") != 0 && strcmp(status, "closed") != 0) {
+            arb_http_error(q->req, 400, "status", "status is open or closed, "
+                           "not '%s'", status);
+            return;
+        }
+        x.status = strcmp(status, "closed") == 0;
+    }
+    x.after = after;
+    x.game = game;
+    x.b = &b;
+    arb_buf_putc(&b, '[');
+    rc = arb_store_matches(q->srv->store, on_match, &x, &why);
+    if (rc != 0 && rc != 1)
+        arb_http_error(q->req, 500, "store", "%s", arb_buf_cstr(&why));
+    else {
+        arb_buf_puts(&b, "]\n");
+        send_json(q, &b);
+    }
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+}
+
+/* ---- state -------------------------------------------------------------- */
+
+void
+arb_http_api_state(arb_http_req_t *q, const char *match)
+{
+    arb_buf_t    b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    arb_match_t *m = NULL;
+    uint64_t     upto, at = 0;
+    int          has_at, rc;
+
+    has_at = arb_http_param_u64(q, "at", 0, UINT64_MAX - 1, &at);
+    if (has_at < 0)
+        return;
+    if (arb_http_committed_seq(q->srv, match, &upto) != 0) {
+        arb_http_error(q->req, 404, "match", "no match '%s'", match);
+        return;
+    }
+    if (has_at && at > upto) {
+        arb_http_error(q->req, 400, "at", "match '%s' has events 0..%" PRIu64
+                       ", not %" PRIu64, match, upto, at);
+        return;
+    }
+    rc = arb_live_replay(q->srv, match, has_at ? at : upto, &m, &why);
+    if (rc == 0)
+        rc = arb_view_report(&b, m, &q->viewer);
+    if (rc != 0)
+        arb_http_error(q->req, 500, "replay", "%s", why.len > 0
+                       ? arb_buf_cstr(&why) : arb_strerror(rc));
+    else {
+        arb_buf_putc(&b, '\n');
+        send_json(q, &b);
+    }
+    arb_match_free(m);
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+typedef struct {
+    arb_buf_t         *b;
+    uint64_t           n, limit;
+    int                bad;
+    const arb_setup_t *setup;       /* the match's, for its viewer */
+    int                closed;
+    arb_viewer_t       who;
+} events_ctx_t;
+
+static int
+on_event(void *ud, uint64_t seq, int64_t t,
+         const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+         size_t len)
+{
+    events_ctx_t *x = ud;
+    arb_event_t   ev;
+
+    if (arb_event_decode(&ev, bytes, len, NULL) != 0) {
+        x->bad = 1;
+        return 1;
+    }
+    if (x->n > 0)
+        arb_buf_putc(x->b, ',');
+    /* as this viewer may see it (docs/VIEWS.md) */
+    if (arb_view_event_json(x->b, NULL, seq, t, hash, &ev, x->setup,
+                            x->closed, &x->who) != 0)
+        x->b->oom = 1;
+    arb_event_clear(&ev);
+    return ++x->n >= x->limit || x->b->len >= ARB_HTTP_PAGE_BYTES ? 1 : 0;
+}
+
+void
+arb_http_api_events(arb_http_req_t *q, const char *match)
+{
+    events_ctx_t x;
+    arb_buf_t    b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    uint64_t     from = 0, upto;
+    arb_live_t  *l;
+    arb_setup_t  bare;
+    int          rc = 0;
+
+    memset(&x, 0, sizeof(x));
+    x.limit = 1000;
+    if (arb_http_param_u64(q, "from", 0, UINT64_MAX - 1, &from) < 0
+        || arb_http_param_u64(q, "limit", 1, 10000, &x.limit) < 0)
+        return;
+    if (arb_http_committed_seq(q->srv, match, &upto) != 0
+        || arb_live_get(q->srv, match, &l, NULL) != 0) {
+        arb_http_error(q->req, 404, "match", "no match '%s'", match);
+        return;
+    }
+    /* The setup decides what is hidden; without the match at hand its
+     * game alone does (a seat is never served over HTTP). */
+    memset(&bare, 0, sizeof(bare));
+    bare.game = l->game;
+    x.setup = l->m != NULL ? arb_match_setup(l->m) : &bare;
+    x.closed = l->closed;
+    x.who = q->viewer;
+    x.b = &b;
+    arb_buf_putc(&b, '[');
+    if (from <= upto)
+        rc = arb_store_events(q->srv->store, match, from, upto, on_event, &x,
+                              &why);
+    if ((rc != 0 && rc != 1) || x.bad)
+        arb_http_error(q->req, 500, "store", "%s", x.bad
+                       ? "a stored event does not decode"
+                       : arb_buf_cstr(&why));
+    else {
+        arb_buf_puts(&b, "]\n");
+        send_json(q, &b);
+    }
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+}
+
+/* ---- stats -------------------------------------------------------------- */
+
+void
+arb_http_api_stats(arb_http_req_t *q)
+{
+    arb_stats_t x;
+    arb_buf_t   b = ARB_BUF_INIT;
+
+    arb_buf_t   swhy = ARB_BUF_INIT;
+
+    if (arb_stats_collect(q->srv, &x, &swhy) != 0) {
+        arb_http_error(q->req, 500, "store", "%s", arb_buf_cstr(&swhy));
+        arb_buf_free(&swhy);
+        return;
+    }
+    arb_buf_puts(&b, "{\"engine\":");
+    arb_json_str(&b, ARB_ENGINE);
+    arb_buf_printf(&b, ",\"matches\":%" PRIu64 ",\"events\":%" PRIu64
+                   ",\"log_pos\":%" PRIu64 ",\"map_size\":%" PRIu64
+                   ",\"map_used\":%" PRIu64 ",\"map_max\":%" PRIu64
+                   ",\"connections\":%" PRIu64 ",\"appends\":%" PRIu64
+                   ",\"rejected\":%" PRIu64 ",\"commits\":%" PRIu64
+                   ",\"events_committed\":%" PRIu64 ",\"queued\":%" PRIu64
+                   ",\"subscribers\":%" PRIu64 ",\"subscribers_cut\":%"
+                   PRIu64 ",\"http_connections\":%" PRIu64 ",\"acks\":%"
+                   PRIu64 "}\n",
+                   (uint64_t)x.st.matches, (uint64_t)x.st.events,
+                   (uint64_t)x.st.log_pos, (uint64_t)x.st.map_size,
+                   (uint64_t)x.st.map_used, (uint64_t)x.st.map_max,
+                   x.connections, x.n->appends, x.n->rejected, x.n->commits,
+                   x.n->events_committed, x.queued, x.subscribers,
+                   x.n->subs_cut + x.n->streams_cut, x.http_connections,
+                   x.n->acks);
+    send_json(q, &b);
+    arb_buf_free(&b);
+}

@@ -1,0 +1,312 @@
+/*
+ * http_live.c - live streams: GET /api/live and /api/m/<id>/live as
+ * Server-Sent Events (docs/HTTP.md).
+ *
+ * DESIGN: a stream gets, after each ack, `event: ack` with the event in
+ * the shape of /api/m/<id>/events (plus its match), and a match's stream
+ * also `event: state` with the whole report as its viewer sees it, taken
+ * from the live state when nothing of that match is still queued (then it
+ * equals the committed state, so no replay is needed); a page therefore
+ * updates without fetching anything.  libh2o takes one buffer at a time
+ * per response, so what arrives meanwhile waits in `pending`; a stream
+ * whose pending output would pass stream_max is cut off (counted in
+ * subscribers_cut): the writer never waits for a browser, and a reader
+ * that cannot keep up reconnects and starts again from the state.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "core/json_item.h"
+#include "daemon/http.h"
+#include "daemon/log.h"
+
+struct arb_http_stream {
+    h2o_generator_t    gen;         /* first: libh2o hands it back */
+    h2o_req_t         *req;
+    struct arb_http   *h;
+    char               match[ARB_STORE_ID_MAX + 1];    /* "" = all */
+    arb_viewer_t       viewer;
+    arb_buf_t          pending;     /* not yet handed to libh2o */
+    arb_buf_t          sending;     /* handed over, until proceed */
+    int                busy, ended;
+    arb_http_stream_t *prev, *next;
+};
+
+static void
+unlink_free(arb_http_stream_t *s)
+{
+    struct arb_http *h = s->h;
+
+    if (s->prev != NULL)
+        s->prev->next = s->next;
+    else
+        h->streams = s->next;
+    if (s->next != NULL)
+        s->next->prev = s->prev;
+    h->nstreams--;
+    arb_buf_free(&s->pending);
+    arb_buf_free(&s->sending);
+    free(s);
+}
+
+static void
+flush(arb_http_stream_t *s)
+{
+    arb_buf_t   t;
+    h2o_iovec_t iov;
+
+    if (s->busy || s->pending.len == 0)
+        return;
+    t = s->sending;
+    s->sending = s->pending;
+    s->pending = t;
+    s->pending.len = 0;
+    iov = h2o_iovec_init(s->sending.data, s->sending.len);
+    s->busy = 1;
+    h2o_send(s->req, &iov, 1, H2O_SEND_STATE_IN_PROGRESS);
+}
+
+/* Ends the response once nothing is in flight; s may be freed. */
+static void
+end(arb_http_stream_t *s)
+{
+    s->ended = 1;
+    if (s->busy)
+        return;
+    h2o_send(s->req, NULL, 0, H2O_SEND_STATE_FINAL);
+    unlink_free(s);
+}
+
+static void
+on_proceed(h2o_generator_t *g, h2o_req_t *req)
+{
+    arb_http_stream_t *s = (arb_http_stream_t *)g;
+
+    (void)req;
+    s->busy = 0;
+    s->sending.len = 0;
+    if (s->ended)
+        end(s);
+    else
+        flush(s);
+}
+
+static void
+on_stop(h2o_generator_t *g, h2o_req_t *req)
+{
+    (void)req;
+    unlink_free((arb_http_stream_t *)g);
+}
+
+/* A browser that does not read: its in-flight write never completes, so
+ * the socket is shut and libh2o closes the connection (on_stop). */
+static void
+cut(arb_http_stream_t *s)
+{
+    arb_http_conn_t *hc;
+    h2o_socket_t    *sock;
+    uv_os_fd_t       fd;
+
+    s->h->srv->n.streams_cut++;
+    arb_log(ARB_LOG_WARN, "http: live stream %s cannot keep up (%zu bytes "
+            "unsent): cut off", s->match[0] ? s->match : "(all)",
+            s->pending.len + s->sending.len);
+    s->pending.len = 0;
+    if (s->busy)
+        for (hc = s->h->conns; hc != NULL; hc = hc->next) {
+            sock = hc->tcp.data;
+            if (sock != NULL && sock->data == (void *)s->req->conn
+                && uv_fileno((uv_handle_t *)&hc->tcp, &fd) == 0)
+                shutdown(fd, SHUT_RDWR);
+        }
+    end(s);
+}
+
+/* Queues one SSE message; 0, or -1 when s was cut off (and may be gone). */
+static int
+push(arb_http_stream_t *s, const char *event, uint64_t id, const char *data,
+     size_t len)
+{
+    size_t need = len + 64;
+
+    if (s->ended)
+        return -1;
+    if (s->pending.len + s->sending.len + need > s->h->srv->cfg.http.stream_max) {
+        cut(s);
+        return -1;
+    }
+    arb_buf_printf(&s->pending, "event: %s\nid: %" PRIu64 "\ndata: ", event,
+                   id);
+    /* The JSON writers escape every newline: one data line. */
+    arb_buf_add(&s->pending, data, len);
+    arb_buf_puts(&s->pending, "\n\n");
+    if (s->pending.oom) {
+        cut(s);
+        return -1;
+    }
+    flush(s);
+    return 0;
+}
+
+void
+arb_http_live(arb_http_req_t *q, const char *match)
+{
+    struct arb_http   *h = q->srv->http;
+    h2o_req_t         *req = q->req;
+    arb_http_stream_t *s;
+    arb_match_t       *m = NULL;
+    arb_buf_t          b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    uint64_t           upto = 0;
+
+    if (match != NULL) {
+        if (arb_http_committed_seq(q->srv, match, &upto) != 0) {
+            arb_http_error(req, 404, "match", "no match '%s'", match);
+            return;
+        }
+        /* The stream starts with the state: no separate fetch. */
+        if (arb_live_replay(q->srv, match, upto, &m, &why) != 0
+            || arb_view_report(&b, m, &q->viewer) != 0 || b.oom) {
+            arb_http_error(req, 500, "replay", "%s", arb_buf_cstr(&why));
+            goto done;
+        }
+    }
+    s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        arb_http_error(req, 500, "server", "out of memory");
+        goto done;
+    }
+    s->gen.proceed = on_proceed;
+    s->gen.stop = on_stop;
+    s->req = req;
+    s->h = h;
+    s->viewer = q->viewer;
+    snprintf(s->match, sizeof(s->match), "%s", match != NULL ? match : "");
+    s->next = h->streams;
+    if (h->streams != NULL)
+        h->streams->prev = s;
+    h->streams = s;
+    h->nstreams++;
+    req->res.status = 200;
+    req->res.reason = "OK";
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE,
+                   NULL, H2O_STRLIT("text/event-stream; charset=utf-8"));
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CACHE_CONTROL,
+                   NULL, H2O_STRLIT("no-store"));
+    h2o_start_response(req, &s->gen);
+    if (match != NULL)
+        push(s, "state", upto, b.data, b.len);
+    else {
+        /* the headers go out at once, so the browser's `open` fires */
+        arb_buf_puts(&s->pending, ": arbiter live\n\n");
+        flush(s);
+    }
+done:
+    arb_match_free(m);
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+}
+
+void
+arb_http_committed(arb_server_t *srv, const arb_pending_t *p)
+{
+    struct arb_http   *h = srv->http;
+    arb_http_stream_t *s, *next;
+    const arb_live_t  *l = p->live;
+    arb_buf_t          evs[2] = { ARB_BUF_INIT, ARB_BUF_INIT },
+                       rep = ARB_BUF_INIT, *ev;
+    arb_setup_t        bare;
+    const arb_setup_t *setup;
+    int                whole, have = -1, k;
+
+    if (h == NULL || h->streams == NULL)
+        return;
+    /* The event as each kind of viewer may see it (docs/VIEWS.md): a
+     * stream is public or sees everything (no seat over HTTP). */
+    memset(&bare, 0, sizeof(bare));
+    bare.game = (char *)l->game;
+    setup = l->m != NULL ? arb_match_setup(l->m) : &bare;
+    for (k = 0; k < 2; k++) {
+        arb_viewer_t who = { k ? ARB_VIEW_ALL : ARB_VIEW_PUBLIC, 0 };
+        if (arb_view_event_json(&evs[k], l->id, p->ap.seq, p->ap.time_ms,
+                                p->ap.hash, &p->ev, setup, l->closed,
+                                &who) != 0 || evs[k].oom)
+            goto done;
+    }
+    /* The live state is the committed one when nothing is queued behind
+     * this event: the last of its match in the batch. */
+    whole = l->m != NULL && l->ninflight == 0 && l->committed == p->ap.seq;
+    for (s = h->streams; s != NULL; s = next) {
+        next = s->next;
+        if (s->match[0] != '\0' && strcmp(s->match, l->id) != 0)
+            continue;
+        ev = &evs[s->viewer.kind == ARB_VIEW_PUBLIC ? 0 : 1];
+        if (push(s, "ack", p->ap.seq, ev->data, ev->len) != 0
+            || s->match[0] == '\0' || !whole)
+            continue;
+        /* one report per kind of viewer (a seat's differs per seat) */
+        if (have != (int)s->viewer.kind || s->viewer.kind == ARB_VIEW_SEAT) {
+            rep.len = 0;
+            rep.oom = 0;
+            if (arb_view_report(&rep, l->m, &s->viewer) != 0 || rep.oom) {
+                have = -1;
+                continue;
+            }
+            have = (int)s->viewer.kind;
+        }
+        push(s, "state", p->ap.seq, rep.data, rep.len);
+    }
+done:
+    arb_buf_free(&evs[0]);
+    arb_buf_free(&evs[1]);
+    arb_buf_free(&rep);
+}
+
+/* A comment line every 15 s on a quiet stream: proxies keep it open, and
+ * a browser that vanished without a FIN is found by the failed write. */
+#define ARB_HTTP_PING_MS 15000
+
+static void
+on_ping(uv_timer_t *t)
+{
+    struct arb_http   *h = t->data;
+    arb_http_stream_t *s, *next;
+
+    for (s = h->streams; s != NULL; s = next) {
+        next = s->next;
+        if (!s->busy && !s->ended && s->pending.len == 0) {
+            arb_buf_puts(&s->pending, ":\n\n");
+            flush(s);
+        }
+    }
+}
+
+int
+arb_http_live_init(struct arb_http *h)
+{
+    int rc = uv_timer_init(h->srv->loop, &h->ping);
+
+    if (rc != 0)
+        return rc;
+    h->ping.data = h;
+    h->ping_init = 1;
+    return uv_timer_start(&h->ping, on_ping, ARB_HTTP_PING_MS,
+                          ARB_HTTP_PING_MS);
+}
+
+void
+arb_http_live_end_all(struct arb_http *h)
+{
+    arb_http_stream_t *s, *next;
+
+    if (h->ping_init) {
+        uv_close((uv_handle_t *)&h->ping, NULL);
+        h->ping_init = 0;
+    }
+
+    for (s = h->streams; s != NULL; s = next) {
+        next = s->next;
+        end(s);
+    }
+}

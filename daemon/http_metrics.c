@@ -1,0 +1,142 @@
+/*
+ * http_metrics.c - GET /metrics in the Prometheus text exposition format
+ * 0.0.4, named by its conventions: <app>_<what>_<unit>, counters end in
+ * _total, latencies are _seconds histograms (docs/HTTP.md lists them).
+ *
+ * DESIGN: every figure comes from arb_stats_collect, the same as the
+ * `stats` op's, so a scrape and `stats` agree.  Durations are counted in
+ * integer nanoseconds and printed as decimal seconds without floating
+ * point, so the text is exact.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "daemon/http.h"
+
+/* ns as seconds: "0.0005", "2", "1.25" */
+static void
+put_seconds(arb_buf_t *b, uint64_t ns)
+{
+    char     frac[16];
+    int      n;
+
+    arb_buf_printf(b, "%" PRIu64, ns / 1000000000u);
+    if (ns % 1000000000u == 0)
+        return;
+    n = snprintf(frac, sizeof(frac), "%09" PRIu64, ns % 1000000000u);
+    while (n > 0 && frac[n - 1] == '0')
+        frac[--n] = '\0';
+    arb_buf_printf(b, ".%s", frac);
+}
+
+static void
+head(arb_buf_t *b, const char *name, const char *type, const char *help)
+{
+    arb_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void
+one(arb_buf_t *b, const char *name, const char *type, const char *help,
+    uint64_t v)
+{
+    head(b, name, type, help);
+    arb_buf_printf(b, "%s %" PRIu64 "\n", name, v);
+}
+
+void
+arb_http_metrics(arb_http_req_t *q)
+{
+    arb_stats_t           x;
+    const arb_counters_t *n;
+    arb_buf_t             b = ARB_BUF_INIT;
+    uint64_t              sum;
+    size_t                i, j;
+    const char           *why;
+
+    arb_buf_t   swhy = ARB_BUF_INIT;
+
+    if (arb_stats_collect(q->srv, &x, &swhy) != 0) {
+        arb_http_error(q->req, 500, "store", "%s", arb_buf_cstr(&swhy));
+        arb_buf_free(&swhy);
+        return;
+    }
+    n = x.n;
+    one(&b, "arbiter_appends_total", "counter",
+        "Appends accepted and queued for commit.", n->appends);
+    one(&b, "arbiter_commits_total", "counter",
+        "LMDB write transactions committed (one fsync each).", n->commits);
+    one(&b, "arbiter_events_committed_total", "counter",
+        "Events committed.", n->events_committed);
+    head(&b, "arbiter_rejects_total", "counter",
+         "Appends refused when judged, by reason (the error code).");
+    /* Several ARB_E* codes share a reply code: one line per code. */
+    for (i = 0; i < sizeof(n->rejects) / sizeof(n->rejects[0]); i++) {
+        why = arb_reply_code(-(int)i);
+        for (j = 0; j < i; j++)
+            if (strcmp(arb_reply_code(-(int)j), why) == 0)
+                break;
+        if (j < i)
+            continue;
+        for (sum = 0, j = i; j < sizeof(n->rejects) / sizeof(n->rejects[0]);
+             j++)
+            if (strcmp(arb_reply_code(-(int)j), why) == 0)
+                sum += n->rejects[j];
+        arb_buf_printf(&b, "arbiter_rejects_total{reason=\"%s\"} %" PRIu64
+                       "\n", why, sum);
+    }
+    head(&b, "arbiter_ack_seconds", "histogram",
+         "From an append's arrival to its acknowledgement (after commit).");
+    for (i = 0; i < ARB_ACK_BUCKETS; i++) {
+        arb_buf_puts(&b, "arbiter_ack_seconds_bucket{le=\"");
+        put_seconds(&b, arb_ack_bounds_ns[i]);
+        arb_buf_printf(&b, "\"} %" PRIu64 "\n", n->ack_le[i]);
+    }
+    arb_buf_printf(&b, "arbiter_ack_seconds_bucket{le=\"+Inf\"} %" PRIu64
+                   "\narbiter_ack_seconds_sum ", n->acks);
+    put_seconds(&b, n->ack_ns);
+    arb_buf_printf(&b, "\narbiter_ack_seconds_count %" PRIu64 "\n", n->acks);
+    head(&b, "arbiter_commit_events", "histogram",
+         "Events per commit (group commit: one fsync for them all).");
+    for (i = 0; i < ARB_BATCH_BUCKETS; i++)
+        arb_buf_printf(&b, "arbiter_commit_events_bucket{le=\"%" PRIu64
+                       "\"} %" PRIu64 "\n", arb_batch_bounds[i],
+                       n->batch_le[i]);
+    arb_buf_printf(&b, "arbiter_commit_events_bucket{le=\"+Inf\"} %" PRIu64
+                   "\narbiter_commit_events_sum %" PRIu64
+                   "\narbiter_commit_events_count %" PRIu64 "\n",
+                   n->commits, n->events_committed, n->commits);
+    one(&b, "arbiter_queued_appends", "gauge",
+        "Appends validated and waiting for their commit.", x.queued);
+    one(&b, "arbiter_connections", "gauge",
+        "Open protocol connections.", x.connections);
+    one(&b, "arbiter_connections_total", "counter",
+        "Protocol connections accepted.", n->conns);
+    one(&b, "arbiter_http_connections", "gauge",
+        "Open HTTP connections.", x.http_connections);
+    one(&b, "arbiter_http_connections_total", "counter",
+        "HTTP connections accepted.", n->http_conns);
+    one(&b, "arbiter_http_connections_refused_total", "counter",
+        "HTTP connections closed at once: max_connections reached.",
+        n->http_refused);
+    one(&b, "arbiter_http_requests_total", "counter",
+        "HTTP requests answered or streamed.", n->http_requests);
+    one(&b, "arbiter_subscribers", "gauge",
+        "Protocol subscriptions and HTTP live streams.", x.subscribers);
+    one(&b, "arbiter_subscribers_cut_total", "counter",
+        "Subscribers and live streams cut off for not keeping up.",
+        n->subs_cut + n->streams_cut);
+    one(&b, "arbiter_matches", "gauge", "Matches stored.", x.st.matches);
+    one(&b, "arbiter_events", "gauge", "Events stored.", x.st.events);
+    one(&b, "arbiter_storage_used_bytes", "gauge",
+        "Bytes of the LMDB map holding data.", x.st.map_used);
+    one(&b, "arbiter_storage_map_size_bytes", "gauge",
+        "Current size of the LMDB map.", x.st.map_size);
+    one(&b, "arbiter_storage_map_max_bytes", "gauge",
+        "Ceiling the LMDB map may grow to.", x.st.map_max);
+    if (b.oom)
+        arb_http_error(q->req, 500, "server", "out of memory");
+    else
+        arb_http_send(q->req, "text/plain; version=0.0.4; charset=utf-8",
+                      b.data, b.len);
+    arb_buf_free(&b);
+}

@@ -1,0 +1,152 @@
+/*
+ * http_client.h - a raw-socket HTTP/1.1 client for the tests of the
+ * recorder's HTTP server: it sends exactly the bytes a test gives (so a
+ * test can send what a browser never would) and reads the answer.
+ * Include once per test program (the functions are static).
+ */
+#ifndef ARB_TESTS_HTTP_CLIENT_H
+#define ARB_TESTS_HTTP_CLIENT_H
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Milliseconds on a monotonic clock. */
+static long long
+http_now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A blocking TCP connection to 127.0.0.1:port, or -1. */
+static int
+http_connect(int port)
+{
+    struct sockaddr_in a;
+    int                fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    if (fd < 0)
+        return -1;
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_port = htons((unsigned short)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int
+http_write_all(int fd, const char *p, size_t n)
+{
+    ssize_t w;
+
+    while (n > 0) {
+        w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Reads into buf (NUL-terminated, at most cap - 1 bytes) until the peer
+ * closes, `until` appears (when not NULL) or timeout_ms pass.  Returns the
+ * bytes read; *closed tells whether the peer closed. */
+static size_t
+http_read(int fd, char *buf, size_t cap, const char *until, int timeout_ms,
+          int *closed)
+{
+    struct pollfd p = { fd, POLLIN, 0 };
+    long long     end = http_now_ms() + timeout_ms;
+    size_t        n = 0;
+    ssize_t       r;
+
+    *closed = 0;
+    buf[0] = '\0';
+    while (n + 1 < cap) {
+        long long left = end - http_now_ms();
+        /* polled once even with no time left */
+        if (poll(&p, 1, left > 0 ? (int)left : 0) <= 0)
+            break;
+        r = recv(fd, buf + n, cap - 1 - n, 0);
+        if (r <= 0) {
+            *closed = 1;
+            break;
+        }
+        n += (size_t)r;
+        buf[n] = '\0';
+        if (until != NULL && strstr(buf, until) != NULL)
+            break;
+    }
+    return n;
+}
+
+/* The status of a response ("HTTP/1.1 404 ..."), or -1. */
+static int
+http_status(const char *resp)
+{
+    int code;
+
+    if (sscanf(resp, "HTTP/1.%*d %d", &code) != 1)
+        return -1;
+    return code;
+}
+
+/* The body of a response, or "". */
+static const char *
+http_body(const char *resp)
+{
+    const char *p = strstr(resp, "\r\n\r\n");
+
+    return p != NULL ? p + 4 : "";
+}
+
+/* Sends the raw request and reads the whole answer (the request should
+ * ask for Connection: close) into buf; returns its status or -1. */
+static int
+http_raw(int port, const char *req, size_t len, char *buf, size_t cap)
+{
+    int fd = http_connect(port), closed, st = -1;
+
+    buf[0] = '\0';
+    if (fd < 0)
+        return -1;
+    if (http_write_all(fd, req, len) == 0) {
+        http_read(fd, buf, cap, NULL, 3000, &closed);
+        st = http_status(buf);
+    }
+    close(fd);
+    return st;
+}
+
+/* GET path with an optional bearer token; the answer into buf. */
+static int
+http_get(int port, const char *path, const char *token, char *buf,
+         size_t cap)
+{
+    char req[2048];
+    int  n;
+
+    n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n"
+                 "Connection: close\r\n%s%s%s\r\n", path,
+                 token != NULL ? "Authorization: Bearer " : "",
+                 token != NULL ? token : "", token != NULL ? "\r\n" : "");
+    return http_raw(port, req, (size_t)n, buf, cap);
+}
+
+#endif

@@ -1,0 +1,175 @@
+#!/bin/sh
+# A two-round tournament of 8 tables from a pairing list, through the real
+# recorder: rounds open their matches (and a rerun records nothing twice),
+# the board names each table's status, the standings equal a sum computed
+# here from each match's own recorded totals, the results file lists every
+# closed match, and the tournament bundle verifies offline as a whole and
+# fails when a match inside it is altered.
+. tests/common.sh
+start_recorder
+
+P="a b c d e f g h i j k l m n o p"
+{
+    echo "round,table,player1,player2"
+    set -- $P; t=1
+    while [ $# -gt 0 ]; do echo "1,$t,$1,$2"; shift 2; t=$((t + 1)); done
+    # round 2: the first player of each table meets the next table's second
+    echo "2,1,a,d"; echo "2,2,c,f"; echo "2,3,e,h"; echo "2,4,g,j"
+    echo "2,5,i,l"; echo "2,6,k,n"; echo "2,7,m,p"; echo "2,8,o,b"
+} > "$T/pairings.csv"
+
+$A tournament create --tournament Open --game yahchain --option mode=3 \
+    > /dev/null 2>&1
+check "create" 0 $?
+$A tournament round --tournament Open --pairings "$T/pairings.csv" \
+    > "$T/r1.out" 2>&1
+check "round 1" 0 $?
+check "round 1 opens 8 matches" 8 "$(grep -c 'opened Open-R1-T' "$T/r1.out")"
+$A tournament round --tournament Open --pairings "$T/pairings.csv" \
+    > "$T/r1b.out" 2>&1
+check "round 1 again: nothing twice" 8 "$(grep -c 'duplicate' "$T/r1b.out")"
+# a scorer records the tables' moves, not the director's acts
+scorer=$(awk '$4 == "scorer" { print $3; exit }' "$T/data/tokens")
+$A move --token "$scorer" --match Open end director 1 > "$T/sc.out" 2>&1
+check "a scorer cannot end a round" 1 $?
+check "... forbidden" 1 "$(grep -c 'forbidden' "$T/sc.out")"
+
+# Plays table $1 of round $2: p1 wins Sota 1 (21); on odd tables p2 then
+# takes Sota 2 (33).
+play() {
+    m=Open-R$2-T$1
+    set -- $(awk -F, -v r="$2" -v t="$1" '$1 == r && $2 == t { print $3, $4 }' \
+        "$T/pairings.csv") "$1"
+    $A move --match $m place "$1" 4S > /dev/null &&
+    $A move --match $m place "$2" 5H > /dev/null &&
+    $A move --match $m place "$1" 6D > /dev/null || return 1
+    if [ $(($3 % 2)) -eq 1 ]; then
+        $A move --match $m place "$2" 7S > /dev/null &&
+        $A move --match $m place "$1" 7H > /dev/null &&
+        $A move --match $m place "$2" 7D > /dev/null || return 1
+    fi
+}
+# Judging without recording: the verdict and the Sota it would complete,
+# and the match is where it was.
+m=Open-R1-T1
+$A move --match $m place a 4S > /dev/null
+$A move --match $m place b 5H > /dev/null
+out=$($A move --judge --match $m place a 6D)
+check "judge: legal" 0 $?
+check "judge: the category and points" 1 \
+    "$(echo "$out" | grep -c '"code":"BC-001".*"game_points":21')"
+out=$($A move --judge --match $m place b 6D)
+check "judge: refused" 1 $?
+check "judge: names the rule" 1 "$(echo "$out" | grep -c '"rule":"§34.11.2"')"
+check "judge records nothing" 1 \
+    "$($A state --match $m | grep -c 'events 2$')"
+$A rule --match $m void 2 --reason "test reset" > /dev/null
+$A rule --match $m void 1 --reason "test reset" > /dev/null
+for t in 1 2 3 4 5 6 7 8; do play $t 1 || echo "play R1-T$t failed"; done
+for t in 1 2 3 4 5 6; do $A close --match Open-R1-T$t > /dev/null; done
+# table 7 awaits its close with an undo request; table 8 is disputed
+$A note --match Open-R1-T7 "undo requested: seq 6 (place n 7D)" > /dev/null
+$A close --match Open-R1-T8 > /dev/null
+printf 'sota,owner,game_points\n1,o,99\n\nplayer,total\no,99\np,0\n' \
+    > "$T/claim.csv"
+$A claim --match Open-R1-T8 --by p "$T/claim.csv" > /dev/null 2>&1
+$A tournament board --tournament Open > "$T/board.json" 2>&1
+check "board" 0 $?
+check "board order: disputed, undo, playing..." \
+    "disputed undo_requested closed" \
+    "$(grep -o '"status":"[a-z_]*"' "$T/board.json" | head -3 | cut -d'"' -f4 \
+       | tr '\n' ' ' | sed 's/ $//')"
+check "board: the undo names seq 6" 1 "$(grep -c '"undo_seq":6' "$T/board.json")"
+check "board: the server's op = the tool's own from the data directory" \
+    "$(cat "$T/board.json")" "$($A tournament board --tournament Open --db "$T/data")"
+
+$A rule --match Open-R1-T7 void 6 --reason "undo at the table" > /dev/null
+$A close --match Open-R1-T7 > /dev/null
+$A tournament end --tournament Open --round 1 > /dev/null 2>&1
+check "end round 1" 0 $?
+$A tournament round --tournament Open --pairings "$T/pairings.csv" \
+    > "$T/r2.out" 2>&1
+check "round 2 opens 8 matches" 8 "$(grep -c 'opened Open-R2-T' "$T/r2.out")"
+for t in 1 2 3 4 5 6 7 8; do
+    play $t 2 || echo "play R2-T$t failed"
+    $A close --match Open-R2-T$t > /dev/null
+done
+$A tournament end --tournament Open --round 2 > /dev/null 2>&1
+
+# The standings against a sum over each match's recorded totals.
+for r in 1 2; do for t in 1 2 3 4 5 6 7 8; do
+    $A state --match Open-R$r-T$t | awk '/^totals:/ { on = 1; next }
+        on && /^  / { print $1, $2 } /^digest/ { on = 0 }'
+done; done | awk '{ s[$1] += $2 } END { for (p in s) print p, s[p] }' \
+    | sort > "$T/want"
+$A tournament standings --tournament Open > "$T/st.csv" 2>&1
+check "standings" 0 $?
+awk -F, 'NR > 1 { print $2, $4 }' "$T/st.csv" | sort > "$T/got"
+check "standings = the sum over the recorded matches" "$(cat "$T/want")" \
+    "$(cat "$T/got")"
+check "standings: 16 players" 16 "$(wc -l < "$T/got" | tr -d ' ')"
+check "standings sorted by points" \
+    "$(awk -F, 'NR > 1 { print $3 }' "$T/st.csv" | sort -rn | tr '\n' ' ')" \
+    "$(awk -F, 'NR > 1 { print $3 }' "$T/st.csv" | tr '\n' ' ')"
+check "a line names its matches and seqs" 1 \
+    "$(grep -c '^[0-9]*,a,.*Open-R1-T1@[0-9]*;Open-R2-T1@[0-9]*$' "$T/st.csv")"
+$A tournament standings --tournament Open --db "$T/data" > "$T/st2.csv" 2>&1
+check "standings from the data directory are the same" \
+    "$(cat "$T/st.csv")" "$(cat "$T/st2.csv")"
+check "standings JSON: server = data directory" \
+    "$($A tournament standings --tournament Open --json)" \
+    "$($A tournament standings --tournament Open --json --db "$T/data")"
+check "standings of a match that is no tournament refused" 1 \
+    "$($A tournament standings --tournament Open-R1-T1 > /dev/null 2>&1; echo $?)"
+
+$A export --tournament Open --format results --out "$T/results.csv"
+check "export --tournament results" 0 $?
+check "results: 2 lines a closed match" 34 "$(wc -l < "$T/results.csv" | tr -d ' ')"
+
+$A export --tournament Open --format bundle --out "$T/open.bundle" \
+    > /dev/null 2>&1
+check "export tournament bundle" 0 $?
+$A verify "$T/open.bundle" --pubkey "$T/data/signing.pub" > "$T/v.out" 2>&1
+check "tournament bundle verifies" 0 $?
+check "it holds the tournament and 16 matches" 1 \
+    "$(grep -c 'verified: 17 matches' "$T/v.out")"
+# flip one byte inside a table's match (a card of Open-R2-T5)
+off=$(grep -abo '6D' "$T/open.bundle" | sed -n 13p | cut -d: -f1)
+cp "$T/open.bundle" "$T/bad.bundle"
+printf '7' | dd of="$T/bad.bundle" bs=1 seek="$off" conv=notrunc 2>/dev/null
+$A verify "$T/bad.bundle" --pubkey "$T/data/signing.pub" > "$T/bad.out" 2>&1
+check "an altered match fails the bundle" 1 $?
+check "the failure names the match" 1 "$(grep -c 'FAILED' "$T/bad.out")"
+# a bundle of the tournament without its other matches does not verify
+# (export runs the verification before writing)
+$A export --match Open --match Open-R1-T1 --format bundle \
+    --out "$T/part.bundle" > "$T/part.out" 2>&1
+check "a tournament bundle missing its matches fails" 1 $?
+check "... naming a missing table" 1 \
+    "$(grep -c 'table 2 of round 1: match Open-R1-T2 is not in the bundle' "$T/part.out")"
+
+# The same board and standings over HTTP, and the board page.
+kill "$pid"; wait "$pid" 2>/dev/null
+printf '[http]\nlisten = tcp:127.0.0.1:17011\n' > "$T/http.conf"
+bin/arbiterd --config "$T/http.conf" --data "$T/data" --listen "unix:$T/s.sock" \
+    --log-level warn 2> "$T/daemon2.log" < /dev/null > /dev/null &
+pid=$!
+i=0
+while ! curl -s -o /dev/null http://127.0.0.1:17011/ && [ $i -lt 100 ]; do
+    sleep 0.05; i=$((i + 1)); done
+reader=$(awk '$4 == "reader" { print $3; exit }' "$T/data/tokens")
+get() { curl -s -H "Authorization: Bearer $reader" "http://127.0.0.1:17011$1"; }
+check "HTTP board = arbiter tournament board" \
+    "$($A tournament board --tournament Open)" "$(get /api/t/Open/board)"
+check "HTTP standings CSV = arbiter tournament standings" \
+    "$(cat "$T/st.csv")" "$(get '/api/t/Open/standings?format=csv')"
+check "HTTP: a match that is no tournament is 404" 404 \
+    "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $reader" \
+       http://127.0.0.1:17011/api/t/Open-R1-T1/board)"
+check "HTTP: a bad format is 400" 400 \
+    "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $reader" \
+       'http://127.0.0.1:17011/api/t/Open/board?format=csv')"
+check "HTTP: the board page" 1 "$(get /t/Open | grep -c '/static/board.js')"
+
+echo "tournament.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]

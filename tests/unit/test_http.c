@@ -1,0 +1,718 @@
+/*
+ * test_http.c - the recorder's HTTP server against the real daemon on
+ * loopback (docs/HTTP.md): hostile input (oversize head and body,
+ * slowloris, 1,000 idle connections with the writer's throughput
+ * measured, path traversal, malformed percent-encoding), the JSON API's
+ * errors, tokens and the public_read switch, a live stream delivering an
+ * ack within a second, and /metrics read by a strict Prometheus text
+ * parser whose counters must equal `stats`.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <sys/resource.h>
+
+#include "tests/daemon_harness.h"
+#include "tests/http_client.h"
+#include "tests/test.h"
+
+#define BIG (1 << 20)
+static char resp[BIG];
+static int  port;
+
+/* The port the daemon's log says it bound (port 0 in the config). */
+static int
+find_port(void)
+{
+    char  path[320], line[512];
+    FILE *f;
+    int   i, p = -1;
+    char *at;
+
+    snprintf(path, sizeof(path), "%s/daemon.log", harness_dir);
+    for (i = 0; i < 300 && p < 0; i++) {
+        if ((f = fopen(path, "r")) != NULL) {
+            while (fgets(line, sizeof(line), f) != NULL)
+                if ((at = strstr(line, "http: listening on tcp:")) != NULL)
+                    sscanf(strrchr(at, ':') + 1, "%d", &p);
+            fclose(f);
+        }
+        if (p < 0)
+            usleep(10000);
+    }
+    return p;
+}
+
+static int
+start(const char *http_extra)
+{
+    char extra[1024];
+
+    snprintf(extra, sizeof(extra), "[http]\nlisten = tcp:127.0.0.1:0\n%s",
+             http_extra);
+    if (harness_init(extra, 120) != 0)
+        return -1;
+    harness_start();
+    port = find_port();
+    return port > 0 ? 0 : -1;
+}
+
+/* ---- the protocol side: appends and stats ------------------------------- */
+
+static int
+call(arb_client_t *cl, msgpack_unpacked *res, const char *op, size_t n, ...)
+{
+    msgpack_packer *pk;
+    arb_buf_t       why = ARB_BUF_INIT;
+    va_list         ap;
+    size_t          i;
+    int             rc;
+
+    arb_client_begin(cl, &pk, op, n);
+    va_start(ap, n);
+    for (i = 0; i < n; i++) {
+        const char *k = va_arg(ap, const char *), *v = va_arg(ap, const char *);
+        arb_mp_pack_cstr(pk, k);
+        if (strcmp(k, "players") == 0 || strcmp(k, "args") == 0) {
+            /* "a b": an array of words */
+            char        w[64];
+            const char *p = v;
+            size_t      cnt = 1, j;
+            for (j = 0; v[j]; j++)
+                cnt += v[j] == ' ';
+            msgpack_pack_array(pk, cnt);
+            while (*p) {
+                j = strcspn(p, " ");
+                snprintf(w, sizeof(w), "%.*s", (int)j, p);
+                arb_mp_pack_cstr(pk, w);
+                p += j + (p[j] == ' ');
+            }
+        } else if (strcmp(k, "options") == 0) {
+            msgpack_pack_map(pk, 1);
+            arb_mp_pack_cstr(pk, "mode");
+            arb_mp_pack_cstr(pk, v);
+        } else {
+            arb_mp_pack_cstr(pk, v);
+        }
+    }
+    va_end(ap);
+    rc = arb_client_call(cl, res, &why);
+    arb_buf_free(&why);
+    return rc;
+}
+
+static int
+open_match(arb_client_t *cl, const char *id)
+{
+    msgpack_unpacked res;
+    int              rc;
+
+    msgpack_unpacked_init(&res);
+    rc = call(cl, &res, "open", 4, "match", id, "game", "yahchain",
+              "players", "alice bob", "options", "3");
+    msgpack_unpacked_destroy(&res);
+    return rc;
+}
+
+/* The k-th (1-based) move of a match: Sota k/3 takes 2-3-4 of its suit. */
+static int
+place(arb_client_t *cl, const char *id, int k)
+{
+    static const char suits[] = "SHDCUMWFLGYN";
+    msgpack_unpacked  res;
+    char              card[4];
+    int               rc;
+
+    snprintf(card, sizeof(card), "%d%c", 2 + (k - 1) % 3,
+             suits[(k - 1) / 3]);
+    msgpack_unpacked_init(&res);
+    rc = call(cl, &res, "append", 5, "match", id, "kind", "move", "player",
+              k % 2 ? "alice" : "bob", "verb", "place", "args", card);
+    msgpack_unpacked_destroy(&res);
+    return rc;
+}
+
+static uint64_t
+stat_of(const msgpack_unpacked *res, const char *key)
+{
+    return arb_client_uint(res, key);
+}
+
+/* ---- hostile input ------------------------------------------------------ */
+
+static void
+test_hostile(void)
+{
+    char *req = malloc(BIG);
+    int   n;
+
+    /* a head over header_max (4K) but under libh2o's own cap: 431 */
+    n = sprintf(req, "GET /api/stats HTTP/1.1\r\nHost: t\r\nX-Pad: ");
+    memset(req + n, 'a', 5000);
+    n += 5000;
+    n += sprintf(req + n, "\r\nConnection: close\r\n\r\n");
+    CHECK_INT(http_raw(port, req, (size_t)n, resp, BIG), 431);
+    CHECK(strstr(http_body(resp), "\"where\":\"headers\"") != NULL);
+    /* over H2O_MAX_REQLEN (408 KiB) libh2o answers 400 itself */
+    n = sprintf(req, "GET / HTTP/1.1\r\nHost: t\r\nX-Pad: ");
+    memset(req + n, 'a', 500000);
+    n += 500000;
+    n += sprintf(req + n, "\r\n\r\n");
+    CHECK_INT(http_raw(port, req, (size_t)n, resp, BIG), 400);
+    /* a body over body_max: 413 before it is read */
+    n = sprintf(req, "GET / HTTP/1.1\r\nHost: t\r\nContent-Length: 100000"
+                "\r\nConnection: close\r\n\r\n");
+    CHECK_INT(http_raw(port, req, (size_t)n, resp, BIG), 413);
+    /* not HTTP at all */
+    CHECK_INT(http_raw(port, "\x01\x02garbage\r\n\r\n", 13, resp, BIG), 400);
+    /* a method other than GET */
+    n = sprintf(req, "DELETE /api/stats HTTP/1.1\r\nHost: t\r\n"
+                "Connection: close\r\n\r\n");
+    CHECK_INT(http_raw(port, req, (size_t)n, resp, BIG), 405);
+
+    /* traversal: names are looked up in the asset table, never opened */
+    CHECK_INT(http_get(port, "/static/../../etc/passwd", NULL, resp, BIG),
+              404);
+    CHECK_INT(http_get(port, "/static/..%2f..%2fetc%2fpasswd", NULL, resp,
+                       BIG), 404);
+    CHECK_INT(http_get(port, "/static/%2e%2e", NULL, resp, BIG), 404);
+    CHECK_INT(http_get(port, "/../../etc/passwd", NULL, resp, BIG), 404);
+    CHECK(strstr(resp, "root:") == NULL);
+    CHECK_INT(http_get(port, "/static/index.html", NULL, resp, BIG), 200);
+    CHECK_INT(http_get(port, "/", NULL, resp, BIG), 200);
+    CHECK(strstr(resp, "text/html") != NULL);
+    /* malformed percent-encoding */
+    CHECK_INT(http_get(port, "/static/%zz", NULL, resp, BIG), 400);
+    CHECK_INT(http_get(port, "/static/%4", NULL, resp, BIG), 400);
+    CHECK_INT(http_get(port, "/static/a%", NULL, resp, BIG), 400);
+    CHECK_INT(http_get(port, "/api/m/%00x/state", HARNESS_READER, resp,
+                       BIG), 400);
+    CHECK_INT(http_get(port, "/api/m/M1/state?at=%G1", HARNESS_READER, resp,
+                       BIG), 400);
+    CHECK(strstr(http_body(resp), "\"where\":\"at\"") != NULL);
+
+    free(req);
+}
+
+/* 1,000 connections that never send: at most max_connections (200) are
+ * held, the rest closed at once, and appends go on at the same speed. */
+static double
+append_rate(arb_client_t *cl, const char *id)
+{
+    long long t0 = http_now_ms();
+    int       k;
+
+    if (open_match(cl, id) != 0)
+        return 0;
+    for (k = 1; k <= 36; k++)
+        if (place(cl, id, k) != 0)
+            return 0;
+    return 37.0 * 1000 / (double)(http_now_ms() - t0 + 1);
+}
+
+/* 1,000 connections that never send: at most max_connections (200) are
+ * held, the rest closed at accept, and appends go on at the same speed.
+ * The rates alternate with and without them, three rounds, best of each:
+ * the machine's other work only ever slows a run, and comes in waves. */
+static void
+test_idle(void)
+{
+    arb_client_t *cl = harness_connect(HARNESS_ARBITER);
+    int          *fds = calloc(1000, sizeof(int));
+    int           i, r, open_n, closed, refused;
+    double        base = 0, loaded = 0, x;
+    char          b[64], id[32];
+
+    CHECK(cl != NULL && fds != NULL);
+    if (cl == NULL || fds == NULL)
+        return;
+    for (r = 0; r < 3; r++) {
+        snprintf(id, sizeof(id), "idle-base-%d", r);
+        x = append_rate(cl, id);
+        base = x > base ? x : base;
+        for (i = open_n = 0; i < 1000; i++) {
+            fds[i] = http_connect(port);
+            open_n += fds[i] >= 0;
+        }
+        CHECK_INT(open_n, 1000);
+        /* the refused ones are closed at accept; the others are held
+         * until header_timeout_ms (10 s) */
+        usleep(200000);
+        for (i = refused = 0; i < 1000; i++)
+            if (fds[i] >= 0) {
+                http_read(fds[i], b, sizeof(b), NULL, 0, &closed);
+                refused += closed;
+            }
+        CHECK(refused >= 1000 - 200 - 5);
+        CHECK(refused <= 1000 - 200 + 5);
+        snprintf(id, sizeof(id), "idle-load-%d", r);
+        x = append_rate(cl, id);
+        loaded = x > loaded ? x : loaded;
+        for (i = 0; i < 1000; i++)
+            if (fds[i] >= 0)
+                close(fds[i]);
+        usleep(100000);         /* the daemon sees them go */
+    }
+    printf("appends/s over one connection, best of 3: %.0f alone, %.0f with "
+           "200 idle HTTP connections held (1000 tried)\n", base, loaded);
+    fflush(stdout);                 /* before the next fork */
+    CHECK(base > 0 && loaded > 0);
+    /* Idle connections cost the loop nothing; the margin is for the
+     * machine's other work, which moves fsync times by 2-3x. */
+    CHECK(loaded >= base / 3);
+    free(fds);
+    /* alive and serving once they are gone */
+    CHECK_INT(http_get(port, "/api/stats", HARNESS_READER, resp, BIG), 200);
+    CHECK(strstr(resp, "\"http_connections\":1,") != NULL);
+    arb_client_close(cl);
+}
+
+/* ---- API ---------------------------------------------------------------- */
+
+static void
+test_api(void)
+{
+    arb_client_t *cl = harness_connect(HARNESS_ARBITER);
+    int           k;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    CHECK_INT(open_match(cl, "M1"), 0);
+    for (k = 1; k <= 5; k++)
+        CHECK_INT(place(cl, "M1", k), 0);
+    /* tokens */
+    CHECK_INT(http_get(port, "/api/matches", NULL, resp, BIG), 401);
+    CHECK(strstr(http_body(resp), "\"where\":\"authorization\"") != NULL);
+    CHECK_INT(http_get(port, "/api/matches", "not-a-token-at-all-0000", resp,
+                       BIG), 401);
+    CHECK_INT(http_get(port, "/metrics", NULL, resp, BIG), 401);
+    CHECK_INT(http_get(port, "/api/matches?token=" HARNESS_READER, NULL,
+                       resp, BIG), 200);
+    CHECK_INT(http_get(port, "/api/matches", HARNESS_READER, resp, BIG), 200);
+    CHECK(strstr(http_body(resp), "[{\"match\":\"M1\",\"game\":\"yahchain\","
+                 "\"status\":\"open\",\"last_seq\":5,") != NULL);
+    CHECK_INT(http_get(port, "/api/m/M1/state", HARNESS_ARBITER, resp, BIG),
+              200);
+    CHECK(strstr(http_body(resp), "\"seq\":5,") != NULL);
+    CHECK_INT(http_get(port, "/api/m/M1/state?at=2", HARNESS_READER, resp,
+                       BIG), 200);
+    CHECK(strstr(http_body(resp), "\"seq\":2,") != NULL);
+    CHECK_INT(http_get(port, "/api/m/M1/state?at=6", HARNESS_READER, resp,
+                       BIG), 400);
+    CHECK_INT(http_get(port, "/api/m/M1/state?at=-1", HARNESS_READER, resp,
+                       BIG), 400);
+    CHECK_INT(http_get(port, "/api/m/M1/state?at=1x", HARNESS_READER, resp,
+                       BIG), 400);
+    CHECK_INT(http_get(port, "/api/m/nope/state", HARNESS_READER, resp, BIG),
+              404);
+    CHECK(strstr(http_body(resp), "\"where\":\"match\"") != NULL);
+    CHECK_INT(http_get(port, "/api/m/nope/events", HARNESS_READER, resp,
+                       BIG), 404);
+    CHECK_INT(http_get(port, "/api/m/M1/events?from=2&limit=2",
+                       HARNESS_READER, resp, BIG), 200);
+    CHECK(strncmp(http_body(resp), "[{\"seq\":2,", 10) == 0);
+    CHECK(strstr(http_body(resp), "},{\"seq\":3,") != NULL);
+    CHECK(strstr(http_body(resp), "\"seq\":4") == NULL);
+    CHECK(strstr(http_body(resp), "\"line\":\"place bob 3S\"") != NULL);
+    CHECK_INT(http_get(port, "/api/m/M1/events?limit=0", HARNESS_READER,
+                       resp, BIG), 400);
+    CHECK_INT(http_get(port, "/api/nothing", HARNESS_READER, resp, BIG), 404);
+    arb_client_close(cl);
+}
+
+/* A live stream of one match: its state at once, then each ack within a
+ * second; the all-matches stream gets the ack too. */
+static void
+test_live(void)
+{
+    arb_client_t *cl = harness_connect(HARNESS_ARBITER);
+    char          req[256];
+    int           fd, fd2, closed, n;
+    long long     t0;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    CHECK_INT(open_match(cl, "L1"), 0);
+    fd = http_connect(port);
+    fd2 = http_connect(port);
+    n = snprintf(req, sizeof(req), "GET /api/m/L1/live?token=%s HTTP/1.1\r\n"
+                 "Host: t\r\n\r\n", HARNESS_READER);
+    http_write_all(fd, req, (size_t)n);
+    n = snprintf(req, sizeof(req), "GET /api/live HTTP/1.1\r\nHost: t\r\n"
+                 "Authorization: Bearer %s\r\n\r\n", HARNESS_READER);
+    http_write_all(fd2, req, (size_t)n);
+    http_read(fd, resp, BIG, "\n\n", 2000, &closed);
+    CHECK(strstr(resp, "text/event-stream") != NULL);
+    CHECK(strstr(resp, "event: state\nid: 0\ndata: {") != NULL);
+    http_read(fd2, resp, BIG, ": arbiter live\n\n", 2000, &closed);
+    CHECK(strstr(resp, ": arbiter live") != NULL);
+    t0 = http_now_ms();
+    CHECK_INT(place(cl, "L1", 1), 0);
+    http_read(fd, resp, BIG, "event: state\nid: 1\n", 1000, &closed);
+    CHECK(strstr(resp, "event: ack\nid: 1\ndata: {\"match\":\"L1\",\"seq\":1,")
+          != NULL);
+    CHECK(strstr(resp, "event: state\nid: 1\ndata: {") != NULL);
+    CHECK(http_now_ms() - t0 < 1000);
+    http_read(fd2, resp, BIG, "\"seq\":1", 1000, &closed);
+    CHECK(strstr(resp, "event: ack\nid: 1\ndata: {\"match\":\"L1\"") != NULL);
+    /* the stream counts among the subscribers */
+    CHECK_INT(http_get(port, "/api/stats", HARNESS_READER, resp, BIG), 200);
+    CHECK(strstr(resp, "\"subscribers\":2,") != NULL);
+    close(fd);
+    close(fd2);
+    arb_client_close(cl);
+}
+
+/* A stream that is never read is cut off once stream_max (16K) is
+ * pending, is counted, and never holds the writer back. */
+static void
+test_slow_stream(void)
+{
+    arb_client_t    *cl = harness_connect(HARNESS_ARBITER);
+    msgpack_unpacked res;
+    char             req[256];
+    int              fd, n, k, rcv = 2048, ok = 1, closed;
+    struct sockaddr_in a;
+    long long        t0;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    CHECK_INT(open_match(cl, "S1"), 0);
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_port = htons((unsigned short)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK_INT(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    n = snprintf(req, sizeof(req), "GET /api/m/S1/live HTTP/1.1\r\nHost: t"
+                 "\r\nAuthorization: Bearer %s\r\n\r\n", HARNESS_READER);
+    http_write_all(fd, req, (size_t)n);
+    usleep(100000);
+    t0 = http_now_ms();
+    for (k = 1; k <= 36 && ok; k++)
+        ok = place(cl, "S1", k) == 0;
+    CHECK(ok);
+    CHECK(http_now_ms() - t0 < 5000);
+    msgpack_unpacked_init(&res);
+    CHECK_INT(call(cl, &res, "stats", 0), 0);
+    CHECK(stat_of(&res, "subscribers_cut") >= 1);
+    msgpack_unpacked_destroy(&res);
+    /* the connection was shut: reading drains what was sent, then EOF */
+    closed = 0;
+    while (!closed && http_read(fd, resp, BIG, NULL, 2000, &closed) > 0)
+        ;
+    CHECK(closed);
+    close(fd);
+    arb_client_close(cl);
+}
+
+/* ---- /metrics ------------------------------------------------------------ */
+
+typedef struct {
+    char   name[128];
+    char   type[256];
+} mtype_t;
+
+static int
+valid_name(const char *s, size_t n, int metric)
+{
+    size_t i;
+
+    if (n == 0)
+        return 0;
+    for (i = 0; i < n; i++) {
+        int c = (unsigned char)s[i];
+        if (!(isalpha(c) || c == '_' || (metric && c == ':')
+              || (i > 0 && isdigit(c))))
+            return 0;
+    }
+    return 1;
+}
+
+static int
+parse_value(const char *s, double *v)
+{
+    char *end;
+
+    if (strcmp(s, "+Inf") == 0) { *v = INFINITY; return 0; }
+    if (strcmp(s, "-Inf") == 0) { *v = -INFINITY; return 0; }
+    if (strcmp(s, "NaN") == 0) { *v = NAN; return 0; }
+    if (*s == '\0')
+        return -1;
+    *v = strtod(s, &end);
+    return *end == '\0' ? 0 : -1;
+}
+
+/* Looks up a sample's value by its exact text before the value ("name" or
+ * "name{labels}"); -1 when absent. */
+static double
+sample(const char *text, const char *key)
+{
+    const char *p = text;
+    size_t      n = strlen(key);
+    double      v;
+    char        val[64];
+
+    while ((p = strstr(p, key)) != NULL) {
+        if ((p == text || p[-1] == '\n') && p[n] == ' ') {
+            sscanf(p + n + 1, "%63s", val);
+            return parse_value(val, &v) == 0 ? v : -1;
+        }
+        p += n;
+    }
+    return -1;
+}
+
+/* Strict text format 0.0.4: every line a HELP/TYPE comment or a sample;
+ * names and labels valid; each TYPE once and before its samples;
+ * counters end in _total; histogram buckets ascending and cumulative,
+ * +Inf equal to _count.  0 or -1 (printed). */
+static int
+parse_metrics(char *text)
+{
+    mtype_t types[128];
+    size_t  ntypes = 0, i;
+    char   *line, *save = NULL, *sp, *brace;
+    double  v, last_le = -INFINITY, last_count = 0;
+    char    cur_hist[128] = "";
+
+    if (text[0] == '\0' || text[strlen(text) - 1] != '\n')
+        return fprintf(stderr, "metrics: must end with a newline\n"), -1;
+    for (line = strtok_r(text, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#') {
+            char kw[8], name[128], rest[256];
+            if (sscanf(line, "# %7s %127s %255[^\n]", kw, name, rest) != 3)
+                return fprintf(stderr, "metrics: bad comment '%s'\n", line), -1;
+            if (!valid_name(name, strlen(name), 1))
+                return fprintf(stderr, "metrics: bad name '%s'\n", name), -1;
+            if (strcmp(kw, "TYPE") == 0) {
+                if (strcmp(rest, "counter") && strcmp(rest, "gauge")
+                    && strcmp(rest, "histogram") && strcmp(rest, "summary")
+                    && strcmp(rest, "untyped"))
+                    return fprintf(stderr, "metrics: bad type '%s'\n", rest), -1;
+                for (i = 0; i < ntypes; i++)
+                    if (strcmp(types[i].name, name) == 0)
+                        return fprintf(stderr, "metrics: TYPE twice: %s\n",
+                                       name), -1;
+                if (strcmp(rest, "counter") == 0
+                    && (strlen(name) < 6
+                        || strcmp(name + strlen(name) - 6, "_total") != 0))
+                    return fprintf(stderr, "metrics: counter %s without "
+                                   "_total\n", name), -1;
+                if (ntypes == 128)
+                    return -1;
+                snprintf(types[ntypes].name, sizeof(types[0].name), "%s", name);
+                snprintf(types[ntypes].type, sizeof(types[0].type), "%s", rest);
+                ntypes++;
+            } else if (strcmp(kw, "HELP") != 0)
+                return fprintf(stderr, "metrics: bad comment '%s'\n", line), -1;
+            continue;
+        }
+        sp = strrchr(line, ' ');
+        if (sp == NULL || parse_value(sp + 1, &v) != 0)
+            return fprintf(stderr, "metrics: bad sample '%s'\n", line), -1;
+        *sp = '\0';
+        brace = strchr(line, '{');
+        if (!valid_name(line, brace ? (size_t)(brace - line) : strlen(line), 1))
+            return fprintf(stderr, "metrics: bad name in '%s'\n", line), -1;
+        if (brace != NULL) {
+            /* label="value"(,label="value")*} */
+            char *p = brace + 1;
+            if (line[strlen(line) - 1] != '}')
+                return fprintf(stderr, "metrics: bad labels '%s'\n", line), -1;
+            while (*p != '}') {
+                char *eq = strchr(p, '=');
+                if (eq == NULL || !valid_name(p, (size_t)(eq - p), 0)
+                    || eq[1] != '"')
+                    return fprintf(stderr, "metrics: bad label in '%s'\n",
+                                   line), -1;
+                for (p = eq + 2; *p != '"'; p++) {
+                    if (*p == '\0')
+                        return -1;
+                    if (*p == '\\' && (p[1] == '\\' || p[1] == '"'
+                                       || p[1] == 'n'))
+                        p++;
+                }
+                p++;
+                if (*p == ',')
+                    p++;
+                else if (*p != '}')
+                    return fprintf(stderr, "metrics: bad label list '%s'\n",
+                                   line), -1;
+            }
+        }
+        /* its family: the name, or a histogram's without the suffix */
+        {
+            char   fam[128];
+            size_t n = brace ? (size_t)(brace - line) : strlen(line);
+            const char *typ = NULL;
+            snprintf(fam, sizeof(fam), "%.*s", (int)n, line);
+            for (i = 0; i < ntypes && typ == NULL; i++) {
+                size_t tl = strlen(types[i].name);
+                if (strcmp(types[i].name, fam) == 0)
+                    typ = types[i].type;
+                else if (strcmp(types[i].type, "histogram") == 0
+                         && strncmp(types[i].name, fam, tl) == 0
+                         && (!strcmp(fam + tl, "_bucket")
+                             || !strcmp(fam + tl, "_sum")
+                             || !strcmp(fam + tl, "_count"))) {
+                    typ = "histogram";
+                    fam[tl] = '\0';
+                }
+            }
+            if (typ == NULL)
+                return fprintf(stderr, "metrics: sample before its TYPE: "
+                               "%s\n", line), -1;
+            if (strcmp(typ, "histogram") == 0) {
+                if (strcmp(cur_hist, fam) != 0) {
+                    snprintf(cur_hist, sizeof(cur_hist), "%s", fam);
+                    last_le = -INFINITY;
+                    last_count = 0;
+                }
+                if (brace != NULL && strncmp(brace, "{le=\"", 5) == 0) {
+                    char   le[32];
+                    double lev;
+                    sscanf(brace + 5, "%31[^\"]", le);
+                    if (parse_value(le, &lev) != 0 || lev <= last_le
+                        || v < last_count)
+                        return fprintf(stderr, "metrics: %s buckets not "
+                                       "ascending and cumulative\n", fam), -1;
+                    last_le = lev;
+                    last_count = v;
+                } else if (strstr(line, "_count") != NULL
+                           && (last_le != INFINITY || v != last_count))
+                    return fprintf(stderr, "metrics: %s: +Inf bucket %.0f, "
+                                   "count %.0f\n", fam, last_count, v), -1;
+            } else if (v < 0 && strcmp(typ, "counter") == 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static void
+test_metrics(void)
+{
+    arb_client_t    *cl = harness_connect(HARNESS_ARBITER);
+    msgpack_unpacked res;
+    char            *copy;
+    double           rejects = 0, v;
+    const char      *p;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    /* a refused move, so that rejects are not all zero */
+    CHECK(place(cl, "M1", 2) != 0);
+    CHECK_INT(http_get(port, "/metrics", HARNESS_READER, resp, BIG), 200);
+    CHECK(strstr(resp, "text/plain; version=0.0.4") != NULL);
+    msgpack_unpacked_init(&res);
+    CHECK_INT(call(cl, &res, "stats", 0), 0);
+    copy = strdup(http_body(resp));
+    CHECK_INT(parse_metrics(copy), 0);
+    free(copy);
+    p = http_body(resp);
+    CHECK(sample(p, "arbiter_appends_total") == (double)stat_of(&res, "appends"));
+    CHECK(stat_of(&res, "appends") > 80);
+    CHECK(sample(p, "arbiter_commits_total") == (double)stat_of(&res, "commits"));
+    CHECK(sample(p, "arbiter_events_committed_total")
+          == (double)stat_of(&res, "events_committed"));
+    CHECK(sample(p, "arbiter_commit_events_count")
+          == (double)stat_of(&res, "commits"));
+    CHECK(sample(p, "arbiter_commit_events_sum")
+          == (double)stat_of(&res, "events_committed"));
+    CHECK(sample(p, "arbiter_ack_seconds_count") == (double)stat_of(&res, "acks"));
+    CHECK(sample(p, "arbiter_matches") == (double)stat_of(&res, "matches"));
+    CHECK(sample(p, "arbiter_events") == (double)stat_of(&res, "events"));
+    CHECK(sample(p, "arbiter_storage_used_bytes")
+          == (double)stat_of(&res, "map_used"));
+    CHECK(sample(p, "arbiter_storage_map_size_bytes")
+          == (double)stat_of(&res, "map_size"));
+    CHECK(sample(p, "arbiter_subscribers_cut_total")
+          == (double)stat_of(&res, "subscribers_cut"));
+    CHECK(sample(p, "arbiter_connections")
+          == (double)stat_of(&res, "connections"));
+    for (; (p = strstr(p, "\narbiter_rejects_total{")) != NULL; p++) {
+        sscanf(strchr(p, '}') + 2, "%lf", &v);
+        rejects += v;
+    }
+    CHECK(rejects == (double)stat_of(&res, "rejected"));
+    CHECK(stat_of(&res, "rejected") >= 1);
+    CHECK(sample(http_body(resp), "arbiter_rejects_total{reason=\"illegal\"}")
+          >= 1);
+    CHECK(sample(http_body(resp), "arbiter_http_connections_refused_total")
+          >= 790);
+    msgpack_unpacked_destroy(&res);
+    /* the same figures as JSON */
+    CHECK_INT(http_get(port, "/api/stats", HARNESS_READER, resp, BIG), 200);
+    CHECK(strstr(resp, "\"rejected\":") != NULL);
+    arb_client_close(cl);
+}
+
+/* slowloris: a head trickled in never completes; the connection is cut
+ * at header_timeout_ms (2 s) */
+static void
+test_slowloris(void)
+{
+    int       fd, closed;
+    long long t0;
+
+    fd = http_connect(port);
+    CHECK(fd >= 0);
+    http_write_all(fd, "GET / HTTP/1.1\r\nHost: t\r\n", 25);
+    t0 = http_now_ms();
+    closed = 0;
+    while (!closed && http_now_ms() - t0 < 5000) {
+        if (http_write_all(fd, "X-a: b\r\n", 8) != 0) {
+            closed = 1;         /* reset by the daemon */
+            break;
+        }
+        http_read(fd, resp, BIG, NULL, 200, &closed);
+    }
+    CHECK(closed);
+    CHECK(http_now_ms() - t0 < 3500);
+    CHECK(http_now_ms() - t0 >= 1500);
+    close(fd);
+}
+
+/* public_read = true: reads without a token, a bad token still 401. */
+static void
+test_public(void)
+{
+    CHECK_INT(http_get(port, "/api/matches", NULL, resp, BIG), 200);
+    CHECK_INT(http_get(port, "/metrics", NULL, resp, BIG), 200);
+    CHECK_INT(http_get(port, "/api/matches", "not-a-token-at-all-0000", resp,
+                       BIG), 401);
+}
+
+int
+main(void)
+{
+    int failed;
+
+    (void)harness_send_raw;     /* the harness offers it; unused here */
+
+    if (start("max_connections = 200\n"
+              "stream_max = 16K\n") != 0) {
+        fprintf(stderr, "daemon with HTTP did not start\n");
+        return harness_done(1);
+    }
+    test_hostile();
+    test_api();
+    test_idle();
+    test_live();
+    test_slow_stream();
+    test_metrics();
+    failed = harness_done(test_failed_);
+    if (start("public_read = true\nheader_timeout_ms = 2000\n") != 0)
+        return harness_done(1) | 1;
+    test_public();
+    test_slowloris();
+    harness_done(test_failed_);
+    return TEST_END() | failed;
+}

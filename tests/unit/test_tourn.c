@@ -1,0 +1,317 @@
+/*
+ * test_tourn.c - the tournament pseudo-game, pairing lists, standings and
+ * the director's board.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/board.h"
+#include "core/err.h"
+#include "core/match.h"
+#include "core/standings.h"
+#include "core/tourn.h"
+#include "tests/test.h"
+
+static arb_match_t *
+open_match(const char *game, const char *id, const char *const *players,
+           size_t np, const char *opt_k, const char *opt_v,
+           const char *opt2_k, const char *opt2_v)
+{
+    arb_event_t    ev;
+    arb_setup_t   *s;
+    arb_match_t   *m = NULL;
+    arb_verdict_t  v;
+    size_t         i;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_OPEN;
+    s = ev.setup = calloc(1, sizeof(*s));
+    s->game = strdup(game);
+    s->match_id = strdup(id);
+    for (i = 0; i < np; i++)
+        arb_setup_add_player(s, players[i], -1);
+    if (opt_k != NULL)
+        arb_setup_set_option(s, opt_k, opt_v);
+    if (opt2_k != NULL)
+        arb_setup_set_option(s, opt2_k, opt2_v);
+    if (arb_match_open(&m, &ev, &v) != 0)
+        m = NULL;
+    arb_event_clear(&ev);
+    return m;
+}
+
+/* Applies an event of `kind` with text; the verdict's code. */
+static int
+act(arb_match_t *m, arb_verdict_t *v, int kind, const char *text)
+{
+    arb_event_t ev;
+    int         rc;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = kind;
+    ev.text = text ? strdup(text) : NULL;
+    rc = arb_match_apply(m, &ev, v);
+    arb_event_clear(&ev);
+    return rc;
+}
+
+static int
+move(arb_match_t *m, arb_verdict_t *v, const char *verb, const char *player,
+     const char *a0, const char *a1, const char *a2)
+{
+    arb_event_t ev;
+    int         rc;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_MOVE;
+    ev.verb = strdup(verb);
+    ev.player = strdup(player);
+    if (a0)
+        arb_event_add_arg(&ev, a0);
+    if (a1)
+        arb_event_add_arg(&ev, a1);
+    if (a2)
+        arb_event_add_arg(&ev, a2);
+    rc = arb_match_apply(m, &ev, v);
+    arb_event_clear(&ev);
+    return rc;
+}
+
+static void
+test_rules(void)
+{
+    const char *dir[] = { "director" };
+    arb_match_t *t;
+    arb_verdict_t v;
+    arb_results_t r;
+
+    CHECK(open_match("tournament", "T", dir, 1, NULL, NULL, NULL, NULL) == NULL);
+    CHECK(open_match("tournament", "T", dir, 1, "game", "tournament", NULL, NULL)
+          == NULL);
+    CHECK(open_match("tournament", "T", dir, 1, "colour", "red", NULL, NULL) == NULL);
+    t = open_match("tournament", "T", dir, 1, "game", "yahchain",
+                   "game.mode", "3");
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    CHECK_INT(move(t, &v, "round", "alice", "1", "1:T-R1-T1:a,b", NULL),
+              ARB_EILLEGAL);
+    CHECK_STR(v.rule, "tournament.director");
+    CHECK_INT(move(t, &v, "round", "director", "2", "1:T-R1-T1:a,b", NULL),
+              ARB_EILLEGAL);
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:T-R1-T1:a,b",
+                   "2:T-R1-T2:b,c"), ARB_EILLEGAL);
+    CHECK(strstr(v.msg, "b plays at table 1 and at table 2") != NULL);
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:T-R1-T1:a,a", NULL),
+              ARB_EINVAL);
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:T-R1-T1", NULL),
+              ARB_EINVAL);
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:T-R1-T1:a,b",
+                   "2:T-R1-T2:c,d"), 0);
+    CHECK_INT(move(t, &v, "round", "director", "2", "1:T-R2-T1:a,c", NULL),
+              ARB_EILLEGAL);         /* round 1 not over */
+    CHECK_INT(move(t, &v, "end", "director", "2", NULL, NULL), ARB_EILLEGAL);
+    CHECK_INT(move(t, &v, "end", "director", "1", NULL, NULL), 0);
+    CHECK_INT(move(t, &v, "round", "director", "2", "1:T-R1-T1:a,c", NULL),
+              ARB_EILLEGAL);         /* a match id used twice */
+    CHECK_INT(move(t, &v, "round", "director", "2", "1:T-R2-T1:a,c", NULL),
+              0);
+    CHECK_INT(act(t, &v, ARB_EV_NOTE, "hello"), 0);
+    memset(&r, 0, sizeof(r));
+    CHECK_INT(arb_match_results(t, &r), 0);
+    CHECK_INT(r.nrecords, 3);
+    if (r.nrecords == 3) {
+        CHECK_STR(arb_record_get(&r.records[2], "match")->str, "T-R2-T1");
+        CHECK_INT(arb_record_get(&r.records[0], "ended")->num, 1);
+        CHECK_INT(arb_record_get(&r.records[2], "ended")->num, 0);
+    }
+    arb_results_clear(&r);
+    arb_match_free(t);
+
+    /* A table that its game would refuse is refused with the round:
+     * YAHchain needs its mode fixed at open. */
+    t = open_match("tournament", "U", dir, 1, "game", "yahchain", NULL, NULL);
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:U-R1-T1:a,b", NULL),
+              ARB_EILLEGAL);
+    CHECK_STR(v.rule, "tournament.table");
+    CHECK(strstr(v.msg, "table 1 (U-R1-T1) cannot be opened: §34.5") != NULL);
+    if (strstr(v.msg, "cannot be opened: §34.5") == NULL)
+        fprintf(stderr, "got: %s\n", v.msg);
+    CHECK_INT(arb_match_next_seq(t), 1);
+    arb_match_free(t);
+    t = open_match("tournament", "U", dir, 1, "game.mode", "3", NULL, NULL);
+    CHECK(t == NULL);           /* game.* alone: the game is missing */
+    arb_match_free(t);
+}
+
+static void
+test_pairing(void)
+{
+    arb_pairing_t p;
+    arb_buf_t     why = ARB_BUF_INIT;
+    const char   *ok = "round,table,p1,p2\r\n# comment\n1,1,a,b\n\n1,2,c,d\n"
+                       "2,A.1,a,c,e";
+    arb_buf_t     id = ARB_BUF_INIT;
+    char          big[100];
+
+    CHECK_INT(arb_pairing_parse(&p, ok, strlen(ok), &why), 0);
+    CHECK_INT(p.nrows, 3);
+    if (p.nrows == 3) {
+        CHECK_INT(p.rows[2].round, 2);
+        CHECK_STR(p.rows[2].t.table, "A.1");
+        CHECK_INT(p.rows[2].t.nplayers, 3);
+        CHECK_INT(p.rows[1].line, 5);
+    }
+    arb_pairing_clear(&p);
+#define BAD(text, msg) do {                                               \
+        why.len = 0;                                                      \
+        CHECK(arb_pairing_parse(&p, text, strlen(text), &why) != 0);      \
+        CHECK(strstr(arb_buf_cstr(&why), msg) != NULL);                   \
+        CHECK_INT(p.nrows, 0);                                            \
+    } while (0)
+    BAD("1,1,a,b\n0,2,c,d\n", "line 2: round '0'");
+    BAD("1,1,a,b\n1,2\n", "line 2: want round,table");
+    BAD("1,1,a,a\n", "line 1: table 1: player a is seated twice");
+    BAD("1,t 1,a,b\n", "line 1: table 't 1'");
+    BAD("1,1,a,,b\n", "player '' is not a valid name");
+    BAD("", "no tables");
+    BAD("x,1,a,b\n", "line 1: round 'x'");
+    CHECK_INT(arb_tourn_match_id(&id, "Open", 2, "7"), 0);
+    CHECK_STR(arb_buf_cstr(&id), "Open-R2-T7");
+    memset(big, 'x', 60);
+    big[60] = '\0';
+    CHECK_INT(arb_tourn_match_id(&id, big, 2, "7"), ARB_ETOOBIG);
+    arb_buf_free(&id);
+    arb_buf_free(&why);
+}
+
+/* Three closed matches and one open; totals set by hand. */
+static void
+test_standings(void)
+{
+    char *p1[] = { "ann", "bob" }, *p2[] = { "cid", "dan" },
+         *p3[] = { "ann", "cid" }, *p4[] = { "bob", "dan" };
+    arb_results_t r[4];
+    arb_standings_match_t in[4];
+    arb_standings_t s;
+    arb_buf_t b = ARB_BUF_INIT;
+    int i;
+
+    memset(r, 0, sizeof(r));
+    memset(in, 0, sizeof(in));
+    arb_results_add_total(&r[0], "ann", 21);
+    arb_results_add_total(&r[0], "bob", 33);
+    arb_results_add_total(&r[1], "cid", 10);
+    arb_results_add_total(&r[1], "dan", 10);
+    arb_results_add_total(&r[2], "ann", 40);
+    arb_results_add_total(&r[2], "cid", 0);
+    arb_results_add_total(&r[3], "bob", 500);
+    for (i = 0; i < 4; i++) {
+        in[i].round = 1 + (i >= 2);
+        in[i].table = i % 2 ? "2" : "1";
+        in[i].players = i == 0 ? p1 : i == 1 ? p2 : i == 2 ? p3 : p4;
+        in[i].nplayers = 2;
+        in[i].counted = i < 3;
+        in[i].seq = 10 + (uint64_t)i;
+        in[i].res = &r[i];
+    }
+    in[0].match = "M1"; in[1].match = "M2"; in[2].match = "M3";
+    in[3].match = "M4";
+    CHECK_INT(arb_standings_compute(&s, in, 4, ARB_STANDINGS_GP), 0);
+    arb_standings_csv(&b, &s, in);
+    /* ann 61 (1 win), bob 33 (1 win; M4 not closed), cid 10 = dan 10 on
+     * every key: a shared rank, listed by name */
+    CHECK_STR(arb_buf_cstr(&b),
+              "rank,player,points,gp,mp,wins,draws,losses,played,matches\n"
+              "1,ann,61,61,2,1,0,1,2,M1@10;M3@12\n"
+              "2,bob,33,33,2,1,0,0,1,M1@10\n"
+              "3,cid,10,10,1,0,1,1,2,M2@11;M3@12\n"
+              "3,dan,10,10,1,0,1,0,1,M2@11\n");
+    arb_standings_clear(&s);
+    b.len = 0;
+    CHECK_INT(arb_standings_compute(&s, in, 4, ARB_STANDINGS_MP), 0);
+    arb_standings_csv(&b, &s, in);
+    /* mp: ann 2, bob 2 (gp 61 > 33), cid 1 = dan 1 on gp 10, wins 0,
+     * best 10: shared rank 3, listed by name */
+    CHECK_STR(arb_buf_cstr(&b),
+              "rank,player,points,gp,mp,wins,draws,losses,played,matches\n"
+              "1,ann,2,61,2,1,0,1,2,M1@10;M3@12\n"
+              "2,bob,2,33,2,1,0,0,1,M1@10\n"
+              "3,cid,1,10,1,0,1,1,2,M2@11;M3@12\n"
+              "3,dan,1,10,1,0,1,0,1,M2@11\n");
+    b.len = 0;
+    arb_standings_json(&b, "T", &s, in, 4);
+    CHECK(strstr(arb_buf_cstr(&b), "\"uncounted\":[\"M4\"]") != NULL);
+    CHECK(strstr(arb_buf_cstr(&b), "{\"match\":\"M3\",\"round\":2,"
+                 "\"table\":\"1\",\"seq\":12,\"gp\":40,\"result\":\"win\"}")
+          != NULL);
+    arb_standings_clear(&s);
+    b.len = 0;
+    arb_standings_results_csv(&b, "T", in, 4);
+    CHECK(strstr(arb_buf_cstr(&b), "\nT,1,2,M2,11,") != NULL);
+    CHECK(strstr(arb_buf_cstr(&b), ",dan,2,10,draw\n") != NULL);
+    CHECK(strstr(arb_buf_cstr(&b), "M4") == NULL);
+    arb_buf_free(&b);
+    for (i = 0; i < 4; i++)
+        arb_results_clear(&r[i]);
+}
+
+static void
+test_board(void)
+{
+    const char *pl[] = { "alice", "bob" };
+    char *pv[] = { "alice", "bob" };
+    arb_match_t *m = open_match("yahchain", "M", pl, 2, "mode", "3", NULL, NULL);
+    arb_verdict_t v;
+    arb_board_table_t t[3];
+    arb_buf_t b = ARB_BUF_INIT;
+    uint64_t undo = 0, seq = 0;
+    const char *j;
+
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(arb_board_status(NULL, 0, &undo), ARB_BOARD_NOT_STARTED);
+    CHECK_INT(arb_board_status(m, 0, &undo), ARB_BOARD_NOT_STARTED);
+    CHECK_INT(move(m, &v, "place", "alice", "4S", NULL, NULL), 0);
+    CHECK_INT(arb_board_status(m, 1, &undo), ARB_BOARD_PLAYING);
+    b.len = 0;
+    arb_undo_note(&b, 1, "place alice 4♠");
+    CHECK_INT(act(m, &v, ARB_EV_NOTE, arb_buf_cstr(&b)), 0);
+    CHECK_INT(arb_board_status(m, 2, &undo), ARB_BOARD_UNDO);
+    CHECK_INT(undo, 1);
+    CHECK(arb_undo_note_seq("undo requested: seq 0 (x)", &seq) != 0);
+    CHECK(arb_undo_note_seq("undo requested: seq 12x", &seq) != 0);
+    CHECK(arb_undo_note_seq("undo requested: seq 12", &seq) == 0
+          && seq == 12);
+    memset(t, 0, sizeof(t));
+    t[0].table = "1"; t[0].match = "A"; t[0].status = ARB_BOARD_CLOSED;
+    t[1].table = "2"; t[1].match = "B"; t[1].status = ARB_BOARD_PLAYING;
+    t[2].table = "3"; t[2].match = "C"; t[2].status = ARB_BOARD_UNDO;
+    t[2].undo_seq = 4;
+    t[1].players = pv;
+    t[1].nplayers = 2;
+    b.len = 0;
+    CHECK_INT(arb_board_json(&b, "T", 1, t, 3), 0);
+    j = arb_buf_cstr(&b);
+    CHECK(strstr(j, "\"match\":\"C\"") < strstr(j, "\"match\":\"B\"")
+          && strstr(j, "\"match\":\"B\"") < strstr(j, "\"match\":\"A\""));
+    CHECK(strstr(j, "\"status\":\"undo_requested\",\"seq\":0,"
+                 "\"last_move_ms\":0,\"undo_seq\":4") != NULL);
+    CHECK(strstr(j, "\"players\":[\"alice\",\"bob\"]") != NULL);
+    arb_buf_free(&b);
+    arb_match_free(m);
+}
+
+int
+main(void)
+{
+    test_rules();
+    test_pairing();
+    test_standings();
+    test_board();
+    return TEST_END();
+}

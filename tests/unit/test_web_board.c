@@ -1,0 +1,127 @@
+/*
+ * test_web_board.c - the director's board in a real browser against a real
+ * recorder: a round of four tables from a pairing list, every table's
+ * status shown; a move, an undo request and a close each change the board
+ * within two seconds, what needs the director first; the standings follow
+ * a closed match.
+ */
+#include "tests/browser/cdp.h"
+#include "tests/daemon_harness.h"
+#include "tests/test.h"
+
+#define PORT "17021"
+#define BASE "http://127.0.0.1:" PORT
+
+
+/* The status the board shows for table t, into got. */
+static const char *
+status_of(cdp_t *b, int t, char *got, size_t cap)
+{
+    char expr[160];
+
+    snprintf(expr, sizeof(expr), "(document.querySelector('#board tr[data-"
+             "table=\"%d\"]') || {dataset: {}}).dataset.status || ''", t);
+    return cdp_eval_str(b, expr, got, cap);
+}
+
+/* How long until table t shows status st (ms), or -1. */
+static long
+shows(cdp_t *b, int t, const char *st)
+{
+    char expr[200];
+    long ms;
+
+    snprintf(expr, sizeof(expr), "(document.querySelector('#board tr[data-"
+             "table=\"%d\"]') || {dataset: {}}).dataset.status === '%s'", t,
+             st);
+    ms = cdp_wait(b, expr, 3000);
+    if (ms < 0)
+        fprintf(stderr, "table %d never showed %s: %s\n", t, st, b->err);
+    return ms;
+}
+
+static void *const unused[] = { (void *)harness_connect,
+                                (void *)harness_send_raw };
+
+static void
+on_alarm(int sig)
+{
+    cdp_kill_now();
+    harness_on_alarm(sig);
+}
+
+int
+main(void)
+{
+    cdp_t  b;
+    char   path[400], cmd[600], got[128];
+    FILE  *f;
+    long   t;
+
+    if (harness_init("[http]\nlisten = tcp:127.0.0.1:" PORT "\n", 90) != 0)
+        return 1;
+    signal(SIGALRM, on_alarm);
+    harness_start();
+    snprintf(path, sizeof(path), "%s/pairings.csv", harness_dir);
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f == NULL)
+        return TEST_END();
+    fputs("round,table,p1,p2\n1,1,ann,bob\n1,2,cid,dan\n1,3,eve,fay\n"
+          "1,4,gus,hal\n", f);
+    fclose(f);
+    CHECK_INT(harness_cli("tournament create --tournament Cup --game yahchain "
+                      "--option mode=3"), 0);
+    snprintf(cmd, sizeof(cmd), "tournament round --tournament Cup "
+             "--pairings %s", path);
+    CHECK_INT(harness_cli(cmd), 0);
+    if (cdp_start(&b, 1280, 800) != 0) {
+        CHECK(!"a headless chromium to test the pages with");
+        cdp_stop(&b);
+        harness_done(1);
+        return TEST_END();
+    }
+    CHECK(cdp_open(&b, BASE "/t/Cup?token=" HARNESS_READER) == 0);
+    CHECK(cdp_wait(&b, "document.body.dataset.ready === '1'", 5000) >= 0);
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#board tr[data-"
+                           "table]').length"), 4);
+    CHECK_STR(status_of(&b, 1, got, sizeof(got)), "not_started");
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#standings tr["
+                           "data-player]').length"), 8);
+    CHECK(cdp_wait(&b, "document.getElementById('live').textContent === "
+                   "'live'", 3000) >= 0);
+
+    /* A move: table 2 is playing, listed after the tables not started. */
+    CHECK_INT(harness_cli("move --match Cup-R1-T2 place cid 4S"), 0);
+    t = shows(&b, 2, "playing");
+    printf("a move on the board %ld ms after `arbiter move` returned\n", t);
+    CHECK(t >= 0 && t < 2000);
+    CHECK_STR(cdp_eval_str(&b, "[...document.querySelectorAll('#board tr["
+                           "data-table]')].map(r => r.dataset.table).join()",
+                           got, sizeof(got)), "1,3,4,2");
+    /* An undo request comes first. */
+    CHECK_INT(harness_cli("note --match Cup-R1-T2 \"undo requested: seq 1 "
+                      "(place cid 4S)\""), 0);
+    CHECK(shows(&b, 2, "undo_requested") >= 0);
+    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#board tr[data-"
+                           "table]').dataset.table", got, sizeof(got)), "2");
+    /* Table 1 plays a Sota and closes: last on the board, in the
+     * standings. */
+    CHECK_INT(harness_cli("move --match Cup-R1-T1 place ann 4S"), 0);
+    CHECK_INT(harness_cli("move --match Cup-R1-T1 place bob 5H"), 0);
+    CHECK_INT(harness_cli("move --match Cup-R1-T1 place ann 6D"), 0);
+    CHECK_INT(harness_cli("close --match Cup-R1-T1"), 0);
+    CHECK(shows(&b, 1, "closed") >= 0);
+    CHECK(cdp_wait(&b, "(document.querySelector('#standings tr[data-player"
+                   "=\"ann\"] td:nth-child(3)') || {}).textContent === '21'",
+                   3000) >= 0);
+    CHECK_STR(cdp_eval_str(&b, "[...document.querySelectorAll('#board tr["
+                           "data-table]')].map(r => r.dataset.table).join()",
+                           got, sizeof(got)), "2,3,4,1");
+    CHECK(cdp_is_picture(&b, 1280, 800, "board"));
+
+    cdp_stop(&b);
+    (void)unused;
+    harness_done(test_failed_);
+    return TEST_END();
+}

@@ -1,0 +1,177 @@
+/*
+ * test_web_live.c - the live pages in a real browser against a real
+ * recorder: the match list shows every match with its players and follows
+ * new moves; a match page loads, a move recorded with `arbiter move`
+ * appears in it within a second, the history slider shows an earlier
+ * state and "latest" returns to the live one; each game's page draws a
+ * non-blank picture of the requested size; a spectator's page of a hidden-
+ * hand game draws no hand face up.
+ */
+#include "tests/browser/cdp.h"
+#include "tests/daemon_harness.h"
+#include "tests/test.h"
+
+#define PORT "16611"
+#define BASE "http://127.0.0.1:" PORT
+
+
+static long
+open_page(cdp_t *b, const char *path)
+{
+    char url[256];
+    long t;
+
+    snprintf(url, sizeof(url), BASE "%s%stoken=" HARNESS_READER, path,
+             strchr(path, '?') != NULL ? "&" : "?");
+    CHECK(cdp_open(b, url) == 0);
+    t = cdp_wait(b, "document.body && document.body.dataset.ready === '1'",
+                 5000);
+    if (t < 0)
+        fprintf(stderr, "%s: %s\n", path, b->err);
+    CHECK(t >= 0);
+    return t;
+}
+
+/* A move with `arbiter move`; how long until the page shows seq. */
+static long
+move_seen(cdp_t *b, const char *move, int seq)
+{
+    char expr[128];
+    long t;
+
+    CHECK_INT(harness_cli(move), 0);
+    snprintf(expr, sizeof(expr), "document.body.dataset.seq === '%d'", seq);
+    t = cdp_wait(b, expr, 3000);
+    if (t < 0)
+        fprintf(stderr, "%s\n", b->err);
+    return t;
+}
+
+/* The pages use HTTP only; the harness's protocol helpers stay unused. */
+static void *const unused[] = { (void *)harness_connect,
+                                (void *)harness_send_raw };
+
+static void
+on_alarm(int sig)
+{
+    cdp_kill_now();
+    harness_on_alarm(sig);
+}
+
+int
+main(void)
+{
+    static const struct {
+        const char *file, *match;
+    } games[] = {
+        { "tests/data/chains-1v1-36-square.txt", "SKIM10-1v1" },
+        { "tests/data/tsuku-simple.txt", "TT-simple-1" },
+        { "tests/data/chan-chiu-u.txt", "CHAN-CHIU-1" },
+    };
+    cdp_t  b;
+    char   cmd[256], got[256];
+    long   t;
+    size_t g;
+
+    if (harness_init("[http]\nlisten = tcp:127.0.0.1:" PORT "\n", 90) != 0)
+        return 1;
+    signal(SIGALRM, on_alarm);
+    harness_start();
+    for (g = 0; g < sizeof(games) / sizeof(games[0]); g++) {
+        snprintf(cmd, sizeof(cmd), "load %s", games[g].file);
+        CHECK_INT(harness_cli(cmd), 0);
+    }
+    CHECK_INT(harness_cli("open --match W1 --game yahchain --players alice,bob "
+                      "--option mode=3"), 0);
+    CHECK_INT(harness_cli("move --match W1 place alice 4S"), 0);
+    CHECK_INT(harness_cli("move --match W1 place bob 5H"), 0);
+    if (cdp_start(&b, 1280, 800) != 0) {
+        CHECK(!"a headless chromium to test the pages with");
+        cdp_stop(&b);
+        harness_done(1);
+        return TEST_END();
+    }
+
+    /* The list: every match, its game and players, following moves. */
+    open_page(&b, "/");
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#matches tr[data-match]')"
+                  ".length"), 4);
+    CHECK_STR(cdp_eval_str(&b, "document.querySelector('tr[data-match=\"W1\"]"
+                           " .players').textContent", got, sizeof(got)),
+              "alice, bob");
+    CHECK_INT(harness_cli("move --match W1 place alice 6D"), 0);
+    t = cdp_wait(&b, "document.querySelector('tr[data-match=\"W1\"] .seq')"
+                 ".textContent === '3'", 3000);
+    CHECK(t >= 0 && t < 1000);
+
+    /* A match: a move appears within a second of its ack. */
+    open_page(&b, "/m/W1");
+    CHECK_INT(cdp_eval_int(&b, "+document.body.dataset.seq"), 3);
+    CHECK_STR(cdp_eval_str(&b, "document.getElementById('live').textContent",
+                           got, sizeof(got)), "live");
+    t = move_seen(&b, "move --match W1 place bob 7S", 4);
+    printf("a move on the page %ld ms after `arbiter move` returned\n", t);
+    CHECK(t >= 0 && t < 1000);
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#table .card').length"), 4);
+    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#moves [data-seq="
+                           "\"4\"]').textContent", got, sizeof(got)),
+              "4. place bob 7S");
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#results tr[data-record]')"
+                  ".length"), 1);
+
+    /* The slider: the state after event 1, from the server's replay. */
+    json_decref(cdp_eval(&b, "(() => { const s = document.getElementById("
+                         "'slider'); s.value = 1; s.dispatchEvent(new Event("
+                         "'input')); })()", 5000));
+    CHECK(cdp_wait(&b, "document.body.dataset.seq === '1'", 3000) >= 0);
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#table .card').length"), 1);
+    /* A move meanwhile leaves the earlier state shown, and counts. */
+    CHECK_INT(harness_cli("move --match W1 place alice 7H"), 0);
+    CHECK(cdp_wait(&b, "document.body.dataset.last === '5'", 3000) >= 0);
+    CHECK_INT(cdp_eval_int(&b, "+document.body.dataset.seq"), 1);
+    /* "latest" follows the match again. */
+    json_decref(cdp_eval(&b, "document.getElementById('follow').click()",
+                         5000));
+    CHECK(cdp_wait(&b, "document.body.dataset.seq === '5'", 3000) >= 0);
+    t = move_seen(&b, "move --match W1 place bob 7#3", 6);
+    CHECK(t >= 0 && t < 1000);
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#results tr[data-record]')"
+                  ".length"), 2);
+    CHECK(cdp_is_picture(&b, 1280, 800, "yahchain"));
+
+    /* Each game's page, as a spectator sees it: no hand face up. */
+    for (g = 0; g < sizeof(games) / sizeof(games[0]); g++) {
+        snprintf(cmd, sizeof(cmd), "/m/%s", games[g].match);
+        open_page(&b, cmd);
+        CHECK(cdp_eval_int(&b, "+document.body.dataset.seq") > 0);
+        CHECK_INT(cdp_eval_int(&b, "+document.body.dataset.seq"),
+                  cdp_eval_int(&b, "+document.body.dataset.last"));
+        CHECK(cdp_eval_int(&b, "document.querySelectorAll('#table svg').length")
+              == 1);
+        CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#table .own').length"),
+                  0);
+        CHECK_INT(cdp_eval_int(&b, "JSON.stringify([...document.querySelectorAll("
+                      "'#table .seat')].length) > 0 || " "document."
+                      "querySelectorAll('#table .card').length > 0 ? 1 : 0"),
+                  1);
+        CHECK(cdp_is_picture(&b, 1280, 800, games[g].match));
+    }
+
+    /* A phone: no sideways scrolling; an overlay: the table, no slider. */
+    CHECK(cdp_size(&b, 360, 640) == 0);
+    open_page(&b, "/m/W1");
+    CHECK_INT(cdp_eval_int(&b, "document.documentElement.scrollWidth"), 360);
+    CHECK(cdp_is_picture(&b, 360, 640, "phone"));
+    CHECK(cdp_size(&b, 1920, 1080) == 0);
+    open_page(&b, "/m/W1?overlay=1");
+    CHECK_STR(cdp_eval_str(&b, "getComputedStyle(document.getElementById("
+                           "'history')).display", got, sizeof(got)), "none");
+    CHECK(cdp_is_picture(&b, 1920, 1080, "overlay"));
+    t = move_seen(&b, "move --match W1 place alice 8C", 7);
+    CHECK(t >= 0 && t < 1000);
+
+    cdp_stop(&b);
+    (void)unused;
+    harness_done(test_failed_);
+    return TEST_END();
+}

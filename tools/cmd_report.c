@@ -1,0 +1,330 @@
+/*
+ * arbiter report --html - one self-contained HTML file of a match: the
+ * table at every event (a step-through), the move list, the results and
+ * totals, the hash chain as checked here, and with --claim the claim's
+ * differences marked on the records they concern.  The attachment to a
+ * dispute ruling: it opens offline, from a file, with no network.
+ *
+ * DESIGN: the file is the live match page (core/web/match.html) with its
+ * assets inlined by core/webpage.h and window.ARB_DATA holding what the
+ * page would fetch from the recorder: the report at every seq, as
+ * arb_report_json writes it, replayed here event by event; so the drawing
+ * code is the live page's, one copy.  The report is the arbiter's: every
+ * field, as `arbiter replay --json` prints it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/claim.h"
+#include "core/diff.h"
+#include "core/err.h"
+#include "core/json.h"
+#include "core/json_item.h"
+#include "core/ledger/chain.h"
+#include "core/replay.h"
+#include "core/transcript.h"
+#include "core/webpage.h"
+#include "tools/cli.h"
+#include "tools/net.h"
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter report --html [--claim F] [--out PATH] SOURCE\n\n"
+        "Writes one self-contained HTML file of a match (inline SVG, CSS\n"
+        "and script; opens offline): a picture of the table after every\n"
+        "event with a slider to step through the match, the moves, the\n"
+        "results and totals, and how the hash chain was checked.\n\n"
+        "SOURCE is a FILE (a transcript, or the jsonl of one match by\n"
+        "'arbiter export'), --db DIR --match ID (the recorder's store,\n"
+        "read-only) or --match ID alone (the server, with the connection\n"
+        "options).\n\n"
+        "options:\n"
+        "  --html       the format (the only one)\n"
+        "  --claim F    a claim (docs/CLAIMS.md); its differences from the\n"
+        "               record are marked on the records and totals\n"
+        "  --out PATH   write here instead of stdout\n\n"
+        "Exit status: 0 written, 1 an event refused by the rules or a broken\n"
+        "hash chain (the file is still written, saying so), 2 error.\n\n");
+    cli_net_usage(f);
+}
+
+/* "events":[...]: each as `arbiter events --json` prints it. */
+static void
+put_events(arb_buf_t *b, const arb_history_t *h)
+{
+    size_t i;
+
+    arb_buf_puts(b, "\"events\":[");
+    for (i = 0; i <= h->nevents; i++) {
+        const arb_event_t       *ev = i == 0 ? &h->open : &h->events[i - 1];
+        const arb_history_rec_t *r = h->recs != NULL ? &h->recs[i] : NULL;
+
+        if (i > 0)
+            arb_buf_putc(b, ',');
+        arb_event_json(b, NULL, i, r != NULL ? r->time_ms : ev->time_ms,
+                       r != NULL && r->has_hash ? r->hash : NULL, ev);
+    }
+    arb_buf_putc(b, ']');
+}
+
+/* "chain":{"ok":b|null,"text":"..."}: recomputes every link from the
+ * canonical bytes the source gave and compares it with the hash the
+ * source recorded.  0 when it holds or cannot be checked, 1 broken. */
+static int
+put_chain(arb_buf_t *b, const arb_history_t *h)
+{
+    unsigned char head[ARB_HASH_LEN];
+    char          hex[ARB_HASH_HEX];
+    arb_buf_t     t = ARB_BUF_INIT;
+    size_t        i, compared = 0;
+    int           broken = 0;
+
+    if (h->recs == NULL) {
+        arb_buf_puts(&t, "Hash chain not checked: a transcript has no "
+                     "recorded hashes.  Every event was replayed and judged "
+                     "by the rules.");
+    } else {
+        for (i = 0; i <= h->nevents; i++) {
+            arb_chain_next(i == 0 ? NULL : head, h->recs[i].bytes,
+                           h->recs[i].len, head);
+            if (!h->recs[i].has_hash)
+                continue;
+            compared++;
+            if (memcmp(head, h->recs[i].hash, ARB_HASH_LEN) != 0) {
+                arb_buf_printf(&t, "Hash chain BROKEN at seq %zu: the hash "
+                               "recorded there is not BLAKE2b-256 of the "
+                               "hash before and the event's bytes.", i);
+                broken = 1;
+                break;
+            }
+        }
+        if (!broken) {
+            arb_hex32(hex, head);
+            arb_buf_printf(&t, "Hash chain checked when this file was "
+                           "written: each link recomputed as BLAKE2b-256 "
+                           "of the link before and the event's canonical "
+                           "bytes, for events 0..%zu, and compared with "
+                           "the %zu hashes the source recorded: all agree."
+                           "  Head %s.", h->nevents, compared, hex);
+        }
+    }
+    arb_buf_printf(b, "\"chain\":{\"ok\":%s,\"text\":",
+                   h->recs == NULL ? "null" : broken ? "false" : "true");
+    arb_json_str(b, arb_buf_cstr(&t));
+    arb_buf_putc(b, '}');
+    arb_buf_free(&t);
+    return broken;
+}
+
+/* "claim":{"file","text","diff":{arb_diff_json}} for the final match. */
+static int
+put_claim(arb_buf_t *b, const arb_match_t *m, const char *path)
+{
+    arb_buf_t     text = ARB_BUF_INIT, why = ARB_BUF_INIT, t = ARB_BUF_INIT;
+    arb_results_t r;
+    arb_claim_t   c;
+    arb_diff_t    d;
+    const char   *base = strrchr(path, '/');
+    int           status = CLI_ERROR;
+
+    memset(&r, 0, sizeof(r));
+    memset(&c, 0, sizeof(c));
+    memset(&d, 0, sizeof(d));
+    if (arb_match_results(m, &r) != 0 || cli_read_file(&text, path) != 0)
+        goto done;
+    if (arb_claim_parse(&c, text.data ? text.data : "", text.len, &r,
+                        &why) != 0) {
+        fprintf(stderr, "%s: %s\n", path, arb_buf_cstr(&why));
+        goto done;
+    }
+    if (arb_diff_run(&d, arb_match_rules(m)->game, &r, &c.res) != 0)
+        goto done;
+    arb_diff_text(&t, &d);
+    arb_buf_puts(b, "\"claim\":{\"file\":");
+    arb_json_str(b, base != NULL ? base + 1 : path);
+    arb_buf_puts(b, ",\"text\":");
+    arb_json_str(b, arb_buf_cstr(&t));
+    arb_buf_puts(b, ",\"diff\":");
+    arb_diff_json(b, &d);
+    arb_buf_putc(b, '}');
+    status = CLI_OK;
+done:
+    arb_diff_clear(&d);
+    arb_claim_clear(&c);
+    arb_results_clear(&r);
+    arb_buf_free(&text);
+    arb_buf_free(&why);
+    arb_buf_free(&t);
+    return status;
+}
+
+/* The page's data: the match, every event, the report after each event,
+ * the refused event if any, the chain and the claim.  CLI_OK, CLI_DIFFERS
+ * (a refused event: the reports stop before it; a broken chain) or
+ * CLI_ERROR. */
+static int
+build_data(arb_buf_t *b, arb_history_t *h, const char *claim)
+{
+    arb_match_t  *m = NULL;
+    arb_verdict_t v;
+    arb_buf_t     line = ARB_BUF_INIT, refused = ARB_BUF_INIT;
+    size_t        bad = 0, i, k;
+    int           rc, status = CLI_ERROR;
+
+    rc = arb_history_replay(h, 0, &m, &bad, &v);
+    if (m == NULL) {
+        fprintf(stderr, "%s: header: %s\n", h->source, v.msg);
+        goto done;
+    }
+    arb_buf_puts(b, "{\"match\":");
+    arb_json_str(b, h->open.setup->match_id);
+    arb_buf_puts(b, ",\"game\":");
+    arb_json_str(b, h->open.setup->game);
+    arb_buf_puts(b, ",\"players\":[");
+    for (k = 0; k < h->open.setup->nplayers; k++) {
+        if (k)
+            arb_buf_putc(b, ',');
+        arb_json_str(b, h->open.setup->players[k].name);
+    }
+    arb_buf_puts(b, "],\"source\":");
+    arb_json_str(b, h->source != NULL ? h->source : "-");
+    arb_buf_putc(b, ',');
+    put_events(b, h);
+    arb_buf_puts(b, ",\"reports\":[");
+    status = CLI_OK;
+    for (i = 0; ; i++) {
+        if (arb_report_json(b, m) != 0) {
+            status = CLI_ERROR;
+            goto done;
+        }
+        if (i == h->nevents)
+            break;
+        rc = arb_match_apply(m, &h->events[i], &v);
+        if (rc != 0) {
+            arb_transcript_event_line(&line, &h->events[i]);
+            fprintf(stderr, "%s: seq %" PRIu64 " '%s' refused: %s: %s\n",
+                    h->source, h->events[i].seq, arb_buf_cstr(&line),
+                    v.rule, v.msg);
+            refused.len = 0;
+            arb_buf_printf(&refused, ",\"refused\":{\"seq\":%" PRIu64
+                           ",\"line\":", h->events[i].seq);
+            arb_json_str(&refused, arb_buf_cstr(&line));
+            arb_buf_puts(&refused, ",\"rule\":");
+            arb_json_str(&refused, v.rule);
+            arb_buf_puts(&refused, ",\"message\":");
+            arb_json_str(&refused, v.msg);
+            arb_buf_putc(&refused, '}');
+            status = CLI_DIFFERS;
+            break;
+        }
+        arb_buf_putc(b, ',');
+    }
+    arb_buf_puts(b, "]");
+    arb_buf_add(b, refused.data, refused.len);
+    arb_buf_putc(b, ',');
+    if (put_chain(b, h) != 0) {
+        fprintf(stderr, "%s: the hash chain is broken (see the report)\n",
+                h->source);
+        status = CLI_DIFFERS;
+    }
+    if (claim != NULL) {
+        arb_buf_putc(b, ',');
+        if (put_claim(b, m, claim) != CLI_OK) {
+            status = CLI_ERROR;
+            goto done;
+        }
+    }
+    arb_buf_putc(b, '}');
+    if (b->oom) {
+        fprintf(stderr, "arbiter report: out of memory\n");
+        status = CLI_ERROR;
+    }
+done:
+    arb_match_free(m);
+    arb_buf_free(&line);
+    arb_buf_free(&refused);
+    return status;
+}
+
+int
+cmd_report(int argc, char **argv)
+{
+    cli_net_t     n;
+    arb_history_t h;
+    cli_source_t  src = { NULL, NULL, NULL };
+    arb_buf_t     data = ARB_BUF_INIT, page = ARB_BUF_INIT,
+                  why = ARB_BUF_INIT;
+    const char   *claim = NULL, *out = NULL;
+    FILE         *f;
+    int           html = 0, wrote, status, st;
+    const cli_optdef_t opts[] = {
+        { "--html", CLI_ARG_FLAG, &html },
+        { "--claim", CLI_ARG_STR, &claim },
+        { "--out", CLI_ARG_STR, &out },
+        { "--db", CLI_ARG_STR, &src.db },
+        { "--match", CLI_ARG_STR, &src.match },
+        { NULL, 0, NULL }
+    };
+    cli_args_t a = { .cmd = "report", .usage = usage, .opts = opts,
+                     .net = &n };
+
+    memset(&h, 0, sizeof(h));
+    cli_net_init(&n, "report");
+    status = cli_args_parse(&a, argc, argv);
+    if (status >= 0)
+        goto done;
+    status = CLI_ERROR;
+    if (!html) {
+        fprintf(stderr, "arbiter report: say the format: --html\n");
+        goto done;
+    }
+    if (src.db != NULL && src.match == NULL) {
+        fprintf(stderr, "arbiter report: --db DIR needs --match ID\n");
+        goto done;
+    }
+    if (a.npos + (src.match != NULL) != 1) {
+        fprintf(stderr, "arbiter report: name one source: FILE, --db DIR "
+                "--match ID, or --match ID (the server)\n");
+        goto done;
+    }
+    src.file = a.npos == 1 ? a.pos[0] : NULL;
+    if (cli_source_load(&h, "report", &src, &n, UINT64_MAX) != CLI_OK)
+        goto done;
+    st = build_data(&data, &h, claim);
+    if (st == CLI_ERROR)
+        goto done;
+    arb_buf_putc(&data, '\0');
+    if (data.oom || arb_webpage_inline(&page, "match.html", data.data,
+                                       &why) != 0) {
+        fprintf(stderr, "arbiter report: %s\n", data.oom || page.oom
+                ? "out of memory" : arb_buf_cstr(&why));
+        goto done;
+    }
+    f = out != NULL ? fopen(out, "wb") : stdout;
+    if (f == NULL) {
+        fprintf(stderr, "arbiter report: %s: %s\n", out, strerror(errno));
+        goto done;
+    }
+    wrote = fwrite(page.data, 1, page.len, f) == page.len;
+    if ((out != NULL ? fclose(f) : fflush(f)) != 0 || !wrote) {
+        fprintf(stderr, "arbiter report: %s: %s\n", out != NULL ? out
+                : "stdout", strerror(errno));
+        if (out != NULL)
+            unlink(out);
+        goto done;
+    }
+    status = st;
+done:
+    cli_net_close(&n);
+    arb_history_clear(&h);
+    arb_buf_free(&data);
+    arb_buf_free(&page);
+    arb_buf_free(&why);
+    return status;
+}

@@ -1,0 +1,471 @@
+/*
+ * arbiter tournament - a tournament's rounds, tables, standings and board
+ * (docs/TOURNAMENT.md).  The tournament is a match of the pseudo-game
+ * "tournament"; its tables' matches are ordinary matches.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/tourn.h"
+#include "tools/cli.h"
+#include "tools/net.h"
+#include "tools/tourn.h"
+
+#define OPTS_MAX 32
+
+typedef struct targs {
+    const char *tid, *game, *standings, *director, *pairings, *db;
+    uint64_t    round;
+    int         has_round, json;
+    size_t      nopts;
+    const char *opts[OPTS_MAX];
+} targs_t;
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+        "usage: arbiter tournament create --tournament ID --game G\n"
+        "                  [--standings gp|mp] [--option KEY=VALUE]...\n"
+        "                  [--director NAME]\n"
+        "       arbiter tournament round --tournament ID --pairings FILE.csv\n"
+        "                  [--round N]\n"
+        "       arbiter tournament end --tournament ID --round N\n"
+        "       arbiter tournament show|standings|board --tournament ID\n"
+        "                  [--json] [--db DIR]\n\n"
+        "A tournament is recorded like a match (docs/TOURNAMENT.md).\n"
+        "  create     open it: the game played at its tables, their options\n"
+        "             (--option mode=3) and the standings rule (gp: sum of\n"
+        "             Game Points, the default; mp: win 2, draw 1, loss 0)\n"
+        "  round      begin a round from a pairing list (CSV lines\n"
+        "             round,table,player,player...) and open each table's\n"
+        "             match TOURNAMENT-R<n>-T<table>; run it again after an\n"
+        "             interruption: nothing is recorded twice\n"
+        "  end        the round is over\n"
+        "  show       rounds, tables, players and each match's state\n"
+        "  standings  CSV rank,player,points,...,matches (MATCH@SEQ;...),\n"
+        "             or JSON with --json; only closed matches count\n"
+        "  board      the director's board of the current round (JSON):\n"
+        "             what needs the director first\n\n"
+        "Exit status: 0 done, 1 refused or not found, 2 usage or I/O "
+        "error.\n\n");
+    cli_net_usage(f);
+}
+
+static int
+on_option(void *ud, const char *opt, const char *val)
+{
+    targs_t *a = ud;
+
+    (void)opt;
+    if (strchr(val, '=') == NULL || val[0] == '=') {
+        fprintf(stderr, "arbiter tournament: --option wants KEY=VALUE, not "
+                "'%s'\n", val);
+        return -1;
+    }
+    if (a->nopts == OPTS_MAX) {
+        fprintf(stderr, "arbiter tournament: at most %d options\n", OPTS_MAX);
+        return -1;
+    }
+    a->opts[a->nopts++] = val;
+    return 0;
+}
+
+/* ---- create ----------------------------------------------------------- */
+
+static int
+do_create(cli_net_t *n, const targs_t *a)
+{
+    msgpack_packer *pk;
+    char            key[128], prefix[128];
+    const char     *director = a->director ? a->director : "director";
+    size_t          k;
+    int             st;
+
+    if (a->game == NULL) {
+        fprintf(stderr, "arbiter tournament: create needs --game\n");
+        return CLI_ERROR;
+    }
+    if (cli_net_connect(n) != 0)
+        return CLI_ERROR;
+    pk = cli_net_begin(n, "open", 5);
+    cli_pack_str(pk, "match", a->tid);
+    cli_pack_str(pk, "game", "tournament");
+    cli_pack_strv(pk, "players", (char *const *)&director, 1);
+    cli_pack_str(pk, "cid", "tournament-create");
+    msgpack_pack_str_with_body(pk, "options", 7);
+    msgpack_pack_map(pk, 1 + (a->standings != NULL) + a->nopts);
+    arb_mp_pack_kv_str(pk, "game", a->game);
+    if (a->standings != NULL)
+        arb_mp_pack_kv_str(pk, "standings", a->standings);
+    for (k = 0; k < a->nopts; k++) {
+        const char *eq = strchr(a->opts[k], '=');
+        snprintf(key, sizeof(key), "game.%.*s", (int)(eq - a->opts[k]),
+                 a->opts[k]);
+        arb_mp_pack_kv_str(pk, key, eq + 1);
+    }
+    st = cli_net_call(n);
+    if (st == 0) {
+        snprintf(prefix, sizeof(prefix), "tournament %s ", a->tid);
+        st = cli_net_print_ack(n, prefix);
+    }
+    return st;
+}
+
+/* ---- round ------------------------------------------------------------ */
+
+/* The round to begin: --round, else the one in progress, else the next. */
+static uint64_t
+round_to_begin(const cli_tourn_t *t, const targs_t *a)
+{
+    const arb_record_t *last;
+
+    if (a->has_round)
+        return a->round;
+    if (t->v.res.nrecords == 0)
+        return 1;
+    last = &t->v.res.records[t->v.res.nrecords - 1];
+    return (uint64_t)arb_record_get(last, "round")->num
+           + (arb_record_get(last, "ended")->num ? 1 : 0);
+}
+
+static int
+round_recorded(const cli_tourn_t *t, uint64_t round)
+{
+    size_t i;
+
+    for (i = 0; i < t->v.res.nrecords; i++)
+        if ((uint64_t)arb_record_get(&t->v.res.records[i], "round")->num
+            == round)
+            return 1;
+    return 0;
+}
+
+/* Appends `round N tables...` built from the pairing rows of round N. */
+static int
+append_round(cli_net_t *n, const cli_tourn_t *t, const arb_pairing_t *p,
+             uint64_t round)
+{
+    cli_append_t a;
+    arb_buf_t    id = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    char       **mv = NULL, num[24], cid[48];
+    size_t       i, k = 0;
+    int          st = CLI_ERROR;
+
+    mv = calloc(3 + ARB_TOURN_TABLES_MAX, sizeof(*mv));
+    if (mv == NULL)
+        goto done;
+    snprintf(num, sizeof(num), "%" PRIu64, round);
+    mv[k++] = "round";
+    mv[k++] = arb_match_setup(t->v.t)->players[0].name;
+    mv[k++] = num;
+    for (i = 0; i < p->nrows; i++) {
+        arb_tourn_table_t tb = p->rows[i].t;
+        if (p->rows[i].round != round)
+            continue;
+        if (k == 3 + ARB_TOURN_TABLES_MAX) {
+            fprintf(stderr, "arbiter tournament: round %" PRIu64 ": more "
+                    "than %d tables\n", round, ARB_TOURN_TABLES_MAX);
+            goto done;
+        }
+        if (arb_tourn_match_id(&id, t->v.id, round, tb.table) != 0) {
+            fprintf(stderr, "arbiter tournament: line %u: the match id "
+                    "%s is longer than 64 bytes\n", p->rows[i].line,
+                    arb_buf_cstr(&id));
+            goto done;
+        }
+        tb.match = (char *)arb_buf_cstr(&id);
+        b.len = 0;
+        arb_tourn_table_format(&b, &tb);
+        mv[k] = strdup(arb_buf_cstr(&b) ? arb_buf_cstr(&b) : "");
+        if (mv[k++] == NULL)
+            goto done;
+    }
+    if (k == 3) {
+        fprintf(stderr, "arbiter tournament: the pairing list has no table "
+                "of round %" PRIu64 "\n", round);
+        goto done;
+    }
+    memset(&a, 0, sizeof(a));
+    snprintf(cid, sizeof(cid), "round-%" PRIu64, round);
+    a.match = t->v.id;
+    a.kind = "move";
+    a.cid = cid;
+    a.move = mv;
+    a.nmove = k;
+    printf("round %" PRIu64 ": ", round);
+    st = cli_net_append(n, &a);
+done:
+    for (i = 3; mv != NULL && i < k; i++)
+        free(mv[i]);
+    free(mv);
+    arb_buf_free(&id);
+    arb_buf_free(&b);
+    return st;
+}
+
+/* Opens the match of table record rec with the tournament's game and
+ * options; a retry gets the original answer (same client event id). */
+static int
+open_table(cli_net_t *n, const cli_tourn_t *t, const arb_record_t *rec)
+{
+    const arb_setup_t *su = arb_match_setup(t->v.t);
+    const arb_field_t *pl = arb_record_get(rec, "players");
+    msgpack_packer    *pk;
+    size_t             i, ngame = 0;
+    char               prefix[128];
+    int                st;
+
+    for (i = 0; i < su->noptions; i++)
+        ngame += strncmp(su->options[i].key, "game.", 5) == 0;
+    pk = cli_net_begin(n, "open", 4 + (ngame > 0));
+    cli_pack_str(pk, "match", arb_record_get(rec, "match")->str);
+    cli_pack_str(pk, "game", arb_setup_option(su, "game"));
+    cli_pack_strv(pk, "players", pl->list, pl->nlist);
+    cli_pack_str(pk, "cid", "tournament-open");
+    if (ngame > 0) {
+        msgpack_pack_str_with_body(pk, "options", 7);
+        msgpack_pack_map(pk, ngame);
+        for (i = 0; i < su->noptions; i++)
+            if (strncmp(su->options[i].key, "game.", 5) == 0)
+                arb_mp_pack_kv_str(pk, su->options[i].key + 5,
+                                   su->options[i].value);
+    }
+    st = cli_net_call(n);
+    if (st == 0) {
+        snprintf(prefix, sizeof(prefix), "table %s: opened %s ",
+                 arb_record_get(rec, "table")->str,
+                 arb_record_get(rec, "match")->str);
+        st = cli_net_print_ack(n, prefix);
+    }
+    return st;
+}
+
+static int
+do_round(cli_net_t *n, const targs_t *a)
+{
+    cli_tourn_t   t;
+    arb_pairing_t p;
+    arb_buf_t     text = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    uint64_t      round;
+    size_t        i;
+    int           st;
+
+    memset(&p, 0, sizeof(p));
+    memset(&t, 0, sizeof(t));
+    if (a->pairings == NULL) {
+        fprintf(stderr, "arbiter tournament: round needs --pairings FILE\n");
+        return CLI_ERROR;
+    }
+    if (cli_read_file(&text, a->pairings) != 0) {
+        arb_buf_free(&text);
+        return CLI_ERROR;
+    }
+    if (arb_pairing_parse(&p, text.data ? text.data : "", text.len,
+                          &why) != 0) {
+        fprintf(stderr, "arbiter tournament: %s: %s\n", a->pairings,
+                arb_buf_cstr(&why) ? arb_buf_cstr(&why) : "out of memory");
+        st = CLI_ERROR;
+        goto done;
+    }
+    st = cli_tourn_load(&t, "tournament", NULL, a->tid, n, 0);
+    if (st != CLI_OK)
+        goto done;
+    round = round_to_begin(&t, a);
+    if (!round_recorded(&t, round)) {
+        st = append_round(n, &t, &p, round);
+        cli_tourn_clear(&t);
+        if (st != CLI_OK)
+            goto done;
+        st = cli_tourn_load(&t, "tournament", NULL, a->tid, n, 0);
+        if (st != CLI_OK)
+            goto done;
+    }
+    /* Open the tables as recorded, not as the file says now. */
+    for (i = 0; st == CLI_OK && i < t.v.res.nrecords; i++)
+        if ((uint64_t)arb_record_get(&t.v.res.records[i], "round")->num
+            == round)
+            st = open_table(n, &t, &t.v.res.records[i]);
+done:
+    cli_tourn_clear(&t);
+    arb_pairing_clear(&p);
+    arb_buf_free(&text);
+    arb_buf_free(&why);
+    return st;
+}
+
+static int
+do_end(cli_net_t *n, const targs_t *a)
+{
+    cli_tourn_t  t;
+    cli_append_t ap;
+    char        *mv[3], num[24], cid[48];
+    int          st;
+
+    if (!a->has_round) {
+        fprintf(stderr, "arbiter tournament: end needs --round N\n");
+        return CLI_ERROR;
+    }
+    st = cli_tourn_load(&t, "tournament", NULL, a->tid, n, 0);
+    if (st == CLI_OK) {
+        snprintf(num, sizeof(num), "%" PRIu64, a->round);
+        snprintf(cid, sizeof(cid), "end-%" PRIu64, a->round);
+        mv[0] = "end";
+        mv[1] = arb_match_setup(t.v.t)->players[0].name;
+        mv[2] = num;
+        memset(&ap, 0, sizeof(ap));
+        ap.match = a->tid;
+        ap.kind = "move";
+        ap.cid = cid;
+        ap.move = mv;
+        ap.nmove = 3;
+        st = cli_net_append(n, &ap);
+    }
+    cli_tourn_clear(&t);
+    return st;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+/* The board or standings op: the server computes them from its store. */
+static int
+server_read(cli_net_t *n, const targs_t *a, const char *op)
+{
+    msgpack_packer *pk;
+    const char     *key = a->json || strcmp(op, "board") == 0 ? "json"
+                                                               : "csv";
+    const char     *text;
+    size_t          len;
+    int             st;
+
+    if (cli_net_connect(n) != 0)
+        return CLI_ERROR;
+    pk = cli_net_begin(n, op, 2);
+    cli_pack_str(pk, "tournament", a->tid);
+    cli_pack_str(pk, "format", key);
+    st = cli_net_call(n);
+    if (st != 0)
+        return st;
+    if (cli_get_bytes(&n->res.data, key, &text, &len) != 0) {
+        fprintf(stderr, "arbiter tournament: the answer has no %s\n", key);
+        return CLI_ERROR;
+    }
+    fwrite(text, 1, len, stdout);
+    return CLI_OK;
+}
+
+static int
+do_read(cli_net_t *n, const targs_t *a, const char *sub)
+{
+    cli_tourn_t      t;
+    arb_buf_t        out = ARB_BUF_INIT;
+    size_t           i, j;
+    int              st;
+
+    if (a->db == NULL && strcmp(sub, "show") != 0)
+        return server_read(n, a, sub);
+    st = cli_tourn_load(&t, "tournament", a->db, a->tid, n, 1);
+    if (st != CLI_OK)
+        goto done;
+    if (strcmp(sub, "standings") == 0) {
+        if (arb_tview_standings(&out, &t.v, a->json) != 0)
+            goto oom;
+    } else if (strcmp(sub, "board") == 0) {
+        if (arb_tview_board(&out, &t.v) != 0)
+            goto oom;
+    } else if (a->json) {
+        if (arb_match_describe(t.v.t, &out) != 0)
+            goto oom;
+        arb_buf_putc(&out, '\n');
+    } else {
+        arb_buf_printf(&out, "tournament %s  game %s  standings %s\n", t.v.id,
+                       arb_setup_option(arb_match_setup(t.v.t), "game"),
+                       arb_standings_rule_name(t.v.rule));
+        for (i = 0; i < t.v.n; i++) {
+            const arb_standings_match_t *m = &t.v.sm[i];
+            if (i == 0 || t.v.sm[i - 1].round != m->round)
+                arb_buf_printf(&out, "round %" PRIu64 "%s\n", m->round,
+                               arb_record_get(&t.v.res.records[i], "ended")->num
+                               ? " (ended)" : "");
+            arb_buf_printf(&out, "  table %s  %s ", m->table, m->match);
+            for (j = 0; j < m->nplayers; j++)
+                arb_buf_printf(&out, " %s", m->players[j]);
+            arb_buf_printf(&out, "  events %" PRIu64 "  %s\n", m->seq + 1,
+                           m->counted ? "closed" : "open");
+        }
+    }
+    if (out.oom)
+        goto oom;
+    fwrite(out.data, 1, out.len, stdout);
+    goto done;
+oom:
+    fprintf(stderr, "arbiter tournament: out of memory\n");
+    st = CLI_ERROR;
+done:
+    cli_tourn_clear(&t);
+    arb_buf_free(&out);
+    return st;
+}
+
+int
+cmd_tournament(int argc, char **argv)
+{
+    static const char *const subs[] = { "create", "round", "end", "show",
+                                        "standings", "board", NULL };
+    cli_net_t   n;
+    targs_t     a;
+    const char *sub;
+    size_t      k;
+    int         st;
+    const cli_optdef_t opts[] = {
+        { "--tournament", CLI_ARG_STR, &a.tid },
+        { "--game", CLI_ARG_STR, &a.game },
+        { "--standings", CLI_ARG_STR, &a.standings },
+        { "--director", CLI_ARG_STR, &a.director },
+        { "--pairings", CLI_ARG_STR, &a.pairings },
+        { "--db", CLI_ARG_STR, &a.db },
+        { "--round", CLI_ARG_U64, &a.round },
+        { "--json", CLI_ARG_FLAG, &a.json },
+        { "--option", CLI_ARG_EACH, NULL },
+        { NULL, 0, NULL }
+    };
+    cli_args_t ar = {
+        .cmd = "tournament",
+        .usage = usage,
+        .opts = opts,
+        .net = &n,
+        .each = on_option,
+        .ud = &a,
+    };
+
+    memset(&a, 0, sizeof(a));
+    a.round = UINT64_MAX;
+    cli_net_init(&n, "tournament");
+    st = cli_args_parse(&ar, argc, argv);
+    if (st >= 0)
+        return st;
+    a.has_round = a.round != UINT64_MAX;
+    sub = ar.npos == 1 ? ar.pos[0] : NULL;
+    for (k = 0; sub != NULL && subs[k] != NULL; k++)
+        if (strcmp(sub, subs[k]) == 0)
+            break;
+    if (sub == NULL || subs[k] == NULL || a.tid == NULL) {
+        fprintf(stderr, "arbiter tournament: want one of create, round, end,"
+                " show, standings, board, and --tournament ID\n");
+        usage(stderr);
+        return CLI_ERROR;
+    }
+    if (strcmp(sub, "create") == 0)
+        st = do_create(&n, &a);
+    else if (strcmp(sub, "round") == 0)
+        st = do_round(&n, &a);
+    else if (strcmp(sub, "end") == 0)
+        st = do_end(&n, &a);
+    else
+        st = do_read(&n, &a, sub);
+    cli_net_close(&n);
+    return st;
+}

@@ -1,0 +1,98 @@
+/*
+ * tourn_load.c - a tournament and its tables' matches for the tools
+ * (tools/tourn.h), each read through the one history loader.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "tools/cli.h"
+#include "tools/net.h"
+#include "tools/tourn.h"
+
+void
+cli_tourn_clear(cli_tourn_t *t)
+{
+    if (t == NULL)
+        return;
+    arb_tview_clear(&t->v);
+    memset(t, 0, sizeof(*t));
+}
+
+/* Reads and replays one match: its last event's time and hash too. */
+static int
+load_one(void *ud, const char *id, arb_match_t **m, int64_t *last_ms,
+         unsigned char *head, int *has_head, arb_buf_t *why)
+{
+    cli_tourn_t   *t = ud;
+    cli_source_t   src = { NULL, t->db, id };
+    arb_history_t  h;
+    arb_verdict_t  v;
+    size_t         bad = 0;
+    int            rc = 0;
+
+    (void)why;
+    memset(&h, 0, sizeof(h));
+    /* From the server on the one connection: cli_source_load would
+     * connect again for every match. */
+    if (t->db == NULL) {
+        arb_buf_t e = ARB_BUF_INIT;
+        if (arb_history_name(&h, "match %s", id) != 0
+            || cli_history_from_server(&h, t->n, id, UINT64_MAX, &e)
+               != CLI_OK) {
+            if (e.len > 0)
+                fprintf(stderr, "arbiter %s: match %s: %s\n", t->cmd, id,
+                        arb_buf_cstr(&e));
+            arb_buf_free(&e);
+            rc = ARB_EIO;       /* printed */
+            goto done;
+        }
+    } else if (cli_source_load(&h, t->cmd, &src, t->n, UINT64_MAX)
+               != CLI_OK) {
+        rc = ARB_EIO;           /* printed */
+        goto done;
+    }
+    if (arb_history_replay(&h, UINT64_MAX, m, &bad, &v) != 0) {
+        fprintf(stderr, "arbiter %s: match %s: seq %zu refused: %s: %s\n",
+                t->cmd, id, bad + 1, v.rule, v.msg);
+        arb_match_free(*m);
+        *m = NULL;
+        rc = ARB_ECORRUPT;
+        goto done;
+    }
+    *last_ms = h.recs ? h.recs[h.nevents].time_ms : 0;
+    *has_head = h.recs != NULL && h.recs[h.nevents].has_hash;
+    if (*has_head)
+        memcpy(head, h.recs[h.nevents].hash, ARB_HASH_LEN);
+done:
+    arb_history_clear(&h);
+    return rc;
+}
+
+int
+cli_tourn_load(cli_tourn_t *t, const char *cmd, const char *db,
+               const char *id, cli_net_t *n, int tables)
+{
+    arb_buf_t    why = ARB_BUF_INIT;
+    arb_match_t *m = NULL;
+    int64_t      ms;
+    int          hh, rc;
+    unsigned char head[ARB_HASH_LEN];
+
+    memset(t, 0, sizeof(*t));
+    t->cmd = cmd;
+    t->db = db;
+    t->n = n;
+    if (db == NULL && n->cl == NULL && cli_net_connect(n) != 0)
+        return CLI_ERROR;
+    if (load_one(t, id, &m, &ms, head, &hh, &why) != 0)
+        return CLI_DIFFERS;
+    rc = arb_tview_build(&t->v, m, tables, load_one, t, &why);
+    if (rc != 0 && why.len > 0)
+        fprintf(stderr, "arbiter %s: %s\n", cmd, arb_buf_cstr(&why));
+    else if (rc == ARB_ENOMEM)
+        fprintf(stderr, "arbiter %s: out of memory\n", cmd);
+    arb_buf_free(&why);
+    return rc == 0 ? CLI_OK : rc == ARB_ENOMEM ? CLI_ERROR : CLI_DIFFERS;
+}
