@@ -82,13 +82,11 @@ harness_init(const char *extra, unsigned timeout_s)
     return 0;
 }
 
+/* Starts the daemon and returns at once, before it listens; whatever is at
+ * the socket path stays. */
 static void
-harness_start(void)
+harness_spawn(void)
 {
-    struct stat st;
-    int         i;
-
-    unlink(harness_sock);
     harness_pid = fork();
     if (harness_pid == 0) {
         char logp[320];
@@ -100,6 +98,18 @@ harness_start(void)
               (char *)NULL);
         _exit(127);
     }
+}
+
+/* Starts the daemon and waits for its socket file, which appears only once
+ * the daemon accepts connections. */
+static void
+harness_start(void)
+{
+    struct stat st;
+    int         i;
+
+    unlink(harness_sock);
+    harness_spawn();
     for (i = 0; i < 500; i++) {
         if (stat(harness_sock, &st) == 0)
             return;
