@@ -16,9 +16,11 @@
  * TCP reset that could destroy the last message on its way.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -372,6 +374,49 @@ on_connection(uv_stream_t *server, int status)
     arb_log(ARB_LOG_DEBUG, "conn %llu: accepted", (unsigned long long)c->num);
 }
 
+/* Binds and listens on the Unix socket `path`.  The socket file is the
+ * daemon's sign of readiness to clients and scripts that wait for it, so it
+ * appears only once connections are accepted: bound under a temporary name,
+ * listening, then renamed into place (a client connecting between a bind
+ * and a listen at the same name would be refused).  A path too long for
+ * the temporary name's suffix is bound in place.  0 or a libuv error. */
+static int
+listen_unix(arb_server_t *srv, uv_pipe_t *p, const char *path)
+{
+    static const char suffix[] = ".new";
+    struct sockaddr_un sa;
+    struct stat        st;
+    char               tmp[sizeof(sa.sun_path)];
+    const char        *at = path;
+    int                rc;
+
+    /* A socket file left by a crash would make bind fail; anything else at
+     * the path is not ours to replace. */
+    if (lstat(path, &st) == 0) {
+        if (!S_ISSOCK(st.st_mode))
+            return UV_EADDRINUSE;
+        unlink(path);
+    }
+    if (strlen(path) + sizeof(suffix) <= sizeof(tmp)) {
+        snprintf(tmp, sizeof(tmp), "%s%s", path, suffix);
+        if (lstat(tmp, &st) == 0 && S_ISSOCK(st.st_mode))
+            unlink(tmp);
+        at = tmp;
+    }
+    rc = uv_pipe_bind(p, at);
+    if (rc == 0) {
+        chmod(at, 0660);
+        p->data = srv;
+        rc = uv_listen((uv_stream_t *)p, 511, on_connection);
+    }
+    if (rc != 0 || at == path)
+        return rc;      /* libuv removes the name it bound at the close */
+    if (rename(at, path) != 0)
+        return uv_translate_sys_error(errno);
+    srv->sock_paths[srv->nsock_paths++] = path;
+    return 0;
+}
+
 static int
 listen_one(arb_server_t *srv, const char *spec)
 {
@@ -379,19 +424,12 @@ listen_one(arb_server_t *srv, const char *spec)
     int          rc;
 
     if (strncmp(spec, "unix:", 5) == 0) {
-        const char *path = spec + 5;
-        struct stat st;
-        uv_pipe_t  *p = calloc(1, sizeof(*p));
+        uv_pipe_t *p = calloc(1, sizeof(*p));
         if (p == NULL)
             return UV_ENOMEM;
-        /* A socket file left by a crash would make bind fail. */
-        if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
-            unlink(path);
         uv_pipe_init(srv->loop, p, 0);
         s = (uv_stream_t *)p;
-        rc = uv_pipe_bind(p, path);
-        if (rc == 0)
-            chmod(path, 0660);
+        rc = listen_unix(srv, p, spec + 5);
     } else {
         const char        *hp = spec + 4, *colon = strrchr(hp, ':');
         char               host[64];
@@ -414,7 +452,7 @@ listen_one(arb_server_t *srv, const char *spec)
                 rc = uv_tcp_bind(t, (const struct sockaddr *)&addr, 0);
         }
     }
-    if (rc == 0)
+    if (rc == 0 && s->type == UV_TCP)
         rc = uv_listen(s, 511, on_connection);
     s->data = srv;
     srv->listeners[srv->nlisteners++] = s;
@@ -478,6 +516,9 @@ arb_server_stop(arb_server_t *srv)
         for (i = 0; i < srv->nlisteners; i++)
             uv_close((uv_handle_t *)srv->listeners[i], on_listener_closed);
         srv->nlisteners = 0;
+        for (i = 0; i < srv->nsock_paths; i++)
+            unlink(srv->sock_paths[i]);
+        srv->nsock_paths = 0;
         for (c = srv->conns; c != NULL; c = c->next)
             arb_conn_pause(c);
         arb_http_stop(srv);

@@ -154,6 +154,10 @@ struct arb_server {
     arb_store_t     *store;
     uv_stream_t     *listeners[ARB_LISTEN_MAX];
     size_t           nlisteners;
+    /* Unix socket files this daemon made (into cfg.listen), removed at the
+     * stop: libuv removes only the name it bound, the temporary one. */
+    const char      *sock_paths[ARB_LISTEN_MAX];
+    size_t           nsock_paths;
     uv_signal_t      sig_term, sig_int, sig_hup;
     arb_conn_t      *conns;
     uint64_t         conn_seq, sub_seq;

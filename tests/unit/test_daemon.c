@@ -936,6 +936,12 @@ test_dealt(void)
     stop_daemon(SIGTERM);
     start_daemon();
     cl = connect_as(TOK_ARBITER);
+    CHECK(cl != NULL);
+    if (cl == NULL) {
+        arb_event_clear(&open);
+        msgpack_unpacked_destroy(&res);
+        return;
+    }
     CHECK_INT(call(cl, &res, "state", "s", "match", "dealt-1"), 0);
     CHECK_INT(call(cl, &res, "append", "ss", "match", "dealt-1", "kind",
                    "close"), 0);
@@ -1224,14 +1230,16 @@ test_sighup(void)
     kill(daemon_pid, SIGHUP);
     usleep(200000);
     cl = connect_as(NULL);
-    {
+    CHECK(cl != NULL);
+    if (cl != NULL) {
         arb_buf_t why = ARB_BUF_INIT;
         CHECK(arb_client_auth(cl, "rotated-token-0123456789", &why) != 0);
         arb_buf_free(&why);
     }
     arb_client_close(cl);
     CHECK(daemon_serves());
-    {
+    CHECK(kept != NULL);
+    if (kept != NULL) {
         msgpack_unpacked res;
         msgpack_unpacked_init(&res);
         CHECK_INT(call(kept, &res, "ping", ""), 0);
