@@ -22,9 +22,10 @@
  * A stale answer must never cause a repair: a leader elected a moment ago
  * answers "no message found" (10037) and counts nothing for subjects it
  * has not applied yet, and believing it duplicated whole matches.  So a
- * pass asks only a settled stream (a leader, every replica current), acts
- * only on what a second look a second later confirms, and every repair is
- * checked by the leader as it stores it: the expected last subject
+ * pass asks only a settled stream (a leader, every online replica
+ * current), acts only on what a second look 2 s later confirms (a node
+ * catches up in about 2 s), and every repair is checked by the leader as
+ * it stores it: the expected last subject
  * sequence (a leader holding messages on the subject refuses, 10071) and
  * the event's message id (inside the dedupe window a held event is
  * acknowledged as a duplicate and nothing is stored; see arb__repl_put).
@@ -394,7 +395,7 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
      * republish checked by the leader (expected last subject sequence,
      * message id). */
     if (rc == 0 && ncand > 0) {
-        arb__repl_sleep(r, 1000);
+        arb__repl_sleep(r, 2000);       /* publishing waits meanwhile */
         rc = stopping(r) ? ARB_EAGAIN : arb_stream_settled(r->s, why);
     }
     for (k = 0; rc == 0 && k < ncand; k++) {

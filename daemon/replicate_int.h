@@ -140,7 +140,7 @@ void arb__repl_thread_stop(arb_repl_t *r);
 /* replicate_check.c */
 /* The full anti-entropy pass: every match of the store against the
  * stream's last message; repairs what is missing from the log, notes what
- * is ahead or different.  Acts only on what two looks a second apart, on
+ * is ahead or different.  Acts only on what two looks 2 s apart, on
  * a settled stream, agree on; *undecided counts repairs the stream
  * refused as already held (to pass again soon).  Runs on the replication thread.  0, or an ARB_E*
  * code when NATS failed mid-pass (retried later). */
