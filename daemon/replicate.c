@@ -20,6 +20,10 @@
  * (js_GetLastMsg) and drops what the stream already holds, so a restart
  * from an old cursor or past the 2-minute dedupe window publishes nothing
  * twice.  Inside the window the Nats-Msg-Id "<match>/<seq>" dedupes too.
+ * The answer is not trusted blindly: the match's next send expects it
+ * (ExpectLastSubjectSeq / ExpectNoMessage, checked by the leader), and an
+ * empty answer for a match whose earlier events were acked holds the
+ * match until an anti-entropy pass has looked (resync_match).
  *
  * libnats' callbacks run on its own threads; they touch only fields under
  * mu.  The loop thread is never blocked: it sets `head` and signals.
@@ -294,6 +298,33 @@ advance(arb_repl_t *r)
 
 /* ---- publishing ---------------------------------------------------------- */
 
+/* 1 when stream sequence sseq holds this very event (read by sequence,
+ * not through the subject index a stale leader may lack); 0 when it is
+ * gone (deleted); an ARB_E* code when NATS did not answer. */
+static int
+held_at(arb_repl_t *r, uint64_t sseq, const char *match, uint64_t seq,
+        const unsigned char hash[ARB_HASH_LEN], arb_buf_t *why)
+{
+    natsMsg         *msg = NULL;
+    arb_stream_msg_t m;
+    jsErrCode        jerr = 0;
+    natsStatus       s;
+    int              rc;
+
+    s = js_GetMsg(&msg, r->s->js, r->s->name, sseq, NULL, &jerr);
+    if (s != NATS_OK) {
+        rc = arb_stream_err(s, jerr, "message by sequence", why);
+        return rc == ARB_ENOTFOUND ? 0 : rc;
+    }
+    if (arb_stream_msg_parse(&m, msg, NULL) != 0)
+        return 0;
+    rc = m.kind == ARB_STREAM_EV && m.seq == seq
+         && strcmp(m.match_id, match) == 0
+         && memcmp(m.hash, hash, ARB_HASH_LEN) == 0;
+    arb_stream_msg_clear(&m);
+    return rc;
+}
+
 int
 arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
               const unsigned char hash[ARB_HASH_LEN], const void *bytes,
@@ -305,23 +336,54 @@ arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
     jsPubAck    *pa = NULL;
     jsErrCode    jerr = 0;
     natsStatus   s;
-    int          rc;
+    uint64_t     dup;
+    int          rc, with_id;
 
-    rc = arb_stream_ev_msg(&m, match, seq, hash, r->conf->recorder, bytes,
-                           len);
-    if (rc != 0)
-        return rc;
-    natsMsgHeader_Delete(m, ARB_STREAM_HDR_MSGID);
-    jsPubOptions_Init(&po);
-    po.MaxWait = r->conf->timeout_ms;
-    if (expect == 0)
-        po.ExpectNoMessage = true;
-    else
-        po.ExpectLastSubjectSeq = expect;
-    s = js_PublishMsg(&pa, r->s->js, m, &po, &jerr);
-    natsMsg_Destroy(m);
-    if (s != NATS_OK)
-        return arb_stream_err(s, jerr, "republish", why);
+    for (with_id = 1;; with_id = 0) {
+        rc = arb_stream_ev_msg(&m, match, seq, hash, r->conf->recorder,
+                               bytes, len);
+        if (rc != 0)
+            return rc;
+        if (!with_id)
+            natsMsgHeader_Delete(m, ARB_STREAM_HDR_MSGID);
+        jsPubOptions_Init(&po);
+        po.MaxWait = r->conf->timeout_ms;
+        if (expect == 0)
+            po.ExpectNoMessage = true;
+        else
+            po.ExpectLastSubjectSeq = expect;
+        s = js_PublishMsg(&pa, r->s->js, m, &po, &jerr);
+        natsMsg_Destroy(m);
+        m = NULL;
+        if (s != NATS_OK) {
+            rc = arb_stream_err(s, jerr, "republish", why);
+            /* 10071: the subject's last message is not the one the
+             * repair was decided on (a stale answer): put off. */
+            return jerr == JSStreamWrongLastSequenceErr ? ARB_EEXIST : rc;
+        }
+        if (!pa->Duplicate)
+            break;
+        /* The dedupe window knows the event: either the stream holds it
+         * (the answer that made it look missing was stale) or it was
+         * deleted since.  Its sequence tells which. */
+        dup = pa->Sequence;
+        jsPubAck_Destroy(pa);
+        pa = NULL;
+        rc = held_at(r, dup, match, seq, hash, why);
+        if (rc < 0)
+            return rc;
+        if (rc == 1) {
+            if (why != NULL) {
+                why->len = 0;
+                arb_buf_printf(why, "republish of seq %" PRIu64 ": the "
+                               "stream holds it (stream seq %" PRIu64 ")",
+                               seq, dup);
+            }
+            return ARB_EEXIST;
+        }
+        if (!with_id)
+            return ARB_EIO;     /* no id, yet a duplicate: cannot be */
+    }
     *stream_seq = pa->Sequence;
     jsPubAck_Destroy(pa);
     pthread_mutex_lock(&r->mu);
@@ -368,10 +430,15 @@ put_deal(arb_repl_t *r, const char *match, arb_buf_t *why)
 }
 
 /* In resync: drops the window's events of e->match that the stream
- * already holds (its last message says up to which seq).  0, or an
- * ARB_E* code when NATS did not answer. */
+ * already holds (its last message says up to which seq) and makes the
+ * next send expect the subject's last message, so that a stale answer
+ * cannot duplicate: the stream leader refuses a send whose expectation
+ * no longer holds (error 10071) and the resync looks again.  A subject
+ * that looks empty although earlier events of the match were acked (a
+ * new leader not caught up, or a loss) is held: 1, and a pass decides.
+ * 0, or an ARB_E* code when NATS did not answer. */
 static int
-resync_match(arb_repl_t *r, const arb_repl_ev_t *e, arb_buf_t *why)
+resync_match(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
 {
     char             subj[ARB_STREAM_SUBJECT_MAX];
     arb_stream_msg_t m;
@@ -380,10 +447,20 @@ resync_match(arb_repl_t *r, const arb_repl_ev_t *e, arb_buf_t *why)
 
     arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, e->match);
     rc = arb_stream_last(r->s, subj, &m, why);
-    if (rc == ARB_ENOTFOUND)
+    if (rc == ARB_ENOTFOUND && e->seq == 0) {
+        e->expect_none = 1;
         return 0;
+    }
+    if (rc == ARB_ENOTFOUND) {
+        pthread_mutex_lock(&r->mu);
+        r->check_req = 1;
+        pthread_mutex_unlock(&r->mu);
+        return 1;
+    }
     if (rc != 0)
         return rc;
+    if (m.seq + 1 == e->seq)
+        e->expect = m.stream_seq;
     if (m.seq >= e->seq) {
         for (i = 0; i < r->nwin; i++) {
             arb_repl_ev_t *w = &r->win[i];
@@ -514,12 +591,26 @@ idset_add(idset_t *s, const char *id)
     return 1;
 }
 
+static void
+idset_del(idset_t *s, const char *id)
+{
+    size_t i;
+
+    for (i = 0; i < s->n; i++)
+        if (strcmp(s->id[i], id) == 0) {
+            memmove(&s->id[i], &s->id[i + 1],
+                    (s->n - i - 1) * sizeof(*s->id));
+            s->n--;
+            return;
+        }
+}
+
 /* One round.  Returns 1 when it sent something, 0 when there was nothing
  * to send, or an ARB_E* code. */
 static int
 round_once(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
 {
-    jsPubOptions po;
+    jsPubOptions po, eo;
     natsMsgList  left;
     natsStatus   s;
     size_t       i;
@@ -538,6 +629,10 @@ round_once(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
             continue;
         if (resync && idset_add(checked, e->match) == 1) {
             rc = resync_match(r, e, why);
+            if (rc == 1) {
+                idset_del(checked, e->match);   /* looked at again */
+                continue;       /* held: its successors stay back too */
+            }
             if (rc != 0)
                 return rc;
             if (e->state == EV_DONE) {
@@ -564,7 +659,15 @@ round_once(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
             continue;
         rc = arb_stream_ev_msg(&m, e->match, e->seq, e->hash,
                                r->conf->recorder, e->bytes, e->len);
-        s = rc == 0 ? js_PublishMsgAsync(r->s->js, &m, NULL) : NATS_ERR;
+        jsPubOptions_Init(&eo);
+        eo.ExpectNoMessage = e->expect_none != 0;
+        eo.ExpectLastSubjectSeq = e->expect;
+        s = rc == 0 ? js_PublishMsgAsync(r->s->js, &m,
+                                         e->expect_none || e->expect
+                                         ? &eo : NULL)
+                    : NATS_ERR;
+        e->expect = 0;          /* for this send only */
+        e->expect_none = 0;
         if (s != NATS_OK) {
             natsMsg_Destroy(m);
             pthread_mutex_lock(&r->mu);
@@ -621,8 +724,8 @@ round_once(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
 
 /* ---- the thread ------------------------------------------------------------ */
 
-static void
-sleep_ms(arb_repl_t *r, unsigned ms)
+void
+arb__repl_sleep(arb_repl_t *r, unsigned ms)
 {
     struct timespec ts;
 
@@ -662,7 +765,8 @@ thread_main(void *arg)
     arb_repl_t       *r = arg;
     arb_buf_t         why = ARB_BUF_INIT;
     idset_t           checked = { NULL, 0, 0 };
-    int64_t           next_check = 0;
+    int64_t           next_check = 0, recheck = 0;
+    size_t            undecided;
     int               rc, resync, check, connected, stream_ok, moved;
     char              last_err[256] = "";
 
@@ -682,7 +786,7 @@ thread_main(void *arg)
                 r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
                 pthread_mutex_unlock(&r->mu);
             }
-            sleep_ms(r, 200);
+            arb__repl_sleep(r, 200);
             continue;
         }
         if (!stream_ok) {
@@ -699,7 +803,7 @@ thread_main(void *arg)
                              arb_buf_cstr(&why));
                     arb__repl_log_err(r, "stream", rc, &why);
                 }
-                sleep_ms(r, 1000);
+                arb__repl_sleep(r, 1000);
                 continue;
             }
             last_err[0] = '\0';
@@ -715,34 +819,37 @@ thread_main(void *arg)
         pthread_mutex_lock(&r->mu);
         check = r->check_req
                 || (r->conf->check_s > 0 && now_ms() >= next_check
-                    && next_check != 0);
+                    && next_check != 0)
+                || (recheck != 0 && now_ms() >= recheck);
         r->check_req = 0;
         resync = r->resync;
         pthread_mutex_unlock(&r->mu);
         rc = fill(r, &why);
         if (rc != 0) {
             arb__repl_log_err(r, "reading the log", rc, &why);
-            sleep_ms(r, 1000);
+            arb__repl_sleep(r, 1000);
             continue;
         }
         pthread_mutex_lock(&r->mu);     /* lag_ms even before any ack */
         r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
         pthread_mutex_unlock(&r->mu);
         if (check) {
-            rc = arb__repl_check_all(r, &why);
+            rc = arb__repl_check_all(r, &undecided, &why);
             if (rc != 0) {
+                /* Tried again in a second; publishing goes on meanwhile
+                 * (a stream unsettled for long must not stop it). */
                 arb__repl_log_err(r, "anti-entropy pass", rc, &why);
-                pthread_mutex_lock(&r->mu);
-                r->check_req = 1;
-                pthread_mutex_unlock(&r->mu);
-                sleep_ms(r, 500);
-                continue;
+                recheck = now_ms() + 1000;
+            } else {
+                next_check = now_ms() + (int64_t)r->conf->check_s * 1000;
+                if (next_check == 0)
+                    next_check = 1;
+                /* Put-off repairs: looked at again soon, publishing goes
+                 * on meanwhile. */
+                recheck = undecided > 0 ? now_ms() + 2000 : 0;
             }
-            next_check = now_ms() + (int64_t)r->conf->check_s * 1000;
-            if (next_check == 0)
-                next_check = 1;
             pthread_mutex_lock(&r->mu);
-            r->resync = 1;      /* repairs went out without a msg id */
+            r->resync = 1;      /* what the stream holds may have moved */
             pthread_mutex_unlock(&r->mu);
             resync = 1;
             checked.n = 0;
@@ -770,9 +877,11 @@ thread_main(void *arg)
                 r->st.stream_ok = 0;
                 pthread_mutex_unlock(&r->mu);
             }
-            sleep_ms(r, 250);
+            arb__repl_sleep(r, 250);
             continue;
         }
+        if (rc == 0 && r->nwin > 0)
+            arb__repl_sleep(r, 250);   /* every match in the window held */
         if (rc == 0 && r->nwin == 0) {
             save_cursor(r, 0);
             pthread_mutex_lock(&r->mu);

@@ -18,6 +18,17 @@
  * check_interval seconds and on demand (the replicate op).  Nothing
  * unpublished can be mistaken for missing: the thread resyncs (compares
  * with the last message) before it publishes again after a pass.
+ *
+ * A stale answer must never cause a repair: a leader elected a moment ago
+ * answers "no message found" (10037) and counts nothing for subjects it
+ * has not applied yet, and believing it duplicated whole matches.  So a
+ * pass asks only a settled stream (a leader, every online replica
+ * current), acts only on what a second look 2 s later confirms (a node
+ * catches up in about 2 s), and every repair is checked by the leader as
+ * it stores it: the expected last subject
+ * sequence (a leader holding messages on the subject refuses, 10071) and
+ * the event's message id (inside the dedupe window a held event is
+ * acknowledged as a duplicate and nothing is stored; see arb__repl_put).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -132,7 +143,7 @@ repair_match_cb(void *ud, uint64_t seq, int64_t time_ms,
 
 int
 arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
-                      int *repaired, arb_buf_t *why)
+                      int dry, int *repaired, arb_buf_t *why)
 {
     char             subj[ARB_STREAM_SUBJECT_MAX];
     arb_stream_msg_t m;
@@ -160,6 +171,8 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
         rc = arb_stream_subject_count(r->s, subj, &n, why);
         if (rc != 0)
             return rc;
+        if (n > 0 && dry)
+            goto candidate;
         if (n > 0) {
             /* nats-server 2.9.10 loses a subject's last message index
              * when that message is deleted: republishing from 0 would
@@ -216,6 +229,10 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
     } else {
         from = 0;
     }
+    if (dry) {
+        *repaired = 1;      /* to be repaired if a second look agrees */
+        return 0;
+    }
     arb_log_ev(ARB_LOG_WARN, "replicate_missing", NULL, "replicate: match "
                "%s: the stream lacks seq %" PRIu64 "..%" PRIu64 "; "
                "publishing them again from the log", match, from, upto);
@@ -229,10 +246,25 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
     rp.match = match;
     rc = arb_store_events(r->store, match, from, upto, repair_match_cb, &rp,
                           why);
+    if (rp.base.rc == ARB_EEXIST) {
+        arb_log_ev(ARB_LOG_WARN, "replicate_undecided", NULL, "replicate: "
+                   "match %s: %s; the stream's answer was stale, repair "
+                   "put off to a later pass", match, arb_buf_cstr(why));
+        pthread_mutex_lock(&r->mu);
+        r->st.undecided++;
+        pthread_mutex_unlock(&r->mu);
+        return ARB_EEXIST;
+    }
     if (rp.base.rc != 0)
         return rp.base.rc;
     if (rc != 0)
         return rc;
+    *repaired = 1;
+    return 0;
+candidate:
+    /* Not acted on in a first look: the answer may be a new leader's. */
+    if (have)
+        arb_stream_msg_clear(&m);
     *repaired = 1;
     return 0;
 }
@@ -296,16 +328,33 @@ first_unpublished(arb_repl_ev_t **v, size_t n, const char *id)
     return lo < n && strcmp(v[lo]->match, id) == 0 ? v[lo] : NULL;
 }
 
+static int
+stopping(arb_repl_t *r)
+{
+    int s;
+
+    pthread_mutex_lock(&r->mu);
+    s = r->stop;
+    pthread_mutex_unlock(&r->mu);
+    return s;
+}
+
 int
-arb__repl_check_all(arb_repl_t *r, arb_buf_t *why)
+arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
 {
     list_t                l = { NULL, NULL, 0, 0 };
     arb_repl_ev_t       **v;
     const arb_repl_ev_t  *e;
-    size_t                i, nv = 0, fixed = 0;
-    uint64_t              upto;
+    size_t               *cand = NULL, ncand = 0;
+    size_t                i, k, nv = 0, fixed = 0;
     int                   rc, rep;
 
+    *undecided = 0;
+    /* Only a settled stream is asked: a leader just elected answers "not
+     * found" for what it has not applied yet. */
+    rc = arb_stream_settled(r->s, why);
+    if (rc != 0)
+        return rc;
     /* The list first (a callback must not call back into the store),
      * then the window read up to it: what is still in the window is not
      * published yet and is not compared. */
@@ -318,26 +367,47 @@ arb__repl_check_all(arb_repl_t *r, arb_buf_t *why)
             v[nv++] = &r->win[i];
     if (v != NULL)
         qsort(v, nv, sizeof(*v), ev_cmp);
+    /* upto of each match: the seq before its first unpublished event
+     * (UINT64_MAX: nothing of it is published, not compared). */
     for (i = 0; rc == 0 && i < l.n; i++) {
-        pthread_mutex_lock(&r->mu);
-        rep = r->stop;
-        pthread_mutex_unlock(&r->mu);
-        if (rep) {
+        e = first_unpublished(v, nv, l.id[i]);
+        if (e != NULL)
+            l.last[i] = e->seq == 0 ? UINT64_MAX
+                        : e->seq - 1 < l.last[i] ? e->seq - 1 : l.last[i];
+    }
+    free(v);
+    /* First look: nothing is acted on, only candidates noted. */
+    if (rc == 0 && l.n > 0 && (cand = malloc(l.n * sizeof(*cand))) == NULL)
+        rc = ARB_ENOMEM;
+    for (i = 0; rc == 0 && i < l.n; i++) {
+        if (stopping(r)) {
             rc = ARB_EAGAIN;    /* stopping: the next start passes again */
             break;
         }
-        e = first_unpublished(v, nv, l.id[i]);
-        upto = l.last[i];
-        if (e != NULL) {
-            if (e->seq == 0)
-                continue;
-            if (e->seq - 1 < upto)
-                upto = e->seq - 1;
+        if (l.last[i] == UINT64_MAX)
+            continue;
+        rc = arb__repl_check_match(r, l.id[i], l.last[i], 1, &rep, why);
+        if (rep)
+            cand[ncand++] = i;
+    }
+    /* Second look, after a pause and on a settled stream: a stale "not
+     * found" has had time to go; what still differs is acted on, every
+     * republish checked by the leader (expected last subject sequence,
+     * message id). */
+    if (rc == 0 && ncand > 0) {
+        arb__repl_sleep(r, 2000);       /* publishing waits meanwhile */
+        rc = stopping(r) ? ARB_EAGAIN : arb_stream_settled(r->s, why);
+    }
+    for (k = 0; rc == 0 && k < ncand; k++) {
+        i = cand[k];
+        rc = arb__repl_check_match(r, l.id[i], l.last[i], 0, &rep, why);
+        if (rc == ARB_EEXIST) {
+            (*undecided)++;
+            rc = 0;
         }
-        rc = arb__repl_check_match(r, l.id[i], upto, &rep, why);
         fixed += (size_t)rep;
     }
-    free(v);
+    free(cand);
     free(l.id);
     free(l.last);
     if (rc != 0)
@@ -345,8 +415,9 @@ arb__repl_check_all(arb_repl_t *r, arb_buf_t *why)
     pthread_mutex_lock(&r->mu);
     r->st.checks++;
     pthread_mutex_unlock(&r->mu);
-    arb_log_ev(fixed > 0 ? ARB_LOG_WARN : ARB_LOG_INFO, "replicate_check",
-               NULL, "replicate: anti-entropy pass over %zu matches: %zu "
-               "repaired", l.n, fixed);
+    arb_log_ev(fixed > 0 || *undecided > 0 ? ARB_LOG_WARN : ARB_LOG_INFO,
+               "replicate_check", NULL, "replicate: anti-entropy pass over "
+               "%zu matches: %zu repaired, %zu put off", l.n, fixed,
+               *undecided);
     return 0;
 }

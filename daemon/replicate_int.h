@@ -30,6 +30,11 @@ typedef struct arb_repl_ev {
     void          *bytes;
     size_t         len;
     int            state;           /* EV_* of replicate.c */
+    /* Set by resync for the next send: the subject's last stream
+     * sequence it must still have (ExpectLastSubjectSeq), or that it must
+     * be empty (ExpectNoMessage); checked by the stream leader. */
+    uint64_t       expect;
+    int            expect_none;
 } arb_repl_ev_t;
 
 /* What the passes learnt about one match (sorted array by id). */
@@ -55,6 +60,8 @@ typedef struct arb_repl_stats {
     uint64_t ahead;                 /* matches whose stream is ahead */
     uint64_t disconnects;
     uint64_t sync_timeouts;         /* acks refused as unreplicated */
+    uint64_t undecided;             /* repairs put off: the stream's
+                                       answers disagreed (election) */
 } arb_repl_stats_t;
 
 typedef struct arb_repl_hset {
@@ -109,12 +116,21 @@ void arb__repl_log_err(arb_repl_t *r, const char *what, int rc,
                        arb_buf_t *why);
 /* Publishes one event synchronously, expecting the subject's last
  * message to be stream sequence `expect` (0: the subject must be empty);
- * *stream_seq gets the new one.  No Nats-Msg-Id: a repair is decided by
- * comparing with the stream, and the dedupe window would drop it. */
+ * *stream_seq gets the new one.  It carries the event's Nats-Msg-Id: a
+ * stream that answered "not found" while still holding the event (a new
+ * leader not caught up) recognises it inside the dedupe window.  Such an
+ * ack (Duplicate) stores nothing; when the stream sequence it names still
+ * holds the event, ARB_EEXIST (the repair is put off, never forced);
+ * when that message was deleted, the event goes again without the id.
+ * A refused expectation (10071: the subject has moved or was never empty)
+ * is ARB_EEXIST too. */
 int  arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
                    const unsigned char hash[ARB_HASH_LEN], const void *bytes,
                    size_t len, uint64_t expect, uint64_t *stream_seq,
                    arb_buf_t *why);
+
+/* Waits ms on the thread's condition; a stop cuts it short. */
+void arb__repl_sleep(arb_repl_t *r, unsigned ms);
 
 /* The thread: starts it (connecting in the background); stops and joins
  * it, writing the cursor a last time. */
@@ -124,14 +140,18 @@ void arb__repl_thread_stop(arb_repl_t *r);
 /* replicate_check.c */
 /* The full anti-entropy pass: every match of the store against the
  * stream's last message; repairs what is missing from the log, notes what
- * is ahead or different.  Runs on the replication thread.  0, or an ARB_E*
+ * is ahead or different.  Acts only on what two looks 2 s apart, on
+ * a settled stream, agree on; *undecided counts repairs the stream
+ * refused as already held (to pass again soon).  Runs on the replication thread.  0, or an ARB_E*
  * code when NATS failed mid-pass (retried later). */
-int  arb__repl_check_all(arb_repl_t *r, arb_buf_t *why);
+int  arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why);
 /* One match: local (last_seq, head) against the stream; repairs.
  * upto: the highest seq of this match known published (UINT64_MAX: the
- * local head).  Sets *repaired when it republished. */
+ * local head).  Sets *repaired when it republished (dry: when it would;
+ * nothing is published or reported).  ARB_EEXIST: the stream turned out
+ * to hold what looked missing; the repair is put off. */
 int  arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
-                           int *repaired, arb_buf_t *why);
+                           int dry, int *repaired, arb_buf_t *why);
 void arb__repl_fence_set(arb_repl_t *r, const char *match,
                          uint64_t stream_seq, uint64_t local_seq);
 void arb__repl_fence_clear(arb_repl_t *r, const char *match);

@@ -368,7 +368,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     pthread_mutex_unlock(&r->mu);
     if (s.oldest_ms > 0 && s.head > s.cursor)
         lag_ms = arb_now_ms() - s.oldest_ms;
-    msgpack_pack_map(pk, 18);
+    msgpack_pack_map(pk, 19);
     arb_mp_pack_kv_str(pk, "mode", r->conf->mode == ARB_REPL_SYNC ? "sync"
                                                                  : "async");
     arb_mp_pack_kv_str(pk, "recorder", r->conf->recorder);
@@ -388,6 +388,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "diverged", s.diverged);
     arb_mp_pack_kv_uint(pk, "ahead", s.ahead);
     arb_mp_pack_kv_uint(pk, "sync_timeouts", s.sync_timeouts);
+    arb_mp_pack_kv_uint(pk, "undecided", s.undecided);
     arb_mp_pack_kv_uint(pk, "held", r->nheld);
 }
 

@@ -570,6 +570,43 @@ arb_stream_subject_count(arb_stream_t *st, const char *subject,
 }
 
 int
+arb_stream_settled(arb_stream_t *st, arb_buf_t *why)
+{
+    jsStreamInfo  *si = NULL;
+    jsClusterInfo *c;
+    jsErrCode      jerr = 0;
+    natsStatus     s;
+    int            i, rc = 0;
+
+    s = js_GetStreamInfo(&si, st->js, st->name, NULL, &jerr);
+    if (s != NATS_OK)
+        return arb_stream_err(s, jerr, "stream info", why);
+    c = si->Cluster;
+    if (c != NULL && (c->Leader == NULL || c->Leader[0] == '\0')) {
+        why_set(why, "nats: stream has no leader (election under way)");
+        rc = ARB_EAGAIN;
+    }
+    for (i = 0; rc == 0 && c != NULL && i < c->ReplicasLen; i++) {
+        const jsPeerInfo *p = c->Replicas[i];
+
+        /* An offline replica is not waited for (a node may be down for
+         * long; the quorum answers); one catching up is. */
+        if (p != NULL && !p->Offline && (!p->Current || p->Lag > 0)) {
+            if (why != NULL) {
+                why->len = 0;
+                arb_buf_printf(why, "nats: replica %s of leader %s is "
+                               "catching up (lag %" PRIu64 ")",
+                               p->Name != NULL ? p->Name : "?", c->Leader,
+                               p->Lag);
+            }
+            rc = ARB_EAGAIN;
+        }
+    }
+    jsStreamInfo_Destroy(si);
+    return rc;
+}
+
+int
 arb_stream_ev_msg(natsMsg **out, const char *match_id, uint64_t seq,
                   const unsigned char hash[ARB_HASH_LEN],
                   const char *recorder, const void *bytes, size_t len)

@@ -185,6 +185,16 @@ int  arb_stream_subject_count(arb_stream_t *st, const char *subject,
                               uint64_t *n, arb_buf_t *why);
 
 /*
+ * Whether the stream is settled enough to believe an "empty" answer: a
+ * leader is known and every online replica is current (not catching up;
+ * an offline one is not waited for).
+ * Right after an election the new leader can answer "not found" and count
+ * nothing for subjects it has not applied yet.  0 (also on a single node);
+ * ARB_EAGAIN naming the leaderless state or the lagging replica; ARB_EIO.
+ */
+int  arb_stream_settled(arb_stream_t *st, arb_buf_t *why);
+
+/*
  * A new event message: subject of match_id, the headers above
  * (Nats-Msg-Id "<match>/<seq>"), payload a copy of bytes.  The caller
  * owns *out (natsMsg_Destroy, or hand it to a publish that takes it).

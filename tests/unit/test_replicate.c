@@ -24,7 +24,7 @@
  *      load; afterwards the stream holds every acked event once, in order.
  * Deal secrets: sealed on arbiter.deal.<token>, opening to the stored one.
  * Port: one the server picks (kept across its restarts), or
- * ARB_NATS_PORT_BASE.
+ * ARB_NATS_PORT_BASE.  ARB_REPL_ONLY=cluster runs case 7 alone.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -836,6 +836,10 @@ test_cluster(load_client_t *cl)
                (unsigned long long)sv.dups, (unsigned long long)sv.gaps,
                (unsigned long long)sv.badhash,
                (unsigned long long)sv.missing, lead);
+        printf("cluster: recorder republished %llu, missing %llu, put off "
+               "%llu\n", (unsigned long long)repl_stat("republished"),
+               (unsigned long long)repl_stat("missing"),
+               (unsigned long long)repl_stat("undecided"));
     }
     load_stop(SIGTERM, 10000);
     arb_stream_close(st);
@@ -849,7 +853,7 @@ main(void)
     load_client_t cl[NCLIENTS];
     arb_stream_t *st = NULL;
     const char   *base = getenv("ARB_NATS_PORT_BASE");
-    int           i;
+    int           i, only_cluster;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (system("command -v nats-server >/dev/null 2>&1") != 0) {
@@ -885,7 +889,15 @@ main(void)
     memset(cl, 0, sizeof(cl));
     for (i = 0; i < NCLIENTS; i++)
         cl[i].idx = i;
-    if (st != NULL) {
+    /* ARB_REPL_ONLY=cluster: the cluster case alone (to repeat it). */
+    only_cluster = getenv("ARB_REPL_ONLY") != NULL
+                   && strcmp(getenv("ARB_REPL_ONLY"), "cluster") == 0;
+    if (st != NULL && only_cluster) {
+        arb_stream_close(st);
+        st = NULL;
+        nats_kill(SIGTERM);
+        test_cluster(cl);
+    } else if (st != NULL) {
         test_load(&st, cl);
         test_heal(st);
         test_deleted(st);
