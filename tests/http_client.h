@@ -134,6 +134,30 @@ http_raw(int port, const char *req, size_t len, char *buf, size_t cap)
     return st;
 }
 
+/* The port the daemon's log (DIR/daemon.log) says its HTTP server bound
+ * (port 0 in the config), waiting up to 3 s; or -1. */
+static int
+http_log_port(const char *dir)
+{
+    char  path[320], line[512];
+    FILE *f;
+    int   i, p = -1;
+    char *at;
+
+    snprintf(path, sizeof(path), "%s/daemon.log", dir);
+    for (i = 0; i < 300 && p < 0; i++) {
+        if ((f = fopen(path, "r")) != NULL) {
+            while (fgets(line, sizeof(line), f) != NULL)
+                if ((at = strstr(line, "http: listening on tcp:")) != NULL)
+                    sscanf(strrchr(at, ':') + 1, "%d", &p);
+            fclose(f);
+        }
+        if (p < 0)
+            usleep(10000);
+    }
+    return p;
+}
+
 /* GET path with an optional bearer token; the answer into buf. */
 static int
 http_get(int port, const char *path, const char *token, char *buf,

@@ -20,29 +20,6 @@
 static char resp[BIG];
 static int  port;
 
-/* The port the daemon's log says it bound (port 0 in the config). */
-static int
-find_port(void)
-{
-    char  path[320], line[512];
-    FILE *f;
-    int   i, p = -1;
-    char *at;
-
-    snprintf(path, sizeof(path), "%s/daemon.log", harness_dir);
-    for (i = 0; i < 300 && p < 0; i++) {
-        if ((f = fopen(path, "r")) != NULL) {
-            while (fgets(line, sizeof(line), f) != NULL)
-                if ((at = strstr(line, "http: listening on tcp:")) != NULL)
-                    sscanf(strrchr(at, ':') + 1, "%d", &p);
-            fclose(f);
-        }
-        if (p < 0)
-            usleep(10000);
-    }
-    return p;
-}
-
 static int
 start(const char *http_extra)
 {
@@ -53,7 +30,7 @@ start(const char *http_extra)
     if (harness_init(extra, 120) != 0)
         return -1;
     harness_start();
-    port = find_port();
+    port = http_log_port(harness_dir);
     return port > 0 ? 0 : -1;
 }
 

@@ -22,6 +22,7 @@
 #include "core/ledger/history.h"
 #include "core/transcript.h"
 #include "tests/daemon_harness.h"
+#include "tests/http_client.h"
 #include "tests/leak.h"
 #include "tests/test.h"
 
@@ -42,7 +43,8 @@ static const game_t games[] = {
     "token = leak-tt-ann-token-0123 player tt-ann TT-simple-1 ann\n" \
     "token = leak-tt-bob-token-0123 player tt-bob TT-simple-1 bob\n" \
     "token = leak-ch-an-token-01234 player ch-an CHAN-EX-1 an\n" \
-    "token = leak-ch-binh-token-0123 player ch-binh CHAN-EX-1 binh\n"
+    "token = leak-ch-binh-token-0123 player ch-binh CHAN-EX-1 binh\n" \
+    "[http]\nlisten = tcp:127.0.0.1:0\n"
 
 /* The record as the test knows it: the transcript with its deal. */
 typedef struct record {
@@ -424,6 +426,93 @@ check_player_writes_nothing(const game_t *g)
     arb_client_close(cl);
 }
 
+/* ---- the same over HTTP: every token there is a spectator -------------- */
+
+static int  http_port;
+static char http_resp[1 << 20];
+
+static void
+http_clean(const game_t *g, const char *what, const leak_set_t *bad,
+           const char *text)
+{
+    const leak_item_t *hit = leak_find(bad, text, strlen(text));
+
+    if (hit != NULL)
+        fprintf(stderr, "%s over HTTP: %s shows %s\n", g->match, what,
+                hit->why);
+    CHECK(hit == NULL);
+}
+
+/* The state at every seq, the events and the list, as `tok` over HTTP. */
+static void
+check_http(record_t *r, const game_t *g, const char *tok)
+{
+    arb_viewer_t pub = { ARB_VIEW_PUBLIC, 0 };
+    leak_set_t   bad;
+    char         path[256];
+    uint64_t     at;
+
+    for (at = 0; at <= r->h.nevents; at++) {
+        CHECK_INT(forbidden(&bad, r, at, &pub), 0);
+        snprintf(path, sizeof(path), "/api/m/%s/state?at=%llu", g->match,
+                 (unsigned long long)at);
+        CHECK_INT(http_get(http_port, path, tok, http_resp,
+                           sizeof(http_resp)), 200);
+        CHECK(strstr(http_resp, "hand_cards") == NULL);
+        http_clean(g, path, &bad, http_body(http_resp));
+        leak_set_free(&bad);
+    }
+    CHECK_INT(forbidden(&bad, r, r->h.nevents, &pub), 0);
+    CHECK(bad.n > 0);
+    snprintf(path, sizeof(path), "/api/m/%s/events?from=0&limit=10000",
+             g->match);
+    CHECK_INT(http_get(http_port, path, tok, http_resp, sizeof(http_resp)),
+              200);
+    CHECK(strstr(http_resp, "\"line\"") != NULL);
+    http_clean(g, path, &bad, http_body(http_resp));
+    CHECK_INT(http_get(http_port, "/api/matches", tok, http_resp,
+                       sizeof(http_resp)), 200);
+    http_clean(g, "/api/matches", &bad, http_body(http_resp));
+    leak_set_free(&bad);
+}
+
+/* A live stream opened before the load, as `tok`: its connection. */
+static int
+http_live_open(const game_t *g, const char *tok)
+{
+    char req[512];
+    int  fd = http_connect(http_port), n;
+
+    /* every match's stream: this one does not exist yet */
+    (void)g;
+    n = snprintf(req, sizeof(req), "GET /api/live?token=%s HTTP/1.1\r\n"
+                 "Host: t\r\n\r\n", tok);
+    if (fd >= 0 && http_write_all(fd, req, (size_t)n) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* What the stream carried: the acks of the whole load. */
+static void
+http_live_check(int fd, record_t *r, const game_t *g)
+{
+    arb_viewer_t pub = { ARB_VIEW_PUBLIC, 0 };
+    leak_set_t   bad;
+    int          closed;
+
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    http_read(fd, http_resp, sizeof(http_resp), NULL, 1500, &closed);
+    close(fd);
+    CHECK(strstr(http_resp, "event: ack") != NULL);
+    CHECK_INT(forbidden(&bad, r, r->h.nevents, &pub), 0);
+    http_clean(g, "the live stream", &bad, http_resp);
+    leak_set_free(&bad);
+}
+
 static void
 test_game(const game_t *g)
 {
@@ -434,7 +523,7 @@ test_game(const game_t *g)
                              { ARB_VIEW_SEAT, 1 } };
     leak_set_t    bad[3];
     char          cmd[1200];
-    int           i, loaded;
+    int           i, loaded, sse;
 
     CHECK_INT(record_load(&r, g), 0);
     CHECK(r.secret != NULL);
@@ -445,6 +534,7 @@ test_game(const game_t *g)
         CHECK(live[i] != NULL
               && call(live[i], "subscribe", "") == 0);
     }
+    sse = http_live_open(g, HARNESS_READER);
     snprintf(cmd, sizeof(cmd), "ARBITER_SERVER=unix:%s ARBITER_TOKEN=%s "
              "bin/arbiter load %s >/dev/null", harness_sock, HARNESS_ARBITER,
              g->file);
@@ -453,6 +543,8 @@ test_game(const game_t *g)
     CHECK_INT(read_hashes(&r, g), 0);
     if (loaded != 0 || r.hash == NULL)
         goto done;
+    http_live_check(sse, &r, g);
+    sse = -1;
     for (i = 0; i < 3; i++) {
         CHECK_INT(forbidden(&bad[i], &r, r.h.nevents, &who[i]), 0);
         CHECK(bad[i].n > 0);
@@ -474,6 +566,7 @@ test_game(const game_t *g)
         check_events(&r, g, tok[i], &who[i], &bad[i]);
         check_states(&r, g, tok[i], &who[i]);
         check_list_and_checkpoint(g, tok[i], &bad[i]);
+        check_http(&r, g, tok[i]);
         leak_set_free(&bad[i]);
     }
     /* The command line says what it was not given: null, not a guess. */
@@ -496,6 +589,8 @@ test_game(const game_t *g)
             check_events(&r, g, tok[i], &all, &none);
     }
 done:
+    if (sse >= 0)
+        close(sse);
     for (i = 0; i < 3; i++)
         arb_client_close(live[i]);
     record_free(&r);
@@ -511,6 +606,8 @@ main(void)
     if (harness_init(PLAYER_TOKENS, 240) != 0)
         return 1;
     harness_start();
+    http_port = http_log_port(harness_dir);
+    CHECK(http_port > 0);
     for (i = 0; i < sizeof(games) / sizeof(games[0]); i++)
         test_game(&games[i]);
     msgpack_unpacked_destroy(&res);
