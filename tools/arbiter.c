@@ -45,6 +45,8 @@ static const struct {
     { "verify",  cmd_verify,  "check a bundle offline: signature, chain, "
                               "rules, results" },
     { "key",     cmd_key,     "print the recorder's public signing key" },
+    { "replicate", cmd_replicate, "start an anti-entropy pass of the "
+                              "replicated stream" },
     { "check",   cmd_check,   "check a data directory: chains, indexes, "
                               "deals (read-only)" },
     { "backup",  cmd_backup,  "hot backup of a data directory, verified" },

@@ -51,6 +51,7 @@ int cmd_export(int argc, char **argv);
 int cmd_tournament(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_key(int argc, char **argv);
+int cmd_replicate(int argc, char **argv);
 
 /* Reads a whole file ("-" = stdin) into b.  0 or an ARB_E* code; on error
  * prints "arbiter: <path>: <reason>" to stderr. */

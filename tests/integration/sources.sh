@@ -93,5 +93,13 @@ check "replay --at (no value)" "2 arbiter replay: --at needs a value" \
 $A replay --help > /dev/null 2>&1
 check "replay --help" 0 $?
 
+# replicate --check asks the recorder; this one does not replicate
+$A replicate --check > /dev/null 2> "$T/err"
+check "replicate --check, replication off" "1 unsupported" \
+    "$? $(grep -o unsupported "$T/err" | head -1)"
+$A replicate > /dev/null 2> "$T/err"
+check "replicate without --check" "2 arbiter replicate: --check is required" \
+    "$? $(head -1 "$T/err")"
+
 echo "sources.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
