@@ -606,6 +606,34 @@ arb_stream_settled(arb_stream_t *st, arb_buf_t *why)
     return rc;
 }
 
+/* A message on subj carrying data with the headers every arbiter message
+ * has (message id, match, recorder when named); extra, when not NULL, is
+ * a NULL-ended list of further name, value pairs.  0 or ARB_ENOMEM. */
+static int
+msg_new(natsMsg **out, const char *subj, const void *data, size_t len,
+        const char *id, const char *match_id, const char *recorder,
+        const char *const *extra)
+{
+    natsMsg   *m = NULL;
+    natsStatus s;
+
+    s = natsMsg_Create(&m, subj, NULL, (const char *)data, (int)len);
+    if (s == NATS_OK)
+        s = natsMsgHeader_Set(m, ARB_STREAM_HDR_MSGID, id);
+    if (s == NATS_OK)
+        s = natsMsgHeader_Set(m, ARB_STREAM_HDR_MATCH, match_id);
+    for (; s == NATS_OK && extra != NULL && extra[0] != NULL; extra += 2)
+        s = natsMsgHeader_Set(m, extra[0], extra[1]);
+    if (s == NATS_OK && recorder != NULL && recorder[0] != '\0')
+        s = natsMsgHeader_Set(m, ARB_STREAM_HDR_RECORDER, recorder);
+    if (s != NATS_OK) {
+        natsMsg_Destroy(m);
+        return ARB_ENOMEM;
+    }
+    *out = m;
+    return 0;
+}
+
 int
 arb_stream_ev_msg(natsMsg **out, const char *match_id, uint64_t seq,
                   const unsigned char hash[ARB_HASH_LEN],
@@ -615,8 +643,8 @@ arb_stream_ev_msg(natsMsg **out, const char *match_id, uint64_t seq,
     char       id[ARB_STREAM_MSGID_MAX];
     char       num[24];
     char       hex[ARB_HASH_HEX];
-    natsMsg   *m = NULL;
-    natsStatus s;
+    const char *const extra[] = { ARB_STREAM_HDR_SEQ, num,
+                                  ARB_STREAM_HDR_HASH, hex, NULL };
 
     *out = NULL;
     if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, match_id) != 0
@@ -625,23 +653,7 @@ arb_stream_ev_msg(natsMsg **out, const char *match_id, uint64_t seq,
         return ARB_EINVAL;
     snprintf(num, sizeof(num), "%" PRIu64, seq);
     sodium_bin2hex(hex, sizeof(hex), hash, ARB_HASH_LEN);
-    s = natsMsg_Create(&m, subj, NULL, (const char *)bytes, (int)len);
-    if (s == NATS_OK)
-        s = natsMsgHeader_Set(m, ARB_STREAM_HDR_MSGID, id);
-    if (s == NATS_OK)
-        s = natsMsgHeader_Set(m, ARB_STREAM_HDR_MATCH, match_id);
-    if (s == NATS_OK)
-        s = natsMsgHeader_Set(m, ARB_STREAM_HDR_SEQ, num);
-    if (s == NATS_OK)
-        s = natsMsgHeader_Set(m, ARB_STREAM_HDR_HASH, hex);
-    if (s == NATS_OK && recorder != NULL && recorder[0] != '\0')
-        s = natsMsgHeader_Set(m, ARB_STREAM_HDR_RECORDER, recorder);
-    if (s != NATS_OK) {
-        natsMsg_Destroy(m);
-        return ARB_ENOMEM;
-    }
-    *out = m;
-    return 0;
+    return msg_new(out, subj, bytes, len, id, match_id, recorder, extra);
 }
 
 int
@@ -698,8 +710,7 @@ arb_stream_deal_msg(natsMsg **out, const char *match_id, const char *secret,
     size_t         n = crypto_secretbox_NONCEBYTES + crypto_secretbox_MACBYTES
                        + len;
     unsigned char *box;
-    natsMsg       *m = NULL;
-    natsStatus     s;
+    int            rc;
 
     *out = NULL;
     if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_DEAL, match_id)
@@ -712,20 +723,9 @@ arb_stream_deal_msg(natsMsg **out, const char *match_id, const char *secret,
     randombytes_buf(box, crypto_secretbox_NONCEBYTES);
     crypto_secretbox_easy(box + crypto_secretbox_NONCEBYTES,
                           (const unsigned char *)secret, len, box, key);
-    s = natsMsg_Create(&m, subj, NULL, (const char *)box, (int)n);
+    rc = msg_new(out, subj, box, n, id, match_id, recorder, NULL);
     free(box);
-    if (s == NATS_OK)
-        s = natsMsgHeader_Set(m, ARB_STREAM_HDR_MSGID, id);
-    if (s == NATS_OK)
-        s = natsMsgHeader_Set(m, ARB_STREAM_HDR_MATCH, match_id);
-    if (s == NATS_OK && recorder != NULL && recorder[0] != '\0')
-        s = natsMsgHeader_Set(m, ARB_STREAM_HDR_RECORDER, recorder);
-    if (s != NATS_OK) {
-        natsMsg_Destroy(m);
-        return ARB_ENOMEM;
-    }
-    *out = m;
-    return 0;
+    return rc;
 }
 
 int
