@@ -59,20 +59,34 @@ total_of(const arb_results_t *r, const char *name)
     return 0;
 }
 
+/* Whose total seat j of match m is credited with: its team's in a team
+ * game, else its own. */
+static const char *
+credited(const arb_standings_match_t *m, size_t j)
+{
+    return m->teams != NULL ? m->teams[j] : m->players[j];
+}
+
 /* The result of seat j at match m (a strictly highest total wins, a
- * shared highest draws) and its total in *gp. */
+ * shared highest draws; in a team game, among the teams) and its total in
+ * *gp. */
 static int
 result_of(const arb_standings_match_t *m, size_t j, int64_t *gp)
 {
     int64_t max = INT64_MIN, t;
-    size_t  k, atmax = 0;
+    size_t  k, i, atmax = 0;
 
     for (k = 0; k < m->nplayers; k++) {
-        t = total_of(m->res, m->players[k]);
+        for (i = 0; i < k; i++)         /* each team once */
+            if (strcmp(credited(m, i), credited(m, k)) == 0)
+                break;
+        if (i < k)
+            continue;
+        t = total_of(m->res, credited(m, k));
         atmax = t > max ? 1 : t == max ? atmax + 1 : atmax;
         max = t > max ? t : max;
     }
-    *gp = total_of(m->res, m->players[j]);
+    *gp = total_of(m->res, credited(m, j));
     return *gp < max ? ARB_RESULT_LOSS
          : atmax > 1 ? ARB_RESULT_DRAW : ARB_RESULT_WIN;
 }

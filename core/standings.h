@@ -4,7 +4,10 @@
  *
  * DESIGN: computed from the recorded results of the tables' matches and
  * nothing else, so anyone holding the matches (a bundle) recomputes them.
- * Only a closed match counts: its totals are final.  Integer points only;
+ * Only a closed match counts: its totals are final.  In a team game the
+ * rule set's totals are per team: each player is credited with the total
+ * of their team and the team's result (a team's score is its players'
+ * joint work; docs/TOURNAMENT.md).  Integer points only;
  * ties are broken by documented keys and finally by the player's name
  * (bytewise), so the order never depends on input order or a hash.
  *
@@ -40,6 +43,8 @@ typedef struct arb_standings_match {
     const char           *match;
     char *const          *players;
     size_t                nplayers;
+    char *const          *teams;    /* team of each seat, or NULL: the
+                                       totals are per player */
     int                   counted;  /* closed: its totals count */
     uint64_t              seq;      /* its last recorded seq */
     const unsigned char  *head;     /* h(seq), or NULL when unknown */

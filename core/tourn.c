@@ -16,17 +16,64 @@ arb_tourn_table_clear(arb_tourn_table_t *t)
         return;
     free(t->table);
     free(t->match);
+    if (t->teams != NULL)
+        arb_strv_free(t->teams, t->nplayers);
     arb_strv_free(t->players, t->nplayers);
     memset(t, 0, sizeof(*t));
 }
 
-/* Splits the players "a,b,c" of s[0..len) into t. */
+/* Splits "name:team" (name) into name and *team (NULL: no team); both
+ * malloc'd.  0, ARB_EINVAL (v says why) or ARB_ENOMEM. */
+static int
+split_team(char *name, char **team, const arb_tourn_table_t *t,
+           arb_verdict_t *v)
+{
+    char *colon = strchr(name, ':');
+
+    *team = NULL;
+    if (colon == NULL)
+        return 0;
+    *colon = '\0';
+    if (!arb_name_valid(colon + 1))
+        return arb_verdict(v, ARB_EINVAL, "tournament.table", "table %s: "
+                           "player %s: team '%s' is not a valid name",
+                           t->table, name, colon + 1);
+    *team = strdup(colon + 1);
+    return *team == NULL ? ARB_ENOMEM : 0;
+}
+
+/* Adds team (owned, NULL: none) of the player just added as seat n-1:
+ * every seat has a team or none has. */
+static int
+add_team(arb_tourn_table_t *t, char *team, arb_verdict_t *v)
+{
+    size_t n = t->nplayers;
+
+    if ((team != NULL) != (t->teams != NULL) && n > 1) {
+        free(team);
+        return arb_verdict(v, ARB_EINVAL, "tournament.table", "table %s: "
+                           "player %s: every player has a team "
+                           "(PLAYER:TEAM) or none has", t->table,
+                           t->players[n - 1]);
+    }
+    if (team == NULL)
+        return 0;
+    if (n == 1 && (t->teams = calloc(ARB_PLAYERS_MAX, sizeof(char *))) == NULL) {
+        free(team);
+        return ARB_ENOMEM;
+    }
+    t->teams[n - 1] = team;
+    return 0;
+}
+
+/* Splits the players "a,b,c" (or "a:x,b:y") of s[0..len) into t. */
 static int
 add_players(arb_tourn_table_t *t, const char *s, size_t len, arb_verdict_t *v)
 {
     const char *p = s, *end = s + len, *comma;
-    char       *name, **np;
+    char       *name, *team, **np;
     size_t      i;
+    int         rc;
 
     while (p <= end) {
         comma = memchr(p, ',', (size_t)(end - p));
@@ -39,7 +86,12 @@ add_players(arb_tourn_table_t *t, const char *s, size_t len, arb_verdict_t *v)
         name = strndup(p, (size_t)(comma - p));
         if (name == NULL)
             return ARB_ENOMEM;
+        if ((rc = split_team(name, &team, t, v)) != 0) {
+            free(name);
+            return rc;
+        }
         if (!arb_name_valid(name)) {
+            free(team);
             arb_verdict(v, ARB_EINVAL, "tournament.table", "table %s: player"
                         " '%s' is not a valid name", t->table, name);
             free(name);
@@ -50,15 +102,19 @@ add_players(arb_tourn_table_t *t, const char *s, size_t len, arb_verdict_t *v)
                 arb_verdict(v, ARB_EINVAL, "tournament.table", "table %s: "
                             "player %s is seated twice", t->table, name);
                 free(name);
+                free(team);
                 return ARB_EINVAL;
             }
         np = realloc(t->players, (t->nplayers + 1) * sizeof(*np));
         if (np == NULL) {
             free(name);
+            free(team);
             return ARB_ENOMEM;
         }
         t->players = np;
         t->players[t->nplayers++] = name;
+        if ((rc = add_team(t, team, v)) != 0)
+            return rc;
         p = comma + 1;
     }
     return 0;
@@ -105,7 +161,56 @@ arb_tourn_table_format(arb_buf_t *b, const arb_tourn_table_t *t)
 
     arb_buf_printf(b, "%s:%s:", t->table, t->match);
     for (i = 0; i < t->nplayers; i++)
-        arb_buf_printf(b, "%s%s", i ? "," : "", t->players[i]);
+        arb_buf_printf(b, "%s%s%s%s", i ? "," : "", t->players[i],
+                       t->teams ? ":" : "", t->teams ? t->teams[i] : "");
+}
+
+int
+arb_tourn_game_setup(arb_setup_t *s, const arb_setup_t *tourn)
+{
+    const char *game = arb_setup_option(tourn, "game");
+    size_t      i;
+
+    memset(s, 0, sizeof(*s));
+    if (game == NULL)
+        return ARB_EINVAL;
+    if ((s->game = strdup(game)) == NULL)
+        return ARB_ENOMEM;
+    for (i = 0; i < tourn->noptions; i++)
+        if (strncmp(tourn->options[i].key, "game.", 5) == 0
+            && arb_setup_set_option(s, tourn->options[i].key + 5,
+                                    tourn->options[i].value) != 0) {
+            arb_setup_clear(s);
+            return ARB_ENOMEM;
+        }
+    return 0;
+}
+
+int
+arb_tourn_table_setup(arb_setup_t *s, const arb_setup_t *game,
+                      const arb_tourn_table_t *tb)
+{
+    size_t i;
+    int    rc, team;
+
+    rc = arb_setup_copy(s, game);
+    if (rc == 0 && (s->match_id = strdup(tb->match)) == NULL)
+        rc = ARB_ENOMEM;
+    for (i = 0; rc == 0 && i < tb->nplayers; i++) {
+        team = -1;
+        if (tb->teams != NULL) {
+            for (team = 0; (size_t)team < s->nteams; team++)
+                if (strcmp(s->teams[team], tb->teams[i]) == 0)
+                    break;
+            if ((size_t)team == s->nteams)
+                rc = arb_setup_add_team(s, tb->teams[i]);
+        }
+        if (rc == 0)
+            rc = arb_setup_add_player(s, tb->players[i], team);
+    }
+    if (rc != 0)
+        arb_setup_clear(s);
+    return rc;
 }
 
 int

@@ -28,16 +28,31 @@ typedef struct arb_tourn_table {
     char   *match;              /* the match recorded at it */
     size_t  nplayers;
     char  **players;            /* seat order */
+    char  **teams;              /* team of each seat (a team game), or
+                                   NULL: no seat has a team */
 } arb_tourn_table_t;
 
 void arb_tourn_table_clear(arb_tourn_table_t *t);
 /* Parses "TABLE:MATCH:P1,P2,..." (each a valid name, arb_name_valid, 1..
- * ARB_PLAYERS_MAX players, none twice).  0, ARB_EINVAL with v naming the
- * part, or ARB_ENOMEM. */
+ * ARB_PLAYERS_MAX players, none twice).  In a team game every player is
+ * written PLAYER:TEAM (all of them or none).  0, ARB_EINVAL with v naming
+ * the part, or ARB_ENOMEM. */
 int  arb_tourn_table_parse(arb_tourn_table_t *t, const char *s,
                            arb_verdict_t *v);
-/* Appends "TABLE:MATCH:P1,P2,..." to b. */
+/* Appends "TABLE:MATCH:P1[:TEAM],P2[:TEAM],..." to b. */
 void arb_tourn_table_format(arb_buf_t *b, const arb_tourn_table_t *t);
+
+/* What every table of a tournament is opened with, from the tournament's
+ * setup `tourn`: its option `game` as the game and each `game.KEY=VALUE`
+ * as option KEY=VALUE; no players.  Into *s (cleared first; release with
+ * arb_setup_clear).  0, ARB_EINVAL (no option game) or ARB_ENOMEM. */
+int  arb_tourn_game_setup(arb_setup_t *s, const arb_setup_t *tourn);
+/* The setup of table tb's match: a copy of `game` (arb_tourn_game_setup)
+ * with tb's match id, players in seat order and, in a team game, the
+ * teams in the order they first appear.  Into *s (cleared first).  0 or
+ * ARB_ENOMEM. */
+int  arb_tourn_table_setup(arb_setup_t *s, const arb_setup_t *game,
+                           const arb_tourn_table_t *tb);
 /* The match id of table `table` of round `round`: "TID-R<round>-T<table>"
  * into b (replacing its contents).  0, or ARB_ETOOBIG when it would be
  * longer than a match id may be (64 bytes). */

@@ -56,6 +56,7 @@ arb_tview_build(arb_tview_t *v, arb_match_t *t, int tables,
     for (i = 0; i < v->n; i++) {
         const arb_record_t    *rec = &v->res.records[i];
         const arb_field_t     *pl = arb_record_get(rec, "players");
+        const arb_field_t     *tm = arb_record_get(rec, "teams");
         arb_standings_match_t *sm = &v->sm[i];
         arb_tview_table_t     *tb = &v->tables[i];
 
@@ -64,6 +65,7 @@ arb_tview_build(arb_tview_t *v, arb_match_t *t, int tables,
         sm->match = arb_record_get(rec, "match")->str;
         sm->players = pl->list;
         sm->nplayers = pl->nlist;
+        sm->teams = tm != NULL ? tm->list : NULL;
         rc = load(ud, sm->match, &tb->m, &tb->last_ms, tb->head,
                   &tb->has_head, why);
         if (rc == ARB_ENOTFOUND)

@@ -25,6 +25,11 @@
  * fsync per round.  A table that sends nothing within that time (a human
  * between moves) no longer holds anyone back: the next event then commits
  * at once.
+ *
+ * Atomic groups.  A tournament's round and the opens of its tables are
+ * queued back to back, the later ones `joined`; a batch is cut only
+ * before an append that is not joined, so the group commits in one LMDB
+ * transaction (all or nothing after a crash) and is acknowledged with it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +53,26 @@ arb_pending_free(arb_pending_t *p)
     free(p->cid);
     free(p->secret);
     free(p->wait);
+    free(p->group);
     free(p);
+}
+
+void
+arb_pending_take(arb_pending_t *p, arb_live_t *l, arb_event_t *ev)
+{
+    p->live = l;
+    p->ev = *ev;                /* takes ownership */
+    memset(ev, 0, sizeof(*ev));
+    p->ap.match_id = l->id;
+    p->ap.game = p->ev.kind == ARB_EV_OPEN ? l->game : NULL;
+    p->ap.seq = p->ev.seq;
+    p->ap.time_ms = p->ev.time_ms;
+    p->ap.bytes = p->bytes.data;
+    p->ap.len = p->bytes.len;
+    p->ap.client_id = p->cid;
+    p->ap.closes = p->ev.kind == ARB_EV_CLOSE;
+    p->ap.after_close = p->ev.kind == ARB_EV_CLAIM;
+    p->ap.secret = p->secret;
 }
 
 arb_pending_t *
@@ -95,6 +119,24 @@ arb_commit_wait(arb_pending_t *p, arb_conn_t *c, uint64_t req)
     c->refs++;
     if (++c->inflight == c->srv->cfg.inq_max)
         arb_conn_pause(c);
+    return 0;
+}
+
+int
+arb_commit_reserve_queue(arb_server_t *srv, size_t n)
+{
+    arb_pending_t **nq;
+    size_t          cap = srv->capqueue ? srv->capqueue : 256;
+
+    while (cap < srv->nqueue + n)
+        cap *= 2;
+    if (cap == srv->capqueue)
+        return 0;
+    nq = realloc(srv->queue, cap * sizeof(*nq));
+    if (nq == NULL)
+        return ARB_ENOMEM;
+    srv->queue = nq;
+    srv->capqueue = cap;
     return 0;
 }
 
@@ -182,12 +224,25 @@ arb_commit_ack(arb_server_t *srv, arb_pending_t *p)
     for (i = 0; i < p->nwait; i++) {
         arb_conn_t *c = p->wait[i].conn;
         if (!c->closing) {
-            arb_reply_begin(&b, &pk, p->wait[i].req, 5);
+            size_t k;
+            arb_reply_begin(&b, &pk, p->wait[i].req, 5 + (p->ngroup > 0));
             arb_mp_pack_kv_str(&pk, "match", p->live->id);
             arb_mp_pack_kv_uint(&pk, "seq", p->ap.seq);
             arb_mp_pack_kv_bin(&pk, "hash", p->ap.hash, ARB_HASH_LEN);
             arb_mp_pack_kv_uint(&pk, "pos", p->ap.pos);
             arb_mp_pack_kv_bool(&pk, "dup", i > 0 || p->retry);
+            if (p->ngroup > 0) {
+                /* the matches opened with it, in the same transaction */
+                msgpack_pack_str_with_body(&pk, "opened", 6);
+                msgpack_pack_array(&pk, p->ngroup);
+            }
+            for (k = 0; k < p->ngroup; k++) {
+                msgpack_pack_map(&pk, 3);
+                arb_mp_pack_kv_str(&pk, "table", p->group[k].table);
+                arb_mp_pack_kv_str(&pk, "match", p->group[k].match);
+                arb_mp_pack_kv_bin(&pk, "hash", p->group[k].hash,
+                                   ARB_HASH_LEN);
+            }
             arb_conn_send_owed(c, &b);
         }
         if (c->inflight-- == srv->cfg.inq_max)
@@ -320,6 +375,8 @@ after_work_cb(uv_work_t *w, int status)
         if (p->ap.closes)
             l->closed = 1;
         memcpy(l->head, p->ap.hash, ARB_HASH_LEN);
+        if (p->head != NULL)    /* same batch, not freed yet */
+            memcpy(p->head->group[p->gi].hash, p->ap.hash, ARB_HASH_LEN);
         if (p->ap.pos > srv->order_pos)
             srv->order_pos = p->ap.pos;
         drop_inflight(l, p);
@@ -382,6 +439,9 @@ arb_commit_kick(arb_server_t *srv)
         uv_timer_stop(&srv->gather_timer);
     }
     n = srv->nqueue < srv->cfg.batch_max ? srv->nqueue : srv->cfg.batch_max;
+    /* An atomic group is never cut: one transaction holds all of it. */
+    while (n < srv->nqueue && srv->queue[n]->joined)
+        n++;
     free(srv->batch);
     free(srv->batch_ap);
     srv->nbatch = 0;

@@ -137,6 +137,7 @@ static const struct {
     { "replicate",   arb_op_replicate,   ARB_ROLE_ARBITER },
     { "board",       arb_op_board,       ARB_ROLE_READER },
     { "standings",   arb_op_standings,   ARB_ROLE_READER },
+    { "round",       arb_op_round,       ARB_ROLE_ARBITER },
 };
 
 /* The envelope: id and v first, so that an error about op already echoes
@@ -221,7 +222,7 @@ arb_dispatch(arb_conn_t *c, const char *frame, size_t len)
         goto done;
     }
     if ((ops[i].fn == arb_op_open || ops[i].fn == arb_op_append
-         || ops[i].fn == arb_op_replicate) && c->srv->replica != NULL) {
+         || ops[i].fn == arb_op_round || ops[i].fn == arb_op_replicate) && c->srv->replica != NULL) {
         refuse_on_replica(&r);
         goto done;
     }

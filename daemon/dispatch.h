@@ -37,6 +37,15 @@ void arb_op_append(arb_request_t *r);
 /* 1 when c may record moves and notes in match: an arbiter, or a scorer
  * whose token lists the match (or lists none). */
 int  arb_conn_may_record(const arb_conn_t *c, const char *match);
+/* Idempotency by client event id cid in match l: a retry of ev (queued
+ * or stored) is answered as its original (dup), another event under the
+ * same id is refused.  1 when answered, 0 when the id is new. */
+int  arb_op_idem(arb_request_t *r, arb_live_t *l, const char *cid,
+                 const arb_event_t *ev);
+
+/* op_round.c: a tournament's round and its tables' opens, one
+ * transaction. */
+void arb_op_round(arb_request_t *r);
 
 /* op_judge.c */
 void arb_op_judge(arb_request_t *r);

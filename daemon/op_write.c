@@ -87,19 +87,7 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
         arb_reply_error(c, r->id, arb_reply_code(rc), v.rule, "%s", v.msg);
         goto fail;
     }
-    p->live = l;
-    p->ev = *ev;                /* takes ownership */
-    memset(ev, 0, sizeof(*ev));
-    p->ap.match_id = l->id;
-    p->ap.game = p->ev.kind == ARB_EV_OPEN ? l->game : NULL;
-    p->ap.seq = p->ev.seq;
-    p->ap.time_ms = p->ev.time_ms;
-    p->ap.bytes = p->bytes.data;
-    p->ap.len = p->bytes.len;
-    p->ap.client_id = p->cid;
-    p->ap.closes = p->ev.kind == ARB_EV_CLOSE;
-    p->ap.after_close = p->ev.kind == ARB_EV_CLAIM;
-    p->ap.secret = p->secret;
+    arb_pending_take(p, l, ev);
     arb_commit_wait(p, c, r->id);   /* its slot is reserved: cannot fail */
     arb_commit_enqueue(c->srv, p);
     arb_commit_kick(c->srv);
@@ -190,10 +178,8 @@ reply_dup(arb_request_t *r, const char *match, uint64_t seq, uint64_t pos,
     arb_conn_send(r->c, &b);
 }
 
-/* Idempotent retry: 1 when answered (duplicate or conflict), 0 when the
- * client id is new. */
-static int
-check_idem(arb_request_t *r, arb_live_t *l, const char *cid,
+int
+arb_op_idem(arb_request_t *r, arb_live_t *l, const char *cid,
            const arb_event_t *ev)
 {
     arb_pending_t *p;
@@ -352,7 +338,7 @@ arb_op_append(arb_request_t *r)
                         arb_role_name(c->role));
         goto done;
     }
-    if (cid != NULL && check_idem(r, l, cid, &ev))
+    if (cid != NULL && arb_op_idem(r, l, cid, &ev))
         goto done;
     if (arb_repl_fenced(c->srv, match, &r->why)) {
         arb_reply_error(c, r->id, "fenced", NULL, "%s",
@@ -528,7 +514,7 @@ arb_op_open(arb_request_t *r)
      * other open of an existing id is refused. */
     if (arb_live_get(c->srv, match, &l, NULL) == 0
         || arb_store_match(c->srv->store, match, &info, NULL) == 0) {
-        if (l == NULL || cid == NULL || !check_idem(r, l, cid, &ev))
+        if (l == NULL || cid == NULL || !arb_op_idem(r, l, cid, &ev))
             arb_reply_error(c, r->id, "exists", NULL, "match '%s' already "
                             "exists", match);
         goto done;

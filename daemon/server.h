@@ -63,6 +63,14 @@ typedef struct arb_waiter {
     uint64_t    req;
 } arb_waiter_t;
 
+/* A match opened in the same transaction as the append that holds it
+ * (a tournament's round, daemon/op_round.c): its ack names it. */
+typedef struct arb_group_open {
+    char          match[ARB_STORE_ID_MAX + 1];
+    char          table[ARB_STORE_ID_MAX + 1];
+    unsigned char hash[ARB_HASH_LEN];
+} arb_group_open_t;
+
 /* One validated event waiting for its commit. */
 struct arb_pending {
     arb_live_t    *live;
@@ -75,6 +83,15 @@ struct arb_pending {
     arb_waiter_t  *wait;            /* the request and any retries */
     int            retry;           /* every waiter is a retry (dup) */
     uint64_t       t0;              /* uv_hrtime() at its request */
+    /* Atomic groups: `joined` appends commit in the same LMDB transaction
+     * as the append queued just before them (commit.c never splits them
+     * across batches).  A joined open names the group's first append
+     * (head) and its slot there (gi); the head's ack lists them all. */
+    int               joined;
+    arb_pending_t    *head;
+    size_t            gi;
+    size_t            ngroup;
+    arb_group_open_t *group;
 };
 
 enum { ARB_SUB_MATCH = 0, ARB_SUB_ALL };
@@ -288,7 +305,14 @@ int  arb_tourn_read(arb_server_t *srv, const char *id, int board, int json,
  * in-flight list: called before the rules apply the event, so that
  * arb_commit_enqueue() (after they have) cannot fail.  0 or ARB_ENOMEM. */
 int  arb_commit_reserve(arb_server_t *srv, arb_live_t *l);
+/* Makes room for n more appends in the commit queue (an atomic group:
+ * each of its matches still calls arb_commit_reserve).  0 or ARB_ENOMEM. */
+int  arb_commit_reserve_queue(arb_server_t *srv, size_t n);
 void arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p);
+/* Gives p the validated event ev of match l (ev is emptied: p owns its
+ * strings) and fills the store's append from it; p->bytes must hold ev's
+ * canonical encoding. */
+void arb_pending_take(arb_pending_t *p, arb_live_t *l, arb_event_t *ev);
 void arb_commit_kick(arb_server_t *srv);
 void arb_commit_close(arb_server_t *srv);       /* at stop: its handle */
 void arb_pending_free(arb_pending_t *p);

@@ -144,29 +144,59 @@ round_recorded(const cli_tourn_t *t, uint64_t round)
     return 0;
 }
 
-/* Appends `round N tables...` built from the pairing rows of round N. */
+/* Prints the answer of the round op: the round's ack, then each table's
+ * open from its "opened" list.  0, or 2 when the answer lacks them. */
 static int
-append_round(cli_net_t *n, const cli_tourn_t *t, const arb_pairing_t *p,
-             uint64_t round)
+print_round(cli_net_t *n, uint64_t round)
 {
-    cli_append_t a;
-    arb_buf_t    id = ARB_BUF_INIT, b = ARB_BUF_INIT;
-    char       **mv = NULL, num[24], cid[48];
-    size_t       i, k = 0;
-    int          st = CLI_ERROR;
+    const msgpack_object *op = arb_client_get(&n->res, "opened");
+    const char           *table, *match, *hash;
+    size_t                i, tl, ml, hl;
+    char                  prefix[48], hex[ARB_HASH_HEX];
 
-    mv = calloc(3 + ARB_TOURN_TABLES_MAX, sizeof(*mv));
-    if (mv == NULL)
+    snprintf(prefix, sizeof(prefix), "round %" PRIu64 ": ", round);
+    if (cli_net_print_ack(n, prefix) != 0)
+        return CLI_ERROR;
+    for (i = 0; op != NULL && op->type == MSGPACK_OBJECT_ARRAY
+                && i < op->via.array.size; i++) {
+        const msgpack_object *o = &op->via.array.ptr[i];
+        if (arb_mp_get_bytes(o, "table", &table, &tl) != 0
+            || arb_mp_get_bytes(o, "match", &match, &ml) != 0
+            || arb_mp_get_bytes(o, "hash", &hash, &hl) != 0 || hl != 32) {
+            fprintf(stderr, "arbiter tournament: the server's answer "
+                    "names no table's open\n");
+            return CLI_ERROR;
+        }
+        arb_hex32(hex, (const unsigned char *)hash);
+        printf("table %.*s: opened %.*s seq 0 hash %s\n", (int)tl, table,
+               (int)ml, match, hex);
+    }
+    return CLI_OK;
+}
+
+/* Begins round N with the tables of its pairing rows: the round op
+ * records the `round` act and opens every table's match in one
+ * transaction.  *dup is set when the server answers that the round was
+ * recorded already (its tables are then opened as recorded). */
+static int
+begin_round(cli_net_t *n, const cli_tourn_t *t, const arb_pairing_t *p,
+            uint64_t round, int *dup)
+{
+    msgpack_packer       *pk;
+    const msgpack_object *d;
+    arb_buf_t             id = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    char                **tv = NULL, cid[48];
+    size_t                i, k = 0;
+    int                   st = CLI_ERROR;
+
+    tv = calloc(ARB_TOURN_TABLES_MAX + 1, sizeof(*tv));
+    if (tv == NULL)
         goto done;
-    snprintf(num, sizeof(num), "%" PRIu64, round);
-    mv[k++] = "round";
-    mv[k++] = arb_match_setup(t->v.t)->players[0].name;
-    mv[k++] = num;
     for (i = 0; i < p->nrows; i++) {
         arb_tourn_table_t tb = p->rows[i].t;
         if (p->rows[i].round != round)
             continue;
-        if (k == 3 + ARB_TOURN_TABLES_MAX) {
+        if (k == ARB_TOURN_TABLES_MAX) {
             fprintf(stderr, "arbiter tournament: round %" PRIu64 ": more "
                     "than %d tables\n", round, ARB_TOURN_TABLES_MAX);
             goto done;
@@ -180,28 +210,32 @@ append_round(cli_net_t *n, const cli_tourn_t *t, const arb_pairing_t *p,
         tb.match = (char *)arb_buf_cstr(&id);
         b.len = 0;
         arb_tourn_table_format(&b, &tb);
-        mv[k] = strdup(arb_buf_cstr(&b) ? arb_buf_cstr(&b) : "");
-        if (mv[k++] == NULL)
+        tv[k] = strdup(arb_buf_cstr(&b) ? arb_buf_cstr(&b) : "");
+        if (tv[k++] == NULL)
             goto done;
     }
-    if (k == 3) {
+    if (k == 0) {
         fprintf(stderr, "arbiter tournament: the pairing list has no table "
                 "of round %" PRIu64 "\n", round);
         goto done;
     }
-    memset(&a, 0, sizeof(a));
     snprintf(cid, sizeof(cid), "round-%" PRIu64, round);
-    a.match = t->v.id;
-    a.kind = "move";
-    a.cid = cid;
-    a.move = mv;
-    a.nmove = k;
-    printf("round %" PRIu64 ": ", round);
-    st = cli_net_append(n, &a);
+    pk = cli_net_begin(n, "round", 4);
+    cli_pack_str(pk, "tournament", t->v.id);
+    cli_pack_str(pk, "cid", cid);
+    cli_pack_uint(pk, "round", round);
+    cli_pack_strv(pk, "tables", tv, k);
+    st = cli_net_call(n);
+    if (st == 0) {
+        d = arb_client_get(&n->res, "dup");
+        *dup = d != NULL && d->type == MSGPACK_OBJECT_BOOLEAN
+               && d->via.boolean && arb_client_get(&n->res, "opened") == NULL;
+        st = print_round(n, round);
+    }
 done:
-    for (i = 3; mv != NULL && i < k; i++)
-        free(mv[i]);
-    free(mv);
+    for (i = 0; tv != NULL && i < k; i++)
+        free(tv[i]);
+    free(tv);
     arb_buf_free(&id);
     arb_buf_free(&b);
     return st;
@@ -214,25 +248,51 @@ open_table(cli_net_t *n, const cli_tourn_t *t, const arb_record_t *rec)
 {
     const arb_setup_t *su = arb_match_setup(t->v.t);
     const arb_field_t *pl = arb_record_get(rec, "players");
+    const arb_field_t *tm = arb_record_get(rec, "teams");
     msgpack_packer    *pk;
-    size_t             i, ngame = 0;
+    arb_setup_t        game, ts;
+    arb_tourn_table_t  tb;
+    size_t             i;
     char               prefix[128];
-    int                st;
+    int                st = CLI_ERROR;
 
-    for (i = 0; i < su->noptions; i++)
-        ngame += strncmp(su->options[i].key, "game.", 5) == 0;
-    pk = cli_net_begin(n, "open", 4 + (ngame > 0));
-    cli_pack_str(pk, "match", arb_record_get(rec, "match")->str);
-    cli_pack_str(pk, "game", arb_setup_option(su, "game"));
-    cli_pack_strv(pk, "players", pl->list, pl->nlist);
+    /* The setup the round op would open it with (core/tourn.h). */
+    memset(&tb, 0, sizeof(tb));
+    memset(&ts, 0, sizeof(ts));
+    tb.table = (char *)arb_record_get(rec, "table")->str;
+    tb.match = (char *)arb_record_get(rec, "match")->str;
+    tb.players = pl->list;
+    tb.nplayers = pl->nlist;
+    tb.teams = tm != NULL ? tm->list : NULL;
+    if (arb_tourn_game_setup(&game, su) != 0
+        || arb_tourn_table_setup(&ts, &game, &tb) != 0) {
+        fprintf(stderr, "arbiter tournament: out of memory\n");
+        goto done;
+    }
+
+    pk = cli_net_begin(n, "open", 4 + (ts.nteams > 0) + (ts.noptions > 0));
+    cli_pack_str(pk, "match", ts.match_id);
+    cli_pack_str(pk, "game", ts.game);
+    msgpack_pack_str_with_body(pk, "players", 7);
+    msgpack_pack_array(pk, ts.nplayers);
+    for (i = 0; i < ts.nplayers; i++) {
+        arb_buf_t pt = ARB_BUF_INIT;
+        if (ts.players[i].team >= 0)
+            arb_buf_printf(&pt, "%s:%s", ts.players[i].name,
+                           ts.teams[ts.players[i].team]);
+        else
+            arb_buf_puts(&pt, ts.players[i].name);
+        msgpack_pack_str_with_body(pk, pt.data ? pt.data : "", pt.len);
+        arb_buf_free(&pt);
+    }
     cli_pack_str(pk, "cid", "tournament-open");
-    if (ngame > 0) {
+    if (ts.nteams > 0)
+        cli_pack_strv(pk, "teams", ts.teams, ts.nteams);
+    if (ts.noptions > 0) {
         msgpack_pack_str_with_body(pk, "options", 7);
-        msgpack_pack_map(pk, ngame);
-        for (i = 0; i < su->noptions; i++)
-            if (strncmp(su->options[i].key, "game.", 5) == 0)
-                arb_mp_pack_kv_str(pk, su->options[i].key + 5,
-                                   su->options[i].value);
+        msgpack_pack_map(pk, ts.noptions);
+        for (i = 0; i < ts.noptions; i++)
+            arb_mp_pack_kv_str(pk, ts.options[i].key, ts.options[i].value);
     }
     st = cli_net_call(n);
     if (st == 0) {
@@ -241,6 +301,9 @@ open_table(cli_net_t *n, const cli_tourn_t *t, const arb_record_t *rec)
                  arb_record_get(rec, "match")->str);
         st = cli_net_print_ack(n, prefix);
     }
+done:
+    arb_setup_clear(&game);
+    arb_setup_clear(&ts);
     return st;
 }
 
@@ -252,7 +315,7 @@ do_round(cli_net_t *n, const targs_t *a)
     arb_buf_t     text = ARB_BUF_INIT, why = ARB_BUF_INIT;
     uint64_t      round;
     size_t        i;
-    int           st;
+    int           st, dup = 0;
 
     memset(&p, 0, sizeof(p));
     memset(&t, 0, sizeof(t));
@@ -276,15 +339,18 @@ do_round(cli_net_t *n, const targs_t *a)
         goto done;
     round = round_to_begin(&t, a);
     if (!round_recorded(&t, round)) {
-        st = append_round(n, &t, &p, round);
+        st = begin_round(n, &t, &p, round, &dup);
+        if (st != CLI_OK || !dup)
+            goto done;      /* the round and its tables: one transaction */
         cli_tourn_clear(&t);
-        if (st != CLI_OK)
-            goto done;
         st = cli_tourn_load(&t, "tournament", NULL, a->tid, n, 0);
         if (st != CLI_OK)
             goto done;
     }
-    /* Open the tables as recorded, not as the file says now. */
+    /* A round recorded already: its tables as recorded, not as the file
+     * says now.  Those the round op opened answer as duplicates; a round
+     * recorded by an earlier version, whose tables were opened one by
+     * one, gets the ones an interruption left unopened. */
     for (i = 0; st == CLI_OK && i < t.v.res.nrecords; i++)
         if ((uint64_t)arb_record_get(&t.v.res.records[i], "round")->num
             == round)

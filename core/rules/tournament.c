@@ -113,18 +113,11 @@ t_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
     }
     t->director = strdup(s->players[0].name);
     t->game = strdup(game);
-    t->table.game = strdup(game);
-    if (t->director == NULL || t->game == NULL || t->table.game == NULL) {
+    if (t->director == NULL || t->game == NULL
+        || arb_tourn_game_setup(&t->table, s) != 0) {
         t_destroy(t);
         return ARB_ENOMEM;
     }
-    for (i = 0; i < s->noptions; i++)
-        if (strncmp(s->options[i].key, "game.", 5) == 0
-            && arb_setup_set_option(&t->table, s->options[i].key + 5,
-                                    s->options[i].value) != 0) {
-            t_destroy(t);
-            return ARB_ENOMEM;
-        }
     *out = t;
     return 0;
 }
@@ -150,15 +143,9 @@ table_opens(const tstate_t *t, const arb_tourn_table_t *tb, arb_verdict_t *v)
     const arb_rules_t *r = arb_rules_find(t->game);
     arb_setup_t        s;
     void              *st = NULL;
-    size_t             i;
     int                rc;
 
-    memset(&s, 0, sizeof(s));
-    rc = arb_setup_copy(&s, &t->table);
-    if (rc == 0 && (s.match_id = strdup(tb->match)) == NULL)
-        rc = ARB_ENOMEM;
-    for (i = 0; rc == 0 && i < tb->nplayers; i++)
-        rc = arb_setup_add_player(&s, tb->players[i], -1);
+    rc = arb_tourn_table_setup(&s, &t->table, tb);
     if (rc == 0) {
         rc = r->create(&st, &s, v);
         r->destroy(st);
@@ -314,6 +301,9 @@ t_results(const void *p, arb_results_t *out)
                 || arb_record_str(rec, "match", tb->match) != 0
                 || arb_record_list(rec, "players", tb->players,
                                    tb->nplayers) != 0
+                || (tb->teams != NULL
+                    && arb_record_list(rec, "teams", tb->teams,
+                                       tb->nplayers) != 0)
                 || arb_record_int(rec, "ended", t->rounds[i].ended) != 0)
                 return ARB_ENOMEM;
         }
@@ -338,6 +328,10 @@ t_digest(const void *p, arb_digest_t *d)
             arb_digest_u64(d, tb->nplayers);
             for (k = 0; k < tb->nplayers; k++)
                 arb_digest_str(d, tb->players[k]);
+            /* Only team tables add their teams: the digests of
+             * tournaments recorded before teams stay what they were. */
+            for (k = 0; tb->teams != NULL && k < tb->nplayers; k++)
+                arb_digest_str(d, tb->teams[k]);
         }
     }
 }
@@ -371,6 +365,12 @@ t_describe(const void *p, unsigned seen)
             for (k = 0; k < tb->nplayers; k++)
                 bad |= arb_json_add(players, arb_json_string(tb->players[k]));
             bad |= arb_json_set(tab, "players", players);
+            if (tb->teams != NULL) {
+                json_t *teams = json_array();
+                for (k = 0; k < tb->nplayers; k++)
+                    bad |= arb_json_add(teams, arb_json_string(tb->teams[k]));
+                bad |= arb_json_set(tab, "teams", teams);
+            }
             bad |= arb_json_add(tables, tab);
         }
         bad |= arb_json_set(r, "tables", tables);

@@ -1,0 +1,289 @@
+/*
+ * op_round.c - the `round` op: a tournament's round begins and every
+ * table's match opens, in one LMDB transaction (docs/TOURNAMENT.md).
+ *
+ * DESIGN: the director's `round` act (a move of the tournament match,
+ * core/rules/tournament.c) and one open per table are queued back to back
+ * as one atomic group (commit.c), so a crash leaves either all of them or
+ * none, and the one ack, sent after the commit, names every match opened.
+ * Everything that can fail is done before the round is applied to the
+ * tournament's live state, which has no undo: the table ids are checked
+ * free, each table's match is opened on the side (its rules judge its
+ * setup), the entries, events and queue room are allocated.  After the
+ * round is applied, only pointers move.  A retry with the same client
+ * event id is answered as the original (arb_op_idem); the opens carry the
+ * client event id `tournament-open`, the one the per-table opens of
+ * earlier versions used, so that path answers them as duplicates.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/codec.h"
+#include "core/err.h"
+#include "core/tourn.h"
+#include "core/version.h"
+#include "daemon/dispatch.h"
+#include "daemon/replicate.h"
+
+#define ROUND_OPEN_CID "tournament-open"
+
+enum { RO_TOURNAMENT, RO_CID, RO_ROUND, RO_TABLES, RO_N };
+static const arb_req_field_t round_fields[RO_N] = {
+    [RO_TOURNAMENT] = { "tournament", ARB_REQ_STR,  ARB_REQ_REQUIRED, 0, 0 },
+    [RO_CID]        = { "cid",        ARB_REQ_STR,  ARB_REQ_OPTIONAL, 1,
+                        ARB_STORE_CLIENT_MAX },
+    [RO_ROUND]      = { "round",      ARB_REQ_UINT, ARB_REQ_REQUIRED, 1,
+                        999999 },
+    [RO_TABLES]     = { "tables",     ARB_REQ_STRV, ARB_REQ_REQUIRED, 0,
+                        ARB_TOURN_TABLES_MAX },
+};
+
+/* One table of the round, prepared before anything is applied. */
+typedef struct rtable {
+    arb_tourn_table_t tb;
+    arb_live_t       *l;            /* its new entry (m set at the end) */
+    arb_match_t      *m;            /* opened on the side */
+    arb_pending_t    *p;            /* its open, encoded */
+    arb_event_t       ev;
+} rtable_t;
+
+/* The open event of table tb as the tournament `tourn` opens it. */
+static int
+table_open_event(arb_event_t *ev, const arb_setup_t *tourn,
+                 const arb_tourn_table_t *tb, const arb_conn_t *c,
+                 int64_t now)
+{
+    arb_setup_t game;
+    int         rc;
+
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = ARB_EV_OPEN;
+    if ((ev->setup = calloc(1, sizeof(*ev->setup))) == NULL)
+        return ARB_ENOMEM;
+    rc = arb_tourn_game_setup(&game, tourn);
+    if (rc == 0)
+        rc = arb_tourn_table_setup(ev->setup, &game, tb);
+    arb_setup_clear(&game);
+    if (rc != 0)
+        return rc;
+    ev->setup->edition = strdup(arb_rules_find(ev->setup->game)->edition);
+    ev->setup->engine = strdup(ARB_ENGINE);
+    ev->time_ms = now;
+    ev->actor = strdup(c->identity);
+    ev->client_id = strdup(ROUND_OPEN_CID);
+    if (ev->setup->edition == NULL || ev->setup->engine == NULL
+        || ev->actor == NULL || ev->client_id == NULL)
+        return ARB_ENOMEM;
+    return 0;
+}
+
+/* A new append holding ev's canonical bytes and client id cid. */
+static arb_pending_t *
+pending_for(const arb_event_t *ev, const char *cid, int *rc)
+{
+    arb_pending_t *p = arb_pending_new();
+
+    *rc = ARB_ENOMEM;
+    if (p == NULL)
+        return NULL;
+    if (cid != NULL && (p->cid = strdup(cid)) == NULL) {
+        arb_pending_free(p);
+        return NULL;
+    }
+    *rc = arb_event_encode(&p->bytes, ev);
+    if (*rc != 0) {
+        arb_pending_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* 1 when match id is taken: recorded, or queued by an open. */
+static int
+match_taken(arb_server_t *srv, const char *id)
+{
+    arb_match_info_t info;
+
+    return arb_live_peek(srv, id) != NULL
+        || arb_store_match(srv->store, id, &info, NULL) == 0;
+}
+
+void
+arb_op_round(arb_request_t *r)
+{
+    arb_conn_t        *c = r->c;
+    arb_server_t      *srv = c->srv;
+    arb_req_val_t      f[RO_N];
+    arb_event_t        ev;
+    arb_verdict_t      v;
+    arb_live_t        *tl = NULL;
+    arb_pending_t     *head = NULL;
+    rtable_t          *rt = NULL;
+    const arb_setup_t *tsu;
+    const char        *tid, *cid, *owner;
+    char               num[24];
+    size_t             i, j, nt = 0;
+    int64_t            now = arb_now_ms();
+    int                rc;
+
+    memset(&ev, 0, sizeof(ev));
+    if (arb_request_fields(r, round_fields, RO_N, f) != 0)
+        goto done;
+    tid = f[RO_TOURNAMENT].str;
+    cid = f[RO_CID].str;
+    if (f[RO_TABLES].n == 0) {
+        arb_reply_error(c, r->id, "proto", NULL, "tables: a round has at "
+                        "least one table");
+        goto done;
+    }
+    rc = arb_live_get(srv, tid, &tl, &r->why);
+    if (rc != 0) {
+        if (rc == ARB_ENOTFOUND)
+            arb_reply_error(c, r->id, "not_found", NULL, "no tournament "
+                            "'%s'", tid);
+        else
+            arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
+                            arb_buf_cstr(&r->why));
+        goto done;
+    }
+    if (strcmp(tl->game, "tournament") != 0) {
+        arb_reply_error(c, r->id, "invalid", NULL, "match '%s' is a %s "
+                        "match, not a tournament", tid, tl->game);
+        goto done;
+    }
+    tsu = arb_match_setup(tl->m);
+    /* The director's act, as `arbiter move` would record it. */
+    snprintf(num, sizeof(num), "%llu", (unsigned long long)f[RO_ROUND].u);
+    ev.kind = ARB_EV_MOVE;
+    ev.player = strdup(tsu->players[0].name);
+    ev.verb = strdup("round");
+    if (ev.player == NULL || ev.verb == NULL
+        || arb_event_add_arg(&ev, num) != 0)
+        goto oom;
+    for (i = 0; i < f[RO_TABLES].n; i++)
+        if (arb_event_add_arg(&ev, f[RO_TABLES].v[i]) != 0)
+            goto oom;
+    if (cid != NULL && arb_op_idem(r, tl, cid, &ev))
+        goto done;
+    if (arb_repl_fenced(srv, tid, &r->why)) {
+        arb_reply_error(c, r->id, "fenced", NULL, "%s",
+                        arb_buf_cstr(&r->why));
+        goto done;
+    }
+    ev.seq = arb_match_next_seq(tl->m);
+    ev.time_ms = now;
+    ev.actor = strdup(c->identity);
+    ev.client_id = cid ? strdup(cid) : NULL;
+    if (ev.actor == NULL || (cid != NULL && ev.client_id == NULL))
+        goto oom;
+
+    /* Prepare every table; nothing is applied yet. */
+    nt = f[RO_TABLES].n;
+    if ((rt = calloc(nt, sizeof(*rt))) == NULL)
+        goto oom;
+    for (i = 0; i < nt; i++) {
+        rc = arb_tourn_table_parse(&rt[i].tb, f[RO_TABLES].v[i], &v);
+        if (rc != 0) {
+            arb_reply_error(c, r->id, arb_reply_code(rc), v.rule, "%s",
+                            v.msg);
+            goto done;
+        }
+        for (j = 0; j < i; j++)
+            if (strcmp(rt[j].tb.match, rt[i].tb.match) == 0)
+                break;
+        if (j < i || match_taken(srv, rt[i].tb.match)) {
+            arb_reply_error(c, r->id, "exists", NULL, "table %s: match "
+                            "'%s' already exists", rt[i].tb.table,
+                            rt[i].tb.match);
+            goto done;
+        }
+        owner = arb_repl_owner(&srv->cfg.repl, rt[i].tb.match);
+        if (owner != NULL) {
+            arb_reply_error(c, r->id, "not_owner", NULL, "table %s: match "
+                            "'%s' is not this recorder's to open (%s)",
+                            rt[i].tb.table, rt[i].tb.match,
+                            owner[0] ? owner : "no recorder owns it");
+            goto done;
+        }
+        rc = table_open_event(&rt[i].ev, tsu, &rt[i].tb, c, now);
+        if (rc != 0)
+            goto fail_rc;
+        rc = arb_match_open(&rt[i].m, &rt[i].ev, &v);
+        if (rc != 0) {
+            if (rc == ARB_ENOMEM)
+                goto oom;
+            arb_reply_error(c, r->id, arb_reply_code(ARB_EILLEGAL),
+                            "tournament.table", "table %s (%s) cannot be "
+                            "opened: %s: %s", rt[i].tb.table,
+                            rt[i].tb.match, v.rule, v.msg);
+            goto done;
+        }
+        if ((rt[i].p = pending_for(&rt[i].ev, ROUND_OPEN_CID, &rc)) == NULL)
+            goto fail_rc;
+        if ((rt[i].l = arb_live_new(srv, rt[i].tb.match)) == NULL)
+            goto oom;
+        snprintf(rt[i].l->game, sizeof(rt[i].l->game), "%s",
+                 rt[i].ev.setup->game);
+        if (arb_commit_reserve(srv, rt[i].l) != 0)
+            goto oom;
+    }
+    if ((head = pending_for(&ev, cid, &rc)) == NULL)
+        goto fail_rc;
+    if ((head->group = calloc(nt, sizeof(*head->group))) == NULL
+        || arb_commit_reserve(srv, tl) != 0
+        || arb_commit_reserve_queue(srv, nt + 1) != 0)
+        goto oom;
+
+    /* The round: the tournament's rules judge it (the pairing). */
+    rc = arb_match_apply(tl->m, &ev, &v);
+    if (rc != 0) {
+        arb_stats_reject(srv, rc);
+        arb_reply_error(c, r->id, arb_reply_code(rc), v.rule, "%s", v.msg);
+        goto done;
+    }
+    arb_pending_take(head, tl, &ev);
+    head->ngroup = nt;
+    arb_commit_wait(head, c, r->id);    /* its first slot: cannot fail */
+    arb_commit_enqueue(srv, head);
+    for (i = 0; i < nt; i++) {
+        arb_pending_t *p = rt[i].p;
+        rt[i].l->m = rt[i].m;
+        rt[i].m = NULL;
+        arb_pending_take(p, rt[i].l, &rt[i].ev);
+        p->joined = 1;
+        p->head = head;
+        p->gi = i;
+        snprintf(head->group[i].match, sizeof(head->group[i].match), "%s",
+                 rt[i].tb.match);
+        snprintf(head->group[i].table, sizeof(head->group[i].table), "%s",
+                 rt[i].tb.table);
+        arb_commit_enqueue(srv, p);
+        rt[i].p = NULL;
+        rt[i].l = NULL;
+    }
+    head = NULL;
+    arb_commit_kick(srv);
+    goto done;
+
+fail_rc:
+    if (rc != ARB_ENOMEM) {
+        arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "round %s: %s",
+                        num, arb_strerror(rc));
+        goto done;
+    }
+oom:
+    arb_reply_error(c, r->id, "internal", NULL, "out of memory");
+done:
+    for (i = 0; rt != NULL && i < nt; i++) {
+        arb_tourn_table_clear(&rt[i].tb);
+        arb_match_free(rt[i].m);
+        arb_pending_free(rt[i].p);
+        arb_event_clear(&rt[i].ev);
+        if (rt[i].l != NULL)
+            arb_live_reset(srv, rt[i].l);   /* refused: forget the entry */
+    }
+    free(rt);
+    arb_pending_free(head);
+    arb_event_clear(&ev);
+    arb_req_clear(f, RO_N);
+}
