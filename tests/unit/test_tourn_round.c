@@ -1,0 +1,342 @@
+/*
+ * test_tourn_round.c - the `round` op against the real daemon: a round and
+ * its tables' opens are one transaction (docs/TOURNAMENT.md).
+ *
+ * First the op's answers: the ack names every match it opened, a retry by
+ * client event id answers the original, a refused round (a table whose
+ * match exists, a pairing the tournament refuses) records nothing at all.
+ * Then kill -9: a client creates rounds (round N, end N, round N+1, ...)
+ * while the daemon is SIGKILLed at a random moment, KILLS times; after
+ * each restart the store must hold every round with all of its tables'
+ * matches and no table's match without its round, every round acknowledged
+ * before the kill must be there, and every chain must verify.
+ * The daemon runs with batch_max = 2, so only the atomic group keeps the
+ * round's 9 events in one transaction.  ARB_CRASH_SEED makes a run
+ * reproducible.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "core/ledger/history.h"
+#include "core/ledger/store.h"
+#include "core/match.h"
+#include "tests/daemon_harness.h"
+#include "tests/test.h"
+
+#define TID     "Cup"
+#define TABLES  8
+#define KILLS   6
+#define ROUNDS  200     /* more than a client gets through before a kill */
+
+/* Round n's table strings, "t:Cup-R<n>-T<t>:p<2t-1>,p<2t>"; bad 1 makes
+ * table 2 seat a player of table 1 (the tournament refuses it), bad 2
+ * records table 5 as the existing match "Taken". */
+static void
+tables_of(char tv[TABLES][64], char *ptr[TABLES], unsigned n, int bad)
+{
+    int t;
+
+    for (t = 0; t < TABLES; t++) {
+        if (bad == 2 && t == 4)
+            snprintf(tv[t], 64, "5:Taken:p9,p10");
+        else
+            snprintf(tv[t], 64, "%d:%s-R%u-T%d:p%d,p%d", t + 1, TID, n,
+                     t + 1, 2 * t + 1, bad == 1 && t == 1 ? 1 : 2 * t + 2);
+        ptr[t] = tv[t];
+    }
+}
+
+/* Sends the round op for round n; 0 when acknowledged, and the answer in
+ * *res (release it). */
+static int
+send_round(arb_client_t *cl, unsigned n, int bad, msgpack_unpacked *res)
+{
+    msgpack_packer *pk;
+    arb_buf_t       why = ARB_BUF_INIT;
+    char            tv[TABLES][64], *ptr[TABLES], cid[32];
+    int             rc;
+
+    tables_of(tv, ptr, n, bad);
+    snprintf(cid, sizeof(cid), "round-%u", n);
+    arb_client_begin(cl, &pk, "round", 4);
+    arb_mp_pack_kv_str(pk, "tournament", TID);
+    arb_mp_pack_kv_str(pk, "cid", cid);
+    arb_mp_pack_kv_uint(pk, "round", n);
+    arb_mp_pack_kv_strv(pk, "tables", ptr, TABLES);
+    msgpack_unpacked_init(res);
+    rc = arb_client_call(cl, res, &why);
+    arb_buf_free(&why);
+    return rc;
+}
+
+/* The director's `end n` (client event id end-n); 0 when acknowledged. */
+static int
+send_end(arb_client_t *cl, unsigned n)
+{
+    msgpack_packer  *pk;
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT;
+    char             num[16], cid[32], *args[1] = { num };
+    int              rc;
+
+    snprintf(num, sizeof(num), "%u", n);
+    snprintf(cid, sizeof(cid), "end-%u", n);
+    arb_client_begin(cl, &pk, "append", 6);
+    arb_mp_pack_kv_str(pk, "match", TID);
+    arb_mp_pack_kv_str(pk, "kind", "move");
+    arb_mp_pack_kv_str(pk, "cid", cid);
+    arb_mp_pack_kv_str(pk, "player", "director");
+    arb_mp_pack_kv_str(pk, "verb", "end");
+    arb_mp_pack_kv_strv(pk, "args", args, 1);
+    msgpack_unpacked_init(&res);
+    rc = arb_client_call(cl, &res, &why);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+    return rc;
+}
+
+static int
+create_tournament(arb_client_t *cl)
+{
+    msgpack_packer  *pk;
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT;
+    char            *dir[1] = { "director" };
+    int              rc;
+
+    arb_client_begin(cl, &pk, "open", 5);
+    arb_mp_pack_kv_str(pk, "match", TID);
+    arb_mp_pack_kv_str(pk, "game", "tournament");
+    arb_mp_pack_kv_strv(pk, "players", dir, 1);
+    arb_mp_pack_kv_str(pk, "cid", "tournament-create");
+    msgpack_pack_str_with_body(pk, "options", 7);
+    msgpack_pack_map(pk, 2);
+    arb_mp_pack_kv_str(pk, "game", "yahchain");
+    arb_mp_pack_kv_str(pk, "game.mode", "3");
+    msgpack_unpacked_init(&res);
+    rc = arb_client_call(cl, &res, &why);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+    return rc;
+}
+
+/* ---- what the store holds --------------------------------------------- */
+
+typedef struct seen {
+    arb_results_t *res;
+    size_t         others, orphans;
+} seen_t;
+
+static int
+on_match(void *ud, const arb_match_info_t *m)
+{
+    seen_t *s = ud;
+    size_t  i;
+
+    if (strcmp(m->match_id, TID) == 0 || strcmp(m->match_id, "Taken") == 0)
+        return 0;
+    s->others++;
+    for (i = 0; i < s->res->nrecords; i++)
+        if (strcmp(arb_record_get(&s->res->records[i], "match")->str,
+                   m->match_id) == 0)
+            return 0;
+    s->orphans++;
+    fprintf(stderr, "match %s has no round\n", m->match_id);
+    return 0;
+}
+
+/* Checks the store of the running daemon (opened read-only beside it):
+ * all or nothing, and at least `acked` rounds.  Returns the rounds. */
+static unsigned
+check_store(unsigned acked)
+{
+    arb_store_opts_t  o;
+    arb_store_t      *s = NULL;
+    arb_history_t     h;
+    arb_match_t      *m = NULL;
+    arb_results_t     res;
+    arb_match_info_t  info;
+    arb_verdict_t     v;
+    arb_buf_t         why = ARB_BUF_INIT;
+    seen_t            sn;
+    char              dir[300];
+    size_t            i, bad, missing = 0;
+    unsigned          rounds = 0;
+
+    memset(&h, 0, sizeof(h));
+    memset(&res, 0, sizeof(res));
+    memset(&o, 0, sizeof(o));
+    o.read_only = 1;
+    snprintf(dir, sizeof(dir), "%s/data", harness_dir);
+    CHECK(arb_store_open(&s, dir, &o, &why) == 0);
+    if (s == NULL)
+        return 0;
+    CHECK(arb_history_load(&h, s, TID, UINT64_MAX, &why) == 0);
+    CHECK(arb_history_replay(&h, UINT64_MAX, &m, &bad, &v) == 0);
+    CHECK(m != NULL && arb_match_results(m, &res) == 0);
+    for (i = 0; i < res.nrecords; i++) {
+        const arb_record_t *rec = &res.records[i];
+        unsigned r = (unsigned)arb_record_get(rec, "round")->num;
+        rounds = r > rounds ? r : rounds;
+        if (arb_store_match(s, arb_record_get(rec, "match")->str, &info,
+                            NULL) != 0) {
+            fprintf(stderr, "round %u: table %s has no match\n", r,
+                    arb_record_get(rec, "table")->str);
+            missing++;
+        }
+    }
+    memset(&sn, 0, sizeof(sn));
+    sn.res = &res;
+    CHECK(arb_store_matches(s, on_match, &sn, &why) == 0);
+    CHECK_INT(missing, 0);              /* no round without its tables */
+    CHECK_INT(sn.orphans, 0);           /* no table without its round */
+    CHECK_INT(sn.others, res.nrecords);
+    CHECK_INT(res.nrecords, (size_t)rounds * TABLES);
+    CHECK(rounds >= acked);             /* nothing acknowledged is lost */
+    CHECK(arb_store_verify(s, NULL, &why) == 0);
+    arb_results_clear(&res);
+    arb_match_free(m);
+    arb_history_clear(&h);
+    arb_store_close(s);
+    arb_buf_free(&why);
+    return rounds;
+}
+
+/* ---- the op's answers ------------------------------------------------- */
+
+static void
+test_answers(arb_client_t *cl)
+{
+    msgpack_unpacked      res;
+    const msgpack_object *op, *dup;
+    const char           *match;
+    size_t                len;
+
+    /* refused by the tournament (p1 at two tables): nothing recorded */
+    CHECK(send_round(cl, 1, 1, &res) == ARB_EINVAL);
+    msgpack_unpacked_destroy(&res);
+    CHECK(harness_cli("state --match " TID "-R1-T1") != 0);
+    /* a table's match exists: refused whole, the round included */
+    CHECK(harness_cli("open --match Taken --game yahchain --option mode=3 "
+                      "--players x,y") == 0);
+    CHECK(send_round(cl, 1, 2, &res) == ARB_EINVAL);
+    msgpack_unpacked_destroy(&res);
+    CHECK(harness_cli("state --match " TID "-R1-T1") != 0);
+    CHECK(harness_cli("state --match " TID " --at 1") != 0);
+
+    CHECK(send_round(cl, 1, 0, &res) == 0);
+    op = arb_client_get(&res, "opened");
+    CHECK(op != NULL && op->type == MSGPACK_OBJECT_ARRAY
+          && op->via.array.size == TABLES);
+    CHECK(op != NULL && arb_mp_get_bytes(&op->via.array.ptr[TABLES - 1],
+                                         "match", &match, &len) == 0
+          && len == strlen(TID "-R1-T8")
+          && memcmp(match, TID "-R1-T8", len) == 0);
+    CHECK_INT(arb_client_uint(&res, "seq"), 1);
+    msgpack_unpacked_destroy(&res);
+    CHECK(harness_cli("state --match " TID "-R1-T1") == 0);
+    CHECK(harness_cli("state --match " TID "-R1-T8") == 0);
+
+    /* a retry by client event id: the original, nothing twice */
+    CHECK(send_round(cl, 1, 0, &res) == 0);
+    dup = arb_client_get(&res, "dup");
+    CHECK(dup != NULL && dup->type == MSGPACK_OBJECT_BOOLEAN
+          && dup->via.boolean);
+    CHECK_INT(arb_client_uint(&res, "seq"), 1);
+    msgpack_unpacked_destroy(&res);
+    CHECK(send_end(cl, 1) == 0);
+}
+
+/* ---- kill -9 ---------------------------------------------------------- */
+
+/* The client: rounds from `from` on (each retried by its client event id
+ * after a restart), writing each acknowledged round to fd.  Runs until
+ * the daemon is gone. */
+static void
+client_run(unsigned from, int fd)
+{
+    arb_client_t    *cl = harness_connect(HARNESS_ARBITER);
+    msgpack_unpacked res;
+    unsigned         n;
+
+    for (n = from; cl != NULL && n < ROUNDS; n++) {
+        if (send_round(cl, n, 0, &res) != 0)
+            break;
+        msgpack_unpacked_destroy(&res);
+        if (write(fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
+            break;
+        if (send_end(cl, n) != 0)
+            break;
+    }
+    arb_client_close(cl);
+    _exit(0);
+}
+
+static void
+test_kills(unsigned seed)
+{
+    unsigned rounds = 1, acked, n, before, progressed = 0;
+    int      k, p[2];
+    pid_t    child;
+
+    srand(seed);
+    for (k = 0; k < KILLS; k++) {
+        /* from round 2 on each time: the rounds recorded already are
+         * answered as duplicates, then the client goes on */
+        CHECK(pipe(p) == 0);
+        child = fork();
+        if (child == 0) {
+            close(p[0]);
+            client_run(2, p[1]);
+        }
+        close(p[1]);
+        usleep((useconds_t)(20000 + rand() % 150000));
+        harness_stop(SIGKILL);
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+        acked = 0;
+        while (read(p[0], &n, sizeof(n)) == (ssize_t)sizeof(n))
+            acked = n > acked ? n : acked;
+        close(p[0]);
+        harness_start();
+        before = rounds;
+        rounds = check_store(acked);
+        progressed += rounds > before;
+    }
+    CHECK(progressed > 0);
+    printf("seed %u: %u rounds of %d tables after %d kills\n", seed, rounds,
+           TABLES, KILLS);
+}
+
+int
+main(void)
+{
+    arb_client_t *cl;
+    const char   *env = getenv("ARB_CRASH_SEED");
+    unsigned      seed = env ? (unsigned)strtoul(env, NULL, 10)
+                             : (unsigned)time(NULL);
+
+    (void)harness_send_raw;     /* every request here is well formed */
+    /* Batches of 2 events at most: a round of 9 must still commit whole. */
+    if (harness_init("batch_max = 2", 120) != 0) {
+        printf("test_tourn_round: skipped (no bin/arbiterd)\n");
+        return 0;
+    }
+    harness_start();
+    cl = harness_connect(HARNESS_ARBITER);
+    CHECK(cl != NULL);
+    if (cl != NULL) {
+        CHECK(create_tournament(cl) == 0);
+        test_answers(cl);
+        arb_client_close(cl);
+        test_kills(seed);
+    }
+    return harness_done(TEST_END()) != 0;
+}
