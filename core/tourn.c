@@ -168,7 +168,7 @@ arb_tourn_table_format(arb_buf_t *b, const arb_tourn_table_t *t)
 int
 arb_tourn_game_setup(arb_setup_t *s, const arb_setup_t *tourn)
 {
-    const char *game = arb_setup_option(tourn, "game");
+    const char *game = arb_setup_option(tourn, "game"), *deal;
     size_t      i;
 
     memset(s, 0, sizeof(*s));
@@ -176,6 +176,14 @@ arb_tourn_game_setup(arb_setup_t *s, const arb_setup_t *tourn)
         return ARB_EINVAL;
     if ((s->game = strdup(game)) == NULL)
         return ARB_ENOMEM;
+    deal = arb_setup_option(tourn, "deal");
+    if (deal != NULL && strcmp(deal, "seed") == 0) {
+        s->deal.kind = ARB_DEAL_SEED;
+        if ((s->deal.seed = strdup(ARB_TOURN_SEED_JUDGE)) == NULL) {
+            arb_setup_clear(s);
+            return ARB_ENOMEM;
+        }
+    }
     for (i = 0; i < tourn->noptions; i++)
         if (strncmp(tourn->options[i].key, "game.", 5) == 0
             && arb_setup_set_option(s, tourn->options[i].key + 5,

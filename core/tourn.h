@@ -44,8 +44,12 @@ void arb_tourn_table_format(arb_buf_t *b, const arb_tourn_table_t *t);
 
 /* What every table of a tournament is opened with, from the tournament's
  * setup `tourn`: its option `game` as the game and each `game.KEY=VALUE`
- * as option KEY=VALUE; no players.  Into *s (cleared first; release with
+ * as option KEY=VALUE; no players.  With option deal=seed, a seed deal
+ * whose seed is ARB_TOURN_SEED_JUDGE: enough for the rules to judge a
+ * table's setup; the recorder draws each table's real seed when it opens
+ * it (daemon/op_round.c).  Into *s (cleared first; release with
  * arb_setup_clear).  0, ARB_EINVAL (no option game) or ARB_ENOMEM. */
+#define ARB_TOURN_SEED_JUDGE "judge"
 int  arb_tourn_game_setup(arb_setup_t *s, const arb_setup_t *tourn);
 /* The setup of table tb's match: a copy of `game` (arb_tourn_game_setup)
  * with tb's match id, players in seat order and, in a team game, the

@@ -13,12 +13,17 @@
  * round is applied, only pointers move.  A retry with the same client
  * event id is answered as the original (arb_op_idem); the opens carry the
  * client event id `tournament-open`, the one the per-table opens of
- * earlier versions used, so that path answers them as duplicates.
+ * earlier versions used, so that path answers them as duplicates.  A
+ * tournament with deal=seed has each table dealt from a seed drawn here,
+ * committed in the chain and revealed by the table's close.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "core/codec.h"
+#include "core/deal.h"
 #include "core/err.h"
 #include "core/tourn.h"
 #include "core/version.h"
@@ -44,7 +49,10 @@ typedef struct rtable {
     arb_live_t       *l;            /* its new entry (m set at the end) */
     arb_match_t      *m;            /* opened on the side */
     arb_pending_t    *p;            /* its open, encoded */
-    arb_event_t       ev;
+    arb_event_t       ev;           /* the open the rules judge */
+    arb_event_t       rec;          /* a dealt table: the open recorded,
+                                       with the deal's commitment */
+    arb_buf_t         secret;       /* a dealt table: "<kind> <secret>" */
 } rtable_t;
 
 /* The open event of table tb as the tournament `tourn` opens it. */
@@ -75,6 +83,43 @@ table_open_event(arb_event_t *ev, const arb_setup_t *tourn,
         || ev->actor == NULL || ev->client_id == NULL)
         return ARB_ENOMEM;
     return 0;
+}
+
+/* A table of a tournament with deal=seed: the recorder draws its seed
+ * now; the chain records only the commitment (t->rec), the secret is
+ * stored beside it until the close reveals it, as for any dealt open. */
+static int
+seal_deal(rtable_t *t)
+{
+    arb_deal_t   *d = &t->ev.setup->deal;
+    unsigned char raw[32];
+    char          hex[2 * sizeof(raw) + 1];
+    const char   *kind;
+    arb_buf_t     sec = ARB_BUF_INIT;
+    size_t        i;
+    int           rc;
+
+    if (d->kind != ARB_DEAL_SEED)
+        return 0;
+    randombytes_buf(raw, sizeof(raw));
+    for (i = 0; i < sizeof(raw); i++)
+        snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+    free(d->seed);
+    if ((d->seed = strdup(hex)) == NULL)
+        return ARB_ENOMEM;
+    rc = arb_deal_secret(d, &sec, &kind);
+    if (rc == 0)
+        rc = arb_event_copy(&t->rec, &t->ev);
+    if (rc == 0)
+        rc = arb_deal_commit(&t->rec.setup->deal, &kind);
+    if (rc == 0) {
+        memcpy(d->seed_hash, t->rec.setup->deal.seed_hash, ARB_HASH_LEN);
+        arb_deal_stored_format(&t->secret, kind, arb_buf_cstr(&sec));
+        rc = t->secret.oom ? ARB_ENOMEM : 0;
+    }
+    sodium_memzero(raw, sizeof(raw));
+    arb_buf_free(&sec);
+    return rc;
 }
 
 /* A new append holding ev's canonical bytes and client id cid. */
@@ -206,6 +251,8 @@ arb_op_round(arb_request_t *r)
             goto done;
         }
         rc = table_open_event(&rt[i].ev, tsu, &rt[i].tb, c, now);
+        if (rc == 0)
+            rc = seal_deal(&rt[i]);
         if (rc != 0)
             goto fail_rc;
         rc = arb_match_open(&rt[i].m, &rt[i].ev, &v);
@@ -218,8 +265,13 @@ arb_op_round(arb_request_t *r)
                             rt[i].tb.match, v.rule, v.msg);
             goto done;
         }
-        if ((rt[i].p = pending_for(&rt[i].ev, ROUND_OPEN_CID, &rc)) == NULL)
+        rt[i].p = pending_for(rt[i].secret.len ? &rt[i].rec : &rt[i].ev,
+                              ROUND_OPEN_CID, &rc);
+        if (rt[i].p == NULL)
             goto fail_rc;
+        if (rt[i].secret.len > 0
+            && (rt[i].p->secret = strdup(arb_buf_cstr(&rt[i].secret))) == NULL)
+            goto oom;
         if ((rt[i].l = arb_live_new(srv, rt[i].tb.match)) == NULL)
             goto oom;
         snprintf(rt[i].l->game, sizeof(rt[i].l->game), "%s",
@@ -249,7 +301,8 @@ arb_op_round(arb_request_t *r)
         arb_pending_t *p = rt[i].p;
         rt[i].l->m = rt[i].m;
         rt[i].m = NULL;
-        arb_pending_take(p, rt[i].l, &rt[i].ev);
+        arb_pending_take(p, rt[i].l,
+                         rt[i].secret.len ? &rt[i].rec : &rt[i].ev);
         p->joined = 1;
         p->head = head;
         p->gi = i;
@@ -279,6 +332,8 @@ done:
         arb_match_free(rt[i].m);
         arb_pending_free(rt[i].p);
         arb_event_clear(&rt[i].ev);
+        arb_event_clear(&rt[i].rec);
+        arb_buf_free(&rt[i].secret);
         if (rt[i].l != NULL)
             arb_live_reset(srv, rt[i].l);   /* refused: forget the entry */
     }

@@ -17,7 +17,7 @@
 #define OPTS_MAX 32
 
 typedef struct targs {
-    const char *tid, *game, *standings, *director, *pairings, *db;
+    const char *tid, *game, *standings, *director, *pairings, *db, *deal;
     uint64_t    round;
     int         has_round, json;
     size_t      nopts;
@@ -30,7 +30,7 @@ usage(FILE *f)
     fprintf(f,
         "usage: arbiter tournament create --tournament ID --game G\n"
         "                  [--standings gp|mp] [--option KEY=VALUE]...\n"
-        "                  [--director NAME]\n"
+        "                  [--director NAME] [--deal seed]\n"
         "       arbiter tournament round --tournament ID --pairings FILE.csv\n"
         "                  [--round N]\n"
         "       arbiter tournament end --tournament ID --round N\n"
@@ -39,10 +39,13 @@ usage(FILE *f)
         "A tournament is recorded like a match (docs/TOURNAMENT.md).\n"
         "  create     open it: the game played at its tables, their options\n"
         "             (--option mode=3) and the standings rule (gp: sum of\n"
-        "             Game Points, the default; mp: win 2, draw 1, loss 0)\n"
+        "             Game Points, the default; mp: win 2, draw 1, loss 0);\n"
+        "             --deal seed: the recorder deals each table from a seed\n"
+        "             it draws, revealed at the table's close\n"
         "  round      begin a round from a pairing list (CSV lines\n"
         "             round,table,player,player...) and open each table's\n"
-        "             match TOURNAMENT-R<n>-T<table>; run it again after an\n"
+        "             match TOURNAMENT-R<n>-T<table>, all in one transaction\n"
+        "             (PLAYER:TEAM in a team game); run it again after an\n"
         "             interruption: nothing is recorded twice\n"
         "  end        the round is over\n"
         "  show       rounds, tables, players and each match's state\n"
@@ -97,8 +100,11 @@ do_create(cli_net_t *n, const targs_t *a)
     cli_pack_strv(pk, "players", (char *const *)&director, 1);
     cli_pack_str(pk, "cid", "tournament-create");
     msgpack_pack_str_with_body(pk, "options", 7);
-    msgpack_pack_map(pk, 1 + (a->standings != NULL) + a->nopts);
+    msgpack_pack_map(pk, 1 + (a->standings != NULL) + (a->deal != NULL)
+                         + a->nopts);
     arb_mp_pack_kv_str(pk, "game", a->game);
+    if (a->deal != NULL)
+        arb_mp_pack_kv_str(pk, "deal", a->deal);
     if (a->standings != NULL)
         arb_mp_pack_kv_str(pk, "standings", a->standings);
     for (k = 0; k < a->nopts; k++) {
@@ -491,6 +497,7 @@ cmd_tournament(int argc, char **argv)
         { "--game", CLI_ARG_STR, &a.game },
         { "--standings", CLI_ARG_STR, &a.standings },
         { "--director", CLI_ARG_STR, &a.director },
+        { "--deal", CLI_ARG_STR, &a.deal },
         { "--pairings", CLI_ARG_STR, &a.pairings },
         { "--db", CLI_ARG_STR, &a.db },
         { "--round", CLI_ARG_U64, &a.round },

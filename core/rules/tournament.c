@@ -91,10 +91,17 @@ t_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
     for (i = 0; i < s->noptions; i++)
         if (strcmp(s->options[i].key, "game") != 0
             && strcmp(s->options[i].key, "standings") != 0
+            && strcmp(s->options[i].key, "deal") != 0
             && strncmp(s->options[i].key, "game.", 5) != 0)
             return arb_verdict(v, ARB_EINVAL, "tournament.setup", "unknown "
-                               "option '%s': game, standings or game.KEY",
-                               s->options[i].key);
+                               "option '%s': game, standings, deal or "
+                               "game.KEY", s->options[i].key);
+    if (arb_setup_option(s, "deal") != NULL
+        && strcmp(arb_setup_option(s, "deal"), "seed") != 0)
+        return arb_verdict(v, ARB_EINVAL, "tournament.setup", "option deal "
+                           "must be seed (each table dealt from a seed the "
+                           "recorder draws), not '%s'",
+                           arb_setup_option(s, "deal"));
     game = arb_setup_option(s, "game");
     if (game == NULL || arb_rules_find(game) == NULL
         || strcmp(game, "tournament") == 0)

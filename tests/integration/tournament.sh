@@ -1,8 +1,12 @@
 #!/bin/sh
 # A two-round tournament of 8 tables from a pairing list, through the real
-# recorder: rounds open their matches (and a rerun records nothing twice),
-# the board names each table's status, the standings equal a sum computed
-# here from each match's own recorded totals, the results file lists every
+# recorder: rounds open their matches in one transaction (and a rerun
+# records nothing twice; a round recorded the old way, act then opens,
+# is finished),
+# the board names each table's status, the standings (Game Points and
+# match points) equal a sum computed here from each match's own recorded
+# totals, also in a team game (SKIM-10 Chains, players credited with their
+# side's total), the results file lists every
 # closed match, and the tournament bundle verifies offline as a whole and
 # fails when a match inside it is altered.
 . tests/common.sh
@@ -107,6 +111,21 @@ check "standings" 0 $?
 awk -F, 'NR > 1 { print $2, $4 }' "$T/st.csv" | sort > "$T/got"
 check "standings = the sum over the recorded matches" "$(cat "$T/want")" \
     "$(cat "$T/got")"
+# ... and the match points: win 2, draw 1, loss 0 from the same totals
+for r in 1 2; do for t in 1 2 3 4 5 6 7 8; do
+    $A state --match Open-R$r-T$t | awk -v m="R$r-T$t" '/^totals:/ { on = 1
+        next } on && /^  / { print m, $1, $2 } /^digest/ { on = 0 }'
+done; done | awk '{ m[NR] = $1; p[NR] = $2; v[NR] = $3
+        if (!($1 in max) || $3 > max[$1]) max[$1] = $3 }
+    END { for (i = 1; i <= NR; i++) if (v[i] == max[m[i]]) n[m[i]]++
+          for (i = 1; i <= NR; i++)
+              mp[p[i]] += v[i] < max[m[i]] ? 0 : n[m[i]] > 1 ? 1 : 2
+          for (q in mp) print q, mp[q] }' | sort > "$T/want_mp"
+awk -F, 'NR > 1 { print $2, $5 }' "$T/st.csv" | sort > "$T/got_mp"
+check "standings: match points = the results of the recorded totals" \
+    "$(cat "$T/want_mp")" "$(cat "$T/got_mp")"
+check "match points: 2 for each of the 16 matches (one winner each)" 32 \
+    "$(awk '{ s += $2 } END { print s }' "$T/want_mp")"
 check "standings: 16 players" 16 "$(wc -l < "$T/got" | tr -d ' ')"
 check "standings sorted by points" \
     "$(awk -F, 'NR > 1 { print $3 }' "$T/st.csv" | sort -rn | tr '\n' ' ')" \
@@ -147,6 +166,75 @@ $A export --match Open --match Open-R1-T1 --format bundle \
 check "a tournament bundle missing its matches fails" 1 $?
 check "... naming a missing table" 1 \
     "$(grep -c 'table 2 of round 1: match Open-R1-T2 is not in the bundle' "$T/part.out")"
+
+# A round recorded the way earlier versions did -- the director's act,
+# then each table's open, interrupted before them: `tournament round`
+# opens what is missing from the round as recorded.
+$A tournament create --tournament Old --game yahchain --option mode=3 \
+    > /dev/null 2>&1
+$A move --match Old --cid round-1 round director 1 1:Old-R1-T1:a,b \
+    2:Old-R1-T2:c,d > /dev/null
+printf '1,1,a,b\n1,2,c,d\n' > "$T/old.csv"
+$A tournament round --tournament Old --pairings "$T/old.csv" \
+    > "$T/old.out" 2>&1
+check "an old round: its tables opened" 2 \
+    "$(grep -c '^table [12]: opened Old-R1-T[12] seq 0 hash [0-9a-f]*$' "$T/old.out")"
+
+# A team game: SKIM-10 Chains, long sides against short sides, each table
+# dealt from a seed the recorder draws.  Each player is credited with the
+# total and the result of their side (docs/TOURNAMENT.md).
+$A tournament create --tournament Ch --game chains --option deck=36 \
+    --option scoring=square --deal seed > /dev/null 2>&1
+check "create a team tournament" 0 $?
+{
+    echo "round,table,player1,player2,player3,player4"
+    echo "1,1,ann:long,bob:short,cid:long,dan:short"
+    echo "1,2,eve:short,fay:long,gus:short,hal:long"
+    echo "2,1,ann:long,bob:short,cid:long,dan:short"
+    echo "2,2,eve:long,fay:short,gus:long,hal:short"
+} > "$T/ch.csv"
+$A tournament round --tournament Ch --pairings "$T/ch.csv" > "$T/ch1.out" 2>&1
+check "team round: 2 tables opened" 2 "$(grep -c 'opened Ch-R1-T' "$T/ch1.out")"
+check "a table seats the sides and commits a drawn seed" 1 \
+    "$($A events --match Ch-R1-T2 | grep -c 'players: eve:short fay:long gus:short hal:long; .*deal: commit')"
+for t in 1 2; do $A close --match Ch-R1-T$t > /dev/null; done
+check "the close reveals the seed" 1 \
+    "$($A events --match Ch-R1-T1 | grep -c 'close seed [0-9a-f]\{64\}$')"
+$A tournament end --tournament Ch --round 1 > /dev/null 2>&1
+# round 2: the director's act, its tables recorded from a worked match
+# (long 54, short 59) with the players of each table
+$A move --match Ch round director 2 1:Ch-R2-T1:ann:long,bob:short,cid:long,dan:short \
+    2:Ch-R2-T2:eve:long,fay:short,gus:long,hal:short > /dev/null
+check "round 2 as a director's act" 0 $?
+sed 's/^match: .*/match: Ch-R2-T1/' tests/data/chains-seed-match.txt \
+    > "$T/ch-t1.txt"
+sed -e 's/^match: .*/match: Ch-R2-T2/' \
+    -e '/^[^#]/{s/ann/eve/g;s/bob/fay/g;s/cid/gus/g;s/dan/hal/g;}' \
+    tests/data/chains-seed-match.txt > "$T/ch-t2.txt"
+for t in 1 2; do
+    $A load "$T/ch-t$t.txt" > /dev/null && $A close --match Ch-R2-T$t > /dev/null
+done
+for m in 1,1 1,2 2,1 2,2; do
+    $A state --match "Ch-R${m%,*}-T${m#*,}" | awk '/^totals:/ { on = 1; next }
+        on && /^  / { print $1, $2 } /^digest/ { on = 0 }' > "$T/tot"
+    awk -F, -v rt="$m" '$1 "," $2 == rt { for (i = 3; i <= NF; i++) print $i }' \
+        "$T/ch.csv" | tr ':' ' ' > "$T/seats"
+    awk 'NR == FNR { tot[$1] = $2; next }
+        FNR == 1 { max = -1; for (k in tot) if (tot[k] > max) max = tot[k]
+                   for (k in tot) if (tot[k] == max) at++ }
+        { v = tot[$2] + 0; print $1, v, (v < max ? 0 : at > 1 ? 1 : 2) }' \
+        "$T/tot" "$T/seats"
+done | awk '{ g[$1] += $2; m[$1] += $3 } END { for (p in g) print p, g[p], m[p] }' \
+    | sort > "$T/want_ch"
+$A tournament standings --tournament Ch > "$T/ch.csv.st" 2>&1
+check "team standings" 0 $?
+awk -F, 'NR > 1 { print $2, $4, $5 }' "$T/ch.csv.st" | sort > "$T/got_ch"
+check "team standings = each side's recorded total, credited to its players" \
+    "$(cat "$T/want_ch")" "$(cat "$T/got_ch")"
+check "the short side won round 2: bob 59, win and draw" 1 \
+    "$(grep -c '^bob 59 3$' "$T/got_ch")"
+check "a team line names its matches and seqs" 1 \
+    "$(grep -c '^[0-9]*,eve,.*,Ch-R1-T2@1;Ch-R2-T2@36$' "$T/ch.csv.st")"
 
 # The same board and standings over HTTP, and the board page.
 kill "$pid"; wait "$pid" 2>/dev/null
