@@ -31,6 +31,8 @@ check "round 1" 0 $?
 check "round 1 opens 8 matches" 8 "$(grep -c 'opened Open-R1-T' "$T/r1.out")"
 $A tournament round --tournament Open --pairings "$T/pairings.csv" \
     > "$T/r1b.out" 2>&1
+check "board: 8 tables not started" 8 \
+    "$($A tournament board --tournament Open | grep -o '"status":"not_started"' | grep -c .)"
 check "round 1 again: nothing twice" 8 "$(grep -c 'duplicate' "$T/r1b.out")"
 # a scorer records the tables' moves, not the director's acts
 scorer=$(awk '$4 == "scorer" { print $3; exit }' "$T/data/tokens")
@@ -70,6 +72,8 @@ check "judge records nothing" 1 \
 $A rule --match $m void 2 --reason "test reset" > /dev/null
 $A rule --match $m void 1 --reason "test reset" > /dev/null
 for t in 1 2 3 4 5 6 7 8; do play $t 1 || echo "play R1-T$t failed"; done
+check "board: 8 tables playing, each with its seq and last move time" 8 \
+    "$($A tournament board --tournament Open | grep -o '"status":"playing","seq":[1-9][0-9]*,"last_move_ms":[1-9][0-9]*' | grep -c .)"
 for t in 1 2 3 4 5 6; do $A close --match Open-R1-T$t > /dev/null; done
 # table 7 awaits its close with an undo request; table 8 is disputed
 $A note --match Open-R1-T7 "undo requested: seq 6 (place n 7D)" > /dev/null
@@ -211,9 +215,10 @@ sed 's/^match: .*/match: Ch-R2-T1/' tests/data/chains-seed-match.txt \
 sed -e 's/^match: .*/match: Ch-R2-T2/' \
     -e '/^[^#]/{s/ann/eve/g;s/bob/fay/g;s/cid/gus/g;s/dan/hal/g;}' \
     tests/data/chains-seed-match.txt > "$T/ch-t2.txt"
-for t in 1 2; do
-    $A load "$T/ch-t$t.txt" > /dev/null && $A close --match Ch-R2-T$t > /dev/null
-done
+for t in 1 2; do $A load "$T/ch-t$t.txt" > /dev/null; done
+check "board: a match the rules ended is finished, awaiting its close" 2 \
+    "$($A tournament board --tournament Ch | grep -o '"status":"finished","seq":35,"last_move_ms":[1-9]' | grep -c .)"
+for t in 1 2; do $A close --match Ch-R2-T$t > /dev/null; done
 for m in 1,1 1,2 2,1 2,2; do
     $A state --match "Ch-R${m%,*}-T${m#*,}" | awk '/^totals:/ { on = 1; next }
         on && /^  / { print $1, $2 } /^digest/ { on = 0 }' > "$T/tot"

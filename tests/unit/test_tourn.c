@@ -10,6 +10,7 @@
 #include "core/match.h"
 #include "core/standings.h"
 #include "core/tourn.h"
+#include "tests/replay_text.h"
 #include "tests/test.h"
 
 static arb_match_t *
@@ -179,6 +180,10 @@ test_pairing(void)
     BAD("1,1,a,,b\n", "player '' is not a valid name");
     BAD("", "no tables");
     BAD("x,1,a,b\n", "line 1: round 'x'");
+    /* a team game: PLAYER:TEAM for every player or none */
+    BAD("1,1,a:long,b\n", "table 1: player b: every player has a team");
+    BAD("1,1,a,b:short\n", "table 1: player b: every player has a team");
+    BAD("1,1,a:lo ng,b:short\n", "team 'lo ng' is not a valid name");
     CHECK_INT(arb_tourn_match_id(&id, "Open", 2, "7"), 0);
     CHECK_STR(arb_buf_cstr(&id), "Open-R2-T7");
     memset(big, 'x', 60);
@@ -186,6 +191,102 @@ test_pairing(void)
     CHECK_INT(arb_tourn_match_id(&id, big, 2, "7"), ARB_ETOOBIG);
     arb_buf_free(&id);
     arb_buf_free(&why);
+}
+
+/* A tournament directed by "director" with options kv (key, value, ...,
+ * NULL), or NULL when refused. */
+static arb_match_t *
+open_tourn(const char *id, const char *const *kv)
+{
+    arb_event_t    ev;
+    arb_match_t   *m = NULL;
+    arb_verdict_t  v;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_OPEN;
+    ev.setup = calloc(1, sizeof(*ev.setup));
+    ev.setup->game = strdup("tournament");
+    ev.setup->match_id = strdup(id);
+    arb_setup_add_player(ev.setup, "director", -1);
+    for (; *kv != NULL; kv += 2)
+        arb_setup_set_option(ev.setup, kv[0], kv[1]);
+    if (arb_match_open(&m, &ev, &v) != 0)
+        m = NULL;
+    arb_event_clear(&ev);
+    return m;
+}
+
+/* A team game's tables: teams parsed, formatted back, recorded by the
+ * tournament, and a table opens with its
+ * sides in the order they first appear; deal=seed judges a table that
+ * needs a deal (SKIM-10 Chains). */
+static void
+test_teams(void)
+{
+    static const char *const none[] = { "game", "chains", "game.deck", "36",
+                                        "game.scoring", "square", NULL };
+    static const char *const seed[] = { "game", "chains", "game.deck", "36",
+                                        "game.scoring", "square",
+                                        "deal", "seed", NULL };
+    static const char *const cards[] = { "game", "chains", "deal", "order",
+                                         NULL };
+    arb_tourn_table_t tb;
+    arb_setup_t   game, su, *ts;
+    arb_verdict_t v;
+    arb_buf_t     b = ARB_BUF_INIT;
+    arb_results_t r;
+    arb_match_t  *t;
+    const arb_field_t *f;
+
+    CHECK_INT(arb_tourn_table_parse(&tb, "1:C-R1-T1:ann:short,bob:long,"
+                                    "cid:short,dan:long", &v), 0);
+    CHECK(tb.teams != NULL && strcmp(tb.teams[3], "long") == 0);
+    arb_tourn_table_format(&b, &tb);
+    CHECK_STR(arb_buf_cstr(&b), "1:C-R1-T1:ann:short,bob:long,cid:short,"
+              "dan:long");
+    memset(&su, 0, sizeof(su));
+    su.game = strdup("tournament");
+    arb_setup_set_option(&su, "game", "chains");
+    arb_setup_set_option(&su, "game.deck", "36");
+    arb_setup_set_option(&su, "deal", "seed");
+    CHECK_INT(arb_tourn_game_setup(&game, &su), 0);
+    CHECK_INT(arb_tourn_table_setup(&su, &game, &tb), 0);
+    ts = &su;
+    CHECK_INT(ts->nteams, 2);
+    CHECK(ts->nteams == 2 && strcmp(ts->teams[0], "short") == 0);
+    CHECK_INT(ts->players[1].team, 1);
+    CHECK_INT(ts->deal.kind, ARB_DEAL_SEED);
+    CHECK_STR(arb_setup_option(ts, "deck"), "36");
+    arb_setup_clear(&su);
+    arb_setup_clear(&game);
+    arb_tourn_table_clear(&tb);
+
+    /* Chains needs a deal: refused without deal=seed, judged with it */
+    t = open_tourn("C", none);
+    CHECK(t != NULL && move(t, &v, "round", "director", "1",
+                            "1:C-R1-T1:ann:long,bob:short", NULL)
+                       == ARB_EILLEGAL);
+    CHECK(strstr(v.msg, "needs its deal recorded") != NULL);
+    arb_match_free(t);
+    CHECK(open_tourn("C", cards) == NULL);      /* deal=seed or nothing */
+    t = open_tourn("C", seed);
+    CHECK(t != NULL);
+    if (t == NULL)
+        goto done;
+    /* a table without sides: Chains' own words */
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:C-R1-T1:ann,bob",
+                   NULL), ARB_EILLEGAL);
+    CHECK(strstr(v.msg, "two teams") != NULL);
+    CHECK_INT(move(t, &v, "round", "director", "1",
+                   "1:C-R1-T1:ann:long,bob:short", NULL), 0);
+    memset(&r, 0, sizeof(r));
+    CHECK_INT(arb_match_results(t, &r), 0);
+    f = r.nrecords == 1 ? arb_record_get(&r.records[0], "teams") : NULL;
+    CHECK(f != NULL && f->nlist == 2 && strcmp(f->list[1], "short") == 0);
+    arb_results_clear(&r);
+    arb_match_free(t);
+done:
+    arb_buf_free(&b);
 }
 
 /* Three closed matches and one open; totals set by hand. */
@@ -259,6 +360,56 @@ test_standings(void)
         arb_results_clear(&r[i]);
 }
 
+/* A team game: the totals are per side; each player is credited with
+ * their side's total and result (one win between two sides of two, not a
+ * four-seat draw), traceable to the match like any line. */
+static void
+test_team_standings(void)
+{
+    char *pl[] = { "ann", "bob", "cid", "dan" },
+         *tm[] = { "long", "short", "long", "short" },
+         *p2[] = { "eve", "fay" }, *t2[] = { "long", "short" };
+    arb_results_t r[2];
+    arb_standings_match_t in[2];
+    arb_standings_t s;
+    arb_buf_t b = ARB_BUF_INIT;
+
+    memset(r, 0, sizeof(r));
+    memset(in, 0, sizeof(in));
+    arb_results_add_total(&r[0], "long", 54);
+    arb_results_add_total(&r[0], "short", 59);
+    arb_results_add_total(&r[1], "long", 7);
+    arb_results_add_total(&r[1], "short", 7);
+    in[0].round = in[1].round = 1;
+    in[0].table = "1"; in[1].table = "2";
+    in[0].match = "C1"; in[1].match = "C2";
+    in[0].players = pl; in[0].teams = tm; in[0].nplayers = 4;
+    in[1].players = p2; in[1].teams = t2; in[1].nplayers = 2;
+    in[0].counted = in[1].counted = 1;
+    in[0].seq = 36; in[1].seq = 5;
+    in[0].res = &r[0]; in[1].res = &r[1];
+    CHECK_INT(arb_standings_compute(&s, in, 2, ARB_STANDINGS_MP), 0);
+    arb_standings_csv(&b, &s, in);
+    CHECK_STR(arb_buf_cstr(&b),
+              "rank,player,points,gp,mp,wins,draws,losses,played,matches\n"
+              "1,bob,2,59,2,1,0,0,1,C1@36\n"
+              "1,dan,2,59,2,1,0,0,1,C1@36\n"
+              "3,eve,1,7,1,0,1,0,1,C2@5\n"
+              "3,fay,1,7,1,0,1,0,1,C2@5\n"
+              "5,ann,0,54,0,0,0,1,1,C1@36\n"
+              "5,cid,0,54,0,0,0,1,1,C1@36\n");
+    b.len = 0;
+    arb_standings_results_csv(&b, "T", in, 2);
+    CHECK(strstr(arb_buf_cstr(&b), ",C1,36,") != NULL);
+    CHECK(strstr(arb_buf_cstr(&b), ",dan,4,59,win\n") != NULL);
+    CHECK(strstr(arb_buf_cstr(&b), ",cid,3,54,loss\n") != NULL);
+    CHECK(strstr(arb_buf_cstr(&b), ",fay,2,7,draw\n") != NULL);
+    arb_standings_clear(&s);
+    arb_buf_free(&b);
+    arb_results_clear(&r[0]);
+    arb_results_clear(&r[1]);
+}
+
 static void
 test_board(void)
 {
@@ -270,6 +421,8 @@ test_board(void)
     arb_buf_t b = ARB_BUF_INIT;
     uint64_t undo = 0, seq = 0;
     const char *j;
+    char *text;
+    arb_match_t *fin;
 
     CHECK(m != NULL);
     if (m == NULL)
@@ -278,6 +431,16 @@ test_board(void)
     CHECK_INT(arb_board_status(m, 0, &undo), ARB_BOARD_NOT_STARTED);
     CHECK_INT(move(m, &v, "place", "alice", "4S", NULL, NULL), 0);
     CHECK_INT(arb_board_status(m, 1, &undo), ARB_BOARD_PLAYING);
+    /* a worked Chains match: no card can be placed after the 35th */
+    text = slurp("tests/data/chains-seed-match.txt");
+    fin = text != NULL ? replay_text(text, UINT64_MAX) : NULL;
+    CHECK(fin != NULL);
+    CHECK(fin != NULL && arb_board_status(fin, 35, &undo)
+                         == ARB_BOARD_FINISHED);
+    CHECK(fin != NULL && act(fin, &v, ARB_EV_CLOSE, "done") == 0
+          && arb_board_status(fin, 36, &undo) == ARB_BOARD_CLOSED);
+    arb_match_free(fin);
+    free(text);
     b.len = 0;
     arb_undo_note(&b, 1, "place alice 4♠");
     CHECK_INT(act(m, &v, ARB_EV_NOTE, arb_buf_cstr(&b)), 0);
@@ -311,7 +474,9 @@ main(void)
 {
     test_rules();
     test_pairing();
+    test_teams();
     test_standings();
+    test_team_standings();
     test_board();
     return TEST_END();
 }

@@ -1,9 +1,9 @@
 /*
  * test_web_board.c - the director's board in a real browser against a real
  * recorder: a round of four tables from a pairing list, every table's
- * status shown; a move, an undo request and a close each change the board
- * within two seconds, what needs the director first; the standings follow
- * a closed match.
+ * status shown; a move (with its seq and time), an undo request, a close
+ * and a disputed claim each change the board within two seconds, what
+ * needs the director first; the standings follow a closed match.
  */
 #include "tests/browser/cdp.h"
 #include "tests/daemon_harness.h"
@@ -99,6 +99,13 @@ main(void)
     CHECK_STR(cdp_eval_str(&b, "[...document.querySelectorAll('#board tr["
                            "data-table]')].map(r => r.dataset.table).join()",
                            got, sizeof(got)), "1,3,4,2");
+    /* ... with its seq and the time of its last move */
+    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#board tr[data-"
+                           "table=\"2\"] td:nth-child(4)').textContent",
+                           got, sizeof(got)), "1");
+    CHECK_INT(cdp_eval_int(&b, "/^\\d\\d:\\d\\d:\\d\\d$/.test(document."
+                           "querySelector('#board tr[data-table=\"2\"] "
+                           "td:nth-child(5)').textContent) ? 1 : 0"), 1);
     /* An undo request comes first. */
     CHECK_INT(harness_cli("note --match Cup-R1-T2 \"undo requested: seq 1 "
                       "(place cid 4S)\""), 0);
@@ -118,6 +125,25 @@ main(void)
     CHECK_STR(cdp_eval_str(&b, "[...document.querySelectorAll('#board tr["
                            "data-table]')].map(r => r.dataset.table).join()",
                            got, sizeof(got)), "2,3,4,1");
+    /* Table 3 closes and a player's claim disputes its record: first. */
+    CHECK_INT(harness_cli("move --match Cup-R1-T3 place eve 4S"), 0);
+    CHECK_INT(harness_cli("move --match Cup-R1-T3 place fay 5H"), 0);
+    CHECK_INT(harness_cli("move --match Cup-R1-T3 place eve 6D"), 0);
+    CHECK_INT(harness_cli("close --match Cup-R1-T3"), 0);
+    snprintf(path, sizeof(path), "%s/claim.csv", harness_dir);
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        fputs("sota,owner,game_points\n1,eve,99\n\nplayer,total\neve,99\n"
+              "fay,0\n", f);
+        fclose(f);
+    }
+    snprintf(cmd, sizeof(cmd), "claim --match Cup-R1-T3 --by fay %s", path);
+    (void)harness_cli(cmd);     /* exit 1: the claim differs */
+    CHECK(shows(&b, 3, "disputed") >= 0);
+    CHECK_STR(cdp_eval_str(&b, "[...document.querySelectorAll('#board tr["
+                           "data-table]')].map(r => r.dataset.table).join()",
+                           got, sizeof(got)), "3,2,4,1");
     CHECK(cdp_is_picture(&b, 1280, 800, "board"));
 
     cdp_stop(&b);
