@@ -146,14 +146,8 @@ arb_commit_reserve(arb_server_t *srv, arb_live_t *l)
     arb_pending_t **nq;
     size_t          cap;
 
-    if (srv->nqueue == srv->capqueue) {
-        cap = srv->capqueue ? srv->capqueue * 2 : 256;
-        nq = realloc(srv->queue, cap * sizeof(*nq));
-        if (nq == NULL)
-            return ARB_ENOMEM;
-        srv->queue = nq;
-        srv->capqueue = cap;
-    }
+    if (arb_commit_reserve_queue(srv, 1) != 0)
+        return ARB_ENOMEM;
     if (l->ninflight == l->capinflight) {
         cap = l->capinflight ? l->capinflight * 2 : 8;
         nq = realloc(l->inflight, cap * sizeof(*nq));

@@ -216,7 +216,11 @@ test_answers(arb_client_t *cl)
 {
     msgpack_unpacked      res;
     const msgpack_object *op, *dup;
+    msgpack_packer       *pk;
+    arb_client_t         *sc;
+    arb_buf_t             why = ARB_BUF_INIT;
     const char           *match;
+    char                  code[32], *one[1] = { "1:X-1:a,b" };
     size_t                len;
 
     /* refused by the tournament (p1 at two tables): nothing recorded */
@@ -252,6 +256,28 @@ test_answers(arb_client_t *cl)
     CHECK_INT(arb_client_uint(&res, "seq"), 1);
     msgpack_unpacked_destroy(&res);
     CHECK(send_end(cl, 1) == 0);
+
+    /* an arbiter's act: a scorer is refused, and a match that is no
+     * tournament takes no round */
+    sc = harness_connect(HARNESS_SCORER);
+    CHECK(sc != NULL);
+    if (sc != NULL) {
+        CHECK(send_round(sc, 2, 0, &res) == ARB_EINVAL);
+        CHECK_STR(arb_client_error_code(&res, code, sizeof(code)),
+                  "forbidden");
+        msgpack_unpacked_destroy(&res);
+        arb_client_close(sc);
+    }
+    arb_client_begin(cl, &pk, "round", 3);
+    arb_mp_pack_kv_str(pk, "tournament", "Taken");
+    arb_mp_pack_kv_uint(pk, "round", 1);
+    arb_mp_pack_kv_strv(pk, "tables", one, 1);
+    msgpack_unpacked_init(&res);
+    CHECK(arb_client_call(cl, &res, &why) == ARB_EINVAL);
+    CHECK_STR(arb_client_error_code(&res, code, sizeof(code)), "invalid");
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+    CHECK(harness_cli("state --match X-1") != 0);
 }
 
 /* ---- kill -9 ---------------------------------------------------------- */
