@@ -208,6 +208,21 @@ work_cb(uv_work_t *w)
 }
 
 void
+arb_group_pack(msgpack_packer *pk, const arb_group_open_t *g, size_t n)
+{
+    size_t k;
+
+    msgpack_pack_str_with_body(pk, "opened", 6);
+    msgpack_pack_array(pk, n);
+    for (k = 0; k < n; k++) {
+        msgpack_pack_map(pk, 3);
+        arb_mp_pack_kv_str(pk, "table", g[k].table);
+        arb_mp_pack_kv_str(pk, "match", g[k].match);
+        arb_mp_pack_kv_bin(pk, "hash", g[k].hash, ARB_HASH_LEN);
+    }
+}
+
+void
 arb_commit_ack(arb_server_t *srv, arb_pending_t *p)
 {
     arb_buf_t      b = ARB_BUF_INIT;
@@ -218,25 +233,14 @@ arb_commit_ack(arb_server_t *srv, arb_pending_t *p)
     for (i = 0; i < p->nwait; i++) {
         arb_conn_t *c = p->wait[i].conn;
         if (!c->closing) {
-            size_t k;
             arb_reply_begin(&b, &pk, p->wait[i].req, 5 + (p->ngroup > 0));
             arb_mp_pack_kv_str(&pk, "match", p->live->id);
             arb_mp_pack_kv_uint(&pk, "seq", p->ap.seq);
             arb_mp_pack_kv_bin(&pk, "hash", p->ap.hash, ARB_HASH_LEN);
             arb_mp_pack_kv_uint(&pk, "pos", p->ap.pos);
             arb_mp_pack_kv_bool(&pk, "dup", i > 0 || p->retry);
-            if (p->ngroup > 0) {
-                /* the matches opened with it, in the same transaction */
-                msgpack_pack_str_with_body(&pk, "opened", 6);
-                msgpack_pack_array(&pk, p->ngroup);
-            }
-            for (k = 0; k < p->ngroup; k++) {
-                msgpack_pack_map(&pk, 3);
-                arb_mp_pack_kv_str(&pk, "table", p->group[k].table);
-                arb_mp_pack_kv_str(&pk, "match", p->group[k].match);
-                arb_mp_pack_kv_bin(&pk, "hash", p->group[k].hash,
-                                   ARB_HASH_LEN);
-            }
+            if (p->ngroup > 0)  /* opened in the same transaction */
+                arb_group_pack(&pk, p->group, p->ngroup);
             arb_conn_send_owed(c, &b);
         }
         if (c->inflight-- == srv->cfg.inq_max)

@@ -39,9 +39,12 @@ void arb_op_append(arb_request_t *r);
 int  arb_conn_may_record(const arb_conn_t *c, const char *match);
 /* Idempotency by client event id cid in match l: a retry of ev (queued
  * or stored) is answered as its original (dup), another event under the
- * same id is refused.  1 when answered, 0 when the id is new. */
+ * same id is refused.  A stored original's answer lists the ng matches g
+ * opened with it (a round; ng 0: none).  1 when answered, 0 when the id
+ * is new. */
 int  arb_op_idem(arb_request_t *r, arb_live_t *l, const char *cid,
-                 const arb_event_t *ev);
+                 const arb_event_t *ev, const arb_group_open_t *g,
+                 size_t ng);
 
 /* op_round.c: a tournament's round and its tables' opens, one
  * transaction. */

@@ -11,7 +11,8 @@
  * free, each table's match is opened on the side (its rules judge its
  * setup), the entries, events and queue room are allocated.  After the
  * round is applied, only pointers move.  A retry with the same client
- * event id is answered as the original (arb_op_idem); the opens carry the
+ * event id is answered as the original (arb_op_idem), the tables' opens
+ * included, whether in flight or committed; the opens carry the
  * client event id `tournament-open`, the one the per-table opens of
  * earlier versions used, so that path answers them as duplicates.  A
  * tournament with deal=seed has each table dealt from a seed drawn here,
@@ -153,6 +154,41 @@ match_taken(arb_server_t *srv, const char *id)
         || arb_store_match(srv->store, id, &info, NULL) == 0;
 }
 
+static int
+on_first(void *ud, uint64_t seq, int64_t t,
+         const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+         size_t len)
+{
+    (void)seq;
+    (void)t;
+    (void)bytes;
+    (void)len;
+    memcpy(ud, hash, ARB_HASH_LEN);
+    return 1;
+}
+
+/* The committed opens of the round's tables, for the answer to a retry
+ * of a committed round (*g, malloc'd): how many, nt, or 0 when a table's
+ * match is not recorded (a round recorded by an append, before this op,
+ * whose tables were not all opened: the answer then names none). */
+static size_t
+stored_opens(arb_server_t *srv, const rtable_t *rt, size_t nt,
+             arb_group_open_t **g)
+{
+    size_t i;
+
+    if ((*g = calloc(nt, sizeof(**g))) == NULL)
+        return 0;
+    for (i = 0; i < nt; i++) {
+        if (arb_store_events(srv->store, rt[i].tb.match, 0, 0, on_first,
+                             (*g)[i].hash, NULL) != 1)
+            return 0;
+        snprintf((*g)[i].match, sizeof((*g)[i].match), "%s", rt[i].tb.match);
+        snprintf((*g)[i].table, sizeof((*g)[i].table), "%s", rt[i].tb.table);
+    }
+    return nt;
+}
+
 void
 arb_op_round(arb_request_t *r)
 {
@@ -164,6 +200,7 @@ arb_op_round(arb_request_t *r)
     arb_live_t        *tl = NULL;
     arb_pending_t     *head = NULL;
     rtable_t          *rt = NULL;
+    arb_group_open_t  *g = NULL;
     const arb_setup_t *tsu;
     const char        *tid, *cid, *owner;
     char               num[24];
@@ -208,8 +245,22 @@ arb_op_round(arb_request_t *r)
     for (i = 0; i < f[RO_TABLES].n; i++)
         if (arb_event_add_arg(&ev, f[RO_TABLES].v[i]) != 0)
             goto oom;
-    if (cid != NULL && arb_op_idem(r, tl, cid, &ev))
-        goto done;
+    nt = f[RO_TABLES].n;
+    if ((rt = calloc(nt, sizeof(*rt))) == NULL)
+        goto oom;
+    for (i = 0; i < nt; i++) {
+        rc = arb_tourn_table_parse(&rt[i].tb, f[RO_TABLES].v[i], &v);
+        if (rc != 0) {
+            arb_reply_error(c, r->id, arb_reply_code(rc), v.rule, "%s",
+                            v.msg);
+            goto done;
+        }
+    }
+    if (cid != NULL) {
+        size_t ng = stored_opens(srv, rt, nt, &g);
+        if (arb_op_idem(r, tl, cid, &ev, g, ng))
+            goto done;
+    }
     if (arb_repl_fenced(srv, tid, &r->why)) {
         arb_reply_error(c, r->id, "fenced", NULL, "%s",
                         arb_buf_cstr(&r->why));
@@ -223,16 +274,7 @@ arb_op_round(arb_request_t *r)
         goto oom;
 
     /* Prepare every table; nothing is applied yet. */
-    nt = f[RO_TABLES].n;
-    if ((rt = calloc(nt, sizeof(*rt))) == NULL)
-        goto oom;
     for (i = 0; i < nt; i++) {
-        rc = arb_tourn_table_parse(&rt[i].tb, f[RO_TABLES].v[i], &v);
-        if (rc != 0) {
-            arb_reply_error(c, r->id, arb_reply_code(rc), v.rule, "%s",
-                            v.msg);
-            goto done;
-        }
         for (j = 0; j < i; j++)
             if (strcmp(rt[j].tb.match, rt[i].tb.match) == 0)
                 break;
@@ -269,9 +311,11 @@ arb_op_round(arb_request_t *r)
                               ROUND_OPEN_CID, &rc);
         if (rt[i].p == NULL)
             goto fail_rc;
-        if (rt[i].secret.len > 0
-            && (rt[i].p->secret = strdup(arb_buf_cstr(&rt[i].secret))) == NULL)
-            goto oom;
+        if (rt[i].secret.len > 0) {
+            rt[i].p->secret = strdup(arb_buf_cstr(&rt[i].secret));
+            if (rt[i].p->secret == NULL)
+                goto oom;
+        }
         if ((rt[i].l = arb_live_new(srv, rt[i].tb.match)) == NULL)
             goto oom;
         snprintf(rt[i].l->game, sizeof(rt[i].l->game), "%s",
@@ -338,6 +382,7 @@ done:
             arb_live_reset(srv, rt[i].l);   /* refused: forget the entry */
     }
     free(rt);
+    free(g);
     arb_pending_free(head);
     arb_event_clear(&ev);
     arb_req_clear(f, RO_N);

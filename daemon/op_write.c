@@ -164,23 +164,25 @@ on_one(void *ud, uint64_t seq, int64_t t,
 
 static void
 reply_dup(arb_request_t *r, const char *match, uint64_t seq, uint64_t pos,
-          const unsigned char *h)
+          const unsigned char *h, const arb_group_open_t *g, size_t ng)
 {
     arb_buf_t      b = ARB_BUF_INIT;
     msgpack_packer pk;
 
-    arb_reply_begin(&b, &pk, r->id, 5);
+    arb_reply_begin(&b, &pk, r->id, 5 + (ng > 0));
     arb_mp_pack_kv_str(&pk, "match", match);
     arb_mp_pack_kv_uint(&pk, "seq", seq);
     arb_mp_pack_kv_bin(&pk, "hash", h, ARB_HASH_LEN);
     arb_mp_pack_kv_uint(&pk, "pos", pos);
     arb_mp_pack_kv_bool(&pk, "dup", 1);
+    if (ng > 0)
+        arb_group_pack(&pk, g, ng);
     arb_conn_send(r->c, &b);
 }
 
 int
 arb_op_idem(arb_request_t *r, arb_live_t *l, const char *cid,
-           const arb_event_t *ev)
+            const arb_event_t *ev, const arb_group_open_t *g, size_t ng)
 {
     arb_pending_t *p;
     one_ev_t       x;
@@ -218,7 +220,7 @@ arb_op_idem(arb_request_t *r, arb_live_t *l, const char *cid,
                         "event (seq %llu)", cid, (unsigned long long)seq);
     else if (!arb_repl_hold_retry(r->c->srv, l, seq, pos, x.hash, r->c,
                                   r->id))
-        reply_dup(r, l->id, seq, pos, x.hash);
+        reply_dup(r, l->id, seq, pos, x.hash, g, ng);
     arb_event_clear(&x.ev);
     return 1;
 }
@@ -338,7 +340,7 @@ arb_op_append(arb_request_t *r)
                         arb_role_name(c->role));
         goto done;
     }
-    if (cid != NULL && arb_op_idem(r, l, cid, &ev))
+    if (cid != NULL && arb_op_idem(r, l, cid, &ev, NULL, 0))
         goto done;
     if (arb_repl_fenced(c->srv, match, &r->why)) {
         arb_reply_error(c, r->id, "fenced", NULL, "%s",
@@ -514,7 +516,8 @@ arb_op_open(arb_request_t *r)
      * other open of an existing id is refused. */
     if (arb_live_get(c->srv, match, &l, NULL) == 0
         || arb_store_match(c->srv->store, match, &info, NULL) == 0) {
-        if (l == NULL || cid == NULL || !arb_op_idem(r, l, cid, &ev))
+        if (l == NULL || cid == NULL
+            || !arb_op_idem(r, l, cid, &ev, NULL, 0))
             arb_reply_error(c, r->id, "exists", NULL, "match '%s' already "
                             "exists", match);
         goto done;

@@ -331,6 +331,9 @@ int  arb_commit_wait(arb_pending_t *p, arb_conn_t *c, uint64_t req);
  * or refuses it with error `code` (sync replication, replicate_loop.c).
  * p stays the caller's to free. */
 void arb_commit_ack(arb_server_t *srv, arb_pending_t *p);
+/* Packs "opened": [{table, match, hash}...], the matches opened with an
+ * append (an ack's sixth field). */
+void arb_group_pack(msgpack_packer *pk, const arb_group_open_t *g, size_t n);
 void arb_commit_refuse(arb_server_t *srv, arb_pending_t *p, const char *code,
                        const char *msg);
 /* Frees what the commit machinery holds once the loop has stopped (the

@@ -156,6 +156,7 @@ static int
 print_round(cli_net_t *n, uint64_t round)
 {
     const msgpack_object *op = arb_client_get(&n->res, "opened");
+    const msgpack_object *dup = arb_client_get(&n->res, "dup");
     const char           *table, *match, *hash;
     size_t                i, tl, ml, hl;
     char                  prefix[48], hex[ARB_HASH_HEX];
@@ -174,8 +175,10 @@ print_round(cli_net_t *n, uint64_t round)
             return CLI_ERROR;
         }
         arb_hex32(hex, (const unsigned char *)hash);
-        printf("table %.*s: opened %.*s seq 0 hash %s\n", (int)tl, table,
-               (int)ml, match, hex);
+        printf("table %.*s: opened %.*s seq 0 hash %s%s\n", (int)tl, table,
+               (int)ml, match, hex, dup != NULL
+               && dup->type == MSGPACK_OBJECT_BOOLEAN && dup->via.boolean
+               ? " (duplicate)" : "");
     }
     return CLI_OK;
 }

@@ -211,6 +211,22 @@ check_store(unsigned acked)
 
 /* ---- the op's answers ------------------------------------------------- */
 
+/* The hash of opened[i] (32 bytes), or 32 zero bytes. */
+static const unsigned char *
+hash_of(const msgpack_object *op, size_t i)
+{
+    static const unsigned char zero[32];
+    const char *h;
+    size_t      len;
+
+    if (op == NULL || op->type != MSGPACK_OBJECT_ARRAY
+        || i >= op->via.array.size
+        || arb_mp_get_bytes(&op->via.array.ptr[i], "hash", &h, &len) != 0
+        || len != 32)
+        return zero;
+    return (const unsigned char *)h;
+}
+
 static void
 test_answers(arb_client_t *cl)
 {
@@ -221,6 +237,7 @@ test_answers(arb_client_t *cl)
     arb_buf_t             why = ARB_BUF_INIT;
     const char           *match;
     char                  code[32], *one[1] = { "1:X-1:a,b" };
+    unsigned char         h8[32];
     size_t                len;
 
     /* refused by the tournament (p1 at two tables): nothing recorded */
@@ -244,16 +261,23 @@ test_answers(arb_client_t *cl)
           && len == strlen(TID "-R1-T8")
           && memcmp(match, TID "-R1-T8", len) == 0);
     CHECK_INT(arb_client_uint(&res, "seq"), 1);
-    msgpack_unpacked_destroy(&res);
     CHECK(harness_cli("state --match " TID "-R1-T1") == 0);
     CHECK(harness_cli("state --match " TID "-R1-T8") == 0);
+    memcpy(h8, hash_of(op, TABLES - 1), sizeof(h8));
+    CHECK(memcmp(h8, hash_of(NULL, 0), sizeof(h8)) != 0);
+    msgpack_unpacked_destroy(&res);
 
-    /* a retry by client event id: the original, nothing twice */
+    /* a retry by client event id: the original, the opens included,
+     * nothing twice */
     CHECK(send_round(cl, 1, 0, &res) == 0);
     dup = arb_client_get(&res, "dup");
     CHECK(dup != NULL && dup->type == MSGPACK_OBJECT_BOOLEAN
           && dup->via.boolean);
     CHECK_INT(arb_client_uint(&res, "seq"), 1);
+    op = arb_client_get(&res, "opened");
+    CHECK(op != NULL && op->type == MSGPACK_OBJECT_ARRAY
+          && op->via.array.size == TABLES
+          && memcmp(hash_of(op, TABLES - 1), h8, sizeof(h8)) == 0);
     msgpack_unpacked_destroy(&res);
     CHECK(send_end(cl, 1) == 0);
 
