@@ -58,7 +58,8 @@ add_team(arb_tourn_table_t *t, char *team, arb_verdict_t *v)
     }
     if (team == NULL)
         return 0;
-    if (n == 1 && (t->teams = calloc(ARB_PLAYERS_MAX, sizeof(char *))) == NULL) {
+    if (n == 1
+        && (t->teams = calloc(ARB_PLAYERS_MAX, sizeof(char *))) == NULL) {
         free(team);
         return ARB_ENOMEM;
     }

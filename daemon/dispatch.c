@@ -222,7 +222,8 @@ arb_dispatch(arb_conn_t *c, const char *frame, size_t len)
         goto done;
     }
     if ((ops[i].fn == arb_op_open || ops[i].fn == arb_op_append
-         || ops[i].fn == arb_op_round || ops[i].fn == arb_op_replicate) && c->srv->replica != NULL) {
+         || ops[i].fn == arb_op_round || ops[i].fn == arb_op_replicate)
+        && c->srv->replica != NULL) {
         refuse_on_replica(&r);
         goto done;
     }

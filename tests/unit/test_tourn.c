@@ -231,7 +231,7 @@ test_teams(void)
     static const char *const cards[] = { "game", "chains", "deal", "order",
                                          NULL };
     arb_tourn_table_t tb;
-    arb_setup_t   game, su, *ts;
+    arb_setup_t   game, su, table, *ts = &table;
     arb_verdict_t v;
     arb_buf_t     b = ARB_BUF_INIT;
     arb_results_t r;
@@ -250,13 +250,13 @@ test_teams(void)
     arb_setup_set_option(&su, "game.deck", "36");
     arb_setup_set_option(&su, "deal", "seed");
     CHECK_INT(arb_tourn_game_setup(&game, &su), 0);
-    CHECK_INT(arb_tourn_table_setup(&su, &game, &tb), 0);
-    ts = &su;
+    CHECK_INT(arb_tourn_table_setup(&table, &game, &tb), 0);
     CHECK_INT(ts->nteams, 2);
     CHECK(ts->nteams == 2 && strcmp(ts->teams[0], "short") == 0);
     CHECK_INT(ts->players[1].team, 1);
     CHECK_INT(ts->deal.kind, ARB_DEAL_SEED);
     CHECK_STR(arb_setup_option(ts, "deck"), "36");
+    arb_setup_clear(&table);
     arb_setup_clear(&su);
     arb_setup_clear(&game);
     arb_tourn_table_clear(&tb);
