@@ -347,7 +347,7 @@ test_kills(unsigned seed)
             client_run(2, p[1]);
         }
         close(p[1]);
-        usleep((useconds_t)(20000 + rand() % 150000));
+        usleep((useconds_t)(50000 + rand() % 250000));
         harness_stop(SIGKILL);
         kill(child, SIGKILL);
         waitpid(child, NULL, 0);
