@@ -250,6 +250,8 @@ arb_op_round(arb_request_t *r)
         goto oom;
     for (i = 0; i < nt; i++) {
         rc = arb_tourn_table_parse(&rt[i].tb, f[RO_TABLES].v[i], &v);
+        if (rc == ARB_ENOMEM)
+            goto oom;
         if (rc != 0) {
             arb_reply_error(c, r->id, arb_reply_code(rc), v.rule, "%s",
                             v.msg);
@@ -278,7 +280,13 @@ arb_op_round(arb_request_t *r)
         for (j = 0; j < i; j++)
             if (strcmp(rt[j].tb.match, rt[i].tb.match) == 0)
                 break;
-        if (j < i || match_taken(srv, rt[i].tb.match)) {
+        if (j < i) {
+            arb_reply_error(c, r->id, "invalid", "tournament.round", "match "
+                            "%s is listed at tables %s and %s",
+                            rt[i].tb.match, rt[j].tb.table, rt[i].tb.table);
+            goto done;
+        }
+        if (match_taken(srv, rt[i].tb.match)) {
             arb_reply_error(c, r->id, "exists", NULL, "table %s: match "
                             "'%s' already exists", rt[i].tb.table,
                             rt[i].tb.match);
