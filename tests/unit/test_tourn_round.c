@@ -9,7 +9,9 @@
  * while the daemon is SIGKILLed at a random moment, KILLS times; after
  * each restart the store must hold every round with all of its tables'
  * matches and no table's match without its round, every round acknowledged
- * before the kill must be there, and every chain must verify.
+ * before the kill must be there, and every chain must verify.  Hostile
+ * rounds (too many tables, none, malformed, a match at two tables) are
+ * refused whole.
  * The daemon runs with batch_max = 2, so only the atomic group keeps the
  * round's 9 events in one transaction.  ARB_CRASH_SEED makes a run
  * reproducible.
@@ -140,8 +142,9 @@ on_match(void *ud, const arb_match_info_t *m)
     seen_t *s = ud;
     size_t  i;
 
-    if (strcmp(m->match_id, TID) == 0 || strcmp(m->match_id, "Taken") == 0)
-        return 0;
+    if (strncmp(m->match_id, TID, strlen(TID)) != 0
+        || strcmp(m->match_id, TID) == 0)
+        return 0;               /* not one of Cup's tables */
     s->others++;
     for (i = 0; i < s->res->nrecords; i++)
         if (strcmp(arb_record_get(&s->res->records[i], "match")->str,
@@ -304,6 +307,56 @@ test_answers(arb_client_t *cl)
     CHECK(harness_cli("state --match X-1") != 0);
 }
 
+/* Sends the round op for round 1 with tables tv[0..n); the error code of
+ * the refusal into code ("" when acknowledged). */
+static const char *
+round_refused(arb_client_t *cl, char **tv, size_t n, char *code, size_t cap)
+{
+    msgpack_packer  *pk;
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT;
+
+    arb_client_begin(cl, &pk, "round", 3);
+    arb_mp_pack_kv_str(pk, "tournament", "Bad");
+    arb_mp_pack_kv_uint(pk, "round", 1);
+    arb_mp_pack_kv_strv(pk, "tables", tv, n);
+    msgpack_unpacked_init(&res);
+    code[0] = '\0';
+    if (arb_client_call(cl, &res, &why) != 0)
+        arb_client_error_code(&res, code, cap);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+    return code;
+}
+
+/* Hostile rounds: each refused, naming what is wrong, and nothing of any
+ * of them recorded. */
+static void
+test_hostile(arb_client_t *cl)
+{
+    char  code[32], many[32][32], *tv[32];
+    char *twice[2] = { "1:Bad-1:a,b", "2:Bad-1:c,d" };
+    char *bad[1] = { "1:Bad-1" }, *team[1] = { "1:Bad-1:a:x,b" };
+    int   i;
+
+    CHECK(harness_cli("tournament create --tournament Bad --game yahchain "
+                      "--option mode=3") == 0);
+    for (i = 0; i < 32; i++) {
+        snprintf(many[i], sizeof(many[i]), "%d:Bad-%d:a%d,b%d", i, i, i, i);
+        tv[i] = many[i];
+    }
+    CHECK_STR(round_refused(cl, tv, 32, code, sizeof(code)), "too_big");
+    CHECK_STR(round_refused(cl, tv, 0, code, sizeof(code)), "proto");
+    CHECK_STR(round_refused(cl, bad, 1, code, sizeof(code)), "invalid");
+    CHECK_STR(round_refused(cl, team, 1, code, sizeof(code)), "invalid");
+    CHECK_STR(round_refused(cl, twice, 2, code, sizeof(code)), "invalid");
+    CHECK(harness_cli("state --match Bad --at 1") != 0);
+    CHECK(harness_cli("state --match Bad-1") != 0);
+    /* 31 tables, the most a round holds: one transaction of 32 events */
+    CHECK_STR(round_refused(cl, tv, 31, code, sizeof(code)), "");
+    CHECK(harness_cli("state --match Bad-30") == 0);
+}
+
 /* ---- kill -9 ---------------------------------------------------------- */
 
 /* The client: rounds from `from` on (each retried by its client event id
@@ -385,6 +438,7 @@ main(void)
     if (cl != NULL) {
         CHECK(create_tournament(cl) == 0);
         test_answers(cl);
+        test_hostile(cl);
         arb_client_close(cl);
         test_kills(seed);
     }
