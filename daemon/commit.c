@@ -166,9 +166,14 @@ work_cb(uv_work_t *w)
 {
     arb_server_t *srv = w->data;
 
+    /* after_work_cb reads these: libuv's hand-off orders the writes. */
+    srv->work_t0 = uv_hrtime();
+    srv->work_cpu = arb_thread_cpu_ns();
     arb_buf_free(&srv->commit_why);
     srv->commit_rc = arb_store_append_batch(srv->store, srv->batch_ap,
                                             srv->nbatch, &srv->commit_why);
+    srv->work_cpu = arb_thread_cpu_ns() - srv->work_cpu;
+    srv->work_t1 = uv_hrtime();
 }
 
 void
@@ -265,15 +270,30 @@ refuse_all(arb_server_t *srv, const char *code, const char *msg)
     srv->nbatch = srv->nqueue = 0;
 }
 
+static void after_work(arb_server_t *srv);
+
 static void
 after_work_cb(uv_work_t *w, int status)
 {
     arb_server_t *srv = w->data;
+    uint64_t      t = uv_hrtime();
+
+    (void)status;
+    srv->n.work_ns += srv->work_t1 - srv->work_t0;
+    srv->n.work_cpu_ns += srv->work_cpu;
+    srv->n.start_ns += srv->work_t0 - srv->commit_t0;
+    srv->n.back_ns += t - srv->work_t1;
+    after_work(srv);
+    srv->n.after_ns += uv_hrtime() - t;
+}
+
+static void
+after_work(arb_server_t *srv)
+{
     size_t        i;
     uint64_t      gather_ms;
     int           rc = srv->commit_rc;
 
-    (void)status;
     srv->committing = 0;
     /* A failed write of the derived index is a failed write too: the
      * batch is durable in the log, but it is not acknowledged (a retry

@@ -254,10 +254,12 @@ on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 static void
 on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
-    arb_conn_t *c = s->data;
-    const char *frame;
-    size_t      len;
-    int         rc;
+    arb_conn_t   *c = s->data;
+    arb_server_t *srv = c->srv;     /* c may be freed by a request */
+    const char   *frame;
+    size_t        len;
+    uint64_t      t0, t1;
+    int           rc;
 
     if (nread < 0) {
         if (nread != UV_EOF)
@@ -271,17 +273,25 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     }
     if (nread == 0 || c->closing || c->finishing)
         return;     /* a finishing connection discards what it reads */
+    t0 = uv_hrtime();
+    srv->n.reads++;
     rc = arb_frame_reader_feed(&c->rd, buf->base, (size_t)nread);
     while (rc == 0 && !c->closing) {
         rc = arb_frame_reader_next(&c->rd, &frame, &len);
         if (rc == 1) {
+            t1 = uv_hrtime();
             arb_dispatch(c, frame, len);
+            srv->n.frames++;
+            srv->n.dispatch_ns += uv_hrtime() - t1;
             rc = 0;
             continue;
         }
         if (rc == 0)
-            return;
+            break;
     }
+    srv->n.read_ns += uv_hrtime() - t0;
+    if (rc == 0)
+        return;
     if (rc < 0 && !c->closing) {
         c->srv->n.frames_bad++;
         arb_log(ARB_LOG_WARN, "conn %llu: bad frame header (%s; max %zu "

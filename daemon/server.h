@@ -140,6 +140,17 @@ typedef struct arb_counters {
     uint64_t batch_le[ARB_BATCH_BUCKETS];   /* commits of <= bound events */
     uint64_t http_conns, http_refused;      /* accepted; over max_connections */
     uint64_t http_requests, streams_cut;    /* live streams cut when slow */
+    /* Where the loop's time goes (uv_hrtime ns, summed): read callbacks
+     * of the protocol (the frame reader and every request they carry),
+     * the requests alone, and of appends the canonical encoding and the
+     * rules; the commit worker's run (work_cb), the two thread hand-offs
+     * around it (start: queued -> started; back: finished -> after_work
+     * on the loop),
+     * and the after-work callbacks (acks, pushes).  `stats` reports them;
+     * tests/bench/bench_load.c prints them per event. */
+    uint64_t reads, read_ns, frames, dispatch_ns, encode_ns, validate_ns;
+    uint64_t work_ns, start_ns, back_ns, after_ns;
+    uint64_t work_cpu_ns;                   /* the worker's CPU in work_cb */
 } arb_counters_t;
 
 #define ARB_LIVE_BUCKETS 4096
@@ -184,6 +195,8 @@ struct arb_server {
     int              gather_init, gathering;
     size_t           gather_want, gather_got;
     uint64_t         commit_t0;     /* uv_hrtime() at the commit's start */
+    uint64_t         work_t0, work_t1; /* work_cb's start and end */
+    uint64_t         work_cpu;      /* work_cb's thread CPU, ns */
 
     /* The checkpoint signing key, loaded once at start-up
      * (arb_checkpoint_init) and wiped by arb_checkpoint_clear at exit. */
@@ -330,6 +343,9 @@ void arb_sub_pump_conn(arb_conn_t *c);
 void arb_sub_appended(arb_server_t *srv, arb_live_t *l);
 
 int64_t arb_now_ms(void);
+/* CPU time of the calling thread, ns (stats: the loop's and the commit
+ * worker's share of the daemon's CPU). */
+uint64_t arb_thread_cpu_ns(void);
 
 /* stats.c: the figures `stats`, GET /api/stats and GET /metrics report,
  * gathered in one place so that the three always agree. */

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/err.h"
@@ -43,6 +44,15 @@
 #else
 #define DEF_MAP_MAX  ((size_t)1 << 30)
 #endif
+
+static uint64_t
+now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static int
 errno_code(int e)
@@ -638,13 +648,13 @@ rec_fill(unsigned char *p, const arb_append_t *e, size_t idlen)
  * a dealt open, in "meta").  ARB_EFULL exactly when LMDB said
  * MDB_MAP_FULL, so the caller can grow and run it again. */
 static int
-append_txn(arb_store_t *s, batch_t *b, arb_buf_t *why)
+append_txn(arb_store_t *s, batch_t *b, uint64_t *put_ns, arb_buf_t *why)
 {
     MDB_txn       *txn;
     MDB_val        k, d;
     unsigned char  lk[8];
     char           sk[8 + ARB_STORE_ID_MAX];
-    uint64_t       pos;
+    uint64_t       pos, t0 = now_ns();
     size_t         i, idlen;
     int            rc, mrc;
 
@@ -693,6 +703,7 @@ append_txn(arb_store_t *s, batch_t *b, arb_buf_t *why)
         arb__txn_abort(&s->log, txn);
         return rc;
     }
+    *put_ns += now_ns() - t0;
     mrc = arb__txn_commit(&s->log, txn);
     if (mrc == MDB_MAP_FULL) {
         /* From saving the free list, before any page is written: as safe
@@ -787,9 +798,10 @@ int
 arb_store_append_batch(arb_store_t *s, arb_append_t *v, size_t n,
                        arb_buf_t *why)
 {
-    batch_t b;
-    size_t  i;
-    int     rc, locked = 0;
+    batch_t  b;
+    size_t   i;
+    uint64_t t0, t1, t2, put = 0;
+    int      rc, locked = 0;
 
     memset(&b, 0, sizeof(b));
     if (s == NULL || (v == NULL && n > 0)) {
@@ -821,13 +833,15 @@ arb_store_append_batch(arb_store_t *s, arb_append_t *v, size_t n,
         rc = ARB_ESTORE;
         goto fail;
     }
+    t0 = now_ns();
     rc = batch_index(&b, why);
     if (rc == 0)
         rc = batch_lookup(s, &b, why);
     if (rc == 0)
         rc = batch_judge(&b, why);
+    t1 = now_ns();
     while (rc == 0) {
-        rc = append_txn(s, &b, why);
+        rc = append_txn(s, &b, &put, why);
         if (rc != ARB_EFULL)
             break;
         rc = arb__env_grow(&s->log, why);
@@ -838,6 +852,7 @@ arb_store_append_batch(arb_store_t *s, arb_append_t *v, size_t n,
     }
     if (rc != 0)
         goto fail;
+    t2 = now_ns();
     rc = batch_publish(s, &b, why);
     if (rc != 0) {
         /* Committed but not visible: the handle cannot go on serving
@@ -846,6 +861,13 @@ arb_store_append_batch(arb_store_t *s, arb_append_t *v, size_t n,
         rc = ARB_ESTORE;
         goto fail;
     }
+    atomic_fetch_add_explicit(&s->t_batches, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->t_check, t1 - t0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->t_put, put, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->t_commit, t2 - t1 - put,
+                              memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->t_publish, now_ns() - t2,
+                              memory_order_relaxed);
     pthread_mutex_unlock(&s->wlock);
     batch_free(&b);
     return 0;

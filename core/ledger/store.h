@@ -196,6 +196,13 @@ typedef struct arb_store_stats {
     uint64_t index_map_used;/* bytes of index.mdb holding pages */
     int      index_failed;  /* the index writer stopped (reads go on
                                from memory; rebuilt at the next open) */
+    /* Where an append's time goes (this handle, monotonic wall ns summed
+     * over every arb_store_append_batch that committed): the checks and
+     * the hash chain, the MDB_APPEND puts, mdb_txn_commit (page writes
+     * and LMDB's two flushes: data, then the meta page), and joining the
+     * tail.  tests/bench/bench_load.c prints them per event. */
+    uint64_t batches;       /* committed calls */
+    uint64_t check_ns, put_ns, commit_ns, publish_ns;
 } arb_store_stats_t;
 
 int  arb_store_stats(arb_store_t *s, arb_store_stats_t *out, arb_buf_t *why);
