@@ -136,6 +136,10 @@ struct arb_store {
     /* arb_store_stats' timing of appends: written under wlock, read by
      * any thread */
     _Atomic uint64_t  t_batches, t_check, t_put, t_commit, t_publish;
+    _Atomic uint64_t  t_syncs, t_sync, t_synced_free;
+    /* Durability of the log (MDB_NOMETASYNC, store.c): commits returned
+     * and commits known on the disk.  Written under wlock. */
+    _Atomic uint64_t  ncommits, durable;
 };
 
 enum { ST_OK = 0, ST_NOWRITE };
