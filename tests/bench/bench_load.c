@@ -341,12 +341,13 @@ read_token(const char *path, char *out, size_t len)
 /* The daemon's `stats` timing figures (op_read.c), in this order. */
 enum { TM_READS, TM_READ, TM_FRAMES, TM_DISPATCH, TM_ENCODE, TM_VALIDATE,
        TM_WORK, TM_START, TM_BACK, TM_AFTER, TM_BATCHES, TM_CHECK, TM_PUT,
-       TM_COMMIT, TM_PUBLISH, TM_IXCOMMITS, TM_LOOPCPU, TM_WORKCPU, TM_N };
+       TM_COMMIT, TM_PUBLISH, TM_IXCOMMITS, TM_LOOPCPU, TM_WORKCPU,
+       TM_SYNCS, TM_SYNC, TM_N };
 static const char *const tm_keys[TM_N] = {
     "reads", "read_ns", "frames", "dispatch_ns", "encode_ns", "validate_ns",
     "work_ns", "start_ns", "back_ns", "after_ns", "store_batches", "store_check_ns",
     "store_put_ns", "store_commit_ns", "store_publish_ns", "index_commits",
-    "loop_cpu_ns", "work_cpu_ns",
+    "loop_cpu_ns", "work_cpu_ns", "store_syncs", "store_sync_ns",
 };
 
 static int
@@ -1026,11 +1027,17 @@ where_time_goes(const result_t *r)
                                       : 0);
     printf("  time at %u tables, per commit (%.1f events): store checks + "
            "hash %.0f us, puts %.0f us, mdb_txn_commit %.2f ms (page "
-           "writes, data fdatasync, O_DSYNC meta page: 2 flushes), publish "
-           "%.0f us, hand-offs to the worker %.0f us and back %.0f us; %.0f bytes written per event; %.1f "
-           "index commits/s\n", r->tables, r->per_commit,
+           "writes and the data flush), publish %.0f us, meta-page syncs "
+           "%.2f ms (%.2f per commit; %.2f skipped, done by the next "
+           "commit's flush), so %.2f flushes per commit; hand-offs to the "
+           "worker %.0f us and back %.0f us; %.0f bytes written per event; "
+           "%.1f index commits/s\n", r->tables, r->per_commit,
            t[TM_CHECK] / 1e3 / commits, t[TM_PUT] / 1e3 / commits,
            t[TM_COMMIT] / 1e6 / commits, t[TM_PUBLISH] / 1e3 / commits,
+           t[TM_SYNCS] ? t[TM_SYNC] / 1e6 / t[TM_SYNCS] : 0,
+           t[TM_SYNCS] / commits,
+           t[TM_SYNCS] < commits ? (commits - t[TM_SYNCS]) / commits : 0,
+           1 + t[TM_SYNCS] / commits,
            t[TM_START] / 1e3 / commits, t[TM_BACK] / 1e3 / commits,
            r->kb_commit >= 0 && r->per_commit > 0
            ? r->kb_commit * 1024 / r->per_commit : -1,
