@@ -273,23 +273,24 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     }
     if (nread == 0 || c->closing || c->finishing)
         return;     /* a finishing connection discards what it reads */
-    t0 = uv_hrtime();
-    srv->n.reads++;
+    srv->probing = srv->n.reads++ % ARB_PROBE_EVERY == 0;
+    t0 = arb_probe_start(srv);
     rc = arb_frame_reader_feed(&c->rd, buf->base, (size_t)nread);
     while (rc == 0 && !c->closing) {
         rc = arb_frame_reader_next(&c->rd, &frame, &len);
         if (rc == 1) {
-            t1 = uv_hrtime();
+            t1 = arb_probe_start(srv);
             arb_dispatch(c, frame, len);
             srv->n.frames++;
-            srv->n.dispatch_ns += uv_hrtime() - t1;
+            arb_probe_add(srv, &srv->n.dispatch_ns, t1);
             rc = 0;
             continue;
         }
         if (rc == 0)
             break;
     }
-    srv->n.read_ns += uv_hrtime() - t0;
+    arb_probe_add(srv, &srv->n.read_ns, t0);
+    srv->probing = 0;
     if (rc == 0)
         return;
     if (rc < 0 && !c->closing) {
