@@ -14,6 +14,20 @@
  * (validated on top of it) are refused and the touched matches fall back
  * to their committed state.
  *
+ * One flush per commit under load.  The store's log flushes its data pages
+ * at commit but leaves the meta page that makes them current for the next
+ * flush (core/ledger/store.c).  So a committed batch is not yet durable:
+ * it waits, unacknowledged, in `unsynced`.  If appends were queued while
+ * it committed, the worker returns at once and the next batch commits:
+ * its data flush takes the previous meta page along, and the previous
+ * batch is acked when that commit returns.  If nothing was queued, the
+ * worker flushes right away (arb_store_sync) and the batch is acked when
+ * the job returns, as before; a sync job does the same for a batch left
+ * unsynced when the queue runs dry.  An append that arrives during a
+ * commit thus waits for that commit's data flush, not for its meta
+ * flush as well.  The daemon's reads stop at live->committed, and pushes
+ * and replication wait for the ack: all move only once a batch is durable.
+ *
  * Gathering.  An LMDB commit holds the one write lock through its fsync,
  * so two commits never overlap, and an event that arrives while one runs
  * waits for it and then for its own.  Under a steady load this splits the
@@ -171,6 +185,8 @@ arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p)
     }
     l->inflight[l->ninflight++] = p;
     srv->queue[srv->nqueue++] = p;
+    atomic_store_explicit(&srv->queued_hint, srv->nqueue,
+                          memory_order_relaxed);
     srv->n.appends++;
     if (srv->gathering)
         srv->gather_got++;
@@ -202,9 +218,32 @@ work_cb(uv_work_t *w)
 {
     arb_server_t *srv = w->data;
 
+    /* after_work_cb reads these: libuv's hand-off orders the writes. */
+    srv->work_t0 = uv_hrtime();
+    srv->work_cpu = arb_thread_cpu_ns();
     arb_buf_free(&srv->commit_why);
-    srv->commit_rc = arb_store_append_batch(srv->store, srv->batch_ap,
-                                            srv->nbatch, &srv->commit_why);
+    srv->batch_synced = 0;
+    if (srv->job_sync) {
+        srv->commit_rc = arb_store_sync(srv->store, srv->unsynced_ticket,
+                                        &srv->commit_why);
+    } else {
+        srv->commit_rc = arb_store_append_commit(srv->store, srv->batch_ap,
+                                                 srv->nbatch,
+                                                 &srv->batch_ticket,
+                                                 &srv->commit_why);
+        /* Nothing waits to commit behind it: flush its meta page now,
+         * one hand-off sooner than a sync job.  Else the next commit's
+         * flush will. */
+        if (srv->commit_rc == 0 &&
+            atomic_load_explicit(&srv->queued_hint,
+                                 memory_order_relaxed) == 0) {
+            srv->commit_rc = arb_store_sync(srv->store, srv->batch_ticket,
+                                            &srv->commit_why);
+            srv->batch_synced = srv->commit_rc == 0;
+        }
+    }
+    srv->work_cpu = arb_thread_cpu_ns() - srv->work_cpu;
+    srv->work_t1 = uv_hrtime();
 }
 
 void
@@ -318,56 +357,36 @@ refuse_all(arb_server_t *srv, const char *code, const char *msg)
     srv->nbatch = srv->nqueue = 0;
 }
 
+static void after_work(arb_server_t *srv);
+
 static void
 after_work_cb(uv_work_t *w, int status)
 {
     arb_server_t *srv = w->data;
-    size_t        i;
-    uint64_t      gather_ms;
-    int           rc = srv->commit_rc;
+    uint64_t      t = uv_hrtime();
 
     (void)status;
-    srv->committing = 0;
-    /* A failed write of the derived index is a failed write too: the
-     * batch is durable in the log, but it is not acknowledged (a retry
-     * by cid finds it after the restart), and nothing more is written. */
-    if (rc == 0 && arb_store_index_failed(srv->store, &srv->commit_why))
-        rc = ARB_EIO;
-    if (rc == ARB_EIO || rc == ARB_ESTORE) {
-        /* Fail-stop: nothing of this batch is acknowledged, and no later
-         * commit may run on top of pages whose fsync failed. */
-        arb_log(ARB_LOG_ERROR, "commit failed (%s: %s): stopping without "
-                "acknowledging the batch", arb_strerror(rc),
-                arb_buf_cstr(&srv->commit_why));
-        srv->exit_code = ARB_EXIT_FAILSTOP;
-        uv_stop(srv->loop);
-        return;
-    }
-    if (rc != 0) {
-        /* Refused before anything was written: storage full, or one of
-         * the store's own guards (a bug if it fires, since every append
-         * was validated).  The batch and everything queued behind it,
-         * validated on top of it, are refused; the touched matches fall
-         * back to their committed state. */
-        const char *msg = arb_buf_cstr(&srv->commit_why);
-        const char *code = rc == ARB_EFULL ? "full" : "internal";
-        arb_log(ARB_LOG_ERROR, "%s: refusing %zu appends; reads continue",
-                msg, srv->nbatch + srv->nqueue);
-        refuse_all(srv, code, msg);
-        if (srv->stopping)
-            arb_server_stop(srv);
-        return;
-    }
-    arb_stats_commit(srv, srv->nbatch);
-    srv->gather_want = 0;
-    gather_ms = (uv_hrtime() - srv->commit_t0) / 2000000u;
-    gather_ms = gather_ms < ARB_GATHER_MIN_MS ? ARB_GATHER_MIN_MS
-              : gather_ms > ARB_GATHER_MAX_MS ? ARB_GATHER_MAX_MS : gather_ms;
-    for (i = 0; i < srv->nbatch; i++) {
-        arb_pending_t *p = srv->batch[i];
+    srv->n.work_ns += srv->work_t1 - srv->work_t0;
+    srv->n.work_cpu_ns += srv->work_cpu;
+    srv->n.start_ns += srv->work_t0 - srv->commit_t0;
+    srv->n.back_ns += t - srv->work_t1;
+    after_work(srv);
+    srv->n.after_ns += uv_hrtime() - t;
+}
+
+/* A committed batch is durable: its live state moves on, its acks and
+ * pushes leave, and it is freed (v and ap with it). */
+static void
+batch_durable(arb_server_t *srv, arb_pending_t **v, arb_append_t *ap,
+              size_t n)
+{
+    size_t i, j;
+
+    for (i = 0; i < n; i++) {
+        arb_pending_t *p = v[i];
         arb_live_t    *l = p->live;
-        memcpy(p->ap.hash, srv->batch_ap[i].hash, ARB_HASH_LEN);
-        p->ap.pos = srv->batch_ap[i].pos;
+        memcpy(p->ap.hash, ap[i].hash, ARB_HASH_LEN);
+        p->ap.pos = ap[i].pos;
         l->committed = p->ap.seq;
         l->exists = 1;
         if (p->ap.closes)
@@ -380,30 +399,132 @@ after_work_cb(uv_work_t *w, int status)
         drop_inflight(l, p);
     }
     arb_repl_committed(srv, srv->order_pos);
-    for (i = 0; i < srv->nbatch; i++) {
-        arb_live_t *l = srv->batch[i]->live;
-        size_t      j;
+    for (i = 0; i < n; i++) {
+        arb_live_t *l = v[i]->live;
         if (arb_repl_sync(srv)) {
             /* Sync replication: the ack waits for the stream's PubAck
              * (replicate_loop.c releases it, and the closed match). */
-            arb_sub_committed(srv, srv->batch[i]);
-            arb_http_committed(srv, srv->batch[i]);
-            arb_repl_hold(srv, srv->batch[i]);
+            arb_sub_committed(srv, v[i]);
+            arb_http_committed(srv, v[i]);
+            arb_repl_hold(srv, v[i]);
             continue;
         }
-        arb_commit_ack(srv, srv->batch[i]);
-        arb_sub_committed(srv, srv->batch[i]);
-        arb_http_committed(srv, srv->batch[i]);
-        arb_pending_free(srv->batch[i]);
+        arb_commit_ack(srv, v[i]);
+        arb_sub_committed(srv, v[i]);
+        arb_http_committed(srv, v[i]);
+        arb_pending_free(v[i]);
         /* A closed match leaves memory after its last event of the
          * batch (a later item may still point at it). */
-        for (j = i + 1; l->closed && j < srv->nbatch; j++)
-            if (srv->batch[j]->live == l)
+        for (j = i + 1; l->closed && j < n; j++)
+            if (v[j]->live == l)
                 break;
-        if (l->closed && j >= srv->nbatch)
+        if (l->closed && j >= n)
             arb_live_release(srv, l);
     }
+    free(v);
+    free(ap);
+}
+
+/* The batch the last commit left unsynced is durable now. */
+static void
+unsynced_durable(arb_server_t *srv)
+{
+    arb_pending_t **v = srv->unsynced;
+    arb_append_t   *ap = srv->unsynced_ap;
+    size_t          n = srv->nunsynced;
+
+    srv->unsynced = NULL;
+    srv->unsynced_ap = NULL;
+    srv->nunsynced = 0;
+    batch_durable(srv, v, ap, n);
+}
+
+static void
+fail_stop(arb_server_t *srv, int rc)
+{
+    /* Nothing of this batch (nor of an unsynced one) is acknowledged,
+     * and no later commit may run on top of pages whose fsync failed. */
+    arb_log(ARB_LOG_ERROR, "commit failed (%s: %s): stopping without "
+            "acknowledging the batch", arb_strerror(rc),
+            arb_buf_cstr(&srv->commit_why));
+    srv->exit_code = ARB_EXIT_FAILSTOP;
+    uv_stop(srv->loop);
+}
+
+static void
+after_work(arb_server_t *srv)
+{
+    uint64_t      gather_ms;
+    int           rc = srv->commit_rc;
+
+    srv->committing = 0;
+    /* A failed write of the derived index is a failed write too: the
+     * batch is durable in the log, but it is not acknowledged (a retry
+     * by cid finds it after the restart), and nothing more is written. */
+    if (rc == 0 && arb_store_index_failed(srv->store, &srv->commit_why))
+        rc = ARB_EIO;
+    if (rc == ARB_EIO || rc == ARB_ESTORE) {
+        fail_stop(srv, rc);
+        return;
+    }
+    srv->gather_want = 0;
+    if (srv->job_sync) {
+        srv->job_sync = 0;
+        unsynced_durable(srv);
+        goto next;
+    }
+    if (rc != 0) {
+        /* Refused before anything was written: storage full, or one of
+         * the store's own guards (a bug if it fires, since every append
+         * was validated).  The batch and everything queued behind it,
+         * validated on top of it, are refused; the touched matches fall
+         * back to their committed state, which includes an unsynced batch
+         * once it is durable: synced here, on the loop (storage full is
+         * rare). */
+        const char *msg;
+        const char *code = rc == ARB_EFULL ? "full" : "internal";
+        if (srv->nunsynced > 0) {
+            arb_buf_t why = ARB_BUF_INIT;
+            int       src = arb_store_sync(srv->store, srv->unsynced_ticket,
+                                           &why);
+            if (src != 0) {
+                arb_buf_free(&srv->commit_why);
+                srv->commit_why = why;      /* takes it */
+                fail_stop(srv, src);
+                return;
+            }
+            arb_buf_free(&why);
+            unsynced_durable(srv);
+        }
+        msg = arb_buf_cstr(&srv->commit_why);
+        arb_log(ARB_LOG_ERROR, "%s: refusing %zu appends; reads continue",
+                msg, srv->nbatch + srv->nqueue);
+        refuse_all(srv, code, msg);
+        atomic_store(&srv->queued_hint, 0);
+        if (srv->stopping)
+            arb_server_stop(srv);
+        return;
+    }
+    arb_stats_commit(srv, srv->nbatch);
+    /* This commit's data flush took the unsynced batch's meta page to
+     * the disk (docs/STORE.md): that batch is durable. */
+    if (srv->nunsynced > 0)
+        unsynced_durable(srv);
+    if (srv->batch_synced) {
+        batch_durable(srv, srv->batch, srv->batch_ap, srv->nbatch);
+    } else {
+        srv->unsynced = srv->batch;
+        srv->unsynced_ap = srv->batch_ap;
+        srv->nunsynced = srv->nbatch;
+        srv->unsynced_ticket = srv->batch_ticket;
+    }
+    srv->batch = NULL;
+    srv->batch_ap = NULL;
     srv->nbatch = 0;
+next:
+    gather_ms = (uv_hrtime() - srv->commit_t0) / 2000000u;
+    gather_ms = gather_ms < ARB_GATHER_MIN_MS ? ARB_GATHER_MIN_MS
+              : gather_ms > ARB_GATHER_MAX_MS ? ARB_GATHER_MAX_MS : gather_ms;
     if (srv->gather_want > 0 && !srv->stopping) {
         if (!srv->gather_init &&
             uv_timer_init(srv->loop, &srv->gather_timer) == 0) {
@@ -418,8 +539,20 @@ after_work_cb(uv_work_t *w, int status)
         }
     }
     arb_commit_kick(srv);
-    if (srv->stopping && !srv->committing)
+    if (srv->stopping && !srv->committing && srv->nunsynced == 0)
         arb_server_stop(srv);
+}
+
+static void
+start_job(arb_server_t *srv)
+{
+    srv->work.data = srv;
+    srv->committing = 1;
+    srv->commit_t0 = uv_hrtime();
+    if (uv_queue_work(srv->loop, &srv->work, work_cb, after_work_cb) != 0) {
+        arb_log(ARB_LOG_ERROR, "cannot start the commit worker");
+        abort();
+    }
 }
 
 void
@@ -427,8 +560,17 @@ arb_commit_kick(arb_server_t *srv)
 {
     size_t i, n;
 
-    if (srv->committing || srv->nqueue == 0)
+    if (srv->committing)
         return;
+    if (srv->nqueue == 0) {
+        /* An unsynced batch and nothing to commit: a sync job.  While
+         * gathering, the gathered commit will flush it instead. */
+        if (srv->nunsynced > 0 && (!srv->gathering || srv->stopping)) {
+            srv->job_sync = 1;
+            start_job(srv);
+        }
+        return;
+    }
     if (srv->gathering) {
         if (srv->gather_got < srv->gather_want && !srv->stopping)
             return;         /* the acked tables are still sending */
@@ -458,16 +600,12 @@ arb_commit_kick(arb_server_t *srv)
     memcpy(srv->batch, srv->queue, n * sizeof(*srv->batch));
     memmove(srv->queue, srv->queue + n, (srv->nqueue - n) * sizeof(*srv->queue));
     srv->nqueue -= n;
+    atomic_store_explicit(&srv->queued_hint, srv->nqueue,
+                          memory_order_relaxed);
     srv->nbatch = n;
     for (i = 0; i < n; i++)
         srv->batch_ap[i] = srv->batch[i]->ap;
-    srv->work.data = srv;
-    srv->committing = 1;
-    srv->commit_t0 = uv_hrtime();
-    if (uv_queue_work(srv->loop, &srv->work, work_cb, after_work_cb) != 0) {
-        arb_log(ARB_LOG_ERROR, "cannot start the commit worker");
-        abort();
-    }
+    start_job(srv);
 }
 
 void
@@ -476,8 +614,11 @@ arb_commit_free(arb_server_t *srv)
     free(srv->queue);
     free(srv->batch);
     free(srv->batch_ap);
-    srv->queue = srv->batch = NULL;
-    srv->batch_ap = NULL;
+    free(srv->unsynced);
+    free(srv->unsynced_ap);
+    srv->queue = srv->batch = srv->unsynced = NULL;
+    srv->batch_ap = srv->unsynced_ap = NULL;
+    srv->nunsynced = 0;
     srv->nqueue = srv->nbatch = srv->capqueue = 0;
     arb_buf_free(&srv->commit_why);
 }

@@ -353,6 +353,35 @@ done:
 
 /* ---- stats ------------------------------------------------------------ */
 
+/* "timing": where the time of appends went (daemon/server.h,
+ * arb_store_stats_t), summed ns since the start. */
+static void
+pack_timing(msgpack_packer *pk, const arb_stats_t *x)
+{
+    arb_mp_pack_cstr(pk, "timing");
+    msgpack_pack_map(pk, 20);
+    arb_mp_pack_kv_uint(pk, "loop_cpu_ns", arb_thread_cpu_ns());
+    arb_mp_pack_kv_uint(pk, "work_cpu_ns", x->n->work_cpu_ns);
+    arb_mp_pack_kv_uint(pk, "reads", x->n->reads);
+    arb_mp_pack_kv_uint(pk, "read_ns", x->n->read_ns);
+    arb_mp_pack_kv_uint(pk, "frames", x->n->frames);
+    arb_mp_pack_kv_uint(pk, "dispatch_ns", x->n->dispatch_ns);
+    arb_mp_pack_kv_uint(pk, "encode_ns", x->n->encode_ns);
+    arb_mp_pack_kv_uint(pk, "validate_ns", x->n->validate_ns);
+    arb_mp_pack_kv_uint(pk, "work_ns", x->n->work_ns);
+    arb_mp_pack_kv_uint(pk, "start_ns", x->n->start_ns);
+    arb_mp_pack_kv_uint(pk, "back_ns", x->n->back_ns);
+    arb_mp_pack_kv_uint(pk, "after_ns", x->n->after_ns);
+    arb_mp_pack_kv_uint(pk, "store_batches", x->st.batches);
+    arb_mp_pack_kv_uint(pk, "store_check_ns", x->st.check_ns);
+    arb_mp_pack_kv_uint(pk, "store_put_ns", x->st.put_ns);
+    arb_mp_pack_kv_uint(pk, "store_commit_ns", x->st.commit_ns);
+    arb_mp_pack_kv_uint(pk, "store_publish_ns", x->st.publish_ns);
+    arb_mp_pack_kv_uint(pk, "index_commits", x->st.index_commits);
+    arb_mp_pack_kv_uint(pk, "store_syncs", x->st.syncs);
+    arb_mp_pack_kv_uint(pk, "store_sync_ns", x->st.sync_ns);
+}
+
 void
 arb_op_stats(arb_request_t *r)
 {
@@ -368,7 +397,7 @@ arb_op_stats(arb_request_t *r)
         arb_buf_free(&why);
         return;
     }
-    arb_reply_begin(&b, &pk, r->id, 19);
+    arb_reply_begin(&b, &pk, r->id, 20);
     arb_mp_pack_kv_str(&pk, "engine", ARB_ENGINE);
     arb_mp_pack_kv_uint(&pk, "matches", x.st.matches);
     arb_mp_pack_kv_uint(&pk, "events", x.st.events);
@@ -388,6 +417,7 @@ arb_op_stats(arb_request_t *r)
                         x.n->subs_cut + x.n->streams_cut);
     arb_mp_pack_kv_uint(&pk, "http_connections", x.http_connections);
     arb_mp_pack_kv_uint(&pk, "acks", x.n->acks);
+    pack_timing(&pk, &x);
     arb_repl_stats_pack(r->c->srv, &pk);
     arb_replica_stats_pack(r->c->srv, &pk);
     arb_conn_send(r->c, &b);

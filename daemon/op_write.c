@@ -57,6 +57,7 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
     arb_conn_t    *c = r->c;
     arb_pending_t *p;
     arb_verdict_t  v;
+    uint64_t       t0, t1;
     int            rc;
 
     p = arb_pending_new();
@@ -68,7 +69,9 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
     p->secret = secret ? strdup(secret) : NULL;
     if ((cid && p->cid == NULL) || (secret && p->secret == NULL))
         goto oom;
+    t0 = arb_probe_start(c->srv);
     rc = arb_event_encode(&p->bytes, ev);
+    arb_probe_add(c->srv, &c->srv->n.encode_ns, t0);
     if (rc != 0) {
         arb_event_check(ev, &r->why);
         arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
@@ -77,11 +80,13 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
     }
     if (arb_commit_reserve(c->srv, l) != 0)
         goto oom;
+    t1 = arb_probe_start(c->srv);
     if (ev->kind == ARB_EV_OPEN) {
         rc = arb_match_open(&l->m, judge != NULL ? judge : ev, &v);
     } else {
         rc = arb_match_apply(l->m, ev, &v);
     }
+    arb_probe_add(c->srv, &c->srv->n.validate_ns, t1);
     if (rc != 0) {
         arb_stats_reject(c->srv, rc);
         arb_reply_error(c, r->id, arb_reply_code(rc), v.rule, "%s", v.msg);

@@ -254,10 +254,12 @@ on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 static void
 on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
-    arb_conn_t *c = s->data;
-    const char *frame;
-    size_t      len;
-    int         rc;
+    arb_conn_t   *c = s->data;
+    arb_server_t *srv = c->srv;     /* c may be freed by a request */
+    const char   *frame;
+    size_t        len;
+    uint64_t      t0, t1;
+    int           rc;
 
     if (nread < 0) {
         if (nread != UV_EOF)
@@ -271,17 +273,26 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     }
     if (nread == 0 || c->closing || c->finishing)
         return;     /* a finishing connection discards what it reads */
+    srv->probing = srv->n.reads++ % ARB_PROBE_EVERY == 0;
+    t0 = arb_probe_start(srv);
     rc = arb_frame_reader_feed(&c->rd, buf->base, (size_t)nread);
     while (rc == 0 && !c->closing) {
         rc = arb_frame_reader_next(&c->rd, &frame, &len);
         if (rc == 1) {
+            t1 = arb_probe_start(srv);
             arb_dispatch(c, frame, len);
+            srv->n.frames++;
+            arb_probe_add(srv, &srv->n.dispatch_ns, t1);
             rc = 0;
             continue;
         }
         if (rc == 0)
-            return;
+            break;
     }
+    arb_probe_add(srv, &srv->n.read_ns, t0);
+    srv->probing = 0;
+    if (rc == 0)
+        return;
     if (rc < 0 && !c->closing) {
         c->srv->n.frames_bad++;
         arb_log(ARB_LOG_WARN, "conn %llu: bad frame header (%s; max %zu "
@@ -523,7 +534,11 @@ arb_server_stop(arb_server_t *srv)
             arb_conn_pause(c);
         arb_http_stop(srv);
     }
-    if (srv->committing || srv->nqueue > 0)
-        return;     /* commit.c calls us again when the batch is done */
+    if (srv->committing || srv->nqueue > 0 || srv->nunsynced > 0) {
+        /* commit.c calls us again when the batch is done; a stop does
+         * not wait for a gather */
+        arb_commit_kick(srv);
+        return;
+    }
     finish_stop(srv);
 }

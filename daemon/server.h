@@ -9,6 +9,8 @@
 #define ARB_SERVER_H
 
 #include <stdint.h>
+#include <stdatomic.h>
+
 #include <uv.h>
 #include <msgpack.h>
 
@@ -157,6 +159,17 @@ typedef struct arb_counters {
     uint64_t batch_le[ARB_BATCH_BUCKETS];   /* commits of <= bound events */
     uint64_t http_conns, http_refused;      /* accepted; over max_connections */
     uint64_t http_requests, streams_cut;    /* live streams cut when slow */
+    /* Where the loop's time goes (uv_hrtime ns, summed): read callbacks
+     * of the protocol (the frame reader and every request they carry),
+     * the requests alone, and of appends the canonical encoding and the
+     * rules; the commit worker's run (work_cb), the two thread hand-offs
+     * around it (start: queued -> started; back: finished -> after_work
+     * on the loop),
+     * and the after-work callbacks (acks, pushes).  `stats` reports them;
+     * tests/bench/bench_load.c prints them per event. */
+    uint64_t reads, read_ns, frames, dispatch_ns, encode_ns, validate_ns;
+    uint64_t work_ns, start_ns, back_ns, after_ns;
+    uint64_t work_cpu_ns;                   /* the worker's CPU in work_cb */
 } arb_counters_t;
 
 #define ARB_LIVE_BUCKETS 4096
@@ -190,6 +203,16 @@ struct arb_server {
     arb_pending_t  **batch;
     size_t           nbatch;
     arb_append_t    *batch_ap;
+    uint64_t         batch_ticket;  /* the store's name of its commit */
+    int              batch_synced;  /* the worker synced it too */
+    /* committed, not yet durable: its meta page goes to the disk with the
+     * next commit's flush or a sync job (commit.c); then it is acked */
+    arb_pending_t  **unsynced;
+    size_t           nunsynced;
+    arb_append_t    *unsynced_ap;
+    uint64_t         unsynced_ticket;
+    int              job_sync;      /* the job only syncs `unsynced` */
+    atomic_size_t    queued_hint;   /* nqueue, for the worker */
     uv_work_t        work;
     int              committing;
     int              commit_rc;
@@ -201,6 +224,9 @@ struct arb_server {
     int              gather_init, gathering;
     size_t           gather_want, gather_got;
     uint64_t         commit_t0;     /* uv_hrtime() at the commit's start */
+    uint64_t         work_t0, work_t1; /* work_cb's start and end */
+    uint64_t         work_cpu;      /* work_cb's thread CPU, ns */
+    int              probing;       /* this read callback is timed */
 
     /* The checkpoint signing key, loaded once at start-up
      * (arb_checkpoint_init) and wiped by arb_checkpoint_clear at exit. */
@@ -217,6 +243,25 @@ struct arb_server {
     arb_counters_t   n;
     struct arb_http *http;          /* http.c; NULL without [http] listen */
 };
+
+/* The per-request figures of arb_counters_t are sampled: one protocol
+ * read callback in ARB_PROBE_EVERY is timed, and its nanoseconds count that
+ * many times, because a clock read costs ~0.1 us on a virtual machine and
+ * a request would take eight.  The per-commit figures are exact. */
+#define ARB_PROBE_EVERY 16
+
+static inline uint64_t
+arb_probe_start(const arb_server_t *srv)
+{
+    return srv->probing ? uv_hrtime() : 0;
+}
+
+static inline void
+arb_probe_add(const arb_server_t *srv, uint64_t *sum, uint64_t t0)
+{
+    if (srv->probing)
+        *sum += (uv_hrtime() - t0) * ARB_PROBE_EVERY;
+}
 
 /* server.c */
 int  arb_server_listen(arb_server_t *srv);
@@ -357,6 +402,9 @@ void arb_sub_pump_conn(arb_conn_t *c);
 void arb_sub_appended(arb_server_t *srv, arb_live_t *l);
 
 int64_t arb_now_ms(void);
+/* CPU time of the calling thread, ns (stats: the loop's and the commit
+ * worker's share of the daemon's CPU). */
+uint64_t arb_thread_cpu_ns(void);
 
 /* stats.c: the figures `stats`, GET /api/stats and GET /metrics report,
  * gathered in one place so that the three always agree. */

@@ -9,6 +9,7 @@
  * prints them.
  */
 #include <string.h>
+#include <time.h>
 
 #include "daemon/server.h"
 
@@ -39,11 +40,21 @@ arb_stats_collect(arb_server_t *srv, arb_stats_t *out, arb_buf_t *why)
             if (!s->dead)
                 out->subscribers++;
     }
-    out->queued = srv->nqueue + srv->nbatch;
+    out->queued = srv->nqueue + srv->nbatch + srv->nunsynced;
     arb_http_count(srv, &out->http_connections, &out->streams);
     out->subscribers += out->streams;
     out->n = &srv->n;
     return 0;
+}
+
+uint64_t
+arb_thread_cpu_ns(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void

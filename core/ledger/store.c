@@ -15,6 +15,20 @@
  * after an acknowledgement sees the event and a retried client id is
  * recognised however far the index lags.
  *
+ * One flush per commit.  The log is opened with MDB_NOMETASYNC: a commit
+ * writes its pages, flushes them (fdatasync), then writes the meta page
+ * that makes them the current state, without flushing it.  LMDB's default
+ * would flush that page too (an O_DSYNC write), a second flush under the
+ * writer lock.  Instead the meta page reaches the disk with the next
+ * commit's data flush, or with arb_store_sync when no commit follows:
+ * either way before the batch is acknowledged.  LMDB keeps the previous
+ * snapshot's pages until the transaction after next, so a power cut
+ * between the two flushes leaves the previous meta page, intact and
+ * pointing at intact pages: the unflushed commit is lost, never the
+ * store's consistency (and it was never acknowledged).  MDB_NOSYNC plus
+ * one fdatasync after the meta write would be one flush too, but the disk
+ * may then keep the new meta page and not the pages it points at.
+ *
  * Locking, in one place:
  *   env.maplock  rwlock per environment.  Shared by every transaction of
  *                that environment for its whole life, exclusive around
@@ -31,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/err.h"
@@ -43,6 +58,15 @@
 #else
 #define DEF_MAP_MAX  ((size_t)1 << 30)
 #endif
+
+static uint64_t
+now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static int
 errno_code(int e)
@@ -289,8 +313,8 @@ arb_store_open(arb_store_t **out, const char *dir,
     if (mrc == 0 && !exists)
         mrc = mdb_env_set_mapsize(s->log.env, o.map_size);
     if (mrc == 0)
-        mrc = mdb_env_open(s->log.env, dir,
-                           MDB_NOTLS | (s->read_only ? MDB_RDONLY : 0),
+        mrc = mdb_env_open(s->log.env, dir, MDB_NOTLS |
+                           (s->read_only ? MDB_RDONLY : MDB_NOMETASYNC),
                            0600);
     if (mrc != 0) {
         rc = arb__mdb_code(mrc);
@@ -311,6 +335,9 @@ arb_store_open(arb_store_t **out, const char *dir,
         goto fail;
     }
     rc = open_log_dbs(s, why);
+    /* The format record of a new store: durable before anything else. */
+    if (rc == 0 && !s->read_only && (mrc = mdb_env_sync(s->log.env, 1)) != 0)
+        rc = arb__mdb_fail(why, mrc, "sync the log");
     if (rc == 0)
         rc = arb__ix_open(s, why);
     if (rc != 0)
@@ -333,6 +360,12 @@ arb_store_close(arb_store_t *s)
     if (s == NULL)
         return;
     arb__ix_close(s);
+    /* A commit nobody synced (arb_store_append_commit without its
+     * arb_store_sync): flushed now, unless a flush already failed. */
+    if (s->log.env != NULL && !s->read_only &&
+        atomic_load(&s->state) == ST_OK &&
+        atomic_load(&s->durable) < atomic_load(&s->ncommits))
+        (void)mdb_env_sync(s->log.env, 1);
     env_free(&s->log);
     env_free(&s->ix);
     arb__tail_free(&s->tail);
@@ -638,13 +671,13 @@ rec_fill(unsigned char *p, const arb_append_t *e, size_t idlen)
  * a dealt open, in "meta").  ARB_EFULL exactly when LMDB said
  * MDB_MAP_FULL, so the caller can grow and run it again. */
 static int
-append_txn(arb_store_t *s, batch_t *b, arb_buf_t *why)
+append_txn(arb_store_t *s, batch_t *b, uint64_t *put_ns, arb_buf_t *why)
 {
     MDB_txn       *txn;
     MDB_val        k, d;
     unsigned char  lk[8];
     char           sk[8 + ARB_STORE_ID_MAX];
-    uint64_t       pos;
+    uint64_t       pos, t0 = now_ns();
     size_t         i, idlen;
     int            rc, mrc;
 
@@ -693,6 +726,7 @@ append_txn(arb_store_t *s, batch_t *b, arb_buf_t *why)
         arb__txn_abort(&s->log, txn);
         return rc;
     }
+    *put_ns += now_ns() - t0;
     mrc = arb__txn_commit(&s->log, txn);
     if (mrc == MDB_MAP_FULL) {
         /* From saving the free list, before any page is written: as safe
@@ -783,13 +817,73 @@ append_check(const arb_append_t *e, size_t i, arb_buf_t *why)
     return 0;
 }
 
-int
-arb_store_append_batch(arb_store_t *s, arb_append_t *v, size_t n,
-                       arb_buf_t *why)
+/* The meta page of commit `ticket` to the disk: nothing when a later
+ * commit's flush took it there, else one fdatasync.  Under wlock, so no
+ * commit runs meanwhile and a failed flush is never followed by another. */
+static int
+sync_locked(arb_store_t *s, uint64_t ticket, arb_buf_t *why)
 {
-    batch_t b;
-    size_t  i;
-    int     rc, locked = 0;
+    uint64_t t0, upto;
+    int      mrc;
+
+    if (ticket <= atomic_load(&s->durable))
+        return 0;
+    if (atomic_load(&s->state) != ST_OK) {
+        arb__why(why, "an earlier commit failed; reopen the store");
+        return ARB_ESTORE;
+    }
+    upto = atomic_load(&s->ncommits);
+    t0 = now_ns();
+    pthread_rwlock_rdlock(&s->log.maplock);
+    mrc = mdb_env_sync(s->log.env, 1);
+    pthread_rwlock_unlock(&s->log.maplock);
+    if (mrc != 0) {
+        /* Never retried: after a failed flush nobody knows what reached
+         * the disk. */
+        atomic_store(&s->state, ST_NOWRITE);
+        arb__why(why, "sync failed: %s", mdb_strerror(mrc));
+        return mrc > 0 ? ARB_EIO : ARB_ESTORE;
+    }
+    atomic_store(&s->durable, upto);
+    atomic_fetch_add_explicit(&s->t_syncs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->t_sync, now_ns() - t0,
+                              memory_order_relaxed);
+    return 0;
+}
+
+int
+arb_store_sync(arb_store_t *s, uint64_t ticket, arb_buf_t *why)
+{
+    int rc;
+
+    if (s == NULL || s->read_only) {
+        arb__why(why, "no store, or the store is open read-only");
+        return s == NULL ? ARB_EINVAL : ARB_EPERM;
+    }
+    if (ticket <= atomic_load(&s->durable)) {
+        atomic_fetch_add_explicit(&s->t_synced_free, 1,
+                                  memory_order_relaxed);
+        return 0;
+    }
+    if (pthread_mutex_lock(&s->wlock) != 0) {
+        arb__why(why, "cannot take the writer lock");
+        return ARB_ESTORE;
+    }
+    rc = sync_locked(s, ticket, why);
+    pthread_mutex_unlock(&s->wlock);
+    return rc;
+}
+
+/* Checks, commits and publishes a batch; with `sync`, also waits for its
+ * meta page to reach the disk.  *ticket names the commit. */
+static int
+append(arb_store_t *s, arb_append_t *v, size_t n, int sync,
+       uint64_t *ticket, arb_buf_t *why)
+{
+    batch_t  b;
+    size_t   i;
+    uint64_t t0, t1, t2, put = 0;
+    int      rc, locked = 0;
 
     memset(&b, 0, sizeof(b));
     if (s == NULL || (v == NULL && n > 0)) {
@@ -806,8 +900,10 @@ arb_store_append_batch(arb_store_t *s, arb_append_t *v, size_t n,
         if (rc != 0)
             goto fail;
     }
-    if (n == 0)
+    if (n == 0) {
+        *ticket = 0;
         return 0;
+    }
     b.v = v;
     b.n = n;
     if (pthread_mutex_lock(&s->wlock) != 0) {
@@ -821,13 +917,15 @@ arb_store_append_batch(arb_store_t *s, arb_append_t *v, size_t n,
         rc = ARB_ESTORE;
         goto fail;
     }
+    t0 = now_ns();
     rc = batch_index(&b, why);
     if (rc == 0)
         rc = batch_lookup(s, &b, why);
     if (rc == 0)
         rc = batch_judge(&b, why);
+    t1 = now_ns();
     while (rc == 0) {
-        rc = append_txn(s, &b, why);
+        rc = append_txn(s, &b, &put, why);
         if (rc != ARB_EFULL)
             break;
         rc = arb__env_grow(&s->log, why);
@@ -838,6 +936,11 @@ arb_store_append_batch(arb_store_t *s, arb_append_t *v, size_t n,
     }
     if (rc != 0)
         goto fail;
+    /* This commit's data flush took the previous meta page with it. */
+    *ticket = atomic_fetch_add(&s->ncommits, 1) + 1;
+    if (atomic_load(&s->durable) < *ticket - 1)
+        atomic_store(&s->durable, *ticket - 1);
+    t2 = now_ns();
     rc = batch_publish(s, &b, why);
     if (rc != 0) {
         /* Committed but not visible: the handle cannot go on serving
@@ -846,6 +949,15 @@ arb_store_append_batch(arb_store_t *s, arb_append_t *v, size_t n,
         rc = ARB_ESTORE;
         goto fail;
     }
+    atomic_fetch_add_explicit(&s->t_batches, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->t_check, t1 - t0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->t_put, put, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->t_commit, t2 - t1 - put,
+                              memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->t_publish, now_ns() - t2,
+                              memory_order_relaxed);
+    if (sync && (rc = sync_locked(s, *ticket, why)) != 0)
+        goto fail;
     pthread_mutex_unlock(&s->wlock);
     batch_free(&b);
     return 0;
@@ -859,5 +971,27 @@ fail:
         memset(v[i].hash, 0, sizeof(v[i].hash));
         v[i].pos = 0;
     }
+    return rc;
+}
+
+int
+arb_store_append_batch(arb_store_t *s, arb_append_t *v, size_t n,
+                       arb_buf_t *why)
+{
+    uint64_t ticket;
+
+    return append(s, v, n, 1, &ticket, why);
+}
+
+int
+arb_store_append_commit(arb_store_t *s, arb_append_t *v, size_t n,
+                        uint64_t *ticket, arb_buf_t *why)
+{
+    uint64_t t = 0;
+    int      rc;
+
+    rc = append(s, v, n, 0, &t, why);
+    if (ticket != NULL)
+        *ticket = rc == 0 ? t : 0;
     return rc;
 }

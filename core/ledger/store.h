@@ -8,8 +8,8 @@
  * order.  docs/STORE.md gives the on-disk layout byte by byte.
  *
  * Durability: arb_store_append_batch() returns 0 only after LMDB's commit
- * (with its default fsync) has returned, so an event may be acknowledged
- * as soon as the call succeeds.  A failed commit is never retried: the
+ * has returned and its meta page is on the disk (arb_store_sync), so an
+ * event may be acknowledged as soon as the call succeeds.  A failed commit is never retried: the
  * handle refuses further appends and the caller is expected to stop.
  *
  * Threads and locking (the contract callers rely on):
@@ -117,6 +117,29 @@ typedef struct arb_append {
 int  arb_store_append_batch(arb_store_t *s, arb_append_t *v, size_t n,
                             arb_buf_t *why);
 
+/*
+ * arb_store_append_batch in two halves, for a caller that overlaps one
+ * batch's durability with the next batch's commit (the daemon).
+ *
+ * arb_store_append_commit checks and commits like arb_store_append_batch
+ * (same errors), and the events join the tail, so the store's own checks
+ * of the next batch see them, but it returns before the commit's meta
+ * page is flushed: the batch is NOT durable yet and must not be
+ * acknowledged.  *ticket names this commit.  Its data flush also makes
+ * every earlier commit durable (LMDB with MDB_NOMETASYNC: data pages are
+ * flushed before the meta page is written; the previous meta page, written
+ * before this commit began, goes with that flush).
+ *
+ * arb_store_sync returns 0 once the commit `ticket` (and every earlier one)
+ * is durable: at once if a later commit's flush covered it, else after
+ * one fdatasync of the log.  A failed sync is never retried: ARB_EIO, and
+ * the handle refuses later appends and syncs like after a failed commit.
+ * Ticket 0 is always durable.
+ */
+int  arb_store_append_commit(arb_store_t *s, arb_append_t *v, size_t n,
+                             uint64_t *ticket, arb_buf_t *why);
+int  arb_store_sync(arb_store_t *s, uint64_t ticket, arb_buf_t *why);
+
 typedef struct arb_match_info {
     char          match_id[ARB_STORE_ID_MAX + 1];
     char          game[ARB_STORE_ID_MAX + 1];
@@ -196,6 +219,17 @@ typedef struct arb_store_stats {
     uint64_t index_map_used;/* bytes of index.mdb holding pages */
     int      index_failed;  /* the index writer stopped (reads go on
                                from memory; rebuilt at the next open) */
+    /* Where an append's time goes (this handle, monotonic wall ns summed
+     * over every arb_store_append_batch that committed): the checks and
+     * the hash chain, the MDB_APPEND puts, mdb_txn_commit (page writes
+     * and LMDB's two flushes: data, then the meta page), and joining the
+     * tail.  tests/bench/bench_load.c prints them per event. */
+    uint64_t batches;       /* committed calls */
+    uint64_t check_ns, put_ns, commit_ns, publish_ns;
+    uint64_t syncs;         /* fdatasyncs of arb_store_sync (a commit
+                               itself flushes once: its data pages) */
+    uint64_t sync_ns;       /* their time */
+    uint64_t synced_free;   /* syncs a later commit's flush made moot */
 } arb_store_stats_t;
 
 int  arb_store_stats(arb_store_t *s, arb_store_stats_t *out, arb_buf_t *why);

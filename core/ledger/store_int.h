@@ -133,6 +133,13 @@ struct arb_store {
     uint64_t          ix_commits;   /* under tail.lock */
     uint64_t          ix_rebuilt;   /* records indexed at open */
     char              ix_why[256];  /* under tail.lock */
+    /* arb_store_stats' timing of appends: written under wlock, read by
+     * any thread */
+    _Atomic uint64_t  t_batches, t_check, t_put, t_commit, t_publish;
+    _Atomic uint64_t  t_syncs, t_sync, t_synced_free;
+    /* Durability of the log (MDB_NOMETASYNC, store.c): commits returned
+     * and commits known on the disk.  Written under wlock. */
+    _Atomic uint64_t  ncommits, durable;
 };
 
 enum { ST_OK = 0, ST_NOWRITE };

@@ -527,6 +527,17 @@ arb_store_stats(arb_store_t *s, arb_store_stats_t *out, arb_buf_t *why)
         return ARB_EINVAL;
     }
     memset(out, 0, sizeof(*out));
+    out->batches = atomic_load_explicit(&s->t_batches, memory_order_relaxed);
+    out->check_ns = atomic_load_explicit(&s->t_check, memory_order_relaxed);
+    out->put_ns = atomic_load_explicit(&s->t_put, memory_order_relaxed);
+    out->commit_ns = atomic_load_explicit(&s->t_commit,
+                                          memory_order_relaxed);
+    out->publish_ns = atomic_load_explicit(&s->t_publish,
+                                           memory_order_relaxed);
+    out->syncs = atomic_load_explicit(&s->t_syncs, memory_order_relaxed);
+    out->sync_ns = atomic_load_explicit(&s->t_sync, memory_order_relaxed);
+    out->synced_free = atomic_load_explicit(&s->t_synced_free,
+                                            memory_order_relaxed);
     rc = arb__ro_refresh(s, why);
     if (rc != 0)
         return rc;

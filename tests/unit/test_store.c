@@ -986,11 +986,79 @@ test_rebuild(void)
     arb_buf_free(&why);
 }
 
+/* arb_store_append_commit + arb_store_sync: a commit is durable once a
+ * later commit's flush or one sync took its meta page; a sync of a
+ * covered commit flushes nothing. */
+static uint64_t
+syncs_of(arb_store_t *s)
+{
+    arb_store_stats_t st;
+
+    CHECK_INT(arb_store_stats(s, &st, NULL), 0);
+    return st.syncs;
+}
+
+static void
+test_sync(void)
+{
+    arb_store_t      *s, *ro;
+    arb_buf_t         why = ARB_BUF_INIT;
+    arb_append_t      v[1];
+    arb_match_info_t  m;
+    arb_store_stats_t st;
+    uint64_t          n0, t1 = 0, t2 = 0, t3 = 7;
+
+    s = open_store("sync", 0, 0, 0);
+    if (s == NULL)
+        return;
+    n0 = syncs_of(s);
+    ev_init(&v[0], "m1", "yahchain", 0, "open-m1", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), 0);
+    CHECK_INT(syncs_of(s), n0 + 1);         /* returns durable */
+    ev_init(&v[0], "m1", NULL, 1, "move-1", "c1");
+    CHECK_INT(arb_store_append_commit(s, v, 1, &t1, &why), 0);
+    CHECK(t1 > 0);
+    CHECK_INT(syncs_of(s), n0 + 1);         /* not synced */
+    CHECK_INT(arb_store_match(s, "m1", &m, &why), 0);
+    CHECK_INT(m.last_seq, 1);               /* the next batch's checks */
+    ev_init(&v[0], "m1", NULL, 2, "move-2", NULL);
+    CHECK_INT(arb_store_append_commit(s, v, 1, &t2, &why), 0);
+    CHECK_INT(t2, t1 + 1);
+    /* t2's data flush took t1's meta page: nothing to flush for t1 */
+    CHECK_INT(arb_store_sync(s, t1, &why), 0);
+    CHECK_INT(syncs_of(s), n0 + 1);
+    CHECK_INT(arb_store_stats(s, &st, NULL), 0);
+    CHECK_INT(st.synced_free, 1);
+    CHECK_INT(arb_store_sync(s, t2, &why), 0);
+    CHECK_INT(syncs_of(s), n0 + 2);
+    CHECK_INT(arb_store_sync(s, t2, &why), 0);
+    CHECK_INT(arb_store_sync(s, 0, &why), 0);
+    CHECK_INT(syncs_of(s), n0 + 2);
+    /* a refused batch has no ticket */
+    ev_init(&v[0], "m1", NULL, 5, "move-5", NULL);
+    CHECK_INT(arb_store_append_commit(s, v, 1, &t3, &why), ARB_ECONFLICT);
+    CHECK_INT(t3, 0);
+    /* a commit left unsynced is flushed at close and kept */
+    ev_init(&v[0], "m1", NULL, 3, "move-3", NULL);
+    CHECK_INT(arb_store_append_commit(s, v, 1, &t3, &why), 0);
+    arb_store_close(s);
+    ro = open_store("sync", 0, 0, 1);
+    if (ro != NULL) {
+        CHECK_INT(arb_store_match(ro, "m1", &m, &why), 0);
+        CHECK_INT(m.last_seq, 3);
+        CHECK_INT(arb_store_sync(ro, 1, &why), ARB_EPERM);
+    }
+    arb_store_close(ro);
+    CHECK_INT(arb_store_sync(NULL, 1, &why), ARB_EINVAL);
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
     static const char *const dirs[] = { "basic", "args", "grow", "full",
-                                        "bad", "after", "rebuild" };
+                                        "bad", "after", "rebuild",
+                                        "sync" };
     size_t i;
 
     snprintf(base, sizeof(base), "/tmp/arb_store_XXXXXX");
@@ -1006,6 +1074,7 @@ main(void)
     test_full();
     test_corrupt();
     test_rebuild();
+    test_sync();
     for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
         rm_store(dirs[i]);
     if (rmdir(base) != 0)
