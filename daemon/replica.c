@@ -173,7 +173,7 @@ follow(void *arg)
             }
         }
         if (rd == NULL) {
-            rc = arb_stream_reader_open(&rd, st, from, &why);
+            rc = arb_stream_reader_open(&rd, st, NULL, from, &why);
             if (rc != 0) {
                 if (!said++)
                     arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: "

@@ -328,7 +328,7 @@ held_at(arb_repl_t *r, uint64_t sseq, const char *match, uint64_t seq,
 int
 arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
               const unsigned char hash[ARB_HASH_LEN], const void *bytes,
-              size_t len, uint64_t expect, uint64_t *stream_seq,
+              size_t len, int copy, uint64_t expect, uint64_t *stream_seq,
               arb_buf_t *why)
 {
     natsMsg     *m = NULL;
@@ -339,7 +339,7 @@ arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
     uint64_t     dup;
     int          rc, with_id;
 
-    for (with_id = 1;; with_id = 0) {
+    for (with_id = !copy;; with_id = 0) {
         rc = arb_stream_ev_msg(&m, match, seq, hash, r->conf->recorder,
                                bytes, len);
         if (rc != 0)

@@ -37,6 +37,7 @@
 #include "core/err.h"
 #include "daemon/log.h"
 #include "daemon/replicate_int.h"
+#include "proto/stream_read.h"
 
 void
 arb__repl_fence_set(arb_repl_t *r, const char *match, uint64_t stream_seq,
@@ -126,6 +127,7 @@ hash_cb(void *ud, uint64_t seq, int64_t time_ms,
 typedef struct {
     repair_t    base;
     const char *match;
+    int         copy;           /* a second copy on purpose */
 } repair_match_t;
 
 static int
@@ -137,8 +139,99 @@ repair_match_cb(void *ud, uint64_t seq, int64_t time_ms,
     (void)time_ms;
 
     return p->base.rc = arb__repl_put(p->base.r, p->match, seq, hash, bytes,
-                                      len, p->base.expect, &p->base.expect,
-                                      p->base.why);
+                                      len, p->copy, p->base.expect,
+                                      &p->base.expect, p->base.why);
+}
+
+/* Which seqs 0..last of a match the subject holds (bit q of *held),
+ * read with an ordered consumer on the subject up to stream sequence
+ * last_sseq (the subject's last message, from the leader).  *held is the
+ * caller's (free).  0, ARB_EAGAIN (the stream stopped delivering),
+ * ARB_ENOMEM, or the reader's error. */
+static int
+held_seqs(arb_repl_t *r, const char *subj, uint64_t last, uint64_t last_sseq,
+          unsigned char **held, arb_buf_t *why)
+{
+    arb_stream_reader_t *rd = NULL;
+    arb_stream_msg_t     m;
+    int                  rc;
+
+    *held = calloc(last / 8 + 1, 1);
+    if (*held == NULL)
+        return ARB_ENOMEM;
+    rc = arb_stream_reader_open(&rd, r->s, subj, 1, why);
+    while (rc == 0) {
+        rc = arb_stream_reader_next(rd, &m, r->conf->timeout_ms, why);
+        if (rc == ARB_EPROTO) {
+            rc = 0;             /* not ours: not one of the seqs */
+            continue;
+        }
+        if (rc == ARB_EAGAIN && why != NULL) {
+            why->len = 0;
+            arb_buf_printf(why, "nats: %s stopped delivering before stream "
+                           "sequence %" PRIu64, subj, last_sseq);
+        }
+        if (rc != 0)
+            break;
+        if (m.kind == ARB_STREAM_EV && m.seq <= last)
+            (*held)[m.seq / 8] |= (unsigned char)(1u << (m.seq % 8));
+        if (m.stream_seq >= last_sseq) {
+            arb_stream_msg_clear(&m);
+            break;
+        }
+        arb_stream_msg_clear(&m);
+    }
+    arb_stream_reader_close(rd);
+    return rc;
+}
+
+/* Republishes the seqs 0..last missing from *held (events lost from the
+ * middle of the subject), each expecting the subject's last stream
+ * sequence p->base.expect, which moves on.  JetStream only appends, so
+ * they come after their successors: readers order by Arbiter-Seq
+ * (docs/REPLICA.md).  Then the last event goes again and its old copy
+ * (stream sequence old_last) is deleted, so that the subject's last
+ * message is its highest seq once more and it holds each seq once: what
+ * the passes, the resync and fencing read.  0 or the first failure. */
+static int
+repair_holes(repair_match_t *p, const unsigned char *held, uint64_t last,
+             uint64_t old_last, uint64_t *first, uint64_t *n)
+{
+    arb_repl_t *r = p->base.r;
+    jsErrCode   jerr = 0;
+    natsStatus  s;
+    uint64_t    q;
+    int         rc = 0;
+
+    *n = 0;
+    for (q = 0; q <= last && rc == 0; q++) {
+        if (held[q / 8] & (1u << (q % 8)))
+            continue;
+        if ((*n)++ == 0)
+            *first = q;
+        rc = arb_store_events(r->store, p->match, q, q, repair_match_cb, p,
+                              p->base.why);
+        if (rc == 0)
+            rc = p->base.rc;
+    }
+    if (rc != 0 || *n == 0)
+        return rc;
+    p->copy = 1;
+    rc = arb_store_events(r->store, p->match, last, last, repair_match_cb, p,
+                          p->base.why);
+    p->copy = 0;
+    if (rc == 0)
+        rc = p->base.rc;
+    if (rc != 0)
+        return rc;
+    /* Only a stale copy goes: the event is held at its new place. */
+    s = js_DeleteMsg(r->s->js, r->s->name, old_last, NULL, &jerr);
+    if (s != NATS_OK)
+        arb_log_ev(ARB_LOG_WARN, "replicate_copy", NULL, "replicate: match "
+                   "%s: seq %" PRIu64 " is held twice (stream sequences %"
+                   PRIu64 " and %" PRIu64 "): %s", p->match, last, old_last,
+                   p->base.expect, natsStatus_GetText(s));
+    return 0;
 }
 
 int
@@ -150,8 +243,8 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
     arb_match_info_t info;
     hash_at_t        h;
     repair_match_t   rp;
-    uint64_t         from, stream_last = 0;
-    int              rc, have;
+    uint64_t         from, stream_last = 0, count = 0, hole_last = 0;
+    int              rc, have, holes = 0;
 
     *repaired = 0;
     rc = arb_store_match(r->store, match, &info, why);
@@ -219,11 +312,20 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
             arb_stream_msg_clear(&m);
             return 0;
         }
-        if (m.seq == upto) {
+        /* A subject holding fewer messages than seqs up to its last has
+         * lost some in the middle (its tail intact). */
+        rc = arb_stream_subject_count(r->s, subj, &count, why);
+        if (rc != 0) {
+            arb_stream_msg_clear(&m);
+            return rc;
+        }
+        holes = count < m.seq + 1;
+        if (m.seq == upto && !holes) {
             arb_stream_msg_clear(&m);
             return 0;
         }
         from = m.seq + 1;
+        hole_last = m.seq;
         stream_last = m.stream_seq;
         arb_stream_msg_clear(&m);
     } else {
@@ -233,19 +335,45 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
         *repaired = 1;      /* to be repaired if a second look agrees */
         return 0;
     }
+    memset(&rp, 0, sizeof(rp));
+    rp.base.r = r;
+    rp.base.expect = stream_last;
+    rp.base.why = why;
+    rp.match = match;
+    if (holes) {
+        unsigned char *held = NULL;
+        uint64_t       first = 0, n = 0;
+
+        rc = held_seqs(r, subj, hole_last, stream_last, &held, why);
+        if (rc == 0)
+            rc = repair_holes(&rp, held, hole_last, stream_last, &first,
+                              &n);
+        free(held);
+        if (n > 0) {
+            arb_log_ev(ARB_LOG_WARN, "replicate_missing", NULL, "replicate: "
+                       "match %s: the stream lacks %" PRIu64 " seqs before "
+                       "its last (%" PRIu64 "), the first %" PRIu64 "; "
+                       "published again from the log", match, n, hole_last,
+                       first);
+            pthread_mutex_lock(&r->mu);
+            r->st.missing++;
+            pthread_mutex_unlock(&r->mu);
+        }
+        if (rc != 0)
+            goto repair_failed;
+        *repaired = n > 0;
+        if (from > upto)
+            return 0;
+    }
     arb_log_ev(ARB_LOG_WARN, "replicate_missing", NULL, "replicate: match "
                "%s: the stream lacks seq %" PRIu64 "..%" PRIu64 "; "
                "publishing them again from the log", match, from, upto);
     pthread_mutex_lock(&r->mu);
     r->st.missing++;
     pthread_mutex_unlock(&r->mu);
-    memset(&rp, 0, sizeof(rp));
-    rp.base.r = r;
-    rp.base.expect = stream_last;
-    rp.base.why = why;
-    rp.match = match;
     rc = arb_store_events(r->store, match, from, upto, repair_match_cb, &rp,
                           why);
+repair_failed:
     if (rp.base.rc == ARB_EEXIST) {
         arb_log_ev(ARB_LOG_WARN, "replicate_undecided", NULL, "replicate: "
                    "match %s: %s; the stream's answer was stale, repair "

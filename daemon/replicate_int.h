@@ -123,11 +123,12 @@ void arb__repl_log_err(arb_repl_t *r, const char *what, int rc,
  * holds the event, ARB_EEXIST (the repair is put off, never forced);
  * when that message was deleted, the event goes again without the id.
  * A refused expectation (10071: the subject has moved or was never empty)
- * is ARB_EEXIST too. */
+ * is ARB_EEXIST too.  copy: a second copy of an event the stream holds,
+ * on purpose (no message id, which would make it a duplicate). */
 int  arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
                    const unsigned char hash[ARB_HASH_LEN], const void *bytes,
-                   size_t len, uint64_t expect, uint64_t *stream_seq,
-                   arb_buf_t *why);
+                   size_t len, int copy, uint64_t expect,
+                   uint64_t *stream_seq, arb_buf_t *why);
 
 /* Waits ms on the thread's condition; a stop cuts it short. */
 void arb__repl_sleep(arb_repl_t *r, unsigned ms);

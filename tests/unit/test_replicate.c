@@ -8,7 +8,9 @@
  *      (the store is held to the acks by load_verify, the stream to the
  *      store here).
  *   2. Healing: the tail of a subject deleted from the stream is
- *      published again by the anti-entropy pass (replicate op).
+ *      published again by the anti-entropy pass (replicate op); so are
+ *      messages deleted from its middle (restore then gives the whole
+ *      history, where it named the first missing seq before).
  *   3. The stream deleted under the recorder: a clear error, no crash,
  *      not re-created by the recorder; once an operator creates it again
  *      the pass republishes every match.
@@ -45,6 +47,7 @@
 #include "core/mp.h"
 #include "proto/client.h"
 #include "proto/stream.h"
+#include "proto/stream_read.h"
 #include "tests/crash/load.h"
 #include "tests/test.h"
 
@@ -165,9 +168,10 @@ hash_cb(void *ud, uint64_t seq, int64_t t, const unsigned char h[32],
 }
 
 typedef struct {
-    char     id[65];
-    uint64_t next;              /* next seq expected in the stream */
-    uint64_t last;              /* the store's last seq */
+    char           id[65];
+    uint64_t       next;        /* past the highest seq seen */
+    uint64_t       last;        /* the store's last seq */
+    unsigned char *seen;        /* bit per seq 0..last */
 } mstate_t;
 
 typedef struct {
@@ -187,6 +191,7 @@ mlist_cb(void *ud, const arb_match_info_t *mi)
     snprintf(l->m[l->n].id, 65, "%s", mi->match_id);
     l->m[l->n].next = 0;
     l->m[l->n].last = mi->last_seq;
+    l->m[l->n].seen = calloc(mi->last_seq / 8 + 1, 1);
     l->n++;
     return 0;
 }
@@ -203,13 +208,25 @@ mfind(mlist_t *l, const char *id)
 }
 
 typedef struct {
-    uint64_t msgs, dups, gaps, badhash, foreign, missing;
+    uint64_t msgs, dups, late, badhash, foreign, missing;
 } sv_t;
+
+static void
+mlist_free(mlist_t *l)
+{
+    size_t i;
+
+    for (i = 0; i < l->n; i++)
+        free(l->m[i].seen);
+    free(l->m);
+}
 
 /*
  * Reads the whole stream in order and holds it to the store in load_data:
- * per match, seqs 0..last exactly once in order, each with the store's
- * hash.  Returns the number of problems.
+ * per match, seqs 0..last exactly once (by Arbiter-Seq), each with the
+ * store's hash.  Returns the number of problems.  v->late counts events
+ * that came after a higher seq of their match: a repaired hole, not a
+ * problem (docs/REPLICA.md).
  */
 static uint64_t
 stream_vs_store(arb_stream_t *st, sv_t *v)
@@ -228,6 +245,7 @@ stream_vs_store(arb_stream_t *st, sv_t *v)
         || js_GetStreamInfo(&si, st->js, "ARBITER", NULL, &jerr)
            != NATS_OK) {
         arb_store_close(s);
+        mlist_free(&l);
         return 1;
     }
     last = si->State.LastSeq;
@@ -258,10 +276,14 @@ stream_vs_store(arb_stream_t *st, sv_t *v)
             arb_stream_msg_clear(&m);
             continue;
         }
-        if (m.seq < ms->next)
+        if (m.seq > ms->last)
+            v->missing++;       /* past the store: counted as a problem */
+        else if (ms->seen[m.seq / 8] & (1u << (m.seq % 8)))
             v->dups++;
-        else if (m.seq > ms->next)
-            v->gaps++;
+        else if (m.seq < ms->next)
+            v->late++;
+        if (m.seq <= ms->last)
+            ms->seen[m.seq / 8] |= (unsigned char)(1u << (m.seq % 8));
         memset(&h, 0, sizeof(h));
         arb_store_events(s, m.match_id, m.seq, m.seq, hash_cb, &h, NULL);
         if (!h.found || memcmp(h.hash, m.hash, 32) != 0)
@@ -270,12 +292,18 @@ stream_vs_store(arb_stream_t *st, sv_t *v)
             ms->next = m.seq + 1;
         arb_stream_msg_clear(&m);
     }
-    for (i = 0; i < l.n; i++)
-        if (l.m[i].next != l.m[i].last + 1)
-            v->missing++;
-    free(l.m);
+    for (i = 0; i < l.n; i++) {
+        uint64_t q;
+
+        for (q = 0; q <= l.m[i].last; q++)
+            if (!(l.m[i].seen[q / 8] & (1u << (q % 8)))) {
+                v->missing++;
+                break;
+            }
+    }
+    mlist_free(&l);
     arb_store_close(s);
-    return v->dups + v->gaps + v->badhash + v->foreign + v->missing;
+    return v->dups + v->badhash + v->foreign + v->missing;
 }
 
 /* Waits (up to ms) until every match's subject ends at the store's head. */
@@ -305,7 +333,7 @@ caught_up(arb_stream_t *st, unsigned ms)
             }
         }
         arb_store_close(s);
-        free(l.m);
+        mlist_free(&l);
         if (l.n > 0 && ok == l.n)
             return 0;
         if (waited >= ms)
@@ -489,10 +517,10 @@ test_load(arb_stream_t **stp, load_client_t *cl)
         return;
     CHECK_INT(caught_up(*stp, 15000), 0);
     CHECK_INT(stream_vs_store(*stp, &sv), 0);
-    printf("load: %llu acked, stream %llu messages (dups %llu gaps %llu "
+    printf("load: %llu acked, stream %llu messages (dups %llu late %llu "
            "badhash %llu missing %llu foreign %llu)\n",
            (unsigned long long)v.acked, (unsigned long long)sv.msgs,
-           (unsigned long long)sv.dups, (unsigned long long)sv.gaps,
+           (unsigned long long)sv.dups, (unsigned long long)sv.late,
            (unsigned long long)sv.badhash, (unsigned long long)sv.missing,
            (unsigned long long)sv.foreign);
     CHECK(repl_stat("connected") == 1);
@@ -526,6 +554,120 @@ test_heal(arb_stream_t *st)
     CHECK_INT(stream_vs_store(st, &sv), 0);
     CHECK(repl_stat("missing") == missing0 + 1);
     CHECK(repl_stat("republished") >= 100);
+}
+
+/* The stream sequence of seq q of a match (read on its subject), or 0. */
+static uint64_t
+sseq_of(arb_stream_t *st, const char *match, uint64_t q)
+{
+    char                 subj[ARB_STREAM_SUBJECT_MAX];
+    arb_stream_reader_t *rd = NULL;
+    arb_stream_msg_t     m;
+    uint64_t             found = 0;
+
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, match);
+    if (arb_stream_reader_open(&rd, st, subj, 1, NULL) != 0)
+        return 0;
+    while (found == 0 && arb_stream_reader_next(rd, &m, 2000, NULL) == 0) {
+        if (m.seq == q)
+            found = m.stream_seq;
+        arb_stream_msg_clear(&m);
+    }
+    arb_stream_reader_close(rd);
+    return found;
+}
+
+/* `arbiter restore` of the whole stream into load_base/DIR: its exit
+ * status; with 0, the restored match `match` must end at the store's
+ * head (same last seq, same hash). */
+static int
+restore_to(const char *dir, const char *match)
+{
+    char             line[1000], path[200];
+    arb_store_opts_t o = { 0, 0, 1 };
+    arb_store_t     *a = NULL, *b = NULL;
+    arb_match_info_t x, y;
+    int              st, rc;
+
+    snprintf(path, sizeof(path), "%s/%s", load_base, dir);
+    snprintf(line, sizeof(line), "rm -rf %s; bin/arbiter restore --nats %s "
+             "--data %s > %s.out 2>&1", path, nats_url, path, path);
+    st = system(line);
+    if (!WIFEXITED(st))
+        return -1;
+    rc = WEXITSTATUS(st);
+    if (rc != 0)
+        return rc;
+    if (arb_store_open(&a, load_data, &o, NULL) != 0
+        || arb_store_open(&b, path, &o, NULL) != 0
+        || arb_store_match(a, match, &x, NULL) != 0
+        || arb_store_match(b, match, &y, NULL) != 0
+        || x.last_seq != y.last_seq
+        || memcmp(x.head, y.head, sizeof(x.head)) != 0)
+        rc = 100;
+    arb_store_close(a);
+    arb_store_close(b);
+    return rc;
+}
+
+/* Messages lost from the middle of a subject, its tail intact: the pass
+ * publishes them again (after their successors) and a restore gives the
+ * whole history back. */
+static void
+test_holes(arb_stream_t *st)
+{
+    char             subj[ARB_STREAM_SUBJECT_MAX], line[600], out[300];
+    arb_stream_msg_t m;
+    uint64_t         missing0 = repl_stat("missing"), last = 0, n = 0;
+    uint64_t         a, b;
+    jsErrCode        jerr = 0;
+    sv_t             sv;
+    FILE            *f;
+    int              i, named = 0;
+
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c1-m1");
+    CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
+    if (m.msg != NULL)
+        last = m.seq;
+    arb_stream_msg_clear(&m);
+    CHECK(last >= 10);
+    if (last < 10)
+        return;
+    a = sseq_of(st, "c1-m1", last / 2);
+    b = sseq_of(st, "c1-m1", last / 2 + 2);
+    CHECK(a != 0 && b != 0);
+    CHECK(js_DeleteMsg(st->js, "ARBITER", a, NULL, &jerr) == NATS_OK);
+    CHECK(js_DeleteMsg(st->js, "ARBITER", b, NULL, &jerr) == NATS_OK);
+    /* As it is, a restore names the match and the first missing seq. */
+    CHECK_INT(restore_to("holed", "c1-m1"), 1);
+    snprintf(out, sizeof(out), "%s/holed.out", load_base);
+    if ((f = fopen(out, "r")) != NULL) {
+        snprintf(subj, sizeof(subj), "match c1-m1 seq %llu: first missing",
+                 (unsigned long long)(last / 2));
+        while (fgets(line, sizeof(line), f) != NULL)
+            named |= strstr(line, subj) != NULL;
+        fclose(f);
+    }
+    CHECK(named);
+    snprintf(line, sizeof(line), "bin/arbiter replicate --check --server "
+             "unix:%s --token %s > /dev/null", load_sock, load_token);
+    CHECK_INT(system(line), 0);
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c1-m1");
+    for (i = 0; i < 100; i++) {
+        if (arb_stream_subject_count(st, subj, &n, NULL) == 0
+            && n == last + 1)
+            break;
+        sleep_ms(100);
+    }
+    CHECK_INT(n, last + 1);
+    CHECK_INT(stream_vs_store(st, &sv), 0);
+    CHECK_INT(sv.late, 2);          /* the two, after their successors */
+    CHECK(repl_stat("missing") == missing0 + 1);
+    /* The subject's last message is still the last seq. */
+    CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
+    CHECK_INT(m.seq, last);
+    arb_stream_msg_clear(&m);
+    CHECK_INT(restore_to("healed", "c1-m1"), 0);
 }
 
 /* ---- 3: the stream deleted under it ------------------------------------ */
@@ -834,9 +976,9 @@ test_cluster(load_client_t *cl)
         CHECK_INT(caught_up(st, 30000), 0);
         CHECK_INT(stream_vs_store(st, &sv), 0);
         printf("cluster: %llu acked in all, stream %llu messages (dups %llu "
-               "gaps %llu badhash %llu missing %llu); leader n%d killed\n",
+               "late %llu badhash %llu missing %llu); leader n%d killed\n",
                (unsigned long long)v.acked, (unsigned long long)sv.msgs,
-               (unsigned long long)sv.dups, (unsigned long long)sv.gaps,
+               (unsigned long long)sv.dups, (unsigned long long)sv.late,
                (unsigned long long)sv.badhash,
                (unsigned long long)sv.missing, lead);
         printf("cluster: recorder republished %llu, missing %llu, put off "
@@ -903,6 +1045,7 @@ main(void)
     } else if (st != NULL) {
         test_load(&st, cl);
         test_heal(st);
+        test_holes(st);
         test_deleted(st);
         test_fence(st);
         test_owner();
