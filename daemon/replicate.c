@@ -765,9 +765,10 @@ thread_main(void *arg)
     arb_repl_t       *r = arg;
     arb_buf_t         why = ARB_BUF_INIT;
     idset_t           checked = { NULL, 0, 0 };
-    int64_t           next_check = 0, recheck = 0;
+    int64_t           next_check = 0, recheck = 0, next_look = 0;
     size_t            undecided;
-    int               rc, resync, check, connected, stream_ok, moved;
+    int               rc, resync, check, connected, stream_ok, moved,
+                      verified;
     char              last_err[256] = "";
 
     for (;;) {
@@ -815,6 +816,18 @@ thread_main(void *arg)
             r->check_req = 1;   /* a stream (back) in place: a full pass */
             r->resync = 1;
             pthread_mutex_unlock(&r->mu);
+        }
+        pthread_mutex_lock(&r->mu);
+        verified = r->verified;
+        pthread_mutex_unlock(&r->mu);
+        if (!verified && now_ms() >= next_look) {
+            /* Writes wait for it (fencing); publishing goes on when it
+             * fails, and it is tried again in a second. */
+            rc = arb__repl_fence_look(r, &why);
+            if (rc != 0) {
+                arb__repl_log_err(r, "comparing with the stream", rc, &why);
+                next_look = now_ms() + 1000;
+            }
         }
         pthread_mutex_lock(&r->mu);
         check = r->check_req

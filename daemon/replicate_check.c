@@ -549,3 +549,91 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
                *undecided);
     return 0;
 }
+
+/* ---- the fence look: before the first write ------------------------------ */
+
+typedef struct {
+    arb_repl_t *r;
+    size_t      fenced;
+    arb_buf_t  *why;
+} look_t;
+
+/* A subject of the stream whose match this recorder owns but does not
+ * hold (its log lost the match, or is an older copy): an open would fork
+ * it. */
+static int
+look_subject_cb(void *ud, const char *subject, uint64_t msgs)
+{
+    look_t          *k = ud;
+    arb_match_info_t info;
+    char             id[ARB_STREAM_ID_MAX + 1];
+
+    if (msgs == 0
+        || arb_stream_subject_parse(subject, id, sizeof(id)) != ARB_STREAM_EV
+        || arb_repl_owner(k->r->conf, id) != NULL
+        || arb_store_match(k->r->store, id, &info, NULL) != ARB_ENOTFOUND)
+        return 0;
+    arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: match "
+               "%s: the stream holds %" PRIu64 " events of it and the log "
+               "none; opening it is refused", id, msgs);
+    arb__repl_fence_set(k->r, id, msgs - 1, UINT64_MAX);
+    k->fenced++;
+    return 0;
+}
+
+int
+arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why)
+{
+    list_t           l = { NULL, NULL, 0, 0 };
+    look_t           k = { r, 0, why };
+    arb_stream_msg_t m;
+    char             subj[ARB_STREAM_SUBJECT_MAX];
+    size_t           i;
+    int              rc;
+
+    /* A leader elected a moment ago may not know the latest messages. */
+    rc = arb_stream_settled(r->s, why);
+    if (rc == 0)
+        rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">",
+                                 look_subject_cb, &k, why);
+    if (rc == 0)
+        rc = arb_store_matches(r->store, list_cb, &l, why);
+    for (i = 0; rc == 0 && i < l.n; i++) {
+        if (stopping(r)) {
+            rc = ARB_EAGAIN;
+            break;
+        }
+        if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, l.id[i])
+            != 0)
+            continue;
+        rc = arb_stream_last(r->s, subj, &m, why);
+        if (rc == ARB_ENOTFOUND) {
+            rc = 0;
+            continue;
+        }
+        if (rc != 0)
+            break;
+        if (m.seq > l.last[i]) {
+            arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: "
+                       "match %s: the stream holds seq %" PRIu64 " past the "
+                       "log's %" PRIu64 "; writes to it are refused",
+                       l.id[i], m.seq, l.last[i]);
+            arb__repl_fence_set(r, l.id[i], m.seq, l.last[i]);
+            k.fenced++;
+        }
+        arb_stream_msg_clear(&m);
+    }
+    free(l.id);
+    free(l.last);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&r->mu);
+    r->st.ahead += k.fenced;
+    r->verified = 1;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    arb_log_ev(k.fenced > 0 ? ARB_LOG_WARN : ARB_LOG_INFO, "replicate_verified",
+               NULL, "replicate: %zu matches compared with the stream before "
+               "any write, %zu fenced", l.n, k.fenced);
+    return 0;
+}

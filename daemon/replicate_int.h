@@ -85,6 +85,8 @@ struct arb_repl {
     pthread_cond_t     cv;
     int                stop;        /* [mu] */
     int                check_req;   /* [mu] a full pass is wanted */
+    int                verified;    /* [mu] the fence look is done:
+                                       writes may be accepted */
     int                resync;      /* [mu] after (re)connect */
     arb_repl_stats_t   st;          /* [mu] */
     arb_repl_fence_t  *fence;       /* [mu] sorted by match */
@@ -153,6 +155,13 @@ int  arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why);
  * to hold what looked missing; the repair is put off. */
 int  arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
                            int dry, int *repaired, arb_buf_t *why);
+/* Before the first write: every match of the log against the subject's
+ * last message, and every subject of the stream this recorder owns
+ * against the log; what the stream holds past the log is fenced.  Sets
+ * verified (writes may go) when done.  0, or an ARB_E* code (NATS down,
+ * unsettled: tried again). */
+int  arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why);
+/* local_seq UINT64_MAX: the log does not hold the match. */
 void arb__repl_fence_set(arb_repl_t *r, const char *match,
                          uint64_t stream_seq, uint64_t local_seq);
 void arb__repl_fence_clear(arb_repl_t *r, const char *match);

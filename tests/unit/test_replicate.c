@@ -16,8 +16,12 @@
  *      the pass republishes every match.
  *   4. Fencing: a subject holding an event past the local head refuses
  *      writes to that match; ownership: an open outside the recorder's
- *      prefixes names the owner.
- *   5. NATS down at start: the recorder acks locally, then catches up.
+ *      prefixes names the owner.  A restarted recorder refuses such
+ *      writes from its first request on (the look before writes), and an
+ *      open of a match the stream holds and its log does not.
+ *   5. NATS down at start: the recorder starts, refuses writes as
+ *      "unverified" until it has compared its log with the stream, then
+ *      acks; NATS away later: acks go on locally, then it catches up.
  *   6. Sync mode: an ack means the stream holds the event; with NATS gone
  *      the ack is refused as "unreplicated" after sync_timeout_ms.
  *   7. A 3-node cluster (tests/cluster/nats.sh, ports from
@@ -710,26 +714,39 @@ test_deleted(arb_stream_t *st)
 
 /* ---- 4: fencing and ownership ----------------------------------------- */
 
+/* Another writer ("r2") puts seq of match on the stream, with the bytes
+ * and hash of m (fencing looks at seqs only). */
+static int
+other_writer(arb_stream_t *st, const char *match, uint64_t seq,
+             const arb_stream_msg_t *m)
+{
+    natsMsg   *msg = NULL;
+    jsPubAck  *pa = NULL;
+    jsErrCode  jerr = 0;
+    natsStatus s;
+
+    if (arb_stream_ev_msg(&msg, match, seq, m->hash, "r2", m->bytes, m->len)
+        != 0)
+        return -1;
+    s = js_PublishMsg(&pa, st->js, msg, NULL, &jerr);
+    jsPubAck_Destroy(pa);
+    natsMsg_Destroy(msg);
+    return s == NATS_OK ? 0 : -1;
+}
+
 static void
 test_fence(arb_stream_t *st)
 {
     char             subj[ARB_STREAM_SUBJECT_MAX], code[64];
     arb_stream_msg_t m;
-    natsMsg         *msg = NULL;
-    jsPubAck        *pa = NULL;
-    jsErrCode        jerr = 0;
 
     arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c1-m1");
     CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
     if (m.msg == NULL)
         return;
     /* Another writer's event at the next seq. */
-    CHECK_INT(arb_stream_ev_msg(&msg, "c1-m1", m.seq + 1, m.hash, "r2",
-                                m.bytes, m.len), 0);
+    CHECK_INT(other_writer(st, "c1-m1", m.seq + 1, &m), 0);
     arb_stream_msg_clear(&m);
-    CHECK(js_PublishMsg(&pa, st->js, msg, NULL, &jerr) == NATS_OK);
-    jsPubAck_Destroy(pa);
-    natsMsg_Destroy(msg);
     CHECK_INT(simple("replicate", code, sizeof(code)), 0);
     sleep_ms(1000);
     CHECK(repl_stat("ahead") >= 1);
@@ -739,31 +756,76 @@ test_fence(arb_stream_t *st)
     CHECK_STR(code, "");
 }
 
-static void
-test_owner(void)
+/* Opens match id (yahchain, players a and b): the error code into code
+ * ("" when acked), the message into why.  -1 when the daemon is not
+ * there. */
+static int
+open_match(const char *id, char *code, size_t cap, arb_buf_t *why)
 {
     arb_client_t    *cl = client();
     msgpack_packer  *pk;
     msgpack_unpacked res;
-    arb_buf_t        why = ARB_BUF_INIT;
-    char             code[64] = "";
     char            *players[] = { "a", "b" };
+    int              rc;
 
-    CHECK(cl != NULL);
+    code[0] = '\0';
     if (cl == NULL)
-        return;
+        return -1;
     arb_client_begin(cl, &pk, "open", 3);
-    arb_mp_pack_kv_str(pk, "match", "zz-1");
+    arb_mp_pack_kv_str(pk, "match", id);
     arb_mp_pack_kv_str(pk, "game", "yahchain");
     arb_mp_pack_kv_strv(pk, "players", players, 2);
     msgpack_unpacked_init(&res);
-    CHECK(arb_client_call(cl, &res, &why) != 0);
-    arb_client_error_code(&res, code, sizeof(code));
+    rc = arb_client_call(cl, &res, why);
+    if (rc != 0)
+        arb_client_error_code(&res, code, cap);
+    msgpack_unpacked_destroy(&res);
+    arb_client_close(cl);
+    return rc == 0 || code[0] != '\0' ? 0 : -1;
+}
+
+static void
+test_owner(void)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    char      code[64] = "";
+
+    CHECK_INT(open_match("zz-1", code, sizeof(code), &why), 0);
     CHECK_STR(code, "not_owner");
     CHECK(strstr(arb_buf_cstr(&why), "recorder r2") != NULL);
-    msgpack_unpacked_destroy(&res);
     arb_buf_free(&why);
-    arb_client_close(cl);
+}
+
+/* A recorder restarted on a log older than the stream (another writer
+ * went on meanwhile, or the log is a restored copy) refuses, from its
+ * first request on and before any anti-entropy pass, a write where the
+ * stream is ahead: an append to a match whose subject goes further, and
+ * an open of a match the stream holds and the log does not. */
+static void
+test_restart_fence(arb_stream_t *st)
+{
+    char             subj[ARB_STREAM_SUBJECT_MAX], code[64];
+    arb_stream_msg_t m;
+    arb_buf_t        why = ARB_BUF_INIT;
+
+    load_stop(SIGTERM, 10000);
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c3-m1");
+    CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
+    if (m.msg == NULL)
+        return;
+    /* While it was down: c3-m1 moved on, c9-new was opened. */
+    CHECK_INT(other_writer(st, "c3-m1", m.seq + 1, &m), 0);
+    CHECK_INT(other_writer(st, "c9-new", 0, &m), 0);
+    arb_stream_msg_clear(&m);
+    CHECK_INT(daemon_up(), 0);
+    CHECK_INT(open_match("c9-new", code, sizeof(code), &why), 0);
+    CHECK_STR(code, "fenced");
+    CHECK(strstr(arb_buf_cstr(&why), "log none") != NULL);
+    CHECK_INT(note("c3-m1", code, sizeof(code)), 0);
+    CHECK_STR(code, "fenced");
+    CHECK_INT(note("c2-m1", code, sizeof(code)), 0);
+    CHECK_STR(code, "");
+    arb_buf_free(&why);
 }
 
 /* ---- deal secrets: sealed on arbiter.deal.<token> after the open ----- */
@@ -832,6 +894,7 @@ test_down_and_sync(arb_stream_t **stp)
     arb_stream_msg_t m;
     uint64_t         before;
     sv_t             sv;
+    int              i;
 
     load_stop(SIGTERM, 10000);
     arb_stream_close(*stp);
@@ -839,6 +902,22 @@ test_down_and_sync(arb_stream_t **stp)
     CHECK_INT(write_config("mode = sync\nsync_timeout_ms = 600\n"), 0);
     CHECK_INT(daemon_up(), 0);          /* NATS down: it starts anyway */
     CHECK(repl_stat("connected") == 0);
+    /* Not compared with the stream yet: nothing is written. */
+    CHECK_INT(note_cid("c2-m1", "sync-0", code, sizeof(code)), 0);
+    CHECK_STR(code, "unverified");
+    CHECK(repl_stat("lag_events") == 0);
+    CHECK_INT(nats_start(), 0);
+    *stp = stream_connect();
+    CHECK(*stp != NULL);
+    for (i = 0; i < 100 && strcmp(code, "unverified") == 0; i++) {
+        sleep_ms(100);
+        CHECK_INT(note_cid("c2-m1", "sync-0", code, sizeof(code)), 0);
+    }
+    CHECK_STR(code, "");
+    /* NATS away once it was compared: committed, not acknowledged. */
+    arb_stream_close(*stp);
+    *stp = NULL;
+    nats_kill(SIGTERM);
     CHECK_INT(note_cid("c2-m1", "sync-1", code, sizeof(code)), 0);
     CHECK_STR(code, "unreplicated");    /* sync: no stream, no ack */
     CHECK(repl_stat("sync_timeouts") == 1);
@@ -1049,6 +1128,7 @@ main(void)
         test_deleted(st);
         test_fence(st);
         test_owner();
+        test_restart_fence(st);
         test_deal(st);
         test_down_and_sync(&st);
         arb_stream_close(st);
