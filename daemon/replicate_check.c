@@ -474,6 +474,7 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
     arb_repl_ev_t       **v;
     const arb_repl_ev_t  *e;
     size_t               *cand = NULL, ncand = 0;
+    char                 *bad = NULL;   /* repair put off, per match */
     size_t                i, k, nv = 0, fixed = 0;
     int                   rc, rep;
 
@@ -491,7 +492,7 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
     if (v == NULL)
         rc = ARB_ENOMEM;
     for (i = 0; v != NULL && i < r->nwin; i++)
-        if (r->win[i].state != EV_DONE)
+        if (r->win[i].state != EV_DONE && !r->win[i].hole)
             v[nv++] = &r->win[i];
     if (v != NULL)
         qsort(v, nv, sizeof(*v), ev_cmp);
@@ -506,6 +507,8 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
     free(v);
     /* First look: nothing is acted on, only candidates noted. */
     if (rc == 0 && l.n > 0 && (cand = malloc(l.n * sizeof(*cand))) == NULL)
+        rc = ARB_ENOMEM;
+    if (rc == 0 && l.n > 0 && (bad = calloc(l.n, 1)) == NULL)
         rc = ARB_ENOMEM;
     for (i = 0; rc == 0 && i < l.n; i++) {
         if (stopping(r)) {
@@ -531,10 +534,27 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
         rc = arb__repl_check_match(r, l.id[i], l.last[i], 0, &rep, why);
         if (rc == ARB_EEXIST) {
             (*undecided)++;
+            bad[i] = 1;
             rc = 0;
         }
         fixed += (size_t)rep;
     }
+    /* The stream now holds every seq up to upto of the matches passed:
+     * the holes a failed round left are filled. */
+    for (k = 0; rc == 0 && k < r->nwin; k++) {
+        arb_repl_ev_t *h = &r->win[k];
+
+        if (!h->hole)
+            continue;
+        for (i = 0; i < l.n && strcmp(l.id[i], h->match) != 0; i++)
+            ;
+        if (i < l.n && !bad[i] && l.last[i] != UINT64_MAX
+            && h->seq <= l.last[i]) {
+            h->hole = 0;
+            h->state = EV_DONE;
+        }
+    }
+    free(bad);
     free(cand);
     free(l.id);
     free(l.last);

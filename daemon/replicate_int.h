@@ -35,6 +35,11 @@ typedef struct arb_repl_ev {
      * be empty (ExpectNoMessage); checked by the stream leader. */
     uint64_t       expect;
     int            expect_none;
+    /* Failed while a later event of its match was stored: the subject
+     * lacks it in the middle.  Not sent again by rounds (that would end
+     * the subject on a lower seq); the next anti-entropy pass repairs the
+     * subject and marks it done.  Its successors wait. */
+    int            hole;
 } arb_repl_ev_t;
 
 /* What the passes learnt about one match (sorted array by id). */
