@@ -31,8 +31,10 @@
  * twice.  Inside the window the Nats-Msg-Id "<match>/<seq>" dedupes too.
  * The answer is not trusted blindly: the match's next send expects it
  * (ExpectLastSubjectSeq / ExpectNoMessage, checked by the leader), and an
- * empty answer for a match whose earlier events were acked holds the
- * match until an anti-entropy pass has looked (resync_match).
+ * answer that ends before the match's earlier acked events (empty, or
+ * shorter: a stale node leading after a restart) holds the match until an
+ * anti-entropy pass has looked and republished them in order
+ * (resync_match).
  *
  * libnats' callbacks run on its own threads; they touch only fields under
  * mu.  The loop thread is never blocked: it sets `head` and signals.
@@ -150,6 +152,9 @@ connected_cb(natsConnection *nc, void *ud)
     pthread_mutex_lock(&r->mu);
     r->st.connected = 1;
     r->resync = 1;
+    /* The cluster may have lost what it acked meanwhile (a stale node
+     * leading after a restart): a pass compares. */
+    r->check_req = 1;
     pthread_cond_signal(&r->cv);
     pthread_mutex_unlock(&r->mu);
     arb_log_ev(ARB_LOG_INFO, "replicate_connected", NULL,
@@ -480,6 +485,17 @@ resync_match(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
     }
     if (rc != 0)
         return rc;
+    if (m.seq + 1 < e->seq) {
+        /* Events of the match before e were acked, and the stream ends
+         * before them: it lost them (a stale node leading) or the answer
+         * is stale.  Publishing e would leave a hole: held, a pass
+         * republishes the tail in order first. */
+        arb_stream_msg_clear(&m);
+        pthread_mutex_lock(&r->mu);
+        r->check_req = 1;
+        pthread_mutex_unlock(&r->mu);
+        return 1;
+    }
     if (m.seq + 1 == e->seq)
         e->expect = m.stream_seq;
     if (m.seq >= e->seq) {

@@ -16,21 +16,12 @@
 
 #include <nats/nats.h>
 
+#include "tests/bench/bench.h"
+
 static int64_t
 mono_us(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static int
-cmp(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return (x > y) - (x < y);
+    return (int64_t)(bench_wall_ns() / 1000);
 }
 
 int
@@ -92,16 +83,8 @@ main(int argc, char **argv)
             continue;
         }
         jsPubAck_Destroy(pa);
-        if (n == cap) {
-            size_t   c = cap ? cap * 2 : 4096;
-            int64_t *l = realloc(lat, c * sizeof(*l));
-
-            if (l == NULL)
-                break;
-            lat = l;
-            cap = c;
-        }
-        lat[n++] = mono_us() - t0;
+        if (bench_sample_add(&lat, &n, &cap, mono_us() - t0) != 0)
+            break;
     }
     jsCtx_Destroy(js);
     natsConnection_Destroy(nc);
@@ -110,7 +93,7 @@ main(int argc, char **argv)
         printf("bare R%d publish: 0 msgs (%d errors)\n", replicas, errors);
         return 1;
     }
-    qsort(lat, n, sizeof(*lat), cmp);
+    qsort(lat, n, sizeof(*lat), bench_cmp_i64);
     printf("bare R%d publish: %zu msgs, p50 %lld us, p99 %lld us, max %lld "
            "us%s\n", replicas, n, (long long)lat[n / 2],
            (long long)lat[n * 99 / 100], (long long)lat[n - 1],

@@ -28,6 +28,8 @@
  *      ARB_NATS_CLUSTER_BASE, default 14600): a new recorder creates the
  *      stream R3; kill -9 of the stream leader and of the recorder under
  *      load; afterwards the stream holds every acked event once, in order.
+ *      Then a stale leader, forced (test_stale_leader): the recorder heals
+ *      the stream, nothing lost or forked.
  * Deal secrets: sealed on arbiter.deal.<token>, opening to the stored one.
  * Port: one the server picks (kept across its restarts), or
  * ARB_NATS_PORT_BASE.  ARB_REPL_ONLY=cluster runs case 7 alone.
@@ -980,6 +982,75 @@ leader(arb_stream_t *st)
     return n;
 }
 
+/*
+ * A stale leader, forced: node `stale` is stopped while the recorder
+ * writes (the other two hold those events), the other two are then lost
+ * with their disks (kill -9, store wiped), and the stale node comes back
+ * first with one empty node: it is the only one holding the stream, so it
+ * leads it, without the events acked while it was away.  The recorder
+ * (which went on recording locally meanwhile) must heal the stream from
+ * its log: afterwards every acked event is there once per seq, with the
+ * acked hash, nothing forked, and a restore gives the whole history.
+ */
+static void
+test_stale_leader(arb_stream_t **stp, int lead)
+{
+    char     cmd[400], code[64];
+    sv_t     sv;
+    int      stale = lead % 3 + 1, a = stale % 3 + 1, b = a % 3 + 1, i;
+    uint64_t diverged0 = repl_stat("diverged");
+
+    snprintf(cmd, sizeof(cmd), "stop %s %d", cl_dir, stale);
+    CHECK_INT(cluster(cmd), 0);
+    for (i = 0; i < 20; i++) {
+        CHECK_INT(note("c0-m1", code, sizeof(code)), 0);
+        CHECK_STR(code, "");
+    }
+    CHECK_INT(caught_up(*stp, 15000), 0);   /* held by a and b */
+    arb_stream_close(*stp);
+    *stp = NULL;
+    for (i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof(cmd), "kill %s %d", cl_dir, i ? b : a);
+        CHECK_INT(cluster(cmd), 0);
+        snprintf(cmd, sizeof(cmd), "rm -rf %s/n%d/store/*", cl_dir,
+                 i ? b : a);
+        CHECK_INT(system(cmd), 0);
+    }
+    /* No NATS at all: recorded locally all the same (async mode). */
+    for (i = 0; i < 5; i++) {
+        CHECK_INT(note("c0-m1", code, sizeof(code)), 0);
+        CHECK_STR(code, "");
+    }
+    /* The stale node first, then an empty one: a quorum, the stale
+     * node's stream. */
+    {
+        char both[1000];
+
+        snprintf(both, sizeof(both), "(sh tests/cluster/nats.sh start %s %d "
+                 "& sleep 0.5; sh tests/cluster/nats.sh start %s %d; wait) "
+                 ">> %s/cl.log 2>&1", cl_dir, stale, cl_dir, a, load_base);
+        CHECK_INT(system(both), 0);
+    }
+    snprintf(cmd, sizeof(cmd), "start %s %d", cl_dir, b);
+    CHECK_INT(cluster(cmd), 0);
+    *stp = stream_connect();
+    CHECK(*stp != NULL);
+    if (*stp == NULL)
+        return;
+    CHECK_INT(caught_up(*stp, 30000), 0);
+    CHECK_INT(stream_vs_store(*stp, &sv), 0);
+    printf("stale leader n%d: stream %llu messages (dups %llu late %llu "
+           "badhash %llu missing %llu), recorder missing %llu republished "
+           "%llu\n", stale, (unsigned long long)sv.msgs,
+           (unsigned long long)sv.dups, (unsigned long long)sv.late,
+           (unsigned long long)sv.badhash, (unsigned long long)sv.missing,
+           (unsigned long long)repl_stat("missing"),
+           (unsigned long long)repl_stat("republished"));
+    CHECK_INT(sv.late, 0);      /* the tail went back in seq order */
+    CHECK(repl_stat("diverged") == diverged0);
+    CHECK_INT(restore_to("stale", "c0-m1"), 0);
+}
+
 static void
 test_cluster(load_client_t *cl)
 {
@@ -1065,6 +1136,8 @@ test_cluster(load_client_t *cl)
                (unsigned long long)repl_stat("missing"),
                (unsigned long long)repl_stat("undecided"));
     }
+    if (st != NULL)
+        test_stale_leader(&st, lead);
     load_stop(SIGTERM, 10000);
     arb_stream_close(st);
     snprintf(cmd, sizeof(cmd), "down %s", cl_dir);
