@@ -971,8 +971,10 @@ thread_main(void *arg)
         rc = round_once(r, &checked, resync, &why);
         moved = advance(r);
         if (moved) {
-            save_cursor(r, 0);
+            /* Sync acks first: the cursor file (an fsync) only saves
+             * work after a restart, the stream holds the events. */
             arb__repl_wake_loop(r);
+            save_cursor(r, 0);
         }
         if (rc < 0) {
             arb__repl_log_err(r, "publish", rc, &why);
