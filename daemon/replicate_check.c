@@ -13,7 +13,18 @@
  *   - the same seq with another hash, or a hash at its last seq that is
  *     not ours: diverged, reported, never overwritten (and fenced);
  *   - ahead of the log: someone else wrote the match (a restored or stale
- *     copy of this recorder): reported and fenced, writes refused.
+ *     copy of this recorder): reported and fenced, writes refused;
+ *   - its last seq ours, but fewer messages on the subject than seqs up to
+ *     it (the subject's count, from stream info): events lost from the
+ *     middle.  The subject is read (an ordered consumer on it), the
+ *     missing seqs republished, then the last seq once more and its old
+ *     copy deleted, so that the subject ends on its highest seq again and
+ *     holds each seq once; readers order by Arbiter-Seq.
+ * Before the first write after a start, arb__repl_fence_look compares
+ * every match's last message with the log (and the stream's subjects with
+ * the matches the log holds) and fences what the stream has past it: a
+ * pass, with its 2-second second look, would come too late for a write
+ * made right after the start.
  * The pass runs on the replication thread between rounds, at start, every
  * check_interval seconds and on demand (the replicate op).  Nothing
  * unpublished can be mistaken for missing: the thread resyncs (compares
