@@ -277,7 +277,7 @@ arb_op_append(arb_request_t *r)
     arb_req_val_t  f[AP_N];
     arb_event_t    ev;
     arb_live_t    *l = NULL;
-    const char    *match, *cid, *kind;
+    const char    *match, *cid, *kind, *fence;
     int            k, rc;
 
     memset(&ev, 0, sizeof(ev));
@@ -347,9 +347,8 @@ arb_op_append(arb_request_t *r)
     }
     if (cid != NULL && arb_op_idem(r, l, cid, &ev, NULL, 0))
         goto done;
-    if (arb_repl_fenced(c->srv, match, &r->why)) {
-        arb_reply_error(c, r->id, "fenced", NULL, "%s",
-                        arb_buf_cstr(&r->why));
+    if ((fence = arb_repl_fenced(c->srv, match, &r->why)) != NULL) {
+        arb_reply_error(c, r->id, fence, NULL, "%s", arb_buf_cstr(&r->why));
         goto done;
     }
     if (f[AP_EXPECT].present
@@ -431,7 +430,7 @@ arb_op_open(arb_request_t *r)
     arb_setup_t      *s;
     arb_live_t       *l = NULL;
     arb_match_info_t  info;
-    const char       *match, *game, *cid, *owner;
+    const char       *match, *game, *cid, *owner, *fence;
     char            **players, **teams;
     size_t            np, nt, i, k;
 
@@ -525,6 +524,11 @@ arb_op_open(arb_request_t *r)
             || !arb_op_idem(r, l, cid, &ev, NULL, 0))
             arb_reply_error(c, r->id, "exists", NULL, "match '%s' already "
                             "exists", match);
+        goto done;
+    }
+    /* The stream may hold the match although this log does not. */
+    if ((fence = arb_repl_fenced(c->srv, match, &r->why)) != NULL) {
+        arb_reply_error(c, r->id, fence, NULL, "%s", arb_buf_cstr(&r->why));
         goto done;
     }
     if (open_deal(r, f, s) != 0)

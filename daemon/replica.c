@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <uv.h>
@@ -34,6 +35,19 @@
 
 /* Touched matches handed to the loop per wake-up, at most. */
 #define CATCH_UP_MAX 4096
+/* Longest an applied event waits for the batch's commit while messages
+ * keep coming (a busy stream never leaves the 1 ms gap that commits
+ * it): what bounds the replica's lag, not the batch size. */
+#define FLUSH_MS 10
+
+static int64_t
+mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 typedef struct arb_replica {
     arb_server_t        *srv;
@@ -155,6 +169,7 @@ follow(void *arg)
     arb_stream_msg_t     msg;
     arb_buf_t            why = ARB_BUF_INIT;
     uint64_t             from = 1;
+    int64_t              dirty_since = 0;
     int                  rc, dirty = 0, said = 0;
 
     while (!stopping(r)) {
@@ -173,7 +188,7 @@ follow(void *arg)
             }
         }
         if (rd == NULL) {
-            rc = arb_stream_reader_open(&rd, st, from, &why);
+            rc = arb_stream_reader_open(&rd, st, NULL, from, &why);
             if (rc != 0) {
                 if (!said++)
                     arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: "
@@ -230,8 +245,14 @@ follow(void *arg)
         r->stream_last = msg.stream_seq;
         r->last_msg_ns = msg.time_ns;
         rc = arb_mirror_apply(r->mir, &msg, &why);
-        pthread_mutex_unlock(&r->mu);
+        if (!dirty)
+            dirty_since = mono_ms();
         dirty = 1;
+        if (rc == 0 && mono_ms() - dirty_since >= FLUSH_MS) {
+            rc = arb_mirror_flush(r->mir, &why);
+            dirty = 0;
+        }
+        pthread_mutex_unlock(&r->mu);
         if (rc != 0)
             goto failed;
     }

@@ -4,13 +4,22 @@
  *
  * DESIGN.  The log is read from the store (thread-safe) from the cursor
  * on, into a window, and published in rounds: a round takes, in commit
- * order, at most one event per match (the first one not yet acked), sends
- * them all with js_PublishMsgAsync and waits for their PubAcks with a
- * MaxWait.  One event per match per round is what keeps every subject in
- * seq order: if an event fails (an election answers "no responders" for a
- * few seconds) its successor has not been sent, and the retry goes out
- * first.  Rounds of many matches still carry hundreds of events each, so
- * many tables replicate at async speed.
+ * order, every event not yet acked (at most max_pending), sends them all
+ * with js_PublishMsgAsync on one connection (the server stores them in
+ * that order, so each subject stays in seq order) and waits for their
+ * PubAcks with a MaxWait.  A round is one PubAck round trip for however
+ * many events arrived meanwhile, so a table's lag is about one round, not
+ * one round per event (with one event per match per round, a busy table
+ * fell behind by hundreds of ms).  Exceptions keep the order safe:
+ *   - in resync, one event per match (its send may carry an expectation
+ *     the leader checks, and must be answered before the next);
+ *   - an open goes alone: its deal message follows its ack, before seq 1;
+ *   - an event that failed while a later one of its match was stored (an
+ *     election between the two) is a hole in the subject: it is not sent
+ *     again by rounds (appending it would end the subject on a lower seq,
+ *     which the resync reads), its successors wait, and an anti-entropy
+ *     pass is asked for at once: it fills the hole as any other
+ *     (replicate_check.c) and marks the event done.
  *
  * The cursor ("published up to position P") moves only over events whose
  * PubAck came back, and is written to DATA/replicate.pos (write, fsync,
@@ -22,8 +31,10 @@
  * twice.  Inside the window the Nats-Msg-Id "<match>/<seq>" dedupes too.
  * The answer is not trusted blindly: the match's next send expects it
  * (ExpectLastSubjectSeq / ExpectNoMessage, checked by the leader), and an
- * empty answer for a match whose earlier events were acked holds the
- * match until an anti-entropy pass has looked (resync_match).
+ * answer that ends before the match's earlier acked events (empty, or
+ * shorter: a stale node leading after a restart) holds the match until an
+ * anti-entropy pass has looked and republished them in order
+ * (resync_match).
  *
  * libnats' callbacks run on its own threads; they touch only fields under
  * mu.  The loop thread is never blocked: it sets `head` and signals.
@@ -141,6 +152,9 @@ connected_cb(natsConnection *nc, void *ud)
     pthread_mutex_lock(&r->mu);
     r->st.connected = 1;
     r->resync = 1;
+    /* The cluster may have lost what it acked meanwhile (a stale node
+     * leading after a restart): a pass compares. */
+    r->check_req = 1;
     pthread_cond_signal(&r->cv);
     pthread_mutex_unlock(&r->mu);
     arb_log_ev(ARB_LOG_INFO, "replicate_connected", NULL,
@@ -152,23 +166,35 @@ static arb_repl_ev_t **wave;
 static size_t          nwave;
 
 static int
+ev_order(const char *m1, uint64_t s1, const arb_repl_ev_t *e)
+{
+    int c = strcmp(m1, e->match);
+
+    return c != 0 ? c : (s1 > e->seq) - (s1 < e->seq);
+}
+
+static int
 wave_cmp(const void *a, const void *b)
 {
-    return strcmp((*(arb_repl_ev_t *const *)a)->match,
-                  (*(arb_repl_ev_t *const *)b)->match);
+    const arb_repl_ev_t *x = *(arb_repl_ev_t *const *)a;
+
+    return ev_order(x->match, x->seq, *(arb_repl_ev_t *const *)b);
 }
 
 static arb_repl_ev_t *
 wave_find(natsMsg *m)
 {
-    const char *id = NULL;
+    const char *id = NULL, *sq = NULL;
+    uint64_t    seq;
     size_t      lo = 0, hi = nwave;
 
-    if (natsMsgHeader_Get(m, ARB_STREAM_HDR_MATCH, &id) != NATS_OK)
+    if (natsMsgHeader_Get(m, ARB_STREAM_HDR_MATCH, &id) != NATS_OK
+        || natsMsgHeader_Get(m, ARB_STREAM_HDR_SEQ, &sq) != NATS_OK)
         return NULL;
+    seq = strtoull(sq, NULL, 10);
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int    c = strcmp(id, wave[mid]->match);
+        int    c = ev_order(id, seq, wave[mid]);
 
         if (c == 0)
             return wave[mid];
@@ -328,7 +354,7 @@ held_at(arb_repl_t *r, uint64_t sseq, const char *match, uint64_t seq,
 int
 arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
               const unsigned char hash[ARB_HASH_LEN], const void *bytes,
-              size_t len, uint64_t expect, uint64_t *stream_seq,
+              size_t len, int copy, uint64_t expect, uint64_t *stream_seq,
               arb_buf_t *why)
 {
     natsMsg     *m = NULL;
@@ -339,7 +365,7 @@ arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
     uint64_t     dup;
     int          rc, with_id;
 
-    for (with_id = 1;; with_id = 0) {
+    for (with_id = !copy;; with_id = 0) {
         rc = arb_stream_ev_msg(&m, match, seq, hash, r->conf->recorder,
                                bytes, len);
         if (rc != 0)
@@ -459,6 +485,17 @@ resync_match(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
     }
     if (rc != 0)
         return rc;
+    if (m.seq + 1 < e->seq) {
+        /* Events of the match before e were acked, and the stream ends
+         * before them: it lost them (a stale node leading) or the answer
+         * is stale.  Publishing e would leave a hole: held, a pass
+         * republishes the tail in order first. */
+        arb_stream_msg_clear(&m);
+        pthread_mutex_lock(&r->mu);
+        r->check_req = 1;
+        pthread_mutex_unlock(&r->mu);
+        return 1;
+    }
     if (m.seq + 1 == e->seq)
         e->expect = m.stream_seq;
     if (m.seq >= e->seq) {
@@ -466,8 +503,8 @@ resync_match(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
             arb_repl_ev_t *w = &r->win[i];
 
             if (strcmp(w->match, e->match) != 0 || w->seq > m.seq
-                || w->state == EV_DONE)
-                continue;
+                || w->state == EV_DONE || w->hole)
+                continue;           /* a hole: the pass decides */
             if (w->seq == m.seq && memcmp(w->hash, m.hash, ARB_HASH_LEN)) {
                 arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL,
                            "replicate: match %s: the stream's seq %" PRIu64
@@ -532,6 +569,19 @@ hset_add(arb_repl_hset_t *h, const char *id)
     }
     h->slot[i] = id;
     return 1;
+}
+
+static int
+hset_has(const arb_repl_hset_t *h, const char *id)
+{
+    size_t i = fnv(id) & (h->n - 1);
+
+    while (h->slot[i] != NULL) {
+        if (strcmp(h->slot[i], id) == 0)
+            return 1;
+        i = (i + 1) & (h->n - 1);
+    }
+    return 0;
 }
 
 /* Removes id (linear probing: the run after it is re-inserted). */
@@ -605,6 +655,33 @@ idset_del(idset_t *s, const char *id)
         }
 }
 
+/* After a round that failed in part: an event that failed while a later
+ * one of its match was stored (an election between them) left a hole in
+ * the subject.  Marked as such (the wave is sorted by match and seq);
+ * returns how many. */
+static size_t
+mark_holes(void)
+{
+    size_t i, j, k, n = 0;
+
+    for (i = 0; i < nwave; i = j) {
+        size_t last_done = SIZE_MAX;
+
+        for (j = i; j < nwave && strcmp(wave[j]->match, wave[i]->match) == 0;
+             j++)
+            if (wave[j]->state == EV_DONE)
+                last_done = j;
+        if (last_done == SIZE_MAX)
+            continue;
+        for (k = i; k < last_done; k++)
+            if (wave[k]->state != EV_DONE) {
+                wave[k]->hole = 1;
+                n++;
+            }
+    }
+    return n;
+}
+
 /* One round.  Returns 1 when it sent something, 0 when there was nothing
  * to send, or an ARB_E* code. */
 static int
@@ -624,8 +701,15 @@ round_once(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
 
         if (e->state == EV_DONE)
             continue;
-        /* Only the first event of a match not yet acked may go. */
-        if (!hset_add(&r->seen, e->match))
+        if (e->hole) {
+            hset_add(&r->seen, e->match);   /* its successors wait */
+            continue;
+        }
+        /* In resync, only the first event of a match not yet acked may go
+         * (its send may carry an expectation the leader checks); else
+         * every one, in commit order, unless the match waits. */
+        if (resync ? !hset_add(&r->seen, e->match)
+                   : hset_has(&r->seen, e->match))
             continue;
         if (resync && idset_add(checked, e->match) == 1) {
             rc = resync_match(r, e, why);
@@ -641,6 +725,10 @@ round_once(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
             }
         }
         wave[nwave++] = e;
+        /* An open's deal message goes once the open is acked, before
+         * seq 1 (put_deal below): its successors wait a round. */
+        if (e->seq == 0)
+            hset_add(&r->seen, e->match);
     }
     if (nwave == 0)
         return 0;
@@ -697,6 +785,11 @@ round_once(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
         }
     }
     pthread_mutex_unlock(&r->mu);
+    if (failed && mark_holes() > 0) {
+        pthread_mutex_lock(&r->mu);
+        r->check_req = 1;
+        pthread_mutex_unlock(&r->mu);
+    }
     /* Opens acked in this round: their deal goes out before seq 1. */
     for (i = 0; i < nwave; i++)
         if (wave[i]->seq == 0 && wave[i]->state == EV_DONE
@@ -765,9 +858,10 @@ thread_main(void *arg)
     arb_repl_t       *r = arg;
     arb_buf_t         why = ARB_BUF_INIT;
     idset_t           checked = { NULL, 0, 0 };
-    int64_t           next_check = 0, recheck = 0;
+    int64_t           next_check = 0, recheck = 0, next_look = 0;
     size_t            undecided;
-    int               rc, resync, check, connected, stream_ok, moved;
+    int               rc, resync, check, connected, stream_ok, moved,
+                      verified;
     char              last_err[256] = "";
 
     for (;;) {
@@ -815,6 +909,18 @@ thread_main(void *arg)
             r->check_req = 1;   /* a stream (back) in place: a full pass */
             r->resync = 1;
             pthread_mutex_unlock(&r->mu);
+        }
+        pthread_mutex_lock(&r->mu);
+        verified = r->verified;
+        pthread_mutex_unlock(&r->mu);
+        if (!verified && now_ms() >= next_look) {
+            /* Writes wait for it (fencing); publishing goes on when it
+             * fails, and it is tried again in a second. */
+            rc = arb__repl_fence_look(r, &why);
+            if (rc != 0) {
+                arb__repl_log_err(r, "comparing with the stream", rc, &why);
+                next_look = now_ms() + 1000;
+            }
         }
         pthread_mutex_lock(&r->mu);
         check = r->check_req
@@ -865,8 +971,10 @@ thread_main(void *arg)
         rc = round_once(r, &checked, resync, &why);
         moved = advance(r);
         if (moved) {
-            save_cursor(r, 0);
+            /* Sync acks first: the cursor file (an fsync) only saves
+             * work after a restart, the stream holds the events. */
             arb__repl_wake_loop(r);
+            save_cursor(r, 0);
         }
         if (rc < 0) {
             arb__repl_log_err(r, "publish", rc, &why);

@@ -104,9 +104,14 @@ int  arb_repl_hold_retry(struct arb_server *srv, struct arb_live *l,
                          uint64_t req);
 /* Asks for a full anti-entropy pass now. */
 void arb_repl_check_now(struct arb_server *srv);
-/* 1 when a pass found the stream ahead of the local log for this match:
- * writes to it are refused (fencing); why names the stream's seq. */
-int  arb_repl_fenced(struct arb_server *srv, const char *id, arb_buf_t *why);
+/* Whether a write (open or append) to match id must be refused, as the
+ * error code to answer: "fenced" when the stream holds more of it than
+ * the local log (found by the look at start or a pass), "unverified"
+ * while the recorder has not yet compared its log with the stream since
+ * it started (NATS down at start: a stale copy could fork a match); why
+ * says which and where.  NULL: the write may go (or replication off). */
+const char *arb_repl_fenced(struct arb_server *srv, const char *id,
+                            arb_buf_t *why);
 /* The "replication" map of the stats response (nil when off). */
 void arb_repl_stats_pack(struct arb_server *srv, msgpack_packer *pk);
 

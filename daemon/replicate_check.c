@@ -13,7 +13,18 @@
  *   - the same seq with another hash, or a hash at its last seq that is
  *     not ours: diverged, reported, never overwritten (and fenced);
  *   - ahead of the log: someone else wrote the match (a restored or stale
- *     copy of this recorder): reported and fenced, writes refused.
+ *     copy of this recorder): reported and fenced, writes refused;
+ *   - its last seq ours, but fewer messages on the subject than seqs up to
+ *     it (the subject's count, from stream info): events lost from the
+ *     middle.  The subject is read (an ordered consumer on it), the
+ *     missing seqs republished, then the last seq once more and its old
+ *     copy deleted, so that the subject ends on its highest seq again and
+ *     holds each seq once; readers order by Arbiter-Seq.
+ * Before the first write after a start, arb__repl_fence_look compares
+ * every match's last message with the log (and the stream's subjects with
+ * the matches the log holds) and fences what the stream has past it: a
+ * pass, with its 2-second second look, would come too late for a write
+ * made right after the start.
  * The pass runs on the replication thread between rounds, at start, every
  * check_interval seconds and on demand (the replicate op).  Nothing
  * unpublished can be mistaken for missing: the thread resyncs (compares
@@ -37,6 +48,7 @@
 #include "core/err.h"
 #include "daemon/log.h"
 #include "daemon/replicate_int.h"
+#include "proto/stream_read.h"
 
 void
 arb__repl_fence_set(arb_repl_t *r, const char *match, uint64_t stream_seq,
@@ -126,6 +138,7 @@ hash_cb(void *ud, uint64_t seq, int64_t time_ms,
 typedef struct {
     repair_t    base;
     const char *match;
+    int         copy;           /* a second copy on purpose */
 } repair_match_t;
 
 static int
@@ -137,8 +150,99 @@ repair_match_cb(void *ud, uint64_t seq, int64_t time_ms,
     (void)time_ms;
 
     return p->base.rc = arb__repl_put(p->base.r, p->match, seq, hash, bytes,
-                                      len, p->base.expect, &p->base.expect,
-                                      p->base.why);
+                                      len, p->copy, p->base.expect,
+                                      &p->base.expect, p->base.why);
+}
+
+/* Which seqs 0..last of a match the subject holds (bit q of *held),
+ * read with an ordered consumer on the subject up to stream sequence
+ * last_sseq (the subject's last message, from the leader).  *held is the
+ * caller's (free).  0, ARB_EAGAIN (the stream stopped delivering),
+ * ARB_ENOMEM, or the reader's error. */
+static int
+held_seqs(arb_repl_t *r, const char *subj, uint64_t last, uint64_t last_sseq,
+          unsigned char **held, arb_buf_t *why)
+{
+    arb_stream_reader_t *rd = NULL;
+    arb_stream_msg_t     m;
+    int                  rc;
+
+    *held = calloc(last / 8 + 1, 1);
+    if (*held == NULL)
+        return ARB_ENOMEM;
+    rc = arb_stream_reader_open(&rd, r->s, subj, 1, why);
+    while (rc == 0) {
+        rc = arb_stream_reader_next(rd, &m, r->conf->timeout_ms, why);
+        if (rc == ARB_EPROTO) {
+            rc = 0;             /* not ours: not one of the seqs */
+            continue;
+        }
+        if (rc == ARB_EAGAIN && why != NULL) {
+            why->len = 0;
+            arb_buf_printf(why, "nats: %s stopped delivering before stream "
+                           "sequence %" PRIu64, subj, last_sseq);
+        }
+        if (rc != 0)
+            break;
+        if (m.kind == ARB_STREAM_EV && m.seq <= last)
+            (*held)[m.seq / 8] |= (unsigned char)(1u << (m.seq % 8));
+        if (m.stream_seq >= last_sseq) {
+            arb_stream_msg_clear(&m);
+            break;
+        }
+        arb_stream_msg_clear(&m);
+    }
+    arb_stream_reader_close(rd);
+    return rc;
+}
+
+/* Republishes the seqs 0..last missing from *held (events lost from the
+ * middle of the subject), each expecting the subject's last stream
+ * sequence p->base.expect, which moves on.  JetStream only appends, so
+ * they come after their successors: readers order by Arbiter-Seq
+ * (docs/REPLICA.md).  Then the last event goes again and its old copy
+ * (stream sequence old_last) is deleted, so that the subject's last
+ * message is its highest seq once more and it holds each seq once: what
+ * the passes, the resync and fencing read.  0 or the first failure. */
+static int
+repair_holes(repair_match_t *p, const unsigned char *held, uint64_t last,
+             uint64_t old_last, uint64_t *first, uint64_t *n)
+{
+    arb_repl_t *r = p->base.r;
+    jsErrCode   jerr = 0;
+    natsStatus  s;
+    uint64_t    q;
+    int         rc = 0;
+
+    *n = 0;
+    for (q = 0; q <= last && rc == 0; q++) {
+        if (held[q / 8] & (1u << (q % 8)))
+            continue;
+        if ((*n)++ == 0)
+            *first = q;
+        rc = arb_store_events(r->store, p->match, q, q, repair_match_cb, p,
+                              p->base.why);
+        if (rc == 0)
+            rc = p->base.rc;
+    }
+    if (rc != 0 || *n == 0)
+        return rc;
+    p->copy = 1;
+    rc = arb_store_events(r->store, p->match, last, last, repair_match_cb, p,
+                          p->base.why);
+    p->copy = 0;
+    if (rc == 0)
+        rc = p->base.rc;
+    if (rc != 0)
+        return rc;
+    /* Only a stale copy goes: the event is held at its new place. */
+    s = js_DeleteMsg(r->s->js, r->s->name, old_last, NULL, &jerr);
+    if (s != NATS_OK)
+        arb_log_ev(ARB_LOG_WARN, "replicate_copy", NULL, "replicate: match "
+                   "%s: seq %" PRIu64 " is held twice (stream sequences %"
+                   PRIu64 " and %" PRIu64 "): %s", p->match, last, old_last,
+                   p->base.expect, natsStatus_GetText(s));
+    return 0;
 }
 
 int
@@ -150,8 +254,8 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
     arb_match_info_t info;
     hash_at_t        h;
     repair_match_t   rp;
-    uint64_t         from, stream_last = 0;
-    int              rc, have;
+    uint64_t         from, stream_last = 0, count = 0, hole_last = 0;
+    int              rc, have, holes = 0;
 
     *repaired = 0;
     rc = arb_store_match(r->store, match, &info, why);
@@ -219,11 +323,20 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
             arb_stream_msg_clear(&m);
             return 0;
         }
-        if (m.seq == upto) {
+        /* A subject holding fewer messages than seqs up to its last has
+         * lost some in the middle (its tail intact). */
+        rc = arb_stream_subject_count(r->s, subj, &count, why);
+        if (rc != 0) {
+            arb_stream_msg_clear(&m);
+            return rc;
+        }
+        holes = count < m.seq + 1;
+        if (m.seq == upto && !holes) {
             arb_stream_msg_clear(&m);
             return 0;
         }
         from = m.seq + 1;
+        hole_last = m.seq;
         stream_last = m.stream_seq;
         arb_stream_msg_clear(&m);
     } else {
@@ -233,19 +346,45 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
         *repaired = 1;      /* to be repaired if a second look agrees */
         return 0;
     }
+    memset(&rp, 0, sizeof(rp));
+    rp.base.r = r;
+    rp.base.expect = stream_last;
+    rp.base.why = why;
+    rp.match = match;
+    if (holes) {
+        unsigned char *held = NULL;
+        uint64_t       first = 0, n = 0;
+
+        rc = held_seqs(r, subj, hole_last, stream_last, &held, why);
+        if (rc == 0)
+            rc = repair_holes(&rp, held, hole_last, stream_last, &first,
+                              &n);
+        free(held);
+        if (n > 0) {
+            arb_log_ev(ARB_LOG_WARN, "replicate_missing", NULL, "replicate: "
+                       "match %s: the stream lacks %" PRIu64 " seqs before "
+                       "its last (%" PRIu64 "), the first %" PRIu64 "; "
+                       "published again from the log", match, n, hole_last,
+                       first);
+            pthread_mutex_lock(&r->mu);
+            r->st.missing++;
+            pthread_mutex_unlock(&r->mu);
+        }
+        if (rc != 0)
+            goto repair_failed;
+        *repaired = n > 0;
+        if (from > upto)
+            return 0;
+    }
     arb_log_ev(ARB_LOG_WARN, "replicate_missing", NULL, "replicate: match "
                "%s: the stream lacks seq %" PRIu64 "..%" PRIu64 "; "
                "publishing them again from the log", match, from, upto);
     pthread_mutex_lock(&r->mu);
     r->st.missing++;
     pthread_mutex_unlock(&r->mu);
-    memset(&rp, 0, sizeof(rp));
-    rp.base.r = r;
-    rp.base.expect = stream_last;
-    rp.base.why = why;
-    rp.match = match;
     rc = arb_store_events(r->store, match, from, upto, repair_match_cb, &rp,
                           why);
+repair_failed:
     if (rp.base.rc == ARB_EEXIST) {
         arb_log_ev(ARB_LOG_WARN, "replicate_undecided", NULL, "replicate: "
                    "match %s: %s; the stream's answer was stale, repair "
@@ -346,6 +485,7 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
     arb_repl_ev_t       **v;
     const arb_repl_ev_t  *e;
     size_t               *cand = NULL, ncand = 0;
+    char                 *bad = NULL;   /* repair put off, per match */
     size_t                i, k, nv = 0, fixed = 0;
     int                   rc, rep;
 
@@ -363,7 +503,7 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
     if (v == NULL)
         rc = ARB_ENOMEM;
     for (i = 0; v != NULL && i < r->nwin; i++)
-        if (r->win[i].state != EV_DONE)
+        if (r->win[i].state != EV_DONE && !r->win[i].hole)
             v[nv++] = &r->win[i];
     if (v != NULL)
         qsort(v, nv, sizeof(*v), ev_cmp);
@@ -378,6 +518,8 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
     free(v);
     /* First look: nothing is acted on, only candidates noted. */
     if (rc == 0 && l.n > 0 && (cand = malloc(l.n * sizeof(*cand))) == NULL)
+        rc = ARB_ENOMEM;
+    if (rc == 0 && l.n > 0 && (bad = calloc(l.n, 1)) == NULL)
         rc = ARB_ENOMEM;
     for (i = 0; rc == 0 && i < l.n; i++) {
         if (stopping(r)) {
@@ -403,10 +545,27 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
         rc = arb__repl_check_match(r, l.id[i], l.last[i], 0, &rep, why);
         if (rc == ARB_EEXIST) {
             (*undecided)++;
+            bad[i] = 1;
             rc = 0;
         }
         fixed += (size_t)rep;
     }
+    /* The stream now holds every seq up to upto of the matches passed:
+     * the holes a failed round left are filled. */
+    for (k = 0; rc == 0 && k < r->nwin; k++) {
+        arb_repl_ev_t *h = &r->win[k];
+
+        if (!h->hole)
+            continue;
+        for (i = 0; i < l.n && strcmp(l.id[i], h->match) != 0; i++)
+            ;
+        if (i < l.n && !bad[i] && l.last[i] != UINT64_MAX
+            && h->seq <= l.last[i]) {
+            h->hole = 0;
+            h->state = EV_DONE;
+        }
+    }
+    free(bad);
     free(cand);
     free(l.id);
     free(l.last);
@@ -419,5 +578,93 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
                "replicate_check", NULL, "replicate: anti-entropy pass over "
                "%zu matches: %zu repaired, %zu put off", l.n, fixed,
                *undecided);
+    return 0;
+}
+
+/* ---- the fence look: before the first write ------------------------------ */
+
+typedef struct {
+    arb_repl_t *r;
+    size_t      fenced;
+    arb_buf_t  *why;
+} look_t;
+
+/* A subject of the stream whose match this recorder owns but does not
+ * hold (its log lost the match, or is an older copy): an open would fork
+ * it. */
+static int
+look_subject_cb(void *ud, const char *subject, uint64_t msgs)
+{
+    look_t          *k = ud;
+    arb_match_info_t info;
+    char             id[ARB_STREAM_ID_MAX + 1];
+
+    if (msgs == 0
+        || arb_stream_subject_parse(subject, id, sizeof(id)) != ARB_STREAM_EV
+        || arb_repl_owner(k->r->conf, id) != NULL
+        || arb_store_match(k->r->store, id, &info, NULL) != ARB_ENOTFOUND)
+        return 0;
+    arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: match "
+               "%s: the stream holds %" PRIu64 " events of it and the log "
+               "none; opening it is refused", id, msgs);
+    arb__repl_fence_set(k->r, id, msgs - 1, UINT64_MAX);
+    k->fenced++;
+    return 0;
+}
+
+int
+arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why)
+{
+    list_t           l = { NULL, NULL, 0, 0 };
+    look_t           k = { r, 0, why };
+    arb_stream_msg_t m;
+    char             subj[ARB_STREAM_SUBJECT_MAX];
+    size_t           i;
+    int              rc;
+
+    /* A leader elected a moment ago may not know the latest messages. */
+    rc = arb_stream_settled(r->s, why);
+    if (rc == 0)
+        rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">",
+                                 look_subject_cb, &k, why);
+    if (rc == 0)
+        rc = arb_store_matches(r->store, list_cb, &l, why);
+    for (i = 0; rc == 0 && i < l.n; i++) {
+        if (stopping(r)) {
+            rc = ARB_EAGAIN;
+            break;
+        }
+        if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, l.id[i])
+            != 0)
+            continue;
+        rc = arb_stream_last(r->s, subj, &m, why);
+        if (rc == ARB_ENOTFOUND) {
+            rc = 0;
+            continue;
+        }
+        if (rc != 0)
+            break;
+        if (m.seq > l.last[i]) {
+            arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: "
+                       "match %s: the stream holds seq %" PRIu64 " past the "
+                       "log's %" PRIu64 "; writes to it are refused",
+                       l.id[i], m.seq, l.last[i]);
+            arb__repl_fence_set(r, l.id[i], m.seq, l.last[i]);
+            k.fenced++;
+        }
+        arb_stream_msg_clear(&m);
+    }
+    free(l.id);
+    free(l.last);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&r->mu);
+    r->st.ahead += k.fenced;
+    r->verified = 1;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    arb_log_ev(k.fenced > 0 ? ARB_LOG_WARN : ARB_LOG_INFO, "replicate_verified",
+               NULL, "replicate: %zu matches compared with the stream before "
+               "any write, %zu fenced", l.n, k.fenced);
     return 0;
 }

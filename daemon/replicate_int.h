@@ -35,6 +35,11 @@ typedef struct arb_repl_ev {
      * be empty (ExpectNoMessage); checked by the stream leader. */
     uint64_t       expect;
     int            expect_none;
+    /* Failed while a later event of its match was stored: the subject
+     * lacks it in the middle.  Not sent again by rounds (that would end
+     * the subject on a lower seq); the next anti-entropy pass repairs the
+     * subject and marks it done.  Its successors wait. */
+    int            hole;
 } arb_repl_ev_t;
 
 /* What the passes learnt about one match (sorted array by id). */
@@ -85,6 +90,8 @@ struct arb_repl {
     pthread_cond_t     cv;
     int                stop;        /* [mu] */
     int                check_req;   /* [mu] a full pass is wanted */
+    int                verified;    /* [mu] the fence look is done:
+                                       writes may be accepted */
     int                resync;      /* [mu] after (re)connect */
     arb_repl_stats_t   st;          /* [mu] */
     arb_repl_fence_t  *fence;       /* [mu] sorted by match */
@@ -123,11 +130,12 @@ void arb__repl_log_err(arb_repl_t *r, const char *what, int rc,
  * holds the event, ARB_EEXIST (the repair is put off, never forced);
  * when that message was deleted, the event goes again without the id.
  * A refused expectation (10071: the subject has moved or was never empty)
- * is ARB_EEXIST too. */
+ * is ARB_EEXIST too.  copy: a second copy of an event the stream holds,
+ * on purpose (no message id, which would make it a duplicate). */
 int  arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
                    const unsigned char hash[ARB_HASH_LEN], const void *bytes,
-                   size_t len, uint64_t expect, uint64_t *stream_seq,
-                   arb_buf_t *why);
+                   size_t len, int copy, uint64_t expect,
+                   uint64_t *stream_seq, arb_buf_t *why);
 
 /* Waits ms on the thread's condition; a stop cuts it short. */
 void arb__repl_sleep(arb_repl_t *r, unsigned ms);
@@ -152,6 +160,13 @@ int  arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why);
  * to hold what looked missing; the repair is put off. */
 int  arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
                            int dry, int *repaired, arb_buf_t *why);
+/* Before the first write: every match of the log against the subject's
+ * last message, and every subject of the stream this recorder owns
+ * against the log; what the stream holds past the log is fenced.  Sets
+ * verified (writes may go) when done.  0, or an ARB_E* code (NATS down,
+ * unsettled: tried again). */
+int  arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why);
+/* local_seq UINT64_MAX: the log does not hold the match. */
 void arb__repl_fence_set(arb_repl_t *r, const char *match,
                          uint64_t stream_seq, uint64_t local_seq);
 void arb__repl_fence_clear(arb_repl_t *r, const char *match);

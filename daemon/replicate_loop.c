@@ -116,6 +116,30 @@ arb__repl_wake_loop(arb_repl_t *r)
         uv_async_send(&r->async);
 }
 
+/* Before the loop serves: waits (at most timeout_ms) for the fence look,
+ * so that a recorder starting with NATS up refuses no write as
+ * unverified.  With NATS down the daemon starts anyway. */
+static void
+wait_verified(arb_repl_t *r)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += r->conf->timeout_ms / 1000;
+    ts.tv_nsec += (long)(r->conf->timeout_ms % 1000) * 1000000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock(&r->mu);
+    while (!r->verified
+           && pthread_cond_timedwait(&r->cv, &r->mu, &ts) == 0)
+        ;
+    if (!r->verified)
+        pthread_cond_signal(&r->cv);    /* a wake-up meant for the thread */
+    pthread_mutex_unlock(&r->mu);
+}
+
 int
 arb_repl_start(arb_server_t *srv)
 {
@@ -159,6 +183,7 @@ arb_repl_start(arb_server_t *srv)
     rc = arb__repl_thread_start(r, &why);
     if (rc != 0)
         goto fail;
+    wait_verified(r);
     arb_log_ev(ARB_LOG_INFO, "replicate_start", NULL, "replicate: recorder "
                "%s to stream %s (%s mode), from position %" PRIu64,
                r->conf->recorder,
@@ -314,24 +339,42 @@ arb_repl_check_now(arb_server_t *srv)
     pthread_mutex_unlock(&r->mu);
 }
 
-int
+const char *
 arb_repl_fenced(arb_server_t *srv, const char *id, arb_buf_t *why)
 {
     arb_repl_t *r = srv->repl;
+    const char *code = NULL;
     size_t      lo = 0, hi;
-    int         found = 0;
 
     if (r == NULL)
-        return 0;
+        return NULL;
     pthread_mutex_lock(&r->mu);
-    hi = r->nfence;
+    if (!r->verified) {
+        code = "unverified";
+        if (why != NULL) {
+            why->len = 0;
+            arb_buf_printf(why, "match '%s': this recorder has not compared "
+                           "its log with the stream since it started (%s); "
+                           "nothing was written, retry", id,
+                           r->st.connected ? "the stream does not answer "
+                                             "yet" : "NATS unreachable");
+        }
+    }
+    hi = code != NULL ? 0 : r->nfence;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         int    c = strcmp(id, r->fence[mid].match);
 
         if (c == 0) {
-            found = 1;
-            if (why != NULL) {
+            code = "fenced";
+            if (why != NULL && r->fence[mid].local_seq == UINT64_MAX) {
+                why->len = 0;
+                arb_buf_printf(why, "match '%s' is fenced: the stream holds "
+                               "events of it up to seq %" PRIu64 " at least "
+                               "and this recorder's log none (its log is "
+                               "older or lost it; restore from the stream "
+                               "first)", id, r->fence[mid].stream_seq);
+            } else if (why != NULL) {
                 why->len = 0;
                 arb_buf_printf(why, "match '%s' is fenced: the stream holds "
                                "seq %" PRIu64 " and this recorder's log "
@@ -348,7 +391,7 @@ arb_repl_fenced(arb_server_t *srv, const char *id, arb_buf_t *why)
             lo = mid + 1;
     }
     pthread_mutex_unlock(&r->mu);
-    return found;
+    return code;
 }
 
 void

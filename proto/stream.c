@@ -546,27 +546,51 @@ arb_stream_last(arb_stream_t *st, const char *subject,
 }
 
 int
-arb_stream_subject_count(arb_stream_t *st, const char *subject,
-                         uint64_t *n, arb_buf_t *why)
+arb_stream_subjects(arb_stream_t *st, const char *filter,
+                    arb_stream_subject_cb cb, void *ud, arb_buf_t *why)
 {
     jsStreamInfo *si = NULL;
     jsOptions     o;
     jsErrCode     jerr = 0;
     natsStatus    s;
-    int           i;
+    int           i, rc = 0;
 
-    *n = 0;
     jsOptions_Init(&o);
-    o.Stream.Info.SubjectsFilter = subject;
+    o.Stream.Info.SubjectsFilter = filter;
     s = js_GetStreamInfo(&si, st->js, st->name, &o, &jerr);
     if (s != NATS_OK)
         return arb_stream_err(s, jerr, "stream info", why);
     if (si->State.Subjects != NULL)
-        for (i = 0; i < si->State.Subjects->Count; i++)
-            if (strcmp(si->State.Subjects->List[i].Subject, subject) == 0)
-                *n = si->State.Subjects->List[i].Msgs;
+        for (i = 0; rc == 0 && i < si->State.Subjects->Count; i++)
+            rc = cb(ud, si->State.Subjects->List[i].Subject,
+                    si->State.Subjects->List[i].Msgs);
     jsStreamInfo_Destroy(si);
+    return rc;
+}
+
+typedef struct {
+    const char *subject;
+    uint64_t   *n;
+} count_t;
+
+static int
+count_cb(void *ud, const char *subject, uint64_t msgs)
+{
+    count_t *c = ud;
+
+    if (strcmp(subject, c->subject) == 0)
+        *c->n = msgs;
     return 0;
+}
+
+int
+arb_stream_subject_count(arb_stream_t *st, const char *subject,
+                         uint64_t *n, arb_buf_t *why)
+{
+    count_t c = { subject, n };
+
+    *n = 0;
+    return arb_stream_subjects(st, subject, count_cb, &c, why);
 }
 
 int

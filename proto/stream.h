@@ -184,6 +184,15 @@ int  arb_stream_last(arb_stream_t *st, const char *subject,
 int  arb_stream_subject_count(arb_stream_t *st, const char *subject,
                               uint64_t *n, arb_buf_t *why);
 
+/* Every subject matching filter (wildcards allowed) the stream holds
+ * messages on, with their count, as the server lists them (stream info
+ * with a subjects filter); cb's non-zero return stops and is returned.
+ * 0, ARB_EAGAIN, ARB_EIO. */
+typedef int (*arb_stream_subject_cb)(void *ud, const char *subject,
+                                     uint64_t msgs);
+int  arb_stream_subjects(arb_stream_t *st, const char *filter,
+                         arb_stream_subject_cb cb, void *ud, arb_buf_t *why);
+
 /*
  * Whether the stream is settled enough to believe an "empty" answer: a
  * leader is known and every online replica is current (not catching up;

@@ -33,6 +33,9 @@ typedef struct mt {
     int            open_pending;        /* dealt open in the batch, waiting
                                            for its deal message */
     size_t         open_at;             /* its batch index */
+    arb_stream_msg_t *wait;             /* seqs past next, sorted: they
+                                           go in when next arrives */
+    size_t         nwait, capwait;
 } mt_t;
 
 typedef struct entry {
@@ -99,8 +102,13 @@ entry_clear(entry_t *e)
 static void
 mt_free(mt_t *t)
 {
+    size_t i;
+
     if (t == NULL)
         return;
+    for (i = 0; i < t->nwait; i++)
+        arb_stream_msg_clear(&t->wait[i]);
+    free(t->wait);
     arb_match_free(t->rules);
     if (t->has_open)
         arb_event_clear(&t->open);
@@ -356,8 +364,133 @@ done:
     return 0;
 }
 
+/* Stops t at its first missing seq, dropping what waits. */
+static void
+stop_gap(arb_mirror_t *m, mt_t *t, const char *more)
+{
+    size_t i;
+
+    stop(m, t, t->next, "first missing seq %" PRIu64 " (the stream goes on "
+         "at seq %" PRIu64 "%s)", t->next, t->wait[0].seq, more);
+    for (i = 0; i < t->nwait; i++)
+        arb_stream_msg_clear(&t->wait[i]);
+    t->nwait = 0;
+}
+
+/* Keeps msg (seq past t->next) until the seqs before it arrive: a
+ * republished event comes after its successors on the subject.  Takes
+ * msg.  0 or ARB_ENOMEM. */
+static int
+wait_add(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg)
+{
+    char   hx[ARB_HASH_HEX];
+    size_t lo = 0, hi = t->nwait;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (t->wait[mid].seq < msg->seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < t->nwait && t->wait[lo].seq == msg->seq) {
+        if (memcmp(t->wait[lo].hash, msg->hash, ARB_HASH_LEN) == 0) {
+            m->st.duplicates++;
+        } else {
+            arb_hex(hx, msg->hash, ARB_HASH_LEN);
+            stop(m, t, msg->seq, "the stream holds two events (one with "
+                 "hash %s) for this seq: a fork", hx);
+        }
+        arb_stream_msg_clear(msg);
+        return 0;
+    }
+    if (t->nwait >= ARB_MIRROR_WAIT_MAX) {
+        arb_stream_msg_clear(msg);
+        stop_gap(m, t, ", and too many events wait for it");
+        return 0;
+    }
+    if (t->nwait == t->capwait) {
+        size_t            cap = t->capwait ? 2 * t->capwait : 16;
+        arb_stream_msg_t *w = realloc(t->wait, cap * sizeof(*w));
+
+        if (w == NULL) {
+            arb_stream_msg_clear(msg);
+            return ARB_ENOMEM;
+        }
+        t->wait = w;
+        t->capwait = cap;
+    }
+    memmove(&t->wait[lo + 1], &t->wait[lo],
+            (t->nwait - lo) * sizeof(*t->wait));
+    t->wait[lo] = *msg;
+    memset(msg, 0, sizeof(*msg));
+    t->nwait++;
+    return 0;
+}
+
+static int apply_ev(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg,
+                    arb_buf_t *why);
+
 int
 arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg, arb_buf_t *why)
+{
+    arb_stream_msg_t next;
+    mt_t            *t;
+    int              rc = 0;
+
+    if (msg->stream_seq > m->st.last_stream_seq)
+        m->st.last_stream_seq = msg->stream_seq;
+    t = mt_get(m, msg->match_id);
+    if (t == NULL) {
+        arb_stream_msg_clear(msg);
+        return ARB_ENOMEM;
+    }
+    if (msg->recorder[0] != '\0')
+        memcpy(t->recorder, msg->recorder, sizeof(t->recorder));
+    if (msg->kind == ARB_STREAM_DEAL)
+        return apply_deal(m, t, msg);
+    if (t->stopped) {
+        arb_stream_msg_clear(msg);
+        return 0;
+    }
+    if (msg->seq > t->next)
+        return wait_add(m, t, msg);
+    rc = apply_ev(m, t, msg, why);
+    /* What waited for this seq goes in, in seq order. */
+    while (rc == 0 && !t->stopped && t->nwait > 0
+           && t->wait[0].seq <= t->next) {
+        next = t->wait[0];
+        t->nwait--;
+        memmove(&t->wait[0], &t->wait[1], t->nwait * sizeof(*t->wait));
+        rc = apply_ev(m, t, &next, why);
+    }
+    return rc;
+}
+
+void
+arb_mirror_finish(arb_mirror_t *m)
+{
+    size_t i;
+
+    for (i = 0; i < m->nmt; i++)
+        if (!m->mts[i]->stopped && m->mts[i]->nwait > 0)
+            stop_gap(m, m->mts[i], "");
+}
+
+size_t
+arb_mirror_waiting(const arb_mirror_t *m)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < m->nmt; i++)
+        n += m->mts[i]->nwait;
+    return n;
+}
+
+/* One event message whose seq is t->next or below.  Takes msg. */
+static int
+apply_ev(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg, arb_buf_t *why)
 {
     unsigned char  h[ARB_HASH_LEN], held[ARB_HASH_LEN];
     char           hx[ARB_HASH_HEX], sx[ARB_HASH_HEX];
@@ -365,24 +498,10 @@ arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg, arb_buf_t *why)
     arb_verdict_t  v;
     arb_event_t    ev;
     entry_t       *e;
-    mt_t          *t;
     int            rc = 0;
 
     memset(&ev, 0, sizeof(ev));
     memset(&v, 0, sizeof(v));
-    if (msg->stream_seq > m->st.last_stream_seq)
-        m->st.last_stream_seq = msg->stream_seq;
-    t = mt_get(m, msg->match_id);
-    if (t == NULL) {
-        rc = ARB_ENOMEM;
-        goto out;
-    }
-    if (msg->recorder[0] != '\0')
-        memcpy(t->recorder, msg->recorder, sizeof(t->recorder));
-    if (msg->kind == ARB_STREAM_DEAL)
-        return apply_deal(m, t, msg);
-    if (t->stopped)
-        goto out;
     if (msg->seq < t->next) {
         /* Read again (a restart re-reads the stream; anti-entropy may
          * republish): it must be what is held. */
@@ -394,11 +513,6 @@ arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg, arb_buf_t *why)
         arb_hex(hx, msg->hash, ARB_HASH_LEN);
         stop(m, t, msg->seq, "the stream holds a different event (hash "
              "%s) for a seq already recorded: a fork", hx);
-        goto out;
-    }
-    if (msg->seq > t->next) {
-        stop(m, t, t->next, "first missing seq %" PRIu64 " (the stream "
-             "goes on at seq %" PRIu64 ")", t->next, msg->seq);
         goto out;
     }
     arb_chain_next(t->next == 0 ? zero_hash : t->head, msg->bytes, msg->len,

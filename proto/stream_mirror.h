@@ -13,9 +13,15 @@
  * A message that fails any check stops the mirror for that match: the
  * problem callback names the match and seq, and every later message of
  * the match is ignored, never appended (a shortened or forked history is
- * never written).  A seq beyond the next one is a gap: "first missing seq
- * N".  A seq already held must carry the hash already held (a replica
- * re-reading the stream after a restart), else it is a fork.
+ * never written).  Events are taken in Arbiter-Seq order, not in the
+ * subject's order: a seq beyond the next one waits (in memory, at most
+ * ARB_MIRROR_WAIT_MAX per match) for the seqs before it, because the
+ * recorder's anti-entropy republishes an event lost from the middle of a
+ * subject after its successors (JetStream only appends).  What still
+ * waits when the caller has read all it will read is a gap
+ * (arb_mirror_finish): "first missing seq N".  A seq already held must
+ * carry the hash already held (a replica re-reading the stream after a
+ * restart), else it is a fork.
  *
  * Appends are batched (one LMDB transaction per batch, committed by
  * arb_mirror_flush or when the batch is full); a dealt open waits in the
@@ -34,6 +40,9 @@
 #include "proto/stream.h"
 
 typedef struct arb_mirror arb_mirror_t;
+
+/* Events of one match that may wait for a missing earlier seq. */
+#define ARB_MIRROR_WAIT_MAX 65536
 
 /* A match the mirror stopped following: seq is the event at fault (for a
  * gap, the first missing seq); msg is a full sentence, valid during the
@@ -70,6 +79,13 @@ void arb_mirror_on_append(arb_mirror_t *m, arb_mirror_appended_cb cb,
  * negative code only for a failed store append (the caller stops). */
 int  arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg,
                       arb_buf_t *why);
+/* The end of what will be read (a restore at the stream's end): every
+ * match still waiting for a seq is stopped there, "first missing seq N",
+ * through the problem callback.  A replica following a live stream never
+ * calls it: a repair may still come. */
+void arb_mirror_finish(arb_mirror_t *m);
+/* Events waiting for an earlier seq, over all matches. */
+size_t arb_mirror_waiting(const arb_mirror_t *m);
 /* Commits the batch.  0 or the store's error. */
 int  arb_mirror_flush(arb_mirror_t *m, arb_buf_t *why);
 

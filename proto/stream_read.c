@@ -46,7 +46,7 @@ arb_stream_bounds(arb_stream_t *st, uint64_t *first, uint64_t *last,
 
 int
 arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
-                       uint64_t from, arb_buf_t *why)
+                       const char *subject, uint64_t from, arb_buf_t *why)
 {
     arb_stream_reader_t *r;
     jsSubOptions         so;
@@ -67,7 +67,9 @@ arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
     } else {
         so.Config.DeliverPolicy = js_DeliverAll;
     }
-    s = js_SubscribeSync(&r->sub, st->js, ARB_STREAM_SUBJECTS, NULL, &so,
+    s = js_SubscribeSync(&r->sub, st->js,
+                         subject != NULL ? subject : ARB_STREAM_SUBJECTS,
+                         NULL, &so,
                          &jerr);
     if (s != NATS_OK) {
         free(r);

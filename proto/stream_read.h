@@ -30,10 +30,12 @@ typedef struct arb_stream_reader arb_stream_reader_t;
 int  arb_stream_bounds(arb_stream_t *st, uint64_t *first, uint64_t *last,
                        uint64_t *msgs, arb_buf_t *why);
 
-/* Starts reading every subject of the stream at stream sequence `from`
- * (0 or 1: the beginning).  0, or arb_stream_err()'s code. */
+/* Starts reading subject (NULL: every subject of the stream) at stream
+ * sequence `from` (0 or 1: the beginning).  0, or arb_stream_err()'s
+ * code. */
 int  arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
-                            uint64_t from, arb_buf_t *why);
+                            const char *subject, uint64_t from,
+                            arb_buf_t *why);
 void arb_stream_reader_close(arb_stream_reader_t *r);     /* NULL-safe */
 
 /*

@@ -94,7 +94,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
     *read = 0;
     if (last == 0)
         return 0;
-    rc = arb_stream_reader_open(&rd, st, 1, &why);
+    rc = arb_stream_reader_open(&rd, st, NULL, 1, &why);
     if (rc != 0) {
         fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
         goto done;
@@ -135,6 +135,9 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
         }
         ops_progress(&pr, "restore", "stream sequence", at, last);
     }
+    /* An event republished after its successors has come by now; what
+     * still waits for an earlier seq is a gap. */
+    arb_mirror_finish(mir);
     rc = arb_mirror_flush(mir, &why);
     if (rc != 0) {
         fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -24,6 +25,33 @@ bench_wall_ns(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* qsort order of int64_t samples (latencies, before the percentiles). */
+static inline int
+bench_cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Appends v to the growing sample array *v (count *n, capacity *cap).
+ * 0, or -1 when out of memory (the sample is dropped). */
+static inline int
+bench_sample_add(int64_t **v, size_t *n, size_t *cap, int64_t x)
+{
+    if (*n == *cap) {
+        size_t   c = *cap ? *cap * 2 : 65536;
+        int64_t *nv = realloc(*v, c * sizeof(*nv));
+
+        if (nv == NULL)
+            return -1;
+        *v = nv;
+        *cap = c;
+    }
+    (*v)[(*n)++] = x;
+    return 0;
 }
 
 /* Card of move i (1..144), in ASCII. */

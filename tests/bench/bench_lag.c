@@ -24,6 +24,7 @@
 #include "core/codec.h"
 #include "core/event.h"
 #include "proto/stream.h"
+#include "tests/bench/bench.h"
 
 static int64_t *lag;
 static size_t   nlag, caplag;
@@ -47,30 +48,12 @@ on_msg(natsConnection *nc, natsSubscription *sub, natsMsg *msg, void *ud)
     (void)nc, (void)sub, (void)ud;
     if (arb_event_decode(&ev, natsMsg_GetData(msg),
                          (size_t)natsMsg_GetDataLength(msg), NULL) == 0) {
-        if (nlag == caplag) {
-            size_t   cap = caplag ? caplag * 2 : 65536;
-            int64_t *n = realloc(lag, cap * sizeof(*n));
-
-            if (n != NULL) {
-                lag = n;
-                caplag = cap;
-            }
-        }
-        if (nlag < caplag)
-            lag[nlag++] = t - ev.time_ms;
+        bench_sample_add(&lag, &nlag, &caplag, t - ev.time_ms);
         arb_event_clear(&ev);
     } else {
         bad++;
     }
     natsMsg_Destroy(msg);
-}
-
-static int
-cmp(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return (x > y) - (x < y);
 }
 
 int
@@ -109,7 +92,7 @@ main(int argc, char **argv)
         printf("lag: 0 events\n");
         return 0;
     }
-    qsort(lag, nlag, sizeof(*lag), cmp);
+    qsort(lag, nlag, sizeof(*lag), bench_cmp_i64);
     printf("lag: %zu events, p50 %lld ms, p99 %lld ms, max %lld ms%s\n",
            nlag, (long long)lag[nlag / 2], (long long)lag[nlag * 99 / 100],
            (long long)lag[nlag - 1], bad ? " (some undecodable)" : "");

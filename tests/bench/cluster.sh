@@ -3,14 +3,20 @@
 # loopback, in the same run: local only (no [replicate]), async and sync
 # replication, each at 16 and 256 tables (bench_load: one connection per
 # table, one move at a time), with the replication lag a stream reader
-# sees (bench_lag) during the async and sync runs.  docs/SCALE.md keeps
-# the figures.  Never fails on a target.
-#   LOAD_SECS=3 (per table count)  ARB_NATS_PORT_BASE=14400
+# sees (bench_lag) during the async and sync runs; a bare synchronous R3
+# publish (bench_pub) just before the sync run, its floor; then a read
+# replica's lag at 16 tables (replica_lag.sh, its own cluster).  Ends
+# with the targets, PASS or MISSED: replica lag p99 < 100 ms at 16
+# tables, sync p99 ack <= 5 ms at 16 tables.  docs/SCALE.md keeps the
+# figures.  Never fails on a target.
+#   LOAD_SECS=3 (per table count)  ARB_NATS_PORT_BASE=14400 (this cluster;
+#   the replica's gets BASE+100)
 BUILD=${BUILD:-build}
 if ! command -v nats-server > /dev/null 2>&1; then
     echo "bench-cluster: nats-server not installed; skipped"; exit 0
 fi
-for b in "$BUILD/tests/bench_load" "$BUILD/tests/bench_lag" bin/arbiterd; do
+for b in "$BUILD/tests/bench_load" "$BUILD/tests/bench_lag" \
+         "$BUILD/tests/bench_pub" bin/arbiterd; do
     [ -x "$b" ] || { echo "bench-cluster: $b not built; skipped"; exit 0; }
 done
 T=$(mktemp -d "${TMPDIR:-/tmp}/arbclus.XXXXXX") || exit 1
@@ -30,6 +36,10 @@ for mode in local async sync; do
             "$URLS" "$mode" "$mode" > "$conf"
     fi
     mkdir -p "$T/$mode"
+    if [ "$mode" = sync ]; then
+        "$BUILD/tests/bench_pub" --urls "$URLS" --secs 2 > "$T/pub" 2>&1
+        cat "$T/pub"
+    fi
     if [ "$mode" != local ]; then
         # the baseline and ceiling runs take 2 x min(SECS,3) s first
         "$BUILD/tests/bench_lag" --urls "$URLS" \
@@ -49,3 +59,27 @@ for mode in local async sync; do
         cat "$T/$mode.lag"
     fi
 done
+nats_down "$NATS_DIR"
+
+# The read replica's lag, ack to visible on it, at 16 tables.
+ARB_NATS_PORT_BASE=$((${ARB_NATS_PORT_BASE:-14400} + 100)) LAG_TABLES=16 \
+    BUILD=$BUILD sh tests/bench/replica_lag.sh > "$T/replica" 2>&1
+grep -E '^replica lag|^arbiter restore' "$T/replica"
+
+# The targets: p99 figures in ms (the sync run's 16-table row is in us).
+target() {  # NAME VALUE LIMIT (VALUE <= LIMIT passes; "" missing)
+    if [ -z "$2" ]; then
+        echo "target $1: no figure (MISSED)"
+    elif awk -v v="$2" -v l="$3" 'BEGIN { exit !(v <= l) }'; then
+        echo "target $1: $2 ms <= $3 ms PASS"
+    else
+        echo "target $1: $2 ms > $3 ms MISSED"
+    fi
+}
+lag=$(sed -n 's/^replica lag at 16 tables: .*p99 \([0-9]*\) ms.*/\1/p' "$T/replica")
+ack=$(awk '$1 == 16 { printf "%.1f", $5 / 1000 }' "$T/sync.out")
+pub=$(sed -n 's/^bare R3 publish: .*p99 \([0-9]*\) us.*/\1/p' "$T/pub" 2>/dev/null)
+target "replica lag p99 at 16 tables" "$lag" 99.999
+target "sync p99 ack at 16 tables" "$ack" 5
+[ -n "$pub" ] && echo "floor: bare R3 publish p99 $(awk -v p="$pub" 'BEGIN { printf "%.1f", p / 1000 }') ms"
+exit 0

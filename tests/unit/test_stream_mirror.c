@@ -161,9 +161,15 @@ test_gap(void)
     make(&ms, good);
     CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
     feed(mir, &ms, 0, ms.n - 1, 3);
+    /* Read to the end: what waits for seq 3 is a gap. */
+    CHECK_INT(nproblems, 0);
+    CHECK_INT(arb_mirror_waiting(mir), ms.n - 4);
+    arb_mirror_finish(mir);
     CHECK_INT(nproblems, 1);
-    CHECK(strstr(problems, "match T-1 seq 3: first missing seq 3") != NULL);
+    CHECK(strstr(problems, "match T-1 seq 3: first missing seq 3 (the "
+                 "stream goes on at seq 4)") != NULL);
     CHECK(arb_mirror_stopped(mir, "T-1"));
+    CHECK_INT(arb_mirror_waiting(mir), 0);
     /* Nothing past the gap is written, even when it comes later. */
     CHECK_INT(held(s), 3);
     feed(mir, &ms, 3, 3, UINT64_MAX);
@@ -171,10 +177,36 @@ test_gap(void)
     arb_mirror_free(mir);
     drop_store(s);
 
+    /* Healed: seq 3 republished after its successors (anti-entropy
+     * appends it to the subject) goes in at its place, once; the
+     * successors read twice are duplicates. */
+    s = fresh_store();
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &ms, 0, ms.n - 1, 3);
+    CHECK_INT(held(s), 3);
+    feed(mir, &ms, 5, 5, UINT64_MAX);
+    feed(mir, &ms, 3, 3, UINT64_MAX);
+    arb_mirror_finish(mir);
+    CHECK_INT(nproblems, 0);
+    CHECK_INT(held(s), ms.n);
+    CHECK_INT(arb_store_events(s, "T-1", 0, UINT64_MAX, on_ev, &ms, NULL), 0);
+    {
+        arb_mirror_stats_t st;
+        arb_check_summary_t sum;
+
+        arb_mirror_stats(mir, &st);
+        CHECK_INT(st.duplicates, 1);
+        CHECK_INT(arb_check_store(s, NULL, NULL, NULL, &sum, NULL), 0);
+        CHECK_INT(sum.problems, 0);
+    }
+    arb_mirror_free(mir);
+    drop_store(s);
+
     /* A purged head: the first message the stream still has is seq 4. */
     s = fresh_store();
     CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
     feed(mir, &ms, 4, ms.n - 1, UINT64_MAX);
+    arb_mirror_finish(mir);
     CHECK_INT(nproblems, 1);
     CHECK(strstr(problems, "match T-1 seq 0: first missing seq 0") != NULL);
     CHECK_INT(held(s), 0);
