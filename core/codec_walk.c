@@ -123,10 +123,19 @@ rd_key(rd_t *r, int last)
     size_t               n;
     int                  k;
 
-    if (need(r, 1) != 0 || (*r->p & 0xe0) != 0xa0 || rd_str(r, &s, &n) != 0)
+    /* A key is a short fixstr of ASCII: no NUL scan, and the first byte
+     * rules out most candidates before a comparison. */
+    if (need(r, 1) != 0 || (*r->p & 0xe0) != 0xa0)
         return -1;
+    n = *r->p++ & 0x1f;
+    if (n == 0 || need(r, n) != 0)
+        return -1;
+    s = r->p;
+    r->p += n;
     for (k = last + 1; k < EK_N; k++)
-        if (strlen(arb__ev_keys[k]) == n && memcmp(arb__ev_keys[k], s, n) == 0)
+        if (arb__ev_keys[k][0] == (char)s[0]
+            && strlen(arb__ev_keys[k]) == n
+            && memcmp(arb__ev_keys[k], s, n) == 0)
             return k;
     return -1;
 }

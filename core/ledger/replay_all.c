@@ -13,6 +13,7 @@
 #include "core/ledger/store.h"
 
 typedef struct rmatch {
+    size_t        hash;         /* id_hash(id): compared before the id */
     char          id[ARB_STORE_ID_MAX + 1];
     arb_match_t  *m;
     uint64_t      next;         /* the seq its next log record must have */
@@ -56,7 +57,7 @@ grow(ctx_t *x)
     for (i = 0; i < x->cap; i++) {
         if (x->slot[i] == NULL)
             continue;
-        for (j = id_hash(x->slot[i]->id) & (cap - 1); slot[j] != NULL;
+        for (j = x->slot[i]->hash & (cap - 1); slot[j] != NULL;
              j = (j + 1) & (cap - 1))
             ;
         slot[j] = x->slot[i];
@@ -70,18 +71,19 @@ grow(ctx_t *x)
 static rmatch_t *
 find(ctx_t *x, const char *id)
 {
-    size_t    j;
+    size_t    j, h = id_hash(id);
     rmatch_t *r;
 
     if (2 * (x->n + 1) > x->cap && grow(x) != 0)
         return NULL;
-    for (j = id_hash(id) & (x->cap - 1); x->slot[j] != NULL;
+    for (j = h & (x->cap - 1); x->slot[j] != NULL;
          j = (j + 1) & (x->cap - 1))
-        if (strcmp(x->slot[j]->id, id) == 0)
+        if (x->slot[j]->hash == h && strcmp(x->slot[j]->id, id) == 0)
             return x->slot[j];
     r = calloc(1, sizeof(*r));
     if (r == NULL)
         return NULL;
+    r->hash = h;
     strncpy(r->id, id, ARB_STORE_ID_MAX);
     x->slot[j] = r;
     x->n++;

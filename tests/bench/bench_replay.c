@@ -72,38 +72,6 @@ rate(uint64_t n, uint64_t t0, uint64_t t1)
     return t1 > t0 ? (double)n / ((double)(t1 - t0) / 1e9) : 0.0;
 }
 
-static int
-encode_open(arb_buf_t *b, const char *match)
-{
-    arb_event_t ev;
-    arb_setup_t st;
-    int         rc;
-
-    memset(&ev, 0, sizeof(ev));
-    memset(&st, 0, sizeof(st));
-    st.game = "yahchain";
-    st.match_id = (char *)match;
-    ev.kind = ARB_EV_OPEN;
-    ev.time_ms = 1700000000000;
-    ev.actor = "arbiter";
-    ev.setup = &st;
-    rc = arb_setup_add_player(&st, "ann", -1);
-    if (rc == 0)
-        rc = arb_setup_add_player(&st, "bob", -1);
-    if (rc == 0)
-        rc = arb_setup_set_option(&st, "cycles", "4");
-    if (rc == 0)
-        rc = arb_setup_set_option(&st, "mode", "3");
-    b->len = 0;
-    if (rc == 0)
-        rc = arb_event_encode(b, &ev);
-    /* Only what arb_setup_add_player/set_option allocated is ours. */
-    st.game = NULL;
-    st.match_id = NULL;
-    arb_setup_clear(&st);
-    return rc;
-}
-
 static void
 match_name(char *out, size_t len, size_t i)
 {
@@ -133,7 +101,7 @@ fill(arb_store_t *s, size_t nm, uint64_t *nev, arb_buf_t *why)
     for (seq = 0; rc == 0 && seq <= MOVES; seq++) {
         for (i = 0; rc == 0 && i < nm; i++) {
             memset(&ap[n], 0, sizeof(ap[n]));
-            rc = seq == 0 ? encode_open(&bytes[n], names[i])
+            rc = seq == 0 ? bench_encode_open(&bytes[n], names[i])
                           : bench_encode_move(&bytes[n], seq, (unsigned)seq);
             ap[n].match_id = names[i];
             ap[n].game = seq == 0 ? "yahchain" : NULL;
@@ -340,7 +308,7 @@ memory(size_t nm)
         return ARB_ENOMEM;
     for (i = 0; rc == 0 && i < nm; i++) {
         match_name(name, sizeof(name), i);
-        rc = encode_open(&b, name);
+        rc = bench_encode_open(&b, name);
         if (rc == 0)
             rc = arb_event_decode(&ev, b.data, b.len, NULL);
         if (rc == 0) {
