@@ -586,6 +586,12 @@ arb_match_describe_value(const arb_match_t *m, unsigned seen)
 }
 
 int
+arb_match_is_lean(const arb_match_t *m)
+{
+    return m->lean;
+}
+
+int
 arb_match_lean(arb_match_t *m)
 {
     if (m->n != 0)

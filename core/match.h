@@ -52,6 +52,7 @@ int  arb_match_apply(arb_match_t *m, const arb_event_t *ev, arb_verdict_t *v);
  * replayed on a match that keeps its history.  Replay of a whole store
  * uses it.  0, or ARB_EINVAL once an event has been applied. */
 int  arb_match_lean(arb_match_t *m);
+int  arb_match_is_lean(const arb_match_t *m);   /* 1 after arb_match_lean */
 
 uint64_t           arb_match_next_seq(const arb_match_t *m);
 const arb_setup_t *arb_match_setup(const arb_match_t *m);
