@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/err.h"
@@ -15,6 +14,7 @@
 #include "core/ledger/store.h"
 #include "core/replay.h"
 #include "tools/cli.h"
+#include "tools/ops.h"
 
 typedef struct out {
     const char *dir;
@@ -57,15 +57,6 @@ on_match(void *ud, const arb_replayed_t *r)
     return 0;
 }
 
-static double
-secs(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int
 cli_replay_store(const char *dir, int json, int verify)
 {
@@ -74,7 +65,7 @@ cli_replay_store(const char *dir, int json, int verify)
     arb_buf_t        why = ARB_BUF_INIT;
     out_t            o;
     uint64_t         n = 0;
-    double           t0 = secs();
+    int64_t          t0 = ops_mono_ms();
     int              rc, status = CLI_ERROR;
 
     memset(&o, 0, sizeof(o));
@@ -108,7 +99,8 @@ cli_replay_store(const char *dir, int json, int verify)
     fflush(stdout);
     if (isatty(STDERR_FILENO))
         fprintf(stderr, "arbiter replay: %zu matches, %" PRIu64 " events "
-                "in %.2f s%s\n", o.matches, n, secs() - t0,
+                "in %.2f s%s\n", o.matches, n,
+                (double)(ops_mono_ms() - t0) / 1000.0,
                 verify ? " (chains verified)" : "");
     status = o.refused > 0 ? CLI_DIFFERS : CLI_OK;
 done:

@@ -368,7 +368,7 @@ main(int argc, char **argv)
     uint64_t         nev = 0, t0, t1;
     run_t            r;
     double           v_rate, rb_rate, all_rate, vw_rate, vc_rate;
-    double           l1_rate = 0, ln_rate = 0;
+    double           l1_rate = 0, ln_rate = 0, lc_rate = 0;
     arb_history_rec_t *chain = NULL;
     size_t           nchain = 0, nrep = 0, bad;
     uint64_t         nall = 0, p0, w0;
@@ -457,9 +457,11 @@ main(int argc, char **argv)
         t1 = bench_wall_ns();
         l1_rate = rate(nchain, w0, t1);
         w0 = bench_wall_ns();
+        p0 = proc_ns();
         if (bad == nchain)
             bad = arb_chain_first_bad(chain, nchain, nth);
         t1 = bench_wall_ns();
+        lc_rate = rate(nchain, p0, proc_ns());
         ln_rate = rate(nchain, w0, t1);
         if (bad != nchain)
             rc = ARB_ECORRUPT;
@@ -506,7 +508,8 @@ main(int argc, char **argv)
     printf("  verify store (arb_store_verify, %u threads): %.0f events/s "
            "wall, %.0f per core\n", nth, vw_rate, vc_rate);
     printf("  chain links (bundle verify), %zu links: %.0f events/s on 1 "
-           "thread, %.0f on %u (wall)\n", nchain, l1_rate, ln_rate, nth);
+           "thread, %.0f on %u (wall; %.0f per core)\n", nchain, l1_rate,
+           ln_rate, nth, lc_rate);
     printf("  BLAKE2b chain alone (arb_chain_next):     %.0f events/s "
            "per core\n", rate(r.events, 0, r.t_hash));
     printf("  index rebuild from the log: %llu events in %.2f s (wall), "
