@@ -196,7 +196,9 @@ on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t time_ms,
     return 0;
 }
 
-/* A dealt match, through the one path that reveals its deal. */
+/* A match with a committed deal or a ruling, through its history: the
+ * one path that reveals a stored deal and keeps the moves a ruling
+ * rebuilds from. */
 static int
 replay_slow(ctx_t *x, rmatch_t *r)
 {
@@ -246,7 +248,7 @@ arb_replay_all(arb_store_t *s, arb_replay_all_cb cb, void *ud,
     rc = arb_store_log(s, 1, 0, on_log, &x, why);
     if (rc == ARB_ENOMEM && why != NULL && why->len == 0)
         arb_buf_puts(why, "out of memory");
-    /* Opens count as replayed events; dealt matches add theirs below. */
+    /* Opens count as replayed events; the others add theirs below. */
     for (i = 0; i < x.cap; i++)
         if (x.slot[i] != NULL && !x.slot[i]->slow)
             x.nevents += x.slot[i]->applied > 0;
