@@ -798,6 +798,50 @@ arb_event_decode(arb_event_t *ev, const char *buf, size_t len,
     return arb__event_decode_tree(ev, buf, len, why);
 }
 
+void
+arb_event_scratch_free(arb_event_scratch_t *sc)
+{
+    if (sc == NULL)
+        return;
+    if (sc->owned)
+        arb_event_clear(&sc->ev);
+    free(sc->mem);
+    memset(sc, 0, sizeof(*sc));
+}
+
+int
+arb_event_decode_scratch(arb_event_scratch_t *sc, const char *buf,
+                         size_t len, arb_buf_t *why, const arb_event_t **out)
+{
+    size_t need = arb__event_walk_room(len);
+    char  *mem;
+    int    rc;
+
+    *out = NULL;
+    if (sc->owned)
+        arb_event_clear(&sc->ev);
+    sc->owned = 0;
+    /* Grows only past the largest event so far: no allocation per event
+     * in a replay, and an event over the limits is the walker's to
+     * refuse before it is read (ARB_FRAME_MAX bounds len). */
+    if (need > sc->cap) {
+        mem = realloc(sc->mem, need);
+        if (mem == NULL)
+            return arb_mp_fail(why, ARB_ENOMEM, "out of memory");
+        sc->mem = mem;
+        sc->cap = need;
+    }
+    if (arb__event_walk_in(&sc->ev, (const unsigned char *)buf, len,
+                           sc->mem) != 0) {
+        rc = arb__event_decode_tree(&sc->ev, buf, len, why);
+        if (rc != 0)
+            return rc;
+        sc->owned = 1;
+    }
+    *out = &sc->ev;
+    return 0;
+}
+
 int
 arb__event_decode_tree(arb_event_t *ev, const char *buf, size_t len,
                        arb_buf_t *why)

@@ -47,6 +47,28 @@ int arb_event_encode(arb_buf_t *out, const arb_event_t *ev);
 int arb_event_decode(arb_event_t *ev, const char *buf, size_t len,
                      arb_buf_t *why);
 
+/* Reusable room for decoding stored events one after another without an
+ * allocation per event (replay of a whole store).  Zero-initialise; the
+ * room grows to the largest event seen; arb_event_scratch_free() releases
+ * it (NULL-safe). */
+typedef struct arb_event_scratch {
+    arb_event_t ev;         /* the last event decoded */
+    int         owned;      /* ev was allocated (the full decoder's) */
+    char       *mem;
+    size_t      cap;
+} arb_event_scratch_t;
+
+/* Decodes like arb_event_decode() (same checks, same codes, same why)
+ * into sc->ev and sets *out to it.  The event points into sc and into
+ * nothing of buf; it stays valid until the next call on sc or
+ * arb_event_scratch_free(), and must not be cleared by the caller.
+ * Canonical events without a setup (every move) allocate nothing once
+ * the room is large enough; anything else takes the full decoder. */
+int  arb_event_decode_scratch(arb_event_scratch_t *sc, const char *buf,
+                              size_t len, arb_buf_t *why,
+                              const arb_event_t **out);
+void arb_event_scratch_free(arb_event_scratch_t *sc);
+
 /* Decodes a deal as the `open` request states it (proto/PROTOCOL.md):
  * {kind: "seed", seed: str} or {kind: "order", cards: [str]}, keys in any
  * order, with the same field rules as the event's setup.deal; `path`

@@ -26,6 +26,14 @@ extern const char *const arb__ev_keys[EK_N];
  * then decodes the slow way, which accepts or words the refusal. */
 int arb__event_walk(arb_event_t *ev, const unsigned char *p, size_t len);
 
+/* The same walk with every string and the args array placed in `mem`
+ * (arb__event_walk_room(len) bytes, 8-byte aligned) instead of allocated:
+ * *ev then points into mem and must not be cleared.  0 or -1 (*ev
+ * zeroed). */
+int    arb__event_walk_in(arb_event_t *ev, const unsigned char *p,
+                          size_t len, char *mem);
+size_t arb__event_walk_room(size_t len);
+
 /* The full decoder behind arb_event_decode(): a msgpack object tree,
  * field by field, then a re-encoding compared byte for byte.  Same
  * contract as arb_event_decode(). */

@@ -19,9 +19,17 @@
 #include "core/codec_int.h"
 #include "core/limits.h"
 
+/* mem, when not NULL, receives the strings and the args array instead
+ * of malloc (arb_event_decode_scratch): room for ARGS_ROOM pointers, then
+ * the strings with their NULs, never more than twice the event's length
+ * (every string has at least a one-byte header). */
 typedef struct rd {
     const unsigned char *p, *end;
+    char                *mem;
+    size_t               used;
 } rd_t;
+
+#define ARGS_ROOM 16    /* a fixarray holds 15 at most */
 
 static int
 need(const rd_t *r, size_t n)
@@ -94,8 +102,14 @@ dup_str(rd_t *r)
     size_t               n;
     char                *d;
 
-    if (rd_str(r, &s, &n) != 0 || (d = malloc(n + 1)) == NULL)
+    if (rd_str(r, &s, &n) != 0)
         return NULL;
+    if (r->mem != NULL) {
+        d = r->mem + r->used;
+        r->used += n + 1;
+    } else if ((d = malloc(n + 1)) == NULL) {
+        return NULL;
+    }
     memcpy(d, s, n);
     d[n] = '\0';
     return d;
@@ -109,13 +123,25 @@ rd_key(rd_t *r, int last)
     size_t               n;
     int                  k;
 
-    if (need(r, 1) != 0 || (*r->p & 0xe0) != 0xa0 || rd_str(r, &s, &n) != 0)
+    /* A key is a short fixstr of ASCII: no NUL scan, and the first byte
+     * rules out most candidates before a comparison. */
+    if (need(r, 1) != 0 || (*r->p & 0xe0) != 0xa0)
         return -1;
+    n = *r->p++ & 0x1f;
+    if (n == 0 || need(r, n) != 0)
+        return -1;
+    s = r->p;
+    r->p += n;
     for (k = last + 1; k < EK_N; k++)
-        if (strlen(arb__ev_keys[k]) == n && memcmp(arb__ev_keys[k], s, n) == 0)
+        if (arb__ev_keys[k][0] == (char)s[0]
+            && strlen(arb__ev_keys[k]) == n
+            && memcmp(arb__ev_keys[k], s, n) == 0)
             return k;
     return -1;
 }
+
+static int walk(arb_event_t *ev, const unsigned char *p, size_t len,
+                char *mem);
 
 static int
 rd_args(rd_t *r, arb_event_t *ev)
@@ -131,7 +157,8 @@ rd_args(rd_t *r, arb_event_t *ev)
     n = c & 0x0f;
     if (n == 0 || n > ARB_ARGS_MAX)
         return -1;
-    ev->args = calloc(n, sizeof(*ev->args));
+    ev->args = r->mem != NULL ? (char **)(void *)r->mem
+                              : calloc(n, sizeof(*ev->args));
     if (ev->args == NULL)
         return -1;
     for (i = 0; i < n; i++) {
@@ -146,7 +173,26 @@ rd_args(rd_t *r, arb_event_t *ev)
 int
 arb__event_walk(arb_event_t *ev, const unsigned char *p, size_t len)
 {
-    rd_t           r = { p, p + len };
+    return walk(ev, p, len, NULL);
+}
+
+size_t
+arb__event_walk_room(size_t len)
+{
+    return ARGS_ROOM * sizeof(char *) + 2 * len + 1;
+}
+
+int
+arb__event_walk_in(arb_event_t *ev, const unsigned char *p, size_t len,
+                   char *mem)
+{
+    return walk(ev, p, len, mem);
+}
+
+static int
+walk(arb_event_t *ev, const unsigned char *p, size_t len, char *mem)
+{
+    rd_t           r = { p, p + len, mem, ARGS_ROOM * sizeof(char *) };
     const unsigned char *s;
     char           kind[16];
     uint64_t       u;
@@ -224,6 +270,9 @@ arb__event_walk(arb_event_t *ev, const unsigned char *p, size_t len)
     return 0;
 
 fail:
-    arb_event_clear(ev);
+    if (mem != NULL)
+        memset(ev, 0, sizeof(*ev));     /* nothing of it is allocated */
+    else
+        arb_event_clear(ev);
     return -1;
 }

@@ -39,6 +39,7 @@ struct arb_match {
     arb_claim_t        claim;       /* what it claims */
     uint64_t          *undos;       /* targets of undo-request notes, */
     size_t             nundo, capundo;  /* in the notes' order */
+    int                lean;        /* keeps no entries (arb_match_lean) */
 };
 
 void
@@ -237,6 +238,10 @@ push(arb_match_t *m, const arb_event_t *ev)
     int      keep = ev->kind == ARB_EV_MOVE || ev->kind == ARB_EV_AMEND
                     || ev->kind == ARB_EV_STANDS;
 
+    if (m->lean) {
+        m->n++;         /* no ruling can come: nothing to rebuild from */
+        return 0;
+    }
     if (m->n == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 64;
         ne = realloc(m->entries, cap * sizeof(*ne));
@@ -378,6 +383,12 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
         return arb_verdict(v, ARB_EINVAL, "ruling",
                            "a %s is an arbiter's ruling and needs a reason",
                            arb_event_kind_name(ev.kind));
+    /* Before anything changes: the caller replays it with its history. */
+    if (m->lean && (ev.kind == ARB_EV_VOID || ev.kind == ARB_EV_AMEND
+                    || ev.kind == ARB_EV_STANDS))
+        return arb_verdict(v, ARB_EAGAIN, "ruling", "a %s needs the "
+                           "match's history, which this copy does not keep",
+                           arb_event_kind_name(ev.kind));
 
     switch (ev.kind) {
     case ARB_EV_MOVE:
@@ -500,8 +511,8 @@ arb_match_ruling(const arb_match_t *m, uint64_t seq, uint64_t *by)
 {
     const entry_t *e;
 
-    if (seq == 0 || seq > m->n)
-        return ARB_RULED_NONE;
+    if (seq == 0 || seq > m->n || m->lean)
+        return ARB_RULED_NONE;      /* a lean match has seen no ruling */
     e = &m->entries[seq - 1];
     if (by != NULL)
         *by = e->ruled_by;
@@ -572,6 +583,21 @@ json_t *
 arb_match_describe_value(const arb_match_t *m, unsigned seen)
 {
     return m->rules->describe(m->st, seen);
+}
+
+int
+arb_match_is_lean(const arb_match_t *m)
+{
+    return m->lean;
+}
+
+int
+arb_match_lean(arb_match_t *m)
+{
+    if (m->n != 0)
+        return ARB_EINVAL;
+    m->lean = 1;
+    return 0;
 }
 
 size_t

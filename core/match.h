@@ -46,6 +46,14 @@ void arb_match_free(arb_match_t *m);                    /* NULL-safe */
  * move). */
 int  arb_match_apply(arb_match_t *m, const arb_event_t *ev, arb_verdict_t *v);
 
+/* Makes a freshly opened match keep no history: each later move costs
+ * no memory, but a void, amend or stands (which rebuild the state from
+ * the moves) is refused with ARB_EAGAIN, the match unchanged, and must be
+ * replayed on a match that keeps its history.  Replay of a whole store
+ * uses it.  0, or ARB_EINVAL once an event has been applied. */
+int  arb_match_lean(arb_match_t *m);
+int  arb_match_is_lean(const arb_match_t *m);   /* 1 after arb_match_lean */
+
 uint64_t           arb_match_next_seq(const arb_match_t *m);
 const arb_setup_t *arb_match_setup(const arb_match_t *m);
 const arb_rules_t *arb_match_rules(const arb_match_t *m);

@@ -7,8 +7,17 @@
  * more (arb_live_release), so memory follows the matches in play, not the
  * history; a later claim or read loads it again.  A closed match loaded
  * for a read or a retry stays only until the next one is loaded
- * (srv->transient), so reading the archive does not fill memory either.  Lookup is a chained hash table; nothing iterates it to produce
- * output, so its order never reaches a client or a digest.
+ * (srv->transient), so reading the archive does not fill memory either.
+ * Lookup is a chained hash table; nothing iterates it to produce output,
+ * so its order never reaches a client or a digest.
+ *
+ * A live match holds what judging needs, its rule state, and no history
+ * (arb_match_lean): a move costs no memory however long the match runs.
+ * Only a ruling (void, amend, stands) needs the moves, to rebuild the
+ * state without the one it rules on; before judging one,
+ * arb_live_keep_history() reloads the match with its history from the
+ * store and re-applies the appends still in flight.  Readers replay their
+ * own full copy (arb_live_replay), never the live one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,14 +61,30 @@ find(arb_server_t *srv, const char *id)
     return NULL;
 }
 
-int
-arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
-                arb_match_t **out, arb_buf_t *why)
+/* 1 when an event of h is a ruling, which rebuilds from the moves. */
+static int
+has_ruling(const arb_history_t *h)
+{
+    size_t i;
+
+    for (i = 0; i < h->nevents; i++)
+        if (h->events[i].kind == ARB_EV_VOID
+            || h->events[i].kind == ARB_EV_AMEND
+            || h->events[i].kind == ARB_EV_STANDS)
+            return 1;
+    return 0;
+}
+
+/* The replay of the committed events; `lean` (and no ruling among them)
+ * makes a match that keeps no history, for the live table. */
+static int
+load(arb_server_t *srv, const char *id, uint64_t at, int lean,
+     arb_match_t **out, arb_buf_t *why)
 {
     arb_history_t h;
     arb_match_t  *m = NULL;
     arb_verdict_t v;
-    size_t        bad = 0;
+    size_t        bad = 0, i;
     int           rc;
 
     memset(&h, 0, sizeof(h));
@@ -86,7 +111,19 @@ arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
         arb_buf_printf(why, "match open: %s", v.msg);
         goto done;
     }
-    rc = arb_history_replay(&h, UINT64_MAX, &m, &bad, &v);
+    if (lean && !has_ruling(&h)) {
+        /* The open through the one path that reveals a deal, then the
+         * events on the lean match. */
+        rc = arb_history_replay(&h, 0, &m, &bad, &v);
+        if (rc == 0)
+            rc = arb_match_lean(m);
+        for (i = 0; rc == 0 && i < h.nevents; i++) {
+            bad = i;
+            rc = arb_match_apply(m, &h.events[i], &v);
+        }
+    } else {
+        rc = arb_history_replay(&h, UINT64_MAX, &m, &bad, &v);
+    }
     if (rc != 0) {
         arb_buf_free(why);
         arb_buf_printf(why, "stored event seq %llu no longer replays: "
@@ -102,6 +139,48 @@ arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
 done:
     arb_history_clear(&h);
     return rc;
+}
+
+int
+arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
+                arb_match_t **out, arb_buf_t *why)
+{
+    return load(srv, id, at, 0, out, why);
+}
+
+int
+arb_live_keep_history(arb_server_t *srv, arb_live_t *l, arb_buf_t *why)
+{
+    arb_match_t  *m = NULL;
+    arb_verdict_t v;
+    size_t        i;
+    int           rc;
+
+    if (l->m == NULL || !arb_match_is_lean(l->m))
+        return 0;
+    if (!l->exists) {
+        arb_buf_free(why);
+        arb_buf_printf(why, "the match's open is not committed yet: send "
+                       "the ruling after its acknowledgement");
+        return ARB_EAGAIN;
+    }
+    rc = load(srv, l->id, l->committed, 0, &m, why);
+    /* The appends judged but not yet committed, in seq order. */
+    for (i = 0; rc == 0 && i < l->ninflight; i++)
+        if (arb_match_apply(m, &l->inflight[i]->ev, &v) != 0) {
+            arb_buf_free(why);
+            arb_buf_printf(why, "queued seq %llu no longer applies: %s: %s",
+                           (unsigned long long)l->inflight[i]->ev.seq,
+                           v.rule, v.msg);
+            rc = ARB_ECORRUPT;
+        }
+    if (rc != 0) {
+        arb_match_free(m);
+        return rc;
+    }
+    arb_match_free(l->m);
+    l->m = m;
+    return 0;
 }
 
 arb_live_t *
@@ -126,7 +205,7 @@ arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
     rc = arb_store_match(srv->store, id, &info, why);
     if (rc != 0)
         return rc;
-    rc = arb_live_replay(srv, id, info.last_seq, &m, why);
+    rc = load(srv, id, info.last_seq, 1, &m, why);
     if (rc != 0)
         return rc;
     l = arb_live_new(srv, id);
@@ -175,7 +254,7 @@ arb_live_reset(arb_server_t *srv, arb_live_t *l)
     arb_buf_t    why = ARB_BUF_INIT;
 
     l->ninflight = 0;
-    if (l->exists && arb_live_replay(srv, l->id, l->committed, &m, &why) == 0) {
+    if (l->exists && load(srv, l->id, l->committed, 1, &m, &why) == 0) {
         arb_match_free(l->m);
         l->m = m;
         return;

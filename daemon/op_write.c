@@ -78,11 +78,21 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
                         arb_buf_cstr(&r->why));
         goto fail;
     }
+    /* The live match keeps no history (live.c) until a ruling needs it. */
+    if ((ev->kind == ARB_EV_VOID || ev->kind == ARB_EV_AMEND
+         || ev->kind == ARB_EV_STANDS)
+        && (rc = arb_live_keep_history(c->srv, l, &r->why)) != 0) {
+        arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
+                        arb_buf_cstr(&r->why));
+        goto fail;
+    }
     if (arb_commit_reserve(c->srv, l) != 0)
         goto oom;
     t1 = arb_probe_start(c->srv);
     if (ev->kind == ARB_EV_OPEN) {
         rc = arb_match_open(&l->m, judge != NULL ? judge : ev, &v);
+        if (rc == 0)
+            rc = arb_match_lean(l->m);
     } else {
         rc = arb_match_apply(l->m, ev, &v);
     }

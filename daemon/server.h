@@ -332,6 +332,11 @@ size_t arb_live_count(arb_server_t *srv);
  * into a fresh match.  0 or an ARB_E* code with why. */
 int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
                      arb_match_t **out, arb_buf_t *why);
+/* Makes l->m keep its history (a ruling rebuilds from the moves): reloads
+ * it from the store up to l->committed and re-applies the appends in
+ * flight.  0 (also when it keeps it already), ARB_EAGAIN (the open is not
+ * committed yet), or the reload's error, with why. */
+int  arb_live_keep_history(arb_server_t *srv, arb_live_t *l, arb_buf_t *why);
 /* The last seq of match id that the loop knows is committed: the store's
  * last seq (info, from arb_store_match) unless the live entry knows less,
  * so a read never serves an event whose commit may still fail. */

@@ -173,8 +173,9 @@ harness_connect(const char *token)
 }
 
 /* Writes one frame holding the msgpack bytes b (any content: the test
- * builds the map itself, so it can send what a client must not). */
-static int
+ * builds the map itself, so it can send what a client must not).  Inline:
+ * unused by most. */
+static inline int
 harness_send_raw(arb_client_t *cl, const arb_buf_t *b)
 {
     unsigned char hdr[4];

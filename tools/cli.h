@@ -134,4 +134,11 @@ int  cli_history_from_server(arb_history_t *h, struct cli_net *n,
 int  cli_replay_print(arb_history_t *h, uint64_t at, int json,
                       const char *want_digest);
 
+/* Replays every match of the data directory dir in one pass over its log
+ * (core/ledger/replay_all.h) and prints one line per match in id order
+ * (an arb_report_json object per line with json); verify checks every
+ * chain first.  CLI_OK, CLI_DIFFERS (a refused event, a broken chain) or
+ * CLI_ERROR.  In tools/replay_store.c. */
+int  cli_replay_store(const char *dir, int json, int verify);
+
 #endif

@@ -20,7 +20,8 @@ usage(FILE *f)
 {
     fprintf(f,
         "usage: arbiter replay [--json] [--at N] FILE\n"
-        "       arbiter replay [--json] [--at N] --db DIR --match ID\n\n"
+        "       arbiter replay [--json] [--at N] --db DIR --match ID\n"
+        "       arbiter replay [--json] [--verify] --db DIR\n\n"
         "Replays a match transcript (docs/TRANSCRIPT.md; FILE '-' = stdin),\n"
         "checking every event against the rules, and prints the\n"
         "registration records, each player's total and the canonical state\n"
@@ -33,7 +34,12 @@ usage(FILE *f)
         "  --at N       stop after event N (0 = the header only)\n"
         "  --db DIR     replay match ID from the recorder's store in DIR\n"
         "               (opened read-only: safe while arbiterd runs)\n"
-        "  --match ID   the match to replay from --db\n\n"
+        "  --match ID   the match to replay from --db; without it, every\n"
+        "               match of DIR in one pass over its log, one line\n"
+        "               each: match, game, events, state, digest\n"
+        "  --verify     with --db and no --match: check every hash chain\n"
+        "               first (replay itself trusts the stored hashes;\n"
+        "               docs/REPLAY.md)\n\n"
         "A refused event stops the replay: its line (or seq), rule and\n"
         "message go to stderr and the exit status is 1.  Bad usage or\n"
         "unreadable input: 2.\n");
@@ -157,12 +163,13 @@ cmd_replay(int argc, char **argv)
     arb_history_t h;
     cli_source_t  src = { NULL, NULL, NULL };
     uint64_t      at = UINT64_MAX;
-    int           json = 0, status;
+    int           json = 0, verify = 0, status;
     const cli_optdef_t opts[] = {
         { "--json", CLI_ARG_FLAG, &json },
         { "--at", CLI_ARG_U64, &at },
         { "--db", CLI_ARG_STR, &src.db },
         { "--match", CLI_ARG_STR, &src.match },
+        { "--verify", CLI_ARG_FLAG, &verify },
         { NULL, 0, NULL }
     };
     cli_args_t a = { .cmd = "replay", .usage = usage, .opts = opts };
@@ -176,6 +183,19 @@ cmd_replay(int argc, char **argv)
         return CLI_ERROR;
     }
     src.file = a.npos == 1 ? a.pos[0] : NULL;
+    if (src.db != NULL && src.match == NULL && src.file == NULL) {
+        if (at != UINT64_MAX) {
+            fprintf(stderr, "arbiter replay: --at needs --match\n");
+            return CLI_ERROR;
+        }
+        return cli_replay_store(src.db, json, verify);
+    }
+    if (verify) {
+        fprintf(stderr, "arbiter replay: --verify is for a whole store "
+                "(--db DIR without --match); `arbiter verify` checks one "
+                "match\n");
+        return CLI_ERROR;
+    }
     if ((src.db != NULL || src.match != NULL)
         && (src.db == NULL || src.match == NULL || src.file != NULL)) {
         fprintf(stderr, "arbiter replay: --db DIR and --match ID go "

@@ -23,6 +23,19 @@ int  arb_crypto_init(void);
 void arb_chain_next(const unsigned char prev[ARB_HASH_LEN], const void *bytes,
                     size_t len, unsigned char out[ARB_HASH_LEN]);
 
+/* The first broken link of a recorded chain: the least i < n whose
+ * recs[i].hash is not BLAKE2b-256(recs[i-1].hash || recs[i].bytes) (for
+ * i = 0, of 32 zero bytes), or n when every link holds.  recs[i] is seq i
+ * (core/ledger/history.h records; only bytes, len and hash are read).
+ * Links are independent once the stored hashes are known, so up to
+ * `threads` threads check long chains; the answer is the serial one. */
+struct arb_history_rec;
+size_t   arb_chain_first_bad(const struct arb_history_rec *recs, size_t n,
+                             unsigned threads);
+
+/* Threads worth using for a long check: the online CPUs, 1..16. */
+unsigned arb_chain_threads(void);
+
 /* Writes 2n lowercase hex digits and a NUL: out needs 2n+1 bytes. */
 void arb_hex(char *out, const unsigned char *in, size_t n);
 

@@ -9,6 +9,8 @@
  * did not find in the tail is in any index transaction it opens later.
  * Event bytes and hashes always come from the log, by position.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -719,11 +721,103 @@ collect_cb(void *ud, const arb_match_info_t *m)
     return 0;
 }
 
+/*
+ * Matches are independent chains, so a whole store is verified on one
+ * thread per CPU: thread t takes matches t, t + T, t + 2T ... in id order
+ * and stops at its first failure, or as soon as another thread has failed
+ * at a match before its next one.  The failure of the lowest match index
+ * is reported: the one a serial pass in id order reports, whatever the
+ * threads' timing (every match before it was verified and passed).
+ */
+typedef struct vpart {
+    arb_store_t    *s;
+    const idlist_t *l;
+    size_t          first, step;
+    size_t          bad;        /* index of the failing match, or l->n */
+    int             rc;
+    arb_buf_t       why;
+    atomic_size_t  *stop;       /* lowest failing index so far */
+} vpart_t;
+
+static void *
+vpart_main(void *arg)
+{
+    vpart_t *p = arg;
+    size_t   i, cur;
+
+    for (i = p->first; i < p->l->n && i < atomic_load(p->stop);
+         i += p->step) {
+        p->rc = verify_one(p->s, p->l->id[i], strlen(p->l->id[i]), &p->why);
+        if (p->rc != 0) {
+            p->bad = i;
+            cur = atomic_load(p->stop);
+            while (i < cur && !atomic_compare_exchange_weak(p->stop, &cur, i))
+                ;
+            break;
+        }
+    }
+    return NULL;
+}
+
+static int
+verify_many(arb_store_t *s, const idlist_t *l, arb_buf_t *why)
+{
+    vpart_t       part[16];
+    pthread_t     tid[16];
+    int           started[16];
+    atomic_size_t stop;
+    unsigned      t, nt = arb_chain_threads();
+    vpart_t      *win = NULL;
+    int           rc = 0;
+
+    if (nt > 16)
+        nt = 16;
+    if (nt > l->n)
+        nt = (unsigned)l->n;
+    if (nt == 0)
+        return 0;
+    atomic_init(&stop, l->n);
+    for (t = 0; t < nt; t++) {
+        memset(&part[t], 0, sizeof(part[t]));
+        part[t].s = s;
+        part[t].l = l;
+        part[t].first = t;
+        part[t].step = nt;
+        part[t].bad = l->n;
+        part[t].stop = &stop;
+        /* Part 0 runs on the calling thread. */
+        started[t] = t > 0
+                     && pthread_create(&tid[t], NULL, vpart_main, &part[t])
+                        == 0;
+    }
+    vpart_main(&part[0]);
+    for (t = 1; t < nt; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            vpart_main(&part[t]);
+    }
+    for (t = 0; t < nt; t++)
+        if (part[t].rc != 0 && (win == NULL || part[t].bad < win->bad))
+            win = &part[t];
+    if (win != NULL) {
+        rc = win->rc;
+        if (why != NULL) {
+            why->len = 0;
+            arb_buf_puts(why, arb_buf_cstr(&win->why)
+                              ? arb_buf_cstr(&win->why) : "");
+        }
+    }
+    for (t = 0; t < nt; t++)
+        arb_buf_free(&part[t].why);
+    return rc;
+}
+
 int
 arb_store_verify(arb_store_t *s, const char *match_id, arb_buf_t *why)
 {
     idlist_t l = { NULL, 0, 0 };
-    size_t   idlen = 0, i;
+    size_t   idlen = 0;
     int      rc;
 
     if (s == NULL || (match_id != NULL &&
@@ -738,8 +832,8 @@ arb_store_verify(arb_store_t *s, const char *match_id, arb_buf_t *why)
     rc = arb_store_matches(s, collect_cb, &l, why);
     if (rc == ARB_ENOMEM)
         arb__why(why, "out of memory");
-    for (i = 0; rc == 0 && i < l.n; i++)
-        rc = verify_one(s, l.id[i], strlen(l.id[i]), why);
+    if (rc == 0)
+        rc = verify_many(s, &l, why);
     free(l.id);
     return rc;
 }

@@ -96,4 +96,38 @@ bench_encode_move(arb_buf_t *b, uint64_t seq, unsigned move)
     return arb_event_encode(b, &ev);     /* ev borrows: not cleared */
 }
 
+/* The open of YAHchain match `match` (mode 3, cycles 4, ann and bob),
+ * into b (replacing its content). */
+static inline int
+bench_encode_open(arb_buf_t *b, const char *match)
+{
+    arb_event_t ev;
+    arb_setup_t st;
+    int         rc;
+
+    memset(&ev, 0, sizeof(ev));
+    memset(&st, 0, sizeof(st));
+    st.game = "yahchain";
+    st.match_id = (char *)match;
+    ev.kind = ARB_EV_OPEN;
+    ev.time_ms = 1700000000000;
+    ev.actor = "arbiter";
+    ev.setup = &st;
+    rc = arb_setup_add_player(&st, "ann", -1);
+    if (rc == 0)
+        rc = arb_setup_add_player(&st, "bob", -1);
+    if (rc == 0)
+        rc = arb_setup_set_option(&st, "cycles", "4");
+    if (rc == 0)
+        rc = arb_setup_set_option(&st, "mode", "3");
+    b->len = 0;
+    if (rc == 0)
+        rc = arb_event_encode(b, &ev);
+    /* Only what arb_setup_add_player/set_option allocated is ours. */
+    st.game = NULL;
+    st.match_id = NULL;
+    arb_setup_clear(&st);
+    return rc;
+}
+
 #endif

@@ -37,6 +37,7 @@
 #include "core/event.h"
 #include "core/ledger/chain.h"
 #include "core/ledger/history.h"
+#include "core/ledger/replay_all.h"
 #include "core/ledger/store.h"
 #include "core/match.h"
 #include "tests/bench/bench.h"
@@ -54,42 +55,21 @@ now_ns(void)
 }
 
 
+/* CPU time of every thread of this process: the per-core figure of a
+ * check that runs on several threads. */
+static uint64_t
+proc_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static double
 rate(uint64_t n, uint64_t t0, uint64_t t1)
 {
     return t1 > t0 ? (double)n / ((double)(t1 - t0) / 1e9) : 0.0;
-}
-
-static int
-encode_open(arb_buf_t *b, const char *match)
-{
-    arb_event_t ev;
-    arb_setup_t st;
-    int         rc;
-
-    memset(&ev, 0, sizeof(ev));
-    memset(&st, 0, sizeof(st));
-    st.game = "yahchain";
-    st.match_id = (char *)match;
-    ev.kind = ARB_EV_OPEN;
-    ev.time_ms = 1700000000000;
-    ev.actor = "arbiter";
-    ev.setup = &st;
-    rc = arb_setup_add_player(&st, "ann", -1);
-    if (rc == 0)
-        rc = arb_setup_add_player(&st, "bob", -1);
-    if (rc == 0)
-        rc = arb_setup_set_option(&st, "cycles", "4");
-    if (rc == 0)
-        rc = arb_setup_set_option(&st, "mode", "3");
-    b->len = 0;
-    if (rc == 0)
-        rc = arb_event_encode(b, &ev);
-    /* Only what arb_setup_add_player/set_option allocated is ours. */
-    st.game = NULL;
-    st.match_id = NULL;
-    arb_setup_clear(&st);
-    return rc;
 }
 
 static void
@@ -121,7 +101,7 @@ fill(arb_store_t *s, size_t nm, uint64_t *nev, arb_buf_t *why)
     for (seq = 0; rc == 0 && seq <= MOVES; seq++) {
         for (i = 0; rc == 0 && i < nm; i++) {
             memset(&ap[n], 0, sizeof(ap[n]));
-            rc = seq == 0 ? encode_open(&bytes[n], names[i])
+            rc = seq == 0 ? bench_encode_open(&bytes[n], names[i])
                           : bench_encode_move(&bytes[n], seq, (unsigned)seq);
             ap[n].match_id = names[i];
             ap[n].game = seq == 0 ? "yahchain" : NULL;
@@ -238,6 +218,59 @@ replay_all(arb_store_t *s, size_t nm, run_t *r, arb_buf_t *why)
     return rc;
 }
 
+/* What `arbiter replay --db DIR` does with each match: its digest. */
+static int
+on_replayed(void *ud, const arb_replayed_t *r)
+{
+    unsigned char d[ARB_HASH_LEN];
+    size_t       *n = ud;
+
+    if (r->refused || r->m == NULL)
+        return ARB_ECORRUPT;
+    arb_match_digest(r->m, d);
+    (*n)++;
+    return 0;
+}
+
+/* One chain of every stored event end to end (links recomputed as the
+ * store's), to time the link check on 1 and on all threads. */
+static int
+long_chain(arb_store_t *s, size_t nm, arb_history_rec_t **out, size_t *n,
+           arb_buf_t *why)
+{
+    arb_history_t      h;
+    arb_history_rec_t *all = NULL, *p;
+    char               name[24];
+    size_t             i, j, cap = 0;
+    int                rc = 0;
+
+    *n = 0;
+    for (i = 0; rc == 0 && i < nm; i++) {
+        memset(&h, 0, sizeof(h));
+        match_name(name, sizeof(name), i);
+        rc = arb_history_load(&h, s, name, UINT64_MAX, why);
+        for (j = 0; rc == 0 && j <= h.nevents; j++) {
+            if (*n == cap) {
+                cap = cap ? 2 * cap : 4096;
+                p = realloc(all, cap * sizeof(*all));
+                if (p == NULL) {
+                    rc = ARB_ENOMEM;
+                    break;
+                }
+                all = p;
+            }
+            all[*n] = h.recs[j];
+            h.recs[j].bytes = NULL;     /* moved */
+            arb_chain_next(*n ? all[*n - 1].hash : NULL, all[*n].bytes,
+                           all[*n].len, all[*n].hash);
+            (*n)++;
+        }
+        arb_history_clear(&h);
+    }
+    *out = all;
+    return rc;
+}
+
 /* This process's resident set in KiB (VmRSS), or 0. */
 static unsigned long
 rss_kib(void)
@@ -265,7 +298,7 @@ memory(size_t nm)
     arb_event_t   ev;
     arb_verdict_t v;
     char          name[24];
-    unsigned long r0 = rss_kib(), r1, r100k = 0;
+    unsigned long r0 = rss_kib(), r1, r100k = 0, r1m;
     uint64_t      n = 0, seq;
     size_t        i;
     int           rc = 0;
@@ -275,11 +308,14 @@ memory(size_t nm)
         return ARB_ENOMEM;
     for (i = 0; rc == 0 && i < nm; i++) {
         match_name(name, sizeof(name), i);
-        rc = encode_open(&b, name);
+        rc = bench_encode_open(&b, name);
         if (rc == 0)
             rc = arb_event_decode(&ev, b.data, b.len, NULL);
         if (rc == 0) {
+            /* Lean, as arbiterd holds its live matches (daemon/live.c). */
             rc = arb_match_open(&ms[i], &ev, &v);
+            if (rc == 0)
+                rc = arb_match_lean(ms[i]);
             arb_event_clear(&ev);
         }
     }
@@ -295,14 +331,23 @@ memory(size_t nm)
         }
         arb_event_clear(&ev);
     }
+    r1m = rss_kib();
     if (rc == 0)
-        printf("  memory: RSS %.1f MiB before, %.1f MiB with %zu matches "
-               "open, %.1f MiB after 100 k moves, %.1f MiB after %llu "
-               "moves (%.0f B/move from 100 k on)\n", r0 / 1024.0,
-               r1 / 1024.0, nm, r100k / 1024.0, rss_kib() / 1024.0,
+        printf("  memory (live matches as arbiterd holds them): RSS %.1f MiB "
+               "before, %.1f MiB with %zu matches open, %.1f MiB after "
+               "100 k moves, %.1f MiB after %llu moves (%.0f B/move from "
+               "100 k on; 1 M / 100 k = %.3f)\n", r0 / 1024.0,
+               r1 / 1024.0, nm, r100k / 1024.0, r1m / 1024.0,
                (unsigned long long)n,
-               n > 100000 ? (double)(rss_kib() - r100k) * 1024.0
-                            / (double)(n - 100000) : 0.0);
+               n > 100000 ? ((double)r1m - (double)r100k) * 1024.0
+                            / (double)(n - 100000) : 0.0,
+               r100k > 0 ? (double)r1m / (double)r100k : 0.0);
+    if (rc == 0)
+        printf("  targets: RSS <= 64 MiB with %zu open: %s; flat (+-10%%) "
+               "from 100 k to 1 M: %s\n", nm,
+               r1 <= 64 * 1024 ? "met" : "MISSED",
+               r100k > 0 && r1m * 10 <= r100k * 11
+               && r1m * 10 >= r100k * 9 ? "met" : "MISSED");
     for (i = 0; i < nm; i++)
         arb_match_free(ms[i]);
     free(ms);
@@ -322,7 +367,12 @@ main(int argc, char **argv)
     arb_buf_t        why = ARB_BUF_INIT;
     uint64_t         nev = 0, t0, t1;
     run_t            r;
-    double           v_rate, rb_rate;
+    double           v_rate, rb_rate, all_rate, vw_rate, vc_rate;
+    double           l1_rate = 0, ln_rate = 0, lc_rate = 0;
+    arb_history_rec_t *chain = NULL;
+    size_t           nchain = 0, nrep = 0, bad;
+    uint64_t         nall = 0, p0, w0;
+    unsigned         nth = arb_chain_threads();
     int              i, rc;
 
     for (i = 1; i < argc; i++) {
@@ -372,14 +422,57 @@ main(int argc, char **argv)
         fprintf(stderr, "replay: %s\n", arb_buf_cstr(&why));
         goto out;
     }
+    /* The whole store in one pass over the log: `replay --db DIR`. */
+    rc = arb_replay_all(s, on_replayed, &nrep, &nall, &why);   /* warm */
+    nrep = 0;
     t0 = now_ns();
-    rc = arb_store_verify(s, NULL, &why);
+    if (rc == 0)
+        rc = arb_replay_all(s, on_replayed, &nrep, &nall, &why);
     t1 = now_ns();
+    if (rc != 0 || nrep != nm || nall != r.events) {
+        fprintf(stderr, "replay: replay_all: %s (%zu matches, %llu events)"
+                "\n", arb_buf_cstr(&why), nrep, (unsigned long long)nall);
+        rc = rc ? rc : ARB_ECORRUPT;
+        goto out;
+    }
+    all_rate = rate(nall, t0, t1);
+    /* Verify runs on every CPU: per core over the CPU time of all
+     * threads, and over the wall clock. */
+    p0 = proc_ns();
+    w0 = bench_wall_ns();
+    rc = arb_store_verify(s, NULL, &why);
+    t1 = bench_wall_ns();
+    vc_rate = rate(r.events, p0, proc_ns());
     if (rc != 0) {
         fprintf(stderr, "replay: verify: %s\n", arb_buf_cstr(&why));
         goto out;
     }
-    v_rate = rate(r.events, t0, t1);
+    vw_rate = rate(r.events, w0, t1);
+    v_rate = vw_rate;
+    /* The link check alone (a bundle's verify), one chain of them all. */
+    rc = long_chain(s, nm, &chain, &nchain, &why);
+    if (rc == 0) {
+        w0 = bench_wall_ns();
+        bad = arb_chain_first_bad(chain, nchain, 1);
+        t1 = bench_wall_ns();
+        l1_rate = rate(nchain, w0, t1);
+        w0 = bench_wall_ns();
+        p0 = proc_ns();
+        if (bad == nchain)
+            bad = arb_chain_first_bad(chain, nchain, nth);
+        t1 = bench_wall_ns();
+        lc_rate = rate(nchain, p0, proc_ns());
+        ln_rate = rate(nchain, w0, t1);
+        if (bad != nchain)
+            rc = ARB_ECORRUPT;
+    }
+    for (i = 0; chain != NULL && (size_t)i < nchain; i++)
+        free(chain[i].bytes);
+    free(chain);
+    if (rc != 0) {
+        fprintf(stderr, "replay: link check: %s\n", arb_strerror(rc));
+        goto out;
+    }
     arb_store_close(s);
     s = NULL;
 
@@ -402,26 +495,31 @@ main(int argc, char **argv)
     }
     rb_rate = rate(st.index_rebuilt, t0, t1);
 
-    printf("  replay --db (load + decode + open/apply): %.0f events/s\n",
-           rate(r.events, 0, r.t_load));
+    printf("  replay --db DIR (whole store, one log pass): %.0f events/s "
+           "per core\n", all_rate);
+    printf("  replay --db --match, match by match (load + decode + apply): "
+           "%.0f events/s\n", rate(r.events, 0, r.t_load));
     printf("  apply alone (histories in memory):        %.0f events/s\n",
            rate(r.events, 0, r.t_apply));
     printf("  store read alone (arb_store_events):      %.0f events/s\n",
            rate(r.events, 0, r.t_read));
     printf("  decode alone (arb_event_decode):          %.0f events/s\n",
            rate(r.events, 0, r.t_decode));
-    printf("  verify chain (arb_store_verify):          %.0f events/s\n",
-           v_rate);
-    printf("  BLAKE2b chain alone (arb_chain_next):     %.0f events/s\n",
-           rate(r.events, 0, r.t_hash));
+    printf("  verify store (arb_store_verify, %u threads): %.0f events/s "
+           "wall, %.0f per core\n", nth, vw_rate, vc_rate);
+    printf("  chain links (bundle verify), %zu links: %.0f events/s on 1 "
+           "thread, %.0f on %u (wall; %.0f per core)\n", nchain, l1_rate,
+           ln_rate, nth, lc_rate);
+    printf("  BLAKE2b chain alone (arb_chain_next):     %.0f events/s "
+           "per core\n", rate(r.events, 0, r.t_hash));
     printf("  index rebuild from the log: %llu events in %.2f s (wall), "
            "%.0f events/s (10 M: ~%.0f s)\n",
            (unsigned long long)st.index_rebuilt, (double)(t1 - t0) / 1e9,
            rb_rate, rb_rate > 0 ? 1e7 / rb_rate : 0.0);
     printf("  targets: replay >= 5 M events/s/core: %s; verify >= 5 M "
            "events/s: %s\n",
-           rate(r.events, 0, r.t_load) >= 5e6 ? "met" : "MISSED",
-           v_rate >= 5e6 ? "met" : "MISSED");
+           all_rate >= 5e6 ? "met" : "MISSED",
+           v_rate >= 5e6 && ln_rate >= 5e6 ? "met" : "MISSED");
 out:
     arb_store_close(s);
     arb_buf_free(&why);

@@ -202,6 +202,22 @@ check "paged events dense" "" "$($A events --token "$RDR" --match M3 | awk 'NR -
 check "paged kinds" 600 "$($A events --token "$RDR" --match M3 --kind note | wc -l | tr -d ' ')"
 check "paged state" "match M3  game yahchain  events 600" "$($A state --token "$RDR" --match M3 | head -1)"
 
+# ---- the whole store in one pass: the same digest as match by match ------
+all=$($A replay --db "$T/data"); rc=$?
+check "replay whole store exit" 0 $rc
+check "replay whole store ids" "M1 M2 M3" "$(printf '%s\n' "$all" | awk '{ print $2 }' | paste -sd ' ')"
+for m in M1 M2 M3; do
+    one=$($A replay --db "$T/data" --match $m | grep '^digest ')
+    check "replay whole store $m digest" "$one" \
+        "$(printf '%s\n' "$all" | awk -v m=$m '$2 == m { print "digest", $NF }')"
+done
+check "replay whole store M1 line" "match M1  game yahchain  events 37  closed" \
+    "$(printf '%s\n' "$all" | awk '$2 == "M1"' | sed 's/  digest .*//')"
+check "replay --verify" "$all" "$($A replay --verify --db "$T/data")"
+check "replay whole store json lines" 3 "$($A replay --json --db "$T/data" | grep -c '^{"records":')"
+$A replay --db "$T/data" --at 3 2>/dev/null; check "replay whole store --at" 2 $?
+$A replay --verify "$T/m1.txt" 2>/dev/null; check "replay --verify a file" 2 $?
+
 # ---- usage and connection problems ---------------------------------------
 $A move --token "$SCO" place alice 2S 2>/dev/null; check "move no match" 2 $?
 $A move --token "$SCO" --match M2 place 2>/dev/null; check "move no player" 2 $?

@@ -1053,12 +1053,74 @@ test_sync(void)
     arb_buf_free(&why);
 }
 
+/* The whole-store verify runs on several threads; whatever their timing
+ * it names the failure a serial pass in id order names: the first broken
+ * link of the lowest failing match.  Damage is added from the last match
+ * towards the first, so each round the answer moves to a match that a
+ * thread other than the one holding the later failures may meet first. */
+static void
+test_verify_threads(void)
+{
+    enum { NM = 48, NEV = 6 };
+    arb_store_t   *s;
+    arb_buf_t      why = ARB_BUF_INIT, serial = ARB_BUF_INIT;
+    arb_append_t   v[NM * NEV];
+    char           ids[NM][8], bytes[NM * NEV][16], want[128];
+    unsigned char  val[256], k[8];
+    const int      bad[] = { 45, 44, 30, 29, 17, 16, 8, 3, 1, 0 };
+    size_t         i, j, n, seq, round;
+    int            rc, src;
+
+    s = open_store("vthreads", 0, 0, 0);
+    if (s == NULL)
+        return;
+    /* Interleaved as under load: position = seq * NM + match + 1. */
+    for (j = 0; j < NEV; j++)
+        for (i = 0; i < NM; i++) {
+            snprintf(ids[i], sizeof(ids[i]), "m%02zu", i);
+            snprintf(bytes[j * NM + i], sizeof(bytes[0]), "ev-%zu-%zu", i, j);
+            ev_init(&v[j * NM + i], ids[i], j == 0 ? "g" : NULL, j,
+                    bytes[j * NM + i], NULL);
+        }
+    CHECK_INT(arb_store_append_batch(s, v, NM * NEV, &why), 0);
+    CHECK_INT(arb_store_verify(s, NULL, &why), 0);
+    arb_store_close(s);
+    for (round = 0; round < sizeof(bad) / sizeof(bad[0]); round++) {
+        /* Flip a byte of the stored hash of one event of match bad[]. */
+        seq = (size_t)(bad[round] * 7 + (int)round) % NEV;
+        pos_key(k, seq * NM + (size_t)bad[round] + 1);
+        n = raw_get_log("vthreads", seq * NM + (size_t)bad[round] + 1, val,
+                        sizeof(val));
+        CHECK(n > 20);
+        val[20] ^= 0x40;
+        CHECK_INT(raw_put("vthreads", "data", "log", k, 8, val, n), 0);
+        s = open_store("vthreads", 0, 0, 1);
+        if (s == NULL)
+            return;
+        /* The serial answer: match by match in id order. */
+        for (i = 0, src = 0; i < NM && src == 0; i++)
+            src = arb_store_verify(s, ids[i], &serial);
+        snprintf(want, sizeof(want), "match \"m%02d\": seq %zu: stored "
+                 "hash does not match the chain", bad[round], seq);
+        CHECK_INT(src, ARB_ECORRUPT);
+        CHECK_STR(arb_buf_cstr(&serial), want);
+        for (j = 0; j < 3; j++) {
+            rc = arb_store_verify(s, NULL, &why);
+            CHECK_INT(rc, ARB_ECORRUPT);
+            CHECK_STR(arb_buf_cstr(&why), want);
+        }
+        arb_store_close(s);
+    }
+    arb_buf_free(&why);
+    arb_buf_free(&serial);
+}
+
 int
 main(void)
 {
     static const char *const dirs[] = { "basic", "args", "grow", "full",
                                         "bad", "after", "rebuild",
-                                        "sync" };
+                                        "sync", "vthreads" };
     size_t i;
 
     snprintf(base, sizeof(base), "/tmp/arb_store_XXXXXX");
@@ -1075,6 +1137,7 @@ main(void)
     test_corrupt();
     test_rebuild();
     test_sync();
+    test_verify_threads();
     for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
         rm_store(dirs[i]);
     if (rmdir(base) != 0)

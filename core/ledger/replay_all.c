@@ -1,0 +1,287 @@
+/*
+ * replay_all.c - every match of a store replayed in one pass over the log
+ * (the design is in replay_all.h).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/codec.h"
+#include "core/err.h"
+#include "core/ledger/history.h"
+#include "core/ledger/replay_all.h"
+#include "core/ledger/store.h"
+
+typedef struct rmatch {
+    size_t        hash;         /* id_hash(id): compared before the id */
+    char          id[ARB_STORE_ID_MAX + 1];
+    arb_match_t  *m;
+    uint64_t      next;         /* the seq its next log record must have */
+    uint64_t      applied;      /* events that stood, the open included */
+    int           slow;         /* replayed afterwards, from its history:
+                                   a committed deal, or a ruling */
+    int           refused;
+    uint64_t      bad_seq;
+    arb_verdict_t v;
+} rmatch_t;
+
+typedef struct ctx {
+    arb_store_t         *s;
+    rmatch_t           **slot;      /* open addressing, cap a power of 2 */
+    size_t               cap, n;
+    arb_event_scratch_t  sc;
+    arb_buf_t           *why;
+    uint64_t             nevents;
+} ctx_t;
+
+static size_t
+id_hash(const char *id)
+{
+    size_t h = 1469598103934665603u;     /* FNV-1a */
+
+    while (*id != '\0')
+        h = (h ^ (unsigned char)*id++) * 1099511628211u;
+    return h;
+}
+
+/* Doubles the table; lookups only, so iteration order never matters
+ * (the matches are sorted by id before anyone sees them). */
+static int
+grow(ctx_t *x)
+{
+    size_t     cap = x->cap ? 2 * x->cap : 1024, i, j;
+    rmatch_t **slot = calloc(cap, sizeof(*slot));
+
+    if (slot == NULL)
+        return ARB_ENOMEM;
+    for (i = 0; i < x->cap; i++) {
+        if (x->slot[i] == NULL)
+            continue;
+        for (j = x->slot[i]->hash & (cap - 1); slot[j] != NULL;
+             j = (j + 1) & (cap - 1))
+            ;
+        slot[j] = x->slot[i];
+    }
+    free(x->slot);
+    x->slot = slot;
+    x->cap = cap;
+    return 0;
+}
+
+static rmatch_t *
+find(ctx_t *x, const char *id)
+{
+    size_t    j, h = id_hash(id);
+    rmatch_t *r;
+
+    if (2 * (x->n + 1) > x->cap && grow(x) != 0)
+        return NULL;
+    for (j = h & (x->cap - 1); x->slot[j] != NULL;
+         j = (j + 1) & (x->cap - 1))
+        if (x->slot[j]->hash == h && strcmp(x->slot[j]->id, id) == 0)
+            return x->slot[j];
+    r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return NULL;
+    r->hash = h;
+    strncpy(r->id, id, ARB_STORE_ID_MAX);
+    x->slot[j] = r;
+    x->n++;
+    return r;
+}
+
+static int
+refuse(rmatch_t *r, uint64_t seq)
+{
+    r->refused = 1;
+    r->bad_seq = seq;
+    return 0;
+}
+
+static int
+open_one(ctx_t *x, rmatch_t *r, const void *bytes, size_t len)
+{
+    arb_event_t ev;
+    int         rc;
+
+    rc = arb_event_decode(&ev, bytes, len, x->why);
+    if (rc != 0) {
+        arb_buf_t msg = ARB_BUF_INIT;
+        arb_buf_printf(&msg, "match \"%s\": seq 0: %s", r->id,
+                       arb_buf_cstr(x->why) ? arb_buf_cstr(x->why) : "");
+        arb_buf_free(x->why);
+        *x->why = msg;
+        return rc;
+    }
+    if (ev.kind != ARB_EV_OPEN || ev.seq != 0) {
+        arb_buf_free(x->why);
+        arb_buf_printf(x->why, "match \"%s\": seq 0: expected the open, "
+                       "found a %s event numbered %" PRIu64, r->id,
+                       arb_event_kind_name(ev.kind), ev.seq);
+        arb_event_clear(&ev);
+        return ARB_ECORRUPT;
+    }
+    /* Only the history path reveals a stored deal. */
+    if (ev.setup != NULL && ev.setup->deal.kind == ARB_DEAL_COMMIT)
+        r->slow = 1;
+    else if ((rc = arb_match_open(&r->m, &ev, &r->v)) == 0)
+        rc = arb_match_lean(r->m);
+    arb_event_clear(&ev);
+    if (rc == ARB_ENOMEM)
+        return rc;
+    if (rc != 0)
+        return refuse(r, 0);
+    r->applied = 1;
+    return 0;
+}
+
+static int
+on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t time_ms,
+       const unsigned char hash[ARB_HASH_LEN], const void *bytes, size_t len)
+{
+    ctx_t             *x = ud;
+    rmatch_t          *r;
+    const arb_event_t *ev;
+    int                rc;
+
+    (void)time_ms, (void)hash;
+    r = find(x, id);
+    if (r == NULL)
+        return ARB_ENOMEM;
+    if (seq != r->next) {
+        arb_buf_free(x->why);
+        arb_buf_printf(x->why, "log position %" PRIu64 ": match \"%s\" seq %"
+                       PRIu64 " where seq %" PRIu64 " belongs", pos, r->id,
+                       seq, r->next);
+        return ARB_ECORRUPT;
+    }
+    r->next++;
+    if (r->slow || r->refused)
+        return 0;
+    if (seq == 0)
+        return open_one(x, r, bytes, len);
+    rc = arb_event_decode_scratch(&x->sc, bytes, len, x->why, &ev);
+    if (rc == 0 && (ev->seq != seq || ev->kind == ARB_EV_OPEN)) {
+        arb_buf_free(x->why);
+        arb_buf_printf(x->why, "found a%s %s event numbered %" PRIu64,
+                       ev->kind == ARB_EV_OPEN ? "n" : "",
+                       arb_event_kind_name(ev->kind), ev->seq);
+        rc = ARB_ECORRUPT;
+    }
+    if (rc != 0) {
+        arb_buf_t msg = ARB_BUF_INIT;
+        arb_buf_printf(&msg, "match \"%s\": seq %" PRIu64 ": %s", r->id, seq,
+                       arb_buf_cstr(x->why) ? arb_buf_cstr(x->why) : "");
+        arb_buf_free(x->why);
+        *x->why = msg;
+        return rc;
+    }
+    rc = arb_match_apply(r->m, ev, &r->v);
+    if (rc == ARB_EAGAIN) {
+        /* A ruling rebuilds from the moves, which a lean match does not
+         * keep: this match is replayed again from its history. */
+        arb_match_free(r->m);
+        r->m = NULL;
+        x->nevents -= r->applied - 1;       /* its opens count later */
+        r->applied = 0;
+        r->slow = 1;
+        return 0;
+    }
+    if (rc == ARB_ENOMEM)
+        return rc;
+    if (rc != 0)
+        return refuse(r, seq);
+    r->applied++;
+    x->nevents++;
+    return 0;
+}
+
+/* A match with a committed deal or a ruling, through its history: the
+ * one path that reveals a stored deal and keeps the moves a ruling
+ * rebuilds from. */
+static int
+replay_slow(ctx_t *x, rmatch_t *r)
+{
+    arb_history_t h;
+    size_t        bad = 0;
+    int           rc;
+
+    memset(&h, 0, sizeof(h));
+    rc = arb_history_load(&h, x->s, r->id, UINT64_MAX, x->why);
+    if (rc == 0) {
+        rc = arb_history_replay(&h, UINT64_MAX, &r->m, &bad, &r->v);
+        if (rc != 0) {
+            r->refused = 1;
+            r->bad_seq = r->m == NULL ? 0 : h.events[bad].seq;
+            r->applied = r->m == NULL ? 0 : bad + 1;
+            rc = 0;
+        } else {
+            r->applied = h.nevents + 1;
+        }
+        x->nevents += r->applied;
+    }
+    arb_history_clear(&h);
+    return rc;
+}
+
+static int
+by_id(const void *a, const void *b)
+{
+    const rmatch_t *const *x = a, *const *y = b;
+
+    return strcmp((*x)->id, (*y)->id);
+}
+
+int
+arb_replay_all(arb_store_t *s, arb_replay_all_cb cb, void *ud,
+               uint64_t *nevents, arb_buf_t *why)
+{
+    ctx_t          x;
+    arb_replayed_t out;
+    rmatch_t     **list = NULL;
+    size_t         i, k = 0;
+    int            rc;
+
+    memset(&x, 0, sizeof(x));
+    x.s = s;
+    x.why = why;
+    rc = arb_store_log(s, 1, 0, on_log, &x, why);
+    if (rc == ARB_ENOMEM && why != NULL && why->len == 0)
+        arb_buf_puts(why, "out of memory");
+    /* Opens count as replayed events; the others add theirs below. */
+    for (i = 0; i < x.cap; i++)
+        if (x.slot[i] != NULL && !x.slot[i]->slow)
+            x.nevents += x.slot[i]->applied > 0;
+    if (rc == 0 && x.n > 0 && (list = malloc(x.n * sizeof(*list))) == NULL)
+        rc = ARB_ENOMEM;
+    for (i = 0; rc == 0 && i < x.cap; i++)
+        if (x.slot[i] != NULL)
+            list[k++] = x.slot[i];
+    if (rc == 0 && k > 0)
+        qsort(list, k, sizeof(*list), by_id);
+    for (i = 0; rc == 0 && i < k; i++) {
+        if (list[i]->slow)
+            rc = replay_slow(&x, list[i]);
+        if (rc != 0)
+            break;
+        memset(&out, 0, sizeof(out));
+        out.match_id = list[i]->id;
+        out.m = list[i]->m;
+        out.events = list[i]->applied;
+        out.refused = list[i]->refused;
+        out.bad_seq = list[i]->bad_seq;
+        out.v = &list[i]->v;
+        rc = cb(ud, &out);
+    }
+    if (nevents != NULL)
+        *nevents = x.nevents;
+    for (i = 0; i < x.cap; i++)
+        if (x.slot[i] != NULL) {
+            arb_match_free(x.slot[i]->m);
+            free(x.slot[i]);
+        }
+    free(x.slot);
+    free(list);
+    arb_event_scratch_free(&x.sc);
+    return rc;
+}
