@@ -423,25 +423,6 @@ done:
     return rc;
 }
 
-typedef struct got_ev {
-    arb_event_t ev;
-    int         got;
-} got_ev_t;
-
-static int
-on_event(void *ud, uint64_t seq, int64_t t,
-         const unsigned char hash[ARB_HASH_LEN], const void *bytes,
-         size_t len)
-{
-    got_ev_t *x = ud;
-
-    (void)seq;
-    (void)t;
-    (void)hash;
-    x->got = arb_event_decode(&x->ev, bytes, len, NULL) == 0;
-    return 1;
-}
-
 /* An undo, as the console does it (tools/cmd_record.c): an arbiter's is a
  * void ruling of the move at `seq`, a scorer's a note asking an arbiter to
  * rule (core/board.h), naming the move.  Packs kind, target and text;
@@ -451,14 +432,14 @@ pack_undo(arb_http_req_t *q, const arb_token_t *t, const char *match,
           json_t *o, msgpack_packer *pk)
 {
     const char      *reason = str_of(o, "reason");
-    got_ev_t         x;
+    arb_event_t      ev;
     arb_match_info_t info;
     arb_buf_t        text = ARB_BUF_INIT, line = ARB_BUF_INIT;
     arb_buf_t        why = ARB_BUF_INIT;
     uint64_t         seq, upto = 0;
     int              rc = -1;
 
-    memset(&x, 0, sizeof(x));
+    memset(&ev, 0, sizeof(ev));
     if (json_object_get(o, "seq") == NULL) {
         arb_http_error(q->req, 400, "seq", "undo needs the seq of the move "
                        "to undo");
@@ -471,14 +452,13 @@ pack_undo(arb_http_req_t *q, const arb_token_t *t, const char *match,
         arb_http_error(q->req, 404, "match", "no match '%s'", match);
         goto done;
     }
-    if (seq >= 1 && seq <= upto)
-        arb_store_events(q->srv->store, match, seq, seq, on_event, &x, NULL);
-    if (!x.got || x.ev.kind != ARB_EV_MOVE) {
+    if (seq < 1 || seq > upto || arb_live_event(q->srv, match, seq, &ev) != 0
+        || ev.kind != ARB_EV_MOVE) {
         arb_http_error(q->req, 400, "seq", "seq %" PRIu64 " is no recorded "
                        "move of match '%s'", seq, match);
         goto done;
     }
-    arb_transcript_event_line(&line, &x.ev);
+    arb_transcript_event_line(&line, &ev);
     if (t->role == ARB_ROLE_ARBITER) {
         if (reason != NULL)
             arb_buf_puts(&text, reason);
@@ -500,7 +480,7 @@ pack_undo(arb_http_req_t *q, const arb_token_t *t, const char *match,
     arb_mp_pack_kv_str(pk, "text", text.data);
     rc = 0;
 done:
-    arb_event_clear(&x.ev);
+    arb_event_clear(&ev);
     arb_buf_free(&text);
     arb_buf_free(&line);
     arb_buf_free(&why);
@@ -512,21 +492,10 @@ static arb_conn_t *
 sink_conn(arb_server_t *srv, const arb_token_t *t, wr_t *w)
 {
     arb_conn_t *c = arb_conn_new_sink(srv, on_sink, w);
-    size_t      i;
 
-    if (c == NULL)
-        return NULL;
-    c->role = t->role;
-    snprintf(c->identity, sizeof(c->identity), "%s", t->identity);
-    snprintf(c->seat, sizeof(c->seat), "%s", t->seat ? t->seat : "");
-    c->matches = calloc(t->nmatches + 1, sizeof(char *));
-    for (i = 0; c->matches != NULL && i < t->nmatches; i++)
-        if ((c->matches[i] = strdup(t->matches[i])) != NULL)
-            c->nmatches++;
-    if (c->nmatches != t->nmatches) {
-        /* Fail closed: a list cut short would read as "every match". */
+    if (c != NULL && arb_conn_take_token(c, t) != 0) {
         arb_conn_release(c);
-        return NULL;
+        c = NULL;
     }
     return c;
 }

@@ -337,7 +337,6 @@ arb_conn_new_sink(arb_server_t *srv,
     c->sink = sink;
     c->sink_data = data;
     c->handles = 1;             /* the caller's hold */
-    c->authed = 1;
     c->num = ++srv->conn_seq;
     return c;
 }

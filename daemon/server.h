@@ -231,8 +231,8 @@ void arb_conn_pause(arb_conn_t *c);
 /* A connection with no socket, for a request that does not come over the
  * protocol (the HTTP write routes, daemon/http_write.c): arb_dispatch()
  * handles its frames exactly as a socket's, and what it answers goes to
- * sink.  The caller fills role, identity and matches as op_auth would and
- * holds it until arb_conn_release(); an append awaiting commit holds it
+ * sink.  The caller makes it a token's (arb_conn_take_token, as the auth
+ * op does) and holds it until arb_conn_release(); an append awaiting commit holds it
  * too, so it is freed when both are done.  NULL when out of memory. */
 arb_conn_t *arb_conn_new_sink(arb_server_t *srv,
                               void (*sink)(arb_conn_t *, const char *,
@@ -287,6 +287,11 @@ size_t arb_live_count(arb_server_t *srv);
  * into a fresh match.  0 or an ARB_E* code with why. */
 int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
                      arb_match_t **out, arb_buf_t *why);
+/* The stored event seq of match id, decoded into ev (zeroed first;
+ * release with arb_event_clear whatever the result).  0, ARB_ENOTFOUND
+ * or the decoder's ARB_E* code. */
+int  arb_live_event(arb_server_t *srv, const char *id, uint64_t seq,
+                    arb_event_t *ev);
 /* The last seq of match id that the loop knows is committed: the store's
  * last seq (info, from arb_store_match) unless the live entry knows less,
  * so a read never serves an event whose commit may still fail. */
