@@ -141,14 +141,22 @@
     var TYPES = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
     var SUITS = ["\u2660", "\u2665", "\u2666", "\u2663", "\u2600", "\u263e",
                  "\u2638", "\u273f", "\u2766", "\u2699", "\u262f", "\u266a"];
-    /* YAHchain: a card is a type and a suit, two taps.  Other games take
-     * the typed move (their moves have verbs and several arguments). */
+    /* Each game's verbs (docs/rules/): buttons that write the move's
+     * first word; the recorder judges whatever is written. */
+    var VERBS = {
+        tsukurutenten: ["draw", "discard", "take", "finish", "deal"],
+        chan: ["discard", "take", "draw", "pass", "chiu", "declare", "win"],
+        chains: ["place", "pass"]
+    };
+
+    /* YAHchain: a card is a type and a suit, two taps.  The other games:
+     * a verb, a player (the one whose turn it is, unless another is
+     * tapped) and cards from that player's hand, which a scorer sees; the
+     * words fill the text field, and Check judges them. */
     function pad() {
         var p = $("pad");
-        if (game !== "yahchain") {
-            p.innerHTML = "";
-            return;
-        }
+        if (game !== "yahchain")
+            return composer(p);
         if (p.dataset.game === game)
             return;
         p.dataset.game = game;
@@ -160,7 +168,7 @@
                 '" style="color:' + ARB.suitColour(s) + '">' + s +
                 "</button>";
         }).join("");
-        p.addEventListener("click", function (e) {
+        p.onclick = function (e) {
             var b = e.target.closest("button");
             if (!b)
                 return;
@@ -179,7 +187,76 @@
                 $("text").value = card;
                 judge(card);
             }
+        };
+    }
+
+    var words = { verb: "", player: "", args: [] };
+    /* The cards a seat holds, from the state with every hand (handRep). */
+    function hands(st, player) {
+        var h = [];
+        (st.players || []).concat(st.hands || []).forEach(function (x) {
+            var c = x.hand_cards || x.concealed;
+            if ((x.name || x.player) === player && Array.isArray(c))
+                h = h.concat(c);
         });
+        return h;
+    }
+    /* The live stream's state has hand counts only; the hands come from
+     * /state?hands=1 (a scorer sees them), asked again after each move. */
+    var handRep = null, handSeq = -1;
+    function fetchHands() {
+        var seq = rep.seq;
+        if (handSeq === seq)
+            return;
+        handSeq = seq;
+        api("GET", base + "/state?hands=1&at=" + seq).then(function (r) {
+            if (r.status === 200 && rep.seq === seq) {
+                handRep = r.body;
+                composer($("pad"));
+            }
+        }).catch(function () { handSeq = -1; });
+    }
+    function composer(p) {
+        var st = (handRep && handRep.seq === rep.seq ? handRep : rep).state
+                 || {}, names = [];
+        fetchHands();
+        (st.players || []).concat(st.hands || []).forEach(function (x) {
+            var n = x.name || x.player;
+            if (n && names.indexOf(n) < 0)
+                names.push(n);
+        });
+        if (!words.player || names.indexOf(words.player) < 0)
+            words.player = st.turn || names[0] || "";
+        function row(cls, list, on) {
+            return list.map(function (v) {
+                return '<button type="button" class="big ' + cls + (v === on
+                    ? " on" : "") + '" data-' + cls + '="' + esc(v) + '">' +
+                    esc(v) + "</button>";
+            }).join("");
+        }
+        p.dataset.game = game;
+        p.className = "compose";
+        p.innerHTML = row("verb", VERBS[game] || [], words.verb) +
+            row("player", names, words.player) +
+            row("card", hands(st, words.player), "") +
+            '<button type="button" class="big clear">clear</button>';
+        p.onclick = function (e) {
+            var b = e.target.closest("button");
+            if (!b)
+                return;
+            if (b.dataset.verb)
+                words.verb = b.dataset.verb;
+            else if (b.dataset.player) {
+                words.player = b.dataset.player;
+                words.args = [];
+            } else if (b.dataset.card)
+                words.args.push(b.dataset.card);
+            else
+                words = { verb: "", player: words.player, args: [] };
+            $("text").value = [words.verb, words.player].concat(words.args)
+                .join(" ").trim();
+            composer(p);
+        };
     }
 
     /* ---- judging and recording ----------------------------------------- */
@@ -221,6 +298,7 @@
         if (!j || queue.length)
             return;
         judged = null;
+        words = { verb: "", player: "", args: [] };
         m = j.move;
         enqueue("move", { player: m.player, verb: m.verb, args: m.args,
                           expect: j.at }, j.line);

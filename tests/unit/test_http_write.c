@@ -239,6 +239,23 @@ main(void)
     CHECK_INT(post("/api/m/W/nothing", HARNESS_SCORER, "{}"), 405);
     CHECK_INT(last_seq("W"), 5);
 
+    /* Every hand (the scorekeeper's buttons): a scorer's and an
+     * arbiter's token only. */
+    CHECK_INT(harness_cli("load tests/data/chan-chiu-u.txt"), 0);
+    CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?at=0&hands=1",
+                       HARNESS_READER, resp, sizeof(resp)), 403);
+    CHECK(says("\"where\":\"hands\""));
+    CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?at=0&hands=1",
+                       PLAYER_TOKEN, resp, sizeof(resp)), 403);
+    CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?at=0",
+                       HARNESS_SCORER, resp, sizeof(resp)), 200);
+    CHECK(strstr(http_body(resp), "hand_cards") == NULL);
+    CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?at=0&hands=1",
+                       HARNESS_SCORER, resp, sizeof(resp)), 200);
+    CHECK(says("\"hand_cards\":[\"3V\",\"4V\""));
+    CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?hands=2",
+                       HARNESS_SCORER, resp, sizeof(resp)), 400);
+
     /* Close, by the arbiter: the match takes no more moves. */
     CHECK_INT(post("/api/m/W/close", HARNESS_ARBITER, "{\"reason\":\"time\"}"),
               200);

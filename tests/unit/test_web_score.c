@@ -157,6 +157,31 @@ cut_after_commit(cdp_t *b, int i, int reload)
     CHECK_INT(recorded_seq(), i + 1);
 }
 
+static char base2[128];
+
+/* A Chắn match (four seats, dealt hands) loaded with no move yet: the
+ * deal of tests/data/chan-chiu-u.txt. */
+static void
+chan_match(void)
+{
+    char  path[320], line[2048], cmd[400];
+    FILE *in, *out;
+
+    snprintf(path, sizeof(path), "%s/chan.txt", harness_dir);
+    in = fopen("tests/data/chan-chiu-u.txt", "r");
+    out = fopen(path, "w");
+    CHECK(in != NULL && out != NULL);
+    if (in == NULL || out == NULL)
+        return;
+    while (fgets(line, sizeof(line), in) != NULL && line[0] != '1')
+        fputs(strncmp(line, "match:", 6) == 0 ? "match: C1\n" : line, out);
+    fclose(in);
+    fclose(out);
+    snprintf(cmd, sizeof(cmd), "load %s", path);
+    CHECK_INT(harness_cli(cmd), 0);
+    snprintf(base2, sizeof(base2), "%s/s/C1", base);
+}
+
 /* The digest of an offline replay of the 36 cards. */
 static void
 replay_digest(char *out, size_t n)
@@ -283,6 +308,33 @@ main(void)
     CHECK(wait_for(&b, "document.querySelector('#moves div').textContent"
                    ".indexOf('37. note undo requested: seq 36') === 0",
                    3000));
+
+    /* A game with hands and verbs: the buttons write the words, the
+     * recorder judges them. */
+    chan_match();
+    CHECK(cdp_open(&b, base2) == 0);
+    CHECK(wait_for(&b, "document.body.dataset.ready === '1'", 5000));
+    CHECK(wait_for(&b, "document.querySelectorAll('#pad .card').length === "
+                   "20", 5000));
+    js(&b, "document.querySelector('#pad [data-verb=\"discard\"]').click();"
+       " document.querySelector('#pad [data-card=\"8S\"]').click();");
+    CHECK_STR(cdp_eval_str(&b, "document.getElementById('text').value", got,
+                           sizeof(got)), "discard an 8S");
+    js(&b, "document.getElementById('typed').requestSubmit()");
+    CHECK(wait_for(&b, "document.body.dataset.verdict === 'legal'", 10000));
+    js(&b, "document.getElementById('record').click()");
+    CHECK(wait_for(&b, "document.body.dataset.acked === '1' && "
+                   "document.body.dataset.pending === '0'", 10000));
+    /* binh's hand, and a card binh does not hold: the rule says so. */
+    js(&b, "document.querySelector('#pad [data-player=\"binh\"]').click();"
+       " document.querySelector('#pad [data-verb=\"discard\"]').click();");
+    CHECK(wait_for(&b, "document.querySelectorAll('#pad .card').length === "
+                   "19", 3000));
+    js(&b, "document.getElementById('text').value = 'discard binh CC';"
+       " document.getElementById('typed').requestSubmit()");
+    CHECK(wait_for(&b, "document.body.dataset.verdict === 'refused'", 10000));
+    CHECK(wait_for(&b, "document.getElementById('verdict').textContent"
+                   ".indexOf('Refused (') === 0", 1000));
 
     /* A phone: 360 px wide, nothing sideways, big targets. */
     CHECK(cdp_size(&b, 360, 640) == 0);
