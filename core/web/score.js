@@ -127,6 +127,8 @@
         if (!rep)
             return;
         game = ARB.game(rep, game);
+        $("text").placeholder = game === "yahchain"
+            ? "6D, alice 6D, place alice 6D" : "VERB PLAYER ARG\u2026";
         $("table").innerHTML = ARB.table(rep, game);
         $("totals").innerHTML = ARB.totals(rep);
         var s = rep.state || {};
@@ -378,6 +380,16 @@
         }
         fetch(base + "/live", { headers: { Authorization: "Bearer " + token },
                                 cache: "no-store" }).then(function (r) {
+            if (r.status === 404 || r.status === 401) {
+                /* No such match, or the token was withdrawn: retrying
+                 * will not help. */
+                pill.textContent = "stopped";
+                return r.json().then(function (j) {
+                    if (r.status === 401)
+                        return login(j.error);
+                    verdict(esc(j.error), "refused");
+                });
+            }
             if (!r.ok)
                 throw new Error(r.status);
             var rd = r.body.getReader(), dec = new TextDecoder(), buf = "";
