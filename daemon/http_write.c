@@ -58,6 +58,7 @@ typedef struct wr {
     int         route;
     int         dispatching;    /* inside arb_dispatch(): c stays */
     int         answered;
+    int         answering;      /* inside answer(): w stays */
     char       *line;           /* the move as recorded (move, judge) */
     json_t     *move;           /* {"player","verb","args"} (move, judge) */
 } wr_t;
@@ -65,7 +66,7 @@ typedef struct wr {
 static void
 wr_maybe_free(wr_t *w)
 {
-    if (w->req != NULL || w->c != NULL)
+    if (w->req != NULL || w->c != NULL || w->answering)
         return;
     free(w->line);
     json_decref(w->move);
@@ -256,8 +257,11 @@ on_sink(arb_conn_t *c, const char *msg, size_t len)
     if (w == NULL || w->answered)
         return;
     w->answered = 1;
+    /* Should libh2o finish the request within the send, w outlives it. */
+    w->answering = 1;
     if (w->req != NULL)
         answer(w, msg, len);
+    w->answering = 0;
     /* An ack arrives outside arb_dispatch, and the append it answers
      * still holds c (refs): releasing here cannot free it under the
      * commit code's feet. */
