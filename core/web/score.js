@@ -371,8 +371,10 @@
 
     /* ---- the live stream: SSE read with fetch (the token in a header) -- */
 
+    var streaming = false;      /* a stream is open or being retried */
     function live() {
         var pill = $("live");
+        streaming = true;
         function off() {
             pill.textContent = "reconnecting";
             pill.className = "pill off";
@@ -384,6 +386,7 @@
                 /* No such match, or the token was withdrawn: retrying
                  * will not help. */
                 pill.textContent = "stopped";
+                streaming = false;
                 return r.json().then(function (j) {
                     if (r.status === 401)
                         return login(j.error);
@@ -458,7 +461,8 @@
     function start() {
         $("login").hidden = true;
         $("main").hidden = false;
-        live();
+        if (!streaming)
+            live();
         drawPending();
         send();
     }
