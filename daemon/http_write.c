@@ -550,6 +550,10 @@ arb_http_write(arb_http_req_t *q, const char *match, int route)
     }
     if (check_body(req, route, o) != 0)
         goto done;
+    if (route == W_NOTE && str_of(o, "text") == NULL) {
+        arb_http_error(req, 400, "text", "a note needs its text");
+        goto done;
+    }
     w = calloc(1, sizeof(*w));
     if (w == NULL) {
         arb_http_error(req, 500, "internal", "out of memory");

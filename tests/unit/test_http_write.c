@@ -218,6 +218,12 @@ main(void)
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"verb\":\"place\"}"),
               400);
     CHECK(says("\"where\":\"player\""));
+    CHECK_INT(post("/api/m/W/note", HARNESS_SCORER, "{}"), 400);
+    CHECK(says("\"where\":\"text\""));
+    CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{}"), 400);
+    CHECK(says("\"where\":\"seq\""));
+    CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{\"seq\":-1}"), 400);
+    CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{\"seq\":99}"), 400);
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"6S\","
                    "\"verb\":\"place\"}"), 400);
     memset(big, 0, sizeof(big));
