@@ -39,6 +39,30 @@ arb_request_ok(arb_request_t *r)
 
 /* ---- auth ------------------------------------------------------------- */
 
+int
+arb_conn_take_token(arb_conn_t *c, const arb_token_t *t)
+{
+    size_t i;
+
+    c->authed = 1;
+    c->role = t->role;
+    snprintf(c->identity, sizeof(c->identity), "%s", t->identity);
+    snprintf(c->seat, sizeof(c->seat), "%s", t->seat ? t->seat : "");
+    /* Copied: a SIGHUP reload frees the token table. */
+    c->matches = calloc(t->nmatches + 1, sizeof(char *));
+    for (i = 0; c->matches != NULL && i < t->nmatches; i++)
+        if ((c->matches[i] = strdup(t->matches[i])) != NULL)
+            c->nmatches++;
+    if (c->nmatches != t->nmatches) {
+        /* Fail closed: a scorer's list cut short by a failed copy would
+         * read as "every match". */
+        c->authed = 0;
+        c->role = 0;
+        return ARB_ENOMEM;
+    }
+    return 0;
+}
+
 enum { AU_TOKEN, AU_N };
 static const arb_req_field_t auth_fields[AU_N] = {
     [AU_TOKEN] = { "token", ARB_REQ_STR, ARB_REQ_REQUIRED, 0, 0 },
@@ -52,7 +76,6 @@ op_auth(arb_request_t *r)
     arb_req_val_t      f[AU_N];
     arb_buf_t          b = ARB_BUF_INIT;
     msgpack_packer     pk;
-    size_t             i;
 
     if (arb_request_fields(r, auth_fields, AU_N, f) != 0) {
         arb_req_clear(f, AU_N);
@@ -68,20 +91,7 @@ op_auth(arb_request_t *r)
         arb_conn_finish(c);
         return;
     }
-    c->authed = 1;
-    c->role = t->role;
-    snprintf(c->identity, sizeof(c->identity), "%s", t->identity);
-    snprintf(c->seat, sizeof(c->seat), "%s", t->seat ? t->seat : "");
-    /* Copied: a SIGHUP reload frees the token table. */
-    c->matches = calloc(t->nmatches + 1, sizeof(char *));
-    for (i = 0; c->matches != NULL && i < t->nmatches; i++)
-        if ((c->matches[i] = strdup(t->matches[i])) != NULL)
-            c->nmatches++;
-    if (c->nmatches != t->nmatches) {
-        /* Fail closed: a scorer's list cut short by a failed copy would
-         * read as "every match". */
-        c->authed = 0;
-        c->role = 0;
+    if (arb_conn_take_token(c, t) != 0) {
         arb_reply_error(c, r->id, "internal", NULL, "out of memory");
         arb_conn_finish(c);
         return;

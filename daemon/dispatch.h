@@ -28,6 +28,10 @@ typedef struct arb_request {
 int  arb_request_fields(arb_request_t *r, const arb_req_field_t *fields,
                         size_t nfields, arb_req_val_t *vals);
 
+/* Makes c the token's: authenticated, its role, identity, seat and
+ * matches (copied).  0, or ARB_ENOMEM with c left unauthenticated. */
+int  arb_conn_take_token(arb_conn_t *c, const arb_token_t *t);
+
 /* Answers {} (ping, unsubscribe). */
 void arb_request_ok(arb_request_t *r);
 

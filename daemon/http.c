@@ -43,8 +43,11 @@ reason_of(int status)
     case 200: return "OK";
     case 400: return "Bad Request";
     case 401: return "Unauthorized";
+    case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 422: return "Unprocessable Entity";
     case 431: return "Request Header Fields Too Large";
     case 503: return "Service Unavailable";
     default:  return "Internal Server Error";
@@ -72,6 +75,13 @@ arb_http_send(h2o_req_t *req, const char *type, const void *body, size_t len)
 }
 
 void
+arb_http_send_status(h2o_req_t *req, int status, const char *type,
+                     const void *body, size_t len)
+{
+    send_body(req, status, type, body, len);
+}
+
+void
 arb_http_error(h2o_req_t *req, int status, const char *where,
                const char *fmt, ...)
 {
@@ -91,7 +101,8 @@ arb_http_error(h2o_req_t *req, int status, const char *where,
         h2o_add_header(&req->pool, &req->res.headers,
                        H2O_TOKEN_WWW_AUTHENTICATE, NULL,
                        H2O_STRLIT("Bearer realm=\"arbiter\""));
-    if (status == 405)
+    if (status == 405
+        && h2o_find_header(&req->res.headers, H2O_TOKEN_ALLOW, -1) < 0)
         h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_ALLOW, NULL,
                        H2O_STRLIT("GET"));
     if (b.oom)
@@ -209,6 +220,7 @@ authenticate(arb_http_req_t *q)
             return -1;
         }
         t = arb_config_auth(&q->srv->cfg, v.base + 7, v.len - 7);
+        q->token = t;
     } else {
         /* EventSource cannot set headers: a token may come in the query */
         rc = arb_http_param(q, "token", tok, sizeof(tok));
@@ -272,6 +284,7 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
     char             seg[SEG_MAX][ARB_STORE_ID_MAX + 2];
     const char      *p, *end, *qm, *slash;
     size_t           nseg = 0;
+    int              post, route;
 
     h->srv->n.http_requests++;
     memset(&q, 0, sizeof(q));
@@ -283,8 +296,11 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
                        "%zu bytes", h->srv->cfg.http.header_max);
         return 0;
     }
-    if (!h2o_memis(req->method.base, req->method.len, H2O_STRLIT("GET"))) {
-        arb_http_error(req, 405, "method", "only GET");
+    post = h2o_memis(req->method.base, req->method.len, H2O_STRLIT("POST"));
+    if (!post
+        && !h2o_memis(req->method.base, req->method.len, H2O_STRLIT("GET"))) {
+        arb_http_error(req, 405, "method", "only GET, and POST to the write "
+                       "routes");
         return 0;
     }
     p = req->path.base;
@@ -321,6 +337,20 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
             break;
     }
 #define IS(i, s) (nseg > (i) && strcmp(seg[i], s) == 0)
+    /* The write routes (http_write.c) take POST, and nothing else does. */
+    route = nseg == 4 && IS(0, "api") && IS(1, "m")
+            ? arb_http_write_route(seg[3]) : -1;
+    if (post != (route >= 0)) {
+        if (route >= 0)
+            h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_ALLOW,
+                           NULL, H2O_STRLIT("POST"));
+        if (route >= 0)
+            arb_http_error(req, 405, "method", "%s takes POST", seg[3]);
+        else
+            arb_http_error(req, 405, "method", "only the write routes take "
+                           "POST");
+        return 0;
+    }
     /* The pages are public shells: their data comes from the API. */
     if (nseg == 0 || (nseg == 1 && seg[0][0] == '\0')) {
         serve_asset(req, "index.html");
@@ -331,6 +361,13 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
             arb_http_error(req, 404, "match", "no match '%s'", seg[1]);
         else
             serve_asset(req, "match.html");
+        return 0;
+    }
+    if (IS(0, "s") && nseg == 2) {
+        if (!arb_name_valid(seg[1]))
+            arb_http_error(req, 404, "match", "no match '%s'", seg[1]);
+        else
+            serve_asset(req, "score.html");
         return 0;
     }
     if (IS(0, "t") && nseg == 2) {
@@ -361,6 +398,8 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
         arb_http_live(&q, NULL);
     else if (nseg == 4 && IS(1, "m") && !arb_name_valid(seg[2]))
         arb_http_error(req, 404, "match", "no match '%s'", seg[2]);
+    else if (route >= 0)
+        arb_http_write(&q, seg[2], route);
     else if (nseg == 4 && IS(1, "m") && IS(3, "state"))
         arb_http_api_state(&q, seg[2]);
     else if (nseg == 4 && IS(1, "m") && IS(3, "events"))

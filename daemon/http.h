@@ -2,7 +2,8 @@
  * http.h - what the HTTP files of the daemon share (docs/HTTP.md):
  * http.c the server (listener, connections, limits, routing, auth,
  * errors), http_api.c the JSON routes, http_live.c the live streams
- * (Server-Sent Events), http_metrics.c GET /metrics.  Loop thread only.
+ * (Server-Sent Events), http_metrics.c GET /metrics, http_write.c the
+ * POST routes that record.  Loop thread only.
  */
 #ifndef ARB_HTTP_H
 #define ARB_HTTP_H
@@ -47,6 +48,10 @@ typedef struct arb_http_req {
     arb_viewer_t  viewer;
     const char   *query;        /* after '?', or NULL */
     size_t        qlen;
+    /* The token of the Authorization header (NULL without one, or when
+     * it came in the query); valid while the request is being routed: a
+     * SIGHUP reload frees it. */
+    const arb_token_t *token;
 } arb_http_req_t;
 
 /* {"error":MSG,"where":WHERE} with `status`. */
@@ -56,6 +61,9 @@ void arb_http_error(h2o_req_t *req, int status, const char *where,
 /* A complete 200 response of `type` (copied). */
 void arb_http_send(h2o_req_t *req, const char *type, const void *body,
                    size_t len);
+/* The same with another status (a write's answer). */
+void arb_http_send_status(h2o_req_t *req, int status, const char *type,
+                          const void *body, size_t len);
 /* Percent-decodes s[0..n) into out (NUL-terminated, at most cap - 1
  * bytes); '+' stays '+'.  0, or -1 on a malformed escape, a NUL byte or an
  * overlong result. */
@@ -79,6 +87,11 @@ int  arb_http_committed_seq(arb_server_t *srv, const char *match,
 
 /* http_tourn.c: /api/t/<id>/board (board) or /standings. */
 void arb_http_api_tourn(arb_http_req_t *q, const char *id, int board);
+
+/* http_write.c: POST /api/m/<id>/<route>; route from
+ * arb_http_write_route(name), which is -1 for no write route. */
+int  arb_http_write_route(const char *name);
+void arb_http_write(arb_http_req_t *q, const char *match, int route);
 
 /* http_metrics.c */
 void arb_http_metrics(arb_http_req_t *q);

@@ -122,12 +122,26 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
 {
     arb_buf_t    b = ARB_BUF_INIT, why = ARB_BUF_INIT;
     arb_match_t *m = NULL;
-    uint64_t     upto, at = 0;
-    int          has_at, rc;
+    uint64_t     upto, at = 0, want = 0;
+    int          has_at, hands, rc;
 
     has_at = arb_http_param_u64(q, "at", 0, UINT64_MAX - 1, &at);
     if (has_at < 0)
         return;
+    /* ?hands=1: every seat's concealed cards, for the scorekeeper's page
+     * (it offers the cards in hand as buttons); only for those who see
+     * everything anyway. */
+    hands = arb_http_param_u64(q, "hands", 0, 1, &want);
+    if (hands < 0)
+        return;
+    if (hands && want) {
+        if (q->viewer.kind != ARB_VIEW_ALL) {
+            arb_http_error(q->req, 403, "hands", "every hand is for a "
+                           "scorer's or an arbiter's token");
+            return;
+        }
+        q->viewer.kind = ARB_VIEW_HANDS;
+    }
     if (arb_http_committed_seq(q->srv, match, &upto) != 0) {
         arb_http_error(q->req, 404, "match", "no match '%s'", match);
         return;

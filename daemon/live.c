@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/codec.h"
 #include "core/err.h"
 #include "core/ledger/history.h"
 #include "daemon/server.h"
@@ -317,4 +318,33 @@ arb_live_committed(arb_server_t *srv, const char *id,
     if (arb_live_get(srv, id, &l, NULL) == 0 && l->committed < info->last_seq)
         return l->committed;
     return info->last_seq;
+}
+
+typedef struct one_ev {
+    arb_event_t *ev;
+    int          rc;
+} one_ev_t;
+
+static int
+on_one(void *ud, uint64_t seq, int64_t t,
+       const unsigned char hash[ARB_HASH_LEN], const void *bytes, size_t len)
+{
+    one_ev_t *x = ud;
+
+    (void)seq;
+    (void)t;
+    (void)hash;
+    x->rc = arb_event_decode(x->ev, bytes, len, NULL);
+    return 1;
+}
+
+int
+arb_live_event(arb_server_t *srv, const char *id, uint64_t seq,
+               arb_event_t *ev)
+{
+    one_ev_t x = { ev, ARB_ENOTFOUND };
+
+    memset(ev, 0, sizeof(*ev));
+    arb_store_events(srv->store, id, seq, seq, on_one, &x, NULL);
+    return x.rc;
 }

@@ -158,25 +158,6 @@ same_request(const arb_event_t *a, const arb_event_t *b)
     return 1;
 }
 
-typedef struct one_ev {
-    arb_event_t   ev;
-    unsigned char hash[ARB_HASH_LEN];
-    int           got;
-} one_ev_t;
-
-static int
-on_one(void *ud, uint64_t seq, int64_t t,
-       const unsigned char hash[ARB_HASH_LEN], const void *bytes, size_t len)
-{
-    one_ev_t *x = ud;
-
-    (void)seq;
-    (void)t;
-    memcpy(x->hash, hash, ARB_HASH_LEN);
-    x->got = arb_event_decode(&x->ev, bytes, len, NULL) == 0;
-    return 1;
-}
-
 static void
 reply_dup(arb_request_t *r, const char *match, uint64_t seq, uint64_t pos,
           const unsigned char *h, const arb_group_open_t *g, size_t ng)
@@ -200,7 +181,8 @@ arb_op_idem(arb_request_t *r, arb_live_t *l, const char *cid,
             const arb_event_t *ev, const arb_group_open_t *g, size_t ng)
 {
     arb_pending_t *p;
-    one_ev_t       x;
+    arb_event_t    was;
+    unsigned char  hash[ARB_HASH_LEN];
     uint64_t       seq, pos = 0;
     int            rc;
 
@@ -218,7 +200,7 @@ arb_op_idem(arb_request_t *r, arb_live_t *l, const char *cid,
             arb_reply_error(r->c, r->id, "internal", NULL, "out of memory");
         return 1;
     }
-    rc = arb_store_idem_at(r->c->srv->store, l->id, cid, &seq, &pos, x.hash,
+    rc = arb_store_idem_at(r->c->srv->store, l->id, cid, &seq, &pos, hash,
                            NULL);
     if (rc == ARB_ENOTFOUND)
         return 0;
@@ -227,16 +209,15 @@ arb_op_idem(arb_request_t *r, arb_live_t *l, const char *cid,
                         "%s", arb_strerror(rc));
         return 1;
     }
-    memset(&x, 0, sizeof(x));
-    arb_store_events(r->c->srv->store, l->id, seq, seq, on_one, &x, NULL);
-    if (!x.got || !same_request(&x.ev, ev))
+    if (arb_live_event(r->c->srv, l->id, seq, &was) != 0
+        || !same_request(&was, ev))
         arb_reply_error(r->c, r->id, "idempotency", NULL,
                         "client event id '%s' already names a different "
                         "event (seq %llu)", cid, (unsigned long long)seq);
-    else if (!arb_repl_hold_retry(r->c->srv, l, seq, pos, x.hash, r->c,
+    else if (!arb_repl_hold_retry(r->c->srv, l, seq, pos, hash, r->c,
                                   r->id))
-        reply_dup(r, l->id, seq, pos, x.hash, g, ng);
-    arb_event_clear(&x.ev);
+        reply_dup(r, l->id, seq, pos, hash, g, ng);
+    arb_event_clear(&was);
     return 1;
 }
 

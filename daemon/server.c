@@ -87,6 +87,8 @@ arb_conn_close(arb_conn_t *c)
     if (c->closing)
         return;
     c->closing = 1;
+    if (c->sink != NULL)
+        return;     /* its holder releases it (arb_conn_release) */
     arb_sub_drop_conn(c);
     if (c->prev != NULL)
         c->prev->next = c->next;
@@ -139,6 +141,10 @@ arb_conn_finish(arb_conn_t *c)
 {
     if (c->closing || c->finishing)
         return;
+    if (c->sink != NULL) {
+        arb_conn_close(c);
+        return;
+    }
     c->finishing = 1;
     arb_sub_drop_conn(c);
     uv_timer_stop(&c->auth_timer);
@@ -202,6 +208,11 @@ conn_send(arb_conn_t *c, arb_buf_t *b, int capped)
             arb_conn_close(c);
         arb_buf_free(b);
         return -1;
+    }
+    if (c->sink != NULL) {
+        c->sink(c, b->data + 4, b->len - 4);
+        arb_buf_free(b);
+        return 0;
     }
     body = b->len - 4;
     b->data[0] = (char)(body >> 24);
@@ -309,7 +320,7 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 void
 arb_conn_pause(arb_conn_t *c)
 {
-    if (c->reading && !c->closing) {
+    if (c->sink == NULL && c->reading && !c->closing) {
         uv_read_stop(&c->h.stream);
         c->reading = 0;
     }
@@ -318,10 +329,36 @@ arb_conn_pause(arb_conn_t *c)
 void
 arb_conn_resume(arb_conn_t *c)
 {
-    if (!c->reading && !c->closing && !c->srv->stopping) {
+    if (c->sink == NULL && !c->reading && !c->closing && !c->srv->stopping) {
         uv_read_start(&c->h.stream, on_alloc, on_read);
         c->reading = 1;
     }
+}
+
+arb_conn_t *
+arb_conn_new_sink(arb_server_t *srv,
+                  void (*sink)(arb_conn_t *, const char *, size_t),
+                  void *data)
+{
+    arb_conn_t *c = calloc(1, sizeof(*c));
+
+    if (c == NULL)
+        return NULL;
+    c->srv = srv;
+    c->sink = sink;
+    c->sink_data = data;
+    c->handles = 1;             /* the caller's hold */
+    c->num = ++srv->conn_seq;
+    return c;
+}
+
+void
+arb_conn_release(arb_conn_t *c)
+{
+    c->closing = 1;
+    c->sink_data = NULL;
+    c->handles--;
+    conn_maybe_free(c);
 }
 
 static void

@@ -140,6 +140,11 @@ struct arb_conn {
     size_t              inflight;   /* appends awaiting commit */
     arb_sub_t          *subs;
     arb_conn_t         *prev, *next;
+    /* A connection without a socket (arb_conn_new_sink): every message
+     * the daemon sends it goes to sink, as msgpack without the frame
+     * header, at once; NULL for a socket's connection. */
+    void              (*sink)(arb_conn_t *c, const char *msg, size_t len);
+    void               *sink_data;
 };
 
 /* Histogram bounds (stats.c): an ack's latency from the request's arrival
@@ -285,6 +290,18 @@ int  arb_conn_send(arb_conn_t *c, arb_buf_t *b);
  * owed) and the one small last message before a connection finishes. */
 int  arb_conn_send_owed(arb_conn_t *c, arb_buf_t *b);
 void arb_conn_pause(arb_conn_t *c);
+/* A connection with no socket, for a request that does not come over the
+ * protocol (the HTTP write routes, daemon/http_write.c): arb_dispatch()
+ * handles its frames exactly as a socket's, and what it answers goes to
+ * sink.  The caller makes it a token's (arb_conn_take_token, as the auth
+ * op does) and holds it until arb_conn_release(); an append awaiting commit holds it
+ * too, so it is freed when both are done.  NULL when out of memory. */
+arb_conn_t *arb_conn_new_sink(arb_server_t *srv,
+                              void (*sink)(arb_conn_t *, const char *,
+                                           size_t),
+                              void *data);
+/* Drops the caller's hold: nothing more reaches the sink. */
+void arb_conn_release(arb_conn_t *c);
 void arb_conn_resume(arb_conn_t *c);
 
 /* reply.c: response building; key/value pairs are packed with the
@@ -337,6 +354,11 @@ int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
  * flight.  0 (also when it keeps it already), ARB_EAGAIN (the open is not
  * committed yet), or the reload's error, with why. */
 int  arb_live_keep_history(arb_server_t *srv, arb_live_t *l, arb_buf_t *why);
+/* The stored event seq of match id, decoded into ev (zeroed first;
+ * release with arb_event_clear whatever the result).  0, ARB_ENOTFOUND
+ * or the decoder's ARB_E* code. */
+int  arb_live_event(arb_server_t *srv, const char *id, uint64_t seq,
+                    arb_event_t *ev);
 /* The last seq of match id that the loop knows is committed: the store's
  * last seq (info, from arb_store_match) unless the live entry knows less,
  * so a read never serves an event whose commit may still fail. */

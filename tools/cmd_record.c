@@ -29,6 +29,7 @@
 
 #include "core/board.h"
 #include "core/err.h"
+#include "core/move_text.h"
 #include "core/narrate.h"
 #include "core/transcript.h"
 #include "proto/limits.h"
@@ -135,27 +136,6 @@ make_cid_prefix(rec_t *r)
              b[3]);
 }
 
-/* Splits a line into words on blanks.  Returns the count (at most max);
- * the words point into buf, a copy of the line. */
-static size_t
-split(char *buf, char **w, size_t max)
-{
-    size_t n = 0;
-    char  *p = buf;
-
-    for (;;) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p == '\0' || n == max)
-            return n;
-        w[n++] = p;
-        while (*p != '\0' && *p != ' ' && *p != '\t')
-            p++;
-        if (*p != '\0')
-            *p++ = '\0';
-    }
-}
-
 /* The text after the first word of a line, without leading blanks. */
 static const char *
 rest_of(const char *line)
@@ -251,67 +231,21 @@ submit(rec_t *r, arb_event_t *ev, const char *after_ok)
 
 /* A move from its words: "VERB PLAYER ARG...", or, where the rule set
  * allows bare moves ("4S [@2]", "alice 4S" in YAHchain), its arguments
- * with or without the player. */
+ * with or without the player (core/move_text.h). */
 static void
 do_move(rec_t *r, char **w, size_t n)
 {
-    const arb_rules_t *rules = arb_match_rules(r->m);
-    const char        *bare = arb_narrate_bare_verb(rules);
-    arb_event_t        ev;
-    json_t            *d = NULL;
-    arb_buf_t          b = ARB_BUF_INIT;
-    const char        *player, *verb;
-    char               spelt[64];
-    size_t             i, first;
+    arb_event_t ev;
+    arb_buf_t   why = ARB_BUF_INIT;
 
     memset(&ev, 0, sizeof(ev));
-    if (n >= 2 && !seated(r, w[0]) && seated(r, w[1])) {
-        verb = w[0];
-        player = w[1];
-        first = 2;
-    } else if (bare != NULL && seated(r, w[0])) {
-        verb = bare;
-        player = w[0];
-        first = 1;
-    } else if (bare != NULL) {
-        verb = bare;
-        player = r->as;
-        if (player == NULL) {
-            arb_match_describe(r->m, &b);
-            if (b.data != NULL)
-                arb_json_parse(&d, b.data, b.len, NULL);
-            player = json_string_value(json_object_get(d, "turn"));
-        }
-        /* Nobody's turn: the match is over, and the rules say so. */
-        if (player == NULL)
-            player = arb_match_setup(r->m)->players[0].name;
-        first = 0;
-    } else {
-        result(r, 1, "error: write the move out: VERB PLAYER ARG... ('%s' "
-               "is no player of this match)", w[0]);
-        return;
-    }
-    ev.kind = ARB_EV_MOVE;
-    ev.player = strdup(player);
-    ev.verb = strdup(verb);
-    if (ev.player == NULL || ev.verb == NULL)
-        goto oom;
-    for (i = first; i < n; i++) {
-        /* Cards are recorded in their canonical form, whatever was typed:
-         * one card, one spelling in the log. */
-        if (arb_event_add_arg(&ev, arb_narrate_spell_arg(rules, i - first,
-                                                         w[i], spelt,
-                                                         sizeof(spelt))) != 0)
-            goto oom;
-    }
-    submit(r, &ev, NULL);
-    goto done;
-oom:
-    result(r, 1, "error: out of memory");
-done:
+    if (arb_move_from_words(r->m, r->as, w, n, &ev, &why) != 0)
+        result(r, 1, "error: %s", arb_buf_cstr(&why) ? arb_buf_cstr(&why)
+               : "out of memory");
+    else
+        submit(r, &ev, NULL);
     arb_event_clear(&ev);
-    json_decref(d);
-    arb_buf_free(&b);
+    arb_buf_free(&why);
 }
 
 static void
@@ -426,7 +360,7 @@ handle(rec_t *r, const char *line)
     size_t n;
 
     snprintf(buf, sizeof(buf), "%s", line);
-    n = split(buf, w, WORDS_MAX + 1);
+    n = arb_move_words(buf, w, WORDS_MAX + 1);
     if (n == 0 || w[0][0] == '#')
         return LINE_DONE;
     if (n > WORDS_MAX) {

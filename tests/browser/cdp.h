@@ -49,6 +49,11 @@ typedef struct cdp {
     long       next_id;
     arb_buf_t  in;              /* bytes read, not yet a whole message */
     char       err[256];        /* why the last call failed */
+    /* An event to keep: the first one named `catch_method` that arrives
+     * while a call waits is stored in `caught` (owned) instead of being
+     * dropped; the test takes it and clears it. */
+    const char *catch_method;
+    json_t     *caught;
 } cdp_t;
 
 static long
@@ -156,6 +161,13 @@ cdp_call(cdp_t *c, const char *method, json_t *params, int page,
                 == id) {
                 ans = m;
                 goto answered;
+            }
+            if (m != NULL && c->catch_method != NULL && c->caught == NULL
+                && json_is_string(json_object_get(m, "method"))
+                && strcmp(json_string_value(json_object_get(m, "method")),
+                          c->catch_method) == 0) {
+                c->caught = m;
+                continue;
             }
             json_decref(m);     /* an event, or another command's answer */
         }
@@ -452,6 +464,8 @@ cdp_stop(cdp_t *c)
         close(c->from);
     c->to = c->from = -1;
     arb_buf_free(&c->in);
+    json_decref(c->caught);
+    c->caught = NULL;
     if (c->prof[0] != '\0') {
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", c->prof);
         if (system(cmd) != 0)

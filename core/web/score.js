@@ -1,0 +1,501 @@
+/*
+ * score.js - the scorekeeper's page (score.html, /s/<match>): the table,
+ * whose turn it is, buttons for the moves, every move judged by the
+ * recorder before it is sent, and each one recorded exactly once however
+ * the venue's Wi-Fi behaves (docs/WEB.md).
+ *
+ * DESIGN: the page has no rules of its own.  A move is judged by the
+ * recorder (POST /api/m/<id>/judge: the one rule engine, on the committed
+ * state) and only a legal one can be recorded.  Recording puts the move,
+ * as the recorder spelled it and with a fresh client event id, into a
+ * queue kept in localStorage, and shows it as pending; the queue's head is
+ * sent (POST /api/m/<id>/move, `expect` = the seq it was judged at) until
+ * an answer comes back.  A lost answer (network error, a reload, a
+ * closed tab) leaves it queued, and it is sent again with the same id:
+ * the recorder answers a repeated id with the original seq, so the move
+ * lands once.  One event at a time is in flight, as at the console: a
+ * move judged while another is unacknowledged would be judged on a state
+ * that is about to change.
+ *
+ * The token is asked once and kept in localStorage; it goes only in the
+ * Authorization header, never in a URL (the live stream is read with
+ * fetch, not EventSource, for that reason).
+ *
+ * Hooks for tests: body's data-ready, data-seq (the seq of the state
+ * shown), data-pending (queued events), data-verdict ("legal",
+ * "refused" or ""), data-acked (seq of the last acknowledged event) and
+ * data-dup ("1" when that ack was a repeat's).
+ */
+(function () {
+    "use strict";
+    var ARB = window.ARB, esc = ARB.esc, $ = function (id) {
+        return document.getElementById(id);
+    };
+    var body = document.body;
+    var match = decodeURIComponent(location.pathname.split("/")[2] || "");
+    var base = "/api/m/" + encodeURIComponent(match);
+    var TOKEN = "arbiter.token", KEY = "arbiter.score." + match + ".";
+    var token = localStorage.getItem(TOKEN);
+    var rep = null, game = "", events = [], judged = null, sending = false;
+    var retryMs = 0, typeSel = null;
+    var queue = load("queue", []), mine = load("mine", []);
+
+    function load(k, d) {
+        try {
+            var v = localStorage.getItem(KEY + k);
+            return v ? JSON.parse(v) : d;
+        } catch (e) {
+            return d;
+        }
+    }
+    function save(k, v) {
+        localStorage.setItem(KEY + k, JSON.stringify(v));
+    }
+
+    /* Every request: the token in its header; status and JSON back, or a
+     * rejected promise when the network failed. */
+    function api(method, path, data) {
+        var h = { Accept: "application/json",
+                  Authorization: "Bearer " + token };
+        if (data)
+            h["Content-Type"] = "application/json";
+        return fetch(path, { method: method, headers: h, cache: "no-store",
+                             body: data ? JSON.stringify(data) : undefined })
+            .then(function (r) {
+                return r.json().catch(function () {
+                    return { error: r.status + " " + r.statusText };
+                }).then(function (j) { return { status: r.status, body: j }; });
+            });
+    }
+
+    /* A client event id no other page or console will use. */
+    function newCid() {
+        var b = new Uint8Array(8), s = "web-";
+        crypto.getRandomValues(b);
+        b.forEach(function (x) { s += (x < 16 ? "0" : "") + x.toString(16); });
+        return s;
+    }
+
+    /* ---- showing ------------------------------------------------------- */
+
+    function verdict(text, cls) {
+        var v = $("verdict");
+        v.innerHTML = text;
+        v.className = "verdict " + (cls || "");
+        body.dataset.verdict = cls || "";
+    }
+    function refusal(rule, msg) {
+        verdict("Refused" + (rule ? " (" + esc(rule) + ")" : "") + ": " +
+                esc(msg), "refused");
+    }
+    /* What a judged move would fix: for YAHchain the Sota's category and
+     * points. */
+    function recordsText(recs) {
+        return (recs || []).map(function (r) {
+            var cat = ARB.category(r);
+            return "Sota " + esc(r.sota || "") + ": " + esc(r.code || "") +
+                (cat ? " " + esc(cat) : "") + ", " +
+                esc(r.game_points !== undefined ? r.game_points : r.points) +
+                " points for " + esc(r.owner || r.player || "");
+        }).join("<br>");
+    }
+    function drawPending() {
+        body.dataset.pending = String(queue.length);
+        $("queue").textContent = queue.length ? queue.length + " pending" : "";
+        $("queue").className = "pill" + (queue.length ? " off" : "");
+        $("pending").innerHTML = queue.map(function (q) {
+            return '<div data-cid="' + esc(q.cid) + '">pending: ' +
+                esc(q.line) + (q.tries > 1 ? " (sent " + q.tries +
+                " times, waiting for the recorder)" : "") + "</div>";
+        }).join("");
+        $("record").disabled = !judged || queue.length > 0;
+    }
+    function drawMoves() {
+        var voided = {};
+        events.forEach(function (e) {
+            var m = /^void (\d+)/.exec(e.line || "");
+            if (e.kind === "void" && m)
+                voided[m[1]] = true;
+        });
+        $("moves").innerHTML = events.slice().reverse().map(function (e) {
+            return '<div data-seq="' + e.seq + '"' + (voided[e.seq]
+                ? ' class="void"' : "") + ">" + e.seq + ". " + esc(e.line) +
+                "</div>";
+        }).join("");
+    }
+    function draw() {
+        if (!rep)
+            return;
+        game = ARB.game(rep, game);
+        $("text").placeholder = game === "yahchain"
+            ? "6D, alice 6D, place alice 6D" : "VERB PLAYER ARG\u2026";
+        $("table").innerHTML = ARB.table(rep, game);
+        $("totals").innerHTML = ARB.totals(rep);
+        var s = rep.state || {};
+        $("turn").textContent = rep.finished || rep.closed
+            ? "The match is over." : s.turn ? "Turn: " + s.turn : "";
+        body.dataset.seq = String(rep.seq);
+        pad();
+    }
+
+    /* ---- the buttons ----------------------------------------------------- */
+
+    var TYPES = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+    var SUITS = ["\u2660", "\u2665", "\u2666", "\u2663", "\u2600", "\u263e",
+                 "\u2638", "\u273f", "\u2766", "\u2699", "\u262f", "\u266a"];
+    /* Each game's verbs (docs/rules/): buttons that write the move's
+     * first word; the recorder judges whatever is written. */
+    var VERBS = {
+        tsukurutenten: ["draw", "discard", "take", "finish", "deal"],
+        chan: ["discard", "take", "draw", "pass", "chiu", "declare", "win"],
+        chains: ["place", "pass"]
+    };
+
+    /* YAHchain: a card is a type and a suit, two taps.  The other games:
+     * a verb, a player (the one whose turn it is, unless another is
+     * tapped) and cards from that player's hand, which a scorer sees; the
+     * words fill the text field, and Check judges them. */
+    function pad() {
+        var p = $("pad");
+        if (game !== "yahchain")
+            return composer(p);
+        if (p.dataset.game === game)
+            return;
+        p.dataset.game = game;
+        p.innerHTML = TYPES.map(function (t) {
+            return '<button type="button" class="big type" data-type="' + t +
+                '">' + t + "</button>";
+        }).join("") + SUITS.map(function (s) {
+            return '<button type="button" class="big suit" data-suit="' + s +
+                '" style="color:' + ARB.suitColour(s) + '">' + s +
+                "</button>";
+        }).join("");
+        p.onclick = function (e) {
+            var b = e.target.closest("button");
+            if (!b)
+                return;
+            if (b.dataset.type) {
+                typeSel = b.dataset.type;
+                p.querySelectorAll(".type").forEach(function (x) {
+                    x.classList.toggle("on", x === b);
+                });
+                verdict("Card " + esc(typeSel) + "\u2026 now its suit", "");
+            } else if (b.dataset.suit && typeSel) {
+                var card = typeSel + b.dataset.suit;
+                typeSel = null;
+                p.querySelectorAll(".type").forEach(function (x) {
+                    x.classList.remove("on");
+                });
+                $("text").value = card;
+                judge(card);
+            }
+        };
+    }
+
+    var words = { verb: "", player: "", args: [] };
+    /* The cards a seat holds, from the state with every hand (handRep). */
+    function hands(st, player) {
+        var h = [];
+        (st.players || []).concat(st.hands || []).forEach(function (x) {
+            var c = x.hand_cards || x.concealed;
+            if ((x.name || x.player) === player && Array.isArray(c))
+                h = h.concat(c);
+        });
+        return h;
+    }
+    /* The live stream's state has hand counts only; the hands come from
+     * /state?hands=1 (a scorer sees them), asked again after each move. */
+    var handRep = null, handSeq = -1;
+    function fetchHands() {
+        var seq = rep.seq;
+        if (handSeq === seq)
+            return;
+        handSeq = seq;
+        api("GET", base + "/state?hands=1&at=" + seq).then(function (r) {
+            if (r.status === 200 && rep.seq === seq) {
+                handRep = r.body;
+                composer($("pad"));
+            }
+        }).catch(function () { handSeq = -1; });
+    }
+    function composer(p) {
+        var st = (handRep && handRep.seq === rep.seq ? handRep : rep).state
+                 || {}, names = [];
+        fetchHands();
+        (st.players || []).concat(st.hands || []).forEach(function (x) {
+            var n = x.name || x.player;
+            if (n && names.indexOf(n) < 0)
+                names.push(n);
+        });
+        if (!words.player || names.indexOf(words.player) < 0)
+            words.player = st.turn || names[0] || "";
+        function row(cls, list, on) {
+            return list.map(function (v) {
+                return '<button type="button" class="big ' + cls + (v === on
+                    ? " on" : "") + '" data-' + cls + '="' + esc(v) + '">' +
+                    esc(v) + "</button>";
+            }).join("");
+        }
+        p.dataset.game = game;
+        p.className = "compose";
+        p.innerHTML = row("verb", VERBS[game] || [], words.verb) +
+            row("player", names, words.player) +
+            row("card", hands(st, words.player), "") +
+            '<button type="button" class="big clear">clear</button>';
+        p.onclick = function (e) {
+            var b = e.target.closest("button");
+            if (!b)
+                return;
+            if (b.dataset.verb)
+                words.verb = b.dataset.verb;
+            else if (b.dataset.player) {
+                words.player = b.dataset.player;
+                words.args = [];
+            } else if (b.dataset.card)
+                words.args.push(b.dataset.card);
+            else
+                words = { verb: "", player: words.player, args: [] };
+            $("text").value = [words.verb, words.player].concat(words.args)
+                .join(" ").trim();
+            composer(p);
+        };
+    }
+
+    /* ---- judging and recording ----------------------------------------- */
+
+    function judge(text) {
+        judged = null;
+        drawPending();
+        if (queue.length) {
+            verdict("Wait: the last event is not acknowledged yet.",
+                    "refused");
+            return;
+        }
+        verdict("Checking " + esc(text) + "\u2026", "");
+        api("POST", base + "/judge", { text: text }).then(function (r) {
+            var v = r.body.verdict;
+            if (r.status !== 200)
+                return refusal(r.body.rule, r.body.error);
+            if (!v.legal)
+                return refusal(v.rule, v.message);
+            judged = { move: r.body.move, line: r.body.line, at: r.body.at };
+            verdict("Legal: " + esc(r.body.line) + (v.records.length
+                    ? "<br>" + recordsText(v.records) : ""), "legal");
+            drawPending();
+        }).catch(function () {
+            verdict("No connection to the recorder: not checked. Try " +
+                    "again.", "refused");
+        });
+    }
+    function enqueue(route, data, line) {
+        data.cid = newCid();
+        queue.push({ cid: data.cid, route: route, data: data, line: line,
+                     tries: 0 });
+        save("queue", queue);
+        drawPending();
+        send();
+    }
+    function record() {
+        var j = judged, m;
+        if (!j || queue.length)
+            return;
+        judged = null;
+        words = { verb: "", player: "", args: [] };
+        m = j.move;
+        enqueue("move", { player: m.player, verb: m.verb, args: m.args,
+                          expect: j.at }, j.line);
+        $("text").value = "";
+    }
+    function undo() {
+        var last = mine[mine.length - 1];
+        if (!last)
+            return verdict("Nothing to undo: this page has recorded no " +
+                           "move that still stands.", "refused");
+        enqueue("undo", { seq: last.seq }, "undo of " + last.seq + ". " +
+                last.line);
+    }
+
+    /* Sends the queue's head until it is answered; a network failure or a
+     * recorder that cannot answer now (5xx) keeps it, to be sent again
+     * with the same client event id. */
+    function send() {
+        var q = queue[0];
+        if (sending || !q || !token)
+            return;
+        sending = true;
+        q.tries++;
+        save("queue", queue);
+        drawPending();
+        api("POST", base + "/" + q.route, q.data).then(function (r) {
+            sending = false;
+            if (r.status === 401)
+                return login("The recorder refused the token: " +
+                             r.body.error);
+            if (r.status >= 500)
+                return retry();
+            retryMs = 0;
+            queue.shift();
+            save("queue", queue);
+            if (r.status === 200) {
+                body.dataset.acked = String(r.body.seq);
+                body.dataset.dup = r.body.duplicate ? "1" : "0";
+                if (q.route === "move")
+                    mine.push({ seq: r.body.seq, line: q.line });
+                if (q.route === "undo")
+                    mine = mine.filter(function (x) {
+                        return x.seq !== q.data.seq;
+                    });
+                save("mine", mine);
+                verdict("Recorded: " + esc(q.line) + " (seq " + r.body.seq +
+                        (r.body.duplicate ? ", already recorded" : "") + ")",
+                        "legal");
+            } else if (r.status === 409 && r.body.where === "expect") {
+                verdict("Not recorded: another scorer recorded first " +
+                        "(" + esc(r.body.error) + "). Check the move " +
+                        "again.", "refused");
+            } else {
+                refusal(r.body.rule, r.body.error);
+            }
+            drawPending();
+            send();
+        }).catch(function () {
+            sending = false;
+            retry();
+        });
+    }
+    function retry() {
+        retryMs = Math.min(retryMs ? retryMs * 2 : 1000, 5000);
+        drawPending();
+        setTimeout(send, retryMs);
+    }
+
+    /* ---- the live stream: SSE read with fetch (the token in a header) -- */
+
+    var streaming = false;      /* a stream is open or being retried */
+    function live() {
+        var pill = $("live");
+        streaming = true;
+        function off() {
+            pill.textContent = "reconnecting";
+            pill.className = "pill off";
+            setTimeout(live, 1000);
+        }
+        fetch(base + "/live", { headers: { Authorization: "Bearer " + token },
+                                cache: "no-store" }).then(function (r) {
+            if (r.status === 404 || r.status === 401) {
+                /* No such match, or the token was withdrawn: retrying
+                 * will not help. */
+                pill.textContent = "stopped";
+                streaming = false;
+                return r.json().then(function (j) {
+                    if (r.status === 401)
+                        return login(j.error);
+                    verdict(esc(j.error), "refused");
+                });
+            }
+            if (!r.ok)
+                throw new Error(r.status);
+            var rd = r.body.getReader(), dec = new TextDecoder(), buf = "";
+            pill.textContent = "live";
+            pill.className = "pill live";
+            loadEvents();
+            function pump() {
+                return rd.read().then(function (x) {
+                    var i;
+                    if (x.done)
+                        throw new Error("ended");
+                    buf += dec.decode(x.value, { stream: true });
+                    while ((i = buf.indexOf("\n\n")) >= 0) {
+                        message(buf.slice(0, i));
+                        buf = buf.slice(i + 2);
+                    }
+                    return pump();
+                });
+            }
+            return pump();
+        }).catch(off);
+    }
+    function message(text) {
+        var kind = "", data = "";
+        text.split("\n").forEach(function (l) {
+            if (l.indexOf("event: ") === 0)
+                kind = l.slice(7);
+            else if (l.indexOf("data: ") === 0)
+                data += l.slice(6);
+        });
+        try { data = JSON.parse(data); } catch (e) { return; }
+        if (kind === "state") {
+            rep = data;
+            draw();
+            body.dataset.ready = "1";
+        } else if (kind === "ack") {
+            if (!events.length || events[events.length - 1].seq < data.seq)
+                events.push(data);
+            drawMoves();
+        }
+    }
+    function loadEvents() {
+        var all = [];
+        function page(from) {
+            return api("GET", base + "/events?from=" + from).then(function (r) {
+                if (r.status !== 200 || !r.body.length)
+                    return;
+                all = all.concat(r.body);
+                return page(r.body[r.body.length - 1].seq + 1);
+            });
+        }
+        return page(0).then(function () {
+            events = all;
+            drawMoves();
+        }).catch(function () {});
+    }
+
+    /* ---- start ----------------------------------------------------------- */
+
+    function login(why) {
+        $("login").hidden = false;
+        $("main").hidden = true;
+        $("loginerr").textContent = why || "";
+        body.dataset.ready = "login";
+    }
+    function start() {
+        $("login").hidden = true;
+        $("main").hidden = false;
+        if (!streaming)
+            live();
+        drawPending();
+        send();
+    }
+    $("title").textContent = "Score " + match;
+    $("login").addEventListener("submit", function (e) {
+        e.preventDefault();
+        token = $("token").value.trim();
+        api("GET", base + "/state").then(function (r) {
+            if (r.status !== 200)
+                return login(r.body.error);
+            localStorage.setItem(TOKEN, token);
+            start();
+        }).catch(function () {
+            login("No connection to the recorder.");
+        });
+    });
+    $("typed").addEventListener("submit", function (e) {
+        e.preventDefault();
+        if ($("text").value.trim())
+            judge($("text").value.trim());
+    });
+    $("noteform").addEventListener("submit", function (e) {
+        e.preventDefault();
+        var t = $("note").value.trim();
+        if (t && !queue.length) {
+            enqueue("note", { text: t }, "note " + t);
+            $("note").value = "";
+        }
+    });
+    $("record").addEventListener("click", record);
+    $("undo").addEventListener("click", undo);
+    if (token)
+        start();
+    else
+        login();
+})();

@@ -1,0 +1,278 @@
+/*
+ * test_http_write.c - the HTTP write routes (POST /api/m/<id>/move, judge,
+ * note, undo, close) against the real daemon with a raw-socket client:
+ * who may write (no token, a token in the query, a reader, a player, a
+ * scorer of another match: 401/403 and nothing recorded); a move as typed
+ * and as recorded; a repeated client event id answered with the original
+ * seq and hash, marked duplicate, also when the first request's client
+ * went away before its ack; a cid naming another event and a stale
+ * expected seq (409, naming the field); the rules' refusal (422 with the
+ * rule); judge recording nothing; undo as a scorer's request and as an
+ * arbiter's void; hostile bodies (not JSON, not an object, unknown or
+ * mistyped fields, over body_max: 400 naming the field, 413) and methods
+ * (GET on a write route, POST elsewhere: 405).
+ */
+#include <stdint.h>
+
+#include "tests/daemon_harness.h"
+#include "tests/http_client.h"
+#include "tests/test.h"
+
+#define PLAYER_TOKEN "harness-player-token-0123"
+
+static int  port;
+static char resp[1 << 16];
+
+static void *const unused[] = { (void *)harness_connect,
+                                (void *)harness_send_raw };
+
+/* POSTs body to path with an Authorization header when token is not
+ * NULL; the answer in resp, its status returned. */
+static int
+post(const char *path, const char *token, const char *body)
+{
+    static char req[1 << 16];
+    int         n;
+
+    n = snprintf(req, sizeof(req), "POST %s HTTP/1.1\r\nHost: t\r\n"
+                 "Connection: close\r\nContent-Type: application/json\r\n"
+                 "Content-Length: %zu\r\n%s%s%s\r\n%s", path, strlen(body),
+                 token != NULL ? "Authorization: Bearer " : "",
+                 token != NULL ? token : "", token != NULL ? "\r\n" : "",
+                 body);
+    return http_raw(port, req, (size_t)n, resp, sizeof(resp));
+}
+
+/* The body of the last answer has s. */
+static int
+says(const char *s)
+{
+    if (strstr(http_body(resp), s) != NULL)
+        return 1;
+    fprintf(stderr, "wanted %s in: %s\n", s, http_body(resp));
+    return 0;
+}
+
+static long
+last_seq(const char *match)
+{
+    char        path[128];
+    const char *p;
+
+    snprintf(path, sizeof(path), "/api/m/%s/state", match);
+    if (http_get(port, path, HARNESS_ARBITER, resp, sizeof(resp)) != 200)
+        return -1;
+    p = strstr(http_body(resp), "\"seq\":");
+    return p != NULL ? atol(p + 6) : -1;
+}
+
+/* "seq":N,"hash":"..." of the last answer, for comparing two answers. */
+static void
+seq_hash(char *out, size_t n)
+{
+    const char *p = strstr(http_body(resp), "\"seq\":");
+
+    snprintf(out, n, "%.90s", p != NULL ? p : "none");
+}
+
+int
+main(void)
+{
+    static const char gone[] = "{\"text\":\"bob 5H\",\"cid\":\"c-gone\"}";
+    char first[128], again[128], big[20000], req[512];
+    int  fd, i;
+
+    if (harness_init("token = " PLAYER_TOKEN " player alice-phone W alice\n"
+                     "[http]\nlisten = tcp:127.0.0.1:0\nbody_max = 4K\n",
+                     60) != 0)
+        return 1;
+    harness_start();
+    port = http_log_port(harness_dir);
+    CHECK(port > 0);
+    CHECK_INT(harness_cli("open --match W --game yahchain --players "
+                          "alice,bob --option mode=3"), 0);
+    CHECK_INT(harness_cli("open --match only-A --game yahchain --players "
+                          "alice,bob --option mode=3"), 0);
+
+    /* Who may write: nothing recorded by any of these. */
+    CHECK_INT(post("/api/m/W/move", NULL, "{\"text\":\"4S\"}"), 401);
+    CHECK(says("\"where\":\"authorization\""));
+    CHECK_INT(post("/api/m/W/move?token=" HARNESS_SCORER, NULL,
+                   "{\"text\":\"4S\"}"), 401);
+    CHECK(says("Authorization header"));
+    CHECK_INT(post("/api/m/W/move", "not-a-token-at-all-000", "{\"text\":"
+                   "\"4S\"}"), 401);
+    CHECK_INT(post("/api/m/W/move", HARNESS_READER, "{\"text\":\"4S\"}"),
+              403);
+    CHECK(says("press is a reader"));
+    CHECK_INT(post("/api/m/W/move", PLAYER_TOKEN, "{\"text\":\"4S\"}"), 403);
+    CHECK_INT(post("/api/m/W/judge", HARNESS_READER, "{\"text\":\"4S\"}"),
+              403);
+    CHECK_INT(post("/api/m/W/move", HARNESS_LIMITED, "{\"text\":\"4S\"}"),
+              403);
+    CHECK(says("may not record in match 'W'"));
+    CHECK_INT(post("/api/m/W/close", HARNESS_SCORER, "{}"), 403);
+    CHECK(says("arbiter"));
+    CHECK_INT(last_seq("W"), 0);
+    CHECK_INT(post("/api/m/only-A/move", HARNESS_LIMITED,
+                   "{\"text\":\"4S\"}"), 200);
+    CHECK_INT(last_seq("only-A"), 1);
+    CHECK_INT(post("/api/m/nope/move", HARNESS_SCORER, "{\"text\":\"4S\"}"),
+              404);
+
+    /* Judge: the verdict and the move as it would be recorded; nothing
+     * recorded. */
+    CHECK_INT(post("/api/m/W/judge", HARNESS_SCORER, "{\"text\":\"4s\"}"),
+              200);
+    CHECK(says("\"line\":\"place alice 4♠\""));
+    CHECK(says("\"verdict\":{\"legal\":true"));
+    CHECK_INT(post("/api/m/W/judge", HARNESS_SCORER, "{\"text\":\"bob 4S\"}"),
+              200);
+    CHECK(says("\"legal\":false,\"rule\":\"§34.11.2\""));
+    CHECK_INT(last_seq("W"), 0);
+
+    /* A move as typed, then its retry as recorded: the same seq and hash,
+     * marked duplicate. */
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"4S\","
+                   "\"cid\":\"c-1\",\"expect\":0}"), 200);
+    CHECK(says("\"seq\":1,"));
+    CHECK(says("\"duplicate\":false"));
+    seq_hash(first, sizeof(first));
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"player\":\"alice\","
+                   "\"verb\":\"place\",\"args\":[\"4♠\"],\"cid\":\"c-1\","
+                   "\"expect\":0}"), 200);
+    CHECK(says("\"duplicate\":true"));
+    seq_hash(again, sizeof(again));
+    CHECK_STR(again, first);
+    /* The same cid for another event, a stale expected seq. */
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"bob 5H\","
+                   "\"cid\":\"c-1\"}"), 409);
+    CHECK(says("\"where\":\"cid\""));
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"5H\","
+                   "\"expect\":0}"), 409);
+    CHECK(says("\"where\":\"expect\""));
+    CHECK(says("expected seq 0, match is at 1"));
+    /* The rules refuse: 422 with the rule. */
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"4S\"}"),
+              422);
+    CHECK(says("\"rule\":"));
+    CHECK(says("already played at seq 1"));
+    CHECK_INT(last_seq("W"), 1);
+
+    /* The client goes away before its ack: the move still lands once,
+     * and the resend gets its seq. */
+    fd = http_connect(port);
+    i = snprintf(req, sizeof(req), "POST /api/m/W/move HTTP/1.1\r\nHost: t"
+                 "\r\nAuthorization: Bearer " HARNESS_SCORER "\r\n"
+                 "Content-Length: %zu\r\n\r\n%s", strlen(gone), gone);
+    CHECK(fd >= 0 && http_write_all(fd, req, (size_t)i) == 0);
+    close(fd);
+    for (i = 0; i < 200 && last_seq("W") != 2; i++)
+        usleep(10000);
+    CHECK_INT(last_seq("W"), 2);
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"bob 5H\","
+                   "\"cid\":\"c-gone\"}"), 200);
+    CHECK(says("\"seq\":2,"));
+    CHECK(says("\"duplicate\":true"));
+    CHECK_INT(last_seq("W"), 2);
+
+    /* Notes; undo as a scorer asks, as an arbiter voids. */
+    CHECK_INT(post("/api/m/W/note", HARNESS_SCORER, "{\"text\":\"page 1\"}"),
+              200);
+    CHECK(says("\"seq\":3,"));
+    CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{\"seq\":2}"), 200);
+    CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{\"seq\":3}"), 400);
+    CHECK(says("\"where\":\"seq\""));
+    CHECK_INT(post("/api/m/W/undo", HARNESS_ARBITER, "{\"seq\":2,\"reason\":"
+                   "\"misheard\",\"cid\":\"u-1\"}"), 200);
+    CHECK(says("\"seq\":5,"));
+    CHECK_INT(http_get(port, "/api/m/W/events?from=4", HARNESS_ARBITER, resp,
+                       sizeof(resp)), 200);
+    CHECK(says("note undo requested: seq 2 (place bob 5♥)"));
+    CHECK(says("void 2 -- misheard"));
+    CHECK_INT(post("/api/m/W/undo", HARNESS_ARBITER, "{\"seq\":2,\"reason\":"
+                   "\"misheard\",\"cid\":\"u-1\"}"), 200);
+    CHECK(says("\"duplicate\":true"));
+
+    /* Hostile bodies and methods: 4xx naming what, nothing recorded. */
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, ""), 400);
+    CHECK(says("\"where\":\"body\""));
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":"), 400);
+    CHECK(says("line 1, column"));
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "[1,2]"), 400);
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"4S\","
+                   "\"text\":\"5S\"}"), 400);
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"4S\","
+                   "\"bogus\":1}"), 400);
+    CHECK(says("\"where\":\"bogus\""));
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"6S\","
+                   "\"expect\":\"one\"}"), 400);
+    CHECK(says("\"where\":\"expect\""));
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"6S\","
+                   "\"expect\":1.5}"), 400);
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":7}"), 400);
+    CHECK(says("\"where\":\"text\""));
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"verb\":\"place\","
+                   "\"player\":\"alice\",\"args\":[\"6S\",3]}"), 400);
+    CHECK(says("args[1]"));
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"verb\":\"place\"}"),
+              400);
+    CHECK(says("\"where\":\"player\""));
+    CHECK_INT(post("/api/m/W/note", HARNESS_SCORER, "{}"), 400);
+    CHECK(says("\"where\":\"text\""));
+    CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{}"), 400);
+    CHECK(says("\"where\":\"seq\""));
+    CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{\"seq\":-1}"), 400);
+    CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{\"seq\":99}"), 400);
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"6S\","
+                   "\"verb\":\"place\"}"), 400);
+    memset(big, 0, sizeof(big));
+    snprintf(big, sizeof(big), "{\"text\":\"");
+    memset(big + 9, 'x', 1100);
+    strcat(big, "\"}");
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, big), 400);
+    CHECK(says("\"where\":\"text\""));
+    memset(big + 9, 'x', 5000);
+    strcat(big, "\"}");
+    CHECK_INT(post("/api/m/W/note", HARNESS_SCORER, big), 413);
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"place\"}"),
+              422);
+    CHECK_INT(http_get(port, "/api/m/W/move", HARNESS_SCORER, resp,
+                       sizeof(resp)), 405);
+    CHECK(strstr(resp, "allow: POST") != NULL
+          || strstr(resp, "Allow: POST") != NULL);
+    CHECK_INT(post("/api/m/W/state", HARNESS_SCORER, "{}"), 405);
+    CHECK_INT(post("/api/m/W/nothing", HARNESS_SCORER, "{}"), 405);
+    CHECK_INT(last_seq("W"), 5);
+
+    /* Every hand (the scorekeeper's buttons): a scorer's and an
+     * arbiter's token only. */
+    CHECK_INT(harness_cli("load tests/data/chan-chiu-u.txt"), 0);
+    CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?at=0&hands=1",
+                       HARNESS_READER, resp, sizeof(resp)), 403);
+    CHECK(says("\"where\":\"hands\""));
+    CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?at=0&hands=1",
+                       PLAYER_TOKEN, resp, sizeof(resp)), 403);
+    CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?at=0",
+                       HARNESS_SCORER, resp, sizeof(resp)), 200);
+    CHECK(strstr(http_body(resp), "hand_cards") == NULL);
+    CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?at=0&hands=1",
+                       HARNESS_SCORER, resp, sizeof(resp)), 200);
+    CHECK(says("\"hand_cards\":[\"3V\",\"4V\""));
+    CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?hands=2",
+                       HARNESS_SCORER, resp, sizeof(resp)), 400);
+
+    /* Close, by the arbiter: the match takes no more moves. */
+    CHECK_INT(post("/api/m/W/close", HARNESS_ARBITER, "{\"reason\":\"time\"}"),
+              200);
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"alice 9S\"}"),
+              422);
+    CHECK_INT(last_seq("W"), 6);
+
+    /* A clean stop: no crash, nothing leaked under ASan. */
+    i = harness_stop(SIGTERM);
+    CHECK(WIFEXITED(i) && WEXITSTATUS(i) == 0);
+    (void)unused;
+    harness_done(test_failed_);
+    return TEST_END();
+}

@@ -1,0 +1,357 @@
+/*
+ * test_web_score.c - the scorekeeper's page (/s/<match>) in a real browser
+ * against a real recorder: the token is asked once; a whole YAHchain match
+ * (36 cards, mode 3) is recorded by clicks only and its final digest
+ * equals an offline replay of the same moves; a refused card shows the
+ * rule's message and records nothing; a completed Sota's judgement shows
+ * its category and points; the answer to a move is lost after its commit
+ * (the browser's connection reset by the DevTools Fetch domain), once
+ * with the page left open and once with a reload, and the move is
+ * recorded exactly once; the page on a 360-px phone: no sideways
+ * scrolling, touch targets of at least 44 px, a non-blank picture.
+ */
+#include <stdint.h>
+
+#include "tests/browser/cdp.h"
+#include "tests/daemon_harness.h"
+#include "tests/http_client.h"
+#include "tests/test.h"
+
+#define MATCH  "S1"
+#define NCARDS 36
+
+static int  port;
+static char base[64];
+
+static const char *const types[12] = {
+    "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"
+};
+static const char *const suits[3] = { "\u2660", "\u2665", "\u2666" };
+
+/* The i-th card of the match: a type, then a suit, 36 different cards. */
+static void
+card(int i, char *out, size_t n)
+{
+    snprintf(out, n, "%s%s", types[i % 12], suits[i / 12]);
+}
+
+static void *const unused[] = { (void *)harness_connect,
+                                (void *)harness_send_raw };
+
+static void
+on_alarm(int sig)
+{
+    cdp_kill_now();
+    harness_on_alarm(sig);
+}
+
+/* The last seq of the match as the recorder reports it, or -1. */
+static long
+recorded_seq(void)
+{
+    static char resp[1 << 16];
+    const char *p;
+
+    if (http_get(port, "/api/m/" MATCH "/state", HARNESS_ARBITER, resp,
+                 sizeof(resp)) != 200)
+        return -1;
+    p = strstr(http_body(resp), "\"seq\":");
+    return p != NULL ? atol(p + 6) : -1;
+}
+
+static void
+js(cdp_t *b, const char *expr)
+{
+    json_t *v = cdp_eval(b, expr, 5000);
+
+    if (v == NULL)
+        fprintf(stderr, "%s\n", b->err);
+    CHECK(v != NULL);
+    json_decref(v);
+}
+
+static int
+wait_for(cdp_t *b, const char *expr, int ms)
+{
+    long t = cdp_wait(b, expr, ms);
+
+    if (t < 0)
+        fprintf(stderr, "%s\n", b->err);
+    return t >= 0;
+}
+
+/* Taps the card's type and suit; waits for the recorder's verdict. */
+static void
+tap_card(cdp_t *b, int i, const char *want)
+{
+    char expr[256];
+
+    snprintf(expr, sizeof(expr), "document.querySelector('#pad [data-type="
+             "\"%s\"]').click(); document.querySelector('#pad [data-suit="
+             "\"%s\"]').click()", types[i % 12], suits[i / 12]);
+    js(b, expr);
+    snprintf(expr, sizeof(expr), "document.body.dataset.verdict === '%s'",
+             want);
+    CHECK(wait_for(b, expr, 10000));
+}
+
+/* Record pressed; waits for the ack of seq. */
+static void
+record(cdp_t *b, long seq)
+{
+    char expr[160];
+
+    js(b, "document.getElementById('record').click()");
+    snprintf(expr, sizeof(expr), "document.body.dataset.acked === '%ld' && "
+             "document.body.dataset.pending === '0'", seq);
+    CHECK(wait_for(b, expr, 10000));
+}
+
+/* Card i's answer is lost after its commit: the Fetch domain holds the
+ * response of the move and resets the browser's connection instead.
+ * With reload, the page is loaded again while the move is pending. */
+static void
+cut_after_commit(cdp_t *b, int i, int reload)
+{
+    char    url[128], expr[160];
+    json_t *r;
+    long    t0;
+
+    r = cdp_call(b, "Fetch.enable", json_pack("{s:[{s:s,s:s}]}", "patterns",
+                 "urlPattern", "*/api/m/" MATCH "/move", "requestStage",
+                 "Response"), 1, 5000);
+    CHECK(r != NULL);
+    json_decref(r);
+    b->catch_method = "Fetch.requestPaused";
+    tap_card(b, i, "legal");
+    js(b, "document.getElementById('record').click()");
+    for (t0 = cdp_now_ms(); b->caught == NULL && cdp_now_ms() - t0 < 5000; )
+        json_decref(cdp_eval(b, "1", 1000));
+    CHECK(b->caught != NULL);
+    if (b->caught == NULL)
+        return;
+    /* The recorder has committed it; the page does not know. */
+    CHECK_INT(recorded_seq(), i + 1);
+    CHECK_INT(cdp_eval_int(b, "+document.body.dataset.pending"), 1);
+    r = cdp_call(b, "Fetch.failRequest", json_pack("{s:O,s:s}", "requestId",
+                 json_object_get(json_object_get(b->caught, "params"),
+                                 "requestId"), "errorReason",
+                 "ConnectionReset"), 1, 5000);
+    CHECK(r != NULL);
+    json_decref(r);
+    json_decref(b->caught);
+    b->caught = NULL;
+    b->catch_method = NULL;
+    json_decref(cdp_call(b, "Fetch.disable", NULL, 1, 5000));
+    /* Shown as pending, not as recorded. */
+    CHECK(wait_for(b, "document.querySelectorAll('#pending div').length "
+                   "=== 1", 2000));
+    if (reload) {
+        snprintf(url, sizeof(url), "%s/s/" MATCH, base);
+        CHECK(cdp_open(b, url) == 0);
+    }
+    snprintf(expr, sizeof(expr), "document.body.dataset.acked === '%d' && "
+             "document.body.dataset.dup === '1' && "
+             "document.body.dataset.pending === '0'", i + 1);
+    CHECK(wait_for(b, expr, 15000));
+    CHECK_INT(recorded_seq(), i + 1);
+}
+
+static char base2[128];
+
+/* A Chắn match (four seats, dealt hands) loaded with no move yet: the
+ * deal of tests/data/chan-chiu-u.txt. */
+static void
+chan_match(void)
+{
+    char  path[320], line[2048], cmd[400];
+    FILE *in, *out;
+
+    snprintf(path, sizeof(path), "%s/chan.txt", harness_dir);
+    in = fopen("tests/data/chan-chiu-u.txt", "r");
+    out = fopen(path, "w");
+    CHECK(in != NULL && out != NULL);
+    if (in == NULL || out == NULL)
+        return;
+    while (fgets(line, sizeof(line), in) != NULL && line[0] != '1')
+        fputs(strncmp(line, "match:", 6) == 0 ? "match: C1\n" : line, out);
+    fclose(in);
+    fclose(out);
+    snprintf(cmd, sizeof(cmd), "load %s", path);
+    CHECK_INT(harness_cli(cmd), 0);
+    snprintf(base2, sizeof(base2), "%s/s/C1", base);
+}
+
+/* The digest of an offline replay of the 36 cards. */
+static void
+replay_digest(char *out, size_t n)
+{
+    char  path[320], c[16], cmd[400], line[1 << 14], *p;
+    FILE *f;
+    int   i;
+
+    out[0] = '\0';
+    snprintf(path, sizeof(path), "%s/replay.txt", harness_dir);
+    if ((f = fopen(path, "w")) == NULL)
+        return;
+    fprintf(f, "game: yahchain\nmatch: " MATCH "\nplayers: alice bob\n"
+            "mode: 3\n\n");
+    for (i = 0; i < NCARDS; i++) {
+        card(i, c, sizeof(c));
+        fprintf(f, "%d. place %s %s\n", i + 1, i % 2 ? "bob" : "alice", c);
+    }
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "bin/arbiter replay %s --json", path);
+    if ((f = popen(cmd, "r")) == NULL)
+        return;
+    if (fgets(line, sizeof(line), f) != NULL
+        && (p = strstr(line, "\"digest\":\"")) != NULL)
+        snprintf(out, n, "%.64s", p + 10);
+    pclose(f);
+}
+
+int
+main(void)
+{
+    static char resp[1 << 16];
+    cdp_t       b;
+    char        url[128], got[512], want[80], *p;
+    int         i;
+    long        t0;
+
+    if (harness_init("[http]\nlisten = tcp:127.0.0.1:0\n", 150) != 0)
+        return 1;
+    signal(SIGALRM, on_alarm);
+    harness_start();
+    port = http_log_port(harness_dir);
+    CHECK(port > 0);
+    snprintf(base, sizeof(base), "http://127.0.0.1:%d", port);
+    CHECK_INT(harness_cli("open --match " MATCH " --game yahchain --players "
+                          "alice,bob --option mode=3"), 0);
+    if (cdp_start(&b, 1280, 800) != 0) {
+        CHECK(!"a headless chromium to test the pages with");
+        cdp_stop(&b);
+        harness_done(1);
+        return TEST_END();
+    }
+
+    /* The token is asked once, and never travels in a URL. */
+    snprintf(url, sizeof(url), "%s/s/" MATCH, base);
+    CHECK(cdp_open(&b, url) == 0);
+    CHECK(wait_for(&b, "document.body.dataset.ready === 'login'", 5000));
+    js(&b, "document.getElementById('token').value = '" HARNESS_READER "';"
+       " document.getElementById('login').requestSubmit()");
+    /* A reader may look but not record: its judge is refused. */
+    CHECK(wait_for(&b, "document.body.dataset.ready === '1'", 5000));
+    tap_card(&b, 0, "refused");
+    CHECK_STR(cdp_eval_str(&b, "document.getElementById('verdict')"
+                           ".textContent.slice(0, 24)", got, sizeof(got)),
+              "Refused: judge needs a s");
+    js(&b, "localStorage.removeItem('arbiter.token')");
+    CHECK(cdp_open(&b, url) == 0);
+    CHECK(wait_for(&b, "document.body.dataset.ready === 'login'", 5000));
+    js(&b, "document.getElementById('token').value = '" HARNESS_SCORER "';"
+       " document.getElementById('login').requestSubmit()");
+    CHECK(wait_for(&b, "document.body.dataset.ready === '1'", 5000));
+    CHECK(cdp_open(&b, url) == 0);      /* kept: no login the second time */
+    CHECK(wait_for(&b, "document.body.dataset.ready === '1'", 5000));
+    CHECK_STR(cdp_eval_str(&b, "document.getElementById('turn').textContent",
+                           got, sizeof(got)), "Turn: alice");
+
+    t0 = cdp_now_ms();
+    for (i = 0; i < NCARDS; i++) {
+        if (i == 10 || i == 20) {
+            cut_after_commit(&b, i, i == 20);
+            continue;
+        }
+        tap_card(&b, i, "legal");
+        if (i == 2) {
+            /* The third card completes Sota 1: category and points. */
+            cdp_eval_str(&b, "document.getElementById('verdict')"
+                         ".textContent", got, sizeof(got));
+            CHECK(strstr(got, "Sota 1: BC-") != NULL);
+            CHECK(strstr(got, "points for alice") != NULL);
+        }
+        record(&b, i + 1);
+        if (i == 0) {
+            /* The same card again: the rule's message, nothing recorded. */
+            tap_card(&b, 0, "refused");
+            cdp_eval_str(&b, "document.getElementById('verdict')"
+                         ".textContent", got, sizeof(got));
+            CHECK(strstr(got, "already played at seq 1") != NULL);
+            CHECK_INT(cdp_eval_int(&b, "document.getElementById('record')"
+                                   ".disabled ? 1 : 0"), 1);
+            CHECK_INT(recorded_seq(), 1);
+        }
+    }
+    CHECK(wait_for(&b, "document.body.dataset.seq === '36'", 3000));
+    printf("%d cards recorded by clicks in %ld ms (two of them with their "
+           "answer lost and resent)\n", NCARDS, cdp_now_ms() - t0);
+    CHECK_STR(cdp_eval_str(&b, "document.getElementById('turn').textContent",
+                           got, sizeof(got)), "The match is over.");
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#moves div')"
+                           ".length"), NCARDS + 1);
+
+    /* The same cards replayed offline give the same state. */
+    CHECK_INT(http_get(port, "/api/m/" MATCH "/state", HARNESS_ARBITER, resp,
+                       sizeof(resp)), 200);
+    p = strstr(http_body(resp), "\"digest\":\"");
+    snprintf(got, sizeof(got), "%.64s", p != NULL ? p + 10 : "");
+    replay_digest(want, sizeof(want));
+    CHECK(strlen(want) == 64);
+    CHECK_STR(got, want);
+    CHECK_INT(recorded_seq(), NCARDS);
+
+    /* Undo of this page's last move: a scorer asks (a note). */
+    js(&b, "document.getElementById('undo').click()");
+    CHECK(wait_for(&b, "document.body.dataset.acked === '37'", 5000));
+    CHECK(wait_for(&b, "document.querySelector('#moves div').textContent"
+                   ".indexOf('37. note undo requested: seq 36') === 0",
+                   3000));
+
+    /* A game with hands and verbs: the buttons write the words, the
+     * recorder judges them. */
+    chan_match();
+    CHECK(cdp_open(&b, base2) == 0);
+    CHECK(wait_for(&b, "document.body.dataset.ready === '1'", 5000));
+    CHECK(wait_for(&b, "document.querySelectorAll('#pad .card').length === "
+                   "20", 5000));
+    js(&b, "document.querySelector('#pad [data-verb=\"discard\"]').click();"
+       " document.querySelector('#pad [data-card=\"8S\"]').click();");
+    CHECK_STR(cdp_eval_str(&b, "document.getElementById('text').value", got,
+                           sizeof(got)), "discard an 8S");
+    js(&b, "document.getElementById('typed').requestSubmit()");
+    CHECK(wait_for(&b, "document.body.dataset.verdict === 'legal'", 10000));
+    js(&b, "document.getElementById('record').click()");
+    CHECK(wait_for(&b, "document.body.dataset.acked === '1' && "
+                   "document.body.dataset.pending === '0'", 10000));
+    /* binh's hand, and a card binh does not hold: the rule says so. */
+    js(&b, "document.querySelector('#pad [data-player=\"binh\"]').click();"
+       " document.querySelector('#pad [data-verb=\"discard\"]').click();");
+    CHECK(wait_for(&b, "document.querySelectorAll('#pad .card').length === "
+                   "19", 3000));
+    js(&b, "document.getElementById('text').value = 'discard binh CC';"
+       " document.getElementById('typed').requestSubmit()");
+    CHECK(wait_for(&b, "document.body.dataset.verdict === 'refused'", 10000));
+    CHECK(wait_for(&b, "document.getElementById('verdict').textContent"
+                   ".indexOf('Refused (') === 0", 1000));
+
+    /* A phone: 360 px wide, nothing sideways, big targets. */
+    CHECK(cdp_size(&b, 360, 640) == 0);
+    CHECK(cdp_open(&b, url) == 0);
+    CHECK(wait_for(&b, "document.body.dataset.ready === '1'", 5000));
+    CHECK(cdp_eval_int(&b, "document.documentElement.scrollWidth") <= 360);
+    CHECK(cdp_eval_int(&b, "Math.min(...[...document.querySelectorAll("
+                       "'button, input')].filter(e => e.offsetParent)"
+                       ".map(e => Math.min(e.offsetWidth, e.offsetHeight)))")
+          >= 44);
+    CHECK(cdp_is_picture(&b, 360, 640, "scorekeeper phone"));
+
+    cdp_stop(&b);
+    /* A clean stop: no crash, nothing leaked under ASan. */
+    i = harness_stop(SIGTERM);
+    CHECK(WIFEXITED(i) && WEXITSTATUS(i) == 0);
+    (void)unused;
+    harness_done(test_failed_);
+    return TEST_END();
+}
