@@ -190,7 +190,16 @@ bad:
 
 /* ---- auth --------------------------------------------------------------- */
 
-/* Sets q->viewer from the request's token: 0, or -1 (401 sent). */
+arb_viewer_t
+arb_http_viewer(const arb_http_who_t *w, const char *match,
+                const arb_setup_t *setup)
+{
+    return arb_role_viewer(w->role, w->match[0] != '\0' ? w->match : NULL,
+                           w->seat, match, setup);
+}
+
+/* Sets q->who and q->viewer from the request's token: 0, or -1 (401
+ * sent). */
 static int
 authenticate(arb_http_req_t *q)
 {
@@ -200,6 +209,7 @@ authenticate(arb_http_req_t *q)
     char               tok[80];
     int                rc;
 
+    q->who.role = -1;
     i = h2o_find_header(&req->headers, H2O_TOKEN_AUTHORIZATION, -1);
     if (i >= 0) {
         h2o_iovec_t v = req->headers.entries[i].value;
@@ -220,7 +230,7 @@ authenticate(arb_http_req_t *q)
                 return 0;
             }
             arb_http_error(req, 401, "authorization", "a token is needed "
-                           "(Authorization: Bearer TOKEN, or ?token=TOKEN)");
+                           "(Authorization: Bearer TOKEN)");
             return -1;
         }
         t = arb_config_auth(&q->srv->cfg, tok, strlen(tok));
@@ -229,9 +239,14 @@ authenticate(arb_http_req_t *q)
         arb_http_error(req, 401, "authorization", "bad token");
         return -1;
     }
+    q->who.role = t->role;
+    if (t->role == ARB_ROLE_PLAYER && t->nmatches == 1 && t->seat != NULL) {
+        snprintf(q->who.match, sizeof(q->who.match), "%s", t->matches[0]);
+        snprintf(q->who.seat, sizeof(q->who.seat), "%s", t->seat);
+    }
     /* A scorer enters every move and an arbiter rules: both see all.  A
-     * player's seat view is served by the protocol only: over HTTP it is
-     * a spectator (docs/HTTP.md). */
+     * player sees its seat in its own match: the routes of a match ask
+     * arb_http_viewer; anything else it reads as a spectator. */
     q->viewer.kind = t->role >= ARB_ROLE_SCORER ? ARB_VIEW_ALL
                                                 : ARB_VIEW_PUBLIC;
     return 0;

@@ -40,14 +40,29 @@ struct arb_http {
     int                ping_init;
 };
 
+/* Who asks, copied from the token (a SIGHUP may reload the tokens while
+ * a stream is open): its role, and a player's one match and seat. */
+typedef struct arb_http_who {
+    int  role;                          /* -1: no token (public_read) */
+    char match[ARB_STORE_ID_MAX + 1];   /* player: its match, or "" */
+    char seat[ARB_HASH_HEX];            /* player: its seat's name */
+} arb_http_who_t;
+
 /* A request as the routes see it: who asks and what. */
 typedef struct arb_http_req {
     h2o_req_t    *req;
     arb_server_t *srv;
-    arb_viewer_t  viewer;
+    arb_http_who_t who;
+    arb_viewer_t  viewer;       /* for no match in particular: public or
+                                   all (a seat is per match) */
     const char   *query;        /* after '?', or NULL */
     size_t        qlen;
 } arb_http_req_t;
+
+/* The viewer `w` is for `match` opened with `setup` (daemon/viewer.c):
+ * a player's seat in its own match, public in any other. */
+arb_viewer_t arb_http_viewer(const arb_http_who_t *w, const char *match,
+                             const arb_setup_t *setup);
 
 /* {"error":MSG,"where":WHERE} with `status`. */
 void arb_http_error(h2o_req_t *req, int status, const char *where,

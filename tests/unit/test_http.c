@@ -115,6 +115,20 @@ stat_of(const msgpack_unpacked *res, const char *key)
     return arb_client_uint(res, key);
 }
 
+/* The log's last position, from GET /api/stats. */
+static unsigned long long
+log_pos(void)
+{
+    char               body[4096];
+    const char        *at;
+    unsigned long long pos = 0;
+
+    if (http_get(port, "/api/stats", HARNESS_READER, body, sizeof(body))
+        == 200 && (at = strstr(body, "\"log_pos\":")) != NULL)
+        sscanf(at + 10, "%llu", &pos);
+    return pos;
+}
+
 /* ---- hostile input ------------------------------------------------------ */
 
 static void
@@ -333,12 +347,108 @@ test_live(void)
     CHECK(strstr(resp, "event: state\nid: 1\ndata: {") != NULL);
     CHECK(http_now_ms() - t0 < 1000);
     http_read(fd2, resp, BIG, "\"seq\":1", 1000, &closed);
-    CHECK(strstr(resp, "event: ack\nid: 1\ndata: {\"match\":\"L1\"") != NULL);
+    /* the all-matches stream counts positions in the log */
+    n = snprintf(req, sizeof(req), "event: ack\nid: %llu\ndata: {\"match\":"
+                 "\"L1\",\"seq\":1,", (unsigned long long)log_pos());
+    CHECK(strstr(resp, req) != NULL);
     /* the stream counts among the subscribers */
     CHECK_INT(http_get(port, "/api/stats", HARNESS_READER, resp, BIG), 200);
     CHECK(strstr(resp, "\"subscribers\":2,") != NULL);
     close(fd);
     close(fd2);
+    arb_client_close(cl);
+}
+
+/* Last-Event-ID: a reconnect gets the acks it missed, then the live ones,
+ * none twice; an id the stream never gave, or a gap over stream_max / 2
+ * (8K here), gets `reset` and the state. */
+static unsigned long long
+count_of(const char *hay, const char *needle)
+{
+    unsigned long long n = 0;
+
+    while ((hay = strstr(hay, needle)) != NULL) {
+        n++;
+        hay++;
+    }
+    return n;
+}
+
+static void
+test_resume(void)
+{
+    arb_client_t      *cl = harness_connect(HARNESS_ARBITER);
+    char               id[32], want[128];
+    size_t             n;
+    unsigned long long pos;
+    int                fd, k;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    CHECK_INT(open_match(cl, "RS"), 0);
+    for (k = 1; k <= 3; k++)
+        CHECK_INT(place(cl, "RS", k), 0);
+    /* one match: 2 and 3 from the store, then the state, then 4 live */
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER, "1");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 3, 2000));
+    CHECK(strstr(resp, "event: ack\nid: 2\ndata: {\"match\":\"RS\","
+                 "\"seq\":2,") != NULL);
+    CHECK(strstr(resp, "event: ack\nid: 3\ndata: {\"match\":\"RS\","
+                 "\"seq\":3,") != NULL);
+    CHECK(strstr(resp, "event: ack\nid: 1\n") == NULL);
+    CHECK(strstr(resp, "event: reset") == NULL);
+    CHECK_INT(place(cl, "RS", 4), 0);
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 4, 2000));
+    CHECK_INT(count_of(resp, "event: ack\nid: 4\n"), 1);
+    CHECK_INT(count_of(resp, "event: ack\nid: 3\n"), 1);
+    CHECK_INT(count_of(resp, "event: ack\n"), 3);
+    close(fd);
+    /* every match: by log position */
+    pos = log_pos();
+    snprintf(id, sizeof(id), "%llu", pos - 2);
+    fd = http_live_connect(port, "/api/live", HARNESS_READER, id);
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "ack", pos, 2000));
+    snprintf(want, sizeof(want), "event: ack\nid: %llu\ndata: {\"match\":"
+             "\"RS\",\"seq\":3,", pos - 1);
+    CHECK(strstr(resp, want) != NULL);
+    CHECK_INT(place(cl, "RS", 5), 0);
+    CHECK(http_read_sse(fd, resp, BIG, &n, "ack", pos + 1, 2000));
+    snprintf(want, sizeof(want), "event: ack\nid: %llu\ndata: {\"match\":"
+             "\"RS\",\"seq\":5,", pos + 1);
+    CHECK(strstr(resp, want) != NULL);
+    CHECK_INT(count_of(resp, "event: ack\n"), 3);
+    close(fd);
+    /* an id never given, or not a number: reset, then the state */
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER, "99");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 5, 2000));
+    CHECK(strstr(resp, "event: reset\nid: 5\ndata: {\"error\":") != NULL);
+    CHECK(strstr(resp, "event: ack") == NULL);
+    close(fd);
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER, "1x");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 5, 2000));
+    CHECK(strstr(resp, "event: reset\nid: 5\n") != NULL);
+    close(fd);
+    /* a gap of ~9K of events is over half of stream_max (16K) */
+    for (k = 6; k <= 36; k++)
+        CHECK_INT(place(cl, "RS", k), 0);
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER, "0");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 36, 2000));
+    CHECK(strstr(resp, "event: reset\nid: 36\n") != NULL);
+    CHECK(strstr(resp, "event: ack") == NULL);
+    close(fd);
+    /* from 20 it fits: 16 acks */
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER, "20");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 36, 2000));
+    CHECK_INT(count_of(resp, "event: ack\n"), 16);
+    CHECK(strstr(resp, "event: reset") == NULL);
+    close(fd);
     arb_client_close(cl);
 }
 
@@ -683,6 +793,7 @@ main(void)
     test_api();
     test_idle();
     test_live();
+    test_resume();
     test_slow_stream();
     test_metrics();
     failed = harness_done(test_failed_);
