@@ -21,6 +21,8 @@ typedef struct arb_http_stream arb_http_stream_t;
 struct arb_http_conn {
     uv_tcp_t          tcp;
     struct arb_http  *h;
+    uv_read_cb        h2o_read;     /* libh2o's, behind the head guard */
+    int               refused;      /* 431 sent early: input is dropped */
     arb_http_conn_t  *prev, *next;
 };
 
@@ -38,6 +40,8 @@ struct arb_http {
     size_t             nstreams;
     uv_timer_t         ping;        /* http_live.c: keeps idle streams open */
     int                ping_init;
+    uv_prepare_t       guard;       /* re-arms the head guard (http.c) */
+    int                guard_init;
 };
 
 /* Who asks, copied from the token (a SIGHUP may reload the tokens while

@@ -139,6 +139,7 @@ typedef struct arb_counters {
     uint64_t ack_le[ARB_ACK_BUCKETS];       /* acks <= each bound */
     uint64_t batch_le[ARB_BATCH_BUCKETS];   /* commits of <= bound events */
     uint64_t http_conns, http_refused;      /* accepted; over max_connections */
+    uint64_t http_heads_refused;            /* heads over header_max, early */
     uint64_t http_requests, streams_cut;    /* live streams cut when slow */
 } arb_counters_t;
 
