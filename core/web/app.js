@@ -21,20 +21,54 @@
     if (params.get("overlay") === "1")
         document.body.classList.add("overlay");
 
-    /* A token given to the page (?token=T) goes with every request: as
-     * the Authorization header, and in the query of a live stream, whose
-     * EventSource cannot set headers.  Links keep it. */
-    var token = params.get("token");
-    function withToken(url) {
-        return token ? url + (url.indexOf("?") < 0 ? "?" : "&") + "token=" +
-            encodeURIComponent(token) : url;
-    }
-    function getJSON(url) {
-        var h = { Accept: "application/json" };
+    /* The token: given once as #token=T (a fragment never reaches a
+     * server or its logs), entered in the form a 401 shows, or - for old
+     * links - as ?token=T; it is kept in sessionStorage (this tab only)
+     * and taken off the address.  It goes with every request as the
+     * Authorization header, never in a URL: the live stream is read with
+     * fetch, which can set headers, not with EventSource. */
+    var KEY = "arbiter.token", token = null;
+    try { token = sessionStorage.getItem(KEY); } catch (e) { /* none */ }
+    (function () {
+        var hash = new URLSearchParams(location.hash.slice(1));
+        var given = hash.get("token") || params.get("token");
+        if (!given)
+            return;
+        token = given;
+        try { sessionStorage.setItem(KEY, given); } catch (e) { /* kept */ }
+        params.delete("token");
+        try {
+            history.replaceState(null, "", location.pathname +
+                (params.toString() ? "?" + params.toString() : ""));
+        } catch (e) { /* a page that may not change its address */ }
+    })();
+    function headers(accept) {
+        var h = { Accept: accept };
         if (token)
             h.Authorization = "Bearer " + token;
-        return fetch(url, { headers: h })
+        return h;
+    }
+    /* After a 401: a form for the token, once per page. */
+    function askToken() {
+        if (document.getElementById("tokenform"))
+            return;
+        var f = document.createElement("form");
+        f.id = "tokenform";
+        f.className = "bar nooverlay";
+        f.innerHTML = '<label>Token <input name="t" type="password" ' +
+            'autocomplete="off"></label> <button>Use</button>';
+        f.onsubmit = function (e) {
+            e.preventDefault();
+            try { sessionStorage.setItem(KEY, f.t.value); } catch (x) { }
+            location.reload();
+        };
+        document.body.insertBefore(f, document.body.firstChild);
+    }
+    function getJSON(url) {
+        return fetch(url, { headers: headers("application/json") })
             .then(function (r) {
+                if (r.status === 401)
+                    askToken();
                 if (!r.ok)
                     throw new Error(url + ": " + r.status + " " +
                                     r.statusText);
@@ -56,28 +90,69 @@
         };
     }
     /* The live stream (docs/HTTP.md): `ack` after each acknowledged event,
-     * and on a match's stream `state`, the report after it (the first one
-     * on connecting).  on.open runs on each (re)connection. */
+     * on a match's stream `state`, the report after it (the first one on
+     * connecting), and `reset` when a reconnect cannot resume.  Read as
+     * Server-Sent Events over fetch, so the token goes as a header; on a
+     * reconnect Last-Event-ID asks for what was missed.  on.open runs on
+     * each (re)connection.  false when the browser cannot stream. */
     function follow(url, on) {
-        var pill = $("live");
-        if (!window.EventSource || !pill)
-            return;
-        var es = new EventSource(withToken(url));
-        es.onopen = function () {
-            pill.textContent = "live"; pill.className = "pill live";
-            if (on.open) on.open();
-        };
-        es.onerror = function () {
-            pill.textContent = "reconnecting"; pill.className = "pill off";
-        };
-        ["ack", "state"].forEach(function (kind) {
-            if (on[kind])
-                es.addEventListener(kind, function (e) {
-                    var v;
-                    try { v = JSON.parse(e.data); } catch (x) { return; }
-                    on[kind](v);
-                });
-        });
+        var pill = $("live"), last = null, wait = 1000;
+        if (!pill || !window.fetch || !window.TextDecoder ||
+            !window.ReadableStream)
+            return false;
+        function message(block) {
+            var kind = "message", data = [], id = null;
+            block.split("\n").forEach(function (l) {
+                var c = l.indexOf(":"), k = c < 0 ? l : l.slice(0, c),
+                    v = c < 0 ? "" : l.slice(c + 1).replace(/^ /, "");
+                if (k === "event") kind = v;
+                else if (k === "data") data.push(v);
+                else if (k === "id") id = v;
+            });
+            if (id !== null)
+                last = id;
+            if (!data.length || !on[kind])
+                return;
+            var v;
+            try { v = JSON.parse(data.join("\n")); } catch (x) { return; }
+            on[kind](v);
+        }
+        function connect() {
+            var h = headers("text/event-stream");
+            if (last !== null)
+                h["Last-Event-ID"] = last;
+            fetch(url, { headers: h, cache: "no-store" }).then(function (r) {
+                if (r.status === 401)
+                    askToken();
+                if (!r.ok || !r.body)
+                    throw new Error(String(r.status));
+                pill.textContent = "live"; pill.className = "pill live";
+                wait = 1000;
+                if (on.open) on.open();
+                var rd = r.body.getReader(), dec = new TextDecoder(),
+                    buf = "";
+                function pump() {
+                    return rd.read().then(function (x) {
+                        var i;
+                        if (x.done)
+                            throw new Error("ended");
+                        buf += dec.decode(x.value, { stream: true });
+                        while ((i = buf.indexOf("\n\n")) >= 0) {
+                            message(buf.slice(0, i));
+                            buf = buf.slice(i + 2);
+                        }
+                        return pump();
+                    });
+                }
+                return pump();
+            }).catch(function () {
+                pill.textContent = "reconnecting"; pill.className = "pill off";
+                setTimeout(connect, wait);
+                wait = Math.min(wait * 2, 15000);
+            });
+        }
+        connect();
+        return true;
     }
     /* "open game: g; players: a b; ..." -> ["a", "b"] */
     function playersOf(line) {
@@ -96,7 +171,7 @@
         function row(m) {
             var p = m.players || players[m.match];
             return '<tr data-match="' + esc(m.match) + '"><td><a href="' +
-                esc(withToken("/m/" + encodeURIComponent(m.match))) + '">' +
+                esc("/m/" + encodeURIComponent(m.match)) + '">' +
                 esc(m.match) +
                 "</a></td><td>" + esc(m.game) + '</td><td class="players">' +
                 esc(p ? p.join(", ") : "") + "</td><td>" + esc(m.status) +
@@ -138,7 +213,7 @@
             }).catch(function (e) { $("note").textContent = String(e); });
         });
         load();
-        follow("/api/live", { ack: load, open: load });
+        follow("/api/live", { ack: load, open: load, reset: load });
     }
 
     /* ---- one match ------------------------------------------------------ */
@@ -187,7 +262,7 @@
                     events.push(e);
                 return events;
             },
-            live: function (on) { follow(base + "/live", on); }
+            live: function (on) { return follow(base + "/live", on); }
         };
     }
 
@@ -337,21 +412,22 @@
             if (e.key === "ArrowLeft") $("prev").onclick();
             if (e.key === "ArrowRight") $("next").onclick();
         });
-        if (src.live) {
-            src.live({
-                /* The stream starts with the state: the first draw. */
-                state: function (r) {
-                    src.remember(r);
-                    update(r);
-                },
-                ack: function (e) {
-                    if (e.seq === src.add(e).length - 1 && !latest)
-                        moves();
-                }
-            });
-        }
+        var streaming = src.live && src.live({
+            /* The stream starts with the state: the first draw. */
+            state: function (r) {
+                src.remember(r);
+                update(r);
+            },
+            ack: function (e) {
+                if (e.seq === src.add(e).length - 1 && !latest)
+                    moves();
+            },
+            /* events were missed and cannot be resumed: the state that
+             * follows is drawn, and the events fetched up to it */
+            reset: function () { refresh(); }
+        });
         /* Without a stream (or before it answers), fetch. */
-        if (D || !window.EventSource)
+        if (D || !streaming)
             refresh();
         else
             setTimeout(function () {
