@@ -42,6 +42,12 @@
                 (params.toString() ? "?" + params.toString() : ""));
         } catch (e) { /* a page that may not change its address */ }
     })();
+    /* A new #token= on the same page changes no document: load again,
+     * which takes it as above. */
+    window.addEventListener("hashchange", function () {
+        if (new URLSearchParams(location.hash.slice(1)).get("token"))
+            location.reload();
+    });
     function headers(accept) {
         var h = { Accept: accept };
         if (token)
