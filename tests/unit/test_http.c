@@ -870,6 +870,40 @@ test_slowloris(void)
     close(fd);
 }
 
+/* slowloris with a growing head: header lines trickled in are refused
+ * with 431 once header_max (4K) of head has arrived, long before
+ * header_timeout_ms (2 s). */
+static void
+test_slowloris_big(void)
+{
+    char      line[128];
+    int       fd, closed = 0, i;
+    long long t0;
+
+    memset(line, 'b', sizeof(line));
+    memcpy(line, "X-b: ", 5);
+    memcpy(line + sizeof(line) - 2, "\r\n", 2);
+    fd = http_connect(port);
+    CHECK(fd >= 0);
+    http_write_all(fd, "GET / HTTP/1.1\r\nHost: t\r\n", 25);
+    t0 = http_now_ms();
+    resp[0] = '\0';
+    for (i = 0; i < 100 && !closed; i++) {
+        if (http_write_all(fd, line, sizeof(line)) != 0)
+            break;
+        http_read(fd, resp, BIG, NULL, 10, &closed);
+        if (resp[0] != '\0')
+            break;
+    }
+    if (resp[0] != '\0' && !closed)
+        http_read(fd, resp + strlen(resp), BIG - strlen(resp), NULL, 1000,
+                  &closed);
+    CHECK_INT(http_status(resp), 431);
+    CHECK(i * (int)sizeof(line) < 4096 + 2 * (int)sizeof(line));
+    CHECK(http_now_ms() - t0 < 1500);
+    close(fd);
+}
+
 /* public_read = true: reads without a token, a bad token still 401. */
 static void
 test_public(void)
@@ -905,6 +939,7 @@ main(void)
         return harness_done(1) | 1;
     test_public();
     test_slowloris();
+    test_slowloris_big();
     harness_done(test_failed_);
     return TEST_END() | failed;
 }
