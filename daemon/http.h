@@ -1,7 +1,7 @@
 /*
  * http.h - what the HTTP files of the daemon share (docs/HTTP.md):
  * http.c the server (listener, connections, limits, routing, auth,
- * errors), http_api.c the JSON routes, http_live.c the live streams
+ * errors), http_guard.c the early refusal of oversize heads, http_api.c the JSON routes, http_live.c the live streams
  * (Server-Sent Events), http_metrics.c GET /metrics.  Loop thread only.
  */
 #ifndef ARB_HTTP_H
@@ -98,6 +98,13 @@ int  arb_http_committed_seq(arb_server_t *srv, const char *match,
 
 /* http_tourn.c: /api/t/<id>/board (board) or /standings. */
 void arb_http_api_tourn(arb_http_req_t *q, const char *id, int board);
+
+/* http_guard.c: the head guard.  Arms it on a connection libh2o has just
+ * accepted (and re-arms it if libh2o restarted reading); starts and stops
+ * the prepare handle that re-arms it on every connection. */
+void arb_http_guard_conn(arb_http_conn_t *hc);
+int  arb_http_guard_init(struct arb_http *h);
+void arb_http_guard_stop(struct arb_http *h);
 
 /* http_metrics.c */
 void arb_http_metrics(arb_http_req_t *q);
