@@ -11,10 +11,11 @@
  */
 #include "tests/browser/cdp.h"
 #include "tests/daemon_harness.h"
+#include "tests/http_client.h"
 #include "tests/test.h"
 
-#define PORT "16611"
-#define BASE "http://127.0.0.1:" PORT
+/* The recorder picks its port (port 0): several runs may share a host. */
+static int port;
 
 
 #define ANN_TOKEN "web-tt-ann-token-012345"
@@ -26,7 +27,8 @@ open_as(cdp_t *b, const char *path, const char *token)
     char url[256];
     long t;
 
-    snprintf(url, sizeof(url), BASE "%s#token=%s", path, token);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d%s#token=%s", port, path,
+             token);
     CHECK(cdp_open(b, url) == 0);
     t = cdp_wait(b, "document.body && document.body.dataset.ready === '1'",
                  5000);
@@ -57,9 +59,11 @@ move_seen(cdp_t *b, const char *move, int seq)
     return t;
 }
 
-/* The pages use HTTP only; the harness's protocol helpers stay unused. */
+/* The pages use HTTP only; the harness's protocol helpers and the raw
+ * HTTP client's requests stay unused. */
 static void *const unused[] = { (void *)harness_connect,
-                                (void *)harness_send_raw };
+                                (void *)harness_send_raw, (void *)http_get,
+                                (void *)http_body };
 
 static void
 on_alarm(int sig)
@@ -84,10 +88,12 @@ main(void)
     size_t g;
 
     if (harness_init("token = " ANN_TOKEN " player tt-ann TT-simple-1 ann\n"
-                     "[http]\nlisten = tcp:127.0.0.1:" PORT "\n", 90) != 0)
+                     "[http]\nlisten = tcp:127.0.0.1:0\n", 90) != 0)
         return 1;
     signal(SIGALRM, on_alarm);
     harness_start();
+    port = http_log_port(harness_dir);
+    CHECK(port > 0);
     for (g = 0; g < sizeof(games) / sizeof(games[0]); g++) {
         snprintf(cmd, sizeof(cmd), "load %s", games[g].file);
         CHECK_INT(harness_cli(cmd), 0);
