@@ -11,11 +11,13 @@
  * anything: every response is built from committed data at once, and the
  * live streams (http_live.c) hold at most stream_max bytes each, so no
  * browser can slow the writer.  Limits: a request head over header_max is
- * answered 431 here once libh2o has parsed it (libh2o itself answers 400
- * to a head over 8 KiB + 100 x 4 KiB, H2O_MAX_REQLEN, or over 100 headers), a body over
- * body_max 413 by libh2o, a head not complete within header_timeout_ms
+ * answered 431 as soon as that many bytes have arrived without its end
+ * (the head guard, http_guard.c), or once libh2o has parsed it when it
+ * came whole in one read (libh2o alone would buffer up to H2O_MAX_REQLEN,
+ * 8 KiB + 100 x 4 KiB, before answering 400); a body over body_max is
+ * answered 413 by libh2o; a head not complete within header_timeout_ms
  * (slowloris) or an idle keep-alive connection is closed by libh2o's
- * request timeout, and connections over max_connections are closed at
+ * request timeout; connections over max_connections are closed at
  * accept.
  */
 #include <arpa/inet.h>
@@ -201,7 +203,16 @@ bad:
 
 /* ---- auth --------------------------------------------------------------- */
 
-/* Sets q->viewer from the request's token: 0, or -1 (401 sent). */
+arb_viewer_t
+arb_http_viewer(const arb_http_who_t *w, const char *match,
+                const arb_setup_t *setup)
+{
+    return arb_role_viewer(w->role, w->match[0] != '\0' ? w->match : NULL,
+                           w->seat, match, setup);
+}
+
+/* Sets q->who and q->viewer from the request's token: 0, or -1 (401
+ * sent). */
 static int
 authenticate(arb_http_req_t *q)
 {
@@ -211,6 +222,7 @@ authenticate(arb_http_req_t *q)
     char               tok[80];
     int                rc;
 
+    q->who.role = -1;
     i = h2o_find_header(&req->headers, H2O_TOKEN_AUTHORIZATION, -1);
     if (i >= 0) {
         h2o_iovec_t v = req->headers.entries[i].value;
@@ -232,7 +244,7 @@ authenticate(arb_http_req_t *q)
                 return 0;
             }
             arb_http_error(req, 401, "authorization", "a token is needed "
-                           "(Authorization: Bearer TOKEN, or ?token=TOKEN)");
+                           "(Authorization: Bearer TOKEN)");
             return -1;
         }
         t = arb_config_auth(&q->srv->cfg, tok, strlen(tok));
@@ -241,9 +253,14 @@ authenticate(arb_http_req_t *q)
         arb_http_error(req, 401, "authorization", "bad token");
         return -1;
     }
+    q->who.role = t->role;
+    if (t->role == ARB_ROLE_PLAYER && t->nmatches == 1 && t->seat != NULL) {
+        snprintf(q->who.match, sizeof(q->who.match), "%s", t->matches[0]);
+        snprintf(q->who.seat, sizeof(q->who.seat), "%s", t->seat);
+    }
     /* A scorer enters every move and an arbiter rules: both see all.  A
-     * player's seat view is served by the protocol only: over HTTP it is
-     * a spectator (docs/HTTP.md). */
+     * player sees its seat in its own match: the routes of a match ask
+     * arb_http_viewer; anything else it reads as a spectator. */
     q->viewer.kind = t->role >= ARB_ROLE_SCORER ? ARB_VIEW_ALL
                                                 : ARB_VIEW_PUBLIC;
     return 0;
@@ -490,6 +507,7 @@ on_accept(uv_stream_t *l, int status)
         return;
     }
     h2o_accept(&h->actx, sock);
+    arb_http_guard_conn(hc);
 }
 
 /* libh2o's timers and its resolver queue must not keep the loop running
@@ -596,6 +614,8 @@ arb_http_start(arb_server_t *srv)
         rc = uv_listen((uv_stream_t *)&h->listener, 511, on_accept);
     if (rc == 0)
         rc = arb_http_live_init(h);
+    if (rc == 0)
+        rc = arb_http_guard_init(h);
     if (rc != 0) {
         arb_log(ARB_LOG_ERROR, "http: cannot listen on %s: %s", c->listen,
                 uv_strerror(rc));
@@ -630,6 +650,7 @@ arb_http_stop(arb_server_t *srv)
         h->listening = 0;
     }
     arb_http_live_end_all(h);
+    arb_http_guard_stop(h);
     /* libh2o closes each connection when it sees its socket shut. */
     for (hc = h->conns; hc != NULL; hc = hc->next)
         if (uv_fileno((uv_handle_t *)&hc->tcp, &fd) == 0)

@@ -1,9 +1,10 @@
 /*
  * http.h - what the HTTP files of the daemon share (docs/HTTP.md):
  * http.c the server (listener, connections, limits, routing, auth,
- * errors), http_api.c the JSON routes, http_live.c the live streams
- * (Server-Sent Events), http_metrics.c GET /metrics, http_write.c the
- * POST routes that record.  Loop thread only.
+ * errors), http_guard.c the early refusal of oversize heads, http_api.c
+ * the JSON routes, http_live.c the live streams (Server-Sent Events),
+ * http_metrics.c GET /metrics, http_write.c the POST routes that record.
+ * Loop thread only.
  */
 #ifndef ARB_HTTP_H
 #define ARB_HTTP_H
@@ -22,6 +23,8 @@ typedef struct arb_http_stream arb_http_stream_t;
 struct arb_http_conn {
     uv_tcp_t          tcp;
     struct arb_http  *h;
+    uv_read_cb        h2o_read;     /* libh2o's, behind the head guard */
+    int               refused;      /* 431 sent early: input is dropped */
     arb_http_conn_t  *prev, *next;
 };
 
@@ -39,13 +42,25 @@ struct arb_http {
     size_t             nstreams;
     uv_timer_t         ping;        /* http_live.c: keeps idle streams open */
     int                ping_init;
+    uv_prepare_t       guard;       /* re-arms the head guard (http.c) */
+    int                guard_init;
 };
+
+/* Who asks, copied from the token (a SIGHUP may reload the tokens while
+ * a stream is open): its role, and a player's one match and seat. */
+typedef struct arb_http_who {
+    int  role;                          /* -1: no token (public_read) */
+    char match[ARB_STORE_ID_MAX + 1];   /* player: its match, or "" */
+    char seat[ARB_HASH_HEX];            /* player: its seat's name */
+} arb_http_who_t;
 
 /* A request as the routes see it: who asks and what. */
 typedef struct arb_http_req {
     h2o_req_t    *req;
     arb_server_t *srv;
-    arb_viewer_t  viewer;
+    arb_http_who_t who;
+    arb_viewer_t  viewer;       /* for no match in particular: public or
+                                   all (a seat is per match) */
     const char   *query;        /* after '?', or NULL */
     size_t        qlen;
     /* The token of the Authorization header (NULL without one, or when
@@ -53,6 +68,11 @@ typedef struct arb_http_req {
      * SIGHUP reload frees it. */
     const arb_token_t *token;
 } arb_http_req_t;
+
+/* The viewer `w` is for `match` opened with `setup` (daemon/viewer.c):
+ * a player's seat in its own match, public in any other. */
+arb_viewer_t arb_http_viewer(const arb_http_who_t *w, const char *match,
+                             const arb_setup_t *setup);
 
 /* {"error":MSG,"where":WHERE} with `status`. */
 void arb_http_error(h2o_req_t *req, int status, const char *where,
@@ -92,6 +112,13 @@ void arb_http_api_tourn(arb_http_req_t *q, const char *id, int board);
  * arb_http_write_route(name), which is -1 for no write route. */
 int  arb_http_write_route(const char *name);
 void arb_http_write(arb_http_req_t *q, const char *match, int route);
+
+/* http_guard.c: the head guard.  Arms it on a connection libh2o has just
+ * accepted (and re-arms it if libh2o restarted reading); starts and stops
+ * the prepare handle that re-arms it on every connection. */
+void arb_http_guard_conn(arb_http_conn_t *hc);
+int  arb_http_guard_init(struct arb_http *h);
+void arb_http_guard_stop(struct arb_http *h);
 
 /* http_metrics.c */
 void arb_http_metrics(arb_http_req_t *q);

@@ -122,6 +122,7 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
 {
     arb_buf_t    b = ARB_BUF_INIT, why = ARB_BUF_INIT;
     arb_match_t *m = NULL;
+    arb_viewer_t who;
     uint64_t     upto, at = 0, want = 0;
     int          has_at, hands, rc;
 
@@ -140,7 +141,6 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
                            "scorer's or an arbiter's token");
             return;
         }
-        q->viewer.kind = ARB_VIEW_HANDS;
     }
     if (arb_http_committed_seq(q->srv, match, &upto) != 0) {
         arb_http_error(q->req, 404, "match", "no match '%s'", match);
@@ -152,8 +152,12 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
         return;
     }
     rc = arb_live_replay(q->srv, match, has_at ? at : upto, &m, &why);
-    if (rc == 0)
-        rc = arb_view_report(&b, m, &q->viewer);
+    if (rc == 0) {
+        who = arb_http_viewer(&q->who, match, arb_match_setup(m));
+        if (hands && want)
+            who.kind = ARB_VIEW_HANDS;
+        rc = arb_view_report(&b, m, &who);
+    }
     if (rc != 0)
         arb_http_error(q->req, 500, "replay", "%s", why.len > 0
                        ? arb_buf_cstr(&why) : arb_strerror(rc));
@@ -219,13 +223,13 @@ arb_http_api_events(arb_http_req_t *q, const char *match)
         arb_http_error(q->req, 404, "match", "no match '%s'", match);
         return;
     }
-    /* The setup decides what is hidden; without the match at hand its
-     * game alone does (a seat is never served over HTTP). */
+    /* The setup decides what is hidden and whose seat a player holds;
+     * without the match at hand its game alone does (and no seat). */
     memset(&bare, 0, sizeof(bare));
     bare.game = l->game;
     x.setup = l->m != NULL ? arb_match_setup(l->m) : &bare;
     x.closed = l->closed;
-    x.who = q->viewer;
+    x.who = arb_http_viewer(&q->who, match, x.setup);
     x.b = &b;
     arb_buf_putc(&b, '[');
     if (from <= upto)

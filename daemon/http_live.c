@@ -12,12 +12,22 @@
  * whose pending output would pass stream_max is cut off (counted in
  * subscribers_cut): the writer never waits for a browser, and a reader
  * that cannot keep up reconnects and starts again from the state.
+ *
+ * Every message carries an `id:` — the event's seq on a match's stream,
+ * its position in the global log on the all-matches one — so a reconnect
+ * that sends Last-Event-ID gets the acks it missed from the store, up to
+ * what the loop knows is committed (live->committed, srv->order_pos, the
+ * same bounds arb_http_committed pushes after), then the live ones: none
+ * lost, none twice.  A gap too long to send within stream_max, or an id
+ * the stream never gave, gets `event: reset` instead: the page refetches.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "core/codec.h"
+#include "core/err.h"
 #include "core/json_item.h"
 #include "daemon/http.h"
 #include "daemon/log.h"
@@ -27,7 +37,7 @@ struct arb_http_stream {
     h2o_req_t         *req;
     struct arb_http   *h;
     char               match[ARB_STORE_ID_MAX + 1];    /* "" = all */
-    arb_viewer_t       viewer;
+    arb_http_who_t     who;         /* its viewer is per match */
     arb_buf_t          pending;     /* not yet handed to libh2o */
     arb_buf_t          sending;     /* handed over, until proceed */
     int                busy, ended;
@@ -150,6 +160,125 @@ push(arb_http_stream_t *s, const char *event, uint64_t id, const char *data,
     return 0;
 }
 
+/* At most this many missed events are sent on a resume, and at most
+ * stream_max / 2 bytes of them: more is a `reset`. */
+#define ARB_HTTP_RESUME_MAX 1000
+
+/* The Last-Event-ID of a reconnect: 1 with *id, 0 none, -1 not a number
+ * this daemon could have sent. */
+static int
+last_event_id(h2o_req_t *req, uint64_t *id)
+{
+    ssize_t     i = h2o_find_header_by_str(&req->headers,
+                                           H2O_STRLIT("last-event-id"), -1);
+    h2o_iovec_t v;
+    uint64_t    n = 0;
+    size_t      k;
+
+    if (i < 0)
+        return 0;
+    v = req->headers.entries[i].value;
+    if (v.len == 0 || v.len > 19)
+        return -1;
+    for (k = 0; k < v.len; k++) {
+        if (v.base[k] < '0' || v.base[k] > '9')
+            return -1;
+        n = n * 10 + (uint64_t)(v.base[k] - '0');
+    }
+    *id = n;
+    return 1;
+}
+
+/* The missed events of a resume, as SSE acks, for one viewer. */
+typedef struct {
+    arb_server_t         *srv;
+    arb_buf_t            *out;
+    const arb_http_who_t *who;
+    const char           *match;        /* a match's stream: its id */
+    const arb_setup_t    *setup;        /* ... its setup and state */
+    int                   closed;
+    size_t                cap;          /* bytes at most */
+    int                   rc;           /* 0, 1 over cap, or ARB_E* */
+} resume_ctx_t;
+
+static int
+resume_one(resume_ctx_t *x, uint64_t id, const char *match, uint64_t seq,
+           int64_t t, const unsigned char *hash, const void *bytes,
+           size_t len)
+{
+    const arb_setup_t *setup = x->setup;
+    arb_setup_t        bare;
+    arb_live_t        *l;
+    arb_event_t        ev;
+    arb_viewer_t       v;
+    int                closed = x->closed;
+
+    if (x->match == NULL) {
+        /* the all-matches stream: each event's own match decides */
+        if ((x->rc = arb_live_get(x->srv, match, &l, NULL)) != 0)
+            return 1;
+        memset(&bare, 0, sizeof(bare));
+        bare.game = l->game;
+        setup = l->m != NULL ? arb_match_setup(l->m) : &bare;
+        closed = l->closed;
+    }
+    if ((x->rc = arb_event_decode(&ev, bytes, len, NULL)) != 0)
+        return 1;
+    v = arb_http_viewer(x->who, match, setup);
+    arb_buf_printf(x->out, "event: ack\nid: %" PRIu64 "\ndata: ", id);
+    if (arb_view_event_json(x->out, match, seq, t, hash, &ev, setup, closed,
+                            &v) != 0)
+        x->out->oom = 1;
+    arb_buf_puts(x->out, "\n\n");
+    arb_event_clear(&ev);
+    if (x->out->oom)
+        x->rc = ARB_ENOMEM;
+    else if (x->out->len > x->cap)
+        x->rc = 1;
+    return x->rc != 0;
+}
+
+static int
+on_resume_event(void *ud, uint64_t seq, int64_t t,
+                const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+                size_t len)
+{
+    resume_ctx_t *x = ud;
+
+    return resume_one(x, seq, x->match, seq, t, hash, bytes, len);
+}
+
+static int
+on_resume_log(void *ud, uint64_t pos, const char *match, uint64_t seq,
+              int64_t t, const unsigned char hash[ARB_HASH_LEN],
+              const void *bytes, size_t len)
+{
+    return resume_one(ud, pos, match, seq, t, hash, bytes, len);
+}
+
+/* Fills out with the acks after `last` up to `upto` (a match's seqs, or
+ * log positions when x->match is NULL).  0, or 1 when they cannot be
+ * resumed (too many, too large, or an id never sent): reset. */
+static int
+resume(resume_ctx_t *x, uint64_t last, uint64_t upto)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    int       rc;
+
+    if (last > upto || upto - last > ARB_HTTP_RESUME_MAX)
+        return 1;
+    if (last == upto)
+        return 0;
+    if (x->match != NULL)
+        rc = arb_store_events(x->srv->store, x->match, last + 1, upto,
+                              on_resume_event, x, &why);
+    else
+        rc = arb_store_log(x->srv->store, last + 1, upto - last,
+                           on_resume_log, x, &why);
+    arb_buf_free(&why);
+    return rc != 0 || x->rc != 0 ? 1 : 0;
+}
+
 void
 arb_http_live(arb_http_req_t *q, const char *match)
 {
@@ -157,21 +286,44 @@ arb_http_live(arb_http_req_t *q, const char *match)
     h2o_req_t         *req = q->req;
     arb_http_stream_t *s;
     arb_match_t       *m = NULL;
-    arb_buf_t          b = ARB_BUF_INIT, why = ARB_BUF_INIT;
-    uint64_t           upto = 0;
+    arb_live_t        *l;
+    arb_viewer_t       v;
+    arb_buf_t          b = ARB_BUF_INIT, why = ARB_BUF_INIT,
+                       missed = ARB_BUF_INIT;
+    resume_ctx_t       x;
+    uint64_t           upto = 0, last = 0;
+    int                has_last, reset = 0;
 
+    has_last = last_event_id(req, &last);
+    memset(&x, 0, sizeof(x));
+    x.srv = q->srv;
+    x.out = &missed;
+    x.who = &q->who;
+    x.match = match;
+    x.cap = q->srv->cfg.http.stream_max / 2;
     if (match != NULL) {
-        if (arb_http_committed_seq(q->srv, match, &upto) != 0) {
+        if (arb_http_committed_seq(q->srv, match, &upto) != 0
+            || arb_live_get(q->srv, match, &l, NULL) != 0) {
             arb_http_error(req, 404, "match", "no match '%s'", match);
             return;
         }
         /* The stream starts with the state: no separate fetch. */
-        if (arb_live_replay(q->srv, match, upto, &m, &why) != 0
-            || arb_view_report(&b, m, &q->viewer) != 0 || b.oom) {
+        if (arb_live_replay(q->srv, match, upto, &m, &why) != 0) {
             arb_http_error(req, 500, "replay", "%s", arb_buf_cstr(&why));
             goto done;
         }
+        x.setup = arb_match_setup(m);
+        x.closed = l->closed;
+        v = arb_http_viewer(&q->who, match, x.setup);
+        if (arb_view_report(&b, m, &v) != 0 || b.oom) {
+            arb_http_error(req, 500, "server", "out of memory");
+            goto done;
+        }
+    } else {
+        upto = q->srv->order_pos;
     }
+    if (has_last != 0)
+        reset = has_last < 0 || resume(&x, last, upto) != 0;
     s = calloc(1, sizeof(*s));
     if (s == NULL) {
         arb_http_error(req, 500, "server", "out of memory");
@@ -181,7 +333,7 @@ arb_http_live(arb_http_req_t *q, const char *match)
     s->gen.stop = on_stop;
     s->req = req;
     s->h = h;
-    s->viewer = q->viewer;
+    s->who = q->who;
     snprintf(s->match, sizeof(s->match), "%s", match != NULL ? match : "");
     s->next = h->streams;
     if (h->streams != NULL)
@@ -195,6 +347,20 @@ arb_http_live(arb_http_req_t *q, const char *match)
     h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CACHE_CONTROL,
                    NULL, H2O_STRLIT("no-store"));
     h2o_start_response(req, &s->gen);
+    if (reset) {
+        why.len = 0;
+        arb_buf_puts(&why, "{\"error\":\"cannot resume after this id: "
+                     "fetch again\",\"last_event_id\":");
+        if (has_last > 0)
+            arb_buf_printf(&why, "%" PRIu64, last);
+        else
+            arb_buf_puts(&why, "null");
+        arb_buf_printf(&why, ",\"id\":%" PRIu64 "}", upto);
+        if (push(s, "reset", upto, why.data, why.len) != 0)
+            goto done;
+    } else if (missed.len > 0) {
+        arb_buf_add(&s->pending, missed.data, missed.len);
+    }
     if (match != NULL)
         push(s, "state", upto, b.data, b.len);
     else {
@@ -206,6 +372,7 @@ done:
     arb_match_free(m);
     arb_buf_free(&b);
     arb_buf_free(&why);
+    arb_buf_free(&missed);
 }
 
 void
@@ -215,15 +382,16 @@ arb_http_committed(arb_server_t *srv, const arb_pending_t *p)
     arb_http_stream_t *s, *next;
     const arb_live_t  *l = p->live;
     arb_buf_t          evs[2] = { ARB_BUF_INIT, ARB_BUF_INIT },
-                       rep = ARB_BUF_INIT, *ev;
+                       own = ARB_BUF_INIT, rep = ARB_BUF_INIT, *ev;
     arb_setup_t        bare;
     const arb_setup_t *setup;
-    int                whole, have = -1, k;
+    arb_viewer_t       v, have = { ARB_VIEW_PUBLIC, 0 };
+    int                whole, cached = 0, k;
 
     if (h == NULL || h->streams == NULL)
         return;
-    /* The event as each kind of viewer may see it (docs/VIEWS.md): a
-     * stream is public or sees everything (no seat over HTTP). */
+    /* The event as each kind of viewer may see it (docs/VIEWS.md); a
+     * seat's own is written per stream below. */
     memset(&bare, 0, sizeof(bare));
     bare.game = (char *)l->game;
     setup = l->m != NULL ? arb_match_setup(l->m) : &bare;
@@ -241,25 +409,39 @@ arb_http_committed(arb_server_t *srv, const arb_pending_t *p)
         next = s->next;
         if (s->match[0] != '\0' && strcmp(s->match, l->id) != 0)
             continue;
-        ev = &evs[s->viewer.kind == ARB_VIEW_PUBLIC ? 0 : 1];
-        if (push(s, "ack", p->ap.seq, ev->data, ev->len) != 0
+        v = arb_http_viewer(&s->who, l->id, setup);
+        if (v.kind == ARB_VIEW_SEAT) {
+            own.len = 0;
+            own.oom = 0;
+            if (arb_view_event_json(&own, l->id, p->ap.seq, p->ap.time_ms,
+                                    p->ap.hash, &p->ev, setup, l->closed,
+                                    &v) != 0 || own.oom)
+                continue;
+            ev = &own;
+        } else {
+            ev = &evs[v.kind == ARB_VIEW_PUBLIC ? 0 : 1];
+        }
+        /* a match's stream counts its seqs, the all-matches one the log */
+        if (push(s, "ack", s->match[0] != '\0' ? p->ap.seq : p->ap.pos,
+                 ev->data, ev->len) != 0
             || s->match[0] == '\0' || !whole)
             continue;
-        /* one report per kind of viewer (a seat's differs per seat) */
-        if (have != (int)s->viewer.kind || s->viewer.kind == ARB_VIEW_SEAT) {
+        /* one report per viewer (a seat's differs per seat) */
+        if (!cached || have.kind != v.kind || have.seat != v.seat) {
             rep.len = 0;
             rep.oom = 0;
-            if (arb_view_report(&rep, l->m, &s->viewer) != 0 || rep.oom) {
-                have = -1;
+            cached = 0;
+            if (arb_view_report(&rep, l->m, &v) != 0 || rep.oom)
                 continue;
-            }
-            have = (int)s->viewer.kind;
+            have = v;
+            cached = 1;
         }
         push(s, "state", p->ap.seq, rep.data, rep.len);
     }
 done:
     arb_buf_free(&evs[0]);
     arb_buf_free(&evs[1]);
+    arb_buf_free(&own);
     arb_buf_free(&rep);
 }
 

@@ -163,6 +163,7 @@ typedef struct arb_counters {
     uint64_t ack_le[ARB_ACK_BUCKETS];       /* acks <= each bound */
     uint64_t batch_le[ARB_BATCH_BUCKETS];   /* commits of <= bound events */
     uint64_t http_conns, http_refused;      /* accepted; over max_connections */
+    uint64_t http_heads_refused;            /* heads over header_max, early */
     uint64_t http_requests, streams_cut;    /* live streams cut when slow */
     /* Where the loop's time goes (uv_hrtime ns, summed): read callbacks
      * of the protocol (the frame reader and every request they carry),
@@ -317,6 +318,14 @@ const char *arb_reply_code(int rc);
 void arb_dispatch(arb_conn_t *c, const char *frame, size_t len);
 
 /* viewer.c: what connection c may see of a match (docs/VIEWS.md). */
+/* The viewer a token of `role` is for `match` opened with `setup`: all
+ * for a scorer or arbiter; the seat named `seat` for a player whose one
+ * match (own_match) is `match` and whose seat plays in it; public
+ * otherwise (setup NULL: public unless the role sees everything).  The
+ * binary protocol and HTTP both ask here. */
+arb_viewer_t arb_role_viewer(int role, const char *own_match,
+                             const char *seat, const char *match,
+                             const arb_setup_t *setup);
 /* The viewer c is for `match` opened with `setup` (NULL: public unless
  * c sees everything). */
 arb_viewer_t arb_conn_viewer(const arb_conn_t *c, const char *match,

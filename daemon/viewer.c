@@ -15,21 +15,29 @@
 #include "daemon/server.h"
 
 arb_viewer_t
+arb_role_viewer(int role, const char *own_match, const char *seat,
+                const char *match, const arb_setup_t *setup)
+{
+    arb_viewer_t who = { ARB_VIEW_PUBLIC, 0 };
+    int          s;
+
+    if (role >= ARB_ROLE_SCORER) {
+        who.kind = ARB_VIEW_ALL;
+    } else if (role == ARB_ROLE_PLAYER && own_match != NULL
+               && seat != NULL && strcmp(own_match, match) == 0
+               && setup != NULL && (s = arb_setup_seat(setup, seat)) >= 0) {
+        who.kind = ARB_VIEW_SEAT;
+        who.seat = (unsigned)s;
+    }
+    return who;
+}
+
+arb_viewer_t
 arb_conn_viewer(const arb_conn_t *c, const char *match,
                 const arb_setup_t *setup)
 {
-    arb_viewer_t who = { ARB_VIEW_PUBLIC, 0 };
-    int          seat;
-
-    if (c->role >= ARB_ROLE_SCORER) {
-        who.kind = ARB_VIEW_ALL;
-    } else if (c->role == ARB_ROLE_PLAYER && c->nmatches == 1
-               && strcmp(c->matches[0], match) == 0 && setup != NULL
-               && (seat = arb_setup_seat(setup, c->seat)) >= 0) {
-        who.kind = ARB_VIEW_SEAT;
-        who.seat = (unsigned)seat;
-    }
-    return who;
+    return arb_role_viewer(c->role, c->nmatches == 1 ? c->matches[0] : NULL,
+                           c->seat, match, setup);
 }
 
 int

@@ -173,4 +173,61 @@ http_get(int port, const char *path, const char *token, char *buf,
     return http_raw(port, req, (size_t)n, buf, cap);
 }
 
+/* Reads a live stream into buf (appending at *n; NUL-terminated) until
+ * the whole message `event` with `id` has arrived ("event: E\nid: N\n...
+ * \n\n"), the peer closes or timeout_ms pass.  1 when it arrived. */
+static inline int
+http_read_sse(int fd, char *buf, size_t cap, size_t *n, const char *event,
+              unsigned long long id, int timeout_ms)
+{
+    struct pollfd p = { fd, POLLIN, 0 };
+    long long     end = http_now_ms() + timeout_ms;
+    char          want[96];
+    const char   *at;
+    ssize_t       r;
+
+    snprintf(want, sizeof(want), "event: %s\nid: %llu\n", event, id);
+    buf[*n] = '\0';
+    for (;;) {
+        at = strstr(buf, want);
+        if (at != NULL && strstr(at, "\n\n") != NULL)
+            return 1;
+        if (*n + 1 >= cap)
+            return 0;
+        long long left = end - http_now_ms();
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+            return 0;
+        r = recv(fd, buf + *n, cap - 1 - *n, 0);
+        if (r <= 0)
+            return 0;
+        *n += (size_t)r;
+        buf[*n] = '\0';
+    }
+}
+
+/* Opens GET path as a live stream with a bearer token (or none) and a
+ * Last-Event-ID (or none: NULL): the connection, or -1. */
+static inline int
+http_live_connect(int port, const char *path, const char *token,
+                  const char *last_id)
+{
+    char req[1024];
+    int  fd = http_connect(port), n;
+
+    if (fd < 0)
+        return -1;
+    n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n"
+                 "%s%s%s%s%s%s\r\n", path,
+                 token != NULL ? "Authorization: Bearer " : "",
+                 token != NULL ? token : "", token != NULL ? "\r\n" : "",
+                 last_id != NULL ? "Last-Event-ID: " : "",
+                 last_id != NULL ? last_id : "",
+                 last_id != NULL ? "\r\n" : "");
+    if (http_write_all(fd, req, (size_t)n) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 #endif

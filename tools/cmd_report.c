@@ -11,6 +11,11 @@
  * arb_report_json writes it, replayed here event by event; so the drawing
  * code is the live page's, one copy.  The report is the arbiter's: every
  * field, as `arbiter replay --json` prints it.
+ *
+ * A bundle is drawn only once it has passed the one complete verification
+ * (arb_bundle_verified_history, with the key given here, as `arbiter
+ * verify` takes it); the page then says what was verified, and a bundle
+ * that fails gives no page at all.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,6 +29,7 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "core/json_item.h"
+#include "core/ledger/bundle.h"
 #include "core/ledger/chain.h"
 #include "core/replay.h"
 #include "core/transcript.h"
@@ -35,7 +41,8 @@ static void
 usage(FILE *f)
 {
     fprintf(f,
-        "usage: arbiter report --html [--claim F] [--out PATH] SOURCE\n\n"
+        "usage: arbiter report --html [--claim F] [--out PATH] SOURCE\n"
+        "       arbiter report --html --pubkey KEY [--match ID] BUNDLE\n\n"
         "Writes one self-contained HTML file of a match (inline SVG, CSS\n"
         "and script; opens offline): a picture of the table after every\n"
         "event with a slider to step through the match, the moves, the\n"
@@ -43,14 +50,19 @@ usage(FILE *f)
         "SOURCE is a FILE (a transcript, or the jsonl of one match by\n"
         "'arbiter export'), --db DIR --match ID (the recorder's store,\n"
         "read-only) or --match ID alone (the server, with the connection\n"
-        "options).\n\n"
+        "options).  A BUNDLE ('arbiter export --format bundle') is verified\n"
+        "first, completely, with the recorder's public key, as 'arbiter\n"
+        "verify' does; only a bundle that passes is drawn (its match, or\n"
+        "the one --match names), and the page says what was verified.\n\n"
         "options:\n"
         "  --html       the format (the only one)\n"
         "  --claim F    a claim (docs/CLAIMS.md); its differences from the\n"
         "               record are marked on the records and totals\n"
-        "  --out PATH   write here instead of stdout\n\n"
+        "  --out PATH   write here instead of stdout\n"
+        "  --pubkey KEY the recorder's public key (a BUNDLE needs it)\n\n"
         "Exit status: 0 written, 1 an event refused by the rules or a broken\n"
-        "hash chain (the file is still written, saying so), 2 error.\n\n");
+        "hash chain (the file is still written, saying so) or a bundle\n"
+        "that fails verification (nothing written), 2 error.\n\n");
     cli_net_usage(f);
 }
 
@@ -77,7 +89,7 @@ put_events(arb_buf_t *b, const arb_history_t *h)
  * canonical bytes the source gave and compares it with the hash the
  * source recorded.  0 when it holds or cannot be checked, 1 broken. */
 static int
-put_chain(arb_buf_t *b, const arb_history_t *h)
+put_chain(arb_buf_t *b, const arb_history_t *h, const char *verified)
 {
     unsigned char head[ARB_HASH_LEN];
     char          hex[ARB_HASH_HEX];
@@ -85,6 +97,10 @@ put_chain(arb_buf_t *b, const arb_history_t *h)
     size_t        i, compared = 0;
     int           broken = 0;
 
+    if (verified != NULL) {
+        arb_buf_puts(&t, verified);
+        arb_buf_puts(&t, "  ");
+    }
     if (h->recs == NULL) {
         arb_buf_puts(&t, "Hash chain not checked: a transcript has no "
                      "recorded hashes.  Every event was replayed and judged "
@@ -169,7 +185,8 @@ done:
  * (a refused event: the reports stop before it; a broken chain) or
  * CLI_ERROR. */
 static int
-build_data(arb_buf_t *b, arb_history_t *h, const char *claim)
+build_data(arb_buf_t *b, arb_history_t *h, const char *claim,
+           const char *verified)
 {
     arb_match_t  *m = NULL;
     arb_verdict_t v;
@@ -228,10 +245,14 @@ build_data(arb_buf_t *b, arb_history_t *h, const char *claim)
     arb_buf_puts(b, "]");
     arb_buf_add(b, refused.data, refused.len);
     arb_buf_putc(b, ',');
-    if (put_chain(b, h) != 0) {
+    if (put_chain(b, h, verified) != 0) {
         fprintf(stderr, "%s: the hash chain is broken (see the report)\n",
                 h->source);
         status = CLI_DIFFERS;
+    }
+    if (verified != NULL) {
+        arb_buf_puts(b, ",\"verified\":");
+        arb_json_str(b, verified);
     }
     if (claim != NULL) {
         arb_buf_putc(b, ',');
@@ -252,6 +273,92 @@ done:
     return status;
 }
 
+/* 1 when the file at path is a bundle (its magic), else 0. */
+static int
+is_bundle(const char *path)
+{
+    char  magic[ARB_BUNDLE_MAGIC_LEN];
+    FILE *f;
+    int   yes = 0;
+
+    if (strcmp(path, "-") == 0 || (f = fopen(path, "rb")) == NULL)
+        return 0;
+    yes = fread(magic, 1, sizeof(magic), f) == sizeof(magic)
+          && memcmp(magic, ARB_BUNDLE_MAGIC, sizeof(magic)) == 0;
+    fclose(f);
+    return yes;
+}
+
+/* The history of a bundle's match, once the bundle is verified with key;
+ * *verified says what was.  CLI_OK, CLI_DIFFERS (it fails verification:
+ * every problem printed) or CLI_ERROR. */
+static int
+load_bundle(arb_history_t *h, const char *path, const char *match,
+            const char *key, arb_buf_t *verified)
+{
+    unsigned char             pk[ARB_PUBKEY_LEN];
+    char                      hex[2 * ARB_PUBKEY_LEN + 1],
+                              head[ARB_HASH_HEX];
+    arb_bundle_report_t       rep;
+    const arb_bundle_result_t *res = NULL;
+    arb_buf_t                 data = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    size_t                    i, j;
+    int                       rc, status = CLI_ERROR;
+
+    memset(&rep, 0, sizeof(rep));
+    if (arb_pubkey_parse(pk, key, &why) != 0) {
+        fprintf(stderr, "arbiter report: --pubkey: %s\n",
+                arb_buf_cstr(&why));
+        goto done;
+    }
+    if (cli_read_file(&data, path) != 0)
+        goto done;
+    rc = arb_bundle_verified_history(data.data, data.len, pk, match, &rep,
+                                     h, &why);
+    if (rc == ARB_ECRYPTO) {
+        if (rep.error != NULL)
+            fprintf(stderr, "arbiter report: %s: %s\n", path, rep.error);
+        for (i = 0; i < rep.nmatches; i++)
+            for (j = 0; j < rep.matches[i].nproblems; j++)
+                fprintf(stderr, "arbiter report: %s: match %s: %s\n", path,
+                        rep.matches[i].match_id,
+                        rep.matches[i].problems[j]);
+        fprintf(stderr, "arbiter report: %s: FAILED verification (%zu "
+                "problem%s): nothing drawn\n", path, rep.nproblems,
+                rep.nproblems == 1 ? "" : "s");
+        status = CLI_DIFFERS;
+        goto done;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "arbiter report: %s: %s\n", path, why.len > 0
+                ? arb_buf_cstr(&why) : arb_strerror(rc));
+        goto done;
+    }
+    for (i = 0; i < rep.nmatches; i++)
+        if (strcmp(rep.matches[i].match_id,
+                   h->open.setup->match_id) == 0)
+            res = &rep.matches[i];
+    if (res == NULL || arb_history_name(h, "%s", path) != 0)
+        goto done;
+    arb_hex(hex, pk, ARB_PUBKEY_LEN);
+    arb_hex32(head, res->head);
+    arb_buf_printf(verified, "Bundle %s verified when this file was "
+                   "written, with the public key %s given to arbiter "
+                   "report: the signature of its checkpoint (%" PRIu64
+                   " events, head %s), every hash link, the rule profile, "
+                   "and every event replayed through the rules, which "
+                   "recomputed the results.", path, hex, res->count, head);
+    if (!res->closed)
+        arb_buf_puts(verified, "  The match was open when exported: later "
+                     "events are not covered.");
+    status = verified->oom ? CLI_ERROR : CLI_OK;
+done:
+    arb_bundle_report_clear(&rep);
+    arb_buf_free(&data);
+    arb_buf_free(&why);
+    return status;
+}
+
 int
 cmd_report(int argc, char **argv)
 {
@@ -259,14 +366,15 @@ cmd_report(int argc, char **argv)
     arb_history_t h;
     cli_source_t  src = { NULL, NULL, NULL };
     arb_buf_t     data = ARB_BUF_INIT, page = ARB_BUF_INIT,
-                  why = ARB_BUF_INIT;
-    const char   *claim = NULL, *out = NULL;
+                  why = ARB_BUF_INIT, verified = ARB_BUF_INIT;
+    const char   *claim = NULL, *out = NULL, *key = NULL;
     FILE         *f;
     int           html = 0, wrote, status, st;
     const cli_optdef_t opts[] = {
         { "--html", CLI_ARG_FLAG, &html },
         { "--claim", CLI_ARG_STR, &claim },
         { "--out", CLI_ARG_STR, &out },
+        { "--pubkey", CLI_ARG_STR, &key },
         { "--db", CLI_ARG_STR, &src.db },
         { "--match", CLI_ARG_STR, &src.match },
         { NULL, 0, NULL }
@@ -288,15 +396,34 @@ cmd_report(int argc, char **argv)
         fprintf(stderr, "arbiter report: --db DIR needs --match ID\n");
         goto done;
     }
-    if (a.npos + (src.match != NULL) != 1) {
-        fprintf(stderr, "arbiter report: name one source: FILE, --db DIR "
-                "--match ID, or --match ID (the server)\n");
-        goto done;
+    if (key != NULL) {
+        if (a.npos != 1 || src.db != NULL) {
+            fprintf(stderr, "arbiter report: --pubkey goes with one BUNDLE "
+                    "file\n");
+            goto done;
+        }
+        status = load_bundle(&h, a.pos[0], src.match, key, &verified);
+        if (status != CLI_OK)
+            goto done;
+        status = CLI_ERROR;
+    } else {
+        if (a.npos + (src.match != NULL) != 1) {
+            fprintf(stderr, "arbiter report: name one source: FILE, --db "
+                    "DIR --match ID, or --match ID (the server)\n");
+            goto done;
+        }
+        src.file = a.npos == 1 ? a.pos[0] : NULL;
+        if (src.file != NULL && is_bundle(src.file)) {
+            fprintf(stderr, "arbiter report: %s is a bundle: it is drawn "
+                    "only once verified, give --pubkey KEY (the "
+                    "recorder's public key)\n", src.file);
+            goto done;
+        }
+        if (cli_source_load(&h, "report", &src, &n, UINT64_MAX) != CLI_OK)
+            goto done;
     }
-    src.file = a.npos == 1 ? a.pos[0] : NULL;
-    if (cli_source_load(&h, "report", &src, &n, UINT64_MAX) != CLI_OK)
-        goto done;
-    st = build_data(&data, &h, claim);
+    st = build_data(&data, &h, claim, verified.len > 0
+                    ? arb_buf_cstr(&verified) : NULL);
     if (st == CLI_ERROR)
         goto done;
     arb_buf_putc(&data, '\0');
@@ -326,5 +453,6 @@ done:
     arb_buf_free(&data);
     arb_buf_free(&page);
     arb_buf_free(&why);
+    arb_buf_free(&verified);
     return status;
 }

@@ -166,6 +166,19 @@ int  arb_bundle_verify(const void *data, size_t len,
                        const unsigned char pubkey[ARB_PUBKEY_LEN],
                        arb_bundle_report_t *rep);
 
+/* A bundled match to draw or replay, handed out only after the whole
+ * bundle passed arb_bundle_verify() against pubkey: rep as that fills it,
+ * and on success *h (zeroed by the caller; clear it after, also on
+ * failure) the history of match `match_id`, or of the bundle's only match
+ * when match_id is NULL.  0; ARB_ECRYPTO (verification failed: see rep);
+ * ARB_EINVAL (several matches and no match_id) or ARB_ENOTFOUND (no such
+ * match) with why; ARB_ENOMEM. */
+int  arb_bundle_verified_history(const void *data, size_t len,
+                                 const unsigned char pubkey[ARB_PUBKEY_LEN],
+                                 const char *match_id,
+                                 arb_bundle_report_t *rep, arb_history_t *h,
+                                 arb_buf_t *why);
+
 /* ---- text exports ----------------------------------------------------- */
 
 /* One JSON object per event and line:

@@ -339,6 +339,45 @@ done:
     return rc;
 }
 
+int
+arb_bundle_verified_history(const void *data, size_t len,
+                            const unsigned char pubkey[ARB_PUBKEY_LEN],
+                            const char *match_id, arb_bundle_report_t *rep,
+                            arb_history_t *h, arb_buf_t *why)
+{
+    arb_bundle_t              b;
+    const arb_bundle_match_t *m = NULL;
+    size_t                    i;
+    int                       rc;
+
+    /* the whole check first: nothing of a bundle that fails is read */
+    rc = arb_bundle_verify(data, len, pubkey, rep);
+    if (rc != 0)
+        return rc;
+    memset(&b, 0, sizeof(b));
+    rc = arb__bundle_read(&b, data, len, why);
+    if (rc != 0)
+        goto done;
+    for (i = 0; i < b.nmatches; i++)
+        if (match_id == NULL ? b.nmatches == 1
+                             : strcmp(b.matches[i].cp.match_id,
+                                      match_id) == 0)
+            m = &b.matches[i];
+    if (m == NULL) {
+        rc = match_id == NULL ? ARB_EINVAL : ARB_ENOTFOUND;
+        if (match_id == NULL)
+            arb_buf_printf(why, "the bundle holds %zu matches: name one",
+                           b.nmatches);
+        else
+            arb_buf_printf(why, "the bundle holds no match '%s'", match_id);
+        goto done;
+    }
+    rc = arb_history_from_bundle(h, m, why);
+done:
+    arb_bundle_clear(&b);
+    return rc;
+}
+
 void
 arb_bundle_report_clear(arb_bundle_report_t *r)
 {

@@ -14,33 +14,14 @@
  */
 (function () {
     "use strict";
-    var ARB = window.ARB, esc = ARB.esc, $ = function (id) {
-        return document.getElementById(id);
-    };
+    var ARB = window.ARB, esc = ARB.esc, getJSON = ARB.getJSON,
+        $ = function (id) {
+            return document.getElementById(id);
+        };
     var params = new URLSearchParams(location.search);
     if (params.get("overlay") === "1")
         document.body.classList.add("overlay");
 
-    /* A token given to the page (?token=T) goes with every request: as
-     * the Authorization header, and in the query of a live stream, whose
-     * EventSource cannot set headers.  Links keep it. */
-    var token = params.get("token");
-    function withToken(url) {
-        return token ? url + (url.indexOf("?") < 0 ? "?" : "&") + "token=" +
-            encodeURIComponent(token) : url;
-    }
-    function getJSON(url) {
-        var h = { Accept: "application/json" };
-        if (token)
-            h.Authorization = "Bearer " + token;
-        return fetch(url, { headers: h })
-            .then(function (r) {
-                if (!r.ok)
-                    throw new Error(url + ": " + r.status + " " +
-                                    r.statusText);
-                return r.json();
-            });
-    }
     /* Calls f at most once per 200 ms, and once more after the last. */
     function throttle(f) {
         var busy = false, again = false;
@@ -54,30 +35,6 @@
                 }, 200);
             });
         };
-    }
-    /* The live stream (docs/HTTP.md): `ack` after each acknowledged event,
-     * and on a match's stream `state`, the report after it (the first one
-     * on connecting).  on.open runs on each (re)connection. */
-    function follow(url, on) {
-        var pill = $("live");
-        if (!window.EventSource || !pill)
-            return;
-        var es = new EventSource(withToken(url));
-        es.onopen = function () {
-            pill.textContent = "live"; pill.className = "pill live";
-            if (on.open) on.open();
-        };
-        es.onerror = function () {
-            pill.textContent = "reconnecting"; pill.className = "pill off";
-        };
-        ["ack", "state"].forEach(function (kind) {
-            if (on[kind])
-                es.addEventListener(kind, function (e) {
-                    var v;
-                    try { v = JSON.parse(e.data); } catch (x) { return; }
-                    on[kind](v);
-                });
-        });
     }
     /* "open game: g; players: a b; ..." -> ["a", "b"] */
     function playersOf(line) {
@@ -96,7 +53,7 @@
         function row(m) {
             var p = m.players || players[m.match];
             return '<tr data-match="' + esc(m.match) + '"><td><a href="' +
-                esc(withToken("/m/" + encodeURIComponent(m.match))) + '">' +
+                esc("/m/" + encodeURIComponent(m.match)) + '">' +
                 esc(m.match) +
                 "</a></td><td>" + esc(m.game) + '</td><td class="players">' +
                 esc(p ? p.join(", ") : "") + "</td><td>" + esc(m.status) +
@@ -138,7 +95,7 @@
             }).catch(function (e) { $("note").textContent = String(e); });
         });
         load();
-        follow("/api/live", { ack: load, open: load });
+        ARB.follow("/api/live", { ack: load, open: load, reset: load });
     }
 
     /* ---- one match ------------------------------------------------------ */
@@ -187,7 +144,7 @@
                     events.push(e);
                 return events;
             },
-            live: function (on) { follow(base + "/live", on); }
+            live: function (on) { return ARB.follow(base + "/live", on); }
         };
     }
 
@@ -337,21 +294,22 @@
             if (e.key === "ArrowLeft") $("prev").onclick();
             if (e.key === "ArrowRight") $("next").onclick();
         });
-        if (src.live) {
-            src.live({
-                /* The stream starts with the state: the first draw. */
-                state: function (r) {
-                    src.remember(r);
-                    update(r);
-                },
-                ack: function (e) {
-                    if (e.seq === src.add(e).length - 1 && !latest)
-                        moves();
-                }
-            });
-        }
+        var streaming = src.live && src.live({
+            /* The stream starts with the state: the first draw. */
+            state: function (r) {
+                src.remember(r);
+                update(r);
+            },
+            ack: function (e) {
+                if (e.seq === src.add(e).length - 1 && !latest)
+                    moves();
+            },
+            /* events were missed and cannot be resumed: the state that
+             * follows is drawn, and the events fetched up to it */
+            reset: function () { refresh(); }
+        });
         /* Without a stream (or before it answers), fetch. */
-        if (D || !window.EventSource)
+        if (D || !streaming)
             refresh();
         else
             setTimeout(function () {

@@ -3,39 +3,24 @@
  * of the latest round with its status, what needs the director first
  * (the order is the server's, core/board.c), and the standings.  Both are
  * fetched again after each acknowledged event of any match (the live
- * stream of docs/HTTP.md), at most every 500 ms.
+ * stream of docs/HTTP.md, through net.js), at most every 500 ms.
  */
 (function () {
     "use strict";
-    var esc = window.ARB.esc, $ = function (id) {
-        return document.getElementById(id);
-    };
+    var esc = window.ARB.esc, getJSON = window.ARB.getJSON,
+        $ = function (id) {
+            return document.getElementById(id);
+        };
     var id = decodeURIComponent(location.pathname.split("/")[2] || "");
-    var token = new URLSearchParams(location.search).get("token");
     var LABEL = { disputed: "disputed claim", undo_requested: "undo requested",
                   finished: "finished: close it", not_started: "not started",
                   playing: "playing", closed: "closed" };
 
-    function withToken(url) {
-        return token ? url + (url.indexOf("?") < 0 ? "?" : "&") + "token=" +
-            encodeURIComponent(token) : url;
-    }
-    function getJSON(url) {
-        return fetch(url, { headers: token ? { Authorization: "Bearer " +
-                                                token } : {} })
-            .then(function (r) {
-                if (!r.ok)
-                    return r.json().then(function (e) {
-                        throw new Error(e.error || r.statusText);
-                    });
-                return r.json();
-            });
-    }
     function when(ms) {
         return ms ? new Date(ms).toISOString().slice(11, 19) : "";
     }
     function matchLink(m) {
-        return "<a href=\"" + esc(withToken("/m/" + encodeURIComponent(m))) +
+        return "<a href=\"" + esc("/m/" + encodeURIComponent(m)) +
             "\">" + esc(m) + "</a>";
     }
     function board(b) {
@@ -91,16 +76,7 @@
             });
     }
     $("title").textContent = id;
-    $("home").href = withToken("/");
     load();
-    if (window.EventSource) {
-        var es = new EventSource(withToken("/api/live")), pill = $("live");
-        es.onopen = function () {
-            pill.textContent = "live"; pill.className = "pill live"; load();
-        };
-        es.onerror = function () {
-            pill.textContent = "reconnecting"; pill.className = "pill off";
-        };
-        es.addEventListener("ack", load);
-    }
+    /* every ack may change a table's status or the standings */
+    window.ARB.follow("/api/live", { ack: load, open: load, reset: load });
 })();

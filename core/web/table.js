@@ -12,8 +12,9 @@
  *   ARB.verdicts(report)        the claim verification status line
  *
  * A hand is a count in every report and its chips or cards are in
- * `concealed` only for a viewer allowed to see them (docs/VIEWS.md): the
- * drawings show that list face up, else the count as face-down backs.
+ * `hand_cards` only for a viewer allowed to see them (docs/VIEWS.md: a
+ * player's own seat): the drawings show that list face up (class "own"),
+ * else the count as face-down backs.
  */
 (function (root) {
     "use strict";
@@ -217,7 +218,7 @@
                 return h.team === t;
             }).map(function (h) {
                 return h.player + " " + h.hand + ": " + (Array.isArray(
-                    h.concealed) ? h.concealed.join(" ") : h.cards);
+                    h.hand_cards) ? h.hand_cards.join(" ") : h.cards);
             }).join(", ");
             out += rect(10, y + i * 30 - 16, 18, 18, team(t), null, 0, 3);
             out += text(36, y + i * 30, t + "  " + (totals[t] || 0) +
@@ -256,8 +257,9 @@
                         "#fff", "start", true);
             out += text(984, y + 26, "hand " + count(p.hand), 16, "#d7f5e3",
                         "end");
-            if (Array.isArray(p.concealed))
-                out += chips(16, y + 38, p.concealed, 34, 46).svg;
+            if (Array.isArray(p.hand_cards))
+                out += '<g class="own">' +
+                    chips(16, y + 38, p.hand_cards, 34, 46).svg + "</g>";
             else
                 out += backs(16, y + 38, count(p.hand), 30, 46, 440);
             var o = chips(500, y + 38, p.open_sets || [], 34, 46);
@@ -314,8 +316,8 @@
                         20, p.dead ? "#ff8a80" : "#fff", "start", true);
             out += text(984, y + 24, "hand " + count(p.hand), 16, "#d7f5e3",
                         "end");
-            if (Array.isArray(p.concealed))
-                out += cards(16, y + 34, p.concealed, 22, 42, chanColour,
+            if (Array.isArray(p.hand_cards))
+                out += cards(16, y + 34, p.hand_cards, 22, 42, chanColour,
                              "own");
             else
                 out += backs(16, y + 34, count(p.hand), 26, 42, 400);

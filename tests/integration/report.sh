@@ -53,6 +53,43 @@ check "claim: exit" 0 $?
 check "claim: difference" 1 \
     "$(grep -c '"type":"field","record":1,"claimed_record":1,"key":{"sota":1},"field":"bonus","claimed":9,"recorded":6,"seq":3' "$T/claim.html")"
 
+# A bundle: verified with the key, then drawn, saying what was verified.
+KEY=$($A key --db "$T/data")
+$A export --db "$T/data" --match "$M" --format bundle --out "$T/y.bundle" \
+    2> /dev/null
+$A report --html --pubkey "$KEY" --out "$T/bundle.html" "$T/y.bundle"
+check "bundle: exit" 0 $?
+check "bundle: the same reports as the file" "$(reports "$T/file.html")" \
+    "$(reports "$T/bundle.html")"
+check "bundle: says what was verified" 1 "$(grep -c "\"verified\":\"Bundle $T/y.bundle verified when this file was written, with the public key $KEY given to arbiter report: the signature of its checkpoint ([0-9]* events, head $head), every hash link" "$T/bundle.html")"
+check "bundle: chain checked" 1 \
+    "$(grep -c '"chain":{"ok":true,"text":"Bundle .* Hash chain checked' "$T/bundle.html")"
+check "bundle: no URL" "" "$(grep -o 'https\{0,1\}://[^"]*' "$T/bundle.html" \
+    | grep -v '^http://www.w3.org/2000/svg$' | sort -u)"
+$A report --html --pubkey "$KEY" --match "$M" --out "$T/bundle2.html" \
+    "$T/y.bundle"
+check "bundle --match: exit" 0 $?
+# a tampered bundle (one byte of the last event's bytes) gives no page
+cp "$T/y.bundle" "$T/bad.bundle"
+size=$(wc -c < "$T/bad.bundle")
+printf 'Z' | dd of="$T/bad.bundle" bs=1 seek=$((size - 200)) conv=notrunc \
+    2> /dev/null
+out=$($A report --html --pubkey "$KEY" --out "$T/bad.html" "$T/bad.bundle" 2>&1); rc=$?
+check "tampered: exit" 1 $rc
+check "tampered: says so" 1 "$(printf '%s\n' "$out" | grep -c "arbiter report: $T/bad.bundle: FAILED verification (.*): nothing drawn")"
+check "tampered: no page" 1 "$([ -e "$T/bad.html" ]; echo $?)"
+# the wrong key: refused the same way
+other=$(printf '%064d' 0 | tr 0 a)
+out=$($A report --html --pubkey "$other" "$T/y.bundle" 2>&1); rc=$?
+check "wrong key: exit" 1 $rc
+# a bundle without a key is not drawn
+out=$($A report --html "$T/y.bundle" 2>&1); rc=$?
+check "bundle without key: exit" 2 $rc
+check "bundle without key" "arbiter report: $T/y.bundle is a bundle: it is drawn only once verified, give --pubkey KEY (the recorder's public key)" "$out"
+out=$($A report --html --pubkey "$KEY" --match nosuch "$T/y.bundle" 2>&1); rc=$?
+check "bundle, unknown match: exit" 2 $rc
+check "bundle, unknown match" "arbiter report: $T/y.bundle: the bundle holds no match 'nosuch'" "$out"
+
 # Usage.
 out=$($A report "$Y" 2>&1); rc=$?
 check "no format: exit" 2 $rc

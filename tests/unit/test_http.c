@@ -115,6 +115,20 @@ stat_of(const msgpack_unpacked *res, const char *key)
     return arb_client_uint(res, key);
 }
 
+/* The log's last position, from GET /api/stats. */
+static unsigned long long
+log_pos(void)
+{
+    char               body[4096];
+    const char        *at;
+    unsigned long long pos = 0;
+
+    if (http_get(port, "/api/stats", HARNESS_READER, body, sizeof(body))
+        == 200 && (at = strstr(body, "\"log_pos\":")) != NULL)
+        sscanf(at + 10, "%llu", &pos);
+    return pos;
+}
+
 /* ---- hostile input ------------------------------------------------------ */
 
 static void
@@ -130,12 +144,15 @@ test_hostile(void)
     n += sprintf(req + n, "\r\nConnection: close\r\n\r\n");
     CHECK_INT(http_raw(port, req, (size_t)n, resp, BIG), 431);
     CHECK(strstr(http_body(resp), "\"where\":\"headers\"") != NULL);
-    /* over H2O_MAX_REQLEN (408 KiB) libh2o answers 400 itself */
+    /* once: whole, it is libh2o's to parse, and the route answers */
+    CHECK(strstr(http_body(resp), "HTTP/1.1") == NULL);
+    /* over H2O_MAX_REQLEN (408 KiB), where libh2o alone would answer 400:
+     * refused at header_max, 431 */
     n = sprintf(req, "GET / HTTP/1.1\r\nHost: t\r\nX-Pad: ");
     memset(req + n, 'a', 500000);
     n += 500000;
     n += sprintf(req + n, "\r\n\r\n");
-    CHECK_INT(http_raw(port, req, (size_t)n, resp, BIG), 400);
+    CHECK_INT(http_raw(port, req, (size_t)n, resp, BIG), 431);
     /* a body over body_max: 413 before it is read */
     n = sprintf(req, "GET / HTTP/1.1\r\nHost: t\r\nContent-Length: 100000"
                 "\r\nConnection: close\r\n\r\n");
@@ -169,6 +186,106 @@ test_hostile(void)
     CHECK(strstr(http_body(resp), "\"where\":\"at\"") != NULL);
 
     free(req);
+}
+
+/* The daemon's resident memory, KiB (Linux). */
+static long
+daemon_rss_kib(void)
+{
+    char  path[64], line[256];
+    long  kib = -1;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)harness_pid);
+    if ((f = fopen(path, "r")) == NULL)
+        return -1;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+            break;
+    fclose(f);
+    return kib;
+}
+
+/* A head that never ends is refused as soon as header_max (4K) of it has
+ * arrived: 431 at once, the connection half-closed, whatever follows
+ * dropped.  150 connections each sending 300 KiB of one header (under
+ * libh2o's own 408 KiB cap, which alone would buffer it all: ~45 MiB)
+ * leave the daemon's memory nearly where it was. */
+static void
+test_head_early(void)
+{
+    static int fds[150];
+    char      *pad = malloc(300 * 1024);
+    long       rss0, rss1;
+    int        i, closed, got = 0, n;
+    long long  t0;
+
+    memset(pad, 'a', 300 * 1024);
+    fds[0] = http_connect(port);
+    CHECK(fds[0] >= 0);
+    http_write_all(fds[0], "GET / HTTP/1.1\r\nHost: t\r\nX-Pad: ", 32);
+    http_write_all(fds[0], pad, 8000);
+    /* no end of head was sent: the answer comes anyway, and the end */
+    t0 = http_now_ms();
+    http_read(fds[0], resp, BIG, NULL, 2000, &closed);
+    CHECK_INT(http_status(resp), 431);
+    CHECK(strstr(http_body(resp), "\"where\":\"headers\"") != NULL);
+    CHECK(closed);
+    CHECK(http_now_ms() - t0 < 1000);
+    close(fds[0]);
+    /* the second request of a kept-alive connection is guarded too */
+    fds[0] = http_connect(port);
+    http_write_all(fds[0], "GET /api/x HTTP/1.1\r\nHost: t\r\n\r\n", 32);
+    http_read(fds[0], resp, BIG, "}\n", 2000, &closed);
+    CHECK_INT(http_status(resp), 401);
+    CHECK(!closed);
+    http_write_all(fds[0], "GET / HTTP/1.1\r\nHost: t\r\nX-Pad: ", 32);
+    http_write_all(fds[0], pad, 8000);
+    http_read(fds[0], resp, BIG, NULL, 2000, &closed);
+    CHECK_INT(http_status(resp), 431);
+    CHECK(closed);
+    close(fds[0]);
+    rss0 = daemon_rss_kib();
+    for (i = 0; i < 150; i++) {
+        fds[i] = http_connect(port);
+        if (fds[i] < 0)
+            continue;
+        fcntl(fds[i], F_SETFL, O_NONBLOCK);
+        n = (int)send(fds[i], "GET / HTTP/1.1\r\nHost: t\r\nX-Pad: ", 32,
+                      MSG_NOSIGNAL);
+        (void)n;
+    }
+    /* every connection's 300 KiB, as far as the daemon reads them */
+    for (i = 0; i < 150; i++) {
+        size_t off = 0;
+        t0 = http_now_ms();
+        while (fds[i] >= 0 && off < 300 * 1024
+               && http_now_ms() - t0 < 200) {
+            ssize_t w = send(fds[i], pad + off, 300 * 1024 - off,
+                             MSG_NOSIGNAL);
+            if (w > 0)
+                off += (size_t)w;
+            else if (w < 0 && errno != EAGAIN)
+                break;
+            else
+                usleep(1000);
+        }
+    }
+    usleep(200000);
+    rss1 = daemon_rss_kib();
+    for (i = 0; i < 150; i++) {
+        if (fds[i] < 0)
+            continue;
+        http_read(fds[i], resp, 4096, "\r\n\r\n", 200, &closed);
+        got += http_status(resp) == 431;
+        close(fds[i]);
+    }
+    printf("150 heads of 300 KiB: %d answered 431 early; daemon RSS "
+           "%ld KiB before, %ld KiB after (%+ld)\n", got, rss0, rss1,
+           rss1 - rss0);
+    CHECK(got >= 140);
+    CHECK(rss0 > 0 && rss1 - rss0 < 12 * 1024);
+    free(pad);
 }
 
 /* 1,000 connections that never send: at most max_connections (200) are
@@ -333,12 +450,108 @@ test_live(void)
     CHECK(strstr(resp, "event: state\nid: 1\ndata: {") != NULL);
     CHECK(http_now_ms() - t0 < 1000);
     http_read(fd2, resp, BIG, "\"seq\":1", 1000, &closed);
-    CHECK(strstr(resp, "event: ack\nid: 1\ndata: {\"match\":\"L1\"") != NULL);
+    /* the all-matches stream counts positions in the log */
+    n = snprintf(req, sizeof(req), "event: ack\nid: %llu\ndata: {\"match\":"
+                 "\"L1\",\"seq\":1,", (unsigned long long)log_pos());
+    CHECK(strstr(resp, req) != NULL);
     /* the stream counts among the subscribers */
     CHECK_INT(http_get(port, "/api/stats", HARNESS_READER, resp, BIG), 200);
     CHECK(strstr(resp, "\"subscribers\":2,") != NULL);
     close(fd);
     close(fd2);
+    arb_client_close(cl);
+}
+
+/* Last-Event-ID: a reconnect gets the acks it missed, then the live ones,
+ * none twice; an id the stream never gave, or a gap over stream_max / 2
+ * (8K here), gets `reset` and the state. */
+static unsigned long long
+count_of(const char *hay, const char *needle)
+{
+    unsigned long long n = 0;
+
+    while ((hay = strstr(hay, needle)) != NULL) {
+        n++;
+        hay++;
+    }
+    return n;
+}
+
+static void
+test_resume(void)
+{
+    arb_client_t      *cl = harness_connect(HARNESS_ARBITER);
+    char               id[32], want[128];
+    size_t             n;
+    unsigned long long pos;
+    int                fd, k;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    CHECK_INT(open_match(cl, "RS"), 0);
+    for (k = 1; k <= 3; k++)
+        CHECK_INT(place(cl, "RS", k), 0);
+    /* one match: 2 and 3 from the store, then the state, then 4 live */
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER, "1");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 3, 2000));
+    CHECK(strstr(resp, "event: ack\nid: 2\ndata: {\"match\":\"RS\","
+                 "\"seq\":2,") != NULL);
+    CHECK(strstr(resp, "event: ack\nid: 3\ndata: {\"match\":\"RS\","
+                 "\"seq\":3,") != NULL);
+    CHECK(strstr(resp, "event: ack\nid: 1\n") == NULL);
+    CHECK(strstr(resp, "event: reset") == NULL);
+    CHECK_INT(place(cl, "RS", 4), 0);
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 4, 2000));
+    CHECK_INT(count_of(resp, "event: ack\nid: 4\n"), 1);
+    CHECK_INT(count_of(resp, "event: ack\nid: 3\n"), 1);
+    CHECK_INT(count_of(resp, "event: ack\n"), 3);
+    close(fd);
+    /* every match: by log position */
+    pos = log_pos();
+    snprintf(id, sizeof(id), "%llu", pos - 2);
+    fd = http_live_connect(port, "/api/live", HARNESS_READER, id);
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "ack", pos, 2000));
+    snprintf(want, sizeof(want), "event: ack\nid: %llu\ndata: {\"match\":"
+             "\"RS\",\"seq\":3,", pos - 1);
+    CHECK(strstr(resp, want) != NULL);
+    CHECK_INT(place(cl, "RS", 5), 0);
+    CHECK(http_read_sse(fd, resp, BIG, &n, "ack", pos + 1, 2000));
+    snprintf(want, sizeof(want), "event: ack\nid: %llu\ndata: {\"match\":"
+             "\"RS\",\"seq\":5,", pos + 1);
+    CHECK(strstr(resp, want) != NULL);
+    CHECK_INT(count_of(resp, "event: ack\n"), 3);
+    close(fd);
+    /* an id never given, or not a number: reset, then the state */
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER, "99");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 5, 2000));
+    CHECK(strstr(resp, "event: reset\nid: 5\ndata: {\"error\":") != NULL);
+    CHECK(strstr(resp, "event: ack") == NULL);
+    close(fd);
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER, "1x");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 5, 2000));
+    CHECK(strstr(resp, "event: reset\nid: 5\n") != NULL);
+    close(fd);
+    /* a gap of ~9K of events is over half of stream_max (16K) */
+    for (k = 6; k <= 36; k++)
+        CHECK_INT(place(cl, "RS", k), 0);
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER, "0");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 36, 2000));
+    CHECK(strstr(resp, "event: reset\nid: 36\n") != NULL);
+    CHECK(strstr(resp, "event: ack") == NULL);
+    close(fd);
+    /* from 20 it fits: 16 acks */
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER, "20");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 36, 2000));
+    CHECK_INT(count_of(resp, "event: ack\n"), 16);
+    CHECK(strstr(resp, "event: reset") == NULL);
+    close(fd);
     arb_client_close(cl);
 }
 
@@ -657,6 +870,40 @@ test_slowloris(void)
     close(fd);
 }
 
+/* slowloris with a growing head: header lines trickled in are refused
+ * with 431 once header_max (4K) of head has arrived, long before
+ * header_timeout_ms (2 s). */
+static void
+test_slowloris_big(void)
+{
+    char      line[128];
+    int       fd, closed = 0, i;
+    long long t0;
+
+    memset(line, 'b', sizeof(line));
+    memcpy(line, "X-b: ", 5);
+    memcpy(line + sizeof(line) - 2, "\r\n", 2);
+    fd = http_connect(port);
+    CHECK(fd >= 0);
+    http_write_all(fd, "GET / HTTP/1.1\r\nHost: t\r\n", 25);
+    t0 = http_now_ms();
+    resp[0] = '\0';
+    for (i = 0; i < 100 && !closed; i++) {
+        if (http_write_all(fd, line, sizeof(line)) != 0)
+            break;
+        http_read(fd, resp, BIG, NULL, 10, &closed);
+        if (resp[0] != '\0')
+            break;
+    }
+    if (resp[0] != '\0' && !closed)
+        http_read(fd, resp + strlen(resp), BIG - strlen(resp), NULL, 1000,
+                  &closed);
+    CHECK_INT(http_status(resp), 431);
+    CHECK(i * (int)sizeof(line) < 4096 + 2 * (int)sizeof(line));
+    CHECK(http_now_ms() - t0 < 1500);
+    close(fd);
+}
+
 /* public_read = true: reads without a token, a bad token still 401. */
 static void
 test_public(void)
@@ -680,9 +927,11 @@ main(void)
         return harness_done(1);
     }
     test_hostile();
+    test_head_early();
     test_api();
     test_idle();
     test_live();
+    test_resume();
     test_slow_stream();
     test_metrics();
     failed = harness_done(test_failed_);
@@ -690,6 +939,7 @@ main(void)
         return harness_done(1) | 1;
     test_public();
     test_slowloris();
+    test_slowloris_big();
     harness_done(test_failed_);
     return TEST_END() | failed;
 }

@@ -7,7 +7,13 @@
  * with `arbiter load`, left open, and read back as a reader and as the
  * player of each of two seats: the state at every seq, the events, the
  * pushes of a live all-matches subscription, of a catch-up one per match
- * and of a catch-up all-matches one, the match list and the checkpoint.
+ * and of a catch-up all-matches one, the match list and the checkpoint;
+ * over HTTP the state at every seq, the events, the list, the
+ * all-matches live stream and the match's own live stream (opened right
+ * after the open, so its `state` messages cover the whole match, and
+ * again with Last-Event-ID: 0, so its acks come from the store), each
+ * as the reader and as each player (a player token sees its seat), and a
+ * player of the other match, who is a spectator here.
  * Nothing of tests/leak.h's forbidden set may appear; a player must see
  * its own hand and its own drawn chips.  After the close, every viewer
  * gets every event as recorded.
@@ -222,6 +228,32 @@ done:
     return rc;
 }
 
+/* For a seat viewer, whether text (a state report at seq `at`) holds
+ * exactly its own hand: 1 yes (2 when the hand is not empty), 0 no;
+ * always 1 for any other viewer. */
+static int
+shows_own_hand(record_t *r, uint64_t at, const arb_viewer_t *who,
+               const char *text, size_t len)
+{
+    arb_match_t *m;
+    arb_buf_t    own = ARB_BUF_INIT, want = ARB_BUF_INIT;
+    int          ok;
+
+    if (who->kind != ARB_VIEW_SEAT)
+        return 1;
+    if ((m = replay_at(r, at)) == NULL)
+        return 0;
+    leak_hand(&own, m, who->seat);
+    arb_buf_puts(&want, "\"hand_cards\":");
+    arb_buf_add(&want, own.data, own.len);
+    ok = own.len > 0 && memmem(text, len, want.data, want.len) != NULL;
+    ok += ok && own.len > 2;
+    arb_match_free(m);
+    arb_buf_free(&own);
+    arb_buf_free(&want);
+    return ok;
+}
+
 /* The state at every seq, as `who` through token `tok`. */
 static void
 check_states(record_t *r, const game_t *g, const char *tok,
@@ -231,10 +263,9 @@ check_states(record_t *r, const game_t *g, const char *tok,
     const msgpack_object *js;
     const leak_item_t    *hit;
     leak_set_t            bad;
-    arb_match_t          *m;
-    arb_buf_t             own = ARB_BUF_INIT, want = ARB_BUF_INIT;
     uint64_t              at;
     size_t                seen = 0;
+    int                   own;
 
     CHECK(cl != NULL);
     for (at = 0; cl != NULL && at <= r->h.nevents; at++) {
@@ -251,23 +282,13 @@ check_states(record_t *r, const game_t *g, const char *tok,
             fprintf(stderr, "%s state at %llu shows %s\n", g->match,
                     (unsigned long long)at, hit->why);
         CHECK(hit == NULL);
-        if (who->kind == ARB_VIEW_SEAT && (m = replay_at(r, at)) != NULL) {
-            /* its own hand, exactly */
-            own.len = want.len = 0;
-            leak_hand(&own, m, who->seat);
-            arb_buf_puts(&want, "\"hand_cards\":");
-            arb_buf_add(&want, own.data, own.len);
-            CHECK(own.len > 0 && memmem(js->via.str.ptr, js->via.str.size,
-                                        want.data, want.len) != NULL);
-            seen += own.len > 2;
-            arb_match_free(m);
-        }
+        own = shows_own_hand(r, at, who, js->via.str.ptr, js->via.str.size);
+        CHECK(own > 0);
+        seen += own == 2;
         leak_set_free(&bad);
     }
     if (who->kind == ARB_VIEW_SEAT)
         CHECK(seen > 0);
-    arb_buf_free(&own);
-    arb_buf_free(&want);
     arb_client_close(cl);
 }
 
@@ -426,7 +447,7 @@ check_player_writes_nothing(const game_t *g)
     arb_client_close(cl);
 }
 
-/* ---- the same over HTTP: every token there is a spectator -------------- */
+/* ---- the same over HTTP: a player token sees its seat ------------------ */
 
 static int  http_port;
 static char http_resp[1 << 20];
@@ -443,26 +464,37 @@ http_clean(const game_t *g, const char *what, const leak_set_t *bad,
     CHECK(hit == NULL);
 }
 
-/* The state at every seq, the events and the list, as `tok` over HTTP. */
+/* The state at every seq, the events and the list, as `who` through
+ * `tok` over HTTP. */
 static void
-check_http(record_t *r, const game_t *g, const char *tok)
+check_http(record_t *r, const game_t *g, const char *tok,
+           const arb_viewer_t *who)
 {
-    arb_viewer_t pub = { ARB_VIEW_PUBLIC, 0 };
     leak_set_t   bad;
     char         path[256];
+    const char  *body;
     uint64_t     at;
+    size_t       seen = 0;
+    int          own;
 
     for (at = 0; at <= r->h.nevents; at++) {
-        CHECK_INT(forbidden(&bad, r, at, &pub), 0);
+        CHECK_INT(forbidden(&bad, r, at, who), 0);
         snprintf(path, sizeof(path), "/api/m/%s/state?at=%llu", g->match,
                  (unsigned long long)at);
         CHECK_INT(http_get(http_port, path, tok, http_resp,
                            sizeof(http_resp)), 200);
-        CHECK(strstr(http_resp, "hand_cards") == NULL);
-        http_clean(g, path, &bad, http_body(http_resp));
+        body = http_body(http_resp);
+        if (who->kind == ARB_VIEW_PUBLIC)
+            CHECK(strstr(body, "hand_cards") == NULL);
+        own = shows_own_hand(r, at, who, body, strlen(body));
+        CHECK(own > 0);
+        seen += own == 2;
+        http_clean(g, path, &bad, body);
         leak_set_free(&bad);
     }
-    CHECK_INT(forbidden(&bad, r, r->h.nevents, &pub), 0);
+    if (who->kind == ARB_VIEW_SEAT)
+        CHECK(seen > 0);
+    CHECK_INT(forbidden(&bad, r, r->h.nevents, who), 0);
     CHECK(bad.n > 0);
     snprintf(path, sizeof(path), "/api/m/%s/events?from=0&limit=10000",
              g->match);
@@ -476,15 +508,41 @@ check_http(record_t *r, const game_t *g, const char *tok)
     leak_set_free(&bad);
 }
 
-/* A live stream opened before the load, as `tok`: its connection. */
+/* A player token on a match that is not its own is a spectator there
+ * (docs/VIEWS.md): g's state and events as tok, a player of another. */
+static void
+check_http_stranger(record_t *r, const game_t *g, const char *tok)
+{
+    arb_viewer_t pub = { ARB_VIEW_PUBLIC, 0 };
+    leak_set_t   bad;
+    char         path[256];
+
+    CHECK_INT(forbidden(&bad, r, r->h.nevents, &pub), 0);
+    snprintf(path, sizeof(path), "/api/m/%s/state", g->match);
+    CHECK_INT(http_get(http_port, path, tok, http_resp, sizeof(http_resp)),
+              200);
+    CHECK(strstr(http_body(http_resp), "hand_cards") == NULL);
+    http_clean(g, path, &bad, http_body(http_resp));
+    snprintf(path, sizeof(path), "/api/m/%s/events", g->match);
+    CHECK_INT(http_get(http_port, path, tok, http_resp, sizeof(http_resp)),
+              200);
+    http_clean(g, path, &bad, http_body(http_resp));
+    leak_set_free(&bad);
+}
+
+/* A live stream as `tok` (Bearer): of every match (match NULL; query
+ * token, as an EventSource sends it) or of one.  Its connection. */
 static int
-http_live_open(const game_t *g, const char *tok)
+http_live_open(const char *match, const char *tok)
 {
     char req[512];
-    int  fd = http_connect(http_port), n;
+    int  fd, n;
 
-    /* every match's stream: this one does not exist yet */
-    (void)g;
+    if (match != NULL) {
+        snprintf(req, sizeof(req), "/api/m/%s/live", match);
+        return http_live_connect(http_port, req, tok, NULL);
+    }
+    fd = http_connect(http_port);
     n = snprintf(req, sizeof(req), "GET /api/live?token=%s HTTP/1.1\r\n"
                  "Host: t\r\n\r\n", tok);
     if (fd >= 0 && http_write_all(fd, req, (size_t)n) != 0) {
@@ -494,13 +552,13 @@ http_live_open(const game_t *g, const char *tok)
     return fd;
 }
 
-/* What the stream carried: the acks of the whole load. */
+/* What the all-matches stream carried: the acks of the whole load. */
 static void
-http_live_check(int fd, record_t *r, const game_t *g)
+http_live_check(int fd, record_t *r, const game_t *g,
+                const arb_viewer_t *who)
 {
-    arb_viewer_t pub = { ARB_VIEW_PUBLIC, 0 };
-    leak_set_t   bad;
-    int          closed;
+    leak_set_t bad;
+    int        closed;
 
     CHECK(fd >= 0);
     if (fd < 0)
@@ -508,9 +566,87 @@ http_live_check(int fd, record_t *r, const game_t *g)
     http_read(fd, http_resp, sizeof(http_resp), NULL, 1500, &closed);
     close(fd);
     CHECK(strstr(http_resp, "event: ack") != NULL);
-    CHECK_INT(forbidden(&bad, r, r->h.nevents, &pub), 0);
+    CHECK_INT(forbidden(&bad, r, r->h.nevents, who), 0);
     http_clean(g, "the live stream", &bad, http_resp);
     leak_set_free(&bad);
+}
+
+/* What a match's own stream carried, opened right after the open: every
+ * `state` message against the oracle at its seq (a player's own hand in
+ * it, exactly), every `ack` against the oracle at the end. */
+static void
+http_match_live_check(int fd, record_t *r, const game_t *g,
+                      const arb_viewer_t *who, int resumed)
+{
+    leak_set_t          bad;
+    size_t              n = 0, states = 0, acks = 0, seen = 0;
+    char               *p, *end, what[96];
+    unsigned long long  id;
+    int                 own;
+
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    CHECK(http_read_sse(fd, http_resp, sizeof(http_resp), &n, "state",
+                        r->h.nevents, 3000));
+    close(fd);
+    CHECK_INT(forbidden(&bad, r, r->h.nevents, who), 0);
+    http_clean(g, "a match's live stream", &bad, http_resp);
+    leak_set_free(&bad);
+    for (p = http_resp; (p = strstr(p, "\nevent: ")) != NULL; p = end + 1) {
+        p++;
+        if ((end = strstr(p, "\n\n")) == NULL)
+            break;
+        *end = '\0';
+        if (strncmp(p, "event: ack\n", 11) == 0)
+            acks++;
+        if (strncmp(p, "event: state\nid: ", 17) != 0
+            || sscanf(p + 17, "%llu", &id) != 1 || id > r->h.nevents)
+            continue;
+        states++;
+        CHECK_INT(forbidden(&bad, r, id, who), 0);
+        snprintf(what, sizeof(what), "the live state at %llu", id);
+        http_clean(g, what, &bad, p);
+        if (who->kind == ARB_VIEW_PUBLIC)
+            CHECK(strstr(p, "hand_cards") == NULL);
+        own = shows_own_hand(r, id, who, p, strlen(p));
+        CHECK(own > 0);
+        seen += own == 2;
+        leak_set_free(&bad);
+    }
+    /* the acks of the whole load; a state after most of them (appends of
+     * one batch share one) and after the last; a resume from 0 gets the
+     * acks from the store, then one state */
+    CHECK_INT(acks, r->h.nevents);
+    if (resumed)
+        CHECK_INT(states, 1);
+    else
+        CHECK(states > r->h.nevents / 2);
+    if (who->kind == ARB_VIEW_SEAT)
+        CHECK(seen > 0);
+}
+
+/* The transcript's head alone (everything before its first event), so
+ * the match can be opened before its events are loaded. */
+static int
+write_head(const game_t *g, char *path, size_t cap)
+{
+    char  line[4096];
+    FILE *in = fopen(g->file, "r"), *out;
+    int   rc;
+
+    snprintf(path, cap, "%s/%s.head", harness_dir, g->match);
+    if (in == NULL || (out = fopen(path, "w")) == NULL) {
+        if (in != NULL)
+            fclose(in);
+        return -1;
+    }
+    while (fgets(line, sizeof(line), in) != NULL
+           && !(line[0] >= '1' && line[0] <= '9'))
+        fputs(line, out);
+    fclose(in);
+    rc = fclose(out);
+    return rc;
 }
 
 static void
@@ -522,8 +658,9 @@ test_game(const game_t *g)
     arb_viewer_t  who[3] = { { ARB_VIEW_PUBLIC, 0 }, { ARB_VIEW_SEAT, 0 },
                              { ARB_VIEW_SEAT, 1 } };
     leak_set_t    bad[3];
-    char          cmd[1200];
-    int           i, loaded, sse;
+    char          cmd[1200], head[512];
+    int           i, loaded, sse[3] = { -1, -1, -1 },
+                  msse[3] = { -1, -1, -1 };
 
     CHECK_INT(record_load(&r, g), 0);
     CHECK(r.secret != NULL);
@@ -533,8 +670,16 @@ test_game(const game_t *g)
         live[i] = harness_connect(tok[i]);
         CHECK(live[i] != NULL
               && call(live[i], "subscribe", "") == 0);
+        sse[i] = http_live_open(NULL, tok[i]);
     }
-    sse = http_live_open(g, HARNESS_READER);
+    /* the match opened, its own streams, then its events */
+    CHECK_INT(write_head(g, head, sizeof(head)), 0);
+    snprintf(cmd, sizeof(cmd), "ARBITER_SERVER=unix:%s ARBITER_TOKEN=%s "
+             "bin/arbiter load %s >/dev/null", harness_sock, HARNESS_ARBITER,
+             head);
+    CHECK_INT(system(cmd), 0);
+    for (i = 0; i < 3; i++)
+        msse[i] = http_live_open(g->match, tok[i]);
     snprintf(cmd, sizeof(cmd), "ARBITER_SERVER=unix:%s ARBITER_TOKEN=%s "
              "bin/arbiter load %s >/dev/null", harness_sock, HARNESS_ARBITER,
              g->file);
@@ -543,8 +688,18 @@ test_game(const game_t *g)
     CHECK_INT(read_hashes(&r, g), 0);
     if (loaded != 0 || r.hash == NULL)
         goto done;
-    http_live_check(sse, &r, g);
-    sse = -1;
+    for (i = 0; i < 3; i++) {
+        http_live_check(sse[i], &r, g, &who[i]);
+        http_match_live_check(msse[i], &r, g, &who[i], 0);
+        sse[i] = msse[i] = -1;
+        /* a reconnect with Last-Event-ID: 0 gets every ack from the store,
+         * through the same viewer */
+        snprintf(head, sizeof(head), "/api/m/%s/live", g->match);
+        http_match_live_check(http_live_connect(http_port, head, tok[i],
+                                                "0"), &r, g, &who[i], 1);
+    }
+    /* a player of the other game's match sees this one as a spectator */
+    check_http_stranger(&r, g, games[g == &games[0]].tok[0]);
     for (i = 0; i < 3; i++) {
         CHECK_INT(forbidden(&bad[i], &r, r.h.nevents, &who[i]), 0);
         CHECK(bad[i].n > 0);
@@ -566,7 +721,7 @@ test_game(const game_t *g)
         check_events(&r, g, tok[i], &who[i], &bad[i]);
         check_states(&r, g, tok[i], &who[i]);
         check_list_and_checkpoint(g, tok[i], &bad[i]);
-        check_http(&r, g, tok[i]);
+        check_http(&r, g, tok[i], &who[i]);
         leak_set_free(&bad[i]);
     }
     /* The command line says what it was not given: null, not a guess. */
@@ -589,10 +744,13 @@ test_game(const game_t *g)
             check_events(&r, g, tok[i], &all, &none);
     }
 done:
-    if (sse >= 0)
-        close(sse);
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < 3; i++) {
+        if (sse[i] >= 0)
+            close(sse[i]);
+        if (msse[i] >= 0)
+            close(msse[i]);
         arb_client_close(live[i]);
+    }
     record_free(&r);
 }
 

@@ -5,24 +5,30 @@
  * appears in it within a second, the history slider shows an earlier
  * state and "latest" returns to the live one; each game's page draws a
  * non-blank picture of the requested size; a spectator's page of a hidden-
- * hand game draws no hand face up.
+ * hand game draws no hand face up, a player's draws its own hand; the
+ * token, given as #token=, leaves the address and lives in the tab's
+ * sessionStorage.
  */
 #include "tests/browser/cdp.h"
 #include "tests/daemon_harness.h"
+#include "tests/http_client.h"
 #include "tests/test.h"
 
-#define PORT "16611"
-#define BASE "http://127.0.0.1:" PORT
+/* The recorder picks its port (port 0): several runs may share a host. */
+static int port;
 
 
+#define ANN_TOKEN "web-tt-ann-token-012345"
+
+/* The page at path, with a token in the fragment (never sent). */
 static long
-open_page(cdp_t *b, const char *path)
+open_as(cdp_t *b, const char *path, const char *token)
 {
     char url[256];
     long t;
 
-    snprintf(url, sizeof(url), BASE "%s%stoken=" HARNESS_READER, path,
-             strchr(path, '?') != NULL ? "&" : "?");
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d%s#token=%s", port, path,
+             token);
     CHECK(cdp_open(b, url) == 0);
     t = cdp_wait(b, "document.body && document.body.dataset.ready === '1'",
                  5000);
@@ -30,6 +36,12 @@ open_page(cdp_t *b, const char *path)
         fprintf(stderr, "%s: %s\n", path, b->err);
     CHECK(t >= 0);
     return t;
+}
+
+static long
+open_page(cdp_t *b, const char *path)
+{
+    return open_as(b, path, HARNESS_READER);
 }
 
 /* A move with `arbiter move`; how long until the page shows seq. */
@@ -47,9 +59,11 @@ move_seen(cdp_t *b, const char *move, int seq)
     return t;
 }
 
-/* The pages use HTTP only; the harness's protocol helpers stay unused. */
+/* The pages use HTTP only; the harness's protocol helpers and the raw
+ * HTTP client's requests stay unused. */
 static void *const unused[] = { (void *)harness_connect,
-                                (void *)harness_send_raw };
+                                (void *)harness_send_raw, (void *)http_get,
+                                (void *)http_body };
 
 static void
 on_alarm(int sig)
@@ -73,10 +87,13 @@ main(void)
     long   t;
     size_t g;
 
-    if (harness_init("[http]\nlisten = tcp:127.0.0.1:" PORT "\n", 90) != 0)
+    if (harness_init("token = " ANN_TOKEN " player tt-ann TT-simple-1 ann\n"
+                     "[http]\nlisten = tcp:127.0.0.1:0\n", 90) != 0)
         return 1;
     signal(SIGALRM, on_alarm);
     harness_start();
+    port = http_log_port(harness_dir);
+    CHECK(port > 0);
     for (g = 0; g < sizeof(games) / sizeof(games[0]); g++) {
         snprintf(cmd, sizeof(cmd), "load %s", games[g].file);
         CHECK_INT(harness_cli(cmd), 0);
@@ -156,6 +173,16 @@ main(void)
                   1);
         CHECK(cdp_is_picture(&b, 1280, 800, games[g].match));
     }
+
+    /* The token left the address for the tab's storage. */
+    CHECK_INT(cdp_eval_int(&b, "location.href.indexOf('token')"), -1);
+    CHECK_STR(cdp_eval_str(&b, "sessionStorage.getItem('arbiter.token')",
+                           got, sizeof(got)), HARNESS_READER);
+    /* A player's page: its own hand face up (the seat view over HTTP). */
+    open_as(&b, "/m/TT-simple-1", ANN_TOKEN);
+    CHECK(cdp_eval_int(&b, "document.querySelectorAll('#table .own').length")
+          > 0);
+    CHECK_INT(cdp_eval_int(&b, "location.href.indexOf('token')"), -1);
 
     /* A phone: no sideways scrolling; an overlay: the table, no slider. */
     CHECK(cdp_size(&b, 360, 640) == 0);

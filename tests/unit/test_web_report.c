@@ -219,7 +219,7 @@ check_every_state(cdp_t *b)
     }
 }
 
-/* A hand a viewer may see (docs/VIEWS.md: `concealed`) is drawn face up,
+/* A hand a viewer may see (docs/VIEWS.md: `hand_cards`) is drawn face up,
  * one chip or card per item; without it, the count as backs. */
 static void
 check_concealed(cdp_t *b)
@@ -229,12 +229,12 @@ check_concealed(cdp_t *b)
           ".reports[7])), d = document.createElement('div'), n = () => "
           "d.querySelector('.seat').querySelectorAll('.chip').length; "
           "d.innerHTML = ARB.table(r); const before = n(); "
-          "r.state.players[0].concealed = ['B1', 'B2', 'R5']; "
+          "r.state.players[0].hand_cards = ['B1', 'B2', 'R5']; "
           "d.innerHTML = ARB.table(r); return n() - before; })()" },
         { "chan", "(() => { const r = JSON.parse(JSON.stringify(ARB_DATA"
           ".reports[1])), d = document.createElement('div'), n = () => "
           "d.querySelector('.seat').querySelectorAll('.own').length; "
-          "r.state.players[0].concealed = ['2V', '2V', '5W']; "
+          "r.state.players[0].hand_cards = ['2V', '2V', '5W']; "
           "d.innerHTML = ARB.table(r); return n(); })()" },
     };
     int i;

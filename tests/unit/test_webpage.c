@@ -54,8 +54,9 @@ main(void)
     arb_buf_putc(&out, '\0');
     CHECK(strstr(out.data, "window.ARB_DATA = {\"note\":\"\\u003c/script>"
                  "\\u003cscript>x()\\u003c/script>\"};</script>") != NULL);
-    /* The data's script, then table.js and app.js, each closed once. */
-    CHECK_INT(occurrences(out.data, "</script>"), 3);
+    /* The data's script, then table.js, net.js and app.js, each closed
+     * once. */
+    CHECK_INT(occurrences(out.data, "</script>"), 4);
     CHECK(strstr(out.data, "ARB.table = function") != NULL);
     CHECK(strstr(out.data, "<style>") != NULL);
     /* The data comes before the scripts that read it. */
