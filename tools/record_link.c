@@ -163,6 +163,23 @@ rec_link_fd(const rec_t *r)
 
 /* Applies one event of the log to the replay, printing it when it is news
  * (another console's, beyond what this console knew) and we follow. */
+/* An event of the log that this console's rules refuse. */
+static void
+differs(rec_t *r, uint64_t seq, const arb_verdict_t *v)
+{
+    say(r, "match %s: seq %" PRIu64 " of the log does not replay here "
+        "(%s: %s): this console's engine differs from the daemon's",
+        r->match, seq, v->rule, v->msg);
+}
+
+/* The event being sent (its answer may have been lost) is in the log. */
+static int
+is_pending(const rec_t *r, const arb_event_t *ev)
+{
+    return r->pending_cid != NULL && ev->client_id != NULL
+           && strcmp(ev->client_id, r->pending_cid) == 0;
+}
+
 static int
 apply_logged(rec_t *r, const arb_event_t *ev, uint64_t old_known)
 {
@@ -171,18 +188,14 @@ apply_logged(rec_t *r, const arb_event_t *ev, uint64_t old_known)
     int           mine = is_mine(r, ev), news, rc;
 
     news = ev->seq > old_known && r->follow && !mine;
-    if (news || (r->pending_cid != NULL && ev->client_id != NULL
-                 && strcmp(ev->client_id, r->pending_cid) == 0))
+    if (news || is_pending(r, ev))
         rec_show_snapshot(r);
     rc = arb_match_apply(r->m, ev, &v);
     if (rc != 0) {
-        say(r, "match %s: seq %" PRIu64 " of the log does not replay here "
-            "(%s: %s): this console's engine differs from the daemon's",
-            r->match, ev->seq, v.rule, v.msg);
+        differs(r, ev->seq, &v);
         return rc;
     }
-    if (r->pending_cid != NULL && ev->client_id != NULL
-        && strcmp(ev->client_id, r->pending_cid) == 0) {
+    if (is_pending(r, ev)) {
         /* The event being sent is already in the log: keep what it did
          * for the answer line. */
         r->pending_seq = ev->seq;
@@ -208,7 +221,7 @@ rec_link_resync(rec_t *r)
     arb_history_t h;
     arb_buf_t     why = ARB_BUF_INIT;
     arb_verdict_t v;
-    uint64_t      old_known = r->known;
+    uint64_t      old_known = r->known, quiet;
     size_t        i, bad;
     int           st, rc = -1;
 
@@ -225,15 +238,29 @@ rec_link_resync(rec_t *r)
     }
     arb_match_free(r->m);
     r->m = NULL;
-    /* The header through the one replay; then every event one by one,
-     * because each may be news to narrate. */
-    if (arb_history_replay(&h, 0, &r->m, &bad, &v) != 0) {
+    /* What this console knew already goes through the one replay; only
+     * what may be news to narrate, or the answer of the event in flight,
+     * is applied one by one after it. */
+    quiet = old_known;
+    for (i = 0; i < h.nevents && h.events[i].seq <= quiet; i++)
+        if (is_pending(r, &h.events[i]))
+            quiet = h.events[i].seq - 1;
+    rc = arb_history_replay(&h, quiet, &r->m, &bad, &v);
+    if (rc != 0 && r->m == NULL) {
         say(r, "match %s: its header does not replay here (%s: %s)",
             r->match, v.rule, v.msg);
         r->fatal = 2;
+        rc = -1;
         goto done;
     }
-    for (i = 0; i < h.nevents; i++)
+    if (rc != 0) {
+        differs(r, h.events[bad].seq, &v);
+        r->fatal = 2;
+        rc = -1;
+        goto done;
+    }
+    rc = -1;
+    for (; i < h.nevents; i++)
         if (apply_logged(r, &h.events[i], old_known) != 0) {
             r->fatal = 2;
             goto done;
