@@ -56,6 +56,11 @@ int cmd_replicate(int argc, char **argv);
 /* Reads a whole file ("-" = stdin) into b.  0 or an ARB_E* code; on error
  * prints "arbiter: <path>: <reason>" to stderr. */
 int cli_read_file(arb_buf_t *b, const char *path);
+/* Prints v (core/json.h: compact, keys in order) and a newline on stdout,
+ * consuming v; NULL (a builder ran out of memory) or a failed write says
+ * "arbiter CMD: out of memory" on stderr.  CLI_OK or CLI_ERROR. */
+struct json_t;
+int cli_print_json(const char *cmd, struct json_t *v);
 /* ---- options (tools/args.c) ------------------------------------------ */
 
 enum {

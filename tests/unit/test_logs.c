@@ -199,6 +199,59 @@ test_writer(void)
     CHECK_INT(arb_log_parse_format("xml"), -1);
 }
 
+static void *
+no_memory(size_t n)
+{
+    (void)n;
+    return NULL;
+}
+
+/* Out of memory, a JSON line still leaves whole: its level and event kept,
+ * the message replaced; and the writer works again afterwards. */
+static void
+test_out_of_memory(void)
+{
+    json_t *v[4];
+    char    path[128], *text;
+    size_t  len, n, i;
+    int     saved, fd;
+
+    snprintf(path, sizeof(path), "%s/nomem.log", dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    saved = dup(STDERR_FILENO);
+    dup2(fd, STDERR_FILENO);
+    arb_log_format = ARB_LOG_JSON;
+    arb_log_level = ARB_LOG_INFO;
+    json_set_alloc_funcs(no_memory, free);
+    arb_log(ARB_LOG_ERROR, "commit failed: %s", "MDB_PANIC");
+    arb_log_ev(ARB_LOG_WARN, "Not \"safe\"", NULL, "x");
+    json_set_alloc_funcs(malloc, free);
+    arb_log(ARB_LOG_ERROR, "commit failed: %s", "again");
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    close(fd);
+
+    text = slurp(path, &len);
+    CHECK(text != NULL);
+    if (text == NULL)
+        return;
+    n = parse_lines(text, v, 4);
+    CHECK_INT(n, 3);
+    if (n == 3) {
+        CHECK_STR(str_of(v[0], "event"), "commit_failed");
+        CHECK_STR(str_of(v[0], "level"), "error");
+        CHECK_STR(str_of(v[0], "msg"), "out of memory");
+        CHECK(strlen(str_of(v[0], "time")) == 24);
+        CHECK_STR(str_of(v[1], "event"), "out_of_memory");
+        CHECK_STR(str_of(v[1], "level"), "warn");
+        CHECK_STR(str_of(v[2], "msg"), "commit failed: again");
+    }
+    for (i = 0; i < n; i++)
+        json_decref(v[i]);
+    free(text);
+}
+
 static int
 run(const char *cmd)
 {
@@ -321,6 +374,7 @@ main(void)
         return 1;
     }
     test_writer();
+    test_out_of_memory();
     test_daemon();
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     if (system(cmd) != 0)
