@@ -192,32 +192,21 @@ cmd_backup(int argc, char **argv)
     struct stat     st;
     size_t          i;
     int             rc, compact = 0, status = 2;
+    const cli_optdef_t opts[] = {
+        { "--data", CLI_ARG_STR, &dir },
+        { "--db", CLI_ARG_STR, &dir },
+        { "--out", CLI_ARG_STR, &out },
+        { "--compact", CLI_ARG_FLAG, &compact },
+        { NULL, 0, NULL }
+    };
+    cli_args_t      a = {
+        .cmd = "backup", .usage = usage, .opts = opts, .no_words = 1,
+    };
 
     memset(&m, 0, sizeof(m));
-    for (i = 1; i < (size_t)argc; i++) {
-        int k = (int)i;
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--compact") == 0) {
-            compact = 1;
-            continue;
-        }
-        rc = cli_opt("backup", "--data", argc, argv, &k, &dir);
-        if (rc == 0)
-            rc = cli_opt("backup", "--db", argc, argv, &k, &dir);
-        if (rc == 0)
-            rc = cli_opt("backup", "--out", argc, argv, &k, &out);
-        if (rc < 0)
-            return 2;
-        if (rc == 0) {
-            fprintf(stderr, "arbiter backup: unexpected '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-        i = (size_t)k;
-    }
+    rc = cli_args_parse(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
     if (out == NULL) {
         fprintf(stderr, "arbiter backup: --out PATH is required\n");
         usage(stderr);

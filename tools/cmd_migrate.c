@@ -227,22 +227,19 @@ cmd_migrate(int argc, char **argv)
     const char     *dir = NULL;
     char            nd[4096], od[4096];
     unsigned long   fmt;
-    int             i, rc, quiet = 0, status = 2, moving = 0;
+    int             rc, quiet = 0, status = 2, moving = 0;
+    const cli_optdef_t opts[] = {
+        { "--data", CLI_ARG_STR, &dir },
+        { "--quiet", CLI_ARG_FLAG, &quiet },
+        { NULL, 0, NULL }
+    };
+    cli_args_t      a = {
+        .cmd = "migrate", .usage = usage, .opts = opts, .no_words = 1,
+    };
 
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) {
-            dir = argv[++i];
-        } else if (strcmp(argv[i], "--quiet") == 0) {
-            quiet = 1;
-        } else {
-            fprintf(stderr, "arbiter migrate: unexpected '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-    }
+    rc = cli_args_parse(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
     if (dir == NULL) {
         usage(stderr);
         return 2;

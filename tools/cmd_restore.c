@@ -85,28 +85,20 @@ cmd_restore(int argc, char **argv)
     uint64_t            size;
     size_t              i;
     int                 rc, exists, status = 2;
+    const cli_optdef_t  opts[] = {
+        { "--from", CLI_ARG_STR, &from },
+        { "--data", CLI_ARG_STR, &dir },
+        { "--db", CLI_ARG_STR, &dir },
+        { NULL, 0, NULL }
+    };
+    cli_args_t          a = {
+        .cmd = "restore-backup", .usage = usage, .opts = opts,
+        .no_words = 1,
+    };
 
-    for (i = 1; i < (size_t)argc; i++) {
-        int k = (int)i;
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        rc = cli_opt("restore-backup", "--from", argc, argv, &k, &from);
-        if (rc == 0)
-            rc = cli_opt("restore-backup", "--data", argc, argv, &k, &dir);
-        if (rc == 0)
-            rc = cli_opt("restore-backup", "--db", argc, argv, &k, &dir);
-        if (rc < 0)
-            return 2;
-        if (rc == 0) {
-            fprintf(stderr, "arbiter restore-backup: unexpected '%s'\n",
-                    argv[i]);
-            usage(stderr);
-            return 2;
-        }
-        i = (size_t)k;
-    }
+    rc = cli_args_parse(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
     if (from == NULL || dir == NULL) {
         fprintf(stderr, "arbiter restore-backup: --from BACKUP and --data "
                 "DIR are required\n");
