@@ -7,19 +7,6 @@
 #include "core/json_item.h"
 
 void
-arb_hex32(char out[ARB_HASH_HEX], const unsigned char *h)
-{
-    static const char digits[] = "0123456789abcdef";
-    int               i;
-
-    for (i = 0; i < ARB_HASH_LEN; i++) {
-        out[2 * i] = digits[h[i] >> 4];
-        out[2 * i + 1] = digits[h[i] & 15];
-    }
-    out[64] = '\0';
-}
-
-void
 arb_json_match(arb_buf_t *out, const char *match, const char *game,
                int closed, uint64_t last_seq, const unsigned char *head,
                int64_t created_ms, int64_t last_ms)

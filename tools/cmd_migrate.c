@@ -227,7 +227,7 @@ cmd_migrate(int argc, char **argv)
     const char     *dir = NULL;
     char            nd[4096], od[4096];
     unsigned long   fmt;
-    int             rc, quiet = 0, status = 2, moving = 0;
+    int             rc, quiet = 0, status = CLI_ERROR, moving = 0;
     const cli_optdef_t opts[] = {
         { "--data", CLI_ARG_STR, &dir },
         { "--quiet", CLI_ARG_FLAG, &quiet },
@@ -242,7 +242,7 @@ cmd_migrate(int argc, char **argv)
         return rc;
     if (dir == NULL) {
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     rc = arb_store_v1_format(dir, &fmt, &why);
     if (rc != 0) {
@@ -252,7 +252,7 @@ cmd_migrate(int argc, char **argv)
     if (fmt == ARB_STORE_FORMAT) {
         printf("%s: already store format %d; nothing to do\n", dir,
                ARB_STORE_FORMAT);
-        status = 0;
+        status = CLI_OK;
         goto done;
     }
     if (fmt != 1) {
@@ -306,7 +306,7 @@ cmd_migrate(int argc, char **argv)
            "every chain verified; the format-1 files are in %s\n", dir,
            ARB_STORE_FORMAT, (unsigned long long)g->done,
            (unsigned long long)g->matches, od);
-    status = 0;
+    status = CLI_OK;
 done:
     if (g != NULL) {
         arb_store_close(g->st);

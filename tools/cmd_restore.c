@@ -84,7 +84,7 @@ cmd_restore(int argc, char **argv)
     unsigned char       h[ARB_HASH_LEN];
     uint64_t            size;
     size_t              i;
-    int                 rc, exists, status = 2;
+    int                 rc, exists, status = CLI_ERROR;
     const cli_optdef_t  opts[] = {
         { "--from", CLI_ARG_STR, &from },
         { "--data", CLI_ARG_STR, &dir },
@@ -103,7 +103,7 @@ cmd_restore(int argc, char **argv)
         fprintf(stderr, "arbiter restore-backup: --from BACKUP and --data "
                 "DIR are required\n");
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     rc = ops_manifest_read(&m, from, &why);
     if (rc != 0) {
@@ -135,7 +135,7 @@ cmd_restore(int argc, char **argv)
                     "(the partial copy is in %s)\n", src,
                     (unsigned long long)size, (unsigned long long)f->size,
                     tmp);
-            status = 1;
+            status = CLI_DIFFERS;
             goto done;
         }
     }
@@ -150,7 +150,7 @@ cmd_restore(int argc, char **argv)
         fprintf(stderr, "arbiter restore-backup: the restored store does "
                 "not verify or differs from the manifest; it was left in %s\n",
                 tmp);
-        status = 1;
+        status = CLI_DIFFERS;
         goto done;
     }
     if (ops_target_commit("restore-backup", dir, tmp, exists) != 0)
@@ -160,7 +160,7 @@ cmd_restore(int argc, char **argv)
            m.started != NULL ? m.started : "?");
     ops_summary_print(stdout, dir, &got);
     printf("start the recorder with: arbiterd --data %s\n", dir);
-    status = 0;
+    status = CLI_OK;
 done:
     ops_manifest_free(&m);
     arb_buf_free(&why);

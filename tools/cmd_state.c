@@ -255,7 +255,7 @@ next_page:      /* the list comes in pages: "after" the last id */
         cli_get_int(m, "created", &c_ms);
         cli_get_int(m, "last", &l_ms);
         arb_iso_time(last, l_ms);
-        has_head = cli_get_bytes(m, "head", &head, &hlen) == 0 && hlen == 32;
+        has_head = cli_get_bytes(m, "head", &head, &hlen) == 0 && hlen == ARB_HASH_LEN;
         str_of(m, "match", id, sizeof(id));
         str_of(m, "game", g, sizeof(g));
         str_of(m, "status", s, sizeof(s));

@@ -230,10 +230,10 @@ rec_link_resync(rec_t *r)
     if (st != 0) {
         if (why.len > 0)
             say(r, "match %s: %s", r->match, arb_buf_cstr(&why));
-        if (st == 2 && why.len == 0)
+        if (st == CLI_ERROR && why.len == 0)
             r->lost = 1;        /* the connection, not the log */
         else
-            r->fatal = st == 1 ? 1 : 2;
+            r->fatal = st == CLI_DIFFERS ? CLI_DIFFERS : CLI_ERROR;
         goto done;
     }
     arb_match_free(r->m);
@@ -249,20 +249,20 @@ rec_link_resync(rec_t *r)
     if (rc != 0 && r->m == NULL) {
         say(r, "match %s: its header does not replay here (%s: %s)",
             r->match, v.rule, v.msg);
-        r->fatal = 2;
+        r->fatal = CLI_ERROR;
         rc = -1;
         goto done;
     }
     if (rc != 0) {
         differs(r, h.events[bad].seq, &v);
-        r->fatal = 2;
+        r->fatal = CLI_ERROR;
         rc = -1;
         goto done;
     }
     rc = -1;
     for (; i < h.nevents; i++)
         if (apply_logged(r, &h.events[i], old_known) != 0) {
-            r->fatal = 2;
+            r->fatal = CLI_ERROR;
             goto done;
         }
     r->known = h.nevents;
@@ -283,7 +283,7 @@ rec_link_open(rec_t *r)
     /* A first: it resolves --token, --token-file and $ARBITER_TOKEN and
      * says what is wrong with them. */
     if (cli_net_connect(&r->net) != 0)
-        return 2;
+        return CLI_ERROR;
     snprintf(r->token, sizeof(r->token), "%s", r->net.token);
     /* A reconnect must not depend on the token file still being there. */
     r->net.token = r->token;
@@ -291,14 +291,14 @@ rec_link_open(rec_t *r)
     if (connect_sub(r, &why) != 0) {
         fprintf(stderr, "arbiter record: %s\n", arb_buf_cstr(&why));
         arb_buf_free(&why);
-        return 2;
+        return CLI_ERROR;
     }
     arb_buf_free(&why);
     if (rec_link_resync(r) != 0)
-        return r->fatal ? r->fatal : 2;
+        return r->fatal ? r->fatal : CLI_ERROR;
     if (subscribe(r) != 0) {
         fprintf(stderr, "arbiter record: subscribe: connection lost\n");
-        return 2;
+        return CLI_ERROR;
     }
     return 0;
 }
@@ -388,7 +388,7 @@ on_frame(rec_t *r, const char *frame, size_t len)
         cli_get_bytes(e, "message", &m, &mlen);
         say(r, "subscription: %.*s: %.*s", (int)clen, c, (int)mlen, m);
         if (push == NULL && clen == 9 && memcmp(c, "not_found", 9) == 0)
-            r->fatal = 1;
+            r->fatal = CLI_DIFFERS;
         r->lost = 1;
         rc = -1;
         goto done;
@@ -414,7 +414,7 @@ on_frame(rec_t *r, const char *frame, size_t len)
         goto done;
     }
     if (apply_logged(r, &ev, known) != 0) {
-        r->fatal = 2;
+        r->fatal = CLI_ERROR;
         goto done;
     }
     r->known = seq;
@@ -504,13 +504,13 @@ send_append(rec_t *r, const arb_event_t *ev, int with_expect)
         arb_buf_free(&why);
         cli_net_close(&r->net);
         sleep_ms(200);
-        return 2;
+        return CLI_ERROR;
     }
     rc = arb_client_call(r->net.cl, &r->net.res, &why);
     arb_buf_free(&why);
     if (rc == 0)
         return 0;
-    return rc == ARB_EINVAL ? 1 : 2;
+    return rc == ARB_EINVAL ? CLI_DIFFERS : CLI_ERROR;
 }
 
 /* "<rule>: <message>" (or "<code>: <message>") of a refusal in res. */
@@ -547,7 +547,7 @@ rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack)
         ev->client_id = strdup(cid);
         if (ev->client_id == NULL) {
             snprintf(ack->msg, sizeof(ack->msg), "out of memory");
-            return 1;
+            return CLI_DIFFERS;
         }
     }
     r->pending_cid = ev->client_id;
@@ -557,13 +557,13 @@ rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack)
             snprintf(ack->msg, sizeof(ack->msg), "the connection is lost: "
                      "whether it was recorded is unknown (cid %s)",
                      ev->client_id);
-            status = 2;
+            status = CLI_ERROR;
             goto done;
         }
         if (r->fatal) {
             snprintf(ack->msg, sizeof(ack->msg), "this console cannot go "
                      "on (see above)");
-            status = 2;
+            status = CLI_ERROR;
             goto done;
         }
         tentative = r->pending_seq == 0;
@@ -575,14 +575,14 @@ rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack)
             if (rc != 0) {
                 snprintf(ack->msg, sizeof(ack->msg), "%s: %s", v.rule,
                          v.msg);
-                status = 1;
+                status = CLI_DIFFERS;
                 goto done;
             }
         }
         /* Already in the log (found by a resync): resend as it was, for
          * the daemon's word on its seq. */
         rc = send_append(r, ev, tentative);
-        if (rc == 2) {
+        if (rc == CLI_ERROR) {
             r->lost = 1;        /* the rebuild drops the tentative event */
             continue;
         }
@@ -591,7 +591,7 @@ rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack)
                 snprintf(ack->msg, sizeof(ack->msg), "the daemon's answer "
                          "has no seq");
                 r->lost = 1;
-                status = 2;
+                status = CLI_ERROR;
                 goto done;
             }
             dup = arb_client_get(&r->net.res, "dup");
@@ -620,12 +620,12 @@ rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack)
         /* Whatever the daemon said, the replay holds an event the log
          * does not: rebuild it. */
         if (rec_link_resync(r) != 0 && r->fatal) {
-            status = 2;
+            status = CLI_ERROR;
             goto done;
         }
         if (strcmp(code, "conflict") == 0 && ++conflicts < CONFLICTS_MAX)
             continue;           /* judged again on the newer state */
-        status = 1;
+        status = CLI_DIFFERS;
         goto done;
     }
 done:
@@ -650,7 +650,7 @@ rec_link_verify(rec_t *r, int *same)
         pk = cli_net_begin(&r->net, "state", 1);
         cli_pack_str(pk, "match", r->match);
         rc = cli_net_call(&r->net);
-        if (rc == 2) {
+        if (rc == CLI_ERROR) {
             r->lost = 1;
             return -1;
         }
