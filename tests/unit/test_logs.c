@@ -101,6 +101,30 @@ int_of(const json_t *o, const char *k)
     return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
 }
 
+/* stderr into dir/name until capture_end(); the JSON writer at info. */
+static int
+capture_begin(const char *name, char *path, size_t cap)
+{
+    int saved, fd;
+
+    snprintf(path, cap, "%s/%s", dir, name);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    saved = dup(STDERR_FILENO);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+    arb_log_format = ARB_LOG_JSON;
+    arb_log_level = ARB_LOG_INFO;
+    return saved;
+}
+
+static void
+capture_end(int saved)
+{
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+}
+
 /* The writer itself, on hostile strings. */
 static void
 test_writer(void)
@@ -109,15 +133,8 @@ test_writer(void)
     json_t       *v[16];
     char          path[128], big[6000], *text;
     size_t        len, n, i;
-    int           saved, fd;
+    int           saved = capture_begin("writer.log", path, sizeof(path));
 
-    snprintf(path, sizeof(path), "%s/writer.log", dir);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    saved = dup(STDERR_FILENO);
-    dup2(fd, STDERR_FILENO);
-
-    arb_log_format = ARB_LOG_JSON;
-    arb_log_level = ARB_LOG_INFO;
     memset(&ctx, 0, sizeof(ctx));
     ctx.conn = 7;
     ctx.identity = "bob \"the\" \\ builder";
@@ -141,11 +158,7 @@ test_writer(void)
     arb_log_format = ARB_LOG_TEXT;
     arb_log(ARB_LOG_WARN, "plain %d", 42);
     arb_log_format = ARB_LOG_JSON;
-
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    close(fd);
+    capture_end(saved);
 
     text = slurp(path, &len);
     CHECK(text != NULL);
@@ -214,23 +227,14 @@ test_out_of_memory(void)
     json_t *v[4];
     char    path[128], *text;
     size_t  len, n, i;
-    int     saved, fd;
+    int     saved = capture_begin("nomem.log", path, sizeof(path));
 
-    snprintf(path, sizeof(path), "%s/nomem.log", dir);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    saved = dup(STDERR_FILENO);
-    dup2(fd, STDERR_FILENO);
-    arb_log_format = ARB_LOG_JSON;
-    arb_log_level = ARB_LOG_INFO;
     json_set_alloc_funcs(no_memory, free);
     arb_log(ARB_LOG_ERROR, "commit failed: %s", "MDB_PANIC");
     arb_log_ev(ARB_LOG_WARN, "Not \"safe\"", NULL, "x");
     json_set_alloc_funcs(malloc, free);
     arb_log(ARB_LOG_ERROR, "commit failed: %s", "again");
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    close(fd);
+    capture_end(saved);
 
     text = slurp(path, &len);
     CHECK(text != NULL);
