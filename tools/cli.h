@@ -138,5 +138,10 @@ int  cli_history_from_server(arb_history_t *h, struct cli_net *n,
  * CLI_DIFFERS (refused or a different digest) or CLI_ERROR. */
 int  cli_replay_print(arb_history_t *h, uint64_t at, int json,
                       const char *want_digest);
+/* The "records:", "totals:" and "digest" lines of `arbiter replay` for m
+ * (also what `arbiter verify` prints of a verified match).  0 or
+ * ARB_ENOMEM. */
+struct arb_match;
+int  cli_print_results(const struct arb_match *m);
 
 #endif
