@@ -124,7 +124,7 @@ done:
 }
 
 static int
-diff_logs(arb_history_t *a, arb_history_t *b, int json)
+diff_histories(arb_history_t *a, arb_history_t *b, int json)
 {
     arb_history_diff_t d;
     arb_buf_t      out = ARB_BUF_INIT, why = ARB_BUF_INIT;
@@ -202,7 +202,7 @@ cmd_diff(int argc, char **argv)
         && cli_source_load(&h[nh++], "diff", &src, &n, UINT64_MAX) != CLI_OK)
         goto done;
     status = claim != NULL ? diff_claim(&h[0], claim, json)
-                           : diff_logs(&h[0], &h[1], json);
+                           : diff_histories(&h[0], &h[1], json);
 done:
     for (i = 0; i < nh; i++)
         arb_history_clear(&h[i]);
