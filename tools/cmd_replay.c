@@ -105,7 +105,7 @@ cli_replay_print(arb_history_t *h, uint64_t at, int json,
     const unsigned    *lines = h->lines;
     const arb_event_t *events = h->events;
     size_t             bad = 0;
-    int                rc, k, status = CLI_DIFFERS;
+    int                rc, status = CLI_DIFFERS;
 
     rc = arb_history_replay(h, at, &m, &bad, &v);
     if (m == NULL) {
@@ -140,8 +140,7 @@ cli_replay_print(arb_history_t *h, uint64_t at, int json,
     status = CLI_OK;
     if (want_digest != NULL) {
         arb_match_digest(m, d);
-        for (k = 0; k < 32; k++)
-            snprintf(hex + 2 * k, 3, "%02x", d[k]);
+        arb_hex(hex, d, ARB_HASH_LEN);
         if (strcmp(hex, want_digest) != 0) {
             fprintf(stderr, "%s: digest %s differs from the server's %s "
                     "(another engine version?)\n", src, hex, want_digest);

@@ -55,7 +55,7 @@ typedef struct arb_checkpoint {
 } arb_checkpoint_t;
 
 /* Longest checkpoint message: prefix, NUL, id length, id, count, head. */
-#define ARB_CHECKPOINT_MSG_MAX (21 + 1 + 1 + ARB_STORE_ID_MAX + 8 + 32)
+#define ARB_CHECKPOINT_MSG_MAX (21 + 1 + 1 + ARB_STORE_ID_MAX + 8 + ARB_HASH_LEN)
 
 /* Writes the exact bytes that are signed into msg; returns their length:
  *   "arbiter checkpoint v1" 00 | u8 len(id) | id | u64be count | head  */
