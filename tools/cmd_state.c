@@ -351,11 +351,13 @@ cmd_stats(int argc, char **argv)
             arb_buf_printf(&out, "%s %s\n", key, val);
     }
     if (as_json) {
-        if (bad || arb_json_put(&out, js) != 0)
-            out.oom = 1;
-        arb_buf_putc(&out, '\n');
+        if (bad) {
+            json_decref(js);
+            js = NULL;
+        }
+        status = cli_print_json("stats", js);
+        goto done;
     }
-    json_decref(js);
     if (out.oom) {
         fprintf(stderr, "arbiter stats: out of memory\n");
         status = CLI_ERROR;
