@@ -1,48 +1,34 @@
-#include <inttypes.h>
-#include <stdio.h>
-#include <string.h>
-#include <time.h>
-
 #include "core/json.h"
 #include "core/json_item.h"
-
-void
-arb_hex32(char out[ARB_HASH_HEX], const unsigned char *h)
-{
-    static const char digits[] = "0123456789abcdef";
-    int               i;
-
-    for (i = 0; i < ARB_HASH_LEN; i++) {
-        out[2 * i] = digits[h[i] >> 4];
-        out[2 * i + 1] = digits[h[i] & 15];
-    }
-    out[64] = '\0';
-}
 
 void
 arb_json_match(arb_buf_t *out, const char *match, const char *game,
                int closed, uint64_t last_seq, const unsigned char *head,
                int64_t created_ms, int64_t last_ms)
 {
-    char hex[ARB_HASH_HEX], created[32], last[32];
+    json_t *o = json_object();
+    char    hex[ARB_HASH_HEX], created[32], last[32];
+    int     bad = 0;
 
     if (head != NULL)
         arb_hex32(hex, head);
     arb_iso_time(created, created_ms);
     arb_iso_time(last, last_ms);
-    arb_buf_puts(out, "{\"match\":");
-    arb_json_str(out, match);
-    arb_buf_puts(out, ",\"game\":");
-    arb_json_str(out, game);
-    arb_buf_puts(out, ",\"status\":");
-    arb_json_str(out, closed ? "closed" : "open");
-    arb_buf_printf(out, ",\"last_seq\":%" PRIu64 ",\"head\":", last_seq);
+    bad |= arb_json_set(o, "match", arb_json_string(match));
+    bad |= arb_json_set(o, "game", arb_json_string(game));
+    bad |= arb_json_set(o, "status", json_string(closed ? "closed" : "open"));
+    bad |= arb_json_set(o, "last_seq", json_integer((json_int_t)last_seq));
     /* null where the head is withheld (docs/VIEWS.md) */
-    if (head != NULL)
-        arb_buf_printf(out, "\"%s\"", hex);
-    else
-        arb_buf_puts(out, "null");
-    arb_buf_printf(out, ",\"created\":\"%s\",\"created_ms\":%" PRId64 ","
-                   "\"last\":\"%s\",\"last_ms\":%" PRId64 "}",
-                   created, created_ms, last, last_ms);
+    bad |= arb_json_set(o, "head", head != NULL ? json_string(hex)
+                                                : json_null());
+    bad |= arb_json_set(o, "created", json_string(created));
+    bad |= arb_json_set(o, "created_ms", json_integer(created_ms));
+    bad |= arb_json_set(o, "last", json_string(last));
+    bad |= arb_json_set(o, "last_ms", json_integer(last_ms));
+    if (bad) {
+        json_decref(o);
+        out->oom = 1;
+        return;
+    }
+    arb_json_put_new(out, o);
 }

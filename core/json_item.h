@@ -14,8 +14,6 @@
 #include "core/event_json.h"
 #include "core/hash.h"
 
-/* "<hex of 32 bytes>" into out[ARB_HASH_HEX]. */
-void arb_hex32(char out[ARB_HASH_HEX], const unsigned char *h);
 /* {"match":..,"game":..,"status":"open"|"closed","last_seq":..,"head":..,
  *  "created":..,"created_ms":..,"last":..,"last_ms":..} appended to out;
  * head NULL (withheld from this viewer, docs/VIEWS.md) is written null. */

@@ -75,5 +75,5 @@ arb_seed_hash(unsigned char out[ARB_HASH_LEN], const void *seed, size_t seedlen)
 {
     if (sodium_init() < 0)
         return;
-    crypto_generichash(out, 32, seed, seedlen, NULL, 0);
+    crypto_generichash(out, ARB_HASH_LEN, seed, seedlen, NULL, 0);
 }

@@ -3,11 +3,14 @@
  *
  * DESIGN: a line is built whole in a stack buffer and leaves with one
  * write(2), so journald or a collector reading the pipe gets whole lines
- * even when a worker thread logs at the same time, and logging never
- * allocates (it must work when memory has run out).  The JSON writer is
- * local and small because a log line may carry any byte (a client's id,
- * an OS message): every string is escaped as RFC 8259 asks and bytes that
- * are not UTF-8 become U+FFFD, so each line always parses.
+ * even when a worker thread logs at the same time.  A JSON line is a
+ * Jansson object dumped compactly into that buffer (core/json.h: keys in
+ * order, bytes that are not UTF-8 become U+FFFD, control characters
+ * escaped), so each line parses and never holds a raw newline; a message
+ * too long for the buffer is cut until the line fits.  Building the
+ * object allocates: when memory has run out the line still leaves, with
+ * its time, level and event but the message replaced by "out of memory"
+ * (a fixed text that needs no escaping).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/json.h"
 #include "daemon/log.h"
 
 #define LINE_MAX_ 8192
@@ -104,104 +108,71 @@ puts_(line_t *l, const char *s)
     put(l, s, strlen(s));
 }
 
-/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
- * surrogates, nothing past U+10FFFF), or 0. */
-static size_t
-utf8_len(const unsigned char *p)
-{
-    if (p[0] < 0x80)
-        return 1;
-    if (p[0] >= 0xc2 && p[0] <= 0xdf)
-        return (p[1] & 0xc0) == 0x80 ? 2 : 0;
-    if (p[0] >= 0xe0 && p[0] <= 0xef) {
-        if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
-            (p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f))
-            return 0;
-        return 3;
-    }
-    if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-        if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
-            (p[3] & 0xc0) != 0x80 || (p[0] == 0xf0 && p[1] < 0x90) ||
-            (p[0] == 0xf4 && p[1] > 0x8f))
-            return 0;
-        return 4;
-    }
-    return 0;
-}
-
-/* A JSON string; leaves room for the line's closing characters. */
+/* Now, as 2026-11-30T10:00:00.123Z. */
 static void
-put_jstr(line_t *l, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    char                 esc[8];
-    size_t               k;
-
-    puts_(l, "\"");
-    while (*p != '\0' && l->n < sizeof(l->b) - 16) {
-        if (*p == '"' || *p == '\\') {
-            esc[0] = '\\';
-            esc[1] = (char)*p;
-            put(l, esc, 2);
-            p++;
-        } else if (*p < 0x20 || *p == 0x7f) {
-            snprintf(esc, sizeof(esc), "\\u%04x", *p);
-            puts_(l, *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : esc);
-            p++;
-        } else if ((k = utf8_len(p)) == 0) {
-            puts_(l, "\\ufffd");
-            p++;
-        } else {
-            put(l, (const char *)p, k);
-            p += k;
-        }
-    }
-    puts_(l, "\"");
-}
-
-static void
-put_key(line_t *l, const char *k)
-{
-    puts_(l, ",\"");
-    puts_(l, k);
-    puts_(l, "\":");
-}
-
-static void
-put_u64(line_t *l, uint64_t v, int present)
-{
-    char num[24];
-
-    if (!present) {
-        puts_(l, "null");
-        return;
-    }
-    snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
-    puts_(l, num);
-}
-
-static void
-put_opt_str(line_t *l, const char *s)
-{
-    if (s == NULL)
-        puts_(l, "null");
-    else
-        put_jstr(l, s);
-}
-
-static void
-put_time(line_t *l)
+now_iso(char when[32])
 {
     struct timespec ts;
     struct tm       tm;
-    char            when[32], ms[8];
+    size_t          n;
 
     clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
-    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(ms, sizeof(ms), ".%03dZ", (int)(ts.tv_nsec / 1000000) % 1000);
+    n = strftime(when, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(when + n, 32 - n, ".%03dZ",
+             (int)(ts.tv_nsec / 1000000) % 1000);
+}
+
+/* A known number, or null. */
+static json_t *
+num_or_null(uint64_t v, int present)
+{
+    return present ? json_integer((json_int_t)v) : json_null();
+}
+
+/* The JSON line into l (without its newline): the eight keys of log.h,
+ * the message cut until the line fits. */
+static void
+json_line(line_t *l, int level, const char *event, const arb_log_ctx_t *c,
+          const char *when, char *msg)
+{
+    json_t *o = json_object();
+    size_t  n = 0, len = strlen(msg), room = sizeof(l->b) - 1;
+    int     bad = 0;
+
+    bad |= arb_json_set(o, "time", json_string(when));
+    bad |= arb_json_set(o, "level", json_string(names[level]));
+    bad |= arb_json_set(o, "event", arb_json_string(event));
+    bad |= arb_json_set(o, "connection", num_or_null(c->conn, c->conn != 0));
+    bad |= arb_json_set(o, "identity", arb_json_string_or_null(c->identity));
+    bad |= arb_json_set(o, "match", arb_json_string_or_null(c->match));
+    bad |= arb_json_set(o, "seq", num_or_null(c->seq, c->has_seq));
+    bad |= arb_json_set(o, "msg", arb_json_string(msg));
+    /* Every byte cut shortens the line by one at least. */
+    while (!bad && (n = json_dumpb(o, l->b, room, JSON_COMPACT)) > room) {
+        if (len == 0) {
+            bad = 1;        /* too long without any message */
+            break;
+        }
+        len = n - room < len ? len - (n - room) : 0;
+        msg[len] = '\0';
+        bad |= arb_json_set(o, "msg", arb_json_string(msg));
+    }
+    json_decref(o);
+    if (!bad && n > 0) {
+        l->n = n;
+        return;
+    }
+    l->n = 0;
+    puts_(l, "{\"time\":\"");
     puts_(l, when);
-    puts_(l, ms);
+    puts_(l, "\",\"level\":\"");
+    puts_(l, names[level]);
+    puts_(l, "\",\"event\":\"");
+    puts_(l, strspn(event, "abcdefghijklmnopqrstuvwxyz0123456789_")
+             == strlen(event) ? event : "out_of_memory");
+    puts_(l, "\",\"connection\":null,\"identity\":null,\"match\":null,"
+          "\"seq\":null,\"msg\":\"out of memory\"}");
 }
 
 /* "conn N", "conn N (IDENTITY)" or "conn N: IDENTITY as ROLE" (the
@@ -245,17 +216,18 @@ classify(const char *msg)
 }
 
 static void
-emit(int level, const char *event, const arb_log_ctx_t *ctx, const char *msg)
+emit(int level, const char *event, const arb_log_ctx_t *ctx, char *msg)
 {
     line_t        l;
     arb_log_ctx_t c;
-    char          ident[128];
+    char          ident[128], when[32];
     ssize_t       w;
     size_t        off;
 
     l.n = 0;
+    now_iso(when);
     if (arb_log_format == ARB_LOG_TEXT) {
-        put_time(&l);
+        puts_(&l, when);
         puts_(&l, " ");
         puts_(&l, names[level]);
         puts_(&l, " ");
@@ -269,28 +241,7 @@ emit(int level, const char *event, const arb_log_ctx_t *ctx, const char *msg)
             if (event == NULL)
                 event = classify(msg);
         }
-        puts_(&l, "{\"time\":\"");
-        put_time(&l);
-        puts_(&l, "\",\"level\":\"");
-        puts_(&l, names[level]);
-        puts_(&l, "\"");
-        put_key(&l, "event");
-        put_jstr(&l, event);
-        put_key(&l, "connection");
-        put_u64(&l, c.conn, c.conn != 0);
-        put_key(&l, "identity");
-        put_opt_str(&l, c.identity);
-        put_key(&l, "match");
-        put_opt_str(&l, c.match);
-        put_key(&l, "seq");
-        put_u64(&l, c.seq, c.has_seq);
-        put_key(&l, "msg");
-        /* the message gives way first when the line is too long */
-        if (l.n > sizeof(l.b) - 64)
-            puts_(&l, "\"\"");
-        else
-            put_jstr(&l, msg);
-        puts_(&l, "}");
+        json_line(&l, level, event, &c, when, msg);
     }
     l.b[l.n++] = '\n';
     for (off = 0; off < l.n; off += (size_t)w) {

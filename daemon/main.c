@@ -170,10 +170,10 @@ main(int argc, char **argv)
     for (i = 1; i < (size_t)argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
-            return 0;
+            return ARB_EXIT_OK;
         } else if (!strcmp(argv[i], "--version")) {
             puts(ARB_ENGINE);
-            return 0;
+            return ARB_EXIT_OK;
         } else if (!strcmp(argv[i], "--config") && i + 1 < (size_t)argc) {
             srv.config_path = argv[++i];
         } else if (!strcmp(argv[i], "--data") && i + 1 < (size_t)argc) {
@@ -218,7 +218,8 @@ main(int argc, char **argv)
         if (lvl < 0) {
             fprintf(stderr, "arbiterd: log format '%s' is text or json\n",
                     format);
-            return 2;
+            rc = ARB_EXIT_CONFIG;
+            goto early;
         }
         srv.cfg.log_format = lvl;
     }

@@ -35,32 +35,39 @@ verdict_json(arb_buf_t *b, arb_match_t *m, const arb_event_t *ev)
 {
     arb_verdict_t v;
     arb_results_t res;
-    size_t        i, k = 0;
-    int           rc;
+    json_t       *o = json_object(), *recs;
+    size_t        i;
+    int           rc, bad = 0;
 
     rc = arb_match_apply(m, ev, &v);
-    if (rc == ARB_ENOMEM)
+    if (rc == ARB_ENOMEM) {
+        json_decref(o);
         return rc;
+    }
     if (rc != 0) {
-        arb_buf_puts(b, "{\"legal\":false,\"rule\":");
-        arb_json_str(b, v.rule);
-        arb_buf_puts(b, ",\"message\":");
-        arb_json_str(b, v.msg);
-        arb_buf_putc(b, '}');
-        return b->oom ? ARB_ENOMEM : 0;
+        bad |= arb_json_set(o, "legal", json_false());
+        bad |= arb_json_set(o, "rule", arb_json_string(v.rule));
+        bad |= arb_json_set(o, "message", arb_json_string(v.msg));
+        if (bad) {
+            json_decref(o);
+            return ARB_ENOMEM;
+        }
+        return arb_json_put_new(b, o);
     }
     memset(&res, 0, sizeof(res));
     rc = arb_match_results(m, &res);
-    arb_buf_puts(b, "{\"legal\":true,\"records\":[");
+    recs = json_array();
     for (i = 0; rc == 0 && i < res.nrecords; i++)
-        if (res.records[i].seq == ev->seq) {
-            if (k++)
-                arb_buf_putc(b, ',');
-            arb_json_record(b, &res.records[i]);
-        }
-    arb_buf_puts(b, "]}");
+        if (res.records[i].seq == ev->seq)
+            bad |= arb_json_add(recs, arb_json_record_value(&res.records[i]));
     arb_results_clear(&res);
-    return rc != 0 || b->oom ? ARB_ENOMEM : 0;
+    bad |= arb_json_set(o, "legal", json_true());
+    bad |= arb_json_set(o, "records", recs);
+    if (rc != 0 || bad) {
+        json_decref(o);
+        return ARB_ENOMEM;
+    }
+    return arb_json_put_new(b, o);
 }
 
 void

@@ -56,6 +56,11 @@ int cmd_replicate(int argc, char **argv);
 /* Reads a whole file ("-" = stdin) into b.  0 or an ARB_E* code; on error
  * prints "arbiter: <path>: <reason>" to stderr. */
 int cli_read_file(arb_buf_t *b, const char *path);
+/* Prints v (core/json.h: compact, keys in order) and a newline on stdout,
+ * consuming v; NULL (a builder ran out of memory) or a failed write says
+ * "arbiter CMD: out of memory" on stderr.  CLI_OK or CLI_ERROR. */
+struct json_t;
+int cli_print_json(const char *cmd, struct json_t *v);
 /* ---- options (tools/args.c) ------------------------------------------ */
 
 enum {
@@ -133,6 +138,11 @@ int  cli_history_from_server(arb_history_t *h, struct cli_net *n,
  * CLI_DIFFERS (refused or a different digest) or CLI_ERROR. */
 int  cli_replay_print(arb_history_t *h, uint64_t at, int json,
                       const char *want_digest);
+/* The "records:", "totals:" and "digest" lines of `arbiter replay` for m
+ * (also what `arbiter verify` prints of a verified match).  0 or
+ * ARB_ENOMEM. */
+struct arb_match;
+int  cli_print_results(const struct arb_match *m);
 
 /* Replays every match of the data directory dir in one pass over its log
  * (core/ledger/replay_all.h) and prints one line per match in id order

@@ -191,58 +191,47 @@ cmd_backup(int argc, char **argv)
     struct timespec ts;
     struct stat     st;
     size_t          i;
-    int             rc, compact = 0, status = 2;
+    int             rc, compact = 0, status = CLI_ERROR;
+    const cli_optdef_t opts[] = {
+        { "--data", CLI_ARG_STR, &dir },
+        { "--db", CLI_ARG_STR, &dir },
+        { "--out", CLI_ARG_STR, &out },
+        { "--compact", CLI_ARG_FLAG, &compact },
+        { NULL, 0, NULL }
+    };
+    cli_args_t      a = {
+        .cmd = "backup", .usage = usage, .opts = opts, .no_words = 1,
+    };
 
     memset(&m, 0, sizeof(m));
-    for (i = 1; i < (size_t)argc; i++) {
-        int k = (int)i;
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--compact") == 0) {
-            compact = 1;
-            continue;
-        }
-        rc = cli_opt("backup", "--data", argc, argv, &k, &dir);
-        if (rc == 0)
-            rc = cli_opt("backup", "--db", argc, argv, &k, &dir);
-        if (rc == 0)
-            rc = cli_opt("backup", "--out", argc, argv, &k, &out);
-        if (rc < 0)
-            return 2;
-        if (rc == 0) {
-            fprintf(stderr, "arbiter backup: unexpected '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-        i = (size_t)k;
-    }
+    rc = cli_args_parse(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
     if (out == NULL) {
         fprintf(stderr, "arbiter backup: --out PATH is required\n");
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     if ((size_t)snprintf(tmp, sizeof(tmp), "%s.partial", out) >= sizeof(tmp)
         || realpath(dir, src) == NULL) {
         fprintf(stderr, "arbiter backup: %s: %s\n", dir, strerror(errno));
-        return 2;
+        return CLI_ERROR;
     }
     if (inside(src, out)) {
         fprintf(stderr, "arbiter backup: %s is inside the data directory "
                 "%s: put the backup elsewhere\n", out, src);
-        return 2;
+        return CLI_ERROR;
     }
     if (lstat(out, &st) == 0) {
         fprintf(stderr, "arbiter backup: %s exists; a backup goes into a "
                 "new directory\n", out);
-        return 2;
+        return CLI_ERROR;
     }
     if (mkdir(tmp, 0700) != 0) {
         fprintf(stderr, "arbiter backup: create %s: %s%s\n", tmp,
                 strerror(errno), errno == EEXIST ? " (left by an "
                 "interrupted backup: remove it)" : "");
-        return 2;
+        return CLI_ERROR;
     }
     clock_gettime(CLOCK_REALTIME, &ts);
     arb_iso_time(when, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
@@ -273,7 +262,7 @@ cmd_backup(int argc, char **argv)
         fprintf(stderr, "arbiter backup: the copy in %s does not verify "
                 "(%llu problems); it was not renamed to %s\n", tmp,
                 (unsigned long long)m.sum.problems, out);
-        status = 1;
+        status = CLI_DIFFERS;
         goto done;
     }
     m.source = strdup(src);
@@ -304,7 +293,7 @@ cmd_backup(int argc, char **argv)
     for (i = 0; i < m.nfiles; i++)
         printf("  %04o %12llu  %s\n", m.files[i].mode,
                (unsigned long long)m.files[i].size, m.files[i].path);
-    status = 0;
+    status = CLI_OK;
 done:
     ops_manifest_free(&m);
     arb_buf_free(&why);

@@ -44,28 +44,21 @@ cmd_check(int argc, char **argv)
 {
     arb_check_summary_t sum;
     const char         *dir = OPS_DATA_DEFAULT;
-    int                 i, rc, quiet = 0;
+    int                 rc, quiet = 0;
+    const cli_optdef_t  opts[] = {
+        { "--data", CLI_ARG_STR, &dir },
+        { "--db", CLI_ARG_STR, &dir },
+        { "--quiet", CLI_ARG_FLAG, &quiet },
+        { "-q", CLI_ARG_FLAG, &quiet },
+        { NULL, 0, NULL }
+    };
+    cli_args_t          a = {
+        .cmd = "check", .usage = usage, .opts = opts, .no_words = 1,
+    };
 
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
-            quiet = 1;
-            continue;
-        }
-        rc = cli_opt("check", "--data", argc, argv, &i, &dir);
-        if (rc == 0)
-            rc = cli_opt("check", "--db", argc, argv, &i, &dir);
-        if (rc < 0)
-            return 2;
-        if (rc == 0) {
-            fprintf(stderr, "arbiter check: unexpected '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-    }
+    rc = cli_args_parse(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
     rc = ops_check_dir("check", dir, stdout, "", &sum);
     if (rc != 0)
         return rc;

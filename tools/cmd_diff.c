@@ -16,7 +16,7 @@
 
 #include "core/claim.h"
 #include "core/diff.h"
-#include "core/diff_log.h"
+#include "core/history_diff.h"
 #include "core/err.h"
 #include "core/replay.h"
 #include "core/transcript.h"
@@ -124,28 +124,28 @@ done:
 }
 
 static int
-diff_logs(arb_history_t *a, arb_history_t *b, int json)
+diff_histories(arb_history_t *a, arb_history_t *b, int json)
 {
-    arb_log_diff_t d;
+    arb_history_diff_t d;
     arb_buf_t      out = ARB_BUF_INIT, why = ARB_BUF_INIT;
     int            rc, status = CLI_ERROR;
 
-    rc = arb_log_diff(&d, a, b, &why);
+    rc = arb_history_diff(&d, a, b, &why);
     if (rc != 0) {
         fprintf(stderr, "arbiter diff: %s\n", arb_buf_cstr(&why));
         goto done;
     }
     if (json) {
-        arb_log_diff_json(&out, &d, a, b);
+        arb_history_diff_json(&out, &d, a, b);
         arb_buf_putc(&out, '\n');
     } else {
-        arb_log_diff_text(&out, &d, a, b);
+        arb_history_diff_text(&out, &d, a, b);
     }
     if (!out.oom) {
         fwrite(out.data, 1, out.len, stdout);
         status = d.identical ? CLI_OK : CLI_DIFFERS;
     }
-    arb_log_diff_clear(&d);
+    arb_history_diff_clear(&d);
 done:
     arb_buf_free(&out);
     arb_buf_free(&why);
@@ -202,7 +202,7 @@ cmd_diff(int argc, char **argv)
         && cli_source_load(&h[nh++], "diff", &src, &n, UINT64_MAX) != CLI_OK)
         goto done;
     status = claim != NULL ? diff_claim(&h[0], claim, json)
-                           : diff_logs(&h[0], &h[1], json);
+                           : diff_histories(&h[0], &h[1], json);
 done:
     for (i = 0; i < nh; i++)
         arb_history_clear(&h[i]);

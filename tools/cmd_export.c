@@ -3,9 +3,10 @@
  * lines, the CSV of the registration records, transcripts, or a signed
  * bundle that `arbiter verify` checks offline (docs/BUNDLE.md).
  *
- * DESIGN: every source ends in the same arb_bundle_t, built event by event
- * with each chain link recomputed, so a format never depends on where the
- * events came from.  A bundle is signed where the key is: by the secret
+ * DESIGN: every source fills the one history type (the data directory's
+ * loader, arb_history_load, or the server's pages) and ends in the same
+ * arb_bundle_t with its chain recomputed, so a format never depends on
+ * where the events came from.  A bundle is signed where the key is: by the secret
  * key file of --db DIR (only its owner, the daemon's operator, can read
  * it), or by the daemon through the checkpoint op (--server), over the
  * same committed boundary the events are then read up to.  Before a
@@ -312,7 +313,7 @@ server_checkpoint(exp_t *x, const char *id, arb_checkpoint_t *cp)
         || cli_get_bytes(&x->n.res.data, "head", &head, &hl) != 0
         || cli_get_bytes(&x->n.res.data, "sig", &sig, &sl) != 0
         || cli_get_bytes(&x->n.res.data, "pubkey", &pub, &pl) != 0
-        || hl != 32 || sl != ARB_SIG_LEN || pl != ARB_PUBKEY_LEN
+        || hl != ARB_HASH_LEN || sl != ARB_SIG_LEN || pl != ARB_PUBKEY_LEN
         || cp->count == 0) {
         fprintf(stderr, "arbiter export: match %s: the server's checkpoint "
                 "is malformed (an older arbiterd?)\n", id);
@@ -322,19 +323,21 @@ server_checkpoint(exp_t *x, const char *id, arb_checkpoint_t *cp)
     memcpy(cp->head, head, ARB_HASH_LEN);
     memcpy(cp->sig, sig, ARB_SIG_LEN);
     memcpy(cp->pubkey, pub, ARB_PUBKEY_LEN);
+    cp->is_signed = 1;
     return 0;
 }
 
-/* Adds one match to x->b.  0, 1 (refused, printed) or 2. */
+/* Adds one match to x->b: its history from the data directory (the
+ * store's history loader) or from the server.  0, 1 (refused, printed)
+ * or 2. */
 static int
 collect(exp_t *x, const char *id)
 {
-    arb_bundle_match_t *m;
-    arb_checkpoint_t    cp;
-    arb_history_t       h;
-    uint64_t            count = UINT64_MAX;
-    size_t              i;
-    int                 rc;
+    arb_checkpoint_t cp;
+    arb_history_t    h;
+    uint64_t         count = UINT64_MAX;
+    size_t           n;
+    int              rc;
 
     if (x->format == F_BUNDLE && x->server) {
         rc = server_checkpoint(x, id, &cp);
@@ -354,28 +357,14 @@ collect(exp_t *x, const char *id)
         if (rc != 0)
             return rc == ARB_ENOMEM || rc == ARB_EIO || rc == ARB_ESTORE
                    ? CLI_ERROR : CLI_DIFFERS;
-        m = &x->b.matches[x->b.nmatches - 1];
     } else {
-        m = arb_bundle_add_match(&x->b, id);
-        if (m == NULL) {
-            fprintf(stderr, "arbiter export: out of memory\n");
-            return CLI_ERROR;
-        }
         memset(&h, 0, sizeof(h));
         arb_buf_free(&x->why);
         rc = cli_history_from_server(&h, &x->n, id, count == UINT64_MAX
                                      ? UINT64_MAX : count - 1, &x->why);
-        for (i = 0; rc == 0 && i < h.nevents + 1; i++) {
-            const arb_history_rec_t *e = &h.recs[i];
-            if (!e->has_hash) {
-                arb_buf_printf(&x->why, "an event without seq, hash or "
-                               "bytes");
-                rc = CLI_ERROR;
-            } else if (arb_bundle_add_event(m, i, e->hash, e->bytes, e->len,
-                                            &x->why) != 0) {
-                rc = CLI_ERROR;
-            }
-        }
+        n = h.has_open ? h.nevents + 1 : 0;
+        if (rc == 0 && n > 0 && arb_bundle_add(&x->b, id, &h, &x->why) != 0)
+            rc = CLI_ERROR;
         arb_history_clear(&h);
         if (rc == CLI_ERROR && x->why.len > 0) {
             fprintf(stderr, "arbiter export: match %s: %s\n", id,
@@ -384,22 +373,22 @@ collect(exp_t *x, const char *id)
         }
         if (rc != 0)
             return rc;
-        if (m->nevents == 0 || (count != UINT64_MAX && m->nevents != count)) {
+        if (n == 0 || (count != UINT64_MAX && n != count)) {
             fprintf(stderr, "arbiter export: match %s: the server sent %zu "
-                    "events%s\n", id, m->nevents,
+                    "events%s\n", id, n,
                     count != UINT64_MAX ? " for its checkpoint" : "");
             return CLI_DIFFERS;
         }
     }
     if (x->format == F_BUNDLE && x->server) {
-        if (memcmp(m->cp.head, cp.head, ARB_HASH_LEN) != 0) {
+        arb_checkpoint_t *mine = &x->b.cps[x->b.nmatches - 1];
+        if (memcmp(mine->head, cp.head, ARB_HASH_LEN) != 0) {
             fprintf(stderr, "arbiter export: match %s: the server's "
                     "checkpoint (%" PRIu64 " events) does not match the "
                     "events read\n", id, cp.count);
             return CLI_DIFFERS;
         }
-        m->cp = cp;
-        m->is_signed = 1;
+        *mine = cp;
     }
     return 0;
 }
@@ -445,14 +434,13 @@ write_transcripts(exp_t *x, const char *dir)
 
     for (i = 0; rc == 0 && i < x->b.nmatches; i++) {
         out.len = 0;
-        if (arb_bundle_transcript(&out, &x->b.matches[i], &x->why) != 0) {
-            fprintf(stderr, "arbiter export: match %s: %s\n",
-                    x->b.matches[i].cp.match_id, arb_buf_cstr(&x->why));
-            rc = CLI_DIFFERS;
+        if (arb_bundle_transcript(&out, &x->b, i) != 0) {
+            fprintf(stderr, "arbiter export: out of memory\n");
+            rc = CLI_ERROR;
             break;
         }
         snprintf(path, sizeof(path), "%s/%s.txt", dir,
-                 x->b.matches[i].cp.match_id);
+                 x->b.cps[i].match_id);
         rc = write_out(path, &out);
     }
     arb_buf_free(&out);
@@ -461,7 +449,7 @@ write_transcripts(exp_t *x, const char *dir)
 
 /* The bundle file, signed and checked by the verifier itself. */
 static int
-make_bundle(exp_t *x, arb_buf_t *out, unsigned char signer[ARB_HASH_LEN])
+make_bundle(exp_t *x, arb_buf_t *out, unsigned char signer[ARB_PUBKEY_LEN])
 {
     arb_keypair_t       kp;
     arb_bundle_report_t rep;
@@ -479,11 +467,11 @@ make_bundle(exp_t *x, arb_buf_t *out, unsigned char signer[ARB_HASH_LEN])
             return CLI_ERROR;
         }
         for (i = 0; i < x->b.nmatches; i++)
-            arb_bundle_sign(&x->b.matches[i], &kp);
-        memcpy(signer, kp.pk, ARB_HASH_LEN);
+            arb_bundle_sign(&x->b, i, &kp);
+        memcpy(signer, kp.pk, ARB_PUBKEY_LEN);
         arb_keypair_clear(&kp);
     } else {
-        memcpy(signer, x->b.matches[0].cp.pubkey, ARB_HASH_LEN);
+        memcpy(signer, x->b.cps[0].pubkey, ARB_PUBKEY_LEN);
     }
     rc = arb_bundle_write(out, &x->b, &x->why);
     if (rc != 0) {
@@ -510,7 +498,7 @@ static int
 render(exp_t *x)
 {
     arb_buf_t     out = ARB_BUF_INIT;
-    unsigned char signer[ARB_HASH_LEN];
+    unsigned char signer[ARB_PUBKEY_LEN];
     char          hex[ARB_HASH_HEX];
     size_t        i, events = 0;
     int           rc = 0;
@@ -532,16 +520,16 @@ render(exp_t *x)
     switch (x->format) {
     case F_JSONL:
         for (i = 0; rc == 0 && i < x->b.nmatches; i++)
-            rc = arb_bundle_jsonl(&out, &x->b.matches[i], &x->why);
-        rc = rc == 0 ? 0 : rc == ARB_ENOMEM ? CLI_ERROR : CLI_DIFFERS;
+            rc = arb_bundle_jsonl(&out, &x->b, i);
+        rc = rc == 0 ? 0 : CLI_ERROR;
         break;
     case F_CSV:
         rc = arb_bundle_csv(&out, &x->b, &x->why);
         rc = rc == 0 ? 0 : rc == ARB_ENOMEM ? CLI_ERROR : CLI_DIFFERS;
         break;
     case F_TRANSCRIPT:
-        rc = arb_bundle_transcript(&out, &x->b.matches[0], &x->why);
-        rc = rc == 0 ? 0 : rc == ARB_ENOMEM ? CLI_ERROR : CLI_DIFFERS;
+        rc = arb_bundle_transcript(&out, &x->b, 0);
+        rc = rc == 0 ? 0 : CLI_ERROR;
         break;
     default:
         rc = make_bundle(x, &out, signer);
@@ -554,12 +542,12 @@ render(exp_t *x)
         rc = write_out(x->out, &out);
     if (rc == 0 && x->out != NULL) {
         for (i = 0; i < x->b.nmatches; i++)
-            events += x->b.matches[i].nevents;
+            events += x->b.matches[i].nevents + 1;     /* and the open */
         fprintf(stderr, "arbiter export: wrote %s: %s, %zu match%s, %zu "
                 "events", x->out, formats[x->format], x->b.nmatches,
                 x->b.nmatches == 1 ? "" : "es", events);
         if (x->format == F_BUNDLE) {
-            arb_hex(hex, signer, ARB_HASH_LEN);
+            arb_hex(hex, signer, ARB_PUBKEY_LEN);
             fprintf(stderr, ", signed by key %s", hex);
         }
         fprintf(stderr, "\n");

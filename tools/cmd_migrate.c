@@ -227,25 +227,22 @@ cmd_migrate(int argc, char **argv)
     const char     *dir = NULL;
     char            nd[4096], od[4096];
     unsigned long   fmt;
-    int             i, rc, quiet = 0, status = 2, moving = 0;
+    int             rc, quiet = 0, status = CLI_ERROR, moving = 0;
+    const cli_optdef_t opts[] = {
+        { "--data", CLI_ARG_STR, &dir },
+        { "--quiet", CLI_ARG_FLAG, &quiet },
+        { NULL, 0, NULL }
+    };
+    cli_args_t      a = {
+        .cmd = "migrate", .usage = usage, .opts = opts, .no_words = 1,
+    };
 
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) {
-            dir = argv[++i];
-        } else if (strcmp(argv[i], "--quiet") == 0) {
-            quiet = 1;
-        } else {
-            fprintf(stderr, "arbiter migrate: unexpected '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-    }
+    rc = cli_args_parse(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
     if (dir == NULL) {
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     rc = arb_store_v1_format(dir, &fmt, &why);
     if (rc != 0) {
@@ -255,7 +252,7 @@ cmd_migrate(int argc, char **argv)
     if (fmt == ARB_STORE_FORMAT) {
         printf("%s: already store format %d; nothing to do\n", dir,
                ARB_STORE_FORMAT);
-        status = 0;
+        status = CLI_OK;
         goto done;
     }
     if (fmt != 1) {
@@ -309,7 +306,7 @@ cmd_migrate(int argc, char **argv)
            "every chain verified; the format-1 files are in %s\n", dir,
            ARB_STORE_FORMAT, (unsigned long long)g->done,
            (unsigned long long)g->matches, od);
-    status = 0;
+    status = CLI_OK;
 done:
     if (g != NULL) {
         arb_store_close(g->st);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/jsonin.h"
 #include "tools/cli.h"
 #include "tools/net.h"
 
@@ -41,6 +42,7 @@ judge_move(cli_net_t *n, const cli_append_t *a)
 {
     msgpack_packer *pk;
     const char     *json;
+    json_t         *verdict;
     size_t          len;
     int             st;
 
@@ -59,8 +61,14 @@ judge_move(cli_net_t *n, const cli_append_t *a)
         return CLI_ERROR;
     }
     printf("%.*s\n", (int)len, json);
-    return len > 13 && strncmp(json, "{\"legal\":true", 13) == 0
-           ? CLI_OK : CLI_DIFFERS;
+    if (arb_json_parse(&verdict, json, len, NULL) != 0) {
+        fprintf(stderr, "arbiter move: the verdict is not JSON\n");
+        return CLI_ERROR;
+    }
+    st = json_is_true(json_object_get(verdict, "legal")) ? CLI_OK
+                                                         : CLI_DIFFERS;
+    json_decref(verdict);
+    return st;
 }
 
 int

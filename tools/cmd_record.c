@@ -170,7 +170,7 @@ result(rec_t *r, int bad, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     if (bad)
-        r->status = 1;
+        r->status = CLI_DIFFERS;
     rec_print(r, msg);
 }
 
@@ -210,14 +210,14 @@ submit(rec_t *r, arb_event_t *ev, const char *after_ok)
         return;
     }
     rc = rec_submit(r, ev, &ack);
-    if (rc == 1) {
+    if (rc == CLI_DIFFERS) {
         result(r, 1, "refused %s", ack.msg);
         return;
     }
     if (rc != 0) {
         result(r, 1, "error: %s", ack.msg);
         if (!r->fatal)
-            r->fatal = 2;
+            r->fatal = CLI_ERROR;
         return;
     }
     if (ev->kind == ARB_EV_MOVE && remember(r, ack.seq, ev) != 0) {
@@ -414,7 +414,7 @@ run(rec_t *r)
         if (r->fatal)
             return r->fatal;
         if (r->lost && rec_link_reconnect(r) != 0)
-            return r->fatal ? r->fatal : 2;
+            return r->fatal ? r->fatal : CLI_ERROR;
         if (r->interactive) {
             rec_show_prompt(r, prompt, sizeof(prompt));
             rec_line_set_prompt(&r->line, prompt);

@@ -45,23 +45,16 @@ usage(FILE *f)
         "unreadable input: 2.\n");
 }
 
-static void
-print_text(const arb_match_t *m)
+int
+cli_print_results(const arb_match_t *m)
 {
     arb_results_t r;
     unsigned char d[ARB_HASH_LEN];
-    size_t        i, j;
-    int           k;
+    char          hex[ARB_HASH_HEX];
+    size_t        i, j, k;
 
-    if (arb_match_results(m, &r) != 0) {
-        fprintf(stderr, "arbiter replay: out of memory\n");
-        return;
-    }
-    printf("match %s  game %s  events %" PRIu64 "%s\n",
-           arb_match_setup(m)->match_id, arb_match_rules(m)->game,
-           arb_match_next_seq(m) - 1,
-           arb_match_closed(m) ? "  closed"
-           : arb_match_finished(m) ? "  finished" : "");
+    if (arb_match_results(m, &r) != 0)
+        return ARB_ENOMEM;
     printf("records: %zu\n", r.nrecords);
     for (i = 0; i < r.nrecords; i++) {
         const arb_record_t *rec = &r.records[i];
@@ -71,13 +64,13 @@ print_text(const arb_match_t *m)
             if (strcmp(f->key, "match_id") == 0
                 || strcmp(f->key, "edition") == 0)
                 continue;
-            if (f->type == ARB_F_INT)
+            if (f->type == ARB_F_INT) {
                 printf(" %s=%" PRId64, f->key, f->num);
-            else if (f->type == ARB_F_STR)
+            } else if (f->type == ARB_F_STR) {
                 printf(" %s=%s", f->key, f->str);
-            else {
+            } else {
                 printf(" %s=", f->key);
-                for (k = 0; (size_t)k < f->nlist; k++)
+                for (k = 0; k < f->nlist; k++)
                     printf("%s%s", k ? "→" : "", f->list[k]);
             }
         }
@@ -87,11 +80,22 @@ print_text(const arb_match_t *m)
     for (i = 0; i < r.ntotals; i++)
         printf("  %s %" PRId64 "\n", r.totals[i].name, r.totals[i].points);
     arb_match_digest(m, d);
-    printf("digest ");
-    for (k = 0; k < 32; k++)
-        printf("%02x", d[k]);
-    printf("\n");
+    arb_hex(hex, d, ARB_HASH_LEN);
+    printf("digest %s\n", hex);
     arb_results_clear(&r);
+    return 0;
+}
+
+static void
+print_text(const arb_match_t *m)
+{
+    printf("match %s  game %s  events %" PRIu64 "%s\n",
+           arb_match_setup(m)->match_id, arb_match_rules(m)->game,
+           arb_match_next_seq(m) - 1,
+           arb_match_closed(m) ? "  closed"
+           : arb_match_finished(m) ? "  finished" : "");
+    if (cli_print_results(m) != 0)
+        fprintf(stderr, "arbiter replay: out of memory\n");
 }
 
 int
@@ -107,7 +111,7 @@ cli_replay_print(arb_history_t *h, uint64_t at, int json,
     const unsigned    *lines = h->lines;
     const arb_event_t *events = h->events;
     size_t             bad = 0;
-    int                rc, k, status = CLI_DIFFERS;
+    int                rc, status = CLI_DIFFERS;
 
     rc = arb_history_replay(h, at, &m, &bad, &v);
     if (m == NULL) {
@@ -142,8 +146,7 @@ cli_replay_print(arb_history_t *h, uint64_t at, int json,
     status = CLI_OK;
     if (want_digest != NULL) {
         arb_match_digest(m, d);
-        for (k = 0; k < 32; k++)
-            snprintf(hex + 2 * k, 3, "%02x", d[k]);
+        arb_hex(hex, d, ARB_HASH_LEN);
         if (strcmp(hex, want_digest) != 0) {
             fprintf(stderr, "%s: digest %s differs from the server's %s "
                     "(another engine version?)\n", src, hex, want_digest);

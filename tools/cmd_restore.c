@@ -84,34 +84,26 @@ cmd_restore(int argc, char **argv)
     unsigned char       h[ARB_HASH_LEN];
     uint64_t            size;
     size_t              i;
-    int                 rc, exists, status = 2;
+    int                 rc, exists, status = CLI_ERROR;
+    const cli_optdef_t  opts[] = {
+        { "--from", CLI_ARG_STR, &from },
+        { "--data", CLI_ARG_STR, &dir },
+        { "--db", CLI_ARG_STR, &dir },
+        { NULL, 0, NULL }
+    };
+    cli_args_t          a = {
+        .cmd = "restore-backup", .usage = usage, .opts = opts,
+        .no_words = 1,
+    };
 
-    for (i = 1; i < (size_t)argc; i++) {
-        int k = (int)i;
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        }
-        rc = cli_opt("restore-backup", "--from", argc, argv, &k, &from);
-        if (rc == 0)
-            rc = cli_opt("restore-backup", "--data", argc, argv, &k, &dir);
-        if (rc == 0)
-            rc = cli_opt("restore-backup", "--db", argc, argv, &k, &dir);
-        if (rc < 0)
-            return 2;
-        if (rc == 0) {
-            fprintf(stderr, "arbiter restore-backup: unexpected '%s'\n",
-                    argv[i]);
-            usage(stderr);
-            return 2;
-        }
-        i = (size_t)k;
-    }
+    rc = cli_args_parse(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
     if (from == NULL || dir == NULL) {
         fprintf(stderr, "arbiter restore-backup: --from BACKUP and --data "
                 "DIR are required\n");
         usage(stderr);
-        return 2;
+        return CLI_ERROR;
     }
     rc = ops_manifest_read(&m, from, &why);
     if (rc != 0) {
@@ -143,7 +135,7 @@ cmd_restore(int argc, char **argv)
                     "(the partial copy is in %s)\n", src,
                     (unsigned long long)size, (unsigned long long)f->size,
                     tmp);
-            status = 1;
+            status = CLI_DIFFERS;
             goto done;
         }
     }
@@ -158,7 +150,7 @@ cmd_restore(int argc, char **argv)
         fprintf(stderr, "arbiter restore-backup: the restored store does "
                 "not verify or differs from the manifest; it was left in %s\n",
                 tmp);
-        status = 1;
+        status = CLI_DIFFERS;
         goto done;
     }
     if (ops_target_commit("restore-backup", dir, tmp, exists) != 0)
@@ -168,7 +160,7 @@ cmd_restore(int argc, char **argv)
            m.started != NULL ? m.started : "?");
     ops_summary_print(stdout, dir, &got);
     printf("start the recorder with: arbiterd --data %s\n", dir);
-    status = 0;
+    status = CLI_OK;
 done:
     ops_manifest_free(&m);
     arb_buf_free(&why);

@@ -255,7 +255,7 @@ next_page:      /* the list comes in pages: "after" the last id */
         cli_get_int(m, "created", &c_ms);
         cli_get_int(m, "last", &l_ms);
         arb_iso_time(last, l_ms);
-        has_head = cli_get_bytes(m, "head", &head, &hlen) == 0 && hlen == 32;
+        has_head = cli_get_bytes(m, "head", &head, &hlen) == 0 && hlen == ARB_HASH_LEN;
         str_of(m, "match", id, sizeof(id));
         str_of(m, "game", g, sizeof(g));
         str_of(m, "status", s, sizeof(s));
@@ -351,11 +351,13 @@ cmd_stats(int argc, char **argv)
             arb_buf_printf(&out, "%s %s\n", key, val);
     }
     if (as_json) {
-        if (bad || arb_json_put(&out, js) != 0)
-            out.oom = 1;
-        arb_buf_putc(&out, '\n');
+        if (bad) {
+            json_decref(js);
+            js = NULL;
+        }
+        status = cli_print_json("stats", js);
+        goto done;
     }
-    json_decref(js);
     if (out.oom) {
         fprintf(stderr, "arbiter stats: out of memory\n");
         status = CLI_ERROR;

@@ -44,48 +44,6 @@ usage(FILE *f)
         "2 usage or I/O error.\n");
 }
 
-/* The lines `arbiter replay` prints for the same match. */
-static int
-print_results(const arb_match_t *m)
-{
-    arb_results_t r;
-    unsigned char d[ARB_HASH_LEN];
-    char          hex[ARB_HASH_HEX];
-    size_t        i, j, k;
-
-    if (arb_match_results(m, &r) != 0)
-        return ARB_ENOMEM;
-    printf("records: %zu\n", r.nrecords);
-    for (i = 0; i < r.nrecords; i++) {
-        const arb_record_t *rec = &r.records[i];
-        printf(" ");
-        for (j = 0; j < rec->nfields; j++) {
-            const arb_field_t *f = &rec->fields[j];
-            if (strcmp(f->key, "match_id") == 0
-                || strcmp(f->key, "edition") == 0)
-                continue;
-            if (f->type == ARB_F_INT) {
-                printf(" %s=%" PRId64, f->key, f->num);
-            } else if (f->type == ARB_F_STR) {
-                printf(" %s=%s", f->key, f->str);
-            } else {
-                printf(" %s=", f->key);
-                for (k = 0; k < f->nlist; k++)
-                    printf("%s%s", k ? "→" : "", f->list[k]);
-            }
-        }
-        printf("  (seq %" PRIu64 ")\n", rec->seq);
-    }
-    printf("totals:\n");
-    for (i = 0; i < r.ntotals; i++)
-        printf("  %s %" PRId64 "\n", r.totals[i].name, r.totals[i].points);
-    arb_match_digest(m, d);
-    arb_hex(hex, d, ARB_HASH_LEN);
-    printf("digest %s\n", hex);
-    arb_results_clear(&r);
-    return 0;
-}
-
 /* A string the bundle states but nothing verifies: control bytes are
  * shown escaped, so it cannot drive the terminal. */
 static void
@@ -129,7 +87,7 @@ print_match(const arb_bundle_result_t *res)
     if (!res->closed)
         printf("  note: the match was open when exported: later events are "
                "not covered\n");
-    print_results(res->m);
+    cli_print_results(res->m);
 }
 
 int

@@ -90,10 +90,10 @@ cli_net_print_ack(cli_net_t *n, const char *prefix)
 
     if (arb_mp_get_uint(&n->res.data, "seq", &seq) != 0
         || arb_mp_get_bytes(&n->res.data, "hash", &hash, &hlen) != 0
-        || hlen != 32) {
+        || hlen != ARB_HASH_LEN) {
         fprintf(stderr, "arbiter %s: the server's answer has no seq and "
                 "hash\n", n->cmd);
-        return 2;
+        return CLI_ERROR;
     }
     arb_hex32(hex, (const unsigned char *)hash);
     printf("%sseq %" PRIu64 " hash %s%s\n", prefix, seq, hex,
@@ -125,7 +125,7 @@ read_token_file(cli_net_t *n)
     arb_buf_t   b = ARB_BUF_INIT;
     const char *p, *end;
     size_t      len;
-    int         status = 2;
+    int         status = CLI_ERROR;
 
     if (cli_read_file(&b, n->token_file) != 0)
         goto done;
@@ -151,7 +151,7 @@ read_token_file(cli_net_t *n)
     memcpy(n->tokbuf, p, len);
     n->tokbuf[len] = '\0';
     n->token = n->tokbuf;
-    status = 0;
+    status = CLI_OK;
 done:
     if (b.data != NULL)
         memset(b.data, 0, b.len);
@@ -164,20 +164,20 @@ cli_net_connect(cli_net_t *n)
 {
     arb_buf_t   why = ARB_BUF_INIT;
     const char *addr = n->server;
-    int         rc, status = 2;
+    int         rc, status = CLI_ERROR;
 
     if (addr == NULL)
         addr = getenv("ARBITER_SERVER");
     if (addr == NULL || *addr == '\0')
         addr = CLI_SERVER_DEFAULT;
     if (n->token_file != NULL && read_token_file(n) != 0)
-        return 2;
+        return CLI_ERROR;
     if (n->token == NULL)
         n->token = getenv("ARBITER_TOKEN");
     if (n->token == NULL || *n->token == '\0') {
         fprintf(stderr, "arbiter %s: no token: use --token, --token-file or "
                 "$ARBITER_TOKEN\n", n->cmd);
-        return 2;
+        return CLI_ERROR;
     }
     rc = arb_client_connect(&n->cl, addr, &why);
     if (rc != 0) {
@@ -194,7 +194,7 @@ cli_net_connect(cli_net_t *n)
         n->cl = NULL;
         goto done;
     }
-    status = 0;
+    status = CLI_OK;
 done:
     arb_buf_free(&why);
     return status;
@@ -310,7 +310,7 @@ cli_net_events(cli_net_t *n, const char *match, uint64_t from, uint64_t to,
         if (items == NULL || items->type != MSGPACK_OBJECT_ARRAY) {
             fprintf(stderr, "arbiter %s: the server's answer has no "
                     "events\n", n->cmd);
-            return 2;
+            return CLI_ERROR;
         }
         for (i = 0; i < items->via.array.size; i++) {
             rc = cb(ud, &items->via.array.ptr[i]);
@@ -324,7 +324,7 @@ cli_net_events(cli_net_t *n, const char *match, uint64_t from, uint64_t to,
             fprintf(stderr, "arbiter %s: the server's next page (%" PRIu64
                     ") does not advance past %" PRIu64 "\n", n->cmd,
                     next->via.u64, from);
-            return 2;
+            return CLI_ERROR;
         }
         from = next->via.u64;
     }

@@ -46,7 +46,7 @@ void ops_summary_print(FILE *f, const char *label,
 
 /* Runs arb_check_store on the store in dir (opened read-only), printing
  * each problem as "<prefix>match M seq N: ..." on f.  0 when it ran (the
- * problems are in sum), or 2 with the reason printed as "<cmd>: ...". */
+ * problems are in sum), or CLI_ERROR with the reason printed as "<cmd>: ...". */
 int  ops_check_dir(const char *cmd, const char *dir, FILE *f,
                    const char *prefix, arb_check_summary_t *sum);
 
@@ -62,12 +62,12 @@ int  ops_hash_file(const char *path, unsigned char hash[ARB_HASH_LEN],
 /* The target of a restore: dir must not exist or be an empty directory
  * (a restore never writes over a recorder); the restore is built in
  * tmp = "DIR.partial" (a PATH_MAX buffer), created here, 0700.  *exists
- * says whether dir was there.  0, or 2 with the reason printed as
+ * says whether dir was there.  0, or CLI_ERROR with the reason printed as
  * "arbiter <cmd>: ...". */
 int  ops_target_begin(const char *cmd, const char *dir, char *tmp,
                       int *exists);
 /* Renames the verified tmp to dir (replacing the empty dir), fsync'd with
- * its parent.  0, or 2 with the reason printed. */
+ * its parent.  0, or CLI_ERROR with the reason printed. */
 int  ops_target_commit(const char *cmd, const char *dir, const char *tmp,
                        int exists);
 /* out = a "/" b, in a PATH_MAX buffer.  0, or -1 when it does not fit. */

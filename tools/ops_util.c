@@ -26,6 +26,7 @@
 #include "core/fsync.h"
 #include "core/ledger/chain.h"
 #include "core/ledger/store.h"
+#include "tools/cli.h"
 #include "tools/ops.h"
 
 int64_t
@@ -133,7 +134,7 @@ ops_check_dir(const char *cmd, const char *dir, FILE *f, const char *prefix,
     if (rc != 0) {
         fprintf(stderr, "arbiter %s: %s\n", cmd, arb_buf_cstr(&why));
         arb_buf_free(&why);
-        return 2;
+        return CLI_ERROR;
     }
     p.f = f;
     p.prefix = prefix;
@@ -277,14 +278,14 @@ ops_target_begin(const char *cmd, const char *dir, char *tmp, int *exists)
     if (*exists && (!S_ISDIR(st.st_mode) || !dir_empty(dir))) {
         fprintf(stderr, "arbiter %s: %s exists and is not an empty "
                 "directory: nothing was restored\n", cmd, dir);
-        return 2;
+        return CLI_ERROR;
     }
     if (snprintf(tmp, PATH_MAX, "%s.partial", dir) >= PATH_MAX
         || mkdir(tmp, 0700) != 0) {
         fprintf(stderr, "arbiter %s: create %s.partial: %s%s\n", cmd, dir,
                 strerror(errno), errno == EEXIST ? " (left by an "
                 "interrupted restore: remove it)" : "");
-        return 2;
+        return CLI_ERROR;
     }
     return 0;
 }
@@ -299,7 +300,7 @@ ops_target_commit(const char *cmd, const char *dir, const char *tmp,
         || rename(tmp, dir) != 0) {
         fprintf(stderr, "arbiter %s: rename %s to %s: %s\n", cmd, tmp, dir,
                 strerror(errno));
-        return 2;
+        return CLI_ERROR;
     }
     if (ops_path(parent, dir, "..") == 0)
         arb_fsync_path(parent);

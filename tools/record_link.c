@@ -163,6 +163,23 @@ rec_link_fd(const rec_t *r)
 
 /* Applies one event of the log to the replay, printing it when it is news
  * (another console's, beyond what this console knew) and we follow. */
+/* An event of the log that this console's rules refuse. */
+static void
+differs(rec_t *r, uint64_t seq, const arb_verdict_t *v)
+{
+    say(r, "match %s: seq %" PRIu64 " of the log does not replay here "
+        "(%s: %s): this console's engine differs from the daemon's",
+        r->match, seq, v->rule, v->msg);
+}
+
+/* The event being sent (its answer may have been lost) is in the log. */
+static int
+is_pending(const rec_t *r, const arb_event_t *ev)
+{
+    return r->pending_cid != NULL && ev->client_id != NULL
+           && strcmp(ev->client_id, r->pending_cid) == 0;
+}
+
 static int
 apply_logged(rec_t *r, const arb_event_t *ev, uint64_t old_known)
 {
@@ -171,18 +188,14 @@ apply_logged(rec_t *r, const arb_event_t *ev, uint64_t old_known)
     int           mine = is_mine(r, ev), news, rc;
 
     news = ev->seq > old_known && r->follow && !mine;
-    if (news || (r->pending_cid != NULL && ev->client_id != NULL
-                 && strcmp(ev->client_id, r->pending_cid) == 0))
+    if (news || is_pending(r, ev))
         rec_show_snapshot(r);
     rc = arb_match_apply(r->m, ev, &v);
     if (rc != 0) {
-        say(r, "match %s: seq %" PRIu64 " of the log does not replay here "
-            "(%s: %s): this console's engine differs from the daemon's",
-            r->match, ev->seq, v.rule, v.msg);
+        differs(r, ev->seq, &v);
         return rc;
     }
-    if (r->pending_cid != NULL && ev->client_id != NULL
-        && strcmp(ev->client_id, r->pending_cid) == 0) {
+    if (is_pending(r, ev)) {
         /* The event being sent is already in the log: keep what it did
          * for the answer line. */
         r->pending_seq = ev->seq;
@@ -208,7 +221,7 @@ rec_link_resync(rec_t *r)
     arb_history_t h;
     arb_buf_t     why = ARB_BUF_INIT;
     arb_verdict_t v;
-    uint64_t      old_known = r->known;
+    uint64_t      old_known = r->known, quiet;
     size_t        i, bad;
     int           st, rc = -1;
 
@@ -217,25 +230,39 @@ rec_link_resync(rec_t *r)
     if (st != 0) {
         if (why.len > 0)
             say(r, "match %s: %s", r->match, arb_buf_cstr(&why));
-        if (st == 2 && why.len == 0)
+        if (st == CLI_ERROR && why.len == 0)
             r->lost = 1;        /* the connection, not the log */
         else
-            r->fatal = st == 1 ? 1 : 2;
+            r->fatal = st == CLI_DIFFERS ? CLI_DIFFERS : CLI_ERROR;
         goto done;
     }
     arb_match_free(r->m);
     r->m = NULL;
-    /* The header through the one replay; then every event one by one,
-     * because each may be news to narrate. */
-    if (arb_history_replay(&h, 0, &r->m, &bad, &v) != 0) {
+    /* What this console knew already goes through the one replay; only
+     * what may be news to narrate, or the answer of the event in flight,
+     * is applied one by one after it. */
+    quiet = old_known;
+    for (i = 0; i < h.nevents && h.events[i].seq <= quiet; i++)
+        if (is_pending(r, &h.events[i]))
+            quiet = h.events[i].seq - 1;
+    rc = arb_history_replay(&h, quiet, &r->m, &bad, &v);
+    if (rc != 0 && r->m == NULL) {
         say(r, "match %s: its header does not replay here (%s: %s)",
             r->match, v.rule, v.msg);
-        r->fatal = 2;
+        r->fatal = CLI_ERROR;
+        rc = -1;
         goto done;
     }
-    for (i = 0; i < h.nevents; i++)
+    if (rc != 0) {
+        differs(r, h.events[bad].seq, &v);
+        r->fatal = CLI_ERROR;
+        rc = -1;
+        goto done;
+    }
+    rc = -1;
+    for (; i < h.nevents; i++)
         if (apply_logged(r, &h.events[i], old_known) != 0) {
-            r->fatal = 2;
+            r->fatal = CLI_ERROR;
             goto done;
         }
     r->known = h.nevents;
@@ -256,7 +283,7 @@ rec_link_open(rec_t *r)
     /* A first: it resolves --token, --token-file and $ARBITER_TOKEN and
      * says what is wrong with them. */
     if (cli_net_connect(&r->net) != 0)
-        return 2;
+        return CLI_ERROR;
     snprintf(r->token, sizeof(r->token), "%s", r->net.token);
     /* A reconnect must not depend on the token file still being there. */
     r->net.token = r->token;
@@ -264,14 +291,14 @@ rec_link_open(rec_t *r)
     if (connect_sub(r, &why) != 0) {
         fprintf(stderr, "arbiter record: %s\n", arb_buf_cstr(&why));
         arb_buf_free(&why);
-        return 2;
+        return CLI_ERROR;
     }
     arb_buf_free(&why);
     if (rec_link_resync(r) != 0)
-        return r->fatal ? r->fatal : 2;
+        return r->fatal ? r->fatal : CLI_ERROR;
     if (subscribe(r) != 0) {
         fprintf(stderr, "arbiter record: subscribe: connection lost\n");
-        return 2;
+        return CLI_ERROR;
     }
     return 0;
 }
@@ -361,7 +388,7 @@ on_frame(rec_t *r, const char *frame, size_t len)
         cli_get_bytes(e, "message", &m, &mlen);
         say(r, "subscription: %.*s: %.*s", (int)clen, c, (int)mlen, m);
         if (push == NULL && clen == 9 && memcmp(c, "not_found", 9) == 0)
-            r->fatal = 1;
+            r->fatal = CLI_DIFFERS;
         r->lost = 1;
         rc = -1;
         goto done;
@@ -387,7 +414,7 @@ on_frame(rec_t *r, const char *frame, size_t len)
         goto done;
     }
     if (apply_logged(r, &ev, known) != 0) {
-        r->fatal = 2;
+        r->fatal = CLI_ERROR;
         goto done;
     }
     r->known = seq;
@@ -477,13 +504,13 @@ send_append(rec_t *r, const arb_event_t *ev, int with_expect)
         arb_buf_free(&why);
         cli_net_close(&r->net);
         sleep_ms(200);
-        return 2;
+        return CLI_ERROR;
     }
     rc = arb_client_call(r->net.cl, &r->net.res, &why);
     arb_buf_free(&why);
     if (rc == 0)
         return 0;
-    return rc == ARB_EINVAL ? 1 : 2;
+    return rc == ARB_EINVAL ? CLI_DIFFERS : CLI_ERROR;
 }
 
 /* "<rule>: <message>" (or "<code>: <message>") of a refusal in res. */
@@ -520,7 +547,7 @@ rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack)
         ev->client_id = strdup(cid);
         if (ev->client_id == NULL) {
             snprintf(ack->msg, sizeof(ack->msg), "out of memory");
-            return 1;
+            return CLI_DIFFERS;
         }
     }
     r->pending_cid = ev->client_id;
@@ -530,13 +557,13 @@ rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack)
             snprintf(ack->msg, sizeof(ack->msg), "the connection is lost: "
                      "whether it was recorded is unknown (cid %s)",
                      ev->client_id);
-            status = 2;
+            status = CLI_ERROR;
             goto done;
         }
         if (r->fatal) {
             snprintf(ack->msg, sizeof(ack->msg), "this console cannot go "
                      "on (see above)");
-            status = 2;
+            status = CLI_ERROR;
             goto done;
         }
         tentative = r->pending_seq == 0;
@@ -548,14 +575,14 @@ rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack)
             if (rc != 0) {
                 snprintf(ack->msg, sizeof(ack->msg), "%s: %s", v.rule,
                          v.msg);
-                status = 1;
+                status = CLI_DIFFERS;
                 goto done;
             }
         }
         /* Already in the log (found by a resync): resend as it was, for
          * the daemon's word on its seq. */
         rc = send_append(r, ev, tentative);
-        if (rc == 2) {
+        if (rc == CLI_ERROR) {
             r->lost = 1;        /* the rebuild drops the tentative event */
             continue;
         }
@@ -564,7 +591,7 @@ rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack)
                 snprintf(ack->msg, sizeof(ack->msg), "the daemon's answer "
                          "has no seq");
                 r->lost = 1;
-                status = 2;
+                status = CLI_ERROR;
                 goto done;
             }
             dup = arb_client_get(&r->net.res, "dup");
@@ -593,12 +620,12 @@ rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack)
         /* Whatever the daemon said, the replay holds an event the log
          * does not: rebuild it. */
         if (rec_link_resync(r) != 0 && r->fatal) {
-            status = 2;
+            status = CLI_ERROR;
             goto done;
         }
         if (strcmp(code, "conflict") == 0 && ++conflicts < CONFLICTS_MAX)
             continue;           /* judged again on the newer state */
-        status = 1;
+        status = CLI_DIFFERS;
         goto done;
     }
 done:
@@ -623,7 +650,7 @@ rec_link_verify(rec_t *r, int *same)
         pk = cli_net_begin(&r->net, "state", 1);
         cli_pack_str(pk, "match", r->match);
         rc = cli_net_call(&r->net);
-        if (rc == 2) {
+        if (rc == CLI_ERROR) {
             r->lost = 1;
             return -1;
         }

@@ -161,57 +161,73 @@ static void
 print_json(const arb_chan_layout_t *l, const arb_chan_score_t *sc)
 {
     const arb_chan_bonus_info_t *b;
-    arb_buf_t                    o = ARB_BUF_INIT;
+    json_t                      *o = json_object(), *pairs = json_array();
+    json_t                      *bonuses = json_array(), *x;
     char                         a[8];
-    int                          i;
+    int                          i, bad = 0;
 
-    arb_buf_printf(&o, "{\"win\":true,\"won\":\"%s\",\"winning_card\":",
-                   won_names[l->won]);
-    if (l->win_face >= 0)
-        arb_buf_printf(&o, "\"%s\"", arb_chan_card_format(a, l->win_face));
-    else
-        arb_buf_puts(&o, "null");
-    arb_buf_puts(&o, ",\"pairs\":[");
-    for (i = 0; i < sc->pairing.n; i++)
-        arb_buf_printf(&o, "%s{\"pair\":\"%s\",\"exposed\":%s}",
-                       i ? "," : "",
-                       arb_chan_pair_format(a, &sc->pairing.pair[i]),
-                       sc->pairing.pair[i].exposed ? "true" : "false");
-    arb_buf_printf(&o, "],\"chan\":%d,\"ca\":%d,\"red\":%d,\"bonuses\":[",
-                   sc->chan, sc->ca, sc->red);
+    for (i = 0; i < sc->pairing.n; i++) {
+        x = json_object();
+        bad |= arb_json_set(x, "pair", arb_json_string(
+                                arb_chan_pair_format(a, &sc->pairing.pair[i])));
+        bad |= arb_json_set(x, "exposed",
+                            json_boolean(sc->pairing.pair[i].exposed));
+        bad |= arb_json_add(pairs, x);
+    }
     for (i = 0; i < sc->nbonus; i++) {
         b = arb_chan_bonus_info(sc->bonus[i]);
-        arb_buf_printf(&o, "%s{\"id\":\"%s\",\"name\":", i ? "," : "",
-                       b->id);
-        arb_json_str(&o, b->name);
-        arb_buf_printf(&o, ",\"base\":%d,\"dich\":%d,\"main\":%s}", b->base,
-                       b->dich, i == sc->main ? "true" : "false");
+        x = json_object();
+        bad |= arb_json_set(x, "id", arb_json_string(b->id));
+        bad |= arb_json_set(x, "name", arb_json_string(b->name));
+        bad |= arb_json_set(x, "base", json_integer(b->base));
+        bad |= arb_json_set(x, "dich", json_integer(b->dich));
+        bad |= arb_json_set(x, "main", json_boolean(i == sc->main));
+        bad |= arb_json_add(bonuses, x);
     }
-    arb_buf_printf(&o, "],\"main\":\"%s\",\"all_bases\":%s,\"score\":%d,"
-                   "\"loser_pays\":%d,\"winner_receives\":%d}\n",
-                   sc->main < 0 ? "u-xuong"
-                   : arb_chan_bonus_info(sc->bonus[sc->main])->id,
-                   sc->all_bases ? "true" : "false", sc->points, sc->points,
-                   3 * sc->points);
-    fputs(arb_buf_cstr(&o) ? o.data : "", stdout);
-    arb_buf_free(&o);
+    bad |= arb_json_set(o, "win", json_true());
+    bad |= arb_json_set(o, "won", arb_json_string(won_names[l->won]));
+    bad |= arb_json_set(o, "winning_card", l->win_face >= 0
+                        ? arb_json_string(arb_chan_card_format(a,
+                                                               l->win_face))
+                        : json_null());
+    bad |= arb_json_set(o, "pairs", pairs);
+    bad |= arb_json_set(o, "chan", json_integer(sc->chan));
+    bad |= arb_json_set(o, "ca", json_integer(sc->ca));
+    bad |= arb_json_set(o, "red", json_integer(sc->red));
+    bad |= arb_json_set(o, "bonuses", bonuses);
+    bad |= arb_json_set(o, "main", arb_json_string(
+                            sc->main < 0 ? "u-xuong"
+                            : arb_chan_bonus_info(sc->bonus[sc->main])->id));
+    bad |= arb_json_set(o, "all_bases", json_boolean(sc->all_bases));
+    bad |= arb_json_set(o, "score", json_integer(sc->points));
+    bad |= arb_json_set(o, "loser_pays", json_integer(sc->points));
+    bad |= arb_json_set(o, "winner_receives", json_integer(3 * sc->points));
+    if (bad) {
+        json_decref(o);
+        o = NULL;
+    }
+    cli_print_json("score", o);
 }
 
 static void
 print_fail(int json, const char *kind, const char *why)
 {
-    arb_buf_t o = ARB_BUF_INIT;
+    json_t *o;
+    int     bad = 0;
 
     if (!json) {
         printf("%s %s\n", kind[0] == 'n' ? "NOT A WIN" : "ERROR", why);
         return;
     }
-    arb_buf_printf(&o, "{\"win\":false,\"%s\":", kind[0] == 'n' ? "reason"
-                                                               : "error");
-    arb_json_str(&o, why);
-    arb_buf_puts(&o, "}\n");
-    fputs(arb_buf_cstr(&o) ? o.data : "", stdout);
-    arb_buf_free(&o);
+    o = json_object();
+    bad |= arb_json_set(o, "win", json_false());
+    bad |= arb_json_set(o, kind[0] == 'n' ? "reason" : "error",
+                        arb_json_string(why));
+    if (bad) {
+        json_decref(o);
+        o = NULL;
+    }
+    cli_print_json("score", o);
 }
 
 int

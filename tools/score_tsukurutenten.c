@@ -166,99 +166,108 @@ print_text(const hand_t *h, const arb_tsuku_arr_t *all, size_t n,
     printf("points: %d\n", s.points);
 }
 
-static void
-json_arr(arb_buf_t *j, const arb_tsuku_arr_t *a)
+/* An arrangement as a JSON object, to which the caller adds its points;
+ * NULL when out of memory. */
+static json_t *
+arr_value(const arb_tsuku_arr_t *a)
 {
-    char buf[ARB_TSUKU_SET_TEXT];
-    int  i;
+    json_t *o = json_object(), *sets = json_array(), *singles = json_array();
+    char    buf[ARB_TSUKU_SET_TEXT];
+    int     i, bad = 0;
 
-    arb_buf_puts(j, "{\"arrangement\":");
-    arb_json_str(j, a->text);
-    arb_buf_puts(j, ",\"sets\":[");
     for (i = a->nopen; i < a->nsets; i++) {
         arb_tsuku_set_format(buf, &a->sets[i]);
-        arb_buf_printf(j, "%s\"%s\"", i > a->nopen ? "," : "", buf);
+        bad |= arb_json_add(sets, arb_json_string(buf));
     }
-    arb_buf_puts(j, "],\"singles\":[");
     for (i = 0; i < a->nsingles; i++) {
         arb_tsuku_chip_format(buf, a->singles[i]);
-        arb_buf_printf(j, "%s\"%s\"", i ? "," : "", buf);
+        bad |= arb_json_add(singles, arb_json_string(buf));
     }
-    arb_buf_printf(j, "],\"value\":%d", a->value);
+    bad |= arb_json_set(o, "arrangement", arb_json_string(a->text));
+    bad |= arb_json_set(o, "sets", sets);
+    bad |= arb_json_set(o, "singles", singles);
+    bad |= arb_json_set(o, "value", json_integer(a->value));
+    return bad ? (json_decref(o), NULL) : o;
 }
 
 static void
 print_json(const hand_t *h, const arb_tsuku_arr_t *all, size_t n,
            const arb_tsuku_ctx_t *ctx)
 {
-    arb_buf_t         j = ARB_BUF_INIT;
     arb_tsuku_score_t s;
+    json_t           *o = json_object(), *hand = json_array();
+    json_t           *open = json_array(), *arrs = json_array(), *v, *bon;
     char              buf[ARB_TSUKU_SET_TEXT];
     size_t            i, best;
-    int               b, k, first = 1;
+    int               b, k, bad = 0;
 
-    arb_buf_puts(&j, "{\"game\":\"tsukurutenten\",\"hand\":[");
     for (b = 0; b < ARB_TSUKU_KINDS; b++)
         for (k = 0; k < h->counts[b]; k++) {
             arb_tsuku_chip_format(buf, arb_tsuku_chip_of(b));
-            arb_buf_printf(&j, "%s\"%s\"", first ? "" : ",", buf);
-            first = 0;
+            bad |= arb_json_add(hand, arb_json_string(buf));
         }
-    arb_buf_puts(&j, "],\"open_sets\":[");
     for (b = 0; b < h->nopen; b++) {
         arb_tsuku_set_format(buf, &h->open[b]);
-        arb_buf_printf(&j, "%s\"%s\"", b ? "," : "", buf);
+        bad |= arb_json_add(open, arb_json_string(buf));
     }
-    arb_buf_printf(&j, "],\"scoring\":\"%s\",\"dealer\":%s,\"heaven\":%s,"
-                   "\"arrangements\":[", ctx->extended ? "extended"
-                                                       : "simple",
-                   ctx->dealer ? "true" : "false",
-                   ctx->heaven ? "true" : "false");
     for (i = 0; i < n; i++) {
         arb_tsuku_score(&s, &all[i], ctx);
-        arb_buf_puts(&j, i ? "," : "");
-        json_arr(&j, &all[i]);
-        arb_buf_printf(&j, ",\"points\":%d}", s.points);
+        v = arr_value(&all[i]);
+        bad |= arb_json_set(v, "points", json_integer(s.points));
+        bad |= arb_json_add(arrs, v);
     }
-    arb_buf_puts(&j, "],\"best\":");
+    bad |= arb_json_set(o, "game", json_string("tsukurutenten"));
+    bad |= arb_json_set(o, "hand", hand);
+    bad |= arb_json_set(o, "open_sets", open);
+    bad |= arb_json_set(o, "scoring", json_string(ctx->extended ? "extended"
+                                                                : "simple"));
+    bad |= arb_json_set(o, "dealer", json_boolean(ctx->dealer));
+    bad |= arb_json_set(o, "heaven", json_boolean(ctx->heaven));
+    bad |= arb_json_set(o, "arrangements", arrs);
     if (n == 0) {
-        arb_buf_puts(&j, "null");
+        bad |= arb_json_set(o, "best", json_null());
     } else {
         best = arb_tsuku_best(all, n, ctx, &s);
-        json_arr(&j, &all[best]);
-        arb_buf_printf(&j, ",\"base\":%d,\"bonuses\":[", s.base);
-        for (b = 0, first = 1; b < ARB_TB_COUNT; b++)
+        v = arr_value(&all[best]);
+        bon = json_array();
+        for (b = 0; b < ARB_TB_COUNT; b++)
             if (s.mask & (1u << b)) {
-                arb_buf_printf(&j, "%s{\"name\":\"%s\",\"points\":%d}",
-                               first ? "" : ",", arb_tsuku_bonus_name(b),
-                               s.pts[b]);
-                first = 0;
+                json_t *x = json_object();
+                bad |= arb_json_set(x, "name", arb_json_string(
+                                        arb_tsuku_bonus_name(b)));
+                bad |= arb_json_set(x, "points", json_integer(s.pts[b]));
+                bad |= arb_json_add(bon, x);
             }
-        arb_buf_printf(&j, "],\"points\":%d}", s.points);
+        bad |= arb_json_set(v, "base", json_integer(s.base));
+        bad |= arb_json_set(v, "bonuses", bon);
+        bad |= arb_json_set(v, "points", json_integer(s.points));
+        bad |= arb_json_set(o, "best", v);
     }
-    arb_buf_puts(&j, "}\n");
-    if (!j.oom)
-        fwrite(j.data, 1, j.len, stdout);
-    else
-        fprintf(stderr, "arbiter score: out of memory\n");
-    arb_buf_free(&j);
+    if (bad) {
+        json_decref(o);
+        o = NULL;
+    }
+    cli_print_json("score", o);
 }
 
 static int
 fail_hand(int json, const char *msg)
 {
-    arb_buf_t j = ARB_BUF_INIT;
+    json_t *o;
+    int     bad = 0;
 
     if (!json) {
         printf("ERROR %s\n", msg);
         return CLI_DIFFERS;
     }
-    arb_buf_puts(&j, "{\"game\":\"tsukurutenten\",\"error\":");
-    arb_json_str(&j, msg);
-    arb_buf_puts(&j, "}\n");
-    if (!j.oom)
-        fwrite(j.data, 1, j.len, stdout);
-    arb_buf_free(&j);
+    o = json_object();
+    bad |= arb_json_set(o, "game", json_string("tsukurutenten"));
+    bad |= arb_json_set(o, "error", arb_json_string(msg));
+    if (bad) {
+        json_decref(o);
+        o = NULL;
+    }
+    cli_print_json("score", o);
     return CLI_DIFFERS;
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/json.h"
 #include "tools/cli.h"
 
 int
@@ -40,4 +41,21 @@ int
 cli_is_help(const char *arg)
 {
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+int
+cli_print_json(const char *cmd, json_t *v)
+{
+    arb_buf_t out = ARB_BUF_INIT;
+    int       rc = arb_json_put_new(&out, v);
+
+    arb_buf_putc(&out, '\n');
+    if (rc != 0 || out.oom) {
+        fprintf(stderr, "arbiter %s: out of memory\n", cmd);
+        rc = CLI_ERROR;
+    } else {
+        fwrite(out.data, 1, out.len, stdout);
+    }
+    arb_buf_free(&out);
+    return rc;
 }

@@ -1,16 +1,19 @@
 /*
- * bundle.c - building an export (from a store or event by event) and
- * writing the bundle file (docs/BUNDLE.md); the decoding and replay the
- * verifier and the text exports share.
+ * bundle.c - building an export (a history per match, from a store or
+ * the server) and writing the bundle file (docs/BUNDLE.md); the decoding
+ * and replay the verifier and the text exports share.
  *
- * DESIGN: an event enters a bundle only with its chain link recomputed
- * (arb_bundle_add_event), whatever the source -- a store, a server's
- * pages, a test -- so an exporter cannot pass on a chain it never
- * checked, and the checkpoint it signs is always the head it computed.
+ * DESIGN: a match enters a bundle only with its chain recomputed
+ * (arb_bundle_add), whatever loader filled its history -- the store's
+ * (arb_history_load), the server's pages, a test -- so an exporter cannot
+ * pass on a chain it never checked, and the checkpoint it signs is always
+ * the head it computed.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sodium.h>
 
 #include "core/ledger/bundle_int.h"
 #include "core/ledger/chain.h"
@@ -22,19 +25,6 @@
 
 /* ---- building --------------------------------------------------------- */
 
-static void
-match_clear(arb_bundle_match_t *m)
-{
-    size_t i;
-
-    for (i = 0; i < m->nevents; i++)
-        free(m->events[i].bytes);
-    free(m->events);
-    arb_setup_clear(&m->profile);
-    free(m->exporter);
-    memset(m, 0, sizeof(*m));
-}
-
 void
 arb_bundle_clear(arb_bundle_t *b)
 {
@@ -43,82 +33,91 @@ arb_bundle_clear(arb_bundle_t *b)
     if (b == NULL)
         return;
     for (i = 0; i < b->nmatches; i++)
-        match_clear(&b->matches[i]);
+        arb_history_clear(&b->matches[i]);
     free(b->matches);
+    free(b->cps);
     memset(b, 0, sizeof(*b));
 }
 
-arb_bundle_match_t *
-arb_bundle_add_match(arb_bundle_t *b, const char *match_id)
+/* The chain of h's records recomputed: every record present, in place,
+ * of a storable length, and hashing to what the source recorded. */
+static int
+check_chain(const arb_history_t *h, unsigned char head[ARB_HASH_LEN],
+            arb_buf_t *why)
 {
-    arb_bundle_match_t *nv, *m;
-    size_t              len = match_id ? strlen(match_id) : 0;
+    const arb_history_rec_t *e;
+    size_t                   i;
 
-    if (len == 0 || len > ARB_STORE_ID_MAX)
-        return NULL;
-    if (b->nmatches == b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 4;
-        nv = realloc(b->matches, cap * sizeof(*nv));
-        if (nv == NULL)
-            return NULL;
-        b->matches = nv;
-        b->cap = cap;
+    for (i = 0; i <= h->nevents; i++) {
+        e = &h->recs[i];
+        if (!e->has_hash || e->seq != i || e->bytes == NULL) {
+            arb_buf_free(why);
+            arb_buf_printf(why, "an event without seq, hash or bytes");
+            return ARB_ECORRUPT;
+        }
+        if (e->len == 0 || e->len > ARB_STORE_EVENT_MAX) {
+            arb_buf_free(why);
+            arb_buf_printf(why, "seq %zu: %zu bytes", i, e->len);
+            return ARB_EINVAL;
+        }
+        arb_chain_next(i == 0 ? NULL : head, e->bytes, e->len, head);
+        if (memcmp(head, e->hash, ARB_HASH_LEN) != 0) {
+            arb_buf_free(why);
+            arb_buf_printf(why, "hash mismatch at seq %zu", i);
+            return ARB_ECORRUPT;
+        }
     }
-    m = &b->matches[b->nmatches++];
-    memset(m, 0, sizeof(*m));
-    memcpy(m->cp.match_id, match_id, len + 1);
-    return m;
+    return 0;
 }
 
 int
-arb_bundle_add_event(arb_bundle_match_t *m, uint64_t seq,
-                     const unsigned char hash[ARB_HASH_LEN], const void *bytes,
-                     size_t len, arb_buf_t *why)
+arb_bundle_add(arb_bundle_t *b, const char *match_id, arb_history_t *h,
+               arb_buf_t *why)
 {
-    arb_bundle_event_t *nv, *e;
-    unsigned char       h[ARB_HASH_LEN];
+    arb_checkpoint_t *cp;
+    unsigned char     head[ARB_HASH_LEN];
+    size_t            len = match_id ? strlen(match_id) : 0;
+    int               rc;
 
-    if (seq != m->nevents) {
+    if (len == 0 || len > ARB_STORE_ID_MAX || !h->has_open
+        || h->recs == NULL) {
         arb_buf_free(why);
-        if (seq > m->nevents)
-            arb_buf_printf(why, "seq %zu missing", m->nevents);
-        else
-            arb_buf_printf(why, "seq %" PRIu64 " out of place", seq);
-        return ARB_ECORRUPT;
-    }
-    if (len == 0 || len > ARB_STORE_EVENT_MAX) {
-        arb_buf_free(why);
-        arb_buf_printf(why, "seq %" PRIu64 ": %zu bytes", seq, len);
+        arb_buf_printf(why, "%s", len == 0 || len > ARB_STORE_ID_MAX
+                       ? "a match id of 1 to 64 bytes" : "no events: the "
+                       "match has no open event");
         return ARB_EINVAL;
     }
-    arb_chain_next(seq == 0 ? NULL : m->events[seq - 1].hash, bytes, len, h);
-    if (memcmp(h, hash, ARB_HASH_LEN) != 0) {
-        arb_buf_free(why);
-        arb_buf_printf(why, "hash mismatch at seq %" PRIu64, seq);
-        return ARB_ECORRUPT;
-    }
-    if (m->nevents == m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 64;
-        nv = realloc(m->events, cap * sizeof(*nv));
-        if (nv == NULL)
+    rc = check_chain(h, head, why);
+    if (rc != 0)
+        return rc;
+    if (b->nmatches == b->cap) {
+        size_t            cap = b->cap ? 2 * b->cap : 4;
+        arb_history_t    *nh = realloc(b->matches, cap * sizeof(*nh));
+        arb_checkpoint_t *nc;
+
+        if (nh == NULL)
             goto oom;
-        m->events = nv;
-        m->cap = cap;
+        b->matches = nh;
+        nc = realloc(b->cps, cap * sizeof(*nc));
+        if (nc == NULL)
+            goto oom;
+        b->cps = nc;
+        b->cap = cap;
     }
-    e = &m->events[m->nevents];
-    e->bytes = malloc(len);
-    if (e->bytes == NULL)
-        goto oom;
-    memcpy(e->bytes, bytes, len);
-    e->len = len;
-    e->seq = seq;
-    e->time_ms = 0;
-    e->has_hash = 1;
-    memcpy(e->hash, hash, ARB_HASH_LEN);
-    m->nevents++;
-    m->cp.count = m->nevents;
-    memcpy(m->cp.head, hash, ARB_HASH_LEN);
-    m->is_signed = 0;
+    /* A bundle is the record as anyone may hold it: never the secret the
+     * recorder keeps beside the log. */
+    if (h->secret != NULL) {
+        sodium_memzero(h->secret, strlen(h->secret));
+        free(h->secret);
+        h->secret = NULL;
+    }
+    cp = &b->cps[b->nmatches];
+    memset(cp, 0, sizeof(*cp));
+    memcpy(cp->match_id, match_id, len + 1);
+    cp->count = h->nevents + 1;
+    memcpy(cp->head, head, ARB_HASH_LEN);
+    b->matches[b->nmatches++] = *h;
+    memset(h, 0, sizeof(*h));
     return 0;
 
 oom:
@@ -127,32 +126,26 @@ oom:
     return ARB_ENOMEM;
 }
 
-typedef struct store_ctx {
-    arb_bundle_match_t *m;
-    arb_buf_t          *why;
-    int                 rc;
-} store_ctx_t;
-
-static int
-on_store_event(void *ud, uint64_t seq, int64_t t, const unsigned char h[ARB_HASH_LEN],
-               const void *bytes, size_t len)
+/* why as "match 'M': stored events: WHY". */
+static void
+say_stored(arb_buf_t *why, const char *match_id)
 {
-    store_ctx_t *x = ud;
+    arb_buf_t tmp = ARB_BUF_INIT;
 
-    (void)t;
-    x->rc = arb_bundle_add_event(x->m, seq, h, bytes, len, x->why);
-    return x->rc != 0;
+    arb_buf_printf(&tmp, "match '%s': stored events: %s", match_id,
+                   arb_buf_cstr(why) ? arb_buf_cstr(why) : "");
+    arb_buf_free(why);
+    *why = tmp;
 }
 
 int
 arb_bundle_from_store(arb_bundle_t *b, arb_store_t *s, const char *match_id,
                       uint64_t count, arb_buf_t *why)
 {
-    arb_bundle_match_t *m;
-    arb_match_info_t    info;
-    store_ctx_t         x;
-    arb_buf_t           tmp = ARB_BUF_INIT;
-    int                 rc;
+    arb_history_t    h;
+    arb_match_info_t info;
+    size_t           n;
+    int              rc;
 
     rc = arb_store_match(s, match_id, &info, why);
     if (rc != 0)
@@ -163,47 +156,33 @@ arb_bundle_from_store(arb_bundle_t *b, arb_store_t *s, const char *match_id,
                        match_id);
         return ARB_EINVAL;
     }
-    m = arb_bundle_add_match(b, match_id);
-    if (m == NULL)
-        return ARB_ENOMEM;
-    x.m = m;
-    x.why = why;
-    x.rc = 0;
-    rc = arb_store_events(s, match_id, 0,
-                          count == UINT64_MAX ? UINT64_MAX : count - 1,
-                          on_store_event, &x, why);
-    if (rc == 1)
-        rc = x.rc;
-    if (rc == 0 && count != UINT64_MAX && m->nevents != count) {
+    memset(&h, 0, sizeof(h));
+    rc = arb_history_load(&h, s, match_id,
+                          count == UINT64_MAX ? UINT64_MAX : count - 1, why);
+    n = h.has_open ? h.nevents + 1 : 0;
+    if (rc == 0 && count != UINT64_MAX && n != count) {
         arb_buf_free(why);
         arb_buf_printf(why, "match '%s' has %zu events, not %" PRIu64,
-                       match_id, m->nevents, count);
+                       match_id, n, count);
         rc = ARB_ENOTFOUND;
     }
-    if (rc == 0 && m->nevents == 0) {
+    if (rc == 0 && n == 0) {
         arb_buf_free(why);
         arb_buf_printf(why, "match '%s' has no events", match_id);
         rc = ARB_ECORRUPT;
     }
-    if (rc != 0) {
-        if (rc == ARB_ECORRUPT) {       /* say where it came from */
-            arb_buf_printf(&tmp, "match '%s': stored events: %s", match_id,
-                           arb_buf_cstr(why));
-            arb_buf_free(why);
-            *why = tmp;
-        }
-        match_clear(m);
-        b->nmatches--;
-        return rc;
-    }
-    return 0;
+    if (rc == 0)
+        rc = arb_bundle_add(b, match_id, &h, why);
+    if (rc == ARB_ECORRUPT || rc == ARB_EPROTO)     /* say where */
+        say_stored(why, match_id);
+    arb_history_clear(&h);
+    return rc;
 }
 
 void
-arb_bundle_sign(arb_bundle_match_t *m, const arb_keypair_t *kp)
+arb_bundle_sign(arb_bundle_t *b, size_t i, const arb_keypair_t *kp)
 {
-    arb_checkpoint_sign(&m->cp, kp);
-    m->is_signed = 1;
+    arb_checkpoint_sign(&b->cps[i], kp);
 }
 
 /* ---- writing ---------------------------------------------------------- */
@@ -248,33 +227,27 @@ rec_end(arb_buf_t *b, size_t at)
 
 /* The 'M' record: id, then the rule profile of the open event. */
 static int
-write_match(arb_buf_t *out, const arb_bundle_match_t *m, arb_buf_t *why)
+write_match(arb_buf_t *out, const arb_history_t *h,
+            const arb_checkpoint_t *cp, arb_buf_t *why)
 {
-    const arb_bundle_event_t *e0 = &m->events[0];
-    arb_event_t               open;
-    const arb_setup_t        *s;
-    size_t                    at, i, idlen = strlen(m->cp.match_id);
-    int                       rc;
+    const arb_setup_t *s = h->open.setup;
+    size_t             at, i, idlen = strlen(cp->match_id);
 
-    rc = arb_event_decode(&open, (const char *)e0->bytes, e0->len, why);
-    if (rc != 0 || open.kind != ARB_EV_OPEN || open.setup == NULL) {
-        arb_event_clear(&open);
+    if (h->open.kind != ARB_EV_OPEN || s == NULL) {
         arb_buf_free(why);
         arb_buf_printf(why, "match '%s': seq 0 is not a valid open event",
-                       m->cp.match_id);
+                       cp->match_id);
         return ARB_EINVAL;
     }
-    s = open.setup;
     if (strlen(s->game) > ARB_STORE_ID_MAX) {
-        arb_event_clear(&open);
         arb_buf_free(why);
         arb_buf_printf(why, "match '%s': game name over %d bytes",
-                       m->cp.match_id, ARB_STORE_ID_MAX);
+                       cp->match_id, ARB_STORE_ID_MAX);
         return ARB_EINVAL;
     }
     rec_begin(out, ARB__REC_MATCH, &at);
     arb_buf_putc(out, (char)idlen);
-    arb_buf_add(out, m->cp.match_id, idlen);
+    arb_buf_add(out, cp->match_id, idlen);
     arb_buf_putc(out, (char)strlen(s->game));
     arb_buf_puts(out, s->game);
     put_str16(out, s->edition);
@@ -286,47 +259,48 @@ write_match(arb_buf_t *out, const arb_bundle_match_t *m, arb_buf_t *why)
         put_str16(out, s->options[i].value);
     }
     rec_end(out, at);
-    arb_event_clear(&open);
     return 0;
 }
 
 int
 arb_bundle_write(arb_buf_t *out, const arb_bundle_t *b, arb_buf_t *why)
 {
-    const arb_bundle_match_t *m;
-    size_t                    i, j, at, start = out->len;
-    int                       rc;
+    const arb_history_t    *h;
+    const arb_checkpoint_t *cp;
+    size_t                  i, j, at, start = out->len;
+    int                     rc;
 
     for (i = 0; i < b->nmatches; i++) {
-        m = &b->matches[i];
-        if (!m->is_signed || m->nevents == 0) {
+        if (!b->cps[i].is_signed || !b->matches[i].has_open) {
             arb_buf_free(why);
-            arb_buf_printf(why, "match '%s': %s", m->cp.match_id,
-                           m->nevents == 0 ? "no events" : "not signed");
+            arb_buf_printf(why, "match '%s': %s", b->cps[i].match_id,
+                           !b->matches[i].has_open ? "no events"
+                           : "not signed");
             return ARB_EINVAL;
         }
     }
     arb_buf_add(out, ARB_BUNDLE_MAGIC, ARB_BUNDLE_MAGIC_LEN);
     arb_buf_u32be(out, ARB_BUNDLE_VERSION);
     for (i = 0; i < b->nmatches; i++) {
-        m = &b->matches[i];
-        rc = write_match(out, m, why);
+        h = &b->matches[i];
+        cp = &b->cps[i];
+        rc = write_match(out, h, cp, why);
         if (rc != 0) {
             out->len = start;
             return rc;
         }
-        for (j = 0; j < m->nevents; j++) {
+        for (j = 0; j <= h->nevents; j++) {
             rec_begin(out, ARB__REC_EVENT, &at);
-            arb_buf_u64be(out, m->events[j].seq);
-            arb_buf_add(out, m->events[j].hash, ARB_HASH_LEN);
-            arb_buf_add(out, m->events[j].bytes, m->events[j].len);
+            arb_buf_u64be(out, h->recs[j].seq);
+            arb_buf_add(out, h->recs[j].hash, ARB_HASH_LEN);
+            arb_buf_add(out, h->recs[j].bytes, h->recs[j].len);
             rec_end(out, at);
         }
         rec_begin(out, ARB__REC_CHECKPOINT, &at);
-        arb_buf_u64be(out, m->cp.count);
-        arb_buf_add(out, m->cp.head, ARB_HASH_LEN);
-        arb_buf_add(out, m->cp.pubkey, ARB_PUBKEY_LEN);
-        arb_buf_add(out, m->cp.sig, ARB_SIG_LEN);
+        arb_buf_u64be(out, cp->count);
+        arb_buf_add(out, cp->head, ARB_HASH_LEN);
+        arb_buf_add(out, cp->pubkey, ARB_PUBKEY_LEN);
+        arb_buf_add(out, cp->sig, ARB_SIG_LEN);
         rec_end(out, at);
     }
     rec_begin(out, ARB__REC_END, &at);
@@ -337,9 +311,28 @@ arb_bundle_write(arb_buf_t *out, const arb_bundle_t *b, arb_buf_t *why)
 
 /* ---- shared by the verifier and the text exports ---------------------- */
 
+void
+arb__bundle_file_clear(arb__bundle_file_t *f)
+{
+    size_t i, j;
+
+    if (f == NULL)
+        return;
+    for (i = 0; i < f->nsections; i++) {
+        arb__bundle_section_t *sec = &f->sections[i];
+        for (j = 0; j < sec->nrecs; j++)
+            free(sec->recs[j].bytes);
+        free(sec->recs);
+        arb_setup_clear(&sec->profile);
+        free(sec->exporter);
+    }
+    free(f->sections);
+    memset(f, 0, sizeof(*f));
+}
+
 int
-arb_history_from_bundle(arb_history_t *h, const arb_bundle_match_t *m,
-                        arb_buf_t *why)
+arb__bundle_history(arb_history_t *h, const arb__bundle_section_t *sec,
+                    arb_buf_t *why)
 {
     arb_event_t       ev;
     arb_history_rec_t rec;
@@ -347,15 +340,15 @@ arb_history_from_bundle(arb_history_t *h, const arb_bundle_match_t *m,
     size_t            i;
     int               rc;
 
-    if (m->nevents == 0) {
+    if (sec->nrecs == 0) {
         arb_buf_free(why);
         arb_buf_printf(why, "no events: the match has no open event");
         return ARB_ECRYPTO;
     }
-    if (arb_history_name(h, "match %s", m->cp.match_id) != 0)
+    if (arb_history_name(h, "match %s", sec->cp.match_id) != 0)
         return ARB_ENOMEM;
-    for (i = 0; i < m->nevents; i++) {
-        const arb_bundle_event_t *e = &m->events[i];
+    for (i = 0; i < sec->nrecs; i++) {
+        const arb_history_rec_t *e = &sec->recs[i];
         rc = arb_event_decode(&ev, (const char *)e->bytes, e->len, &msg);
         if (rc == ARB_ENOMEM)
             goto fail;

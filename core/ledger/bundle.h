@@ -2,10 +2,11 @@
  * bundle.h - exports of recorded matches, and the offline verification
  * bundle (docs/BUNDLE.md is the normative format).
  *
- * An arb_bundle_t is the export's data model: per match, the raw event
- * bytes exactly as stored (so the chain can be recomputed), the hash the
- * store recorded for each, and a checkpoint (match id, event count, head
- * hash) signed with the daemon's Ed25519 key.  Every export format is a
+ * An arb_bundle_t is the export's data model: per match, its history
+ * (core/ledger/history.h) with the raw event bytes exactly as stored (so
+ * the chain can be recomputed) and the hash the store recorded for each,
+ * and a checkpoint (match id, event count, head hash) signed with the
+ * daemon's Ed25519 key.  Every export format is a
  * rendering of it: the bundle file, JSON lines, the CSV of the
  * registration records and the transcript.
  *
@@ -20,7 +21,7 @@
  * Layering: decoding and replay use the one canonical codec
  * (core/codec.h), which lives beside it in core.
  *
- * Ownership: arb_bundle_t owns every match, event and byte in it;
+ * Ownership: arb_bundle_t owns every history and checkpoint in it;
  * arb_bundle_clear() releases them (NULL-safe).  arb_bundle_report_t owns
  * its strings and replayed matches; arb_bundle_report_clear() (NULL-safe).
  */
@@ -50,72 +51,55 @@ typedef struct arb_checkpoint {
     unsigned char head[ARB_HASH_LEN];
     unsigned char pubkey[ARB_PUBKEY_LEN];  /* the signer's (informational) */
     unsigned char sig[ARB_SIG_LEN];
+    int           is_signed;        /* sig and pubkey are set */
 } arb_checkpoint_t;
 
 /* Longest checkpoint message: prefix, NUL, id length, id, count, head. */
-#define ARB_CHECKPOINT_MSG_MAX (21 + 1 + 1 + ARB_STORE_ID_MAX + 8 + 32)
+#define ARB_CHECKPOINT_MSG_MAX (21 + 1 + 1 + ARB_STORE_ID_MAX + 8 + ARB_HASH_LEN)
 
 /* Writes the exact bytes that are signed into msg; returns their length:
  *   "arbiter checkpoint v1" 00 | u8 len(id) | id | u64be count | head  */
 size_t arb_checkpoint_message(unsigned char msg[ARB_CHECKPOINT_MSG_MAX],
                               const arb_checkpoint_t *cp);
 
-/* Signs cp (match_id, count, head set) with kp; fills sig and pubkey. */
+/* Signs cp (match_id, count, head set) with kp; fills sig and pubkey
+ * and sets is_signed. */
 void   arb_checkpoint_sign(arb_checkpoint_t *cp, const arb_keypair_t *kp);
 
-/* A bundled event is a history record (core/ledger/history.h): its seq,
- * h(seq) as the store recorded it (has_hash always set) and the canonical
- * bytes, owned; time_ms is 0 (the time is inside the event). */
-typedef arb_history_rec_t arb_bundle_event_t;
-
-typedef struct arb_bundle_match {
-    arb_checkpoint_t    cp;         /* cp.match_id names the match */
-    int                 is_signed;
-    size_t              nevents, cap;
-    arb_bundle_event_t *events;     /* in file / seq order */
-    /* Read back from a bundle file only (the writer derives them from
-     * the open event): the rule profile and the exporting engine. */
-    arb_setup_t         profile;
-    char               *exporter;
-} arb_bundle_match_t;
-
+/* An export: per match, its history (core/ledger/history.h) with a
+ * record for every event -- seq, h(seq) as the store recorded it, the
+ * canonical bytes -- and the checkpoint that certifies it.  A bundle
+ * never carries a deal's secret: a dealt match's open holds only the
+ * commitment until the close reveals it. */
 typedef struct arb_bundle {
-    size_t              nmatches, cap;
-    arb_bundle_match_t *matches;
+    size_t            nmatches, cap;
+    arb_history_t    *matches;      /* matches[i].recs[0..nevents] */
+    arb_checkpoint_t *cps;          /* cps[i] certifies matches[i] */
 } arb_bundle_t;
 
 void arb_bundle_clear(arb_bundle_t *b);
 
-/* Adds an empty match (1..64 byte id).  NULL on ARB_ENOMEM/ARB_EINVAL. */
-arb_bundle_match_t *arb_bundle_add_match(arb_bundle_t *b,
-                                         const char *match_id);
-
-/* Appends a copy of event `seq`, which must be the next (0, 1, 2 ...) and
- * whose recorded hash must be h(previous hash || bytes): an export never
- * carries a chain it has not recomputed.  Updates cp.count and cp.head
- * (and drops any signature).  0, ARB_ECORRUPT ("seq 4 missing", "hash
- * mismatch at seq 7"), ARB_EINVAL (length) or ARB_ENOMEM. */
-int  arb_bundle_add_event(arb_bundle_match_t *m, uint64_t seq,
-                          const unsigned char hash[ARB_HASH_LEN], const void *bytes,
-                          size_t len, arb_buf_t *why);
+/* Moves the history h of match `match_id` (1..64 bytes), read from any
+ * source that knows each event's hash and bytes (a data directory, the
+ * server), into b, after recomputing its chain: an export never carries a
+ * chain it has not checked, and its checkpoint (unsigned) is the head it
+ * computed.  h's deal secret is dropped.  On success h is left zeroed;
+ * on failure it is still the caller's.  0, ARB_ECORRUPT ("hash mismatch
+ * at seq 7", "an event without seq, hash or bytes"), ARB_EINVAL (no open,
+ * the id, a length) or ARB_ENOMEM, with why. */
+int  arb_bundle_add(arb_bundle_t *b, const char *match_id, arb_history_t *h,
+                    arb_buf_t *why);
 
 /* Adds match `match_id` from a store with its first `count` events
- * (UINT64_MAX: all stored; more than stored is ARB_ENOTFOUND), read in
- * one read transaction.  0 or an ARB_E* code with why. */
+ * (UINT64_MAX: all stored; more than stored is ARB_ENOTFOUND), read by
+ * the store's history loader (arb_history_load) in one read transaction.
+ * 0 or an ARB_E* code with why. */
 int  arb_bundle_from_store(arb_bundle_t *b, arb_store_t *s,
                            const char *match_id, uint64_t count,
                            arb_buf_t *why);
 
-/* The history of a bundled match (core/ledger/history.h): every event
- * decoded (canonical only) and checked against its position (event i has
- * seq i, only seq 0 is an open), with its bytes, hash and time.  h must be
- * zeroed; clear it after, also on failure.  0, or ARB_ECRYPTO /
- * ARB_ENOMEM with "seq K: ..." in why. */
-int  arb_history_from_bundle(arb_history_t *h, const arb_bundle_match_t *m,
-                             arb_buf_t *why);
-
-/* Signs the current checkpoint of m with kp. */
-void arb_bundle_sign(arb_bundle_match_t *m, const arb_keypair_t *kp);
+/* Signs the current checkpoint of match i with kp. */
+void arb_bundle_sign(arb_bundle_t *b, size_t i, const arb_keypair_t *kp);
 
 /* Appends the bundle file of b (docs/BUNDLE.md).  Every match must be
  * signed and start with its open event, which gives the rule profile.
@@ -185,18 +169,19 @@ int  arb_bundle_verified_history(const void *data, size_t len,
  *   {"match","seq","time","time_ms","actor","kind","body","prev","hash",
  *    "bytes"}
  * body is the decoded event as JSON (the canonical map, key for key); prev
- * and hash are h(seq-1) and h(seq), bytes the canonical event, in hex. */
-int  arb_bundle_jsonl(arb_buf_t *out, const arb_bundle_match_t *m,
-                      arb_buf_t *why);
+ * and hash are h(seq-1) and h(seq), bytes the canonical event, in hex.
+ * Of match i of b; 0 or ARB_ENOMEM. */
+int  arb_bundle_jsonl(arb_buf_t *out, const arb_bundle_t *b, size_t i);
 
-/* The registration records of every match of b, replayed: a header row of
+/* The registration records of every match of b, replayed (b is not
+ * changed: a bundled history has no secret to reveal): a header row of
  * the record fields (as `arbiter replay --json` names them, in order of
  * first appearance), one row per record, RFC 4180 (CRLF, quotes doubled),
  * list fields joined by spaces.  Nothing at all when there is no record. */
-int  arb_bundle_csv(arb_buf_t *out, const arb_bundle_t *b, arb_buf_t *why);
+int  arb_bundle_csv(arb_buf_t *out, arb_bundle_t *b, arb_buf_t *why);
 
-/* The canonical transcript (docs/TRANSCRIPT.md) of m. */
-int  arb_bundle_transcript(arb_buf_t *out, const arb_bundle_match_t *m,
-                           arb_buf_t *why);
+/* The canonical transcript (docs/TRANSCRIPT.md) of match i; 0 or
+ * ARB_ENOMEM. */
+int  arb_bundle_transcript(arb_buf_t *out, const arb_bundle_t *b, size_t i);
 
 #endif

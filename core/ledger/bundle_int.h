@@ -22,13 +22,43 @@
 #define ARB__END_LEN        4               /* u32 matches */
 #define ARB__MATCH_MAX      (1u << 20)      /* a match record's body */
 
-/* Parses a bundle file into b (zeroed by the caller) without judging the
+/* One match of a bundle file as read, before anything in it is judged:
+ * its header (rule profile and exporter), its event records in file
+ * order and its checkpoint.  It is not a history (core/ledger/history.h)
+ * yet, on purpose: a hostile file's records may be missing, repeated,
+ * out of place or not decode, and the verifier checks them against the
+ * checkpoint and the chain first; only records it certified become the
+ * match's history (arb__bundle_history). */
+typedef struct arb__bundle_section {
+    arb_checkpoint_t   cp;          /* cp.match_id names the match */
+    arb_setup_t        profile;
+    char              *exporter;
+    size_t             nrecs, cap;
+    arb_history_rec_t *recs;        /* as in the file; time_ms 0 */
+} arb__bundle_section_t;
+
+typedef struct arb__bundle_file {
+    size_t                 nsections, cap;
+    arb__bundle_section_t *sections;
+} arb__bundle_file_t;
+
+void arb__bundle_file_clear(arb__bundle_file_t *f);
+
+/* Parses a bundle file into f (zeroed by the caller) without judging the
  * contents: records in file order, lengths checked against the bytes left
  * and the type's limit before anything is copied.  0, or ARB_ECRYPTO with
  * the file-level reason ("truncated at byte N (in seq K)") in why, or
- * ARB_ENOMEM.  On failure b holds what was read (clear it). */
-int  arb__bundle_read(arb_bundle_t *b, const unsigned char *data,
+ * ARB_ENOMEM.  On failure f holds what was read (clear it). */
+int  arb__bundle_read(arb__bundle_file_t *f, const unsigned char *data,
                       size_t len, arb_buf_t *why);
+
+/* The history of a section whose records the verifier certified: every
+ * event decoded (canonical only) and checked against its position (event
+ * i has seq i, only seq 0 is an open), with its bytes and hash, and its
+ * time from inside the event.  h must be zeroed; clear it after, also on
+ * failure.  0, or ARB_ECRYPTO / ARB_ENOMEM with "seq K: ..." in why. */
+int  arb__bundle_history(arb_history_t *h, const arb__bundle_section_t *sec,
+                         arb_buf_t *why);
 
 /* Replays a bundle's history (arb_history_replay) into *out.  0, or
  * ARB_ECRYPTO with "seq K 'line' refused: rule: message" in why. */

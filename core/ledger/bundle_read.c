@@ -23,8 +23,8 @@ typedef struct rd {
     const unsigned char *p;
     size_t               len;
     size_t               off;       /* start of the record being read */
-    arb_bundle_t        *b;
-    arb_bundle_match_t  *cur;       /* the open section, or NULL */
+    arb__bundle_file_t    *b;
+    arb__bundle_section_t *cur;     /* the open section, or NULL */
     int                  last;      /* type of the last whole record */
     uint64_t             last_seq;  /* seq of the last event record */
     arb_buf_t           *why;
@@ -51,8 +51,8 @@ static const char *
 cur_id(const rd_t *r)
 {
     return r->cur != NULL ? r->cur->cp.match_id
-           : r->b->nmatches > 0 ? r->b->matches[r->b->nmatches - 1]
-                                  .cp.match_id : "?";
+           : r->b->nsections > 0 ? r->b->sections[r->b->nsections - 1]
+                                   .cp.match_id : "?";
 }
 
 /* The file ends at r->len inside (or right before) a record of `type`
@@ -107,6 +107,26 @@ truncated(rd_t *r, int type, size_t body, size_t avail)
 
 /* ---- the match record ------------------------------------------------- */
 
+/* A new empty section for match id (its length checked by the caller). */
+static arb__bundle_section_t *
+add_section(arb__bundle_file_t *b, const char *id)
+{
+    arb__bundle_section_t *nv, *m;
+
+    if (b->nsections == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 4;
+        nv = realloc(b->sections, cap * sizeof(*nv));
+        if (nv == NULL)
+            return NULL;
+        b->sections = nv;
+        b->cap = cap;
+    }
+    m = &b->sections[b->nsections++];
+    memset(m, 0, sizeof(*m));
+    snprintf(m->cp.match_id, sizeof(m->cp.match_id), "%s", id);
+    return m;
+}
+
 typedef struct field_rd {
     const unsigned char *p;
     size_t               len, off;
@@ -159,12 +179,12 @@ field_fail(rd_t *r, int rc, const char *field)
 static int
 read_match(rd_t *r, const unsigned char *body, size_t len)
 {
-    field_rd_t          f = { body, len, 0 };
-    arb_bundle_match_t *m;
-    arb_setup_t        *s;
-    char               *id = NULL, *key = NULL, *val = NULL;
-    size_t              i, nopt;
-    int                 rc;
+    field_rd_t             f = { body, len, 0 };
+    arb__bundle_section_t *m;
+    arb_setup_t           *s;
+    char                  *id = NULL, *key = NULL, *val = NULL;
+    size_t                 i, nopt;
+    int                    rc;
 
     if (r->cur != NULL)
         return bad(r, "match '%s' has no checkpoint (a match record follows "
@@ -172,13 +192,13 @@ read_match(rd_t *r, const unsigned char *body, size_t len)
     rc = get_str(&f, 1, 1, ARB_STORE_ID_MAX, &id);
     if (rc != 0)
         return field_fail(r, rc, "the match id");
-    for (i = 0; i < r->b->nmatches; i++)
-        if (strcmp(r->b->matches[i].cp.match_id, id) == 0) {
+    for (i = 0; i < r->b->nsections; i++)
+        if (strcmp(r->b->sections[i].cp.match_id, id) == 0) {
             free(id);
             return bad(r, "match '%s' appears twice (again at byte %zu)",
-                       r->b->matches[i].cp.match_id, r->off);
+                       r->b->sections[i].cp.match_id, r->off);
         }
-    m = arb_bundle_add_match(r->b, id);
+    m = add_section(r->b, id);
     free(id);
     if (m == NULL)
         return ARB_ENOMEM;
@@ -237,20 +257,20 @@ oom:
 static int
 read_event(rd_t *r, const unsigned char *body, size_t len)
 {
-    arb_bundle_match_t *m = r->cur;
-    arb_bundle_event_t *e;
+    arb__bundle_section_t *m = r->cur;
+    arb_history_rec_t     *e;
 
     if (m == NULL)
         return bad(r, "event record at byte %zu outside a match", r->off);
-    if (m->nevents == m->cap) {
+    if (m->nrecs == m->cap) {
         size_t cap = m->cap ? 2 * m->cap : 64;
-        arb_bundle_event_t *nv = realloc(m->events, cap * sizeof(*nv));
+        arb_history_rec_t *nv = realloc(m->recs, cap * sizeof(*nv));
         if (nv == NULL)
             return ARB_ENOMEM;
-        m->events = nv;
+        m->recs = nv;
         m->cap = cap;
     }
-    e = &m->events[m->nevents];
+    e = &m->recs[m->nrecs];
     e->len = len - ARB__EVENT_FIXED;
     e->bytes = malloc(e->len);
     if (e->bytes == NULL)
@@ -260,7 +280,7 @@ read_event(rd_t *r, const unsigned char *body, size_t len)
     e->has_hash = 1;
     memcpy(e->hash, body + 8, ARB_HASH_LEN);
     memcpy(e->bytes, body + ARB__EVENT_FIXED, e->len);
-    m->nevents++;
+    m->nrecs++;
     r->last_seq = e->seq;
     return 0;
 }
@@ -268,7 +288,7 @@ read_event(rd_t *r, const unsigned char *body, size_t len)
 static int
 read_checkpoint(rd_t *r, const unsigned char *body)
 {
-    arb_bundle_match_t *m = r->cur;
+    arb__bundle_section_t *m = r->cur;
 
     if (m == NULL)
         return bad(r, "checkpoint record at byte %zu outside a match",
@@ -277,7 +297,7 @@ read_checkpoint(rd_t *r, const unsigned char *body)
     memcpy(m->cp.head, body + 8, ARB_HASH_LEN);
     memcpy(m->cp.pubkey, body + 40, ARB_PUBKEY_LEN);
     memcpy(m->cp.sig, body + 40 + ARB_PUBKEY_LEN, ARB_SIG_LEN);
-    m->is_signed = 1;
+    m->cp.is_signed = 1;
     r->cur = NULL;
     return 0;
 }
@@ -315,8 +335,8 @@ check_len(rd_t *r, int type, size_t len)
 }
 
 int
-arb__bundle_read(arb_bundle_t *b, const unsigned char *data, size_t len,
-                 arb_buf_t *why)
+arb__bundle_read(arb__bundle_file_t *b, const unsigned char *data,
+                 size_t len, arb_buf_t *why)
 {
     rd_t     r;
     size_t   rlen, body;
@@ -370,14 +390,14 @@ arb__bundle_read(arb_bundle_t *b, const unsigned char *data, size_t len,
                            "record follows at byte %zu)",
                            r.cur->cp.match_id, r.off);
             v = arb_load_be(data + body, 4);
-            if (v != b->nmatches)
+            if (v != b->nsections)
                 return bad(&r, "the end record counts %" PRIu64 " matches, "
-                           "the bundle holds %zu", v, b->nmatches);
+                           "the bundle holds %zu", v, b->nsections);
             if (body + rlen != len)
                 return bad(&r, "%zu trailing byte%s after the end record "
                            "(from byte %zu)", len - body - rlen,
                            len - body - rlen == 1 ? "" : "s", body + rlen);
-            if (b->nmatches == 0)
+            if (b->nsections == 0)
                 return bad(&r, "the bundle holds no match");
             return 0;
         }

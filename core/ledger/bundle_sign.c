@@ -43,4 +43,5 @@ arb_checkpoint_sign(arb_checkpoint_t *cp, const arb_keypair_t *kp)
     (void)arb_crypto_init();
     crypto_sign_detached(cp->sig, NULL, msg, n, kp->sk);
     memcpy(cp->pubkey, kp->pk, ARB_PUBKEY_LEN);
+    cp->is_signed = 1;
 }

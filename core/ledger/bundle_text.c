@@ -129,7 +129,7 @@ event_value(const arb_event_t *ev)
 
 /* One line of the export: the event with its chain links and bytes. */
 static json_t *
-line_value(const char *match, const arb_bundle_event_t *e,
+line_value(const char *match, const arb_history_rec_t *e,
            const arb_event_t *ev, const unsigned char *prev)
 {
     json_t   *o = json_object();
@@ -161,28 +161,22 @@ line_value(const char *match, const arb_bundle_event_t *e,
 }
 
 int
-arb_bundle_jsonl(arb_buf_t *out, const arb_bundle_match_t *m, arb_buf_t *why)
+arb_bundle_jsonl(arb_buf_t *out, const arb_bundle_t *b, size_t m)
 {
     static const unsigned char zero[ARB_HASH_LEN];
-    arb_history_t h;
-    size_t        i;
-    int           rc;
+    const arb_history_t       *h = &b->matches[m];
+    size_t                     i;
+    int                        rc = 0;
 
-    memset(&h, 0, sizeof(h));
-    rc = arb_history_from_bundle(&h, m, why);
-    if (rc != 0) {
-        arb_history_clear(&h);
-        return rc;
-    }
-    for (i = 0; i < m->nevents && rc == 0; i++) {
-        rc = arb_json_put_new(out, line_value(m->cp.match_id, &m->events[i],
-                                              i == 0 ? &h.open
-                                                     : &h.events[i - 1],
+    for (i = 0; i <= h->nevents && rc == 0; i++) {
+        rc = arb_json_put_new(out, line_value(b->cps[m].match_id,
+                                              &h->recs[i],
+                                              i == 0 ? &h->open
+                                                     : &h->events[i - 1],
                                               i == 0 ? zero
-                                              : m->events[i - 1].hash));
+                                              : h->recs[i - 1].hash));
         arb_buf_putc(out, '\n');
     }
-    arb_history_clear(&h);
     return rc != 0 || out->oom ? ARB_ENOMEM : 0;
 }
 
@@ -248,32 +242,27 @@ header_add(const char ***keys, size_t *n, const char *key)
 }
 
 static int
-match_results(const arb_bundle_match_t *m, arb_results_t *r, arb_buf_t *why)
+match_results(arb_history_t *h, const char *match_id, arb_results_t *r,
+              arb_buf_t *why)
 {
-    arb_history_t h;
-    arb_match_t  *match = NULL;
-    arb_buf_t     msg = ARB_BUF_INIT;
-    int           rc;
+    arb_match_t *match = NULL;
+    arb_buf_t    msg = ARB_BUF_INIT;
+    int          rc;
 
-    memset(&h, 0, sizeof(h));
-    rc = arb_history_from_bundle(&h, m, &msg);
-    if (rc == 0)
-        rc = arb__bundle_replay(&h, &match, &msg);
+    rc = arb__bundle_replay(h, &match, &msg);
     if (rc == 0)
         rc = arb_match_results(match, r);
     if (rc != 0 && msg.len > 0) {
         arb_buf_free(why);
-        arb_buf_printf(why, "match '%s': %s", m->cp.match_id,
-                       arb_buf_cstr(&msg));
+        arb_buf_printf(why, "match '%s': %s", match_id, arb_buf_cstr(&msg));
     }
     arb_match_free(match);
-    arb_history_clear(&h);
     arb_buf_free(&msg);
     return rc;
 }
 
 int
-arb_bundle_csv(arb_buf_t *out, const arb_bundle_t *b, arb_buf_t *why)
+arb_bundle_csv(arb_buf_t *out, arb_bundle_t *b, arb_buf_t *why)
 {
     arb_results_t *res;
     const char   **keys = NULL;
@@ -285,7 +274,8 @@ arb_bundle_csv(arb_buf_t *out, const arb_bundle_t *b, arb_buf_t *why)
     if (res == NULL)
         return ARB_ENOMEM;
     for (i = 0; rc == 0 && i < b->nmatches; i++) {
-        rc = match_results(&b->matches[i], &res[i], why);
+        rc = match_results(&b->matches[i], b->cps[i].match_id, &res[i],
+                           why);
         for (j = 0; rc == 0 && j < res[i].nrecords; j++)
             for (f = 0; rc == 0 && f < res[i].records[j].nfields; f++)
                 rc = header_add(&keys, &nkeys,
@@ -325,16 +315,9 @@ done:
 /* ---- transcript ------------------------------------------------------- */
 
 int
-arb_bundle_transcript(arb_buf_t *out, const arb_bundle_match_t *m,
-                      arb_buf_t *why)
+arb_bundle_transcript(arb_buf_t *out, const arb_bundle_t *b, size_t m)
 {
-    arb_history_t h;
-    int           rc;
+    const arb_history_t *h = &b->matches[m];
 
-    memset(&h, 0, sizeof(h));
-    rc = arb_history_from_bundle(&h, m, why);
-    if (rc == 0)
-        rc = arb_transcript_format(out, &h.open, h.events, h.nevents);
-    arb_history_clear(&h);
-    return rc;
+    return arb_transcript_format(out, &h->open, h->events, h->nevents);
 }

@@ -59,7 +59,7 @@ dup_or_null(const char *s)
 
 /* A. */
 static int
-check_signature(const arb_bundle_match_t *m,
+check_signature(const arb__bundle_section_t *m,
                 const unsigned char pk[ARB_PUBKEY_LEN],
                 arb_bundle_result_t *res)
 {
@@ -89,13 +89,14 @@ check_signature(const arb_bundle_match_t *m,
 
 /* B.  1 when the events are what the checkpoint certifies. */
 static int
-check_chain(const arb_bundle_match_t *m, arb_bundle_result_t *res, int *rc)
+check_chain(const arb__bundle_section_t *m, arb_bundle_result_t *res,
+            int *rc)
 {
-    const arb_bundle_event_t *ev = m->events;
-    const unsigned char      *prev;
-    char                      a[ARB_HASH_HEX], b[ARB_HASH_HEX];
-    size_t                    n = m->nevents, i, j;
-    uint64_t                  count = m->cp.count;
+    const arb_history_rec_t *ev = m->recs;
+    const unsigned char     *prev;
+    char                     a[ARB_HASH_HEX], b[ARB_HASH_HEX];
+    size_t                   n = m->nrecs, i, j;
+    uint64_t                 count = m->cp.count;
 
     for (i = 0; i < n; i++) {
         if (ev[i].seq == i)
@@ -154,7 +155,7 @@ same(const char *a, const char *b)
 
 /* C, first half: the bundle's header against the open event. */
 static int
-check_profile(const arb_bundle_match_t *m, const arb_setup_t *open,
+check_profile(const arb__bundle_section_t *m, const arb_setup_t *open,
               arb_bundle_result_t *res)
 {
     const arb_setup_t *p = &m->profile;
@@ -191,7 +192,7 @@ check_profile(const arb_bundle_match_t *m, const arb_setup_t *open,
 
 /* C. */
 static int
-check_contents(const arb_bundle_match_t *m, arb_bundle_result_t *res)
+check_contents(const arb__bundle_section_t *m, arb_bundle_result_t *res)
 {
     arb_history_t h;
     arb_match_t  *match = NULL;
@@ -199,7 +200,7 @@ check_contents(const arb_bundle_match_t *m, arb_bundle_result_t *res)
     int           rc;
 
     memset(&h, 0, sizeof(h));
-    rc = arb_history_from_bundle(&h, m, &why);
+    rc = arb__bundle_history(&h, m, &why);
     if (rc != 0) {
         if (rc != ARB_ENOMEM)
             rc = problem(res, "%s", arb_buf_cstr(&why));
@@ -227,7 +228,7 @@ done:
 }
 
 static int
-verify_match(const arb_bundle_match_t *m,
+verify_match(const arb__bundle_section_t *m,
              const unsigned char pk[ARB_PUBKEY_LEN], arb_bundle_result_t *res)
 {
     int rc = 0, certified;
@@ -237,7 +238,7 @@ verify_match(const arb_bundle_match_t *m,
     res->edition = dup_or_null(m->profile.edition);
     res->engine = dup_or_null(m->profile.engine);
     res->exporter = dup_or_null(m->exporter);
-    res->count = m->nevents;
+    res->count = m->nrecs;
     res->cp_count = m->cp.count;
     memcpy(res->head, m->cp.head, ARB_HASH_LEN);
     memcpy(res->signer, m->cp.pubkey, ARB_PUBKEY_LEN);
@@ -298,10 +299,10 @@ arb_bundle_verify(const void *data, size_t len,
                   const unsigned char pubkey[ARB_PUBKEY_LEN],
                   arb_bundle_report_t *rep)
 {
-    arb_bundle_t b;
-    arb_buf_t    why = ARB_BUF_INIT;
-    size_t       i;
-    int          rc;
+    arb__bundle_file_t b;
+    arb_buf_t          why = ARB_BUF_INIT;
+    size_t             i;
+    int                rc;
 
     memset(rep, 0, sizeof(*rep));
     memset(&b, 0, sizeof(b));
@@ -315,26 +316,26 @@ arb_bundle_verify(const void *data, size_t len,
         }
         goto done;
     }
-    rep->matches = calloc(b.nmatches, sizeof(*rep->matches));
+    rep->matches = calloc(b.nsections, sizeof(*rep->matches));
     if (rep->matches == NULL) {
         rc = ARB_ENOMEM;
         goto done;
     }
-    rep->nmatches = b.nmatches;
-    for (i = 0; i < b.nmatches; i++) {
-        rc = verify_match(&b.matches[i], pubkey, &rep->matches[i]);
+    rep->nmatches = b.nsections;
+    for (i = 0; i < b.nsections; i++) {
+        rc = verify_match(&b.sections[i], pubkey, &rep->matches[i]);
         if (rc != 0)
             goto done;
         rep->nproblems += rep->matches[i].nproblems;
     }
-    for (i = 0; i < b.nmatches; i++) {
+    for (i = 0; i < b.nsections; i++) {
         rc = check_tournament(rep, &rep->matches[i]);
         if (rc != 0)
             goto done;
     }
     rc = rep->nproblems == 0 ? 0 : ARB_ECRYPTO;
 done:
-    arb_bundle_clear(&b);
+    arb__bundle_file_clear(&b);
     arb_buf_free(&why);
     return rc;
 }
@@ -345,36 +346,36 @@ arb_bundle_verified_history(const void *data, size_t len,
                             const char *match_id, arb_bundle_report_t *rep,
                             arb_history_t *h, arb_buf_t *why)
 {
-    arb_bundle_t              b;
-    const arb_bundle_match_t *m = NULL;
-    size_t                    i;
-    int                       rc;
+    arb__bundle_file_t           f;
+    const arb__bundle_section_t *m = NULL;
+    size_t                       i;
+    int                          rc;
 
     /* the whole check first: nothing of a bundle that fails is read */
     rc = arb_bundle_verify(data, len, pubkey, rep);
     if (rc != 0)
         return rc;
-    memset(&b, 0, sizeof(b));
-    rc = arb__bundle_read(&b, data, len, why);
+    memset(&f, 0, sizeof(f));
+    rc = arb__bundle_read(&f, data, len, why);
     if (rc != 0)
         goto done;
-    for (i = 0; i < b.nmatches; i++)
-        if (match_id == NULL ? b.nmatches == 1
-                             : strcmp(b.matches[i].cp.match_id,
+    for (i = 0; i < f.nsections; i++)
+        if (match_id == NULL ? f.nsections == 1
+                             : strcmp(f.sections[i].cp.match_id,
                                       match_id) == 0)
-            m = &b.matches[i];
+            m = &f.sections[i];
     if (m == NULL) {
         rc = match_id == NULL ? ARB_EINVAL : ARB_ENOTFOUND;
         if (match_id == NULL)
             arb_buf_printf(why, "the bundle holds %zu matches: name one",
-                           b.nmatches);
+                           f.nsections);
         else
             arb_buf_printf(why, "the bundle holds no match '%s'", match_id);
         goto done;
     }
-    rc = arb_history_from_bundle(h, m, why);
+    rc = arb__bundle_history(h, m, why);
 done:
-    arb_bundle_clear(&b);
+    arb__bundle_file_clear(&f);
     return rc;
 }
 

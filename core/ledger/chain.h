@@ -1,5 +1,5 @@
 /*
- * chain.h - the per-match hash chain and hex helpers.
+ * chain.h - the per-match hash chain (hex forms: core/hash.h).
  *
  * h(n) = BLAKE2b-256(h(n-1) || bytes of event n), with h(-1) = 32 zero
  * bytes, so the head hash of a match commits to every event before it in
@@ -35,13 +35,5 @@ size_t   arb_chain_first_bad(const struct arb_history_rec *recs, size_t n,
 
 /* Threads worth using for a long check: the online CPUs, 1..16. */
 unsigned arb_chain_threads(void);
-
-/* Writes 2n lowercase hex digits and a NUL: out needs 2n+1 bytes. */
-void arb_hex(char *out, const unsigned char *in, size_t n);
-
-/* Decodes exactly 2n hex digits (either case) into n bytes.  0, or
- * ARB_EINVAL when hex has another length or a non-hex character; out is
- * untouched on failure. */
-int  arb_unhex(unsigned char *out, size_t n, const char *hex);
 
 #endif

@@ -16,6 +16,9 @@
 #include "core/ledger/store_int.h"
 #include "core/ledger/store_v1.h"
 
+/* A format-1 event value: h(seq), u64 time, then the event bytes. */
+#define V1_EVENT_HDR (ARB_HASH_LEN + 8)
+
 typedef struct cid {
     char     match[ARB_STORE_ID_MAX + 1];
     uint64_t seq;
@@ -189,17 +192,18 @@ one_event(v1_t *v, uint64_t pos, const MDB_val *lv, evfn_t *fn,
     k.mv_data = key;
     k.mv_size = arb__seq_key(key, id, idlen, e.seq);
     mrc = mdb_get(v->txn, v->events, &k, &d);
-    if (mrc != 0 || d.mv_size <= 40 ||
-        d.mv_size - 40 > ARB_STORE_EVENT_MAX) {
+    if (mrc != 0 || d.mv_size <= V1_EVENT_HDR ||
+        d.mv_size - V1_EVENT_HDR > ARB_STORE_EVENT_MAX) {
         arb__why(why, "log key %llu: events key \"%s\"/%llu missing or "
                  "malformed", (unsigned long long)pos, id,
                  (unsigned long long)e.seq);
         return ARB_ECORRUPT;
     }
     e.hash = d.mv_data;
-    e.bytes = (const unsigned char *)d.mv_data + 40;
-    e.len = d.mv_size - 40;
-    if (arb__u2i(arb__get64((const unsigned char *)d.mv_data + 32)) !=
+    e.bytes = (const unsigned char *)d.mv_data + V1_EVENT_HDR;
+    e.len = d.mv_size - V1_EVENT_HDR;
+    if (arb__u2i(arb__get64((const unsigned char *)d.mv_data
+                            + ARB_HASH_LEN)) !=
         e.time_ms) {
         arb__why(why, "log key %llu: time differs from events key "
                  "\"%s\"/%llu", (unsigned long long)pos, id,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/json.h"
 #include "core/rules/chains.h"
 
 static int
@@ -216,6 +217,57 @@ chain_cells(const arb_chains_chain_t *ch, int k, int *gr, int *gc)
     *gc = ch->col + (ch->team == ARB_CHAINS_LONG ? k : 0);
 }
 
+/* The JSON branch of arb_chains_report(). */
+static void
+report_json(arb_buf_t *b, const arb_chains_card_t *cells, int cols,
+            const arb_chains_score_t *s, const arb_chains_names_t *nm,
+            int variant)
+{
+    json_t *o = json_object(), *chains = json_array(), *c, *names, *cards;
+    json_t *totals = json_object();
+    char    name[16], a[8];
+    size_t  i;
+    int     k, gr, gc, bad = 0;
+
+    for (i = 0; i < s->n; i++) {
+        const arb_chains_chain_t *ch = &s->chains[i];
+        c = json_object();
+        names = json_array();
+        cards = json_array();
+        for (k = 0; k < ch->len; k++) {
+            chain_cells(ch, k, &gr, &gc);
+            arb_chains_names_cell(name, nm, gr, gc);
+            bad |= arb_json_add(names, arb_json_string(name));
+            arb_chains_card_format(a, cells[gr * cols + gc]);
+            bad |= arb_json_add(cards, arb_json_string(a));
+        }
+        bad |= arb_json_set(c, "team",
+                            json_string(arb_chains_team_name(ch->team)));
+        bad |= arb_json_set(c, "direction",
+                            json_string(arb_chains_direction(ch->team)));
+        bad |= arb_json_set(c, "cells", names);
+        bad |= arb_json_set(c, "cards", cards);
+        bad |= arb_json_set(c, "length", json_integer(ch->len));
+        bad |= arb_json_set(c, "points", json_integer(ch->points));
+        bad |= arb_json_add(chains, c);
+    }
+    bad |= arb_json_set(totals, "long",
+                        json_integer(s->total[ARB_CHAINS_LONG]));
+    bad |= arb_json_set(totals, "short",
+                        json_integer(s->total[ARB_CHAINS_SHORT]));
+    bad |= arb_json_set(o, "scoring",
+                        json_string(arb_chains_variant_name(variant)));
+    bad |= arb_json_set(o, "chains", chains);
+    bad |= arb_json_set(o, "totals", totals);
+    if (bad) {
+        json_decref(o);
+        b->oom = 1;
+        return;
+    }
+    arb_json_put_new(b, o);
+    arb_buf_putc(b, '\n');
+}
+
 void
 arb_chains_report(arb_buf_t *b, const arb_chains_card_t *cells, int cols,
                   const arb_chains_score_t *s, const arb_chains_names_t *nm,
@@ -225,31 +277,12 @@ arb_chains_report(arb_buf_t *b, const arb_chains_card_t *cells, int cols,
     size_t i;
     int    k, gr, gc;
 
-    if (json)
-        arb_buf_printf(b, "{\"scoring\":\"%s\",\"chains\":[",
-                       arb_chains_variant_name(variant));
+    if (json) {
+        report_json(b, cells, cols, s, nm, variant);
+        return;
+    }
     for (i = 0; i < s->n; i++) {
         const arb_chains_chain_t *ch = &s->chains[i];
-        if (json) {
-            arb_buf_printf(b, "%s{\"team\":\"%s\",\"direction\":\"%s\","
-                           "\"cells\":[", i ? "," : "",
-                           arb_chains_team_name(ch->team),
-                           arb_chains_direction(ch->team));
-            for (k = 0; k < ch->len; k++) {
-                chain_cells(ch, k, &gr, &gc);
-                arb_chains_names_cell(name, nm, gr, gc);
-                arb_buf_printf(b, "%s\"%s\"", k ? "," : "", name);
-            }
-            arb_buf_puts(b, "],\"cards\":[");
-            for (k = 0; k < ch->len; k++) {
-                chain_cells(ch, k, &gr, &gc);
-                arb_chains_card_format(a, cells[gr * cols + gc]);
-                arb_buf_printf(b, "%s\"%s\"", k ? "," : "", a);
-            }
-            arb_buf_printf(b, "],\"length\":%d,\"points\":%d}", ch->len,
-                           ch->points);
-            continue;
-        }
         arb_buf_printf(b, "%s %s ", arb_chains_team_name(ch->team),
                        arb_chains_direction(ch->team));
         arb_chains_names_cell(name, nm, ch->row, ch->col);
@@ -264,12 +297,7 @@ arb_chains_report(arb_buf_t *b, const arb_chains_card_t *cells, int cols,
         }
         arb_buf_printf(b, " %d\n", ch->points);
     }
-    if (json)
-        arb_buf_printf(b, "],\"totals\":{\"long\":%lld,\"short\":%lld}}\n",
-                       (long long)s->total[ARB_CHAINS_LONG],
-                       (long long)s->total[ARB_CHAINS_SHORT]);
-    else
-        arb_buf_printf(b, "total long %lld\ntotal short %lld\n",
-                       (long long)s->total[ARB_CHAINS_LONG],
-                       (long long)s->total[ARB_CHAINS_SHORT]);
+    arb_buf_printf(b, "total long %lld\ntotal short %lld\n",
+                   (long long)s->total[ARB_CHAINS_LONG],
+                   (long long)s->total[ARB_CHAINS_SHORT]);
 }

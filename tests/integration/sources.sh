@@ -79,11 +79,14 @@ $A score 4S 5S 6S --mode 3 > "$T/c2" 2>&1
 check "score --mode=3 = --mode 3" "$(cat "$T/c2")" "$(cat "$T/c1")"
 
 for cmd in replay diff state events export claim record open move close \
-           rule note load watch matches stats verify key score; do
+           rule note load watch matches stats verify key score check backup \
+           restore-backup migrate; do
     $A $cmd --bogus=1 x > /dev/null 2> "$T/err"
     check "$cmd: unknown option" "2 arbiter $cmd: unknown option '--bogus=1'" \
         "$? $(head -1 "$T/err")"
 done
+$A check --quiet --data="$T/data" > /dev/null 2> "$T/err"
+check "check --data=DIR" "0 " "$? $(cat "$T/err")"
 $A replay --at=x $Y > /dev/null 2> "$T/err"
 check "replay --at=x" "2 arbiter replay: --at wants a number, not 'x'" \
     "$? $(cat "$T/err")"

@@ -169,7 +169,7 @@ export_bundle(arb_buf_t *out, const char *const *ids, size_t n,
     memset(&b, 0, sizeof(b));
     for (i = 0; i < n; i++) {
         CHECK_INT(arb_bundle_from_store(&b, s, ids[i], count, &why), 0);
-        arb_bundle_sign(&b.matches[i], &kp);
+        arb_bundle_sign(&b, i, &kp);
     }
     CHECK_INT(arb_bundle_write(out, &b, &why), 0);
     arb_bundle_clear(&b);
@@ -854,16 +854,16 @@ forged(arb_buf_t *out, uint64_t at, const arb_buf_t *bytes,
     arb_buf_add(out, good.data, mo + rec_len(&good, mo));
     memset(&cp, 0, sizeof(cp));
     snprintf(cp.match_id, sizeof(cp.match_id), "R3-T7");
-    for (i = 0; i <= src.matches[0].nevents; i++) {
-        if (i == src.matches[0].nevents) {
+    for (i = 0; i <= src.matches[0].nevents + 1; i++) {
+        if (i == src.matches[0].nevents + 1) {
             if (extra == NULL)
                 break;
             p = extra->data, n = extra->len;
         } else if (i == at && bytes != NULL) {
             p = bytes->data, n = bytes->len;
         } else {
-            p = src.matches[0].events[i].bytes;
-            n = src.matches[0].events[i].len;
+            p = src.matches[0].recs[i].bytes;
+            n = src.matches[0].recs[i].len;
         }
         arb_chain_next(i ? h : NULL, p, n, h);
         arb_buf_putc(out, 'E');
@@ -1116,7 +1116,7 @@ test_jsonl(void)
 
     memset(&b, 0, sizeof(b));
     CHECK_INT(arb_bundle_from_store(&b, s, "R3-T7", UINT64_MAX, &why), 0);
-    CHECK_INT(arb_bundle_jsonl(&out, &b.matches[0], &why), 0);
+    CHECK_INT(arb_bundle_jsonl(&out, &b, 0), 0);
     CHECK_INT(arb_store_match(s, "R3-T7", &info, &why), 0);
     hexbytes = malloc(out.len + 1);
     bytes = malloc(out.len + 1);
@@ -1156,7 +1156,7 @@ test_jsonl(void)
     CHECK_STR(want_prev, hash);
     /* Spot checks of the decoded bodies (strtok_r cut the first copy). */
     out.len = 0;
-    CHECK_INT(arb_bundle_jsonl(&out, &b.matches[0], &why), 0);
+    CHECK_INT(arb_bundle_jsonl(&out, &b, 0), 0);
     CHECK(strstr(arb_buf_cstr(&out), "\"seq\":0,\"time\":\"2026-03-01T10:00:"
                  "00.000Z\",\"time_ms\":1772359200000,\"actor\":\"arbiter\","
                  "\"kind\":\"open\",\"body\":{\"v\":1,\"kind\":\"open\","
@@ -1264,7 +1264,7 @@ test_transcript(void)
         memset(&b, 0, sizeof(b));
         out.len = again.len = json.len = mine.len = 0;
         CHECK_INT(arb_bundle_from_store(&b, s, ids[i], UINT64_MAX, &why), 0);
-        CHECK_INT(arb_bundle_transcript(&out, &b.matches[0], &why), 0);
+        CHECK_INT(arb_bundle_transcript(&out, &b, 0), 0);
         /* A person can read it back and replay it: same digest, same
          * records and totals as the recorded events. */
         CHECK_INT(parse(&t, arb_buf_cstr(&out)), 0);

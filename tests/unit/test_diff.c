@@ -13,7 +13,7 @@
 
 #include "core/claim.h"
 #include "core/diff.h"
-#include "core/diff_log.h"
+#include "core/history_diff.h"
 #include "core/err.h"
 #include "core/replay.h"
 #include "core/transcript.h"
@@ -422,7 +422,7 @@ logdiff(const char *ta, const char *tb, int json, int *rc)
 {
     static arb_buf_t out = ARB_BUF_INIT;
     arb_history_t  a, b;
-    arb_log_diff_t d;
+    arb_history_diff_t d;
 
     arb_buf_free(&out);
     arb_buf_free(&why);
@@ -436,13 +436,13 @@ logdiff(const char *ta, const char *tb, int json, int *rc)
     }
     arb_history_name(&a, "alice.txt");
     arb_history_name(&b, "bob.txt");
-    *rc = arb_log_diff(&d, &a, &b, &why);
+    *rc = arb_history_diff(&d, &a, &b, &why);
     if (*rc == 0) {
         if (json)
-            arb_log_diff_json(&out, &d, &a, &b);
+            arb_history_diff_json(&out, &d, &a, &b);
         else
-            arb_log_diff_text(&out, &d, &a, &b);
-        arb_log_diff_clear(&d);
+            arb_history_diff_text(&out, &d, &a, &b);
+        arb_history_diff_clear(&d);
     } else {
         arb_buf_puts(&out, arb_buf_cstr(&why));
     }

@@ -153,7 +153,12 @@ test_sources(arb_store_t *s, const char *path)
 
     /* the bundle: the same bytes and hashes */
     CHECK_INT(arb_bundle_from_store(&bun, s, id, UINT64_MAX, &why), 0);
-    CHECK_INT(arb_history_from_bundle(&b, &bun.matches[0], &why), 0);
+    CHECK_INT(bun.nmatches, 1);
+    if (bun.nmatches == 1) {    /* a bundled match is a history */
+        b = bun.matches[0];
+        memset(&bun.matches[0], 0, sizeof(b));
+    }
+    CHECK(b.secret == NULL);    /* never the recorder's secret */
     check_same(&t, &b);
     for (i = 0; b.recs != NULL && d.recs != NULL && i <= b.nevents; i++) {
         CHECK_INT(b.recs[i].len, d.recs[i].len);

@@ -101,6 +101,30 @@ int_of(const json_t *o, const char *k)
     return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
 }
 
+/* stderr into dir/name until capture_end(); the JSON writer at info. */
+static int
+capture_begin(const char *name, char *path, size_t cap)
+{
+    int saved, fd;
+
+    snprintf(path, cap, "%s/%s", dir, name);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    saved = dup(STDERR_FILENO);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+    arb_log_format = ARB_LOG_JSON;
+    arb_log_level = ARB_LOG_INFO;
+    return saved;
+}
+
+static void
+capture_end(int saved)
+{
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+}
+
 /* The writer itself, on hostile strings. */
 static void
 test_writer(void)
@@ -109,15 +133,8 @@ test_writer(void)
     json_t       *v[16];
     char          path[128], big[6000], *text;
     size_t        len, n, i;
-    int           saved, fd;
+    int           saved = capture_begin("writer.log", path, sizeof(path));
 
-    snprintf(path, sizeof(path), "%s/writer.log", dir);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    saved = dup(STDERR_FILENO);
-    dup2(fd, STDERR_FILENO);
-
-    arb_log_format = ARB_LOG_JSON;
-    arb_log_level = ARB_LOG_INFO;
     memset(&ctx, 0, sizeof(ctx));
     ctx.conn = 7;
     ctx.identity = "bob \"the\" \\ builder";
@@ -141,11 +158,7 @@ test_writer(void)
     arb_log_format = ARB_LOG_TEXT;
     arb_log(ARB_LOG_WARN, "plain %d", 42);
     arb_log_format = ARB_LOG_JSON;
-
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    close(fd);
+    capture_end(saved);
 
     text = slurp(path, &len);
     CHECK(text != NULL);
@@ -197,6 +210,50 @@ test_writer(void)
     CHECK_INT(arb_log_parse_format("json"), ARB_LOG_JSON);
     CHECK_INT(arb_log_parse_format("text"), ARB_LOG_TEXT);
     CHECK_INT(arb_log_parse_format("xml"), -1);
+}
+
+static void *
+no_memory(size_t n)
+{
+    (void)n;
+    return NULL;
+}
+
+/* Out of memory, a JSON line still leaves whole: its level and event kept,
+ * the message replaced; and the writer works again afterwards. */
+static void
+test_out_of_memory(void)
+{
+    json_t *v[4];
+    char    path[128], *text;
+    size_t  len, n, i;
+    int     saved = capture_begin("nomem.log", path, sizeof(path));
+
+    json_set_alloc_funcs(no_memory, free);
+    arb_log(ARB_LOG_ERROR, "commit failed: %s", "MDB_PANIC");
+    arb_log_ev(ARB_LOG_WARN, "Not \"safe\"", NULL, "x");
+    json_set_alloc_funcs(malloc, free);
+    arb_log(ARB_LOG_ERROR, "commit failed: %s", "again");
+    capture_end(saved);
+
+    text = slurp(path, &len);
+    CHECK(text != NULL);
+    if (text == NULL)
+        return;
+    n = parse_lines(text, v, 4);
+    CHECK_INT(n, 3);
+    if (n == 3) {
+        CHECK_STR(str_of(v[0], "event"), "commit_failed");
+        CHECK_STR(str_of(v[0], "level"), "error");
+        CHECK_STR(str_of(v[0], "msg"), "out of memory");
+        CHECK(strlen(str_of(v[0], "time")) == 24);
+        CHECK_STR(str_of(v[1], "event"), "out_of_memory");
+        CHECK_STR(str_of(v[1], "level"), "warn");
+        CHECK_STR(str_of(v[2], "msg"), "commit failed: again");
+    }
+    for (i = 0; i < n; i++)
+        json_decref(v[i]);
+    free(text);
 }
 
 static int
@@ -321,6 +378,7 @@ main(void)
         return 1;
     }
     test_writer();
+    test_out_of_memory();
     test_daemon();
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     if (system(cmd) != 0)

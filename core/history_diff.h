@@ -1,23 +1,23 @@
 /*
- * diff_log.h - two records of one match (two scorekeepers' transcripts, a
+ * history_diff.h - two records of one match (two scorekeepers' transcripts, a
  * transcript and the recorder's store) compared event by event: the first
  * event where they part, with the state digests at that point.
  *
  * DESIGN: events are compared by content - kind, player, verb, arguments,
  * target, text - never by time, actor or client id, which two honest
- * records of the same match do not share.  Both logs are replayed in step,
+ * records of the same match do not share.  Both histories are replayed in step,
  * so a move spelled differently with the same effect (`5H` and `5♥`, a
  * redundant `@1`) is recognised by its equal state digest and is not a
  * divergence; the first event that differs otherwise is.  Headers are
  * compared first (game, match, teams, players, options, deal; not the
  * edition and engine lines, which only the recorder writes).
  *
- * Ownership: arb_log_diff_t owns its strings; release with
- * arb_log_diff_clear() (NULL-safe).  The histories are borrowed; each
+ * Ownership: arb_history_diff_t owns its strings; release with
+ * arb_history_diff_clear() (NULL-safe).  The histories are borrowed; each
  * history's `source` names it in the report.
  */
-#ifndef ARB_DIFF_LOG_H
-#define ARB_DIFF_LOG_H
+#ifndef ARB_HISTORY_DIFF_H
+#define ARB_HISTORY_DIFF_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -27,30 +27,30 @@
 #include "core/ledger/history.h"
 
 /* One side at the divergence. */
-typedef struct arb_log_side {
+typedef struct arb_history_side {
     char          *event;       /* its event there (a transcript line; the
-                                   header line for seq 0); NULL: the log
+                                   header line for seq 0); NULL: the history
                                    ended before it */
     int            has_digest;
     unsigned char  digest[ARB_HASH_LEN];  /* its state after that event, or at its
                                    end when it has none */
     char          *refused;     /* why it has no state: "seq N: rule: msg" */
     uint64_t       last;        /* its last seq */
-} arb_log_side_t;
+} arb_history_side_t;
 
-typedef struct arb_log_diff {
+typedef struct arb_history_diff {
     int            identical;
     uint64_t       seq;         /* the first divergence; 0: the headers */
     int            has_before;
     unsigned char  before[ARB_HASH_LEN];  /* the state both had before seq */
-    arb_log_side_t a, b;
-} arb_log_diff_t;
+    arb_history_side_t a, b;
+} arb_history_diff_t;
 
 /* Compares.  0 (see d->identical), ARB_EINVAL when a header does not
  * open (why says which and why), ARB_ENOMEM. */
-int  arb_log_diff(arb_log_diff_t *d, const arb_history_t *a, const arb_history_t *b,
+int  arb_history_diff(arb_history_diff_t *d, const arb_history_t *a, const arb_history_t *b,
                   arb_buf_t *why);
-void arb_log_diff_clear(arb_log_diff_t *d);
+void arb_history_diff_clear(arb_history_diff_t *d);
 
 /* The report, one line each:
  *   A: <name>
@@ -60,9 +60,9 @@ void arb_log_diff_clear(arb_log_diff_t *d);
  *   A after seq 9: digest <hex>
  *   B after seq 9: digest <hex>
  * or "identical: N events, digest <hex>" after the two name lines. */
-void arb_log_diff_text(arb_buf_t *out, const arb_log_diff_t *d,
+void arb_history_diff_text(arb_buf_t *out, const arb_history_diff_t *d,
                        const arb_history_t *a, const arb_history_t *b);
-void arb_log_diff_json(arb_buf_t *out, const arb_log_diff_t *d,
+void arb_history_diff_json(arb_buf_t *out, const arb_history_diff_t *d,
                        const arb_history_t *a, const arb_history_t *b);
 
 #endif

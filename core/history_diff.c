@@ -3,22 +3,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/diff_log.h"
+#include "core/history_diff.h"
 #include "core/err.h"
 #include "core/json.h"
 #include "core/match.h"
 #include "core/transcript.h"
 
-/* One log being replayed. */
+/* One history being replayed. */
 typedef struct walker {
-    const arb_history_t *log;
+    const arb_history_t *h;
     arb_match_t         *m;
     char                *refused;   /* set once an event is refused */
 } walker_t;
 
 /* The name a report gives a history. */
 static const char *
-log_name(const arb_history_t *h)
+history_name(const arb_history_t *h)
 {
     return h->source != NULL ? h->source : "?";
 }
@@ -129,7 +129,7 @@ step(walker_t *w, size_t i)
 
     if (w->refused != NULL)
         return 0;
-    rc = arb_match_apply(w->m, &w->log->events[i], &v);
+    rc = arb_match_apply(w->m, &w->h->events[i], &v);
     if (rc == ARB_ENOMEM)
         return rc;
     if (rc != 0) {
@@ -142,7 +142,7 @@ step(walker_t *w, size_t i)
 }
 
 static void
-side_state(arb_log_side_t *s, walker_t *w)
+side_state(arb_history_side_t *s, walker_t *w)
 {
     if (w->refused != NULL) {
         s->refused = w->refused;
@@ -154,7 +154,7 @@ side_state(arb_log_side_t *s, walker_t *w)
 }
 
 void
-arb_log_diff_clear(arb_log_diff_t *d)
+arb_history_diff_clear(arb_history_diff_t *d)
 {
     if (d == NULL)
         return;
@@ -166,17 +166,17 @@ arb_log_diff_clear(arb_log_diff_t *d)
 }
 
 static int
-open_side(walker_t *w, const arb_history_t *log, const char *which,
+open_side(walker_t *w, const arb_history_t *h, const char *which,
           arb_buf_t *why)
 {
     arb_verdict_t v;
     int           rc;
 
     memset(w, 0, sizeof(*w));
-    w->log = log;
-    rc = arb_match_open(&w->m, &log->open, &v);
+    w->h = h;
+    rc = arb_match_open(&w->m, &h->open, &v);
     if (rc != 0 && rc != ARB_ENOMEM) {
-        arb_buf_printf(why, "%s (%s): header: %s", which, log_name(log),
+        arb_buf_printf(why, "%s (%s): header: %s", which, history_name(h),
                        v.msg);
         rc = ARB_EINVAL;
     }
@@ -184,7 +184,7 @@ open_side(walker_t *w, const arb_history_t *log, const char *which,
 }
 
 int
-arb_log_diff(arb_log_diff_t *d, const arb_history_t *a, const arb_history_t *b,
+arb_history_diff(arb_history_diff_t *d, const arb_history_t *a, const arb_history_t *b,
              arb_buf_t *why)
 {
     walker_t wa, wb;
@@ -260,7 +260,7 @@ fail:
     free(wb.refused);
     arb_match_free(wa.m);
     arb_match_free(wb.m);
-    arb_log_diff_clear(d);
+    arb_history_diff_clear(d);
     if (rc == ARB_ENOMEM) {
         arb_buf_free(why);
         arb_buf_puts(why, "out of memory");
@@ -278,7 +278,7 @@ put_hex(arb_buf_t *b, const unsigned char *h)
 }
 
 static void
-side_text(arb_buf_t *b, const char *which, const arb_log_side_t *s,
+side_text(arb_buf_t *b, const char *which, const arb_history_side_t *s,
           uint64_t seq)
 {
     if (s->event != NULL)
@@ -298,10 +298,10 @@ side_text(arb_buf_t *b, const char *which, const arb_log_side_t *s,
 }
 
 void
-arb_log_diff_text(arb_buf_t *b, const arb_log_diff_t *d, const arb_history_t *a,
+arb_history_diff_text(arb_buf_t *b, const arb_history_diff_t *d, const arb_history_t *a,
                   const arb_history_t *bl)
 {
-    arb_buf_printf(b, "A: %s\nB: %s\n", log_name(a), log_name(bl));
+    arb_buf_printf(b, "A: %s\nB: %s\n", history_name(a), history_name(bl));
     if (d->identical) {
         arb_buf_printf(b, "identical: %" PRIu64 " event%s, ", d->a.last,
                        d->a.last == 1 ? "" : "s");
@@ -351,12 +351,12 @@ hex_or_null(int has, const unsigned char *h)
 }
 
 static json_t *
-side_json(const arb_history_t *log, const arb_log_side_t *s)
+side_json(const arb_history_t *h, const arb_history_side_t *s)
 {
     json_t *o = json_object();
     int     bad = 0;
 
-    bad |= arb_json_set(o, "source", arb_json_string(log_name(log)));
+    bad |= arb_json_set(o, "source", arb_json_string(history_name(h)));
     bad |= arb_json_set(o, "event", arb_json_string_or_null(s->event));
     bad |= arb_json_set(o, "digest", hex_or_null(s->has_digest, s->digest));
     bad |= arb_json_set(o, "refused", arb_json_string_or_null(s->refused));
@@ -365,7 +365,7 @@ side_json(const arb_history_t *log, const arb_log_side_t *s)
 }
 
 void
-arb_log_diff_json(arb_buf_t *b, const arb_log_diff_t *d, const arb_history_t *a,
+arb_history_diff_json(arb_buf_t *b, const arb_history_diff_t *d, const arb_history_t *a,
                   const arb_history_t *bl)
 {
     json_t *o = json_object();
