@@ -35,6 +35,8 @@ BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 # The daemon without its main(), for the harness that drives arb_dispatch.
 DLIB_SRC   := $(filter-out daemon/main.c,$(DAEMON_SRC))
+# The tools without their main(), for the harnesses of the tools' parsers.
+TLIB_SRC   := $(filter-out tools/arbiter.c,$(TOOLS_SRC))
 # The crash tests' shared load client and power-cut rebuild; the I/O shim
 # is a preloaded library of its own.
 TESTLIB_SRC := $(filter-out tests/crash/iosim.c,$(wildcard tests/crash/*.c)) \
@@ -46,6 +48,7 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 LIBCORE  := $(BUILD)/libarbcore.a
 LIBPROTO := $(BUILD)/libarbproto.a
 LIBDAEMON := $(BUILD)/libarbd.a
+LIBTOOLS := $(BUILD)/libarbtools.a
 LIBTEST  := $(BUILD)/libarbtest.a
 IOSIM    := $(BUILD)/tests/iosim.so
 SOAKS    := $(patsubst tests/soak/%.c,$(BUILD)/tests/%,$(SOAK_SRC))
@@ -92,6 +95,9 @@ $(LIBPROTO): $(call obj,$(PROTO_SRC))
 $(LIBDAEMON): $(call obj,$(DLIB_SRC))
 	@mkdir -p $(dir $@)
 	$(Q)$(AR) rcs $@ $^
+$(LIBTOOLS): $(call obj,$(TLIB_SRC))
+	@mkdir -p $(dir $@)
+	$(Q)$(AR) rcs $@ $^
 $(LIBTEST): $(call obj,$(TESTLIB_SRC))
 	@mkdir -p $(dir $@)
 	$(Q)$(AR) rcs $@ $^
@@ -130,8 +136,8 @@ $(BUILD)/tests/bench_%: $(BUILD)/tests/bench/bench_%.o $(LIBPROTO) $(LIBCORE)
 # from libFuzzer when make fuzz empties FUZZ_MAIN.
 FUZZ_MAIN    ?= $(BUILD)/tests/fuzz/replay_main.o
 FUZZ_LDFLAGS ?=
-$(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_MAIN) $(LIBDAEMON) \
-                       $(LIBPROTO) $(LIBCORE)
+$(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_MAIN) $(LIBTOOLS) \
+                       $(LIBDAEMON) $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/tests/soak_%: $(BUILD)/tests/soak/soak_%.o $(LIBTEST) $(LIBPROTO) $(LIBCORE)
