@@ -9,7 +9,8 @@
  *
  * Invariants: the lines returned are exactly the input's lines, in order:
  * each cut at the first '\n', without it, without one '\r' before it, and
- * cut to REC_LINE_MAX bytes when longer (the rest of that line dropped);
+ * cut to REC_LINE_MAX bytes when longer (the rest of that line dropped),
+ * and flagged when it holds a NUL byte;
  * an unterminated last line is returned at the end of the input; then the
  * splitter says the input has ended, and nothing more.
  *
@@ -51,12 +52,17 @@ static void
 take_lines(rec_line_t *l, const char *text, size_t len, size_t *off,
            int ended)
 {
-    const char *line, *want;
+    const char *line, *want, *nul;
     size_t      wlen;
     int         rc;
 
-    while ((rc = rec_line_next(l, &line)) == 1) {
+    while ((rc = rec_line_next(l, &line)) == 1 || rc == 2) {
         FUZZ_CHECK(expect_line(text, len, off, &want, &wlen));
+        /* A line with a NUL is flagged (2), never cut short unseen. */
+        nul = memchr(want, '\0', wlen);
+        FUZZ_CHECK(rc == (nul != NULL ? 2 : 1));
+        if (nul != NULL)
+            wlen = (size_t)(nul - want);
         FUZZ_CHECK(strlen(line) == wlen && memcmp(line, want, wlen) == 0);
     }
     if (ended) {
