@@ -136,8 +136,8 @@ $(BUILD)/tests/bench_%: $(BUILD)/tests/bench/bench_%.o $(LIBPROTO) $(LIBCORE)
 # from libFuzzer when make fuzz empties FUZZ_MAIN.
 FUZZ_MAIN    ?= $(BUILD)/tests/fuzz/replay_main.o
 FUZZ_LDFLAGS ?=
-$(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_MAIN) $(LIBTOOLS) \
-                       $(LIBDAEMON) $(LIBPROTO) $(LIBCORE)
+$(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_MAIN) $(LIBTEST) \
+                       $(LIBTOOLS) $(LIBDAEMON) $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/tests/soak_%: $(BUILD)/tests/soak/soak_%.o $(LIBTEST) $(LIBPROTO) $(LIBCORE)
@@ -166,17 +166,19 @@ asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test; \
 	rc=$$?; rm -f $(BINS); exit $$rc
 
-# make fuzz FUZZ_SECS=N: every harness built with clang's libFuzzer under
-# ASan+UBSan in build-fuzz/, then run for N seconds each, one at a time.
+# make fuzz FUZZ_SECS=N [FUZZ_RUNS=M]: every harness built with clang's
+# libFuzzer under ASan+UBSan in build-fuzz/, then run for N seconds each (or
+# M executions, when that comes first), one at a time.
 FUZZ_CC   ?= clang-14
 FUZZ_SECS ?= 60
+FUZZ_RUNS ?=
 fuzz:
 	@sh .ci/deps fuzz
 	$(MAKE) CC=$(FUZZ_CC) BUILD=build-fuzz FUZZ_MAIN= \
 	    FUZZ_LDFLAGS=-fsanitize=fuzzer \
 	    OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    fuzzers
-	@sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECS)
+	@FUZZ_RUNS=$(FUZZ_RUNS) sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECS)
 fuzzers: deps-check $(FUZZERS)
 
 bench: all
