@@ -230,6 +230,21 @@ stats_counts(uint64_t *subs, uint64_t *conns)
     return rc == 0 ? 0 : -1;
 }
 
+/* Whether the daemon counts no subscriber and no connection but the one
+ * asking; says what it counts when not. */
+static int
+subs_at_baseline(uint64_t life, const char *when)
+{
+    uint64_t subs = 0, conns = 0;
+
+    if (stats_counts(&subs, &conns) == 0 && subs == 0 && conns == 1)
+        return 1;
+    fprintf(stderr, "life %llu: %llu subscribers, %llu connections %s\n",
+            (unsigned long long)life, (unsigned long long)subs,
+            (unsigned long long)conns, when);
+    return 0;
+}
+
 typedef struct churn {
     uint64_t subs, slow_cut, slow_pushes, slow_open, reloads, reload_fail;
     uint64_t idle;              /* never read, no load: caught up, open */
@@ -359,7 +374,6 @@ main(int argc, char **argv)
     unsigned        tables = 256, seed, k = 0;
     uint64_t        lives = 0, kills = 0, terms = 0, fd_bad = 0, rss_bad = 0;
     uint64_t        errors = 0, measured = 0, subs_bad = 0;
-    uint64_t        nsubs = 0, nconns = 0;
     long            fd_first = -1, fd0, fd1, rss0, rss1, rss_max_growth = 0;
     char            conf[300];
     FILE           *f;
@@ -446,26 +460,10 @@ main(int argc, char **argv)
             fd1 = quiet_fd_count(load_pid);
             /* Every subscriber gone with its client: none left but the
              * connection asking. */
-            if (stats_counts(&nsubs, &nconns) != 0 || nsubs != 0
-                || nconns != 1) {
-                subs_bad++;
-                fprintf(stderr, "life %llu: %llu subscribers, %llu "
-                        "connections once every client left\n",
-                        (unsigned long long)lives,
-                        (unsigned long long)nsubs,
-                        (unsigned long long)nconns);
-            }
+            subs_bad += !subs_at_baseline(lives, "once every client left");
             rss0 = rss_anon_kb(load_pid);
             churn(&ch, 2.0, &k, 0);
-            if (stats_counts(&nsubs, &nconns) != 0 || nsubs != 0
-                || nconns != 1) {
-                subs_bad++;
-                fprintf(stderr, "life %llu: %llu subscribers, %llu "
-                        "connections after churn alone\n",
-                        (unsigned long long)lives,
-                        (unsigned long long)nsubs,
-                        (unsigned long long)nconns);
-            }
+            subs_bad += !subs_at_baseline(lives, "after churn alone");
             usleep(300000);
             rss1 = rss_anon_kb(load_pid);
             if (fd1 != fd0 || fd0 != fd_first
