@@ -35,6 +35,8 @@ BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 # The daemon without its main(), for the harness that drives arb_dispatch.
 DLIB_SRC   := $(filter-out daemon/main.c,$(DAEMON_SRC))
+# The tools without their main(), for the harnesses of the tools' parsers.
+TLIB_SRC   := $(filter-out tools/arbiter.c,$(TOOLS_SRC))
 # The crash tests' shared load client and power-cut rebuild; the I/O shim
 # is a preloaded library of its own.
 TESTLIB_SRC := $(filter-out tests/crash/iosim.c,$(wildcard tests/crash/*.c)) \
@@ -46,6 +48,7 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 LIBCORE  := $(BUILD)/libarbcore.a
 LIBPROTO := $(BUILD)/libarbproto.a
 LIBDAEMON := $(BUILD)/libarbd.a
+LIBTOOLS := $(BUILD)/libarbtools.a
 LIBTEST  := $(BUILD)/libarbtest.a
 IOSIM    := $(BUILD)/tests/iosim.so
 SOAKS    := $(patsubst tests/soak/%.c,$(BUILD)/tests/%,$(SOAK_SRC))
@@ -92,6 +95,9 @@ $(LIBPROTO): $(call obj,$(PROTO_SRC))
 $(LIBDAEMON): $(call obj,$(DLIB_SRC))
 	@mkdir -p $(dir $@)
 	$(Q)$(AR) rcs $@ $^
+$(LIBTOOLS): $(call obj,$(TLIB_SRC))
+	@mkdir -p $(dir $@)
+	$(Q)$(AR) rcs $@ $^
 $(LIBTEST): $(call obj,$(TESTLIB_SRC))
 	@mkdir -p $(dir $@)
 	$(Q)$(AR) rcs $@ $^
@@ -130,8 +136,8 @@ $(BUILD)/tests/bench_%: $(BUILD)/tests/bench/bench_%.o $(LIBPROTO) $(LIBCORE)
 # from libFuzzer when make fuzz empties FUZZ_MAIN.
 FUZZ_MAIN    ?= $(BUILD)/tests/fuzz/replay_main.o
 FUZZ_LDFLAGS ?=
-$(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_MAIN) $(LIBDAEMON) \
-                       $(LIBPROTO) $(LIBCORE)
+$(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_MAIN) $(LIBTEST) \
+                       $(LIBTOOLS) $(LIBDAEMON) $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/tests/soak_%: $(BUILD)/tests/soak/soak_%.o $(LIBTEST) $(LIBPROTO) $(LIBCORE)
@@ -160,17 +166,19 @@ asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test; \
 	rc=$$?; rm -f $(BINS); exit $$rc
 
-# make fuzz FUZZ_SECS=N: every harness built with clang's libFuzzer under
-# ASan+UBSan in build-fuzz/, then run for N seconds each, one at a time.
+# make fuzz FUZZ_SECS=N [FUZZ_RUNS=M]: every harness built with clang's
+# libFuzzer under ASan+UBSan in build-fuzz/, then run for N seconds each (or
+# M executions, when that comes first), one at a time.
 FUZZ_CC   ?= clang-14
 FUZZ_SECS ?= 60
+FUZZ_RUNS ?=
 fuzz:
 	@sh .ci/deps fuzz
 	$(MAKE) CC=$(FUZZ_CC) BUILD=build-fuzz FUZZ_MAIN= \
 	    FUZZ_LDFLAGS=-fsanitize=fuzzer \
 	    OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    fuzzers
-	@sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECS)
+	@FUZZ_RUNS=$(FUZZ_RUNS) sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECS)
 fuzzers: deps-check $(FUZZERS)
 
 bench: all

@@ -70,7 +70,9 @@ first_word(const char *text, size_t len, char *word, size_t cap)
     for (n = 0; i + n < len && text[i + n] != ' ' && text[i + n] != '\t'
                 && text[i + n] != '\r' && text[i + n] != '\n'; n++)
         ;
-    if (n == 0 || n >= cap)
+    /* A NUL inside the word would cut it short: "<key>\0junk" is not a
+     * key file. */
+    if (n == 0 || n >= cap || memchr(text + i, '\0', n) != NULL)
         return -1;
     memcpy(word, text + i, n);
     word[n] = '\0';
@@ -86,7 +88,10 @@ read_small(const char *path, char *buf, size_t cap, size_t *len,
     ssize_t     r;
     int         fd, e;
 
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO named by --pubkey would block open() until a
+     * writer came; this way it opens at once and is refused as not a
+     * regular file (the flag does nothing to a regular file). */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         e = errno;
         return fail(why, e == ENOENT ? ARB_ENOTFOUND

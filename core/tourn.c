@@ -256,6 +256,7 @@ parse_row(arb_pairing_t *p, const char *s, size_t len, unsigned line,
     const char        *c1, *c2, *end = s + len;
     char               num[16];
     char              *e;
+    size_t             ncap;
     int                rc;
 
     c1 = memchr(s, ',', len);
@@ -270,10 +271,16 @@ parse_row(arb_pairing_t *p, const char *s, size_t len, unsigned line,
                        ARB_TOURN_ROWS_MAX);
         return ARB_ETOOBIG;
     }
-    nr = realloc(p->rows, (p->nrows + 1) * sizeof(*nr));
-    if (nr == NULL)
-        return ARB_ENOMEM;
-    p->rows = nr;
+    /* Doubling: a list of ARB_TOURN_ROWS_MAX rows costs a dozen copies,
+     * not one per row. */
+    if (p->nrows == p->caprows) {
+        ncap = p->caprows ? 2 * p->caprows : 16;
+        nr = realloc(p->rows, ncap * sizeof(*nr));
+        if (nr == NULL)
+            return ARB_ENOMEM;
+        p->rows = nr;
+        p->caprows = ncap;
+    }
     r = &p->rows[p->nrows];
     memset(r, 0, sizeof(*r));
     r->line = line;

@@ -73,6 +73,7 @@ typedef struct arb_pairing_row {
 typedef struct arb_pairing {
     size_t             nrows;
     arb_pairing_row_t *rows;
+    size_t             caprows;     /* rows allocated */
 } arb_pairing_t;
 
 void arb_pairing_clear(arb_pairing_t *p);

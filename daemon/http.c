@@ -117,85 +117,35 @@ arb_http_error(h2o_req_t *req, int status, const char *where,
 
 /* ---- URL pieces ------------------------------------------------------- */
 
-static int
-hexval(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-int
-arb_http_unescape(const char *s, size_t n, char *out, size_t cap)
-{
-    size_t i, k = 0;
-    int    hi, lo, ch;
-
-    for (i = 0; i < n; i++) {
-        ch = (unsigned char)s[i];
-        if (ch == '%') {
-            if (i + 2 >= n)
-                return -1;
-            hi = hexval(s[i + 1]);
-            lo = hexval(s[i + 2]);
-            if (hi < 0 || lo < 0)
-                return -1;
-            ch = hi * 16 + lo;
-            i += 2;
-        }
-        if (ch == 0 || k + 1 >= cap)
-            return -1;
-        out[k++] = (char)ch;
-    }
-    out[k] = '\0';
-    return 0;
-}
-
 int
 arb_http_param(arb_http_req_t *q, const char *key, char *out, size_t cap)
 {
-    const char *p = q->query, *end = q->query + q->qlen, *amp, *eq;
-    size_t      klen = strlen(key);
+    const char *v;
+    size_t      n;
 
-    while (p != NULL && p < end) {
-        amp = memchr(p, '&', (size_t)(end - p));
-        if (amp == NULL)
-            amp = end;
-        eq = memchr(p, '=', (size_t)(amp - p));
-        if (eq != NULL && (size_t)(eq - p) == klen
-            && memcmp(p, key, klen) == 0) {
-            if (arb_http_unescape(eq + 1, (size_t)(amp - eq - 1), out,
-                                  cap) != 0) {
-                arb_http_error(q->req, 400, key, "bad percent-encoding or "
-                               "too long (at most %zu bytes)", cap - 1);
-                return -1;
-            }
-            return 1;
-        }
-        p = amp + 1;
+    if (q->query == NULL
+        || !arb_http_query_find(q->query, q->qlen, key, &v, &n))
+        return 0;
+    if (arb_http_unescape(v, n, out, cap) != 0) {
+        arb_http_error(q->req, 400, key, "bad percent-encoding or too long "
+                       "(at most %zu bytes)", cap - 1);
+        return -1;
     }
-    return 0;
+    return 1;
 }
 
 int
 arb_http_param_u64(arb_http_req_t *q, const char *key, uint64_t lo,
                    uint64_t hi, uint64_t *out)
 {
-    char               v[24], *end;
-    unsigned long long n;
-    int                rc;
+    char v[24];
+    int  rc;
 
     rc = arb_http_param(q, key, v, sizeof(v));
     if (rc <= 0)
         return rc;
-    if (v[0] < '0' || v[0] > '9' || (v[0] == '0' && v[1] != '\0'))
-        goto bad;
-    n = strtoull(v, &end, 10);
-    if (*end != '\0' || n < lo || n > hi || (n == ULLONG_MAX))
-        goto bad;
-    *out = n;
-    return 1;
-bad:
+    if (arb_http_u64_parse(v, lo, hi, out) == 0)
+        return 1;
     arb_http_error(q->req, 400, key, "%s must be a number from %llu to %llu",
                    key, (unsigned long long)lo, (unsigned long long)hi);
     return -1;
@@ -268,8 +218,6 @@ authenticate(arb_http_req_t *q)
 
 /* ---- routing ------------------------------------------------------------ */
 
-#define SEG_MAX 8
-
 static void
 serve_asset(h2o_req_t *req, const char *name)
 {
@@ -298,9 +246,9 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
 {
     struct arb_http *h = *(struct arb_http **)(self + 1);
     arb_http_req_t   q;
-    char             seg[SEG_MAX][ARB_STORE_ID_MAX + 2];
-    const char      *p, *end, *qm, *slash;
-    size_t           nseg = 0;
+    arb_http_url_t   u;
+    char           (*seg)[ARB_STORE_ID_MAX + 2];
+    size_t           nseg;
     int              post, route;
 
     h->srv->n.http_requests++;
@@ -320,39 +268,27 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
                        "routes");
         return 0;
     }
-    p = req->path.base;
-    end = p + req->path.len;
-    qm = memchr(p, '?', req->path.len);
-    if (qm != NULL) {
-        q.query = qm + 1;
-        q.qlen = (size_t)(end - qm - 1);
-        end = qm;
-    }
-    if (p == end || *p != '/') {
-        arb_http_error(req, 400, "path", "a path starts with '/'");
-        return 0;
-    }
     /* Each segment is decoded on its own, so an encoded '/' stays inside
      * its segment; names are then checked exactly (match ids, the asset
      * table), which leaves nothing to traverse. */
-    for (p++; p < end; p = slash + 1) {
-        slash = memchr(p, '/', (size_t)(end - p));
-        if (slash == NULL)
-            slash = end;
-        if (nseg == SEG_MAX) {
-            arb_http_error(req, 404, "path", "no such page");
-            return 0;
-        }
-        if (arb_http_unescape(p, (size_t)(slash - p), seg[nseg],
-                              sizeof(seg[0])) != 0) {
-            arb_http_error(req, 400, "path", "bad percent-encoding or a "
-                           "segment over %d bytes", ARB_STORE_ID_MAX);
-            return 0;
-        }
-        nseg++;
-        if (slash == end)
-            break;
+    switch (arb_http_url_parse(&u, req->path.base, req->path.len)) {
+    case 0:
+        break;
+    case ARB_EINVAL:
+        arb_http_error(req, 400, "path", "a path starts with '/'");
+        return 0;
+    case ARB_ETOOBIG:
+        arb_http_error(req, 404, "path", "no such page");
+        return 0;
+    default:
+        arb_http_error(req, 400, "path", "bad percent-encoding or a "
+                       "segment over %d bytes", ARB_STORE_ID_MAX);
+        return 0;
     }
+    q.query = u.query;
+    q.qlen = u.qlen;
+    seg = u.seg;
+    nseg = u.nseg;
 #define IS(i, s) (nseg > (i) && strcmp(seg[i], s) == 0)
     /* The write routes (http_write.c) take POST, and nothing else does. */
     route = nseg == 4 && IS(0, "api") && IS(1, "m")

@@ -13,6 +13,7 @@
 
 #include "core/buf.h"
 #include "core/view.h"
+#include "daemon/http_url.h"
 #include "daemon/server.h"
 
 typedef struct arb_http_conn   arb_http_conn_t;
@@ -84,10 +85,6 @@ void arb_http_send(h2o_req_t *req, const char *type, const void *body,
 /* The same with another status (a write's answer). */
 void arb_http_send_status(h2o_req_t *req, int status, const char *type,
                           const void *body, size_t len);
-/* Percent-decodes s[0..n) into out (NUL-terminated, at most cap - 1
- * bytes); '+' stays '+'.  0, or -1 on a malformed escape, a NUL byte or an
- * overlong result. */
-int  arb_http_unescape(const char *s, size_t n, char *out, size_t cap);
 /* The query parameter `key` of q, decoded into out: 1 found, 0 absent,
  * -1 malformed (a 400 naming it has been sent). */
 int  arb_http_param(arb_http_req_t *q, const char *key, char *out,

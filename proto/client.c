@@ -30,13 +30,9 @@ struct arb_client {
 int
 arb_client_connect(arb_client_t **out, const char *addr, arb_buf_t *why)
 {
-    arb_client_t *cl;
-    int           fd = -1, one = 1;
+    int fd = -1, one = 1;
 
     *out = NULL;
-    cl = calloc(1, sizeof(*cl));
-    if (cl == NULL)
-        return ARB_ENOMEM;
     if (strncmp(addr, "tcp:", 4) == 0) {
         struct sockaddr_in sa;
         const char        *hp = addr + 4, *colon = strrchr(hp, ':');
@@ -67,23 +63,35 @@ arb_client_connect(arb_client_t **out, const char *addr, arb_buf_t *why)
         if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
             goto fail;
     }
-    cl->fd = fd;
-    cl->next_id = 1;
-    arb_frame_reader_init(&cl->rd, 64u << 20);
-    *out = cl;
-    return 0;
+    return arb_client_open_fd(out, fd);
 
 bad:
     arb_buf_printf(why, "bad server address '%s': use unix:PATH or "
                    "tcp:HOST:PORT", addr);
-    free(cl);
     return ARB_EINVAL;
 fail:
     arb_buf_printf(why, "connect %s: %s", addr, strerror(errno));
     if (fd >= 0)
         close(fd);
-    free(cl);
     return ARB_EIO;
+}
+
+int
+arb_client_open_fd(arb_client_t **out, int fd)
+{
+    arb_client_t *cl;
+
+    *out = NULL;
+    cl = calloc(1, sizeof(*cl));
+    if (cl == NULL || arb_frame_reader_init(&cl->rd, 64u << 20) != 0) {
+        free(cl);
+        close(fd);
+        return ARB_ENOMEM;
+    }
+    cl->fd = fd;
+    cl->next_id = 1;
+    *out = cl;
+    return 0;
 }
 
 void

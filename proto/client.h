@@ -20,6 +20,9 @@ typedef struct arb_client arb_client_t;
 /* addr: "unix:PATH", "tcp:HOST:PORT" or a bare socket path.  0, ARB_EIO
  * (with why). */
 int  arb_client_connect(arb_client_t **out, const char *addr, arb_buf_t *why);
+/* A client over fd, a connected stream socket it takes over (closed by
+ * arb_client_close(), or at once when this fails).  0, or ARB_ENOMEM. */
+int  arb_client_open_fd(arb_client_t **out, int fd);
 void arb_client_close(arb_client_t *cl);
 int  arb_client_fd(const arb_client_t *cl);
 

@@ -422,6 +422,10 @@ run(rec_t *r)
         rc = rec_line_next(&r->line, &text);
         if (rc < 0)
             return r->status;
+        if (rc == 2) {
+            result(r, 1, "error: the line holds a NUL byte");
+            continue;
+        }
         if (rc == 1) {
             /* Other consoles' news first: judge on the latest state. */
             rec_link_pump(r);

@@ -67,8 +67,9 @@ void rec_line_set_prompt(rec_line_t *l, const char *prompt);
 void rec_line_fill(rec_line_t *l);
 /* The next complete line from what was read: 1 with *line set (valid until
  * the next call), 0 when more input is needed, -1 when the input has ended
- * (^D on an empty line at a terminal).  A line longer than REC_LINE_MAX
- * bytes is cut there. */
+ * (^D on an empty line at a terminal), 2 for a line holding a NUL byte
+ * (*line is its text up to the NUL: refuse it).  A line longer than
+ * REC_LINE_MAX bytes is cut there. */
 int  rec_line_next(rec_line_t *l, const char **line);
 /* Prints one line of output (text without '\n'), above the prompt in edit
  * mode, and flushes. */

@@ -85,7 +85,8 @@ next_plain(rec_line_t *l, const char **line)
         if (nl == NULL && !l->eof)
             l->skipping = 1;    /* the buffer filled up without a newline */
         *line = l->out;
-        return 1;
+        /* A NUL would cut the line short unseen: say so instead. */
+        return memchr(l->out, '\0', take) != NULL ? 2 : 1;
     }
 }
 

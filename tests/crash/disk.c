@@ -10,6 +10,8 @@
  * what it copies.
  */
 #include <dirent.h>
+#include <signal.h>
+#include <time.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -82,6 +84,65 @@ disk_rm_rf(const char *path)
     } else {
         unlink(path);
     }
+}
+
+/* Whether the directory arbiter-NAME-<rest>, at dir, was left over by a
+ * run that is gone (disk.h). */
+static int
+scratch_stale(const char *dir, const char *rest, const struct stat *st)
+{
+    struct stat tk;
+    char        p[1100], *end;
+    long        pid;
+
+    pid = strtol(rest, &end, 10);
+    if (end != rest && *end == '-' && strlen(end + 1) == 6 && pid > 0)
+        return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+    if (strlen(rest) != 6)
+        return 0;               /* not a name disk_scratch_make gives */
+    snprintf(p, sizeof(p), "%s/tokens", dir);
+    return stat(p, &tk) != 0 || st->st_mtime + 12 * 3600 < time(NULL);
+}
+
+int
+disk_scratch_make(char *out, size_t cap, const char *name)
+{
+    static const char *const bases[] = { "/dev/shm", "/tmp" };
+    const char    *base = getenv("ARBITER_TEST_SCRATCH");
+    char           prefix[128], p[1024];
+    struct dirent *e;
+    struct stat    st;
+    DIR           *d;
+    size_t         i, plen;
+    int            n;
+
+    if (base == NULL || *base == '\0') {
+        base = "/tmp";
+        for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
+            if (stat(bases[i], &st) == 0 && S_ISDIR(st.st_mode)
+                && access(bases[i], W_OK) == 0) {
+                base = bases[i];
+                break;
+            }
+    }
+    plen = (size_t)snprintf(prefix, sizeof(prefix), "arbiter-%s-", name);
+    if ((d = opendir(base)) != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            if (strncmp(e->d_name, prefix, plen) != 0)
+                continue;
+            snprintf(p, sizeof(p), "%s/%s", base, e->d_name);
+            if (lstat(p, &st) != 0 || !S_ISDIR(st.st_mode)
+                || st.st_uid != getuid())
+                continue;
+            if (scratch_stale(p, e->d_name + plen, &st))
+                disk_rm_rf(p);
+        }
+        closedir(d);
+    }
+    n = snprintf(out, cap, "%s/%s%ld-XXXXXX", base, prefix, (long)getpid());
+    if (n < 0 || (size_t)n >= cap)
+        return -1;
+    return mkdtemp(out) != NULL ? 0 : -1;
 }
 
 /* Reads a whole file; NULL when it cannot. */

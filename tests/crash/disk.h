@@ -58,4 +58,15 @@ int  disk_copy_dir(const char *src, const char *dst);
 /* rm -rf path (NULL-safe, silent). */
 void disk_rm_rf(const char *path);
 
+/* A private scratch directory for one test process, made in out[cap]:
+ * $ARBITER_TEST_SCRATCH, else /dev/shm (commits cost no disk), else /tmp,
+ * then "/arbiter-NAME-PID-XXXXXX".  The PID in the name lets a later run
+ * know the directory is left over: before making its own, this removes
+ * every arbiter-NAME-* directory of ours there whose process is gone (a
+ * run that crashed, was killed, or timed out never cleans up), and those
+ * of the form before the PID was added (arbiter-NAME-XXXXXX) once their
+ * run began cleaning up (no tokens file left) or 12 hours have passed.
+ * The caller removes its own with disk_rm_rf().  0, or -1. */
+int  disk_scratch_make(char *out, size_t cap, const char *name);
+
 #endif

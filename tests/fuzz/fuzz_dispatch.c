@@ -12,8 +12,9 @@
  *
  * DESIGN: opening an LMDB environment (two of them: log and index) costs
  * more than a whole input, so one store serves RESET_EVERY inputs, in a
- * private directory (under /dev/shm when there is one, so commits cost no
- * disk).  Each input still sees a store of its own matches only: a
+ * private directory (disk_scratch_make: under /dev/shm when there is
+ * one, so commits cost no disk; removed whole at exit, and by the next run
+ * when this one crashed or was killed).  Each input still sees a store of its own matches only: a
  * request's "match" is renamed to "<match>+<tag>", the tag naming the
  * input (the scorer's token names its matches with the same tag), so one
  * input never finds another's match.  Ids too long to take the tag (over
@@ -43,6 +44,7 @@
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
+#include "tests/crash/disk.h"
 #include "tests/dispatch_harness.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -58,8 +60,8 @@ static const char *const secrets[] = {
 /* Matches of one input whose chains are verified after it. */
 #define TOUCHED_MAX 8
 
-static char         dir[64];
-static char         storedir[96];
+static char         dir[256];
+static char         storedir[300];
 static uv_loop_t    loop;
 static arb_store_t *store;          /* open across inputs */
 static unsigned     inputs;         /* since the store was opened */
@@ -67,21 +69,6 @@ static char         tag[3];         /* this input's: two base-36 digits */
 static char        *scorer_matches[2];  /* the scorer token's, tagged */
 static char         touched[TOUCHED_MAX][ARB_STORE_ID_MAX + 1];
 static size_t       ntouched;
-
-static void
-rm_store(void)
-{
-    char p[160];
-
-    snprintf(p, sizeof(p), "%s/data.mdb", storedir);
-    unlink(p);
-    snprintf(p, sizeof(p), "%s/lock.mdb", storedir);
-    unlink(p);
-    snprintf(p, sizeof(p), "%s/index.mdb", storedir);
-    unlink(p);
-    snprintf(p, sizeof(p), "%s/index.mdb-lock", storedir);
-    unlink(p);
-}
 
 /* Verifies every chain of the store and closes it. */
 static void
@@ -104,18 +91,8 @@ close_store(void)
 static void
 cleanup(void)
 {
-    char p[160];
-
     close_store();
-    rm_store();
-    rmdir(storedir);
-    snprintf(p, sizeof(p), "%s/%s", dir, ARB_KEY_SECRET_FILE);
-    unlink(p);
-    snprintf(p, sizeof(p), "%s/%s", dir, ARB_KEY_PUBLIC_FILE);
-    unlink(p);
-    snprintf(p, sizeof(p), "%s/tokens", dir);
-    unlink(p);
-    rmdir(dir);
+    disk_rm_rf(dir);
 }
 
 /* Once per process: the directory, the signing key, the tokens, the loop;
@@ -128,17 +105,14 @@ setup(arb_config_t *cfg)
     static arb_config_t base;
     arb_store_opts_t so;
     arb_buf_t    why = ARB_BUF_INIT;
-    char         p[160];
+    char         p[320];
     FILE        *f;
     size_t       i;
 
     if (!ready) {
         arb_log_level = -1;
-        snprintf(dir, sizeof(dir), "/dev/shm/arbiter-fuzz-XXXXXX");
-        if (mkdtemp(dir) == NULL) {
-            snprintf(dir, sizeof(dir), "/tmp/arbiter-fuzz-XXXXXX");
-            FUZZ_CHECK(mkdtemp(dir) != NULL);
-        }
+        /* Also removes what crashed or killed runs left behind. */
+        FUZZ_CHECK(disk_scratch_make(dir, sizeof(dir), "fuzz") == 0);
         atexit(cleanup);
         snprintf(storedir, sizeof(storedir), "%s/store", dir);
         snprintf(p, sizeof(p), "%s/tokens", dir);
@@ -163,7 +137,7 @@ setup(arb_config_t *cfg)
     }
     if (store == NULL || inputs == RESET_EVERY) {
         close_store();
-        rm_store();
+        disk_rm_rf(storedir);
         memset(&so, 0, sizeof(so));
         so.map_size = 4u << 20;
         so.map_max = 64u << 20;

@@ -7,7 +7,9 @@
 # are committed).  A crasher is written to BUILD/fuzz/NAME/ and the run
 # fails; add it to the seed corpus once fixed.  tests/fuzz/NAME.dict is
 # the harness's dictionary; tests/fuzz/NAME.options, when present, holds
-# libFuzzer flags of its own (one line).
+# libFuzzer flags of its own (one line).  With FUZZ_RUNS=N in the
+# environment a harness also stops after N executions (whichever of the two
+# limits comes first).
 BUILD=${1:?usage: run.sh BUILD SECS [NAME...]}
 SECS=${2:?usage: run.sh BUILD SECS [NAME...]}
 shift 2
@@ -27,6 +29,7 @@ for n in $names; do
     [ -f "tests/fuzz/$n.dict" ] && dict="-dict=tests/fuzz/$n.dict"
     opts=""
     [ -f "tests/fuzz/$n.options" ] && opts=$(cat "tests/fuzz/$n.options")
+    [ -n "$FUZZ_RUNS" ] && opts="$opts -runs=$FUZZ_RUNS"
     nice -n 10 "$h" -max_total_time="$SECS" -print_final_stats=1 \
         -artifact_prefix="$w/" $dict $opts "$w/corpus" "tests/fuzz/corpus/$n" \
         > "$w/log" 2>&1

@@ -125,6 +125,9 @@ ok seq 14" "$(cat "$T/out3")"
 check "arbiter undo exit" 0 $rc
 check "arbiter undo is a void" "13 arbiter void 12 -- wrong card" \
       "$($A events --token "$RDR" --match R1 --from 13 --to 13 | sed 's/^\([0-9]*\) [0-9T:.-]*Z /\1 /')"
+# A NUL byte in a piped line: refused as such, not cut short and played.
+printf '8S\000 junk\n' | $A record --token "$ARB" --match R1 > "$T/out5" 2>&1; rc=$?
+check "a NUL in a line" "1 error: the line holds a NUL byte" "$rc $(cat "$T/out5")"
 printf '6S\n' | $A record --token "$RDR" --match R1 > "$T/out4" 2>&1; rc=$?
 check "reader refused" "1 refused forbidden: reader is a reader: this console follows the match but cannot record" \
       "$rc $(cat "$T/out4")"

@@ -228,6 +228,24 @@ test_keys(void)
     CHECK_INT(arb_pubkey_parse(pk2, "abc", &why), ARB_EINVAL);
     CHECK_STR(arb_buf_cstr(&why),
               "'abc' is neither 64 hex digits nor a readable file");
+    /* A FIFO is refused at once, not waited on for a writer. */
+    snprintf(other, sizeof(other), "%s/key.fifo", keydir);
+    CHECK_INT(mkfifo(other, 0600), 0);
+    CHECK(arb_pubkey_parse(pk2, other, &why) < 0);
+    CHECK(strstr(arb_buf_cstr(&why), "not a regular file") != NULL);
+    unlink(other);
+    /* A NUL after the digits is no key file, whatever follows it. */
+    snprintf(other, sizeof(other), "%s/nul.pub", keydir);
+    f = fopen(other, "w");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        arb_hex(hex, pk, 32);
+        fwrite(hex, 1, 64, f);
+        fwrite("\0junk\n", 1, 6, f);
+        fclose(f);
+    }
+    CHECK_INT(arb_pubkey_parse(pk2, other, &why), ARB_EINVAL);
+    unlink(other);
 
     /* A secret anyone may read is refused. */
     snprintf(path, sizeof(path), "%s/signing.key", keydir);

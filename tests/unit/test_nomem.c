@@ -28,6 +28,7 @@
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
+#include "tests/crash/disk.h"
 #include "tests/dispatch_harness.h"
 #include "tests/nomem/failalloc.h"
 #include "tests/test.h"
@@ -43,27 +44,12 @@ static const char *const scripts[] = {
 static const char arbiter[] = "nomem-arbiter-0123456789";
 static const char scorer[]  = "nomem-scorer-0123456789";
 
-static char         dir[64], storedir[96];
+static char         dir[256], storedir[300];
 static arb_config_t base;
 static uv_loop_t    loop;
 static char        *script;
 static const char  *frame[FRAMES_MAX];
 static size_t       flen[FRAMES_MAX], nframes;
-
-static void
-rm_store(void)
-{
-    static const char *const files[] = {
-        "data.mdb", "lock.mdb", "index.mdb", "index.mdb-lock",
-    };
-    char   p[160];
-    size_t i;
-
-    for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        snprintf(p, sizeof(p), "%s/%s", storedir, files[i]);
-        unlink(p);
-    }
-}
 
 /* A script's frames: byte 0 is the fuzz harness's mode, then frames. */
 static int
@@ -103,17 +89,13 @@ static int
 setup(void)
 {
     arb_buf_t why = ARB_BUF_INIT;
-    char      p[160];
+    char      p[320];
     FILE     *f;
 
     arb_log_level = -1;
     /* Hundreds of stores are opened and synced: in memory when we can. */
-    snprintf(dir, sizeof(dir), "/dev/shm/arbiter-nomem-XXXXXX");
-    if (mkdtemp(dir) == NULL) {
-        snprintf(dir, sizeof(dir), "/tmp/arbiter-nomem-XXXXXX");
-        if (mkdtemp(dir) == NULL)
-            return -1;
-    }
+    if (disk_scratch_make(dir, sizeof(dir), "nomem") != 0)
+        return -1;
     snprintf(storedir, sizeof(storedir), "%s/store", dir);
     snprintf(p, sizeof(p), "%s/tokens", dir);
     f = fopen(p, "w");
@@ -143,7 +125,7 @@ server_start(arb_server_t *srv)
     srv->cfg.data = dir;
     srv->loop = &loop;
     FUZZ_CHECK(arb_checkpoint_init(srv) == 0);
-    rm_store();
+    disk_rm_rf(storedir);
     memset(&so, 0, sizeof(so));
     so.map_size = so.map_max = 4u << 20;
     if (arb_store_open(&srv->store, storedir, &so, &why) != 0)
@@ -239,7 +221,7 @@ test_tokens_load(void)
 {
     arb_config_t c;
     arb_buf_t    why = ARB_BUF_INIT;
-    char         p[160];
+    char         p[320];
     long         n;
     size_t       i;
     int          rc, hit, refused = 0;
@@ -323,7 +305,6 @@ test_script(const char *name)
 int
 main(void)
 {
-    char   p[160];
     size_t i;
 
     if (setup() != 0) {
@@ -335,14 +316,6 @@ main(void)
     for (i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
         test_script(scripts[i]);
     free(script);
-    rm_store();
-    rmdir(storedir);
-    snprintf(p, sizeof(p), "%s/tokens", dir);
-    unlink(p);
-    snprintf(p, sizeof(p), "%s/%s", dir, ARB_KEY_SECRET_FILE);
-    unlink(p);
-    snprintf(p, sizeof(p), "%s/%s", dir, ARB_KEY_PUBLIC_FILE);
-    unlink(p);
-    rmdir(dir);
+    disk_rm_rf(dir);
     return TEST_END();
 }
