@@ -7,11 +7,8 @@
  */
 #include "tests/browser/cdp.h"
 #include "tests/daemon_harness.h"
+#include "tests/http_client.h"
 #include "tests/test.h"
-
-#define PORT "17021"
-#define BASE "http://127.0.0.1:" PORT
-
 
 /* The status the board shows for table t, into got. */
 static const char *
@@ -40,8 +37,11 @@ shows(cdp_t *b, int t, const char *st)
     return ms;
 }
 
+/* The page uses HTTP only; the harness's protocol helpers and the raw
+ * HTTP client's requests stay unused. */
 static void *const unused[] = { (void *)harness_connect,
-                                (void *)harness_send_raw };
+                                (void *)harness_send_raw, (void *)http_get,
+                                (void *)http_body };
 
 static void
 on_alarm(int sig)
@@ -54,14 +54,18 @@ int
 main(void)
 {
     cdp_t  b;
-    char   path[400], cmd[600], got[128];
+    char   path[400], cmd[600], got[128], url[128];
     FILE  *f;
     long   t;
+    int    port;
 
-    if (harness_init("[http]\nlisten = tcp:127.0.0.1:" PORT "\n", 90) != 0)
+    /* Port 0: the port the daemon bound is read from its log. */
+    if (harness_init("[http]\nlisten = tcp:127.0.0.1:0\n", 90) != 0)
         return 1;
     signal(SIGALRM, on_alarm);
     harness_start();
+    port = http_log_port(harness_dir);
+    CHECK(port > 0);
     snprintf(path, sizeof(path), "%s/pairings.csv", harness_dir);
     f = fopen(path, "w");
     CHECK(f != NULL);
@@ -81,7 +85,9 @@ main(void)
         harness_done(1);
         return TEST_END();
     }
-    CHECK(cdp_open(&b, BASE "/t/Cup?token=" HARNESS_READER) == 0);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/t/Cup#token="
+             HARNESS_READER, port);
+    CHECK(cdp_open(&b, url) == 0);
     CHECK(cdp_wait(&b, "document.body.dataset.ready === '1'", 5000) >= 0);
     CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#board tr[data-"
                            "table]').length"), 4);
