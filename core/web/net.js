@@ -6,10 +6,11 @@
  *   ARB.token()             the token the page holds, or null
  *   ARB.setToken(t)         keeps t (in the page's storage, below); null
  *                           forgets it
- *   ARB.request(m, url, d)  a promise of {status, body}: method m, JSON d
- *                           (may be undefined) sent, the JSON answer (or
- *                           {error} when it is not JSON); rejected only
- *                           when the network failed
+ *   ARB.request(m, url, d, ms)  a promise of {status, body}: method m,
+ *                           JSON d (may be undefined) sent, the JSON
+ *                           answer (or {error} when it is not JSON);
+ *                           rejected when the network failed or, with ms,
+ *                           no answer came in ms milliseconds
  *   ARB.getJSON(url)        a promise of the JSON answer (an Error naming
  *                           the URL, the status and the recorder's error)
  *   ARB.follow(url, on)     follows a live stream, calling on.ack,
@@ -105,14 +106,24 @@
             return { error: r.statusText || "not JSON" };
         }).then(function (j) { return { status: r.status, body: j }; });
     }
-    ARB.request = function (method, url, data) {
-        var h = headers("application/json");
+    /* With ms, a request not answered in time is abandoned (rejected
+     * like a network failure): a connection the network lost without a
+     * word would otherwise never answer, and a page waiting on it would
+     * wait for ever. */
+    ARB.request = function (method, url, data, ms) {
+        var h = headers("application/json"), opt, timer = null, ctl;
         if (data !== undefined)
             h["Content-Type"] = "application/json";
-        return fetch(url, { method: method, headers: h, cache: "no-store",
-                            body: data !== undefined ? JSON.stringify(data)
-                                                     : undefined })
-            .then(answer);
+        opt = { method: method, headers: h, cache: "no-store",
+                body: data !== undefined ? JSON.stringify(data) : undefined };
+        if (ms && window.AbortController) {
+            ctl = new AbortController();
+            opt.signal = ctl.signal;
+            timer = setTimeout(function () { ctl.abort(); }, ms);
+        }
+        return fetch(url, opt).then(answer).finally(function () {
+            clearTimeout(timer);
+        });
     };
     ARB.getJSON = function (url) {
         return ARB.request("GET", url).then(function (r) {

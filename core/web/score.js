@@ -53,7 +53,15 @@
         localStorage.setItem(KEY + k, JSON.stringify(v));
     }
 
-    var api = ARB.request;
+    /* Every request: net.js's, with the token in its header.  One not
+     * answered in ANSWER_MS is given up as a network failure: a move's is
+     * then sent again with its id (the recorder answers a repeat with the
+     * original seq), so a connection lost without a word on the venue's
+     * Wi-Fi never holds the queue. */
+    var ANSWER_MS = 20000;
+    function api(method, path, data) {
+        return ARB.request(method, path, data, ANSWER_MS);
+    }
 
     /* A client event id no other page or console will use. */
     function newCid() {

@@ -98,6 +98,7 @@ main(void)
                    "'live'", 3000) >= 0);
 
     /* A move: table 2 is playing, listed after the tables not started. */
+    cdp_step("a move");
     CHECK_INT(harness_cli("move --match Cup-R1-T2 place cid 4S"), 0);
     t = shows(&b, 2, "playing");
     printf("a move on the board %ld ms after `arbiter move` returned\n", t);
@@ -113,6 +114,7 @@ main(void)
                            "querySelector('#board tr[data-table=\"2\"] "
                            "td:nth-child(5)').textContent) ? 1 : 0"), 1);
     /* An undo request comes first. */
+    cdp_step("an undo request");
     CHECK_INT(harness_cli("note --match Cup-R1-T2 \"undo requested: seq 1 "
                       "(place cid 4S)\""), 0);
     CHECK(shows(&b, 2, "undo_requested") >= 0);
@@ -120,6 +122,7 @@ main(void)
                            "table]').dataset.table", got, sizeof(got)), "2");
     /* Table 1 plays a Sota and closes: last on the board, in the
      * standings. */
+    cdp_step("table 1 closes");
     CHECK_INT(harness_cli("move --match Cup-R1-T1 place ann 4S"), 0);
     CHECK_INT(harness_cli("move --match Cup-R1-T1 place bob 5H"), 0);
     CHECK_INT(harness_cli("move --match Cup-R1-T1 place ann 6D"), 0);
@@ -132,6 +135,7 @@ main(void)
                            "data-table]')].map(r => r.dataset.table).join()",
                            got, sizeof(got)), "2,3,4,1");
     /* Table 3 closes and a player's claim disputes its record: first. */
+    cdp_step("table 3 disputed");
     CHECK_INT(harness_cli("move --match Cup-R1-T3 place eve 4S"), 0);
     CHECK_INT(harness_cli("move --match Cup-R1-T3 place fay 5H"), 0);
     CHECK_INT(harness_cli("move --match Cup-R1-T3 place eve 6D"), 0);
