@@ -58,7 +58,7 @@
      * then sent again with its id (the recorder answers a repeat with the
      * original seq), so a connection lost without a word on the venue's
      * Wi-Fi never holds the queue. */
-    var ANSWER_MS = 20000;
+    var ANSWER_MS = 10000;
     function api(method, path, data) {
         return ARB.request(method, path, data, ANSWER_MS);
     }

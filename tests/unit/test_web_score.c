@@ -146,18 +146,23 @@ release_move(cdp_t *b, int reset)
     b->caught = NULL;
 }
 
+/* How a move's answer is lost after its commit (cut_after_commit). */
+enum cut { CUT_RESET, CUT_RELOAD, CUT_SILENT };
+
 /* Card i's answer is lost after its commit: the Fetch domain holds the
- * response of the move.  Without reload, it resets the browser's
- * connection instead, and the open page sends the move again.  With
- * reload, the page is loaded again while the answer is still held (so
- * the old page never learns it and cannot send it again itself); the new
- * page finds the move pending and sends it again, and that answer is let
- * through. */
+ * response of the move.  CUT_RESET resets the browser's connection
+ * instead, and the open page sends the move again.  CUT_RELOAD loads the
+ * page again while the answer is still held (so the old page never learns
+ * it and cannot send it again itself); the new page finds the move
+ * pending and sends it again, and that answer is let through.  CUT_SILENT
+ * never answers (a connection the network lost without a word): the page
+ * gives up after its 10 s and sends it again. */
 static void
-cut_after_commit(cdp_t *b, int i, int reload)
+cut_after_commit(cdp_t *b, int i, enum cut how)
 {
     char    url[128], expr[160];
-    json_t *r;
+    json_t *r, *held;
+    long    t0;
 
     r = cdp_call(b, "Fetch.enable", json_pack("{s:[{s:s,s:s}]}", "patterns",
                  "urlPattern", "*/api/m/" MATCH "/move", "requestStage",
@@ -176,7 +181,7 @@ cut_after_commit(cdp_t *b, int i, int reload)
         /* Shown as pending, not as recorded. */
         CHECK_INT(cdp_eval_int(b, "document.querySelectorAll('#pending "
                                "div').length"), 1);
-        if (reload) {
+        if (how == CUT_RELOAD) {
             cdp_step("card %d: the page reloaded, its answer held", i + 1);
             json_decref(b->caught);
             b->caught = NULL;
@@ -185,6 +190,18 @@ cut_after_commit(cdp_t *b, int i, int reload)
             cdp_step("card %d: sent again by the reloaded page", i + 1);
             if (caught_move(b))
                 release_move(b, 0);
+        } else if (how == CUT_SILENT) {
+            cdp_step("card %d: its answer never comes", i + 1);
+            held = b->caught;
+            b->caught = NULL;
+            t0 = cdp_now_ms();
+            /* The page gives up and sends it again: let that through. */
+            if (caught_move(b)) {
+                printf("a move unanswered sent again after %ld ms\n",
+                       cdp_now_ms() - t0);
+                release_move(b, 0);
+            }
+            json_decref(held);  /* abandoned by the page: gone */
         } else {
             release_move(b, 1);
         }
@@ -309,8 +326,11 @@ main(void)
 
     t0 = cdp_now_ms();
     for (i = 0; i < NCARDS; i++) {
-        if (i == 10 || i == 20) {
-            cut_after_commit(&b, i, i == 20);
+        if (i == 10 || i == 20 || i == 30) {
+            cut_after_commit(&b, i, i == 10 ? CUT_RESET : i == 20
+                             ? CUT_RELOAD : CUT_SILENT);
+            if (test_failed_)
+                break;
             continue;
         }
         tap_card(&b, i, "legal");
@@ -340,7 +360,7 @@ main(void)
     }
     cdp_step("the match recorded");
     CHECK(wait_for(&b, "document.body.dataset.seq === '36'", 3000));
-    printf("%d cards recorded by clicks in %ld ms (two of them with their "
+    printf("%d cards recorded by clicks in %ld ms (three of them with their "
            "answer lost and resent)\n", NCARDS, cdp_now_ms() - t0);
     CHECK_STR(cdp_eval_str(&b, "document.getElementById('turn').textContent",
                            got, sizeof(got)), "The match is over.");
@@ -394,6 +414,14 @@ main(void)
                    ".indexOf('Refused (') === 0", 1000));
 
     /* A phone: 360 px wide, nothing sideways, big targets. */
+    /* No such match: said, and the stream not retried for ever. */
+    cdp_step("a match that does not exist");
+    snprintf(got, sizeof(got), "%s/s/NOPE", base);
+    CHECK(cdp_open(&b, got) == 0);
+    CHECK(wait_for(&b, "document.getElementById('live').textContent === "
+                   "'stopped' && document.body.dataset.verdict === "
+                   "'refused'", 5000));
+
     cdp_step("a phone");
     CHECK(cdp_size(&b, 360, 640) == 0);
     CHECK(cdp_open(&b, url) == 0);
