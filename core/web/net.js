@@ -3,12 +3,24 @@
  * docs/WEB.md): the token, JSON reads and the live streams.  Adds to
  * window.ARB:
  *
+ *   ARB.token()             the token the page holds, or null
+ *   ARB.setToken(t)         keeps t (in the page's storage, below); null
+ *                           forgets it
+ *   ARB.request(m, url, d, ms)  a promise of {status, body}: method m,
+ *                           JSON d (may be undefined) sent, the JSON
+ *                           answer (or {error} when it is not JSON);
+ *                           rejected when the network failed or, with ms,
+ *                           no answer came in ms milliseconds
  *   ARB.getJSON(url)        a promise of the JSON answer (an Error naming
  *                           the URL, the status and the recorder's error)
  *   ARB.follow(url, on)     follows a live stream, calling on.ack,
- *                           on.state, on.reset with each message's JSON
- *                           and on.open on each (re)connection; false when
- *                           the browser cannot read a stream
+ *                           on.state, on.reset with each message's JSON,
+ *                           on.open on each (re)connection and
+ *                           on.stop(status, body) when the recorder
+ *                           refuses it for good (401, 404); false when the
+ *                           browser cannot read a stream
+ *   ARB.askToken(why)       what a 401 does: a form for the token; a page
+ *                           with its own form replaces it
  *
  * DESIGN: a token never goes in a URL the page requests: it is sent as
  * the Authorization header only, and the streams are read with fetch
@@ -22,19 +34,37 @@
     /* The token: given once as #token=T (a fragment never reaches a
      * server or its logs), entered in the form a 401 shows, or - for old
      * links - as ?token=T; it is kept in sessionStorage (this tab only)
-     * and taken off the address.  It goes with every request as the
-     * Authorization header, never in a URL: the live stream is read with
-     * fetch, which can set headers, not with EventSource. */
-    var KEY = "arbiter.token", token = null;
-    try { token = sessionStorage.getItem(KEY); } catch (e) { /* none */ }
+     * and taken off the address.  A page whose body says
+     * data-token-store="local" (the scorekeeper's) keeps it in
+     * localStorage instead: a phone's tab reloaded, discarded or opened
+     * again must not ask again while moves wait in its queue.  It goes
+     * with every request as the Authorization header, never in a URL: the
+     * live stream is read with fetch, which can set headers, not with
+     * EventSource. */
+    var KEY = "arbiter.token", token = null, store = null;
+    try {
+        store = document.body && document.body.dataset.tokenStore ===
+            "local" ? localStorage : sessionStorage;
+        token = store.getItem(KEY);
+    } catch (e) { /* no storage: the token lasts as long as the page */ }
+    function keep(t) {
+        token = t || null;
+        try {
+            if (token)
+                store.setItem(KEY, token);
+            else
+                store.removeItem(KEY);
+        } catch (e) { /* kept in the page only */ }
+    }
+    ARB.token = function () { return token; };
+    ARB.setToken = keep;
     (function () {
         var params = new URLSearchParams(location.search),
             hash = new URLSearchParams(location.hash.slice(1));
         var given = hash.get("token") || params.get("token");
         if (!given)
             return;
-        token = given;
-        try { sessionStorage.setItem(KEY, given); } catch (e) { /* kept */ }
+        keep(given);
         params.delete("token");
         try {
             history.replaceState(null, "", location.pathname +
@@ -54,7 +84,7 @@
         return h;
     }
     /* After a 401: a form for the token, once per page. */
-    function askToken() {
+    ARB.askToken = function () {
         if (document.getElementById("tokenform"))
             return;
         var f = document.createElement("form");
@@ -64,24 +94,46 @@
             'autocomplete="off"></label> <button>Use</button>';
         f.onsubmit = function (e) {
             e.preventDefault();
-            try { sessionStorage.setItem(KEY, f.t.value); } catch (x) { }
+            keep(f.t.value);
             location.reload();
         };
         document.body.insertBefore(f, document.body.firstChild);
+    };
+    /* The answer's JSON, or {error} with the status's text when it has
+     * none. */
+    function answer(r) {
+        return r.json().catch(function () {
+            return { error: r.statusText || "not JSON" };
+        }).then(function (j) { return { status: r.status, body: j }; });
     }
+    /* With ms, a request not answered in time is abandoned (rejected
+     * like a network failure): a connection the network lost without a
+     * word would otherwise never answer, and a page waiting on it would
+     * wait for ever. */
+    ARB.request = function (method, url, data, ms) {
+        var h = headers("application/json"), opt, timer = null, ctl;
+        if (data !== undefined)
+            h["Content-Type"] = "application/json";
+        opt = { method: method, headers: h, cache: "no-store",
+                body: data !== undefined ? JSON.stringify(data) : undefined };
+        if (ms && window.AbortController) {
+            ctl = new AbortController();
+            opt.signal = ctl.signal;
+            timer = setTimeout(function () { ctl.abort(); }, ms);
+        }
+        return fetch(url, opt).then(answer).finally(function () {
+            clearTimeout(timer);
+        });
+    };
     ARB.getJSON = function (url) {
-        return fetch(url, { headers: headers("application/json") })
-            .then(function (r) {
-                if (r.status === 401)
-                    askToken();
-                if (r.ok)
-                    return r.json();
-                return r.json().catch(function () { return {}; })
-                    .then(function (e) {
-                        throw new Error(url + ": " + r.status + " " +
-                                        (e.error || r.statusText));
-                    });
-            });
+        return ARB.request("GET", url).then(function (r) {
+            if (r.status === 401)
+                ARB.askToken(r.body.error);
+            if (r.status >= 200 && r.status < 300)
+                return r.body;
+            throw new Error(url + ": " + r.status + " " +
+                            ((r.body && r.body.error) || ""));
+        });
     };
 
     /* The live stream (docs/HTTP.md): `ack` after each acknowledged event,
@@ -89,12 +141,17 @@
      * connecting), and `reset` when a reconnect cannot resume.  Read as
      * Server-Sent Events over fetch, so the token goes as a header; on a
      * reconnect Last-Event-ID asks for what was missed.  on.open runs on
-     * each (re)connection.  false when the browser cannot stream. */
+     * each (re)connection.  A 401 or 404 is not retried (a withdrawn
+     * token, no such match): on.stop says so.  The recorder writes at
+     * least a comment every 15 s, so a stream silent for SILENT_MS is a
+     * connection the network lost without a word (a phone's Wi-Fi): it is
+     * dropped and opened again.  false when the browser cannot stream. */
+    var SILENT_MS = 40000;
     ARB.follow = function (url, on) {
         var pill = document.getElementById("live"), last = null,
             wait = 1000;
         if (!pill || !window.fetch || !window.TextDecoder ||
-            !window.ReadableStream)
+            !window.ReadableStream || !window.AbortController)
             return false;
         function message(block) {
             var kind = "message", data = [], id = null;
@@ -114,12 +171,27 @@
             on[kind](v);
         }
         function connect() {
-            var h = headers("text/event-stream");
+            var h = headers("text/event-stream"), ctl = new AbortController(),
+                timer = null;
+            function quiet() {
+                clearTimeout(timer);
+                timer = setTimeout(function () { ctl.abort(); }, SILENT_MS);
+            }
             if (last !== null)
                 h["Last-Event-ID"] = last;
-            fetch(url, { headers: h, cache: "no-store" }).then(function (r) {
-                if (r.status === 401)
-                    askToken();
+            quiet();
+            fetch(url, { headers: h, cache: "no-store", signal: ctl.signal })
+                .then(function (r) {
+                if (r.status === 401 || r.status === 404) {
+                    clearTimeout(timer);
+                    pill.textContent = "stopped"; pill.className = "pill off";
+                    return answer(r).then(function (a) {
+                        if (r.status === 401)
+                            ARB.askToken(a.body.error);
+                        if (on.stop)
+                            on.stop(a.status, a.body);
+                    });
+                }
                 if (!r.ok || !r.body)
                     throw new Error(String(r.status));
                 pill.textContent = "live"; pill.className = "pill live";
@@ -132,6 +204,7 @@
                         var i;
                         if (x.done)
                             throw new Error("ended");
+                        quiet();
                         buf += dec.decode(x.value, { stream: true });
                         while ((i = buf.indexOf("\n\n")) >= 0) {
                             message(buf.slice(0, i));
@@ -142,6 +215,7 @@
                 }
                 return pump();
             }).catch(function () {
+                clearTimeout(timer);
                 pill.textContent = "reconnecting"; pill.className = "pill off";
                 setTimeout(connect, wait);
                 wait = Math.min(wait * 2, 15000);

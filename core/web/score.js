@@ -17,9 +17,11 @@
  * move judged while another is unacknowledged would be judged on a state
  * that is about to change.
  *
- * The token is asked once and kept in localStorage; it goes only in the
- * Authorization header, never in a URL (the live stream is read with
- * fetch, not EventSource, for that reason).
+ * The token, the requests and the live stream are net.js's, as on the
+ * other pages; this page's body asks it to keep the token in
+ * localStorage (data-token-store), so a phone's page reloaded, discarded
+ * or opened again does not ask again while its queue waits.  The token is
+ * asked once, in this page's own form, and checked before it is kept.
  *
  * Hooks for tests: body's data-ready, data-seq (the seq of the state
  * shown), data-pending (queued events), data-verdict ("legal",
@@ -34,8 +36,7 @@
     var body = document.body;
     var match = decodeURIComponent(location.pathname.split("/")[2] || "");
     var base = "/api/m/" + encodeURIComponent(match);
-    var TOKEN = "arbiter.token", KEY = "arbiter.score." + match + ".";
-    var token = localStorage.getItem(TOKEN);
+    var KEY = "arbiter.score." + match + ".";
     var rep = null, game = "", events = [], judged = null, sending = false;
     var retryMs = 0, typeSel = null;
     var queue = load("queue", []), mine = load("mine", []);
@@ -52,20 +53,14 @@
         localStorage.setItem(KEY + k, JSON.stringify(v));
     }
 
-    /* Every request: the token in its header; status and JSON back, or a
-     * rejected promise when the network failed. */
+    /* Every request: net.js's, with the token in its header.  One not
+     * answered in ANSWER_MS is given up as a network failure: a move's is
+     * then sent again with its id (the recorder answers a repeat with the
+     * original seq), so a connection lost without a word on the venue's
+     * Wi-Fi never holds the queue. */
+    var ANSWER_MS = 10000;
     function api(method, path, data) {
-        var h = { Accept: "application/json",
-                  Authorization: "Bearer " + token };
-        if (data)
-            h["Content-Type"] = "application/json";
-        return fetch(path, { method: method, headers: h, cache: "no-store",
-                             body: data ? JSON.stringify(data) : undefined })
-            .then(function (r) {
-                return r.json().catch(function () {
-                    return { error: r.status + " " + r.statusText };
-                }).then(function (j) { return { status: r.status, body: j }; });
-            });
+        return ARB.request(method, path, data, ANSWER_MS);
     }
 
     /* A client event id no other page or console will use. */
@@ -320,7 +315,7 @@
      * with the same client event id. */
     function send() {
         var q = queue[0];
-        if (sending || !q || !token)
+        if (sending || !q || !ARB.token())
             return;
         sending = true;
         q.tries++;
@@ -369,70 +364,34 @@
         setTimeout(send, retryMs);
     }
 
-    /* ---- the live stream: SSE read with fetch (the token in a header) -- */
+    /* ---- the live stream (net.js) ------------------------------------ */
 
     var streaming = false;      /* a stream is open or being retried */
     function live() {
-        var pill = $("live");
-        streaming = true;
-        function off() {
-            pill.textContent = "reconnecting";
-            pill.className = "pill off";
-            setTimeout(live, 1000);
-        }
-        fetch(base + "/live", { headers: { Authorization: "Bearer " + token },
-                                cache: "no-store" }).then(function (r) {
-            if (r.status === 404 || r.status === 401) {
-                /* No such match, or the token was withdrawn: retrying
-                 * will not help. */
-                pill.textContent = "stopped";
+        streaming = ARB.follow(base + "/live", {
+            open: loadEvents,
+            reset: loadEvents,
+            state: function (data) {
+                rep = data;
+                draw();
+                body.dataset.ready = "1";
+            },
+            ack: function (data) {
+                if (!events.length || events[events.length - 1].seq <
+                    data.seq)
+                    events.push(data);
+                drawMoves();
+            },
+            /* No such match, or the token was withdrawn: the recorder
+             * said why, and retrying would not help. */
+            stop: function (status, j) {
                 streaming = false;
-                return r.json().then(function (j) {
-                    if (r.status === 401)
-                        return login(j.error);
+                if (status !== 401)
                     verdict(esc(j.error), "refused");
-                });
             }
-            if (!r.ok)
-                throw new Error(r.status);
-            var rd = r.body.getReader(), dec = new TextDecoder(), buf = "";
-            pill.textContent = "live";
-            pill.className = "pill live";
-            loadEvents();
-            function pump() {
-                return rd.read().then(function (x) {
-                    var i;
-                    if (x.done)
-                        throw new Error("ended");
-                    buf += dec.decode(x.value, { stream: true });
-                    while ((i = buf.indexOf("\n\n")) >= 0) {
-                        message(buf.slice(0, i));
-                        buf = buf.slice(i + 2);
-                    }
-                    return pump();
-                });
-            }
-            return pump();
-        }).catch(off);
-    }
-    function message(text) {
-        var kind = "", data = "";
-        text.split("\n").forEach(function (l) {
-            if (l.indexOf("event: ") === 0)
-                kind = l.slice(7);
-            else if (l.indexOf("data: ") === 0)
-                data += l.slice(6);
         });
-        try { data = JSON.parse(data); } catch (e) { return; }
-        if (kind === "state") {
-            rep = data;
-            draw();
-            body.dataset.ready = "1";
-        } else if (kind === "ack") {
-            if (!events.length || events[events.length - 1].seq < data.seq)
-                events.push(data);
-            drawMoves();
-        }
+        if (!streaming)
+            verdict("This browser cannot follow the match live.", "refused");
     }
     function loadEvents() {
         var all = [];
@@ -452,6 +411,8 @@
 
     /* ---- start ----------------------------------------------------------- */
 
+    /* net.js's answer to a 401 is this page's own form. */
+    ARB.askToken = login;
     function login(why) {
         $("login").hidden = false;
         $("main").hidden = true;
@@ -469,13 +430,17 @@
     $("title").textContent = "Score " + match;
     $("login").addEventListener("submit", function (e) {
         e.preventDefault();
-        token = $("token").value.trim();
+        var t = $("token").value.trim();
+        ARB.setToken(t);
+        /* Kept only once the recorder has taken it. */
         api("GET", base + "/state").then(function (r) {
-            if (r.status !== 200)
+            if (r.status !== 200) {
+                ARB.setToken(null);
                 return login(r.body.error);
-            localStorage.setItem(TOKEN, token);
+            }
             start();
         }).catch(function () {
+            ARB.setToken(null);
             login("No connection to the recorder.");
         });
     });
@@ -494,7 +459,7 @@
     });
     $("record").addEventListener("click", record);
     $("undo").addEventListener("click", undo);
-    if (token)
+    if (ARB.token())
         start();
     else
         login();

@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,11 +99,46 @@ static void cdp_stop(cdp_t *c);
 /* The browser running, for cdp_kill_now() from a signal handler. */
 static volatile pid_t cdp_running = -1;
 
-/* Kills the running browser's process group at once: for a test's
- * timeout handler (async-signal-safe; the profile stays behind). */
+/* Where the test is, for the message of a timeout: the step the test
+ * named last (cdp_step) and the DevTools call waiting for its answer. */
+static char                  cdp_step_name[160] = "starting the browser";
+static const char *volatile  cdp_waiting;
+
+/* Names the step the test is at; a failed wait and a timeout say it. */
+static void
+cdp_step(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(cdp_step_name, sizeof(cdp_step_name), fmt, ap);
+    va_end(ap);
+}
+
+static void
+cdp_say(const char *s)
+{
+    ssize_t w = write(2, s, strlen(s));
+
+    (void)w;
+}
+
+/* Kills the running browser's process group at once and says which step
+ * hung: for a test's timeout handler (async-signal-safe; the profile
+ * stays behind). */
 static void
 cdp_kill_now(void)
 {
+    const char *m = cdp_waiting;
+
+    cdp_say("browser test timed out at step: ");
+    cdp_say(cdp_step_name);
+    if (m != NULL) {
+        cdp_say(" (waiting for the browser's answer to ");
+        cdp_say(m);
+        cdp_say(")");
+    }
+    cdp_say("\n");
     if (cdp_running > 0)
         kill(-cdp_running, SIGKILL);
 }
@@ -131,6 +167,7 @@ cdp_call(cdp_t *c, const char *method, json_t *params, int page,
         return NULL;
     }
     len = strlen(text) + 1;     /* with its NUL: the message's end */
+    cdp_waiting = method;
     for (off = 0; off < len; ) {
         ssize_t w = write(c->to, text + off, len - off);
         if (w < 0 && errno == EINTR)
@@ -139,6 +176,7 @@ cdp_call(cdp_t *c, const char *method, json_t *params, int page,
             snprintf(c->err, sizeof(c->err), "%s: write: %s", method,
                      strerror(errno));
             free(text);
+            cdp_waiting = NULL;
             return NULL;
         }
         off += (size_t)w;
@@ -175,17 +213,20 @@ cdp_call(cdp_t *c, const char *method, json_t *params, int page,
         if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
             snprintf(c->err, sizeof(c->err), "%s: no answer in %d ms",
                      method, timeout_ms);
+            cdp_waiting = NULL;
             return NULL;
         }
         r = read(c->from, buf, sizeof(buf));
         if (r <= 0) {
             snprintf(c->err, sizeof(c->err), "%s: the browser went away",
                      method);
+            cdp_waiting = NULL;
             return NULL;
         }
         arb_buf_add(&c->in, buf, (size_t)r);
     }
 answered:
+    cdp_waiting = NULL;
     res = json_object_get(ans, "result");
     if (res == NULL) {
         char *e = json_dumps(json_object_get(ans, "error"), JSON_COMPACT);
@@ -408,6 +449,7 @@ cdp_wait(cdp_t *c, const char *expr, int timeout_ms)
             if (v != NULL)
                 snprintf(c->err, sizeof(c->err), "%.200s: still false "
                          "after %d ms", expr, timeout_ms);
+            fprintf(stderr, "step \"%s\": a wait failed\n", cdp_step_name);
             return -1;
         }
         usleep(20 * 1000);

@@ -7,11 +7,8 @@
  */
 #include "tests/browser/cdp.h"
 #include "tests/daemon_harness.h"
+#include "tests/http_client.h"
 #include "tests/test.h"
-
-#define PORT "17021"
-#define BASE "http://127.0.0.1:" PORT
-
 
 /* The status the board shows for table t, into got. */
 static const char *
@@ -40,8 +37,11 @@ shows(cdp_t *b, int t, const char *st)
     return ms;
 }
 
+/* The page uses HTTP only; the harness's protocol helpers and the raw
+ * HTTP client's requests stay unused. */
 static void *const unused[] = { (void *)harness_connect,
-                                (void *)harness_send_raw };
+                                (void *)harness_send_raw, (void *)http_get,
+                                (void *)http_body };
 
 static void
 on_alarm(int sig)
@@ -54,14 +54,18 @@ int
 main(void)
 {
     cdp_t  b;
-    char   path[400], cmd[600], got[128];
+    char   path[400], cmd[600], got[128], url[128];
     FILE  *f;
     long   t;
+    int    port;
 
-    if (harness_init("[http]\nlisten = tcp:127.0.0.1:" PORT "\n", 90) != 0)
+    /* Port 0: the port the daemon bound is read from its log. */
+    if (harness_init("[http]\nlisten = tcp:127.0.0.1:0\n", 90) != 0)
         return 1;
     signal(SIGALRM, on_alarm);
     harness_start();
+    port = http_log_port(harness_dir);
+    CHECK(port > 0);
     snprintf(path, sizeof(path), "%s/pairings.csv", harness_dir);
     f = fopen(path, "w");
     CHECK(f != NULL);
@@ -81,7 +85,9 @@ main(void)
         harness_done(1);
         return TEST_END();
     }
-    CHECK(cdp_open(&b, BASE "/t/Cup?token=" HARNESS_READER) == 0);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/t/Cup#token="
+             HARNESS_READER, port);
+    CHECK(cdp_open(&b, url) == 0);
     CHECK(cdp_wait(&b, "document.body.dataset.ready === '1'", 5000) >= 0);
     CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#board tr[data-"
                            "table]').length"), 4);
@@ -92,6 +98,7 @@ main(void)
                    "'live'", 3000) >= 0);
 
     /* A move: table 2 is playing, listed after the tables not started. */
+    cdp_step("a move");
     CHECK_INT(harness_cli("move --match Cup-R1-T2 place cid 4S"), 0);
     t = shows(&b, 2, "playing");
     printf("a move on the board %ld ms after `arbiter move` returned\n", t);
@@ -107,6 +114,7 @@ main(void)
                            "querySelector('#board tr[data-table=\"2\"] "
                            "td:nth-child(5)').textContent) ? 1 : 0"), 1);
     /* An undo request comes first. */
+    cdp_step("an undo request");
     CHECK_INT(harness_cli("note --match Cup-R1-T2 \"undo requested: seq 1 "
                       "(place cid 4S)\""), 0);
     CHECK(shows(&b, 2, "undo_requested") >= 0);
@@ -114,6 +122,7 @@ main(void)
                            "table]').dataset.table", got, sizeof(got)), "2");
     /* Table 1 plays a Sota and closes: last on the board, in the
      * standings. */
+    cdp_step("table 1 closes");
     CHECK_INT(harness_cli("move --match Cup-R1-T1 place ann 4S"), 0);
     CHECK_INT(harness_cli("move --match Cup-R1-T1 place bob 5H"), 0);
     CHECK_INT(harness_cli("move --match Cup-R1-T1 place ann 6D"), 0);
@@ -126,6 +135,7 @@ main(void)
                            "data-table]')].map(r => r.dataset.table).join()",
                            got, sizeof(got)), "2,3,4,1");
     /* Table 3 closes and a player's claim disputes its record: first. */
+    cdp_step("table 3 disputed");
     CHECK_INT(harness_cli("move --match Cup-R1-T3 place eve 4S"), 0);
     CHECK_INT(harness_cli("move --match Cup-R1-T3 place fay 5H"), 0);
     CHECK_INT(harness_cli("move --match Cup-R1-T3 place eve 6D"), 0);

@@ -110,6 +110,7 @@ main(void)
     }
 
     /* The list: every match, its game and players, following moves. */
+    cdp_step("the match list");
     open_page(&b, "/");
     CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#matches tr[data-match]')"
                   ".length"), 4);
@@ -122,6 +123,7 @@ main(void)
     CHECK(t >= 0 && t < 1000);
 
     /* A match: a move appears within a second of its ack. */
+    cdp_step("a match page following a move");
     open_page(&b, "/m/W1");
     CHECK_INT(cdp_eval_int(&b, "+document.body.dataset.seq"), 3);
     CHECK_STR(cdp_eval_str(&b, "document.getElementById('live').textContent",
@@ -137,6 +139,7 @@ main(void)
                   ".length"), 1);
 
     /* The slider: the state after event 1, from the server's replay. */
+    cdp_step("the slider");
     json_decref(cdp_eval(&b, "(() => { const s = document.getElementById("
                          "'slider'); s.value = 1; s.dispatchEvent(new Event("
                          "'input')); })()", 5000));
@@ -147,6 +150,7 @@ main(void)
     CHECK(cdp_wait(&b, "document.body.dataset.last === '5'", 3000) >= 0);
     CHECK_INT(cdp_eval_int(&b, "+document.body.dataset.seq"), 1);
     /* "latest" follows the match again. */
+    cdp_step("latest");
     json_decref(cdp_eval(&b, "document.getElementById('follow').click()",
                          5000));
     CHECK(cdp_wait(&b, "document.body.dataset.seq === '5'", 3000) >= 0);
@@ -157,6 +161,7 @@ main(void)
     CHECK(cdp_is_picture(&b, 1280, 800, "yahchain"));
 
     /* Each game's page, as a spectator sees it: no hand face up. */
+    cdp_step("each game's page");
     for (g = 0; g < sizeof(games) / sizeof(games[0]); g++) {
         snprintf(cmd, sizeof(cmd), "/m/%s", games[g].match);
         open_page(&b, cmd);
@@ -179,12 +184,14 @@ main(void)
     CHECK_STR(cdp_eval_str(&b, "sessionStorage.getItem('arbiter.token')",
                            got, sizeof(got)), HARNESS_READER);
     /* A player's page: its own hand face up (the seat view over HTTP). */
+    cdp_step("a player's page");
     open_as(&b, "/m/TT-simple-1", ANN_TOKEN);
     CHECK(cdp_eval_int(&b, "document.querySelectorAll('#table .own').length")
           > 0);
     CHECK_INT(cdp_eval_int(&b, "location.href.indexOf('token')"), -1);
 
     /* A phone: no sideways scrolling; an overlay: the table, no slider. */
+    cdp_step("a phone and an overlay");
     CHECK(cdp_size(&b, 360, 640) == 0);
     open_page(&b, "/m/W1");
     CHECK_INT(cdp_eval_int(&b, "document.documentElement.scrollWidth"), 360);

@@ -120,6 +120,7 @@ open_page(cdp_t *b, const char *name, const char *query)
     char url[256];
 
     snprintf(url, sizeof(url), "file://%s/%s.html%s", dir, name, query);
+    cdp_step("the page %s.html%s", name, query);
     CHECK(cdp_open(b, url) == 0);
     if (cdp_wait(b, "document.body.dataset.ready === '1'", 5000) < 0)
         fprintf(stderr, "%s: %s\n", url, b->err);
