@@ -758,7 +758,7 @@ test_fence(arb_stream_t *st)
     CHECK_STR(code, "");
 }
 
-/* Opens match id (yahchain, players a and b): the error code into code
+/* Opens match id (yahchain mode 3, players a and b): the error code into code
  * ("" when acked), the message into why.  -1 when the daemon is not
  * there. */
 static int
@@ -773,10 +773,13 @@ open_match(const char *id, char *code, size_t cap, arb_buf_t *why)
     code[0] = '\0';
     if (cl == NULL)
         return -1;
-    arb_client_begin(cl, &pk, "open", 3);
+    arb_client_begin(cl, &pk, "open", 4);
     arb_mp_pack_kv_str(pk, "match", id);
     arb_mp_pack_kv_str(pk, "game", "yahchain");
     arb_mp_pack_kv_strv(pk, "players", players, 2);
+    arb_mp_pack_cstr(pk, "options");
+    msgpack_pack_map(pk, 1);
+    arb_mp_pack_kv_str(pk, "mode", "3");
     msgpack_unpacked_init(&res);
     rc = arb_client_call(cl, &res, why);
     if (rc != 0)
