@@ -985,6 +985,20 @@ leader(arb_stream_t *st)
     return n;
 }
 
+/* Messages in the stream, 0 when it does not answer. */
+static uint64_t
+stream_msgs(arb_stream_t *st)
+{
+    jsStreamInfo *si = NULL;
+    jsErrCode     jerr = 0;
+    uint64_t      n = 0;
+
+    if (js_GetStreamInfo(&si, st->js, "ARBITER", NULL, &jerr) == NATS_OK)
+        n = si->State.Msgs;
+    jsStreamInfo_Destroy(si);
+    return n;
+}
+
 /*
  * A stale leader, forced: node `stale` is stopped while the recorder
  * writes (the other two hold those events), the other two are then lost
@@ -1118,7 +1132,12 @@ test_cluster(load_client_t *cl)
     CHECK(si != NULL && si->Config->Replicas == 3);
     jsStreamInfo_Destroy(si);
     load_round_start(cl, NCLIENTS);
-    sleep_ms(400);
+    /* Mid-load: the leader is killed once the load is replicating, not
+     * after a fixed time (a loaded machine may take seconds to start
+     * the clients, and a kill before any write would check nothing). */
+    for (tries = 0; tries < 100 && stream_msgs(st) < 100; tries++)
+        sleep_ms(100);
+    CHECK(tries < 100);
     for (tries = 0, lead = leader(st); lead == 0 && tries < 20; tries++) {
         sleep_ms(100);      /* just created: its leader is being elected */
         lead = leader(st);
