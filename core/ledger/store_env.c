@@ -5,6 +5,7 @@
  * with the map lock that guards its growth.  Layout: docs/STORE.md.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -390,6 +391,23 @@ arb__txn_commit(arb__env_t *e, MDB_txn *txn)
     return rc;
 }
 
+int
+arb__env_reserve(arb__env_t *e, size_t size, arb_buf_t *why)
+{
+    mdb_filehandle_t fd;
+    int              rc;
+
+    if (mdb_env_get_fd(e->env, &fd) != 0) {
+        arb__why(why, "reserve the map: no file");
+        return ARB_ESTORE;
+    }
+    rc = posix_fallocate(fd, 0, (off_t)size);
+    if (rc == 0)
+        return 0;
+    arb__why(why, "reserve %zu bytes for the map: %s", size, strerror(rc));
+    return rc == ENOSPC ? ARB_EFULL : ARB_EIO;
+}
+
 /* Doubles the map up to map_max.  The caller is the environment's only
  * writer and has no transaction of it open. */
 int
@@ -409,6 +427,9 @@ arb__env_grow(arb__env_t *e, arb_buf_t *why)
         goto fail;
     }
     next = cur <= e->map_max / 2 ? cur * 2 : e->map_max;
+    /* Before the map covers it: a failure leaves the map as it was. */
+    if (e->writemap && (rc = arb__env_reserve(e, next, why)) != 0)
+        goto fail;
     rc = mdb_env_set_mapsize(e->env, next);
     if (rc != 0) {
         /* LMDB unmaps before mapping again: a failure leaves no map. */
