@@ -486,6 +486,11 @@ ix_main(void *arg)
             upto = s->mark + IX_CHUNK;
         pthread_mutex_unlock(&s->tail.lock);
         rc = ix_step(s, upto, &why);
+        /* Each step reads the log records it indexes and dirties index
+         * pages: unmapped again, the resident set stays the size of one
+         * step instead of growing with the files (docs/STORE.md). */
+        arb__env_unmap_pages(&s->log);
+        arb__env_unmap_pages(&s->ix);
         pthread_mutex_lock(&s->tail.lock);
         if (rc != 0) {
             /* Reads stay right (the tail keeps everything); the index

@@ -167,6 +167,9 @@ int      arb__rec_decode(arb_match_info_t *m, const MDB_val *d,
  * disk: a store through the map into a hole the disk cannot fill is a
  * SIGBUS, an ENOSPC here is ARB_EFULL. */
 int      arb__env_reserve(arb__env_t *e, size_t size, arb_buf_t *why);
+/* Takes the map's pages out of this process's resident set; they stay in
+ * the page cache (dirty ones too) and come back on the next touch. */
+void     arb__env_unmap_pages(arb__env_t *e);
 int      arb__txn_begin(arb__env_t *e, unsigned flags, MDB_txn **txn,
                         arb_buf_t *why);
 void     arb__txn_abort(arb__env_t *e, MDB_txn *txn);     /* NULL-safe */
