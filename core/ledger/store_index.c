@@ -26,6 +26,9 @@
  * from the mark to the end of the log, and refresh it before each read.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,6 +504,10 @@ ix_main(void *arg)
         } else {
             s->mark = upto;
             arb__tail_trim(&s->tail, upto);
+#ifdef __GLIBC__
+            /* glibc keeps freed heap (the tail just trimmed) mapped. */
+            malloc_trim(0);
+#endif
             s->ix_commits++;
         }
         if (s->tail.hi <= s->mark)
