@@ -5,10 +5,14 @@
  * with the map lock that guards its growth.  Layout: docs/STORE.md.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "core/err.h"
 #include "core/ledger/store_int.h"
@@ -390,6 +394,56 @@ arb__txn_commit(arb__env_t *e, MDB_txn *txn)
     return rc;
 }
 
+int
+arb__env_reserve(arb__env_t *e, size_t size, arb_buf_t *why)
+{
+    mdb_filehandle_t fd;
+    int              rc;
+
+    if (mdb_env_get_fd(e->env, &fd) != 0) {
+        arb__why(why, "reserve the map: no file");
+        return ARB_ESTORE;
+    }
+    rc = posix_fallocate(fd, 0, (off_t)size);
+    if (rc == 0)
+        return 0;
+    arb__why(why, "reserve %zu bytes for the map: %s", size, strerror(rc));
+    return rc == ENOSPC ? ARB_EFULL : ARB_EIO;
+}
+
+/* MADV_DONTNEED on a shared file mapping only drops this process's page
+ * table entries: the data is the page cache's (dirty pages too), and the
+ * next access maps it again.  LMDB does not say where its map is, so the
+ * shared mappings of the environment's file are found in /proc/self/maps
+ * (a private one would lose its copies: never touched).  Under the map
+ * lock, so that a remap cannot put another mapping at that address. */
+void
+arb__env_unmap_pages(arb__env_t *e)
+{
+    mdb_filehandle_t   fd;
+    struct stat        st;
+    unsigned long long lo, hi, ino;
+    char               line[512], perm[8];
+    FILE              *f;
+
+    if (e->env == NULL || mdb_env_get_fd(e->env, &fd) != 0
+        || fstat(fd, &st) != 0)
+        return;
+    if (pthread_rwlock_rdlock(&e->maplock) != 0)
+        return;
+    f = fopen("/proc/self/maps", "r");
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+        if (sscanf(line, "%llx-%llx %7s %*x %*s %llu", &lo, &hi, perm,
+                   &ino) == 4 && ino == (unsigned long long)st.st_ino
+            && perm[3] == 's' && hi > lo)
+            (void)madvise((void *)(uintptr_t)lo, (size_t)(hi - lo),
+                          MADV_DONTNEED);
+    }
+    if (f != NULL)
+        fclose(f);
+    pthread_rwlock_unlock(&e->maplock);
+}
+
 /* Doubles the map up to map_max.  The caller is the environment's only
  * writer and has no transaction of it open. */
 int
@@ -409,6 +463,9 @@ arb__env_grow(arb__env_t *e, arb_buf_t *why)
         goto fail;
     }
     next = cur <= e->map_max / 2 ? cur * 2 : e->map_max;
+    /* Before the map covers it: a failure leaves the map as it was. */
+    if (e->writemap && (rc = arb__env_reserve(e, next, why)) != 0)
+        goto fail;
     rc = mdb_env_set_mapsize(e->env, next);
     if (rc != 0) {
         /* LMDB unmaps before mapping again: a failure leaves no map. */

@@ -26,6 +26,9 @@
  * from the mark to the end of the log, and refresh it before each read.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,8 +128,9 @@ ix_env_open(arb_store_t *s, int *usable, arb_buf_t *why)
     char           path[4096];
     unsigned char  v[4] = { 0, 0, 0, IX_FORMAT }, h[ARB_HASH_LEN];
     struct stat    st;
+    MDB_envinfo    info;
     uint64_t       pos, last;
-    int            rc, mrc, exists, fresh = 0;
+    int            rc, mrc, exists, wm, fresh = 0;
 
     *usable = 0;
     if (ix_path(s, path, sizeof(path), "") != 0) {
@@ -136,18 +140,30 @@ ix_env_open(arb_store_t *s, int *usable, arb_buf_t *why)
     exists = stat(path, &st) == 0;
     if (!exists && s->read_only)
         return 0;
-    mrc = mdb_env_create(&s->ix.env);
-    if (mrc != 0) {
-        s->ix.env = NULL;
-        return arb__mdb_fail(why, mrc, "create index environment");
+    /* The writer writes through the map (MDB_WRITEMAP), with the file
+     * allocated on disk to the map's size first; where that allocation
+     * fails it opens again the ordinary way (docs/STORE.md, "Memory"). */
+    for (wm = !s->read_only;; wm = 0) {
+        mrc = mdb_env_create(&s->ix.env);
+        if (mrc != 0) {
+            s->ix.env = NULL;
+            return arb__mdb_fail(why, mrc, "create index environment");
+        }
+        mrc = mdb_env_set_maxdbs(s->ix.env, 8);
+        if (mrc == 0 && !exists)
+            mrc = mdb_env_set_mapsize(s->ix.env, s->map_size0);
+        if (mrc == 0)
+            mrc = mdb_env_open(s->ix.env, path, MDB_NOSUBDIR | MDB_NOTLS |
+                               (s->read_only ? MDB_RDONLY : MDB_NOMETASYNC)
+                               | (wm ? MDB_WRITEMAP : 0), 0600);
+        if (mrc != 0 || !wm)
+            break;
+        mdb_env_info(s->ix.env, &info);
+        if (arb__env_reserve(&s->ix, info.me_mapsize, NULL) == 0)
+            break;
+        mdb_env_close(s->ix.env);
     }
-    mrc = mdb_env_set_maxdbs(s->ix.env, 8);
-    if (mrc == 0 && !exists)
-        mrc = mdb_env_set_mapsize(s->ix.env, s->map_size0);
-    if (mrc == 0)
-        mrc = mdb_env_open(s->ix.env, path, MDB_NOSUBDIR | MDB_NOTLS |
-                           (s->read_only ? MDB_RDONLY : MDB_NOMETASYNC),
-                           0600);
+    s->ix.writemap = wm;
     if (mrc == 0 && !s->read_only)
         mrc = mdb_reader_check(s->ix.env, NULL);
     if (mrc != 0) {
@@ -473,6 +489,11 @@ ix_main(void *arg)
             upto = s->mark + IX_CHUNK;
         pthread_mutex_unlock(&s->tail.lock);
         rc = ix_step(s, upto, &why);
+        /* Each step reads the log records it indexes and dirties index
+         * pages: unmapped again, the resident set stays the size of one
+         * step instead of growing with the files (docs/STORE.md). */
+        arb__env_unmap_pages(&s->log);
+        arb__env_unmap_pages(&s->ix);
         pthread_mutex_lock(&s->tail.lock);
         if (rc != 0) {
             /* Reads stay right (the tail keeps everything); the index
@@ -483,6 +504,10 @@ ix_main(void *arg)
         } else {
             s->mark = upto;
             arb__tail_trim(&s->tail, upto);
+#ifdef __GLIBC__
+            /* glibc keeps freed heap (the tail just trimmed) mapped. */
+            malloc_trim(0);
+#endif
             s->ix_commits++;
         }
         if (s->tail.hi <= s->mark)

@@ -68,6 +68,7 @@ typedef struct arb__env {
     size_t            map_max;
     uint64_t          grows;        /* written with maplock exclusive */
     atomic_int        dead;         /* a remap failed: no map any more */
+    int               writemap;     /* MDB_WRITEMAP: file kept allocated */
 } arb__env_t;
 
 typedef struct arb__tmatch arb__tmatch_t;
@@ -162,6 +163,13 @@ size_t   arb__idem_key(unsigned char *k, const char *id, size_t idlen,
 void     arb__rec_encode(unsigned char r[REC_LEN], const arb_match_info_t *m);
 int      arb__rec_decode(arb_match_info_t *m, const MDB_val *d,
                          const char *id, size_t idlen, arb_buf_t *why);
+/* Allocates the first size bytes of a MDB_WRITEMAP environment's file on
+ * disk: a store through the map into a hole the disk cannot fill is a
+ * SIGBUS, an ENOSPC here is ARB_EFULL. */
+int      arb__env_reserve(arb__env_t *e, size_t size, arb_buf_t *why);
+/* Takes the map's pages out of this process's resident set; they stay in
+ * the page cache (dirty ones too) and come back on the next touch. */
+void     arb__env_unmap_pages(arb__env_t *e);
 int      arb__txn_begin(arb__env_t *e, unsigned flags, MDB_txn **txn,
                         arb_buf_t *why);
 void     arb__txn_abort(arb__env_t *e, MDB_txn *txn);     /* NULL-safe */
