@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <sys/resource.h>
 
+#include <jansson.h>
+
 #include "tests/daemon_harness.h"
 #include "tests/http_client.h"
 #include "tests/test.h"
@@ -184,6 +186,19 @@ test_hostile(void)
     CHECK_INT(http_get(port, "/api/m/M1/state?at=%G1", HARNESS_READER, resp,
                        BIG), 400);
     CHECK(strstr(http_body(resp), "\"where\":\"at\"") != NULL);
+    /* a quote, a backslash and a control byte from the path come back
+     * escaped: the error body is one JSON object holding them as sent */
+    CHECK_INT(http_get(port, "/m/a%22b%5Cc%01d", NULL, resp, BIG), 404);
+    {
+        json_error_t jerr;
+        json_t      *o = json_loads(http_body(resp), 0, &jerr);
+
+        CHECK(o != NULL);
+        CHECK_STR(json_string_value(json_object_get(o, "error")),
+                  "no match 'a\"b\\c\001d'");
+        CHECK_STR(json_string_value(json_object_get(o, "where")), "match");
+        json_decref(o);
+    }
 
     free(req);
 }
