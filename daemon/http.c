@@ -84,27 +84,33 @@ arb_http_send_status(h2o_req_t *req, int status, const char *type,
 }
 
 void
+arb_http_error_body(arb_buf_t *b, const char *msg, const char *where)
+{
+    json_t *o = json_object();
+    int     bad;
+
+    bad = arb_json_set(o, "error", arb_json_string(msg));
+    bad |= arb_json_set(o, "where", arb_json_string(where));
+    if (bad)
+        b->oom = 1;
+    else
+        arb_json_put(b, o);
+    json_decref(o);
+    arb_buf_putc(b, '\n');
+}
+
+void
 arb_http_error(h2o_req_t *req, int status, const char *where,
                const char *fmt, ...)
 {
     arb_buf_t b = ARB_BUF_INIT;
     char      msg[512];
     va_list   ap;
-    json_t   *o;
-    int       bad;
 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    o = json_object();
-    bad = arb_json_set(o, "error", arb_json_string(msg));
-    bad |= arb_json_set(o, "where", arb_json_string(where));
-    if (bad)
-        b.oom = 1;
-    else
-        arb_json_put(&b, o);
-    json_decref(o);
-    arb_buf_puts(&b, "\n");
+    arb_http_error_body(&b, msg, where);
     if (status == 401)
         h2o_add_header(&req->pool, &req->res.headers,
                        H2O_TOKEN_WWW_AUTHENTICATE, NULL,
