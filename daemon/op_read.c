@@ -399,7 +399,8 @@ arb_op_stats(arb_request_t *r)
         arb_buf_free(&why);
         return;
     }
-    arb_reply_begin(&b, &pk, r->id, 20);
+    /* engine, the figures, timing, replication, replica */
+    arb_reply_begin(&b, &pk, r->id, 1 + ARB_STAT_FIGS + 3);
     arb_mp_pack_kv_str(&pk, "engine", ARB_ENGINE);
     arb_stats_figures(&x, fig);
     for (k = 0; k < ARB_STAT_FIGS; k++)
