@@ -99,6 +99,8 @@ arb_board_json(arb_buf_t *b, const char *tournament, uint64_t round,
                const arb_board_table_t *t, size_t n)
 {
     size_t *order, i, j;
+    json_t *o, *tables;
+    int     bad = 0;
 
     order = calloc(n + 1, sizeof(*order));
     if (order == NULL)
@@ -108,29 +110,36 @@ arb_board_json(arb_buf_t *b, const char *tournament, uint64_t round,
     sort_base = t;
     if (n > 1)
         qsort(order, n, sizeof(*order), cmp_tables);
-    arb_buf_puts(b, "{\"tournament\":");
-    arb_json_str(b, tournament);
-    arb_buf_printf(b, ",\"round\":%" PRIu64 ",\"tables\":[", round);
+    o = json_object();
+    tables = json_array();
+    bad |= arb_json_set(o, "tournament", arb_json_string(tournament));
+    bad |= arb_json_set(o, "round", json_integer((json_int_t)round));
     for (i = 0; i < n; i++) {
         const arb_board_table_t *x = &t[order[i]];
-        arb_buf_puts(b, i ? ",{\"table\":" : "{\"table\":");
-        arb_json_str(b, x->table);
-        arb_buf_puts(b, ",\"match\":");
-        arb_json_str(b, x->match);
-        arb_buf_puts(b, ",\"players\":[");
-        for (j = 0; j < x->nplayers; j++) {
-            if (j)
-                arb_buf_putc(b, ',');
-            arb_json_str(b, x->players[j]);
-        }
-        arb_buf_printf(b, "],\"status\":\"%s\",\"seq\":%" PRIu64
-                       ",\"last_move_ms\":%" PRId64,
-                       arb_board_status_name(x->status), x->seq, x->last_ms);
+        json_t *tab = json_object(), *players = json_array();
+
+        bad |= arb_json_set(tab, "table", arb_json_string(x->table));
+        bad |= arb_json_set(tab, "match", arb_json_string(x->match));
+        for (j = 0; j < x->nplayers; j++)
+            bad |= arb_json_add(players, arb_json_string(x->players[j]));
+        bad |= arb_json_set(tab, "players", players);
+        bad |= arb_json_set(tab, "status",
+                            json_string(arb_board_status_name(x->status)));
+        bad |= arb_json_set(tab, "seq", json_integer((json_int_t)x->seq));
+        bad |= arb_json_set(tab, "last_move_ms",
+                            json_integer((json_int_t)x->last_ms));
         if (x->status == ARB_BOARD_UNDO)
-            arb_buf_printf(b, ",\"undo_seq\":%" PRIu64, x->undo_seq);
-        arb_buf_putc(b, '}');
+            bad |= arb_json_set(tab, "undo_seq",
+                                json_integer((json_int_t)x->undo_seq));
+        bad |= arb_json_add(tables, tab);
     }
-    arb_buf_puts(b, "]}\n");
+    bad |= arb_json_set(o, "tables", tables);
+    if (bad)
+        b->oom = 1;
+    else
+        arb_json_put(b, o);
+    json_decref(o);
+    arb_buf_putc(b, '\n');
     free(order);
     return b->oom ? ARB_ENOMEM : 0;
 }

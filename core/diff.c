@@ -510,6 +510,12 @@ item_value(const arb_diff_t *d, const arb_diff_item_t *it)
 void
 arb_diff_json(arb_buf_t *b, const arb_diff_t *d)
 {
+    arb_json_put_new(b, arb_diff_json_value(d));
+}
+
+json_t *
+arb_diff_json_value(const arb_diff_t *d)
+{
     json_t *o = json_object(), *items = json_array();
     size_t  i;
     int     bad = 0;
@@ -524,10 +530,9 @@ arb_diff_json(arb_buf_t *b, const arb_diff_t *d)
     bad |= arb_json_set(o, "differences", items);
     if (bad) {
         json_decref(o);
-        b->oom = 1;
-        return;
+        return NULL;
     }
-    arb_json_put_new(b, o);
+    return o;
 }
 
 /* ---- verdicts ----------------------------------------------------------- */

@@ -29,6 +29,8 @@
 #include "core/buf.h"
 #include "core/rules.h"
 
+struct json_t;          /* <jansson.h>: the value writers below */
+
 enum arb_diff_kind {
     ARB_DIFF_FIELD = 0,     /* a field of a paired record differs */
     ARB_DIFF_MISSING,       /* a recorded record the claim does not have */
@@ -79,6 +81,9 @@ void arb_diff_text(arb_buf_t *out, const arb_diff_t *d);
 /* {"identical":b,"records":{"recorded":N,"claimed":N},"totals":{...},
  *  "differences":[...]} (docs/CLAIMS.md). */
 void arb_diff_json(arb_buf_t *out, const arb_diff_t *d);
+/* The same object as a value; NULL (out of memory).  The caller owns the
+ * reference. */
+struct json_t *arb_diff_json_value(const arb_diff_t *d);
 
 /* Applies a claim's verdict to results r: every record gets a `status`
  * field (added when the rule set has none); records fixed before

@@ -68,6 +68,15 @@ arb_event_json(arb_buf_t *out, const char *match, uint64_t seq,
                int64_t time_ms, const unsigned char *hash,
                const arb_event_t *ev)
 {
+    return arb_json_put_new(out, arb_event_json_value(match, seq, time_ms,
+                                                      hash, ev)) != 0
+           ? ARB_ENOMEM : 0;
+}
+
+json_t *
+arb_event_json_value(const char *match, uint64_t seq, int64_t time_ms,
+                     const unsigned char *hash, const arb_event_t *ev)
+{
     arb_buf_t line = ARB_BUF_INIT;
     json_t   *o = json_object();
     char      iso[32], hex[ARB_HASH_HEX];
@@ -91,9 +100,10 @@ arb_event_json(arb_buf_t *out, const char *match, uint64_t seq,
                                                : json_null());
     if (line.oom)
         rc = -1;
-    if (rc == 0)
-        rc = arb_json_put(out, o);
-    json_decref(o);
     arb_buf_free(&line);
-    return rc != 0 ? ARB_ENOMEM : 0;
+    if (rc != 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }

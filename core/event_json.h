@@ -14,6 +14,8 @@
 #include "core/event.h"
 #include "core/hash.h"
 
+struct json_t;          /* <jansson.h>: the value writers below */
+
 /* Unix milliseconds as "2026-03-01T10:00:00.123Z" into out; "-" when
  * unknown (0 or less). */
 void arb_iso_time(char out[32], int64_t ms);
@@ -30,5 +32,11 @@ void arb_event_line(arb_buf_t *out, const arb_event_t *ev);
 int arb_event_json(arb_buf_t *out, const char *match, uint64_t seq,
                    int64_t time_ms, const unsigned char *hash,
                    const arb_event_t *ev);
+/* The same object as a value, for a writer that holds it inside another;
+ * NULL (out of memory).  The caller owns the reference. */
+struct json_t *arb_event_json_value(const char *match, uint64_t seq,
+                                    int64_t time_ms,
+                                    const unsigned char *hash,
+                                    const arb_event_t *ev);
 
 #endif

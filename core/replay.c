@@ -60,6 +60,16 @@ arb_report_json(arb_buf_t *b, const arb_match_t *m)
 int
 arb_report_json_for(arb_buf_t *b, const arb_match_t *m, unsigned seen)
 {
+    json_t *o;
+    int     rc;
+
+    rc = arb_report_json_value(&o, m, seen);
+    return rc != 0 ? rc : arb_json_put_new(b, o);
+}
+
+int
+arb_report_json_value(json_t **out, const arb_match_t *m, unsigned seen)
+{
     arb_results_t r;
     unsigned char d[ARB_HASH_LEN];
     char          hex[ARB_HASH_HEX];
@@ -86,5 +96,6 @@ arb_report_json_for(arb_buf_t *b, const arb_match_t *m, unsigned seen)
         json_decref(o);
         return ARB_ENOMEM;
     }
-    return arb_json_put_new(b, o);
+    *out = o;
+    return 0;
 }

@@ -11,6 +11,8 @@
 #include "core/buf.h"
 #include "core/match.h"
 
+struct json_t;          /* <jansson.h>: the value writers below */
+
 /* Opens the match from `open` and applies events[0..n) in order, stopping
  * after the event with seq `at` (UINT64_MAX: all).  Returns 0, or the
  * refusal of the first event that does not apply: *bad is its index, v says
@@ -28,5 +30,9 @@ int arb_report_json(arb_buf_t *out, const arb_match_t *m);
  * recorder for a viewer go through core/view.h, which picks `seen`. */
 int arb_report_json_for(arb_buf_t *out, const arb_match_t *m,
                         unsigned seen);
+/* The report of arb_report_json_for as a value in *out (the caller owns
+ * the reference).  0, or the ARB_E* code of the results (ARB_ENOMEM). */
+int arb_report_json_value(struct json_t **out, const arb_match_t *m,
+                          unsigned seen);
 
 #endif

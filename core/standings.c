@@ -223,45 +223,58 @@ arb_standings_json(arb_buf_t *b, const char *tournament,
                    const arb_standings_t *s, const arb_standings_match_t *in,
                    size_t n)
 {
-    size_t i, j, k;
+    json_t *o, *lines, *uncounted;
+    size_t  i, j;
+    int     bad = 0;
 
-    arb_buf_puts(b, "{\"tournament\":");
-    arb_json_str(b, tournament);
-    arb_buf_printf(b, ",\"rule\":\"%s\",\"standings\":[",
-                   arb_standings_rule_name(s->rule));
+    o = json_object();
+    lines = json_array();
+    bad |= arb_json_set(o, "tournament", arb_json_string(tournament));
+    bad |= arb_json_set(o, "rule",
+                        json_string(arb_standings_rule_name(s->rule)));
     for (i = 0; i < s->n; i++) {
         const arb_standing_t *l = &s->lines[i];
-        arb_buf_printf(b, "%s{\"rank\":%llu,\"player\":", i ? "," : "",
-                       (unsigned long long)l->rank);
-        arb_json_str(b, l->player);
-        arb_buf_printf(b, ",\"points\":%lld,\"gp\":%lld,\"mp\":%lld,"
-                       "\"wins\":%u,\"draws\":%u,\"losses\":%u,"
-                       "\"best\":%lld,\"matches\":[",
-                       (long long)points_of(s, l), (long long)l->gp,
-                       (long long)l->mp, l->wins, l->draws, l->losses,
-                       (long long)l->best);
+        json_t *line = json_object(), *ms = json_array();
+
+        bad |= arb_json_set(line, "rank", json_integer((json_int_t)l->rank));
+        bad |= arb_json_set(line, "player", arb_json_string(l->player));
+        bad |= arb_json_set(line, "points",
+                            json_integer((json_int_t)points_of(s, l)));
+        bad |= arb_json_set(line, "gp", json_integer((json_int_t)l->gp));
+        bad |= arb_json_set(line, "mp", json_integer((json_int_t)l->mp));
+        bad |= arb_json_set(line, "wins", json_integer(l->wins));
+        bad |= arb_json_set(line, "draws", json_integer(l->draws));
+        bad |= arb_json_set(line, "losses", json_integer(l->losses));
+        bad |= arb_json_set(line, "best", json_integer((json_int_t)l->best));
         for (j = 0; j < l->nentries; j++) {
             const arb_standings_match_t *m = &in[l->entries[j].m];
-            arb_buf_puts(b, j ? ",{\"match\":" : "{\"match\":");
-            arb_json_str(b, m->match);
-            arb_buf_printf(b, ",\"round\":%llu,\"table\":",
-                           (unsigned long long)m->round);
-            arb_json_str(b, m->table);
-            arb_buf_printf(b, ",\"seq\":%llu,\"gp\":%lld,\"result\":\"%s\"}",
-                           (unsigned long long)m->seq,
-                           (long long)l->entries[j].gp,
-                           arb_result_name(l->entries[j].result));
+            json_t *e = json_object();
+
+            bad |= arb_json_set(e, "match", arb_json_string(m->match));
+            bad |= arb_json_set(e, "round", json_integer((json_int_t)m->round));
+            bad |= arb_json_set(e, "table", arb_json_string(m->table));
+            bad |= arb_json_set(e, "seq", json_integer((json_int_t)m->seq));
+            bad |= arb_json_set(e, "gp",
+                                json_integer((json_int_t)l->entries[j].gp));
+            bad |= arb_json_set(e, "result", json_string(
+                                arb_result_name(l->entries[j].result)));
+            bad |= arb_json_add(ms, e);
         }
-        arb_buf_puts(b, "]}");
+        bad |= arb_json_set(line, "matches", ms);
+        bad |= arb_json_add(lines, line);
     }
-    arb_buf_puts(b, "],\"uncounted\":[");
-    for (i = 0, k = 0; i < n; i++)
-        if (!in[i].counted) {
-            if (k++)
-                arb_buf_putc(b, ',');
-            arb_json_str(b, in[i].match);
-        }
-    arb_buf_puts(b, "]}\n");
+    bad |= arb_json_set(o, "standings", lines);
+    uncounted = json_array();
+    for (i = 0; i < n; i++)
+        if (!in[i].counted)
+            bad |= arb_json_add(uncounted, arb_json_string(in[i].match));
+    bad |= arb_json_set(o, "uncounted", uncounted);
+    if (bad)
+        b->oom = 1;
+    else
+        arb_json_put(b, o);
+    json_decref(o);
+    arb_buf_putc(b, '\n');
 }
 
 void

@@ -84,6 +84,22 @@ arb_http_send_status(h2o_req_t *req, int status, const char *type,
 }
 
 void
+arb_http_error_body(arb_buf_t *b, const char *msg, const char *where)
+{
+    json_t *o = json_object();
+    int     bad;
+
+    bad = arb_json_set(o, "error", arb_json_string(msg));
+    bad |= arb_json_set(o, "where", arb_json_string(where));
+    if (bad)
+        b->oom = 1;
+    else
+        arb_json_put(b, o);
+    json_decref(o);
+    arb_buf_putc(b, '\n');
+}
+
+void
 arb_http_error(h2o_req_t *req, int status, const char *where,
                const char *fmt, ...)
 {
@@ -94,11 +110,7 @@ arb_http_error(h2o_req_t *req, int status, const char *where,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    arb_buf_puts(&b, "{\"error\":");
-    arb_json_str(&b, msg);
-    arb_buf_puts(&b, ",\"where\":");
-    arb_json_str(&b, where);
-    arb_buf_puts(&b, "}\n");
+    arb_http_error_body(&b, msg, where);
     if (status == 401)
         h2o_add_header(&req->pool, &req->res.headers,
                        H2O_TOKEN_WWW_AUTHENTICATE, NULL,

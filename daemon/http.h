@@ -75,6 +75,10 @@ typedef struct arb_http_req {
 arb_viewer_t arb_http_viewer(const arb_http_who_t *w, const char *match,
                              const arb_setup_t *setup);
 
+/* Appends {"error":msg,"where":where} and a newline: every HTTP error
+ * body, sent by arb_http_error or (before libh2o has a request) by the
+ * head guard.  Out of memory sets b->oom. */
+void arb_http_error_body(arb_buf_t *b, const char *msg, const char *where);
 /* {"error":MSG,"where":WHERE} with `status`. */
 void arb_http_error(h2o_req_t *req, int status, const char *where,
                     const char *fmt, ...)

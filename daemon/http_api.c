@@ -252,34 +252,31 @@ arb_http_api_events(arb_http_req_t *q, const char *match)
 void
 arb_http_api_stats(arb_http_req_t *q)
 {
-    arb_stats_t x;
-    arb_buf_t   b = ARB_BUF_INIT;
-
-    arb_buf_t   swhy = ARB_BUF_INIT;
+    arb_stats_t    x;
+    arb_stat_fig_t fig[ARB_STAT_FIGS];
+    arb_buf_t      b = ARB_BUF_INIT, swhy = ARB_BUF_INIT;
+    json_t        *o;
+    size_t         k;
+    int            bad;
 
     if (arb_stats_collect(q->srv, &x, &swhy) != 0) {
         arb_http_error(q->req, 500, "store", "%s", arb_buf_cstr(&swhy));
         arb_buf_free(&swhy);
         return;
     }
-    arb_buf_puts(&b, "{\"engine\":");
-    arb_json_str(&b, ARB_ENGINE);
-    arb_buf_printf(&b, ",\"matches\":%" PRIu64 ",\"events\":%" PRIu64
-                   ",\"log_pos\":%" PRIu64 ",\"map_size\":%" PRIu64
-                   ",\"map_used\":%" PRIu64 ",\"map_max\":%" PRIu64
-                   ",\"connections\":%" PRIu64 ",\"appends\":%" PRIu64
-                   ",\"rejected\":%" PRIu64 ",\"commits\":%" PRIu64
-                   ",\"events_committed\":%" PRIu64 ",\"queued\":%" PRIu64
-                   ",\"subscribers\":%" PRIu64 ",\"subscribers_cut\":%"
-                   PRIu64 ",\"http_connections\":%" PRIu64 ",\"acks\":%"
-                   PRIu64 "}\n",
-                   (uint64_t)x.st.matches, (uint64_t)x.st.events,
-                   (uint64_t)x.st.log_pos, (uint64_t)x.st.map_size,
-                   (uint64_t)x.st.map_used, (uint64_t)x.st.map_max,
-                   x.connections, x.n->appends, x.n->rejected, x.n->commits,
-                   x.n->events_committed, x.queued, x.subscribers,
-                   x.n->subs_cut + x.n->streams_cut, x.http_connections,
-                   x.n->acks);
+    /* the shape of `arbiter stats --json`, without the nested maps */
+    o = json_object();
+    bad = arb_json_set(o, "engine", arb_json_string(ARB_ENGINE));
+    arb_stats_figures(&x, fig);
+    for (k = 0; k < ARB_STAT_FIGS; k++)
+        bad |= arb_json_set(o, fig[k].name,
+                            json_integer((json_int_t)fig[k].value));
+    if (bad)
+        b.oom = 1;
+    else
+        arb_json_put(&b, o);
+    json_decref(o);
+    arb_buf_puts(&b, "\n");
     send_json(q, &b);
     arb_buf_free(&b);
 }

@@ -43,10 +43,11 @@ static void
 refuse_head(arb_http_conn_t *hc)
 {
     struct arb_http *h = hc->h;
-    char             body[160], msg[400];
+    char             why[96], msg[400];
+    arb_buf_t        body = ARB_BUF_INIT;
     uv_buf_t         b;
     uv_os_fd_t       fd;
-    int              n, blen;
+    int              n;
 
     hc->refused = 1;
     if (h->srv->n.http_heads_refused++ % 1000 == 0)
@@ -54,18 +55,22 @@ refuse_head(arb_http_conn_t *hc)
                 "bytes): answered 431 before it ended (%llu so far)",
                 h->srv->cfg.http.header_max,
                 (unsigned long long)h->srv->n.http_heads_refused);
-    blen = snprintf(body, sizeof(body), "{\"error\":\"request line and "
-                    "headers over %zu bytes\",\"where\":\"headers\"}\n",
-                    h->srv->cfg.http.header_max);
-    n = snprintf(msg, sizeof(msg), "HTTP/1.1 431 Request Header Fields Too "
-                 "Large\r\nContent-Type: application/json\r\nContent-Length:"
-                 " %d\r\nCache-Control: no-store\r\nConnection: close\r\n"
-                 "\r\n%s", blen, body);
+    snprintf(why, sizeof(why), "request line and headers over %zu bytes",
+             h->srv->cfg.http.header_max);
+    arb_http_error_body(&body, why, "headers");
     /* Nothing else is being written: libh2o answers a request only once
-     * its head has been parsed.  A full send buffer loses the answer, not
-     * the refusal. */
-    b = uv_buf_init(msg, (unsigned)n);
-    uv_try_write((uv_stream_t *)&hc->tcp, &b, 1);
+     * its head has been parsed.  A full send buffer (or no memory for the
+     * body) loses the answer, not the refusal. */
+    if (arb_buf_cstr(&body) != NULL) {
+        n = snprintf(msg, sizeof(msg), "HTTP/1.1 431 Request Header Fields "
+                     "Too Large\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %d\r\nCache-Control: no-store\r\n"
+                     "Connection: close\r\n\r\n%s", (int)body.len,
+                     body.data);
+        b = uv_buf_init(msg, (unsigned)n);
+        uv_try_write((uv_stream_t *)&hc->tcp, &b, 1);
+    }
+    arb_buf_free(&body);
     if (uv_fileno((uv_handle_t *)&hc->tcp, &fd) == 0)
         shutdown(fd, SHUT_WR);
 }

@@ -28,6 +28,7 @@
 
 #include "core/codec.h"
 #include "core/err.h"
+#include "core/json.h"
 #include "core/json_item.h"
 #include "daemon/http.h"
 #include "daemon/log.h"
@@ -349,13 +350,15 @@ arb_http_live(arb_http_req_t *q, const char *match)
     h2o_start_response(req, &s->gen);
     if (reset) {
         why.len = 0;
-        arb_buf_puts(&why, "{\"error\":\"cannot resume after this id: "
-                     "fetch again\",\"last_event_id\":");
-        if (has_last > 0)
-            arb_buf_printf(&why, "%" PRIu64, last);
-        else
-            arb_buf_puts(&why, "null");
-        arb_buf_printf(&why, ",\"id\":%" PRIu64 "}", upto);
+        arb_json_put_new(&why, json_pack(
+            "{s:s,s:o,s:I}", "error", "cannot resume after this id: fetch "
+            "again", "last_event_id", has_last > 0
+            ? json_integer((json_int_t)last) : json_null(),
+            "id", (json_int_t)upto));
+        if (why.oom) {
+            cut(s);             /* as push does when memory runs out */
+            goto done;
+        }
         if (push(s, "reset", upto, why.data, why.len) != 0)
             goto done;
     } else if (missed.len > 0) {

@@ -135,26 +135,44 @@ where_of(const char *code, int route)
     return "request";
 }
 
-/* A JSON string of the bytes p[0..n) (a msgpack str: not NUL-terminated). */
-static void
-put_bytes(arb_buf_t *b, const char *p, size_t n)
+/* A JSON string of the bytes p[0..n) (a msgpack str: not NUL-terminated),
+ * or NULL (out of memory). */
+static json_t *
+bytes_value(const char *p, size_t n)
 {
     arb_buf_t tmp = ARB_BUF_INIT;
+    json_t   *v;
 
     arb_buf_add(&tmp, p, n);
-    arb_json_str(b, arb_buf_cstr(&tmp) ? arb_buf_cstr(&tmp) : "");
+    v = arb_json_string(arb_buf_cstr(&tmp) ? arb_buf_cstr(&tmp) : "");
+    if (tmp.oom) {
+        json_decref(v);
+        v = NULL;
+    }
     arb_buf_free(&tmp);
+    return v;
 }
 
-static void
-put_move(arb_buf_t *b, const wr_t *w)
+/* "line" and "move" of w's move, when it sent one.  0 or -1. */
+static int
+set_move(json_t *o, const wr_t *w)
 {
     if (w->line == NULL)
-        return;
-    arb_buf_puts(b, ",\"line\":");
-    arb_json_str(b, w->line);
-    arb_buf_puts(b, ",\"move\":");
-    arb_json_put(b, w->move);
+        return 0;
+    return arb_json_set(o, "line", arb_json_string(w->line))
+         | arb_json_set(o, "move", json_incref(w->move));
+}
+
+/* The judge's verdict, JSON the recorder wrote (core/json.h) and sent as
+ * bytes: read back so that it is written inside this answer as one value;
+ * null when absent or not JSON. */
+static json_t *
+verdict_value(const char *p, size_t n)
+{
+    json_t *v = json_loadb(p, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
+                           NULL);
+
+    return v != NULL ? v : json_null();
 }
 
 /* The protocol's answer msg[0..len) as JSON to w's request. */
@@ -169,6 +187,8 @@ answer(wr_t *w, const char *msg, size_t len)
     size_t                 n;
     uint64_t               u;
     h2o_req_t             *req = w->req;
+    json_t                *o = NULL;
+    int                    bad = 0;
 
     msgpack_unpacked_init(&res);
     if (arb_mp_parse(&res, msg, len, &why) != 0
@@ -177,6 +197,7 @@ answer(wr_t *w, const char *msg, size_t len)
         arb_http_error(req, 500, "internal", "no answer from the recorder");
         goto done;
     }
+    o = json_object();
     if (!ok->via.boolean) {
         err = arb_mp_get(&res.data, "error");
         if (err != NULL && arb_mp_get_bytes(err, "code", &p, &n) == 0
@@ -186,55 +207,51 @@ answer(wr_t *w, const char *msg, size_t len)
             code = codebuf;
         }
         req->res.status = status_of(code);
-        arb_buf_puts(&b, "{\"error\":");
         if (err != NULL && arb_mp_get_bytes(err, "message", &p, &n) == 0)
-            put_bytes(&b, p, n);
+            bad |= arb_json_set(o, "error", bytes_value(p, n));
         else
-            arb_json_str(&b, code);
-        arb_buf_puts(&b, ",\"where\":");
-        arb_json_str(&b, where_of(code, w->route));
-        arb_buf_puts(&b, ",\"code\":");
-        arb_json_str(&b, code);
-        if (err != NULL && arb_mp_get_bytes(err, "rule", &p, &n) == 0) {
-            arb_buf_puts(&b, ",\"rule\":");
-            put_bytes(&b, p, n);
-        }
-        arb_buf_puts(&b, "}\n");
+            bad |= arb_json_set(o, "error", arb_json_string(code));
+        bad |= arb_json_set(o, "where",
+                            arb_json_string(where_of(code, w->route)));
+        bad |= arb_json_set(o, "code", arb_json_string(code));
+        if (err != NULL && arb_mp_get_bytes(err, "rule", &p, &n) == 0)
+            bad |= arb_json_set(o, "rule", bytes_value(p, n));
     } else if (w->route == W_JUDGE) {
-        arb_buf_puts(&b, "{\"match\":");
         if (arb_mp_get_bytes(&res.data, "match", &p, &n) != 0)
             p = "", n = 0;
-        put_bytes(&b, p, n);
+        bad |= arb_json_set(o, "match", bytes_value(p, n));
         if (arb_mp_get_uint(&res.data, "at", &u) == 0)
-            arb_buf_printf(&b, ",\"at\":%" PRIu64, u);
-        put_move(&b, w);
-        arb_buf_puts(&b, ",\"verdict\":");
+            bad |= arb_json_set(o, "at", json_integer((json_int_t)u));
+        bad |= set_move(o, w);
         if (arb_mp_get_bytes(&res.data, "json", &p, &n) == 0)
-            arb_buf_add(&b, p, n);
+            bad |= arb_json_set(o, "verdict", verdict_value(p, n));
         else
-            arb_buf_puts(&b, "null");
-        arb_buf_puts(&b, "}\n");
+            bad |= arb_json_set(o, "verdict", json_null());
     } else {
         const msgpack_object *dup = arb_mp_get(&res.data, "dup");
-        arb_buf_puts(&b, "{\"match\":");
         if (arb_mp_get_bytes(&res.data, "match", &p, &n) != 0)
             p = "", n = 0;
-        put_bytes(&b, p, n);
+        bad |= arb_json_set(o, "match", bytes_value(p, n));
         if (arb_mp_get_uint(&res.data, "seq", &u) == 0)
-            arb_buf_printf(&b, ",\"seq\":%" PRIu64, u);
+            bad |= arb_json_set(o, "seq", json_integer((json_int_t)u));
         if (arb_mp_get_bytes(&res.data, "hash", &p, &n) == 0
             && n == ARB_HASH_LEN) {
             arb_hex32(hex, (const unsigned char *)p);
-            arb_buf_printf(&b, ",\"hash\":\"%s\"", hex);
+            bad |= arb_json_set(o, "hash", json_string(hex));
         }
         if (arb_mp_get_uint(&res.data, "pos", &u) == 0)
-            arb_buf_printf(&b, ",\"pos\":%" PRIu64, u);
-        arb_buf_printf(&b, ",\"duplicate\":%s", dup != NULL
-                       && dup->type == MSGPACK_OBJECT_BOOLEAN
-                       && dup->via.boolean ? "true" : "false");
-        put_move(&b, w);
-        arb_buf_puts(&b, "}\n");
+            bad |= arb_json_set(o, "pos", json_integer((json_int_t)u));
+        bad |= arb_json_set(o, "duplicate",
+                            json_boolean(dup != NULL
+                                         && dup->type == MSGPACK_OBJECT_BOOLEAN
+                                         && dup->via.boolean));
+        bad |= set_move(o, w);
     }
+    if (bad)
+        b.oom = 1;
+    else
+        arb_json_put(&b, o);
+    arb_buf_puts(&b, "\n");
     if (b.oom) {
         arb_http_error(req, 500, "internal", "out of memory");
         goto done;
@@ -244,6 +261,7 @@ answer(wr_t *w, const char *msg, size_t len)
     arb_http_send_status(req, req->res.status, "application/json", b.data,
                          b.len);
 done:
+    json_decref(o);
     msgpack_unpacked_destroy(&res);
     arb_buf_free(&b);
     arb_buf_free(&why);

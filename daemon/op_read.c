@@ -386,8 +386,10 @@ void
 arb_op_stats(arb_request_t *r)
 {
     arb_stats_t    x;
+    arb_stat_fig_t fig[ARB_STAT_FIGS];
     arb_buf_t      b = ARB_BUF_INIT, why = ARB_BUF_INIT;
     msgpack_packer pk;
+    size_t         k;
     int            rc;
 
     rc = arb_stats_collect(r->c->srv, &x, &why);
@@ -397,26 +399,12 @@ arb_op_stats(arb_request_t *r)
         arb_buf_free(&why);
         return;
     }
-    arb_reply_begin(&b, &pk, r->id, 20);
+    /* engine, the figures, timing, replication, replica */
+    arb_reply_begin(&b, &pk, r->id, 1 + ARB_STAT_FIGS + 3);
     arb_mp_pack_kv_str(&pk, "engine", ARB_ENGINE);
-    arb_mp_pack_kv_uint(&pk, "matches", x.st.matches);
-    arb_mp_pack_kv_uint(&pk, "events", x.st.events);
-    /* "log_pos" on the wire: the store's global commit order. */
-    arb_mp_pack_kv_uint(&pk, "log_pos", x.st.log_pos);
-    arb_mp_pack_kv_uint(&pk, "map_size", x.st.map_size);
-    arb_mp_pack_kv_uint(&pk, "map_used", x.st.map_used);
-    arb_mp_pack_kv_uint(&pk, "map_max", x.st.map_max);
-    arb_mp_pack_kv_uint(&pk, "connections", x.connections);
-    arb_mp_pack_kv_uint(&pk, "appends", x.n->appends);
-    arb_mp_pack_kv_uint(&pk, "rejected", x.n->rejected);
-    arb_mp_pack_kv_uint(&pk, "commits", x.n->commits);
-    arb_mp_pack_kv_uint(&pk, "events_committed", x.n->events_committed);
-    arb_mp_pack_kv_uint(&pk, "queued", x.queued);
-    arb_mp_pack_kv_uint(&pk, "subscribers", x.subscribers);
-    arb_mp_pack_kv_uint(&pk, "subscribers_cut",
-                        x.n->subs_cut + x.n->streams_cut);
-    arb_mp_pack_kv_uint(&pk, "http_connections", x.http_connections);
-    arb_mp_pack_kv_uint(&pk, "acks", x.n->acks);
+    arb_stats_figures(&x, fig);
+    for (k = 0; k < ARB_STAT_FIGS; k++)
+        arb_mp_pack_kv_uint(&pk, fig[k].name, fig[k].value);
     pack_timing(&pk, &x);
     arb_repl_stats_pack(r->c->srv, &pk);
     arb_replica_stats_pack(r->c->srv, &pk);

@@ -455,6 +455,14 @@ typedef struct arb_stats {
 /* Every figure, from one place.  0, or the store's ARB_E* code with why
  * (then there are no figures to report). */
 int  arb_stats_collect(arb_server_t *srv, arb_stats_t *out, arb_buf_t *why);
+/* The counters `stats` and GET /api/stats both report, after "engine",
+ * in the order both write them: one list, so the two keep one shape. */
+typedef struct arb_stat_fig {
+    const char *name;
+    uint64_t    value;
+} arb_stat_fig_t;
+#define ARB_STAT_FIGS 16
+void arb_stats_figures(const arb_stats_t *x, arb_stat_fig_t out[ARB_STAT_FIGS]);
 void arb_stats_ack(arb_server_t *srv, const arb_pending_t *p);
 void arb_stats_commit(arb_server_t *srv, size_t events);
 /* An append refused with ARB_E* code rc (counted in `rejected`). */

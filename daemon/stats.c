@@ -47,6 +47,32 @@ arb_stats_collect(arb_server_t *srv, arb_stats_t *out, arb_buf_t *why)
     return 0;
 }
 
+void
+arb_stats_figures(const arb_stats_t *x, arb_stat_fig_t out[ARB_STAT_FIGS])
+{
+    /* "log_pos": the store's global commit order, as the wire names it. */
+    const arb_stat_fig_t f[ARB_STAT_FIGS] = {
+        { "matches",          x->st.matches },
+        { "events",           x->st.events },
+        { "log_pos",          x->st.log_pos },
+        { "map_size",         x->st.map_size },
+        { "map_used",         x->st.map_used },
+        { "map_max",          x->st.map_max },
+        { "connections",      x->connections },
+        { "appends",          x->n->appends },
+        { "rejected",         x->n->rejected },
+        { "commits",          x->n->commits },
+        { "events_committed", x->n->events_committed },
+        { "queued",           x->queued },
+        { "subscribers",      x->subscribers },
+        { "subscribers_cut",  x->n->subs_cut + x->n->streams_cut },
+        { "http_connections", x->http_connections },
+        { "acks",             x->n->acks },
+    };
+
+    memcpy(out, f, sizeof(f));
+}
+
 uint64_t
 arb_thread_cpu_ns(void)
 {

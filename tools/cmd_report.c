@@ -66,30 +66,32 @@ usage(FILE *f)
     cli_net_usage(f);
 }
 
-/* "events":[...]: each as `arbiter events --json` prints it. */
-static void
-put_events(arb_buf_t *b, const arb_history_t *h)
+/* [...]: each event as `arbiter events --json` prints it; NULL (out of
+ * memory). */
+static json_t *
+events_value(const arb_history_t *h)
 {
-    size_t i;
+    json_t *a = json_array();
+    size_t  i;
+    int     bad = 0;
 
-    arb_buf_puts(b, "\"events\":[");
     for (i = 0; i <= h->nevents; i++) {
         const arb_event_t       *ev = i == 0 ? &h->open : &h->events[i - 1];
         const arb_history_rec_t *r = h->recs != NULL ? &h->recs[i] : NULL;
 
-        if (i > 0)
-            arb_buf_putc(b, ',');
-        arb_event_json(b, NULL, i, r != NULL ? r->time_ms : ev->time_ms,
-                       r != NULL && r->has_hash ? r->hash : NULL, ev);
+        bad |= arb_json_add(a, arb_event_json_value(
+            NULL, i, r != NULL ? r->time_ms : ev->time_ms,
+            r != NULL && r->has_hash ? r->hash : NULL, ev));
     }
-    arb_buf_putc(b, ']');
+    return bad ? (json_decref(a), NULL) : a;
 }
 
-/* "chain":{"ok":b|null,"text":"..."}: recomputes every link from the
+/* "chain":{"ok":b|null,"text":"..."} set on o: recomputes every link from the
  * canonical bytes the source gave and compares it with the hash the
  * source recorded.  0 when it holds or cannot be checked, 1 broken. */
 static int
-put_chain(arb_buf_t *b, const arb_history_t *h, const char *verified)
+set_chain(json_t *o, const arb_history_t *h, const char *verified,
+          int *bad)
 {
     unsigned char head[ARB_HASH_LEN];
     char          hex[ARB_HASH_HEX];
@@ -130,17 +132,19 @@ put_chain(arb_buf_t *b, const arb_history_t *h, const char *verified)
                            "  Head %s.", h->nevents, compared, hex);
         }
     }
-    arb_buf_printf(b, "\"chain\":{\"ok\":%s,\"text\":",
-                   h->recs == NULL ? "null" : broken ? "false" : "true");
-    arb_json_str(b, arb_buf_cstr(&t));
-    arb_buf_putc(b, '}');
+    *bad |= t.oom
+         | arb_json_set(o, "chain", json_pack(
+               "{s:o,s:o}", "ok", h->recs == NULL ? json_null()
+                                 : json_boolean(!broken),
+               "text", arb_json_string(arb_buf_cstr(&t))));
     arb_buf_free(&t);
     return broken;
 }
 
-/* "claim":{"file","text","diff":{arb_diff_json}} for the final match. */
+/* "claim":{"file","text","diff":{arb_diff_json}} for the final match,
+ * set on o. */
 static int
-put_claim(arb_buf_t *b, const arb_match_t *m, const char *path)
+set_claim(json_t *o, const arb_match_t *m, const char *path)
 {
     arb_buf_t     text = ARB_BUF_INIT, why = ARB_BUF_INIT, t = ARB_BUF_INIT;
     arb_results_t r;
@@ -162,13 +166,14 @@ put_claim(arb_buf_t *b, const arb_match_t *m, const char *path)
     if (arb_diff_run(&d, arb_match_rules(m)->game, &r, &c.res) != 0)
         goto done;
     arb_diff_text(&t, &d);
-    arb_buf_puts(b, "\"claim\":{\"file\":");
-    arb_json_str(b, base != NULL ? base + 1 : path);
-    arb_buf_puts(b, ",\"text\":");
-    arb_json_str(b, arb_buf_cstr(&t));
-    arb_buf_puts(b, ",\"diff\":");
-    arb_diff_json(b, &d);
-    arb_buf_putc(b, '}');
+    if (t.oom || arb_json_set(o, "claim", json_pack(
+            "{s:o,s:o,s:o}",
+            "file", arb_json_string(base != NULL ? base + 1 : path),
+            "text", arb_json_string(arb_buf_cstr(&t)),
+            "diff", arb_diff_json_value(&d))) != 0) {
+        fprintf(stderr, "arbiter report: out of memory\n");
+        goto done;
+    }
     status = CLI_OK;
 done:
     arb_diff_clear(&d);
@@ -190,36 +195,36 @@ build_data(arb_buf_t *b, arb_history_t *h, const char *claim,
 {
     arb_match_t  *m = NULL;
     arb_verdict_t v;
-    arb_buf_t     line = ARB_BUF_INIT, refused = ARB_BUF_INIT;
-    size_t        bad = 0, i, k;
-    int           rc, status = CLI_ERROR;
+    arb_buf_t     line = ARB_BUF_INIT;
+    json_t       *o = NULL, *players, *reports = NULL, *rep, *refused = NULL;
+    size_t        nbad = 0, i, k;
+    int           rc, bad = 0, status = CLI_ERROR;
 
-    rc = arb_history_replay(h, 0, &m, &bad, &v);
+    rc = arb_history_replay(h, 0, &m, &nbad, &v);
     if (m == NULL) {
         fprintf(stderr, "%s: header: %s\n", h->source, v.msg);
         goto done;
     }
-    arb_buf_puts(b, "{\"match\":");
-    arb_json_str(b, h->open.setup->match_id);
-    arb_buf_puts(b, ",\"game\":");
-    arb_json_str(b, h->open.setup->game);
-    arb_buf_puts(b, ",\"players\":[");
-    for (k = 0; k < h->open.setup->nplayers; k++) {
-        if (k)
-            arb_buf_putc(b, ',');
-        arb_json_str(b, h->open.setup->players[k].name);
-    }
-    arb_buf_puts(b, "],\"source\":");
-    arb_json_str(b, h->source != NULL ? h->source : "-");
-    arb_buf_putc(b, ',');
-    put_events(b, h);
-    arb_buf_puts(b, ",\"reports\":[");
+    o = json_object();
+    players = json_array();
+    reports = json_array();
+    bad |= arb_json_set(o, "match",
+                        arb_json_string(h->open.setup->match_id));
+    bad |= arb_json_set(o, "game", arb_json_string(h->open.setup->game));
+    for (k = 0; k < h->open.setup->nplayers; k++)
+        bad |= arb_json_add(players,
+                            arb_json_string(h->open.setup->players[k].name));
+    bad |= arb_json_set(o, "players", players);
+    bad |= arb_json_set(o, "source",
+                        arb_json_string(h->source != NULL ? h->source : "-"));
+    bad |= arb_json_set(o, "events", events_value(h));
     status = CLI_OK;
     for (i = 0; ; i++) {
-        if (arb_report_json(b, m) != 0) {
+        if (arb_report_json_value(&rep, m, 0) != 0) {
             status = CLI_ERROR;
             goto done;
         }
+        bad |= arb_json_add(reports, rep);
         if (i == h->nevents)
             break;
         rc = arb_match_apply(m, &h->events[i], &v);
@@ -228,48 +233,43 @@ build_data(arb_buf_t *b, arb_history_t *h, const char *claim,
             fprintf(stderr, "%s: seq %" PRIu64 " '%s' refused: %s: %s\n",
                     h->source, h->events[i].seq, arb_buf_cstr(&line),
                     v.rule, v.msg);
-            refused.len = 0;
-            arb_buf_printf(&refused, ",\"refused\":{\"seq\":%" PRIu64
-                           ",\"line\":", h->events[i].seq);
-            arb_json_str(&refused, arb_buf_cstr(&line));
-            arb_buf_puts(&refused, ",\"rule\":");
-            arb_json_str(&refused, v.rule);
-            arb_buf_puts(&refused, ",\"message\":");
-            arb_json_str(&refused, v.msg);
-            arb_buf_putc(&refused, '}');
+            refused = json_pack("{s:I,s:o,s:o,s:o}",
+                                "seq", (json_int_t)h->events[i].seq,
+                                "line", arb_json_string(arb_buf_cstr(&line)),
+                                "rule", arb_json_string(v.rule),
+                                "message", arb_json_string(v.msg));
+            bad |= line.oom || refused == NULL;
             status = CLI_DIFFERS;
             break;
         }
-        arb_buf_putc(b, ',');
     }
-    arb_buf_puts(b, "]");
-    arb_buf_add(b, refused.data, refused.len);
-    arb_buf_putc(b, ',');
-    if (put_chain(b, h, verified) != 0) {
+    bad |= arb_json_set(o, "reports", reports);
+    reports = NULL;
+    if (refused != NULL) {
+        bad |= arb_json_set(o, "refused", refused);
+        refused = NULL;
+    }
+    if (set_chain(o, h, verified, &bad) != 0) {
         fprintf(stderr, "%s: the hash chain is broken (see the report)\n",
                 h->source);
         status = CLI_DIFFERS;
     }
-    if (verified != NULL) {
-        arb_buf_puts(b, ",\"verified\":");
-        arb_json_str(b, verified);
+    if (verified != NULL)
+        bad |= arb_json_set(o, "verified", arb_json_string(verified));
+    if (claim != NULL && set_claim(o, m, claim) != CLI_OK) {
+        status = CLI_ERROR;
+        goto done;
     }
-    if (claim != NULL) {
-        arb_buf_putc(b, ',');
-        if (put_claim(b, m, claim) != CLI_OK) {
-            status = CLI_ERROR;
-            goto done;
-        }
-    }
-    arb_buf_putc(b, '}');
-    if (b->oom) {
+    if (bad || arb_json_put(b, o) != 0) {
         fprintf(stderr, "arbiter report: out of memory\n");
         status = CLI_ERROR;
     }
 done:
+    json_decref(o);
+    json_decref(reports);
+    json_decref(refused);
     arb_match_free(m);
     arb_buf_free(&line);
-    arb_buf_free(&refused);
     return status;
 }
 

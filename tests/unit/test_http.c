@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <sys/resource.h>
 
+#include <jansson.h>
+
 #include "tests/daemon_harness.h"
 #include "tests/http_client.h"
 #include "tests/test.h"
@@ -184,6 +186,19 @@ test_hostile(void)
     CHECK_INT(http_get(port, "/api/m/M1/state?at=%G1", HARNESS_READER, resp,
                        BIG), 400);
     CHECK(strstr(http_body(resp), "\"where\":\"at\"") != NULL);
+    /* a quote, a backslash and a control byte from the path come back
+     * escaped: the error body is one JSON object holding them as sent */
+    CHECK_INT(http_get(port, "/m/a%22b%5Cc%01d", NULL, resp, BIG), 404);
+    {
+        json_error_t jerr;
+        json_t      *o = json_loads(http_body(resp), 0, &jerr);
+
+        CHECK(o != NULL);
+        CHECK_STR(json_string_value(json_object_get(o, "error")),
+                  "no match 'a\"b\\c\001d'");
+        CHECK_STR(json_string_value(json_object_get(o, "where")), "match");
+        json_decref(o);
+    }
 
     free(req);
 }
@@ -837,10 +852,40 @@ test_metrics(void)
           >= 1);
     CHECK(sample(http_body(resp), "arbiter_http_connections_refused_total")
           >= 790);
-    msgpack_unpacked_destroy(&res);
-    /* the same figures as JSON */
+    /* the same figures as JSON: the shape of `arbiter stats --json`, the
+     * op's scalar keys in the op's order */
     CHECK_INT(http_get(port, "/api/stats", HARNESS_READER, resp, BIG), 200);
     CHECK(strstr(resp, "\"rejected\":") != NULL);
+    {
+        json_t     *o = json_loads(http_body(resp), 0, NULL);
+        void       *it = json_object_iter(o);
+        uint32_t    k, same = 0, scalars = 0;
+
+        CHECK(o != NULL);
+        for (k = 0; k < res.data.via.map.size; k++) {
+            const msgpack_object *ko = &res.data.via.map.ptr[k].key;
+            const msgpack_object *vo = &res.data.via.map.ptr[k].val;
+            char key[64];
+
+            if (vo->type != MSGPACK_OBJECT_POSITIVE_INTEGER
+                && vo->type != MSGPACK_OBJECT_STR)
+                continue;
+            snprintf(key, sizeof(key), "%.*s", (int)ko->via.str.size,
+                     ko->via.str.ptr);
+            if (strcmp(key, "v") == 0 || strcmp(key, "id") == 0)
+                continue;
+            scalars++;
+            if (it != NULL && strcmp(json_object_iter_key(it), key) == 0) {
+                same++;
+                it = json_object_iter_next(o, it);
+            }
+        }
+        CHECK(scalars == 17);
+        CHECK(same == scalars);
+        CHECK(it == NULL);
+        json_decref(o);
+    }
+    msgpack_unpacked_destroy(&res);
     arb_client_close(cl);
 }
 
