@@ -143,6 +143,12 @@ int  cli_replay_print(arb_history_t *h, uint64_t at, int json,
  * ARB_ENOMEM. */
 struct arb_match;
 int  cli_print_results(const struct arb_match *m);
+/* What a bundle's verification found, one line each on stderr, every line
+ * starting with `prefix`: the file-level error, then each match's
+ * problems as "match ID: problem". */
+struct arb_bundle_report;
+void cli_print_bundle_problems(const char *prefix,
+                               const struct arb_bundle_report *rep);
 
 /* Replays every match of the data directory dir in one pass over its log
  * (core/ledger/replay_all.h) and prints one line per match in id order

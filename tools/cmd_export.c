@@ -453,7 +453,7 @@ make_bundle(exp_t *x, arb_buf_t *out, unsigned char signer[ARB_PUBKEY_LEN])
 {
     arb_keypair_t       kp;
     arb_bundle_report_t rep;
-    size_t              i, j;
+    size_t              i;
     int                 rc;
 
     if (!x->server) {
@@ -483,12 +483,7 @@ make_bundle(exp_t *x, arb_buf_t *out, unsigned char signer[ARB_PUBKEY_LEN])
     if (rc != 0) {
         fprintf(stderr, "arbiter export: the bundle does not verify; not "
                 "written:\n");
-        if (rep.error != NULL)
-            fprintf(stderr, "  %s\n", rep.error);
-        for (i = 0; i < rep.nmatches; i++)
-            for (j = 0; j < rep.matches[i].nproblems; j++)
-                fprintf(stderr, "  match %s: %s\n", rep.matches[i].match_id,
-                        rep.matches[i].problems[j]);
+        cli_print_bundle_problems("  ", &rep);
     }
     arb_bundle_report_clear(&rep);
     return rc == 0 ? 0 : rc == ARB_ENOMEM ? CLI_ERROR : CLI_DIFFERS;

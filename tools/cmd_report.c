@@ -298,11 +298,11 @@ load_bundle(arb_history_t *h, const char *path, const char *match,
 {
     unsigned char             pk[ARB_PUBKEY_LEN];
     char                      hex[2 * ARB_PUBKEY_LEN + 1],
-                              head[ARB_HASH_HEX];
+                              head[ARB_HASH_HEX], prefix[PATH_MAX + 32];
     arb_bundle_report_t       rep;
     const arb_bundle_result_t *res = NULL;
     arb_buf_t                 data = ARB_BUF_INIT, why = ARB_BUF_INIT;
-    size_t                    i, j;
+    size_t                    i;
     int                       rc, status = CLI_ERROR;
 
     memset(&rep, 0, sizeof(rep));
@@ -316,13 +316,8 @@ load_bundle(arb_history_t *h, const char *path, const char *match,
     rc = arb_bundle_verified_history(data.data, data.len, pk, match, &rep,
                                      h, &why);
     if (rc == ARB_ECRYPTO) {
-        if (rep.error != NULL)
-            fprintf(stderr, "arbiter report: %s: %s\n", path, rep.error);
-        for (i = 0; i < rep.nmatches; i++)
-            for (j = 0; j < rep.matches[i].nproblems; j++)
-                fprintf(stderr, "arbiter report: %s: match %s: %s\n", path,
-                        rep.matches[i].match_id,
-                        rep.matches[i].problems[j]);
+        snprintf(prefix, sizeof(prefix), "arbiter report: %s: ", path);
+        cli_print_bundle_problems(prefix, &rep);
         fprintf(stderr, "arbiter report: %s: FAILED verification (%zu "
                 "problem%s): nothing drawn\n", path, rep.nproblems,
                 rep.nproblems == 1 ? "" : "s");

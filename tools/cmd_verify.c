@@ -97,9 +97,9 @@ cmd_verify(int argc, char **argv)
     arb_bundle_report_t  rep;
     arb_buf_t            data = ARB_BUF_INIT, why = ARB_BUF_INIT;
     const char          *path = NULL, *key = NULL;
-    char                 hex[2 * ARB_PUBKEY_LEN + 1];
+    char                 hex[2 * ARB_PUBKEY_LEN + 1], prefix[PATH_MAX + 32];
     uint64_t             events = 0;
-    size_t               i, j;
+    size_t               i;
     int                  rc, status;
     const cli_optdef_t opts[] = {
         { "--pubkey", CLI_ARG_STR, &key },
@@ -137,13 +137,8 @@ cmd_verify(int argc, char **argv)
     }
     arb_hex(hex, pk, ARB_PUBKEY_LEN);
     if (rc != 0) {
-        if (rep.error != NULL)
-            fprintf(stderr, "arbiter verify: %s: %s\n", path, rep.error);
-        for (i = 0; i < rep.nmatches; i++)
-            for (j = 0; j < rep.matches[i].nproblems; j++)
-                fprintf(stderr, "arbiter verify: %s: match %s: %s\n", path,
-                        rep.matches[i].match_id,
-                        rep.matches[i].problems[j]);
+        snprintf(prefix, sizeof(prefix), "arbiter verify: %s: ", path);
+        cli_print_bundle_problems(prefix, &rep);
         fprintf(stderr, "arbiter verify: %s: FAILED (%zu problem%s): do "
                 "not trust this bundle\n", path, rep.nproblems,
                 rep.nproblems == 1 ? "" : "s");

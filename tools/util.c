@@ -4,6 +4,7 @@
 
 #include "core/err.h"
 #include "core/json.h"
+#include "core/ledger/bundle.h"
 #include "tools/cli.h"
 
 int
@@ -58,4 +59,17 @@ cli_print_json(const char *cmd, json_t *v)
     }
     arb_buf_free(&out);
     return rc;
+}
+
+void
+cli_print_bundle_problems(const char *prefix, const arb_bundle_report_t *rep)
+{
+    size_t i, j;
+
+    if (rep->error != NULL)
+        fprintf(stderr, "%s%s\n", prefix, rep->error);
+    for (i = 0; i < rep->nmatches; i++)
+        for (j = 0; j < rep->matches[i].nproblems; j++)
+            fprintf(stderr, "%smatch %s: %s\n", prefix,
+                    rep->matches[i].match_id, rep->matches[i].problems[j]);
 }
