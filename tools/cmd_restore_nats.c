@@ -76,7 +76,7 @@ on_problem(void *ud, const char *match_id, uint64_t seq, const char *msg)
 }
 
 /* Reads the stream up to its last sequence as of the start into the
- * mirror.  0, or 2 with the reason printed. */
+ * mirror.  CLI_OK, or CLI_DIFFERS / CLI_ERROR with the reason printed. */
 static int
 read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
             uint64_t last, uint64_t *read)
@@ -88,12 +88,12 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
     uint64_t             at = 0;
     int64_t              idle_since = ops_mono_ms();
     size_t               plen = prefix != NULL ? strlen(prefix) : 0;
-    int                  rc, status = 2;
+    int                  rc, status = CLI_ERROR;
 
     ops_progress_init(&pr);
     *read = 0;
     if (last == 0)
-        return 0;
+        return CLI_OK;
     rc = arb_stream_reader_open(&rd, st, NULL, 1, &why);
     if (rc != 0) {
         fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
@@ -114,7 +114,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
             /* Not one of ours: no match can be named, but the stream is
              * not what the recorders wrote. */
             fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
-            status = 1;
+            status = CLI_DIFFERS;
             goto done;
         }
         if (rc != 0) {
@@ -143,7 +143,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
         fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
         goto done;
     }
-    status = 0;
+    status = CLI_OK;
 done:
     ops_progress_clear(&pr);
     arb_stream_reader_close(rd);
