@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "daemon/http.h"
+#include "daemon/replicate.h"
 
 /* ns as seconds: "0.0005", "2", "1.25" */
 static void
@@ -49,6 +50,7 @@ arb_http_metrics(arb_http_req_t *q)
     arb_stats_t           x;
     const arb_counters_t *n;
     arb_buf_t             b = ARB_BUF_INIT;
+    arb_repl_figures_t    rf;
     uint64_t              sum;
     size_t                i, j;
     const char           *why;
@@ -136,6 +138,34 @@ arb_http_metrics(arb_http_req_t *q)
         "Current size of the LMDB map.", x.st.map_size);
     one(&b, "arbiter_storage_map_max_bytes", "gauge",
         "Ceiling the LMDB map may grow to.", x.st.map_max);
+    /* Replication to NATS JetStream (docs/SCALE.md), only when it is on:
+     * the same figures as stats.replication. */
+    if (arb_repl_figures(q->srv, &rf)) {
+        one(&b, "arbiter_replication_connected", "gauge",
+            "1 while connected to NATS.", (uint64_t)rf.connected);
+        one(&b, "arbiter_replication_lag_events", "gauge",
+            "Committed events not yet acknowledged by the stream.",
+            rf.lag_events);
+        head(&b, "arbiter_replication_lag_seconds", "gauge",
+             "Age of the oldest committed event not yet in the stream.");
+        arb_buf_puts(&b, "arbiter_replication_lag_seconds ");
+        put_seconds(&b, (uint64_t)rf.lag_ms * 1000000u);
+        arb_buf_putc(&b, '\n');
+        one(&b, "arbiter_replication_published_total", "counter",
+            "Events the stream acknowledged.", rf.published);
+        one(&b, "arbiter_replication_republished_total", "counter",
+            "Events anti-entropy put back into the stream.",
+            rf.republished);
+        one(&b, "arbiter_replication_missing_total", "counter",
+            "Events anti-entropy found missing from the stream.",
+            rf.missing);
+        one(&b, "arbiter_replication_diverged_total", "counter",
+            "Stream messages that differed from the log.", rf.diverged);
+        one(&b, "arbiter_replication_errors_total", "counter",
+            "Failed publishes.", rf.errors);
+        one(&b, "arbiter_replication_disconnects_total", "counter",
+            "Connections to NATS lost.", rf.disconnects);
+    }
     if (b.oom)
         arb_http_error(q->req, 500, "server", "out of memory");
     else

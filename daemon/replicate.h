@@ -115,4 +115,15 @@ const char *arb_repl_fenced(struct arb_server *srv, const char *id,
 /* The "replication" map of the stats response (nil when off). */
 void arb_repl_stats_pack(struct arb_server *srv, msgpack_packer *pk);
 
+/* The replication figures /metrics shows, the same as those of stats. */
+typedef struct arb_repl_figures {
+    int      connected;
+    uint64_t lag_events;
+    int64_t  lag_ms;
+    uint64_t published, republished, errors, disconnects, missing,
+             diverged;
+} arb_repl_figures_t;
+/* 1 with *f filled, or 0 when replication is off. */
+int  arb_repl_figures(struct arb_server *srv, arb_repl_figures_t *f);
+
 #endif

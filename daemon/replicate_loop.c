@@ -394,23 +394,53 @@ arb_repl_fenced(arb_server_t *srv, const char *id, arb_buf_t *why)
     return code;
 }
 
+/* The counters now, and the lag: how old the oldest unpublished event is. */
+static void
+repl_snapshot(arb_repl_t *r, arb_repl_stats_t *s, int64_t *lag_ms)
+{
+    pthread_mutex_lock(&r->mu);
+    *s = r->st;
+    pthread_mutex_unlock(&r->mu);
+    *lag_ms = 0;
+    if (s->oldest_ms > 0 && s->head > s->cursor)
+        *lag_ms = arb_now_ms() - s->oldest_ms;
+    if (*lag_ms < 0)
+        *lag_ms = 0;
+}
+
+int
+arb_repl_figures(arb_server_t *srv, arb_repl_figures_t *f)
+{
+    arb_repl_stats_t s;
+
+    memset(f, 0, sizeof(*f));
+    if (srv->repl == NULL)
+        return 0;
+    repl_snapshot(srv->repl, &s, &f->lag_ms);
+    f->connected = s.connected;
+    f->lag_events = s.head > s.cursor ? s.head - s.cursor : 0;
+    f->published = s.published;
+    f->republished = s.republished;
+    f->errors = s.errors;
+    f->disconnects = s.disconnects;
+    f->missing = s.missing;
+    f->diverged = s.diverged;
+    return 1;
+}
+
 void
 arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
 {
     arb_repl_t      *r = srv->repl;
     arb_repl_stats_t s;
-    int64_t          lag_ms = 0;
+    int64_t          lag_ms;
 
     arb_mp_pack_cstr(pk, "replication");
     if (r == NULL) {
         msgpack_pack_nil(pk);
         return;
     }
-    pthread_mutex_lock(&r->mu);
-    s = r->st;
-    pthread_mutex_unlock(&r->mu);
-    if (s.oldest_ms > 0 && s.head > s.cursor)
-        lag_ms = arb_now_ms() - s.oldest_ms;
+    repl_snapshot(r, &s, &lag_ms);
     msgpack_pack_map(pk, 19);
     arb_mp_pack_kv_str(pk, "mode", r->conf->mode == ARB_REPL_SYNC ? "sync"
                                                                  : "async");
@@ -420,7 +450,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "published_pos", s.cursor);
     arb_mp_pack_kv_uint(pk, "lag_events", s.head > s.cursor
                                           ? s.head - s.cursor : 0);
-    arb_mp_pack_kv_int(pk, "lag_ms", lag_ms < 0 ? 0 : lag_ms);
+    arb_mp_pack_kv_int(pk, "lag_ms", lag_ms);
     arb_mp_pack_kv_uint(pk, "published", s.published);
     arb_mp_pack_kv_uint(pk, "duplicates", s.duplicates);
     arb_mp_pack_kv_uint(pk, "republished", s.republished);

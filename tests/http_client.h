@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 /* Milliseconds on a monotonic clock. */
-static long long
+static inline long long
 http_now_ms(void)
 {
     struct timespec ts;
@@ -30,7 +30,7 @@ http_now_ms(void)
 }
 
 /* A blocking TCP connection to 127.0.0.1:port, or -1. */
-static int
+static inline int
 http_connect(int port)
 {
     struct sockaddr_in a;
@@ -49,7 +49,7 @@ http_connect(int port)
     return fd;
 }
 
-static int
+static inline int
 http_write_all(int fd, const char *p, size_t n)
 {
     ssize_t w;
@@ -67,7 +67,7 @@ http_write_all(int fd, const char *p, size_t n)
 /* Reads into buf (NUL-terminated, at most cap - 1 bytes) until the peer
  * closes, `until` appears (when not NULL) or timeout_ms pass.  Returns the
  * bytes read; *closed tells whether the peer closed. */
-static size_t
+static inline size_t
 http_read(int fd, char *buf, size_t cap, const char *until, int timeout_ms,
           int *closed)
 {
@@ -97,7 +97,7 @@ http_read(int fd, char *buf, size_t cap, const char *until, int timeout_ms,
 }
 
 /* The status of a response ("HTTP/1.1 404 ..."), or -1. */
-static int
+static inline int
 http_status(const char *resp)
 {
     int code;
@@ -108,7 +108,7 @@ http_status(const char *resp)
 }
 
 /* The body of a response, or "". */
-static const char *
+static inline const char *
 http_body(const char *resp)
 {
     const char *p = strstr(resp, "\r\n\r\n");
@@ -118,7 +118,7 @@ http_body(const char *resp)
 
 /* Sends the raw request and reads the whole answer (the request should
  * ask for Connection: close) into buf; returns its status or -1. */
-static int
+static inline int
 http_raw(int port, const char *req, size_t len, char *buf, size_t cap)
 {
     int fd = http_connect(port), closed, st = -1;
@@ -134,17 +134,16 @@ http_raw(int port, const char *req, size_t len, char *buf, size_t cap)
     return st;
 }
 
-/* The port the daemon's log (DIR/daemon.log) says its HTTP server bound
+/* The port the daemon's log file `path` says its HTTP server bound last
  * (port 0 in the config), waiting up to 3 s; or -1. */
-static int
-http_log_port(const char *dir)
+static inline int
+http_log_port_file(const char *path)
 {
-    char  path[320], line[512];
+    char  line[512];
     FILE *f;
     int   i, p = -1;
     char *at;
 
-    snprintf(path, sizeof(path), "%s/daemon.log", dir);
     for (i = 0; i < 300 && p < 0; i++) {
         if ((f = fopen(path, "r")) != NULL) {
             while (fgets(line, sizeof(line), f) != NULL)
@@ -158,8 +157,18 @@ http_log_port(const char *dir)
     return p;
 }
 
+/* The same for the log DIR/daemon.log. */
+static inline int
+http_log_port(const char *dir)
+{
+    char path[320];
+
+    snprintf(path, sizeof(path), "%s/daemon.log", dir);
+    return http_log_port_file(path);
+}
+
 /* GET path with an optional bearer token; the answer into buf. */
-static int
+static inline int
 http_get(int port, const char *path, const char *token, char *buf,
          size_t cap)
 {

@@ -55,11 +55,13 @@
 #include "proto/stream.h"
 #include "proto/stream_read.h"
 #include "tests/crash/load.h"
+#include "tests/http_client.h"
 #include "tests/test.h"
 
 #define NCLIENTS 4
 
 static int   nats_port;
+static int   http_port = -1;     /* the recorders' HTTP, for /metrics */
 static pid_t nats_pid = -1;
 static char  nats_url[64], nats_dir[200], nats_log[200];
 
@@ -468,12 +470,34 @@ write_config(const char *extra)
 
     if (f == NULL)
         return -1;
+    /* [http] last: every key after its line belongs to it. */
     fprintf(f, "[replicate]\nurls = %s\nrecorder = r1\ncheck_interval = 0\n"
                "timeout_ms = 1000\nowns = c\npeer = r2 zz\n"
-               "secret_key_file = %s/repl.key\n%s", nats_url, load_base,
-            extra != NULL ? extra : "");
+               "secret_key_file = %s/repl.key\n%s"
+               "[http]\nlisten = tcp:127.0.0.1:%d\n", nats_url, load_base,
+            extra != NULL ? extra : "", http_port);
     fclose(f);
     return 0;
+}
+
+/* A free TCP port, chosen once (the daemon logs only warnings here, so
+ * its log does not say which port 0 became). */
+static int
+free_port(void)
+{
+    struct sockaddr_in a;
+    socklen_t          n = sizeof(a);
+    int                fd = socket(AF_INET, SOCK_STREAM, 0), p = -1;
+
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0
+        && getsockname(fd, (struct sockaddr *)&a, &n) == 0)
+        p = ntohs(a.sin_port);
+    if (fd >= 0)
+        close(fd);
+    return p;
 }
 
 static int
@@ -535,6 +559,45 @@ test_load(arb_stream_t **stp, load_client_t *cl)
 
 /* ---- 2: healing -------------------------------------------------------- */
 
+/* The value of the line "NAME VALUE" of a /metrics page, or -1. */
+static double
+metric(const char *page, const char *name)
+{
+    char        want[128];
+    const char *at;
+
+    snprintf(want, sizeof(want), "\n%s ", name);
+    at = strstr(page, want);
+    return at != NULL ? strtod(at + strlen(want), NULL) : -1;
+}
+
+/* /metrics carries replication's figures, equal to stats.replication's
+ * (asked after it, with nothing recorded in between). */
+static void
+test_metrics(void)
+{
+    static char page[64 * 1024];
+    int         port = http_port;
+
+    CHECK(port > 0);
+    if (port <= 0)
+        return;
+    CHECK_INT(http_get(port, "/metrics", load_token, page, sizeof(page)),
+              200);
+    CHECK(metric(page, "arbiter_replication_connected") == 1);
+    CHECK(metric(page, "arbiter_replication_published_total") > 0);
+    CHECK(metric(page, "arbiter_replication_published_total")
+          == (double)repl_stat("published"));
+    CHECK(metric(page, "arbiter_replication_republished_total")
+          == (double)repl_stat("republished"));
+    CHECK(metric(page, "arbiter_replication_missing_total")
+          == (double)repl_stat("missing"));
+    CHECK(metric(page, "arbiter_replication_lag_events") >= 0);
+    CHECK(metric(page, "arbiter_replication_lag_seconds") >= 0);
+    CHECK(strstr(page, "# TYPE arbiter_replication_lag_seconds gauge\n")
+          != NULL);
+}
+
 static void
 test_heal(arb_stream_t *st)
 {
@@ -560,6 +623,7 @@ test_heal(arb_stream_t *st)
     CHECK_INT(stream_vs_store(st, &sv), 0);
     CHECK(repl_stat("missing") == missing0 + 1);
     CHECK(repl_stat("republished") >= 100);
+    test_metrics();
 }
 
 /* The stream sequence of seq q of a match (read on its subject), or 0. */
@@ -1212,7 +1276,8 @@ main(void)
         fclose(kf);
         chmod(kp, 0600);
     }
-    if (nats_start() != 0 || write_config(NULL) != 0)
+    http_port = free_port();
+    if (http_port <= 0 || nats_start() != 0 || write_config(NULL) != 0)
         return 1;
     st = stream_connect();
     CHECK(st != NULL);
