@@ -446,12 +446,14 @@ read_answer(load_client_t *c, arb_client_t *cl, int retry)
                  (unsigned long long)id);
         } else if (strcmp(arb_client_error_code(&res, code, sizeof(code)),
                           "shutting_down") == 0
+                   || strcmp(code, "unverified") == 0
                    || strcmp(code, "internal") == 0) {
             /* Read but not committed: in doubt until the next round,
              * like everything still unanswered on this connection.
              * `internal` (a daemon whose store just failed answers so)
              * is counted: only the I/O-error loop may see it. */
             c->internal += code[0] == 'i';
+            c->unverified += code[0] == 'u';
             rc = -1;
         } else {
             on_answer(c, &c->q[i], &res, retry);
@@ -720,7 +722,7 @@ int
 load_settle(load_client_t *c, int n, load_verdict_t *v)
 {
     uint64_t internal = 0;
-    int      i, st, bad = 0;
+    int      i, st, bad = 0, tries, left;
 
     memset(v, 0, sizeof(*v));
     for (i = 0; i < n; i++)
@@ -733,8 +735,24 @@ load_settle(load_client_t *c, int n, load_verdict_t *v)
     }
     for (i = 0; i < n; i++)
         c[i].settle_only = 1;
-    load_round_start(c, n);
-    load_round_join(c, n);
+    /* A replicating recorder answers `unverified` (nothing written) until
+     * it has compared its log with the stream: those stay in doubt and
+     * are sent again, for up to 20 s. */
+    for (tries = 0; ; tries++) {
+        uint64_t before = 0, after = 0;
+
+        for (i = 0; i < n; i++)
+            before += c[i].unverified;
+        load_round_start(c, n);
+        load_round_join(c, n);
+        for (i = 0, left = 0; i < n; i++) {
+            left += c[i].nq != 0;
+            after += c[i].unverified;
+        }
+        if (left == 0 || after == before || tries == 80)
+            break;
+        usleep(250 * 1000);
+    }
     for (i = 0; i < n; i++) {
         c[i].settle_only = 0;
         bad += c[i].nq != 0 || c[i].errors != 0;

@@ -91,6 +91,9 @@ typedef struct load_client {
     /* figures */
     uint64_t     sent, acked, retried, dup, fresh, open_exists, doubt_max;
     uint64_t     internal;      /* requests answered `internal` */
+    uint64_t     unverified;    /* answered `unverified`: nothing written
+                                   (a replicating recorder that has not
+                                   yet compared its log with the stream) */
     uint64_t     errors;
 } load_client_t;
 
