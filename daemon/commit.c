@@ -370,7 +370,10 @@ after_work_cb(uv_work_t *w, int status)
     srv->n.work_cpu_ns += srv->work_cpu;
     srv->n.start_ns += srv->work_t0 - srv->commit_t0;
     srv->n.back_ns += t - srv->work_t1;
+    /* One write per connection for all its acks and pushes. */
+    arb_server_cork(srv);
     after_work(srv);
+    arb_server_uncork(srv);
     srv->n.after_ns += uv_hrtime() - t;
 }
 

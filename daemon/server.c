@@ -57,6 +57,7 @@ conn_maybe_free(arb_conn_t *c)
         return;
     arb_sub_free_conn(c);
     arb_frame_reader_free(&c->rd);
+    arb_buf_free(&c->cork);
     for (i = 0; i < c->nmatches; i++)
         free(c->matches[i]);
     free(c->matches);
@@ -192,13 +193,60 @@ arb_conn_send_owed(arb_conn_t *c, arb_buf_t *b)
     return conn_send(c, b, 0);
 }
 
+/* Writes len bytes of data (malloc'd; taken) to c's socket: at once as
+ * far as the socket takes them (uv_try_write: no request, no callback, no
+ * change to the poll set), the rest through a queued uv_write.  libuv's
+ * try-write refuses while earlier writes are queued, so order holds. */
 static int
-conn_send(arb_conn_t *c, arb_buf_t *b, int capped)
+conn_write(arb_conn_t *c, char *data, size_t len)
 {
     wreq_t  *w;
     uv_buf_t ub;
-    size_t   body;
-    int      rc;
+    int      n, rc;
+
+    ub = uv_buf_init(data, (unsigned)len);
+    n = uv_try_write(&c->h.stream, &ub, 1);
+    if (n >= 0 && (size_t)n == len) {
+        free(data);
+        return 0;
+    }
+    if (n < 0 && n != UV_EAGAIN && n != UV_ENOSYS) {
+        arb_log(ARB_LOG_DEBUG, "conn %llu: write: %s",
+                (unsigned long long)c->num, uv_strerror(n));
+        free(data);
+        arb_conn_close(c);
+        return -1;
+    }
+    if (n < 0)
+        n = 0;
+    w = malloc(sizeof(*w));
+    if (w == NULL) {
+        free(data);
+        arb_conn_close(c);
+        return -1;
+    }
+    w->conn = c;
+    w->len = len - (size_t)n;
+    w->data = data;
+    ub = uv_buf_init(data + n, (unsigned)w->len);
+    rc = uv_write(&w->req, &c->h.stream, &ub, 1, on_write);
+    if (rc != 0) {
+        /* The callback never runs for a synchronous failure. */
+        free(w->data);
+        free(w);
+        arb_conn_close(c);
+        return -1;
+    }
+    c->outq += w->len;
+    c->refs++;
+    return 0;
+}
+
+static int
+conn_send(arb_conn_t *c, arb_buf_t *b, int capped)
+{
+    char  *data;
+    size_t body, len;
 
     if (c->closing || b->oom || b->len < 4) {
         /* A message that could not be built (out of memory) is lost: the
@@ -227,29 +275,67 @@ conn_send(arb_conn_t *c, arb_buf_t *b, int capped)
         arb_conn_close(c);
         return -1;
     }
-    w = malloc(sizeof(*w));
-    if (w == NULL) {
+    /* Held for the uncork; a connection corked once stays so until then,
+     * even if it starts finishing, so nothing overtakes what it holds. */
+    if (c->corked || c->srv->corking > 0) {
+        if (!c->corked) {
+            c->corked = 1;
+            c->cnext = c->srv->corked;
+            c->srv->corked = c;
+            c->refs++;
+        }
+        arb_buf_add(&c->cork, b->data, b->len);
+        len = b->len;
         arb_buf_free(b);
-        arb_conn_close(c);
-        return -1;
+        if (c->cork.oom) {
+            arb_conn_close(c);
+            return -1;
+        }
+        c->outq += len;
+        return 0;
     }
-    w->conn = c;
-    w->len = b->len;
-    w->data = b->data;
+    data = b->data;
+    len = b->len;
     b->data = NULL;
     b->len = b->cap = 0;
-    ub = uv_buf_init(w->data, (unsigned)w->len);
-    rc = uv_write(&w->req, &c->h.stream, &ub, 1, on_write);
-    if (rc != 0) {
-        /* The callback never runs for a synchronous failure. */
-        free(w->data);
-        free(w);
-        arb_conn_close(c);
-        return -1;
+    return conn_write(c, data, len);
+}
+
+void
+arb_server_cork(arb_server_t *srv)
+{
+    srv->corking++;
+}
+
+void
+arb_server_uncork(arb_server_t *srv)
+{
+    arb_conn_t *c, *next;
+    char       *data;
+    size_t      len;
+
+    if (srv->corking == 0 || --srv->corking > 0)
+        return;
+    for (c = srv->corked, srv->corked = NULL; c != NULL; c = next) {
+        next = c->cnext;
+        c->corked = 0;
+        c->cnext = NULL;
+        data = c->cork.data;
+        len = c->cork.len;
+        memset(&c->cork, 0, sizeof(c->cork));
+        c->outq -= len;
+        if (c->closing || len == 0)
+            free(data);
+        else
+            conn_write(c, data, len);
+        if (c->finishing)
+            conn_finish_step(c);
+        else if (!c->closing && c->outq == 0)
+            /* All written at once: no write callback will resume a
+             * catch-up that paused on the corked bytes. */
+            arb_sub_pump_conn(c);
+        arb_conn_unref(c);
     }
-    c->outq += w->len;
-    c->refs++;
-    return 0;
 }
 
 static void
@@ -286,6 +372,7 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         return;     /* a finishing connection discards what it reads */
     srv->probing = srv->n.reads++ % ARB_PROBE_EVERY == 0;
     t0 = arb_probe_start(srv);
+    arb_server_cork(srv);   /* the answers to this read: one write */
     rc = arb_frame_reader_feed(&c->rd, buf->base, (size_t)nread);
     while (rc == 0 && !c->closing) {
         rc = arb_frame_reader_next(&c->rd, &frame, &len);
@@ -300,6 +387,7 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         if (rc == 0)
             break;
     }
+    arb_server_uncork(srv);
     arb_probe_add(srv, &srv->n.read_ns, t0);
     srv->probing = 0;
     if (rc == 0)

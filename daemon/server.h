@@ -145,6 +145,11 @@ struct arb_conn {
      * header, at once; NULL for a socket's connection. */
     void              (*sink)(arb_conn_t *c, const char *msg, size_t len);
     void               *sink_data;
+    /* Output held while the server is corked (arb_server_cork): written
+     * with one system call when it uncorks; counted in outq meanwhile. */
+    arb_buf_t           cork;
+    int                 corked;     /* on srv->corked, holding a ref */
+    arb_conn_t         *cnext;
 };
 
 /* Histogram bounds (stats.c): an ack's latency from the request's arrival
@@ -233,6 +238,10 @@ struct arb_server {
     uint64_t         work_t0, work_t1; /* work_cb's start and end */
     uint64_t         work_cpu;      /* work_cb's thread CPU, ns */
     int              probing;       /* this read callback is timed */
+    /* Corking (server.c): while > 0, what the loop sends a connection is
+     * gathered and written once per connection at the uncork. */
+    int              corking;
+    arb_conn_t      *corked;
 
     /* The checkpoint signing key, loaded once at start-up
      * (arb_checkpoint_init) and wiped by arb_checkpoint_clear at exit. */
@@ -291,6 +300,12 @@ int  arb_conn_send(arb_conn_t *c, arb_buf_t *b);
  * owed) and the one small last message before a connection finishes. */
 int  arb_conn_send_owed(arb_conn_t *c, arb_buf_t *b);
 void arb_conn_pause(arb_conn_t *c);
+/* Between a cork and its uncork (they nest), sends to a connection are
+ * gathered, in order, and the uncork writes each connection's with one
+ * system call: the acks and pushes of one commit, the answers to one read.
+ * Same ownership and outq_max accounting as an immediate send. */
+void arb_server_cork(arb_server_t *srv);
+void arb_server_uncork(arb_server_t *srv);
 /* A connection with no socket, for a request that does not come over the
  * protocol (the HTTP write routes, daemon/http_write.c): arb_dispatch()
  * handles its frames exactly as a socket's, and what it answers goes to

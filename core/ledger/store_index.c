@@ -238,9 +238,17 @@ fail:
 
 /* The summaries a step changes, by match id: read once from the index,
  * updated in memory for every record, written once at the end of the
- * step (a chunk of records touches a match many times). */
+ * step (a chunk of records touches a match many times).  Sized by the
+ * matches a step touches, not by its records: it starts small and
+ * doubles at half full (up to MCACHE_MAX slots, then it is written out
+ * and emptied), and `used` lists the filled slots in the order they
+ * were filled, so writing it out never scans empty slots. */
+#define MCACHE_MIN 64
+#define MCACHE_MAX 32768
+
 typedef struct mcache {
     arb_match_info_t *m;
+    size_t           *used;         /* filled slots, in fill order */
     size_t            size, n;      /* open addressing, size a power of 2 */
 } mcache_t;
 
@@ -255,22 +263,93 @@ id_hash(const char *id, size_t n)
     return h;
 }
 
-/* The summary slot of a match (empty: match_id[0] == 0), or NULL when the
- * cache is full. */
+static int
+mcache_init(mcache_t *c, size_t size)
+{
+    c->size = size;
+    c->n = 0;
+    c->m = calloc(size, sizeof(*c->m));
+    c->used = malloc(size / 2 * sizeof(*c->used));
+    if (c->m == NULL || c->used == NULL) {
+        free(c->m);
+        free(c->used);
+        c->m = NULL;
+        c->used = NULL;
+        return ARB_ENOMEM;
+    }
+    return 0;
+}
+
+static void
+mcache_free(mcache_t *c)
+{
+    free(c->m);
+    free(c->used);
+}
+
+/* Empties it, touching only the filled slots. */
+static void
+mcache_clear(mcache_t *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->n; i++)
+        c->m[c->used[i]].match_id[0] = '\0';
+    c->n = 0;
+}
+
+/* Index of the slot of a match: its own, or the empty one it would take. */
+static size_t
+mcache_find(const mcache_t *c, const char *id, size_t idlen)
+{
+    size_t i = id_hash(id, idlen) & (c->size - 1);
+
+    for (;; i = (i + 1) & (c->size - 1)) {
+        const arb_match_info_t *m = &c->m[i];
+        if (m->match_id[0] == '\0')
+            return i;
+        if (strncmp(m->match_id, id, idlen) == 0 &&
+            m->match_id[idlen] == '\0')
+            return i;
+    }
+}
+
+/* Doubles the table; 0, or ARB_ENOMEM (the caller writes it out). */
+static int
+mcache_grow(mcache_t *c)
+{
+    mcache_t nc;
+    size_t   i, j;
+
+    if (c->size >= MCACHE_MAX || mcache_init(&nc, c->size * 2) != 0)
+        return ARB_ENOMEM;
+    for (i = 0; i < c->n; i++) {
+        const arb_match_info_t *m = &c->m[c->used[i]];
+        j = mcache_find(&nc, m->match_id, strlen(m->match_id));
+        nc.m[j] = *m;
+        nc.used[nc.n++] = j;
+    }
+    mcache_free(c);
+    *c = nc;
+    return 0;
+}
+
+/* The summary slot of a match (empty: match_id[0] == 0, and then counted
+ * as filled), or NULL when the cache is full. */
 static arb_match_info_t *
 mcache_slot(mcache_t *c, const char *id, size_t idlen)
 {
-    size_t i = id_hash(id, idlen) & (c->size - 1), k;
+    size_t i = mcache_find(c, id, idlen);
 
-    for (k = 0; k < c->size; k++, i = (i + 1) & (c->size - 1)) {
-        arb_match_info_t *m = &c->m[i];
-        if (m->match_id[0] == '\0')
-            return c->n + 1 < c->size ? m : NULL;
-        if (strncmp(m->match_id, id, idlen) == 0 &&
-            m->match_id[idlen] == '\0')
-            return m;
+    if (c->m[i].match_id[0] != '\0')
+        return &c->m[i];
+    if (c->n + 1 > c->size / 2) {
+        if (mcache_grow(c) != 0)
+            return NULL;
+        i = mcache_find(c, id, idlen);
     }
-    return NULL;
+    c->used[c->n++] = i;
+    return &c->m[i];
 }
 
 static int
@@ -281,8 +360,8 @@ mcache_flush(arb_store_t *s, MDB_txn *itxn, mcache_t *c, arb_buf_t *why)
     size_t        i;
     int           mrc;
 
-    for (i = 0; i < c->size; i++) {
-        arb_match_info_t *m = &c->m[i];
+    for (i = 0; i < c->n; i++) {
+        arb_match_info_t *m = &c->m[c->used[i]];
         if (m->match_id[0] == '\0')
             continue;
         arb__rec_encode(rec, m);
@@ -293,9 +372,8 @@ mcache_flush(arb_store_t *s, MDB_txn *itxn, mcache_t *c, arb_buf_t *why)
         mrc = mdb_put(itxn, s->dmatches, &k, &d, 0);
         if (mrc != 0)
             return arb__mdb_fail(why, mrc, "write index matches");
-        m->match_id[0] = '\0';
     }
-    c->n = 0;
+    mcache_clear(c);
     return 0;
 }
 
@@ -335,7 +413,6 @@ ix_put(arb_store_t *s, MDB_txn *itxn, mcache_t *mc, const arb__rec_t *r,
         m = mcache_slot(mc, r->id, r->idlen);
     }
     if (m->match_id[0] == '\0') {
-        mc->n++;
         if (r->seq == 0) {
             memset(m, 0, sizeof(*m));
             memcpy(m->game, r->game, r->glen);
@@ -344,7 +421,6 @@ ix_put(arb_store_t *s, MDB_txn *itxn, mcache_t *mc, const arb__rec_t *r,
             rc = arb__ix_match(s, itxn, r->id, r->idlen, m, why);
             if (rc != 0) {
                 m->match_id[0] = '\0';
-                mc->n--;
                 return rc;
             }
         }
@@ -382,12 +458,7 @@ ix_step(arb_store_t *s, uint64_t upto, arb_buf_t *why)
     uint64_t       pos;
     int            rc, mrc;
 
-    for (mc.size = 64; mc.size < 2 * (upto - s->mark) && mc.size < 32768;
-         mc.size *= 2)
-        ;
-    mc.n = 0;
-    mc.m = calloc(mc.size, sizeof(*mc.m));
-    if (mc.m == NULL) {
+    if (mcache_init(&mc, MCACHE_MIN) != 0) {
         arb__why(why, "out of memory");
         return ARB_ENOMEM;
     }
@@ -435,7 +506,7 @@ ix_step(arb_store_t *s, uint64_t upto, arb_buf_t *why)
         if (rc == 0) {
             mrc = arb__txn_commit(&s->ix, itxn);
             if (mrc == 0) {
-                free(mc.m);
+                mcache_free(&mc);
                 return 0;       /* the caller moves s->mark */
             }
             rc = mrc == MDB_MAP_FULL ? ARB_EFULL
@@ -445,14 +516,13 @@ ix_step(arb_store_t *s, uint64_t upto, arb_buf_t *why)
             arb__txn_abort(&s->ix, itxn);
         }
         /* A retry starts from the index as committed: forget the cache. */
-        memset(mc.m, 0, mc.size * sizeof(*mc.m));
-        mc.n = 0;
+        mcache_clear(&mc);
         if (rc == ARB_EFULL)
             rc = arb__env_grow(&s->ix, why);
         if (rc != 0)
             break;
     }
-    free(mc.m);
+    mcache_free(&mc);
     return rc;
 }
 
