@@ -103,6 +103,10 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
         goto fail;
     }
     arb_pending_take(p, l, ev);
+    /* Both callers looked the client id up (arb_op_idem; an open, only
+     * of a match the store does not hold), and the loop is the only
+     * writer: the commit need not ask the index again. */
+    p->ap.cid_fresh = cid != NULL;
     arb_commit_wait(p, c, r->id);   /* its slot is reserved: cannot fail */
     arb_commit_enqueue(c->srv, p);
     arb_commit_kick(c->srv);

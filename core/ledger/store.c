@@ -418,6 +418,7 @@ typedef struct batch {
     size_t        *mt;              /* hash table of m, by id */
     size_t        *ct;              /* hash table of events, by (id, cid) */
     size_t         tsize;
+    int            trust_cids;      /* honour arb_append_t.cid_fresh */
 } batch_t;
 
 static uint64_t
@@ -522,7 +523,7 @@ batch_lookup(arb_store_t *s, batch_t *b, arb_buf_t *why)
     unsigned char  key[ARB__IDEMKEY_MAX];
     unsigned char *incheck;
     size_t         i;
-    int            rc = 0, mrc;
+    int            rc = 0, mrc, need_ix = 0;
 
     incheck = calloc(b->n, 1);      /* 1: the client id needs the index */
     if (incheck == NULL) {
@@ -546,11 +547,16 @@ batch_lookup(arb_store_t *s, batch_t *b, arb_buf_t *why)
         if (arb__tail_idem(&s->tail, e->match_id, b->m[b->mof[i]].idlen,
                            e->client_id, strlen(e->client_id)) != NULL)
             rc = idem_used(e, why);
-        else
+        else if (!(b->trust_cids && e->cid_fresh))
             incheck[i] = 1;
+        need_ix |= incheck[i];
     }
+    for (i = 0; i < b->nm; i++)
+        need_ix |= !b->m[i].known;
     pthread_mutex_unlock(&s->tail.lock);
-    if (rc != 0 || !s->have_ix)
+    /* Every match in the tail and every client id vouched for: the
+     * index has nothing to add. */
+    if (rc != 0 || !s->have_ix || !need_ix)
         goto fail;
     rc = arb__txn_begin(&s->ix, MDB_RDONLY, &itxn, why);
     if (rc != 0)
@@ -906,6 +912,7 @@ append(arb_store_t *s, arb_append_t *v, size_t n, int sync,
     }
     b.v = v;
     b.n = n;
+    b.trust_cids = !sync;       /* arb_store_append_commit */
     if (pthread_mutex_lock(&s->wlock) != 0) {
         arb__why(why, "cannot take the writer lock");
         rc = ARB_ESTORE;

@@ -90,6 +90,12 @@ typedef struct arb_append {
     const char    *secret;      /* seq 0 only, or NULL: the deal's secret
                                    (core/deal.h), kept in the same
                                    transaction but outside the chain */
+    int            cid_fresh;   /* arb_store_append_commit only (the batch
+                                   call ignores it): non-zero when the
+                                   caller, the only writer, looked
+                                   client_id up (arb_store_idem) and found
+                                   it unused, so the index is not asked
+                                   again (the tail and the batch are) */
     unsigned char  hash[ARB_HASH_LEN];    /* out: h(seq) */
     uint64_t       pos;         /* out: position in the global log */
 } arb_append_t;

@@ -42,6 +42,7 @@
 #define IX_FORMAT   2
 #define IX_CHUNK    262144          /* records per index transaction */
 #define IX_DELAY_MS 1000            /* let the tail fill for 1 s */
+#define IX_TRIM_RECORDS 16384       /* trim the heap after this many */
 
 int
 arb__ix_match(arb_store_t *s, MDB_txn *itxn, const char *id, size_t idlen,
@@ -572,11 +573,18 @@ ix_main(void *arg)
                      arb_buf_cstr(&why) ? arb_buf_cstr(&why) : "error");
             atomic_store(&s->ix_failed, 1);
         } else {
+            s->untrimmed += upto - s->mark;
             s->mark = upto;
             arb__tail_trim(&s->tail, upto);
 #ifdef __GLIBC__
-            /* glibc keeps freed heap (the tail just trimmed) mapped. */
-            malloc_trim(0);
+            /* glibc keeps freed heap (the tail just trimmed) mapped.
+             * Returned once a few MiB of it are free, not after every
+             * step: each trim unmaps pages (a TLB flush on every CPU)
+             * that the next appends fault back in. */
+            if (s->untrimmed >= IX_TRIM_RECORDS) {
+                malloc_trim(0);
+                s->untrimmed = 0;
+            }
 #endif
             s->ix_commits++;
         }

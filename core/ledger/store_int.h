@@ -103,10 +103,10 @@ struct arb__tmatch {
 };
 
 struct arb__tidem {
-    char              key[ARB__IDEMKEY_MAX];
     size_t            klen;
     uint64_t          seq, pos;
     arb__tidem_t     *next;
+    char              key[];        /* klen bytes: allocated to fit */
 };
 
 struct arb_store {
@@ -132,6 +132,8 @@ struct arb_store {
     uint64_t          mark;         /* last position the index holds */
     atomic_int        ix_failed;    /* the index stopped: tail grows */
     uint64_t          ix_commits;   /* under tail.lock */
+    uint64_t          untrimmed;    /* under tail.lock: records trimmed
+                                       from the tail since malloc_trim */
     uint64_t          ix_rebuilt;   /* records indexed at open */
     char              ix_why[256];  /* under tail.lock */
     /* arb_store_stats' timing of appends: written under wlock, read by

@@ -91,18 +91,24 @@ arb__tail_match(arb__tail_t *t, const char *id, size_t idlen)
     return NULL;
 }
 
-arb__tidem_t *
-arb__tail_idem(arb__tail_t *t, const char *id, size_t idlen,
-               const char *cid, size_t cidlen)
+static arb__tidem_t *
+idem_find(arb__tail_t *t, const unsigned char *k, size_t kl)
 {
-    unsigned char k[ARB__IDEMKEY_MAX];
-    size_t        kl = arb__idem_key(k, id, idlen, cid, cidlen);
     arb__tidem_t *x;
 
     for (x = t->ib[hash(k, kl) & (t->nib - 1)]; x != NULL; x = x->next)
         if (x->klen == kl && memcmp(x->key, k, kl) == 0)
             return x;
     return NULL;
+}
+
+arb__tidem_t *
+arb__tail_idem(arb__tail_t *t, const char *id, size_t idlen,
+               const char *cid, size_t cidlen)
+{
+    unsigned char k[ARB__IDEMKEY_MAX];
+
+    return idem_find(t, k, arb__idem_key(k, id, idlen, cid, cidlen));
 }
 
 uint64_t
@@ -256,18 +262,23 @@ arb__tail_add(arb__tail_t *t, const arb__rec_t *r,
         }
     }
     if (r->cidlen > 0) {
-        if (arb__tail_idem(t, r->id, r->idlen, r->cid, r->cidlen) != NULL) {
+        unsigned char k[ARB__IDEMKEY_MAX];
+        size_t        kl = arb__idem_key(k, r->id, r->idlen, r->cid,
+                                         r->cidlen);
+        if (idem_find(t, k, kl) != NULL) {
             arb__why(why, "log key %llu: client id used twice",
                      (unsigned long long)r->pos);
             return ARB_ECORRUPT;
         }
-        x = calloc(1, sizeof(*x));
+        /* Sized to its key: a record's one allocation, no clearing. */
+        x = malloc(sizeof(*x) + kl);
         if (x == NULL)
             goto oom;
-        x->klen = arb__idem_key((unsigned char *)x->key, r->id, r->idlen,
-                                r->cid, r->cidlen);
+        memcpy(x->key, k, kl);
+        x->klen = kl;
         x->seq = r->seq;
         x->pos = r->pos;
+        x->next = NULL;
     }
     if (queue_push(t, m, x) != 0) {
         free(x);
