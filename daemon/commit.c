@@ -185,6 +185,8 @@ arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p)
     }
     l->inflight[l->ninflight++] = p;
     srv->queue[srv->nqueue++] = p;
+    if (p->cid != NULL)
+        arb_live_cid_add(l, p->cid);    /* before it can be stored */
     atomic_store_explicit(&srv->queued_hint, srv->nqueue,
                           memory_order_relaxed);
     srv->n.appends++;

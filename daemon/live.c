@@ -51,6 +51,61 @@ arb_live_new(arb_server_t *srv, const char *id)
     return l;
 }
 
+/* Three bit positions of a client id: FNV-1a, then a finaliser that
+ * spreads it over all 64 bits (FNV's high bits mix poorly). */
+static void
+cid_bits(const char *cid, unsigned bit[3])
+{
+    uint64_t h = 14695981039346656037ull;
+
+    for (; *cid; cid++)
+        h = (h ^ (unsigned char)*cid) * 1099511628211ull;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    bit[0] = (unsigned)(h & (ARB_CIDF_WORDS * 64 - 1));
+    bit[1] = (unsigned)((h >> 21) & (ARB_CIDF_WORDS * 64 - 1));
+    bit[2] = (unsigned)((h >> 42) & (ARB_CIDF_WORDS * 64 - 1));
+}
+
+void
+arb_live_cid_add(arb_live_t *l, const char *cid)
+{
+    unsigned b[3], i;
+
+    cid_bits(cid, b);
+    for (i = 0; i < 3; i++)
+        l->cidf[b[i] / 64] |= 1ull << (b[i] % 64);
+}
+
+int
+arb_live_cid_maybe(const arb_live_t *l, const char *cid)
+{
+    unsigned b[3], i;
+
+    cid_bits(cid, b);
+    for (i = 0; i < 3; i++)
+        if (!(l->cidf[b[i] / 64] & (1ull << (b[i] % 64))))
+            return 0;
+    return 1;
+}
+
+/* The filter of a loaded history: every client id it holds. */
+static void
+cid_fill(uint64_t cidf[ARB_CIDF_WORDS], const arb_history_t *h)
+{
+    arb_live_t tmp;
+    size_t     i;
+
+    memset(tmp.cidf, 0, sizeof(tmp.cidf));
+    if (h->open.client_id != NULL)
+        arb_live_cid_add(&tmp, h->open.client_id);
+    for (i = 0; i < h->nevents; i++)
+        if (h->events[i].client_id != NULL)
+            arb_live_cid_add(&tmp, h->events[i].client_id);
+    memcpy(cidf, tmp.cidf, sizeof(tmp.cidf));
+}
+
 static arb_live_t *
 find(arb_server_t *srv, const char *id)
 {
@@ -80,7 +135,7 @@ has_ruling(const arb_history_t *h)
  * makes a match that keeps no history, for the live table. */
 static int
 load(arb_server_t *srv, const char *id, uint64_t at, int lean,
-     arb_match_t **out, arb_buf_t *why)
+     arb_match_t **out, uint64_t *cidf, arb_buf_t *why)
 {
     arb_history_t h;
     arb_match_t  *m = NULL;
@@ -137,6 +192,8 @@ load(arb_server_t *srv, const char *id, uint64_t at, int lean,
         goto done;
     }
     *out = m;
+    if (cidf != NULL)
+        cid_fill(cidf, &h);
 done:
     arb_history_clear(&h);
     return rc;
@@ -146,7 +203,7 @@ int
 arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
                 arb_match_t **out, arb_buf_t *why)
 {
-    return load(srv, id, at, 0, out, why);
+    return load(srv, id, at, 0, out, NULL, why);
 }
 
 int
@@ -165,7 +222,7 @@ arb_live_keep_history(arb_server_t *srv, arb_live_t *l, arb_buf_t *why)
                        "the ruling after its acknowledgement");
         return ARB_EAGAIN;
     }
-    rc = load(srv, l->id, l->committed, 0, &m, why);
+    rc = load(srv, l->id, l->committed, 0, &m, NULL, why);
     /* The appends judged but not yet committed, in seq order. */
     for (i = 0; rc == 0 && i < l->ninflight; i++)
         if (arb_match_apply(m, &l->inflight[i]->ev, &v) != 0) {
@@ -197,6 +254,7 @@ arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
     arb_live_t      *l = find(srv, id);
     arb_match_t     *m = NULL;
     arb_match_info_t info;
+    uint64_t         cidf[ARB_CIDF_WORDS];
     int              rc;
 
     if (l != NULL) {
@@ -206,7 +264,7 @@ arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
     rc = arb_store_match(srv->store, id, &info, why);
     if (rc != 0)
         return rc;
-    rc = load(srv, id, info.last_seq, 1, &m, why);
+    rc = load(srv, id, info.last_seq, 1, &m, cidf, why);
     if (rc != 0)
         return rc;
     l = arb_live_new(srv, id);
@@ -215,6 +273,7 @@ arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
         return ARB_ENOMEM;
     }
     l->m = m;
+    memcpy(l->cidf, cidf, sizeof(l->cidf));
     snprintf(l->game, sizeof(l->game), "%s", info.game);
     l->committed = info.last_seq;
     l->exists = 1;
@@ -253,11 +312,18 @@ arb_live_reset(arb_server_t *srv, arb_live_t *l)
     arb_live_t **pp;
     arb_match_t *m = NULL;
     arb_buf_t    why = ARB_BUF_INIT;
+    uint64_t     cidf[ARB_CIDF_WORDS];
+    size_t       i;
 
     l->ninflight = 0;
-    if (l->exists && load(srv, l->id, l->committed, 1, &m, &why) == 0) {
+    if (l->exists
+        && load(srv, l->id, l->committed, 1, &m, cidf, &why) == 0) {
         arb_match_free(l->m);
         l->m = m;
+        /* Added to, never cleared: the store may hold more than before
+         * (a replica's appends), and a stale bit is only a lookup. */
+        for (i = 0; i < ARB_CIDF_WORDS; i++)
+            l->cidf[i] |= cidf[i];
         return;
     }
     arb_buf_free(&why);

@@ -102,11 +102,12 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
         arb_reply_error(c, r->id, arb_reply_code(rc), v.rule, "%s", v.msg);
         goto fail;
     }
+    /* A client id the match's filter may hold was looked up in the store
+     * (arb_op_idem) and the loop is the only writer: the commit need not
+     * ask the index again.  One the filter rules out was not looked up:
+     * the commit's own check covers it, off the loop thread. */
+    p->ap.cid_fresh = cid != NULL && arb_live_cid_maybe(l, cid);
     arb_pending_take(p, l, ev);
-    /* Both callers looked the client id up (arb_op_idem; an open, only
-     * of a match the store does not hold), and the loop is the only
-     * writer: the commit need not ask the index again. */
-    p->ap.cid_fresh = cid != NULL;
     arb_commit_wait(p, c, r->id);   /* its slot is reserved: cannot fail */
     arb_commit_enqueue(c->srv, p);
     arb_commit_kick(c->srv);
@@ -204,6 +205,9 @@ arb_op_idem(arb_request_t *r, arb_live_t *l, const char *cid,
             arb_reply_error(r->c, r->id, "internal", NULL, "out of memory");
         return 1;
     }
+    /* Not in the match's filter: never used, no store lookup needed. */
+    if (!arb_live_cid_maybe(l, cid))
+        return 0;
     rc = arb_store_idem_at(r->c->srv->store, l->id, cid, &seq, &pos, hash,
                            NULL);
     if (rc == ARB_ENOTFOUND)
