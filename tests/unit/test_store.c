@@ -1053,6 +1053,50 @@ test_sync(void)
     arb_buf_free(&why);
 }
 
+/* cid_fresh: arb_store_append_commit does not ask the index again for a
+ * client id its caller vouches for, but still refuses one the tail holds
+ * or the batch repeats; without the flag, and in arb_store_append_batch
+ * whatever the flag, the index is asked. */
+static void
+test_cid_fresh(void)
+{
+    arb_store_t  *s;
+    arb_buf_t     why = ARB_BUF_INIT;
+    arb_append_t  v[2];
+    uint64_t      t = 0;
+
+    s = open_store("cidfresh", 0, 0, 0);
+    if (s == NULL)
+        return;
+    ev_init(&v[0], "m1", "yahchain", 0, "open-m1", "a");
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), 0);
+    CHECK_INT(arb_store_index_wait(s, &why), 0);    /* "a": index only */
+    ev_init(&v[0], "m1", NULL, 1, "move-1", "a");
+    CHECK_INT(arb_store_append_commit(s, v, 1, &t, &why), ARB_EEXIST);
+    v[0].cid_fresh = 1;
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_EEXIST);
+    /* in the tail: refused with or without the flag */
+    ev_init(&v[0], "m1", NULL, 1, "move-1", "b");
+    CHECK_INT(arb_store_append_commit(s, v, 1, &t, &why), 0);
+    ev_init(&v[0], "m1", NULL, 2, "move-2", "b");
+    v[0].cid_fresh = 1;
+    CHECK_INT(arb_store_append_commit(s, v, 1, &t, &why), ARB_EEXIST);
+    /* twice in one batch */
+    ev_init(&v[0], "m1", NULL, 2, "move-2", "c");
+    ev_init(&v[1], "m1", NULL, 3, "move-3", "c");
+    v[0].cid_fresh = v[1].cid_fresh = 1;
+    CHECK_INT(arb_store_append_commit(s, v, 2, &t, &why), ARB_EEXIST);
+    /* vouched for and new: committed, and then known */
+    ev_init(&v[0], "m1", NULL, 2, "move-2", "c");
+    v[0].cid_fresh = 1;
+    CHECK_INT(arb_store_append_commit(s, v, 1, &t, &why), 0);
+    CHECK_INT(arb_store_sync(s, t, &why), 0);
+    ev_init(&v[0], "m1", NULL, 3, "move-3", "c");
+    CHECK_INT(arb_store_append_commit(s, v, 1, &t, &why), ARB_EEXIST);
+    arb_store_close(s);
+    arb_buf_free(&why);
+}
+
 /* The whole-store verify runs on several threads; whatever their timing
  * it names the failure a serial pass in id order names: the first broken
  * link of the lowest failing match.  Damage is added from the last match
@@ -1198,7 +1242,7 @@ main(void)
 {
     static const char *const dirs[] = { "basic", "args", "grow", "full",
                                         "bad", "after", "rebuild",
-                                        "sync", "vthreads", "mem" };
+                                        "sync", "cidfresh", "vthreads", "mem" };
     size_t i;
 
     snprintf(base, sizeof(base), "/tmp/arb_store_XXXXXX");
@@ -1215,6 +1259,7 @@ main(void)
     test_corrupt();
     test_rebuild();
     test_sync();
+    test_cid_fresh();
     test_verify_threads();
     test_mem();
     for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
