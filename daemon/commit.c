@@ -40,6 +40,9 @@
  * between moves) no longer holds anyone back: the next event then commits
  * at once.
  *
+ * Acks and pushes of a batch leave corked (server.c): one write per
+ * connection per commit, however many of its appends the batch held.
+ *
  * Atomic groups.  A tournament's round and the opens of its tables are
  * queued back to back, the later ones `joined`; a batch is cut only
  * before an append that is not joined, so the group commits in one LMDB

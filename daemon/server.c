@@ -9,6 +9,14 @@
  * connection has inq_max appends awaiting commit, which is how backpressure
  * reaches a client that pipelines faster than the disk commits.
  *
+ * Output is written with uv_try_write first (no write request, no
+ * callback, no change to the poll set when the socket takes it all, which
+ * it nearly always does), and corked around each read callback and each
+ * commit's after-work: everything sent to one connection meanwhile (a
+ * commit's acks and pushes, the answers to one read) goes out in one
+ * write per connection.  Corked bytes count in outq like queued ones, so
+ * outq_max and the subscribers' pauses see them.
+ *
  * A close that carries news (acks at shutdown, the `slow` push, a last error)
  * goes through arb_conn_finish(): uv_close() would drop whatever is still
  * queued, so the connection first drains, then half-closes and waits for the
