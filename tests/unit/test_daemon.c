@@ -1064,6 +1064,53 @@ test_slow_subscriber(void)
     arb_buf_free(&why);
 }
 
+/* A catch-up larger than half of outq_max (64 KiB here) pauses and
+ * resumes as its output drains.  The daemon writes a connection's output
+ * corked, often all at once, so no write callback resumes it: the uncork
+ * must.  Every event arrives, once, in order. */
+static void
+test_subscribe_long_catchup(void)
+{
+    arb_client_t    *w = connect_as(TOK_ARBITER), *s = connect_as(TOK_READER);
+    msgpack_unpacked res;
+    msgpack_packer  *pk;
+    arb_buf_t        why = ARB_BUF_INIT;
+    char             text[1001];
+    uint64_t         next = 0;
+    int              i, bad = 0;
+    struct timeval   tv = { 10, 0 };
+
+    msgpack_unpacked_init(&res);
+    CHECK(w && s);
+    if (!w || !s)
+        return;
+    CHECK_INT(open_match(w, "catchup-1", "3"), 0);
+    memset(text, 'n', sizeof(text) - 1);
+    text[sizeof(text) - 1] = '\0';
+    for (i = 0; i < 120; i++)       /* ~120 KB of history */
+        CHECK_INT(call(w, &res, "append", "sss", "match", "catchup-1",
+                       "kind", "note", "text", text), 0);
+    setsockopt(arb_client_fd(s), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    arb_client_begin(s, &pk, "subscribe", 2);
+    arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "catchup-1");
+    arb_mp_pack_cstr(pk, "from"); msgpack_pack_uint64(pk, 0);
+    arb_client_send(s, &why);
+    while (next <= 120) {
+        if (arb_client_read(s, &res, &why) != 0)
+            break;
+        if (arb_client_get(&res, "push") == NULL)
+            continue;
+        bad += arb_client_uint(&res, "seq") != next;
+        next++;
+    }
+    CHECK_INT(next, 121);
+    CHECK_INT(bad, 0);
+    arb_client_close(w);
+    arb_client_close(s);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+}
+
 /* A subscriber whose socket is already full when it is cut off still gets
  * its "slow" push, after everything queued before it, then the end of the
  * connection -- the close drains instead of dropping the queue -- and the
@@ -1397,6 +1444,7 @@ main(void)
     test_rejections();
     test_race();
     test_subscribe();
+    test_subscribe_long_catchup();
     test_hostile();
     test_slow_subscriber();
     test_slow_push_delivered();
