@@ -111,6 +111,23 @@ arb_mp_parse(msgpack_unpacked *res, const char *buf, size_t len,
                                why);
 }
 
+/* What both parsers check of msgpack-c's answer. */
+static int
+unpacked_ok(msgpack_unpack_return ur, size_t off, size_t len,
+            const msgpack_object *o, arb_buf_t *why)
+{
+    if (ur == MSGPACK_UNPACK_NOMEM_ERROR)
+        return arb_mp_fail(why, ARB_ENOMEM, "out of memory unpacking");
+    /* The scan accepted exactly one complete object, so anything else
+     * means msgpack-c and the scanner disagree: refuse rather than guess. */
+    if (ur != MSGPACK_UNPACK_SUCCESS || off != len)
+        return arb_mp_fail(why, ARB_EPROTO, "msgpack-c rejected the message");
+    if (o->type != MSGPACK_OBJECT_MAP)
+        return arb_mp_fail(why, ARB_EPROTO, "message: expected map, got %s",
+                           arb_mp_type_name(o));
+    return 0;
+}
+
 int
 arb_mp_parse_limits(msgpack_unpacked *res, const char *buf, size_t len,
                     int depth_max, size_t elems_max, arb_buf_t *why)
@@ -124,26 +141,26 @@ arb_mp_parse_limits(msgpack_unpacked *res, const char *buf, size_t len,
     if (rc != 0)
         return rc;
     ur = msgpack_unpack_next(res, buf, len, &off);
-    if (ur == MSGPACK_UNPACK_NOMEM_ERROR) {
-        rc = arb_mp_fail(why, ARB_ENOMEM, "out of memory unpacking");
-        goto fail;
-    }
-    /* The scan accepted exactly one complete object, so anything else
-     * means msgpack-c and the scanner disagree: refuse rather than guess. */
-    if (ur != MSGPACK_UNPACK_SUCCESS || off != len) {
-        rc = arb_mp_fail(why, ARB_EPROTO, "msgpack-c rejected the message");
-        goto fail;
-    }
-    if (res->data.type != MSGPACK_OBJECT_MAP) {
-        rc = arb_mp_fail(why, ARB_EPROTO, "message: expected map, got %s",
-                         arb_mp_type_name(&res->data));
-        goto fail;
-    }
-    return 0;
-
-fail:
-    msgpack_unpacked_destroy(res);
+    rc = unpacked_ok(ur, off, len, &res->data, why);
+    if (rc != 0)
+        msgpack_unpacked_destroy(res);
     return rc;
+}
+
+int
+arb_mp_parse_zone(msgpack_zone *z, msgpack_object *out, const char *buf,
+                  size_t len, arb_buf_t *why)
+{
+    msgpack_unpack_return ur;
+    size_t                off = 0;
+    int                   rc;
+
+    memset(out, 0, sizeof(*out));
+    rc = arb_msgpack_scan(buf, len, ARB_DEPTH_MAX, ARB_ELEMS_MAX, why);
+    if (rc != 0)
+        return rc;
+    ur = msgpack_unpack(buf, len, &off, z, out);
+    return unpacked_ok(ur, off, len, out, why);
 }
 
 const char *

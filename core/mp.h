@@ -61,6 +61,11 @@ int arb_mp_parse(msgpack_unpacked *res, const char *buf, size_t len,
  * may hold. */
 int arb_mp_parse_limits(msgpack_unpacked *res, const char *buf, size_t len,
                         int depth_max, size_t elems_max, arb_buf_t *why);
+/* arb_mp_parse into a zone the caller owns and reuses (msgpack_zone_clear
+ * between messages: no allocation per message once it has grown); *out
+ * lives in z and points into buf.  Same checks and errors. */
+int arb_mp_parse_zone(msgpack_zone *z, msgpack_object *out, const char *buf,
+                      size_t len, arb_buf_t *why);
 
 /* "nil", "bool", "int", "float", "str", "bin", "array", "map", "ext";
  * "missing" for NULL.  Static strings. */

@@ -162,10 +162,18 @@ static const arb_req_field_t op_fields[OP_N] = {
     [OP_OP] = { "op", ARB_REQ_STR, ARB_REQ_REQUIRED, 0, 0 },
 };
 
+/* The zone requests are unpacked into, kept from one request to the next
+ * (cleared, not freed: no allocation per request once it has grown to
+ * the largest request).  The loop is one thread; a dispatch inside a
+ * dispatch, should one happen, gets a zone of its own. */
+static msgpack_zone *req_zone;
+static int           req_zone_busy;
+
 void
 arb_dispatch(arb_conn_t *c, const char *frame, size_t len)
 {
-    msgpack_unpacked res;
+    msgpack_object   obj;
+    msgpack_zone    *z, *own = NULL;
     arb_request_t    r;
     arb_req_val_t    en[EN_N], f[OP_N];
     const char      *op;
@@ -176,8 +184,17 @@ arb_dispatch(arb_conn_t *c, const char *frame, size_t len)
     memset(en, 0, sizeof(en));
     memset(f, 0, sizeof(f));
     r.c = c;
-    msgpack_unpacked_init(&res);
-    rc = arb_mp_parse(&res, frame, len, &r.why);
+    if (req_zone == NULL)
+        req_zone = msgpack_zone_new(MSGPACK_ZONE_CHUNK_SIZE);
+    if (req_zone != NULL && !req_zone_busy) {
+        z = req_zone;
+        req_zone_busy = 1;
+    } else {
+        z = own = msgpack_zone_new(MSGPACK_ZONE_CHUNK_SIZE);
+    }
+    rc = z == NULL ? arb_mp_fail(&r.why, ARB_ENOMEM, "out of memory "
+                                 "unpacking")
+                   : arb_mp_parse_zone(z, &obj, frame, len, &r.why);
     if (rc != 0) {
         c->srv->n.frames_bad++;
         arb_reply_error(c, 0, arb_reply_code(rc), NULL, "%s",
@@ -186,7 +203,7 @@ arb_dispatch(arb_conn_t *c, const char *frame, size_t len)
             arb_conn_finish(c);
         goto done;
     }
-    r.map = &res.data;
+    r.map = &obj;
     rc = arb_req_decode(r.map, envelope_fields, EN_N, en, &r.why);
     r.id = en[EN_ID].u;
     if (rc != 0) {
@@ -246,5 +263,10 @@ done:
     arb_req_clear(en, EN_N);
     arb_req_clear(f, OP_N);
     arb_buf_free(&r.why);
-    msgpack_unpacked_destroy(&res);
+    if (own != NULL) {
+        msgpack_zone_free(own);
+    } else if (z != NULL) {
+        msgpack_zone_clear(z);
+        req_zone_busy = 0;
+    }
 }
