@@ -69,7 +69,8 @@ arb_pending_free(arb_pending_t *p)
     arb_event_clear(&p->ev);
     free(p->cid);
     free(p->secret);
-    free(p->wait);
+    if (p->wait != &p->wait1)
+        free(p->wait);
     free(p->group);
     free(p);
 }
@@ -109,11 +110,9 @@ arb_pending_new(void)
 {
     arb_pending_t *p = calloc(1, sizeof(*p));
 
-    if (p != NULL)
+    if (p != NULL) {
         p->t0 = uv_hrtime();
-    if (p != NULL && (p->wait = malloc(sizeof(*p->wait))) == NULL) {
-        free(p);
-        p = NULL;
+        p->wait = &p->wait1;    /* the first waiter needs no allocation */
     }
     return p;
 }
@@ -123,11 +122,14 @@ arb_commit_wait(arb_pending_t *p, arb_conn_t *c, uint64_t req)
 {
     arb_waiter_t *nw = p->wait;
 
-    /* The first waiter's slot was reserved by arb_pending_new(). */
-    if (p->nwait > 0 || nw == NULL) {
-        nw = realloc(p->wait, (p->nwait + 1) * sizeof(*nw));
+    /* The first waiter's slot is p->wait1; a retry's, on the heap. */
+    if (p->nwait > 0) {
+        nw = realloc(p->wait == &p->wait1 ? NULL : p->wait,
+                     (p->nwait + 1) * sizeof(*nw));
         if (nw == NULL)
             return ARB_ENOMEM;
+        if (p->wait == &p->wait1)
+            nw[0] = p->wait1;
         p->wait = nw;
     }
     nw[p->nwait].conn = c;

@@ -91,7 +91,9 @@ struct arb_pending {
     char          *secret;          /* open of a dealt match: "<kind> <secret>" */
     arb_event_t    ev;              /* decoded form, for idempotency checks */
     size_t         nwait;
-    arb_waiter_t  *wait;            /* the request and any retries */
+    arb_waiter_t  *wait;            /* the request and any retries:
+                                       &wait1 until a retry joins */
+    arb_waiter_t   wait1;
     int            retry;           /* every waiter is a retry (dup) */
     uint64_t       t0;              /* uv_hrtime() at its request */
     /* Atomic groups: `joined` appends commit in the same LMDB transaction
