@@ -1111,6 +1111,52 @@ test_subscribe_long_catchup(void)
     arb_buf_free(&why);
 }
 
+/* The same client id sent three times back to back, before the first is
+ * committed: all three wait for the one append and get its answer, the
+ * retries marked dup, in the order they were sent. */
+static void
+test_retry_in_flight(void)
+{
+    arb_client_t    *w = connect_as(TOK_ARBITER);
+    msgpack_unpacked res;
+    msgpack_packer  *pk;
+    arb_buf_t        why = ARB_BUF_INIT;
+    uint64_t         seq[3] = { 0, 0, 0 }, id[3] = { 0, 0, 0 };
+    int              i, dup[3] = { -1, -1, -1 };
+
+    msgpack_unpacked_init(&res);
+    CHECK(w != NULL);
+    if (w == NULL)
+        return;
+    CHECK_INT(open_match(w, "retry-1", "3"), 0);
+    for (i = 0; i < 3; i++) {
+        arb_client_begin(w, &pk, "append", 4);
+        arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "retry-1");
+        arb_mp_pack_cstr(pk, "kind"); arb_mp_pack_cstr(pk, "note");
+        arb_mp_pack_cstr(pk, "text"); arb_mp_pack_cstr(pk, "once");
+        arb_mp_pack_cstr(pk, "cid"); arb_mp_pack_cstr(pk, "twice");
+        CHECK_INT(arb_client_send(w, &why), 0);
+    }
+    for (i = 0; i < 3; i++) {
+        CHECK_INT(arb_client_read(w, &res, &why), 0);
+        id[i] = arb_client_uint(&res, "id");
+        seq[i] = arb_client_uint(&res, "seq");
+        dup[i] = arb_client_get(&res, "dup") != NULL
+                 && arb_client_get(&res, "dup")->via.boolean;
+    }
+    CHECK(id[0] < id[1] && id[1] < id[2]);
+    CHECK_INT(seq[0], 1);
+    CHECK_INT(seq[1], 1);
+    CHECK_INT(seq[2], 1);
+    CHECK_INT(dup[0], 0);
+    CHECK_INT(dup[1], 1);
+    CHECK_INT(dup[2], 1);
+    CHECK_INT(call(w, &res, "state", "s", "match", "retry-1"), 0);
+    arb_client_close(w);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+}
+
 /* A subscriber whose socket is already full when it is cut off still gets
  * its "slow" push, after everything queued before it, then the end of the
  * connection -- the close drains instead of dropping the queue -- and the
@@ -1445,6 +1491,7 @@ main(void)
     test_race();
     test_subscribe();
     test_subscribe_long_catchup();
+    test_retry_in_flight();
     test_hostile();
     test_slow_subscriber();
     test_slow_push_delivered();
