@@ -540,15 +540,20 @@ arb_transcript_parse(arb_history_t *t, const char *text, size_t len,
                     ERR("event number with no event");
             }
             (void)first;
-            np = realloc(t->events, (t->nevents + 1) * sizeof(arb_event_t));
-            if (np == NULL)
-                goto oom;
-            t->events = np;
-            t->cap = t->nevents + 1;
-            np = realloc(t->lines, (t->nevents + 1) * sizeof(unsigned));
-            if (np == NULL)
-                goto oom;
-            t->lines = np;
+            if (t->nevents == t->cap) {
+                /* Doubling: one realloc per event made a long transcript
+                 * quadratic. events and lines keep the same capacity. */
+                size_t cap = t->cap ? 2 * t->cap : 64;
+                np = realloc(t->lines, cap * sizeof(unsigned));
+                if (np == NULL)
+                    goto oom;
+                t->lines = np;
+                np = realloc(t->events, cap * sizeof(arb_event_t));
+                if (np == NULL)
+                    goto oom;
+                t->events = np;
+                t->cap = cap;
+            }
             rc = parse_event(&t->events[t->nevents], tk, line, p, llen, why);
             t->events[t->nevents].seq = t->nevents + 1;
             t->lines[t->nevents] = line;

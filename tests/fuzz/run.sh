@@ -20,6 +20,10 @@ if [ -z "$names" ]; then
     done
 fi
 [ -n "$names" ] || { echo "no harness in $BUILD/tests"; exit 1; }
+# A smaller quarantine and shorter allocation stacks than ASan's defaults:
+# the same checks, at a fraction of the memory and page faults of a long run.
+ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=16:malloc_context_size=8}
+export ASAN_OPTIONS
 bad=""
 for n in $names; do
     h=$BUILD/tests/fuzz_$n
