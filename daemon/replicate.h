@@ -102,7 +102,8 @@ int  arb_repl_hold_retry(struct arb_server *srv, struct arb_live *l,
                          uint64_t seq, uint64_t pos,
                          const unsigned char *hash, struct arb_conn *c,
                          uint64_t req);
-/* Asks for a full anti-entropy pass now. */
+/* Asks for a full anti-entropy pass now, one that reads every subject
+ * message by message (docs/SCALE.md). */
 void arb_repl_check_now(struct arb_server *srv);
 /* Whether a write (open or append) to match id must be refused, as the
  * error code to answer: "fenced" when the stream holds more of it than

@@ -89,7 +89,9 @@ struct arb_repl {
     pthread_mutex_t    mu;
     pthread_cond_t     cv;
     int                stop;        /* [mu] */
-    int                check_req;   /* [mu] a full pass is wanted */
+    int                check_req;   /* [mu] a pass is wanted */
+    int                check_walk;  /* [mu] and it reads every subject
+                                       (at start, on demand) */
     int                verified;    /* [mu] the fence look is done:
                                        writes may be accepted */
     int                resync;      /* [mu] after (re)connect */
@@ -147,19 +149,24 @@ void arb__repl_thread_stop(arb_repl_t *r);
 
 /* replicate_check.c */
 /* The full anti-entropy pass: every match of the store against the
- * stream's last message; repairs what is missing from the log, notes what
- * is ahead or different.  Acts only on what two looks 2 s apart, on
+ * stream's last message and the subject's count; repairs what is missing
+ * from the log, notes what is ahead or different.  walk: every subject is
+ * read message by message (at start, on demand), not only those whose
+ * count does not add up.  Acts only on what two looks 2 s apart, on
  * a settled stream, agree on; *undecided counts repairs the stream
- * refused as already held (to pass again soon).  Runs on the replication thread.  0, or an ARB_E*
- * code when NATS failed mid-pass (retried later). */
-int  arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why);
+ * refused as already held (to pass again soon).  Runs on the replication
+ * thread.  0, or an ARB_E* code when NATS failed mid-pass (retried
+ * later). */
+int  arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
+                         arb_buf_t *why);
 /* One match: local (last_seq, head) against the stream; repairs.
  * upto: the highest seq of this match known published (UINT64_MAX: the
- * local head).  Sets *repaired when it republished (dry: when it would;
+ * local head).  walk: read the subject even when its count adds up.
+ * Sets *repaired when it republished (dry: when it would;
  * nothing is published or reported).  ARB_EEXIST: the stream turned out
  * to hold what looked missing; the repair is put off. */
 int  arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
-                           int dry, int *repaired, arb_buf_t *why);
+                           int walk, int dry, int *repaired, arb_buf_t *why);
 /* Before the first write: every match of the log against the subject's
  * last message, and every subject of the stream this recorder owns
  * against the log; what the stream holds past the log is fenced.  Sets

@@ -335,6 +335,7 @@ arb_repl_check_now(arb_server_t *srv)
         return;
     pthread_mutex_lock(&r->mu);
     r->check_req = 1;
+    r->check_walk = 1;
     pthread_cond_signal(&r->cv);
     pthread_mutex_unlock(&r->mu);
 }
