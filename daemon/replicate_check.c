@@ -349,6 +349,17 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
     if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, match) != 0)
         return 0;
     rc = arb_stream_last(r->s, subj, &m, why);
+    if (rc == ARB_EPROTO && !dry) {
+        /* Not one of ours: reported; the other matches are passed. */
+        arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL, "replicate: "
+                   "match %s: %s; not repaired", match, arb_buf_cstr(why));
+        pthread_mutex_lock(&r->mu);
+        r->st.diverged++;
+        pthread_mutex_unlock(&r->mu);
+        return 0;
+    }
+    if (rc == ARB_EPROTO)
+        goto candidate;
     if (rc != 0 && rc != ARB_ENOTFOUND)
         return rc;
     have = rc == 0;
@@ -507,21 +518,15 @@ candidate:
     return 0;
 }
 
-typedef struct {
-    char     (*id)[ARB_STREAM_ID_MAX + 1];
-    uint64_t *last;
-    size_t     n, cap;
-} list_t;
-
 static int
 list_cb(void *ud, const arb_match_info_t *m)
 {
-    list_t *l = ud;
+    arb_repl_list_t *l = ud;
 
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 256;
         void  *a = realloc(l->id, cap * sizeof(*l->id));
-        void  *b;
+        void  *b, *c;
 
         if (a == NULL)
             return ARB_ENOMEM;
@@ -530,12 +535,26 @@ list_cb(void *ud, const arb_match_info_t *m)
         if (b == NULL)
             return ARB_ENOMEM;
         l->last = b;
+        c = realloc(l->last_ms, cap * sizeof(*l->last_ms));
+        if (c == NULL)
+            return ARB_ENOMEM;
+        l->last_ms = c;
         l->cap = cap;
     }
     snprintf(l->id[l->n], sizeof(l->id[l->n]), "%s", m->match_id);
     l->last[l->n] = m->last_seq;
+    l->last_ms[l->n] = m->last_ms;
     l->n++;
     return 0;
+}
+
+static void
+list_free(arb_repl_list_t *l)
+{
+    free(l->id);
+    free(l->last);
+    free(l->last_ms);
+    memset(l, 0, sizeof(*l));
 }
 
 static int
@@ -581,7 +600,7 @@ int
 arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
                     arb_buf_t *why)
 {
-    list_t                l = { NULL, NULL, 0, 0 };
+    arb_repl_list_t       l = { NULL, NULL, NULL, 0, 0 };
     arb_repl_ev_t       **v;
     const arb_repl_ev_t  *e;
     size_t               *cand = NULL, ncand = 0;
@@ -669,8 +688,7 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     }
     free(bad);
     free(cand);
-    free(l.id);
-    free(l.last);
+    list_free(&l);
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&r->mu);
@@ -715,58 +733,172 @@ look_subject_cb(void *ud, const char *subject, uint64_t msgs)
 }
 
 int
-arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why)
+arb__repl_look_judged(const arb_repl_t *r, const char *id)
 {
-    list_t           l = { NULL, NULL, 0, 0 };
-    look_t           k = { r, 0, why };
-    arb_stream_msg_t m;
-    char             subj[ARB_STREAM_SUBJECT_MAX];
-    size_t           i;
-    int              rc;
+    size_t lo = 0, hi = r->look.n;
 
-    /* A leader elected a moment ago may not know the latest messages. */
-    rc = arb_stream_settled(r->s, why);
+    if (!r->listed)
+        return 0;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int    c = strcmp(id, r->look.id[mid]);
+
+        if (c == 0)
+            return r->looked[mid] == 1;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return 1;           /* not in the log when the look began: listed */
+}
+
+void
+arb__repl_look_free(arb_repl_t *r)
+{
+    list_free(&r->look);
+    free(r->looked);
+    r->looked = NULL;
+}
+
+/* The look's order: the most recent activity first (a table in play is
+ * compared before an old match), then by id. */
+static const arb_repl_list_t *recent_l;
+
+static int
+recent_cmp(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+    if (recent_l->last_ms[x] != recent_l->last_ms[y])
+        return recent_l->last_ms[x] > recent_l->last_ms[y] ? -1 : 1;
+    return (x > y) - (x < y);           /* the list is sorted by id */
+}
+
+/* Lists the log's matches and reads the stream's subjects (fencing an
+ * open of what only the stream holds), then publishes the list: from
+ * then on, an open of an id outside it is judged at once.  The log is
+ * listed first: nothing is written before this is done, so it is the log
+ * every later comparison holds against. */
+static int
+look_list(arb_repl_t *r, arb_buf_t *why)
+{
+    arb_repl_list_t l = { NULL, NULL, NULL, 0, 0 };
+    look_t          k = { r, 0, why };
+    unsigned char  *looked = NULL;      /* 1 compared, 2 cannot be */
+    int             rc;
+
+    rc = arb_store_matches(r->store, list_cb, &l, why);
     if (rc == 0)
         rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">",
                                  look_subject_cb, &k, why);
-    if (rc == 0)
-        rc = arb_store_matches(r->store, list_cb, &l, why);
-    for (i = 0; rc == 0 && i < l.n; i++) {
+    if (rc == 0 && (looked = calloc(l.n + 1, 1)) == NULL)
+        rc = ARB_ENOMEM;
+    pthread_mutex_lock(&r->mu);
+    r->st.ahead += k.fenced;
+    if (rc == 0) {
+        r->look = l;
+        r->looked = looked;
+        r->listed = 1;
+    }
+    pthread_mutex_unlock(&r->mu);
+    if (rc != 0)
+        list_free(&l);
+    return rc;
+}
+
+int
+arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why)
+{
+    arb_stream_msg_t m;
+    char             subj[ARB_STREAM_SUBJECT_MAX];
+    size_t          *order = NULL, i, j, n, fenced = 0, left = 0;
+    int              rc, listed;
+
+    /* A leader elected a moment ago may not know the latest messages. */
+    rc = arb_stream_settled(r->s, why);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&r->mu);
+    listed = r->listed;
+    pthread_mutex_unlock(&r->mu);
+    if (!listed && (rc = look_list(r, why)) != 0)
+        return rc;
+    /* Only this thread writes look and looked: read without mu. */
+    n = r->look.n;
+    order = malloc((n + 1) * sizeof(*order));
+    if (order == NULL)
+        return ARB_ENOMEM;
+    for (i = 0; i < n; i++)
+        order[i] = i;
+    recent_l = &r->look;
+    qsort(order, n, sizeof(*order), recent_cmp);
+    for (j = 0; rc == 0 && j < n; j++) {
+        i = order[j];
+        if (r->looked[i] == 1)
+            continue;
         if (stopping(r)) {
             rc = ARB_EAGAIN;
             break;
         }
-        if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, l.id[i])
-            != 0)
-            continue;
-        rc = arb_stream_last(r->s, subj, &m, why);
-        if (rc == ARB_ENOTFOUND) {
+        if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV,
+                               r->look.id[i]) != 0)
+            rc = ARB_ENOTFOUND;         /* no subject: nothing to fence */
+        else
+            rc = arb_stream_last(r->s, subj, &m, why);
+        if (rc == ARB_EPROTO) {
+            /* Not a message we wrote: what the stream holds of the match
+             * cannot be told; it stays unverified, the others go on. */
+            if (r->looked[i] == 0)      /* said once, not every retry */
+                arb_log_ev(ARB_LOG_ERROR, "replicate_error", NULL,
+                           "replicate: match %s: %s; writes to it wait",
+                           r->look.id[i], arb_buf_cstr(why));
+            pthread_mutex_lock(&r->mu);
+            r->looked[i] = 2;
+            pthread_mutex_unlock(&r->mu);
+            left++;
             rc = 0;
             continue;
         }
-        if (rc != 0)
-            break;
-        if (m.seq > l.last[i]) {
+        if (rc == 0 && m.seq > r->look.last[i]) {
             arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: "
                        "match %s: the stream holds seq %" PRIu64 " past the "
                        "log's %" PRIu64 "; writes to it are refused",
-                       l.id[i], m.seq, l.last[i]);
-            arb__repl_fence_set(r, l.id[i], m.seq, l.last[i]);
-            k.fenced++;
+                       r->look.id[i], m.seq, r->look.last[i]);
+            arb__repl_fence_set(r, r->look.id[i], m.seq, r->look.last[i]);
+            pthread_mutex_lock(&r->mu);
+            r->st.ahead++;
+            pthread_mutex_unlock(&r->mu);
+            fenced++;
         }
-        arb_stream_msg_clear(&m);
+        if (rc == 0)
+            arb_stream_msg_clear(&m);
+        if (rc == ARB_ENOTFOUND)
+            rc = 0;
+        if (rc == 0) {
+            pthread_mutex_lock(&r->mu);
+            r->looked[i] = 1;           /* its writes are judged now */
+            pthread_mutex_unlock(&r->mu);
+        }
     }
-    free(l.id);
-    free(l.last);
+    free(order);
+    if (rc == 0 && left > 0) {
+        if (why != NULL) {
+            why->len = 0;
+            arb_buf_printf(why, "%zu matches could not be compared with "
+                           "the stream", left);
+        }
+        rc = ARB_EAGAIN;
+    }
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&r->mu);
-    r->st.ahead += k.fenced;
     r->verified = 1;
+    arb__repl_look_free(r);
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
-    arb_log_ev(k.fenced > 0 ? ARB_LOG_WARN : ARB_LOG_INFO, "replicate_verified",
-               NULL, "replicate: %zu matches compared with the stream before "
-               "any write, %zu fenced", l.n, k.fenced);
+    arb_log_ev(fenced > 0 ? ARB_LOG_WARN : ARB_LOG_INFO, "replicate_verified",
+               NULL, "replicate: %zu matches compared with the stream, %zu "
+               "fenced; every write is judged now", n, fenced);
     return 0;
 }

@@ -69,6 +69,15 @@ typedef struct arb_repl_stats {
                                        answers disagreed (election) */
 } arb_repl_stats_t;
 
+/* The log's matches as a pass or the fence look lists them, sorted by
+ * id (as the store lists them). */
+typedef struct arb_repl_list {
+    char     (*id)[ARB_STREAM_ID_MAX + 1];
+    uint64_t  *last;                /* last seq */
+    int64_t   *last_ms;             /* time of the last event */
+    size_t     n, cap;
+} arb_repl_list_t;
+
 typedef struct arb_repl_hset {
     const char **slot;
     size_t       n, cap;
@@ -94,6 +103,13 @@ struct arb_repl {
                                        (at start, on demand) */
     int                verified;    /* [mu] the fence look is done:
                                        writes may be accepted */
+    /* The fence look as it goes (replicate_check.c): the log's matches
+     * when it began, and which of them were compared with the stream; a
+     * write to one compared, or an open of an id the log did not hold
+     * once the stream's subjects were read, is judged at once. */
+    int                listed;      /* [mu] look.* set, subjects read */
+    arb_repl_list_t    look;        /* [mu] freed when verified */
+    unsigned char     *looked;      /* [mu] per look entry: compared */
     int                resync;      /* [mu] after (re)connect */
     arb_repl_stats_t   st;          /* [mu] */
     arb_repl_fence_t  *fence;       /* [mu] sorted by match */
@@ -177,6 +193,12 @@ int  arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why);
 void arb__repl_fence_set(arb_repl_t *r, const char *match,
                          uint64_t stream_seq, uint64_t local_seq);
 void arb__repl_fence_clear(arb_repl_t *r, const char *match);
+/* Under mu, before the look is done: 1 when a write to match id can be
+ * judged already (its match compared, or an id the log did not hold once
+ * the stream's subjects were read), 0 while it must wait (unverified). */
+int  arb__repl_look_judged(const arb_repl_t *r, const char *id);
+/* Frees what the look holds (NULL-safe parts; at stop). */
+void arb__repl_look_free(arb_repl_t *r);
 
 /* replicate_loop.c: the thread tells the loop the cursor moved. */
 void arb__repl_wake_loop(arb_repl_t *r);

@@ -1186,6 +1186,52 @@ test_down_and_sync(arb_stream_t **stp)
     CHECK_INT(stream_vs_store(*stp, &sv), 0);
 }
 
+/* A message arbiter did not write at the end of one match's subject:
+ * the look at start cannot compare that match, which stays unverified,
+ * while every other write is judged at once (a match compared, an open
+ * of an id the stream does not hold); anti-entropy passes report it and
+ * go on with the others. */
+static void
+test_foreign(arb_stream_t *st)
+{
+    char             subj[ARB_STREAM_SUBJECT_MAX], code[64];
+    arb_stream_msg_t m;
+    arb_buf_t        why = ARB_BUF_INIT;
+    uint64_t         checks0, div0;
+    int              i;
+
+    CHECK_INT(write_config(NULL), 0);
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c0-m1");
+    CHECK_INT(natsConnection_PublishString(st->nc, subj, "not an event"),
+              NATS_OK);
+    CHECK_INT(natsConnection_Flush(st->nc), NATS_OK);
+    for (i = 0; i < 50 && arb_stream_last(st, subj, &m, NULL) != ARB_EPROTO;
+         i++) {
+        arb_stream_msg_clear(&m);
+        sleep_ms(100);
+    }
+    CHECK(i < 50);
+    CHECK_INT(daemon_up(), 0);
+    CHECK_INT(note("c0-m1", code, sizeof(code)), 0);
+    CHECK_STR(code, "unverified");
+    CHECK_INT(note("c2-m1", code, sizeof(code)), 0);
+    CHECK_STR(code, "");
+    CHECK_INT(open_match("c9-fresh", code, sizeof(code), &why), 0);
+    CHECK_STR(code, "");
+    CHECK(repl_stat("checks") >= 1);    /* the pass at start went past it */
+    checks0 = repl_stat("checks");
+    div0 = repl_stat("diverged");
+    CHECK_INT(simple("replicate", code, sizeof(code)), 0);
+    for (i = 0; i < 100 && repl_stat("checks") == checks0; i++)
+        sleep_ms(100);
+    CHECK(repl_stat("checks") == checks0 + 1);
+    CHECK(repl_stat("diverged") == div0 + 1);
+    CHECK_INT(note("c0-m1", code, sizeof(code)), 0);
+    CHECK_STR(code, "unverified");
+    load_stop(SIGTERM, 10000);
+    arb_buf_free(&why);
+}
+
 /* ---- 7: a 3-node R3 cluster, the stream leader killed mid-load -------- */
 
 static char cl_dir[200];
@@ -1471,6 +1517,8 @@ main(void)
         test_restart_fence(st);
         test_deal(st);
         test_down_and_sync(&st);
+        if (st != NULL)
+            test_foreign(st);
         arb_stream_close(st);
         st = NULL;
         nats_kill(SIGTERM);
