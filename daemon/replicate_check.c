@@ -14,17 +14,23 @@
  *     not ours: diverged, reported, never overwritten (and fenced);
  *   - ahead of the log: someone else wrote the match (a restored or stale
  *     copy of this recorder): reported and fenced, writes refused;
- *   - its last seq ours, but fewer messages on the subject than seqs up to
- *     it (the subject's count, from stream info): events lost from the
- *     middle.  The subject is read (an ordered consumer on it), the
- *     missing seqs republished, then the last seq once more and its old
- *     copy deleted, so that the subject ends on its highest seq again and
- *     holds each seq once; readers order by Arbiter-Seq.
+ *   - its last seq ours, but a message count on the subject (one listing
+ *     of every subject's count per look) other than seqs up to it: fewer
+ *     is events lost from the middle, more is copies, which may hide a
+ *     loss.  The subject is read (an ordered consumer on it), every
+ *     message held to the log (a copy with another hash: diverged), the
+ *     missing seqs republished, then, if the subject does not end on its
+ *     highest seq, that one once more and its old copy deleted; readers
+ *     order by Arbiter-Seq and skip copies.  The pass at start and the
+ *     one asked for on demand read every subject: a copy and a hole
+ *     together leave the count right.
  * Before the first write after a start, arb__repl_fence_look compares
  * every match's last message with the log (and the stream's subjects with
  * the matches the log holds) and fences what the stream has past it: a
  * pass, with its 2-second second look, would come too late for a write
- * made right after the start.
+ * made right after the start.  It is judged per match: a match's writes
+ * wait only for that match's comparison (most recent activity first), an
+ * open of an id the log lacks only for the subject list.
  * The pass runs on the replication thread between rounds, at start, every
  * check_interval seconds and on demand (the replicate op).  Nothing
  * unpublished can be mistaken for missing: the thread resyncs (compares
@@ -152,6 +158,93 @@ repair_match_cb(void *ud, uint64_t seq, int64_t time_ms,
     return p->base.rc = arb__repl_put(p->base.r, p->match, seq, hash, bytes,
                                       len, p->copy, p->base.expect,
                                       &p->base.expect, p->base.why);
+}
+
+/* The event subjects' message counts from one listing of the stream's
+ * subjects per look of a pass, sorted by subject: a stream info filtered
+ * to one subject costs the server a scan of every subject (70 ms at
+ * 101,000 subjects here), so asking it per match made a pass quadratic.
+ * Nothing is repaired on a count alone: a count that does not add up
+ * makes the pass read the subject (walk_subject).  Replication thread
+ * only. */
+typedef struct {
+    char     *subj;
+    uint64_t  n;
+} count_t;
+
+static struct {
+    count_t *v;                 /* sorted by subj once loaded */
+    size_t   len, cap;
+    int      have;
+} counts;
+
+static void
+counts_free(void)
+{
+    size_t i;
+
+    for (i = 0; i < counts.len; i++)
+        free(counts.v[i].subj);
+    free(counts.v);
+    memset(&counts, 0, sizeof(counts));
+}
+
+static int
+counts_cb(void *ud, const char *subject, uint64_t msgs)
+{
+    (void)ud;
+    if (counts.len == counts.cap) {
+        size_t   cap = counts.cap ? counts.cap * 2 : 256;
+        count_t *nv = realloc(counts.v, cap * sizeof(*nv));
+
+        if (nv == NULL)
+            return ARB_ENOMEM;
+        counts.v = nv;
+        counts.cap = cap;
+    }
+    if ((counts.v[counts.len].subj = strdup(subject)) == NULL)
+        return ARB_ENOMEM;
+    counts.v[counts.len++].n = msgs;
+    return 0;
+}
+
+static int
+count_cmp(const void *a, const void *b)
+{
+    return strcmp(((const count_t *)a)->subj, ((const count_t *)b)->subj);
+}
+
+/* (Re)reads every event subject's count.  0 or the listing's error. */
+static int
+counts_load(arb_repl_t *r, arb_buf_t *why)
+{
+    int rc;
+
+    counts_free();
+    rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">", counts_cb, NULL,
+                             why);
+    if (rc != 0) {
+        counts_free();
+        return rc;
+    }
+    qsort(counts.v, counts.len, sizeof(*counts.v), count_cmp);
+    counts.have = 1;
+    return 0;
+}
+
+/* The subject's message count: from the listing when loaded, else asked
+ * (stream info filtered to it). */
+static int
+subject_count(arb_repl_t *r, const char *subj, uint64_t *n, arb_buf_t *why)
+{
+    count_t  key, *at;
+
+    if (!counts.have)
+        return arb_stream_subject_count(r->s, subj, n, why);
+    key.subj = (char *)subj;
+    at = bsearch(&key, counts.v, counts.len, sizeof(*counts.v), count_cmp);
+    *n = at != NULL ? at->n : 0;
+    return 0;
 }
 
 /* What a walk over a subject found: every message of it up to the
@@ -366,7 +459,7 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
     if (!have) {
         uint64_t n = 0;
 
-        rc = arb_stream_subject_count(r->s, subj, &n, why);
+        rc = subject_count(r, subj, &n, why);
         if (rc != 0)
             return rc;
         if (n > 0 && dry)
@@ -424,7 +517,7 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
          * each once; only a count it does not explain (fewer: lost from
          * the middle; more: copies, which may hide a loss), or a walk
          * asked for (the full pass), reads the subject itself. */
-        rc = arb_stream_subject_count(r->s, subj, &count, why);
+        rc = subject_count(r, subj, &count, why);
         if (rc != 0)
             return rc;
         if (count == last_seq + 1 && !walk) {
@@ -612,6 +705,8 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     /* Only a settled stream is asked: a leader just elected answers "not
      * found" for what it has not applied yet. */
     rc = arb_stream_settled(r->s, why);
+    if (rc == 0)
+        rc = counts_load(r, why);
     if (rc != 0)
         return rc;
     /* The list first (a callback must not call back into the store),
@@ -659,6 +754,8 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     if (rc == 0 && ncand > 0) {
         arb__repl_sleep(r, 2000);       /* publishing waits meanwhile */
         rc = stopping(r) ? ARB_EAGAIN : arb_stream_settled(r->s, why);
+        if (rc == 0)
+            rc = counts_load(r, why);
     }
     for (k = 0; rc == 0 && k < ncand; k++) {
         i = cand[k];
@@ -689,6 +786,7 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     free(bad);
     free(cand);
     list_free(&l);
+    counts_free();
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&r->mu);
