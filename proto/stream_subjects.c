@@ -98,19 +98,34 @@ json_key(const char **pp, const char *end, char *out, size_t cap)
     return ok;
 }
 
-/* The "subjects" map of the reply's state: cb for each entry; *listed
- * counts them (skipped ones too, for the offset).  0, cb's stop, or
- * ARB_EPROTO. */
-static int
-page_subjects(const char *p, const char *end, arb_stream_subject_cb cb,
-              void *ud, uint64_t *listed, arb_buf_t *why)
+int
+arb_stream_subjects_page(const char *reply, size_t len,
+                         arb_stream_subject_cb cb, void *ud, uint64_t *total,
+                         uint64_t *listed, arb_buf_t *why)
 {
-    char key[512];
-    int  rc;
+    const char *p = reply, *end = reply + len, *head;
+    char        key[512];
+    int         rc;
 
     *listed = 0;
-    if ((p = find(p, end, "\"state\":{")) == NULL
-        || (p = find(p, end, "\"subjects\":{")) == NULL)
+    *total = 0;
+    /* The server writes type, total, offset, limit, then config (strings
+     * an operator chose), created, state (the subjects, strings any
+     * publisher chose): each field is looked for where it belongs, so
+     * that no string can pass for it. */
+    head = find(p, end, "\"config\":{");
+    if (head == NULL)
+        head = end;
+    if (find(p, head, "\"error\":{") != NULL) {
+        jsErrCode jerr = (jsErrCode)num_field(p, head, "\"err_code\":");
+
+        return arb_stream_err(NATS_ERR, jerr, "stream info", why);
+    }
+    *total = num_field(p, head, "\"total\":");
+    if ((p = find(head, end, "\"created\":")) == NULL
+        || (p = find(p, end, "\"state\":{")) == NULL)
+        goto bad;
+    if ((p = find(p, end, "\"subjects\":{")) == NULL)
         return 0;                       /* nothing on the page */
     p += strlen("\"subjects\":{");
     for (;;) {
@@ -128,12 +143,16 @@ page_subjects(const char *p, const char *end, arb_stream_subject_cb cb,
             break;
         if (p >= end || *p++ != ':' || p >= end || *p < '0' || *p > '9')
             break;
-        for (; p < end && *p >= '0' && *p <= '9'; p++)
+        for (; p < end && *p >= '0' && *p <= '9' && v <= UINT64_MAX / 10;
+             p++)
             v = v * 10 + (uint64_t)(*p - '0');
+        if (p < end && *p >= '0' && *p <= '9')
+            break;                      /* past 2^64 */
         (*listed)++;
         if (k == 1 && (rc = cb(ud, key, v)) != 0)
             return rc;
     }
+bad:
     if (why != NULL) {
         why->len = 0;
         arb_buf_puts(why, "nats: stream info: a subjects list we cannot "
@@ -156,7 +175,7 @@ arb_stream_subjects(arb_stream_t *st, const char *filter,
         return ARB_EINVAL;
     snprintf(api, sizeof(api), "$JS.API.STREAM.INFO.%s", st->name);
     for (;;) {
-        const char *d, *end;
+        const char *d;
         int         len;
 
         snprintf(req, sizeof(req), "{\"subjects_filter\":\"%s\",\"offset\":"
@@ -168,17 +187,9 @@ arb_stream_subjects(arb_stream_t *st, const char *filter,
             return arb_stream_err(s, 0, "stream info", why);
         d = natsMsg_GetData(reply);
         len = natsMsg_GetDataLength(reply);
-        end = d + (len > 0 ? len : 0);
-        if (d == NULL || find(d, end, "\"error\":{") != NULL) {
-            jsErrCode jerr = d != NULL
-                             ? (jsErrCode)num_field(d, end, "\"err_code\":")
-                             : 0;
-
-            natsMsg_Destroy(reply);
-            return arb_stream_err(NATS_ERR, jerr, "stream info", why);
-        }
-        total = num_field(d, end, "\"total\":");
-        rc = page_subjects(d, end, cb, ud, &listed, why);
+        rc = arb_stream_subjects_page(d != NULL ? d : "", d != NULL && len > 0
+                                      ? (size_t)len : 0, cb, ud, &total,
+                                      &listed, why);
         natsMsg_Destroy(reply);
         reply = NULL;
         if (rc != 0 || listed == 0)
