@@ -611,8 +611,8 @@ candidate:
     return 0;
 }
 
-static int
-list_cb(void *ud, const arb_match_info_t *m)
+int
+arb__repl_list_cb(void *ud, const arb_match_info_t *m)
 {
     arb_repl_list_t *l = ud;
 
@@ -641,8 +641,8 @@ list_cb(void *ud, const arb_match_info_t *m)
     return 0;
 }
 
-static void
-list_free(arb_repl_list_t *l)
+void
+arb__repl_list_free(arb_repl_list_t *l)
 {
     free(l->id);
     free(l->last);
@@ -678,8 +678,8 @@ first_unpublished(arb_repl_ev_t **v, size_t n, const char *id)
     return lo < n && strcmp(v[lo]->match, id) == 0 ? v[lo] : NULL;
 }
 
-static int
-stopping(arb_repl_t *r)
+int
+arb__repl_stopping(arb_repl_t *r)
 {
     int s;
 
@@ -712,7 +712,7 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     /* The list first (a callback must not call back into the store),
      * then the window read up to it: what is still in the window is not
      * published yet and is not compared. */
-    rc = arb_store_matches(r->store, list_cb, &l, why);
+    rc = arb_store_matches(r->store, arb__repl_list_cb, &l, why);
     v = malloc((r->nwin + 1) * sizeof(*v));
     if (v == NULL)
         rc = ARB_ENOMEM;
@@ -736,7 +736,7 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     if (rc == 0 && l.n > 0 && (bad = calloc(l.n, 1)) == NULL)
         rc = ARB_ENOMEM;
     for (i = 0; rc == 0 && i < l.n; i++) {
-        if (stopping(r)) {
+        if (arb__repl_stopping(r)) {
             rc = ARB_EAGAIN;    /* stopping: the next start passes again */
             break;
         }
@@ -753,7 +753,8 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
      * message id). */
     if (rc == 0 && ncand > 0) {
         arb__repl_sleep(r, 2000);       /* publishing waits meanwhile */
-        rc = stopping(r) ? ARB_EAGAIN : arb_stream_settled(r->s, why);
+        rc = arb__repl_stopping(r) ? ARB_EAGAIN
+                                   : arb_stream_settled(r->s, why);
         if (rc == 0)
             rc = counts_load(r, why);
     }
@@ -785,7 +786,7 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     }
     free(bad);
     free(cand);
-    list_free(&l);
+    arb__repl_list_free(&l);
     counts_free();
     if (rc != 0)
         return rc;
@@ -854,7 +855,7 @@ arb__repl_look_judged(const arb_repl_t *r, const char *id)
 void
 arb__repl_look_free(arb_repl_t *r)
 {
-    list_free(&r->look);
+    arb__repl_list_free(&r->look);
     free(r->looked);
     r->looked = NULL;
 }
@@ -886,7 +887,7 @@ look_list(arb_repl_t *r, arb_buf_t *why)
     unsigned char  *looked = NULL;      /* 1 compared, 2 cannot be */
     int             rc;
 
-    rc = arb_store_matches(r->store, list_cb, &l, why);
+    rc = arb_store_matches(r->store, arb__repl_list_cb, &l, why);
     if (rc == 0)
         rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">",
                                  look_subject_cb, &k, why);
@@ -901,7 +902,7 @@ look_list(arb_repl_t *r, arb_buf_t *why)
     }
     pthread_mutex_unlock(&r->mu);
     if (rc != 0)
-        list_free(&l);
+        arb__repl_list_free(&l);
     return rc;
 }
 
@@ -935,7 +936,7 @@ arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why)
         i = order[j];
         if (r->looked[i] == 1)
             continue;
-        if (stopping(r)) {
+        if (arb__repl_stopping(r)) {
             rc = ARB_EAGAIN;
             break;
         }

@@ -164,6 +164,12 @@ int  arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why);
 void arb__repl_thread_stop(arb_repl_t *r);
 
 /* replicate_check.c */
+/* Lists the log's matches into an arb_repl_list_t (arb_store_matches'
+ * callback); arb__repl_list_free frees what it holds. */
+int  arb__repl_list_cb(void *ud, const arb_match_info_t *m);
+void arb__repl_list_free(arb_repl_list_t *l);
+/* 1 once the thread is asked to stop. */
+int  arb__repl_stopping(arb_repl_t *r);
 /* The full anti-entropy pass: every match of the store against the
  * stream's last message and the subject's count; repairs what is missing
  * from the log, notes what is ahead or different.  walk: every subject is
