@@ -189,6 +189,7 @@ int  arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
  * to hold what looked missing; the repair is put off. */
 int  arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
                            int walk, int dry, int *repaired, arb_buf_t *why);
+/* replicate_fence.c */
 /* Before the first write: every match of the log against the subject's
  * last message, and every subject of the stream this recorder owns
  * against the log; what the stream holds past the log is fenced.  Sets
