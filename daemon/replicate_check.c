@@ -24,13 +24,8 @@
  *     order by Arbiter-Seq and skip copies.  The pass at start and the
  *     one asked for on demand read every subject: a copy and a hole
  *     together leave the count right.
- * Before the first write after a start, arb__repl_fence_look compares
- * every match's last message with the log (and the stream's subjects with
- * the matches the log holds) and fences what the stream has past it: a
- * pass, with its 2-second second look, would come too late for a write
- * made right after the start.  It is judged per match: a match's writes
- * wait only for that match's comparison (most recent activity first), an
- * open of an id the log lacks only for the subject list.
+ * What a pass finds ahead or different is fenced (replicate_fence.c,
+ * which also holds the look before the first write after a start).
  * The pass runs on the replication thread between rounds, at start, every
  * check_interval seconds and on demand (the replicate op).  Nothing
  * unpublished can be mistaken for missing: the thread resyncs (compares

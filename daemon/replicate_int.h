@@ -103,7 +103,7 @@ struct arb_repl {
                                        (at start, on demand) */
     int                verified;    /* [mu] the fence look is done:
                                        writes may be accepted */
-    /* The fence look as it goes (replicate_check.c): the log's matches
+    /* The fence look as it goes (replicate_fence.c): the log's matches
      * when it began, and which of them were compared with the stream; a
      * write to one compared, or an open of an id the log did not hold
      * once the stream's subjects were read, is judged at once. */
@@ -192,9 +192,11 @@ int  arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
 /* replicate_fence.c */
 /* Before the first write: every match of the log against the subject's
  * last message, and every subject of the stream this recorder owns
- * against the log; what the stream holds past the log is fenced.  Sets
- * verified (writes may go) when done.  0, or an ARB_E* code (NATS down,
- * unsettled: tried again). */
+ * against the log; what the stream holds past the log is fenced.  Each
+ * match's writes are judged once it is compared (arb__repl_look_judged);
+ * sets verified when every one is.  0, or an ARB_E* code (NATS down,
+ * unsettled, a match that cannot be compared: tried again, from where
+ * it stopped). */
 int  arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why);
 /* local_seq UINT64_MAX: the log does not hold the match. */
 void arb__repl_fence_set(arb_repl_t *r, const char *match,
