@@ -862,7 +862,7 @@ thread_main(void *arg)
     size_t            undecided;
     int               rc, resync, check, walk, connected, stream_ok, moved,
                       verified;
-    char              last_err[256] = "";
+    char              last_err[256] = "", look_err[256] = "";
 
     for (;;) {
         pthread_mutex_lock(&r->mu);
@@ -918,7 +918,14 @@ thread_main(void *arg)
              * fails, and it is tried again in a second. */
             rc = arb__repl_fence_look(r, &why);
             if (rc != 0) {
-                arb__repl_log_err(r, "comparing with the stream", rc, &why);
+                /* Said once per distinct reason (a match that cannot be
+                 * compared is tried again every second). */
+                if (strcmp(look_err, arb_buf_cstr(&why)) != 0) {
+                    snprintf(look_err, sizeof(look_err), "%s",
+                             arb_buf_cstr(&why));
+                    arb__repl_log_err(r, "comparing with the stream", rc,
+                                      &why);
+                }
                 next_look = now_ms() + 1000;
             }
         }
