@@ -156,6 +156,21 @@ recent_cmp(const void *a, const void *b)
     return (x > y) - (x < y);           /* the list is sorted by id */
 }
 
+size_t *
+arb__repl_look_order(const arb_repl_list_t *l)
+{
+    size_t *order = malloc((l->n + 1) * sizeof(*order));
+    size_t  i;
+
+    if (order == NULL)
+        return NULL;
+    for (i = 0; i < l->n; i++)
+        order[i] = i;
+    recent_l = l;
+    qsort(order, l->n, sizeof(*order), recent_cmp);
+    return order;
+}
+
 /* Lists the log's matches and reads the stream's subjects (fencing an
  * open of what only the stream holds), then publishes the list: from
  * then on, an open of an id outside it is judged at once.  The log is
@@ -207,13 +222,9 @@ arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why)
         return rc;
     /* Only this thread writes look and looked: read without mu. */
     n = r->look.n;
-    order = malloc((n + 1) * sizeof(*order));
+    order = arb__repl_look_order(&r->look);
     if (order == NULL)
         return ARB_ENOMEM;
-    for (i = 0; i < n; i++)
-        order[i] = i;
-    recent_l = &r->look;
-    qsort(order, n, sizeof(*order), recent_cmp);
     for (j = 0; rc == 0 && j < n; j++) {
         i = order[j];
         if (r->looked[i] == 1)

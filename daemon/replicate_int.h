@@ -206,6 +206,11 @@ void arb__repl_fence_clear(arb_repl_t *r, const char *match);
  * judged already (its match compared, or an id the log did not hold once
  * the stream's subjects were read), 0 while it must wait (unverified). */
 int  arb__repl_look_judged(const arb_repl_t *r, const char *id);
+/* The order the look compares l's matches in: indexes into l, the most
+ * recent activity first (the time of a match's last event), ties by id,
+ * so that busy tables take writes first.  The caller frees it; NULL when
+ * out of memory. */
+size_t *arb__repl_look_order(const arb_repl_list_t *l);
 /* Frees what the look holds (NULL-safe parts; at stop). */
 void arb__repl_look_free(arb_repl_t *r);
 
