@@ -860,9 +860,9 @@ thread_main(void *arg)
     idset_t           checked = { NULL, 0, 0 };
     int64_t           next_check = 0, recheck = 0, next_look = 0;
     size_t            undecided;
-    int               rc, resync, check, connected, stream_ok, moved,
+    int               rc, resync, check, walk, connected, stream_ok, moved,
                       verified;
-    char              last_err[256] = "";
+    char              last_err[256] = "", look_err[256] = "";
 
     for (;;) {
         pthread_mutex_lock(&r->mu);
@@ -918,7 +918,14 @@ thread_main(void *arg)
              * fails, and it is tried again in a second. */
             rc = arb__repl_fence_look(r, &why);
             if (rc != 0) {
-                arb__repl_log_err(r, "comparing with the stream", rc, &why);
+                /* Said once per distinct reason (a match that cannot be
+                 * compared is tried again every second). */
+                if (strcmp(look_err, arb_buf_cstr(&why)) != 0) {
+                    snprintf(look_err, sizeof(look_err), "%s",
+                             arb_buf_cstr(&why));
+                    arb__repl_log_err(r, "comparing with the stream", rc,
+                                      &why);
+                }
                 next_look = now_ms() + 1000;
             }
         }
@@ -927,7 +934,10 @@ thread_main(void *arg)
                 || (r->conf->check_s > 0 && now_ms() >= next_check
                     && next_check != 0)
                 || (recheck != 0 && now_ms() >= recheck);
+        walk = check && r->check_walk;
         r->check_req = 0;
+        if (check)
+            r->check_walk = 0;
         resync = r->resync;
         pthread_mutex_unlock(&r->mu);
         rc = fill(r, &why);
@@ -940,8 +950,11 @@ thread_main(void *arg)
         r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
         pthread_mutex_unlock(&r->mu);
         if (check) {
-            rc = arb__repl_check_all(r, &undecided, &why);
+            rc = arb__repl_check_all(r, walk, &undecided, &why);
             if (rc != 0) {
+                pthread_mutex_lock(&r->mu);
+                r->check_walk |= walk;  /* the retry reads them too */
+                pthread_mutex_unlock(&r->mu);
                 /* Tried again in a second; publishing goes on meanwhile
                  * (a stream unsettled for long must not stop it). */
                 arb__repl_log_err(r, "anti-entropy pass", rc, &why);
@@ -1037,6 +1050,7 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
     r->st.cursor = cur;
     r->read_pos = cur;
     r->resync = 1;
+    r->check_walk = 1;  /* the first pass reads every subject */
     wave = calloc(r->conf->max_pending, sizeof(*wave));
     if (wave == NULL)
         return ARB_ENOMEM;

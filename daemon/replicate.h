@@ -102,14 +102,17 @@ int  arb_repl_hold_retry(struct arb_server *srv, struct arb_live *l,
                          uint64_t seq, uint64_t pos,
                          const unsigned char *hash, struct arb_conn *c,
                          uint64_t req);
-/* Asks for a full anti-entropy pass now. */
+/* Asks for a full anti-entropy pass now, one that reads every subject
+ * message by message (docs/SCALE.md). */
 void arb_repl_check_now(struct arb_server *srv);
 /* Whether a write (open or append) to match id must be refused, as the
  * error code to answer: "fenced" when the stream holds more of it than
  * the local log (found by the look at start or a pass), "unverified"
- * while the recorder has not yet compared its log with the stream since
- * it started (NATS down at start: a stale copy could fork a match); why
- * says which and where.  NULL: the write may go (or replication off). */
+ * while the recorder has not yet compared that match with the stream
+ * since it started (an open of an id its log lacks: until it has read the
+ * stream's subjects; NATS down at start: a stale copy could fork a
+ * match); why says which and where.  NULL: the write may go (or
+ * replication off). */
 const char *arb_repl_fenced(struct arb_server *srv, const char *id,
                             arb_buf_t *why);
 /* The "replication" map of the stats response (nil when off). */

@@ -14,17 +14,18 @@
  *     not ours: diverged, reported, never overwritten (and fenced);
  *   - ahead of the log: someone else wrote the match (a restored or stale
  *     copy of this recorder): reported and fenced, writes refused;
- *   - its last seq ours, but fewer messages on the subject than seqs up to
- *     it (the subject's count, from stream info): events lost from the
- *     middle.  The subject is read (an ordered consumer on it), the
- *     missing seqs republished, then the last seq once more and its old
- *     copy deleted, so that the subject ends on its highest seq again and
- *     holds each seq once; readers order by Arbiter-Seq.
- * Before the first write after a start, arb__repl_fence_look compares
- * every match's last message with the log (and the stream's subjects with
- * the matches the log holds) and fences what the stream has past it: a
- * pass, with its 2-second second look, would come too late for a write
- * made right after the start.
+ *   - its last seq ours, but a message count on the subject (one listing
+ *     of every subject's count per look) other than seqs up to it: fewer
+ *     is events lost from the middle, more is copies, which may hide a
+ *     loss.  The subject is read (an ordered consumer on it), every
+ *     message held to the log (a copy with another hash: diverged), the
+ *     missing seqs republished, then, if the subject does not end on its
+ *     highest seq, that one once more and its old copy deleted; readers
+ *     order by Arbiter-Seq and skip copies.  The pass at start and the
+ *     one asked for on demand read every subject: a copy and a hole
+ *     together leave the count right.
+ * What a pass finds ahead or different is fenced (replicate_fence.c,
+ * which also holds the look before the first write after a start).
  * The pass runs on the replication thread between rounds, at start, every
  * check_interval seconds and on demand (the replicate op).  Nothing
  * unpublished can be mistaken for missing: the thread resyncs (compares
@@ -49,66 +50,6 @@
 #include "daemon/log.h"
 #include "daemon/replicate_int.h"
 #include "proto/stream_read.h"
-
-void
-arb__repl_fence_set(arb_repl_t *r, const char *match, uint64_t stream_seq,
-                    uint64_t local_seq)
-{
-    size_t lo = 0, hi, i;
-
-    pthread_mutex_lock(&r->mu);
-    hi = r->nfence;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int    c = strcmp(match, r->fence[mid].match);
-
-        if (c == 0) {
-            r->fence[mid].stream_seq = stream_seq;
-            r->fence[mid].local_seq = local_seq;
-            pthread_mutex_unlock(&r->mu);
-            return;
-        }
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    if (r->nfence == r->capfence) {
-        size_t            cap = r->capfence ? r->capfence * 2 : 16;
-        arb_repl_fence_t *nf = realloc(r->fence, cap * sizeof(*nf));
-
-        if (nf == NULL) {
-            pthread_mutex_unlock(&r->mu);
-            return;
-        }
-        r->fence = nf;
-        r->capfence = cap;
-    }
-    i = lo;
-    memmove(&r->fence[i + 1], &r->fence[i],
-            (r->nfence - i) * sizeof(*r->fence));
-    snprintf(r->fence[i].match, sizeof(r->fence[i].match), "%s", match);
-    r->fence[i].stream_seq = stream_seq;
-    r->fence[i].local_seq = local_seq;
-    r->nfence++;
-    pthread_mutex_unlock(&r->mu);
-}
-
-void
-arb__repl_fence_clear(arb_repl_t *r, const char *match)
-{
-    size_t i;
-
-    pthread_mutex_lock(&r->mu);
-    for (i = 0; i < r->nfence; i++)
-        if (strcmp(r->fence[i].match, match) == 0) {
-            memmove(&r->fence[i], &r->fence[i + 1],
-                    (r->nfence - i - 1) * sizeof(*r->fence));
-            r->nfence--;
-            break;
-        }
-    pthread_mutex_unlock(&r->mu);
-}
 
 typedef struct {
     arb_repl_t *r;
@@ -154,21 +95,131 @@ repair_match_cb(void *ud, uint64_t seq, int64_t time_ms,
                                       &p->base.expect, p->base.why);
 }
 
-/* Which seqs 0..last of a match the subject holds (bit q of *held),
- * read with an ordered consumer on the subject up to stream sequence
- * last_sseq (the subject's last message, from the leader).  *held is the
- * caller's (free).  0, ARB_EAGAIN (the stream stopped delivering),
- * ARB_ENOMEM, or the reader's error. */
+/* The event subjects' message counts from one listing of the stream's
+ * subjects per look of a pass, sorted by subject: a stream info filtered
+ * to one subject costs the server a scan of every subject (70 ms at
+ * 101,000 subjects here), so asking it per match made a pass quadratic.
+ * Nothing is repaired on a count alone: a count that does not add up
+ * makes the pass read the subject (walk_subject).  Replication thread
+ * only. */
+typedef struct {
+    char     *subj;
+    uint64_t  n;
+} count_t;
+
+static struct {
+    count_t *v;                 /* sorted by subj once loaded */
+    size_t   len, cap;
+    int      have;
+} counts;
+
+static void
+counts_free(void)
+{
+    size_t i;
+
+    for (i = 0; i < counts.len; i++)
+        free(counts.v[i].subj);
+    free(counts.v);
+    memset(&counts, 0, sizeof(counts));
+}
+
 static int
-held_seqs(arb_repl_t *r, const char *subj, uint64_t last, uint64_t last_sseq,
-          unsigned char **held, arb_buf_t *why)
+counts_cb(void *ud, const char *subject, uint64_t msgs)
+{
+    (void)ud;
+    if (counts.len == counts.cap) {
+        size_t   cap = counts.cap ? counts.cap * 2 : 256;
+        count_t *nv = realloc(counts.v, cap * sizeof(*nv));
+
+        if (nv == NULL)
+            return ARB_ENOMEM;
+        counts.v = nv;
+        counts.cap = cap;
+    }
+    if ((counts.v[counts.len].subj = strdup(subject)) == NULL)
+        return ARB_ENOMEM;
+    counts.v[counts.len++].n = msgs;
+    return 0;
+}
+
+static int
+count_cmp(const void *a, const void *b)
+{
+    return strcmp(((const count_t *)a)->subj, ((const count_t *)b)->subj);
+}
+
+/* (Re)reads every event subject's count.  0 or the listing's error. */
+static int
+counts_load(arb_repl_t *r, arb_buf_t *why)
+{
+    int rc;
+
+    counts_free();
+    rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">", counts_cb, NULL,
+                             why);
+    if (rc != 0) {
+        counts_free();
+        return rc;
+    }
+    qsort(counts.v, counts.len, sizeof(*counts.v), count_cmp);
+    counts.have = 1;
+    return 0;
+}
+
+/* The subject's message count: from the listing when loaded, else asked
+ * (stream info filtered to it). */
+static int
+subject_count(arb_repl_t *r, const char *subj, uint64_t *n, arb_buf_t *why)
+{
+    count_t  key, *at;
+
+    if (!counts.have)
+        return arb_stream_subject_count(r->s, subj, n, why);
+    key.subj = (char *)subj;
+    at = bsearch(&key, counts.v, counts.len, sizeof(*counts.v), count_cmp);
+    *n = at != NULL ? at->n : 0;
+    return 0;
+}
+
+/* What a walk over a subject found: every message of it up to the
+ * subject's last, each held to the log. */
+typedef struct {
+    unsigned char *held;        /* bit per seq 0..upto */
+    uint64_t       top;         /* the highest seq <= upto held */
+    uint64_t       top_sseq;    /* its latest stream sequence */
+    uint64_t       dups;        /* further copies, same hash */
+    uint64_t       bad_seq;     /* the first seq at fault */
+    int            bad;         /* WALK_* */
+} walk_t;
+
+enum { WALK_OK = 0, WALK_FORK, WALK_AHEAD };
+
+/*
+ * Reads subject subj (match `match`) in stream order with an ordered
+ * consumer filtered to it, up to stream sequence last_sseq (its last
+ * message, from the leader), and holds every message to the log: a seq
+ * past the log's last is WALK_AHEAD, a hash not the log's at that seq
+ * WALK_FORK (a second copy of a seq with another hash included: a fork,
+ * never applied by readers, never repaired here).  w->held gets the seqs
+ * 0..upto it holds; w is the caller's (free w->held).  This reads every
+ * message of the subject: one consumer request and one stream pass over
+ * the subject, with one log lookup per message.  0, ARB_EAGAIN (the
+ * stream stopped delivering), ARB_ENOMEM, or the reader's error.
+ */
+static int
+walk_subject(arb_repl_t *r, const char *match, const char *subj,
+             uint64_t upto, uint64_t log_last, uint64_t last_sseq, walk_t *w,
+             arb_buf_t *why)
 {
     arb_stream_reader_t *rd = NULL;
     arb_stream_msg_t     m;
+    hash_at_t            h;
     int                  rc;
 
-    *held = calloc(last / 8 + 1, 1);
-    if (*held == NULL)
+    memset(w, 0, sizeof(*w));
+    w->held = calloc(upto / 8 + 1, 1);
+    if (w->held == NULL)
         return ARB_ENOMEM;
     rc = arb_stream_reader_open(&rd, r->s, subj, 1, why);
     while (rc == 0) {
@@ -184,9 +235,30 @@ held_seqs(arb_repl_t *r, const char *subj, uint64_t last, uint64_t last_sseq,
         }
         if (rc != 0)
             break;
-        if (m.kind == ARB_STREAM_EV && m.seq <= last)
-            (*held)[m.seq / 8] |= (unsigned char)(1u << (m.seq % 8));
-        if (m.stream_seq >= last_sseq) {
+        if (m.kind == ARB_STREAM_EV && w->bad == WALK_OK
+            && m.seq > log_last) {
+            w->bad = WALK_AHEAD;
+            w->bad_seq = m.seq;
+        } else if (m.kind == ARB_STREAM_EV && w->bad == WALK_OK) {
+            memset(&h, 0, sizeof(h));
+            rc = arb_store_events(r->store, match, m.seq, m.seq, hash_cb,
+                                  &h, why);
+            if (rc == 0 && (!h.found
+                            || memcmp(h.hash, m.hash, ARB_HASH_LEN) != 0)) {
+                w->bad = WALK_FORK;
+                w->bad_seq = m.seq;
+            }
+        }
+        if (rc == 0 && m.kind == ARB_STREAM_EV && m.seq <= upto) {
+            if (w->held[m.seq / 8] & (1u << (m.seq % 8)))
+                w->dups++;
+            w->held[m.seq / 8] |= (unsigned char)(1u << (m.seq % 8));
+            if (m.seq >= w->top) {
+                w->top = m.seq;
+                w->top_sseq = m.stream_seq;
+            }
+        }
+        if (rc == 0 && m.stream_seq >= last_sseq) {
             arb_stream_msg_clear(&m);
             break;
         }
@@ -196,17 +268,29 @@ held_seqs(arb_repl_t *r, const char *subj, uint64_t last, uint64_t last_sseq,
     return rc;
 }
 
-/* Republishes the seqs 0..last missing from *held (events lost from the
- * middle of the subject), each expecting the subject's last stream
+/* Seqs 0..top missing from w->held; the first into *first. */
+static uint64_t
+walk_missing(const walk_t *w, uint64_t *first)
+{
+    uint64_t q, n = 0;
+
+    for (q = 0; q <= w->top; q++)
+        if (!(w->held[q / 8] & (1u << (q % 8))) && n++ == 0)
+            *first = q;
+    return n;
+}
+
+/* Republishes the seqs 0..w->top missing from w->held (events lost from
+ * the middle of the subject), each expecting the subject's last stream
  * sequence p->base.expect, which moves on.  JetStream only appends, so
  * they come after their successors: readers order by Arbiter-Seq
- * (docs/REPLICA.md).  Then the last event goes again and its old copy
- * (stream sequence old_last) is deleted, so that the subject's last
- * message is its highest seq once more and it holds each seq once: what
- * the passes, the resync and fencing read.  0 or the first failure. */
+ * (docs/REPLICA.md).  Then, when the subject does not end on its highest
+ * seq (end: nothing follows), that event goes again and its old copy
+ * (w->top_sseq) is deleted, so that the subject's last message is its
+ * highest seq once more, as the passes, the resync and fencing read, and
+ * no copy is added.  0 or the first failure. */
 static int
-repair_holes(repair_match_t *p, const unsigned char *held, uint64_t last,
-             uint64_t old_last, uint64_t *first, uint64_t *n)
+repair_holes(repair_match_t *p, const walk_t *w, int end)
 {
     arb_repl_t *r = p->base.r;
     jsErrCode   jerr = 0;
@@ -214,50 +298,77 @@ repair_holes(repair_match_t *p, const unsigned char *held, uint64_t last,
     uint64_t    q;
     int         rc = 0;
 
-    *n = 0;
-    for (q = 0; q <= last && rc == 0; q++) {
-        if (held[q / 8] & (1u << (q % 8)))
+    for (q = 0; q <= w->top && rc == 0; q++) {
+        if (w->held[q / 8] & (1u << (q % 8)))
             continue;
-        if ((*n)++ == 0)
-            *first = q;
         rc = arb_store_events(r->store, p->match, q, q, repair_match_cb, p,
                               p->base.why);
         if (rc == 0)
             rc = p->base.rc;
     }
-    if (rc != 0 || *n == 0)
+    if (rc != 0 || !end)
         return rc;
     p->copy = 1;
-    rc = arb_store_events(r->store, p->match, last, last, repair_match_cb, p,
-                          p->base.why);
+    rc = arb_store_events(r->store, p->match, w->top, w->top,
+                          repair_match_cb, p, p->base.why);
     p->copy = 0;
     if (rc == 0)
         rc = p->base.rc;
     if (rc != 0)
         return rc;
     /* Only a stale copy goes: the event is held at its new place. */
-    s = js_DeleteMsg(r->s->js, r->s->name, old_last, NULL, &jerr);
+    s = js_DeleteMsg(r->s->js, r->s->name, w->top_sseq, NULL, &jerr);
     if (s != NATS_OK)
         arb_log_ev(ARB_LOG_WARN, "replicate_copy", NULL, "replicate: match "
                    "%s: seq %" PRIu64 " is held twice (stream sequences %"
-                   PRIu64 " and %" PRIu64 "): %s", p->match, last, old_last,
-                   p->base.expect, natsStatus_GetText(s));
+                   PRIu64 " and %" PRIu64 "): %s", p->match, w->top,
+                   w->top_sseq, p->base.expect, natsStatus_GetText(s));
     return 0;
+}
+
+/* A walk found the subject holding what the log does not (a seq past
+ * it, or another hash at a seq): reported and fenced, never repaired. */
+static void
+walk_bad(arb_repl_t *r, const char *match, const walk_t *w,
+         uint64_t log_last)
+{
+    if (w->bad == WALK_AHEAD) {
+        arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: "
+                   "match %s: the stream holds seq %" PRIu64 " (before its "
+                   "last message) past the log's %" PRIu64 "; writes to it "
+                   "are refused", match, w->bad_seq, log_last);
+        pthread_mutex_lock(&r->mu);
+        r->st.ahead++;
+        pthread_mutex_unlock(&r->mu);
+    } else {
+        arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL, "replicate: "
+                   "match %s: the stream holds a copy of seq %" PRIu64
+                   " that differs from the log; not repaired, writes to it "
+                   "are refused", match, w->bad_seq);
+        pthread_mutex_lock(&r->mu);
+        r->st.diverged++;
+        pthread_mutex_unlock(&r->mu);
+    }
+    arb__repl_fence_set(r, match, w->bad == WALK_AHEAD ? w->bad_seq
+                                                       : log_last, log_last);
 }
 
 int
 arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
-                      int dry, int *repaired, arb_buf_t *why)
+                      int walk, int dry, int *repaired, arb_buf_t *why)
 {
     char             subj[ARB_STREAM_SUBJECT_MAX];
     arb_stream_msg_t m;
     arb_match_info_t info;
     hash_at_t        h;
     repair_match_t   rp;
-    uint64_t         from, stream_last = 0, count = 0, hole_last = 0;
-    int              rc, have, holes = 0;
+    walk_t           w;
+    uint64_t         from, stream_last = 0, count = 0, last_seq = 0;
+    uint64_t         first = 0, nmiss = 0;
+    int              rc, have, end;
 
     *repaired = 0;
+    memset(&w, 0, sizeof(w));
     rc = arb_store_match(r->store, match, &info, why);
     if (rc != 0)
         return rc;
@@ -266,13 +377,24 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
     if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, match) != 0)
         return 0;
     rc = arb_stream_last(r->s, subj, &m, why);
+    if (rc == ARB_EPROTO && !dry) {
+        /* Not one of ours: reported; the other matches are passed. */
+        arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL, "replicate: "
+                   "match %s: %s; not repaired", match, arb_buf_cstr(why));
+        pthread_mutex_lock(&r->mu);
+        r->st.diverged++;
+        pthread_mutex_unlock(&r->mu);
+        return 0;
+    }
+    if (rc == ARB_EPROTO)
+        goto candidate;
     if (rc != 0 && rc != ARB_ENOTFOUND)
         return rc;
     have = rc == 0;
     if (!have) {
         uint64_t n = 0;
 
-        rc = arb_stream_subject_count(r->s, subj, &n, why);
+        rc = subject_count(r, subj, &n, why);
         if (rc != 0)
             return rc;
         if (n > 0 && dry)
@@ -323,58 +445,72 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
             arb_stream_msg_clear(&m);
             return 0;
         }
-        /* A subject holding fewer messages than seqs up to its last has
-         * lost some in the middle (its tail intact). */
-        rc = arb_stream_subject_count(r->s, subj, &count, why);
-        if (rc != 0) {
-            arb_stream_msg_clear(&m);
-            return rc;
-        }
-        holes = count < m.seq + 1;
-        if (m.seq == upto && !holes) {
-            arb_stream_msg_clear(&m);
-            return 0;
-        }
-        from = m.seq + 1;
-        hole_last = m.seq;
+        last_seq = m.seq;
         stream_last = m.stream_seq;
         arb_stream_msg_clear(&m);
+        /* The count tells whether the subject is exactly 0..last_seq,
+         * each once; only a count it does not explain (fewer: lost from
+         * the middle; more: copies, which may hide a loss), or a walk
+         * asked for (the full pass), reads the subject itself. */
+        rc = subject_count(r, subj, &count, why);
+        if (rc != 0)
+            return rc;
+        if (count == last_seq + 1 && !walk) {
+            if (last_seq == upto)
+                return 0;
+            w.top = last_seq;   /* only the tail is missing */
+        } else {
+            rc = walk_subject(r, match, subj, upto, info.last_seq,
+                              stream_last, &w, why);
+            if (rc != 0)
+                goto done;
+            if (w.bad != WALK_OK) {
+                if (!dry)
+                    walk_bad(r, match, &w, info.last_seq);
+                *repaired = dry;
+                goto done;
+            }
+            nmiss = walk_missing(&w, &first);
+            if (w.dups > 0)
+                arb_log_ev(ARB_LOG_INFO, "replicate_duplicates", NULL,
+                           "replicate: match %s: the stream holds %" PRIu64
+                           " further copies of its events (same hashes; "
+                           "readers skip them)", match, w.dups);
+            if (nmiss == 0 && w.top == upto && last_seq == w.top)
+                goto done;
+        }
+        from = w.top + 1;
     } else {
         from = 0;
     }
     if (dry) {
         *repaired = 1;      /* to be repaired if a second look agrees */
-        return 0;
+        goto done;
     }
     memset(&rp, 0, sizeof(rp));
     rp.base.r = r;
     rp.base.expect = stream_last;
     rp.base.why = why;
     rp.match = match;
-    if (holes) {
-        unsigned char *held = NULL;
-        uint64_t       first = 0, n = 0;
-
-        rc = held_seqs(r, subj, hole_last, stream_last, &held, why);
-        if (rc == 0)
-            rc = repair_holes(&rp, held, hole_last, stream_last, &first,
-                              &n);
-        free(held);
-        if (n > 0) {
+    /* The subject must end on its highest seq: the tail does that when
+     * there is one, else a copy of the highest. */
+    end = have && from > upto && (nmiss > 0 || last_seq != w.top);
+    if (have && (nmiss > 0 || end)) {
+        if (nmiss > 0) {
             arb_log_ev(ARB_LOG_WARN, "replicate_missing", NULL, "replicate: "
-                       "match %s: the stream lacks %" PRIu64 " seqs before "
-                       "its last (%" PRIu64 "), the first %" PRIu64 "; "
-                       "published again from the log", match, n, hole_last,
-                       first);
+                       "match %s: the stream lacks %" PRIu64 " seqs up to "
+                       "%" PRIu64 ", the first %" PRIu64 "; published "
+                       "again from the log", match, nmiss, w.top, first);
             pthread_mutex_lock(&r->mu);
             r->st.missing++;
             pthread_mutex_unlock(&r->mu);
         }
+        rc = repair_holes(&rp, &w, end);
         if (rc != 0)
             goto repair_failed;
-        *repaired = n > 0;
+        *repaired = 1;
         if (from > upto)
-            return 0;
+            goto done;
     }
     arb_log_ev(ARB_LOG_WARN, "replicate_missing", NULL, "replicate: match "
                "%s: the stream lacks seq %" PRIu64 "..%" PRIu64 "; "
@@ -385,6 +521,7 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
     rc = arb_store_events(r->store, match, from, upto, repair_match_cb, &rp,
                           why);
 repair_failed:
+    free(w.held);
     if (rp.base.rc == ARB_EEXIST) {
         arb_log_ev(ARB_LOG_WARN, "replicate_undecided", NULL, "replicate: "
                    "match %s: %s; the stream's answer was stale, repair "
@@ -400,29 +537,24 @@ repair_failed:
         return rc;
     *repaired = 1;
     return 0;
+done:
+    free(w.held);
+    return rc;
 candidate:
     /* Not acted on in a first look: the answer may be a new leader's. */
-    if (have)
-        arb_stream_msg_clear(&m);
     *repaired = 1;
     return 0;
 }
 
-typedef struct {
-    char     (*id)[ARB_STREAM_ID_MAX + 1];
-    uint64_t *last;
-    size_t     n, cap;
-} list_t;
-
-static int
-list_cb(void *ud, const arb_match_info_t *m)
+int
+arb__repl_list_cb(void *ud, const arb_match_info_t *m)
 {
-    list_t *l = ud;
+    arb_repl_list_t *l = ud;
 
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 256;
         void  *a = realloc(l->id, cap * sizeof(*l->id));
-        void  *b;
+        void  *b, *c;
 
         if (a == NULL)
             return ARB_ENOMEM;
@@ -431,12 +563,26 @@ list_cb(void *ud, const arb_match_info_t *m)
         if (b == NULL)
             return ARB_ENOMEM;
         l->last = b;
+        c = realloc(l->last_ms, cap * sizeof(*l->last_ms));
+        if (c == NULL)
+            return ARB_ENOMEM;
+        l->last_ms = c;
         l->cap = cap;
     }
     snprintf(l->id[l->n], sizeof(l->id[l->n]), "%s", m->match_id);
     l->last[l->n] = m->last_seq;
+    l->last_ms[l->n] = m->last_ms;
     l->n++;
     return 0;
+}
+
+void
+arb__repl_list_free(arb_repl_list_t *l)
+{
+    free(l->id);
+    free(l->last);
+    free(l->last_ms);
+    memset(l, 0, sizeof(*l));
 }
 
 static int
@@ -467,8 +613,8 @@ first_unpublished(arb_repl_ev_t **v, size_t n, const char *id)
     return lo < n && strcmp(v[lo]->match, id) == 0 ? v[lo] : NULL;
 }
 
-static int
-stopping(arb_repl_t *r)
+int
+arb__repl_stopping(arb_repl_t *r)
 {
     int s;
 
@@ -479,9 +625,10 @@ stopping(arb_repl_t *r)
 }
 
 int
-arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
+arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
+                    arb_buf_t *why)
 {
-    list_t                l = { NULL, NULL, 0, 0 };
+    arb_repl_list_t       l = { NULL, NULL, NULL, 0, 0 };
     arb_repl_ev_t       **v;
     const arb_repl_ev_t  *e;
     size_t               *cand = NULL, ncand = 0;
@@ -493,12 +640,14 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
     /* Only a settled stream is asked: a leader just elected answers "not
      * found" for what it has not applied yet. */
     rc = arb_stream_settled(r->s, why);
+    if (rc == 0)
+        rc = counts_load(r, why);
     if (rc != 0)
         return rc;
     /* The list first (a callback must not call back into the store),
      * then the window read up to it: what is still in the window is not
      * published yet and is not compared. */
-    rc = arb_store_matches(r->store, list_cb, &l, why);
+    rc = arb_store_matches(r->store, arb__repl_list_cb, &l, why);
     v = malloc((r->nwin + 1) * sizeof(*v));
     if (v == NULL)
         rc = ARB_ENOMEM;
@@ -522,13 +671,14 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
     if (rc == 0 && l.n > 0 && (bad = calloc(l.n, 1)) == NULL)
         rc = ARB_ENOMEM;
     for (i = 0; rc == 0 && i < l.n; i++) {
-        if (stopping(r)) {
+        if (arb__repl_stopping(r)) {
             rc = ARB_EAGAIN;    /* stopping: the next start passes again */
             break;
         }
         if (l.last[i] == UINT64_MAX)
             continue;
-        rc = arb__repl_check_match(r, l.id[i], l.last[i], 1, &rep, why);
+        rc = arb__repl_check_match(r, l.id[i], l.last[i], walk, 1, &rep,
+                                   why);
         if (rep)
             cand[ncand++] = i;
     }
@@ -538,11 +688,15 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
      * message id). */
     if (rc == 0 && ncand > 0) {
         arb__repl_sleep(r, 2000);       /* publishing waits meanwhile */
-        rc = stopping(r) ? ARB_EAGAIN : arb_stream_settled(r->s, why);
+        rc = arb__repl_stopping(r) ? ARB_EAGAIN
+                                   : arb_stream_settled(r->s, why);
+        if (rc == 0)
+            rc = counts_load(r, why);
     }
     for (k = 0; rc == 0 && k < ncand; k++) {
         i = cand[k];
-        rc = arb__repl_check_match(r, l.id[i], l.last[i], 0, &rep, why);
+        rc = arb__repl_check_match(r, l.id[i], l.last[i], walk, 0, &rep,
+                                   why);
         if (rc == ARB_EEXIST) {
             (*undecided)++;
             bad[i] = 1;
@@ -567,8 +721,8 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
     }
     free(bad);
     free(cand);
-    free(l.id);
-    free(l.last);
+    arb__repl_list_free(&l);
+    counts_free();
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&r->mu);
@@ -576,95 +730,7 @@ arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why)
     pthread_mutex_unlock(&r->mu);
     arb_log_ev(fixed > 0 || *undecided > 0 ? ARB_LOG_WARN : ARB_LOG_INFO,
                "replicate_check", NULL, "replicate: anti-entropy pass over "
-               "%zu matches: %zu repaired, %zu put off", l.n, fixed,
-               *undecided);
-    return 0;
-}
-
-/* ---- the fence look: before the first write ------------------------------ */
-
-typedef struct {
-    arb_repl_t *r;
-    size_t      fenced;
-    arb_buf_t  *why;
-} look_t;
-
-/* A subject of the stream whose match this recorder owns but does not
- * hold (its log lost the match, or is an older copy): an open would fork
- * it. */
-static int
-look_subject_cb(void *ud, const char *subject, uint64_t msgs)
-{
-    look_t          *k = ud;
-    arb_match_info_t info;
-    char             id[ARB_STREAM_ID_MAX + 1];
-
-    if (msgs == 0
-        || arb_stream_subject_parse(subject, id, sizeof(id)) != ARB_STREAM_EV
-        || arb_repl_owner(k->r->conf, id) != NULL
-        || arb_store_match(k->r->store, id, &info, NULL) != ARB_ENOTFOUND)
-        return 0;
-    arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: match "
-               "%s: the stream holds %" PRIu64 " events of it and the log "
-               "none; opening it is refused", id, msgs);
-    arb__repl_fence_set(k->r, id, msgs - 1, UINT64_MAX);
-    k->fenced++;
-    return 0;
-}
-
-int
-arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why)
-{
-    list_t           l = { NULL, NULL, 0, 0 };
-    look_t           k = { r, 0, why };
-    arb_stream_msg_t m;
-    char             subj[ARB_STREAM_SUBJECT_MAX];
-    size_t           i;
-    int              rc;
-
-    /* A leader elected a moment ago may not know the latest messages. */
-    rc = arb_stream_settled(r->s, why);
-    if (rc == 0)
-        rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">",
-                                 look_subject_cb, &k, why);
-    if (rc == 0)
-        rc = arb_store_matches(r->store, list_cb, &l, why);
-    for (i = 0; rc == 0 && i < l.n; i++) {
-        if (stopping(r)) {
-            rc = ARB_EAGAIN;
-            break;
-        }
-        if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, l.id[i])
-            != 0)
-            continue;
-        rc = arb_stream_last(r->s, subj, &m, why);
-        if (rc == ARB_ENOTFOUND) {
-            rc = 0;
-            continue;
-        }
-        if (rc != 0)
-            break;
-        if (m.seq > l.last[i]) {
-            arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: "
-                       "match %s: the stream holds seq %" PRIu64 " past the "
-                       "log's %" PRIu64 "; writes to it are refused",
-                       l.id[i], m.seq, l.last[i]);
-            arb__repl_fence_set(r, l.id[i], m.seq, l.last[i]);
-            k.fenced++;
-        }
-        arb_stream_msg_clear(&m);
-    }
-    free(l.id);
-    free(l.last);
-    if (rc != 0)
-        return rc;
-    pthread_mutex_lock(&r->mu);
-    r->st.ahead += k.fenced;
-    r->verified = 1;
-    pthread_cond_broadcast(&r->cv);
-    pthread_mutex_unlock(&r->mu);
-    arb_log_ev(k.fenced > 0 ? ARB_LOG_WARN : ARB_LOG_INFO, "replicate_verified",
-               NULL, "replicate: %zu matches compared with the stream before "
-               "any write, %zu fenced", l.n, k.fenced);
+               "%zu matches%s: %zu repaired, %zu put off", l.n,
+               walk ? ", every subject read" : "", fixed, *undecided);
     return 0;
 }

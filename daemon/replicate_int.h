@@ -69,6 +69,15 @@ typedef struct arb_repl_stats {
                                        answers disagreed (election) */
 } arb_repl_stats_t;
 
+/* The log's matches as a pass or the fence look lists them, sorted by
+ * id (as the store lists them). */
+typedef struct arb_repl_list {
+    char     (*id)[ARB_STREAM_ID_MAX + 1];
+    uint64_t  *last;                /* last seq */
+    int64_t   *last_ms;             /* time of the last event */
+    size_t     n, cap;
+} arb_repl_list_t;
+
 typedef struct arb_repl_hset {
     const char **slot;
     size_t       n, cap;
@@ -89,9 +98,18 @@ struct arb_repl {
     pthread_mutex_t    mu;
     pthread_cond_t     cv;
     int                stop;        /* [mu] */
-    int                check_req;   /* [mu] a full pass is wanted */
+    int                check_req;   /* [mu] a pass is wanted */
+    int                check_walk;  /* [mu] and it reads every subject
+                                       (at start, on demand) */
     int                verified;    /* [mu] the fence look is done:
                                        writes may be accepted */
+    /* The fence look as it goes (replicate_fence.c): the log's matches
+     * when it began, and which of them were compared with the stream; a
+     * write to one compared, or an open of an id the log did not hold
+     * once the stream's subjects were read, is judged at once. */
+    int                listed;      /* [mu] look.* set, subjects read */
+    arb_repl_list_t    look;        /* [mu] freed when verified */
+    unsigned char     *looked;      /* [mu] per look entry: compared */
     int                resync;      /* [mu] after (re)connect */
     arb_repl_stats_t   st;          /* [mu] */
     arb_repl_fence_t  *fence;       /* [mu] sorted by match */
@@ -146,30 +164,55 @@ int  arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why);
 void arb__repl_thread_stop(arb_repl_t *r);
 
 /* replicate_check.c */
+/* Lists the log's matches into an arb_repl_list_t (arb_store_matches'
+ * callback); arb__repl_list_free frees what it holds. */
+int  arb__repl_list_cb(void *ud, const arb_match_info_t *m);
+void arb__repl_list_free(arb_repl_list_t *l);
+/* 1 once the thread is asked to stop. */
+int  arb__repl_stopping(arb_repl_t *r);
 /* The full anti-entropy pass: every match of the store against the
- * stream's last message; repairs what is missing from the log, notes what
- * is ahead or different.  Acts only on what two looks 2 s apart, on
+ * stream's last message and the subject's count; repairs what is missing
+ * from the log, notes what is ahead or different.  walk: every subject is
+ * read message by message (at start, on demand), not only those whose
+ * count does not add up.  Acts only on what two looks 2 s apart, on
  * a settled stream, agree on; *undecided counts repairs the stream
- * refused as already held (to pass again soon).  Runs on the replication thread.  0, or an ARB_E*
- * code when NATS failed mid-pass (retried later). */
-int  arb__repl_check_all(arb_repl_t *r, size_t *undecided, arb_buf_t *why);
+ * refused as already held (to pass again soon).  Runs on the replication
+ * thread.  0, or an ARB_E* code when NATS failed mid-pass (retried
+ * later). */
+int  arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
+                         arb_buf_t *why);
 /* One match: local (last_seq, head) against the stream; repairs.
  * upto: the highest seq of this match known published (UINT64_MAX: the
- * local head).  Sets *repaired when it republished (dry: when it would;
+ * local head).  walk: read the subject even when its count adds up.
+ * Sets *repaired when it republished (dry: when it would;
  * nothing is published or reported).  ARB_EEXIST: the stream turned out
  * to hold what looked missing; the repair is put off. */
 int  arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
-                           int dry, int *repaired, arb_buf_t *why);
+                           int walk, int dry, int *repaired, arb_buf_t *why);
+/* replicate_fence.c */
 /* Before the first write: every match of the log against the subject's
  * last message, and every subject of the stream this recorder owns
- * against the log; what the stream holds past the log is fenced.  Sets
- * verified (writes may go) when done.  0, or an ARB_E* code (NATS down,
- * unsettled: tried again). */
+ * against the log; what the stream holds past the log is fenced.  Each
+ * match's writes are judged once it is compared (arb__repl_look_judged);
+ * sets verified when every one is.  0, or an ARB_E* code (NATS down,
+ * unsettled, a match that cannot be compared: tried again, from where
+ * it stopped). */
 int  arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why);
 /* local_seq UINT64_MAX: the log does not hold the match. */
 void arb__repl_fence_set(arb_repl_t *r, const char *match,
                          uint64_t stream_seq, uint64_t local_seq);
 void arb__repl_fence_clear(arb_repl_t *r, const char *match);
+/* Under mu, before the look is done: 1 when a write to match id can be
+ * judged already (its match compared, or an id the log did not hold once
+ * the stream's subjects were read), 0 while it must wait (unverified). */
+int  arb__repl_look_judged(const arb_repl_t *r, const char *id);
+/* The order the look compares l's matches in: indexes into l, the most
+ * recent activity first (the time of a match's last event), ties by id,
+ * so that busy tables take writes first.  The caller frees it; NULL when
+ * out of memory. */
+size_t *arb__repl_look_order(const arb_repl_list_t *l);
+/* Frees what the look holds (NULL-safe parts; at stop). */
+void arb__repl_look_free(arb_repl_t *r);
 
 /* replicate_loop.c: the thread tells the loop the cursor moved. */
 void arb__repl_wake_loop(arb_repl_t *r);

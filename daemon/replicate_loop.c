@@ -239,6 +239,7 @@ arb_repl_free(arb_server_t *srv)
     free(r->held);
     free(r->held_t);
     free(r->fence);
+    arb__repl_look_free(r);
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->cv);
     free(r);
@@ -335,6 +336,7 @@ arb_repl_check_now(arb_server_t *srv)
         return;
     pthread_mutex_lock(&r->mu);
     r->check_req = 1;
+    r->check_walk = 1;
     pthread_cond_signal(&r->cv);
     pthread_mutex_unlock(&r->mu);
 }
@@ -349,15 +351,18 @@ arb_repl_fenced(arb_server_t *srv, const char *id, arb_buf_t *why)
     if (r == NULL)
         return NULL;
     pthread_mutex_lock(&r->mu);
-    if (!r->verified) {
+    if (!r->verified && !arb__repl_look_judged(r, id)) {
         code = "unverified";
         if (why != NULL) {
             why->len = 0;
             arb_buf_printf(why, "match '%s': this recorder has not compared "
-                           "its log with the stream since it started (%s); "
+                           "it with the stream since it started (%s); "
                            "nothing was written, retry", id,
-                           r->st.connected ? "the stream does not answer "
-                                             "yet" : "NATS unreachable");
+                           !r->st.connected ? "NATS unreachable"
+                           : r->listed ? "its turn has not come, or its "
+                                         "last message there is not one "
+                                         "arbiter wrote"
+                           : "the stream does not answer yet");
         }
     }
     hi = code != NULL ? 0 : r->nfence;

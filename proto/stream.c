@@ -545,29 +545,6 @@ arb_stream_last(arb_stream_t *st, const char *subject,
     return arb_stream_msg_parse(out, msg, why);
 }
 
-int
-arb_stream_subjects(arb_stream_t *st, const char *filter,
-                    arb_stream_subject_cb cb, void *ud, arb_buf_t *why)
-{
-    jsStreamInfo *si = NULL;
-    jsOptions     o;
-    jsErrCode     jerr = 0;
-    natsStatus    s;
-    int           i, rc = 0;
-
-    jsOptions_Init(&o);
-    o.Stream.Info.SubjectsFilter = filter;
-    s = js_GetStreamInfo(&si, st->js, st->name, &o, &jerr);
-    if (s != NATS_OK)
-        return arb_stream_err(s, jerr, "stream info", why);
-    if (si->State.Subjects != NULL)
-        for (i = 0; rc == 0 && i < si->State.Subjects->Count; i++)
-            rc = cb(ud, si->State.Subjects->List[i].Subject,
-                    si->State.Subjects->List[i].Msgs);
-    jsStreamInfo_Destroy(si);
-    return rc;
-}
-
 typedef struct {
     const char *subject;
     uint64_t   *n;

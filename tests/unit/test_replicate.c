@@ -626,24 +626,83 @@ test_heal(arb_stream_t *st)
     test_metrics();
 }
 
+/* The first message of seq q of a match (read on its subject) into *out
+ * (arb_stream_msg_clear): 0, or -1 when the subject does not hold it. */
+static int
+msg_of(arb_stream_t *st, const char *match, uint64_t q,
+       arb_stream_msg_t *out)
+{
+    char                 subj[ARB_STREAM_SUBJECT_MAX];
+    arb_stream_reader_t *rd = NULL;
+    int                  rc = -1;
+
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, match);
+    if (arb_stream_reader_open(&rd, st, subj, 1, NULL) != 0)
+        return -1;
+    while (rc != 0 && arb_stream_reader_next(rd, out, 2000, NULL) == 0) {
+        if (out->seq == q)
+            rc = 0;
+        else
+            arb_stream_msg_clear(out);
+    }
+    arb_stream_reader_close(rd);
+    return rc;
+}
+
 /* The stream sequence of seq q of a match (read on its subject), or 0. */
 static uint64_t
 sseq_of(arb_stream_t *st, const char *match, uint64_t q)
 {
-    char                 subj[ARB_STREAM_SUBJECT_MAX];
-    arb_stream_reader_t *rd = NULL;
-    arb_stream_msg_t     m;
-    uint64_t             found = 0;
+    arb_stream_msg_t m;
+    uint64_t         found;
 
-    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, match);
-    if (arb_stream_reader_open(&rd, st, subj, 1, NULL) != 0)
+    if (msg_of(st, match, q, &m) != 0)
         return 0;
-    while (found == 0 && arb_stream_reader_next(rd, &m, 2000, NULL) == 0) {
-        if (m.seq == q)
-            found = m.stream_seq;
-        arb_stream_msg_clear(&m);
-    }
-    arb_stream_reader_close(rd);
+    found = m.stream_seq;
+    arb_stream_msg_clear(&m);
+    return found;
+}
+
+/* Appends to the stream another copy of seq `seq` of match, carrying the
+ * hash, bytes and recorder of m, under a fresh message id (a republish
+ * past the duplicate window looks like this). */
+static int
+put_copy(arb_stream_t *st, const char *match, uint64_t seq,
+         const arb_stream_msg_t *m)
+{
+    natsMsg   *msg = NULL;
+    jsPubAck  *pa = NULL;
+    jsErrCode  jerr = 0;
+    natsStatus s;
+    char       id[ARB_STREAM_MSGID_MAX + 16];
+
+    if (arb_stream_ev_msg(&msg, match, seq, m->hash, m->recorder, m->bytes,
+                          m->len) != 0)
+        return -1;
+    snprintf(id, sizeof(id), "%s/%llu/copy", match,
+             (unsigned long long)seq);
+    natsMsgHeader_Set(msg, ARB_STREAM_HDR_MSGID, id);
+    s = js_PublishMsg(&pa, st->js, msg, NULL, &jerr);
+    CHECK(s != NATS_OK || !pa->Duplicate);
+    jsPubAck_Destroy(pa);
+    natsMsg_Destroy(msg);
+    return s == NATS_OK ? 0 : -1;
+}
+
+/* Whether the file load_base/NAME.out has a line holding both a and b. */
+static int
+out_names(const char *name, const char *a, const char *b)
+{
+    char  path[300], line[600];
+    FILE *f;
+    int   found = 0;
+
+    snprintf(path, sizeof(path), "%s/%s.out", load_base, name);
+    if ((f = fopen(path, "r")) == NULL)
+        return 0;
+    while (fgets(line, sizeof(line), f) != NULL)
+        found |= strstr(line, a) != NULL && strstr(line, b) != NULL;
+    fclose(f);
     return found;
 }
 
@@ -686,14 +745,13 @@ restore_to(const char *dir, const char *match)
 static void
 test_holes(arb_stream_t *st)
 {
-    char             subj[ARB_STREAM_SUBJECT_MAX], line[600], out[300];
+    char             subj[ARB_STREAM_SUBJECT_MAX], line[600];
     arb_stream_msg_t m;
     uint64_t         missing0 = repl_stat("missing"), last = 0, n = 0;
     uint64_t         a, b;
     jsErrCode        jerr = 0;
     sv_t             sv;
-    FILE            *f;
-    int              i, named = 0;
+    int              i;
 
     arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c1-m1");
     CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
@@ -710,15 +768,9 @@ test_holes(arb_stream_t *st)
     CHECK(js_DeleteMsg(st->js, "ARBITER", b, NULL, &jerr) == NATS_OK);
     /* As it is, a restore names the match and the first missing seq. */
     CHECK_INT(restore_to("holed", "c1-m1"), 1);
-    snprintf(out, sizeof(out), "%s/holed.out", load_base);
-    if ((f = fopen(out, "r")) != NULL) {
-        snprintf(subj, sizeof(subj), "match c1-m1 seq %llu: first missing",
-                 (unsigned long long)(last / 2));
-        while (fgets(line, sizeof(line), f) != NULL)
-            named |= strstr(line, subj) != NULL;
-        fclose(f);
-    }
-    CHECK(named);
+    snprintf(subj, sizeof(subj), "match c1-m1 seq %llu: first missing",
+             (unsigned long long)(last / 2));
+    CHECK(out_names("holed", subj, subj));
     snprintf(line, sizeof(line), "bin/arbiter replicate --check --server "
              "unix:%s --token %s > /dev/null", load_sock, load_token);
     CHECK_INT(system(line), 0);
@@ -738,6 +790,121 @@ test_holes(arb_stream_t *st)
     CHECK_INT(m.seq, last);
     arb_stream_msg_clear(&m);
     CHECK_INT(restore_to("healed", "c1-m1"), 0);
+}
+
+/* A subject holding a duplicate and a hole at once: its count and its
+ * last message look right, so only reading the subject finds the hole.
+ * `arbiter replicate --check` reads every subject: the hole is filled,
+ * the subject ends on its last seq, the duplicate (same hash) stays and
+ * a restore skips it. */
+static void
+test_dup_and_hole(arb_stream_t *st)
+{
+    char             subj[ARB_STREAM_SUBJECT_MAX], line[600], want[80];
+    arb_stream_msg_t m;
+    uint64_t         missing0 = repl_stat("missing"), last = 0, n = 0;
+    uint64_t         k, j, sj, late0;
+    jsErrCode        jerr = 0;
+    sv_t             sv;
+    int              i;
+
+    stream_vs_store(st, &sv);
+    late0 = sv.late;                    /* test_holes' repairs */
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c1-m1");
+    CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
+    if (m.msg != NULL)
+        last = m.seq;
+    arb_stream_msg_clear(&m);
+    CHECK(last >= 10);
+    if (last < 10)
+        return;
+    k = last / 3;
+    j = 2 * last / 3;
+    /* seq k again (a republish past the dedupe window), seq j lost, then
+     * a new event: the subject ends on its last seq, count last + 2. */
+    CHECK_INT(msg_of(st, "c1-m1", k, &m), 0);
+    if (m.msg == NULL)
+        return;
+    CHECK_INT(put_copy(st, "c1-m1", k, &m), 0);
+    arb_stream_msg_clear(&m);
+    sj = sseq_of(st, "c1-m1", j);
+    CHECK(sj != 0);
+    CHECK(js_DeleteMsg(st->js, "ARBITER", sj, NULL, &jerr) == NATS_OK);
+    CHECK_INT(note("c1-m1", line, sizeof(line)), 0);
+    CHECK_STR(line, "");
+    CHECK_INT(caught_up(st, 10000), 0);
+    last++;
+    CHECK_INT(arb_stream_subject_count(st, subj, &n, NULL), 0);
+    CHECK_INT(n, last + 1);             /* the count adds up */
+    CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
+    CHECK_INT(m.seq, last);
+    arb_stream_msg_clear(&m);
+    /* A restore names the hole. */
+    CHECK_INT(restore_to("duphole", "c1-m1"), 1);
+    snprintf(want, sizeof(want), "match c1-m1 seq %llu: first missing",
+             (unsigned long long)j);
+    CHECK(out_names("duphole", want, want));
+    snprintf(line, sizeof(line), "bin/arbiter replicate --check --server "
+             "unix:%s --token %s > /dev/null", load_sock, load_token);
+    CHECK_INT(system(line), 0);
+    for (i = 0; i < 100; i++) {
+        if (arb_stream_subject_count(st, subj, &n, NULL) == 0
+            && n == last + 2)
+            break;
+        sleep_ms(100);
+    }
+    CHECK_INT(n, last + 2);             /* seq j back, the copy stays */
+    CHECK(repl_stat("missing") == missing0 + 1);
+    stream_vs_store(st, &sv);
+    CHECK_INT(sv.missing, 0);
+    CHECK_INT(sv.badhash, 0);
+    CHECK_INT(sv.dups, 1);              /* seq k, same hash */
+    CHECK_INT(sv.late, late0 + 1);      /* seq j, after its successors */
+    CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
+    CHECK_INT(m.seq, last);
+    arb_stream_msg_clear(&m);
+    CHECK_INT(restore_to("dupheal", "c1-m1"), 0);
+}
+
+/* A second copy of a seq with another hash (a fork in the middle of a
+ * subject): the pass that reads every subject reports it as diverged and
+ * fences the match, publishes nothing for it, and a restore refuses it
+ * naming the seq. */
+static void
+test_dup_fork(arb_stream_t *st)
+{
+    char             subj[ARB_STREAM_SUBJECT_MAX], line[600], want[80];
+    arb_stream_msg_t m;
+    uint64_t         div0 = repl_stat("diverged"), last = 0, n = 0, k;
+    int              i;
+
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c3-m1");
+    CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
+    if (m.msg == NULL)
+        return;
+    last = m.seq;
+    k = last / 2;
+    /* seq k carrying seq last's hash and bytes: not the log's seq k */
+    snprintf(m.recorder, sizeof(m.recorder), "r2");
+    CHECK_INT(put_copy(st, "c3-m1", k, &m), 0);
+    arb_stream_msg_clear(&m);
+    CHECK_INT(note("c3-m1", line, sizeof(line)), 0);
+    CHECK_STR(line, "");
+    CHECK_INT(caught_up(st, 10000), 0);
+    snprintf(line, sizeof(line), "bin/arbiter replicate --check --server "
+             "unix:%s --token %s > /dev/null", load_sock, load_token);
+    CHECK_INT(system(line), 0);
+    for (i = 0; i < 100 && repl_stat("diverged") == div0; i++)
+        sleep_ms(100);
+    CHECK(repl_stat("diverged") == div0 + 1);
+    CHECK_INT(note("c3-m1", line, sizeof(line)), 0);
+    CHECK_STR(line, "fenced");
+    CHECK_INT(arb_stream_subject_count(st, subj, &n, NULL), 0);
+    CHECK_INT(n, last + 3);             /* nothing published over it */
+    CHECK_INT(restore_to("forked", "c3-m1"), 1);
+    snprintf(want, sizeof(want), "match c3-m1 seq %llu",
+             (unsigned long long)k);
+    CHECK(out_names("forked", want, "different event"));
 }
 
 /* ---- 3: the stream deleted under it ------------------------------------ */
@@ -1019,6 +1186,52 @@ test_down_and_sync(arb_stream_t **stp)
     CHECK_INT(stream_vs_store(*stp, &sv), 0);
 }
 
+/* A message arbiter did not write at the end of one match's subject:
+ * the look at start cannot compare that match, which stays unverified,
+ * while every other write is judged at once (a match compared, an open
+ * of an id the stream does not hold); anti-entropy passes report it and
+ * go on with the others. */
+static void
+test_foreign(arb_stream_t *st)
+{
+    char             subj[ARB_STREAM_SUBJECT_MAX], code[64];
+    arb_stream_msg_t m;
+    arb_buf_t        why = ARB_BUF_INIT;
+    uint64_t         checks0, div0;
+    int              i;
+
+    CHECK_INT(write_config(NULL), 0);
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c0-m1");
+    CHECK_INT(natsConnection_PublishString(st->nc, subj, "not an event"),
+              NATS_OK);
+    CHECK_INT(natsConnection_Flush(st->nc), NATS_OK);
+    for (i = 0; i < 50 && arb_stream_last(st, subj, &m, NULL) != ARB_EPROTO;
+         i++) {
+        arb_stream_msg_clear(&m);
+        sleep_ms(100);
+    }
+    CHECK(i < 50);
+    CHECK_INT(daemon_up(), 0);
+    CHECK_INT(note("c0-m1", code, sizeof(code)), 0);
+    CHECK_STR(code, "unverified");
+    CHECK_INT(note("c2-m1", code, sizeof(code)), 0);
+    CHECK_STR(code, "");
+    CHECK_INT(open_match("c9-fresh", code, sizeof(code), &why), 0);
+    CHECK_STR(code, "");
+    CHECK(repl_stat("checks") >= 1);    /* the pass at start went past it */
+    checks0 = repl_stat("checks");
+    div0 = repl_stat("diverged");
+    CHECK_INT(simple("replicate", code, sizeof(code)), 0);
+    for (i = 0; i < 100 && repl_stat("checks") == checks0; i++)
+        sleep_ms(100);
+    CHECK(repl_stat("checks") == checks0 + 1);
+    CHECK(repl_stat("diverged") == div0 + 1);
+    CHECK_INT(note("c0-m1", code, sizeof(code)), 0);
+    CHECK_STR(code, "unverified");
+    load_stop(SIGTERM, 10000);
+    arb_buf_free(&why);
+}
+
 /* ---- 7: a 3-node R3 cluster, the stream leader killed mid-load -------- */
 
 static char cl_dir[200];
@@ -1296,12 +1509,16 @@ main(void)
         test_load(&st, cl);
         test_heal(st);
         test_holes(st);
+        test_dup_and_hole(st);
+        test_dup_fork(st);
         test_deleted(st);
         test_fence(st);
         test_owner();
         test_restart_fence(st);
         test_deal(st);
         test_down_and_sync(&st);
+        if (st != NULL)
+            test_foreign(st);
         arb_stream_close(st);
         st = NULL;
         nats_kill(SIGTERM);

@@ -1,6 +1,8 @@
 /*
  * test_stream.c - the JetStream layout without a server: subject tokens,
- * message ids, event and deal messages read back, the replication key.
+ * message ids, event and deal messages read back, the replication key,
+ * and the pages of a stream's subject list as the server writes them
+ * (and as a hostile publisher or a broken reply could make them).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -171,6 +173,101 @@ test_deal(void)
     arb_buf_free(&why);
 }
 
+typedef struct {
+    char     seen[8][64];
+    uint64_t n[8];
+    size_t   k;
+} page_t;
+
+static int
+page_cb(void *ud, const char *subject, uint64_t msgs)
+{
+    page_t *p = ud;
+
+    if (p->k < 8) {
+        snprintf(p->seen[p->k], sizeof(p->seen[p->k]), "%s", subject);
+        p->n[p->k] = msgs;
+    }
+    p->k++;
+    return 0;
+}
+
+/* Reads reply (a C string) as one page: its code; *pg the entries. */
+static int
+page(const char *reply, page_t *pg, uint64_t *total, uint64_t *listed)
+{
+    memset(pg, 0, sizeof(*pg));
+    return arb_stream_subjects_page(reply, strlen(reply), page_cb, pg, total,
+                                    listed, NULL);
+}
+
+#define HEAD "{\"type\":\"io.nats.jetstream.api.v1.stream_info_response\"," \
+             "\"total\":3,\"offset\":0,\"limit\":100000,\"config\":{" \
+             "\"name\":\"ARBITER\",\"subjects\":[\"arbiter.\\u003e\"]," \
+             "\"description\":\"\\\"state\\\":{\\\"subjects\\\":{\\\"x\\\":1\"}," \
+             "\"created\":\"2026-12-01T00:00:00Z\",\"state\":{\"messages\":4,"
+
+static void
+test_subject_pages(void)
+{
+    page_t   pg;
+    uint64_t total, listed;
+    char     big[1200];
+
+    /* As nats-server 2.9.10 writes it; the description's look-alike of
+     * a subjects map is not read. */
+    CHECK_INT(page(HEAD "\"subjects\":{\"arbiter.ev.a\":2,\"arbiter.ev.b\":1,"
+                   "\"arbiter.ev.c%2Ed\":1}},\"cluster\":{\"leader\":\"n1\"}}",
+                   &pg, &total, &listed), 0);
+    CHECK_INT(total, 3);
+    CHECK_INT(listed, 3);
+    CHECK_INT(pg.k, 3);
+    CHECK_STR(pg.seen[0], "arbiter.ev.a");
+    CHECK_INT(pg.n[0], 2);
+    CHECK_STR(pg.seen[2], "arbiter.ev.c%2Ed");
+    /* A page past the end: no subjects map at all. */
+    CHECK_INT(page(HEAD "\"first_seq\":1}}", &pg, &total, &listed), 0);
+    CHECK_INT(listed, 0);
+    /* A publisher's subject holding quotes and escapes: decoded when
+     * plain ASCII, skipped (but counted for the offset) otherwise; it
+     * never passes for a field of the reply. */
+    CHECK_INT(page(HEAD "\"subjects\":{\"a\\\"error\\\":{\\u0041\":1,"
+                   "\"\\u00e9t\\u00e9\":1,\"z\":5}}}", &pg, &total,
+                   &listed), 0);
+    CHECK_INT(listed, 3);
+    CHECK_INT(pg.k, 2);
+    CHECK_STR(pg.seen[0], "a\"error\":{A");
+    CHECK_STR(pg.seen[1], "z");
+    CHECK_INT(pg.n[1], 5);
+    /* A subject longer than any of ours: skipped. */
+    memset(big, 'x', sizeof(big));
+    memcpy(big, HEAD "\"subjects\":{\"", strlen(HEAD) + 13);
+    snprintf(big + 1000, sizeof(big) - 1000, "\":1,\"y\":1}}}");
+    CHECK_INT(page(big, &pg, &total, &listed), 0);
+    CHECK_INT(listed, 2);
+    CHECK_INT(pg.k, 1);
+    CHECK_STR(pg.seen[0], "y");
+    /* An error reply: the stream is not there. */
+    CHECK_INT(page("{\"type\":\"io.nats.jetstream.api.v1.stream_info_"
+                   "response\",\"error\":{\"code\":404,\"err_code\":10059,"
+                   "\"description\":\"stream not found\"}}", &pg, &total,
+                   &listed), ARB_ENOTFOUND);
+    /* Cut short, a count that is not a number, one past 2^64, no state,
+     * a key cut inside an escape: refused, never read past the end. */
+    CHECK_INT(page(HEAD "\"subjects\":{\"arbiter.ev.a\":2,\"arbi", &pg,
+                   &total, &listed), ARB_EPROTO);
+    CHECK_INT(pg.k, 1);
+    CHECK_INT(page(HEAD "\"subjects\":{\"arbiter.ev.a\":x}}}", &pg, &total,
+                   &listed), ARB_EPROTO);
+    CHECK_INT(page(HEAD "\"subjects\":{\"a\":99999999999999999999999}}}",
+                   &pg, &total, &listed), ARB_EPROTO);
+    CHECK_INT(page("{\"total\":3,\"config\":{},\"created\":\"\"}", &pg,
+                   &total, &listed), ARB_EPROTO);
+    CHECK_INT(page(HEAD "\"subjects\":{\"a\\u00", &pg, &total, &listed),
+              ARB_EPROTO);
+    CHECK_INT(page("", &pg, &total, &listed), ARB_EPROTO);
+}
+
 int
 main(void)
 {
@@ -179,6 +276,7 @@ main(void)
     test_tokens();
     test_ev_msg();
     test_deal();
+    test_subject_pages();
     nats_Close();
     return TEST_END();
 }

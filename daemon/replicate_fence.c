@@ -1,0 +1,296 @@
+/*
+ * replicate_fence.c - fencing: what the stream holds past the recorder's
+ * own log, and the look that finds it before the first write.
+ *
+ * DESIGN: a match whose subject holds events past the local log (a
+ * restored or stale copy of this recorder, or a second recorder writing
+ * the same ids) must refuse every write, or the recorder forks it.  The
+ * passes (replicate_check.c) find such matches as they go; before the
+ * first write after a start, arb__repl_fence_look compares every match's
+ * last message with the log (and the stream's subjects with the matches
+ * the log holds) and fences what the stream has past it: a pass, with its
+ * 2-second second look, would come too late for a write made right after
+ * the start.  It is judged per match: a match's writes wait only for that
+ * match's comparison (most recent activity first), an open of an id the
+ * log lacks only for the subject list (docs/SCALE.md, "Fencing").
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "daemon/log.h"
+#include "daemon/replicate_int.h"
+
+void
+arb__repl_fence_set(arb_repl_t *r, const char *match, uint64_t stream_seq,
+                    uint64_t local_seq)
+{
+    size_t lo = 0, hi, i;
+
+    pthread_mutex_lock(&r->mu);
+    hi = r->nfence;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int    c = strcmp(match, r->fence[mid].match);
+
+        if (c == 0) {
+            r->fence[mid].stream_seq = stream_seq;
+            r->fence[mid].local_seq = local_seq;
+            pthread_mutex_unlock(&r->mu);
+            return;
+        }
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    if (r->nfence == r->capfence) {
+        size_t            cap = r->capfence ? r->capfence * 2 : 16;
+        arb_repl_fence_t *nf = realloc(r->fence, cap * sizeof(*nf));
+
+        if (nf == NULL) {
+            pthread_mutex_unlock(&r->mu);
+            return;
+        }
+        r->fence = nf;
+        r->capfence = cap;
+    }
+    i = lo;
+    memmove(&r->fence[i + 1], &r->fence[i],
+            (r->nfence - i) * sizeof(*r->fence));
+    snprintf(r->fence[i].match, sizeof(r->fence[i].match), "%s", match);
+    r->fence[i].stream_seq = stream_seq;
+    r->fence[i].local_seq = local_seq;
+    r->nfence++;
+    pthread_mutex_unlock(&r->mu);
+}
+
+void
+arb__repl_fence_clear(arb_repl_t *r, const char *match)
+{
+    size_t i;
+
+    pthread_mutex_lock(&r->mu);
+    for (i = 0; i < r->nfence; i++)
+        if (strcmp(r->fence[i].match, match) == 0) {
+            memmove(&r->fence[i], &r->fence[i + 1],
+                    (r->nfence - i - 1) * sizeof(*r->fence));
+            r->nfence--;
+            break;
+        }
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* ---- the fence look: before the first write ------------------------------ */
+
+typedef struct {
+    arb_repl_t *r;
+    size_t      fenced;
+    arb_buf_t  *why;
+} look_t;
+
+/* A subject of the stream whose match this recorder owns but does not
+ * hold (its log lost the match, or is an older copy): an open would fork
+ * it. */
+static int
+look_subject_cb(void *ud, const char *subject, uint64_t msgs)
+{
+    look_t          *k = ud;
+    arb_match_info_t info;
+    char             id[ARB_STREAM_ID_MAX + 1];
+
+    if (msgs == 0
+        || arb_stream_subject_parse(subject, id, sizeof(id)) != ARB_STREAM_EV
+        || arb_repl_owner(k->r->conf, id) != NULL
+        || arb_store_match(k->r->store, id, &info, NULL) != ARB_ENOTFOUND)
+        return 0;
+    arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: match "
+               "%s: the stream holds %" PRIu64 " events of it and the log "
+               "none; opening it is refused", id, msgs);
+    arb__repl_fence_set(k->r, id, msgs - 1, UINT64_MAX);
+    k->fenced++;
+    return 0;
+}
+
+int
+arb__repl_look_judged(const arb_repl_t *r, const char *id)
+{
+    size_t lo = 0, hi = r->look.n;
+
+    if (!r->listed)
+        return 0;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int    c = strcmp(id, r->look.id[mid]);
+
+        if (c == 0)
+            return r->looked[mid] == 1;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return 1;           /* not in the log when the look began: listed */
+}
+
+void
+arb__repl_look_free(arb_repl_t *r)
+{
+    arb__repl_list_free(&r->look);
+    free(r->looked);
+    r->looked = NULL;
+}
+
+/* The look's order: the most recent activity first (a table in play is
+ * compared before an old match), then by id. */
+static const arb_repl_list_t *recent_l;
+
+static int
+recent_cmp(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+    if (recent_l->last_ms[x] != recent_l->last_ms[y])
+        return recent_l->last_ms[x] > recent_l->last_ms[y] ? -1 : 1;
+    return (x > y) - (x < y);           /* the list is sorted by id */
+}
+
+size_t *
+arb__repl_look_order(const arb_repl_list_t *l)
+{
+    size_t *order = malloc((l->n + 1) * sizeof(*order));
+    size_t  i;
+
+    if (order == NULL)
+        return NULL;
+    for (i = 0; i < l->n; i++)
+        order[i] = i;
+    recent_l = l;
+    qsort(order, l->n, sizeof(*order), recent_cmp);
+    return order;
+}
+
+/* Lists the log's matches and reads the stream's subjects (fencing an
+ * open of what only the stream holds), then publishes the list: from
+ * then on, an open of an id outside it is judged at once.  The log is
+ * listed first: nothing is written before this is done, so it is the log
+ * every later comparison holds against. */
+static int
+look_list(arb_repl_t *r, arb_buf_t *why)
+{
+    arb_repl_list_t l = { NULL, NULL, NULL, 0, 0 };
+    look_t          k = { r, 0, why };
+    unsigned char  *looked = NULL;      /* 1 compared, 2 cannot be */
+    int             rc;
+
+    rc = arb_store_matches(r->store, arb__repl_list_cb, &l, why);
+    if (rc == 0)
+        rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">",
+                                 look_subject_cb, &k, why);
+    if (rc == 0 && (looked = calloc(l.n + 1, 1)) == NULL)
+        rc = ARB_ENOMEM;
+    pthread_mutex_lock(&r->mu);
+    r->st.ahead += k.fenced;
+    if (rc == 0) {
+        r->look = l;
+        r->looked = looked;
+        r->listed = 1;
+    }
+    pthread_mutex_unlock(&r->mu);
+    if (rc != 0)
+        arb__repl_list_free(&l);
+    return rc;
+}
+
+int
+arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why)
+{
+    arb_stream_msg_t m;
+    char             subj[ARB_STREAM_SUBJECT_MAX];
+    size_t          *order = NULL, i, j, n, fenced = 0, left = 0;
+    int              rc, listed;
+
+    /* A leader elected a moment ago may not know the latest messages. */
+    rc = arb_stream_settled(r->s, why);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&r->mu);
+    listed = r->listed;
+    pthread_mutex_unlock(&r->mu);
+    if (!listed && (rc = look_list(r, why)) != 0)
+        return rc;
+    /* Only this thread writes look and looked: read without mu. */
+    n = r->look.n;
+    order = arb__repl_look_order(&r->look);
+    if (order == NULL)
+        return ARB_ENOMEM;
+    for (j = 0; rc == 0 && j < n; j++) {
+        i = order[j];
+        if (r->looked[i] == 1)
+            continue;
+        if (arb__repl_stopping(r)) {
+            rc = ARB_EAGAIN;
+            break;
+        }
+        if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV,
+                               r->look.id[i]) != 0)
+            rc = ARB_ENOTFOUND;         /* no subject: nothing to fence */
+        else
+            rc = arb_stream_last(r->s, subj, &m, why);
+        if (rc == ARB_EPROTO) {
+            /* Not a message we wrote: what the stream holds of the match
+             * cannot be told; it stays unverified, the others go on. */
+            if (r->looked[i] == 0)      /* said once, not every retry */
+                arb_log_ev(ARB_LOG_ERROR, "replicate_error", NULL,
+                           "replicate: match %s: %s; writes to it wait",
+                           r->look.id[i], arb_buf_cstr(why));
+            pthread_mutex_lock(&r->mu);
+            r->looked[i] = 2;
+            pthread_mutex_unlock(&r->mu);
+            left++;
+            rc = 0;
+            continue;
+        }
+        if (rc == 0 && m.seq > r->look.last[i]) {
+            arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: "
+                       "match %s: the stream holds seq %" PRIu64 " past the "
+                       "log's %" PRIu64 "; writes to it are refused",
+                       r->look.id[i], m.seq, r->look.last[i]);
+            arb__repl_fence_set(r, r->look.id[i], m.seq, r->look.last[i]);
+            pthread_mutex_lock(&r->mu);
+            r->st.ahead++;
+            pthread_mutex_unlock(&r->mu);
+            fenced++;
+        }
+        if (rc == 0)
+            arb_stream_msg_clear(&m);
+        if (rc == ARB_ENOTFOUND)
+            rc = 0;
+        if (rc == 0) {
+            pthread_mutex_lock(&r->mu);
+            r->looked[i] = 1;           /* its writes are judged now */
+            pthread_mutex_unlock(&r->mu);
+        }
+    }
+    free(order);
+    if (rc == 0 && left > 0) {
+        if (why != NULL) {
+            why->len = 0;
+            arb_buf_printf(why, "%zu matches could not be compared with "
+                           "the stream", left);
+        }
+        rc = ARB_EAGAIN;
+    }
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&r->mu);
+    r->verified = 1;
+    arb__repl_look_free(r);
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    arb_log_ev(fenced > 0 ? ARB_LOG_WARN : ARB_LOG_INFO, "replicate_verified",
+               NULL, "replicate: %zu matches compared with the stream, %zu "
+               "fenced; every write is judged now", n, fenced);
+    return 0;
+}

@@ -1,0 +1,168 @@
+/*
+ * test_stream_subjects.c - the stream's list of subjects is read whole
+ * when it is longer than one reply (a real nats-server, tests/cluster/
+ * nats.sh, one node).
+ *
+ * nats-server 2.9.10 answers a stream info with a subjects filter in
+ * pages of at most 100,000 subjects ("total", "offset" and "limit" in the
+ * reply); arb_stream_subjects asks for every page (proto/
+ * stream_subjects.c).  The fence look before the first write (daemon/
+ * replicate_check.c) relies on it seeing every subject: a match only the
+ * stream holds, listed past the first page, must still fence an open.
+ * Here the stream holds NSUBJ subjects, more than one page (checked on
+ * the server's raw reply), and every one is listed once, in a few
+ * seconds (libnats' own reading of such a list took 24 s).
+ * Ports: ARB_NATS_PORT_BASE, default 16900.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "proto/stream.h"
+#include "proto/stream_read.h"
+#include "tests/test.h"
+
+#define NSUBJ 100100u           /* one page of 2.9.10 and a hundred */
+
+static char dir[64], cmd[1024];
+
+static int
+sh(const char *fmt, const char *a, const char *b)
+{
+    snprintf(cmd, sizeof(cmd), fmt, a, b);
+    return system(cmd);
+}
+
+typedef struct {
+    unsigned char *seen;        /* one byte per subject p<i> */
+    size_t         listed, dups, foreign;
+} seen_t;
+
+static int
+seen_cb(void *ud, const char *subject, uint64_t msgs)
+{
+    seen_t       *s = ud;
+    char          id[ARB_STREAM_ID_MAX + 1];
+    unsigned long i;
+
+    s->listed++;
+    if (arb_stream_subject_parse(subject, id, sizeof(id)) != ARB_STREAM_EV
+        || id[0] != 'p' || (i = strtoul(id + 1, NULL, 10)) >= NSUBJ
+        || msgs != 1) {
+        s->foreign++;
+        return 0;
+    }
+    s->dups += s->seen[i];
+    s->seen[i] = 1;
+    return 0;
+}
+
+/* The value of "key": in the server's raw reply, or 0. */
+static unsigned long long
+raw_field(const char *reply, const char *key)
+{
+    const char *at = strstr(reply, key);
+
+    return at != NULL ? strtoull(at + strlen(key), NULL, 10) : 0;
+}
+
+int
+main(void)
+{
+    const char       *base = getenv("ARB_NATS_PORT_BASE");
+    char              urls[128], nd[32], subj[ARB_STREAM_SUBJECT_MAX];
+    arb_stream_conf_t conf;
+    arb_stream_t     *st = NULL;
+    natsMsg          *reply = NULL;
+    seen_t            s;
+    uint64_t          n = 0;
+    unsigned          i;
+    int               port = (base != NULL ? atoi(base) : 16900) + 1;
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (system("command -v nats-server >/dev/null 2>&1") != 0) {
+        printf("test_stream_subjects: skipped (no nats-server)\n");
+        return 0;
+    }
+    memset(&s, 0, sizeof(s));
+    snprintf(dir, sizeof(dir), "/tmp/arbsubjects.XXXXXX");
+    if (mkdtemp(dir) == NULL)
+        return 1;
+    snprintf(nd, sizeof(nd), "%d", port - 1);
+    if (sh("sh tests/cluster/nats.sh up %s/nats 1 %s", dir, nd) != 0) {
+        fprintf(stderr, "no nats-server\n");
+        CHECK(0);
+        goto done;
+    }
+    snprintf(urls, sizeof(urls), "nats://127.0.0.1:%d", port);
+    memset(&conf, 0, sizeof(conf));
+    conf.urls = urls;
+    conf.timeout_ms = 20000;    /* a reply of 100,000 subjects is 2 MB */
+    CHECK_INT(arb_stream_open(&st, &conf, NULL, NULL, NULL), 0);
+    if (st == NULL)
+        goto done;
+    CHECK_INT(arb_stream_ensure(st, 1, NULL, NULL), 0);
+    /* One message on each of NSUBJ subjects, and one that the filter
+     * leaves out: plain publishes the stream takes (no PubAck to wait
+     * for, seconds faster), then wait until it holds them all. */
+    for (i = 0; i < NSUBJ; i++) {
+        snprintf(nd, sizeof(nd), "p%u", i);
+        arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, nd);
+        if (natsConnection_PublishString(st->nc, subj, "x") != NATS_OK)
+            break;
+    }
+    CHECK_INT(i, NSUBJ);
+    CHECK_INT(natsConnection_PublishString(st->nc, ARB_STREAM_DEAL_PREFIX
+                                           "p0", "x"), NATS_OK);
+    CHECK_INT(natsConnection_FlushTimeout(st->nc, 20000), NATS_OK);
+    for (i = 0; i < 300 && n < NSUBJ + 1; i++) {
+        if (arb_stream_bounds(st, NULL, NULL, &n, NULL) != 0)
+            n = 0;
+        if (n < NSUBJ + 1)
+            usleep(100 * 1000);
+    }
+    CHECK_INT(n, NSUBJ + 1);
+    n = 0;
+
+    /* The server's own reply holds one page, not all of them: the list
+     * below is more than one reply. */
+    CHECK_INT(natsConnection_RequestString(&reply, st->nc,
+                                           "$JS.API.STREAM.INFO.ARBITER",
+                                           "{\"subjects_filter\":"
+                                           "\"arbiter.ev.>\"}", 20000),
+              NATS_OK);
+    if (reply != NULL) {
+        const char *d = natsMsg_GetData(reply);
+
+        CHECK(raw_field(d, "\"total\":") == NSUBJ);
+        CHECK(raw_field(d, "\"limit\":") > 0);
+        CHECK(raw_field(d, "\"limit\":") < NSUBJ);
+        natsMsg_Destroy(reply);
+    }
+
+    s.seen = calloc(NSUBJ, 1);
+    CHECK(s.seen != NULL);
+    if (s.seen == NULL)
+        goto done;
+    CHECK_INT(arb_stream_subjects(st, ARB_STREAM_EV_PREFIX ">", seen_cb, &s,
+                                  NULL), 0);
+    CHECK_INT(s.listed, NSUBJ);
+    CHECK_INT(s.dups, 0);
+    CHECK_INT(s.foreign, 0);
+    for (i = 0; i < NSUBJ && s.seen[i]; i++)
+        ;
+    CHECK_INT(i, NSUBJ);                /* every one of them */
+    /* One subject's count (the same request, filtered to it). */
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "p100099");
+    CHECK_INT(arb_stream_subject_count(st, subj, &n, NULL), 0);
+    CHECK_INT(n, 1);
+done:
+    free(s.seen);
+    arb_stream_close(st);
+    nats_Close();
+    sh("sh tests/cluster/nats.sh down %s/nats", dir, "");
+    sh("rm -rf %s", dir, "");
+    return TEST_END();
+}
