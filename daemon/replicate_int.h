@@ -16,8 +16,9 @@
 #include "daemon/replicate.h"
 #include "proto/stream.h"
 
-/* An event of the window: read, in a round, acked, done (cursor may
- * pass it). */
+/* An event of the window: read, in flight (published, its PubAck not
+ * in), acked (an open whose deal message must go first), done (the
+ * cursor may pass it). */
 enum { EV_NEW = 0, EV_SENT, EV_ACKED, EV_DONE };
 
 /* One event read from the log, waiting for its PubAck. */
@@ -29,7 +30,12 @@ typedef struct arb_repl_ev {
     unsigned char  hash[ARB_HASH_LEN];
     void          *bytes;
     size_t         len;
-    int            state;           /* EV_* of replicate.c */
+    int            state;           /* [mu] EV_* of replicate.c */
+    /* [mu] In flight: the message libnats holds (compared, never
+     * dereferenced: the ack handler finds the event by it) and when it
+     * was sent (a PubAck that does not come within timeout_ms fails). */
+    const void    *msg;
+    int64_t        sent_ms;
     /* Set by resync for the next send: the subject's last stream
      * sequence it must still have (ExpectLastSubjectSeq), or that it must
      * be empty (ExpectNoMessage); checked by the stream leader. */
@@ -105,16 +111,22 @@ struct arb_repl {
     size_t             nheld, capheld;
     uint64_t          *held_t;      /* [loop] uv_now at hold */
 
-    /* [thr] */
+    /* [thr]; the window's layout (win, nwin, done_n) changes under mu
+     * too: the ack handler reads it. */
     arb_stream_t      *s;
     arb_repl_ev_t     *win;         /* events from cursor + 1 in order */
     size_t             nwin, capwin;
+    size_t             done_n;      /* [mu] win[0..done_n) are done */
+    size_t             inflight;    /* [mu] published, PubAck not in */
+    int                kick;        /* [mu] the ack handler woke the
+                                       thread: something to do */
     uint64_t           read_pos;    /* last position read into win */
-    int                wave_failed; /* [mu] set by the ack handler */
+    int                wave_failed; /* [mu] a publish failed: the thread
+                                       settles what is in flight */
     jsErrCode          wave_jerr;   /* [mu] */
     natsStatus         wave_err;    /* [mu] */
     uint64_t           last_cursor_write_ms;
-    arb_repl_hset_t    seen;        /* matches met in a round */
+    arb_repl_hset_t    seen;        /* matches whose next events wait */
     int                ever_ok;     /* the stream was there once */
 };
 
