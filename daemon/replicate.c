@@ -3,23 +3,28 @@
  * JetStream in commit order and keeps the durable cursor.
  *
  * DESIGN.  The log is read from the store (thread-safe) from the cursor
- * on, into a window, and published in rounds: a round takes, in commit
- * order, every event not yet acked (at most max_pending), sends them all
- * with js_PublishMsgAsync on one connection (the server stores them in
- * that order, so each subject stays in seq order) and waits for their
- * PubAcks with a MaxWait.  A round is one PubAck round trip for however
- * many events arrived meanwhile, so a table's lag is about one round, not
- * one round per event (with one event per match per round, a busy table
- * fell behind by hundreds of ms).  Exceptions keep the order safe:
- *   - in resync, one event per match (its send may carry an expectation
- *     the leader checks, and must be answered before the next);
- *   - an open goes alone: its deal message follows its ack, before seq 1;
- *   - an event that failed while a later one of its match was stored (an
- *     election between the two) is a hole in the subject: it is not sent
- *     again by rounds (appending it would end the subject on a lower seq,
- *     which the resync reads), its successors wait, and an anti-entropy
- *     pass is asked for at once: it fills the hole as any other
- *     (replicate_check.c) and marks the event done.
+ * on, no further than the last durable (acknowledged) commit, into a
+ * window, and published as a continuous pipeline: every event that may
+ * go is sent with js_PublishMsgAsync on one connection, in commit order
+ * (the server stores one connection's messages in that order, so each
+ * subject stays in seq order), up to max_pending in flight, without
+ * waiting.  The PubAcks come back on libnats' ack thread, in order; the
+ * handler marks its event done and moves the cursor over the window's
+ * done prefix, and in sync mode wakes the loop at once, so a held ack
+ * leaves one PubAck round trip after its commit became durable.  A
+ * PubAck that does not come within timeout_ms, or a failed one, stops
+ * the sending: what is still in flight is answered or taken back, and
+ * the thread resyncs (below).  Exceptions keep the order safe:
+ *   - in resync, a match's first send (its probe, which may carry an
+ *     expectation the leader checks) is answered before the next;
+ *   - an open waits for its ack and its deal message before seq 1 (with
+ *     a replication key only: without one there is no deal message);
+ *   - an event that failed while a later event of its match was stored
+ *     (an election between the two) is a hole in the subject: it is not
+ *     sent again by the pipeline (appending it would end the subject on
+ *     a lower seq, which the resync reads), its successors wait, and an
+ *     anti-entropy pass is asked for at once: it fills the hole as any
+ *     other (replicate_check.c) and marks the event done.
  *
  * The cursor ("published up to position P") moves only over events whose
  * PubAck came back, and is written to DATA/replicate.pos (write, fsync,
@@ -36,8 +41,13 @@
  * anti-entropy pass has looked and republished them in order
  * (resync_match).
  *
+ * The cursor file is written at most once a second: it only saves work
+ * after a restart.
+ *
  * libnats' callbacks run on its own threads; they touch only fields under
- * mu.  The loop thread is never blocked: it sets `head` and signals.
+ * mu.  The loop thread is never blocked: it stores `head` (an atomic) and
+ * signals only a thread that sleeps until the next commit; under a steady
+ * load in async mode the thread polls every ARB_REPL_POLL_MS instead.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +68,13 @@
 
 /* Window limits: events and bytes read ahead of the cursor. */
 #define ARB_REPL_WIN_BYTES (32u << 20)
+/* Async mode under load: the thread looks for commits this often
+ * (wait_work), for ARB_REPL_BUSY_MS after the last one it found. */
+#define ARB_REPL_POLL_MS   2
+#define ARB_REPL_BUSY_MS   50
+/* The cursor file is written (and fsync'd) at most this often: it only
+ * saves work after a restart (the resync reads what the stream holds). */
+#define ARB_REPL_CURSOR_MS 1000
 
 static int64_t
 now_ms(void)
@@ -201,7 +218,7 @@ ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void *ud)
     if (e != NULL && e->state == EV_SENT) {
         e->msg = NULL;
         r->inflight--;
-        wake = r->resync || r->wave_failed
+        wake = e->probe || r->wave_failed
                || r->inflight + 1 == r->conf->max_pending;
         if (pa != NULL && pae == NULL) {
             if (pa->Duplicate)
@@ -294,9 +311,7 @@ fill(arb_repl_t *r, arb_buf_t *why)
     size_t   i, want = r->conf->max_pending * 2;
     int      rc;
 
-    pthread_mutex_lock(&r->mu);
-    f.head = r->st.head;
-    pthread_mutex_unlock(&r->mu);
+    f.head = atomic_load(&r->head);
     if (f.head <= r->read_pos || r->nwin >= want)
         return 0;
     for (i = 0; i < r->nwin; i++)
@@ -590,26 +605,6 @@ hset_has(const arb_repl_hset_t *h, const char *id)
     return 0;
 }
 
-/* Removes id (linear probing: the run after it is re-inserted). */
-static void
-hset_del(arb_repl_hset_t *h, const char *id)
-{
-    size_t i = fnv(id) & (h->n - 1), j;
-
-    while (h->slot[i] != NULL && strcmp(h->slot[i], id) != 0)
-        i = (i + 1) & (h->n - 1);
-    if (h->slot[i] == NULL)
-        return;
-    h->slot[i] = NULL;
-    for (j = (i + 1) & (h->n - 1); h->slot[j] != NULL;
-         j = (j + 1) & (h->n - 1)) {
-        const char *k = h->slot[j];
-
-        h->slot[j] = NULL;
-        hset_add(h, k);
-    }
-}
-
 /* Sorted list of matches already resynced since the last (re)connect. */
 typedef struct {
     char  (*id)[ARB_STREAM_ID_MAX + 1];
@@ -871,20 +866,26 @@ send_one(arb_repl_t *r, arb_repl_ev_t *e)
  * (the ack handler moves the cursor).  A match's events wait behind:
  *   - a hole of it (the pass fills it first);
  *   - its open, while its deal message is due (with a replication key);
- *   - in resync, any event of it not yet done: the first send may carry
- *     an expectation the leader checks, answered before the next.
- * Returns how many it sent, or an ARB_E* code: a failure, settled first
- * (what was in flight answered or taken back, holes marked). */
+ *   - in resync, its probe: the first event sent after the match was
+ *     compared with the stream (resync_match), which may carry an
+ *     expectation the leader checks, answered before the next goes;
+ *     after it the match's events flow as usual.
+ * Resync ends once every event left in the window belongs to a match
+ * compared and no probe is out.  Returns how many it sent, or an ARB_E*
+ * code: a failure, settled first (what was in flight answered or taken
+ * back, holes marked). */
 static int
 pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
 {
     size_t i, sent = 0, inflight, nheld = 0;
-    int    rc, failed, timed_out = 0;
+    int    rc, failed, timed_out = 0, clean = 1, probe;
+    uint64_t disconnects;
 
     deals(r, why);
     pthread_mutex_lock(&r->mu);
     failed = r->wave_failed;
     inflight = r->inflight;
+    disconnects = r->st.disconnects;
     for (i = r->done_n; !failed && inflight > 0 && i < r->nwin; i++)
         if (r->win[i].state == EV_SENT) {
             /* The oldest in flight: no PubAck within timeout_ms (a
@@ -902,7 +903,7 @@ pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
         return settle(r, timed_out ? 0 : r->conf->timeout_ms, why);
     if (hset_reset(&r->seen, r->nwin) != 0)
         return ARB_ENOMEM;
-    for (i = 0; i < r->nwin && inflight < r->conf->max_pending; i++) {
+    for (i = 0; i < r->nwin; i++) {
         arb_repl_ev_t *e = &r->win[i];
         int            st;
 
@@ -911,38 +912,60 @@ pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
         pthread_mutex_unlock(&r->mu);
         if (st == EV_DONE)
             continue;
-        if (e->hole || st == EV_ACKED || (st == EV_SENT && resync)) {
+        if (inflight >= r->conf->max_pending) {
+            clean = 0;          /* not looked at */
+            break;
+        }
+        if (e->hole || st == EV_ACKED || (st == EV_SENT && e->probe)) {
             hset_add(&r->seen, e->match);       /* its successors wait */
             nheld++;
+            clean = 0;
             continue;
         }
-        if (st == EV_SENT || (nheld > 0 && hset_has(&r->seen, e->match)))
+        if (st == EV_SENT)
             continue;
-        if (resync) {
+        if (nheld > 0 && hset_has(&r->seen, e->match)) {
+            clean = 0;
+            continue;
+        }
+        probe = 0;
+        if (resync && idset_add(checked, e->match) == 1) {
+            rc = resync_match(r, e, why);
+            if (rc == 1) {
+                idset_del(checked, e->match);   /* looked at again */
+                hset_add(&r->seen, e->match);   /* held, successors too */
+                nheld++;
+                clean = 0;
+                continue;
+            }
+            if (rc != 0)
+                return rc;
+            if (e->state == EV_DONE)
+                continue;
+            probe = 1;
             hset_add(&r->seen, e->match);
             nheld++;
-            if (idset_add(checked, e->match) == 1) {
-                rc = resync_match(r, e, why);
-                if (rc == 1) {
-                    idset_del(checked, e->match);   /* looked at again */
-                    continue;   /* held: its successors stay back too */
-                }
-                if (rc != 0)
-                    return rc;
-                if (e->state == EV_DONE) {
-                    hset_del(&r->seen, e->match);
-                    continue;
-                }
-            }
+            clean = 0;
         }
         if (e->seq == 0 && r->have_key) {
             hset_add(&r->seen, e->match);
             nheld++;
         }
+        e->probe = probe;       /* read by the ack handler once sent */
         if (send_one(r, e) != 0)
             return settle(r, r->conf->timeout_ms, why);
         sent++;
         inflight++;
+    }
+    if (resync && clean) {
+        /* Every match left was compared and its probe answered: what
+         * comes next is new to the stream. */
+        pthread_mutex_lock(&r->mu);
+        if (r->st.disconnects == disconnects) {   /* no reconnect since */
+            checked->n = 0;
+            r->resync = 0;
+        }
+        pthread_mutex_unlock(&r->mu);
     }
     return sent > 0;
 }
@@ -970,23 +993,34 @@ quiesce(arb_repl_t *r, arb_buf_t *why)
 
 /* Nothing was sent: waits for a commit, a PubAck that matters (a
  * failure, an open's, the in-flight limit, resync), a pass wanted or
- * a stop; at most 100 ms (what is in flight is timed out by pump). */
+ * a stop; at most 100 ms (what is in flight is timed out by pump).  In
+ * async mode, while commits keep coming, it polls every
+ * ARB_REPL_POLL_MS instead: the loop then signals nothing (a wake-up
+ * per commit cost the loop thread more than its own work for the
+ * commit); an event waits at most that much longer. */
 static void
 wait_work(arb_repl_t *r)
 {
     struct timespec ts;
+    int64_t         now = now_ms();
+    int             poll = r->conf->mode != ARB_REPL_SYNC
+                           && now < r->busy_until;
+    long            ms = poll ? ARB_REPL_POLL_MS : 100;
 
     clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 100 * 1000000;
+    ts.tv_nsec += ms * 1000000;
     if (ts.tv_nsec >= 1000000000) {
         ts.tv_sec++;
         ts.tv_nsec -= 1000000000;
     }
     pthread_mutex_lock(&r->mu);
+    if (!poll)
+        atomic_store(&r->waiting, 1);
     if (!r->stop && !r->kick && !r->check_req && !r->wave_failed
-        && (r->st.head <= r->read_pos
+        && (atomic_load(&r->head) <= r->read_pos
             || r->nwin >= r->conf->max_pending * 2))
         pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+    atomic_store(&r->waiting, 0);
     r->kick = 0;
     pthread_mutex_unlock(&r->mu);
 }
@@ -1017,7 +1051,7 @@ save_cursor(arb_repl_t *r, int force)
     int64_t  t = now_ms();
     uint64_t cur;
 
-    if (!force && t - r->last_cursor_write_ms < 100)
+    if (!force && t - r->last_cursor_write_ms < ARB_REPL_CURSOR_MS)
         return;
     pthread_mutex_lock(&r->mu);
     cur = r->st.cursor;
@@ -1036,6 +1070,7 @@ thread_main(void *arg)
     idset_t           checked = { NULL, 0, 0 };
     int64_t           next_check = 0, recheck = 0, next_look = 0;
     size_t            undecided;
+    uint64_t          read_pos;
     int               rc, resync, check, connected, stream_ok, verified;
     char              last_err[256] = "";
 
@@ -1105,12 +1140,15 @@ thread_main(void *arg)
         r->check_req = 0;
         resync = r->resync;
         pthread_mutex_unlock(&r->mu);
+        read_pos = r->read_pos;
         rc = fill(r, &why);
         if (rc != 0) {
             arb__repl_log_err(r, "reading the log", rc, &why);
             arb__repl_sleep(r, 1000);
             continue;
         }
+        if (r->read_pos != read_pos)
+            r->busy_until = now_ms() + ARB_REPL_BUSY_MS;
         pthread_mutex_lock(&r->mu);     /* lag_ms even before any ack */
         r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
         pthread_mutex_unlock(&r->mu);
@@ -1191,13 +1229,14 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
         arb_buf_printf(why, "%s: not a replication cursor", r->cursor_path);
         return ARB_ECORRUPT;
     }
-    if (cur > r->st.head) {
+    if (cur > atomic_load(&r->head)) {
         /* A store older than the cursor (restored from a copy): what the
          * stream holds beyond it is found by the passes (fencing). */
         arb_log_ev(ARB_LOG_WARN, "replicate_cursor", NULL, "replicate: "
                    "cursor %" PRIu64 " is past the log (%" PRIu64 "); "
-                   "starting from the log's end", cur, r->st.head);
-        cur = r->st.head;
+                   "starting from the log's end", cur,
+                   (uint64_t)atomic_load(&r->head));
+        cur = atomic_load(&r->head);
     }
     r->st.cursor = cur;
     r->read_pos = cur;
@@ -1212,6 +1251,10 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
     rc = arb_stream_opts(&opts, &sc, why);
     if (rc != 0)
         return rc;
+    /* Sync acks wait for the PubAck: each publish goes out at once
+     * rather than after the flusher thread's wait for more. */
+    if (r->conf->mode == ARB_REPL_SYNC)
+        natsOptions_SetSendAsap(opts, true);
     natsOptions_SetDisconnectedCB(opts, disconnected_cb, r);
     natsOptions_SetReconnectedCB(opts, connected_cb, r);
     natsOptions_SetRetryOnFailedConnect(opts, true, connected_cb, r);

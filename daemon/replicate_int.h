@@ -8,6 +8,7 @@
 #define ARB_REPLICATE_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <uv.h>
 
@@ -46,6 +47,9 @@ typedef struct arb_repl_ev {
      * the subject on a lower seq); the next anti-entropy pass repairs the
      * subject and marks it done.  Its successors wait. */
     int            hole;
+    /* The first send of its match in resync (it may carry an
+     * expectation): the match's next events wait for its answer. */
+    int            probe;
 } arb_repl_ev_t;
 
 /* What the passes learnt about one match (sorted array by id). */
@@ -99,6 +103,13 @@ struct arb_repl {
     int                verified;    /* [mu] the fence look is done:
                                        writes may be accepted */
     int                resync;      /* [mu] after (re)connect */
+    /* Durable up to this log position: stored by the loop after each
+     * commit, read by the thread without mu (st.head is a copy for
+     * stats).  The loop signals cv only while `waiting` says the thread
+     * sleeps until a commit: a thread busy publishing polls instead, and
+     * the loop does not pay a wake-up per commit. */
+    _Atomic uint64_t   head;
+    atomic_int         waiting;
     arb_repl_stats_t   st;          /* [mu] */
     arb_repl_fence_t  *fence;       /* [mu] sorted by match */
     size_t             nfence, capfence;
@@ -126,6 +137,7 @@ struct arb_repl {
     jsErrCode          wave_jerr;   /* [mu] */
     natsStatus         wave_err;    /* [mu] */
     uint64_t           last_cursor_write_ms;
+    int64_t            busy_until;  /* polls, not waits, until then */
     arb_repl_hset_t    seen;        /* matches whose next events wait */
     int                ever_ok;     /* the stream was there once */
 };
