@@ -159,6 +159,20 @@ disconnected_cb(natsConnection *nc, void *ud)
                "being committed and acknowledged locally)");
 }
 
+/* The last callback libnats makes for a connection: after it, nothing
+ * of libnats touches r (arb__repl_thread_stop waits for it). */
+static void
+closed_cb(natsConnection *nc, void *ud)
+{
+    arb_repl_t *r = ud;
+
+    (void)nc;
+    pthread_mutex_lock(&r->mu);
+    r->closed = 1;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
 static void
 connected_cb(natsConnection *nc, void *ud)
 {
@@ -1256,6 +1270,7 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
     if (r->conf->mode == ARB_REPL_SYNC)
         natsOptions_SetSendAsap(opts, true);
     natsOptions_SetDisconnectedCB(opts, disconnected_cb, r);
+    natsOptions_SetClosedCB(opts, closed_cb, r);
     natsOptions_SetReconnectedCB(opts, connected_cb, r);
     natsOptions_SetRetryOnFailedConnect(opts, true, connected_cb, r);
     jsOptions_Init(&jo);
@@ -1296,6 +1311,21 @@ arb__repl_thread_stop(arb_repl_t *r)
         pthread_mutex_unlock(&r->mu);
         pthread_join(r->thr, NULL);
         r->thr_started = 0;
+    }
+    if (r->s != NULL && r->s->nc != NULL) {
+        /* Its callbacks run on a thread of libnats, possibly after the
+         * close returns: wait for the last one (at most 2 s) before r
+         * may be freed. */
+        struct timespec ts;
+
+        natsConnection_Close(r->s->nc);
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 2;
+        pthread_mutex_lock(&r->mu);
+        while (!r->closed
+               && pthread_cond_timedwait(&r->cv, &r->mu, &ts) == 0)
+            ;
+        pthread_mutex_unlock(&r->mu);
     }
     arb_stream_close(r->s);
     r->s = NULL;

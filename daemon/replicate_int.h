@@ -103,6 +103,7 @@ struct arb_repl {
     int                verified;    /* [mu] the fence look is done:
                                        writes may be accepted */
     int                resync;      /* [mu] after (re)connect */
+    int                closed;      /* [mu] libnats' last callback ran */
     /* Durable up to this log position: stored by the loop after each
      * commit, read by the thread without mu (st.head is a copy for
      * stats).  The loop signals cv only while `waiting` says the thread
