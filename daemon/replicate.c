@@ -750,8 +750,13 @@ static void
 reclaim(arb_repl_t *r)
 {
     natsMsgList left;
-    size_t      i;
+    size_t      i, out;
 
+    pthread_mutex_lock(&r->mu);
+    out = r->inflight;
+    pthread_mutex_unlock(&r->mu);
+    if (out == 0)
+        return;     /* (libnats 3.4.1 crashes asked before any publish) */
     if (js_PublishAsyncGetPendingList(&left, r->s->js) == NATS_OK)
         natsMsgList_Destroy(&left);
     pthread_mutex_lock(&r->mu);

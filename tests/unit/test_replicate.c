@@ -981,6 +981,10 @@ test_down_and_sync(arb_stream_t **stp)
     CHECK_INT(write_config("mode = sync\nsync_timeout_ms = 600\n"), 0);
     CHECK_INT(daemon_up(), 0);          /* NATS down: it starts anyway */
     CHECK(repl_stat("connected") == 0);
+    /* and stops cleanly, nothing ever published */
+    CHECK_INT(load_stop(SIGTERM, 10000), 0);
+    CHECK_INT(daemon_up(), 0);
+    CHECK(repl_stat("connected") == 0);
     /* Not compared with the stream yet: nothing is written. */
     CHECK_INT(note_cid("c2-m1", "sync-0", code, sizeof(code)), 0);
     CHECK_STR(code, "unverified");
