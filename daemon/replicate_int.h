@@ -43,7 +43,7 @@ typedef struct arb_repl_ev {
     uint64_t       expect;
     int            expect_none;
     /* Failed while a later event of its match was stored: the subject
-     * lacks it in the middle.  Not sent again by rounds (that would end
+     * lacks it in the middle.  Not sent again (that would end
      * the subject on a lower seq); the next anti-entropy pass repairs the
      * subject and marks it done.  Its successors wait. */
     int            hole;
