@@ -1270,10 +1270,6 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
     rc = arb_stream_opts(&opts, &sc, why);
     if (rc != 0)
         return rc;
-    /* Sync acks wait for the PubAck: each publish goes out at once
-     * rather than after the flusher thread's wait for more. */
-    if (r->conf->mode == ARB_REPL_SYNC)
-        natsOptions_SetSendAsap(opts, true);
     natsOptions_SetDisconnectedCB(opts, disconnected_cb, r);
     natsOptions_SetClosedCB(opts, closed_cb, r);
     natsOptions_SetReconnectedCB(opts, connected_cb, r);
