@@ -1106,7 +1106,8 @@ thread_main(void *arg)
             /* The window still fills: lag_ms shows the outage. */
             if (fill(r, &why) == 0) {
                 pthread_mutex_lock(&r->mu);
-                r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
+                r->st.oldest_ms = r->nwin > r->done_n
+                                  ? r->win[r->done_n].time_ms : 0;
                 pthread_mutex_unlock(&r->mu);
             }
             arb__repl_sleep(r, 200);
@@ -1169,7 +1170,8 @@ thread_main(void *arg)
         if (r->read_pos != read_pos)
             r->busy_until = now_ms() + ARB_REPL_BUSY_MS;
         pthread_mutex_lock(&r->mu);     /* lag_ms even before any ack */
-        r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
+        r->st.oldest_ms = r->nwin > r->done_n
+                          ? r->win[r->done_n].time_ms : 0;
         pthread_mutex_unlock(&r->mu);
         if (check) {
             /* The pass compares what is published: nothing in flight. */
