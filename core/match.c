@@ -26,20 +26,21 @@ typedef struct entry {
     uint8_t  has;               /* E_PLAYER | E_VERB: which strings */
 } entry_t;
 
+/* What every applied event reads comes first, in one cache line. */
 struct arb_match {
     const arb_rules_t *rules;
     void              *st;
-    arb_setup_t        setup;
     int                closed;
+    int                lean;        /* keeps no entries (arb_match_lean) */
     size_t             n, cap;  /* entries[0] is seq 1 */
     entry_t           *entries;
+    arb_setup_t        setup;
     arb_buf_t          moves;   /* the entries' strings */
     uint64_t           claim_seq;   /* the latest claim event, 0 = none */
     arb_event_t        claim_ev;    /* ... as recorded */
     arb_claim_t        claim;       /* what it claims */
     uint64_t          *undos;       /* targets of undo-request notes, */
     size_t             nundo, capundo;  /* in the notes' order */
-    int                lean;        /* keeps no entries (arb_match_lean) */
 };
 
 void

@@ -12,35 +12,49 @@
 #include "core/ledger/replay_all.h"
 #include "core/ledger/store.h"
 
+/* The fields every event touches come first, in one or two cache lines;
+ * the verdict (372 bytes) is written only when the match is refused. */
 typedef struct rmatch {
-    size_t        hash;         /* id_hash(id): compared before the id */
-    char          id[ARB_STORE_ID_MAX + 1];
-    arb_match_t  *m;
+    size_t        hash;         /* id_hash(id) */
     uint64_t      next;         /* the seq its next log record must have */
+    arb_match_t  *m;
     uint64_t      applied;      /* events that stood, the open included */
     int           slow;         /* replayed afterwards, from its history:
                                    a committed deal, or a ruling */
     int           refused;
+    size_t        idlen;
+    char          id[ARB_STORE_ID_MAX + 1];
     uint64_t      bad_seq;
     arb_verdict_t v;
 } rmatch_t;
 
+/* A slot keeps the hash beside the pointer, so that a probe past another
+ * match's slot reads no other match. */
+typedef struct slot {
+    size_t    hash;
+    rmatch_t *r;
+} slot_t;
+
 typedef struct ctx {
     arb_store_t         *s;
-    rmatch_t           **slot;      /* open addressing, cap a power of 2 */
+    slot_t              *slot;      /* open addressing, cap a power of 2 */
     size_t               cap, n;
     arb_event_scratch_t  sc;
+    arb_verdict_t        v;         /* each event's, copied on refusal */
     arb_buf_t           *why;
     uint64_t             nevents;
 } ctx_t;
 
+/* FNV-1a; also measures the id. */
 static size_t
-id_hash(const char *id)
+id_hash(const char *id, size_t *len)
 {
-    size_t h = 1469598103934665603u;     /* FNV-1a */
+    const char *p = id;
+    size_t      h = 1469598103934665603u;
 
-    while (*id != '\0')
-        h = (h ^ (unsigned char)*id++) * 1099511628211u;
+    while (*p != '\0')
+        h = (h ^ (unsigned char)*p++) * 1099511628211u;
+    *len = (size_t)(p - id);
     return h;
 }
 
@@ -49,15 +63,15 @@ id_hash(const char *id)
 static int
 grow(ctx_t *x)
 {
-    size_t     cap = x->cap ? 2 * x->cap : 1024, i, j;
-    rmatch_t **slot = calloc(cap, sizeof(*slot));
+    size_t  cap = x->cap ? 2 * x->cap : 1024, i, j;
+    slot_t *slot = calloc(cap, sizeof(*slot));
 
     if (slot == NULL)
         return ARB_ENOMEM;
     for (i = 0; i < x->cap; i++) {
-        if (x->slot[i] == NULL)
+        if (x->slot[i].r == NULL)
             continue;
-        for (j = x->slot[i]->hash & (cap - 1); slot[j] != NULL;
+        for (j = x->slot[i].hash & (cap - 1); slot[j].r != NULL;
              j = (j + 1) & (cap - 1))
             ;
         slot[j] = x->slot[i];
@@ -71,30 +85,36 @@ grow(ctx_t *x)
 static rmatch_t *
 find(ctx_t *x, const char *id)
 {
-    size_t    j, h = id_hash(id);
+    size_t    j, n, h = id_hash(id, &n);
     rmatch_t *r;
 
     if (2 * (x->n + 1) > x->cap && grow(x) != 0)
         return NULL;
-    for (j = h & (x->cap - 1); x->slot[j] != NULL;
+    for (j = h & (x->cap - 1); x->slot[j].r != NULL;
          j = (j + 1) & (x->cap - 1))
-        if (x->slot[j]->hash == h && strcmp(x->slot[j]->id, id) == 0)
-            return x->slot[j];
+        if (x->slot[j].hash == h && x->slot[j].r->idlen == n
+            && memcmp(x->slot[j].r->id, id, n) == 0)
+            return x->slot[j].r;
+    if (n > ARB_STORE_ID_MAX)
+        return NULL;        /* the store hands out no longer id */
     r = calloc(1, sizeof(*r));
     if (r == NULL)
         return NULL;
     r->hash = h;
-    strncpy(r->id, id, ARB_STORE_ID_MAX);
-    x->slot[j] = r;
+    r->idlen = n;
+    memcpy(r->id, id, n);
+    x->slot[j].hash = h;
+    x->slot[j].r = r;
     x->n++;
     return r;
 }
 
 static int
-refuse(rmatch_t *r, uint64_t seq)
+refuse(rmatch_t *r, uint64_t seq, const arb_verdict_t *v)
 {
     r->refused = 1;
     r->bad_seq = seq;
+    r->v = *v;
     return 0;
 }
 
@@ -124,13 +144,13 @@ open_one(ctx_t *x, rmatch_t *r, const void *bytes, size_t len)
     /* Only the history path reveals a stored deal. */
     if (ev.setup != NULL && ev.setup->deal.kind == ARB_DEAL_COMMIT)
         r->slow = 1;
-    else if ((rc = arb_match_open(&r->m, &ev, &r->v)) == 0)
+    else if ((rc = arb_match_open(&r->m, &ev, &x->v)) == 0)
         rc = arb_match_lean(r->m);
     arb_event_clear(&ev);
     if (rc == ARB_ENOMEM)
         return rc;
     if (rc != 0)
-        return refuse(r, 0);
+        return refuse(r, 0, &x->v);
     r->applied = 1;
     return 0;
 }
@@ -176,7 +196,7 @@ on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t time_ms,
         *x->why = msg;
         return rc;
     }
-    rc = arb_match_apply(r->m, ev, &r->v);
+    rc = arb_match_apply(r->m, ev, &x->v);
     if (rc == ARB_EAGAIN) {
         /* A ruling rebuilds from the moves, which a lean match does not
          * keep: this match is replayed again from its history. */
@@ -190,7 +210,7 @@ on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t time_ms,
     if (rc == ARB_ENOMEM)
         return rc;
     if (rc != 0)
-        return refuse(r, seq);
+        return refuse(r, seq, &x->v);
     r->applied++;
     x->nevents++;
     return 0;
@@ -250,13 +270,13 @@ arb_replay_all(arb_store_t *s, arb_replay_all_cb cb, void *ud,
         arb_buf_puts(why, "out of memory");
     /* Opens count as replayed events; the others add theirs below. */
     for (i = 0; i < x.cap; i++)
-        if (x.slot[i] != NULL && !x.slot[i]->slow)
-            x.nevents += x.slot[i]->applied > 0;
+        if (x.slot[i].r != NULL && !x.slot[i].r->slow)
+            x.nevents += x.slot[i].r->applied > 0;
     if (rc == 0 && x.n > 0 && (list = malloc(x.n * sizeof(*list))) == NULL)
         rc = ARB_ENOMEM;
     for (i = 0; rc == 0 && i < x.cap; i++)
-        if (x.slot[i] != NULL)
-            list[k++] = x.slot[i];
+        if (x.slot[i].r != NULL)
+            list[k++] = x.slot[i].r;
     if (rc == 0 && k > 0)
         qsort(list, k, sizeof(*list), by_id);
     for (i = 0; rc == 0 && i < k; i++) {
@@ -276,9 +296,9 @@ arb_replay_all(arb_store_t *s, arb_replay_all_cb cb, void *ud,
     if (nevents != NULL)
         *nevents = x.nevents;
     for (i = 0; i < x.cap; i++)
-        if (x.slot[i] != NULL) {
-            arb_match_free(x.slot[i]->m);
-            free(x.slot[i]);
+        if (x.slot[i].r != NULL) {
+            arb_match_free(x.slot[i].r->m);
+            free(x.slot[i].r);
         }
     free(x.slot);
     free(list);

@@ -45,6 +45,11 @@ typedef struct yah_record {
 typedef struct yah {
     int           mode, void_clear, cycles, nplayers;
     char        **players;              /* borrowed copies, owned here */
+    /* Each name's length and first 8 bytes, beside the state: a move
+     * finds its seat without reading the names (replay keeps thousands
+     * of matches side by side, each name a cache miss away). */
+    size_t        plen[SOTAS];
+    uint64_t      pkey[SOTAS];
     char         *match_id;
     int           owner[SOTAS];         /* seat of Sota k+1's owner */
 
@@ -63,6 +68,30 @@ typedef struct yah {
     size_t        nrecords, caprecords;
     yah_record_t *records;
 } yah_t;
+
+static uint64_t
+name_key(const char *name, size_t len)
+{
+    uint64_t k = 0;
+
+    memcpy(&k, name, len < sizeof(k) ? len : sizeof(k));
+    return k;
+}
+
+/* The seat of `name`, or -1. */
+static int
+seat_of(const yah_t *y, const char *name)
+{
+    size_t   len = strlen(name);
+    uint64_t key = name_key(name, len);
+    int      k;
+
+    for (k = 0; k < y->nplayers; k++)
+        if (y->plen[k] == len && y->pkey[k] == key
+            && (len <= sizeof(key) || memcmp(y->players[k], name, len) == 0))
+            return k;
+    return -1;
+}
 
 static void
 yah_destroy(void *p)
@@ -222,6 +251,8 @@ yah_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
         y->players[i] = strdup(s->players[i].name);
         if (y->players[i] == NULL)
             goto oom;
+        y->plen[i] = strlen(y->players[i]);
+        y->pkey[i] = name_key(y->players[i], y->plen[i]);
     }
     for (i = 0; i < SOTAS; i++)
         y->owner[i] = (int)(i % s->nplayers);
@@ -336,10 +367,7 @@ yah_apply(void *p, const arb_event_t *ev, int flags, arb_verdict_t *v)
                            "yahchain has no move '%s': the move is "
                            "'place <player> <card> [@sota]'",
                            ev->verb ? ev->verb : "");
-    seat = -1;
-    for (k = 0; ev->player != NULL && k < y->nplayers; k++)
-        if (strcmp(y->players[k], ev->player) == 0)
-            seat = k;
+    seat = ev->player != NULL ? seat_of(y, ev->player) : -1;
     if (seat < 0)
         return arb_verdict(v, ARB_EINVAL, "move",
                            "player '%s' is not seated in this match",
