@@ -42,28 +42,28 @@ typedef struct yah_record {
     int        face_sum, bonus, points;
 } yah_record_t;
 
+/* What a move reads comes first, within the kilobyte that
+ * arb_match_prefetch() loads ahead of a replayed move. */
 typedef struct yah {
     int           mode, void_clear, cycles, nplayers;
-    char        **players;              /* borrowed copies, owned here */
-    /* Each name's length and first 8 bytes, beside the state: a move
-     * finds its seat without reading the names (replay keeps thousands
-     * of matches side by side, each name a cache miss away). */
-    size_t        plen[SOTAS];
-    uint64_t      pkey[SOTAS];
-    char         *match_id;
-    int           owner[SOTAS];         /* seat of Sota k+1's owner */
-
     int           cycle;                /* 1.. */
     int           active;               /* 1..12 */
     int           turn;                 /* seat to move */
     int           ended;                /* END_* */
     int           nused;
-    uint64_t      used_at[ARB_DECK];    /* seq that played the card, 0 = unused */
-
+    /* Each name's length and first 8 bytes, beside the state: a move
+     * finds its seat without reading the names (replay keeps thousands
+     * of matches side by side, each name a cache miss away). */
+    size_t        plen[SOTAS];
+    uint64_t      pkey[SOTAS];
     int           sota_state[SOTAS];
     int           sota_n[SOTAS];
     arb_card_t    sota_cards[SOTAS][5];
+    uint64_t      used_at[ARB_DECK];    /* seq that played the card, 0 = unused */
 
+    char        **players;              /* borrowed copies, owned here */
+    char         *match_id;
+    int           owner[SOTAS];         /* seat of Sota k+1's owner */
     int64_t      *totals;               /* per seat */
     size_t        nrecords, caprecords;
     yah_record_t *records;
