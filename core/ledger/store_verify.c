@@ -25,6 +25,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,6 +169,55 @@ check_batch(vthread_t *t)
     return 0;
 }
 
+/* t->ord: the batch's events by position.  A batch of interleaved
+ * matches covers most positions of its stretch of the log, so each event
+ * is placed at its offset in that stretch and the stretch is read in
+ * order; a sparse one (a few matches far apart) is sorted.  ARB_ECORRUPT
+ * when two events claim one position. */
+static int
+order(vthread_t *t)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    size_t  *at, i, k = 0, span;
+
+    free(t->ord);
+    t->ord = malloc(t->nev * sizeof(*t->ord));
+    if (t->ord == NULL)
+        return ARB_ENOMEM;
+    for (i = 0; i < t->nev; i++) {
+        lo = t->ev[i].pos < lo ? t->ev[i].pos : lo;
+        hi = t->ev[i].pos > hi ? t->ev[i].pos : hi;
+    }
+    span = hi - lo < 4 * (uint64_t)t->nev ? (size_t)(hi - lo) + 1 : 0;
+    at = span > 0 ? malloc(span * sizeof(*at)) : NULL;
+    if (at == NULL) {
+        for (i = 0; i < t->nev; i++) {
+            t->ord[i].pos = t->ev[i].pos;
+            t->ord[i].i = i;
+        }
+        qsort(t->ord, t->nev, sizeof(*t->ord), by_pos);
+        for (i = 1; i < t->nev; i++)
+            if (t->ord[i].pos == t->ord[i - 1].pos)
+                return ARB_ECORRUPT;
+        return 0;
+    }
+    memset(at, 0xff, span * sizeof(*at));
+    for (i = 0; i < t->nev; i++) {
+        if (at[t->ev[i].pos - lo] != SIZE_MAX) {
+            free(at);
+            return ARB_ECORRUPT;
+        }
+        at[t->ev[i].pos - lo] = i;
+    }
+    for (i = 0; i < span; i++)
+        if (at[i] != SIZE_MAX) {
+            t->ord[k].pos = lo + i;
+            t->ord[k++].i = at[i];
+        }
+    free(at);
+    return 0;
+}
+
 static int
 run_batch(vthread_t *t)
 {
@@ -177,16 +227,9 @@ run_batch(vthread_t *t)
 
     if (t->nev == 0)
         return 0;
-    free(t->ord);
-    t->ord = malloc(t->nev * sizeof(*t->ord));
-    if (t->ord == NULL)
-        return ARB_ENOMEM;
-    for (i = 0; i < t->nev; i++) {
-        t->ord[i].pos = t->ev[i].pos;
-        t->ord[i].i = i;
-    }
-    qsort(t->ord, t->nev, sizeof(*t->ord), by_pos);
-    rc = arb__txn_begin(&t->s->log, MDB_RDONLY, &txn, NULL);
+    rc = order(t);
+    if (rc == 0)
+        rc = arb__txn_begin(&t->s->log, MDB_RDONLY, &txn, NULL);
     if (rc == 0)
         rc = read_batch(t, txn);
     if (rc == 0)
