@@ -51,10 +51,9 @@ typedef struct yah {
     int           turn;                 /* seat to move */
     int           ended;                /* END_* */
     int           nused;
-    /* Each name's length and first 8 bytes, beside the state: a move
+    /* Each name's first 8 bytes (name_key), beside the state: a move
      * finds its seat without reading the names (replay keeps thousands
      * of matches side by side, each name a cache miss away). */
-    size_t        plen[SOTAS];
     uint64_t      pkey[SOTAS];
     int           sota_state[SOTAS];
     int           sota_n[SOTAS];
@@ -69,12 +68,15 @@ typedef struct yah {
     yah_record_t *records;
 } yah_t;
 
+/* A name's first 8 bytes, zero-padded.  Names hold no NUL, so for a
+ * name under 8 bytes the key holds its end too and equal keys mean equal
+ * names; longer names are compared in full after their keys. */
 static uint64_t
-name_key(const char *name, size_t len)
+name_key(const char *name)
 {
     uint64_t k = 0;
 
-    memcpy(&k, name, len < sizeof(k) ? len : sizeof(k));
+    memcpy(&k, name, strnlen(name, sizeof(k)));
     return k;
 }
 
@@ -82,13 +84,13 @@ name_key(const char *name, size_t len)
 static int
 seat_of(const yah_t *y, const char *name)
 {
-    size_t   len = strlen(name);
-    uint64_t key = name_key(name, len);
+    uint64_t key = name_key(name);
     int      k;
 
     for (k = 0; k < y->nplayers; k++)
-        if (y->plen[k] == len && y->pkey[k] == key
-            && (len <= sizeof(key) || memcmp(y->players[k], name, len) == 0))
+        if (y->pkey[k] == key
+            && (((const unsigned char *)&key)[sizeof(key) - 1] == 0
+                || strcmp(y->players[k], name) == 0))
             return k;
     return -1;
 }
@@ -251,8 +253,7 @@ yah_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
         y->players[i] = strdup(s->players[i].name);
         if (y->players[i] == NULL)
             goto oom;
-        y->plen[i] = strlen(y->players[i]);
-        y->pkey[i] = name_key(y->players[i], y->plen[i]);
+        y->pkey[i] = name_key(y->players[i]);
     }
     for (i = 0; i < SOTAS; i++)
         y->owner[i] = (int)(i % s->nplayers);
