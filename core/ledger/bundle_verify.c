@@ -22,7 +22,6 @@
  * the threads on its chain's links instead (arb_chain_first_bad).
  */
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -361,10 +360,8 @@ static int
 verify_matches(const arb__bundle_file_t *b, const unsigned char *pk,
                arb_bundle_report_t *rep)
 {
-    pthread_t tid[16];
-    int       started[16];
     vpool_t   p;
-    unsigned  t, nt = arb_chain_threads();
+    unsigned  nt = arb_chain_threads();
     size_t    i;
     int       rc = 0;
 
@@ -382,12 +379,7 @@ verify_matches(const arb__bundle_file_t *b, const unsigned char *pk,
     p.rc = calloc(b->nsections ? b->nsections : 1, sizeof(*p.rc));
     if (p.rc == NULL)
         return ARB_ENOMEM;
-    for (t = 1; t < nt; t++)
-        started[t] = pthread_create(&tid[t], NULL, vpool_main, &p) == 0;
-    vpool_main(&p);
-    for (t = 1; t < nt; t++)
-        if (started[t])
-            pthread_join(tid[t], NULL);
+    arb_chain_run(nt, vpool_main, &p, 0);  /* every thread, one pool */
     for (i = 0; i < b->nsections; i++) {
         if (p.rc[i] != 0) {
             rc = p.rc[i];

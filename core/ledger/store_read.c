@@ -796,8 +796,6 @@ static int
 verify_many(arb_store_t *s, const idlist_t *l, arb_buf_t *why)
 {
     vpart_t       part[16];
-    pthread_t     tid[16];
-    int           started[16];
     atomic_size_t stop;
     unsigned      t, nt = arb_chain_threads();
     vpart_t      *win = NULL;
@@ -818,18 +816,8 @@ verify_many(arb_store_t *s, const idlist_t *l, arb_buf_t *why)
         part[t].step = nt;
         part[t].bad = l->n;
         part[t].stop = &stop;
-        /* Part 0 runs on the calling thread. */
-        started[t] = t > 0
-                     && pthread_create(&tid[t], NULL, vpart_main, &part[t])
-                        == 0;
     }
-    vpart_main(&part[0]);
-    for (t = 1; t < nt; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            vpart_main(&part[t]);
-    }
+    arb_chain_run(nt, vpart_main, part, sizeof(part[0]));
     for (t = 0; t < nt; t++)
         if (part[t].rc != 0 && (win == NULL || part[t].bad < win->bad))
             win = &part[t];

@@ -23,7 +23,6 @@
  * batch holds its read transaction only for its own events, so a long
  * verification does not hold a map lock for its length.
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -288,8 +287,6 @@ arb__verify_by_position(arb_store_t *s,
                         const char (*ids)[ARB_STORE_ID_MAX + 1], size_t n)
 {
     vthread_t  th[THREADS_MAX];
-    pthread_t  tid[THREADS_MAX];
-    int        started[THREADS_MAX];
     atomic_int doubt;
     unsigned   t, nt = arb_chain_threads();
 
@@ -309,15 +306,7 @@ arb__verify_by_position(arb_store_t *s,
         th[t].step = nt;
         th[t].doubt = &doubt;
     }
-    for (t = 1; t < nt; t++)
-        started[t] = pthread_create(&tid[t], NULL, thread_main, &th[t]) == 0;
-    thread_main(&th[0]);
-    for (t = 1; t < nt; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            thread_main(&th[t]);
-    }
+    arb_chain_run(nt, thread_main, th, sizeof(th[0]));
     for (t = 0; t < nt; t++) {
         free(th[t].ev);
         free(th[t].m);
