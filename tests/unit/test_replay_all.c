@@ -255,7 +255,7 @@ fill_ahead(const char *d, size_t nm, uint64_t last, uint64_t junk)
     arb_store_t *s = NULL;
     arb_append_t ap;
     arb_buf_t    b = ARB_BUF_INIT, why = ARB_BUF_INIT;
-    char         id[16];
+    char         id[24];
     uint64_t     seq;
     size_t       i;
     int          rc;
