@@ -10,6 +10,29 @@ arb_digest_init(arb_digest_t *d)
     if (sodium_init() < 0)
         return;
     crypto_generichash_init(&d->st, NULL, 0, ARB_HASH_LEN);
+    d->n = 0;
+}
+
+static void
+flush(arb_digest_t *d)
+{
+    if (d->n > 0)
+        crypto_generichash_update(&d->st, d->buf, d->n);
+    d->n = 0;
+}
+
+static void
+put(arb_digest_t *d, const void *p, size_t n)
+{
+    if (n > sizeof(d->buf) - d->n) {
+        flush(d);
+        if (n >= sizeof(d->buf)) {
+            crypto_generichash_update(&d->st, p, n);
+            return;
+        }
+    }
+    memcpy(d->buf + d->n, p, n);
+    d->n += n;
 }
 
 void
@@ -20,7 +43,7 @@ arb_digest_u64(arb_digest_t *d, uint64_t v)
 
     for (i = 7; i >= 0; i--, v >>= 8)
         x[i] = (unsigned char)(v & 0xff);
-    crypto_generichash_update(&d->st, x, 8);
+    put(d, x, 8);
 }
 
 void
@@ -33,7 +56,8 @@ void
 arb_digest_bytes(arb_digest_t *d, const void *p, size_t n)
 {
     arb_digest_u64(d, n);
-    crypto_generichash_update(&d->st, p, n);
+    if (n > 0)
+        put(d, p, n);
 }
 
 void
@@ -47,5 +71,6 @@ arb_digest_str(arb_digest_t *d, const char *s)
 void
 arb_digest_final(arb_digest_t *d, unsigned char out[ARB_HASH_LEN])
 {
+    flush(d);
     crypto_generichash_final(&d->st, out, ARB_HASH_LEN);
 }

@@ -16,8 +16,13 @@
 
 #include "core/hash.h"
 
+/* Values are gathered in buf and hashed a block at a time: a state
+ * digest is hundreds of 8-byte values, and BLAKE2b's update costs more
+ * per call than per byte.  The bytes hashed are the same. */
 typedef struct arb_digest {
     crypto_generichash_state st;
+    unsigned char            buf[256];
+    size_t                   n;         /* bytes of buf not yet hashed */
 } arb_digest_t;
 
 void arb_digest_init(arb_digest_t *d);

@@ -53,6 +53,11 @@ int  arb_match_apply(arb_match_t *m, const arb_event_t *ev, arb_verdict_t *v);
  * uses it.  0, or ARB_EINVAL once an event has been applied. */
 int  arb_match_lean(arb_match_t *m);
 int  arb_match_is_lean(const arb_match_t *m);   /* 1 after arb_match_lean */
+/* A hint that m is about to be applied to: starts loading the memory an
+ * apply reads first (the rule state's first kilobyte), without waiting
+ * for it.  Changes nothing; replay of a store that interleaves thousands
+ * of matches calls it a few records ahead. */
+void arb_match_prefetch(const arb_match_t *m);
 
 uint64_t           arb_match_next_seq(const arb_match_t *m);
 const arb_setup_t *arb_match_setup(const arb_match_t *m);

@@ -131,7 +131,9 @@ cmp_keys(const arb_standing_t *a, const arb_standing_t *b, int rule)
     return 0;
 }
 
-static int sort_rule;       /* qsort has no context argument */
+/* qsort has no context argument; one per thread, because bundles are
+ * verified a match per thread (core/ledger/bundle_verify.c). */
+static _Thread_local int sort_rule;
 
 static int
 cmp_lines(const void *pa, const void *pb)

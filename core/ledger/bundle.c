@@ -314,15 +314,13 @@ arb_bundle_write(arb_buf_t *out, const arb_bundle_t *b, arb_buf_t *why)
 void
 arb__bundle_file_clear(arb__bundle_file_t *f)
 {
-    size_t i, j;
+    size_t i;
 
     if (f == NULL)
         return;
     for (i = 0; i < f->nsections; i++) {
         arb__bundle_section_t *sec = &f->sections[i];
-        for (j = 0; j < sec->nrecs; j++)
-            free(sec->recs[j].bytes);
-        free(sec->recs);
+        free(sec->recs);        /* their bytes are the file's */
         arb_setup_clear(&sec->profile);
         free(sec->exporter);
     }

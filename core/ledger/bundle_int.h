@@ -34,7 +34,8 @@ typedef struct arb__bundle_section {
     arb_setup_t        profile;
     char              *exporter;
     size_t             nrecs, cap;
-    arb_history_rec_t *recs;        /* as in the file; time_ms 0 */
+    arb_history_rec_t *recs;        /* as in the file; time_ms 0; bytes
+                                       point into the file's bytes */
 } arb__bundle_section_t;
 
 typedef struct arb__bundle_file {
@@ -48,7 +49,8 @@ void arb__bundle_file_clear(arb__bundle_file_t *f);
  * contents: records in file order, lengths checked against the bytes left
  * and the type's limit before anything is copied.  0, or ARB_ECRYPTO with
  * the file-level reason ("truncated at byte N (in seq K)") in why, or
- * ARB_ENOMEM.  On failure f holds what was read (clear it). */
+ * ARB_ENOMEM.  On failure f holds what was read (clear it).  The events'
+ * bytes are not copied: they point into data, which must outlive f. */
 int  arb__bundle_read(arb__bundle_file_t *f, const unsigned char *data,
                       size_t len, arb_buf_t *why);
 

@@ -14,15 +14,23 @@
  * A and B are independent and both reported: an altered count shows as
  * a bad signature and as the seq the count says is missing.  A bundle
  * verifies only when every match passes all three.
+ *
+ * Matches are independent, so a bundle of several is verified on one
+ * thread per CPU, each taking the next unverified match: every match's
+ * result lands in its own slot and the report is the one a serial pass
+ * writes, whatever the timing.  A bundle of one match (or a few) spends
+ * the threads on its chain's links instead (arb_chain_first_bad).
  */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sodium.h>
 
+#include "core/codec.h"
 #include "core/ledger/bundle_int.h"
 #include "core/ledger/chain.h"
 #include "core/err.h"
@@ -90,7 +98,7 @@ check_signature(const arb__bundle_section_t *m,
 /* B.  1 when the events are what the checkpoint certifies. */
 static int
 check_chain(const arb__bundle_section_t *m, arb_bundle_result_t *res,
-            int *rc)
+            unsigned threads, int *rc)
 {
     const arb_history_rec_t *ev = m->recs;
     const unsigned char     *prev;
@@ -131,7 +139,7 @@ check_chain(const arb__bundle_section_t *m, arb_bundle_result_t *res,
     }
     /* Link by link, on several threads for a long match: the first
      * broken link is the one a serial walk would name. */
-    i = arb_chain_first_bad(ev, n, arb_chain_threads());
+    i = arb_chain_first_bad(ev, n, threads);
     if (i < n) {
         *rc = problem(res, "hash mismatch at seq %zu", i);
         return 0;
@@ -190,6 +198,63 @@ check_profile(const arb__bundle_section_t *m, const arb_setup_t *open,
     return 0;
 }
 
+/* C, the common case in one pass: every event decoded in place into
+ * reused room (arb_event_decode_scratch) and applied to a lean match,
+ * which keeps its rule state (the results and digest the verifier
+ * prints) and no history.  *out is the match when every event stood;
+ * NULL when anything is off -- a deal, a ruling (it rebuilds from the
+ * moves), a refusal, an event that does not decode or is out of place,
+ * a profile that differs -- and the full path then words the problem
+ * exactly as before.  0 or ARB_ENOMEM. */
+static int
+contents_lean(const arb__bundle_section_t *m, arb_match_t **out)
+{
+    arb_event_t          open;
+    arb_event_scratch_t  sc;
+    const arb_event_t   *ev;
+    arb_bundle_result_t  tmp;
+    arb_verdict_t        v;
+    arb_match_t         *match = NULL;
+    size_t               i;
+    int                  rc;
+
+    *out = NULL;
+    if (m->nrecs == 0)
+        return 0;
+    rc = arb_event_decode(&open, (const char *)m->recs[0].bytes,
+                          m->recs[0].len, NULL);
+    if (rc != 0)
+        return rc == ARB_ENOMEM ? rc : 0;
+    memset(&tmp, 0, sizeof(tmp));
+    if (open.kind == ARB_EV_OPEN && open.seq == 0 && open.setup != NULL
+        && open.setup->deal.kind == ARB_DEAL_NONE
+        && (rc = check_profile(m, open.setup, &tmp)) == 0
+        && tmp.nproblems == 0
+        && (rc = arb_match_open(&match, &open, &v)) == 0)
+        rc = arb_match_lean(match);
+    for (i = 0; i < tmp.nproblems; i++)
+        free(tmp.problems[i]);
+    free(tmp.problems);
+    arb_event_clear(&open);
+    memset(&sc, 0, sizeof(sc));
+    for (i = 1; rc == 0 && match != NULL && i < m->nrecs; i++) {
+        rc = arb_event_decode_scratch(&sc, (const char *)m->recs[i].bytes,
+                                      m->recs[i].len, NULL, &ev);
+        if (rc == 0 && (ev->seq != m->recs[i].seq
+                        || ev->kind == ARB_EV_OPEN))
+            rc = ARB_EPROTO;
+        if (rc == 0)
+            rc = arb_match_apply(match, ev, &v);
+    }
+    arb_event_scratch_free(&sc);
+    if (rc != 0 || match == NULL) {
+        arb_match_free(match);
+        return rc == ARB_ENOMEM ? rc : 0;
+    }
+    *out = match;
+    return 0;
+}
+
 /* C. */
 static int
 check_contents(const arb__bundle_section_t *m, arb_bundle_result_t *res)
@@ -199,6 +264,17 @@ check_contents(const arb__bundle_section_t *m, arb_bundle_result_t *res)
     arb_buf_t     why = ARB_BUF_INIT;
     int           rc;
 
+    rc = contents_lean(m, &match);
+    if (rc != 0)
+        return rc;
+    if (match != NULL) {
+        res->closed = arb_match_closed(match);
+        if (res->nproblems == 0)
+            res->m = match;
+        else
+            arb_match_free(match);
+        return 0;
+    }
     memset(&h, 0, sizeof(h));
     rc = arb__bundle_history(&h, m, &why);
     if (rc != 0) {
@@ -229,7 +305,8 @@ done:
 
 static int
 verify_match(const arb__bundle_section_t *m,
-             const unsigned char pk[ARB_PUBKEY_LEN], arb_bundle_result_t *res)
+             const unsigned char pk[ARB_PUBKEY_LEN], arb_bundle_result_t *res,
+             unsigned threads)
 {
     int rc = 0, certified;
 
@@ -250,10 +327,68 @@ verify_match(const arb__bundle_section_t *m,
     rc = check_signature(m, pk, res);
     if (rc != 0)
         return rc;
-    certified = check_chain(m, res, &rc);
+    certified = check_chain(m, res, threads, &rc);
     if (rc != 0 || !certified)
         return rc;
     return check_contents(m, res);
+}
+
+typedef struct vpool {
+    const arb__bundle_file_t *b;
+    const unsigned char      *pk;
+    arb_bundle_report_t      *rep;
+    int                      *rc;       /* one per match */
+    atomic_size_t             next;     /* the next match to take */
+    unsigned                  threads;  /* for each match's links */
+} vpool_t;
+
+static void *
+vpool_main(void *arg)
+{
+    vpool_t *p = arg;
+    size_t   i;
+
+    while ((i = atomic_fetch_add(&p->next, 1)) < p->b->nsections)
+        p->rc[i] = verify_match(&p->b->sections[i], p->pk,
+                                &p->rep->matches[i], p->threads);
+    return NULL;
+}
+
+/* Every match of b, on up to `nt` threads; the first match's error, as a
+ * serial pass would return it. */
+static int
+verify_matches(const arb__bundle_file_t *b, const unsigned char *pk,
+               arb_bundle_report_t *rep)
+{
+    vpool_t   p;
+    unsigned  nt = arb_chain_threads();
+    size_t    i;
+    int       rc = 0;
+
+    if (nt > 16)
+        nt = 16;
+    if (nt > b->nsections)
+        nt = (unsigned)b->nsections;
+    memset(&p, 0, sizeof(p));
+    p.b = b;
+    p.pk = pk;
+    p.rep = rep;
+    /* One match: its links get every thread.  Several: a match each. */
+    p.threads = nt > 1 ? 1 : arb_chain_threads();
+    atomic_init(&p.next, 0);
+    p.rc = calloc(b->nsections ? b->nsections : 1, sizeof(*p.rc));
+    if (p.rc == NULL)
+        return ARB_ENOMEM;
+    arb_chain_run(nt, vpool_main, &p, 0);  /* every thread, one pool */
+    for (i = 0; i < b->nsections; i++) {
+        if (p.rc[i] != 0) {
+            rc = p.rc[i];
+            break;
+        }
+        rep->nproblems += rep->matches[i].nproblems;
+    }
+    free(p.rc);
+    return rc;
 }
 
 /* A tournament (docs/TOURNAMENT.md) verifies only as a whole: every
@@ -322,12 +457,9 @@ arb_bundle_verify(const void *data, size_t len,
         goto done;
     }
     rep->nmatches = b.nsections;
-    for (i = 0; i < b.nsections; i++) {
-        rc = verify_match(&b.sections[i], pubkey, &rep->matches[i]);
-        if (rc != 0)
-            goto done;
-        rep->nproblems += rep->matches[i].nproblems;
-    }
+    rc = verify_matches(&b, pubkey, rep);
+    if (rc != 0)
+        goto done;
     for (i = 0; i < b.nsections; i++) {
         rc = check_tournament(rep, &rep->matches[i]);
         if (rc != 0)

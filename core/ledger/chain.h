@@ -36,4 +36,11 @@ size_t   arb_chain_first_bad(const struct arb_history_rec *recs, size_t n,
 /* Threads worth using for a long check: the online CPUs, 1..16. */
 unsigned arb_chain_threads(void);
 
+/* Runs fn(args + t * size) for t = 0 .. nt-1 (nt at most 16) and returns
+ * when every call has: t = 0 on the calling thread, the others each on a
+ * thread of its own, or here afterwards when a thread cannot start.  With
+ * size 0 every call gets args itself. */
+void     arb_chain_run(unsigned nt, void *(*fn)(void *), void *args,
+                       size_t size);
+
 #endif

@@ -77,13 +77,33 @@ arb_chain_threads(void)
     return n > THREADS_MAX ? THREADS_MAX : (unsigned)n;
 }
 
+void
+arb_chain_run(unsigned nt, void *(*fn)(void *), void *args, size_t size)
+{
+    pthread_t tid[THREADS_MAX];
+    int       started[THREADS_MAX];
+    char     *a = args;
+    unsigned  t;
+
+    if (nt > THREADS_MAX)
+        nt = THREADS_MAX;
+    for (t = 1; t < nt; t++)
+        started[t] = pthread_create(&tid[t], NULL, fn, a + t * size) == 0;
+    if (nt > 0)
+        fn(a);
+    for (t = 1; t < nt; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            fn(a + t * size);   /* no thread: here */
+    }
+}
+
 size_t
 arb_chain_first_bad(const arb_history_rec_t *recs, size_t n,
                     unsigned threads)
 {
     part_t        part[THREADS_MAX];
-    pthread_t     tid[THREADS_MAX];
-    int           started[THREADS_MAX];
     atomic_size_t stop;
     size_t        per, i, bad = n;
     unsigned      t, nt;
@@ -103,17 +123,8 @@ arb_chain_first_bad(const arb_history_rec_t *recs, size_t n,
         part[t].hi = part[t].lo + per < n ? part[t].lo + per : n;
         part[t].bad = part[t].hi;
         part[t].stop = &stop;
-        /* Thread 0's range is checked here, by the caller. */
-        started[t] = t > 0
-                     && pthread_create(&tid[t], NULL, part_main, &part[t]) == 0;
     }
-    part_main(&part[0]);
-    for (t = 1; t < nt; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            part_main(&part[t]);    /* no thread: check it here */
-    }
+    arb_chain_run(nt, part_main, part, sizeof(part[0]));
     /* The lowest range with a broken link names it; a range skipped
      * because an earlier one broke reports none (bad == hi). */
     for (i = 0; i < nt; i++)

@@ -12,35 +12,78 @@
 #include "core/ledger/replay_all.h"
 #include "core/ledger/store.h"
 
+/* The fields every event touches come first, in one or two cache lines;
+ * the verdict (372 bytes) is written only when the match is refused. */
 typedef struct rmatch {
-    size_t        hash;         /* id_hash(id): compared before the id */
-    char          id[ARB_STORE_ID_MAX + 1];
-    arb_match_t  *m;
+    size_t        hash;         /* id_hash(id) */
     uint64_t      next;         /* the seq its next log record must have */
+    arb_match_t  *m;
     uint64_t      applied;      /* events that stood, the open included */
     int           slow;         /* replayed afterwards, from its history:
                                    a committed deal, or a ruling */
     int           refused;
+    size_t        idlen;
+    char          id[ARB_STORE_ID_MAX + 1];
     uint64_t      bad_seq;
     arb_verdict_t v;
 } rmatch_t;
 
+/* A slot keeps the hash beside the pointer, so that a probe past another
+ * match's slot reads no other match. */
+typedef struct slot {
+    size_t    hash;
+    rmatch_t *r;
+} slot_t;
+
+/*
+ * Read-ahead.  A store interleaves its matches, so each record's match
+ * (its slot, its replay record, the match and its rule state) is a chain
+ * of cache misses, one after the other: most of a replay's time when
+ * thousands of matches are side by side.  So the log is read AHEAD
+ * records before it is replayed, and each waiting record walks one link
+ * of its chain further every STEP records: the slot is fetched when the
+ * record arrives, its replay record STEP records later, then the match,
+ * then the rule state, each from memory that the previous step has
+ * brought in.  Records are replayed strictly in log order; the copies
+ * (ROOM bytes, a longer event is replayed at once after the ones
+ * waiting) outlive the store's read transaction, so whatever is still
+ * waiting when the log ends is replayed after it.
+ */
+#define AHEAD 16
+#define STEP  4
+#define ROOM  240
+
+typedef struct pend {
+    uint64_t      pos, seq;
+    size_t        hash, idlen, len;
+    rmatch_t     *r;                /* a guess: only ever prefetched */
+    char          id[ARB_STORE_ID_MAX + 1];
+    unsigned char bytes[ROOM];
+} pend_t;
+
 typedef struct ctx {
     arb_store_t         *s;
-    rmatch_t           **slot;      /* open addressing, cap a power of 2 */
+    slot_t              *slot;      /* open addressing, cap a power of 2 */
     size_t               cap, n;
     arb_event_scratch_t  sc;
+    arb_verdict_t        v;         /* each event's, copied on refusal */
     arb_buf_t           *why;
     uint64_t             nevents;
+    pend_t               ring[AHEAD];
+    uint64_t             head, tail;    /* records read, replayed */
+    int                  failed;        /* a replay error ended the walk */
 } ctx_t;
 
+/* FNV-1a; also measures the id. */
 static size_t
-id_hash(const char *id)
+id_hash(const char *id, size_t *len)
 {
-    size_t h = 1469598103934665603u;     /* FNV-1a */
+    const char *p = id;
+    size_t      h = 1469598103934665603u;
 
-    while (*id != '\0')
-        h = (h ^ (unsigned char)*id++) * 1099511628211u;
+    while (*p != '\0')
+        h = (h ^ (unsigned char)*p++) * 1099511628211u;
+    *len = (size_t)(p - id);
     return h;
 }
 
@@ -49,15 +92,15 @@ id_hash(const char *id)
 static int
 grow(ctx_t *x)
 {
-    size_t     cap = x->cap ? 2 * x->cap : 1024, i, j;
-    rmatch_t **slot = calloc(cap, sizeof(*slot));
+    size_t  cap = x->cap ? 2 * x->cap : 1024, i, j;
+    slot_t *slot = calloc(cap, sizeof(*slot));
 
     if (slot == NULL)
         return ARB_ENOMEM;
     for (i = 0; i < x->cap; i++) {
-        if (x->slot[i] == NULL)
+        if (x->slot[i].r == NULL)
             continue;
-        for (j = x->slot[i]->hash & (cap - 1); slot[j] != NULL;
+        for (j = x->slot[i].hash & (cap - 1); slot[j].r != NULL;
              j = (j + 1) & (cap - 1))
             ;
         slot[j] = x->slot[i];
@@ -69,32 +112,38 @@ grow(ctx_t *x)
 }
 
 static rmatch_t *
-find(ctx_t *x, const char *id)
+find(ctx_t *x, const char *id, size_t n, size_t h)
 {
-    size_t    j, h = id_hash(id);
+    size_t    j;
     rmatch_t *r;
 
     if (2 * (x->n + 1) > x->cap && grow(x) != 0)
         return NULL;
-    for (j = h & (x->cap - 1); x->slot[j] != NULL;
+    for (j = h & (x->cap - 1); x->slot[j].r != NULL;
          j = (j + 1) & (x->cap - 1))
-        if (x->slot[j]->hash == h && strcmp(x->slot[j]->id, id) == 0)
-            return x->slot[j];
+        if (x->slot[j].hash == h && x->slot[j].r->idlen == n
+            && memcmp(x->slot[j].r->id, id, n) == 0)
+            return x->slot[j].r;
+    if (n > ARB_STORE_ID_MAX)
+        return NULL;        /* the store hands out no longer id */
     r = calloc(1, sizeof(*r));
     if (r == NULL)
         return NULL;
     r->hash = h;
-    strncpy(r->id, id, ARB_STORE_ID_MAX);
-    x->slot[j] = r;
+    r->idlen = n;
+    memcpy(r->id, id, n);
+    x->slot[j].hash = h;
+    x->slot[j].r = r;
     x->n++;
     return r;
 }
 
 static int
-refuse(rmatch_t *r, uint64_t seq)
+refuse(rmatch_t *r, uint64_t seq, const arb_verdict_t *v)
 {
     r->refused = 1;
     r->bad_seq = seq;
+    r->v = *v;
     return 0;
 }
 
@@ -124,28 +173,28 @@ open_one(ctx_t *x, rmatch_t *r, const void *bytes, size_t len)
     /* Only the history path reveals a stored deal. */
     if (ev.setup != NULL && ev.setup->deal.kind == ARB_DEAL_COMMIT)
         r->slow = 1;
-    else if ((rc = arb_match_open(&r->m, &ev, &r->v)) == 0)
+    else if ((rc = arb_match_open(&r->m, &ev, &x->v)) == 0)
         rc = arb_match_lean(r->m);
     arb_event_clear(&ev);
     if (rc == ARB_ENOMEM)
         return rc;
     if (rc != 0)
-        return refuse(r, 0);
+        return refuse(r, 0, &x->v);
     r->applied = 1;
     return 0;
 }
 
+/* Replays the record at log position pos: id (idlen bytes, NUL ended)
+ * hashes to h. */
 static int
-on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t time_ms,
-       const unsigned char hash[ARB_HASH_LEN], const void *bytes, size_t len)
+replay_rec(ctx_t *x, uint64_t pos, const char *id, size_t idlen, size_t h,
+           uint64_t seq, const void *bytes, size_t len)
 {
-    ctx_t             *x = ud;
     rmatch_t          *r;
     const arb_event_t *ev;
     int                rc;
 
-    (void)time_ms, (void)hash;
-    r = find(x, id);
+    r = find(x, id, idlen, h);
     if (r == NULL)
         return ARB_ENOMEM;
     if (seq != r->next) {
@@ -176,7 +225,7 @@ on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t time_ms,
         *x->why = msg;
         return rc;
     }
-    rc = arb_match_apply(r->m, ev, &r->v);
+    rc = arb_match_apply(r->m, ev, &x->v);
     if (rc == ARB_EAGAIN) {
         /* A ruling rebuilds from the moves, which a lean match does not
          * keep: this match is replayed again from its history. */
@@ -190,9 +239,96 @@ on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t time_ms,
     if (rc == ARB_ENOMEM)
         return rc;
     if (rc != 0)
-        return refuse(r, seq);
+        return refuse(r, seq, &x->v);
     r->applied++;
     x->nevents++;
+    return 0;
+}
+
+static int
+replay_pend(ctx_t *x)
+{
+    pend_t *p = &x->ring[x->tail++ % AHEAD];
+
+    return replay_rec(x, p->pos, p->id, p->idlen, p->hash, p->seq, p->bytes,
+                      p->len);
+}
+
+static int
+drain(ctx_t *x)
+{
+    int rc = 0;
+
+    while (rc == 0 && x->tail < x->head)
+        rc = replay_pend(x);
+    return rc;
+}
+
+/* The record read `age` records ago, or NULL when already replayed. */
+static pend_t *
+waiting(ctx_t *x, uint64_t age)
+{
+    return x->head - x->tail > age ? &x->ring[(x->head - 1 - age) % AHEAD]
+                                   : NULL;
+}
+
+/* Where the match hashed to h probably is (no id compared: a hint). */
+static rmatch_t *
+guess(const ctx_t *x, size_t h)
+{
+    size_t j;
+
+    if (x->cap == 0)
+        return NULL;
+    for (j = h & (x->cap - 1); x->slot[j].r != NULL;
+         j = (j + 1) & (x->cap - 1))
+        if (x->slot[j].hash == h)
+            return x->slot[j].r;
+    return NULL;
+}
+
+static int
+on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t time_ms,
+       const unsigned char hash[ARB_HASH_LEN], const void *bytes, size_t len)
+{
+    ctx_t  *x = ud;
+    pend_t *p;
+    size_t  n, h = id_hash(id, &n);
+    int     rc = 0;
+
+    (void)time_ms, (void)hash;
+    if (len > ROOM || n > ARB_STORE_ID_MAX) {
+        rc = drain(x);
+        if (rc == 0)
+            rc = replay_rec(x, pos, id, n, h, seq, bytes, len);
+        x->failed = rc != 0;
+        return rc;
+    }
+    if (x->head - x->tail == AHEAD && (rc = replay_pend(x)) != 0) {
+        x->failed = 1;
+        return rc;
+    }
+    p = &x->ring[x->head++ % AHEAD];
+    p->pos = pos;
+    p->seq = seq;
+    p->hash = h;
+    p->idlen = n;
+    p->len = len;
+    p->r = NULL;
+    memcpy(p->id, id, n + 1);
+    memcpy(p->bytes, bytes, len);
+    if (x->cap > 0)
+        __builtin_prefetch(&x->slot[h & (x->cap - 1)]);
+    /* One link further for the records read STEP, 2 STEP, 3 STEP ago. */
+    if ((p = waiting(x, STEP)) != NULL
+        && (p->r = guess(x, p->hash)) != NULL)
+        __builtin_prefetch(p->r);
+    if ((p = waiting(x, 2 * STEP)) != NULL && p->r != NULL
+        && p->r->m != NULL)
+        __builtin_prefetch(p->r->m);
+    if ((p = waiting(x, 3 * STEP)) != NULL && p->r != NULL
+        && p->r->m != NULL)
+        arb_match_prefetch(p->r->m);
     return 0;
 }
 
@@ -246,17 +382,23 @@ arb_replay_all(arb_store_t *s, arb_replay_all_cb cb, void *ud,
     x.s = s;
     x.why = why;
     rc = arb_store_log(s, 1, 0, on_log, &x, why);
+    /* The records still waiting come before wherever the walk ended. */
+    if (!x.failed && x.tail < x.head) {
+        int rc2 = drain(&x);
+        if (rc2 != 0)
+            rc = rc2;
+    }
     if (rc == ARB_ENOMEM && why != NULL && why->len == 0)
         arb_buf_puts(why, "out of memory");
     /* Opens count as replayed events; the others add theirs below. */
     for (i = 0; i < x.cap; i++)
-        if (x.slot[i] != NULL && !x.slot[i]->slow)
-            x.nevents += x.slot[i]->applied > 0;
+        if (x.slot[i].r != NULL && !x.slot[i].r->slow)
+            x.nevents += x.slot[i].r->applied > 0;
     if (rc == 0 && x.n > 0 && (list = malloc(x.n * sizeof(*list))) == NULL)
         rc = ARB_ENOMEM;
     for (i = 0; rc == 0 && i < x.cap; i++)
-        if (x.slot[i] != NULL)
-            list[k++] = x.slot[i];
+        if (x.slot[i].r != NULL)
+            list[k++] = x.slot[i].r;
     if (rc == 0 && k > 0)
         qsort(list, k, sizeof(*list), by_id);
     for (i = 0; rc == 0 && i < k; i++) {
@@ -276,9 +418,9 @@ arb_replay_all(arb_store_t *s, arb_replay_all_cb cb, void *ud,
     if (nevents != NULL)
         *nevents = x.nevents;
     for (i = 0; i < x.cap; i++)
-        if (x.slot[i] != NULL) {
-            arb_match_free(x.slot[i]->m);
-            free(x.slot[i]);
+        if (x.slot[i].r != NULL) {
+            arb_match_free(x.slot[i].r->m);
+            free(x.slot[i].r);
         }
     free(x.slot);
     free(list);

@@ -186,6 +186,26 @@ int      arb__log_get(arb_store_t *s, MDB_txn *txn, uint64_t pos,
                       arb__rec_t *r, arb_buf_t *why);
 int      arb__log_last(arb_store_t *s, MDB_txn *txn, uint64_t *pos,
                        arb_buf_t *why);
+/* store_read.c, for store_verify.c.  The log positions of every event
+ * of a match, in seq order, each given to pcb (its non-zero return stops
+ * and is returned), as arb_store_events would read them (the index, then
+ * the tail); *info receives the match's summary. */
+typedef int (*arb__pos_cb)(void *ud, uint64_t seq, uint64_t pos);
+int      arb__event_positions(arb_store_t *s, const char *id, size_t idlen,
+                              arb__pos_cb pcb, void *ud,
+                              arb_match_info_t *info, arb_buf_t *why);
+/* ARB_ECORRUPT when the index holds an event of the match past last_seq
+ * (invisible to readers). */
+int      arb__ix_past_head(arb_store_t *s, const char *id, size_t idlen,
+                           uint64_t last_seq, arb_buf_t *why);
+/* store_verify.c: every listed match verified in one pass over its
+ * events in log position order, on one thread per CPU.  0 when every
+ * chain holds; anything else means "not shown": verify match by match,
+ * which words the problem. */
+int      arb__verify_by_position(arb_store_t *s,
+                                 const char (*ids)[ARB_STORE_ID_MAX + 1],
+                                 size_t n);
+
 /* The summary of a match from the index (ARB_ENOTFOUND when absent). */
 int      arb__ix_match(arb_store_t *s, MDB_txn *itxn, const char *id,
                        size_t idlen, arb_match_info_t *m, arb_buf_t *why);

@@ -108,15 +108,24 @@ arb_store_match(arb_store_t *s, const char *match_id, arb_match_info_t *out,
 
 /* One event read by position; checks the log record is the one the
  * index or tail said. */
+/* What events() hands each event to: the event itself (cb), or only its
+ * log position (pcb, when not NULL: nothing is read from the log). */
+typedef struct sink {
+    arb_store_event_cb  cb;
+    arb__pos_cb         pcb;
+    void               *ud;
+} sink_t;
+
 static int
 emit(arb_store_t *s, MDB_txn *ltxn, uint64_t pos, const char *id,
-     size_t idlen, uint64_t seq, arb_store_event_cb cb, void *ud,
-     arb_buf_t *why)
+     size_t idlen, uint64_t seq, const sink_t *k, arb_buf_t *why)
 {
     arb__rec_t r;
     char       rp[ARB__REPR_MAX];
     int        rc;
 
+    if (k->pcb != NULL)
+        return k->pcb(k->ud, seq, pos);
     rc = arb__log_get(s, ltxn, pos, &r, why);
     if (rc != 0)
         return rc;
@@ -126,14 +135,14 @@ emit(arb_store_t *s, MDB_txn *ltxn, uint64_t pos, const char *id,
                  (unsigned long long)pos);
         return ARB_ECORRUPT;
     }
-    return cb(ud, seq, r.time_ms, r.hash, r.bytes, r.len);
+    return k->cb(k->ud, seq, r.time_ms, r.hash, r.bytes, r.len);
 }
 
 /* Seqs from..hi of one match from the index, which must hold them all. */
 static int
 scan_index(arb_store_t *s, MDB_txn *itxn, MDB_txn *ltxn, const char *id,
-           size_t idlen, uint64_t from, uint64_t hi, arb_store_event_cb cb,
-           void *ud, arb_buf_t *why)
+           size_t idlen, uint64_t from, uint64_t hi, const sink_t *sk,
+           arb_buf_t *why)
 {
     MDB_cursor    *c = NULL;
     MDB_val        k, d;
@@ -171,8 +180,7 @@ scan_index(arb_store_t *s, MDB_txn *itxn, MDB_txn *ltxn, const char *id,
             rc = ARB_ECORRUPT;
             goto fail;
         }
-        rc = emit(s, ltxn, arb__get64(d.mv_data), id, idlen, seq, cb, ud,
-                  why);
+        rc = emit(s, ltxn, arb__get64(d.mv_data), id, idlen, seq, sk, why);
         if (rc != 0 || seq == hi)
             goto fail;
         mrc = mdb_cursor_get(c, &k, &d, MDB_NEXT);
@@ -182,12 +190,25 @@ fail:
     return rc;
 }
 
+static int
+events(arb_store_t *s, const char *id, size_t idlen, uint64_t from,
+       uint64_t to, const sink_t *sk, arb_match_info_t *info, arb_buf_t *why);
+
+int
+arb__event_positions(arb_store_t *s, const char *id, size_t idlen,
+                     arb__pos_cb pcb, void *ud, arb_match_info_t *info,
+                     arb_buf_t *why)
+{
+    sink_t sk = { NULL, pcb, ud };
+
+    return events(s, id, idlen, 0, UINT64_MAX, &sk, info, why);
+}
+
 /* The events of one match in seq order: the indexed part, then the tail.
  * *info receives the summary (may be NULL). */
 static int
 events(arb_store_t *s, const char *id, size_t idlen, uint64_t from,
-       uint64_t to, arb_store_event_cb cb, void *ud,
-       arb_match_info_t *info, arb_buf_t *why)
+       uint64_t to, const sink_t *sk, arb_match_info_t *info, arb_buf_t *why)
 {
     arb_match_info_t  m;
     MDB_txn          *itxn = NULL, *ltxn = NULL;
@@ -225,10 +246,10 @@ events(arb_store_t *s, const char *id, size_t idlen, uint64_t from,
             rc = ARB_ECORRUPT;
             goto fail;
         }
-        rc = scan_index(s, itxn, ltxn, id, idlen, from, ihi, cb, ud, why);
+        rc = scan_index(s, itxn, ltxn, id, idlen, from, ihi, sk, why);
     }
     for (i = 0; rc == 0 && i < t.npos; i++)
-        rc = emit(s, ltxn, t.pos[i], id, idlen, t.from + i, cb, ud, why);
+        rc = emit(s, ltxn, t.pos[i], id, idlen, t.from + i, sk, why);
 fail:
     arb__txn_abort(&s->log, ltxn);
     arb__txn_abort(&s->ix, itxn);
@@ -242,13 +263,14 @@ arb_store_events(arb_store_t *s, const char *match_id, uint64_t from,
                  arb_buf_t *why)
 {
     size_t idlen;
+    sink_t sk = { cb, NULL, ud };
 
     if (s == NULL || cb == NULL ||
         !arb__str_ok(match_id, ARB_STORE_ID_MAX, &idlen)) {
         arb__why(why, "bad match id or no callback");
         return ARB_EINVAL;
     }
-    return events(s, match_id, idlen, from, to, cb, ud, NULL, why);
+    return events(s, match_id, idlen, from, to, &sk, NULL, why);
 }
 
 int
@@ -647,18 +669,15 @@ verify_one(arb_store_t *s, const char *id, size_t idlen, arb_buf_t *why)
 {
     arb_match_info_t  m;
     vctx_t            v;
-    MDB_txn          *itxn = NULL;
-    MDB_cursor       *c = NULL;
-    MDB_val           k, d;
-    unsigned char     key[ARB__SEQKEY_MAX];
+    sink_t            sk = { verify_cb, NULL, &v };
     char              rp[ARB__REPR_MAX];
-    int               rc, mrc;
+    int               rc;
 
     memset(&v, 0, sizeof(v));
     v.id = id;
     v.idlen = idlen;
     v.why = why;
-    rc = events(s, id, idlen, 0, UINT64_MAX, verify_cb, &v, &m, why);
+    rc = events(s, id, idlen, 0, UINT64_MAX, &sk, &m, why);
     if (rc != 0)
         return rc;
     if (memcmp(v.h, m.head, ARB_HASH_LEN) != 0) {
@@ -667,6 +686,20 @@ verify_one(arb_store_t *s, const char *id, size_t idlen, arb_buf_t *why)
                  (unsigned long long)m.last_seq);
         return ARB_ECORRUPT;
     }
+    return arb__ix_past_head(s, id, idlen, m.last_seq, why);
+}
+
+int
+arb__ix_past_head(arb_store_t *s, const char *id, size_t idlen,
+                  uint64_t last_seq, arb_buf_t *why)
+{
+    MDB_txn          *itxn = NULL;
+    MDB_cursor       *c = NULL;
+    MDB_val           k, d;
+    unsigned char     key[ARB__SEQKEY_MAX];
+    char              rp[ARB__REPR_MAX];
+    int               rc, mrc;
+
     if (!s->have_ix)
         return 0;
     /* An index entry past the head would be invisible to readers; report
@@ -680,14 +713,14 @@ verify_one(arb_store_t *s, const char *id, size_t idlen, arb_buf_t *why)
         goto fail;
     }
     k.mv_data = key;
-    k.mv_size = arb__seq_key(key, id, idlen, m.last_seq + 1);
+    k.mv_size = arb__seq_key(key, id, idlen, last_seq + 1);
     mrc = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
     if (mrc == 0 && k.mv_size > idlen &&
         memcmp(k.mv_data, id, idlen) == 0 &&
         ((unsigned char *)k.mv_data)[idlen] == 0) {
         arb__why(why, "match \"%s\": seq %llu: event stored past the head",
                  arb__repr(rp, id, idlen),
-                 (unsigned long long)(m.last_seq + 1));
+                 (unsigned long long)(last_seq + 1));
         rc = ARB_ECORRUPT;
         goto fail;
     }
@@ -763,8 +796,6 @@ static int
 verify_many(arb_store_t *s, const idlist_t *l, arb_buf_t *why)
 {
     vpart_t       part[16];
-    pthread_t     tid[16];
-    int           started[16];
     atomic_size_t stop;
     unsigned      t, nt = arb_chain_threads();
     vpart_t      *win = NULL;
@@ -785,18 +816,8 @@ verify_many(arb_store_t *s, const idlist_t *l, arb_buf_t *why)
         part[t].step = nt;
         part[t].bad = l->n;
         part[t].stop = &stop;
-        /* Part 0 runs on the calling thread. */
-        started[t] = t > 0
-                     && pthread_create(&tid[t], NULL, vpart_main, &part[t])
-                        == 0;
     }
-    vpart_main(&part[0]);
-    for (t = 1; t < nt; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            vpart_main(&part[t]);
-    }
+    arb_chain_run(nt, vpart_main, part, sizeof(part[0]));
     for (t = 0; t < nt; t++)
         if (part[t].rc != 0 && (win == NULL || part[t].bad < win->bad))
             win = &part[t];
@@ -832,7 +853,11 @@ arb_store_verify(arb_store_t *s, const char *match_id, arb_buf_t *why)
     rc = arb_store_matches(s, collect_cb, &l, why);
     if (rc == ARB_ENOMEM)
         arb__why(why, "out of memory");
-    if (rc == 0)
+    /* In log position order first; at any doubt match by match, which
+     * words the problem (store_verify.c). */
+    if (rc == 0 && arb__verify_by_position(
+                       s, (const char (*)[ARB_STORE_ID_MAX + 1])l.id, l.n)
+                   != 0)
         rc = verify_many(s, &l, why);
     free(l.id);
     return rc;

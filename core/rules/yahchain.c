@@ -42,27 +42,58 @@ typedef struct yah_record {
     int        face_sum, bonus, points;
 } yah_record_t;
 
+/* What a move reads comes first, within the kilobyte that
+ * arb_match_prefetch() loads ahead of a replayed move. */
 typedef struct yah {
     int           mode, void_clear, cycles, nplayers;
-    char        **players;              /* borrowed copies, owned here */
-    char         *match_id;
-    int           owner[SOTAS];         /* seat of Sota k+1's owner */
-
     int           cycle;                /* 1.. */
     int           active;               /* 1..12 */
     int           turn;                 /* seat to move */
     int           ended;                /* END_* */
     int           nused;
-    uint64_t      used_at[ARB_DECK];    /* seq that played the card, 0 = unused */
-
+    /* Each name's first 8 bytes (name_key), beside the state: a move
+     * finds its seat without reading the names (replay keeps thousands
+     * of matches side by side, each name a cache miss away). */
+    uint64_t      pkey[SOTAS];
     int           sota_state[SOTAS];
     int           sota_n[SOTAS];
     arb_card_t    sota_cards[SOTAS][5];
+    uint64_t      used_at[ARB_DECK];    /* seq that played the card, 0 = unused */
 
+    char        **players;              /* borrowed copies, owned here */
+    char         *match_id;
+    int           owner[SOTAS];         /* seat of Sota k+1's owner */
     int64_t      *totals;               /* per seat */
     size_t        nrecords, caprecords;
     yah_record_t *records;
 } yah_t;
+
+/* A name's first 8 bytes, zero-padded.  Names hold no NUL, so for a
+ * name under 8 bytes the key holds its end too and equal keys mean equal
+ * names; longer names are compared in full after their keys. */
+static uint64_t
+name_key(const char *name)
+{
+    uint64_t k = 0;
+
+    memcpy(&k, name, strnlen(name, sizeof(k)));
+    return k;
+}
+
+/* The seat of `name`, or -1. */
+static int
+seat_of(const yah_t *y, const char *name)
+{
+    uint64_t key = name_key(name);
+    int      k;
+
+    for (k = 0; k < y->nplayers; k++)
+        if (y->pkey[k] == key
+            && (((const unsigned char *)&key)[sizeof(key) - 1] == 0
+                || strcmp(y->players[k], name) == 0))
+            return k;
+    return -1;
+}
 
 static void
 yah_destroy(void *p)
@@ -222,6 +253,7 @@ yah_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
         y->players[i] = strdup(s->players[i].name);
         if (y->players[i] == NULL)
             goto oom;
+        y->pkey[i] = name_key(y->players[i]);
     }
     for (i = 0; i < SOTAS; i++)
         y->owner[i] = (int)(i % s->nplayers);
@@ -336,10 +368,7 @@ yah_apply(void *p, const arb_event_t *ev, int flags, arb_verdict_t *v)
                            "yahchain has no move '%s': the move is "
                            "'place <player> <card> [@sota]'",
                            ev->verb ? ev->verb : "");
-    seat = -1;
-    for (k = 0; ev->player != NULL && k < y->nplayers; k++)
-        if (strcmp(y->players[k], ev->player) == 0)
-            seat = k;
+    seat = ev->player != NULL ? seat_of(y, ev->player) : -1;
     if (seat < 0)
         return arb_verdict(v, ARB_EINVAL, "move",
                            "player '%s' is not seated in this match",

@@ -483,6 +483,66 @@ expect_problems(const arb_buf_t *t, const unsigned char *pk,
     arb_bundle_report_clear(&rep);
 }
 
+/* Offset of the `nth` (0-based) event record with this seq: in a bundle
+ * of several matches, match nth's; 0 when there is none. */
+static size_t
+find_nth(const arb_buf_t *b, uint64_t seq, int nth)
+{
+    size_t off = 12, i;
+
+    while (off + 13 <= b->len) {
+        uint64_t s = 0;
+        for (i = 0; i < 8; i++)
+            s = s << 8 | (unsigned char)b->data[off + 5 + i];
+        if (b->data[off] == 'E' && s == seq && nth-- == 0)
+            return off;
+        off += rec_len(b, off);
+    }
+    return 0;
+}
+
+/* A bundle of several matches is verified a match per thread: each
+ * match's problems are its own, whichever thread found them. */
+static void
+test_many_matches(void)
+{
+    static const char *const two[] = { "LONG", "R3-T7" };
+    arb_bundle_report_t rep;
+    arb_buf_t           b = ARB_BUF_INIT, t = ARB_BUF_INIT;
+    size_t              off;
+    int                 which;
+
+    export_bundle(&b, two, 2, UINT64_MAX);
+    for (which = 0; which < 3; which++) {
+        copy(&t, &b);
+        /* 0: LONG's seq 4 broken; 1: R3-T7's; 2: both. */
+        if (which != 1 && (off = find_nth(&t, 4, 0)) != 0)
+            t.data[off + rec_len(&t, off) - 1] ^= 0x01;
+        if (which != 0 && (off = find_nth(&t, 4, 1)) != 0)
+            t.data[off + rec_len(&t, off) - 1] ^= 0x01;
+        CHECK_INT(verify(&t, kp.pk, &rep), ARB_ECRYPTO);
+        CHECK_INT(rep.nmatches, 2);
+        CHECK_INT(rep.nproblems, which == 2 ? 2 : 1);
+        if (rep.nmatches == 2) {
+            CHECK_STR(rep.matches[0].match_id, "LONG");
+            CHECK_STR(rep.matches[1].match_id, "R3-T7");
+            CHECK_INT(rep.matches[0].nproblems, which != 1);
+            CHECK_INT(rep.matches[1].nproblems, which != 0);
+            CHECK((rep.matches[0].m == NULL) == (which != 1));
+            CHECK((rep.matches[1].m == NULL) == (which != 0));
+            if (rep.matches[0].nproblems == 1)
+                CHECK_STR(rep.matches[0].problems[0],
+                          "hash mismatch at seq 4");
+            if (rep.matches[1].nproblems == 1)
+                CHECK_STR(rep.matches[1].problems[0],
+                          "hash mismatch at seq 4");
+        }
+        arb_bundle_report_clear(&rep);
+    }
+    arb_buf_free(&b);
+    arb_buf_free(&t);
+}
+
 static void
 expect_error(const arb_buf_t *t, const char *want)
 {
@@ -1352,6 +1412,7 @@ main(void)
 
     test_keys();
     test_round_trip();
+    test_many_matches();
     test_from_store_errors();
     test_tamper();
     test_every_byte();

@@ -156,6 +156,34 @@ test_rules_of_play(void)
     arb_match_free(m);
 }
 
+/* A seat is found from the first 8 bytes of the name and then the whole
+ * name: players who share a long prefix, a prefix of another's name. */
+static void
+test_seat_names(void)
+{
+    arb_match_t *m;
+
+    m = open_text("game: yahchain\nmatch: names\n"
+                  "players: alexandra1 alexandra2 alexandr alex\nmode: 3\n");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(move(m, "alexandra2", "4S", NULL), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "it is alexandra1's turn, not alexandra2's: players "
+              "place in seat order");
+    CHECK_INT(move(m, "alexandra1", "4S", NULL), 0);
+    CHECK_INT(move(m, "alexandra", "5S", NULL), ARB_EINVAL);
+    CHECK_STR(last_msg, "player 'alexandra' is not seated in this match");
+    CHECK_INT(move(m, "alexandra3", "5S", NULL), ARB_EINVAL);
+    CHECK_INT(move(m, "alexandra2", "5S", NULL), 0);
+    CHECK_INT(move(m, "alex", "6S", NULL), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "it is alexandr's turn, not alex's: players place "
+              "in seat order");
+    CHECK_INT(move(m, "alexandr", "6S", NULL), 0);
+    CHECK_INT(move(m, "alex", "7S", NULL), 0);
+    arb_match_free(m);
+}
+
 static void
 test_foreign_sota(void)
 {
@@ -397,6 +425,7 @@ main(void)
     test_full_match(4);
     test_full_match(5);
     test_rules_of_play();
+    test_seat_names();
     test_foreign_sota();
     test_void_policies(3);
     test_void_policies(4);

@@ -209,6 +209,131 @@ test_store_replay(void)
     arb_buf_free(&why);
 }
 
+static void
+rm_store(const char *d)
+{
+    static const char *const f[] = { "data.mdb", "lock.mdb", "index.mdb",
+                                     "index.mdb-lock" };
+    char                     p[200];
+    size_t                   i;
+
+    for (i = 0; i < 4; i++) {
+        snprintf(p, sizeof(p), "%s/%s", d, f[i]);
+        unlink(p);
+    }
+    rmdir(d);
+}
+
+/* A note of `len` bytes of text, recorded as event `seq`. */
+static int
+encode_note(arb_buf_t *b, uint64_t seq, size_t len)
+{
+    arb_event_t ev;
+    char        text[600];
+    int         rc;
+
+    memset(&ev, 0, sizeof(ev));
+    memset(text, 'n', len);
+    text[len] = '\0';
+    ev.kind = ARB_EV_NOTE;
+    ev.seq = seq;
+    ev.time_ms = 1700000000000 + (int64_t)seq;
+    ev.actor = "arbiter";
+    ev.text = text;
+    b->len = 0;
+    rc = arb_event_encode(b, &ev);
+    return rc;
+}
+
+/* Appends event seq of each of `nm` matches in turn, up to seq `last`;
+ * match 0's seq `junk` (when not 0) is bytes that do not decode, and
+ * every match's seq 5 is a note of 500 bytes, longer than the room the
+ * read-ahead copies. */
+static int
+fill_ahead(const char *d, size_t nm, uint64_t last, uint64_t junk)
+{
+    arb_store_t *s = NULL;
+    arb_append_t ap;
+    arb_buf_t    b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    char         id[24];
+    uint64_t     seq;
+    size_t       i;
+    int          rc;
+
+    rc = arb_store_open(&s, d, NULL, &why);
+    for (seq = 0; rc == 0 && seq <= last; seq++)
+        for (i = 0; rc == 0 && i < nm; i++) {
+            snprintf(id, sizeof(id), "a%02zu", i);
+            rc = seq == 0 ? bench_encode_open(&b, id)
+                 : seq == 5 ? encode_note(&b, seq, 500)
+                 : bench_encode_move(&b, seq, (unsigned)(seq < 5 ? seq
+                                                          : seq - 1));
+            if (rc == 0 && i == 0 && junk != 0 && seq == junk) {
+                b.len = 0;
+                arb_buf_puts(&b, "\x81\xa1vjunk");
+            }
+            memset(&ap, 0, sizeof(ap));
+            ap.match_id = id;
+            ap.game = seq == 0 ? "yahchain" : NULL;
+            ap.seq = seq;
+            ap.time_ms = 1700000000000 + (int64_t)seq;
+            ap.bytes = b.data;
+            ap.len = b.len;
+            if (rc == 0)
+                rc = arb_store_append_batch(s, &ap, 1, &why);
+        }
+    if (rc != 0)
+        fprintf(stderr, "fill_ahead: %s\n", arb_buf_cstr(&why));
+    arb_store_close(s);
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+    return rc;
+}
+
+/* The read-ahead window: events longer than its room replayed in their
+ * place, the events still waiting at the end of the log replayed, and a
+ * broken event in the middle of the window reported as the first error
+ * of the log, naming its match and seq. */
+static void
+test_read_ahead(void)
+{
+    char             d[128];
+    arb_store_t     *s = NULL;
+    arb_store_opts_t o;
+    arb_buf_t        why = ARB_BUF_INIT;
+    seen_t           x;
+    uint64_t         nev = 0;
+
+    memset(&o, 0, sizeof(o));
+    o.read_only = 1;
+    snprintf(d, sizeof(d), "%s/ahead", base);
+    CHECK_INT(fill_ahead(d, 7, 40, 0), 0);
+    CHECK_INT(arb_store_open(&s, d, &o, &why), 0);
+    memset(&x, 0, sizeof(x));
+    x.s = s;
+    if (s != NULL)
+        CHECK_INT(arb_replay_all(s, on_replayed, &x, &nev, &why), 0);
+    CHECK_INT(x.n, 7);
+    CHECK_INT(nev, 7 * 41);
+    arb_store_close(s);
+    s = NULL;
+    rm_store(d);
+
+    snprintf(d, sizeof(d), "%s/junk", base);
+    CHECK_INT(fill_ahead(d, 7, 20, 9), 0);
+    CHECK_INT(arb_store_open(&s, d, &o, &why), 0);
+    memset(&x, 0, sizeof(x));
+    x.s = s;
+    if (s != NULL)
+        CHECK(arb_replay_all(s, on_replayed, &x, &nev, &why) != 0);
+    CHECK_INT(x.n, 0);
+    CHECK(arb_buf_cstr(&why) != NULL
+          && strncmp(arb_buf_cstr(&why), "match \"a00\": seq 9: ", 20) == 0);
+    arb_store_close(s);
+    rm_store(d);
+    arb_buf_free(&why);
+}
+
 /* A lean match judges as the full one, costs nothing per move, and
  * refuses a ruling with ARB_EAGAIN, unchanged. */
 static void
@@ -394,7 +519,6 @@ out:
 int
 main(void)
 {
-    char p[160];
 
     snprintf(base, sizeof(base), "/tmp/arb_replay_all_XXXXXX");
     if (mkdtemp(base) == NULL) {
@@ -403,18 +527,11 @@ main(void)
     }
     snprintf(dir, sizeof(dir), "%s/data", base);
     test_store_replay();
+    test_read_ahead();
     test_lean();
     test_scratch();
     test_links();
-    snprintf(p, sizeof(p), "%s/data.mdb", dir);
-    unlink(p);
-    snprintf(p, sizeof(p), "%s/lock.mdb", dir);
-    unlink(p);
-    snprintf(p, sizeof(p), "%s/index.mdb", dir);
-    unlink(p);
-    snprintf(p, sizeof(p), "%s/index.mdb-lock", dir);
-    unlink(p);
-    rmdir(dir);
+    rm_store(dir);
     if (rmdir(base) != 0)
         fprintf(stderr, "rmdir %s: %s\n", base, strerror(errno));
     return TEST_END();
