@@ -3,9 +3,10 @@
  * one entry point every request frame goes through) with a real store.
  *
  * Each input is one connection: byte 0 picks the token it authenticates
- * with (none, reader, scorer limited to matches "M1" and "T1", arbiter)
- * and whether the loop runs between requests (commits complete, acks go
- * out) or every request is pipelined before the first commit; the rest is
+ * with (none, reader, scorer limited to matches "M1" and "T1", arbiter),
+ * whether the loop runs between requests (commits complete, acks go
+ * out) or every request is pipelined before the first commit, and when
+ * the commit worker starts a job (see below); the rest is
  * the byte stream the client sends, cut into frames by the daemon's frame
  * reader.  The connection is a socketpair whose far end the harness
  * reads, frame by frame.
@@ -23,15 +24,16 @@
  * once; the rest of the server's state is new for each input.
  *
  * The commit worker runs on the loop thread: this file's uv_queue_work
- * (it replaces libuv's in this program) keeps the job, and the loop runs
- * it, work then after-work, at its next turn.  A job handed to a thread
- * cost two thread switches per commit, milliseconds each on a busy
- * machine, and made every run's interleaving different; here each input
- * replays exactly, and the commit module's schedule is still one the
- * daemon can meet (a worker that starts late): requests pipelined
- * before it ran still queue behind the batch in flight and commit in the
- * next one, without a sync of their own.  The gathering timer is made
- * due as soon as the loop settles (dh_gather_now).
+ * (it replaces libuv's in this program) runs the job's work at once or
+ * at the loop's next turn, as byte 0 says, and its after-work at the
+ * loop's next turn.  A job handed to a thread cost two thread switches
+ * per commit, milliseconds each on a busy machine, and made every run's
+ * interleaving different; here each input replays exactly, and both
+ * schedules a real worker meets are chosen by the input: a worker that
+ * starts at once commits a batch before the requests pipelined behind it
+ * arrive, so it syncs the batch itself; one that starts late finds them
+ * queued and leaves the sync to the next commit's flush.  The gathering
+ * timer is made due as soon as the loop settles (dh_gather_now).
  *
  * Invariants: no crash, leak or sanitizer report; every frame the daemon
  * sends is a map that is a response ("ok") or a push ("push"); every
@@ -77,6 +79,8 @@ static char         dir[256];
 static arb_keypair_t signing;       /* loaded once */
 static uv_idle_t    worker;         /* runs the queued job */
 static uv_work_t   *job;            /* the one queued, or NULL */
+static int          job_worked;     /* its work is done */
+static int          worker_early;   /* this input's: work at once */
 static char         storedir[300];
 static uv_loop_t    loop;
 static arb_store_t *store;          /* open across inputs */
@@ -94,7 +98,8 @@ worker_cb(uv_idle_t *h)
 
     uv_idle_stop(h);
     job = NULL;
-    w->work_cb(w);
+    if (!job_worked)
+        w->work_cb(w);
     w->after_work_cb(w, 0);
 }
 
@@ -109,6 +114,9 @@ uv_queue_work(uv_loop_t *l, uv_work_t *req, uv_work_cb work_cb,
     req->work_cb = work_cb;
     req->after_work_cb = after_work_cb;
     job = req;
+    job_worked = worker_early;
+    if (job_worked)
+        work_cb(req);
     return uv_idle_start(&worker, worker_cb);
 }
 
@@ -298,6 +306,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dh_conn_open(&d, &srv);
 
     step = (mode & 4) != 0;
+    worker_early = (mode & 8) != 0;
     if (secrets[mode & 3] != NULL) {
         dh_auth(&d, secrets[mode & 3]);
         dh_settle(&d);
