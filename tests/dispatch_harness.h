@@ -121,7 +121,8 @@ dh_ended(const dh_conn_t *d)
 /* A commit gathering the next batch waits (1..5 ms) for the connections
  * it acknowledged to send again; here nothing more comes until the loop
  * has settled, so its timer is made due now: the same path as when a
- * table sends nothing within the window, without the wait. */
+ * table sends nothing within the window, without the wait.  (timer_cb is
+ * where libuv keeps a timer's callback, declared in uv.h.) */
 static void
 dh_gather_now(arb_server_t *srv)
 {
