@@ -15,6 +15,9 @@
 #include "proto/limits.h"
 #include "core/mp.h"
 
+/* The largest response frame a client reads. */
+#define CLIENT_FRAME_MAX (64u << 20)
+
 struct arb_client {
     int                fd;
     uint64_t           next_id;
@@ -83,7 +86,7 @@ arb_client_open_fd(arb_client_t **out, int fd)
 
     *out = NULL;
     cl = calloc(1, sizeof(*cl));
-    if (cl == NULL || arb_frame_reader_init(&cl->rd, 64u << 20) != 0) {
+    if (cl == NULL || arb_frame_reader_init(&cl->rd, CLIENT_FRAME_MAX) != 0) {
         free(cl);
         close(fd);
         return ARB_ENOMEM;
@@ -92,6 +95,23 @@ arb_client_open_fd(arb_client_t **out, int fd)
     cl->next_id = 1;
     *out = cl;
     return 0;
+}
+
+void
+arb_client_reopen_fd(arb_client_t *cl, int fd)
+{
+    close(cl->fd);
+    cl->fd = fd;
+    cl->next_id = 1;
+    cl->out.len = cl->last.len = 0;
+    cl->out.oom = cl->last.oom = 0;     /* a failed growth was theirs */
+    cl->in_len = cl->in_off = 0;
+    cl->fed = 0;
+    /* A reader may hold a sticky error or half a frame of the old
+     * connection: a new one (its buffer is small: it grows with what
+     * arrives).  Init allocates nothing and cannot fail with this max. */
+    arb_frame_reader_free(&cl->rd);
+    (void)arb_frame_reader_init(&cl->rd, CLIENT_FRAME_MAX);
 }
 
 void

@@ -24,6 +24,13 @@ int  arb_client_connect(arb_client_t **out, const char *addr, arb_buf_t *why);
  * arb_client_close(), or at once when this fails).  0, or ARB_ENOMEM. */
 int  arb_client_open_fd(arb_client_t **out, int fd);
 void arb_client_close(arb_client_t *cl);
+/* Moves cl to another connected stream socket fd (taken over as by
+ * arb_client_open_fd): closes the old one, forgets whatever was read from
+ * it but not returned, and numbers requests from 1 again, as a new client
+ * would; its buffers are kept, so a caller that connects many times (the
+ * fuzz harness of the client, one connection per input) does not allocate
+ * them again. */
+void arb_client_reopen_fd(arb_client_t *cl, int fd);
 int  arb_client_fd(const arb_client_t *cl);
 
 /* Starts a request map with n fields after v, id and op; returns the id.

@@ -5,6 +5,9 @@
 #include "proto/frame.h"
 #include "proto/limits.h"
 
+/* The first buffer of a split frame; it doubles from there. */
+#define FRAME_GROW_MIN 4096u
+
 int
 arb_frame_encode(arb_buf_t *out, const void *payload, size_t len)
 {
@@ -108,18 +111,25 @@ arb_frame_reader_next(arb_frame_reader_t *r, const char **frame,
     }
     if (avail == 0)
         goto drained;
-    if (r->body_cap < r->want) {
-        /* Grow to this frame only, so a peer that never sends big frames
-         * never costs max bytes; want <= max was checked above. */
-        nb = realloc(r->body, r->want);
-        if (nb == NULL)
-            return reader_fail(r, ARB_ENOMEM);
-        r->body = nb;
-        r->body_cap = r->want;
-    }
     n = r->want - r->have;
     if (n > avail)
         n = avail;
+    if (r->body_cap < r->have + n) {
+        /* Grow with the bytes that arrived, doubling, up to this frame's
+         * length: a peer that declares a big frame and sends little of it
+         * costs about what it sent, not the declared length (want <= max
+         * was checked above, so cap never exceeds max). */
+        size_t cap = r->body_cap > 0 ? r->body_cap : FRAME_GROW_MIN;
+        while (cap < r->have + n)
+            cap = cap > SIZE_MAX / 2 ? r->want : cap * 2;
+        if (cap > r->want)
+            cap = r->want;
+        nb = realloc(r->body, cap);
+        if (nb == NULL)
+            return reader_fail(r, ARB_ENOMEM);
+        r->body = nb;
+        r->body_cap = cap;
+    }
     memcpy(r->body + r->have, r->in + r->in_off, n);
     r->have += n;
     r->in_off += n;

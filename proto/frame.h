@@ -17,6 +17,9 @@
  * tail of a frame split across chunks is copied into the reader.  Hence a
  * reader never holds more than max + 4 bytes whatever the peer sends, and
  * the declared length is checked before a single body byte is buffered.
+ * The copy grows with the bytes received (doubling, from 4 KiB, up to the
+ * declared length), so a peer that declares a big frame and sends a few
+ * bytes of it costs a few KiB, not the declared length.
  */
 #ifndef ARB_PROTO_FRAME_H
 #define ARB_PROTO_FRAME_H

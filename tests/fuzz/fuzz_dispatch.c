@@ -3,9 +3,10 @@
  * one entry point every request frame goes through) with a real store.
  *
  * Each input is one connection: byte 0 picks the token it authenticates
- * with (none, reader, scorer limited to matches "M1" and "T1", arbiter)
- * and whether the loop runs between requests (commits complete, acks go
- * out) or every request is pipelined before the first commit; the rest is
+ * with (none, reader, scorer limited to matches "M1" and "T1", arbiter),
+ * whether the loop runs between requests (commits complete, acks go
+ * out) or every request is pipelined before the first commit, and when
+ * the commit worker starts a job (see below); the rest is
  * the byte stream the client sends, cut into frames by the daemon's frame
  * reader.  The connection is a socketpair whose far end the harness
  * reads, frame by frame.
@@ -19,15 +20,29 @@
  * input (the scorer's token names its matches with the same tag), so one
  * input never finds another's match.  Ids too long to take the tag (over
  * 61 bytes) keep their name.  Renaming re-packs the request map; a frame
- * that does not unpack goes in unchanged.
+ * that does not unpack goes in unchanged.  The signing key is loaded
+ * once; the rest of the server's state is new for each input.
+ *
+ * The commit worker runs on the loop thread: this file's uv_queue_work
+ * (it replaces libuv's in this program) runs the job's work at once or
+ * at the loop's next turn, as byte 0 says, and its after-work at the
+ * loop's next turn.  A job handed to a thread cost two thread switches
+ * per commit, milliseconds each on a busy machine, and made every run's
+ * interleaving different; here each input replays exactly, and both
+ * schedules a real worker meets are chosen by the input: a worker that
+ * starts at once commits a batch before the requests pipelined behind it
+ * arrive, so it syncs the batch itself; one that starts late finds them
+ * queued and leaves the sync to the next commit's flush.  The gathering
+ * timer is made due as soon as the loop settles (dh_gather_now).
  *
  * Invariants: no crash, leak or sanitizer report; every frame the daemon
  * sends is a map that is a response ("ok") or a push ("push"); every
  * request gets exactly one response (at most one when the daemon ends
- * the connection itself), so a client never hangs; the loop ends with no
- * handle or request left over; the store's hash chains verify (the
- * matches this input touched after each input, every match before each
- * reset).
+ * the connection itself), so a client never hangs; at most one commit
+ * job at a time; the loop ends with no handle or request left over (none
+ * active, and none open but the worker's own); the store's hash chains
+ * verify (the matches this input touched after each input, every match
+ * before each reset).
  *
  * Corpus: tests/fuzz/corpus/dispatch (request streams of each op).
  */
@@ -61,6 +76,11 @@ static const char *const secrets[] = {
 #define TOUCHED_MAX 8
 
 static char         dir[256];
+static arb_keypair_t signing;       /* loaded once */
+static uv_idle_t    worker;         /* runs the queued job */
+static uv_work_t   *job;            /* the one queued, or NULL */
+static int          job_worked;     /* its work is done */
+static int          worker_early;   /* this input's: work at once */
 static char         storedir[300];
 static uv_loop_t    loop;
 static arb_store_t *store;          /* open across inputs */
@@ -69,6 +89,42 @@ static char         tag[3];         /* this input's: two base-36 digits */
 static char        *scorer_matches[2];  /* the scorer token's, tagged */
 static char         touched[TOUCHED_MAX][ARB_STORE_ID_MAX + 1];
 static size_t       ntouched;
+
+/* The loop's turn of the worker: the job's work, then its after-work. */
+static void
+worker_cb(uv_idle_t *h)
+{
+    uv_work_t *w = job;
+
+    uv_idle_stop(h);
+    job = NULL;
+    if (!job_worked)
+        w->work_cb(w);
+    w->after_work_cb(w, 0);
+}
+
+/* Replaces libuv's for this program (see DESIGN).  The commit module
+ * keeps one job in flight at a time: a second one is a bug. */
+int
+uv_queue_work(uv_loop_t *l, uv_work_t *req, uv_work_cb work_cb,
+              uv_after_work_cb after_work_cb)
+{
+    FUZZ_CHECK(job == NULL && work_cb != NULL && after_work_cb != NULL);
+    req->loop = l;
+    req->work_cb = work_cb;
+    req->after_work_cb = after_work_cb;
+    job = req;
+    job_worked = worker_early;
+    if (job_worked)
+        work_cb(req);
+    return uv_idle_start(&worker, worker_cb);
+}
+
+static void
+count_handle(uv_handle_t *h, void *arg)
+{
+    *(size_t *)arg += h != (uv_handle_t *)&worker;
+}
 
 /* Verifies every chain of the store and closes it. */
 static void
@@ -133,6 +189,9 @@ setup(arb_config_t *cfg)
             }
         FUZZ_CHECK(scorer_matches[0] != NULL);
         FUZZ_CHECK(uv_loop_init(&loop) == 0);
+        FUZZ_CHECK(uv_idle_init(&loop, &worker) == 0);
+        FUZZ_CHECK(arb_keys_create(dir, NULL, &why) == 0);
+        FUZZ_CHECK(arb_keys_load(&signing, dir, &why) == 0);
         ready = 1;
     }
     if (store == NULL || inputs == RESET_EVERY) {
@@ -231,7 +290,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dh_conn_t           d;
     arb_buf_t           why = ARB_BUF_INIT, tagged = ARB_BUF_INIT;
     const char         *frame;
-    size_t              len, off, chunk, i;
+    size_t              len, off, chunk, i, handles;
     int                 rc, step, mode, server_closed;
 
     if (size == 0)
@@ -240,12 +299,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&srv, 0, sizeof(srv));
     setup(&srv.cfg);
     srv.cfg.data = dir;
-    FUZZ_CHECK(arb_checkpoint_init(&srv) == 0);
+    srv.signing = signing;
+    srv.have_key = 1;
     srv.loop = &loop;
     srv.store = store;
     dh_conn_open(&d, &srv);
 
     step = (mode & 4) != 0;
+    worker_early = (mode & 8) != 0;
     if (secrets[mode & 3] != NULL) {
         dh_auth(&d, secrets[mode & 3]);
         dh_settle(&d);
@@ -279,6 +340,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(server_closed || d.answers == d.requests);
     dh_conn_close(&d);
     FUZZ_CHECK(d.answers <= d.requests);
+    FUZZ_CHECK(job == NULL && !srv.committing);
+    /* The gathering timer is the server's, not the connection's: closed
+     * with it; then nothing is left in the loop. */
+    arb_commit_close(&srv);
+    while (uv_run(&loop, UV_RUN_NOWAIT) != 0)
+        ;
+    handles = 0;
+    uv_walk(&loop, count_handle, &handles);
+    FUZZ_CHECK(handles == 0);
 
     for (i = 0; i < ntouched; i++) {
         rc = arb_store_verify(store, touched[i], &why);

@@ -158,6 +158,51 @@ test_huge_length(void)
     arb_frame_reader_free(&r);
 }
 
+/* Hostile: a frame declared 16 MiB of which 10 bytes arrive costs a few
+ * KiB, not 16 MiB; the buffer grows with what arrives and the frame still
+ * comes out whole. */
+static void
+test_declared_not_sent(void)
+{
+    size_t             max = 16u << 20, want = max, n, off, k;
+    arb_frame_reader_t r;
+    char               hdr[4], *body;
+    const char        *f;
+    int                rc = 0, over = 0;
+
+    hdr[0] = (char)(want >> 24);
+    hdr[1] = (char)(want >> 16);
+    hdr[2] = (char)(want >> 8);
+    hdr[3] = (char)want;
+    arb_frame_reader_init(&r, max);
+    arb_frame_reader_feed(&r, hdr, 4);
+    CHECK_INT(arb_frame_reader_next(&r, &f, &n), 0);
+    arb_frame_reader_feed(&r, "0123456789", 10);
+    CHECK_INT(arb_frame_reader_next(&r, &f, &n), 0);
+    CHECK(r.body != NULL);
+    CHECK(r.body_cap >= 10 && r.body_cap <= 4096);
+    /* The rest, 64 KiB at a time: grows to the declared length, no more. */
+    body = malloc(want);
+    CHECK(body != NULL);
+    if (body == NULL)
+        return;
+    for (k = 0; k < want; k++)
+        body[k] = (char)('0' + k % 10);
+    for (off = 10; off < want && rc == 0; off += k) {
+        k = want - off < 65536 ? want - off : 65536;
+        over += r.body_cap >= 2 * off + 4096;
+        arb_frame_reader_feed(&r, body + off, k);
+        rc = arb_frame_reader_next(&r, &f, &n);
+    }
+    CHECK_INT(over, 0);
+    CHECK_INT(rc, 1);
+    CHECK_INT(n, want);
+    CHECK(rc == 1 && memcmp(f, body, want) == 0);
+    CHECK_INT(r.body_cap, want);
+    arb_frame_reader_free(&r);
+    free(body);
+}
+
 /* Exactly max is accepted, max + 1 is not, with the default max. */
 static void
 test_max_boundary(void)
@@ -269,6 +314,7 @@ main(void)
     test_feed_undrained();
     test_zero_length();
     test_huge_length();
+    test_declared_not_sent();
     test_max_boundary();
     test_random_stream();
     test_partial_at_eof();
