@@ -211,15 +211,6 @@ cursor_move_locked(arb_repl_t *r)
     arb__repl_wake_loop(r);
 }
 
-/* Under mu: event e is in the stream (with its deal, when it has one). */
-static void
-ev_done_locked(arb_repl_t *r, arb_repl_ev_t *e)
-{
-    e->state = EV_DONE;
-    r->st.published++;
-    cursor_move_locked(r);
-}
-
 /* libnats' ack thread, one PubAck (or failure) at a time.  JetStream
  * acks one connection's publishes in order, so the event is found near
  * the front of what is in flight. */
@@ -250,7 +241,9 @@ ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void *ud)
                 e->state = EV_ACKED;    /* its deal goes before seq 1 */
                 wake = 1;
             } else {
-                ev_done_locked(r, e);
+                e->state = EV_DONE;
+                r->st.published++;
+                cursor_move_locked(r);
             }
         } else {
             e->state = EV_NEW;
@@ -830,7 +823,9 @@ deals(arb_repl_t *r, arb_buf_t *why)
         rc = put_deal(r, e->match, why);
         pthread_mutex_lock(&r->mu);
         if (rc == 0) {
-            ev_done_locked(r, e);
+            e->state = EV_DONE;
+            r->st.published++;
+            cursor_move_locked(r);
         } else {
             e->state = EV_NEW;
             r->wave_failed = 1;
