@@ -88,8 +88,15 @@ cleanup(void)
 static void
 on_alarm(int sig)
 {
+    static const char msg[] = "load: the run outlived its time limit "
+                              "(alarm): a hang is a failure\n";
+    ssize_t           n;
+
     (void)sig;
-    /* A hang is a failure; do not leave a daemon behind. */
+    /* A hang is a failure; do not leave a daemon behind.  Said on stderr
+     * (stdout may be a buffered file that _exit never writes). */
+    n = write(2, msg, sizeof(msg) - 1);
+    (void)n;
     if (load_pid > 0)
         kill(load_pid, SIGKILL);
     _exit(3);
