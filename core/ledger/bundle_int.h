@@ -43,6 +43,10 @@ typedef struct arb__bundle_file {
     arb__bundle_section_t *sections;
 } arb__bundle_file_t;
 
+/* A bundle of fewer event records than this is verified on one thread
+ * (4096; a test sets it to 0 to put every bundle on the threads). */
+extern size_t arb__bundle_par_min;
+
 void arb__bundle_file_clear(arb__bundle_file_t *f);
 
 /* Parses a bundle file into f (zeroed by the caller) without judging the

@@ -333,6 +333,8 @@ verify_match(const arb__bundle_section_t *m,
     return check_contents(m, res);
 }
 
+size_t arb__bundle_par_min = 4096;
+
 typedef struct vpool {
     const arb__bundle_file_t *b;
     const unsigned char      *pk;
@@ -362,13 +364,18 @@ verify_matches(const arb__bundle_file_t *b, const unsigned char *pk,
 {
     vpool_t   p;
     unsigned  nt = arb_chain_threads();
-    size_t    i;
+    size_t    i, nrecs = 0;
     int       rc = 0;
 
+    for (i = 0; i < b->nsections; i++)
+        nrecs += b->sections[i].nrecs;
     if (nt > 16)
         nt = 16;
     if (nt > b->nsections)
         nt = (unsigned)b->nsections;
+    /* A thread costs more to start than a small bundle costs to verify. */
+    if (nrecs < arb__bundle_par_min)
+        nt = 1;
     memset(&p, 0, sizeof(p));
     p.b = b;
     p.pk = pk;

@@ -236,36 +236,58 @@ sort_by_value(arb_tsuku_chip_t c[3])
         }
 }
 
+/* Why c (sorted by value) is not a set: kept out of arb_tsuku_set_make's
+ * way, since the arrangement search tries thousands of groupings that
+ * are not sets and asks for no reason (whylen 0). */
+static void
+set_why(char *why, size_t whylen, const arb_tsuku_chip_t c[3], int reason)
+{
+    char w[3][32];
+    int  i, v[3];
+
+    if (whylen == 0)
+        return;
+    for (i = 0; i < 3; i++) {
+        arb_tsuku_chip_words(w[i], sizeof(w[i]), c[i]);
+        v[i] = arb_tsuku_kind_value(c[i].kind);
+    }
+    if (reason == 0)
+        snprintf(why, whylen, "%s, %s, %s is not a set: colours differ",
+                 w[0], w[1], w[2]);
+    else if (reason == 1)
+        snprintf(why, whylen, "%s, %s, %s is not a set yet: three purple "
+                 "chips play as one colour chosen when the set is shown "
+                 "(P%db+P%db+P%db or P%dr+P%dr+P%dr)", w[0], w[1], w[2],
+                 v[0], v[1], v[2], v[0], v[1], v[2]);
+    else
+        snprintf(why, whylen, "%s, %s, %s is not a set: the values %d, %d, "
+                 "%d are neither equal nor consecutive", w[0], w[1], w[2],
+                 v[0], v[1], v[2]);
+}
+
 int
 arb_tsuku_set_make(arb_tsuku_set_t *out, const arb_tsuku_chip_t in[3],
                    char *why, size_t whylen)
 {
     arb_tsuku_chip_t c[3];
-    char             w[3][32];
     int              i, col = ARB_TSUKU_ANY, pc, v[3];
 
     memcpy(c, in, sizeof(c));
     sort_by_value(c);
-    for (i = 0; i < 3; i++) {
-        arb_tsuku_chip_words(w[i], sizeof(w[i]), c[i]);
+    for (i = 0; i < 3; i++)
         v[i] = arb_tsuku_kind_value(c[i].kind);
-    }
     for (i = 0; i < 3; i++) {
         pc = played_colour(c[i]);
         if (pc == ARB_TSUKU_ANY)
             continue;
         if (col != ARB_TSUKU_ANY && pc != col) {
-            snprintf(why, whylen, "%s, %s, %s is not a set: colours differ",
-                     w[0], w[1], w[2]);
+            set_why(why, whylen, c, 0);
             return ARB_EILLEGAL;
         }
         col = pc;
     }
     if (col == ARB_TSUKU_ANY) {
-        snprintf(why, whylen, "%s, %s, %s is not a set yet: three purple "
-                 "chips play as one colour chosen when the set is shown "
-                 "(P%db+P%db+P%db or P%dr+P%dr+P%dr)", w[0], w[1], w[2],
-                 v[0], v[1], v[2], v[0], v[1], v[2]);
+        set_why(why, whylen, c, 1);
         return ARB_EILLEGAL;
     }
     if (v[0] == v[1] && v[1] == v[2]) {
@@ -275,9 +297,7 @@ arb_tsuku_set_make(arb_tsuku_set_t *out, const arb_tsuku_chip_t in[3],
         out->form = ARB_TSUKU_RUN;
         out->value = col == ARB_TSUKU_BLUE ? v[0] : v[2];
     } else {
-        snprintf(why, whylen, "%s, %s, %s is not a set: the values %d, %d, "
-                 "%d are neither equal nor consecutive", w[0], w[1], w[2],
-                 v[0], v[1], v[2]);
+        set_why(why, whylen, c, 2);
         return ARB_EILLEGAL;
     }
     for (i = 0; i < 3; i++)

@@ -81,7 +81,8 @@ typedef struct arb_tsuku_set {
 /* Judges three chips as a set.  A purple chip takes the colour of the
  * others; one that names another colour, or three purple chips naming
  * none, is refused.  0 with *out filled, or ARB_EILLEGAL with why =
- * "blue 4, red 5, blue 6 is not a set: colours differ". */
+ * "blue 4, red 5, blue 6 is not a set: colours differ" (why may be NULL
+ * with whylen 0: no reason is written). */
 int  arb_tsuku_set_make(arb_tsuku_set_t *out, const arb_tsuku_chip_t in[3],
                         char *why, size_t whylen);
 /* "B4+P5b+B6": out needs ARB_TSUKU_SET_TEXT bytes. */

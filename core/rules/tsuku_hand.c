@@ -241,7 +241,6 @@ try_split(found_t *f, const arb_tsuku_arr_t *base,
     arb_tsuku_arr_t  a;
     int              purple[ARB_TSUKU_FULL], np = 0, i, g, m, fill[2];
     unsigned         mask;
-    char             why[200];
 
     for (i = 0; i < n; i++)
         if (arb_tsuku_kind_colour(chips[i].kind) == ARB_TSUKU_PURPLE)
@@ -261,8 +260,7 @@ try_split(found_t *f, const arb_tsuku_arr_t *base,
                 in[g - 1][fill[g - 1]++] = c[i];
         }
         for (m = 0; m < nsets; m++) {
-            if (arb_tsuku_set_make(&a.sets[a.nsets], in[m], why,
-                                   sizeof(why)) != 0)
+            if (arb_tsuku_set_make(&a.sets[a.nsets], in[m], NULL, 0) != 0)
                 break;
             a.nsets++;
         }
