@@ -259,30 +259,14 @@ check_setup(const arb_setup_t *s, arb_buf_t *why)
     return check_deal(&s->deal, why, "event.setup.deal");
 }
 
-int
-arb_event_check(const arb_event_t *ev, arb_buf_t *why)
+/* The fields ev's kind requires and forbids (kind_fields). */
+static int
+check_fields(const arb_event_t *ev, arb_buf_t *why)
 {
-    const unsigned char *rule;
-    const char          *kname;
-    int                  rc, f, present;
+    const unsigned char *rule = kind_fields[ev->kind];
+    const char          *kname = arb_event_kind_name(ev->kind);
+    int                  f, present;
 
-    if (ev->kind < 0 || ev->kind >= ARB_EV_KIND_MAX)
-        return arb_mp_fail(why, ARB_EINVAL, "event.kind: unknown kind %d",
-                           ev->kind);
-    rule = kind_fields[ev->kind];
-    kname = arb_event_kind_name(ev->kind);
-    if (ev->kind == ARB_EV_OPEN && ev->seq != 0)
-        return arb_mp_fail(why, ARB_EINVAL,
-                           "event.seq: an open event is seq 0, not %llu",
-                           (unsigned long long)ev->seq);
-    if (ev->time_ms < 0)
-        return arb_mp_fail(why, ARB_EINVAL, "event.time: negative");
-    if (ev->actor != NULL
-        && (rc = check_str(ev->actor, 1, why, "event.actor")) != 0)
-        return rc;
-    if (ev->client_id != NULL
-        && (rc = check_str(ev->client_id, 1, why, "event.cid")) != 0)
-        return rc;
     for (f = 0; f < KF_N; f++) {
         switch (f) {
         case KF_PLAYER: present = ev->player != NULL; break;
@@ -302,6 +286,62 @@ arb_event_check(const arb_event_t *ev, arb_buf_t *why)
                                "event.%s: not allowed for kind \"%s\"",
                                kf_names[f], kname);
     }
+    return 0;
+}
+
+/* Everything of ev but its strings' contents: its kind, seq and time. */
+static int
+check_frame(const arb_event_t *ev, arb_buf_t *why)
+{
+    if (ev->kind < 0 || ev->kind >= ARB_EV_KIND_MAX)
+        return arb_mp_fail(why, ARB_EINVAL, "event.kind: unknown kind %d",
+                           ev->kind);
+    if (ev->kind == ARB_EV_OPEN && ev->seq != 0)
+        return arb_mp_fail(why, ARB_EINVAL,
+                           "event.seq: an open event is seq 0, not %llu",
+                           (unsigned long long)ev->seq);
+    if (ev->time_ms < 0)
+        return arb_mp_fail(why, ARB_EINVAL, "event.time: negative");
+    return 0;
+}
+
+int
+arb__event_check_walked(const arb_event_t *ev)
+{
+    size_t i;
+
+    if (check_frame(ev, NULL) != 0 || check_fields(ev, NULL) != 0
+        || ev->setup != NULL || ev->nargs > ARB_ARGS_MAX
+        || (ev->nargs > 0 && ev->args == NULL))
+        return -1;
+    /* check_str's "nonempty" fields; the walker checked every string's
+     * length, NUL bytes and UTF-8 as it read it. */
+    if ((ev->actor != NULL && ev->actor[0] == '\0')
+        || (ev->client_id != NULL && ev->client_id[0] == '\0')
+        || (ev->player != NULL && ev->player[0] == '\0')
+        || (ev->verb != NULL && ev->verb[0] == '\0'))
+        return -1;
+    for (i = 0; i < ev->nargs; i++)
+        if (ev->args[i] == NULL)
+            return -1;
+    return 0;
+}
+
+int
+arb_event_check(const arb_event_t *ev, arb_buf_t *why)
+{
+    int rc;
+
+    if ((rc = check_frame(ev, why)) != 0)
+        return rc;
+    if (ev->actor != NULL
+        && (rc = check_str(ev->actor, 1, why, "event.actor")) != 0)
+        return rc;
+    if (ev->client_id != NULL
+        && (rc = check_str(ev->client_id, 1, why, "event.cid")) != 0)
+        return rc;
+    if ((rc = check_fields(ev, why)) != 0)
+        return rc;
     if (ev->player != NULL
         && (rc = check_str(ev->player, 1, why, "event.player")) != 0)
         return rc;

@@ -16,6 +16,7 @@ enum {
     EK_ARGS, EK_TARGET, EK_TEXT, EK_SETUP, EK_N
 };
 extern const char *const arb__ev_keys[EK_N];
+extern const unsigned char arb__ev_key_len[EK_N];   /* strlen of each */
 
 /* Reads an event without a setup straight from its canonical bytes: no
  * msgpack object tree, no re-encoding.  It accepts only bytes that are
@@ -33,6 +34,12 @@ int arb__event_walk(arb_event_t *ev, const unsigned char *p, size_t len);
 int    arb__event_walk_in(arb_event_t *ev, const unsigned char *p,
                           size_t len, char *mem);
 size_t arb__event_walk_room(size_t len);
+
+/* 0 when an event the walker read (strings already checked for length,
+ * NUL bytes and UTF-8, no setup) is one arb_event_check() accepts, else
+ * -1: the rest of arb_event_check's rules, without a second pass over
+ * the strings and without wording a refusal. */
+int arb__event_check_walked(const arb_event_t *ev);
 
 /* The full decoder behind arb_event_decode(): a msgpack object tree,
  * field by field, then a re-encoding compared byte for byte.  Same

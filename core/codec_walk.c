@@ -18,6 +18,7 @@
 #include "core/codec.h"
 #include "core/codec_int.h"
 #include "core/limits.h"
+#include "core/mp.h"
 
 /* mem, when not NULL, receives the strings and the args array instead
  * of malloc (arb_event_decode_scratch): room for ARGS_ROOM pointers, then
@@ -63,7 +64,7 @@ rd_uint(rd_t *r, uint64_t *out)
 }
 
 /* A str in its shortest header, within the codec's limits, without NUL
- * (arb_mp_str's rules; UTF-8 is left to arb_event_check). */
+ * and in UTF-8 (arb_mp_str's and arb_event_check's rules). */
 static int
 rd_str(rd_t *r, const unsigned char **s, size_t *n)
 {
@@ -88,7 +89,7 @@ rd_str(rd_t *r, const unsigned char **s, size_t *n)
         return -1;      /* str32 is over ARB_STR_MAX anyway */
     }
     if (*n > ARB_STR_MAX || need(r, *n) != 0
-        || (*n > 0 && memchr(r->p, 0, *n) != NULL))
+        || !arb_mp_text_valid((const char *)r->p, *n))
         return -1;
     *s = r->p;
     r->p += *n;
@@ -115,16 +116,21 @@ dup_str(rd_t *r)
     return d;
 }
 
+/* The keys' lengths (test_codec checks them against arb__ev_keys). */
+const unsigned char arb__ev_key_len[EK_N] = { 1, 4, 3, 4, 5, 3, 6, 4, 4, 6,
+                                              4, 5 };
+
 /* The key after key number `last`, as a fixstr. */
 static int
 rd_key(rd_t *r, int last)
 {
     const unsigned char *s;
-    size_t               n;
+    size_t               n, i;
     int                  k;
 
-    /* A key is a short fixstr of ASCII: no NUL scan, and the first byte
-     * rules out most candidates before a comparison. */
+    /* A key is a short fixstr of ASCII: no NUL scan, and its length and
+     * first byte rule out most candidates before a comparison (a few
+     * bytes: a loop, not a call). */
     if (need(r, 1) != 0 || (*r->p & 0xe0) != 0xa0)
         return -1;
     n = *r->p++ & 0x1f;
@@ -132,11 +138,14 @@ rd_key(rd_t *r, int last)
         return -1;
     s = r->p;
     r->p += n;
-    for (k = last + 1; k < EK_N; k++)
-        if (arb__ev_keys[k][0] == (char)s[0]
-            && strlen(arb__ev_keys[k]) == n
-            && memcmp(arb__ev_keys[k], s, n) == 0)
+    for (k = last + 1; k < EK_N; k++) {
+        if (arb__ev_key_len[k] != n || arb__ev_keys[k][0] != (char)s[0])
+            continue;
+        for (i = 1; i < n && arb__ev_keys[k][i] == (char)s[i]; i++)
+            ;
+        if (i == n)
             return k;
+    }
     return -1;
 }
 
@@ -194,7 +203,6 @@ walk(arb_event_t *ev, const unsigned char *p, size_t len, char *mem)
 {
     rd_t           r = { p, p + len, mem, ARGS_ROOM * sizeof(char *) };
     const unsigned char *s;
-    char           kind[16];
     uint64_t       u;
     size_t         n, i, sn;
     int            k = -1, seen[EK_N] = { 0 };
@@ -214,11 +222,9 @@ walk(arb_event_t *ev, const unsigned char *p, size_t len, char *mem)
                 goto fail;
             break;
         case EK_KIND:
-            if (rd_str(&r, &s, &sn) != 0 || sn >= sizeof(kind))
+            if (rd_str(&r, &s, &sn) != 0)
                 goto fail;
-            memcpy(kind, s, sn);
-            kind[sn] = '\0';
-            ev->kind = arb_event_kind_parse(kind);
+            ev->kind = arb_event_kind_parse_n((const char *)s, sn);
             if (ev->kind < 0)
                 goto fail;
             break;
@@ -265,7 +271,7 @@ walk(arb_event_t *ev, const unsigned char *p, size_t len, char *mem)
     }
     if (r.p != r.end || !seen[EK_V] || !seen[EK_KIND] || !seen[EK_SEQ]
         || seen[EK_TARGET] != arb_event_takes_target(ev->kind)
-        || arb_event_check(ev, NULL) != 0)
+        || arb__event_check_walked(ev) != 0)
         goto fail;
     return 0;
 

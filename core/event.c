@@ -19,10 +19,19 @@ arb_event_kind_name(int kind)
 int
 arb_event_kind_parse(const char *name)
 {
+    return arb_event_kind_parse_n(name, strlen(name));
+}
+
+int
+arb_event_kind_parse_n(const char *name, size_t n)
+{
     int i;
 
+    if (n == 0)
+        return -1;
     for (i = 0; i < ARB_EV_KIND_MAX; i++)
-        if (strcmp(name, kind_names[i]) == 0)
+        if (kind_names[i][0] == name[0] && strlen(kind_names[i]) == n
+            && memcmp(name, kind_names[i], n) == 0)
             return i;
     return -1;
 }

@@ -94,6 +94,7 @@ typedef struct arb_event {
 /* Kind names as written in transcripts and on the wire ("move", "void"). */
 const char *arb_event_kind_name(int kind);
 int         arb_event_kind_parse(const char *name);   /* kind or -1 */
+int         arb_event_kind_parse_n(const char *name, size_t n);  /* same */
 
 void arb_setup_clear(arb_setup_t *s);
 void arb_event_clear(arb_event_t *e);

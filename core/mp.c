@@ -308,6 +308,29 @@ arb_mp_fields(const msgpack_object *map, const char *const *keys,
 }
 
 int
+arb_mp_text_valid(const char *s, size_t n)
+{
+    const uint64_t lo = 0x0101010101010101u, hi = 0x8080808080808080u;
+    size_t         i = 0;
+    uint64_t       w;
+
+    for (; n - i >= 8; i += 8) {
+        memcpy(&w, s + i, 8);
+        /* A byte with its top bit set, or a zero byte: the slow path. */
+        if ((w & hi) != 0 || ((w - lo) & ~w & hi) != 0)
+            break;
+    }
+    for (; i < n; i++) {
+        if ((unsigned char)s[i] >= 0x80)
+            return memchr(s + i, 0, n - i) == NULL
+                   && arb_mp_utf8_valid(s + i, n - i);
+        if (s[i] == '\0')
+            return 0;
+    }
+    return 1;
+}
+
+int
 arb_mp_utf8_valid(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;

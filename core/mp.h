@@ -114,6 +114,11 @@ int arb_mp_int(const msgpack_object *o, int64_t *out, arb_buf_t *why,
  * surrogates, nothing above U+10FFFF), else 0. */
 int arb_mp_utf8_valid(const char *s, size_t n);
 
+/* 1 when s[0..n) is well-formed UTF-8 without a NUL byte (what a stored
+ * string may hold), else 0.  Reads ASCII eight bytes at a time: replay
+ * checks every string of every event it reads. */
+int arb_mp_text_valid(const char *s, size_t n);
+
 /* Overwrites `why` (when not NULL) with the formatted message and returns
  * rc, so that error paths read `return arb_mp_fail(why, ARB_EPROTO, ...)`. */
 int arb_mp_fail(arb_buf_t *why, int rc, const char *fmt, ...)

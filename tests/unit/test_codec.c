@@ -961,6 +961,8 @@ test_decode_rejects(void)
     REJECT(ARB_EPROTO, "empty message");
 }
 
+static void test_text_valid(void);
+
 /* ---- the mutation sweep --------------------------------------------- */
 
 /* Decodes `p`; an accepted input must re-encode to exactly itself and a
@@ -1256,6 +1258,47 @@ test_mp_helpers(void)
     CHECK_INT(arb_mp_utf8_valid("\xe0\x80\xaf", 3), 0);       /* overlong */
     CHECK_INT(arb_mp_utf8_valid("\x80", 1), 0);
     CHECK_INT(arb_mp_utf8_valid("\xf8\x88\x80\x80\x80", 5), 0);
+    test_text_valid();
+}
+
+/* arb_mp_text_valid is UTF-8 without NUL, whatever the string's length
+ * and wherever its NUL or non-ASCII byte sits (its word-at-a-time path
+ * and the byte path meet at every offset). */
+static void
+test_text_valid(void)
+{
+    static const unsigned char odd[] = { 0x00, 0x80, 0xc3, 0xe0, 0xff, 0x7f };
+    char          s[40];
+    size_t        n, at, k, bad = 0;
+    unsigned      x = 12345;
+    int           want;
+
+    for (k = 0; k < EK_N; k++)
+        CHECK_INT(arb__ev_key_len[k], strlen(arb__ev_keys[k]));
+    CHECK_INT(arb_mp_text_valid("", 0), 1);
+    CHECK_INT(arb_mp_text_valid("abcdefgh12345678", 16), 1);
+    CHECK_INT(arb_mp_text_valid("abcdefgh\xc3\xa9", 10), 1);
+    CHECK_INT(arb_mp_text_valid("abcdefg\0", 8), 0);
+    CHECK_INT(arb_mp_text_valid("abcdefgh\xc3\xa9\0", 11), 0);
+    for (n = 0; n <= 32; n++)
+        for (at = 0; at < n; at++)
+            for (k = 0; k < sizeof(odd); k++) {
+                memset(s, 'a', n);
+                s[at] = (char)odd[k];
+                want = arb_mp_utf8_valid(s, n) && memchr(s, 0, n) == NULL;
+                bad += arb_mp_text_valid(s, n) != want;
+            }
+    for (k = 0; k < 20000; k++) {       /* random mixes */
+        n = k % 33;
+        for (at = 0; at < n; at++) {
+            x = x * 1103515245u + 12345u;
+            s[at] = (char)((x >> 16) % 5 == 0 ? (x >> 8) & 0xff
+                                              : 'a' + (x >> 20) % 26);
+        }
+        want = arb_mp_utf8_valid(s, n) && memchr(s, 0, n) == NULL;
+        bad += arb_mp_text_valid(s, n) != want;
+    }
+    CHECK_INT((long long)bad, 0);
 }
 
 int
