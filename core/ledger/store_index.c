@@ -527,6 +527,25 @@ ix_step(arb_store_t *s, uint64_t upto, arb_buf_t *why)
     return rc;
 }
 
+/* ts = now + ms, for pthread_cond_timedwait (CLOCK_REALTIME). */
+static void
+deadline(struct timespec *ts, long ms)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_nsec += (ms % 1000) * 1000000L;
+    ts->tv_sec += ms / 1000 + ts->tv_nsec / 1000000000L;
+    ts->tv_nsec %= 1000000000L;
+}
+
+/* Returns the heap's free pages to the system (glibc keeps them). */
+static void
+idle_trim(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
 static void *
 ix_main(void *arg)
 {
@@ -538,17 +557,32 @@ ix_main(void *arg)
 
     pthread_mutex_lock(&s->tail.lock);
     while (!s->stop) {
-        if (s->tail.hi <= s->mark || atomic_load(&s->ix_failed)) {
+        if (atomic_load(&s->ix_failed)
+            || (s->tail.hi <= s->mark && s->untrimmed == 0)) {
             pthread_cond_wait(&s->tail.cond, &s->tail.lock);
+            continue;
+        }
+        if (s->tail.hi <= s->mark) {
+            /* Caught up with heap left to return: once no record has come
+             * for IX_DELAY_MS, the daemon is idle and trimming costs
+             * nobody anything; what it holds then no longer depends on
+             * how many records the last trims happened to leave. */
+            deadline(&ts, IX_DELAY_MS);
+            if (pthread_cond_timedwait(&s->tail.cond, &s->tail.lock, &ts)
+                    == ETIMEDOUT
+                && s->tail.hi <= s->mark && !s->stop) {
+                s->untrimmed = 0;
+                s->idle_trims++;
+                pthread_mutex_unlock(&s->tail.lock);
+                idle_trim();
+                pthread_mutex_lock(&s->tail.lock);
+            }
             continue;
         }
         /* Let records gather: one index commit per IX_DELAY_MS or per
          * half a chunk, whichever comes first.  Appends wake us on every
          * commit, so wait for the deadline, not for the first wake-up. */
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += (IX_DELAY_MS % 1000) * 1000000L;
-        ts.tv_sec += IX_DELAY_MS / 1000 + ts.tv_nsec / 1000000000L;
-        ts.tv_nsec %= 1000000000L;
+        deadline(&ts, IX_DELAY_MS);
         while (!s->stop && !s->flush && s->tail.hi - s->mark < IX_CHUNK / 2
                && pthread_cond_timedwait(&s->tail.cond, &s->tail.lock,
                                          &ts) == 0)
@@ -576,16 +610,14 @@ ix_main(void *arg)
             s->untrimmed += upto - s->mark;
             s->mark = upto;
             arb__tail_trim(&s->tail, upto);
-#ifdef __GLIBC__
             /* glibc keeps freed heap (the tail just trimmed) mapped.
              * Returned once a few MiB of it are free, not after every
              * step: each trim unmaps pages (a TLB flush on every CPU)
              * that the next appends fault back in. */
             if (s->untrimmed >= IX_TRIM_RECORDS) {
-                malloc_trim(0);
+                idle_trim();
                 s->untrimmed = 0;
             }
-#endif
             s->ix_commits++;
         }
         if (s->tail.hi <= s->mark)

@@ -134,6 +134,7 @@ struct arb_store {
     uint64_t          ix_commits;   /* under tail.lock */
     uint64_t          untrimmed;    /* under tail.lock: records trimmed
                                        from the tail since malloc_trim */
+    uint64_t          idle_trims;   /* under tail.lock: trims when idle */
     uint64_t          ix_rebuilt;   /* records indexed at open */
     char              ix_why[256];  /* under tail.lock */
     /* arb_store_stats' timing of appends: written under wlock, read by
