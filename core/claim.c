@@ -125,14 +125,17 @@ loc_in(const loc_t *l, size_t step)
     return sub;
 }
 
-/* "line L, column C: " for values read from a file, "" for an event. */
-static void
+/* "line L, column C: " for values read from a file, "" for an event.
+ * It reads the text again from its start, so it is called only to word
+ * a refusal: once per value read, it made a claim's reading quadratic. */
+static const char *
 where(char *out, size_t n, const loc_t *l)
 {
     if (l->text != NULL)
         arb_json_where(out, n, l->text, l->len, l->path, l->depth);
     else
         out[0] = '\0';
+    return out;
 }
 
 /* The first control character of a field's name or string values. */
@@ -161,18 +164,18 @@ add_field_jv(arb_claim_t *c, arb_record_t *rec, const char *key,
     size_t      i, n;
     int         rc, ch;
 
-    where(at, sizeof(at), l);
     if (*key == '\0')
         return arb__claim_fail(why, ARB_EINVAL, "%s%s: a field name is empty",
-                               at, path);
+                               where(at, sizeof(at), l), path);
     for (i = 0; i < rec->nfields; i++)
         if (strcmp(rec->fields[i].key, key) == 0)
-            return arb__claim_fail(why, ARB_EINVAL, "%s%s.%s: given twice", at,
-                                   path, key);
+            return arb__claim_fail(why, ARB_EINVAL, "%s%s.%s: given twice",
+                                   where(at, sizeof(at), l), path, key);
     if (l->text != NULL && (ch = control_of(key, v)) >= 0)
         return arb__claim_fail(why, ARB_EINVAL, "%s%s.%s: a control "
                                "character (U+%04X) has no place in a claim",
-                               at, path, key, (unsigned)ch);
+                               where(at, sizeof(at), l), path, key,
+                               (unsigned)ch);
     k = arb__claim_intern(c, key);
     if (k == NULL)
         return arb__claim_fail(why, ARB_ENOMEM, "out of memory");
@@ -211,7 +214,8 @@ add_field_jv(arb_claim_t *c, arb_record_t *rec, const char *key,
         return arb__claim_fail(why, ARB_EINVAL,
                                "%s%s.%s: expected an integer, a "
                                "string or a list of strings, got %s",
-                               at, path, key, arb_json_type_name(v));
+                               where(at, sizeof(at), l), path, key,
+                               arb_json_type_name(v));
     }
     return rc != 0 ? arb__claim_fail(why, rc, "out of memory") : 0;
 }
@@ -275,26 +279,29 @@ add_totals_jv(arb_claim_t *c, const json_t *o, const loc_t *l, arb_buf_t *why)
     size_t      i = 0;
     int         rc, ch;
 
-    where(at, sizeof(at), l);
     if (!json_is_object(o))
         return arb__claim_fail(why, ARB_EINVAL, "%stotals: expected an object "
-                    "{\"player\": points, ...}, got %s", at,
-                    arb_json_type_name(o));
+                    "{\"player\": points, ...}, got %s",
+                    where(at, sizeof(at), l), arb_json_type_name(o));
     json_object_foreach((json_t *)o, key, v) {
         loc_t lv = loc_in(l, i++);
 
-        where(at, sizeof(at), &lv);
         if (l->text != NULL && (ch = control_in(key)) >= 0)
             return arb__claim_fail(why, ARB_EINVAL, "%stotals: a control "
-                                   "character (U+%04X) in a name", at,
-                                   (unsigned)ch);
+                                   "character (U+%04X) in a name",
+                                   where(at, sizeof(at), &lv), (unsigned)ch);
         if (!json_is_integer(v))
             return arb__claim_fail(why, ARB_EINVAL,
                                    "%stotals.%s: expected an integer,"
-                                   " got %s",
-                                   at, key, arb_json_type_name(v));
-        rc = arb__claim_add_total(c, key, (int64_t)json_integer_value(v), at,
+                                   " got %s", where(at, sizeof(at), &lv),
+                                   key, arb_json_type_name(v));
+        rc = arb__claim_add_total(c, key, (int64_t)json_integer_value(v), "",
                                   why);
+        /* A refused name is refused again, changing nothing: this time
+         * with its place, found only now (see where). */
+        if (rc == ARB_EINVAL)
+            rc = arb__claim_add_total(c, key, (int64_t)json_integer_value(v),
+                                      where(at, sizeof(at), &lv), why);
         if (rc != 0)
             return rc;
     }
@@ -332,12 +339,12 @@ arb_claim_parse_json(arb_claim_t *c, const char *text, size_t len,
     rc = arb_json_parse(&doc, text, len, why);
     if (rc != 0)
         return rc;
-    where(at, sizeof(at), &top);
     if (!json_is_object(doc)) {
         rc = arb__claim_fail(why, ARB_EINVAL,
                              "%sa claim is an object {\"records\": "
                              "[...], \"totals\": {...}}, not %s",
-                             at, arb_json_type_name(doc));
+                             where(at, sizeof(at), &top),
+                             arb_json_type_name(doc));
         goto fail;
     }
     i = 0;
@@ -360,8 +367,9 @@ arb_claim_parse_json(arb_claim_t *c, const char *text, size_t len,
     recs = json_object_get(doc, "records");
     tot = json_object_get(doc, "totals");
     if (recs == NULL || tot == NULL) {
-        rc = arb__claim_fail(why, ARB_EINVAL, "%sa claim needs \"%s\"", at,
-                  recs == NULL ? "records" : "totals");
+        rc = arb__claim_fail(why, ARB_EINVAL, "%sa claim needs \"%s\"",
+                             where(at, sizeof(at), &top),
+                             recs == NULL ? "records" : "totals");
         goto fail;
     }
     l = loc_in(&top, member_ordinal(doc, "records"));

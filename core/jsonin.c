@@ -4,6 +4,7 @@
  * line and column (for messages) and to find a number with a fraction or
  * an exponent.  The walk trusts the text to be valid JSON: it only skips.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "core/err.h"
@@ -91,6 +92,14 @@ walk_init(walk_t *w, const char *text, size_t len)
         w->p = w->line_start = text + 3;        /* no column of its own */
 }
 
+static atomic_size_t where_calls;
+
+size_t
+arb_json_where_calls(void)
+{
+    return atomic_load_explicit(&where_calls, memory_order_relaxed);
+}
+
 void
 arb_json_where(char *out, size_t n, const char *text, size_t len,
                const size_t *path, size_t depth)
@@ -99,6 +108,7 @@ arb_json_where(char *out, size_t n, const char *text, size_t len,
     size_t d, i;
     int    obj;
 
+    atomic_fetch_add_explicit(&where_calls, 1, memory_order_relaxed);
     walk_init(&w, text, len);
     for (d = 0; d < depth; d++) {
         skip_blanks(&w);

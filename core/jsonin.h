@@ -37,6 +37,10 @@ const char *arb_json_type_name(const json_t *v);
 /* Writes "line L, column C: " for the value at path inside text, a text
  * arb_json_parse() accepted: path[i] is an array index or an object
  * member's ordinal in document order (json_object_foreach's order). */
+/* It walks text from its start: a caller calls it to word a refusal, not
+ * for every value it reads (arb_json_where_calls() counts the calls in
+ * this process, for the tests that hold a reader to that). */
+size_t arb_json_where_calls(void);
 void arb_json_where(char *out, size_t n, const char *text, size_t len,
                     const size_t *path, size_t depth);
 
