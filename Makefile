@@ -166,19 +166,20 @@ asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test; \
 	rc=$$?; rm -f $(BINS); exit $$rc
 
-# make fuzz FUZZ_SECS=N [FUZZ_RUNS=M]: every harness built with clang's
-# libFuzzer under ASan+UBSan in build-fuzz/, then run for N seconds each (or
-# M executions, when that comes first), one at a time.
+# make fuzz FUZZ_SECS=N [FUZZ_RUNS=M] [FUZZ_JOBS=J]: every harness built
+# with clang's libFuzzer under ASan+UBSan in build-fuzz/, then run for N
+# seconds each (or M executions, when that comes first), J at a time.
 FUZZ_CC   ?= clang-14
 FUZZ_SECS ?= 60
 FUZZ_RUNS ?=
+FUZZ_JOBS ?= 1
 fuzz:
 	@sh .ci/deps fuzz
 	$(MAKE) CC=$(FUZZ_CC) BUILD=build-fuzz FUZZ_MAIN= \
 	    FUZZ_LDFLAGS=-fsanitize=fuzzer \
 	    OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    fuzzers
-	@FUZZ_RUNS=$(FUZZ_RUNS) sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECS)
+	@FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_JOBS=$(FUZZ_JOBS) sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECS)
 fuzzers: deps-check $(FUZZERS)
 
 bench: all

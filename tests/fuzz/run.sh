@@ -9,7 +9,8 @@
 # the harness's dictionary; tests/fuzz/NAME.options, when present, holds
 # libFuzzer flags of its own (one line).  With FUZZ_RUNS=N in the
 # environment a harness also stops after N executions (whichever of the two
-# limits comes first).
+# limits comes first).  With FUZZ_JOBS=N (default 1) N harnesses run at
+# once, one per CPU: the names are dealt out to N queues.
 BUILD=${1:?usage: run.sh BUILD SECS [NAME...]}
 SECS=${2:?usage: run.sh BUILD SECS [NAME...]}
 shift 2
@@ -24,8 +25,9 @@ fi
 # the same checks, at a fraction of the memory and page faults of a long run.
 ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=16:malloc_context_size=8}
 export ASAN_OPTIONS
-bad=""
-for n in $names; do
+# one NAME: runs harness NAME; its summary line goes to its summary file.
+one() {
+    n=$1
     h=$BUILD/tests/fuzz_$n
     w=$BUILD/fuzz/$n
     mkdir -p "$w/corpus"
@@ -41,10 +43,34 @@ for n in $names; do
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$w/log")
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$w/log")
     printf 'fuzz_%-12s %12s executions %8s exec/s  %s\n' "$n" \
-        "${execs:-?}" "${speed:-?}" "$([ $rc -eq 0 ] && echo ok || echo FAILED)"
+        "${execs:-?}" "${speed:-?}" "$([ $rc -eq 0 ] && echo ok || echo FAILED)" \
+        > "$w/summary"
     if [ $rc -ne 0 ]; then
+        grep -m 5 -E 'ERROR|invariant|SUMMARY|artifact' "$w/log" >> "$w/summary"
+    fi
+}
+jobs=${FUZZ_JOBS:-1}
+case $jobs in ''|*[!0-9]*|0) echo "FUZZ_JOBS: a positive number, not '$jobs'"; exit 1;; esac
+for n in $names; do rm -f "$BUILD/fuzz/$n/summary"; done
+q=0
+while [ "$q" -lt "$jobs" ]; do
+    (   i=0
+        for n in $names; do
+            [ $((i % jobs)) -eq "$q" ] && one "$n"
+            i=$((i + 1))
+        done ) &
+    q=$((q + 1))
+done
+wait
+bad=""
+for n in $names; do
+    f=$BUILD/fuzz/$n/summary
+    if [ -f "$f" ]; then
+        cat "$f"
+        grep -q ' ok$' "$f" || bad="$bad $n"
+    else
+        echo "fuzz_$n: no result"
         bad="$bad $n"
-        grep -m 5 -E 'ERROR|invariant|SUMMARY|artifact' "$w/log"
     fi
 done
 [ -z "$bad" ] || { echo "fuzz failures:$bad (logs in $BUILD/fuzz/NAME/log)"; exit 1; }
