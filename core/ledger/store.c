@@ -755,10 +755,12 @@ static int
 batch_publish(arb_store_t *s, batch_t *b, arb_buf_t *why)
 {
     arb__rec_t r;
+    uint64_t   hi_before;
     size_t     i;
     int        rc = 0;
 
     pthread_mutex_lock(&s->tail.lock);
+    hi_before = s->tail.hi;
     for (i = 0; i < b->n && rc == 0; i++) {
         const arb_append_t *e = &b->v[i];
         bmatch_t           *bm = &b->m[b->mof[i]];
@@ -780,8 +782,7 @@ batch_publish(arb_store_t *s, batch_t *b, arb_buf_t *why)
         rc = arb__tail_add(&s->tail, &r, bm->known == 1 ? &bm->base : NULL,
                            why);
     }
-    /* Wakes the index writer (and anyone waiting for the index). */
-    pthread_cond_broadcast(&s->tail.cond);
+    arb__ix_notify(s, hi_before);
     pthread_mutex_unlock(&s->tail.lock);
     return rc;
 }

@@ -135,6 +135,8 @@ struct arb_store {
     uint64_t          untrimmed;    /* under tail.lock: records trimmed
                                        from the tail since malloc_trim */
     uint64_t          idle_trims;   /* under tail.lock: trims when idle */
+    uint64_t          ix_wakeups;   /* under tail.lock: woken while
+                                       gathering, before the deadline */
     uint64_t          ix_rebuilt;   /* records indexed at open */
     char              ix_why[256];  /* under tail.lock */
     /* arb_store_stats' timing of appends: written under wlock, read by
@@ -229,6 +231,9 @@ uint64_t arb__tail_pos(const arb__tmatch_t *m, uint64_t seq);
 /* store_index.c */
 int      arb__ix_open(arb_store_t *s, arb_buf_t *why);
 void     arb__ix_close(arb_store_t *s);
+/* Under tail.lock, once a commit's records joined the tail (which held up
+ * to hi_before): wakes the index writer if it waits for them. */
+void     arb__ix_notify(arb_store_t *s, uint64_t hi_before);
 /* store_rebuild.c: builds the empty index from log records 1..last in
  * key order, with the mark, in one transaction.  ARB_ETOOBIG (more than
  * ARB__BULK_MAX records) or ARB_EEXIST (the index is not empty): nothing
