@@ -688,8 +688,11 @@ arb_transcript_event_line(arb_buf_t *b, const arb_event_t *ev)
             arb_buf_putc(b, ' ');
             put_token(b, ev->args[0]);
             arb_buf_putc(b, ' ');
+            /* The cards were read as words joined by single blanks: a
+             * word holding a blank or a quote (`"K "`) goes back as one
+             * quoted word, or it would read back otherwise. */
             if (strcmp(ev->args[0], "order") == 0)
-                put_words(b, ev->args[1]);
+                put_text(b, ev->args[1]);
             else
                 put_token(b, ev->args[1]);
         }

@@ -358,6 +358,52 @@ test_limits_round_trip(void)
     arb_buf_free(&f);
 }
 
+/* A close's revealed order is read as words joined by single blanks; a
+ * word holding a blank, a quote or nothing at all must come back the
+ * same from the written transcript (found by fuzz_transcript: `" "` in
+ * the order was written bare, and its blank was lost on reading back). */
+static void
+test_close_order_round_trip(void)
+{
+    static const char *const orders[] = {
+        "close order 2S 3S \" \" 4S\n",        /* a word that is a blank */
+        "close order K\" \"\" x\n",           /* quotes inside a word */
+        "close order \"#7\" 8S\n",             /* a leading '#' */
+        "close order 2S 3S 4S\n",                /* plain cards: as words */
+    };
+    static const char *const head =
+        "game: yahchain\nmatch: C1\nplayers: alice bob\n\n"
+        "1. place alice 2S\n2. ";
+    arb_history_t t1, t2;
+    arb_buf_t     text = ARB_BUF_INIT, f1 = ARB_BUF_INIT, f2 = ARB_BUF_INIT;
+    size_t        i;
+
+    for (i = 0; i < sizeof(orders) / sizeof(orders[0]); i++) {
+        text.len = f1.len = f2.len = 0;
+        arb_buf_puts(&text, head);
+        arb_buf_puts(&text, orders[i]);
+        CHECK_INT(parse(&t1, arb_buf_cstr(&text)), 0);
+        CHECK_INT(arb_transcript_format(&f1, &t1.open, t1.events, t1.nevents),
+                  0);
+        CHECK_INT(parse(&t2, arb_buf_cstr(&f1)), 0);
+        CHECK_INT(arb_transcript_format(&f2, &t2.open, t2.events, t2.nevents),
+                  0);
+        CHECK_STR(arb_buf_cstr(&f2), arb_buf_cstr(&f1));
+        if (t1.nevents == 2 && t2.nevents == 2 && t1.events[1].nargs == 2
+            && t2.events[1].nargs == 2)
+            CHECK_STR(t2.events[1].args[1], t1.events[1].args[1]);
+        else
+            CHECK(0);
+        arb_history_clear(&t1);
+        arb_history_clear(&t2);
+    }
+    /* Plain cards stay plain words. */
+    CHECK(strstr(arb_buf_cstr(&f1), "2. close order 2S 3S 4S\n") != NULL);
+    arb_buf_free(&text);
+    arb_buf_free(&f1);
+    arb_buf_free(&f2);
+}
+
 int
 main(void)
 {
@@ -367,5 +413,6 @@ main(void)
     test_teams_and_deal();
     test_quoted_round_trip();
     test_limits_round_trip();
+    test_close_order_round_trip();
     return TEST_END();
 }
