@@ -780,9 +780,22 @@ arb_transcript_format(arb_buf_t *b, const arb_event_t *open,
     arb_buf_puts(b, "\nplayers:");
     for (i = 0; i < s->nplayers; i++) {
         arb_buf_putc(b, ' ');
-        put_token(b, s->players[i].name);
-        if (s->players[i].team >= 0 && (size_t)s->players[i].team < s->nteams)
-            arb_buf_printf(b, ":%s", s->teams[s->players[i].team]);
+        if (s->players[i].team >= 0
+            && (size_t)s->players[i].team < s->nteams) {
+            /* name:team is read as one word, so it is quoted (or not) as
+             * one: `"--":s` would not read, and `--:s` is no separator. */
+            arb_buf_t w = ARB_BUF_INIT;
+
+            arb_buf_printf(&w, "%s:%s", s->players[i].name,
+                           s->teams[s->players[i].team]);
+            if (w.oom)
+                b->oom = 1;
+            else
+                put_token(b, arb_buf_cstr(&w));
+            arb_buf_free(&w);
+        } else {
+            put_token(b, s->players[i].name);
+        }
     }
     for (i = 0; i < s->noptions; i++) {
         arb_buf_putc(b, '\n');

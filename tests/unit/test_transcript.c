@@ -399,6 +399,30 @@ test_close_order_round_trip(void)
     }
     /* Plain cards stay plain words. */
     CHECK(strstr(arb_buf_cstr(&f1), "2. close order 2S 3S 4S\n") != NULL);
+    /* name:team is one word, quoted as one (found by fuzz_transcript:
+     * the player "--" of a team was written `"--":s`, which does not
+     * read). */
+    {
+        static const char *const teamed[] = {
+            "game: yahchain\nmatch: C1\nteams: s x\n"
+            "players: \"--:s\" bob:x\n\n1. place bob 2S\n",
+            "game: yahchain\nmatch: C1\nteams: \"--\" x\n"
+            "players: --:-- bob:x\n\n1. place bob 2S\n",
+        };
+        for (i = 0; i < sizeof(teamed) / sizeof(teamed[0]); i++) {
+            f1.len = f2.len = 0;
+            CHECK_INT(parse(&t1, teamed[i]), 0);
+            CHECK_INT(arb_transcript_format(&f1, &t1.open, t1.events,
+                                            t1.nevents), 0);
+            CHECK_INT(parse(&t2, arb_buf_cstr(&f1)), 0);
+            CHECK_INT(arb_transcript_format(&f2, &t2.open, t2.events,
+                                            t2.nevents), 0);
+            CHECK_STR(arb_buf_cstr(&f2), arb_buf_cstr(&f1));
+            arb_history_clear(&t1);
+            arb_history_clear(&t2);
+        }
+        CHECK(strstr(arb_buf_cstr(&f1), "players: --:-- bob:x\n") != NULL);
+    }
     arb_buf_free(&text);
     arb_buf_free(&f1);
     arb_buf_free(&f2);
