@@ -174,10 +174,10 @@ main(int argc, char **argv)
      * small blocks).  With glibc's default of one arena per thread that
      * allocates, memory one thread frees stays in its arena for it alone:
      * 10,000 open matches settled at 45-52 MiB after 100 k moves and
-     * 41-45 MiB after 1 M, against 37 and 40 MiB with one arena, and the
-     * loop and the commit worker used no more CPU per event
-     * (docs/STORE.md, "Memory").  MALLOC_ARENA_MAX in the environment
-     * still decides when set. */
+     * 41-45 MiB after 1 M, against 37-39 and 40-44 MiB with one arena,
+     * and the loop and the commit worker used no more CPU per event
+     * (docs/STORE.md, "One malloc arena").  MALLOC_ARENA_MAX in the
+     * environment still decides when set. */
     if (getenv("MALLOC_ARENA_MAX") == NULL)
         mallopt(M_ARENA_MAX, 1);
 #endif
