@@ -551,7 +551,7 @@ deadline(struct timespec *ts, long ms)
 
 /* Returns the heap's free pages to the system (glibc keeps them). */
 static void
-idle_trim(void)
+heap_trim(void)
 {
 #ifdef __GLIBC__
     malloc_trim(0);
@@ -586,7 +586,7 @@ ix_main(void *arg)
                 s->untrimmed = 0;
                 s->idle_trims++;
                 pthread_mutex_unlock(&s->tail.lock);
-                idle_trim();
+                heap_trim();
                 pthread_mutex_lock(&s->tail.lock);
             }
             continue;
@@ -627,7 +627,7 @@ ix_main(void *arg)
              * step: each trim unmaps pages (a TLB flush on every CPU)
              * that the next appends fault back in. */
             if (s->untrimmed >= IX_TRIM_RECORDS) {
-                idle_trim();
+                heap_trim();
                 s->untrimmed = 0;
             }
             s->ix_commits++;
