@@ -222,6 +222,8 @@ typedef struct arb_store_stats {
     uint64_t tail_events;   /* records past it, held in memory */
     uint64_t index_commits; /* index transactions by this handle */
     uint64_t idle_trims;    /* heap returned after 1 s without appends */
+    uint64_t untrimmed;     /* records out of the tail since the last
+                               trim (0 once a settled daemon trimmed) */
     uint64_t index_wakeups; /* index writer woken while gathering */
     uint64_t index_rebuilt; /* records indexed when the handle opened */
     uint64_t index_map_used;/* bytes of index.mdb holding pages */

@@ -575,6 +575,7 @@ arb_store_stats(arb_store_t *s, arb_store_stats_t *out, arb_buf_t *why)
         out->tail_events = s->tail.qlen;
         out->index_commits = s->ix_commits;
         out->idle_trims = s->idle_trims;
+        out->untrimmed = s->untrimmed;
         out->index_wakeups = s->ix_wakeups;
         pthread_mutex_unlock(&s->tail.lock);
         out->matches = tmatches;
