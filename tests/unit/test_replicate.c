@@ -546,6 +546,11 @@ test_load(arb_stream_t **stp, load_client_t *cl)
     if (*stp == NULL)
         return;
     CHECK_INT(caught_up(*stp, 15000), 0);
+    /* A hole the NATS kill left (acked events it lost while later ones
+     * were stored) is filled by an anti-entropy pass, which acts on two
+     * looks 2 s apart: the subjects may end at the head before it. */
+    for (i = 0; stream_vs_store(*stp, &sv) != 0 && i < 300; i++)
+        sleep_ms(100);
     CHECK_INT(stream_vs_store(*stp, &sv), 0);
     printf("load: %llu acked, stream %llu messages (dups %llu late %llu "
            "badhash %llu missing %llu foreign %llu)\n",
@@ -1519,6 +1524,9 @@ main(void)
         st = NULL;
         nats_kill(SIGTERM);
         test_cluster(cl);
+    } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
+               && strcmp(getenv("ARB_REPL_ONLY"), "load") == 0) {
+        test_load(&st, cl);
     } else if (st != NULL) {
         test_load(&st, cl);
         test_heal(st);
