@@ -1439,9 +1439,11 @@ test_cluster(load_client_t *cl)
     /* Mid-load: the leader is killed once the load is replicating, not
      * after a fixed time (a loaded machine may take seconds to start
      * the clients, and a kill before any write would check nothing). */
-    for (tries = 0; tries < 100 && stream_msgs(st) < 100; tries++)
+    for (tries = 0; tries < 300 && stream_msgs(st) < 100; tries++)
         sleep_ms(100);
-    CHECK(tries < 100);
+    CHECK(tries < 300);
+    if (tries == 300)
+        load_show_log();
     for (tries = 0, lead = leader(st); lead == 0 && tries < 20; tries++) {
         sleep_ms(100);      /* just created: its leader is being elected */
         lead = leader(st);
