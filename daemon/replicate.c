@@ -3,23 +3,28 @@
  * JetStream in commit order and keeps the durable cursor.
  *
  * DESIGN.  The log is read from the store (thread-safe) from the cursor
- * on, into a window, and published in rounds: a round takes, in commit
- * order, every event not yet acked (at most max_pending), sends them all
- * with js_PublishMsgAsync on one connection (the server stores them in
- * that order, so each subject stays in seq order) and waits for their
- * PubAcks with a MaxWait.  A round is one PubAck round trip for however
- * many events arrived meanwhile, so a table's lag is about one round, not
- * one round per event (with one event per match per round, a busy table
- * fell behind by hundreds of ms).  Exceptions keep the order safe:
- *   - in resync, one event per match (its send may carry an expectation
- *     the leader checks, and must be answered before the next);
- *   - an open goes alone: its deal message follows its ack, before seq 1;
- *   - an event that failed while a later one of its match was stored (an
- *     election between the two) is a hole in the subject: it is not sent
- *     again by rounds (appending it would end the subject on a lower seq,
- *     which the resync reads), its successors wait, and an anti-entropy
- *     pass is asked for at once: it fills the hole as any other
- *     (replicate_check.c) and marks the event done.
+ * on, no further than the last durable (acknowledged) commit, into a
+ * window, and published as a continuous pipeline: every event that may
+ * go is sent with js_PublishMsgAsync on one connection, in commit order
+ * (the server stores one connection's messages in that order, so each
+ * subject stays in seq order), up to max_pending in flight, without
+ * waiting.  The PubAcks come back on libnats' ack thread, in order; the
+ * handler marks its event done and moves the cursor over the window's
+ * done prefix, and in sync mode wakes the loop at once, so a held ack
+ * leaves one PubAck round trip after its commit became durable.  A
+ * PubAck that does not come within timeout_ms, or a failed one, stops
+ * the sending: what is still in flight is answered or taken back, and
+ * the thread resyncs (below).  Exceptions keep the order safe:
+ *   - in resync, a match's first send (its probe, which may carry an
+ *     expectation the leader checks) is answered before the next;
+ *   - an open waits for its ack and its deal message before seq 1 (with
+ *     a replication key only: without one there is no deal message);
+ *   - an event that failed while a later event of its match was stored
+ *     (an election between the two) is a hole in the subject: it is not
+ *     sent again by the pipeline (appending it would end the subject on
+ *     a lower seq, which the resync reads), its successors wait, and an
+ *     anti-entropy pass is asked for at once: it fills the hole as any
+ *     other (replicate_check.c) and marks the event done.
  *
  * The cursor ("published up to position P") moves only over events whose
  * PubAck came back, and is written to DATA/replicate.pos (write, fsync,
@@ -36,8 +41,13 @@
  * anti-entropy pass has looked and republished them in order
  * (resync_match).
  *
+ * The cursor file is written at most once a second: it only saves work
+ * after a restart.
+ *
  * libnats' callbacks run on its own threads; they touch only fields under
- * mu.  The loop thread is never blocked: it sets `head` and signals.
+ * mu.  The loop thread is never blocked: it stores `head` (an atomic) and
+ * signals only a thread that sleeps until the next commit; under a steady
+ * load in async mode the thread polls every ARB_REPL_POLL_MS instead.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +68,13 @@
 
 /* Window limits: events and bytes read ahead of the cursor. */
 #define ARB_REPL_WIN_BYTES (32u << 20)
+/* Async mode under load: the thread looks for commits this often
+ * (wait_work), for ARB_REPL_BUSY_MS after the last one it found. */
+#define ARB_REPL_POLL_MS   2
+#define ARB_REPL_BUSY_MS   50
+/* The cursor file is written (and fsync'd) at most this often: it only
+ * saves work after a restart (the resync reads what the stream holds). */
+#define ARB_REPL_CURSOR_MS 1000
 
 static int64_t
 now_ms(void)
@@ -142,6 +159,20 @@ disconnected_cb(natsConnection *nc, void *ud)
                "being committed and acknowledged locally)");
 }
 
+/* The last callback libnats makes for a connection: after it, nothing
+ * of libnats touches r (arb__repl_thread_stop waits for it). */
+static void
+closed_cb(natsConnection *nc, void *ud)
+{
+    arb_repl_t *r = ud;
+
+    (void)nc;
+    pthread_mutex_lock(&r->mu);
+    r->closed = 1;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
 static void
 connected_cb(natsConnection *nc, void *ud)
 {
@@ -161,72 +192,71 @@ connected_cb(natsConnection *nc, void *ud)
                "replicate: connected to %s", url);
 }
 
-/* The round being acked: its entries sorted by match for the handler. */
-static arb_repl_ev_t **wave;
-static size_t          nwave;
-
-static int
-ev_order(const char *m1, uint64_t s1, const arb_repl_ev_t *e)
+/* Under mu, after events turned done: the cursor moves over the done
+ * prefix of the window, and sync acks waiting for it are woken at once
+ * (from the ack handler's thread: no hop through the replication
+ * thread). */
+static void
+cursor_move_locked(arb_repl_t *r)
 {
-    int c = strcmp(m1, e->match);
+    size_t k = r->done_n;
 
-    return c != 0 ? c : (s1 > e->seq) - (s1 < e->seq);
+    while (k < r->nwin && r->win[k].state == EV_DONE)
+        k++;
+    if (k == r->done_n)
+        return;
+    r->done_n = k;
+    r->st.cursor = r->win[k - 1].pos;
+    r->st.oldest_ms = k < r->nwin ? r->win[k].time_ms : 0;
+    arb__repl_wake_loop(r);
 }
 
-static int
-wave_cmp(const void *a, const void *b)
-{
-    const arb_repl_ev_t *x = *(arb_repl_ev_t *const *)a;
-
-    return ev_order(x->match, x->seq, *(arb_repl_ev_t *const *)b);
-}
-
-static arb_repl_ev_t *
-wave_find(natsMsg *m)
-{
-    const char *id = NULL, *sq = NULL;
-    uint64_t    seq;
-    size_t      lo = 0, hi = nwave;
-
-    if (natsMsgHeader_Get(m, ARB_STREAM_HDR_MATCH, &id) != NATS_OK
-        || natsMsgHeader_Get(m, ARB_STREAM_HDR_SEQ, &sq) != NATS_OK)
-        return NULL;
-    seq = strtoull(sq, NULL, 10);
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int    c = ev_order(id, seq, wave[mid]);
-
-        if (c == 0)
-            return wave[mid];
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return NULL;
-}
-
+/* libnats' ack thread, one PubAck (or failure) at a time.  JetStream
+ * acks one connection's publishes in order, so the event is found near
+ * the front of what is in flight. */
 static void
 ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void *ud)
 {
     arb_repl_t    *r = ud;
-    arb_repl_ev_t *e;
+    arb_repl_ev_t *e = NULL;
+    size_t         i;
+    int            wake = 0;
 
     (void)js;
     pthread_mutex_lock(&r->mu);
-    e = wave_find(msg);
+    for (i = r->done_n; r->win != NULL && i < r->nwin; i++)
+        if (r->win[i].msg == msg) {
+            e = &r->win[i];
+            break;
+        }
     if (e != NULL && e->state == EV_SENT) {
+        e->msg = NULL;
+        r->inflight--;
+        wake = e->probe || r->wave_failed
+               || r->inflight + 1 == r->conf->max_pending;
         if (pa != NULL && pae == NULL) {
-            e->state = EV_ACKED;
             if (pa->Duplicate)
                 r->st.duplicates++;
+            if (e->seq == 0 && r->have_key) {
+                e->state = EV_ACKED;    /* its deal goes before seq 1 */
+                wake = 1;
+            } else {
+                e->state = EV_DONE;
+                r->st.published++;
+                cursor_move_locked(r);
+            }
         } else {
             e->state = EV_NEW;
             r->wave_failed = 1;
+            wake = 1;
             if (pae != NULL) {
                 r->wave_err = pae->Err;
                 r->wave_jerr = pae->ErrCode;
             }
+        }
+        if (wake) {
+            r->kick = 1;
+            pthread_cond_signal(&r->cv);
         }
     }
     pthread_mutex_unlock(&r->mu);
@@ -237,6 +267,7 @@ ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void *ud)
 
 typedef struct {
     arb_repl_t *r;
+    uint64_t    head;           /* durable up to here: read no further */
     size_t      bytes;
     int         rc;
 } fill_t;
@@ -250,14 +281,22 @@ fill_cb(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
     arb_repl_t    *r = f->r;
     arb_repl_ev_t *e;
 
+    if (pos > f->head)
+        return 1;       /* committed, not yet acknowledged: not yet */
+
     if (r->nwin == r->capwin) {
         size_t         cap = r->capwin ? r->capwin * 2 : 1024;
-        arb_repl_ev_t *nw = realloc(r->win, cap * sizeof(*nw));
+        arb_repl_ev_t *nw;
 
+        pthread_mutex_lock(&r->mu);     /* the ack handler reads win */
+        nw = realloc(r->win, cap * sizeof(*nw));
+        if (nw != NULL) {
+            r->win = nw;
+            r->capwin = cap;
+        }
+        pthread_mutex_unlock(&r->mu);
         if (nw == NULL)
             return f->rc = ARB_ENOMEM;
-        r->win = nw;
-        r->capwin = cap;
     }
     e = &r->win[r->nwin];
     memset(e, 0, sizeof(*e));
@@ -271,7 +310,9 @@ fill_cb(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
     e->time_ms = time_ms;
     memcpy(e->hash, hash, ARB_HASH_LEN);
     snprintf(e->match, sizeof(e->match), "%s", match_id);
+    pthread_mutex_lock(&r->mu);
     r->nwin++;
+    pthread_mutex_unlock(&r->mu);
     r->read_pos = pos;
     f->bytes += len;
     return f->bytes >= ARB_REPL_WIN_BYTES ? 1 : 0;
@@ -280,13 +321,16 @@ fill_cb(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
 static int
 fill(arb_repl_t *r, arb_buf_t *why)
 {
-    fill_t   f = { r, 0, 0 };
+    fill_t   f = { r, 0, 0, 0 };
     size_t   i, want = r->conf->max_pending * 2;
     int      rc;
 
+    f.head = atomic_load(&r->head);
+    if (f.head <= r->read_pos || r->nwin >= want)
+        return 0;
     for (i = 0; i < r->nwin; i++)
         f.bytes += r->win[i].len;
-    if (r->nwin >= want || f.bytes >= ARB_REPL_WIN_BYTES)
+    if (f.bytes >= ARB_REPL_WIN_BYTES)
         return 0;
     rc = arb_store_log(r->store, r->read_pos + 1, want - r->nwin, fill_cb,
                        &f, why);
@@ -295,31 +339,22 @@ fill(arb_repl_t *r, arb_buf_t *why)
     return rc < 0 ? rc : 0;
 }
 
-/* Drops the acked events at the front; returns 1 when the cursor moved. */
-static int
+/* Drops the done events at the front (the cursor is past them). */
+static void
 advance(arb_repl_t *r)
 {
-    size_t   k = 0, i;
-    uint64_t cur = 0, n = 0;
+    size_t k, i;
 
-    while (k < r->nwin && r->win[k].state == EV_DONE) {
-        cur = r->win[k].pos;
-        free(r->win[k].bytes);
-        k++;
-    }
-    for (i = k; i < r->nwin; i++)
-        if (r->win[i].state == EV_ACKED)
-            n++;
-    if (k == 0)
-        return 0;
+    pthread_mutex_lock(&r->mu);
+    cursor_move_locked(r);      /* resync and passes mark events done */
+    k = r->done_n;
+    for (i = 0; i < k; i++)
+        free(r->win[i].bytes);
     memmove(r->win, r->win + k, (r->nwin - k) * sizeof(*r->win));
     r->nwin -= k;
-    pthread_mutex_lock(&r->mu);
-    r->st.cursor = cur;
+    r->done_n = 0;
     r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
     pthread_mutex_unlock(&r->mu);
-    (void)n;
-    return 1;
 }
 
 /* ---- publishing ---------------------------------------------------------- */
@@ -503,7 +538,7 @@ resync_match(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
             arb_repl_ev_t *w = &r->win[i];
 
             if (strcmp(w->match, e->match) != 0 || w->seq > m.seq
-                || w->state == EV_DONE || w->hole)
+                || w->state != EV_NEW || w->hole)
                 continue;           /* a hole: the pass decides */
             if (w->seq == m.seq && memcmp(w->hash, m.hash, ARB_HASH_LEN)) {
                 arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL,
@@ -515,8 +550,8 @@ resync_match(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
                 pthread_mutex_unlock(&r->mu);
                 arb__repl_fence_set(r, e->match, m.seq, w->seq);
             }
-            w->state = EV_DONE;
             pthread_mutex_lock(&r->mu);
+            w->state = EV_DONE;
             r->st.duplicates++;
             pthread_mutex_unlock(&r->mu);
         }
@@ -584,26 +619,6 @@ hset_has(const arb_repl_hset_t *h, const char *id)
     return 0;
 }
 
-/* Removes id (linear probing: the run after it is re-inserted). */
-static void
-hset_del(arb_repl_hset_t *h, const char *id)
-{
-    size_t i = fnv(id) & (h->n - 1), j;
-
-    while (h->slot[i] != NULL && strcmp(h->slot[i], id) != 0)
-        i = (i + 1) & (h->n - 1);
-    if (h->slot[i] == NULL)
-        return;
-    h->slot[i] = NULL;
-    for (j = (i + 1) & (h->n - 1); h->slot[j] != NULL;
-         j = (j + 1) & (h->n - 1)) {
-        const char *k = h->slot[j];
-
-        h->slot[j] = NULL;
-        hset_add(h, k);
-    }
-}
-
 /* Sorted list of matches already resynced since the last (re)connect. */
 typedef struct {
     char  (*id)[ARB_STREAM_ID_MAX + 1];
@@ -655,164 +670,378 @@ idset_del(idset_t *s, const char *id)
         }
 }
 
-/* After a round that failed in part: an event that failed while a later
- * one of its match was stored (an election between them) left a hole in
- * the subject.  Marked as such (the wave is sorted by match and seq);
- * returns how many. */
-static size_t
-mark_holes(void)
+/* Window entries by match, then seq. */
+static int
+ev_ptr_cmp(const void *a, const void *b)
 {
-    size_t i, j, k, n = 0;
+    const arb_repl_ev_t *x = *(arb_repl_ev_t *const *)a;
+    const arb_repl_ev_t *y = *(arb_repl_ev_t *const *)b;
+    int                  c = strcmp(x->match, y->match);
 
-    for (i = 0; i < nwave; i = j) {
+    return c != 0 ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* After a failure, nothing in flight: an event that failed while a later
+ * one of its match was stored (an election between them) left a hole in
+ * the subject.  Marked as such; returns how many (SIZE_MAX: out of
+ * memory, not looked at: a pass is asked for all the same). */
+static size_t
+mark_holes(arb_repl_t *r)
+{
+    arb_repl_ev_t **v;
+    size_t          i, j, k, n = 0;
+
+    v = malloc((r->nwin + 1) * sizeof(*v));
+    if (v == NULL)
+        return SIZE_MAX;
+    for (i = 0; i < r->nwin; i++)
+        v[i] = &r->win[i];
+    qsort(v, r->nwin, sizeof(*v), ev_ptr_cmp);
+    for (i = 0; i < r->nwin; i = j) {
         size_t last_done = SIZE_MAX;
 
-        for (j = i; j < nwave && strcmp(wave[j]->match, wave[i]->match) == 0;
+        for (j = i; j < r->nwin && strcmp(v[j]->match, v[i]->match) == 0;
              j++)
-            if (wave[j]->state == EV_DONE)
+            if (v[j]->state == EV_DONE)
                 last_done = j;
         if (last_done == SIZE_MAX)
             continue;
         for (k = i; k < last_done; k++)
-            if (wave[k]->state != EV_DONE) {
-                wave[k]->hole = 1;
+            if (v[k]->state != EV_DONE && !v[k]->hole) {
+                v[k]->hole = 1;
                 n++;
             }
     }
+    free(v);
     return n;
 }
 
-/* One round.  Returns 1 when it sent something, 0 when there was nothing
- * to send, or an ARB_E* code. */
-static int
-round_once(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
+/* Under mu: waits at most ms for what is in flight to be answered (or
+ * for a failure); returns how many are still out. */
+static size_t
+wait_inflight_locked(arb_repl_t *r, unsigned ms)
 {
-    jsPubOptions po, eo;
-    natsMsgList  left;
-    natsStatus   s;
-    size_t       i;
-    int          rc, failed;
+    int64_t until = now_ms() + ms;
 
-    nwave = 0;
-    if (hset_reset(&r->seen, r->nwin) != 0)
-        return ARB_ENOMEM;
-    for (i = 0; i < r->nwin && nwave < r->conf->max_pending; i++) {
-        arb_repl_ev_t *e = &r->win[i];
+    while (r->inflight > 0 && !r->wave_failed) {
+        int64_t         left = until - now_ms();
+        struct timespec ts;
 
-        if (e->state == EV_DONE)
-            continue;
-        if (e->hole) {
-            hset_add(&r->seen, e->match);   /* its successors wait */
-            continue;
+        if (left <= 0)
+            break;
+        if (left > 50)
+            left = 50;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += (long)left * 1000000;
+        while (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
         }
-        /* In resync, only the first event of a match not yet acked may go
-         * (its send may carry an expectation the leader checks); else
-         * every one, in commit order, unless the match waits. */
-        if (resync ? !hset_add(&r->seen, e->match)
-                   : hset_has(&r->seen, e->match))
-            continue;
-        if (resync && idset_add(checked, e->match) == 1) {
-            rc = resync_match(r, e, why);
-            if (rc == 1) {
-                idset_del(checked, e->match);   /* looked at again */
-                continue;       /* held: its successors stay back too */
-            }
-            if (rc != 0)
-                return rc;
-            if (e->state == EV_DONE) {
-                hset_del(&r->seen, e->match);
-                continue;
-            }
-        }
-        wave[nwave++] = e;
-        /* An open's deal message goes once the open is acked, before
-         * seq 1 (put_deal below): its successors wait a round. */
-        if (e->seq == 0)
-            hset_add(&r->seen, e->match);
+        pthread_cond_timedwait(&r->cv, &r->mu, &ts);
     }
-    if (nwave == 0)
-        return 0;
-    qsort(wave, nwave, sizeof(*wave), wave_cmp);
+    return r->inflight;
+}
+
+/* Takes back from libnats what is still in flight (its PubAck would come
+ * too late): those events go again.  A PubAck the handler is delivering
+ * meanwhile finds no event and is dropped; its event goes again, a
+ * duplicate the stream recognises. */
+static void
+reclaim(arb_repl_t *r)
+{
+    natsMsgList left;
+    size_t      i, out;
+
     pthread_mutex_lock(&r->mu);
-    r->wave_failed = 0;
-    for (i = 0; i < nwave; i++)
-        wave[i]->state = EV_SENT;
+    out = r->inflight;
     pthread_mutex_unlock(&r->mu);
-    /* Sent in commit order (the round is sorted by match for lookups). */
-    for (i = 0; i < r->nwin; i++) {
-        arb_repl_ev_t *e = &r->win[i];
-        natsMsg       *m = NULL;
-
-        if (e->state != EV_SENT)
-            continue;
-        rc = arb_stream_ev_msg(&m, e->match, e->seq, e->hash,
-                               r->conf->recorder, e->bytes, e->len);
-        jsPubOptions_Init(&eo);
-        eo.ExpectNoMessage = e->expect_none != 0;
-        eo.ExpectLastSubjectSeq = e->expect;
-        s = rc == 0 ? js_PublishMsgAsync(r->s->js, &m,
-                                         e->expect_none || e->expect
-                                         ? &eo : NULL)
-                    : NATS_ERR;
-        e->expect = 0;          /* for this send only */
-        e->expect_none = 0;
-        if (s != NATS_OK) {
-            natsMsg_Destroy(m);
-            pthread_mutex_lock(&r->mu);
-            if (e->state == EV_SENT)
-                e->state = EV_NEW;
-            r->wave_failed = 1;
-            r->wave_err = s;
-            pthread_mutex_unlock(&r->mu);
-        }
-    }
-    jsPubOptions_Init(&po);
-    po.MaxWait = r->conf->timeout_ms;
-    s = js_PublishAsyncComplete(r->s->js, &po);
-    if (s != NATS_OK) {
-        /* Give up on what is still out: its ack would come too late. */
-        if (js_PublishAsyncGetPendingList(&left, r->s->js) == NATS_OK)
-            natsMsgList_Destroy(&left);
-    }
+    if (out == 0)
+        return;     /* (libnats 3.4.1 crashes asked before any publish) */
+    if (js_PublishAsyncGetPendingList(&left, r->s->js) == NATS_OK)
+        natsMsgList_Destroy(&left);
     pthread_mutex_lock(&r->mu);
-    failed = r->wave_failed || s != NATS_OK;
-    for (i = 0; i < nwave; i++) {
-        if (wave[i]->state == EV_ACKED) {
-            wave[i]->state = EV_DONE;
-            r->st.published++;
-        } else {
-            wave[i]->state = EV_NEW;
+    for (i = 0; i < r->nwin; i++)
+        if (r->win[i].state == EV_SENT) {
+            r->win[i].state = EV_NEW;
+            r->win[i].msg = NULL;
         }
-    }
+    r->inflight = 0;
     pthread_mutex_unlock(&r->mu);
-    if (failed && mark_holes() > 0) {
+}
+
+/* After a failure: waits (at most ms) for the rest of what is in flight,
+ * takes back what did not come, marks the holes and enters resync.
+ * Returns the failure's ARB_E* code. */
+static int
+settle(arb_repl_t *r, unsigned ms, arb_buf_t *why)
+{
+    natsStatus s;
+    jsErrCode  jerr;
+    size_t     out;
+
+    pthread_mutex_lock(&r->mu);
+    r->wave_failed = 0;         /* so that the wait goes on */
+    out = wait_inflight_locked(r, ms);
+    pthread_mutex_unlock(&r->mu);
+    if (out > 0)
+        reclaim(r);
+    if (mark_holes(r) > 0) {
         pthread_mutex_lock(&r->mu);
         r->check_req = 1;
         pthread_mutex_unlock(&r->mu);
     }
-    /* Opens acked in this round: their deal goes out before seq 1. */
-    for (i = 0; i < nwave; i++)
-        if (wave[i]->seq == 0 && wave[i]->state == EV_DONE
-            && put_deal(r, wave[i]->match, why) != 0) {
-            pthread_mutex_lock(&r->mu);
-            wave[i]->state = EV_NEW;    /* open and deal again */
-            r->st.published--;
+    pthread_mutex_lock(&r->mu);
+    r->st.errors++;
+    r->resync = 1;
+    r->wave_failed = 0;
+    s = r->wave_err != NATS_OK ? r->wave_err : out > 0 ? NATS_TIMEOUT
+                                                       : NATS_ERR;
+    jerr = r->wave_jerr;
+    r->wave_err = NATS_OK;
+    r->wave_jerr = 0;
+    pthread_mutex_unlock(&r->mu);
+    return arb_stream_err(s, jerr, "publish", why);
+}
+
+/* Opens acked whose deal message goes before their seq 1; then they are
+ * done.  A failed deal sends the open again (a duplicate), and the deal
+ * with it. */
+static void
+deals(arb_repl_t *r, arb_buf_t *why)
+{
+    size_t i;
+
+    for (i = 0; r->have_key && i < r->nwin; i++) {
+        arb_repl_ev_t *e = &r->win[i];
+        int            st, rc;
+
+        pthread_mutex_lock(&r->mu);
+        st = e->state;
+        pthread_mutex_unlock(&r->mu);
+        if (st != EV_ACKED)
+            continue;
+        rc = put_deal(r, e->match, why);
+        pthread_mutex_lock(&r->mu);
+        if (rc == 0) {
+            e->state = EV_DONE;
+            r->st.published++;
+            cursor_move_locked(r);
+        } else {
+            e->state = EV_NEW;
             r->wave_failed = 1;
             r->wave_err = NATS_TIMEOUT;
-            pthread_mutex_unlock(&r->mu);
         }
-    pthread_mutex_lock(&r->mu);
-    failed = failed || r->wave_failed;
-    if (failed) {
-        r->st.errors++;
-        r->resync = 1;
+        pthread_mutex_unlock(&r->mu);
     }
-    s = s != NATS_OK ? s : r->wave_err;
+}
+
+/* Publishes one event asynchronously; 0, or -1 when the publish failed
+ * at once (noted for settle). */
+static int
+send_one(arb_repl_t *r, arb_repl_ev_t *e)
+{
+    jsPubOptions eo;
+    natsMsg     *m = NULL;
+    const void  *id;
+    natsStatus   s = NATS_NO_MEMORY;
+    int          expect = e->expect_none || e->expect != 0;
+
+    if (arb_stream_ev_msg(&m, e->match, e->seq, e->hash, r->conf->recorder,
+                          e->bytes, e->len) == 0) {
+        jsPubOptions_Init(&eo);
+        eo.ExpectNoMessage = e->expect_none != 0;
+        eo.ExpectLastSubjectSeq = e->expect;
+        id = m;
+        pthread_mutex_lock(&r->mu);     /* its PubAck may come at once */
+        e->state = EV_SENT;
+        e->msg = id;
+        e->sent_ms = now_ms();
+        r->inflight++;
+        pthread_mutex_unlock(&r->mu);
+        s = js_PublishMsgAsync(r->s->js, &m, expect ? &eo : NULL);
+        if (s == NATS_OK && m == NULL) {
+            e->expect = 0;      /* for this send only */
+            e->expect_none = 0;
+            return 0;
+        }
+        pthread_mutex_lock(&r->mu);
+        if (m != NULL && e->state == EV_SENT && e->msg == id) {
+            e->state = EV_NEW;  /* not taken: still ours */
+            e->msg = NULL;
+            r->inflight--;
+        }
+        pthread_mutex_unlock(&r->mu);
+        natsMsg_Destroy(m);
+    }
+    pthread_mutex_lock(&r->mu);
+    r->wave_failed = 1;
+    r->wave_err = s != NATS_OK ? s : NATS_ERR;
     pthread_mutex_unlock(&r->mu);
-    nwave = 0;
+    return -1;
+}
+
+/* The pipeline: publishes, in commit order, every event of the window
+ * that may go, up to max_pending in flight, without waiting for PubAcks
+ * (the ack handler moves the cursor).  A match's events wait behind:
+ *   - a hole of it (the pass fills it first);
+ *   - its open, while its deal message is due (with a replication key);
+ *   - in resync, its probe: the first event sent after the match was
+ *     compared with the stream (resync_match), which may carry an
+ *     expectation the leader checks, answered before the next goes;
+ *     after it the match's events flow as usual.
+ * Resync ends once every event left in the window belongs to a match
+ * compared and no probe is out.  Returns how many it sent, or an ARB_E*
+ * code: a failure, settled first (what was in flight answered or taken
+ * back, holes marked). */
+static int
+pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
+{
+    size_t i, sent = 0, inflight, nheld = 0;
+    int    rc, failed, timed_out = 0, clean = 1, probe;
+    uint64_t disconnects;
+
+    deals(r, why);
+    pthread_mutex_lock(&r->mu);
+    failed = r->wave_failed;
+    inflight = r->inflight;
+    disconnects = r->st.disconnects;
+    for (i = r->done_n; !failed && inflight > 0 && i < r->nwin; i++)
+        if (r->win[i].state == EV_SENT) {
+            /* The oldest in flight: no PubAck within timeout_ms (a
+             * leader gone, a connection lost with its replies). */
+            timed_out = now_ms() - r->win[i].sent_ms
+                        >= (int64_t)r->conf->timeout_ms;
+            if (timed_out) {
+                failed = r->wave_failed = 1;
+                r->wave_err = NATS_TIMEOUT;
+            }
+            break;
+        }
+    pthread_mutex_unlock(&r->mu);
     if (failed)
-        return arb_stream_err(s, r->wave_jerr, "publish", why);
-    return 1;
+        return settle(r, timed_out ? 0 : r->conf->timeout_ms, why);
+    if (hset_reset(&r->seen, r->nwin) != 0)
+        return ARB_ENOMEM;
+    for (i = 0; i < r->nwin; i++) {
+        arb_repl_ev_t *e = &r->win[i];
+        int            st;
+
+        pthread_mutex_lock(&r->mu);
+        st = e->state;
+        pthread_mutex_unlock(&r->mu);
+        if (st == EV_DONE)
+            continue;
+        if (inflight >= r->conf->max_pending) {
+            clean = 0;          /* not looked at */
+            break;
+        }
+        if (e->hole || st == EV_ACKED || (st == EV_SENT && e->probe)) {
+            hset_add(&r->seen, e->match);       /* its successors wait */
+            nheld++;
+            clean = 0;
+            continue;
+        }
+        if (st == EV_SENT)
+            continue;
+        if (nheld > 0 && hset_has(&r->seen, e->match)) {
+            clean = 0;
+            continue;
+        }
+        probe = 0;
+        if (resync && idset_add(checked, e->match) == 1) {
+            rc = resync_match(r, e, why);
+            if (rc == 1) {
+                idset_del(checked, e->match);   /* looked at again */
+                hset_add(&r->seen, e->match);   /* held, successors too */
+                nheld++;
+                clean = 0;
+                continue;
+            }
+            if (rc != 0)
+                return rc;
+            if (e->state == EV_DONE)
+                continue;
+            probe = 1;
+            hset_add(&r->seen, e->match);
+            nheld++;
+            clean = 0;
+        }
+        if (e->seq == 0 && r->have_key) {
+            hset_add(&r->seen, e->match);
+            nheld++;
+        }
+        e->probe = probe;       /* read by the ack handler once sent */
+        if (send_one(r, e) != 0)
+            return settle(r, r->conf->timeout_ms, why);
+        sent++;
+        inflight++;
+    }
+    if (resync && clean) {
+        /* Every match left was compared and its probe answered: what
+         * comes next is new to the stream. */
+        pthread_mutex_lock(&r->mu);
+        if (r->st.disconnects == disconnects) {   /* no reconnect since */
+            checked->n = 0;
+            r->resync = 0;
+        }
+        pthread_mutex_unlock(&r->mu);
+    }
+    return sent > 0;
+}
+
+/* Before a pass: what is in flight answered (at most timeout_ms) and
+ * the deals of acked opens out.  0, or the ARB_E* code of a failure
+ * (settled). */
+static int
+quiesce(arb_repl_t *r, arb_buf_t *why)
+{
+    int failed;
+
+    pthread_mutex_lock(&r->mu);
+    if (wait_inflight_locked(r, r->conf->timeout_ms) > 0) {
+        r->wave_failed = 1;
+        r->wave_err = NATS_TIMEOUT;
+    }
+    pthread_mutex_unlock(&r->mu);
+    deals(r, why);
+    pthread_mutex_lock(&r->mu);
+    failed = r->wave_failed;
+    pthread_mutex_unlock(&r->mu);
+    return failed ? settle(r, 0, why) : 0;
+}
+
+/* Nothing was sent: waits for a commit, a PubAck that matters (a
+ * failure, an open's, the in-flight limit, resync), a pass wanted or
+ * a stop; at most 100 ms (what is in flight is timed out by pump).  In
+ * async mode, while commits keep coming, it polls every
+ * ARB_REPL_POLL_MS instead: the loop then signals nothing (a wake-up
+ * per commit cost the loop thread more than its own work for the
+ * commit); an event waits at most that much longer. */
+static void
+wait_work(arb_repl_t *r)
+{
+    struct timespec ts;
+    int64_t         now = now_ms();
+    int             poll = r->conf->mode != ARB_REPL_SYNC
+                           && now < r->busy_until;
+    long            ms = poll ? ARB_REPL_POLL_MS : 100;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += ms * 1000000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock(&r->mu);
+    if (!poll)
+        atomic_store(&r->waiting, 1);
+    if (!r->stop && !r->kick && !r->check_req && !r->wave_failed
+        && (atomic_load(&r->head) <= r->read_pos
+            || r->nwin >= r->conf->max_pending * 2))
+        pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+    atomic_store(&r->waiting, 0);
+    r->kick = 0;
+    pthread_mutex_unlock(&r->mu);
 }
 
 /* ---- the thread ------------------------------------------------------------ */
@@ -841,7 +1070,7 @@ save_cursor(arb_repl_t *r, int force)
     int64_t  t = now_ms();
     uint64_t cur;
 
-    if (!force && t - r->last_cursor_write_ms < 100)
+    if (!force && t - r->last_cursor_write_ms < ARB_REPL_CURSOR_MS)
         return;
     pthread_mutex_lock(&r->mu);
     cur = r->st.cursor;
@@ -860,7 +1089,8 @@ thread_main(void *arg)
     idset_t           checked = { NULL, 0, 0 };
     int64_t           next_check = 0, recheck = 0, next_look = 0;
     size_t            undecided;
-    int               rc, resync, check, walk, connected, stream_ok, moved,
+    uint64_t          read_pos;
+    int               rc, resync, check, walk, connected, stream_ok,
                       verified;
     char              last_err[256] = "", look_err[256] = "";
 
@@ -877,7 +1107,8 @@ thread_main(void *arg)
             /* The window still fills: lag_ms shows the outage. */
             if (fill(r, &why) == 0) {
                 pthread_mutex_lock(&r->mu);
-                r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
+                r->st.oldest_ms = r->nwin > r->done_n
+                                  ? r->win[r->done_n].time_ms : 0;
                 pthread_mutex_unlock(&r->mu);
             }
             arb__repl_sleep(r, 200);
@@ -940,17 +1171,25 @@ thread_main(void *arg)
             r->check_walk = 0;
         resync = r->resync;
         pthread_mutex_unlock(&r->mu);
+        read_pos = r->read_pos;
         rc = fill(r, &why);
         if (rc != 0) {
             arb__repl_log_err(r, "reading the log", rc, &why);
             arb__repl_sleep(r, 1000);
             continue;
         }
+        if (r->read_pos != read_pos)
+            r->busy_until = now_ms() + ARB_REPL_BUSY_MS;
         pthread_mutex_lock(&r->mu);     /* lag_ms even before any ack */
-        r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
+        r->st.oldest_ms = r->nwin > r->done_n
+                          ? r->win[r->done_n].time_ms : 0;
         pthread_mutex_unlock(&r->mu);
         if (check) {
-            rc = arb__repl_check_all(r, walk, &undecided, &why);
+            /* The pass compares what is published: nothing in flight. */
+            rc = quiesce(r, &why);
+            advance(r);
+            if (rc == 0)
+                rc = arb__repl_check_all(r, walk, &undecided, &why);
             if (rc != 0) {
                 pthread_mutex_lock(&r->mu);
                 r->check_walk |= walk;  /* the retry reads them too */
@@ -981,14 +1220,9 @@ thread_main(void *arg)
             pthread_mutex_unlock(&r->mu);
             resync = 0;
         }
-        rc = round_once(r, &checked, resync, &why);
-        moved = advance(r);
-        if (moved) {
-            /* Sync acks first: the cursor file (an fsync) only saves
-             * work after a restart, the stream holds the events. */
-            arb__repl_wake_loop(r);
-            save_cursor(r, 0);
-        }
+        rc = pump(r, &checked, resync, &why);
+        advance(r);
+        save_cursor(r, 0);
         if (rc < 0) {
             arb__repl_log_err(r, "publish", rc, &why);
             checked.n = 0;
@@ -1001,25 +1235,16 @@ thread_main(void *arg)
             arb__repl_sleep(r, 250);
             continue;
         }
-        if (rc == 0 && r->nwin > 0)
-            arb__repl_sleep(r, 250);   /* every match in the window held */
-        if (rc == 0 && r->nwin == 0) {
-            save_cursor(r, 0);
-            pthread_mutex_lock(&r->mu);
-            if (!r->stop && r->st.head <= r->read_pos && !r->check_req) {
-                struct timespec ts;
-
-                clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_nsec += 100 * 1000000;
-                if (ts.tv_nsec >= 1000000000) {
-                    ts.tv_sec++;
-                    ts.tv_nsec -= 1000000000;
-                }
-                pthread_cond_timedwait(&r->cv, &r->mu, &ts);
-            }
-            pthread_mutex_unlock(&r->mu);
-        }
+        if (rc == 0)
+            wait_work(r);
     }
+    /* What is in flight gets a moment for its PubAcks (the cursor file
+     * then says more), the rest is taken back. */
+    pthread_mutex_lock(&r->mu);
+    wait_inflight_locked(r, 200);
+    pthread_mutex_unlock(&r->mu);
+    reclaim(r);
+    advance(r);
     save_cursor(r, 1);
     free(checked.id);
     arb_buf_free(&why);
@@ -1039,21 +1264,19 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
         arb_buf_printf(why, "%s: not a replication cursor", r->cursor_path);
         return ARB_ECORRUPT;
     }
-    if (cur > r->st.head) {
+    if (cur > atomic_load(&r->head)) {
         /* A store older than the cursor (restored from a copy): what the
          * stream holds beyond it is found by the passes (fencing). */
         arb_log_ev(ARB_LOG_WARN, "replicate_cursor", NULL, "replicate: "
                    "cursor %" PRIu64 " is past the log (%" PRIu64 "); "
-                   "starting from the log's end", cur, r->st.head);
-        cur = r->st.head;
+                   "starting from the log's end", cur,
+                   (uint64_t)atomic_load(&r->head));
+        cur = atomic_load(&r->head);
     }
     r->st.cursor = cur;
     r->read_pos = cur;
     r->resync = 1;
     r->check_walk = 1;  /* the first pass reads every subject */
-    wave = calloc(r->conf->max_pending, sizeof(*wave));
-    if (wave == NULL)
-        return ARB_ENOMEM;
     memset(&sc, 0, sizeof(sc));
     sc.urls = r->conf->urls;
     sc.stream = r->conf->stream;
@@ -1065,6 +1288,7 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
     if (rc != 0)
         return rc;
     natsOptions_SetDisconnectedCB(opts, disconnected_cb, r);
+    natsOptions_SetClosedCB(opts, closed_cb, r);
     natsOptions_SetReconnectedCB(opts, connected_cb, r);
     natsOptions_SetRetryOnFailedConnect(opts, true, connected_cb, r);
     jsOptions_Init(&jo);
@@ -1106,15 +1330,30 @@ arb__repl_thread_stop(arb_repl_t *r)
         pthread_join(r->thr, NULL);
         r->thr_started = 0;
     }
+    if (r->s != NULL && r->s->nc != NULL) {
+        /* Its callbacks run on a thread of libnats, possibly after the
+         * close returns: wait for the last one (at most 2 s) before r
+         * may be freed. */
+        struct timespec ts;
+
+        natsConnection_Close(r->s->nc);
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 2;
+        pthread_mutex_lock(&r->mu);
+        while (!r->closed
+               && pthread_cond_timedwait(&r->cv, &r->mu, &ts) == 0)
+            ;
+        pthread_mutex_unlock(&r->mu);
+    }
     arb_stream_close(r->s);
     r->s = NULL;
+    pthread_mutex_lock(&r->mu);     /* a late PubAck finds no window */
     for (i = 0; i < r->nwin; i++)
         free(r->win[i].bytes);
     free(r->win);
     r->win = NULL;
-    r->nwin = 0;
-    free(wave);
-    wave = NULL;
+    r->nwin = r->done_n = r->inflight = 0;
+    pthread_mutex_unlock(&r->mu);
     free(r->seen.slot);
     memset(&r->seen, 0, sizeof(r->seen));
 }

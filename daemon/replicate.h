@@ -41,7 +41,7 @@ typedef struct arb_repl_conf {
     char            *recorder;      /* this recorder's name */
     char            *secret_key_file;
     int              mode;          /* enum arb_repl_mode */
-    size_t           max_pending;   /* events per publishing round */
+    size_t           max_pending;   /* events in flight (no PubAck yet) */
     unsigned         timeout_ms;    /* NATS requests */
     unsigned         sync_timeout_ms; /* sync: longest an ack waits */
     unsigned         check_s;       /* anti-entropy pass period; 0 off */

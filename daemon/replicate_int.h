@@ -8,6 +8,7 @@
 #define ARB_REPLICATE_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <uv.h>
 
@@ -16,8 +17,9 @@
 #include "daemon/replicate.h"
 #include "proto/stream.h"
 
-/* An event of the window: read, in a round, acked, done (cursor may
- * pass it). */
+/* An event of the window: read, in flight (published, its PubAck not
+ * in), acked (an open whose deal message must go first), done (the
+ * cursor may pass it). */
 enum { EV_NEW = 0, EV_SENT, EV_ACKED, EV_DONE };
 
 /* One event read from the log, waiting for its PubAck. */
@@ -29,17 +31,25 @@ typedef struct arb_repl_ev {
     unsigned char  hash[ARB_HASH_LEN];
     void          *bytes;
     size_t         len;
-    int            state;           /* EV_* of replicate.c */
+    int            state;           /* [mu] EV_* of replicate.c */
+    /* [mu] In flight: the message libnats holds (compared, never
+     * dereferenced: the ack handler finds the event by it) and when it
+     * was sent (a PubAck that does not come within timeout_ms fails). */
+    const void    *msg;
+    int64_t        sent_ms;
     /* Set by resync for the next send: the subject's last stream
      * sequence it must still have (ExpectLastSubjectSeq), or that it must
      * be empty (ExpectNoMessage); checked by the stream leader. */
     uint64_t       expect;
     int            expect_none;
     /* Failed while a later event of its match was stored: the subject
-     * lacks it in the middle.  Not sent again by rounds (that would end
+     * lacks it in the middle.  Not sent again (that would end
      * the subject on a lower seq); the next anti-entropy pass repairs the
      * subject and marks it done.  Its successors wait. */
     int            hole;
+    /* The first send of its match in resync (it may carry an
+     * expectation): the match's next events wait for its answer. */
+    int            probe;
 } arb_repl_ev_t;
 
 /* What the passes learnt about one match (sorted array by id). */
@@ -111,6 +121,14 @@ struct arb_repl {
     arb_repl_list_t    look;        /* [mu] freed when verified */
     unsigned char     *looked;      /* [mu] per look entry: compared */
     int                resync;      /* [mu] after (re)connect */
+    int                closed;      /* [mu] libnats' last callback ran */
+    /* Durable up to this log position: stored by the loop after each
+     * commit, read by the thread without mu (st.head is a copy for
+     * stats).  The loop signals cv only while `waiting` says the thread
+     * sleeps until a commit: a thread busy publishing polls instead, and
+     * the loop does not pay a wake-up per commit. */
+    _Atomic uint64_t   head;
+    atomic_int         waiting;
     arb_repl_stats_t   st;          /* [mu] */
     arb_repl_fence_t  *fence;       /* [mu] sorted by match */
     size_t             nfence, capfence;
@@ -123,16 +141,23 @@ struct arb_repl {
     size_t             nheld, capheld;
     uint64_t          *held_t;      /* [loop] uv_now at hold */
 
-    /* [thr] */
+    /* [thr]; the window's layout (win, nwin, done_n) changes under mu
+     * too: the ack handler reads it. */
     arb_stream_t      *s;
     arb_repl_ev_t     *win;         /* events from cursor + 1 in order */
     size_t             nwin, capwin;
+    size_t             done_n;      /* [mu] win[0..done_n) are done */
+    size_t             inflight;    /* [mu] published, PubAck not in */
+    int                kick;        /* [mu] the ack handler woke the
+                                       thread: something to do */
     uint64_t           read_pos;    /* last position read into win */
-    int                wave_failed; /* [mu] set by the ack handler */
+    int                wave_failed; /* [mu] a publish failed: the thread
+                                       settles what is in flight */
     jsErrCode          wave_jerr;   /* [mu] */
     natsStatus         wave_err;    /* [mu] */
     uint64_t           last_cursor_write_ms;
-    arb_repl_hset_t    seen;        /* matches met in a round */
+    int64_t            busy_until;  /* polls, not waits, until then */
+    arb_repl_hset_t    seen;        /* matches whose next events wait */
     int                ever_ok;     /* the stream was there once */
 };
 

@@ -172,6 +172,7 @@ arb_repl_start(arb_server_t *srv)
         goto fail;
     }
     r->st.head = st.log_pos;
+    atomic_store(&r->head, st.log_pos);
     if (uv_async_init(srv->loop, &r->async, async_cb) != 0
         || uv_timer_init(srv->loop, &r->timer) != 0) {
         arb_buf_puts(&why, "cannot make the loop handles");
@@ -253,11 +254,15 @@ arb_repl_committed(arb_server_t *srv, uint64_t pos)
 
     if (r == NULL)
         return;
-    pthread_mutex_lock(&r->mu);
-    if (pos > r->st.head)
-        r->st.head = pos;
-    pthread_cond_signal(&r->cv);
-    pthread_mutex_unlock(&r->mu);
+    if (pos > atomic_load_explicit(&r->head, memory_order_relaxed))
+        atomic_store(&r->head, pos);
+    /* After the store: a thread that is about to sleep sets waiting
+     * first and reads head then, so one of the two sees the other. */
+    if (atomic_load(&r->waiting)) {
+        pthread_mutex_lock(&r->mu);
+        pthread_cond_signal(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+    }
 }
 
 int
@@ -406,6 +411,7 @@ repl_snapshot(arb_repl_t *r, arb_repl_stats_t *s, int64_t *lag_ms)
     pthread_mutex_lock(&r->mu);
     *s = r->st;
     pthread_mutex_unlock(&r->mu);
+    s->head = atomic_load(&r->head);
     *lag_ms = 0;
     if (s->oldest_ms > 0 && s->head > s->cursor)
         *lag_ms = arb_now_ms() - s->oldest_ms;

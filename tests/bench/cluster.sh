@@ -7,8 +7,9 @@
 # publish (bench_pub) just before the sync run, its floor; then a read
 # replica's lag at 16 tables (replica_lag.sh, its own cluster).  Ends
 # with the targets, PASS or MISSED: replica lag p99 < 100 ms at 16
-# tables, sync p99 ack <= 5 ms at 16 tables.  docs/SCALE.md keeps the
-# figures.  Never fails on a target.
+# tables, sync p99 ack <= 5 ms at 16 tables, and async within 10% of
+# local-only (appends/s and p99 ack) at 16 and 256 tables.
+# docs/SCALE.md keeps the figures.  Never fails on a target.
 #   LOAD_SECS=3 (per table count)  ARB_NATS_PORT_BASE=14400 (this cluster;
 #   the replica's gets BASE+100)
 BUILD=${BUILD:-build}
@@ -81,5 +82,24 @@ ack=$(awk '$1 == 16 { printf "%.1f", $5 / 1000 }' "$T/sync.out")
 pub=$(sed -n 's/^bare R3 publish: .*p99 \([0-9]*\) us.*/\1/p' "$T/pub" 2>/dev/null)
 target "replica lag p99 at 16 tables" "$lag" 99.999
 target "sync p99 ack at 16 tables" "$ack" 5
+# Async replication must leave the local figures within 10%: appends/s
+# at least 90% of local-only's, p99 ack at most 110% of it (same run,
+# same table count); the daemon's CPU per event is shown beside them.
+for t in 16 256; do
+    l=$(awk -v t=$t '$1 == t { print $2, $5, $10 }' "$T/local.out")
+    a=$(awk -v t=$t '$1 == t { print $2, $5, $10 }' "$T/async.out")
+    if [ -z "$l" ] || [ -z "$a" ]; then
+        echo "target async within 10% of local at $t tables: no figure (MISSED)"
+        continue
+    fi
+    echo "$l $a" | awk -v t=$t '{
+        ok = $4 >= 0.9 * $1;
+        printf "target async within 10%% of local at %d tables, appends/s: %d vs %d (%.0f%%) %s\n",
+            t, $4, $1, 100 * $4 / $1, ok ? "PASS" : "MISSED";
+        ok = $5 <= 1.1 * $2;
+        printf "target async within 10%% of local at %d tables, p99 ack: %.1f ms vs %.1f ms (%.0f%%) %s\n",
+            t, $5 / 1000, $2 / 1000, 100 * $5 / $2, ok ? "PASS" : "MISSED";
+        printf "  daemon CPU per event at %d tables: async %s us, local %s us\n", t, $6, $3 }'
+done
 [ -n "$pub" ] && echo "floor: bare R3 publish p99 $(awk -v p="$pub" 'BEGIN { printf "%.1f", p / 1000 }') ms"
 exit 0

@@ -546,6 +546,11 @@ test_load(arb_stream_t **stp, load_client_t *cl)
     if (*stp == NULL)
         return;
     CHECK_INT(caught_up(*stp, 15000), 0);
+    /* A hole the NATS kill left (acked events it lost while later ones
+     * were stored) is filled by an anti-entropy pass, which acts on two
+     * looks 2 s apart: the subjects may end at the head before it. */
+    for (i = 0; stream_vs_store(*stp, &sv) != 0 && i < 300; i++)
+        sleep_ms(100);
     CHECK_INT(stream_vs_store(*stp, &sv), 0);
     printf("load: %llu acked, stream %llu messages (dups %llu late %llu "
            "badhash %llu missing %llu foreign %llu)\n",
@@ -598,10 +603,14 @@ test_metrics(void)
           != NULL);
 }
 
+static int open_match(const char *id, char *code, size_t cap,
+                      arb_buf_t *why);
+
 static void
 test_heal(arb_stream_t *st)
 {
-    char             subj[ARB_STREAM_SUBJECT_MAX], line[600];
+    char             subj[ARB_STREAM_SUBJECT_MAX], line[600], code[64];
+    arb_buf_t        why = ARB_BUF_INIT;
     arb_stream_msg_t m;
     uint64_t         missing0 = repl_stat("missing");
     jsOptions        o;
@@ -623,6 +632,12 @@ test_heal(arb_stream_t *st)
     CHECK_INT(stream_vs_store(st, &sv), 0);
     CHECK(repl_stat("missing") == missing0 + 1);
     CHECK(repl_stat("republished") >= 100);
+    /* Something published (not republished) by this run of the recorder
+     * for the metrics to show: its restart may have found every event
+     * already in the stream. */
+    CHECK_INT(open_match("c8-metrics", code, sizeof(code), &why), 0);
+    CHECK_INT(caught_up(st, 10000), 0);
+    arb_buf_free(&why);
     test_metrics();
 }
 
@@ -748,11 +763,13 @@ test_holes(arb_stream_t *st)
     char             subj[ARB_STREAM_SUBJECT_MAX], line[600];
     arb_stream_msg_t m;
     uint64_t         missing0 = repl_stat("missing"), last = 0, n = 0;
-    uint64_t         a, b;
+    uint64_t         a, b, late0;
     jsErrCode        jerr = 0;
     sv_t             sv;
     int              i;
 
+    CHECK_INT(stream_vs_store(st, &sv), 0);
+    late0 = sv.late;                    /* holes the load's NATS kill left */
     arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c1-m1");
     CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
     if (m.msg != NULL)
@@ -783,7 +800,7 @@ test_holes(arb_stream_t *st)
     }
     CHECK_INT(n, last + 1);
     CHECK_INT(stream_vs_store(st, &sv), 0);
-    CHECK_INT(sv.late, 2);          /* the two, after their successors */
+    CHECK_INT(sv.late, late0 + 2);  /* the two, after their successors */
     CHECK(repl_stat("missing") == missing0 + 1);
     /* The subject's last message is still the last seq. */
     CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
@@ -1138,6 +1155,10 @@ test_down_and_sync(arb_stream_t **stp)
     CHECK_INT(write_config("mode = sync\nsync_timeout_ms = 600\n"), 0);
     CHECK_INT(daemon_up(), 0);          /* NATS down: it starts anyway */
     CHECK(repl_stat("connected") == 0);
+    /* and stops cleanly, nothing ever published */
+    CHECK_INT(load_stop(SIGTERM, 10000), 0);
+    CHECK_INT(daemon_up(), 0);
+    CHECK(repl_stat("connected") == 0);
     /* Not compared with the stream yet: nothing is written. */
     CHECK_INT(note_cid("c2-m1", "sync-0", code, sizeof(code)), 0);
     CHECK_STR(code, "unverified");
@@ -1418,9 +1439,11 @@ test_cluster(load_client_t *cl)
     /* Mid-load: the leader is killed once the load is replicating, not
      * after a fixed time (a loaded machine may take seconds to start
      * the clients, and a kill before any write would check nothing). */
-    for (tries = 0; tries < 100 && stream_msgs(st) < 100; tries++)
+    for (tries = 0; tries < 300 && stream_msgs(st) < 100; tries++)
         sleep_ms(100);
-    CHECK(tries < 100);
+    CHECK(tries < 300);
+    if (tries == 300)
+        load_show_log();
     for (tries = 0, lead = leader(st); lead == 0 && tries < 20; tries++) {
         sleep_ms(100);      /* just created: its leader is being elected */
         lead = leader(st);
@@ -1511,6 +1534,9 @@ main(void)
         st = NULL;
         nats_kill(SIGTERM);
         test_cluster(cl);
+    } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
+               && strcmp(getenv("ARB_REPL_ONLY"), "load") == 0) {
+        test_load(&st, cl);
     } else if (st != NULL) {
         test_load(&st, cl);
         test_heal(st);
