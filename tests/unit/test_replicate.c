@@ -32,7 +32,8 @@
  *      the stream, nothing lost or forked.
  * Deal secrets: sealed on arbiter.deal.<token>, opening to the stored one.
  * Port: one the server picks (kept across its restarts), or
- * ARB_NATS_PORT_BASE.  ARB_REPL_ONLY=cluster runs case 7 alone.
+ * ARB_NATS_PORT_BASE.  ARB_REPL_ONLY=cluster runs case 7 alone, and
+ * ARB_REPL_ONLY=load case 1 (to repeat them).
  */
 #include <signal.h>
 #include <stdint.h>
