@@ -432,9 +432,9 @@ test_ryw(void)
     idle0 = 0;
     for (n = 0; rc == 0 && n < 4; n++, seq++) {
         CHECK_INT(arb_store_stats(r.s, &st, NULL), 0);
+        idle0 = st.idle_trims;
         if (st.untrimmed > 0 && st.tail_events == 0)
             break;
-        idle0 = st.idle_trims;
         for (m = 0; m < RYW_MATCHES; m++) {
             snprintf(bytes[m], sizeof(bytes[m]), "ryw %.7s/%llu", ids[m],
                      (unsigned long long)seq);
