@@ -211,6 +211,15 @@ cursor_move_locked(arb_repl_t *r)
     arb__repl_wake_loop(r);
 }
 
+/* Under mu: event e is in the stream (with its deal, when it has one). */
+static void
+ev_done_locked(arb_repl_t *r, arb_repl_ev_t *e)
+{
+    e->state = EV_DONE;
+    r->st.published++;
+    cursor_move_locked(r);
+}
+
 /* libnats' ack thread, one PubAck (or failure) at a time.  JetStream
  * acks one connection's publishes in order, so the event is found near
  * the front of what is in flight. */
@@ -241,9 +250,7 @@ ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void *ud)
                 e->state = EV_ACKED;    /* its deal goes before seq 1 */
                 wake = 1;
             } else {
-                e->state = EV_DONE;
-                r->st.published++;
-                cursor_move_locked(r);
+                ev_done_locked(r, e);
             }
         } else {
             e->state = EV_NEW;
@@ -670,9 +677,8 @@ idset_del(idset_t *s, const char *id)
         }
 }
 
-/* Window entries by match, then seq. */
-static int
-ev_ptr_cmp(const void *a, const void *b)
+int
+arb__repl_ev_cmp(const void *a, const void *b)
 {
     const arb_repl_ev_t *x = *(arb_repl_ev_t *const *)a;
     const arb_repl_ev_t *y = *(arb_repl_ev_t *const *)b;
@@ -696,7 +702,7 @@ mark_holes(arb_repl_t *r)
         return SIZE_MAX;
     for (i = 0; i < r->nwin; i++)
         v[i] = &r->win[i];
-    qsort(v, r->nwin, sizeof(*v), ev_ptr_cmp);
+    qsort(v, r->nwin, sizeof(*v), arb__repl_ev_cmp);
     for (i = 0; i < r->nwin; i = j) {
         size_t last_done = SIZE_MAX;
 
@@ -823,9 +829,7 @@ deals(arb_repl_t *r, arb_buf_t *why)
         rc = put_deal(r, e->match, why);
         pthread_mutex_lock(&r->mu);
         if (rc == 0) {
-            e->state = EV_DONE;
-            r->st.published++;
-            cursor_move_locked(r);
+            ev_done_locked(r, e);
         } else {
             e->state = EV_NEW;
             r->wave_failed = 1;

@@ -585,16 +585,6 @@ arb__repl_list_free(arb_repl_list_t *l)
     memset(l, 0, sizeof(*l));
 }
 
-static int
-ev_cmp(const void *a, const void *b)
-{
-    const arb_repl_ev_t *x = *(arb_repl_ev_t *const *)a;
-    const arb_repl_ev_t *y = *(arb_repl_ev_t *const *)b;
-    int                  c = strcmp(x->match, y->match);
-
-    return c != 0 ? c : (x->seq > y->seq) - (x->seq < y->seq);
-}
-
 /* The first event of match id still in the window (not yet published),
  * from the sorted list, or NULL. */
 static const arb_repl_ev_t *
@@ -655,7 +645,7 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
         if (r->win[i].state != EV_DONE && !r->win[i].hole)
             v[nv++] = &r->win[i];
     if (v != NULL)
-        qsort(v, nv, sizeof(*v), ev_cmp);
+        qsort(v, nv, sizeof(*v), arb__repl_ev_cmp);
     /* upto of each match: the seq before its first unpublished event
      * (UINT64_MAX: nothing of it is published, not compared). */
     for (i = 0; rc == 0 && i < l.n; i++) {

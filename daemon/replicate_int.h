@@ -180,6 +180,10 @@ int  arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
                    size_t len, int copy, uint64_t expect,
                    uint64_t *stream_seq, arb_buf_t *why);
 
+/* qsort order of window entries (arb_repl_ev_t pointers): by match,
+ * then seq. */
+int  arb__repl_ev_cmp(const void *a, const void *b);
+
 /* Waits ms on the thread's condition; a stop cuts it short. */
 void arb__repl_sleep(arb_repl_t *r, unsigned ms);
 
