@@ -96,17 +96,6 @@ arb_buf_u64be(arb_buf_t *b, uint64_t v)
     arb_buf_add(b, x, 8);
 }
 
-uint64_t
-arb_load_be(const unsigned char *p, size_t n)
-{
-    uint64_t v = 0;
-    size_t   i;
-
-    for (i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 void
 arb_buf_u32be(arb_buf_t *b, uint32_t v)
 {

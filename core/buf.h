@@ -31,7 +31,28 @@ void arb_buf_u64be(arb_buf_t *b, uint64_t v);    /* 8 bytes big-endian */
 void arb_buf_u32be(arb_buf_t *b, uint32_t v);
 /* The big-endian unsigned integer in p[0..n), n <= 8 (the reader of the
  * two above and of msgpack's lengths). */
-uint64_t arb_load_be(const unsigned char *p, size_t n);
+static inline uint64_t
+arb_load_be(const unsigned char *p, size_t n)
+{
+    uint64_t v = 0;
+    size_t   i;
+
+    for (i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* arb_load_be(p, 8), written out: the log's reader calls it for each
+ * field of each record, and compilers turn this form, not the loop, into
+ * one load and a byte swap. */
+static inline uint64_t
+arb_load_be64(const unsigned char *p)
+{
+    return (uint64_t)p[0] << 56 | (uint64_t)p[1] << 48
+           | (uint64_t)p[2] << 40 | (uint64_t)p[3] << 32
+           | (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16
+           | (uint64_t)p[6] << 8 | (uint64_t)p[7];
+}
 /* NUL-terminates without counting the NUL in len; returns data or NULL on oom. */
 const char *arb_buf_cstr(arb_buf_t *b);
 

@@ -68,6 +68,26 @@ utf8_len(const unsigned char *s, size_t left)
     return n <= left ? n : left;
 }
 
+/* The value of the type s[0..tlen): 2..10 as digits, J, Q, K in either
+ * case; 0 for anything else.  Replay parses a card per move, so this is
+ * a switch rather than a search of types[]. */
+static int
+type_value(const char *s, size_t tlen)
+{
+    if (tlen == 2)
+        return s[0] == '1' && s[1] == '0' ? 10 : 0;
+    if (tlen != 1)
+        return 0;
+    if (s[0] >= '2' && s[0] <= '9')
+        return s[0] - '0';
+    switch (s[0]) {
+    case 'J': case 'j': return 11;
+    case 'Q': case 'q': return 12;
+    case 'K': case 'k': return 13;
+    default:            return 0;
+    }
+}
+
 static int
 fail(char *err, size_t errlen, const char *fmt, const char *a, int an,
      const char *b, int bn)
@@ -82,7 +102,7 @@ fail(char *err, size_t errlen, const char *fmt, const char *a, int an,
 static int
 parse_suit(int *suit, const char *s, size_t len)
 {
-    size_t i, n;
+    size_t i;
     int    v;
 
     if (len >= 2 && s[0] == '#') {
@@ -109,12 +129,12 @@ parse_suit(int *suit, const char *s, size_t len)
     /* A trailing U+FE0F (EF B8 8F) asks for emoji presentation; ignore it. */
     if (len > 3 && memcmp(s + len - 3, "\xef\xb8\x8f", 3) == 0)
         len -= 3;
+    /* Every symbol is one character of three bytes in UTF-8. */
+    if (len != 3)
+        return -1;
     for (i = 0; i < ARB_SUITS; i++) {
-        n = strlen(suits[i].symbol);
-        if (len == n && memcmp(s, suits[i].symbol, n) == 0)
-            break;
-        if (suits[i].alt != NULL && len == strlen(suits[i].alt)
-            && memcmp(s, suits[i].alt, len) == 0)
+        if (memcmp(s, suits[i].symbol, 3) == 0
+            || (suits[i].alt != NULL && memcmp(s, suits[i].alt, 3) == 0))
             break;
     }
     if (i == ARB_SUITS)
@@ -127,7 +147,7 @@ int
 arb_card_parse(arb_card_t *out, const char *s, size_t len,
                char *err, size_t errlen)
 {
-    size_t tlen, i;
+    size_t tlen;
     int    value = 0, suit = 0, rc;
 
     if (len == 0)
@@ -143,15 +163,7 @@ arb_card_parse(arb_card_t *out, const char *s, size_t len,
     } else {
         tlen = utf8_len((const unsigned char *)s, len);
     }
-    for (i = 0; i < ARB_TYPES; i++) {
-        if (strlen(types[i]) == tlen
-            && (memcmp(types[i], s, tlen) == 0
-                || (tlen == 1 && (s[0] | 0x20) == (types[i][0] | 0x20)
-                    && types[i][0] >= 'A'))) {
-            value = (int)i + 2;
-            break;
-        }
-    }
+    value = type_value(s, tlen);
     if (value == 0)
         return fail(err, errlen,
                     "type %.*s does not exist: types are 2..10, J, Q, K%.*s",

@@ -120,17 +120,6 @@ arb__put64(unsigned char *p, uint64_t v)
         p[i] = (unsigned char)(v & 0xff);
 }
 
-uint64_t
-arb__get64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    int      i;
-
-    for (i = 0; i < 8; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* Two's complement both ways without implementation-defined casts. */
 int64_t
 arb__u2i(uint64_t u)

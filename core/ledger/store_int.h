@@ -20,6 +20,7 @@
 
 #include <lmdb.h>
 
+#include "core/buf.h"
 #include "core/ledger/store.h"
 
 #define ARB__REPR_MAX   (4 * ARB_STORE_CLIENT_MAX + 8)
@@ -157,7 +158,10 @@ const char *arb__repr(char out[ARB__REPR_MAX], const void *p, size_t n);
 int      arb__mdb_code(int rc);
 int      arb__mdb_fail(arb_buf_t *why, int rc, const char *what);
 void     arb__put64(unsigned char *p, uint64_t v);
-uint64_t arb__get64(const unsigned char *p);
+static inline uint64_t arb__get64(const unsigned char *p)
+{
+    return arb_load_be64(p);
+}
 int64_t  arb__u2i(uint64_t u);
 int      arb__str_ok(const char *s, size_t max, size_t *len);
 int      arb__raw_id_ok(const void *p, size_t n, size_t max);
