@@ -40,6 +40,7 @@
 
 #include "core/codec.h"
 #include "core/err.h"
+#include "core/fnv.h"
 #include "core/ledger/history.h"
 #include "daemon/server.h"
 
@@ -72,10 +73,8 @@ arb_live_new(arb_server_t *srv, const char *id)
 static void
 cid_bits(const char *cid, unsigned bit[3])
 {
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = arb_fnv1a(cid, strlen(cid), ARB_FNV_SEED);
 
-    for (; *cid; cid++)
-        h = (h ^ (unsigned char)*cid) * 1099511628211ull;
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;

@@ -16,8 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/ledger/bundle_int.h"
 #include "core/err.h"
+#include "core/fnv.h"
+#include "core/ledger/bundle_int.h"
 #include "core/limits.h"
 
 typedef struct rd {
@@ -29,6 +30,10 @@ typedef struct rd {
     int                  last;      /* type of the last whole record */
     uint64_t             last_seq;  /* seq of the last event record */
     arb_buf_t           *why;
+    /* The match ids read so far: open addressing over section index + 1
+     * (0 empty), cap a power of two, at most half full. */
+    size_t              *ids;
+    size_t               idcap;
 } rd_t;
 
 static int
@@ -128,6 +133,44 @@ add_section(arb__bundle_file_t *b, const char *id)
     return m;
 }
 
+/* The slot of id in r->ids: the one holding it, or the empty one where
+ * it goes. */
+static size_t *
+id_slot(const rd_t *r, const char *id)
+{
+    size_t j = (size_t)arb_fnv1a(id, strlen(id), ARB_FNV_SEED);
+
+    for (j &= r->idcap - 1; r->ids[j] != 0; j = (j + 1) & (r->idcap - 1))
+        if (strcmp(r->b->sections[r->ids[j] - 1].cp.match_id, id) == 0)
+            break;
+    return &r->ids[j];
+}
+
+/* The index + 1 of the section named id, or 0 after making room for one
+ * more.  A hash table, not a scan of the sections: a bundle of n matches
+ * would cost n²/2 comparisons, minutes for a season's worth. */
+static int
+id_find(rd_t *r, const char *id, size_t *found)
+{
+    size_t cap, i, *old = r->ids, oldcap = r->idcap;
+
+    if (2 * (r->b->nsections + 1) > r->idcap) {
+        cap = oldcap ? 2 * oldcap : 64;
+        r->ids = calloc(cap, sizeof(*r->ids));
+        if (r->ids == NULL) {
+            r->ids = old;
+            return ARB_ENOMEM;
+        }
+        r->idcap = cap;
+        for (i = 0; i < oldcap; i++)
+            if (old[i] != 0)
+                *id_slot(r, r->b->sections[old[i] - 1].cp.match_id) = old[i];
+        free(old);
+    }
+    *found = *id_slot(r, id);
+    return 0;
+}
+
 typedef struct field_rd {
     const unsigned char *p;
     size_t               len, off;
@@ -177,6 +220,29 @@ field_fail(rd_t *r, int rc, const char *field)
                what[-rc]);
 }
 
+/* The event records that follow the record ending at `from`, counted by
+ * their headers alone (a match's are a few kilobytes, so they are still
+ * in the cache when read_event comes to them): the room for a match's
+ * records is allocated once, not grown from small (a copy and a page
+ * fault per doubling, a tenth of a verification).  Stops at anything
+ * that is not a whole event record: the reader judges it there. */
+static size_t
+count_events(const rd_t *r, size_t from)
+{
+    size_t n = 0, rlen;
+
+    while (r->len - from >= ARB__REC_HDR && r->p[from] == ARB__REC_EVENT) {
+        rlen = (size_t)arb_load_be(r->p + from + 1, 4);
+        if (rlen < ARB__EVENT_FIXED + 1
+            || rlen > ARB__EVENT_FIXED + ARB_STORE_EVENT_MAX
+            || rlen > r->len - from - ARB__REC_HDR)
+            break;
+        from += ARB__REC_HDR + rlen;
+        n++;
+    }
+    return n;
+}
+
 static int
 read_match(rd_t *r, const unsigned char *body, size_t len)
 {
@@ -193,16 +259,22 @@ read_match(rd_t *r, const unsigned char *body, size_t len)
     rc = get_str(&f, 1, 1, ARB_STORE_ID_MAX, &id);
     if (rc != 0)
         return field_fail(r, rc, "the match id");
-    for (i = 0; i < r->b->nsections; i++)
-        if (strcmp(r->b->sections[i].cp.match_id, id) == 0) {
-            free(id);
-            return bad(r, "match '%s' appears twice (again at byte %zu)",
-                       r->b->sections[i].cp.match_id, r->off);
-        }
-    m = add_section(r->b, id);
-    free(id);
-    if (m == NULL)
+    if (id_find(r, id, &i) != 0) {
+        free(id);
         return ARB_ENOMEM;
+    }
+    if (i != 0) {
+        free(id);
+        return bad(r, "match '%s' appears twice (again at byte %zu)",
+                   r->b->sections[i - 1].cp.match_id, r->off);
+    }
+    m = add_section(r->b, id);
+    if (m == NULL) {
+        free(id);
+        return ARB_ENOMEM;
+    }
+    *id_slot(r, id) = r->b->nsections;
+    free(id);
     r->cur = m;
     s = &m->profile;
     if ((rc = get_str(&f, 1, 1, ARB_STORE_ID_MAX, &s->game)) != 0)
@@ -245,6 +317,9 @@ read_match(rd_t *r, const unsigned char *body, size_t len)
     if (f.off != f.len)
         return bad(r, "match record at byte %zu: %zu bytes left over",
                    r->off, f.len - f.off);
+    m->cap = count_events(r, (size_t)(body - r->p) + len);
+    if (m->cap > 0 && (m->recs = malloc(m->cap * sizeof(*m->recs))) == NULL)
+        return ARB_ENOMEM;
     return 0;
 
 oom:
@@ -264,6 +339,8 @@ read_event(rd_t *r, const unsigned char *body, size_t len)
     if (m == NULL)
         return bad(r, "event record at byte %zu outside a match", r->off);
     if (m->nrecs == m->cap) {
+        /* Sized by count_events when the match began; more than it
+         * counted only when its records are damaged. */
         size_t cap = m->cap ? 2 * m->cap : 64;
         arb_history_rec_t *nv = realloc(m->recs, cap * sizeof(*nv));
         if (nv == NULL)
@@ -277,7 +354,7 @@ read_event(rd_t *r, const unsigned char *body, size_t len)
      * reads every event once, and a copy of each costs more than the
      * check of its link. */
     e->bytes = (unsigned char *)(uintptr_t)(body + ARB__EVENT_FIXED);
-    e->seq = arb_load_be(body, 8);
+    e->seq = arb_load_be64(body);
     e->time_ms = 0;
     e->has_hash = 1;
     memcpy(e->hash, body + 8, ARB_HASH_LEN);
@@ -335,14 +412,80 @@ check_len(rd_t *r, int type, size_t len)
     return 0;
 }
 
+/* The records after the file header check (arb__bundle_read). */
+static int
+read_records(rd_t *r)
+{
+    const unsigned char *data = r->p;
+    size_t               len = r->len, rlen, body;
+    arb__bundle_file_t  *b = r->b;
+    uint64_t             v;
+    int                  type, rc;
+
+    if (len == 0)
+        return bad(r, "empty file: not an arbiter bundle");
+    if (memcmp(data, ARB_BUNDLE_MAGIC, len < ARB_BUNDLE_MAGIC_LEN ? len
+               : ARB_BUNDLE_MAGIC_LEN) != 0)
+        return bad(r, "not an arbiter bundle (the file does not start "
+                   "with the bundle magic)");
+    if (len < ARB_BUNDLE_HDR_LEN)
+        return bad(r, "truncated at byte %zu (in the file header)", len);
+    v = arb_load_be(data + ARB_BUNDLE_MAGIC_LEN, 4);
+    if (v != ARB_BUNDLE_VERSION)
+        return bad(r, "bundle format version %" PRIu64 " is not supported "
+                   "(this arbiter reads version %d)", v, ARB_BUNDLE_VERSION);
+    for (r->off = ARB_BUNDLE_HDR_LEN;; r->off = body + rlen) {
+        if (r->off == len)
+            return truncated(r, -1, 0, 0);
+        type = data[r->off];
+        if (len - r->off < ARB__REC_HDR)
+            return truncated(r, type, len, 0);
+        rlen = (size_t)arb_load_be(data + r->off + 1, 4);
+        body = r->off + ARB__REC_HDR;
+        rc = check_len(r, type, rlen);
+        if (rc != 0)
+            return rc;
+        if (rlen > len - body)
+            return truncated(r, type, body, len - body);
+        switch (type) {
+        case ARB__REC_MATCH:
+            rc = read_match(r, data + body, rlen);
+            break;
+        case ARB__REC_EVENT:
+            rc = read_event(r, data + body, rlen);
+            break;
+        case ARB__REC_CHECKPOINT:
+            rc = read_checkpoint(r, data + body);
+            break;
+        default:
+            if (r->cur != NULL)
+                return bad(r, "match '%s' has no checkpoint (the end "
+                           "record follows at byte %zu)",
+                           r->cur->cp.match_id, r->off);
+            v = arb_load_be(data + body, 4);
+            if (v != b->nsections)
+                return bad(r, "the end record counts %" PRIu64 " matches, "
+                           "the bundle holds %zu", v, b->nsections);
+            if (body + rlen != len)
+                return bad(r, "%zu trailing byte%s after the end record "
+                           "(from byte %zu)", len - body - rlen,
+                           len - body - rlen == 1 ? "" : "s", body + rlen);
+            if (b->nsections == 0)
+                return bad(r, "the bundle holds no match");
+            return 0;
+        }
+        if (rc != 0)
+            return rc;
+        r->last = type;
+    }
+}
+
 int
 arb__bundle_read(arb__bundle_file_t *b, const unsigned char *data,
                  size_t len, arb_buf_t *why)
 {
-    rd_t     r;
-    size_t   rlen, body;
-    uint64_t v;
-    int      type, rc;
+    rd_t r;
+    int  rc;
 
     memset(&r, 0, sizeof(r));
     r.p = data;
@@ -350,60 +493,7 @@ arb__bundle_read(arb__bundle_file_t *b, const unsigned char *data,
     r.b = b;
     r.why = why;
     r.last = -1;
-    if (len == 0)
-        return bad(&r, "empty file: not an arbiter bundle");
-    if (memcmp(data, ARB_BUNDLE_MAGIC, len < ARB_BUNDLE_MAGIC_LEN ? len
-               : ARB_BUNDLE_MAGIC_LEN) != 0)
-        return bad(&r, "not an arbiter bundle (the file does not start "
-                   "with the bundle magic)");
-    if (len < ARB_BUNDLE_HDR_LEN)
-        return bad(&r, "truncated at byte %zu (in the file header)", len);
-    v = arb_load_be(data + ARB_BUNDLE_MAGIC_LEN, 4);
-    if (v != ARB_BUNDLE_VERSION)
-        return bad(&r, "bundle format version %" PRIu64 " is not supported "
-                   "(this arbiter reads version %d)", v, ARB_BUNDLE_VERSION);
-    for (r.off = ARB_BUNDLE_HDR_LEN;; r.off = body + rlen) {
-        if (r.off == len)
-            return truncated(&r, -1, 0, 0);
-        type = data[r.off];
-        if (len - r.off < ARB__REC_HDR)
-            return truncated(&r, type, len, 0);
-        rlen = (size_t)arb_load_be(data + r.off + 1, 4);
-        body = r.off + ARB__REC_HDR;
-        rc = check_len(&r, type, rlen);
-        if (rc != 0)
-            return rc;
-        if (rlen > len - body)
-            return truncated(&r, type, body, len - body);
-        switch (type) {
-        case ARB__REC_MATCH:
-            rc = read_match(&r, data + body, rlen);
-            break;
-        case ARB__REC_EVENT:
-            rc = read_event(&r, data + body, rlen);
-            break;
-        case ARB__REC_CHECKPOINT:
-            rc = read_checkpoint(&r, data + body);
-            break;
-        default:
-            if (r.cur != NULL)
-                return bad(&r, "match '%s' has no checkpoint (the end "
-                           "record follows at byte %zu)",
-                           r.cur->cp.match_id, r.off);
-            v = arb_load_be(data + body, 4);
-            if (v != b->nsections)
-                return bad(&r, "the end record counts %" PRIu64 " matches, "
-                           "the bundle holds %zu", v, b->nsections);
-            if (body + rlen != len)
-                return bad(&r, "%zu trailing byte%s after the end record "
-                           "(from byte %zu)", len - body - rlen,
-                           len - body - rlen == 1 ? "" : "s", body + rlen);
-            if (b->nsections == 0)
-                return bad(&r, "the bundle holds no match");
-            return 0;
-        }
-        if (rc != 0)
-            return rc;
-        r.last = type;
-    }
+    rc = read_records(&r);
+    free(r.ids);
+    return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "core/codec.h"
 #include "core/err.h"
+#include "core/fnv.h"
 #include "core/ledger/history.h"
 #include "core/ledger/replay_all.h"
 #include "core/ledger/store.h"
@@ -15,7 +16,7 @@
 /* The fields every event touches come first, in one or two cache lines;
  * the verdict (372 bytes) is written only when the match is refused. */
 typedef struct rmatch {
-    size_t        hash;         /* id_hash(id) */
+    size_t        hash;         /* arb_fnv1a of the id */
     uint64_t      next;         /* the seq its next log record must have */
     arb_match_t  *m;
     uint64_t      applied;      /* events that stood, the open included */
@@ -73,19 +74,6 @@ typedef struct ctx {
     uint64_t             head, tail;    /* records read, replayed */
     int                  failed;        /* a replay error ended the walk */
 } ctx_t;
-
-/* FNV-1a; also measures the id. */
-static size_t
-id_hash(const char *id, size_t *len)
-{
-    const char *p = id;
-    size_t      h = 1469598103934665603u;
-
-    while (*p != '\0')
-        h = (h ^ (unsigned char)*p++) * 1099511628211u;
-    *len = (size_t)(p - id);
-    return h;
-}
 
 /* Doubles the table; lookups only, so iteration order never matters
  * (the matches are sorted by id before anyone sees them). */
@@ -293,7 +281,7 @@ on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t time_ms,
 {
     ctx_t  *x = ud;
     pend_t *p;
-    size_t  n, h = id_hash(id, &n);
+    size_t  n = strlen(id), h = (size_t)arb_fnv1a(id, n, ARB_FNV_SEED);
     int     rc = 0;
 
     (void)time_ms, (void)hash;

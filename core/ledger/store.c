@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/fnv.h"
 #include "core/ledger/chain.h"
 #include "core/ledger/store_int.h"
 
@@ -421,17 +422,6 @@ typedef struct batch {
     int            trust_cids;      /* honour arb_append_t.cid_fresh */
 } batch_t;
 
-static uint64_t
-fnv(const void *p, size_t n, uint64_t h)
-{
-    const unsigned char *s = p;
-    size_t               i;
-
-    for (i = 0; i < n; i++)
-        h = (h ^ s[i]) * 1099511628211ull;
-    return h;
-}
-
 static void
 batch_free(batch_t *b)
 {
@@ -464,7 +454,7 @@ batch_index(batch_t *b, arb_buf_t *why)
     for (i = 0; i < b->n; i++) {
         const arb_append_t *e = &b->v[i];
         idlen = strlen(e->match_id);
-        h = fnv(e->match_id, idlen, 14695981039346656037ull) &
+        h = arb_fnv1a(e->match_id, idlen, ARB_FNV_SEED) &
             (b->tsize - 1);
         for (;; h = (h + 1) & (b->tsize - 1)) {
             j = b->mt[h];
@@ -482,8 +472,8 @@ batch_index(batch_t *b, arb_buf_t *why)
         if (e->client_id == NULL)
             continue;
         cidlen = strlen(e->client_id);
-        h = fnv(e->client_id, cidlen, fnv(e->match_id, idlen + 1,
-                14695981039346656037ull)) & (b->tsize - 1);
+        h = arb_fnv1a(e->client_id, cidlen, arb_fnv1a(e->match_id, idlen + 1,
+                ARB_FNV_SEED)) & (b->tsize - 1);
         for (;; h = (h + 1) & (b->tsize - 1)) {
             j = b->ct[h];
             if (j == SIZE_MAX) {

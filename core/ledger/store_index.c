@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/fnv.h"
 #include "core/ledger/store_int.h"
 
 #define IX_FORMAT   2
@@ -253,17 +254,6 @@ typedef struct mcache {
     size_t            size, n;      /* open addressing, size a power of 2 */
 } mcache_t;
 
-static uint64_t
-id_hash(const char *id, size_t n)
-{
-    uint64_t h = 14695981039346656037ull;
-    size_t   i;
-
-    for (i = 0; i < n; i++)
-        h = (h ^ (unsigned char)id[i]) * 1099511628211ull;
-    return h;
-}
-
 static int
 mcache_init(mcache_t *c, size_t size)
 {
@@ -303,7 +293,7 @@ mcache_clear(mcache_t *c)
 static size_t
 mcache_find(const mcache_t *c, const char *id, size_t idlen)
 {
-    size_t i = id_hash(id, idlen) & (c->size - 1);
+    size_t i = arb_fnv1a(id, idlen, ARB_FNV_SEED) & (c->size - 1);
 
     for (;; i = (i + 1) & (c->size - 1)) {
         const arb_match_info_t *m = &c->m[i];

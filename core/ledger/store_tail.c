@@ -16,18 +16,13 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/fnv.h"
 #include "core/ledger/store_int.h"
 
 static uint64_t
 hash(const void *p, size_t n)
 {
-    const unsigned char *s = p;
-    uint64_t             h = 14695981039346656037ull;
-    size_t               i;
-
-    for (i = 0; i < n; i++)
-        h = (h ^ s[i]) * 1099511628211ull;
-    return h;
+    return arb_fnv1a(p, n, ARB_FNV_SEED);
 }
 
 int

@@ -547,6 +547,86 @@ test_many_matches(void)
     arb_buf_free(&t);
 }
 
+/* A record of the bundle grammar: type, u32 length, body. */
+static void
+put_rec(arb_buf_t *b, int type, const void *body, size_t len)
+{
+    arb_buf_putc(b, (char)type);
+    arb_buf_u32be(b, (uint32_t)len);
+    arb_buf_add(b, body, len);
+}
+
+/* A bundle of n matches m0, m1, ... (match record, checkpoint, no event)
+ * whose match `dup` (when < n) is named like match 0: the reader finds
+ * a second use of an id among many, past its table's growth.  Returns
+ * where match dup's record starts. */
+static size_t
+shaped_bundle(arb_buf_t *b, size_t n, size_t dup)
+{
+    unsigned char body[64], cp[ARB__CHECKPOINT_LEN] = { 0 }, end[4];
+    size_t        i, k, at = 0;
+    char          id[24];
+
+    b->len = 0;
+    arb_buf_add(b, ARB_BUNDLE_MAGIC, ARB_BUNDLE_MAGIC_LEN);
+    arb_buf_u32be(b, ARB_BUNDLE_VERSION);
+    for (i = 0; i < n; i++) {
+        snprintf(id, sizeof(id), "m%zu", i == dup ? (size_t)0 : i);
+        k = 0;
+        body[k++] = (unsigned char)strlen(id);
+        memcpy(body + k, id, strlen(id));
+        k += strlen(id);
+        body[k++] = 8;
+        memcpy(body + k, "yahchain", 8);
+        k += 8;
+        memcpy(body + k, "\0\0\0\0\0\1t\0\0", 9);  /* edition, engine,
+                                                     exporter, options */
+        k += 9;
+        if (i == dup)
+            at = b->len;
+        put_rec(b, 'M', body, k);
+        put_rec(b, 'C', cp, sizeof(cp));
+    }
+    end[0] = (unsigned char)(n >> 24), end[1] = (unsigned char)(n >> 16);
+    end[2] = (unsigned char)(n >> 8), end[3] = (unsigned char)n;
+    put_rec(b, 'Z', end, sizeof(end));
+    return at;
+}
+
+/* A match id used twice is refused naming the second use, wherever it
+ * is among the matches (the reader looks ids up in a hash table). */
+static void
+test_duplicate_ids(void)
+{
+    static const size_t ns[] = { 2, 3, 40, 300 };
+    arb__bundle_file_t  f;
+    arb_buf_t           b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    size_t              i, at;
+    char                want[128];
+
+    for (i = 0; i < sizeof(ns) / sizeof(*ns); i++) {
+        /* Every id distinct: read whole. */
+        shaped_bundle(&b, ns[i], ns[i]);
+        memset(&f, 0, sizeof(f));
+        CHECK_INT(arb__bundle_read(&f, (const unsigned char *)b.data, b.len,
+                                   &why), 0);
+        CHECK_INT(f.nsections, ns[i]);
+        arb__bundle_file_clear(&f);
+        /* The last match named like the first. */
+        at = shaped_bundle(&b, ns[i], ns[i] - 1);
+        memset(&f, 0, sizeof(f));
+        CHECK_INT(arb__bundle_read(&f, (const unsigned char *)b.data, b.len,
+                                   &why), ARB_ECRYPTO);
+        snprintf(want, sizeof(want), "match 'm0' appears twice (again at "
+                 "byte %zu)", at);
+        CHECK_STR(arb_buf_cstr(&why), want);
+        CHECK_INT(f.nsections, ns[i] - 1);
+        arb__bundle_file_clear(&f);
+    }
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+}
+
 static void
 expect_error(const arb_buf_t *t, const char *want)
 {
@@ -1417,6 +1497,7 @@ main(void)
     test_keys();
     test_round_trip();
     test_many_matches();
+    test_duplicate_ids();
     test_from_store_errors();
     test_tamper();
     test_every_byte();
