@@ -205,13 +205,18 @@ int      arb__event_positions(arb_store_t *s, const char *id, size_t idlen,
  * (invisible to readers). */
 int      arb__ix_past_head(arb_store_t *s, const char *id, size_t idlen,
                            uint64_t last_seq, arb_buf_t *why);
-/* store_verify.c: every listed match verified in one pass over its
- * events in log position order, on one thread per CPU.  0 when every
- * chain holds; anything else means "not shown": verify match by match,
- * which words the problem. */
+/* store_verify.c: every listed match verified in one pass over the log
+ * (the log up to its last position when the pass begins), its stretches
+ * on one thread per CPU, then each match's index entries and summary
+ * against what the log holds.  0 when everything holds; anything else
+ * means "not shown": verify match by match, which words the problem. */
 int      arb__verify_by_position(arb_store_t *s,
                                  const char (*ids)[ARB_STORE_ID_MAX + 1],
                                  size_t n);
+/* For tests: the threads it uses (0, the default: one per CPU), and the
+ * log length below which it uses one (8192). */
+extern unsigned arb__verify_threads;
+extern uint64_t arb__verify_one_thread;
 
 /* The summary of a match from the index (ARB_ENOTFOUND when absent). */
 int      arb__ix_match(arb_store_t *s, MDB_txn *itxn, const char *id,

@@ -775,23 +775,23 @@ pos_key(unsigned char k[8], uint64_t pos)
         k[i] = (unsigned char)(pos >> (56 - 8 * i));
 }
 
-/* The log record at pos, copied into out. */
+/* The value of key k in db of file (raw_open), copied into out; 0 when
+ * there is none or it does not fit. */
 static size_t
-raw_get_log(const char *name, uint64_t pos, unsigned char *out, size_t cap)
+raw_get(const char *name, const char *file, const char *db, const void *k,
+        size_t klen, unsigned char *out, size_t cap)
 {
     MDB_env       *env = NULL;
     MDB_txn       *txn = NULL;
     MDB_dbi        dbi;
     MDB_val        key, val;
-    unsigned char  k[8];
     size_t         got = 0;
 
-    pos_key(k, pos);
-    key.mv_data = k;
-    key.mv_size = 8;
-    if (raw_open(name, "data", MDB_RDONLY, &env) == 0 &&
+    key.mv_data = (void *)k;
+    key.mv_size = klen;
+    if (raw_open(name, file, MDB_RDONLY, &env) == 0 &&
         mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0 &&
-        mdb_dbi_open(txn, "log", 0, &dbi) == 0 &&
+        mdb_dbi_open(txn, db, 0, &dbi) == 0 &&
         mdb_get(txn, dbi, &key, &val) == 0 && val.mv_size <= cap) {
         memcpy(out, val.mv_data, val.mv_size);
         got = val.mv_size;
@@ -800,6 +800,16 @@ raw_get_log(const char *name, uint64_t pos, unsigned char *out, size_t cap)
         mdb_txn_abort(txn);
     mdb_env_close(env);
     return got;
+}
+
+/* The log record at pos, copied into out. */
+static size_t
+raw_get_log(const char *name, uint64_t pos, unsigned char *out, size_t cap)
+{
+    unsigned char k[8];
+
+    pos_key(k, pos);
+    return raw_get(name, "data", "log", k, 8, out, cap);
 }
 
 static void
@@ -1172,6 +1182,132 @@ test_verify_threads(void)
     arb_buf_free(&serial);
 }
 
+/* test_verify_log's store: VL_NM matches m00.. of VL_NEV events,
+ * interleaved as under load (position = seq * VL_NM + match + 1). */
+enum { VL_NM = 40, VL_NEV = 10 };
+
+/* An index "seq" key: id, 0, seq big-endian. */
+static size_t
+seq_key(unsigned char *k, const char *id, uint64_t seq)
+{
+    size_t n = strlen(id);
+
+    memcpy(k, id, n);
+    k[n] = 0;
+    pos_key(k + n + 1, seq);
+    return n + 9;
+}
+
+/* The pass in log order (store_verify.c) with the store closed and
+ * opened again read-only: 0 when it shows the store sound. */
+static int
+vlog_pass(const char *name, char (*list)[ARB_STORE_ID_MAX + 1], size_t n)
+{
+    arb_store_t *s = open_store(name, 0, 0, 1);
+    int          rc;
+
+    if (s == NULL)
+        return -1;
+    rc = arb__verify_by_position(s, (const char (*)[ARB_STORE_ID_MAX + 1])
+                                 list, n);
+    arb_store_close(s);
+    return rc;
+}
+
+/* The pass in log order splits the log among threads, and the first
+ * event of a match in a later stretch has its link checked when the
+ * stretches are joined.  It shows a sound store sound on any number of
+ * threads, and doubts each damage: the stored hash or the bytes of such
+ * a first event, an index entry naming another position, the head in a
+ * summary, an index entry past the head.  Each damage is undone after
+ * and the store shown sound again, so each doubt is its damage's; and
+ * the match by match verify, which words it, finds each one too. */
+static void
+test_verify_log(void)
+{
+    static const unsigned nts[] = { 1, 2, 3, 4, 7, 64 };
+    arb_store_t   *s;
+    arb_buf_t      why = ARB_BUF_INIT;
+    arb_append_t   v[VL_NM * VL_NEV];
+    char           ids[VL_NM][8], bytes[VL_NM * VL_NEV][16];
+    char           list[VL_NM][ARB_STORE_ID_MAX + 1];
+    unsigned char  k[80], orig[256], val[256];
+    size_t         i, j, klen, n;
+    int            dmg;
+
+    s = open_store("vlog", 0, 0, 0);
+    if (s == NULL)
+        return;
+    for (j = 0; j < VL_NEV; j++)
+        for (i = 0; i < VL_NM; i++) {
+            snprintf(ids[i], sizeof(ids[i]), "m%02zu", i);
+            snprintf(bytes[j * VL_NM + i], sizeof(bytes[0]), "ev-%zu-%zu", i,
+                     j);
+            ev_init(&v[j * VL_NM + i], ids[i], j == 0 ? "g" : NULL, j,
+                    bytes[j * VL_NM + i], NULL);
+        }
+    CHECK_INT(arb_store_append_batch(s, v, VL_NM * VL_NEV, &why), 0);
+    arb_store_close(s);
+    memset(list, 0, sizeof(list));
+    for (i = 0; i < VL_NM; i++)
+        memcpy(list[i], ids[i], strlen(ids[i]));
+    arb__verify_one_thread = 0;
+    for (i = 0; i < sizeof(nts) / sizeof(nts[0]); i++) {
+        arb__verify_threads = nts[i];
+        CHECK_INT(vlog_pass("vlog", list, VL_NM), 0);
+    }
+    /* Three stretches: positions 1..133, 134..266, 267..400.  Position
+     * 134 is m13's seq 3, its first event in the second stretch. */
+    arb__verify_threads = 3;
+    for (dmg = 0; dmg < 5; dmg++) {
+        const char *file = "index", *db = "seq";
+
+        switch (dmg) {
+        case 0:     /* the stored hash of m13/3 */
+        case 1:     /* its event's last byte */
+            file = "data", db = "log";
+            pos_key(k, 134);
+            klen = 8;
+            break;
+        case 2:     /* m05/2 indexed at m05/3's position */
+            klen = seq_key(k, "m05", 2);
+            break;
+        case 3:     /* the head in m07's summary */
+            db = "matches";
+            memcpy(k, "m07", 3);
+            klen = 3;
+            break;
+        default:    /* an index entry for m09/10, past its head */
+            klen = seq_key(k, "m09", VL_NEV);
+            break;
+        }
+        n = raw_get("vlog", file, db, k, klen, orig, sizeof(orig));
+        CHECK(dmg == 4 ? n == 0 : n > 0);
+        memcpy(val, orig, n);
+        switch (dmg) {
+        case 0: val[20] ^= 0x40; break;
+        case 1: val[n - 1] ^= 0x01; break;
+        case 2: pos_key(val, 3 * VL_NM + 5 + 1); break;
+        case 3: val[84] ^= 0x01; break;
+        default: pos_key(val, 1); n = 8; break;
+        }
+        CHECK_INT(raw_put("vlog", file, db, k, klen, val, n), 0);
+        CHECK(vlog_pass("vlog", list, VL_NM) != 0);
+        s = open_store("vlog", 0, 0, 1);
+        if (s != NULL) {
+            CHECK_INT(arb_store_verify(s, NULL, &why), ARB_ECORRUPT);
+            arb_store_close(s);
+        }
+        if (dmg == 4)
+            break;          /* the last one: not undone */
+        CHECK_INT(raw_put("vlog", file, db, k, klen, orig, n), 0);
+        CHECK_INT(vlog_pass("vlog", list, VL_NM), 0);
+    }
+    arb__verify_threads = 0;
+    arb__verify_one_thread = 8192;
+    arb_buf_free(&why);
+}
+
 /* Resident pages of the mappings of path in this process, KiB
  * (/proc/self/smaps); -1 when it is not mapped. */
 static long
@@ -1255,7 +1391,8 @@ main(void)
 {
     static const char *const dirs[] = { "basic", "args", "grow", "full",
                                         "bad", "after", "rebuild",
-                                        "sync", "cidfresh", "vthreads", "mem" };
+                                        "sync", "cidfresh", "vthreads",
+                                        "vlog", "mem" };
     size_t i;
 
     snprintf(base, sizeof(base), "/tmp/arb_store_XXXXXX");
@@ -1274,6 +1411,7 @@ main(void)
     test_sync();
     test_cid_fresh();
     test_verify_threads();
+    test_verify_log();
     test_mem();
     for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
         rm_store(dirs[i]);
