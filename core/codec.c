@@ -264,7 +264,6 @@ static int
 check_fields(const arb_event_t *ev, arb_buf_t *why)
 {
     const unsigned char *rule = kind_fields[ev->kind];
-    const char          *kname = arb_event_kind_name(ev->kind);
     int                  f, present;
 
     for (f = 0; f < KF_N; f++) {
@@ -280,11 +279,11 @@ check_fields(const arb_event_t *ev, arb_buf_t *why)
         if (rule[f] == F_REQ && !present && f != KF_TARGET)
             return arb_mp_fail(why, ARB_EINVAL,
                                "event.%s: required for kind \"%s\"",
-                               kf_names[f], kname);
+                               kf_names[f], arb_event_kind_name(ev->kind));
         if (rule[f] == F_NO && present)
             return arb_mp_fail(why, ARB_EINVAL,
                                "event.%s: not allowed for kind \"%s\"",
-                               kf_names[f], kname);
+                               kf_names[f], arb_event_kind_name(ev->kind));
     }
     return 0;
 }

@@ -22,4 +22,17 @@ arb_fnv1a(const void *p, size_t n, uint64_t h)
     return h;
 }
 
+/* Of a NUL-ended string, measuring it in the same pass (*len). */
+static inline uint64_t
+arb_fnv1a_str(const char *s, size_t *len)
+{
+    const char *p = s;
+    uint64_t    h = ARB_FNV_SEED;
+
+    while (*p != '\0')
+        h = (h ^ (unsigned char)*p++) * 1099511628211ull;
+    *len = (size_t)(p - s);
+    return h;
+}
+
 #endif

@@ -281,7 +281,7 @@ on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t time_ms,
 {
     ctx_t  *x = ud;
     pend_t *p;
-    size_t  n = strlen(id), h = (size_t)arb_fnv1a(id, n, ARB_FNV_SEED);
+    size_t  n, h = (size_t)arb_fnv1a_str(id, &n);
     int     rc = 0;
 
     (void)time_ms, (void)hash;
