@@ -205,14 +205,15 @@ int      arb__event_positions(arb_store_t *s, const char *id, size_t idlen,
  * (invisible to readers). */
 int      arb__ix_past_head(arb_store_t *s, const char *id, size_t idlen,
                            uint64_t last_seq, arb_buf_t *why);
-/* store_verify.c: every listed match verified in one pass over the log
- * (the log up to its last position when the pass begins), its stretches
- * on one thread per CPU, then each match's index entries and summary
+/* store_verify.c: the log up to end (arb__verify_end, taken before the
+ * matches ids[] were listed) verified in one pass, its stretches on one
+ * thread per CPU, then each listed match's index entries and summary
  * against what the log holds.  0 when everything holds; anything else
  * means "not shown": verify match by match, which words the problem. */
+int      arb__verify_end(arb_store_t *s, uint64_t *end);
 int      arb__verify_by_position(arb_store_t *s,
                                  const char (*ids)[ARB_STORE_ID_MAX + 1],
-                                 size_t n);
+                                 size_t n, uint64_t end);
 /* For tests: the threads it uses (0, the default: one per CPU), and the
  * log length below which it uses one (8192). */
 extern unsigned arb__verify_threads;

@@ -842,7 +842,8 @@ arb_store_verify(arb_store_t *s, const char *match_id, arb_buf_t *why)
 {
     idlist_t l = { NULL, 0, 0 };
     size_t   idlen = 0;
-    int      rc;
+    uint64_t end = 0;
+    int      rc, erc;
 
     if (s == NULL || (match_id != NULL &&
                       !arb__str_ok(match_id, ARB_STORE_ID_MAX, &idlen))) {
@@ -852,15 +853,18 @@ arb_store_verify(arb_store_t *s, const char *match_id, arb_buf_t *why)
     if (match_id != NULL)
         return verify_one(s, match_id, idlen, why);
     /* The ids first, then one match at a time in short transactions, so
-     * that a long verification does not hold a map lock for its length. */
+     * that a long verification does not hold a map lock for its length.
+     * The log's end before the ids: every match the log holds up to it
+     * is listed. */
+    erc = arb__verify_end(s, &end);
     rc = arb_store_matches(s, collect_cb, &l, why);
     if (rc == ARB_ENOMEM)
         arb__why(why, "out of memory");
     /* In log position order first; at any doubt match by match, which
      * words the problem (store_verify.c). */
-    if (rc == 0 && arb__verify_by_position(
-                       s, (const char (*)[ARB_STORE_ID_MAX + 1])l.id, l.n)
-                   != 0)
+    if (rc == 0 && (erc != 0 || arb__verify_by_position(
+                       s, (const char (*)[ARB_STORE_ID_MAX + 1])l.id, l.n,
+                       end) != 0))
         rc = verify_many(s, &l, why);
     free(l.id);
     return rc;

@@ -24,9 +24,11 @@
  * match's summary must be the last stored hash, and no index entry may
  * lie past it.  A match of the log that no summary lists is a doubt too.
  *
- * What is checked is the log up to its last position when the pass
- * began: events appended meanwhile belong to the next verify (a match
- * that moved on is checked up to that position, its head left out).
+ * What is checked is the log up to `end`, its last position before the
+ * caller listed the matches (arb__verify_end), so that every match the
+ * log holds up to there is listed: events appended since belong to the
+ * next verify (a match that moved on is checked up to end, its head left
+ * out).
  *
  * This pass only shows that everything holds.  At its first doubt
  * (anything that does not hold, or cannot be read) it stops, and the
@@ -347,26 +349,32 @@ match_main(void *arg)
 }
 
 int
+arb__verify_end(arb_store_t *s, uint64_t *end)
+{
+    MDB_txn *txn = NULL;
+    int      rc;
+
+    *end = 0;
+    rc = arb__txn_begin(&s->log, MDB_RDONLY, &txn, NULL);
+    if (rc == 0)
+        rc = arb__log_last(s, txn, end, NULL);
+    arb__txn_abort(&s->log, txn);
+    return rc;
+}
+
+int
 arb__verify_by_position(arb_store_t *s,
-                        const char (*ids)[ARB_STORE_ID_MAX + 1], size_t n)
+                        const char (*ids)[ARB_STORE_ID_MAX + 1], size_t n,
+                        uint64_t end)
 {
     vthread_t  th[THREADS_MAX];
     vtab_t     all;
-    MDB_txn   *txn = NULL;
     atomic_int doubt;
-    uint64_t   end = 0;
     size_t     found = 0;
     unsigned   t, nt = arb__verify_threads ? arb__verify_threads
                                             : arb_chain_threads();
-    int        rc;
 
     memset(&all, 0, sizeof(all));
-    rc = arb__txn_begin(&s->log, MDB_RDONLY, &txn, NULL);
-    if (rc == 0)
-        rc = arb__log_last(s, txn, &end, NULL);
-    arb__txn_abort(&s->log, txn);
-    if (rc != 0)
-        return rc;
     if (nt > THREADS_MAX)
         nt = THREADS_MAX;
     if (end < arb__verify_one_thread)
