@@ -123,7 +123,10 @@ bin/arbiterd: $(call obj,$(DAEMON_SRC)) $(LIBPROTO) $(LIBCORE)
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBTEST) $(LIBDAEMON) $(LIBPROTO) \
                   $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(WRAP_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(WRAP_LDFLAGS) -o $@ $^ $(TOOL_LIBS) $(LDLIBS)
+# A test of the command-line program's own helpers links them too.
+$(BUILD)/tests/test_cli_file: $(LIBTOOLS)
+$(BUILD)/tests/test_cli_file: TOOL_LIBS = $(LIBTOOLS) $(LIBPROTO) $(LIBCORE)
 # Tests of allocation failures: the project's own allocations go through
 # tests/nomem/failalloc.c, which fails the one a test picks.
 WRAP_ALLOC := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup \

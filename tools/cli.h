@@ -56,6 +56,21 @@ int cmd_replicate(int argc, char **argv);
 /* Reads a whole file ("-" = stdin) into b.  0 or an ARB_E* code; on error
  * prints "arbiter: <path>: <reason>" to stderr. */
 int cli_read_file(arb_buf_t *b, const char *path);
+/* A whole file ("-" = stdin) for reading: a regular file is mapped (no
+ * copy: a bundle may run to gigabytes), anything else read into buf.
+ * data/len hold its bytes until cli_file_close.  While a file is mapped,
+ * SIGBUS (the file cut short by another program) prints "arbiter:
+ * <path>: the file changed while it was read ..." and exits CLI_ERROR:
+ * a file that changed under a check is never reported as checked.  0 or
+ * ARB_EIO (the reason printed as by cli_read_file). */
+typedef struct cli_file {
+    const unsigned char *data;
+    size_t               len;
+    void                *map;       /* the mapping, or NULL */
+    arb_buf_t            buf;       /* what was read when not mapped */
+} cli_file_t;
+int  cli_file_open(cli_file_t *cf, const char *path);
+void cli_file_close(cli_file_t *cf);     /* NULL-safe */
 /* Prints v (core/json.h: compact, keys in order) and a newline on stdout,
  * consuming v; NULL (a builder ran out of memory) or a failed write says
  * "arbiter CMD: out of memory" on stderr.  CLI_OK or CLI_ERROR. */

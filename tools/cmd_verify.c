@@ -95,7 +95,8 @@ cmd_verify(int argc, char **argv)
 {
     unsigned char        pk[ARB_PUBKEY_LEN];
     arb_bundle_report_t  rep;
-    arb_buf_t            data = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    arb_buf_t            why = ARB_BUF_INIT;
+    cli_file_t           data;
     const char          *path = NULL, *key = NULL;
     char                 hex[2 * ARB_PUBKEY_LEN + 1], prefix[PATH_MAX + 32];
     uint64_t             events = 0;
@@ -108,6 +109,7 @@ cmd_verify(int argc, char **argv)
     cli_args_t ar = { .cmd = "verify", .usage = usage, .opts = opts };
 
     memset(&rep, 0, sizeof(rep));
+    memset(&data, 0, sizeof(data));
     status = cli_args_parse(&ar, argc, argv);
     if (status >= 0)
         return status;
@@ -128,7 +130,7 @@ cmd_verify(int argc, char **argv)
         fprintf(stderr, "arbiter verify: --pubkey: %s\n", arb_buf_cstr(&why));
         goto done;
     }
-    if (cli_read_file(&data, path) != 0)
+    if (cli_file_open(&data, path) != 0)
         goto done;
     rc = arb_bundle_verify(data.data, data.len, pk, &rep);
     if (rc == ARB_ENOMEM) {
@@ -157,7 +159,7 @@ cmd_verify(int argc, char **argv)
     status = 0;
 done:
     arb_bundle_report_clear(&rep);
-    arb_buf_free(&data);
+    cli_file_close(&data);
     arb_buf_free(&why);
     return status;
 }

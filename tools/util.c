@@ -1,6 +1,13 @@
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/err.h"
 #include "core/json.h"
@@ -10,14 +17,20 @@
 int
 cli_read_file(arb_buf_t *b, const char *path)
 {
-    FILE  *f;
-    size_t n;
+    struct stat st;
+    FILE       *f;
+    size_t      n;
 
     f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (f == NULL) {
         fprintf(stderr, "arbiter: %s: %s\n", path, strerror(errno));
         return ARB_EIO;
     }
+    /* A file's size known: room for all of it at once (and the last
+     * read's 64 KiB), not a buffer doubled and copied up to it. */
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
+        && (uintmax_t)st.st_size < SIZE_MAX / 2)
+        (void)arb_buf_reserve(b, (size_t)st.st_size + 65536);
     for (;;) {
         if (arb_buf_reserve(b, 65536) != 0) {
             fprintf(stderr, "arbiter: %s: out of memory\n", path);
@@ -36,6 +49,76 @@ cli_read_file(arb_buf_t *b, const char *path)
     if (f != stdin)
         fclose(f);
     return b->oom ? ARB_EIO : 0;
+}
+
+/* What the SIGBUS handler says: the file mapped last (one at a time). */
+static char   bus_msg[PATH_MAX + 128];
+static size_t bus_len;
+
+/* A mapped file cut short under us: its pages past the new end raise
+ * SIGBUS on the next read.  Nothing read so far can be trusted to be
+ * what the file said, so say so and stop (async-signal-safe calls only). */
+static void
+on_sigbus(int sig)
+{
+    ssize_t w;
+
+    (void)sig;
+    w = write(STDERR_FILENO, bus_msg, bus_len);
+    (void)w;
+    _exit(CLI_ERROR);
+}
+
+int
+cli_file_open(cli_file_t *cf, const char *path)
+{
+    struct sigaction sa;
+    struct stat      st;
+    void            *p;
+    int              fd, n;
+
+    memset(cf, 0, sizeof(*cf));
+    fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+        && st.st_size > 0 && (uintmax_t)st.st_size <= SIZE_MAX) {
+        n = snprintf(bus_msg, sizeof(bus_msg), "arbiter: %s: the file "
+                     "changed while it was read (cut short by another "
+                     "program?)\n", path);
+        bus_len = n > 0 && (size_t)n < sizeof(bus_msg) ? (size_t)n
+                                                      : sizeof(bus_msg) - 1;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_sigbus;
+        sigemptyset(&sa.sa_mask);
+        p = sigaction(SIGBUS, &sa, NULL) == 0
+            ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+            : MAP_FAILED;
+        if (p != MAP_FAILED) {
+            close(fd);
+            cf->map = p;
+            cf->data = p;
+            cf->len = (size_t)st.st_size;
+            return 0;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    /* stdin, a pipe, an empty file, or no mapping: read it. */
+    if (cli_read_file(&cf->buf, path) != 0)
+        return ARB_EIO;
+    cf->data = (const unsigned char *)cf->buf.data;
+    cf->len = cf->buf.len;
+    return 0;
+}
+
+void
+cli_file_close(cli_file_t *cf)
+{
+    if (cf == NULL)
+        return;
+    if (cf->map != NULL)
+        munmap(cf->map, cf->len);
+    arb_buf_free(&cf->buf);
+    memset(cf, 0, sizeof(*cf));
 }
 
 int
