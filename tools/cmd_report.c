@@ -301,17 +301,19 @@ load_bundle(arb_history_t *h, const char *path, const char *match,
                               head[ARB_HASH_HEX], prefix[PATH_MAX + 32];
     arb_bundle_report_t       rep;
     const arb_bundle_result_t *res = NULL;
-    arb_buf_t                 data = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    arb_buf_t                 why = ARB_BUF_INIT;
+    cli_file_t                data;
     size_t                    i;
     int                       rc, status = CLI_ERROR;
 
     memset(&rep, 0, sizeof(rep));
+    memset(&data, 0, sizeof(data));
     if (arb_pubkey_parse(pk, key, &why) != 0) {
         fprintf(stderr, "arbiter report: --pubkey: %s\n",
                 arb_buf_cstr(&why));
         goto done;
     }
-    if (cli_read_file(&data, path) != 0)
+    if (cli_file_open(&data, path) != 0)
         goto done;
     rc = arb_bundle_verified_history(data.data, data.len, pk, match, &rep,
                                      h, &why);
@@ -349,7 +351,7 @@ load_bundle(arb_history_t *h, const char *path, const char *match,
     status = verified->oom ? CLI_ERROR : CLI_OK;
 done:
     arb_bundle_report_clear(&rep);
-    arb_buf_free(&data);
+    cli_file_close(&data);
     arb_buf_free(&why);
     return status;
 }
