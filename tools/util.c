@@ -17,20 +17,14 @@
 int
 cli_read_file(arb_buf_t *b, const char *path)
 {
-    struct stat st;
-    FILE       *f;
-    size_t      n;
+    FILE  *f;
+    size_t n;
 
     f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (f == NULL) {
         fprintf(stderr, "arbiter: %s: %s\n", path, strerror(errno));
         return ARB_EIO;
     }
-    /* A file's size known: room for all of it at once (and the last
-     * read's 64 KiB), not a buffer doubled and copied up to it. */
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
-        && (uintmax_t)st.st_size < SIZE_MAX / 2)
-        (void)arb_buf_reserve(b, (size_t)st.st_size + 65536);
     for (;;) {
         if (arb_buf_reserve(b, 65536) != 0) {
             fprintf(stderr, "arbiter: %s: out of memory\n", path);
