@@ -6,6 +6,7 @@
 #ifndef ARB_CLI_H
 #define ARB_CLI_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -68,9 +69,11 @@ typedef struct cli_file {
     size_t               len;
     void                *map;       /* the mapping, or NULL */
     arb_buf_t            buf;       /* what was read when not mapped */
+    struct sigaction     old_bus;   /* SIGBUS's handler before the map */
 } cli_file_t;
 int  cli_file_open(cli_file_t *cf, const char *path);
-void cli_file_close(cli_file_t *cf);     /* NULL-safe */
+/* Unmaps and puts SIGBUS's handler back; NULL-safe. */
+void cli_file_close(cli_file_t *cf);
 /* Prints v (core/json.h: compact, keys in order) and a newline on stdout,
  * consuming v; NULL (a builder ran out of memory) or a failed write says
  * "arbiter CMD: out of memory" on stderr.  CLI_OK or CLI_ERROR. */

@@ -83,9 +83,11 @@ cli_file_open(cli_file_t *cf, const char *path)
         memset(&sa, 0, sizeof(sa));
         sa.sa_handler = on_sigbus;
         sigemptyset(&sa.sa_mask);
-        p = sigaction(SIGBUS, &sa, NULL) == 0
+        p = sigaction(SIGBUS, &sa, &cf->old_bus) == 0
             ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
             : MAP_FAILED;
+        if (p == MAP_FAILED)
+            (void)sigaction(SIGBUS, &cf->old_bus, NULL);
         if (p != MAP_FAILED) {
             close(fd);
             cf->map = p;
@@ -109,8 +111,10 @@ cli_file_close(cli_file_t *cf)
 {
     if (cf == NULL)
         return;
-    if (cf->map != NULL)
+    if (cf->map != NULL) {
         munmap(cf->map, cf->len);
+        (void)sigaction(SIGBUS, &cf->old_bus, NULL);
+    }
     arb_buf_free(&cf->buf);
     memset(cf, 0, sizeof(*cf));
 }

@@ -5,6 +5,7 @@
  * never a check of bytes that are not the file's.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,9 @@ write_file(const char *p, const unsigned char *b, size_t n)
 static void
 test_open(const unsigned char *want)
 {
-    cli_file_t cf;
-    int        saved, devnull;
+    cli_file_t       cf;
+    struct sigaction sa;
+    int              saved, devnull;
 
     CHECK_INT(cli_file_open(&cf, path), 0);
     CHECK(cf.map != NULL);
@@ -46,6 +48,8 @@ test_open(const unsigned char *want)
     CHECK(cf.data != NULL && memcmp(cf.data, want, SIZE) == 0);
     cli_file_close(&cf);
     CHECK(cf.map == NULL && cf.data == NULL);
+    /* The handler was the mapping's only: the default is back. */
+    CHECK(sigaction(SIGBUS, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL);
     cli_file_close(NULL);
 
     CHECK_INT(cli_file_open(&cf, empty), 0);
