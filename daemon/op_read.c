@@ -359,7 +359,7 @@ static void
 pack_timing(msgpack_packer *pk, const arb_stats_t *x)
 {
     arb_mp_pack_cstr(pk, "timing");
-    msgpack_pack_map(pk, 20);
+    msgpack_pack_map(pk, 22);
     arb_mp_pack_kv_uint(pk, "loop_cpu_ns", arb_thread_cpu_ns());
     arb_mp_pack_kv_uint(pk, "work_cpu_ns", x->n->work_cpu_ns);
     arb_mp_pack_kv_uint(pk, "reads", x->n->reads);
@@ -380,6 +380,8 @@ pack_timing(msgpack_packer *pk, const arb_stats_t *x)
     arb_mp_pack_kv_uint(pk, "index_commits", x->st.index_commits);
     arb_mp_pack_kv_uint(pk, "store_syncs", x->st.syncs);
     arb_mp_pack_kv_uint(pk, "store_sync_ns", x->st.sync_ns);
+    arb_mp_pack_kv_uint(pk, "gathered", x->n->gathered);
+    arb_mp_pack_kv_uint(pk, "gather_timeouts", x->n->gather_timeouts);
 }
 
 void

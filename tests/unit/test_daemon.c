@@ -867,6 +867,26 @@ test_restart(void)
         int      pages = 0;
         CHECK_INT(call(cl, &res, "stats", ""), 0);
         want = arb_client_uint(&res, "matches");
+        /* "timing" holds every figure PROTOCOL.md lists, each a uint */
+        {
+            static const char *const tk[] = {
+                "loop_cpu_ns", "work_cpu_ns", "reads", "read_ns", "frames",
+                "dispatch_ns", "encode_ns", "validate_ns", "work_ns",
+                "start_ns", "back_ns", "after_ns", "store_batches",
+                "store_check_ns", "store_put_ns", "store_commit_ns",
+                "store_publish_ns", "index_commits", "store_syncs",
+                "store_sync_ns", "gathered", "gather_timeouts",
+            };
+            const msgpack_object *tm = arb_client_get(&res, "timing");
+            size_t                q;
+            CHECK(tm != NULL && tm->type == MSGPACK_OBJECT_MAP
+                  && tm->via.map.size == sizeof(tk) / sizeof(tk[0]));
+            for (q = 0; tm != NULL && tm->type == MSGPACK_OBJECT_MAP
+                        && q < sizeof(tk) / sizeof(tk[0]); q++) {
+                const msgpack_object *v = arb_mp_get(tm, tk[q]);
+                CHECK(v != NULL && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER);
+            }
+        }
         for (;;) {
             const msgpack_object *nx;
             if (after[0] ? call(cl, &res, "matches", "us", "limit",
