@@ -70,6 +70,7 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
     if ((cid && p->cid == NULL) || (secret && p->secret == NULL))
         goto oom;
     t0 = arb_probe_start(c->srv);
+    arb_buf_reserve(&p->bytes, 192);    /* a move's bytes: one allocation */
     rc = arb_event_encode(&p->bytes, ev);
     arb_probe_add(c->srv, &c->srv->n.encode_ns, t0);
     if (rc != 0) {

@@ -292,9 +292,14 @@ conn_send(arb_conn_t *c, arb_buf_t *b, int capped)
             c->srv->corked = c;
             c->refs++;
         }
-        arb_buf_add(&c->cork, b->data, b->len);
         len = b->len;
-        arb_buf_free(b);
+        if (c->cork.data == NULL && !c->cork.oom) {
+            c->cork = *b;       /* the first message: taken, not copied */
+            memset(b, 0, sizeof(*b));
+        } else {
+            arb_buf_add(&c->cork, b->data, b->len);
+            arb_buf_free(b);
+        }
         if (c->cork.oom) {
             arb_conn_close(c);
             return -1;
