@@ -30,7 +30,8 @@
  * usage: bench_load --daemon bin/arbiterd --dir DIR [--secs S]
  *                   [--tables 1,16,256] [--cid]
  * Environment: LOAD_SECS, LOAD_TABLES, LOAD_CID=1 override the defaults;
- * LOAD_CONFIG=FILE starts the daemon with --config FILE.
+ * LOAD_CONFIG=FILE starts the daemon with --config FILE; LOAD_PEER_PIDS=
+ * P1,P2,... also reports those processes' CPU over each timed run.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -132,6 +133,33 @@ cpu_pid_s(pid_t pid)
     }
     closedir(dir);
     return n > 0 ? (double)sum / 1e9 : -1;
+}
+
+/* The CPU seconds of the processes in LOAD_PEER_PIDS (comma-separated:
+ * make bench-cluster names its nats-server nodes), which share this
+ * machine's cores with the daemon and the client; -1 when none is set
+ * or one cannot be read. */
+static double
+peers_cpu_s(void)
+{
+    const char *env = getenv("LOAD_PEER_PIDS");
+    double      sum = 0, v;
+    char       *end;
+    long        pid;
+
+    if (env == NULL || *env == '\0')
+        return -1;
+    while (*env != '\0') {
+        pid = strtol(env, &end, 10);
+        if (end == env || pid <= 0)
+            return -1;
+        v = cpu_pid_s((pid_t)pid);
+        if (v < 0)
+            return -1;
+        sum += v;
+        env = *end == ',' ? end + 1 : end;
+    }
+    return sum;
 }
 
 /* Bytes a process has caused to be written to storage (/proc/PID/io
@@ -423,6 +451,7 @@ typedef struct result {
     uint64_t commits;
     uint32_t p50, p99, max;
     double   cli_cpu, srv_cpu;     /* percent of one core */
+    double   peer_cpu;             /* LOAD_PEER_PIDS together; -1: none */
     double   kb_commit;            /* KiB written per commit, -1 unknown */
     double   rss;                  /* daemon RSS after the run, MiB */
     uint64_t tm[TM_N];             /* the daemon's timing, after - before */
@@ -617,6 +646,7 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
     uint64_t            acked = 0, opens = 0, errors = 0;
     uint64_t            tm0[TM_N] = { 0 }, tm1[TM_N] = { 0 };
     double              cpu0 = 0, cpu1, scpu0 = 0, scpu1, io0 = 0, io1;
+    double              pcpu0 = -1, pcpu1;
     unsigned            i, busy, warm;
     int                 rc = -1, k;
 
@@ -665,6 +695,7 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
                 goto out;
             cpu0 = cpu_self_s();
             scpu0 = cpu_pid_s(daemon_pid);
+            pcpu0 = peers_cpu_s();
             io0 = io_pid_bytes(daemon_pid);
             t0 = bench_wall_ns();
             deadline = t0 + (uint64_t)(secs * 1e9);
@@ -738,6 +769,7 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
     now = bench_wall_ns();
     cpu1 = cpu_self_s();
     scpu1 = cpu_pid_s(daemon_pid);
+    pcpu1 = peers_cpu_s();
     io1 = io_pid_bytes(daemon_pid);
     if (stats(ctl, &c1, &e1, tm1) != 0)
         goto out;
@@ -751,6 +783,8 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
         out->tm[i] = tm1[i] - tm0[i];
     out->per_commit = c1 > c0 ? (double)(e1 - e0) / (double)(c1 - c0) : 0;
     out->cli_cpu = 100.0 * (cpu1 - cpu0) / ((double)(now - t0) / 1e9);
+    out->peer_cpu = pcpu0 >= 0 && pcpu1 >= 0
+                    ? 100.0 * (pcpu1 - pcpu0) / ((double)(now - t0) / 1e9) : -1;
     out->srv_cpu = scpu0 >= 0 && scpu1 >= 0
                    ? 100.0 * (scpu1 - scpu0) / ((double)(now - t0) / 1e9) : -1;
     out->rss = rss_pid_mib(daemon_pid);
@@ -1114,6 +1148,14 @@ verdict(int met)
     return met ? "PASS" : "MISSED";
 }
 
+static long
+ncpu(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+    return n > 0 ? n : 1;
+}
+
 /* What one system call costs here, in microseconds: the floor under each
  * read, write and wait of both sides (a virtual machine may charge many
  * times what bare metal does). */
@@ -1284,6 +1326,17 @@ main(int argc, char **argv)
     }
     for (i = 0; i < nt && res[i].tables != 0; i++)
         where_time_goes(&res[i]);
+    for (i = 0; i < nt && res[i].tables != 0; i++) {
+        result_t *r = &res[i];
+        double    ev = (double)(r->acked + r->opens);
+        if (r->peer_cpu < 0 || ev <= 0)
+            continue;
+        printf("  CPU at %u tables, the machine's %ld cores shared: daemon "
+               "%.0f%% + client %.0f%% + the processes of LOAD_PEER_PIDS "
+               "%.0f%% (%.1f us per event)\n", r->tables, ncpu(),
+               r->srv_cpu, r->cli_cpu, r->peer_cpu,
+               r->peer_cpu / 100.0 * r->secs * 1e6 / ev);
+    }
     if (ok_base)
         printf("  fsync baseline (arb_store_append_batch, 1 event/commit): "
                "%.0f events/s, commit p50 %u us p99 %u us, %.0f KiB written "

@@ -52,12 +52,17 @@ for mode in local async sync; do
             > "$T/$mode.lag" 2>&1 &
         lagpid=$!
     fi
-    LOAD_CONFIG=$conf LOAD_TABLES=16,256 LOAD_SECS=$SECS \
+    # the nodes' CPU too: they share this machine's cores
+    peers=
+    for i in $(seq 1 "$NODES"); do
+        p=$(nats_pid "$NATS_DIR" "$i") && peers="$peers${peers:+,}$p"
+    done
+    LOAD_CONFIG=$conf LOAD_TABLES=16,256 LOAD_SECS=$SECS LOAD_PEER_PIDS=$peers \
         "$BUILD/tests/bench_load" --daemon bin/arbiterd --dir "$T/$mode" \
         > "$T/$mode.out" 2>&1
     rc=$?
     echo "== $mode =="
-    grep -E '^ +(tables|16|256) ' "$T/$mode.out"
+    grep -E '^ +(tables|16|256) |^  CPU at ' "$T/$mode.out"
     [ $rc -eq 0 ] || { echo "bench_load failed ($rc):"; tail -5 "$T/$mode.out"; }
     if [ "$mode" != local ]; then
         wait "$lagpid"
