@@ -37,6 +37,10 @@ run_one() {
     f=$(printf '%s\n' "$out" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' | tail -1)
     passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
     if [ $rc -ne 0 ] || [ -z "$p" ]; then
+        # the failed checks themselves, which a long log may have pushed
+        # out of the tail above
+        printf '%s\n' "$out" | grep -E ': CHECK(_STR|_INT)? failed: |^FAIL ' \
+            | head -n 20 | sed "s/^/$name: /"
         [ "${f:-0}" -eq 0 ] && failed=$((failed + 1))
         [ -z "$p" ] && echo "$name: no \"N passed, N failed\" line"
         broken="$broken $name"
