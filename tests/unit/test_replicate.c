@@ -66,6 +66,15 @@ static int   http_port = -1;     /* the recorders' HTTP, for /metrics */
 static pid_t nats_pid = -1;
 static char  nats_url[64], nats_dir[200], nats_log[200];
 
+static uint64_t
+mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static void
 sleep_ms(unsigned ms)
 {
@@ -520,6 +529,7 @@ test_load(arb_stream_t **stp, load_client_t *cl)
 {
     load_verdict_t v;
     sv_t           sv;
+    uint64_t       t0;
     int            i;
 
     CHECK_INT(daemon_up(), 0);
@@ -550,7 +560,10 @@ test_load(arb_stream_t **stp, load_client_t *cl)
     /* A hole the NATS kill left (acked events it lost while later ones
      * were stored) is filled by an anti-entropy pass, which acts on two
      * looks 2 s apart: the subjects may end at the head before it. */
-    for (i = 0; stream_vs_store(*stp, &sv) != 0 && i < 300; i++)
+    /* Bounded in time, not in passes: a pass reads every message, so
+     * 300 of them could take half an hour on a slow machine. */
+    t0 = mono_ms();
+    while (stream_vs_store(*stp, &sv) != 0 && mono_ms() - t0 < 60000)
         sleep_ms(100);
     CHECK_INT(stream_vs_store(*stp, &sv), 0);
     printf("load: %llu acked, stream %llu messages (dups %llu late %llu "
