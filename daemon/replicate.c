@@ -85,6 +85,54 @@ now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * A stream is asked only once settled: a leader just elected answers
+ * "not found" for what it has not applied yet.  But nats-server 2.9 can
+ * leave a replica catching up for good: when a node that lost its disk
+ * comes back and leads, a replica that holds entries the leader never
+ * had stays "lag 1" and is never current again (docs/SCALE.md).
+ * Waiting for it would put every repair and every fencing look off
+ * forever, with the stream missing what the recorder holds.  A leader
+ * is known and answers reads, and every republish is checked by it
+ * (expected last sequence, message id), so once one replica has been
+ * behind for ARB_REPL_STUCK_MS the thread goes on without it, saying so
+ * once.
+ */
+int
+arb__repl_settle_rule(int rc, int lagging, int64_t now, int64_t *since,
+                      int *say)
+{
+    *say = 0;
+    if (rc != ARB_EAGAIN || !lagging) {
+        *since = 0;
+        return rc;
+    }
+    if (*since == 0)
+        *since = now;
+    if (*since > 0 && now - *since < ARB_REPL_STUCK_MS)
+        return rc;
+    if (*since > 0) {
+        *say = 1;
+        *since = -1;            /* said once, until the stream settles */
+    }
+    return 0;
+}
+
+int
+arb__repl_settled(arb_repl_t *r, arb_buf_t *why)
+{
+    int lagging, say, rc;
+
+    rc = arb_stream_settled_lag(r->s, &lagging, why);
+    rc = arb__repl_settle_rule(rc, lagging, now_ms(), &r->lag_since, &say);
+    if (say)
+        arb_log(ARB_LOG_WARN, "replicate: %s for %d s: comparing with the "
+                "leader without waiting for it",
+                arb_buf_cstr(why) ? arb_buf_cstr(why) : "a replica lags",
+                ARB_REPL_STUCK_MS / 1000);
+    return rc;
+}
+
 void
 arb__repl_log_err(arb_repl_t *r, const char *what, int rc, arb_buf_t *why)
 {

@@ -629,7 +629,7 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     *undecided = 0;
     /* Only a settled stream is asked: a leader just elected answers "not
      * found" for what it has not applied yet. */
-    rc = arb_stream_settled(r->s, why);
+    rc = arb__repl_settled(r, why);
     if (rc == 0)
         rc = counts_load(r, why);
     if (rc != 0)
@@ -679,7 +679,7 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     if (rc == 0 && ncand > 0) {
         arb__repl_sleep(r, 2000);       /* publishing waits meanwhile */
         rc = arb__repl_stopping(r) ? ARB_EAGAIN
-                                   : arb_stream_settled(r->s, why);
+                                   : arb__repl_settled(r, why);
         if (rc == 0)
             rc = counts_load(r, why);
     }

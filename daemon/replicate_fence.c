@@ -212,7 +212,7 @@ arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why)
     int              rc, listed;
 
     /* A leader elected a moment ago may not know the latest messages. */
-    rc = arb_stream_settled(r->s, why);
+    rc = arb__repl_settled(r, why);
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&r->mu);

@@ -157,6 +157,7 @@ struct arb_repl {
     natsStatus         wave_err;    /* [mu] */
     uint64_t           last_cursor_write_ms;
     int64_t            busy_until;  /* polls, not waits, until then */
+    int64_t            lag_since;   /* a replica catching up since; 0 */
     arb_repl_hset_t    seen;        /* matches whose next events wait */
     int                ever_ok;     /* the stream was there once */
 };
@@ -175,6 +176,16 @@ void arb__repl_log_err(arb_repl_t *r, const char *what, int rc,
  * A refused expectation (10071: the subject has moved or was never empty)
  * is ARB_EEXIST too.  copy: a second copy of an event the stream holds,
  * on purpose (no message id, which would make it a duplicate). */
+/* arb_stream_settled, except that a replica which has been catching up
+ * for ARB_REPL_STUCK_MS no longer holds the thread back (replicate.c). */
+#define ARB_REPL_STUCK_MS 10000
+int  arb__repl_settled(arb_repl_t *r, arb_buf_t *why);
+/* Its rule, apart for the tests: rc and lagging as arb_stream_settled_lag
+ * gave them, now in ms; *since is the thread's lag_since.  Returns the
+ * answer to act on; *say is 1 when it goes on without the replica for the
+ * first time since the stream last settled. */
+int  arb__repl_settle_rule(int rc, int lagging, int64_t now, int64_t *since,
+                           int *say);
 int  arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
                    const unsigned char hash[ARB_HASH_LEN], const void *bytes,
                    size_t len, int copy, uint64_t expect,

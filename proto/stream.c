@@ -573,12 +573,20 @@ arb_stream_subject_count(arb_stream_t *st, const char *subject,
 int
 arb_stream_settled(arb_stream_t *st, arb_buf_t *why)
 {
+    return arb_stream_settled_lag(st, NULL, why);
+}
+
+int
+arb_stream_settled_lag(arb_stream_t *st, int *lagging, arb_buf_t *why)
+{
     jsStreamInfo  *si = NULL;
     jsClusterInfo *c;
     jsErrCode      jerr = 0;
     natsStatus     s;
     int            i, rc = 0;
 
+    if (lagging != NULL)
+        *lagging = 0;
     s = js_GetStreamInfo(&si, st->js, st->name, NULL, &jerr);
     if (s != NATS_OK)
         return arb_stream_err(s, jerr, "stream info", why);
@@ -601,6 +609,8 @@ arb_stream_settled(arb_stream_t *st, arb_buf_t *why)
                                p->Lag);
             }
             rc = ARB_EAGAIN;
+            if (lagging != NULL)
+                *lagging = 1;
         }
     }
     jsStreamInfo_Destroy(si);

@@ -216,6 +216,9 @@ int  arb_stream_subjects_page(const char *reply, size_t len,
  * ARB_EAGAIN naming the leaderless state or the lagging replica; ARB_EIO.
  */
 int  arb_stream_settled(arb_stream_t *st, arb_buf_t *why);
+/* The same; *lagging (not NULL) is set to 1 when a leader is known and a
+ * replica catching up is the only doubt, else 0. */
+int  arb_stream_settled_lag(arb_stream_t *st, int *lagging, arb_buf_t *why);
 
 /*
  * A new event message: subject of match_id, the headers above
