@@ -427,8 +427,33 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
         return 0;
     }
     if (have && m.seq > upto) {
-        arb_stream_msg_clear(&m);       /* published since: fine */
-        return 0;
+        /* The stream ends on a seq the window still has to publish: one
+         * sent before a reconnect whose ack was lost, sent again after
+         * this pass (the message id makes that a no-op).  The tail is the
+         * window's; but the seqs before it may have been lost with the
+         * node that acked them (kill -9 before its flush) while these
+         * went to its successor.  A full count says none were; a deficit
+         * is repaired by the next pass, once the window has caught up and
+         * upto reaches the subject's last, in order (the walk below). */
+        uint64_t top = m.seq;
+
+        arb_stream_msg_clear(&m);
+        rc = subject_count(r, subj, &count, why);
+        if (rc != 0)
+            return rc;
+        if (count >= top + 1)
+            return 0;
+        if (dry)
+            goto candidate;
+        arb_log_ev(ARB_LOG_WARN, "replicate_undecided", NULL, "replicate: "
+                   "match %s: the stream holds %" PRIu64 " of its seqs "
+                   "0..%" PRIu64 " while seq %" PRIu64 " is still to be "
+                   "acknowledged; repair put off to a later pass", match,
+                   count, top, upto + 1);
+        pthread_mutex_lock(&r->mu);
+        r->st.undecided++;
+        pthread_mutex_unlock(&r->mu);
+        return ARB_EEXIST;
     }
     if (have) {
         memset(&h, 0, sizeof(h));

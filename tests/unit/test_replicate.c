@@ -227,6 +227,8 @@ mfind(mlist_t *l, const char *id)
 
 typedef struct {
     uint64_t msgs, dups, late, badhash, foreign, missing;
+    char     miss_id[ARB_STREAM_ID_MAX + 1];  /* the first one missing */
+    uint64_t miss_seq;
 } sv_t;
 
 static void
@@ -315,7 +317,11 @@ stream_vs_store(arb_stream_t *st, sv_t *v)
 
         for (q = 0; q <= l.m[i].last; q++)
             if (!(l.m[i].seen[q / 8] & (1u << (q % 8)))) {
-                v->missing++;
+                if (v->missing++ == 0) {
+                    snprintf(v->miss_id, sizeof(v->miss_id), "%s",
+                             l.m[i].id);
+                    v->miss_seq = q;
+                }
                 break;
             }
     }
@@ -572,6 +578,9 @@ test_load(arb_stream_t **stp, load_client_t *cl)
            (unsigned long long)sv.dups, (unsigned long long)sv.late,
            (unsigned long long)sv.badhash, (unsigned long long)sv.missing,
            (unsigned long long)sv.foreign);
+    if (sv.missing > 0)
+        printf("load: first missing: match %s seq %llu\n", sv.miss_id,
+               (unsigned long long)sv.miss_seq);
     CHECK(repl_stat("connected") == 1);
     CHECK(repl_stat("lag_events") == 0);
 }
