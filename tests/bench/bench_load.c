@@ -717,8 +717,12 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
             int         frc;
 
             i = (unsigned)(t - tabs);
-            if (t->dead)
+            if (t->dead) {
+                /* level-triggered: a dead table's EOF would wake every
+                 * wait until the run ends */
+                (void)epoll_ctl(ep_fd, EPOLL_CTL_DEL, t->fd, NULL);
                 continue;
+            }
             if (evs[k].events & EPOLLOUT)
                 tab_flush(t);
             if (!(evs[k].events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
