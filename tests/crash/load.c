@@ -80,7 +80,11 @@ static void
 cleanup(void)
 {
     load_kill();
-    if (load_base[0] != '\0')
+    /* ARB_TEST_KEEP: the directory (store, logs, NATS data) stays for a
+     * post-mortem of a run that failed only once in many. */
+    if (load_base[0] != '\0' && getenv("ARB_TEST_KEEP") != NULL)
+        fprintf(stderr, "load: kept %s (ARB_TEST_KEEP)\n", load_base);
+    else if (load_base[0] != '\0')
         disk_rm_rf(load_base);
     load_base[0] = '\0';
 }
