@@ -42,6 +42,17 @@ arb_load_be(const unsigned char *p, size_t n)
     return v;
 }
 
+/* The 8 bytes at p as one word in memory order (byte 0 lowest), for
+ * comparing short byte strings at once; one load on any compiler. */
+static inline uint64_t
+arb_load_le64(const unsigned char *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16
+           | (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32
+           | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48
+           | (uint64_t)p[7] << 56;
+}
+
 /* arb_load_be(p, 8), written out: the log's reader calls it for each
  * field of each record, and compilers turn this form, not the loop, into
  * one load and a byte swap. */

@@ -21,41 +21,48 @@ const char *const arb__ev_keys[EK_N] = {
     "args", "target", "text", "setup"
 };
 
-enum {
-    SK_GAME, SK_MATCH, SK_EDITION, SK_ENGINE, SK_TEAMS, SK_PLAYERS,
-    SK_OPTIONS, SK_DEAL, SK_N
-};
-static const char *const setup_keys[SK_N] = {
+const char *const arb__setup_keys[SK_N] = {
     "game", "match", "edition", "engine", "teams", "players", "options",
     "deal"
 };
-
-enum { PK_NAME, PK_TEAM, PK_N };
-static const char *const player_keys[PK_N] = { "name", "team" };
-
-enum { DK_KIND, DK_CARDS, DK_SEED, DK_HASH, DK_N };
-static const char *const deal_keys[DK_N] = {
+const char *const arb__player_keys[PK_N] = { "name", "team" };
+const char *const arb__deal_keys[DK_N] = {
     "kind", "cards", "seed", "seed_hash"
 };
 
 /* Deal kinds on the wire; ARB_DEAL_NONE is written by omitting "deal". */
-static const char *const deal_names[] = { "none", "order", "seed",
-                                          "commit" };
-#define DEAL_KINDS  4
+const char *const arb__deal_names[DEAL_KINDS] = { "none", "order", "seed",
+                                                  "commit" };
 
 /* Which kind-dependent fields each event kind carries. */
 enum { F_NO, F_OPT, F_REQ };
 enum { KF_PLAYER, KF_VERB, KF_ARGS, KF_TARGET, KF_TEXT, KF_SETUP, KF_N };
-static const unsigned char kind_fields[ARB_EV_KIND_MAX][KF_N] = {
-    /*              player verb   args   target text   setup */
-    /* open   */  { F_NO,  F_NO,  F_NO,  F_NO,  F_NO,  F_REQ },
-    /* move   */  { F_REQ, F_REQ, F_OPT, F_NO,  F_NO,  F_NO  },
-    /* close  */  { F_NO,  F_NO,  F_OPT, F_NO,  F_OPT, F_NO  },
-    /* note   */  { F_NO,  F_NO,  F_NO,  F_NO,  F_REQ, F_NO  },
-    /* void   */  { F_NO,  F_NO,  F_NO,  F_REQ, F_OPT, F_NO  },
-    /* amend  */  { F_REQ, F_REQ, F_OPT, F_REQ, F_OPT, F_NO  },
-    /* stands */  { F_REQ, F_REQ, F_OPT, F_NO,  F_OPT, F_NO  },
-    /* claim  */  { F_OPT, F_NO,  F_OPT, F_NO,  F_REQ, F_NO  },
+/* Each row also as two masks of KF_ bits, for the check every event
+ * passes: the fields required (target aside: 0 is a real value, so its
+ * absence cannot be seen) and the fields forbidden. */
+typedef struct kind_rule {
+    unsigned char f[KF_N];
+    unsigned char req, no;
+} kind_rule_t;
+#define KF_BIT(want, x, i) ((x) == (want) ? 1u << (i) : 0u)
+#define KF_RULE(p, v, a, t, x, st)                                        \
+    { { p, v, a, t, x, st },                                              \
+      KF_BIT(F_REQ, p, KF_PLAYER) | KF_BIT(F_REQ, v, KF_VERB)             \
+      | KF_BIT(F_REQ, a, KF_ARGS) | KF_BIT(F_REQ, x, KF_TEXT)             \
+      | KF_BIT(F_REQ, st, KF_SETUP),                                      \
+      KF_BIT(F_NO, p, KF_PLAYER) | KF_BIT(F_NO, v, KF_VERB)               \
+      | KF_BIT(F_NO, a, KF_ARGS) | KF_BIT(F_NO, t, KF_TARGET)             \
+      | KF_BIT(F_NO, x, KF_TEXT) | KF_BIT(F_NO, st, KF_SETUP) }
+static const kind_rule_t kind_fields[ARB_EV_KIND_MAX] = {
+    /*                 player verb   args   target text   setup */
+    /* open   */  KF_RULE(F_NO,  F_NO,  F_NO,  F_NO,  F_NO,  F_REQ),
+    /* move   */  KF_RULE(F_REQ, F_REQ, F_OPT, F_NO,  F_NO,  F_NO ),
+    /* close  */  KF_RULE(F_NO,  F_NO,  F_OPT, F_NO,  F_OPT, F_NO ),
+    /* note   */  KF_RULE(F_NO,  F_NO,  F_NO,  F_NO,  F_REQ, F_NO ),
+    /* void   */  KF_RULE(F_NO,  F_NO,  F_NO,  F_REQ, F_OPT, F_NO ),
+    /* amend  */  KF_RULE(F_REQ, F_REQ, F_OPT, F_REQ, F_OPT, F_NO ),
+    /* stands */  KF_RULE(F_REQ, F_REQ, F_OPT, F_NO,  F_OPT, F_NO ),
+    /* claim  */  KF_RULE(F_OPT, F_NO,  F_OPT, F_NO,  F_REQ, F_NO ),
 };
 static const char *const kf_names[KF_N] = {
     "player", "verb", "args", "target", "text", "setup"
@@ -64,7 +71,7 @@ static const char *const kf_names[KF_N] = {
 static int
 has_target(int kind)
 {
-    return kind_fields[kind][KF_TARGET] != F_NO;
+    return kind_fields[kind].f[KF_TARGET] != F_NO;
 }
 
 int
@@ -163,7 +170,7 @@ check_deal(const arb_deal_t *d, arb_buf_t *why, const char *path)
         return arb_mp_fail(why, ARB_EINVAL,
                            "%s.kind: unknown kind %d", path,
                            d->kind);
-    name = deal_names[d->kind];
+    name = arb__deal_names[d->kind];
     if (d->kind == ARB_DEAL_ORDER) {
         if (d->ncards == 0)
             return arb_mp_fail(why, ARB_EINVAL,
@@ -197,10 +204,23 @@ check_deal(const arb_deal_t *d, arb_buf_t *why, const char *path)
     return 0;
 }
 
+/* check_str of element i of a list: its path ("...[%zu]...", fmt) is
+ * formatted only to word a refusal (the walker checks every open). */
+static int
+check_str_at(const char *s, int nonempty, arb_buf_t *why, const char *fmt,
+             size_t i)
+{
+    char p[64];
+
+    if (check_str(s, nonempty, NULL, "") == 0)
+        return 0;
+    snprintf(p, sizeof(p), fmt, i);
+    return check_str(s, nonempty, why, p);
+}
+
 static int
 check_setup(const arb_setup_t *s, arb_buf_t *why)
 {
-    char   p[64];
     size_t i, j;
     int    rc;
 
@@ -220,15 +240,15 @@ check_setup(const arb_setup_t *s, arb_buf_t *why)
     if (rc != 0)
         return rc;
     for (i = 0; i < s->nplayers; i++) {
-        snprintf(p, sizeof(p), "event.setup.players[%zu].name", i);
-        rc = check_str(s->players[i].name, 1, why, p);
+        rc = check_str_at(s->players[i].name, 1, why,
+                          "event.setup.players[%zu].name", i);
         if (rc != 0)
             return rc;
         for (j = 0; j < i; j++)
             if (strcmp(s->players[i].name, s->players[j].name) == 0)
                 return arb_mp_fail(why, ARB_EINVAL,
-                                   "%s: same as event.setup.players[%zu]",
-                                   p, j);
+                                   "event.setup.players[%zu].name: same "
+                                   "as event.setup.players[%zu]", i, j);
         if (s->players[i].team < -1
             || (s->players[i].team >= 0
                 && (size_t)s->players[i].team >= s->nteams))
@@ -242,17 +262,17 @@ check_setup(const arb_setup_t *s, arb_buf_t *why)
     if (rc != 0)
         return rc;
     for (i = 0; i < s->noptions; i++) {
-        snprintf(p, sizeof(p), "event.setup.options[%zu][0]", i);
-        rc = check_str(s->options[i].key, 1, why, p);
+        rc = check_str_at(s->options[i].key, 1, why,
+                          "event.setup.options[%zu][0]", i);
         if (rc != 0)
             return rc;
         if (i > 0 && strcmp(s->options[i - 1].key, s->options[i].key) >= 0)
             return arb_mp_fail(why, ARB_EINVAL,
-                               "%s: key not after the key of options[%zu] "
-                               "(keys must be sorted and unique)", p,
-                               i - 1);
-        snprintf(p, sizeof(p), "event.setup.options[%zu][1]", i);
-        rc = check_str(s->options[i].value, 0, why, p);
+                               "event.setup.options[%zu][0]: key not after "
+                               "the key of options[%zu] (keys must be "
+                               "sorted and unique)", i, i - 1);
+        rc = check_str_at(s->options[i].value, 0, why,
+                          "event.setup.options[%zu][1]", i);
         if (rc != 0)
             return rc;
     }
@@ -263,9 +283,21 @@ check_setup(const arb_setup_t *s, arb_buf_t *why)
 static int
 check_fields(const arb_event_t *ev, arb_buf_t *why)
 {
-    const unsigned char *rule = kind_fields[ev->kind];
+    const kind_rule_t *k = &kind_fields[ev->kind];
+    const unsigned char *rule = k->f;
+    unsigned             have;
     int                  f, present;
 
+    /* Every stored event passes here: first the fields as bits against
+     * the rule's masks; only a refusal walks them one by one to word it. */
+    have = (unsigned)(ev->player != NULL) << KF_PLAYER
+           | (unsigned)(ev->verb != NULL) << KF_VERB
+           | (unsigned)(ev->nargs > 0) << KF_ARGS
+           | (unsigned)(ev->target != 0) << KF_TARGET
+           | (unsigned)(ev->text != NULL) << KF_TEXT
+           | (unsigned)(ev->setup != NULL) << KF_SETUP;
+    if ((k->req & ~have) == 0 && (k->no & have) == 0)
+        return 0;
     for (f = 0; f < KF_N; f++) {
         switch (f) {
         case KF_PLAYER: present = ev->player != NULL; break;
@@ -310,7 +342,8 @@ arb__event_check_walked(const arb_event_t *ev)
     size_t i;
 
     if (check_frame(ev, NULL) != 0 || check_fields(ev, NULL) != 0
-        || ev->setup != NULL || ev->nargs > ARB_ARGS_MAX
+        || (ev->setup != NULL && check_setup(ev->setup, NULL) != 0)
+        || ev->nargs > ARB_ARGS_MAX
         || (ev->nargs > 0 && ev->args == NULL))
         return -1;
     /* check_str's "nonempty" fields; the walker checked every string's
@@ -368,7 +401,7 @@ static void
 pack_deal(msgpack_packer *pk, const arb_deal_t *d)
 {
     msgpack_pack_map(pk, d->kind == ARB_DEAL_SEED ? 3 : 2);
-    arb_mp_pack_kv_str(pk, "kind", deal_names[d->kind]);
+    arb_mp_pack_kv_str(pk, "kind", arb__deal_names[d->kind]);
     if (d->kind == ARB_DEAL_ORDER) {
         arb_mp_pack_kv_strv(pk, "cards", d->cards, d->ncards);
     }
@@ -540,7 +573,7 @@ parse_deal(arb_deal_t *d, const msgpack_object *o, int stated,
 
     /* A stated deal has no seed_hash: the key is unknown there. */
     v[DK_HASH] = NULL;
-    rc = arb_mp_fields(o, deal_keys, stated ? DK_HASH : DK_N, !stated, v,
+    rc = arb_mp_fields(o, arb__deal_keys, stated ? DK_HASH : DK_N, !stated, v,
                        why, path);
     snprintf(p, sizeof(p), "%s.kind", path);
     if (rc == 0)
@@ -548,7 +581,7 @@ parse_deal(arb_deal_t *d, const msgpack_object *o, int stated,
     if (rc != 0)
         return rc;
     for (k = 1; k < DEAL_KINDS; k++)
-        if (strcmp(kind, deal_names[k]) == 0)
+        if (strcmp(kind, arb__deal_names[k]) == 0)
             break;
     free(kind);
     if (stated && k != ARB_DEAL_ORDER && k != ARB_DEAL_SEED)
@@ -582,10 +615,10 @@ parse_deal(arb_deal_t *d, const msgpack_object *o, int stated,
     hashed = k == ARB_DEAL_SEED || k == ARB_DEAL_COMMIT;
     if (v[DK_HASH] == NULL && hashed)
         return arb_mp_fail(why, ARB_EPROTO, "%s: required for kind \"%s\"",
-                           p, deal_names[k]);
+                           p, arb__deal_names[k]);
     if (v[DK_HASH] != NULL && !hashed)
         return arb_mp_fail(why, ARB_EPROTO, "%s: not allowed for kind "
-                           "\"%s\"", p, deal_names[k]);
+                           "\"%s\"", p, arb__deal_names[k]);
     if (v[DK_HASH] != NULL) {
         if (v[DK_HASH]->type != MSGPACK_OBJECT_BIN)
             return arb_mp_fail(why, ARB_EPROTO, "%s: expected bin, got %s",
@@ -641,7 +674,7 @@ parse_players(arb_setup_t *s, const msgpack_object *o, arb_buf_t *why)
         return arb_mp_fail(why, ARB_ENOMEM, "out of memory");
     for (i = 0; i < size; i++) {
         snprintf(p, sizeof(p), "event.setup.players[%u]", (unsigned)i);
-        rc = arb_mp_fields(&o->via.array.ptr[i], player_keys, PK_N, 1, v,
+        rc = arb_mp_fields(&o->via.array.ptr[i], arb__player_keys, PK_N, 1, v,
                            why, p);
         if (rc != 0)
             return rc;
@@ -720,7 +753,7 @@ parse_setup(arb_setup_t *s, const msgpack_object *o, arb_buf_t *why)
     const msgpack_object *v[SK_N];
     int                   rc;
 
-    rc = arb_mp_fields(o, setup_keys, SK_N, 1, v, why, "event.setup");
+    rc = arb_mp_fields(o, arb__setup_keys, SK_N, 1, v, why, "event.setup");
     if (rc == 0)
         rc = arb_mp_str(v[SK_GAME], &s->game, why, "event.setup.game");
     if (rc == 0)

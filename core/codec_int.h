@@ -6,6 +6,7 @@
 #define ARB_CODEC_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/buf.h"
 #include "core/event.h"
@@ -17,8 +18,26 @@ enum {
 };
 extern const char *const arb__ev_keys[EK_N];
 extern const unsigned char arb__ev_key_len[EK_N];   /* strlen of each */
+/* Each key, and each event kind's name, as its fixstr (header, then the
+ * bytes) in the low bytes of a word in memory order (arb_load_le64). */
+extern const uint64_t arb__ev_key_word[EK_N];
+extern const uint64_t arb__ev_kind_word[ARB_EV_KIND_MAX];
 
-/* Reads an event without a setup straight from its canonical bytes: no
+/* The setup's, a player's and a deal's keys, in canonical order too, and
+ * the deal kinds by their wire names (index = enum arb_deal_kind). */
+enum {
+    SK_GAME, SK_MATCH, SK_EDITION, SK_ENGINE, SK_TEAMS, SK_PLAYERS,
+    SK_OPTIONS, SK_DEAL, SK_N
+};
+enum { PK_NAME, PK_TEAM, PK_N };
+enum { DK_KIND, DK_CARDS, DK_SEED, DK_HASH, DK_N };
+#define DEAL_KINDS 4
+extern const char *const arb__setup_keys[SK_N];
+extern const char *const arb__player_keys[PK_N];
+extern const char *const arb__deal_keys[DK_N];
+extern const char *const arb__deal_names[DEAL_KINDS];
+
+/* Reads an event straight from its canonical bytes: no
  * msgpack object tree, no re-encoding.  It accepts only bytes that are
  * already canonical (every header in its shortest form, keys in order,
  * fields as arb_event_check() wants them), a subset of what
@@ -30,13 +49,14 @@ int arb__event_walk(arb_event_t *ev, const unsigned char *p, size_t len);
 /* The same walk with every string and the args array placed in `mem`
  * (arb__event_walk_room(len) bytes, 8-byte aligned) instead of allocated:
  * *ev then points into mem and must not be cleared.  0 or -1 (*ev
- * zeroed). */
+ * zeroed); an open is always -1 here (its setup is allocated: read it
+ * with arb__event_walk). */
 int    arb__event_walk_in(arb_event_t *ev, const unsigned char *p,
                           size_t len, char *mem);
 size_t arb__event_walk_room(size_t len);
 
 /* 0 when an event the walker read (strings already checked for length,
- * NUL bytes and UTF-8, no setup) is one arb_event_check() accepts, else
+ * NUL bytes and UTF-8) is one arb_event_check() accepts, else
  * -1: the rest of arb_event_check's rules, without a second pass over
  * the strings and without wording a refusal. */
 int arb__event_check_walked(const arb_event_t *ev);

@@ -9,7 +9,9 @@
  * header than needed, a key out of order, a map count that disagrees with
  * the fields), so what it accepts re-encodes to itself by construction.
  * It never words an error: on the first doubt it returns -1 and the full
- * decoder decides.  test_codec checks both readers agree on every input.
+ * decoder decides.  An open's setup is read too, into allocated memory
+ * (the open is the costliest event of a replay through the tree: a tenth
+ * of `replay --db` before).  test_codec checks both readers agree on every input.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,8 +24,9 @@
 
 /* mem, when not NULL, receives the strings and the args array instead
  * of malloc (arb_event_decode_scratch): room for ARGS_ROOM pointers, then
- * the strings with their NULs, never more than twice the event's length
- * (every string has at least a one-byte header). */
+ * the strings with their NULs, never more than the event's length (every
+ * string has at least a one-byte header), and 8 bytes past the last one
+ * for dup_str's word copies (arb__event_walk_room gives twice that). */
 typedef struct rd {
     const unsigned char *p, *end;
     char                *mem;
@@ -31,6 +34,54 @@ typedef struct rd {
 } rd_t;
 
 #define ARGS_ROOM 16    /* a fixarray holds 15 at most */
+
+/*
+ * Short strings at once.  The keys and kinds are fixstrs of at most six
+ * ASCII bytes, so a key as the encoder writes it (header and bytes) fits
+ * in a word, and most values (a player, a verb, a card) fit in the 8
+ * bytes after their header.  Where 8 bytes remain, one load and a mask
+ * compare or check them; near the end the byte-wise paths do.
+ * test_codec checks both tables against arb__ev_keys and the kind names.
+ */
+#define FIX(n, a, b, c, d, e, f)                                          \
+    ((uint64_t)(0xa0 | (n)) | (uint64_t)(a) << 8 | (uint64_t)(b) << 16   \
+     | (uint64_t)(c) << 24 | (uint64_t)(d) << 32 | (uint64_t)(e) << 40    \
+     | (uint64_t)(f) << 48)
+
+const uint64_t arb__ev_key_word[EK_N] = {
+    FIX(1, 'v', 0, 0, 0, 0, 0),         FIX(4, 'k', 'i', 'n', 'd', 0, 0),
+    FIX(3, 's', 'e', 'q', 0, 0, 0),     FIX(4, 't', 'i', 'm', 'e', 0, 0),
+    FIX(5, 'a', 'c', 't', 'o', 'r', 0), FIX(3, 'c', 'i', 'd', 0, 0, 0),
+    FIX(6, 'p', 'l', 'a', 'y', 'e', 'r'), FIX(4, 'v', 'e', 'r', 'b', 0, 0),
+    FIX(4, 'a', 'r', 'g', 's', 0, 0),   FIX(6, 't', 'a', 'r', 'g', 'e', 't'),
+    FIX(4, 't', 'e', 'x', 't', 0, 0),   FIX(5, 's', 'e', 't', 'u', 'p', 0)
+};
+
+const uint64_t arb__ev_kind_word[ARB_EV_KIND_MAX] = {
+    FIX(4, 'o', 'p', 'e', 'n', 0, 0),   FIX(4, 'm', 'o', 'v', 'e', 0, 0),
+    FIX(5, 'c', 'l', 'o', 's', 'e', 0), FIX(4, 'n', 'o', 't', 'e', 0, 0),
+    FIX(4, 'v', 'o', 'i', 'd', 0, 0),   FIX(5, 'a', 'm', 'e', 'n', 'd', 0),
+    FIX(6, 's', 't', 'a', 'n', 'd', 's'), FIX(5, 'c', 'l', 'a', 'i', 'm', 0)
+};
+
+/* The low bytes of a word that a fixstr of n (< 7) bytes covers. */
+static inline uint64_t
+fix_mask(size_t n)
+{
+    return ~(uint64_t)0 >> (56 - 8 * n);
+}
+
+/* 1 when the n (<= 8) bytes at the start of w are ASCII without NUL. */
+static inline int
+word_text(uint64_t w, size_t n)
+{
+    const uint64_t lo = 0x0101010101010101u, hi = 0x8080808080808080u;
+    uint64_t       m = n == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * n)) - 1;
+
+    /* A borrow reaches byte i only from a zero byte below it, which the
+     * mask covers too: no false "valid". */
+    return (((w & hi) | ((w - lo) & ~w & hi)) & m) == 0;
+}
 
 static int
 need(const rd_t *r, size_t n)
@@ -88,8 +139,10 @@ rd_str(rd_t *r, const unsigned char **s, size_t *n)
     } else {
         return -1;      /* str32 is over ARB_STR_MAX anyway */
     }
-    if (*n > ARB_STR_MAX || need(r, *n) != 0
-        || !arb_mp_text_valid((const char *)r->p, *n))
+    if (*n > ARB_STR_MAX || need(r, *n) != 0)
+        return -1;
+    if (!(*n <= 8 && need(r, 8) == 0 && word_text(arb_load_le64(r->p), *n))
+        && !arb_mp_text_valid((const char *)r->p, *n))
         return -1;
     *s = r->p;
     r->p += *n;
@@ -108,6 +161,13 @@ dup_str(rd_t *r)
     if (r->mem != NULL) {
         d = r->mem + r->used;
         r->used += n + 1;
+        /* The room has 8 bytes to spare past the last string. */
+        if (n <= 8 && (size_t)(r->end - s) >= 8) {
+            uint64_t w = arb_load_le64(s);
+            memcpy(d, &w, 8);
+            d[n] = '\0';
+            return d;
+        }
     } else if ((d = malloc(n + 1)) == NULL) {
         return NULL;
     }
@@ -131,6 +191,16 @@ rd_key(rd_t *r, int last)
     /* A key is a short fixstr of ASCII: no NUL scan, and its length and
      * first byte rule out most candidates before a comparison (a few
      * bytes: a loop, not a call). */
+    if (need(r, 8) == 0) {
+        uint64_t w = arb_load_le64(r->p);
+
+        for (k = last + 1; k < EK_N; k++)
+            if ((w & fix_mask(arb__ev_key_len[k])) == arb__ev_key_word[k]) {
+                r->p += 1 + arb__ev_key_len[k];
+                return k;
+            }
+        return -1;
+    }
     if (need(r, 1) != 0 || (*r->p & 0xe0) != 0xa0)
         return -1;
     n = *r->p++ & 0x1f;
@@ -151,6 +221,254 @@ rd_key(rd_t *r, int last)
 
 static int walk(arb_event_t *ev, const unsigned char *p, size_t len,
                 char *mem);
+
+/* An event kind by its name. */
+static int
+rd_kind(rd_t *r, int *kind)
+{
+    const unsigned char *s;
+    size_t               n;
+    uint64_t             w;
+    int                  k;
+
+    if (need(r, 8) == 0) {
+        w = arb_load_le64(r->p);
+        for (k = 0; k < ARB_EV_KIND_MAX; k++) {
+            n = (size_t)(arb__ev_kind_word[k] & 0x1f);
+            if ((w & fix_mask(n)) == arb__ev_kind_word[k]) {
+                r->p += 1 + n;
+                *kind = k;
+                return 0;
+            }
+        }
+        return -1;
+    }
+    if (rd_str(r, &s, &n) != 0)
+        return -1;
+    *kind = arb_event_kind_parse_n((const char *)s, n);
+    return *kind < 0 ? -1 : 0;
+}
+
+/* ---- the setup of an open (allocated: mem is NULL) -------------------- */
+
+/* An array header in its shortest form (fixarray, array16) of 1..max
+ * elements: an empty list is written by omitting its key. */
+static int
+rd_arr(rd_t *r, size_t max, size_t *n)
+{
+    unsigned c;
+
+    if (need(r, 1) != 0)
+        return -1;
+    c = *r->p++;
+    if ((c & 0xf0) == 0x90) {
+        *n = c & 0x0f;
+    } else if (c == 0xdc && need(r, 2) == 0) {
+        *n = (size_t)arb_load_be(r->p, 2);
+        r->p += 2;
+        if (*n < 16)
+            return -1;
+    } else {
+        return -1;
+    }
+    return *n == 0 || *n > max ? -1 : 0;
+}
+
+/* A fixmap header (every map of an event has fewer than 16 keys). */
+static int
+rd_map(rd_t *r, size_t *n)
+{
+    if (need(r, 1) != 0 || (*r->p & 0xf0) != 0x80)
+        return -1;
+    *n = *r->p++ & 0x0f;
+    return 0;
+}
+
+/* The key of keys[] after number `last` (the table's order is the
+ * canonical one), as a fixstr. */
+static int
+rd_key_of(rd_t *r, int last, const char *const *keys, int nkeys)
+{
+    const unsigned char *s;
+    size_t               n;
+    int                  k;
+
+    if (rd_str(r, &s, &n) != 0)
+        return -1;
+    for (k = last + 1; k < nkeys; k++)
+        if (strlen(keys[k]) == n && memcmp(keys[k], s, n) == 0)
+            return k;
+    return -1;
+}
+
+/* A list of n strings; *count says how many were read (for the clear). */
+static int
+rd_strv(rd_t *r, size_t max, char ***v, size_t *count)
+{
+    size_t n, i;
+
+    if (rd_arr(r, max, &n) != 0 || (*v = calloc(n, sizeof(**v))) == NULL)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (((*v)[i] = dup_str(r)) == NULL)
+            return -1;
+        (*count)++;
+    }
+    return 0;
+}
+
+static int
+rd_players(rd_t *r, arb_setup_t *s)
+{
+    size_t   n, i, m, j;
+    uint64_t team;
+    int      k;
+
+    if (rd_arr(r, ARB_PLAYERS_MAX, &n) != 0
+        || (s->players = calloc(n, sizeof(*s->players))) == NULL)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (rd_map(r, &m) != 0 || m == 0 || m > PK_N)
+            return -1;
+        for (j = 0, k = -1; j < m; j++) {
+            k = rd_key_of(r, k, arb__player_keys, PK_N);
+            if (k == PK_NAME) {
+                if ((s->players[i].name = dup_str(r)) == NULL)
+                    return -1;
+                s->nplayers++;
+                s->players[i].team = -1;
+            } else if (k == PK_TEAM && j == 1) {
+                /* The teams come before the players. */
+                if (rd_uint(r, &team) != 0 || team >= s->nteams)
+                    return -1;
+                s->players[i].team = (int)team;
+            } else {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int
+rd_options(rd_t *r, arb_setup_t *s)
+{
+    size_t n, i;
+
+    if (rd_arr(r, ARB_OPTIONS_MAX, &n) != 0
+        || (s->options = calloc(n, sizeof(*s->options))) == NULL)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (need(r, 1) != 0 || *r->p++ != 0x92)
+            return -1;
+        s->noptions++;      /* the clear frees both halves either way */
+        if ((s->options[i].key = dup_str(r)) == NULL
+            || (s->options[i].value = dup_str(r)) == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* A stored deal: kind "order" with cards, "seed" with seed and seed_hash,
+ * "commit" with seed_hash ("none" is written by omitting the deal). */
+static int
+rd_deal(rd_t *r, arb_deal_t *d)
+{
+    const unsigned char *s;
+    size_t               m, i, n;
+    int                  k = -1, hashed = 0;
+
+    if (rd_map(r, &m) != 0 || m < 2)
+        return -1;
+    for (i = 0; i < m; i++) {
+        k = rd_key_of(r, k, arb__deal_keys, DK_N);
+        if (k < 0 || (i == 0) != (k == DK_KIND))
+            return -1;
+        switch (k) {
+        case DK_KIND:
+            if (rd_str(r, &s, &n) != 0)
+                return -1;
+            for (d->kind = 1; d->kind < DEAL_KINDS; d->kind++)
+                if (strlen(arb__deal_names[d->kind]) == n
+                    && memcmp(arb__deal_names[d->kind], s, n) == 0)
+                    break;
+            if (d->kind == DEAL_KINDS)
+                return -1;
+            break;
+        case DK_CARDS:
+            if (rd_strv(r, ARB_DEAL_MAX, &d->cards, &d->ncards) != 0)
+                return -1;
+            break;
+        case DK_SEED:
+            if ((d->seed = dup_str(r)) == NULL)
+                return -1;
+            break;
+        default:    /* DK_HASH: bin8 of the hash's length */
+            if (need(r, 2 + ARB_HASH_LEN) != 0 || r->p[0] != 0xc4
+                || r->p[1] != ARB_HASH_LEN)
+                return -1;
+            memcpy(d->seed_hash, r->p + 2, ARB_HASH_LEN);
+            r->p += 2 + ARB_HASH_LEN;
+            hashed = 1;
+            break;
+        }
+    }
+    /* check_deal judges cards and seed; an all-zero hash cannot say
+     * whether the key was there, so its presence is judged here. */
+    return hashed == (d->kind == ARB_DEAL_SEED || d->kind == ARB_DEAL_COMMIT)
+           ? 0 : -1;
+}
+
+static int
+rd_setup(rd_t *r, arb_setup_t *s)
+{
+    size_t m, i;
+    int    k = -1;
+
+    if (rd_map(r, &m) != 0)
+        return -1;
+    for (i = 0; i < m; i++) {
+        k = rd_key_of(r, k, arb__setup_keys, SK_N);
+        switch (k) {
+        case SK_GAME:
+            if ((s->game = dup_str(r)) == NULL)
+                return -1;
+            break;
+        case SK_MATCH:
+            if ((s->match_id = dup_str(r)) == NULL)
+                return -1;
+            break;
+        case SK_EDITION:
+            if ((s->edition = dup_str(r)) == NULL)
+                return -1;
+            break;
+        case SK_ENGINE:
+            if ((s->engine = dup_str(r)) == NULL)
+                return -1;
+            break;
+        case SK_TEAMS:
+            if (rd_strv(r, ARB_TEAMS_MAX, &s->teams, &s->nteams) != 0)
+                return -1;
+            break;
+        case SK_PLAYERS:
+            if (rd_players(r, s) != 0)
+                return -1;
+            break;
+        case SK_OPTIONS:
+            if (rd_options(r, s) != 0)
+                return -1;
+            break;
+        case SK_DEAL:
+            if (rd_deal(r, &s->deal) != 0)
+                return -1;
+            break;
+        default:
+            return -1;
+        }
+    }
+    /* game and match are required; check_setup judges the rest. */
+    return s->game != NULL && s->match_id != NULL ? 0 : -1;
+}
 
 static int
 rd_args(rd_t *r, arb_event_t *ev)
@@ -188,7 +506,7 @@ arb__event_walk(arb_event_t *ev, const unsigned char *p, size_t len)
 size_t
 arb__event_walk_room(size_t len)
 {
-    return ARGS_ROOM * sizeof(char *) + 2 * len + 1;
+    return ARGS_ROOM * sizeof(char *) + 2 * len + 8;
 }
 
 int
@@ -202,9 +520,8 @@ static int
 walk(arb_event_t *ev, const unsigned char *p, size_t len, char *mem)
 {
     rd_t           r = { p, p + len, mem, ARGS_ROOM * sizeof(char *) };
-    const unsigned char *s;
     uint64_t       u;
-    size_t         n, i, sn;
+    size_t         n, i;
     int            k = -1, seen[EK_N] = { 0 };
 
     memset(ev, 0, sizeof(*ev));
@@ -222,10 +539,7 @@ walk(arb_event_t *ev, const unsigned char *p, size_t len, char *mem)
                 goto fail;
             break;
         case EK_KIND:
-            if (rd_str(&r, &s, &sn) != 0)
-                goto fail;
-            ev->kind = arb_event_kind_parse_n((const char *)s, sn);
-            if (ev->kind < 0)
+            if (rd_kind(&r, &ev->kind) != 0)
                 goto fail;
             break;
         case EK_SEQ:
@@ -265,8 +579,16 @@ walk(arb_event_t *ev, const unsigned char *p, size_t len, char *mem)
             if ((ev->text = dup_str(&r)) == NULL)
                 goto fail;
             break;
+        case EK_SETUP:
+            /* Allocated, so never in scratch room: the full decoder's
+             * there (an open is one event per match). */
+            if (mem != NULL
+                || (ev->setup = calloc(1, sizeof(*ev->setup))) == NULL
+                || rd_setup(&r, ev->setup) != 0)
+                goto fail;
+            break;
         default:
-            goto fail;      /* a setup: the full decoder's */
+            goto fail;
         }
     }
     if (r.p != r.end || !seen[EK_V] || !seen[EK_KIND] || !seen[EK_SEQ]

@@ -36,7 +36,7 @@ put(arb_digest_t *d, const void *p, size_t n)
 }
 
 void
-arb_digest_u64(arb_digest_t *d, uint64_t v)
+arb__digest_u64_slow(arb_digest_t *d, uint64_t v)
 {
     unsigned char x[8];
     int           i;

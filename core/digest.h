@@ -26,7 +26,31 @@ typedef struct arb_digest {
 } arb_digest_t;
 
 void arb_digest_init(arb_digest_t *d);
-void arb_digest_u64(arb_digest_t *d, uint64_t v);
+void arb__digest_u64_slow(arb_digest_t *d, uint64_t v);
+
+/* A state digest is mostly these (a YAHchain match's is about a thousand),
+ * so the common case is written into buf here, big-endian. */
+static inline void
+arb_digest_u64(arb_digest_t *d, uint64_t v)
+{
+    unsigned char *p;
+
+    if (sizeof(d->buf) - d->n < 8) {
+        arb__digest_u64_slow(d, v);
+        return;
+    }
+    /* Written out, this is one byte swap and one store. */
+    p = d->buf + d->n;
+    p[0] = (unsigned char)(v >> 56);
+    p[1] = (unsigned char)(v >> 48);
+    p[2] = (unsigned char)(v >> 40);
+    p[3] = (unsigned char)(v >> 32);
+    p[4] = (unsigned char)(v >> 24);
+    p[5] = (unsigned char)(v >> 16);
+    p[6] = (unsigned char)(v >> 8);
+    p[7] = (unsigned char)v;
+    d->n += 8;
+}
 void arb_digest_i64(arb_digest_t *d, int64_t v);
 void arb_digest_str(arb_digest_t *d, const char *s);   /* NULL hashes as "" */
 void arb_digest_bytes(arb_digest_t *d, const void *p, size_t n);

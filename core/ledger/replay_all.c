@@ -390,6 +390,10 @@ arb_replay_all(arb_store_t *s, arb_replay_all_cb cb, void *ud,
     if (rc == 0 && k > 0)
         qsort(list, k, sizeof(*list), by_id);
     for (i = 0; rc == 0 && i < k; i++) {
+        /* The callback reads the whole state (a digest): bring the next
+         * match's in while this one is read. */
+        if (i + 1 < k && list[i + 1]->m != NULL)
+            arb_match_prefetch(list[i + 1]->m);
         if (list[i]->slow)
             rc = replay_slow(&x, list[i]);
         if (rc != 0)

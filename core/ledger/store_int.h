@@ -165,6 +165,7 @@ static inline uint64_t arb__get64(const unsigned char *p)
 int64_t  arb__u2i(uint64_t u);
 int      arb__str_ok(const char *s, size_t max, size_t *len);
 int      arb__raw_id_ok(const void *p, size_t n, size_t max);
+int      arb__has_nul(const void *p, size_t n);     /* 1: a NUL byte in p */
 size_t   arb__seq_key(unsigned char *k, const char *id, size_t idlen,
                       uint64_t seq);
 size_t   arb__idem_key(unsigned char *k, const char *id, size_t idlen,

@@ -1061,9 +1061,37 @@ sweep(const arb_event_t *ev, const char *label)
     arb_buf_free(&enc);
 }
 
-/* The walker reads every event without a setup, at every boundary of
- * the msgpack forms (fixstr/str8/str16, fixint/uint8..uint64, fixarray),
- * exactly as the full decoder does; an open is left to the full decoder. */
+/* The walker's words for the keys and the kinds are the fixstrs the
+ * encoder writes for their names. */
+static void
+test_walk_words(void)
+{
+    unsigned char b[8];
+    const char   *name;
+    size_t        n;
+    int           k, bad = 0;
+
+    for (k = 0; k < EK_N + ARB_EV_KIND_MAX; k++) {
+        name = k < EK_N ? arb__ev_keys[k] : arb_event_kind_name(k - EK_N);
+        n = strlen(name);
+        CHECK(n >= 1 && n <= 6);
+        memset(b, 0, sizeof(b));
+        b[0] = (unsigned char)(0xa0 | n);
+        memcpy(b + 1, name, n);
+        if (arb_load_le64(b) != (k < EK_N ? arb__ev_key_word[k]
+                                          : arb__ev_kind_word[k - EK_N])) {
+            fprintf(stderr, "  word of \"%s\" differs\n", name);
+            bad++;
+        }
+        if (k < EK_N)
+            CHECK_INT((int)arb__ev_key_len[k], (int)n);
+    }
+    CHECK_INT(bad, 0);
+}
+
+/* The walker reads every event, at every boundary of the msgpack forms
+ * (fixstr/str8/str16, fixint/uint8..uint64, fixarray), exactly as the
+ * full decoder does. */
 static void
 test_walk(void)
 {
@@ -1162,15 +1190,38 @@ test_walk(void)
             free(m);
         }
     }
-    /* An open (setup) and 16 args (array16) go to the full decoder. */
-    make_open(&ev, ARB_DEAL_SEED);
-    enc.len = 0;
-    CHECK_INT(arb_event_encode(&enc, &ev), 0);
-    CHECK_INT(arb__event_walk(&got, (const unsigned char *)enc.data,
-                              enc.len), -1);
-    CHECK_INT(arb_event_decode(&got, enc.data, enc.len, &why), 0);
-    arb_event_clear(&got);
-    arb_event_clear(&ev);
+    /* An open is walked too (its setup allocated), with every deal kind,
+     * the least setup, and a deal of 16 and more cards (array16); in
+     * scratch room it goes to the full decoder. */
+    for (kind = -2; kind < DEAL_KINDS; kind++) {
+        char *room;
+
+        if (kind == -2) {
+            make_open_minimal(&ev);
+        } else if (kind == -1) {
+            make_open(&ev, ARB_DEAL_ORDER);
+            for (i = 3; i < 40; i++)
+                arb_deal_add_card(&ev.setup->deal, "Q\xe2\x99\xa5");
+        } else {
+            make_open(&ev, kind);
+        }
+        enc.len = 0;
+        again.len = 0;
+        CHECK_INT(arb_event_encode(&enc, &ev), 0);
+        CHECK_INT(arb__event_walk(&got, (const unsigned char *)enc.data,
+                                  enc.len), 0);
+        CHECK(got.setup != NULL);
+        CHECK_INT(arb_event_encode(&again, &got), 0);
+        CHECK(again.len == enc.len
+              && memcmp(again.data, enc.data, enc.len) == 0);
+        arb_event_clear(&got);
+        room = malloc(arb__event_walk_room(enc.len));
+        CHECK_INT(arb__event_walk_in(&got, (const unsigned char *)enc.data,
+                                     enc.len, room), -1);
+        CHECK(got.setup == NULL);
+        free(room);
+        arb_event_clear(&ev);
+    }
     make_move(&ev);
     for (i = 2; i < 16; i++)
         arb_event_add_arg(&ev, "a");
@@ -1310,6 +1361,7 @@ main(void)
     test_encode_rejects();
     test_decode_rejects();
     test_mutations();
+    test_walk_words();
     test_walk();
     test_mp_helpers();
     arb_buf_free(&in);
