@@ -55,10 +55,11 @@ int    arb__event_walk_in(arb_event_t *ev, const unsigned char *p,
                           size_t len, char *mem);
 size_t arb__event_walk_room(size_t len);
 
-/* 0 when an event the walker read (strings already checked for length,
- * NUL bytes and UTF-8) is one arb_event_check() accepts, else
- * -1: the rest of arb_event_check's rules, without a second pass over
- * the strings and without wording a refusal. */
+/* 0 when an event the walker read is one arb_event_check() accepts, else
+ * -1: the rules the walker does not apply as it reads (it checks every
+ * string's length, NUL bytes and UTF-8, refuses an empty actor, client
+ * id, player or verb, and reads at most 15 args), without wording a
+ * refusal. */
 int arb__event_check_walked(const arb_event_t *ev);
 
 /* The full decoder behind arb_event_decode(): a msgpack object tree,

@@ -8,7 +8,7 @@
 
 #include "core/codec.h"
 #include "core/err.h"
-#include "core/fnv.h"
+#include "core/buf.h"
 #include "core/ledger/history.h"
 #include "core/ledger/replay_all.h"
 #include "core/ledger/store.h"
@@ -99,6 +99,46 @@ grow(ctx_t *x)
     return 0;
 }
 
+/* A match id's hash for this walk's table only (never stored): its words
+ * mixed by multiplication, where FNV-1a's byte-by-byte multiply chain was
+ * a twentieth of a replay.  *np receives strlen(id). */
+static size_t
+id_hash(const char *id, size_t *np)
+{
+    const unsigned char *p = (const unsigned char *)id;
+    size_t               n = strlen(id), i = 0;
+    uint64_t             h = 0x9e3779b97f4a7c15u, w;
+    unsigned             b;
+
+    for (; n - i >= 8; i += 8)
+        h = (h ^ arb_load_le64(p + i)) * 0xff51afd7ed558ccdu;
+    for (w = 0, b = 0; i < n; i++, b += 8)
+        w |= (uint64_t)p[i] << b;
+    /* MurmurHash3's finalizer: the table uses the low bits, which a
+     * product alone leaves the same for ids that differ in their last
+     * bytes only. */
+    h ^= w ^ n;
+    h = (h ^ h >> 33) * 0xff51afd7ed558ccdu;
+    h = (h ^ h >> 33) * 0xc4ceb9fe1a85ec53u;
+    *np = n;
+    return (size_t)(h ^ h >> 33);
+}
+
+/* Whether the ids a and b (both in arrays of ARB_STORE_ID_MAX + 1 bytes,
+ * so 8 bytes can always be read) are the same n bytes. */
+static int
+same_id(const char *a, const char *b, size_t n)
+{
+    uint64_t m;
+
+    if (n > 8)
+        return memcmp(a, b, n) == 0;
+    m = n == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * n)) - 1;
+    return ((arb_load_le64((const unsigned char *)a)
+             ^ arb_load_le64((const unsigned char *)b)) & m) == 0;
+}
+
+/* id: n bytes in an array of ARB_STORE_ID_MAX + 1 (same_id). */
 static rmatch_t *
 find(ctx_t *x, const char *id, size_t n, size_t h)
 {
@@ -110,7 +150,7 @@ find(ctx_t *x, const char *id, size_t n, size_t h)
     for (j = h & (x->cap - 1); x->slot[j].r != NULL;
          j = (j + 1) & (x->cap - 1))
         if (x->slot[j].hash == h && x->slot[j].r->idlen == n
-            && memcmp(x->slot[j].r->id, id, n) == 0)
+            && same_id(x->slot[j].r->id, id, n))
             return x->slot[j].r;
     if (n > ARB_STORE_ID_MAX)
         return NULL;        /* the store hands out no longer id */
@@ -281,14 +321,24 @@ on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t time_ms,
 {
     ctx_t  *x = ud;
     pend_t *p;
-    size_t  n, h = (size_t)arb_fnv1a_str(id, &n);
+    size_t  n, h = id_hash(id, &n);
     int     rc = 0;
 
     (void)time_ms, (void)hash;
-    if (len > ROOM || n > ARB_STORE_ID_MAX) {
+    if (n > ARB_STORE_ID_MAX) {
+        arb_buf_free(x->why);
+        arb_buf_printf(x->why, "log position %" PRIu64 ": a match id of "
+                       "%zu bytes", pos, n);
+        x->failed = 1;
+        return ARB_ECORRUPT;
+    }
+    if (len > ROOM) {
+        char own[ARB_STORE_ID_MAX + 1] = { 0 };
+
+        memcpy(own, id, n);
         rc = drain(x);
         if (rc == 0)
-            rc = replay_rec(x, pos, id, n, h, seq, bytes, len);
+            rc = replay_rec(x, pos, own, n, h, seq, bytes, len);
         x->failed = rc != 0;
         return rc;
     }

@@ -1190,6 +1190,51 @@ test_walk(void)
             free(m);
         }
     }
+    /* An empty actor, client id, player or verb is refused by both
+     * readers (the walker checks it as it reads). */
+    {
+        static const struct { const char *from, *to, *why; } em[] = {
+            { "\xa5" "actor" "\xa2" "td", "\xa5" "actor" "\xa0",
+              "event.actor: empty" },
+            { "\xa3" "cid" "\xa2" "c1", "\xa3" "cid" "\xa0",
+              "event.cid: empty" },
+            { "\xa6" "player" "\xa3" "ann", "\xa6" "player" "\xa0",
+              "event.player: empty" },
+            { "\xa4" "verb" "\xa5" "place", "\xa4" "verb" "\xa0",
+              "event.verb: empty" },
+        };
+        char  *at, *m;
+        size_t r, off, k, fl, tl;
+
+        make_move(&ev);
+        set_str(&ev.actor, "td");
+        set_str(&ev.client_id, "c1");
+        enc.len = 0;
+        CHECK_INT(arb_event_encode(&enc, &ev), 0);
+        arb_event_clear(&ev);
+        for (r = 0; r < sizeof(em) / sizeof(em[0]); r++) {
+            fl = strlen(em[r].from);
+            tl = strlen(em[r].to);
+            at = NULL;
+            for (k = 0; at == NULL && k + fl <= enc.len; k++)
+                if (memcmp(enc.data + k, em[r].from, fl) == 0)
+                    at = enc.data + k;
+            CHECK(at != NULL);
+            if (at == NULL)
+                continue;
+            off = (size_t)(at - enc.data);
+            m = malloc(enc.len);
+            memcpy(m, enc.data, off);
+            memcpy(m + off, em[r].to, tl);
+            memcpy(m + off + tl, at + fl, enc.len - off - fl);
+            CHECK_INT(arb__event_walk(&got, (const unsigned char *)m,
+                                      enc.len - fl + tl), -1);
+            CHECK_INT(arb_event_decode(&got, m, enc.len - fl + tl, &why),
+                      ARB_EPROTO);
+            CHECK_STR(arb_buf_cstr(&why), em[r].why);
+            free(m);
+        }
+    }
     /* An open is walked too (its setup allocated), with every deal kind,
      * the least setup, and a deal of 16 and more cards (array16); in
      * scratch room it goes to the full decoder. */
