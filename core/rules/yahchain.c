@@ -42,8 +42,9 @@ typedef struct yah_record {
     int        face_sum, bonus, points;
 } yah_record_t;
 
-/* What a move reads comes first, within the kilobyte that
- * arb_match_prefetch() loads ahead of a replayed move. */
+/* What a move reads comes first, most of it within the 256 bytes that
+ * arb_match_prefetch() loads ahead of a replayed move (used_at is one
+ * line of its own, wherever the card falls). */
 typedef struct yah {
     int           mode, void_clear, cycles, nplayers;
     int           cycle;                /* 1.. */
