@@ -12,6 +12,7 @@
 #include "core/ledger/history.h"
 #include "core/ledger/replay_all.h"
 #include "core/ledger/store.h"
+#include "core/ledger/store_int.h"
 
 /* The fields every event touches come first, in one or two cache lines;
  * the verdict (372 bytes) is written only when the match is refused. */
@@ -45,21 +46,19 @@ typedef struct slot {
  * of its chain further every STEP records: the slot is fetched when the
  * record arrives, its replay record STEP records later, then the match,
  * then the rule state, each from memory that the previous step has
- * brought in.  Records are replayed strictly in log order; the copies
- * (ROOM bytes, a longer event is replayed at once after the ones
- * waiting) outlive the store's read transaction, so whatever is still
- * waiting when the log ends is replayed after it.
+ * brought in.  Records are replayed strictly in log order.  A waiting
+ * record points into the store's snapshot (arb__log_walk), and what still
+ * waits when the log ends is replayed before the snapshot is let go.
  */
 #define AHEAD 16
 #define STEP  4
-#define ROOM  240
 
 typedef struct pend {
-    uint64_t      pos, seq;
-    size_t        hash, idlen, len;
-    rmatch_t     *r;                /* a guess: only ever prefetched */
-    char          id[ARB_STORE_ID_MAX + 1];
-    unsigned char bytes[ROOM];
+    uint64_t             pos, seq;
+    size_t               hash, idlen, len;
+    rmatch_t            *r;         /* a guess: only ever prefetched */
+    const unsigned char *bytes;     /* in the snapshot */
+    char                 id[ARB_STORE_ID_MAX + 1];
 } pend_t;
 
 typedef struct ctx {
@@ -72,7 +71,6 @@ typedef struct ctx {
     uint64_t             nevents;
     pend_t               ring[AHEAD];
     uint64_t             head, tail;    /* records read, replayed */
-    int                  failed;        /* a replay error ended the walk */
 } ctx_t;
 
 /* Doubles the table; lookups only, so iteration order never matters
@@ -101,12 +99,12 @@ grow(ctx_t *x)
 
 /* A match id's hash for this walk's table only (never stored): its words
  * mixed by multiplication, where FNV-1a's byte-by-byte multiply chain was
- * a twentieth of a replay.  *np receives strlen(id). */
+ * a twentieth of a replay. */
 static size_t
-id_hash(const char *id, size_t *np)
+id_hash(const char *id, size_t n)
 {
     const unsigned char *p = (const unsigned char *)id;
-    size_t               n = strlen(id), i = 0;
+    size_t               i = 0;
     uint64_t             h = 0x9e3779b97f4a7c15u, w;
     unsigned             b;
 
@@ -120,7 +118,6 @@ id_hash(const char *id, size_t *np)
     h ^= w ^ n;
     h = (h ^ h >> 33) * 0xff51afd7ed558ccdu;
     h = (h ^ h >> 33) * 0xc4ceb9fe1a85ec53u;
-    *np = n;
     return (size_t)(h ^ h >> 33);
 }
 
@@ -315,48 +312,35 @@ guess(const ctx_t *x, size_t h)
     return NULL;
 }
 
+/* Keeps the record to replay AHEAD records later, and moves the records
+ * waiting one step further into memory. */
 static int
-on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t time_ms,
-       const unsigned char hash[ARB_HASH_LEN], const void *bytes, size_t len)
+on_rec(void *ud, const arb__rec_t *rec)
 {
     ctx_t  *x = ud;
     pend_t *p;
-    size_t  n, h = id_hash(id, &n);
-    int     rc = 0;
+    size_t  n = rec->idlen;
+    int     rc;
 
-    (void)time_ms, (void)hash;
-    if (n > ARB_STORE_ID_MAX) {
-        arb_buf_free(x->why);
-        arb_buf_printf(x->why, "log position %" PRIu64 ": a match id of "
-                       "%zu bytes", pos, n);
-        x->failed = 1;
-        return ARB_ECORRUPT;
-    }
-    if (len > ROOM) {
-        char own[ARB_STORE_ID_MAX + 1] = { 0 };
-
-        memcpy(own, id, n);
-        rc = drain(x);
-        if (rc == 0)
-            rc = replay_rec(x, pos, own, n, h, seq, bytes, len);
-        x->failed = rc != 0;
+    if (x->head - x->tail == AHEAD && (rc = replay_pend(x)) != 0)
         return rc;
-    }
-    if (x->head - x->tail == AHEAD && (rc = replay_pend(x)) != 0) {
-        x->failed = 1;
-        return rc;
-    }
     p = &x->ring[x->head++ % AHEAD];
-    p->pos = pos;
-    p->seq = seq;
-    p->hash = h;
+    p->pos = rec->pos;
+    p->seq = rec->seq;
+    p->hash = id_hash(rec->id, n);
     p->idlen = n;
-    p->len = len;
+    p->len = rec->len;
+    p->bytes = rec->bytes;
     p->r = NULL;
-    memcpy(p->id, id, n + 1);
-    memcpy(p->bytes, bytes, len);
+    /* The id is followed in its record by the event (and a client id): two
+     * words copy a short one when that many bytes are there. */
+    if (n <= 16 && n + rec->cidlen + rec->glen + rec->len >= 16)
+        memcpy(p->id, rec->id, 16);
+    else
+        memcpy(p->id, rec->id, n);
+    p->id[n] = '\0';
     if (x->cap > 0)
-        __builtin_prefetch(&x->slot[h & (x->cap - 1)]);
+        __builtin_prefetch(&x->slot[p->hash & (x->cap - 1)]);
     /* One link further for the records read STEP, 2 STEP, 3 STEP ago. */
     if ((p = waiting(x, STEP)) != NULL
         && (p->r = guess(x, p->hash)) != NULL)
@@ -368,6 +352,13 @@ on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t time_ms,
         && p->r->m != NULL)
         arb_match_prefetch(p->r->m);
     return 0;
+}
+
+/* The end of the log, inside its snapshot: the records still waiting. */
+static int
+on_end(void *ud)
+{
+    return drain(ud);
 }
 
 /* A match with a committed deal or a ruling, through its history: the
@@ -419,13 +410,7 @@ arb_replay_all(arb_store_t *s, arb_replay_all_cb cb, void *ud,
     memset(&x, 0, sizeof(x));
     x.s = s;
     x.why = why;
-    rc = arb_store_log(s, 1, 0, on_log, &x, why);
-    /* The records still waiting come before wherever the walk ended. */
-    if (!x.failed && x.tail < x.head) {
-        int rc2 = drain(&x);
-        if (rc2 != 0)
-            rc = rc2;
-    }
+    rc = arb__log_walk(s, 1, 0, on_rec, on_end, &x, why);
     if (rc == ARB_ENOMEM && why != NULL && why->len == 0)
         arb_buf_puts(why, "out of memory");
     /* Opens count as replayed events; the others add theirs below. */

@@ -274,15 +274,15 @@ arb_store_events(arb_store_t *s, const char *match_id, uint64_t from,
 }
 
 int
-arb_store_log(arb_store_t *s, uint64_t from_pos, uint64_t max,
-              arb_store_log_cb cb, void *ud, arb_buf_t *why)
+arb__log_walk(arb_store_t *s, uint64_t from_pos, uint64_t max,
+              arb__log_rec_cb cb, int (*fin)(void *ud), void *ud,
+              arb_buf_t *why)
 {
     MDB_txn       *txn = NULL;
     MDB_cursor    *c = NULL;
     MDB_val        k, d;
     arb__rec_t     r;
     unsigned char  lk[8];
-    char           id[ARB_STORE_ID_MAX + 1];
     uint64_t       pos, done = 0;
     int            rc, mrc;
 
@@ -318,20 +318,54 @@ arb_store_log(arb_store_t *s, uint64_t from_pos, uint64_t max,
         rc = arb__rec_parse(&r, pos, &d, why);
         if (rc != 0)
             goto fail;
-        memcpy(id, r.id, r.idlen);
-        id[r.idlen] = '\0';
-        rc = cb(ud, pos, id, r.seq, r.time_ms, r.hash, r.bytes, r.len);
+        rc = cb(ud, &r);
         if (rc != 0)
             goto fail;
         done++;
         mrc = mdb_cursor_get(c, &k, &d, MDB_NEXT);
     }
-    if (mrc != 0 && mrc != MDB_NOTFOUND)
+    if (mrc != 0 && mrc != MDB_NOTFOUND) {
         rc = arb__mdb_fail(why, mrc, "read log");
+        goto fail;
+    }
+    /* Still inside the snapshot: what cb kept of it is still valid. */
+    if (fin != NULL)
+        rc = fin(ud);
 fail:
     mdb_cursor_close(c);
     arb__txn_abort(&s->log, txn);
     return rc;
+}
+
+/* arb_store_log's callback, handed each record with its id ended. */
+typedef struct log_pub {
+    arb_store_log_cb cb;
+    void            *ud;
+} log_pub_t;
+
+static int
+log_pub(void *ud, const arb__rec_t *r)
+{
+    const log_pub_t *lp = ud;
+    char             id[ARB_STORE_ID_MAX + 1];
+
+    memcpy(id, r->id, r->idlen);
+    id[r->idlen] = '\0';
+    return lp->cb(lp->ud, r->pos, id, r->seq, r->time_ms, r->hash, r->bytes,
+                  r->len);
+}
+
+int
+arb_store_log(arb_store_t *s, uint64_t from_pos, uint64_t max,
+              arb_store_log_cb cb, void *ud, arb_buf_t *why)
+{
+    log_pub_t lp = { cb, ud };
+
+    if (cb == NULL) {
+        arb__why(why, "no store or no callback");
+        return ARB_EINVAL;
+    }
+    return arb__log_walk(s, from_pos, max, log_pub, NULL, &lp, why);
 }
 
 static int

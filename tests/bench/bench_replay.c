@@ -494,17 +494,24 @@ main(int argc, char **argv)
         goto out;
     }
     /* Verify runs on every CPU: per core over the CPU time of all
-     * threads, and over the wall clock. */
-    p0 = proc_ns();
-    w0 = bench_wall_ns();
-    rc = arb_store_verify(s, NULL, &why);
-    t1 = bench_wall_ns();
-    vc_rate = rate(r.events, p0, proc_ns());
+     * threads, and over the wall clock; the best of three, as replay's
+     * (the first warms the threads' caches, and on a shared machine a
+     * run may lose a core to another guest). */
+    vc_rate = vw_rate = 0;
+    for (i = 0; rc == 0 && i < 3; i++) {
+        p0 = proc_ns();
+        w0 = bench_wall_ns();
+        rc = arb_store_verify(s, NULL, &why);
+        t1 = bench_wall_ns();
+        if (rate(r.events, p0, proc_ns()) > vc_rate)
+            vc_rate = rate(r.events, p0, proc_ns());
+        if (rate(r.events, w0, t1) > vw_rate)
+            vw_rate = rate(r.events, w0, t1);
+    }
     if (rc != 0) {
         fprintf(stderr, "replay: verify: %s\n", arb_buf_cstr(&why));
         goto out;
     }
-    vw_rate = rate(r.events, w0, t1);
     /* `arbiter verify` of a bundle of every match: the command's one
      * call (tools/cmd_verify.c), signatures and replay included. */
     snprintf(idx, sizeof(idx), "%s/keys", dir);
