@@ -354,11 +354,15 @@ on_rec(void *ud, const arb__rec_t *rec)
     return 0;
 }
 
-/* The end of the log, inside its snapshot: the records still waiting. */
+/* The end of the walk, inside its snapshot: the records still waiting,
+ * which come before a record that could not be read (rc), so that an
+ * error of theirs is the one reported. */
 static int
-on_end(void *ud)
+on_end(void *ud, int rc)
 {
-    return drain(ud);
+    int rc2 = drain(ud);
+
+    return rc2 != 0 ? rc2 : rc;
 }
 
 /* A match with a committed deal or a ruling, through its history: the

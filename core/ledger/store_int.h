@@ -190,14 +190,17 @@ int      arb__rec_parse(arb__rec_t *r, uint64_t pos, const MDB_val *d,
                         arb_buf_t *why);
 /* The log from from_pos (0: the start), up to max records (0: all), in
  * one read transaction: cb gets each record parsed, its pointers into the
- * map; fin (may be NULL), when every record was read and cb returned 0
- * for each, is called before the transaction ends, so that whatever cb
- * kept of the records is still valid in it.  0, cb's or fin's non-zero
- * return, or a store error.  arb_store_log is this with the id ended. */
+ * map.  Unless cb failed, fin (may be NULL) is then called before the
+ * transaction ends, so that whatever cb kept of the records is still
+ * valid in it, with rc the walk's result: 0 at the end of the log (or of
+ * max), or the error of a record that could not be read (why words it);
+ * fin returns the walk's result (rc, or an error of its own about an
+ * earlier record).  cb's non-zero return, fin's, or rc.  arb_store_log
+ * is this with the id ended and no fin. */
 typedef int (*arb__log_rec_cb)(void *ud, const arb__rec_t *r);
 int      arb__log_walk(arb_store_t *s, uint64_t from_pos, uint64_t max,
-                       arb__log_rec_cb cb, int (*fin)(void *ud), void *ud,
-                       arb_buf_t *why);
+                       arb__log_rec_cb cb, int (*fin)(void *ud, int rc),
+                       void *ud, arb_buf_t *why);
 /* The record at pos, read in txn of the log env.  ARB_ECORRUPT when
  * missing (positions are dense). */
 int      arb__log_get(arb_store_t *s, MDB_txn *txn, uint64_t pos,

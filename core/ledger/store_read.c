@@ -275,7 +275,7 @@ arb_store_events(arb_store_t *s, const char *match_id, uint64_t from,
 
 int
 arb__log_walk(arb_store_t *s, uint64_t from_pos, uint64_t max,
-              arb__log_rec_cb cb, int (*fin)(void *ud), void *ud,
+              arb__log_rec_cb cb, int (*fin)(void *ud, int rc), void *ud,
               arb_buf_t *why)
 {
     MDB_txn       *txn = NULL;
@@ -308,29 +308,28 @@ arb__log_walk(arb_store_t *s, uint64_t from_pos, uint64_t max,
         if (k.mv_size != 8) {
             arb__why(why, "log: a key is %zu bytes, want 8", k.mv_size);
             rc = ARB_ECORRUPT;
-            goto fail;
+            goto unread;
         }
         if (arb__get64(k.mv_data) != pos) {
             arb__why(why, "log key %llu: missing", (unsigned long long)pos);
             rc = ARB_ECORRUPT;
-            goto fail;
+            goto unread;
         }
         rc = arb__rec_parse(&r, pos, &d, why);
         if (rc != 0)
-            goto fail;
+            goto unread;
         rc = cb(ud, &r);
         if (rc != 0)
             goto fail;
         done++;
         mrc = mdb_cursor_get(c, &k, &d, MDB_NEXT);
     }
-    if (mrc != 0 && mrc != MDB_NOTFOUND) {
+    if (mrc != 0 && mrc != MDB_NOTFOUND)
         rc = arb__mdb_fail(why, mrc, "read log");
-        goto fail;
-    }
+unread:
     /* Still inside the snapshot: what cb kept of it is still valid. */
     if (fin != NULL)
-        rc = fin(ud);
+        rc = fin(ud, rc);
 fail:
     mdb_cursor_close(c);
     arb__txn_abort(&s->log, txn);

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <lmdb.h>
+
 #include "core/buf.h"
 #include "core/codec.h"
 #include "core/err.h"
@@ -290,6 +292,42 @@ fill_ahead(const char *d, size_t nm, uint64_t last, uint64_t junk)
     return rc;
 }
 
+/* Takes log position pos out of the closed store in d (raw LMDB). */
+static int
+raw_del_log(const char *d, uint64_t pos)
+{
+    MDB_env      *env = NULL;
+    MDB_txn      *txn = NULL;
+    MDB_dbi       dbi;
+    MDB_val       k;
+    unsigned char kb[8];
+    int           i, rc;
+
+    for (i = 0; i < 8; i++)
+        kb[i] = (unsigned char)(pos >> (56 - 8 * i));
+    k.mv_data = kb;
+    k.mv_size = 8;
+    rc = mdb_env_create(&env);
+    if (rc == 0)
+        rc = mdb_env_set_maxdbs(env, 8);
+    if (rc == 0)
+        rc = mdb_env_open(env, d, 0, 0600);
+    if (rc == 0)
+        rc = mdb_txn_begin(env, NULL, 0, &txn);
+    if (rc == 0)
+        rc = mdb_dbi_open(txn, "log", 0, &dbi);
+    if (rc == 0)
+        rc = mdb_del(txn, dbi, &k, NULL);
+    if (rc == 0) {
+        rc = mdb_txn_commit(txn);
+        txn = NULL;
+    }
+    if (txn != NULL)
+        mdb_txn_abort(txn);
+    mdb_env_close(env);
+    return rc;
+}
+
 /* The read-ahead window: events longer than its room replayed in their
  * place, the events still waiting at the end of the log replayed, and a
  * broken event in the middle of the window reported as the first error
@@ -329,6 +367,30 @@ test_read_ahead(void)
     CHECK_INT(x.n, 0);
     CHECK(arb_buf_cstr(&why) != NULL
           && strncmp(arb_buf_cstr(&why), "match \"a00\": seq 9: ", 20) == 0);
+    arb_store_close(s);
+    s = NULL;
+    /* A record that cannot be read two positions later (a02's seq 9, at
+     * 9 * 7 + 2 + 1): a00's seq 9, at 64, still waits in the window
+     * then, and its error is the first of the log. */
+    CHECK_INT(raw_del_log(d, 66), 0);
+    CHECK_INT(arb_store_open(&s, d, &o, &why), 0);
+    memset(&x, 0, sizeof(x));
+    x.s = s;
+    if (s != NULL)
+        CHECK_INT(arb_replay_all(s, on_replayed, &x, &nev, &why),
+                  ARB_EPROTO);      /* the junk's, not the missing key's */
+    CHECK(arb_buf_cstr(&why) != NULL
+          && strncmp(arb_buf_cstr(&why), "match \"a00\": seq 9: ", 20) == 0);
+    arb_store_close(s);
+    rm_store(d);
+    /* Without the junk, the missing record is the error. */
+    CHECK_INT(fill_ahead(d, 7, 20, 0), 0);
+    CHECK_INT(raw_del_log(d, 66), 0);
+    CHECK_INT(arb_store_open(&s, d, &o, &why), 0);
+    if (s != NULL)
+        CHECK_INT(arb_replay_all(s, on_replayed, &x, &nev, &why),
+                  ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why), "log key 66: missing");
     arb_store_close(s);
     rm_store(d);
     arb_buf_free(&why);
