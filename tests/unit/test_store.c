@@ -812,6 +812,35 @@ raw_get_log(const char *name, uint64_t pos, unsigned char *out, size_t cap)
     return raw_get(name, "data", "log", k, 8, out, cap);
 }
 
+/* arb__has_nul, which checks every id and client id of a log walk a word
+ * at a time: a NUL at every place of every length up to three words, and
+ * none, each at every alignment. */
+static void
+test_has_nul(void)
+{
+    char   b[40];
+    size_t n, at, off;
+    int    bad = 0;
+
+    for (off = 0; off < 8; off++)
+        for (n = 0; n <= 24; n++) {
+            memset(b, 'x', sizeof(b));
+            b[off + n] = '\0';         /* just past: not seen */
+            if (arb__has_nul(b + off, n) != 0)
+                bad++;
+            for (at = 0; at < n; at++) {
+                memset(b, 'x', sizeof(b));
+                b[off + at] = '\0';
+                if (arb__has_nul(b + off, n) != 1)
+                    bad++;
+                b[off + at] = (char)0x80;   /* a high byte is no NUL */
+                if (arb__has_nul(b + off, n) != 0)
+                    bad++;
+            }
+        }
+    CHECK_INT(bad, 0);
+}
+
 static void
 test_corrupt(void)
 {
@@ -1460,6 +1489,7 @@ main(void)
     test_after_close();
     test_growth();
     test_full();
+    test_has_nul();
     test_corrupt();
     test_rebuild();
     test_sync();
