@@ -47,15 +47,22 @@ typedef struct rd {
     ((uint64_t)(0xa0 | (n)) | (uint64_t)(a) << 8 | (uint64_t)(b) << 16   \
      | (uint64_t)(c) << 24 | (uint64_t)(d) << 32 | (uint64_t)(e) << 40    \
      | (uint64_t)(f) << 48)
+/* The low bytes of a word that a fixstr of n (< 7) bytes covers. */
+#define FIX_MASK(n, a, b, c, d, e, f) (~(uint64_t)0 >> (56 - 8 * (n)))
+#define FIX_WORD(...) FIX(__VA_ARGS__),
+#define FIX_MASKS(...) FIX_MASK(__VA_ARGS__),
 
-const uint64_t arb__ev_key_word[EK_N] = {
-    FIX(1, 'v', 0, 0, 0, 0, 0),         FIX(4, 'k', 'i', 'n', 'd', 0, 0),
-    FIX(3, 's', 'e', 'q', 0, 0, 0),     FIX(4, 't', 'i', 'm', 'e', 0, 0),
-    FIX(5, 'a', 'c', 't', 'o', 'r', 0), FIX(3, 'c', 'i', 'd', 0, 0, 0),
-    FIX(6, 'p', 'l', 'a', 'y', 'e', 'r'), FIX(4, 'v', 'e', 'r', 'b', 0, 0),
-    FIX(4, 'a', 'r', 'g', 's', 0, 0),   FIX(6, 't', 'a', 'r', 'g', 'e', 't'),
-    FIX(4, 't', 'e', 'x', 't', 0, 0),   FIX(5, 's', 'e', 't', 'u', 'p', 0)
-};
+/* The keys in canonical order, each as FIX's arguments. */
+#define EV_KEYS(X)                                                        \
+    X(1, 'v', 0, 0, 0, 0, 0)         X(4, 'k', 'i', 'n', 'd', 0, 0)       \
+    X(3, 's', 'e', 'q', 0, 0, 0)     X(4, 't', 'i', 'm', 'e', 0, 0)       \
+    X(5, 'a', 'c', 't', 'o', 'r', 0) X(3, 'c', 'i', 'd', 0, 0, 0)         \
+    X(6, 'p', 'l', 'a', 'y', 'e', 'r') X(4, 'v', 'e', 'r', 'b', 0, 0)     \
+    X(4, 'a', 'r', 'g', 's', 0, 0)   X(6, 't', 'a', 'r', 'g', 'e', 't')   \
+    X(4, 't', 'e', 'x', 't', 0, 0)   X(5, 's', 'e', 't', 'u', 'p', 0)
+
+const uint64_t arb__ev_key_word[EK_N] = { EV_KEYS(FIX_WORD) };
+static const uint64_t key_mask[EK_N] = { EV_KEYS(FIX_MASKS) };
 
 const uint64_t arb__ev_kind_word[ARB_EV_KIND_MAX] = {
     FIX(4, 'o', 'p', 'e', 'n', 0, 0),   FIX(4, 'm', 'o', 'v', 'e', 0, 0),
@@ -64,11 +71,10 @@ const uint64_t arb__ev_kind_word[ARB_EV_KIND_MAX] = {
     FIX(6, 's', 't', 'a', 'n', 'd', 's'), FIX(5, 'c', 'l', 'a', 'i', 'm', 0)
 };
 
-/* The low bytes of a word that a fixstr of n (< 7) bytes covers. */
 static inline uint64_t
 fix_mask(size_t n)
 {
-    return ~(uint64_t)0 >> (56 - 8 * n);
+    return FIX_MASK(n, 0, 0, 0, 0, 0, 0);
 }
 
 /* 1 when the n (<= 8) bytes at the start of w are ASCII without NUL. */
@@ -205,7 +211,7 @@ rd_key(rd_t *r, int last)
         uint64_t w = arb_load_le64(r->p);
 
         for (k = last + 1; k < EK_N; k++)
-            if ((w & fix_mask(arb__ev_key_len[k])) == arb__ev_key_word[k]) {
+            if ((w & key_mask[k]) == arb__ev_key_word[k]) {
                 r->p += 1 + arb__ev_key_len[k];
                 return k;
             }
@@ -534,7 +540,8 @@ walk(arb_event_t *ev, const unsigned char *p, size_t len, char *mem)
     rd_t           r = { p, p + len, mem, ARGS_ROOM * sizeof(char *) };
     uint64_t       u;
     size_t         n, i;
-    int            k = -1, seen[EK_N] = { 0 };
+    unsigned       seen = 0;           /* 1 << k for each key read */
+    int            k = -1;
 
     /* A copy, not memset: compilers may clear 96 bytes with `rep stos`,
      * whose start-up is a tenth of a small event's walk. */
@@ -546,7 +553,7 @@ walk(arb_event_t *ev, const unsigned char *p, size_t len, char *mem)
         k = rd_key(&r, k);
         if (k < 0)
             goto fail;
-        seen[k] = 1;
+        seen |= 1u << k;
         switch (k) {
         case EK_V:
             if (rd_uint(&r, &u) != 0 || u != ARB_EVENT_VERSION)
@@ -605,8 +612,9 @@ walk(arb_event_t *ev, const unsigned char *p, size_t len, char *mem)
             goto fail;
         }
     }
-    if (r.p != r.end || !seen[EK_V] || !seen[EK_KIND] || !seen[EK_SEQ]
-        || seen[EK_TARGET] != arb_event_takes_target(ev->kind)
+    if (r.p != r.end
+        || (~seen & (1u << EK_V | 1u << EK_KIND | 1u << EK_SEQ)) != 0
+        || !(seen & 1u << EK_TARGET) != !arb_event_takes_target(ev->kind)
         || arb__event_check_walked(ev) != 0)
         goto fail;
     return 0;

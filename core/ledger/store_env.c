@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "core/buf.h"
 #include "core/err.h"
 #include "core/ledger/store_int.h"
 
@@ -149,6 +150,23 @@ arb__raw_id_ok(const void *p, size_t n, size_t max)
     return n >= 1 && n <= max && !arb__has_nul(p, n);
 }
 
+/* arb__has_nul of n bytes at p with avail >= n of them readable: a short
+ * one (an id) in one masked word when 8 can be read. */
+static int
+has_nul_in(const unsigned char *p, size_t n, size_t avail)
+{
+    const uint64_t lo = 0x0101010101010101u, hi = 0x8080808080808080u;
+    uint64_t       w, m;
+
+    if (n >= 8 || avail < 8)
+        return arb__has_nul(p, n);
+    /* The low n bytes of the word are p's first n; a borrow reaches a
+     * byte only from a zero byte below it, which the mask covers too. */
+    w = arb_load_le64(p);
+    m = ((uint64_t)1 << (8 * n)) - 1;
+    return (((w - lo) & ~w & hi) & m) != 0;
+}
+
 int
 arb__has_nul(const void *p, size_t n)
 {
@@ -280,8 +298,14 @@ arb__rec_parse(arb__rec_t *r, uint64_t pos, const MDB_val *d,
     r->game = r->cid + r->cidlen;
     r->bytes = (const unsigned char *)r->game + r->glen;
     r->len = d->mv_size - need;
-    if (!arb__raw_id_ok(r->id, r->idlen, ARB_STORE_ID_MAX) ||
-        (r->cidlen > 0 && arb__has_nul(r->cid, r->cidlen)) ||
+    /* Every record of a log walk passes here: the id and the client id
+     * are followed by the event, so a short one is one word to check. */
+    if (r->idlen < 1 || r->idlen > ARB_STORE_ID_MAX ||
+        has_nul_in((const unsigned char *)r->id, r->idlen,
+                   d->mv_size - LR_HDR) ||
+        (r->cidlen > 0 && has_nul_in((const unsigned char *)r->cid,
+                                     r->cidlen,
+                                     d->mv_size - LR_HDR - r->idlen)) ||
         (r->glen > 0 && !arb__raw_id_ok(r->game, r->glen,
                                         ARB_STORE_ID_MAX)))
         goto bad;

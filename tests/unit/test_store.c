@@ -841,6 +841,65 @@ test_has_nul(void)
     CHECK_INT(bad, 0);
 }
 
+/* A NUL inside a stored id or client id (short ones are checked as one
+ * word) makes its log record unreadable, and only that record. */
+static void
+test_nul_in_record(void)
+{
+    arb_store_t  *s;
+    arb_append_t  v[4];
+    arb_buf_t     why = ARB_BUF_INIT;
+    seen_t        sn;
+    unsigned char k[8], val[256], orig[256];
+    size_t        n, at, i;
+
+    s = open_store("nulrec", 0, 0, 0);
+    if (s == NULL)
+        return;
+    ev_init(&v[0], "abc", "g", 0, "open-event", "c1");
+    ev_init(&v[1], "abc", NULL, 1, "move-event", "c2");
+    ev_init(&v[2], "abcdefghij", "g", 0, "open-event", "longer-cid-9");
+    ev_init(&v[3], "abcdefghij", NULL, 1, "move-event", NULL);
+    /* (The last record is the index's mark, checked at open: 2 and 3 are
+     * damaged below, never 4.) */
+    CHECK_INT(arb_store_append_batch(s, v, 4, &why), 0);
+    arb_store_close(s);
+    /* Position 2 ("abc" and "c2"), then 3 (an id and a client id of
+     * more than a word): a NUL at each byte of the id, then of the cid. */
+    for (i = 2; i <= 3; i++) {
+        pos_key(k, i);
+        n = raw_get_log("nulrec", i, orig, sizeof(orig));
+        CHECK(n > 52);
+        for (at = 0; n > 52 && at < (size_t)orig[1] + orig[2]; at++) {
+            char want[64];
+
+            memcpy(val, orig, n);
+            val[52 + at] = 0;
+            CHECK_INT(raw_put("nulrec", "data", "log", k, 8, val, n), 0);
+            s = open_store("nulrec", 0, 0, 1);
+            if (s == NULL)
+                return;
+            memset(&sn, 0, sizeof(sn));
+            CHECK_INT(arb_store_log(s, 1, 0, on_log, &sn, &why),
+                      ARB_ECORRUPT);
+            snprintf(want, sizeof(want), "log key %zu: bad value (%zu "
+                     "bytes)", i, n);
+            CHECK_STR(arb_buf_cstr(&why), want);
+            CHECK_INT(sn.n, i - 1);
+            arb_store_close(s);
+        }
+        CHECK_INT(raw_put("nulrec", "data", "log", k, 8, orig, n), 0);
+    }
+    s = open_store("nulrec", 0, 0, 1);
+    if (s != NULL) {
+        memset(&sn, 0, sizeof(sn));
+        CHECK_INT(arb_store_log(s, 1, 0, on_log, &sn, &why), 0);
+        CHECK_INT(sn.n, 4);
+        arb_store_close(s);
+    }
+    arb_buf_free(&why);
+}
+
 static void
 test_corrupt(void)
 {
@@ -1475,7 +1534,7 @@ main(void)
     static const char *const dirs[] = { "basic", "args", "grow", "full",
                                         "bad", "after", "rebuild",
                                         "sync", "cidfresh", "vthreads",
-                                        "vlog", "vlive", "mem" };
+                                        "vlog", "vlive", "mem", "nulrec" };
     size_t i;
 
     snprintf(base, sizeof(base), "/tmp/arb_store_XXXXXX");
@@ -1490,6 +1549,7 @@ main(void)
     test_growth();
     test_full();
     test_has_nul();
+    test_nul_in_record();
     test_corrupt();
     test_rebuild();
     test_sync();
