@@ -8,6 +8,10 @@
 BUILD=${1:-build}
 export BUILD
 passed=0; failed=0; broken=""
+# The failed checks of every test, repeated after the total: a CI log that
+# keeps only its last lines must still say what failed.
+fails=$(mktemp "${TMPDIR:-/tmp}/arb-fails.XXXXXX") || exit 1
+trap 'rm -f "$fails"' EXIT
 
 # Checked before anything runs: a suite that silently skips what was not
 # built would report success for tests that never ran.
@@ -40,9 +44,11 @@ run_one() {
         # the failed checks themselves, which a long log may have pushed
         # out of the tail above
         printf '%s\n' "$out" | grep -E ': CHECK(_STR|_INT)? failed: |^FAIL ' \
-            | head -n 20 | sed "s/^/$name: /"
+            | head -n 20 | sed "s/^/$name: /" | tee -a "$fails"
         [ "${f:-0}" -eq 0 ] && failed=$((failed + 1))
-        [ -z "$p" ] && echo "$name: no \"N passed, N failed\" line"
+        [ -z "$p" ] && echo "$name: no \"N passed, N failed\" line" \
+            | tee -a "$fails"
+        [ $rc -ne 0 ] && echo "$name: exit status $rc" | tee -a "$fails"
         broken="$broken $name"
     fi
 }
@@ -60,5 +66,8 @@ for t in tests/integration/*.sh; do
     [ -f "$t" ] && run_one "$(basename "$t")" sh "$t"
 done
 echo "TOTAL: $passed passed, $failed failed"
-[ -n "$broken" ] && echo "failing:$broken"
+if [ -n "$broken" ]; then
+    cat "$fails"
+    echo "failing:$broken"
+fi
 [ $failed -eq 0 ] && [ -z "$broken" ]

@@ -66,6 +66,17 @@ check "a test without a count line fails" "1 TOTAL: 7 passed, 1 failed" \
       "$(runit build)"
 fake "$S/build/tests/test_one" "test_one.c: 3 passed, 0 failed"
 
+# a failed check is repeated after the total, where a CI log's tail keeps it
+printf '#!/bin/sh\necho "t.c:9: CHECK failed: x == 1"\necho "test_one.c: 2 passed, 1 failed"\nexit 1\n' \
+    > "$S/build/tests/test_one"
+out=$(cd "$S" && sh tests/run.sh build 2>&1)
+check "a failed check is counted" "TOTAL: 9 passed, 1 failed" \
+      "$(printf '%s\n' "$out" | grep '^TOTAL')"
+check "the failed check follows the total" \
+      "test_one: t.c:9: CHECK failed: x == 1|test_one: exit status 1|failing: test_one" \
+      "$(printf '%s\n' "$out" | sed -n '/^TOTAL/,$p' | sed 1d | paste -sd'|' -)"
+fake "$S/build/tests/test_one" "test_one.c: 3 passed, 0 failed"
+
 check "restored suite passes" "0 TOTAL: 10 passed, 0 failed" "$(runit build)"
 
 echo "run_sh.sh: $pass passed, $fail failed"
