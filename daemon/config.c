@@ -35,6 +35,7 @@ arb_config_defaults(arb_config_t *c)
     c->outq_max = 4u << 20;
     c->inq_max = 1024;
     c->batch_max = 8192;
+    c->lone_commit = 1;
     c->map_size = 64u << 20;
     c->map_max = 0;
     c->log_level = ARB_LOG_INFO;
@@ -468,6 +469,7 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         SIZE("outq_max", 65536, 1u << 30, c->outq_max)
         SIZE("inq_max", 1, 1u << 20, c->inq_max)
         SIZE("batch_max", 1, 1u << 20, c->batch_max)
+        SIZE("lone_commit", 0, 1, c->lone_commit)
         SIZE("map_size", 65536, (size_t)1 << 40, c->map_size)
         SIZE("map_max", 65536, (size_t)1 << 40, c->map_max)
         else {

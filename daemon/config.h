@@ -50,6 +50,7 @@ typedef struct arb_config {
     size_t       outq_max;          /* per-connection pending output bytes */
     size_t       inq_max;           /* per-connection queued requests */
     size_t       batch_max;         /* events per commit */
+    size_t       lone_commit;       /* 1: a lone event commits on the loop */
     size_t       map_size, map_max;
     int          log_level;
     int          log_format;        /* ARB_LOG_TEXT or ARB_LOG_JSON */

@@ -174,6 +174,7 @@ typedef struct arb_counters {
     uint64_t appends, commits, events_committed, rejected, conns;
     uint64_t subs_cut, frames_bad;
     uint64_t gathered, gather_timeouts;     /* commit.c: how rounds ended */
+    uint64_t lone_commits, lone_cpu_ns;     /* commit.c: on the loop thread */
     uint64_t rejects[1 - ARB_E_LAST];       /* `rejected` by -ARB_E* code */
     uint64_t acks, ack_ns;                  /* acks and their total latency */
     uint64_t ack_le[ARB_ACK_BUCKETS];       /* acks <= each bound */
@@ -244,6 +245,11 @@ struct arb_server {
      * event, so that all tables share one fsync (commit.c) */
     uv_timer_t       gather_timer;
     int              gather_init, gathering;
+    /* A commit starts in the loop's idle phase, once every request the
+     * poll read is queued; a lone event commits there on the loop thread,
+     * without the worker's two thread hand-offs (commit.c). */
+    uv_idle_t        start_idle;
+    int              start_init, start_armed;
     size_t           gather_want, gather_got;
     uint64_t         commit_t0;     /* uv_hrtime() at the commit's start */
     uint64_t         work_t0, work_t1; /* work_cb's start and end */

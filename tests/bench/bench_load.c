@@ -385,13 +385,13 @@ read_token(const char *path, char *out, size_t len)
 enum { TM_READS, TM_READ, TM_FRAMES, TM_DISPATCH, TM_ENCODE, TM_VALIDATE,
        TM_WORK, TM_START, TM_BACK, TM_AFTER, TM_BATCHES, TM_CHECK, TM_PUT,
        TM_COMMIT, TM_PUBLISH, TM_IXCOMMITS, TM_LOOPCPU, TM_WORKCPU,
-       TM_SYNCS, TM_SYNC, TM_GATHERED, TM_GTIMEOUTS, TM_N };
+       TM_SYNCS, TM_SYNC, TM_GATHERED, TM_GTIMEOUTS, TM_LONE, TM_N };
 static const char *const tm_keys[TM_N] = {
     "reads", "read_ns", "frames", "dispatch_ns", "encode_ns", "validate_ns",
     "work_ns", "start_ns", "back_ns", "after_ns", "store_batches", "store_check_ns",
     "store_put_ns", "store_commit_ns", "store_publish_ns", "index_commits",
     "loop_cpu_ns", "work_cpu_ns", "store_syncs", "store_sync_ns",
-    "gathered", "gather_timeouts",
+    "gathered", "gather_timeouts", "lone_commits",
 };
 
 static int
@@ -1097,7 +1097,7 @@ where_time_goes(const result_t *r)
     cpu = r->srv_cpu >= 0 ? r->srv_cpu / 100.0 * r->secs * 1e6 / ev : -1;
     loop = t[TM_LOOPCPU] / us;
     printf("  time at %u tables, CPU us per event: daemon %.1f = loop "
-           "thread %.1f + commit worker %.1f + other threads (index writer, "
+           "thread %.1f + commits (worker or loop) %.1f + other threads (index writer, "
            "thread pool) %.1f\n", r->tables, cpu, loop, t[TM_WORKCPU] / us,
            cpu >= 0 ? cpu - loop - t[TM_WORKCPU] / us : -1);
     steps = (t[TM_READ] + t[TM_AFTER]) / us;
@@ -1114,8 +1114,9 @@ where_time_goes(const result_t *r)
            "hash %.0f us, puts %.0f us, mdb_txn_commit %.2f ms (page "
            "writes and the data flush), publish %.0f us, meta-page syncs "
            "%.2f ms (%.2f per commit; %.2f skipped, done by the next "
-           "commit's flush), so %.2f flushes per commit; hand-offs to the "
-           "worker %.0f us and back %.0f us; %.0f bytes written per event; "
+           "commit's flush), so %.2f flushes per commit; %.0f%% lone, on the "
+           "loop thread; hand-offs to the worker %.0f us and back %.0f us; "
+           "%.0f bytes written per event; "
            "%.1f index commits/s; waits for the acked tables: %.0f%% "
            "complete, %.0f%% ran out\n",
            r->tables, r->per_commit,
@@ -1124,7 +1125,7 @@ where_time_goes(const result_t *r)
            t[TM_SYNCS] ? t[TM_SYNC] / 1e6 / t[TM_SYNCS] : 0,
            t[TM_SYNCS] / commits,
            t[TM_SYNCS] < commits ? (commits - t[TM_SYNCS]) / commits : 0,
-           1 + t[TM_SYNCS] / commits,
+           1 + t[TM_SYNCS] / commits, 100.0 * t[TM_LONE] / commits,
            t[TM_START] / 1e3 / commits, t[TM_BACK] / 1e3 / commits,
            r->kb_commit >= 0 && r->per_commit > 0
            ? r->kb_commit * 1024 / r->per_commit : -1,

@@ -875,7 +875,7 @@ test_restart(void)
                 "start_ns", "back_ns", "after_ns", "store_batches",
                 "store_check_ns", "store_put_ns", "store_commit_ns",
                 "store_publish_ns", "index_commits", "store_syncs",
-                "store_sync_ns", "gathered", "gather_timeouts",
+                "store_sync_ns", "gathered", "gather_timeouts", "lone_commits",
             };
             const msgpack_object *tm = arb_client_get(&res, "timing");
             size_t                q;
