@@ -1219,8 +1219,10 @@ thread_main(void *arg)
                 || (recheck != 0 && now_ms() >= recheck);
         walk = check && r->check_walk;
         r->check_req = 0;
-        if (check)
+        if (check) {
             r->check_walk = 0;
+            r->check_began = r->st.check_asked;
+        }
         resync = r->resync;
         pthread_mutex_unlock(&r->mu);
         read_pos = r->read_pos;

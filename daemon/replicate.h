@@ -103,8 +103,9 @@ int  arb_repl_hold_retry(struct arb_server *srv, struct arb_live *l,
                          const unsigned char *hash, struct arb_conn *c,
                          uint64_t req);
 /* Asks for a full anti-entropy pass now, one that reads every subject
- * message by message (docs/SCALE.md). */
-void arb_repl_check_now(struct arb_server *srv);
+ * message by message (docs/SCALE.md); returns its number (check_done in
+ * the stats reaches it once it ran), 0 when replication is off. */
+uint64_t arb_repl_check_now(struct arb_server *srv);
 /* Whether a write (open or append) to match id must be refused, as the
  * error code to answer: "fenced" when the stream holds more of it than
  * the local log (found by the look at start or a pass), "unverified"

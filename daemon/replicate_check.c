@@ -648,7 +648,7 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     const arb_repl_ev_t  *e;
     size_t               *cand = NULL, ncand = 0;
     char                 *bad = NULL;   /* repair put off, per match */
-    size_t                i, k, nv = 0, fixed = 0;
+    size_t                i, k, nv = 0, fixed = 0, nmatches;
     int                   rc, rep;
 
     *undecided = 0;
@@ -734,6 +734,7 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
             h->state = EV_DONE;
         }
     }
+    nmatches = l.n;             /* the list is freed (and l.n zeroed) */
     free(bad);
     free(cand);
     arb__repl_list_free(&l);
@@ -742,10 +743,14 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
         return rc;
     pthread_mutex_lock(&r->mu);
     r->st.checks++;
+    r->st.check_done = r->check_began;
+    r->st.last_matches = nmatches;
+    r->st.last_repaired = fixed;
+    r->st.last_put_off = *undecided;
     pthread_mutex_unlock(&r->mu);
     arb_log_ev(fixed > 0 || *undecided > 0 ? ARB_LOG_WARN : ARB_LOG_INFO,
                "replicate_check", NULL, "replicate: anti-entropy pass over "
-               "%zu matches%s: %zu repaired, %zu put off", l.n,
+               "%zu matches%s: %zu repaired, %zu put off", nmatches,
                walk ? ", every subject read" : "", fixed, *undecided);
     return 0;
 }

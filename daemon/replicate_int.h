@@ -77,6 +77,12 @@ typedef struct arb_repl_stats {
     uint64_t sync_timeouts;         /* acks refused as unreplicated */
     uint64_t undecided;             /* repairs put off: the stream's
                                        answers disagreed (election) */
+    /* Passes asked for by `replicate` are numbered: check_done is the
+     * number of the last one asked before the last pass that finished
+     * began, so a pass numbered N has run once check_done >= N; last_*
+     * are that pass's findings. */
+    uint64_t check_asked, check_done;
+    uint64_t last_matches, last_repaired, last_put_off;
 } arb_repl_stats_t;
 
 /* The log's matches as a pass or the fence look lists them, sorted by
@@ -111,6 +117,8 @@ struct arb_repl {
     int                check_req;   /* [mu] a pass is wanted */
     int                check_walk;  /* [mu] and it reads every subject
                                        (at start, on demand) */
+    uint64_t           check_began; /* [mu] st.check_asked when the
+                                       running pass began */
     int                verified;    /* [mu] the fence look is done:
                                        writes may be accepted */
     /* The fence look as it goes (replicate_fence.c): the log's matches

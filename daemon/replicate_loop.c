@@ -332,18 +332,21 @@ arb_repl_hold_retry(arb_server_t *srv, arb_live_t *l, uint64_t seq,
     return 1;
 }
 
-void
+uint64_t
 arb_repl_check_now(arb_server_t *srv)
 {
     arb_repl_t *r = srv->repl;
+    uint64_t    n;
 
     if (r == NULL)
-        return;
+        return 0;
     pthread_mutex_lock(&r->mu);
     r->check_req = 1;
     r->check_walk = 1;
+    n = ++r->st.check_asked;
     pthread_cond_signal(&r->cv);
     pthread_mutex_unlock(&r->mu);
+    return n;
 }
 
 const char *
@@ -452,7 +455,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
         return;
     }
     repl_snapshot(r, &s, &lag_ms);
-    msgpack_pack_map(pk, 19);
+    msgpack_pack_map(pk, 24);
     arb_mp_pack_kv_str(pk, "mode", r->conf->mode == ARB_REPL_SYNC ? "sync"
                                                                  : "async");
     arb_mp_pack_kv_str(pk, "recorder", r->conf->recorder);
@@ -474,25 +477,33 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "sync_timeouts", s.sync_timeouts);
     arb_mp_pack_kv_uint(pk, "undecided", s.undecided);
     arb_mp_pack_kv_uint(pk, "held", r->nheld);
+    arb_mp_pack_kv_uint(pk, "check_asked", s.check_asked);
+    arb_mp_pack_kv_uint(pk, "check_done", s.check_done);
+    arb_mp_pack_kv_uint(pk, "last_matches", s.last_matches);
+    arb_mp_pack_kv_uint(pk, "last_repaired", s.last_repaired);
+    arb_mp_pack_kv_uint(pk, "last_put_off", s.last_put_off);
 }
 
 /* {"op":"replicate"}: an anti-entropy pass now (arbiter role).  The
- * answer says the pass was asked for; its findings go to the log and to
- * the counters of stats.replication. */
+ * answer says the pass was asked for, with its number: the pass has run
+ * once stats.replication.check_done reaches it, and last_* are then its
+ * findings (they also go to the log and the counters). */
 void
 arb_op_replicate(arb_request_t *r)
 {
     arb_server_t  *srv = r->c->srv;
     arb_buf_t      b = ARB_BUF_INIT;
     msgpack_packer pk;
+    uint64_t       ticket;
 
     if (srv->repl == NULL) {
         arb_reply_error(r->c, r->id, "unsupported", NULL, "replication is "
                         "off: no [replicate] urls in the configuration");
         return;
     }
-    arb_repl_check_now(srv);
-    arb_reply_begin(&b, &pk, r->id, 1);
+    ticket = arb_repl_check_now(srv);
+    arb_reply_begin(&b, &pk, r->id, 2);
     arb_mp_pack_kv_bool(&pk, "check", 1);
+    arb_mp_pack_kv_uint(&pk, "ticket", ticket);
     arb_conn_send(r->c, &b);
 }

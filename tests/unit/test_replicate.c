@@ -528,6 +528,38 @@ daemon_up(void)
     return 0;
 }
 
+/* `arbiter replicate --check`, as an operator runs it: asks for a pass
+ * and waits for it (at most 60 s here); what it printed goes to out (when
+ * not NULL).  Its exit status, or -1. */
+static int
+run_pass(char *out, size_t cap)
+{
+    char  line[800], path[300];
+    FILE *f;
+    int   st;
+    size_t n;
+
+    snprintf(path, sizeof(path), "%s/pass.out", load_base);
+    snprintf(line, sizeof(line), "bin/arbiter replicate --check --timeout 60 "
+             "--server unix:%s --token %s > %s 2>&1", load_sock, load_token,
+             path);
+    st = system(line);
+    if (out != NULL && cap > 0) {
+        out[0] = '\0';
+        if ((f = fopen(path, "r")) != NULL) {
+            n = fread(out, 1, cap - 1, f);
+            out[n] = '\0';
+            fclose(f);
+        }
+    }
+    if (st != 0 && out == NULL && (f = fopen(path, "r")) != NULL) {
+        while (fgets(line, sizeof(line), f) != NULL)
+            fprintf(stderr, "replicate --check: %s", line);
+        fclose(f);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 /* ---- 1: kill -9 of the recorder and of NATS under load ----------------- */
 
 static void
@@ -647,10 +679,16 @@ test_heal(arb_stream_t *st)
     o.Stream.Purge.Subject = subj;
     CHECK(js_PurgeStream(st->js, "ARBITER", &o, &jerr) == NATS_OK);
     CHECK_INT(arb_stream_last(st, subj, &m, NULL), ARB_ENOTFOUND);
-    /* on demand, as an operator asks for it */
-    snprintf(line, sizeof(line), "bin/arbiter replicate --check --server "
-             "unix:%s --token %s > /dev/null", load_sock, load_token);
-    CHECK_INT(system(line), 0);
+    /* on demand, as an operator asks for it: it returns once the pass
+     * ran, and says what it did */
+    CHECK_INT(run_pass(line, sizeof(line)), 0);
+    CHECK(strstr(line, "anti-entropy pass over ") != NULL);
+    CHECK(strstr(line, " matches: 1 repaired, ") != NULL);
+    if (test_failed_)
+        fprintf(stderr, "replicate --check said: %s", line);
+    CHECK(repl_stat("check_done") == repl_stat("check_asked"));
+    CHECK(repl_stat("last_repaired") == 1);
+    CHECK(repl_stat("last_matches") >= 10);
     CHECK_INT(caught_up(st, 10000), 0);
     CHECK_INT(stream_vs_store(st, &sv), 0);
     CHECK(repl_stat("missing") == missing0 + 1);
@@ -783,7 +821,7 @@ restore_to(const char *dir, const char *match)
 static void
 test_holes(arb_stream_t *st)
 {
-    char             subj[ARB_STREAM_SUBJECT_MAX], line[600];
+    char             subj[ARB_STREAM_SUBJECT_MAX];
     arb_stream_msg_t m;
     uint64_t         missing0 = repl_stat("missing"), last = 0, n = 0;
     uint64_t         a, b, late0;
@@ -811,9 +849,7 @@ test_holes(arb_stream_t *st)
     snprintf(subj, sizeof(subj), "match c1-m1 seq %llu: first missing",
              (unsigned long long)(last / 2));
     CHECK(out_names("holed", subj, subj));
-    snprintf(line, sizeof(line), "bin/arbiter replicate --check --server "
-             "unix:%s --token %s > /dev/null", load_sock, load_token);
-    CHECK_INT(system(line), 0);
+    CHECK_INT(run_pass(NULL, 0), 0);
     arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c1-m1");
     for (i = 0; i < 100; i++) {
         if (arb_stream_subject_count(st, subj, &n, NULL) == 0
@@ -884,9 +920,7 @@ test_dup_and_hole(arb_stream_t *st)
     snprintf(want, sizeof(want), "match c1-m1 seq %llu: first missing",
              (unsigned long long)j);
     CHECK(out_names("duphole", want, want));
-    snprintf(line, sizeof(line), "bin/arbiter replicate --check --server "
-             "unix:%s --token %s > /dev/null", load_sock, load_token);
-    CHECK_INT(system(line), 0);
+    CHECK_INT(run_pass(NULL, 0), 0);
     for (i = 0; i < 100; i++) {
         if (arb_stream_subject_count(st, subj, &n, NULL) == 0
             && n == last + 2)
@@ -931,9 +965,7 @@ test_dup_fork(arb_stream_t *st)
     CHECK_INT(note("c3-m1", line, sizeof(line)), 0);
     CHECK_STR(line, "");
     CHECK_INT(caught_up(st, 10000), 0);
-    snprintf(line, sizeof(line), "bin/arbiter replicate --check --server "
-             "unix:%s --token %s > /dev/null", load_sock, load_token);
-    CHECK_INT(system(line), 0);
+    CHECK_INT(run_pass(NULL, 0), 0);
     for (i = 0; i < 100 && repl_stat("diverged") == div0; i++)
         sleep_ms(100);
     CHECK(repl_stat("diverged") == div0 + 1);
@@ -1020,8 +1052,7 @@ test_fence(arb_stream_t *st)
     /* Another writer's event at the next seq. */
     CHECK_INT(other_writer(st, "c1-m1", m.seq + 1, &m), 0);
     arb_stream_msg_clear(&m);
-    CHECK_INT(simple("replicate", code, sizeof(code)), 0);
-    sleep_ms(1000);
+    CHECK_INT(run_pass(NULL, 0), 0);
     CHECK(repl_stat("ahead") >= 1);
     CHECK_INT(note("c1-m1", code, sizeof(code)), 0);
     CHECK_STR(code, "fenced");
@@ -1268,13 +1299,20 @@ test_foreign(arb_stream_t *st)
     CHECK_STR(code, "");
     CHECK_INT(open_match("c9-fresh", code, sizeof(code), &why), 0);
     CHECK_STR(code, "");
-    CHECK(repl_stat("checks") >= 1);    /* the pass at start went past it */
+    /* the pass at start goes past it (finishes, the match unverified) */
+    for (i = 0; i < 300 && repl_stat("checks") == 0; i++)
+        sleep_ms(100);
+    CHECK(repl_stat("checks") >= 1);
     checks0 = repl_stat("checks");
     div0 = repl_stat("diverged");
+    /* the protocol's op answers at once, numbering the pass */
     CHECK_INT(simple("replicate", code, sizeof(code)), 0);
-    for (i = 0; i < 100 && repl_stat("checks") == checks0; i++)
+    CHECK(repl_stat("check_asked") >= 1);
+    for (i = 0; i < 300 && repl_stat("check_done") < repl_stat("check_asked");
+         i++)
         sleep_ms(100);
-    CHECK(repl_stat("checks") == checks0 + 1);
+    CHECK(repl_stat("check_done") == repl_stat("check_asked"));
+    CHECK(repl_stat("checks") >= checks0 + 1);
     CHECK(repl_stat("diverged") == div0 + 1);
     CHECK_INT(note("c0-m1", code, sizeof(code)), 0);
     CHECK_STR(code, "unverified");
