@@ -448,6 +448,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_repl_t      *r = srv->repl;
     arb_repl_stats_t s;
     int64_t          lag_ms;
+    int              verified;
 
     arb_mp_pack_cstr(pk, "replication");
     if (r == NULL) {
@@ -455,12 +456,16 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
         return;
     }
     repl_snapshot(r, &s, &lag_ms);
-    msgpack_pack_map(pk, 24);
+    pthread_mutex_lock(&r->mu);
+    verified = r->verified;
+    pthread_mutex_unlock(&r->mu);
+    msgpack_pack_map(pk, 25);
     arb_mp_pack_kv_str(pk, "mode", r->conf->mode == ARB_REPL_SYNC ? "sync"
                                                                  : "async");
     arb_mp_pack_kv_str(pk, "recorder", r->conf->recorder);
     arb_mp_pack_kv_bool(pk, "connected", s.connected);
     arb_mp_pack_kv_bool(pk, "stream_ok", s.stream_ok);
+    arb_mp_pack_kv_bool(pk, "verified", verified);
     arb_mp_pack_kv_uint(pk, "published_pos", s.cursor);
     arb_mp_pack_kv_uint(pk, "lag_events", s.head > s.cursor
                                           ? s.head - s.cursor : 0);

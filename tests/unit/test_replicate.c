@@ -479,6 +479,22 @@ repl_stat(const char *key)
     return v;
 }
 
+/* Waits (up to ms) for the recorder's look at start: until it has
+ * compared its log with the stream every write is answered `unverified`,
+ * and a load client ends its round at the first such answer.  0 or -1. */
+static int
+verified(unsigned ms)
+{
+    unsigned waited;
+
+    for (waited = 0; repl_stat("verified") != 1; waited += 100) {
+        if (waited >= ms)
+            return -1;
+        sleep_ms(100);
+    }
+    return 0;
+}
+
 static int
 write_config(const char *extra)
 {
@@ -571,6 +587,7 @@ test_load(arb_stream_t **stp, load_client_t *cl)
     int            i;
 
     CHECK_INT(daemon_up(), 0);
+    CHECK_INT(verified(30000), 0);
     for (i = 0; i < 3; i++) {
         load_round_start(cl, NCLIENTS);
         sleep_ms(250);
@@ -613,6 +630,11 @@ test_load(arb_stream_t **stp, load_client_t *cl)
     if (sv.missing > 0)
         printf("load: first missing: match %s seq %llu\n", sv.miss_id,
                (unsigned long long)sv.miss_seq);
+    /* The publisher's cursor reaches the head too (the stream may have
+     * been completed by a pass a moment before it). */
+    for (i = 0; i < 100 && (repl_stat("connected") != 1
+                            || repl_stat("lag_events") != 0); i++)
+        sleep_ms(100);
     CHECK(repl_stat("connected") == 1);
     CHECK(repl_stat("lag_events") == 0);
 }
@@ -1496,6 +1518,7 @@ test_cluster(load_client_t *cl)
     }
     CHECK(si != NULL && si->Config->Replicas == 3);
     jsStreamInfo_Destroy(si);
+    CHECK_INT(verified(60000), 0);
     load_round_start(cl, NCLIENTS);
     /* Mid-load: the leader is killed once the load is replicating, not
      * after a fixed time (a loaded machine may take seconds to start
