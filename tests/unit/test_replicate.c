@@ -559,20 +559,20 @@ daemon_up(void)
     return 0;
 }
 
-/* `arbiter replicate --check`, as an operator runs it: asks for a pass
- * and waits for it (at most timeout_s); what it printed goes to out (when
- * not NULL).  Its exit status, or -1. */
+/* `arbiter replicate --check OPTS`, as an operator runs it; what it
+ * printed goes to out (when not NULL, else to stderr if it failed).  Its
+ * exit status, or -1. */
 static int
-run_pass_within(unsigned timeout_s, char *out, size_t cap)
+run_replicate(const char *opts, char *out, size_t cap)
 {
-    char  line[800], path[300];
-    FILE *f;
-    int   st;
+    char   line[800], path[300];
+    FILE  *f;
+    int    st;
     size_t n;
 
     snprintf(path, sizeof(path), "%s/pass.out", load_base);
-    snprintf(line, sizeof(line), "bin/arbiter replicate --check --timeout %u "
-             "--server unix:%s --token %s > %s 2>&1", timeout_s, load_sock,
+    snprintf(line, sizeof(line), "bin/arbiter replicate --check %s "
+             "--server unix:%s --token %s > %s 2>&1", opts, load_sock,
              load_token, path);
     st = system(line);
     if (out != NULL && cap > 0) {
@@ -591,10 +591,11 @@ run_pass_within(unsigned timeout_s, char *out, size_t cap)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Asks for a pass and waits for it (at most 60 s here). */
 static int
 run_pass(char *out, size_t cap)
 {
-    return run_pass_within(60, out, cap);
+    return run_replicate("--timeout 60", out, cap);
 }
 
 /* ---- 1: kill -9 of the recorder and of NATS under load ----------------- */
@@ -1259,8 +1260,11 @@ test_down_and_sync(arb_stream_t **stp)
     {
         char out[600];
 
-        CHECK_INT(run_pass_within(1, out, sizeof(out)), 1);
+        CHECK_INT(run_replicate("--timeout 1", out, sizeof(out)), 1);
         CHECK(strstr(out, "the pass has not finished after 1 s") != NULL);
+        /* --no-wait: asked for, not waited for */
+        CHECK_INT(run_replicate("--no-wait", out, sizeof(out)), 0);
+        CHECK(strstr(out, "anti-entropy pass started") != NULL);
     }
     /* and stops cleanly, nothing ever published */
     CHECK_INT(load_stop(SIGTERM, 10000), 0);
