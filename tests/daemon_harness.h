@@ -198,6 +198,61 @@ harness_send_raw(arb_client_t *cl, const arb_buf_t *b)
     return 0;
 }
 
+/* The next response into *res: 0 when ok, else -1 with its error code
+ * (or "io") in code.  Inline: unused by most. */
+static inline int
+harness_answer(arb_client_t *cl, msgpack_unpacked *res, char *code,
+               size_t cap)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    int       rc;
+
+    code[0] = '\0';
+    rc = arb_client_read(cl, res, &why);
+    arb_buf_free(&why);
+    if (rc != 0)
+        return snprintf(code, cap, "io"), -1;
+    if (arb_client_get(res, "ok") != NULL
+        && arb_client_get(res, "ok")->via.boolean)
+        return 0;
+    arb_client_error_code(res, code, cap);
+    return -1;
+}
+
+/* Sends the request begun on cl and reads its answer, as
+ * harness_answer.  Inline: unused by most. */
+static inline int
+harness_call(arb_client_t *cl, msgpack_unpacked *res, char *code,
+             size_t cap)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+
+    arb_client_send(cl, &why);
+    arb_buf_free(&why);
+    return harness_answer(cl, res, code, cap);
+}
+
+/* Opens match id: YAHchain mode 3, alice and bob; as harness_call.
+ * Inline: unused by most. */
+static inline int
+harness_open_yah(arb_client_t *cl, const char *id, msgpack_unpacked *res,
+                 char *code, size_t cap)
+{
+    msgpack_packer *pk;
+
+    arb_client_begin(cl, &pk, "open", 4);
+    arb_mp_pack_kv_str(pk, "match", id);
+    arb_mp_pack_kv_str(pk, "game", "yahchain");
+    arb_mp_pack_cstr(pk, "players");
+    msgpack_pack_array(pk, 2);
+    arb_mp_pack_cstr(pk, "alice");
+    arb_mp_pack_cstr(pk, "bob");
+    arb_mp_pack_cstr(pk, "options");
+    msgpack_pack_map(pk, 1);
+    arb_mp_pack_kv_str(pk, "mode", "3");
+    return harness_call(cl, res, code, cap);
+}
+
 /* Removes the directory if everything passed; returns `failed`. */
 static int
 harness_done(int failed)

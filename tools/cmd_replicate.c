@@ -42,11 +42,11 @@ static uint64_t
 repl_uint(cli_net_t *n, const char *key)
 {
     const msgpack_object *r = arb_client_get(&n->res, "replication");
-    const msgpack_object *v = r != NULL && r->type == MSGPACK_OBJECT_MAP
-                              ? arb_mp_get(r, key) : NULL;
+    uint64_t              v = 0;
 
-    return v != NULL && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER
-           ? v->via.u64 : 0;
+    if (r != NULL && r->type == MSGPACK_OBJECT_MAP)
+        cli_get_uint(r, key, &v);
+    return v;
 }
 
 /* Polls stats until the pass numbered ticket has run: 0, 1 (timed out,
@@ -97,8 +97,7 @@ cmd_replicate(int argc, char **argv)
 {
     cli_net_t             n;
     int                   check = 0, no_wait = 0, status;
-    uint64_t              timeout_s = WAIT_DEFAULT_S;
-    const msgpack_object *t;
+    uint64_t              timeout_s = WAIT_DEFAULT_S, ticket;
     const cli_optdef_t    opts[] = {
         { "--check", CLI_ARG_FLAG, &check },
         { "--no-wait", CLI_ARG_FLAG, &no_wait },
@@ -130,15 +129,14 @@ cmd_replicate(int argc, char **argv)
     status = cli_net_call(&n);
     if (status != 0)
         goto done;
-    t = arb_client_get(&n.res, "ticket");
-    if (no_wait || t == NULL || t->type != MSGPACK_OBJECT_POSITIVE_INTEGER) {
+    if (no_wait || cli_get_uint(&n.res.data, "ticket", &ticket) != 0) {
         /* (a recorder that does not number its passes cannot be waited
          * for) */
         printf("anti-entropy pass started: see the recorder's log and "
                "`arbiter stats` (replication)\n");
         goto done;
     }
-    status = wait_pass(&n, t->via.u64, timeout_s);
+    status = wait_pass(&n, ticket, timeout_s);
 done:
     cli_net_close(&n);
     return status;

@@ -29,51 +29,22 @@ pack_note(arb_client_t *cl, const char *match, const char *text)
     arb_mp_pack_kv_str(pk, "text", text);
 }
 
-/* The next response: 0 when ok, else its code in `code`. */
 static int
 answer(arb_client_t *cl)
 {
-    arb_buf_t why = ARB_BUF_INIT;
-    int       rc;
-
-    code[0] = '\0';
-    rc = arb_client_read(cl, &res, &why);
-    arb_buf_free(&why);
-    if (rc != 0)
-        return snprintf(code, sizeof(code), "io"), -1;
-    if (arb_client_get(&res, "ok") != NULL
-        && arb_client_get(&res, "ok")->via.boolean)
-        return 0;
-    arb_client_error_code(&res, code, sizeof(code));
-    return -1;
+    return harness_answer(cl, &res, code, sizeof(code));
 }
 
 static int
 call(arb_client_t *cl)
 {
-    arb_buf_t why = ARB_BUF_INIT;
-
-    arb_client_send(cl, &why);
-    arb_buf_free(&why);
-    return answer(cl);
+    return harness_call(cl, &res, code, sizeof(code));
 }
 
 static void
 open_yah(arb_client_t *cl, const char *id)
 {
-    msgpack_packer *pk;
-
-    arb_client_begin(cl, &pk, "open", 4);
-    arb_mp_pack_kv_str(pk, "match", id);
-    arb_mp_pack_kv_str(pk, "game", "yahchain");
-    arb_mp_pack_cstr(pk, "players");
-    msgpack_pack_array(pk, 2);
-    arb_mp_pack_cstr(pk, "alice");
-    arb_mp_pack_cstr(pk, "bob");
-    arb_mp_pack_cstr(pk, "options");
-    msgpack_pack_map(pk, 1);
-    arb_mp_pack_kv_str(pk, "mode", "3");
-    CHECK_INT(call(cl), 0);
+    CHECK_INT(harness_open_yah(cl, id, &res, code, sizeof(code)), 0);
     CHECK_STR(code, "");
 }
 
