@@ -424,6 +424,47 @@ stats(arb_client_t *cl, uint64_t *commits, uint64_t *events,
     return rc;
 }
 
+/* A replicating recorder answers every write `unverified` until its look
+ * at the stream is done (docs/SCALE.md): wait for it (stats.replication.
+ * verified), up to 60 s, so that a run against a fresh cluster measures
+ * appends, not refusals.  0 at once without replication. */
+static int
+wait_verified(arb_client_t *cl)
+{
+    int tries;
+
+    for (tries = 0; tries < 600; tries++) {
+        msgpack_packer       *pk;
+        msgpack_unpacked      res;
+        const msgpack_object *r, *v = NULL;
+        arb_buf_t             why = ARB_BUF_INIT;
+        int                   rc, ok = 1;
+
+        msgpack_unpacked_init(&res);
+        arb_client_begin(cl, &pk, "stats", 0);
+        rc = arb_client_call(cl, &res, &why);
+        if (rc == 0 && (r = arb_client_get(&res, "replication")) != NULL)
+            v = arb_mp_get(r, "verified");
+        if (v != NULL && v->type == MSGPACK_OBJECT_BOOLEAN)
+            ok = v->via.boolean;
+        if (rc != 0)
+            fprintf(stderr, "load: stats: %s\n", arb_buf_cstr(&why));
+        msgpack_unpacked_destroy(&res);
+        arb_buf_free(&why);
+        if (rc != 0)
+            return rc;
+        if (ok)
+            return 0;
+        if (tries == 0)
+            fprintf(stderr, "load: waiting for the recorder's look at the "
+                    "stream (stats.replication.verified)\n");
+        usleep(100000);
+    }
+    fprintf(stderr, "load: the recorder's look at the stream did not "
+            "finish within 60 s\n");
+    return ARB_EAGAIN;
+}
+
 /* ---- one load run ------------------------------------------------------- */
 
 typedef struct tab {
@@ -676,6 +717,8 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
         }
     }
 
+    if (wait_verified(ctl) != 0)
+        goto out;
     /* Warm-up: every table opens its first match (not timed). */
     for (i = 0; i < T; i++)
         tab_send(&tabs[i], T, i);
