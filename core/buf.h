@@ -64,6 +64,21 @@ arb_load_be64(const unsigned char *p)
            | (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16
            | (uint64_t)p[6] << 8 | (uint64_t)p[7];
 }
+
+/* arb_load_be64's inverse, written out for the same reason: one byte
+ * swap and one store. */
+static inline void
+arb_store_be64(unsigned char *p, uint64_t v)
+{
+    p[0] = (unsigned char)(v >> 56);
+    p[1] = (unsigned char)(v >> 48);
+    p[2] = (unsigned char)(v >> 40);
+    p[3] = (unsigned char)(v >> 32);
+    p[4] = (unsigned char)(v >> 24);
+    p[5] = (unsigned char)(v >> 16);
+    p[6] = (unsigned char)(v >> 8);
+    p[7] = (unsigned char)v;
+}
 /* NUL-terminates without counting the NUL in len; returns data or NULL on oom. */
 const char *arb_buf_cstr(arb_buf_t *b);
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sodium.h>
 
+#include "core/buf.h"
 #include "core/hash.h"
 
 /* Values are gathered in buf and hashed a block at a time: a state
@@ -33,22 +34,11 @@ void arb__digest_u64_slow(arb_digest_t *d, uint64_t v);
 static inline void
 arb_digest_u64(arb_digest_t *d, uint64_t v)
 {
-    unsigned char *p;
-
     if (sizeof(d->buf) - d->n < 8) {
         arb__digest_u64_slow(d, v);
         return;
     }
-    /* Written out, this is one byte swap and one store. */
-    p = d->buf + d->n;
-    p[0] = (unsigned char)(v >> 56);
-    p[1] = (unsigned char)(v >> 48);
-    p[2] = (unsigned char)(v >> 40);
-    p[3] = (unsigned char)(v >> 32);
-    p[4] = (unsigned char)(v >> 24);
-    p[5] = (unsigned char)(v >> 16);
-    p[6] = (unsigned char)(v >> 8);
-    p[7] = (unsigned char)v;
+    arb_store_be64(d->buf + d->n, v);
     d->n += 8;
 }
 void arb_digest_i64(arb_digest_t *d, int64_t v);

@@ -9,6 +9,7 @@
 #include "core/codec.h"
 #include "core/err.h"
 #include "core/buf.h"
+#include "core/idhash.h"
 #include "core/ledger/history.h"
 #include "core/ledger/replay_all.h"
 #include "core/ledger/store.h"
@@ -17,7 +18,7 @@
 /* The fields every event touches come first, in one or two cache lines;
  * the verdict (372 bytes) is written only when the match is refused. */
 typedef struct rmatch {
-    size_t        hash;         /* arb_fnv1a of the id */
+    size_t        hash;         /* arb_id_hash of the id */
     uint64_t      next;         /* the seq its next log record must have */
     arb_match_t  *m;
     uint64_t      applied;      /* events that stood, the open included */
@@ -97,45 +98,7 @@ grow(ctx_t *x)
     return 0;
 }
 
-/* A match id's hash for this walk's table only (never stored): its words
- * mixed by multiplication, where FNV-1a's byte-by-byte multiply chain was
- * a twentieth of a replay. */
-static size_t
-id_hash(const char *id, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)id;
-    size_t               i = 0;
-    uint64_t             h = 0x9e3779b97f4a7c15u, w;
-    unsigned             b;
-
-    for (; n - i >= 8; i += 8)
-        h = (h ^ arb_load_le64(p + i)) * 0xff51afd7ed558ccdu;
-    for (w = 0, b = 0; i < n; i++, b += 8)
-        w |= (uint64_t)p[i] << b;
-    /* MurmurHash3's finalizer: the table uses the low bits, which a
-     * product alone leaves the same for ids that differ in their last
-     * bytes only. */
-    h ^= w ^ n;
-    h = (h ^ h >> 33) * 0xff51afd7ed558ccdu;
-    h = (h ^ h >> 33) * 0xc4ceb9fe1a85ec53u;
-    return (size_t)(h ^ h >> 33);
-}
-
-/* Whether the ids a and b (both in arrays of ARB_STORE_ID_MAX + 1 bytes,
- * so 8 bytes can always be read) are the same n bytes. */
-static int
-same_id(const char *a, const char *b, size_t n)
-{
-    uint64_t m;
-
-    if (n > 8)
-        return memcmp(a, b, n) == 0;
-    m = n == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * n)) - 1;
-    return ((arb_load_le64((const unsigned char *)a)
-             ^ arb_load_le64((const unsigned char *)b)) & m) == 0;
-}
-
-/* id: n bytes in an array of ARB_STORE_ID_MAX + 1 (same_id). */
+/* id: n bytes in an array of ARB_STORE_ID_MAX + 1 (core/idhash.h). */
 static rmatch_t *
 find(ctx_t *x, const char *id, size_t n, size_t h)
 {
@@ -147,7 +110,7 @@ find(ctx_t *x, const char *id, size_t n, size_t h)
     for (j = h & (x->cap - 1); x->slot[j].r != NULL;
          j = (j + 1) & (x->cap - 1))
         if (x->slot[j].hash == h && x->slot[j].r->idlen == n
-            && same_id(x->slot[j].r->id, id, n))
+            && arb_id_same(x->slot[j].r->id, id, n))
             return x->slot[j].r;
     if (n > ARB_STORE_ID_MAX)
         return NULL;        /* the store hands out no longer id */
@@ -327,7 +290,6 @@ on_rec(void *ud, const arb__rec_t *rec)
     p = &x->ring[x->head++ % AHEAD];
     p->pos = rec->pos;
     p->seq = rec->seq;
-    p->hash = id_hash(rec->id, n);
     p->idlen = n;
     p->len = rec->len;
     p->bytes = rec->bytes;
@@ -339,6 +301,7 @@ on_rec(void *ud, const arb__rec_t *rec)
     else
         memcpy(p->id, rec->id, n);
     p->id[n] = '\0';
+    p->hash = (size_t)arb_id_hash(p->id, n);
     if (x->cap > 0)
         __builtin_prefetch(&x->slot[p->hash & (x->cap - 1)]);
     /* One link further for the records read STEP, 2 STEP, 3 STEP ago. */

@@ -112,15 +112,6 @@ arb__mdb_fail(arb_buf_t *why, int rc, const char *what)
     return arb__mdb_code(rc);
 }
 
-void
-arb__put64(unsigned char *p, uint64_t v)
-{
-    int i;
-
-    for (i = 7; i >= 0; i--, v >>= 8)
-        p[i] = (unsigned char)(v & 0xff);
-}
-
 /* Two's complement both ways without implementation-defined casts. */
 int64_t
 arb__u2i(uint64_t u)

@@ -157,7 +157,10 @@ void     arb__why(arb_buf_t *why, const char *fmt, ...)
 const char *arb__repr(char out[ARB__REPR_MAX], const void *p, size_t n);
 int      arb__mdb_code(int rc);
 int      arb__mdb_fail(arb_buf_t *why, int rc, const char *what);
-void     arb__put64(unsigned char *p, uint64_t v);
+static inline void arb__put64(unsigned char *p, uint64_t v)
+{
+    arb_store_be64(p, v);
+}
 static inline uint64_t arb__get64(const unsigned char *p)
 {
     return arb_load_be64(p);

@@ -158,14 +158,14 @@ scan_index(arb_store_t *s, MDB_txn *itxn, MDB_txn *ltxn, const char *id,
         goto fail;
     }
     k.mv_data = want;
-    k.mv_size = arb__seq_key(want, id, idlen, from);
+    k.mv_size = wlen = arb__seq_key(want, id, idlen, from);
     mrc = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
     for (seq = from;; seq++) {
         if (mrc != 0 && mrc != MDB_NOTFOUND) {
             rc = arb__mdb_fail(why, mrc, "read index");
             goto fail;
         }
-        wlen = arb__seq_key(want, id, idlen, seq);
+        arb__put64(want + idlen + 1, seq);  /* the key of seq: id stays */
         if (mrc == MDB_NOTFOUND || k.mv_size != wlen ||
             memcmp(k.mv_data, want, wlen) != 0) {
             arb__why(why, "index seq key \"%s\"/%llu: missing",

@@ -43,7 +43,7 @@
 #include <string.h>
 
 #include "core/err.h"
-#include "core/fnv.h"
+#include "core/idhash.h"
 #include "core/ledger/chain.h"
 #include "core/ledger/store_int.h"
 
@@ -57,7 +57,7 @@ uint64_t arb__verify_one_thread = 8192;
 
 /* One match as one stretch of the log showed it (or, joined, the log). */
 typedef struct vmatch {
-    uint64_t       h;                   /* arb_fnv1a of the id */
+    uint64_t       h;                   /* arb_id_hash of the id */
     size_t         idlen;
     char           id[ARB_STORE_ID_MAX + 1];
     uint64_t       first, next;         /* first seq seen, the next due */
@@ -113,7 +113,8 @@ tab_free(vtab_t *t)
     memset(t, 0, sizeof(*t));
 }
 
-/* The slot of id: the one holding it, or the empty one where it goes. */
+/* The slot of id: the one holding it, or the empty one where it goes.
+ * Every id passed here has ARB_ID_READABLE(idlen) bytes (core/idhash.h). */
 static size_t *
 tab_slot(const vtab_t *t, const char *id, size_t idlen, uint64_t h)
 {
@@ -122,7 +123,7 @@ tab_slot(const vtab_t *t, const char *id, size_t idlen, uint64_t h)
     for (j = (size_t)h & (t->cap - 1); (k = t->slot[j]) != 0;
          j = (j + 1) & (t->cap - 1))
         if (t->m[k - 1].h == h && t->m[k - 1].idlen == idlen
-            && memcmp(t->m[k - 1].id, id, idlen) == 0)
+            && arb_id_same(t->m[k - 1].id, id, idlen))
             break;
     return &t->slot[j];
 }
@@ -134,7 +135,7 @@ tab_find(const vtab_t *t, const char *id, size_t idlen)
 
     if (t->cap == 0)
         return NULL;
-    k = *tab_slot(t, id, idlen, arb_fnv1a(id, idlen, ARB_FNV_SEED));
+    k = *tab_slot(t, id, idlen, arb_id_hash(id, idlen));
     return k != 0 ? &t->m[k - 1] : NULL;
 }
 
@@ -143,7 +144,7 @@ tab_find(const vtab_t *t, const char *id, size_t idlen)
 static vmatch_t *
 tab_get(vtab_t *t, const char *id, size_t idlen, uint64_t seq)
 {
-    uint64_t  h = arb_fnv1a(id, idlen, ARB_FNV_SEED);
+    uint64_t  h = arb_id_hash(id, idlen);
     size_t   *sl, i;
     vmatch_t *m;
 
@@ -187,11 +188,16 @@ static int
 take(vthread_t *t, const arb__rec_t *r)
 {
     unsigned char h[ARB_HASH_LEN];
+    char          pad[ARB_STORE_ID_MAX + 8];
     vmatch_t     *m;
 
     if (r->idlen > ARB_STORE_ID_MAX)
         return ARB_ECORRUPT;
-    m = tab_get(&t->tab, r->id, r->idlen, r->seq);
+    /* The id is followed in its record by the client id, the game and
+     * the event: enough to read its last word in place, nearly always. */
+    m = tab_get(&t->tab, arb_id_padded(r->id, r->idlen, r->idlen + r->cidlen
+                                       + r->glen + r->len, pad),
+                r->idlen, r->seq);
     if (m == NULL)
         return ARB_ENOMEM;
     if (r->seq != m->next)
