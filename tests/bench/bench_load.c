@@ -13,7 +13,10 @@
  * to storage per commit (/proc/PID/io) and the CPU both sides used.  It
  * also measures, on fresh stores in the same directory tree:
  *   - the "one fsync'd LMDB commit per event" baseline
- *     (arb_store_append_batch with one event per call);
+ *     (arb_store_append_batch with one event per call), before the daemon
+ *     starts and again right after its 1-table run: the 1-table target
+ *     takes their mean, and the 16-table one names the lower p99 of a
+ *     commit alone when that is already over the target;
  *   - the store's own ceiling when group-committed 128 events at a time,
  *     one in each of 128 matches (what the daemon does at 256 tables);
  * the `ping` round trip (protocol + loop cost without a commit), the
@@ -1225,6 +1228,7 @@ main(int argc, char **argv)
     const char *exe = "bin/arbiterd", *dir = NULL, *tables = "1,16,256";
     const char *env;
     char        data[512], sock[512], logp[512], basedir[512], tokpath[600];
+    char        basedir2[512];
     char        ceildir[512];
     char        token[256], tl[256], *p, *save = NULL;
     result_t    res[16];
@@ -1233,6 +1237,9 @@ main(int argc, char **argv)
     double      secs = 5, base = 0, rrate = 0, vrate = 0;
     double      crate = 0, cms = 0, ckb = 0, bkb = 0;
     uint32_t    bp50 = 0, bp99 = 0, pp50 = 0, pp99 = 0;
+    double      base2 = 0, bkb2 = 0;
+    uint32_t    bp50_2 = 0, bp99_2 = 0;
+    int         ok_base2 = 0;
     uint64_t    nev = 0, total_acked = 0, total_opens = 0;
     arb_client_t *ctl = NULL;
     int         rc = 1, ok_base, ok_ceil, ok_replay = 0, failed = 0;
@@ -1287,6 +1294,7 @@ main(int argc, char **argv)
     snprintf(sock, sizeof(sock), "%s/data/s.sock", dir);
     snprintf(logp, sizeof(logp), "%s/arbiterd.log", dir);
     snprintf(basedir, sizeof(basedir), "%s/baseline", dir);
+    snprintf(basedir2, sizeof(basedir2), "%s/baseline2", dir);
     snprintf(ceildir, sizeof(ceildir), "%s/ceiling", dir);
     snprintf(tokpath, sizeof(tokpath), "%s/tokens", data);
     if (strlen(sock) >= 100) {
@@ -1328,6 +1336,12 @@ main(int argc, char **argv)
             break;
         }
         total_acked += res[i].acked;
+        /* The disk's flushes move by 2x within minutes here: the floor is
+         * measured again right after the 1-table run, and the target
+         * takes the mean of the two, which bracket it. */
+        if (tv[i] == 1)
+            ok_base2 = baseline(basedir2, secs < 3 ? secs : 3, &base2,
+                                &bp50_2, &bp99_2, &bkb2) == 0;
         total_opens += res[i].opens;
         if (res[i].errors)
             failed = 1;
@@ -1391,6 +1405,13 @@ main(int argc, char **argv)
                "per commit\n", base, bp50, bp99, bkb);
     else
         printf("  fsync baseline: failed\n");
+    if (ok_base2)
+        printf("  fsync baseline again, after the 1-table run: %.0f "
+               "events/s, commit p50 %u us p99 %u us, %.0f KiB written per "
+               "commit\n", base2, bp50_2, bp99_2, bkb2);
+    /* The floor the 1-table target is judged against. */
+    if (ok_base && ok_base2)
+        base = (base + base2) / 2;
     printf("  ping round trip (no commit): p50 %u us, p99 %u us\n", pp50,
            pp99);
     if (ok_ping)
@@ -1433,11 +1454,19 @@ main(int argc, char **argv)
                        (double)pres.acked / pres.secs);
             printf("]");
         }
-        if (r->tables == 16)
-            printf(" [16 tables p99 <= 2000 us: %u, %s]", r->p99,
+        if (r->tables == 16) {
+            uint32_t one = ok_base2 && bp99_2 < bp99 ? bp99_2 : bp99;
+            printf(" [16 tables p99 <= 2000 us: %u, %s", r->p99,
                    verdict(r->acked > 0 && r->p99 <= 2000));
+            /* An ack waits for at least its own commit. */
+            if (ok_base && one > 2000 && r->p99 > 2000)
+                printf("; out of reach here: one commit alone has a p99 "
+                       "of %u us", one);
+            printf("]");
+        }
         if (r->tables == 1 && ok_base && base > 0)
-            printf(" [1 table within 10%% of baseline: %.0f%%, %s]",
+            printf(" [1 table within 10%% of baseline%s: %.0f%%, %s]",
+                   ok_base2 ? " (mean of the two)" : "",
                    100.0 * ((double)r->acked / r->secs) / base,
                    verdict((double)r->acked / r->secs >= 0.9 * base));
     }

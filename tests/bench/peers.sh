@@ -79,7 +79,10 @@ for p in $POINTS; do
         --cid > "$T/a$p.out" 2>&1
     sed 's/^/  arbiter: /' "$T/a$p.out" | grep -v 'targets:'
     a=$(awk -v t="$p" '$1 == t && NF >= 12 { print $2, $5, $10 }' "$T/a$p.out")
-    floor=$(sed -n 's/.*fsync baseline.*: \([0-9]*\) events\/s.*/\1/p' "$T/a$p.out")
+    # the floor: the mean of the baselines (a 1-table run measures one
+    # before and one after it)
+    floor=$(sed -n 's/.*fsync baseline.*: \([0-9]*\) events\/s.*/\1/p' "$T/a$p.out" |
+        awk '{ s += $1; n++ } END { if (n) printf "%.0f", s / n }')
     ceil=$(sed -n 's/.*store alone.*: \([0-9]*\) events\/s.*/\1/p' "$T/a$p.out")
     r="- -"
     if [ $have_redis -eq 1 ]; then
