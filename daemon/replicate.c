@@ -69,12 +69,9 @@
 /* Window limits: events and bytes read ahead of the cursor. */
 #define ARB_REPL_WIN_BYTES (32u << 20)
 /* Async mode under load: the thread looks for commits this often
- * (wait_work), for ARB_REPL_BUSY_MS after the last one it found.  Each
- * look wakes libnats' threads in turn (its flusher, then its reader, ack
- * and message-freeing threads for the PubAcks): every 5 ms instead of 2
- * took a fifth off the recorder's CPU per event at 16 tables (docs/
- * SCALE.md), for at most 3 ms more of replication lag. */
-#define ARB_REPL_POLL_MS   5
+ * (wait_work), for ARB_REPL_BUSY_MS after the last one it found.  (5 ms
+ * was tried: docs/SCALE.md, "How events reach the stream".) */
+#define ARB_REPL_POLL_MS   2
 #define ARB_REPL_BUSY_MS   50
 /* The cursor file is written (and fsync'd) at most this often: it only
  * saves work after a restart (the resync reads what the stream holds). */
