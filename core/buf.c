@@ -89,10 +89,8 @@ void
 arb_buf_u64be(arb_buf_t *b, uint64_t v)
 {
     unsigned char x[8];
-    int           i;
 
-    for (i = 7; i >= 0; i--, v >>= 8)
-        x[i] = (unsigned char)(v & 0xff);
+    arb_store_be64(x, v);
     arb_buf_add(b, x, 8);
 }
 

@@ -39,10 +39,8 @@ void
 arb__digest_u64_slow(arb_digest_t *d, uint64_t v)
 {
     unsigned char x[8];
-    int           i;
 
-    for (i = 7; i >= 0; i--, v >>= 8)
-        x[i] = (unsigned char)(v & 0xff);
+    arb_store_be64(x, v);
     put(d, x, 8);
 }
 

@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/buf.h"
 #include "core/err.h"
 #include "core/shuffle.h"
 #include "core/hash.h"
@@ -21,8 +22,7 @@ next_word(stream_t *s)
     int           i;
 
     if (s->used == 8) {
-        for (i = 7; i >= 0; i--, c >>= 8)
-            msg[i] = (unsigned char)(c & 0xff);
+        arb_store_be64(msg, c);
         crypto_generichash(s->block, 64, msg, 8, s->key, ARB_HASH_LEN);
         s->counter++;
         s->used = 0;

@@ -11,6 +11,7 @@
 
 #include <sodium.h>
 
+#include "core/buf.h"
 #include "core/ledger/bundle.h"
 #include "core/ledger/chain.h"
 
@@ -21,15 +22,14 @@ arb_checkpoint_message(unsigned char msg[ARB_CHECKPOINT_MSG_MAX],
                        const arb_checkpoint_t *cp)
 {
     size_t n, idlen = strnlen(cp->match_id, ARB_STORE_ID_MAX);
-    int    i;
 
     memcpy(msg, cp_prefix, sizeof(cp_prefix));      /* with its NUL */
     n = sizeof(cp_prefix);
     msg[n++] = (unsigned char)idlen;
     memcpy(msg + n, cp->match_id, idlen);
     n += idlen;
-    for (i = 7; i >= 0; i--)
-        msg[n++] = (unsigned char)(cp->count >> (8 * i));
+    arb_store_be64(msg + n, cp->count);
+    n += 8;
     memcpy(msg + n, cp->head, ARB_HASH_LEN);
     return n + 32;
 }
