@@ -78,19 +78,22 @@ for p in $POINTS; do
     "$B" --daemon bin/arbiterd --dir "$T/a$p" --secs "$SECS" --tables "$p" \
         --cid > "$T/a$p.out" 2>&1
     sed 's/^/  arbiter: /' "$T/a$p.out" | grep -v 'targets:'
-    a=$(awk -v t="$p" '$1 == t && NF >= 12 { print $2, $5, $10 }' "$T/a$p.out")
+    a=$(awk -v t="$p" '$1 == t && $2 ~ /^[0-9]+$/ && NF >= 12 { print $2, $5, $10 }' "$T/a$p.out")
     # the floor: the mean of the baselines (a 1-table run measures one
     # before and one after it)
     floor=$(sed -n 's/.*fsync baseline.*: \([0-9]*\) events\/s.*/\1/p' "$T/a$p.out" |
         awk '{ s += $1; n++ } END { if (n) printf "%.0f", s / n }')
     ceil=$(sed -n 's/.*store alone.*: \([0-9]*\) events\/s.*/\1/p' "$T/a$p.out")
+    # the 1-table target's own measure: slices of the daemon and of the
+    # floor alternating (the disk drifts within minutes here)
+    pair=$(sed -n 's/.*paired with the floor.*daemon \([0-9]*\) appends\/s, fsync baseline \([0-9]*\) events\/s.*/\1 \2/p' "$T/a$p.out")
     r="- -"
     if [ $have_redis -eq 1 ]; then
         r=$(redis_point "$p")
         [ -z "$r" ] && r="- -"
         echo "  redis:   $p clients: $r (XADD/s, p99 ms)"
     fi
-    echo "$p ${a:-- - -} $r ${floor:--} ${ceil:--}" >> "$T/rows"
+    echo "$p ${a:-- - -} $r ${floor:--} ${ceil:--} ${pair:-- -}" >> "$T/rows"
 done
 
 echo
@@ -112,7 +115,10 @@ awk 'BEGIN { printf "targets:" } {
             ($3 <= 2000) ? "PASS" : "MISSED",
             ($6 != "-") ? sprintf(" [16 tables p99 <= Redis p99 %.2f ms: %s]",
                                   $6, ($3 / 1000 <= $6) ? "PASS" : "MISSED") : "";
-    if ($1 == 1 && $7 != "-" && $7 > 0)
+    if ($1 == 1 && $10 != "-" && $10 > 0)
+        printf " [1 table >= 90%% of the 1-fsync floor (paired slices: %s against %s/s): %.0f%%, %s]",
+            $9, $10, 100 * $9 / $10, ($9 >= 0.9 * $10) ? "PASS" : "MISSED";
+    else if ($1 == 1 && $7 != "-" && $7 > 0)
         printf " [1 table >= 90%% of the 1-fsync floor: %.0f%%, %s]",
             100 * $2 / $7, ($2 >= 0.9 * $7) ? "PASS" : "MISSED";
 } END { print "" }' "$T/rows"
