@@ -17,7 +17,8 @@
  *     starts and again right after its 1-table run (the 16-table target
  *     names the lower p99 of a commit alone when that is already over
  *     the target), and in short slices alternating with slices of the
- *     daemon at one table, against which the 1-table target is judged
+ *     daemon at one table, against which the 1-table target is judged,
+ *     and at 16 tables, whose p99 it puts beside a floor commit's
  *     (paired_floor);
  *   - the store's own ceiling when group-committed 128 events at a time,
  *     one in each of 128 matches (what the daemon does at 256 tables);
@@ -524,6 +525,30 @@ lat_add(lat_t *l, uint64_t ns)
     l->v[l->n++] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 }
 
+static int cmp_u32(const void *a, const void *b);
+
+/* When set, run_load and baseline add their latencies here too (the
+ * paired slices pool theirs). */
+static lat_t *keep_lat;
+
+static void
+lat_keep(const lat_t *l)
+{
+    size_t i;
+
+    for (i = 0; keep_lat != NULL && i < l->n; i++)
+        lat_add(keep_lat, (uint64_t)l->v[i] * 1000);
+}
+
+static uint32_t
+lat_p99(lat_t *l)
+{
+    if (l->n == 0)
+        return 0;
+    qsort(l->v, l->n, sizeof(*l->v), cmp_u32);
+    return l->v[(l->n * 99) / 100];
+}
+
 static int
 cmp_u32(const void *a, const void *b)
 {
@@ -844,6 +869,7 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
     out->rss = rss_pid_mib(daemon_pid);
     out->kb_commit = io0 >= 0 && io1 >= 0 && c1 > c0
                      ? (io1 - io0) / 1024.0 / (double)(c1 - c0) : -1;
+    lat_keep(&lat);
     if (lat.n > 0) {
         qsort(lat.v, lat.n, sizeof(*lat.v), cmp_u32);
         out->p50 = lat.v[lat.n / 2];
@@ -923,6 +949,7 @@ baseline(const char *dir, double secs, double *rate, uint32_t *p50,
         *rate = (double)n / ((double)(t1 - t0) / 1e9);
         *kb_commit = io0 >= 0 && io1 >= 0 && n ? (io1 - io0) / 1024.0 / n
                                                : -1;
+        lat_keep(&lat);
         if (lat.n > 0) {
             qsort(lat.v, lat.n, sizeof(*lat.v), cmp_u32);
             *p50 = lat.v[lat.n / 2];
@@ -938,46 +965,63 @@ out:
 }
 
 /*
- * The 1-table target against the floor, paired.  The disk's flushes
- * drift by 2x within minutes here, so a floor measured a minute away
- * from the run can put the ratio anywhere between 56% and 93% (runs of
+ * The daemon against the floor, paired.  The disk's flushes drift by 2x
+ * within minutes here, so a floor measured a minute away from a run can
+ * put the 1-table ratio anywhere between 56% and 93% (runs of
  * 2026-12-02).  Here short slices of the two alternate, in ABBA order so
- * that a steady drift weighs on both alike: the daemon at one table
- * (run_load, its match opened before each slice's clock starts) and the
- * baseline on a fresh store of its own.  *d and *b receive events/s over
- * all the slices of each.
+ * that a steady drift weighs on both alike: the daemon at T tables
+ * (run_load, its matches opened before each slice's clock starts) and
+ * the baseline on a fresh store of its own.  The 1-table target is
+ * judged on the rates; at 16 tables the floor's p99 says how much of the
+ * daemon's p99 the disk's own commits take.
  */
 #define PAIR_SLICES 12
 #define PAIR_SECS   0.5
 
+typedef struct paired {
+    double   d, b;          /* events/s over all slices of each */
+    uint32_t dp99, bp99;    /* p99 of every ack / every floor commit, us */
+} paired_t;
+
 static int
 paired_floor(const char *sock, const char *token, arb_client_t *ctl,
-             const char *dir, double *d, double *b)
+             const char *dir, unsigned T, paired_t *out)
 {
     result_t r;
+    lat_t    dl = { NULL, 0, 0 }, bl = { NULL, 0, 0 };
     double   rate, kb, dn = 0, ds = 0, bsum = 0;
     uint32_t p50, p99;
     char     bdir[600];
-    int      k, nb = 0;
+    int      k, nb = 0, rc = -1;
 
+    memset(out, 0, sizeof(*out));
     for (k = 0; k < PAIR_SLICES; k++) {
         if (k % 4 == 0 || k % 4 == 3) {
-            if (run_load(sock, token, 1, PAIR_SECS, ctl, &r) != 0
+            keep_lat = &dl;
+            if (run_load(sock, token, T, PAIR_SECS, ctl, &r) != 0
                 || r.errors != 0)
-                return -1;
+                goto out;
             dn += (double)r.acked;
             ds += r.secs;
         } else {
-            snprintf(bdir, sizeof(bdir), "%s/pair%d", dir, k);
+            snprintf(bdir, sizeof(bdir), "%s/pair%u-%d", dir, T, k);
+            keep_lat = &bl;
             if (baseline(bdir, PAIR_SECS, &rate, &p50, &p99, &kb) != 0)
-                return -1;
+                goto out;
             bsum += rate;
             nb++;
         }
     }
-    *d = ds > 0 ? dn / ds : 0;
-    *b = nb > 0 ? bsum / nb : 0;
-    return 0;
+    out->d = ds > 0 ? dn / ds : 0;
+    out->b = nb > 0 ? bsum / nb : 0;
+    out->dp99 = lat_p99(&dl);
+    out->bp99 = lat_p99(&bl);
+    rc = 0;
+out:
+    keep_lat = NULL;
+    free(dl.v);
+    free(bl.v);
+    return rc;
 }
 
 /* The store alone, group-committed the way the daemon does it at many
@@ -1286,8 +1330,9 @@ main(int argc, char **argv)
     uint32_t    bp50 = 0, bp99 = 0, pp50 = 0, pp99 = 0;
     double      base2 = 0, bkb2 = 0;
     uint32_t    bp50_2 = 0, bp99_2 = 0;
-    int         ok_base2 = 0, ok_pair = 0, had_one = 0;
-    double      pair_d = 0, pair_b = 0;
+    int         ok_base2 = 0, ok_pair = 0, ok_pair16 = 0;
+    int         had_one = 0, had_16 = 0;
+    paired_t    pair, pair16;
     uint64_t    nev = 0, total_acked = 0, total_opens = 0;
     arb_client_t *ctl = NULL;
     int         rc = 1, ok_base, ok_ceil, ok_replay = 0, failed = 0;
@@ -1394,10 +1439,14 @@ main(int argc, char **argv)
         if (res[i].errors)
             failed = 1;
         had_one |= tv[i] == 1;
+        had_16 |= tv[i] == 16;
     }
     if (!failed && had_one)
-        ok_pair = paired_floor(sock, token, ctl, dir, &pair_d, &pair_b) == 0
-                  && pair_b > 0;
+        ok_pair = paired_floor(sock, token, ctl, dir, 1, &pair) == 0
+                  && pair.b > 0;
+    if (!failed && had_16)
+        ok_pair16 = paired_floor(sock, token, ctl, dir, 16, &pair16) == 0
+                    && pair16.b > 0;
     /* The transport's ceiling at the largest T: the same connections and
      * client, ping instead of append. */
     for (i = 0; i < nt; i++)
@@ -1466,8 +1515,14 @@ main(int argc, char **argv)
     if (ok_pair)
         printf("  1 table paired with the floor (%d alternating slices of "
                "%.1f s, ABBA): daemon %.0f appends/s, fsync baseline %.0f "
-               "events/s: %.0f%%\n", PAIR_SLICES, PAIR_SECS, pair_d, pair_b,
-               100.0 * pair_d / pair_b);
+               "events/s: %.0f%%; p99 ack %u us, p99 floor commit %u us\n",
+               PAIR_SLICES, PAIR_SECS, pair.d, pair.b,
+               100.0 * pair.d / pair.b, pair.dp99, pair.bp99);
+    if (ok_pair16)
+        printf("  16 tables paired with the floor (%d alternating slices of "
+               "%.1f s, ABBA): p99 ack %u us, p99 of a 1-event floor commit "
+               "(two flushes) %u us; daemon %.0f appends/s\n", PAIR_SLICES,
+               PAIR_SECS, pair16.dp99, pair16.bp99, pair16.d);
     printf("  ping round trip (no commit): p50 %u us, p99 %u us\n", pp50,
            pp99);
     if (ok_ping)
@@ -1524,8 +1579,8 @@ main(int argc, char **argv)
          * between a run and a floor minutes away is not the daemon's. */
         if (r->tables == 1 && ok_pair)
             printf(" [1 table within 10%% of baseline (paired slices): "
-                   "%.0f%%, %s]", 100.0 * pair_d / pair_b,
-                   verdict(pair_d >= 0.9 * pair_b));
+                   "%.0f%%, %s]", 100.0 * pair.d / pair.b,
+                   verdict(pair.d >= 0.9 * pair.b));
         else if (r->tables == 1 && ok_base && base > 0)
             printf(" [1 table within 10%% of baseline%s: %.0f%%, %s]",
                    ok_base2 ? " (mean of the two)" : "",

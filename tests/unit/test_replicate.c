@@ -64,7 +64,7 @@
 static int   nats_port;
 static int   http_port = -1;     /* the recorders' HTTP, for /metrics */
 static pid_t nats_pid = -1;
-static char  nats_url[64], nats_dir[200], nats_log[200];
+static char  nats_url[320], nats_dir[200], nats_log[200];
 
 static uint64_t
 mono_ms(void)

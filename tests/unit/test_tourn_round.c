@@ -334,7 +334,7 @@ round_refused(arb_client_t *cl, char **tv, size_t n, char *code, size_t cap)
 static void
 test_hostile(arb_client_t *cl)
 {
-    char  code[32], many[32][32], *tv[32];
+    char  code[32], many[32][64], *tv[32];
     char *twice[2] = { "1:Bad-1:a,b", "2:Bad-1:c,d" };
     char *bad[1] = { "1:Bad-1" }, *team[1] = { "1:Bad-1:a:x,b" };
     int   i;
