@@ -694,9 +694,30 @@ start_now(arb_server_t *srv)
         start_job(srv);
 }
 
+/* An append nobody will answer: after a fail-stop the loop stops with
+ * appends queued, committing or unsynced.  Its waiters' connections are
+ * released with it (they are closed by then). */
+static void
+pending_drop(arb_pending_t *p)
+{
+    size_t i;
+
+    for (i = 0; i < p->nwait; i++)
+        arb_conn_unref(p->wait[i].conn);
+    arb_pending_free(p);
+}
+
 void
 arb_commit_free(arb_server_t *srv)
 {
+    size_t i;
+
+    for (i = 0; i < srv->nqueue; i++)
+        pending_drop(srv->queue[i]);
+    for (i = 0; i < srv->nbatch; i++)
+        pending_drop(srv->batch[i]);
+    for (i = 0; i < srv->nunsynced; i++)
+        pending_drop(srv->unsynced[i]);
     free(srv->queue);
     free(srv->batch);
     free(srv->batch_ap);

@@ -50,9 +50,13 @@ arb_conn_take_token(arb_conn_t *c, const arb_token_t *t)
     snprintf(c->seat, sizeof(c->seat), "%s", t->seat ? t->seat : "");
     /* Copied: a SIGHUP reload frees the token table. */
     c->matches = calloc(t->nmatches + 1, sizeof(char *));
-    for (i = 0; c->matches != NULL && i < t->nmatches; i++)
-        if ((c->matches[i] = strdup(t->matches[i])) != NULL)
-            c->nmatches++;
+    /* Stops at the first failed copy: the first nmatches entries are the
+     * ones conn_maybe_free() frees. */
+    for (i = 0; c->matches != NULL && i < t->nmatches; i++) {
+        if ((c->matches[i] = strdup(t->matches[i])) == NULL)
+            break;
+        c->nmatches++;
+    }
     if (c->nmatches != t->nmatches) {
         /* Fail closed: a scorer's list cut short by a failed copy would
          * read as "every match". */

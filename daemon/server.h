@@ -455,7 +455,9 @@ void arb_group_pack(msgpack_packer *pk, const arb_group_open_t *g, size_t n);
 void arb_commit_refuse(arb_server_t *srv, arb_pending_t *p, const char *code,
                        const char *msg);
 /* Frees what the commit machinery holds once the loop has stopped (the
- * queue and the last batch); nothing may be committing. */
+ * queue and the last batch, and after a fail-stop the appends left in
+ * them, unanswered, with the connection references they hold); nothing
+ * may be committing. */
 void arb_commit_free(arb_server_t *srv);
 
 /* sub.c */
