@@ -406,8 +406,10 @@ advance(arb_repl_t *r)
     k = r->done_n;
     for (i = 0; i < k; i++)
         free(r->win[i].bytes);
-    memmove(r->win, r->win + k, (r->nwin - k) * sizeof(*r->win));
-    r->nwin -= k;
+    if (k > 0) {    /* an empty window may have no array yet */
+        memmove(r->win, r->win + k, (r->nwin - k) * sizeof(*r->win));
+        r->nwin -= k;
+    }
     r->done_n = 0;
     r->st.oldest_ms = r->nwin > 0 ? r->win[0].time_ms : 0;
     pthread_mutex_unlock(&r->mu);

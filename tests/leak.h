@@ -209,6 +209,8 @@ leak_find(const leak_set_t *s, const void *text, size_t len)
 {
     size_t i;
 
+    if (len == 0)       /* memmem's text must not be NULL, even empty */
+        return NULL;
     for (i = 0; i < s->n; i++)
         if (memmem(text, len, s->v[i].s, s->v[i].len) != NULL)
             return &s->v[i];
