@@ -162,7 +162,8 @@ counts_load(arb_repl_t *r, arb_buf_t *why)
         counts_free();
         return rc;
     }
-    qsort(counts.v, counts.len, sizeof(*counts.v), count_cmp);
+    if (counts.len > 1)     /* no subject yet: no array either */
+        qsort(counts.v, counts.len, sizeof(*counts.v), count_cmp);
     counts.have = 1;
     return 0;
 }
@@ -177,7 +178,8 @@ subject_count(arb_repl_t *r, const char *subj, uint64_t *n, arb_buf_t *why)
     if (!counts.have)
         return arb_stream_subject_count(r->s, subj, n, why);
     key.subj = (char *)subj;
-    at = bsearch(&key, counts.v, counts.len, sizeof(*counts.v), count_cmp);
+    at = counts.len == 0 ? NULL
+         : bsearch(&key, counts.v, counts.len, sizeof(*counts.v), count_cmp);
     *n = at != NULL ? at->n : 0;
     return 0;
 }

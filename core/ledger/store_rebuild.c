@@ -258,7 +258,8 @@ arb__ix_bulk(arb_store_t *s, uint64_t last, arb_buf_t *why)
         rc = collect(s, ltxn, last, &b, why);
     if (rc != 0)
         goto out;
-    qsort(b.s, b.ns, sizeof(*b.s), cmp_sent);
+    if (b.ns > 1)
+        qsort(b.s, b.ns, sizeof(*b.s), cmp_sent);
     if (b.ni > 1)
         qsort(b.i, b.ni, sizeof(*b.i), cmp_ient);
     for (;;) {
