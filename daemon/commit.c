@@ -35,8 +35,9 @@
  * event.  So, when events queued up during a commit, the next commit
  * waits until every connection the commit just acknowledged has sent its
  * next event (a scorekeeper sends it right after the ack), or for half
- * the last commit's duration (1..5 ms), and then takes everyone: one
- * fsync per round.  A table that sends nothing within that time (a human
+ * the last commit's duration (1..5 ms, a millisecond more while waits
+ * complete: libuv's clock counts whole milliseconds), and then takes
+ * everyone: one fsync per round.  A table that sends nothing within that time (a human
  * between moves) no longer holds anyone back: the next event then commits
  * at once.
  *
@@ -215,6 +216,7 @@ gather_cb(uv_timer_t *t)
     arb_server_t *srv = t->data;
 
     srv->gathering = 0;
+    srv->gather_full = 0;
     srv->n.gather_timeouts++;
     arb_commit_kick(srv);
 }
@@ -550,6 +552,17 @@ next:
     gather_ms = (uv_hrtime() - srv->commit_t0) / 2000000u;
     gather_ms = gather_ms < ARB_GATHER_MIN_MS ? ARB_GATHER_MIN_MS
               : gather_ms > ARB_GATHER_MAX_MS ? ARB_GATHER_MAX_MS : gather_ms;
+    /* libuv's clock counts whole milliseconds, so a timer of N ms runs
+     * out after N-1 to N ms: a 1 ms wait often ended a few microseconds
+     * in, before any table could answer (a quarter to a third of the
+     * waits at 16 tables; tests/integration/gather.sh).  One more
+     * millisecond makes the wait last what
+     * it says, but only while waits complete: where they run out anyway
+     * (hundreds of tables, whose answers take the loop longer to read
+     * than the wait; or tables at a human pace, which answer seconds
+     * later) the extra millisecond would only delay everyone else. */
+    if (srv->gather_full)
+        gather_ms++;
     if (srv->gather_want > 0 && !srv->stopping) {
         if (!srv->gather_init &&
             uv_timer_init(srv->loop, &srv->gather_timer) == 0) {
@@ -658,6 +671,7 @@ start_now(arb_server_t *srv)
             return;         /* the acked tables are still sending */
         srv->n.gathered++;
         srv->gathering = 0;
+        srv->gather_full = 1;
         uv_timer_stop(&srv->gather_timer);
     }
     n = srv->nqueue < srv->cfg.batch_max ? srv->nqueue : srv->cfg.batch_max;

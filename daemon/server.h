@@ -241,10 +241,12 @@ struct arb_server {
     int              commit_rc;
     arb_buf_t        commit_why;
     /* gathering: after a commit, the next one waits (at most half a
-     * commit, 1..5 ms) for the tables it just acked to send their next
-     * event, so that all tables share one fsync (commit.c) */
+     * commit, 1..5 ms, +1 while waits complete) for the tables it just
+     * acked to send their next event, so that all tables share one
+     * fsync (commit.c) */
     uv_timer_t       gather_timer;
     int              gather_init, gathering;
+    int              gather_full;   /* the last wait gathered everyone */
     /* A commit starts in the loop's idle phase, once every request the
      * poll read is queued; a lone event commits there on the loop thread,
      * without the worker's two thread hand-offs (commit.c). */
