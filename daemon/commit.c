@@ -37,9 +37,9 @@
  * next event (a scorekeeper sends it right after the ack), or for half
  * the last commit's duration (1..5 ms, a millisecond more while waits
  * complete: libuv's clock counts whole milliseconds), and then takes
- * everyone: one fsync per round.  A table that sends nothing within that time (a human
- * between moves) no longer holds anyone back: the next event then commits
- * at once.
+ * everyone: one fsync per round.  A table that sends nothing within that
+ * time (a human between moves) no longer holds anyone back: the next
+ * event then commits at once.
  *
  * Acks and pushes of a batch leave corked (server.c): one write per
  * connection per commit, however many of its appends the batch held.
@@ -556,11 +556,11 @@ next:
      * out after N-1 to N ms: a 1 ms wait often ended a few microseconds
      * in, before any table could answer (a quarter to a third of the
      * waits at 16 tables; tests/integration/gather.sh).  One more
-     * millisecond makes the wait last what
-     * it says, but only while waits complete: where they run out anyway
-     * (hundreds of tables, whose answers take the loop longer to read
-     * than the wait; or tables at a human pace, which answer seconds
-     * later) the extra millisecond would only delay everyone else. */
+     * millisecond makes the wait last what it says, but only while waits
+     * complete: where they run out anyway (hundreds of tables, whose
+     * answers take the loop longer to read than the wait; or tables at a
+     * human pace, which answer seconds later) the extra millisecond
+     * would only delay everyone else. */
     if (srv->gather_full)
         gather_ms++;
     if (srv->gather_want > 0 && !srv->stopping) {
