@@ -87,7 +87,7 @@ target() {  # NAME VALUE LIMIT (VALUE <= LIMIT passes; "" missing)
     fi
 }
 lag=$(sed -n 's/^replica lag at 16 tables: .*p99 \([0-9]*\) ms.*/\1/p' "$T/replica")
-ack=$(awk '$1 == 16 { printf "%.1f", $5 / 1000 }' "$T/sync.out")
+ack=$(awk '$1 == 16 && $2 ~ /^[0-9]+$/ { printf "%.1f", $5 / 1000 }' "$T/sync.out")
 pub=$(sed -n 's/^bare R[0-9] publish: .*p99 \([0-9]*\) us.*/\1/p' "$T/pub" 2>/dev/null)
 target "replica lag p99 at 16 tables" "$lag" 99.999
 target "sync p99 ack at 16 tables" "$ack" 5
@@ -95,8 +95,8 @@ target "sync p99 ack at 16 tables" "$ack" 5
 # at least 90% of local-only's, p99 ack at most 110% of it (same run,
 # same table count); the daemon's CPU per event is shown beside them.
 for t in 16 256; do
-    l=$(awk -v t=$t '$1 == t { print $2, $5, $10 }' "$T/local.out")
-    a=$(awk -v t=$t '$1 == t { print $2, $5, $10 }' "$T/async.out")
+    l=$(awk -v t=$t '$1 == t && $2 ~ /^[0-9]+$/ { print $2, $5, $10 }' "$T/local.out")
+    a=$(awk -v t=$t '$1 == t && $2 ~ /^[0-9]+$/ { print $2, $5, $10 }' "$T/async.out")
     if [ -z "$l" ] || [ -z "$a" ]; then
         echo "target async within 10% of local at $t tables: no figure (MISSED)"
         continue
