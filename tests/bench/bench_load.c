@@ -1428,9 +1428,9 @@ main(int argc, char **argv)
             break;
         }
         total_acked += res[i].acked;
-        /* The disk's flushes move by 2x within minutes here: the floor is
-         * measured again right after the 1-table run, and the target
-         * takes the mean of the two, which bracket it. */
+        /* The floor again right after the 1-table run: printed, and the
+         * mean of the two judges the 1-table target only when the paired
+         * slices below could not run. */
         if (tv[i] == 1)
             ok_base2 = baseline(basedir2, secs < 3 ? secs : 3, &base2,
                                 &bp50_2, &bp99_2, &bkb2) == 0;
