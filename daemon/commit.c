@@ -14,25 +14,18 @@
  * (validated on top of it) are refused and the touched matches fall back
  * to their committed state.
  *
- * One flush per commit under load.  The store's log flushes its data pages
- * at commit but leaves the meta page that makes them current for the next
- * flush (core/ledger/store.c).  So a committed batch is not yet durable:
- * it waits, unacknowledged, in `unsynced`.  If appends were queued while
- * it committed, the worker returns at once and the next batch commits:
- * its data flush takes the previous meta page along, and the previous
- * batch is acked when that commit returns.  If nothing was queued, the
- * worker flushes right away (arb_store_sync) and the batch is acked when
- * the job returns, as before; a sync job does the same for a batch left
- * unsynced when the queue runs dry.  An append that arrives during a
- * commit thus waits for that commit's data flush, not for its meta
- * flush as well.  The daemon's reads stop at live->committed, and pushes
- * and replication wait for the ack: all move only once a batch is durable.
+ * One flush per ack.  The store commits the log without flushing it and
+ * flushes the batch once, in its journal (docs/STORE.md, "The journal"):
+ * arb_store_append_commit returns with the batch durable, and the batch
+ * is acked when the job returns.  The daemon's reads stop at
+ * live->committed, and pushes and replication wait for the ack: all move
+ * only once a batch is durable.
  *
- * Gathering.  An LMDB commit holds the one write lock through its fsync,
- * so two commits never overlap, and an event that arrives while one runs
- * waits for it and then for its own.  Under a steady load this splits the
- * tables into two groups that alternate, each waiting two fsyncs per
- * event.  So, when events queued up during a commit, the next commit
+ * Gathering.  A commit holds the store's one write lock through its
+ * flush, so two commits never overlap, and an event that arrives while
+ * one runs waits for it and then for its own.  Under a steady load this
+ * splits the tables into two groups that alternate, each waiting two
+ * flushes per event.  So, when events queued up during a commit, the next commit
  * waits until every connection the commit just acknowledged has sent its
  * next event (a scorekeeper sends it right after the ack), or for half
  * the last commit's duration (1..5 ms, a millisecond more while waits
@@ -47,11 +40,11 @@
  * Where a commit starts.  Not in the request's callback but in the loop's
  * next idle phase, after the poll has handed over everything it read, so
  * that requests read together commit together.  A batch of one event with
- * nothing committing and nothing unsynced is alone: no other request is
+ * nothing committing is alone: no other request is
  * waiting on the loop, so the loop commits it itself (`lone_commit`) and
  * spares the two thread hand-offs, a futex wake and an eventfd write that
  * cost a table waiting for each ack about a tenth of a millisecond here.
- * The loop waits for the flushes meanwhile, as that table would; whatever
+ * The loop waits for the flush meanwhile, as that table would; whatever
  * arrives then is read right after and goes to the worker together.
  *
  * Atomic groups.  A tournament's round and the opens of its tables are
@@ -203,8 +196,6 @@ arb_commit_enqueue(arb_server_t *srv, arb_pending_t *p)
     srv->queue[srv->nqueue++] = p;
     if (p->cid != NULL)
         arb_live_cid_add(l, p->cid);    /* before it can be stored */
-    atomic_store_explicit(&srv->queued_hint, srv->nqueue,
-                          memory_order_relaxed);
     srv->n.appends++;
     if (srv->gathering)
         srv->gather_got++;
@@ -246,26 +237,10 @@ work_cb(uv_work_t *w)
     srv->work_t0 = uv_hrtime();
     srv->work_cpu = arb_thread_cpu_ns();
     arb_buf_free(&srv->commit_why);
-    srv->batch_synced = 0;
-    if (srv->job_sync) {
-        srv->commit_rc = arb_store_sync(srv->store, srv->unsynced_ticket,
-                                        &srv->commit_why);
-    } else {
-        srv->commit_rc = arb_store_append_commit(srv->store, srv->batch_ap,
-                                                 srv->nbatch,
-                                                 &srv->batch_ticket,
-                                                 &srv->commit_why);
-        /* Nothing waits to commit behind it: flush its meta page now,
-         * one hand-off sooner than a sync job.  Else the next commit's
-         * flush will. */
-        if (srv->commit_rc == 0 &&
-            atomic_load_explicit(&srv->queued_hint,
-                                 memory_order_relaxed) == 0) {
-            srv->commit_rc = arb_store_sync(srv->store, srv->batch_ticket,
-                                            &srv->commit_why);
-            srv->batch_synced = srv->commit_rc == 0;
-        }
-    }
+    /* It returns durable: the batch's one flush is the journal's. */
+    srv->commit_rc = arb_store_append_commit(srv->store, srv->batch_ap,
+                                             srv->nbatch, &srv->batch_ticket,
+                                             &srv->commit_why);
     srv->work_cpu = arb_thread_cpu_ns() - srv->work_cpu;
     srv->work_t1 = uv_hrtime();
 }
@@ -452,25 +427,11 @@ batch_durable(arb_server_t *srv, arb_pending_t **v, arb_append_t *ap,
     free(ap);
 }
 
-/* The batch the last commit left unsynced is durable now. */
-static void
-unsynced_durable(arb_server_t *srv)
-{
-    arb_pending_t **v = srv->unsynced;
-    arb_append_t   *ap = srv->unsynced_ap;
-    size_t          n = srv->nunsynced;
-
-    srv->unsynced = NULL;
-    srv->unsynced_ap = NULL;
-    srv->nunsynced = 0;
-    batch_durable(srv, v, ap, n);
-}
-
 static void
 fail_stop(arb_server_t *srv, int rc)
 {
-    /* Nothing of this batch (nor of an unsynced one) is acknowledged,
-     * and no later commit may run on top of pages whose fsync failed. */
+    /* Nothing of this batch is acknowledged, and no later commit may
+     * run on top of pages whose fsync failed. */
     arb_log(ARB_LOG_ERROR, "commit failed (%s: %s): stopping without "
             "acknowledging the batch", arb_strerror(rc),
             arb_buf_cstr(&srv->commit_why));
@@ -495,60 +456,28 @@ after_work(arb_server_t *srv)
         return;
     }
     srv->gather_want = 0;
-    if (srv->job_sync) {
-        srv->job_sync = 0;
-        unsynced_durable(srv);
-        goto next;
-    }
     if (rc != 0) {
         /* Refused before anything was written: storage full, or one of
          * the store's own guards (a bug if it fires, since every append
          * was validated).  The batch and everything queued behind it,
          * validated on top of it, are refused; the touched matches fall
-         * back to their committed state, which includes an unsynced batch
-         * once it is durable: synced here, on the loop (storage full is
-         * rare). */
+         * back to their committed state. */
         const char *msg;
         const char *code = rc == ARB_EFULL ? "full" : "internal";
-        if (srv->nunsynced > 0) {
-            arb_buf_t why = ARB_BUF_INIT;
-            int       src = arb_store_sync(srv->store, srv->unsynced_ticket,
-                                           &why);
-            if (src != 0) {
-                arb_buf_free(&srv->commit_why);
-                srv->commit_why = why;      /* takes it */
-                fail_stop(srv, src);
-                return;
-            }
-            arb_buf_free(&why);
-            unsynced_durable(srv);
-        }
+
         msg = arb_buf_cstr(&srv->commit_why);
         arb_log(ARB_LOG_ERROR, "%s: refusing %zu appends; reads continue",
                 msg, srv->nbatch + srv->nqueue);
         refuse_all(srv, code, msg);
-        atomic_store(&srv->queued_hint, 0);
         if (srv->stopping)
             arb_server_stop(srv);
         return;
     }
     arb_stats_commit(srv, srv->nbatch);
-    /* This commit's data flush took the unsynced batch's meta page to
-     * the disk (docs/STORE.md): that batch is durable. */
-    if (srv->nunsynced > 0)
-        unsynced_durable(srv);
-    if (srv->batch_synced) {
-        batch_durable(srv, srv->batch, srv->batch_ap, srv->nbatch);
-    } else {
-        srv->unsynced = srv->batch;
-        srv->unsynced_ap = srv->batch_ap;
-        srv->nunsynced = srv->nbatch;
-        srv->unsynced_ticket = srv->batch_ticket;
-    }
+    batch_durable(srv, srv->batch, srv->batch_ap, srv->nbatch);
     srv->batch = NULL;
     srv->batch_ap = NULL;
     srv->nbatch = 0;
-next:
     gather_ms = (uv_hrtime() - srv->commit_t0) / 2000000u;
     gather_ms = gather_ms < ARB_GATHER_MIN_MS ? ARB_GATHER_MIN_MS
               : gather_ms > ARB_GATHER_MAX_MS ? ARB_GATHER_MAX_MS : gather_ms;
@@ -577,7 +506,7 @@ next:
         }
     }
     arb_commit_kick(srv);
-    if (srv->stopping && !srv->committing && srv->nunsynced == 0)
+    if (srv->stopping && !srv->committing)
         arb_server_stop(srv);
 }
 
@@ -632,8 +561,7 @@ start_idle_cb(uv_idle_t *h)
 void
 arb_commit_kick(arb_server_t *srv)
 {
-    if (srv->committing || srv->start_armed
-        || (srv->nqueue == 0 && srv->nunsynced == 0))
+    if (srv->committing || srv->start_armed || srv->nqueue == 0)
         return;
     if (!srv->start_init) {
         if (uv_idle_init(srv->loop, &srv->start_idle) != 0) {
@@ -657,15 +585,8 @@ start_now(arb_server_t *srv)
 
     if (srv->committing)
         return;
-    if (srv->nqueue == 0) {
-        /* An unsynced batch and nothing to commit: a sync job.  While
-         * gathering, the gathered commit will flush it instead. */
-        if (srv->nunsynced > 0 && (!srv->gathering || srv->stopping)) {
-            srv->job_sync = 1;
-            start_job(srv);
-        }
+    if (srv->nqueue == 0)
         return;
-    }
     if (srv->gathering) {
         if (srv->gather_got < srv->gather_want && !srv->stopping)
             return;         /* the acked tables are still sending */
@@ -696,20 +617,17 @@ start_now(arb_server_t *srv)
     memcpy(srv->batch, srv->queue, n * sizeof(*srv->batch));
     memmove(srv->queue, srv->queue + n, (srv->nqueue - n) * sizeof(*srv->queue));
     srv->nqueue -= n;
-    atomic_store_explicit(&srv->queued_hint, srv->nqueue,
-                          memory_order_relaxed);
     srv->nbatch = n;
     for (i = 0; i < n; i++)
         srv->batch_ap[i] = srv->batch[i]->ap;
-    if (n == 1 && srv->nqueue == 0 && srv->nunsynced == 0
-        && srv->cfg.lone_commit)
+    if (n == 1 && srv->nqueue == 0 && srv->cfg.lone_commit)
         run_lone(srv);
     else
         start_job(srv);
 }
 
 /* An append nobody will answer: after a fail-stop the loop stops with
- * appends queued, committing or unsynced.  Its waiters' connections are
+ * appends queued or committing.  Its waiters' connections are
  * released with it (they are closed by then). */
 static void
 pending_drop(arb_pending_t *p)
@@ -730,16 +648,11 @@ arb_commit_free(arb_server_t *srv)
         pending_drop(srv->queue[i]);
     for (i = 0; i < srv->nbatch; i++)
         pending_drop(srv->batch[i]);
-    for (i = 0; i < srv->nunsynced; i++)
-        pending_drop(srv->unsynced[i]);
     free(srv->queue);
     free(srv->batch);
     free(srv->batch_ap);
-    free(srv->unsynced);
-    free(srv->unsynced_ap);
-    srv->queue = srv->batch = srv->unsynced = NULL;
-    srv->batch_ap = srv->unsynced_ap = NULL;
-    srv->nunsynced = 0;
+    srv->queue = srv->batch = NULL;
+    srv->batch_ap = NULL;
     srv->nqueue = srv->nbatch = srv->capqueue = 0;
     arb_buf_free(&srv->commit_why);
 }

@@ -345,11 +345,13 @@ main(int argc, char **argv)
                     srv.cfg.listen[0], srv.cfg.tokens_file);
     }
     uv_run(srv.loop, UV_RUN_DEFAULT);
-    /* The index is brought up to the log before a clean exit, so a
-     * failed index write ends in the fail-stop status, never in 0. */
+    /* The index is brought up to the log and the log's file flushed
+     * (a checkpoint) before a clean exit, so a failed write of either
+     * ends in the fail-stop status, never in 0. */
     if (srv.exit_code != ARB_EXIT_FAILSTOP
         && (arb_store_index_wait(srv.store, &why) != 0
-            || arb_store_index_failed(srv.store, &why))) {
+            || arb_store_index_failed(srv.store, &why)
+            || arb_store_finish(srv.store, &why) != 0)) {
         arb_log(ARB_LOG_ERROR, "%s", arb_buf_cstr(&why));
         srv.exit_code = ARB_EXIT_FAILSTOP;
     }

@@ -359,7 +359,7 @@ static void
 pack_timing(msgpack_packer *pk, const arb_stats_t *x)
 {
     arb_mp_pack_cstr(pk, "timing");
-    msgpack_pack_map(pk, 23);
+    msgpack_pack_map(pk, 25);
     /* a lone commit's CPU counts as the commit's, not the loop's */
     arb_mp_pack_kv_uint(pk, "loop_cpu_ns",
                         arb_thread_cpu_ns() - x->n->lone_cpu_ns);
@@ -382,6 +382,8 @@ pack_timing(msgpack_packer *pk, const arb_stats_t *x)
     arb_mp_pack_kv_uint(pk, "index_commits", x->st.index_commits);
     arb_mp_pack_kv_uint(pk, "store_syncs", x->st.syncs);
     arb_mp_pack_kv_uint(pk, "store_sync_ns", x->st.sync_ns);
+    arb_mp_pack_kv_uint(pk, "store_checkpoints", x->st.checkpoints);
+    arb_mp_pack_kv_uint(pk, "store_checkpoint_ns", x->st.checkpoint_ns);
     arb_mp_pack_kv_uint(pk, "gathered", x->n->gathered);
     arb_mp_pack_kv_uint(pk, "gather_timeouts", x->n->gather_timeouts);
     arb_mp_pack_kv_uint(pk, "lone_commits", x->n->lone_commits);

@@ -672,7 +672,7 @@ arb_server_stop(arb_server_t *srv)
             arb_conn_pause(c);
         arb_http_stop(srv);
     }
-    if (srv->committing || srv->nqueue > 0 || srv->nunsynced > 0) {
+    if (srv->committing || srv->nqueue > 0) {
         /* commit.c calls us again when the batch is done; a stop does
          * not wait for a gather */
         arb_commit_kick(srv);

@@ -227,15 +227,6 @@ struct arb_server {
     size_t           nbatch;
     arb_append_t    *batch_ap;
     uint64_t         batch_ticket;  /* the store's name of its commit */
-    int              batch_synced;  /* the worker synced it too */
-    /* committed, not yet durable: its meta page goes to the disk with the
-     * next commit's flush or a sync job (commit.c); then it is acked */
-    arb_pending_t  **unsynced;
-    size_t           nunsynced;
-    arb_append_t    *unsynced_ap;
-    uint64_t         unsynced_ticket;
-    int              job_sync;      /* the job only syncs `unsynced` */
-    atomic_size_t    queued_hint;   /* nqueue, for the worker */
     uv_work_t        work;
     int              committing;
     int              commit_rc;

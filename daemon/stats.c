@@ -40,7 +40,7 @@ arb_stats_collect(arb_server_t *srv, arb_stats_t *out, arb_buf_t *why)
             if (!s->dead)
                 out->subscribers++;
     }
-    out->queued = srv->nqueue + srv->nbatch + srv->nunsynced;
+    out->queued = srv->nqueue + srv->nbatch;
     arb_http_count(srv, &out->http_connections, &out->streams);
     out->subscribers += out->streams;
     out->n = &srv->n;

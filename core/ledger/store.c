@@ -80,6 +80,16 @@ errno_code(int e)
 /*
  * Opening.
  */
+static void
+failed_why(arb_store_t *s, arb_buf_t *why)
+{
+    if (s->ck_why[0] != '\0')
+        arb__why(why, "a checkpoint failed (%s); reopen the store",
+                 s->ck_why);
+    else
+        arb__why(why, "an earlier commit failed; reopen the store");
+}
+
 static int
 format_get(MDB_txn *txn, MDB_dbi meta, unsigned long *fmt, arb_buf_t *why)
 {
@@ -136,7 +146,11 @@ init_log(arb_store_t *s, MDB_txn *txn, int may_write, arb_buf_t *why)
                  ARB_STORE_FORMAT, s->dir);
         return ARB_EUNSUPP;
     }
-    if (fmt != 0 && fmt != ARB_STORE_FORMAT) {
+    /* Format 3 is format 2 with the journal: a format-2 store is read
+     * as it is, and becomes format 3 when opened for writing. */
+    if (fmt == 2)
+        s->fmt_old = 1;
+    if (fmt != 0 && fmt != 2 && fmt != ARB_STORE_FORMAT) {
         arb__why(why, "store format %lu is not supported (this build "
                  "reads %d)", fmt, ARB_STORE_FORMAT);
         return ARB_EUNSUPP;
@@ -148,8 +162,10 @@ init_log(arb_store_t *s, MDB_txn *txn, int may_write, arb_buf_t *why)
     }
     if (mrc != 0)
         return arb__mdb_fail(why, mrc, "open database \"log\"");
-    if (fmt != 0)
+    if (fmt != 0 && (fmt == ARB_STORE_FORMAT || !may_write))
         return 0;
+    if (fmt != 0)
+        goto put;
     mrc = mdb_stat(txn, s->dlog, &st);
     if (mrc != 0)
         return arb__mdb_fail(why, mrc, "stat");
@@ -162,6 +178,7 @@ init_log(arb_store_t *s, MDB_txn *txn, int may_write, arb_buf_t *why)
         arb__why(why, "meta key \"format\" is missing");
         return ARB_ECORRUPT;
     }
+put:
     v[0] = v[1] = v[2] = 0;
     v[3] = ARB_STORE_FORMAT;
     k.mv_data = "format";
@@ -211,6 +228,32 @@ env_free(arb__env_t *e)
     if (e->have_lock)
         pthread_rwlock_destroy(&e->maplock);
     e->have_lock = 0;
+}
+
+/* A read-only open of a store whose writer died with journalled batches
+ * not yet in the log (or a meta page a power cut may have left pointing
+ * at pages that never reached the disk): recovered first by a writable
+ * open, as SQLite rolls back a hot journal before it reads. */
+static int
+ro_recover(const char *dir, const arb_store_opts_t *o, arb_buf_t *why)
+{
+    arb_store_opts_t rw = *o;
+    arb_store_t     *w = NULL;
+    arb_buf_t        err = ARB_BUF_INIT;
+    int              rc, dirty = 0;
+
+    rc = arb__jr_ro_dirty(dir, &dirty, why);
+    if (rc != 0 || !dirty)
+        return rc;
+    rw.read_only = 0;
+    rc = arb_store_open(&w, dir, &rw, &err);
+    if (rc != 0)
+        arb__why(why, "%s was not closed cleanly and its journal must be "
+                 "applied, which needs it writable: %s", dir,
+                 arb_buf_cstr(&err));
+    arb_store_close(w);
+    arb_buf_free(&err);
+    return rc;
 }
 
 int
@@ -301,6 +344,12 @@ arb_store_open(arb_store_t **out, const char *dir,
         arb__why(why, "%s: no store there", dir);
         goto fail;
     }
+    if (s->read_only)
+        rc = ro_recover(dir, &o, why);
+    else
+        rc = arb__jr_open(s, exists, why);
+    if (rc != 0)
+        goto fail;
 
     mrc = mdb_env_create(&s->log.env);
     if (mrc != 0) {
@@ -339,6 +388,8 @@ arb_store_open(arb_store_t **out, const char *dir,
     /* The format record of a new store: durable before anything else. */
     if (rc == 0 && !s->read_only && (mrc = mdb_env_sync(s->log.env, 1)) != 0)
         rc = arb__mdb_fail(why, mrc, "sync the log");
+    if (rc == 0 && !s->read_only)
+        rc = arb__jr_start(s, why);
     if (rc == 0)
         rc = arb__ix_open(s, why);
     if (rc != 0)
@@ -361,12 +412,8 @@ arb_store_close(arb_store_t *s)
     if (s == NULL)
         return;
     arb__ix_close(s);
-    /* A commit nobody synced (arb_store_append_commit without its
-     * arb_store_sync): flushed now, unless a flush already failed. */
-    if (s->log.env != NULL && !s->read_only &&
-        atomic_load(&s->state) == ST_OK &&
-        atomic_load(&s->durable) < atomic_load(&s->ncommits))
-        (void)mdb_env_sync(s->log.env, 1);
+    arb__jr_close(s);
+    arb_buf_free(&s->jbuf);
     env_free(&s->log);
     env_free(&s->ix);
     arb__tail_free(&s->tail);
@@ -637,6 +684,15 @@ rec_size(const arb_append_t *e, size_t idlen)
            (e->seq == 0 ? strlen(e->game) : 0) + e->len;
 }
 
+/* A record in the journal: u32 length, the record, u16 length and the
+ * deal secret of a dealt open (store_journal.c reads it back). */
+static size_t
+jrec_size(const arb_append_t *e, size_t idlen)
+{
+    return 4 + rec_size(e, idlen) + 2 +
+           (e->secret != NULL && e->seq == 0 ? strlen(e->secret) : 0);
+}
+
 static void
 rec_fill(unsigned char *p, const arb_append_t *e, size_t idlen)
 {
@@ -663,6 +719,27 @@ rec_fill(unsigned char *p, const arb_append_t *e, size_t idlen)
     memcpy(p, e->bytes, e->len);
 }
 
+/* Room reserved beforehand (arb_buf_reserve in append()). */
+static void
+jrec_add(arb_buf_t *jb, const void *rec, size_t len, const arb_append_t *e)
+{
+    unsigned char h[4];
+    size_t        sl = e->secret != NULL && e->seq == 0 ? strlen(e->secret)
+                                                        : 0;
+
+    h[0] = (unsigned char)(len >> 24);
+    h[1] = (unsigned char)(len >> 16);
+    h[2] = (unsigned char)(len >> 8);
+    h[3] = (unsigned char)len;
+    arb_buf_add(jb, h, 4);
+    arb_buf_add(jb, rec, len);
+    h[0] = (unsigned char)(sl >> 8);
+    h[1] = (unsigned char)sl;
+    arb_buf_add(jb, h, 2);
+    if (sl)
+        arb_buf_add(jb, e->secret, sl);
+}
+
 /* The log transaction: one MDB_APPEND per event (and the deal secret of
  * a dealt open, in "meta").  ARB_EFULL exactly when LMDB said
  * MDB_MAP_FULL, so the caller can grow and run it again. */
@@ -681,6 +758,7 @@ append_txn(arb_store_t *s, batch_t *b, uint64_t *put_ns, arb_buf_t *why)
     if (rc != 0)
         return rc;
     rc = arb__log_last(s, txn, &pos, why);
+    s->jbuf.len = 0;
     for (i = 0; i < b->n && rc == 0; i++) {
         arb_append_t *e = &b->v[i];
         idlen = b->m[b->mof[i]].idlen;
@@ -704,6 +782,8 @@ append_txn(arb_store_t *s, batch_t *b, uint64_t *put_ns, arb_buf_t *why)
         }
         rec_fill(d.mv_data, e, idlen);
         e->pos = pos;
+        if (s->jr != NULL)
+            jrec_add(&s->jbuf, d.mv_data, d.mv_size, e);
         if (e->secret != NULL && e->seq == 0) {
             /* The deal's secret: in "meta", never in the chain, so the
              * log can be read by anyone while hands stay hidden. */
@@ -814,61 +894,38 @@ append_check(const arb_append_t *e, size_t i, arb_buf_t *why)
     return 0;
 }
 
-/* The meta page of commit `ticket` to the disk: nothing when a later
- * commit's flush took it there, else one fdatasync.  Under wlock, so no
- * commit runs meanwhile and a failed flush is never followed by another. */
-static int
-sync_locked(arb_store_t *s, uint64_t ticket, arb_buf_t *why)
-{
-    uint64_t t0, upto;
-    int      mrc;
-
-    if (ticket <= atomic_load(&s->durable))
-        return 0;
-    if (atomic_load(&s->state) != ST_OK) {
-        arb__why(why, "an earlier commit failed; reopen the store");
-        return ARB_ESTORE;
-    }
-    upto = atomic_load(&s->ncommits);
-    t0 = now_ns();
-    pthread_rwlock_rdlock(&s->log.maplock);
-    mrc = mdb_env_sync(s->log.env, 1);
-    pthread_rwlock_unlock(&s->log.maplock);
-    if (mrc != 0) {
-        /* Never retried: after a failed flush nobody knows what reached
-         * the disk. */
-        atomic_store(&s->state, ST_NOWRITE);
-        arb__why(why, "sync failed: %s", mdb_strerror(mrc));
-        return mrc > 0 ? ARB_EIO : ARB_ESTORE;
-    }
-    atomic_store(&s->durable, upto);
-    atomic_fetch_add_explicit(&s->t_syncs, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->t_sync, now_ns() - t0,
-                              memory_order_relaxed);
-    return 0;
-}
-
+/* Every commit that returned is durable (its journal block is flushed):
+ * a ticket only says so, and a failed handle refuses. */
 int
 arb_store_sync(arb_store_t *s, uint64_t ticket, arb_buf_t *why)
 {
-    int rc;
-
     if (s == NULL || s->read_only) {
         arb__why(why, "no store, or the store is open read-only");
         return s == NULL ? ARB_EINVAL : ARB_EPERM;
     }
-    if (ticket <= atomic_load(&s->durable)) {
-        atomic_fetch_add_explicit(&s->t_synced_free, 1,
-                                  memory_order_relaxed);
-        return 0;
-    }
-    if (pthread_mutex_lock(&s->wlock) != 0) {
-        arb__why(why, "cannot take the writer lock");
+    if (ticket > atomic_load(&s->durable)) {
+        failed_why(s, why);
         return ARB_ESTORE;
     }
-    rc = sync_locked(s, ticket, why);
-    pthread_mutex_unlock(&s->wlock);
-    return rc;
+    atomic_fetch_add_explicit(&s->t_synced_free, 1, memory_order_relaxed);
+    return 0;
+}
+
+/* Room in the journal for the batch and in jbuf for its payload, before
+ * anything is written: storage full is refused here, cleanly. */
+static int
+journal_room(arb_store_t *s, batch_t *b, arb_buf_t *why)
+{
+    size_t i, len = 0;
+
+    for (i = 0; i < b->n; i++)
+        len += jrec_size(&b->v[i], b->m[b->mof[i]].idlen);
+    s->jbuf.len = 0;
+    if (arb_buf_reserve(&s->jbuf, len) != 0) {
+        arb__why(why, "out of memory");
+        return ARB_ENOMEM;
+    }
+    return arb__jr_reserve(s, len, why);
 }
 
 /* Checks, commits and publishes a batch; with `sync`, also waits for its
@@ -879,8 +936,9 @@ append(arb_store_t *s, arb_append_t *v, size_t n, int sync,
 {
     batch_t  b;
     size_t   i;
-    uint64_t t0, t1, t2, put = 0;
-    int      rc, locked = 0;
+    uint64_t t0, t1, t2, t3, put = 0;
+    arb_buf_t ckwhy = ARB_BUF_INIT;
+    int      rc, locked = 0, ckpt_tried = 0;
 
     memset(&b, 0, sizeof(b));
     if (s == NULL || (v == NULL && n > 0)) {
@@ -910,8 +968,13 @@ append(arb_store_t *s, arb_append_t *v, size_t n, int sync,
         goto fail;
     }
     locked = 1;
+    if (s->ck_closing) {
+        arb__why(why, "the store is being closed");
+        rc = ARB_ESTORE;
+        goto fail;
+    }
     if (atomic_load(&s->state) != ST_OK) {
-        arb__why(why, "an earlier commit failed; reopen the store");
+        failed_why(s, why);
         rc = ARB_ESTORE;
         goto fail;
     }
@@ -922,6 +985,8 @@ append(arb_store_t *s, arb_append_t *v, size_t n, int sync,
     if (rc == 0)
         rc = batch_judge(&b, why);
     t1 = now_ns();
+    if (rc == 0)
+        rc = journal_room(s, &b, why);
     while (rc == 0) {
         rc = append_txn(s, &b, &put, why);
         if (rc != ARB_EFULL)
@@ -929,16 +994,36 @@ append(arb_store_t *s, arb_append_t *v, size_t n, int sync,
         rc = arb__env_grow(&s->log, why);
         if (rc == 0)
             continue;
-        /* Full at the cap: the message is the grow's. */
+        /* Full at the cap (the message is the grow's): the pages kept
+         * for the last checkpoint's snapshot come free with a newer one. */
+        if (rc == ARB_EFULL && !ckpt_tried) {
+            ckpt_tried = 1;
+            if ((rc = arb__jr_ckpt(s, 0, 1, &ckwhy)) == 0) {
+                rc = 0;
+                continue;
+            }
+            arb_buf_free(why);
+            if (why != NULL)
+                *why = ckwhy;
+            ckwhy = (arb_buf_t)ARB_BUF_INIT;
+        }
         break;
     }
     if (rc != 0)
         goto fail;
-    /* This commit's data flush took the previous meta page with it. */
-    *ticket = atomic_fetch_add(&s->ncommits, 1) + 1;
-    if (atomic_load(&s->durable) < *ticket - 1)
-        atomic_store(&s->durable, *ticket - 1);
+    /* The one flush that makes the batch durable. */
     t2 = now_ns();
+    rc = arb_journal_append(s->jr, b.v[0].pos, (uint32_t)n, s->jbuf.data,
+                            s->jbuf.len, why);
+    if (rc != 0) {
+        atomic_store(&s->state, ST_NOWRITE);
+        rc = rc == ARB_ESTORE ? rc : ARB_EIO;
+        goto fail;
+    }
+    arb__jr_stats_note(s);
+    *ticket = atomic_fetch_add(&s->ncommits, 1) + 1;
+    atomic_store(&s->durable, *ticket);
+    t3 = now_ns();
     rc = batch_publish(s, &b, why);
     if (rc != 0) {
         /* Committed but not visible: the handle cannot go on serving
@@ -952,10 +1037,10 @@ append(arb_store_t *s, arb_append_t *v, size_t n, int sync,
     atomic_fetch_add_explicit(&s->t_put, put, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->t_commit, t2 - t1 - put,
                               memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->t_publish, now_ns() - t2,
+    atomic_fetch_add_explicit(&s->t_syncs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->t_sync, t3 - t2, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->t_publish, now_ns() - t3,
                               memory_order_relaxed);
-    if (sync && (rc = sync_locked(s, *ticket, why)) != 0)
-        goto fail;
     pthread_mutex_unlock(&s->wlock);
     batch_free(&b);
     return 0;
@@ -963,6 +1048,7 @@ append(arb_store_t *s, arb_append_t *v, size_t n, int sync,
 fail:
     if (locked)
         pthread_mutex_unlock(&s->wlock);
+    arb_buf_free(&ckwhy);
     batch_free(&b);
     /* Nothing was written: make sure no hash can be mistaken for one. */
     for (i = 0; i < n; i++) {

@@ -8,8 +8,9 @@
  * order.  docs/STORE.md gives the on-disk layout byte by byte.
  *
  * Durability: arb_store_append_batch() returns 0 only after LMDB's commit
- * has returned and its meta page is on the disk (arb_store_sync), so an
- * event may be acknowledged as soon as the call succeeds.  A failed commit is never retried: the
+ * has returned and the batch's block in the journal is flushed (one
+ * fdatasync; docs/STORE.md, "The journal"), so an event may be
+ * acknowledged as soon as the call succeeds.  A failed commit is never retried: the
  * handle refuses further appends and the caller is expected to stop.
  *
  * Threads and locking (the contract callers rely on):
@@ -42,7 +43,7 @@
 #include "core/buf.h"
 #include "core/hash.h"
 
-#define ARB_STORE_FORMAT     2          /* "meta" format version */
+#define ARB_STORE_FORMAT     3          /* "meta" format version */
 #define ARB_STORE_ID_MAX     64         /* match id, game: 1..64 bytes */
 #define ARB_STORE_CLIENT_MAX 128        /* client event id: 1..128 bytes */
 #define ARB_STORE_EVENT_MAX  (1u << 20) /* event bytes: 1..1 MiB */
@@ -124,23 +125,12 @@ int  arb_store_append_batch(arb_store_t *s, arb_append_t *v, size_t n,
                             arb_buf_t *why);
 
 /*
- * arb_store_append_batch in two halves, for a caller that overlaps one
- * batch's durability with the next batch's commit (the daemon).
- *
- * arb_store_append_commit checks and commits like arb_store_append_batch
- * (same errors), and the events join the tail, so the store's own checks
- * of the next batch see them, but it returns before the commit's meta
- * page is flushed: the batch is NOT durable yet and must not be
- * acknowledged.  *ticket names this commit.  Its data flush also makes
- * every earlier commit durable (LMDB with MDB_NOMETASYNC: data pages are
- * flushed before the meta page is written; the previous meta page, written
- * before this commit began, goes with that flush).
- *
- * arb_store_sync returns 0 once the commit `ticket` (and every earlier one)
- * is durable: at once if a later commit's flush covered it, else after
- * one fdatasync of the log.  A failed sync is never retried: ARB_EIO, and
- * the handle refuses later appends and syncs like after a failed commit.
- * Ticket 0 is always durable.
+ * arb_store_append_commit is arb_store_append_batch for the daemon, which
+ * vouches for the client ids it marks cid_fresh (the store then does not
+ * look them up in the index again).  It returns with the batch durable;
+ * *ticket names the commit.  arb_store_sync returns 0 for any ticket a
+ * commit returned (it flushes nothing: the journal did), ARB_ESTORE for
+ * one never issued.  Ticket 0 is always durable.
  */
 int  arb_store_append_commit(arb_store_t *s, arb_append_t *v, size_t n,
                              uint64_t *ticket, arb_buf_t *why);
@@ -240,6 +230,13 @@ typedef struct arb_store_stats {
                                itself flushes once: its data pages) */
     uint64_t sync_ns;       /* their time */
     uint64_t synced_free;   /* syncs a later commit's flush made moot */
+    /* The journal (docs/STORE.md): on for a writable handle on LP64 */
+    int      journal;
+    uint64_t checkpoints;   /* LMDB flushes recorded in the journal */
+    uint64_t checkpoint_ns; /* their time */
+    uint64_t journal_bytes; /* written to the journal by this handle */
+    uint64_t journal_laps;  /* laps begun */
+    uint64_t journal_replayed;  /* events re-applied when it opened */
 } arb_store_stats_t;
 
 int  arb_store_stats(arb_store_t *s, arb_store_stats_t *out, arb_buf_t *why);
@@ -274,7 +271,8 @@ int  arb_store_backup(const char *dir, const char *out, int compact,
                       arb_store_backup_cb cb, void *ud, arb_buf_t *why);
 /* 1 when a file of that name (a path relative to a data directory) belongs
  * to an LMDB environment (data, lock), which only arb_store_backup may
- * copy. */
+ * copy, or is the store's journal (wal.0, wal.1), which a copy must never
+ * take: it describes the source's data.mdb, not the copy's. */
 int  arb_store_is_env_file(const char *relpath);
 
 /*
@@ -286,10 +284,20 @@ int  arb_store_is_env_file(const char *relpath);
  */
 int  arb_store_index_wait(arb_store_t *s, arb_buf_t *why);
 
-/* 1 when the index writer has stopped on an I/O error (why, may be NULL,
- * says which), else 0.  The log is unharmed, but the daemon treats it as
- * a failed write: it stops with its fail-stop status, and the index is
- * rebuilt from its mark at the next open.  Never retried. */
+/* 1 when a background writer has stopped on an I/O error (why, may be
+ * NULL, says which), else 0: the index writer (the log is unharmed; the
+ * index is rebuilt from its mark at the next open) or the journal's
+ * checkpoints (the handle refuses appends; the next open recovers from
+ * the journal).  The daemon treats either as a failed write and stops
+ * with its fail-stop status.  Never retried. */
 int  arb_store_index_failed(arb_store_t *s, arb_buf_t *why);
+
+/* The last checkpoint of a clean stop (docs/STORE.md, "The journal"):
+ * the log's file flushed and recorded in the journal as closed cleanly,
+ * so that the next open restores nothing.  arb_store_close does it too,
+ * but cannot report a failure; a caller that must (the daemon) calls
+ * this first.  Appends are refused afterwards.  ARB_EIO or ARB_ESTORE:
+ * the flush failed, and the next open recovers from the journal. */
+int  arb_store_finish(arb_store_t *s, arb_buf_t *why);
 
 #endif

@@ -219,5 +219,6 @@ arb_store_is_env_file(const char *relpath)
 
     base = base != NULL ? base + 1 : relpath;
     return strcmp(base, "data.mdb") == 0 || strcmp(base, "lock.mdb") == 0 ||
-           ends_with(base, ".mdb") || ends_with(base, ".mdb-lock");
+           ends_with(base, ".mdb") || ends_with(base, ".mdb-lock") ||
+           strcmp(base, "wal.0") == 0 || strcmp(base, "wal.1") == 0;
 }

@@ -21,6 +21,7 @@
 #include <lmdb.h>
 
 #include "core/buf.h"
+#include "core/ledger/journal.h"
 #include "core/ledger/store.h"
 
 #define ARB__REPR_MAX   (4 * ARB_STORE_CLIENT_MAX + 8)
@@ -122,6 +123,7 @@ struct arb_store {
     char             *dir;
     size_t            page;
     int               read_only;
+    int               fmt_old;      /* opened a format-2 store */
     int               stale;
     atomic_int        state;        /* ST_*: only ever moves forward */
     /* the index writer (read-write handles only) */
@@ -147,6 +149,25 @@ struct arb_store {
     /* Durability of the log (MDB_NOMETASYNC, store.c): commits returned
      * and commits known on the disk.  Written under wlock. */
     _Atomic uint64_t  ncommits, durable;
+    /* The journal (store_journal.c; read-write handles):
+     * with it the log commits without flushing and a batch is durable
+     * once journalled. */
+    arb_journal_t    *jr;
+    arb_buf_t         jbuf;         /* under wlock: the batch's payload */
+    int               jr_have;      /* the journal held a checkpoint */
+    arb_journal_ckpt_t jr_ck;       /* ... this one, at open */
+    uint64_t          jr_replayed;  /* events re-applied at open */
+    MDB_txn          *pin;          /* under wlock: the last checkpoint's
+                                       snapshot, kept from reuse */
+    pthread_t         ckthread;
+    int               have_ckthread, have_ck_sync;
+    pthread_mutex_t   ck_lock;
+    pthread_cond_t    ck_cond;
+    int               ck_stop;      /* under ck_lock */
+    int               ck_closing;   /* under wlock: the closing one */
+    _Atomic uint64_t  ck_upto;      /* ncommits the last checkpoint saw */
+    _Atomic uint64_t  ck_count, ck_ns, j_bytes, j_laps;  /* for stats */
+    char              ck_why[256];  /* why a checkpoint stopped the handle */
 };
 
 enum { ST_OK = 0, ST_NOWRITE };
@@ -239,6 +260,21 @@ extern uint64_t arb__verify_one_thread;
 /* The summary of a match from the index (ARB_ENOTFOUND when absent). */
 int      arb__ix_match(arb_store_t *s, MDB_txn *itxn, const char *id,
                        size_t idlen, arb_match_info_t *m, arb_buf_t *why);
+
+/* store_journal.c */
+extern unsigned arb__ckpt_ms;    /* between checkpoints (tests, benches) */
+/* Before the log env opens (read-write): the journal, and the
+ * checkpoint's meta page put back when the last writer died. */
+int      arb__jr_open(arb_store_t *s, int exists, arb_buf_t *why);
+/* After its databases are open: re-applies the journal, checkpoints,
+ * starts the checkpoint thread. */
+int      arb__jr_start(arb_store_t *s, arb_buf_t *why);
+int      arb__jr_ckpt(arb_store_t *s, int new_lap, int locked,
+                      arb_buf_t *why);
+int      arb__jr_reserve(arb_store_t *s, size_t len, arb_buf_t *why);
+void     arb__jr_close(arb_store_t *s);
+void     arb__jr_stats_note(arb_store_t *s);
+int      arb__jr_ro_dirty(const char *dir, int *dirty, arb_buf_t *why);
 
 /* store_tail.c: every function expects tail.lock held unless noted. */
 int      arb__tail_init(arb__tail_t *t);

@@ -595,6 +595,12 @@ arb_store_stats(arb_store_t *s, arb_store_stats_t *out, arb_buf_t *why)
     out->sync_ns = atomic_load_explicit(&s->t_sync, memory_order_relaxed);
     out->synced_free = atomic_load_explicit(&s->t_synced_free,
                                             memory_order_relaxed);
+    out->journal = s->jr != NULL;
+    out->checkpoints = atomic_load(&s->ck_count);
+    out->checkpoint_ns = atomic_load(&s->ck_ns);
+    out->journal_bytes = atomic_load(&s->j_bytes);
+    out->journal_laps = atomic_load(&s->j_laps);
+    out->journal_replayed = s->jr_replayed;
     rc = arb__ro_refresh(s, why);
     if (rc != 0)
         return rc;
@@ -942,7 +948,15 @@ arb_store_secret(arb_store_t *s, const char *match_id, arb_buf_t *out,
 int
 arb_store_index_failed(arb_store_t *s, arb_buf_t *why)
 {
-    if (s == NULL || !atomic_load(&s->ix_failed))
+    if (s == NULL)
+        return 0;
+    /* ck_why is written before the state changes. */
+    if (atomic_load(&s->state) != ST_OK && s->ck_why[0] != '\0') {
+        if (why != NULL)
+            arb_buf_printf(why, "checkpoint failed: %s", s->ck_why);
+        return 1;
+    }
+    if (!atomic_load(&s->ix_failed))
         return 0;
     if (why != NULL) {
         pthread_mutex_lock(&s->tail.lock);

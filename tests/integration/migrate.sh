@@ -5,7 +5,10 @@
 # with a message naming `arbiter migrate`; the migration copies every
 # event, verifies every chain, keeps the old files, and the daemon then
 # serves the same records, answering a retried client id as a duplicate.
-# A damaged format-1 store is refused and left as it was.
+# A damaged format-1 store is refused and left as it was.  A format-2
+# directory (tests/data/store-format2: the same records, migrated by the
+# format-2 build) is read as it is and upgraded in place to format 3 (the
+# journal added) by `arbiter migrate` or by the daemon's first open.
 BUILD=${BUILD:-build}
 A=bin/arbiter
 F=tests/data/store-format1
@@ -58,7 +61,7 @@ check "damaged: nothing new left behind" "" "$(ls "$T/bad" | grep -v '^\(data\|l
 out=$($A migrate --data "$T/data" 2>&1); rc=$?
 check "migrate exit status" 0 $rc
 check "migrate summary (quiet in a pipe)" \
-    "$T/data: migrated to store format 2: 48 events in 3 matches, every chain verified; the format-1 files are in $T/data/format1" \
+    "$T/data: migrated to store format 3: 48 events in 3 matches, every chain verified; the format-1 files are in $T/data/format1" \
     "$out"
 check "old files kept" "data.mdb lock.mdb" "$(ls "$T/data/format1" | tr '\n' ' ' | sed 's/ $//')"
 for m in T-2026-001 SKIM10-seed OPEN1; do
@@ -66,7 +69,7 @@ for m in T-2026-001 SKIM10-seed OPEN1; do
         "$($A replay --db "$T/data" --match "$m" --json 2>&1)"
 done
 out=$($A migrate --data "$T/data" 2>&1); rc=$?
-check "second run: nothing to do" "0 $T/data: already store format 2; nothing to do" "$rc $out"
+check "second run: nothing to do" "0 $T/data: already store format 3; nothing to do" "$rc $out"
 
 # ---- the daemon on the migrated directory -----------------------------------
 bin/arbiterd --data "$T/data" --listen "unix:$T/s.sock" --log-level warn \
@@ -90,6 +93,53 @@ SKIM10-seed chains open 35
 T-2026-001 yahchain closed 9" \
     "$($A matches --token "$ARB" | awk '{ print $1, $2, $3, $4 }')"
 kill "$D"; wait "$D" 2>/dev/null; D=
+check "the migrated directory has its journal" "wal.0 wal.1" \
+    "$(ls "$T/data" | grep '^wal' | tr '\n' ' ' | sed 's/ $//')"
+check "nothing left of the migration" "" "$(ls "$T/data" | grep migrate)"
+
+# ---- format 2: read as it is, upgraded in place ------------------------------
+F2=tests/data/store-format2
+mkdir -p "$T/f2"
+cp "$F2/data.mdb" "$T/f2/"
+chmod 600 "$T/f2/data.mdb"
+for m in T-2026-001 SKIM10-seed OPEN1; do
+    check "format 2: $m: replay --db reads it as it is" "$(cat "$F/$m.json")" \
+        "$($A replay --db "$T/f2" --match "$m" --json 2>&1)"
+done
+check "format 2: a read-only open adds no journal" "" \
+    "$(ls "$T/f2" | grep '^wal')"
+out=$($A migrate --data "$T/f2" 2>&1); rc=$?
+check "format 2: migrate upgrades in place" \
+    "0 $T/f2: upgraded in place to store format 3 (the journal added); every chain verified" \
+    "$rc $out"
+out=$($A migrate --data "$T/f2" 2>&1); rc=$?
+check "format 2: then nothing to do" "0 $T/f2: already store format 3; nothing to do" \
+    "$rc $out"
+for m in T-2026-001 SKIM10-seed OPEN1; do
+    check "format 3: $m: replay --db after the upgrade = before" \
+        "$(cat "$F/$m.json")" "$($A replay --db "$T/f2" --match "$m" --json 2>&1)"
+done
+
+# the daemon's first open upgrades a format-2 directory the same way
+mkdir -p "$T/f2d"
+cp "$F2/data.mdb" "$T/f2d/"
+chmod 600 "$T/f2d/data.mdb"
+bin/arbiterd --data "$T/f2d" --listen "unix:$T/s2.sock" --log-level warn \
+    2>> "$T/d3.log" &
+D=$!
+i=0
+until [ -f "$T/f2d/tokens" ] && $A stats --server "unix:$T/s2.sock" \
+          --token "$(awk '$1 == "token" && $4 == "reader" { print $3 }' \
+                     "$T/f2d/tokens")" > /dev/null 2>&1; do
+    i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
+done
+kill "$D"; wait "$D"; rc=$?; D=
+check "format 2: the daemon serves it and stops cleanly" 0 $rc
+check "format 2: the daemon added the journal" "wal.0 wal.1" \
+    "$(ls "$T/f2d" | grep '^wal' | tr '\n' ' ' | sed 's/ $//')"
+out=$($A migrate --data "$T/f2d" 2>&1); rc=$?
+check "format 2: after the daemon, nothing to do" \
+    "0 $T/f2d: already store format 3; nothing to do" "$rc $out"
 
 echo "migrate.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1463,6 +1463,8 @@ static void
 rm_rf(const char *dir)
 {
     static const char *const files[] = { "data.mdb", "lock.mdb",
+                                         "index.mdb", "index.mdb-lock",
+                                         "wal.0", "wal.1",
                                          "signing.key", "signing.pub" };
     char   p[256];
     size_t i;

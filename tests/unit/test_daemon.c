@@ -876,6 +876,7 @@ test_restart(void)
                 "store_check_ns", "store_put_ns", "store_commit_ns",
                 "store_publish_ns", "index_commits", "store_syncs",
                 "store_sync_ns", "gathered", "gather_timeouts", "lone_commits",
+                "store_checkpoints", "store_checkpoint_ns",
             };
             const msgpack_object *tm = arb_client_get(&res, "timing");
             size_t                q;

@@ -215,11 +215,11 @@ static void
 rm_store(const char *d)
 {
     static const char *const f[] = { "data.mdb", "lock.mdb", "index.mdb",
-                                     "index.mdb-lock" };
+                                     "index.mdb-lock", "wal.0", "wal.1" };
     char                     p[200];
     size_t                   i;
 
-    for (i = 0; i < 4; i++) {
+    for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
         snprintf(p, sizeof(p), "%s/%s", d, f[i]);
         unlink(p);
     }

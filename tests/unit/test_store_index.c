@@ -45,11 +45,11 @@ static void
 rm_store(const char *name)
 {
     static const char *const files[] = { "data.mdb", "lock.mdb", "index.mdb",
-                                         "index.mdb-lock" };
+                                         "index.mdb-lock", "wal.0", "wal.1" };
     char   p[200];
     size_t i;
 
-    for (i = 0; i < 4; i++) {
+    for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         snprintf(p, sizeof(p), "%s/%s", subdir(name), files[i]);
         unlink(p);
     }
