@@ -274,7 +274,14 @@ arb_journal_open(arb_journal_t **out, const char *dir, int writer, int *live,
     for (i = 0; i < 2; i++)
         if ((rc = open_file(j, dir, i, why)) != 0)
             goto fail;
-    if (flock(j->fd[0], (writer ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
+    /* A writer waits up to a second: a read-only open may hold the
+     * shared lock for the moment it takes to look at the journal. */
+    for (i = 0; flock(j->fd[0], (writer ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0;
+         i++) {
+        if (errno == EWOULDBLOCK && writer && i < 100) {
+            usleep(10000);
+            continue;
+        }
         if (errno != EWOULDBLOCK) {
             arb__why(why, "journal: lock %s/wal.0: %s", dir, strerror(errno));
             rc = ARB_EIO;
@@ -288,6 +295,7 @@ arb_journal_open(arb_journal_t **out, const char *dir, int writer, int *live,
         }
         if (live != NULL)
             *live = 1;
+        break;
     }
     *out = j;
     return 0;
