@@ -15,19 +15,14 @@
  * after an acknowledgement sees the event and a retried client id is
  * recognised however far the index lags.
  *
- * One flush per commit.  The log is opened with MDB_NOMETASYNC: a commit
- * writes its pages, flushes them (fdatasync), then writes the meta page
- * that makes them the current state, without flushing it.  LMDB's default
- * would flush that page too (an O_DSYNC write), a second flush under the
- * writer lock.  Instead the meta page reaches the disk with the next
- * commit's data flush, or with arb_store_sync when no commit follows:
- * either way before the batch is acknowledged.  LMDB keeps the previous
- * snapshot's pages until the transaction after next, so a power cut
- * between the two flushes leaves the previous meta page, intact and
- * pointing at intact pages: the unflushed commit is lost, never the
- * store's consistency (and it was never acknowledged).  MDB_NOSYNC plus
- * one fdatasync after the meta write would be one flush too, but the disk
- * may then keep the new meta page and not the pages it points at.
+ * One flush per acknowledgement.  The log's transaction commits without
+ * flushing (MDB_NOSYNC), and the batch is then written to the journal
+ * and flushed once (store_journal.c, journal.c): that flush makes it
+ * durable.  Checkpoints flush the log's file off the acknowledgement
+ * path and pin the snapshot they flushed, which is what recovery goes
+ * back to before it re-applies the journal.  Opening and the format
+ * record still commit the ordinary way (MDB_NOMETASYNC plus
+ * mdb_env_sync), before the journal takes over.
  *
  * Locking, in one place:
  *   env.maplock  rwlock per environment.  Shared by every transaction of
@@ -148,8 +143,6 @@ init_log(arb_store_t *s, MDB_txn *txn, int may_write, arb_buf_t *why)
     }
     /* Format 3 is format 2 with the journal: a format-2 store is read
      * as it is, and becomes format 3 when opened for writing. */
-    if (fmt == 2)
-        s->fmt_old = 1;
     if (fmt != 0 && fmt != 2 && fmt != ARB_STORE_FORMAT) {
         arb__why(why, "store format %lu is not supported (this build "
                  "reads %d)", fmt, ARB_STORE_FORMAT);
@@ -904,7 +897,8 @@ arb_store_sync(arb_store_t *s, uint64_t ticket, arb_buf_t *why)
         return s == NULL ? ARB_EINVAL : ARB_EPERM;
     }
     if (ticket > atomic_load(&s->durable)) {
-        failed_why(s, why);
+        arb__why(why, "commit %llu was never made",
+                 (unsigned long long)ticket);
         return ARB_ESTORE;
     }
     atomic_fetch_add_explicit(&s->t_synced_free, 1, memory_order_relaxed);

@@ -9,6 +9,8 @@
  *   store_index.c  the derived index: its writer thread and its rebuild
  *   store_rebuild.c  the sorted bulk build of an empty index
  *   store_read.c   every read, verification and the statistics
+ *   store_journal.c  recovery through the journal, checkpoints
+ *   journal.c      the journal's files and blocks (journal.h)
  * docs/STORE.md gives the layout of both environments byte by byte.
  */
 #ifndef ARB_STORE_INT_H
@@ -123,7 +125,6 @@ struct arb_store {
     char             *dir;
     size_t            page;
     int               read_only;
-    int               fmt_old;      /* opened a format-2 store */
     int               stale;
     atomic_int        state;        /* ST_*: only ever moves forward */
     /* the index writer (read-write handles only) */
@@ -146,8 +147,8 @@ struct arb_store {
      * any thread */
     _Atomic uint64_t  t_batches, t_check, t_put, t_commit, t_publish;
     _Atomic uint64_t  t_syncs, t_sync, t_synced_free;
-    /* Durability of the log (MDB_NOMETASYNC, store.c): commits returned
-     * and commits known on the disk.  Written under wlock. */
+    /* Commits returned, and commits known on the disk (the same once
+     * the journal's flush returned).  Written under wlock. */
     _Atomic uint64_t  ncommits, durable;
     /* The journal (store_journal.c; read-write handles):
      * with it the log commits without flushing and a batch is durable
