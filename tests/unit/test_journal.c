@@ -354,6 +354,39 @@ test_store_recovery(void)
     check_events(d2, 400, acked, &replayed);
     CHECK_INT(replayed, 0);
 
+    /* A data.mdb older than its journal's checkpoint (put back after
+     * the writer died) is refused, not "recovered" into garbage; so is
+     * a journal whose data.mdb is gone. */
+    dir = subdir("older");
+    snprintf(d2, sizeof(d2), "%s", dir);
+    {
+        arb_store_t *s = NULL;
+        arb_buf_t    why = ARB_BUF_INIT;
+        char         cmd[1400];
+
+        CHECK_INT(arb_store_open(&s, d2, NULL, NULL), 0);
+        arb_store_close(s);
+        s = NULL;
+        snprintf(cmd, sizeof(cmd), "cp %s/data.mdb %s/old.mdb", d2, d2);
+        CHECK_INT(system(cmd), 0);
+        n = die_loaded(d2, 400, acked);
+        snprintf(cmd, sizeof(cmd), "cp %s/old.mdb %s/data.mdb", d2, d2);
+        CHECK_INT(system(cmd), 0);
+        CHECK_INT(arb_store_open(&s, d2, NULL, &why), ARB_ECORRUPT);
+        CHECK(strstr(arb_buf_cstr(&why), "older than its journal's "
+                     "checkpoint") != NULL);
+        CHECK(strstr(arb_buf_cstr(&why), "Move") != NULL);
+        arb_store_close(s);
+        s = NULL;
+        snprintf(cmd, sizeof(cmd), "rm %s/data.mdb", d2);
+        CHECK_INT(system(cmd), 0);
+        CHECK_INT(arb_store_open(&s, d2, NULL, &why), ARB_ECORRUPT);
+        CHECK(strstr(arb_buf_cstr(&why), "not closed cleanly, but no "
+                     "data.mdb") != NULL);
+        arb_store_close(s);
+        arb_buf_free(&why);
+    }
+
     /* A read-only open after the writer died applies the journal first
      * (the directory is writable), then reads. */
     dir = subdir("ro");
