@@ -273,7 +273,7 @@ check_events(const char *dir, int n, unsigned char (*acked)[32],
     arb_store_stats_t st;
     arb_match_info_t  m;
     arb_buf_t         why = ARB_BUF_INIT;
-    char              id[8];
+    char              id[16];
     int               i;
 
     CHECK_INT(arb_store_open(&s, dir, NULL, &why), 0);
