@@ -271,9 +271,18 @@ arb_journal_open(arb_journal_t **out, const char *dir, int writer, int *live,
     j->writer = writer != 0;
     j->cur = -1;
     j->lsn = 1;
-    for (i = 0; i < 2; i++)
-        if ((rc = open_file(j, dir, i, why)) != 0)
+    for (i = 0; i < 2; i++) {
+        rc = open_file(j, dir, i, why);
+        /* wal.1 is made with wal.0; a reader that finds only wal.0 reads
+         * it alone (an empty wal.1 holds no block). */
+        if (rc == ARB_ENOTFOUND && i == 1 && !writer) {
+            j->fd[1] = -1;
+            j->size[1] = 0;
+            continue;
+        }
+        if (rc != 0)
             goto fail;
+    }
     /* A writer waits up to a second: a read-only open may hold the
      * shared lock for the moment it takes to look at the journal. */
     for (i = 0; flock(j->fd[0], (writer ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0;
