@@ -79,6 +79,23 @@ arb_store_be64(unsigned char *p, uint64_t v)
     p[6] = (unsigned char)(v >> 8);
     p[7] = (unsigned char)v;
 }
+/* The same for 32 bits (the journal's lengths and counts). */
+static inline uint32_t
+arb_load_be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16
+           | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static inline void
+arb_store_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
 /* NUL-terminates without counting the NUL in len; returns data or NULL on oom. */
 const char *arb_buf_cstr(arb_buf_t *b);
 

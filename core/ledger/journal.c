@@ -61,35 +61,6 @@ struct arb_journal {
 };
 
 static void
-put32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
-static uint32_t
-get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-           (uint32_t)p[2] << 8 | p[3];
-}
-
-static void
-put64(unsigned char *p, uint64_t v)
-{
-    put32(p, (uint32_t)(v >> 32));
-    put32(p + 4, (uint32_t)v);
-}
-
-static uint64_t
-get64(const unsigned char *p)
-{
-    return (uint64_t)get32(p) << 32 | get32(p + 4);
-}
-
-static void
 block_sum(unsigned char out[J_SUM], const unsigned char *b, size_t len)
 {
     crypto_generichash_state st;
@@ -138,12 +109,12 @@ block_build(arb_journal_t *j, int kind, uint32_t count, uint64_t pos,
         return rc;
     b = j->blk;
     memset(b, 0, J_HDR);
-    put32(b, J_MAGIC);
+    arb_store_be32(b, J_MAGIC);
     b[4] = (unsigned char)kind;
-    put32(b + 8, (uint32_t)len);
-    put32(b + 12, count);
-    put64(b + 16, j->lsn);
-    put64(b + 24, pos);
+    arb_store_be32(b + 8, (uint32_t)len);
+    arb_store_be32(b + 12, count);
+    arb_store_be64(b + 16, j->lsn);
+    arb_store_be64(b + 24, pos);
     if (n1)
         memcpy(b + J_HDR, p1, n1);
     if (n2)
@@ -205,11 +176,12 @@ block_read(arb_journal_t *j, int f, uint64_t off, uint64_t lsn,
              (unsigned long long)off, strerror(errno));
         return ARB_EIO;
     }
-    len = get32(hdr + 8);
-    if (get32(hdr) != J_MAGIC || (hdr[4] != K_BATCH && hdr[4] != K_CKPT) ||
+    len = arb_load_be32(hdr + 8);
+    if (arb_load_be32(hdr) != J_MAGIC ||
+        (hdr[4] != K_BATCH && hdr[4] != K_CKPT) ||
         hdr[5] || hdr[6] || hdr[7] || off + J_HDR + len > j->size[f] ||
         (hdr[4] == K_CKPT && len != CKPT_LEN) ||
-        (lsn != 0 && get64(hdr + 16) != lsn))
+        (lsn != 0 && arb_load_be64(hdr + 16) != lsn))
         return 0;
     if ((rc = blk_room(j, J_HDR + len, why)) != 0)
         return rc;
@@ -338,7 +310,7 @@ first_lsn(arb_journal_t *j, int f, uint64_t *lsn, arb_buf_t *why)
     if (rc < 0)
         return rc;
     if (rc == 1 && j->blk[4] == K_CKPT)
-        *lsn = get64(j->blk + 16);
+        *lsn = arb_load_be64(j->blk + 16);
     return 0;
 }
 
@@ -370,12 +342,12 @@ arb_journal_recover(arb_journal_t *j, int *have, arb_journal_ckpt_t *ck,
                 return rc;
             if (rc == 0)
                 break;
-            len = get32(j->blk + 8);
-            count = get32(j->blk + 12);
-            first = get64(j->blk + 24);
+            len = arb_load_be32(j->blk + 8);
+            count = arb_load_be32(j->blk + 12);
+            first = arb_load_be64(j->blk + 24);
             if (j->blk[4] == K_CKPT) {
                 if (pass == 0) {
-                    ck->txnid = get64(j->blk + J_HDR);
+                    ck->txnid = arb_load_be64(j->blk + J_HDR);
                     ck->last = first;
                     memcpy(ck->meta, j->blk + J_HDR + 8, ARB_JOURNAL_META);
                 }
@@ -616,7 +588,7 @@ arb_journal_checkpoint(arb_journal_t *j, const arb_journal_ckpt_t *ck,
              (unsigned long long)ck->last);
         return ARB_EINVAL;
     }
-    put64(tx, ck->txnid);
+    arb_store_be64(tx, ck->txnid);
     if ((rc = block_build(j, K_CKPT, ck->clean != 0, ck->last, tx, 8,
                           ck->meta, ARB_JOURNAL_META, why)) != 0)
         return rc;

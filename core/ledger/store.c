@@ -720,10 +720,7 @@ jrec_add(arb_buf_t *jb, const void *rec, size_t len, const arb_append_t *e)
     size_t        sl = e->secret != NULL && e->seq == 0 ? strlen(e->secret)
                                                         : 0;
 
-    h[0] = (unsigned char)(len >> 24);
-    h[1] = (unsigned char)(len >> 16);
-    h[2] = (unsigned char)(len >> 8);
-    h[3] = (unsigned char)len;
+    arb_store_be32(h, (uint32_t)len);
     arb_buf_add(jb, h, 4);
     arb_buf_add(jb, rec, len);
     h[0] = (unsigned char)(sl >> 8);

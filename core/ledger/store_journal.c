@@ -223,8 +223,7 @@ replay_put(MDB_txn *txn, arb_store_t *s, uint64_t first, uint32_t count,
     for (; pos < first + count; pos++) {
         if (end - p < 4)
             goto bad;
-        rl = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-             (uint32_t)p[2] << 8 | p[3];
+        rl = arb_load_be32(p);
         p += 4;
         if (rl < LR_HDR || (size_t)(end - p) < (size_t)rl + 2)
             goto bad;

@@ -205,6 +205,60 @@ test_module(void)
         CHECK_INT(sn.first[sn.n - 1], 200);
     }
     arb_journal_close(j);
+    j = NULL;
+
+    /* Growing ahead: past half the file a plan, its zeros, then room
+     * for the appends without them extending the file themselves. */
+    dir = subdir("ahead");
+    arb__journal_max = 16384;
+    CHECK_INT(arb_journal_open(&j, dir, 1, NULL, &why), 0);
+    ck_init(&ck, 2, 0);
+    CHECK_INT(arb_journal_checkpoint(j, &ck, 1, &why), 0);
+    {
+        arb_journal_stats_t js;
+        uint64_t            from = 0, to = 0;
+        int                 f = -1, i;
+
+        CHECK_INT(arb_journal_grow_plan(j, &f, &from, &to), 0);
+        for (i = 1; i <= 4; i++)        /* 312 + 4 * 148 > 1024 / 2 */
+            CHECK_INT(arb_journal_append(j, (uint64_t)i, 1, payload,
+                                         sizeof(payload), &why), 0);
+        CHECK_INT(arb_journal_grow_plan(j, &f, &from, &to), 1);
+        CHECK_INT(f, 0);
+        CHECK_INT(from, 1024);
+        CHECK_INT(to, 2048);
+        CHECK_INT(arb_journal_grow_fill(j, f, from, to, &why), 0);
+        arb_journal_grow_done(j, f, from, to, 0);
+        arb_journal_stats(j, &js);
+        CHECK_INT(js.grows, 2);         /* the first block's, this one */
+        for (i = 5; i <= 7; i++)
+            CHECK_INT(arb_journal_append(j, (uint64_t)i, 1, payload,
+                                         sizeof(payload), &why), 0);
+        arb_journal_stats(j, &js);
+        CHECK_INT(js.grows, 2);         /* the appends did not grow it */
+        snprintf(path, sizeof(path), "%s/wal.0", dir);
+        CHECK(stat(path, &st) == 0 && st.st_size == 2048);
+        /* ENOSPC on the way: the range is given back. */
+        CHECK_INT(arb_journal_grow_plan(j, &f, &from, &to), 1);
+        arb_journal_grow_done(j, f, from, to, ARB_EFULL);
+        CHECK(stat(path, &st) == 0 && st.st_size == 2048);
+        CHECK_INT(arb_journal_append(j, 8, 1, payload, sizeof(payload),
+                                     &why), 0);
+    }
+    arb_journal_close(j);
+    j = NULL;
+    /* A reader that finds wal.0 alone reads it. */
+    snprintf(path, sizeof(path), "%s/wal.1", dir);
+    CHECK_INT(unlink(path), 0);
+    CHECK_INT(arb_journal_open(&j, dir, 0, &live, &why), 0);
+    CHECK_INT(live, 0);
+    memset(&sn, 0, sizeof(sn));
+    if (j != NULL)
+        CHECK_INT(arb_journal_recover(j, &have, &got, on_batch, &sn, &why),
+                  0);
+    CHECK_INT(have, 1);
+    CHECK_INT(sn.n, 8);
+    arb_journal_close(j);
     arb__journal_grow0 = (uint64_t)256 << 10;
     arb__journal_max = (uint64_t)64 << 20;
     arb_buf_free(&why);
