@@ -1017,12 +1017,12 @@ baseline(const char *dir, double secs, double *rate, uint32_t *p50,
  * that a steady drift weighs on both alike: the daemon at T tables
  * (run_load, its matches opened before each slice's clock starts) and
  * the baseline on a store of its own, opened before the first slice and
- * kept open to the last, as the daemon keeps its own.  (A fresh store per
- * floor slice, as before, put its creation and its closing flush into
- * the daemon's next slice: the daemon made 3,423 appends/s in its own
- * run and 2,176/s in those slices.)  The 1-table target is judged on the
- * rates; at 16 tables the floor's p99 says how much of the daemon's p99
- * the disk's own commits take.
+ * kept open to the last, as the daemon keeps its own.  What one side
+ * leaves behind (its writeback, its last checkpoint's flush: each writes
+ * about 40 KiB per one-event commit) falls into the other's next slice;
+ * in ABBA order each side follows the other as often as it precedes it.
+ * The 1-table target is judged on the rates; at 16 tables the floor's p99
+ * says how much of the daemon's p99 the disk's own commits take.
  */
 #define PAIR_SLICES 12
 #define PAIR_SECS   0.5
