@@ -111,7 +111,8 @@ int  arb_journal_checkpoint(arb_journal_t *j, const arb_journal_ckpt_t *ck,
  * Growing ahead of the appends, so that they seldom extend a file
  * themselves (zeros written and flushed while they wait).  Under the
  * caller's lock, arb_journal_grow_plan says whether the current file is
- * more than half used and below the cap: 1 with the range to fill.
+ * below the cap and more than half used (a file under a step) or less
+ * than a step from full: 1 with the range to fill.
  * arb_journal_grow_fill writes and flushes its zeros and may run without
  * the lock, beside appends (they never write past the size the handle
  * knows).  arb_journal_grow_done, under the lock again, makes the range
@@ -130,8 +131,9 @@ uint64_t arb_journal_lap_bytes(const arb_journal_t *j);
 uint64_t arb_journal_lap_max(const arb_journal_t *j);
 void     arb_journal_stats(const arb_journal_t *j, arb_journal_stats_t *st);
 
-/* For tests: the size a file grows to first and the most it grows to
- * (defaults 256 KiB and 64 MiB). */
-extern uint64_t arb__journal_grow0, arb__journal_max;
+/* For tests: the size a file grows to first, the most it grows to, and
+ * the step it grows by past the step's size (defaults 256 KiB, 64 MiB and
+ * 1 MiB). */
+extern uint64_t arb__journal_grow0, arb__journal_max, arb__journal_step;
 
 #endif

@@ -247,6 +247,7 @@ test_module(void)
     }
     arb_journal_close(j);
     j = NULL;
+
     /* A reader that finds wal.0 alone reads it. */
     snprintf(path, sizeof(path), "%s/wal.1", dir);
     CHECK_INT(unlink(path), 0);
@@ -259,6 +260,50 @@ test_module(void)
     CHECK_INT(have, 1);
     CHECK_INT(sn.n, 8);
     arb_journal_close(j);
+    /* Past a step, a step at a time: a growth never dirties more than a
+     * step of zeros, whether ahead of the appends or by one of them. */
+    dir = subdir("step");
+    arb__journal_step = 2048;
+    arb__journal_max = 65536;
+    CHECK_INT(arb_journal_open(&j, dir, 1, NULL, &why), 0);
+    ck_init(&ck, 2, 0);
+    CHECK_INT(arb_journal_checkpoint(j, &ck, 1, &why), 0);
+    {
+        uint64_t from = 0, to = 0, pos = 1;
+        int      f = -1, i;
+
+        for (i = 0; i < 4; i++)     /* 904 bytes of 1024 */
+            CHECK_INT(arb_journal_append(j, pos++, 1, payload,
+                                         sizeof(payload), &why), 0);
+        snprintf(path, sizeof(path), "%s/wal.0", dir);
+        CHECK(stat(path, &st) == 0 && st.st_size == 1024);
+        /* under a step: past half, it doubles */
+        CHECK_INT(arb_journal_grow_plan(j, &f, &from, &to), 1);
+        CHECK_INT(from, 1024);
+        CHECK_INT(to, 2048);
+        CHECK_INT(arb_journal_grow_fill(j, f, from, to, &why), 0);
+        arb_journal_grow_done(j, f, from, to, 0);
+        /* at a step: less than a step left, one step more */
+        CHECK_INT(arb_journal_grow_plan(j, &f, &from, &to), 1);
+        CHECK_INT(from, 2048);
+        CHECK_INT(to, 4096);
+        CHECK_INT(arb_journal_grow_fill(j, f, from, to, &why), 0);
+        arb_journal_grow_done(j, f, from, to, 0);
+        CHECK(stat(path, &st) == 0 && st.st_size == 4096);
+        /* 904 of 4096: more than a step left, no plan */
+        CHECK_INT(arb_journal_grow_plan(j, &f, &from, &to), 0);
+        /* appends that outrun it grow the file a step at a time */
+        for (i = 0; i < 40; i++)
+            CHECK_INT(arb_journal_append(j, pos++, 1, payload,
+                                         sizeof(payload), &why), 0);
+        CHECK(stat(path, &st) == 0 && st.st_size % 2048 == 0 &&
+              st.st_size >= 312 + 44 * 148 &&
+              st.st_size < 312 + 44 * 148 + 2048);
+    }
+    arb_journal_close(j);
+    j = NULL;
+    arb__journal_step = (uint64_t)1 << 20;
+
     arb__journal_grow0 = (uint64_t)256 << 10;
     arb__journal_max = (uint64_t)64 << 20;
     arb_buf_free(&why);
