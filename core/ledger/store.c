@@ -324,6 +324,7 @@ arb_store_open(arb_store_t **out, const char *dir,
         arb__why(why, "%s is not a directory", dir);
         goto fail;
     }
+    s->dir_st = st;
     path = malloc(strlen(dir) + sizeof("/data.mdb"));
     if (path == NULL) {
         rc = ARB_ENOMEM;
@@ -337,11 +338,16 @@ arb_store_open(arb_store_t **out, const char *dir,
         arb__why(why, "%s: no store there", dir);
         goto fail;
     }
-    if (s->read_only)
-        rc = ro_recover(dir, &o, why);
-    else
-        rc = arb__jr_open(s, exists, why);
+    /* A read-only open first has a handle of its own apply a journal
+     * left by a dead writer (ro_recover), then claims the directory,
+     * before any environment of this handle opens (store_claim.c). */
+    if (s->read_only && (rc = ro_recover(dir, &o, why)) != 0)
+        goto fail;
+    rc = arb__dir_claim(&s->dir_st, dir, why);
     if (rc != 0)
+        goto fail;
+    s->claimed = 1;
+    if (!s->read_only && (rc = arb__jr_open(s, exists, why)) != 0)
         goto fail;
 
     mrc = mdb_env_create(&s->log.env);
@@ -412,6 +418,9 @@ arb_store_close(arb_store_t *s)
     arb__tail_free(&s->tail);
     if (s->have_wlock)
         pthread_mutex_destroy(&s->wlock);
+    /* Last: the environments are closed, their locks gone. */
+    if (s->claimed)
+        arb__dir_release(&s->dir_st);
     free(s->dir);
     free(s);
 }

@@ -65,6 +65,8 @@ typedef struct arb_store_opts {
  * release it with arb_store_close().
  * ARB_ENOTFOUND: read-only and no store there.  ARB_EUNSUPP: another
  * format version.  ARB_EINVAL: bad options (map_max < map_size).
+ * ARB_EPERM: this process already has the directory open (one handle
+ * per store per process, an LMDB rule: share the open handle).
  */
 int  arb_store_open(arb_store_t **out, const char *dir,
                     const arb_store_opts_t *opts, arb_buf_t *why);
@@ -262,8 +264,8 @@ int  arb_store_verify(arb_store_t *s, const char *match_id, arb_buf_t *why);
  * MDB_CP_COMPACT when compact) through a read-only handle of its own, safe
  * while the daemon appends; each copy is fsync'd, mode 0600.  The
  * directory's own environment is copied last.  cb (may be NULL) is told
- * each file before it is copied, as a path relative to out.  Must not be
- * called on a directory this process has open with arb_store_open.
+ * each file before it is copied, as a path relative to out.  ARB_EPERM on
+ * a directory this process has open with arb_store_open.
  * Other files (keys, tokens) are the caller's to copy.
  */
 typedef void (*arb_store_backup_cb)(void *ud, const char *relpath);

@@ -30,6 +30,7 @@
 #include "core/fsync.h"
 #include "core/hash.h"
 #include "core/ledger/store.h"
+#include "core/ledger/store_int.h"
 
 #define ENVS_MAX 32
 
@@ -169,14 +170,23 @@ int
 arb_store_backup(const char *dir, const char *out, int compact,
                  arb_store_backup_cb cb, void *ud, arb_buf_t *why)
 {
-    envref_t v[ENVS_MAX];
-    char     src[4096], dst[4096], rel[sizeof(v[0].name) + 16];
-    size_t   n, i;
-    int      rc;
+    envref_t    v[ENVS_MAX];
+    char        src[4096], dst[4096], rel[sizeof(v[0].name) + 16];
+    struct stat st;
+    size_t      n, i;
+    int         rc;
 
     if (dir == NULL || out == NULL) {
         arb_buf_printf(why, "no data directory or no output directory");
         return ARB_EINVAL;
+    }
+    /* The copy opens the environments with handles of its own, which in
+     * a process that has the store open would reset its readers
+     * (store_claim.c). */
+    if (stat(dir, &st) == 0 && arb__dir_claimed(&st)) {
+        arb_buf_printf(why, "%s: the store is open in this process; back "
+                       "it up from another process", dir);
+        return ARB_EPERM;
     }
     rc = find_envs(dir, v, &n, why);
     if (rc != 0)

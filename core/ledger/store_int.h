@@ -11,6 +11,7 @@
  *   store_read.c   every read, verification and the statistics
  *   store_journal.c  recovery through the journal, checkpoints
  *   journal.c      the journal's files and blocks (journal.h)
+ *   store_claim.c  one handle per store directory per process
  * docs/STORE.md gives the layout of both environments byte by byte.
  */
 #ifndef ARB_STORE_INT_H
@@ -19,6 +20,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include <lmdb.h>
 
@@ -123,6 +125,8 @@ struct arb_store {
     int               have_wlock;
     arb__tail_t       tail;
     char             *dir;
+    struct stat       dir_st;       /* the directory, while claimed */
+    int               claimed;      /* arb__dir_claim succeeded */
     size_t            page;
     int               read_only;
     int               stale;
@@ -293,6 +297,13 @@ void     arb__tail_trim(arb__tail_t *t, uint64_t pos);
 uint64_t arb__tail_pos(const arb__tmatch_t *m, uint64_t seq);
 
 /* store_index.c */
+/* store_claim.c: a directory (by device and inode) open in this process.
+ * Claim fails with ARB_EPERM, naming dir, when this process holds it. */
+int      arb__dir_claim(const struct stat *st, const char *dir,
+                        arb_buf_t *why);
+int      arb__dir_claimed(const struct stat *st);
+void     arb__dir_release(const struct stat *st);
+
 int      arb__ix_open(arb_store_t *s, arb_buf_t *why);
 void     arb__ix_close(arb_store_t *s);
 /* Under tail.lock, once a commit's records joined the tail (which held up

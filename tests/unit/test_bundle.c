@@ -1000,7 +1000,7 @@ forged(arb_buf_t *out, uint64_t at, const arb_buf_t *bytes,
        const arb_buf_t *extra)
 {
     static const char *const ids[] = { "R3-T7" };
-    arb_store_t     *s = open_db();
+    arb_store_t     *s;
     arb_bundle_t     src;
     arb_checkpoint_t cp;
     arb_buf_t        why = ARB_BUF_INIT, good = ARB_BUF_INIT;
@@ -1008,9 +1008,12 @@ forged(arb_buf_t *out, uint64_t at, const arb_buf_t *bytes,
     size_t           i, n, mo;
     const void      *p;
 
+    /* Before this function's handle opens: one handle per store per
+     * process. */
+    export_bundle(&good, ids, 1, UINT64_MAX);
+    s = open_db();
     memset(&src, 0, sizeof(src));
     CHECK_INT(arb_bundle_from_store(&src, s, "R3-T7", UINT64_MAX, &why), 0);
-    export_bundle(&good, ids, 1, UINT64_MAX);
     mo = find_rec(&good, 'M', 0);
     out->len = 0;
     arb_buf_add(out, good.data, mo + rec_len(&good, mo));

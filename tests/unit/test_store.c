@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <lmdb.h>
@@ -1555,13 +1556,73 @@ test_mem(void)
     arb_buf_free(&why);
 }
 
+/* One handle per store per process (store_claim.c): a second open, by
+ * any spelling of the directory and either mode, and a backup from the
+ * same process are refused naming the directory, and leave the first
+ * handle working; another process, and this one after the close, may
+ * open it. */
+static void
+test_once(void)
+{
+    arb_store_t     *s, *t = NULL;
+    arb_store_opts_t o = { 0, 0, 0 };
+    arb_match_info_t m;
+    arb_buf_t        why = ARB_BUF_INIT;
+    arb_append_t     v[1];
+    char             alias[160], out[160];
+    pid_t            pid;
+    int              status = -1, ro;
+
+    s = open_store("once", 0, 0, 0);
+    if (s == NULL)
+        return;
+    ev_init(&v[0], "m", "g", 0, "open-m", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), 0);
+    snprintf(alias, sizeof(alias), "%s/./once", base);
+    for (ro = 0; ro < 2; ro++) {
+        o.read_only = ro;
+        arb_buf_free(&why);
+        CHECK_INT(arb_store_open(&t, ro ? alias : subdir("once"), &o, &why),
+                  ARB_EPERM);
+        CHECK(t == NULL);
+        CHECK(why.data != NULL
+              && strstr(arb_buf_cstr(&why), "already open in this process")
+              && strstr(arb_buf_cstr(&why), ro ? alias : subdir("once")));
+    }
+    snprintf(out, sizeof(out), "%s/once-copy", base);
+    arb_buf_free(&why);
+    CHECK_INT(arb_store_backup(subdir("once"), out, 0, NULL, NULL, &why),
+              ARB_EPERM);
+    CHECK(why.data != NULL && strstr(arb_buf_cstr(&why), "open in this"));
+    /* The first handle is unharmed. */
+    ev_init(&v[0], "m", NULL, 1, "m-1", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), 0);
+    pid = fork();
+    if (pid == 0) {
+        o.read_only = 1;
+        _exit(arb_store_open(&t, subdir("once"), &o, NULL) == 0
+              && arb_store_match(t, "m", &m, NULL) == 0 && m.count == 2
+              ? 0 : 1);
+    }
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_INT(arb_store_verify(s, NULL, &why), 0);
+    arb_store_close(s);
+    s = open_store("once", 0, 0, 0);
+    CHECK(s != NULL && arb_store_match(s, "m", &m, NULL) == 0
+          && m.count == 2);
+    arb_store_close(s);
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
     static const char *const dirs[] = { "basic", "args", "grow", "full",
                                         "bad", "after", "rebuild",
                                         "sync", "cidfresh", "vthreads",
-                                        "vlog", "vlive", "mem", "nulrec" };
+                                        "vlog", "vlive", "mem", "nulrec",
+                                        "once" };
     size_t i;
 
     snprintf(base, sizeof(base), "/tmp/arb_store_XXXXXX");
@@ -1585,6 +1646,7 @@ main(void)
     test_verify_log();
     test_verify_live();
     test_mem();
+    test_once();
     for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
         rm_store(dirs[i]);
     if (rmdir(base) != 0)
