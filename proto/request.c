@@ -29,6 +29,13 @@ read_strs(const msgpack_object *o, int kv, const char *key, char ***out,
             e = &o->via.map.ptr[i].key;
         else
             e = &o->via.map.ptr[i].val;
+        /* The element's name is formatted only for a message: a
+         * snprintf per element showed in the event loop's profile under
+         * load.  (Without why, arb_mp_str formats nothing;
+         * the second call says the same as the first, or succeeds after
+         * a passing out-of-memory.) */
+        if (arb_mp_str(e, &(*out)[i], NULL, NULL) == 0)
+            continue;
         snprintf(name, sizeof(name), kv == 0 ? "%s[%u]" : kv == 1
                  ? "%s key #%u" : "%s value #%u", key, (unsigned)i);
         rc = arb_mp_str(e, &(*out)[i], why, name);

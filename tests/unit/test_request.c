@@ -144,6 +144,27 @@ test_bad(void)
     arb_mp_pack_kv_uint(&pk, "mode", 3);
     CHECK_INT(decode(), ARB_EPROTO);
     CHECK_STR(arb_buf_cstr(&why), "options value #0: expected str, got int");
+    arb_req_clear(vals, F_N);
+    start(2);                               /* a key, and a NUL in a str */
+    arb_mp_pack_kv_str(&pk, "match", "m");
+    arb_mp_pack_cstr(&pk, "options");
+    msgpack_pack_map(&pk, 2);
+    arb_mp_pack_kv_str(&pk, "deck", "full");
+    msgpack_pack_uint64(&pk, 7);
+    arb_mp_pack_cstr(&pk, "x");
+    CHECK_INT(decode(), ARB_EPROTO);
+    CHECK_STR(arb_buf_cstr(&why), "options key #1: expected str, got int");
+    arb_req_clear(vals, F_N);
+    start(2);
+    arb_mp_pack_kv_str(&pk, "match", "m");
+    arb_mp_pack_cstr(&pk, "args");
+    msgpack_pack_array(&pk, 3);
+    arb_mp_pack_cstr(&pk, "a");
+    arb_mp_pack_cstr(&pk, "b");
+    msgpack_pack_str(&pk, 3);
+    msgpack_pack_str_body(&pk, "c\0d", 3);
+    CHECK_INT(decode(), ARB_EPROTO);
+    CHECK_STR(arb_buf_cstr(&why), "args[2]: NUL byte at offset 1");
     start(2);
     arb_mp_pack_kv_str(&pk, "match", "m");
     arb_mp_pack_cstr(&pk, "options");
