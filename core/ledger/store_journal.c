@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,8 +48,53 @@ unsigned arb__ckpt_ms = 50;        /* between checkpoints under load */
 #define MM_MAGIC     MM_BASE
 #define MM_DBS       (MM_BASE + 8 + sizeof(void *) + SZ)
 #define MM_PSIZE     MM_DBS
-#define MM_TXNID     (MM_DBS + 2 * (8 + 5 * SZ) + SZ)
+#define MM_DB_LEN    (8 + 5 * SZ)
+#define MM_LAST_PG   (MM_DBS + 2 * MM_DB_LEN)
+#define MM_TXNID     (MM_LAST_PG + SZ)
 #define MDB_MAGIC_V  0xBEEFC0DEu
+#define DB_DEPTH     6          /* u16 md_depth in an MDB_db */
+#define DB_ENTRIES   (8 + 3 * SZ)
+#define DB_ROOT      (8 + 4 * SZ)
+#define DEPTH_MAX    32         /* LMDB's cursor stack */
+
+static size_t
+meta_size_at(const unsigned char *m, size_t off)
+{
+    size_t v;
+
+    memcpy(&v, m + off, SZ);
+    return v;
+}
+
+/* The checkpoint's snapshot is in `pages` pages of the file: the two
+ * trees it names (free pages, main) are empty or rooted in it, past the
+ * two meta pages, with a depth LMDB can walk.  A record that passed its
+ * checksum but says otherwise (a writer's bug) would make LMDB abort on
+ * an assertion, not fail: refused before it is written back. */
+static int
+meta_fits(const unsigned char *m, uint64_t pages)
+{
+    size_t   last = meta_size_at(m, MM_LAST_PG), root, entries, i;
+    uint16_t depth;
+
+    if (last < 1 || (uint64_t)last >= pages)
+        return 0;
+    for (i = 0; i < 2; i++) {
+        const unsigned char *db = m + MM_DBS + i * MM_DB_LEN;
+
+        memcpy(&depth, db + DB_DEPTH, 2);
+        root = meta_size_at(db, DB_ROOT);
+        entries = meta_size_at(db, DB_ENTRIES);
+        if (root == (size_t)-1) {           /* P_INVALID: an empty tree */
+            if (depth != 0 || entries != 0)
+                return 0;
+        } else if (root < 2 || root > last || depth < 1
+                   || depth > DEPTH_MAX) {
+            return 0;
+        }
+    }
+    return 1;
+}
 
 static uint64_t
 meta_txnid(const unsigned char *m)
@@ -104,6 +150,7 @@ meta_restore(const char *dir, const arb_journal_ckpt_t *ck, int write,
     char          path[4096];
     uint32_t      ps = meta_psize(ck->meta);
     uint64_t      slot = ck->txnid & 1, tx;
+    struct stat   st;
     int           fd, i, rc = 0;
 
     *needed = 0;
@@ -147,6 +194,16 @@ meta_restore(const char *dir, const arb_journal_ckpt_t *ck, int write,
     }
     if (!write)
         goto done;
+    /* After the checks above, whose messages say more about the cases
+     * they catch (an older data.mdb is also a shorter one). */
+    if (fstat(fd, &st) != 0
+        || !meta_fits(ck->meta, (uint64_t)st.st_size / ps)) {
+        arb__why(why, "journal: the checkpoint's meta page (transaction "
+                 "%llu) names pages %s does not hold, or trees LMDB "
+                 "cannot walk", (unsigned long long)ck->txnid, path);
+        rc = ARB_ECORRUPT;
+        goto done;
+    }
     for (i = 0; i < 2 && rc == 0; i++) {
         memcpy(pg, ck->meta, ARB_JOURNAL_META);
         meta_set(pg, 0, (uint64_t)i);

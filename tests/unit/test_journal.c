@@ -395,7 +395,13 @@ check_events(const char *dir, int n, unsigned char (*acked)[32],
 }
 
 /* What a power cut may leave: every page past the checkpoint's snapshot
- * lost (zeros), the meta pages LMDB wrote after it kept. */
+ * lost (zeros), the meta pages LMDB wrote after it kept.  The commits
+ * after the checkpoint may have written only pages LMDB reused below the
+ * snapshot's last page (a loaded machine makes that window short): then
+ * nothing lies past it, and only the meta pages are stale.  The pages
+ * zeroed are counted in cut_pages. */
+static unsigned long cut_pages, cuts;
+
 static void
 cut_power(const char *dir)
 {
@@ -417,9 +423,12 @@ cut_power(const char *dir)
     snprintf(path, sizeof(path), "%s/data.mdb", dir);
     fd = open(path, O_RDWR);
     CHECK(fd >= 0 && fstat(fd, &st) == 0);
-    CHECK(last_pg > 2 && (last_pg + 1) * 4096 < (uint64_t)st.st_size);
-    for (pg = last_pg + 1; (pg + 1) * 4096 <= (uint64_t)st.st_size; pg++)
+    CHECK(last_pg > 2 && (last_pg + 1) * 4096 <= (uint64_t)st.st_size);
+    for (pg = last_pg + 1; (pg + 1) * 4096 <= (uint64_t)st.st_size; pg++) {
         CHECK(pwrite(fd, zero, sizeof(zero), (off_t)(pg * 4096)) == 4096);
+        cut_pages++;
+    }
+    cuts++;
     close(fd);
 }
 
@@ -518,6 +527,8 @@ main(void)
     }
     test_module();
     test_store_recovery();
+    printf("test_journal: %lu power cuts, %lu pages past their checkpoint "
+           "lost\n", cuts, cut_pages);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", root);
