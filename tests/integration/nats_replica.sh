@@ -86,5 +86,11 @@ out=$($A check --db "$T/rep" 2>&1); rc=$?
 check "replica's store checks clean" 0 $rc
 check "replica stopped no match" "" "$(grep replica_stopped_match "$T/rep.log")"
 
+# On a failure, what the daemons said (the directory goes at exit).
+if [ $fail -ne 0 ]; then
+    for d in east west rep; do
+        echo "--- $d.log (last lines) ---"; tail -n 20 "$T/$d.log" 2>/dev/null
+    done
+fi
 echo "nats_replica.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
