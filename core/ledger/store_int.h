@@ -296,7 +296,6 @@ void     arb__tail_trim(arb__tail_t *t, uint64_t pos);
 /* The position of seq in a tail match (seq >= first). */
 uint64_t arb__tail_pos(const arb__tmatch_t *m, uint64_t seq);
 
-/* store_index.c */
 /* store_claim.c: a directory (by device and inode) open in this process.
  * Claim fails with ARB_EPERM, naming dir, when this process holds it. */
 int      arb__dir_claim(const struct stat *st, const char *dir,
@@ -304,6 +303,7 @@ int      arb__dir_claim(const struct stat *st, const char *dir,
 int      arb__dir_claimed(const struct stat *st);
 void     arb__dir_release(const struct stat *st);
 
+/* store_index.c */
 int      arb__ix_open(arb_store_t *s, arb_buf_t *why);
 void     arb__ix_close(arb_store_t *s);
 /* Under tail.lock, once a commit's records joined the tail (which held up
