@@ -45,6 +45,9 @@ run_one() {
         # out of the tail above
         printf '%s\n' "$out" | grep -E ': CHECK(_STR|_INT)? failed: |^FAIL ' \
             | head -n 20 | sed "s/^/$name: /" | tee -a "$fails"
+        # and what a test printed to explain one ("why: ..." lines)
+        printf '%s\n' "$out" | grep -E '^why: ' | head -n 40 \
+            | sed "s/^/$name: /" >> "$fails"
         [ "${f:-0}" -eq 0 ] && failed=$((failed + 1))
         [ -z "$p" ] && echo "$name: no \"N passed, N failed\" line" \
             | tee -a "$fails"

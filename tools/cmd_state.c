@@ -61,7 +61,9 @@ usage_stats(FILE *f)
     fprintf(f,
         "usage: arbiter stats [--json] [connection options]\n\n"
         "Prints the recorder's counters ('name value' lines, or one JSON\n"
-        "object with --json).\n\n");
+        "object with --json).  A section's counters (replication, replica)\n"
+        "print as 'section.name value', nested objects in JSON; flags as\n"
+        "true or false.\n\n");
     cli_net_usage(f);
 }
 
@@ -289,16 +291,96 @@ done:
     return status;
 }
 
+/* Sections nest no deeper than this (the daemon's go one level down). */
+#define STATS_DEPTH 4
+
+/*
+ * One stats map, whatever counters the daemon has, in its order (the tool
+ * need not change when one is added): "prefix.name value" lines into out,
+ * or members of js.  Unsigned and signed integers, strings, booleans and
+ * nested maps; anything else is skipped.  0 or -1 (out of memory).
+ */
+static int
+stats_put(arb_buf_t *out, json_t *js, const char *prefix,
+          const msgpack_object *map, int depth)
+{
+    char     key[128], val[256];
+    uint32_t k;
+    int      bad = 0;
+
+    if (map->type != MSGPACK_OBJECT_MAP)
+        return 0;
+    for (k = 0; k < map->via.map.size; k++) {
+        const msgpack_object *ko = &map->via.map.ptr[k].key;
+        const msgpack_object *vo = &map->via.map.ptr[k].val;
+        json_t               *jv = NULL;
+
+        if (ko->type != MSGPACK_OBJECT_STR || ko->via.str.size >= 64)
+            continue;
+        snprintf(key, sizeof(key), "%s%s%.*s", prefix, *prefix ? "." : "",
+                 (int)ko->via.str.size, ko->via.str.ptr);
+        if (depth == 0 && (strcmp(key, "v") == 0 || strcmp(key, "id") == 0
+                           || strcmp(key, "ok") == 0))
+            continue;
+        switch (vo->type) {
+        case MSGPACK_OBJECT_POSITIVE_INTEGER:
+            snprintf(val, sizeof(val), "%" PRIu64, vo->via.u64);
+            if (js != NULL)
+                jv = json_integer((json_int_t)vo->via.u64);
+            break;
+        case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+            snprintf(val, sizeof(val), "%" PRId64, vo->via.i64);
+            if (js != NULL)
+                jv = json_integer((json_int_t)vo->via.i64);
+            break;
+        case MSGPACK_OBJECT_BOOLEAN:
+            snprintf(val, sizeof(val), "%s",
+                     vo->via.boolean ? "true" : "false");
+            if (js != NULL)
+                jv = json_boolean(vo->via.boolean);
+            break;
+        case MSGPACK_OBJECT_STR:
+            snprintf(val, sizeof(val), "%.*s", (int)vo->via.str.size,
+                     vo->via.str.ptr);
+            if (js != NULL)
+                jv = arb_json_string(val);
+            break;
+        case MSGPACK_OBJECT_MAP:
+            if (depth + 1 >= STATS_DEPTH)
+                continue;
+            if (js == NULL) {
+                bad |= stats_put(out, NULL, key, vo, depth + 1);
+                continue;
+            }
+            jv = json_object();
+            if (jv == NULL
+                || stats_put(NULL, jv, "", vo, depth + 1) != 0) {
+                json_decref(jv);
+                return -1;
+            }
+            break;
+        default:
+            continue;
+        }
+        if (js != NULL) {
+            /* the member's own name: the prefix is the object it is in */
+            snprintf(key, sizeof(key), "%.*s", (int)ko->via.str.size,
+                     ko->via.str.ptr);
+            bad |= arb_json_set(js, key, jv);
+        } else {
+            arb_buf_printf(out, "%s %s\n", key, val);
+        }
+    }
+    return bad ? -1 : 0;
+}
+
 int
 cmd_stats(int argc, char **argv)
 {
-    cli_net_t             n;
-    const msgpack_object *map;
-    arb_buf_t             out = ARB_BUF_INIT;
-    char                  key[64], val[256];
-    uint32_t              k;
-    json_t               *js = NULL;
-    int                   as_json = 0, status, bad = 0;
+    cli_net_t  n;
+    arb_buf_t  out = ARB_BUF_INIT;
+    json_t    *js = NULL;
+    int        as_json = 0, status;
     const cli_optdef_t opts[] = {
         { "--json", CLI_ARG_FLAG, &as_json },
         { NULL, 0, NULL }
@@ -321,44 +403,16 @@ cmd_stats(int argc, char **argv)
     status = cli_net_call(&n);
     if (status != 0)
         goto done;
-    /* Whatever counters the daemon has, in its order: the tool need not
-     * change when one is added. */
-    map = &n.res.data;
-    if (as_json)
-        js = json_object();
-    for (k = 0; k < map->via.map.size; k++) {
-        const msgpack_object *ko = &map->via.map.ptr[k].key;
-        const msgpack_object *vo = &map->via.map.ptr[k].val;
-        if (ko->type != MSGPACK_OBJECT_STR || ko->via.str.size >= sizeof(key))
-            continue;
-        snprintf(key, sizeof(key), "%.*s", (int)ko->via.str.size,
-                 ko->via.str.ptr);
-        if (strcmp(key, "v") == 0 || strcmp(key, "id") == 0
-            || strcmp(key, "ok") == 0)
-            continue;
-        if (vo->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-            snprintf(val, sizeof(val), "%" PRIu64, vo->via.u64);
-        else if (vo->type == MSGPACK_OBJECT_STR)
-            snprintf(val, sizeof(val), "%.*s", (int)vo->via.str.size,
-                     vo->via.str.ptr);
-        else
-            continue;
-        if (as_json)
-            bad |= arb_json_set(js, key, vo->type == MSGPACK_OBJECT_STR
-                                ? arb_json_string(val)
-                                : json_integer((json_int_t)vo->via.u64));
-        else
-            arb_buf_printf(&out, "%s %s\n", key, val);
-    }
     if (as_json) {
-        if (bad) {
+        js = json_object();
+        if (js != NULL && stats_put(NULL, js, "", &n.res.data, 0) != 0) {
             json_decref(js);
             js = NULL;
         }
         status = cli_print_json("stats", js);
         goto done;
     }
-    if (out.oom) {
+    if (stats_put(&out, NULL, "", &n.res.data, 0) != 0 || out.oom) {
         fprintf(stderr, "arbiter stats: out of memory\n");
         status = CLI_ERROR;
         goto done;

@@ -30,6 +30,21 @@ CONF
     pids="$pids $!"
     eval "pid_$1=$!"
     wait_sock "$T/$1.sock"
+    wait_verified "$1"
+}
+
+# wait_verified NAME: until recorder NAME has compared its log with the
+# stream (stats.replication.verified, 30 s).  Before that every write is
+# answered `unverified`: an open sent at once on a loaded machine was
+# refused, and every move after it answered "no match".
+wait_verified() {
+    i=0
+    while [ $i -lt 300 ]; do
+        on "$1" stats --json 2>/dev/null | grep -Eq '"verified": ?true' \
+            && return 0
+        sleep 0.1; i=$((i + 1))
+    done
+    echo "recorder $1 not verified after 30 s"
 }
 
 # start_replica NAME: a read replica of the stream on $T/NAME.

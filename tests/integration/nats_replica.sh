@@ -58,6 +58,14 @@ while [ "$(wc -l < "$T/watch")" -lt 34 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i 
 check "all-matches subscription on the replica: every event once" 34 \
     "$(sort -u "$T/watch" | wc -l | tr -d ' ')"
 
+# The sections of stats, as the tool prints them (text and JSON).
+check "stats: the recorder's replication section" "replication.verified true" \
+    "$(on east stats | grep '^replication.verified ')"
+check "stats --json: replication as an object" 1 \
+    "$(on east stats --json | grep -c '"replication":{"mode":"async","recorder":"east","connected":true,')"
+check "stats: the replica's section" "replica.connected true" \
+    "$(on rep stats | grep '^replica.connected ')"
+
 # Writes go to the primary.
 err=$(on rep move --match E.1 place bob 5N 2>&1 >/dev/null); rc=$?
 check "write to the replica refused" 1 $([ $rc -ne 0 ] && echo 1)

@@ -35,6 +35,7 @@
  * ARB_NATS_PORT_BASE.  ARB_REPL_ONLY=cluster runs case 7 alone, and
  * ARB_REPL_ONLY=load case 1 (to repeat them).
  */
+#include <inttypes.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1451,6 +1452,75 @@ stream_msgs(arb_stream_t *st)
 }
 
 /*
+ * What a failed wait leaves to read, on lines that tests/run.sh repeats
+ * after its total ("why: "): a CI log keeps only its end.  The stream's
+ * state, the subject's last seq against the store's, the recorder's
+ * replication counters and its last log lines about replication.
+ */
+static void
+why_stream(arb_stream_t *st, const char *what, const char *match)
+{
+    char             subj[ARB_STREAM_SUBJECT_MAX], line[512];
+    const char      *keys[] = { "connected", "stream_ok", "checks",
+                                "missing", "republished", "undecided",
+                                "errors", "disconnects", "diverged",
+                                "ahead", "cursor", "head" };
+    arb_stream_msg_t m;
+    jsStreamInfo    *si = NULL;
+    jsErrCode        jerr = 0;
+    arb_store_opts_t o = { 0, 0, 1 };
+    arb_store_t     *s = NULL;
+    arb_match_info_t x;
+    FILE            *f;
+    size_t           i;
+    long             n = 0;
+
+    if (st != NULL && js_GetStreamInfo(&si, st->js, "ARBITER", NULL, &jerr)
+                      == NATS_OK) {
+        printf("why: %s: stream msgs %" PRIu64 " leader %s replicas %d\n",
+               what, si->State.Msgs,
+               si->Cluster != NULL && si->Cluster->Leader != NULL
+               ? si->Cluster->Leader : "-",
+               si->Cluster != NULL ? si->Cluster->ReplicasLen : -1);
+        if (si->Cluster != NULL)
+            for (i = 0; i < (size_t)si->Cluster->ReplicasLen; i++)
+                printf("why: %s: peer %s current %d offline %d\n", what,
+                       si->Cluster->Replicas[i]->Name,
+                       si->Cluster->Replicas[i]->Current,
+                       si->Cluster->Replicas[i]->Offline);
+    } else {
+        printf("why: %s: no stream info (status %d, err %d)\n", what,
+               st != NULL ? 1 : 0, (int)jerr);
+    }
+    jsStreamInfo_Destroy(si);
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, match);
+    if (st != NULL && arb_stream_last(st, subj, &m, NULL) == 0) {
+        printf("why: %s: %s ends at seq %" PRIu64 "\n", what, subj, m.seq);
+        arb_stream_msg_clear(&m);
+    } else {
+        printf("why: %s: %s: no last message\n", what, subj);
+    }
+    if (arb_store_open(&s, load_data, &o, NULL) == 0
+        && arb_store_match(s, match, &x, NULL) == 0)
+        printf("why: %s: store has %s up to seq %" PRIu64 "\n", what, match,
+               x.last_seq);
+    arb_store_close(s);
+    for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        printf("why: %s: replication %s %" PRIu64 "\n", what, keys[i],
+               repl_stat(keys[i]));
+    /* the last replication lines of the recorder's log */
+    if ((f = fopen(load_log, "r")) == NULL)
+        return;
+    while (fgets(line, sizeof(line), f) != NULL)
+        n += strstr(line, "replicat") != NULL;
+    rewind(f);
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (strstr(line, "replicat") != NULL && --n < 8)
+            printf("why: %s: log: %s", what, line);
+    fclose(f);
+}
+
+/*
  * A stale leader, forced: node `stale` is stopped while the recorder
  * writes (the other two hold those events), the other two are then lost
  * with their disks (kill -9, store wiped), and the stale node comes back
@@ -1516,7 +1586,10 @@ test_stale_leader(arb_stream_t **stp, int lead)
         return;
     /* Generous: the quorum is re-formed and the replicas catch up before
      * the recorder's pass may compare (slow on a loaded machine). */
-    CHECK_INT(caught_up(*stp, 60000), 0);
+    i = caught_up(*stp, 60000);
+    CHECK_INT(i, 0);
+    if (i != 0)
+        why_stream(*stp, "stale leader", "cs-m1");
     CHECK_INT(stream_vs_store(*stp, &sv), 0);
     printf("stale leader n%d: stream %llu messages (dups %llu late %llu "
            "badhash %llu missing %llu), recorder missing %llu republished "
