@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "core/buf.h"
 #include "core/codec.h"
 #include "core/err.h"
@@ -318,6 +320,41 @@ bundle_all(arb_store_t *s, size_t nm, const char *keys, arb_buf_t *out,
     arb_bundle_clear(&b);
     arb_keypair_clear(&kp);
     return rc;
+}
+
+/* CPU ns of one Ed25519 verification of a checkpoint message on this
+ * thread (best of 5 runs of 500): what a bundle's verify spends per match
+ * whatever its length, so the ceiling its figure cannot pass.  0 when the
+ * signature did not verify. */
+static uint64_t
+sig_verify_ns(void)
+{
+    unsigned char    pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
+    unsigned char    msg[ARB_CHECKPOINT_MSG_MAX], sig[crypto_sign_BYTES];
+    arb_checkpoint_t cp;
+    uint64_t         best = UINT64_MAX, t0, t;
+    size_t           n;
+    int              r, i, ok = 1;
+
+    if (sodium_init() < 0)
+        return 0;
+    memset(&cp, 0, sizeof(cp));
+    snprintf(cp.match_id, sizeof(cp.match_id), "m000001");
+    cp.count = 145;
+    randombytes_buf(cp.head, sizeof(cp.head));
+    n = arb_checkpoint_message(msg, &cp);
+    crypto_sign_keypair(pk, sk);
+    crypto_sign_detached(sig, NULL, msg, n, sk);
+    for (r = 0; r < 5; r++) {
+        t0 = now_ns();
+        for (i = 0; i < 500; i++)
+            ok &= crypto_sign_verify_detached(sig, msg, n, pk) == 0;
+        t = (now_ns() - t0) / 500;
+        if (t < best)
+            best = t;
+    }
+    sodium_memzero(sk, sizeof(sk));
+    return ok ? best : 0;
 }
 
 /* This process's resident set in KiB (VmRSS), or 0. */
@@ -602,6 +639,24 @@ main(int argc, char **argv)
     printf("  arbiter verify of a bundle of %zu matches (%u threads): "
            "%.2f M/s wall  %s; %.2f M per core  %s\n", nm, nth,
            bw_rate / 1e6, mark(bw_rate), bc_rate / 1e6, mark(bc_rate));
+    /* What the bundle's figure cannot pass on this CPU: every match
+     * costs one signature check, every event one BLAKE2b link, before
+     * any decoding or rule. */
+    {
+        uint64_t sig = sig_verify_ns();
+        double   per_ev = (double)r.events / (double)nm;
+        double   ev_ns = sig / per_ev
+                         + (r.events ? (double)r.t_hash / r.events : 0);
+        double   ceil1 = ev_ns > 0 ? 1e3 / ev_ns : 0;
+
+        printf("  bundle verify's ceiling on this CPU: Ed25519 verify %.1f "
+               "us per match (%.3f us per event at %.0f events per match) "
+               "+ BLAKE2b %.3f us per event = %.2f M/s per core, %.2f M/s "
+               "on %u threads, before decoding and rules\n",
+               sig / 1e3, sig / per_ev / 1e3, per_ev,
+               r.events ? (double)r.t_hash / r.events / 1e3 : 0.0,
+               ceil1, ceil1 * nth, nth);
+    }
     printf("  chain links alone, %zu links: %.2f M/s on 1 thread  %s; "
            "%.2f M on %u (wall)  %s; %.2f M per core  %s\n", nchain,
            l1_rate / 1e6, mark(l1_rate), ln_rate / 1e6, nth, mark(ln_rate),

@@ -185,7 +185,7 @@ load_wait_ready(int *status)
     int           i, st;
 
     snprintf(addr, sizeof(addr), "unix:%s", load_sock);
-    for (i = 0; i < 1000; i++) {
+    for (i = 0; i < 3000; i++) {
         struct stat sb;
         if (stat(load_sock, &sb) == 0
             && arb_client_connect(&cl, addr, &why) == 0)
@@ -199,8 +199,12 @@ load_wait_ready(int *status)
         usleep(10000);
     }
     arb_buf_free(&why);
-    if (cl == NULL)
+    if (cl == NULL) {
+        if (load_pid > 0)
+            fprintf(stderr, "arbiterd (pid %d) not listening on %s after "
+                    "30 s\n", (int)load_pid, load_sock);
         return -1;
+    }
     arb_client_close(cl);
     return 0;
 }

@@ -35,8 +35,10 @@ int  load_init(const char *tag);
 /* Starts the daemon; env: NULL or "NAME=VALUE" strings (NULL-terminated)
  * added to its environment.  0 or -1. */
 int  load_start(const char *const *env);
-/* Waits until it accepts connections (10 s); -1 when it exited first
- * (its status in *status when not NULL) or never listened. */
+/* Waits until it accepts connections (30 s: a start on a loaded machine
+ * replays its journal and index tail first, and took over 10 s once); -1
+ * when it exited first (its status in *status when not NULL) or never
+ * listened. */
 int  load_wait_ready(int *status);
 int  load_read_token(void);
 /* SIGKILL and reap (nothing when no daemon runs). */
