@@ -145,6 +145,56 @@ arb__repl_log_err(arb_repl_t *r, const char *what, int rc, arb_buf_t *why)
                why != NULL ? arb_buf_cstr(why) : arb_strerror(rc));
 }
 
+int
+arb__repl_say_rule(arb_repl_said_t *sd, const char *msg, int64_t now,
+                   uint64_t *again, int64_t *secs)
+{
+    int same = strcmp(sd->last, msg) == 0;
+
+    if (same && now - sd->at_ms < ARB_REPL_SAY_AGAIN_MS) {
+        sd->again++;
+        return 0;
+    }
+    *again = same ? sd->again : 0;
+    *secs = same ? (now - sd->at_ms) / 1000 : 0;
+    snprintf(sd->last, sizeof(sd->last), "%s", msg);
+    sd->again = 0;
+    sd->at_ms = now;
+    return 1;
+}
+
+void
+arb__repl_said_clear(arb_repl_said_t *sd)
+{
+    sd->last[0] = '\0';
+    sd->again = 0;
+}
+
+/* A failure, counted in stats.errors, logged as arb__repl_say_rule
+ * says. */
+static void
+say_err(arb_repl_t *r, arb_repl_said_t *sd, const char *what, int rc,
+        arb_buf_t *why)
+{
+    const char *msg = why != NULL && arb_buf_cstr(why) != NULL
+                      ? arb_buf_cstr(why) : arb_strerror(rc);
+    arb_buf_t   w = ARB_BUF_INIT;
+    uint64_t    again;
+    int64_t     secs;
+
+    if (!arb__repl_say_rule(sd, msg, now_ms(), &again, &secs)) {
+        pthread_mutex_lock(&r->mu);
+        r->st.errors++;
+        pthread_mutex_unlock(&r->mu);
+        return;
+    }
+    if (again > 0)
+        arb_buf_printf(&w, "%s (again %" PRIu64 " times in %" PRId64 " s)",
+                       msg, again, secs);
+    arb__repl_log_err(r, what, rc, again > 0 && !w.oom ? &w : why);
+    arb_buf_free(&w);
+}
+
 /* ---- the cursor file ------------------------------------------------- */
 
 static int
@@ -1147,7 +1197,8 @@ thread_main(void *arg)
     uint64_t          read_pos;
     int               rc, resync, check, walk, connected, stream_ok,
                       verified;
-    char              last_err[256] = "", look_err[256] = "";
+    arb_repl_said_t   stream_err = { "", 0, 0 }, look_err = { "", 0, 0 },
+                      pub_err = { "", 0, 0 };
 
     for (;;) {
         pthread_mutex_lock(&r->mu);
@@ -1177,16 +1228,11 @@ thread_main(void *arg)
                                          ? -1 : r->conf->replicas,
                                    &reps, &why);
             if (rc != 0) {
-                /* Said once per distinct reason, not every second. */
-                if (strcmp(last_err, arb_buf_cstr(&why)) != 0) {
-                    snprintf(last_err, sizeof(last_err), "%s",
-                             arb_buf_cstr(&why));
-                    arb__repl_log_err(r, "stream", rc, &why);
-                }
+                say_err(r, &stream_err, "stream", rc, &why);
                 arb__repl_sleep(r, 1000);
                 continue;
             }
-            last_err[0] = '\0';
+            arb__repl_said_clear(&stream_err);
             r->ever_ok = 1;
             arb_log_ev(ARB_LOG_INFO, "replicate_stream", NULL, "replicate: "
                        "stream %s ready (%d replicas)", r->s->name, reps);
@@ -1204,15 +1250,12 @@ thread_main(void *arg)
              * fails, and it is tried again in a second. */
             rc = arb__repl_fence_look(r, &why);
             if (rc != 0) {
-                /* Said once per distinct reason (a match that cannot be
-                 * compared is tried again every second). */
-                if (strcmp(look_err, arb_buf_cstr(&why)) != 0) {
-                    snprintf(look_err, sizeof(look_err), "%s",
-                             arb_buf_cstr(&why));
-                    arb__repl_log_err(r, "comparing with the stream", rc,
-                                      &why);
-                }
+                /* a match that cannot be compared is tried again every
+                 * second */
+                say_err(r, &look_err, "comparing with the stream", rc, &why);
                 next_look = now_ms() + 1000;
+            } else {
+                arb__repl_said_clear(&look_err);
             }
         }
         pthread_mutex_lock(&r->mu);
@@ -1281,7 +1324,7 @@ thread_main(void *arg)
         advance(r);
         save_cursor(r, 0);
         if (rc < 0) {
-            arb__repl_log_err(r, "publish", rc, &why);
+            say_err(r, &pub_err, "publish", rc, &why);
             checked.n = 0;
             if (rc == ARB_ENOTFOUND || rc == ARB_EAGAIN) {
                 /* No stream, or no leader: look at the stream again. */
@@ -1292,6 +1335,7 @@ thread_main(void *arg)
             arb__repl_sleep(r, 250);
             continue;
         }
+        arb__repl_said_clear(&pub_err);
         if (rc == 0)
             wait_work(r);
     }

@@ -194,6 +194,25 @@ int  arb__repl_settled(arb_repl_t *r, arb_buf_t *why);
  * first time since the stream last settled. */
 int  arb__repl_settle_rule(int rc, int lagging, int64_t now, int64_t *since,
                            int *say);
+/*
+ * A failure that repeats (the thread retries every 250 ms to 1 s through
+ * an outage or a leaderless stream) is logged when its reason changes,
+ * then once every ARB_REPL_SAY_AGAIN_MS with how often it came
+ * meanwhile, not four times a second: 843 lines in one 140 s election
+ * were the whole log.  stats.errors counts every one.
+ */
+#define ARB_REPL_SAY_AGAIN_MS 60000
+typedef struct arb_repl_said {
+    char     last[256];     /* the reason last said ("" after a success) */
+    uint64_t again;         /* the same reason since, unsaid */
+    int64_t  at_ms;         /* when it was said */
+} arb_repl_said_t;
+/* 1: say msg now (*again times it came unsaid since, in *secs s; 0 for
+ * a new reason); 0: keep quiet, counted. */
+int  arb__repl_say_rule(arb_repl_said_t *sd, const char *msg, int64_t now,
+                        uint64_t *again, int64_t *secs);
+/* The failure is over: the next one is said at once. */
+void arb__repl_said_clear(arb_repl_said_t *sd);
 int  arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
                    const unsigned char hash[ARB_HASH_LEN], const void *bytes,
                    size_t len, int copy, uint64_t expect,

@@ -168,7 +168,8 @@ arb_stream_err(natsStatus s, jsErrCode jerr, const char *what,
     if (jerr == JSNoMessageFoundErr || jerr == JSStreamNotFoundErr
         || s == NATS_NOT_FOUND)
         rc = ARB_ENOTFOUND;
-    else if (jerr == JSNotEnabledErr || s == NATS_NO_RESPONDERS
+    else if (jerr == JSNotEnabledErr || jerr == JSClusterNotAvailErr
+             || jerr == JSClusterNotLeaderErr || s == NATS_NO_RESPONDERS
              || s == NATS_TIMEOUT || s == NATS_CONNECTION_CLOSED
              || s == NATS_CONNECTION_DISCONNECTED || s == NATS_NO_SERVER
              || s == NATS_NOT_YET_CONNECTED || s == NATS_STALE_CONNECTION)

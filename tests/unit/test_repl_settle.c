@@ -3,7 +3,8 @@
  * replica that catches up for good (daemon/replicate.c,
  * arb__repl_settle_rule): a leader unknown is always waited for, a
  * lagging replica for ARB_REPL_STUCK_MS, and once the stream settles the
- * clock starts again.
+ * clock starts again.  And how often a repeating failure is logged
+ * (arb__repl_say_rule).
  */
 #include <stdint.h>
 
@@ -11,11 +12,41 @@
 #include "daemon/replicate_int.h"
 #include "tests/test.h"
 
+static void
+test_say(void)
+{
+    arb_repl_said_t sd = { "", 0, 0 };
+    uint64_t        again = 99;
+    int64_t         secs = 99, t;
+
+    /* a new reason: said at once */
+    CHECK_INT(arb__repl_say_rule(&sd, "no leader", 1000, &again, &secs), 1);
+    CHECK(again == 0 && secs == 0);
+    /* the same one, every 250 ms for a minute: quiet, counted */
+    for (t = 1250; t < 1000 + ARB_REPL_SAY_AGAIN_MS; t += 250)
+        CHECK_INT(arb__repl_say_rule(&sd, "no leader", t, &again, &secs), 0);
+    CHECK(sd.again == 239);
+    /* a minute on: said again, with how often it came */
+    CHECK_INT(arb__repl_say_rule(&sd, "no leader", 1000
+                                 + ARB_REPL_SAY_AGAIN_MS, &again, &secs), 1);
+    CHECK(again == 239 && secs == 60);
+    /* another reason: said at once, a fresh count */
+    CHECK_INT(arb__repl_say_rule(&sd, "timeout", 62000, &again, &secs), 1);
+    CHECK(again == 0);
+    CHECK_INT(arb__repl_say_rule(&sd, "timeout", 62100, &again, &secs), 0);
+    /* over (a success): the same reason again is news */
+    arb__repl_said_clear(&sd);
+    CHECK_INT(arb__repl_say_rule(&sd, "timeout", 62200, &again, &secs), 1);
+    CHECK(again == 0);
+}
+
 int
 main(void)
 {
     int64_t since = 0;
     int     say = 0;
+
+    test_say();
 
     /* settled: 0, nothing to say */
     CHECK_INT(arb__repl_settle_rule(0, 0, 1000, &since, &say), 0);

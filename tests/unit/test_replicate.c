@@ -331,12 +331,18 @@ stream_vs_store(arb_stream_t *st, sv_t *v)
     return v->dups + v->badhash + v->foreign + v->missing;
 }
 
+/* How long the last caught_up() took, in ms of wall clock (printed by a
+ * case whose wait depends on the cluster's recovery: how close it came to
+ * its limit, which counts the sleeps only). */
+static unsigned caught_up_ms;
+
 /* Waits (up to ms) until every match's subject ends at the store's head. */
 static int
 caught_up(arb_stream_t *st, unsigned ms)
 {
     arb_store_opts_t o = { 0, 0, 1 };
     unsigned         waited = 0;
+    int64_t          t0 = mono_ms();
 
     for (;;) {
         arb_store_t *s = NULL;
@@ -359,6 +365,7 @@ caught_up(arb_stream_t *st, unsigned ms)
         }
         arb_store_close(s);
         mlist_free(&l);
+        caught_up_ms = (unsigned)(mono_ms() - t0);
         if (l.n > 0 && ok == l.n)
             return 0;
         if (waited >= ms)
@@ -1451,6 +1458,28 @@ stream_msgs(arb_stream_t *st)
     return n;
 }
 
+/* The last `keep` lines of file path that contain `has`, as "why:"
+ * lines. */
+static void
+why_log(const char *what, const char *tag, const char *path,
+        const char *has, long keep)
+{
+    char  line[512];
+    FILE *f = fopen(path, "r");
+    long  n = 0;
+
+    if (f == NULL)
+        return;
+    while (fgets(line, sizeof(line), f) != NULL)
+        n += strstr(line, has) != NULL;
+    rewind(f);
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (strstr(line, has) != NULL && --n < keep)
+            printf("why: %s: %s: %s%s", what, tag, line,
+                   strchr(line, '\n') != NULL ? "" : "\n");
+    fclose(f);
+}
+
 /*
  * What a failed wait leaves to read, on lines that tests/run.sh repeats
  * after its total ("why: "): a CI log keeps only its end.  The stream's
@@ -1460,7 +1489,7 @@ stream_msgs(arb_stream_t *st)
 static void
 why_stream(arb_stream_t *st, const char *what, const char *match)
 {
-    char             subj[ARB_STREAM_SUBJECT_MAX], line[512];
+    char             subj[ARB_STREAM_SUBJECT_MAX];
     const char      *keys[] = { "connected", "stream_ok", "checks",
                                 "missing", "republished", "undecided",
                                 "errors", "disconnects", "diverged",
@@ -1471,9 +1500,7 @@ why_stream(arb_stream_t *st, const char *what, const char *match)
     arb_store_opts_t o = { 0, 0, 1 };
     arb_store_t     *s = NULL;
     arb_match_info_t x;
-    FILE            *f;
     size_t           i;
-    long             n = 0;
 
     if (st != NULL && js_GetStreamInfo(&si, st->js, "ARBITER", NULL, &jerr)
                       == NATS_OK) {
@@ -1509,15 +1536,15 @@ why_stream(arb_stream_t *st, const char *what, const char *match)
         printf("why: %s: replication %s %" PRIu64 "\n", what, keys[i],
                repl_stat(keys[i]));
     /* the last replication lines of the recorder's log */
-    if ((f = fopen(load_log, "r")) == NULL)
-        return;
-    while (fgets(line, sizeof(line), f) != NULL)
-        n += strstr(line, "replicat") != NULL;
-    rewind(f);
-    while (fgets(line, sizeof(line), f) != NULL)
-        if (strstr(line, "replicat") != NULL && --n < 8)
-            printf("why: %s: log: %s", what, line);
-    fclose(f);
+    why_log(what, "log", load_log, "replicat", 8);
+    /* and what each node said of the stream's group */
+    for (i = 1; i <= 3; i++) {
+        char path[300], tag[16];
+
+        snprintf(path, sizeof(path), "%s/n%zu/log", cl_dir, i);
+        snprintf(tag, sizeof(tag), "n%zu", i);
+        why_log(what, tag, path, "ARBITER", 6);
+    }
 }
 
 /*
@@ -1591,9 +1618,10 @@ test_stale_leader(arb_stream_t **stp, int lead)
     if (i != 0)
         why_stream(*stp, "stale leader", "cs-m1");
     CHECK_INT(stream_vs_store(*stp, &sv), 0);
-    printf("stale leader n%d: stream %llu messages (dups %llu late %llu "
-           "badhash %llu missing %llu), recorder missing %llu republished "
-           "%llu\n", stale, (unsigned long long)sv.msgs,
+    printf("stale leader n%d: healed in %u ms (of 60000): stream %llu "
+           "messages (dups %llu late %llu badhash %llu missing %llu), "
+           "recorder missing %llu republished %llu\n", stale, caught_up_ms,
+           (unsigned long long)sv.msgs,
            (unsigned long long)sv.dups, (unsigned long long)sv.late,
            (unsigned long long)sv.badhash, (unsigned long long)sv.missing,
            (unsigned long long)repl_stat("missing"),

@@ -268,6 +268,41 @@ test_subject_pages(void)
     CHECK_INT(page("", &pg, &total, &listed), ARB_EPROTO);
 }
 
+/* What a failed call means to the caller: retry (an election, an
+ * outage), not there, or a real error; and the message names both. */
+static void
+test_err(void)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+
+    /* a stream without a leader answers 10008 until one is elected: the
+     * publisher must wait for the stream, not hammer it as if broken */
+    CHECK_INT(arb_stream_err(NATS_ERR, JSClusterNotAvailErr, "last message",
+                             &why), ARB_EAGAIN);
+    CHECK_STR(arb_buf_cstr(&why), "nats: last message: Error (JetStream "
+              "error 10008)");
+    CHECK_INT(arb_stream_err(NATS_ERR, JSClusterNotLeaderErr, "x", NULL),
+              ARB_EAGAIN);
+    CHECK_INT(arb_stream_err(NATS_ERR, JSNotEnabledErr, "x", NULL),
+              ARB_EAGAIN);
+    CHECK_INT(arb_stream_err(NATS_TIMEOUT, 0, "x", NULL), ARB_EAGAIN);
+    CHECK_INT(arb_stream_err(NATS_NO_RESPONDERS, 0, "x", NULL), ARB_EAGAIN);
+    CHECK_INT(arb_stream_err(NATS_CONNECTION_CLOSED, 0, "x", NULL),
+              ARB_EAGAIN);
+    CHECK_INT(arb_stream_err(NATS_ERR, JSNoMessageFoundErr, "x", NULL),
+              ARB_ENOTFOUND);
+    CHECK_INT(arb_stream_err(NATS_ERR, JSStreamNotFoundErr, "x", NULL),
+              ARB_ENOTFOUND);
+    CHECK_INT(arb_stream_err(NATS_NOT_FOUND, 0, "x", NULL), ARB_ENOTFOUND);
+    CHECK_INT(arb_stream_err(NATS_NO_MEMORY, 0, "x", NULL), ARB_ENOMEM);
+    /* a refused expectation is not a retry */
+    CHECK_INT(arb_stream_err(NATS_ERR, JSStreamWrongLastSequenceErr, "put",
+                             &why), ARB_EIO);
+    CHECK_STR(arb_buf_cstr(&why), "nats: put: Error (JetStream error "
+              "10071)");
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
@@ -277,6 +312,7 @@ main(void)
     test_ev_msg();
     test_deal();
     test_subject_pages();
+    test_err();
     nats_Close();
     return TEST_END();
 }
