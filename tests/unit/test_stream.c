@@ -281,20 +281,27 @@ test_err(void)
                              &why), ARB_EAGAIN);
     CHECK_STR(arb_buf_cstr(&why), "nats: last message: Error (JetStream "
               "error 10008)");
-    CHECK_INT(arb_stream_err(NATS_ERR, JSClusterNotLeaderErr, "x", NULL),
-              ARB_EAGAIN);
-    CHECK_INT(arb_stream_err(NATS_ERR, JSNotEnabledErr, "x", NULL),
-              ARB_EAGAIN);
-    CHECK_INT(arb_stream_err(NATS_TIMEOUT, 0, "x", NULL), ARB_EAGAIN);
-    CHECK_INT(arb_stream_err(NATS_NO_RESPONDERS, 0, "x", NULL), ARB_EAGAIN);
-    CHECK_INT(arb_stream_err(NATS_CONNECTION_CLOSED, 0, "x", NULL),
-              ARB_EAGAIN);
-    CHECK_INT(arb_stream_err(NATS_ERR, JSNoMessageFoundErr, "x", NULL),
-              ARB_ENOTFOUND);
-    CHECK_INT(arb_stream_err(NATS_ERR, JSStreamNotFoundErr, "x", NULL),
-              ARB_ENOTFOUND);
-    CHECK_INT(arb_stream_err(NATS_NOT_FOUND, 0, "x", NULL), ARB_ENOTFOUND);
-    CHECK_INT(arb_stream_err(NATS_NO_MEMORY, 0, "x", NULL), ARB_ENOMEM);
+    {
+        static const struct {
+            natsStatus s;
+            jsErrCode  j;
+            int        rc;
+        } c[] = {
+            { NATS_ERR, JSClusterNotLeaderErr, ARB_EAGAIN },
+            { NATS_ERR, JSNotEnabledErr, ARB_EAGAIN },
+            { NATS_TIMEOUT, 0, ARB_EAGAIN },
+            { NATS_NO_RESPONDERS, 0, ARB_EAGAIN },
+            { NATS_CONNECTION_CLOSED, 0, ARB_EAGAIN },
+            { NATS_ERR, JSNoMessageFoundErr, ARB_ENOTFOUND },
+            { NATS_ERR, JSStreamNotFoundErr, ARB_ENOTFOUND },
+            { NATS_NOT_FOUND, 0, ARB_ENOTFOUND },
+            { NATS_NO_MEMORY, 0, ARB_ENOMEM },
+        };
+        size_t i;
+
+        for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+            CHECK_INT(arb_stream_err(c[i].s, c[i].j, "x", NULL), c[i].rc);
+    }
     /* a refused expectation is not a retry */
     CHECK_INT(arb_stream_err(NATS_ERR, JSStreamWrongLastSequenceErr, "put",
                              &why), ARB_EIO);
