@@ -1198,7 +1198,7 @@ thread_main(void *arg)
     int               rc, resync, check, walk, connected, stream_ok,
                       verified;
     arb_repl_said_t   stream_err = { "", 0, 0 }, look_err = { "", 0, 0 },
-                      pub_err = { "", 0, 0 };
+                      pub_err = { "", 0, 0 }, check_err = { "", 0, 0 };
 
     for (;;) {
         pthread_mutex_lock(&r->mu);
@@ -1232,10 +1232,15 @@ thread_main(void *arg)
                 arb__repl_sleep(r, 1000);
                 continue;
             }
+            /* Said at first and after a failure that was said: a stream
+             * that answers but takes no publish (no leader) is looked at
+             * again every second. */
+            if (!r->ever_ok || stream_err.last[0] != '\0')
+                arb_log_ev(ARB_LOG_INFO, "replicate_stream", NULL,
+                           "replicate: stream %s ready (%d replicas)",
+                           r->s->name, reps);
             arb__repl_said_clear(&stream_err);
             r->ever_ok = 1;
-            arb_log_ev(ARB_LOG_INFO, "replicate_stream", NULL, "replicate: "
-                       "stream %s ready (%d replicas)", r->s->name, reps);
             pthread_mutex_lock(&r->mu);
             r->st.stream_ok = 1;
             r->check_req = 1;   /* a stream (back) in place: a full pass */
@@ -1296,9 +1301,10 @@ thread_main(void *arg)
                 pthread_mutex_unlock(&r->mu);
                 /* Tried again in a second; publishing goes on meanwhile
                  * (a stream unsettled for long must not stop it). */
-                arb__repl_log_err(r, "anti-entropy pass", rc, &why);
+                say_err(r, &check_err, "anti-entropy pass", rc, &why);
                 recheck = now_ms() + 1000;
             } else {
+                arb__repl_said_clear(&check_err);
                 next_check = now_ms() + (int64_t)r->conf->check_s * 1000;
                 if (next_check == 0)
                     next_check = 1;
