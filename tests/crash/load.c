@@ -134,13 +134,15 @@ load_show_log(void)
 
     if (f == NULL)
         return;
-    fprintf(stderr, "--- %s (last lines) ---\n", load_log);
+    /* "why:" lines: tests/run.sh repeats them after its total, where a
+     * CI log cut to its end still shows them. */
     while (fgets(line, sizeof(line), f) != NULL)
         n++;
     rewind(f);
     while (fgets(line, sizeof(line), f) != NULL)
         if (--n < 20)
-            fputs(line, stderr);
+            fprintf(stderr, "why: daemon log: %s%s", line,
+                    strchr(line, '\n') != NULL ? "" : "\n");
     fclose(f);
 }
 

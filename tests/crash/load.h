@@ -46,6 +46,8 @@ void load_kill(void);
 /* Sends sig (0: none) and waits up to ms for the exit; its wait status,
  * or -1 after a timeout (the daemon is then killed). */
 int  load_stop(int sig, int ms);
+/* The daemon log's last 20 lines on stderr, as "why: daemon log: ..."
+ * lines (tests/run.sh repeats those after its total). */
 void load_show_log(void);
 
 /* Starts the daemon once without faults on a new, empty load_data (it

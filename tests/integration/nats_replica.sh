@@ -94,10 +94,11 @@ out=$($A check --db "$T/rep" 2>&1); rc=$?
 check "replica's store checks clean" 0 $rc
 check "replica stopped no match" "" "$(grep replica_stopped_match "$T/rep.log")"
 
-# On a failure, what the daemons said (the directory goes at exit).
+# On a failure, what the daemons said (the directory goes at exit), on
+# "why:" lines that tests/run.sh repeats after its total.
 if [ $fail -ne 0 ]; then
     for d in east west rep; do
-        echo "--- $d.log (last lines) ---"; tail -n 20 "$T/$d.log" 2>/dev/null
+        tail -n 12 "$T/$d.log" 2>/dev/null | sed "s/^/why: $d.log: /"
     done
 fi
 echo "nats_replica.sh: $pass passed, $fail failed"
