@@ -126,24 +126,29 @@ load_init(const char *tag)
 }
 
 void
-load_show_log(void)
+load_why_lines(FILE *out, const char *tag, const char *path, const char *has,
+               long keep)
 {
     char  line[512];
-    FILE *f = fopen(load_log, "r");
+    FILE *f = fopen(path, "r");
     long  n = 0;
 
     if (f == NULL)
         return;
-    /* "why:" lines: tests/run.sh repeats them after its total, where a
-     * CI log cut to its end still shows them. */
     while (fgets(line, sizeof(line), f) != NULL)
-        n++;
+        n += has == NULL || strstr(line, has) != NULL;
     rewind(f);
     while (fgets(line, sizeof(line), f) != NULL)
-        if (--n < 20)
-            fprintf(stderr, "why: daemon log: %s%s", line,
+        if ((has == NULL || strstr(line, has) != NULL) && --n < keep)
+            fprintf(out, "why: %s: %s%s", tag, line,
                     strchr(line, '\n') != NULL ? "" : "\n");
     fclose(f);
+}
+
+void
+load_show_log(void)
+{
+    load_why_lines(stderr, "daemon log", load_log, NULL, 20);
 }
 
 int

@@ -16,6 +16,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define LOAD_DAEMON "bin/arbiterd"
@@ -46,8 +47,12 @@ void load_kill(void);
 /* Sends sig (0: none) and waits up to ms for the exit; its wait status,
  * or -1 after a timeout (the daemon is then killed). */
 int  load_stop(int sig, int ms);
-/* The daemon log's last 20 lines on stderr, as "why: daemon log: ..."
- * lines (tests/run.sh repeats those after its total). */
+/* The last `keep` lines of file path containing `has` (NULL: any), to
+ * out as "why: TAG: line" lines: tests/run.sh repeats those after its
+ * total, where a CI log cut to its end still shows them. */
+void load_why_lines(FILE *out, const char *tag, const char *path,
+                    const char *has, long keep);
+/* The daemon log's last 20 lines on stderr (load_why_lines). */
 void load_show_log(void);
 
 /* Starts the daemon once without faults on a new, empty load_data (it

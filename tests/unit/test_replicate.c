@@ -1473,25 +1473,15 @@ stream_msgs(arb_stream_t *st)
 }
 
 /* The last `keep` lines of file path that contain `has`, as "why:"
- * lines. */
+ * lines tagged "what: tag". */
 static void
 why_log(const char *what, const char *tag, const char *path,
         const char *has, long keep)
 {
-    char  line[512];
-    FILE *f = fopen(path, "r");
-    long  n = 0;
+    char t[200];
 
-    if (f == NULL)
-        return;
-    while (fgets(line, sizeof(line), f) != NULL)
-        n += strstr(line, has) != NULL;
-    rewind(f);
-    while (fgets(line, sizeof(line), f) != NULL)
-        if (strstr(line, has) != NULL && --n < keep)
-            printf("why: %s: %s: %s%s", what, tag, line,
-                   strchr(line, '\n') != NULL ? "" : "\n");
-    fclose(f);
+    snprintf(t, sizeof(t), "%s: %s", what, tag);
+    load_why_lines(stdout, t, path, has, keep);
 }
 
 /*
