@@ -73,6 +73,11 @@
  * was tried: docs/SCALE.md, "How events reach the stream".) */
 #define ARB_REPL_POLL_MS   2
 #define ARB_REPL_BUSY_MS   50
+/* Sync mode: a burst sent with nothing else in flight is written at
+ * once (lone_flush) unless one was written that way within this many
+ * µs: at a venue's pace that takes libnats' 1 ms write delay off every
+ * ack, and flat out it bounds what the PING/PONG costs. */
+#define ARB_REPL_FLUSH_GAP_US 5000
 /* The cursor file is written (and fsync'd) at most this often: it only
  * saves work after a restart (the resync reads what the stream holds). */
 #define ARB_REPL_CURSOR_MS 1000
@@ -985,6 +990,36 @@ send_one(arb_repl_t *r, arb_repl_ev_t *e)
     return -1;
 }
 
+/*
+ * Sync mode, after a burst that went out with nothing else in flight:
+ * libnats' flusher thread writes what was published only after waiting
+ * 1 ms for more, and a held ack waits for all of it.  A flush writes the
+ * buffer now (with a PING, whose PONG it waits for, at most 1 ms).  Done
+ * for every burst flat out, the PING/PONGs and the thread's waits cost
+ * 27 µs of CPU per event and raised the p99 (docs/SCALE.md), so at most
+ * one in ARB_REPL_FLUSH_GAP_US: every lone event at a venue's pace, a
+ * few hundred a second at most under load.  A failed flush is left to
+ * the PubAcks' timeout, as a failed publish would be.
+ */
+static void
+lone_flush(arb_repl_t *r, size_t sent, size_t inflight)
+{
+    struct timespec ts;
+    int64_t         now;
+
+    if (r->conf->mode != ARB_REPL_SYNC || sent == 0 || inflight != sent)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    if (r->flushed_us != 0 && now - r->flushed_us < ARB_REPL_FLUSH_GAP_US)
+        return;
+    r->flushed_us = now;
+    (void)natsConnection_FlushTimeout(r->s->nc, 1);
+    pthread_mutex_lock(&r->mu);
+    r->st.flushes++;
+    pthread_mutex_unlock(&r->mu);
+}
+
 /* The pipeline: publishes, in commit order, every event of the window
  * that may go, up to max_pending in flight, without waiting for PubAcks
  * (the ack handler moves the cursor).  A match's events wait behind:
@@ -1081,6 +1116,7 @@ pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
         sent++;
         inflight++;
     }
+    lone_flush(r, sent, inflight);
     if (resync && clean) {
         /* Every match left was compared and its probe answered: what
          * comes next is new to the stream. */

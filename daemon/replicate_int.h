@@ -75,6 +75,7 @@ typedef struct arb_repl_stats {
     uint64_t ahead;                 /* matches whose stream is ahead */
     uint64_t disconnects;
     uint64_t sync_timeouts;         /* acks refused as unreplicated */
+    uint64_t flushes;               /* sync: lone bursts written at once */
     uint64_t undecided;             /* repairs put off: the stream's
                                        answers disagreed (election) */
     /* Passes asked for by `replicate` are numbered: check_done is the
@@ -165,6 +166,8 @@ struct arb_repl {
     natsStatus         wave_err;    /* [mu] */
     uint64_t           last_cursor_write_ms;
     int64_t            busy_until;  /* polls, not waits, until then */
+    int64_t            flushed_us;  /* sync: a lone burst last written
+                                       at once (monotonic) */
     int64_t            lag_since;   /* a replica catching up since; 0 */
     arb_repl_hset_t    seen;        /* matches whose next events wait */
     int                ever_ok;     /* the stream was there once */

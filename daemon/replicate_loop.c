@@ -459,7 +459,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     pthread_mutex_lock(&r->mu);
     verified = r->verified;
     pthread_mutex_unlock(&r->mu);
-    msgpack_pack_map(pk, 25);
+    msgpack_pack_map(pk, 26);
     arb_mp_pack_kv_str(pk, "mode", r->conf->mode == ARB_REPL_SYNC ? "sync"
                                                                  : "async");
     arb_mp_pack_kv_str(pk, "recorder", r->conf->recorder);
@@ -480,6 +480,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "diverged", s.diverged);
     arb_mp_pack_kv_uint(pk, "ahead", s.ahead);
     arb_mp_pack_kv_uint(pk, "sync_timeouts", s.sync_timeouts);
+    arb_mp_pack_kv_uint(pk, "flushes", s.flushes);
     arb_mp_pack_kv_uint(pk, "undecided", s.undecided);
     arb_mp_pack_kv_uint(pk, "held", r->nheld);
     arb_mp_pack_kv_uint(pk, "check_asked", s.check_asked);

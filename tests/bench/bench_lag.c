@@ -10,7 +10,11 @@
  * Prints "lag: N events, p50 X ms, p99 Y ms, max Z ms".  Exit 1 when no
  * server answers.
  *
- * usage: bench_lag --urls nats://H:P[,..] --secs S
+ * With --dump FILE the lags are also written to FILE, one per line in
+ * the order the events arrived: a lag that builds up over the run (a
+ * reader or writer behind) looks different there from scattered spikes.
+ *
+ * usage: bench_lag --urls nats://H:P[,..] --secs S [--dump FILE]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -61,7 +65,7 @@ main(int argc, char **argv)
 {
     natsConnection   *nc = NULL;
     natsSubscription *sub = NULL;
-    const char       *urls = NULL;
+    const char       *urls = NULL, *dump = NULL;
     double            secs = 3;
     int               i;
 
@@ -70,8 +74,11 @@ main(int argc, char **argv)
             urls = argv[++i];
         else if (!strcmp(argv[i], "--secs") && i + 1 < argc)
             secs = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
+            dump = argv[++i];
         else {
-            fprintf(stderr, "usage: bench_lag --urls URLS --secs S\n");
+            fprintf(stderr, "usage: bench_lag --urls URLS --secs S "
+                    "[--dump FILE]\n");
             return 2;
         }
     }
@@ -91,6 +98,21 @@ main(int argc, char **argv)
     if (nlag == 0) {
         printf("lag: 0 events\n");
         return 0;
+    }
+    if (dump != NULL) {
+        FILE  *f = fopen(dump, "w");
+        size_t k;
+
+        if (f == NULL) {
+            fprintf(stderr, "bench_lag: cannot write %s\n", dump);
+            return 1;
+        }
+        for (k = 0; k < nlag; k++)
+            fprintf(f, "%lld\n", (long long)lag[k]);
+        if (fclose(f) != 0) {
+            fprintf(stderr, "bench_lag: cannot write %s\n", dump);
+            return 1;
+        }
     }
     qsort(lag, nlag, sizeof(*lag), bench_cmp_i64);
     printf("lag: %zu events, p50 %lld ms, p99 %lld ms, max %lld ms%s\n",

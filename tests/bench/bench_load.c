@@ -34,9 +34,18 @@
  * breaks (a refused append, a lost connection, a store that does not
  * replay).
  *
+ * With --rate N (LOAD_RATE=N) the load is paced instead: the tables
+ * together send at most N moves a second, each table's next move due
+ * T/N s after its previous one was due (a table whose ack comes later
+ * sends at once).  Below the daemon's ceiling that is an offered load,
+ * not a closed loop run flat out: a replica's lag then measures the
+ * path, not the queues of a saturated machine.  The transport ceiling
+ * (pings) is never paced.
+ *
  * usage: bench_load --daemon bin/arbiterd --dir DIR [--secs S]
- *                   [--tables 1,16,256] [--cid]
- * Environment: LOAD_SECS, LOAD_TABLES, LOAD_CID=1 override the defaults;
+ *                   [--tables 1,16,256] [--cid] [--rate N]
+ * Environment: LOAD_SECS, LOAD_TABLES, LOAD_CID=1, LOAD_RATE override the
+ * defaults;
  * LOAD_CONFIG=FILE starts the daemon with --config FILE; LOAD_PEER_PIDS=
  * P1,P2,... also reports those processes' CPU over each timed run.
  */
@@ -489,6 +498,8 @@ typedef struct tab {
     int                want_out;    /* EPOLLOUT armed */
     uint64_t           id;
     uint64_t           sent_ns;
+    uint64_t           due_ns;      /* paced: when the next move may go */
+    int                waiting;     /* paced: acked, its next not yet due */
     arb_buf_t          out;
     size_t             outoff;
 } tab_t;
@@ -596,6 +607,7 @@ static int pid_tag;
 static unsigned run_tag;    /* run_load calls: match ids never repeat */
 static int with_cid;
 static int ping_mode;   /* the transport ceiling: ping, not moves */
+static double load_rate;    /* --rate: moves/s over all tables; 0: flat out */
 static int ep_fd = -1;
 
 /* Writability is watched only while a send is held back (rare: one small
@@ -723,7 +735,9 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
     double              cpu0 = 0, cpu1, scpu0 = 0, scpu1, io0 = 0, io1;
     double              pcpu0 = -1, pcpu1;
     unsigned            i, busy, warm;
-    int                 rc = -1, k;
+    int                 rc = -1, k, timeout;
+    int                 paced = load_rate > 0 && !ping_mode;
+    uint64_t            gap = paced ? (uint64_t)(1e9 * T / load_rate) : 0;
 
     memset(out, 0, sizeof(*out));
     run_tag++;
@@ -763,7 +777,7 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
         int n;
         busy = 0;
         for (i = 0; i < T; i++)
-            busy += tabs[i].busy && !tabs[i].dead;
+            busy += (tabs[i].busy || tabs[i].waiting) && !tabs[i].dead;
         if (busy == 0) {
             if (!warm)
                 break;
@@ -777,12 +791,37 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
             io0 = io_pid_bytes(daemon_pid);
             t0 = bench_wall_ns();
             deadline = t0 + (uint64_t)(secs * 1e9);
+            /* paced: the tables' moves spread evenly over each period */
+            for (i = 0; i < T; i++)
+                tabs[i].due_ns = t0 + (paced ? gap * i / T : 0);
             for (i = 0; i < T; i++)
                 if (!tabs[i].dead)
                     tab_send(&tabs[i], T, i);
             continue;
         }
-        n = epoll_wait(ep_fd, evs, (int)T, 100);
+        timeout = 100;
+        if (paced) {
+            uint64_t first = UINT64_MAX;
+
+            now = bench_wall_ns();
+            for (i = 0; i < T; i++) {
+                tab_t *t = &tabs[i];
+
+                if (!t->waiting || t->dead)
+                    continue;
+                if (now >= deadline) {
+                    t->waiting = 0;         /* the run is over */
+                } else if (t->due_ns <= now) {
+                    t->waiting = 0;
+                    tab_send(t, T, i);
+                } else if (t->due_ns < first) {
+                    first = t->due_ns;
+                }
+            }
+            if (first != UINT64_MAX && (first - now) / 1000000 < 100)
+                timeout = (int)((first - now + 999999) / 1000000);
+        }
+        n = epoll_wait(ep_fd, evs, (int)T, timeout);
         if (n < 0 && errno != EINTR) {
             perror("epoll_wait");
             goto out;
@@ -835,8 +874,19 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
                     }
                     if (!t->opening)
                         t->next++;
-                    if (!warm && now < deadline)
-                        tab_send(t, T, i);
+                    if (warm || now >= deadline)
+                        continue;
+                    if (paced) {
+                        /* due one period after the last was due; a late
+                         * ack's move goes at once, never in a burst */
+                        t->due_ns += gap;
+                        if (t->due_ns < now)
+                            t->due_ns = now;
+                        t->waiting = t->due_ns > now;
+                        if (t->waiting)
+                            continue;
+                    }
+                    tab_send(t, T, i);
                 }
                 if (frc < 0) {
                     fprintf(stderr, "load: bad frame from the daemon\n");
@@ -1404,6 +1454,8 @@ main(int argc, char **argv)
         tables = env;
     if ((env = getenv("LOAD_CID")) != NULL && *env == '1')
         with_cid = 1;
+    if ((env = getenv("LOAD_RATE")) != NULL && *env)
+        load_rate = atof(env);
     for (i = 1; i < (size_t)argc; i++) {
         if (!strcmp(argv[i], "--daemon") && i + 1 < (size_t)argc)
             exe = argv[++i];
@@ -1415,9 +1467,11 @@ main(int argc, char **argv)
             tables = argv[++i];
         else if (!strcmp(argv[i], "--cid"))
             with_cid = 1;
+        else if (!strcmp(argv[i], "--rate") && i + 1 < (size_t)argc)
+            load_rate = atof(argv[++i]);
         else {
             fprintf(stderr, "usage: bench_load --daemon EXE --dir DIR "
-                    "[--secs S] [--tables 1,16,256] [--cid]\n");
+                    "[--secs S] [--tables 1,16,256] [--cid] [--rate N]\n");
             return 2;
         }
     }
@@ -1523,8 +1577,11 @@ main(int argc, char **argv)
 
     /* 4. The table. */
     printf("load: arbiterd, yahchain mode 3, 2 players/table, one move in "
-           "flight per table%s, %.1f s per run, 1 client thread (epoll)\n",
+           "flight per table%s, %.1f s per run, 1 client thread (epoll)",
            with_cid ? " (with cid)" : "", secs);
+    if (load_rate > 0)
+        printf(", paced at %.0f moves/s over all tables", load_rate);
+    printf("\n");
     printf("  %6s %11s %10s %8s %8s %8s %10s %6s %6s %9s %7s %6s\n",
            "tables", "appends/s", "ev/commit", "p50 us", "p99 us", "max us",
            "KiB/commit", "cli%", "srv%", "srv us/ev", "RSS MiB", "errors");

@@ -1323,6 +1323,32 @@ test_down_and_sync(arb_stream_t **stp)
         CHECK_INT(note_cid("c2-m1", "sync-0", code, sizeof(code)), 0);
     }
     CHECK_STR(code, "");
+    /* The first burst after the reconnect went out with nothing else
+     * in flight: written at once, not after libnats' 1 ms wait. */
+    CHECK(repl_stat("flushes") >= 1 && repl_stat("flushes") != UINT64_MAX);
+    /* Lone notes 20 ms apart: each is flushed (at most one flush in 5 ms,
+     * so the first waits too: the last flush was sync-0's). */
+    {
+        uint64_t f0 = repl_stat("flushes");
+
+        for (i = 0; i < 3; i++) {
+            char cid[32];
+
+            snprintf(cid, sizeof(cid), "sync-lone-%d", i);
+            sleep_ms(20);
+            CHECK_INT(note_cid("c2-m1", cid, code, sizeof(code)), 0);
+            CHECK_STR(code, "");
+        }
+        if (repl_stat("flushes") < f0 + 3)
+            printf("why: flushes %llu before three lone notes, %llu after "
+                   "(published %llu, held %llu, lag_events %llu)\n",
+                   (unsigned long long)f0,
+                   (unsigned long long)repl_stat("flushes"),
+                   (unsigned long long)repl_stat("published"),
+                   (unsigned long long)repl_stat("held"),
+                   (unsigned long long)repl_stat("lag_events"));
+        CHECK(repl_stat("flushes") >= f0 + 3);
+    }
     /* NATS away once it was compared: committed, not acknowledged. */
     arb_stream_close(*stp);
     *stp = NULL;
