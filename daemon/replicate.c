@@ -75,9 +75,9 @@
 #define ARB_REPL_BUSY_MS   50
 /* Sync mode: a burst sent with nothing else in flight is written at
  * once (lone_flush) unless one was written that way within this many
- * µs: at a venue's pace that takes libnats' 1 ms write delay off every
+ * ns: at a venue's pace that takes libnats' 1 ms write delay off every
  * ack, and flat out it bounds what the PING/PONG costs. */
-#define ARB_REPL_FLUSH_GAP_US 5000
+#define ARB_REPL_FLUSH_GAP_NS 5000000u
 /* The cursor file is written (and fsync'd) at most this often: it only
  * saves work after a restart (the resync reads what the stream holds). */
 #define ARB_REPL_CURSOR_MS 1000
@@ -997,23 +997,21 @@ send_one(arb_repl_t *r, arb_repl_ev_t *e)
  * buffer now (with a PING, whose PONG it waits for, at most 1 ms).  Done
  * for every burst flat out, the PING/PONGs and the thread's waits cost
  * 27 µs of CPU per event and raised the p99 (docs/SCALE.md), so at most
- * one in ARB_REPL_FLUSH_GAP_US: every lone event at a venue's pace, a
+ * one in ARB_REPL_FLUSH_GAP_NS: every lone event at a venue's pace, a
  * few hundred a second at most under load.  A failed flush is left to
  * the PubAcks' timeout, as a failed publish would be.
  */
 static void
 lone_flush(arb_repl_t *r, size_t sent, size_t inflight)
 {
-    struct timespec ts;
-    int64_t         now;
+    uint64_t now;
 
     if (r->conf->mode != ARB_REPL_SYNC || sent == 0 || inflight != sent)
         return;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-    if (r->flushed_us != 0 && now - r->flushed_us < ARB_REPL_FLUSH_GAP_US)
+    now = uv_hrtime();
+    if (r->flushed_ns != 0 && now - r->flushed_ns < ARB_REPL_FLUSH_GAP_NS)
         return;
-    r->flushed_us = now;
+    r->flushed_ns = now;
     (void)natsConnection_FlushTimeout(r->s->nc, 1);
     pthread_mutex_lock(&r->mu);
     r->st.flushes++;

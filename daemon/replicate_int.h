@@ -166,8 +166,8 @@ struct arb_repl {
     natsStatus         wave_err;    /* [mu] */
     uint64_t           last_cursor_write_ms;
     int64_t            busy_until;  /* polls, not waits, until then */
-    int64_t            flushed_us;  /* sync: a lone burst last written
-                                       at once (monotonic) */
+    uint64_t           flushed_ns;  /* sync: a lone burst last written
+                                       at once (uv_hrtime) */
     int64_t            lag_since;   /* a replica catching up since; 0 */
     arb_repl_hset_t    seen;        /* matches whose next events wait */
     int                ever_ok;     /* the stream was there once */

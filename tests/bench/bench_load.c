@@ -1422,7 +1422,7 @@ int
 main(int argc, char **argv)
 {
     const char *exe = "bin/arbiterd", *dir = NULL, *tables = "1,16,256";
-    const char *env;
+    const char *env, *rate_arg = NULL;
     char        data[512], sock[512], logp[512], basedir[512], tokpath[600];
     char        basedir2[512];
     char        ceildir[512];
@@ -1455,7 +1455,7 @@ main(int argc, char **argv)
     if ((env = getenv("LOAD_CID")) != NULL && *env == '1')
         with_cid = 1;
     if ((env = getenv("LOAD_RATE")) != NULL && *env)
-        load_rate = atof(env);
+        rate_arg = env;
     for (i = 1; i < (size_t)argc; i++) {
         if (!strcmp(argv[i], "--daemon") && i + 1 < (size_t)argc)
             exe = argv[++i];
@@ -1468,7 +1468,7 @@ main(int argc, char **argv)
         else if (!strcmp(argv[i], "--cid"))
             with_cid = 1;
         else if (!strcmp(argv[i], "--rate") && i + 1 < (size_t)argc)
-            load_rate = atof(argv[++i]);
+            rate_arg = argv[++i];
         else {
             fprintf(stderr, "usage: bench_load --daemon EXE --dir DIR "
                     "[--secs S] [--tables 1,16,256] [--cid] [--rate N]\n");
@@ -1479,6 +1479,16 @@ main(int argc, char **argv)
         fprintf(stderr, "bench_load: --dir DIR is required (a scratch "
                 "directory) and --secs must be positive\n");
         return 2;
+    }
+    if (rate_arg != NULL) {
+        char *end;
+
+        load_rate = strtod(rate_arg, &end);
+        if (end == rate_arg || *end != '\0' || !(load_rate >= 0)) {
+            fprintf(stderr, "bench_load: --rate / LOAD_RATE '%s': not a "
+                    "number of moves/s (0: flat out)\n", rate_arg);
+            return 2;
+        }
     }
     snprintf(tl, sizeof(tl), "%s", tables);
     for (p = strtok_r(tl, ",", &save); p != NULL && nt < 16;

@@ -7,13 +7,15 @@
 # publish (bench_pub) just before the sync run, its floor; then a read
 # replica's lag at 16 tables (replica_lag.sh, its own cluster), flat out
 # and paced at LAG_RATE (default 2000) moves/s.  Ends with the targets,
-# PASS or MISSED: replica lag p99 < 100 ms at 16 tables (both runs), sync p99 ack <= 5 ms at 16 tables, and async within 10% of
-# local-only (appends/s and p99 ack) at 16 and 256 tables.
+# PASS or MISSED: replica lag p99 < 100 ms at 16 tables (both runs), sync
+# p99 ack <= 5 ms at 16 tables, and async within 10% of local-only
+# (appends/s and p99 ack) at 16 and 256 tables.
 # docs/SCALE.md keeps the figures.  Never fails on a target.
-#   LOAD_SECS=3 (per table count)  LAG_RATE=2000 (the paced replica run)  ARB_NATS_PORT_BASE=14400 (this cluster;
-#   the replica's gets BASE+100)  BENCH_NODES=3 (1: one JetStream node,
-#   streams R1: what the recorder's replication costs it, apart from what
-#   a 3-node cluster sharing the machine's cores takes)
+#   LOAD_SECS=3 (per table count)  LAG_RATE=2000 (the paced replica run)
+#   ARB_NATS_PORT_BASE=14400 (this cluster; the replica's gets BASE+100)
+#   BENCH_NODES=3 (1: one JetStream node, streams R1: what the recorder's
+#   replication costs it, apart from what a 3-node cluster sharing the
+#   machine's cores takes)
 BUILD=${BUILD:-build}
 if ! command -v nats-server > /dev/null 2>&1; then
     echo "bench-cluster: nats-server not installed; skipped"; exit 0
