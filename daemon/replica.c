@@ -24,6 +24,7 @@
 
 #include <uv.h>
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "core/mp.h"
 #include "daemon/log.h"
@@ -39,15 +40,6 @@
  * keep coming (a busy stream never leaves the 1 ms gap that commits
  * it): what bounds the replica's lag, not the batch size. */
 #define FLUSH_MS 10
-
-static int64_t
-mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 typedef struct arb_replica {
     arb_server_t        *srv;
@@ -246,9 +238,9 @@ follow(void *arg)
         r->last_msg_ns = msg.time_ns;
         rc = arb_mirror_apply(r->mir, &msg, &why);
         if (!dirty)
-            dirty_since = mono_ms();
+            dirty_since = arb_clock_ms();
         dirty = 1;
-        if (rc == 0 && mono_ms() - dirty_since >= FLUSH_MS) {
+        if (rc == 0 && arb_clock_ms() - dirty_since >= FLUSH_MS) {
             rc = arb_mirror_flush(r->mir, &why);
             dirty = 0;
         }

@@ -60,6 +60,7 @@
 
 #include <sodium.h>
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "daemon/log.h"
 #include "daemon/replicate_int.h"
@@ -81,15 +82,6 @@
 /* The cursor file is written (and fsync'd) at most this often: it only
  * saves work after a restart (the resync reads what the stream holds). */
 #define ARB_REPL_CURSOR_MS 1000
-
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /*
  * A stream is asked only once settled: a leader just elected answers
@@ -130,7 +122,7 @@ arb__repl_settled(arb_repl_t *r, arb_buf_t *why)
     int lagging, say, rc;
 
     rc = arb_stream_settled_lag(r->s, &lagging, why);
-    rc = arb__repl_settle_rule(rc, lagging, now_ms(), &r->lag_since, &say);
+    rc = arb__repl_settle_rule(rc, lagging, arb_clock_ms(), &r->lag_since, &say);
     if (say)
         arb_log(ARB_LOG_WARN, "replicate: %s for %d s: comparing with the "
                 "leader without waiting for it",
@@ -187,7 +179,7 @@ say_err(arb_repl_t *r, arb_repl_said_t *sd, const char *what, int rc,
     uint64_t    again;
     int64_t     secs;
 
-    if (!arb__repl_say_rule(sd, msg, now_ms(), &again, &secs)) {
+    if (!arb__repl_say_rule(sd, msg, arb_clock_ms(), &again, &secs)) {
         pthread_mutex_lock(&r->mu);
         r->st.errors++;
         pthread_mutex_unlock(&r->mu);
@@ -833,22 +825,17 @@ mark_holes(arb_repl_t *r)
 static size_t
 wait_inflight_locked(arb_repl_t *r, unsigned ms)
 {
-    int64_t until = now_ms() + ms;
+    int64_t until = arb_clock_ms() + ms;
 
     while (r->inflight > 0 && !r->wave_failed) {
-        int64_t         left = until - now_ms();
+        int64_t         left = until - arb_clock_ms();
         struct timespec ts;
 
         if (left <= 0)
             break;
         if (left > 50)
             left = 50;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += (long)left * 1000000;
-        while (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
+        arb_clock_deadline(&ts, (long)left);
         pthread_cond_timedwait(&r->cv, &r->mu, &ts);
     }
     return r->inflight;
@@ -965,7 +952,7 @@ send_one(arb_repl_t *r, arb_repl_ev_t *e)
         pthread_mutex_lock(&r->mu);     /* its PubAck may come at once */
         e->state = EV_SENT;
         e->msg = id;
-        e->sent_ms = now_ms();
+        e->sent_ms = arb_clock_ms();
         r->inflight++;
         pthread_mutex_unlock(&r->mu);
         s = js_PublishMsgAsync(r->s->js, &m, expect ? &eo : NULL);
@@ -1047,7 +1034,7 @@ pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
         if (r->win[i].state == EV_SENT) {
             /* The oldest in flight: no PubAck within timeout_ms (a
              * leader gone, a connection lost with its replies). */
-            timed_out = now_ms() - r->win[i].sent_ms
+            timed_out = arb_clock_ms() - r->win[i].sent_ms
                         >= (int64_t)r->conf->timeout_ms;
             if (timed_out) {
                 failed = r->wave_failed = 1;
@@ -1160,17 +1147,12 @@ static void
 wait_work(arb_repl_t *r)
 {
     struct timespec ts;
-    int64_t         now = now_ms();
+    int64_t         now = arb_clock_ms();
     int             poll = r->conf->mode != ARB_REPL_SYNC
                            && now < r->busy_until;
     long            ms = poll ? ARB_REPL_POLL_MS : 100;
 
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += ms * 1000000;
-    if (ts.tv_nsec >= 1000000000) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000;
-    }
+    arb_clock_deadline(&ts, ms);
     pthread_mutex_lock(&r->mu);
     if (!poll)
         atomic_store(&r->waiting, 1);
@@ -1190,13 +1172,7 @@ arb__repl_sleep(arb_repl_t *r, unsigned ms)
 {
     struct timespec ts;
 
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (long)(ms % 1000) * 1000000;
-    if (ts.tv_nsec >= 1000000000) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000;
-    }
+    arb_clock_deadline(&ts, (long)ms);
     pthread_mutex_lock(&r->mu);
     if (!r->stop)
         pthread_cond_timedwait(&r->cv, &r->mu, &ts);
@@ -1206,7 +1182,7 @@ arb__repl_sleep(arb_repl_t *r, unsigned ms)
 static void
 save_cursor(arb_repl_t *r, int force)
 {
-    int64_t  t = now_ms();
+    int64_t  t = arb_clock_ms();
     uint64_t cur;
 
     if (!force && t - r->last_cursor_write_ms < ARB_REPL_CURSOR_MS)
@@ -1284,7 +1260,7 @@ thread_main(void *arg)
         pthread_mutex_lock(&r->mu);
         verified = r->verified;
         pthread_mutex_unlock(&r->mu);
-        if (!verified && now_ms() >= next_look) {
+        if (!verified && arb_clock_ms() >= next_look) {
             /* Writes wait for it (fencing); publishing goes on when it
              * fails, and it is tried again in a second. */
             rc = arb__repl_fence_look(r, &why);
@@ -1292,16 +1268,16 @@ thread_main(void *arg)
                 /* a match that cannot be compared is tried again every
                  * second */
                 say_err(r, &look_err, "comparing with the stream", rc, &why);
-                next_look = now_ms() + 1000;
+                next_look = arb_clock_ms() + 1000;
             } else {
                 arb__repl_said_clear(&look_err);
             }
         }
         pthread_mutex_lock(&r->mu);
         check = r->check_req
-                || (r->conf->check_s > 0 && now_ms() >= next_check
+                || (r->conf->check_s > 0 && arb_clock_ms() >= next_check
                     && next_check != 0)
-                || (recheck != 0 && now_ms() >= recheck);
+                || (recheck != 0 && arb_clock_ms() >= recheck);
         walk = check && r->check_walk;
         r->check_req = 0;
         if (check) {
@@ -1318,7 +1294,7 @@ thread_main(void *arg)
             continue;
         }
         if (r->read_pos != read_pos)
-            r->busy_until = now_ms() + ARB_REPL_BUSY_MS;
+            r->busy_until = arb_clock_ms() + ARB_REPL_BUSY_MS;
         pthread_mutex_lock(&r->mu);     /* lag_ms even before any ack */
         r->st.oldest_ms = r->nwin > r->done_n
                           ? r->win[r->done_n].time_ms : 0;
@@ -1336,15 +1312,15 @@ thread_main(void *arg)
                 /* Tried again in a second; publishing goes on meanwhile
                  * (a stream unsettled for long must not stop it). */
                 say_err(r, &check_err, "anti-entropy pass", rc, &why);
-                recheck = now_ms() + 1000;
+                recheck = arb_clock_ms() + 1000;
             } else {
                 arb__repl_said_clear(&check_err);
-                next_check = now_ms() + (int64_t)r->conf->check_s * 1000;
+                next_check = arb_clock_ms() + (int64_t)r->conf->check_s * 1000;
                 if (next_check == 0)
                     next_check = 1;
                 /* Put-off repairs: looked at again soon, publishing goes
                  * on meanwhile. */
-                recheck = undecided > 0 ? now_ms() + 2000 : 0;
+                recheck = undecided > 0 ? arb_clock_ms() + 2000 : 0;
             }
             pthread_mutex_lock(&r->mu);
             r->resync = 1;      /* what the stream holds may have moved */
@@ -1478,8 +1454,7 @@ arb__repl_thread_stop(arb_repl_t *r)
         struct timespec ts;
 
         natsConnection_Close(r->s->nc);
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += 2;
+        arb_clock_deadline(&ts, 2000);
         pthread_mutex_lock(&r->mu);
         while (!r->closed
                && pthread_cond_timedwait(&r->cv, &r->mu, &ts) == 0)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "core/mp.h"
 #include "daemon/dispatch.h"
@@ -124,13 +125,7 @@ wait_verified(arb_repl_t *r)
 {
     struct timespec ts;
 
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += r->conf->timeout_ms / 1000;
-    ts.tv_nsec += (long)(r->conf->timeout_ms % 1000) * 1000000;
-    if (ts.tv_nsec >= 1000000000) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000;
-    }
+    arb_clock_deadline(&ts, (long)r->conf->timeout_ms);
     pthread_mutex_lock(&r->mu);
     while (!r->verified
            && pthread_cond_timedwait(&r->cv, &r->mu, &ts) == 0)
@@ -157,7 +152,7 @@ arb_repl_start(arb_server_t *srv)
     r->store = srv->store;
     r->conf = &srv->cfg.repl;
     pthread_mutex_init(&r->mu, NULL);
-    pthread_cond_init(&r->cv, NULL);
+    arb_cond_init(&r->cv);
     srv->repl = r;
     snprintf(r->cursor_path, sizeof(r->cursor_path), "%s/replicate.pos",
              srv->cfg.data);

@@ -19,14 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
+
 /* Milliseconds on a monotonic clock. */
 static inline long long
 http_now_ms(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return arb_clock_ms();
 }
 
 /* A blocking TCP connection to 127.0.0.1:port, or -1. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "tools/cli.h"
 #include "tools/net.h"
 #include "tools/ops.h"
@@ -55,7 +56,7 @@ static int
 wait_pass(cli_net_t *n, uint64_t ticket, uint64_t timeout_s)
 {
     ops_progress_t  pr;
-    int64_t         t0 = ops_mono_ms(), waited;
+    int64_t         t0 = arb_clock_ms(), waited;
     struct timespec ts = { 0, POLL_MS * 1000000L };
     int             status;
 
@@ -76,7 +77,7 @@ wait_pass(cli_net_t *n, uint64_t ticket, uint64_t timeout_s)
                    ? " (looked at again in 2 s: see `arbiter stats`)" : "");
             return CLI_OK;
         }
-        waited = ops_mono_ms() - t0;
+        waited = arb_clock_ms() - t0;
         if (waited >= (int64_t)timeout_s * 1000) {
             ops_progress_clear(&pr);
             fprintf(stderr, "arbiter replicate: the pass has not finished "

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "core/ledger/check.h"
 #include "core/ledger/store.h"
@@ -86,7 +87,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
     arb_buf_t            why = ARB_BUF_INIT;
     ops_progress_t       pr;
     uint64_t             at = 0;
-    int64_t              idle_since = ops_mono_ms();
+    int64_t              idle_since = arb_clock_ms();
     size_t               plen = prefix != NULL ? strlen(prefix) : 0;
     int                  rc, status = CLI_ERROR;
 
@@ -102,7 +103,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
     while (at < last) {
         rc = arb_stream_reader_next(rd, &msg, 500, &why);
         if (rc == ARB_EAGAIN) {
-            if (ops_mono_ms() - idle_since > IDLE_MS) {
+            if (arb_clock_ms() - idle_since > IDLE_MS) {
                 fprintf(stderr, "arbiter restore: the stream stopped "
                         "delivering at sequence %" PRIu64 " of %" PRIu64
                         "\n", at, last);
@@ -121,7 +122,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
             fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
             goto done;
         }
-        idle_since = ops_mono_ms();
+        idle_since = arb_clock_ms();
         at = msg.stream_seq;
         (*read)++;
         if (plen != 0 && strncmp(msg.match_id, prefix, plen) != 0) {
@@ -219,13 +220,13 @@ cmd_restore_nats(int argc, char **argv)
                 arb_buf_cstr(&why) ? arb_buf_cstr(&why) : "out of memory");
         goto done;
     }
-    t0 = ops_mono_ms();
+    t0 = arb_clock_ms();
     status = read_stream(st, mir, prefix, last, &read);
     if (status != 0)
         goto done;
     arb_mirror_stats(mir, &ms);
     {
-        int64_t ms_taken = ops_mono_ms() - t0;
+        int64_t ms_taken = arb_clock_ms() - t0;
 
         printf("arbiter restore: read %" PRIu64 " messages of stream %s "
                "(sequences up to %" PRIu64 ") in %.3f s: %" PRIu64

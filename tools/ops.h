@@ -32,8 +32,6 @@ typedef struct ops_progress {
 } ops_progress_t;
 
 void ops_progress_init(ops_progress_t *p);
-/* Milliseconds of the monotonic clock (for durations). */
-int64_t ops_mono_ms(void);
 /* Printed as "<cmd>: <what> <done>/<total>" (total 0: without it). */
 void ops_progress(ops_progress_t *p, const char *cmd, const char *what,
                   uint64_t done, uint64_t total);

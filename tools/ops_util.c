@@ -22,21 +22,13 @@
 
 #include <sodium.h>
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "core/fsync.h"
 #include "core/ledger/chain.h"
 #include "core/ledger/store.h"
 #include "tools/cli.h"
 #include "tools/ops.h"
-
-int64_t
-ops_mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void
 ops_progress_init(ops_progress_t *p)
@@ -53,7 +45,7 @@ ops_progress(ops_progress_t *p, const char *cmd, const char *what,
 
     if (!p->on)
         return;
-    now = ops_mono_ms();
+    now = arb_clock_ms();
     if (p->shown && now - p->last_ms < 200 && done != total)
         return;
     p->last_ms = now;

@@ -30,6 +30,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "core/codec.h"
 #include "proto/limits.h"
@@ -39,15 +40,6 @@
 
 #define RETRY_STEP_MS  200      /* between two attempts to reconnect */
 #define CONFLICTS_MAX  8        /* rejudge-and-resend rounds per event */
-
-static uint64_t
-now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void
 sleep_ms(unsigned ms)
@@ -317,7 +309,7 @@ int
 rec_link_reconnect(rec_t *r)
 {
     arb_buf_t why = ARB_BUF_INIT;
-    uint64_t  deadline = now_ms() + r->retry_ms;
+    int64_t   deadline = arb_clock_ms() + (int64_t)r->retry_ms;
     int       attempts = 0;
 
     say(r, "connection to %s lost; reconnecting (for up to %u s)", r->addr,
@@ -328,7 +320,7 @@ rec_link_reconnect(rec_t *r)
         if (rec_stop || r->fatal)
             return -1;
         if (attempts++ > 0) {
-            if (now_ms() >= deadline) {
+            if (arb_clock_ms() >= deadline) {
                 say(r, "could not reconnect to %s: giving up", r->addr);
                 return -1;
             }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "core/ledger/chain.h"
 #include "core/ledger/replay_all.h"
@@ -65,7 +66,7 @@ cli_replay_store(const char *dir, int json, int verify)
     arb_buf_t        why = ARB_BUF_INIT;
     out_t            o;
     uint64_t         n = 0;
-    int64_t          t0 = ops_mono_ms();
+    int64_t          t0 = arb_clock_ms();
     int              rc, status = CLI_ERROR;
 
     memset(&o, 0, sizeof(o));
@@ -100,7 +101,7 @@ cli_replay_store(const char *dir, int json, int verify)
     if (isatty(STDERR_FILENO))
         fprintf(stderr, "arbiter replay: %zu matches, %" PRIu64 " events "
                 "in %.2f s%s\n", o.matches, n,
-                (double)(ops_mono_ms() - t0) / 1000.0,
+                (double)(arb_clock_ms() - t0) / 1000.0,
                 verify ? " (chains verified)" : "");
     status = o.refused > 0 ? CLI_DIFFERS : CLI_OK;
 done:

@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "core/fnv.h"
 #include "core/ledger/chain.h"
@@ -54,15 +55,6 @@
 #else
 #define DEF_MAP_MAX  ((size_t)1 << 30)
 #endif
-
-static uint64_t
-now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int
 errno_code(int e)
@@ -749,7 +741,7 @@ append_txn(arb_store_t *s, batch_t *b, uint64_t *put_ns, arb_buf_t *why)
     MDB_val        k, d;
     unsigned char  lk[8];
     char           sk[8 + ARB_STORE_ID_MAX];
-    uint64_t       pos, t0 = now_ns();
+    uint64_t       pos, t0 = arb_clock_ns();
     size_t         i, idlen;
     int            rc, mrc;
 
@@ -801,7 +793,7 @@ append_txn(arb_store_t *s, batch_t *b, uint64_t *put_ns, arb_buf_t *why)
         arb__txn_abort(&s->log, txn);
         return rc;
     }
-    *put_ns += now_ns() - t0;
+    *put_ns += arb_clock_ns() - t0;
     mrc = arb__txn_commit(&s->log, txn);
     if (mrc == MDB_MAP_FULL) {
         /* From saving the free list, before any page is written: as safe
@@ -978,13 +970,13 @@ append(arb_store_t *s, arb_append_t *v, size_t n, int sync,
         rc = ARB_ESTORE;
         goto fail;
     }
-    t0 = now_ns();
+    t0 = arb_clock_ns();
     rc = batch_index(&b, why);
     if (rc == 0)
         rc = batch_lookup(s, &b, why);
     if (rc == 0)
         rc = batch_judge(&b, why);
-    t1 = now_ns();
+    t1 = arb_clock_ns();
     if (rc == 0)
         rc = journal_room(s, &b, why);
     while (rc == 0) {
@@ -1012,7 +1004,7 @@ append(arb_store_t *s, arb_append_t *v, size_t n, int sync,
     if (rc != 0)
         goto fail;
     /* The one flush that makes the batch durable. */
-    t2 = now_ns();
+    t2 = arb_clock_ns();
     rc = arb_journal_append(s->jr, b.v[0].pos, (uint32_t)n, s->jbuf.data,
                             s->jbuf.len, why);
     if (rc != 0) {
@@ -1023,7 +1015,7 @@ append(arb_store_t *s, arb_append_t *v, size_t n, int sync,
     arb__jr_stats_note(s);
     *ticket = atomic_fetch_add(&s->ncommits, 1) + 1;
     atomic_store(&s->durable, *ticket);
-    t3 = now_ns();
+    t3 = arb_clock_ns();
     rc = batch_publish(s, &b, why);
     if (rc != 0) {
         /* Committed but not visible: the handle cannot go on serving
@@ -1039,7 +1031,7 @@ append(arb_store_t *s, arb_append_t *v, size_t n, int sync,
                               memory_order_relaxed);
     atomic_fetch_add_explicit(&s->t_syncs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->t_sync, t3 - t2, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->t_publish, now_ns() - t3,
+    atomic_fetch_add_explicit(&s->t_publish, arb_clock_ns() - t3,
                               memory_order_relaxed);
     pthread_mutex_unlock(&s->wlock);
     batch_free(&b);

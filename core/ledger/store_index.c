@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "core/fnv.h"
 #include "core/ledger/store_int.h"
@@ -529,16 +530,6 @@ arb__ix_notify(arb_store_t *s, uint64_t hi_before)
         pthread_cond_broadcast(&s->tail.cond);
 }
 
-/* ts = now + ms, for pthread_cond_timedwait (CLOCK_REALTIME). */
-static void
-deadline(struct timespec *ts, long ms)
-{
-    clock_gettime(CLOCK_REALTIME, ts);
-    ts->tv_nsec += (ms % 1000) * 1000000L;
-    ts->tv_sec += ms / 1000 + ts->tv_nsec / 1000000000L;
-    ts->tv_nsec %= 1000000000L;
-}
-
 /* Returns the heap's free pages to the system (glibc keeps them). */
 static void
 heap_trim(void)
@@ -569,7 +560,7 @@ ix_main(void *arg)
              * for IX_DELAY_MS, the daemon is idle and trimming costs
              * nobody anything; what it holds then no longer depends on
              * how many records the last trims happened to leave. */
-            deadline(&ts, IX_DELAY_MS);
+            arb_clock_deadline(&ts, IX_DELAY_MS);
             if (pthread_cond_timedwait(&s->tail.cond, &s->tail.lock, &ts)
                     == ETIMEDOUT
                 && s->tail.hi <= s->mark && !s->stop) {
@@ -584,7 +575,7 @@ ix_main(void *arg)
         /* Let records gather: one index commit per IX_DELAY_MS or per
          * half a chunk, whichever comes first (appends wake us only for
          * the second: arb__ix_notify). */
-        deadline(&ts, IX_DELAY_MS);
+        arb_clock_deadline(&ts, IX_DELAY_MS);
         while (!s->stop && !s->flush && s->tail.hi - s->mark < IX_CHUNK / 2
                && pthread_cond_timedwait(&s->tail.cond, &s->tail.lock,
                                          &ts) == 0)

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "core/ledger/store_int.h"
 
@@ -405,15 +406,6 @@ pin_swap(arb_store_t *s, MDB_txn *pin)
         mdb_txn_abort(old);
 }
 
-static uint64_t
-now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * A checkpoint: flush the LMDB file up to the current snapshot, record
  * it, pin it.  With `locked` the caller holds wlock; new_lap < 0 begins a
@@ -426,7 +418,7 @@ arb__jr_ckpt(arb_store_t *s, int new_lap, int locked, arb_buf_t *why)
 {
     arb_journal_ckpt_t ck;
     MDB_txn           *pin = NULL;
-    uint64_t           t0 = now_ns(), upto;
+    uint64_t           t0 = arb_clock_ns(), upto;
     int                rc, mrc, hold;
 
     if (!locked && pthread_mutex_lock(&s->wlock) != 0) {
@@ -484,7 +476,7 @@ arb__jr_ckpt(arb_store_t *s, int new_lap, int locked, arb_buf_t *why)
     pin = NULL;
     s->ck_upto = upto;
     atomic_fetch_add(&s->ck_count, 1);
-    atomic_fetch_add(&s->ck_ns, now_ns() - t0);
+    atomic_fetch_add(&s->ck_ns, arb_clock_ns() - t0);
     arb__jr_stats_note(s);
     goto out;
 
@@ -549,7 +541,7 @@ arb__jr_start(arb_store_t *s, arb_buf_t *why)
     mdb_env_set_flags(s->log.env, MDB_NOSYNC, 1);
     if (pthread_mutex_init(&s->ck_lock, NULL) != 0)
         return ARB_ENOMEM;
-    if (pthread_cond_init(&s->ck_cond, NULL) != 0) {
+    if (arb_cond_init(&s->ck_cond) != 0) {
         pthread_mutex_destroy(&s->ck_lock);
         return ARB_ENOMEM;
     }
@@ -609,10 +601,7 @@ ck_main(void *arg)
     (void)mdb_env_get_fd(s->log.env, &fd);
     pthread_mutex_lock(&s->ck_lock);
     while (!s->ck_stop) {
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += TICK_MS * 1000000L;
-        ts.tv_sec += ts.tv_nsec / 1000000000L;
-        ts.tv_nsec %= 1000000000L;
+        arb_clock_deadline(&ts, TICK_MS);
         pthread_cond_timedwait(&s->ck_cond, &s->ck_lock, &ts);
         if (s->ck_stop)
             break;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "core/fnv.h"
 #include "core/ledger/store_int.h"
@@ -39,7 +40,7 @@ arb__tail_init(arb__tail_t *t)
     if (pthread_mutex_init(&t->lock, NULL) != 0)
         return ARB_ENOMEM;
     t->have_lock = 1;
-    if (pthread_cond_init(&t->cond, NULL) != 0)
+    if (arb_cond_init(&t->cond) != 0)
         return ARB_ENOMEM;
     t->have_cond = 1;
     return 0;

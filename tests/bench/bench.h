@@ -1,7 +1,7 @@
 /*
- * bench.h - what the benchmark programs share: the clock and the one
- * YAHchain match they all play (mode 3, ann and bob, 144 moves, a fixed
- * permutation of the deck).  Header-only: each bench is one program.
+ * bench.h - what the benchmark programs share: the clock (core/clock.h)
+ * and the one YAHchain match they all play (mode 3, ann and bob, 144
+ * moves, a fixed permutation of the deck).  Header-only: each bench is one program.
  */
 #ifndef ARB_BENCH_H
 #define ARB_BENCH_H
@@ -13,19 +13,11 @@
 #include <time.h>
 
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/codec.h"
 #include "core/event.h"
 
 #define BENCH_MOVES 144         /* moves of one match */
-
-static inline uint64_t
-bench_wall_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* qsort order of int64_t samples (latencies, before the percentiles). */
 static inline int

@@ -586,11 +586,11 @@ ping_rtt(arb_client_t *cl, unsigned n, uint32_t *p50, uint32_t *p99)
     msgpack_unpacked_init(&res);
     for (i = 0; v != NULL && i < n; i++) {
         arb_client_begin(cl, &pk, "ping", 0);
-        t = bench_wall_ns();
+        t = arb_clock_ns();
         rc = arb_client_call(cl, &res, &why);
         if (rc != 0)
             break;
-        v[i] = (uint32_t)((bench_wall_ns() - t) / 1000);
+        v[i] = (uint32_t)((arb_clock_ns() - t) / 1000);
     }
     if (rc == 0) {
         qsort(v, n, sizeof(*v), cmp_u32);
@@ -672,7 +672,7 @@ tab_send(tab_t *t, unsigned T, unsigned ti)
         t->opening = 0;
     }
     t->busy = 1;
-    t->sent_ns = bench_wall_ns();
+    t->sent_ns = arb_clock_ns();
     tab_flush(t);
 }
 
@@ -789,7 +789,7 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
             scpu0 = cpu_pid_s(daemon_pid);
             pcpu0 = peers_cpu_s();
             io0 = io_pid_bytes(daemon_pid);
-            t0 = bench_wall_ns();
+            t0 = arb_clock_ns();
             deadline = t0 + (uint64_t)(secs * 1e9);
             /* paced: the tables' moves spread evenly over each period */
             for (i = 0; i < T; i++)
@@ -803,7 +803,7 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
         if (paced) {
             uint64_t first = UINT64_MAX;
 
-            now = bench_wall_ns();
+            now = arb_clock_ns();
             for (i = 0; i < T; i++) {
                 tab_t *t = &tabs[i];
 
@@ -862,7 +862,7 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
                        == 1) {
                     if (!tab_frame(t, frame, len, &errors))
                         continue;
-                    now = bench_wall_ns();
+                    now = arb_clock_ns();
                     t->busy = 0;
                     if (!warm && now < deadline) {
                         if (t->opening) {
@@ -898,7 +898,7 @@ run_load(const char *sock, const char *token, unsigned T, double secs,
             }
         }
     }
-    now = bench_wall_ns();
+    now = arb_clock_ns();
     cpu1 = cpu_self_s();
     scpu1 = cpu_pid_s(daemon_pid);
     pcpu1 = peers_cpu_s();
@@ -1001,13 +1001,13 @@ floor_run(floor_store_t *f, double secs, double *rate, uint32_t *p50,
     int          rc = 0;
 
     io0 = io_pid_bytes(getpid());
-    t0 = bench_wall_ns();
+    t0 = arb_clock_ns();
     for (;; f->seq++) {
         rc = bench_encode_move(&b, f->seq,
                                (unsigned)((f->seq - 1) % 144) + 1);
         if (rc != 0)
             break;
-        ta = bench_wall_ns();
+        ta = arb_clock_ns();
         memset(&ap, 0, sizeof(ap));
         ap.match_id = "baseline";
         ap.seq = f->seq;
@@ -1015,7 +1015,7 @@ floor_run(floor_store_t *f, double secs, double *rate, uint32_t *p50,
         ap.bytes = b.data;
         ap.len = b.len;
         rc = arb_store_append_batch(f->s, &ap, 1, &why);
-        t1 = bench_wall_ns();
+        t1 = arb_clock_ns();
         if (rc != 0)
             break;
         n++;
@@ -1165,7 +1165,7 @@ store_ceiling(const char *dir, double secs, size_t width, double *rate,
     }
     rc = arb_store_append_batch(s, ap, width, &why);
     io0 = io_pid_bytes(getpid());
-    t0 = bench_wall_ns();
+    t0 = arb_clock_ns();
     for (seq = 1; rc == 0; seq++) {
         for (i = 0; i < width && rc == 0; i++) {
             rc = bench_encode_move(&bytes[i], seq, (unsigned)((seq - 1) % 144) + 1);
@@ -1182,7 +1182,7 @@ store_ceiling(const char *dir, double secs, size_t width, double *rate,
             n += width;
             commits++;
         }
-        if ((t1 = bench_wall_ns()) - t0 >= (uint64_t)(secs * 1e9))
+        if ((t1 = arb_clock_ns()) - t0 >= (uint64_t)(secs * 1e9))
             break;
     }
     io1 = io_pid_bytes(getpid());
@@ -1281,7 +1281,7 @@ replay(const char *dir, uint64_t *nev, size_t *nmatch, double *rate,
                 arb_buf_cstr(&why));
         goto out;
     }
-    t0 = bench_wall_ns();
+    t0 = arb_clock_ns();
     rc = arb_store_matches(s, on_match_id, &ids, &why);
     for (i = 0; rc == 0 && i < ids.n; i++) {
         rp_t x = { NULL, 0, 0 };
@@ -1295,15 +1295,15 @@ replay(const char *dir, uint64_t *nev, size_t *nmatch, double *rate,
         }
         n += x.n;
     }
-    t1 = bench_wall_ns();
+    t1 = arb_clock_ns();
     if (rc != 0)
         goto out;
     *nev = n;
     *nmatch = ids.n;
     *rate = (double)n / ((double)(t1 - t0) / 1e9);
-    t0 = bench_wall_ns();
+    t0 = arb_clock_ns();
     rc = arb_store_verify(s, NULL, &why);
-    t1 = bench_wall_ns();
+    t1 = arb_clock_ns();
     if (rc != 0)
         fprintf(stderr, "load: verify: %s\n", arb_buf_cstr(&why));
     else
@@ -1410,12 +1410,12 @@ static double
 syscall_us(void)
 {
     enum { N = 200000 };
-    uint64_t t = bench_wall_ns();
+    uint64_t t = arb_clock_ns();
     int      k;
 
     for (k = 0; k < N; k++)
         (void)syscall(SYS_getppid);
-    return (double)(bench_wall_ns() - t) / 1e3 / N;
+    return (double)(arb_clock_ns() - t) / 1e3 / N;
 }
 
 int

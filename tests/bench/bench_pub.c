@@ -21,7 +21,7 @@
 static int64_t
 mono_us(void)
 {
-    return (int64_t)(bench_wall_ns() / 1000);
+    return (int64_t)(arb_clock_ns() / 1000);
 }
 
 int

@@ -485,12 +485,12 @@ main(int argc, char **argv)
     }
     snprintf(data, sizeof(data), "%s/replay", dir);
     rc = arb_store_open(&s, data, NULL, &why);
-    t0 = bench_wall_ns();
+    t0 = arb_clock_ns();
     if (rc == 0)
         rc = fill(s, nm, &nev, &why);
     if (rc == 0)
         rc = arb_store_index_wait(s, &why);
-    t1 = bench_wall_ns();
+    t1 = arb_clock_ns();
     arb_store_close(s);
     s = NULL;
     if (rc != 0) {
@@ -537,9 +537,9 @@ main(int argc, char **argv)
     vc_rate = vw_rate = 0;
     for (i = 0; rc == 0 && i < 3; i++) {
         p0 = proc_ns();
-        w0 = bench_wall_ns();
+        w0 = arb_clock_ns();
         rc = arb_store_verify(s, NULL, &why);
-        t1 = bench_wall_ns();
+        t1 = arb_clock_ns();
         if (rate(r.events, p0, proc_ns()) > vc_rate)
             vc_rate = rate(r.events, p0, proc_ns());
         if (rate(r.events, w0, t1) > vw_rate)
@@ -555,9 +555,9 @@ main(int argc, char **argv)
     rc = bundle_all(s, nm, idx, &bundle, pk, &why);
     if (rc == 0) {
         p0 = proc_ns();
-        w0 = bench_wall_ns();
+        w0 = arb_clock_ns();
         rc = arb_bundle_verify(bundle.data, bundle.len, pk, &rep);
-        t1 = bench_wall_ns();
+        t1 = arb_clock_ns();
         bc_rate = rate(r.events, p0, proc_ns());
         bw_rate = rate(r.events, w0, t1);
         if (rc != 0 || rep.nmatches != nm)
@@ -576,15 +576,15 @@ main(int argc, char **argv)
     /* The link check alone (a bundle's verify), one chain of them all. */
     rc = long_chain(s, nm, &chain, &nchain, &why);
     if (rc == 0) {
-        w0 = bench_wall_ns();
+        w0 = arb_clock_ns();
         bad = arb_chain_first_bad(chain, nchain, 1);
-        t1 = bench_wall_ns();
+        t1 = arb_clock_ns();
         l1_rate = rate(nchain, w0, t1);
-        w0 = bench_wall_ns();
+        w0 = arb_clock_ns();
         p0 = proc_ns();
         if (bad == nchain)
             bad = arb_chain_first_bad(chain, nchain, nth);
-        t1 = bench_wall_ns();
+        t1 = arb_clock_ns();
         lc_rate = rate(nchain, p0, proc_ns());
         ln_rate = rate(nchain, w0, t1);
         if (bad != nchain)
@@ -606,11 +606,11 @@ main(int argc, char **argv)
     unlink(idx);
     snprintf(idx, sizeof(idx), "%s/index.mdb-lock", data);
     unlink(idx);
-    t0 = bench_wall_ns();
+    t0 = arb_clock_ns();
     rc = arb_store_open(&s, data, NULL, &why);
     if (rc == 0)
         rc = arb_store_index_wait(s, &why);
-    t1 = bench_wall_ns();
+    t1 = arb_clock_ns();
     if (rc == 0)
         rc = arb_store_stats(s, &st, &why);
     if (rc != 0) {

@@ -40,6 +40,7 @@
 #include <zlib.h>
 
 #include "core/buf.h"
+#include "core/clock.h"
 
 typedef struct cdp {
     pid_t      pid;             /* the browser, leader of its group */
@@ -60,10 +61,7 @@ typedef struct cdp {
 static long
 cdp_now_ms(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (long)arb_clock_ms();
 }
 
 /* The browser's program: $CHROMIUM, else chromium on the PATH. */

@@ -38,6 +38,7 @@
 #include <msgpack.h>
 
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/mp.h"
 #include "proto/client.h"
 #include "tests/crash/disk.h"
@@ -51,10 +52,7 @@
 static double
 now_s(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return (double)arb_clock_ns() / 1e9;
 }
 
 static long

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "core/card.h"
+#include "core/clock.h"
 #include "core/err.h"
 #include "core/rules/yahchain_bc.h"
 #include "tests/test.h"
@@ -985,9 +986,7 @@ test_reference(void)
 static double
 now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return (double)arb_clock_ns() / 1e9;
 }
 
 int

@@ -50,6 +50,7 @@
 #include <sodium.h>
 #include <sys/stat.h>
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "core/ledger/store.h"
 #include "core/mp.h"
@@ -70,10 +71,7 @@ static char  nats_url[320], nats_dir[200], nats_log[200];
 static uint64_t
 mono_ms(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    return (uint64_t)arb_clock_ms();
 }
 
 static void

@@ -28,6 +28,7 @@
 #include <lmdb.h>
 
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/err.h"
 #include "core/ledger/store.h"
 #include "tests/test.h"
@@ -61,10 +62,7 @@ rm_store(const char *name)
 static double
 now_s(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    return (double)arb_clock_ns() / 1e9;
 }
 
 /* Every key and value of the index's databases, length-prefixed, into b. */
