@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,12 +50,25 @@ uint64_t arb__journal_step = (uint64_t)1 << 20;
 struct arb_journal {
     int            fd[2];
     uint64_t       size[2];
+    /* Growing ahead (arb_journal_grow_*): the grower writes through its
+     * own open file descriptions, so that a flush error on either side
+     * is reported to both (Linux reports a writeback error once per
+     * description), and a growth of the file by the writer waits for a
+     * fill in progress, whose zeros would otherwise land on blocks the
+     * writer had put in the same range.  fill_* under fill_mu. */
+    int             fill_fd[2];
+    pthread_mutex_t fill_mu;
+    pthread_cond_t  fill_cv;
+    int             have_fill_sync;
+    int             filling, fill_f, fill_rc;
+    uint64_t        fill_from, fill_to;
     int            writer;
     int            cur;             /* file of the current lap; -1: none */
     uint64_t       off;             /* end of the lap's valid run */
     uint64_t       lsn;             /* the next block's */
     uint64_t       lap_last;        /* last position of the lap's batches */
     uint64_t       ck_last;         /* covered by the last checkpoint */
+    uint64_t       ck_txnid;        /* its LMDB transaction */
     int            failed;          /* a write or flush failed */
     unsigned char *blk;             /* block being built or read */
     size_t         blkcap;
@@ -222,6 +236,13 @@ open_file(arb_journal_t *j, const char *dir, int i, arb_buf_t *why)
         return ARB_EIO;
     }
     j->size[i] = (uint64_t)st.st_size;
+    if (j->writer) {
+        j->fill_fd[i] = open(path, O_WRONLY | O_CLOEXEC);
+        if (j->fill_fd[i] < 0) {
+            arb__why(why, "%s: %s", path, strerror(errno));
+            return ARB_EIO;
+        }
+    }
     return 0;
 }
 
@@ -241,6 +262,19 @@ arb_journal_open(arb_journal_t **out, const char *dir, int writer, int *live,
         return ARB_ENOMEM;
     }
     j->fd[0] = j->fd[1] = -1;
+    j->fill_fd[0] = j->fill_fd[1] = -1;
+    if (pthread_mutex_init(&j->fill_mu, NULL) != 0) {
+        free(j);
+        arb__why(why, "journal: out of memory");
+        return ARB_ENOMEM;
+    }
+    if (pthread_cond_init(&j->fill_cv, NULL) != 0) {
+        pthread_mutex_destroy(&j->fill_mu);
+        free(j);
+        arb__why(why, "journal: out of memory");
+        return ARB_ENOMEM;
+    }
+    j->have_fill_sync = 1;
     j->writer = writer != 0;
     j->cur = -1;
     j->lsn = 1;
@@ -294,9 +328,16 @@ arb_journal_close(arb_journal_t *j)
 
     if (j == NULL)
         return;
-    for (i = 0; i < 2; i++)
+    for (i = 0; i < 2; i++) {
         if (j->fd[i] >= 0)
             close(j->fd[i]);      /* drops the lock with wal.0 */
+        if (j->fill_fd[i] >= 0)
+            close(j->fill_fd[i]);
+    }
+    if (j->have_fill_sync) {
+        pthread_cond_destroy(&j->fill_cv);
+        pthread_mutex_destroy(&j->fill_mu);
+    }
     free(j->blk);
     free(j);
 }
@@ -389,6 +430,7 @@ arb_journal_recover(arb_journal_t *j, int *have, arb_journal_ckpt_t *ck,
         j->lsn = lsn;
         j->lap_last = lap_last;
         j->ck_last = ck->last;
+        j->ck_txnid = ck->txnid;
         j->st.lap_bytes = off;
     }
     return 0;
@@ -418,12 +460,50 @@ next_size(uint64_t size)
     return n > arb__journal_max ? arb__journal_max : n;
 }
 
+/* Under the writer's lock, before file f grows: waits for a fill of f in
+ * progress, and takes its result.  0, or ARB_EIO when its writing or its
+ * flush failed (the handle then fails: never retried). */
+static int
+fill_wait(arb_journal_t *j, int f, arb_buf_t *why)
+{
+    int      rc = 0, waited = 0;
+    uint64_t to = 0;
+
+    pthread_mutex_lock(&j->fill_mu);
+    while (j->filling && j->fill_f == f) {
+        pthread_cond_wait(&j->fill_cv, &j->fill_mu);
+        waited = 1;
+    }
+    if (waited) {
+        rc = j->fill_rc;
+        to = j->fill_to;
+    }
+    pthread_mutex_unlock(&j->fill_mu);
+    if (!waited || rc == ARB_EFULL)
+        return 0;               /* an append may still find room */
+    if (rc != 0) {
+        j->failed = 1;
+        arb__why(why, "journal wal.%d: growing it ahead failed; reopen the "
+             "store", f);
+        return ARB_EIO;
+    }
+    if (to > j->size[f])
+        j->size[f] = to;
+    return 0;
+}
+
 static int
 grow(arb_journal_t *j, int f, uint64_t want, arb_buf_t *why)
 {
     static const unsigned char zero[4096];
-    uint64_t size = j->size[f] ? j->size[f] : arb__journal_grow0, off, up;
-    int      rc = 0;
+    uint64_t size, off, up;
+    int      rc;
+
+    if ((rc = fill_wait(j, f, why)) != 0)
+        return rc;
+    if (want <= j->size[f])
+        return 0;               /* the fill made the room */
+    size = j->size[f] ? j->size[f] : arb__journal_grow0;
 
     /* Past the cap only for a block that fills a lap by itself. */
     while (size < want) {
@@ -476,6 +556,12 @@ arb_journal_grow_plan(arb_journal_t *j, int *f, uint64_t *from, uint64_t *to)
     *f = j->cur;
     *from = size;
     *to = next_size(size);
+    pthread_mutex_lock(&j->fill_mu);
+    j->filling = 1;
+    j->fill_f = *f;
+    j->fill_from = *from;
+    j->fill_to = *to;
+    pthread_mutex_unlock(&j->fill_mu);
     return 1;
 }
 
@@ -488,14 +574,19 @@ arb_journal_grow_fill(arb_journal_t *j, int f, uint64_t from, uint64_t to,
     int      rc = 0;
 
     for (off = from; off < to && rc == 0; off += sizeof(zero))
-        rc = write_at(j->fd[f], zero, to - off < sizeof(zero)
+        rc = write_at(j->fill_fd[f], zero, to - off < sizeof(zero)
                       ? (size_t)(to - off) : sizeof(zero), off);
-    if (rc == 0 && fdatasync(j->fd[f]) != 0)
+    if (rc == 0 && fdatasync(j->fill_fd[f]) != 0)
         rc = ARB_EIO;
     if (rc != 0)
         arb__why(why, "journal wal.%d: extending to %llu bytes: %s", f,
              (unsigned long long)to, rc == ARB_EFULL ? "no space"
              : strerror(errno));
+    pthread_mutex_lock(&j->fill_mu);
+    j->fill_rc = rc;
+    j->filling = 0;
+    pthread_cond_broadcast(&j->fill_cv);
+    pthread_mutex_unlock(&j->fill_mu);
     return rc;
 }
 
@@ -605,6 +696,17 @@ arb_journal_checkpoint(arb_journal_t *j, const arb_journal_ckpt_t *ck,
     }
     if (j->cur < 0)
         new_lap = 1;
+    /* An older snapshot recorded after a newer one would be the one
+     * recovery restores, and the batches between them would be read
+     * from no lap (store_journal.c drops such a checkpoint first). */
+    if (j->cur >= 0 && (ck->txnid < j->ck_txnid || ck->last < j->ck_last)) {
+        arb__why(why, "journal: a checkpoint of transaction %llu (position "
+             "%llu) after one of %llu (%llu)",
+             (unsigned long long)ck->txnid, (unsigned long long)ck->last,
+             (unsigned long long)j->ck_txnid,
+             (unsigned long long)j->ck_last);
+        return ARB_EINVAL;
+    }
     if (new_lap && j->cur >= 0 && j->lap_last > ck->last) {
         arb__why(why, "journal: a new lap needs a checkpoint past %llu, this "
              "one covers %llu", (unsigned long long)j->lap_last,
@@ -637,6 +739,7 @@ arb_journal_checkpoint(arb_journal_t *j, const arb_journal_ckpt_t *ck,
         j->st.laps++;
     }
     j->ck_last = ck->last;
+    j->ck_txnid = ck->txnid;
     j->st.ckpts++;
     j->st.lap_bytes = j->off;
     return 0;

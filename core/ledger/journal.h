@@ -102,7 +102,8 @@ int  arb_journal_append(arb_journal_t *j, uint64_t first, uint32_t count,
  * Records a checkpoint (the LMDB file must already be flushed up to it):
  * appended to the current lap, or, with new_lap, written at the start of
  * the other file, which begins a lap (the batches of the current lap must
- * all be covered by ck).  Flushed before it returns.
+ * all be covered by ck).  Flushed before it returns.  ARB_EINVAL for a
+ * checkpoint older (transaction or position) than the last recorded.
  */
 int  arb_journal_checkpoint(arb_journal_t *j, const arb_journal_ckpt_t *ck,
                             int new_lap, arb_buf_t *why);
@@ -113,10 +114,14 @@ int  arb_journal_checkpoint(arb_journal_t *j, const arb_journal_ckpt_t *ck,
  * caller's lock, arb_journal_grow_plan says whether the current file is
  * below the cap and more than half used (a file under a step) or less
  * than a step from full: 1 with the range to fill.
- * arb_journal_grow_fill writes and flushes its zeros and may run without
- * the lock, beside appends (they never write past the size the handle
- * knows).  arb_journal_grow_done, under the lock again, makes the range
- * usable (rc 0), gives it back (ARB_EFULL), or fails the handle.
+ * arb_journal_grow_fill writes and flushes its zeros, through the
+ * handle's second descriptions of the files, and may run without the
+ * lock, beside appends: they write within the size the handle knows, and
+ * one that must grow the file waits for the fill (and fails when the
+ * fill failed).  arb_journal_grow_done, under the lock again, makes the
+ * range usable (rc 0), gives it back (ARB_EFULL), or fails the handle.
+ * Every arb_journal_grow_plan that returns 1 must be followed by its
+ * arb_journal_grow_fill.
  */
 int  arb_journal_grow_plan(arb_journal_t *j, int *f, uint64_t *from,
                            uint64_t *to);

@@ -418,7 +418,7 @@ arb__jr_ckpt(arb_store_t *s, int new_lap, int locked, arb_buf_t *why)
 {
     arb_journal_ckpt_t ck;
     MDB_txn           *pin = NULL;
-    uint64_t           t0 = arb_clock_ns(), upto;
+    uint64_t           t0 = arb_clock_ns(), upto, gen;
     int                rc, mrc, hold;
 
     if (!locked && pthread_mutex_lock(&s->wlock) != 0) {
@@ -441,6 +441,7 @@ arb__jr_ckpt(arb_store_t *s, int new_lap, int locked, arb_buf_t *why)
                   arb_journal_lap_max(s->jr) / 2;
     hold = locked || new_lap;
     upto = atomic_load(&s->ncommits);
+    gen = atomic_load(&s->ck_count);
     if ((rc = ckpt_take(s, &ck, &pin, why)) != 0)
         goto stop;
     if (!hold)
@@ -460,6 +461,15 @@ arb__jr_ckpt(arb_store_t *s, int new_lap, int locked, arb_buf_t *why)
     if (atomic_load(&s->state) != ST_OK) {
         arb__why(why, "an earlier commit failed; reopen the store");
         rc = ARB_ESTORE;
+        goto out;
+    }
+    /* While the flush ran without the lock, a newer checkpoint may have
+     * been recorded: the closing one (arb_store_finish), or one an
+     * append wrote to begin a lap.  Recorded after it, this older one
+     * would be what recovery restores, hiding the clean mark or leaving
+     * the batches between the two in a lap recovery does not read. */
+    if (!hold && (s->ck_closing || atomic_load(&s->ck_count) != gen)) {
+        rc = 0;
         goto out;
     }
     rc = arb_journal_checkpoint(s->jr, &ck, new_lap, why);

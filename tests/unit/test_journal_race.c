@@ -1,0 +1,387 @@
+/*
+ * test_journal_race.c - the store's checkpoint thread racing the writer
+ * (core/ledger/journal.c, store_journal.c).
+ *
+ * The checkpoint thread flushes the log and grows the journal without
+ * the writer's lock.  Each case below slows that thread down at the
+ * point where it has let go of the lock, so that the writer runs ahead
+ * of it, then checks that every acknowledged event is there at the next
+ * open:
+ *
+ * - a checkpoint still flushing when the store is finished (a clean
+ *   stop) must not be recorded after the closing one: recovery would
+ *   restore the older snapshot and lose the events between the two;
+ * - nor after a checkpoint an append wrote to begin a lap: the events
+ *   between them would lie in a lap recovery does not read;
+ * - zeros the thread writes to grow a journal file must never land on
+ *   blocks appended meanwhile: an append that must grow the file waits
+ *   for the fill, and fails when the fill failed;
+ * - the journal refuses a checkpoint older than the last it recorded.
+ *
+ * The slowing is done by this program's own fdatasync and pwrite, which
+ * every call in the process reaches (LMDB's included); the main thread
+ * is never slowed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "core/ledger/journal.h"
+#include "core/ledger/store.h"
+#include "tests/test.h"
+
+static volatile int slow_sync_ms;       /* data.mdb's flush, off main */
+static volatile int slow_zero_ms;       /* a wal's first zero write, off main */
+static volatile int fail_zeros;         /* a wal's zero writes fail, off main */
+static pid_t        main_tid;
+
+static int
+fd_is(int fd, const char *what)
+{
+    char    link[64], target[512];
+    ssize_t n;
+
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+    n = readlink(link, target, sizeof(target) - 1);
+    if (n < 0)
+        return 0;
+    target[n] = '\0';
+    return strstr(target, what) != NULL;
+}
+
+static int
+off_main(void)
+{
+    return (pid_t)syscall(SYS_gettid) != main_tid;
+}
+
+int
+fdatasync(int fd)
+{
+    if (slow_sync_ms > 0 && off_main() && fd_is(fd, "/data.mdb"))
+        usleep((useconds_t)slow_sync_ms * 1000);
+    return (int)syscall(SYS_fdatasync, fd);
+}
+
+static int
+all_zero(const void *b, size_t n)
+{
+    const unsigned char *p = b;
+    size_t               i;
+
+    for (i = 0; i < n; i++)
+        if (p[i] != 0)
+            return 0;
+    return n > 0;
+}
+
+ssize_t
+pwrite(int fd, const void *b, size_t n, off_t off)
+{
+    if ((slow_zero_ms > 0 || fail_zeros) && off_main() && all_zero(b, n)
+        && fd_is(fd, "/wal.")) {
+        if (fail_zeros) {
+            errno = EIO;
+            return -1;
+        }
+        usleep((useconds_t)slow_zero_ms * 1000);
+        slow_zero_ms = 0;
+    }
+    return (ssize_t)syscall(SYS_pwrite64, fd, b, n, off);
+}
+
+static char root[] = "/tmp/arb_jrace_XXXXXX";
+static char big[4000];
+
+static const char *
+subdir(const char *name)
+{
+    static char path[600];
+
+    snprintf(path, sizeof(path), "%s/%s", root, name);
+    mkdir(path, 0700);
+    return path;
+}
+
+static int
+append(arb_store_t *s, uint64_t seq, const void *bytes, size_t len)
+{
+    arb_append_t v;
+
+    memset(&v, 0, sizeof(v));
+    v.match_id = "m0";
+    v.game = "yahchain";
+    v.seq = seq;
+    v.bytes = bytes;
+    v.len = len;
+    return arb_store_append_batch(s, &v, 1, NULL);
+}
+
+/* The events of m0 at the next open (the main thread, nothing slowed). */
+static uint64_t
+count_at_open(const char *dir)
+{
+    arb_store_t      *s = NULL;
+    arb_match_info_t  m;
+    arb_buf_t         why = ARB_BUF_INIT;
+    uint64_t          n = 0;
+
+    if (arb_store_open(&s, dir, NULL, &why) != 0)
+        fprintf(stderr, "  reopen %s: %s\n", dir, arb_buf_cstr(&why));
+    else if (arb_store_match(s, "m0", &m, NULL) == 0)
+        n = m.count;
+    arb_store_close(s);
+    arb_buf_free(&why);
+    return n;
+}
+
+static uint64_t
+laps(arb_store_t *s)
+{
+    arb_store_stats_t st;
+
+    return arb_store_stats(s, &st, NULL) == 0 ? st.journal_laps : 0;
+}
+
+/* A clean stop while the thread's checkpoint flushes. */
+static void
+test_finish_race(void)
+{
+    const char        *dir = subdir("finish");
+    arb_store_t       *s = NULL;
+    arb_journal_t     *j = NULL;
+    arb_journal_ckpt_t ck;
+    int                have = 0;
+
+    CHECK_INT(arb_store_open(&s, dir, NULL, NULL), 0);
+    if (s == NULL)
+        return;
+    slow_sync_ms = 300;
+    CHECK_INT(append(s, 0, "event 0", 7), 0);
+    usleep(100 * 1000);         /* the thread is inside its slow flush */
+    CHECK_INT(append(s, 1, "event 1", 7), 0);
+    CHECK_INT(arb_store_finish(s, NULL), 0);
+    arb_store_close(s);         /* joins the thread, after its flush */
+    slow_sync_ms = 0;
+    CHECK_INT(arb_journal_open(&j, dir, 0, NULL, NULL), 0);
+    if (j != NULL) {
+        CHECK_INT(arb_journal_recover(j, &have, &ck, NULL, NULL, NULL), 0);
+        CHECK(have && ck.clean && ck.last == 2);
+        arb_journal_close(j);
+    }
+    CHECK_INT(count_at_open(dir), 2);
+}
+
+/* A writer in a child that reports each acknowledged seq through wfd
+ * and _exits with its handle open, as after kill -9. */
+typedef void child_fn(const char *dir, int wfd);
+
+static void
+ack(int wfd, uint64_t seq)
+{
+    if (write(wfd, &seq, 8) != 8)
+        _exit(4);
+}
+
+/* Runs fn in a child; returns how many events it acknowledged. */
+static uint64_t
+run_writer(const char *dir, child_fn *fn)
+{
+    uint64_t seq, acked = 0;
+    int      p[2], st = 0;
+    pid_t    pid;
+
+    if (pipe(p) != 0) {
+        CHECK(!"pipe");
+        return 0;
+    }
+    pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        main_tid = (pid_t)syscall(SYS_gettid);
+        fn(dir, p[1]);
+        _exit(0);
+    }
+    close(p[1]);
+    while (read(p[0], &seq, 8) == 8)
+        acked = seq;
+    close(p[0]);
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    return acked;
+}
+
+/* An append begins a lap while the thread's checkpoint flushes. */
+static void
+lap_writer(const char *dir, int wfd)
+{
+    arb_store_t *s = NULL;
+    uint64_t     seq = 0, l0;
+    int          i;
+
+    arb__journal_max = (uint64_t)256 << 10;     /* a 256 KiB lap */
+    if (arb_store_open(&s, dir, NULL, NULL) != 0)
+        _exit(2);
+    if (append(s, seq++, big, sizeof(big)) != 0)
+        _exit(3);
+    ack(wfd, seq);
+    slow_sync_ms = 1000;
+    usleep(100 * 1000);         /* the thread's checkpoint flushes */
+    l0 = laps(s);
+    while (laps(s) == l0) {     /* filled: an append begins a lap */
+        if (append(s, seq++, big, sizeof(big)) != 0)
+            _exit(3);
+        ack(wfd, seq);
+    }
+    usleep(1500 * 1000);        /* the thread's flush returns */
+    for (i = 0; i < 3; i++) {
+        if (append(s, seq++, big, sizeof(big)) != 0)
+            _exit(3);
+        ack(wfd, seq);
+    }
+}
+
+static void
+test_lap_race(void)
+{
+    const char *dir = subdir("lap");
+    uint64_t    acked = run_writer(dir, lap_writer);
+
+    CHECK(acked > 60);
+    CHECK_INT(count_at_open(dir), acked);
+}
+
+/* Appends outrun a growth the thread planned, whose zeros come late. */
+static void
+grow_writer(const char *dir, int wfd)
+{
+    arb_store_t *s = NULL;
+    uint64_t     seq = 0;
+    int          i;
+
+    if (arb_store_open(&s, dir, NULL, NULL) != 0)
+        _exit(2);
+    slow_zero_ms = 300;
+    for (i = 0; i < 150; i++) {
+        if (append(s, seq++, big, sizeof(big)) != 0)
+            _exit(3);
+        ack(wfd, seq);
+        usleep(2000);
+    }
+    usleep(400 * 1000);
+}
+
+static void
+test_grow_race(void)
+{
+    const char *dir = subdir("grow");
+    uint64_t    acked = run_writer(dir, grow_writer);
+
+    CHECK_INT(acked, 150);
+    CHECK_INT(count_at_open(dir), acked);
+}
+
+/* The journal alone: a fill that fails fails the append that needed it,
+ * and an older checkpoint is refused. */
+typedef struct filler {
+    arb_journal_t *j;
+    int            f, rc;
+    uint64_t       from, to;
+} filler_t;
+
+static void *
+fill_main(void *arg)
+{
+    filler_t *fl = arg;
+
+    usleep(100 * 1000);
+    fl->rc = arb_journal_grow_fill(fl->j, fl->f, fl->from, fl->to, NULL);
+    return NULL;
+}
+
+static void
+test_journal_fill(void)
+{
+    const char        *dir = subdir("fill");
+    arb_journal_t     *j = NULL;
+    arb_journal_ckpt_t ck;
+    filler_t           fl;
+    pthread_t          th;
+    char               payload[1000];
+    uint64_t           pos = 1;
+    int                rc = 0;
+
+    memset(payload, 'p', sizeof(payload));
+    CHECK_INT(arb_journal_open(&j, dir, 1, NULL, NULL), 0);
+    if (j == NULL)
+        return;
+    memset(&ck, 0, sizeof(ck));
+    ck.txnid = 5;
+    ck.last = 0;
+    CHECK_INT(arb_journal_checkpoint(j, &ck, 1, NULL), 0);
+    memset(&fl, 0, sizeof(fl));
+    fl.j = j;
+    while (!arb_journal_grow_plan(j, &fl.f, &fl.from, &fl.to))
+        CHECK_INT(arb_journal_append(j, pos++, 1, payload, sizeof(payload),
+                                     NULL), 0);
+    fail_zeros = 1;
+    pthread_create(&th, NULL, fill_main, &fl);
+    /* Up to the planned range, then past it: that append waits for the
+     * fill and fails with it, never acknowledged. */
+    while (arb_journal_lap_bytes(j) + 2000 < fl.to && rc == 0)
+        rc = arb_journal_append(j, pos++, 1, payload, sizeof(payload), NULL);
+    pthread_join(th, NULL);
+    fail_zeros = 0;
+    CHECK(rc != 0);
+    CHECK(fl.rc != 0);
+    arb_journal_grow_done(j, fl.f, fl.from, fl.to, fl.rc);
+    CHECK(arb_journal_append(j, pos, 1, payload, sizeof(payload), NULL) != 0);
+    arb_journal_close(j);
+
+    /* An older checkpoint after a newer one. */
+    j = NULL;
+    CHECK_INT(arb_journal_open(&j, subdir("older"), 1, NULL, NULL), 0);
+    if (j == NULL)
+        return;
+    memset(&ck, 0, sizeof(ck));
+    ck.txnid = 9;
+    ck.last = 4;
+    CHECK_INT(arb_journal_checkpoint(j, &ck, 1, NULL), 0);
+    ck.txnid = 8;
+    CHECK_INT(arb_journal_checkpoint(j, &ck, 0, NULL), ARB_EINVAL);
+    ck.txnid = 9;
+    ck.last = 3;
+    CHECK_INT(arb_journal_checkpoint(j, &ck, 1, NULL), ARB_EINVAL);
+    ck.last = 4;
+    CHECK_INT(arb_journal_checkpoint(j, &ck, 0, NULL), 0);
+    arb_journal_close(j);
+}
+
+int
+main(void)
+{
+    char cmd[600];
+
+    main_tid = (pid_t)syscall(SYS_gettid);
+    memset(big, 'x', sizeof(big));
+    if (mkdtemp(root) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_finish_race();
+    test_lap_race();
+    test_grow_race();
+    test_journal_fill();
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+    (void)!system(cmd);
+    return TEST_END();
+}
