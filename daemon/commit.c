@@ -389,13 +389,17 @@ batch_durable(arb_server_t *srv, arb_pending_t **v, arb_append_t *ap,
         arb_live_t    *l = p->live;
         memcpy(p->ap.hash, ap[i].hash, ARB_HASH_LEN);
         p->ap.pos = ap[i].pos;
+        p->ack_pos = p->ap.pos;
         l->committed = p->ap.seq;
         l->exists = 1;
         if (p->ap.closes)
             l->closed = 1;
         memcpy(l->head, p->ap.hash, ARB_HASH_LEN);
-        if (p->head != NULL)    /* same batch, not freed yet */
+        if (p->head != NULL) {  /* same batch, not freed yet */
             memcpy(p->head->group[p->gi].hash, p->ap.hash, ARB_HASH_LEN);
+            if (p->ap.pos > p->head->ack_pos)
+                p->head->ack_pos = p->ap.pos;
+        }
         if (p->ap.pos > srv->order_pos)
             srv->order_pos = p->ap.pos;
         drop_inflight(l, p);

@@ -202,7 +202,7 @@ arb_op_round(arb_request_t *r)
     rtable_t          *rt = NULL;
     arb_group_open_t  *g = NULL;
     const arb_setup_t *tsu;
-    const char        *tid, *cid, *owner;
+    const char        *tid, *cid, *owner, *fence;
     char               num[24];
     size_t             i, j, nt = 0;
     int64_t            now = arb_now_ms();
@@ -263,9 +263,8 @@ arb_op_round(arb_request_t *r)
         if (arb_op_idem(r, tl, cid, &ev, g, ng))
             goto done;
     }
-    if (arb_repl_fenced(srv, tid, &r->why)) {
-        arb_reply_error(c, r->id, "fenced", NULL, "%s",
-                        arb_buf_cstr(&r->why));
+    if ((fence = arb_repl_fenced(srv, tid, &r->why)) != NULL) {
+        arb_reply_error(c, r->id, fence, NULL, "%s", arb_buf_cstr(&r->why));
         goto done;
     }
     ev.seq = arb_match_next_seq(tl->m);
@@ -298,6 +297,14 @@ arb_op_round(arb_request_t *r)
                             "'%s' is not this recorder's to open (%s)",
                             rt[i].tb.table, rt[i].tb.match,
                             owner[0] ? owner : "no recorder owns it");
+            goto done;
+        }
+        /* A table the stream already holds (another writer, or a log
+         * older than the stream) is refused as an open of it would be. */
+        if ((fence = arb_repl_fenced(srv, rt[i].tb.match, &r->why))
+                != NULL) {
+            arb_reply_error(c, r->id, fence, NULL, "table %s: %s",
+                            rt[i].tb.table, arb_buf_cstr(&r->why));
             goto done;
         }
         rc = table_open_event(&rt[i].ev, tsu, &rt[i].tb, c, now);

@@ -204,8 +204,9 @@ follow(void *arg)
             if (dirty) {
                 pthread_mutex_lock(&r->mu);
                 rc = arb_mirror_flush(r->mir, &why);
+                /* An open kept for its deal: flushed again soon. */
+                dirty = arb_mirror_held(r->mir) > 0;
                 pthread_mutex_unlock(&r->mu);
-                dirty = 0;
                 if (rc != 0)
                     goto failed;
             }
@@ -242,7 +243,8 @@ follow(void *arg)
         dirty = 1;
         if (rc == 0 && arb_clock_ms() - dirty_since >= FLUSH_MS) {
             rc = arb_mirror_flush(r->mir, &why);
-            dirty = 0;
+            dirty = arb_mirror_held(r->mir) > 0;
+            dirty_since = arb_clock_ms();
         }
         pthread_mutex_unlock(&r->mu);
         if (rc != 0)

@@ -491,6 +491,8 @@ held_at(arb_repl_t *r, uint64_t sseq, const char *match, uint64_t seq,
     return rc;
 }
 
+static int put_deal(arb_repl_t *r, const char *match, arb_buf_t *why);
+
 int
 arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
               const unsigned char hash[ARB_HASH_LEN], const void *bytes,
@@ -555,6 +557,13 @@ arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
     pthread_mutex_lock(&r->mu);
     r->st.republished++;
     pthread_mutex_unlock(&r->mu);
+    /* A republished open: its deal message too, which the stream lost
+     * with it or never had. */
+    if (seq == 0 && put_deal(r, match, why) != 0)
+        arb_log_ev(ARB_LOG_WARN, "replicate_deal", NULL, "replicate: "
+                   "match %s: its open republished, its deal message not: "
+                   "%s", match, why != NULL && arb_buf_cstr(why)
+                   ? arb_buf_cstr(why) : "");
     return 0;
 }
 
@@ -609,10 +618,23 @@ resync_match(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
     char             subj[ARB_STREAM_SUBJECT_MAX];
     arb_stream_msg_t m;
     size_t           i;
-    int              rc;
+    int              rc, diverged;
 
     arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, e->match);
     rc = arb_stream_last(r->s, subj, &m, why);
+    if (rc == ARB_EPROTO) {
+        /* The subject ends with a message arbiter did not write: there is
+         * nothing to compare with, and holding e would hold every match
+         * behind it.  e goes without an expectation (a copy the stream
+         * may hold already is a duplicate a reader drops: same seq, same
+         * hash); the passes report the subject, and writes to the match
+         * wait for them (arb_repl_fenced). */
+        arb_log_ev(ARB_LOG_WARN, "replicate_foreign", NULL, "replicate: "
+                   "match %s: %s; publishing its seq %" PRIu64 " after it",
+                   e->match, arb_buf_cstr(why) ? arb_buf_cstr(why) : "",
+                   e->seq);
+        return 0;
+    }
     if (rc == ARB_ENOTFOUND && e->seq == 0) {
         e->expect_none = 1;
         return 0;
@@ -645,7 +667,9 @@ resync_match(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
             if (strcmp(w->match, e->match) != 0 || w->seq > m.seq
                 || w->state != EV_NEW || w->hole)
                 continue;           /* a hole: the pass decides */
-            if (w->seq == m.seq && memcmp(w->hash, m.hash, ARB_HASH_LEN)) {
+            diverged = w->seq == m.seq
+                       && memcmp(w->hash, m.hash, ARB_HASH_LEN) != 0;
+            if (diverged) {
                 arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL,
                            "replicate: match %s: the stream's seq %" PRIu64
                            " has another hash than the log; not publishing "
@@ -656,7 +680,13 @@ resync_match(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
                 arb__repl_fence_set(r, e->match, m.seq, w->seq);
             }
             pthread_mutex_lock(&r->mu);
-            w->state = EV_DONE;
+            /* An open the stream holds may lack its deal message: its
+             * PubAck came and the deal's publish failed, or the recorder
+             * died in between.  Acked, deals() sends the deal (a repeat
+             * is a duplicate, by its message id) before the match's next
+             * event. */
+            w->state = w->seq == 0 && r->have_key && !diverged ? EV_ACKED
+                                                               : EV_DONE;
             r->st.duplicates++;
             pthread_mutex_unlock(&r->mu);
         }
@@ -1086,6 +1116,12 @@ pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
                 return rc;
             if (e->state == EV_DONE)
                 continue;
+            if (e->state == EV_ACKED) {         /* its deal goes first */
+                hset_add(&r->seen, e->match);
+                nheld++;
+                clean = 0;
+                continue;
+            }
             probe = 1;
             hset_add(&r->seen, e->match);
             nheld++;

@@ -74,7 +74,7 @@ drain(arb_server_t *srv, int timeouts)
     pthread_mutex_lock(&r->mu);
     cursor = r->st.cursor;
     pthread_mutex_unlock(&r->mu);
-    while (n < r->nheld && r->held[n]->ap.pos <= cursor)
+    while (n < r->nheld && r->held[n]->ack_pos <= cursor)
         n++;
     if (n > 0)
         release(srv, r, n, 1, cursor);
@@ -320,6 +320,7 @@ arb_repl_hold_retry(arb_server_t *srv, arb_live_t *l, uint64_t seq,
     p->live = l;
     p->ap.seq = seq;
     p->ap.pos = pos;
+    p->ack_pos = pos;
     memcpy(p->ap.hash, hash, ARB_HASH_LEN);
     p->retry = 1;
     arb_commit_wait(p, c, req);

@@ -105,6 +105,10 @@ struct arb_pending {
     size_t            gi;
     size_t            ngroup;
     arb_group_open_t *group;
+    /* Sync replication: the ack leaves once the stream holds the log up
+     * to here (its own position; a group head's, its group's last: the
+     * head's ack names every open of the group). */
+    uint64_t          ack_pos;
 };
 
 enum { ARB_SUB_MATCH = 0, ARB_SUB_ALL };

@@ -17,6 +17,10 @@
 #include "proto/stream_mirror.h"
 
 #define BATCH_MAX 512
+/* Flushes a dealt open outlasts in the batch while it waits for its deal
+ * message (which the recorder sends right after the open's PubAck and
+ * before its seq 1): then it goes without the secret. */
+#define DEAL_PATIENCE 50
 
 /* What the mirror knows of one match. */
 typedef struct mt {
@@ -33,6 +37,7 @@ typedef struct mt {
     int            open_pending;        /* dealt open in the batch, waiting
                                            for its deal message */
     size_t         open_at;             /* its batch index */
+    unsigned       deal_waits;          /* flushes it has outlasted */
     arb_stream_msg_t *wait;             /* seqs past next, sorted: they
                                            go in when next arrives */
     size_t         nwait, capwait;
@@ -43,6 +48,7 @@ typedef struct entry {
     arb_stream_msg_t msg;               /* owns the bytes */
     arb_event_t      ev;                /* owns the client id */
     mt_t            *m;
+    int              keep;              /* kept by this flush */
 } entry_t;
 
 struct arb_mirror {
@@ -278,25 +284,64 @@ mt_get(arb_mirror_t *m, const char *id)
 int
 arb_mirror_flush(arb_mirror_t *m, arb_buf_t *why)
 {
-    size_t i;
+    size_t i, nc = 0, nk = 0;
     int    rc = 0;
 
     if (m->n == 0)
         return 0;
-    for (i = 0; i < m->n; i++)
-        m->v[i] = m->batch[i].ap;
-    rc = arb_store_append_batch(m->store, m->v, m->n, why);
-    if (rc == 0 && m->appended != NULL)
-        m->appended(m->aud, m->v[0].pos, m->v[m->n - 1].pos);
-    if (rc == 0)
-        m->st.events += m->n;
+    /* A dealt open still waiting for its deal message stays in the batch
+     * (a replica flushes every few milliseconds, a restore every
+     * BATCH_MAX events, and the open then went without its secret: a
+     * restored recorder could not judge the match).  The rest is
+     * committed: a waiting open has no successor in the batch (its seq 1
+     * ends the wait).  Never more than half a batch is kept. */
     for (i = 0; i < m->n; i++) {
-        if (m->batch[i].m->open_pending && m->batch[i].m->open_at == i)
-            m->batch[i].m->open_pending = 0;
-        entry_clear(&m->batch[i]);
+        entry_t *e = &m->batch[i];
+
+        e->keep = e->m->open_pending && e->m->open_at == i
+                  && e->m->deal_waits < DEAL_PATIENCE;
+        nk += e->keep;
     }
-    m->n = 0;
+    if (nk > BATCH_MAX / 2)
+        nk = 0;
+    for (i = 0; i < m->n; i++) {
+        if (nk > 0 && m->batch[i].keep)
+            continue;
+        m->batch[i].keep = 0;
+        m->v[nc++] = m->batch[i].ap;
+    }
+    if (nc > 0) {
+        rc = arb_store_append_batch(m->store, m->v, nc, why);
+        if (rc == 0 && m->appended != NULL)
+            m->appended(m->aud, m->v[0].pos, m->v[nc - 1].pos);
+        if (rc == 0)
+            m->st.events += nc;
+    }
+    for (i = 0, nk = 0; i < m->n; i++) {
+        entry_t *e = &m->batch[i];
+
+        if (rc == 0 && e->keep) {
+            e->m->deal_waits++;
+            e->m->open_at = nk;
+            if (nk != i) {
+                m->batch[nk] = *e;
+                memset(e, 0, sizeof(*e));
+            }
+            nk++;
+            continue;
+        }
+        if (e->m != NULL && e->m->open_pending && e->m->open_at == i)
+            e->m->open_pending = 0;         /* gone without its secret */
+        entry_clear(e);
+    }
+    m->n = nk;
     return rc;
+}
+
+size_t
+arb_mirror_held(const arb_mirror_t *m)
+{
+    return m->n;
 }
 
 /* h(seq) as held: in the batch or in the store.  0 or ARB_ENOTFOUND. */
@@ -473,9 +518,11 @@ arb_mirror_finish(arb_mirror_t *m)
 {
     size_t i;
 
-    for (i = 0; i < m->nmt; i++)
+    for (i = 0; i < m->nmt; i++) {
         if (!m->mts[i]->stopped && m->mts[i]->nwait > 0)
             stop_gap(m, m->mts[i], "");
+        m->mts[i]->open_pending = 0;    /* no deal message comes now */
+    }
 }
 
 size_t
@@ -546,6 +593,7 @@ apply_ev(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg, arb_buf_t *why)
         if (ev.setup->deal.kind != ARB_DEAL_COMMIT)
             judge_open(m, t);
     } else {
+        t->open_pending = 0;        /* its deal, if any, came before */
         if (t->has_open)
             judge_open(m, t);
         if (t->rules != NULL
@@ -573,10 +621,11 @@ apply_ev(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg, arb_buf_t *why)
     e->ap.client_id = e->ev.client_id;
     e->ap.closes = e->ev.kind == ARB_EV_CLOSE;
     e->ap.after_close = e->ev.kind == ARB_EV_CLAIM;
-    if (e->ev.kind == ARB_EV_OPEN && t->has_open) {
+    if (e->ev.kind == ARB_EV_OPEN && t->has_open && m->has_key) {
         /* A dealt open: its secret may come next. */
         t->open_pending = 1;
         t->open_at = m->n;
+        t->deal_waits = 0;
     }
     m->n++;
     t->next = e->ap.seq + 1;

@@ -24,8 +24,12 @@
  * restart), else it is a fork.
  *
  * Appends are batched (one LMDB transaction per batch, committed by
- * arb_mirror_flush or when the batch is full); a dealt open waits in the
- * batch for its deal message so the secret is kept with it.
+ * arb_mirror_flush or when the batch is full).  With the key, a dealt
+ * open waits in the batch for its deal message, across flushes, so that
+ * its secret is stored with it (a restored recorder needs it to judge
+ * the match): until the deal comes, the match's next event comes (the
+ * recorder sends the deal before it), 50 flushes have passed or
+ * arb_mirror_finish.
  *
  * Ownership: the mirror borrows the store (which must outlive it) and
  * copies the key.  Not thread-safe: one thread applies and flushes.
@@ -81,13 +85,18 @@ int  arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg,
                       arb_buf_t *why);
 /* The end of what will be read (a restore at the stream's end): every
  * match still waiting for a seq is stopped there, "first missing seq N",
- * through the problem callback.  A replica following a live stream never
+ * through the problem callback, and no open waits for its deal any more
+ * (the next flush commits everything).  A replica following a live stream never
  * calls it: a repair may still come. */
 void arb_mirror_finish(arb_mirror_t *m);
 /* Events waiting for an earlier seq, over all matches. */
 size_t arb_mirror_waiting(const arb_mirror_t *m);
-/* Commits the batch.  0 or the store's error. */
+/* Commits the batch but the dealt opens still waiting for their deal
+ * messages.  0 or the store's error (the batch is then dropped). */
 int  arb_mirror_flush(arb_mirror_t *m, arb_buf_t *why);
+/* Events read but not committed (waiting opens after a flush): the
+ * caller flushes again later. */
+size_t arb_mirror_held(const arb_mirror_t *m);
 
 void arb_mirror_stats(const arb_mirror_t *m, arb_mirror_stats_t *out);
 /* 1 when the mirror stopped following match_id (the problem callback

@@ -16,6 +16,7 @@
 #include "core/ledger/check.h"
 #include "core/ledger/history.h"
 #include "core/ledger/store.h"
+#include "core/shuffle.h"
 #include "core/transcript.h"
 #include "proto/stream.h"
 #include "proto/stream_mirror.h"
@@ -294,6 +295,123 @@ test_resume(void)
     drop_store(s);
 }
 
+/* ---- a dealt open waits for its deal message ---------------------------- */
+
+/* Message seq of match id (made from ms) at stream sequence sseq. */
+static void
+msg_at(arb_stream_msg_t *m, const char *id, const msgs_t *ms, uint64_t seq,
+       uint64_t sseq)
+{
+    natsMsg *nm = NULL;
+
+    if (arb_stream_ev_msg(&nm, id, seq, ms->hash[seq], "east",
+                          ms->bytes[seq], ms->len[seq]) != 0
+        || arb_stream_msg_parse(m, nm, NULL) != 0)
+        exit(1);
+    m->stream_seq = sseq;
+}
+
+static uint64_t
+count_of(arb_store_t *s, const char *id)
+{
+    arb_match_info_t info;
+
+    return arb_store_match(s, id, &info, NULL) == 0 ? info.count : 0;
+}
+
+/*
+ * With the key, the open of a dealt match waits in the batch for its deal
+ * message, so that the secret is stored with it, across the flushes that
+ * come between (a replica flushes every few milliseconds, a restore every
+ * full batch): before 2026-12-03 an open flushed before its deal was
+ * stored without its secret, and a recorder restored from such a stream
+ * refused the match.  The wait ends with the deal, the match's next
+ * event, 50 flushes, or arb_mirror_finish.
+ *   how 0: open, deal, flush;  1: open, flush, deal, flush;
+ *   2: open, 600 other opens (the batch fills and commits), deal;
+ *   3: open, flush, seq 1 without a deal: both stored, no secret;
+ *   4: open and flushes only: stored, no secret, within 51 flushes;
+ *   5: open, arb_mirror_finish, one flush: stored.
+ */
+static void
+deal_case(int how)
+{
+    static const char *secret = "seed table-7";
+    unsigned char      h[ARB_HASH_LEN], key[ARB_STREAM_KEY_LEN];
+    char               text[512], hex[ARB_HASH_HEX], id[32], other[256];
+    arb_store_t       *s = fresh_store();
+    arb_mirror_t      *mir = NULL;
+    arb_stream_msg_t   m;
+    arb_buf_t          sec = ARB_BUF_INIT;
+    natsMsg           *dm = NULL;
+    msgs_t             ms, o;
+    uint64_t           sseq = 1;
+    int                i, flushes = 0, want_secret = how <= 2;
+
+    memset(key, 7, sizeof(key));
+    arb_seed_hash(h, "table-7", 7);
+    arb_hex(hex, h, ARB_HASH_LEN);
+    snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: D-1\n"
+             "players: ann bob\ndeal: commit %s\n\n1. note first\n", hex);
+    make(&ms, text);
+    CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
+    msg_at(&m, "D-1", &ms, 0, sseq++);
+    CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    if (how == 1 || how == 3) {
+        CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+        CHECK_INT(arb_mirror_held(mir), 1);     /* the open waits */
+        CHECK_INT(count_of(s, "D-1"), 0);
+    }
+    for (i = 0; how == 2 && i < 600; i++) {
+        snprintf(id, sizeof(id), "X-%d", i);
+        snprintf(other, sizeof(other), "game: yahchain\nmatch: %s\n"
+                 "players: alice bob\nmode: 3\n\n", id);
+        make(&o, other);
+        msg_at(&m, id, &o, 0, sseq++);
+        CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    }
+    if (how == 2)
+        CHECK(count_of(s, "X-0") == 1);         /* a full batch went */
+    if (how <= 2) {
+        if (arb_stream_deal_msg(&dm, "D-1", secret, key, "east") != 0
+            || arb_stream_msg_parse(&m, dm, NULL) != 0)
+            exit(1);
+        m.stream_seq = sseq++;
+        CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    }
+    if (how == 3) {
+        msg_at(&m, "D-1", &ms, 1, sseq++);
+        CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    }
+    if (how == 5)
+        arb_mirror_finish(mir);
+    do {
+        CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+        flushes++;
+    } while (arb_mirror_held(mir) > 0 && flushes < 100);
+    CHECK(flushes <= (how == 4 ? 51 : 1));
+    CHECK_INT(count_of(s, "D-1"), how == 3 ? 2 : 1);
+    CHECK_INT(arb_store_secret(s, "D-1", &sec, NULL),
+              want_secret ? 0 : ARB_ENOTFOUND);
+    if (want_secret)
+        CHECK_STR(arb_buf_cstr(&sec), secret);
+    CHECK_INT(nproblems, 0);
+    if (nproblems)
+        fprintf(stderr, "deal case %d: %s", how, problems);
+    arb_buf_free(&sec);
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
+static void
+test_deal_wait(void)
+{
+    int how;
+
+    for (how = 0; how <= 5; how++)
+        deal_case(how);
+}
+
 int
 main(void)
 {
@@ -302,6 +420,7 @@ main(void)
     test_gap();
     test_forged();
     test_resume();
+    test_deal_wait();
     nats_Close();
     return TEST_END();
 }
