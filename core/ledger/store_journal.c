@@ -229,6 +229,45 @@ done:
  */
 static void *ck_main(void *arg);
 
+/*
+ * Before a recovery writes anything: no other process may have the log's
+ * environment open.  Every LMDB handle holds a shared lock on the first
+ * byte of lock.mdb; while one does, LMDB does not start its lock table
+ * afresh, so this writer would go on from the transaction numbers the
+ * dead one left, which the restored snapshot does not match, and its meta
+ * pages would be rewritten under the other process's reads.  A reader
+ * that outlived the writer (an `arbiter replay`, `check` or `backup`)
+ * must go first.  ARB_EAGAIN names it.
+ */
+static int
+env_unused(const char *dir, arb_buf_t *why)
+{
+    char         path[4096];
+    struct flock fl;
+    int          fd, n;
+
+    n = snprintf(path, sizeof(path), "%s/lock.mdb", dir);
+    if (n < 0 || (size_t)n >= sizeof(path))
+        return 0;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;               /* no lock file: nobody has it open */
+    memset(&fl, 0, sizeof(fl));
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = 0;
+    fl.l_len = 1;
+    n = fcntl(fd, F_GETLK, &fl);
+    close(fd);
+    if (n != 0 || fl.l_type == F_UNLCK)
+        return 0;
+    arb__why(why, "%s was not closed cleanly, and process %ld still has it "
+             "open (a reader such as arbiter replay, check or backup): "
+             "stop that process, then open the store again (nothing is "
+             "lost: the journal is applied then)", dir, (long)fl.l_pid);
+    return ARB_EAGAIN;
+}
+
 int
 arb__jr_open(arb_store_t *s, int exists, arb_buf_t *why)
 {
@@ -253,6 +292,8 @@ arb__jr_open(arb_store_t *s, int exists, arb_buf_t *why)
     }
     /* Closed cleanly: data.mdb is trusted as it is (an LMDB tool may
      * have committed to it since, durably). */
+    if (rc == 0 && s->jr_have && !s->jr_ck.clean)
+        rc = env_unused(s->dir, why);
     if (rc == 0 && s->jr_have && !s->jr_ck.clean)
         rc = meta_restore(s->dir, &s->jr_ck, 1, &needed, why);
     return rc;

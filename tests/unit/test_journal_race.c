@@ -16,7 +16,8 @@
  * - zeros the thread writes to grow a journal file must never land on
  *   blocks appended meanwhile: an append that must grow the file waits
  *   for the fill, and fails when the fill failed;
- * - the journal refuses a checkpoint older than the last it recorded.
+ * - the journal refuses a checkpoint older than the last it recorded;
+ * - a writer does not recover a store another process still has open.
  *
  * The slowing is done by this program's own fdatasync and pwrite, which
  * every call in the process reaches (LMDB's included); the main thread
@@ -26,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,6 +368,67 @@ test_journal_fill(void)
     arb_journal_close(j);
 }
 
+/* A reader in another process outlives the writer: the next writer must
+ * not recover under it (LMDB would go on from the dead writer's
+ * transaction numbers, and the meta pages would change under the
+ * reader), and says who holds it; once the reader is gone it recovers
+ * everything. */
+static void
+test_reader_alive(void)
+{
+    const char      *dir = subdir("reader");
+    arb_store_t     *s = NULL;
+    arb_store_opts_t ro = { 0, 0, 1 };
+    arb_buf_t        why = ARB_BUF_INIT;
+    char             c = 0, want[64];
+    int              w2m[2], m2w[2], r2m[2], st = 0;
+    uint64_t         i;
+    pid_t            wpid, rpid;
+
+    if (pipe(w2m) != 0 || pipe(m2w) != 0 || pipe(r2m) != 0) {
+        CHECK(!"pipe");
+        return;
+    }
+    wpid = fork();
+    if (wpid == 0) {
+        main_tid = (pid_t)syscall(SYS_gettid);
+        if (arb_store_open(&s, dir, NULL, NULL) != 0)
+            _exit(2);
+        for (i = 0; i < 40; i++) {
+            if (append(s, i, "an event", 8) != 0)
+                _exit(3);
+            if (i == 9)
+                usleep(120 * 1000);     /* a checkpoint in between */
+        }
+        (void)!write(w2m[1], "w", 1);
+        (void)!read(m2w[0], &c, 1);
+        _exit(0);                       /* as after kill -9 */
+    }
+    CHECK_INT(read(w2m[0], &c, 1), 1);
+    rpid = fork();
+    if (rpid == 0) {
+        if (arb_store_open(&s, dir, &ro, NULL) != 0)
+            _exit(2);
+        (void)!write(r2m[1], "r", 1);
+        pause();
+        _exit(0);
+    }
+    CHECK_INT(read(r2m[0], &c, 1), 1);
+    (void)!write(m2w[1], "x", 1);
+    waitpid(wpid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK_INT(arb_store_open(&s, dir, NULL, &why), ARB_EAGAIN);
+    arb_store_close(s);
+    s = NULL;
+    snprintf(want, sizeof(want), "process %ld still has it open",
+             (long)rpid);
+    CHECK(arb_buf_cstr(&why) != NULL && strstr(arb_buf_cstr(&why), want));
+    kill(rpid, SIGKILL);
+    waitpid(rpid, &st, 0);
+    CHECK_INT(count_at_open(dir), 40);
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
@@ -381,6 +444,7 @@ main(void)
     test_lap_race();
     test_grow_race();
     test_journal_fill();
+    test_reader_alive();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
     (void)!system(cmd);
     return TEST_END();
