@@ -663,9 +663,14 @@ resync_match(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
     if (m.seq >= e->seq) {
         for (i = 0; i < r->nwin; i++) {
             arb_repl_ev_t *w = &r->win[i];
+            int            st;
 
-            if (strcmp(w->match, e->match) != 0 || w->seq > m.seq
-                || w->state != EV_NEW || w->hole)
+            if (strcmp(w->match, e->match) != 0 || w->seq > m.seq)
+                continue;
+            pthread_mutex_lock(&r->mu);     /* the ack handler writes it */
+            st = w->state;
+            pthread_mutex_unlock(&r->mu);
+            if (st != EV_NEW || w->hole)
                 continue;           /* a hole: the pass decides */
             diverged = w->seq == m.seq
                        && memcmp(w->hash, m.hash, ARB_HASH_LEN) != 0;
@@ -1267,10 +1272,14 @@ thread_main(void *arg)
             continue;
         }
         if (!stream_ok) {
-            int reps = 0;
+            int      reps = 0;
+            uint64_t cur;
 
+            pthread_mutex_lock(&r->mu);     /* the ack handler moves it */
+            cur = r->st.cursor;
+            pthread_mutex_unlock(&r->mu);
             /* Created only by a recorder that never published to it. */
-            rc = arb_stream_ensure(r->s, r->ever_ok || r->st.cursor > 0
+            rc = arb_stream_ensure(r->s, r->ever_ok || cur > 0
                                          ? -1 : r->conf->replicas,
                                    &reps, &why);
             if (rc != 0) {
