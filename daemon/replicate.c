@@ -122,7 +122,8 @@ arb__repl_settled(arb_repl_t *r, arb_buf_t *why)
     int lagging, say, rc;
 
     rc = arb_stream_settled_lag(r->s, &lagging, why);
-    rc = arb__repl_settle_rule(rc, lagging, arb_clock_ms(), &r->lag_since, &say);
+    rc = arb__repl_settle_rule(rc, lagging, arb_clock_ms(), &r->lag_since,
+                               &say);
     if (say)
         arb_log(ARB_LOG_WARN, "replicate: %s for %d s: comparing with the "
                 "leader without waiting for it",

@@ -86,8 +86,8 @@ int  arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg,
 /* The end of what will be read (a restore at the stream's end): every
  * match still waiting for a seq is stopped there, "first missing seq N",
  * through the problem callback, and no open waits for its deal any more
- * (the next flush commits everything).  A replica following a live stream never
- * calls it: a repair may still come. */
+ * (the next flush commits everything).  A replica following a live
+ * stream never calls it: a repair may still come. */
 void arb_mirror_finish(arb_mirror_t *m);
 /* Events waiting for an earlier seq, over all matches. */
 size_t arb_mirror_waiting(const arb_mirror_t *m);

@@ -1,7 +1,8 @@
 /*
  * bench.h - what the benchmark programs share: the clock (core/clock.h)
  * and the one YAHchain match they all play (mode 3, ann and bob, 144
- * moves, a fixed permutation of the deck).  Header-only: each bench is one program.
+ * moves, a fixed permutation of the deck).  Header-only: each bench is
+ * one program.
  */
 #ifndef ARB_BENCH_H
 #define ARB_BENCH_H
