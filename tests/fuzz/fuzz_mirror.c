@@ -54,6 +54,12 @@ static char              root[64];
 static int               ready;
 
 static void
+cleanup(void)
+{
+    rmdir(root);
+}
+
+static void
 setup(void)
 {
     unsigned char h[ARB_HASH_LEN];
@@ -76,6 +82,7 @@ setup(void)
     memset(other_key, 9, sizeof(other_key));
     snprintf(root, sizeof(root), "/tmp/arbfuzzmirror.XXXXXX");
     FUZZ_CHECK(mkdtemp(root) != NULL);
+    atexit(cleanup);
     ready = 1;
 }
 
