@@ -12,10 +12,12 @@
 #ifndef ARB_FUZZ_H
 #define ARB_FUZZ_H
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,5 +29,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
             abort();                                                      \
         }                                                                 \
     } while (0)
+
+/* Removes directory dir and the files in it (a harness's work store; no
+ * subdirectories). */
+static inline void
+fuzz_rm_dir(const char *dir)
+{
+    struct dirent *de;
+    char           p[4096];
+    DIR           *d = opendir(dir);
+
+    if (d == NULL)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+        unlink(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
 
 #endif

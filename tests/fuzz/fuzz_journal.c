@@ -67,29 +67,10 @@ static uint64_t       ck_lsn, ck_last;
 static int            ready;
 
 static void
-rm_dir(const char *dir)
-{
-    struct dirent *de;
-    char           p[sizeof(work) + 256 + 2];
-    DIR           *d = opendir(dir);
-
-    if (d == NULL)
-        return;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.')
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static void
 cleanup(void)
 {
-    rm_dir(tpl);
-    rm_dir(work);
+    fuzz_rm_dir(tpl);
+    fuzz_rm_dir(work);
     rmdir(root);
     free(tpl_data);
 }
@@ -358,7 +339,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (flags & 1)
             seal(tail, n, flags & 2);
     }
-    rm_dir(work);
+    fuzz_rm_dir(work);
     FUZZ_CHECK(mkdir(work, 0700) == 0);
     snprintf(p, sizeof(p), "%s/data.mdb", work);
     FUZZ_CHECK(write_all(p, tpl_data, tpl_len, NULL, 0) == 0);

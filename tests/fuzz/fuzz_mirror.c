@@ -86,25 +86,6 @@ setup(void)
     ready = 1;
 }
 
-static void
-rm_dir(const char *dir)
-{
-    struct dirent *de;
-    char           p[512];
-    DIR           *d = opendir(dir);
-
-    if (d == NULL)
-        return;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.')
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 /* Event seq of match k as the publisher makes it; spoil 1 flips a byte of
  * the hash, 2 one of the payload. */
 static void
@@ -164,7 +145,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     has_key = data[0] & 1;
     snprintf(dir, sizeof(dir), "%s/s", root);
-    rm_dir(dir);
+    fuzz_rm_dir(dir);
     FUZZ_CHECK(mkdir(dir, 0700) == 0);
     FUZZ_CHECK(arb_store_open(&s, dir, NULL, NULL) == 0);
     FUZZ_CHECK(arb_mirror_open(&mir, s, has_key ? key : NULL, NULL, NULL)
@@ -223,6 +204,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     arb_buf_free(&why);
     arb_mirror_free(mir);
     arb_store_close(s);
-    rm_dir(dir);
+    fuzz_rm_dir(dir);
     return 0;
 }
