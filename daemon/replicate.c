@@ -195,17 +195,47 @@ say_err(arb_repl_t *r, arb_repl_said_t *sd, const char *what, int rc,
 
 /* ---- the cursor file ------------------------------------------------- */
 
+/*
+ * DATA/replicate.pos: "published P", then a line "refused Q" per log
+ * position refused (ascending): those must stay refused after a restart,
+ * since the cursor is past them and a retry of one is answered from the
+ * list.  A file of an earlier version has the first line only.  At most
+ * ARB_REPL_REFUSED_MAX positions are kept (the rest read as published
+ * positions would: a retry of one is answered from the fences).
+ */
+#define ARB_REPL_REFUSED_MAX (1u << 20)
+
 static int
-cursor_read(const char *path, uint64_t *out)
+cursor_read(arb_repl_t *r, uint64_t *out)
 {
-    FILE              *f = fopen(path, "r");
-    unsigned long long v;
+    FILE              *f = fopen(r->cursor_path, "r");
+    unsigned long long v, q, prev = 0;
     int                ok;
 
     *out = 0;
     if (f == NULL)
         return errno == ENOENT ? 0 : -1;
     ok = fscanf(f, "published %llu\n", &v) == 1;
+    while (ok && fscanf(f, "refused %llu\n", &q) == 1) {
+        if ((r->nrefused > 0 && q <= prev)
+            || r->nrefused >= ARB_REPL_REFUSED_MAX) {
+            ok = 0;
+            break;
+        }
+        if (r->nrefused == r->caprefused) {
+            size_t    cap = r->caprefused ? r->caprefused * 2 : 64;
+            uint64_t *nr = realloc(r->refused, cap * sizeof(*nr));
+
+            if (nr == NULL) {
+                ok = 0;
+                break;
+            }
+            r->refused = nr;
+            r->caprefused = cap;
+        }
+        r->refused[r->nrefused++] = prev = q;
+    }
+    ok = ok && fgetc(f) == EOF;
     fclose(f);
     if (!ok)
         return -1;
@@ -213,21 +243,28 @@ cursor_read(const char *path, uint64_t *out)
     return 0;
 }
 
+/* Writes the cursor and the refused positions (copied under mu by the
+ * caller): write, fsync, rename. */
 static int
-cursor_write(const char *path, uint64_t pos)
+cursor_write(const char *path, uint64_t pos, const uint64_t *refused,
+             size_t nrefused)
 {
-    char tmp[4200];
-    char line[64];
-    int  fd, n, rc = -1;
+    char  tmp[4200];
+    FILE *f;
+    int   rc = -1;
+    size_t i;
 
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    n = snprintf(line, sizeof(line), "published %" PRIu64 "\n", pos);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0)
+    f = fopen(tmp, "w");
+    if (f == NULL)
         return -1;
-    if (write(fd, line, (size_t)n) == n && fsync(fd) == 0)
+    fprintf(f, "published %" PRIu64 "\n", pos);
+    for (i = 0; i < nrefused; i++)
+        fprintf(f, "refused %" PRIu64 "\n", refused[i]);
+    if (fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0)
         rc = 0;
-    close(fd);
+    if (fclose(f) != 0)
+        rc = -1;
     if (rc == 0 && rename(tmp, path) != 0)
         rc = -1;
     return rc;
@@ -315,6 +352,55 @@ ev_done_locked(arb_repl_t *r, arb_repl_ev_t *e)
     e->state = EV_DONE;
     r->st.published++;
     cursor_move_locked(r);
+}
+
+int
+arb__repl_refuse_locked(arb_repl_t *r, arb_repl_ev_t *e)
+{
+    size_t i;
+
+    if (r->nrefused == r->caprefused) {
+        size_t    cap = r->caprefused ? r->caprefused * 2 : 64;
+        uint64_t *nr = realloc(r->refused, cap * sizeof(*nr));
+
+        if (nr == NULL)
+            return ARB_ENOMEM;
+        r->refused = nr;
+        r->caprefused = cap;
+    }
+    /* Positions come in log order, but for holes refused after a later
+     * event of another match; one the cursor file kept (a restart before
+     * the cursor passed it) is refused again. */
+    for (i = r->nrefused; i > 0 && r->refused[i - 1] > e->pos; i--)
+        ;
+    if (i > 0 && r->refused[i - 1] == e->pos)
+        goto done;
+    memmove(&r->refused[i + 1], &r->refused[i],
+            (r->nrefused - i) * sizeof(*r->refused));
+    r->refused[i] = e->pos;
+    r->nrefused++;
+done:
+    e->state = EV_DONE;
+    e->hole = 0;
+    r->st.refused++;
+    cursor_move_locked(r);
+    return 0;
+}
+
+int
+arb__repl_refused_locked(const arb_repl_t *r, uint64_t lo, uint64_t hi)
+{
+    size_t a = 0, b = r->nrefused;
+
+    while (a < b) {
+        size_t mid = (a + b) / 2;
+
+        if (r->refused[mid] < lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a < r->nrefused && r->refused[a] <= hi;
 }
 
 /* libnats' ack thread, one PubAck (or failure) at a time.  JetStream
@@ -605,21 +691,55 @@ put_deal(arb_repl_t *r, const char *match, arb_buf_t *why)
     return s == NATS_OK ? 0 : arb_stream_err(s, jerr, "deal", why);
 }
 
-/* In resync: drops the window's events of e->match that the stream
- * already holds (its last message says up to which seq) and makes the
- * next send expect the subject's last message, so that a stale answer
- * cannot duplicate: the stream leader refuses a send whose expectation
- * no longer holds (error 10071) and the resync looks again.  A subject
- * that looks empty although earlier events of the match were acked (a
- * new leader not caught up, or a loss) is held: 1, and a pass decides.
- * 0, or an ARB_E* code when NATS did not answer. */
+/* In resync, when the stream's last message m of e->match is not the
+ * log's event at its seq (another history: a second writer, or a
+ * damaged stream) or a seq past the log: reported and fenced; pump
+ * refuses the match's unpublished events. */
+static void
+resync_fence(arb_repl_t *r, const arb_repl_ev_t *e,
+             const arb_stream_msg_t *m, int past)
+{
+    arb_match_info_t info;
+    uint64_t         local = UINT64_MAX;
+
+    if (arb_store_match(r->store, e->match, &info, NULL) == 0)
+        local = info.last_seq;
+    arb__repl_forked(r, e->match, past, m->seq, local, "the stream's seq %"
+                     PRIu64 " %s; not publishing over it, its unpublished "
+                     "events from seq %" PRIu64 " are refused as "
+                     "unreplicated", m->seq, past ? "is past the log"
+                     : "has another hash than the log", e->seq);
+}
+
+/*
+ * In resync: compares the subject's last message with the log before e,
+ * the match's first unpublished event, goes.
+ *   - It ends just before e: e expects it (ExpectLastSubjectSeq), so that
+ *     a stale answer cannot duplicate: the stream leader refuses a send
+ *     whose expectation no longer holds (error 10071) and the resync
+ *     looks again.  Empty, for an open: e expects no message.
+ *   - It ends on e or a later event of the window (sent before the
+ *     failure, PubAck lost): those are taken for published only when
+ *     the subject's count says it holds every seq up to its last once;
+ *     else a successor was kept while an earlier event was lost (an
+ *     election between them): they become holes, which a pass fills
+ *     (and then they are done) and meanwhile hold their acks.
+ *   - It ends earlier, or is empty while earlier events of the match
+ *     were acked (a new leader not caught up, or a loss): held, a pass
+ *     decides (1).
+ *   - It is not the log's event at its seq, or past the log: fenced (2).
+ * 0 (e may go), 1 (held), 2 (fenced), or an ARB_E* code when NATS or
+ * the store did not answer.
+ */
 static int
 resync_match(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
 {
     char             subj[ARB_STREAM_SUBJECT_MAX];
+    unsigned char    hash[ARB_HASH_LEN];
     arb_stream_msg_t m;
+    uint64_t         n = 0;
     size_t           i;
-    int              rc, diverged;
+    int              rc, whole;
 
     arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, e->match);
     rc = arb_stream_last(r->s, subj, &m, why);
@@ -640,65 +760,73 @@ resync_match(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
         e->expect_none = 1;
         return 0;
     }
-    if (rc == ARB_ENOTFOUND) {
-        pthread_mutex_lock(&r->mu);
-        r->check_req = 1;
-        pthread_mutex_unlock(&r->mu);
-        return 1;
-    }
-    if (rc != 0)
+    if (rc != 0 && rc != ARB_ENOTFOUND)
         return rc;
-    if (m.seq + 1 < e->seq) {
-        /* Events of the match before e were acked, and the stream ends
-         * before them: it lost them (a stale node leading) or the answer
-         * is stale.  Publishing e would leave a hole: held, a pass
-         * republishes the tail in order first. */
-        arb_stream_msg_clear(&m);
+    if (rc == ARB_ENOTFOUND || m.seq + 1 < e->seq) {
+        if (rc == 0)
+            arb_stream_msg_clear(&m);
         pthread_mutex_lock(&r->mu);
         r->check_req = 1;
         pthread_mutex_unlock(&r->mu);
         return 1;
     }
-    if (m.seq + 1 == e->seq)
+    rc = arb__repl_log_hash(r, e->match, m.seq, hash, why);
+    if (rc < 0) {
+        arb_stream_msg_clear(&m);
+        return rc;
+    }
+    if (rc == 0 || memcmp(hash, m.hash, ARB_HASH_LEN) != 0) {
+        resync_fence(r, e, &m, rc == 0);
+        arb_stream_msg_clear(&m);
+        return 2;
+    }
+    if (m.seq + 1 == e->seq) {
         e->expect = m.stream_seq;
-    if (m.seq >= e->seq) {
-        for (i = 0; i < r->nwin; i++) {
-            arb_repl_ev_t *w = &r->win[i];
-            int            st;
+        arb_stream_msg_clear(&m);
+        return 0;
+    }
+    /* m.seq >= e->seq: e itself is the last message, or a later one. */
+    whole = m.seq == e->seq;
+    if (!whole) {
+        rc = arb__repl_resync_count(r, subj, &n, why);
+        if (rc != 0) {
+            arb_stream_msg_clear(&m);
+            return rc;
+        }
+        whole = n == m.seq + 1;
+    }
+    if (!whole)
+        arb_log_ev(ARB_LOG_WARN, "replicate_undecided", NULL, "replicate: "
+                   "match %s: the stream ends on its seq %" PRIu64 " but "
+                   "holds %" PRIu64 " messages of it; seqs %" PRIu64
+                   "..%" PRIu64 " wait for a pass", e->match, m.seq, n,
+                   e->seq, m.seq);
+    for (i = 0; i < r->nwin; i++) {
+        arb_repl_ev_t *w = &r->win[i];
 
-            if (strcmp(w->match, e->match) != 0 || w->seq > m.seq)
-                continue;
-            pthread_mutex_lock(&r->mu);     /* the ack handler writes it */
-            st = w->state;
-            pthread_mutex_unlock(&r->mu);
-            if (st != EV_NEW || w->hole)
-                continue;           /* a hole: the pass decides */
-            diverged = w->seq == m.seq
-                       && memcmp(w->hash, m.hash, ARB_HASH_LEN) != 0;
-            if (diverged) {
-                arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL,
-                           "replicate: match %s: the stream's seq %" PRIu64
-                           " has another hash than the log; not publishing "
-                           "over it", e->match, m.seq);
-                pthread_mutex_lock(&r->mu);
-                r->st.diverged++;
-                pthread_mutex_unlock(&r->mu);
-                arb__repl_fence_set(r, e->match, m.seq, w->seq);
-            }
-            pthread_mutex_lock(&r->mu);
+        if (strcmp(w->match, e->match) != 0 || w->seq > m.seq)
+            continue;
+        pthread_mutex_lock(&r->mu);     /* the ack handler reads it */
+        if (w->state == EV_NEW && !w->hole && !whole) {
+            w->hole = 1;
+        } else if (w->state == EV_NEW && !w->hole) {
             /* An open the stream holds may lack its deal message: its
              * PubAck came and the deal's publish failed, or the recorder
              * died in between.  Acked, deals() sends the deal (a repeat
              * is a duplicate, by its message id) before the match's next
              * event. */
-            w->state = w->seq == 0 && r->have_key && !diverged ? EV_ACKED
-                                                               : EV_DONE;
+            w->state = w->seq == 0 && r->have_key ? EV_ACKED : EV_DONE;
             r->st.duplicates++;
-            pthread_mutex_unlock(&r->mu);
         }
+        pthread_mutex_unlock(&r->mu);
     }
     arb_stream_msg_clear(&m);
-    return 0;
+    if (whole)
+        return 0;
+    pthread_mutex_lock(&r->mu);
+    r->check_req = 1;
+    pthread_mutex_unlock(&r->mu);
+    return 1;
 }
 
 /* A set of match ids (pointers into the window) for one round. */
@@ -1041,6 +1169,21 @@ lone_flush(arb_repl_t *r, size_t sent, size_t inflight)
     pthread_mutex_unlock(&r->mu);
 }
 
+/* Event e of a fenced match was refused: said once per run of refusals
+ * of one match, not per event. */
+static void
+say_refused(arb_repl_t *r, const arb_repl_ev_t *e)
+{
+    if (strcmp(r->said_refused, e->match) == 0)
+        return;
+    snprintf(r->said_refused, sizeof(r->said_refused), "%s", e->match);
+    arb_log_ev(ARB_LOG_WARN, "replicate_refused", NULL, "replicate: match %s "
+               "is fenced: its seq %" PRIu64 " (log position %" PRIu64 ") "
+               "and its later unpublished events are not published; their "
+               "sync acks are answered unreplicated", e->match, e->seq,
+               e->pos);
+}
+
 /* The pipeline: publishes, in commit order, every event of the window
  * that may go, up to max_pending in flight, without waiting for PubAcks
  * (the ack handler moves the cursor).  A match's events wait behind:
@@ -1083,14 +1226,24 @@ pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
         return settle(r, timed_out ? 0 : r->conf->timeout_ms, why);
     if (hset_reset(&r->seen, r->nwin) != 0)
         return ARB_ENOMEM;
+    if (resync && checked->n == 0)
+        arb__repl_counts_drop();    /* the resync starts over: counted anew */
     for (i = 0; i < r->nwin; i++) {
         arb_repl_ev_t *e = &r->win[i];
         int            st;
 
         pthread_mutex_lock(&r->mu);
         st = e->state;
+        /* A fenced match's events are not published over the stream's
+         * other history: refused, holes included. */
+        if (st == EV_NEW && r->nfence > 0
+            && arb__repl_fence_find_locked(r, e->match) != NULL
+            && arb__repl_refuse_locked(r, e) == 0)
+            st = -1;
         pthread_mutex_unlock(&r->mu);
-        if (st == EV_DONE)
+        if (st == -1)
+            say_refused(r, e);
+        if (st == EV_DONE || st == -1)
             continue;
         if (inflight >= r->conf->max_pending) {
             clean = 0;          /* not looked at */
@@ -1116,6 +1269,19 @@ pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
                 hset_add(&r->seen, e->match);   /* held, successors too */
                 nheld++;
                 clean = 0;
+                continue;
+            }
+            if (rc == 2) {                      /* fenced now */
+                pthread_mutex_lock(&r->mu);
+                rc = arb__repl_refuse_locked(r, e);
+                pthread_mutex_unlock(&r->mu);
+                if (rc == 0) {
+                    say_refused(r, e);
+                } else {
+                    hset_add(&r->seen, e->match);
+                    nheld++;
+                    clean = 0;
+                }
                 continue;
             }
             if (rc != 0)
@@ -1151,6 +1317,7 @@ pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
         if (r->st.disconnects == disconnects) {   /* no reconnect since */
             checked->n = 0;
             r->resync = 0;
+            arb__repl_counts_drop();
         }
         pthread_mutex_unlock(&r->mu);
     }
@@ -1224,17 +1391,27 @@ arb__repl_sleep(arb_repl_t *r, unsigned ms)
 static void
 save_cursor(arb_repl_t *r, int force)
 {
-    int64_t  t = arb_clock_ms();
-    uint64_t cur;
+    int64_t   t = arb_clock_ms();
+    uint64_t  cur, *ref = NULL;
+    size_t    nref;
 
     if (!force && t - r->last_cursor_write_ms < ARB_REPL_CURSOR_MS)
         return;
     pthread_mutex_lock(&r->mu);
     cur = r->st.cursor;
+    nref = r->nrefused;
+    if (nref > ARB_REPL_REFUSED_MAX)
+        nref = ARB_REPL_REFUSED_MAX;
+    if (nref > 0 && (ref = malloc(nref * sizeof(*ref))) != NULL)
+        memcpy(ref, r->refused, nref * sizeof(*ref));
     pthread_mutex_unlock(&r->mu);
-    if (cursor_write(r->cursor_path, cur) != 0)
+    if (nref > 0 && ref == NULL)
+        arb_log_ev(ARB_LOG_ERROR, "replicate_error", NULL, "replicate: "
+                   "out of memory writing %s", r->cursor_path);
+    else if (cursor_write(r->cursor_path, cur, ref, nref) != 0)
         arb_log_ev(ARB_LOG_ERROR, "replicate_error", NULL, "replicate: "
                    "cannot write %s: %s", r->cursor_path, strerror(errno));
+    free(ref);
     r->last_cursor_write_ms = t;
 }
 
@@ -1377,6 +1554,7 @@ thread_main(void *arg)
         if (resync && r->nwin == 0) {
             /* Caught up: the next events are new to the stream. */
             checked.n = 0;
+            arb__repl_counts_drop();
             pthread_mutex_lock(&r->mu);
             r->resync = 0;
             pthread_mutex_unlock(&r->mu);
@@ -1423,7 +1601,7 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
     uint64_t          cur;
     int               rc;
 
-    if (cursor_read(r->cursor_path, &cur) != 0) {
+    if (cursor_read(r, &cur) != 0) {
         arb_buf_printf(why, "%s: not a replication cursor", r->cursor_path);
         return ARB_ECORRUPT;
     }
@@ -1435,6 +1613,8 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
                    "starting from the log's end", cur,
                    (uint64_t)atomic_load(&r->head));
         cur = atomic_load(&r->head);
+        while (r->nrefused > 0 && r->refused[r->nrefused - 1] > cur)
+            r->nrefused--;      /* positions of another log */
     }
     r->st.cursor = cur;
     r->read_pos = cur;
@@ -1505,6 +1685,7 @@ arb__repl_thread_stop(arb_repl_t *r)
         while (!r->closed
                && pthread_cond_timedwait(&r->cv, &r->mu, &ts) == 0)
             ;
+        r->abandoned = !r->closed;
         pthread_mutex_unlock(&r->mu);
     }
     arb_stream_close(r->s);

@@ -75,6 +75,24 @@ hash_cb(void *ud, uint64_t seq, int64_t time_ms,
     return 0;
 }
 
+int
+arb__repl_log_hash(arb_repl_t *r, const char *match, uint64_t seq,
+                   unsigned char hash[ARB_HASH_LEN], arb_buf_t *why)
+{
+    hash_at_t h;
+    int       rc;
+
+    memset(&h, 0, sizeof(h));
+    rc = arb_store_events(r->store, match, seq, seq, hash_cb, &h, why);
+    if (rc == ARB_ENOTFOUND)
+        return 0;               /* no such match */
+    if (rc != 0)
+        return rc;
+    if (h.found)
+        memcpy(hash, h.hash, ARB_HASH_LEN);
+    return h.found;
+}
+
 /* repair_cb needs the match id: events of one match only. */
 typedef struct {
     repair_t    base;
@@ -184,6 +202,21 @@ subject_count(arb_repl_t *r, const char *subj, uint64_t *n, arb_buf_t *why)
     return 0;
 }
 
+int
+arb__repl_resync_count(arb_repl_t *r, const char *subj, uint64_t *n,
+                       arb_buf_t *why)
+{
+    int rc = counts.have ? 0 : counts_load(r, why);
+
+    return rc != 0 ? rc : subject_count(r, subj, n, why);
+}
+
+void
+arb__repl_counts_drop(void)
+{
+    counts_free();
+}
+
 /* What a walk over a subject found: every message of it up to the
  * subject's last, each held to the log. */
 typedef struct {
@@ -216,7 +249,7 @@ walk_subject(arb_repl_t *r, const char *match, const char *subj,
 {
     arb_stream_reader_t *rd = NULL;
     arb_stream_msg_t     m;
-    hash_at_t            h;
+    unsigned char        hash[ARB_HASH_LEN];
     int                  rc;
 
     memset(w, 0, sizeof(*w));
@@ -242,14 +275,14 @@ walk_subject(arb_repl_t *r, const char *match, const char *subj,
             w->bad = WALK_AHEAD;
             w->bad_seq = m.seq;
         } else if (m.kind == ARB_STREAM_EV && w->bad == WALK_OK) {
-            memset(&h, 0, sizeof(h));
-            rc = arb_store_events(r->store, match, m.seq, m.seq, hash_cb,
-                                  &h, why);
-            if (rc == 0 && (!h.found
-                            || memcmp(h.hash, m.hash, ARB_HASH_LEN) != 0)) {
+            rc = arb__repl_log_hash(r, match, m.seq, hash, why);
+            if (rc >= 0 && (rc == 0
+                            || memcmp(hash, m.hash, ARB_HASH_LEN) != 0)) {
                 w->bad = WALK_FORK;
                 w->bad_seq = m.seq;
             }
+            if (rc > 0)
+                rc = 0;
         }
         if (rc == 0 && m.kind == ARB_STREAM_EV && m.seq <= upto) {
             if (w->held[m.seq / 8] & (1u << (m.seq % 8)))
@@ -334,42 +367,34 @@ static void
 walk_bad(arb_repl_t *r, const char *match, const walk_t *w,
          uint64_t log_last)
 {
-    if (w->bad == WALK_AHEAD) {
-        arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: "
-                   "match %s: the stream holds seq %" PRIu64 " (before its "
-                   "last message) past the log's %" PRIu64 "; writes to it "
-                   "are refused", match, w->bad_seq, log_last);
-        pthread_mutex_lock(&r->mu);
-        r->st.ahead++;
-        pthread_mutex_unlock(&r->mu);
-    } else {
-        arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL, "replicate: "
-                   "match %s: the stream holds a copy of seq %" PRIu64
-                   " that differs from the log; not repaired, writes to it "
-                   "are refused", match, w->bad_seq);
-        pthread_mutex_lock(&r->mu);
-        r->st.diverged++;
-        pthread_mutex_unlock(&r->mu);
-    }
-    arb__repl_fence_set(r, match, w->bad == WALK_AHEAD ? w->bad_seq
-                                                       : log_last, log_last);
+    if (w->bad == WALK_AHEAD)
+        arb__repl_forked(r, match, 1, w->bad_seq, log_last, "the stream "
+                         "holds seq %" PRIu64 " (before its last message) "
+                         "past the log's %" PRIu64 "; writes to it are "
+                         "refused", w->bad_seq, log_last);
+    else
+        arb__repl_forked(r, match, 0, w->bad_seq, log_last, "the stream "
+                         "holds a copy of seq %" PRIu64 " that differs from "
+                         "the log; not repaired, writes to it are refused",
+                         w->bad_seq);
 }
 
 int
 arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
-                      int walk, int dry, int *repaired, arb_buf_t *why)
+                      int walk, int dry, int *repaired, int *whole,
+                      arb_buf_t *why)
 {
     char             subj[ARB_STREAM_SUBJECT_MAX];
     arb_stream_msg_t m;
     arb_match_info_t info;
-    hash_at_t        h;
+    unsigned char    hash[ARB_HASH_LEN];
     repair_match_t   rp;
     walk_t           w;
     uint64_t         from, stream_last = 0, count = 0, last_seq = 0;
     uint64_t         first = 0, nmiss = 0;
     int              rc, have, end;
 
-    *repaired = 0;
+    *repaired = *whole = 0;
     memset(&w, 0, sizeof(w));
     rc = arb_store_match(r->store, match, &info, why);
     if (rc != 0)
@@ -416,17 +441,29 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
         }
     }
     if (have && m.seq > info.last_seq) {
-        arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: "
-                   "match %s: the stream holds seq %" PRIu64 " past the "
-                   "log's %" PRIu64 " (written by another recorder or a "
-                   "newer copy of this one); writes to it are refused",
-                   match, m.seq, info.last_seq);
-        pthread_mutex_lock(&r->mu);
-        r->st.ahead++;
-        pthread_mutex_unlock(&r->mu);
-        arb__repl_fence_set(r, match, m.seq, info.last_seq);
+        arb__repl_forked(r, match, 1, m.seq, info.last_seq, "the stream "
+                         "holds seq %" PRIu64 " past the log's %" PRIu64
+                         " (written by another recorder or a newer copy of "
+                         "this one); writes to it are refused", m.seq,
+                         info.last_seq);
         arb_stream_msg_clear(&m);
         return 0;
+    }
+    if (have) {
+        /* The subject's last message must be the log's event at its
+         * seq (also when the window has still to publish it). */
+        rc = arb__repl_log_hash(r, match, m.seq, hash, why);
+        if (rc < 0) {
+            arb_stream_msg_clear(&m);
+            return rc;
+        }
+        if (rc == 0 || memcmp(hash, m.hash, ARB_HASH_LEN) != 0) {
+            arb__repl_forked(r, match, 0, m.seq, info.last_seq, "the "
+                             "stream's seq %" PRIu64 " differs from the "
+                             "log; not repaired", m.seq);
+            arb_stream_msg_clear(&m);
+            return 0;
+        }
     }
     if (have && m.seq > upto) {
         /* The stream ends on a seq the window still has to publish: one
@@ -443,8 +480,10 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
         rc = subject_count(r, subj, &count, why);
         if (rc != 0)
             return rc;
-        if (count >= top + 1)
+        if (count >= top + 1) {
+            *whole = 1;
             return 0;
+        }
         if (dry)
             goto candidate;
         arb_log_ev(ARB_LOG_WARN, "replicate_undecided", NULL, "replicate: "
@@ -458,20 +497,6 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
         return ARB_EEXIST;
     }
     if (have) {
-        memset(&h, 0, sizeof(h));
-        rc = arb_store_events(r->store, match, m.seq, m.seq, hash_cb, &h,
-                              why);
-        if (rc != 0 || !h.found || memcmp(h.hash, m.hash, ARB_HASH_LEN)) {
-            arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL,
-                       "replicate: match %s: the stream's seq %" PRIu64
-                       " differs from the log; not repaired", match, m.seq);
-            pthread_mutex_lock(&r->mu);
-            r->st.diverged++;
-            pthread_mutex_unlock(&r->mu);
-            arb__repl_fence_set(r, match, m.seq, info.last_seq);
-            arb_stream_msg_clear(&m);
-            return 0;
-        }
         last_seq = m.seq;
         stream_last = m.stream_seq;
         arb_stream_msg_clear(&m);
@@ -483,8 +508,10 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
         if (rc != 0)
             return rc;
         if (count == last_seq + 1 && !walk) {
-            if (last_seq == upto)
+            if (last_seq == upto) {
+                *whole = 1;
                 return 0;
+            }
             w.top = last_seq;   /* only the tail is missing */
         } else {
             rc = walk_subject(r, match, subj, upto, info.last_seq,
@@ -503,8 +530,10 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
                            "replicate: match %s: the stream holds %" PRIu64
                            " further copies of its events (same hashes; "
                            "readers skip them)", match, w.dups);
-            if (nmiss == 0 && w.top == upto && last_seq == w.top)
+            if (nmiss == 0 && w.top == upto && last_seq == w.top) {
+                *whole = 1;
                 goto done;
+            }
         }
         from = w.top + 1;
     } else {
@@ -536,8 +565,10 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
         if (rc != 0)
             goto repair_failed;
         *repaired = 1;
-        if (from > upto)
+        if (from > upto) {
+            *whole = 1;
             goto done;
+        }
     }
     arb_log_ev(ARB_LOG_WARN, "replicate_missing", NULL, "replicate: match "
                "%s: the stream lacks seq %" PRIu64 "..%" PRIu64 "; "
@@ -562,7 +593,7 @@ repair_failed:
         return rp.base.rc;
     if (rc != 0)
         return rc;
-    *repaired = 1;
+    *repaired = *whole = 1;
     return 0;
 done:
     free(w.held);
@@ -630,6 +661,23 @@ first_unpublished(arb_repl_ev_t **v, size_t n, const char *id)
     return lo < n && strcmp(v[lo]->match, id) == 0 ? v[lo] : NULL;
 }
 
+/* The index of match id in the sorted list l, or l->n. */
+static size_t
+list_find(const arb_repl_list_t *l, const char *id)
+{
+    size_t lo = 0, hi = l->n;
+
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+
+        if (strcmp(l->id[mid], id) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->n && strcmp(l->id[lo], id) == 0 ? lo : l->n;
+}
+
 int
 arb__repl_stopping(arb_repl_t *r)
 {
@@ -649,9 +697,11 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     arb_repl_ev_t       **v;
     const arb_repl_ev_t  *e;
     size_t               *cand = NULL, ncand = 0;
-    char                 *bad = NULL;   /* repair put off, per match */
+    /* Per match: the subject holds every seq up to upto (its holes are
+     * filled). */
+    char                 *whole = NULL;
     size_t                i, k, nv = 0, fixed = 0, nmatches;
-    int                   rc, rep;
+    int                   rc, rep, ok;
 
     *undecided = 0;
     /* Only a settled stream is asked: a leader just elected answers "not
@@ -685,7 +735,7 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     /* First look: nothing is acted on, only candidates noted. */
     if (rc == 0 && l.n > 0 && (cand = malloc(l.n * sizeof(*cand))) == NULL)
         rc = ARB_ENOMEM;
-    if (rc == 0 && l.n > 0 && (bad = calloc(l.n, 1)) == NULL)
+    if (rc == 0 && l.n > 0 && (whole = calloc(l.n, 1)) == NULL)
         rc = ARB_ENOMEM;
     for (i = 0; rc == 0 && i < l.n; i++) {
         if (arb__repl_stopping(r)) {
@@ -695,9 +745,10 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
         if (l.last[i] == UINT64_MAX)
             continue;
         rc = arb__repl_check_match(r, l.id[i], l.last[i], walk, 1, &rep,
-                                   why);
+                                   &ok, why);
         if (rep)
             cand[ncand++] = i;
+        whole[i] = (char)(rc == 0 && !rep && ok);
     }
     /* Second look, after a pause and on a settled stream: a stale "not
      * found" has had time to go; what still differs is acted on, every
@@ -713,31 +764,33 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     for (k = 0; rc == 0 && k < ncand; k++) {
         i = cand[k];
         rc = arb__repl_check_match(r, l.id[i], l.last[i], walk, 0, &rep,
-                                   why);
+                                   &ok, why);
+        whole[i] = (char)(rc == 0 && ok);
         if (rc == ARB_EEXIST) {
             (*undecided)++;
-            bad[i] = 1;
             rc = 0;
         }
         fixed += (size_t)rep;
     }
-    /* The stream now holds every seq up to upto of the matches passed:
-     * the holes a failed round left are filled. */
+    /* A hole is filled once its match's subject was found, or made,
+     * whole up to it: not by a pass that repaired nothing (put off, or a
+     * match found ahead or different, whose holes pump refuses). */
     for (k = 0; rc == 0 && k < r->nwin; k++) {
         arb_repl_ev_t *h = &r->win[k];
 
         if (!h->hole)
             continue;
-        for (i = 0; i < l.n && strcmp(l.id[i], h->match) != 0; i++)
-            ;
-        if (i < l.n && !bad[i] && l.last[i] != UINT64_MAX
+        i = list_find(&l, h->match);
+        if (i < l.n && whole[i] && l.last[i] != UINT64_MAX
             && h->seq <= l.last[i]) {
+            pthread_mutex_lock(&r->mu);     /* the ack handler reads it */
             h->hole = 0;
             h->state = EV_DONE;
+            pthread_mutex_unlock(&r->mu);
         }
     }
     nmatches = l.n;             /* the list is freed (and l.n zeroed) */
-    free(bad);
+    free(whole);
     free(cand);
     arb__repl_list_free(&l);
     counts_free();

@@ -15,6 +15,8 @@
  * log lacks only for the subject list (docs/SCALE.md, "Fencing").
  */
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,28 +24,67 @@
 #include "daemon/log.h"
 #include "daemon/replicate_int.h"
 
+/* Under mu: where id is or would go in the sorted fence table. */
+static size_t
+fence_lower(const arb_repl_t *r, const char *id)
+{
+    size_t lo = 0, hi = r->nfence;
+
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+
+        if (strcmp(r->fence[mid].match, id) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+const arb_repl_fence_t *
+arb__repl_fence_find_locked(const arb_repl_t *r, const char *id)
+{
+    size_t i = fence_lower(r, id);
+
+    return i < r->nfence && strcmp(r->fence[i].match, id) == 0
+           ? &r->fence[i] : NULL;
+}
+
+void
+arb__repl_forked(arb_repl_t *r, const char *match, int ahead,
+                 uint64_t stream_seq, uint64_t local_seq, const char *fmt,
+                 ...)
+{
+    char    msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    arb_log_ev(ARB_LOG_ERROR, ahead ? "replicate_ahead" : "replicate_diverged",
+               NULL, "replicate: match %s: %s", match, msg);
+    pthread_mutex_lock(&r->mu);
+    if (ahead)
+        r->st.ahead++;
+    else
+        r->st.diverged++;
+    pthread_mutex_unlock(&r->mu);
+    arb__repl_fence_set(r, match, stream_seq, local_seq);
+}
+
 void
 arb__repl_fence_set(arb_repl_t *r, const char *match, uint64_t stream_seq,
                     uint64_t local_seq)
 {
-    size_t lo = 0, hi, i;
+    size_t i;
 
     pthread_mutex_lock(&r->mu);
-    hi = r->nfence;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int    c = strcmp(match, r->fence[mid].match);
-
-        if (c == 0) {
-            r->fence[mid].stream_seq = stream_seq;
-            r->fence[mid].local_seq = local_seq;
-            pthread_mutex_unlock(&r->mu);
-            return;
-        }
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
+    i = fence_lower(r, match);
+    if (i < r->nfence && strcmp(r->fence[i].match, match) == 0) {
+        r->fence[i].stream_seq = stream_seq;
+        r->fence[i].local_seq = local_seq;
+        pthread_mutex_unlock(&r->mu);
+        return;
     }
     if (r->nfence == r->capfence) {
         size_t            cap = r->capfence ? r->capfence * 2 : 16;
@@ -56,7 +97,6 @@ arb__repl_fence_set(arb_repl_t *r, const char *match, uint64_t stream_seq,
         r->fence = nf;
         r->capfence = cap;
     }
-    i = lo;
     memmove(&r->fence[i + 1], &r->fence[i],
             (r->nfence - i) * sizeof(*r->fence));
     snprintf(r->fence[i].match, sizeof(r->fence[i].match), "%s", match);
@@ -253,14 +293,10 @@ arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why)
             continue;
         }
         if (rc == 0 && m.seq > r->look.last[i]) {
-            arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: "
-                       "match %s: the stream holds seq %" PRIu64 " past the "
-                       "log's %" PRIu64 "; writes to it are refused",
-                       r->look.id[i], m.seq, r->look.last[i]);
-            arb__repl_fence_set(r, r->look.id[i], m.seq, r->look.last[i]);
-            pthread_mutex_lock(&r->mu);
-            r->st.ahead++;
-            pthread_mutex_unlock(&r->mu);
+            arb__repl_forked(r, r->look.id[i], 1, m.seq, r->look.last[i],
+                             "the stream holds seq %" PRIu64 " past the "
+                             "log's %" PRIu64 "; writes to it are refused",
+                             m.seq, r->look.last[i]);
             fenced++;
         }
         if (rc == 0)

@@ -78,6 +78,11 @@ typedef struct arb_repl_stats {
     uint64_t flushes;               /* sync: lone bursts written at once */
     uint64_t undecided;             /* repairs put off: the stream's
                                        answers disagreed (election) */
+    uint64_t refused;               /* events the cursor passed without
+                                       the stream holding them: their
+                                       match is fenced (another history
+                                       there); a sync ack of one is
+                                       answered "unreplicated" */
     /* Passes asked for by `replicate` are numbered: check_done is the
      * number of the last one asked before the last pass that finished
      * began, so a pass numbered N has run once check_done >= N; last_*
@@ -131,6 +136,9 @@ struct arb_repl {
     unsigned char     *looked;      /* [mu] per look entry: compared */
     int                resync;      /* [mu] after (re)connect */
     int                closed;      /* [mu] libnats' last callback ran */
+    int                abandoned;   /* closed did not come at stop: r is
+                                       never freed (a late callback of
+                                       libnats may still reach it) */
     /* Durable up to this log position: stored by the loop after each
      * commit, read by the thread without mu (st.head is a copy for
      * stats).  The loop signals cv only while `waiting` says the thread
@@ -141,6 +149,13 @@ struct arb_repl {
     arb_repl_stats_t   st;          /* [mu] */
     arb_repl_fence_t  *fence;       /* [mu] sorted by match */
     size_t             nfence, capfence;
+    /* [mu] The log positions refused (st.refused), ascending: a sync ack
+     * or a retry whose positions include one is answered
+     * "unreplicated" once the cursor has passed it.  Only a fenced
+     * match's unpublished events land here, so it grows with forks, not
+     * with the log. */
+    uint64_t          *refused;
+    size_t             nrefused, caprefused;
 
     uv_async_t         async;       /* [loop] the cursor moved */
     int                async_init;
@@ -170,6 +185,8 @@ struct arb_repl {
                                        at once (uv_hrtime) */
     int64_t            lag_since;   /* a replica catching up since; 0 */
     arb_repl_hset_t    seen;        /* matches whose next events wait */
+    char               said_refused[ARB_STREAM_ID_MAX + 1]; /* the match
+                                       whose refusals were last said */
     int                ever_ok;     /* the stream was there once */
 };
 
@@ -221,6 +238,13 @@ int  arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
                    size_t len, int copy, uint64_t expect,
                    uint64_t *stream_seq, arb_buf_t *why);
 
+/* Under mu: event e of a fenced match will not be published; it is done
+ * for the cursor and its position refused.  0, or ARB_ENOMEM (e is left
+ * as it was: its ack then times out as unreplicated). */
+int  arb__repl_refuse_locked(arb_repl_t *r, arb_repl_ev_t *e);
+/* Under mu: 1 when a position in lo..hi was refused. */
+int  arb__repl_refused_locked(const arb_repl_t *r, uint64_t lo, uint64_t hi);
+
 /* qsort order of window entries (arb_repl_ev_t pointers): by match,
  * then seq. */
 int  arb__repl_ev_cmp(const void *a, const void *b);
@@ -255,10 +279,24 @@ int  arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
  * upto: the highest seq of this match known published (UINT64_MAX: the
  * local head).  walk: read the subject even when its count adds up.
  * Sets *repaired when it republished (dry: when it would;
- * nothing is published or reported).  ARB_EEXIST: the stream turned out
- * to hold what looked missing; the repair is put off. */
+ * nothing is published or reported), and *whole when the subject is
+ * known to hold every seq 0..upto once it returns 0 (counted, read, or
+ * repaired now; never for a match found ahead, diverged or unreadable).
+ * ARB_EEXIST: the stream turned out to hold what looked missing; the
+ * repair is put off. */
 int  arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
-                           int walk, int dry, int *repaired, arb_buf_t *why);
+                           int walk, int dry, int *repaired, int *whole,
+                           arb_buf_t *why);
+/* The hash of the log's event seq of match: 1 with hash set, 0 when the
+ * log does not hold it, or an ARB_E* code. */
+int  arb__repl_log_hash(arb_repl_t *r, const char *match, uint64_t seq,
+                        unsigned char hash[ARB_HASH_LEN], arb_buf_t *why);
+/* The resync's subject counts: one listing of every event subject,
+ * loaded at the first need after arb__repl_counts_drop (which the
+ * resync calls whenever it starts over, and a pass when it ends). */
+int  arb__repl_resync_count(arb_repl_t *r, const char *subj, uint64_t *n,
+                            arb_buf_t *why);
+void arb__repl_counts_drop(void);
 /* replicate_fence.c */
 /* Before the first write: every match of the log against the subject's
  * last message, and every subject of the stream this recorder owns
@@ -268,6 +306,17 @@ int  arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
  * unsettled, a match that cannot be compared: tried again, from where
  * it stopped). */
 int  arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why);
+/* Under mu: match id's fence, or NULL when it is not fenced. */
+const arb_repl_fence_t *arb__repl_fence_find_locked(const arb_repl_t *r,
+                                                    const char *id);
+/* The stream holds another history of match (ahead: a seq past the
+ * log): said (event replicate_ahead or replicate_diverged, "replicate:
+ * match M: " and the sentence given), counted and fenced at stream_seq
+ * (the seq at fault) against local_seq (the log's last). */
+void arb__repl_forked(arb_repl_t *r, const char *match, int ahead,
+                      uint64_t stream_seq, uint64_t local_seq,
+                      const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 /* local_seq UINT64_MAX: the log does not hold the match. */
 void arb__repl_fence_set(arb_repl_t *r, const char *match,
                          uint64_t stream_seq, uint64_t local_seq);

@@ -29,69 +29,130 @@
 
 #define ARB_REPL_SYNC_TICK_MS 20
 
+/* Why a held ack is answered "unreplicated". */
+enum { HELD_OK = 0, HELD_TIMEOUT, HELD_REFUSED, HELD_STOP };
+
+/* Answers held ack i (ok, or "unreplicated" saying why), frees it and,
+ * when it was the last held of a closed match, that match.  Does not
+ * touch r->held: the caller compacts it. */
 static void
-release(arb_server_t *srv, arb_repl_t *r, size_t n, int ok, uint64_t cursor)
+release_one(arb_server_t *srv, arb_repl_t *r, size_t i, int why,
+            uint64_t cursor)
 {
-    size_t i, j;
+    arb_pending_t *p = r->held[i];
+    arb_live_t    *l = p->live;
+    char           msg[512];
+    size_t         j;
+    int            other = 0;
 
-    for (i = 0; i < n; i++) {
-        arb_pending_t *p = r->held[i];
-        arb_live_t    *l = p->live;
-        int            other = 0;
+    if (why == HELD_OK) {
+        arb_commit_ack(srv, p);
+    } else if (why == HELD_REFUSED) {
+        snprintf(msg, sizeof(msg), "match %s seq %" PRIu64 " is committed "
+                 "locally but will not be replicated: the stream holds "
+                 "another history of this match (it is fenced; see the "
+                 "recorder's log); retry with the same client id once the "
+                 "stream is repaired", l->id, p->ap.seq);
+        arb_commit_refuse(srv, p, "unreplicated", msg);
+    } else {
+        char when[64];
 
-        if (ok) {
-            arb_commit_ack(srv, p);
-        } else {
-            char msg[512];
-
-            snprintf(msg, sizeof(msg), "match %s seq %" PRIu64 " is "
-                     "committed locally but the stream has not acknowledged "
-                     "it within %u ms (replicated up to position %" PRIu64
-                     ", this event is %" PRIu64 "); retry with the same "
-                     "client id", l->id, p->ap.seq,
-                     r->conf->sync_timeout_ms, cursor, p->ap.pos);
-            arb_commit_refuse(srv, p, "unreplicated", msg);
-        }
-        for (j = i + 1; j < r->nheld; j++)
-            if (r->held[j]->live == l)
-                other = 1;
-        arb_pending_free(p);
-        if (l->closed && !other)
-            arb_live_release(srv, l);
+        if (why == HELD_STOP)
+            snprintf(when, sizeof(when), "before the recorder stopped");
+        else
+            snprintf(when, sizeof(when), "within %u ms",
+                     r->conf->sync_timeout_ms);
+        snprintf(msg, sizeof(msg), "match %s seq %" PRIu64 " is committed "
+                 "locally but the stream has not acknowledged it %s "
+                 "(replicated up to position %" PRIu64 ", this event is %"
+                 PRIu64 "); retry with the same client id", l->id,
+                 p->ap.seq, when, cursor, p->ap.pos);
+        arb_commit_refuse(srv, p, "unreplicated", msg);
     }
-    memmove(r->held, r->held + n, (r->nheld - n) * sizeof(*r->held));
-    memmove(r->held_t, r->held_t + n, (r->nheld - n) * sizeof(*r->held_t));
-    r->nheld -= n;
+    for (j = 0; l->closed && !other && j < r->nheld; j++)
+        if (j != i && r->held[j] != NULL && r->held[j]->live == l)
+            other = 1;
+    arb_pending_free(p);
+    r->held[i] = NULL;
+    if (l->closed && !other)
+        arb_live_release(srv, l);
 }
 
+/* Drops the answered (NULL) entries of r->held, keeping the order. */
+static void
+held_compact(arb_repl_t *r)
+{
+    size_t i, k = 0;
+
+    for (i = 0; i < r->nheld; i++)
+        if (r->held[i] != NULL) {
+            r->held[k] = r->held[i];
+            r->held_t[k] = r->held_t[i];
+            k++;
+        }
+    r->nheld = k;
+}
+
+/* Under mu: whether a held ack the cursor has passed is refused: one of
+ * its positions was (the range of a group is its own), or, for a retry,
+ * its match is fenced (its event may have been refused by an earlier
+ * run of the recorder). */
+static int
+held_refused_locked(const arb_repl_t *r, const arb_pending_t *p)
+{
+    return arb__repl_refused_locked(r, p->ap.pos, p->ack_pos)
+           || (p->retry && r->nfence > 0
+               && arb__repl_fence_find_locked(r, p->live->id) != NULL);
+}
+
+/* Answers every held ack the cursor has passed (they are held in log
+ * order, but a retry joins at the end with an older position); with
+ * timeouts, also those held for sync_timeout_ms. */
 static void
 drain(arb_server_t *srv, int timeouts)
 {
     arb_repl_t *r = srv->repl;
     uint64_t    cursor, now = uv_now(srv->loop);
-    size_t      n = 0;
+    size_t      i, n = 0, late = 0;
+    char       *refused;
 
+    if (r->nheld == 0)
+        return;
+    refused = calloc(r->nheld, 1);
     pthread_mutex_lock(&r->mu);
     cursor = r->st.cursor;
+    for (i = 0; refused != NULL && i < r->nheld; i++)
+        if (r->held[i]->ack_pos <= cursor)
+            refused[i] = (char)(1 + held_refused_locked(r, r->held[i]));
     pthread_mutex_unlock(&r->mu);
-    while (n < r->nheld && r->held[n]->ack_pos <= cursor)
-        n++;
-    if (n > 0)
-        release(srv, r, n, 1, cursor);
-    if (!timeouts)
-        return;
-    n = 0;
-    while (n < r->nheld && now - r->held_t[n] >= r->conf->sync_timeout_ms)
-        n++;
-    if (n > 0) {
+    if (refused == NULL) {
+        /* Out of memory: the acks wait for the next drain, or their
+         * timeout. */
+        arb_log(ARB_LOG_ERROR, "out of memory answering sync acks");
+    }
+    for (i = 0; refused != NULL && i < r->nheld; i++)
+        if (refused[i] != 0) {
+            release_one(srv, r, i, refused[i] == 1 ? HELD_OK : HELD_REFUSED,
+                        cursor);
+            n++;
+        }
+    free(refused);
+    for (i = 0; timeouts && i < r->nheld; i++)
+        if (r->held[i] != NULL
+            && now - r->held_t[i] >= r->conf->sync_timeout_ms) {
+            release_one(srv, r, i, HELD_TIMEOUT, cursor);
+            late++;
+        }
+    if (late > 0) {
         arb_log_ev(ARB_LOG_WARN, "replicate_sync_timeout", NULL,
                    "replicate: %zu acks refused as unreplicated (stream "
-                   "acknowledged up to position %" PRIu64 ")", n, cursor);
+                   "acknowledged up to position %" PRIu64 ")", late, cursor);
         pthread_mutex_lock(&r->mu);
-        r->st.sync_timeouts += n;
+        r->st.sync_timeouts += late;
         pthread_mutex_unlock(&r->mu);
-        release(srv, r, n, 0, cursor);
     }
+    if (n > 0 || late > 0)
+        held_compact(r);
 }
 
 static void
@@ -207,14 +268,16 @@ void
 arb_repl_stop(arb_server_t *srv)
 {
     arb_repl_t *r = srv->repl;
+    size_t      i;
 
     if (r == NULL)
         return;
     arb__repl_thread_stop(r);
     /* Acks still held are answered: a clean stop has the stream's word
      * for none of them. */
-    if (r->nheld > 0)
-        release(srv, r, r->nheld, 0, r->st.cursor);
+    for (i = 0; i < r->nheld; i++)
+        release_one(srv, r, i, HELD_STOP, r->st.cursor);
+    r->nheld = 0;
     if (r->async_init)
         uv_close((uv_handle_t *)&r->async, free_cb);
     if (r->timer_init)
@@ -232,14 +295,22 @@ arb_repl_free(arb_server_t *srv)
 
     if (r == NULL)
         return;
+    srv->repl = NULL;
+    if (r->abandoned) {
+        /* Stopping anyway: a few KiB left to the exit, not a callback
+         * into freed memory. */
+        arb_log(ARB_LOG_WARN, "replicate: NATS did not confirm the "
+                "connection's close within 2 s; its memory is left");
+        return;
+    }
     free(r->held);
     free(r->held_t);
     free(r->fence);
+    free(r->refused);
     arb__repl_look_free(r);
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->cv);
     free(r);
-    srv->repl = NULL;
 }
 
 void
@@ -306,13 +377,16 @@ arb_repl_hold_retry(arb_server_t *srv, arb_live_t *l, uint64_t seq,
     arb_repl_t    *r = srv->repl;
     arb_pending_t *p;
     uint64_t       cursor;
+    int            refused;
 
     if (!arb_repl_sync(srv))
         return 0;
     pthread_mutex_lock(&r->mu);
     cursor = r->st.cursor;
+    refused = arb__repl_refused_locked(r, pos, pos)
+              || (r->nfence > 0 && arb__repl_fence_find_locked(r, l->id));
     pthread_mutex_unlock(&r->mu);
-    if (pos <= cursor)
+    if (pos <= cursor && !refused)
         return 0;
     p = arb_pending_new();
     if (p == NULL)
@@ -325,6 +399,8 @@ arb_repl_hold_retry(arb_server_t *srv, arb_live_t *l, uint64_t seq,
     p->retry = 1;
     arb_commit_wait(p, c, req);
     arb_repl_hold(srv, p);
+    if (pos <= cursor)
+        uv_async_send(&r->async);   /* refused: answered at once */
     return 1;
 }
 
@@ -349,8 +425,8 @@ const char *
 arb_repl_fenced(arb_server_t *srv, const char *id, arb_buf_t *why)
 {
     arb_repl_t *r = srv->repl;
-    const char *code = NULL;
-    size_t      lo = 0, hi;
+    const arb_repl_fence_t *f;
+    const char             *code = NULL;
 
     if (r == NULL)
         return NULL;
@@ -369,35 +445,32 @@ arb_repl_fenced(arb_server_t *srv, const char *id, arb_buf_t *why)
                            : "the stream does not answer yet");
         }
     }
-    hi = code != NULL ? 0 : r->nfence;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int    c = strcmp(id, r->fence[mid].match);
-
-        if (c == 0) {
-            code = "fenced";
-            if (why != NULL && r->fence[mid].local_seq == UINT64_MAX) {
-                why->len = 0;
-                arb_buf_printf(why, "match '%s' is fenced: the stream holds "
-                               "events of it up to seq %" PRIu64 " at least "
-                               "and this recorder's log none (its log is "
-                               "older or lost it; restore from the stream "
-                               "first)", id, r->fence[mid].stream_seq);
-            } else if (why != NULL) {
-                why->len = 0;
-                arb_buf_printf(why, "match '%s' is fenced: the stream holds "
-                               "seq %" PRIu64 " and this recorder's log "
-                               "ends at %" PRIu64 " (another recorder or a "
-                               "newer copy wrote it; restore from the "
-                               "stream first)", id, r->fence[mid].stream_seq,
-                               r->fence[mid].local_seq);
-            }
-            break;
+    f = code != NULL ? NULL : arb__repl_fence_find_locked(r, id);
+    if (f != NULL) {
+        code = "fenced";
+        if (why != NULL && f->local_seq == UINT64_MAX) {
+            why->len = 0;
+            arb_buf_printf(why, "match '%s' is fenced: the stream holds "
+                           "events of it up to seq %" PRIu64 " at least "
+                           "and this recorder's log none (its log is "
+                           "older or lost it; restore from the stream "
+                           "first)", id, f->stream_seq);
+        } else if (why != NULL && f->stream_seq <= f->local_seq) {
+            why->len = 0;
+            arb_buf_printf(why, "match '%s' is fenced: the stream's seq %"
+                           PRIu64 " is not this recorder's (another "
+                           "recorder wrote it, or the stream was "
+                           "damaged; compare them with arbiter restore "
+                           "before writing)", id, f->stream_seq);
+        } else if (why != NULL) {
+            why->len = 0;
+            arb_buf_printf(why, "match '%s' is fenced: the stream holds "
+                           "seq %" PRIu64 " and this recorder's log "
+                           "ends at %" PRIu64 " (another recorder or a "
+                           "newer copy wrote it; restore from the "
+                           "stream first)", id, f->stream_seq,
+                           f->local_seq);
         }
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
     }
     pthread_mutex_unlock(&r->mu);
     return code;
@@ -455,7 +528,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     pthread_mutex_lock(&r->mu);
     verified = r->verified;
     pthread_mutex_unlock(&r->mu);
-    msgpack_pack_map(pk, 26);
+    msgpack_pack_map(pk, 27);
     arb_mp_pack_kv_str(pk, "mode", r->conf->mode == ARB_REPL_SYNC ? "sync"
                                                                  : "async");
     arb_mp_pack_kv_str(pk, "recorder", r->conf->recorder);
@@ -478,6 +551,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "sync_timeouts", s.sync_timeouts);
     arb_mp_pack_kv_uint(pk, "flushes", s.flushes);
     arb_mp_pack_kv_uint(pk, "undecided", s.undecided);
+    arb_mp_pack_kv_uint(pk, "refused", s.refused);
     arb_mp_pack_kv_uint(pk, "held", r->nheld);
     arb_mp_pack_kv_uint(pk, "check_asked", s.check_asked);
     arb_mp_pack_kv_uint(pk, "check_done", s.check_done);
