@@ -488,7 +488,7 @@ arb_replica_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     last = r->stream_last;
     connected = r->connected;
     pthread_mutex_unlock(&r->mu);
-    msgpack_pack_map(pk, 9);
+    msgpack_pack_map(pk, 10);
     arb_mp_pack_kv_bool(pk, "connected", connected);
     arb_mp_pack_kv_uint(pk, "stream_seq", last);
     arb_mp_pack_kv_uint(pk, "appended", ms.events);
@@ -497,5 +497,6 @@ arb_replica_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "foreign", foreign);
     arb_mp_pack_kv_uint(pk, "deals", ms.deals);
     arb_mp_pack_kv_uint(pk, "chain_only", ms.chain_only);
+    arb_mp_pack_kv_uint(pk, "ruled", ms.ruled);
     arb_mp_pack_kv_uint(pk, "reconnects", reconnects);
 }

@@ -41,6 +41,11 @@ typedef struct mt {
     arb_stream_msg_t *wait;             /* seqs past next, sorted: they
                                            go in when next arrives */
     size_t         nwait, capwait;
+    int            closed;              /* its close is in the batch or
+                                           the store */
+    int            evicted;             /* rules dropped once committed
+                                           closed: rebuilt from the store
+                                           when an event comes (a claim) */
 } mt_t;
 
 typedef struct entry {
@@ -146,10 +151,12 @@ arb_mirror_stats(const arb_mirror_t *m, arb_mirror_stats_t *out)
     *out = m->st;
     /* A dealt open not judged yet (no move so far) without its secret
      * counts too. */
-    for (i = 0; i < m->nmt; i++)
+    for (i = 0; i < m->nmt; i++) {
         if (m->mts[i]->has_open && m->mts[i]->secret == NULL
             && !m->mts[i]->stopped)
             out->chain_only++;
+        out->ruled += m->mts[i]->rules != NULL;
+    }
 }
 
 /* Index of id in the sorted table, or where it would go (*found 0). */
@@ -225,15 +232,66 @@ done:
     t->has_open = 0;
 }
 
+/* The rule state of t, rebuilt by a replay of what the store holds of it
+ * (all of it: nothing of t is in the batch).  Stops t when the stored
+ * history does not load or the rules refuse it. */
+static void
+rules_load(arb_mirror_t *m, mt_t *t)
+{
+    arb_history_t h;
+    arb_verdict_t v;
+    size_t        bad = 0;
+
+    memset(&h, 0, sizeof(h));
+    memset(&v, 0, sizeof(v));
+    if (arb_history_load(&h, m->store, t->id, UINT64_MAX, NULL) != 0) {
+        stop(m, t, 0, "the local copy does not load");
+        goto done;
+    }
+    /* A deal message that came after its open was committed is held
+     * here only. */
+    if (h.secret == NULL && t->secret != NULL
+        && (h.secret = strdup(t->secret)) == NULL) {
+        stop(m, t, 0, "out of memory reloading its deal secret");
+        goto done;
+    }
+    if (h.open.setup != NULL
+        && h.open.setup->deal.kind == ARB_DEAL_COMMIT
+        && h.secret == NULL) {
+        t->chain_only = 1;
+        m->st.chain_only++;
+    } else if (arb_history_replay(&h, UINT64_MAX, &t->rules, &bad, &v) != 0) {
+        arb_match_free(t->rules);
+        t->rules = NULL;
+        stop(m, t, bad + 1, "the local copy is refused by the rules: %s",
+             v.msg);
+    }
+done:
+    arb_history_clear(&h);
+}
+
+/* After its close was committed: t's rule state leaves memory (a mirror
+ * of a season's stream would otherwise hold every match it ever saw);
+ * what is left is the entry (a few hundred bytes: seq, head, recorder).
+ * A later event (a claim after the close) rebuilds it. */
+static void
+rules_evict(arb_mirror_t *m, mt_t *t)
+{
+    if (t->rules == NULL || t->has_open || t->open_pending || t->nwait > 0)
+        return;
+    arb_match_free(t->rules);
+    t->rules = NULL;
+    t->evicted = 1;
+    m->st.evicted++;
+}
+
 /* The entry of match id, loading what the store already holds of it.
  * NULL only when out of memory. */
 static mt_t *
 mt_get(arb_mirror_t *m, const char *id)
 {
     arb_match_info_t info;
-    arb_history_t    h;
-    arb_verdict_t    v;
-    size_t           at, bad = 0;
+    size_t           at;
     int              found;
     mt_t            *t;
 
@@ -261,23 +319,15 @@ mt_get(arb_mirror_t *m, const char *id)
     /* Held already (a replica after a restart): continue from the head,
      * with the rules rebuilt by the one replay of a stored history. */
     t->next = info.last_seq + 1;
+    t->closed = info.closed;
     memcpy(t->head, info.head, ARB_HASH_LEN);
-    memset(&h, 0, sizeof(h));
-    memset(&v, 0, sizeof(v));
-    if (arb_history_load(&h, m->store, id, UINT64_MAX, NULL) != 0) {
-        stop(m, t, 0, "the local copy does not load");
-    } else if (h.open.setup != NULL
-               && h.open.setup->deal.kind == ARB_DEAL_COMMIT
-               && h.secret == NULL) {
-        t->chain_only = 1;
-        m->st.chain_only++;
-    } else if (arb_history_replay(&h, UINT64_MAX, &t->rules, &bad, &v) != 0) {
-        arb_match_free(t->rules);
-        t->rules = NULL;
-        stop(m, t, bad + 1, "the local copy is refused by the rules: %s",
-             v.msg);
-    }
-    arb_history_clear(&h);
+    /* A closed match is rebuilt only if an event comes (a claim): a
+     * replica re-reading the stream after a restart meets every match
+     * of it, as duplicates. */
+    if (info.closed)
+        t->evicted = 1;
+    else
+        rules_load(m, t);
     return t;
 }
 
@@ -332,6 +382,8 @@ arb_mirror_flush(arb_mirror_t *m, arb_buf_t *why)
         }
         if (e->m != NULL && e->m->open_pending && e->m->open_at == i)
             e->m->open_pending = 0;         /* gone without its secret */
+        if (rc == 0 && e->m != NULL && e->m->closed)
+            rules_evict(m, e->m);
         entry_clear(e);
     }
     m->n = nk;
@@ -596,6 +648,12 @@ apply_ev(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg, arb_buf_t *why)
         t->open_pending = 0;        /* its deal, if any, came before */
         if (t->has_open)
             judge_open(m, t);
+        if (t->evicted) {
+            t->evicted = 0;
+            rules_load(m, t);
+            if (t->stopped)
+                goto out;
+        }
         if (t->rules != NULL
             && arb_match_apply(t->rules, &ev, &v) != 0) {
             stop(m, t, msg->seq, "refused by the rules (%s): %s", v.rule,
@@ -620,6 +678,7 @@ apply_ev(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg, arb_buf_t *why)
     e->ap.len = e->msg.len;
     e->ap.client_id = e->ev.client_id;
     e->ap.closes = e->ev.kind == ARB_EV_CLOSE;
+    t->closed |= e->ap.closes;
     e->ap.after_close = e->ev.kind == ARB_EV_CLAIM;
     if (e->ev.kind == ARB_EV_OPEN && t->has_open && m->has_key) {
         /* A dealt open: its secret may come next. */

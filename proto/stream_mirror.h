@@ -23,6 +23,11 @@
  * carry the hash already held (a replica re-reading the stream after a
  * restart), else it is a fork.
  *
+ * Memory: a match's rule state is kept while it is open and dropped once
+ * its close is committed; an event after the close (a claim) rebuilds it
+ * by a replay of the stored history.  What stays per match ever seen is
+ * its entry: next seq, head hash, recorder, a few hundred bytes.
+ *
  * Appends are batched (one LMDB transaction per batch, committed by
  * arb_mirror_flush or when the batch is full).  With the key, a dealt
  * open waits in the batch for its deal message, across flushes, so that
@@ -66,6 +71,8 @@ typedef struct arb_mirror_stats {
     uint64_t deals;         /* deal secrets opened */
     uint64_t chain_only;    /* dealt matches judged on their chain only */
     uint64_t last_stream_seq; /* of the last message applied */
+    uint64_t ruled;         /* matches whose rule state is in memory */
+    uint64_t evicted;       /* rule states dropped after a close */
 } arb_mirror_stats_t;
 
 /* key may be NULL (no replication key: dealt matches chain-only until

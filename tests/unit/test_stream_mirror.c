@@ -81,10 +81,25 @@ drop_store(arb_store_t *s)
         exit(1);
 }
 
-/* Feeds seqs [from, to] of ms, skipping `skip` (UINT64_MAX: none). */
+/* Message seq of match id (made from ms) at stream sequence sseq. */
 static void
-feed(arb_mirror_t *mir, const msgs_t *ms, uint64_t from, uint64_t to,
-     uint64_t skip)
+msg_at(arb_stream_msg_t *m, const char *id, const msgs_t *ms, uint64_t seq,
+       uint64_t sseq)
+{
+    natsMsg *nm = NULL;
+
+    if (arb_stream_ev_msg(&nm, id, seq, ms->hash[seq], "east",
+                          ms->bytes[seq], ms->len[seq]) != 0
+        || arb_stream_msg_parse(m, nm, NULL) != 0)
+        exit(1);
+    m->stream_seq = sseq;
+}
+
+/* Feeds seqs [from, to] of ms as match id's messages, skipping `skip`
+ * (UINT64_MAX: none), then flushes. */
+static void
+feed_as(arb_mirror_t *mir, const char *id, const msgs_t *ms, uint64_t from,
+        uint64_t to, uint64_t skip)
 {
     arb_stream_msg_t m;
     uint64_t         q;
@@ -92,10 +107,18 @@ feed(arb_mirror_t *mir, const msgs_t *ms, uint64_t from, uint64_t to,
     for (q = from; q <= to; q++) {
         if (q == skip)
             continue;
-        msg_of(&m, ms, q, NULL);
+        msg_at(&m, id, ms, q, q + 1);
         CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
     }
     CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+}
+
+/* The same for T-1. */
+static void
+feed(arb_mirror_t *mir, const msgs_t *ms, uint64_t from, uint64_t to,
+     uint64_t skip)
+{
+    feed_as(mir, "T-1", ms, from, to, skip);
 }
 
 static uint64_t
@@ -297,20 +320,6 @@ test_resume(void)
 
 /* ---- a dealt open waits for its deal message ---------------------------- */
 
-/* Message seq of match id (made from ms) at stream sequence sseq. */
-static void
-msg_at(arb_stream_msg_t *m, const char *id, const msgs_t *ms, uint64_t seq,
-       uint64_t sseq)
-{
-    natsMsg *nm = NULL;
-
-    if (arb_stream_ev_msg(&nm, id, seq, ms->hash[seq], "east",
-                          ms->bytes[seq], ms->len[seq]) != 0
-        || arb_stream_msg_parse(m, nm, NULL) != 0)
-        exit(1);
-    m->stream_seq = sseq;
-}
-
 static uint64_t
 count_of(arb_store_t *s, const char *id)
 {
@@ -412,6 +421,68 @@ test_deal_wait(void)
         deal_case(how);
 }
 
+/* ---- memory: a closed match's rule state leaves ------------------------ */
+
+/*
+ * A closed match's rule state leaves memory once its close is committed
+ * (before 2026-12-03 a replica held every match it had seen, closed or
+ * not); an open one keeps it.  An event after the close (here a move,
+ * which the closed match refuses) rebuilds it from the store and is
+ * judged by it, and so after a restart, which meets the closed match as
+ * duplicates without rebuilding anything.
+ */
+static void
+test_evict(void)
+{
+    msgs_t              ms, late, t2;
+    arb_store_t        *s = fresh_store();
+    arb_mirror_t       *mir = NULL;
+    arb_mirror_stats_t  st;
+    arb_stream_msg_t    m;
+    int                 run;
+
+    make(&ms, good);
+    make(&late, GAME "1. place alice 4♠\n2. place bob 5♥\n"
+         "3. place alice 6♦\n4. place bob 7S\n5. place alice 7H\n"
+         "6. place bob 7#3\n7. note page 1 ends\n8. close -- time called\n"
+         "9. place alice 8♠\n");
+    make(&t2, "game: yahchain\nmatch: T-2\nplayers: alice bob\nmode: 3\n\n"
+         "1. place alice 4♠\n");
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed_as(mir, "T-2", &t2, 0, t2.n - 1, UINT64_MAX);
+    feed(mir, &ms, 0, 4, UINT64_MAX);
+    arb_mirror_stats(mir, &st);
+    CHECK_INT(st.ruled, 2);
+    feed(mir, &ms, 5, ms.n - 1, UINT64_MAX);
+    arb_mirror_stats(mir, &st);
+    CHECK_INT(st.ruled, 1);             /* T-2's only */
+    CHECK_INT(st.evicted, 1);
+    CHECK_INT(nproblems, 0);
+    for (run = 0; run < 2; run++) {
+        if (run == 1) {                 /* a restart: read again */
+            arb_mirror_free(mir);
+            CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+            feed(mir, &ms, 0, ms.n - 1, UINT64_MAX);
+            arb_mirror_stats(mir, &st);
+            CHECK_INT(st.duplicates, ms.n);
+            CHECK_INT(st.ruled, 0);     /* nothing rebuilt for them */
+        }
+        /* seq 9, a move after the close, chained: refused by the rules
+         * rebuilt from the store, not taken. */
+        nproblems = 0;
+        problems[0] = '\0';
+        msg_of(&m, &late, 9, NULL);
+        CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+        CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+        CHECK_INT(nproblems, 1);
+        CHECK(strstr(problems, "match T-1 seq 9: refused by the rules")
+              != NULL);
+        CHECK_INT(held(s), ms.n);
+    }
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
 int
 main(void)
 {
@@ -421,6 +492,7 @@ main(void)
     test_forged();
     test_resume();
     test_deal_wait();
+    test_evict();
     nats_Close();
     return TEST_END();
 }
