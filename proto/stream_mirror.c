@@ -69,6 +69,8 @@ struct arb_mirror {
     entry_t                 batch[BATCH_MAX + 1];
     size_t                  n;
     arb_append_t            v[BATCH_MAX + 1];   /* the batch, contiguous */
+    size_t                  nwaiting;   /* the sum of the mts' nwait */
+    size_t                  wait_max, wait_all;     /* the limits */
     arb_mirror_stats_t      st;
 };
 
@@ -90,8 +92,17 @@ arb_mirror_open(arb_mirror_t **out, arb_store_t *store,
     }
     m->problem = cb;
     m->ud = ud;
+    m->wait_max = ARB_MIRROR_WAIT_MAX;
+    m->wait_all = ARB_MIRROR_WAIT_ALL;
     *out = m;
     return 0;
+}
+
+void
+arb_mirror_set_wait(arb_mirror_t *m, size_t per_match, size_t all)
+{
+    m->wait_max = per_match;
+    m->wait_all = all;
 }
 
 void
@@ -471,6 +482,7 @@ stop_gap(arb_mirror_t *m, mt_t *t, const char *more)
          "at seq %" PRIu64 "%s)", t->next, t->wait[0].seq, more);
     for (i = 0; i < t->nwait; i++)
         arb_stream_msg_clear(&t->wait[i]);
+    m->nwaiting -= t->nwait;
     t->nwait = 0;
 }
 
@@ -502,9 +514,14 @@ wait_add(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg)
         arb_stream_msg_clear(msg);
         return 0;
     }
-    if (t->nwait >= ARB_MIRROR_WAIT_MAX) {
+    if (t->nwait >= m->wait_max || m->nwaiting >= m->wait_all) {
+        if (t->nwait == 0)
+            stop(m, t, t->next, "first missing seq %" PRIu64 " (the stream "
+                 "goes on at seq %" PRIu64 ", and too many events of other "
+                 "matches wait)", t->next, msg->seq);
+        else
+            stop_gap(m, t, ", and too many events wait for it");
         arb_stream_msg_clear(msg);
-        stop_gap(m, t, ", and too many events wait for it");
         return 0;
     }
     if (t->nwait == t->capwait) {
@@ -523,6 +540,7 @@ wait_add(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg)
     t->wait[lo] = *msg;
     memset(msg, 0, sizeof(*msg));
     t->nwait++;
+    m->nwaiting++;
     return 0;
 }
 
@@ -559,6 +577,7 @@ arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg, arb_buf_t *why)
            && t->wait[0].seq <= t->next) {
         next = t->wait[0];
         t->nwait--;
+        m->nwaiting--;
         memmove(&t->wait[0], &t->wait[1], t->nwait * sizeof(*t->wait));
         rc = apply_ev(m, t, &next, why);
     }
@@ -580,11 +599,7 @@ arb_mirror_finish(arb_mirror_t *m)
 size_t
 arb_mirror_waiting(const arb_mirror_t *m)
 {
-    size_t i, n = 0;
-
-    for (i = 0; i < m->nmt; i++)
-        n += m->mts[i]->nwait;
-    return n;
+    return m->nwaiting;
 }
 
 /* One event message whose seq is t->next or below.  Takes msg. */

@@ -50,8 +50,11 @@
 
 typedef struct arb_mirror arb_mirror_t;
 
-/* Events of one match that may wait for a missing earlier seq. */
+/* Events of one match that may wait for a missing earlier seq, and of
+ * all matches together: past either, the match that made it is stopped
+ * at its gap (a stream that never fills its gaps cannot fill memory). */
 #define ARB_MIRROR_WAIT_MAX 65536
+#define ARB_MIRROR_WAIT_ALL (4 * ARB_MIRROR_WAIT_MAX)
 
 /* A match the mirror stopped following: seq is the event at fault (for a
  * gap, the first missing seq); msg is a full sentence, valid during the
@@ -96,6 +99,8 @@ int  arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg,
  * (the next flush commits everything).  A replica following a live
  * stream never calls it: a repair may still come. */
 void arb_mirror_finish(arb_mirror_t *m);
+/* Sets the two limits above (the defaults; smaller ones in tests). */
+void arb_mirror_set_wait(arb_mirror_t *m, size_t per_match, size_t all);
 /* Events waiting for an earlier seq, over all matches. */
 size_t arb_mirror_waiting(const arb_mirror_t *m);
 /* Commits the batch but the dealt opens still waiting for their deal

@@ -483,6 +483,68 @@ test_evict(void)
     drop_store(s);
 }
 
+/*
+ * Events past a gap wait in memory for it, within limits per match and
+ * over all matches: past either, the match is stopped at its gap, its
+ * waiting events dropped (before 2026-12-03 only the first limit
+ * existed, so a stream with gaps in many matches could fill memory).
+ */
+static void
+test_wait_limits(void)
+{
+    static const char *ids[3] = { "W-1", "W-2", "W-3" };
+    msgs_t              ms[3];
+    char                text[256];
+    arb_store_t        *s = fresh_store();
+    arb_mirror_t       *mir = NULL;
+    arb_stream_msg_t    m;
+    uint64_t            q;
+    int                 k;
+
+    for (k = 0; k < 3; k++) {
+        snprintf(text, sizeof(text), "game: yahchain\nmatch: %s\n"
+                 "players: alice bob\nmode: 3\n\n" "1. note a\n2. note b\n"
+                 "3. note c\n4. note d\n5. note e\n", ids[k]);
+        make(&ms[k], text);
+    }
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    arb_mirror_set_wait(mir, 3, 5);
+    /* W-1: seq 0 missing, 1..3 wait; a fourth is one too many. */
+    for (q = 1; q <= 4; q++) {
+        msg_at(&m, ids[0], &ms[0], q, q);
+        CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+        CHECK_INT(arb_mirror_waiting(mir), q <= 3 ? q : 0);
+    }
+    CHECK(arb_mirror_stopped(mir, ids[0]));
+    CHECK(strstr(problems, "match W-1 seq 0: first missing seq 0 (the "
+                 "stream goes on at seq 1, and too many events wait for "
+                 "it)") != NULL);
+    /* W-2 and W-3: 3 + 2 wait (5 in all); W-3's third is over the whole
+     * limit. */
+    for (k = 1; k < 3; k++)
+        for (q = 2; q <= 4; q++) {
+            msg_at(&m, ids[k], &ms[k], q, q);
+            CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+        }
+    CHECK(!arb_mirror_stopped(mir, ids[1]));
+    CHECK(arb_mirror_stopped(mir, ids[2]));
+    CHECK(strstr(problems, "match W-3 seq 0: first missing seq 0 (the "
+                 "stream goes on at seq 2, and too many events wait for "
+                 "it)") != NULL);
+    CHECK_INT(arb_mirror_waiting(mir), 3);
+    /* W-2's gap filled: its waiting events go in. */
+    for (q = 0; q <= 1; q++) {
+        msg_at(&m, ids[1], &ms[1], q, q);
+        CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    }
+    CHECK_INT(arb_mirror_waiting(mir), 0);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(count_of(s, ids[1]), 5);
+    CHECK_INT(nproblems, 2);
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
 int
 main(void)
 {
@@ -493,6 +555,7 @@ main(void)
     test_resume();
     test_deal_wait();
     test_evict();
+    test_wait_limits();
     nats_Close();
     return TEST_END();
 }
