@@ -196,7 +196,8 @@ say_err(arb_repl_t *r, arb_repl_said_t *sd, const char *what, int rc,
 /* ---- the cursor file ------------------------------------------------- */
 
 /*
- * DATA/replicate.pos: "published P", then a line "refused Q" per log
+ * DATA/replicate.pos: "published P"; then "walked T" when a pass has read
+ * every subject whole (walked_ms); then a line "refused Q" per log
  * position refused (ascending): those must stay refused after a restart,
  * since the cursor is past them and a retry of one is answered from the
  * list.  A file of an earlier version has the first line only.  At most
@@ -210,12 +211,15 @@ cursor_read(arb_repl_t *r, uint64_t *out)
 {
     FILE              *f = fopen(r->cursor_path, "r");
     unsigned long long v, q, prev = 0;
+    long long          w;
     int                ok;
 
     *out = 0;
     if (f == NULL)
         return errno == ENOENT ? 0 : -1;
     ok = fscanf(f, "published %llu\n", &v) == 1;
+    if (ok && fscanf(f, "walked %lld\n", &w) == 1)
+        r->walked_ms = w > 0 ? w : 0;
     while (ok && fscanf(f, "refused %llu\n", &q) == 1) {
         if ((r->nrefused > 0 && q <= prev)
             || r->nrefused >= ARB_REPL_REFUSED_MAX) {
@@ -246,8 +250,8 @@ cursor_read(arb_repl_t *r, uint64_t *out)
 /* Writes the cursor and the refused positions (copied under mu by the
  * caller): write, fsync, rename. */
 static int
-cursor_write(const char *path, uint64_t pos, const uint64_t *refused,
-             size_t nrefused)
+cursor_write(const char *path, uint64_t pos, int64_t walked,
+             const uint64_t *refused, size_t nrefused)
 {
     char  tmp[4200];
     FILE *f;
@@ -259,6 +263,8 @@ cursor_write(const char *path, uint64_t pos, const uint64_t *refused,
     if (f == NULL)
         return -1;
     fprintf(f, "published %" PRIu64 "\n", pos);
+    if (walked > 0)
+        fprintf(f, "walked %" PRId64 "\n", walked);
     for (i = 0; i < nrefused; i++)
         fprintf(f, "refused %" PRIu64 "\n", refused[i]);
     if (fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0)
@@ -1408,7 +1414,8 @@ save_cursor(arb_repl_t *r, int force)
     if (nref > 0 && ref == NULL)
         arb_log_ev(ARB_LOG_ERROR, "replicate_error", NULL, "replicate: "
                    "out of memory writing %s", r->cursor_path);
-    else if (cursor_write(r->cursor_path, cur, ref, nref) != 0)
+    else if (cursor_write(r->cursor_path, cur, r->walked_ms, ref, nref)
+             != 0)
         arb_log_ev(ARB_LOG_ERROR, "replicate_error", NULL, "replicate: "
                    "cannot write %s: %s", r->cursor_path, strerror(errno));
     free(ref);
@@ -1501,7 +1508,7 @@ thread_main(void *arg)
                 || (r->conf->check_s > 0 && arb_clock_ms() >= next_check
                     && next_check != 0)
                 || (recheck != 0 && arb_clock_ms() >= recheck);
-        walk = check && r->check_walk;
+        walk = check ? r->check_walk : ARB_REPL_WALK_NONE;
         r->check_req = 0;
         if (check) {
             r->check_walk = 0;
@@ -1530,7 +1537,8 @@ thread_main(void *arg)
                 rc = arb__repl_check_all(r, walk, &undecided, &why);
             if (rc != 0) {
                 pthread_mutex_lock(&r->mu);
-                r->check_walk |= walk;  /* the retry reads them too */
+                if (walk > r->check_walk)
+                    r->check_walk = walk;   /* the retry reads them too */
                 pthread_mutex_unlock(&r->mu);
                 /* Tried again in a second; publishing goes on meanwhile
                  * (a stream unsettled for long must not stop it). */
@@ -1619,7 +1627,10 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
     r->st.cursor = cur;
     r->read_pos = cur;
     r->resync = 1;
-    r->check_walk = 1;  /* the first pass reads every subject */
+    /* The first pass reads the subjects of the matches active since the
+     * last pass that read them all (every one, when none did). */
+    r->check_walk = r->walked_ms > 0 ? ARB_REPL_WALK_RECENT
+                                     : ARB_REPL_WALK_ALL;
     memset(&sc, 0, sizeof(sc));
     sc.urls = r->conf->urls;
     sc.stream = r->conf->stream;

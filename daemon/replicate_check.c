@@ -5,7 +5,9 @@
  * DESIGN: JetStream 2.9.10 can lose acknowledged messages (docs/SCALE.md),
  * so the recorder never trusts it to be complete.  A pass reads, for every
  * match of the store, the subject's last message (js_GetLastMsg, answered
- * by the stream leader) and compares its seq and hash with the log:
+ * by the stream leader) and compares its seq and hash with the log (a
+ * regular pass skips a match whose subject holds exactly one message per
+ * published seq, by the listing of every subject's count):
  *   - shorter, and the hash at its last seq is ours: the missing events
  *     are published again from the log, each one expecting the subject's
  *     previous stream sequence, so a concurrent writer cannot interleave;
@@ -46,9 +48,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "daemon/log.h"
 #include "daemon/replicate_int.h"
+#include "daemon/server.h"
 #include "proto/stream_read.h"
 
 typedef struct {
@@ -661,6 +665,19 @@ first_unpublished(arb_repl_ev_t **v, size_t n, const char *id)
     return lo < n && strcmp(v[lo]->match, id) == 0 ? v[lo] : NULL;
 }
 
+/* 1 when the listing loaded for the pass says match id's subject holds
+ * n messages. */
+static int
+count_is(arb_repl_t *r, const char *id, uint64_t n)
+{
+    char     subj[ARB_STREAM_SUBJECT_MAX];
+    uint64_t have;
+
+    return counts.have
+           && arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id) == 0
+           && subject_count(r, subj, &have, NULL) == 0 && have == n;
+}
+
 /* The index of match id in the sorted list l, or l->n. */
 static size_t
 list_find(const arb_repl_list_t *l, const char *id)
@@ -700,7 +717,11 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     /* Per match: the subject holds every seq up to upto (its holes are
      * filled). */
     char                 *whole = NULL;
-    size_t                i, k, nv = 0, fixed = 0, nmatches;
+    size_t                i, k, nv = 0, fixed = 0, nmatches, counted = 0;
+    size_t                walked = 0;
+    int64_t               t0 = arb_clock_ms(), began = arb_now_ms();
+    int64_t               since = r->walked_ms - ARB_REPL_WALK_SLACK_MS;
+    char                 *rd = NULL;    /* per match: read its subject */
     int                   rc, rep, ok;
 
     *undecided = 0;
@@ -737,6 +758,14 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
         rc = ARB_ENOMEM;
     if (rc == 0 && l.n > 0 && (whole = calloc(l.n, 1)) == NULL)
         rc = ARB_ENOMEM;
+    if (rc == 0 && l.n > 0 && (rd = calloc(l.n, 1)) == NULL)
+        rc = ARB_ENOMEM;
+    for (i = 0; rc == 0 && i < l.n; i++) {
+        rd[i] = (char)(walk == ARB_REPL_WALK_ALL
+                       || (walk == ARB_REPL_WALK_RECENT
+                           && l.last_ms[i] >= since));
+        walked += (size_t)rd[i];
+    }
     for (i = 0; rc == 0 && i < l.n; i++) {
         if (arb__repl_stopping(r)) {
             rc = ARB_EAGAIN;    /* stopping: the next start passes again */
@@ -744,7 +773,18 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
         }
         if (l.last[i] == UINT64_MAX)
             continue;
-        rc = arb__repl_check_match(r, l.id[i], l.last[i], walk, 1, &rep,
+        /* A regular pass takes a subject holding exactly one message per
+         * seq published as whole without asking for its last message
+         * (2.5 ms each on a stream of 100,000 subjects, while publishing
+         * waits): a loss shows in the count.  What a count cannot show
+         * (a copy and a hole together, another hash at a seq) is read by
+         * the pass at start and on demand (walk). */
+        if (!rd[i] && count_is(r, l.id[i], l.last[i] + 1)) {
+            whole[i] = 1;
+            counted++;
+            continue;
+        }
+        rc = arb__repl_check_match(r, l.id[i], l.last[i], rd[i], 1, &rep,
                                    &ok, why);
         if (rep)
             cand[ncand++] = i;
@@ -763,7 +803,7 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     }
     for (k = 0; rc == 0 && k < ncand; k++) {
         i = cand[k];
-        rc = arb__repl_check_match(r, l.id[i], l.last[i], walk, 0, &rep,
+        rc = arb__repl_check_match(r, l.id[i], l.last[i], rd[i], 0, &rep,
                                    &ok, why);
         whole[i] = (char)(rc == 0 && ok);
         if (rc == ARB_EEXIST) {
@@ -791,6 +831,7 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     }
     nmatches = l.n;             /* the list is freed (and l.n zeroed) */
     free(whole);
+    free(rd);
     free(cand);
     arb__repl_list_free(&l);
     counts_free();
@@ -802,10 +843,19 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
     r->st.last_matches = nmatches;
     r->st.last_repaired = fixed;
     r->st.last_put_off = *undecided;
+    r->st.last_read = walked;
+    r->st.last_counted = counted;
+    /* Every subject is known whole as of `began`: the next start reads
+     * only those of matches active since.  Not while a match is fenced:
+     * a fork in the middle of a subject is found only by reading it,
+     * and the fences live in memory, so every start reads it again. */
+    if (walk != ARB_REPL_WALK_NONE && *undecided == 0 && r->nfence == 0)
+        r->walked_ms = began;
     pthread_mutex_unlock(&r->mu);
     arb_log_ev(fixed > 0 || *undecided > 0 ? ARB_LOG_WARN : ARB_LOG_INFO,
                "replicate_check", NULL, "replicate: anti-entropy pass over "
-               "%zu matches%s: %zu repaired, %zu put off", nmatches,
-               walk ? ", every subject read" : "", fixed, *undecided);
+               "%zu matches, %zu subjects read: %zu repaired, %zu put off "
+               "(%zu whole by their count; %" PRId64 " ms)", nmatches,
+               walked, fixed, *undecided, counted, arb_clock_ms() - t0);
     return 0;
 }

@@ -89,6 +89,10 @@ typedef struct arb_repl_stats {
      * are that pass's findings. */
     uint64_t check_asked, check_done;
     uint64_t last_matches, last_repaired, last_put_off;
+    /* Of the last pass that finished (any): subjects it read message by
+     * message as asked (walk), and matches it took as whole by their
+     * subject's count without asking for their last message. */
+    uint64_t last_read, last_counted;
 } arb_repl_stats_t;
 
 /* The log's matches as a pass or the fence look lists them, sorted by
@@ -121,8 +125,9 @@ struct arb_repl {
     pthread_cond_t     cv;
     int                stop;        /* [mu] */
     int                check_req;   /* [mu] a pass is wanted */
-    int                check_walk;  /* [mu] and it reads every subject
-                                       (at start, on demand) */
+    int                check_walk;  /* [mu] and which subjects it reads
+                                       message by message (ARB_REPL_WALK_*:
+                                       at start, on demand) */
     uint64_t           check_began; /* [mu] st.check_asked when the
                                        running pass began */
     int                verified;    /* [mu] the fence look is done:
@@ -188,6 +193,10 @@ struct arb_repl {
     char               said_refused[ARB_STREAM_ID_MAX + 1]; /* the match
                                        whose refusals were last said */
     int                ever_ok;     /* the stream was there once */
+    /* [thr] The wall-clock time (ms) a pass that read every subject
+     * began, with nothing put off: the subjects of matches with no
+     * event since were whole then (kept in the cursor file).  0: none. */
+    int64_t            walked_ms;
 };
 
 /* replicate.c */
@@ -264,12 +273,18 @@ int  arb__repl_list_cb(void *ud, const arb_match_info_t *m);
 void arb__repl_list_free(arb_repl_list_t *l);
 /* 1 once the thread is asked to stop. */
 int  arb__repl_stopping(arb_repl_t *r);
+/* Which subjects a pass reads message by message, besides those whose
+ * count does not add up: none (the regular passes), those of the matches
+ * with an event since walked_ms less ARB_REPL_WALK_SLACK_MS (the pass at
+ * start), every one (on demand, and at start when none was read whole
+ * before).  A larger value includes the smaller. */
+enum { ARB_REPL_WALK_NONE = 0, ARB_REPL_WALK_RECENT, ARB_REPL_WALK_ALL };
+#define ARB_REPL_WALK_SLACK_MS (10 * 60 * 1000)
 /* The full anti-entropy pass: every match of the store against the
  * stream's last message and the subject's count; repairs what is missing
- * from the log, notes what is ahead or different.  walk: every subject is
- * read message by message (at start, on demand), not only those whose
- * count does not add up.  Acts only on what two looks 2 s apart, on
- * a settled stream, agree on; *undecided counts repairs the stream
+ * from the log, notes what is ahead or different.  walk:
+ * ARB_REPL_WALK_*.  Acts only on what two looks 2 s apart, on a settled
+ * stream, agree on; *undecided counts repairs the stream
  * refused as already held (to pass again soon).  Runs on the replication
  * thread.  0, or an ARB_E* code when NATS failed mid-pass (retried
  * later). */

@@ -414,7 +414,7 @@ arb_repl_check_now(arb_server_t *srv)
         return 0;
     pthread_mutex_lock(&r->mu);
     r->check_req = 1;
-    r->check_walk = 1;
+    r->check_walk = ARB_REPL_WALK_ALL;
     n = ++r->st.check_asked;
     pthread_cond_signal(&r->cv);
     pthread_mutex_unlock(&r->mu);
@@ -528,7 +528,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     pthread_mutex_lock(&r->mu);
     verified = r->verified;
     pthread_mutex_unlock(&r->mu);
-    msgpack_pack_map(pk, 27);
+    msgpack_pack_map(pk, 29);
     arb_mp_pack_kv_str(pk, "mode", r->conf->mode == ARB_REPL_SYNC ? "sync"
                                                                  : "async");
     arb_mp_pack_kv_str(pk, "recorder", r->conf->recorder);
@@ -558,6 +558,8 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "last_matches", s.last_matches);
     arb_mp_pack_kv_uint(pk, "last_repaired", s.last_repaired);
     arb_mp_pack_kv_uint(pk, "last_put_off", s.last_put_off);
+    arb_mp_pack_kv_uint(pk, "last_read", s.last_read);
+    arb_mp_pack_kv_uint(pk, "last_counted", s.last_counted);
 }
 
 /* {"op":"replicate"}: an anti-entropy pass now (arbiter role).  The
