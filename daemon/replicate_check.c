@@ -678,9 +678,8 @@ count_is(arb_repl_t *r, const char *id, uint64_t n)
            && subject_count(r, subj, &have, NULL) == 0 && have == n;
 }
 
-/* The index of match id in the sorted list l, or l->n. */
-static size_t
-list_find(const arb_repl_list_t *l, const char *id)
+size_t
+arb__repl_list_find(const arb_repl_list_t *l, const char *id)
 {
     size_t lo = 0, hi = l->n;
 
@@ -820,7 +819,7 @@ arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
 
         if (!h->hole)
             continue;
-        i = list_find(&l, h->match);
+        i = arb__repl_list_find(&l, h->match);
         if (i < l.n && whole[i] && l.last[i] != UINT64_MAX
             && h->seq <= l.last[i]) {
             pthread_mutex_lock(&r->mu);     /* the ack handler reads it */

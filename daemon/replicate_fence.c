@@ -125,21 +125,50 @@ arb__repl_fence_clear(arb_repl_t *r, const char *match)
 /* ---- the fence look: before the first write ------------------------------ */
 
 typedef struct {
-    arb_repl_t *r;
-    size_t      fenced;
-    arb_buf_t  *why;
+    arb_repl_t            *r;
+    size_t                 fenced;
+    const arb_repl_list_t *l;           /* the log's matches */
+    unsigned char         *looked;      /* per entry of l */
+    size_t                 counted;     /* judged by their count */
+    arb_buf_t             *why;
 } look_t;
 
-/* A subject of the stream whose match this recorder owns but does not
- * hold (its log lost the match, or is an older copy): an open would fork
- * it. */
+size_t
+arb__repl_look_counted(const arb_repl_list_t *l, const char *subject,
+                       uint64_t msgs)
+{
+    char   id[ARB_STREAM_ID_MAX + 1];
+    size_t i;
+
+    if (msgs == 0
+        || arb_stream_subject_parse(subject, id, sizeof(id)) != ARB_STREAM_EV)
+        return SIZE_MAX;
+    i = arb__repl_list_find(l, id);
+    return i < l->n && l->last[i] != UINT64_MAX && msgs == l->last[i] + 1
+           ? i : SIZE_MAX;
+}
+
+/* A subject of the stream: when it holds one message per seq of its
+ * match in the log, the match is taken as compared (the stream cannot
+ * hold seqs past the log without holding more messages, unless it also
+ * lost as many before them; the look would otherwise ask every match's
+ * last message, 2.5 ms each on a stream of 100,000 subjects, while
+ * writes to the matches not yet asked are refused).  When its match is
+ * one this recorder owns but does not hold (its log lost the match, or
+ * is an older copy), an open would fork it: fenced. */
 static int
 look_subject_cb(void *ud, const char *subject, uint64_t msgs)
 {
     look_t          *k = ud;
     arb_match_info_t info;
     char             id[ARB_STREAM_ID_MAX + 1];
+    size_t           i = arb__repl_look_counted(k->l, subject, msgs);
 
+    if (i != SIZE_MAX) {
+        k->looked[i] = 1;
+        k->counted++;
+        return 0;
+    }
     if (msgs == 0
         || arb_stream_subject_parse(subject, id, sizeof(id)) != ARB_STREAM_EV
         || arb_repl_owner(k->r->conf, id) != NULL
@@ -156,22 +185,13 @@ look_subject_cb(void *ud, const char *subject, uint64_t msgs)
 int
 arb__repl_look_judged(const arb_repl_t *r, const char *id)
 {
-    size_t lo = 0, hi = r->look.n;
+    size_t i;
 
     if (!r->listed)
         return 0;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int    c = strcmp(id, r->look.id[mid]);
-
-        if (c == 0)
-            return r->looked[mid] == 1;
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return 1;           /* not in the log when the look began: listed */
+    i = arb__repl_list_find(&r->look, id);
+    /* not in the log when the look began: listed */
+    return i == r->look.n || r->looked[i] == 1;
 }
 
 void
@@ -220,16 +240,25 @@ static int
 look_list(arb_repl_t *r, arb_buf_t *why)
 {
     arb_repl_list_t l = { NULL, NULL, NULL, 0, 0 };
-    look_t          k = { r, 0, why };
+    look_t          k;
     unsigned char  *looked = NULL;      /* 1 compared, 2 cannot be */
     int             rc;
 
     rc = arb_store_matches(r->store, arb__repl_list_cb, &l, why);
+    if (rc == 0 && (looked = calloc(l.n + 1, 1)) == NULL)
+        rc = ARB_ENOMEM;
+    memset(&k, 0, sizeof(k));
+    k.r = r;
+    k.l = &l;
+    k.looked = looked;
+    k.why = why;
     if (rc == 0)
         rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">",
                                  look_subject_cb, &k, why);
-    if (rc == 0 && (looked = calloc(l.n + 1, 1)) == NULL)
-        rc = ARB_ENOMEM;
+    if (rc != 0) {
+        free(looked);
+        looked = NULL;
+    }
     pthread_mutex_lock(&r->mu);
     r->st.ahead += k.fenced;
     if (rc == 0) {

@@ -271,6 +271,8 @@ void arb__repl_thread_stop(arb_repl_t *r);
  * callback); arb__repl_list_free frees what it holds. */
 int  arb__repl_list_cb(void *ud, const arb_match_info_t *m);
 void arb__repl_list_free(arb_repl_list_t *l);
+/* The index of match id in the sorted list l, or l->n. */
+size_t arb__repl_list_find(const arb_repl_list_t *l, const char *id);
 /* 1 once the thread is asked to stop. */
 int  arb__repl_stopping(arb_repl_t *r);
 /* Which subjects a pass reads message by message, besides those whose
@@ -340,6 +342,12 @@ void arb__repl_fence_clear(arb_repl_t *r, const char *match);
  * judged already (its match compared, or an id the log did not hold once
  * the stream's subjects were read), 0 while it must wait (unverified). */
 int  arb__repl_look_judged(const arb_repl_t *r, const char *id);
+/* The look's rule for a subject of the stream holding msgs messages: the
+ * index in l (the log's matches) of its match when the count is exactly
+ * one message per seq of the log (0..last), which the look takes as
+ * compared without asking for the last message; else SIZE_MAX. */
+size_t arb__repl_look_counted(const arb_repl_list_t *l, const char *subject,
+                              uint64_t msgs);
 /* The order the look compares l's matches in: indexes into l, the most
  * recent activity first (the time of a match's last event), ties by id,
  * so that busy tables take writes first.  The caller frees it; NULL when
