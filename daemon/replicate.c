@@ -1623,6 +1623,7 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
         cur = atomic_load(&r->head);
         while (r->nrefused > 0 && r->refused[r->nrefused - 1] > cur)
             r->nrefused--;      /* positions of another log */
+        r->walked_ms = 0;       /* its subjects are read again */
     }
     r->st.cursor = cur;
     r->read_pos = cur;
