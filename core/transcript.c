@@ -15,6 +15,7 @@
 
 #include "core/claim.h"
 #include "core/err.h"
+#include "core/num.h"
 #include "core/transcript.h"
 
 /* The limits count what a person writes: words besides the event number,
@@ -127,17 +128,7 @@ join(char **v, size_t n)
 static int
 parse_u64(const char *s, uint64_t *out)
 {
-    uint64_t v = 0;
-
-    if (*s == '\0')
-        return -1;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
-            return -1;
-        v = v * 10 + (uint64_t)(*s - '0');
-    }
-    *out = v;
-    return 0;
+    return arb_u64_parse(s, strlen(s), out);
 }
 
 #define ERR(...) do { arb_buf_printf(why, "line %u: ", line);          \

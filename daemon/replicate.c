@@ -193,89 +193,6 @@ say_err(arb_repl_t *r, arb_repl_said_t *sd, const char *what, int rc,
     arb_buf_free(&w);
 }
 
-/* ---- the cursor file ------------------------------------------------- */
-
-/*
- * DATA/replicate.pos: "published P"; then "walked T" when a pass has read
- * every subject whole (walked_ms); then a line "refused Q" per log
- * position refused (ascending): those must stay refused after a restart,
- * since the cursor is past them and a retry of one is answered from the
- * list.  A file of an earlier version has the first line only.  At most
- * ARB_REPL_REFUSED_MAX positions are kept (the rest read as published
- * positions would: a retry of one is answered from the fences).
- */
-#define ARB_REPL_REFUSED_MAX (1u << 20)
-
-static int
-cursor_read(arb_repl_t *r, uint64_t *out)
-{
-    FILE              *f = fopen(r->cursor_path, "r");
-    unsigned long long v, q, prev = 0;
-    long long          w;
-    int                ok;
-
-    *out = 0;
-    if (f == NULL)
-        return errno == ENOENT ? 0 : -1;
-    ok = fscanf(f, "published %llu\n", &v) == 1;
-    if (ok && fscanf(f, "walked %lld\n", &w) == 1)
-        r->walked_ms = w > 0 ? w : 0;
-    while (ok && fscanf(f, "refused %llu\n", &q) == 1) {
-        if ((r->nrefused > 0 && q <= prev)
-            || r->nrefused >= ARB_REPL_REFUSED_MAX) {
-            ok = 0;
-            break;
-        }
-        if (r->nrefused == r->caprefused) {
-            size_t    cap = r->caprefused ? r->caprefused * 2 : 64;
-            uint64_t *nr = realloc(r->refused, cap * sizeof(*nr));
-
-            if (nr == NULL) {
-                ok = 0;
-                break;
-            }
-            r->refused = nr;
-            r->caprefused = cap;
-        }
-        r->refused[r->nrefused++] = prev = q;
-    }
-    ok = ok && fgetc(f) == EOF;
-    fclose(f);
-    if (!ok)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* Writes the cursor and the refused positions (copied under mu by the
- * caller): write, fsync, rename. */
-static int
-cursor_write(const char *path, uint64_t pos, int64_t walked,
-             const uint64_t *refused, size_t nrefused)
-{
-    char  tmp[4200];
-    FILE *f;
-    int   rc = -1;
-    size_t i;
-
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    f = fopen(tmp, "w");
-    if (f == NULL)
-        return -1;
-    fprintf(f, "published %" PRIu64 "\n", pos);
-    if (walked > 0)
-        fprintf(f, "walked %" PRId64 "\n", walked);
-    for (i = 0; i < nrefused; i++)
-        fprintf(f, "refused %" PRIu64 "\n", refused[i]);
-    if (fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0)
-        rc = 0;
-    if (fclose(f) != 0)
-        rc = -1;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -1;
-    return rc;
-}
-
 /* ---- NATS callbacks (libnats threads) ---------------------------------- */
 
 static void
@@ -1394,31 +1311,36 @@ arb__repl_sleep(arb_repl_t *r, unsigned ms)
     pthread_mutex_unlock(&r->mu);
 }
 
+/* DATA/replicate.pos, at most once every ARB_REPL_CURSOR_MS unless
+ * forced: the cursor, the walked mark and the refused positions (at most
+ * ARB_REPL_REFUSED_MAX of them; a retry of one past them is answered
+ * from the fences). */
 static void
 save_cursor(arb_repl_t *r, int force)
 {
-    int64_t   t = arb_clock_ms();
-    uint64_t  cur, *ref = NULL;
-    size_t    nref;
+    int64_t           t = arb_clock_ms();
+    arb_repl_cursor_t c;
 
     if (!force && t - r->last_cursor_write_ms < ARB_REPL_CURSOR_MS)
         return;
+    memset(&c, 0, sizeof(c));
+    c.walked_ms = r->walked_ms;
     pthread_mutex_lock(&r->mu);
-    cur = r->st.cursor;
-    nref = r->nrefused;
-    if (nref > ARB_REPL_REFUSED_MAX)
-        nref = ARB_REPL_REFUSED_MAX;
-    if (nref > 0 && (ref = malloc(nref * sizeof(*ref))) != NULL)
-        memcpy(ref, r->refused, nref * sizeof(*ref));
+    c.published = r->st.cursor;
+    c.nrefused = r->nrefused;
+    if (c.nrefused > ARB_REPL_REFUSED_MAX)
+        c.nrefused = ARB_REPL_REFUSED_MAX;
+    if (c.nrefused > 0
+        && (c.refused = malloc(c.nrefused * sizeof(*c.refused))) != NULL)
+        memcpy(c.refused, r->refused, c.nrefused * sizeof(*c.refused));
     pthread_mutex_unlock(&r->mu);
-    if (nref > 0 && ref == NULL)
+    if (c.nrefused > 0 && c.refused == NULL)
         arb_log_ev(ARB_LOG_ERROR, "replicate_error", NULL, "replicate: "
                    "out of memory writing %s", r->cursor_path);
-    else if (cursor_write(r->cursor_path, cur, r->walked_ms, ref, nref)
-             != 0)
+    else if (arb__repl_cursor_save(r->cursor_path, &c) != 0)
         arb_log_ev(ARB_LOG_ERROR, "replicate_error", NULL, "replicate: "
                    "cannot write %s: %s", r->cursor_path, strerror(errno));
-    free(ref);
+    arb__repl_cursor_clear(&c);
     r->last_cursor_write_ms = t;
 }
 
@@ -1604,15 +1526,19 @@ int
 arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
 {
     arb_stream_conf_t sc;
+    arb_repl_cursor_t c;
     natsOptions      *opts = NULL;
     jsOptions         jo;
     uint64_t          cur;
     int               rc;
 
-    if (cursor_read(r, &cur) != 0) {
-        arb_buf_printf(why, "%s: not a replication cursor", r->cursor_path);
-        return ARB_ECORRUPT;
-    }
+    rc = arb__repl_cursor_load(&c, r->cursor_path, why);
+    if (rc != 0)
+        return rc;
+    cur = c.published;
+    r->walked_ms = c.walked_ms;
+    r->refused = c.refused;             /* taken */
+    r->nrefused = r->caprefused = c.nrefused;
     if (cur > atomic_load(&r->head)) {
         /* A store older than the cursor (restored from a copy): what the
          * stream holds beyond it is found by the passes (fencing). */

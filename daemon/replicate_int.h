@@ -254,6 +254,28 @@ int  arb__repl_refuse_locked(arb_repl_t *r, arb_repl_ev_t *e);
 /* Under mu: 1 when a position in lo..hi was refused. */
 int  arb__repl_refused_locked(const arb_repl_t *r, uint64_t lo, uint64_t hi);
 
+/* replicate_cursor.c: DATA/replicate.pos (format there). */
+#define ARB_REPL_REFUSED_MAX (1u << 20)   /* refused positions kept */
+typedef struct arb_repl_cursor {
+    uint64_t  published;            /* published up to this position */
+    int64_t   walked_ms;            /* 0: no pass read every subject */
+    uint64_t *refused;              /* ascending (owned; NULL when none) */
+    size_t    nrefused;
+} arb_repl_cursor_t;
+/* The text of a cursor file, len bytes, into *c (cleared first).  0;
+ * ARB_ECORRUPT with why (not NULL) naming the line and what is wrong;
+ * ARB_ENOMEM. */
+int  arb__repl_cursor_parse(arb_repl_cursor_t *c, const char *text,
+                            size_t len, arb_buf_t *why);
+/* Reads the file at path: 0 (a missing file is an empty cursor: nothing
+ * published), or an ARB_E* code with why (not NULL) naming the file. */
+int  arb__repl_cursor_load(arb_repl_cursor_t *c, const char *path,
+                           arb_buf_t *why);
+/* Writes c to path: a temporary file written and fsync'd, then renamed
+ * over it.  0 or -1 (errno). */
+int  arb__repl_cursor_save(const char *path, const arb_repl_cursor_t *c);
+void arb__repl_cursor_clear(arb_repl_cursor_t *c);     /* NULL-safe */
+
 /* qsort order of window entries (arb_repl_ev_t pointers): by match,
  * then seq. */
 int  arb__repl_ev_cmp(const void *a, const void *b);

@@ -13,6 +13,7 @@
 #include <sodium.h>
 
 #include "core/err.h"
+#include "core/num.h"
 #include "proto/stream.h"
 
 #define ARB_STREAM_TIMEOUT_DEFAULT 2000
@@ -457,20 +458,14 @@ arb_stream_msg_clear(arb_stream_msg_t *m)
     memset(m, 0, sizeof(*m));
 }
 
+/* A header's number: canonical (no leading zero), as the recorder
+ * writes it. */
 static int
 parse_u64(const char *s, uint64_t *out)
 {
-    uint64_t v = 0;
-
-    if (s == NULL || *s == '\0' || (s[0] == '0' && s[1] != '\0'))
+    if (s == NULL || (s[0] == '0' && s[1] != '\0'))
         return -1;
-    for (; *s != '\0'; s++) {
-        if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
-            return -1;
-        v = v * 10 + (uint64_t)(*s - '0');
-    }
-    *out = v;
-    return 0;
+    return arb_u64_parse(s, strlen(s), out);
 }
 
 static int
