@@ -165,6 +165,12 @@ arb_http_metrics(arb_http_req_t *q)
             "Failed publishes.", rf.errors);
         one(&b, "arbiter_replication_disconnects_total", "counter",
             "Connections to NATS lost.", rf.disconnects);
+        one(&b, "arbiter_replication_refused_total", "counter",
+            "Events of fenced matches not published (their sync acks "
+            "answered unreplicated).", rf.refused);
+        one(&b, "arbiter_replication_sync_timeouts_total", "counter",
+            "Sync acks answered unreplicated after sync_timeout_ms.",
+            rf.sync_timeouts);
     }
     if (b.oom)
         arb_http_error(q->req, 500, "server", "out of memory");

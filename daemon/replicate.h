@@ -125,7 +125,7 @@ typedef struct arb_repl_figures {
     uint64_t lag_events;
     int64_t  lag_ms;
     uint64_t published, republished, errors, disconnects, missing,
-             diverged;
+             diverged, refused, sync_timeouts;
 } arb_repl_figures_t;
 /* 1 with *f filled, or 0 when replication is off. */
 int  arb_repl_figures(struct arb_server *srv, arb_repl_figures_t *f);

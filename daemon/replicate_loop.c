@@ -508,6 +508,8 @@ arb_repl_figures(arb_server_t *srv, arb_repl_figures_t *f)
     f->disconnects = s.disconnects;
     f->missing = s.missing;
     f->diverged = s.diverged;
+    f->refused = s.refused;
+    f->sync_timeouts = s.sync_timeouts;
     return 1;
 }
 

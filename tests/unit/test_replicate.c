@@ -722,6 +722,10 @@ test_metrics(void)
           == (double)repl_stat("republished"));
     CHECK(metric(page, "arbiter_replication_missing_total")
           == (double)repl_stat("missing"));
+    CHECK(metric(page, "arbiter_replication_refused_total")
+          == (double)repl_stat("refused"));
+    CHECK(metric(page, "arbiter_replication_sync_timeouts_total")
+          == (double)repl_stat("sync_timeouts"));
     CHECK(metric(page, "arbiter_replication_lag_events") >= 0);
     CHECK(metric(page, "arbiter_replication_lag_seconds") >= 0);
     CHECK(strstr(page, "# TYPE arbiter_replication_lag_seconds gauge\n")
@@ -1879,6 +1883,13 @@ test_sync_gaps(arb_stream_t *st)
     }
     CHECK(repl_stat("sync_timeouts") == 0);   /* this run's figures */
     CHECK(repl_stat("refused") == 6);
+    {
+        static char page[64 * 1024];
+
+        CHECK_INT(http_get(http_port, "/metrics", load_token, page,
+                           sizeof(page)), 200);
+        CHECK(metric(page, "arbiter_replication_refused_total") == 6);
+    }
     /* The cursor went past them: another match's ack is not held. */
     CHECK_INT(note_judged("c7-other", code, sizeof(code)), 0);
     CHECK_STR(code, "");
