@@ -397,6 +397,27 @@ client(void)
     return cl;
 }
 
+/* Sends the request begun on cl and closes cl: the error code into code
+ * ("" when acked), its message into why (NULL: not kept).  0 when the
+ * daemon answered (acked or refused), -1 when it did not. */
+static int
+call_code(arb_client_t *cl, char *code, size_t cap, arb_buf_t *why)
+{
+    msgpack_unpacked res;
+    arb_buf_t        own = ARB_BUF_INIT;
+    int              rc;
+
+    code[0] = '\0';
+    msgpack_unpacked_init(&res);
+    rc = arb_client_call(cl, &res, why != NULL ? why : &own);
+    if (rc != 0)
+        arb_client_error_code(&res, code, cap);
+    msgpack_unpacked_destroy(&res);
+    arb_client_close(cl);
+    arb_buf_free(&own);
+    return rc == 0 || code[0] != '\0' ? 0 : -1;
+}
+
 /* A note on match m (with client id cid unless NULL); the error code
  * into code ("" when acked). */
 static int
@@ -404,9 +425,6 @@ note_cid(const char *m, const char *cid, char *code, size_t cap)
 {
     arb_client_t    *cl = client();
     msgpack_packer  *pk;
-    msgpack_unpacked res;
-    arb_buf_t        why = ARB_BUF_INIT;
-    int              rc;
 
     code[0] = '\0';
     if (cl == NULL)
@@ -417,14 +435,7 @@ note_cid(const char *m, const char *cid, char *code, size_t cap)
     arb_mp_pack_kv_str(pk, "text", "replication test");
     if (cid != NULL)
         arb_mp_pack_kv_str(pk, "cid", cid);
-    msgpack_unpacked_init(&res);
-    rc = arb_client_call(cl, &res, &why);
-    if (rc != 0)
-        arb_client_error_code(&res, code, cap);
-    msgpack_unpacked_destroy(&res);
-    arb_client_close(cl);
-    arb_buf_free(&why);
-    return rc == 0 || code[0] != '\0' ? 0 : -1;
+    return call_code(cl, code, cap, NULL);
 }
 
 static int
@@ -448,27 +459,19 @@ note_judged(const char *m, char *code, size_t cap)
     return rc;
 }
 
+/* A request without arguments; the error code into code ("" when
+ * acked).  0 when answered. */
 static int
 simple(const char *op, char *code, size_t cap)
 {
-    arb_client_t    *cl = client();
-    msgpack_packer  *pk;
-    msgpack_unpacked res;
-    arb_buf_t        why = ARB_BUF_INIT;
-    int              rc;
+    arb_client_t   *cl = client();
+    msgpack_packer *pk;
 
     code[0] = '\0';
     if (cl == NULL)
         return -1;
     arb_client_begin(cl, &pk, op, 0);
-    msgpack_unpacked_init(&res);
-    rc = arb_client_call(cl, &res, &why);
-    if (rc != 0)
-        arb_client_error_code(&res, code, cap);
-    msgpack_unpacked_destroy(&res);
-    arb_client_close(cl);
-    arb_buf_free(&why);
-    return rc;
+    return call_code(cl, code, cap, NULL);
 }
 
 /* stats.replication.KEY, or UINT64_MAX. */
@@ -1225,9 +1228,7 @@ open_match(const char *id, char *code, size_t cap, arb_buf_t *why)
 {
     arb_client_t    *cl = client();
     msgpack_packer  *pk;
-    msgpack_unpacked res;
     char            *players[] = { "a", "b" };
-    int              rc;
 
     code[0] = '\0';
     if (cl == NULL)
@@ -1239,13 +1240,7 @@ open_match(const char *id, char *code, size_t cap, arb_buf_t *why)
     arb_mp_pack_cstr(pk, "options");
     msgpack_pack_map(pk, 1);
     arb_mp_pack_kv_str(pk, "mode", "3");
-    msgpack_unpacked_init(&res);
-    rc = arb_client_call(cl, &res, why);
-    if (rc != 0)
-        arb_client_error_code(&res, code, cap);
-    msgpack_unpacked_destroy(&res);
-    arb_client_close(cl);
-    return rc == 0 || code[0] != '\0' ? 0 : -1;
+    return call_code(cl, code, cap, why);
 }
 
 /* Sends the open begun on cl, closes cl: 0 when acked, else the error
@@ -1253,18 +1248,15 @@ open_match(const char *id, char *code, size_t cap, arb_buf_t *why)
 static int
 open_sent(arb_client_t *cl, const char *id)
 {
-    msgpack_unpacked res;
-    arb_buf_t        why = ARB_BUF_INIT;
-    int              rc;
+    arb_buf_t why = ARB_BUF_INIT;
+    char      code[64];
+    int       rc = call_code(cl, code, sizeof(code), &why);
 
-    msgpack_unpacked_init(&res);
-    rc = arb_client_call(cl, &res, &why);
-    if (rc != 0)
-        fprintf(stderr, "open %s: %s\n", id, arb_buf_cstr(&why));
-    msgpack_unpacked_destroy(&res);
-    arb_client_close(cl);
+    if (rc != 0 || code[0] != '\0')
+        fprintf(stderr, "open %s: %s\n", id, arb_buf_cstr(&why)
+                                             ? arb_buf_cstr(&why) : "");
     arb_buf_free(&why);
-    return rc;
+    return rc != 0 || code[0] != '\0' ? -1 : 0;
 }
 
 /* Opens tournament tid (yahchain mode 3, directed by "director"); 0 when
@@ -1298,9 +1290,7 @@ round_of(const char *tid, const char *table, char *code, size_t cap,
 {
     arb_client_t    *cl = client();
     msgpack_packer  *pk;
-    msgpack_unpacked res;
     char            *tables[1];
-    int              rc;
 
     code[0] = '\0';
     if (cl == NULL)
@@ -1310,13 +1300,7 @@ round_of(const char *tid, const char *table, char *code, size_t cap,
     arb_mp_pack_kv_str(pk, "tournament", tid);
     arb_mp_pack_kv_uint(pk, "round", 1);
     arb_mp_pack_kv_strv(pk, "tables", tables, 1);
-    msgpack_unpacked_init(&res);
-    rc = arb_client_call(cl, &res, why);
-    if (rc != 0)
-        arb_client_error_code(&res, code, cap);
-    msgpack_unpacked_destroy(&res);
-    arb_client_close(cl);
-    return rc == 0 || code[0] != '\0' ? 0 : -1;
+    return call_code(cl, code, cap, why);
 }
 
 static void
