@@ -1046,6 +1046,7 @@ send_one(arb_repl_t *r, arb_repl_ev_t *e)
         if (s == NATS_OK && m == NULL) {
             e->expect = 0;      /* for this send only */
             e->expect_none = 0;
+            arb__repl_pass_sent(r, e->match);
             return 0;
         }
         pthread_mutex_lock(&r->mu);
@@ -1150,7 +1151,7 @@ pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
     if (hset_reset(&r->seen, r->nwin) != 0)
         return ARB_ENOMEM;
     if (resync && checked->n == 0)
-        arb__repl_counts_drop();    /* the resync starts over: counted anew */
+        arb__repl_counts_drop(r);   /* the resync starts over: counted anew */
     for (i = 0; i < r->nwin; i++) {
         arb_repl_ev_t *e = &r->win[i];
         int            st;
@@ -1240,18 +1241,15 @@ pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
         if (r->st.disconnects == disconnects) {   /* no reconnect since */
             checked->n = 0;
             r->resync = 0;
-            arb__repl_counts_drop();
+            arb__repl_counts_drop(r);
         }
         pthread_mutex_unlock(&r->mu);
     }
     return sent > 0;
 }
 
-/* Before a pass: what is in flight answered (at most timeout_ms) and
- * the deals of acked opens out.  0, or the ARB_E* code of a failure
- * (settled). */
-static int
-quiesce(arb_repl_t *r, arb_buf_t *why)
+int
+arb__repl_quiesce(arb_repl_t *r, arb_buf_t *why)
 {
     int failed;
 
@@ -1265,7 +1263,9 @@ quiesce(arb_repl_t *r, arb_buf_t *why)
     pthread_mutex_lock(&r->mu);
     failed = r->wave_failed;
     pthread_mutex_unlock(&r->mu);
-    return failed ? settle(r, 0, why) : 0;
+    failed = failed ? settle(r, 0, why) : 0;
+    advance(r);
+    return failed;
 }
 
 /* Nothing was sent: waits for a commit, a PubAck that matters (a
@@ -1344,6 +1344,20 @@ save_cursor(arb_repl_t *r, int force)
     r->last_cursor_write_ms = t;
 }
 
+/* A pass failed, or the running one had to be dropped (a failed
+ * publish, the connection or the stream lost): tried again a second
+ * later, reading what it was to read. */
+static void
+pass_failed(arb_repl_t *r, int walk, int64_t *recheck)
+{
+    arb__repl_pass_drop(r);
+    pthread_mutex_lock(&r->mu);
+    if (walk > r->check_walk)
+        r->check_walk = walk;       /* the retry reads them too */
+    pthread_mutex_unlock(&r->mu);
+    *recheck = arb_clock_ms() + 1000;
+}
+
 static void *
 thread_main(void *arg)
 {
@@ -1351,7 +1365,6 @@ thread_main(void *arg)
     arb_buf_t         why = ARB_BUF_INIT;
     idset_t           checked = { NULL, 0, 0 };
     int64_t           next_check = 0, recheck = 0, next_look = 0;
-    size_t            undecided;
     uint64_t          read_pos;
     int               rc, resync, check, walk, connected, stream_ok,
                       verified;
@@ -1367,6 +1380,8 @@ thread_main(void *arg)
         connected = r->st.connected;
         stream_ok = r->st.stream_ok;
         pthread_mutex_unlock(&r->mu);
+        if ((!connected || !stream_ok) && arb__repl_pass_running(r))
+            pass_failed(r, r->pass.walk, &recheck);
         if (!connected) {
             /* The window still fills: lag_ms shows the outage. */
             if (fill(r, &why) == 0) {
@@ -1426,13 +1441,15 @@ thread_main(void *arg)
             }
         }
         pthread_mutex_lock(&r->mu);
-        check = r->check_req
-                || (r->conf->check_s > 0 && arb_clock_ms() >= next_check
-                    && next_check != 0)
-                || (recheck != 0 && arb_clock_ms() >= recheck);
+        /* One pass at a time: a pass asked for while one runs waits. */
+        check = !arb__repl_pass_running(r)
+                && (r->check_req
+                    || (r->conf->check_s > 0 && arb_clock_ms() >= next_check
+                        && next_check != 0)
+                    || (recheck != 0 && arb_clock_ms() >= recheck));
         walk = check ? r->check_walk : ARB_REPL_WALK_NONE;
-        r->check_req = 0;
         if (check) {
+            r->check_req = 0;
             r->check_walk = 0;
             r->check_began = r->st.check_asked;
         }
@@ -1452,21 +1469,26 @@ thread_main(void *arg)
                           ? r->win[r->done_n].time_ms : 0;
         pthread_mutex_unlock(&r->mu);
         if (check) {
-            /* The pass compares what is published: nothing in flight. */
-            rc = quiesce(r, &why);
-            advance(r);
+            /* The pass begins with nothing in flight; then it runs in
+             * slices, publishing between them (replicate_pass.c). */
+            rc = arb__repl_quiesce(r, &why);
             if (rc == 0)
-                rc = arb__repl_check_all(r, walk, &undecided, &why);
+                rc = arb__repl_pass_begin(r, walk, &why);
             if (rc != 0) {
-                pthread_mutex_lock(&r->mu);
-                if (walk > r->check_walk)
-                    r->check_walk = walk;   /* the retry reads them too */
-                pthread_mutex_unlock(&r->mu);
-                /* Tried again in a second; publishing goes on meanwhile
-                 * (a stream unsettled for long must not stop it). */
+                pass_failed(r, walk, &recheck);
                 say_err(r, &check_err, "anti-entropy pass", rc, &why);
-                recheck = arb_clock_ms() + 1000;
-            } else {
+            }
+        }
+        if (arb__repl_pass_running(r) == 1) {
+            size_t undecided;
+            int    fin;
+
+            walk = r->pass.walk;
+            rc = arb__repl_pass_step(r, &fin, &undecided, &why);
+            if (rc != 0) {
+                pass_failed(r, walk, &recheck);
+                say_err(r, &check_err, "anti-entropy pass", rc, &why);
+            } else if (fin) {
                 arb__repl_said_clear(&check_err);
                 next_check = arb_clock_ms() + (int64_t)r->conf->check_s * 1000;
                 if (next_check == 0)
@@ -1474,17 +1496,17 @@ thread_main(void *arg)
                 /* Put-off repairs: looked at again soon, publishing goes
                  * on meanwhile. */
                 recheck = undecided > 0 ? arb_clock_ms() + 2000 : 0;
+                pthread_mutex_lock(&r->mu);
+                r->resync = 1;  /* what the stream holds may have moved */
+                pthread_mutex_unlock(&r->mu);
+                resync = 1;
+                checked.n = 0;
             }
-            pthread_mutex_lock(&r->mu);
-            r->resync = 1;      /* what the stream holds may have moved */
-            pthread_mutex_unlock(&r->mu);
-            resync = 1;
-            checked.n = 0;
         }
         if (resync && r->nwin == 0) {
             /* Caught up: the next events are new to the stream. */
             checked.n = 0;
-            arb__repl_counts_drop();
+            arb__repl_counts_drop(r);
             pthread_mutex_lock(&r->mu);
             r->resync = 0;
             pthread_mutex_unlock(&r->mu);
@@ -1496,6 +1518,8 @@ thread_main(void *arg)
         if (rc < 0) {
             say_err(r, &pub_err, "publish", rc, &why);
             checked.n = 0;
+            if (arb__repl_pass_running(r))  /* the stream may be electing */
+                pass_failed(r, r->pass.walk, &recheck);
             if (rc == ARB_ENOTFOUND || rc == ARB_EAGAIN) {
                 /* No stream, or no leader: look at the stream again. */
                 pthread_mutex_lock(&r->mu);
@@ -1506,7 +1530,7 @@ thread_main(void *arg)
             continue;
         }
         arb__repl_said_clear(&pub_err);
-        if (rc == 0)
+        if (rc == 0 && arb__repl_pass_running(r) != 1)
             wait_work(r);
     }
     /* What is in flight gets a moment for its PubAcks (the cursor file
@@ -1517,6 +1541,8 @@ thread_main(void *arg)
     reclaim(r);
     advance(r);
     save_cursor(r, 1);
+    arb__repl_pass_drop(r);
+    arb__repl_counts_drop(r);
     free(checked.id);
     arb_buf_free(&why);
     return NULL;

@@ -28,10 +28,10 @@
  *     together leave the count right.
  * What a pass finds ahead or different is fenced (replicate_fence.c,
  * which also holds the look before the first write after a start).
- * The pass runs on the replication thread between rounds, at start, every
- * check_interval seconds and on demand (the replicate op).  Nothing
- * unpublished can be mistaken for missing: the thread resyncs (compares
- * with the last message) before it publishes again after a pass.
+ * The pass runs on the replication thread, in slices between publishing
+ * rounds (replicate_pass.c), at start, every check_interval seconds and
+ * on demand (the replicate op).  The thread resyncs (compares with the
+ * last message) after a pass.
  *
  * A stale answer must never cause a repair: a leader elected a moment ago
  * answers "no message found" (10037) and counts nothing for subjects it
@@ -52,7 +52,6 @@
 #include "core/err.h"
 #include "daemon/log.h"
 #include "daemon/replicate_int.h"
-#include "daemon/server.h"
 #include "proto/stream_read.h"
 
 typedef struct {
@@ -117,108 +116,101 @@ repair_match_cb(void *ud, uint64_t seq, int64_t time_ms,
                                       &p->base.expect, p->base.why);
 }
 
-/* The event subjects' message counts from one listing of the stream's
- * subjects per look of a pass, sorted by subject: a stream info filtered
- * to one subject costs the server a scan of every subject (70 ms at
- * 101,000 subjects here), so asking it per match made a pass quadratic.
- * Nothing is repaired on a count alone: a count that does not add up
- * makes the pass read the subject (walk_subject).  Replication thread
- * only. */
-typedef struct {
-    char     *subj;
-    uint64_t  n;
-} count_t;
-
-static struct {
-    count_t *v;                 /* sorted by subj once loaded */
-    size_t   len, cap;
-    int      have;
-} counts;
-
-static void
-counts_free(void)
+/* The event subjects' message counts (arb_repl_counts_t).  Nothing is
+ * repaired on a count alone: a count that does not add up makes the pass
+ * read the subject (walk_subject). */
+void
+arb__repl_counts_free(arb_repl_counts_t *c)
 {
     size_t i;
 
-    for (i = 0; i < counts.len; i++)
-        free(counts.v[i].subj);
-    free(counts.v);
-    memset(&counts, 0, sizeof(counts));
+    for (i = 0; i < c->len; i++)
+        free(c->v[i].subj);
+    free(c->v);
+    memset(c, 0, sizeof(*c));
 }
 
 static int
 counts_cb(void *ud, const char *subject, uint64_t msgs)
 {
-    (void)ud;
-    if (counts.len == counts.cap) {
-        size_t   cap = counts.cap ? counts.cap * 2 : 256;
-        count_t *nv = realloc(counts.v, cap * sizeof(*nv));
+    arb_repl_counts_t *c = ud;
+
+    if (c->len == c->cap) {
+        size_t            cap = c->cap ? c->cap * 2 : 256;
+        arb_repl_count_t *nv = realloc(c->v, cap * sizeof(*nv));
 
         if (nv == NULL)
             return ARB_ENOMEM;
-        counts.v = nv;
-        counts.cap = cap;
+        c->v = nv;
+        c->cap = cap;
     }
-    if ((counts.v[counts.len].subj = strdup(subject)) == NULL)
+    if ((c->v[c->len].subj = strdup(subject)) == NULL)
         return ARB_ENOMEM;
-    counts.v[counts.len++].n = msgs;
+    c->v[c->len++].n = msgs;
     return 0;
 }
 
 static int
 count_cmp(const void *a, const void *b)
 {
-    return strcmp(((const count_t *)a)->subj, ((const count_t *)b)->subj);
+    return strcmp(((const arb_repl_count_t *)a)->subj,
+                  ((const arb_repl_count_t *)b)->subj);
 }
 
-/* (Re)reads every event subject's count.  0 or the listing's error. */
-static int
-counts_load(arb_repl_t *r, arb_buf_t *why)
+int
+arb__repl_counts_load(arb_repl_t *r, arb_repl_counts_t *c, arb_buf_t *why)
 {
     int rc;
 
-    counts_free();
-    rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">", counts_cb, NULL,
+    arb__repl_counts_free(c);
+    rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">", counts_cb, c,
                              why);
     if (rc != 0) {
-        counts_free();
+        arb__repl_counts_free(c);
         return rc;
     }
-    if (counts.len > 1)     /* no subject yet: no array either */
-        qsort(counts.v, counts.len, sizeof(*counts.v), count_cmp);
-    counts.have = 1;
+    if (c->len > 1)     /* no subject yet: no array either */
+        qsort(c->v, c->len, sizeof(*c->v), count_cmp);
+    c->have = 1;
     return 0;
 }
 
-/* The subject's message count: from the listing when loaded, else asked
- * (stream info filtered to it). */
+int
+arb__repl_count_of(arb_repl_t *r, const arb_repl_counts_t *c,
+                   const char *subj, uint64_t *n, arb_buf_t *why)
+{
+    arb_repl_count_t  key, *at;
+
+    if (!c->have)
+        return arb_stream_subject_count(r->s, subj, n, why);
+    key.subj = (char *)subj;
+    at = c->len == 0 ? NULL
+         : bsearch(&key, c->v, c->len, sizeof(*c->v), count_cmp);
+    *n = at != NULL ? at->n : 0;
+    return 0;
+}
+
+/* In a pass: the count from the pass's listing. */
 static int
 subject_count(arb_repl_t *r, const char *subj, uint64_t *n, arb_buf_t *why)
 {
-    count_t  key, *at;
-
-    if (!counts.have)
-        return arb_stream_subject_count(r->s, subj, n, why);
-    key.subj = (char *)subj;
-    at = counts.len == 0 ? NULL
-         : bsearch(&key, counts.v, counts.len, sizeof(*counts.v), count_cmp);
-    *n = at != NULL ? at->n : 0;
-    return 0;
+    return arb__repl_count_of(r, &r->pass.counts, subj, n, why);
 }
 
 int
 arb__repl_resync_count(arb_repl_t *r, const char *subj, uint64_t *n,
                        arb_buf_t *why)
 {
-    int rc = counts.have ? 0 : counts_load(r, why);
+    arb_repl_counts_t *c = &r->resync_counts;
+    int                rc = c->have ? 0 : arb__repl_counts_load(r, c, why);
 
-    return rc != 0 ? rc : subject_count(r, subj, n, why);
+    return rc != 0 ? rc : arb__repl_count_of(r, c, subj, n, why);
 }
 
 void
-arb__repl_counts_drop(void)
+arb__repl_counts_drop(arb_repl_t *r)
 {
-    counts_free();
+    arb__repl_counts_free(&r->resync_counts);
 }
 
 /* What a walk over a subject found: every message of it up to the
@@ -647,37 +639,6 @@ arb__repl_list_free(arb_repl_list_t *l)
     memset(l, 0, sizeof(*l));
 }
 
-/* The first event of match id still in the window (not yet published),
- * from the sorted list, or NULL. */
-static const arb_repl_ev_t *
-first_unpublished(arb_repl_ev_t **v, size_t n, const char *id)
-{
-    size_t lo = 0, hi = n;
-
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-
-        if (strcmp(v[mid]->match, id) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && strcmp(v[lo]->match, id) == 0 ? v[lo] : NULL;
-}
-
-/* 1 when the listing loaded for the pass says match id's subject holds
- * n messages. */
-static int
-count_is(arb_repl_t *r, const char *id, uint64_t n)
-{
-    char     subj[ARB_STREAM_SUBJECT_MAX];
-    uint64_t have;
-
-    return counts.have
-           && arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id) == 0
-           && subject_count(r, subj, &have, NULL) == 0 && have == n;
-}
-
 size_t
 arb__repl_list_find(const arb_repl_list_t *l, const char *id)
 {
@@ -703,158 +664,4 @@ arb__repl_stopping(arb_repl_t *r)
     s = r->stop;
     pthread_mutex_unlock(&r->mu);
     return s;
-}
-
-int
-arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
-                    arb_buf_t *why)
-{
-    arb_repl_list_t       l = { NULL, NULL, NULL, 0, 0 };
-    arb_repl_ev_t       **v;
-    const arb_repl_ev_t  *e;
-    size_t               *cand = NULL, ncand = 0;
-    /* Per match: the subject holds every seq up to upto (its holes are
-     * filled). */
-    char                 *whole = NULL;
-    size_t                i, k, nv = 0, fixed = 0, nmatches, counted = 0;
-    size_t                walked = 0;
-    int64_t               t0 = arb_clock_ms(), began = arb_now_ms();
-    int64_t               since = r->walked_ms - ARB_REPL_WALK_SLACK_MS;
-    char                 *rd = NULL;    /* per match: read its subject */
-    int                   rc, rep, ok;
-
-    *undecided = 0;
-    /* Only a settled stream is asked: a leader just elected answers "not
-     * found" for what it has not applied yet. */
-    rc = arb__repl_settled(r, why);
-    if (rc == 0)
-        rc = counts_load(r, why);
-    if (rc != 0)
-        return rc;
-    /* The list first (a callback must not call back into the store),
-     * then the window read up to it: what is still in the window is not
-     * published yet and is not compared. */
-    rc = arb_store_matches(r->store, arb__repl_list_cb, &l, why);
-    v = malloc((r->nwin + 1) * sizeof(*v));
-    if (v == NULL)
-        rc = ARB_ENOMEM;
-    for (i = 0; v != NULL && i < r->nwin; i++)
-        if (r->win[i].state != EV_DONE && !r->win[i].hole)
-            v[nv++] = &r->win[i];
-    if (v != NULL)
-        qsort(v, nv, sizeof(*v), arb__repl_ev_cmp);
-    /* upto of each match: the seq before its first unpublished event
-     * (UINT64_MAX: nothing of it is published, not compared). */
-    for (i = 0; rc == 0 && i < l.n; i++) {
-        e = first_unpublished(v, nv, l.id[i]);
-        if (e != NULL)
-            l.last[i] = e->seq == 0 ? UINT64_MAX
-                        : e->seq - 1 < l.last[i] ? e->seq - 1 : l.last[i];
-    }
-    free(v);
-    /* First look: nothing is acted on, only candidates noted. */
-    if (rc == 0 && l.n > 0 && (cand = malloc(l.n * sizeof(*cand))) == NULL)
-        rc = ARB_ENOMEM;
-    if (rc == 0 && l.n > 0 && (whole = calloc(l.n, 1)) == NULL)
-        rc = ARB_ENOMEM;
-    if (rc == 0 && l.n > 0 && (rd = calloc(l.n, 1)) == NULL)
-        rc = ARB_ENOMEM;
-    for (i = 0; rc == 0 && i < l.n; i++) {
-        rd[i] = (char)(walk == ARB_REPL_WALK_ALL
-                       || (walk == ARB_REPL_WALK_RECENT
-                           && l.last_ms[i] >= since));
-        walked += (size_t)rd[i];
-    }
-    for (i = 0; rc == 0 && i < l.n; i++) {
-        if (arb__repl_stopping(r)) {
-            rc = ARB_EAGAIN;    /* stopping: the next start passes again */
-            break;
-        }
-        if (l.last[i] == UINT64_MAX)
-            continue;
-        /* A regular pass takes a subject holding exactly one message per
-         * seq published as whole without asking for its last message
-         * (2.5 ms each on a stream of 100,000 subjects, while publishing
-         * waits): a loss shows in the count.  What a count cannot show
-         * (a copy and a hole together, another hash at a seq) is read by
-         * the pass at start and on demand (walk). */
-        if (!rd[i] && count_is(r, l.id[i], l.last[i] + 1)) {
-            whole[i] = 1;
-            counted++;
-            continue;
-        }
-        rc = arb__repl_check_match(r, l.id[i], l.last[i], rd[i], 1, &rep,
-                                   &ok, why);
-        if (rep)
-            cand[ncand++] = i;
-        whole[i] = (char)(rc == 0 && !rep && ok);
-    }
-    /* Second look, after a pause and on a settled stream: a stale "not
-     * found" has had time to go; what still differs is acted on, every
-     * republish checked by the leader (expected last subject sequence,
-     * message id). */
-    if (rc == 0 && ncand > 0) {
-        arb__repl_sleep(r, 2000);       /* publishing waits meanwhile */
-        rc = arb__repl_stopping(r) ? ARB_EAGAIN
-                                   : arb__repl_settled(r, why);
-        if (rc == 0)
-            rc = counts_load(r, why);
-    }
-    for (k = 0; rc == 0 && k < ncand; k++) {
-        i = cand[k];
-        rc = arb__repl_check_match(r, l.id[i], l.last[i], rd[i], 0, &rep,
-                                   &ok, why);
-        whole[i] = (char)(rc == 0 && ok);
-        if (rc == ARB_EEXIST) {
-            (*undecided)++;
-            rc = 0;
-        }
-        fixed += (size_t)rep;
-    }
-    /* A hole is filled once its match's subject was found, or made,
-     * whole up to it: not by a pass that repaired nothing (put off, or a
-     * match found ahead or different, whose holes pump refuses). */
-    for (k = 0; rc == 0 && k < r->nwin; k++) {
-        arb_repl_ev_t *h = &r->win[k];
-
-        if (!h->hole)
-            continue;
-        i = arb__repl_list_find(&l, h->match);
-        if (i < l.n && whole[i] && l.last[i] != UINT64_MAX
-            && h->seq <= l.last[i]) {
-            pthread_mutex_lock(&r->mu);     /* the ack handler reads it */
-            h->hole = 0;
-            h->state = EV_DONE;
-            pthread_mutex_unlock(&r->mu);
-        }
-    }
-    nmatches = l.n;             /* the list is freed (and l.n zeroed) */
-    free(whole);
-    free(rd);
-    free(cand);
-    arb__repl_list_free(&l);
-    counts_free();
-    if (rc != 0)
-        return rc;
-    pthread_mutex_lock(&r->mu);
-    r->st.checks++;
-    r->st.check_done = r->check_began;
-    r->st.last_matches = nmatches;
-    r->st.last_repaired = fixed;
-    r->st.last_put_off = *undecided;
-    r->st.last_read = walked;
-    r->st.last_counted = counted;
-    /* Every subject is known whole as of `began`: the next start reads
-     * only those of matches active since.  Not while a match is fenced:
-     * a fork in the middle of a subject is found only by reading it,
-     * and the fences live in memory, so every start reads it again. */
-    if (walk != ARB_REPL_WALK_NONE && *undecided == 0 && r->nfence == 0)
-        r->walked_ms = began;
-    pthread_mutex_unlock(&r->mu);
-    arb_log_ev(fixed > 0 || *undecided > 0 ? ARB_LOG_WARN : ARB_LOG_INFO,
-               "replicate_check", NULL, "replicate: anti-entropy pass over "
-               "%zu matches, %zu subjects read: %zu repaired, %zu put off "
-               "(%zu whole by their count; %" PRId64 " ms)", nmatches,
-               walked, fixed, *undecided, counted, arb_clock_ms() - t0);
-    return 0;
 }

@@ -93,6 +93,9 @@ typedef struct arb_repl_stats {
      * message as asked (walk), and matches it took as whole by their
      * subject's count without asking for their last message. */
     uint64_t last_read, last_counted;
+    /* Of the last pass: matches that had events published while it ran,
+     * looked at again at its end with publishing waiting. */
+    uint64_t last_busy;
 } arb_repl_stats_t;
 
 /* The log's matches as a pass or the fence look lists them, sorted by
@@ -103,6 +106,50 @@ typedef struct arb_repl_list {
     int64_t   *last_ms;             /* time of the last event */
     size_t     n, cap;
 } arb_repl_list_t;
+
+/* Every event subject's message count from one listing of the stream's
+ * subjects (replicate_check.c): a stream info filtered to one subject
+ * costs the server a scan of every subject, so a pass or a resync reads
+ * them all at once. */
+typedef struct arb_repl_count {
+    char     *subj;
+    uint64_t  n;
+} arb_repl_count_t;
+
+typedef struct arb_repl_counts {
+    arb_repl_count_t *v;            /* sorted by subj once loaded */
+    size_t            len, cap;
+    int               have;         /* loaded */
+} arb_repl_counts_t;
+
+/* An anti-entropy pass as it goes (replicate_pass.c): it runs in slices
+ * between the publishing rounds.  Each match's upto (l.last) is the seq
+ * before its first unpublished event when the pass began, and counts the
+ * listing then, with nothing in flight; a match published since is
+ * consistent with neither, so it is looked at again in a last round
+ * with publishing waiting (late). */
+enum {
+    ARB_PASS_NONE = 0,              /* no pass running */
+    ARB_PASS_FIRST,                 /* first look: candidates noted */
+    ARB_PASS_PAUSE,                 /* 2 s before the second look */
+    ARB_PASS_SECOND,                /* second look: repairs */
+    ARB_PASS_END                    /* the late round, or the end */
+};
+
+typedef struct arb_repl_pass {
+    int                phase;       /* ARB_PASS_* */
+    int                walk;        /* ARB_REPL_WALK_* asked */
+    int                quiet;       /* the late round: nothing published
+                                       until the pass ends */
+    arb_repl_list_t    l;           /* the log's matches when it began */
+    arb_repl_counts_t  counts;
+    unsigned char     *flag;        /* per match of l: PASS_F_* */
+    size_t            *cand, ncand; /* first look: to look at again */
+    size_t            *late, nlate; /* published while it ran */
+    size_t             at;          /* next of this look's matches */
+    size_t             fixed, counted, walked, undecided, busy;
+    int64_t            t0, began, second_at;
+} arb_repl_pass_t;
 
 typedef struct arb_repl_hset {
     const char **slot;
@@ -197,11 +244,17 @@ struct arb_repl {
      * began, with nothing put off: the subjects of matches with no
      * event since were whole then (kept in the cursor file).  0: none. */
     int64_t            walked_ms;
+    arb_repl_counts_t  resync_counts;   /* [thr] the resync's listing */
+    arb_repl_pass_t    pass;        /* [thr] the running pass */
 };
 
 /* replicate.c */
 void arb__repl_log_err(arb_repl_t *r, const char *what, int rc,
                        arb_buf_t *why);
+/* What is in flight answered (at most timeout_ms), the deals of acked
+ * opens out, the cursor moved: nothing is in flight after 0.  Else the
+ * ARB_E* code of a failure (settled). */
+int  arb__repl_quiesce(arb_repl_t *r, arb_buf_t *why);
 /* Publishes one event synchronously, expecting the subject's last
  * message to be stream sequence `expect` (0: the subject must be empty);
  * *stream_seq gets the new one.  It carries the event's Nats-Msg-Id: a
@@ -304,16 +357,6 @@ int  arb__repl_stopping(arb_repl_t *r);
  * before).  A larger value includes the smaller. */
 enum { ARB_REPL_WALK_NONE = 0, ARB_REPL_WALK_RECENT, ARB_REPL_WALK_ALL };
 #define ARB_REPL_WALK_SLACK_MS (10 * 60 * 1000)
-/* The full anti-entropy pass: every match of the store against the
- * stream's last message and the subject's count; repairs what is missing
- * from the log, notes what is ahead or different.  walk:
- * ARB_REPL_WALK_*.  Acts only on what two looks 2 s apart, on a settled
- * stream, agree on; *undecided counts repairs the stream
- * refused as already held (to pass again soon).  Runs on the replication
- * thread.  0, or an ARB_E* code when NATS failed mid-pass (retried
- * later). */
-int  arb__repl_check_all(arb_repl_t *r, int walk, size_t *undecided,
-                         arb_buf_t *why);
 /* One match: local (last_seq, head) against the stream; repairs.
  * upto: the highest seq of this match known published (UINT64_MAX: the
  * local head).  walk: read the subject even when its count adds up.
@@ -330,12 +373,46 @@ int  arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
  * log does not hold it, or an ARB_E* code. */
 int  arb__repl_log_hash(arb_repl_t *r, const char *match, uint64_t seq,
                         unsigned char hash[ARB_HASH_LEN], arb_buf_t *why);
-/* The resync's subject counts: one listing of every event subject,
- * loaded at the first need after arb__repl_counts_drop (which the
- * resync calls whenever it starts over, and a pass when it ends). */
+/* (Re)reads every event subject's count into c.  0 or the listing's
+ * error (c then empty, not loaded). */
+int  arb__repl_counts_load(arb_repl_t *r, arb_repl_counts_t *c,
+                           arb_buf_t *why);
+void arb__repl_counts_free(arb_repl_counts_t *c);     /* empties it */
+/* The subject's message count from c when loaded, else asked (stream
+ * info filtered to it).  0 or an ARB_E* code. */
+int  arb__repl_count_of(arb_repl_t *r, const arb_repl_counts_t *c,
+                        const char *subj, uint64_t *n, arb_buf_t *why);
+/* The resync's subject counts (r->resync_counts): loaded at the first
+ * need after arb__repl_counts_drop, which the resync calls whenever it
+ * starts over. */
 int  arb__repl_resync_count(arb_repl_t *r, const char *subj, uint64_t *n,
                             arb_buf_t *why);
-void arb__repl_counts_drop(void);
+void arb__repl_counts_drop(arb_repl_t *r);
+/* replicate_pass.c */
+/* Slices of a pass last about this long; publishing runs between them. */
+#define ARB_REPL_SLICE_MS 5
+/* Begins a pass (nothing may be in flight: the caller quiesced): every
+ * match of the store against the stream's last message and the subject's
+ * count; repairs what is missing from the log, notes what is ahead or
+ * different.  walk: ARB_REPL_WALK_*.  Acts only on what two looks 2 s
+ * apart, on a settled stream, agree on.  0, or an ARB_E* code (no pass
+ * then). */
+int  arb__repl_pass_begin(arb_repl_t *r, int walk, arb_buf_t *why);
+/* Runs the pass for about ARB_REPL_SLICE_MS (its last round, with
+ * publishing waiting, to its end).  *fin is 1 once it has ended, with
+ * *undecided the repairs the stream refused as already held (to pass
+ * again soon).  0, or an ARB_E* code: NATS failed mid-pass, the pass is
+ * dropped (arb__repl_pass_drop) and tried again later. */
+int  arb__repl_pass_step(arb_repl_t *r, int *fin, size_t *undecided,
+                         arb_buf_t *why);
+/* 1 while a pass runs; 2 while it waits for its second look (nothing to
+ * do before second_at). */
+int  arb__repl_pass_running(const arb_repl_t *r);
+/* An event of match was published (pump): a pass running takes it as
+ * busy, to be looked at again with publishing waiting. */
+void arb__repl_pass_sent(arb_repl_t *r, const char *match);
+/* Drops the running pass, if any (a failure, a stop). */
+void arb__repl_pass_drop(arb_repl_t *r);
 /* replicate_fence.c */
 /* Before the first write: every match of the log against the subject's
  * last message, and every subject of the stream this recorder owns

@@ -530,7 +530,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     pthread_mutex_lock(&r->mu);
     verified = r->verified;
     pthread_mutex_unlock(&r->mu);
-    msgpack_pack_map(pk, 29);
+    msgpack_pack_map(pk, 30);
     arb_mp_pack_kv_str(pk, "mode", r->conf->mode == ARB_REPL_SYNC ? "sync"
                                                                  : "async");
     arb_mp_pack_kv_str(pk, "recorder", r->conf->recorder);
@@ -562,6 +562,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "last_put_off", s.last_put_off);
     arb_mp_pack_kv_uint(pk, "last_read", s.last_read);
     arb_mp_pack_kv_uint(pk, "last_counted", s.last_counted);
+    arb_mp_pack_kv_uint(pk, "last_busy", s.last_busy);
 }
 
 /* {"op":"replicate"}: an anti-entropy pass now (arbiter role).  The

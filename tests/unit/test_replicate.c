@@ -27,6 +27,7 @@
  *      6b: also when the stream lost an earlier event while keeping its
  *      successor (the retry waits for the pass's repair), or holds
  *      another history of the match (refused at once, fenced).
+ *      6c: a pass reading every subject does not hold sync acks up.
  *   7. A 3-node cluster (tests/cluster/nats.sh, ports from
  *      ARB_NATS_CLUSTER_BASE, default 14600): a new recorder creates the
  *      stream R3; kill -9 of the stream leader and of the recorder under
@@ -36,8 +37,8 @@
  * Deal secrets: sealed on arbiter.deal.<token>, opening to the stored one.
  * Port: one the server picks (kept across its restarts), or
  * ARB_NATS_PORT_BASE.  ARB_REPL_ONLY=cluster runs case 7 alone, and
- * ARB_REPL_ONLY=load case 1, ARB_REPL_ONLY=gaps case 6b (to repeat
- * them).
+ * ARB_REPL_ONLY=load case 1, ARB_REPL_ONLY=gaps case 6b, ARB_REPL_ONLY=busy
+ * case 6c (to repeat them).
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -1589,6 +1590,13 @@ test_down_and_sync(arb_stream_t **stp)
                    (unsigned long long)repl_stat("lag_events"));
         CHECK(repl_stat("flushes") >= f0 + 3);
     }
+    /* The pass at start over (it no longer holds the writes above up:
+     * one cut short by NATS going away is tried again reading what it was
+     * to read). */
+    for (i = 0; i < 300 && (repl_stat("checks") == 0
+                            || repl_stat("checks") == UINT64_MAX); i++)
+        sleep_ms(100);
+    CHECK(repl_stat("checks") >= 1 && repl_stat("checks") != UINT64_MAX);
     /* NATS away once it was compared: committed, not acknowledged. */
     arb_stream_close(*stp);
     *stp = NULL;
@@ -1898,6 +1906,94 @@ test_sync_gaps(arb_stream_t *st)
     CHECK(repl_stat("sync_timeouts") == 0);
     CHECK_INT(note_cid("c7-gap", "c7-gap-8", code, sizeof(code)), 0);
     CHECK_STR(code, "");
+    load_stop(SIGTERM, 10000);
+    arb_buf_free(&why);
+}
+
+/*
+ * 6c. A pass does not hold publishing up.  A pass asked for reads every
+ * subject message by message; with C8_MATCHES matches that takes a while.
+ * Meanwhile sync writes to one match go on being acknowledged before the
+ * pass ends (until 2026-12-03 the pass ran with publishing stopped: the
+ * first write waited for its end, so at most one was acknowledged while
+ * it ran).  That match (its id sorts after the others': the pass reaches
+ * it last), busy during the pass, is looked at in the pass's last round
+ * with publishing waiting (last_busy), and every subject is still read,
+ * nothing repaired (an event committed but not yet published is not taken
+ * for missing), the busy match's subject whole.
+ */
+#define C8_MATCHES 200
+
+static void
+test_busy_pass(void)
+{
+    char             id[64], cid[64], code[64];
+    arb_buf_t        why = ARB_BUF_INIT;
+    arb_stream_msg_t m;
+    arb_stream_t    *st;
+    uint64_t         ticket, matches, seq, t0, t1, slowest = 0;
+    int              i, k, during = 0, after = 0, bad = 0;
+
+    CHECK_INT(write_config("mode = sync\nsync_timeout_ms = 30000\n"), 0);
+    CHECK_INT(daemon_up(), 0);
+    for (k = 0; k <= C8_MATCHES; k++) {
+        snprintf(id, sizeof(id), k == 0 ? "c8-zbusy" : "c8-m%d", k);
+        CHECK_INT(open_match(id, code, sizeof(code), &why), 0);
+        for (i = 0; i < 300 && strcmp(code, "unverified") == 0; i++) {
+            sleep_ms(100);
+            CHECK_INT(open_match(id, code, sizeof(code), &why), 0);
+        }
+        CHECK_STR(code, "");
+        CHECK_INT(note(id, code, sizeof(code)), 0);
+        CHECK_STR(code, "");
+    }
+    /* Whatever pass runs ends first. */
+    for (i = 0; i < 300 && repl_stat("check_done") < repl_stat("check_asked");
+         i++)
+        sleep_ms(100);
+    CHECK_INT(simple("replicate", code, sizeof(code)), 0);
+    CHECK_STR(code, "");
+    ticket = repl_stat("check_asked");
+    CHECK(ticket != UINT64_MAX && ticket >= 1);
+    t0 = mono_ms();
+    for (i = 0; mono_ms() - t0 < 120000 && repl_stat("check_done") < ticket;
+         i++) {
+        snprintf(cid, sizeof(cid), "c8-zbusy-%d", i);
+        t1 = mono_ms();
+        CHECK_INT(note_cid("c8-zbusy", cid, code, sizeof(code)), 0);
+        if (mono_ms() - t1 > slowest)
+            slowest = mono_ms() - t1;
+        bad += strcmp(code, "") != 0;
+        if (repl_stat("check_done") < ticket)
+            during++;
+        else
+            after++;
+    }
+    printf("busy pass: %d sync writes acknowledged while the pass ran "
+           "(%" PRIu64 " ms), %d after, the slowest in %" PRIu64 " ms; %"
+           PRIu64 " busy matches looked at at its end\n", during,
+           mono_ms() - t0, after, slowest, repl_stat("last_busy"));
+    CHECK(bad == 0);
+    CHECK(repl_stat("check_done") >= ticket);
+    CHECK(during >= 5);
+    matches = repl_stat("last_matches");
+    CHECK(matches >= C8_MATCHES + 1 && matches != UINT64_MAX);
+    CHECK(repl_stat("last_read") == matches);
+    CHECK(repl_stat("last_busy") >= 1 && repl_stat("last_busy") <= 3);
+    CHECK(repl_stat("last_repaired") == 0);
+    CHECK(repl_stat("last_put_off") == 0);
+    CHECK(repl_stat("sync_timeouts") == 0);
+    /* The busy match's subject holds every seq. */
+    st = stream_connect();
+    CHECK(st != NULL);
+    for (seq = 0; st != NULL && seq <= (uint64_t)(during + after) + 1;
+         seq++)
+        if (msg_of(st, "c8-zbusy", seq, &m) == 0)
+            arb_stream_msg_clear(&m);
+        else
+            bad++;
+    CHECK(bad == 0);
+    arb_stream_close(st);
     load_stop(SIGTERM, 10000);
     arb_buf_free(&why);
 }
@@ -2309,6 +2405,9 @@ main(void)
     } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
                && strcmp(getenv("ARB_REPL_ONLY"), "gaps") == 0) {
         test_sync_gaps(st);
+    } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
+               && strcmp(getenv("ARB_REPL_ONLY"), "busy") == 0) {
+        test_busy_pass();
     } else if (st != NULL) {
         test_load(&st, cl);
         test_walk_mark(st);
@@ -2327,6 +2426,7 @@ main(void)
             test_foreign(st);
         if (st != NULL)
             test_sync_gaps(st);
+        test_busy_pass();
         arb_stream_close(st);
         st = NULL;
         nats_kill(SIGTERM);

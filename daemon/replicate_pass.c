@@ -1,0 +1,443 @@
+/*
+ * replicate_pass.c - the anti-entropy pass as it goes: every match of the
+ * log against the stream (arb__repl_check_match, replicate_check.c), in
+ * slices between the publishing rounds of the replication thread.
+ *
+ * DESIGN: a pass that reads subjects message by message (at start, on
+ * demand) or asks for last messages costs seconds on a large store.
+ * Until 2026-12-03 it ran with publishing stopped, so sync acks waited
+ * for it and were answered `unreplicated` after sync_timeout_ms, and
+ * async lag grew by its length.  Now it runs in slices of about
+ * ARB_REPL_SLICE_MS, and the thread publishes between them.  Why that is
+ * sound:
+ *   - the pass begins with nothing in flight (the thread quiesces): each
+ *     match's upto (the seq before its first unpublished event) and the
+ *     one listing of the subjects' counts agree with each other then;
+ *   - publishing meanwhile appends only to the subjects of the matches it
+ *     publishes, and pump tells the pass which (arb__repl_pass_sent).  A
+ *     match not published since the pass began is still what upto and
+ *     the listing say, whatever the others do: its looks are sound;
+ *   - a match published since (busy) is not looked at: its subject ends
+ *     past upto and its count is stale.  It is *late*: looked at in a
+ *     last round with nothing in flight and publishing waiting, its upto
+ *     and the counts taken again, with the same two looks.  Only the
+ *     matches busy during the pass wait for it, not the whole store;
+ *   - a failed publish or a lost connection drops the pass (the caller
+ *     tries again a second later, as after any failed pass): the stream
+ *     may be electing a leader, and a resync begins;
+ *   - a repair of a match runs within a slice, so it is stored before
+ *     pump sends that match's next events.
+ * The pause of 2 s between the looks no longer holds publishing either,
+ * except in the late round.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/err.h"
+#include "daemon/log.h"
+#include "daemon/replicate_int.h"
+#include "daemon/server.h"
+
+enum {
+    PASS_F_WHOLE = 1,       /* its subject holds every seq 0..upto */
+    PASS_F_READ = 2,        /* read message by message (walk) */
+    PASS_F_BUSY = 4         /* published since the pass began */
+};
+
+/* The first event of match id still in the window (not yet published),
+ * from the sorted list, or NULL. */
+static const arb_repl_ev_t *
+first_unpublished(arb_repl_ev_t **v, size_t n, const char *id)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+
+        if (strcmp(v[mid]->match, id) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && strcmp(v[lo]->match, id) == 0 ? v[lo] : NULL;
+}
+
+/* upto of match i of l capped to the seq before an unpublished seq. */
+static void
+cap_upto(arb_repl_list_t *l, size_t i, uint64_t unpublished)
+{
+    if (unpublished == 0)
+        l->last[i] = UINT64_MAX;
+    else if (l->last[i] != UINT64_MAX && unpublished - 1 < l->last[i])
+        l->last[i] = unpublished - 1;
+}
+
+static int
+tail_cb(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
+        int64_t time_ms, const unsigned char hash[ARB_HASH_LEN],
+        const void *bytes, size_t len)
+{
+    arb_repl_list_t *l = ud;
+    size_t           i = arb__repl_list_find(l, match_id);
+
+    (void)pos, (void)time_ms, (void)hash, (void)bytes, (void)len;
+    if (i < l->n)
+        cap_upto(l, i, seq);
+    return 0;
+}
+
+/* Nothing in flight: upto (l->last) of the matches of l given by idx
+ * (every one when idx is NULL) capped to the seq before its first event
+ * not yet published (UINT64_MAX: none published, not compared): those
+ * the window holds, and those the log holds past the window (committed
+ * since the window was read, or beyond its size after an outage), which
+ * a pass once took for missing and published itself.  0 or an ARB_E*
+ * code. */
+static int
+uptos(arb_repl_t *r, arb_repl_list_t *l, const size_t *idx, size_t n,
+      arb_buf_t *why)
+{
+    arb_repl_ev_t       **v;
+    const arb_repl_ev_t  *e;
+    size_t                i, k, nv = 0;
+
+    if ((v = malloc((r->nwin + 1) * sizeof(*v))) == NULL)
+        return ARB_ENOMEM;
+    for (i = 0; i < r->nwin; i++)
+        if (r->win[i].state != EV_DONE && !r->win[i].hole)
+            v[nv++] = &r->win[i];
+    qsort(v, nv, sizeof(*v), arb__repl_ev_cmp);
+    for (k = 0; k < n; k++) {
+        i = idx != NULL ? idx[k] : k;
+        if ((e = first_unpublished(v, nv, l->id[i])) != NULL)
+            cap_upto(l, i, e->seq);
+    }
+    free(v);
+    /* (Every match of l, not only idx: a lower upto is only more
+     * cautious.) */
+    return arb_store_log(r->store, r->read_pos + 1, 0, tail_cb, l, why);
+}
+
+/* 1 when the pass's listing says match id's subject holds n messages. */
+static int
+count_is(arb_repl_t *r, const char *id, uint64_t n)
+{
+    char     subj[ARB_STREAM_SUBJECT_MAX];
+    uint64_t have;
+
+    return r->pass.counts.have
+           && arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id) == 0
+           && arb__repl_count_of(r, &r->pass.counts, subj, &have, NULL) == 0
+           && have == n;
+}
+
+void
+arb__repl_pass_drop(arb_repl_t *r)
+{
+    arb_repl_pass_t *p = &r->pass;
+
+    arb__repl_list_free(&p->l);
+    arb__repl_counts_free(&p->counts);
+    free(p->flag);
+    free(p->cand);
+    free(p->late);
+    memset(p, 0, sizeof(*p));
+}
+
+int
+arb__repl_pass_running(const arb_repl_t *r)
+{
+    const arb_repl_pass_t *p = &r->pass;
+
+    if (p->phase == ARB_PASS_NONE)
+        return 0;
+    return p->phase == ARB_PASS_PAUSE && !p->quiet
+           && arb_clock_ms() < p->second_at ? 2 : 1;
+}
+
+void
+arb__repl_pass_sent(arb_repl_t *r, const char *match)
+{
+    arb_repl_pass_t *p = &r->pass;
+    size_t           i;
+
+    if (p->phase == ARB_PASS_NONE || p->quiet)
+        return;
+    i = arb__repl_list_find(&p->l, match);
+    if (i < p->l.n)
+        p->flag[i] |= PASS_F_BUSY;
+}
+
+int
+arb__repl_pass_begin(arb_repl_t *r, int walk, arb_buf_t *why)
+{
+    arb_repl_pass_t *p = &r->pass;
+    int64_t          since = r->walked_ms - ARB_REPL_WALK_SLACK_MS;
+    size_t           i, n;
+    int              rc;
+
+    arb__repl_pass_drop(r);
+    p->t0 = arb_clock_ms();
+    p->began = arb_now_ms();
+    p->walk = walk;
+    /* Only a settled stream is asked: a leader just elected answers "not
+     * found" for what it has not applied yet. */
+    rc = arb__repl_settled(r, why);
+    if (rc == 0)
+        rc = arb__repl_counts_load(r, &p->counts, why);
+    /* The list first (a callback must not call back into the store),
+     * then the window read up to it: what is still in the window is not
+     * published yet and is not compared. */
+    if (rc == 0)
+        rc = arb_store_matches(r->store, arb__repl_list_cb, &p->l, why);
+    if (rc == 0)
+        rc = uptos(r, &p->l, NULL, p->l.n, why);
+    n = p->l.n > 0 ? p->l.n : 1;
+    if (rc == 0 && ((p->flag = calloc(n, 1)) == NULL
+                    || (p->cand = malloc(n * sizeof(*p->cand))) == NULL
+                    || (p->late = malloc(n * sizeof(*p->late))) == NULL))
+        rc = ARB_ENOMEM;
+    if (rc != 0) {
+        arb__repl_pass_drop(r);
+        return rc;
+    }
+    for (i = 0; i < p->l.n; i++)
+        if (walk == ARB_REPL_WALK_ALL
+            || (walk == ARB_REPL_WALK_RECENT && p->l.last_ms[i] >= since)) {
+            p->flag[i] |= PASS_F_READ;
+            p->walked++;
+        }
+    p->phase = ARB_PASS_FIRST;
+    return 0;
+}
+
+/* The late round begins: nothing in flight, publishing waits until the
+ * pass ends.  The busy matches are listed again (their last seq moved),
+ * their upto taken from the window, the counts listed again. */
+static int
+late_begin(arb_repl_t *r, arb_buf_t *why)
+{
+    arb_repl_pass_t  *p = &r->pass;
+    arb_match_info_t  info;
+    size_t            k, i;
+    int               rc;
+
+    p->quiet = 1;
+    p->busy = p->nlate;
+    rc = arb__repl_quiesce(r, why);
+    if (rc == 0)
+        rc = arb__repl_settled(r, why);
+    for (k = 0; rc == 0 && k < p->nlate; k++) {
+        i = p->late[k];
+        rc = arb_store_match(r->store, p->l.id[i], &info, why);
+        if (rc == 0)
+            p->l.last[i] = info.last_seq;
+    }
+    if (rc == 0)
+        rc = uptos(r, &p->l, p->late, p->nlate, why);
+    if (rc == 0)
+        rc = arb__repl_counts_load(r, &p->counts, why);
+    p->ncand = 0;
+    p->at = 0;
+    p->phase = ARB_PASS_FIRST;
+    return rc;
+}
+
+/* The look's k-th match: an index into l (the whole list in the first
+ * round, the late ones in the last). */
+static size_t
+look_at(const arb_repl_pass_t *p, size_t k)
+{
+    return p->quiet ? p->late[k] : k;
+}
+
+/* A hole is filled once its match's subject was found, or made, whole up
+ * to it: not by a pass that repaired nothing (put off, or a match found
+ * ahead or different, whose holes pump refuses).  Whole is known only
+ * from a look at a match not busy then (put_late clears it). */
+static void
+fill_holes(arb_repl_t *r)
+{
+    arb_repl_pass_t *p = &r->pass;
+    size_t           k, i;
+
+    for (k = 0; k < r->nwin; k++) {
+        arb_repl_ev_t *h = &r->win[k];
+
+        if (!h->hole)
+            continue;
+        i = arb__repl_list_find(&p->l, h->match);
+        if (i < p->l.n && (p->flag[i] & PASS_F_WHOLE)
+            && p->l.last[i] != UINT64_MAX && h->seq <= p->l.last[i]) {
+            pthread_mutex_lock(&r->mu);     /* the ack handler reads it */
+            h->hole = 0;
+            h->state = EV_DONE;
+            pthread_mutex_unlock(&r->mu);
+        }
+    }
+}
+
+static void
+pass_end(arb_repl_t *r)
+{
+    arb_repl_pass_t *p = &r->pass;
+
+    pthread_mutex_lock(&r->mu);
+    r->st.checks++;
+    r->st.check_done = r->check_began;
+    r->st.last_matches = p->l.n;
+    r->st.last_repaired = p->fixed;
+    r->st.last_put_off = p->undecided;
+    r->st.last_read = p->walked;
+    r->st.last_counted = p->counted;
+    r->st.last_busy = p->busy;
+    /* Every subject is known whole as of `began`: the next start reads
+     * only those of matches active since.  Not while a match is fenced:
+     * a fork in the middle of a subject is found only by reading it,
+     * and the fences live in memory, so every start reads it again. */
+    if (p->walk != ARB_REPL_WALK_NONE && p->undecided == 0 && r->nfence == 0)
+        r->walked_ms = p->began;
+    pthread_mutex_unlock(&r->mu);
+    arb_log_ev(p->fixed > 0 || p->undecided > 0 ? ARB_LOG_WARN : ARB_LOG_INFO,
+               "replicate_check", NULL, "replicate: anti-entropy pass over "
+               "%zu matches, %zu subjects read: %zu repaired, %zu put off "
+               "(%zu whole by their count, %zu busy looked at with "
+               "publishing waiting; %" PRId64 " ms)", p->l.n, p->walked,
+               p->fixed, p->undecided, p->counted, p->busy,
+               arb_clock_ms() - p->t0);
+}
+
+/* One match of the first look: taken as whole by its count, or compared
+ * with nothing acted on (a candidate for the second look).  A regular
+ * pass takes a subject holding exactly one message per seq published as
+ * whole without asking for its last message (2.5 ms each on a stream of
+ * 100,000 subjects): a loss shows in the count.  What a count cannot
+ * show (a copy and a hole together, another hash at a seq) is read by
+ * the passes that walk. */
+static int
+first_look(arb_repl_t *r, size_t i, arb_buf_t *why)
+{
+    arb_repl_pass_t *p = &r->pass;
+    int              rc, rep, ok;
+
+    if (!(p->flag[i] & PASS_F_READ)
+        && count_is(r, p->l.id[i], p->l.last[i] + 1)) {
+        p->flag[i] |= PASS_F_WHOLE;
+        p->counted++;
+        return 0;
+    }
+    rc = arb__repl_check_match(r, p->l.id[i], p->l.last[i],
+                               (p->flag[i] & PASS_F_READ) != 0, 1, &rep,
+                               &ok, why);
+    if (rep)
+        p->cand[p->ncand++] = i;
+    else if (rc == 0 && ok)
+        p->flag[i] |= PASS_F_WHOLE;
+    return rc;
+}
+
+/* One candidate of the second look: what still differs is acted on,
+ * every republish checked by the leader (expected last subject sequence,
+ * message id). */
+static int
+second_look(arb_repl_t *r, size_t i, arb_buf_t *why)
+{
+    arb_repl_pass_t *p = &r->pass;
+    int              rc, rep, ok;
+
+    rc = arb__repl_check_match(r, p->l.id[i], p->l.last[i],
+                               (p->flag[i] & PASS_F_READ) != 0, 0, &rep,
+                               &ok, why);
+    if (rc == 0 && ok)
+        p->flag[i] |= PASS_F_WHOLE;
+    if (rc == ARB_EEXIST) {
+        p->undecided++;
+        rc = 0;
+    }
+    p->fixed += (size_t)rep;
+    return rc;
+}
+
+/* A busy match is put to the late round instead of being looked at: 1. */
+static int
+put_late(arb_repl_pass_t *p, size_t i)
+{
+    if (p->quiet || !(p->flag[i] & PASS_F_BUSY))
+        return 0;
+    p->flag[i] &= (unsigned char)~PASS_F_WHOLE;
+    p->late[p->nlate++] = i;
+    return 1;
+}
+
+int
+arb__repl_pass_step(arb_repl_t *r, int *fin, size_t *undecided,
+                    arb_buf_t *why)
+{
+    arb_repl_pass_t *p = &r->pass;
+    int64_t          until = arb_clock_ms() + ARB_REPL_SLICE_MS;
+    size_t           i, n;
+    int              rc = 0;
+
+    *fin = 0;
+    *undecided = 0;
+    while (rc == 0 && (p->quiet || arb_clock_ms() < until)) {
+        if (arb__repl_stopping(r)) {
+            rc = ARB_EAGAIN;    /* stopping: the next start passes again */
+            break;
+        }
+        switch (p->phase) {
+        case ARB_PASS_FIRST:
+            n = p->quiet ? p->nlate : p->l.n;
+            if (p->at == n) {
+                p->at = 0;
+                p->phase = p->ncand > 0 ? ARB_PASS_PAUSE : ARB_PASS_END;
+                p->second_at = arb_clock_ms() + 2000;
+                break;
+            }
+            i = look_at(p, p->at++);
+            if (p->l.last[i] != UINT64_MAX && !put_late(p, i))
+                rc = first_look(r, i, why);
+            break;
+        case ARB_PASS_PAUSE:
+            /* A stale "not found" has had time to go.  In the first
+             * round publishing goes on meanwhile. */
+            if (arb_clock_ms() < p->second_at) {
+                if (!p->quiet)
+                    return 0;
+                arb__repl_sleep(r, (unsigned)(p->second_at
+                                              - arb_clock_ms()));
+                break;
+            }
+            rc = arb__repl_settled(r, why);
+            if (rc == 0)
+                rc = arb__repl_counts_load(r, &p->counts, why);
+            p->phase = ARB_PASS_SECOND;
+            break;
+        case ARB_PASS_SECOND:
+            if (p->at == p->ncand) {
+                p->phase = ARB_PASS_END;
+                break;
+            }
+            i = p->cand[p->at++];
+            if (!put_late(p, i))
+                rc = second_look(r, i, why);
+            break;
+        default:
+            if (!p->quiet && p->nlate > 0) {
+                rc = late_begin(r, why);
+                break;
+            }
+            fill_holes(r);
+            pass_end(r);
+            *undecided = p->undecided;
+            *fin = 1;
+            arb__repl_pass_drop(r);
+            return 0;
+        }
+    }
+    if (rc != 0)
+        arb__repl_pass_drop(r);
+    return rc;
+}
