@@ -1346,7 +1346,8 @@ save_cursor(arb_repl_t *r, int force)
 
 /* A pass failed, or the running one had to be dropped (a failed
  * publish, the connection or the stream lost): tried again a second
- * later, reading what it was to read. */
+ * later, reading what it was to read.  What it repaired before may have
+ * moved the subjects: the thread resyncs. */
 static void
 pass_failed(arb_repl_t *r, int walk, int64_t *recheck)
 {
@@ -1354,6 +1355,7 @@ pass_failed(arb_repl_t *r, int walk, int64_t *recheck)
     pthread_mutex_lock(&r->mu);
     if (walk > r->check_walk)
         r->check_walk = walk;       /* the retry reads them too */
+    r->resync = 1;
     pthread_mutex_unlock(&r->mu);
     *recheck = arb_clock_ms() + 1000;
 }
@@ -1477,6 +1479,8 @@ thread_main(void *arg)
             if (rc != 0) {
                 pass_failed(r, walk, &recheck);
                 say_err(r, &check_err, "anti-entropy pass", rc, &why);
+                resync = 1;
+                checked.n = 0;
             }
         }
         if (arb__repl_pass_running(r) == 1) {
@@ -1488,6 +1492,8 @@ thread_main(void *arg)
             if (rc != 0) {
                 pass_failed(r, walk, &recheck);
                 say_err(r, &check_err, "anti-entropy pass", rc, &why);
+                resync = 1;
+                checked.n = 0;
             } else if (fin) {
                 arb__repl_said_clear(&check_err);
                 next_check = arb_clock_ms() + (int64_t)r->conf->check_s * 1000;
