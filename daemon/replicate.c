@@ -49,6 +49,7 @@
  * signals only a thread that sleeps until the next commit; under a steady
  * load in async mode the thread polls every ARB_REPL_POLL_MS instead.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -143,11 +144,31 @@ arb__repl_log_err(arb_repl_t *r, const char *what, int rc, arb_buf_t *why)
                why != NULL ? arb_buf_cstr(why) : arb_strerror(rc));
 }
 
+/* Whether two reasons are the same but for their numbers: each run of
+ * digits matches any other ("replica n3 of leader n2 is catching up (lag
+ * 31479)", then "(lag 31442)" 1 ms later). */
+static int
+same_reason(const char *a, const char *b)
+{
+    while (*a != '\0' && *b != '\0') {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            while (isdigit((unsigned char)*a))
+                a++;
+            while (isdigit((unsigned char)*b))
+                b++;
+            continue;
+        }
+        if (*a++ != *b++)
+            return 0;
+    }
+    return *a == *b;
+}
+
 int
 arb__repl_say_rule(arb_repl_said_t *sd, const char *msg, int64_t now,
                    uint64_t *again, int64_t *secs)
 {
-    int same = strcmp(sd->last, msg) == 0;
+    int same = sd->last[0] != '\0' && same_reason(sd->last, msg);
 
     if (same && now - sd->at_ms < ARB_REPL_SAY_AGAIN_MS) {
         sd->again++;
@@ -1349,7 +1370,7 @@ save_cursor(arb_repl_t *r, int force)
  * later, reading what it was to read.  What it repaired before may have
  * moved the subjects: the thread resyncs. */
 static void
-pass_failed(arb_repl_t *r, int walk, int64_t *recheck)
+pass_failed(arb_repl_t *r, int walk, int64_t *retry_at)
 {
     arb__repl_pass_drop(r);
     pthread_mutex_lock(&r->mu);
@@ -1357,7 +1378,7 @@ pass_failed(arb_repl_t *r, int walk, int64_t *recheck)
         r->check_walk = walk;       /* the retry reads them too */
     r->resync = 1;
     pthread_mutex_unlock(&r->mu);
-    *recheck = arb_clock_ms() + 1000;
+    *retry_at = arb_clock_ms() + 1000;
 }
 
 static void *
@@ -1367,6 +1388,7 @@ thread_main(void *arg)
     arb_buf_t         why = ARB_BUF_INIT;
     idset_t           checked = { NULL, 0, 0 };
     int64_t           next_check = 0, recheck = 0, next_look = 0;
+    int64_t           retry_at = 0;
     uint64_t          read_pos;
     int               rc, resync, check, walk, connected, stream_ok,
                       verified;
@@ -1383,7 +1405,7 @@ thread_main(void *arg)
         stream_ok = r->st.stream_ok;
         pthread_mutex_unlock(&r->mu);
         if ((!connected || !stream_ok) && arb__repl_pass_running(r))
-            pass_failed(r, r->pass.walk, &recheck);
+            pass_failed(r, r->pass.walk, &retry_at);
         if (!connected) {
             /* The window still fills: lag_ms shows the outage. */
             if (fill(r, &why) == 0) {
@@ -1445,10 +1467,9 @@ thread_main(void *arg)
         pthread_mutex_lock(&r->mu);
         /* One pass at a time: a pass asked for while one runs waits. */
         check = !arb__repl_pass_running(r)
-                && (r->check_req
-                    || (r->conf->check_s > 0 && arb_clock_ms() >= next_check
-                        && next_check != 0)
-                    || (recheck != 0 && arb_clock_ms() >= recheck));
+                && arb__repl_pass_due(arb_clock_ms(), r->check_req,
+                                      r->conf->check_s > 0 ? next_check : 0,
+                                      recheck, retry_at);
         walk = check ? r->check_walk : ARB_REPL_WALK_NONE;
         if (check) {
             r->check_req = 0;
@@ -1477,7 +1498,7 @@ thread_main(void *arg)
             if (rc == 0)
                 rc = arb__repl_pass_begin(r, walk, &why);
             if (rc != 0) {
-                pass_failed(r, walk, &recheck);
+                pass_failed(r, walk, &retry_at);
                 say_err(r, &check_err, "anti-entropy pass", rc, &why);
                 resync = 1;
                 checked.n = 0;
@@ -1490,12 +1511,13 @@ thread_main(void *arg)
             walk = r->pass.walk;
             rc = arb__repl_pass_step(r, &fin, &undecided, &why);
             if (rc != 0) {
-                pass_failed(r, walk, &recheck);
+                pass_failed(r, walk, &retry_at);
                 say_err(r, &check_err, "anti-entropy pass", rc, &why);
                 resync = 1;
                 checked.n = 0;
             } else if (fin) {
                 arb__repl_said_clear(&check_err);
+                retry_at = 0;
                 next_check = arb_clock_ms() + (int64_t)r->conf->check_s * 1000;
                 if (next_check == 0)
                     next_check = 1;
@@ -1525,7 +1547,7 @@ thread_main(void *arg)
             say_err(r, &pub_err, "publish", rc, &why);
             checked.n = 0;
             if (arb__repl_pass_running(r))  /* the stream may be electing */
-                pass_failed(r, r->pass.walk, &recheck);
+                pass_failed(r, r->pass.walk, &retry_at);
             if (rc == ARB_ENOTFOUND || rc == ARB_EAGAIN) {
                 /* No stream, or no leader: look at the stream again. */
                 pthread_mutex_lock(&r->mu);

@@ -281,7 +281,8 @@ int  arb__repl_settle_rule(int rc, int lagging, int64_t now, int64_t *since,
  * an outage or a leaderless stream) is logged when its reason changes,
  * then once every ARB_REPL_SAY_AGAIN_MS with how often it came
  * meanwhile, not four times a second: 843 lines in one 140 s election
- * were the whole log.  stats.errors counts every one.
+ * were the whole log.  Reasons that differ only in their numbers (a
+ * replica's lag) are the same.  stats.errors counts every one.
  */
 #define ARB_REPL_SAY_AGAIN_MS 60000
 typedef struct arb_repl_said {
@@ -413,6 +414,15 @@ int  arb__repl_pass_running(const arb_repl_t *r);
 void arb__repl_pass_sent(arb_repl_t *r, const char *match);
 /* Drops the running pass, if any (a failure, a stop). */
 void arb__repl_pass_drop(arb_repl_t *r);
+/* Whether a pass begins at now (none running): asked for (the replicate
+ * request, or the thread's own need: holes, a resync that holds a
+ * match), due by check_interval (next_check; 0: not), a put-off repair
+ * due (recheck; 0: none), or a failed pass due again (retry_at, a second
+ * after it failed; 0: none).  Never before retry_at, however often a
+ * pass is asked for meanwhile: a resync holding a match asks at every
+ * round, and each failed pass asks the stream for its state. */
+int  arb__repl_pass_due(int64_t now, int asked, int64_t next_check,
+                        int64_t recheck, int64_t retry_at);
 /* replicate_fence.c */
 /* Before the first write: every match of the log against the subject's
  * last message, and every subject of the stream this recorder owns

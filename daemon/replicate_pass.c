@@ -157,6 +157,16 @@ arb__repl_pass_running(const arb_repl_t *r)
            && arb_clock_ms() < p->second_at ? 2 : 1;
 }
 
+int
+arb__repl_pass_due(int64_t now, int asked, int64_t next_check,
+                   int64_t recheck, int64_t retry_at)
+{
+    if (retry_at != 0)
+        return now >= retry_at;
+    return asked || (next_check != 0 && now >= next_check)
+           || (recheck != 0 && now >= recheck);
+}
+
 void
 arb__repl_pass_sent(arb_repl_t *r, const char *match)
 {

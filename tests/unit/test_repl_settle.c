@@ -4,7 +4,8 @@
  * arb__repl_settle_rule): a leader unknown is always waited for, a
  * lagging replica for ARB_REPL_STUCK_MS, and once the stream settles the
  * clock starts again.  And how often a repeating failure is logged
- * (arb__repl_say_rule).
+ * (arb__repl_say_rule), and when an anti-entropy pass begins
+ * (arb__repl_pass_due).
  */
 #include <stdint.h>
 
@@ -38,6 +39,47 @@ test_say(void)
     arb__repl_said_clear(&sd);
     CHECK_INT(arb__repl_say_rule(&sd, "timeout", 62200, &again, &secs), 1);
     CHECK(again == 0);
+    /* A reason that differs only in its numbers is the same reason: a
+     * replica catching up said its lag in every message, and the pass
+     * retried in a loop logged 30 lines in 250 ms (2026-12-03). */
+    CHECK_INT(arb__repl_say_rule(&sd, "replica n3 of leader n2 is catching "
+                                 "up (lag 49832)", 70000, &again, &secs), 1);
+    CHECK_INT(arb__repl_say_rule(&sd, "replica n3 of leader n2 is catching "
+                                 "up (lag 37277)", 70010, &again, &secs), 0);
+    CHECK_INT(arb__repl_say_rule(&sd, "replica n1 of leader n2 is catching "
+                                 "up (lag 5)", 70020, &again, &secs), 0);
+    CHECK(sd.again == 2);
+    /* other words are another reason, a longer one too */
+    CHECK_INT(arb__repl_say_rule(&sd, "replica n1 of leader n2 is caught "
+                                 "up (lag 5)", 70030, &again, &secs), 1);
+    CHECK_INT(arb__repl_say_rule(&sd, "replica n1 of leader n2 is caught "
+                                 "up (lag 5) again", 70040, &again, &secs),
+              1);
+    CHECK_INT(arb__repl_say_rule(&sd, "replica n1 of leader n2 is caught "
+                                 "up (lag 5)", 70050, &again, &secs), 1);
+}
+
+/* When a pass begins (arb__repl_pass_due). */
+static void
+test_pass_due(void)
+{
+    /* nothing asked, nothing due */
+    CHECK_INT(arb__repl_pass_due(5000, 0, 0, 0, 0), 0);
+    /* asked: at once */
+    CHECK_INT(arb__repl_pass_due(5000, 1, 0, 0, 0), 1);
+    /* check_interval: when next_check comes */
+    CHECK_INT(arb__repl_pass_due(5000, 0, 6000, 0, 0), 0);
+    CHECK_INT(arb__repl_pass_due(6000, 0, 6000, 0, 0), 1);
+    /* a put-off repair: when recheck comes */
+    CHECK_INT(arb__repl_pass_due(5000, 0, 0, 7000, 0), 0);
+    CHECK_INT(arb__repl_pass_due(7000, 0, 0, 7000, 0), 1);
+    /* a failed pass: tried again a second on, not before, however
+     * often it is asked for meanwhile (a resync holding a match asks at
+     * every round: a pass every few ms asked the stream for its state) */
+    CHECK_INT(arb__repl_pass_due(5000, 1, 0, 0, 6000), 0);
+    CHECK_INT(arb__repl_pass_due(5999, 1, 5000, 5000, 6000), 0);
+    CHECK_INT(arb__repl_pass_due(6000, 0, 0, 0, 6000), 1);
+    CHECK_INT(arb__repl_pass_due(6000, 1, 0, 0, 6000), 1);
 }
 
 int
@@ -47,6 +89,7 @@ main(void)
     int     say = 0;
 
     test_say();
+    test_pass_due();
 
     /* settled: 0, nothing to say */
     CHECK_INT(arb__repl_settle_rule(0, 0, 1000, &since, &say), 0);
