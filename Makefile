@@ -132,6 +132,7 @@ $(BUILD)/tests/test_cli_file: TOOL_LIBS = $(LIBTOOLS) $(LIBPROTO) $(LIBCORE)
 WRAP_ALLOC := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup \
               -Wl,--wrap=strndup
 $(BUILD)/tests/test_nomem: WRAP_LDFLAGS = $(WRAP_ALLOC)
+$(BUILD)/tests/test_repl_fence: WRAP_LDFLAGS = $(WRAP_ALLOC)
 $(BUILD)/tests/bench_%: $(BUILD)/tests/bench/bench_%.o $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

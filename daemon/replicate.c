@@ -1146,11 +1146,12 @@ static int
 pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
 {
     size_t i, sent = 0, inflight, nheld = 0;
-    int    rc, failed, timed_out = 0, clean = 1, probe;
+    int    rc, failed, timed_out = 0, clean = 1, probe, lost;
     uint64_t disconnects;
 
     deals(r, why);
     pthread_mutex_lock(&r->mu);
+    lost = r->fence_lost;
     failed = r->wave_failed;
     inflight = r->inflight;
     disconnects = r->st.disconnects;
@@ -1169,6 +1170,8 @@ pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
     pthread_mutex_unlock(&r->mu);
     if (failed)
         return settle(r, timed_out ? 0 : r->conf->timeout_ms, why);
+    if (lost)
+        return 0;   /* a fork went unrecorded: nothing goes (fail closed) */
     if (hset_reset(&r->seen, r->nwin) != 0)
         return ARB_ENOMEM;
     if (resync && checked->n == 0)

@@ -91,7 +91,17 @@ arb__repl_fence_set(arb_repl_t *r, const char *match, uint64_t stream_seq,
         arb_repl_fence_t *nf = realloc(r->fence, cap * sizeof(*nf));
 
         if (nf == NULL) {
+            /* Fail closed: a fork not recorded must not let writes or
+             * publishes through to it; the next start looks again. */
+            int said = r->fence_lost;
+
+            r->fence_lost = 1;
             pthread_mutex_unlock(&r->mu);
+            if (!said)
+                arb_log_ev(ARB_LOG_ERROR, "replicate_error", NULL,
+                           "replicate: out of memory recording the fence "
+                           "of match %s: every write is refused and "
+                           "nothing is published until a restart", match);
             return;
         }
         r->fence = nf;
@@ -103,22 +113,6 @@ arb__repl_fence_set(arb_repl_t *r, const char *match, uint64_t stream_seq,
     r->fence[i].stream_seq = stream_seq;
     r->fence[i].local_seq = local_seq;
     r->nfence++;
-    pthread_mutex_unlock(&r->mu);
-}
-
-void
-arb__repl_fence_clear(arb_repl_t *r, const char *match)
-{
-    size_t i;
-
-    pthread_mutex_lock(&r->mu);
-    for (i = 0; i < r->nfence; i++)
-        if (strcmp(r->fence[i].match, match) == 0) {
-            memmove(&r->fence[i], &r->fence[i + 1],
-                    (r->nfence - i - 1) * sizeof(*r->fence));
-            r->nfence--;
-            break;
-        }
     pthread_mutex_unlock(&r->mu);
 }
 

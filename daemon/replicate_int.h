@@ -200,6 +200,10 @@ struct arb_repl {
     atomic_int         waiting;
     arb_repl_stats_t   st;          /* [mu] */
     arb_repl_fence_t  *fence;       /* [mu] sorted by match */
+    int                fence_lost;  /* [mu] a fence could not be recorded
+                                       (out of memory): every write is
+                                       refused and nothing published,
+                                       until a restart looks again */
     size_t             nfence, capfence;
     /* [mu] The log positions refused (st.refused), ascending: a sync ack
      * or a retry whose positions include one is answered
@@ -443,10 +447,10 @@ void arb__repl_forked(arb_repl_t *r, const char *match, int ahead,
                       uint64_t stream_seq, uint64_t local_seq,
                       const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
-/* local_seq UINT64_MAX: the log does not hold the match. */
+/* local_seq UINT64_MAX: the log does not hold the match.  Out of memory
+ * it sets fence_lost: fenced is then every match. */
 void arb__repl_fence_set(arb_repl_t *r, const char *match,
                          uint64_t stream_seq, uint64_t local_seq);
-void arb__repl_fence_clear(arb_repl_t *r, const char *match);
 /* Under mu, before the look is done: 1 when a write to match id can be
  * judged already (its match compared, or an id the log did not hold once
  * the stream's subjects were read), 0 while it must wait (unverified). */

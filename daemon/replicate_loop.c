@@ -445,6 +445,16 @@ arb_repl_fenced(arb_server_t *srv, const char *id, arb_buf_t *why)
                            : "the stream does not answer yet");
         }
     }
+    if (code == NULL && r->fence_lost) {
+        code = "fenced";
+        if (why != NULL) {
+            why->len = 0;
+            arb_buf_printf(why, "match '%s': this recorder ran out of "
+                           "memory recording a fork it found in the "
+                           "stream, and refuses every write until it is "
+                           "restarted", id);
+        }
+    }
     f = code != NULL ? NULL : arb__repl_fence_find_locked(r, id);
     if (f != NULL) {
         code = "fenced";
