@@ -1502,7 +1502,8 @@ thread_main(void *arg)
                 rc = arb__repl_pass_begin(r, walk, &why);
             if (rc != 0) {
                 pass_failed(r, walk, &retry_at);
-                say_err(r, &check_err, "anti-entropy pass", rc, &why);
+                if (!arb__repl_stopping(r))     /* else: cut short */
+                    say_err(r, &check_err, "anti-entropy pass", rc, &why);
                 resync = 1;
                 checked.n = 0;
             }
@@ -1515,7 +1516,8 @@ thread_main(void *arg)
             rc = arb__repl_pass_step(r, &fin, &undecided, &why);
             if (rc != 0) {
                 pass_failed(r, walk, &retry_at);
-                say_err(r, &check_err, "anti-entropy pass", rc, &why);
+                if (!arb__repl_stopping(r))     /* else: cut short */
+                    say_err(r, &check_err, "anti-entropy pass", rc, &why);
                 resync = 1;
                 checked.n = 0;
             } else if (fin) {

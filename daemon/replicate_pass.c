@@ -31,6 +31,7 @@
  * except in the late round.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -289,6 +290,91 @@ fill_holes(arb_repl_t *r)
     }
 }
 
+/* The match and seq at one log position (arb_store_log's callback). */
+typedef struct {
+    char     match[ARB_STREAM_ID_MAX + 1];
+    uint64_t seq;
+    int      found;
+} at_pos_t;
+
+static int
+at_pos_cb(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
+          int64_t time_ms, const unsigned char hash[ARB_HASH_LEN],
+          const void *bytes, size_t len)
+{
+    at_pos_t *a = ud;
+
+    (void)pos, (void)time_ms, (void)hash, (void)bytes, (void)len;
+    snprintf(a->match, sizeof(a->match), "%s", match_id);
+    a->seq = seq;
+    a->found = 1;
+    return 0;           /* (one asked for) */
+}
+
+static int
+u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/*
+ * Refused positions (arb__repl_refuse_locked) whose events the stream now
+ * holds: the pass found, or made, their match's subject whole past them,
+ * and the match is not fenced.  That is a stream an operator repaired
+ * (the other history removed, the recorder restarted) and this pass
+ * republished what had been refused.  They are refused no more: a retry
+ * of one is answered as any other (until 2026-12-03 it stayed
+ * `unreplicated` for good).  A position that cannot be read stays
+ * refused: refusing is the safe side.
+ */
+static void
+unrefuse(arb_repl_t *r)
+{
+    arb_repl_pass_t *p = &r->pass;
+    uint64_t        *v;
+    size_t           n, k, i, ndrop = 0, keep;
+    at_pos_t         at;
+
+    pthread_mutex_lock(&r->mu);
+    n = r->nrefused;
+    v = n > 0 ? malloc(n * sizeof(*v)) : NULL;
+    if (v != NULL)
+        memcpy(v, r->refused, n * sizeof(*v));
+    pthread_mutex_unlock(&r->mu);
+    if (v == NULL)
+        return;
+    for (k = 0; k < n; k++) {
+        memset(&at, 0, sizeof(at));
+        if (arb_store_log(r->store, v[k], 1, at_pos_cb, &at, NULL) < 0
+            || !at.found)
+            continue;
+        i = arb__repl_list_find(&p->l, at.match);
+        if (i == p->l.n || !(p->flag[i] & PASS_F_WHOLE)
+            || p->l.last[i] == UINT64_MAX || at.seq > p->l.last[i])
+            continue;
+        pthread_mutex_lock(&r->mu);
+        if (arb__repl_fence_find_locked(r, at.match) == NULL
+            && !r->fence_lost)
+            v[ndrop++] = v[k];
+        pthread_mutex_unlock(&r->mu);
+    }
+    if (ndrop > 0) {
+        pthread_mutex_lock(&r->mu);     /* (ascending, as r->refused) */
+        for (k = 0, keep = 0; k < r->nrefused; k++)
+            if (bsearch(&r->refused[k], v, ndrop, sizeof(*v), u64_cmp)
+                == NULL)
+                r->refused[keep++] = r->refused[k];
+        r->nrefused = keep;
+        pthread_mutex_unlock(&r->mu);
+        arb_log_ev(ARB_LOG_WARN, "replicate_unrefused", NULL, "replicate: "
+                   "%zu refused events are in the stream now (republished "
+                   "from the log); a retry of one is acknowledged", ndrop);
+    }
+    free(v);
+}
+
 static void
 pass_end(arb_repl_t *r)
 {
@@ -440,6 +526,7 @@ arb__repl_pass_step(arb_repl_t *r, int *fin, size_t *undecided,
                 break;
             }
             fill_holes(r);
+            unrefuse(r);
             pass_end(r);
             *undecided = p->undecided;
             *fin = 1;

@@ -26,7 +26,9 @@
  *      the ack is refused as "unreplicated" after sync_timeout_ms.
  *      6b: also when the stream lost an earlier event while keeping its
  *      successor (the retry waits for the pass's repair), or holds
- *      another history of the match (refused at once, fenced).
+ *      another history of the match (refused at once, fenced); once an
+ *      operator has purged the other history, the refused events are
+ *      republished and a retry of one is acknowledged.
  *      6c: a pass reading every subject does not hold sync acks up.
  *   7. A 3-node cluster (tests/cluster/nats.sh, ports from
  *      ARB_NATS_CLUSTER_BASE, default 14600): a new recorder creates the
@@ -1911,6 +1913,54 @@ test_sync_gaps(arb_stream_t *st)
 }
 
 /*
+ * 6b, continued: the operator repairs the stream (c7-fork's subject
+ * purged, the other history gone) and restarts the recorder.  The pass
+ * republishes the match from the log, the refused events with it, and a
+ * retry of one of them is acknowledged: the stream holds it now.  Until
+ * 2026-12-03 the refusal stood for good (the cursor file keeps it).
+ * c7-fhol, still forked, stays refused, and it is refused before the pass
+ * has republished c7-fork too.
+ */
+static void
+test_refused_repaired(arb_stream_t *st)
+{
+    char             subj[ARB_STREAM_SUBJECT_MAX], code[64];
+    arb_stream_msg_t m;
+    jsOptions        o;
+    jsErrCode        jerr = 0;
+    int              i, q, early;
+
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c7-fork");
+    jsOptions_Init(&o);
+    o.Stream.Purge.Subject = subj;
+    CHECK(js_PurgeStream(st->js, "ARBITER", &o, &jerr) == NATS_OK);
+    CHECK_INT(write_config("mode = sync\nsync_timeout_ms = 30000\n"), 0);
+    CHECK_INT(daemon_up(), 0);
+    CHECK_INT(note_cid("c7-fork", "c7-fork-6", code, sizeof(code)), 0);
+    early = strcmp(code, "unreplicated") == 0;
+    for (i = 0; i < 300 && strcmp(code, "") != 0; i++) {
+        sleep_ms(100);
+        CHECK_INT(note_cid("c7-fork", "c7-fork-6", code, sizeof(code)),
+                  0);
+    }
+    CHECK_STR(code, "");
+    printf("refused repaired: c7-fork's retry acknowledged after %d.%d s "
+           "(refused at first: %d)\n", i / 10, i % 10, early);
+    for (q = 0; q <= 8; q++) {
+        CHECK_INT(msg_of(st, "c7-fork", (uint64_t)q, &m), 0);
+        if (test_failed_ == 0)
+            arb_stream_msg_clear(&m);
+    }
+    CHECK_INT(note_cid("c7-fork", "c7-fork-8", code, sizeof(code)), 0);
+    CHECK_STR(code, "");
+    CHECK_INT(note_judged("c7-fork", code, sizeof(code)), 0);
+    CHECK_STR(code, "");
+    CHECK_INT(note_cid("c7-fhol", "c7-fhol-6", code, sizeof(code)), 0);
+    CHECK_STR(code, "unreplicated");
+    load_stop(SIGTERM, 10000);
+}
+
+/*
  * 6c. A pass does not hold publishing up.  A pass asked for reads every
  * subject message by message; with C8_MATCHES matches that takes a while.
  * Meanwhile sync writes to one match go on being acknowledged before the
@@ -2405,6 +2455,7 @@ main(void)
     } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
                && strcmp(getenv("ARB_REPL_ONLY"), "gaps") == 0) {
         test_sync_gaps(st);
+        test_refused_repaired(st);
     } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
                && strcmp(getenv("ARB_REPL_ONLY"), "busy") == 0) {
         test_busy_pass();
@@ -2426,6 +2477,8 @@ main(void)
             test_foreign(st);
         if (st != NULL)
             test_sync_gaps(st);
+        if (st != NULL)
+            test_refused_repaired(st);
         test_busy_pass();
         arb_stream_close(st);
         st = NULL;
