@@ -327,7 +327,10 @@ u64_cmp(const void *a, const void *b)
  * republished what had been refused.  They are refused no more: a retry
  * of one is answered as any other (until 2026-12-03 it stayed
  * `unreplicated` for good).  A position that cannot be read stays
- * refused: refusing is the safe side.
+ * refused: refusing is the safe side.  Each refused position costs a log
+ * lookup, so only a pass that read subjects (at start, on demand) or
+ * repaired something looks: a refused event reaches the stream only by
+ * a repair.
  */
 static void
 unrefuse(arb_repl_t *r)
@@ -337,6 +340,8 @@ unrefuse(arb_repl_t *r)
     size_t           n, k, i, ndrop = 0, keep;
     at_pos_t         at;
 
+    if (p->walk == ARB_REPL_WALK_NONE && p->fixed == 0)
+        return;
     pthread_mutex_lock(&r->mu);
     n = r->nrefused;
     v = n > 0 ? malloc(n * sizeof(*v)) : NULL;
