@@ -1368,9 +1368,9 @@ save_cursor(arb_repl_t *r, int force)
     r->last_cursor_write_ms = t;
 }
 
-/* A pass failed, or the running one had to be dropped (a failed
- * publish, the connection or the stream lost): tried again a second
- * later, reading what it was to read.  What it repaired before may have
+/* A pass failed, or the running one had to be dropped (the connection
+ * or the stream lost): tried again a second later, reading what it was
+ * to read.  What it repaired before may have
  * moved the subjects: the thread resyncs. */
 static void
 pass_failed(arb_repl_t *r, int walk, int64_t *retry_at)
@@ -1551,8 +1551,10 @@ thread_main(void *arg)
         if (rc < 0) {
             say_err(r, &pub_err, "publish", rc, &why);
             checked.n = 0;
-            if (arb__repl_pass_running(r))  /* the stream may be electing */
-                pass_failed(r, r->pass.walk, &retry_at);
+            /* A pass running goes on: what was sent is busy for it, and
+             * its own requests fail if the stream is electing.  (Dropped
+             * here, a pass never ended while a resync's expectations kept
+             * failing: the holes it was to fill held their matches.) */
             if (rc == ARB_ENOTFOUND || rc == ARB_EAGAIN) {
                 /* No stream, or no leader: look at the stream again. */
                 pthread_mutex_lock(&r->mu);

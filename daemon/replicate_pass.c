@@ -22,9 +22,10 @@
  *     last round with nothing in flight and publishing waiting, its upto
  *     and the counts taken again, with the same two looks.  Only the
  *     matches busy during the pass wait for it, not the whole store;
- *   - a failed publish or a lost connection drops the pass (the caller
- *     tries again a second later, as after any failed pass): the stream
- *     may be electing a leader, and a resync begins;
+ *   - a failed publish does not stop it: what was sent is busy, and the
+ *     pass's own requests fail if the stream is electing (then it is
+ *     dropped and tried again a second later, as any failed pass); a
+ *     lost connection or stream drops it;
  *   - a repair of a match runs within a slice, so it is stored before
  *     pump sends that match's next events.
  * The pause of 2 s between the looks no longer holds publishing either,
