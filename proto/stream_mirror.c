@@ -193,12 +193,17 @@ mt_find(const arb_mirror_t *m, const char *id, int *found)
     return lo;
 }
 
-/* Stops following t after a refusal at seq, telling the caller. */
+/* Stops following t after a refusal at seq, telling the caller.  Nothing
+ * of t is applied any more, so its rule state and the events waiting for
+ * a gap leave memory: until 2026-12-03 a stopped match kept them for the
+ * replica's life (test_stream_mirror: `ruled`, arb_mirror_waiting).  What
+ * the batch holds of t already is committed as before. */
 static void __attribute__((format(printf, 4, 5)))
 stop(arb_mirror_t *m, mt_t *t, uint64_t seq, const char *fmt, ...)
 {
     char    msg[768];
     int     n;
+    size_t  i;
     va_list ap;
 
     t->stopped = 1;
@@ -209,6 +214,14 @@ stop(arb_mirror_t *m, mt_t *t, uint64_t seq, const char *fmt, ...)
     va_end(ap);
     if (m->problem != NULL)
         m->problem(m->ud, t->id, seq, msg);
+    arb_match_free(t->rules);
+    t->rules = NULL;
+    for (i = 0; i < t->nwait; i++)
+        arb_stream_msg_clear(&t->wait[i]);
+    m->nwaiting -= t->nwait;
+    free(t->wait);
+    t->wait = NULL;
+    t->nwait = t->capwait = 0;
 }
 
 /* Builds the rule state of t from its kept open (and secret). */
@@ -476,14 +489,8 @@ done:
 static void
 stop_gap(arb_mirror_t *m, mt_t *t, const char *more)
 {
-    size_t i;
-
     stop(m, t, t->next, "first missing seq %" PRIu64 " (the stream goes on "
          "at seq %" PRIu64 "%s)", t->next, t->wait[0].seq, more);
-    for (i = 0; i < t->nwait; i++)
-        arb_stream_msg_clear(&t->wait[i]);
-    m->nwaiting -= t->nwait;
-    t->nwait = 0;
 }
 
 /* Keeps msg (seq past t->next) until the seqs before it arrive: a

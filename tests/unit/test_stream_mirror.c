@@ -241,11 +241,12 @@ test_gap(void)
 static void
 test_forged(void)
 {
-    msgs_t           ms, other;
-    arb_stream_msg_t m;
-    arb_store_t     *s = fresh_store();
-    arb_mirror_t    *mir = NULL;
-    unsigned char    bad[ARB_HASH_LEN];
+    msgs_t              ms, other;
+    arb_stream_msg_t    m;
+    arb_store_t        *s = fresh_store();
+    arb_mirror_t       *mir = NULL;
+    arb_mirror_stats_t  st;
+    unsigned char       bad[ARB_HASH_LEN];
 
     make(&ms, good);
     CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
@@ -281,6 +282,30 @@ test_forged(void)
     feed(mir, &other, 0, 2, UINT64_MAX);
     CHECK(strstr(problems, "match T-1 seq 2: refused by the rules") != NULL);
     CHECK_INT(held(s), 2);
+    /* Stopped: its rule state has left memory. */
+    arb_mirror_stats(mir, &st);
+    CHECK_INT(st.ruled, 0);
+    arb_mirror_free(mir);
+    drop_store(s);
+
+    /* Events waiting past a gap, then a second event for one of their
+     * seqs (a fork): stopped, and what waited has left memory. */
+    s = fresh_store();
+    make(&other, GAME "1. place alice 4♠\n2. place bob 6♥\n"
+         "3. place alice 6♦\n");
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    problems[0] = '\0';
+    feed(mir, &ms, 0, 1, UINT64_MAX);
+    feed(mir, &ms, 3, 4, UINT64_MAX);
+    CHECK_INT(arb_mirror_waiting(mir), 2);
+    arb_mirror_stats(mir, &st);
+    CHECK_INT(st.ruled, 1);
+    feed(mir, &other, 3, 3, UINT64_MAX);
+    CHECK(strstr(problems, "match T-1 seq 3: the stream holds two events")
+          != NULL);
+    CHECK_INT(arb_mirror_waiting(mir), 0);
+    arb_mirror_stats(mir, &st);
+    CHECK_INT(st.ruled, 0);
     arb_mirror_free(mir);
     drop_store(s);
 }
