@@ -1392,9 +1392,10 @@ thread_main(void *arg)
     idset_t           checked = { NULL, 0, 0 };
     int64_t           next_check = 0, recheck = 0, next_look = 0;
     int64_t           retry_at = 0;
+    size_t            undecided = 0;
     uint64_t          read_pos;
     int               rc, resync, check, walk, connected, stream_ok,
-                      verified;
+                      verified, fin;
     arb_repl_said_t   stream_err = { "", 0, 0 }, look_err = { "", 0, 0 },
                       pub_err = { "", 0, 0 }, check_err = { "", 0, 0 };
 
@@ -1494,47 +1495,39 @@ thread_main(void *arg)
         r->st.oldest_ms = r->nwin > r->done_n
                           ? r->win[r->done_n].time_ms : 0;
         pthread_mutex_unlock(&r->mu);
+        /* The pass begins with nothing in flight; then it runs in
+         * slices, publishing between them (replicate_pass.c). */
+        rc = 0;
+        fin = 0;
         if (check) {
-            /* The pass begins with nothing in flight; then it runs in
-             * slices, publishing between them (replicate_pass.c). */
             rc = arb__repl_quiesce(r, &why);
             if (rc == 0)
                 rc = arb__repl_pass_begin(r, walk, &why);
-            if (rc != 0) {
-                pass_failed(r, walk, &retry_at);
-                if (!arb__repl_stopping(r))     /* else: cut short */
-                    say_err(r, &check_err, "anti-entropy pass", rc, &why);
-                resync = 1;
-                checked.n = 0;
-            }
         }
-        if (arb__repl_pass_running(r) == 1) {
-            size_t undecided;
-            int    fin;
-
+        if (rc == 0 && arb__repl_pass_running(r) == 1) {
             walk = r->pass.walk;
             rc = arb__repl_pass_step(r, &fin, &undecided, &why);
-            if (rc != 0) {
-                pass_failed(r, walk, &retry_at);
-                if (!arb__repl_stopping(r))     /* else: cut short */
-                    say_err(r, &check_err, "anti-entropy pass", rc, &why);
-                resync = 1;
-                checked.n = 0;
-            } else if (fin) {
-                arb__repl_said_clear(&check_err);
-                retry_at = 0;
-                next_check = arb_clock_ms() + (int64_t)r->conf->check_s * 1000;
-                if (next_check == 0)
-                    next_check = 1;
-                /* Put-off repairs: looked at again soon, publishing goes
-                 * on meanwhile. */
-                recheck = undecided > 0 ? arb_clock_ms() + 2000 : 0;
-                pthread_mutex_lock(&r->mu);
-                r->resync = 1;  /* what the stream holds may have moved */
-                pthread_mutex_unlock(&r->mu);
-                resync = 1;
-                checked.n = 0;
-            }
+        }
+        if (rc != 0) {
+            pass_failed(r, walk, &retry_at);
+            if (!arb__repl_stopping(r))     /* else: cut short */
+                say_err(r, &check_err, "anti-entropy pass", rc, &why);
+        } else if (fin) {
+            arb__repl_said_clear(&check_err);
+            retry_at = 0;
+            next_check = arb_clock_ms() + (int64_t)r->conf->check_s * 1000;
+            if (next_check == 0)
+                next_check = 1;
+            /* Put-off repairs: looked at again soon, publishing goes on
+             * meanwhile. */
+            recheck = undecided > 0 ? arb_clock_ms() + 2000 : 0;
+            pthread_mutex_lock(&r->mu);
+            r->resync = 1;      /* what the stream holds may have moved */
+            pthread_mutex_unlock(&r->mu);
+        }
+        if (rc != 0 || fin) {   /* (pass_failed set r->resync) */
+            resync = 1;
+            checked.n = 0;
         }
         if (resync && r->nwin == 0) {
             /* Caught up: the next events are new to the stream. */
