@@ -130,10 +130,19 @@ arb__repl_counts_free(arb_repl_counts_t *c)
     memset(c, 0, sizeof(*c));
 }
 
+typedef struct {
+    arb_repl_counts_t *c;
+    const atomic_int  *cancel;
+} counts_ud_t;
+
 static int
 counts_cb(void *ud, const char *subject, uint64_t msgs)
 {
-    arb_repl_counts_t *c = ud;
+    counts_ud_t       *u = ud;
+    arb_repl_counts_t *c = u->c;
+
+    if (u->cancel != NULL && atomic_load(u->cancel))
+        return ARB_EAGAIN;
 
     if (c->len == c->cap) {
         size_t            cap = c->cap ? c->cap * 2 : 256;
@@ -158,12 +167,14 @@ count_cmp(const void *a, const void *b)
 }
 
 int
-arb__repl_counts_load(arb_repl_t *r, arb_repl_counts_t *c, arb_buf_t *why)
+arb__repl_counts_list(arb_repl_t *r, arb_repl_counts_t *c,
+                      const atomic_int *cancel, arb_buf_t *why)
 {
-    int rc;
+    counts_ud_t u = { c, cancel };
+    int         rc;
 
     arb__repl_counts_free(c);
-    rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">", counts_cb, c,
+    rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">", counts_cb, &u,
                              why);
     if (rc != 0) {
         arb__repl_counts_free(c);
@@ -173,6 +184,12 @@ arb__repl_counts_load(arb_repl_t *r, arb_repl_counts_t *c, arb_buf_t *why)
         qsort(c->v, c->len, sizeof(*c->v), count_cmp);
     c->have = 1;
     return 0;
+}
+
+int
+arb__repl_counts_load(arb_repl_t *r, arb_repl_counts_t *c, arb_buf_t *why)
+{
+    return arb__repl_counts_list(r, c, NULL, why);
 }
 
 int
@@ -500,10 +517,10 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
          * each once; only a count it does not explain (fewer: lost from
          * the middle; more: copies, which may hide a loss), or a walk
          * asked for (the full pass), reads the subject itself. */
-        rc = subject_count(r, subj, &count, why);
+        rc = walk ? 0 : subject_count(r, subj, &count, why);
         if (rc != 0)
             return rc;
-        if (count == last_seq + 1 && !walk) {
+        if (!walk && count == last_seq + 1) {
             if (last_seq == upto) {
                 *whole = 1;
                 return 0;

@@ -122,6 +122,25 @@ typedef struct arb_repl_counts {
     int               have;         /* loaded */
 } arb_repl_counts_t;
 
+/* A listing of the counts taken on a thread of its own
+ * (replicate_lister.c), so that publishing goes on while the server
+ * answers: 1.7 s at 100,000 subjects here. */
+enum {
+    ARB_LISTER_IDLE = 0,
+    ARB_LISTER_RUNNING,             /* its thread owns counts and why */
+    ARB_LISTER_DONE                 /* to be taken */
+};
+
+typedef struct arb_repl_lister {
+    atomic_int         state;       /* ARB_LISTER_* */
+    atomic_int         cancel;      /* stop at the next subject */
+    pthread_t          th;
+    arb_repl_t        *r;
+    int                rc;
+    arb_repl_counts_t  counts;
+    arb_buf_t          why;
+} arb_repl_lister_t;
+
 /* An anti-entropy pass as it goes (replicate_pass.c): it runs in slices
  * between the publishing rounds.  Each match's upto (l.last) is the seq
  * before its first unpublished event when the pass began, and counts the
@@ -130,6 +149,8 @@ typedef struct arb_repl_counts {
  * with publishing waiting (late). */
 enum {
     ARB_PASS_NONE = 0,              /* no pass running */
+    ARB_PASS_LIST,                  /* the counts being listed, then
+                                       `next` */
     ARB_PASS_FIRST,                 /* first look: candidates noted */
     ARB_PASS_PAUSE,                 /* 2 s before the second look */
     ARB_PASS_SECOND,                /* second look: repairs */
@@ -138,11 +159,13 @@ enum {
 
 typedef struct arb_repl_pass {
     int                phase;       /* ARB_PASS_* */
+    int                next;        /* the phase after ARB_PASS_LIST */
     int                walk;        /* ARB_REPL_WALK_* asked */
     int                quiet;       /* the late round: nothing published
                                        until the pass ends */
     arb_repl_list_t    l;           /* the log's matches when it began */
     arb_repl_counts_t  counts;
+    arb_repl_lister_t  lister;      /* counts as they are listed */
     unsigned char     *flag;        /* per match of l: PASS_F_* */
     size_t            *cand, ncand; /* first look: to look at again */
     size_t            *late, nlate; /* published while it ran */
@@ -382,6 +405,10 @@ int  arb__repl_log_hash(arb_repl_t *r, const char *match, uint64_t seq,
  * error (c then empty, not loaded). */
 int  arb__repl_counts_load(arb_repl_t *r, arb_repl_counts_t *c,
                            arb_buf_t *why);
+/* The same, cut short with ARB_EAGAIN once *cancel is set (checked at
+ * each subject); cancel may be NULL. */
+int  arb__repl_counts_list(arb_repl_t *r, arb_repl_counts_t *c,
+                           const atomic_int *cancel, arb_buf_t *why);
 void arb__repl_counts_free(arb_repl_counts_t *c);     /* empties it */
 /* The subject's message count from c when loaded, else asked (stream
  * info filtered to it).  0 or an ARB_E* code. */
@@ -393,9 +420,28 @@ int  arb__repl_count_of(arb_repl_t *r, const arb_repl_counts_t *c,
 int  arb__repl_resync_count(arb_repl_t *r, const char *subj, uint64_t *n,
                             arb_buf_t *why);
 void arb__repl_counts_drop(arb_repl_t *r);
+/* replicate_lister.c */
+/* Starts listing the counts on a thread of its own (l idle).  0, or
+ * ARB_ENOMEM when no thread could be made. */
+int  arb__repl_lister_start(arb_repl_t *r, arb_repl_lister_t *l,
+                            arb_buf_t *why);
+/* The listing's result moved into c (emptied first) once done, l idle
+ * again: 0 or the listing's error (why set).  1 while it runs (or when
+ * none was started). */
+int  arb__repl_lister_take(arb_repl_lister_t *l, arb_repl_counts_t *c,
+                           arb_buf_t *why);
+/* 1 while the listing runs (not yet done). */
+int  arb__repl_lister_busy(const arb_repl_lister_t *l);
+/* Stops a listing under way and waits for its thread; l idle after it.
+ * NULL-safe, and a no-op on an idle lister. */
+void arb__repl_lister_cancel(arb_repl_lister_t *l);
 /* replicate_pass.c */
 /* Slices of a pass last about this long; publishing runs between them. */
 #define ARB_REPL_SLICE_MS 5
+/* For up to this many matches (busy ones, candidates of a second look)
+ * a pass asks their subjects' counts one by one rather than listing
+ * every subject. */
+#define ARB_REPL_ASK_MAX 8
 /* Begins a pass (nothing may be in flight: the caller quiesced): every
  * match of the store against the stream's last message and the subject's
  * count; repairs what is missing from the log, notes what is ahead or
@@ -411,7 +457,7 @@ int  arb__repl_pass_begin(arb_repl_t *r, int walk, arb_buf_t *why);
 int  arb__repl_pass_step(arb_repl_t *r, int *fin, size_t *undecided,
                          arb_buf_t *why);
 /* 1 while a pass runs; 2 while it waits for its second look (nothing to
- * do before second_at). */
+ * do before second_at) or for its listing of the counts. */
 int  arb__repl_pass_running(const arb_repl_t *r);
 /* An event of match was published (pump): a pass running takes it as
  * busy, to be looked at again with publishing waiting. */

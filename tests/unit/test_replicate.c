@@ -29,7 +29,9 @@
  *      another history of the match (refused at once, fenced); once an
  *      operator has purged the other history, the refused events are
  *      republished and a retry of one is acknowledged.
- *      6c: a pass reading every subject does not hold sync acks up.
+ *      6c: a pass reading every subject does not hold sync acks up;
+ *      6d: nor does its listing of 150,000 subjects' counts, beyond
+ *      the part the server holds the stream's writes for.
  *   7. A 3-node cluster (tests/cluster/nats.sh, ports from
  *      ARB_NATS_CLUSTER_BASE, default 14600): a new recorder creates the
  *      stream R3; kill -9 of the stream leader and of the recorder under
@@ -40,7 +42,7 @@
  * Port: one the server picks (kept across its restarts), or
  * ARB_NATS_PORT_BASE.  ARB_REPL_ONLY=cluster runs case 7 alone, and
  * ARB_REPL_ONLY=load case 1, ARB_REPL_ONLY=gaps case 6b, ARB_REPL_ONLY=busy
- * case 6c (to repeat them).
+ * cases 6c and 6d (to repeat them).
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -1960,6 +1962,51 @@ test_refused_repaired(arb_stream_t *st)
     load_stop(SIGTERM, 10000);
 }
 
+/* What sync writes to one match met while a pass ran (pass_writes). */
+typedef struct {
+    int      during, after, bad;
+    uint64_t slowest, ms;           /* the slowest ack, the pass */
+    uint64_t stalled;               /* ms in acks slower than 50 ms */
+} pass_writes_t;
+
+/* Waits for whatever pass runs, asks for one that reads every subject,
+ * and writes sync notes to match back to back until it has ended. */
+static void
+pass_writes(const char *match, pass_writes_t *w)
+{
+    char     cid[80], code[64];
+    uint64_t ticket, t0, t1;
+    int      i;
+
+    memset(w, 0, sizeof(*w));
+    for (i = 0; i < 300 && repl_stat("check_done") < repl_stat("check_asked");
+         i++)
+        sleep_ms(100);
+    CHECK_INT(simple("replicate", code, sizeof(code)), 0);
+    CHECK_STR(code, "");
+    ticket = repl_stat("check_asked");
+    CHECK(ticket != UINT64_MAX && ticket >= 1);
+    t0 = mono_ms();
+    for (i = 0; mono_ms() - t0 < 120000 && repl_stat("check_done") < ticket;
+         i++) {
+        snprintf(cid, sizeof(cid), "%s-%d", match, i);
+        t1 = mono_ms();
+        CHECK_INT(note_cid(match, cid, code, sizeof(code)), 0);
+        t1 = mono_ms() - t1;
+        if (t1 > w->slowest)
+            w->slowest = t1;
+        if (t1 > 50)
+            w->stalled += t1;
+        w->bad += strcmp(code, "") != 0;
+        if (repl_stat("check_done") < ticket)
+            w->during++;
+        else
+            w->after++;
+    }
+    w->ms = mono_ms() - t0;
+    CHECK(repl_stat("check_done") >= ticket);
+}
+
 /*
  * 6c. A pass does not hold publishing up.  A pass asked for reads every
  * subject message by message; with C8_MATCHES matches that takes a while.
@@ -1977,12 +2024,13 @@ test_refused_repaired(arb_stream_t *st)
 static void
 test_busy_pass(void)
 {
-    char             id[64], cid[64], code[64];
+    char             id[64], code[64];
     arb_buf_t        why = ARB_BUF_INIT;
     arb_stream_msg_t m;
     arb_stream_t    *st;
-    uint64_t         ticket, matches, seq, t0, t1, slowest = 0;
-    int              i, k, during = 0, after = 0, bad = 0;
+    pass_writes_t    w;
+    uint64_t         matches, seq;
+    int              i, k;
 
     CHECK_INT(write_config("mode = sync\nsync_timeout_ms = 30000\n"), 0);
     CHECK_INT(daemon_up(), 0);
@@ -1997,35 +2045,13 @@ test_busy_pass(void)
         CHECK_INT(note(id, code, sizeof(code)), 0);
         CHECK_STR(code, "");
     }
-    /* Whatever pass runs ends first. */
-    for (i = 0; i < 300 && repl_stat("check_done") < repl_stat("check_asked");
-         i++)
-        sleep_ms(100);
-    CHECK_INT(simple("replicate", code, sizeof(code)), 0);
-    CHECK_STR(code, "");
-    ticket = repl_stat("check_asked");
-    CHECK(ticket != UINT64_MAX && ticket >= 1);
-    t0 = mono_ms();
-    for (i = 0; mono_ms() - t0 < 120000 && repl_stat("check_done") < ticket;
-         i++) {
-        snprintf(cid, sizeof(cid), "c8-zbusy-%d", i);
-        t1 = mono_ms();
-        CHECK_INT(note_cid("c8-zbusy", cid, code, sizeof(code)), 0);
-        if (mono_ms() - t1 > slowest)
-            slowest = mono_ms() - t1;
-        bad += strcmp(code, "") != 0;
-        if (repl_stat("check_done") < ticket)
-            during++;
-        else
-            after++;
-    }
+    pass_writes("c8-zbusy", &w);
     printf("busy pass: %d sync writes acknowledged while the pass ran "
            "(%" PRIu64 " ms), %d after, the slowest in %" PRIu64 " ms; %"
-           PRIu64 " busy matches looked at at its end\n", during,
-           mono_ms() - t0, after, slowest, repl_stat("last_busy"));
-    CHECK(bad == 0);
-    CHECK(repl_stat("check_done") >= ticket);
-    CHECK(during >= 5);
+           PRIu64 " busy matches looked at at its end\n", w.during, w.ms,
+           w.after, w.slowest, repl_stat("last_busy"));
+    CHECK(w.bad == 0);
+    CHECK(w.during >= 5);
     matches = repl_stat("last_matches");
     CHECK(matches >= C8_MATCHES + 1 && matches != UINT64_MAX);
     CHECK(repl_stat("last_read") == matches);
@@ -2036,14 +2062,87 @@ test_busy_pass(void)
     /* The busy match's subject holds every seq. */
     st = stream_connect();
     CHECK(st != NULL);
-    for (seq = 0; st != NULL && seq <= (uint64_t)(during + after) + 1;
+    for (seq = 0; st != NULL && seq <= (uint64_t)(w.during + w.after) + 1;
          seq++)
         if (msg_of(st, "c8-zbusy", seq, &m) == 0)
             arb_stream_msg_clear(&m);
         else
-            bad++;
-    CHECK(bad == 0);
+            w.bad++;
+    CHECK(w.bad == 0);
     arb_stream_close(st);
+    load_stop(SIGTERM, 10000);
+    arb_buf_free(&why);
+}
+
+/*
+ * 6d. Nor does the listing of the subjects' counts, as far as arbiter can
+ * help it.  The stream is given C9_SUBJECTS subjects of matches this
+ * recorder does not hold (a stream several recorders share), so a listing
+ * takes about half a second.  A pass lists them at its start, on a thread
+ * of its own; meanwhile sync writes to one match go on.  The server holds
+ * the stream's writes for part of a listing (about half, here), so a
+ * write may wait that long, but not for the listing whole, and the busy
+ * match is looked at in the last round by its own count, not by a second
+ * listing.  Until 2026-12-04 both listings ran on the replication thread:
+ * the writes spent 1.65-2.06 times a listing in acks slower than 50 ms
+ * (the slowest 0.96-1.16 times); since, 0.76-1.02 (0.41-0.66).
+ */
+#define C9_SUBJECTS 150000
+
+static int
+count_subject_cb(void *ud, const char *subject, uint64_t msgs)
+{
+    (void)subject, (void)msgs;
+    ++*(uint64_t *)ud;
+    return 0;
+}
+
+static void
+test_listing_pass(arb_stream_t *st)
+{
+    char          id[64], subj[ARB_STREAM_SUBJECT_MAX], code[64];
+    arb_buf_t     why = ARB_BUF_INIT;
+    jsPubOptions  po;
+    pass_writes_t w;
+    uint64_t      subjects = 0, t0, list_ms;
+    int           i, sent = 0;
+
+    CHECK_INT(write_config("mode = sync\nsync_timeout_ms = 30000\n"), 0);
+    CHECK_INT(daemon_up(), 0);
+    CHECK_INT(open_match("c9-busy", code, sizeof(code), &why), 0);
+    for (i = 0; i < 300 && strcmp(code, "unverified") == 0; i++) {
+        sleep_ms(100);
+        CHECK_INT(open_match("c9-busy", code, sizeof(code), &why), 0);
+    }
+    CHECK_STR(code, "");
+    jsPubOptions_Init(&po);
+    po.MaxWait = 30000;
+    for (i = 0; i < C9_SUBJECTS; i++) {
+        snprintf(id, sizeof(id), "c9-other%d", i);
+        arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id);
+        sent += js_PublishAsync(st->js, subj, "x", 1, NULL) == NATS_OK;
+        if (i % 5000 == 4999)
+            js_PublishAsyncComplete(st->js, &po);
+    }
+    CHECK(js_PublishAsyncComplete(st->js, &po) == NATS_OK);
+    CHECK_INT(sent, C9_SUBJECTS);
+    t0 = mono_ms();
+    CHECK_INT(arb_stream_subjects(st, ARB_STREAM_EV_PREFIX ">",
+                                  count_subject_cb, &subjects, NULL), 0);
+    list_ms = mono_ms() - t0;
+    CHECK(subjects >= C9_SUBJECTS);
+    pass_writes("c9-busy", &w);
+    printf("listing pass: %" PRIu64 " subjects listed in %" PRIu64 " ms; %d"
+           " sync writes acknowledged while the pass ran (%" PRIu64 " ms), "
+           "the slowest in %" PRIu64 " ms, %" PRIu64 " ms in acks slower "
+           "than 50 ms\n", subjects, list_ms, w.during, w.ms, w.slowest,
+           w.stalled);
+    CHECK(w.bad == 0);
+    CHECK(list_ms >= 200);      /* else the case proves nothing */
+    CHECK(w.during >= 5);
+    CHECK(w.stalled * 10 < list_ms * 13);
+    CHECK(repl_stat("last_repaired") == 0);
+    CHECK(repl_stat("sync_timeouts") == 0);
     load_stop(SIGTERM, 10000);
     arb_buf_free(&why);
 }
@@ -2459,6 +2558,7 @@ main(void)
     } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
                && strcmp(getenv("ARB_REPL_ONLY"), "busy") == 0) {
         test_busy_pass();
+        test_listing_pass(st);
     } else if (st != NULL) {
         test_load(&st, cl);
         test_walk_mark(st);
@@ -2480,6 +2580,7 @@ main(void)
         if (st != NULL)
             test_refused_repaired(st);
         test_busy_pass();
+        test_listing_pass(st);
         arb_stream_close(st);
         st = NULL;
         nats_kill(SIGTERM);
