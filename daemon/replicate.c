@@ -350,8 +350,9 @@ arb__repl_refused_locked(const arb_repl_t *r, uint64_t lo, uint64_t hi)
 /* libnats' ack thread, one PubAck (or failure) at a time.  JetStream
  * acks one connection's publishes in order, so the event is found near
  * the front of what is in flight. */
-static void
-ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void *ud)
+void
+arb__repl_ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae,
+                 void *ud)
 {
     arb_repl_t    *r = ud;
     arb_repl_ev_t *e = NULL;
@@ -368,8 +369,12 @@ ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void *ud)
     if (e != NULL && e->state == EV_SENT) {
         e->msg = NULL;
         r->inflight--;
+        /* (The last PubAck a quiesce waits for too: until 2026-12-04
+         * it slept its 50 ms slice out, and every pass under load held
+         * publishing that long at its start and again at its end.) */
         wake = e->probe || r->wave_failed
-               || r->inflight + 1 == r->conf->max_pending;
+               || r->inflight + 1 == r->conf->max_pending
+               || (r->inflight == 0 && r->draining);
         if (pa != NULL && pae == NULL) {
             if (pa->Duplicate)
                 r->st.duplicates++;
@@ -935,6 +940,7 @@ wait_inflight_locked(arb_repl_t *r, unsigned ms)
 {
     int64_t until = arb_clock_ms() + ms;
 
+    r->draining++;      /* the last PubAck wakes us */
     while (r->inflight > 0 && !r->wave_failed) {
         int64_t         left = until - arb_clock_ms();
         struct timespec ts;
@@ -946,6 +952,7 @@ wait_inflight_locked(arb_repl_t *r, unsigned ms)
         arb_clock_deadline(&ts, (long)left);
         pthread_cond_timedwait(&r->cv, &r->mu, &ts);
     }
+    r->draining--;
     return r->inflight;
 }
 
@@ -1628,7 +1635,7 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
     natsOptions_SetRetryOnFailedConnect(opts, true, connected_cb, r);
     jsOptions_Init(&jo);
     jo.PublishAsync.MaxPending = (int64_t)r->conf->max_pending;
-    jo.PublishAsync.AckHandler = ack_cb;
+    jo.PublishAsync.AckHandler = arb__repl_ack_cb;
     jo.PublishAsync.AckHandlerClosure = r;
     jo.Wait = r->conf->timeout_ms;
     rc = arb_stream_open(&r->s, &sc, opts, &jo, why);

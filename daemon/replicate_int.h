@@ -251,6 +251,7 @@ struct arb_repl {
     size_t             nwin, capwin;
     size_t             done_n;      /* [mu] win[0..done_n) are done */
     size_t             inflight;    /* [mu] published, PubAck not in */
+    int                draining;    /* [mu] waiting for inflight to be 0 */
     int                kick;        /* [mu] the ack handler woke the
                                        thread: something to do */
     uint64_t           read_pos;    /* last position read into win */
@@ -278,10 +279,14 @@ struct arb_repl {
 /* replicate.c */
 void arb__repl_log_err(arb_repl_t *r, const char *what, int rc,
                        arb_buf_t *why);
-/* What is in flight answered (at most timeout_ms), the deals of acked
- * opens out, the cursor moved: nothing is in flight after 0.  Else the
- * ARB_E* code of a failure (settled). */
+/* What is in flight answered (at most timeout_ms: the last PubAck wakes
+ * it), the deals of acked opens out, the cursor moved: nothing is in
+ * flight after 0.  Else the ARB_E* code of a failure (settled). */
 int  arb__repl_quiesce(arb_repl_t *r, arb_buf_t *why);
+/* libnats's PubAck handler (on its ack thread): the event sent as msg is
+ * in the stream (pa) or failed (pae); msg is destroyed. */
+void arb__repl_ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa,
+                      jsPubAckErr *pae, void *ud);
 /* Publishes one event synchronously, expecting the subject's last
  * message to be stream sequence `expect` (0: the subject must be empty);
  * *stream_seq gets the new one.  It carries the event's Nats-Msg-Id: a
