@@ -45,6 +45,8 @@ typedef struct arb_repl_conf {
     unsigned         timeout_ms;    /* NATS requests */
     unsigned         sync_timeout_ms; /* sync: longest an ack waits */
     unsigned         check_s;       /* anti-entropy pass period; 0 off */
+    unsigned         check_read;    /* messages a regular pass reads, in
+                                       turn over the matches; 0 none */
     int              replicas;      /* when creating the stream; 0 auto */
     size_t           nown;
     char            *own[ARB_REPL_PREFIX_MAX];  /* owned id prefixes */

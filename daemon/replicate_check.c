@@ -657,7 +657,7 @@ arb__repl_list_free(arb_repl_list_t *l)
 }
 
 size_t
-arb__repl_list_find(const arb_repl_list_t *l, const char *id)
+arb__repl_list_lower(const arb_repl_list_t *l, const char *id)
 {
     size_t lo = 0, hi = l->n;
 
@@ -669,6 +669,14 @@ arb__repl_list_find(const arb_repl_list_t *l, const char *id)
         else
             hi = mid;
     }
+    return lo;
+}
+
+size_t
+arb__repl_list_find(const arb_repl_list_t *l, const char *id)
+{
+    size_t lo = arb__repl_list_lower(l, id);
+
     return lo < l->n && strcmp(l->id[lo], id) == 0 ? lo : l->n;
 }
 

@@ -19,6 +19,7 @@ arb_repl_conf_defaults(arb_repl_conf_t *c)
     c->timeout_ms = 2000;
     c->sync_timeout_ms = 5000;
     c->check_s = 60;
+    c->check_read = 20000;
 }
 
 void
@@ -188,6 +189,7 @@ arb_repl_conf_set(arb_repl_conf_t *c, const char *k, const char *v,
     UINT("timeout_ms", 100, 600000, c->timeout_ms)
     UINT("sync_timeout_ms", 100, 600000, c->sync_timeout_ms)
     UINT("check_interval", 0, 86400, c->check_s)
+    UINT("check_read", 0, 100000000, c->check_read)
     UINT("replicas", 0, 5, c->replicas)
 #undef UINT
     arb_buf_printf(why, "unknown key '%s' in [replicate]", k);

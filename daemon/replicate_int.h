@@ -171,6 +171,9 @@ typedef struct arb_repl_pass {
     size_t            *late, nlate; /* published while it ran */
     size_t             at;          /* next of this look's matches */
     size_t             fixed, counted, walked, undecided, busy;
+    char               rolled[ARB_STREAM_ID_MAX + 1];
+                                    /* the last match read in turn: the
+                                       next pass goes on past it */
     int64_t            t0, began, second_at;
 } arb_repl_pass_t;
 
@@ -200,6 +203,10 @@ struct arb_repl {
                                        at start, on demand) */
     uint64_t           check_began; /* [mu] st.check_asked when the
                                        running pass began */
+    char               rolled[ARB_STREAM_ID_MAX + 1];
+                                    /* [thr] the regular passes read in
+                                       turn from the first match past
+                                       this id ("": a random one) */
     int                verified;    /* [mu] the fence look is done:
                                        writes may be accepted */
     /* The fence look as it goes (replicate_fence.c): the log's matches
@@ -381,6 +388,8 @@ int  arb__repl_list_cb(void *ud, const arb_match_info_t *m);
 void arb__repl_list_free(arb_repl_list_t *l);
 /* The index of match id in the sorted list l, or l->n. */
 size_t arb__repl_list_find(const arb_repl_list_t *l, const char *id);
+/* The index of the first id of l not below id (l->n: none). */
+size_t arb__repl_list_lower(const arb_repl_list_t *l, const char *id);
 /* 1 once the thread is asked to stop. */
 int  arb__repl_stopping(arb_repl_t *r);
 /* Which subjects a pass reads message by message, besides those whose
@@ -441,6 +450,13 @@ int  arb__repl_lister_busy(const arb_repl_lister_t *l);
  * NULL-safe, and a no-op on an idle lister. */
 void arb__repl_lister_cancel(arb_repl_lister_t *l);
 /* replicate_pass.c */
+/* The matches a pass reads in turn: from the first of l past id `after`
+ * ("": from index start, modulo l->n), round the list, while their
+ * messages (last + 1 each; a match with none published is passed and
+ * not counted) fit in budget, at least one.  Returns how many of l the
+ * turn spans from *at (0: none: no budget, or no match). */
+size_t arb__repl_turn(const arb_repl_list_t *l, const char *after,
+                      size_t start, uint64_t budget, size_t *at);
 /* Slices of a pass last about this long; publishing runs between them. */
 #define ARB_REPL_SLICE_MS 5
 /* For up to this many matches (busy ones, candidates of a second look)

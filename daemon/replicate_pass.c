@@ -39,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "core/clock.h"
 #include "core/err.h"
 #include "daemon/log.h"
@@ -48,7 +50,8 @@
 enum {
     PASS_F_WHOLE = 1,       /* its subject holds every seq 0..upto */
     PASS_F_READ = 2,        /* read message by message (walk) */
-    PASS_F_BUSY = 4         /* published since the pass began */
+    PASS_F_BUSY = 4,        /* published since the pass began */
+    PASS_F_TURN = 8         /* read in turn (roll) */
 };
 
 /* The first event of match id still in the window (not yet published),
@@ -215,6 +218,71 @@ list_counts(arb_repl_t *r, int next, size_t n, arb_buf_t *why)
     return rc;
 }
 
+/*
+ * Besides what its kind reads, a pass that does not read every subject
+ * reads some in turn: at most check_read messages' worth of subjects,
+ * from the match after the last one the previous pass read in turn,
+ * round the sorted list (at least one match, however long).  A count
+ * cannot show a copy together with a hole, or a second history of a
+ * seq: until 2026-12-04 only a pass that read found them, and a match
+ * idle since the start was read only by a pass asked for.  Now every
+ * subject is read within total / check_read passes (a random match to
+ * begin with after a start, so that restarts do not favour the first
+ * ids).  A match that turns busy is not read in the last round (that
+ * would hold publishing its length): the turn has passed it, and it is
+ * read at the next start, being active.
+ */
+size_t
+arb__repl_turn(const arb_repl_list_t *l, const char *after, size_t start,
+               uint64_t budget, size_t *at)
+{
+    uint64_t used = 0, n;
+    size_t   k, i;
+
+    *at = 0;
+    if (budget == 0 || l->n == 0)
+        return 0;
+    if (after[0] != '\0') {
+        *at = arb__repl_list_lower(l, after);
+        /* (past it: not the same id again if it is still there) */
+        if (*at < l->n && strcmp(l->id[*at], after) == 0)
+            (*at)++;
+        *at %= l->n;
+    } else {
+        *at = start % l->n;
+    }
+    for (k = 0; k < l->n; k++) {
+        i = (*at + k) % l->n;
+        if (l->last[i] == UINT64_MAX)
+            continue;               /* nothing published to read */
+        n = l->last[i] + 1;
+        if (used > 0 && n > budget - used)
+            break;
+        used = n >= budget - used ? budget : used + n;
+    }
+    return k;
+}
+
+static void
+roll(arb_repl_t *r)
+{
+    arb_repl_pass_t *p = &r->pass;
+    size_t           k, i, at, span;
+
+    span = arb__repl_turn(&p->l, r->rolled, randombytes_random(),
+                          r->conf->check_read, &at);
+    for (k = 0; k < span; k++) {
+        i = (at + k) % p->l.n;
+        if (p->l.last[i] == UINT64_MAX)
+            continue;
+        if (!(p->flag[i] & PASS_F_READ)) {
+            p->flag[i] |= PASS_F_READ | PASS_F_TURN;
+            p->walked++;
+        }
+        snprintf(p->rolled, sizeof(p->rolled), "%s", p->l.id[i]);
+    }
+}
+
 int
 arb__repl_pass_begin(arb_repl_t *r, int walk, arb_buf_t *why)
 {
@@ -252,6 +320,8 @@ arb__repl_pass_begin(arb_repl_t *r, int walk, arb_buf_t *why)
             p->flag[i] |= PASS_F_READ;
             p->walked++;
         }
+    if (walk != ARB_REPL_WALK_ALL)
+        roll(r);
     rc = list_counts(r, ARB_PASS_FIRST, p->l.n, why);
     if (rc != 0)
         arb__repl_pass_drop(r);
@@ -435,6 +505,8 @@ pass_end(arb_repl_t *r)
     if (p->walk != ARB_REPL_WALK_NONE && p->undecided == 0 && r->nfence == 0)
         r->walked_ms = p->began;
     pthread_mutex_unlock(&r->mu);
+    if (p->rolled[0] != '\0')      /* the turn goes on past it */
+        memcpy(r->rolled, p->rolled, sizeof(r->rolled));
     arb_log_ev(p->fixed > 0 || p->undecided > 0 ? ARB_LOG_WARN : ARB_LOG_INFO,
                "replicate_check", NULL, "replicate: anti-entropy pass over "
                "%zu matches, %zu subjects read: %zu repaired, %zu put off "
@@ -502,6 +574,10 @@ put_late(arb_repl_pass_t *p, size_t i)
     if (p->quiet || !(p->flag[i] & PASS_F_BUSY))
         return 0;
     p->flag[i] &= (unsigned char)~PASS_F_WHOLE;
+    if (p->flag[i] & PASS_F_TURN) {     /* not read with publishing held */
+        p->flag[i] &= (unsigned char)~(PASS_F_READ | PASS_F_TURN);
+        p->walked--;
+    }
     p->late[p->nlate++] = i;
     return 1;
 }

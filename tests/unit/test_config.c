@@ -168,6 +168,7 @@ test_replicate(void)
     CHECK_STR(c.repl.urls, "nats://a:1,nats://b:2");
     CHECK_INT(c.repl.mode, ARB_REPL_SYNC);
     CHECK_INT(c.repl.check_s, 0);
+    CHECK_INT(c.repl.check_read, 20000);        /* the default */
     CHECK(arb_repl_owner(&c.repl, "A-1") == NULL);
     CHECK(arb_repl_owner(&c.repl, "cup.r1") == NULL);
     /* The longest prefix wins: cup.b belongs to venue-b. */
@@ -187,6 +188,12 @@ test_replicate(void)
     REFUSED("[replicate]\nowns = A* \n", 0,
             "line 2: owns: 'A*' is not a match id prefix (1..64 of A-Z a-z "
             "0-9 _ . @ + -, at most 32)");
+    CHECK_INT(load("[replicate]\nurls = nats://a:1\nrecorder = r\n"
+                   "check_read = 0\n", 0, &c, msg, sizeof(msg)), 0);
+    CHECK_INT(c.repl.check_read, 0);
+    arb_config_free(&c);
+    REFUSED("[replicate]\ncheck_read = -5\n", 0,
+            "line 2: check_read must be a number from 0 to 100000000");
     REFUSED("[replicate]\nport = 1\n", 0,
             "line 2: unknown key 'port' in [replicate]");
     REFUSED("[other]\n", 0,

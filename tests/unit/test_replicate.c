@@ -32,6 +32,9 @@
  *      6c: a pass reading every subject does not hold sync acks up;
  *      6d: nor does its listing of 150,000 subjects' counts, beyond
  *      the part the server holds the stream's writes for.
+ *      6e: regular passes read subjects in turn (check_read; the other
+ *      cases set it to 0): a copy plus a hole in an idle match is healed
+ *      without a pass asked for.
  *   7. A 3-node cluster (tests/cluster/nats.sh, ports from
  *      ARB_NATS_CLUSTER_BASE, default 14600): a new recorder creates the
  *      stream R3; kill -9 of the stream leader and of the recorder under
@@ -42,7 +45,7 @@
  * Port: one the server picks (kept across its restarts), or
  * ARB_NATS_PORT_BASE.  ARB_REPL_ONLY=cluster runs case 7 alone, and
  * ARB_REPL_ONLY=load case 1, ARB_REPL_ONLY=gaps case 6b, ARB_REPL_ONLY=busy
- * cases 6c and 6d (to repeat them).
+ * cases 6c and 6d, ARB_REPL_ONLY=turn case 6e (to repeat them).
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -540,7 +543,7 @@ write_config(const char *extra)
         return -1;
     /* [http] last: every key after its line belongs to it. */
     fprintf(f, "[replicate]\nurls = %s\nrecorder = r1\ncheck_interval = 0\n"
-               "timeout_ms = 1000\nowns = c\npeer = r2 zz\n"
+               "check_read = 0\ntimeout_ms = 1000\nowns = c\npeer = r2 zz\n"
                "secret_key_file = %s/repl.key\n%s"
                "[http]\nlisten = tcp:127.0.0.1:%d\n", nats_url, load_base,
             extra != NULL ? extra : "", http_port);
@@ -1248,6 +1251,21 @@ open_match(const char *id, char *code, size_t cap, arb_buf_t *why)
     return call_code(cl, code, cap, why);
 }
 
+/* open_match, again while it is answered "unverified" (the look at start
+ * has not judged the id yet; at most 30 s).  The last answer's code. */
+static int
+open_judged(const char *id, char *code, size_t cap, arb_buf_t *why)
+{
+    int i, rc = open_match(id, code, cap, why);
+
+    for (i = 0; i < 300 && rc == 0 && strcmp(code, "unverified") == 0;
+         i++) {
+        sleep_ms(100);
+        rc = open_match(id, code, cap, why);
+    }
+    return rc;
+}
+
 /* Sends the open begun on cl, closes cl: 0 when acked, else the error
  * printed, naming match id. */
 static int
@@ -1825,11 +1843,7 @@ test_sync_gaps(arb_stream_t *st)
     /* (The look at start may never finish: test_foreign left a match it
      * cannot compare.  New ids are judged once the subjects are read.) */
     for (k = 0; k < 4; k++) {
-        CHECK_INT(open_match(ids[k], code, sizeof(code), &why), 0);
-        for (i = 0; i < 300 && strcmp(code, "unverified") == 0; i++) {
-            sleep_ms(100);
-            CHECK_INT(open_match(ids[k], code, sizeof(code), &why), 0);
-        }
+        CHECK_INT(open_judged(ids[k], code, sizeof(code), &why), 0);
         CHECK_STR(code, "");
         for (q = 1; k < 3 && q <= 5; q++) {
             CHECK_INT(note(ids[k], code, sizeof(code)), 0);
@@ -2030,17 +2044,13 @@ test_busy_pass(void)
     arb_stream_t    *st;
     pass_writes_t    w;
     uint64_t         matches, seq;
-    int              i, k;
+    int              k;
 
     CHECK_INT(write_config("mode = sync\nsync_timeout_ms = 30000\n"), 0);
     CHECK_INT(daemon_up(), 0);
     for (k = 0; k <= C8_MATCHES; k++) {
         snprintf(id, sizeof(id), k == 0 ? "c8-zbusy" : "c8-m%d", k);
-        CHECK_INT(open_match(id, code, sizeof(code), &why), 0);
-        for (i = 0; i < 300 && strcmp(code, "unverified") == 0; i++) {
-            sleep_ms(100);
-            CHECK_INT(open_match(id, code, sizeof(code), &why), 0);
-        }
+        CHECK_INT(open_judged(id, code, sizeof(code), &why), 0);
         CHECK_STR(code, "");
         CHECK_INT(note(id, code, sizeof(code)), 0);
         CHECK_STR(code, "");
@@ -2109,11 +2119,7 @@ test_listing_pass(arb_stream_t *st)
 
     CHECK_INT(write_config("mode = sync\nsync_timeout_ms = 30000\n"), 0);
     CHECK_INT(daemon_up(), 0);
-    CHECK_INT(open_match("c9-busy", code, sizeof(code), &why), 0);
-    for (i = 0; i < 300 && strcmp(code, "unverified") == 0; i++) {
-        sleep_ms(100);
-        CHECK_INT(open_match("c9-busy", code, sizeof(code), &why), 0);
-    }
+    CHECK_INT(open_judged("c9-busy", code, sizeof(code), &why), 0);
     CHECK_STR(code, "");
     jsPubOptions_Init(&po);
     po.MaxWait = 30000;
@@ -2143,6 +2149,81 @@ test_listing_pass(arb_stream_t *st)
     CHECK(w.stalled * 10 < list_ms * 13);
     CHECK(repl_stat("last_repaired") == 0);
     CHECK(repl_stat("sync_timeouts") == 0);
+    load_stop(SIGTERM, 10000);
+    arb_buf_free(&why);
+}
+
+/*
+ * 6e. Regular passes read subjects in turn (check_read), so a copy plus a
+ * hole in an idle match is healed without a pass being asked for: its
+ * count and its last message look right.  Until 2026-12-04 only a pass
+ * that read every subject (asked for, or at a start after the match was
+ * active) found it.  On a fresh store of C10_MATCHES small matches and
+ * c10-idle, with a pass every second reading 20 events' worth of
+ * subjects: each pass reads some of them, not all, and the turn reaches
+ * c10-idle within a few passes.
+ */
+#define C10_MATCHES 30
+
+static void
+test_turn(arb_stream_t *st)
+{
+    char             id[64], code[64], subj[ARB_STREAM_SUBJECT_MAX];
+    arb_buf_t        why = ARB_BUF_INIT;
+    arb_stream_msg_t m;
+    jsErrCode        jerr = 0;
+    uint64_t         asked, missing0, n = 0, sj, t0, matches, read;
+    int              i, k, partial = 0;
+
+    CHECK_INT(load_fresh_dir(), 0);
+    CHECK_INT(write_config("check_interval = 1\ncheck_read = 20\n"), 0);
+    CHECK_INT(daemon_up(), 0);
+    for (k = 0; k <= C10_MATCHES; k++) {
+        snprintf(id, sizeof(id), k == 0 ? "c10-idle" : "c10-f%02d", k);
+        CHECK_INT(open_judged(id, code, sizeof(code), &why), 0);
+        CHECK_STR(code, "");
+        for (i = 0; i < (k == 0 ? 12 : 1); i++) {
+            CHECK_INT(note(id, code, sizeof(code)), 0);
+            CHECK_STR(code, "");
+        }
+    }
+    CHECK_INT(caught_up(st, 10000), 0);
+    /* The pass at start (it reads every subject) ends first. */
+    for (i = 0; i < 300 && repl_stat("check_done") < repl_stat("check_asked");
+         i++)
+        sleep_ms(100);
+    /* seq 3 again (a republish past the dedupe window), seq 7 lost: the
+     * count and the last message are right. */
+    CHECK_INT(msg_of(st, "c10-idle", 3, &m), 0);
+    if (m.msg == NULL)
+        return;
+    CHECK_INT(put_copy(st, "c10-idle", 3, &m), 0);
+    arb_stream_msg_clear(&m);
+    sj = sseq_of(st, "c10-idle", 7);
+    CHECK(sj != 0);
+    CHECK(js_DeleteMsg(st->js, "ARBITER", sj, NULL, &jerr) == NATS_OK);
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c10-idle");
+    CHECK_INT(arb_stream_subject_count(st, subj, &n, NULL), 0);
+    CHECK_INT(n, 13);
+    asked = repl_stat("check_asked");
+    missing0 = repl_stat("missing");
+    t0 = mono_ms();
+    for (i = 0; i < 600; i++) {
+        matches = repl_stat("last_matches");
+        read = repl_stat("last_read");
+        partial |= read >= 1 && read < matches && matches != UINT64_MAX;
+        if (arb_stream_subject_count(st, subj, &n, NULL) == 0 && n == 14)
+            break;
+        sleep_ms(100);
+    }
+    printf("turn: the hole in c10-idle filled by the regular passes "
+           "after %" PRIu64 " ms\n", mono_ms() - t0);
+    CHECK_INT(n, 14);                   /* seq 7 back, the copy stays */
+    CHECK_INT(msg_of(st, "c10-idle", 7, &m), 0);
+    arb_stream_msg_clear(&m);
+    CHECK(repl_stat("missing") > missing0);
+    CHECK(repl_stat("check_asked") == asked);   /* no pass asked for */
+    CHECK(partial);                     /* a pass read some, not all */
     load_stop(SIGTERM, 10000);
     arb_buf_free(&why);
 }
@@ -2559,6 +2640,9 @@ main(void)
                && strcmp(getenv("ARB_REPL_ONLY"), "busy") == 0) {
         test_busy_pass();
         test_listing_pass(st);
+    } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
+               && strcmp(getenv("ARB_REPL_ONLY"), "turn") == 0) {
+        test_turn(st);
     } else if (st != NULL) {
         test_load(&st, cl);
         test_walk_mark(st);
@@ -2580,6 +2664,7 @@ main(void)
         if (st != NULL)
             test_refused_repaired(st);
         test_busy_pass();
+        test_turn(st);
         test_listing_pass(st);
         arb_stream_close(st);
         st = NULL;
