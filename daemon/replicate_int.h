@@ -450,9 +450,15 @@ int  arb__repl_lister_busy(const arb_repl_lister_t *l);
  * NULL-safe, and a no-op on an idle lister. */
 void arb__repl_lister_cancel(arb_repl_lister_t *l);
 /* replicate_pass.c */
+/* The longest subject a pass reads in turn, in messages: read whole in
+ * one slice with publishing waiting, about 60 ms here. */
+#define ARB_REPL_TURN_LONGEST 1000
+/* 1 when match i of l may be read in turn: something published, and at
+ * most ARB_REPL_TURN_LONGEST events. */
+int  arb__repl_turn_takes(const arb_repl_list_t *l, size_t i);
 /* The matches a pass reads in turn: from the first of l past id `after`
  * ("": from index start, modulo l->n), round the list, while their
- * messages (last + 1 each; a match with none published is passed and
+ * messages (last + 1 each; a match it does not take is passed over and
  * not counted) fit in budget, at least one.  Returns how many of l the
  * turn spans from *at (0: none: no budget, or no match). */
 size_t arb__repl_turn(const arb_repl_list_t *l, const char *after,

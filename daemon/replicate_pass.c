@@ -228,10 +228,19 @@ list_counts(arb_repl_t *r, int next, size_t n, arb_buf_t *why)
  * idle since the start was read only by a pass asked for.  Now every
  * subject is read within total / check_read passes (a random match to
  * begin with after a start, so that restarts do not favour the first
- * ids).  A match that turns busy is not read in the last round (that
- * would hold publishing its length): the turn has passed it, and it is
- * read at the next start, being active.
+ * ids).  A subject is read whole within one slice, publishing waiting,
+ * at 55-77 us a message here: a match of more than ARB_REPL_TURN_LONGEST
+ * events is passed over (read at start and on demand, as before), and a
+ * match that turns busy is not read in the last round (the turn has
+ * passed it, and it is read at the next start, being active).
  */
+int
+arb__repl_turn_takes(const arb_repl_list_t *l, size_t i)
+{
+    return l->last[i] != UINT64_MAX
+           && l->last[i] < ARB_REPL_TURN_LONGEST;
+}
+
 size_t
 arb__repl_turn(const arb_repl_list_t *l, const char *after, size_t start,
                uint64_t budget, size_t *at)
@@ -253,8 +262,8 @@ arb__repl_turn(const arb_repl_list_t *l, const char *after, size_t start,
     }
     for (k = 0; k < l->n; k++) {
         i = (*at + k) % l->n;
-        if (l->last[i] == UINT64_MAX)
-            continue;               /* nothing published to read */
+        if (!arb__repl_turn_takes(l, i))
+            continue;
         n = l->last[i] + 1;
         if (used > 0 && n > budget - used)
             break;
@@ -273,7 +282,7 @@ roll(arb_repl_t *r)
                           r->conf->check_read, &at);
     for (k = 0; k < span; k++) {
         i = (at + k) % p->l.n;
-        if (p->l.last[i] == UINT64_MAX)
+        if (!arb__repl_turn_takes(&p->l, i))
             continue;
         if (!(p->flag[i] & PASS_F_READ)) {
             p->flag[i] |= PASS_F_READ | PASS_F_TURN;

@@ -3,7 +3,8 @@
  * (daemon/replicate_pass.c, arb__repl_turn; docs/SCALE.md, "Holes in the
  * middle of a subject"): from the match past the last one read, round the
  * list sorted by id, as many as check_read messages allow, at least one;
- * matches with nothing published are passed over and cost nothing.
+ * matches with nothing published, or longer than ARB_REPL_TURN_LONGEST,
+ * are passed over and cost nothing.
  */
 #include <stdint.h>
 #include <string.h>
@@ -69,5 +70,15 @@ main(void)
     CHECK_INT(at, 1);
     CHECK_INT(arb__repl_turn(&l, "b", 0, 1, &at), 2);    /* c, d */
     CHECK_INT(at, 2);
+    /* A match longer than ARB_REPL_TURN_LONGEST is passed over, as c
+     * (nothing published) is: not read in turn, not counted. */
+    last[3] = ARB_REPL_TURN_LONGEST;            /* d: one message more */
+    CHECK_INT(arb__repl_turn_takes(&l, 3), 0);
+    CHECK_INT(arb__repl_turn_takes(&l, 2), 0);
+    CHECK_INT(arb__repl_turn_takes(&l, 4), 1);
+    CHECK_INT(arb__repl_turn(&l, "b", 0, 1, &at), 3);    /* c, d, e */
+    CHECK_INT(at, 2);
+    last[3] = ARB_REPL_TURN_LONGEST - 1;        /* d: just taken */
+    CHECK_INT(arb__repl_turn_takes(&l, 3), 1);
     return TEST_END();
 }
