@@ -19,7 +19,7 @@ arb_repl_conf_defaults(arb_repl_conf_t *c)
     c->timeout_ms = 2000;
     c->sync_timeout_ms = 5000;
     c->check_s = 60;
-    c->check_read = 20000;
+    c->check_read = 2000;
 }
 
 void

@@ -168,7 +168,7 @@ test_replicate(void)
     CHECK_STR(c.repl.urls, "nats://a:1,nats://b:2");
     CHECK_INT(c.repl.mode, ARB_REPL_SYNC);
     CHECK_INT(c.repl.check_s, 0);
-    CHECK_INT(c.repl.check_read, 20000);        /* the default */
+    CHECK_INT(c.repl.check_read, 2000);         /* the default */
     CHECK(arb_repl_owner(&c.repl, "A-1") == NULL);
     CHECK(arb_repl_owner(&c.repl, "cup.r1") == NULL);
     /* The longest prefix wins: cup.b belongs to venue-b. */
