@@ -76,6 +76,9 @@ typedef struct arb_repl_stats {
     uint64_t disconnects;
     uint64_t sync_timeouts;         /* acks refused as unreplicated */
     uint64_t flushes;               /* sync: lone bursts written at once */
+    uint64_t resync_looks;          /* matches compared with the stream
+                                       by a resync (a last-message
+                                       request each) */
     uint64_t undecided;             /* repairs put off: the stream's
                                        answers disagreed (election) */
     uint64_t refused;               /* events the cursor passed without
@@ -479,10 +482,13 @@ int  arb__repl_pass_begin(arb_repl_t *r, int walk, arb_buf_t *why);
 /* Runs the pass for about ARB_REPL_SLICE_MS (its last round, with
  * publishing waiting, to its end).  *fin is 1 once it has ended, with
  * *undecided the repairs the stream refused as already held (to pass
- * again soon).  0, or an ARB_E* code: NATS failed mid-pass, the pass is
- * dropped (arb__repl_pass_drop) and tried again later. */
+ * again soon), and *moved 1 when it changed what the stream holds or
+ * what the window waits for (repairs, holes filled) or put a repair off:
+ * what the publishing knew of the stream may be stale (a resync).  0, or
+ * an ARB_E* code: NATS failed mid-pass, the pass is dropped
+ * (arb__repl_pass_drop) and tried again later. */
 int  arb__repl_pass_step(arb_repl_t *r, int *fin, size_t *undecided,
-                         arb_buf_t *why);
+                         int *moved, arb_buf_t *why);
 /* 1 while a pass runs; 2 while it waits for its second look (nothing to
  * do before second_at) or for its listing of the counts. */
 int  arb__repl_pass_running(const arb_repl_t *r);

@@ -540,7 +540,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     pthread_mutex_lock(&r->mu);
     verified = r->verified;
     pthread_mutex_unlock(&r->mu);
-    msgpack_pack_map(pk, 30);
+    msgpack_pack_map(pk, 31);
     arb_mp_pack_kv_str(pk, "mode", r->conf->mode == ARB_REPL_SYNC ? "sync"
                                                                  : "async");
     arb_mp_pack_kv_str(pk, "recorder", r->conf->recorder);
@@ -562,6 +562,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "ahead", s.ahead);
     arb_mp_pack_kv_uint(pk, "sync_timeouts", s.sync_timeouts);
     arb_mp_pack_kv_uint(pk, "flushes", s.flushes);
+    arb_mp_pack_kv_uint(pk, "resync_looks", s.resync_looks);
     arb_mp_pack_kv_uint(pk, "undecided", s.undecided);
     arb_mp_pack_kv_uint(pk, "refused", s.refused);
     arb_mp_pack_kv_uint(pk, "held", r->nheld);

@@ -380,12 +380,13 @@ look_at(const arb_repl_pass_t *p, size_t k)
 /* A hole is filled once its match's subject was found, or made, whole up
  * to it: not by a pass that repaired nothing (put off, or a match found
  * ahead or different, whose holes pump refuses).  Whole is known only
- * from a look at a match not busy then (put_late clears it). */
-static void
+ * from a look at a match not busy then (put_late clears it).  Returns
+ * how many it filled. */
+static size_t
 fill_holes(arb_repl_t *r)
 {
     arb_repl_pass_t *p = &r->pass;
-    size_t           k, i;
+    size_t           k, i, n = 0;
 
     for (k = 0; k < r->nwin; k++) {
         arb_repl_ev_t *h = &r->win[k];
@@ -399,8 +400,10 @@ fill_holes(arb_repl_t *r)
             h->hole = 0;
             h->state = EV_DONE;
             pthread_mutex_unlock(&r->mu);
+            n++;
         }
     }
+    return n;
 }
 
 /* The match and seq at one log position (arb_store_log's callback). */
@@ -593,7 +596,7 @@ put_late(arb_repl_pass_t *p, size_t i)
 
 int
 arb__repl_pass_step(arb_repl_t *r, int *fin, size_t *undecided,
-                    arb_buf_t *why)
+                    int *moved, arb_buf_t *why)
 {
     arb_repl_pass_t *p = &r->pass;
     int64_t          until = arb_clock_ms() + ARB_REPL_SLICE_MS;
@@ -602,6 +605,7 @@ arb__repl_pass_step(arb_repl_t *r, int *fin, size_t *undecided,
 
     *fin = 0;
     *undecided = 0;
+    *moved = 0;
     while (rc == 0 && (p->quiet || arb_clock_ms() < until)) {
         if (arb__repl_stopping(r)) {
             rc = ARB_EAGAIN;    /* stopping: the next start passes again */
@@ -654,7 +658,7 @@ arb__repl_pass_step(arb_repl_t *r, int *fin, size_t *undecided,
                 rc = late_begin(r, why);
                 break;
             }
-            fill_holes(r);
+            *moved = fill_holes(r) > 0 || p->fixed > 0 || p->undecided > 0;
             unrefuse(r);
             pass_end(r);
             *undecided = p->undecided;
