@@ -840,14 +840,8 @@ hset_has(const arb_repl_hset_t *h, const char *id)
     return 0;
 }
 
-/* Sorted list of matches already resynced since the last (re)connect. */
-typedef struct {
-    char  (*id)[ARB_STREAM_ID_MAX + 1];
-    size_t n, cap;
-} idset_t;
-
 static int
-idset_add(idset_t *s, const char *id)
+idset_add(arb_repl_idset_t *s, const char *id)
 {
     size_t lo = 0, hi = s->n;
 
@@ -878,7 +872,7 @@ idset_add(idset_t *s, const char *id)
 }
 
 static void
-idset_del(idset_t *s, const char *id)
+idset_del(arb_repl_idset_t *s, const char *id)
 {
     size_t i;
 
@@ -1139,21 +1133,10 @@ say_refused(arb_repl_t *r, const arb_repl_ev_t *e)
                e->pos);
 }
 
-/* The pipeline: publishes, in commit order, every event of the window
- * that may go, up to max_pending in flight, without waiting for PubAcks
- * (the ack handler moves the cursor).  A match's events wait behind:
- *   - a hole of it (the pass fills it first);
- *   - its open, while its deal message is due (with a replication key);
- *   - in resync, its probe: the first event sent after the match was
- *     compared with the stream (resync_match), which may carry an
- *     expectation the leader checks, answered before the next goes;
- *     after it the match's events flow as usual.
- * Resync ends once every event left in the window belongs to a match
- * compared and no probe is out.  Returns how many it sent, or an ARB_E*
- * code: a failure, settled first (what was in flight answered or taken
- * back, holes marked). */
-static int
-pump(arb_repl_t *r, idset_t *checked, int resync, arb_buf_t *why)
+/* The pipeline (replicate_int.h says what it sends and when). */
+int
+arb__repl_pump(arb_repl_t *r, arb_repl_idset_t *checked, int resync,
+               arb_buf_t *why)
 {
     size_t i, sent = 0, inflight, nheld = 0;
     int    rc, failed, timed_out = 0, clean = 1, probe, lost;
@@ -1399,7 +1382,7 @@ thread_main(void *arg)
 {
     arb_repl_t       *r = arg;
     arb_buf_t         why = ARB_BUF_INIT;
-    idset_t           checked = { NULL, 0, 0 };
+    arb_repl_idset_t  checked = { NULL, 0, 0 };
     int64_t           next_check = 0, recheck = 0, next_look = 0;
     int64_t           retry_at = 0;
     size_t            undecided = 0;
@@ -1557,7 +1540,7 @@ thread_main(void *arg)
             pthread_mutex_unlock(&r->mu);
             resync = 0;
         }
-        rc = pump(r, &checked, resync, &why);
+        rc = arb__repl_pump(r, &checked, resync, &why);
         advance(r);
         save_cursor(r, 0);
         if (rc < 0) {

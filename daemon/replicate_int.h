@@ -286,9 +286,33 @@ struct arb_repl {
     arb_repl_pass_t    pass;        /* [thr] the running pass */
 };
 
+/* The matches a resync has compared with the stream since it began
+ * (sorted ids). */
+typedef struct arb_repl_idset {
+    char  (*id)[ARB_STREAM_ID_MAX + 1];
+    size_t n, cap;
+} arb_repl_idset_t;
+
 /* replicate.c */
 void arb__repl_log_err(arb_repl_t *r, const char *what, int rc,
                        arb_buf_t *why);
+/* The pipeline: publishes, in commit order, every event of the window
+ * that may go, up to max_pending in flight, without waiting for PubAcks
+ * (the ack handler moves the cursor).  A match's events wait behind:
+ *   - a hole of it (the pass fills it first);
+ *   - its open, while its deal message is due (with a replication key);
+ *   - in resync, its probe: the first event sent after the match was
+ *     compared with the stream (resync_match), which may carry an
+ *     expectation the leader checks, answered before the next goes;
+ *     after it the match's events flow as usual.
+ * A fenced match's unpublished events are refused, and nothing at all
+ * goes while fence_lost is set (a fork found but not recorded: any match
+ * may be it).  Resync ends once every event left in the window belongs
+ * to a match compared (checked) and no probe is out.  Returns how many
+ * it sent, or an ARB_E* code: a failure, settled first (what was in
+ * flight answered or taken back, holes marked).  The thread's own. */
+int  arb__repl_pump(arb_repl_t *r, arb_repl_idset_t *checked, int resync,
+                    arb_buf_t *why);
 /* What is in flight answered (at most timeout_ms: the last PubAck wakes
  * it), the deals of acked opens out, the cursor moved: nothing is in
  * flight after 0.  Else the ARB_E* code of a failure (settled). */
