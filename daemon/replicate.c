@@ -264,7 +264,7 @@ connected_cb(natsConnection *nc, void *ud)
     /* The cluster may have lost what it acked meanwhile (a stale node
      * leading after a restart): a pass compares. */
     r->check_req = 1;
-    pthread_cond_signal(&r->cv);
+    pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
     arb_log_ev(ARB_LOG_INFO, "replicate_connected", NULL,
                "replicate: connected to %s", url);
@@ -395,7 +395,7 @@ arb__repl_ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae,
         }
         if (wake) {
             r->kick = 1;
-            pthread_cond_signal(&r->cv);
+            pthread_cond_broadcast(&r->cv);
         }
     }
     pthread_mutex_unlock(&r->mu);
@@ -1662,7 +1662,7 @@ arb__repl_thread_stop(arb_repl_t *r)
     if (r->thr_started) {
         pthread_mutex_lock(&r->mu);
         r->stop = 1;
-        pthread_cond_signal(&r->cv);
+        pthread_cond_broadcast(&r->cv);
         pthread_mutex_unlock(&r->mu);
         pthread_join(r->thr, NULL);
         r->thr_started = 0;

@@ -198,6 +198,11 @@ struct arb_repl {
     pthread_t          thr;
     int                thr_started;
     pthread_mutex_t    mu;
+    /* Waited on by the thread (for work, PubAcks, a listing) and, at
+     * start, by the loop (verified) and at stop (closed): every wake-up
+     * is a broadcast, so that none meant for one waiter is taken by the
+     * other (until 2026-12-04 a PubAck's went to the loop waiting at
+     * start, and a quiesce slept out its 50 ms slice). */
     pthread_cond_t     cv;
     int                stop;        /* [mu] */
     int                check_req;   /* [mu] a pass is wanted */
@@ -572,6 +577,10 @@ size_t *arb__repl_look_order(const arb_repl_list_t *l);
 /* Frees what the look holds (NULL-safe parts; at stop). */
 void arb__repl_look_free(arb_repl_t *r);
 
+/* replicate_loop.c: before the loop serves, waits (at most timeout_ms)
+ * for the fence look, so that a recorder starting with NATS up refuses
+ * no write as unverified.  With NATS down the daemon starts anyway. */
+void arb__repl_wait_verified(arb_repl_t *r);
 /* replicate_loop.c: the thread tells the loop the cursor moved. */
 void arb__repl_wake_loop(arb_repl_t *r);
 

@@ -178,11 +178,8 @@ arb__repl_wake_loop(arb_repl_t *r)
         uv_async_send(&r->async);
 }
 
-/* Before the loop serves: waits (at most timeout_ms) for the fence look,
- * so that a recorder starting with NATS up refuses no write as
- * unverified.  With NATS down the daemon starts anyway. */
-static void
-wait_verified(arb_repl_t *r)
+void
+arb__repl_wait_verified(arb_repl_t *r)
 {
     struct timespec ts;
 
@@ -191,8 +188,6 @@ wait_verified(arb_repl_t *r)
     while (!r->verified
            && pthread_cond_timedwait(&r->cv, &r->mu, &ts) == 0)
         ;
-    if (!r->verified)
-        pthread_cond_signal(&r->cv);    /* a wake-up meant for the thread */
     pthread_mutex_unlock(&r->mu);
 }
 
@@ -240,7 +235,7 @@ arb_repl_start(arb_server_t *srv)
     rc = arb__repl_thread_start(r, &why);
     if (rc != 0)
         goto fail;
-    wait_verified(r);
+    arb__repl_wait_verified(r);
     arb_log_ev(ARB_LOG_INFO, "replicate_start", NULL, "replicate: recorder "
                "%s to stream %s (%s mode), from position %" PRIu64,
                r->conf->recorder,
@@ -326,7 +321,7 @@ arb_repl_committed(arb_server_t *srv, uint64_t pos)
      * first and reads head then, so one of the two sees the other. */
     if (atomic_load(&r->waiting)) {
         pthread_mutex_lock(&r->mu);
-        pthread_cond_signal(&r->cv);
+        pthread_cond_broadcast(&r->cv);
         pthread_mutex_unlock(&r->mu);
     }
 }
@@ -416,7 +411,7 @@ arb_repl_check_now(arb_server_t *srv)
     r->check_req = 1;
     r->check_walk = ARB_REPL_WALK_ALL;
     n = ++r->st.check_asked;
-    pthread_cond_signal(&r->cv);
+    pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
     return n;
 }
