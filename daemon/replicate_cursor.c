@@ -171,24 +171,42 @@ arb__repl_cursor_load(arb_repl_cursor_t *c, const char *path,
 }
 
 int
+arb__repl_cursor_format(arb_buf_t *out, const arb_repl_cursor_t *c)
+{
+    size_t i;
+
+    out->len = 0;
+    arb_buf_printf(out, "published %" PRIu64 "\n", c->published);
+    if (c->walked_ms > 0)
+        arb_buf_printf(out, "walked %" PRId64 "\n", c->walked_ms);
+    for (i = 0; i < c->nrefused; i++)
+        arb_buf_printf(out, "refused %" PRIu64 "\n", c->refused[i]);
+    return out->oom ? ARB_ENOMEM : 0;
+}
+
+int
 arb__repl_cursor_save(const char *path, const arb_repl_cursor_t *c)
 {
-    char   tmp[4200];
-    FILE  *f;
-    size_t i;
-    int    rc = -1;
+    char      tmp[4200];
+    arb_buf_t b = ARB_BUF_INIT;
+    FILE     *f;
+    int       rc = -1;
 
+    if (arb__repl_cursor_format(&b, c) != 0) {
+        arb_buf_free(&b);
+        errno = ENOMEM;
+        return -1;
+    }
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     f = fopen(tmp, "w");
-    if (f == NULL)
+    if (f == NULL) {
+        arb_buf_free(&b);
         return -1;
-    fprintf(f, "published %" PRIu64 "\n", c->published);
-    if (c->walked_ms > 0)
-        fprintf(f, "walked %" PRId64 "\n", c->walked_ms);
-    for (i = 0; i < c->nrefused; i++)
-        fprintf(f, "refused %" PRIu64 "\n", c->refused[i]);
-    if (fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0)
+    }
+    if (fwrite(b.data, 1, b.len, f) == b.len && fflush(f) == 0
+        && !ferror(f) && fsync(fileno(f)) == 0)
         rc = 0;
+    arb_buf_free(&b);
     if (fclose(f) != 0)
         rc = -1;
     if (rc == 0 && rename(tmp, path) != 0)

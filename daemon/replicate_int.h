@@ -396,6 +396,9 @@ int  arb__repl_cursor_parse(arb_repl_cursor_t *c, const char *text,
  * published), or an ARB_E* code with why (not NULL) naming the file. */
 int  arb__repl_cursor_load(arb_repl_cursor_t *c, const char *path,
                            arb_buf_t *why);
+/* The text of c, as a file holds it, into out (emptied first).  0 or
+ * ARB_ENOMEM. */
+int  arb__repl_cursor_format(arb_buf_t *out, const arb_repl_cursor_t *c);
 /* Writes c to path: a temporary file written and fsync'd, then renamed
  * over it.  0 or -1 (errno). */
 int  arb__repl_cursor_save(const char *path, const arb_repl_cursor_t *c);
