@@ -31,7 +31,8 @@
  * The pass runs on the replication thread, in slices between publishing
  * rounds (replicate_pass.c), at start, every check_interval seconds and
  * on demand (the replicate op).  The thread resyncs (compares with the
- * last message) after a pass.
+ * last message) after a pass that repaired something, filled a hole or
+ * put a repair off.
  *
  * A stale answer must never cause a repair: a leader elected a moment ago
  * answers "no message found" (10037) and counts nothing for subjects it
