@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "daemon/http.h"
+#include "daemon/replica.h"
 #include "daemon/replicate.h"
 
 /* ns as seconds: "0.0005", "2", "1.25" */
@@ -51,6 +52,7 @@ arb_http_metrics(arb_http_req_t *q)
     const arb_counters_t *n;
     arb_buf_t             b = ARB_BUF_INIT;
     arb_repl_figures_t    rf;
+    arb_replica_figures_t pf;
     uint64_t              sum;
     size_t                i, j;
     const char           *why;
@@ -143,6 +145,13 @@ arb_http_metrics(arb_http_req_t *q)
     if (arb_repl_figures(q->srv, &rf)) {
         one(&b, "arbiter_replication_connected", "gauge",
             "1 while connected to NATS.", (uint64_t)rf.connected);
+        one(&b, "arbiter_replication_stream_ok", "gauge",
+            "1 while the stream is there and fits the configuration.",
+            (uint64_t)rf.stream_ok);
+        one(&b, "arbiter_replication_verified", "gauge",
+            "1 once the log was compared with the stream after the start; "
+            "until then writes are refused as unverified.",
+            (uint64_t)rf.verified);
         one(&b, "arbiter_replication_lag_events", "gauge",
             "Committed events not yet acknowledged by the stream.",
             rf.lag_events);
@@ -161,6 +170,14 @@ arb_http_metrics(arb_http_req_t *q)
             rf.missing);
         one(&b, "arbiter_replication_diverged_total", "counter",
             "Stream messages that differed from the log.", rf.diverged);
+        one(&b, "arbiter_replication_ahead_total", "counter",
+            "Matches whose stream held seqs past the log (written "
+            "elsewhere: fenced).", rf.ahead);
+        one(&b, "arbiter_replication_checks_total", "counter",
+            "Anti-entropy passes done.", rf.checks);
+        one(&b, "arbiter_replication_undecided_total", "counter",
+            "Repairs put off: the stream's answers disagreed.",
+            rf.undecided);
         one(&b, "arbiter_replication_errors_total", "counter",
             "Failed publishes.", rf.errors);
         one(&b, "arbiter_replication_disconnects_total", "counter",
@@ -171,6 +188,28 @@ arb_http_metrics(arb_http_req_t *q)
         one(&b, "arbiter_replication_sync_timeouts_total", "counter",
             "Sync acks answered unreplicated after sync_timeout_ms.",
             rf.sync_timeouts);
+        one(&b, "arbiter_replication_held", "gauge",
+            "Sync acks waiting for the stream.", rf.held);
+    }
+    /* A read replica (docs/REPLICA.md): the same figures as
+     * stats.replica. */
+    if (arb_replica_figures(q->srv, &pf)) {
+        one(&b, "arbiter_replica_connected", "gauge",
+            "1 while connected to NATS.", (uint64_t)pf.connected);
+        one(&b, "arbiter_replica_stream_seq", "gauge",
+            "Stream sequence of the last message read.", pf.stream_seq);
+        one(&b, "arbiter_replica_appended_total", "counter",
+            "Events verified and stored.", pf.appended);
+        one(&b, "arbiter_replica_duplicates_total", "counter",
+            "Stream messages already stored (dropped).", pf.duplicates);
+        one(&b, "arbiter_replica_stopped_matches", "gauge",
+            "Matches not followed any further: an event failed its "
+            "checks.", pf.stopped_matches);
+        one(&b, "arbiter_replica_foreign_total", "counter",
+            "Stream messages arbiter did not write (skipped).",
+            pf.foreign);
+        one(&b, "arbiter_replica_reconnects_total", "counter",
+            "Connections to NATS made again.", pf.reconnects);
     }
     if (b.oom)
         arb_http_error(q->req, 500, "server", "out of memory");

@@ -467,36 +467,50 @@ arb_replica_refuses(arb_server_t *srv, const char *id, arb_buf_t *why)
     return 1;
 }
 
-void
-arb_replica_stats_pack(arb_server_t *srv, msgpack_packer *pk)
+int
+arb_replica_figures(arb_server_t *srv, arb_replica_figures_t *f)
 {
     arb_replica_t     *r = srv->replica;
     arb_mirror_stats_t ms;
-    uint64_t           problems, foreign, reconnects, last;
-    int                connected;
+
+    memset(f, 0, sizeof(*f));
+    if (r == NULL)
+        return 0;
+    pthread_mutex_lock(&r->mu);
+    arb_mirror_stats(r->mir, &ms);
+    f->stopped_matches = r->problems;
+    f->foreign = r->foreign;
+    f->reconnects = r->reconnects;
+    f->stream_seq = r->stream_last;
+    f->connected = r->connected;
+    pthread_mutex_unlock(&r->mu);
+    f->appended = ms.events;
+    f->duplicates = ms.duplicates;
+    f->deals = ms.deals;
+    f->chain_only = ms.chain_only;
+    f->ruled = ms.ruled;
+    return 1;
+}
+
+void
+arb_replica_stats_pack(arb_server_t *srv, msgpack_packer *pk)
+{
+    arb_replica_figures_t f;
 
     arb_mp_pack_cstr(pk, "replica");
-    if (r == NULL) {
+    if (!arb_replica_figures(srv, &f)) {
         msgpack_pack_nil(pk);
         return;
     }
-    pthread_mutex_lock(&r->mu);
-    arb_mirror_stats(r->mir, &ms);
-    problems = r->problems;
-    foreign = r->foreign;
-    reconnects = r->reconnects;
-    last = r->stream_last;
-    connected = r->connected;
-    pthread_mutex_unlock(&r->mu);
     msgpack_pack_map(pk, 10);
-    arb_mp_pack_kv_bool(pk, "connected", connected);
-    arb_mp_pack_kv_uint(pk, "stream_seq", last);
-    arb_mp_pack_kv_uint(pk, "appended", ms.events);
-    arb_mp_pack_kv_uint(pk, "duplicates", ms.duplicates);
-    arb_mp_pack_kv_uint(pk, "stopped_matches", problems);
-    arb_mp_pack_kv_uint(pk, "foreign", foreign);
-    arb_mp_pack_kv_uint(pk, "deals", ms.deals);
-    arb_mp_pack_kv_uint(pk, "chain_only", ms.chain_only);
-    arb_mp_pack_kv_uint(pk, "ruled", ms.ruled);
-    arb_mp_pack_kv_uint(pk, "reconnects", reconnects);
+    arb_mp_pack_kv_bool(pk, "connected", f.connected);
+    arb_mp_pack_kv_uint(pk, "stream_seq", f.stream_seq);
+    arb_mp_pack_kv_uint(pk, "appended", f.appended);
+    arb_mp_pack_kv_uint(pk, "duplicates", f.duplicates);
+    arb_mp_pack_kv_uint(pk, "stopped_matches", f.stopped_matches);
+    arb_mp_pack_kv_uint(pk, "foreign", f.foreign);
+    arb_mp_pack_kv_uint(pk, "deals", f.deals);
+    arb_mp_pack_kv_uint(pk, "chain_only", f.chain_only);
+    arb_mp_pack_kv_uint(pk, "ruled", f.ruled);
+    arb_mp_pack_kv_uint(pk, "reconnects", f.reconnects);
 }

@@ -20,6 +20,8 @@
 #ifndef ARB_REPLICA_H
 #define ARB_REPLICA_H
 
+#include <stdint.h>
+
 #include <msgpack.h>
 
 #include "core/buf.h"
@@ -51,5 +53,14 @@ int  arb_replica_refuses(struct arb_server *srv, const char *id,
                          arb_buf_t *why);
 /* The "replica" map of the stats response (nil when primary). */
 void arb_replica_stats_pack(struct arb_server *srv, msgpack_packer *pk);
+
+/* The replica's figures /metrics shows, the same as those of stats. */
+typedef struct arb_replica_figures {
+    int      connected;
+    uint64_t stream_seq, appended, duplicates, stopped_matches, foreign,
+             deals, chain_only, ruled, reconnects;
+} arb_replica_figures_t;
+/* 1 with *f filled, or 0 when this daemon is not a replica. */
+int  arb_replica_figures(struct arb_server *srv, arb_replica_figures_t *f);
 
 #endif

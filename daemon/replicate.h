@@ -123,11 +123,12 @@ void arb_repl_stats_pack(struct arb_server *srv, msgpack_packer *pk);
 
 /* The replication figures /metrics shows, the same as those of stats. */
 typedef struct arb_repl_figures {
-    int      connected;
+    int      connected, stream_ok, verified;
     uint64_t lag_events;
     int64_t  lag_ms;
     uint64_t published, republished, errors, disconnects, missing,
-             diverged, refused, sync_timeouts;
+             diverged, ahead, refused, sync_timeouts, checks, undecided,
+             held;
 } arb_repl_figures_t;
 /* 1 with *f filled, or 0 when replication is off. */
 int  arb_repl_figures(struct arb_server *srv, arb_repl_figures_t *f);

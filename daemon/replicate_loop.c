@@ -481,12 +481,15 @@ arb_repl_fenced(arb_server_t *srv, const char *id, arb_buf_t *why)
     return code;
 }
 
-/* The counters now, and the lag: how old the oldest unpublished event is. */
+/* The counters now, whether the look before writes is done, and the lag:
+ * how old the oldest unpublished event is. */
 static void
-repl_snapshot(arb_repl_t *r, arb_repl_stats_t *s, int64_t *lag_ms)
+repl_snapshot(arb_repl_t *r, arb_repl_stats_t *s, int64_t *lag_ms,
+              int *verified)
 {
     pthread_mutex_lock(&r->mu);
     *s = r->st;
+    *verified = r->verified;
     pthread_mutex_unlock(&r->mu);
     s->head = atomic_load(&r->head);
     *lag_ms = 0;
@@ -504,8 +507,9 @@ arb_repl_figures(arb_server_t *srv, arb_repl_figures_t *f)
     memset(f, 0, sizeof(*f));
     if (srv->repl == NULL)
         return 0;
-    repl_snapshot(srv->repl, &s, &f->lag_ms);
+    repl_snapshot(srv->repl, &s, &f->lag_ms, &f->verified);
     f->connected = s.connected;
+    f->stream_ok = s.stream_ok;
     f->lag_events = s.head > s.cursor ? s.head - s.cursor : 0;
     f->published = s.published;
     f->republished = s.republished;
@@ -513,8 +517,12 @@ arb_repl_figures(arb_server_t *srv, arb_repl_figures_t *f)
     f->disconnects = s.disconnects;
     f->missing = s.missing;
     f->diverged = s.diverged;
+    f->ahead = s.ahead;
     f->refused = s.refused;
     f->sync_timeouts = s.sync_timeouts;
+    f->checks = s.checks;
+    f->undecided = s.undecided;
+    f->held = srv->repl->nheld;         /* [loop]: /metrics runs there */
     return 1;
 }
 
@@ -531,10 +539,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
         msgpack_pack_nil(pk);
         return;
     }
-    repl_snapshot(r, &s, &lag_ms);
-    pthread_mutex_lock(&r->mu);
-    verified = r->verified;
-    pthread_mutex_unlock(&r->mu);
+    repl_snapshot(r, &s, &lag_ms, &verified);
     msgpack_pack_map(pk, 31);
     arb_mp_pack_kv_str(pk, "mode", r->conf->mode == ARB_REPL_SYNC ? "sync"
                                                                  : "async");

@@ -47,10 +47,12 @@ wait_verified() {
     echo "recorder $1 not verified after 30 s"
 }
 
-# start_replica NAME: a read replica of the stream on $T/NAME.
+# start_replica NAME [CONFIG]: a read replica of the stream on $T/NAME
+# (with the configuration file CONFIG too, when given).
 start_replica() {
     rm -f "$T/$1.sock"
-    bin/arbiterd --replica-of "$URLS" --data "$T/$1" --listen "unix:$T/$1.sock" \
+    bin/arbiterd ${2:+--config "$2"} --replica-of "$URLS" --data "$T/$1" \
+        --listen "unix:$T/$1.sock" \
         --log-level ${LOGLEVEL:-warn} 2>> "$T/$1.log" < /dev/null > /dev/null &
     pids="$pids $!"
     eval "pid_$1=$!"

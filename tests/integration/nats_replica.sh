@@ -11,7 +11,10 @@ nats_test_up nats_replica.sh 3 16300
 
 start_replicating east E.
 start_replicating west W.
-start_replica rep
+# The replica serves HTTP too (its /metrics).
+HTTP_PORT=$((${ARB_NATS_PORT_BASE:-16300} + 60))
+printf '[http]\nlisten = tcp:127.0.0.1:%s\n' "$HTTP_PORT" > "$T/rep.conf"
+start_replica rep "$T/rep.conf"
 # Every event of every recorder, in the replica's commit order.
 $A watch --server "unix:$T/rep.sock" --token "$(tok rep)" --from 1 --json \
     > "$T/watch" 2> "$T/watch.err" &
@@ -65,6 +68,24 @@ check "stats --json: replication as an object" 1 \
     "$(on east stats --json | grep -c '"replication":{"mode":"async","recorder":"east","connected":true,')"
 check "stats: the replica's section" "replica.connected true" \
     "$(on rep stats | grep '^replica.connected ')"
+# /metrics: the replica's figures, the same as stats.replica's (nothing
+# recorded meanwhile), and none of a recorder's.
+reader=$(awk '$4 == "reader" { print $3; exit }' "$T/rep/tokens")
+metrics=$(curl -s -H "Authorization: Bearer $reader" \
+    "http://127.0.0.1:$HTTP_PORT/metrics")
+metric() { printf '%s\n' "$metrics" | awk -v n="$1" '$1 == n { print $2 }'; }
+rstat() { on rep stats | awk -v n="replica.$1" '$1 == n { print $2 }'; }
+check "metrics: replica connected" 1 "$(metric arbiter_replica_connected)"
+check "metrics: replica appended = stats" "$(rstat appended)" \
+    "$(metric arbiter_replica_appended_total)"
+check "metrics: replica stream_seq = stats" "$(rstat stream_seq)" \
+    "$(metric arbiter_replica_stream_seq)"
+check "metrics: replica stopped no match" 0 \
+    "$(metric arbiter_replica_stopped_matches)"
+check "metrics: replica reconnects = stats" "$(rstat reconnects)" \
+    "$(metric arbiter_replica_reconnects_total)"
+check "metrics: no recorder's replication figures on a replica" 0 \
+    "$(printf '%s\n' "$metrics" | grep -c '^arbiter_replication_')"
 
 # Writes go to the primary.
 err=$(on rep move --match E.1 place bob 5N 2>&1 >/dev/null); rc=$?
@@ -80,7 +101,7 @@ kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
 play east E.1 20 12
 nats_kill "$NATS_DIR" 2
 play west W.1 15 9
-start_replica rep
+start_replica rep "$T/rep.conf"
 play east E.1 24 20
 nats_restart "$NATS_DIR" 2
 play west W.2 8 3

@@ -739,8 +739,22 @@ test_metrics(void)
           == (double)repl_stat("refused"));
     CHECK(metric(page, "arbiter_replication_sync_timeouts_total")
           == (double)repl_stat("sync_timeouts"));
+    CHECK(metric(page, "arbiter_replication_stream_ok") == 1);
+    CHECK(metric(page, "arbiter_replication_verified") == 1);
+    CHECK(metric(page, "arbiter_replication_ahead_total")
+          == (double)repl_stat("ahead"));
+    CHECK(metric(page, "arbiter_replication_diverged_total")
+          == (double)repl_stat("diverged"));
+    /* (a pass may end between the two) */
+    CHECK(metric(page, "arbiter_replication_checks_total") >= 1);
+    CHECK(metric(page, "arbiter_replication_checks_total")
+          <= (double)repl_stat("checks"));
+    CHECK(metric(page, "arbiter_replication_undecided_total")
+          <= (double)repl_stat("undecided"));
+    CHECK(metric(page, "arbiter_replication_held") == 0);
     CHECK(metric(page, "arbiter_replication_lag_events") >= 0);
     CHECK(metric(page, "arbiter_replication_lag_seconds") >= 0);
+    CHECK(strstr(page, "arbiter_replica_") == NULL);    /* a recorder */
     CHECK(strstr(page, "# TYPE arbiter_replication_lag_seconds gauge\n")
           != NULL);
 }
