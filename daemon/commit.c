@@ -382,7 +382,9 @@ static void
 batch_durable(arb_server_t *srv, arb_pending_t **v, arb_append_t *ap,
               size_t n)
 {
-    size_t i, j;
+    uint64_t above;
+    size_t   i, j;
+    int      hold = 0;
 
     for (i = 0; i < n; i++) {
         arb_pending_t *p = v[i];
@@ -405,11 +407,16 @@ batch_durable(arb_server_t *srv, arb_pending_t **v, arb_append_t *ap,
         drop_inflight(l, p);
     }
     arb_repl_committed(srv, srv->order_pos);
+    /* Sync replication, or async ahead of the stream by more than
+     * max_lag: the batch's acks wait for the stream's PubAcks
+     * (replicate_loop.c releases them, and the closed matches).  The
+     * whole batch, in order: a group's members point at its head. */
+    above = arb_repl_hold_above(srv);
+    for (i = 0; i < n && !hold; i++)
+        hold = v[i]->ack_pos > above;
     for (i = 0; i < n; i++) {
         arb_live_t *l = v[i]->live;
-        if (arb_repl_sync(srv)) {
-            /* Sync replication: the ack waits for the stream's PubAck
-             * (replicate_loop.c releases it, and the closed match). */
+        if (hold) {
             arb_sub_committed(srv, v[i]);
             arb_http_committed(srv, v[i]);
             arb_repl_hold(srv, v[i]);

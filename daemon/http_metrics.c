@@ -189,7 +189,14 @@ arb_http_metrics(arb_http_req_t *q)
             "Sync acks answered unreplicated after sync_timeout_ms.",
             rf.sync_timeouts);
         one(&b, "arbiter_replication_held", "gauge",
-            "Sync acks waiting for the stream.", rf.held);
+            "Acks waiting for the stream (sync mode, or max_lag).",
+            rf.held);
+        one(&b, "arbiter_replication_lag_holds_total", "counter",
+            "Async acks that waited for the stream to be within max_lag.",
+            rf.lag_holds);
+        one(&b, "arbiter_replication_lag_timeouts_total", "counter",
+            "Async acks answered after sync_timeout_ms, lifting max_lag.",
+            rf.lag_timeouts);
     }
     /* A read replica (docs/REPLICA.md): the same figures as
      * stats.replica. */

@@ -43,7 +43,10 @@ typedef struct arb_repl_conf {
     int              mode;          /* enum arb_repl_mode */
     size_t           max_pending;   /* events in flight (no PubAck yet) */
     unsigned         timeout_ms;    /* NATS requests */
-    unsigned         sync_timeout_ms; /* sync: longest an ack waits */
+    unsigned         sync_timeout_ms; /* longest a held ack waits */
+    uint64_t         max_lag;       /* async: acks wait while the stream
+                                       is more than this many events
+                                       behind; 0 never */
     unsigned         check_s;       /* anti-entropy pass period; 0 off */
     unsigned         check_read;    /* messages a regular pass reads, in
                                        turn over the matches; 0 none */
@@ -93,8 +96,19 @@ void arb_repl_free(struct arb_server *srv);
 void arb_repl_committed(struct arb_server *srv, uint64_t pos);
 /* 1 when acks wait for the stream (sync mode). */
 int  arb_repl_sync(const struct arb_server *srv);
-/* Sync mode: the ack of p waits until the stream holds p->ap.pos (or
- * sync_timeout_ms passes: then an "unreplicated" error).  Takes p. */
+/* [loop] The log position above which an ack waits (arb_repl_hold):
+ *   - sync mode: 0, every ack waits for the stream;
+ *   - async mode with max_lag: while the stream takes events (connected,
+ *     the stream there, no bound lifted by a timeout), the stream's
+ *     position plus max_lag, or 0 while acks are held already (so that
+ *     they leave in order);
+ *   - else UINT64_MAX: no ack waits. */
+uint64_t arb_repl_hold_above(struct arb_server *srv);
+/* The ack of p waits until the stream holds p->ack_pos (sync mode), or
+ * until it is at most max_lag events behind it (async mode).  When
+ * sync_timeout_ms passes first, a sync ack is answered "unreplicated"; an
+ * async one is answered as usual and the bound is lifted until the stream
+ * is back within max_lag.  Takes p. */
 void arb_repl_hold(struct arb_server *srv, struct arb_pending *p);
 /* Sync mode: a retry (same client id) of an event committed at log
  * position pos that the stream has not acknowledged yet is answered only
@@ -128,7 +142,7 @@ typedef struct arb_repl_figures {
     int64_t  lag_ms;
     uint64_t published, republished, errors, disconnects, missing,
              diverged, ahead, refused, sync_timeouts, checks, undecided,
-             held;
+             held, lag_holds, lag_timeouts;
 } arb_repl_figures_t;
 /* 1 with *f filled, or 0 when replication is off. */
 int  arb_repl_figures(struct arb_server *srv, arb_repl_figures_t *f);

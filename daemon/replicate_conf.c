@@ -188,6 +188,7 @@ arb_repl_conf_set(arb_repl_conf_t *c, const char *k, const char *v,
     UINT("max_pending", 1, 65536, c->max_pending)
     UINT("timeout_ms", 100, 600000, c->timeout_ms)
     UINT("sync_timeout_ms", 100, 600000, c->sync_timeout_ms)
+    UINT("max_lag", 0, 100000000, c->max_lag)
     UINT("check_interval", 0, 86400, c->check_s)
     UINT("check_read", 0, 100000000, c->check_read)
     UINT("replicas", 0, 5, c->replicas)
@@ -200,9 +201,10 @@ int
 arb_repl_conf_check(const arb_repl_conf_t *c, arb_buf_t *why)
 {
     if (c->urls == NULL) {
-        if (c->nown > 0 || c->npeer > 0 || c->mode == ARB_REPL_SYNC) {
-            arb_buf_puts(why, "[replicate]: owns, peer and mode = sync need "
-                         "urls");
+        if (c->nown > 0 || c->npeer > 0 || c->mode == ARB_REPL_SYNC
+            || c->max_lag > 0) {
+            arb_buf_puts(why, "[replicate]: owns, peer, mode = sync and "
+                         "max_lag need urls");
             return ARB_EINVAL;
         }
         return 0;
@@ -210,6 +212,11 @@ arb_repl_conf_check(const arb_repl_conf_t *c, arb_buf_t *why)
     if (c->recorder == NULL) {
         arb_buf_puts(why, "[replicate]: recorder (this recorder's name) is "
                      "required with urls");
+        return ARB_EINVAL;
+    }
+    if (c->max_lag > 0 && c->mode == ARB_REPL_SYNC) {
+        arb_buf_puts(why, "[replicate]: max_lag bounds mode = async (in "
+                     "sync mode every ack waits for the stream)");
         return ARB_EINVAL;
     }
     return 0;

@@ -258,6 +258,13 @@ struct arb_repl {
     struct arb_pending **held;      /* [loop] sync acks waiting */
     size_t             nheld, capheld;
     uint64_t          *held_t;      /* [loop] uv_now at hold */
+    /* async mode with max_lag: [loop] the bound lifted by a timeout
+     * (until the stream is back within it); acks that waited for it and
+     * waits that timed out; [atomic] acks are held (the PubAck handler
+     * wakes the loop only then). */
+    int                bound_off;
+    uint64_t           lag_holds, lag_timeouts;
+    atomic_int         holding;
 
     /* [thr]; the window's layout (win, nwin, done_n) changes under mu
      * too: the ack handler reads it. */

@@ -11,6 +11,16 @@
  * "unreplicated" error naming the seq: the event IS recorded locally (a
  * retry with the same client id finds it), but the client must not take
  * it as surviving the loss of this machine.
+ *
+ * In async mode with max_lag the same hold bounds how far the stream may
+ * fall behind the acks: an ack leaves once the stream is at most max_lag
+ * events behind its position.  A stream that takes events slower than
+ * the recorder acks them (flat out, on a small machine) then sets the
+ * pace, and at most max_lag acknowledged events are missing from it.
+ * This is back-pressure, not a promise: an ack is never refused for it.
+ * A stream that is unreachable, or takes nothing for sync_timeout_ms,
+ * lifts the bound (the ack is answered as usual, logged once) until it
+ * is back within max_lag, so an outage costs a venue one wait at most.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -105,26 +115,49 @@ held_refused_locked(const arb_repl_t *r, const arb_pending_t *p)
                && arb__repl_fence_find_locked(r, p->live->id) != NULL);
 }
 
+/* async mode, max_lag: the bound is lifted (why) until the stream is
+ * back within it; said once. */
+static void
+bound_lift(arb_repl_t *r, const char *why, uint64_t cursor)
+{
+    if (r->bound_off)
+        return;
+    r->bound_off = 1;
+    arb_log_ev(ARB_LOG_WARN, "replicate_lag_bound", NULL, "replicate: %s "
+               "(published up to position %" PRIu64 "): acks no longer "
+               "wait for it until it is back within max_lag = %" PRIu64
+               " events", why, cursor, r->conf->max_lag);
+}
+
 /* Answers every held ack the cursor has passed (they are held in log
- * order, but a retry joins at the end with an older position); with
- * timeouts, also those held for sync_timeout_ms. */
+ * order, but a retry joins at the end with an older position), in async
+ * mode every one within max_lag of it (every one, when the stream is
+ * gone); with timeouts, also those held for sync_timeout_ms. */
 static void
 drain(arb_server_t *srv, int timeouts)
 {
     arb_repl_t *r = srv->repl;
     uint64_t    cursor, now = uv_now(srv->loop);
+    uint64_t    bound = r->conf->mode == ARB_REPL_SYNC ? 0 : r->conf->max_lag;
     size_t      i, n = 0, late = 0;
     char       *refused;
+    int         gone = 0;
 
     if (r->nheld == 0)
         return;
     refused = calloc(r->nheld, 1);
     pthread_mutex_lock(&r->mu);
     cursor = r->st.cursor;
+    if (bound > 0)
+        gone = !r->st.connected || !r->st.stream_ok;
     for (i = 0; refused != NULL && i < r->nheld; i++)
-        if (r->held[i]->ack_pos <= cursor)
+        if (bound > 0 && (gone || r->held[i]->ack_pos <= cursor + bound))
+            refused[i] = 1;     /* async: an ack, fenced or not */
+        else if (bound == 0 && r->held[i]->ack_pos <= cursor)
             refused[i] = (char)(1 + held_refused_locked(r, r->held[i]));
     pthread_mutex_unlock(&r->mu);
+    if (gone)
+        bound_lift(r, "the stream is unreachable", cursor);
     if (refused == NULL) {
         /* Out of memory: the acks wait for the next drain, or their
          * timeout. */
@@ -140,10 +173,18 @@ drain(arb_server_t *srv, int timeouts)
     for (i = 0; timeouts && i < r->nheld; i++)
         if (r->held[i] != NULL
             && now - r->held_t[i] >= r->conf->sync_timeout_ms) {
-            release_one(srv, r, i, HELD_TIMEOUT, cursor);
+            release_one(srv, r, i, bound > 0 ? HELD_OK : HELD_TIMEOUT,
+                        cursor);
             late++;
         }
-    if (late > 0) {
+    if (late > 0 && bound > 0) {
+        char why[96];
+
+        snprintf(why, sizeof(why), "the stream took nothing within "
+                 "sync_timeout_ms = %u", r->conf->sync_timeout_ms);
+        bound_lift(r, why, cursor);
+        r->lag_timeouts += late;
+    } else if (late > 0) {
         arb_log_ev(ARB_LOG_WARN, "replicate_sync_timeout", NULL,
                    "replicate: %zu acks refused as unreplicated (stream "
                    "acknowledged up to position %" PRIu64 ")", late, cursor);
@@ -153,6 +194,8 @@ drain(arb_server_t *srv, int timeouts)
     }
     if (n > 0 || late > 0)
         held_compact(r);
+    if (r->nheld == 0)
+        atomic_store(&r->holding, 0);
 }
 
 static void
@@ -174,7 +217,9 @@ timer_cb(uv_timer_t *t)
 void
 arb__repl_wake_loop(arb_repl_t *r)
 {
-    if (r->conf->mode == ARB_REPL_SYNC)
+    /* (Async acks held by max_lag: the loop's 20 ms tick drains them
+     * too, should this miss a hold that is just beginning.) */
+    if (r->conf->mode == ARB_REPL_SYNC || atomic_load(&r->holding))
         uv_async_send(&r->async);
 }
 
@@ -269,9 +314,11 @@ arb_repl_stop(arb_server_t *srv)
         return;
     arb__repl_thread_stop(r);
     /* Acks still held are answered: a clean stop has the stream's word
-     * for none of them. */
+     * for none of them (async ones held by max_lag are acks). */
     for (i = 0; i < r->nheld; i++)
-        release_one(srv, r, i, HELD_STOP, r->st.cursor);
+        release_one(srv, r, i, r->conf->mode == ARB_REPL_SYNC ? HELD_STOP
+                                                               : HELD_OK,
+                    r->st.cursor);
     r->nheld = 0;
     if (r->async_init)
         uv_close((uv_handle_t *)&r->async, free_cb);
@@ -333,6 +380,38 @@ arb_repl_sync(const arb_server_t *srv)
            && srv->repl->conf->mode == ARB_REPL_SYNC;
 }
 
+uint64_t
+arb_repl_hold_above(arb_server_t *srv)
+{
+    arb_repl_t *r = srv->repl;
+    uint64_t    cursor;
+    int         ok;
+
+    if (r == NULL || !r->thr_started)
+        return UINT64_MAX;
+    if (r->conf->mode == ARB_REPL_SYNC)
+        return 0;
+    if (r->conf->max_lag == 0)
+        return UINT64_MAX;
+    pthread_mutex_lock(&r->mu);
+    cursor = r->st.cursor;
+    ok = r->st.connected && r->st.stream_ok;
+    pthread_mutex_unlock(&r->mu);
+    if (!ok)
+        return UINT64_MAX;
+    if (r->bound_off) {
+        if (atomic_load(&r->head) > cursor + r->conf->max_lag)
+            return UINT64_MAX;
+        r->bound_off = 0;
+        arb_log_ev(ARB_LOG_INFO, "replicate_lag_bound", NULL, "replicate: "
+                   "the stream is back within max_lag = %" PRIu64 " events "
+                   "(published up to position %" PRIu64 "): acks wait for "
+                   "it again when it falls behind", r->conf->max_lag,
+                   cursor);
+    }
+    return r->nheld > 0 ? 0 : cursor + r->conf->max_lag;
+}
+
 void
 arb_repl_hold(arb_server_t *srv, arb_pending_t *p)
 {
@@ -359,6 +438,12 @@ arb_repl_hold(arb_server_t *srv, arb_pending_t *p)
     r->held[r->nheld] = p;
     r->held_t[r->nheld] = uv_now(srv->loop);
     r->nheld++;
+    if (r->conf->mode != ARB_REPL_SYNC) {
+        r->lag_holds++;
+        atomic_store(&r->holding, 1);
+        /* The cursor may have moved already: looked at again at once. */
+        uv_async_send(&r->async);
+    }
     if (!uv_is_active((uv_handle_t *)&r->timer))
         uv_timer_start(&r->timer, timer_cb, ARB_REPL_SYNC_TICK_MS,
                        ARB_REPL_SYNC_TICK_MS);
@@ -523,6 +608,8 @@ arb_repl_figures(arb_server_t *srv, arb_repl_figures_t *f)
     f->checks = s.checks;
     f->undecided = s.undecided;
     f->held = srv->repl->nheld;         /* [loop]: /metrics runs there */
+    f->lag_holds = srv->repl->lag_holds;
+    f->lag_timeouts = srv->repl->lag_timeouts;
     return 1;
 }
 
@@ -540,7 +627,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
         return;
     }
     repl_snapshot(r, &s, &lag_ms, &verified);
-    msgpack_pack_map(pk, 31);
+    msgpack_pack_map(pk, 34);
     arb_mp_pack_kv_str(pk, "mode", r->conf->mode == ARB_REPL_SYNC ? "sync"
                                                                  : "async");
     arb_mp_pack_kv_str(pk, "recorder", r->conf->recorder);
@@ -566,6 +653,9 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "undecided", s.undecided);
     arb_mp_pack_kv_uint(pk, "refused", s.refused);
     arb_mp_pack_kv_uint(pk, "held", r->nheld);
+    arb_mp_pack_kv_uint(pk, "max_lag", r->conf->max_lag);
+    arb_mp_pack_kv_uint(pk, "lag_holds", r->lag_holds);
+    arb_mp_pack_kv_uint(pk, "lag_timeouts", r->lag_timeouts);
     arb_mp_pack_kv_uint(pk, "check_asked", s.check_asked);
     arb_mp_pack_kv_uint(pk, "check_done", s.check_done);
     arb_mp_pack_kv_uint(pk, "last_matches", s.last_matches);

@@ -13,6 +13,9 @@
 # flat out the lag is mostly the queues of two saturated cores (the three
 # nodes, the recorder, the replica and the client share them); the line
 # then says "paced at N moves/s".
+# LAG_EXTRA adds lines to the recorder's [replicate] section (e.g.
+# "max_lag = 200": the stream then sets the recorder's pace; the line
+# then says "with max_lag = 200").
 # Never fails on a target.  Ports: ARB_NATS_PORT_BASE (default 16700).
 BUILD=${BUILD:-build}
 B="$BUILD/tests/bench_load"
@@ -30,7 +33,7 @@ TABLES=${LAG_TABLES:-16}
 
 # bench_load starts the daemon with --data/--listen: this wrapper adds
 # the replication.
-printf '[replicate]\nurls = %s\nrecorder = bench\n' "$URLS" > "$T/c.conf"
+printf '[replicate]\nurls = %s\nrecorder = bench\n%s\n' "$URLS" "${LAG_EXTRA:-}" > "$T/c.conf"
 printf '#!/bin/sh\nexec %s/bin/arbiterd --config %s "$@"\n' "$PWD" "$T/c.conf" > "$T/d.sh"
 chmod +x "$T/d.sh"
 
@@ -48,7 +51,7 @@ LOAD_RATE=${LAG_RATE:-} "$B" --daemon "$T/d.sh" --dir "$T" --secs "${LAG_SECS:-3
 # reached the replica once the count stops growing.
 prev=-1; n=0
 while [ "$n" != "$prev" ]; do prev=$n; sleep 1; n=$(wc -l < "$T/lags"); done
-paced=${LAG_RATE:+, paced at $LAG_RATE moves/s}
+paced=${LAG_RATE:+, paced at $LAG_RATE moves/s}${LAG_EXTRA:+, with $LAG_EXTRA}
 sort -n "$T/lags" | awk -v t="$TABLES" -v paced="$paced" '{ a[NR] = $1 }
     END { if (NR == 0) { print "replica lag: no events seen"; exit }
           printf "replica lag at %d tables%s: %d events, p50 %d ms, p99 %d ms, max %d ms\n",

@@ -180,7 +180,15 @@ test_replicate(void)
             "[replicate]: recorder (this recorder's name) is required with "
             "urls");
     REFUSED("[replicate]\nowns = A-\n", 0,
-            "[replicate]: owns, peer and mode = sync need urls");
+            "[replicate]: owns, peer, mode = sync and max_lag need urls");
+    REFUSED("[replicate]\nmax_lag = 100\n", 0,
+            "[replicate]: owns, peer, mode = sync and max_lag need urls");
+    REFUSED("[replicate]\nurls = nats://a:1\nrecorder = r\nmode = sync\n"
+            "max_lag = 100\n", 0,
+            "[replicate]: max_lag bounds mode = async (in sync mode every "
+            "ack waits for the stream)");
+    REFUSED("[replicate]\nmax_lag = 100000001\n", 0,
+            "line 2: max_lag must be a number from 0 to 100000000");
     REFUSED("[replicate]\nmode = fast\n", 0,
             "line 2: mode is async or sync");
     REFUSED("[replicate]\nrecorder = a.b\n", 0,
@@ -191,6 +199,11 @@ test_replicate(void)
     CHECK_INT(load("[replicate]\nurls = nats://a:1\nrecorder = r\n"
                    "check_read = 0\n", 0, &c, msg, sizeof(msg)), 0);
     CHECK_INT(c.repl.check_read, 0);
+    CHECK_INT(c.repl.max_lag, 0);               /* the default: unbounded */
+    arb_config_free(&c);
+    CHECK_INT(load("[replicate]\nurls = nats://a:1\nrecorder = r\n"
+                   "max_lag = 5000\n", 0, &c, msg, sizeof(msg)), 0);
+    CHECK_INT(c.repl.max_lag, 5000);
     arb_config_free(&c);
     REFUSED("[replicate]\ncheck_read = -5\n", 0,
             "line 2: check_read must be a number from 0 to 100000000");

@@ -36,6 +36,9 @@
  *      cases set it to 0): a copy plus a hole in an idle match is healed
  *      without a pass asked for.
  *      6f: a pass that repaired nothing is not followed by a resync.
+ *      6g: async mode with max_lag: an ack waits while the stream is
+ *      more than max_lag events behind, and its timeout lifts the bound
+ *      until the stream is back within it.
  *   7. A 3-node cluster (tests/cluster/nats.sh, ports from
  *      ARB_NATS_CLUSTER_BASE, default 14600): a new recorder creates the
  *      stream R3; kill -9 of the stream leader and of the recorder under
@@ -46,8 +49,8 @@
  * Port: one the server picks (kept across its restarts), or
  * ARB_NATS_PORT_BASE.  ARB_REPL_ONLY=cluster runs case 7 alone, and
  * ARB_REPL_ONLY=load case 1, ARB_REPL_ONLY=gaps case 6b, ARB_REPL_ONLY=busy
- * cases 6c and 6d, ARB_REPL_ONLY=turn cases 6e and 6f (to repeat
- * them).
+ * cases 6c and 6d, ARB_REPL_ONLY=turn cases 6e and 6f, ARB_REPL_ONLY=lag
+ * case 6g (to repeat them).
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -2453,6 +2456,138 @@ why_stream(arb_stream_t *st, const char *what, const char *match)
 }
 
 /*
+ * 6g: async mode with max_lag: an ack waits while the stream is more
+ * than max_lag events behind it, and is answered as an ack (never
+ * "unreplicated") when the cursor moves or sync_timeout_ms passes; the
+ * timeout lifts the bound until the stream is back within it.  The
+ * stream stops taking events while its server is stopped (SIGSTOP: the
+ * connection stays up, no PubAck comes).
+ */
+#define LAG_BOUND 5
+
+/* Notes cids prefix/0..n-1 on match m; 0 when each was acked. */
+static int
+lag_notes(const char *m, const char *prefix, int n)
+{
+    char code[64], cid[64];
+    int  i;
+
+    for (i = 0; i < n; i++) {
+        snprintf(cid, sizeof(cid), "%s/%d", prefix, i);
+        if (note_cid(m, cid, code, sizeof(code)) != 0 || code[0] != '\0')
+            return -1;
+    }
+    return 0;
+}
+
+/* Until the stream holds every event (lag_events 0), at most ms. */
+static int
+lag_zero(unsigned ms)
+{
+    unsigned waited;
+
+    for (waited = 0; repl_stat("lag_events") != 0; waited += 50) {
+        if (waited >= ms)
+            return -1;
+        sleep_ms(50);
+    }
+    return 0;
+}
+
+static void
+test_lag_bound(arb_stream_t *st)
+{
+    char     code[64];
+    uint64_t t0, took, holds;
+    pid_t    waker;
+    sv_t     sv;
+
+    load_stop(SIGTERM, 10000);
+    CHECK_INT(load_fresh_dir(), 0);
+    /* PubAcks may take the whole case (timeout_ms): the stream stays
+     * "there" while stopped, and only the bound's timeout acts. */
+    CHECK_INT(write_config("max_lag = 5\nsync_timeout_ms = 1500\n"
+                           "timeout_ms = 30000\n"), 0);
+    CHECK_INT(daemon_up(), 0);
+    CHECK_INT(verified(30000), 0);
+    CHECK(repl_stat("max_lag") == LAG_BOUND);
+    CHECK_INT(open_judged("c12-lag", code, sizeof(code), NULL), 0);
+    CHECK_STR(code, "");
+    CHECK_INT(lag_notes("c12-lag", "free", 20), 0);
+    CHECK_INT(lag_zero(10000), 0);
+    /* (The pass at start may have held a few acks for the bound while
+     * the notes came faster than it let the stream take them.) */
+    holds = repl_stat("lag_holds");
+    CHECK(holds != UINT64_MAX);
+
+    /* The stream takes nothing: max_lag acks go at once, the next one
+     * waits out sync_timeout_ms and is an ack all the same. */
+    kill(nats_pid, SIGSTOP);
+    CHECK_INT(lag_notes("c12-lag", "stopped", LAG_BOUND), 0);
+    CHECK(repl_stat("lag_holds") == holds);    /* within the bound */
+    CHECK(repl_stat("lag_events") == LAG_BOUND);
+    t0 = mono_ms();
+    CHECK_INT(note_cid("c12-lag", "held/0", code, sizeof(code)), 0);
+    took = mono_ms() - t0;
+    CHECK_STR(code, "");
+    if (took < 1400)
+        printf("why: the ack past max_lag took %llu ms, not 1500\n",
+               (unsigned long long)took);
+    CHECK(took >= 1400);
+    CHECK(repl_stat("lag_holds") == holds + 1);
+    CHECK(repl_stat("lag_timeouts") == 1);
+    /* Lifted: the next acks do not wait, the lag grows past the bound. */
+    CHECK_INT(lag_notes("c12-lag", "lifted", 3), 0);
+    CHECK(repl_stat("lag_holds") == holds + 1);
+    CHECK(repl_stat("lag_events") == LAG_BOUND + 4);
+    kill(nats_pid, SIGCONT);
+    CHECK_INT(lag_zero(35000), 0);
+
+    /* Back within it: the bound holds again, and an ack waiting for it
+     * leaves as soon as the stream takes events again, before its
+     * timeout. */
+    CHECK_INT(lag_notes("c12-lag", "again", 1), 0);  /* bound restored */
+    CHECK_INT(lag_zero(10000), 0);
+    kill(nats_pid, SIGSTOP);
+    CHECK_INT(lag_notes("c12-lag", "stopped2", LAG_BOUND), 0);
+    holds = repl_stat("lag_holds");
+    waker = fork();
+    if (waker == 0) {
+        sleep_ms(400);
+        kill(nats_pid, SIGCONT);
+        _exit(0);
+    }
+    t0 = mono_ms();
+    CHECK_INT(note_cid("c12-lag", "held/1", code, sizeof(code)), 0);
+    took = mono_ms() - t0;
+    CHECK_STR(code, "");
+    if (waker > 0)
+        waitpid(waker, NULL, 0);
+    else
+        kill(nats_pid, SIGCONT);
+    if (took < 300 || took >= 1400)
+        printf("why: the ack waited %llu ms for the stream resumed after "
+               "400 ms\n", (unsigned long long)took);
+    CHECK(took >= 300 && took < 1400);
+    CHECK(repl_stat("lag_holds") == holds + 1);
+    CHECK(repl_stat("lag_timeouts") == 1);
+    CHECK_INT(lag_zero(30000), 0);
+    CHECK_INT(caught_up(st, 30000), 0);
+    {
+        static char page[64 * 1024];
+
+        CHECK_INT(http_get(http_port, "/metrics", load_token, page,
+                           sizeof(page)), 200);
+        CHECK(metric(page, "arbiter_replication_lag_holds_total")
+              == (double)repl_stat("lag_holds"));
+        CHECK(metric(page, "arbiter_replication_lag_timeouts_total") == 1);
+        CHECK(metric(page, "arbiter_replication_held") == 0);
+    }
+    load_stop(SIGTERM, 10000);
+    CHECK_INT(stream_vs_store(st, &sv), 0);
+}
+
+/*
  * A stale leader, forced: node `stale` is stopped while the recorder
  * writes (the other two hold those events), the other two are then lost
  * with their disks (kill -9, store wiped), and the stale node comes back
@@ -2731,6 +2866,9 @@ main(void)
                && strcmp(getenv("ARB_REPL_ONLY"), "turn") == 0) {
         test_turn(st);
         test_clean_passes();
+    } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
+               && strcmp(getenv("ARB_REPL_ONLY"), "lag") == 0) {
+        test_lag_bound(st);
     } else if (st != NULL) {
         test_load(&st, cl);
         test_walk_mark(st);
@@ -2754,6 +2892,7 @@ main(void)
         test_busy_pass();
         test_turn(st);
         test_clean_passes();
+        test_lag_bound(st);
         test_listing_pass(st);
         arb_stream_close(st);
         st = NULL;
