@@ -397,8 +397,12 @@ arb_repl_hold_above(arb_server_t *srv)
     cursor = r->st.cursor;
     ok = r->st.connected && r->st.stream_ok;
     pthread_mutex_unlock(&r->mu);
-    if (!ok)
+    if (!ok) {
+        /* Lifted until the stream has taken what piled up meanwhile: a
+         * reconnect must not stall the acks for the backlog. */
+        bound_lift(r, "the stream is unreachable", cursor);
         return UINT64_MAX;
+    }
     if (r->bound_off) {
         if (atomic_load(&r->head) > cursor + r->conf->max_lag)
             return UINT64_MAX;
