@@ -129,35 +129,72 @@ bound_lift(arb_repl_t *r, const char *why, uint64_t cursor)
                " events", why, cursor, r->conf->max_lag);
 }
 
+/* Async mode with max_lag: answers (as acks, fenced or not) the held
+ * acks the stream is now within max_lag of, in log order; every one once
+ * the bound is lifted: the stream unreachable, or (with timeouts) one
+ * held for sync_timeout_ms. */
+static void
+drain_bound(arb_server_t *srv, int timeouts)
+{
+    arb_repl_t *r = srv->repl;
+    uint64_t    cursor, now = uv_now(srv->loop);
+    size_t      i, n, late = 0;
+    int         gone;
+
+    pthread_mutex_lock(&r->mu);
+    cursor = r->st.cursor;
+    gone = !r->st.connected || !r->st.stream_ok;
+    pthread_mutex_unlock(&r->mu);
+    if (gone)
+        bound_lift(r, "the stream is unreachable", cursor);
+    for (i = 0; timeouts && i < r->nheld; i++)
+        late += now - r->held_t[i] >= r->conf->sync_timeout_ms;
+    if (late > 0) {
+        char why[96];
+
+        snprintf(why, sizeof(why), "the stream took nothing within "
+                 "sync_timeout_ms = %u", r->conf->sync_timeout_ms);
+        bound_lift(r, why, cursor);
+        r->lag_timeouts += late;
+    }
+    /* Held in log order (no retry is held in async mode): the first one
+     * still past the bound keeps the rest. */
+    for (n = 0; n < r->nheld; n++) {
+        if (!r->bound_off
+            && r->held[n]->ack_pos > cursor + r->conf->max_lag)
+            break;
+        release_one(srv, r, n, HELD_OK, cursor);
+    }
+    if (n > 0)
+        held_compact(r);
+    if (r->nheld == 0)
+        atomic_store(&r->holding, 0);
+}
+
 /* Answers every held ack the cursor has passed (they are held in log
- * order, but a retry joins at the end with an older position), in async
- * mode every one within max_lag of it (every one, when the stream is
- * gone); with timeouts, also those held for sync_timeout_ms. */
+ * order, but a retry joins at the end with an older position); with
+ * timeouts, also those held for sync_timeout_ms. */
 static void
 drain(arb_server_t *srv, int timeouts)
 {
     arb_repl_t *r = srv->repl;
     uint64_t    cursor, now = uv_now(srv->loop);
-    uint64_t    bound = r->conf->mode == ARB_REPL_SYNC ? 0 : r->conf->max_lag;
     size_t      i, n = 0, late = 0;
     char       *refused;
-    int         gone = 0;
 
     if (r->nheld == 0)
         return;
+    if (r->conf->mode != ARB_REPL_SYNC) {
+        drain_bound(srv, timeouts);
+        return;
+    }
     refused = calloc(r->nheld, 1);
     pthread_mutex_lock(&r->mu);
     cursor = r->st.cursor;
-    if (bound > 0)
-        gone = !r->st.connected || !r->st.stream_ok;
     for (i = 0; refused != NULL && i < r->nheld; i++)
-        if (bound > 0 && (gone || r->held[i]->ack_pos <= cursor + bound))
-            refused[i] = 1;     /* async: an ack, fenced or not */
-        else if (bound == 0 && r->held[i]->ack_pos <= cursor)
+        if (r->held[i]->ack_pos <= cursor)
             refused[i] = (char)(1 + held_refused_locked(r, r->held[i]));
     pthread_mutex_unlock(&r->mu);
-    if (gone)
-        bound_lift(r, "the stream is unreachable", cursor);
     if (refused == NULL) {
         /* Out of memory: the acks wait for the next drain, or their
          * timeout. */
@@ -173,18 +210,10 @@ drain(arb_server_t *srv, int timeouts)
     for (i = 0; timeouts && i < r->nheld; i++)
         if (r->held[i] != NULL
             && now - r->held_t[i] >= r->conf->sync_timeout_ms) {
-            release_one(srv, r, i, bound > 0 ? HELD_OK : HELD_TIMEOUT,
-                        cursor);
+            release_one(srv, r, i, HELD_TIMEOUT, cursor);
             late++;
         }
-    if (late > 0 && bound > 0) {
-        char why[96];
-
-        snprintf(why, sizeof(why), "the stream took nothing within "
-                 "sync_timeout_ms = %u", r->conf->sync_timeout_ms);
-        bound_lift(r, why, cursor);
-        r->lag_timeouts += late;
-    } else if (late > 0) {
+    if (late > 0) {
         arb_log_ev(ARB_LOG_WARN, "replicate_sync_timeout", NULL,
                    "replicate: %zu acks refused as unreplicated (stream "
                    "acknowledged up to position %" PRIu64 ")", late, cursor);
@@ -194,8 +223,6 @@ drain(arb_server_t *srv, int timeouts)
     }
     if (n > 0 || late > 0)
         held_compact(r);
-    if (r->nheld == 0)
-        atomic_store(&r->holding, 0);
 }
 
 static void
@@ -393,6 +420,8 @@ arb_repl_hold_above(arb_server_t *srv)
         return 0;
     if (r->conf->max_lag == 0)
         return UINT64_MAX;
+    if (r->nheld > 0)
+        return 0;       /* behind those held: acks leave in order */
     pthread_mutex_lock(&r->mu);
     cursor = r->st.cursor;
     ok = r->st.connected && r->st.stream_ok;
@@ -413,7 +442,7 @@ arb_repl_hold_above(arb_server_t *srv)
                    "it again when it falls behind", r->conf->max_lag,
                    cursor);
     }
-    return r->nheld > 0 ? 0 : cursor + r->conf->max_lag;
+    return cursor + r->conf->max_lag;
 }
 
 void
