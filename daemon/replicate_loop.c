@@ -19,8 +19,9 @@
  * pace, and at most max_lag acknowledged events are missing from it.
  * This is back-pressure, not a promise: an ack is never refused for it.
  * A stream that is unreachable, or takes nothing for sync_timeout_ms,
- * lifts the bound (the ack is answered as usual, logged once) until it
- * is back within max_lag, so an outage costs a venue one wait at most.
+ * lifts the bound (logged once): every held ack is answered then, in log
+ * order, and none waits until the stream is back within max_lag, so an
+ * outage costs a venue one wait at most.
  */
 #include <inttypes.h>
 #include <stdio.h>
