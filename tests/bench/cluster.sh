@@ -1,9 +1,10 @@
 #!/bin/sh
 # make bench-cluster: arbiterd against a 3-node JetStream cluster on
-# loopback, in the same run: local only (no [replicate]), async and sync
+# loopback, in the same run: local only (no [replicate]), async, async
+# with max_lag = BOUND_LAG (default 2000; "bounded") and sync
 # replication, each at 16 and 256 tables (bench_load: one connection per
 # table, one move at a time), with the replication lag a stream reader
-# sees (bench_lag) during the async and sync runs, per table count and
+# sees (bench_lag) during the replicating runs, per table count and
 # with any backlog the stream delivers after the load; a bare synchronous
 # R3 publish (bench_pub) just before the sync run, its floor; then a read
 # replica's lag (replica_lag.sh, its own cluster) at 16 tables flat out,
@@ -15,7 +16,7 @@
 # (appends/s and p99 ack) at 16 and 256 tables.
 # docs/SCALE.md keeps the figures.  Never fails on a target.
 #   LOAD_SECS=3 (per table count)  LAG_RATE=2000, LAG_RATE256=8000 (the
-#   paced replica runs)
+#   paced replica runs)  BOUND_LAG=2000 (the bounded run's max_lag)
 #   ARB_NATS_PORT_BASE=14400 (this cluster; the replica's gets BASE+100)
 #   BENCH_NODES=3 (1: one JetStream node, streams R1: what the recorder's
 #   replication costs it, apart from what a 3-node cluster sharing the
@@ -38,12 +39,15 @@ NODES=${BENCH_NODES:-3}
 nats_up "$NATS_DIR" "$NODES" "${ARB_NATS_PORT_BASE:-14400}" || exit 1
 URLS=$(nats_urls "$NATS_DIR")
 echo "cluster: $NODES nodes at $URLS"
-for mode in local async sync; do
+for mode in local async bounded sync; do
     conf=$T/$mode.conf
     : > "$conf"
+    # bounded: async with max_lag = BOUND_LAG (default 2000)
+    m=$mode bound=
+    [ "$mode" = bounded ] && m=async bound="max_lag = ${BOUND_LAG:-2000}"
     if [ "$mode" != local ]; then
-        printf '[replicate]\nurls = %s\nrecorder = bench-%s\nmode = %s\n' \
-            "$URLS" "$mode" "$mode" > "$conf"
+        printf '[replicate]\nurls = %s\nrecorder = bench-%s\nmode = %s\n%s\n' \
+            "$URLS" "$mode" "$m" "$bound" > "$conf"
     fi
     mkdir -p "$T/$mode"
     if [ "$mode" = sync ]; then
@@ -141,6 +145,14 @@ for t in 16 256; do
         printf "target async within 10%% of local at %d tables, p99 ack: %.1f ms vs %.1f ms (%.0f%%) %s\n",
             t, $5 / 1000, $2 / 1000, 100 * $5 / $2, ok ? "PASS" : "MISSED";
         printf "  daemon CPU per event at %d tables: async %s us, local %s us\n", t, $6, $3 }'
+done
+# What the bound costs and buys (no target): beside async's figures.
+for t in 16 256; do
+    l=$(awk -v t=$t '$1 == t && $2 ~ /^[0-9]+$/ { print $2, $5 }' "$T/local.out")
+    b=$(awk -v t=$t '$1 == t && $2 ~ /^[0-9]+$/ { print $2, $5 }' "$T/bounded.out")
+    [ -n "$l" ] && [ -n "$b" ] && echo "$l $b" | awk -v t=$t -v m="${BOUND_LAG:-2000}" '{
+        printf "async with max_lag = %d at %d tables: %d appends/s (%.0f%% of local), p99 ack %.1f ms\n",
+            m, t, $3, 100 * $3 / $1, $4 / 1000 }'
 done
 [ -n "$pub" ] && echo "floor: bare R$NODES publish p99 $(awk -v p="$pub" 'BEGIN { printf "%.1f", p / 1000 }') ms"
 exit 0
