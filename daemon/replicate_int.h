@@ -255,7 +255,7 @@ struct arb_repl {
     int                async_init;
     uv_timer_t         timer;       /* [loop] sync timeouts */
     int                timer_init;
-    struct arb_pending **held;      /* [loop] sync acks waiting */
+    struct arb_pending **held;      /* [loop] acks waiting (sync, max_lag) */
     size_t             nheld, capheld;
     uint64_t          *held_t;      /* [loop] uv_now at hold */
     /* async mode with max_lag: [loop] the bound lifted by a timeout
