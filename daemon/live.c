@@ -401,6 +401,51 @@ arb_live_committed(arb_server_t *srv, const char *id,
     return info->last_seq;
 }
 
+typedef struct advance {
+    arb_live_t *l;
+    uint64_t    next;       /* the seq expected next */
+    int         rc;
+} advance_t;
+
+static int
+on_advance(void *ud, uint64_t seq, int64_t t,
+           const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+           size_t len)
+{
+    advance_t    *x = ud;
+    arb_event_t   ev;
+    arb_verdict_t v;
+
+    (void)t, (void)hash;
+    if (seq != x->next++ || arb_event_decode(&ev, bytes, len, NULL) != 0)
+        return x->rc = -1;
+    /* A ruling rebuilds the state from the moves, which a lean match no
+     * longer holds. */
+    if (ev.kind == ARB_EV_OPEN || ev.kind == ARB_EV_VOID
+        || ev.kind == ARB_EV_AMEND || ev.kind == ARB_EV_STANDS
+        || arb_match_apply(x->l->m, &ev, &v) != 0)
+        x->rc = -1;
+    else if (ev.client_id != NULL)
+        arb_live_cid_add(x->l, ev.client_id);
+    arb_event_clear(&ev);
+    return x->rc;
+}
+
+int
+arb_live_advance(arb_server_t *srv, arb_live_t *l, uint64_t from)
+{
+    advance_t x = { l, from + 1, 0 };
+
+    if (!l->exists || l->m == NULL || !arb_match_is_lean(l->m)
+        || l->ninflight > 0 || from >= l->committed)
+        return from == l->committed && l->m != NULL ? 0 : -1;
+    if (arb_store_events(srv->store, l->id, from + 1, l->committed,
+                         on_advance, &x, NULL) != 0
+        || x.rc != 0 || x.next != l->committed + 1)
+        return -1;
+    return 0;
+}
+
 typedef struct one_ev {
     arb_event_t *ev;
     int          rc;

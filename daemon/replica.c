@@ -59,6 +59,10 @@ typedef struct arb_replica {
     int                  connected;
     uint64_t             problems, foreign, reconnects;
     uint64_t             stream_last;   /* stream sequence last read */
+    /* [loop] matches held in memory (watched or read): events applied
+     * to them, and whole replays (a ruling among the new events, or a
+     * match the store did not hold yet when it was first watched) */
+    uint64_t             advanced, reloaded;
     int64_t              last_msg_ns;   /* its server timestamp */
 } arb_replica_t;
 
@@ -333,17 +337,29 @@ on_async(uv_async_t *a)
         srv->order_pos = x.last;
     for (i = 0; i < x.n; i++) {
         arb_live_t *l = arb_live_peek(srv, x.ids[i]);
+        uint64_t    was;
+        int         existed;
 
         if (l == NULL || arb_store_match(srv->store, x.ids[i], &info,
                                          NULL) != 0)
             continue;
-        /* The match held in memory moves to the new head (replayed from
-         * the store: the one replay, as after a refused batch). */
+        /* The match held in memory (watched or read) moves to the new
+         * head: its new events applied, or, where that cannot be (a
+         * ruling), replayed from the store.  Until 2026-12-04 it was
+         * always replayed whole, at every commit of the replica: the
+         * cost of a watched match grew with its length. */
+        was = l->committed;
+        existed = l->exists;
         l->committed = info.last_seq;
         l->exists = 1;
         l->closed = info.closed;
         memcpy(l->head, info.head, ARB_HASH_LEN);
-        arb_live_reset(srv, l);
+        if (existed && arb_live_advance(srv, l, was) == 0) {
+            r->advanced += info.last_seq - was;
+        } else {
+            r->reloaded++;
+            arb_live_reset(srv, l);
+        }
         arb_sub_appended(srv, l);
     }
     arb_sub_appended(srv, NULL);
@@ -489,6 +505,8 @@ arb_replica_figures(arb_server_t *srv, arb_replica_figures_t *f)
     f->deals = ms.deals;
     f->chain_only = ms.chain_only;
     f->ruled = ms.ruled;
+    f->advanced = r->advanced;          /* [loop]: the callers run there */
+    f->reloaded = r->reloaded;
     return 1;
 }
 
@@ -502,7 +520,7 @@ arb_replica_stats_pack(arb_server_t *srv, msgpack_packer *pk)
         msgpack_pack_nil(pk);
         return;
     }
-    msgpack_pack_map(pk, 10);
+    msgpack_pack_map(pk, 12);
     arb_mp_pack_kv_bool(pk, "connected", f.connected);
     arb_mp_pack_kv_uint(pk, "stream_seq", f.stream_seq);
     arb_mp_pack_kv_uint(pk, "appended", f.appended);
@@ -513,4 +531,6 @@ arb_replica_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "chain_only", f.chain_only);
     arb_mp_pack_kv_uint(pk, "ruled", f.ruled);
     arb_mp_pack_kv_uint(pk, "reconnects", f.reconnects);
+    arb_mp_pack_kv_uint(pk, "advanced", f.advanced);
+    arb_mp_pack_kv_uint(pk, "reloaded", f.reloaded);
 }

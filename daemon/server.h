@@ -382,6 +382,12 @@ void arb_live_free_all(arb_server_t *srv);
 /* Drops speculative state after a failed batch: back to the committed
  * state, or forgotten when nothing of it was committed. */
 void arb_live_reset(arb_server_t *srv, arb_live_t *l);
+/* A read replica's appends: moves l's lean rule state and client-id
+ * filter on from seq `from` (exclusive; l->committed already the store's
+ * last seq) by applying only the new events.  0, or -1 when it cannot (a
+ * ruling among them, not lean, an event that does not decode or apply):
+ * then the caller replays it whole (arb_live_reset). */
+int  arb_live_advance(arb_server_t *srv, arb_live_t *l, uint64_t from);
 /* Frees a closed match's entry once nothing refers to it (no append in
  * flight, no subscriber); it is reloaded from the store when needed.
  * Otherwise does nothing.  l must not be used after the call. */

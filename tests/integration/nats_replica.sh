@@ -87,6 +87,39 @@ check "metrics: replica reconnects = stats" "$(rstat reconnects)" \
 check "metrics: no recorder's replication figures on a replica" 0 \
     "$(printf '%s\n' "$metrics" | grep -c '^arbiter_replication_')"
 
+# A match watched on the replica is held in memory there: its new events
+# are applied to it, not replayed from its first (until 2026-12-04 every
+# commit of the replica replayed it whole); a ruling, which rebuilds the
+# state from the moves, is replayed whole.  The state stays the primary's.
+play east E.3 6
+caught_up E.3 east
+$A watch --server "unix:$T/rep.sock" --token "$(tok rep)" --match E.3 \
+    --json > "$T/watch3" 2>&1 &
+pids="$pids $!"
+# the subscription in place: the all-matches one and this one
+subs() { on rep stats | awk '$1 == "subscribers" { print $2 }'; }
+i=0
+while [ "$(subs)" -lt 2 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+adv0=$(rstat advanced); rel0=$(rstat reloaded)
+play east E.3 10 6
+caught_up E.3 east
+check "watched match: its 4 new events applied" $((adv0 + 4)) \
+    "$(rstat advanced)"
+check "watched match: not replayed whole" "$rel0" "$(rstat reloaded)"
+on east rule --match E.3 void 10 --reason "replica test" > /dev/null
+caught_up E.3 east
+check "watched match: a ruling replays it whole" $((rel0 + 1)) \
+    "$(rstat reloaded)"
+check "watched match: nothing applied past the ruling" $((adv0 + 4)) \
+    "$(rstat advanced)"
+same_every_seq E.3 east 11
+i=0
+while [ "$(wc -l < "$T/watch3")" -lt 5 ] && [ $i -lt 50 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+check "watched match: every event pushed" 5 \
+    "$(wc -l < "$T/watch3" | tr -d ' ')"
+
 # Writes go to the primary.
 err=$(on rep move --match E.1 place bob 5N 2>&1 >/dev/null); rc=$?
 check "write to the replica refused" 1 $([ $rc -ne 0 ] && echo 1)
