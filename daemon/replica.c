@@ -359,8 +359,12 @@ on_async(uv_async_t *a)
         } else {
             r->reloaded++;
             arb_live_reset(srv, l);
+            /* (A replay that fails, on an unreadable store, frees l and
+             * closes its subscribers.) */
+            l = arb_live_peek(srv, x.ids[i]);
         }
-        arb_sub_appended(srv, l);
+        if (l != NULL)
+            arb_sub_appended(srv, l);
     }
     arb_sub_appended(srv, NULL);
     free(x.ids);
