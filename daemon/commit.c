@@ -412,7 +412,7 @@ batch_durable(arb_server_t *srv, arb_pending_t **v, arb_append_t *ap,
      * (replicate_loop.c releases them, and the closed matches).  The
      * whole batch, in order: a group's members point at its head. */
     above = arb_repl_hold_above(srv);
-    for (i = 0; i < n && !hold; i++)
+    for (i = 0; above != UINT64_MAX && i < n && !hold; i++)
         hold = v[i]->ack_pos > above;
     for (i = 0; i < n; i++) {
         arb_live_t *l = v[i]->live;

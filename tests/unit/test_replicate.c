@@ -523,20 +523,27 @@ repl_stat(const char *key)
     return v;
 }
 
+/* Waits (up to ms) until stats.replication.KEY is want.  0 or -1. */
+static int
+repl_wait(const char *key, uint64_t want, unsigned ms)
+{
+    unsigned waited;
+
+    for (waited = 0; repl_stat(key) != want; waited += 50) {
+        if (waited >= ms)
+            return -1;
+        sleep_ms(50);
+    }
+    return 0;
+}
+
 /* Waits (up to ms) for the recorder's look at start: until it has
  * compared its log with the stream every write is answered `unverified`,
  * and a load client ends its round at the first such answer.  0 or -1. */
 static int
 verified(unsigned ms)
 {
-    unsigned waited;
-
-    for (waited = 0; repl_stat("verified") != 1; waited += 100) {
-        if (waited >= ms)
-            return -1;
-        sleep_ms(100);
-    }
-    return 0;
+    return repl_wait("verified", 1, ms);
 }
 
 static int
@@ -2484,14 +2491,7 @@ lag_notes(const char *m, const char *prefix, int n)
 static int
 lag_zero(unsigned ms)
 {
-    unsigned waited;
-
-    for (waited = 0; repl_stat("lag_events") != 0; waited += 50) {
-        if (waited >= ms)
-            return -1;
-        sleep_ms(50);
-    }
-    return 0;
+    return repl_wait("lag_events", 0, ms);
 }
 
 /* 1 when the daemon's log holds s. */
