@@ -15,6 +15,7 @@
  * whole stream again costs a restart time proportional to the stream; the
  * store's own heads are the cursor, nothing is kept on the server.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include "core/mp.h"
 #include "daemon/log.h"
 #include "daemon/replica.h"
+#include "daemon/replica_pos.h"
 #include "daemon/server.h"
 #include "proto/stream.h"
 #include "proto/stream_mirror.h"
@@ -64,6 +66,16 @@ typedef struct arb_replica {
      * match the store did not hold yet when it was first watched) */
     uint64_t             advanced, reloaded;
     int64_t              last_msg_ns;   /* its server timestamp */
+    uint64_t             resumed_at;    /* where this start's read began */
+    /* [follower] DATA/replica.pos: as loaded (used once, at the first
+     * read), and as last saved */
+    char                *pos_path;
+    arb_replica_pos_t    saved;
+    int                  has_saved;
+    arb_replica_pos_t    pos;
+    int64_t              pos_ms;        /* when saved */
+    uint64_t             store_pos0;    /* the store's log position at
+                                           start */
 } arb_replica_t;
 
 void
@@ -155,6 +167,97 @@ nap(arb_replica_t *r)
         usleep(100000);
 }
 
+/* Where to read the stream from at the reader's (re)start: on the first
+ * one the position saved by the last life, when it holds (else 1, said
+ * in the log); later where this life's reading stopped, unless the
+ * stream was created again meanwhile.  0 or the stream's error code. */
+static int
+read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
+          uint64_t *from, arb_buf_t *why)
+{
+    arb_stream_state_t ss;
+    arb_buf_t          whynot = ARB_BUF_INIT;
+    int64_t            lt = 0;
+    int                rc;
+
+    rc = arb_stream_state(st, &ss, why);
+    if (rc != 0)
+        return rc;
+    if (r->has_saved) {
+        if (strcmp(r->saved.stream, st->name) == 0
+            && r->saved.created_ns == ss.created_ns) {
+            rc = arb_stream_msg_time(st, r->saved.last, &lt, why);
+            if (rc != 0 && rc != ARB_ENOTFOUND)
+                return rc;
+        }
+        if (arb_replica_pos_holds(&r->saved, r->store_pos0, st->name,
+                                  ss.created_ns, lt, &whynot)) {
+            *from = r->saved.from;
+            arb_log_ev(ARB_LOG_INFO, "replica_resume", NULL, "replica: "
+                       "resuming stream %s at sequence %" PRIu64 " (%"
+                       PRIu64 " read before this start)", st->name, *from,
+                       r->saved.last);
+        } else {
+            arb_log_ev(ARB_LOG_WARN, "replica_resume", NULL, "replica: "
+                       "reading stream %s from its first message: %s",
+                       st->name, arb_buf_cstr(&whynot));
+        }
+        r->has_saved = 0;
+    } else if (*created != 0 && *created != ss.created_ns) {
+        arb_log_ev(ARB_LOG_WARN, "replica_resume", NULL, "replica: stream "
+                   "%s was created again: reading it from its first "
+                   "message", st->name);
+        *from = 1;
+    }
+    if (*created == 0) {
+        pthread_mutex_lock(&r->mu);
+        r->resumed_at = *from;
+        pthread_mutex_unlock(&r->mu);
+    }
+    *created = ss.created_ns;
+    arb_buf_free(&whynot);
+    return 0;
+}
+
+/* After a commit, under mu: what DATA/replica.pos would say now (0 when
+ * nothing worth saving, or it says that already). */
+static int
+pos_now(arb_replica_t *r, const arb_stream_t *st, int64_t created,
+        arb_replica_pos_t *out)
+{
+    if (r->stream_last == 0 || r->last_msg_ns == 0 || created == 0)
+        return 0;
+    memset(out, 0, sizeof(*out));
+    snprintf(out->stream, sizeof(out->stream), "%s", st->name);
+    out->created_ns = created;
+    out->last = r->stream_last;
+    out->last_ns = r->last_msg_ns;
+    out->from = arb_mirror_resume_seq(r->mir);
+    out->store_pos = r->appended_pos;
+    return memcmp(out, &r->pos, sizeof(*out)) != 0;
+}
+
+/* Saves p, at most once a second unless forced (a stop).  A failure is
+ * logged once a minute, never fatal: the next start reads more. */
+static void
+pos_save(arb_replica_t *r, const arb_replica_pos_t *p, int force)
+{
+    static int64_t said_ms;
+    int64_t        now = arb_clock_ms();
+
+    if (!force && now - r->pos_ms < 1000)
+        return;
+    r->pos_ms = now;
+    if (arb_replica_pos_save(r->pos_path, p) == 0) {
+        r->pos = *p;
+    } else if (now - said_ms >= 60000) {
+        said_ms = now;
+        arb_log_ev(ARB_LOG_WARN, "replica_resume", NULL, "replica: cannot "
+                   "save %s: %s; a restart will read more of the stream",
+                   r->pos_path, strerror(errno));
+    }
+}
+
 static void *
 follow(void *arg)
 {
@@ -164,9 +267,10 @@ follow(void *arg)
     natsOptions         *opts = NULL;
     arb_stream_msg_t     msg;
     arb_buf_t            why = ARB_BUF_INIT;
+    arb_replica_pos_t    pos;
     uint64_t             from = 1;
-    int64_t              dirty_since = 0;
-    int                  rc, dirty = 0, said = 0;
+    int64_t              dirty_since = 0, created = 0;
+    int                  rc, dirty = 0, said = 0, save;
 
     while (!stopping(r)) {
         if (st == NULL) {
@@ -184,7 +288,9 @@ follow(void *arg)
             }
         }
         if (rd == NULL) {
-            rc = arb_stream_reader_open(&rd, st, NULL, from, &why);
+            rc = read_from(r, st, &created, &from, &why);
+            if (rc == 0)
+                rc = arb_stream_reader_open(&rd, st, NULL, from, &why);
             if (rc != 0) {
                 if (!said++)
                     arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: "
@@ -210,9 +316,12 @@ follow(void *arg)
                 rc = arb_mirror_flush(r->mir, &why);
                 /* An open kept for its deal: flushed again soon. */
                 dirty = arb_mirror_held(r->mir) > 0;
+                save = rc == 0 && pos_now(r, st, created, &pos);
                 pthread_mutex_unlock(&r->mu);
                 if (rc != 0)
                     goto failed;
+                if (save)
+                    pos_save(r, &pos, 0);
             }
             continue;
         }
@@ -245,22 +354,27 @@ follow(void *arg)
         if (!dirty)
             dirty_since = arb_clock_ms();
         dirty = 1;
+        save = 0;
         if (rc == 0 && arb_clock_ms() - dirty_since >= FLUSH_MS) {
             rc = arb_mirror_flush(r->mir, &why);
             dirty = arb_mirror_held(r->mir) > 0;
             dirty_since = arb_clock_ms();
+            save = rc == 0 && pos_now(r, st, created, &pos);
         }
         pthread_mutex_unlock(&r->mu);
         if (rc != 0)
             goto failed;
+        if (save)
+            pos_save(r, &pos, 0);
     }
-    if (dirty) {
-        pthread_mutex_lock(&r->mu);
-        rc = arb_mirror_flush(r->mir, &why);
-        pthread_mutex_unlock(&r->mu);
-        if (rc != 0)
-            goto failed;
-    }
+    pthread_mutex_lock(&r->mu);
+    rc = dirty ? arb_mirror_flush(r->mir, &why) : 0;
+    save = rc == 0 && st != NULL && pos_now(r, st, created, &pos);
+    pthread_mutex_unlock(&r->mu);
+    if (rc != 0)
+        goto failed;
+    if (save)
+        pos_save(r, &pos, 1);
     goto done;
 failed:
     /* A failed append is a failed write: fail-stop, as on a primary. */
@@ -379,6 +493,8 @@ arb_replica_start(arb_server_t *srv)
     arb_replica_t      *r;
     arb_buf_t           why = ARB_BUF_INIT;
     arb_store_stats_t   ss;
+    size_t              n;
+    int                 rc;
 
     if (c->urls == NULL)
         return 0;
@@ -401,7 +517,18 @@ arb_replica_start(arb_server_t *srv)
         r->has_key = 1;
     }
     if (arb_store_stats(srv->store, &ss, NULL) == 0)
-        r->appended_pos = ss.log_pos;
+        r->appended_pos = r->store_pos0 = ss.log_pos;
+    n = strlen(srv->cfg.data) + sizeof("/" ARB_REPLICA_POS_FILE);
+    if ((r->pos_path = malloc(n)) == NULL)
+        return -1;
+    snprintf(r->pos_path, n, "%s/%s", srv->cfg.data, ARB_REPLICA_POS_FILE);
+    rc = arb_replica_pos_load(&r->saved, r->pos_path, &why);
+    r->has_saved = rc == 0;
+    if (rc != 0 && rc != ARB_ENOTFOUND)
+        arb_log_ev(ARB_LOG_WARN, "replica_resume", NULL, "replica: %s: the "
+                   "stream is read from its first message",
+                   arb_buf_cstr(&why));
+    arb_buf_free(&why);
     if (arb_mirror_open(&r->mir, srv->store, r->has_key ? r->key : NULL,
                         on_problem, r) != 0
         || uv_async_init(srv->loop, &r->async, on_async) != 0)
@@ -449,6 +576,7 @@ arb_replica_free(arb_server_t *srv)
         return;
     arb_replica_stop(srv);
     arb_mirror_free(r->mir);
+    free(r->pos_path);
     pthread_mutex_destroy(&r->mu);
     memset(r->key, 0, sizeof(r->key));
     free(r);
@@ -503,6 +631,7 @@ arb_replica_figures(arb_server_t *srv, arb_replica_figures_t *f)
     f->reconnects = r->reconnects;
     f->stream_seq = r->stream_last;
     f->connected = r->connected;
+    f->resumed_at = r->resumed_at;
     pthread_mutex_unlock(&r->mu);
     f->appended = ms.events;
     f->duplicates = ms.duplicates;
@@ -524,7 +653,7 @@ arb_replica_stats_pack(arb_server_t *srv, msgpack_packer *pk)
         msgpack_pack_nil(pk);
         return;
     }
-    msgpack_pack_map(pk, 12);
+    msgpack_pack_map(pk, 13);
     arb_mp_pack_kv_bool(pk, "connected", f.connected);
     arb_mp_pack_kv_uint(pk, "stream_seq", f.stream_seq);
     arb_mp_pack_kv_uint(pk, "appended", f.appended);
@@ -537,4 +666,5 @@ arb_replica_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "reconnects", f.reconnects);
     arb_mp_pack_kv_uint(pk, "advanced", f.advanced);
     arb_mp_pack_kv_uint(pk, "reloaded", f.reloaded);
+    arb_mp_pack_kv_uint(pk, "resumed_at", f.resumed_at);
 }

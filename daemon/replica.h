@@ -59,6 +59,7 @@ typedef struct arb_replica_figures {
     int      connected;
     uint64_t stream_seq, appended, duplicates, stopped_matches, foreign,
              deals, chain_only, ruled, reconnects, advanced, reloaded;
+    uint64_t resumed_at;    /* the stream sequence this start read from */
 } arb_replica_figures_t;
 /* 1 with *f filled, or 0 when this daemon is not a replica. */
 int  arb_replica_figures(struct arb_server *srv, arb_replica_figures_t *f);

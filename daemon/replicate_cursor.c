@@ -18,11 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/err.h"
 #include "core/num.h"
+#include "core/smallfile.h"
 #include "daemon/replicate_int.h"
 
 /* A file this large cannot be one we wrote (ARB_REPL_REFUSED_MAX lines
@@ -132,41 +131,25 @@ int
 arb__repl_cursor_load(arb_repl_cursor_t *c, const char *path,
                       arb_buf_t *why)
 {
-    FILE       *f;
-    struct stat st;
-    char       *text = NULL;
-    size_t      n;
-    int         rc;
+    arb_buf_t text = ARB_BUF_INIT;
+    int       rc;
 
     memset(c, 0, sizeof(*c));
-    f = fopen(path, "r");
-    if (f == NULL && errno == ENOENT)
-        return 0;               /* nothing published yet */
-    if (f == NULL || fstat(fileno(f), &st) != 0) {
-        arb_buf_printf(why, "%s: %s", path, strerror(errno));
-        if (f != NULL)
-            fclose(f);
-        return ARB_EIO;
-    }
-    if ((size_t)st.st_size > CURSOR_FILE_MAX) {
-        fclose(f);
-        arb_buf_printf(why, "%s: not a replication cursor: %lld bytes",
-                       path, (long long)st.st_size);
-        return ARB_ECORRUPT;
-    }
-    text = malloc((size_t)st.st_size + 1);
-    if (text == NULL) {
-        fclose(f);
-        arb_buf_puts(why, "out of memory");
-        return ARB_ENOMEM;
-    }
-    n = fread(text, 1, (size_t)st.st_size + 1, f);
-    fclose(f);
-    arb_buf_printf(why, "%s: not a replication cursor: ", path);
-    rc = arb__repl_cursor_parse(c, text, n, why);
-    free(text);
-    if (rc == 0)
+    rc = arb_smallfile_read(path, CURSOR_FILE_MAX, &text, why);
+    if (rc == ARB_ENOTFOUND) {
+        rc = 0;                 /* nothing published yet */
+    } else if (rc == ARB_ETOOBIG) {
         why->len = 0;
+        arb_buf_printf(why, "%s: not a replication cursor: larger than "
+                       "%zu bytes", path, (size_t)CURSOR_FILE_MAX);
+        rc = ARB_ECORRUPT;
+    } else if (rc == 0) {
+        arb_buf_printf(why, "%s: not a replication cursor: ", path);
+        rc = arb__repl_cursor_parse(c, text.data, text.len, why);
+        if (rc == 0)
+            why->len = 0;
+    }
+    arb_buf_free(&text);
     return rc;
 }
 
@@ -187,29 +170,15 @@ arb__repl_cursor_format(arb_buf_t *out, const arb_repl_cursor_t *c)
 int
 arb__repl_cursor_save(const char *path, const arb_repl_cursor_t *c)
 {
-    char      tmp[4200];
     arb_buf_t b = ARB_BUF_INIT;
-    FILE     *f;
-    int       rc = -1;
+    int       rc;
 
     if (arb__repl_cursor_format(&b, c) != 0) {
         arb_buf_free(&b);
         errno = ENOMEM;
         return -1;
     }
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    f = fopen(tmp, "w");
-    if (f == NULL) {
-        arb_buf_free(&b);
-        return -1;
-    }
-    if (fwrite(b.data, 1, b.len, f) == b.len && fflush(f) == 0
-        && !ferror(f) && fsync(fileno(f)) == 0)
-        rc = 0;
+    rc = arb_smallfile_replace(path, b.data, b.len);
     arb_buf_free(&b);
-    if (fclose(f) != 0)
-        rc = -1;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -1;
     return rc;
 }

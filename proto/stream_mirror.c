@@ -46,6 +46,12 @@ typedef struct mt {
     int            evicted;             /* rules dropped once committed
                                            closed: rebuilt from the store
                                            when an event comes (a claim) */
+    uint64_t       keep_from;           /* stopped: the lowest stream
+                                           sequence of a message of t the
+                                           store does not hold (0: none) */
+    uint64_t       secret_sseq;         /* the stream sequence of a deal
+                                           secret held in memory only,
+                                           until the close is committed */
 } mt_t;
 
 typedef struct entry {
@@ -71,10 +77,26 @@ struct arb_mirror {
     arb_append_t            v[BATCH_MAX + 1];   /* the batch, contiguous */
     size_t                  nwaiting;   /* the sum of the mts' nwait */
     size_t                  wait_max, wait_all;     /* the limits */
+    uint64_t                cur_sseq;   /* of the message being applied */
     arb_mirror_stats_t      st;
 };
 
 static const unsigned char zero_hash[ARB_HASH_LEN];
+
+/* The lower of two stream sequences, 0 meaning none. */
+static uint64_t
+min_seq(uint64_t a, uint64_t b)
+{
+    return a == 0 || (b != 0 && b < a) ? b : a;
+}
+
+/* The stream sequence of a read message, where a restart must read from
+ * to read it again: 1 when the reader could not tell it (0). */
+static uint64_t
+read_at(const arb_stream_msg_t *msg)
+{
+    return msg->stream_seq != 0 ? msg->stream_seq : 1;
+}
 
 int
 arb_mirror_open(arb_mirror_t **out, arb_store_t *store,
@@ -208,6 +230,12 @@ stop(arb_mirror_t *m, mt_t *t, uint64_t seq, const char *fmt, ...)
 
     t->stopped = 1;
     m->st.problems++;
+    /* What of t is not in the store must be read again by a restart,
+     * which may find it repaired: the message at fault and every one
+     * that waited (arb_mirror_resume_seq). */
+    t->keep_from = min_seq(t->keep_from, m->cur_sseq);
+    for (i = 0; i < t->nwait; i++)
+        t->keep_from = min_seq(t->keep_from, read_at(&t->wait[i]));
     n = snprintf(msg, sizeof(msg), "match %s seq %" PRIu64 ": ", t->id, seq);
     va_start(ap, fmt);
     vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
@@ -406,8 +434,10 @@ arb_mirror_flush(arb_mirror_t *m, arb_buf_t *why)
         }
         if (e->m != NULL && e->m->open_pending && e->m->open_at == i)
             e->m->open_pending = 0;         /* gone without its secret */
-        if (rc == 0 && e->m != NULL && e->m->closed)
+        if (rc == 0 && e->m != NULL && e->m->closed) {
             rules_evict(m, e->m);
+            e->m->secret_sseq = 0;      /* the close reveals the deal */
+        }
         entry_clear(e);
     }
     m->n = nk;
@@ -418,6 +448,25 @@ size_t
 arb_mirror_held(const arb_mirror_t *m)
 {
     return m->n;
+}
+
+uint64_t
+arb_mirror_resume_seq(const arb_mirror_t *m)
+{
+    uint64_t low = m->st.last_stream_seq + 1;
+    size_t   i, j;
+
+    for (i = 0; i < m->n; i++)
+        low = min_seq(low, read_at(&m->batch[i].msg));
+    for (i = 0; i < m->nmt; i++) {
+        const mt_t *t = m->mts[i];
+
+        for (j = 0; j < t->nwait; j++)
+            low = min_seq(low, read_at(&t->wait[j]));
+        low = min_seq(low, t->keep_from);
+        low = min_seq(low, t->secret_sseq);
+    }
+    return low;
 }
 
 /* h(seq) as held: in the batch or in the store.  0 or ARB_ENOTFOUND. */
@@ -477,6 +526,8 @@ apply_deal(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg)
 
         e->ap.secret = strdup(t->secret);
         t->open_pending = 0;
+    } else if (!t->closed) {
+        t->secret_sseq = read_at(msg);  /* not stored with the open */
     }
 done:
     arb_buf_free(&sec);
@@ -563,21 +614,27 @@ arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg, arb_buf_t *why)
 
     if (msg->stream_seq > m->st.last_stream_seq)
         m->st.last_stream_seq = msg->stream_seq;
+    m->cur_sseq = read_at(msg);
     t = mt_get(m, msg->match_id);
     if (t == NULL) {
         arb_stream_msg_clear(msg);
-        return ARB_ENOMEM;
+        rc = ARB_ENOMEM;
+        goto out;
     }
     if (msg->recorder[0] != '\0')
         memcpy(t->recorder, msg->recorder, sizeof(t->recorder));
-    if (msg->kind == ARB_STREAM_DEAL)
-        return apply_deal(m, t, msg);
+    if (msg->kind == ARB_STREAM_DEAL) {
+        rc = apply_deal(m, t, msg);
+        goto out;
+    }
     if (t->stopped) {
         arb_stream_msg_clear(msg);
-        return 0;
+        goto out;
     }
-    if (msg->seq > t->next)
-        return wait_add(m, t, msg);
+    if (msg->seq > t->next) {
+        rc = wait_add(m, t, msg);
+        goto out;
+    }
     rc = apply_ev(m, t, msg, why);
     /* What waited for this seq goes in, in seq order. */
     while (rc == 0 && !t->stopped && t->nwait > 0
@@ -588,6 +645,8 @@ arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg, arb_buf_t *why)
         memmove(&t->wait[0], &t->wait[1], t->nwait * sizeof(*t->wait));
         rc = apply_ev(m, t, &next, why);
     }
+out:
+    m->cur_sseq = 0;
     return rc;
 }
 
@@ -623,6 +682,7 @@ apply_ev(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg, arb_buf_t *why)
 
     memset(&ev, 0, sizeof(ev));
     memset(&v, 0, sizeof(v));
+    m->cur_sseq = read_at(msg);
     if (msg->seq < t->next) {
         /* Read again (a restart re-reads the stream; anti-entropy may
          * republish): it must be what is held. */

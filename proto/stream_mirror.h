@@ -109,6 +109,16 @@ int  arb_mirror_flush(arb_mirror_t *m, arb_buf_t *why);
 /* Events read but not committed (waiting opens after a flush): the
  * caller flushes again later. */
 size_t arb_mirror_held(const arb_mirror_t *m);
+/* The stream sequence a reader starting afresh (a replica after its
+ * restart, on the same store) must read from so as to miss nothing: every
+ * message read before it is in the store, or needs nothing kept (a
+ * duplicate, a deal whose secret is stored or revealed).  What is read
+ * but not in the store holds it back: the batch, events waiting for an
+ * earlier seq, every message of a stopped match from the first one not
+ * kept (a restart may find it repaired), and a deal secret kept only in
+ * memory until its match's close is committed.  1 when nothing was read
+ * (or a message's place was not known). */
+uint64_t arb_mirror_resume_seq(const arb_mirror_t *m);
 
 void arb_mirror_stats(const arb_mirror_t *m, arb_mirror_stats_t *out);
 /* 1 when the mirror stopped following match_id (the problem callback

@@ -15,13 +15,13 @@ struct arb_stream_reader {
 };
 
 int
-arb_stream_bounds(arb_stream_t *st, uint64_t *first, uint64_t *last,
-                  uint64_t *msgs, arb_buf_t *why)
+arb_stream_state(arb_stream_t *st, arb_stream_state_t *out, arb_buf_t *why)
 {
     jsStreamInfo *si = NULL;
     jsErrCode     jerr = 0;
     natsStatus    s;
 
+    memset(out, 0, sizeof(*out));
     s = js_GetStreamInfo(&si, st->js, st->name, NULL, &jerr);
     if (s != NATS_OK) {
         if (jerr == JSStreamNotFoundErr) {
@@ -34,13 +34,46 @@ arb_stream_bounds(arb_stream_t *st, uint64_t *first, uint64_t *last,
         }
         return arb_stream_err(s, jerr, "stream info", why);
     }
-    if (first != NULL)
-        *first = si->State.FirstSeq;
-    if (last != NULL)
-        *last = si->State.LastSeq;
-    if (msgs != NULL)
-        *msgs = si->State.Msgs;
+    out->first = si->State.FirstSeq;
+    out->last = si->State.LastSeq;
+    out->msgs = si->State.Msgs;
+    out->created_ns = si->Created;
     jsStreamInfo_Destroy(si);
+    return 0;
+}
+
+int
+arb_stream_msg_time(arb_stream_t *st, uint64_t seq, int64_t *time_ns,
+                    arb_buf_t *why)
+{
+    natsMsg   *msg = NULL;
+    jsErrCode  jerr = 0;
+    natsStatus s;
+
+    *time_ns = 0;
+    s = js_GetMsg(&msg, st->js, st->name, seq, NULL, &jerr);
+    if (s != NATS_OK)
+        return arb_stream_err(s, jerr, "message by sequence", why);
+    *time_ns = natsMsg_GetTime(msg);
+    natsMsg_Destroy(msg);
+    return 0;
+}
+
+int
+arb_stream_bounds(arb_stream_t *st, uint64_t *first, uint64_t *last,
+                  uint64_t *msgs, arb_buf_t *why)
+{
+    arb_stream_state_t ss;
+    int                rc = arb_stream_state(st, &ss, why);
+
+    if (rc != 0)
+        return rc;
+    if (first != NULL)
+        *first = ss.first;
+    if (last != NULL)
+        *last = ss.last;
+    if (msgs != NULL)
+        *msgs = ss.msgs;
     return 0;
 }
 

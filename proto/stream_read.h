@@ -24,11 +24,30 @@
 
 typedef struct arb_stream_reader arb_stream_reader_t;
 
+/* What the server says of the stream now.  created_ns tells one stream
+ * from another of the same name (deleted and created again). */
+typedef struct arb_stream_state {
+    uint64_t first, last, msgs;
+    int64_t  created_ns;
+} arb_stream_state_t;
+
+/* 0, or the codes of arb_stream_bounds. */
+int  arb_stream_state(arb_stream_t *st, arb_stream_state_t *out,
+                      arb_buf_t *why);
+
 /* The stream's first and last sequence and its message count now (any
  * pointer may be NULL).  ARB_ENOTFOUND when the stream does not exist;
  * ARB_EAGAIN no responders / timeout; ARB_EIO otherwise. */
 int  arb_stream_bounds(arb_stream_t *st, uint64_t *first, uint64_t *last,
                        uint64_t *msgs, arb_buf_t *why);
+
+/* The server's time (ns since the epoch) of the message at stream
+ * sequence seq: with the sequence, what tells that message from another
+ * put at the same sequence after the stream lost its tail.  0;
+ * ARB_ENOTFOUND when the stream holds no message there; otherwise
+ * arb_stream_err()'s code. */
+int  arb_stream_msg_time(arb_stream_t *st, uint64_t seq, int64_t *time_ns,
+                         arb_buf_t *why);
 
 /* Starts reading subject (NULL: every subject of the stream) at stream
  * sequence `from` (0 or 1: the beginning).  0, or arb_stream_err()'s

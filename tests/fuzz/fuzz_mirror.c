@@ -16,6 +16,7 @@
  * and the first byte chooses whether the mirror has the replication key.
  *
  * Invariants: an apply and a flush never fail (the store is healthy);
+ * where a restart would read from is a sequence read, or the next one;
  * after arb_mirror_finish and a flush nothing is held back; every chain
  * in the store verifies; each match holds a prefix of its real events
  * with their real hashes, never a forged one; a stored deal secret is the
@@ -180,6 +181,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(arb_mirror_apply(mir, &m, &why) == 0);
             break;
         }
+        /* Where a restart would read from: a message read so far. */
+        FUZZ_CHECK(arb_mirror_resume_seq(mir) >= 1
+                   && arb_mirror_resume_seq(mir) <= sseq);
     }
     (void)finished;
     arb_mirror_finish(mir);

@@ -129,8 +129,14 @@ err=$(on rep open --match E.9 --game yahchain --players a,b 2>&1 >/dev/null); rc
 check "open on the replica refused" 1 $([ $rc -ne 0 ] && echo 1)
 
 # The replica stops; the recorders go on; a NATS node is killed; both
-# come back: the replica resumes where it was, without a gap.
+# come back: the replica resumes where it was, without a gap, and reads
+# only what came after what it holds (until 2026-12-04 every start read
+# the whole stream again: a restart took time in proportion to the
+# stream).
+read_before=$(rstat stream_seq)
 kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+check "replica.pos saved at the stop" "from $((read_before + 1))" \
+    "$(sed -n 3p "$T/rep/replica.pos")"
 play east E.1 20 12
 nats_kill "$NATS_DIR" 2
 play west W.1 15 9
@@ -144,6 +150,47 @@ check "E.1 events after restarts" "$(on east events --match E.1 --json)" \
 check "W.1 events after restarts" "$(on west events --match W.1 --json)" \
     "$(on rep events --match W.1 --json)"
 same_every_seq W.2 west 8
+check "restart resumed after what was read" $((read_before + 1)) \
+    "$(rstat resumed_at)"
+check "restart read nothing again" 0 "$(rstat duplicates)"
+
+# A position the replica cannot trust makes it read the whole stream,
+# saying why; what it holds is then met as duplicates, nothing doubled.
+# restart_rep: stop it, let EDIT change replica.pos, start it, catch up.
+restart_rep() {
+    kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+    eval "$1"
+    start_replica rep "$T/rep.conf"
+    caught_up W.2 west
+}
+whole_read() {  # NAME WHY: the last start read the whole stream
+    check "$1: read from the first message" 1 "$(rstat resumed_at)"
+    check "$1: said why" 1 "$(grep "reading stream ARBITER from its first" \
+        "$T/rep.log" | tail -1 | grep -c "$2")"
+    check "$1: what it holds met as duplicates" "$(rstat stream_seq)" \
+        "$(rstat duplicates)"
+}
+restart_rep 'sed -i "1s/ [0-9]*\$/ 12345/" "$T/rep/replica.pos"'
+whole_read "stream created again" "was created again"
+restart_rep 'sed -i "2s/ [0-9]*\$/ 12345/" "$T/rep/replica.pos"'
+whole_read "message read replaced" "no longer holds the message read here"
+restart_rep 'sed -i "4s/ [0-9]*\$/ 99999999/" "$T/rep/replica.pos"'
+whole_read "store put back" "holds less than when the position was saved"
+restart_rep 'echo junk > "$T/rep/replica.pos"'
+check "unreadable replica.pos: read from the first message" 1 \
+    "$(rstat resumed_at)"
+check "unreadable replica.pos: said" 1 \
+    "$(grep -c "replica.pos: not a replica position: line 1" "$T/rep.log")"
+restart_rep 'rm -f "$T/rep/replica.pos"'
+check "no replica.pos: read from the first message" 1 "$(rstat resumed_at)"
+restart_rep :
+check "saved again: resumed" 1 \
+    "$([ "$(rstat resumed_at)" -gt 1 ] && echo 1)"
+check "saved again: nothing read again" 0 "$(rstat duplicates)"
+same_every_seq W.2 west 8
+check "E.1 events after the restarts" "$(on east events --match E.1 --json)" \
+    "$(on rep events --match E.1 --json)"
+
 out=$($A check --db "$T/rep" 2>&1); rc=$?
 check "replica's store checks clean" 0 $rc
 check "replica stopped no match" "" "$(grep replica_stopped_match "$T/rep.log")"

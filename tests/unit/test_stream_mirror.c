@@ -446,6 +446,168 @@ test_deal_wait(void)
         deal_case(how);
 }
 
+/* ---- where a restart reads from ---------------------------------------- */
+
+/* Match id's message seq (made from ms) at stream sequence sseq, applied
+ * alone. */
+static void
+apply_at(arb_mirror_t *mir, const char *id, const msgs_t *ms, uint64_t seq,
+         uint64_t sseq)
+{
+    arb_stream_msg_t m;
+
+    msg_at(&m, id, ms, seq, sseq);
+    CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+}
+
+/*
+ * arb_mirror_resume_seq: a replica restarting on its store reads the
+ * stream from there (docs/REPLICA.md, "Where a restart reads from"), so
+ * everything read before it must be in the store or need nothing kept.
+ * (feed() puts seq q at stream sequence q + 1.)
+ */
+static void
+test_resume_seq(void)
+{
+    msgs_t        ms, o;
+    arb_store_t  *s = fresh_store();
+    arb_mirror_t *mir = NULL;
+    unsigned char bad[ARB_HASH_LEN];
+    uint64_t      q;
+
+    make(&ms, good);
+    make(&o, "game: yahchain\nmatch: O-1\nplayers: alice bob\nmode: 3\n\n"
+         "1. place alice 4\xe2\x99\xa0\n");
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 1);       /* nothing read */
+    /* Read and not committed: held back to the first of the batch. */
+    apply_at(mir, "T-1", &ms, 0, 1);
+    apply_at(mir, "T-1", &ms, 1, 2);
+    CHECK_INT(arb_mirror_resume_seq(mir), 1);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 3);
+    /* Duplicates need nothing kept. */
+    feed(mir, &ms, 0, 1, UINT64_MAX);
+    CHECK_INT(arb_mirror_resume_seq(mir), 3);
+    /* Seqs past a gap wait in memory: held back to the first of them,
+     * also once the match is stopped at its gap (a restart may find the
+     * gap filled), and whatever comes after. */
+    feed(mir, &ms, 3, 4, UINT64_MAX);               /* at 4 and 5 */
+    CHECK_INT(arb_mirror_waiting(mir), 2);
+    CHECK_INT(arb_mirror_resume_seq(mir), 4);
+    apply_at(mir, "O-1", &o, 0, 9);
+    apply_at(mir, "O-1", &o, 1, 10);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 4);
+    arb_mirror_finish(mir);
+    CHECK(arb_mirror_stopped(mir, "T-1"));
+    CHECK_INT(arb_mirror_resume_seq(mir), 4);
+    arb_mirror_free(mir);
+    drop_store(s);
+
+    /* Filled: the gap's seq comes, what waited goes in. */
+    s = fresh_store();
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &ms, 0, ms.n - 1, 2);
+    CHECK_INT(arb_mirror_resume_seq(mir), 4);
+    apply_at(mir, "T-1", &ms, 2, 20);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 21);
+    CHECK_INT(held(s), ms.n);
+    arb_mirror_free(mir);
+    drop_store(s);
+
+    /* A match stopped at a broken link is held back at that message,
+     * while the other matches go on. */
+    s = fresh_store();
+    nproblems = 0;
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &ms, 0, 2, UINT64_MAX);
+    memcpy(bad, ms.hash[3], ARB_HASH_LEN);
+    bad[0] ^= 1;
+    {
+        arb_stream_msg_t m;
+
+        msg_of(&m, &ms, 3, bad);
+        m.stream_seq = 7;
+        CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    }
+    CHECK_INT(nproblems, 1);
+    for (q = 0; q < o.n; q++)
+        apply_at(mir, "O-1", &o, q, 8 + q);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(count_of(s, "O-1"), o.n);
+    CHECK_INT(arb_mirror_resume_seq(mir), 7);
+    arb_mirror_free(mir);
+    drop_store(s);
+
+    /* Reopened on its store (the restart), nothing read yet: from 1. */
+    s = fresh_store();
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &ms, 0, ms.n - 1, UINT64_MAX);
+    CHECK_INT(arb_mirror_resume_seq(mir), ms.n + 1);
+    arb_mirror_free(mir);
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 1);
+    arb_mirror_free(mir);
+    drop_store(s);
+    CHECK_INT(nproblems, 0);
+}
+
+/*
+ * A deal secret that came after its open was committed without it is
+ * held in memory only: a restart must read its message again, until the
+ * close (which reveals the deal) is committed.
+ */
+static void
+test_resume_deal(void)
+{
+    static const char *secret = "seed table-7";
+    unsigned char      h[ARB_HASH_LEN], key[ARB_STREAM_KEY_LEN];
+    char               text[512], hex[ARB_HASH_HEX];
+    arb_store_t       *s = fresh_store();
+    arb_mirror_t      *mir = NULL;
+    arb_stream_msg_t   m;
+    natsMsg           *dm = NULL;
+    msgs_t             ms;
+    int                i;
+
+    memset(key, 7, sizeof(key));
+    arb_seed_hash(h, "table-7", 7);
+    arb_hex(hex, h, ARB_HASH_LEN);
+    snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: D-1\n"
+             "players: ann bob\ndeal: commit %s\n\n1. note first\n"
+             "2. close seed table-7\n", hex);
+    make(&ms, text);
+    CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
+    apply_at(mir, "D-1", &ms, 0, 1);
+    /* The open waits in the batch for its deal: held back to it. */
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 1);
+    for (i = 0; i < 60 && arb_mirror_held(mir) > 0; i++)
+        CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(count_of(s, "D-1"), 1);               /* without it */
+    CHECK_INT(arb_mirror_resume_seq(mir), 2);
+    if (arb_stream_deal_msg(&dm, "D-1", secret, key, "east") != 0
+        || arb_stream_msg_parse(&m, dm, NULL) != 0)
+        exit(1);
+    m.stream_seq = 2;
+    CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    apply_at(mir, "D-1", &ms, 1, 3);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 2);       /* the secret */
+    apply_at(mir, "D-1", &ms, 2, 4);
+    CHECK_INT(arb_mirror_resume_seq(mir), 2);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(count_of(s, "D-1"), 3);
+    CHECK_INT(arb_mirror_resume_seq(mir), 5);       /* closed */
+    CHECK_INT(nproblems, 0);
+    if (nproblems)
+        fprintf(stderr, "resume deal: %s", problems);
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
 /* ---- memory: a closed match's rule state leaves ------------------------ */
 
 /*
@@ -579,6 +741,8 @@ main(void)
     test_forged();
     test_resume();
     test_deal_wait();
+    test_resume_seq();
+    test_resume_deal();
     test_evict();
     test_wait_limits();
     nats_Close();

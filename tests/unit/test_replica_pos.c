@@ -1,0 +1,175 @@
+/*
+ * test_replica_pos.c - DATA/replica.pos (daemon/replica_pos.c): what a
+ * replica writes reads back; any other text is refused naming its line;
+ * and a saved position is used only for the store and the stream it was
+ * saved for (a replica that resumed from a position that no longer holds
+ * would skip messages it never read).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "daemon/replica_pos.h"
+#include "tests/test.h"
+
+static const char *good = "stream ARBITER 1796398427367630796\n"
+                          "read 69 1796398430000000001\nfrom 60\n"
+                          "store 69\n";
+
+static int
+parse(arb_replica_pos_t *p, const char *text, char *msg, size_t cap)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    int       rc = arb_replica_pos_parse(p, text, strlen(text), &why);
+
+    snprintf(msg, cap, "%s", arb_buf_cstr(&why) ? arb_buf_cstr(&why) : "");
+    arb_buf_free(&why);
+    return rc;
+}
+
+static void
+refused(const char *text, const char *want)
+{
+    arb_replica_pos_t p;
+    char              msg[256];
+
+    CHECK_INT(parse(&p, text, msg, sizeof(msg)), ARB_ECORRUPT);
+    CHECK_STR(msg, want);
+}
+
+static void
+test_text(void)
+{
+    arb_replica_pos_t p;
+    arb_buf_t         b = ARB_BUF_INIT;
+    char              msg[256];
+
+    CHECK_INT(parse(&p, good, msg, sizeof(msg)), 0);
+    CHECK_STR(p.stream, "ARBITER");
+    CHECK(p.created_ns == 1796398427367630796LL);
+    CHECK_INT(p.last, 69);
+    CHECK(p.last_ns == 1796398430000000001LL);
+    CHECK_INT(p.from, 60);
+    CHECK_INT(p.store_pos, 69);
+    CHECK_INT(arb_replica_pos_format(&b, &p), 0);
+    CHECK_STR(arb_buf_cstr(&b), good);
+    arb_buf_free(&b);
+
+    refused("", "line 1: no newline at its end");
+    refused("stream ARBITER 1", "line 1: no newline at its end");
+    refused("stream ARBITER 1\n", "line 2: not \"read SEQUENCE TIME\"");
+    refused("stream ARBITER\nread 1 1\nfrom 1\nstore 0\n",
+            "line 1: not \"stream NAME CREATED\"");
+    refused("stream AR.B 1\nread 1 1\nfrom 1\nstore 0\n",
+            "line 1: not \"stream NAME CREATED\"");
+    refused("stream ARBITER -1\nread 1 1\nfrom 1\nstore 0\n",
+            "line 1: not \"stream NAME CREATED\"");
+    refused("stream ARBITER 9223372036854775808\nread 1 1\nfrom 1\n"
+            "store 0\n", "line 1: not \"stream NAME CREATED\"");
+    refused("stream ARBITER 1\nread 0 1\nfrom 1\nstore 0\n",
+            "line 2: not \"read SEQUENCE TIME\"");
+    refused("stream ARBITER 1\nread 5\nfrom 1\nstore 0\n",
+            "line 2: not \"read SEQUENCE TIME\"");
+    refused("stream ARBITER 1\nread 5 1\nfrom 0\nstore 0\n",
+            "line 3: not \"from SEQUENCE\", at most one past the sequence "
+            "read");
+    refused("stream ARBITER 1\nread 5 1\nfrom 7\nstore 0\n",
+            "line 3: not \"from SEQUENCE\", at most one past the sequence "
+            "read");
+    refused("stream ARBITER 1\nread 5 1\nfrom 6\n",
+            "line 4: not \"store POSITION\"");
+    refused("stream ARBITER 1\nread 5 1\nfrom 6\nstore 1x\n",
+            "line 4: not \"store POSITION\"");
+    refused("stream ARBITER 1\nread 5 1\nfrom 6\nstore 1\n\n",
+            "line 5: more than four lines");
+}
+
+static void
+test_file(void)
+{
+    char              dir[] = "/tmp/arbpos.XXXXXX", path[64], cmd[96];
+    arb_replica_pos_t p, back;
+    arb_buf_t         why = ARB_BUF_INIT;
+    FILE             *f;
+
+    if (mkdtemp(dir) == NULL)
+        exit(1);
+    snprintf(path, sizeof(path), "%s/replica.pos", dir);
+    CHECK_INT(arb_replica_pos_load(&back, path, &why), ARB_ENOTFOUND);
+    CHECK_INT(parse(&p, good, cmd, sizeof(cmd)), 0);
+    CHECK_INT(arb_replica_pos_save(path, &p), 0);
+    CHECK_INT(arb_replica_pos_load(&back, path, &why), 0);
+    CHECK(memcmp(&back, &p, sizeof(p)) == 0);
+    CHECK(access(path, F_OK) == 0);
+    snprintf(cmd, sizeof(cmd), "%s.tmp", path);
+    CHECK(access(cmd, F_OK) != 0);              /* renamed into place */
+    f = fopen(path, "w");
+    if (f == NULL)
+        exit(1);
+    fputs("junk\n", f);
+    fclose(f);
+    CHECK_INT(arb_replica_pos_load(&back, path, &why), ARB_ECORRUPT);
+    CHECK(strstr(arb_buf_cstr(&why), "replica.pos: not a replica position: "
+                 "line 1") != NULL);
+    f = fopen(path, "w");
+    if (f == NULL)
+        exit(1);
+    for (int i = 0; i < 300; i++)
+        fputc('x', f);
+    fclose(f);
+    why.len = 0;
+    CHECK_INT(arb_replica_pos_load(&back, path, &why), ARB_ECORRUPT);
+    CHECK(strstr(arb_buf_cstr(&why), "larger than 256 bytes") != NULL);
+    arb_buf_free(&why);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        exit(1);
+}
+
+/* Used only for the same store (not less than it held) and the same
+ * stream (name, creation time, message L at its time). */
+static void
+test_holds(void)
+{
+    arb_replica_pos_t p;
+    arb_buf_t         why = ARB_BUF_INIT;
+    char              msg[64];
+    const int64_t     cr = 1796398427367630796LL,
+                      lt = 1796398430000000001LL;
+
+    CHECK_INT(parse(&p, good, msg, sizeof(msg)), 0);
+    CHECK_INT(arb_replica_pos_holds(NULL, 69, "ARBITER", cr, lt, &why), 0);
+    CHECK_INT(arb_replica_pos_holds(&p, 69, "ARBITER", cr, lt, &why), 1);
+    CHECK_INT(arb_replica_pos_holds(&p, 500, "ARBITER", cr, lt, &why), 1);
+    CHECK_INT(why.len, 0);
+    CHECK_INT(arb_replica_pos_holds(&p, 68, "ARBITER", cr, lt, &why), 0);
+    CHECK(strstr(arb_buf_cstr(&why), "the store holds less") != NULL);
+    why.len = 0;
+    CHECK_INT(arb_replica_pos_holds(&p, 69, "OTHER", cr, lt, &why), 0);
+    CHECK_STR(arb_buf_cstr(&why), "the position saved is of stream "
+              "ARBITER");
+    why.len = 0;
+    CHECK_INT(arb_replica_pos_holds(&p, 69, "ARBITER", cr + 1, lt, &why),
+              0);
+    CHECK(strstr(arb_buf_cstr(&why), "was created again") != NULL);
+    why.len = 0;
+    CHECK_INT(arb_replica_pos_holds(&p, 69, "ARBITER", cr, 0, &why), 0);
+    CHECK_STR(arb_buf_cstr(&why), "stream ARBITER no longer holds the "
+              "message read here at sequence 69");
+    why.len = 0;
+    CHECK_INT(arb_replica_pos_holds(&p, 69, "ARBITER", cr, lt + 1, &why),
+              0);
+    CHECK(strstr(arb_buf_cstr(&why), "(another one is there)") != NULL);
+    arb_buf_free(&why);
+}
+
+int
+main(void)
+{
+    test_text();
+    test_file();
+    test_holds();
+    return TEST_END();
+}
