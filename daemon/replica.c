@@ -30,6 +30,7 @@
 #include "core/mp.h"
 #include "daemon/log.h"
 #include "daemon/replica.h"
+#include "daemon/replica_owners.h"
 #include "daemon/replica_pos.h"
 #include "daemon/server.h"
 #include "proto/stream.h"
@@ -76,6 +77,7 @@ typedef struct arb_replica {
     int64_t              pos_ms;        /* when saved */
     uint64_t             store_pos0;    /* the store's log position at
                                            start */
+    arb_owners_t        *owners;        /* DATA/replica.owners */
 } arb_replica_t;
 
 void
@@ -134,6 +136,15 @@ on_problem(void *ud, const char *match_id, uint64_t seq, const char *msg)
     r->problems++;
     arb_log_ev(ARB_LOG_ERROR, "replica_stopped_match", &ctx, "replica: %s; "
                "this match is no longer followed", msg);
+}
+
+/* Under mu (from inside an apply). */
+static void
+on_recorder(void *ud, const char *match_id, const char *recorder, int first)
+{
+    arb_replica_t *r = ud;
+
+    arb_owners_note(r->owners, match_id, recorder, first);
 }
 
 /* Under mu (called from inside a flush). */
@@ -248,6 +259,9 @@ pos_save(arb_replica_t *r, const arb_replica_pos_t *p, int force)
     if (!force && now - r->pos_ms < 1000)
         return;
     r->pos_ms = now;
+    pthread_mutex_lock(&r->mu);
+    arb_owners_flush(r->owners);
+    pthread_mutex_unlock(&r->mu);
     if (arb_replica_pos_save(r->pos_path, p) == 0) {
         r->pos = *p;
     } else if (now - said_ms >= 60000) {
@@ -486,6 +500,18 @@ on_async(uv_async_t *a)
         uv_async_send(&r->async);
 }
 
+/* DATA/name, allocated, or NULL. */
+static char *
+data_path(const arb_server_t *srv, const char *name)
+{
+    size_t n = strlen(srv->cfg.data) + strlen(name) + 2;
+    char  *p = malloc(n);
+
+    if (p != NULL)
+        snprintf(p, n, "%s/%s", srv->cfg.data, name);
+    return p;
+}
+
 int
 arb_replica_start(arb_server_t *srv)
 {
@@ -493,7 +519,8 @@ arb_replica_start(arb_server_t *srv)
     arb_replica_t      *r;
     arb_buf_t           why = ARB_BUF_INIT;
     arb_store_stats_t   ss;
-    size_t              n;
+    size_t              skipped = 0;
+    char               *owners;
     int                 rc;
 
     if (c->urls == NULL)
@@ -518,10 +545,22 @@ arb_replica_start(arb_server_t *srv)
     }
     if (arb_store_stats(srv->store, &ss, NULL) == 0)
         r->appended_pos = r->store_pos0 = ss.log_pos;
-    n = strlen(srv->cfg.data) + sizeof("/" ARB_REPLICA_POS_FILE);
-    if ((r->pos_path = malloc(n)) == NULL)
+    if ((owners = data_path(srv, ARB_REPLICA_OWNERS_FILE)) == NULL
+        || (r->pos_path = data_path(srv, ARB_REPLICA_POS_FILE)) == NULL) {
+        free(owners);
         return -1;
-    snprintf(r->pos_path, n, "%s/%s", srv->cfg.data, ARB_REPLICA_POS_FILE);
+    }
+    rc = arb_owners_open(&r->owners, owners, &skipped, &why);
+    if (rc != 0)
+        arb_log_ev(ARB_LOG_WARN, "replica_owners", NULL, "replica: %s: "
+                   "writes to matches not read since this start are "
+                   "refused naming the configured primary",
+                   arb_buf_cstr(&why));
+    else if (skipped > 0)
+        arb_log_ev(ARB_LOG_WARN, "replica_owners", NULL, "replica: %s: %zu "
+                   "line(s) skipped", owners, skipped);
+    free(owners);
+    why.len = 0;
     rc = arb_replica_pos_load(&r->saved, r->pos_path, &why);
     r->has_saved = rc == 0;
     if (rc != 0 && rc != ARB_ENOTFOUND)
@@ -536,6 +575,7 @@ arb_replica_start(arb_server_t *srv)
     r->async_init = 1;
     r->async.data = r;
     arb_mirror_on_append(r->mir, on_appended, r);
+    arb_mirror_on_recorder(r->mir, on_recorder, r);
     if (pthread_create(&r->thread, NULL, follow, r) != 0) {
         arb_log(ARB_LOG_ERROR, "replica: cannot start its thread");
         return -1;
@@ -576,6 +616,7 @@ arb_replica_free(arb_server_t *srv)
         return;
     arb_replica_stop(srv);
     arb_mirror_free(r->mir);
+    arb_owners_free(r->owners);
     free(r->pos_path);
     pthread_mutex_destroy(&r->mu);
     memset(r->key, 0, sizeof(r->key));
@@ -598,6 +639,11 @@ arb_replica_refuses(arb_server_t *srv, const char *id, arb_buf_t *why)
         pthread_mutex_lock(&r->mu);
         known = arb_mirror_recorder(r->mir, id, rec, sizeof(rec)) == 0;
         pthread_mutex_unlock(&r->mu);
+        /* Not read since this start: as the last life's stream said. */
+        if (!known && arb_owners_get(r->owners, id) != NULL) {
+            snprintf(rec, sizeof(rec), "%s", arb_owners_get(r->owners, id));
+            known = 1;
+        }
     }
     why->len = 0;
     arb_buf_printf(why, "this recorder is a read replica of stream %s: ",

@@ -35,21 +35,6 @@ next_line(const char **p, const char *end, const char **a, size_t *n)
     return 0;
 }
 
-static int
-name_ok(const char *s, size_t n)
-{
-    size_t i;
-
-    if (n == 0 || n > ARB_STREAM_NAME_MAX)
-        return 0;
-    for (i = 0; i < n; i++)
-        if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z')
-              || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'
-              || s[i] == '-'))
-            return 0;
-    return 1;
-}
-
 /* "PREFIX N M\n" (two numbers, signed ones <= INT64_MAX) or, with m
  * NULL, "PREFIX N\n". */
 static int
@@ -87,14 +72,17 @@ arb_replica_pos_parse(arb_replica_pos_t *p, const char *text, size_t len,
         return ARB_ECORRUPT;
     }
     sp = n > 7 ? memchr(l + 7, ' ', n - 7) : NULL;
+    if (sp != NULL && (size_t)(sp - l - 7) <= ARB_STREAM_NAME_MAX)
+        memcpy(p->stream, l + 7, (size_t)(sp - l - 7));
     if (n <= 7 || memcmp(l, "stream ", 7) != 0 || sp == NULL
-        || !name_ok(l + 7, (size_t)(sp - l - 7))
+        || !arb_stream_name_ok(p->stream)
+        || strlen(p->stream) != (size_t)(sp - l - 7)    /* a NUL */
         || arb_u64_parse(sp + 1, (size_t)(l + n - sp - 1), &v) != 0
         || v > INT64_MAX) {
+        memset(p, 0, sizeof(*p));
         arb_buf_puts(why, "line 1: not \"stream NAME CREATED\"");
         return ARB_ECORRUPT;
     }
-    memcpy(p->stream, l + 7, (size_t)(sp - l - 7));
     p->created_ns = (int64_t)v;
     if (next_line(&at, end, &l, &n) != 0
         || num_line(l, n, "read ", &p->last, &w) != 0 || p->last == 0) {

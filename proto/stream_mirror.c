@@ -70,6 +70,8 @@ struct arb_mirror {
     void                   *ud;
     arb_mirror_appended_cb  appended;
     void                   *aud;
+    arb_mirror_recorder_cb  recorded;
+    void                   *rud;
     mt_t                  **mts;        /* sorted by id: no hash order */
     size_t                  nmt, capmt;
     entry_t                 batch[BATCH_MAX + 1];
@@ -132,6 +134,13 @@ arb_mirror_on_append(arb_mirror_t *m, arb_mirror_appended_cb cb, void *ud)
 {
     m->appended = cb;
     m->aud = ud;
+}
+
+void
+arb_mirror_on_recorder(arb_mirror_t *m, arb_mirror_recorder_cb cb, void *ud)
+{
+    m->recorded = cb;
+    m->rud = ud;
 }
 
 static void
@@ -621,8 +630,13 @@ arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg, arb_buf_t *why)
         rc = ARB_ENOMEM;
         goto out;
     }
-    if (msg->recorder[0] != '\0')
+    if (msg->recorder[0] != '\0' && strcmp(t->recorder, msg->recorder) != 0) {
+        int first = t->recorder[0] == '\0';
+
         memcpy(t->recorder, msg->recorder, sizeof(t->recorder));
+        if (m->recorded != NULL)
+            m->recorded(m->rud, t->id, t->recorder, first);
+    }
     if (msg->kind == ARB_STREAM_DEAL) {
         rc = apply_deal(m, t, msg);
         goto out;

@@ -87,6 +87,13 @@ void arb_mirror_free(arb_mirror_t *m);     /* NULL-safe; drops the batch */
 
 void arb_mirror_on_append(arb_mirror_t *m, arb_mirror_appended_cb cb,
                           void *ud);
+/* The stream named match_id's recorder (its Arbiter-Recorder header) for
+ * the first time in this mirror's life (first 1), or another one than
+ * before (first 0). */
+typedef void (*arb_mirror_recorder_cb)(void *ud, const char *match_id,
+                                       const char *recorder, int first);
+void arb_mirror_on_recorder(arb_mirror_t *m, arb_mirror_recorder_cb cb,
+                            void *ud);
 
 /* Applies one message, taking it (it is cleared).  0 also when the
  * message was refused (that is a problem of its match, reported); a

@@ -187,6 +187,14 @@ restart_rep :
 check "saved again: resumed" 1 \
     "$([ "$(rstat resumed_at)" -gt 1 ] && echo 1)"
 check "saved again: nothing read again" 0 "$(rstat duplicates)"
+# Nothing read since this start: the recorder of each match is what the
+# last life read (replica.owners), still named in a refusal.
+err=$(on rep move --match E.2 place bob 5N 2>&1 >/dev/null)
+check "resumed: refusal names E.2's recorder" 1 \
+    "$(printf '%s' "$err" | grep -c "match 'E.2' to its primary, recorder east")"
+err=$(on rep move --match W.1 place bob 5N 2>&1 >/dev/null)
+check "resumed: refusal names W.1's recorder" 1 \
+    "$(printf '%s' "$err" | grep -c "recorder west")"
 same_every_seq W.2 west 8
 check "E.1 events after the restarts" "$(on east events --match E.1 --json)" \
     "$(on rep events --match E.1 --json)"
