@@ -10,7 +10,9 @@
 # replica's lag (replica_lag.sh, its own cluster) at 16 tables flat out,
 # flat out with max_lag = 200 (the recorder's acks paced by the stream)
 # and paced at LAG_RATE (default 2000) moves/s, and at 256 tables flat
-# out and paced at LAG_RATE256 (default 8000).  Ends with the targets,
+# out and paced at LAG_RATE256 (default 8000); then a replica's restart,
+# resumed and reading the whole stream (replica_restart.sh, BASE+200,
+# RESTART_SECS=10 of load).  Ends with the targets,
 # PASS or MISSED: replica lag p99 < 100 ms at 16 tables (each run), sync
 # p99 ack <= 5 ms at 16 tables, and async within 10% of local-only
 # (appends/s and p99 ack) at 16 and 256 tables.
@@ -107,6 +109,11 @@ ARB_NATS_PORT_BASE=$((${ARB_NATS_PORT_BASE:-14400} + 100)) LAG_TABLES=256 \
     LAG_RATE=${LAG_RATE256:-8000} BUILD=$BUILD sh tests/bench/replica_lag.sh \
     > "$T/replica256_paced" 2>&1
 grep -E '^replica lag' "$T/replica256_paced"
+# A replica's restart: resumed where its store ends, and reading the
+# whole stream again (its own one-node cluster).
+ARB_NATS_PORT_BASE=$((${ARB_NATS_PORT_BASE:-14400} + 200)) \
+    BUILD=$BUILD sh tests/bench/replica_restart.sh > "$T/restart" 2>&1
+grep -E '^replica restart' "$T/restart"
 
 # The targets: p99 figures in ms (the sync run's 16-table row is in us).
 target() {  # NAME VALUE LIMIT (VALUE <= LIMIT passes; "" missing)
