@@ -189,13 +189,13 @@ arb_http_metrics(arb_http_req_t *q)
             "Sync acks answered unreplicated after sync_timeout_ms.",
             rf.sync_timeouts);
         one(&b, "arbiter_replication_held", "gauge",
-            "Acks waiting for the stream (sync mode, or max_lag).",
+            "Acks waiting for the stream (sync mode, or a lag bound).",
             rf.held);
         one(&b, "arbiter_replication_lag_holds_total", "counter",
-            "Async acks that waited for the stream to be within max_lag.",
+            "Async acks that waited for the stream (max_lag, max_lag_ms).",
             rf.lag_holds);
         one(&b, "arbiter_replication_lag_timeouts_total", "counter",
-            "Async acks answered after sync_timeout_ms, lifting max_lag.",
+            "Async acks answered after sync_timeout_ms, lifting the bound.",
             rf.lag_timeouts);
     }
     /* A read replica (docs/REPLICA.md): the same figures as

@@ -47,6 +47,9 @@ typedef struct arb_repl_conf {
     uint64_t         max_lag;       /* async: acks wait while the stream
                                        is more than this many events
                                        behind; 0 never */
+    unsigned         max_lag_ms;    /* async: acks wait while the oldest
+                                       event the stream lacks is older
+                                       than this (ms); 0 never */
     unsigned         check_s;       /* anti-entropy pass period; 0 off */
     unsigned         check_read;    /* messages a regular pass reads, in
                                        turn over the matches; 0 none */
@@ -98,14 +101,17 @@ void arb_repl_committed(struct arb_server *srv, uint64_t pos);
 int  arb_repl_sync(const struct arb_server *srv);
 /* [loop] The log position above which an ack waits (arb_repl_hold):
  *   - sync mode: 0, every ack waits for the stream;
- *   - async mode with max_lag: while the stream takes events (connected,
- *     the stream there, no bound lifted by a timeout), the stream's
- *     position plus max_lag, or 0 while acks are held already (so that
- *     they leave in order);
+ *   - async mode with max_lag or max_lag_ms: while the stream takes
+ *     events (connected, the stream there, no bound lifted by a timeout),
+ *     the stream's position itself when the oldest event it lacks is
+ *     older than max_lag_ms, else that position plus max_lag (UINT64_MAX
+ *     without max_lag); 0 while acks are held already (so that they
+ *     leave in order);
  *   - else UINT64_MAX: no ack waits. */
 uint64_t arb_repl_hold_above(struct arb_server *srv);
 /* The ack of p waits until the stream holds p->ack_pos (sync mode), or
- * until it is at most max_lag events behind it (async mode).  When
+ * until it is at most max_lag events and max_lag_ms behind (async
+ * mode).  When
  * sync_timeout_ms passes first, a sync ack is answered "unreplicated"; an
  * async one is answered as usual and the bound is lifted until the stream
  * is back within max_lag.  Takes p. */

@@ -189,6 +189,7 @@ arb_repl_conf_set(arb_repl_conf_t *c, const char *k, const char *v,
     UINT("timeout_ms", 100, 600000, c->timeout_ms)
     UINT("sync_timeout_ms", 100, 600000, c->sync_timeout_ms)
     UINT("max_lag", 0, 100000000, c->max_lag)
+    UINT("max_lag_ms", 0, 3600000, c->max_lag_ms)
     UINT("check_interval", 0, 86400, c->check_s)
     UINT("check_read", 0, 100000000, c->check_read)
     UINT("replicas", 0, 5, c->replicas)
@@ -202,9 +203,9 @@ arb_repl_conf_check(const arb_repl_conf_t *c, arb_buf_t *why)
 {
     if (c->urls == NULL) {
         if (c->nown > 0 || c->npeer > 0 || c->mode == ARB_REPL_SYNC
-            || c->max_lag > 0) {
-            arb_buf_puts(why, "[replicate]: owns, peer, mode = sync and "
-                         "max_lag need urls");
+            || c->max_lag > 0 || c->max_lag_ms > 0) {
+            arb_buf_puts(why, "[replicate]: owns, peer, mode = sync, "
+                         "max_lag and max_lag_ms need urls");
             return ARB_EINVAL;
         }
         return 0;
@@ -214,9 +215,10 @@ arb_repl_conf_check(const arb_repl_conf_t *c, arb_buf_t *why)
                      "required with urls");
         return ARB_EINVAL;
     }
-    if (c->max_lag > 0 && c->mode == ARB_REPL_SYNC) {
-        arb_buf_puts(why, "[replicate]: max_lag bounds mode = async (in "
-                     "sync mode every ack waits for the stream)");
+    if ((c->max_lag > 0 || c->max_lag_ms > 0) && c->mode == ARB_REPL_SYNC) {
+        arb_buf_printf(why, "[replicate]: %s bounds mode = async (in sync "
+                       "mode every ack waits for the stream)",
+                       c->max_lag > 0 ? "max_lag" : "max_lag_ms");
         return ARB_EINVAL;
     }
     return 0;

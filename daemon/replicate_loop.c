@@ -21,7 +21,11 @@
  * A stream that is unreachable, or takes nothing for sync_timeout_ms,
  * lifts the bound (logged once): every held ack is answered then, in log
  * order, and none waits until the stream is back within max_lag, so an
- * outage costs a venue one wait at most.
+ * outage costs a venue one wait at most.  max_lag_ms bounds the same in
+ * time: while the oldest event the stream lacks was committed more than
+ * max_lag_ms ago, every new ack waits (the acknowledged events missing
+ * from the stream then span at most max_lag_ms of play).  Both may be
+ * set; an ack leaves within both.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -116,22 +120,62 @@ held_refused_locked(const arb_repl_t *r, const arb_pending_t *p)
                && arb__repl_fence_find_locked(r, p->live->id) != NULL);
 }
 
-/* async mode, max_lag: the bound is lifted (why) until the stream is
- * back within it; said once. */
+/* The bound as the configuration says it, for the log. */
+static const char *
+bound_text(const arb_repl_t *r, char *buf, size_t cap)
+{
+    int n = 0;
+
+    buf[0] = '\0';
+    if (r->conf->max_lag > 0)
+        n = snprintf(buf, cap, "max_lag = %" PRIu64 " events",
+                     r->conf->max_lag);
+    if (r->conf->max_lag_ms > 0 && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, "%smax_lag_ms = %u",
+                 n > 0 ? " and " : "", r->conf->max_lag_ms);
+    return buf;
+}
+
+/* How long ago (ms) the oldest event the stream lacks was committed: 0
+ * when it lacks none. */
+static int64_t
+lag_ms_of(const arb_repl_stats_t *s, uint64_t head)
+{
+    int64_t lag = 0;
+
+    if (s->oldest_ms > 0 && head > s->cursor)
+        lag = arb_now_ms() - s->oldest_ms;
+    return lag > 0 ? lag : 0;
+}
+
+/* Under mu: 1 when the stream is behind by more than max_lag_ms. */
+static int
+late_locked(arb_repl_t *r)
+{
+    return r->conf->max_lag_ms > 0
+           && lag_ms_of(&r->st, atomic_load(&r->head))
+              > (int64_t)r->conf->max_lag_ms;
+}
+
+/* async mode, max_lag or max_lag_ms: the bound is lifted (why) until
+ * the stream is back within it; said once. */
 static void
 bound_lift(arb_repl_t *r, const char *why, uint64_t cursor)
 {
+    char b[96];
+
     if (r->bound_off)
         return;
     r->bound_off = 1;
     arb_log_ev(ARB_LOG_WARN, "replicate_lag_bound", NULL, "replicate: %s "
                "(published up to position %" PRIu64 "): acks no longer "
-               "wait for it until it is back within max_lag = %" PRIu64
-               " events", why, cursor, r->conf->max_lag);
+               "wait for it until it is back within %s", why, cursor,
+               bound_text(r, b, sizeof(b)));
 }
 
-/* Async mode with max_lag: answers (as acks, fenced or not) the held
- * acks the stream is now within max_lag of, in log order; every one once
+/* Async mode with max_lag or max_lag_ms: answers (as acks, fenced or
+ * not) the held acks the stream is now within the bound of, in log
+ * order (none while it is more than max_lag_ms behind); every one once
  * the bound is lifted: the stream unreachable, or (with timeouts) one
  * held for sync_timeout_ms. */
 static void
@@ -139,13 +183,17 @@ drain_bound(arb_server_t *srv, int timeouts)
 {
     arb_repl_t *r = srv->repl;
     uint64_t    cursor, now = uv_now(srv->loop);
+    uint64_t    within = UINT64_MAX;
     size_t      i, n, late = 0;
-    int         gone;
+    int         gone, behind;
 
     pthread_mutex_lock(&r->mu);
     cursor = r->st.cursor;
     gone = !r->st.connected || !r->st.stream_ok;
+    behind = late_locked(r);
     pthread_mutex_unlock(&r->mu);
+    if (r->conf->max_lag > 0)
+        within = cursor + r->conf->max_lag;
     if (gone)
         bound_lift(r, "the stream is unreachable", cursor);
     for (i = 0; timeouts && i < r->nheld; i++)
@@ -161,8 +209,7 @@ drain_bound(arb_server_t *srv, int timeouts)
     /* Held in log order (no retry is held in async mode): the first one
      * still past the bound keeps the rest. */
     for (n = 0; n < r->nheld; n++) {
-        if (!r->bound_off
-            && r->held[n]->ack_pos > cursor + r->conf->max_lag)
+        if (!r->bound_off && (behind || r->held[n]->ack_pos > within))
             break;
         release_one(srv, r, n, HELD_OK, cursor);
     }
@@ -412,21 +459,24 @@ uint64_t
 arb_repl_hold_above(arb_server_t *srv)
 {
     arb_repl_t *r = srv->repl;
-    uint64_t    cursor;
-    int         ok;
+    uint64_t    cursor, within;
+    char        b[96];
+    int         ok, behind;
 
     if (r == NULL || !r->thr_started)
         return UINT64_MAX;
     if (r->conf->mode == ARB_REPL_SYNC)
         return 0;
-    if (r->conf->max_lag == 0)
+    if (r->conf->max_lag == 0 && r->conf->max_lag_ms == 0)
         return UINT64_MAX;
     if (r->nheld > 0)
         return 0;       /* behind those held: acks leave in order */
     pthread_mutex_lock(&r->mu);
     cursor = r->st.cursor;
     ok = r->st.connected && r->st.stream_ok;
+    behind = late_locked(r);
     pthread_mutex_unlock(&r->mu);
+    within = r->conf->max_lag > 0 ? cursor + r->conf->max_lag : UINT64_MAX;
     if (!ok) {
         /* Lifted until the stream has taken what piled up meanwhile: a
          * reconnect must not stall the acks for the backlog. */
@@ -434,16 +484,15 @@ arb_repl_hold_above(arb_server_t *srv)
         return UINT64_MAX;
     }
     if (r->bound_off) {
-        if (atomic_load(&r->head) > cursor + r->conf->max_lag)
+        if (behind || atomic_load(&r->head) > within)
             return UINT64_MAX;
         r->bound_off = 0;
         arb_log_ev(ARB_LOG_INFO, "replicate_lag_bound", NULL, "replicate: "
-                   "the stream is back within max_lag = %" PRIu64 " events "
-                   "(published up to position %" PRIu64 "): acks wait for "
-                   "it again when it falls behind", r->conf->max_lag,
-                   cursor);
+                   "the stream is back within %s (published up to "
+                   "position %" PRIu64 "): acks wait for it again when it "
+                   "falls behind", bound_text(r, b, sizeof(b)), cursor);
     }
-    return cursor + r->conf->max_lag;
+    return behind ? cursor : within;
 }
 
 void
@@ -611,11 +660,7 @@ repl_snapshot(arb_repl_t *r, arb_repl_stats_t *s, int64_t *lag_ms,
     *verified = r->verified;
     pthread_mutex_unlock(&r->mu);
     s->head = atomic_load(&r->head);
-    *lag_ms = 0;
-    if (s->oldest_ms > 0 && s->head > s->cursor)
-        *lag_ms = arb_now_ms() - s->oldest_ms;
-    if (*lag_ms < 0)
-        *lag_ms = 0;
+    *lag_ms = lag_ms_of(s, s->head);
 }
 
 int
@@ -661,7 +706,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
         return;
     }
     repl_snapshot(r, &s, &lag_ms, &verified);
-    msgpack_pack_map(pk, 34);
+    msgpack_pack_map(pk, 35);
     arb_mp_pack_kv_str(pk, "mode", r->conf->mode == ARB_REPL_SYNC ? "sync"
                                                                  : "async");
     arb_mp_pack_kv_str(pk, "recorder", r->conf->recorder);
@@ -688,6 +733,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "refused", s.refused);
     arb_mp_pack_kv_uint(pk, "held", r->nheld);
     arb_mp_pack_kv_uint(pk, "max_lag", r->conf->max_lag);
+    arb_mp_pack_kv_uint(pk, "max_lag_ms", r->conf->max_lag_ms);
     arb_mp_pack_kv_uint(pk, "lag_holds", r->lag_holds);
     arb_mp_pack_kv_uint(pk, "lag_timeouts", r->lag_timeouts);
     arb_mp_pack_kv_uint(pk, "check_asked", s.check_asked);

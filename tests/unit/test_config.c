@@ -180,15 +180,26 @@ test_replicate(void)
             "[replicate]: recorder (this recorder's name) is required with "
             "urls");
     REFUSED("[replicate]\nowns = A-\n", 0,
-            "[replicate]: owns, peer, mode = sync and max_lag need urls");
+            "[replicate]: owns, peer, mode = sync, max_lag and max_lag_ms need "
+            "urls");
     REFUSED("[replicate]\nmax_lag = 100\n", 0,
-            "[replicate]: owns, peer, mode = sync and max_lag need urls");
+            "[replicate]: owns, peer, mode = sync, max_lag and max_lag_ms need "
+            "urls");
     REFUSED("[replicate]\nurls = nats://a:1\nrecorder = r\nmode = sync\n"
             "max_lag = 100\n", 0,
             "[replicate]: max_lag bounds mode = async (in sync mode every "
             "ack waits for the stream)");
     REFUSED("[replicate]\nmax_lag = 100000001\n", 0,
             "line 2: max_lag must be a number from 0 to 100000000");
+    REFUSED("[replicate]\nmax_lag_ms = 250\n", 0,
+            "[replicate]: owns, peer, mode = sync, max_lag and max_lag_ms need "
+            "urls");
+    REFUSED("[replicate]\nurls = nats://a:1\nrecorder = r\nmode = sync\n"
+            "max_lag_ms = 250\n", 0,
+            "[replicate]: max_lag_ms bounds mode = async (in sync mode every "
+            "ack waits for the stream)");
+    REFUSED("[replicate]\nmax_lag_ms = 3600001\n", 0,
+            "line 2: max_lag_ms must be a number from 0 to 3600000");
     REFUSED("[replicate]\nmode = fast\n", 0,
             "line 2: mode is async or sync");
     REFUSED("[replicate]\nrecorder = a.b\n", 0,
@@ -204,6 +215,12 @@ test_replicate(void)
     CHECK_INT(load("[replicate]\nurls = nats://a:1\nrecorder = r\n"
                    "max_lag = 5000\n", 0, &c, msg, sizeof(msg)), 0);
     CHECK_INT(c.repl.max_lag, 5000);
+    arb_config_free(&c);
+    CHECK_INT(load("[replicate]\nurls = nats://a:1\nrecorder = r\n"
+                   "max_lag_ms = 250\nmax_lag = 100\n", 0, &c, msg,
+                   sizeof(msg)), 0);
+    CHECK_INT(c.repl.max_lag_ms, 250);
+    CHECK_INT(c.repl.max_lag, 100);
     arb_config_free(&c);
     REFUSED("[replicate]\ncheck_read = -5\n", 0,
             "line 2: check_read must be a number from 0 to 100000000");

@@ -39,6 +39,7 @@
  *      6g: async mode with max_lag: an ack waits while the stream is
  *      more than max_lag events behind, and its timeout lifts the bound
  *      until the stream is back within it.
+ *      6h: the same bound in time (max_lag_ms).
  *   7. A 3-node cluster (tests/cluster/nats.sh, ports from
  *      ARB_NATS_CLUSTER_BASE, default 14600): a new recorder creates the
  *      stream R3; kill -9 of the stream leader and of the recorder under
@@ -50,7 +51,7 @@
  * ARB_NATS_PORT_BASE.  ARB_REPL_ONLY=cluster runs case 7 alone, and
  * ARB_REPL_ONLY=load case 1, ARB_REPL_ONLY=gaps case 6b, ARB_REPL_ONLY=busy
  * cases 6c and 6d, ARB_REPL_ONLY=turn cases 6e and 6f, ARB_REPL_ONLY=lag
- * case 6g (to repeat them).
+ * cases 6g and 6h (to repeat them).
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -2494,19 +2495,26 @@ lag_zero(unsigned ms)
     return repl_wait("lag_events", 0, ms);
 }
 
+/* The lines of the daemon's log that hold s (it spans the cases). */
+static unsigned
+log_count(const char *s)
+{
+    char     line[2048];
+    FILE    *f = fopen(load_log, "r");
+    unsigned n = 0;
+
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+        n += strstr(line, s) != NULL;
+    if (f != NULL)
+        fclose(f);
+    return n;
+}
+
 /* 1 when the daemon's log holds s. */
 static int
 log_has(const char *s)
 {
-    char  line[2048];
-    FILE *f = fopen(load_log, "r");
-    int   found = 0;
-
-    while (f != NULL && !found && fgets(line, sizeof(line), f) != NULL)
-        found = strstr(line, s) != NULL;
-    if (f != NULL)
-        fclose(f);
-    return found;
+    return log_count(s) > 0;
 }
 
 /* With the stream stopped, max_lag notes go at once and one more waits
@@ -2651,6 +2659,66 @@ test_lag_bound(arb_stream_t **stp)
         CHECK(metric(page, "arbiter_replication_lag_timeouts_total") == 1);
         CHECK(metric(page, "arbiter_replication_held") == 0);
     }
+    load_stop(SIGTERM, 10000);
+}
+
+/*
+ * 6h: max_lag_ms, the bound in time: with the stream stopped, acks go at
+ * once while the oldest event it lacks is younger than the bound; past
+ * it an ack waits, and leaves when the stream takes events again (here
+ * 700 ms later), not at its timeout; nothing is lifted.
+ */
+static void
+test_lag_time(void)
+{
+    char     code[64];
+    uint64_t holds, t0;
+    unsigned lifts = log_count("acks no longer wait");
+    pid_t    held;
+    int      st;
+
+    load_stop(SIGTERM, 10000);
+    CHECK_INT(load_fresh_dir(), 0);
+    CHECK_INT(write_config("max_lag_ms = 300\nsync_timeout_ms = 4000\n"
+                           "timeout_ms = 30000\n"), 0);
+    CHECK_INT(daemon_up(), 0);
+    CHECK_INT(verified(30000), 0);
+    CHECK(repl_stat("max_lag_ms") == 300);
+    CHECK(repl_stat("max_lag") == 0);
+    CHECK_INT(open_judged("c13-lagms", code, sizeof(code), NULL), 0);
+    CHECK_STR(code, "");
+    CHECK_INT(lag_notes("c13-lagms", "free", 10), 0);
+    CHECK_INT(lag_zero(10000), 0);
+    holds = repl_stat("lag_holds");
+
+    kill(nats_pid, SIGSTOP);
+    CHECK_INT(lag_notes("c13-lagms", "young", 1), 0);
+    CHECK(repl_stat("lag_holds") == holds);     /* within 300 ms */
+    sleep_ms(500);
+    /* The stream lacks an event 500 ms old: this ack waits. */
+    t0 = mono_ms();
+    held = fork();
+    if (held == 0) {
+        uint64_t at = mono_ms();
+
+        _exit(note_cid("c13-lagms", "old/0", code, sizeof(code)) == 0
+              && code[0] == '\0' && mono_ms() - at >= 600 ? 0 : 1);
+    }
+    sleep_ms(700);
+    kill(nats_pid, SIGCONT);
+    CHECK(held > 0 && waitpid(held, &st, 0) == held && WIFEXITED(st)
+          && WEXITSTATUS(st) == 0);
+    if (mono_ms() - t0 >= 3000)
+        printf("why: the ack past max_lag_ms took %llu ms\n",
+               (unsigned long long)(mono_ms() - t0));
+    CHECK(mono_ms() - t0 < 3000);               /* not its timeout */
+    CHECK(repl_stat("lag_holds") == holds + 1);
+    CHECK(repl_stat("lag_timeouts") == 0);
+    CHECK_INT(lag_zero(30000), 0);
+    /* Caught up: acks go at once again. */
+    CHECK_INT(lag_notes("c13-lagms", "after", 3), 0);
+    CHECK(repl_stat("lag_holds") == holds + 1);
+    CHECK(log_count("acks no longer wait") == lifts);    /* none lifted */
     load_stop(SIGTERM, 10000);
 }
 
@@ -2936,6 +3004,7 @@ main(void)
     } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
                && strcmp(getenv("ARB_REPL_ONLY"), "lag") == 0) {
         test_lag_bound(&st);
+        test_lag_time();
     } else if (st != NULL) {
         test_load(&st, cl);
         test_walk_mark(st);
@@ -2961,6 +3030,7 @@ main(void)
         test_clean_passes();
         test_listing_pass(st);
         test_lag_bound(&st);
+        test_lag_time();
         arb_stream_close(st);
         st = NULL;
         nats_kill(SIGTERM);
