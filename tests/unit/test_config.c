@@ -180,11 +180,11 @@ test_replicate(void)
             "[replicate]: recorder (this recorder's name) is required with "
             "urls");
     REFUSED("[replicate]\nowns = A-\n", 0,
-            "[replicate]: owns, peer, mode = sync, max_lag and max_lag_ms need "
-            "urls");
+            "[replicate]: owns, peer, mode = sync, max_lag and max_lag_ms "
+            "need urls");
     REFUSED("[replicate]\nmax_lag = 100\n", 0,
-            "[replicate]: owns, peer, mode = sync, max_lag and max_lag_ms need "
-            "urls");
+            "[replicate]: owns, peer, mode = sync, max_lag and max_lag_ms "
+            "need urls");
     REFUSED("[replicate]\nurls = nats://a:1\nrecorder = r\nmode = sync\n"
             "max_lag = 100\n", 0,
             "[replicate]: max_lag bounds mode = async (in sync mode every "
@@ -192,8 +192,8 @@ test_replicate(void)
     REFUSED("[replicate]\nmax_lag = 100000001\n", 0,
             "line 2: max_lag must be a number from 0 to 100000000");
     REFUSED("[replicate]\nmax_lag_ms = 250\n", 0,
-            "[replicate]: owns, peer, mode = sync, max_lag and max_lag_ms need "
-            "urls");
+            "[replicate]: owns, peer, mode = sync, max_lag and max_lag_ms "
+            "need urls");
     REFUSED("[replicate]\nurls = nats://a:1\nrecorder = r\nmode = sync\n"
             "max_lag_ms = 250\n", 0,
             "[replicate]: max_lag_ms bounds mode = async (in sync mode every "
