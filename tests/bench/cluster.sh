@@ -18,7 +18,8 @@
 # (appends/s and p99 ack) at 16 and 256 tables.
 # docs/SCALE.md keeps the figures.  Never fails on a target.
 #   LOAD_SECS=3 (per table count)  LAG_RATE=2000, LAG_RATE256=8000 (the
-#   paced replica runs)  BOUND_LAG=2000 (the bounded run's max_lag)
+#   paced replica runs)  BOUND_LAG=2000 (the bounded run's max_lag), or
+#   BOUND="max_lag_ms = 250" (its [replicate] lines instead)
 #   ARB_NATS_PORT_BASE=14400 (this cluster; the replica's gets BASE+100)
 #   BENCH_NODES=3 (1: one JetStream node, streams R1: what the recorder's
 #   replication costs it, apart from what a 3-node cluster sharing the
@@ -44,9 +45,10 @@ echo "cluster: $NODES nodes at $URLS"
 for mode in local async bounded sync; do
     conf=$T/$mode.conf
     : > "$conf"
-    # bounded: async with max_lag = BOUND_LAG (default 2000)
+    # bounded: async with max_lag = BOUND_LAG (default 2000), or the
+    # [replicate] line(s) of BOUND (e.g. "max_lag_ms = 250")
     m=$mode bound=
-    [ "$mode" = bounded ] && m=async bound="max_lag = ${BOUND_LAG:-2000}"
+    [ "$mode" = bounded ] && m=async bound=${BOUND:-"max_lag = ${BOUND_LAG:-2000}"}
     if [ "$mode" != local ]; then
         printf '[replicate]\nurls = %s\nrecorder = bench-%s\nmode = %s\n%s\n' \
             "$URLS" "$mode" "$m" "$bound" > "$conf"
