@@ -8,12 +8,14 @@
  * "appended up to P", handed over through a uv_async.  The mirror's lock
  * is held while it applies and while the loop asks it who wrote a match.
  *
- * At every start the stream is read from its first message: the mirror
+ * A start reads the stream from where the last life's store ends
+ * (DATA/replica.pos, daemon/replica_pos.h: the mirror says where, saved
+ * at most once a second after a commit and at a clean stop), or from its
+ * first message when that position does not hold.  Either way the mirror
  * checks each message it already holds against its own copy (same seq,
  * same hash) and appends only what is new, so a restart (of the replica
- * or of a NATS node) can neither skip nor double an event.  Reading the
- * whole stream again costs a restart time proportional to the stream; the
- * store's own heads are the cursor, nothing is kept on the server.
+ * or of a NATS node) can neither skip nor double an event.  Nothing is
+ * kept on the server.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -74,7 +76,7 @@ typedef struct arb_replica {
     arb_replica_pos_t    saved;
     int                  has_saved;
     arb_replica_pos_t    pos;
-    int64_t              pos_ms;        /* when saved */
+    int64_t              pos_ms;        /* when last considered */
     uint64_t             store_pos0;    /* the store's log position at
                                            start */
     arb_owners_t        *owners;        /* DATA/replica.owners */
@@ -230,12 +232,17 @@ read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
     return 0;
 }
 
-/* After a commit, under mu: what DATA/replica.pos would say now (0 when
- * nothing worth saving, or it says that already). */
+/* After a commit, under mu: what DATA/replica.pos would say now; 0 when
+ * it is not due (a save at most once a second, unless forced: a stop),
+ * nothing is worth saving, or it says that already.  Not due is decided
+ * first: the mirror's answer walks every match it holds. */
 static int
 pos_now(arb_replica_t *r, const arb_stream_t *st, int64_t created,
-        arb_replica_pos_t *out)
+        int force, arb_replica_pos_t *out)
 {
+    if (!force && arb_clock_ms() - r->pos_ms < 1000)
+        return 0;
+    r->pos_ms = arb_clock_ms();
     if (r->stream_last == 0 || r->last_msg_ns == 0 || created == 0)
         return 0;
     memset(out, 0, sizeof(*out));
@@ -248,17 +255,14 @@ pos_now(arb_replica_t *r, const arb_stream_t *st, int64_t created,
     return memcmp(out, &r->pos, sizeof(*out)) != 0;
 }
 
-/* Saves p, at most once a second unless forced (a stop).  A failure is
- * logged once a minute, never fatal: the next start reads more. */
+/* Saves p (from pos_now).  A failure is logged once a minute, never
+ * fatal: the next start reads more. */
 static void
-pos_save(arb_replica_t *r, const arb_replica_pos_t *p, int force)
+pos_save(arb_replica_t *r, const arb_replica_pos_t *p)
 {
     static int64_t said_ms;
     int64_t        now = arb_clock_ms();
 
-    if (!force && now - r->pos_ms < 1000)
-        return;
-    r->pos_ms = now;
     pthread_mutex_lock(&r->mu);
     arb_owners_flush(r->owners);
     pthread_mutex_unlock(&r->mu);
@@ -330,12 +334,12 @@ follow(void *arg)
                 rc = arb_mirror_flush(r->mir, &why);
                 /* An open kept for its deal: flushed again soon. */
                 dirty = arb_mirror_held(r->mir) > 0;
-                save = rc == 0 && pos_now(r, st, created, &pos);
+                save = rc == 0 && pos_now(r, st, created, 0, &pos);
                 pthread_mutex_unlock(&r->mu);
                 if (rc != 0)
                     goto failed;
                 if (save)
-                    pos_save(r, &pos, 0);
+                    pos_save(r, &pos);
             }
             continue;
         }
@@ -373,22 +377,22 @@ follow(void *arg)
             rc = arb_mirror_flush(r->mir, &why);
             dirty = arb_mirror_held(r->mir) > 0;
             dirty_since = arb_clock_ms();
-            save = rc == 0 && pos_now(r, st, created, &pos);
+            save = rc == 0 && pos_now(r, st, created, 0, &pos);
         }
         pthread_mutex_unlock(&r->mu);
         if (rc != 0)
             goto failed;
         if (save)
-            pos_save(r, &pos, 0);
+            pos_save(r, &pos);
     }
     pthread_mutex_lock(&r->mu);
     rc = dirty ? arb_mirror_flush(r->mir, &why) : 0;
-    save = rc == 0 && st != NULL && pos_now(r, st, created, &pos);
+    save = rc == 0 && st != NULL && pos_now(r, st, created, 1, &pos);
     pthread_mutex_unlock(&r->mu);
     if (rc != 0)
         goto failed;
     if (save)
-        pos_save(r, &pos, 1);
+        pos_save(r, &pos);
     goto done;
 failed:
     /* A failed append is a failed write: fail-stop, as on a primary. */

@@ -3,7 +3,8 @@
  * into its own store instead of accepting writes (docs/REPLICA.md).
  *
  * `arbiterd --replica-of URLS`, or the [replica] section of arbiterd.conf,
- * makes it one.  A thread of its own reads the whole stream in order
+ * makes it one.  A thread of its own reads the stream in order, from
+ * where its store ends (DATA/replica.pos) or from its first message
  * (proto/stream_read.h: an ordered consumer) through a mirror
  * (proto/stream_mirror.h), which checks every link and replays every
  * event's rules before appending; the loop thread is then told the new
