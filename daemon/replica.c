@@ -633,6 +633,7 @@ arb_replica_refuses(arb_server_t *srv, const char *id, arb_buf_t *why)
 {
     arb_replica_t *r = srv->replica;
     char           rec[ARB_STREAM_NAME_MAX + 1];
+    const char    *was;
     int            known = 0;
 
     if (r == NULL)
@@ -644,8 +645,8 @@ arb_replica_refuses(arb_server_t *srv, const char *id, arb_buf_t *why)
         known = arb_mirror_recorder(r->mir, id, rec, sizeof(rec)) == 0;
         pthread_mutex_unlock(&r->mu);
         /* Not read since this start: as the last life's stream said. */
-        if (!known && arb_owners_get(r->owners, id) != NULL) {
-            snprintf(rec, sizeof(rec), "%s", arb_owners_get(r->owners, id));
+        if (!known && (was = arb_owners_get(r->owners, id)) != NULL) {
+            snprintf(rec, sizeof(rec), "%s", was);
             known = 1;
         }
     }

@@ -31,11 +31,7 @@ URLS=$(nats_urls "$NATS_DIR")
 . tests/cluster/recorders.sh
 TABLES=${LAG_TABLES:-16}
 
-# bench_load starts the daemon with --data/--listen: this wrapper adds
-# the replication.
-printf '[replicate]\nurls = %s\nrecorder = bench\n%s\n' "$URLS" "${LAG_EXTRA:-}" > "$T/c.conf"
-printf '#!/bin/sh\nexec %s/bin/arbiterd --config %s "$@"\n' "$PWD" "$T/c.conf" > "$T/d.sh"
-chmod +x "$T/d.sh"
+bench_daemon "${LAG_EXTRA:-}"
 
 start_replica rep
 i=0; while [ ! -f "$T/rep/tokens" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done

@@ -22,9 +22,7 @@ NATS_DIR=$T/nats
 nats_up "$NATS_DIR" 1 "${ARB_NATS_PORT_BASE:-16900}" || exit 1
 URLS=$(nats_urls "$NATS_DIR")
 . tests/cluster/recorders.sh
-printf '[replicate]\nurls = %s\nrecorder = bench\n' "$URLS" > "$T/c.conf"
-printf '#!/bin/sh\nexec %s/bin/arbiterd --config %s "$@"\n' "$PWD" "$T/c.conf" > "$T/d.sh"
-chmod +x "$T/d.sh"
+bench_daemon
 mkdir -p "$T/load"
 "$B" --daemon "$T/d.sh" --dir "$T/load" --secs "${RESTART_SECS:-10}" \
     --tables 256 > /dev/null

@@ -59,6 +59,17 @@ start_replica() {
     wait_sock "$T/$1.sock"
 }
 
+# bench_daemon [LINES]: $T/d.sh, a daemon for bench_load --daemon (which
+# gives --data and --listen) replicating to $URLS as recorder "bench",
+# with LINES added to its [replicate] section.
+bench_daemon() {
+    printf '[replicate]\nurls = %s\nrecorder = bench\n%s\n' "$URLS" "${1:-}" \
+        > "$T/c.conf"
+    printf '#!/bin/sh\nexec %s/bin/arbiterd --config %s "$@"\n' "$PWD" \
+        "$T/c.conf" > "$T/d.sh"
+    chmod +x "$T/d.sh"
+}
+
 # tok NAME: the arbiter token of the daemon on $T/NAME.
 tok() { awk '$4 == "arbiter" { print $3 }' "$T/$1/tokens"; }
 
