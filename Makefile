@@ -42,6 +42,8 @@ TLIB_SRC   := $(filter-out tools/arbiter.c,$(TOOLS_SRC))
 TESTLIB_SRC := $(filter-out tests/crash/iosim.c,$(wildcard tests/crash/*.c)) \
                tests/nomem/failalloc.c
 SOAK_SRC   := $(wildcard tests/soak/soak_*.c)
+# What an operator does to a NATS stream, for the shell tests.
+NATS_OP    := $(BUILD)/tests/nats_op
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -61,7 +63,8 @@ BINS     := bin/arbiter $(if $(DAEMON_SRC),bin/arbiterd)
         bench-peers install clean
 # Keep test objects: they are intermediates of a pattern chain.
 .SECONDARY:
-all: deps-check $(BINS) $(UNITS) $(BENCHES) $(FUZZERS) $(IOSIM) $(SOAKS)
+all: deps-check $(BINS) $(UNITS) $(BENCHES) $(FUZZERS) $(IOSIM) $(SOAKS) \
+     $(NATS_OP)
 
 # Installs the missing Debian packages; does nothing when all are present.
 deps:
@@ -145,6 +148,9 @@ $(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_MAIN) $(LIBTEST) \
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/tests/soak_%: $(BUILD)/tests/soak/soak_%.o $(LIBTEST) $(LIBPROTO) $(LIBCORE)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(NATS_OP): $(BUILD)/tests/cluster/nats_op.o $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 

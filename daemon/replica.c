@@ -221,6 +221,13 @@ read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
                    "%s was created again: reading it from its first "
                    "message", st->name);
         *from = 1;
+        /* What was read is placed in the old stream: nothing of it may
+         * be saved as a position in the new one. */
+        pthread_mutex_lock(&r->mu);
+        arb_mirror_restream(r->mir);
+        r->stream_last = 0;
+        r->last_msg_ns = 0;
+        pthread_mutex_unlock(&r->mu);
     }
     if (*created == 0) {
         pthread_mutex_lock(&r->mu);
@@ -230,6 +237,47 @@ read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
     *created = ss.created_ns;
     arb_buf_free(&whynot);
     return 0;
+}
+
+/* While reading, once a second: is the stream still the one created at
+ * created?  An ordered consumer does not say when its stream is deleted:
+ * it waits, and after the stream is created again it goes on from the
+ * old sequence, missing the new stream's first messages (until
+ * 2026-12-04 a replica then lacked every match begun before it caught
+ * up, and waited for them until a restart).  1 when it is gone or
+ * another one (the reader is then opened again: read_from), 0 when it
+ * is the same or JetStream did not answer (an election: asked again in
+ * a second). */
+static int
+stream_replaced(arb_stream_t *st, int64_t created, int64_t *checked_ms)
+{
+    arb_stream_state_t ss;
+    arb_buf_t          why = ARB_BUF_INIT;
+    int                rc;
+
+    if (arb_clock_ms() - *checked_ms < 1000)
+        return 0;
+    *checked_ms = arb_clock_ms();
+    rc = arb_stream_state(st, &ss, &why);
+    rc = rc == 0 ? ss.created_ns != created : rc == ARB_ENOTFOUND;
+    if (rc)
+        arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: stream "
+                   "%s %s", st->name, ss.created_ns != 0 ? "was created "
+                   "again" : "was deleted");
+    arb_buf_free(&why);
+    return rc;
+}
+
+/* The reader is closed, to be opened again (read_from). */
+static void
+reader_lost(arb_replica_t *r, arb_stream_reader_t **rd)
+{
+    arb_stream_reader_close(*rd);
+    *rd = NULL;
+    pthread_mutex_lock(&r->mu);
+    r->connected = 0;
+    r->reconnects++;
+    pthread_mutex_unlock(&r->mu);
 }
 
 /* After a commit, under mu: what DATA/replica.pos would say now; 0 when
@@ -287,7 +335,7 @@ follow(void *arg)
     arb_buf_t            why = ARB_BUF_INIT;
     arb_replica_pos_t    pos;
     uint64_t             from = 1;
-    int64_t              dirty_since = 0, created = 0;
+    int64_t              dirty_since = 0, created = 0, checked_ms = 0;
     int                  rc, dirty = 0, said = 0, save;
 
     while (!stopping(r)) {
@@ -326,6 +374,10 @@ follow(void *arg)
             r->connected = 1;
             pthread_mutex_unlock(&r->mu);
         }
+        if (stream_replaced(st, created, &checked_ms)) {
+            reader_lost(r, &rd);
+            continue;
+        }
         /* Nothing more right now: commit what was read, then wait. */
         rc = arb_stream_reader_next(rd, &msg, dirty ? 1 : 200, &why);
         if (rc == ARB_EAGAIN) {
@@ -355,12 +407,7 @@ follow(void *arg)
             arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: %s; "
                        "reading again from sequence %" PRIu64,
                        arb_buf_cstr(&why), from);
-            arb_stream_reader_close(rd);
-            rd = NULL;
-            pthread_mutex_lock(&r->mu);
-            r->connected = 0;
-            r->reconnects++;
-            pthread_mutex_unlock(&r->mu);
+            reader_lost(r, &rd);
             nap(r);
             continue;
         }

@@ -478,6 +478,26 @@ arb_mirror_resume_seq(const arb_mirror_t *m)
     return low;
 }
 
+void
+arb_mirror_restream(arb_mirror_t *m)
+{
+    size_t i, j;
+
+    m->st.last_stream_seq = 0;
+    for (i = 0; i < m->n; i++)
+        m->batch[i].msg.stream_seq = 0;         /* read_at: 1 */
+    for (i = 0; i < m->nmt; i++) {
+        mt_t *t = m->mts[i];
+
+        for (j = 0; j < t->nwait; j++)
+            t->wait[j].stream_seq = 0;
+        if (t->keep_from != 0)
+            t->keep_from = 1;
+        if (t->secret_sseq != 0)
+            t->secret_sseq = 1;
+    }
+}
+
 /* h(seq) as held: in the batch or in the store.  0 or ARB_ENOTFOUND. */
 typedef struct held { unsigned char hash[ARB_HASH_LEN]; int got; } held_t;
 
@@ -501,9 +521,13 @@ held_hash(arb_mirror_t *m, mt_t *t, uint64_t seq,
     held_t h = { { 0 }, 0 };
     size_t i;
 
+    /* In the batch: the message's hash, which the chain gave when it
+     * went in (ap.hash is the commit's output, stale until then: until
+     * 2026-12-04 an event read twice before its commit was taken for a
+     * fork and its match stopped). */
     for (i = 0; i < m->n; i++)
         if (m->batch[i].m == t && m->batch[i].ap.seq == seq) {
-            memcpy(out, m->batch[i].ap.hash, ARB_HASH_LEN);
+            memcpy(out, m->batch[i].msg.hash, ARB_HASH_LEN);
             return 0;
         }
     if (arb_store_events(m->store, t->id, seq, seq, on_held, &h, NULL) != 0

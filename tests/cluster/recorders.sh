@@ -70,6 +70,22 @@ bench_daemon() {
     chmod +x "$T/d.sh"
 }
 
+# caught_up MATCH PRIMARY [WHAT]: until the replica "rep" answers WHAT
+# (state, else events) of MATCH as the primary does (20 s).
+caught_up() {
+    want=$(on "$2" "${3:-state}" --match "$1" --json)
+    i=0
+    while [ $i -lt 200 ]; do
+        [ "$(on rep "${3:-state}" --match "$1" --json 2>&1)" = "$want" ] \
+            && return 0
+        sleep 0.1; i=$((i + 1))
+    done
+    echo "replica not caught up on $1"
+}
+
+# rstat KEY: stats.replica.KEY of the replica "rep".
+rstat() { on rep stats | awk -v n="replica.$1" '$1 == n { print $2 }'; }
+
 # tok NAME: the arbiter token of the daemon on $T/NAME.
 tok() { awk '$4 == "arbiter" { print $3 }' "$T/$1/tokens"; }
 

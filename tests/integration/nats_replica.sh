@@ -25,17 +25,6 @@ play east E.1 12; play west W.1 9; play east E.2 5
 on east close --match E.2 --reason done > /dev/null
 play west W.2 3
 
-# caught_up MATCH PRIMARY: until the replica's state of MATCH is the
-# primary's (10 s).
-caught_up() {
-    want=$(on "$2" state --match "$1" --json)
-    i=0
-    while [ $i -lt 100 ]; do
-        [ "$(on rep state --match "$1" --json 2>&1)" = "$want" ] && return 0
-        sleep 0.1; i=$((i + 1))
-    done
-    echo "replica not caught up on $1"
-}
 # same_every_seq MATCH PRIMARY LAST: the state at each seq 0..LAST.
 same_every_seq() {
     bad=
@@ -74,7 +63,6 @@ reader=$(awk '$4 == "reader" { print $3; exit }' "$T/rep/tokens")
 metrics=$(curl -s -H "Authorization: Bearer $reader" \
     "http://127.0.0.1:$HTTP_PORT/metrics")
 metric() { printf '%s\n' "$metrics" | awk -v n="$1" '$1 == n { print $2 }'; }
-rstat() { on rep stats | awk -v n="replica.$1" '$1 == n { print $2 }'; }
 check "metrics: replica connected" 1 "$(metric arbiter_replica_connected)"
 check "metrics: replica appended = stats" "$(rstat appended)" \
     "$(metric arbiter_replica_appended_total)"

@@ -554,6 +554,73 @@ test_resume_seq(void)
     CHECK_INT(nproblems, 0);
 }
 
+/* An event read twice before its batch is committed (a republish, the
+ * stream read again) is a duplicate, not a fork: the batch's hashes are
+ * the chain's, not the commit's output. */
+static void
+test_dup_in_batch(void)
+{
+    msgs_t             ms;
+    arb_store_t       *s = fresh_store();
+    arb_mirror_t      *mir = NULL;
+    arb_mirror_stats_t st;
+
+    make(&ms, good);
+    nproblems = 0;
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    apply_at(mir, "T-1", &ms, 0, 1);
+    apply_at(mir, "T-1", &ms, 1, 2);
+    apply_at(mir, "T-1", &ms, 1, 3);
+    apply_at(mir, "T-1", &ms, 0, 4);
+    apply_at(mir, "T-1", &ms, 2, 5);
+    arb_mirror_stats(mir, &st);
+    CHECK_INT(st.duplicates, 2);
+    CHECK_INT(nproblems, 0);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(held(s), 3);
+    CHECK(!arb_mirror_stopped(mir, "T-1"));
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
+/* The stream created again (arb_mirror_restream): what is held was
+ * placed in the old stream, so a restart before it is settled reads the
+ * new one whole; the new stream's first messages are met as duplicates
+ * and fill the gap, and the position is the new stream's. */
+static void
+test_restream(void)
+{
+    msgs_t             ms;
+    arb_store_t       *s = fresh_store();
+    arb_mirror_t      *mir = NULL;
+    arb_mirror_stats_t st;
+    uint64_t           q;
+
+    make(&ms, good);
+    nproblems = 0;
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    for (q = 0; q < ms.n; q++)
+        if (q != 2)
+            apply_at(mir, "T-1", &ms, q, 101 + q);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(arb_mirror_waiting(mir), ms.n - 3);
+    CHECK_INT(arb_mirror_resume_seq(mir), 104);
+    arb_mirror_restream(mir);
+    arb_mirror_stats(mir, &st);
+    CHECK_INT(st.last_stream_seq, 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 1);
+    feed(mir, &ms, 0, ms.n - 1, UINT64_MAX);        /* at 1..n */
+    CHECK_INT(held(s), ms.n);
+    CHECK_INT(arb_mirror_waiting(mir), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), ms.n + 1);
+    /* Nothing held: the new stream from its first message. */
+    arb_mirror_restream(mir);
+    CHECK_INT(arb_mirror_resume_seq(mir), 1);
+    CHECK_INT(nproblems, 0);
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
 /*
  * A deal secret that came after its open was committed without it is
  * held in memory only: a restart must read its message again, until the
@@ -743,6 +810,8 @@ main(void)
     test_deal_wait();
     test_resume_seq();
     test_resume_deal();
+    test_dup_in_batch();
+    test_restream();
     test_evict();
     test_wait_limits();
     nats_Close();

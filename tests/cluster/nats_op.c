@@ -1,0 +1,74 @@
+/*
+ * nats_op.c - what an operator does to a stream, for the shell tests.
+ *
+ *   nats_op URLS recreate NAME MS
+ *
+ * Deletes stream NAME and creates it again MS milliseconds later with
+ * the replica count it had, as arbiter would create it (subjects
+ * "arbiter.>", file storage).  This is what docs/SCALE.md tells an
+ * operator never to do; the tests do it to show what a recorder and a
+ * replica running meanwhile make of it.  Exit status 0 when both were
+ * done; the error on stderr otherwise.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/buf.h"
+#include "proto/stream.h"
+
+static void
+sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+    nanosleep(&ts, NULL);
+}
+
+int
+main(int argc, char **argv)
+{
+    arb_stream_conf_t conf;
+    arb_stream_t     *st = NULL;
+    arb_buf_t         why = ARB_BUF_INIT;
+    jsStreamInfo     *si = NULL;
+    jsErrCode         jerr = 0;
+    natsStatus        s;
+    int               replicas = 0, rc = 1;
+
+    if (argc != 5 || strcmp(argv[2], "recreate") != 0) {
+        fprintf(stderr, "usage: nats_op URLS recreate NAME MS\n");
+        return 2;
+    }
+    memset(&conf, 0, sizeof(conf));
+    conf.urls = argv[1];
+    conf.stream = argv[3];
+    conf.client_name = "nats_op";
+    if (arb_stream_open(&st, &conf, NULL, NULL, &why) != 0)
+        goto fail;
+    s = js_GetStreamInfo(&si, st->js, st->name, NULL, &jerr);
+    if (s != NATS_OK) {
+        arb_buf_printf(&why, "stream info: %s (%d)",
+                       natsStatus_GetText(s), (int)jerr);
+        goto fail;
+    }
+    replicas = (int)si->Config->Replicas;
+    jsStreamInfo_Destroy(si);
+    s = js_DeleteStream(st->js, st->name, NULL, &jerr);
+    if (s != NATS_OK) {
+        arb_buf_printf(&why, "delete: %s (%d)", natsStatus_GetText(s),
+                       (int)jerr);
+        goto fail;
+    }
+    sleep_ms(atol(argv[4]));
+    if (arb_stream_ensure(st, replicas, NULL, &why) != 0)
+        goto fail;
+    rc = 0;
+fail:
+    if (rc != 0)
+        fprintf(stderr, "nats_op: %s: %s\n", argv[3], arb_buf_cstr(&why));
+    arb_stream_close(st);
+    arb_buf_free(&why);
+    return rc;
+}

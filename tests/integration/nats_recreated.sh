@@ -1,0 +1,78 @@
+# The stream deleted and created again under two running recorders and a
+# read replica (what docs/SCALE.md tells an operator never to do; it
+# happens): the recorders put every event back on the new stream, and
+# the replica reads the new stream from its first message, so it holds
+# every event of every match once, with the primaries' states, including
+# those recorded while the stream was gone and right after it came back.
+# Ports: ARB_NATS_PORT_BASE (default 16700).
+. tests/common.sh
+. tests/cluster/nats.sh
+nats_test_up nats_recreated.sh 3 16700
+. tests/cluster/recorders.sh
+OP=${BUILD:-build}/tests/nats_op
+
+start_replicating east E.
+start_replicating west W.
+start_replica rep
+
+
+play east E.1 10; play west W.1 8
+caught_up E.1 east events; caught_up W.1 west events
+read_before=$(rstat stream_seq)
+check "the replica read the first stream" 1 \
+    "$([ "${read_before:-0}" -ge 20 ] && echo 1)"
+
+# Gone for two seconds; moves are recorded meanwhile (acked locally, the
+# stream catches up after).  The moves go on while it comes back.
+$OP "$URLS" recreate ARBITER 2000 > "$T/op.out" 2>&1 &
+op_pid=$!
+sleep 0.5
+play east E.1 16 10
+play west W.2 4
+wait $op_pid
+check "stream deleted and created again" 0 $?
+play west W.1 14 8
+play east E.2 6
+
+for m in E.1:east E.2:east W.1:west W.2:west; do
+    caught_up "${m%%:*}" "${m##*:}" events
+    check "${m%%:*}: replica's events = primary's" \
+        "$(on "${m##*:}" events --match "${m%%:*}" --json)" \
+        "$(on rep events --match "${m%%:*}" --json)"
+    check "${m%%:*}: replica's state = primary's" \
+        "$(on "${m##*:}" state --match "${m%%:*}" --json)" \
+        "$(on rep state --match "${m%%:*}" --json)"
+done
+check "replica said the stream was created again" 1 \
+    "$(grep -c "stream ARBITER was created again" "$T/rep.log")"
+check "replica stopped no match" "" \
+    "$(grep replica_stopped_match "$T/rep.log")"
+# What it held before was met again on the new stream: duplicates, not
+# appended twice (the store checks clean, each event once).
+check "what it held, met again as duplicates" 1 \
+    "$([ "$(rstat duplicates)" -ge "$read_before" ] && echo 1)"
+
+# A restart resumes on the new stream, where it stopped reading it.
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+check "replica.pos names the new stream" 1 \
+    "$(nats_created=$(sed -n '1s/.* //p' "$T/rep/replica.pos");
+       [ -n "$nats_created" ] && echo 1)"
+read_now=$(sed -n '2s/^read \([0-9]*\) .*/\1/p' "$T/rep/replica.pos")
+start_replica rep
+play east E.2 9 6
+caught_up E.2 east events
+check "restart on the new stream: resumed" $((read_now + 1)) \
+    "$(rstat resumed_at)"
+check "restart on the new stream: nothing read again" 0 \
+    "$(rstat duplicates)"
+out=$($A check --db "$T/rep" 2>&1); rc=$?
+check "replica's store checks clean" 0 $rc
+
+if [ $fail -ne 0 ]; then
+    for d in east west rep; do
+        tail -n 12 "$T/$d.log" 2>/dev/null | sed "s/^/why: $d.log: /"
+    done
+    sed "s/^/why: op: /" "$T/op.out"
+fi
+echo "nats_recreated.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]
