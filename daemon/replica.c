@@ -239,25 +239,42 @@ read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
     return 0;
 }
 
-/* While reading, once a second: is the stream still the one created at
- * created?  An ordered consumer does not say when its stream is deleted:
- * it waits, and after the stream is created again it goes on from the
- * old sequence, missing the new stream's first messages (until
- * 2026-12-04 a replica then lacked every match begun before it caught
- * up, and waited for them until a restart).  1 when it is gone or
- * another one (the reader is then opened again: read_from), 0 when it
- * is the same or JetStream did not answer (an election: asked again in
- * a second). */
+/* While reading, once a second: is NATS there, and is the stream still
+ * the one created at created?  An ordered consumer says neither: it
+ * waits.  With the connection lost, stats.replica.connected is false and
+ * the log says so once (*lost), until it is back; libnats reconnects and
+ * the consumer goes on.  A stream deleted and created again: the
+ * consumer goes on from its old sequence, missing the new stream's first
+ * messages (until 2026-12-04 a replica then lacked every match begun in
+ * them, and waited for them until a restart).  1 when the stream is gone
+ * or another one (the reader is then opened again: read_from), 0 when
+ * it is the same or JetStream did not answer (an election: asked again
+ * in a second). */
 static int
-stream_replaced(arb_stream_t *st, int64_t created, int64_t *checked_ms)
+stream_check(arb_replica_t *r, arb_stream_t *st, int64_t created,
+             int64_t *checked_ms, int *lost)
 {
     arb_stream_state_t ss;
     arb_buf_t          why = ARB_BUF_INIT;
-    int                rc;
+    int                rc, up;
 
     if (arb_clock_ms() - *checked_ms < 1000)
         return 0;
     *checked_ms = arb_clock_ms();
+    up = natsConnection_Status(st->nc) == NATS_CONN_STATUS_CONNECTED;
+    pthread_mutex_lock(&r->mu);
+    r->connected = up;
+    pthread_mutex_unlock(&r->mu);
+    if (up && *lost)
+        arb_log_ev(ARB_LOG_INFO, "replica_nats", NULL, "replica: NATS "
+                   "connection back; reading stream %s on", st->name);
+    else if (!up && !*lost)
+        arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: NATS "
+                   "connection lost; reconnecting (reads are served from "
+                   "the store meanwhile)");
+    *lost = !up;
+    if (!up)
+        return 0;
     rc = arb_stream_state(st, &ss, &why);
     rc = rc == 0 ? ss.created_ns != created : rc == ARB_ENOTFOUND;
     if (rc)
@@ -336,7 +353,7 @@ follow(void *arg)
     arb_replica_pos_t    pos;
     uint64_t             from = 1;
     int64_t              dirty_since = 0, created = 0, checked_ms = 0;
-    int                  rc, dirty = 0, said = 0, save;
+    int                  rc, dirty = 0, said = 0, save, lost = 0;
 
     while (!stopping(r)) {
         if (st == NULL) {
@@ -374,7 +391,7 @@ follow(void *arg)
             r->connected = 1;
             pthread_mutex_unlock(&r->mu);
         }
-        if (stream_replaced(st, created, &checked_ms)) {
+        if (stream_check(r, st, created, &checked_ms, &lost)) {
             reader_lost(r, &rd);
             continue;
         }

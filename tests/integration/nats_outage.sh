@@ -4,10 +4,12 @@
 # the replica reads the new stream from its first message, so it holds
 # every event of every match once, with the primaries' states, including
 # those recorded while the stream was gone and right after it came back.
+# Then NATS goes away altogether, and comes back: the replica says so,
+# serves reads meanwhile (also when started then), and skips nothing.
 # Ports: ARB_NATS_PORT_BASE (default 16700).
 . tests/common.sh
 . tests/cluster/nats.sh
-nats_test_up nats_recreated.sh 3 16700
+nats_test_up nats_outage.sh 3 16700
 . tests/cluster/recorders.sh
 OP=${BUILD:-build}/tests/nats_op
 
@@ -21,6 +23,9 @@ caught_up E.1 east events; caught_up W.1 west events
 read_before=$(rstat stream_seq)
 check "the replica read the first stream" 1 \
     "$([ "${read_before:-0}" -ge 20 ] && echo 1)"
+
+sleep 1.2       # a position saved after what was read
+pos_stream=$(sed -n 1p "$T/rep/replica.pos")
 
 # Gone for two seconds; moves are recorded meanwhile (acked locally, the
 # stream catches up after).  The moves go on while it comes back.
@@ -55,8 +60,8 @@ check "what it held, met again as duplicates" 1 \
 # A restart resumes on the new stream, where it stopped reading it.
 kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
 check "replica.pos names the new stream" 1 \
-    "$(nats_created=$(sed -n '1s/.* //p' "$T/rep/replica.pos");
-       [ -n "$nats_created" ] && echo 1)"
+    "$(line=$(sed -n 1p "$T/rep/replica.pos");
+       [ -n "$line" ] && [ "$line" != "$pos_stream" ] && echo 1)"
 read_now=$(sed -n '2s/^read \([0-9]*\) .*/\1/p' "$T/rep/replica.pos")
 start_replica rep
 play east E.2 9 6
@@ -65,6 +70,41 @@ check "restart on the new stream: resumed" $((read_now + 1)) \
     "$(rstat resumed_at)"
 check "restart on the new stream: nothing read again" 0 \
     "$(rstat duplicates)"
+# NATS gone altogether under the running replica, and the replica
+# started again while it is gone: said, reads still served, no crash;
+# moves are acknowledged meanwhile (async); once NATS is back nothing is
+# skipped.
+for i in 1 2 3; do nats_stop "$NATS_DIR" $i; done
+i=0
+while [ "$(rstat connected)" != false ] && [ $i -lt 100 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+check "NATS down: the replica says it is not connected" false \
+    "$(rstat connected)"
+play east E.3 5
+play west W.1 18 14
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+start_replica rep
+check "replica started with NATS down: reads served" \
+    "$(on east events --match E.2 --json)" "$(on rep events --match E.2 --json)"
+for i in 1 2 3; do nats_start "$NATS_DIR" $i; done
+for i in 1 2 3; do nats_wait "$NATS_DIR" $i; done
+play west W.3 4
+for m in E.3:east W.1:west W.3:west; do
+    caught_up "${m%%:*}" "${m##*:}" events
+    check "NATS back: ${m%%:*} on the replica = primary's" \
+        "$(on "${m##*:}" state --match "${m%%:*}" --json)" \
+        "$(on rep state --match "${m%%:*}" --json)"
+done
+check "NATS back: the replica connected" true "$(rstat connected)"
+check "NATS back: the replica stopped no match" "" \
+    "$(grep replica_stopped_match "$T/rep.log")"
+check "NATS lost said once by the running replica" 1 \
+    "$(grep -c "replica: NATS connection lost" "$T/rep.log")"
+check "NATS down at start said" 1 \
+    "$(grep -c "replica: nats: connect: No server available.*retrying" \
+        "$T/rep.log")"
+
 out=$($A check --db "$T/rep" 2>&1); rc=$?
 check "replica's store checks clean" 0 $rc
 
@@ -74,5 +114,5 @@ if [ $fail -ne 0 ]; then
     done
     sed "s/^/why: op: /" "$T/op.out"
 fi
-echo "nats_recreated.sh: $pass passed, $fail failed"
+echo "nats_outage.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
