@@ -86,7 +86,8 @@ play west W.1 18 14
 kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
 start_replica rep
 check "replica started with NATS down: reads served" \
-    "$(on east events --match E.2 --json)" "$(on rep events --match E.2 --json)"
+    "$(on east events --match E.2 --json)" \
+    "$(on rep events --match E.2 --json)"
 for i in 1 2 3; do nats_start "$NATS_DIR" $i; done
 for i in 1 2 3; do nats_wait "$NATS_DIR" $i; done
 play west W.3 4
