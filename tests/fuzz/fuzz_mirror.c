@@ -16,6 +16,10 @@
  * and the first byte chooses whether the mirror has the replication key.
  *
  * Invariants: an apply and a flush never fail (the store is healthy);
+ * until arb_mirror_finish, a match is stopped only by a spoiled message
+ * of its own or a forged deal (a real event read again, flushed or not,
+ * is a duplicate: until 2026-12-04 one read twice before its commit was
+ * taken for a fork);
  * where a restart would read from is a sequence read, or the next one;
  * after arb_mirror_finish and a flush nothing is held back; every chain
  * in the store verifies; each match holds a prefix of its real events
@@ -138,7 +142,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     natsMsg         *dm = NULL;
     uint64_t         sseq = 1;
     size_t           i, ops = 0;
-    int              has_key, k, finished = 0;
+    int              has_key, k, finished = 0, spoiled[NM] = { 0 };
 
     if (!ready)
         setup();
@@ -158,12 +162,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 4:
             FUZZ_CHECK(arb_stream_deal_msg(&dm, "D-1", secret, arg & 1
                                            ? other_key : key, "east") == 0);
+            spoiled[2] |= arg & 1;
             FUZZ_CHECK(arb_stream_msg_parse(&m, dm, NULL) == 0);
             m.stream_seq = sseq++;
             FUZZ_CHECK(arb_mirror_apply(mir, &m, &why) == 0);
             break;
         case 5:
             k = (int)(arg % NM);
+            spoiled[k] = 1;
             event_msg(&m, k, (arg / NM) % ms[k].n, 1 + (arg & 1), arg,
                       sseq++);
             FUZZ_CHECK(arb_mirror_apply(mir, &m, &why) == 0);
@@ -181,11 +187,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(arb_mirror_apply(mir, &m, &why) == 0);
             break;
         }
+        for (k = 0; k < NM && !finished; k++)
+            FUZZ_CHECK(spoiled[k] || !arb_mirror_stopped(mir, ids[k]));
         /* Where a restart would read from: a message read so far. */
         FUZZ_CHECK(arb_mirror_resume_seq(mir) >= 1
                    && arb_mirror_resume_seq(mir) <= sseq);
     }
-    (void)finished;
     arb_mirror_finish(mir);
     FUZZ_CHECK(arb_mirror_flush(mir, &why) == 0);
     FUZZ_CHECK(arb_mirror_held(mir) == 0);
