@@ -83,6 +83,19 @@ caught_up() {
     echo "replica not caught up on $1"
 }
 
+# same_as_primary MATCH:PRIMARY...: checks that the replica "rep" holds
+# each MATCH's events and state as its PRIMARY does (caught up first).
+same_as_primary() {
+    for _m in "$@"; do
+        caught_up "${_m%%:*}" "${_m##*:}" events
+        for _w in events state; do
+            check "${_m%%:*}: replica's $_w = primary's" \
+                "$(on "${_m##*:}" $_w --match "${_m%%:*}" --json)" \
+                "$(on rep $_w --match "${_m%%:*}" --json)"
+        done
+    done
+}
+
 # rstat KEY: stats.replica.KEY of the replica "rep".
 rstat() { on rep stats | awk -v n="replica.$1" '$1 == n { print $2 }'; }
 
