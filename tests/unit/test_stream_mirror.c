@@ -590,10 +590,12 @@ test_dup_in_batch(void)
 static void
 test_restream(void)
 {
-    msgs_t             ms;
+    msgs_t             ms, o;
     arb_store_t       *s = fresh_store();
     arb_mirror_t      *mir = NULL;
     arb_mirror_stats_t st;
+    arb_stream_msg_t   m;
+    unsigned char      bad[ARB_HASH_LEN];
     uint64_t           q;
 
     make(&ms, good);
@@ -619,6 +621,36 @@ test_restream(void)
     CHECK_INT(nproblems, 0);
     arb_mirror_free(mir);
     drop_store(s);
+
+    /* Held when it was created again: the batch, and a stopped match's
+     * first unkept message, stay at 1 while the new stream is read (at
+     * their old places, 50 and 60, a restart would skip the new
+     * stream's first messages). */
+    make(&o, "game: yahchain\nmatch: O-1\nplayers: alice bob\nmode: 3\n\n"
+         "1. place alice 4\xe2\x99\xa0\n");
+    s = fresh_store();
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    apply_at(mir, "O-1", &o, 0, 50);                /* in the batch */
+    arb_mirror_restream(mir);
+    apply_at(mir, "T-1", &ms, 0, 5);
+    CHECK_INT(arb_mirror_resume_seq(mir), 1);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 6);
+    memcpy(bad, ms.hash[1], ARB_HASH_LEN);
+    bad[0] ^= 1;
+    msg_of(&m, &ms, 1, bad);
+    m.stream_seq = 60;
+    CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);  /* T-1 stopped */
+    CHECK(arb_mirror_stopped(mir, "T-1"));
+    CHECK_INT(arb_mirror_resume_seq(mir), 60);
+    arb_mirror_restream(mir);
+    apply_at(mir, "O-1", &o, 1, 7);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 1);
+    CHECK_INT(count_of(s, "O-1"), 2);
+    arb_mirror_free(mir);
+    drop_store(s);
+    nproblems = 0;
 }
 
 /*
