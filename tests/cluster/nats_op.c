@@ -2,13 +2,15 @@
  * nats_op.c - what an operator does to a stream, for the shell tests.
  *
  *   nats_op URLS recreate NAME MS
+ *   nats_op URLS publish SUBJECT TEXT
  *
- * Deletes stream NAME and creates it again MS milliseconds later with
- * the replica count it had, as arbiter would create it (subjects
- * "arbiter.>", file storage).  This is what docs/SCALE.md tells an
- * operator never to do; the tests do it to show what a recorder and a
- * replica running meanwhile make of it.  Exit status 0 when both were
- * done; the error on stderr otherwise.
+ * recreate deletes stream NAME and creates it again MS milliseconds
+ * later with the replica count it had, as arbiter would create it
+ * (subjects "arbiter.>", file storage).  This is what docs/SCALE.md tells
+ * an operator never to do; the tests do it to show what a recorder and a
+ * replica running meanwhile make of it.  publish puts TEXT on SUBJECT
+ * through JetStream, as a client that is not arbiter might.  Exit status
+ * 0 when done; the error on stderr otherwise.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,21 +39,37 @@ main(int argc, char **argv)
     natsStatus        s;
     int               replicas = 0, rc = 1;
 
-    if (argc != 5 || strcmp(argv[2], "recreate") != 0) {
-        fprintf(stderr, "usage: nats_op URLS recreate NAME MS\n");
+    if (argc != 5 || (strcmp(argv[2], "recreate") != 0
+                      && strcmp(argv[2], "publish") != 0)) {
+        fprintf(stderr, "usage: nats_op URLS recreate NAME MS\n"
+                "       nats_op URLS publish SUBJECT TEXT\n");
         return 2;
     }
     memset(&conf, 0, sizeof(conf));
     conf.urls = argv[1];
-    conf.stream = argv[3];
+    conf.stream = strcmp(argv[2], "recreate") == 0 ? argv[3] : NULL;
     conf.client_name = "nats_op";
     if (arb_stream_open(&st, &conf, NULL, NULL, &why) != 0)
-        goto fail;
+        goto done;
+    if (strcmp(argv[2], "publish") == 0) {
+        jsPubAck *pa = NULL;
+
+        s = js_Publish(&pa, st->js, argv[3], argv[4], (int)strlen(argv[4]),
+                       NULL, &jerr);
+        jsPubAck_Destroy(pa);
+        if (s != NATS_OK) {
+            arb_buf_printf(&why, "publish: %s (%d)", natsStatus_GetText(s),
+                           (int)jerr);
+            goto done;
+        }
+        rc = 0;
+        goto done;
+    }
     s = js_GetStreamInfo(&si, st->js, st->name, NULL, &jerr);
     if (s != NATS_OK) {
         arb_buf_printf(&why, "stream info: %s (%d)",
                        natsStatus_GetText(s), (int)jerr);
-        goto fail;
+        goto done;
     }
     replicas = (int)si->Config->Replicas;
     jsStreamInfo_Destroy(si);
@@ -59,13 +77,13 @@ main(int argc, char **argv)
     if (s != NATS_OK) {
         arb_buf_printf(&why, "delete: %s (%d)", natsStatus_GetText(s),
                        (int)jerr);
-        goto fail;
+        goto done;
     }
     sleep_ms(atol(argv[4]));
     if (arb_stream_ensure(st, replicas, NULL, &why) != 0)
-        goto fail;
+        goto done;
     rc = 0;
-fail:
+done:
     if (rc != 0)
         fprintf(stderr, "nats_op: %s: %s\n", argv[3], arb_buf_cstr(&why));
     arb_stream_close(st);

@@ -50,6 +50,15 @@ check "replica stopped no match" "" \
 check "what it held, met again as duplicates" 1 \
     "$([ "$(rstat duplicates)" -ge "$read_before" ] && echo 1)"
 
+# A message on the stream that arbiter did not write: logged, counted,
+# skipped; nothing stopped.
+$OP "$URLS" publish arbiter.ev.X.1 "not an event" > "$T/op.out" 2>&1
+check "a foreign message published" 0 $?
+play east E.2 7 6
+caught_up E.2 east events
+check "foreign message counted" 1 "$(rstat foreign)"
+check "foreign message said" 1 "$(grep -c "replica_foreign\|ignored" "$T/rep.log")"
+
 # A restart resumes on the new stream, where it stopped reading it.
 kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
 check "replica.pos names the new stream" 1 \
@@ -57,7 +66,7 @@ check "replica.pos names the new stream" 1 \
        [ -n "$line" ] && [ "$line" != "$pos_stream" ] && echo 1)"
 read_now=$(sed -n '2s/^read \([0-9]*\) .*/\1/p' "$T/rep/replica.pos")
 start_replica rep
-play east E.2 9 6
+play east E.2 9 7
 caught_up E.2 east events
 check "restart on the new stream: resumed" $((read_now + 1)) \
     "$(rstat resumed_at)"
