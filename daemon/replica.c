@@ -418,6 +418,8 @@ follow(void *arg)
             pthread_mutex_lock(&r->mu);
             r->foreign++;
             pthread_mutex_unlock(&r->mu);
+            if (msg.stream_seq != 0)
+                from = msg.stream_seq + 1;  /* not read again */
             continue;
         }
         if (rc != 0) {

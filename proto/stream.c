@@ -473,8 +473,9 @@ msg_bad(arb_stream_msg_t *out, arb_buf_t *why, const char *what)
 {
     if (why != NULL) {
         why->len = 0;
-        arb_buf_printf(why, "stream message %" PRIu64 " (%s): %s",
-                       out->stream_seq,
+        /* The stream sequence is the reader's to add: a message parsed
+         * does not know it yet. */
+        arb_buf_printf(why, "stream message on %s: %s",
                        out->msg != NULL ? natsMsg_GetSubject(out->msg) : "?",
                        what);
     }

@@ -153,6 +153,7 @@ arb_stream_reader_next(arb_stream_reader_t *r, arb_stream_msg_t *out,
     if (rc != 0) {
         if (why != NULL)
             arb_buf_printf(why, " (stream sequence %" PRIu64 ")", sseq);
+        out->stream_seq = sseq;     /* a reader reads on past it */
         return rc;
     }
     out->stream_seq = sseq;

@@ -61,8 +61,8 @@ void arb_stream_reader_close(arb_stream_reader_t *r);     /* NULL-safe */
  * The next message, parsed (arb_stream_msg_parse), with its stream
  * sequence, waiting at most wait_ms.  0; ARB_EAGAIN when nothing came in
  * time; ARB_EPROTO for a message that is not one of ours (why names its
- * stream sequence; the reader has moved past it); ARB_EIO when the
- * subscription is gone.
+ * stream sequence, as does out->stream_seq, the rest of *out cleared; the
+ * reader has moved past it); ARB_EIO when the subscription is gone.
  */
 int  arb_stream_reader_next(arb_stream_reader_t *r, arb_stream_msg_t *out,
                             int64_t wait_ms, arb_buf_t *why);

@@ -52,6 +52,7 @@ usage(FILE *f)
         "continue them); closed dealt matches need no key.\n"
         "A gap (a seq missing from the stream), a broken link or a refused\n"
         "event is reported as 'match M seq N: ...' and nothing is restored.\n"
+        "A message arbiter did not write is skipped and said at the end.\n"
         "The result is built in DIR.partial, checked in full as 'arbiter\n"
         "check' does, then renamed to DIR; start the recorder on it with\n"
         "'arbiterd --data DIR'.  Events lost from the stream's tail cannot\n"
@@ -80,7 +81,8 @@ on_problem(void *ud, const char *match_id, uint64_t seq, const char *msg)
  * mirror.  CLI_OK, or CLI_DIFFERS / CLI_ERROR with the reason printed. */
 static int
 read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
-            uint64_t last, uint64_t *read)
+            uint64_t last, uint64_t *read, uint64_t *foreign,
+            arb_buf_t *first_foreign)
 {
     arb_stream_reader_t *rd = NULL;
     arb_stream_msg_t     msg;
@@ -112,11 +114,18 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
             continue;
         }
         if (rc == ARB_EPROTO) {
-            /* Not one of ours: no match can be named, but the stream is
-             * not what the recorders wrote. */
-            fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
-            status = CLI_DIFFERS;
-            goto done;
+            /* Not one of ours (no match can be named from it): skipped,
+             * as a replica does, and said at the end.  Until 2026-12-04
+             * it refused the whole restore, with no remedy but purging
+             * the message by hand.  Skipping hides nothing: had it been
+             * an event of ours with its headers spoilt, its match lacks
+             * that seq and is named as incomplete. */
+            if ((*foreign)++ == 0)
+                arb_buf_printf(first_foreign, "%s", arb_buf_cstr(&why));
+            idle_since = arb_clock_ms();
+            at = msg.stream_seq;
+            (*read)++;
+            continue;
         }
         if (rc != 0) {
             fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
@@ -179,7 +188,8 @@ cmd_restore_nats(int argc, char **argv)
     unsigned char       key[ARB_STREAM_KEY_LEN];
     char                tmp[PATH_MAX], lock[PATH_MAX];
     rctx_t              r = { 0 };
-    uint64_t            last = 0, msgs = 0, read = 0;
+    uint64_t            last = 0, msgs = 0, read = 0, foreign = 0;
+    arb_buf_t           first_foreign = ARB_BUF_INIT;
     int64_t             t0;
     int                 status, rc, exists = 0;
 
@@ -221,7 +231,12 @@ cmd_restore_nats(int argc, char **argv)
         goto done;
     }
     t0 = arb_clock_ms();
-    status = read_stream(st, mir, prefix, last, &read);
+    status = read_stream(st, mir, prefix, last, &read, &foreign,
+                         &first_foreign);
+    if (foreign != 0)
+        fprintf(stderr, "arbiter restore: skipped %" PRIu64 " message%s "
+                "arbiter did not write; the first: %s\n", foreign,
+                foreign == 1 ? "" : "s", arb_buf_cstr(&first_foreign));
     if (status != 0)
         goto done;
     arb_mirror_stats(mir, &ms);
@@ -275,6 +290,7 @@ done:
     arb_stream_close(st);
     nats_Close();
     arb_buf_free(&why);
+    arb_buf_free(&first_foreign);
     memset(key, 0, sizeof(key));
     return status;
 }

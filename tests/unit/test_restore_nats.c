@@ -105,6 +105,26 @@ main(void)
     CHECK_INT(restore(urls, "", out, sizeof(out)), 0);
     CHECK_INT(sh("rm -rf %s/r", dir, ""), 0);
 
+    /* A message arbiter did not write, last on the stream: skipped and
+     * said; every match is whole without it, so the restore succeeds
+     * (until 2026-12-04 it refused the whole stream). */
+    {
+        jsPubAck *ack = NULL;
+
+        CHECK_INT(js_Publish(&ack, st->js, "arbiter.ev.K%2E1", "hello", 5,
+                             NULL, &jerr), NATS_OK);
+        jsPubAck_Destroy(ack);
+    }
+    CHECK_INT(restore(urls, "", out, sizeof(out)), 0);
+    CHECK(strstr(out, "arbiter restore: skipped 1 message arbiter did not "
+                 "write;") != NULL);
+    CHECK(strstr(out, "the first: stream message on arbiter.ev.K%2E1: "
+                 "header Arbiter-Match missing or not the subject's match "
+                 "(stream sequence 10)") != NULL);
+    snprintf(nd, sizeof(nd), "%s/r", dir);
+    CHECK(stat(nd, &sb) == 0);
+    CHECK_INT(sh("rm -rf %s/r", dir, ""), 0);
+
     /* L.1 loses seqs 0..2: only its last 3 messages are kept. */
     jsOptions_Init(&o);
     o.Stream.Purge.Subject = "arbiter.ev.L%2E1";
