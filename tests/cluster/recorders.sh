@@ -14,7 +14,7 @@ wait_sock() {
 # start_replicating NAME PREFIX [KEYFILE]: a recorder on $T/NAME
 # replicating to the stream as recorder NAME, owning the ids that start
 # with PREFIX, sealing deal secrets under KEYFILE when given; its pid in
-# pid_NAME.
+# pid_NAME.  $REPL_EXTRA, when set, adds its lines to [replicate].
 start_replicating() {
     cat > "$T/$1.conf" <<CONF
 data = $T/$1
@@ -24,6 +24,7 @@ urls = $URLS
 recorder = $1
 owns = $2
 ${3:+secret_key_file = $3}
+${REPL_EXTRA:-}
 CONF
     bin/arbiterd --config "$T/$1.conf" --log-level ${LOGLEVEL:-warn} 2>> "$T/$1.log" \
         < /dev/null > /dev/null &

@@ -15,11 +15,14 @@ OP=${BUILD:-build}/tests/nats_op
 
 start_replicating east E.
 start_replicating west W.
+REPL_EXTRA="mode = sync"
+start_replicating north N.
+REPL_EXTRA=
 LOGLEVEL=info   # the replica's: NATS coming back is said at info
 start_replica rep
 
 
-play east E.1 10; play west W.1 8
+play east E.1 10; play west W.1 8; play north N.1 4
 caught_up E.1 east events; caught_up W.1 west events
 read_before=$(rstat stream_seq)
 check "the replica read the first stream" 1 \
@@ -35,12 +38,25 @@ op_pid=$!
 sleep 0.5
 play east E.1 16 10
 play west W.2 4
+# A sync recorder's move while the stream is gone: acknowledged only
+# once the new stream holds it (else refused, and its retry with the
+# same client id is answered once it does).
+k=0
+until out=$(on north move --match N.1 --cid n5 place alice 4D 2>&1); do
+    k=$((k + 1)); [ $k -gt 100 ] && break
+    sleep 0.2
+done
 wait $op_pid
 check "stream deleted and created again" 0 $?
+check "sync move acknowledged once the stream is back" 1 \
+    "$(printf '%s\n' "$out" | grep -c '^seq 5 hash ')"
+sync_ack=$(printf '%s\n' "$out" | awk '{ print $4 }')
 play west W.1 14 8
 play east E.2 6
 
-same_as_primary E.1:east E.2:east W.1:west W.2:west
+same_as_primary E.1:east E.2:east W.1:west W.2:west N.1:north
+check "the sync ack's event on the replica" 1 \
+    "$(on rep events --match N.1 --json | grep -c "\"seq\":5,.*$sync_ack")"
 check "replica said the stream was created again" 1 \
     "$(grep -c "stream ARBITER was created again" "$T/rep.log")"
 check "replica stopped no match" "" \
