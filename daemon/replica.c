@@ -180,6 +180,57 @@ nap(arb_replica_t *r)
         usleep(100000);
 }
 
+/* The stream is to be read again from its first message (created again,
+ * or it lost messages this replica read): what was read is placed in the
+ * stream as it was, so nothing of it may be saved as a position in the
+ * stream as it is (arb_mirror_restream). */
+static void
+restream(arb_replica_t *r, uint64_t *from)
+{
+    pthread_mutex_lock(&r->mu);
+    arb_mirror_restream(r->mir);
+    r->stream_last = 0;
+    r->last_msg_ns = 0;
+    pthread_mutex_unlock(&r->mu);
+    *from = 1;
+}
+
+/* Does the stream (in state ss) still hold the message this replica read
+ * last?  The stream only appends, so when the one read at that sequence
+ * is another one now, or the stream ends before it, NATS lost its tail
+ * (a node's power cut: 2.9.10 syncs every two minutes; a stale leader)
+ * and the messages now at the sequences read since may never have been
+ * read.  A message deleted (a purge; its sequence is not used again)
+ * hides nothing.  1 holds, 0 lost, -1 JetStream did not answer. */
+static int
+position_holds(arb_replica_t *r, arb_stream_t *st,
+               const arb_stream_state_t *ss)
+{
+    uint64_t last;
+    int64_t  last_ns, t = 0;
+    int      rc;
+
+    pthread_mutex_lock(&r->mu);
+    last = r->stream_last;
+    last_ns = r->last_msg_ns;
+    pthread_mutex_unlock(&r->mu);
+    if (last == 0 || last_ns == 0)
+        return 1;
+    if (ss->last >= last) {
+        rc = arb_stream_msg_time(st, last, &t, NULL);
+        if (rc == ARB_ENOTFOUND || (rc == 0 && t == last_ns))
+            return 1;
+        if (rc != 0)
+            return -1;
+    }
+    arb_log_ev(ARB_LOG_WARN, "replica_resume", NULL, "replica: stream %s no "
+               "longer holds the message read at sequence %" PRIu64 " (%s; "
+               "NATS lost its tail): reading it from its first message",
+               st->name, last, ss->last < last ? "it ends before it"
+                                               : "another one is there");
+    return 0;
+}
+
 /* Where to read the stream from at the reader's (re)start: on the first
  * one the position saved by the last life, when it holds (else 1, said
  * in the log); later where this life's reading stopped, unless the
@@ -220,14 +271,7 @@ read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
         arb_log_ev(ARB_LOG_WARN, "replica_resume", NULL, "replica: stream "
                    "%s was created again: reading it from its first "
                    "message", st->name);
-        *from = 1;
-        /* What was read is placed in the old stream: nothing of it may
-         * be saved as a position in the new one. */
-        pthread_mutex_lock(&r->mu);
-        arb_mirror_restream(r->mir);
-        r->stream_last = 0;
-        r->last_msg_ns = 0;
-        pthread_mutex_unlock(&r->mu);
+        restream(r, from);
     }
     if (*created == 0) {
         pthread_mutex_lock(&r->mu);
@@ -239,17 +283,18 @@ read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
     return 0;
 }
 
-/* While reading, once a second: is NATS there, and is the stream still
- * the one created at created?  An ordered consumer says neither: it
- * waits.  With the connection lost, stats.replica.connected is false and
- * the log says so once (*lost), until it is back; libnats reconnects and
- * the consumer goes on.  A stream deleted and created again: the
- * consumer goes on from its old sequence, missing the new stream's first
- * messages (until 2026-12-04 a replica then lacked every match begun in
- * them, and waited for them until a restart).  1 when the stream is gone
- * or another one (the reader is then opened again: read_from), 0 when
- * it is the same or JetStream did not answer (an election: asked again
- * in a second). */
+/* While reading, once a second: is NATS there, is the stream still the
+ * one created at created, and does it still hold what was read?  An
+ * ordered consumer says none of it: it waits.  With the connection lost,
+ * stats.replica.connected is false and the log says so once (*lost),
+ * until it is back; libnats reconnects and the consumer goes on.  A
+ * stream created again, or one that lost its tail: the consumer goes on
+ * from its old sequence, missing the messages now at the sequences it
+ * read (until 2026-12-04 a replica then lacked every match begun in them
+ * for good, a restart included).  1 when the stream is gone or another
+ * one (the reader is opened again: read_from), 2 when it lost what was
+ * read (read again from its first message), 0 when it holds or
+ * JetStream did not answer (an election: asked again in a second). */
 static int
 stream_check(arb_replica_t *r, arb_stream_t *st, int64_t created,
              int64_t *checked_ms, int *lost)
@@ -276,13 +321,14 @@ stream_check(arb_replica_t *r, arb_stream_t *st, int64_t created,
     if (!up)
         return 0;
     rc = arb_stream_state(st, &ss, &why);
-    rc = rc == 0 ? ss.created_ns != created : rc == ARB_ENOTFOUND;
-    if (rc)
-        arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: stream "
-                   "%s %s", st->name, ss.created_ns != 0 ? "was created "
-                   "again" : "was deleted");
     arb_buf_free(&why);
-    return rc;
+    if (rc == 0 && ss.created_ns == created)
+        return position_holds(r, st, &ss) == 0 ? 2 : 0;
+    if (rc != 0 && rc != ARB_ENOTFOUND)
+        return 0;
+    arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: stream %s %s",
+               st->name, rc == 0 ? "was created again" : "was deleted");
+    return 1;
 }
 
 /* The reader is closed, to be opened again (read_from). */
@@ -351,7 +397,7 @@ follow(void *arg)
     arb_stream_msg_t     msg;
     arb_buf_t            why = ARB_BUF_INIT;
     arb_replica_pos_t    pos;
-    uint64_t             from = 1;
+    uint64_t             from = 1, cseq = 0;
     int64_t              dirty_since = 0, created = 0, checked_ms = 0;
     int                  rc, dirty = 0, said = 0, save, lost = 0;
 
@@ -387,11 +433,15 @@ follow(void *arg)
                            "reading stream %s from sequence %" PRIu64,
                            st->name, from);
             said = 0;
+            cseq = 1;
             pthread_mutex_lock(&r->mu);
             r->connected = 1;
             pthread_mutex_unlock(&r->mu);
         }
-        if (stream_check(r, st, created, &checked_ms, &lost)) {
+        rc = stream_check(r, st, created, &checked_ms, &lost);
+        if (rc != 0) {
+            if (rc == 2)
+                restream(r, &from);
             reader_lost(r, &rd);
             continue;
         }
@@ -418,8 +468,10 @@ follow(void *arg)
             pthread_mutex_lock(&r->mu);
             r->foreign++;
             pthread_mutex_unlock(&r->mu);
-            if (msg.stream_seq != 0)
+            if (msg.stream_seq != 0) {
                 from = msg.stream_seq + 1;  /* not read again */
+                cseq = msg.consumer_seq + 1;
+            }
             continue;
         }
         if (rc != 0) {
@@ -430,6 +482,23 @@ follow(void *arg)
             nap(r);
             continue;
         }
+        /* libnats made its consumer anew (after a reconnect, a missed
+         * heartbeat, a new stream leader), from the sequence after the
+         * last one delivered: the stream may have lost what was read
+         * meanwhile.  Looked at before this message moves the position
+         * (the once-a-second look may come after it). */
+        if (msg.consumer_seq != cseq && cseq != 0) {
+            arb_stream_state_t ss;
+
+            if (arb_stream_state(st, &ss, NULL) == 0
+                && position_holds(r, st, &ss) == 0) {
+                arb_stream_msg_clear(&msg);
+                restream(r, &from);
+                reader_lost(r, &rd);
+                continue;
+            }
+        }
+        cseq = msg.consumer_seq + 1;
         from = msg.stream_seq + 1;
         pthread_mutex_lock(&r->mu);
         r->stream_last = msg.stream_seq;

@@ -152,6 +152,9 @@ typedef struct arb_stream_msg {
     char          recorder[ARB_STREAM_NAME_MAX + 1]; /* "" when absent */
     uint64_t      stream_seq;                  /* position in the stream */
     int64_t       time_ns;                     /* stored by the server */
+    uint64_t      consumer_seq;                /* the reader's count: 1
+                                                  again after libnats made
+                                                  its consumer anew */
     const void   *bytes;                       /* payload, inside msg */
     size_t        len;
     natsMsg      *msg;                         /* owned */

@@ -132,7 +132,7 @@ arb_stream_reader_next(arb_stream_reader_t *r, arb_stream_msg_t *out,
 {
     natsMsg       *msg = NULL;
     jsMsgMetaData *meta = NULL;
-    uint64_t       sseq = 0;
+    uint64_t       sseq = 0, cseq = 0;
     int64_t        ts = 0;
     natsStatus     s;
     int            rc;
@@ -146,6 +146,7 @@ arb_stream_reader_next(arb_stream_reader_t *r, arb_stream_msg_t *out,
                ? ARB_EAGAIN : ARB_EIO;
     if (natsMsg_GetMetaData(&meta, msg) == NATS_OK) {
         sseq = meta->Sequence.Stream;
+        cseq = meta->Sequence.Consumer;
         ts = meta->Timestamp;
         jsMsgMetaData_Destroy(meta);
     }
@@ -154,9 +155,11 @@ arb_stream_reader_next(arb_stream_reader_t *r, arb_stream_msg_t *out,
         if (why != NULL)
             arb_buf_printf(why, " (stream sequence %" PRIu64 ")", sseq);
         out->stream_seq = sseq;     /* a reader reads on past it */
+        out->consumer_seq = cseq;
         return rc;
     }
     out->stream_seq = sseq;
+    out->consumer_seq = cseq;
     out->time_ns = ts;
     return 0;
 }

@@ -1,0 +1,57 @@
+# NATS loses the tail of the stream under a running recorder and a read
+# replica: nats-server 2.9.10 fsyncs every two minutes, so a power cut of
+# the node (here: kill -9, then its store put back as it was a few moves
+# earlier) keeps the stream under its name and creation time, without its
+# last messages, and the next messages take their sequences again.  The
+# recorder heals the stream from its log; the replica must read the
+# messages that now stand at sequences it had read before, and hold every
+# match as the recorder does, without a restart.
+# Ports: ARB_NATS_PORT_BASE (default 17100).
+. tests/common.sh
+. tests/cluster/nats.sh
+nats_test_up nats_tail.sh 1 17100
+. tests/cluster/recorders.sh
+
+start_replicating east E.
+start_replica rep
+
+play east E.1 6
+caught_up E.1 east events
+# The node's disk as it is now (stopped cleanly: a store that reads).
+nats_stop "$NATS_DIR" 1
+cp -a "$NATS_DIR/n1/store" "$T/store.then"
+nats_restart "$NATS_DIR" 1
+play east E.1 12 6
+play east E.2 4
+caught_up E.2 east events
+read_before=$(rstat stream_seq)
+# The power cut: the disk goes back to what it held then.
+nats_kill "$NATS_DIR" 1
+rm -rf "$NATS_DIR/n1/store"
+cp -a "$T/store.then" "$NATS_DIR/n1/store"
+nats_restart "$NATS_DIR" 1
+check "the stream lost its tail" 1 \
+    "$([ "$(nats_msgs "$NATS_DIR" 1)" -lt "$read_before" ] && echo 1)"
+play east E.3 3
+play east E.1 15 12
+same_as_primary E.1:east E.2:east E.3:east
+check "replica stopped no match" "" \
+    "$(grep replica_stopped_match "$T/rep.log")"
+check "replica said the stream lost what it had read" 1 \
+    "$(grep -c "no longer holds the message read at sequence" \
+        "$T/rep.log")"
+# A restart then reads on from where it stopped, nothing missing.
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+start_replica rep
+play east E.2 6 4
+same_as_primary E.1:east E.2:east E.3:east
+out=$($A check --db "$T/rep" 2>&1); rc=$?
+check "replica's store checks clean" 0 $rc
+
+if [ $fail -ne 0 ]; then
+    for d in east rep; do
+        tail -n 12 "$T/$d.log" 2>/dev/null | sed "s/^/why: $d.log: /"
+    done
+fi
+echo "nats_tail.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]
