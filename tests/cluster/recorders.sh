@@ -97,6 +97,75 @@ same_as_primary() {
     done
 }
 
+# scorekeeper NAME PREFIX: matches PREFIX1..5, moves dealt round-robin,
+# 30 moves each; every answer "MATCH SEQ HASH" to $T/acks.NAME.  A move
+# that got no answer (the recorder gone, or not yet verified after its
+# restart) is sent again with its client id until it is answered.
+scorekeeper() {
+    for m in 1 2 3 4 5; do
+        until on "$1" open --match "$2$m" --game yahchain \
+                --players alice,bob --option mode=3 --cid "$2$m-0" \
+                > "$T/open.$1" 2>&1 \
+              || grep -q "exists" "$T/open.$1"; do
+            sleep 0.1
+        done
+    done
+    n=0
+    for suit in S H D C U M W F L G; do
+        for type in 2 3 4; do
+            n=$((n + 1))
+            if [ $((n % 2)) -eq 1 ]; then who=alice; else who=bob; fi
+            for m in 1 2 3 4 5; do
+                k=0
+                until out=$(on "$1" move --match "$2$m" --cid "$2$m-$n" \
+                            place $who "$type$suit" 2>&1); do
+                    k=$((k + 1))
+                    [ $k -gt 300 ] && { echo "$2$m move $n: $out"; break; }
+                    sleep 0.1
+                done
+                printf '%s %s\n' "$2$m" "$out" \
+                    | awk '{ print $1, $3, $5 }' >> "$T/acks.$1"
+            done
+        done
+    done
+}
+
+# scorekeepers NAME:PREFIX...: a scorekeeper per recorder, in the
+# background: its pid in sk_NAME, what it printed in $T/sk.NAME.
+scorekeepers() {
+    for _s in "$@"; do
+        scorekeeper "${_s%%:*}" "${_s##*:}" > "$T/sk.${_s%%:*}" 2>&1 &
+        eval "sk_${_s%%:*}=$!"
+    done
+}
+
+# wait_acks NAME N: until scorekeeper NAME has N answers (20 s).
+wait_acks() {
+    i=0
+    while [ "$(cat "$T/acks.$1" 2>/dev/null | wc -l)" -lt "$2" ] \
+          && [ $i -lt 200 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+}
+# held_acks DAEMON|DIR PREFIX SCOREKEEPER: the first acks of scorekeeper
+# SCOREKEEPER (matches PREFIX1..5) that the daemon, or the store in
+# directory DIR, does not hold at their seq with their hash (all of them
+# in $T/lacked).
+seq_hash='s/^{"seq":\([0-9]*\),.*"hash":"\([0-9a-f]*\)".*/\1 \2/p'
+held_acks() {  # DAEMON|DIR PREFIX SCOREKEEPER: its acks it lacks
+    for m in 1 2 3 4 5; do
+        if [ -d "$1" ]; then
+            $A export --format jsonl --db "$1" --match "$2$m" 2>/dev/null \
+                | sed 's/^{"match":"[^"]*",/{/'
+        else
+            on "$1" events --match "$2$m" --json 2>/dev/null
+        fi | sed -n "$seq_hash" | sed "s/^/$2$m /"
+    done > "$T/held"
+    grep "^$2" "$T/acks.$3" | sort > "$T/want"
+    sort "$T/held" | comm -23 "$T/want" - > "$T/lacked"
+    head -3 "$T/lacked"
+}
+
 # rstat KEY: stats.replica.KEY of the replica "rep".
 rstat() { on rep stats | awk -v n="replica.$1" '$1 == n { print $2 }'; }
 
