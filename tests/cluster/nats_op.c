@@ -3,14 +3,16 @@
  *
  *   nats_op URLS recreate NAME MS
  *   nats_op URLS publish SUBJECT TEXT
+ *   nats_op URLS count STREAM MATCH
  *
  * recreate deletes stream NAME and creates it again MS milliseconds
  * later with the replica count it had, as arbiter would create it
  * (subjects "arbiter.>", file storage).  This is what docs/SCALE.md tells
  * an operator never to do; the tests do it to show what a recorder and a
  * replica running meanwhile make of it.  publish puts TEXT on SUBJECT
- * through JetStream, as a client that is not arbiter might.  Exit status
- * 0 when done; the error on stderr otherwise.
+ * through JetStream, as a client that is not arbiter might.  count
+ * prints how many messages the stream holds on MATCH's event subject.
+ * Exit status 0 when done; the error on stderr otherwise.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,14 +42,16 @@ main(int argc, char **argv)
     int               replicas = 0, rc = 1;
 
     if (argc != 5 || (strcmp(argv[2], "recreate") != 0
-                      && strcmp(argv[2], "publish") != 0)) {
+                      && strcmp(argv[2], "publish") != 0
+                      && strcmp(argv[2], "count") != 0)) {
         fprintf(stderr, "usage: nats_op URLS recreate NAME MS\n"
-                "       nats_op URLS publish SUBJECT TEXT\n");
+                "       nats_op URLS publish SUBJECT TEXT\n"
+                "       nats_op URLS count STREAM MATCH\n");
         return 2;
     }
     memset(&conf, 0, sizeof(conf));
     conf.urls = argv[1];
-    conf.stream = strcmp(argv[2], "recreate") == 0 ? argv[3] : NULL;
+    conf.stream = strcmp(argv[2], "publish") != 0 ? argv[3] : NULL;
     conf.client_name = "nats_op";
     if (arb_stream_open(&st, &conf, NULL, NULL, &why) != 0)
         goto done;
@@ -62,6 +66,33 @@ main(int argc, char **argv)
                            (int)jerr);
             goto done;
         }
+        rc = 0;
+        goto done;
+    }
+    if (strcmp(argv[2], "count") == 0) {
+        char      subj[ARB_STREAM_SUBJECT_MAX];
+        jsOptions o;
+        uint64_t  n = 0;
+        int       i;
+
+        if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, argv[4])
+            != 0) {
+            arb_buf_printf(&why, "bad match id '%s'", argv[4]);
+            goto done;
+        }
+        jsOptions_Init(&o);
+        o.Stream.Info.SubjectsFilter = subj;
+        s = js_GetStreamInfo(&si, st->js, st->name, &o, &jerr);
+        if (s != NATS_OK) {
+            arb_buf_printf(&why, "stream info: %s (%d)",
+                           natsStatus_GetText(s), (int)jerr);
+            goto done;
+        }
+        for (i = 0; si->State.Subjects != NULL
+                    && i < si->State.Subjects->Count; i++)
+            n += si->State.Subjects->List[i].Msgs;
+        jsStreamInfo_Destroy(si);
+        printf("%llu\n", (unsigned long long)n);
         rc = 0;
         goto done;
     }

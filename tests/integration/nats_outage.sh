@@ -89,6 +89,28 @@ check "restart on the new stream: resumed" $((read_now + 1)) \
     "$(rstat resumed_at)"
 check "restart on the new stream: nothing read again" 0 \
     "$(rstat duplicates)"
+# Every NATS node frozen (SIGSTOP: a hung server keeps its connections
+# and answers nothing) for longer than [replicate] timeout_ms while moves
+# are made, then thawed: the recorder takes back from libnats what got
+# no PubAck and sends it again; the stream holds each event once (the
+# late PubAcks of the first sends are dropped, their copies recognised
+# by their message ids), and the replica has every move.
+rerr() { on east stats | awk '$1 == "replication.errors" { print $2 }'; }
+errors0=$(rerr)
+for i in 1 2 3; do kill -STOP "$(nats_pid "$NATS_DIR" $i)"; done
+play east E.4 6
+sleep 3
+for i in 1 2 3; do kill -CONT "$(nats_pid "$NATS_DIR" $i)"; done
+play east E.4 9 6
+same_as_primary E.4:east
+check "frozen NATS: the recorder's publishing failed and went again" 1 \
+    "$([ "$(rerr)" -gt "$errors0" ] && echo 1)"
+check "frozen NATS: replicate --check repairs nothing" 1 \
+    "$(on east replicate --check --timeout 60 2>&1 |
+       grep -c ": 0 repaired")"
+check "frozen NATS: E.4's 10 events on the stream once each" 10 \
+    "$($OP "$URLS" count ARBITER E.4)"
+
 # NATS gone altogether under the running replica: said (stats and once
 # in the log), reads still served, no crash; moves are acknowledged
 # meanwhile (async); once NATS is back it says so and skips nothing.
