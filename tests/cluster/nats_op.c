@@ -4,6 +4,7 @@
  *   nats_op URLS recreate NAME MS
  *   nats_op URLS publish SUBJECT TEXT
  *   nats_op URLS count STREAM MATCH
+ *   nats_op URLS unfit NAME AGE_S
  *
  * recreate deletes stream NAME and creates it again MS milliseconds
  * later with the replica count it had, as arbiter would create it
@@ -12,6 +13,8 @@
  * replica running meanwhile make of it.  publish puts TEXT on SUBJECT
  * through JetStream, as a client that is not arbiter might.  count
  * prints how many messages the stream holds on MATCH's event subject.
+ * unfit creates stream NAME on "arbiter.>" as arbiter would, but with
+ * messages expiring after AGE_S seconds: a stream arbiter must refuse.
  * Exit status 0 when done; the error on stderr otherwise.
  */
 #include <stdio.h>
@@ -43,10 +46,12 @@ main(int argc, char **argv)
 
     if (argc != 5 || (strcmp(argv[2], "recreate") != 0
                       && strcmp(argv[2], "publish") != 0
-                      && strcmp(argv[2], "count") != 0)) {
+                      && strcmp(argv[2], "count") != 0
+                      && strcmp(argv[2], "unfit") != 0)) {
         fprintf(stderr, "usage: nats_op URLS recreate NAME MS\n"
                 "       nats_op URLS publish SUBJECT TEXT\n"
-                "       nats_op URLS count STREAM MATCH\n");
+                "       nats_op URLS count STREAM MATCH\n"
+                "       nats_op URLS unfit NAME AGE_S\n");
         return 2;
     }
     memset(&conf, 0, sizeof(conf));
@@ -66,6 +71,26 @@ main(int argc, char **argv)
                            (int)jerr);
             goto done;
         }
+        rc = 0;
+        goto done;
+    }
+    if (strcmp(argv[2], "unfit") == 0) {
+        jsStreamConfig cfg;
+        const char    *subj[] = { ARB_STREAM_SUBJECTS };
+
+        jsStreamConfig_Init(&cfg);
+        cfg.Name = st->name;
+        cfg.Subjects = subj;
+        cfg.SubjectsLen = 1;
+        cfg.Storage = js_FileStorage;
+        cfg.MaxAge = (int64_t)atol(argv[4]) * 1000000000;
+        s = js_AddStream(&si, st->js, &cfg, NULL, &jerr);
+        if (s != NATS_OK) {
+            arb_buf_printf(&why, "create: %s (%d)", natsStatus_GetText(s),
+                           (int)jerr);
+            goto done;
+        }
+        jsStreamInfo_Destroy(si);
         rc = 0;
         goto done;
     }

@@ -5,14 +5,33 @@
 # last messages, and the next messages take their sequences again.  The
 # recorder heals the stream from its log; the replica must read the
 # messages that now stand at sequences it had read before, and hold every
-# match as the recorder does, without a restart.
+# match as the recorder does, without a restart.  (First, a stream made by
+# hand that cannot keep the record is refused, naming the setting.)
 # Ports: ARB_NATS_PORT_BASE (default 17100).
 . tests/common.sh
 . tests/cluster/nats.sh
 nats_test_up nats_tail.sh 1 17100
 . tests/cluster/recorders.sh
 
-start_replicating east E.
+OP=${BUILD:-build}/tests/nats_op
+
+# First, a stream arbiter cannot keep a record in (made by hand, its
+# messages expiring after an hour): the recorder says why, names the
+# setting, changes nothing, and refuses writes until it is fixed.
+$OP "$URLS" unfit ARBITER 3600
+NO_VERIFY=1 start_replicating east E.
+i=0
+while ! grep -q "cannot hold the record" "$T/east.log" && [ $i -lt 50 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+check "an unfit stream: said, naming the setting" 1 \
+    "$(grep -c "stream ARBITER cannot hold the record: it has a max age \
+(old events would expire) (arbiter never changes or deletes" "$T/east.log")"
+check "an unfit stream: writes refused as unverified" 1 \
+    "$(on east open --match E.9 --game yahchain --players a,b \
+       --option mode=3 2>&1 | grep -c unverified)"
+$OP "$URLS" recreate ARBITER 0 > /dev/null
+wait_verified east
 start_replica rep
 
 play east E.1 6
