@@ -51,9 +51,11 @@ wait_verified() {
 }
 
 # start_replica NAME [CONFIG]: a read replica of the stream on $T/NAME
-# (with the configuration file CONFIG too, when given).
+# (with the configuration file CONFIG too, when given; and the
+# environment settings in $REP_ENV).
 start_replica() {
     rm -f "$T/$1.sock"
+    env ${REP_ENV:-} \
     bin/arbiterd ${2:+--config "$2"} --replica-of "$URLS" --data "$T/$1" \
         --listen "unix:$T/$1.sock" \
         --log-level ${LOGLEVEL:-warn} 2>> "$T/$1.log" < /dev/null > /dev/null &

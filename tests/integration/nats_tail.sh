@@ -6,7 +6,8 @@
 # recorder heals the stream from its log; the replica must read the
 # messages that now stand at sequences it had read before, and hold every
 # match as the recorder does, without a restart.  (First, a stream made by
-# hand that cannot keep the record is refused, naming the setting.)
+# hand that cannot keep the record is refused, naming the setting; last,
+# an fsync that fails under the replica stops it, as on a primary.)
 # Ports: ARB_NATS_PORT_BASE (default 17100).
 . tests/common.sh
 . tests/cluster/nats.sh
@@ -66,6 +67,34 @@ play east E.2 6 4
 same_as_primary E.1:east E.2:east E.3:east
 out=$($A check --db "$T/rep" 2>&1); rc=$?
 check "replica's store checks clean" 0 $rc
+
+# A sync that fails under the replica (the I/O shim: EIO from its 12th
+# fsync after this start): it stops at once with status 70, as a primary
+# does on a failed commit, never retrying the fsync; started again
+# without the fault, it resumes and holds every match.
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+REP_ENV="LD_PRELOAD=$PWD/${BUILD:-build}/tests/iosim.so ARB_IOSIM_DIR=$T/rep
+ARB_IOSIM_JOURNAL=$T/rep.jnl ARB_IOSIM_FAIL=sync:12:EIO"
+start_replica rep
+REP_ENV=
+n=3
+while kill -0 "$pid_rep" 2>/dev/null && [ $n -lt 36 ]; do
+    play east E.3 $((n + 2)) $n
+    n=$((n + 2))
+done
+i=0
+while kill -0 "$pid_rep" 2>/dev/null && [ $i -lt 50 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+wait "$pid_rep"; rc=$?
+check "failed fsync: the replica stopped with status 70" 70 $rc
+check "failed fsync: said" 1 \
+    "$(grep -c "replica: .*EIO\|replica: .*Input/output" "$T/rep.log" |
+       awk '{ print ($1 > 0) }')"
+start_replica rep
+same_as_primary E.1:east E.2:east E.3:east
+out=$($A check --db "$T/rep" 2>&1); rc=$?
+check "after the failed fsync: the store checks clean" 0 $rc
 
 if [ $fail -ne 0 ]; then
     for d in east rep; do
