@@ -501,8 +501,16 @@ follow(void *arg)
         cseq = msg.consumer_seq + 1;
         from = msg.stream_seq + 1;
         pthread_mutex_lock(&r->mu);
-        r->stream_last = msg.stream_seq;
-        r->last_msg_ns = msg.time_ns;
+        /* The furthest read, as the mirror counts it (the saved position
+         * must have `from` at most one past `read`): libnats 3.4.1 may
+         * make its consumer anew from an earlier sequence than it
+         * delivered (seen after a NATS node came back without its tail:
+         * from 8 with 18 read; position_holds catches that one), and
+         * what comes again is met as duplicates. */
+        if (msg.stream_seq > r->stream_last) {
+            r->stream_last = msg.stream_seq;
+            r->last_msg_ns = msg.time_ns;
+        }
         rc = arb_mirror_apply(r->mir, &msg, &why);
         if (!dirty)
             dirty_since = arb_clock_ms();

@@ -44,6 +44,19 @@ nats_restart "$NATS_DIR" 1
 play east E.1 12 6
 play east E.2 4
 caught_up E.2 east events
+# NATS restarted under it (nothing lost): a restart of the replica then
+# resumes where it stopped, reading nothing again.
+nats_stop "$NATS_DIR" 1
+nats_restart "$NATS_DIR" 1
+play east E.2 6 4
+caught_up E.2 east events
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+start_replica rep
+play east E.2 8 6
+caught_up E.2 east events
+check "after a NATS restart: the replica's restart resumed" 1 \
+    "$([ "$(rstat resumed_at)" -gt 1 ] && echo 1)"
+check "after a NATS restart: nothing read again" 0 "$(rstat duplicates)"
 read_before=$(rstat stream_seq)
 # The power cut: the disk goes back to what it held then.
 nats_kill "$NATS_DIR" 1
@@ -63,7 +76,7 @@ check "replica said the stream lost what it had read" 1 \
 # A restart then reads on from where it stopped, nothing missing.
 kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
 start_replica rep
-play east E.2 6 4
+play east E.2 10 8
 same_as_primary E.1:east E.2:east E.3:east
 out=$($A check --db "$T/rep" 2>&1); rc=$?
 check "replica's store checks clean" 0 $rc
