@@ -378,21 +378,23 @@ done:
     arb_buf_free(&missed);
 }
 
-void
-arb_http_committed(arb_server_t *srv, const arb_pending_t *p)
+/* One committed event of l (seq, at log position pos) to the streams
+ * that show it; whole: l's live state is the committed state after it,
+ * so a match's stream also gets that state. */
+static void
+streams_push(arb_server_t *srv, const arb_live_t *l, uint64_t seq,
+             uint64_t pos, int64_t time_ms, const unsigned char *hash,
+             const arb_event_t *e, int whole)
 {
     struct arb_http   *h = srv->http;
     arb_http_stream_t *s, *next;
-    const arb_live_t  *l = p->live;
     arb_buf_t          evs[2] = { ARB_BUF_INIT, ARB_BUF_INIT },
                        own = ARB_BUF_INIT, rep = ARB_BUF_INIT, *ev;
     arb_setup_t        bare;
     const arb_setup_t *setup;
     arb_viewer_t       v, have = { ARB_VIEW_PUBLIC, 0 };
-    int                whole, cached = 0, k;
+    int                cached = 0, k;
 
-    if (h == NULL || h->streams == NULL)
-        return;
     /* The event as each kind of viewer may see it (docs/VIEWS.md); a
      * seat's own is written per stream below. */
     memset(&bare, 0, sizeof(bare));
@@ -400,14 +402,10 @@ arb_http_committed(arb_server_t *srv, const arb_pending_t *p)
     setup = l->m != NULL ? arb_match_setup(l->m) : &bare;
     for (k = 0; k < 2; k++) {
         arb_viewer_t who = { k ? ARB_VIEW_ALL : ARB_VIEW_PUBLIC, 0 };
-        if (arb_view_event_json(&evs[k], l->id, p->ap.seq, p->ap.time_ms,
-                                p->ap.hash, &p->ev, setup, l->closed,
-                                &who) != 0 || evs[k].oom)
+        if (arb_view_event_json(&evs[k], l->id, seq, time_ms, hash, e,
+                                setup, l->closed, &who) != 0 || evs[k].oom)
             goto done;
     }
-    /* The live state is the committed one when nothing is queued behind
-     * this event: the last of its match in the batch. */
-    whole = l->m != NULL && l->ninflight == 0 && l->committed == p->ap.seq;
     for (s = h->streams; s != NULL; s = next) {
         next = s->next;
         if (s->match[0] != '\0' && strcmp(s->match, l->id) != 0)
@@ -416,16 +414,15 @@ arb_http_committed(arb_server_t *srv, const arb_pending_t *p)
         if (v.kind == ARB_VIEW_SEAT) {
             own.len = 0;
             own.oom = 0;
-            if (arb_view_event_json(&own, l->id, p->ap.seq, p->ap.time_ms,
-                                    p->ap.hash, &p->ev, setup, l->closed,
-                                    &v) != 0 || own.oom)
+            if (arb_view_event_json(&own, l->id, seq, time_ms, hash, e,
+                                    setup, l->closed, &v) != 0 || own.oom)
                 continue;
             ev = &own;
         } else {
             ev = &evs[v.kind == ARB_VIEW_PUBLIC ? 0 : 1];
         }
         /* a match's stream counts its seqs, the all-matches one the log */
-        if (push(s, "ack", s->match[0] != '\0' ? p->ap.seq : p->ap.pos,
+        if (push(s, "ack", s->match[0] != '\0' ? seq : pos,
                  ev->data, ev->len) != 0
             || s->match[0] == '\0' || !whole)
             continue;
@@ -439,13 +436,57 @@ arb_http_committed(arb_server_t *srv, const arb_pending_t *p)
             have = v;
             cached = 1;
         }
-        push(s, "state", p->ap.seq, rep.data, rep.len);
+        push(s, "state", seq, rep.data, rep.len);
     }
 done:
     arb_buf_free(&evs[0]);
     arb_buf_free(&evs[1]);
     arb_buf_free(&own);
     arb_buf_free(&rep);
+}
+
+void
+arb_http_committed(arb_server_t *srv, const arb_pending_t *p)
+{
+    const arb_live_t *l = p->live;
+
+    if (srv->http == NULL || srv->http->streams == NULL)
+        return;
+    /* The live state is the committed one when nothing is queued behind
+     * this event: the last of its match in the batch. */
+    streams_push(srv, l, p->ap.seq, p->ap.pos, p->ap.time_ms, p->ap.hash,
+                 &p->ev, l->m != NULL && l->ninflight == 0
+                         && l->committed == p->ap.seq);
+}
+
+int
+arb_http_shows(arb_server_t *srv, const char *match)
+{
+    const arb_http_stream_t *s;
+
+    for (s = srv->http != NULL ? srv->http->streams : NULL; s != NULL;
+         s = s->next)
+        if (match == NULL || s->match[0] == '\0'
+            || strcmp(s->match, match) == 0)
+            return 1;
+    return 0;
+}
+
+void
+arb_http_appended(arb_server_t *srv, const arb_live_t *l, uint64_t seq,
+                  uint64_t pos, int64_t time_ms, const unsigned char *hash,
+                  const void *bytes, size_t len)
+{
+    arb_event_t ev;
+
+    if (srv->http == NULL || srv->http->streams == NULL)
+        return;
+    if (arb_event_decode(&ev, bytes, len, NULL) != 0)
+        return;
+    /* l is at its new head: its state follows its last new event. */
+    streams_push(srv, l, seq, pos, time_ms, hash, &ev,
+                 l->m != NULL && l->committed == seq);
+    arb_event_clear(&ev);
 }
 
 /* A comment line every 15 s on a quiet stream: proxies keep it open, and

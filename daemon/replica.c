@@ -568,13 +568,36 @@ on_log(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t t,
     size_t     i;
 
     (void)seq; (void)t; (void)h; (void)bytes; (void)len;
+    for (i = 0; i < x->n && strcmp(x->ids[i], id) != 0; i++)
+        ;
+    if (i == x->n) {
+        /* The rest at the next wake-up, this event included (until
+         * 2026-12-04 the position went past it, and its match, not
+         * among those moved on, kept its watchers waiting for its next
+         * event). */
+        if (x->n == CATCH_UP_MAX)
+            return 1;
+        snprintf(x->ids[x->n++], ARB_STORE_ID_MAX + 1, "%s", id);
+    }
     x->last = pos;
-    for (i = 0; i < x->n; i++)
-        if (strcmp(x->ids[i], id) == 0)
-            return 0;
-    if (x->n == CATCH_UP_MAX)
-        return 1;           /* the rest at the next wake-up */
-    snprintf(x->ids[x->n++], ARB_STORE_ID_MAX + 1, "%s", id);
+    return 0;
+}
+
+/* Loop thread, after the matches moved on: an event the mirror committed,
+ * to the HTTP live streams that show its match (docs/HTTP.md). */
+static int
+on_log_http(void *ud, uint64_t pos, const char *id, uint64_t seq, int64_t t,
+            const unsigned char *h, const void *bytes, size_t len)
+{
+    arb_server_t *srv = ud;
+    arb_live_t   *l;
+
+    if (!arb_http_shows(srv, id))
+        return 0;
+    l = arb_live_peek(srv, id);
+    if (l == NULL && arb_live_get(srv, id, &l, NULL) != 0)
+        return 0;
+    arb_http_appended(srv, l, seq, pos, t, h, bytes, len);
     return 0;
 }
 
@@ -586,7 +609,7 @@ on_async(uv_async_t *a)
     arb_server_t    *srv = r->srv;
     arb_match_info_t info;
     touched_t        x;
-    uint64_t         to;
+    uint64_t         to, from;
     size_t           i;
     int              failed;
 
@@ -605,7 +628,7 @@ on_async(uv_async_t *a)
     x.ids = malloc(CATCH_UP_MAX * sizeof(*x.ids));
     if (x.ids == NULL)
         return;
-    x.last = srv->order_pos;
+    x.last = from = srv->order_pos;
     arb_store_log(srv->store, srv->order_pos + 1, to - srv->order_pos,
                   on_log, &x, NULL);
     if (x.last > srv->order_pos)
@@ -642,6 +665,9 @@ on_async(uv_async_t *a)
             arb_sub_appended(srv, l);
     }
     arb_sub_appended(srv, NULL);
+    if (srv->order_pos > from && arb_http_shows(srv, NULL))
+        arb_store_log(srv->store, from + 1, srv->order_pos - from,
+                      on_log_http, srv, NULL);
     free(x.ids);
     if (srv->order_pos < to)
         uv_async_send(&r->async);

@@ -518,6 +518,15 @@ int  arb_http_start(arb_server_t *srv);
 void arb_http_stop(arb_server_t *srv);
 void arb_http_free(arb_server_t *srv);
 void arb_http_committed(arb_server_t *srv, const arb_pending_t *p);
+/* A read replica's: 1 when a live stream shows `match` (its own, or the
+ * all-matches one; NULL: any match); and an event its mirror committed
+ * to the store (seq of l, at log position pos, its canonical bytes), for
+ * those streams, once l is at its new head. */
+int  arb_http_shows(arb_server_t *srv, const char *match);
+void arb_http_appended(arb_server_t *srv, const arb_live_t *l, uint64_t seq,
+                       uint64_t pos, int64_t time_ms,
+                       const unsigned char *hash, const void *bytes,
+                       size_t len);
 /* Open HTTP connections and live streams (0 and 0 without HTTP). */
 void arb_http_count(arb_server_t *srv, uint64_t *conns, uint64_t *streams);
 

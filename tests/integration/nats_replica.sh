@@ -108,6 +108,39 @@ done
 check "watched match: every event pushed" 5 \
     "$(wc -l < "$T/watch3" | tr -d ' ')"
 
+# A broadcaster's live page reads the replica: its match stream
+# (Server-Sent Events) gets each move recorded at the venue, with the
+# primary's hash, and the state after it.
+curl -s -N -H "Authorization: Bearer $reader" \
+    "http://127.0.0.1:$HTTP_PORT/api/m/W.2/live" > "$T/sse" 2>&1 &
+sse_pid=$!
+curl -s -N -H "Authorization: Bearer $reader" \
+    "http://127.0.0.1:$HTTP_PORT/api/live" > "$T/sse.all" 2>&1 &
+sse_all=$!
+pids="$pids $sse_pid $sse_all"
+i=0
+while { ! grep -q "^event: state" "$T/sse" \
+        || ! grep -q "^: arbiter live" "$T/sse.all"; } && [ $i -lt 50 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+play west W.2 5 3
+i=0
+while [ "$(grep -c '^event: ack' "$T/sse")" -lt 2 ] && [ $i -lt 100 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+kill "$sse_pid" "$sse_all" 2>/dev/null
+check "replica's live page: each new move pushed" "4 5" \
+    "$(grep -A1 '^event: ack' "$T/sse" | sed -n 's/^id: //p' |
+       tr '\n' ' ' | sed 's/ $//')"
+check "replica's live page: the primary's hash" 1 \
+    "$(grep '^data: {"match":"W.2","seq":5' "$T/sse" |
+       grep -c "$(on west events --match W.2 --from 5 --json |
+                  sed 's/.*"hash":"\([0-9a-f]*\)".*/\1/')")"
+check "replica's live page: the state after it" 1 \
+    "$(grep -A1 '^event: state' "$T/sse" | grep -c '^id: 5$')"
+check "replica's all-matches stream: both moves" 2 \
+    "$(grep -c '^data: {"match":"W.2","seq":[45],' "$T/sse.all")"
+
 # Writes go to the primary.
 err=$(on rep move --match E.1 place bob 5N 2>&1 >/dev/null); rc=$?
 check "write to the replica refused" 1 $([ $rc -ne 0 ] && echo 1)
@@ -131,7 +164,7 @@ play west W.1 15 9
 start_replica rep "$T/rep.conf"
 play east E.1 24 20
 nats_restart "$NATS_DIR" 2
-play west W.2 8 3
+play west W.2 8 5
 caught_up E.1 east; caught_up W.1 west; caught_up W.2 west
 check "E.1 events after restarts" "$(on east events --match E.1 --json)" \
     "$(on rep events --match E.1 --json)"
