@@ -87,7 +87,8 @@ check "replica's store checks clean" 0 $rc
 # without the fault, it resumes and holds every match.
 kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
 REP_ENV="LD_PRELOAD=$PWD/${BUILD:-build}/tests/iosim.so ARB_IOSIM_DIR=$T/rep
-ARB_IOSIM_JOURNAL=$T/rep.jnl ARB_IOSIM_FAIL=sync:12:EIO"
+ARB_IOSIM_JOURNAL=$T/rep.jnl ARB_IOSIM_FAIL=sync:12:EIO
+ASAN_OPTIONS=verify_asan_link_order=0"
 start_replica rep
 REP_ENV=
 n=3
