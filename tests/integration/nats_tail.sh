@@ -100,8 +100,13 @@ i=0
 while kill -0 "$pid_rep" 2>/dev/null && [ $i -lt 50 ]; do
     sleep 0.1; i=$((i + 1))
 done
-wait "$pid_rep"; rc=$?
-check "failed fsync: the replica stopped with status 70" 70 $rc
+if kill -0 "$pid_rep" 2>/dev/null; then
+    kill -9 "$pid_rep"; wait "$pid_rep" 2>/dev/null
+    rc="still running (is ${BUILD:-build}/tests/iosim.so built?)"
+else
+    wait "$pid_rep"; rc=$?
+fi
+check "failed fsync: the replica stopped with status 70" 70 "$rc"
 check "failed fsync: said" 1 \
     "$(grep -c "replica: .*EIO\|replica: .*Input/output" "$T/rep.log" |
        awk '{ print ($1 > 0) }')"
