@@ -81,6 +81,23 @@ same_as_primary E.1:east E.2:east E.3:east
 out=$($A check --db "$T/rep" 2>&1); rc=$?
 check "replica's store checks clean" 0 $rc
 
+# Its position cannot be saved (a directory in the way of the file's
+# temporary copy): said, the replica goes on; a restart reads from the
+# position saved before, what it holds met as duplicates.
+mkdir "$T/rep/replica.pos.tmp"
+play east E.2 12 10
+caught_up E.2 east events
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+check "position not saved: said" 1 \
+    "$(grep -c "replica: cannot save .*replica.pos" "$T/rep.log" |
+       awk '{ print ($1 > 0) }')"
+rmdir "$T/rep/replica.pos.tmp"
+start_replica rep
+play east E.2 14 12
+same_as_primary E.2:east
+check "position not saved: the restart read again what it held" 1 \
+    "$([ "$(rstat duplicates)" -gt 0 ] && echo 1)"
+
 # A sync that fails under the replica (the I/O shim: EIO from its 12th
 # fsync after this start): it stops at once with status 70, as a primary
 # does on a failed commit, never retrying the fsync; started again
