@@ -19,15 +19,10 @@
 # Never fails on a target.  Ports: ARB_NATS_PORT_BASE (default 16700).
 BUILD=${BUILD:-build}
 B="$BUILD/tests/bench_load"
-if [ ! -x "$B" ] || [ ! -x bin/arbiterd ] || ! command -v nats-server > /dev/null; then
-    echo "replica_lag: $B, bin/arbiterd or nats-server missing; skipped"
-    exit 0
-fi
 . tests/common.sh
 NATS_DIR=$T/nats
 . tests/cluster/nats.sh
-nats_up "$NATS_DIR" 3 "${ARB_NATS_PORT_BASE:-16700}" || exit 1
-URLS=$(nats_urls "$NATS_DIR")
+nats_bench_up replica_lag 3 16700
 . tests/cluster/recorders.sh
 TABLES=${LAG_TABLES:-16}
 

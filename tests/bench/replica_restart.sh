@@ -12,15 +12,10 @@
 # (default 16900).
 BUILD=${BUILD:-build}
 B="$BUILD/tests/bench_load"
-if [ ! -x "$B" ] || [ ! -x bin/arbiterd ] || ! command -v nats-server > /dev/null; then
-    echo "replica_restart: $B, bin/arbiterd or nats-server missing; skipped"
-    exit 0
-fi
 . tests/common.sh
 NATS_DIR=$T/nats
 . tests/cluster/nats.sh
-nats_up "$NATS_DIR" 1 "${ARB_NATS_PORT_BASE:-16900}" || exit 1
-URLS=$(nats_urls "$NATS_DIR")
+nats_bench_up replica_restart 1 16900
 . tests/cluster/recorders.sh
 bench_daemon
 mkdir -p "$T/load"

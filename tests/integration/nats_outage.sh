@@ -6,10 +6,10 @@
 # those recorded while the stream was gone and right after it came back.
 # Then NATS goes away altogether, and comes back: the replica says so,
 # serves reads meanwhile (also when started then), and skips nothing.
-# Ports: ARB_NATS_PORT_BASE (default 16700).
+# Ports: ARB_NATS_PORT_BASE (default 17500).
 . tests/common.sh
 . tests/cluster/nats.sh
-nats_test_up nats_outage.sh 3 16700
+nats_test_up nats_outage.sh 3 17500
 . tests/cluster/recorders.sh
 OP=${BUILD:-build}/tests/nats_op
 
