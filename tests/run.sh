@@ -41,13 +41,16 @@ run_one() {
     f=$(printf '%s\n' "$out" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' | tail -1)
     passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
     if [ $rc -ne 0 ] || [ -z "$p" ]; then
-        # the failed checks themselves, which a long log may have pushed
-        # out of the tail above
-        printf '%s\n' "$out" | grep -E ': CHECK(_STR|_INT)? failed: |^FAIL ' \
-            | head -n 20 | sed "s/^/$name: /" | tee -a "$fails"
-        # and what a test printed to explain one ("why: ..." lines)
+        # what a test printed to explain a failure ("why: ..." lines),
+        # then the failed checks themselves, which a long log may have
+        # pushed out of the tail above: last, so that a CI log keeping
+        # only its last lines still names them
         printf '%s\n' "$out" | grep -E '^why: ' | head -n 40 \
             | sed "s/^/$name: /" >> "$fails"
+        printf '%s\n' "$out" \
+            | grep -E -A2 ': CHECK(_STR|_INT)? failed: |^FAIL ' \
+            | grep -E ': CHECK(_STR|_INT)? failed: |^FAIL |^    (got|want):' \
+            | head -n 30 | sed "s/^/$name: /" | tee -a "$fails"
         [ "${f:-0}" -eq 0 ] && failed=$((failed + 1))
         [ -z "$p" ] && echo "$name: no \"N passed, N failed\" line" \
             | tee -a "$fails"

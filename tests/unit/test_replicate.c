@@ -347,6 +347,15 @@ stream_vs_store(arb_stream_t *st, sv_t *v)
     }
     mlist_free(&l);
     arb_store_close(s);
+    if (v->dups + v->badhash + v->foreign + v->missing != 0)
+        printf("why: stream vs store: %llu messages, dups %llu badhash %llu "
+               "foreign %llu missing %llu (first: %s seq %llu)\n",
+               (unsigned long long)v->msgs, (unsigned long long)v->dups,
+               (unsigned long long)v->badhash,
+               (unsigned long long)v->foreign,
+               (unsigned long long)v->missing,
+               v->missing != 0 ? v->miss_id : "-",
+               (unsigned long long)v->miss_seq);
     return v->dups + v->badhash + v->foreign + v->missing;
 }
 
@@ -896,9 +905,11 @@ out_names(const char *name, const char *a, const char *b)
 
 /* `arbiter restore` of the whole stream into load_base/DIR: its exit
  * status; with 0, the restored match `match` must end at the store's
- * head (same last seq, same hash). */
+ * head (same last seq, same hash).  An exit status other than `want`
+ * gets what the restore said as "why:" lines (a CI failure cannot be
+ * run again). */
 static int
-restore_to(const char *dir, const char *match)
+restore_to(const char *dir, const char *match, int want)
 {
     char             line[1000], path[200];
     arb_store_opts_t o = { 0, 0, 1 };
@@ -913,6 +924,10 @@ restore_to(const char *dir, const char *match)
     if (!WIFEXITED(st))
         return -1;
     rc = WEXITSTATUS(st);
+    if (rc != want) {
+        snprintf(line, sizeof(line), "%s.out", path);
+        load_why_lines(stdout, dir, line, NULL, 10);
+    }
     if (rc != 0)
         return rc;
     if (arb_store_open(&a, load_data, &o, NULL) != 0
@@ -920,8 +935,11 @@ restore_to(const char *dir, const char *match)
         || arb_store_match(a, match, &x, NULL) != 0
         || arb_store_match(b, match, &y, NULL) != 0
         || x.last_seq != y.last_seq
-        || memcmp(x.head, y.head, sizeof(x.head)) != 0)
+        || memcmp(x.head, y.head, sizeof(x.head)) != 0) {
+        printf("why: %s: restored, but match %s does not end at the "
+               "store's head\n", dir, match);
         rc = 100;
+    }
     arb_store_close(a);
     arb_store_close(b);
     return rc;
@@ -957,7 +975,7 @@ test_holes(arb_stream_t *st)
     CHECK(js_DeleteMsg(st->js, "ARBITER", a, NULL, &jerr) == NATS_OK);
     CHECK(js_DeleteMsg(st->js, "ARBITER", b, NULL, &jerr) == NATS_OK);
     /* As it is, a restore names the match and the first missing seq. */
-    CHECK_INT(restore_to("holed", "c1-m1"), 1);
+    CHECK_INT(restore_to("holed", "c1-m1", 1), 1);
     snprintf(subj, sizeof(subj), "match c1-m1 seq %llu: first missing",
              (unsigned long long)(last / 2));
     CHECK(out_names("holed", subj, subj));
@@ -977,7 +995,7 @@ test_holes(arb_stream_t *st)
     CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
     CHECK_INT(m.seq, last);
     arb_stream_msg_clear(&m);
-    CHECK_INT(restore_to("healed", "c1-m1"), 0);
+    CHECK_INT(restore_to("healed", "c1-m1", 0), 0);
 }
 
 /* A subject holding a duplicate and a hole at once: its count and its
@@ -1028,7 +1046,7 @@ test_dup_and_hole(arb_stream_t *st)
     CHECK_INT(m.seq, last);
     arb_stream_msg_clear(&m);
     /* A restore names the hole. */
-    CHECK_INT(restore_to("duphole", "c1-m1"), 1);
+    CHECK_INT(restore_to("duphole", "c1-m1", 1), 1);
     snprintf(want, sizeof(want), "match c1-m1 seq %llu: first missing",
              (unsigned long long)j);
     CHECK(out_names("duphole", want, want));
@@ -1049,7 +1067,7 @@ test_dup_and_hole(arb_stream_t *st)
     CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
     CHECK_INT(m.seq, last);
     arb_stream_msg_clear(&m);
-    CHECK_INT(restore_to("dupheal", "c1-m1"), 0);
+    CHECK_INT(restore_to("dupheal", "c1-m1", 0), 0);
 }
 
 /* A second copy of a seq with another hash (a fork in the middle of a
@@ -1085,7 +1103,7 @@ test_dup_fork(arb_stream_t *st)
     CHECK_STR(line, "fenced");
     CHECK_INT(arb_stream_subject_count(st, subj, &n, NULL), 0);
     CHECK_INT(n, last + 3);             /* nothing published over it */
-    CHECK_INT(restore_to("forked", "c3-m1"), 1);
+    CHECK_INT(restore_to("forked", "c3-m1", 1), 1);
     snprintf(want, sizeof(want), "match c3-m1 seq %llu",
              (unsigned long long)k);
     CHECK(out_names("forked", want, "different event"));
@@ -2831,7 +2849,7 @@ test_stale_leader(arb_stream_t **stp, int lead)
            (unsigned long long)repl_stat("republished"));
     CHECK_INT(sv.late, 0);      /* the tail went back in seq order */
     CHECK(repl_stat("diverged") == diverged0);
-    CHECK_INT(restore_to("stale", "cs-m1"), 0);
+    CHECK_INT(restore_to("stale", "cs-m1", 0), 0);
 }
 
 static void
