@@ -32,6 +32,7 @@
 #include "core/mp.h"
 #include "daemon/log.h"
 #include "daemon/replica.h"
+#include "daemon/replica_marks.h"
 #include "daemon/replica_owners.h"
 #include "daemon/replica_pos.h"
 #include "daemon/server.h"
@@ -80,6 +81,7 @@ typedef struct arb_replica {
     uint64_t             store_pos0;    /* the store's log position at
                                            start */
     arb_owners_t        *owners;        /* DATA/replica.owners */
+    arb_marks_t          marks;         /* [follower] places read */
 } arb_replica_t;
 
 void
@@ -180,19 +182,28 @@ nap(arb_replica_t *r)
         usleep(100000);
 }
 
-/* The stream is to be read again from its first message (created again,
- * or it lost messages this replica read): what was read is placed in the
- * stream as it was, so nothing of it may be saved as a position in the
- * stream as it is (arb_mirror_restream). */
+/* The stream is to be read again after sequence upto (0: from its first
+ * message; it was created again, or holds none of the places read), the
+ * message read there being of server time upto_ns: what was read after
+ * it was placed in the stream as it was, so nothing of it may be saved
+ * as a position in the stream as it is (arb_mirror_restream). */
 static void
-restream(arb_replica_t *r, uint64_t *from)
+restream(arb_replica_t *r, uint64_t upto, int64_t upto_ns, uint64_t *from)
 {
     pthread_mutex_lock(&r->mu);
-    arb_mirror_restream(r->mir);
-    r->stream_last = 0;
-    r->last_msg_ns = 0;
+    arb_mirror_restream(r->mir, upto);
+    r->stream_last = upto;
+    r->last_msg_ns = upto_ns;
     pthread_mutex_unlock(&r->mu);
-    *from = 1;
+    if (upto == 0)
+        arb_marks_reset(&r->marks);
+    *from = upto + 1;
+}
+
+static int
+msg_time(void *ud, uint64_t seq, int64_t *ns)
+{
+    return arb_stream_msg_time(ud, seq, ns, NULL);
 }
 
 /* Does the stream (in state ss) still hold the message this replica read
@@ -200,12 +211,18 @@ restream(arb_replica_t *r, uint64_t *from)
  * is another one now, or the stream ends before it, NATS lost its tail
  * (a node's power cut: 2.9.10 syncs every two minutes; a stale leader)
  * and the messages now at the sequences read since may never have been
- * read.  A message deleted (a purge; its sequence is not used again)
- * hides nothing.  1 holds, 0 lost, -1 JetStream did not answer. */
+ * read.  They are read again after the last place read that the stream
+ * still holds (*upto, of server time *upto_ns; 0: from its first
+ * message).  Until 2026-12-04 the whole stream was read again: about
+ * two minutes per 10 M messages.  A message deleted (a purge; its
+ * sequence is not used again) hides nothing.  1 holds, 0 lost, -1
+ * JetStream did not answer. */
 static int
 position_holds(arb_replica_t *r, arb_stream_t *st,
-               const arb_stream_state_t *ss)
+               const arb_stream_state_t *ss, uint64_t *upto,
+               int64_t *upto_ns)
 {
+    char     again[100];
     uint64_t last;
     int64_t  last_ns, t = 0;
     int      rc;
@@ -223,11 +240,19 @@ position_holds(arb_replica_t *r, arb_stream_t *st,
         if (rc != 0)
             return -1;
     }
+    if (arb_marks_held(&r->marks, ss->last, msg_time, st, upto, upto_ns)
+        != 0)
+        return -1;
+    if (*upto == 0)
+        snprintf(again, sizeof(again), "from its first message");
+    else
+        snprintf(again, sizeof(again), "again from sequence %" PRIu64
+                 ", the last place read that it still holds", *upto + 1);
     arb_log_ev(ARB_LOG_WARN, "replica_resume", NULL, "replica: stream %s no "
                "longer holds the message read at sequence %" PRIu64 " (%s; "
-               "NATS lost its tail): reading it from its first message",
-               st->name, last, ss->last < last ? "it ends before it"
-                                               : "another one is there");
+               "NATS lost its tail): reading it %s", st->name, last,
+               ss->last < last ? "it ends before it" : "another one is there",
+               again);
     return 0;
 }
 
@@ -271,7 +296,7 @@ read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
         arb_log_ev(ARB_LOG_WARN, "replica_resume", NULL, "replica: stream "
                    "%s was created again: reading it from its first "
                    "message", st->name);
-        restream(r, from);
+        restream(r, 0, 0, from);
     }
     if (*created == 0) {
         pthread_mutex_lock(&r->mu);
@@ -293,11 +318,12 @@ read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
  * read (until 2026-12-04 a replica then lacked every match begun in them
  * for good, a restart included).  1 when the stream is gone or another
  * one (the reader is opened again: read_from), 2 when it lost what was
- * read (read again from its first message), 0 when it holds or
+ * read (read again after *upto: position_holds), 0 when it holds or
  * JetStream did not answer (an election: asked again in a second). */
 static int
 stream_check(arb_replica_t *r, arb_stream_t *st, int64_t created,
-             int64_t *checked_ms, int *lost)
+             int64_t *checked_ms, int *lost, uint64_t *upto,
+             int64_t *upto_ns)
 {
     arb_stream_state_t ss;
     arb_buf_t          why = ARB_BUF_INIT;
@@ -323,7 +349,7 @@ stream_check(arb_replica_t *r, arb_stream_t *st, int64_t created,
     rc = arb_stream_state(st, &ss, &why);
     arb_buf_free(&why);
     if (rc == 0 && ss.created_ns == created)
-        return position_holds(r, st, &ss) == 0 ? 2 : 0;
+        return position_holds(r, st, &ss, upto, upto_ns) == 0 ? 2 : 0;
     if (rc != 0 && rc != ARB_ENOTFOUND)
         return 0;
     arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: stream %s %s",
@@ -397,8 +423,9 @@ follow(void *arg)
     arb_stream_msg_t     msg;
     arb_buf_t            why = ARB_BUF_INIT;
     arb_replica_pos_t    pos;
-    uint64_t             from = 1, cseq = 0;
+    uint64_t             from = 1, cseq = 0, upto = 0;
     int64_t              dirty_since = 0, created = 0, checked_ms = 0;
+    int64_t              upto_ns = 0;
     int                  rc, dirty = 0, said = 0, save, lost = 0;
 
     while (!stopping(r)) {
@@ -438,10 +465,11 @@ follow(void *arg)
             r->connected = 1;
             pthread_mutex_unlock(&r->mu);
         }
-        rc = stream_check(r, st, created, &checked_ms, &lost);
+        rc = stream_check(r, st, created, &checked_ms, &lost, &upto,
+                          &upto_ns);
         if (rc != 0) {
             if (rc == 2)
-                restream(r, &from);
+                restream(r, upto, upto_ns, &from);
             reader_lost(r, &rd);
             continue;
         }
@@ -491,9 +519,9 @@ follow(void *arg)
             arb_stream_state_t ss;
 
             if (arb_stream_state(st, &ss, NULL) == 0
-                && position_holds(r, st, &ss) == 0) {
+                && position_holds(r, st, &ss, &upto, &upto_ns) == 0) {
                 arb_stream_msg_clear(&msg);
-                restream(r, &from);
+                restream(r, upto, upto_ns, &from);
                 reader_lost(r, &rd);
                 continue;
             }
@@ -511,6 +539,8 @@ follow(void *arg)
             r->stream_last = msg.stream_seq;
             r->last_msg_ns = msg.time_ns;
         }
+        arb_marks_note(&r->marks, msg.stream_seq, msg.time_ns,
+                       arb_clock_ms());
         rc = arb_mirror_apply(r->mir, &msg, &why);
         if (!dirty)
             dirty_since = arb_clock_ms();

@@ -478,23 +478,31 @@ arb_mirror_resume_seq(const arb_mirror_t *m)
     return low;
 }
 
+/* A place read after upto moves to upto + 1, where the stream is read
+ * again from; a place at or before it (0: not known) stays. */
+static uint64_t
+replaced(uint64_t sseq, uint64_t upto)
+{
+    return sseq > upto ? upto + 1 : sseq;
+}
+
 void
-arb_mirror_restream(arb_mirror_t *m)
+arb_mirror_restream(arb_mirror_t *m, uint64_t upto)
 {
     size_t i, j;
 
-    m->st.last_stream_seq = 0;
+    if (m->st.last_stream_seq > upto)
+        m->st.last_stream_seq = upto;
     for (i = 0; i < m->n; i++)
-        m->batch[i].msg.stream_seq = 0;         /* read_at: 1 */
+        m->batch[i].msg.stream_seq = replaced(m->batch[i].msg.stream_seq,
+                                              upto);
     for (i = 0; i < m->nmt; i++) {
         mt_t *t = m->mts[i];
 
         for (j = 0; j < t->nwait; j++)
-            t->wait[j].stream_seq = 0;
-        if (t->keep_from != 0)
-            t->keep_from = 1;
-        if (t->secret_sseq != 0)
-            t->secret_sseq = 1;
+            t->wait[j].stream_seq = replaced(t->wait[j].stream_seq, upto);
+        t->keep_from = replaced(t->keep_from, upto);
+        t->secret_sseq = replaced(t->secret_sseq, upto);
     }
 }
 

@@ -126,14 +126,17 @@ size_t arb_mirror_held(const arb_mirror_t *m);
  * memory until its match's close is committed.  1 when nothing was read
  * (or a message's place was not known). */
 uint64_t arb_mirror_resume_seq(const arb_mirror_t *m);
-/* The stream was created again: the sequences of what was read are the
- * old stream's, and mean nothing in the new one, which is read from its
- * first message.  Everything still held (the batch, events waiting for
- * a gap, a stopped match's first unkept message, a secret held in
- * memory only) is marked as read at 1, so that a restart before it is
- * settled reads the new stream whole; the last sequence read starts
- * again from 0. */
-void arb_mirror_restream(arb_mirror_t *m);
+/* The stream is read again after sequence upto: it still holds what
+ * was read up to there, and what was read after it stood at sequences
+ * that mean nothing in the stream now (NATS lost its tail and the next
+ * messages took those sequences again; upto 0: the stream was created
+ * again, and is read from its first message).  Everything still held
+ * that was read after upto (the batch, events waiting for a gap, a
+ * stopped match's first unkept message, a secret held in memory only)
+ * is marked as read at upto + 1, so that a restart before it is settled
+ * reads the stream from there; the last sequence read goes back to
+ * upto. */
+void arb_mirror_restream(arb_mirror_t *m, uint64_t upto);
 
 void arb_mirror_stats(const arb_mirror_t *m, arb_mirror_stats_t *out);
 /* 1 when the mirror stopped following match_id (the problem callback

@@ -37,27 +37,34 @@ start_replica rep
 
 play east E.1 6
 caught_up E.1 east events
-# The node's disk as it is now (stopped cleanly: a store that reads).
-nats_stop "$NATS_DIR" 1
-cp -a "$NATS_DIR/n1/store" "$T/store.then"
-nats_restart "$NATS_DIR" 1
-play east E.1 12 6
-play east E.2 4
-caught_up E.2 east events
 # NATS restarted under it (nothing lost): a restart of the replica then
 # resumes where it stopped, reading nothing again.
 nats_stop "$NATS_DIR" 1
 nats_restart "$NATS_DIR" 1
-play east E.2 6 4
+play east E.2 4
 caught_up E.2 east events
 kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
 start_replica rep
-play east E.2 8 6
+play east E.2 6 4
 caught_up E.2 east events
 check "after a NATS restart: the replica's restart resumed" 1 \
     "$([ "$(rstat resumed_at)" -gt 1 ] && echo 1)"
 check "after a NATS restart: nothing read again" 0 "$(rstat duplicates)"
+# A move read a second after the last ones: a place the replica keeps
+# (one a second), the last message the power cut below leaves.
+sleep 1.2
+play east E.1 7 6
+caught_up E.1 east events
+then=$(nats_msgs "$NATS_DIR" 1)
+# The node's disk as it is now (stopped cleanly: a store that reads).
+nats_stop "$NATS_DIR" 1
+cp -a "$NATS_DIR/n1/store" "$T/store.then"
+nats_restart "$NATS_DIR" 1
+play east E.1 12 7
+play east E.2 8 6
+caught_up E.2 east events
 read_before=$(rstat stream_seq)
+dups_before=$(rstat duplicates)
 # The power cut: the disk goes back to what it held then.
 nats_kill "$NATS_DIR" 1
 rm -rf "$NATS_DIR/n1/store"
@@ -73,6 +80,13 @@ check "replica stopped no match" "" \
 check "replica said the stream lost what it had read" 1 \
     "$(grep -c "no longer holds the message read at sequence" \
         "$T/rep.log")"
+# It read again after the last place it read that the stream still held
+# (until 2026-12-04: the whole stream, from its first message).
+check "replica read again after the last place still held" 1 \
+    "$(grep -c "reading it again from sequence $((then + 1)), the last \
+place read that it still holds" "$T/rep.log")"
+check "nothing before that place read again" 1 \
+    "$([ $(($(rstat duplicates) - dups_before)) -lt "$then" ] && echo 1)"
 # A restart then reads on from where it stopped, nothing missing.
 kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
 start_replica rep

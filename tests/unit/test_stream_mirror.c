@@ -607,7 +607,7 @@ test_restream(void)
     CHECK_INT(arb_mirror_flush(mir, NULL), 0);
     CHECK_INT(arb_mirror_waiting(mir), ms.n - 3);
     CHECK_INT(arb_mirror_resume_seq(mir), 104);
-    arb_mirror_restream(mir);
+    arb_mirror_restream(mir, 0);
     arb_mirror_stats(mir, &st);
     CHECK_INT(st.last_stream_seq, 0);
     CHECK_INT(arb_mirror_resume_seq(mir), 1);
@@ -616,7 +616,7 @@ test_restream(void)
     CHECK_INT(arb_mirror_waiting(mir), 0);
     CHECK_INT(arb_mirror_resume_seq(mir), ms.n + 1);
     /* Nothing held: the new stream from its first message. */
-    arb_mirror_restream(mir);
+    arb_mirror_restream(mir, 0);
     CHECK_INT(arb_mirror_resume_seq(mir), 1);
     CHECK_INT(nproblems, 0);
     arb_mirror_free(mir);
@@ -631,7 +631,7 @@ test_restream(void)
     s = fresh_store();
     CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
     apply_at(mir, "O-1", &o, 0, 50);                /* in the batch */
-    arb_mirror_restream(mir);
+    arb_mirror_restream(mir, 0);
     apply_at(mir, "T-1", &ms, 0, 5);
     CHECK_INT(arb_mirror_resume_seq(mir), 1);
     CHECK_INT(arb_mirror_flush(mir, NULL), 0);
@@ -643,7 +643,7 @@ test_restream(void)
     CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);  /* T-1 stopped */
     CHECK(arb_mirror_stopped(mir, "T-1"));
     CHECK_INT(arb_mirror_resume_seq(mir), 60);
-    arb_mirror_restream(mir);
+    arb_mirror_restream(mir, 0);
     apply_at(mir, "O-1", &o, 1, 7);
     CHECK_INT(arb_mirror_flush(mir, NULL), 0);
     CHECK_INT(arb_mirror_resume_seq(mir), 1);
@@ -651,6 +651,66 @@ test_restream(void)
     arb_mirror_free(mir);
     drop_store(s);
     nproblems = 0;
+}
+
+/*
+ * NATS lost the stream's tail (arb_mirror_restream with upto > 0): what
+ * was read up to upto keeps its place; what was read after it, and is
+ * still held, is marked at upto + 1, where the stream is read again.
+ * Before 2026-12-04 every loss re-read the whole stream (upto 0 only).
+ */
+static void
+test_restream_tail(void)
+{
+    msgs_t             ms;
+    arb_store_t       *s = fresh_store();
+    arb_mirror_t      *mir = NULL;
+    arb_mirror_stats_t st;
+
+    make(&ms, good);
+    nproblems = 0;
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    /* Seqs 0, 1 at 11, 12 committed; 3 and 4 (at 20, 30) wait for 2. */
+    apply_at(mir, "T-1", &ms, 0, 11);
+    apply_at(mir, "T-1", &ms, 1, 12);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    apply_at(mir, "T-1", &ms, 3, 20);
+    apply_at(mir, "T-1", &ms, 4, 30);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 20);
+    /* The stream holds what was read up to 25: seq 3 keeps its place,
+     * seq 4 (read at 30, lost) is marked at 26. */
+    arb_mirror_restream(mir, 25);
+    arb_mirror_stats(mir, &st);
+    CHECK_INT(st.last_stream_seq, 25);
+    CHECK_INT(arb_mirror_resume_seq(mir), 20);
+    /* Held up to 15: both are past it. */
+    arb_mirror_restream(mir, 15);
+    CHECK_INT(arb_mirror_resume_seq(mir), 16);
+    arb_mirror_stats(mir, &st);
+    CHECK_INT(st.last_stream_seq, 15);
+    /* The stream read again from 16: seq 2 (republished), then 3 and 4
+     * again (duplicates), then the rest. */
+    apply_at(mir, "T-1", &ms, 2, 16);
+    apply_at(mir, "T-1", &ms, 3, 17);
+    apply_at(mir, "T-1", &ms, 4, 18);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(held(s), 5);
+    CHECK_INT(arb_mirror_waiting(mir), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 19);
+    /* A batch entry read at or before upto stays where it was read. */
+    apply_at(mir, "T-1", &ms, 5, 19);
+    arb_mirror_restream(mir, 19);
+    CHECK_INT(arb_mirror_resume_seq(mir), 19);
+    arb_mirror_restream(mir, 18);
+    CHECK_INT(arb_mirror_resume_seq(mir), 19);  /* 19 is upto + 1 */
+    arb_mirror_restream(mir, 10);
+    CHECK_INT(arb_mirror_resume_seq(mir), 11);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(held(s), 6);
+    CHECK_INT(nproblems, 0);
+    arb_mirror_free(mir);
+    drop_store(s);
 }
 
 /*
@@ -844,6 +904,7 @@ main(void)
     test_resume_deal();
     test_dup_in_batch();
     test_restream();
+    test_restream_tail();
     test_evict();
     test_wait_limits();
     nats_Close();
