@@ -266,8 +266,9 @@ read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
 {
     arb_stream_state_t ss;
     arb_buf_t          whynot = ARB_BUF_INIT;
-    int64_t            lt = 0;
-    int                rc;
+    uint64_t           upto = 0;
+    int64_t            lt = 0, upto_ns = 0;
+    int                rc, held;
 
     rc = arb_stream_state(st, &ss, why);
     if (rc != 0)
@@ -279,14 +280,39 @@ read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
             if (rc != 0 && rc != ARB_ENOTFOUND)
                 return rc;
         }
-        if (arb_replica_pos_holds(&r->saved, r->store_pos0, st->name,
-                                  ss.created_ns, lt, &whynot)) {
+        /* The places read before are still places of this stream, for
+         * a loss found now or later. */
+        arb_marks_load(&r->marks, r->saved.mark_seq, r->saved.mark_ns,
+                       r->saved.nmarks, arb_clock_ms());
+        held = arb_replica_pos_holds(&r->saved, r->store_pos0, st->name,
+                                     ss.created_ns, lt, &whynot);
+        if (held == 2) {
+            /* It lost its tail while this replica was stopped: read
+             * again after the newest place it still holds, or from
+             * where the store needs it if that comes first. */
+            rc = arb_marks_held(&r->marks, ss.last, msg_time, st, &upto,
+                                &upto_ns);
+            if (rc != 0) {
+                arb_buf_free(&whynot);
+                return rc;          /* asked again: has_saved stays */
+            }
+            held = upto != 0;
+        }
+        if (held == 1 && upto != 0) {
+            *from = r->saved.from < upto + 1 ? r->saved.from : upto + 1;
+            arb_log_ev(ARB_LOG_WARN, "replica_resume", NULL, "replica: %s "
+                       "(NATS lost its tail while this replica was "
+                       "stopped): reading it from sequence %" PRIu64
+                       " (the last place read that it still holds is %"
+                       PRIu64 ")", arb_buf_cstr(&whynot), *from, upto);
+        } else if (held == 1) {
             *from = r->saved.from;
             arb_log_ev(ARB_LOG_INFO, "replica_resume", NULL, "replica: "
                        "resuming stream %s at sequence %" PRIu64 " (%"
                        PRIu64 " read before this start)", st->name, *from,
                        r->saved.last);
         } else {
+            arb_marks_reset(&r->marks);
             arb_log_ev(ARB_LOG_WARN, "replica_resume", NULL, "replica: "
                        "reading stream %s from its first message: %s",
                        st->name, arb_buf_cstr(&whynot));
@@ -389,6 +415,8 @@ pos_now(arb_replica_t *r, const arb_stream_t *st, int64_t created,
     out->last_ns = r->last_msg_ns;
     out->from = arb_mirror_resume_seq(r->mir);
     out->store_pos = r->appended_pos;
+    out->nmarks = arb_marks_pick(&r->marks, out->mark_seq, out->mark_ns,
+                                 ARB_REPLICA_POS_MARKS);
     return memcmp(out, &r->pos, sizeof(*out)) != 0;
 }
 

@@ -55,4 +55,17 @@ typedef int (*arb_marks_time_fn)(void *ud, uint64_t seq, int64_t *ns);
 int arb_marks_held(arb_marks_t *k, uint64_t last, arb_marks_time_fn time_fn,
                    void *ud, uint64_t *seq, int64_t *ns);
 
+/* Up to max marks to save (DATA/replica.pos), into seq and ns in
+ * ascending order: the newest, then those 1, 2, 4, 8, ... before it and
+ * the oldest, dense near the loss a restart may find, sparse back to the
+ * oldest.
+ * Their count. */
+size_t arb_marks_pick(const arb_marks_t *k, uint64_t *seq, int64_t *ns,
+                      size_t max);
+
+/* Replaces the marks by the n saved ones (ascending; the rest are
+ * passed over), taken as of now_ms. */
+void arb_marks_load(arb_marks_t *k, const uint64_t *seq, const int64_t *ns,
+                    size_t n, int64_t now_ms);
+
 #endif

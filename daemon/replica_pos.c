@@ -18,8 +18,9 @@
 #include "daemon/replica_pos.h"
 
 /* Four lines of at most 7 + 32 + 1 + 19 + 1, 5 + 20 + 1 + 19 + 1,
- * 5 + 20 + 1 and 6 + 20 + 1 bytes. */
-#define POS_FILE_MAX 256
+ * 5 + 20 + 1 and 6 + 20 + 1 bytes, then the marks' of 5 + 20 + 1 + 19
+ * + 1. */
+#define POS_FILE_MAX (256 + 46 * ARB_REPLICA_POS_MARKS)
 
 /* The next line of [*p, end) without its newline, into [*a, *a + *n). */
 static int
@@ -102,9 +103,24 @@ arb_replica_pos_parse(arb_replica_pos_t *p, const char *text, size_t len,
         arb_buf_puts(why, "line 4: not \"store POSITION\"");
         return ARB_ECORRUPT;
     }
-    if (at != end) {
-        arb_buf_puts(why, "line 5: more than four lines");
-        return ARB_ECORRUPT;
+    while (at != end) {
+        uint64_t prev = p->nmarks > 0 ? p->mark_seq[p->nmarks - 1] : 0;
+
+        if (p->nmarks == ARB_REPLICA_POS_MARKS) {
+            arb_buf_printf(why, "line %zu: more than %d marks",
+                           5 + p->nmarks, ARB_REPLICA_POS_MARKS);
+            return ARB_ECORRUPT;
+        }
+        if (next_line(&at, end, &l, &n) != 0
+            || num_line(l, n, "mark ", &v, &w) != 0 || v <= prev
+            || v > p->last) {
+            arb_buf_printf(why, "line %zu: not \"mark SEQUENCE TIME\", "
+                           "past the mark before and at most the sequence "
+                           "read", 5 + p->nmarks);
+            return ARB_ECORRUPT;
+        }
+        p->mark_seq[p->nmarks] = v;
+        p->mark_ns[p->nmarks++] = (int64_t)w;
     }
     return 0;
 }
@@ -112,11 +128,16 @@ arb_replica_pos_parse(arb_replica_pos_t *p, const char *text, size_t len,
 int
 arb_replica_pos_format(arb_buf_t *out, const arb_replica_pos_t *p)
 {
+    size_t i;
+
     out->len = 0;
     arb_buf_printf(out, "stream %s %" PRId64 "\nread %" PRIu64 " %" PRId64
                    "\nfrom %" PRIu64 "\nstore %" PRIu64 "\n", p->stream,
                    p->created_ns, p->last, p->last_ns, p->from,
                    p->store_pos);
+    for (i = 0; i < p->nmarks && i < ARB_REPLICA_POS_MARKS; i++)
+        arb_buf_printf(out, "mark %" PRIu64 " %" PRId64 "\n",
+                       p->mark_seq[i], p->mark_ns[i]);
     return out->oom ? ARB_ENOMEM : 0;
 }
 
@@ -187,7 +208,7 @@ arb_replica_pos_holds(const arb_replica_pos_t *saved, uint64_t store_pos,
         arb_buf_printf(why, "stream %s no longer holds the message read "
                        "here at sequence %" PRIu64 "%s", stream, saved->last,
                        last_ns == 0 ? "" : " (another one is there)");
-        return 0;
+        return 2;
     }
     return 1;
 }

@@ -5,9 +5,11 @@
  *
  * Invariants: a refusal is ARB_ECORRUPT naming the line; a position read
  * has a stream name, a last sequence of at least 1, a `from` between 1
- * and one past it, and times that are not negative; its canonical text
- * (what the replica writes) is four lines, reads back as the same
- * position and prints again byte for byte.
+ * and one past it, and times that are not negative; its marks (places
+ * read before) are ascending, at most the last sequence, at most
+ * ARB_REPLICA_POS_MARKS; its canonical text (what the replica writes) is
+ * four lines and one per mark, reads back as the same position and
+ * prints again byte for byte.
  *
  * Corpus: tests/fuzz/corpus/replica_pos (files a replica writes, and
  * refusals).
@@ -43,7 +45,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(p.created_ns >= 0 && p.last_ns >= 0);
     for (i = 0; i < size; i++)
         lines += data[i] == '\n';
-    FUZZ_CHECK(lines == 4);
+    FUZZ_CHECK(p.nmarks <= ARB_REPLICA_POS_MARKS);
+    FUZZ_CHECK(lines == 4 + p.nmarks);
+    for (i = 0; i < p.nmarks; i++)
+        FUZZ_CHECK(p.mark_seq[i] <= p.last && p.mark_ns[i] >= 0
+                   && (i == 0 || p.mark_seq[i] > p.mark_seq[i - 1]));
 
     FUZZ_CHECK(arb_replica_pos_format(&text, &p) == 0);
     FUZZ_CHECK(arb_replica_pos_parse(&again, text.data, text.len, &why)

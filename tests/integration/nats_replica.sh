@@ -193,8 +193,22 @@ whole_read() {  # NAME WHY: the last start read the whole stream
 }
 restart_rep 'sed -i "1s/ [0-9]*\$/ 12345/" "$T/rep/replica.pos"'
 whole_read "stream created again" "was created again"
+# The message read last replaced (the stream lost its tail meanwhile):
+# read again after the newest place saved with it (a mark line) that the
+# stream holds; without places held, the whole stream.
 restart_rep 'sed -i "2s/ [0-9]*\$/ 12345/" "$T/rep/replica.pos"'
+check "message read replaced: read after a place saved" 1 \
+    "$([ "$(rstat resumed_at)" -gt 1 ] && echo 1)"
+check "message read replaced: said why" 1 \
+    "$(grep "replica_resume\|replica: " "$T/rep.log" | tail -1 | grep -c \
+       "no longer holds the message read here .*while this replica was \
+stopped): reading it from sequence $(rstat resumed_at) ")"
+restart_rep 'sed -i -e "2s/ [0-9]*\$/ 12345/" -e "5,\$d" "$T/rep/replica.pos"'
 whole_read "message read replaced" "no longer holds the message read here"
+restart_rep 'sed -i -e "2s/ [0-9]*\$/ 12345/" -e "5,\$s/ [0-9]*\$/ 7/" \
+    "$T/rep/replica.pos"'
+whole_read "message read and places replaced" \
+    "no longer holds the message read here"
 restart_rep 'sed -i "4s/ [0-9]*\$/ 99999999/" "$T/rep/replica.pos"'
 whole_read "store put back" "holds less than when the position was saved"
 restart_rep 'echo junk > "$T/rep/replica.pos"'

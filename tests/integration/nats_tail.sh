@@ -146,6 +146,40 @@ same_as_primary E.1:east E.2:east E.3:east
 out=$($A check --db "$T/rep" 2>&1); rc=$?
 check "after the failed fsync: the store checks clean" 0 $rc
 
+# The tail lost while the replica was stopped (a site's power cut): its
+# restart finds the message it read last gone, and reads again after the
+# newest place it saved (DATA/replica.pos) that the stream still holds;
+# until 2026-12-04 it read the whole stream.
+play east E.4 1
+caught_up E.4 east events
+sleep 1.2               # a place kept: the next message read
+play east E.4 2 1
+caught_up E.4 east events
+then=$(rstat stream_seq)
+nats_stop "$NATS_DIR" 1
+rm -rf "$T/store.then"
+cp -a "$NATS_DIR/n1/store" "$T/store.then"
+nats_restart "$NATS_DIR" 1
+play east E.4 4 2
+caught_up E.4 east events
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+check "the position saved has places read" 1 \
+    "$(grep -c "^mark $then " "$T/rep/replica.pos")"
+nats_kill "$NATS_DIR" 1
+rm -rf "$NATS_DIR/n1/store"
+cp -a "$T/store.then" "$NATS_DIR/n1/store"
+nats_restart "$NATS_DIR" 1
+play east E.5 2
+start_replica rep
+same_as_primary E.1:east E.2:east E.3:east E.4:east E.5:east
+check "a loss while stopped: read again after the last place held" 1 \
+    "$(grep -c "NATS lost its tail while this replica was stopped): \
+reading it from sequence $((then + 1)) " "$T/rep.log")"
+check "a loss while stopped: started there" $((then + 1)) \
+    "$(rstat resumed_at)"
+out=$($A check --db "$T/rep" 2>&1); rc=$?
+check "a loss while stopped: the store checks clean" 0 $rc
+
 if [ $fail -ne 0 ]; then
     for d in east rep; do
         tail -n 12 "$T/$d.log" 2>/dev/null | sed "s/^/why: $d.log: /"

@@ -165,6 +165,52 @@ test_full(void)
     free(f);
 }
 
+/* Saved (arb_marks_pick) and loaded back (arb_marks_load): the newest,
+ * then 1, 2, 4, ... before it, ascending; a loaded ring answers as the
+ * one saved would for the places it kept. */
+static void
+test_pick_load(void)
+{
+    arb_marks_t k, back;
+    fake_t     *f = calloc(1, sizeof(*f));
+    uint64_t    seq[10], s2[3], q;
+    int64_t     ns[10], n2[3];
+    size_t      n;
+
+    memset(&k, 0, sizeof(k));
+    read_all(&k, f, 1, 3000, 0, 0);             /* marks 441 .. 2991 */
+    n = arb_marks_pick(&k, seq, ns, 10);
+    CHECK_INT(n, 10);
+    CHECK_INT(seq[9], 2991);
+    CHECK_INT(seq[8], 2981);
+    CHECK_INT(seq[7], 2971);
+    CHECK_INT(seq[6], 2951);
+    CHECK_INT(seq[1], 2991 - 10 * 128);
+    CHECK_INT(seq[0], 441);                     /* the oldest */
+    CHECK_INT(ns[0], 1000 * (int64_t)seq[0]);
+    memset(&back, 0xff, sizeof(back));
+    arb_marks_load(&back, seq, ns, n, 42);
+    CHECK_INT(back.n, 10);
+    CHECK(back.taken_ms == 42);
+    /* NATS lost 2960..: the newest saved place it holds is 2951 */
+    f->last = 2959;
+    CHECK_INT(arb_marks_held(&back, f->last, time_of, f, &q, &ns[0]), 0);
+    CHECK_INT(q, 2951);
+    /* fewer than asked; one out of order is passed over */
+    memset(&k, 0, sizeof(k));
+    read_all(&k, f, 1, 15, 0, 0);               /* marks 1, 11 */
+    CHECK_INT(arb_marks_pick(&k, s2, n2, 3), 2);
+    CHECK_INT(s2[0], 1);
+    CHECK_INT(s2[1], 11);
+    s2[2] = 5;
+    n2[2] = 5;
+    arb_marks_load(&back, s2, n2, 3, 0);
+    CHECK_INT(back.n, 2);
+    arb_marks_load(&back, s2, n2, 0, 0);
+    CHECK_INT(back.n, 0);
+    free(f);
+}
+
 int
 main(void)
 {
@@ -172,5 +218,6 @@ main(void)
     test_lost_tail();
     test_no_answer();
     test_full();
+    test_pick_load();
     return TEST_END();
 }

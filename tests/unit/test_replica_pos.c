@@ -83,7 +83,55 @@ test_text(void)
     refused("stream ARBITER 1\nread 5 1\nfrom 6\nstore 1x\n",
             "line 4: not \"store POSITION\"");
     refused("stream ARBITER 1\nread 5 1\nfrom 6\nstore 1\n\n",
-            "line 5: more than four lines");
+            "line 5: not \"mark SEQUENCE TIME\", past the mark before and "
+            "at most the sequence read");
+}
+
+/* Places read before L (since 2026-12-04): ascending, at most L, at most
+ * ARB_REPLICA_POS_MARKS of them; they read back and print again. */
+static void
+test_marks(void)
+{
+    const char *head = "stream ARBITER 1\nread 50 9\nfrom 40\nstore 7\n";
+    const char *with = "stream ARBITER 1\nread 50 9\nfrom 40\nstore 7\n"
+                       "mark 3 1\nmark 20 4\nmark 50 9\n";
+    arb_replica_pos_t p;
+    arb_buf_t         b = ARB_BUF_INIT, t = ARB_BUF_INIT;
+    char              msg[256];
+    int               i;
+
+    CHECK_INT(parse(&p, with, msg, sizeof(msg)), 0);
+    CHECK_INT(p.nmarks, 3);
+    CHECK_INT(p.mark_seq[0], 3);
+    CHECK_INT(p.mark_ns[1], 4);
+    CHECK_INT(p.mark_seq[2], 50);
+    CHECK_INT(arb_replica_pos_format(&b, &p), 0);
+    CHECK_STR(arb_buf_cstr(&b), with);
+    arb_buf_printf(&t, "%smark 5 1\nmark 5 2\n", head);
+    refused(arb_buf_cstr(&t), "line 6: not \"mark SEQUENCE TIME\", past "
+            "the mark before and at most the sequence read");
+    t.len = 0;
+    arb_buf_printf(&t, "%smark 51 1\n", head);
+    refused(arb_buf_cstr(&t), "line 5: not \"mark SEQUENCE TIME\", past "
+            "the mark before and at most the sequence read");
+    t.len = 0;
+    arb_buf_printf(&t, "%smark 1 -1\n", head);
+    refused(arb_buf_cstr(&t), "line 5: not \"mark SEQUENCE TIME\", past "
+            "the mark before and at most the sequence read");
+    t.len = 0;
+    arb_buf_printf(&t, "%smark 1\n", head);
+    refused(arb_buf_cstr(&t), "line 5: not \"mark SEQUENCE TIME\", past "
+            "the mark before and at most the sequence read");
+    t.len = 0;
+    arb_buf_puts(&t, head);
+    for (i = 1; i <= ARB_REPLICA_POS_MARKS; i++)
+        arb_buf_printf(&t, "mark %d %d\n", i, i);
+    CHECK_INT(parse(&p, arb_buf_cstr(&t), msg, sizeof(msg)), 0);
+    CHECK_INT(p.nmarks, ARB_REPLICA_POS_MARKS);
+    arb_buf_puts(&t, "mark 49 1\n");
+    refused(arb_buf_cstr(&t), "line 15: more than 10 marks");
+    arb_buf_free(&t);
+    arb_buf_free(&b);
 }
 
 static void
@@ -116,12 +164,12 @@ test_file(void)
     f = fopen(path, "w");
     if (f == NULL)
         exit(1);
-    for (int i = 0; i < 300; i++)
+    for (int i = 0; i < 1000; i++)
         fputc('x', f);
     fclose(f);
     why.len = 0;
     CHECK_INT(arb_replica_pos_load(&back, path, &why), ARB_ECORRUPT);
-    CHECK(strstr(arb_buf_cstr(&why), "larger than 256 bytes") != NULL);
+    CHECK(strstr(arb_buf_cstr(&why), "larger than 716 bytes") != NULL);
     arb_buf_free(&why);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
@@ -155,12 +203,13 @@ test_holds(void)
               0);
     CHECK(strstr(arb_buf_cstr(&why), "was created again") != NULL);
     why.len = 0;
-    CHECK_INT(arb_replica_pos_holds(&p, 69, "ARBITER", cr, 0, &why), 0);
+    /* 2: only L is gone (the tail lost: a mark may hold) */
+    CHECK_INT(arb_replica_pos_holds(&p, 69, "ARBITER", cr, 0, &why), 2);
     CHECK_STR(arb_buf_cstr(&why), "stream ARBITER no longer holds the "
               "message read here at sequence 69");
     why.len = 0;
     CHECK_INT(arb_replica_pos_holds(&p, 69, "ARBITER", cr, lt + 1, &why),
-              0);
+              2);
     CHECK(strstr(arb_buf_cstr(&why), "(another one is there)") != NULL);
     arb_buf_free(&why);
 }
@@ -171,5 +220,6 @@ main(void)
     test_text();
     test_file();
     test_holds();
+    test_marks();
     return TEST_END();
 }
