@@ -18,6 +18,7 @@
 
 #define ARB_STREAM_TIMEOUT_DEFAULT 2000
 #define ARB_STREAM_RECONNECT_MS    250
+#define ARB_STREAM_PING_MS         2000
 
 static int
 id_char_ok(int c)
@@ -264,6 +265,16 @@ arb_stream_opts(natsOptions **out, const arb_stream_conf_t *conf,
         s = natsOptions_SetReconnectWait(o, ARB_STREAM_RECONNECT_MS);
     if (s == NATS_OK)
         s = natsOptions_SetAllowReconnect(o, true);
+    /* A server that hangs (a stopped process, a network that drops
+     * packets) keeps its TCP connection open: with libnats' default
+     * pings (every 2 minutes, two unanswered) a recorder connected to it
+     * published nothing, and a replica read nothing, for minutes while
+     * the other servers were up.  Every ARB_STREAM_PING_MS, three
+     * unanswered: another server within about 8 s. */
+    if (s == NATS_OK)
+        s = natsOptions_SetPingInterval(o, ARB_STREAM_PING_MS);
+    if (s == NATS_OK)
+        s = natsOptions_SetMaxPingsOut(o, 3);
     if (s != NATS_OK) {
         natsOptions_Destroy(o);
         return arb_stream_err(s, 0, "options", why);

@@ -77,6 +77,49 @@ arb_stream_bounds(arb_stream_t *st, uint64_t *first, uint64_t *last,
     return 0;
 }
 
+/*
+ * Where nats-server placed the consumer just made on sub: 1 on the
+ * stream's leader, or on a replica that is current (or when it cannot
+ * be told: a single server, an error), 0 on a replica that is offline or
+ * behind.  nats-server 2.9.10 puts an ephemeral consumer (R1) on a peer
+ * of the stream drawn at random, offline or lagging ones included, and
+ * it delivers from that peer's copy: on a replica catching up, or one
+ * left "catching up" for good after a stale leader (docs/SCALE.md), the
+ * reader waited for messages the stream held, and `arbiter restore`
+ * gave up ("the stream stopped delivering").
+ */
+static int
+placed_well(arb_stream_t *st, natsSubscription *sub)
+{
+    jsConsumerInfo *ci = NULL;
+    jsStreamInfo   *si = NULL;
+    jsErrCode       jerr = 0;
+    int             ok = 1, i;
+
+    if (natsSubscription_GetConsumerInfo(&ci, sub, NULL, &jerr) != NATS_OK
+        || ci->Cluster == NULL || ci->Cluster->Leader == NULL
+        || js_GetStreamInfo(&si, st->js, st->name, NULL, &jerr) != NATS_OK
+        || si->Cluster == NULL || si->Cluster->Leader == NULL
+        || strcmp(si->Cluster->Leader, ci->Cluster->Leader) == 0)
+        goto done;
+    for (i = 0; i < si->Cluster->ReplicasLen; i++) {
+        const jsPeerInfo *p = si->Cluster->Replicas[i];
+
+        if (p->Name != NULL && strcmp(p->Name, ci->Cluster->Leader) == 0)
+            ok = p->Current && !p->Offline;
+    }
+done:
+    jsConsumerInfo_Destroy(ci);
+    jsStreamInfo_Destroy(si);
+    return ok;
+}
+
+/* Consumers made and dropped before one is placed well, at most: each
+ * is drawn again at random, so four leave a one-in-81 chance of keeping
+ * one on the worst of three peers (it is kept then: better slow than
+ * nothing). */
+#define PLACE_TRIES 4
+
 int
 arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
                        const char *subject, uint64_t from, arb_buf_t *why)
@@ -85,6 +128,7 @@ arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
     jsSubOptions         so;
     jsErrCode            jerr = 0;
     natsStatus           s;
+    int                  tries;
 
     *out = NULL;
     r = calloc(1, sizeof(*r));
@@ -100,13 +144,24 @@ arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
     } else {
         so.Config.DeliverPolicy = js_DeliverAll;
     }
-    s = js_SubscribeSync(&r->sub, st->js,
-                         subject != NULL ? subject : ARB_STREAM_SUBJECTS,
-                         NULL, &so,
-                         &jerr);
-    if (s != NATS_OK) {
-        free(r);
-        return arb_stream_err(s, jerr, "ordered consumer", why);
+    for (tries = 1; ; tries++) {
+        jerr = 0;
+        s = js_SubscribeSync(&r->sub, st->js,
+                             subject != NULL ? subject : ARB_STREAM_SUBJECTS,
+                             NULL, &so, &jerr);
+        /* A consumer placed on a peer that is down never answers its
+         * creation: drawn again. */
+        if (s == NATS_TIMEOUT && tries < PLACE_TRIES)
+            continue;
+        if (s != NATS_OK) {
+            free(r);
+            return arb_stream_err(s, jerr, "ordered consumer", why);
+        }
+        if (tries == PLACE_TRIES || placed_well(st, r->sub))
+            break;
+        natsSubscription_Unsubscribe(r->sub);
+        natsSubscription_Destroy(r->sub);
+        r->sub = NULL;
     }
     /* A replica may fall far behind a busy stream: never drop messages
      * for a slow reader (the ordered consumer would re-create itself, but

@@ -50,8 +50,10 @@ int  arb_stream_msg_time(arb_stream_t *st, uint64_t seq, int64_t *time_ns,
                          arb_buf_t *why);
 
 /* Starts reading subject (NULL: every subject of the stream) at stream
- * sequence `from` (0 or 1: the beginning).  0, or arb_stream_err()'s
- * code. */
+ * sequence `from` (0 or 1: the beginning).  A consumer whose creation
+ * times out, or that nats-server placed on a replica that is not
+ * current, is made again (up to four times: its peer is drawn at
+ * random).  0, or arb_stream_err()'s code. */
 int  arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
                             const char *subject, uint64_t from,
                             arb_buf_t *why);
