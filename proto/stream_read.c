@@ -85,8 +85,9 @@ arb_stream_bounds(arb_stream_t *st, uint64_t *first, uint64_t *last,
  * of the stream drawn at random, offline or lagging ones included, and
  * it delivers from that peer's copy: on a replica catching up, or one
  * left "catching up" for good after a stale leader (docs/SCALE.md), the
- * reader waited for messages the stream held, and `arbiter restore`
- * gave up ("the stream stopped delivering").
+ * reader waits for messages the stream holds (a restore gives up after
+ * 10 s without one); on a peer that is down its creation times out
+ * (arb_stream_reader_open; nats_outage.sh).
  */
 static int
 placed_well(arb_stream_t *st, natsSubscription *sub)
