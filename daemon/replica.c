@@ -451,7 +451,7 @@ follow(void *arg)
     arb_stream_msg_t     msg;
     arb_buf_t            why = ARB_BUF_INIT;
     arb_replica_pos_t    pos;
-    uint64_t             from = 1, cseq = 0, upto = 0;
+    uint64_t             from = 1, cseq = 0, upto = 0, remade = 0;
     int64_t              dirty_since = 0, created = 0, checked_ms = 0;
     int64_t              upto_ns = 0;
     int                  rc, dirty = 0, said = 0, save, lost = 0;
@@ -489,6 +489,7 @@ follow(void *arg)
                            st->name, from);
             said = 0;
             cseq = 1;
+            remade = 0;
             pthread_mutex_lock(&r->mu);
             r->connected = 1;
             pthread_mutex_unlock(&r->mu);
@@ -503,6 +504,20 @@ follow(void *arg)
         }
         /* Nothing more right now: commit what was read, then wait. */
         rc = arb_stream_reader_next(rd, &msg, dirty ? 1 : 200, &why);
+        if (rc == ARB_EAGAIN && arb_stream_reader_remade(rd) != remade) {
+            uint64_t next = 0;
+
+            remade = arb_stream_reader_remade(rd);
+            arb_stream_reader_ahead(rd, &next);
+            arb_log_ev(ARB_LOG_WARN, "replica_stall", NULL, "replica: "
+                       "nothing came for %d s after stream sequence %"
+                       PRIu64 " though the stream holds %" PRIu64 ": its "
+                       "consumer was made again (on a NATS node lagging or "
+                       "gone)", ARB_STREAM_STALL_MS / 1000, from - 1, next);
+            pthread_mutex_lock(&r->mu);
+            r->reconnects++;
+            pthread_mutex_unlock(&r->mu);
+        }
         if (rc == ARB_EAGAIN) {
             if (dirty) {
                 pthread_mutex_lock(&r->mu);

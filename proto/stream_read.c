@@ -3,15 +3,26 @@
  * (proto/stream_read.h).
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "core/clock.h"
 #include "core/err.h"
 #include "proto/stream_read.h"
 
 struct arb_stream_reader {
     arb_stream_t      *st;
     natsSubscription  *sub;
+    char              *subject;     /* the filter; NULL: every subject */
+    uint64_t           at;          /* the last stream seq delivered */
+    int64_t            heard_ms;    /* when a message last came */
+    int64_t            asked_ms;    /* when the leader was last asked */
+    uint64_t           ahead;       /* its answer: the next seq it holds */
+    int                ahead_known; /* asked since the last message */
+    uint64_t           remade;      /* consumers made again on a stall */
 };
 
 int
@@ -77,6 +88,58 @@ arb_stream_bounds(arb_stream_t *st, uint64_t *first, uint64_t *last,
     return 0;
 }
 
+int
+arb_stream_next_seq(arb_stream_t *st, uint64_t seq, const char *subject,
+                    uint64_t *next, arb_buf_t *why)
+{
+    char          subj[ARB_STREAM_NAME_MAX + 32], body[300];
+    natsMsg      *reply = NULL;
+    json_t       *doc = NULL, *e, *m;
+    json_error_t  jerr;
+    natsStatus    s;
+    int           rc = ARB_EIO;
+
+    *next = 0;
+    if (subject == NULL)
+        subject = ARB_STREAM_SUBJECTS;
+    if (strpbrk(subject, "\"\\") != NULL
+        || (size_t)snprintf(body, sizeof(body), "{\"seq\":%" PRIu64
+                            ",\"next_by_subj\":\"%s\"}", seq > 0 ? seq : 1,
+                            subject) >= sizeof(body))
+        return ARB_EINVAL;
+    snprintf(subj, sizeof(subj), "$JS.API.STREAM.MSG.GET.%s", st->name);
+    s = natsConnection_RequestString(&reply, st->nc, subj, body,
+                                     st->timeout_ms);
+    if (s != NATS_OK)
+        return arb_stream_err(s, 0, "next message", why);
+    doc = json_loadb(natsMsg_GetData(reply),
+                     (size_t)natsMsg_GetDataLength(reply), 0, &jerr);
+    e = json_object_get(doc, "error");
+    m = json_object_get(json_object_get(doc, "message"), "seq");
+    if (e != NULL && json_integer_value(json_object_get(e, "err_code"))
+                     == JSNoMessageFoundErr) {
+        rc = 0;                     /* it holds none */
+    } else if (e != NULL) {
+        rc = arb_stream_err(NATS_ERR, (jsErrCode)json_integer_value(
+                                json_object_get(e, "err_code")),
+                            "next message", why);
+        if (why != NULL)
+            arb_buf_printf(why, ": %s", json_string_value(
+                               json_object_get(e, "description")));
+    } else if (json_is_integer(m) && json_integer_value(m) >= (json_int_t)
+               (seq > 0 ? seq : 1)) {
+        *next = (uint64_t)json_integer_value(m);
+        rc = 0;
+    } else if (why != NULL) {
+        why->len = 0;
+        arb_buf_printf(why, "nats: next message: an answer without a "
+                       "sequence at or past %" PRIu64, seq);
+    }
+    json_decref(doc);
+    natsMsg_Destroy(reply);
+    return rc;
+}
+
 /*
  * Where nats-server placed the consumer just made on sub: 1 on the
  * stream's leader, or on a replica that is current (or when it cannot
@@ -121,23 +184,20 @@ done:
  * nothing). */
 #define PLACE_TRIES 4
 
-int
-arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
-                       const char *subject, uint64_t from, arb_buf_t *why)
+/* Makes r's consumer, delivering from stream sequence `from`, into *out:
+ * one that is placed well if it can (placed_well). */
+static int
+consumer_make(arb_stream_reader_t *r, uint64_t from, natsSubscription **out,
+              arb_buf_t *why)
 {
-    arb_stream_reader_t *r;
-    jsSubOptions         so;
-    jsErrCode            jerr = 0;
-    natsStatus           s;
-    int                  tries;
+    jsSubOptions so;
+    jsErrCode    jerr = 0;
+    natsStatus   s;
+    int          tries;
 
     *out = NULL;
-    r = calloc(1, sizeof(*r));
-    if (r == NULL)
-        return ARB_ENOMEM;
-    r->st = st;
     jsSubOptions_Init(&so);
-    so.Stream = st->name;
+    so.Stream = r->st->name;
     so.Ordered = true;
     if (from > 1) {
         so.Config.DeliverPolicy = js_DeliverByStartSequence;
@@ -147,27 +207,52 @@ arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
     }
     for (tries = 1; ; tries++) {
         jerr = 0;
-        s = js_SubscribeSync(&r->sub, st->js,
-                             subject != NULL ? subject : ARB_STREAM_SUBJECTS,
-                             NULL, &so, &jerr);
+        s = js_SubscribeSync(out, r->st->js, r->subject != NULL ? r->subject
+                             : ARB_STREAM_SUBJECTS, NULL, &so, &jerr);
         /* A consumer placed on a peer that is down never answers its
          * creation: drawn again. */
         if (s == NATS_TIMEOUT && tries < PLACE_TRIES)
             continue;
         if (s != NATS_OK) {
-            free(r);
+            *out = NULL;
             return arb_stream_err(s, jerr, "ordered consumer", why);
         }
-        if (tries == PLACE_TRIES || placed_well(st, r->sub))
+        if (tries == PLACE_TRIES || placed_well(r->st, *out))
             break;
-        natsSubscription_Unsubscribe(r->sub);
-        natsSubscription_Destroy(r->sub);
-        r->sub = NULL;
+        natsSubscription_Unsubscribe(*out);
+        natsSubscription_Destroy(*out);
+        *out = NULL;
     }
     /* A replica may fall far behind a busy stream: never drop messages
      * for a slow reader (the ordered consumer would re-create itself, but
      * only after a stall). */
-    natsSubscription_SetPendingLimits(r->sub, -1, -1);
+    natsSubscription_SetPendingLimits(*out, -1, -1);
+    return 0;
+}
+
+int
+arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
+                       const char *subject, uint64_t from, arb_buf_t *why)
+{
+    arb_stream_reader_t *r;
+    int                  rc;
+
+    *out = NULL;
+    r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return ARB_ENOMEM;
+    r->st = st;
+    if (subject != NULL && (r->subject = strdup(subject)) == NULL) {
+        free(r);
+        return ARB_ENOMEM;
+    }
+    r->at = from > 1 ? from - 1 : 0;
+    r->heard_ms = arb_clock_ms();
+    rc = consumer_make(r, from, &r->sub, why);
+    if (rc != 0) {
+        arb_stream_reader_close(r);
+        return rc;
+    }
     *out = r;
     return 0;
 }
@@ -177,9 +262,64 @@ arb_stream_reader_close(arb_stream_reader_t *r)
 {
     if (r == NULL)
         return;
+    if (r->sub != NULL) {
+        natsSubscription_Unsubscribe(r->sub);
+        natsSubscription_Destroy(r->sub);
+    }
+    free(r->subject);
+    free(r);
+}
+
+/*
+ * Nothing came for ARB_STREAM_ASK_MS: does the stream hold more?  Its
+ * leader is asked (arb_stream_next_seq, at most once per
+ * ARB_STREAM_ASK_MS).  When it does and nothing has come for
+ * ARB_STREAM_STALL_MS, the consumer is stuck: nats-server placed it on a
+ * replica that lags (libnats' heartbeats go on from there, so libnats
+ * never makes it again) or on one that is gone (libnats makes it again
+ * only after two missed heartbeats: 10-20 s, drawn at random again).
+ * It is made again from the sequence after the last one delivered; the
+ * old one is dropped once the new one is there.  What the leader said
+ * is kept for arb_stream_reader_ahead: a stream whose last messages were
+ * deleted ends before its last sequence.
+ */
+static void
+look_ahead(arb_stream_reader_t *r)
+{
+    natsSubscription *sub = NULL;
+    int64_t           now = arb_clock_ms();
+    uint64_t          next;
+
+    if (now - r->heard_ms < ARB_STREAM_ASK_MS
+        || now - r->asked_ms < ARB_STREAM_ASK_MS)
+        return;
+    r->asked_ms = now;
+    if (arb_stream_next_seq(r->st, r->at + 1, r->subject, &next, NULL) != 0)
+        return;                 /* no leader now: asked again later */
+    r->ahead = next;
+    r->ahead_known = 1;
+    if (next == 0 || now - r->heard_ms < ARB_STREAM_STALL_MS)
+        return;
+    if (consumer_make(r, r->at + 1, &sub, NULL) != 0)
+        return;                 /* tried again at the next ask */
     natsSubscription_Unsubscribe(r->sub);
     natsSubscription_Destroy(r->sub);
-    free(r);
+    r->sub = sub;
+    r->heard_ms = now;
+    r->remade++;
+}
+
+int
+arb_stream_reader_ahead(const arb_stream_reader_t *r, uint64_t *next)
+{
+    *next = r->ahead;
+    return r->ahead_known;
+}
+
+uint64_t
+arb_stream_reader_remade(const arb_stream_reader_t *r)
+{
+    return r->remade;
 }
 
 int
@@ -195,8 +335,10 @@ arb_stream_reader_next(arb_stream_reader_t *r, arb_stream_msg_t *out,
 
     memset(out, 0, sizeof(*out));
     s = natsSubscription_NextMsg(&msg, r->sub, wait_ms > 0 ? wait_ms : 1);
-    if (s == NATS_TIMEOUT)
+    if (s == NATS_TIMEOUT) {
+        look_ahead(r);
         return ARB_EAGAIN;
+    }
     if (s != NATS_OK)
         return arb_stream_err(s, 0, "reading the stream", why) == ARB_EAGAIN
                ? ARB_EAGAIN : ARB_EIO;
@@ -206,6 +348,10 @@ arb_stream_reader_next(arb_stream_reader_t *r, arb_stream_msg_t *out,
         ts = meta->Timestamp;
         jsMsgMetaData_Destroy(meta);
     }
+    r->heard_ms = arb_clock_ms();
+    r->ahead_known = 0;
+    if (sseq > r->at)
+        r->at = sseq;
     rc = arb_stream_msg_parse(out, msg, why);
     if (rc != 0) {
         if (why != NULL)

@@ -49,6 +49,26 @@ int  arb_stream_bounds(arb_stream_t *st, uint64_t *first, uint64_t *last,
 int  arb_stream_msg_time(arb_stream_t *st, uint64_t seq, int64_t *time_ns,
                          arb_buf_t *why);
 
+/*
+ * The stream sequence of the first message the stream holds at or after
+ * seq on subject (NULL: every subject of ours), as the stream's leader
+ * says ($JS.API.STREAM.MSG.GET with next_by_subj; libnats 3.4 asks it
+ * only of a stream that allows direct gets, which any replica answers,
+ * a lagging one too): 0 in *next when it holds none.  What tells a
+ * reader that waits for nothing (the stream's last messages were
+ * deleted: its last sequence stays) from one whose consumer is stuck.
+ * 0, ARB_EINVAL (a subject with a quote), or arb_stream_err()'s code.
+ */
+int  arb_stream_next_seq(arb_stream_t *st, uint64_t seq, const char *subject,
+                         uint64_t *next, arb_buf_t *why);
+
+/* A reader that has heard nothing for this long asks the stream's leader
+ * whether it holds more (arb_stream_next_seq), at most this often. */
+#define ARB_STREAM_ASK_MS   1000
+/* ... and when it does and nothing has come for this long, the reader's
+ * consumer is stuck and is made again (arb_stream_reader_remade). */
+#define ARB_STREAM_STALL_MS 3000
+
 /* Starts reading subject (NULL: every subject of the stream) at stream
  * sequence `from` (0 or 1: the beginning).  A consumer whose creation
  * times out, or that nats-server placed on a replica that is not
@@ -59,10 +79,23 @@ int  arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
                             arb_buf_t *why);
 void arb_stream_reader_close(arb_stream_reader_t *r);     /* NULL-safe */
 
+/* What the stream's leader said at the last ask since the last message
+ * delivered (ARB_STREAM_ASK_MS): 1 and the first sequence it holds past
+ * the last one delivered in *next (0: none), or 0 when it was not asked
+ * since (*next is then stale). */
+int  arb_stream_reader_ahead(const arb_stream_reader_t *r, uint64_t *next);
+
+/* How many times the reader made its consumer again because it stalled:
+ * nothing delivered for ARB_STREAM_STALL_MS while the stream's leader
+ * held more. */
+uint64_t arb_stream_reader_remade(const arb_stream_reader_t *r);
+
 /*
  * The next message, parsed (arb_stream_msg_parse), with its stream
- * sequence, waiting at most wait_ms.  0; ARB_EAGAIN when nothing came in
- * time; ARB_EPROTO for a message that is not one of ours (why names its
+ * sequence, waiting at most wait_ms; when nothing came, the stream's
+ * leader may be asked whether it holds more, and a stuck consumer made
+ * again (ARB_STREAM_ASK_MS, ARB_STREAM_STALL_MS).  0; ARB_EAGAIN when
+ * nothing came in time; ARB_EPROTO for a message that is not one of ours (why names its
  * stream sequence, as does out->stream_seq, the rest of *out cleared; the
  * reader has moved past it); ARB_EIO when the subscription is gone.
  */

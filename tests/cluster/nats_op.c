@@ -5,6 +5,7 @@
  *   nats_op URLS publish SUBJECT TEXT
  *   nats_op URLS count STREAM MATCH
  *   nats_op URLS unfit NAME AGE_S
+ *   nats_op URLS drop NAME consumers
  *
  * recreate deletes stream NAME and creates it again MS milliseconds
  * later with the replica count it had, as arbiter would create it
@@ -15,6 +16,8 @@
  * prints how many messages the stream holds on MATCH's event subject.
  * unfit creates stream NAME on "arbiter.>" as arbiter would, but with
  * messages expiring after AGE_S seconds: a stream arbiter must refuse.
+ * drop deletes every consumer of stream NAME and prints how many, as the
+ * loss of the NATS node that hosted them would leave a reader waiting.
  * Exit status 0 when done; the error on stderr otherwise.
  */
 #include <stdio.h>
@@ -47,11 +50,13 @@ main(int argc, char **argv)
     if (argc != 5 || (strcmp(argv[2], "recreate") != 0
                       && strcmp(argv[2], "publish") != 0
                       && strcmp(argv[2], "count") != 0
-                      && strcmp(argv[2], "unfit") != 0)) {
+                      && strcmp(argv[2], "unfit") != 0
+                      && strcmp(argv[2], "drop") != 0)) {
         fprintf(stderr, "usage: nats_op URLS recreate NAME MS\n"
                 "       nats_op URLS publish SUBJECT TEXT\n"
                 "       nats_op URLS count STREAM MATCH\n"
-                "       nats_op URLS unfit NAME AGE_S\n");
+                "       nats_op URLS unfit NAME AGE_S\n"
+                "       nats_op URLS drop NAME consumers\n");
         return 2;
     }
     memset(&conf, 0, sizeof(conf));
@@ -91,6 +96,24 @@ main(int argc, char **argv)
             goto done;
         }
         jsStreamInfo_Destroy(si);
+        rc = 0;
+        goto done;
+    }
+    if (strcmp(argv[2], "drop") == 0) {
+        jsConsumerNamesList *l = NULL;
+        int                  i, n = 0;
+
+        s = js_ConsumerNames(&l, st->js, st->name, NULL, &jerr);
+        if (s != NATS_OK) {
+            arb_buf_printf(&why, "consumer names: %s (%d)",
+                           natsStatus_GetText(s), (int)jerr);
+            goto done;
+        }
+        for (i = 0; i < l->Count; i++)
+            n += js_DeleteConsumer(st->js, st->name, l->List[i], NULL,
+                                   &jerr) == NATS_OK;
+        jsConsumerNamesList_Destroy(l);
+        printf("%d\n", n);
         rc = 0;
         goto done;
     }

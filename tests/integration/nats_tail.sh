@@ -6,8 +6,9 @@
 # recorder heals the stream from its log; the replica must read the
 # messages that now stand at sequences it had read before, and hold every
 # match as the recorder does, without a restart.  (First, a stream made by
-# hand that cannot keep the record is refused, naming the setting; last,
-# an fsync that fails under the replica stops it, as on a primary.)
+# hand that cannot keep the record is refused, naming the setting; then an
+# fsync that fails under the replica stops it, as on a primary; last, a
+# consumer that stops delivering is made again.)
 # Ports: ARB_NATS_PORT_BASE (default 17100).
 . tests/common.sh
 . tests/cluster/nats.sh
@@ -179,6 +180,27 @@ check "a loss while stopped: started there" $((then + 1)) \
     "$(rstat resumed_at)"
 out=$($A check --db "$T/rep" 2>&1); rc=$?
 check "a loss while stopped: the store checks clean" 0 $rc
+
+# The replica's consumer stops delivering while the stream holds more:
+# deleted on the server here, as the loss of the node hosting it would
+# leave it (or a replica that lags, which still sends heartbeats).  The
+# reader asks the stream's leader, makes its consumer again after 3 s
+# without a message, and says so.  Until 2026-12-04 only libnats made it
+# again, after two missed heartbeats (10-20 s; never while a lagging
+# replica's heartbeats came).
+caught_up E.5 east events
+check "a stalled consumer: dropped" 1 \
+    "$([ "$($OP "$URLS" drop ARBITER consumers)" -ge 1 ] && echo 1)"
+t0=$(date +%s%N)
+play east E.6 3
+caught_up E.6 east events
+took=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "a stalled consumer: made again within 6 s (took ${took} ms)" 1 \
+    "$([ $took -lt 6000 ] && echo 1)"
+check "a stalled consumer: said" 1 "$(grep -c "replica: nothing came \
+for 3 s after stream sequence .* though the stream holds .*: its consumer \
+was made again" "$T/rep.log")"
+same_as_primary E.1:east E.6:east
 
 if [ $fail -ne 0 ]; then
     for d in east rep; do

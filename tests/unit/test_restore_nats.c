@@ -3,7 +3,8 @@
  * real nats-server (tests/cluster/nats.sh): a match whose first messages
  * were purged is named with its first missing seq, the exit status is 1
  * and nothing is restored, even though another match is complete; after
- * the lost match is gone from the restore (--prefix), it succeeds.
+ * the lost match is gone from the restore (--prefix), it succeeds.  A
+ * stream whose last message was deleted restores (arb_stream_next_seq).
  * Ports: ARB_NATS_PORT_BASE, default 16500.
  */
 #include <stdio.h>
@@ -13,8 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/err.h"
 #include "proto/stream.h"
+#include "proto/stream_read.h"
 #include "tests/stream_msgs.h"
 #include "tests/test.h"
 
@@ -64,6 +67,94 @@ restore(const char *urls, const char *extra, char *out, size_t cap)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Deletes every consumer of st's stream, as a NATS node that hosted
+ * them and was lost would; the number deleted. */
+static int
+drop_consumers(arb_stream_t *st)
+{
+    jsConsumerNamesList *l = NULL;
+    jsErrCode            jerr = 0;
+    int                  i, n = 0;
+
+    if (js_ConsumerNames(&l, st->js, st->name, NULL, &jerr) != NATS_OK)
+        return -1;
+    for (i = 0; i < l->Count; i++)
+        n += js_DeleteConsumer(st->js, st->name, l->List[i], NULL, &jerr)
+             == NATS_OK;
+    jsConsumerNamesList_Destroy(l);
+    return n;
+}
+
+/*
+ * A reader whose consumer stops delivering while the stream holds more
+ * (here it is deleted on the server; a consumer on a replica that lags,
+ * or on a node that hangs, does the same) makes it again after
+ * ARB_STREAM_STALL_MS and goes on from the message after the last one
+ * it delivered.  Until 2026-12-04 only libnats did, after two missed
+ * heartbeats (10-20 s; never, for a consumer on a replica that lags and
+ * still sends heartbeats), and `arbiter restore` gave up after 10 s.
+ * The stream holds 1..9 (10 was deleted); a message not ours is put at
+ * 11.
+ */
+static void
+reader_stall(arb_stream_t *st)
+{
+    arb_stream_reader_t *rd = NULL;
+    arb_stream_msg_t     m;
+    uint64_t             next = 99;
+    int64_t              t0;
+    int                  i, rc = 0;
+
+    CHECK_INT(arb_stream_reader_open(&rd, st, NULL, 1, NULL), 0);
+    if (rd == NULL)
+        return;
+    for (i = 1; i <= 9; i++) {
+        CHECK_INT(arb_stream_reader_next(rd, &m, 5000, NULL), 0);
+        CHECK_INT(m.stream_seq, (uint64_t)i);
+        arb_stream_msg_clear(&m);
+    }
+    /* Its consumer deleted, then a message put (not one of ours: the
+     * reader hands out its stream sequence, 11): only a consumer made
+     * again delivers it. */
+    CHECK(drop_consumers(st) >= 1);
+    {
+        jsPubAck *ack = NULL;
+        jsErrCode jerr = 0;
+
+        CHECK_INT(js_Publish(&ack, st->js, "arbiter.ev.Z", "late", 4, NULL,
+                             &jerr), NATS_OK);
+        jsPubAck_Destroy(ack);
+    }
+    t0 = arb_clock_ms();
+    do
+        rc = arb_stream_reader_next(rd, &m, 250, NULL);
+    while (rc == ARB_EAGAIN && arb_clock_ms() - t0 < 25000);
+    CHECK_INT(rc, ARB_EPROTO);
+    CHECK_INT(m.stream_seq, 11);
+    arb_stream_msg_clear(&m);
+    /* Made again a second or two after ARB_STREAM_STALL_MS without a
+     * message: the first ask comes after ARB_STREAM_ASK_MS. */
+    if (arb_clock_ms() - t0 >= ARB_STREAM_STALL_MS + 2500)
+        fprintf(stderr, "reader_stall: seq 11 after %lld ms\n",
+                (long long)(arb_clock_ms() - t0));
+    CHECK(arb_clock_ms() - t0 < ARB_STREAM_STALL_MS + 2500);
+    CHECK_INT(arb_stream_reader_remade(rd), 1);
+    /* Past the last message, after ARB_STREAM_ASK_MS: the leader says the
+     * stream holds nothing more, and nothing is made again. */
+    t0 = arb_clock_ms();
+    while (!arb_stream_reader_ahead(rd, &next)
+           && arb_clock_ms() - t0 < 5000)
+        CHECK_INT(arb_stream_reader_next(rd, &m, 250, NULL), ARB_EAGAIN);
+    CHECK_INT(arb_stream_reader_ahead(rd, &next), 1);
+    CHECK_INT(next, 0);
+    i = (int)arb_stream_reader_remade(rd);
+    t0 = arb_clock_ms();
+    while (arb_clock_ms() - t0 < ARB_STREAM_STALL_MS + 1000)
+        arb_stream_reader_next(rd, &m, 250, NULL);
+    CHECK_INT(arb_stream_reader_remade(rd), (uint64_t)i);
+    arb_stream_reader_close(rd);
+}
+
 int
 main(void)
 {
@@ -75,6 +166,7 @@ main(void)
     jsOptions         o;
     jsErrCode         jerr = 0;
     struct stat       sb;
+    uint64_t          next = 0;
     int               port = (base != NULL ? atoi(base) : 16500) + 1;
 
     snprintf(dir, sizeof(dir), "/tmp/arbrestore.XXXXXX");
@@ -124,6 +216,34 @@ main(void)
     snprintf(nd, sizeof(nd), "%s/r", dir);
     CHECK(stat(nd, &sb) == 0);
     CHECK_INT(sh("rm -rf %s/r", dir, ""), 0);
+
+    /* What the stream's leader says it holds next (arb_stream_next_seq):
+     * L.1 is at 1..6, K.1 at 7..9, the foreign message at 10. */
+    CHECK_INT(arb_stream_next_seq(st, 1, NULL, &next, NULL), 0);
+    CHECK_INT(next, 1);
+    CHECK_INT(arb_stream_next_seq(st, 2, "arbiter.ev.K%2E1", &next, NULL),
+              0);
+    CHECK_INT(next, 7);
+    CHECK_INT(arb_stream_next_seq(st, 11, NULL, &next, NULL), 0);
+    CHECK_INT(next, 0);
+    CHECK_INT(arb_stream_next_seq(st, 1, "a\"b", &next, NULL), ARB_EINVAL);
+
+    /* The stream's last message deleted: its last sequence stays 10, the
+     * messages end at 9.  Until 2026-12-04 the restore waited 10 s for
+     * sequence 10 and failed ("stopped delivering at sequence 9 of
+     * 10", exit 2); the leader now says nothing is left. */
+    CHECK(js_DeleteMsg(st->js, st->name, 10, NULL, &jerr) == NATS_OK);
+    CHECK_INT(arb_stream_next_seq(st, 10, NULL, &next, NULL), 0);
+    CHECK_INT(next, 0);
+    CHECK_INT(restore(urls, "", out, sizeof(out)), 0);
+    if (strstr(out, "skipped") != NULL || strstr(out, "stopped") != NULL)
+        fprintf(stderr, "%s", out);
+    CHECK(strstr(out, "stopped delivering") == NULL);
+    CHECK(strstr(out, "skipped") == NULL);
+    CHECK(stat(nd, &sb) == 0);
+    CHECK_INT(sh("rm -rf %s/r", dir, ""), 0);
+
+    reader_stall(st);
 
     /* L.1 loses seqs 0..2: only its last 3 messages are kept. */
     jsOptions_Init(&o);
