@@ -54,13 +54,15 @@ int  arb_stream_msg_time(arb_stream_t *st, uint64_t seq, int64_t *time_ns,
  * seq on subject (NULL: every subject of ours), as the stream's leader
  * says ($JS.API.STREAM.MSG.GET with next_by_subj; libnats 3.4 asks it
  * only of a stream that allows direct gets, which any replica answers,
- * a lagging one too): 0 in *next when it holds none.  What tells a
+ * a lagging one too): 0 in *next when it holds none.  *time_ns (may be
+ * NULL) gets that message's server time (ns since the epoch; 0 when
+ * none).  What tells a
  * reader that waits for nothing (the stream's last messages were
  * deleted: its last sequence stays) from one whose consumer is stuck.
  * 0, ARB_EINVAL (a subject with a quote), or arb_stream_err()'s code.
  */
 int  arb_stream_next_seq(arb_stream_t *st, uint64_t seq, const char *subject,
-                         uint64_t *next, arb_buf_t *why);
+                         uint64_t *next, int64_t *time_ns, arb_buf_t *why);
 
 /* A reader that has heard nothing for this long asks the stream's leader
  * whether it holds more (arb_stream_next_seq), at most this often. */
@@ -95,9 +97,10 @@ uint64_t arb_stream_reader_remade(const arb_stream_reader_t *r);
  * sequence, waiting at most wait_ms; when nothing came, the stream's
  * leader may be asked whether it holds more, and a stuck consumer made
  * again (ARB_STREAM_ASK_MS, ARB_STREAM_STALL_MS).  0; ARB_EAGAIN when
- * nothing came in time; ARB_EPROTO for a message that is not one of ours (why names its
- * stream sequence, as does out->stream_seq, the rest of *out cleared; the
- * reader has moved past it); ARB_EIO when the subscription is gone.
+ * nothing came in time; ARB_EPROTO for a message that is not one of ours
+ * (why names its stream sequence, as does out->stream_seq, the rest of
+ * *out cleared; the reader has moved past it); ARB_EIO when the
+ * subscription is gone.
  */
 int  arb_stream_reader_next(arb_stream_reader_t *r, arb_stream_msg_t *out,
                             int64_t wait_ms, arb_buf_t *why);

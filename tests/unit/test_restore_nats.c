@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -219,21 +220,31 @@ main(void)
 
     /* What the stream's leader says it holds next (arb_stream_next_seq):
      * L.1 is at 1..6, K.1 at 7..9, the foreign message at 10. */
-    CHECK_INT(arb_stream_next_seq(st, 1, NULL, &next, NULL), 0);
-    CHECK_INT(next, 1);
-    CHECK_INT(arb_stream_next_seq(st, 2, "arbiter.ev.K%2E1", &next, NULL),
-              0);
+    {
+        int64_t t = 0, now = (int64_t)time(NULL) * 1000000000;
+
+        CHECK_INT(arb_stream_next_seq(st, 1, NULL, &next, &t, NULL), 0);
+        CHECK_INT(next, 1);
+        /* Its server time, read from the API's RFC 3339: the same as the
+         * message's own (js_GetMsg), within the last minute. */
+        CHECK(t > now - 60000000000LL && t < now + 60000000000LL);
+        CHECK_INT(arb_stream_msg_time(st, 1, &now, NULL), 0);
+        CHECK_INT(t, now);
+    }
+    CHECK_INT(arb_stream_next_seq(st, 2, "arbiter.ev.K%2E1", &next, NULL,
+                                  NULL), 0);
     CHECK_INT(next, 7);
-    CHECK_INT(arb_stream_next_seq(st, 11, NULL, &next, NULL), 0);
+    CHECK_INT(arb_stream_next_seq(st, 11, NULL, &next, NULL, NULL), 0);
     CHECK_INT(next, 0);
-    CHECK_INT(arb_stream_next_seq(st, 1, "a\"b", &next, NULL), ARB_EINVAL);
+    CHECK_INT(arb_stream_next_seq(st, 1, "a\"b", &next, NULL, NULL),
+              ARB_EINVAL);
 
     /* The stream's last message deleted: its last sequence stays 10, the
      * messages end at 9.  Until 2026-12-04 the restore waited 10 s for
      * sequence 10 and failed ("stopped delivering at sequence 9 of
      * 10", exit 2); the leader now says nothing is left. */
     CHECK(js_DeleteMsg(st->js, st->name, 10, NULL, &jerr) == NATS_OK);
-    CHECK_INT(arb_stream_next_seq(st, 10, NULL, &next, NULL), 0);
+    CHECK_INT(arb_stream_next_seq(st, 10, NULL, &next, NULL, NULL), 0);
     CHECK_INT(next, 0);
     CHECK_INT(restore(urls, "", out, sizeof(out)), 0);
     if (strstr(out, "skipped") != NULL || strstr(out, "stopped") != NULL)
