@@ -45,6 +45,16 @@ one(arb_buf_t *b, const char *name, const char *type, const char *help,
     arb_buf_printf(b, "%s %" PRIu64 "\n", name, v);
 }
 
+/* A gauge of ms shown as seconds. */
+static void
+one_seconds(arb_buf_t *b, const char *name, const char *help, uint64_t ms)
+{
+    head(b, name, "gauge", help);
+    arb_buf_printf(b, "%s ", name);
+    put_seconds(b, ms * 1000000u);
+    arb_buf_putc(b, '\n');
+}
+
 void
 arb_http_metrics(arb_http_req_t *q)
 {
@@ -155,11 +165,9 @@ arb_http_metrics(arb_http_req_t *q)
         one(&b, "arbiter_replication_lag_events", "gauge",
             "Committed events not yet acknowledged by the stream.",
             rf.lag_events);
-        head(&b, "arbiter_replication_lag_seconds", "gauge",
-             "Age of the oldest committed event not yet in the stream.");
-        arb_buf_puts(&b, "arbiter_replication_lag_seconds ");
-        put_seconds(&b, (uint64_t)rf.lag_ms * 1000000u);
-        arb_buf_putc(&b, '\n');
+        one_seconds(&b, "arbiter_replication_lag_seconds",
+                    "Age of the oldest committed event not yet in the "
+                    "stream.", (uint64_t)rf.lag_ms);
         one(&b, "arbiter_replication_published_total", "counter",
             "Events the stream acknowledged.", rf.published);
         one(&b, "arbiter_replication_republished_total", "counter",
@@ -205,6 +213,14 @@ arb_http_metrics(arb_http_req_t *q)
             "1 while connected to NATS.", (uint64_t)pf.connected);
         one(&b, "arbiter_replica_stream_seq", "gauge",
             "Stream sequence of the last message read.", pf.stream_seq);
+        one(&b, "arbiter_replica_stream_head", "gauge",
+            "The stream's last sequence (looked at once a second).",
+            pf.stream_head);
+        one(&b, "arbiter_replica_behind", "gauge",
+            "Stream sequences past the last message read.", pf.behind);
+        one_seconds(&b, "arbiter_replica_lag_seconds",
+                    "Age of the oldest stream message not yet read.",
+                    pf.lag_ms);
         one(&b, "arbiter_replica_appended_total", "counter",
             "Events verified and stored.", pf.appended);
         one(&b, "arbiter_replica_duplicates_total", "counter",
@@ -216,7 +232,8 @@ arb_http_metrics(arb_http_req_t *q)
             "Stream messages arbiter did not write (skipped).",
             pf.foreign);
         one(&b, "arbiter_replica_reconnects_total", "counter",
-            "Connections to NATS made again.", pf.reconnects);
+            "Stream readers made again (NATS lost and back, a consumer "
+            "that stalled).", pf.reconnects);
     }
     if (b.oom)
         arb_http_error(q->req, 500, "server", "out of memory");

@@ -32,6 +32,7 @@
 #include "core/mp.h"
 #include "daemon/log.h"
 #include "daemon/replica.h"
+#include "daemon/replica_lag.h"
 #include "daemon/replica_marks.h"
 #include "daemon/replica_owners.h"
 #include "daemon/replica_pos.h"
@@ -70,6 +71,9 @@ typedef struct arb_replica {
      * match the store did not hold yet when it was first watched) */
     uint64_t             advanced, reloaded;
     int64_t              last_msg_ns;   /* its server timestamp */
+    /* [follower] how far behind (replica_lag.h), once a second */
+    uint64_t             head, settled_read, settled_head;
+    int64_t              unread_ns;
     uint64_t             resumed_at;    /* where this start's read began */
     /* [follower] DATA/replica.pos: as loaded (used once, at the first
      * read), and as last saved */
@@ -299,6 +303,10 @@ read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
             held = upto != 0;
         }
         if (held == 1 && upto != 0) {
+            pthread_mutex_lock(&r->mu);
+            r->stream_last = upto;      /* as read_from below says */
+            r->last_msg_ns = upto_ns;
+            pthread_mutex_unlock(&r->mu);
             *from = r->saved.from < upto + 1 ? r->saved.from : upto + 1;
             arb_log_ev(ARB_LOG_WARN, "replica_resume", NULL, "replica: %s "
                        "(NATS lost its tail while this replica was "
@@ -306,6 +314,15 @@ read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
                        " (the last place read that it still holds is %"
                        PRIu64 ")", arb_buf_cstr(&whynot), *from, upto);
         } else if (held == 1) {
+            /* What the last life read last (or, above, the last place
+             * of it the stream still holds) is what this one has read so
+             * far: how far behind it is (note_head), and what must still
+             * be in the stream (position_holds), before it reads
+             * anything new. */
+            pthread_mutex_lock(&r->mu);
+            r->stream_last = r->saved.last;
+            r->last_msg_ns = r->saved.last_ns;
+            pthread_mutex_unlock(&r->mu);
             *from = r->saved.from;
             arb_log_ev(ARB_LOG_INFO, "replica_resume", NULL, "replica: "
                        "resuming stream %s at sequence %" PRIu64 " (%"
@@ -332,6 +349,34 @@ read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
     *created = ss.created_ns;
     arb_buf_free(&whynot);
     return 0;
+}
+
+/* Once a second, with the stream's state ss: what arb_replica_figures
+ * needs to say how far behind this replica is (replica_lag.h).  While
+ * the stream's last sequence is past the last read, its leader is asked
+ * for the first message it holds past it: its time is the age of what
+ * waits, and none means that the rest was deleted. */
+static void
+note_head(arb_replica_t *r, arb_stream_t *st, const arb_stream_state_t *ss)
+{
+    uint64_t read, next = 0;
+    int64_t  t = 0;
+    int      rc = 0;
+
+    pthread_mutex_lock(&r->mu);
+    r->head = ss->last;
+    read = r->stream_last;
+    pthread_mutex_unlock(&r->mu);
+    if (ss->last > read)
+        rc = arb_stream_next_seq(st, read + 1, NULL, &next, &t, NULL);
+    pthread_mutex_lock(&r->mu);
+    if (rc == 0 && ss->last > read && next == 0) {
+        r->settled_read = read;
+        r->settled_head = ss->last;
+    }
+    if (rc == 0)
+        r->unread_ns = next != 0 ? t : 0;
+    pthread_mutex_unlock(&r->mu);
 }
 
 /* While reading, once a second: is NATS there, is the stream still the
@@ -374,8 +419,10 @@ stream_check(arb_replica_t *r, arb_stream_t *st, int64_t created,
         return 0;
     rc = arb_stream_state(st, &ss, &why);
     arb_buf_free(&why);
-    if (rc == 0 && ss.created_ns == created)
+    if (rc == 0 && ss.created_ns == created) {
+        note_head(r, st, &ss);
         return position_holds(r, st, &ss, upto, upto_ns) == 0 ? 2 : 0;
+    }
     if (rc != 0 && rc != ARB_ENOTFOUND)
         return 0;
     arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: stream %s %s",
@@ -911,8 +958,9 @@ arb_replica_refuses(arb_server_t *srv, const char *id, arb_buf_t *why)
 int
 arb_replica_figures(arb_server_t *srv, arb_replica_figures_t *f)
 {
-    arb_replica_t     *r = srv->replica;
-    arb_mirror_stats_t ms;
+    arb_replica_t       *r = srv->replica;
+    arb_mirror_stats_t   ms;
+    arb_replica_lag_in_t lag;
 
     memset(f, 0, sizeof(*f));
     if (r == NULL)
@@ -925,7 +973,15 @@ arb_replica_figures(arb_server_t *srv, arb_replica_figures_t *f)
     f->stream_seq = r->stream_last;
     f->connected = r->connected;
     f->resumed_at = r->resumed_at;
+    lag.head = r->head;
+    lag.read = r->stream_last;
+    lag.settled_read = r->settled_read;
+    lag.settled_head = r->settled_head;
+    lag.unread_ns = r->unread_ns;
     pthread_mutex_unlock(&r->mu);
+    lag.now_ns = arb_now_ms() * 1000000;
+    f->stream_head = lag.head;
+    arb_replica_lag(&lag, &f->behind, &f->lag_ms);
     f->appended = ms.events;
     f->duplicates = ms.duplicates;
     f->deals = ms.deals;
@@ -946,9 +1002,12 @@ arb_replica_stats_pack(arb_server_t *srv, msgpack_packer *pk)
         msgpack_pack_nil(pk);
         return;
     }
-    msgpack_pack_map(pk, 13);
+    msgpack_pack_map(pk, 16);
     arb_mp_pack_kv_bool(pk, "connected", f.connected);
     arb_mp_pack_kv_uint(pk, "stream_seq", f.stream_seq);
+    arb_mp_pack_kv_uint(pk, "stream_head", f.stream_head);
+    arb_mp_pack_kv_uint(pk, "behind", f.behind);
+    arb_mp_pack_kv_uint(pk, "lag_ms", f.lag_ms);
     arb_mp_pack_kv_uint(pk, "appended", f.appended);
     arb_mp_pack_kv_uint(pk, "duplicates", f.duplicates);
     arb_mp_pack_kv_uint(pk, "stopped_matches", f.stopped_matches);

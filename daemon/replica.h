@@ -61,6 +61,10 @@ typedef struct arb_replica_figures {
     uint64_t stream_seq, appended, duplicates, stopped_matches, foreign,
              deals, chain_only, ruled, reconnects, advanced, reloaded;
     uint64_t resumed_at;    /* the stream sequence this start read from */
+    /* the stream's last sequence at the last look (once a second), how
+     * many sequences past the last read it holds, and the age of the
+     * oldest not read (replica_lag.h) */
+    uint64_t stream_head, behind, lag_ms;
 } arb_replica_figures_t;
 /* 1 with *f filled, or 0 when this daemon is not a replica. */
 int  arb_replica_figures(struct arb_server *srv, arb_replica_figures_t *f);

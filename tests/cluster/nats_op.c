@@ -6,6 +6,7 @@
  *   nats_op URLS count STREAM MATCH
  *   nats_op URLS unfit NAME AGE_S
  *   nats_op URLS drop NAME consumers
+ *   nats_op URLS delete NAME last
  *
  * recreate deletes stream NAME and creates it again MS milliseconds
  * later with the replica count it had, as arbiter would create it
@@ -18,6 +19,9 @@
  * messages expiring after AGE_S seconds: a stream arbiter must refuse.
  * drop deletes every consumer of stream NAME and prints how many, as the
  * loss of the NATS node that hosted them would leave a reader waiting.
+ * delete takes the stream's last message out (its sequence stays the
+ * stream's last) and prints its sequence, as an operator removing a
+ * message by hand would.
  * Exit status 0 when done; the error on stderr otherwise.
  */
 #include <stdio.h>
@@ -51,12 +55,14 @@ main(int argc, char **argv)
                       && strcmp(argv[2], "publish") != 0
                       && strcmp(argv[2], "count") != 0
                       && strcmp(argv[2], "unfit") != 0
-                      && strcmp(argv[2], "drop") != 0)) {
+                      && strcmp(argv[2], "drop") != 0
+                      && strcmp(argv[2], "delete") != 0)) {
         fprintf(stderr, "usage: nats_op URLS recreate NAME MS\n"
                 "       nats_op URLS publish SUBJECT TEXT\n"
                 "       nats_op URLS count STREAM MATCH\n"
                 "       nats_op URLS unfit NAME AGE_S\n"
-                "       nats_op URLS drop NAME consumers\n");
+                "       nats_op URLS drop NAME consumers\n"
+                "       nats_op URLS delete NAME last\n");
         return 2;
     }
     memset(&conf, 0, sizeof(conf));
@@ -114,6 +120,28 @@ main(int argc, char **argv)
                                    &jerr) == NATS_OK;
         jsConsumerNamesList_Destroy(l);
         printf("%d\n", n);
+        rc = 0;
+        goto done;
+    }
+    if (strcmp(argv[2], "delete") == 0) {
+        uint64_t last;
+
+        s = js_GetStreamInfo(&si, st->js, st->name, NULL, &jerr);
+        if (s != NATS_OK) {
+            arb_buf_printf(&why, "stream info: %s (%d)",
+                           natsStatus_GetText(s), (int)jerr);
+            goto done;
+        }
+        last = si->State.LastSeq;
+        jsStreamInfo_Destroy(si);
+        s = js_DeleteMsg(st->js, st->name, last, NULL, &jerr);
+        if (s != NATS_OK) {
+            arb_buf_printf(&why, "delete %llu: %s (%d)",
+                           (unsigned long long)last, natsStatus_GetText(s),
+                           (int)jerr);
+            goto done;
+        }
+        printf("%llu\n", (unsigned long long)last);
         rc = 0;
         goto done;
     }

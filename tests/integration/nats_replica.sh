@@ -58,7 +58,9 @@ check "stats --json: replication as an object" 1 \
 check "stats: the replica's section" "replica.connected true" \
     "$(on rep stats | grep '^replica.connected ')"
 # /metrics: the replica's figures, the same as stats.replica's (nothing
-# recorded meanwhile), and none of a recorder's.
+# recorded meanwhile), and none of a recorder's.  The stream's head is
+# looked at once a second: settled first.
+sleep 1.2
 reader=$(awk '$4 == "reader" { print $3; exit }' "$T/rep/tokens")
 metrics=$(curl -s -H "Authorization: Bearer $reader" \
     "http://127.0.0.1:$HTTP_PORT/metrics")
@@ -68,6 +70,12 @@ check "metrics: replica appended = stats" "$(rstat appended)" \
     "$(metric arbiter_replica_appended_total)"
 check "metrics: replica stream_seq = stats" "$(rstat stream_seq)" \
     "$(metric arbiter_replica_stream_seq)"
+check "metrics: replica stream_head = stats" "$(rstat stream_head)" \
+    "$(metric arbiter_replica_stream_head)"
+check "metrics: replica behind = stats" "$(rstat behind)" \
+    "$(metric arbiter_replica_behind)"
+check "metrics: replica lag in seconds" 1 "$(printf '%s\n' "$metrics" \
+    | grep -c '^arbiter_replica_lag_seconds [0-9][0-9.]*$')"
 check "metrics: replica stopped no match" 0 \
     "$(metric arbiter_replica_stopped_matches)"
 check "metrics: replica reconnects = stats" "$(rstat reconnects)" \

@@ -7,8 +7,9 @@
 # messages that now stand at sequences it had read before, and hold every
 # match as the recorder does, without a restart.  (First, a stream made by
 # hand that cannot keep the record is refused, naming the setting; then an
-# fsync that fails under the replica stops it, as on a primary; last, a
-# consumer that stops delivering is made again.)
+# fsync that fails under the replica stops it, as on a primary; then a
+# consumer that stops delivering is made again; last, how far behind the
+# replica says it is, a deleted tail included.)
 # Ports: ARB_NATS_PORT_BASE (default 17100).
 . tests/common.sh
 . tests/cluster/nats.sh
@@ -201,6 +202,34 @@ check "a stalled consumer: said" 1 "$(grep -c "replica: nothing came \
 for 3 s after stream sequence .* though the stream holds .*: its consumer \
 was made again" "$T/rep.log")"
 same_as_primary E.1:east E.6:east
+
+# How far behind (docs/REPLICA.md): caught up, nothing behind, and the
+# stream's head is what was read (looked at once a second).
+sleep 1.5
+check "caught up: behind 0" 0 "$(rstat behind)"
+check "caught up: lag_ms 0" 0 "$(rstat lag_ms)"
+check "caught up: the stream's head is what was read" "$(rstat stream_seq)" \
+    "$(rstat stream_head)"
+# The stream's last message taken out while the replica is stopped: its
+# last sequence stays; the leader holds nothing past what the replica
+# read, so it is not behind (until 2026-12-04 a replica could only be
+# compared with the stream's last sequence, and looked 1 behind for good).
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+$OP "$URLS" publish arbiter.ev.Z hello
+gone=$($OP "$URLS" delete ARBITER last)
+start_replica rep
+same_as_primary E.6:east
+sleep 1.5
+check "a deleted tail: the stream's head" "$gone" "$(rstat stream_head)"
+check "a deleted tail: read up to before it" $((gone - 1)) "$(rstat stream_seq)"
+check "a deleted tail: not behind" 0 "$(rstat behind)"
+check "a deleted tail: lag_ms 0" 0 "$(rstat lag_ms)"
+# The stream grows: read, and caught up again.
+play east E.6 5 3
+caught_up E.6 east events
+sleep 1.5
+check "grown again: caught up" "0 $(rstat stream_seq)" \
+    "$(rstat behind) $(rstat stream_head)"
 
 if [ $fail -ne 0 ]; then
     for d in east rep; do
