@@ -304,7 +304,7 @@ read_from(arb_replica_t *r, arb_stream_t *st, int64_t *created,
         }
         if (held == 1 && upto != 0) {
             pthread_mutex_lock(&r->mu);
-            r->stream_last = upto;      /* as read_from below says */
+            r->stream_last = upto;      /* read so far: see below */
             r->last_msg_ns = upto_ns;
             pthread_mutex_unlock(&r->mu);
             *from = r->saved.from < upto + 1 ? r->saved.from : upto + 1;
