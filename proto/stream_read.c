@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "core/err.h"
 #include "proto/stream_read.h"
+#include "proto/stream_time.h"
 
 struct arb_stream_reader {
     arb_stream_t      *st;
@@ -89,34 +90,6 @@ arb_stream_bounds(arb_stream_t *st, uint64_t *first, uint64_t *last,
     return 0;
 }
 
-/* A time as JetStream's API writes it (Go's RFC 3339 with up to nine
- * digits of fraction, in UTC: "2026-12-04T22:52:34.517123456Z") in ns
- * since the epoch; 0 when it is not one. */
-static int64_t
-api_time_ns(const char *t)
-{
-    struct tm tm;
-    int64_t   frac = 0, scale = 1000000000;
-    int       n = 0;
-
-    memset(&tm, 0, sizeof(tm));
-    if (t == NULL || sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year,
-                            &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-                            &tm.tm_sec, &n) != 6 || n != 19)
-        return 0;
-    t += n;
-    if (*t == '.')
-        for (t++; *t >= '0' && *t <= '9' && scale > 1; t++) {
-            scale /= 10;
-            frac += (*t - '0') * scale;
-        }
-    if (strcmp(t, "Z") != 0)
-        return 0;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    return (int64_t)timegm(&tm) * 1000000000 + frac;
-}
-
 int
 arb_stream_next_seq(arb_stream_t *st, uint64_t seq, const char *subject,
                     uint64_t *next, int64_t *time_ns, arb_buf_t *why)
@@ -161,7 +134,7 @@ arb_stream_next_seq(arb_stream_t *st, uint64_t seq, const char *subject,
                (seq > 0 ? seq : 1)) {
         *next = (uint64_t)json_integer_value(m);
         if (time_ns != NULL)
-            *time_ns = api_time_ns(json_string_value(json_object_get(
+            *time_ns = arb_stream_time_ns(json_string_value(json_object_get(
                            json_object_get(doc, "message"), "time")));
         rc = 0;
     } else if (why != NULL) {

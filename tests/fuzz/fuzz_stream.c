@@ -11,9 +11,13 @@
  * Arbiter-Match header is that id, an event has a payload and a hash
  * that prints back as its header, a recorder name is valid; a refusal
  * gives a reason, and the message is released either way (no leak).  A
- * subject token that decodes to a match id encodes back to itself.
+ * subject token that decodes to a match id encodes back to itself.  The
+ * first line is also read as a time of JetStream's API
+ * (arb_stream_time_ns): never negative, and one taken is laid out as
+ * RFC 3339 in UTC.
  *
- * Corpus: tests/fuzz/corpus/stream (event and deal messages, bad headers).
+ * Corpus: tests/fuzz/corpus/stream (event and deal messages, bad headers,
+ * a time).
  */
 #include <stdint.h>
 #include <string.h>
@@ -22,6 +26,7 @@
 #include "core/buf.h"
 #include "core/ledger/chain.h"
 #include "proto/stream.h"
+#include "proto/stream_time.h"
 #include "tests/fuzz/fuzz.h"
 
 #define LINE_MAX_ 512
@@ -77,6 +82,20 @@ check_accepted(const arb_stream_msg_t *m, const char *subject)
                == NATS_OK && strcasecmp(v, hex) == 0);
 }
 
+/* The first line read as a time of JetStream's API: never negative (no
+ * overflow: UBSan watches), and one taken has the fixed layout, 20 to 30
+ * characters ending in Z. */
+static void
+check_time(const char *t)
+{
+    int64_t ns = arb_stream_time_ns(t);
+    size_t  n = strlen(t);
+
+    FUZZ_CHECK(ns >= 0);
+    if (ns > 0)
+        FUZZ_CHECK(n >= 20 && n <= 30 && t[n - 1] == 'Z' && t[10] == 'T');
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -98,6 +117,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     tok = strrchr(subject, '.');
     check_token(tok != NULL ? tok + 1 : subject);
+    check_time(subject);
     /* The headers first, then the payload: it starts after them. */
     hdr_off = off;
     while (next_line(data, size, &off, line) && line[0] != '\0')
