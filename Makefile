@@ -169,6 +169,14 @@ SOAK_SECS ?= 600
 soak: all
 	@sh tests/soak/run.sh $(BUILD) $(SOAK_SECS)
 
+# The cluster soak (docs/FAULTS.md): SOAK_CYCLES cycles of faults (kill -9,
+# frozen and lost NATS nodes, lost machines restored from the stream) on a
+# 3-node JetStream cluster on loopback, two recorders and a read replica.
+SOAK_CYCLES ?= 100
+soak-cluster: all
+	@BUILD=$(BUILD) sh tests/soak/cluster.sh $(SOAK_CYCLES)
+.PHONY: soak-cluster
+
 # The sanitized binaries land in bin/ (the integration tests run them);
 # they are removed afterwards so the next plain build relinks bin/.
 asan:

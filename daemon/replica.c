@@ -499,6 +499,7 @@ follow(void *arg)
     arb_buf_t            why = ARB_BUF_INIT;
     arb_replica_pos_t    pos;
     uint64_t             from = 1, cseq = 0, upto = 0, remade = 0;
+    uint64_t             skips = 0;
     int64_t              dirty_since = 0, created = 0, checked_ms = 0;
     int64_t              upto_ns = 0;
     int                  rc, dirty = 0, said = 0, save, lost = 0;
@@ -536,7 +537,7 @@ follow(void *arg)
                            st->name, from);
             said = 0;
             cseq = 1;
-            remade = 0;
+            remade = skips = 0;
             pthread_mutex_lock(&r->mu);
             r->connected = 1;
             pthread_mutex_unlock(&r->mu);
@@ -556,11 +557,20 @@ follow(void *arg)
 
             remade = arb_stream_reader_remade(rd);
             arb_stream_reader_ahead(rd, &next);
-            arb_log_ev(ARB_LOG_WARN, "replica_stall", NULL, "replica: "
-                       "nothing came for %d s after stream sequence %"
-                       PRIu64 " though the stream holds %" PRIu64 ": its "
-                       "consumer was made again (on a NATS node lagging or "
-                       "gone)", ARB_STREAM_STALL_MS / 1000, from - 1, next);
+            if (arb_stream_reader_skips(rd) != skips)
+                arb_log_ev(ARB_LOG_WARN, "replica_skip", NULL, "replica: "
+                           "its consumer passed over messages the stream "
+                           "holds after stream sequence %" PRIu64 " (on a "
+                           "NATS node that lacks them): it was made again "
+                           "from there", from - 1);
+            else
+                arb_log_ev(ARB_LOG_WARN, "replica_stall", NULL, "replica: "
+                           "nothing came for %d s after stream sequence %"
+                           PRIu64 " though the stream holds %" PRIu64 ": "
+                           "its consumer was made again (on a NATS node "
+                           "lagging or gone)", ARB_STREAM_STALL_MS / 1000,
+                           from - 1, next);
+            skips = arb_stream_reader_skips(rd);
             pthread_mutex_lock(&r->mu);
             r->reconnects++;
             pthread_mutex_unlock(&r->mu);

@@ -25,6 +25,7 @@ struct arb_stream_reader {
     uint64_t           ahead;       /* its answer: the next seq it holds */
     int                ahead_known; /* asked since the last message */
     uint64_t           remade;      /* consumers made again on a stall */
+    uint64_t           skips;       /* ... of them, after a skip */
 };
 
 int
@@ -237,9 +238,9 @@ consumer_make(arb_stream_reader_t *r, uint64_t from, natsSubscription **out,
     return 0;
 }
 
-int
-arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
-                       const char *subject, uint64_t from, arb_buf_t *why)
+static int
+reader_open(arb_stream_reader_t **out, arb_stream_t *st, const char *subject,
+            uint64_t from, uint64_t late, arb_buf_t *why)
 {
     arb_stream_reader_t *r;
     int                  rc;
@@ -255,13 +256,27 @@ arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
     }
     r->at = from > 1 ? from - 1 : 0;
     r->heard_ms = arb_clock_ms();
-    rc = consumer_make(r, from, &r->sub, why);
+    rc = consumer_make(r, (from > 1 ? from : 1) + late, &r->sub, why);
     if (rc != 0) {
         arb_stream_reader_close(r);
         return rc;
     }
     *out = r;
     return 0;
+}
+
+int
+arb_stream_reader_open(arb_stream_reader_t **out, arb_stream_t *st,
+                       const char *subject, uint64_t from, arb_buf_t *why)
+{
+    return reader_open(out, st, subject, from, 0, why);
+}
+
+int
+arb__stream_reader_open_late(arb_stream_reader_t **out, arb_stream_t *st,
+                             uint64_t from, uint64_t late, arb_buf_t *why)
+{
+    return reader_open(out, st, NULL, from, late, why);
 }
 
 void
@@ -317,6 +332,45 @@ look_ahead(arb_stream_reader_t *r)
     r->remade++;
 }
 
+/*
+ * The consumer handed out stream sequence sseq after r->at, and r->at + 1
+ * < sseq (arb_stream_reader_skips): does the stream's leader hold one of
+ * the sequences between?  When it does, or cannot be asked, the consumer
+ * is made again from r->at + 1 and 1 is returned: the caller drops the
+ * message, which comes again.  0 when the leader lacks them all (deleted
+ * from the stream), and also when no consumer can be made now (the
+ * message is then taken: the reader reads on as it did before the check).
+ * Only for a reader of every subject: one filtered to a subject passes
+ * over the other subjects' sequences at every message.
+ */
+static int
+skipped(arb_stream_reader_t *r, uint64_t sseq)
+{
+    natsSubscription *sub = NULL;
+    uint64_t          next = 0;
+
+    if (r->subject != NULL || sseq <= r->at + 1)
+        return 0;
+    if (arb_stream_next_seq(r->st, r->at + 1, NULL, &next, NULL, NULL) == 0
+        && (next == 0 || next >= sseq))
+        return 0;
+    if (consumer_make(r, r->at + 1, &sub, NULL) != 0)
+        return 0;
+    natsSubscription_Unsubscribe(r->sub);
+    natsSubscription_Destroy(r->sub);
+    r->sub = sub;
+    r->heard_ms = arb_clock_ms();
+    r->remade++;
+    r->skips++;
+    return 1;
+}
+
+uint64_t
+arb_stream_reader_skips(const arb_stream_reader_t *r)
+{
+    return r->skips;
+}
+
 int
 arb_stream_reader_ahead(const arb_stream_reader_t *r, uint64_t *next)
 {
@@ -355,6 +409,10 @@ arb_stream_reader_next(arb_stream_reader_t *r, arb_stream_msg_t *out,
         cseq = meta->Sequence.Consumer;
         ts = meta->Timestamp;
         jsMsgMetaData_Destroy(meta);
+    }
+    if (skipped(r, sseq)) {
+        natsMsg_Destroy(msg);
+        return ARB_EAGAIN;
     }
     r->heard_ms = arb_clock_ms();
     r->ahead_known = 0;

@@ -92,6 +92,24 @@ int  arb_stream_reader_ahead(const arb_stream_reader_t *r, uint64_t *next);
  * held more. */
 uint64_t arb_stream_reader_remade(const arb_stream_reader_t *r);
 
+/* How many of those times (counted in arb_stream_reader_remade too) were
+ * for a skip instead: a reader of every subject (subject NULL) that is
+ * handed stream sequence S after L < S - 1 asks the stream's leader
+ * whether it holds one of L+1..S-1.  When it does, the consumer passed
+ * over messages of the stream: nats-server placed it on a replica that
+ * lacks them (one catching up after a restart, or just thawed; seen to
+ * hand `arbiter restore` a history cut short, with exit status 0, until
+ * 2026-12-05).  The consumer is made again from L+1 and S comes again in
+ * its turn.  Sequences the leader lacks too were deleted: read past. */
+uint64_t arb_stream_reader_skips(const arb_stream_reader_t *r);
+
+/* For tests: arb_stream_reader_open(st, NULL, from) whose consumer starts
+ * `late` sequences after `from`, as one on a replica lacking them would
+ * deliver. */
+int  arb__stream_reader_open_late(arb_stream_reader_t **out,
+                                  arb_stream_t *st, uint64_t from,
+                                  uint64_t late, arb_buf_t *why);
+
 /*
  * The next message, parsed (arb_stream_msg_parse), with its stream
  * sequence, waiting at most wait_ms; when nothing came, the stream's

@@ -94,7 +94,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
     arb_stream_msg_t     msg;
     arb_buf_t            why = ARB_BUF_INIT;
     ops_progress_t       pr;
-    uint64_t             at = 0, next = 0, remade = 0;
+    uint64_t             at = 0, next = 0, remade = 0, skips = 0;
     int64_t              idle_since = arb_clock_ms();
     size_t               plen = prefix != NULL ? strlen(prefix) : 0;
     int                  rc, status = CLI_ERROR;
@@ -118,7 +118,15 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
             if (arb_stream_reader_ahead(rd, &next)
                 && (next == 0 || next > last))
                 break;
-            if (arb_stream_reader_remade(rd) != remade) {
+            if (arb_stream_reader_skips(rd) != skips) {
+                skips = arb_stream_reader_skips(rd);
+                remade = arb_stream_reader_remade(rd);
+                ops_progress_clear(&pr);
+                fprintf(stderr, "arbiter restore: the stream's consumer "
+                        "passed over messages the stream holds after "
+                        "sequence %" PRIu64 " (on a NATS node that lacks "
+                        "them): it was made again from there\n", at);
+            } else if (arb_stream_reader_remade(rd) != remade) {
                 remade = arb_stream_reader_remade(rd);
                 ops_progress_clear(&pr);
                 fprintf(stderr, "arbiter restore: nothing came for %d s "

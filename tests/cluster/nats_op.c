@@ -7,6 +7,7 @@
  *   nats_op URLS unfit NAME AGE_S
  *   nats_op URLS drop NAME consumers
  *   nats_op URLS delete NAME last
+ *   nats_op URLS show NAME leader
  *
  * recreate deletes stream NAME and creates it again MS milliseconds
  * later with the replica count it had, as arbiter would create it
@@ -21,7 +22,8 @@
  * loss of the NATS node that hosted them would leave a reader waiting.
  * delete takes the stream's last message out (its sequence stays the
  * stream's last) and prints its sequence, as an operator removing a
- * message by hand would.
+ * message by hand would.  show prints the name of the server that leads
+ * stream NAME, for a test that must strike the leader.
  * Exit status 0 when done; the error on stderr otherwise.
  */
 #include <stdio.h>
@@ -56,13 +58,15 @@ main(int argc, char **argv)
                       && strcmp(argv[2], "count") != 0
                       && strcmp(argv[2], "unfit") != 0
                       && strcmp(argv[2], "drop") != 0
-                      && strcmp(argv[2], "delete") != 0)) {
+                      && strcmp(argv[2], "delete") != 0
+                      && strcmp(argv[2], "show") != 0)) {
         fprintf(stderr, "usage: nats_op URLS recreate NAME MS\n"
                 "       nats_op URLS publish SUBJECT TEXT\n"
                 "       nats_op URLS count STREAM MATCH\n"
                 "       nats_op URLS unfit NAME AGE_S\n"
                 "       nats_op URLS drop NAME consumers\n"
-                "       nats_op URLS delete NAME last\n");
+                "       nats_op URLS delete NAME last\n"
+                "       nats_op URLS show NAME leader\n");
         return 2;
     }
     memset(&conf, 0, sizeof(conf));
@@ -123,13 +127,23 @@ main(int argc, char **argv)
         rc = 0;
         goto done;
     }
-    if (strcmp(argv[2], "delete") == 0) {
+    if (strcmp(argv[2], "delete") == 0 || strcmp(argv[2], "show") == 0) {
         uint64_t last;
 
         s = js_GetStreamInfo(&si, st->js, st->name, NULL, &jerr);
         if (s != NATS_OK) {
             arb_buf_printf(&why, "stream info: %s (%d)",
                            natsStatus_GetText(s), (int)jerr);
+            goto done;
+        }
+        if (strcmp(argv[2], "show") == 0) {
+            if (si->Cluster != NULL && si->Cluster->Leader != NULL) {
+                printf("%s\n", si->Cluster->Leader);
+                rc = 0;
+            } else {
+                arb_buf_printf(&why, "no leader now");
+            }
+            jsStreamInfo_Destroy(si);
             goto done;
         }
         last = si->State.LastSeq;
