@@ -23,8 +23,8 @@
 # (the node is n1, n2, n3 in turn; with two, the next one too).  After
 # each cycle: every move was answered; each recorder and the replica hold
 # every ack at its seq with its hash; the replica's events and state
-# equal the primary's for one match of each; no daemon that was not killed has died.  At the end,
-# after each recorder's anti-entropy pass (what it repaired is printed:
+# equal the primary's for one match of each; no daemon that was not
+# killed has died.  At the end, after each recorder's anti-entropy pass (what it repaired is printed:
 # the stream losing messages is what the pass is for), the stream holds
 # each event exactly once.
 #
