@@ -24,9 +24,9 @@
 # each cycle: every move was answered; each recorder and the replica hold
 # every ack at its seq with its hash; the replica's events and state
 # equal the primary's for one match of each; no daemon that was not
-# killed has died.  At the end, after each recorder's anti-entropy pass (what it repaired is printed:
-# the stream losing messages is what the pass is for), the stream holds
-# each event exactly once.
+# killed has died.  At the end, after each recorder's anti-entropy pass
+# (what it repaired is printed: the stream losing messages is what the
+# pass is for), the stream holds each event exactly once.
 #
 # usage: sh tests/soak/cluster.sh [CYCLES]   (default 20: two of each
 # fault); ports: ARB_NATS_PORT_BASE (default 17700).  Prints
