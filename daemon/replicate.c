@@ -660,6 +660,20 @@ resync_fence(arb_repl_t *r, const arb_repl_ev_t *e,
                      : "has another hash than the log", e->seq);
 }
 
+/* Under mu, in resync: event w, found in the stream, is done.  An open
+ * the stream holds may lack its deal message: its PubAck came and the
+ * deal's publish failed, or the recorder died in between.  Acked,
+ * deals() sends the deal (a repeat is a duplicate, by its message id)
+ * before the match's next event. */
+static void
+held_done_locked(arb_repl_t *r, arb_repl_ev_t *w)
+{
+    if (w->state != EV_NEW || w->hole)
+        return;
+    w->state = w->seq == 0 && r->have_key ? EV_ACKED : EV_DONE;
+    r->st.duplicates++;
+}
+
 /*
  * In resync: compares the subject's last message with the log before e,
  * the match's first unpublished event, goes.
@@ -678,10 +692,12 @@ resync_fence(arb_repl_t *r, const arb_repl_ev_t *e,
  *     decides (1).
  *   - It is not the log's event at its seq, or past the log: fenced (2).
  * 0 (e may go), 1 (held), 2 (fenced), or an ARB_E* code when NATS or
- * the store did not answer.
+ * the store did not answer.  When the subject holds seqs 0..S once each,
+ * *held is S + 1 (the match's later windows drop them too).
  */
 static int
-resync_match(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
+resync_match(arb_repl_t *r, arb_repl_ev_t *e, uint64_t *held,
+             arb_buf_t *why)
 {
     char             subj[ARB_STREAM_SUBJECT_MAX];
     unsigned char    hash[ARB_HASH_LEN];
@@ -759,19 +775,14 @@ resync_match(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
         if (strcmp(w->match, e->match) != 0 || w->seq > m.seq)
             continue;
         pthread_mutex_lock(&r->mu);     /* the ack handler reads it */
-        if (w->state == EV_NEW && !w->hole && !whole) {
+        if (w->state == EV_NEW && !w->hole && !whole)
             w->hole = 1;
-        } else if (w->state == EV_NEW && !w->hole) {
-            /* An open the stream holds may lack its deal message: its
-             * PubAck came and the deal's publish failed, or the recorder
-             * died in between.  Acked, deals() sends the deal (a repeat
-             * is a duplicate, by its message id) before the match's next
-             * event. */
-            w->state = w->seq == 0 && r->have_key ? EV_ACKED : EV_DONE;
-            r->st.duplicates++;
-        }
+        else
+            held_done_locked(r, w);
         pthread_mutex_unlock(&r->mu);
     }
+    if (whole)
+        *held = m.seq + 1;      /* its events in later windows too */
     arb_stream_msg_clear(&m);
     if (whole)
         return 0;
@@ -840,8 +851,9 @@ hset_has(const arb_repl_hset_t *h, const char *id)
     return 0;
 }
 
-static int
-idset_add(arb_repl_idset_t *s, const char *id)
+/* The index of id in s, or s->n when it is not there. */
+static size_t
+idset_find(const arb_repl_idset_t *s, const char *id, size_t *at)
 {
     size_t lo = 0, hi = s->n;
 
@@ -850,23 +862,45 @@ idset_add(arb_repl_idset_t *s, const char *id)
         int    c = strcmp(id, s->id[mid]);
 
         if (c == 0)
-            return 0;
+            return mid;
         if (c < 0)
             hi = mid;
         else
             lo = mid + 1;
     }
+    if (at != NULL)
+        *at = lo;
+    return s->n;
+}
+
+/* 1 when added (nothing known held), 0 when it was there, -1: out of
+ * memory. */
+static int
+idset_add(arb_repl_idset_t *s, const char *id)
+{
+    size_t lo = 0;
+
+    if (idset_find(s, id, &lo) < s->n)
+        return 0;
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 256;
         void  *p = realloc(s->id, cap * sizeof(*s->id));
+        void  *q;
 
         if (p == NULL)
             return -1;
         s->id = p;
+        q = realloc(s->held, cap * sizeof(*s->held));
+        if (q == NULL)
+            return -1;
+        s->held = q;
         s->cap = cap;
     }
     memmove(&s->id[lo + 1], &s->id[lo], (s->n - lo) * sizeof(*s->id));
+    memmove(&s->held[lo + 1], &s->held[lo],
+            (s->n - lo) * sizeof(*s->held));
     snprintf(s->id[lo], sizeof(s->id[lo]), "%s", id);
+    s->held[lo] = 0;
     s->n++;
     return 1;
 }
@@ -874,15 +908,14 @@ idset_add(arb_repl_idset_t *s, const char *id)
 static void
 idset_del(arb_repl_idset_t *s, const char *id)
 {
-    size_t i;
+    size_t i = idset_find(s, id, NULL);
 
-    for (i = 0; i < s->n; i++)
-        if (strcmp(s->id[i], id) == 0) {
-            memmove(&s->id[i], &s->id[i + 1],
-                    (s->n - i - 1) * sizeof(*s->id));
-            s->n--;
-            return;
-        }
+    if (i == s->n)
+        return;
+    memmove(&s->id[i], &s->id[i + 1], (s->n - i - 1) * sizeof(*s->id));
+    memmove(&s->held[i], &s->held[i + 1],
+            (s->n - i - 1) * sizeof(*s->held));
+    s->n--;
 }
 
 int
@@ -1138,7 +1171,7 @@ int
 arb__repl_pump(arb_repl_t *r, arb_repl_idset_t *checked, int resync,
                arb_buf_t *why)
 {
-    size_t i, sent = 0, inflight, nheld = 0;
+    size_t i, k, sent = 0, inflight, nheld = 0;
     int    rc, failed, timed_out = 0, clean = 1, probe, lost;
     uint64_t disconnects;
 
@@ -1198,13 +1231,27 @@ arb__repl_pump(arb_repl_t *r, arb_repl_idset_t *checked, int resync,
         }
         if (st == EV_SENT)
             continue;
+        if (resync && (k = idset_find(checked, e->match, NULL)) < checked->n
+            && e->seq < checked->held[k]) {
+            /* Compared in an earlier window: the stream holds it. */
+            pthread_mutex_lock(&r->mu);
+            held_done_locked(r, e);
+            pthread_mutex_unlock(&r->mu);
+            if (e->state == EV_DONE)
+                continue;
+        }
         if (nheld > 0 && hset_has(&r->seen, e->match)) {
             clean = 0;
             continue;
         }
         probe = 0;
         if (resync && idset_add(checked, e->match) == 1) {
-            rc = resync_match(r, e, why);
+            uint64_t held = 0;
+
+            rc = resync_match(r, e, &held, why);
+            k = idset_find(checked, e->match, NULL);
+            if (k < checked->n)
+                checked->held[k] = held;
             if (rc == 1) {
                 idset_del(checked, e->match);   /* looked at again */
                 hset_add(&r->seen, e->match);   /* held, successors too */
@@ -1251,9 +1298,10 @@ arb__repl_pump(arb_repl_t *r, arb_repl_idset_t *checked, int resync,
         inflight++;
     }
     lone_flush(r, sent, inflight);
-    if (resync && clean) {
-        /* Every match left was compared and its probe answered: what
-         * comes next is new to the stream. */
+    if (resync && clean && r->read_pos >= r->resync_to) {
+        /* Every match left was compared and its probe answered, and the
+         * log was read on to where the stream may hold it: what comes
+         * next is new to the stream. */
         pthread_mutex_lock(&r->mu);
         if (r->st.disconnects == disconnects) {   /* no reconnect since */
             checked->n = 0;
@@ -1382,7 +1430,7 @@ thread_main(void *arg)
 {
     arb_repl_t       *r = arg;
     arb_buf_t         why = ARB_BUF_INIT;
-    arb_repl_idset_t  checked = { NULL, 0, 0 };
+    arb_repl_idset_t  checked = { NULL, NULL, 0, 0 };
     int64_t           next_check = 0, recheck = 0, next_look = 0;
     int64_t           retry_at = 0;
     size_t            undecided = 0;
@@ -1574,6 +1622,7 @@ thread_main(void *arg)
     arb__repl_pass_drop(r);
     arb__repl_counts_drop(r);
     free(checked.id);
+    free(checked.held);
     arb_buf_free(&why);
     return NULL;
 }
@@ -1609,6 +1658,7 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
     }
     r->st.cursor = cur;
     r->read_pos = cur;
+    r->resync_to = atomic_load(&r->head);
     r->resync = 1;
     /* The first pass reads the subjects of the matches active since the
      * last pass that read them all (every one, when none did). */

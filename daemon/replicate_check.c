@@ -375,6 +375,27 @@ repair_holes(repair_match_t *p, const walk_t *w, int end)
     return 0;
 }
 
+/* A walk that ended before the subject's last message (seq last, at
+ * stream sequence sseq): put off, as a stale answer is.  ARB_EEXIST. */
+static int
+walk_short(arb_repl_t *r, const char *match, const char *subj,
+           uint64_t last, uint64_t sseq, arb_buf_t *why)
+{
+    if (why != NULL) {
+        why->len = 0;
+        arb_buf_printf(why, "the read of %s ended before its last message "
+                       "(seq %" PRIu64 ", stream sequence %" PRIu64 ")",
+                       subj, last, sseq);
+    }
+    arb_log_ev(ARB_LOG_WARN, "replicate_undecided", NULL, "replicate: "
+               "match %s: %s; repair put off to a later pass", match,
+               arb_buf_cstr(why) ? arb_buf_cstr(why) : "");
+    pthread_mutex_lock(&r->mu);
+    r->st.undecided++;
+    pthread_mutex_unlock(&r->mu);
+    return ARB_EEXIST;
+}
+
 /* A walk found the subject holding what the log does not (a seq past
  * it, or another hash at a seq): reported and fenced, never repaired. */
 static void
@@ -536,6 +557,17 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
                 if (!dry)
                     walk_bad(r, match, &w, info.last_seq);
                 *repaired = dry;
+                goto done;
+            }
+            if (w.top < last_seq) {
+                /* The read ended without the subject's last message,
+                 * which the leader holds: what it saw is not the whole
+                 * subject, and repairing from it would append copies of
+                 * what it passed over.  A second look reads it again. */
+                *repaired = dry;
+                if (!dry)
+                    rc = walk_short(r, match, subj, last_seq, stream_last,
+                                    why);
                 goto done;
             }
             nmiss = walk_missing(&w, &first);

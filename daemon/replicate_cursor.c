@@ -159,7 +159,7 @@ arb__repl_cursor_format(arb_buf_t *out, const arb_repl_cursor_t *c)
     size_t i;
 
     out->len = 0;
-    arb_buf_printf(out, "published %" PRIu64 "\n", c->published);
+    arb_buf_printf(out, ARB_STREAM_CURSOR_FMT, c->published);
     if (c->walked_ms > 0)
         arb_buf_printf(out, "walked %" PRId64 "\n", c->walked_ms);
     for (i = 0; i < c->nrefused; i++)

@@ -277,6 +277,11 @@ struct arb_repl {
     int                kick;        /* [mu] the ack handler woke the
                                        thread: something to do */
     uint64_t           read_pos;    /* last position read into win */
+    /* [thr] The log's head when the thread started: the stream may hold
+     * any event up to it (the cursor file lags, or was lost, or the store
+     * was restored), so a resync reads on to it, window after window,
+     * before it ends. */
+    uint64_t           resync_to;
     int                wave_failed; /* [mu] a publish failed: the thread
                                        settles what is in flight */
     jsErrCode          wave_jerr;   /* [mu] */
@@ -299,10 +304,13 @@ struct arb_repl {
 };
 
 /* The matches a resync has compared with the stream since it began
- * (sorted ids). */
+ * (sorted ids), each with held: 1 + the last seq the stream was found to
+ * hold once each, from 0 on (0: nothing known), so that the match's
+ * events in a later window are not sent again. */
 typedef struct arb_repl_idset {
-    char  (*id)[ARB_STREAM_ID_MAX + 1];
-    size_t n, cap;
+    char    (*id)[ARB_STREAM_ID_MAX + 1];
+    uint64_t *held;
+    size_t    n, cap;
 } arb_repl_idset_t;
 
 /* replicate.c */
@@ -320,7 +328,9 @@ void arb__repl_log_err(arb_repl_t *r, const char *what, int rc,
  * A fenced match's unpublished events are refused, and nothing at all
  * goes while fence_lost is set (a fork found but not recorded: any match
  * may be it).  Resync ends once every event left in the window belongs
- * to a match compared (checked) and no probe is out.  Returns how many
+ * to a match compared (checked), no probe is out and the window reached
+ * r->resync_to; a compared match's event the stream was found to hold
+ * is done, in whichever window it comes.  Returns how many
  * it sent, or an ARB_E* code: a failure, settled first (what was in
  * flight answered or taken back, holes marked).  The thread's own. */
 int  arb__repl_pump(arb_repl_t *r, arb_repl_idset_t *checked, int resync,

@@ -330,8 +330,8 @@ arb_repl_start(arb_server_t *srv)
     pthread_mutex_init(&r->mu, NULL);
     arb_cond_init(&r->cv);
     srv->repl = r;
-    snprintf(r->cursor_path, sizeof(r->cursor_path), "%s/replicate.pos",
-             srv->cfg.data);
+    snprintf(r->cursor_path, sizeof(r->cursor_path), "%s/"
+             ARB_STREAM_CURSOR_FILE, srv->cfg.data);
     if (r->conf->secret_key_file != NULL) {
         rc = arb_stream_key_load(r->key, r->conf->secret_key_file, &why);
         if (rc != 0)

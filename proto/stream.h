@@ -25,6 +25,7 @@
 #ifndef ARB_PROTO_STREAM_H
 #define ARB_PROTO_STREAM_H
 
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,13 @@
 #define ARB_STREAM_SUBJECTS     "arbiter.>"
 #define ARB_STREAM_EV_PREFIX    "arbiter.ev."
 #define ARB_STREAM_DEAL_PREFIX  "arbiter.deal."
+
+/* A recorder's replication cursor, DATA/ARB_STREAM_CURSOR_FILE (its
+ * format: daemon/replicate_cursor.c).  Its first line says every event of
+ * the log up to position P is in the stream; `arbiter restore` writes that
+ * line alone, since every event it restores came from the stream. */
+#define ARB_STREAM_CURSOR_FILE  "replicate.pos"
+#define ARB_STREAM_CURSOR_FMT   "published %" PRIu64 "\n"
 
 #define ARB_STREAM_HDR_MSGID    "Nats-Msg-Id"
 #define ARB_STREAM_HDR_MATCH    "Arbiter-Match"

@@ -12,6 +12,7 @@
  * restore-backup, the store is built in DIR.partial, checked in full, and
  * only then renamed to DIR.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "core/err.h"
 #include "core/ledger/check.h"
 #include "core/ledger/store.h"
+#include "core/smallfile.h"
 #include "proto/stream.h"
 #include "proto/stream_mirror.h"
 #include "proto/stream_read.h"
@@ -191,6 +193,22 @@ done:
     return status;
 }
 
+/* DIR/replicate.pos: the log published up to pos.  0 or -1 (said). */
+static int
+write_cursor(const char *dir, uint64_t pos)
+{
+    char path[PATH_MAX], line[64];
+    int  n = snprintf(line, sizeof(line), ARB_STREAM_CURSOR_FMT, pos);
+
+    if (ops_path(path, dir, ARB_STREAM_CURSOR_FILE) != 0)
+        errno = ENAMETOOLONG;
+    else if (arb_smallfile_replace(path, line, (size_t)n) == 0)
+        return 0;
+    fprintf(stderr, "arbiter restore: cannot write %s/%s: %s\n", dir,
+            ARB_STREAM_CURSOR_FILE, strerror(errno));
+    return -1;
+}
+
 int
 cmd_restore_nats(int argc, char **argv)
 {
@@ -309,6 +327,11 @@ cmd_restore_nats(int argc, char **argv)
         status = CLI_DIFFERS;
         goto done;
     }
+    /* Every event restored came from the stream: the recorder started on
+     * DIR publishes none of them again, nor asks the stream about each
+     * match (its first pass still compares every one). */
+    if (write_cursor(tmp, got.log_pos) != 0)
+        goto done;
     if (ops_target_commit("restore", dir, tmp, exists) != 0)
         goto done;
     ops_summary_print(stdout, dir, &got);

@@ -5,6 +5,7 @@
  *   nats_op URLS publish SUBJECT TEXT
  *   nats_op URLS count STREAM MATCH
  *   nats_op URLS unfit NAME AGE_S
+ *   nats_op URLS window NAME MS
  *   nats_op URLS drop NAME consumers
  *   nats_op URLS delete NAME last
  *   nats_op URLS show NAME leader
@@ -18,6 +19,9 @@
  * prints how many messages the stream holds on MATCH's event subject.
  * unfit creates stream NAME on "arbiter.>" as arbiter would, but with
  * messages expiring after AGE_S seconds: a stream arbiter must refuse.
+ * window creates stream NAME as arbiter would (one replica), with a
+ * duplicate window of MS milliseconds instead of two minutes, for a test
+ * that must publish again past that window without waiting for it.
  * drop deletes every consumer of stream NAME and prints how many, as the
  * loss of the NATS node that hosted them would leave a reader waiting.
  * delete takes the stream's last message out (its sequence stays the
@@ -57,6 +61,7 @@ main(int argc, char **argv)
                       && strcmp(argv[2], "publish") != 0
                       && strcmp(argv[2], "count") != 0
                       && strcmp(argv[2], "unfit") != 0
+                      && strcmp(argv[2], "window") != 0
                       && strcmp(argv[2], "drop") != 0
                       && strcmp(argv[2], "delete") != 0
                       && strcmp(argv[2], "show") != 0)) {
@@ -64,6 +69,7 @@ main(int argc, char **argv)
                 "       nats_op URLS publish SUBJECT TEXT\n"
                 "       nats_op URLS count STREAM MATCH\n"
                 "       nats_op URLS unfit NAME AGE_S\n"
+                "       nats_op URLS window NAME MS\n"
                 "       nats_op URLS drop NAME consumers\n"
                 "       nats_op URLS delete NAME last\n"
                 "       nats_op URLS show NAME leader\n");
@@ -89,7 +95,7 @@ main(int argc, char **argv)
         rc = 0;
         goto done;
     }
-    if (strcmp(argv[2], "unfit") == 0) {
+    if (strcmp(argv[2], "unfit") == 0 || strcmp(argv[2], "window") == 0) {
         jsStreamConfig cfg;
         const char    *subj[] = { ARB_STREAM_SUBJECTS };
 
@@ -98,7 +104,10 @@ main(int argc, char **argv)
         cfg.Subjects = subj;
         cfg.SubjectsLen = 1;
         cfg.Storage = js_FileStorage;
-        cfg.MaxAge = (int64_t)atol(argv[4]) * 1000000000;
+        if (strcmp(argv[2], "unfit") == 0)
+            cfg.MaxAge = (int64_t)atol(argv[4]) * 1000000000;
+        else
+            cfg.Duplicates = (int64_t)atol(argv[4]) * 1000000;
         s = js_AddStream(&si, st->js, &cfg, NULL, &jerr);
         if (s != NATS_OK) {
             arb_buf_printf(&why, "create: %s (%d)", natsStatus_GetText(s),

@@ -1,0 +1,87 @@
+# A recorder that publishes its log again from an old place: its cursor
+# file lost (docs/SCALE.md: "moving it away makes the recorder publish
+# from the log's start"), or a store restored from the stream.  Every
+# event it then reads is compared with what the stream holds, however
+# far the log reaches past one window of events (max_pending x 2) and
+# however long ago the stream stored it: the stream's duplicate window
+# (two minutes as arbiter creates it; 300 ms on this stream) must not be
+# what keeps a copy out.  Until 2026-12-05 the resync ended after the
+# first window, and a restored recorder in the cluster soak published
+# whole matches a second time.  Then `arbiter restore` leaves a cursor
+# at the end of what it restored: the recorder it makes publishes
+# nothing again and asks the stream nothing per match.
+# Ports: ARB_NATS_PORT_BASE (default 17900).
+. tests/common.sh
+. tests/cluster/nats.sh
+nats_test_up nats_resync.sh 1 17900
+. tests/cluster/recorders.sh
+
+OP=${BUILD:-build}/tests/nats_op
+$OP "$URLS" window ARBITER 300
+
+# stat NAME KEY: stats.replication.KEY of recorder NAME.
+stat() { on "$1" stats | awk -v k="replication.$2" '$1 == k { print $2 }'; }
+
+# published NAME: until recorder NAME has published its whole log (20 s).
+published() {
+    i=0
+    while [ "$(stat "$1" lag_events)" != 0 ] && [ $i -lt 200 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+}
+
+# counts: each match's message count on the stream, on one line.
+counts() {
+    for m in 1 2 3 4 5 6; do
+        printf '%s ' "$($OP "$URLS" count ARBITER E.$m)"
+    done
+}
+
+# Six matches of 13 events, 78 in all: ten windows of 8 events.
+REPL_EXTRA="max_pending = 4" start_replicating east E.
+for m in 1 2 3 4 5 6; do play east E.$m 12; done
+published east
+check "published: 78 events" 78 "$(nats_msgs "$NATS_DIR" 1)"
+check "each match once" "13 13 13 13 13 13 " "$(counts)"
+
+# The cursor file lost; started again past the duplicate window.
+kill "$pid_east"; wait "$pid_east" 2>/dev/null
+rm -f "$T/east/replicate.pos"
+sleep 1
+REPL_EXTRA="max_pending = 4" start_replicating east E.
+published east
+check "cursor lost: the log read again to its end" 78 \
+    "$(stat east published_pos)"
+check "cursor lost: nothing published twice" 78 "$(nats_msgs "$NATS_DIR" 1)"
+check "cursor lost: each match still once" "13 13 13 13 13 13 " "$(counts)"
+check "cursor lost: every event found in the stream" 78 \
+    "$(stat east duplicates)"
+check "cursor lost: one look per match" 6 "$(stat east resync_looks)"
+play east E.1 14 12
+published east
+check "cursor lost: new moves published" 80 "$(nats_msgs "$NATS_DIR" 1)"
+
+# The machine lost: the store restored from the stream, the recorder
+# started on it past the duplicate window.
+kill "$pid_east"; wait "$pid_east" 2>/dev/null
+rm -rf "$T/east"
+out=$($A restore --nats "$URLS" --data "$T/east" --prefix E. 2>&1)
+check "restore: exit 0" 0 $?
+check "restore: a cursor at the end of the log" "published 80" \
+    "$(head -n 1 "$T/east/replicate.pos" 2>&1)"
+sleep 1
+REPL_EXTRA="max_pending = 4" start_replicating east E.
+published east
+check "restored: nothing published twice" 80 "$(nats_msgs "$NATS_DIR" 1)"
+check "restored: no look per match" 0 "$(stat east resync_looks)"
+play east E.2 14 12
+published east
+check "restored: new moves published" 82 "$(nats_msgs "$NATS_DIR" 1)"
+check "restored: each match once" "15 15 13 13 13 13 " "$(counts)"
+if [ $fail -ne 0 ]; then
+    printf '%s\n' "$out" | tail -n 5 | sed 's/^/why: restore: /'
+    tail -n 20 "$T/east.log" | sed 's/^/why: east.log: /'
+fi
+
+echo "nats_resync.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]
