@@ -56,7 +56,10 @@ usage(FILE *f)
         "chain only and the restore is refused (the recorder could not\n"
         "continue them); closed dealt matches need no key.\n"
         "A gap (a seq missing from the stream), a broken link or a refused\n"
-        "event is reported as 'match M seq N: ...' and nothing is restored.\n"
+        "event makes the stream be read again with a new consumer (up to 3\n"
+        "reads: one on a NATS replica whose copy differs from the leader's\n"
+        "reads what the leader does not hold); found by every read, it is\n"
+        "reported as 'match M seq N: ...' and nothing is restored.\n"
         "A message arbiter did not write is skipped and said at the end.\n"
         "The result is built in DIR.partial, checked in full as 'arbiter\n"
         "check' does, then renamed to DIR; start the recorder on it with\n"
@@ -70,8 +73,19 @@ usage(FILE *f)
         "or does not verify, 2 usage, connection or I/O error.\n");
 }
 
+/* How many times the stream is read before a restore that finds matches
+ * incomplete or not verifying is refused.  Each read has a consumer of
+ * its own, which nats-server places on one of the stream's replicas at
+ * random; a replica whose copy of the stream differs from its leader's
+ * (nats-server 2.9.10 leaves one so after a node is frozen or killed:
+ * the cluster soak saw one lacking 60 messages in the middle of the
+ * stream while holding what came after them) hands out what the leader
+ * does not hold. */
+#define RESTORE_READS 3
+
 typedef struct rctx {
-    uint64_t problems;
+    uint64_t  problems;
+    arb_buf_t said;         /* their messages, said once the reads end */
 } rctx_t;
 
 static void
@@ -82,14 +96,14 @@ on_problem(void *ud, const char *match_id, uint64_t seq, const char *msg)
     (void)match_id;
     (void)seq;
     r->problems++;
-    fprintf(stderr, "arbiter restore: %s\n", msg);
+    arb_buf_printf(&r->said, "arbiter restore: %s\n", msg);
 }
 
 /* Reads the stream up to its last sequence as of the start into the
  * mirror.  CLI_OK, or CLI_DIFFERS / CLI_ERROR with the reason printed. */
 static int
 read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
-            uint64_t last, uint64_t *read, uint64_t *foreign,
+            uint64_t last, uint64_t drop, uint64_t *read, uint64_t *foreign,
             arb_buf_t *first_foreign)
 {
     arb_stream_reader_t *rd = NULL;
@@ -170,6 +184,10 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
             arb_stream_msg_clear(&msg);
             continue;
         }
+        if (*read == drop) {
+            arb_stream_msg_clear(&msg);     /* the test hook: passed over */
+            continue;
+        }
         rc = arb_mirror_apply(mir, &msg, &why);
         if (rc != 0) {
             fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
@@ -191,6 +209,21 @@ done:
     arb_stream_reader_close(rd);
     arb_buf_free(&why);
     return status;
+}
+
+/* What one read of the stream took in. */
+static void
+print_read(const arb_stream_t *st, uint64_t last, uint64_t read,
+           const arb_mirror_stats_t *ms, int64_t ms_taken)
+{
+    printf("arbiter restore: read %" PRIu64 " messages of stream %s "
+           "(sequences up to %" PRIu64 ") in %.3f s: %" PRIu64 " events "
+           "appended (%" PRIu64 " events/s), %" PRIu64 " matches, %" PRIu64
+           " deal secrets, %" PRIu64 " dealt matches checked on their chain "
+           "only\n", read, st->name, last, (double)ms_taken / 1000.0,
+           ms->events, ms_taken > 0 ? ms->events * 1000 / (uint64_t)ms_taken
+                                    : ms->events,
+           ms->opens, ms->deals, ms->chain_only);
 }
 
 /* DIR/replicate.pos: the log published up to pos.  0 or -1 (said). */
@@ -235,15 +268,25 @@ cmd_restore_nats(int argc, char **argv)
     arb_buf_t           why = ARB_BUF_INIT;
     unsigned char       key[ARB_STREAM_KEY_LEN];
     char                tmp[PATH_MAX], lock[PATH_MAX];
-    rctx_t              r = { 0 };
+    rctx_t              r = { 0, ARB_BUF_INIT };
     uint64_t            last = 0, msgs = 0, read = 0, foreign = 0;
+    uint64_t            drop = 0;
     arb_buf_t           first_foreign = ARB_BUF_INIT;
     int64_t             t0;
-    int                 status, rc, exists = 0;
+    int                 status, rc, exists = 0, attempt, drop_all = 0;
 
     status = cli_args_parse(&a, argc, argv);
     if (status >= 0)
         return status;
+    /* Test hook (tests/integration/nats_resync.sh): "N", the first read
+     * passes over the Nth message of the stream, as a consumer on a
+     * replica that lacks it does; "N+", every read does. */
+    if (getenv("ARBITER_RESTORE_DROP") != NULL) {
+        char *end;
+
+        drop = strtoull(getenv("ARBITER_RESTORE_DROP"), &end, 10);
+        drop_all = *end == '+';
+    }
     status = CLI_ERROR;
     if (urls == NULL || dir == NULL) {
         fprintf(stderr, "arbiter restore: --nats URLS and --data DIR are "
@@ -269,42 +312,54 @@ cmd_restore_nats(int argc, char **argv)
     }
     if (ops_target_begin("restore", dir, tmp, &exists) != 0)
         goto done;
-    rc = arb_store_open(&s, tmp, NULL, &why);
-    if (rc == 0)
-        rc = arb_mirror_open(&mir, s, keyfile != NULL ? key : NULL,
-                             on_problem, &r);
-    if (rc != 0) {
-        fprintf(stderr, "arbiter restore: %s: %s\n", tmp,
-                arb_buf_cstr(&why) ? arb_buf_cstr(&why) : "out of memory");
-        goto done;
+    for (attempt = 1;; attempt++) {
+        rc = arb_store_open(&s, tmp, NULL, &why);
+        if (rc == 0)
+            rc = arb_mirror_open(&mir, s, keyfile != NULL ? key : NULL,
+                                 on_problem, &r);
+        if (rc != 0) {
+            fprintf(stderr, "arbiter restore: %s: %s\n", tmp,
+                    arb_buf_cstr(&why) ? arb_buf_cstr(&why)
+                                       : "out of memory");
+            goto done;
+        }
+        t0 = arb_clock_ms();
+        foreign = 0;
+        first_foreign.len = 0;
+        status = read_stream(st, mir, prefix, last,
+                             attempt == 1 || drop_all ? drop : 0, &read,
+                             &foreign, &first_foreign);
+        if (status != 0)
+            goto said;
+        arb_mirror_stats(mir, &ms);
+        print_read(st, last, read, &ms, arb_clock_ms() - t0);
+        arb_mirror_free(mir);
+        mir = NULL;
+        arb_store_close(s);
+        s = NULL;
+        if (r.problems == 0 || attempt == RESTORE_READS)
+            break;
+        fprintf(stderr, "arbiter restore: read %d of at most %d found %"
+                PRIu64 " match%s incomplete or not verifying; reading the "
+                "stream again with a new consumer (one on a NATS replica "
+                "whose copy differs from the leader's reads what the "
+                "leader does not hold)\n", attempt, RESTORE_READS,
+                r.problems, r.problems == 1 ? "" : "es");
+        status = ops_target_clear("restore", tmp);
+        if (status != 0)
+            goto done;
+        r.problems = 0;
+        r.said.len = 0;
     }
-    t0 = arb_clock_ms();
-    status = read_stream(st, mir, prefix, last, &read, &foreign,
-                         &first_foreign);
+said:
     if (foreign != 0)
         fprintf(stderr, "arbiter restore: skipped %" PRIu64 " message%s "
                 "arbiter did not write; the first: %s\n", foreign,
                 foreign == 1 ? "" : "s", arb_buf_cstr(&first_foreign));
+    if (r.said.len > 0)
+        fputs(arb_buf_cstr(&r.said), stderr);
     if (status != 0)
         goto done;
-    arb_mirror_stats(mir, &ms);
-    {
-        int64_t ms_taken = arb_clock_ms() - t0;
-
-        printf("arbiter restore: read %" PRIu64 " messages of stream %s "
-               "(sequences up to %" PRIu64 ") in %.3f s: %" PRIu64
-               " events appended (%" PRIu64 " events/s), %" PRIu64
-               " matches, %" PRIu64 " deal secrets, %" PRIu64
-               " dealt matches checked on their chain only\n",
-               read, st->name, last, (double)ms_taken / 1000.0, ms.events,
-               ms_taken > 0 ? ms.events * 1000 / (uint64_t)ms_taken
-                            : ms.events,
-               ms.opens, ms.deals, ms.chain_only);
-    }
-    arb_mirror_free(mir);
-    mir = NULL;
-    arb_store_close(s);
-    s = NULL;
     if (r.problems != 0) {
         fprintf(stderr, "arbiter restore: the stream is incomplete or does "
                 "not verify (%" PRIu64 " matches named above): nothing was "
@@ -344,6 +399,7 @@ done:
     nats_Close();
     arb_buf_free(&why);
     arb_buf_free(&first_foreign);
+    arb_buf_free(&r.said);
     memset(key, 0, sizeof(key));
     return status;
 }

@@ -64,6 +64,9 @@ int  ops_hash_file(const char *path, unsigned char hash[ARB_HASH_LEN],
  * "arbiter <cmd>: ...". */
 int  ops_target_begin(const char *cmd, const char *dir, char *tmp,
                       int *exists);
+/* Empties tmp (made by ops_target_begin: its files only) for a restore
+ * that builds it again.  0, or CLI_ERROR with the reason printed. */
+int  ops_target_clear(const char *cmd, const char *tmp);
 /* Renames the verified tmp to dir (replacing the empty dir), fsync'd with
  * its parent.  0, or CLI_ERROR with the reason printed. */
 int  ops_target_commit(const char *cmd, const char *dir, const char *tmp,

@@ -283,6 +283,28 @@ ops_target_begin(const char *cmd, const char *dir, char *tmp, int *exists)
 }
 
 int
+ops_target_clear(const char *cmd, const char *tmp)
+{
+    DIR           *d = opendir(tmp);
+    struct dirent *e;
+    char           path[PATH_MAX];
+    int            rc = 0;
+
+    while (d != NULL && rc == 0 && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0
+            && (ops_path(path, tmp, e->d_name) != 0 || unlink(path) != 0))
+            rc = -1;
+    if (d == NULL || rc != 0) {
+        fprintf(stderr, "arbiter %s: empty %s: %s\n", cmd, tmp,
+                strerror(errno));
+        rc = CLI_ERROR;
+    }
+    if (d != NULL)
+        closedir(d);
+    return rc;
+}
+
+int
 ops_target_commit(const char *cmd, const char *dir, const char *tmp,
                   int exists)
 {

@@ -78,6 +78,33 @@ play east E.2 14 12
 published east
 check "restored: new moves published" 82 "$(nats_msgs "$NATS_DIR" 1)"
 check "restored: each match once" "15 15 13 13 13 13 " "$(counts)"
+# A read that passes over a message (ARBITER_RESTORE_DROP: the first read
+# drops the stream's 10th, as a consumer on a NATS replica whose copy of
+# the stream lacks it does): the restore reads the stream again with a
+# new consumer, and restores it whole.
+kill "$pid_east"; wait "$pid_east" 2>/dev/null
+out=$(ARBITER_RESTORE_DROP=10 $A restore --nats "$URLS" --data "$T/east2" \
+      --prefix E. 2>&1)
+check "a read short of a message: exit 0" 0 $?
+check "a read short of a message: the gap named, read again" 1 \
+    "$(printf '%s\n' "$out" | grep -c "read 1 of at most 3 found 1 match \
+incomplete or not verifying; reading the stream again")"
+check "a read short of a message: read twice" 2 \
+    "$(printf '%s\n' "$out" | grep -c "^arbiter restore: read 82 messages")"
+check "a read short of a message: the second read whole" 1 \
+    "$(printf '%s\n' "$out" | grep -c "82 events appended")"
+check "a read short of a message: the problem not said" 0 \
+    "$(printf '%s\n' "$out" | grep -c "first missing seq")"
+# Short every time ("10+": every read drops it, as a stream that lacks
+# it): three reads, then refused, the gap named once.
+out=$(ARBITER_RESTORE_DROP=10+ $A restore --nats "$URLS" --data "$T/east3" \
+      --prefix E. 2>&1)
+check "short every time: exit 1" 1 $?
+check "short every time: three reads" 3 \
+    "$(printf '%s\n' "$out" | grep -c "^arbiter restore: read 82 messages")"
+check "short every time: the gap named once" 1 \
+    "$(printf '%s\n' "$out" | grep -c "first missing seq")"
+
 if [ $fail -ne 0 ]; then
     printf '%s\n' "$out" | tail -n 5 | sed 's/^/why: restore: /'
     tail -n 20 "$T/east.log" | sed 's/^/why: east.log: /'
