@@ -211,6 +211,100 @@ done:
     return status;
 }
 
+/* check_ends: each subject the stream's leader lists, held to what the
+ * read restored of its match. */
+typedef struct {
+    arb_stream_t *st;
+    arb_store_t  *s;
+    const char   *prefix;
+    uint64_t      last;         /* the read's horizon */
+    rctx_t       *r;
+    arb_buf_t     why;
+} ends_t;
+
+/* 1 when the read named match id already (few are: a linear look). */
+static int
+named(rctx_t *r, const char *id)
+{
+    char key[ARB_STREAM_ID_MAX + 32];
+    int  n = snprintf(key, sizeof(key), "arbiter restore: match %s", id);
+    const char *p = arb_buf_cstr(&r->said);
+
+    while (p != NULL && (p = strstr(p, key)) != NULL) {
+        if (p[n] == ' ' || p[n] == ':')
+            return 1;
+        p += n;
+    }
+    return 0;
+}
+
+static int
+end_cb(void *ud, const char *subject, uint64_t msgs)
+{
+    ends_t          *e = ud;
+    char             id[ARB_STREAM_ID_MAX + 1], line[512];
+    arb_match_info_t info;
+    arb_stream_msg_t m;
+    uint64_t         first = 0;
+    int              rc, have;
+
+    if (arb_stream_subject_parse(subject, id, sizeof(id)) != ARB_STREAM_EV
+        || (e->prefix != NULL
+            && strncmp(id, e->prefix, strlen(e->prefix)) != 0)
+        || named(e->r, id))
+        return 0;
+    have = arb_store_match(e->s, id, &info, NULL) == 0;
+    if (!have) {
+        /* Put after the read began (a recorder still writing)? */
+        rc = arb_stream_next_seq(e->st, 1, subject, &first, NULL, &e->why);
+        if (rc != 0)
+            return rc;
+        if (first == 0 || first > e->last)
+            return 0;
+        snprintf(line, sizeof(line), "match %s: the stream's leader holds "
+                 "%" PRIu64 " messages of it from stream sequence %" PRIu64
+                 " on; the read found none", id, msgs, first);
+        on_problem(e->r, id, 0, line);
+        return 0;
+    }
+    rc = arb_stream_last(e->st, subject, &m, &e->why);
+    if (rc == ARB_ENOTFOUND || rc == ARB_EPROTO)
+        return 0;   /* nothing to compare with (a passes' matter) */
+    if (rc != 0)
+        return rc;
+    if (m.stream_seq <= e->last && m.seq > info.last_seq) {
+        snprintf(line, sizeof(line), "match %s seq %" PRIu64 ": the read "
+                 "ended at seq %" PRIu64 " while the stream's leader holds "
+                 "seq %" PRIu64 " (stream sequence %" PRIu64 ")", id,
+                 info.last_seq + 1, info.last_seq, m.seq, m.stream_seq);
+        on_problem(e->r, id, info.last_seq + 1, line);
+    }
+    arb_stream_msg_clear(&m);
+    return 0;
+}
+
+/* A read on a replica whose copy of the stream differs from the leader's
+ * may end a match early, or miss it, and look whole: every match the
+ * leader holds is held to the read (its subjects' listing, then each
+ * one's last message: one request per match).  Problems go to r.
+ * CLI_OK, or CLI_ERROR with the reason printed. */
+static int
+check_ends(arb_stream_t *st, arb_store_t *s, const char *prefix,
+           uint64_t last, rctx_t *r)
+{
+    ends_t e = { st, s, prefix, last, r, ARB_BUF_INIT };
+    int    rc;
+
+    rc = arb_stream_subjects(st, ARB_STREAM_EV_PREFIX ">", end_cb, &e,
+                             &e.why);
+    if (rc != 0)
+        fprintf(stderr, "arbiter restore: comparing each match's end with "
+                "the stream's leader: %s\n", arb_buf_cstr(&e.why)
+                ? arb_buf_cstr(&e.why) : "out of memory");
+    arb_buf_free(&e.why);
+    return rc == 0 ? CLI_OK : CLI_ERROR;
+}
+
 /* What one read of the stream took in. */
 static void
 print_read(const arb_stream_t *st, uint64_t last, uint64_t read,
@@ -329,6 +423,8 @@ cmd_restore_nats(int argc, char **argv)
         status = read_stream(st, mir, prefix, last,
                              attempt == 1 || drop_all ? drop : 0, &read,
                              &foreign, &first_foreign);
+        if (status == 0)
+            status = check_ends(st, s, prefix, last, &r);
         if (status != 0)
             goto said;
         arb_mirror_stats(mir, &ms);

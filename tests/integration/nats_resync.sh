@@ -105,6 +105,23 @@ check "short every time: three reads" 3 \
 check "short every time: the gap named once" 1 \
     "$(printf '%s\n' "$out" | grep -c "first missing seq")"
 
+# A read that ends a match early (its last message passed over) looks
+# whole to the chain checks: each match's end is held to the leader's
+# last message of its subject.
+out=$(ARBITER_RESTORE_DROP=82 $A restore --nats "$URLS" --data "$T/east4" \
+      --prefix E. 2>&1)
+check "a read short of a match's tail: exit 0" 0 $?
+check "a read short of a match's tail: read again" 1 \
+    "$(printf '%s\n' "$out" | grep -c "read 1 of at most 3 found 1 match ")"
+check "a read short of a match's tail: the second read whole" 1 \
+    "$(printf '%s\n' "$out" | grep -c " 82 events appended")"
+out=$(ARBITER_RESTORE_DROP=82+ $A restore --nats "$URLS" --data "$T/east5" \
+      --prefix E. 2>&1)
+check "short of a tail every time: exit 1" 1 $?
+check "short of a tail every time: named" 1 \
+    "$(printf '%s\n' "$out" | grep -c "match E.2 seq 14: the read ended at \
+seq 13 while the stream's leader holds seq 14")"
+
 if [ $fail -ne 0 ]; then
     printf '%s\n' "$out" | tail -n 5 | sed 's/^/why: restore: /'
     tail -n 20 "$T/east.log" | sed 's/^/why: east.log: /'
