@@ -238,6 +238,7 @@ typedef struct {
     uint64_t       top;         /* the highest seq <= upto held */
     uint64_t       top_sseq;    /* its latest stream sequence */
     uint64_t       dups;        /* further copies, same hash */
+    uint64_t       msgs;        /* events of ours read */
     uint64_t       bad_seq;     /* the first seq at fault */
     int            bad;         /* WALK_* */
 } walk_t;
@@ -298,6 +299,8 @@ walk_subject(arb_repl_t *r, const char *match, const char *subj,
             if (rc > 0)
                 rc = 0;
         }
+        if (rc == 0 && m.kind == ARB_STREAM_EV)
+            w->msgs++;
         if (rc == 0 && m.kind == ARB_STREAM_EV && m.seq <= upto) {
             if (w->held[m.seq / 8] & (1u << (m.seq % 8)))
                 w->dups++;
@@ -375,18 +378,11 @@ repair_holes(repair_match_t *p, const walk_t *w, int end)
     return 0;
 }
 
-/* A walk that ended before the subject's last message (seq last, at
- * stream sequence sseq): put off, as a stale answer is.  ARB_EEXIST. */
+/* A walk that did not see the whole subject (why says how): put off, as
+ * a stale answer is.  ARB_EEXIST. */
 static int
-walk_short(arb_repl_t *r, const char *match, const char *subj,
-           uint64_t last, uint64_t sseq, arb_buf_t *why)
+walk_short(arb_repl_t *r, const char *match, arb_buf_t *why)
 {
-    if (why != NULL) {
-        why->len = 0;
-        arb_buf_printf(why, "the read of %s ended before its last message "
-                       "(seq %" PRIu64 ", stream sequence %" PRIu64 ")",
-                       subj, last, sseq);
-    }
     arb_log_ev(ARB_LOG_WARN, "replicate_undecided", NULL, "replicate: "
                "match %s: %s; repair put off to a later pass", match,
                arb_buf_cstr(why) ? arb_buf_cstr(why) : "");
@@ -565,12 +561,39 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
                  * subject, and repairing from it would append copies of
                  * what it passed over.  A second look reads it again. */
                 *repaired = dry;
+                if (!dry && why != NULL) {
+                    why->len = 0;
+                    arb_buf_printf(why, "the read of %s ended before its "
+                                   "last message (seq %" PRIu64 ", stream "
+                                   "sequence %" PRIu64 ")", subj, last_seq,
+                                   stream_last);
+                }
                 if (!dry)
-                    rc = walk_short(r, match, subj, last_seq, stream_last,
-                                    why);
+                    rc = walk_short(r, match, why);
                 goto done;
             }
             nmiss = walk_missing(&w, &first);
+            if (nmiss > 0 && !dry) {
+                /* Holes: before they are filled, the read must have seen
+                 * every message the leader counts.  One on a replica
+                 * whose copy differs from the leader's (nats-server
+                 * 2.9.10 leaves one so; docs/FAULTS.md) finds holes the
+                 * leader does not have, and filling them past the
+                 * duplicate window appends copies. */
+                rc = subject_count(r, subj, &count, why);
+                if (rc != 0)
+                    goto done;
+                if (w.msgs < count) {
+                    if (why != NULL) {
+                        why->len = 0;
+                        arb_buf_printf(why, "the read of %s found %" PRIu64
+                                       " messages, the leader counts %"
+                                       PRIu64, subj, w.msgs, count);
+                    }
+                    rc = walk_short(r, match, why);
+                    goto done;
+                }
+            }
             if (w.dups > 0)
                 arb_log_ev(ARB_LOG_INFO, "replicate_duplicates", NULL,
                            "replicate: match %s: the stream holds %" PRIu64
