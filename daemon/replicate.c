@@ -1233,12 +1233,15 @@ arb__repl_pump(arb_repl_t *r, arb_repl_idset_t *checked, int resync,
             continue;
         if (resync && (k = idset_find(checked, e->match, NULL)) < checked->n
             && e->seq < checked->held[k]) {
-            /* Compared in an earlier window: the stream holds it. */
+            /* Compared in an earlier window: the stream holds it (an
+             * open acked for its deal is held by the next round). */
             pthread_mutex_lock(&r->mu);
             held_done_locked(r, e);
             pthread_mutex_unlock(&r->mu);
-            if (e->state == EV_DONE)
+            if (e->state != EV_NEW) {
+                clean &= e->state == EV_DONE;
                 continue;
+            }
         }
         if (nheld > 0 && hset_has(&r->seen, e->match)) {
             clean = 0;
