@@ -47,6 +47,18 @@
  * keep coming (a busy stream never leaves the 1 ms gap that commits
  * it): what bounds the replica's lag, not the batch size. */
 #define FLUSH_MS 10
+/* Events that have waited this long for an earlier seq of their match
+ * make the stream be read again from before them (waited_too_long), at
+ * most once per REREAD_GAP_MS, from REREAD_BACK sequences earlier still:
+ * a consumer on a NATS replica whose copy of the stream differs from its
+ * leader's (nats-server 2.9.10 left one numbered differently and lacking
+ * messages after a node was frozen 4 s; docs/FAULTS.md) passes over
+ * events without a gap in its sequences, and its numbering may be off by
+ * some hundreds.  A repair republished after its successors also makes
+ * them wait, within a pass: reading again meets duplicates only. */
+#define REREAD_WAIT_MS 10000
+#define REREAD_GAP_MS  30000
+#define REREAD_BACK    10000
 
 typedef struct arb_replica {
     arb_server_t        *srv;
@@ -488,6 +500,40 @@ pos_save(arb_replica_t *r, const arb_replica_pos_t *p)
     }
 }
 
+/* Once a second: 1 when events have waited REREAD_WAIT_MS for an
+ * earlier seq and the stream was not read again for REREAD_GAP_MS; *from
+ * then gets where to read from. */
+static int
+waited_too_long(arb_replica_t *r, int64_t *since, int64_t *last_ms,
+                uint64_t *from)
+{
+    int64_t  now = arb_clock_ms();
+    size_t   waiting;
+    uint64_t back;
+
+    pthread_mutex_lock(&r->mu);
+    waiting = arb_mirror_waiting(r->mir);
+    back = arb_mirror_resume_seq(r->mir);
+    pthread_mutex_unlock(&r->mu);
+    if (waiting == 0) {
+        *since = 0;
+        return 0;
+    }
+    if (*since == 0)
+        *since = now;
+    if (now - *since < REREAD_WAIT_MS || now - *last_ms < REREAD_GAP_MS)
+        return 0;
+    *last_ms = now;
+    *since = 0;
+    *from = back > REREAD_BACK ? back - REREAD_BACK : 1;
+    arb_log_ev(ARB_LOG_WARN, "replica_reread", NULL, "replica: %zu events "
+               "have waited %d s for an earlier seq of their match; reading "
+               "the stream again from sequence %" PRIu64 " (its consumer "
+               "may sit on a NATS node whose copy of the stream lacks it)",
+               waiting, REREAD_WAIT_MS / 1000, *from);
+    return 1;           /* counted in reconnects by reader_lost */
+}
+
 static void *
 follow(void *arg)
 {
@@ -501,8 +547,17 @@ follow(void *arg)
     uint64_t             from = 1, cseq = 0, upto = 0, remade = 0;
     uint64_t             skips = 0;
     int64_t              dirty_since = 0, created = 0, checked_ms = 0;
-    int64_t              upto_ns = 0;
+    int64_t              upto_ns = 0, wait_since = 0, reread_ms = 0;
+    int64_t              wait_look = 0;
+    uint64_t             nread = 0, drop = 0;
     int                  rc, dirty = 0, said = 0, save, lost = 0;
+    const char          *env = getenv("ARBITERD_REPLICA_DROP");
+
+    /* Test hook (tests/integration/nats_resync.sh): the Nth message this
+     * replica reads is passed over, as a consumer on a NATS node whose
+     * copy of the stream lacks it would, without a gap in its sequences. */
+    if (env != NULL)
+        drop = strtoull(env, NULL, 10);
 
     while (!stopping(r)) {
         if (st == NULL) {
@@ -549,6 +604,13 @@ follow(void *arg)
                 restream(r, upto, upto_ns, &from);
             reader_lost(r, &rd);
             continue;
+        }
+        if (arb_clock_ms() - wait_look >= 1000) {
+            wait_look = arb_clock_ms();
+            if (waited_too_long(r, &wait_since, &reread_ms, &from)) {
+                reader_lost(r, &rd);
+                continue;
+            }
         }
         /* Nothing more right now: commit what was read, then wait. */
         rc = arb_stream_reader_next(rd, &msg, dirty ? 1 : 200, &why);
@@ -628,6 +690,10 @@ follow(void *arg)
         }
         cseq = msg.consumer_seq + 1;
         from = msg.stream_seq + 1;
+        if (++nread == drop) {
+            arb_stream_msg_clear(&msg);         /* the test hook */
+            continue;
+        }
         pthread_mutex_lock(&r->mu);
         /* The furthest read, as the mirror counts it (the saved position
          * must have `from` at most one past `read`): libnats 3.4.1 may

@@ -10,6 +10,9 @@
 # whole matches a second time.  Then `arbiter restore` leaves a cursor
 # at the end of what it restored: the recorder it makes publishes
 # nothing again and asks the stream nothing per match.
+# Also a read replica and a restore whose consumer passes over
+# messages (a NATS node whose copy of the stream differs from its
+# leader's): the replica reads again, the restore too.
 # Ports: ARB_NATS_PORT_BASE (default 17900).
 . tests/common.sh
 . tests/cluster/nats.sh
@@ -43,6 +46,21 @@ for m in 1 2 3 4 5 6; do play east E.$m 12; done
 published east
 check "published: 78 events" 78 "$(nats_msgs "$NATS_DIR" 1)"
 check "each match once" "13 13 13 13 13 13 " "$(counts)"
+
+# A read replica whose consumer passes over a message without a gap in
+# its sequences (ARBITERD_REPLICA_DROP: its 5th, E.1's seq 4), as one on
+# a NATS node whose copy of the stream lacks it: E.1's later events wait
+# for it; after 10 s the replica reads the stream again and catches up.
+REP_ENV="ARBITERD_REPLICA_DROP=5" start_replica rep
+caught_up E.1 east events
+check "replica, a message passed over: E.1 caught up" \
+    "$(on east events --match E.1 --json)" \
+    "$(on rep events --match E.1 --json)"
+check "replica, a message passed over: read again, said" 1 \
+    "$(grep -c "have waited 10 s for an earlier seq of their match; \
+reading the stream again" "$T/rep.log")"
+same_as_primary E.2:east E.6:east
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
 
 # The cursor file lost; started again past the duplicate window.
 kill "$pid_east"; wait "$pid_east" 2>/dev/null
