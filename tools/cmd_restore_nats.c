@@ -267,6 +267,8 @@ end_cb(void *ud, const char *subject, uint64_t msgs)
         on_problem(e->r, id, 0, line);
         return 0;
     }
+    if (msgs <= info.count)
+        return 0;   /* no more messages than the read restored events */
     rc = arb_stream_last(e->st, subject, &m, &e->why);
     if (rc == ARB_ENOTFOUND || rc == ARB_EPROTO)
         return 0;   /* nothing to compare with (a passes' matter) */
@@ -285,8 +287,9 @@ end_cb(void *ud, const char *subject, uint64_t msgs)
 
 /* A read on a replica whose copy of the stream differs from the leader's
  * may end a match early, or miss it, and look whole: every match the
- * leader holds is held to the read (its subjects' listing, then each
- * one's last message: one request per match).  Problems go to r.
+ * leader holds is held to the read (its subjects' listing; then, for a
+ * subject holding more messages than the read restored events of its
+ * match, or a match the read lacks, one request).  Problems go to r.
  * CLI_OK, or CLI_ERROR with the reason printed. */
 static int
 check_ends(arb_stream_t *st, arb_store_t *s, const char *prefix,
