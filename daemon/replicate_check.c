@@ -265,6 +265,7 @@ walk_subject(arb_repl_t *r, const char *match, const char *subj,
     arb_stream_reader_t *rd = NULL;
     arb_stream_msg_t     m;
     unsigned char        hash[ARB_HASH_LEN];
+    uint64_t             n = 0;
     int                  rc;
 
     memset(w, 0, sizeof(*w));
@@ -285,6 +286,10 @@ walk_subject(arb_repl_t *r, const char *match, const char *subj,
         }
         if (rc != 0)
             break;
+        if (++n == r->walk_drop && m.stream_seq < last_sseq) {
+            arb_stream_msg_clear(&m);       /* the test hook */
+            continue;
+        }
         if (m.kind == ARB_STREAM_EV && w->bad == WALK_OK
             && m.seq > log_last) {
             w->bad = WALK_AHEAD;

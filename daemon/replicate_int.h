@@ -282,6 +282,10 @@ struct arb_repl {
      * was restored), so a resync reads on to it, window after window,
      * before it ends. */
     uint64_t           resync_to;
+    /* Test hook (ARBITERD_WALK_DROP=N, tests/integration/nats_resync.sh):
+     * every subject read passes over its Nth message, as a consumer on a
+     * NATS node whose copy of the stream lacks it does.  0: none. */
+    uint64_t           walk_drop;
     int                wave_failed; /* [mu] a publish failed: the thread
                                        settles what is in flight */
     jsErrCode          wave_jerr;   /* [mu] */

@@ -332,6 +332,8 @@ arb_repl_start(arb_server_t *srv)
     srv->repl = r;
     snprintf(r->cursor_path, sizeof(r->cursor_path), "%s/"
              ARB_STREAM_CURSOR_FILE, srv->cfg.data);
+    if (getenv("ARBITERD_WALK_DROP") != NULL)
+        r->walk_drop = strtoull(getenv("ARBITERD_WALK_DROP"), NULL, 10);
     if (r->conf->secret_key_file != NULL) {
         rc = arb_stream_key_load(r->key, r->conf->secret_key_file, &why);
         if (rc != 0)

@@ -10,9 +10,10 @@
 # whole matches a second time.  Then `arbiter restore` leaves a cursor
 # at the end of what it restored: the recorder it makes publishes
 # nothing again and asks the stream nothing per match.
-# Also a read replica and a restore whose consumer passes over
-# messages (a NATS node whose copy of the stream differs from its
-# leader's): the replica reads again, the restore too.
+# Also a read replica, an anti-entropy pass and a restore whose reads
+# pass over messages (a NATS node whose copy of the stream differs from
+# its leader's): the replica reads again, the pass repairs nothing, the
+# restore reads again.
 # Ports: ARB_NATS_PORT_BASE (default 17900).
 . tests/common.sh
 . tests/cluster/nats.sh
@@ -61,6 +62,25 @@ check "replica, a message passed over: read again, said" 1 \
 reading the stream again" "$T/rep.log")"
 same_as_primary E.2:east E.6:east
 kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+
+# A pass whose reads of the subjects pass over a message each
+# (ARBITERD_WALK_DROP: every read's 3rd, seq 2), as on a NATS node whose
+# copy of the stream lacks it: the holes they find are not filled, since
+# each read saw fewer messages than the leader counts (filled, each would
+# be a copy once the duplicate window has passed).
+kill "$pid_east"; wait "$pid_east" 2>/dev/null
+export ARBITERD_WALK_DROP=3
+REPL_EXTRA="max_pending = 4" start_replicating east E.
+unset ARBITERD_WALK_DROP
+sleep 1
+out=$(on east replicate --check --timeout 60 2>&1)
+check "reads short of a message: every match put off" 1 \
+    "$(printf '%s\n' "$out" | grep -c "0 repaired, 6 put off")"
+check "reads short of a message: said" 1 \
+    "$(grep -q "match E.1: the read of arbiter.ev.E%2E1 found 12 messages, \
+the leader counts 13; repair put off" "$T/east.log" && echo 1)"
+check "reads short of a message: nothing published again" \
+    "13 13 13 13 13 13 " "$(counts)"
 
 # The cursor file lost; started again past the duplicate window.
 kill "$pid_east"; wait "$pid_east" 2>/dev/null
