@@ -1200,6 +1200,13 @@ arb__repl_pump(arb_repl_t *r, arb_repl_idset_t *checked, int resync,
         return 0;   /* a fork went unrecorded: nothing goes (fail closed) */
     if (hset_reset(&r->seen, r->nwin) != 0)
         return ARB_ENOMEM;
+    if (checked->epoch != disconnects) {
+        /* What was compared before a reconnect may have changed since (a
+         * NATS node that restarted lost what it had not written; until
+         * 2026-12-05 a later window then dropped events as held). */
+        checked->n = 0;
+        checked->epoch = disconnects;
+    }
     if (resync && checked->n == 0)
         arb__repl_counts_drop(r);   /* the resync starts over: counted anew */
     for (i = 0; i < r->nwin; i++) {
@@ -1433,7 +1440,7 @@ thread_main(void *arg)
 {
     arb_repl_t       *r = arg;
     arb_buf_t         why = ARB_BUF_INIT;
-    arb_repl_idset_t  checked = { NULL, NULL, 0, 0 };
+    arb_repl_idset_t  checked = { NULL, NULL, 0, 0, 0 };
     int64_t           next_check = 0, recheck = 0, next_look = 0;
     int64_t           retry_at = 0;
     size_t            undecided = 0;

@@ -310,11 +310,13 @@ struct arb_repl {
 /* The matches a resync has compared with the stream since it began
  * (sorted ids), each with held: 1 + the last seq the stream was found to
  * hold once each, from 0 on (0: nothing known), so that the match's
- * events in a later window are not sent again. */
+ * events in a later window are not sent again.  A reconnect empties it:
+ * a node that came back may lack what it held. */
 typedef struct arb_repl_idset {
     char    (*id)[ARB_STREAM_ID_MAX + 1];
     uint64_t *held;
     size_t    n, cap;
+    uint64_t  epoch;        /* st.disconnects when they were compared */
 } arb_repl_idset_t;
 
 /* replicate.c */

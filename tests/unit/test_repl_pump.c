@@ -33,7 +33,7 @@ main(void)
     static arb_stream_t    s;           /* no connection: js NULL */
     static char            recorder[] = "rec-a";
     static unsigned char   bytes[] = { 0x81, 0xa1, 0x6b, 0x01 };
-    arb_repl_idset_t       checked = { NULL, NULL, 0, 0 };
+    arb_repl_idset_t       checked = { NULL, NULL, 0, 0, 0 };
     arb_buf_t              why = ARB_BUF_INIT;
     int                    i, rc, round;
 
