@@ -513,7 +513,6 @@ waited_too_long(arb_replica_t *r, int64_t *since, int64_t *last_ms,
 
     pthread_mutex_lock(&r->mu);
     waiting = arb_mirror_waiting(r->mir);
-    back = arb_mirror_resume_seq(r->mir);
     pthread_mutex_unlock(&r->mu);
     if (waiting == 0) {
         *since = 0;
@@ -523,6 +522,10 @@ waited_too_long(arb_replica_t *r, int64_t *since, int64_t *last_ms,
         *since = now;
     if (now - *since < REREAD_WAIT_MS || now - *last_ms < REREAD_GAP_MS)
         return 0;
+    /* Asked only now: the answer walks every match the mirror holds. */
+    pthread_mutex_lock(&r->mu);
+    back = arb_mirror_resume_seq(r->mir);
+    pthread_mutex_unlock(&r->mu);
     *last_ms = now;
     *since = 0;
     *from = back > REREAD_BACK ? back - REREAD_BACK : 1;
