@@ -240,6 +240,8 @@ typedef struct {
     uint64_t       dups;        /* further copies, same hash */
     uint64_t       msgs;        /* events of ours read */
     uint64_t       bad_seq;     /* the first seq at fault */
+    uint64_t       end_seq;     /* the seq of the message the read ended
+                                   on (UINT64_MAX: none of ours) */
     int            bad;         /* WALK_* */
 } walk_t;
 
@@ -269,6 +271,7 @@ walk_subject(arb_repl_t *r, const char *match, const char *subj,
     int                  rc;
 
     memset(w, 0, sizeof(*w));
+    w->end_seq = UINT64_MAX;
     w->held = calloc(upto / 8 + 1, 1);
     if (w->held == NULL)
         return ARB_ENOMEM;
@@ -289,6 +292,11 @@ walk_subject(arb_repl_t *r, const char *match, const char *subj,
         if (++n == r->walk_drop && m.stream_seq < last_sseq) {
             arb_stream_msg_clear(&m);       /* the test hook */
             continue;
+        }
+        if (r->walk_drop == ARB_REPL_WALK_DROP_LAST
+            && m.stream_seq >= last_sseq) {
+            arb_stream_msg_clear(&m);       /* the test hook: the end, */
+            break;                          /* its message passed over */
         }
         if (m.kind == ARB_STREAM_EV && w->bad == WALK_OK
             && m.seq > log_last) {
@@ -316,6 +324,8 @@ walk_subject(arb_repl_t *r, const char *match, const char *subj,
             }
         }
         if (rc == 0 && m.stream_seq >= last_sseq) {
+            if (m.kind == ARB_STREAM_EV)
+                w->end_seq = m.seq;
             arb_stream_msg_clear(&m);
             break;
         }
@@ -341,17 +351,11 @@ walk_missing(const walk_t *w, uint64_t *first)
  * the middle of the subject), each expecting the subject's last stream
  * sequence p->base.expect, which moves on.  JetStream only appends, so
  * they come after their successors: readers order by Arbiter-Seq
- * (docs/REPLICA.md).  Then, when the subject does not end on its highest
- * seq (end: nothing follows), that event goes again and its old copy
- * (w->top_sseq) is deleted, so that the subject's last message is its
- * highest seq once more, as the passes, the resync and fencing read, and
- * no copy is added.  0 or the first failure. */
+ * (docs/REPLICA.md).  0 or the first failure. */
 static int
-repair_holes(repair_match_t *p, const walk_t *w, int end)
+repair_holes(repair_match_t *p, const walk_t *w)
 {
     arb_repl_t *r = p->base.r;
-    jsErrCode   jerr = 0;
-    natsStatus  s;
     uint64_t    q;
     int         rc = 0;
 
@@ -363,24 +367,56 @@ repair_holes(repair_match_t *p, const walk_t *w, int end)
         if (rc == 0)
             rc = p->base.rc;
     }
-    if (rc != 0 || !end)
-        return rc;
+    return rc;
+}
+
+/* After repair_holes, the subject no longer ends on its highest seq, top
+ * (at stream sequence top_sseq): that event goes again and its old copy
+ * is deleted, so that the subject's last message is its highest seq once
+ * more, as the passes, the resync and fencing read, and no copy is
+ * added.  0 or the failure of the publish. */
+static int
+repair_end(repair_match_t *p, uint64_t top, uint64_t top_sseq)
+{
+    arb_repl_t *r = p->base.r;
+    jsErrCode   jerr = 0;
+    natsStatus  s;
+    int         rc;
+
     p->copy = 1;
-    rc = arb_store_events(r->store, p->match, w->top, w->top,
-                          repair_match_cb, p, p->base.why);
+    rc = arb_store_events(r->store, p->match, top, top, repair_match_cb, p,
+                          p->base.why);
     p->copy = 0;
     if (rc == 0)
         rc = p->base.rc;
     if (rc != 0)
         return rc;
     /* Only a stale copy goes: the event is held at its new place. */
-    s = js_DeleteMsg(r->s->js, r->s->name, w->top_sseq, NULL, &jerr);
+    s = js_DeleteMsg(r->s->js, r->s->name, top_sseq, NULL, &jerr);
     if (s != NATS_OK)
         arb_log_ev(ARB_LOG_WARN, "replicate_copy", NULL, "replicate: match "
                    "%s: seq %" PRIu64 " is held twice (stream sequences %"
-                   PRIu64 " and %" PRIu64 "): %s", p->match, w->top,
-                   w->top_sseq, p->base.expect, natsStatus_GetText(s));
+                   PRIu64 " and %" PRIu64 "): %s", p->match, top, top_sseq,
+                   p->base.expect, natsStatus_GetText(s));
     return 0;
+}
+
+/* What a repair came to: ARB_EEXIST (put off) when the leader refused a
+ * republish as stale, else the first failure (rc, the store's), or 0. */
+static int
+repair_outcome(arb_repl_t *r, const char *match, const repair_match_t *p,
+               int rc, arb_buf_t *why)
+{
+    if (p->base.rc == ARB_EEXIST) {
+        arb_log_ev(ARB_LOG_WARN, "replicate_undecided", NULL, "replicate: "
+                   "match %s: %s; the stream's answer was stale, repair "
+                   "put off to a later pass", match, arb_buf_cstr(why));
+        pthread_mutex_lock(&r->mu);
+        r->st.undecided++;
+        pthread_mutex_unlock(&r->mu);
+        return ARB_EEXIST;
+    }
+    return p->base.rc != 0 ? p->base.rc : rc;
 }
 
 /* A walk that did not see the whole subject (why says how): put off, as
@@ -413,6 +449,125 @@ walk_bad(arb_repl_t *r, const char *match, const walk_t *w,
                          "holds a copy of seq %" PRIu64 " that differs from "
                          "the log; not repaired, writes to it are refused",
                          w->bad_seq);
+}
+
+/* Whether the window will publish events of match on its own: one in
+ * flight (or acked, its deal to go), or one to send with no hole of the
+ * match before it.  Events behind a hole wait for a pass, as the hole
+ * does. */
+static int
+window_publishes(arb_repl_t *r, const char *match)
+{
+    size_t i;
+    int    busy = 0, hole = 0, fresh = 0;
+
+    pthread_mutex_lock(&r->mu);         /* the ack handler writes state */
+    for (i = 0; i < r->nwin && !busy; i++) {
+        const arb_repl_ev_t *e = &r->win[i];
+
+        if (e->state == EV_DONE || strcmp(e->match, match) != 0)
+            continue;
+        busy = e->state == EV_SENT || e->state == EV_ACKED;
+        hole |= e->hole;
+        fresh |= !e->hole;
+    }
+    pthread_mutex_unlock(&r->mu);
+    return busy || (fresh && !hole);
+}
+
+/*
+ * The subject ends on seq top, past upto, and holds fewer messages than
+ * seqs 0..top: some were lost while later ones were kept (a NATS node
+ * killed before its flush).  While the window has events of the match to
+ * publish, they settle first: put off, ARB_EEXIST.  When it has none but
+ * holes (the match's events up to upto wait in it for a pass; those past
+ * upto are in the log beyond it), waiting would be for ever: the window
+ * cannot move on past its holes, nor upto with it.  Until 2026-12-05 a
+ * recorder restarted under load with its cursor behind kept such a match
+ * unpublished so (test_replicate's load case, one run in three).  So the
+ * subject is read and made whole up to upto (*whole): missing seqs
+ * republished, then top again so that the subject ends on it.  The seqs
+ * past upto are the window's when it gets there: its resync finds the
+ * subject short and holds them for a pass, whose upto then reaches them.
+ */
+static int
+check_ahead(arb_repl_t *r, const char *match, const char *subj,
+            uint64_t upto, uint64_t log_last, uint64_t top,
+            uint64_t top_sseq, uint64_t count, int *repaired, int *whole,
+            arb_buf_t *why)
+{
+    repair_match_t rp;
+    walk_t         w;
+    uint64_t       first = 0, nmiss;
+    int            rc;
+
+    /* (Both in the window and past it: the window keeps its events of a
+     * match behind the first one it holds.) */
+    if (window_publishes(r, match)) {
+        arb_log_ev(ARB_LOG_WARN, "replicate_undecided", NULL, "replicate: "
+                   "match %s: the stream holds %" PRIu64 " of its seqs "
+                   "0..%" PRIu64 " while seq %" PRIu64 " is still to be "
+                   "acknowledged; repair put off to a later pass", match,
+                   count, top, upto + 1);
+        pthread_mutex_lock(&r->mu);
+        r->st.undecided++;
+        pthread_mutex_unlock(&r->mu);
+        return ARB_EEXIST;
+    }
+    rc = walk_subject(r, match, subj, upto, log_last, top_sseq, &w, why);
+    if (rc != 0 || w.bad != WALK_OK) {
+        if (rc == 0)
+            walk_bad(r, match, &w, log_last);
+        goto done;
+    }
+    if (w.end_seq != top) {
+        /* What it saw is not the subject (walk_short). */
+        if (why != NULL) {
+            why->len = 0;
+            arb_buf_printf(why, "the read of %s ended before its last "
+                           "message (seq %" PRIu64 ", stream sequence %"
+                           PRIu64 ")", subj, top, top_sseq);
+        }
+        rc = walk_short(r, match, why);
+        goto done;
+    }
+    w.top = upto;
+    nmiss = walk_missing(&w, &first);
+    if (nmiss == 0) {
+        *whole = 1;
+        goto done;
+    }
+    if (w.msgs < count) {
+        if (why != NULL) {
+            why->len = 0;
+            arb_buf_printf(why, "the read of %s found %" PRIu64 " messages, "
+                           "the leader counts %" PRIu64, subj, w.msgs,
+                           count);
+        }
+        rc = walk_short(r, match, why);
+        goto done;
+    }
+    arb_log_ev(ARB_LOG_WARN, "replicate_missing", NULL, "replicate: match "
+               "%s: the stream lacks %" PRIu64 " seqs up to %" PRIu64 ", "
+               "the first %" PRIu64 ", and ends on seq %" PRIu64 "; "
+               "published again from the log", match, nmiss, upto, first,
+               top);
+    pthread_mutex_lock(&r->mu);
+    r->st.missing++;
+    pthread_mutex_unlock(&r->mu);
+    memset(&rp, 0, sizeof(rp));
+    rp.base.r = r;
+    rp.base.expect = top_sseq;
+    rp.base.why = why;
+    rp.match = match;
+    rc = repair_holes(&rp, &w);
+    if (rc == 0)
+        rc = repair_end(&rp, top, top_sseq);
+    rc = repair_outcome(r, match, &rp, rc, why);
+    *repaired = *whole = rc == 0;
+done:
+    free(w.held);
+    return rc;
 }
 
 int
@@ -510,7 +665,7 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
          * went to its successor.  A full count says none were; a deficit
          * is repaired by the next pass, once the window has caught up and
          * upto reaches the subject's last, in order (the walk below). */
-        uint64_t top = m.seq;
+        uint64_t top = m.seq, top_sseq = m.stream_seq;
 
         arb_stream_msg_clear(&m);
         rc = subject_count(r, subj, &count, why);
@@ -522,15 +677,8 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
         }
         if (dry)
             goto candidate;
-        arb_log_ev(ARB_LOG_WARN, "replicate_undecided", NULL, "replicate: "
-                   "match %s: the stream holds %" PRIu64 " of its seqs "
-                   "0..%" PRIu64 " while seq %" PRIu64 " is still to be "
-                   "acknowledged; repair put off to a later pass", match,
-                   count, top, upto + 1);
-        pthread_mutex_lock(&r->mu);
-        r->st.undecided++;
-        pthread_mutex_unlock(&r->mu);
-        return ARB_EEXIST;
+        return check_ahead(r, match, subj, upto, info.last_seq, top,
+                           top_sseq, count, repaired, whole, why);
     }
     if (have) {
         last_seq = m.seq;
@@ -635,7 +783,9 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
             r->st.missing++;
             pthread_mutex_unlock(&r->mu);
         }
-        rc = repair_holes(&rp, &w, end);
+        rc = repair_holes(&rp, &w);
+        if (rc == 0 && end)
+            rc = repair_end(&rp, w.top, w.top_sseq);
         if (rc != 0)
             goto repair_failed;
         *repaired = 1;
@@ -654,17 +804,7 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
                           why);
 repair_failed:
     free(w.held);
-    if (rp.base.rc == ARB_EEXIST) {
-        arb_log_ev(ARB_LOG_WARN, "replicate_undecided", NULL, "replicate: "
-                   "match %s: %s; the stream's answer was stale, repair "
-                   "put off to a later pass", match, arb_buf_cstr(why));
-        pthread_mutex_lock(&r->mu);
-        r->st.undecided++;
-        pthread_mutex_unlock(&r->mu);
-        return ARB_EEXIST;
-    }
-    if (rp.base.rc != 0)
-        return rp.base.rc;
+    rc = repair_outcome(r, match, &rp, rc, why);
     if (rc != 0)
         return rc;
     *repaired = *whole = 1;

@@ -17,6 +17,9 @@
 #include "daemon/replicate.h"
 #include "proto/stream.h"
 
+/* ARBITERD_WALK_DROP=last (see walk_drop). */
+#define ARB_REPL_WALK_DROP_LAST UINT64_MAX
+
 /* An event of the window: read, in flight (published, its PubAck not
  * in), acked (an open whose deal message must go first), done (the
  * cursor may pass it). */
@@ -284,7 +287,10 @@ struct arb_repl {
     uint64_t           resync_to;
     /* Test hook (ARBITERD_WALK_DROP=N, tests/integration/nats_resync.sh):
      * every subject read passes over its Nth message, as a consumer on a
-     * NATS node whose copy of the stream lacks it does.  0: none. */
+     * NATS node whose copy of the stream lacks it does.  "last"
+     * (ARB_REPL_WALK_DROP_LAST): every read ends at the subject's last
+     * stream sequence without its message, as one on a node whose copy
+     * is numbered differently does.  0: none. */
     uint64_t           walk_drop;
     int                wave_failed; /* [mu] a publish failed: the thread
                                        settles what is in flight */

@@ -333,7 +333,9 @@ arb_repl_start(arb_server_t *srv)
     snprintf(r->cursor_path, sizeof(r->cursor_path), "%s/"
              ARB_STREAM_CURSOR_FILE, srv->cfg.data);
     if (getenv("ARBITERD_WALK_DROP") != NULL)
-        r->walk_drop = strtoull(getenv("ARBITERD_WALK_DROP"), NULL, 10);
+        r->walk_drop = strcmp(getenv("ARBITERD_WALK_DROP"), "last") == 0
+                       ? ARB_REPL_WALK_DROP_LAST
+                       : strtoull(getenv("ARBITERD_WALK_DROP"), NULL, 10);
     if (r->conf->secret_key_file != NULL) {
         rc = arb_stream_key_load(r->key, r->conf->secret_key_file, &why);
         if (rc != 0)

@@ -7,8 +7,8 @@
  *   nats_op URLS unfit NAME AGE_S
  *   nats_op URLS window NAME MS
  *   nats_op URLS drop NAME consumers
- *   nats_op URLS delete NAME last
- *   nats_op URLS show NAME leader
+ *   nats_op URLS delete NAME last|SEQ
+ *   nats_op URLS show NAME leader|last
  *
  * recreate deletes stream NAME and creates it again MS milliseconds
  * later with the replica count it had, as arbiter would create it
@@ -24,10 +24,12 @@
  * that must publish again past that window without waiting for it.
  * drop deletes every consumer of stream NAME and prints how many, as the
  * loss of the NATS node that hosted them would leave a reader waiting.
- * delete takes the stream's last message out (its sequence stays the
- * stream's last) and prints its sequence, as an operator removing a
- * message by hand would.  show prints the name of the server that leads
- * stream NAME, for a test that must strike the leader.
+ * delete takes the stream's last message, or the one at stream
+ * sequence SEQ, out (a last one's sequence stays the stream's last) and
+ * prints its sequence, as an operator removing a message by hand, or a
+ * node that lost it, would.  show prints the name of the server that
+ * leads stream NAME, for a test that must strike the leader, or the
+ * stream's last sequence.
  * Exit status 0 when done; the error on stderr otherwise.
  */
 #include <stdio.h>
@@ -71,8 +73,8 @@ main(int argc, char **argv)
                 "       nats_op URLS unfit NAME AGE_S\n"
                 "       nats_op URLS window NAME MS\n"
                 "       nats_op URLS drop NAME consumers\n"
-                "       nats_op URLS delete NAME last\n"
-                "       nats_op URLS show NAME leader\n");
+                "       nats_op URLS delete NAME last|SEQ\n"
+                "       nats_op URLS show NAME leader|last\n");
         return 2;
     }
     memset(&conf, 0, sizeof(conf));
@@ -145,6 +147,13 @@ main(int argc, char **argv)
                            natsStatus_GetText(s), (int)jerr);
             goto done;
         }
+        if (strcmp(argv[2], "show") == 0
+            && strcmp(argv[4], "last") == 0) {
+            printf("%llu\n", (unsigned long long)si->State.LastSeq);
+            jsStreamInfo_Destroy(si);
+            rc = 0;
+            goto done;
+        }
         if (strcmp(argv[2], "show") == 0) {
             if (si->Cluster != NULL && si->Cluster->Leader != NULL) {
                 printf("%s\n", si->Cluster->Leader);
@@ -155,7 +164,8 @@ main(int argc, char **argv)
             jsStreamInfo_Destroy(si);
             goto done;
         }
-        last = si->State.LastSeq;
+        last = strcmp(argv[4], "last") == 0 ? si->State.LastSeq
+               : strtoull(argv[4], NULL, 10);
         jsStreamInfo_Destroy(si);
         s = js_DeleteMsg(st->js, st->name, last, NULL, &jerr);
         if (s != NATS_OK) {

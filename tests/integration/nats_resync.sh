@@ -82,6 +82,26 @@ the leader counts 13; repair put off" "$T/east.log" && echo 1)"
 check "reads short of a message: nothing published again" \
     "13 13 13 13 13 13 " "$(counts)"
 
+# A pass whose reads end at each subject's last stream sequence without
+# its message (ARBITERD_WALK_DROP=last), as on a NATS node whose copy of
+# the stream is numbered differently: what they saw lacks the match's
+# last event, which the leader holds; repairing from it would publish
+# that event again.
+kill "$pid_east"; wait "$pid_east" 2>/dev/null
+export ARBITERD_WALK_DROP=last
+REPL_EXTRA="max_pending = 4" start_replicating east E.
+unset ARBITERD_WALK_DROP
+sleep 1
+out=$(on east replicate --check --timeout 60 2>&1)
+check "reads ended before the last message: every match put off" 1 \
+    "$(printf '%s\n' "$out" | grep -c "0 repaired, 6 put off")"
+check "reads ended before the last message: said" 1 \
+    "$(grep -q "match E.1: the read of arbiter.ev.E%2E1 ended before its \
+last message (seq 12, stream sequence [0-9]*); repair put off" \
+       "$T/east.log" && echo 1)"
+check "reads ended before the last message: nothing published again" \
+    "13 13 13 13 13 13 " "$(counts)"
+
 # The cursor file lost; started again past the duplicate window.
 kill "$pid_east"; wait "$pid_east" 2>/dev/null
 rm -f "$T/east/replicate.pos"
@@ -159,6 +179,48 @@ check "short of a tail every time: exit 1" 1 $?
 check "short of a tail every time: named" 1 \
     "$(printf '%s\n' "$out" | grep -c "match E.2 seq 14: the read ended at \
 seq 13 while the stream's leader holds seq 14")"
+
+# A stream that lost seqs of a match from its middle while later ones
+# were kept (a NATS node killed before its flush), and a recorder whose
+# cursor is behind: its resync finds the subject ending past the window
+# and short, and holds the match's events in the window for a pass; the
+# pass is bounded by the window, whose first events past it are in the
+# log beyond.  Until 2026-12-05 the pass put the match off while it ended
+# past its bound, and the window, unable to move on past its held events,
+# never raised the bound: the recorder stopped publishing for good.  Now
+# the pass makes the subject whole up to its bound (seq 3 again), the
+# window moves on, and the next pass fills what lies past (seq 10).
+kill "$pid_east" 2>/dev/null; wait "$pid_east" 2>/dev/null
+REPL_EXTRA="max_pending = 4" start_replicating east E.
+base=$($OP "$URLS" show ARBITER last)
+play east E.7 12
+published east
+check "lost seqs: E.7 published" 13 "$($OP "$URLS" count ARBITER E.7)"
+$OP "$URLS" delete ARBITER $((base + 4)) > /dev/null      # E.7 seq 3
+$OP "$URLS" delete ARBITER $((base + 11)) > /dev/null     # E.7 seq 10
+kill "$pid_east"; wait "$pid_east" 2>/dev/null
+rm -f "$T/east/replicate.pos"
+sleep 1
+REPL_EXTRA="max_pending = 4" start_replicating east E.
+i=0
+while [ "$(stat east lag_events)" != 0 ] && [ $i -lt 600 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+check "lost seqs: the recorder published its whole log" 0 \
+    "$(stat east lag_events)"
+check "lost seqs: E.7 whole again, once each" 13 \
+    "$($OP "$URLS" count ARBITER E.7)"
+check "lost seqs: seq 3 repaired below the window's bound" 1 \
+    "$(grep -c "match E.7: the stream lacks 1 seqs up to [0-9]*, the first \
+3, and ends on seq 12; published again" "$T/east.log")"
+check "lost seqs: seq 10 repaired by the next pass" 1 \
+    "$(grep -c "match E.7: the stream lacks 1 seqs up to 12, the first 10" \
+       "$T/east.log")"
+out=$($A restore --nats "$URLS" --data "$T/east6" --prefix E.7 2>&1)
+check "lost seqs: E.7 restores from the stream" 0 $?
+check "lost seqs: restored E.7 = the recorder's" \
+    "$($A export --format jsonl --db "$T/east" --match E.7 2>&1)" \
+    "$($A export --format jsonl --db "$T/east6" --match E.7 2>&1)"
 
 if [ $fail -ne 0 ]; then
     printf '%s\n' "$out" | tail -n 5 | sed 's/^/why: restore: /'
