@@ -4,6 +4,7 @@
  *   nats_op URLS recreate NAME MS
  *   nats_op URLS publish SUBJECT TEXT
  *   nats_op URLS count STREAM MATCH
+ *   nats_op URLS seqs STREAM MATCH
  *   nats_op URLS unfit NAME AGE_S
  *   nats_op URLS window NAME MS
  *   nats_op URLS drop NAME consumers
@@ -16,7 +17,9 @@
  * an operator never to do; the tests do it to show what a recorder and a
  * replica running meanwhile make of it.  publish puts TEXT on SUBJECT
  * through JetStream, as a client that is not arbiter might.  count
- * prints how many messages the stream holds on MATCH's event subject.
+ * prints how many messages the stream holds on MATCH's event subject;
+ * seqs prints each of them, in stream order, as "STREAM_SEQ SEQ" (its
+ * Arbiter-Seq), the subject's last message last.
  * unfit creates stream NAME on "arbiter.>" as arbiter would, but with
  * messages expiring after AGE_S seconds: a stream arbiter must refuse.
  * window creates stream NAME as arbiter would (one replica), with a
@@ -39,6 +42,7 @@
 
 #include "core/buf.h"
 #include "proto/stream.h"
+#include "proto/stream_read.h"
 
 static void
 sleep_ms(long ms)
@@ -62,6 +66,7 @@ main(int argc, char **argv)
     if (argc != 5 || (strcmp(argv[2], "recreate") != 0
                       && strcmp(argv[2], "publish") != 0
                       && strcmp(argv[2], "count") != 0
+                      && strcmp(argv[2], "seqs") != 0
                       && strcmp(argv[2], "unfit") != 0
                       && strcmp(argv[2], "window") != 0
                       && strcmp(argv[2], "drop") != 0
@@ -70,6 +75,7 @@ main(int argc, char **argv)
         fprintf(stderr, "usage: nats_op URLS recreate NAME MS\n"
                 "       nats_op URLS publish SUBJECT TEXT\n"
                 "       nats_op URLS count STREAM MATCH\n"
+                "       nats_op URLS seqs STREAM MATCH\n"
                 "       nats_op URLS unfit NAME AGE_S\n"
                 "       nats_op URLS window NAME MS\n"
                 "       nats_op URLS drop NAME consumers\n"
@@ -176,6 +182,36 @@ main(int argc, char **argv)
         }
         printf("%llu\n", (unsigned long long)last);
         rc = 0;
+        goto done;
+    }
+    if (strcmp(argv[2], "seqs") == 0) {
+        char                 subj[ARB_STREAM_SUBJECT_MAX];
+        arb_stream_reader_t *rd = NULL;
+        arb_stream_msg_t     m;
+        uint64_t             last;
+
+        if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, argv[4])
+            != 0) {
+            arb_buf_printf(&why, "bad match id '%s'", argv[4]);
+            goto done;
+        }
+        if (arb_stream_last(st, subj, &m, &why) != 0)
+            goto done;
+        last = m.stream_seq;
+        arb_stream_msg_clear(&m);
+        if (arb_stream_reader_open(&rd, st, subj, 1, &why) != 0)
+            goto done;
+        while (arb_stream_reader_next(rd, &m, 5000, &why) == 0) {
+            printf("%llu %llu\n", (unsigned long long)m.stream_seq,
+                   (unsigned long long)m.seq);
+            if (m.stream_seq >= last) {
+                rc = 0;
+                arb_stream_msg_clear(&m);
+                break;
+            }
+            arb_stream_msg_clear(&m);
+        }
+        arb_stream_reader_close(rd);
         goto done;
     }
     if (strcmp(argv[2], "count") == 0) {

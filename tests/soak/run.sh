@@ -1,7 +1,8 @@
 #!/bin/sh
 # make soak: the long fault runs, one after the other, each printing its
 # figures: >= 1,000 power cuts, >= 1,000 kill -9 under load, the I/O-error
-# loop over a larger workload, and the load-with-faults soak.
+# loop over a larger workload, the load-with-faults soak, and (with
+# nats-server) 50 rounds of random damage to a replication stream.
 # usage: tests/soak/run.sh BUILD SECS   (run from the repository root)
 BUILD=${1:-build}
 SECS=${2:-600}
@@ -25,6 +26,14 @@ ARB_CRASH_ROUNDS=${ARB_CRASH_ROUNDS:-1000} run crash \
 ARB_IOERR_REQUESTS=${ARB_IOERR_REQUESTS:-40} run ioerr \
     "$BUILD"/tests/test_ioerr > "$T/ioerr"; cat "$T/ioerr"; check ioerr "$T/ioerr"
 run soak "$BUILD"/tests/soak_faults "$SECS" 256 > "$T/soak"; cat "$T/soak"; check soak "$T/soak"
+# Random stream damage and cursor places, with a seed of the run's own
+# (printed: ARB_DAMAGE_SEED=S replays it).
+if command -v nats-server > /dev/null; then
+    seed=${ARB_DAMAGE_SEED:-$(od -An -N3 -tu4 /dev/urandom | tr -d ' ')}
+    ARB_DAMAGE_ROUNDS=${ARB_DAMAGE_ROUNDS:-50} ARB_DAMAGE_SEED=$seed \
+        run damage sh tests/integration/nats_damage.sh > "$T/damage"
+    cat "$T/damage"; check damage "$T/damage"
+fi
 if [ -n "$failed" ]; then
     echo "soak: FAILED:$failed"
     exit 1
