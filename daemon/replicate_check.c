@@ -452,9 +452,9 @@ walk_bad(arb_repl_t *r, const char *match, const walk_t *w,
 }
 
 /* Whether the window will publish events of match on its own: one in
- * flight (or acked, its deal to go), or one to send with no hole of the
- * match before it.  Events behind a hole wait for a pass, as the hole
- * does. */
+ * flight (or acked, its deal to go), or one to send while it holds no
+ * hole of the match.  Events behind a hole wait for a pass, as the hole
+ * does (arb__repl_pump). */
 static int
 window_publishes(arb_repl_t *r, const char *match)
 {

@@ -67,7 +67,8 @@ usage(FILE *f)
         "be seen here: docs/REPLICA.md says what each mode promises.\n"
         "A consumer that delivers nothing for 3 s while the stream holds\n"
         "more is made again (said on stderr); the restore gives up after\n"
-        "30 s without a message.\n"
+        "30 s without a message.  JetStream temporarily unavailable (an\n"
+        "election, a lost quorum) is waited for as long, said once.\n"
         "At a terminal the progress is shown on stderr.\n\n"
         "Exit status: 0 restored and verified, 1 the stream is incomplete\n"
         "or does not verify, 2 usage, connection or I/O error.\n");
@@ -99,6 +100,26 @@ on_problem(void *ud, const char *match_id, uint64_t seq, const char *msg)
     arb_buf_printf(&r->said, "arbiter restore: %s\n", msg);
 }
 
+/* After ARB_EAGAIN (JetStream temporarily unavailable: an election, a
+ * node just thawed): 1 to try again, said once, for up to IDLE_MS since
+ * `since`, after a pause; 0 to give up.  Until 2026-12-05 a restore
+ * begun as a frozen NATS node came back failed at once (the cluster
+ * soak, cycle 26: "ordered consumer: Error (JetStream error 10008)"). */
+static int
+try_again(int64_t since, int *said, arb_buf_t *why)
+{
+    struct timespec ts = { 0, 250 * 1000000L };
+
+    if (arb_clock_ms() - since > IDLE_MS)
+        return 0;
+    if (!*said)
+        fprintf(stderr, "arbiter restore: %s; trying again for up to %d "
+                "s\n", arb_buf_cstr(why), IDLE_MS / 1000);
+    *said = 1;
+    nanosleep(&ts, NULL);
+    return 1;
+}
+
 /* Reads the stream up to its last sequence as of the start into the
  * mirror.  CLI_OK, or CLI_DIFFERS / CLI_ERROR with the reason printed. */
 static int
@@ -113,13 +134,15 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
     uint64_t             at = 0, next = 0, remade = 0, skips = 0;
     int64_t              idle_since = arb_clock_ms();
     size_t               plen = prefix != NULL ? strlen(prefix) : 0;
-    int                  rc, status = CLI_ERROR;
+    int                  rc, status = CLI_ERROR, said = 0;
 
     ops_progress_init(&pr);
     *read = 0;
     if (last == 0)
         return CLI_OK;
-    rc = arb_stream_reader_open(&rd, st, NULL, 1, &why);
+    do
+        rc = arb_stream_reader_open(&rd, st, NULL, 1, &why);
+    while (rc == ARB_EAGAIN && try_again(idle_since, &said, &why));
     if (rc != 0) {
         fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
         goto done;
@@ -372,6 +395,7 @@ cmd_restore_nats(int argc, char **argv)
     arb_buf_t           first_foreign = ARB_BUF_INIT;
     int64_t             t0;
     int                 status, rc, exists = 0, attempt, drop_all = 0;
+    int                 said = 0;
 
     status = cli_args_parse(&a, argc, argv);
     if (status >= 0)
@@ -402,8 +426,12 @@ cmd_restore_nats(int argc, char **argv)
     conf.creds = creds;
     conf.client_name = "arbiter restore";
     rc = arb_stream_open(&st, &conf, NULL, NULL, &why);
-    if (rc == 0)
-        rc = arb_stream_bounds(st, NULL, &last, &msgs, &why);
+    t0 = arb_clock_ms();
+    while (rc == 0
+           && (rc = arb_stream_bounds(st, NULL, &last, &msgs, &why))
+              == ARB_EAGAIN
+           && try_again(t0, &said, &why))
+        ;
     if (rc != 0) {
         fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
         goto done;
