@@ -8,11 +8,11 @@
 # while an operator asks for an anti-entropy pass.  After each round the
 # recorder must publish its whole log (lag 0) and the stream must hold
 # every event of every match exactly once; at the end, a store restored
-# from the stream equals the recorder's.  A stall here is a recorder that stopped publishing for
-# good: one such (a match held in its window for a pass whose bound the
-# window could not raise) was found by chance in test_replicate's load
-# case on 2026-12-05.  The damage is drawn from a seed, printed, so that
-# a failing round can be replayed.
+# from the stream equals the recorder's.  A stall here is a recorder
+# that stopped publishing for good: one such (a match held in its window
+# for a pass whose bound the window could not raise) was found by chance
+# in test_replicate's load case on 2026-12-05.  The damage is drawn from
+# a seed, printed, so that a failing round can be replayed.
 # ARB_DAMAGE_ROUNDS (default 2), ARB_DAMAGE_SEED (default 1; make soak
 # draws one).  Ports: ARB_NATS_PORT_BASE (default 18100).
 . tests/common.sh

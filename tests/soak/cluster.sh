@@ -53,6 +53,16 @@ alive() {
     done
 }
 
+# After a refused restore west has no store to go on from (started on
+# none, it refuses every write the stream is ahead of, and its
+# scorekeeper would try for ever): the soak stops, saying so.
+stop_unrestored() {
+    kill "$sk_east" "$sk_west" 2>/dev/null
+    echo "cluster soak: stopped at cycle $c: west cannot go on unrestored"
+    echo "cluster soak: $pass passed, $fail failed"
+    exit 1
+}
+
 # fault F NODE: strikes fault F (above) at NATS node NODE.
 fault() {
     case $1 in
@@ -66,7 +76,8 @@ fault() {
        rm -rf "$T/west"
        _out=$($A restore --nats "$URLS" --data "$T/west" --prefix W. 2>&1) \
            || { check "cycle $c: restore of west" 0 1
-                printf '%s\n' "$_out" | tail -n 3 | sed 's/^/why: /'; }
+                printf '%s\n' "$_out" | tail -n 3 | sed 's/^/why: /'
+                stop_unrestored; }
        start_west ;;
     6) kill -9 "$pid_rep"; wait "$pid_rep" 2>/dev/null
        rm -rf "$T/rep"; start_replica rep ;;
