@@ -13,8 +13,9 @@
 # for a pass whose bound the window could not raise) was found by chance
 # in test_replicate's load case on 2026-12-05.  The damage is drawn from
 # a seed, printed, so that a failing round can be replayed.
-# ARB_DAMAGE_ROUNDS (default 2), ARB_DAMAGE_SEED (default 1; make soak
-# draws one).  Ports: ARB_NATS_PORT_BASE (default 18100).
+# ARB_DAMAGE_ROUNDS (default 3), ARB_DAMAGE_SEED (make soak draws one;
+# without it the rounds take the kinds in turn, cursor lost, behind, no
+# restart, kept, the rest drawn from seed 1).  Ports: ARB_NATS_PORT_BASE (default 18100).
 . tests/common.sh
 . tests/cluster/nats.sh
 nats_test_up nats_damage.sh 1 18100
@@ -22,7 +23,7 @@ nats_test_up nats_damage.sh 1 18100
 
 OP=${BUILD:-build}/tests/nats_op
 $OP "$URLS" window ARBITER 300
-ROUNDS=${ARB_DAMAGE_ROUNDS:-2}
+ROUNDS=${ARB_DAMAGE_ROUNDS:-3}
 SEED=${ARB_DAMAGE_SEED:-1}
 echo "nats_damage.sh: seed $SEED, $ROUNDS rounds"
 
@@ -78,7 +79,10 @@ while [ $r -le "$ROUNDS" ]; do
     done
     whole
     head=$(stat published_pos)
-    rnd 4; live=$((R == 3))         # one round in four: no restart
+    # The round's kind: 0 cursor kept, 1 lost, 2 behind, 3 no restart.
+    if [ -n "${ARB_DAMAGE_SEED:-}" ]; then rnd 4; kind=$R
+    else kind=$((r % 4)); fi
+    live=$((kind == 3))
     [ $live -eq 1 ] || { kill "$pid_east"; wait "$pid_east" 2>/dev/null; }
     # Lost from the middle of 1..4 subjects (never a subject's last
     # message: nats-server 2.9.10 then cannot say which is last, a case
@@ -108,8 +112,7 @@ while [ $r -le "$ROUNDS" ]; do
         how="running, an anti-entropy pass asked for"
     else
         # The cursor: kept, lost, or behind (at a random earlier place).
-        rnd 3
-        case $R in
+        case $kind in
         0) cursor=kept ;;
         1) cursor=lost; rm -f "$T/east/replicate.pos" ;;
         *) rnd $((head + 1)); cursor="at $R of $head"

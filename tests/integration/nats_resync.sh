@@ -68,12 +68,17 @@ kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
 # copy of the stream lacks it: the holes they find are not filled, since
 # each read saw fewer messages than the leader counts (filled, each would
 # be a copy once the duplicate window has passed).
-kill "$pid_east"; wait "$pid_east" 2>/dev/null
-export ARBITERD_WALK_DROP=3
-REPL_EXTRA="max_pending = 4" start_replicating east E.
-unset ARBITERD_WALK_DROP
-sleep 1
-out=$(on east replicate --check --timeout 60 2>&1)
+# walk_pass HOOK: east restarted with ARBITERD_WALK_DROP=HOOK; what the
+# pass it is asked for says, in out.
+walk_pass() {
+    kill "$pid_east"; wait "$pid_east" 2>/dev/null
+    export ARBITERD_WALK_DROP=$1
+    REPL_EXTRA="max_pending = 4" start_replicating east E.
+    unset ARBITERD_WALK_DROP
+    sleep 1
+    out=$(on east replicate --check --timeout 60 2>&1)
+}
+walk_pass 3
 check "reads short of a message: every match put off" 1 \
     "$(printf '%s\n' "$out" | grep -c "0 repaired, 6 put off")"
 check "reads short of a message: said" 1 \
@@ -87,12 +92,7 @@ check "reads short of a message: nothing published again" \
 # the stream is numbered differently: what they saw lacks the match's
 # last event, which the leader holds; repairing from it would publish
 # that event again.
-kill "$pid_east"; wait "$pid_east" 2>/dev/null
-export ARBITERD_WALK_DROP=last
-REPL_EXTRA="max_pending = 4" start_replicating east E.
-unset ARBITERD_WALK_DROP
-sleep 1
-out=$(on east replicate --check --timeout 60 2>&1)
+walk_pass last
 check "reads ended before the last message: every match put off" 1 \
     "$(printf '%s\n' "$out" | grep -c "0 repaired, 6 put off")"
 check "reads ended before the last message: said" 1 \
