@@ -124,11 +124,13 @@ while [ $r -le "$ROUNDS" ]; do
         how="cursor $cursor; max_pending $PENDING"
     fi
     whole
-    echo "round $r: lost$lost; $how; whole after ${W}s"
+    if [ "$W" = timeout ]; then W="not whole after 90 s"
+    else W="whole after ${W}s"; fi
+    echo "round $r: lost$lost; $how; $W"
     check "round $r: the recorder published its whole log" 0 \
         "$(stat lag_events)"
     check "round $r: every event in the stream once" "$(events)" "$(counts)"
-    if [ "$W" = timeout ]; then
+    if [ "$W" = "not whole after 90 s" ]; then
         grep "replicate" "$T/east.log" | tail -n 8 | sed 's/^/why: /'
         break
     fi
