@@ -147,6 +147,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
         fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
         goto done;
     }
+    idle_since = arb_clock_ms();
     while (at < last) {
         rc = arb_stream_reader_next(rd, &msg, 500, &why);
         if (rc == ARB_EAGAIN) {
@@ -427,11 +428,10 @@ cmd_restore_nats(int argc, char **argv)
     conf.client_name = "arbiter restore";
     rc = arb_stream_open(&st, &conf, NULL, NULL, &why);
     t0 = arb_clock_ms();
-    while (rc == 0
-           && (rc = arb_stream_bounds(st, NULL, &last, &msgs, &why))
-              == ARB_EAGAIN
-           && try_again(t0, &said, &why))
-        ;
+    if (rc == 0)
+        do
+            rc = arb_stream_bounds(st, NULL, &last, &msgs, &why);
+        while (rc == ARB_EAGAIN && try_again(t0, &said, &why));
     if (rc != 0) {
         fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
         goto done;
