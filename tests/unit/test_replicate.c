@@ -2352,10 +2352,16 @@ static int
 cluster(const char *cmd)
 {
     char line[600];
+    int  st;
 
     snprintf(line, sizeof(line), "sh tests/cluster/nats.sh %s >> %s/cl.log "
              "2>&1", cmd, load_base);
-    return system(line);
+    st = system(line);
+    if (st != 0) {          /* what nats.sh said (the directory goes) */
+        snprintf(line, sizeof(line), "%s/cl.log", load_base);
+        load_why_lines(stderr, "nats.sh", line, NULL, 5);
+    }
+    return st;
 }
 
 /* The node (1..3) leading the stream, or 0. */
