@@ -320,11 +320,15 @@ static int
 check_ends(arb_stream_t *st, arb_store_t *s, const char *prefix,
            uint64_t last, rctx_t *r)
 {
-    ends_t e = { st, s, prefix, last, r, ARB_BUF_INIT };
-    int    rc;
+    ends_t  e = { st, s, prefix, last, r, ARB_BUF_INIT };
+    int64_t t0 = arb_clock_ms();
+    int     rc, said = 0;
 
-    rc = arb_stream_subjects(st, ARB_STREAM_EV_PREFIX ">", end_cb, &e,
-                             &e.why);
+    /* (Again from the start: a match already named is not named twice.) */
+    do
+        rc = arb_stream_subjects(st, ARB_STREAM_EV_PREFIX ">", end_cb, &e,
+                                 &e.why);
+    while (rc == ARB_EAGAIN && try_again(t0, &said, &e.why));
     if (rc != 0)
         fprintf(stderr, "arbiter restore: comparing each match's end with "
                 "the stream's leader: %s\n", arb_buf_cstr(&e.why)
