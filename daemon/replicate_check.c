@@ -433,6 +433,40 @@ walk_short(arb_repl_t *r, const char *match, arb_buf_t *why)
     return ARB_EEXIST;
 }
 
+/* A read that ended without the subject's last message (seq, at stream
+ * sequence sseq), which the leader holds: what it saw is not the whole
+ * subject, and repairing from it would append copies of what it passed
+ * over.  walk_short. */
+static int
+walk_ended_early(arb_repl_t *r, const char *match, const char *subj,
+                 uint64_t seq, uint64_t sseq, arb_buf_t *why)
+{
+    if (why != NULL) {
+        why->len = 0;
+        arb_buf_printf(why, "the read of %s ended before its last message "
+                       "(seq %" PRIu64 ", stream sequence %" PRIu64 ")",
+                       subj, seq, sseq);
+    }
+    return walk_short(r, match, why);
+}
+
+/* A read that found holes while it saw fewer messages than the leader
+ * counts on the subject: one on a replica whose copy differs from the
+ * leader's (nats-server 2.9.10 leaves one so; docs/FAULTS.md) finds
+ * holes the leader does not have, and filling them past the duplicate
+ * window appends copies.  walk_short. */
+static int
+walk_saw_fewer(arb_repl_t *r, const char *match, const char *subj,
+               uint64_t msgs, uint64_t count, arb_buf_t *why)
+{
+    if (why != NULL) {
+        why->len = 0;
+        arb_buf_printf(why, "the read of %s found %" PRIu64 " messages, "
+                       "the leader counts %" PRIu64, subj, msgs, count);
+    }
+    return walk_short(r, match, why);
+}
+
 /* A walk found the subject holding what the log does not (a seq past
  * it, or another hash at a seq): reported and fenced, never repaired. */
 static void
@@ -521,14 +555,7 @@ check_ahead(arb_repl_t *r, const char *match, const char *subj,
         goto done;
     }
     if (w.end_seq != top) {
-        /* What it saw is not the subject (walk_short). */
-        if (why != NULL) {
-            why->len = 0;
-            arb_buf_printf(why, "the read of %s ended before its last "
-                           "message (seq %" PRIu64 ", stream sequence %"
-                           PRIu64 ")", subj, top, top_sseq);
-        }
-        rc = walk_short(r, match, why);
+        rc = walk_ended_early(r, match, subj, top, top_sseq, why);
         goto done;
     }
     w.top = upto;
@@ -538,13 +565,7 @@ check_ahead(arb_repl_t *r, const char *match, const char *subj,
         goto done;
     }
     if (w.msgs < count) {
-        if (why != NULL) {
-            why->len = 0;
-            arb_buf_printf(why, "the read of %s found %" PRIu64 " messages, "
-                           "the leader counts %" PRIu64, subj, w.msgs,
-                           count);
-        }
-        rc = walk_short(r, match, why);
+        rc = walk_saw_fewer(r, match, subj, w.msgs, count, why);
         goto done;
     }
     arb_log_ev(ARB_LOG_WARN, "replicate_missing", NULL, "replicate: match "
@@ -709,41 +730,22 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
                 goto done;
             }
             if (w.top < last_seq) {
-                /* The read ended without the subject's last message,
-                 * which the leader holds: what it saw is not the whole
-                 * subject, and repairing from it would append copies of
-                 * what it passed over.  A second look reads it again. */
+                /* (A second look reads it again.) */
                 *repaired = dry;
-                if (!dry && why != NULL) {
-                    why->len = 0;
-                    arb_buf_printf(why, "the read of %s ended before its "
-                                   "last message (seq %" PRIu64 ", stream "
-                                   "sequence %" PRIu64 ")", subj, last_seq,
-                                   stream_last);
-                }
                 if (!dry)
-                    rc = walk_short(r, match, why);
+                    rc = walk_ended_early(r, match, subj, last_seq,
+                                          stream_last, why);
                 goto done;
             }
             nmiss = walk_missing(&w, &first);
             if (nmiss > 0 && !dry) {
                 /* Holes: before they are filled, the read must have seen
-                 * every message the leader counts.  One on a replica
-                 * whose copy differs from the leader's (nats-server
-                 * 2.9.10 leaves one so; docs/FAULTS.md) finds holes the
-                 * leader does not have, and filling them past the
-                 * duplicate window appends copies. */
+                 * every message the leader counts. */
                 rc = subject_count(r, subj, &count, why);
                 if (rc != 0)
                     goto done;
                 if (w.msgs < count) {
-                    if (why != NULL) {
-                        why->len = 0;
-                        arb_buf_printf(why, "the read of %s found %" PRIu64
-                                       " messages, the leader counts %"
-                                       PRIu64, subj, w.msgs, count);
-                    }
-                    rc = walk_short(r, match, why);
+                    rc = walk_saw_fewer(r, match, subj, w.msgs, count, why);
                     goto done;
                 }
             }
