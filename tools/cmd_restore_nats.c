@@ -101,21 +101,23 @@ on_problem(void *ud, const char *match_id, uint64_t seq, const char *msg)
 }
 
 /* After ARB_EAGAIN (JetStream temporarily unavailable: an election, a
- * node just thawed): 1 to try again, said once, for up to IDLE_MS since
- * `since`, after a pause; 0 to give up.  Until 2026-12-05 a restore
+ * node just thawed): 1 to try again, for up to IDLE_MS since `since`,
+ * after a pause; 0 to give up.  Said once a run (the first look, the
+ * consumer and the end check may each meet the same outage).  Until 2026-12-05 a restore
  * begun as a frozen NATS node came back failed at once (the cluster
  * soak, cycle 26: "ordered consumer: Error (JetStream error 10008)"). */
 static int
-try_again(int64_t since, int *said, arb_buf_t *why)
+try_again(int64_t since, arb_buf_t *why)
 {
+    static int      said;       /* one restore a process */
     struct timespec ts = { 0, 250 * 1000000L };
 
     if (arb_clock_ms() - since > IDLE_MS)
         return 0;
-    if (!*said)
+    if (!said)
         fprintf(stderr, "arbiter restore: %s; trying again for up to %d "
                 "s\n", arb_buf_cstr(why), IDLE_MS / 1000);
-    *said = 1;
+    said = 1;
     nanosleep(&ts, NULL);
     return 1;
 }
@@ -134,7 +136,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
     uint64_t             at = 0, next = 0, remade = 0, skips = 0;
     int64_t              idle_since = arb_clock_ms();
     size_t               plen = prefix != NULL ? strlen(prefix) : 0;
-    int                  rc, status = CLI_ERROR, said = 0;
+    int                  rc, status = CLI_ERROR;
 
     ops_progress_init(&pr);
     *read = 0;
@@ -142,7 +144,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
         return CLI_OK;
     do
         rc = arb_stream_reader_open(&rd, st, NULL, 1, &why);
-    while (rc == ARB_EAGAIN && try_again(idle_since, &said, &why));
+    while (rc == ARB_EAGAIN && try_again(idle_since, &why));
     if (rc != 0) {
         fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
         goto done;
@@ -322,13 +324,13 @@ check_ends(arb_stream_t *st, arb_store_t *s, const char *prefix,
 {
     ends_t  e = { st, s, prefix, last, r, ARB_BUF_INIT };
     int64_t t0 = arb_clock_ms();
-    int     rc, said = 0;
+    int     rc;
 
     /* (Again from the start: a match already named is not named twice.) */
     do
         rc = arb_stream_subjects(st, ARB_STREAM_EV_PREFIX ">", end_cb, &e,
                                  &e.why);
-    while (rc == ARB_EAGAIN && try_again(t0, &said, &e.why));
+    while (rc == ARB_EAGAIN && try_again(t0, &e.why));
     if (rc != 0)
         fprintf(stderr, "arbiter restore: comparing each match's end with "
                 "the stream's leader: %s\n", arb_buf_cstr(&e.why)
@@ -400,7 +402,6 @@ cmd_restore_nats(int argc, char **argv)
     arb_buf_t           first_foreign = ARB_BUF_INIT;
     int64_t             t0;
     int                 status, rc, exists = 0, attempt, drop_all = 0;
-    int                 said = 0;
 
     status = cli_args_parse(&a, argc, argv);
     if (status >= 0)
@@ -435,7 +436,7 @@ cmd_restore_nats(int argc, char **argv)
     if (rc == 0)
         do
             rc = arb_stream_bounds(st, NULL, &last, &msgs, &why);
-        while (rc == ARB_EAGAIN && try_again(t0, &said, &why));
+        while (rc == ARB_EAGAIN && try_again(t0, &why));
     if (rc != 0) {
         fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
         goto done;
