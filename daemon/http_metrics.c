@@ -173,6 +173,9 @@ arb_http_metrics(arb_http_req_t *q)
         one(&b, "arbiter_replication_republished_total", "counter",
             "Events anti-entropy put back into the stream.",
             rf.republished);
+        one(&b, "arbiter_replication_deals_republished_total", "counter",
+            "Deal messages anti-entropy put back into the stream.",
+            rf.deals_republished);
         one(&b, "arbiter_replication_missing_total", "counter",
             "Events anti-entropy found missing from the stream.",
             rf.missing);

@@ -501,8 +501,9 @@ advance(arb_repl_t *r)
 /* ---- publishing ---------------------------------------------------------- */
 
 /* 1 when stream sequence sseq holds this very event (read by sequence,
- * not through the subject index a stale leader may lack); 0 when it is
- * gone (deleted); an ARB_E* code when NATS did not answer. */
+ * not through the subject index a stale leader may lack), or, with hash
+ * NULL, the deal message of match; 0 when it is gone (deleted); an ARB_E*
+ * code when NATS did not answer. */
 static int
 held_at(arb_repl_t *r, uint64_t sseq, const char *match, uint64_t seq,
         const unsigned char hash[ARB_HASH_LEN], arb_buf_t *why)
@@ -520,14 +521,15 @@ held_at(arb_repl_t *r, uint64_t sseq, const char *match, uint64_t seq,
     }
     if (arb_stream_msg_parse(&m, msg, NULL) != 0)
         return 0;
-    rc = m.kind == ARB_STREAM_EV && m.seq == seq
-         && strcmp(m.match_id, match) == 0
-         && memcmp(m.hash, hash, ARB_HASH_LEN) == 0;
+    if (hash == NULL)
+        rc = m.kind == ARB_STREAM_DEAL && strcmp(m.match_id, match) == 0;
+    else
+        rc = m.kind == ARB_STREAM_EV && m.seq == seq
+             && strcmp(m.match_id, match) == 0
+             && memcmp(m.hash, hash, ARB_HASH_LEN) == 0;
     arb_stream_msg_clear(&m);
     return rc;
 }
-
-static int put_deal(arb_repl_t *r, const char *match, arb_buf_t *why);
 
 int
 arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
@@ -595,7 +597,7 @@ arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
     pthread_mutex_unlock(&r->mu);
     /* A republished open: its deal message too, which the stream lost
      * with it or never had. */
-    if (seq == 0 && put_deal(r, match, why) != 0)
+    if (seq == 0 && arb__repl_put_deal(r, match, NULL, why) != 0)
         arb_log_ev(ARB_LOG_WARN, "replicate_deal", NULL, "replicate: "
                    "match %s: its open republished, its deal message not: "
                    "%s", match, why != NULL && arb_buf_cstr(why)
@@ -607,9 +609,12 @@ arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
  * arbiter.deal.<token>, right after its open was acked and before seq 1
  * is sent (docs/DEAL.md: the secret stays outside the chain until the
  * close reveals it).  Its Nats-Msg-Id "<match>/deal" makes a repeat a
- * duplicate.  0 when there is none or it went out. */
-static int
-put_deal(arb_repl_t *r, const char *match, arb_buf_t *why)
+ * duplicate; but the duplicate window remembers a deal the stream has
+ * lost since (a node killed before its flush), so a duplicate is looked
+ * up by its sequence, and, gone, the deal goes again without the id. */
+int
+arb__repl_put_deal(arb_repl_t *r, const char *match, int *stored,
+                   arb_buf_t *why)
 {
     arb_buf_t    sec = ARB_BUF_INIT;
     natsMsg     *m = NULL;
@@ -617,8 +622,11 @@ put_deal(arb_repl_t *r, const char *match, arb_buf_t *why)
     jsPubAck    *pa = NULL;
     jsErrCode    jerr = 0;
     natsStatus   s;
-    int          rc;
+    uint64_t     dup = 0;
+    int          rc, with_id;
 
+    if (stored != NULL)
+        *stored = 0;
     if (!r->have_key)
         return 0;
     rc = arb_store_secret(r->store, match, &sec, NULL);
@@ -626,18 +634,38 @@ put_deal(arb_repl_t *r, const char *match, arb_buf_t *why)
         arb_buf_free(&sec);
         return rc == ARB_ENOTFOUND ? 0 : rc;
     }
-    rc = arb_stream_deal_msg(&m, match, arb_buf_cstr(&sec), r->key,
-                             r->conf->recorder);
+    for (with_id = 1;; with_id = 0) {
+        rc = arb_stream_deal_msg(&m, match, arb_buf_cstr(&sec), r->key,
+                                 r->conf->recorder);
+        if (rc != 0)
+            break;
+        if (!with_id)
+            natsMsgHeader_Delete(m, ARB_STREAM_HDR_MSGID);
+        jsPubOptions_Init(&po);
+        po.MaxWait = r->conf->timeout_ms;
+        s = js_PublishMsg(&pa, r->s->js, m, &po, &jerr);
+        natsMsg_Destroy(m);
+        m = NULL;
+        if (s != NATS_OK) {
+            rc = arb_stream_err(s, jerr, "deal", why);
+            break;
+        }
+        if (pa->Duplicate)
+            dup = pa->Sequence;
+        else if (stored != NULL)
+            *stored = 1;
+        jsPubAck_Destroy(pa);
+        pa = NULL;
+        if (!with_id || dup == 0)
+            break;
+        rc = held_at(r, dup, match, 0, NULL, why);
+        if (rc != 0)            /* held (1), or no answer */
+            break;
+        dup = 0;
+    }
     sodium_memzero(sec.data, sec.len);
     arb_buf_free(&sec);
-    if (rc != 0)
-        return rc;
-    jsPubOptions_Init(&po);
-    po.MaxWait = r->conf->timeout_ms;
-    s = js_PublishMsg(&pa, r->s->js, m, &po, &jerr);
-    natsMsg_Destroy(m);
-    jsPubAck_Destroy(pa);
-    return s == NATS_OK ? 0 : arb_stream_err(s, jerr, "deal", why);
+    return rc < 0 ? rc : 0;
 }
 
 /* In resync, when the stream's last message m of e->match is not the
@@ -663,14 +691,15 @@ resync_fence(arb_repl_t *r, const arb_repl_ev_t *e,
 /* Under mu, in resync: event w, found in the stream, is done.  An open
  * the stream holds may lack its deal message: its PubAck came and the
  * deal's publish failed, or the recorder died in between.  Acked,
- * deals() sends the deal (a repeat is a duplicate, by its message id)
- * before the match's next event. */
+ * deals() sends the deal, unless the stream holds it, before the match's
+ * next event. */
 static void
 held_done_locked(arb_repl_t *r, arb_repl_ev_t *w)
 {
     if (w->state != EV_NEW || w->hole)
         return;
     w->state = w->seq == 0 && r->have_key ? EV_ACKED : EV_DONE;
+    w->found = w->state == EV_ACKED;
     r->st.duplicates++;
 }
 
@@ -1047,9 +1076,26 @@ settle(arb_repl_t *r, unsigned ms, arb_buf_t *why)
     return arb_stream_err(s, jerr, "publish", why);
 }
 
+/* 1 when the resync's listing of the subjects' counts (or, without
+ * one, the server) says the stream holds a deal message of match. */
+static int
+deal_held(arb_repl_t *r, const char *match)
+{
+    char     subj[ARB_STREAM_SUBJECT_MAX];
+    uint64_t n = 0;
+
+    return arb_stream_subject(subj, sizeof(subj), ARB_STREAM_DEAL,
+                              match) == 0
+           && arb__repl_count_of(r, &r->resync_counts, subj, &n, NULL) == 0
+           && n > 0;
+}
+
 /* Opens acked whose deal message goes before their seq 1; then they are
  * done.  A failed deal sends the open again (a duplicate), and the deal
- * with it. */
+ * with it.  An open the resync found in the stream sends its deal only
+ * when the stream lacks it: past the duplicate window every send is a
+ * copy (until 2026-12-05 each restart without its cursor published every
+ * dealt match's deal once more; nats_damage.sh counts them). */
 static void
 deals(arb_repl_t *r, arb_buf_t *why)
 {
@@ -1057,14 +1103,16 @@ deals(arb_repl_t *r, arb_buf_t *why)
 
     for (i = 0; r->have_key && i < r->nwin; i++) {
         arb_repl_ev_t *e = &r->win[i];
-        int            st, rc;
+        int            st, found, rc = 0;
 
         pthread_mutex_lock(&r->mu);
         st = e->state;
+        found = e->found;
         pthread_mutex_unlock(&r->mu);
         if (st != EV_ACKED)
             continue;
-        rc = put_deal(r, e->match, why);
+        if (!found || !deal_held(r, e->match))
+            rc = arb__repl_put_deal(r, e->match, NULL, why);
         pthread_mutex_lock(&r->mu);
         if (rc == 0) {
             ev_done_locked(r, e);

@@ -146,9 +146,9 @@ typedef struct arb_repl_figures {
     int      connected, stream_ok, verified;
     uint64_t lag_events;
     int64_t  lag_ms;
-    uint64_t published, republished, errors, disconnects, missing,
-             diverged, ahead, refused, sync_timeouts, checks, undecided,
-             held, lag_holds, lag_timeouts;
+    uint64_t published, republished, deals_republished, errors,
+             disconnects, missing, diverged, ahead, refused, sync_timeouts,
+             checks, undecided, held, lag_holds, lag_timeouts;
 } arb_repl_figures_t;
 /* 1 with *f filled, or 0 when replication is off. */
 int  arb_repl_figures(struct arb_server *srv, arb_repl_figures_t *f);

@@ -117,9 +117,11 @@ repair_match_cb(void *ud, uint64_t seq, int64_t time_ms,
                                       &p->base.expect, p->base.why);
 }
 
-/* The event subjects' message counts (arb_repl_counts_t).  Nothing is
- * repaired on a count alone: a count that does not add up makes the pass
- * read the subject (walk_subject). */
+/* The event subjects' message counts (arb_repl_counts_t), and with a
+ * replication key the deal subjects' too (a pass publishes a lost deal
+ * again, replicate_pass.c).  Nothing is repaired on an event subject's
+ * count alone: a count that does not add up makes the pass read the
+ * subject (walk_subject). */
 void
 arb__repl_counts_free(arb_repl_counts_t *c)
 {
@@ -175,8 +177,9 @@ arb__repl_counts_list(arb_repl_t *r, arb_repl_counts_t *c,
     int         rc;
 
     arb__repl_counts_free(c);
-    rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">", counts_cb, &u,
-                             why);
+    rc = arb_stream_subjects(r->s, r->have_key ? ARB_STREAM_SUBJECTS
+                                               : ARB_STREAM_EV_PREFIX ">",
+                             counts_cb, &u, why);
     if (rc != 0) {
         arb__repl_counts_free(c);
         return rc;

@@ -53,6 +53,9 @@ typedef struct arb_repl_ev {
     /* The first send of its match in resync (it may carry an
      * expectation): the match's next events wait for its answer. */
     int            probe;
+    /* [mu] An open resync found in the stream, acked for its deal: the
+     * deal goes only when the stream lacks it (replicate.c, deals()). */
+    int            found;
 } arb_repl_ev_t;
 
 /* What the passes learnt about one match (sorted array by id). */
@@ -71,6 +74,8 @@ typedef struct arb_repl_stats {
     uint64_t published;             /* events acked by the stream */
     uint64_t duplicates;            /* of them, already there (dedupe) */
     uint64_t republished;           /* repaired by anti-entropy/resync */
+    uint64_t deals_republished;     /* deal messages the stream had lost,
+                                       published again by a pass */
     uint64_t errors;                /* failed publishes and requests */
     uint64_t checks;                /* full anti-entropy passes done */
     uint64_t missing;               /* matches found short in a pass */
@@ -400,6 +405,12 @@ int  arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
                    const unsigned char hash[ARB_HASH_LEN], const void *bytes,
                    size_t len, int copy, uint64_t expect,
                    uint64_t *stream_seq, arb_buf_t *why);
+/* The deal message of match, sealed from the store's secret (none
+ * without a replication key, or for a match not dealt), unless the
+ * stream holds it: *stored (when not NULL) is 1 when a copy went in.  0,
+ * or an ARB_E* code with why set. */
+int  arb__repl_put_deal(arb_repl_t *r, const char *match, int *stored,
+                        arb_buf_t *why);
 
 /* Under mu: event e of a fenced match will not be published; it is done
  * for the cursor and its position refused.  0, or ARB_ENOMEM (e is left

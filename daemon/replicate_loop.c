@@ -681,6 +681,7 @@ arb_repl_figures(arb_server_t *srv, arb_repl_figures_t *f)
     f->lag_events = s.head > s.cursor ? s.head - s.cursor : 0;
     f->published = s.published;
     f->republished = s.republished;
+    f->deals_republished = s.deals_republished;
     f->errors = s.errors;
     f->disconnects = s.disconnects;
     f->missing = s.missing;
@@ -710,7 +711,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
         return;
     }
     repl_snapshot(r, &s, &lag_ms, &verified);
-    msgpack_pack_map(pk, 35);
+    msgpack_pack_map(pk, 36);
     arb_mp_pack_kv_str(pk, "mode", r->conf->mode == ARB_REPL_SYNC ? "sync"
                                                                  : "async");
     arb_mp_pack_kv_str(pk, "recorder", r->conf->recorder);
@@ -724,6 +725,7 @@ arb_repl_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "published", s.published);
     arb_mp_pack_kv_uint(pk, "duplicates", s.duplicates);
     arb_mp_pack_kv_uint(pk, "republished", s.republished);
+    arb_mp_pack_kv_uint(pk, "deals_republished", s.deals_republished);
     arb_mp_pack_kv_uint(pk, "errors", s.errors);
     arb_mp_pack_kv_uint(pk, "disconnects", s.disconnects);
     arb_mp_pack_kv_uint(pk, "checks", s.checks);

@@ -51,7 +51,9 @@ enum {
     PASS_F_WHOLE = 1,       /* its subject holds every seq 0..upto */
     PASS_F_READ = 2,        /* read message by message (walk) */
     PASS_F_BUSY = 4,        /* published since the pass began */
-    PASS_F_TURN = 8         /* read in turn (roll) */
+    PASS_F_TURN = 8,        /* read in turn (roll) */
+    PASS_F_EV = 16,         /* the second look acts on its events */
+    PASS_F_DEAL = 32        /* the second look acts on its deal */
 };
 
 /* The first event of match id still in the window (not yet published),
@@ -528,6 +530,81 @@ pass_end(arb_repl_t *r)
                arb_clock_ms() - p->t0);
 }
 
+/*
+ * A dealt match's deal message goes once, after its open's PubAck
+ * (replicate.c), and a NATS node killed before its flush loses it as it
+ * loses events.  Until 2026-12-05 no pass looked: the deal stayed lost, a
+ * restore refused the running match ("the deal secret is not kept") and
+ * a replica could not judge it.  Now, with a replication key, each look
+ * counts the deal subject of every match whose open is published (the
+ * listing holds the deal subjects then, replicate_check.c), and the
+ * second look publishes a deal both looks found missing again from the
+ * store (arb__repl_put_deal: inside the duplicate window too).
+ * *lost is 1 when match i's open is published, the store keeps a
+ * secret for it and its deal subject is empty.  0 or an ARB_E* code.
+ */
+static int
+deal_lost(arb_repl_t *r, size_t i, int *lost, arb_buf_t *why)
+{
+    arb_repl_pass_t *p = &r->pass;
+    char             subj[ARB_STREAM_SUBJECT_MAX];
+    arb_buf_t        sec = ARB_BUF_INIT;
+    uint64_t         n = 0;
+    int              rc;
+
+    *lost = 0;
+    if (!r->have_key || p->l.last[i] == UINT64_MAX
+        || arb_stream_subject(subj, sizeof(subj), ARB_STREAM_DEAL,
+                              p->l.id[i]) != 0)
+        return 0;
+    /* With a listing, its count first: most matches hold their deal or
+     * have none, and the store is not asked.  Without one (a few
+     * matches), the store first: the server is asked per subject. */
+    if (p->counts.have
+        && (arb__repl_count_of(r, &p->counts, subj, &n, why) != 0
+            || n > 0))
+        return 0;
+    rc = arb_store_secret(r->store, p->l.id[i], &sec, why);
+    sodium_memzero(sec.data, sec.len);
+    arb_buf_free(&sec);
+    if (rc != 0)
+        return rc == ARB_ENOTFOUND ? 0 : rc;
+    if (!p->counts.have
+        && (rc = arb__repl_count_of(r, &p->counts, subj, &n, why)) != 0)
+        return rc;
+    *lost = n == 0;
+    return 0;
+}
+
+/* The second look: match i's deal, still missing, published again, but
+ * not over a history that is not ours (a fenced match). */
+static int
+deal_repair(arb_repl_t *r, size_t i, int *stored, arb_buf_t *why)
+{
+    arb_repl_pass_t *p = &r->pass;
+    int              rc, lost, fenced;
+
+    *stored = 0;
+    rc = deal_lost(r, i, &lost, why);
+    if (rc != 0 || !lost)
+        return rc;
+    pthread_mutex_lock(&r->mu);
+    fenced = arb__repl_fence_find_locked(r, p->l.id[i]) != NULL;
+    pthread_mutex_unlock(&r->mu);
+    if (fenced)
+        return 0;
+    rc = arb__repl_put_deal(r, p->l.id[i], stored, why);
+    if (rc != 0 || !*stored)    /* (not stored: the stream held it) */
+        return rc;
+    pthread_mutex_lock(&r->mu);
+    r->st.deals_republished++;
+    pthread_mutex_unlock(&r->mu);
+    arb_log_ev(ARB_LOG_WARN, "replicate_deal_missing", NULL, "replicate: "
+               "match %s: its deal message is missing from the stream; "
+               "published again from the store", p->l.id[i]);
+    return 0;
+}
+
 /* One match of the first look: taken as whole by its count, or compared
  * with nothing acted on (a candidate for the second look).  A regular
  * pass takes a subject holding exactly one message per seq published as
@@ -539,21 +616,27 @@ static int
 first_look(arb_repl_t *r, size_t i, arb_buf_t *why)
 {
     arb_repl_pass_t *p = &r->pass;
-    int              rc, rep, ok;
+    int              rc, rep = 0, ok, lost;
 
+    if ((rc = deal_lost(r, i, &lost, why)) != 0)
+        return rc;
     if (!(p->flag[i] & PASS_F_READ)
         && count_is(r, p->l.id[i], p->l.last[i] + 1)) {
         p->flag[i] |= PASS_F_WHOLE;
         p->counted++;
-        return 0;
+    } else {
+        rc = arb__repl_check_match(r, p->l.id[i], p->l.last[i],
+                                   (p->flag[i] & PASS_F_READ) != 0, 1,
+                                   &rep, &ok, why);
+        if (rep)
+            p->flag[i] |= PASS_F_EV;
+        else if (rc == 0 && ok)
+            p->flag[i] |= PASS_F_WHOLE;
     }
-    rc = arb__repl_check_match(r, p->l.id[i], p->l.last[i],
-                               (p->flag[i] & PASS_F_READ) != 0, 1, &rep,
-                               &ok, why);
-    if (rep)
+    if (lost)
+        p->flag[i] |= PASS_F_DEAL;
+    if (rep || lost)
         p->cand[p->ncand++] = i;
-    else if (rc == 0 && ok)
-        p->flag[i] |= PASS_F_WHOLE;
     return rc;
 }
 
@@ -564,18 +647,25 @@ static int
 second_look(arb_repl_t *r, size_t i, arb_buf_t *why)
 {
     arb_repl_pass_t *p = &r->pass;
-    int              rc, rep, ok;
+    int              rc = 0, rep = 0, ok, dealt = 0;
 
-    rc = arb__repl_check_match(r, p->l.id[i], p->l.last[i],
-                               (p->flag[i] & PASS_F_READ) != 0, 0, &rep,
-                               &ok, why);
-    if (rc == 0 && ok)
-        p->flag[i] |= PASS_F_WHOLE;
-    if (rc == ARB_EEXIST) {
-        p->undecided++;
-        rc = 0;
+    if (p->flag[i] & PASS_F_EV) {
+        rc = arb__repl_check_match(r, p->l.id[i], p->l.last[i],
+                                   (p->flag[i] & PASS_F_READ) != 0, 0,
+                                   &rep, &ok, why);
+        if (rc == 0 && ok)
+            p->flag[i] |= PASS_F_WHOLE;
+        if (rc == ARB_EEXIST) {
+            p->undecided++;
+            rc = 0;
+        }
     }
-    p->fixed += (size_t)rep;
+    /* Its deal once its open is known to be in the stream (a republished
+     * open took its deal with it, arb__repl_put). */
+    if (rc == 0 && (p->flag[i] & PASS_F_DEAL)
+        && (p->flag[i] & PASS_F_WHOLE))
+        rc = deal_repair(r, i, &dealt, why);
+    p->fixed += (size_t)(rep || dealt);
     return rc;
 }
 
@@ -585,7 +675,8 @@ put_late(arb_repl_pass_t *p, size_t i)
 {
     if (p->quiet || !(p->flag[i] & PASS_F_BUSY))
         return 0;
-    p->flag[i] &= (unsigned char)~PASS_F_WHOLE;
+    p->flag[i] &= (unsigned char)~(PASS_F_WHOLE | PASS_F_EV
+                                   | PASS_F_DEAL);
     if (p->flag[i] & PASS_F_TURN) {     /* not read with publishing held */
         p->flag[i] &= (unsigned char)~(PASS_F_READ | PASS_F_TURN);
         p->walked--;

@@ -19,7 +19,9 @@
  * through JetStream, as a client that is not arbiter might.  count
  * prints how many messages the stream holds on MATCH's event subject;
  * seqs prints each of them, in stream order, as "STREAM_SEQ SEQ" (its
- * Arbiter-Seq), the subject's last message last.
+ * Arbiter-Seq), the subject's last message last.  MATCH written
+ * "deal:MATCH" names the match's deal subject instead (seqs then prints
+ * SEQ 0).
  * unfit creates stream NAME on "arbiter.>" as arbiter would, but with
  * messages expiring after AGE_S seconds: a stream arbiter must refuse.
  * window creates stream NAME as arbiter would (one replica), with a
@@ -43,6 +45,23 @@
 #include "core/buf.h"
 #include "proto/stream.h"
 #include "proto/stream_read.h"
+
+/* The subject count and seqs look at: MATCH's event subject, or its
+ * deal subject for "deal:MATCH".  0, or 1 with why set. */
+static int
+subject_of(char *out, size_t cap, const char *arg, arb_buf_t *why)
+{
+    int kind = ARB_STREAM_EV;
+
+    if (strncmp(arg, "deal:", 5) == 0) {
+        kind = ARB_STREAM_DEAL;
+        arg += 5;
+    }
+    if (arb_stream_subject(out, cap, kind, arg) == 0)
+        return 0;
+    arb_buf_printf(why, "bad match id '%s'", arg);
+    return 1;
+}
 
 static void
 sleep_ms(long ms)
@@ -190,11 +209,8 @@ main(int argc, char **argv)
         arb_stream_msg_t     m;
         uint64_t             last;
 
-        if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, argv[4])
-            != 0) {
-            arb_buf_printf(&why, "bad match id '%s'", argv[4]);
+        if (subject_of(subj, sizeof(subj), argv[4], &why) != 0)
             goto done;
-        }
         if (arb_stream_last(st, subj, &m, &why) != 0)
             goto done;
         last = m.stream_seq;
@@ -220,11 +236,8 @@ main(int argc, char **argv)
         uint64_t  n = 0;
         int       i;
 
-        if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, argv[4])
-            != 0) {
-            arb_buf_printf(&why, "bad match id '%s'", argv[4]);
+        if (subject_of(subj, sizeof(subj), argv[4], &why) != 0)
             goto done;
-        }
         jsOptions_Init(&o);
         o.Stream.Info.SubjectsFilter = subj;
         s = js_GetStreamInfo(&si, st->js, st->name, &o, &jerr);

@@ -173,6 +173,28 @@ held_acks() {  # DAEMON|DIR PREFIX SCOREKEEPER: its acks it lacks
 # rstat KEY: stats.replica.KEY of the replica "rep".
 rstat() { on rep stats | awk -v n="replica.$1" '$1 == n { print $2 }'; }
 
+# restored_same NAME DEALS MATCH...: `arbiter restore` of the stream's
+# D. matches, with the replication key $T/repl.key, into $T/restored:
+# exit 0, DEALS deal secrets, and every MATCH exported as recorder NAME
+# holds it.  What the restore said is in $out.
+restored_same() {
+    _name=$1; _deals=$2; shift 2
+    out=$($A restore --nats "$URLS" --data "$T/restored" --prefix D. \
+          --key "$T/repl.key" 2>&1)
+    check "restore: exit 0" 0 $?
+    check "restore: $_deals deal secrets" 1 \
+        "$(printf '%s\n' "$out" | grep -c " $_deals deal secrets, 0 dealt")"
+    check "restore: every match = the recorder's" \
+        "$(exported "$T/$_name" "$@")" "$(exported "$T/restored" "$@")"
+}
+# exported DIR MATCH...: the matches of store DIR, as a checksum.
+exported() {
+    _dir=$1; shift
+    for _m in "$@"; do
+        $A export --format jsonl --db "$_dir" --match "$_m" 2>&1
+    done | cksum
+}
+
 # tok NAME: the arbiter token of the daemon on $T/NAME.
 tok() { awk '$4 == "arbiter" { print $3 }' "$T/$1/tokens"; }
 

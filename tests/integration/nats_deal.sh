@@ -1,0 +1,108 @@
+# A deal message the stream lost.  With a replication key, a dealt
+# match's secret travels sealed on its own subject (arbiter.deal.<id>),
+# outside the chain until the close reveals it; a restore, or a replica,
+# needs it to judge the running match, and a restore refuses a store
+# holding a running dealt match without it.  A NATS node killed before
+# its flush loses acknowledged messages of any subject: until 2026-12-05
+# the anti-entropy passes compared only event subjects, so a lost deal
+# message stayed lost, and the recorder's lost machine could not be
+# restored.  Now every pass also counts each dealt match's deal subject
+# and publishes a missing deal again from the store: inside the stream's
+# duplicate window too (its message id then says "duplicate"; the copy
+# the stream held is looked up by its sequence, found gone, and the deal
+# goes again without the id), at the pass a start makes, and with moves
+# coming in.  Nothing is published twice: a deal the stream holds is
+# left alone.  Ports: ARB_NATS_PORT_BASE (default 18300).
+. tests/common.sh
+. tests/cluster/nats.sh
+nats_test_up nats_deal.sh 1 18300
+. tests/cluster/recorders.sh
+
+OP=${BUILD:-build}/tests/nats_op
+WINDOW=15   # the stream's duplicate window, seconds
+$OP "$URLS" window ARBITER $((WINDOW * 1000))
+head -c 32 /dev/urandom > "$T/repl.key"; chmod 600 "$T/repl.key"
+
+stat() { on east stats | awk -v k="replication.$1" '$1 == k { print $2 }'; }
+# deals: how many deal messages the stream holds for D.1, D.2 and D.Y.
+deals() {
+    for m in D.1 D.2 D.Y; do
+        printf '%s ' "$($OP "$URLS" count ARBITER "deal:$m")"
+    done
+}
+# lose M: the stream's deal message of match M taken out.
+lose() {
+    set -- $($OP "$URLS" seqs ARBITER "deal:$1")
+    $OP "$URLS" delete ARBITER "$1" > /dev/null
+}
+# whole: until the stream holds one deal of D.1 and D.2 again (30 s).
+whole() {
+    i=0
+    while [ "$(deals)" != "1 1 0 " ] && [ $i -lt 300 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+}
+# said TEXT: how many lines of east's log say TEXT.
+said() { grep -c "$1" "$T/east.log"; }
+dealt() {
+    on east open --match "$1" --game tsukurutenten --players ann,bob \
+        --deal "seed:$2" > /dev/null || echo "open $1 failed"
+}
+up() { start_replicating east D. "$T/repl.key"; }
+
+up
+play east D.Y 6                 # a yahchain match: no deal
+# Nine matches in all: a pass lists every subject's count (deal subjects
+# too) rather than asking for a few one by one.
+for m in 1 2 3 4 5 6; do play east D.Y$m 2; done
+t0=$(date +%s)                  # (the deals' window begins after it)
+dealt D.1 table-1
+dealt D.2 table-2
+i=0
+while [ "$(stat lag_events)" != 0 ] && [ $i -lt 200 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+check "each dealt match's deal in the stream, once" "1 1 0 " "$(deals)"
+
+# Inside the duplicate window: the deal's message id is still known.
+lose D.1
+check "D.1's deal lost" "0 1 0 " "$(deals)"
+on east replicate --check --timeout 60 > "$T/check.out" 2>&1
+check "inside the window: a pass asked for republishes it" "1 1 0 " \
+    "$(deals)"
+check "inside the window: still inside it" 1 \
+    "$(($(date +%s) - t0 < WINDOW))"
+check "inside the window: counted" 1 "$(stat deals_republished)"
+check "inside the window: said, naming the match" 1 \
+    "$(said "match D.1: its deal message is missing from the stream")"
+
+# At the pass a start makes, past the window.
+kill "$pid_east"; wait "$pid_east" 2>/dev/null
+lose D.2
+while [ $(($(date +%s) - t0)) -le $WINDOW ]; do sleep 0.5; done
+up
+whole
+check "restarted: the start's pass republishes D.2's" "1 1 0 " "$(deals)"
+check "restarted: counted" 1 "$(stat deals_republished)"
+
+# Running, moves coming in, a pass asked for.
+lose D.1
+play east D.Y 12 6
+on east replicate --check --timeout 60 > "$T/check.out" 2>&1
+check "running: a pass asked for republishes D.1's" "1 1 0 " "$(deals)"
+check "running: counted" 2 "$(stat deals_republished)"
+# A deal the stream holds is left alone.
+on east replicate --check --timeout 60 > "$T/check.out" 2>&1
+check "whole: nothing published again" "1 1 0 2" \
+    "$(deals)$(stat deals_republished)"
+
+# The recorder's machine lost: the stream restores every running dealt
+# match with its secret (before, refused: "running dealt match").
+restored_same east 2 D.1 D.2 D.Y D.Y1 D.Y2 D.Y3 D.Y4 D.Y5 D.Y6
+if [ $fail -ne 0 ]; then
+    printf '%s\n' "$out" | tail -n 5 | sed 's/^/why: restore: /'
+    grep replicate "$T/east.log" | tail -n 10 | sed 's/^/why: east.log: /'
+fi
+
+echo "nats_deal.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]
