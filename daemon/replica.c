@@ -569,6 +569,8 @@ follow(void *arg)
             rc = arb_stream_opts(&opts, &r->sconf, &why);
             if (rc == 0)
                 rc = arb_stream_open(&st, &r->sconf, opts, NULL, &why);
+            if (rc == 0)                /* a deal met out of order */
+                arb_mirror_on_deal(r->mir, arb_stream_deal_last, st);
             if (rc != 0) {
                 if (!said++)
                     arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: "
@@ -745,6 +747,7 @@ failed:
     pthread_mutex_unlock(&r->mu);
     uv_async_send(&r->async);
 done:
+    arb_mirror_on_deal(r->mir, NULL, NULL);
     arb_stream_reader_close(rd);
     arb_stream_close(st);
     natsOptions_Destroy(opts);

@@ -553,6 +553,18 @@ arb_stream_last(arb_stream_t *st, const char *subject,
     return arb_stream_msg_parse(out, msg, why);
 }
 
+int
+arb_stream_deal_last(void *st, const char *match_id, arb_stream_msg_t *out)
+{
+    char subj[ARB_STREAM_SUBJECT_MAX];
+
+    memset(out, 0, sizeof(*out));
+    if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_DEAL, match_id)
+        != 0)
+        return ARB_EINVAL;
+    return arb_stream_last(st, subj, out, NULL);
+}
+
 typedef struct {
     const char *subject;
     uint64_t   *n;

@@ -187,6 +187,11 @@ void arb_stream_msg_clear(arb_stream_msg_t *m);   /* NULL-safe */
  */
 int  arb_stream_last(arb_stream_t *st, const char *subject,
                      arb_stream_msg_t *out, arb_buf_t *why);
+/* The last deal message of match_id, as arb_stream_last; st is an
+ * arb_stream_t (the shape of proto/stream_mirror.h's arb_mirror_deal_fn,
+ * for a reader that meets a dealt open without its deal). */
+int  arb_stream_deal_last(void *st, const char *match_id,
+                          arb_stream_msg_t *out);
 
 /* How many messages the stream holds on one subject (stream info with a
  * subject filter): a cross-check of arb_stream_last, whose "not found" is

@@ -52,6 +52,8 @@ typedef struct mt {
     uint64_t       secret_sseq;         /* the stream sequence of a deal
                                            secret held in memory only,
                                            until the close is committed */
+    int            looked;              /* its deal asked for out of
+                                           order (deal_lookup) */
 } mt_t;
 
 typedef struct entry {
@@ -72,6 +74,8 @@ struct arb_mirror {
     void                   *aud;
     arb_mirror_recorder_cb  recorded;
     void                   *rud;
+    arb_mirror_deal_fn      deal_fn;
+    void                   *dud;
     mt_t                  **mts;        /* sorted by id: no hash order */
     size_t                  nmt, capmt;
     entry_t                 batch[BATCH_MAX + 1];
@@ -141,6 +145,13 @@ arb_mirror_on_recorder(arb_mirror_t *m, arb_mirror_recorder_cb cb, void *ud)
 {
     m->recorded = cb;
     m->rud = ud;
+}
+
+void
+arb_mirror_on_deal(arb_mirror_t *m, arb_mirror_deal_fn fn, void *ud)
+{
+    m->deal_fn = fn;
+    m->dud = ud;
 }
 
 static void
@@ -392,6 +403,8 @@ mt_get(arb_mirror_t *m, const char *id)
     return t;
 }
 
+static void deal_lookup(arb_mirror_t *m, mt_t *t);
+
 int
 arb_mirror_flush(arb_mirror_t *m, arb_buf_t *why)
 {
@@ -409,6 +422,9 @@ arb_mirror_flush(arb_mirror_t *m, arb_buf_t *why)
     for (i = 0; i < m->n; i++) {
         entry_t *e = &m->batch[i];
 
+        if (e->m->open_pending && e->m->open_at == i
+            && e->m->deal_waits >= DEAL_PATIENCE)
+            deal_lookup(m, e->m);       /* the wait is over */
         e->keep = e->m->open_pending && e->m->open_at == i
                   && e->m->deal_waits < DEAL_PATIENCE;
         nk += e->keep;
@@ -577,6 +593,32 @@ done:
     return 0;
 }
 
+/*
+ * A dealt open about to go without its secret (the wait for its deal
+ * message is over: the match's next event came, patience ran out, or the
+ * reading ended) asks the stream for the deal once, out of order: an
+ * anti-entropy pass puts back a deal the stream lost at the stream's
+ * end, after the match's later events (replicate_pass.c), and until
+ * 2026-12-05 a restore met it too late and refused the running match.
+ */
+static void
+deal_lookup(arb_mirror_t *m, mt_t *t)
+{
+    arb_stream_msg_t msg;
+
+    if (m->deal_fn == NULL || !m->has_key || t->secret != NULL
+        || t->stopped || t->looked)
+        return;
+    t->looked = 1;
+    memset(&msg, 0, sizeof(msg));
+    if (m->deal_fn(m->dud, t->id, &msg) != 0)
+        return;
+    if (msg.kind == ARB_STREAM_DEAL && strcmp(msg.match_id, t->id) == 0)
+        apply_deal(m, t, &msg);         /* (takes msg) */
+    else
+        arb_stream_msg_clear(&msg);
+}
+
 /* Stops t at its first missing seq, dropping what waits. */
 static void
 stop_gap(arb_mirror_t *m, mt_t *t, const char *more)
@@ -704,6 +746,8 @@ arb_mirror_finish(arb_mirror_t *m)
     for (i = 0; i < m->nmt; i++) {
         if (!m->mts[i]->stopped && m->mts[i]->nwait > 0)
             stop_gap(m, m->mts[i], "");
+        if (m->mts[i]->open_pending)
+            deal_lookup(m, m->mts[i]);
         m->mts[i]->open_pending = 0;    /* no deal message comes now */
     }
 }
@@ -773,6 +817,8 @@ apply_ev(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg, arb_buf_t *why)
         if (ev.setup->deal.kind != ARB_DEAL_COMMIT)
             judge_open(m, t);
     } else {
+        if (t->has_open)
+            deal_lookup(m, t);      /* not come before its next event */
         t->open_pending = 0;        /* its deal, if any, came before */
         if (t->has_open)
             judge_open(m, t);

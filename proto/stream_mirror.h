@@ -34,7 +34,8 @@
  * its secret is stored with it (a restored recorder needs it to judge
  * the match): until the deal comes, the match's next event comes (the
  * recorder sends the deal before it), 50 flushes have passed or
- * arb_mirror_finish.
+ * arb_mirror_finish; then, once, the caller's lookup (arb_mirror_on_deal)
+ * is asked for the deal wherever the stream holds it.
  *
  * Ownership: the mirror borrows the store (which must outlive it) and
  * copies the key.  Not thread-safe: one thread applies and flushes.
@@ -94,6 +95,16 @@ typedef void (*arb_mirror_recorder_cb)(void *ud, const char *match_id,
                                        const char *recorder, int first);
 void arb_mirror_on_recorder(arb_mirror_t *m, arb_mirror_recorder_cb cb,
                             void *ud);
+
+/* Asked, when a dealt open would otherwise go without its secret (its
+ * deal message did not come before the match's next event, within the
+ * patience, or before arb_mirror_finish), for the match's deal message
+ * wherever it lies in the stream (its subject's last message): 0 with
+ * *msg parsed (the mirror takes it), else nonzero.  Asked once per
+ * match; without it (or without the key) the open goes as before. */
+typedef int (*arb_mirror_deal_fn)(void *ud, const char *match_id,
+                                  arb_stream_msg_t *msg);
+void arb_mirror_on_deal(arb_mirror_t *m, arb_mirror_deal_fn fn, void *ud);
 
 /* Applies one message, taking it (it is cleared).  0 also when the
  * message was refused (that is a problem of its match, reported); a

@@ -103,9 +103,10 @@ on_problem(void *ud, const char *match_id, uint64_t seq, const char *msg)
 /* After ARB_EAGAIN (JetStream temporarily unavailable: an election, a
  * node just thawed): 1 to try again, for up to IDLE_MS since `since`,
  * after a pause; 0 to give up.  Said once a run (the first look, the
- * consumer and the end check may each meet the same outage).  Until 2026-12-05 a restore
- * begun as a frozen NATS node came back failed at once (the cluster
- * soak, cycle 26: "ordered consumer: Error (JetStream error 10008)"). */
+ * consumer and the end check may each meet the same outage).  Until
+ * 2026-12-05 a restore begun as a frozen NATS node came back failed at
+ * once (the cluster soak, cycle 26: "ordered consumer: Error (JetStream
+ * error 10008)"). */
 static int
 try_again(int64_t since, arb_buf_t *why)
 {
@@ -448,6 +449,8 @@ cmd_restore_nats(int argc, char **argv)
         if (rc == 0)
             rc = arb_mirror_open(&mir, s, keyfile != NULL ? key : NULL,
                                  on_problem, &r);
+        if (rc == 0)        /* a deal met out of order */
+            arb_mirror_on_deal(mir, arb_stream_deal_last, st);
         if (rc != 0) {
             fprintf(stderr, "arbiter restore: %s: %s\n", tmp,
                     arb_buf_cstr(&why) ? arb_buf_cstr(&why)

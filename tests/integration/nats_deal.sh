@@ -96,9 +96,37 @@ on east replicate --check --timeout 60 > "$T/check.out" 2>&1
 check "whole: nothing published again" "1 1 0 2" \
     "$(deals)$(stat deals_republished)"
 
+# A dealt match with a move whose deal the stream lost: a replica that
+# reads it meanwhile judges it on its chain only; the deal a pass puts
+# back comes after the match's move, where a reader in stream order meets
+# it too late for the open.  A replica (or a restore) that reads the
+# healed stream asks for the deal when the move comes without it, and
+# judges the match with it (before, on its chain only: its state was
+# refused).
+printf '[replica]\nsecret_key_file = %s\n' "$T/repl.key" > "$T/rep.conf"
+dealt D.3 table-3
+on east move --match D.3 draw ann > /dev/null || echo "D.3: draw failed"
+i=0
+while [ "$(stat lag_events)" != 0 ] && [ $i -lt 200 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+lose D.3
+start_replica rep "$T/rep.conf"
+caught_up D.3 east events
+check "replica, D.3's deal lost: judged on its chain only" "2 1" \
+    "$(rstat deals) $(rstat chain_only)"
+on east replicate --check --timeout 60 > "$T/check.out" 2>&1
+check "D.3's deal put back" 3 "$(stat deals_republished)"
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+rm -rf "$T/rep"
+start_replica rep "$T/rep.conf"
+same_as_primary D.1:east D.2:east D.3:east
+check "replica of the healed stream: every deal, none on its chain only" \
+    "3 0" "$(rstat deals) $(rstat chain_only)"
+
 # The recorder's machine lost: the stream restores every running dealt
 # match with its secret (before, refused: "running dealt match").
-restored_same east 2 D.1 D.2 D.Y D.Y1 D.Y2 D.Y3 D.Y4 D.Y5 D.Y6
+restored_same east 3 D.1 D.2 D.Y D.Y1 D.Y2 D.Y3 D.Y4 D.Y5 D.Y6 D.3
 if [ $fail -ne 0 ]; then
     printf '%s\n' "$out" | tail -n 5 | sed 's/^/why: restore: /'
     grep replicate "$T/east.log" | tail -n 10 | sed 's/^/why: east.log: /'
