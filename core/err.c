@@ -22,6 +22,7 @@ arb_strerror(int rc)
         "unsupported",
         "try again later",
         "stored data is corrupt",
+        "deal secret not held here",
     };
 
     if (rc > 0 || rc < ARB_E_LAST)

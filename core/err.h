@@ -27,7 +27,9 @@
 #define ARB_EUNSUPP   (-15)  /* unknown game, version or kind */
 #define ARB_EAGAIN    (-16)  /* try again later (queue full) */
 #define ARB_ECORRUPT  (-17)  /* stored data does not verify */
-#define ARB_E_LAST    (-17)
+#define ARB_ESEALED   (-18)  /* a dealt match's hidden cards are not known
+                                here (a read replica without its secret) */
+#define ARB_E_LAST    (-18)
 
 /* Never NULL; a static string. */
 const char *arb_strerror(int rc);

@@ -100,6 +100,15 @@ arb_http_error_body(arb_buf_t *b, const char *msg, const char *where)
 }
 
 void
+arb_http_replay_error(h2o_req_t *req, int rc, const char *msg)
+{
+    if (rc == ARB_ESEALED)
+        arb_http_error(req, 503, "deal", "%s", msg);
+    else
+        arb_http_error(req, 500, "replay", "%s", msg);
+}
+
+void
 arb_http_error(h2o_req_t *req, int status, const char *where,
                const char *fmt, ...)
 {

@@ -83,6 +83,10 @@ void arb_http_error_body(arb_buf_t *b, const char *msg, const char *where);
 void arb_http_error(h2o_req_t *req, int status, const char *where,
                     const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* A replay's failure rc (arb_live_replay): 503 `deal` for a read
+ * replica without a dealt match's secret (its primary answers), else 500
+ * `replay`. */
+void arb_http_replay_error(h2o_req_t *req, int rc, const char *msg);
 /* A complete 200 response of `type` (copied). */
 void arb_http_send(h2o_req_t *req, const char *type, const void *body,
                    size_t len);

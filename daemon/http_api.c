@@ -159,8 +159,8 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
         rc = arb_view_report(&b, m, &who);
     }
     if (rc != 0)
-        arb_http_error(q->req, 500, "replay", "%s", why.len > 0
-                       ? arb_buf_cstr(&why) : arb_strerror(rc));
+        arb_http_replay_error(q->req, rc, why.len > 0 ? arb_buf_cstr(&why)
+                                                      : arb_strerror(rc));
     else {
         arb_buf_putc(&b, '\n');
         send_json(q, &b);

@@ -293,7 +293,7 @@ arb_http_live(arb_http_req_t *q, const char *match)
                        missed = ARB_BUF_INIT;
     resume_ctx_t       x;
     uint64_t           upto = 0, last = 0;
-    int                has_last, reset = 0;
+    int                has_last, reset = 0, rc;
 
     has_last = last_event_id(req, &last);
     memset(&x, 0, sizeof(x));
@@ -309,8 +309,8 @@ arb_http_live(arb_http_req_t *q, const char *match)
             return;
         }
         /* The stream starts with the state: no separate fetch. */
-        if (arb_live_replay(q->srv, match, upto, &m, &why) != 0) {
-            arb_http_error(req, 500, "replay", "%s", arb_buf_cstr(&why));
+        if ((rc = arb_live_replay(q->srv, match, upto, &m, &why)) != 0) {
+            arb_http_replay_error(req, rc, arb_buf_cstr(&why));
             goto done;
         }
         x.setup = arb_match_setup(m);

@@ -42,6 +42,7 @@
 #include "core/err.h"
 #include "core/fnv.h"
 #include "core/ledger/history.h"
+#include "daemon/replica.h"
 #include "daemon/server.h"
 
 static unsigned
@@ -170,7 +171,13 @@ load(arb_server_t *srv, const char *id, uint64_t at, int lean,
      * beside it, and the live match needs the deal. */
     if (h.open.setup != NULL && h.open.setup->deal.kind == ARB_DEAL_COMMIT
         && h.secret == NULL) {
+        /* On a read replica that is no fault: it has no replication key,
+         * or the deal message has not come (docs/REPLICA.md). */
         arb_buf_free(why);
+        if (arb_replica_sealed(srv, id, why)) {
+            rc = ARB_ESEALED;
+            goto done;
+        }
         arb_buf_printf(why, "match open: the deal's secret is missing from "
                        "the store");
         rc = ARB_ECORRUPT;
@@ -279,8 +286,11 @@ arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
     rc = arb_store_match(srv->store, id, &info, why);
     if (rc != 0)
         return rc;
+    memset(cidf, 0, sizeof(cidf));
     rc = load(srv, id, info.last_seq, 1, &m, cidf, why);
-    if (rc != 0)
+    /* A read replica without a dealt match's secret serves its events
+     * and subscriptions all the same, without its rule state. */
+    if (rc != 0 && rc != ARB_ESEALED)
         return rc;
     l = arb_live_new(srv, id);
     if (l == NULL) {
@@ -329,12 +339,16 @@ arb_live_reset(arb_server_t *srv, arb_live_t *l)
     arb_buf_t    why = ARB_BUF_INIT;
     uint64_t     cidf[ARB_CIDF_WORDS];
     size_t       i;
+    int          rc = 0;
 
     l->ninflight = 0;
+    memset(cidf, 0, sizeof(cidf));
     if (l->exists
-        && load(srv, l->id, l->committed, 1, &m, cidf, &why) == 0) {
+        && ((rc = load(srv, l->id, l->committed, 1, &m, cidf, &why)) == 0
+            || rc == ARB_ESEALED)) {
+        arb_buf_free(&why);
         arb_match_free(l->m);
-        l->m = m;
+        l->m = m;                   /* (NULL: sealed here, see arb_live_get) */
         /* Added to, never cleared: the store may hold more than before
          * (a replica's appends), and a stale bit is only a lookup. */
         for (i = 0; i < ARB_CIDF_WORDS; i++)

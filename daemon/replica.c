@@ -999,41 +999,77 @@ arb_replica_free(arb_server_t *srv)
     srv->replica = NULL;
 }
 
-int
-arb_replica_refuses(arb_server_t *srv, const char *id, arb_buf_t *why)
+/* Appends who answers for match id (NULL: not known): its recorder, as
+ * the stream (or the last life's) named it, else the configured primary,
+ * else the owner.  *known is 1 for the first. */
+static void
+say_primary(arb_server_t *srv, const char *id, int *known, arb_buf_t *why)
 {
     arb_replica_t *r = srv->replica;
     char           rec[ARB_STREAM_NAME_MAX + 1];
     const char    *was;
-    int            known = 0;
+
+    *known = 0;
+    if (id != NULL) {
+        pthread_mutex_lock(&r->mu);
+        *known = arb_mirror_recorder(r->mir, id, rec, sizeof(rec)) == 0;
+        pthread_mutex_unlock(&r->mu);
+        /* Not read since this start: as the last life's stream said. */
+        if (!*known && (was = arb_owners_get(r->owners, id)) != NULL) {
+            snprintf(rec, sizeof(rec), "%s", was);
+            *known = 1;
+        }
+    }
+    if (*known)
+        arb_buf_printf(why, "its primary, recorder %s", rec);
+    else if (srv->cfg.replica.primary != NULL)
+        arb_buf_printf(why, "the primary, %s", srv->cfg.replica.primary);
+    else
+        arb_buf_printf(why, "the primary recorder that owns the match");
+}
+
+int
+arb_replica_sealed(arb_server_t *srv, const char *id, arb_buf_t *why)
+{
+    arb_replica_t *r = srv->replica;
+    int            known;
 
     if (r == NULL)
         return 0;
     if (why == NULL)
         return 1;
-    if (id != NULL) {
-        pthread_mutex_lock(&r->mu);
-        known = arb_mirror_recorder(r->mir, id, rec, sizeof(rec)) == 0;
-        pthread_mutex_unlock(&r->mu);
-        /* Not read since this start: as the last life's stream said. */
-        if (!known && (was = arb_owners_get(r->owners, id)) != NULL) {
-            snprintf(rec, sizeof(rec), "%s", was);
-            known = 1;
-        }
-    }
+    why->len = 0;
+    arb_buf_printf(why, "match '%s' is dealt and this read replica does "
+                   "not hold its deal secret (%s): its hands are known "
+                   "here once its close reveals the deal; ask ", id,
+                   r->has_key ? "its deal message has not come"
+                              : "no replication key");
+    say_primary(srv, id, &known, why);
+    return 1;
+}
+
+int
+arb_replica_refuses(arb_server_t *srv, const char *id, arb_buf_t *why)
+{
+    arb_replica_t *r = srv->replica;
+    arb_buf_t      to = ARB_BUF_INIT;
+    int            known;
+
+    if (r == NULL)
+        return 0;
+    if (why == NULL)
+        return 1;
+    say_primary(srv, id, &known, &to);
     why->len = 0;
     arb_buf_printf(why, "this recorder is a read replica of stream %s: ",
                    r->sconf.stream ? r->sconf.stream
                                    : ARB_STREAM_NAME_DEFAULT);
     if (known)
-        arb_buf_printf(why, "write match '%s' to its primary, recorder %s",
-                       id, rec);
-    else if (srv->cfg.replica.primary != NULL)
-        arb_buf_printf(why, "write to the primary, %s",
-                       srv->cfg.replica.primary);
+        arb_buf_printf(why, "write match '%s' to ", id);
     else
-        arb_buf_printf(why, "write to the primary recorder that owns the "
-                       "match");
+        arb_buf_puts(why, "write to ");
+    arb_buf_puts(why, arb_buf_cstr(&to) ? arb_buf_cstr(&to) : "");
+    arb_buf_free(&to);
     return 1;
 }
 

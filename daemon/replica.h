@@ -52,6 +52,11 @@ void arb_replica_free(struct arb_server *srv);    /* after the last uv_run */
  * sentence naming where to write match `id` (may be NULL). */
 int  arb_replica_refuses(struct arb_server *srv, const char *id,
                          arb_buf_t *why);
+/* 1 when this daemon is a replica: the state of dealt match `id`, whose
+ * deal secret its store lacks, is refused (ARB_ESEALED), and why gets the
+ * sentence saying so and naming who can answer. */
+int  arb_replica_sealed(struct arb_server *srv, const char *id,
+                        arb_buf_t *why);
 /* The "replica" map of the stats response (nil when primary). */
 void arb_replica_stats_pack(struct arb_server *srv, msgpack_packer *pk);
 

@@ -43,6 +43,7 @@ arb_reply_code(int rc)
     case ARB_EOVER:     return "over";
     case ARB_EFULL:     return "full";
     case ARB_EAGAIN:    return "busy";
+    case ARB_ESEALED:   return "read_only";
     default:            return "internal";
     }
 }

@@ -54,6 +54,9 @@ typedef struct mt {
                                            until the close is committed */
     int            looked;              /* its deal asked for out of
                                            order (deal_lookup) */
+    int            secret_store;        /* its secret, met after its open
+                                           was committed, goes with its
+                                           next event */
 } mt_t;
 
 typedef struct entry {
@@ -459,6 +462,8 @@ arb_mirror_flush(arb_mirror_t *m, arb_buf_t *why)
         }
         if (e->m != NULL && e->m->open_pending && e->m->open_at == i)
             e->m->open_pending = 0;         /* gone without its secret */
+        if (rc == 0 && e->m != NULL && e->ap.secret != NULL)
+            e->m->secret_sseq = 0;      /* stored: not read again */
         if (rc == 0 && e->m != NULL && e->m->closed) {
             rules_evict(m, e->m);
             e->m->secret_sseq = 0;      /* the close reveals the deal */
@@ -561,10 +566,37 @@ held_hash(arb_mirror_t *m, mt_t *t, uint64_t seq,
     return 0;
 }
 
+/*
+ * A running match judged on its chain only whose deal came after its
+ * open was committed (a deal the stream had lost, put back by an
+ * anti-entropy pass): judged from now on, its stored events replayed with
+ * the secret, which goes to the store with its next event.  Until
+ * 2026-12-05 it stayed on its chain only, and its state was refused.
+ * Nothing of it may be in the batch for the replay: committed first.
+ */
 static int
-apply_deal(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg)
+judge_late(arb_mirror_t *m, mt_t *t, arb_buf_t *why)
+{
+    size_t i;
+    int    rc;
+
+    for (i = 0; i < m->n && m->batch[i].m != t; i++)
+        ;
+    if (i < m->n && (rc = arb_mirror_flush(m, why)) != 0)
+        return rc;
+    t->chain_only = 0;
+    if (m->st.chain_only > 0)
+        m->st.chain_only--;
+    rules_load(m, t);           /* (stops t when the rules refuse it) */
+    return 0;
+}
+
+static int
+apply_deal(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg,
+           arb_buf_t *ewhy)
 {
     arb_buf_t sec = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    int       rc = 0;
 
     if (!m->has_key || t->secret != NULL || t->stopped)
         goto done;
@@ -585,12 +617,15 @@ apply_deal(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg)
         t->open_pending = 0;
     } else if (!t->closed) {
         t->secret_sseq = read_at(msg);  /* not stored with the open */
+        t->secret_store = 1;
+        if (t->chain_only)
+            rc = judge_late(m, t, ewhy);
     }
 done:
     arb_buf_free(&sec);
     arb_buf_free(&why);
     arb_stream_msg_clear(msg);
-    return 0;
+    return rc;
 }
 
 /*
@@ -614,7 +649,7 @@ deal_lookup(arb_mirror_t *m, mt_t *t)
     if (m->deal_fn(m->dud, t->id, &msg) != 0)
         return;
     if (msg.kind == ARB_STREAM_DEAL && strcmp(msg.match_id, t->id) == 0)
-        apply_deal(m, t, &msg);         /* (takes msg) */
+        apply_deal(m, t, &msg, NULL);   /* (takes msg; t not chain-only) */
     else
         arb_stream_msg_clear(&msg);
 }
@@ -712,7 +747,7 @@ arb_mirror_apply(arb_mirror_t *m, arb_stream_msg_t *msg, arb_buf_t *why)
             m->recorded(m->rud, t->id, t->recorder, first);
     }
     if (msg->kind == ARB_STREAM_DEAL) {
-        rc = apply_deal(m, t, msg);
+        rc = apply_deal(m, t, msg, why);
         goto out;
     }
     if (t->stopped) {
@@ -854,6 +889,8 @@ apply_ev(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg, arb_buf_t *why)
     e->ap.closes = e->ev.kind == ARB_EV_CLOSE;
     t->closed |= e->ap.closes;
     e->ap.after_close = e->ev.kind == ARB_EV_CLAIM;
+    if (t->secret_store && (e->ap.secret = strdup(t->secret)) != NULL)
+        t->secret_store = 0;            /* (else with the next one) */
     if (e->ev.kind == ARB_EV_OPEN && t->has_open && m->has_key) {
         /* A dealt open: its secret may come next. */
         t->open_pending = 1;

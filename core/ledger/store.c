@@ -679,12 +679,14 @@ rec_size(const arb_append_t *e, size_t idlen)
 }
 
 /* A record in the journal: u32 length, the record, u16 length and the
- * deal secret of a dealt open (store_journal.c reads it back). */
+ * deal secret that came with it, of a dealt open or, for a read replica
+ * that met the deal late, of a later event (store_journal.c reads it
+ * back). */
 static size_t
 jrec_size(const arb_append_t *e, size_t idlen)
 {
     return 4 + rec_size(e, idlen) + 2 +
-           (e->secret != NULL && e->seq == 0 ? strlen(e->secret) : 0);
+           (e->secret != NULL ? strlen(e->secret) : 0);
 }
 
 static void
@@ -718,8 +720,7 @@ static void
 jrec_add(arb_buf_t *jb, const void *rec, size_t len, const arb_append_t *e)
 {
     unsigned char h[4];
-    size_t        sl = e->secret != NULL && e->seq == 0 ? strlen(e->secret)
-                                                        : 0;
+    size_t        sl = e->secret != NULL ? strlen(e->secret) : 0;
 
     arb_store_be32(h, (uint32_t)len);
     arb_buf_add(jb, h, 4);
@@ -775,7 +776,7 @@ append_txn(arb_store_t *s, batch_t *b, uint64_t *put_ns, arb_buf_t *why)
         e->pos = pos;
         if (s->jr != NULL)
             jrec_add(&s->jbuf, d.mv_data, d.mv_size, e);
-        if (e->secret != NULL && e->seq == 0) {
+        if (e->secret != NULL) {
             /* The deal's secret: in "meta", never in the chain, so the
              * log can be read by anyone while hands stay hidden. */
             memcpy(sk, "secret:", 7);
@@ -880,6 +881,12 @@ append_check(const arb_append_t *e, size_t i, arb_buf_t *why)
     if (e->len > ARB_STORE_EVENT_MAX) {
         arb__why(why, "batch item %zu: event is %zu bytes (max %u)", i,
                  e->len, ARB_STORE_EVENT_MAX);
+        return ARB_ETOOBIG;
+    }
+    /* (The journal gives a secret's length 16 bits.) */
+    if (e->secret != NULL && strlen(e->secret) > 0xffff) {
+        arb__why(why, "batch item %zu: deal secret is %zu bytes (max "
+                 "65535)", i, strlen(e->secret));
         return ARB_ETOOBIG;
     }
     return 0;

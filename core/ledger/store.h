@@ -90,9 +90,12 @@ typedef struct arb_append {
     int            after_close; /* non-zero: may follow a close (a claim:
                                    results are registered after the match);
                                    the match stays closed */
-    const char    *secret;      /* seq 0 only, or NULL: the deal's secret
+    const char    *secret;      /* or NULL: the deal's secret
                                    (core/deal.h), kept in the same
-                                   transaction but outside the chain */
+                                   transaction but outside the chain;
+                                   with seq 0, or with a later event of a
+                                   match stored without it (a read replica
+                                   that met its deal message late) */
     int            cid_fresh;   /* arb_store_append_commit only (the batch
                                    call ignores it): non-zero when the
                                    caller, the only writer, looked

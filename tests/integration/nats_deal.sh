@@ -99,10 +99,12 @@ check "whole: nothing published again" "1 1 0 2" \
 # A dealt match with a move whose deal the stream lost: a replica that
 # reads it meanwhile judges it on its chain only; the deal a pass puts
 # back comes after the match's move, where a reader in stream order meets
-# it too late for the open.  A replica (or a restore) that reads the
-# healed stream asks for the deal when the move comes without it, and
-# judges the match with it (before, on its chain only: its state was
-# refused).
+# it too late for the open.  The replica then judges the match with it
+# and stores the secret with the match's next event.  A replica (or a
+# restore) that reads the healed stream asks for the deal when the move
+# comes without it, and judges the match with it.  (Before 2026-12-05
+# both replicas kept the match on its chain only and refused its state,
+# and a restore refused it.)
 printf '[replica]\nsecret_key_file = %s\n' "$T/repl.key" > "$T/rep.conf"
 dealt D.3 table-3
 on east move --match D.3 draw ann > /dev/null || echo "D.3: draw failed"
@@ -117,12 +119,54 @@ check "replica, D.3's deal lost: judged on its chain only" "2 1" \
     "$(rstat deals) $(rstat chain_only)"
 on east replicate --check --timeout 60 > "$T/check.out" 2>&1
 check "D.3's deal put back" 3 "$(stat deals_republished)"
+i=0
+while [ "$(rstat deals)" != 3 ] && [ $i -lt 100 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+check "replica, D.3's deal put back: judged with it" "3 0" \
+    "$(rstat deals) $(rstat chain_only)"
+on east note --match D.3 after-the-deal > /dev/null || echo "note failed"
+same_as_primary D.3:east
 kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
 rm -rf "$T/rep"
 start_replica rep "$T/rep.conf"
 same_as_primary D.1:east D.2:east D.3:east
 check "replica of the healed stream: every deal, none on its chain only" \
     "3 0" "$(rstat deals) $(rstat chain_only)"
+
+# A replica without the replication key serves a running dealt match's
+# events and subscriptions; its state (the hands, from the deal) is
+# refused as `read_only` naming the recorder that can answer, over HTTP
+# with 503 (until 2026-12-05 `internal`, a subscription refused with it,
+# and the HTTP events "no match").
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+rm -rf "$T/rep"
+HTTP_PORT=$((${ARB_NATS_PORT_BASE:-18300} + 60))
+printf '[http]\nlisten = tcp:127.0.0.1:%s\n' "$HTTP_PORT" > "$T/rep.conf"
+start_replica rep "$T/rep.conf"
+caught_up D.3 east events
+out=$(on rep state --match D.3 --json 2>&1)
+check "keyless replica: state refused as read_only, naming the recorder" 1 \
+    "$(printf '%s\n' "$out" | grep -c "read_only: match 'D.3' is dealt and \
+this read replica does not hold its deal secret (no replication key).*\
+ask its primary, recorder east")"
+check "keyless replica: its events served" \
+    "$(on east events --match D.3 --json)" \
+    "$(on rep events --match D.3 --json)"
+check "keyless replica: a yahchain match's state served" \
+    "$(on east state --match D.Y --json)" "$(on rep state --match D.Y --json)"
+reader=$(awk '$4 == "reader" { print $3; exit }' "$T/rep/tokens")
+http() {
+    curl -s -o "$T/body" -w '%{http_code}' \
+        -H "Authorization: Bearer $reader" "http://127.0.0.1:$HTTP_PORT$1"
+}
+check "keyless replica, HTTP state: 503 deal" "503 1" \
+    "$(http /api/m/D.3/state) $(grep -c '"where":"deal"' "$T/body")"
+check "keyless replica, HTTP events: 200" 200 "$(http /api/m/D.3/events)"
+timeout 2 $A watch --server "unix:$T/rep.sock" --token "$(tok rep)" \
+    --match D.3 --from 0 --json > "$T/watch" 2> "$T/watch.err"
+check "keyless replica: a subscription to it gets its events" "3 0" \
+    "$(grep -c '"seq"' "$T/watch") $(wc -c < "$T/watch.err")"
 
 # The recorder's machine lost: the stream restores every running dealt
 # match with its secret (before, refused: "running dealt match").

@@ -365,7 +365,10 @@ count_of(arb_store_t *s, const char *id)
  *   2: open, 600 other opens (the batch fills and commits), deal;
  *   3: open, flush, seq 1 without a deal: both stored, no secret;
  *   4: open and flushes only: stored, no secret, within 51 flushes;
- *   5: open, arb_mirror_finish, one flush: stored.
+ *   5: open, arb_mirror_finish, one flush: stored;
+ *   6: as 3 (the match judged on its chain only), then the deal, then
+ *      seq 2: judged from then on, the secret stored with seq 2 (before
+ *      2026-12-05 it stayed on its chain only, its secret in memory).
  * With a lookup (arb_mirror_on_deal; find 1: it finds the deal further
  * on in the stream, where an anti-entropy pass put back a lost one; 2:
  * it finds nothing), the wait's end in 3-5 asks it once: found, the
@@ -408,21 +411,22 @@ deal_case(int how, int find)
     msgs_t             ms, o;
     uint64_t           sseq = 1;
     int                i, flushes = 0;
-    int                want_secret = how <= 2 || find == 1;
+    int                want_secret = how <= 2 || how == 6 || find == 1;
     lookup_t           lk = { key, find, 0 };
 
     memset(key, 7, sizeof(key));
     arb_seed_hash(h, "table-7", 7);
     arb_hex(hex, h, ARB_HASH_LEN);
     snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: D-1\n"
-             "players: ann bob\ndeal: commit %s\n\n1. note first\n", hex);
+             "players: ann bob\ndeal: commit %s\n\n1. note first\n"
+             "2. note second\n", hex);
     make(&ms, text);
     CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
     if (find)
         arb_mirror_on_deal(mir, fake_lookup, &lk);
     msg_at(&m, "D-1", &ms, 0, sseq++);
     CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
-    if (how == 1 || how == 3) {
+    if (how == 1 || how == 3 || how == 6) {
         CHECK_INT(arb_mirror_flush(mir, NULL), 0);
         CHECK_INT(arb_mirror_held(mir), 1);     /* the open waits */
         CHECK_INT(count_of(s, "D-1"), 0);
@@ -444,8 +448,26 @@ deal_case(int how, int find)
         m.stream_seq = sseq++;
         CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
     }
-    if (how == 3) {
+    if (how == 3 || how == 6) {
         msg_at(&m, "D-1", &ms, 1, sseq++);
+        CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    }
+    if (how == 6) {
+        arb_mirror_stats_t st;
+
+        arb_mirror_stats(mir, &st);
+        CHECK_INT(st.chain_only, find == 1 ? 0 : 1);
+        if (arb_stream_deal_msg(&dm, "D-1", secret, key, "east") != 0
+            || arb_stream_msg_parse(&m, dm, NULL) != 0)
+            exit(1);
+        m.stream_seq = sseq++;
+        CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+        arb_mirror_stats(mir, &st);
+        CHECK_INT(st.chain_only, 0);
+        CHECK_INT(st.deals, 1);
+        if (find != 1)                      /* committed for the replay */
+            CHECK_INT(count_of(s, "D-1"), 2);
+        msg_at(&m, "D-1", &ms, 2, sseq++);
         CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
     }
     if (how == 5)
@@ -455,7 +477,7 @@ deal_case(int how, int find)
         flushes++;
     } while (arb_mirror_held(mir) > 0 && flushes < 100);
     CHECK(flushes <= (how == 4 ? 51 : 1));
-    CHECK_INT(count_of(s, "D-1"), how == 3 ? 2 : 1);
+    CHECK_INT(count_of(s, "D-1"), how == 3 ? 2 : how == 6 ? 3 : 1);
     CHECK_INT(arb_store_secret(s, "D-1", &sec, NULL),
               want_secret ? 0 : ARB_ENOTFOUND);
     if (want_secret)
@@ -476,7 +498,7 @@ test_deal_wait(void)
     int how, find;
 
     for (find = 0; find <= 2; find++)
-        for (how = 0; how <= 5; how++)
+        for (how = 0; how <= 6; how++)
             deal_case(how, find);
 }
 
@@ -749,8 +771,10 @@ test_restream_tail(void)
 
 /*
  * A deal secret that came after its open was committed without it is
- * held in memory only: a restart must read its message again, until the
- * close (which reveals the deal) is committed.
+ * held in memory only until the match's next event stores it (before
+ * 2026-12-05: until the close, which reveals the deal, was committed; a
+ * replica's state of the running match was refused meanwhile): a restart
+ * must read its message again until then.
  */
 static void
 test_resume_deal(void)
@@ -762,6 +786,7 @@ test_resume_deal(void)
     arb_mirror_t      *mir = NULL;
     arb_stream_msg_t   m;
     natsMsg           *dm = NULL;
+    arb_buf_t          sec = ARB_BUF_INIT;
     msgs_t             ms;
     int                i;
 
@@ -786,17 +811,23 @@ test_resume_deal(void)
         exit(1);
     m.stream_seq = 2;
     CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
-    apply_at(mir, "D-1", &ms, 1, 3);
     CHECK_INT(arb_mirror_flush(mir, NULL), 0);
     CHECK_INT(arb_mirror_resume_seq(mir), 2);       /* the secret */
-    apply_at(mir, "D-1", &ms, 2, 4);
+    CHECK_INT(arb_store_secret(s, "D-1", &sec, NULL), ARB_ENOTFOUND);
+    apply_at(mir, "D-1", &ms, 1, 3);
     CHECK_INT(arb_mirror_resume_seq(mir), 2);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 4);       /* stored with seq 1 */
+    CHECK_INT(arb_store_secret(s, "D-1", &sec, NULL), 0);
+    CHECK_STR(arb_buf_cstr(&sec), secret);
+    apply_at(mir, "D-1", &ms, 2, 4);
     CHECK_INT(arb_mirror_flush(mir, NULL), 0);
     CHECK_INT(count_of(s, "D-1"), 3);
     CHECK_INT(arb_mirror_resume_seq(mir), 5);       /* closed */
     CHECK_INT(nproblems, 0);
     if (nproblems)
         fprintf(stderr, "resume deal: %s", problems);
+    arb_buf_free(&sec);
     arb_mirror_free(mir);
     drop_store(s);
 }
