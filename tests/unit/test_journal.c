@@ -331,6 +331,11 @@ child_load(const char *dir, int n, int wfd)
         v.seq = (uint64_t)(i / 4);
         v.bytes = bytes;
         v.len = strlen(bytes);
+        /* A deal secret with a later event of its match (a read replica
+         * that met the deal late): past the middle's checkpoint, so the
+         * journal brings it back. */
+        if (i == n - 4)
+            v.secret = "seed late";
         if (arb_store_append_batch(s, &v, 1, NULL) != 0)
             _exit(3);
         if (write(wfd, v.hash, sizeof(v.hash)) != sizeof(v.hash))
@@ -371,7 +376,7 @@ check_events(const char *dir, int n, unsigned char (*acked)[32],
     arb_store_t      *s = NULL;
     arb_store_stats_t st;
     arb_match_info_t  m;
-    arb_buf_t         why = ARB_BUF_INIT;
+    arb_buf_t         why = ARB_BUF_INIT, sec = ARB_BUF_INIT;
     char              id[16];
     int               i;
 
@@ -390,6 +395,10 @@ check_events(const char *dir, int n, unsigned char (*acked)[32],
     }
     CHECK_INT(arb_store_stats(s, &st, &why), 0);
     *replayed = st.journal_replayed;
+    CHECK_INT(arb_store_secret(s, "m0", &sec, &why), 0);
+    CHECK_STR(arb_buf_cstr(&sec), "seed late");
+    CHECK_INT(arb_store_secret(s, "m1", &sec, &why), ARB_ENOTFOUND);
+    arb_buf_free(&sec);
     arb_store_close(s);
     arb_buf_free(&why);
 }

@@ -471,6 +471,13 @@ test_args(void)
     v[0].bytes = huge;
     v[0].len = sizeof(huge);
     CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_ETOOBIG);
+    /* A deal secret the journal's 16-bit length cannot hold. */
+    ev_init(&v[0], "ok", "g", 0, "e", NULL);
+    memset(huge, 's', 70000);
+    huge[70000] = '\0';
+    v[0].secret = (const char *)huge;
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_ETOOBIG);
+    CHECK(strstr(arb_buf_cstr(&why), "deal secret is 70000 bytes") != NULL);
     CHECK_INT(arb_store_append_batch(s, NULL, 0, &why), 0);
     CHECK_INT(arb_store_match(s, big, NULL, &why), ARB_EINVAL);
     arb_store_close(s);
