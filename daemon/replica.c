@@ -66,6 +66,7 @@ typedef struct arb_replica {
     unsigned char        key[ARB_STREAM_KEY_LEN];
     int                  has_key;
     pthread_t            thread;
+    arb_stream_t        *st;            /* the follower's connection */
     int                  started;
     uv_async_t           async;
     int                  async_init;
@@ -537,6 +538,23 @@ waited_too_long(arb_replica_t *r, int64_t *since, int64_t *last_ms,
     return 1;           /* counted in reconnects by reader_lost */
 }
 
+/* The mirror's lookup of a deal met out of order (arb_mirror_on_deal).
+ * The follower applies and flushes holding mu; the request goes without
+ * it, so that the loop (stats, a refusal naming the recorder) never waits
+ * on NATS.  That is sound: only this thread changes the mirror, and at
+ * each of its lookups no match is half made. */
+static int
+deal_of(void *ud, const char *match_id, arb_stream_msg_t *msg)
+{
+    arb_replica_t *r = ud;
+    int            rc;
+
+    pthread_mutex_unlock(&r->mu);
+    rc = arb_stream_deal_last(r->st, match_id, msg);
+    pthread_mutex_lock(&r->mu);
+    return rc;
+}
+
 static void *
 follow(void *arg)
 {
@@ -569,8 +587,10 @@ follow(void *arg)
             rc = arb_stream_opts(&opts, &r->sconf, &why);
             if (rc == 0)
                 rc = arb_stream_open(&st, &r->sconf, opts, NULL, &why);
-            if (rc == 0)                /* a deal met out of order */
-                arb_mirror_on_deal(r->mir, arb_stream_deal_last, st);
+            if (rc == 0) {              /* a deal met out of order */
+                r->st = st;
+                arb_mirror_on_deal(r->mir, deal_of, r);
+            }
             if (rc != 0) {
                 if (!said++)
                     arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: "
