@@ -292,6 +292,8 @@ arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
      * and subscriptions all the same, without its rule state. */
     if (rc != 0 && rc != ARB_ESEALED)
         return rc;
+    if (why != NULL)
+        why->len = 0;
     l = arb_live_new(srv, id);
     if (l == NULL) {
         arb_match_free(m);
