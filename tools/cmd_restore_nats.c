@@ -123,6 +123,25 @@ try_again(int64_t since, arb_buf_t *why)
     return 1;
 }
 
+/* Test hook (tests/integration/nats_restore.sh): with
+ * ARBITER_RESTORE_UNAVAILABLE=N, the first N answers to each request that
+ * is tried again (the first look, the consumer, the check of the ends)
+ * are "temporarily unavailable", as JetStream's during an election: a
+ * real outage could not be timed to meet each of them. */
+static int outage_left[3];
+enum { OUT_LOOK, OUT_READ, OUT_ENDS };
+
+static int
+outage(int site, arb_buf_t *why)
+{
+    if (outage_left[site] <= 0)
+        return 0;
+    outage_left[site]--;
+    why->len = 0;
+    arb_buf_puts(why, "nats: JetStream temporarily unavailable (test hook)");
+    return 1;
+}
+
 /* Reads the stream up to its last sequence as of the start into the
  * mirror.  CLI_OK, or CLI_DIFFERS / CLI_ERROR with the reason printed. */
 static int
@@ -144,7 +163,8 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
     if (last == 0)
         return CLI_OK;
     do
-        rc = arb_stream_reader_open(&rd, st, NULL, 1, &why);
+        rc = outage(OUT_READ, &why) ? ARB_EAGAIN
+             : arb_stream_reader_open(&rd, st, NULL, 1, &why);
     while (rc == ARB_EAGAIN && try_again(idle_since, &why));
     if (rc != 0) {
         fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
@@ -329,8 +349,9 @@ check_ends(arb_stream_t *st, arb_store_t *s, const char *prefix,
 
     /* (Again from the start: a match already named is not named twice.) */
     do
-        rc = arb_stream_subjects(st, ARB_STREAM_EV_PREFIX ">", end_cb, &e,
-                                 &e.why);
+        rc = outage(OUT_ENDS, &e.why) ? ARB_EAGAIN
+             : arb_stream_subjects(st, ARB_STREAM_EV_PREFIX ">", end_cb, &e,
+                                   &e.why);
     while (rc == ARB_EAGAIN && try_again(t0, &e.why));
     if (rc != 0)
         fprintf(stderr, "arbiter restore: comparing each match's end with "
@@ -416,6 +437,9 @@ cmd_restore_nats(int argc, char **argv)
         drop = strtoull(getenv("ARBITER_RESTORE_DROP"), &end, 10);
         drop_all = *end == '+';
     }
+    if (getenv("ARBITER_RESTORE_UNAVAILABLE") != NULL)
+        outage_left[OUT_LOOK] = outage_left[OUT_READ] = outage_left[OUT_ENDS]
+            = atoi(getenv("ARBITER_RESTORE_UNAVAILABLE"));
     status = CLI_ERROR;
     if (urls == NULL || dir == NULL) {
         fprintf(stderr, "arbiter restore: --nats URLS and --data DIR are "
@@ -436,7 +460,8 @@ cmd_restore_nats(int argc, char **argv)
     t0 = arb_clock_ms();
     if (rc == 0)
         do
-            rc = arb_stream_bounds(st, NULL, &last, &msgs, &why);
+            rc = outage(OUT_LOOK, &why) ? ARB_EAGAIN
+                 : arb_stream_bounds(st, NULL, &last, &msgs, &why);
         while (rc == ARB_EAGAIN && try_again(t0, &why));
     if (rc != 0) {
         fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));

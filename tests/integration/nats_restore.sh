@@ -73,6 +73,20 @@ check "restored recorder serves the state" \
 out=$(on east-r close --match E.D1 2>&1); rc=$?
 check "restored dealt match closes (secret restored from the stream)" 0 $rc
 
+# JetStream briefly unavailable (an election) when the restore first
+# looks at the stream, makes its consumer and checks the matches' ends
+# (ARBITER_RESTORE_UNAVAILABLE: the first 2 answers to each): each is
+# tried again, said once, and the restore is whole.
+out=$(ARBITER_RESTORE_UNAVAILABLE=2 $A restore --nats "$URLS" \
+      --data "$T/blip-r" --prefix W. 2>&1); rc=$?
+check "JetStream unavailable at each step: restored" 0 $rc
+check "JetStream unavailable at each step: said once" 1 \
+    "$(printf '%s\n' "$out" | grep -c 'unavailable (test hook); trying again')"
+for m in W.1 W.2; do
+    check "JetStream unavailable at each step: $m identical" \
+        "$(events "$T/west" $m)" "$(events "$T/blip-r" $m)"
+done
+
 # The target must be new or empty.
 out=$($A restore --nats "$URLS" --data "$T/east-r" 2>&1); rc=$?
 check "restore over a store refused" 2 $rc
