@@ -12,7 +12,10 @@
 # the stream held is looked up by its sequence, found gone, and the deal
 # goes again without the id), at the pass a start makes, and with moves
 # coming in.  Nothing is published twice: a deal the stream holds is
-# left alone.  Ports: ARB_NATS_PORT_BASE (default 18300).
+# left alone.  Then the readers: a replica and a restore meet a deal put
+# back after the match's later events, and a replica without the key
+# serves a running dealt match without its state (each part below says
+# what it found before).  Ports: ARB_NATS_PORT_BASE (default 18300).
 . tests/common.sh
 . tests/cluster/nats.sh
 nats_test_up nats_deal.sh 1 18300
