@@ -753,6 +753,8 @@ test_metrics(void)
           == (double)repl_stat("published"));
     CHECK(metric(page, "arbiter_replication_republished_total")
           == (double)repl_stat("republished"));
+    CHECK(metric(page, "arbiter_replication_deals_republished_total")
+          == (double)repl_stat("deals_republished"));
     CHECK(metric(page, "arbiter_replication_missing_total")
           == (double)repl_stat("missing"));
     CHECK(metric(page, "arbiter_replication_refused_total")
