@@ -13,7 +13,9 @@
  *            5     an event with a flipped byte in its hash or payload
  *            6     arb_mirror_flush
  *            7     arb_mirror_finish (the end of a restore)
- * and the first byte chooses whether the mirror has the replication key.
+ * The first byte chooses whether the mirror has the replication key (bit
+ * 0) and what its out-of-order deal lookup answers (bits 1-2, % 4: no
+ * lookup, the real deal, a forged one, nothing found).
  *
  * Invariants: an apply and a flush never fail (the store is healthy);
  * until arb_mirror_finish, a match is stopped only by a spoiled message
@@ -24,7 +26,7 @@
  * after arb_mirror_finish and a flush nothing is held back; every chain
  * in the store verifies; each match holds a prefix of its real events
  * with their real hashes, never a forged one; a stored deal secret is the
- * real one, and only with the key.
+ * real one, and only with the key; a lookup is asked at most once.
  *
  * Corpus: tests/fuzz/corpus/mirror.
  */
@@ -113,6 +115,27 @@ event_msg(arb_stream_msg_t *m, int k, uint64_t seq, int spoil, unsigned at,
     m->stream_seq = sseq;
 }
 
+/* The out-of-order deal lookup (arb_mirror_on_deal): how 1 answers the
+ * real deal, 2 one sealed under another key, 3 nothing found. */
+typedef struct lookup { int how; int asked; } lookup_t;
+
+static int
+deal_of(void *ud, const char *match_id, arb_stream_msg_t *msg)
+{
+    lookup_t *lk = ud;
+    natsMsg  *dm = NULL;
+
+    lk->asked++;
+    FUZZ_CHECK(strcmp(match_id, "D-1") == 0);
+    if (lk->how == 3)
+        return ARB_ENOTFOUND;
+    FUZZ_CHECK(arb_stream_deal_msg(&dm, "D-1", secret, lk->how == 2
+                                   ? other_key : key, "east") == 0);
+    FUZZ_CHECK(arb_stream_msg_parse(msg, dm, NULL) == 0);
+    msg->stream_seq = 1000000;
+    return 0;
+}
+
 typedef struct seen { int k; uint64_t n; int bad; } seen_t;
 
 static int
@@ -140,6 +163,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     arb_match_info_t info;
     arb_buf_t        sec = ARB_BUF_INIT, why = ARB_BUF_INIT;
     natsMsg         *dm = NULL;
+    lookup_t         lk = { 0, 0 };
     uint64_t         sseq = 1;
     size_t           i, ops = 0;
     int              has_key, k, finished = 0, spoiled[NM] = { 0 };
@@ -149,12 +173,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     has_key = data[0] & 1;
+    lk.how = (data[0] >> 1) % 4;
     snprintf(dir, sizeof(dir), "%s/s", root);
     fuzz_rm_dir(dir);
     FUZZ_CHECK(mkdir(dir, 0700) == 0);
     FUZZ_CHECK(arb_store_open(&s, dir, NULL, NULL) == 0);
     FUZZ_CHECK(arb_mirror_open(&mir, s, has_key ? key : NULL, NULL, NULL)
                == 0);
+    if (lk.how != 0)
+        arb_mirror_on_deal(mir, deal_of, &lk);
     for (i = 1; i + 1 < size && ops < OPS_MAX; i += 2, ops++) {
         unsigned op = data[i] % 8, arg = data[i + 1];
 
@@ -188,7 +215,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         for (k = 0; k < NM && !finished; k++)
-            FUZZ_CHECK(spoiled[k] || !arb_mirror_stopped(mir, ids[k]));
+            FUZZ_CHECK(spoiled[k] || (k == 2 && lk.how == 2)
+                       || !arb_mirror_stopped(mir, ids[k]));
         /* Where a restart would read from: a message read so far. */
         FUZZ_CHECK(arb_mirror_resume_seq(mir) >= 1
                    && arb_mirror_resume_seq(mir) <= sseq);
@@ -196,6 +224,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     arb_mirror_finish(mir);
     FUZZ_CHECK(arb_mirror_flush(mir, &why) == 0);
     FUZZ_CHECK(arb_mirror_held(mir) == 0);
+    FUZZ_CHECK(lk.asked <= 1 && (has_key || lk.asked == 0));
     FUZZ_CHECK(arb_store_verify(s, NULL, &why) == 0);
     for (k = 0; k < NM; k++) {
         seen_t sn = { k, 0, 0 };
