@@ -26,7 +26,8 @@
  * after arb_mirror_finish and a flush nothing is held back; every chain
  * in the store verifies; each match holds a prefix of its real events
  * with their real hashes, never a forged one; a stored deal secret is the
- * real one, and only with the key; a lookup is asked at most once.
+ * real one, and only with the key; a lookup is asked at most once, and
+ * when it finds the real deal a stored dealt match has its secret.
  *
  * Corpus: tests/fuzz/corpus/mirror.
  */
@@ -239,6 +240,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (arb_store_secret(s, "D-1", &sec, NULL) == 0) {
         FUZZ_CHECK(has_key);
         FUZZ_CHECK(strcmp(arb_buf_cstr(&sec), secret) == 0);
+    } else if (has_key && lk.how == 1 && !spoiled[2]) {
+        /* A lookup that finds the deal: the secret goes with the open. */
+        FUZZ_CHECK(arb_store_match(s, "D-1", &info, NULL) != 0);
     }
     arb_buf_free(&sec);
     arb_buf_free(&why);
