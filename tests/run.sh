@@ -11,7 +11,11 @@ passed=0; failed=0; broken=""
 # The failed checks of every test, repeated after the total: a CI log that
 # keeps only its last lines must still say what failed.
 fails=$(mktemp "${TMPDIR:-/tmp}/arb-fails.XXXXXX") || exit 1
-trap 'rm -f "$fails"' EXIT
+# Each test's wall time, for the slowest ones printed at the end: the
+# whole suite must stay under 10 minutes.
+times=$(mktemp "${TMPDIR:-/tmp}/arb-times.XXXXXX") || exit 1
+trap 'rm -f "$fails" "$times"' EXIT
+began=$(date +%s)
 
 # Checked before anything runs: a suite that silently skips what was not
 # built would report success for tests that never ran.
@@ -35,7 +39,9 @@ fi
 # run_one NAME COMMAND...: runs it, adds its "N passed, N failed" line.
 run_one() {
     name=$1; shift
+    t0=$(date +%s)
     out=$("$@" 2>&1); rc=$?
+    echo "$(($(date +%s) - t0)) $name" >> "$times"
     printf '%s\n' "$out" | tail -n 40
     p=$(printf '%s\n' "$out" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' | tail -1)
     f=$(printf '%s\n' "$out" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' | tail -1)
@@ -71,6 +77,8 @@ done
 for t in tests/integration/*.sh; do
     [ -f "$t" ] && run_one "$(basename "$t")" sh "$t"
 done
+slow=$(sort -rn "$times" | head -n 8 | awk '{ printf " %s %ds", $2, $1 }')
+echo "time: $(($(date +%s) - began)) s; slowest:$slow"
 echo "TOTAL: $passed passed, $failed failed"
 if [ -n "$broken" ]; then
     cat "$fails"
