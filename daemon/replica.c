@@ -99,6 +99,8 @@ typedef struct arb_replica {
                                            start */
     arb_owners_t        *owners;        /* DATA/replica.owners */
     arb_marks_t          marks;         /* [follower] places read */
+    int64_t              look_ms;       /* [follower] between looks at the
+                                           stream (stream_check) */
 } arb_replica_t;
 
 void
@@ -413,7 +415,7 @@ stream_check(arb_replica_t *r, arb_stream_t *st, int64_t created,
     arb_buf_t          why = ARB_BUF_INIT;
     int                rc, up;
 
-    if (arb_clock_ms() - *checked_ms < 1000)
+    if (arb_clock_ms() - *checked_ms < r->look_ms)
         return 0;
     *checked_ms = arb_clock_ms();
     up = natsConnection_Status(st->nc) == NATS_CONN_STATUS_CONNECTED;
@@ -579,6 +581,11 @@ follow(void *arg)
      * copy of the stream lacks it would, without a gap in its sequences. */
     if (env != NULL)
         drop = strtoull(env, NULL, 10);
+    /* Test hook (tests/integration/nats_outage.sh): the looks at the
+     * stream that are once a second come once every N ms, so that what
+     * the reader meets first is met without them. */
+    env = getenv("ARBITERD_REPLICA_LOOK_MS");
+    r->look_ms = env != NULL ? strtoll(env, NULL, 10) : 1000;
 
     while (!stopping(r)) {
         if (st == NULL) {
@@ -701,14 +708,20 @@ follow(void *arg)
          * heartbeat, a new stream leader), from the sequence after the
          * last one delivered: the stream may have lost what was read
          * meanwhile.  Looked at before this message moves the position
-         * (the once-a-second look may come after it). */
+         * (the once-a-second look may come after it).  The stream may
+         * also be another one, created again under the same name:
+         * read_from says so and reads it from its first message (until
+         * 2026-12-05 it was taken for one that lost its tail, and the
+         * log said NATS lost it). */
         if (msg.consumer_seq != cseq && cseq != 0) {
             arb_stream_state_t ss;
 
             if (arb_stream_state(st, &ss, NULL) == 0
-                && position_holds(r, st, &ss, &upto, &upto_ns) == 0) {
+                && (ss.created_ns != created
+                    || position_holds(r, st, &ss, &upto, &upto_ns) == 0)) {
                 arb_stream_msg_clear(&msg);
-                restream(r, upto, upto_ns, &from);
+                if (ss.created_ns == created)
+                    restream(r, upto, upto_ns, &from);
                 reader_lost(r, &rd);
                 continue;
             }

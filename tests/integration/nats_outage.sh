@@ -20,6 +20,10 @@ start_replicating north N.
 REPL_EXTRA=
 LOGLEVEL=info   # the replica's: NATS coming back is said at info
 start_replica rep
+# A second replica that looks at the stream once in 10 minutes (a test
+# hook) instead of once a second: its reader meets the new stream first,
+# as the first one's may on a busy machine.
+LOGLEVEL=warn REP_ENV=ARBITERD_REPLICA_LOOK_MS=600000 start_replica rep2
 
 
 play east E.1 10; play west W.1 8; play north N.1 4
@@ -61,6 +65,24 @@ check "replica said the stream was created again" 1 \
     "$(grep -c "stream ARBITER was created again" "$T/rep.log")"
 check "replica stopped no match" "" \
     "$(grep replica_stopped_match "$T/rep.log")"
+# The second one, met by its reader: said as the stream created again,
+# not as one that lost its tail (until 2026-12-05 the reader, finding
+# its consumer made anew, took it for that), and it holds the same.
+for m in E.1:east E.2:east W.1:west W.2:west N.1:north; do
+    i=0
+    while [ "$(on rep2 events --match ${m%%:*} --json 2>&1)" != \
+            "$(on ${m##*:} events --match ${m%%:*} --json)" ] \
+          && [ $i -lt 100 ]; do
+        sleep 0.2; i=$((i + 1))
+    done
+    check "${m%%:*}: second replica's events = primary's" \
+        "$(on ${m##*:} events --match ${m%%:*} --json)" \
+        "$(on rep2 events --match ${m%%:*} --json 2>&1)"
+done
+check "second replica said the stream was created again" 1 \
+    "$(grep -c "stream ARBITER was created again" "$T/rep2.log")"
+check "second replica did not say NATS lost its tail" 0 \
+    "$(grep -c "lost its tail" "$T/rep2.log")"
 # What it held before was met again on the new stream: duplicates, not
 # appended twice (the store checks clean, each event once).
 check "what it held, met again as duplicates" 1 \
