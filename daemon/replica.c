@@ -585,7 +585,7 @@ follow(void *arg)
      * stream that are once a second come once every N ms, so that what
      * the reader meets first is met without them. */
     env = getenv("ARBITERD_REPLICA_LOOK_MS");
-    r->look_ms = env != NULL ? strtoll(env, NULL, 10) : 1000;
+    r->look_ms = env != NULL && atoll(env) > 0 ? atoll(env) : 1000;
 
     while (!stopping(r)) {
         if (st == NULL) {
