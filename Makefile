@@ -44,6 +44,8 @@ TESTLIB_SRC := $(filter-out tests/crash/iosim.c,$(wildcard tests/crash/*.c)) \
 SOAK_SRC   := $(wildcard tests/soak/soak_*.c)
 # What an operator does to a NATS stream, for the shell tests.
 NATS_OP    := $(BUILD)/tests/nats_op
+# A page in a headless browser, driven step by step from a shell test.
+PAGE_STEPS := $(BUILD)/tests/page_steps
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -64,7 +66,7 @@ BINS     := bin/arbiter $(if $(DAEMON_SRC),bin/arbiterd)
 # Keep test objects: they are intermediates of a pattern chain.
 .SECONDARY:
 all: deps-check $(BINS) $(UNITS) $(BENCHES) $(FUZZERS) $(IOSIM) $(SOAKS) \
-     $(NATS_OP)
+     $(NATS_OP) $(PAGE_STEPS)
 
 # Installs the missing Debian packages; does nothing when all are present.
 deps:
@@ -151,6 +153,9 @@ $(BUILD)/tests/soak_%: $(BUILD)/tests/soak/soak_%.o $(LIBTEST) $(LIBPROTO) $(LIB
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(NATS_OP): $(BUILD)/tests/cluster/nats_op.o $(LIBPROTO) $(LIBCORE)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(PAGE_STEPS): $(BUILD)/tests/browser/page_steps.o $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 

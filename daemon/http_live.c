@@ -7,7 +7,11 @@
  * also `event: state` with the whole report as its viewer sees it, taken
  * from the live state when nothing of that match is still queued (then it
  * equals the committed state, so no replay is needed); a page therefore
- * updates without fetching anything.  libh2o takes one buffer at a time
+ * updates without fetching anything.  On a read replica without a dealt
+ * match's secret the match's stream starts with `event: sealed` (why, and
+ * its seq) instead of its state and carries its acks: a spectator's page
+ * lists the moves, and the close that reveals the deal brings the first
+ * `state`.  libh2o takes one buffer at a time
  * per response, so what arrives meanwhile waits in `pending`; a stream
  * whose pending output would pass stream_max is cut off (counted in
  * subscribers_cut): the writer never waits for a browser, and a reader
@@ -289,6 +293,7 @@ arb_http_live(arb_http_req_t *q, const char *match)
     arb_match_t       *m = NULL;
     arb_live_t        *l;
     arb_viewer_t       v;
+    arb_setup_t        bare;
     arb_buf_t          b = ARB_BUF_INIT, why = ARB_BUF_INIT,
                        missed = ARB_BUF_INIT;
     resume_ctx_t       x;
@@ -309,14 +314,31 @@ arb_http_live(arb_http_req_t *q, const char *match)
             return;
         }
         /* The stream starts with the state: no separate fetch. */
-        if ((rc = arb_live_replay(q->srv, match, upto, &m, &why)) != 0) {
+        rc = arb_live_replay(q->srv, match, upto, &m, &why);
+        if (rc != 0 && rc != ARB_ESEALED) {
             arb_http_replay_error(req, rc, arb_buf_cstr(&why));
             goto done;
         }
-        x.setup = arb_match_setup(m);
         x.closed = l->closed;
-        v = arb_http_viewer(&q->who, match, x.setup);
-        if (arb_view_report(&b, m, &v) != 0 || b.oom) {
+        if (rc == ARB_ESEALED) {
+            /* A read replica without the deal: the stream starts with
+             * `sealed` instead, then carries the acks (seen as with the
+             * game alone, as /events shows them), and the close that
+             * reveals the deal brings the first `state`. */
+            memset(&bare, 0, sizeof(bare));
+            bare.game = l->game;
+            x.setup = &bare;
+            arb_json_put_new(&b, json_pack(
+                "{s:s,s:s,s:I,s:s,s:s}", "match", match, "game", l->game,
+                "seq", (json_int_t)upto, "error", arb_buf_cstr(&why)
+                ? arb_buf_cstr(&why) : arb_strerror(rc), "where", "deal"));
+        } else {
+            x.setup = arb_match_setup(m);
+            v = arb_http_viewer(&q->who, match, x.setup);
+            if (arb_view_report(&b, m, &v) != 0)
+                b.oom = 1;
+        }
+        if (b.oom) {
             arb_http_error(req, 500, "server", "out of memory");
             goto done;
         }
@@ -365,7 +387,7 @@ arb_http_live(arb_http_req_t *q, const char *match)
         arb_buf_add(&s->pending, missed.data, missed.len);
     }
     if (match != NULL)
-        push(s, "state", upto, b.data, b.len);
+        push(s, m != NULL ? "state" : "sealed", upto, b.data, b.len);
     else {
         /* the headers go out at once, so the browser's `open` fires */
         arb_buf_puts(&s->pending, ": arbiter live\n\n");

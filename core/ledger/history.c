@@ -179,6 +179,69 @@ on_stored(void *ud, uint64_t seq, int64_t time_ms,
     return x->rc != 0 ? 1 : 0;
 }
 
+/* The deal a close reveals ("close seed <text>"), appended to out in the
+ * stored form of a secret; 1 when ev is such a close. */
+static int
+close_reveal(const arb_event_t *ev, arb_buf_t *out)
+{
+    if (ev->kind != ARB_EV_CLOSE || ev->nargs != 2)
+        return 0;
+    arb_deal_stored_format(out, ev->args[0], ev->args[1]);
+    return 1;
+}
+
+typedef struct reveal_ctx {
+    arb_buf_t *out;
+    int        rc;                  /* 1 found, or ARB_E* */
+} reveal_ctx_t;
+
+static int
+on_reveal(void *ud, uint64_t seq, int64_t time_ms,
+          const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+          size_t len)
+{
+    reveal_ctx_t *x = ud;
+    arb_event_t   ev;
+
+    (void)seq;
+    (void)time_ms;
+    (void)hash;
+    if ((x->rc = arb_event_decode(&ev, bytes, len, NULL)) != 0)
+        return 1;
+    x->rc = close_reveal(&ev, x->out);
+    arb_event_clear(&ev);
+    return x->rc;
+}
+
+/* Where the store keeps no secret of a dealt match (a read replica
+ * without the replication key), its close, once committed, reveals the
+ * deal for every seq: that reveal into out (h's events 0..upto, then the
+ * store's after them).  1 found, 0 not closed yet, or the store's error. */
+static int
+close_secret(const arb_history_t *h, arb_store_t *s, const char *match_id,
+             uint64_t upto, arb_buf_t *out, arb_buf_t *why)
+{
+    arb_match_info_t info;
+    reveal_ctx_t     x = { out, 0 };
+    size_t           i;
+    int              rc;
+
+    out->len = 0;
+    for (i = 0; i < h->nevents; i++)
+        if (close_reveal(&h->events[i], out))
+            return 1;
+    if (upto == UINT64_MAX
+        || (rc = arb_store_match(s, match_id, &info, why)) == ARB_ENOTFOUND)
+        return 0;
+    if (rc != 0)
+        return rc;
+    if (!info.closed || info.last_seq <= upto)
+        return 0;
+    rc = arb_store_events(s, match_id, upto + 1, info.last_seq, on_reveal,
+                          &x, why);
+    return x.rc != 0 ? x.rc : rc == 1 ? 0 : rc;
+}
+
 int
 arb_history_load(arb_history_t *h, arb_store_t *s, const char *match_id,
                  uint64_t upto, arb_buf_t *why)
@@ -197,11 +260,13 @@ arb_history_load(arb_history_t *h, arb_store_t *s, const char *match_id,
         /* Only "none stored" leaves the secret out; a failed read (out of
          * memory) must not pass for a missing secret. */
         rc = arb_store_secret(s, match_id, &sec, why);
-        if (rc == 0) {
+        if (rc == ARB_ENOTFOUND)
+            rc = close_secret(h, s, match_id, upto, &sec, why);
+        else if (rc == 0)
+            rc = 1;
+        if (rc == 1) {
             h->secret = strdup(arb_buf_cstr(&sec) ? arb_buf_cstr(&sec) : "");
-            rc = h->secret == NULL ? ARB_ENOMEM : 0;
-        } else if (rc == ARB_ENOTFOUND) {
-            rc = 0;
+            rc = h->secret == NULL || sec.oom ? ARB_ENOMEM : 0;
         }
     }
     arb_buf_free(&sec);

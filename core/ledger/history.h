@@ -81,8 +81,11 @@ int  arb_history_push(arb_history_t *h, arb_event_t *ev,
 
 /* The stored history of a match: events 0..upto (UINT64_MAX: all) read
  * in one read transaction, and the deal's secret when the open commits a
- * deal and the store keeps one.  ARB_ENOTFOUND for an unknown match, the
- * store's error, or arb_history_add()'s, with why. */
+ * deal and the store keeps one; where it keeps none (a read replica
+ * without the replication key) and the match's close, at any seq, reveals
+ * the deal, that reveal as the secret: a closed dealt match is judged at
+ * every seq wherever it was recorded.  ARB_ENOTFOUND for an unknown
+ * match, the store's error, or arb_history_add()'s, with why. */
 struct arb_store;
 int  arb_history_load(arb_history_t *h, struct arb_store *s,
                       const char *match_id, uint64_t upto, arb_buf_t *why);

@@ -9,8 +9,13 @@
  * seq, the events so far, "tell me when something was recorded"), so the
  * page has one code path whether it is served or embedded.  Reports at
  * earlier seqs never change, so they are cached; the latest is refetched
- * on each live message.  Hooks for tests: body's data-seq (the seq shown),
- * data-last (the latest seq known) and data-ready.
+ * on each live message.  A read replica without a running dealt match's
+ * deal secret cannot draw its table (the hands follow from the deal): it
+ * says so (`sealed`, on the stream or as the state's 503), and the page
+ * lists the moves as they come, without the table and the slider, until
+ * the close reveals the deal and a state arrives.  Hooks for tests:
+ * body's data-seq (the seq shown), data-last (the latest seq known),
+ * data-ready and data-sealed.
  */
 (function () {
     "use strict";
@@ -193,9 +198,38 @@
             if (now)
                 box.scrollTop = now.offsetTop - box.clientHeight / 2;
         }
+        /* Sealed here (the answer to a state, or the stream's first
+         * message): the moves up to seq s.seq, without the table. */
+        function seal(s) {
+            document.body.dataset.sealed = "1";
+            $("history").hidden = true;
+            $("status").textContent = "sealed";
+            $("table").innerHTML = '<p class="chain sealed">' +
+                esc(s.error) + "</p>";
+            $("totals").innerHTML = $("results").innerHTML =
+                $("verdicts").innerHTML = "";
+            return src.events(s.seq).then(function (ev) {
+                events = ev;
+                game = game || s.game || (ev.length ? gameOf(ev[0].line)
+                                                    : "");
+                $("game").textContent = game;
+                sealedAt(ev.length - 1);
+                document.body.dataset.ready = "1";
+            });
+        }
+        function sealedAt(seq) {
+            shown = seq;
+            setLast(seq);
+            document.body.dataset.seq = seq;
+            moves();
+        }
         function draw(rep) {
             if (!rep)
                 return;
+            if (document.body.dataset.sealed) {
+                delete document.body.dataset.sealed;
+                $("history").hidden = false;
+            }
             shown = rep.seq;
             game = ARB.game(rep, game);
             $("game").textContent = game;
@@ -216,6 +250,8 @@
         at = at !== null && /^\d+$/.test(at) ? parseInt(at, 10) : null;
         var wanted = null;      /* the seq last asked for by the reader */
         function show(seq) {
+            if (document.body.dataset.sealed)
+                return Promise.resolve();   /* no state to show here */
             seq = Math.max(0, Math.min(seq, last));
             latest = seq >= last;
             wanted = seq;
@@ -262,6 +298,8 @@
             }).then(function () {
                 document.body.dataset.ready = "1";
             }).catch(function (e) {
+                if (e.status === 503 && e.body && e.body.where === "deal")
+                    return seal({ seq: undefined, error: e.body.error });
                 $("table").textContent = String(e);
             });
         }
@@ -301,9 +339,14 @@
                 update(r);
             },
             ack: function (e) {
-                if (e.seq === src.add(e).length - 1 && !latest)
+                if (e.seq !== src.add(e).length - 1)
+                    return;
+                if (document.body.dataset.sealed)
+                    sealedAt(e.seq);    /* no state follows */
+                else if (!latest)
                     moves();
             },
+            sealed: function (s) { seal(s); },
             /* events were missed and cannot be resumed: the state that
              * follows is drawn, and the events fetched up to it */
             reset: function () { refresh(); }

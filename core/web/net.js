@@ -12,9 +12,11 @@
  *                           rejected when the network failed or, with ms,
  *                           no answer came in ms milliseconds
  *   ARB.getJSON(url)        a promise of the JSON answer (an Error naming
- *                           the URL, the status and the recorder's error)
- *   ARB.follow(url, on)     follows a live stream, calling on.ack,
- *                           on.state, on.reset with each message's JSON,
+ *                           the URL, the status and the recorder's error,
+ *                           with .status and .body, the answer's JSON)
+ *   ARB.follow(url, on)     follows a live stream, calling on.<event>
+ *                           (ack, state, reset, sealed) with each
+ *                           message's JSON,
  *                           on.open on each (re)connection and
  *                           on.stop(status, body) when the recorder
  *                           refuses it for good (401, 404); false when the
@@ -131,8 +133,11 @@
                 ARB.askToken(r.body.error);
             if (r.status >= 200 && r.status < 300)
                 return r.body;
-            throw new Error(url + ": " + r.status + " " +
-                            ((r.body && r.body.error) || ""));
+            var e = new Error(url + ": " + r.status + " " +
+                              ((r.body && r.body.error) || ""));
+            e.status = r.status;    /* for a page that tells answers apart */
+            e.body = r.body;
+            throw e;
         });
     };
 

@@ -179,5 +179,55 @@ if [ $fail -ne 0 ]; then
     grep replicate "$T/east.log" | tail -n 10 | sed 's/^/why: east.log: /'
 fi
 
+# The live page of a running dealt match on the keyless replica: its
+# stream starts with `sealed` (why) instead of a state, then carries the
+# acks; the page says the hands are sealed here and lists the moves, adds
+# each new one, and draws the table once the close reveals the deal.
+# (Until 2026-12-05 the stream was refused with 503 and the page showed
+# only that error, with no moves.)
+dealt D.P table-p
+on east note --match D.P first > /dev/null || echo "D.P: note failed"
+caught_up D.P east events
+live=$(curl -s -N --max-time 2 -H "Authorization: Bearer $reader" \
+       "http://127.0.0.1:$HTTP_PORT/api/m/D.P/live")
+check "keyless replica, HTTP live: sealed, no state, naming the recorder" \
+    "1 0 1" "$(printf '%s\n' "$live" | grep -c '^event: sealed')\
+ $(printf '%s\n' "$live" | grep -c '^event: state')\
+ $(printf '%s\n' "$live" | grep -c 'recorder east.*"where":"deal"')"
+moves="document.querySelectorAll('#moves [data-seq]').length"
+seen="document.getElementById('status').textContent + ' ' + $moves + ' ' \
++ document.body.dataset.seq + ' ' + document.getElementById('history').hidden \
++ ' ' + document.querySelectorAll('#table svg').length"
+page=$(${BUILD:-build}/tests/page_steps \
+    "http://127.0.0.1:$HTTP_PORT/m/D.P#token=$reader" \
+    "wait:document.body.dataset.ready === '1' && \
+document.body.dataset.sealed === '1'" \
+    "print:$seen" \
+    "print:document.getElementById('table').textContent" \
+    "sh:$A note --server unix:$T/east.sock --token $(tok east) --match D.P \
+second > /dev/null" \
+    "wait:$moves === 3" "print:$seen" \
+    "sh:$A close --server unix:$T/east.sock --token $(tok east) --match D.P \
+--reason done > /dev/null" \
+    "wait:!document.body.dataset.sealed" "print:$seen" 2>&1)
+check "keyless replica, live page: sealed, the moves listed" \
+    "sealed 2 1 true 0" "$(printf '%s\n' "$page" | sed -n 1p)"
+check "keyless replica, live page: says why" 1 \
+    "$(printf '%s\n' "$page" | sed -n 2p | grep -c "does not hold its deal \
+secret (no replication key).*recorder east")"
+check "keyless replica, live page: a new move added" "sealed 3 2 true 0" \
+    "$(printf '%s\n' "$page" | sed -n 3p)"
+check "keyless replica, live page: the close draws the table" \
+    "closed 4 3 false 1" "$(printf '%s\n' "$page" | sed -n 4p)"
+[ $fail -ne 0 ] && printf '%s\n' "$page" | sed 's/^/why: page: /'
+# Closed, the match's state at every seq: the close's reveal stands for
+# the secret (until 2026-12-05 refused as read_only, as while it ran).
+caught_up D.P east state
+for at in 1 3; do
+    check "keyless replica: the closed dealt match's state at $at" \
+        "$(on east state --match D.P --at $at --json)" \
+        "$(on rep state --match D.P --at $at --json 2>&1)"
+done
+
 echo "nats_deal.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]

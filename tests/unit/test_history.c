@@ -31,7 +31,7 @@ static char base[64], dbdir[96];
  * canonically encoded; a deal replaced by its commitment, its secret kept
  * beside the log in the one stored format. */
 static int
-record(arb_store_t *s, const arb_history_t *t)
+record_as(arb_store_t *s, const arb_history_t *t, int keep_secret)
 {
     arb_append_t ap[512];
     arb_buf_t    bytes[512], sec = ARB_BUF_INIT, stored = ARB_BUF_INIT;
@@ -60,7 +60,8 @@ record(arb_store_t *s, const arb_history_t *t)
         ap[i].bytes = bytes[i].data;
         ap[i].len = bytes[i].len;
         ap[i].closes = ev->kind == ARB_EV_CLOSE;
-        ap[i].secret = i == 0 ? arb_buf_cstr(&stored) : NULL;
+        ap[i].secret = i == 0 && keep_secret ? arb_buf_cstr(&stored)
+                                             : NULL;
     }
     rc = arb_store_append_batch(s, ap, n, &why);
     if (rc != 0)
@@ -72,6 +73,12 @@ record(arb_store_t *s, const arb_history_t *t)
     arb_buf_free(&stored);
     arb_buf_free(&why);
     return rc;
+}
+
+static int
+record(arb_store_t *s, const arb_history_t *t)
+{
+    return record_as(s, t, 1);
 }
 
 static void
@@ -222,6 +229,77 @@ test_bad_secret(arb_store_t *s)
     arb_buf_free(&why);
 }
 
+/* A store that kept no secret (a read replica without the replication
+ * key): a running dealt match loads without one, a closed one with its
+ * close's reveal as its secret, at every seq, so that it replays before
+ * its close as the recorder's copy does (until 2026-12-05 a keyless
+ * replica refused every state of a closed dealt match). */
+static void
+test_close_reveal(arb_store_t *s)
+{
+    static const char head[] = "game: chains\nmatch: %s\n"
+        "teams: long short\nplayers: ann:long bob:short\ndeck: 36\n"
+        "scoring: square\n"
+        "deal: seed club-night-7\n\n"
+        "1. place ann 7\xe2\x99\xa3 r0c0\n2. place bob 6\xe2\x99\xa0 "
+        "r-1c0\n%s";
+    arb_history_t t, c, d;
+    arb_buf_t     why = ARB_BUF_INIT;
+    unsigned char dt[ARB_HASH_LEN], dd[ARB_HASH_LEN];
+    arb_match_t  *m = NULL;
+    arb_verdict_t v;
+    char          text[512];
+    size_t        bad;
+    uint64_t      upto;
+
+    /* running: nothing reveals the deal */
+    memset(&t, 0, sizeof(t));
+    memset(&c, 0, sizeof(c));
+    memset(&d, 0, sizeof(d));
+    snprintf(text, sizeof(text), head, "KEYLESS-RUN", "");
+    CHECK_INT(arb_transcript_parse(&t, text, strlen(text), &why), 0);
+    CHECK_INT(record_as(s, &t, 0), 0);
+    CHECK_INT(arb_history_load(&d, s, "KEYLESS-RUN", UINT64_MAX, &why), 0);
+    CHECK(d.secret == NULL);
+    arb_history_clear(&t);
+    arb_history_clear(&d);
+
+    /* closed: the reveal, loaded whole and up to each seq before it; the
+     * replay at each seq is the running transcript's (t) */
+    snprintf(text, sizeof(text), head, "KEYLESS-CLOSED", "");
+    CHECK_INT(arb_transcript_parse(&t, text, strlen(text), &why), 0);
+    snprintf(text, sizeof(text), head, "KEYLESS-CLOSED",
+             "3. close seed club-night-7 -- done\n");
+    CHECK_INT(arb_transcript_parse(&c, text, strlen(text), &why), 0);
+    CHECK_INT(record_as(s, &c, 0), 0);
+    for (upto = 0; upto <= 3; upto++) {
+        memset(&d, 0, sizeof(d));
+        CHECK_INT(arb_history_load(&d, s, "KEYLESS-CLOSED",
+                                   upto == 3 ? UINT64_MAX : upto, &why), 0);
+        CHECK_STR(d.secret, "seed club-night-7");
+        CHECK_INT(arb_history_replay(&d, UINT64_MAX, &m, &bad, &v), 0);
+        CHECK(m != NULL && arb_match_closed(m) == (upto == 3));
+        memset(dd, 0, sizeof(dd));
+        if (m != NULL && upto < 3)
+            arb_match_digest(m, dd);
+        arb_match_free(m);
+        m = NULL;
+        arb_history_clear(&d);
+        if (upto == 3)
+            break;
+        CHECK_INT(arb_history_replay(&t, upto, &m, &bad, &v), 0);
+        memset(dt, 0, sizeof(dt));
+        if (m != NULL)
+            arb_match_digest(m, dt);
+        arb_match_free(m);
+        m = NULL;
+        CHECK(memcmp(dt, dd, ARB_HASH_LEN) == 0);
+    }
+    arb_history_clear(&t);
+    arb_history_clear(&c);
+    arb_buf_free(&why);
+}
+
 /* The "<kind> <secret>" format: built and parsed in one place. */
 static void
 test_stored_format(void)
@@ -339,6 +417,7 @@ main(void)
     test_sources(s, "tests/data/chains-seed-match.txt");    /* order */
     test_sources(s, "tests/data/chains-1v1-36-square.txt"); /* seed */
     test_bad_secret(s);
+    test_close_reveal(s);
     test_stored_format();
     test_out_of_place();
     test_refusal();
