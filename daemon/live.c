@@ -168,7 +168,13 @@ load(arb_server_t *srv, const char *id, uint64_t at, int lean,
     if (rc != 0)
         goto done;
     /* The log holds the deal's commitment; the recorder kept the secret
-     * beside it, and the live match needs the deal. */
+     * beside it, and the live match needs the deal.  A read replica that
+     * met the deal late holds it in memory until the match's next event
+     * stores it. */
+    if (h.open.setup != NULL && h.open.setup->deal.kind == ARB_DEAL_COMMIT
+        && h.secret == NULL
+        && (rc = arb_replica_secret(srv, id, &h.secret)) != 0)
+        goto done;
     if (h.open.setup != NULL && h.open.setup->deal.kind == ARB_DEAL_COMMIT
         && h.secret == NULL) {
         /* On a read replica that is no fault: it has no replication key,

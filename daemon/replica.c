@@ -1062,6 +1062,25 @@ say_primary(arb_server_t *srv, const char *id, int *known, arb_buf_t *why)
 }
 
 int
+arb_replica_secret(arb_server_t *srv, const char *id, char **out)
+{
+    arb_replica_t *r = srv->replica;
+    arb_buf_t      sec = ARB_BUF_INIT;
+    int            rc;
+
+    *out = NULL;
+    if (r == NULL)
+        return 0;
+    pthread_mutex_lock(&r->mu);
+    rc = arb_mirror_secret(r->mir, id, &sec);
+    pthread_mutex_unlock(&r->mu);
+    if (rc == 0 && (*out = strdup(arb_buf_cstr(&sec))) == NULL)
+        rc = ARB_ENOMEM;
+    arb_buf_free(&sec);
+    return rc == ARB_ENOTFOUND ? 0 : rc;
+}
+
+int
 arb_replica_sealed(arb_server_t *srv, const char *id, arb_buf_t *why)
 {
     arb_replica_t *r = srv->replica;

@@ -52,6 +52,12 @@ void arb_replica_free(struct arb_server *srv);    /* after the last uv_run */
  * sentence naming where to write match `id` (may be NULL). */
 int  arb_replica_refuses(struct arb_server *srv, const char *id,
                          arb_buf_t *why);
+/* The deal secret of dealt match `id` that this replica's mirror holds
+ * in memory only (its deal message came after its open was stored; the
+ * match's next event stores it), as a new string in *out (the caller
+ * frees it); *out NULL when there is none or this is no replica.  0, or
+ * ARB_ENOMEM. */
+int  arb_replica_secret(struct arb_server *srv, const char *id, char **out);
 /* 1 when this daemon is a replica: the state of dealt match `id`, whose
  * deal secret its store lacks, is refused (ARB_ESEALED), and why gets the
  * sentence saying so and naming who can answer. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/codec.h"
+#include "core/deal.h"
 #include "core/err.h"
 #include "core/event.h"
 #include "core/ledger/chain.h"
@@ -921,6 +922,34 @@ arb_mirror_stopped(const arb_mirror_t *m, const char *match_id)
     size_t at = mt_find(m, match_id, &found);
 
     return found && m->mts[at]->stopped;
+}
+
+int
+arb_mirror_secret(const arb_mirror_t *m, const char *match_id,
+                  arb_buf_t *out)
+{
+    int            found;
+    size_t         at = mt_find(m, match_id, &found);
+    const mt_t    *t = found ? m->mts[at] : NULL;
+    char           kind[ARB_DEAL_KIND_MAX];
+    const char    *secret;
+    arb_verdict_t  v;
+
+    /* Only a secret that opens the commitment: the match was judged with
+     * it (one that did not open it stopped the match), or, its open not
+     * judged yet (no move so far), it is checked here.  A match left on
+     * its chain only (a deal met after its close) has not tried it. */
+    if (t == NULL || t->secret == NULL || t->stopped || t->chain_only)
+        return ARB_ENOTFOUND;
+    if (t->has_open
+        && (t->open.setup == NULL
+            || arb_deal_stored_parse(t->secret, kind, &secret) != 0
+            || arb_deal_check(t->open.setup->deal.seed_hash, kind, secret,
+                              &v) != 0))
+        return ARB_ENOTFOUND;
+    out->len = 0;
+    arb_buf_puts(out, t->secret);
+    return out->oom ? ARB_ENOMEM : 0;
 }
 
 int

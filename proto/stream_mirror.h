@@ -154,6 +154,14 @@ void arb_mirror_stats(const arb_mirror_t *m, arb_mirror_stats_t *out);
  * said why). */
 int  arb_mirror_stopped(const arb_mirror_t *m, const char *match_id);
 
+/* The deal secret of dealt match match_id as the mirror holds it (the
+ * stored form, core/deal.h), into out: a deal met after the open was
+ * committed is in memory only until the match's next event stores it, and
+ * the match is judged with it meanwhile.  0, or ARB_ENOTFOUND when the
+ * mirror holds none it has judged the match with (or stopped it). */
+int  arb_mirror_secret(const arb_mirror_t *m, const char *match_id,
+                       arb_buf_t *out);
+
 /* The recorder that wrote match_id (its Arbiter-Recorder header) into
  * out.  0, or ARB_ENOTFOUND when the stream has not named one. */
 int  arb_mirror_recorder(const arb_mirror_t *m, const char *match_id,

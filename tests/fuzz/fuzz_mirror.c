@@ -26,7 +26,8 @@
  * after arb_mirror_finish and a flush nothing is held back; every chain
  * in the store verifies; each match holds a prefix of its real events
  * with their real hashes, never a forged one; a stored deal secret is the
- * real one, and only with the key; a lookup is asked at most once, and
+ * real one, and only with the key, as is one the mirror holds in memory
+ * (arb_mirror_secret); a lookup is asked at most once, and
  * when it finds the real deal a stored dealt match not stopped has its
  * secret.
  *
@@ -237,6 +238,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(arb_store_events(s, ids[k], 0, info.last_seq, on_event,
                                     &sn, NULL) == 0);
         FUZZ_CHECK(!sn.bad && sn.n == info.count);
+    }
+    /* What the mirror serves from memory is the real deal too. */
+    if (arb_mirror_secret(mir, "D-1", &sec) == 0) {
+        FUZZ_CHECK(has_key);
+        FUZZ_CHECK(strcmp(arb_buf_cstr(&sec), secret) == 0);
     }
     if (arb_store_secret(s, "D-1", &sec, NULL) == 0) {
         FUZZ_CHECK(has_key);

@@ -128,6 +128,11 @@ while [ "$(rstat deals)" != 3 ] && [ $i -lt 100 ]; do
 done
 check "replica, D.3's deal put back: judged with it" "3 0" \
     "$(rstat deals) $(rstat chain_only)"
+# Its state is served before the match's next event stores the secret
+# (until 2026-12-05 refused as read_only: "its deal message has not come").
+check "replica, D.3's deal put back: its state served at once" \
+    "$(on east state --match D.3 --json)" \
+    "$(on rep state --match D.3 --json 2>&1)"
 on east note --match D.3 after-the-deal > /dev/null || echo "note failed"
 same_as_primary D.3:east
 kill "$pid_rep"; wait "$pid_rep" 2>/dev/null

@@ -806,6 +806,7 @@ test_resume_deal(void)
         CHECK_INT(arb_mirror_flush(mir, NULL), 0);
     CHECK_INT(count_of(s, "D-1"), 1);               /* without it */
     CHECK_INT(arb_mirror_resume_seq(mir), 2);
+    CHECK_INT(arb_mirror_secret(mir, "D-1", &sec), ARB_ENOTFOUND);
     if (arb_stream_deal_msg(&dm, "D-1", secret, key, "east") != 0
         || arb_stream_msg_parse(&m, dm, NULL) != 0)
         exit(1);
@@ -814,6 +815,10 @@ test_resume_deal(void)
     CHECK_INT(arb_mirror_flush(mir, NULL), 0);
     CHECK_INT(arb_mirror_resume_seq(mir), 2);       /* the secret */
     CHECK_INT(arb_store_secret(s, "D-1", &sec, NULL), ARB_ENOTFOUND);
+    /* ... held in memory meanwhile, for the replica's reads */
+    CHECK_INT(arb_mirror_secret(mir, "D-1", &sec), 0);
+    CHECK_STR(arb_buf_cstr(&sec), secret);
+    CHECK_INT(arb_mirror_secret(mir, "D-2", &sec), ARB_ENOTFOUND);
     apply_at(mir, "D-1", &ms, 1, 3);
     CHECK_INT(arb_mirror_resume_seq(mir), 2);
     CHECK_INT(arb_mirror_flush(mir, NULL), 0);
@@ -827,6 +832,46 @@ test_resume_deal(void)
     CHECK_INT(nproblems, 0);
     if (nproblems)
         fprintf(stderr, "resume deal: %s", problems);
+    arb_buf_free(&sec);
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
+/* A late deal that does not open the commitment of an open not judged
+ * yet is never served from memory (arb_mirror_secret): the match is
+ * stopped at its next event, and until then the secret is not its. */
+static void
+test_secret_forged(void)
+{
+    unsigned char    h[ARB_HASH_LEN], key[ARB_STREAM_KEY_LEN];
+    char             text[512], hex[ARB_HASH_HEX];
+    arb_store_t     *s = fresh_store();
+    arb_mirror_t    *mir = NULL;
+    arb_stream_msg_t m;
+    natsMsg         *dm = NULL;
+    arb_buf_t        sec = ARB_BUF_INIT;
+    msgs_t           ms;
+    int              i;
+
+    memset(key, 7, sizeof(key));
+    arb_seed_hash(h, "table-7", 7);
+    arb_hex(hex, h, ARB_HASH_LEN);
+    snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: D-1\n"
+             "players: ann bob\ndeal: commit %s\n\n1. note first\n", hex);
+    make(&ms, text);
+    CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
+    apply_at(mir, "D-1", &ms, 0, 1);
+    for (i = 0; i < 60 && arb_mirror_held(mir) > 0; i++)
+        CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(count_of(s, "D-1"), 1);               /* without it */
+    if (arb_stream_deal_msg(&dm, "D-1", "seed not-table-7", key, "east")
+            != 0 || arb_stream_msg_parse(&m, dm, NULL) != 0)
+        exit(1);
+    m.stream_seq = 2;
+    CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    CHECK_INT(arb_mirror_secret(mir, "D-1", &sec), ARB_ENOTFOUND);
+    nproblems = 0;
+    problems[0] = '\0';
     arb_buf_free(&sec);
     arb_mirror_free(mir);
     drop_store(s);
@@ -967,6 +1012,7 @@ main(void)
     test_deal_wait();
     test_resume_seq();
     test_resume_deal();
+    test_secret_forged();
     test_dup_in_batch();
     test_restream();
     test_restream_tail();
