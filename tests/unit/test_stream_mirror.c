@@ -353,6 +353,23 @@ count_of(arb_store_t *s, const char *id)
     return arb_store_match(s, id, &info, NULL) == 0 ? info.count : 0;
 }
 
+/* D-1, a tsukurutenten match whose open commits the deal "seed table-7",
+ * then `moves`, into ms; the replication key into key. */
+static void
+make_dealt(msgs_t *ms, unsigned char key[ARB_STREAM_KEY_LEN],
+           const char *moves)
+{
+    unsigned char h[ARB_HASH_LEN];
+    char          text[512], hex[ARB_HASH_HEX];
+
+    memset(key, 7, ARB_STREAM_KEY_LEN);
+    arb_seed_hash(h, "table-7", 7);
+    arb_hex(hex, h, ARB_HASH_LEN);
+    snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: D-1\n"
+             "players: ann bob\ndeal: commit %s\n\n%s", hex, moves);
+    make(ms, text);
+}
+
 /*
  * With the key, the open of a dealt match waits in the batch for its deal
  * message, so that the secret is stored with it, across the flushes that
@@ -401,8 +418,8 @@ static void
 deal_case(int how, int find)
 {
     static const char *secret = "seed table-7";
-    unsigned char      h[ARB_HASH_LEN], key[ARB_STREAM_KEY_LEN];
-    char               text[512], hex[ARB_HASH_HEX], id[32], other[256];
+    unsigned char      key[ARB_STREAM_KEY_LEN];
+    char               id[32], other[256];
     arb_store_t       *s = fresh_store();
     arb_mirror_t      *mir = NULL;
     arb_stream_msg_t   m;
@@ -414,13 +431,7 @@ deal_case(int how, int find)
     int                want_secret = how <= 2 || how == 6 || find == 1;
     lookup_t           lk = { key, find, 0 };
 
-    memset(key, 7, sizeof(key));
-    arb_seed_hash(h, "table-7", 7);
-    arb_hex(hex, h, ARB_HASH_LEN);
-    snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: D-1\n"
-             "players: ann bob\ndeal: commit %s\n\n1. note first\n"
-             "2. note second\n", hex);
-    make(&ms, text);
+    make_dealt(&ms, key, "1. note first\n2. note second\n");
     CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
     if (find)
         arb_mirror_on_deal(mir, fake_lookup, &lk);
@@ -780,8 +791,7 @@ static void
 test_resume_deal(void)
 {
     static const char *secret = "seed table-7";
-    unsigned char      h[ARB_HASH_LEN], key[ARB_STREAM_KEY_LEN];
-    char               text[512], hex[ARB_HASH_HEX];
+    unsigned char      key[ARB_STREAM_KEY_LEN];
     arb_store_t       *s = fresh_store();
     arb_mirror_t      *mir = NULL;
     arb_stream_msg_t   m;
@@ -790,13 +800,7 @@ test_resume_deal(void)
     msgs_t             ms;
     int                i;
 
-    memset(key, 7, sizeof(key));
-    arb_seed_hash(h, "table-7", 7);
-    arb_hex(hex, h, ARB_HASH_LEN);
-    snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: D-1\n"
-             "players: ann bob\ndeal: commit %s\n\n1. note first\n"
-             "2. close seed table-7\n", hex);
-    make(&ms, text);
+    make_dealt(&ms, key, "1. note first\n2. close seed table-7\n");
     CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
     apply_at(mir, "D-1", &ms, 0, 1);
     /* The open waits in the batch for its deal: held back to it. */
@@ -843,8 +847,7 @@ test_resume_deal(void)
 static void
 test_secret_forged(void)
 {
-    unsigned char    h[ARB_HASH_LEN], key[ARB_STREAM_KEY_LEN];
-    char             text[512], hex[ARB_HASH_HEX];
+    unsigned char    key[ARB_STREAM_KEY_LEN];
     arb_store_t     *s = fresh_store();
     arb_mirror_t    *mir = NULL;
     arb_stream_msg_t m;
@@ -853,12 +856,7 @@ test_secret_forged(void)
     msgs_t           ms;
     int              i;
 
-    memset(key, 7, sizeof(key));
-    arb_seed_hash(h, "table-7", 7);
-    arb_hex(hex, h, ARB_HASH_LEN);
-    snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: D-1\n"
-             "players: ann bob\ndeal: commit %s\n\n1. note first\n", hex);
-    make(&ms, text);
+    make_dealt(&ms, key, "1. note first\n");
     CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
     apply_at(mir, "D-1", &ms, 0, 1);
     for (i = 0; i < 60 && arb_mirror_held(mir) > 0; i++)
