@@ -1193,10 +1193,14 @@ lone_flush(arb_repl_t *r, size_t sent, size_t inflight)
     if (r->flushed_ns != 0 && now - r->flushed_ns < ARB_REPL_FLUSH_GAP_NS)
         return;
     r->flushed_ns = now;
-    (void)natsConnection_FlushTimeout(r->s->nc, 1);
+    /* Counted first: the burst's PubAcks (and so its acks, and a stats
+     * request right after them) may come before the PONG this call waits
+     * for, and a count made after it lagged behind them (test_replicate
+     * once saw 2 flushes for 3 lone notes on a busy machine). */
     pthread_mutex_lock(&r->mu);
     r->st.flushes++;
     pthread_mutex_unlock(&r->mu);
+    (void)natsConnection_FlushTimeout(r->s->nc, 1);
 }
 
 /* Event e of a fenced match was refused: said once per run of refusals

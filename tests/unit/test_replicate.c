@@ -1647,9 +1647,10 @@ test_down_and_sync(arb_stream_t **stp)
      * so the first waits too: the last flush was sync-0's).  After the
      * pass at start and a moment: a note sent while anything else is in
      * flight is not lone, and is not flushed on its own.  (2026-12-05,
-     * on a busy machine, one of the three went without a flush of its
-     * own, sent before the pass at start was over; that the pass was the
-     * cause is not proven, so the why line says more.) */
+     * on a busy machine, the count said 2 after the third note's ack:
+     * the flush was counted after the PONG it waits for, and the note's
+     * PubAck, its ack and this stats request could all come first; now
+     * it is counted before it flushes.) */
     sleep_ms(200);
     {
         uint64_t f0 = repl_stat("flushes");
