@@ -1069,7 +1069,7 @@ arb_replica_secret(arb_server_t *srv, const char *id, char **out)
     int            rc;
 
     *out = NULL;
-    if (r == NULL)
+    if (r == NULL || !r->has_key)       /* no deal can open: no lock */
         return 0;
     pthread_mutex_lock(&r->mu);
     rc = arb_mirror_secret(r->mir, id, &sec);
