@@ -199,6 +199,13 @@ check "keyless replica, HTTP live: sealed, no state, naming the recorder" \
     "1 0 1" "$(printf '%s\n' "$live" | grep -c '^event: sealed')\
  $(printf '%s\n' "$live" | grep -c '^event: state')\
  $(printf '%s\n' "$live" | grep -c 'recorder east.*"where":"deal"')"
+# A reconnect that missed seq 1 gets its ack from the store, then sealed.
+live=$(curl -s -N --max-time 2 -H "Authorization: Bearer $reader" \
+       -H "Last-Event-ID: 0" "http://127.0.0.1:$HTTP_PORT/api/m/D.P/live")
+check "keyless replica, HTTP live resumed: the missed ack, then sealed" \
+    "event: ack id: 1 event: sealed id: 1" \
+    "$(printf '%s\n' "$live" | grep '^event\|^id' | tr '\n' ' ' \
+       | sed 's/ $//')"
 moves="document.querySelectorAll('#moves [data-seq]').length"
 seen="document.getElementById('status').textContent + ' ' + $moves + ' ' \
 + document.body.dataset.seq + ' ' + document.getElementById('history').hidden \
