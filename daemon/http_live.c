@@ -400,6 +400,32 @@ done:
     arb_buf_free(&missed);
 }
 
+/* The report cache of one round of pushes: a report per viewer (a
+ * seat's differs per seat), made once for the streams that share it. */
+typedef struct rep_cache {
+    arb_buf_t    rep;
+    arb_viewer_t have;
+    int          cached;
+} rep_cache_t;
+
+/* l's live state (its committed state after seq) to stream s as viewer
+ * v sees it. */
+static void
+push_state(arb_http_stream_t *s, const arb_live_t *l, uint64_t seq,
+           arb_viewer_t v, rep_cache_t *c)
+{
+    if (!c->cached || c->have.kind != v.kind || c->have.seat != v.seat) {
+        c->rep.len = 0;
+        c->rep.oom = 0;
+        c->cached = 0;
+        if (arb_view_report(&c->rep, l->m, &v) != 0 || c->rep.oom)
+            return;
+        c->have = v;
+        c->cached = 1;
+    }
+    push(s, "state", seq, c->rep.data, c->rep.len);
+}
+
 /* One committed event of l (seq, at log position pos) to the streams
  * that show it; whole: l's live state is the committed state after it,
  * so a match's stream also gets that state. */
@@ -411,11 +437,12 @@ streams_push(arb_server_t *srv, const arb_live_t *l, uint64_t seq,
     struct arb_http   *h = srv->http;
     arb_http_stream_t *s, *next;
     arb_buf_t          evs[2] = { ARB_BUF_INIT, ARB_BUF_INIT },
-                       own = ARB_BUF_INIT, rep = ARB_BUF_INIT, *ev;
+                       own = ARB_BUF_INIT, *ev;
     arb_setup_t        bare;
     const arb_setup_t *setup;
-    arb_viewer_t       v, have = { ARB_VIEW_PUBLIC, 0 };
-    int                cached = 0, k;
+    arb_viewer_t       v;
+    rep_cache_t        c = { ARB_BUF_INIT, { ARB_VIEW_PUBLIC, 0 }, 0 };
+    int                k;
 
     /* The event as each kind of viewer may see it (docs/VIEWS.md); a
      * seat's own is written per stream below. */
@@ -445,26 +472,32 @@ streams_push(arb_server_t *srv, const arb_live_t *l, uint64_t seq,
         }
         /* a match's stream counts its seqs, the all-matches one the log */
         if (push(s, "ack", s->match[0] != '\0' ? seq : pos,
-                 ev->data, ev->len) != 0
-            || s->match[0] == '\0' || !whole)
-            continue;
-        /* one report per viewer (a seat's differs per seat) */
-        if (!cached || have.kind != v.kind || have.seat != v.seat) {
-            rep.len = 0;
-            rep.oom = 0;
-            cached = 0;
-            if (arb_view_report(&rep, l->m, &v) != 0 || rep.oom)
-                continue;
-            have = v;
-            cached = 1;
-        }
-        push(s, "state", seq, rep.data, rep.len);
+                 ev->data, ev->len) == 0
+            && s->match[0] != '\0' && whole)
+            push_state(s, l, seq, v, &c);
     }
 done:
     arb_buf_free(&evs[0]);
     arb_buf_free(&evs[1]);
     arb_buf_free(&own);
-    arb_buf_free(&rep);
+    arb_buf_free(&c.rep);
+}
+
+void
+arb_http_unsealed(arb_server_t *srv, const arb_live_t *l)
+{
+    arb_http_stream_t *s, *next;
+    rep_cache_t        c = { ARB_BUF_INIT, { ARB_VIEW_PUBLIC, 0 }, 0 };
+
+    if (srv->http == NULL || l->m == NULL || l->ninflight > 0)
+        return;
+    for (s = srv->http->streams; s != NULL; s = next) {
+        next = s->next;     /* (a stream whose push fails is cut) */
+        if (strcmp(s->match, l->id) == 0)
+            push_state(s, l, l->committed, arb_http_viewer(&s->who, l->id,
+                       arb_match_setup(l->m)), &c);
+    }
+    arb_buf_free(&c.rep);
 }
 
 void

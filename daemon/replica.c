@@ -101,6 +101,10 @@ typedef struct arb_replica {
     arb_marks_t          marks;         /* [follower] places read */
     int64_t              look_ms;       /* [follower] between looks at the
                                            stream (stream_check) */
+    /* [mu] dealt matches judged with a deal that came late, for the
+     * loop to show (arb_http_unsealed); at most CATCH_UP_MAX */
+    char               (*unsealed)[ARB_STORE_ID_MAX + 1];
+    size_t               nunsealed;
 } arb_replica_t;
 
 void
@@ -168,6 +172,52 @@ on_recorder(void *ud, const char *match_id, const char *recorder, int first)
     arb_replica_t *r = ud;
 
     arb_owners_note(r->owners, match_id, recorder, first);
+}
+
+/* Under mu (from inside an apply): the loop shows the match's state to
+ * the live streams told `sealed` (on_async).  Past CATCH_UP_MAX (or out
+ * of memory) a match is not shown until its next event, as before. */
+static void
+on_judged(void *ud, const char *match_id)
+{
+    arb_replica_t *r = ud;
+
+    if (r->unsealed == NULL
+        && (r->unsealed = malloc(CATCH_UP_MAX * sizeof(*r->unsealed)))
+           == NULL)
+        return;
+    if (r->nunsealed == CATCH_UP_MAX)
+        return;
+    snprintf(r->unsealed[r->nunsealed++], ARB_STORE_ID_MAX + 1, "%s",
+             match_id);
+    uv_async_send(&r->async);
+}
+
+/* Loop thread: the matches on_judged noted, reloaded where they are held
+ * in memory without their rule state, and shown. */
+static void
+show_unsealed(arb_replica_t *r)
+{
+    char        (*ids)[ARB_STORE_ID_MAX + 1];
+    arb_live_t   *l;
+    size_t        n, i;
+
+    pthread_mutex_lock(&r->mu);
+    ids = r->unsealed;
+    n = r->nunsealed;
+    r->unsealed = NULL;
+    r->nunsealed = 0;
+    pthread_mutex_unlock(&r->mu);
+    for (i = 0; i < n; i++) {
+        l = arb_live_peek(r->srv, ids[i]);
+        if (l == NULL || !l->exists || l->m != NULL)
+            continue;
+        arb_live_reset(r->srv, l);
+        /* (A replay that fails frees l.) */
+        if ((l = arb_live_peek(r->srv, ids[i])) != NULL && l->m != NULL)
+            arb_http_unsealed(r->srv, l);
+    }
+    free(ids);
 }
 
 /* Under mu (called from inside a flush). */
@@ -857,6 +907,7 @@ on_async(uv_async_t *a)
         arb_server_stop(srv);
         return;
     }
+    show_unsealed(r);
     if (to <= srv->order_pos)
         return;
     memset(&x, 0, sizeof(x));
@@ -984,6 +1035,7 @@ arb_replica_start(arb_server_t *srv)
     r->async.data = r;
     arb_mirror_on_append(r->mir, on_appended, r);
     arb_mirror_on_recorder(r->mir, on_recorder, r);
+    arb_mirror_on_judged(r->mir, on_judged, r);
     if (pthread_create(&r->thread, NULL, follow, r) != 0) {
         arb_log(ARB_LOG_ERROR, "replica: cannot start its thread");
         return -1;
@@ -1025,6 +1077,7 @@ arb_replica_free(arb_server_t *srv)
     arb_replica_stop(srv);
     arb_mirror_free(r->mir);
     arb_owners_free(r->owners);
+    free(r->unsealed);
     free(r->pos_path);
     pthread_mutex_destroy(&r->mu);
     memset(r->key, 0, sizeof(r->key));

@@ -527,6 +527,10 @@ void arb_http_appended(arb_server_t *srv, const arb_live_t *l, uint64_t seq,
                        uint64_t pos, int64_t time_ms,
                        const unsigned char *hash, const void *bytes,
                        size_t len);
+/* A read replica's: l, a dealt match whose streams were told `sealed`,
+ * can be judged now (its deal came after its open was stored): its
+ * streams get its state, the first one they have. */
+void arb_http_unsealed(arb_server_t *srv, const arb_live_t *l);
 /* Open HTTP connections and live streams (0 and 0 without HTTP). */
 void arb_http_count(arb_server_t *srv, uint64_t *conns, uint64_t *streams);
 

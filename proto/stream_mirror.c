@@ -80,6 +80,8 @@ struct arb_mirror {
     void                   *rud;
     arb_mirror_deal_fn      deal_fn;
     void                   *dud;
+    arb_mirror_judged_cb    judged;
+    void                   *jud;
     mt_t                  **mts;        /* sorted by id: no hash order */
     size_t                  nmt, capmt;
     entry_t                 batch[BATCH_MAX + 1];
@@ -149,6 +151,13 @@ arb_mirror_on_recorder(arb_mirror_t *m, arb_mirror_recorder_cb cb, void *ud)
 {
     m->recorded = cb;
     m->rud = ud;
+}
+
+void
+arb_mirror_on_judged(arb_mirror_t *m, arb_mirror_judged_cb cb, void *ud)
+{
+    m->judged = cb;
+    m->jud = ud;
 }
 
 void
@@ -621,6 +630,10 @@ apply_deal(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg,
         t->secret_store = 1;
         if (t->chain_only)
             rc = judge_late(m, t, ewhy);
+        /* (Only a secret that is served: one that opens the deal.) */
+        if (rc == 0 && m->judged != NULL
+            && arb_mirror_secret(m, t->id, &sec) == 0)
+            m->judged(m->jud, t->id);
     }
 done:
     arb_buf_free(&sec);

@@ -106,6 +106,14 @@ typedef int (*arb_mirror_deal_fn)(void *ud, const char *match_id,
                                   arb_stream_msg_t *msg);
 void arb_mirror_on_deal(arb_mirror_t *m, arb_mirror_deal_fn fn, void *ud);
 
+/* A stored dealt match's deal came after its open was stored (a deal the
+ * stream lost, put back by the recorder): from now on it is judged with
+ * the secret, which arb_mirror_secret serves until the match's next event
+ * stores it.  Called from inside arb_mirror_apply. */
+typedef void (*arb_mirror_judged_cb)(void *ud, const char *match_id);
+void arb_mirror_on_judged(arb_mirror_t *m, arb_mirror_judged_cb cb,
+                          void *ud);
+
 /* Applies one message, taking it (it is cleared).  0 also when the
  * message was refused (that is a problem of its match, reported); a
  * negative code only for a failed store append (the caller stops). */

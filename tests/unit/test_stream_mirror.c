@@ -353,6 +353,18 @@ count_of(arb_store_t *s, const char *id)
     return arb_store_match(s, id, &info, NULL) == 0 ? info.count : 0;
 }
 
+/* Matches the mirror said it judges with a deal that came late. */
+static unsigned njudged;
+static char     judged_id[32];
+
+static void
+on_judged(void *ud, const char *match_id)
+{
+    (void)ud;
+    njudged++;
+    snprintf(judged_id, sizeof(judged_id), "%s", match_id);
+}
+
 /* D-1, a tsukurutenten match whose open commits the deal "seed table-7",
  * then `moves`, into ms; the replication key into key. */
 static void
@@ -433,6 +445,8 @@ deal_case(int how, int find)
 
     make_dealt(&ms, key, "1. note first\n2. note second\n");
     CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
+    arb_mirror_on_judged(mir, on_judged, NULL);
+    njudged = 0;
     if (find)
         arb_mirror_on_deal(mir, fake_lookup, &lk);
     msg_at(&m, "D-1", &ms, 0, sseq++);
@@ -494,6 +508,8 @@ deal_case(int how, int find)
     if (want_secret)
         CHECK_STR(arb_buf_cstr(&sec), secret);
     CHECK_INT(lk.calls, find && how >= 3 ? 1 : 0);
+    /* told only of a deal met after the match was stored without it */
+    CHECK_INT(njudged, how == 6 && find != 1 ? 1 : 0);
     CHECK_INT(nproblems, 0);
     if (nproblems || lk.calls != (find && how >= 3 ? 1 : 0))
         fprintf(stderr, "deal case %d, lookup %d: %s (%d lookups)\n", how,
@@ -802,6 +818,8 @@ test_resume_deal(void)
 
     make_dealt(&ms, key, "1. note first\n2. close seed table-7\n");
     CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
+    arb_mirror_on_judged(mir, on_judged, NULL);
+    njudged = 0;
     apply_at(mir, "D-1", &ms, 0, 1);
     /* The open waits in the batch for its deal: held back to it. */
     CHECK_INT(arb_mirror_flush(mir, NULL), 0);
@@ -811,6 +829,7 @@ test_resume_deal(void)
     CHECK_INT(count_of(s, "D-1"), 1);               /* without it */
     CHECK_INT(arb_mirror_resume_seq(mir), 2);
     CHECK_INT(arb_mirror_secret(mir, "D-1", &sec), ARB_ENOTFOUND);
+    CHECK_INT(njudged, 0);
     if (arb_stream_deal_msg(&dm, "D-1", secret, key, "east") != 0
         || arb_stream_msg_parse(&m, dm, NULL) != 0)
         exit(1);
@@ -823,6 +842,9 @@ test_resume_deal(void)
     CHECK_INT(arb_mirror_secret(mir, "D-1", &sec), 0);
     CHECK_STR(arb_buf_cstr(&sec), secret);
     CHECK_INT(arb_mirror_secret(mir, "D-2", &sec), ARB_ENOTFOUND);
+    /* ... and the caller is told, once, to show it */
+    CHECK_INT(njudged, 1);
+    CHECK_STR(judged_id, "D-1");
     apply_at(mir, "D-1", &ms, 1, 3);
     CHECK_INT(arb_mirror_resume_seq(mir), 2);
     CHECK_INT(arb_mirror_flush(mir, NULL), 0);
@@ -858,6 +880,8 @@ test_secret_forged(void)
 
     make_dealt(&ms, key, "1. note first\n");
     CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
+    arb_mirror_on_judged(mir, on_judged, NULL);
+    njudged = 0;
     apply_at(mir, "D-1", &ms, 0, 1);
     for (i = 0; i < 60 && arb_mirror_held(mir) > 0; i++)
         CHECK_INT(arb_mirror_flush(mir, NULL), 0);
@@ -868,6 +892,7 @@ test_secret_forged(void)
     m.stream_seq = 2;
     CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
     CHECK_INT(arb_mirror_secret(mir, "D-1", &sec), ARB_ENOTFOUND);
+    CHECK_INT(njudged, 0);                      /* nor told */
     nproblems = 0;
     problems[0] = '\0';
     arb_buf_free(&sec);
