@@ -27,7 +27,8 @@
  * in the store verifies; each match holds a prefix of its real events
  * with their real hashes, never a forged one; a stored deal secret is the
  * real one, and only with the key, as is one the mirror holds in memory
- * (arb_mirror_secret); a lookup is asked at most once, and
+ * (arb_mirror_secret, also whenever it says a match is judged with a
+ * late deal); a lookup is asked at most once, and
  * when it finds the real deal a stored dealt match not stopped has its
  * secret.
  *
@@ -139,6 +140,21 @@ deal_of(void *ud, const char *match_id, arb_stream_msg_t *msg)
     return 0;
 }
 
+/* Told that D-1 is judged with a deal that came late: the mirror serves
+ * the real deal then. */
+static void
+on_judged(void *ud, const char *match_id)
+{
+    arb_mirror_t *mir = ud;
+    arb_buf_t     sec = ARB_BUF_INIT;
+
+    FUZZ_CHECK(strcmp(match_id, "D-1") == 0);
+    FUZZ_CHECK(arb_mirror_secret(mir, match_id, &sec) == 0);
+    FUZZ_CHECK(strcmp(arb_buf_cstr(&sec) ? arb_buf_cstr(&sec) : "",
+                      secret) == 0);
+    arb_buf_free(&sec);
+}
+
 typedef struct seen { int k; uint64_t n; int bad; } seen_t;
 
 static int
@@ -185,6 +201,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                == 0);
     if (lk.how != 0)
         arb_mirror_on_deal(mir, deal_of, &lk);
+    arb_mirror_on_judged(mir, on_judged, mir);
     for (i = 1; i + 1 < size && ops < OPS_MAX; i += 2, ops++) {
         unsigned op = data[i] % 8, arg = data[i + 1];
 
