@@ -339,12 +339,20 @@
                 update(r);
             },
             ack: function (e) {
-                if (e.seq !== src.add(e).length - 1)
-                    return;
-                if (document.body.dataset.sealed)
-                    sealedAt(e.seq);    /* no state follows */
-                else if (!latest)
+                var got = src.add(e);
+                if (document.body.dataset.sealed) {
+                    /* No state follows to fetch what the list lacks: an
+                     * ack met before the events it follows had come
+                     * fetches them. */
+                    (e.seq < got.length ? Promise.resolve(got)
+                                        : src.events(e.seq))
+                        .then(function (ev) {
+                            events = ev;
+                            sealedAt(ev.length - 1);
+                        }).catch(function () {});
+                } else if (e.seq === got.length - 1 && !latest) {
                     moves();
+                }
             },
             sealed: function (s) { seal(s); },
             /* events were missed and cannot be resumed: the state that

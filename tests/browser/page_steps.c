@@ -6,6 +6,9 @@
  *   page_steps URL STEP...
  *
  * Each step, in order:
+ *   init:JS      (before the page opens, whatever its place) runs JS in
+ *                the page before its own scripts, e.g. to slow its
+ *                requests down
  *   wait:EXPR    until the JavaScript expression is true (10 s at most)
  *   print:EXPR   prints its value (a string as it is, else as JSON)
  *   sh:CMD       runs CMD with /bin/sh; it must exit 0
@@ -49,12 +52,38 @@ print(cdp_t *b, const char *expr)
     return 0;
 }
 
+/* The init: steps, before the page opens. */
+static int
+init(cdp_t *b, int argc, char **argv)
+{
+    json_t *r;
+    int     i;
+
+    for (i = 2; i < argc; i++) {
+        if (strncmp(argv[i], "init:", 5) != 0)
+            continue;
+        cdp_step("%s", argv[i]);
+        json_decref(cdp_call(b, "Page.enable", NULL, 1, STEP_MS));
+        r = cdp_call(b, "Page.addScriptToEvaluateOnNewDocument",
+                     json_pack("{s:s}", "source", argv[i] + 5), 1, STEP_MS);
+        if (r == NULL) {
+            fprintf(stderr, "page_steps: step %d \"%s\": %s\n", i - 1,
+                    argv[i], b->err);
+            return -1;
+        }
+        json_decref(r);
+    }
+    return 0;
+}
+
 static int
 step(cdp_t *b, const char *s)
 {
     int rc;
 
     cdp_step("%s", s);
+    if (strncmp(s, "init:", 5) == 0)
+        return 0;               /* done before the page opened */
     if (strncmp(s, "wait:", 5) == 0)
         return cdp_wait(b, s + 5, STEP_MS) >= 0 ? 0 : -1;
     if (strncmp(s, "print:", 6) == 0)
@@ -65,7 +94,8 @@ step(cdp_t *b, const char *s)
             snprintf(b->err, sizeof(b->err), "exit status %d", rc);
         return rc == 0 ? 0 : -1;
     }
-    snprintf(b->err, sizeof(b->err), "not a step (wait:, print: or sh:)");
+    snprintf(b->err, sizeof(b->err), "not a step (init:, wait:, print: "
+             "or sh:)");
     return -1;
 }
 
@@ -76,8 +106,8 @@ main(int argc, char **argv)
     int   i, rc = 1;
 
     if (argc < 3) {
-        fprintf(stderr, "usage: page_steps URL STEP... (wait:EXPR, "
-                "print:EXPR, sh:CMD)\n");
+        fprintf(stderr, "usage: page_steps URL STEP... (init:JS, "
+                "wait:EXPR, print:EXPR, sh:CMD)\n");
         return 2;
     }
     (void)unused;
@@ -87,6 +117,8 @@ main(int argc, char **argv)
         fprintf(stderr, "page_steps: no headless chromium to drive\n");
         goto done;
     }
+    if (init(&b, argc, argv) != 0)
+        goto done;
     if (cdp_open(&b, argv[1]) != 0) {
         fprintf(stderr, "page_steps: %s\n", b.err);
         goto done;
