@@ -131,6 +131,8 @@ arb_board_json(arb_buf_t *b, const char *tournament, uint64_t round,
         if (x->status == ARB_BOARD_UNDO)
             bad |= arb_json_set(tab, "undo_seq",
                                 json_integer((json_int_t)x->undo_seq));
+        if (x->sealed)
+            bad |= arb_json_set(tab, "sealed", json_true());
         bad |= arb_json_add(tables, tab);
     }
     bad |= arb_json_set(o, "tables", tables);

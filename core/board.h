@@ -39,13 +39,17 @@ typedef struct arb_board_table {
     uint64_t      seq;          /* last recorded seq */
     int64_t       last_ms;      /* its time (Unix ms), 0 unknown */
     uint64_t      undo_seq;     /* ARB_BOARD_UNDO: the seq to void */
+    int           sealed;       /* playing, its state not known to this
+                                   reader (a dealt match whose deal it
+                                   lacks): "sealed": true */
 } arb_board_table_t;
 
 /* The status of match m (NULL: not opened yet) with `seq` its last seq;
  * *undo_seq set for ARB_BOARD_UNDO.  A status or ARB_ENOMEM. */
 int  arb_board_status(const arb_match_t *m, uint64_t seq, uint64_t *undo_seq);
 /* {"tournament","round","tables":[{"table","match","players","status",
- * "seq","last_move_ms"[,"undo_seq"]}...]} in the board's order. */
+ * "seq","last_move_ms"[,"undo_seq"][,"sealed"]}...]} in the board's
+ * order. */
 int  arb_board_json(arb_buf_t *b, const char *tournament, uint64_t round,
                     const arb_board_table_t *t, size_t n);
 

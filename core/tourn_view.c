@@ -66,10 +66,21 @@ arb_tview_build(arb_tview_t *v, arb_match_t *t, int tables,
         sm->players = pl->list;
         sm->nplayers = pl->nlist;
         sm->teams = tm != NULL ? tm->list : NULL;
-        rc = load(ud, sm->match, &tb->m, &tb->last_ms, tb->head,
+        rc = load(ud, sm->match, &tb->m, &sm->seq, &tb->last_ms, tb->head,
                   &tb->has_head, why);
-        if (rc == ARB_ENOTFOUND)
+        if (rc == ARB_ENOTFOUND) {
+            sm->seq = 0;
             continue;           /* not opened yet: counts nothing */
+        }
+        if (rc == ARB_ESEALED) {
+            /* In play, as far as this reader can tell: counts nothing
+             * (until 2026-12-05 the whole board and standings failed). */
+            if (why != NULL)
+                why->len = 0;
+            tb->sealed = 1;
+            sm->head = tb->has_head ? tb->head : NULL;
+            continue;
+        }
         if (rc != 0)
             return rc;
         if (arb_match_results(tb->m, &tb->res) != 0)
@@ -103,7 +114,10 @@ arb_tview_board(arb_buf_t *out, const arb_tview_t *v)
         bt[k].nplayers = m->nplayers;
         bt[k].seq = m->seq;
         bt[k].last_ms = v->tables[i].last_ms;
-        rc = arb_board_status(v->tables[i].m, m->seq, &bt[k].undo_seq);
+        bt[k].sealed = v->tables[i].sealed;
+        rc = bt[k].sealed ? ARB_BOARD_PLAYING
+                          : arb_board_status(v->tables[i].m, m->seq,
+                                             &bt[k].undo_seq);
         if (rc < 0)
             goto done;
         bt[k++].status = rc;

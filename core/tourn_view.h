@@ -17,7 +17,10 @@
 #include "core/standings.h"
 
 typedef struct arb_tview_table {
-    arb_match_t   *m;               /* NULL: not opened yet */
+    arb_match_t   *m;               /* NULL: not opened yet, or sealed */
+    int            sealed;          /* running, and its hands cannot be
+                                       judged by this reader (a dealt
+                                       match whose deal it lacks) */
     arb_results_t  res;
     int64_t        last_ms;         /* time of its last event, 0 unknown */
     int            has_head;
@@ -35,11 +38,15 @@ typedef struct arb_tview {
 } arb_tview_t;
 
 /* Loads match `id` as recorded: *m (owned by the caller after), its last
- * seq's time and head (head NULL-able: unknown).  0, ARB_ENOTFOUND (not
- * opened yet), or another ARB_E* with why. */
+ * seq, that seq's time and head (head NULL-able: unknown).  0,
+ * ARB_ENOTFOUND (not opened yet), ARB_ESEALED (a running dealt match
+ * whose deal this reader lacks, such as a read replica without the
+ * replication key: *m NULL, the rest set; the table is in play and
+ * counts nothing), or another ARB_E* with why. */
 typedef int (*arb_tview_load_cb)(void *ud, const char *id, arb_match_t **m,
-                                 int64_t *last_ms, unsigned char *head,
-                                 int *has_head, arb_buf_t *why);
+                                 uint64_t *seq, int64_t *last_ms,
+                                 unsigned char *head, int *has_head,
+                                 arb_buf_t *why);
 
 /* Takes tournament t (owned by v from now on, also on failure); with
  * `tables`, loads every table's match through load.  0, ARB_EINVAL (t is

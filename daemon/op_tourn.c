@@ -16,8 +16,9 @@
 
 /* The committed match `id` (core/tourn_view.h's loader). */
 static int
-load_committed(void *ud, const char *id, arb_match_t **m, int64_t *last_ms,
-               unsigned char *head, int *has_head, arb_buf_t *why)
+load_committed(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
+               int64_t *last_ms, unsigned char *head, int *has_head,
+               arb_buf_t *why)
 {
     arb_server_t    *srv = ud;
     arb_match_info_t info;
@@ -28,16 +29,19 @@ load_committed(void *ud, const char *id, arb_match_t **m, int64_t *last_ms,
     if (rc != 0)
         return rc;
     upto = arb_live_committed(srv, id, &info);
+    /* (ARB_ESEALED: a read replica without a running dealt match's
+     * deal; the table is shown in play.) */
     rc = arb_live_replay(srv, id, upto, m, why);
-    if (rc != 0)
+    if (rc != 0 && rc != ARB_ESEALED)
         return rc;
+    *seq = upto;
     /* The index's last event is the one replayed unless a commit is
      * still being indexed: then its time and head are not known here. */
     *has_head = upto == info.last_seq;
     *last_ms = *has_head ? info.last_ms : 0;
     if (*has_head)
         memcpy(head, info.head, ARB_HASH_LEN);
-    return 0;
+    return rc;
 }
 
 enum { TO_TOURNAMENT, TO_FORMAT, TO_N };
@@ -53,11 +57,12 @@ arb_tourn_read(arb_server_t *srv, const char *id, int board, int json,
     arb_tview_t   v;
     arb_match_t  *t = NULL;
     int64_t       ms;
+    uint64_t      seq;
     int           hh, rc;
     unsigned char head[ARB_HASH_LEN];
 
     memset(&v, 0, sizeof(v));
-    rc = load_committed(srv, id, &t, &ms, head, &hh, why);
+    rc = load_committed(srv, id, &t, &seq, &ms, head, &hh, why);
     if (rc == 0)
         rc = arb_tview_build(&v, t, 1, load_committed, srv, why);
     if (rc == 0)

@@ -469,7 +469,8 @@ do_read(cli_net_t *n, const targs_t *a, const char *sub)
             for (j = 0; j < m->nplayers; j++)
                 arb_buf_printf(&out, " %s", m->players[j]);
             arb_buf_printf(&out, "  events %" PRIu64 "  %s\n", m->seq + 1,
-                           m->counted ? "closed" : "open");
+                           m->counted ? "closed"
+                           : t.v.tables[i].sealed ? "open, sealed" : "open");
         }
     }
     if (out.oom)

@@ -21,9 +21,27 @@ cli_tourn_clear(cli_tourn_t *t)
 }
 
 /* Reads and replays one match: its last event's time and hash too. */
+/* A running dealt match whose deal h does not carry (read from a server,
+ * which never sends a secret, or a data directory that keeps none): no
+ * close reveals it, and the rule sets cannot judge it without it. */
 static int
-load_one(void *ud, const char *id, arb_match_t **m, int64_t *last_ms,
-         unsigned char *head, int *has_head, arb_buf_t *why)
+sealed(const arb_history_t *h)
+{
+    size_t i;
+
+    if (!h->has_open || h->open.setup == NULL
+        || h->open.setup->deal.kind != ARB_DEAL_COMMIT || h->secret != NULL)
+        return 0;
+    for (i = 0; i < h->nevents; i++)
+        if (h->events[i].kind == ARB_EV_CLOSE && h->events[i].nargs == 2)
+            return 0;
+    return 1;
+}
+
+static int
+load_one(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
+         int64_t *last_ms, unsigned char *head, int *has_head,
+         arb_buf_t *why)
 {
     cli_tourn_t   *t = ud;
     cli_source_t   src = { NULL, t->db, id };
@@ -53,6 +71,11 @@ load_one(void *ud, const char *id, arb_match_t **m, int64_t *last_ms,
         rc = ARB_EIO;           /* printed */
         goto done;
     }
+    *seq = h.nevents;
+    if (sealed(&h)) {
+        rc = ARB_ESEALED;       /* shown in play */
+        goto at_head;
+    }
     if (arb_history_replay(&h, UINT64_MAX, m, &bad, &v) != 0) {
         fprintf(stderr, "arbiter %s: match %s: seq %zu refused: %s: %s\n",
                 t->cmd, id, bad + 1, v.rule, v.msg);
@@ -61,6 +84,7 @@ load_one(void *ud, const char *id, arb_match_t **m, int64_t *last_ms,
         rc = ARB_ECORRUPT;
         goto done;
     }
+at_head:
     *last_ms = h.recs ? h.recs[h.nevents].time_ms : 0;
     *has_head = h.recs != NULL && h.recs[h.nevents].has_hash;
     if (*has_head)
@@ -77,6 +101,7 @@ cli_tourn_load(cli_tourn_t *t, const char *cmd, const char *db,
     arb_buf_t    why = ARB_BUF_INIT;
     arb_match_t *m = NULL;
     int64_t      ms;
+    uint64_t     seq;
     int          hh, rc;
     unsigned char head[ARB_HASH_LEN];
 
@@ -86,7 +111,7 @@ cli_tourn_load(cli_tourn_t *t, const char *cmd, const char *db,
     t->n = n;
     if (db == NULL && n->cl == NULL && cli_net_connect(n) != 0)
         return CLI_ERROR;
-    if (load_one(t, id, &m, &ms, head, &hh, &why) != 0)
+    if (load_one(t, id, &m, &seq, &ms, head, &hh, &why) != 0)
         return CLI_DIFFERS;
     rc = arb_tview_build(&t->v, m, tables, load_one, t, &why);
     if (rc != 0 && why.len > 0)

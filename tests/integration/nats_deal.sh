@@ -278,5 +278,33 @@ for at in 1 3; do
         "$(on rep state --match D.P --at $at --json 2>&1)"
 done
 
+# A tournament whose tables are dealt (deal=seed): on the keyless
+# replica its board shows a running table as playing and sealed, and its
+# standings leave it uncounted (until 2026-12-05 both were refused there
+# as a whole), and `tournament show` from a server lists it as sealed
+# (it failed).
+tourn() {
+    _on=$1; _sub=$2; shift 2
+    $A tournament "$_sub" --server "unix:$T/$_on.sock" \
+        --token "$(tok "$_on")" "$@"
+}
+printf 'round,table,player1,player2\n1,1,ann:long,bob:short\n' > "$T/dt.csv"
+tourn east create --tournament D.T --game chains --option deck=36 \
+    --option scoring=square --deal seed > /dev/null 2>&1 \
+    || echo "tournament create failed"
+tourn east round --tournament D.T --pairings "$T/dt.csv" > /dev/null 2>&1 \
+    || echo "tournament round failed"
+caught_up D.T-R1-T1 east events
+out=$(tourn rep board --tournament D.T --json 2>&1)
+check "keyless replica, tournament board: the dealt table sealed" 1 \
+    "$(printf '%s\n' "$out" \
+       | grep -c '"match":"D.T-R1-T1".*"status":"playing".*"sealed":true')"
+out=$(tourn rep standings --tournament D.T --json 2>&1)
+check "keyless replica, tournament standings: the table uncounted" 1 \
+    "$(printf '%s\n' "$out" | grep -c '"uncounted":\["D.T-R1-T1"\]')"
+check "tournament show from a server: the table open, sealed" 1 \
+    "$(tourn east show --tournament D.T 2>&1 \
+       | grep -c 'D.T-R1-T1 .*open, sealed')"
+
 echo "nats_deal.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]

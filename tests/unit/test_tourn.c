@@ -10,6 +10,7 @@
 #include "core/match.h"
 #include "core/standings.h"
 #include "core/tourn.h"
+#include "core/tourn_view.h"
 #include "tests/replay_text.h"
 #include "tests/test.h"
 
@@ -469,6 +470,64 @@ test_board(void)
     arb_match_free(m);
 }
 
+/* A loader for test_tview_sealed: T-R1-T1 a running dealt match this
+ * reader cannot judge, T-R1-T2 not opened yet. */
+static int
+load_sealed(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
+            int64_t *last_ms, unsigned char *head, int *has_head,
+            arb_buf_t *why)
+{
+    (void)ud;
+    (void)head;
+    *m = NULL;
+    if (strcmp(id, "T-R1-T2") == 0)
+        return ARB_ENOTFOUND;
+    *seq = 7;
+    *last_ms = 1234;
+    *has_head = 0;
+    arb_buf_puts(why, "sealed here");
+    return ARB_ESEALED;
+}
+
+/* A table the reader cannot judge (a read replica without a dealt
+ * match's deal) is on the board as playing and sealed, and uncounted in
+ * the standings; until 2026-12-05 the whole board and standings failed. */
+static void
+test_tview_sealed(void)
+{
+    const char  *dir[] = { "director" };
+    arb_match_t *t = open_match("tournament", "T", dir, 1, "game",
+                                "yahchain", "game.mode", "3");
+    arb_verdict_t v;
+    arb_tview_t  tv;
+    arb_buf_t    b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    const char  *j;
+
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:T-R1-T1:a,b",
+                   "2:T-R1-T2:c,d"), 0);
+    CHECK_INT(arb_tview_build(&tv, t, 1, load_sealed, NULL, &why), 0);
+    CHECK_INT(why.len, 0);
+    CHECK(tv.n == 2 && tv.tables[0].sealed && !tv.tables[1].sealed);
+    CHECK_INT(arb_tview_board(&b, &tv), 0);
+    j = arb_buf_cstr(&b);
+    CHECK(j != NULL && strstr(j, "\"match\":\"T-R1-T1\",\"players\":[\"a\","
+                            "\"b\"],\"status\":\"playing\",\"seq\":7,"
+                            "\"last_move_ms\":1234,\"sealed\":true}") != NULL);
+    CHECK(j != NULL && strstr(j, "\"status\":\"not_started\",\"seq\":0,"
+                            "\"last_move_ms\":0}") != NULL);
+    b.len = 0;
+    CHECK_INT(arb_tview_standings(&b, &tv, 1), 0);
+    j = arb_buf_cstr(&b);
+    CHECK(j != NULL && strstr(j, "\"uncounted\":[\"T-R1-T1\",\"T-R1-T2\"]")
+                       != NULL);
+    arb_tview_clear(&tv);
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
@@ -478,5 +537,6 @@ main(void)
     test_standings();
     test_team_standings();
     test_board();
+    test_tview_sealed();
     return TEST_END();
 }
