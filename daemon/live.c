@@ -171,12 +171,10 @@ load(arb_server_t *srv, const char *id, uint64_t at, int lean,
      * beside it, and the live match needs the deal.  A read replica that
      * met the deal late holds it in memory until the match's next event
      * stores it. */
-    if (h.open.setup != NULL && h.open.setup->deal.kind == ARB_DEAL_COMMIT
-        && h.secret == NULL
+    if (arb_history_sealed(&h)
         && (rc = arb_replica_secret(srv, id, &h.secret)) != 0)
         goto done;
-    if (h.open.setup != NULL && h.open.setup->deal.kind == ARB_DEAL_COMMIT
-        && h.secret == NULL) {
+    if (arb_history_sealed(&h)) {
         /* On a read replica that is no fault: it has no replication key,
          * or the deal message has not come (docs/REPLICA.md). */
         arb_buf_free(why);

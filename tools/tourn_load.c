@@ -20,24 +20,9 @@ cli_tourn_clear(cli_tourn_t *t)
     memset(t, 0, sizeof(*t));
 }
 
-/* Reads and replays one match: its last event's time and hash too. */
-/* A running dealt match whose deal h does not carry (read from a server,
- * which never sends a secret, or a data directory that keeps none): no
- * close reveals it, and the rule sets cannot judge it without it. */
-static int
-sealed(const arb_history_t *h)
-{
-    size_t i;
-
-    if (!h->has_open || h->open.setup == NULL
-        || h->open.setup->deal.kind != ARB_DEAL_COMMIT || h->secret != NULL)
-        return 0;
-    for (i = 0; i < h->nevents; i++)
-        if (h->events[i].kind == ARB_EV_CLOSE && h->events[i].nargs == 2)
-            return 0;
-    return 1;
-}
-
+/* Reads and replays one match: its last seq, that event's time and hash
+ * too; ARB_ESEALED for a running dealt match read without its deal
+ * (from a server, which never sends a secret), which is not replayed. */
 static int
 load_one(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
          int64_t *last_ms, unsigned char *head, int *has_head,
@@ -72,7 +57,7 @@ load_one(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
         goto done;
     }
     *seq = h.nevents;
-    if (sealed(&h)) {
+    if (arb_history_sealed(&h)) {
         rc = ARB_ESEALED;       /* shown in play */
         goto at_head;
     }

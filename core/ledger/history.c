@@ -179,14 +179,35 @@ on_stored(void *ud, uint64_t seq, int64_t time_ms,
     return x->rc != 0 ? 1 : 0;
 }
 
-/* The deal a close reveals ("close seed <text>"), appended to out in the
- * stored form of a secret; 1 when ev is such a close. */
+/* 1 when ev is a close that reveals a deal ("close seed <text>"). */
+static int
+reveals(const arb_event_t *ev)
+{
+    return ev->kind == ARB_EV_CLOSE && ev->nargs == 2;
+}
+
+/* The deal a close reveals, appended to out in the stored form of a
+ * secret; 1 when ev is such a close. */
 static int
 close_reveal(const arb_event_t *ev, arb_buf_t *out)
 {
-    if (ev->kind != ARB_EV_CLOSE || ev->nargs != 2)
+    if (!reveals(ev))
         return 0;
     arb_deal_stored_format(out, ev->args[0], ev->args[1]);
+    return 1;
+}
+
+int
+arb_history_sealed(const arb_history_t *h)
+{
+    size_t i;
+
+    if (!h->has_open || h->open.setup == NULL
+        || h->open.setup->deal.kind != ARB_DEAL_COMMIT || h->secret != NULL)
+        return 0;
+    for (i = 0; i < h->nevents; i++)
+        if (reveals(&h->events[i]))
+            return 0;
     return 1;
 }
 

@@ -90,6 +90,12 @@ struct arb_store;
 int  arb_history_load(arb_history_t *h, struct arb_store *s,
                       const char *match_id, uint64_t upto, arb_buf_t *why);
 
+/* 1 when h's open commits a deal that h cannot reveal: no secret, and no
+ * close among its events reveals it (a running dealt match read without
+ * its secret: from a server, which never sends one, or a read replica's
+ * store without the replication key).  The rule sets cannot judge it. */
+int  arb_history_sealed(const arb_history_t *h);
+
 /* Reveals a committed deal of h->open in place from h->secret.  0 when
  * there is nothing to reveal (no commitment, or no secret), else the
  * reveal's ARB_ECRYPTO / ARB_EINVAL / ARB_ECORRUPT (a malformed secret)

@@ -261,6 +261,7 @@ test_close_reveal(arb_store_t *s)
     CHECK_INT(record_as(s, &t, 0), 0);
     CHECK_INT(arb_history_load(&d, s, "KEYLESS-RUN", UINT64_MAX, &why), 0);
     CHECK(d.secret == NULL);
+    CHECK_INT(arb_history_sealed(&d), 1);
     arb_history_clear(&t);
     arb_history_clear(&d);
 
@@ -277,6 +278,13 @@ test_close_reveal(arb_store_t *s)
         CHECK_INT(arb_history_load(&d, s, "KEYLESS-CLOSED",
                                    upto == 3 ? UINT64_MAX : upto, &why), 0);
         CHECK_STR(d.secret, "seed club-night-7");
+        CHECK_INT(arb_history_sealed(&d), 0);
+        if (upto == 3) {
+            /* as a server sends it: no secret, the close reveals it */
+            free(d.secret);
+            d.secret = NULL;
+            CHECK_INT(arb_history_sealed(&d), 0);
+        }
         CHECK_INT(arb_history_replay(&d, UINT64_MAX, &m, &bad, &v), 0);
         CHECK(m != NULL && arb_match_closed(m) == (upto == 3));
         memset(dd, 0, sizeof(dd));
