@@ -34,6 +34,9 @@
                     esc(t.table) + "</td><td>" + esc(t.players.join(" – ")) +
                     "</td><td>" + esc(LABEL[t.status] || t.status) +
                     (t.undo_seq ? " (seq " + t.undo_seq + ")" : "") +
+                    /* a dealt table this recorder cannot judge (a read
+                     * replica without the key): it may be finished */
+                    (t.sealed ? " (sealed here: ask the primary)" : "") +
                     "</td><td>" + t.seq + "</td><td>" + when(t.last_move_ms) +
                     "</td><td>" + matchLink(t.match) + "</td></tr>";
             }).join("") + "</table>";

@@ -302,6 +302,13 @@ check "keyless replica, tournament board: the dealt table sealed" 1 \
 out=$(tourn rep standings --tournament D.T --json 2>&1)
 check "keyless replica, tournament standings: the table uncounted" 1 \
     "$(printf '%s\n' "$out" | grep -c '"uncounted":\["D.T-R1-T1"\]')"
+page=$(${BUILD:-build}/tests/page_steps \
+    "http://127.0.0.1:$HTTP_PORT/t/D.T#token=$reader" \
+    "wait:document.body.dataset.ready === '1'" \
+    "print:document.querySelector('#board tr[data-table=\"1\"] \
+td:nth-child(3)').textContent" 2>&1)
+check "keyless replica, board page: the table playing, sealed here" \
+    "playing (sealed here: ask the primary)" "$page"
 check "tournament show from a server: the table open, sealed" 1 \
     "$(tourn east show --tournament D.T 2>&1 \
        | grep -c 'D.T-R1-T1 .*open, sealed')"
