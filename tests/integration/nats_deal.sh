@@ -247,6 +247,21 @@ page=$(${BUILD:-build}/tests/page_steps \
 check "keyless replica, live page: a move whose ack came first is listed" \
     "sealed 3 2 true 0" "$(printf '%s\n' "$page" | sed -n 1p)"
 [ $fail -ne 0 ] && printf '%s\n' "$page" | sed 's/^/why: page: /'
+# A browser that cannot stream (ARB.follow answers false) reads the
+# state, whose 503 (where: deal) leads to the same sealed view.
+page=$(${BUILD:-build}/tests/page_steps \
+    "http://127.0.0.1:$HTTP_PORT/m/D.P#token=$reader" \
+    "init:window.ReadableStream = undefined;" \
+    "wait:document.body.dataset.ready === '1' && \
+document.body.dataset.sealed === '1'" \
+    "print:$seen" "print:document.getElementById('table').textContent" \
+    2>&1)
+check "keyless replica, page without a stream: sealed, the moves listed" \
+    "sealed 3 2 true 0" "$(printf '%s\n' "$page" | sed -n 1p)"
+check "keyless replica, page without a stream: says why" 1 \
+    "$(printf '%s\n' "$page" | sed -n 2p | grep -c "does not hold its deal \
+secret (no replication key).*recorder east")"
+[ $fail -ne 0 ] && printf '%s\n' "$page" | sed 's/^/why: page: /'
 page=$(${BUILD:-build}/tests/page_steps \
     "http://127.0.0.1:$HTTP_PORT/m/D.P#token=$reader" \
     "wait:document.body.dataset.ready === '1' && \
