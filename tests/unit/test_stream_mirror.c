@@ -382,6 +382,20 @@ make_dealt(msgs_t *ms, unsigned char key[ARB_STREAM_KEY_LEN],
     make(ms, text);
 }
 
+/* D-1's deal message with secret, sealed under key, at stream sequence
+ * sseq. */
+static void
+deal_at(arb_stream_msg_t *m, const char *secret,
+        const unsigned char key[ARB_STREAM_KEY_LEN], uint64_t sseq)
+{
+    natsMsg *dm = NULL;
+
+    if (arb_stream_deal_msg(&dm, "D-1", secret, key, "east") != 0
+        || arb_stream_msg_parse(m, dm, NULL) != 0)
+        exit(1);
+    m->stream_seq = sseq;
+}
+
 /*
  * With the key, the open of a dealt match waits in the batch for its deal
  * message, so that the secret is stored with it, across the flushes that
@@ -413,16 +427,12 @@ static int
 fake_lookup(void *ud, const char *match_id, arb_stream_msg_t *out)
 {
     lookup_t *l = ud;
-    natsMsg  *dm = NULL;
 
     l->calls++;
     CHECK_STR(match_id, "D-1");
     if (l->find != 1)
         return ARB_ENOTFOUND;
-    if (arb_stream_deal_msg(&dm, "D-1", "seed table-7", l->key, "east") != 0
-        || arb_stream_msg_parse(out, dm, NULL) != 0)
-        exit(1);
-    out->stream_seq = 1000;
+    deal_at(out, "seed table-7", l->key, 1000);
     return 0;
 }
 
@@ -436,7 +446,6 @@ deal_case(int how, int find)
     arb_mirror_t      *mir = NULL;
     arb_stream_msg_t   m;
     arb_buf_t          sec = ARB_BUF_INIT;
-    natsMsg           *dm = NULL;
     msgs_t             ms, o;
     uint64_t           sseq = 1;
     int                i, flushes = 0;
@@ -467,10 +476,7 @@ deal_case(int how, int find)
     if (how == 2)
         CHECK(count_of(s, "X-0") == 1);         /* a full batch went */
     if (how <= 2) {
-        if (arb_stream_deal_msg(&dm, "D-1", secret, key, "east") != 0
-            || arb_stream_msg_parse(&m, dm, NULL) != 0)
-            exit(1);
-        m.stream_seq = sseq++;
+        deal_at(&m, secret, key, sseq++);
         CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
     }
     if (how == 3 || how == 6) {
@@ -482,10 +488,7 @@ deal_case(int how, int find)
 
         arb_mirror_stats(mir, &st);
         CHECK_INT(st.chain_only, find == 1 ? 0 : 1);
-        if (arb_stream_deal_msg(&dm, "D-1", secret, key, "east") != 0
-            || arb_stream_msg_parse(&m, dm, NULL) != 0)
-            exit(1);
-        m.stream_seq = sseq++;
+        deal_at(&m, secret, key, sseq++);
         CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
         arb_mirror_stats(mir, &st);
         CHECK_INT(st.chain_only, 0);
@@ -796,6 +799,32 @@ test_restream_tail(void)
     drop_store(s);
 }
 
+/* A mirror on s (told of judged deals, njudged reset) that stored D-1
+ * (made as make_dealt does) without its deal: its open, held back in the
+ * batch for the deal, went without it when the wait ended. */
+static arb_mirror_t *
+open_undealt(arb_store_t *s, msgs_t *ms, unsigned char key[ARB_STREAM_KEY_LEN],
+             const char *moves)
+{
+    arb_mirror_t *mir = NULL;
+    int           i;
+
+    make_dealt(ms, key, moves);
+    CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
+    if (mir == NULL)
+        exit(1);
+    arb_mirror_on_judged(mir, on_judged, NULL);
+    njudged = 0;
+    apply_at(mir, "D-1", ms, 0, 1);
+    /* The open waits in the batch for its deal: held back to it. */
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 1);
+    for (i = 0; i < 60 && arb_mirror_held(mir) > 0; i++)
+        CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(count_of(s, "D-1"), 1);               /* without it */
+    return mir;
+}
+
 /*
  * A deal secret that came after its open was committed without it is
  * held in memory only until the match's next event stores it (before
@@ -809,31 +838,16 @@ test_resume_deal(void)
     static const char *secret = "seed table-7";
     unsigned char      key[ARB_STREAM_KEY_LEN];
     arb_store_t       *s = fresh_store();
-    arb_mirror_t      *mir = NULL;
+    arb_mirror_t      *mir;
     arb_stream_msg_t   m;
-    natsMsg           *dm = NULL;
     arb_buf_t          sec = ARB_BUF_INIT;
     msgs_t             ms;
-    int                i;
 
-    make_dealt(&ms, key, "1. note first\n2. close seed table-7\n");
-    CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
-    arb_mirror_on_judged(mir, on_judged, NULL);
-    njudged = 0;
-    apply_at(mir, "D-1", &ms, 0, 1);
-    /* The open waits in the batch for its deal: held back to it. */
-    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
-    CHECK_INT(arb_mirror_resume_seq(mir), 1);
-    for (i = 0; i < 60 && arb_mirror_held(mir) > 0; i++)
-        CHECK_INT(arb_mirror_flush(mir, NULL), 0);
-    CHECK_INT(count_of(s, "D-1"), 1);               /* without it */
+    mir = open_undealt(s, &ms, key, "1. note first\n2. close seed table-7\n");
     CHECK_INT(arb_mirror_resume_seq(mir), 2);
     CHECK_INT(arb_mirror_secret(mir, "D-1", &sec), ARB_ENOTFOUND);
     CHECK_INT(njudged, 0);
-    if (arb_stream_deal_msg(&dm, "D-1", secret, key, "east") != 0
-        || arb_stream_msg_parse(&m, dm, NULL) != 0)
-        exit(1);
-    m.stream_seq = 2;
+    deal_at(&m, secret, key, 2);
     CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
     CHECK_INT(arb_mirror_flush(mir, NULL), 0);
     CHECK_INT(arb_mirror_resume_seq(mir), 2);       /* the secret */
@@ -871,25 +885,13 @@ test_secret_forged(void)
 {
     unsigned char    key[ARB_STREAM_KEY_LEN];
     arb_store_t     *s = fresh_store();
-    arb_mirror_t    *mir = NULL;
+    arb_mirror_t    *mir;
     arb_stream_msg_t m;
-    natsMsg         *dm = NULL;
     arb_buf_t        sec = ARB_BUF_INIT;
     msgs_t           ms;
-    int              i;
 
-    make_dealt(&ms, key, "1. note first\n");
-    CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
-    arb_mirror_on_judged(mir, on_judged, NULL);
-    njudged = 0;
-    apply_at(mir, "D-1", &ms, 0, 1);
-    for (i = 0; i < 60 && arb_mirror_held(mir) > 0; i++)
-        CHECK_INT(arb_mirror_flush(mir, NULL), 0);
-    CHECK_INT(count_of(s, "D-1"), 1);               /* without it */
-    if (arb_stream_deal_msg(&dm, "D-1", "seed not-table-7", key, "east")
-            != 0 || arb_stream_msg_parse(&m, dm, NULL) != 0)
-        exit(1);
-    m.stream_seq = 2;
+    mir = open_undealt(s, &ms, key, "1. note first\n");
+    deal_at(&m, "seed not-table-7", key, 2);
     CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
     CHECK_INT(arb_mirror_secret(mir, "D-1", &sec), ARB_ENOTFOUND);
     CHECK_INT(njudged, 0);                      /* nor told */
