@@ -17,7 +17,7 @@
  * In an event (kind "claim") a claim travels as args[i] = the canonical
  * JSON of claimed record i and text = {"totals":{...}}: every wire string
  * stays within ARB_STR_MAX however many records are claimed, up to
- * ARB_ARGS_MAX of them.
+ * ARB_CLAIM_RECORDS_MAX of them.
  *
  * Ownership: arb_claim_t owns its results and the field names they point
  * to; release with arb_claim_clear() (NULL-safe, also after a failure).
@@ -56,8 +56,8 @@ int  arb_claim_field_is_verdict(const char *key);
 int  arb_claim_format(arb_buf_t *out, const arb_claim_t *c);
 
 /* Replaces ev's args and text with the claim's canonical parts.  The
- * codec limits (ARB_ARGS_MAX records, ARB_STR_MAX bytes each) are checked
- * when the event is encoded.  0 or ARB_ENOMEM. */
+ * codec limits (ARB_CLAIM_RECORDS_MAX records, ARB_STR_MAX bytes each)
+ * are checked when the event is encoded.  0 or ARB_ENOMEM. */
 int  arb_claim_to_event(arb_event_t *ev, const arb_claim_t *c);
 
 /* Reads the claim a claim event carries.  It must be in canonical form

@@ -82,6 +82,12 @@ arb_event_takes_target(int kind)
            && has_target(kind);
 }
 
+size_t
+arb_event_args_max(int kind)
+{
+    return kind == ARB_EV_CLAIM ? ARB_CLAIM_RECORDS_MAX : ARB_ARGS_MAX;
+}
+
 static int
 hash_is_zero(const unsigned char *h)
 {
@@ -369,8 +375,8 @@ arb_event_check(const arb_event_t *ev, arb_buf_t *why)
     if (ev->verb != NULL
         && (rc = check_str(ev->verb, 1, why, "event.verb")) != 0)
         return rc;
-    rc = check_strv(ev->args, ev->nargs, ARB_ARGS_MAX, 0, 0, why,
-                    "event.args");
+    rc = check_strv(ev->args, ev->nargs, arb_event_args_max(ev->kind), 0, 0,
+                    why, "event.args");
     if (rc != 0)
         return rc;
     if (ev->text != NULL
@@ -819,7 +825,8 @@ parse_event(arb_event_t *ev, const msgpack_object *root, arb_buf_t *why)
         && (rc = arb_mp_str(v[EK_VERB], &ev->verb, why, "event.verb")) != 0)
         return rc;
     if (v[EK_ARGS] != NULL
-        && (rc = parse_strv(v[EK_ARGS], ARB_ARGS_MAX, &ev->args, &ev->nargs,
+        && (rc = parse_strv(v[EK_ARGS], arb_event_args_max(ev->kind),
+                            &ev->args, &ev->nargs,
                             why, "event.args")) != 0)
         return rc;
     /* target 0 is a legal value, so presence must be checked on the map. */

@@ -82,4 +82,8 @@ int arb_deal_decode(arb_deal_t *d, const msgpack_object *o, arb_buf_t *why,
 /* 1 when events of `kind` carry a target (an earlier seq they rule on). */
 int arb_event_takes_target(int kind);
 
+/* The most args an event of `kind` may carry: ARB_CLAIM_RECORDS_MAX for
+ * a claim, else ARB_ARGS_MAX (core/limits.h). */
+size_t arb_event_args_max(int kind);
+
 #endif

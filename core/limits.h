@@ -22,8 +22,15 @@
 /* Longest string, in bytes (not characters), anywhere in a message. */
 #define ARB_STR_MAX             4096
 
-/* Arguments of one move. */
+/* Arguments of one event: a move's, a note's, a ruling's. */
 #define ARB_ARGS_MAX            32
+
+/* Arguments of one claim: its records, one per string (docs/CLAIMS.md),
+ * so that a claim carries a whole match's registration records (a
+ * YAHchain match of 85 cycles).  Before 2026-12-05 a claim had
+ * ARB_ARGS_MAX, and a match of three cycles could not be claimed.  The
+ * frame and the event's size bound a claim's bytes besides. */
+#define ARB_CLAIM_RECORDS_MAX   1024
 
 /* Players, teams and options of one match setup. */
 #define ARB_PLAYERS_MAX         16

@@ -266,8 +266,9 @@ static const arb_req_field_t append_fields[AP_N] = {
     [AP_PLAYER] = { "player", ARB_REQ_STR,  ARB_REQ_OPTIONAL, 0, 0 },
     [AP_VERB]   = { "verb",   ARB_REQ_STR,  ARB_REQ_OPTIONAL, 0, 0 },
     [AP_TEXT]   = { "text",   ARB_REQ_STR,  ARB_REQ_OPTIONAL, 0, 0 },
+    /* (A claim's records; other kinds are held to ARB_ARGS_MAX below.) */
     [AP_ARGS]   = { "args",   ARB_REQ_STRV, ARB_REQ_OPTIONAL, 0,
-                    ARB_ARGS_MAX },
+                    ARB_CLAIM_RECORDS_MAX },
 };
 
 void
@@ -291,6 +292,12 @@ arb_op_append(arb_request_t *r)
         arb_reply_error(c, r->id, "proto", NULL, "kind '%s' does not exist: "
                         "move, note, close, void, amend, stands or claim",
                         kind);
+        goto done;
+    }
+    if (f[AP_ARGS].n > arb_event_args_max(k)) {
+        arb_reply_error(c, r->id, "too_big", NULL, "args: %zu items, at "
+                        "most %zu for a %s", f[AP_ARGS].n,
+                        arb_event_args_max(k), kind);
         goto done;
     }
     /* Absent is not 0: a target on a kind without one is refused. */

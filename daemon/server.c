@@ -411,7 +411,8 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
                 "bytes): disconnecting", (unsigned long long)c->num,
                 arb_strerror(rc), c->srv->cfg.frame_max);
         arb_reply_error(c, 0, rc == ARB_ETOOBIG ? "too_big" : "proto", NULL,
-                        "frame %s: the largest frame is %zu bytes",
+                        "frame %s: the largest frame is %zu bytes "
+                        "(the recorder's frame_max)",
                         rc == ARB_ETOOBIG ? "too large" : "length 0",
                         c->srv->cfg.frame_max);
         arb_conn_finish(c);

@@ -86,9 +86,9 @@ check_size(const arb_event_t *ev, const char *path)
     size_t    i;
     int       rc;
 
-    if (ev->nargs > ARB_ARGS_MAX) {
+    if (ev->nargs > ARB_CLAIM_RECORDS_MAX) {
         fprintf(stderr, "arbiter claim: %s: %zu records; one claim carries "
-                "at most %d\n", path, ev->nargs, ARB_ARGS_MAX);
+                "at most %d\n", path, ev->nargs, ARB_CLAIM_RECORDS_MAX);
         return CLI_ERROR;
     }
     for (i = 0; i < ev->nargs; i++)

@@ -199,6 +199,38 @@ check "transcript with claims = db" "identical: 40 events, digest" \
 check "transcript with claims digest" "$($A replay --db "$T/data" --match M1 --json | grep -o '"digest":"[0-9a-f]*"')" \
     "$($A replay --json "$T/m1c.txt" | grep -o '"digest":"[0-9a-f]*"')"
 
+# ---- a claim of more records than a move has arguments ---------------------
+# Four cycles, 48 records: until 2026-12-05 a claim carried at most 32
+# (a move's arguments), and such a match could not be claimed at all.
+$A load --token "$ARB" tests/data/yah3-cycles4.txt > /dev/null
+$A replay --json tests/data/yah3-cycles4.txt > "$T/c4.json"
+out=$($A claim --token "$ARB" --match C4 --by rating-body "$T/c4.json" \
+      | tail -1); rc=$?
+check "claim of 48 records exit" 0 $rc
+check "claim of 48 records" "48 records: 48 confirmed, 0 disputed" "$out"
+check "claim of 48 records: state" 48 \
+    "$($A state --token "$RDR" --match C4 --json \
+       | grep -o '"status":"confirmed"' | wc -l | tr -d ' ')"
+{ cat tests/data/yah3-cycles4.txt
+  printf '145. %s\n' "$($A claim --dry-run --by rating-body "$T/c4.json")"
+} > "$T/c4c.txt"
+check "claim of 48 records: transcript = db" "identical: 145 events, digest" \
+    "$($A diff "$T/c4c.txt" --db "$T/data" --match C4 | sed -n 3p \
+       | sed "s/ $HEX\$//")"
+# A claim past the recorder's frame (64 KiB by default: about 250 such
+# records) is refused whole, naming the setting to raise.
+r8='[\1,\1,\1,\1,\1,\1,\1,\1]'
+sed "s/\"records\":\[\(.*\)\],\"totals\"/\"records\":$r8,\"totals\"/" \
+    "$T/c4.json" > "$T/c4x8.json"
+err=$($A claim --token "$ARB" --match C4 "$T/c4x8.json" 2>&1 >/dev/null)
+rc=$?
+check "claim past the frame exit" 1 $rc
+check "claim past the frame" "arbiter claim: too_big: frame too large: the \
+largest frame is 65536 bytes (the recorder's frame_max)" "$err"
+check "claim past the frame: nothing written" 145 \
+    "$($A state --token "$RDR" --match C4 --json | grep -o '"seq":[0-9]*' \
+       | tail -1 | cut -d: -f2)"
+
 # ---- two scorekeepers' sheets that part at move 9 -------------------------
 head=$(printf 'game: yahchain\nmatch: R2-T4\nplayers: alice bob\nmode: 3\n\n1. place alice 2♠\n2. place bob 3♠\n3. place alice 4♠\n4. place bob 2♥\n5. place alice 3♥\n6. place bob 4♥\n7. place alice 5♦\n8. place bob 6♦')
 printf '%s\n9. place alice 7♠\n10. place bob 8♥\n' "$head" > "$T/alice.txt"

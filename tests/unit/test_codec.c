@@ -304,6 +304,13 @@ test_round_trips(void)
     ev.verb[ARB_STR_MAX] = '\0';
     round_trip(&ev, "move extremes");
     arb_event_clear(&ev);
+    /* A claim carries a whole match's records: more than a move's args
+     * (a YAHchain match of three cycles has 36). */
+    make_kind(&ev, ARB_EV_CLAIM);
+    while (ev.nargs < ARB_CLAIM_RECORDS_MAX)
+        arb_event_add_arg(&ev, "{\"sota\":3}");
+    round_trip(&ev, "claim of the most records");
+    arb_event_clear(&ev);
 }
 
 /* ---- the golden encoding -------------------------------------------- */
@@ -406,6 +413,14 @@ test_encode_rejects(void)
     while (ev.nargs <= ARB_ARGS_MAX)
         arb_event_add_arg(&ev, "x");
     CHECK_INT(arb_event_encode(&out, &ev), ARB_ETOOBIG);
+    arb_event_clear(&ev);
+
+    make_kind(&ev, ARB_EV_CLAIM);
+    while (ev.nargs <= ARB_CLAIM_RECORDS_MAX)
+        arb_event_add_arg(&ev, "{}");
+    CHECK_INT(arb_event_check(&ev, &why), ARB_ETOOBIG);
+    CHECK_STR(arb_buf_cstr(&why),
+              "event.args: 1025 elements, over the limit of 1024");
     arb_event_clear(&ev);
 
     make_move(&ev);
@@ -747,6 +762,28 @@ test_decode_rejects(void)
     for (i = 0; i <= ARB_ARGS_MAX; i++)
         s("x");
     REJECT(ARB_ETOOBIG, "event.args: 33 elements, over the limit of 32");
+    /* A claim's records: its own limit, from the bytes too. */
+    begin(5);
+    s("v"); u(1);
+    s("kind"); s("claim");
+    s("seq"); u(9);
+    s("args");
+    msgpack_pack_array(&pk, ARB_CLAIM_RECORDS_MAX);
+    for (i = 0; i < ARB_CLAIM_RECORDS_MAX; i++)
+        s("{}");
+    s("text"); s("{\"totals\":{}}");
+    ACCEPT();
+    begin(5);
+    s("v"); u(1);
+    s("kind"); s("claim");
+    s("seq"); u(9);
+    s("args");
+    msgpack_pack_array(&pk, ARB_CLAIM_RECORDS_MAX + 1);
+    for (i = 0; i <= ARB_CLAIM_RECORDS_MAX; i++)
+        s("{}");
+    s("text"); s("{\"totals\":{}}");
+    REJECT(ARB_ETOOBIG,
+           "event.args: 1025 elements, over the limit of 1024");
     open_head(3);
     s("players");
     msgpack_pack_array(&pk, ARB_PLAYERS_MAX + 1);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/limits.h"
 #include "core/shuffle.h"
 #include "core/codec.h"
 #include "core/replay.h"
@@ -501,12 +502,15 @@ test_rejections(void)
     /* each op's field table: missing, wrong type and over a limit are
      * refused with the documented code and the field's name */
     {
+        static const char *claims[ARB_CLAIM_RECORDS_MAX + 2];
         const char *many[34];
         char        longcid[200];
         int         i;
         for (i = 0; i < 33; i++)
             many[i] = "x";
         many[33] = NULL;
+        for (i = 0; i <= ARB_CLAIM_RECORDS_MAX; i++)
+            claims[i] = "{}";
         memset(longcid, 'c', sizeof(longcid) - 1);
         longcid[sizeof(longcid) - 1] = '\0';
         CHECK(call(cl, &res, "append", "s", "kind", "note") != 0);
@@ -518,7 +522,12 @@ test_rejections(void)
         CHECK(call(cl, &res, "append", "ssssa", "match", "rej", "kind",
                    "move", "player", "bob", "verb", "place", "args", many)
               != 0);
-        CHECK_STR(last_err, "too_big: args: 33 items, at most 32");
+        CHECK_STR(last_err, "too_big: args: 33 items, at most 32 for a "
+                  "move");
+        /* A claim's records have a limit of their own (core/limits.h). */
+        CHECK(call(cl, &res, "append", "sssa", "match", "rej", "kind",
+                   "claim", "text", "{}", "args", claims) != 0);
+        CHECK_STR(last_err, "too_big: args: 1025 items, at most 1024");
         CHECK(call(cl, &res, "append", "ssss", "match", "rej", "kind", "note",
                    "text", "t", "cid", longcid) != 0);
         CHECK_STR(last_err, "too_big: cid: 199 bytes, at most 128");
