@@ -577,8 +577,10 @@ arb_match_results(const arb_match_t *m, arb_results_t *out)
     int rc;
 
     rc = m->rules->results(m->st, out);
-    if (rc != 0)
+    if (rc != 0) {
+        arb_results_clear(out);     /* what was built before it failed */
         return rc;
+    }
     rc = arb_diff_mark(out, m->claim_seq != 0 ? &m->claim.res : NULL,
                        m->rules->game, m->claim_seq);
     if (rc != 0)

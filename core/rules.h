@@ -119,7 +119,8 @@ typedef struct arb_rules {
     /* 1 when the rules accept no further move. */
     int  (*finished)(const void *st);
 
-    /* The match's results so far (records in the order they were fixed). */
+    /* The match's results so far (records in the order they were fixed),
+     * into *out, which it initializes (its content is not read). */
     int  (*results)(const void *st, arb_results_t *out);
 
     /* Feeds the canonical state into d: everything that decides future

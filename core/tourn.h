@@ -19,9 +19,14 @@
 #include "core/buf.h"
 #include "core/rules.h"
 
-/* Most tables a round holds: its `round` act carries one argument each
- * after the round number (ARB_ARGS_MAX in core/limits.h). */
-#define ARB_TOURN_TABLES_MAX  31
+/* Most tables one act names: the `round` act and each `tables` act that
+ * adds to its round carry one argument each after the round number
+ * (ARB_ARGS_MAX in core/limits.h). */
+#define ARB_TOURN_ACT_TABLES  31
+/* Most tables a round holds, as the `round` op takes them (it records
+ * them in acts of ARB_TOURN_ACT_TABLES: docs/TOURNAMENT.md).  Until
+ * 2026-12-05 a round had one act, and at most 31 tables. */
+#define ARB_TOURN_TABLES_MAX  1024
 
 typedef struct arb_tourn_table {
     char   *table;              /* label: "7" */

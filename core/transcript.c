@@ -131,6 +131,27 @@ parse_u64(const char *s, uint64_t *out)
     return arb_u64_parse(s, strlen(s), out);
 }
 
+/* An option whose key is a header's (a tournament's `game` and `deal`),
+ * or begins with the prefix, is written `option.KEY:`; the reader takes
+ * `option.KEY:` as option KEY.  Until 2026-12-05 such an option was
+ * written bare, and a tournament's transcript did not read back (header
+ * 'game' given twice). */
+#define OPTION_PREFIX "option."
+
+static int
+option_prefixed(const char *key)
+{
+    static const char *const header[] = { "game", "match", "edition",
+                                          "engine", "teams", "players",
+                                          "deal" };
+    size_t i;
+
+    for (i = 0; i < sizeof(header) / sizeof(header[0]); i++)
+        if (strcmp(key, header[i]) == 0)
+            return 1;
+    return strncmp(key, OPTION_PREFIX, strlen(OPTION_PREFIX)) == 0;
+}
+
 #define ERR(...) do { arb_buf_printf(why, "line %u: ", line);          \
                       arb_buf_printf(why, __VA_ARGS__); rc = ARB_EINVAL; \
                       goto fail; } while (0)
@@ -139,9 +160,10 @@ static int
 parse_header(arb_setup_t *s, const char *key, toks_t *t, size_t first,
              unsigned line, arb_buf_t *why)
 {
-    size_t i;
-    int    rc = 0;
-    char  *val = NULL, *colon;
+    size_t      i;
+    int         rc = 0;
+    char       *val = NULL, *colon;
+    const char *opt;
 
     if (t->n <= first)
         ERR("header '%s' has no value", key);
@@ -241,7 +263,12 @@ parse_header(arb_setup_t *s, const char *key, toks_t *t, size_t first,
         ERR("deal must be 'none', 'seed <text>', 'order <cards...>' or "
             "'commit <64 hex digits>'");
     }
-    if (arb_setup_option(s, key) != NULL)
+    opt = key;
+    if (strncmp(key, OPTION_PREFIX, strlen(OPTION_PREFIX)) == 0)
+        opt = key + strlen(OPTION_PREFIX);
+    if (*opt == '\0')
+        ERR("header '%s' names no option", key);
+    if (arb_setup_option(s, opt) != NULL)
         ERR("header '%s' given twice", key);
     val = join(&t->v[first], t->n - first);
     if (val == NULL)
@@ -250,7 +277,7 @@ parse_header(arb_setup_t *s, const char *key, toks_t *t, size_t first,
         free(val);
         ERR("header '%s' has no value", key);
     }
-    rc = arb_setup_set_option(s, key, val);
+    rc = arb_setup_set_option(s, opt, val);
     free(val);
     return rc;
 
@@ -789,8 +816,17 @@ arb_transcript_format(arb_buf_t *b, const arb_event_t *open,
         }
     }
     for (i = 0; i < s->noptions; i++) {
+        arb_buf_t k = ARB_BUF_INIT;
+
         arb_buf_putc(b, '\n');
-        put_key(b, s->options[i].key);
+        if (option_prefixed(s->options[i].key))
+            arb_buf_puts(&k, OPTION_PREFIX);
+        arb_buf_puts(&k, s->options[i].key);
+        if (k.oom)
+            b->oom = 1;
+        else
+            put_key(b, arb_buf_cstr(&k));
+        arb_buf_free(&k);
         arb_buf_putc(b, ' ');
         put_text(b, s->options[i].value);
     }

@@ -166,13 +166,21 @@ arb_commit_reserve_queue(arb_server_t *srv, size_t n)
 int
 arb_commit_reserve(arb_server_t *srv, arb_live_t *l)
 {
+    return arb_commit_reserve_n(srv, l, 1);
+}
+
+int
+arb_commit_reserve_n(arb_server_t *srv, arb_live_t *l, size_t n)
+{
     arb_pending_t **nq;
     size_t          cap;
 
-    if (arb_commit_reserve_queue(srv, 1) != 0)
+    if (arb_commit_reserve_queue(srv, n) != 0)
         return ARB_ENOMEM;
-    if (l->ninflight == l->capinflight) {
-        cap = l->capinflight ? l->capinflight * 2 : 8;
+    if (l->ninflight + n > l->capinflight) {
+        cap = l->capinflight ? l->capinflight : 8;
+        while (cap < l->ninflight + n)
+            cap *= 2;
         nq = realloc(l->inflight, cap * sizeof(*nq));
         if (nq == NULL)
             return ARB_ENOMEM;
@@ -398,7 +406,9 @@ batch_durable(arb_server_t *srv, arb_pending_t **v, arb_append_t *ap,
             l->closed = 1;
         memcpy(l->head, p->ap.hash, ARB_HASH_LEN);
         if (p->head != NULL) {  /* same batch, not freed yet */
-            memcpy(p->head->group[p->gi].hash, p->ap.hash, ARB_HASH_LEN);
+            if (p->gi < p->head->ngroup)    /* an open, not an act */
+                memcpy(p->head->group[p->gi].hash, p->ap.hash,
+                       ARB_HASH_LEN);
             if (p->ap.pos > p->head->ack_pos)
                 p->head->ack_pos = p->ap.pos;
         }

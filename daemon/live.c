@@ -233,22 +233,22 @@ arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
 }
 
 int
-arb_live_keep_history(arb_server_t *srv, arb_live_t *l, arb_buf_t *why)
+arb_live_scratch(arb_server_t *srv, const arb_live_t *l, int lean,
+                 arb_match_t **out, arb_buf_t *why)
 {
     arb_match_t  *m = NULL;
     arb_verdict_t v;
     size_t        i;
     int           rc;
 
-    if (l->m == NULL || !arb_match_is_lean(l->m))
-        return 0;
+    *out = NULL;
     if (!l->exists) {
         arb_buf_free(why);
         arb_buf_printf(why, "the match's open is not committed yet: send "
-                       "the ruling after its acknowledgement");
+                       "this after its acknowledgement");
         return ARB_EAGAIN;
     }
-    rc = load(srv, l->id, l->committed, 0, &m, NULL, why);
+    rc = load(srv, l->id, l->committed, lean, &m, NULL, why);
     /* The appends judged but not yet committed, in seq order. */
     for (i = 0; rc == 0 && i < l->ninflight; i++)
         if (arb_match_apply(m, &l->inflight[i]->ev, &v) != 0) {
@@ -262,6 +262,26 @@ arb_live_keep_history(arb_server_t *srv, arb_live_t *l, arb_buf_t *why)
         arb_match_free(m);
         return rc;
     }
+    *out = m;
+    return 0;
+}
+
+int
+arb_live_keep_history(arb_server_t *srv, arb_live_t *l, arb_buf_t *why)
+{
+    arb_match_t *m;
+    int          rc;
+
+    if (l->m == NULL || !arb_match_is_lean(l->m))
+        return 0;
+    rc = arb_live_scratch(srv, l, 0, &m, why);
+    if (rc == ARB_EAGAIN) {
+        arb_buf_free(why);
+        arb_buf_printf(why, "the match's open is not committed yet: send "
+                       "the ruling after its acknowledgement");
+    }
+    if (rc != 0)
+        return rc;
     arb_match_free(l->m);
     l->m = m;
     return 0;

@@ -17,7 +17,15 @@
  * earlier versions used, so that path answers them as duplicates.  A
  * tournament with deal=seed has each table dealt from a seed drawn here,
  * committed in the chain and revealed by the table's close.
+ *
+ * A round of more than ARB_TOURN_ACT_TABLES tables is recorded as its
+ * `round` act and `tables` acts of the same round, each with at most that
+ * many (an event's arguments are bounded), in the same group.  They are
+ * judged on a copy of the tournament (arb_live_scratch), which replaces
+ * its live state only when every act passed: a refused third act leaves
+ * nothing of the first two behind.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,6 +131,62 @@ seal_deal(rtable_t *t)
     return rc;
 }
 
+/* Act k of the round (k = 0: `round`, then `tables`): the round number
+ * `num` and tables [k * ARB_TOURN_ACT_TABLES, ...) of v[0..n), recorded
+ * by the director (the setup's one seat) at seq `seq`. */
+static int
+round_act(arb_event_t *ev, size_t k, const char *num, char *const *v,
+          size_t n, const char *director, const arb_conn_t *c, uint64_t seq,
+          int64_t now)
+{
+    size_t i;
+
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = ARB_EV_MOVE;
+    ev->seq = seq;
+    ev->time_ms = now;
+    ev->player = strdup(director);
+    ev->verb = strdup(k == 0 ? "round" : "tables");
+    ev->actor = strdup(c->identity);
+    if (ev->player == NULL || ev->verb == NULL || ev->actor == NULL
+        || arb_event_add_arg(ev, num) != 0)
+        return ARB_ENOMEM;
+    for (i = k * ARB_TOURN_ACT_TABLES;
+         i < n && i < (k + 1) * ARB_TOURN_ACT_TABLES; i++)
+        if (arb_event_add_arg(ev, v[i]) != 0)
+            return ARB_ENOMEM;
+    return 0;
+}
+
+/* Judges acts[0..n) on a copy of tournament tl and puts the copy in its
+ * place when all pass.  0, or the first refusal's code with v. */
+static int
+judge_acts(arb_server_t *srv, arb_live_t *tl, const arb_event_t *acts,
+           size_t n, arb_verdict_t *v, arb_buf_t *why)
+{
+    arb_match_t *m;
+    size_t       k;
+    int          rc;
+
+    if (n == 1)
+        return arb_match_apply(tl->m, &acts[0], v);
+    rc = arb_live_scratch(srv, tl, arb_match_is_lean(tl->m), &m, why);
+    if (rc != 0)
+        return arb_verdict(v, rc, "tournament.round", "%s",
+                           arb_buf_cstr(why) ? arb_buf_cstr(why)
+                                             : arb_strerror(rc));
+    for (k = 0; k < n; k++) {
+        rc = arb_match_apply(m, &acts[k], v);
+        if (rc != 0) {
+            arb_match_free(m);
+            return rc;
+        }
+    }
+    arb_match_free(tl->m);
+    tl->m = m;
+    return 0;
+}
+
 /* A new append holding ev's canonical bytes and client id cid. */
 static arb_pending_t *
 pending_for(const arb_event_t *ev, const char *cid, int *rc)
@@ -195,25 +259,26 @@ arb_op_round(arb_request_t *r)
     arb_conn_t        *c = r->c;
     arb_server_t      *srv = c->srv;
     arb_req_val_t      f[RO_N];
-    arb_event_t        ev;
+    arb_event_t       *acts = NULL;
     arb_verdict_t      v;
     arb_live_t        *tl = NULL;
-    arb_pending_t     *head = NULL;
+    arb_pending_t     *head = NULL, **more = NULL;
     rtable_t          *rt = NULL;
     arb_group_open_t  *g = NULL;
     const arb_setup_t *tsu;
     const char        *tid, *cid, *owner, *fence;
     char               num[24];
-    size_t             i, j, nt = 0;
+    size_t             i, j, k, nt = 0, nacts = 0;
+    uint64_t           seq;
     int64_t            now = arb_now_ms();
     int                rc;
 
-    memset(&ev, 0, sizeof(ev));
     if (arb_request_fields(r, round_fields, RO_N, f) != 0)
         goto done;
     tid = f[RO_TOURNAMENT].str;
     cid = f[RO_CID].str;
-    if (f[RO_TABLES].n == 0) {
+    nt = f[RO_TABLES].n;
+    if (nt == 0) {
         arb_reply_error(c, r->id, "proto", NULL, "tables: a round has at "
                         "least one table");
         goto done;
@@ -234,18 +299,17 @@ arb_op_round(arb_request_t *r)
         goto done;
     }
     tsu = arb_match_setup(tl->m);
-    /* The director's act, as `arbiter move` would record it. */
+    /* The director's acts, as `arbiter move` would record them. */
     snprintf(num, sizeof(num), "%llu", (unsigned long long)f[RO_ROUND].u);
-    ev.kind = ARB_EV_MOVE;
-    ev.player = strdup(tsu->players[0].name);
-    ev.verb = strdup("round");
-    if (ev.player == NULL || ev.verb == NULL
-        || arb_event_add_arg(&ev, num) != 0)
+    nacts = (nt + ARB_TOURN_ACT_TABLES - 1) / ARB_TOURN_ACT_TABLES;
+    if ((acts = calloc(nacts, sizeof(*acts))) == NULL
+        || (more = calloc(nacts, sizeof(*more))) == NULL)
         goto oom;
-    for (i = 0; i < f[RO_TABLES].n; i++)
-        if (arb_event_add_arg(&ev, f[RO_TABLES].v[i]) != 0)
+    seq = arb_match_next_seq(tl->m);
+    for (k = 0; k < nacts; k++)
+        if (round_act(&acts[k], k, num, f[RO_TABLES].v, nt,
+                      tsu->players[0].name, c, seq + k, now) != 0)
             goto oom;
-    nt = f[RO_TABLES].n;
     if ((rt = calloc(nt, sizeof(*rt))) == NULL)
         goto oom;
     for (i = 0; i < nt; i++) {
@@ -260,18 +324,14 @@ arb_op_round(arb_request_t *r)
     }
     if (cid != NULL) {
         size_t ng = stored_opens(srv, rt, nt, &g);
-        if (arb_op_idem(r, tl, cid, &ev, g, ng))
+        if (arb_op_idem(r, tl, cid, &acts[0], g, ng))
             goto done;
     }
     if ((fence = arb_repl_fenced(srv, tid, &r->why)) != NULL) {
         arb_reply_error(c, r->id, fence, NULL, "%s", arb_buf_cstr(&r->why));
         goto done;
     }
-    ev.seq = arb_match_next_seq(tl->m);
-    ev.time_ms = now;
-    ev.actor = strdup(c->identity);
-    ev.client_id = cid ? strdup(cid) : NULL;
-    if (ev.actor == NULL || (cid != NULL && ev.client_id == NULL))
+    if (cid != NULL && (acts[0].client_id = strdup(cid)) == NULL)
         goto oom;
 
     /* Prepare every table; nothing is applied yet. */
@@ -338,24 +398,38 @@ arb_op_round(arb_request_t *r)
         if (arb_commit_reserve(srv, rt[i].l) != 0)
             goto oom;
     }
-    if ((head = pending_for(&ev, cid, &rc)) == NULL)
-        goto fail_rc;
+    for (k = 0; k < nacts; k++)
+        if ((more[k] = pending_for(&acts[k], k == 0 ? cid : NULL, &rc))
+                == NULL)
+            goto fail_rc;
+    head = more[0];
+    more[0] = NULL;
     if ((head->group = calloc(nt, sizeof(*head->group))) == NULL
-        || arb_commit_reserve(srv, tl) != 0
-        || arb_commit_reserve_queue(srv, nt + 1) != 0)
+        || arb_commit_reserve_n(srv, tl, nacts) != 0
+        || arb_commit_reserve_queue(srv, nt + nacts) != 0)
         goto oom;
 
-    /* The round: the tournament's rules judge it (the pairing). */
-    rc = arb_match_apply(tl->m, &ev, &v);
+    /* The round: the tournament's rules judge it (the pairing), every act
+     * of it or none. */
+    rc = judge_acts(srv, tl, acts, nacts, &v, &r->why);
+    tsu = NULL;                         /* (the copy may have replaced it) */
     if (rc != 0) {
         arb_stats_reject(srv, rc);
         arb_reply_error(c, r->id, arb_reply_code(rc), v.rule, "%s", v.msg);
         goto done;
     }
-    arb_pending_take(head, tl, &ev);
+    arb_pending_take(head, tl, &acts[0]);
     head->ngroup = nt;
     arb_commit_wait(head, c, r->id);    /* its first slot: cannot fail */
     arb_commit_enqueue(srv, head);
+    for (k = 1; k < nacts; k++) {
+        arb_pending_take(more[k], tl, &acts[k]);
+        more[k]->joined = 1;
+        more[k]->head = head;
+        more[k]->gi = SIZE_MAX;
+        arb_commit_enqueue(srv, more[k]);
+        more[k] = NULL;
+    }
     for (i = 0; i < nt; i++) {
         arb_pending_t *p = rt[i].p;
         rt[i].l->m = rt[i].m;
@@ -399,6 +473,11 @@ done:
     free(rt);
     free(g);
     arb_pending_free(head);
-    arb_event_clear(&ev);
+    for (k = 0; more != NULL && k < nacts; k++)
+        arb_pending_free(more[k]);
+    free(more);
+    for (k = 0; acts != NULL && k < nacts; k++)
+        arb_event_clear(&acts[k]);
+    free(acts);
     arb_req_clear(f, RO_N);
 }

@@ -99,7 +99,9 @@ struct arb_pending {
     /* Atomic groups: `joined` appends commit in the same LMDB transaction
      * as the append queued just before them (commit.c never splits them
      * across batches).  A joined open names the group's first append
-     * (head) and its slot there (gi); the head's ack lists them all. */
+     * (head) and its slot there (gi); the head's ack lists them all.  A
+     * joined act of a round (op_round.c) names the head too, with gi past
+     * the slots (SIZE_MAX): its position counts for the head's ack. */
     int               joined;
     arb_pending_t    *head;
     size_t            gi;
@@ -398,6 +400,14 @@ size_t arb_live_count(arb_server_t *srv);
  * into a fresh match.  0 or an ARB_E* code with why. */
 int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
                      arb_match_t **out, arb_buf_t *why);
+/* A copy of l's match as its next append finds it, into *out (the
+ * caller's): the committed events replayed from the store (`lean`: a
+ * match that keeps no history), then the appends in flight applied.
+ * Whatever is judged on it changes nothing live until the caller swaps
+ * it in (op_round.c: a round recorded in several acts).  0, ARB_EAGAIN
+ * (the open is not committed yet), or the reload's error, with why. */
+int  arb_live_scratch(arb_server_t *srv, const arb_live_t *l, int lean,
+                      arb_match_t **out, arb_buf_t *why);
 /* Makes l->m keep its history (a ruling rebuilds from the moves): reloads
  * it from the store up to l->committed and re-applies the appends in
  * flight.  0 (also when it keeps it already), ARB_EAGAIN (the open is not
@@ -426,6 +436,8 @@ int  arb_tourn_read(arb_server_t *srv, const char *id, int board, int json,
  * in-flight list: called before the rules apply the event, so that
  * arb_commit_enqueue() (after they have) cannot fail.  0 or ARB_ENOMEM. */
 int  arb_commit_reserve(arb_server_t *srv, arb_live_t *l);
+/* The same for n appends of match l (a round's acts, op_round.c). */
+int  arb_commit_reserve_n(arb_server_t *srv, arb_live_t *l, size_t n);
 /* Makes room for n more appends in the commit queue (an atomic group:
  * each of its matches still calls arb_commit_reserve).  0 or ARB_ENOMEM. */
 int  arb_commit_reserve_queue(arb_server_t *srv, size_t n);

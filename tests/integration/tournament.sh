@@ -184,6 +184,42 @@ $A tournament round --tournament Old --pairings "$T/old.csv" \
 check "an old round: its tables opened" 2 \
     "$(grep -c '^table [12]: opened Old-R1-T[12] seq 0 hash [0-9a-f]*$' "$T/old.out")"
 
+# A round of 70 tables: one act holds 31, so the round is its `round`
+# act and two `tables` acts, with the 70 opens, in one transaction
+# (until 2026-12-05 a round held at most 31 tables).
+{
+    echo "round,table,player1,player2"
+    i=1
+    while [ $i -le 70 ]; do echo "1,$i,p$i,q$i"; i=$((i + 1)); done
+} > "$T/big.csv"
+$A tournament create --tournament Big --game yahchain --option mode=3 \
+    > /dev/null 2>&1
+$A tournament round --tournament Big --pairings "$T/big.csv" \
+    > "$T/big.out" 2>&1
+check "a round of 70 tables" 0 $?
+check "... opens 70 matches" 70 "$(grep -c 'opened Big-R1-T' "$T/big.out")"
+check "... recorded as 3 acts" "round tables tables" \
+    "$($A events --match Big --from 1 | awk '{ printf "%s%s", s, $4; s=" " }')"
+check "... on the board" 70 \
+    "$($A tournament board --tournament Big \
+       | grep -o '"status":"not_started"' | grep -c .)"
+$A tournament round --tournament Big --pairings "$T/big.csv" \
+    > "$T/big2.out" 2>&1
+check "... again: nothing twice" 70 "$(grep -c 'duplicate' "$T/big2.out")"
+# A tournament's state at any seq (until 2026-12-05 a state read of a
+# tournament's results could crash the recorder: they were built on
+# uninitialized memory).
+check "state of the tournament at each act: its tables" "0 31 62 70" \
+    "$(for at in 0 1 2 3; do
+         $A state --match Big --at $at --json | grep -o '"ended":0' | wc -l
+       done | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')"
+check "the recorder is still up" 0 \
+    "$($A state --match Big > /dev/null 2>&1; echo $?)"
+$A export --format transcript --match Big --out "$T/big.txt" 2> /dev/null
+check "its transcript replays to the recorded digest" \
+    "$($A state --match Big --json | grep -o '"digest":"[0-9a-f]*"')" \
+    "$($A replay --json "$T/big.txt" | grep -o '"digest":"[0-9a-f]*"')"
+
 # A team game: SKIM-10 Chains, long sides against short sides, each table
 # dealt from a seed the recorder draws.  Each player is credited with the
 # total and the result of their side (docs/TOURNAMENT.md).

@@ -27,19 +27,21 @@
 
 #include "core/err.h"
 #include "core/ledger/history.h"
+#include "core/tourn.h"
 #include "core/ledger/store.h"
 #include "core/match.h"
 #include "tests/daemon_harness.h"
 #include "tests/test.h"
 
 #define TID     "Cup"
-#define TABLES  8
+#define TABLES  40      /* a round of two acts (31 + 9 tables) */
 #define KILLS   6
 #define ROUNDS  200     /* more than a client gets through before a kill */
 
 /* Round n's table strings, "t:Cup-R<n>-T<t>:p<2t-1>,p<2t>"; bad 1 makes
- * table 2 seat a player of table 1 (the tournament refuses it), bad 2
- * records table 5 as the existing match "Taken". */
+ * the last table, in the round's second act, seat a player of table 1
+ * (the tournament refuses it, and the first act with it), bad 2 records
+ * table 5 as the existing match "Taken". */
 static void
 tables_of(char tv[TABLES][64], char *ptr[TABLES], unsigned n, int bad)
 {
@@ -50,7 +52,8 @@ tables_of(char tv[TABLES][64], char *ptr[TABLES], unsigned n, int bad)
             snprintf(tv[t], 64, "5:Taken:p9,p10");
         else
             snprintf(tv[t], 64, "%d:%s-R%u-T%d:p%d,p%d", t + 1, TID, n,
-                     t + 1, 2 * t + 1, bad == 1 && t == 1 ? 1 : 2 * t + 2);
+                     t + 1, 2 * t + 1,
+                     bad == 1 && t == TABLES - 1 ? 1 : 2 * t + 2);
         ptr[t] = tv[t];
     }
 }
@@ -243,10 +246,12 @@ test_answers(arb_client_t *cl)
     unsigned char         h8[32];
     size_t                len;
 
-    /* refused by the tournament (p1 at two tables): nothing recorded */
+    /* refused by the tournament (p1 at two tables, the second in the
+     * round's second act): nothing recorded, the first act included */
     CHECK(send_round(cl, 1, 1, &res) == ARB_EINVAL);
     msgpack_unpacked_destroy(&res);
     CHECK(harness_cli("state --match " TID "-R1-T1") != 0);
+    CHECK(harness_cli("state --match " TID " --at 1") != 0);
     /* a table's match exists: refused whole, the round included */
     CHECK(harness_cli("open --match Taken --game yahchain --option mode=3 "
                       "--players x,y") == 0);
@@ -261,11 +266,14 @@ test_answers(arb_client_t *cl)
           && op->via.array.size == TABLES);
     CHECK(op != NULL && arb_mp_get_bytes(&op->via.array.ptr[TABLES - 1],
                                          "match", &match, &len) == 0
-          && len == strlen(TID "-R1-T8")
-          && memcmp(match, TID "-R1-T8", len) == 0);
+          && len == strlen(TID "-R1-T40")
+          && memcmp(match, TID "-R1-T40", len) == 0);
     CHECK_INT(arb_client_uint(&res, "seq"), 1);
     CHECK(harness_cli("state --match " TID "-R1-T1") == 0);
-    CHECK(harness_cli("state --match " TID "-R1-T8") == 0);
+    CHECK(harness_cli("state --match " TID "-R1-T40") == 0);
+    /* ... recorded as two acts, seqs 1 and 2 */
+    CHECK(harness_cli("state --match " TID " --at 2") == 0);
+    CHECK(harness_cli("state --match " TID " --at 3") != 0);
     memcpy(h8, hash_of(op, TABLES - 1), sizeof(h8));
     CHECK(memcmp(h8, hash_of(NULL, 0), sizeof(h8)) != 0);
     msgpack_unpacked_destroy(&res);
@@ -334,27 +342,44 @@ round_refused(arb_client_t *cl, char **tv, size_t n, char *code, size_t cap)
 static void
 test_hostile(arb_client_t *cl)
 {
-    char  code[32], many[32][64], *tv[32];
+    enum { MANY = ARB_TOURN_TABLES_MAX + 1 };
+    char  code[32], (*many)[64] = calloc(MANY, sizeof(*many));
     char *twice[2] = { "1:Bad-1:a,b", "2:Bad-1:c,d" };
     char *bad[1] = { "1:Bad-1" }, *team[1] = { "1:Bad-1:a:x,b" };
+    char **tv = calloc(MANY, sizeof(*tv)), seat[48];
     int   i;
 
+    if (many == NULL || tv == NULL)
+        exit(1);
     CHECK(harness_cli("tournament create --tournament Bad --game yahchain "
                       "--option mode=3") == 0);
-    for (i = 0; i < 32; i++) {
+    for (i = 0; i < MANY; i++) {
         snprintf(many[i], sizeof(many[i]), "%d:Bad-%d:a%d,b%d", i, i, i, i);
         tv[i] = many[i];
     }
-    CHECK_STR(round_refused(cl, tv, 32, code, sizeof(code)), "too_big");
+    CHECK_STR(round_refused(cl, tv, MANY, code, sizeof(code)), "too_big");
     CHECK_STR(round_refused(cl, tv, 0, code, sizeof(code)), "proto");
     CHECK_STR(round_refused(cl, bad, 1, code, sizeof(code)), "invalid");
     CHECK_STR(round_refused(cl, team, 1, code, sizeof(code)), "invalid");
     CHECK_STR(round_refused(cl, twice, 2, code, sizeof(code)), "invalid");
+    /* Past the first act's 31 tables, a player seated twice: the second
+     * act is refused, and the first, judged with it on a copy of the
+     * tournament, is not kept either (nor any table opened). */
+    snprintf(seat, sizeof(seat), "40:Bad-40:a3,z");
+    tv[40] = seat;
+    CHECK_STR(round_refused(cl, tv, 41, code, sizeof(code)), "illegal");
+    tv[40] = many[40];
     CHECK(harness_cli("state --match Bad --at 1") != 0);
     CHECK(harness_cli("state --match Bad-1") != 0);
-    /* 31 tables, the most a round holds: one transaction of 32 events */
-    CHECK_STR(round_refused(cl, tv, 31, code, sizeof(code)), "");
-    CHECK(harness_cli("state --match Bad-30") == 0);
+    /* 70 tables: the round in three acts (31, 31 and 8 tables) and the 70
+     * opens, one transaction of 73 events.  Until 2026-12-05 a round held
+     * at most 31 tables. */
+    CHECK_STR(round_refused(cl, tv, 70, code, sizeof(code)), "");
+    CHECK(harness_cli("state --match Bad-69") == 0);
+    CHECK(harness_cli("state --match Bad --at 3") == 0);
+    CHECK(harness_cli("state --match Bad --at 4") != 0);
+    free(many);
+    free(tv);
 }
 
 /* ---- kill -9 ---------------------------------------------------------- */

@@ -221,6 +221,49 @@ test_teams_and_deal(void)
     arb_history_clear(&t);
 }
 
+/* Options named as headers: a tournament's `game` and `deal` (and one
+ * whose own name begins with the prefix) are written `option.KEY:` and
+ * read back as the same options, every other option bare.  Before
+ * 2026-12-05 the writer wrote `game:` twice, which did not read back. */
+static void
+test_header_named_options(void)
+{
+    arb_history_t t, t2;
+    arb_buf_t     f = ARB_BUF_INIT, f2 = ARB_BUF_INIT;
+    const char   *text;
+
+    CHECK_INT(parse(&t, "game: tournament\nmatch: Cup\nplayers: director\n"
+                        "option.game: yahchain\noption.deal: seed\n"
+                        "game.mode: 3\noption.option.x: y\n"
+                        "standings: mp\n"), 0);
+    CHECK_STR(t.open.setup->game, "tournament");
+    CHECK_STR(arb_setup_option(t.open.setup, "game"), "yahchain");
+    CHECK_STR(arb_setup_option(t.open.setup, "deal"), "seed");
+    CHECK_STR(arb_setup_option(t.open.setup, "game.mode"), "3");
+    CHECK_STR(arb_setup_option(t.open.setup, "option.x"), "y");
+    CHECK_INT(t.open.setup->deal.kind, ARB_DEAL_NONE);
+    CHECK_INT(arb_transcript_format(&f, &t.open, t.events, t.nevents), 0);
+    text = arb_buf_cstr(&f);
+    CHECK(strstr(text, "\noption.game: yahchain\n") != NULL);
+    CHECK(strstr(text, "\noption.deal: seed\n") != NULL);
+    CHECK(strstr(text, "\ngame.mode: 3\n") != NULL);
+    CHECK(strstr(text, "\noption.option.x: y\n") != NULL);
+    CHECK(strstr(text, "\nstandings: mp\n") != NULL);
+    CHECK_INT(parse(&t2, text), 0);
+    CHECK_INT(arb_transcript_format(&f2, &t2.open, t2.events, t2.nevents),
+              0);
+    CHECK_STR(arb_buf_cstr(&f2), text);
+    arb_history_clear(&t2);
+    CHECK(parse(&t2, "game: x\nmatch: m\nplayers: a\noption.: 1\n") != 0);
+    arb_history_clear(&t2);
+    CHECK(parse(&t2, "game: x\nmatch: m\nplayers: a\nmode: 1\n"
+                     "option.mode: 2\n") != 0);
+    arb_history_clear(&t2);
+    arb_history_clear(&t);
+    arb_buf_free(&f);
+    arb_buf_free(&f2);
+}
+
 /* A word of the characters the lexer treats specially: blanks, quotes,
  * backslashes, '#', '-' (for "--") and ':'; never empty. */
 static void
@@ -435,6 +478,7 @@ main(void)
     test_round_trip();
     test_errors();
     test_teams_and_deal();
+    test_header_named_options();
     test_quoted_round_trip();
     test_limits_round_trip();
     test_close_order_round_trip();
