@@ -19,7 +19,8 @@
  *     (arb_replay, as arbiter replay and the verifier do) accepts all of
  *     them and ends in the same digest and the same report.
  *
- * Corpus: tests/fuzz/corpus/game (real transcripts of the four games).
+ * Corpus: tests/fuzz/corpus/game (real transcripts of the four games, and
+ * a tournament whose rounds are recorded in several acts).
  */
 #include <stdint.h>
 #include <stdlib.h>
