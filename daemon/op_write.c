@@ -79,6 +79,15 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
                         arb_buf_cstr(&r->why));
         goto fail;
     }
+    /* The log's bound, checked here: at the commit it would refuse the
+     * whole batch.  Only a claim of many long records reaches it, on a
+     * recorder whose frame_max is raised past it. */
+    if (p->bytes.len > ARB_STORE_EVENT_MAX) {
+        arb_reply_error(c, r->id, "too_big", NULL, "the event is %zu bytes "
+                        "encoded, at most %u", p->bytes.len,
+                        ARB_STORE_EVENT_MAX);
+        goto fail;
+    }
     /* The live match keeps no history (live.c) until a ruling needs it. */
     if ((ev->kind == ARB_EV_VOID || ev->kind == ARB_EV_AMEND
          || ev->kind == ARB_EV_STANDS)

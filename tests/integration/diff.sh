@@ -231,6 +231,32 @@ check "claim past the frame: nothing written" 145 \
     "$($A state --token "$RDR" --match C4 --json | grep -o '"seq":[0-9]*' \
        | tail -1 | cut -d: -f2)"
 
+# Past the log's bound (1 MiB an event) on a recorder whose frame_max lets
+# such a claim in: refused alone, naming the bound, and the next event is
+# recorded (at the commit it would have refused the whole batch).
+printf 'frame_max = 4M\n' > "$T/big.conf"
+bin/arbiterd --config "$T/big.conf" --data "$T/data2" \
+    --listen "unix:$T/s2.sock" --log-level warn 2>> "$T/daemon2.log" &
+D2=$!
+i=0
+while [ ! -S "$T/s2.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+ARB2=$(awk '$1 == "token" && $4 == "arbiter" { print $3 }' "$T/data2/tokens")
+$A load --server "unix:$T/s2.sock" --token "$ARB2" \
+    tests/data/yah3-cycles4.txt > /dev/null
+awk 'BEGIN { s = sprintf("%1100s", ""); gsub(/ /, "a", s)
+             printf "{\"records\":["
+             for (i = 0; i < 1000; i++)
+                 printf "%s{\"sota\":%d,\"x\":\"%s\"}", (i ? "," : ""), i, s
+             printf "],\"totals\":{\"ann\":1,\"bob\":2}}\n" }' > "$T/1m.json"
+err=$($A claim --server "unix:$T/s2.sock" --token "$ARB2" --match C4 \
+      "$T/1m.json" 2>&1 >/dev/null)
+check "claim past the log's bound" "arbiter claim: too_big: the event is \
+1121981 bytes encoded, at most 1048576" "$err"
+check "... the next event recorded" "seq 145" \
+    "$($A note --server "unix:$T/s2.sock" --token "$ARB2" --match C4 next \
+       | cut -d' ' -f1-2)"
+kill "$D2"; wait "$D2" 2>/dev/null
+
 # ---- two scorekeepers' sheets that part at move 9 -------------------------
 head=$(printf 'game: yahchain\nmatch: R2-T4\nplayers: alice bob\nmode: 3\n\n1. place alice 2♠\n2. place bob 3♠\n3. place alice 4♠\n4. place bob 2♥\n5. place alice 3♥\n6. place bob 4♥\n7. place alice 5♦\n8. place bob 6♦')
 printf '%s\n9. place alice 7♠\n10. place bob 8♥\n' "$head" > "$T/alice.txt"
