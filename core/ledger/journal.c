@@ -61,6 +61,8 @@ struct arb_journal {
     pthread_cond_t  fill_cv;
     int             have_fill_sync;
     int             filling, fill_f, fill_rc;
+    int             fill_open;      /* planned, not yet done: its result
+                                       holds for the writer meanwhile */
     uint64_t        fill_from, fill_to;
     int            writer;
     int            cur;             /* file of the current lap; -1: none */
@@ -461,25 +463,29 @@ next_size(uint64_t size)
 }
 
 /* Under the writer's lock, before file f grows: waits for a fill of f in
- * progress, and takes its result.  0, or ARB_EIO when its writing or its
- * flush failed (the handle then fails: never retried). */
+ * progress, and takes the result of a fill of f not yet done
+ * (arb_journal_grow_done), whether it ended before or while waiting.
+ * Until 2026-12-05 only a fill the writer had waited for counted: one
+ * that failed just before the writer needed it let the writer grow the
+ * file itself and flush it again after the failed flush (and a test of
+ * exactly that failed on a loaded machine).  0, or ARB_EIO when its
+ * writing or its flush failed (the handle then fails: never retried). */
 static int
 fill_wait(arb_journal_t *j, int f, arb_buf_t *why)
 {
-    int      rc = 0, waited = 0;
+    int      rc = 0, seen = 0;
     uint64_t to = 0;
 
     pthread_mutex_lock(&j->fill_mu);
-    while (j->filling && j->fill_f == f) {
+    while (j->filling && j->fill_f == f)
         pthread_cond_wait(&j->fill_cv, &j->fill_mu);
-        waited = 1;
-    }
-    if (waited) {
+    if (j->fill_open && j->fill_f == f) {
+        seen = 1;
         rc = j->fill_rc;
         to = j->fill_to;
     }
     pthread_mutex_unlock(&j->fill_mu);
-    if (!waited || rc == ARB_EFULL)
+    if (!seen || rc == ARB_EFULL)
         return 0;               /* an append may still find room */
     if (rc != 0) {
         j->failed = 1;
@@ -558,6 +564,7 @@ arb_journal_grow_plan(arb_journal_t *j, int *f, uint64_t *from, uint64_t *to)
     *to = next_size(size);
     pthread_mutex_lock(&j->fill_mu);
     j->filling = 1;
+    j->fill_open = 1;
     j->fill_f = *f;
     j->fill_from = *from;
     j->fill_to = *to;
@@ -594,6 +601,9 @@ void
 arb_journal_grow_done(arb_journal_t *j, int f, uint64_t from, uint64_t to,
                       int rc)
 {
+    pthread_mutex_lock(&j->fill_mu);
+    j->fill_open = 0;
+    pthread_mutex_unlock(&j->fill_mu);
     if (rc == 0) {
         if (to > j->size[f])
             j->size[f] = to;

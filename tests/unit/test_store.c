@@ -637,6 +637,11 @@ test_growth(void)
     atomic_init(&r.reads, 0);
     started = pthread_create(&th, NULL, reader_main, &r) == 0;
     CHECK(started);
+    /* The reader reads beside the appends that grow the map: its first
+     * read first (a loaded machine may run it late, and then not before
+     * the appends end: reads 0, a failure here once). */
+    for (i = 0; started && i < 5000 && atomic_load(&r.reads) == 0; i++)
+        usleep(1000);
 
     for (i = 0; i < 500 && rc == 0; i++) {
         for (k = 0; k < 4; k++, seq++) {
