@@ -206,11 +206,19 @@ check "... on the board" 70 \
 $A tournament round --tournament Big --pairings "$T/big.csv" \
     > "$T/big2.out" 2>&1
 check "... again: nothing twice" 70 "$(grep -c 'duplicate' "$T/big2.out")"
+# A table added by hand to the round under way: the next `tournament
+# round` opens its match, and only it.
+$A move --match Big tables director 1 71:Big-R1-T71:late,comer > /dev/null
+$A tournament round --tournament Big --pairings "$T/big.csv" \
+    > "$T/big3.out" 2>&1
+check "a table added by hand: opened by the next round command" \
+    "70 1" "$(grep -c 'duplicate' "$T/big3.out") \
+$(grep -c '^table 71: opened Big-R1-T71 seq 0 hash [0-9a-f]*$' "$T/big3.out")"
 # A tournament's state at any seq (until 2026-12-05 a state read of a
 # tournament's results could crash the recorder: they were built on
 # uninitialized memory).
-check "state of the tournament at each act: its tables" "0 31 62 70" \
-    "$(for at in 0 1 2 3; do
+check "state of the tournament at each act: its tables" "0 31 62 70 71" \
+    "$(for at in 0 1 2 3 4; do
          $A state --match Big --at $at --json | grep -o '"ended":0' | wc -l
        done | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')"
 check "the recorder is still up" 0 \
