@@ -35,6 +35,8 @@ typedef struct arb_tourn_table {
     char  **players;            /* seat order */
     char  **teams;              /* team of each seat (a team game), or
                                    NULL: no seat has a team */
+    uint64_t seq;               /* the tournament's act that recorded it
+                                   (its results' "fixed at"); 0: none */
 } arb_tourn_table_t;
 
 void arb_tourn_table_clear(arb_tourn_table_t *t);

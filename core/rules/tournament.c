@@ -234,6 +234,7 @@ add_tables(tstate_t *t, tround_t *r, const arb_event_t *ev,
     for (i = 1; i < ev->nargs; i++) {
         tb = &r->tables[r->ntables];
         rc = arb_tourn_table_parse(tb, ev->args[i], v);
+        tb->seq = ev->seq;
         if (rc == 0)
             rc = conflict(r->tables, r->ntables, tb, r->n, v);
         if (rc == 0)
@@ -346,7 +347,9 @@ t_finished(const void *p)
     return 0;                   /* a tournament ends when it is closed */
 }
 
-/* One record per table, in round then table order as recorded. */
+/* One record per table, in round then table order as recorded, fixed
+ * by the act that recorded it (until 2026-12-05 at seq 0: a judged act
+ * listed no table). */
 static int
 t_results(const void *p, arb_results_t *out)
 {
@@ -359,7 +362,7 @@ t_results(const void *p, arb_results_t *out)
     for (i = 0; i < t->nrounds; i++)
         for (j = 0; j < t->rounds[i].ntables; j++) {
             const arb_tourn_table_t *tb = &t->rounds[i].tables[j];
-            arb_record_t *rec = arb_results_add_record(out, 0);
+            arb_record_t *rec = arb_results_add_record(out, tb->seq);
             if (rec == NULL
                 || arb_record_int(rec, "round", (int64_t)t->rounds[i].n) != 0
                 || arb_record_str(rec, "table", tb->table) != 0

@@ -206,6 +206,11 @@ check "... on the board" 70 \
 $A tournament round --tournament Big --pairings "$T/big.csv" \
     > "$T/big2.out" 2>&1
 check "... again: nothing twice" 70 "$(grep -c 'duplicate' "$T/big2.out")"
+# A judged act lists the tables it would add (until 2026-12-05 none: a
+# tournament's records were fixed at seq 0), and records nothing.
+check "judge of a tables act: its table" 1 \
+    "$($A move --match Big --judge tables director 1 71:Big-R1-T71:late,comer \
+       | grep -c '^{"legal":true,"records":\[{"round":1,"table":"71",')"
 # A table added by hand to the round under way: the next `tournament
 # round` opens its match, and only it.
 $A move --match Big tables director 1 71:Big-R1-T71:late,comer > /dev/null

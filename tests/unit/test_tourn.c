@@ -148,6 +148,10 @@ test_rules(void)
         CHECK_STR(arb_record_get(&r.records[3], "match")->str, "T-R2-T1");
         CHECK_INT(arb_record_get(&r.records[0], "ended")->num, 1);
         CHECK_INT(arb_record_get(&r.records[3], "ended")->num, 0);
+        /* each fixed by the act that recorded it */
+        CHECK_INT(r.records[0].seq, 1);
+        CHECK_INT(r.records[2].seq, 2);
+        CHECK_INT(r.records[3].seq, 4);
     }
     arb_results_clear(&r);
     arb_match_free(t);
