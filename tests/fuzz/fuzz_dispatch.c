@@ -18,8 +18,9 @@
  * when this one crashed or was killed).  Each input still sees a store of its own matches only: a
  * request's "match" is renamed to "<match>+<tag>", the tag naming the
  * input (the scorer's token names its matches with the same tag), so one
- * input never finds another's match.  Ids too long to take the tag (over
- * 61 bytes) keep their name.  Renaming re-packs the request map; a frame
+ * input never finds another's match.  So are a round's "tournament" and
+ * the MATCH of each "TABLE:MATCH:PLAYERS" of its "tables".  Ids too long
+ * to take the tag (over 61 bytes) keep their name.  Renaming re-packs the request map; a frame
  * that does not unpack goes in unchanged.  The signing key is loaded
  * once; the rest of the server's state is new for each input.
  *
@@ -213,15 +214,15 @@ setup(arb_config_t *cfg)
     *cfg = base;
 }
 
-/* Packs key "match" with this input's name for the match id in v, and
- * notes the id for the verification after the input. */
+/* Packs match id p[0..n) with this input's tag, and notes the id for
+ * the verification after the input. */
 static void
-pack_tagged(msgpack_packer *pk, const msgpack_object *v)
+pack_id(msgpack_packer *pk, const char *p, size_t n)
 {
     char   id[ARB_STORE_ID_MAX + 1];
-    size_t n = v->via.str.size, i;
+    size_t i;
 
-    memcpy(id, v->via.str.ptr, n);
+    memcpy(id, p, n);
     id[n++] = '+';
     memcpy(id + n, tag, 2);
     n += 2;
@@ -237,6 +238,56 @@ pack_tagged(msgpack_packer *pk, const msgpack_object *v)
         memcpy(touched[ntouched++], id, n + 1);
 }
 
+static void
+pack_tagged(msgpack_packer *pk, const msgpack_object *v)
+{
+    pack_id(pk, v->via.str.ptr, v->via.str.size);
+}
+
+/* A round's table "TABLE:MATCH:PLAYERS" with its MATCH tagged; as it is
+ * when it has no such MATCH or one too long. */
+static void
+pack_table(msgpack_packer *pk, const msgpack_object *v)
+{
+    const char *s = v->via.str.ptr, *c1, *c2;
+    size_t      n = v->via.str.size;
+    arb_buf_t   b = ARB_BUF_INIT;
+
+    c1 = memchr(s, ':', n);
+    c2 = c1 != NULL ? memchr(c1 + 1, ':', n - (size_t)(c1 + 1 - s)) : NULL;
+    if (c2 == NULL || (size_t)(c2 - c1 - 1) > TAGGED_ID_MAX
+        || c2 == c1 + 1) {
+        msgpack_pack_object(pk, *v);
+        return;
+    }
+    arb_buf_add(&b, s, (size_t)(c2 - s));
+    arb_buf_putc(&b, '+');
+    arb_buf_add(&b, tag, 2);
+    arb_buf_add(&b, c2, n - (size_t)(c2 - s));
+    FUZZ_CHECK(!b.oom);
+    msgpack_pack_str(pk, b.len);
+    msgpack_pack_str_body(pk, b.data, b.len);
+    arb_buf_free(&b);
+}
+
+/* Whether key k (with value v) names a match id to tag: 1 "match" or
+ * "tournament" (a string short enough), 2 "tables" (an array). */
+static int
+tag_kind(const msgpack_object *k, const msgpack_object *v)
+{
+    if (k->type != MSGPACK_OBJECT_STR)
+        return 0;
+    if (((k->via.str.size == 5 && memcmp(k->via.str.ptr, "match", 5) == 0)
+         || (k->via.str.size == 10
+             && memcmp(k->via.str.ptr, "tournament", 10) == 0))
+        && v->type == MSGPACK_OBJECT_STR && v->via.str.size <= TAGGED_ID_MAX)
+        return 1;
+    if (k->via.str.size == 6 && memcmp(k->via.str.ptr, "tables", 6) == 0
+        && v->type == MSGPACK_OBJECT_ARRAY)
+        return 2;
+    return 0;
+}
+
 /* The frame with its match ids tagged (see DESIGN), in out; or the frame
  * itself when it has no match id to tag. */
 static void
@@ -245,20 +296,15 @@ tag_frame(const char **frame, size_t *len, arb_buf_t *out)
     msgpack_unpacked      u;
     msgpack_packer        pk;
     const msgpack_object *map, *k, *v;
-    size_t                i, tagged = 0;
+    size_t                i, j, tagged = 0;
 
     msgpack_unpacked_init(&u);
     if (arb_mp_parse(&u, *frame, *len, NULL) != 0)
         goto done;
     map = &u.data;
-    for (i = 0; i < map->via.map.size; i++) {
-        k = &map->via.map.ptr[i].key;
-        v = &map->via.map.ptr[i].val;
-        tagged += k->type == MSGPACK_OBJECT_STR && k->via.str.size == 5
-                  && memcmp(k->via.str.ptr, "match", 5) == 0
-                  && v->type == MSGPACK_OBJECT_STR
-                  && v->via.str.size <= TAGGED_ID_MAX;
-    }
+    for (i = 0; i < map->via.map.size; i++)
+        tagged += tag_kind(&map->via.map.ptr[i].key,
+                           &map->via.map.ptr[i].val) != 0;
     if (tagged == 0)
         goto done;
     out->len = 0;
@@ -268,13 +314,21 @@ tag_frame(const char **frame, size_t *len, arb_buf_t *out)
         k = &map->via.map.ptr[i].key;
         v = &map->via.map.ptr[i].val;
         msgpack_pack_object(&pk, *k);
-        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == 5
-            && memcmp(k->via.str.ptr, "match", 5) == 0
-            && v->type == MSGPACK_OBJECT_STR
-            && v->via.str.size <= TAGGED_ID_MAX)
+        switch (tag_kind(k, v)) {
+        case 1:
             pack_tagged(&pk, v);
-        else
+            break;
+        case 2:
+            msgpack_pack_array(&pk, v->via.array.size);
+            for (j = 0; j < v->via.array.size; j++)
+                if (v->via.array.ptr[j].type == MSGPACK_OBJECT_STR)
+                    pack_table(&pk, &v->via.array.ptr[j]);
+                else
+                    msgpack_pack_object(&pk, v->via.array.ptr[j]);
+            break;
+        default:
             msgpack_pack_object(&pk, *v);
+        }
     }
     FUZZ_CHECK(!out->oom);
     *frame = out->data;
