@@ -14,14 +14,15 @@
  * DESIGN: opening an LMDB environment (two of them: log and index) costs
  * more than a whole input, so one store serves RESET_EVERY inputs, in a
  * private directory (disk_scratch_make: under /dev/shm when there is
- * one, so commits cost no disk; removed whole at exit, and by the next run
- * when this one crashed or was killed).  Each input still sees a store of its own matches only: a
- * request's "match" is renamed to "<match>+<tag>", the tag naming the
- * input (the scorer's token names its matches with the same tag), so one
- * input never finds another's match.  So are a round's "tournament" and
- * the MATCH of each "TABLE:MATCH:PLAYERS" of its "tables".  Ids too long
- * to take the tag (over 61 bytes) keep their name.  Renaming re-packs the request map; a frame
- * that does not unpack goes in unchanged.  The signing key is loaded
+ * one, so commits cost no disk; removed whole at exit, and by the next
+ * run when this one crashed or was killed).  Each input still sees a
+ * store of its own matches only: a request's "match" is renamed to
+ * "<match>+<tag>", the tag naming the input (the scorer's token names its
+ * matches with the same tag), so one input never finds another's match.
+ * So are a round's "tournament" and the MATCH of each
+ * "TABLE:MATCH:PLAYERS" of its "tables".  Ids too long to take the tag
+ * (over 61 bytes) keep their name.  Renaming re-packs the request map; a
+ * frame that does not unpack goes in unchanged.  The signing key is loaded
  * once; the rest of the server's state is new for each input.
  *
  * The commit worker runs on the loop thread: this file's uv_queue_work
