@@ -327,6 +327,27 @@ check "keyless replica, board page: the table playing, sealed here" \
 check "tournament show from a server: the table open, sealed" 1 \
     "$(tourn east show --tournament D.T 2>&1 \
        | grep -c 'D.T-R1-T1 .*open, sealed')"
+# A round of 35 dealt tables: its `round` act, a `tables` act and 35
+# opens in one transaction, followed by the replica (the tournament's
+# state the primary's, every table on its board).
+{
+    echo "round,table,player1,player2"
+    i=1
+    while [ $i -le 35 ]; do echo "1,$i,l$i:long,s$i:short"; i=$((i + 1)); done
+} > "$T/du.csv"
+tourn east create --tournament D.U --game chains --option deck=36 \
+    --option scoring=square --deal seed > /dev/null 2>&1 \
+    || echo "tournament create failed"
+tourn east round --tournament D.U --pairings "$T/du.csv" > /dev/null 2>&1 \
+    || echo "tournament round failed"
+caught_up D.U-R1-T35 east events
+caught_up D.U east events
+check "replica, a round of 35 tables in two acts: the tournament's state" \
+    "$(on east state --match D.U --json)" \
+    "$(on rep state --match D.U --json 2>&1)"
+check "replica, a round of 35 tables: all on its board" 35 \
+    "$(tourn rep board --tournament D.U --json 2>&1 \
+       | grep -o '"match":"D.U-R1-T[0-9]*"' | sort -u | wc -l | tr -d ' ')"
 
 echo "nats_deal.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
