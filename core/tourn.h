@@ -17,12 +17,13 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "core/limits.h"
 #include "core/rules.h"
 
 /* Most tables one act names: the `round` act and each `tables` act that
  * adds to its round carry one argument each after the round number
  * (ARB_ARGS_MAX in core/limits.h). */
-#define ARB_TOURN_ACT_TABLES  31
+#define ARB_TOURN_ACT_TABLES  (ARB_ARGS_MAX - 1)
 /* Most tables a round holds, as the `round` op takes them (it records
  * them in acts of ARB_TOURN_ACT_TABLES: docs/TOURNAMENT.md).  Until
  * 2026-12-05 a round had one act, and at most 31 tables. */

@@ -303,12 +303,16 @@ tourn() {
     $A tournament "$_sub" --server "unix:$T/$_on.sock" \
         --token "$(tok "$_on")" "$@"
 }
+# dealt_round ID CSV: a dealt Chains tournament on east, its round 1.
+dealt_round() {
+    tourn east create --tournament "$1" --game chains --option deck=36 \
+        --option scoring=square --deal seed > /dev/null 2>&1 \
+        || echo "tournament create failed"
+    tourn east round --tournament "$1" --pairings "$2" > /dev/null 2>&1 \
+        || echo "tournament round failed"
+}
 printf 'round,table,player1,player2\n1,1,ann:long,bob:short\n' > "$T/dt.csv"
-tourn east create --tournament D.T --game chains --option deck=36 \
-    --option scoring=square --deal seed > /dev/null 2>&1 \
-    || echo "tournament create failed"
-tourn east round --tournament D.T --pairings "$T/dt.csv" > /dev/null 2>&1 \
-    || echo "tournament round failed"
+dealt_round D.T "$T/dt.csv"
 caught_up D.T-R1-T1 east events
 out=$(tourn rep board --tournament D.T --json 2>&1)
 check "keyless replica, tournament board: the dealt table sealed" 1 \
@@ -335,11 +339,7 @@ check "tournament show from a server: the table open, sealed" 1 \
     i=1
     while [ $i -le 35 ]; do echo "1,$i,l$i:long,s$i:short"; i=$((i + 1)); done
 } > "$T/du.csv"
-tourn east create --tournament D.U --game chains --option deck=36 \
-    --option scoring=square --deal seed > /dev/null 2>&1 \
-    || echo "tournament create failed"
-tourn east round --tournament D.U --pairings "$T/du.csv" > /dev/null 2>&1 \
-    || echo "tournament round failed"
+dealt_round D.U "$T/du.csv"
 caught_up D.U-R1-T35 east events
 caught_up D.U east events
 check "replica, a round of 35 tables in two acts: the tournament's state" \
