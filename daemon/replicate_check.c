@@ -522,22 +522,34 @@ window_publishes(arb_repl_t *r, const char *match)
  * cannot move on past its holes, nor upto with it.  Until 2026-12-05 a
  * recorder restarted under load with its cursor behind kept such a match
  * unpublished so (test_replicate's load case, one run in three).  So the
- * subject is read and made whole up to upto (*whole): missing seqs
- * republished, then top again so that the subject ends on it.  The seqs
- * past upto are the window's when it gets there: its resync finds the
- * subject short and holds them for a pass, whose upto then reaches them.
+ * subject is read and made whole: missing seqs republished, then top
+ * again so that the subject ends on it; *upto becomes the seq it is now
+ * whole up to (*whole).
+ * In resync that is top.  Every seq up to top was published once (top
+ * was), so its events lie in the log before the resync's end or the
+ * window's read place: the window meets them in resync, whose look finds
+ * the subject whole past them and drops them, never sending one again.
+ * It stopped at upto there too until later on 2026-12-05, and the window
+ * moved on a few events a pass (a pass and its 2 s pause): 18 s to heal
+ * a recorder restarted with its cursor behind (nats_damage.sh, seed 2).
+ * Out of resync the window's events are sent as they come, not compared:
+ * the repair stops at upto, and the seqs past it are the window's when it
+ * gets there (found short by a later resync and held for a pass).
  */
 static int
 check_ahead(arb_repl_t *r, const char *match, const char *subj,
-            uint64_t upto, uint64_t log_last, uint64_t top,
+            uint64_t *upto, uint64_t log_last, uint64_t top,
             uint64_t top_sseq, uint64_t count, int *repaired, int *whole,
             arb_buf_t *why)
 {
     repair_match_t rp;
     walk_t         w;
-    uint64_t       first = 0, nmiss;
+    uint64_t       first = 0, nmiss, to;
     int            rc;
 
+    pthread_mutex_lock(&r->mu);
+    to = r->resync ? top : *upto;
+    pthread_mutex_unlock(&r->mu);
     /* (Both in the window and past it: the window keeps its events of a
      * match behind the first one it holds.) */
     if (window_publishes(r, match)) {
@@ -545,13 +557,13 @@ check_ahead(arb_repl_t *r, const char *match, const char *subj,
                    "match %s: the stream holds %" PRIu64 " of its seqs "
                    "0..%" PRIu64 " while seq %" PRIu64 " is still to be "
                    "acknowledged; repair put off to a later pass", match,
-                   count, top, upto + 1);
+                   count, top, *upto + 1);
         pthread_mutex_lock(&r->mu);
         r->st.undecided++;
         pthread_mutex_unlock(&r->mu);
         return ARB_EEXIST;
     }
-    rc = walk_subject(r, match, subj, upto, log_last, top_sseq, &w, why);
+    rc = walk_subject(r, match, subj, to, log_last, top_sseq, &w, why);
     if (rc != 0 || w.bad != WALK_OK) {
         if (rc == 0)
             walk_bad(r, match, &w, log_last);
@@ -561,10 +573,11 @@ check_ahead(arb_repl_t *r, const char *match, const char *subj,
         rc = walk_ended_early(r, match, subj, top, top_sseq, why);
         goto done;
     }
-    w.top = upto;
+    w.top = to;
     nmiss = walk_missing(&w, &first);
     if (nmiss == 0) {
         *whole = 1;
+        *upto = to;
         goto done;
     }
     if (w.msgs < count) {
@@ -574,7 +587,7 @@ check_ahead(arb_repl_t *r, const char *match, const char *subj,
     arb_log_ev(ARB_LOG_WARN, "replicate_missing", NULL, "replicate: match "
                "%s: the stream lacks %" PRIu64 " seqs up to %" PRIu64 ", "
                "the first %" PRIu64 ", and ends on seq %" PRIu64 "; "
-               "published again from the log", match, nmiss, upto, first,
+               "published again from the log", match, nmiss, to, first,
                top);
     pthread_mutex_lock(&r->mu);
     r->st.missing++;
@@ -589,13 +602,15 @@ check_ahead(arb_repl_t *r, const char *match, const char *subj,
         rc = repair_end(&rp, top, top_sseq);
     rc = repair_outcome(r, match, &rp, rc, why);
     *repaired = *whole = rc == 0;
+    if (rc == 0)
+        *upto = to;
 done:
     free(w.held);
     return rc;
 }
 
 int
-arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
+arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t *uptop,
                       int walk, int dry, int *repaired, int *whole,
                       arb_buf_t *why)
 {
@@ -606,7 +621,7 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
     repair_match_t   rp;
     walk_t           w;
     uint64_t         from, stream_last = 0, count = 0, last_seq = 0;
-    uint64_t         first = 0, nmiss = 0;
+    uint64_t         first = 0, nmiss = 0, upto = *uptop;
     int              rc, have, end;
 
     *repaired = *whole = 0;
@@ -701,8 +716,11 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
         }
         if (dry)
             goto candidate;
-        return check_ahead(r, match, subj, upto, info.last_seq, top,
-                           top_sseq, count, repaired, whole, why);
+        rc = check_ahead(r, match, subj, &upto, info.last_seq, top,
+                         top_sseq, count, repaired, whole, why);
+        if (*whole)
+            *uptop = upto;
+        return rc;
     }
     if (have) {
         last_seq = m.seq;

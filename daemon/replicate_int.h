@@ -475,15 +475,17 @@ int  arb__repl_stopping(arb_repl_t *r);
 enum { ARB_REPL_WALK_NONE = 0, ARB_REPL_WALK_RECENT, ARB_REPL_WALK_ALL };
 #define ARB_REPL_WALK_SLACK_MS (10 * 60 * 1000)
 /* One match: local (last_seq, head) against the stream; repairs.
- * upto: the highest seq of this match known published (UINT64_MAX: the
+ * *upto: the highest seq of this match known published (UINT64_MAX: the
  * local head).  walk: read the subject even when its count adds up.
  * Sets *repaired when it republished (dry: when it would;
  * nothing is published or reported), and *whole when the subject is
- * known to hold every seq 0..upto once it returns 0 (counted, read, or
+ * known to hold every seq 0..*upto once it returns 0 (counted, read, or
  * repaired now; never for a match found ahead, diverged or unreadable).
+ * A repair in resync of a subject that ends past *upto makes it whole up
+ * to its end and raises *upto to it (replicate_check.c, check_ahead).
  * ARB_EEXIST: the stream turned out to hold what looked missing; the
  * repair is put off. */
-int  arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t upto,
+int  arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t *upto,
                            int walk, int dry, int *repaired, int *whole,
                            arb_buf_t *why);
 /* The hash of the log's event seq of match: 1 with hash set, 0 when the

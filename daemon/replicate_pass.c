@@ -616,16 +616,17 @@ static int
 first_look(arb_repl_t *r, size_t i, arb_buf_t *why)
 {
     arb_repl_pass_t *p = &r->pass;
+    uint64_t         upto = p->l.last[i];     /* (a dry look: unchanged) */
     int              rc, rep = 0, ok, lost;
 
     if ((rc = deal_lost(r, i, &lost, why)) != 0)
         return rc;
     if (!(p->flag[i] & PASS_F_READ)
-        && count_is(r, p->l.id[i], p->l.last[i] + 1)) {
+        && count_is(r, p->l.id[i], upto + 1)) {
         p->flag[i] |= PASS_F_WHOLE;
         p->counted++;
     } else {
-        rc = arb__repl_check_match(r, p->l.id[i], p->l.last[i],
+        rc = arb__repl_check_match(r, p->l.id[i], &upto,
                                    (p->flag[i] & PASS_F_READ) != 0, 1,
                                    &rep, &ok, why);
         if (rep)
@@ -650,7 +651,9 @@ second_look(arb_repl_t *r, size_t i, arb_buf_t *why)
     int              rc = 0, rep = 0, ok, dealt = 0;
 
     if (p->flag[i] & PASS_F_EV) {
-        rc = arb__repl_check_match(r, p->l.id[i], p->l.last[i],
+        /* (Raised when a repair made the subject whole past it: the
+         * holes and refused events up to it are filled then.) */
+        rc = arb__repl_check_match(r, p->l.id[i], &p->l.last[i],
                                    (p->flag[i] & PASS_F_READ) != 0, 0,
                                    &rep, &ok, why);
         if (rc == 0 && ok)
