@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/rules.h"
 #include "tools/cli.h"
 #include "tools/net.h"
 
@@ -13,6 +14,8 @@
 static void
 usage(FILE *f)
 {
+    const arb_rules_t *const *r;
+
     fprintf(f,
         "usage: arbiter open --match ID --game GAME --players A,B,...\n"
         "                    [--teams X,Y,...] [--option KEY=VALUE]...\n"
@@ -23,12 +26,18 @@ usage(FILE *f)
         "Needs an arbiter's token.\n\n"
         "options:\n"
         "  --match ID          1..64 of A-Z a-z 0-9 _ . @ + -\n"
-        "  --game GAME         the rule set: yahchain\n"
+        "  --game GAME         the rule set, one of\n"
+        "                     ");
+    /* From the rule sets themselves, so that the list stays true. */
+    for (r = arb_rules_all(); *r != NULL; r++)
+        fprintf(f, " %s", (*r)->game);
+    fprintf(f, "\n"
         "  --players A,B       names in seat order; NAME:TEAM with --teams\n"
         "  --teams X,Y         team names, for team games\n"
         "  --option KEY=VALUE  a match option of the rule set, repeatable\n"
-        "                      (yahchain: mode, void, cycles, owners; see\n"
-        "                      docs/rules/yahchain.md)\n"
+        "                      (each game's in docs/rules/GAME.md, such as\n"
+        "                      yahchain's mode, void, cycles, owners; a\n"
+        "                      tournament's in docs/TOURNAMENT.md)\n"
         "  --cid ID            your own id for the event\n"
         "  --deal seed:TEXT    deal by the documented shuffle of TEXT\n"
         "  --deal order:CARDS  deal this stock order (cards separated by\n"

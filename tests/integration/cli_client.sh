@@ -230,6 +230,12 @@ for c in open move note rule close state events watch matches stats replay; do
     $A $c --help | grep -q "usage: arbiter $c"; check "$c help" 0 $?
     $A --help | grep -q "^  $c "; check "$c listed" 0 $?
 done
+# open's help names every rule set the recorder takes (it named only
+# yahchain until 2026-12-05).
+games=$($A open --help | sed -n '/^  --game GAME/{n;p;}')
+check "open help names the rule sets" \
+    " yahchain chains tsukurutenten chan tournament" \
+    "$(echo "$games" | tr -s ' ' | sed 's/ *$//')"
 
 echo "cli_client.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
