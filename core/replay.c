@@ -1,8 +1,10 @@
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/deal.h"
 #include "core/err.h"
+#include "core/hash.h"
 #include "core/json.h"
 #include "core/replay.h"
 
@@ -98,4 +100,59 @@ arb_report_json_value(json_t **out, const arb_match_t *m, unsigned seen)
     }
     *out = o;
     return 0;
+}
+
+int
+arb_results_text(arb_buf_t *b, const arb_match_t *m)
+{
+    arb_results_t r;
+    unsigned char d[ARB_HASH_LEN];
+    char          hex[ARB_HASH_HEX];
+    size_t        i, j, k;
+
+    if (arb_match_results(m, &r) != 0)
+        return ARB_ENOMEM;
+    arb_buf_printf(b, "records: %zu\n", r.nrecords);
+    for (i = 0; i < r.nrecords; i++) {
+        const arb_record_t *rec = &r.records[i];
+
+        arb_buf_putc(b, ' ');
+        for (j = 0; j < rec->nfields; j++) {
+            const arb_field_t *f = &rec->fields[j];
+
+            if (strcmp(f->key, "match_id") == 0
+                || strcmp(f->key, "edition") == 0)
+                continue;
+            if (f->type == ARB_F_INT) {
+                arb_buf_printf(b, " %s=%" PRId64, f->key, f->num);
+            } else if (f->type == ARB_F_STR) {
+                arb_buf_printf(b, " %s=%s", f->key, f->str);
+            } else {
+                arb_buf_printf(b, " %s=", f->key);
+                for (k = 0; k < f->nlist; k++)
+                    arb_buf_printf(b, "%s%s", k ? "→" : "", f->list[k]);
+            }
+        }
+        arb_buf_printf(b, "  (seq %" PRIu64 ")\n", rec->seq);
+    }
+    arb_buf_puts(b, "totals:\n");
+    for (i = 0; i < r.ntotals; i++)
+        arb_buf_printf(b, "  %s %" PRId64 "\n", r.totals[i].name,
+                       r.totals[i].points);
+    arb_match_digest(m, d);
+    arb_hex(hex, d, ARB_HASH_LEN);
+    arb_buf_printf(b, "digest %s\n", hex);
+    arb_results_clear(&r);
+    return b->oom ? ARB_ENOMEM : 0;
+}
+
+int
+arb_report_text(arb_buf_t *b, const arb_match_t *m)
+{
+    arb_buf_printf(b, "match %s  game %s  events %" PRIu64 "%s\n",
+                   arb_match_setup(m)->match_id, arb_match_rules(m)->game,
+                   arb_match_next_seq(m) - 1,
+                   arb_match_closed(m) ? "  closed"
+                   : arb_match_finished(m) ? "  finished" : "");
+    return arb_results_text(b, m);
 }

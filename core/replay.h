@@ -1,7 +1,7 @@
 /*
  * replay.h - deterministic replay: fold events into a match, and the one
- * JSON report of a match's state that `arbiter replay --json` and the
- * daemon's state reads share.
+ * JSON report (and the one text) of a match's state that `arbiter replay`
+ * and the daemon's state reads share.
  */
 #ifndef ARB_REPLAY_H
 #define ARB_REPLAY_H
@@ -34,5 +34,17 @@ int arb_report_json_for(arb_buf_t *out, const arb_match_t *m,
  * the reference).  0, or the ARB_E* code of the results (ARB_ENOMEM). */
 int arb_report_json_value(struct json_t **out, const arb_match_t *m,
                           unsigned seen);
+
+/* The text `arbiter replay` prints, appended to out:
+ *   match ID  game G  events N[  closed|  finished]
+ * then arb_results_text's lines.  Records and totals are public in every
+ * game (what a view conceals is in the state, which the text leaves
+ * out), so the recorder may hand it to any reader.  0 or ARB_ENOMEM. */
+int arb_report_text(arb_buf_t *out, const arb_match_t *m);
+/* records: N, one line per record (its fields but match_id and edition,
+ * "key=value", a list joined by →, then "(seq S)"), totals:, one line per
+ * name, and "digest <hex>", each line ended by a newline.  0 or
+ * ARB_ENOMEM. */
+int arb_results_text(arb_buf_t *out, const arb_match_t *m);
 
 #endif

@@ -22,10 +22,11 @@
 
 /* ---- state ------------------------------------------------------------ */
 
-enum { ST_MATCH, ST_AT, ST_N };
+enum { ST_MATCH, ST_AT, ST_TEXT, ST_N };
 static const arb_req_field_t state_fields[ST_N] = {
     [ST_MATCH] = { "match", ARB_REQ_STR,  ARB_REQ_REQUIRED, 0, 0 },
     [ST_AT]    = { "at",    ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
+    [ST_TEXT]  = { "text",  ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 1 },
 };
 
 void
@@ -38,14 +39,16 @@ arb_op_state(arb_request_t *r)
     const char      *match;
     uint64_t         at, upto;
     arb_buf_t        json = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    arb_buf_t        text = ARB_BUF_INIT;
     msgpack_packer   pk;
     arb_viewer_t     who;
-    int              rc;
+    int              rc, with_text;
 
     if (arb_request_fields(r, state_fields, ST_N, f) != 0)
         goto done;
     match = f[ST_MATCH].str;
     at = f[ST_AT].u;
+    with_text = f[ST_TEXT].present && f[ST_TEXT].u == 1;
     rc = arb_store_match(c->srv->store, match, &info, &r->why);
     if (rc != 0) {
         arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "no match '%s'",
@@ -66,20 +69,32 @@ arb_op_state(arb_request_t *r)
         who = arb_conn_viewer(c, match, arb_match_setup(m));
         rc = arb_view_report(&json, m, &who);
     }
+    /* The text holds records, totals and digest, which every viewer
+     * sees: a client that cannot replay the match itself (a running
+     * dealt one, whose deal only the recorder keeps) prints it. */
+    if (rc == 0 && with_text)
+        rc = arb_report_text(&text, m);
     if (rc != 0) {
         arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
-                        arb_buf_cstr(&r->why));
+                        rc == ARB_ENOMEM ? "out of memory"
+                                         : arb_buf_cstr(&r->why));
         goto done;
     }
-    arb_reply_begin(&b, &pk, r->id, 2);
+    arb_reply_begin(&b, &pk, r->id, 2 + with_text);
     arb_mp_pack_kv_str(&pk, "match", match);
     arb_mp_pack_cstr(&pk, "json");
     msgpack_pack_str(&pk, json.len);
     msgpack_pack_str_body(&pk, json.data, json.len);
+    if (with_text) {
+        arb_mp_pack_cstr(&pk, "text");
+        msgpack_pack_str(&pk, text.len);
+        msgpack_pack_str_body(&pk, text.data, text.len);
+    }
     arb_conn_send(c, &b);
 done:
     arb_match_free(m);
     arb_buf_free(&json);
+    arb_buf_free(&text);
     arb_req_clear(f, ST_N);
 }
 

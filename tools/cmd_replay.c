@@ -48,54 +48,25 @@ usage(FILE *f)
 int
 cli_print_results(const arb_match_t *m)
 {
-    arb_results_t r;
-    unsigned char d[ARB_HASH_LEN];
-    char          hex[ARB_HASH_HEX];
-    size_t        i, j, k;
+    arb_buf_t b = ARB_BUF_INIT;
+    int       rc = arb_results_text(&b, m);
 
-    if (arb_match_results(m, &r) != 0)
-        return ARB_ENOMEM;
-    printf("records: %zu\n", r.nrecords);
-    for (i = 0; i < r.nrecords; i++) {
-        const arb_record_t *rec = &r.records[i];
-        printf(" ");
-        for (j = 0; j < rec->nfields; j++) {
-            const arb_field_t *f = &rec->fields[j];
-            if (strcmp(f->key, "match_id") == 0
-                || strcmp(f->key, "edition") == 0)
-                continue;
-            if (f->type == ARB_F_INT) {
-                printf(" %s=%" PRId64, f->key, f->num);
-            } else if (f->type == ARB_F_STR) {
-                printf(" %s=%s", f->key, f->str);
-            } else {
-                printf(" %s=", f->key);
-                for (k = 0; k < f->nlist; k++)
-                    printf("%s%s", k ? "→" : "", f->list[k]);
-            }
-        }
-        printf("  (seq %" PRIu64 ")\n", rec->seq);
-    }
-    printf("totals:\n");
-    for (i = 0; i < r.ntotals; i++)
-        printf("  %s %" PRId64 "\n", r.totals[i].name, r.totals[i].points);
-    arb_match_digest(m, d);
-    arb_hex(hex, d, ARB_HASH_LEN);
-    printf("digest %s\n", hex);
-    arb_results_clear(&r);
-    return 0;
+    if (rc == 0)
+        fwrite(b.data, 1, b.len, stdout);
+    arb_buf_free(&b);
+    return rc;
 }
 
 static void
 print_text(const arb_match_t *m)
 {
-    printf("match %s  game %s  events %" PRIu64 "%s\n",
-           arb_match_setup(m)->match_id, arb_match_rules(m)->game,
-           arb_match_next_seq(m) - 1,
-           arb_match_closed(m) ? "  closed"
-           : arb_match_finished(m) ? "  finished" : "");
-    if (cli_print_results(m) != 0)
+    arb_buf_t b = ARB_BUF_INIT;
+
+    if (arb_report_text(&b, m) == 0)
+        fwrite(b.data, 1, b.len, stdout);
+    else
         fprintf(stderr, "arbiter replay: out of memory\n");
+    arb_buf_free(&b);
 }
 
 int

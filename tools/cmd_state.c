@@ -30,7 +30,9 @@ usage_state(FILE *f)
         "registration records, each player's total and the state digest,\n"
         "as 'arbiter replay' prints them for a transcript.  The text is\n"
         "this tool's replay of the recorded events, checked against the\n"
-        "daemon's digest: a difference is reported, with exit status 1.\n\n"
+        "daemon's digest: a difference is reported, with exit status 1.\n"
+        "A running dealt match cannot be replayed here (the recorder keeps\n"
+        "its deal until the close): its text is the recorder's own.\n\n"
         "options:\n"
         "  --match ID   the match\n"
         "  --at N       the state after event N\n"
@@ -88,6 +90,37 @@ report_head(const char *json, size_t len, char digest[ARB_HASH_HEX],
     }
     json_decref(rep);
     return rc;
+}
+
+/*
+ * A running dealt match: its log holds only the deal's commitment, and
+ * the recorder, which keeps the deal, never sends it, so this tool cannot
+ * replay the match (until 2026-12-05 `arbiter state` failed so, all
+ * through the match, for every dealt game).  The recorder's own text of
+ * the same seq is printed instead: records, totals and digest are public.
+ */
+static int
+print_sealed(cli_net_t *n, const char *match, uint64_t seq)
+{
+    msgpack_packer *pk;
+    const char     *text;
+    size_t          len;
+    int             status;
+
+    pk = cli_net_begin(n, "state", 3);
+    cli_pack_str(pk, "match", match);
+    cli_pack_uint(pk, "at", seq);
+    cli_pack_uint(pk, "text", 1);
+    status = cli_net_call(n);
+    if (status != CLI_OK)
+        return status;
+    if (cli_get_bytes(&n->res.data, "text", &text, &len) != 0) {
+        fprintf(stderr, "arbiter state: match %s is dealt and running, "
+                "and the server's answer has no text of it\n", match);
+        return CLI_ERROR;
+    }
+    fwrite(text, 1, len, stdout);
+    return CLI_OK;
 }
 
 int
@@ -159,6 +192,10 @@ cmd_state(int argc, char **argv)
                     why.len > 0 ? arb_buf_cstr(&why)
                     : "the server sent fewer events than its state");
         status = CLI_ERROR;
+        goto done;
+    }
+    if (arb_history_sealed(&h)) {
+        status = print_sealed(&n, match, seq);
         goto done;
     }
     if (arb_history_name(&h, "arbiter state: match %s", match) != 0)

@@ -380,6 +380,22 @@ test_full_match(void)
     if (js != NULL && js->type == MSGPACK_OBJECT_STR)
         CHECK(js->via.str.size == want.len
               && memcmp(js->via.str.ptr, want.data, want.len) == 0);
+    CHECK(arb_client_get(&res, "text") == NULL);    /* not asked for */
+    /* With text: 1, what arbiter replay prints of the same events too. */
+    arb_buf_free(&want);
+    CHECK_INT(arb_report_text(&want, m), 0);
+    CHECK_INT(call(cl, &res, "state", "su", "match", "full-1", "text",
+                   (uint64_t)1), 0);
+    js = arb_client_get(&res, "text");
+    CHECK(js != NULL && js->type == MSGPACK_OBJECT_STR);
+    if (js != NULL && js->type == MSGPACK_OBJECT_STR)
+        CHECK(js->via.str.size == want.len
+              && memcmp(js->via.str.ptr, want.data, want.len) == 0);
+    CHECK(want.len > 0 && strncmp(want.data, "match full-1  game yahchain "
+                                  " events ", 35) == 0);
+    CHECK(call(cl, &res, "state", "su", "match", "full-1", "text",
+               (uint64_t)2) != 0);
+    CHECK(strstr(last_err, "text") != NULL);
     /* state at an earlier seq: after Sota 1 */
     CHECK_INT(call(cl, &res, "state", "su", "match", "full-1", "at",
                    (uint64_t)3), 0);
