@@ -238,6 +238,19 @@ rec_link_resync(rec_t *r)
         if (is_pending(r, &h.events[i]))
             quiet = h.events[i].seq - 1;
     rc = arb_history_replay(&h, quiet, &r->m, &bad, &v);
+    if (rc == ARB_ESEALED) {
+        /* This console judges on its own replay, which needs the deal:
+         * the recorder judges each move of the other two ways. */
+        say(r, "match %s is dealt and still running: this console judges "
+            "each move on its own replay of the match, which needs the "
+            "deal that only the recorder keeps until the close; record "
+            "its moves with 'arbiter move --match %s VERB PLAYER ARG...' "
+            "or on its scorekeeper's page (/s/%s), where the recorder "
+            "judges each", r->match, r->match, r->match);
+        r->fatal = CLI_ERROR;
+        rc = -1;
+        goto done;
+    }
     if (rc != 0 && r->m == NULL) {
         say(r, "match %s: its header does not replay here (%s: %s)",
             r->match, v.rule, v.msg);

@@ -401,7 +401,10 @@ arb__bundle_replay(arb_history_t *h, arb_match_t **out, arb_buf_t *why)
     if (rc == 0 || rc == ARB_ENOMEM)
         return rc;
     arb_buf_free(why);
-    if (*out == NULL) {
+    if (rc == ARB_ESEALED) {
+        /* Not a refusal: the log is sound, only not judgeable yet. */
+        arb_buf_puts(why, v.msg);
+    } else if (*out == NULL) {
         arb_buf_printf(why, "seq 0: the open event is refused: %s: %s",
                        v.rule, v.msg);
     } else {

@@ -67,7 +67,9 @@ int  arb__bundle_history(arb_history_t *h, const arb__bundle_section_t *sec,
                          arb_buf_t *why);
 
 /* Replays a bundle's history (arb_history_replay) into *out.  0, or
- * ARB_ECRYPTO with "seq K 'line' refused: rule: message" in why. */
+ * ARB_ECRYPTO with "seq K 'line' refused: rule: message" in why (or,
+ * for a dealt match still running, which no export can judge, a
+ * sentence saying so). */
 int  arb__bundle_replay(arb_history_t *h, arb_match_t **out, arb_buf_t *why);
 
 /* One CSV field, RFC 4180: quoted when it holds a comma, a quote or a

@@ -320,6 +320,13 @@ arb_history_replay(arb_history_t *h, uint64_t at, arb_match_t **out,
     if (!h->has_open)
         return arb_verdict(v, ARB_EINVAL, "open", "the history has no open "
                            "event");
+    if (arb_history_sealed(h))
+        return arb_verdict(v, ARB_ESEALED, "deal", "the match is dealt and "
+                           "still running: its log holds only the deal's "
+                           "commitment until its close reveals the deal, "
+                           "and until then only the recorder, which keeps "
+                           "the deal, can judge it (`arbiter state` prints "
+                           "what it judged; docs/DEAL.md)");
     rc = arb_history_reveal(h, v);
     if (rc != 0)
         return rc;

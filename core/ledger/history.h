@@ -109,6 +109,10 @@ int  arb_history_reveal(arb_history_t *h, arb_verdict_t *v);
  * the first refusal with v saying why and *bad its index in h->events;
  * *out is then the match as it stood before that event, or NULL when the
  * open itself (or the reveal) failed.  Release *out with arb_match_free().
+ * A sealed history (arb_history_sealed) is ARB_ESEALED with *out NULL,
+ * its rule "deal" and a message saying why no reader can judge it yet
+ * (each rule set's own words for a commitment it cannot judge are for a
+ * transcript's author, "open the match with the seed or an order").
  */
 int  arb_history_replay(arb_history_t *h, uint64_t at, arb_match_t **out,
                         size_t *bad, arb_verdict_t *v);

@@ -29,6 +29,14 @@ for f in tests/data/yah3-short.txt tests/data/chains-*match*.txt \
     check "$name: state --at $half text = transcript replay" \
         "$($A replay --at "$half" "$f" 2>&1)" \
         "$($A state --at "$half" --match "$match" 2>&1)"
+    # Its results cannot be exported before the close (an export carries
+    # only the deal's commitment): said as such, not as a refused open.
+    if grep -q '^deal: *\(seed\|order\)' "$f"; then
+        err=$($A export --format csv --match "$match" 2>&1)
+        check "$name: csv export while dealt and running: refused" 1 $?
+        check "$name: ... saying why" 1 \
+            "$(echo "$err" | grep -c "is dealt and still running")"
+    fi
     # the operator replays the data directory directly, even a running
     # dealt match (the recorder's secret is beside the log)
     check "$name: replay --db = transcript replay" "$(cat "$T/want.json")" \

@@ -234,6 +234,16 @@ if command -v script > /dev/null 2>&1; then
 3 alice 6♦" "$(moves R4)"
 fi
 
+# A running dealt match: the console cannot judge it (its replay needs the
+# deal, which only the recorder keeps until the close), and says so,
+# naming the two ways where the recorder judges each move.
+$A open --token "$ARB" --match D1 --game chan --players a,b,c,d \
+    --deal seed:record-sh > /dev/null
+out=$(echo "state" | $A record --token "$SCO" --match D1 2>&1); rc=$?
+check "dealt and running: the console does not start" 2 $rc
+check "dealt and running: ... saying why and what to use" 1 \
+    "$(echo "$out" | grep -c "match D1 is dealt and still running: .*\
+'arbiter move --match D1 VERB PLAYER ARG...' or on its scorekeeper's page")"
 $A record --help | grep -q "usage: arbiter record"; check "record help" 0 $?
 $A --help | grep -q "^  record "; check "record listed" 0 $?
 

@@ -221,6 +221,18 @@ test_bad_secret(arb_store_t *s)
     d.secret = NULL;
     CHECK_INT(arb_history_reveal(&d, &v), 0);
     CHECK(d.open.setup->deal.kind == ARB_DEAL_COMMIT);
+    /* ... and the replay says, for every game alike, that no reader can
+     * judge it before the close (not the rule set's words for a
+     * transcript: Tsukurutenten's asked to "open the match with the seed
+     * or an order") */
+    CHECK(arb_history_sealed(&d));
+    m = (arb_match_t *)&d;
+    CHECK_INT(arb_history_replay(&d, UINT64_MAX, &m, &bad, &v),
+              ARB_ESEALED);
+    CHECK(m == NULL);
+    CHECK_STR(v.rule, "deal");
+    CHECK(strncmp(v.msg, "the match is dealt and still running: ", 38)
+          == 0);
     arb_history_clear(&d);
     /* an unknown match */
     CHECK_INT(arb_history_load(&d, s, "NOPE", UINT64_MAX, &why),
