@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/history_diff.h"
+#include "core/deal.h"
 #include "core/err.h"
 #include "core/json.h"
 #include "core/match.h"
@@ -183,15 +184,86 @@ open_side(walker_t *w, const arb_history_t *h, const char *which,
     return rc;
 }
 
+/*
+ * One side sealed (a running dealt match read from the recorder, which
+ * sends only the deal's commitment) and the other holding a deal in the
+ * clear (a scorekeeper's transcript): when that deal opens the
+ * commitment, the sealed side is judged with it, in *copy (*used set).
+ * A scoresheet is so compared with the recorder's running dealt match:
+ * until 2026-12-05 they parted at the header ("deal: order ..." against
+ * "deal: commit ...").  A deal that does not open it leaves the headers
+ * different, as before.  0 or ARB_ENOMEM.
+ */
+static int
+reveal_with(arb_event_t *copy, const arb_event_t *sealed,
+            const arb_event_t *clear, int *used)
+{
+    arb_buf_t     sec = ARB_BUF_INIT;
+    arb_verdict_t v;
+    const char   *kind;
+    int           rc = 0;
+
+    *used = 0;
+    if (sealed->setup == NULL || clear->setup == NULL
+        || sealed->setup->deal.kind != ARB_DEAL_COMMIT
+        || arb_deal_secret(&clear->setup->deal, &sec, &kind) != 0)
+        goto done;
+    if (arb_buf_cstr(&sec) == NULL || arb_event_copy(copy, sealed) != 0) {
+        rc = ARB_ENOMEM;
+        goto done;
+    }
+    if (arb_deal_reveal(&copy->setup->deal, kind, sec.data, &v) == 0)
+        *used = 1;
+    else
+        arb_event_clear(copy);
+done:
+    arb_buf_free(&sec);
+    return rc;
+}
+
+static int
+diff_in(arb_history_diff_t *d, const arb_history_t *a,
+        const arb_history_t *b, arb_buf_t *why);
+
 int
-arb_history_diff(arb_history_diff_t *d, const arb_history_t *a, const arb_history_t *b,
-             arb_buf_t *why)
+arb_history_diff(arb_history_diff_t *d, const arb_history_t *a,
+                 const arb_history_t *b, arb_buf_t *why)
+{
+    arb_history_t ca, cb;       /* views: a and b, an open revealed */
+    arb_event_t   ra, rb;
+    int           ua = 0, ub = 0, rc;
+
+    memset(d, 0, sizeof(*d));
+    rc = reveal_with(&ra, &a->open, &b->open, &ua);
+    if (rc == 0)
+        rc = reveal_with(&rb, &b->open, &a->open, &ub);
+    if (rc != 0) {
+        arb_buf_free(why);
+        arb_buf_puts(why, "out of memory");
+    } else {
+        ca = *a;
+        cb = *b;
+        if (ua)
+            ca.open = ra;
+        if (ub)
+            cb.open = rb;
+        rc = diff_in(d, &ca, &cb, why);
+    }
+    if (ua)
+        arb_event_clear(&ra);
+    if (ub)
+        arb_event_clear(&rb);
+    return rc;
+}
+
+static int
+diff_in(arb_history_diff_t *d, const arb_history_t *a,
+        const arb_history_t *b, arb_buf_t *why)
 {
     walker_t wa, wb;
     size_t   i;
     int      rc, diverged = 0;
 
-    memset(d, 0, sizeof(*d));
     memset(&wa, 0, sizeof(wa));
     memset(&wb, 0, sizeof(wb));
     d->a.last = a->nevents;

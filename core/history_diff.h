@@ -10,7 +10,10 @@
  * redundant `@1`) is recognised by its equal state digest and is not a
  * divergence; the first event that differs otherwise is.  Headers are
  * compared first (game, match, teams, players, options, deal; not the
- * edition and engine lines, which only the recorder writes).
+ * edition and engine lines, which only the recorder writes).  A running
+ * dealt match read from the recorder holds only its deal's commitment:
+ * when the other side's deal in the clear opens it, both are judged with
+ * that deal (a scoresheet against the recorder's running match).
  *
  * Ownership: arb_history_diff_t owns its strings; release with
  * arb_history_diff_clear() (NULL-safe).  The histories are borrowed; each

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/claim.h"
+#include "core/deal.h"
 #include "core/diff.h"
 #include "core/history_diff.h"
 #include "core/err.h"
@@ -451,6 +452,48 @@ logdiff(const char *ta, const char *tb, int json, int *rc)
     return arb_buf_cstr(&out);
 }
 
+/* A scoresheet against the recorder's running dealt match, which sends
+ * only the deal's commitment: the sheet's deal opens it, so both are
+ * judged with that deal; another deal parts at the header. */
+static void
+test_sealed_side(void)
+{
+    static const char text[] =
+        "game: chan\nmatch: S1\nplayers: a b c d\ndeal: seed sheet-1\n\n";
+    arb_history_t      a, b;
+    arb_history_diff_t d;
+    arb_buf_t          out = ARB_BUF_INIT;
+    const char        *kind;
+    int                k;
+
+    for (k = 0; k < 2; k++) {
+        CHECK_INT(arb_transcript_parse(&a, text, strlen(text), &why), 0);
+        CHECK_INT(arb_transcript_parse(&b, text, strlen(text), &why), 0);
+        if (k == 1) {           /* the recorder's deal is another seed */
+            free(b.open.setup->deal.seed);
+            b.open.setup->deal.seed = strdup("sheet-2");
+        }
+        CHECK_INT(arb_deal_commit(&b.open.setup->deal, &kind), 0);
+        CHECK(arb_history_sealed(&b));
+        arb_history_name(&a, "sheet.txt");
+        arb_history_name(&b, "recorder");
+        CHECK_INT(arb_history_diff(&d, &a, &b, &why), 0);
+        CHECK_INT(d.identical, k == 0);
+        out.len = 0;
+        arb_history_diff_text(&out, &d, &a, &b);
+        CHECK(strstr(arb_buf_cstr(&out), k == 0 ? "identical: 0 events"
+                     : "first divergence at seq 0 (the header): A has "
+                       "'deal: seed sheet-1', B has 'deal: commit ")
+              != NULL);
+        /* the recorder's side is left as it was read */
+        CHECK(b.open.setup->deal.kind == ARB_DEAL_COMMIT);
+        arb_history_diff_clear(&d);
+        arb_history_clear(&a);
+        arb_history_clear(&b);
+    }
+    arb_buf_free(&out);
+}
+
 static void
 test_two_sheets(void)
 {
@@ -565,6 +608,7 @@ main(void)
     test_csv();
     test_mark();
     test_two_sheets();
+    test_sealed_side();
     free(base);
     arb_results_clear(&recorded);
     arb_match_free(the_match);
