@@ -22,12 +22,32 @@
 
 /* ---- state ------------------------------------------------------------ */
 
-enum { ST_MATCH, ST_AT, ST_TEXT, ST_N };
+enum { ST_MATCH, ST_AT, ST_TEXT, ST_SEQS, ST_N };
 static const arb_req_field_t state_fields[ST_N] = {
     [ST_MATCH] = { "match", ARB_REQ_STR,  ARB_REQ_REQUIRED, 0, 0 },
     [ST_AT]    = { "at",    ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 0 },
     [ST_TEXT]  = { "text",  ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 1 },
+    [ST_SEQS]  = { "seqs",  ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 1 },
 };
+
+/* The seq of each of m's records, in the report's order: what a client
+ * that cannot replay the match (a running dealt one) needs beside the
+ * records to say which event fixed each (arbiter diff --claim). */
+static int
+pack_seqs(msgpack_packer *pk, const arb_match_t *m)
+{
+    arb_results_t res;
+    size_t        i;
+
+    if (arb_match_results(m, &res) != 0)
+        return ARB_ENOMEM;
+    arb_mp_pack_cstr(pk, "seqs");
+    msgpack_pack_array(pk, res.nrecords);
+    for (i = 0; i < res.nrecords; i++)
+        msgpack_pack_uint64(pk, res.records[i].seq);
+    arb_results_clear(&res);
+    return 0;
+}
 
 void
 arb_op_state(arb_request_t *r)
@@ -42,13 +62,14 @@ arb_op_state(arb_request_t *r)
     arb_buf_t        text = ARB_BUF_INIT;
     msgpack_packer   pk;
     arb_viewer_t     who;
-    int              rc, with_text;
+    int              rc, with_text, with_seqs;
 
     if (arb_request_fields(r, state_fields, ST_N, f) != 0)
         goto done;
     match = f[ST_MATCH].str;
     at = f[ST_AT].u;
     with_text = f[ST_TEXT].present && f[ST_TEXT].u == 1;
+    with_seqs = f[ST_SEQS].present && f[ST_SEQS].u == 1;
     rc = arb_store_match(c->srv->store, match, &info, &r->why);
     if (rc != 0) {
         arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "no match '%s'",
@@ -80,7 +101,7 @@ arb_op_state(arb_request_t *r)
                                          : arb_buf_cstr(&r->why));
         goto done;
     }
-    arb_reply_begin(&b, &pk, r->id, 2 + with_text);
+    arb_reply_begin(&b, &pk, r->id, 2 + with_text + with_seqs);
     arb_mp_pack_kv_str(&pk, "match", match);
     arb_mp_pack_cstr(&pk, "json");
     msgpack_pack_str(&pk, json.len);
@@ -89,6 +110,11 @@ arb_op_state(arb_request_t *r)
         arb_mp_pack_cstr(&pk, "text");
         msgpack_pack_str(&pk, text.len);
         msgpack_pack_str_body(&pk, text.data, text.len);
+    }
+    if (with_seqs && pack_seqs(&pk, m) != 0) {
+        arb_buf_free(&b);
+        arb_reply_error(c, r->id, "internal", NULL, "out of memory");
+        goto done;
     }
     arb_conn_send(c, &b);
 done:

@@ -3,11 +3,13 @@
  * one match against each other (the first divergence).
  *
  * DESIGN: every source - a transcript, the recorder's store, a server -
- * becomes the same list of events, and the recorded results are always
- * this tool's replay of them: a record's seq (the event that fixed it) is
- * in no report, and replaying here is what `arbiter state` does too.  The
- * comparing is done by core/diff.c and core/diff_log.c; this file only
- * reads the sources and prints.
+ * becomes the same list of events, and the recorded results are this
+ * tool's replay of them, as `arbiter state` makes its text.  The one
+ * exception is a running dealt match read from the server, which no
+ * client can replay (the recorder keeps its deal until the close): its
+ * results are the recorder's, its report's records with the seq of each
+ * (the `state` op's `seqs`).  The comparing is done by core/diff.c and
+ * core/diff_log.c; this file only reads the sources and prints.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -55,24 +57,82 @@ usage(FILE *f)
     cli_net_usage(f);
 }
 
-/* --claim: replays the source, reads the claim against its results. */
+/*
+ * The recorder's results of a running dealt match read from it, after
+ * event `at`: its report's records and totals (read as a claim is, into
+ * rec, whose results point into it) and the seq of each record.  The
+ * verification fields a report carries are dropped, as from a claim:
+ * no diff compares them.  CLI_OK or the exit status (printed).
+ */
 static int
-diff_claim(arb_history_t *s, const char *claim_path, int json)
+recorder_results(cli_net_t *n, const char *match, uint64_t at,
+                 arb_claim_t *rec)
+{
+    const msgpack_object *seqs;
+    const char           *json;
+    arb_buf_t             why = ARB_BUF_INIT;
+    size_t                len, i;
+    int                   status;
+
+    status = cli_net_state_with(n, match, at, "seqs");
+    if (status != CLI_OK)
+        return status;
+    seqs = arb_client_get(&n->res, "seqs");
+    if (cli_get_bytes(&n->res.data, "json", &json, &len) != 0
+        || seqs == NULL || seqs->type != MSGPACK_OBJECT_ARRAY
+        || arb_claim_parse_json(rec, json, len, &why) != 0
+        || rec->res.nrecords != seqs->via.array.size) {
+        fprintf(stderr, "arbiter diff: match %s is dealt and running, and "
+                "the server's answer has no records with their seqs%s%s\n",
+                match, why.len > 0 ? ": " : "",
+                why.len > 0 ? arb_buf_cstr(&why) : "");
+        arb_buf_free(&why);
+        return CLI_ERROR;
+    }
+    for (i = 0; i < rec->res.nrecords; i++) {
+        const msgpack_object *o = &seqs->via.array.ptr[i];
+
+        if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER) {
+            fprintf(stderr, "arbiter diff: match %s: the server's seqs are "
+                    "not numbers\n", match);
+            return CLI_ERROR;
+        }
+        rec->res.records[i].seq = o->via.u64;
+    }
+    return CLI_OK;
+}
+
+/* --claim: replays the source (or, for a running dealt match read from
+ * the server, n not NULL, takes the recorder's results), reads the claim
+ * against its results. */
+static int
+diff_claim(arb_history_t *s, cli_net_t *n, const char *match,
+           const char *claim_path, int json)
 {
     arb_buf_t     text = ARB_BUF_INIT, why = ARB_BUF_INIT, out = ARB_BUF_INIT;
     arb_buf_t     line = ARB_BUF_INIT;
     arb_match_t  *m = NULL;
     arb_verdict_t v;
     arb_results_t r;
-    arb_claim_t   c;
+    arb_claim_t   c, rec;
     arb_diff_t    d;
     size_t        bad;
-    int           rc, status = CLI_ERROR;
+    int           rc, status = CLI_ERROR, own;
 
     memset(&r, 0, sizeof(r));
     memset(&c, 0, sizeof(c));
+    memset(&rec, 0, sizeof(rec));
     memset(&d, 0, sizeof(d));
-    rc = arb_history_replay(s, UINT64_MAX, &m, &bad, &v);
+    own = n == NULL || !arb_history_sealed(s);
+    if (!own) {
+        status = recorder_results(n, match, s->nevents, &rec);
+        if (status != CLI_OK)
+            goto done;
+        status = CLI_ERROR;
+        rc = 0;
+    } else {
+        rc = arb_history_replay(s, UINT64_MAX, &m, &bad, &v);
+    }
     if (rc != 0) {
         if (m == NULL) {
             fprintf(stderr, "%s: header: %s\n", s->source, v.msg);
@@ -88,16 +148,17 @@ diff_claim(arb_history_t *s, const char *claim_path, int json)
         }
         goto done;
     }
-    if (arb_match_results(m, &r) != 0 || cli_read_file(&text, claim_path)
-        != 0)
+    if ((own && arb_match_results(m, &r) != 0)
+        || cli_read_file(&text, claim_path) != 0)
         goto done;
-    rc = arb_claim_parse(&c, text.data ? text.data : "", text.len, &r,
-                         &why);
+    rc = arb_claim_parse(&c, text.data ? text.data : "", text.len,
+                         own ? &r : &rec.res, &why);
     if (rc != 0) {
         fprintf(stderr, "%s: %s\n", claim_path, arb_buf_cstr(&why));
         goto done;
     }
-    if (arb_diff_run(&d, arb_match_rules(m)->game, &r, &c.res) != 0)
+    if (arb_diff_run(&d, s->open.setup->game, own ? &r : &rec.res, &c.res)
+        != 0)
         goto done;
     if (json) {
         arb_diff_json(&out, &d);
@@ -114,6 +175,7 @@ diff_claim(arb_history_t *s, const char *claim_path, int json)
 done:
     arb_diff_clear(&d);
     arb_claim_clear(&c);
+    arb_claim_clear(&rec);
     arb_results_clear(&r);
     arb_match_free(m);
     arb_buf_free(&text);
@@ -201,8 +263,13 @@ cmd_diff(int argc, char **argv)
     if (src.match != NULL
         && cli_source_load(&h[nh++], "diff", &src, &n, UINT64_MAX) != CLI_OK)
         goto done;
-    status = claim != NULL ? diff_claim(&h[0], claim, json)
-                           : diff_histories(&h[0], &h[1], json);
+    /* (n: the server, when the source is it: a running dealt match is
+     * judged by the recorder.) */
+    status = claim != NULL
+             ? diff_claim(&h[0], src.match != NULL && src.db == NULL ? &n
+                                                                     : NULL,
+                          src.match, claim, json)
+             : diff_histories(&h[0], &h[1], json);
 done:
     for (i = 0; i < nh; i++)
         arb_history_clear(&h[i]);

@@ -102,16 +102,11 @@ report_head(const char *json, size_t len, char digest[ARB_HASH_HEX],
 static int
 print_sealed(cli_net_t *n, const char *match, uint64_t seq)
 {
-    msgpack_packer *pk;
-    const char     *text;
-    size_t          len;
-    int             status;
+    const char *text;
+    size_t      len;
+    int         status;
 
-    pk = cli_net_begin(n, "state", 3);
-    cli_pack_str(pk, "match", match);
-    cli_pack_uint(pk, "at", seq);
-    cli_pack_uint(pk, "text", 1);
-    status = cli_net_call(n);
+    status = cli_net_state_with(n, match, seq, "text");
     if (status != CLI_OK)
         return status;
     if (cli_get_bytes(&n->res.data, "text", &text, &len) != 0) {

@@ -223,6 +223,18 @@ cli_net_call(cli_net_t *n)
 }
 
 int
+cli_net_state_with(cli_net_t *n, const char *match, uint64_t at,
+                   const char *extra)
+{
+    msgpack_packer *pk = cli_net_begin(n, "state", 3);
+
+    cli_pack_str(pk, "match", match);
+    cli_pack_uint(pk, "at", at);
+    cli_pack_uint(pk, extra, 1);
+    return cli_net_call(n);
+}
+
+int
 cli_net_append(cli_net_t *n, const cli_append_t *a)
 {
     msgpack_packer *pk;

@@ -58,6 +58,13 @@ msgpack_packer *cli_net_begin(cli_net_t *n, const char *op, size_t nfields);
  * refused, printed) or 2 (printed). */
 int  cli_net_call(cli_net_t *n);
 
+/* The `state` of match after event `at`, its answer holding also the
+ * part named `extra` ("text" or "seqs", proto/PROTOCOL.md): what a
+ * client that cannot replay a running dealt match takes from the
+ * recorder.  As cli_net_call. */
+int  cli_net_state_with(cli_net_t *n, const char *match, uint64_t at,
+                        const char *extra);
+
 /* Prints "<prefix>seq N hash <hex>[ (duplicate)]" from an append's
  * answer in n->res.  0, or 2 when the answer lacks them. */
 int  cli_net_print_ack(cli_net_t *n, const char *prefix);

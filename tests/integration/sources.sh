@@ -62,11 +62,21 @@ $A diff "$T/swapped.txt" --match "$CM" > "$T/cdiff.out" 2>&1
 check "dealt, server: another deal parts at the header" "1 1" \
     "$? $(grep -c 'divergence at seq 0 (the header).*deal: commit' \
           "$T/cdiff.out")"
+# A claim against it: the recorder's results (its records, each with its
+# seq), the very lines --db gives from the store's secret (until
+# 2026-12-05 the tool could not judge it).
 $A state --match "$CM" --json > "$T/claim.json"
-$A diff --claim "$T/claim.json" --match "$CM" > /dev/null 2> "$T/err"
-check "dealt, server: diff --claim says why it cannot judge" \
-    "2 is dealt and still running" \
-    "$? $(grep -o 'is dealt and still running' "$T/err" | head -1)"
+$A diff --claim "$T/claim.json" --match "$CM" > "$T/cdiff.out" 2>&1
+check "dealt, server: diff --claim of its own report" \
+    "0 identical: 1 record, 4 totals" "$? $(cat "$T/cdiff.out")"
+sed 's/"score":[0-9]*/"score":99/' "$T/claim.json" > "$T/claim2.json"
+$A diff --claim "$T/claim2.json" --match "$CM" > "$T/cdiff.out" 2>&1
+check "dealt, server: diff --claim = --db's" \
+    "1 $($A diff --claim "$T/claim2.json" --db "$T/data" --match "$CM")" \
+    "$? $(cat "$T/cdiff.out")"
+check "dealt, server: ... naming the record's seq" 1 \
+    "$(grep -c 'score: claimed 99, recorded [0-9]*, fixed at seq 48' \
+       "$T/cdiff.out")"
 
 # The source errors, named.
 $A replay --db "$T/data" --match NOPE > /dev/null 2> "$T/err"

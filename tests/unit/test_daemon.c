@@ -396,6 +396,22 @@ test_full_match(void)
     CHECK(call(cl, &res, "state", "su", "match", "full-1", "text",
                (uint64_t)2) != 0);
     CHECK(strstr(last_err, "text") != NULL);
+    /* With seqs: 1, the seq that fixed each record (Sota k at seq 3k). */
+    CHECK(arb_client_get(&res, "seqs") == NULL);
+    CHECK_INT(call(cl, &res, "state", "su", "match", "full-1", "seqs",
+                   (uint64_t)1), 0);
+    js = arb_client_get(&res, "seqs");
+    CHECK(js != NULL && js->type == MSGPACK_OBJECT_ARRAY
+          && js->via.array.size == 12);
+    if (js != NULL && js->type == MSGPACK_OBJECT_ARRAY
+        && js->via.array.size == 12) {
+        uint32_t q;
+
+        for (q = 0; q < 12; q++)
+            CHECK(js->via.array.ptr[q].type
+                      == MSGPACK_OBJECT_POSITIVE_INTEGER
+                  && js->via.array.ptr[q].via.u64 == 3 * (uint64_t)q + 3);
+    }
     /* state at an earlier seq: after Sota 1 */
     CHECK_INT(call(cl, &res, "state", "su", "match", "full-1", "at",
                    (uint64_t)3), 0);
