@@ -38,7 +38,7 @@
 
 static const char *const scripts[] = {
     "arbiter_yahchain_every_op", "arbiter_chan_seed_deal",
-    "arbiter_pipelined_two_matches",
+    "arbiter_pipelined_two_matches", "arbiter_state_text_seqs",
 };
 
 static const char arbiter[] = "nomem-arbiter-0123456789";
