@@ -30,24 +30,6 @@ static const arb_req_field_t state_fields[ST_N] = {
     [ST_SEQS]  = { "seqs",  ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 1 },
 };
 
-/* The seq of each of m's records, in the report's order: what a client
- * that cannot replay the match (a running dealt one) needs beside the
- * records to say which event fixed each (arbiter diff --claim). */
-static int
-pack_seqs(msgpack_packer *pk, const arb_match_t *m)
-{
-    arb_results_t res;
-    size_t        i;
-
-    if (arb_match_results(m, &res) != 0)
-        return ARB_ENOMEM;
-    arb_mp_pack_cstr(pk, "seqs");
-    msgpack_pack_array(pk, res.nrecords);
-    for (i = 0; i < res.nrecords; i++)
-        msgpack_pack_uint64(pk, res.records[i].seq);
-    arb_results_clear(&res);
-    return 0;
-}
 
 void
 arb_op_state(arb_request_t *r)
@@ -60,10 +42,13 @@ arb_op_state(arb_request_t *r)
     uint64_t         at, upto;
     arb_buf_t        json = ARB_BUF_INIT, b = ARB_BUF_INIT;
     arb_buf_t        text = ARB_BUF_INIT;
+    arb_results_t    res;
     msgpack_packer   pk;
     arb_viewer_t     who;
+    size_t           i;
     int              rc, with_text, with_seqs;
 
+    memset(&res, 0, sizeof(res));
     if (arb_request_fields(r, state_fields, ST_N, f) != 0)
         goto done;
     match = f[ST_MATCH].str;
@@ -95,6 +80,11 @@ arb_op_state(arb_request_t *r)
      * dealt one, whose deal only the recorder keeps) prints it. */
     if (rc == 0 && with_text)
         rc = arb_report_text(&text, m);
+    /* The seq of each record, in the report's order: what such a client
+     * needs beside the records to say which event fixed each (arbiter
+     * diff --claim). */
+    if (rc == 0 && with_seqs)
+        rc = arb_match_results(m, &res);
     if (rc != 0) {
         arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
                         rc == ARB_ENOMEM ? "out of memory"
@@ -111,13 +101,15 @@ arb_op_state(arb_request_t *r)
         msgpack_pack_str(&pk, text.len);
         msgpack_pack_str_body(&pk, text.data, text.len);
     }
-    if (with_seqs && pack_seqs(&pk, m) != 0) {
-        arb_buf_free(&b);
-        arb_reply_error(c, r->id, "internal", NULL, "out of memory");
-        goto done;
+    if (with_seqs) {
+        arb_mp_pack_cstr(&pk, "seqs");
+        msgpack_pack_array(&pk, res.nrecords);
+        for (i = 0; i < res.nrecords; i++)
+            msgpack_pack_uint64(&pk, res.records[i].seq);
     }
     arb_conn_send(c, &b);
 done:
+    arb_results_clear(&res);
     arb_match_free(m);
     arb_buf_free(&json);
     arb_buf_free(&text);
