@@ -29,48 +29,64 @@ arb_move_words(char *buf, char **w, size_t max)
 }
 
 static int
-seated(const arb_match_t *m, const char *name)
+seated(const arb_setup_t *setup, const char *name)
 {
-    return arb_setup_seat(arb_match_setup(m), name) >= 0;
+    return arb_setup_seat(setup, name) >= 0;
 }
 
 int
 arb_move_from_words(const arb_match_t *m, const char *as, char *const *w,
                     size_t n, arb_event_t *ev, arb_buf_t *why)
 {
-    const arb_rules_t *rules = arb_match_rules(m);
-    const char        *bare = arb_narrate_bare_verb(rules);
-    json_t            *d = NULL;
-    arb_buf_t          b = ARB_BUF_INIT;
-    const char        *player, *verb;
-    char               spelt[64];
-    size_t             i, first;
-    int                rc = ARB_ENOMEM;
+    arb_buf_t b = ARB_BUF_INIT;
+    json_t   *d = NULL;
+    int       rc;
+
+    /* Whose turn it is, only when a bare move needs it. */
+    if (as == NULL && n > 0 && arb_narrate_bare_verb(arb_match_rules(m))
+        != NULL) {
+        arb_match_describe(m, &b);
+        if (b.data != NULL)
+            arb_json_parse(&d, b.data, b.len, NULL);
+    }
+    rc = arb_move_from_words_at(arb_match_rules(m), arb_match_setup(m),
+                                json_string_value(json_object_get(d,
+                                                                  "turn")),
+                                as, w, n, ev, why);
+    json_decref(d);
+    arb_buf_free(&b);
+    return rc;
+}
+
+int
+arb_move_from_words_at(const arb_rules_t *rules, const arb_setup_t *setup,
+                       const char *turn, const char *as, char *const *w,
+                       size_t n, arb_event_t *ev, arb_buf_t *why)
+{
+    const char *bare = arb_narrate_bare_verb(rules);
+    const char *player, *verb;
+    char        spelt[64];
+    size_t      i, first;
+    int         rc = ARB_ENOMEM;
 
     if (n == 0) {
         arb_buf_puts(why, "the move is empty");
         return ARB_EINVAL;
     }
-    if (n >= 2 && !seated(m, w[0]) && seated(m, w[1])) {
+    if (n >= 2 && !seated(setup, w[0]) && seated(setup, w[1])) {
         verb = w[0];
         player = w[1];
         first = 2;
-    } else if (bare != NULL && seated(m, w[0])) {
+    } else if (bare != NULL && seated(setup, w[0])) {
         verb = bare;
         player = w[0];
         first = 1;
     } else if (bare != NULL) {
         verb = bare;
-        player = as;
-        if (player == NULL) {
-            arb_match_describe(m, &b);
-            if (b.data != NULL)
-                arb_json_parse(&d, b.data, b.len, NULL);
-            player = json_string_value(json_object_get(d, "turn"));
-        }
+        player = as != NULL ? as : turn;
         /* Nobody's turn: the match is over, and the rules say so. */
         if (player == NULL)
-            player = arb_match_setup(m)->players[0].name;
+            player = setup->players[0].name;
         first = 0;
     } else {
         arb_buf_printf(why, "write the move out: VERB PLAYER ARG... ('%s' "
@@ -91,7 +107,5 @@ arb_move_from_words(const arb_match_t *m, const char *as, char *const *w,
 done:
     if (rc == ARB_ENOMEM)
         arb_buf_puts(why, "out of memory");
-    json_decref(d);
-    arb_buf_free(&b);
     return rc;
 }

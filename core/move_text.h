@@ -30,5 +30,13 @@ size_t arb_move_words(char *buf, char **w, size_t max);
 int arb_move_from_words(const arb_match_t *m, const char *as,
                         char *const *w, size_t n, arb_event_t *ev,
                         arb_buf_t *why);
+/* The same for a match known by its rule set and setup only (a running
+ * dealt match the console cannot replay): turn is the player whose turn
+ * it is, as the match's describe() says (the recorder's report; NULL:
+ * nobody's). */
+int arb_move_from_words_at(const arb_rules_t *rules,
+                           const arb_setup_t *setup, const char *turn,
+                           const char *as, char *const *w, size_t n,
+                           arb_event_t *ev, arb_buf_t *why);
 
 #endif

@@ -51,11 +51,13 @@ usage(FILE *f)
         "                      [--retry SECONDS] [connection options]\n\n"
         "The scorekeeper's console for a live match: type the cards as they\n"
         "are played; each is judged here against the rules before it is\n"
-        "sent, so an illegal move is refused with the rule and nothing is\n"
-        "recorded.  At a terminal it shows whose turn it is and the active\n"
-        "Sota, edits the line (arrows, ^A ^E ^U ^K ^W, history) and follows\n"
-        "the other consoles' moves.  From a pipe it reads one command a\n"
-        "line and prints one result line for each, without prompts.\n\n"
+        "sent (a running dealt match's by the recorder, which alone keeps\n"
+        "the deal), so an illegal move is refused with the rule and nothing\n"
+        "is recorded.  At a terminal it shows whose turn it is and the\n"
+        "active Sota, edits the line (arrows, ^A ^E ^U ^K ^W, history) and\n"
+        "follows the other consoles' moves.  From a pipe it reads one\n"
+        "command a line and prints one result line for each, without\n"
+        "prompts.\n\n"
         "commands:\n"
         "  CARD [@N]              place a card (4♠, 4S or 4#1) for the\n"
         "                         player whose turn it is (or --as PLAYER)\n"
@@ -152,7 +154,7 @@ rest_of(const char *line)
 static int
 seated(const rec_t *r, const char *name)
 {
-    return arb_setup_seat(arb_match_setup(r->m), name) >= 0;
+    return arb_setup_seat(rec_setup(r), name) >= 0;
 }
 
 /* Prints the result line of an input line; bad marks the exit status. */
@@ -229,6 +231,26 @@ submit(rec_t *r, arb_event_t *ev, const char *after_ok)
            ? arb_buf_cstr(&r->effect) : "");
 }
 
+/* The event of a move's words: read against the local replay, or, for a
+ * running dealt match (sealed), the setup and the recorder's `turn`. */
+static int
+move_from_words(rec_t *r, char **w, size_t n, arb_event_t *ev,
+                arb_buf_t *why)
+{
+    json_t *d;
+    int     rc;
+
+    if (!r->sealed)
+        return arb_move_from_words(r->m, r->as, w, n, ev, why);
+    d = rec_describe(r);
+    rc = arb_move_from_words_at(rec_rules(r), rec_setup(r),
+                                json_string_value(json_object_get(d,
+                                                                  "turn")),
+                                r->as, w, n, ev, why);
+    json_decref(d);
+    return rc;
+}
+
 /* A move from its words: "VERB PLAYER ARG...", or, where the rule set
  * allows bare moves ("4S [@2]", "alice 4S" in YAHchain), its arguments
  * with or without the player (core/move_text.h). */
@@ -239,7 +261,7 @@ do_move(rec_t *r, char **w, size_t n)
     arb_buf_t   why = ARB_BUF_INIT;
 
     memset(&ev, 0, sizeof(ev));
-    if (arb_move_from_words(r->m, r->as, w, n, &ev, &why) != 0)
+    if (move_from_words(r, w, n, &ev, &why) != 0)
         result(r, 1, "error: %s", arb_buf_cstr(&why) ? arb_buf_cstr(&why)
                : "out of memory");
     else
@@ -278,8 +300,7 @@ do_undo(rec_t *r, const char *reason)
 
     memset(&ev, 0, sizeof(ev));
     for (i = r->nmine; i > 0 && t == NULL; i--)
-        if (arb_match_ruling(r->m, r->mine[i - 1].seq, NULL)
-            == ARB_RULED_NONE)
+        if (!rec_ruled(r, r->mine[i - 1].seq))
             t = &r->mine[i - 1];
     if (t == NULL) {
         result(r, 1, "error: nothing to undo: this console has recorded no "

@@ -6,7 +6,9 @@
  *                  plain lines from a pipe;
  *   record_link.c  the daemon side: two connections, the local replay of
  *                  the match, judging, sending, reconnecting, following;
- *   record_show.c  what is printed: moves, completed Sotas, the state.
+ *   record_show.c  what is printed: moves, completed Sotas, the state;
+ *   record_view.c  the match as shown: the local replay, or the
+ *                  recorder's report of a running dealt match.
  *
  * DESIGN: the console keeps its own arb_match_t replayed from the match's
  * events and judges every candidate event on it before anything is sent
@@ -17,7 +19,9 @@
  * console moved first, a refusal, a lost connection) the console throws
  * its replay away and rebuilds it from the log.  Rebuilding is cheap (a
  * match is a few hundred events) and it keeps one rule: the local match is
- * always a prefix of the log plus at most one event in flight.
+ * always a prefix of the log plus at most one event in flight.  A running
+ * dealt match, which no client can replay, is the exception: the
+ * recorder judges and the console shows its report (record_view.c).
  */
 #ifndef ARB_TOOLS_RECORD_H
 #define ARB_TOOLS_RECORD_H
@@ -27,6 +31,7 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "core/claim.h"
 #include "core/event.h"
 #include "core/jsonin.h"
 #include "core/match.h"
@@ -113,7 +118,16 @@ typedef struct rec {
     char           cid_prefix[100];
     unsigned long  ncid, nappends;
 
-    arb_match_t   *m;           /* the local replay */
+    arb_match_t   *m;           /* the local replay (NULL when sealed) */
+    /* A running dealt match read without its deal (record_view.c): no
+     * local replay; the recorder judges, and what is shown is its
+     * report. */
+    int            sealed;
+    arb_event_t    open;        /* sealed: its open (setup, rules) */
+    json_t        *view;        /* sealed: the recorder's report */
+    arb_claim_t    vres;        /* sealed: its records (with seqs), totals */
+    uint64_t      *ruled;       /* sealed: seqs a void or amend targets */
+    size_t         nruled, capruled;
     uint64_t       known;       /* the last seq known to be in the log;
                                    UINT64_MAX until the first resync, so
                                    history is not printed as news */
@@ -173,6 +187,34 @@ typedef struct rec_ack {
  * (ack->msg; nothing recorded), 2 gave up (the connection could not be
  * restored, or the console cannot go on; ack->msg says so). */
 int  rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack);
+
+/* ---- record_view.c ---------------------------------------------------- */
+
+/* The match as the console knows it: its local replay, or, sealed, the
+ * open and the recorder's report. */
+const arb_rules_t *rec_rules(const rec_t *r);
+const arb_setup_t *rec_setup(const rec_t *r);
+/* describe()'s JSON (a new reference, or NULL). */
+json_t *rec_describe(const rec_t *r);
+/* The records and totals: *out points at tmp (the local replay's, which
+ * the caller clears) or at the report's.  0 or ARB_ENOMEM (tmp zeroed). */
+int  rec_results(const rec_t *r, arb_results_t *tmp,
+                 const arb_results_t **out);
+int  rec_finished(const rec_t *r);
+int  rec_closed(const rec_t *r);
+/* The digest as hex into out[ARB_HASH_HEX]. */
+void rec_digest(const rec_t *r, char *out);
+/* Sealed: reads the recorder's report after event `at` into r->view and
+ * r->vres.  0, or -1 (the connection broke: r->lost; or printed, the
+ * console cannot go on: r->fatal). */
+int  rec_view_load(rec_t *r, uint64_t at);
+/* Sealed: notes a ruling's target (a void or amend seen in the log). */
+int  rec_view_note(rec_t *r, const arb_event_t *ev);
+/* 1 when a ruling of the log targets seq (sealed), or the local replay
+ * says it is ruled on. */
+int  rec_ruled(const rec_t *r, uint64_t seq);
+/* Frees what sealed mode holds and leaves it. */
+void rec_view_clear(rec_t *r);
 
 /* ---- record_show.c ---------------------------------------------------- */
 

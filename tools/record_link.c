@@ -172,6 +172,51 @@ is_pending(const rec_t *r, const arb_event_t *ev)
            && strcmp(ev->client_id, r->pending_cid) == 0;
 }
 
+/* Sealed: what ev did, appended to out: the recorder's report before it
+ * and after it (record_view.c).  The view is left after ev.  0 or -1. */
+static int
+sealed_effect(rec_t *r, const arb_event_t *ev, arb_buf_t *out)
+{
+    if (rec_view_load(r, ev->seq - 1) != 0)
+        return -1;
+    rec_show_snapshot(r);
+    if (rec_view_load(r, ev->seq) != 0)
+        return -1;
+    rec_show_effect(r, out, ev);
+    return 0;
+}
+
+/* apply_logged for a running dealt match: nothing to apply here (the
+ * recorder judged it), its ruling noted, the view moved past it. */
+static int
+sealed_logged(rec_t *r, const arb_event_t *ev, int news)
+{
+    arb_buf_t line = ARB_BUF_INIT;
+    int       rc = rec_view_note(r, ev);
+
+    if (rc != 0) {
+        say(r, "out of memory");
+        return rc;
+    }
+    if (is_pending(r, ev)) {
+        r->pending_seq = ev->seq;
+        r->effect.len = 0;
+        rc = sealed_effect(r, ev, &r->effect);
+    }
+    if (rc == 0 && news) {
+        if (!r->interactive)
+            arb_buf_puts(&line, "# ");
+        rec_show_event(r, &line, ev);
+        rc = sealed_effect(r, ev, &line);
+        if (rc == 0)
+            rec_print(r, arb_buf_cstr(&line));
+    }
+    if (rc == 0 && !news && !is_pending(r, ev))
+        rc = rec_view_load(r, ev->seq);
+    arb_buf_free(&line);
+    return rc;
+}
+
 static int
 apply_logged(rec_t *r, const arb_event_t *ev, uint64_t old_known)
 {
@@ -180,6 +225,8 @@ apply_logged(rec_t *r, const arb_event_t *ev, uint64_t old_known)
     int           mine = is_mine(r, ev), news, rc;
 
     news = ev->seq > old_known && r->follow && !mine;
+    if (r->sealed)
+        return sealed_logged(r, ev, news);
     if (news || is_pending(r, ev))
         rec_show_snapshot(r);
     rc = arb_match_apply(r->m, ev, &v);
@@ -207,6 +254,49 @@ apply_logged(rec_t *r, const arb_event_t *ev, uint64_t old_known)
     return 0;
 }
 
+/*
+ * The resync of a running dealt match, which this console cannot replay
+ * (record_view.c): the log's rulings noted, its events after old_known
+ * handled as apply_logged handles news, the recorder's report read at
+ * the head.  0 or -1.
+ */
+static int
+resync_sealed(rec_t *r, arb_history_t *h, uint64_t old_known)
+{
+    size_t i;
+
+    arb_match_free(r->m);
+    r->m = NULL;
+    if (!r->sealed) {
+        if (arb_event_copy(&r->open, &h->open) != 0) {
+            say(r, "out of memory");
+            r->fatal = CLI_ERROR;
+            return -1;
+        }
+        r->sealed = 1;
+    }
+    r->nruled = 0;
+    for (i = 0; i < h->nevents; i++) {
+        const arb_event_t *ev = &h->events[i];
+
+        if (ev->seq <= old_known && !is_pending(r, ev)) {
+            if (rec_view_note(r, ev) != 0) {
+                say(r, "out of memory");
+                r->fatal = CLI_ERROR;
+                return -1;
+            }
+        } else if (apply_logged(r, ev, old_known) != 0) {
+            if (!r->lost && !r->fatal)
+                r->fatal = CLI_ERROR;
+            return -1;
+        }
+    }
+    if (rec_view_load(r, h->nevents) != 0)
+        return -1;
+    r->known = h->nevents;
+    return 0;
+}
+
 int
 rec_link_resync(rec_t *r)
 {
@@ -228,6 +318,11 @@ rec_link_resync(rec_t *r)
             r->fatal = st == CLI_DIFFERS ? CLI_DIFFERS : CLI_ERROR;
         goto done;
     }
+    if (arb_history_sealed(&h)) {
+        rc = resync_sealed(r, &h, old_known);
+        goto done;
+    }
+    rec_view_clear(r);          /* (its close revealed the deal) */
     arb_match_free(r->m);
     r->m = NULL;
     /* What this console knew already goes through the one replay; only
@@ -238,19 +333,6 @@ rec_link_resync(rec_t *r)
         if (is_pending(r, &h.events[i]))
             quiet = h.events[i].seq - 1;
     rc = arb_history_replay(&h, quiet, &r->m, &bad, &v);
-    if (rc == ARB_ESEALED) {
-        /* This console judges on its own replay, which needs the deal:
-         * the recorder judges each move of the other two ways. */
-        say(r, "match %s is dealt and still running: this console judges "
-            "each move on its own replay of the match, which needs the "
-            "deal that only the recorder keeps until the close; record "
-            "its moves with 'arbiter move --match %s VERB PLAYER ARG...' "
-            "or on its scorekeeper's page (/s/%s), where the recorder "
-            "judges each", r->match, r->match, r->match);
-        r->fatal = CLI_ERROR;
-        rc = -1;
-        goto done;
-    }
     if (rc != 0 && r->m == NULL) {
         say(r, "match %s: its header does not replay here (%s: %s)",
             r->match, v.rule, v.msg);
@@ -316,6 +398,7 @@ rec_link_close(rec_t *r)
     memset(r->token, 0, sizeof(r->token));
     arb_match_free(r->m);
     r->m = NULL;
+    rec_view_clear(r);
 }
 
 int
@@ -419,7 +502,8 @@ on_frame(rec_t *r, const char *frame, size_t len)
         goto done;
     }
     if (apply_logged(r, &ev, known) != 0) {
-        r->fatal = CLI_ERROR;
+        if (!r->lost)
+            r->fatal = CLI_ERROR;
         goto done;
     }
     r->known = seq;
@@ -573,10 +657,11 @@ rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack)
         }
         tentative = r->pending_seq == 0;
         if (tentative) {
-            /* Judged here first: only a legal event is ever sent. */
+            /* Judged here first: only a legal event is ever sent (a
+             * running dealt match's, by the recorder alone). */
             rec_show_snapshot(r);
             ev->seq = 0;
-            rc = arb_match_apply(r->m, ev, &v);
+            rc = r->sealed ? 0 : arb_match_apply(r->m, ev, &v);
             if (rc != 0) {
                 snprintf(ack->msg, sizeof(ack->msg), "%s: %s", v.rule,
                          v.msg);
@@ -608,7 +693,10 @@ rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack)
                     "once", ack->seq);
             if (tentative && ack->seq == r->known + 1) {
                 r->known = ack->seq;
-                rec_show_effect(r, &r->effect, ev);
+                /* (Sealed: the report after it; a link lost meanwhile
+                 * leaves the answer without its effect.) */
+                if (!r->sealed || rec_view_load(r, ack->seq) == 0)
+                    rec_show_effect(r, &r->effect, ev);
             } else if (tentative || ack->seq != r->pending_seq) {
                 /* Recorded, but not where the replay has it. */
                 r->effect.len = 0;
@@ -644,7 +732,6 @@ rec_link_verify(rec_t *r, int *same)
     msgpack_packer *pk;
     json_t         *j = NULL;
     const char     *json, *hex;
-    unsigned char   d[ARB_HASH_LEN];
     char            mine[ARB_HASH_HEX];
     size_t          len;
     long long       seq;
@@ -666,8 +753,7 @@ rec_link_verify(rec_t *r, int *same)
         seq = json_is_integer(json_object_get(j, "seq"))
               ? (long long)json_integer_value(json_object_get(j, "seq")) : -1;
         hex = json_string_value(json_object_get(j, "digest"));
-        arb_match_digest(r->m, d);
-        arb_hex32(mine, d);
+        rec_digest(r, mine);
         *same = seq == (long long)r->known && hex != NULL
                 && strcmp(hex, mine) == 0;
         json_decref(j);

@@ -2,7 +2,8 @@
  * record_show.c - what `arbiter record` prints: moves, completed results,
  * the prompt and the state.
  *
- * DESIGN: everything shown comes from the local replay, in the game's own
+ * DESIGN: everything shown comes from the local replay (for a running
+ * dealt match, the recorder's report: record_view.c), in the game's own
  * words where its rule set gives them and in generic words made from
  * results() and describe() where it does not (core/narrate.h), so this
  * file names no game.  A completed result is found by comparing the
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "core/narrate.h"
 #include "core/transcript.h"
 #include "tools/record.h"
@@ -20,7 +22,7 @@
 static const arb_rules_t *
 rules(const rec_t *r)
 {
-    return arb_match_rules(r->m);
+    return rec_rules(r);
 }
 
 static const char *
@@ -33,13 +35,7 @@ get_str(const json_t *d, const char *key)
 static json_t *
 describe(const rec_t *r)
 {
-    arb_buf_t b = ARB_BUF_INIT;
-    json_t   *j = NULL;
-
-    if (arb_match_describe(r->m, &b) == 0 && b.data != NULL)
-        arb_json_parse(&j, b.data, b.len, NULL);
-    arb_buf_free(&b);
-    return j;
+    return rec_describe(r);
 }
 
 void
@@ -69,16 +65,19 @@ rec_print(rec_t *r, const char *text)
 void
 rec_show_snapshot(rec_t *r)
 {
-    arb_results_t res;
+    arb_results_t        tmp;
+    const arb_results_t *res;
+    json_t              *d = describe(r);
 
     r->before.len = 0;
-    arb_match_describe(r->m, &r->before);
+    if (d != NULL)
+        arb_json_put(&r->before, d);
+    json_decref(d);
     r->before_nrec = 0;
-    if (arb_match_results(r->m, &res) == 0) {
-        r->before_nrec = res.nrecords;
-        arb_results_clear(&res);
-    }
-    r->before_over = arb_match_finished(r->m);
+    if (rec_results(r, &tmp, &res) == 0)
+        r->before_nrec = res->nrecords;
+    arb_results_clear(&tmp);
+    r->before_over = rec_finished(r);
 }
 
 static void
@@ -87,7 +86,7 @@ put_over(const rec_t *r, arb_buf_t *out)
     json_t     *d;
     const char *why;
 
-    if (arb_match_closed(r->m)) {
+    if (rec_closed(r)) {
         arb_buf_puts(out, "the match is closed");
         return;
     }
@@ -101,20 +100,21 @@ put_over(const rec_t *r, arb_buf_t *out)
 void
 rec_show_effect(rec_t *r, arb_buf_t *out, const arb_event_t *ev)
 {
-    arb_results_t res;
-    size_t        i;
+    arb_results_t        tmp;
+    const arb_results_t *res;
+    size_t               i;
 
-    if (arb_match_results(r->m, &res) != 0)
+    if (rec_results(r, &tmp, &res) != 0)
         return;
-    for (i = r->before_nrec; i < res.nrecords; i++) {
+    for (i = r->before_nrec; i < res->nrecords; i++) {
         arb_buf_puts(out, "; ");
-        arb_narrate_record(out, rules(r), &res.records[i]);
+        arb_narrate_record(out, rules(r), &res->records[i]);
     }
-    if (res.nrecords < r->before_nrec)
+    if (res->nrecords < r->before_nrec)
         arb_buf_printf(out, "; %zu result%s withdrawn",
-                       r->before_nrec - res.nrecords,
-                       r->before_nrec - res.nrecords > 1 ? "s" : "");
-    if (ev->kind == ARB_EV_MOVE && res.nrecords == r->before_nrec
+                       r->before_nrec - res->nrecords,
+                       r->before_nrec - res->nrecords > 1 ? "s" : "");
+    if (ev->kind == ARB_EV_MOVE && res->nrecords == r->before_nrec
         && r->before.data != NULL) {
         json_t *before = NULL;
 
@@ -122,11 +122,11 @@ rec_show_effect(rec_t *r, arb_buf_t *out, const arb_event_t *ev)
         arb_narrate_effect(out, rules(r), before, ev);
         json_decref(before);
     }
-    if (!r->before_over && arb_match_finished(r->m)) {
+    if (!r->before_over && rec_finished(r)) {
         arb_buf_puts(out, "; ");
         put_over(r, out);
     }
-    arb_results_clear(&res);
+    arb_results_clear(&tmp);
 }
 
 void
@@ -149,7 +149,7 @@ rec_show_prompt(rec_t *r, char *out, size_t len)
     arb_buf_t   b = ARB_BUF_INIT;
 
     arb_buf_printf(&b, "%s seq %" PRIu64, r->match, r->known);
-    if (arb_match_finished(r->m)) {
+    if (rec_finished(r)) {
         arb_buf_puts(&b, " | over");
     } else {
         arb_narrate_prompt(&b, rules(r), d);
@@ -165,16 +165,17 @@ rec_show_prompt(rec_t *r, char *out, size_t len)
 static void
 put_totals(const rec_t *r, arb_buf_t *out)
 {
-    arb_results_t res;
-    size_t        i;
+    arb_results_t        tmp;
+    const arb_results_t *res;
+    size_t               i;
 
-    if (arb_match_results(r->m, &res) != 0)
-        return;
-    arb_buf_puts(out, "totals");
-    for (i = 0; i < res.ntotals; i++)
-        arb_buf_printf(out, "%s %s %" PRId64, i ? "," : "",
-                       res.totals[i].name, res.totals[i].points);
-    arb_results_clear(&res);
+    if (rec_results(r, &tmp, &res) == 0) {
+        arb_buf_puts(out, "totals");
+        for (i = 0; i < res->ntotals; i++)
+            arb_buf_printf(out, "%s %s %" PRId64, i ? "," : "",
+                           res->totals[i].name, res->totals[i].points);
+    }
+    arb_results_clear(&tmp);
 }
 
 /* One line: "seq 4; Sota 2 [5♥]; turn alice; totals alice 21, bob 0". */
@@ -182,7 +183,7 @@ static void
 state_line(rec_t *r, arb_buf_t *out, const json_t *d)
 {
     arb_buf_printf(out, "seq %" PRIu64 "; ", r->known);
-    if (arb_match_finished(r->m))
+    if (rec_finished(r))
         put_over(r, out);
     else
         arb_narrate_position(out, rules(r), d, 0);
@@ -194,9 +195,10 @@ state_line(rec_t *r, arb_buf_t *out, const json_t *d)
 static void
 state_screen(rec_t *r, arb_buf_t *out, const json_t *d)
 {
-    const arb_setup_t *s = arb_match_setup(r->m);
-    arb_results_t      res;
-    size_t             i;
+    const arb_setup_t   *s = rec_setup(r);
+    arb_results_t        tmp;
+    const arb_results_t *res;
+    size_t               i;
 
     arb_buf_printf(out, "match %s: %s", r->match, s->game);
     if (get_str(d, "mode") != NULL)
@@ -207,17 +209,16 @@ state_screen(rec_t *r, arb_buf_t *out, const json_t *d)
     arb_buf_printf(out, "; seq %" PRIu64, r->known);
     arb_narrate_header(out, rules(r), d);
     arb_buf_putc(out, '\n');
-    if (arb_match_finished(r->m))
+    if (rec_finished(r))
         put_over(r, out);
     else
         arb_narrate_position(out, rules(r), d, 1);
-    if (arb_match_results(r->m, &res) == 0) {
-        for (i = 0; i < res.nrecords; i++) {
+    if (rec_results(r, &tmp, &res) == 0)
+        for (i = 0; i < res->nrecords; i++) {
             arb_buf_puts(out, "\n  ");
-            arb_narrate_record(out, rules(r), &res.records[i]);
+            arb_narrate_record(out, rules(r), &res->records[i]);
         }
-        arb_results_clear(&res);
-    }
+    arb_results_clear(&tmp);
     arb_buf_putc(out, '\n');
     put_totals(r, out);
 }

@@ -234,16 +234,51 @@ if command -v script > /dev/null 2>&1; then
 3 alice 6♦" "$(moves R4)"
 fi
 
-# A running dealt match: the console cannot judge it (its replay needs the
-# deal, which only the recorder keeps until the close), and says so,
-# naming the two ways where the recorder judges each move.
-$A open --token "$ARB" --match D1 --game chan --players a,b,c,d \
-    --deal seed:record-sh > /dev/null
-out=$(echo "state" | $A record --token "$SCO" --match D1 2>&1); rc=$?
-check "dealt and running: the console does not start" 2 $rc
-check "dealt and running: ... saying why and what to use" 1 \
-    "$(echo "$out" | grep -c "match D1 is dealt and still running: .*\
-'arbiter move --match D1 VERB PLAYER ARG...' or on its scorekeeper's page")"
+# ---- a running dealt match: the recorder judges ----------------------
+# The console cannot replay it (the recorder keeps the deal until the
+# close): it sends each move for the recorder to judge, and shows the
+# recorder's report.  Until 2026-12-05 it would not start on one.  A
+# whole Chắn match from its transcript, with an illegal move in it, then
+# the state, and an undo; the recorder ends where the transcript's replay
+# does.
+F=tests/data/chan-draw.txt
+ORDER=$(sed -n 's/^deal: order //p' $F)
+$A open --token "$ARB" --match CHAN-DRAW-1 --game chan \
+    --players an,binh,chi,dung --deal "order:$ORDER" \
+    > /dev/null
+grep -E '^[0-9]+\. ' $F | sed 's/^[0-9]*\. //; s/ *#.*//' > "$T/chan.moves"
+n=$(wc -l < "$T/chan.moves" | tr -d ' ')
+{ head -n 1 "$T/chan.moves"; echo "discard an 9W"; tail -n +2 "$T/chan.moves"
+  echo state; echo undo; } \
+    | $A record --token "$SCO" --match CHAN-DRAW-1 > "$T/chan.out" 2>&1
+check "dealt: exit 1 (one move refused)" 1 $?
+check "dealt: every move recorded" "$n" \
+    "$(($(grep -c '^ok seq [0-9]*' "$T/chan.out") - 1))"
+check "dealt: the illegal move refused by the recorder, with its rule" \
+    "refused §3 turn: not an's move" \
+    "$(grep '^refused' "$T/chan.out" | cut -d: -f1-2)"
+check "dealt: the last move ends the match" 1 \
+    "$(grep -c "^ok seq $n; .*the match is over" "$T/chan.out")"
+check "dealt: the state, from the recorder's report" 1 \
+    "$(grep -c "^seq $n; the match is over.*; totals an " "$T/chan.out")"
+check "dealt: undo asks the arbiter" 1 \
+    "$(grep -c "^ok seq $((n + 1)); undo of seq $n (.*) requested" \
+       "$T/chan.out")"
+check "dealt: the recorder's state = the transcript's replay" \
+    "$($A replay $F)" \
+    "$($A replay --db "$T/data" --match CHAN-DRAW-1 --at "$n")"
+# An answer lost after the commit: resent with the same cid, once.
+$A open --token "$ARB" --match CHAN-DRAW-2 --game chan \
+    --players an,binh,chi,dung --deal "order:$ORDER" \
+    > /dev/null
+head -n 2 "$T/chan.moves" | ARBITER_RECORD_DROP_ACK=1 $A record \
+    --token "$SCO" --match CHAN-DRAW-2 > "$T/out7" 2> "$T/err7"
+check "dealt, lost ack: one result each" "0 ok seq 1 ok seq 2" \
+    "$? $(cat "$T/out7" | tr '\n' ' ' | sed 's/ $//')"
+check "dealt, lost ack: the recorder had it" 1 \
+    "$(grep -c 'seq 1 was recorded before its answer was lost' "$T/err7")"
+check "dealt, lost ack: recorded once" 3 \
+    "$($A events --token "$RDR" --match CHAN-DRAW-2 | wc -l | tr -d ' ')"
 $A record --help | grep -q "usage: arbiter record"; check "record help" 0 $?
 $A --help | grep -q "^  record "; check "record listed" 0 $?
 

@@ -1,0 +1,180 @@
+/*
+ * record_view.c - the match as `arbiter record` knows it.
+ *
+ * DESIGN: the console judges each move on its own replay of the match
+ * (record.h).  A running dealt match cannot be replayed by a client: the
+ * recorder keeps the deal until the close and never sends it.  For such
+ * a match (sealed) the console keeps no replay: the recorder judges each
+ * move when it is appended, and what the console shows (the prompt, a
+ * move's effect, the state) comes from the recorder's report, read again
+ * after each event (the `state` op with the records' seqs).  These
+ * accessors give the rest of the console one view of either, so that
+ * record_show.c and cmd_record.c do not ask which it is.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/hash.h"
+#include "tools/cli.h"
+#include "tools/record.h"
+
+const arb_rules_t *
+rec_rules(const rec_t *r)
+{
+    return r->sealed ? arb_rules_find(r->open.setup->game)
+                     : arb_match_rules(r->m);
+}
+
+const arb_setup_t *
+rec_setup(const rec_t *r)
+{
+    return r->sealed ? r->open.setup : arb_match_setup(r->m);
+}
+
+json_t *
+rec_describe(const rec_t *r)
+{
+    arb_buf_t b = ARB_BUF_INIT;
+    json_t   *j = NULL;
+
+    if (r->sealed)
+        return json_incref(json_object_get(r->view, "state"));
+    if (arb_match_describe(r->m, &b) == 0 && b.data != NULL)
+        arb_json_parse(&j, b.data, b.len, NULL);
+    arb_buf_free(&b);
+    return j;
+}
+
+int
+rec_results(const rec_t *r, arb_results_t *tmp, const arb_results_t **out)
+{
+    memset(tmp, 0, sizeof(*tmp));
+    *out = r->sealed ? &r->vres.res : tmp;
+    return r->sealed ? 0 : arb_match_results(r->m, tmp);
+}
+
+int
+rec_finished(const rec_t *r)
+{
+    return r->sealed ? json_is_true(json_object_get(r->view, "finished"))
+                     : arb_match_finished(r->m);
+}
+
+int
+rec_closed(const rec_t *r)
+{
+    return r->sealed ? json_is_true(json_object_get(r->view, "closed"))
+                     : arb_match_closed(r->m);
+}
+
+void
+rec_digest(const rec_t *r, char *out)
+{
+    unsigned char d[ARB_HASH_LEN];
+    const char   *hex;
+
+    if (r->sealed) {
+        hex = json_string_value(json_object_get(r->view, "digest"));
+        snprintf(out, ARB_HASH_HEX, "%s", hex != NULL ? hex : "");
+        return;
+    }
+    arb_match_digest(r->m, d);
+    arb_hex32(out, d);
+}
+
+int
+rec_view_load(rec_t *r, uint64_t at)
+{
+    const msgpack_object *seqs;
+    const char           *json;
+    arb_claim_t           c;
+    arb_buf_t             why = ARB_BUF_INIT;
+    json_t               *j = NULL;
+    size_t                len, i;
+    int                   st;
+
+    memset(&c, 0, sizeof(c));
+    st = cli_net_state_with(&r->net, r->match, at, "seqs");
+    if (st != CLI_OK) {
+        if (st == CLI_ERROR)
+            r->lost = 1;
+        else
+            r->fatal = CLI_ERROR;
+        return -1;
+    }
+    seqs = arb_client_get(&r->net.res, "seqs");
+    if (cli_get_bytes(&r->net.res.data, "json", &json, &len) != 0
+        || seqs == NULL || seqs->type != MSGPACK_OBJECT_ARRAY
+        || arb_json_parse(&j, json, len, NULL) != 0
+        || arb_claim_parse_json(&c, json, len, &why) != 0
+        || c.res.nrecords != seqs->via.array.size)
+        goto bad;
+    for (i = 0; i < c.res.nrecords; i++) {
+        if (seqs->via.array.ptr[i].type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+            goto bad;
+        c.res.records[i].seq = seqs->via.array.ptr[i].via.u64;
+    }
+    json_decref(r->view);
+    r->view = j;
+    arb_claim_clear(&r->vres);
+    r->vres = c;
+    arb_buf_free(&why);
+    return 0;
+bad:
+    fprintf(stderr, "arbiter record: match %s: the recorder's report has "
+            "no records with their seqs%s%s\n", r->match,
+            why.len > 0 ? ": " : "", why.len > 0 ? arb_buf_cstr(&why) : "");
+    json_decref(j);
+    arb_claim_clear(&c);
+    arb_buf_free(&why);
+    r->fatal = CLI_ERROR;
+    return -1;
+}
+
+int
+rec_view_note(rec_t *r, const arb_event_t *ev)
+{
+    uint64_t *v;
+
+    if (ev->kind != ARB_EV_VOID && ev->kind != ARB_EV_AMEND)
+        return 0;
+    if (r->nruled == r->capruled) {
+        size_t cap = r->capruled ? 2 * r->capruled : 16;
+
+        v = realloc(r->ruled, cap * sizeof(*v));
+        if (v == NULL)
+            return ARB_ENOMEM;
+        r->ruled = v;
+        r->capruled = cap;
+    }
+    r->ruled[r->nruled++] = ev->target;
+    return 0;
+}
+
+int
+rec_ruled(const rec_t *r, uint64_t seq)
+{
+    size_t i;
+
+    if (!r->sealed)
+        return arb_match_ruling(r->m, seq, NULL) != ARB_RULED_NONE;
+    for (i = 0; i < r->nruled; i++)
+        if (r->ruled[i] == seq)
+            return 1;
+    return 0;
+}
+
+void
+rec_view_clear(rec_t *r)
+{
+    if (r->sealed)
+        arb_event_clear(&r->open);
+    json_decref(r->view);
+    r->view = NULL;
+    arb_claim_clear(&r->vres);
+    free(r->ruled);
+    r->ruled = NULL;
+    r->nruled = r->capruled = 0;
+    r->sealed = 0;
+}
