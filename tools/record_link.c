@@ -267,6 +267,12 @@ resync_sealed(rec_t *r, arb_history_t *h, uint64_t old_known)
 
     arb_match_free(r->m);
     r->m = NULL;
+    if (h->open.setup == NULL || arb_rules_find(h->open.setup->game) == NULL) {
+        say(r, "match %s: this console does not know its game",
+            r->match);
+        r->fatal = CLI_ERROR;
+        return -1;
+    }
     if (!r->sealed) {
         if (arb_event_copy(&r->open, &h->open) != 0) {
             say(r, "out of memory");
