@@ -92,19 +92,37 @@ usage(FILE *f)
                "good.\n");
 }
 
+/* The moves as this match's game takes them: YAHchain's bare cards, or
+ * every move written out (the other games' verbs: docs/rules/). */
 static void
 help(rec_t *r)
 {
+    int bare = arb_narrate_bare_verb(rec_rules(r)) != NULL;
+
     if (!r->interactive) {
-        rec_print(r, "commands: CARD [@N] | PLAYER CARD [@N] | VERB PLAYER "
-                  "ARG... | undo [REASON] | note TEXT | state | help | "
-                  "quit");
+        rec_print(r, bare ? "commands: CARD [@N] | PLAYER CARD [@N] | VERB "
+                  "PLAYER ARG... | undo [REASON] | note TEXT | state | "
+                  "help | quit"
+                  : "commands: VERB PLAYER ARG... | undo [REASON] | note "
+                  "TEXT | state | help | quit");
         return;
     }
+    if (bare)
+        rec_print(r,
+            "Type a card to place it for the player whose turn it is (4♠,\n"
+            "4S or 4#1; add @N to name the Sota), or say who places it:\n"
+            "'alice 4S' or 'place alice 4S'.  Every move is checked here\n"
+            "first.");
+    else {
+        char text[256];
+
+        snprintf(text, sizeof(text), "Type each move written out: VERB "
+                 "PLAYER ARG...\n(%s's verbs: docs/rules/%s.md).  Every "
+                 "move is checked first.", rec_setup(r)->game,
+                 rec_setup(r)->game);
+        rec_print(r, text);
+    }
     rec_print(r,
-        "Type a card to place it for the player whose turn it is (4♠, 4S\n"
-        "or 4#1; add @N to name the Sota), or say who places it: 'alice 4S'\n"
-        "or 'place alice 4S'.  Every move is checked here first.\n"
         "  undo [REASON]  undo this console's last move (an arbiter's token\n"
         "                 voids it; a scorer's asks the arbiter to)\n"
         "  note TEXT      record a note\n"

@@ -249,7 +249,7 @@ $A open --token "$ARB" --match CHAN-DRAW-1 --game chan \
 grep -E '^[0-9]+\. ' $F | sed 's/^[0-9]*\. //; s/ *#.*//' > "$T/chan.moves"
 n=$(wc -l < "$T/chan.moves" | tr -d ' ')
 { head -n 1 "$T/chan.moves"; echo "discard an 9W"; tail -n +2 "$T/chan.moves"
-  echo state; echo undo; } \
+  echo state; echo undo; echo help; } \
     | $A record --token "$SCO" --match CHAN-DRAW-1 > "$T/chan.out" 2>&1
 check "dealt: exit 1 (one move refused)" 1 $?
 check "dealt: every move recorded" "$n" \
@@ -264,6 +264,8 @@ check "dealt: the state, from the recorder's report" 1 \
 check "dealt: undo asks the arbiter" 1 \
     "$(grep -c "^ok seq $((n + 1)); undo of seq $n (.*) requested" \
        "$T/chan.out")"
+check "dealt: help names the moves this game takes" 1 \
+    "$(grep -c '^commands: VERB PLAYER ARG\.\.\. | undo' "$T/chan.out")"
 check "dealt: the recorder's state = the transcript's replay" \
     "$($A replay $F)" \
     "$($A replay --db "$T/data" --match CHAN-DRAW-1 --at "$n")"
