@@ -155,6 +155,15 @@ on_signal(uv_signal_t *h, int signum)
     arb_notify("READY=1");
 }
 
+/* A stop asked for while the start still runs (srv.stop_asked). */
+static volatile sig_atomic_t early_stop;
+
+static void
+on_early_signal(int signum)
+{
+    early_stop = signum;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -323,12 +332,31 @@ main(int argc, char **argv)
     uv_signal_init(srv.loop, &srv.sig_int);
     uv_signal_init(srv.loop, &srv.sig_hup);
     srv.sig_term.data = srv.sig_int.data = srv.sig_hup.data = &srv;
+    uv_signal_start(&srv.sig_hup, on_signal, SIGHUP);
+    /* Until the loop runs, SIGTERM and SIGINT set early_stop: libuv's
+     * handler would leave them for the loop, and a start waiting on NATS
+     * (up to timeout_ms) would keep a stop waiting as long. */
+    {
+        struct sigaction sa;
+
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_early_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGINT, &sa, NULL);
+        srv.stop_asked = &early_stop;
+    }
+    rc = arb_server_listen(&srv) != 0 || arb_repl_start(&srv) != 0
+         || arb_replica_start(&srv) != 0 || arb_http_start(&srv) != 0;
     uv_signal_start(&srv.sig_term, on_signal, SIGTERM);
     uv_signal_start(&srv.sig_int, on_signal, SIGINT);
-    uv_signal_start(&srv.sig_hup, on_signal, SIGHUP);
-    if (arb_server_listen(&srv) != 0 || arb_repl_start(&srv) != 0
-        || arb_replica_start(&srv) != 0 || arb_http_start(&srv) != 0) {
+    if (rc != 0) {
         srv.exit_code = ARB_EXIT_START;
+        arb_server_stop(&srv);
+    } else if (early_stop != 0) {
+        /* (From here on a signal goes to on_signal, in the loop.) */
+        arb_log(ARB_LOG_INFO, "signal %d while starting", (int)early_stop);
+        arb_notify("STOPPING=1");
         arb_server_stop(&srv);
     } else {
         arb_log_ev(ARB_LOG_INFO, "ready", NULL, "%s ready (data %s)",

@@ -83,6 +83,10 @@
 /* The cursor file is written (and fsync'd) at most this often: it only
  * saves work after a restart (the resync reads what the stream holds). */
 #define ARB_REPL_CURSOR_MS 1000
+/* A stop waits this long for the thread to end by itself (its last
+ * PubAcks, 200 ms, and the cursor file) before it closes the connection
+ * under a request of the thread's. */
+#define ARB_REPL_STOP_MS   1000
 
 /*
  * A stream is asked only once settled: a leader just elected answers
@@ -136,9 +140,14 @@ arb__repl_settled(arb_repl_t *r, arb_buf_t *why)
 void
 arb__repl_log_err(arb_repl_t *r, const char *what, int rc, arb_buf_t *why)
 {
+    int stopping;
+
     pthread_mutex_lock(&r->mu);
     r->st.errors++;
+    stopping = r->stop;
     pthread_mutex_unlock(&r->mu);
+    if (stopping)
+        return;     /* the connection closed by the stop: no news */
     arb_log_ev(rc == ARB_EAGAIN ? ARB_LOG_WARN : ARB_LOG_ERROR,
                "replicate_error", NULL, "replicate: %s: %s", what,
                why != NULL ? arb_buf_cstr(why) : arb_strerror(rc));
@@ -999,8 +1008,8 @@ wait_inflight_locked(arb_repl_t *r, unsigned ms)
 {
     int64_t until = arb_clock_ms() + ms;
 
-    r->draining++;      /* the last PubAck wakes us */
-    while (r->inflight > 0 && !r->wave_failed) {
+    r->draining++;      /* the last PubAck wakes us, or a cut */
+    while (r->inflight > 0 && !r->wave_failed && !r->cut) {
         int64_t         left = until - arb_clock_ms();
         struct timespec ts;
 
@@ -1686,6 +1695,10 @@ thread_main(void *arg)
     free(checked.id);
     free(checked.held);
     arb_buf_free(&why);
+    pthread_mutex_lock(&r->mu);
+    r->thr_done = 1;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
     return NULL;
 }
 
@@ -1769,13 +1782,30 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
 void
 arb__repl_thread_stop(arb_repl_t *r)
 {
-    size_t i;
+    struct timespec ts;
+    size_t          i;
+    int             cut;
 
     if (r->thr_started) {
         pthread_mutex_lock(&r->mu);
         r->stop = 1;
         pthread_cond_broadcast(&r->cv);
         pthread_mutex_unlock(&r->mu);
+        /* The thread ends within ARB_REPL_STOP_MS (its last PubAcks
+         * come meanwhile) unless it waits on a request to NATS, for up
+         * to timeout_ms: then the connection is closed under it, which
+         * answers the request at once.  What it did not publish goes
+         * from the cursor at the next start. */
+        arb_clock_deadline(&ts, ARB_REPL_STOP_MS);
+        pthread_mutex_lock(&r->mu);
+        while (!r->thr_done
+               && pthread_cond_timedwait(&r->cv, &r->mu, &ts) == 0)
+            ;
+        cut = r->cut = !r->thr_done;
+        pthread_cond_broadcast(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+        if (cut && r->s != NULL && r->s->nc != NULL)
+            natsConnection_Close(r->s->nc);
         pthread_join(r->thr, NULL);
         r->thr_started = 0;
     }
@@ -1783,8 +1813,6 @@ arb__repl_thread_stop(arb_repl_t *r)
         /* Its callbacks run on a thread of libnats, possibly after the
          * close returns: wait for the last one (at most 2 s) before r
          * may be freed. */
-        struct timespec ts;
-
         natsConnection_Close(r->s->nc);
         arb_clock_deadline(&ts, 2000);
         pthread_mutex_lock(&r->mu);

@@ -213,6 +213,9 @@ struct arb_repl {
      * start, and a quiesce slept out its 50 ms slice). */
     pthread_cond_t     cv;
     int                stop;        /* [mu] */
+    int                thr_done;    /* [mu] the thread is about to end */
+    int                cut;         /* [mu] the stop closed the connection
+                                       under the thread: no PubAck comes */
     int                check_req;   /* [mu] a pass is wanted */
     int                check_walk;  /* [mu] and which subjects it reads
                                        message by message (ARB_REPL_WALK_*:

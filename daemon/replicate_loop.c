@@ -298,16 +298,24 @@ arb__repl_wake_loop(arb_repl_t *r)
         uv_async_send(&r->async);
 }
 
+/* At start, before the loop runs: up to timeout_ms for the look, in
+ * slices of 50 ms so that a stop asked for meanwhile cuts it short. */
 void
 arb__repl_wait_verified(arb_repl_t *r)
 {
-    struct timespec ts;
+    volatile sig_atomic_t *asked = r->srv->stop_asked;
+    int64_t                until = arb_clock_ms() + r->conf->timeout_ms;
+    struct timespec        ts;
 
-    arb_clock_deadline(&ts, (long)r->conf->timeout_ms);
     pthread_mutex_lock(&r->mu);
-    while (!r->verified
-           && pthread_cond_timedwait(&r->cv, &r->mu, &ts) == 0)
-        ;
+    while (!r->verified && (asked == NULL || *asked == 0)) {
+        int64_t left = until - arb_clock_ms();
+
+        if (left <= 0)
+            break;
+        arb_clock_deadline(&ts, left < 50 ? (long)left : 50L);
+        pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+    }
     pthread_mutex_unlock(&r->mu);
 }
 

@@ -9,6 +9,7 @@
 #define ARB_SERVER_H
 
 #include <stdint.h>
+#include <signal.h>
 #include <stdatomic.h>
 
 #include <uv.h>
@@ -218,6 +219,11 @@ struct arb_server {
     const char      *sock_paths[ARB_LISTEN_MAX];
     size_t           nsock_paths;
     uv_signal_t      sig_term, sig_int, sig_hup;
+    /* Set (to the signal) by a SIGTERM or SIGINT that came before the loop
+     * ran: the start's waits (the replication look, up to timeout_ms)
+     * look at it and are cut short, and the daemon stops instead of
+     * serving.  A plain handler sets it: libuv's waits for the loop. */
+    volatile sig_atomic_t *stop_asked;
     arb_conn_t      *conns;
     uint64_t         conn_seq, sub_seq;
     arb_live_t      *live[ARB_LIVE_BUCKETS];

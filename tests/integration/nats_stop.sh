@@ -1,0 +1,77 @@
+# A replicating recorder stops at once whatever NATS does: SIGTERM while
+# its thread waits on a request to a NATS server that answers nothing
+# (SIGSTOPped), and SIGTERM while it starts, waiting for its first look
+# at that stream.  Both waits last up to timeout_ms (30 s here); until
+# 2026-12-05 the stop waited them out (a service manager's stop hung,
+# and test_replicate's fresh start was killed once on a loaded CI
+# machine).  What the stopped recorder had acknowledged reaches the
+# stream once it runs again.
+# Ports: ARB_NATS_PORT_BASE (default 18700).
+. tests/common.sh
+. tests/cluster/nats.sh
+nats_test_up nats_stop.sh 1 18700
+. tests/cluster/recorders.sh
+OP=${BUILD:-build}/tests/nats_op
+NATS_PID=$(nats_pid "$NATS_DIR" 1)
+
+# stops NAME PID: SIGTERM to PID; $stopped is then its exit status if
+# it ended within 5 s, else "hung" (and it is killed).  (Not run in a
+# subshell: there the exited daemon, a zombie until this shell reaps
+# it, would still seem to run.)
+stops() {
+    kill -TERM "$2"
+    i=0
+    while ps -o stat= -p "$2" | grep -qv Z && [ $i -lt 50 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+    if ps -o stat= -p "$2" | grep -qv Z; then
+        kill -KILL "$2"; wait "$2" 2>/dev/null
+        stopped=hung
+        tail -n 5 "$T/$1.log" | sed "s/^/why: $1.log: /"
+        return
+    fi
+    wait "$2"
+    stopped=$?
+}
+
+# stream_holds MATCH N: until the stream holds N messages of MATCH (10 s).
+stream_holds() {
+    i=0
+    while [ "$($OP "$URLS" count ARBITER "$1")" != "$2" ] && [ $i -lt 100 ]
+    do
+        sleep 0.1; i=$((i + 1))
+    done
+}
+
+REPL_EXTRA="timeout_ms = 30000"
+start_replicating east E.
+play east E.1 6
+stream_holds E.1 7
+
+# The stream answers nothing; a pass asked for waits on it, and a move
+# is acknowledged locally meanwhile.
+kill -STOP "$NATS_PID"
+on east replicate --check --no-wait > /dev/null
+play east E.1 9 6
+sleep 0.5
+stops east "$pid_east"
+check "stopped while waiting on NATS: exits 0 within 5 s" 0 "$stopped"
+
+# A recorder starting meanwhile waits for its look (up to timeout_ms)
+# before it serves; a stop cuts that short.
+LOGLEVEL=info NO_VERIFY=1 start_replicating west W.
+sleep 3
+stops west "$pid_west"
+check "stopped while starting: exits 0 within 5 s" 0 "$stopped"
+check "stopped while starting: said so" 1 \
+    "$(grep -c "signal 15 while starting" "$T/west.log")"
+
+# NATS back: the restarted recorder publishes what it acknowledged.
+kill -CONT "$NATS_PID"
+start_replicating east E.
+stream_holds E.1 10
+check "every acknowledged event on the stream" 10 \
+    "$($OP "$URLS" count ARBITER E.1)"
+
+echo "nats_stop.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]
