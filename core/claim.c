@@ -220,10 +220,11 @@ add_field_jv(arb_claim_t *c, arb_record_t *rec, const char *key,
     return rc != 0 ? arb__claim_fail(why, rc, "out of memory") : 0;
 }
 
-/* One claimed record from a JSON object. */
+/* One claimed record from a JSON object; its verdict fields are dropped
+ * unless keep (a recorder's report read as results). */
 static int
 add_record_jv(arb_claim_t *c, const json_t *o, const char *path,
-              const loc_t *l, arb_buf_t *why)
+              const loc_t *l, int keep, arb_buf_t *why)
 {
     arb_record_t *rec;
     const char   *key;
@@ -243,7 +244,7 @@ add_record_jv(arb_claim_t *c, const json_t *o, const char *path,
     json_object_foreach((json_t *)o, key, v) {
         loc_t lv = loc_in(l, i++);
 
-        if (arb_claim_field_is_verdict(key))
+        if (!keep && arb_claim_field_is_verdict(key))
             continue;
         rc = add_field_jv(c, rec, key, v, path, &lv, why);
         if (rc != 0)
@@ -324,9 +325,9 @@ member_ordinal(const json_t *o, const char *key)
     return i;
 }
 
-int
-arb_claim_parse_json(arb_claim_t *c, const char *text, size_t len,
-                     arb_buf_t *why)
+static int
+parse_json(arb_claim_t *c, const char *text, size_t len, int keep,
+           arb_buf_t *why)
 {
     const char *key;
     json_t     *recs, *tot, *doc = NULL, *v;
@@ -384,7 +385,8 @@ arb_claim_parse_json(arb_claim_t *c, const char *text, size_t len,
         loc_t lr = loc_in(&l, i);
 
         snprintf(path, sizeof(path), "records[%zu]", i);
-        rc = add_record_jv(c, json_array_get(recs, i), path, &lr, why);
+        rc = add_record_jv(c, json_array_get(recs, i), path, &lr, keep,
+                           why);
         if (rc != 0)
             goto fail;
     }
@@ -399,6 +401,20 @@ fail:
     json_decref(doc);
     arb_claim_clear(c);
     return rc;
+}
+
+int
+arb_claim_parse_json(arb_claim_t *c, const char *text, size_t len,
+                     arb_buf_t *why)
+{
+    return parse_json(c, text, len, 0, why);
+}
+
+int
+arb_claim_parse_report(arb_claim_t *c, const char *text, size_t len,
+                       arb_buf_t *why)
+{
+    return parse_json(c, text, len, 1, why);
 }
 
 
@@ -572,7 +588,7 @@ read_event(arb_claim_t *c, const arb_event_t *ev, arb_buf_t *why)
             rc = arb__claim_fail(why, rc, "%s: %s", path, msg);
             goto fail;
         }
-        rc = add_record_jv(c, v, path, &nowhere, why);
+        rc = add_record_jv(c, v, path, &nowhere, 0, why);
         json_decref(v);
         v = NULL;
         if (rc != 0)

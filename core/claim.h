@@ -44,6 +44,12 @@ int  arb_claim_parse(arb_claim_t *c, const char *text, size_t len,
                      const arb_results_t *schema, arb_buf_t *why);
 int  arb_claim_parse_json(arb_claim_t *c, const char *text, size_t len,
                           arb_buf_t *why);
+/* A recorder's report (arb_report_json: `arbiter replay --json`, the
+ * `state` op's json) read as results, as arb_claim_parse_json reads a
+ * claim but keeping the verdict fields: the records as the recorder
+ * judged them, for a running dealt match no client can replay. */
+int  arb_claim_parse_report(arb_claim_t *c, const char *text, size_t len,
+                            arb_buf_t *why);
 int  arb_claim_parse_csv(arb_claim_t *c, const char *text, size_t len,
                          const arb_results_t *schema, arb_buf_t *why);
 void arb_claim_clear(arb_claim_t *c);

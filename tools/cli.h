@@ -148,6 +148,18 @@ int  cli_history_from_server(arb_history_t *h, struct cli_net *n,
                              const char *match, uint64_t upto,
                              arb_buf_t *why);
 
+/* The recorder's own results of match after event `at` (UINT64_MAX: the
+ * last), for a running dealt match, which no client can replay: its
+ * `state` op's report read by arb_claim_parse_report into rec (zeroed
+ * first; clear it after), each record's seq from the op's `seqs`, and
+ * the report itself into *view when view is not NULL (the caller's to
+ * release).  CLI_OK, CLI_DIFFERS (refused; printed) or CLI_ERROR: the
+ * reason in why, or printed when why stays empty (the connection). */
+struct arb_claim;
+int  cli_recorder_results(struct cli_net *n, const char *match, uint64_t at,
+                          struct arb_claim *rec, struct json_t **view,
+                          arb_buf_t *why);
+
 /* Replays h (arb_history_replay) up to event `at` (UINT64_MAX: all) and
  * prints what `arbiter replay` prints (text, or JSON with json).  A
  * refusal is printed as "<source>:<line>: seq N '...' refused: rule: msg"

@@ -57,51 +57,6 @@ usage(FILE *f)
     cli_net_usage(f);
 }
 
-/*
- * The recorder's results of a running dealt match read from it, after
- * event `at`: its report's records and totals (read as a claim is, into
- * rec, whose results point into it) and the seq of each record.  The
- * verification fields a report carries are dropped, as from a claim:
- * no diff compares them.  CLI_OK or the exit status (printed).
- */
-static int
-recorder_results(cli_net_t *n, const char *match, uint64_t at,
-                 arb_claim_t *rec)
-{
-    const msgpack_object *seqs;
-    const char           *json;
-    arb_buf_t             why = ARB_BUF_INIT;
-    size_t                len, i;
-    int                   status;
-
-    status = cli_net_state_with(n, match, at, "seqs");
-    if (status != CLI_OK)
-        return status;
-    seqs = arb_client_get(&n->res, "seqs");
-    if (cli_get_bytes(&n->res.data, "json", &json, &len) != 0
-        || seqs == NULL || seqs->type != MSGPACK_OBJECT_ARRAY
-        || arb_claim_parse_json(rec, json, len, &why) != 0
-        || rec->res.nrecords != seqs->via.array.size) {
-        fprintf(stderr, "arbiter diff: match %s is dealt and running, and "
-                "the server's answer has no records with their seqs%s%s\n",
-                match, why.len > 0 ? ": " : "",
-                why.len > 0 ? arb_buf_cstr(&why) : "");
-        arb_buf_free(&why);
-        return CLI_ERROR;
-    }
-    for (i = 0; i < rec->res.nrecords; i++) {
-        const msgpack_object *o = &seqs->via.array.ptr[i];
-
-        if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER) {
-            fprintf(stderr, "arbiter diff: match %s: the server's seqs are "
-                    "not numbers\n", match);
-            return CLI_ERROR;
-        }
-        rec->res.records[i].seq = o->via.u64;
-    }
-    return CLI_OK;
-}
-
 /* --claim: replays the source (or, for a running dealt match read from
  * the server, n not NULL, takes the recorder's results), reads the claim
  * against its results. */
@@ -125,9 +80,14 @@ diff_claim(arb_history_t *s, cli_net_t *n, const char *match,
     memset(&d, 0, sizeof(d));
     own = n == NULL || !arb_history_sealed(s);
     if (!own) {
-        status = recorder_results(n, match, s->nevents, &rec);
-        if (status != CLI_OK)
+        status = cli_recorder_results(n, match, s->nevents, &rec, NULL,
+                                      &why);
+        if (status != CLI_OK) {
+            if (why.len > 0)
+                fprintf(stderr, "arbiter diff: match %s is dealt and "
+                        "running: %s\n", match, arb_buf_cstr(&why));
             goto done;
+        }
         status = CLI_ERROR;
         rc = 0;
     } else {

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/claim.h"
 #include "core/ledger/bundle.h"
 #include "core/ledger/chain.h"
 #include "core/err.h"
@@ -50,7 +51,9 @@ usage(FILE *f)
         "              the decoded event, prev/hash the chain links in hex\n"
         "  csv         the registration records (the fields of 'arbiter\n"
         "              replay --json' records), a header row, RFC 4180,\n"
-        "              lists joined by spaces\n"
+        "              lists joined by spaces; a running dealt match's as\n"
+        "              the recorder judged them (--db: replayed with the\n"
+        "              kept secret)\n"
         "  transcript  docs/TRANSCRIPT.md text: 'arbiter replay' of it gives\n"
         "              the same records and digest\n"
         "  bundle      the raw events, rule profile, engine version and a\n"
@@ -95,6 +98,9 @@ typedef struct exp {
     size_t        nids, capids;
     arb_store_t  *store;
     arb_bundle_t  b;
+    /* csv: per match of b, the records of a running dealt match, judged
+     * where its deal is (judge_sealed); NULL for the others. */
+    arb_claim_t **judged;
     cli_net_t     n;
     arb_buf_t     why;
 } exp_t;
@@ -327,6 +333,62 @@ server_checkpoint(exp_t *x, const char *id, arb_checkpoint_t *cp)
     return 0;
 }
 
+/* csv of a running dealt match, match i of x->b: a bundle never holds
+ * the deal's secret, so its records are judged where the deal is: here
+ * with the store's secret (--db, which only the operator can read), else
+ * by the recorder (its report at the same seq).  0 or the exit status
+ * (printed). */
+static int
+judge_sealed(exp_t *x, const char *id, size_t i)
+{
+    arb_history_t h;
+    arb_match_t  *m = NULL;
+    arb_verdict_t v;
+    arb_claim_t  *c;
+    uint64_t      last = x->b.matches[i].nevents;
+    size_t        bad;
+    int           rc, st = CLI_OK;
+
+    if (!arb_history_sealed(&x->b.matches[i]))
+        return 0;
+    c = calloc(1, sizeof(*c));
+    if (c == NULL) {
+        fprintf(stderr, "arbiter export: out of memory\n");
+        return CLI_ERROR;
+    }
+    arb_buf_free(&x->why);
+    if (x->db != NULL) {
+        memset(&h, 0, sizeof(h));
+        memset(&v, 0, sizeof(v));
+        rc = arb_history_load(&h, x->store, id, last, &x->why);
+        if (rc == 0 && arb_history_replay(&h, UINT64_MAX, &m, &bad,
+                                          &v) != 0) {
+            arb_buf_puts(&x->why, v.msg);
+            rc = ARB_EILLEGAL;
+        }
+        if (rc == 0 && arb_match_results(m, &c->res) != 0) {
+            arb_buf_puts(&x->why, "out of memory");
+            rc = ARB_ENOMEM;
+        }
+        st = rc == 0 ? CLI_OK : rc == ARB_ENOMEM || rc == ARB_EIO
+             || rc == ARB_ESTORE ? CLI_ERROR : CLI_DIFFERS;
+        arb_match_free(m);
+        arb_history_clear(&h);
+    } else {
+        st = cli_recorder_results(&x->n, id, last, c, NULL, &x->why);
+    }
+    if (st != CLI_OK) {
+        if (x->why.len > 0)
+            fprintf(stderr, "arbiter export: match %s: %s\n", id,
+                    arb_buf_cstr(&x->why));
+        arb_claim_clear(c);
+        free(c);
+        return st;
+    }
+    x->judged[i] = c;
+    return 0;
+}
+
 /* Adds one match to x->b: its history from the data directory (the
  * store's history loader) or from the server.  0, 1 (refused, printed)
  * or 2. */
@@ -518,10 +580,18 @@ render(exp_t *x)
             rc = arb_bundle_jsonl(&out, &x->b, i);
         rc = rc == 0 ? 0 : CLI_ERROR;
         break;
-    case F_CSV:
-        rc = arb_bundle_csv(&out, &x->b, &x->why);
+    case F_CSV: {
+        const arb_results_t **given;
+
+        given = calloc(x->b.nmatches + 1, sizeof(*given));
+        for (i = 0; given != NULL && i < x->b.nmatches; i++)
+            given[i] = x->judged[i] != NULL ? &x->judged[i]->res : NULL;
+        rc = given == NULL ? ARB_ENOMEM
+             : arb_bundle_csv(&out, &x->b, given, &x->why);
+        free(given);
         rc = rc == 0 ? 0 : rc == ARB_ENOMEM ? CLI_ERROR : CLI_DIFFERS;
         break;
+    }
     case F_TRANSCRIPT:
         rc = arb_bundle_transcript(&out, &x->b, 0);
         rc = rc == 0 ? 0 : CLI_ERROR;
@@ -703,15 +773,27 @@ cmd_export(int argc, char **argv)
             goto done;
         }
     }
+    x.judged = calloc(x.nids, sizeof(*x.judged));
+    if (x.judged == NULL) {
+        fprintf(stderr, "arbiter export: out of memory\n");
+        goto done;
+    }
     for (i = 0; i < x.nids; i++) {
         status = collect(&x, x.ids[i]);
+        if (status == 0 && x.format == F_CSV)
+            status = judge_sealed(&x, x.ids[i], x.b.nmatches - 1);
         if (status != 0)
             goto done;
     }
     status = render(&x);
 done:
-    for (i = 0; i < x.nids; i++)
+    for (i = 0; i < x.nids; i++) {
+        if (x.judged != NULL && x.judged[i] != NULL)
+            arb_claim_clear(x.judged[i]);
+        free(x.judged != NULL ? x.judged[i] : NULL);
         free(x.ids[i]);
+    }
+    free(x.judged);
     free(x.ids);
     arb_bundle_clear(&x.b);
     arb_store_close(x.store);

@@ -29,6 +29,7 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "core/json_item.h"
+#include "core/jsonin.h"
 #include "core/ledger/bundle.h"
 #include "core/ledger/chain.h"
 #include "core/replay.h"
@@ -50,7 +51,9 @@ usage(FILE *f)
         "SOURCE is a FILE (a transcript, or the jsonl of one match by\n"
         "'arbiter export'), --db DIR --match ID (the recorder's store,\n"
         "read-only) or --match ID alone (the server, with the connection\n"
-        "options).  A BUNDLE ('arbiter export --format bundle') is verified\n"
+        "options; a running dealt match, which no client can replay, is\n"
+        "drawn from the recorder's own reports, and the page says so).  A\n"
+        "BUNDLE ('arbiter export --format bundle') is verified\n"
         "first, completely, with the recorder's public key, as 'arbiter\n"
         "verify' does; only a bundle that passes is drawn (its match, or\n"
         "the one --match names), and the page says what was verified.\n\n"
@@ -141,29 +144,28 @@ set_chain(json_t *o, const arb_history_t *h, const char *verified,
     return broken;
 }
 
-/* "claim":{"file","text","diff":{arb_diff_json}} for the final match,
- * set on o. */
+/* "claim":{"file","text","diff":{arb_diff_json}} set on o: the claim
+ * against r, the final match's results (of game). */
 static int
-set_claim(json_t *o, const arb_match_t *m, const char *path)
+set_claim(json_t *o, const char *game, const arb_results_t *r,
+          const char *path)
 {
     arb_buf_t     text = ARB_BUF_INIT, why = ARB_BUF_INIT, t = ARB_BUF_INIT;
-    arb_results_t r;
     arb_claim_t   c;
     arb_diff_t    d;
     const char   *base = strrchr(path, '/');
     int           status = CLI_ERROR;
 
-    memset(&r, 0, sizeof(r));
     memset(&c, 0, sizeof(c));
     memset(&d, 0, sizeof(d));
-    if (arb_match_results(m, &r) != 0 || cli_read_file(&text, path) != 0)
+    if (cli_read_file(&text, path) != 0)
         goto done;
-    if (arb_claim_parse(&c, text.data ? text.data : "", text.len, &r,
+    if (arb_claim_parse(&c, text.data ? text.data : "", text.len, r,
                         &why) != 0) {
         fprintf(stderr, "%s: %s\n", path, arb_buf_cstr(&why));
         goto done;
     }
-    if (arb_diff_run(&d, arb_match_rules(m)->game, &r, &c.res) != 0)
+    if (arb_diff_run(&d, game, r, &c.res) != 0)
         goto done;
     arb_diff_text(&t, &d);
     if (t.oom || arb_json_set(o, "claim", json_pack(
@@ -178,32 +180,107 @@ set_claim(json_t *o, const arb_match_t *m, const char *path)
 done:
     arb_diff_clear(&d);
     arb_claim_clear(&c);
-    arb_results_clear(&r);
     arb_buf_free(&text);
     arb_buf_free(&why);
     arb_buf_free(&t);
     return status;
 }
 
+/* The reports of a running dealt match read from the server, which no
+ * client can replay (the recorder keeps its deal until the close): the
+ * recorder's own, after each event (its `state` at every seq), added to
+ * reports.  CLI_OK or the exit status (printed). */
+static int
+recorder_reports(json_t *reports, cli_net_t *n, const arb_history_t *h)
+{
+    const char *json, *match = h->open.setup->match_id;
+    arb_buf_t   why = ARB_BUF_INIT;
+    json_t     *rep;
+    size_t      len;
+    uint64_t    i;
+    int         st = CLI_OK;
+
+    for (i = 0; st == CLI_OK && i <= h->nevents; i++) {
+        st = cli_net_state_with(n, match, i, NULL);
+        if (st != CLI_OK)
+            break;
+        if (cli_get_bytes(&n->res.data, "json", &json, &len) != 0
+            || arb_json_parse(&rep, json, len, &why) != 0) {
+            fprintf(stderr, "arbiter report: match %s: the recorder's "
+                    "report at seq %" PRIu64 " is malformed%s%s\n", match,
+                    i, why.len > 0 ? ": " : "", arb_buf_cstr(&why)
+                    ? arb_buf_cstr(&why) : "");
+            st = CLI_ERROR;
+        } else if (arb_json_add(reports, rep) != 0) {
+            fprintf(stderr, "arbiter report: out of memory\n");
+            st = CLI_ERROR;
+        }
+    }
+    arb_buf_free(&why);
+    return st;
+}
+
+/* The results a claim is read against: the final match's, or (sealed) the
+ * recorder's own after the last event read. */
+static int
+claim_against(json_t *o, const arb_history_t *h, const arb_match_t *m,
+              cli_net_t *sealed, const char *claim)
+{
+    arb_results_t r;
+    arb_claim_t   rec;
+    arb_buf_t     why = ARB_BUF_INIT;
+    int           st;
+
+    memset(&r, 0, sizeof(r));
+    memset(&rec, 0, sizeof(rec));
+    if (sealed != NULL) {
+        st = cli_recorder_results(sealed, h->open.setup->match_id,
+                                  h->nevents, &rec, NULL, &why);
+        if (st != CLI_OK && why.len > 0)
+            fprintf(stderr, "arbiter report: match %s: %s\n",
+                    h->open.setup->match_id, arb_buf_cstr(&why));
+    } else {
+        st = arb_match_results(m, &r) == 0 ? CLI_OK : CLI_ERROR;
+    }
+    if (st == CLI_OK)
+        st = set_claim(o, h->open.setup->game,
+                       sealed != NULL ? &rec.res : &r, claim);
+    arb_results_clear(&r);
+    arb_claim_clear(&rec);
+    arb_buf_free(&why);
+    return st;
+}
+
 /* The page's data: the match, every event, the report after each event,
- * the refused event if any, the chain and the claim.  CLI_OK, CLI_DIFFERS
- * (a refused event: the reports stop before it; a broken chain) or
- * CLI_ERROR. */
+ * the refused event if any, the chain and the claim.  n: the server the
+ * history was read from, or NULL; a running dealt match read from it is
+ * drawn from the recorder's reports (recorder_reports).  CLI_OK,
+ * CLI_DIFFERS (a refused event: the reports stop before it; a broken
+ * chain) or CLI_ERROR. */
 static int
 build_data(arb_buf_t *b, arb_history_t *h, const char *claim,
-           const char *verified)
+           const char *verified, cli_net_t *n)
 {
     arb_match_t  *m = NULL;
     arb_verdict_t v;
-    arb_buf_t     line = ARB_BUF_INIT;
+    arb_buf_t     line = ARB_BUF_INIT, note = ARB_BUF_INIT;
     json_t       *o = NULL, *players, *reports = NULL, *rep, *refused = NULL;
+    cli_net_t    *sealed = n != NULL && arb_history_sealed(h) ? n : NULL;
     size_t        nbad = 0, i, k;
     int           rc, bad = 0, status = CLI_ERROR;
 
-    rc = arb_history_replay(h, 0, &m, &nbad, &v);
-    if (m == NULL) {
-        fprintf(stderr, "%s: header: %s\n", h->source, v.msg);
-        goto done;
+    if (sealed != NULL) {
+        arb_buf_puts(&note, "Dealt and still running: the table at each "
+                     "event and the results are the recorder's own "
+                     "reports (it keeps the deal until the close reveals "
+                     "it, so no reader can replay the match yet).");
+        verified = arb_buf_cstr(&note);
+    } else {
+        rc = arb_history_replay(h, 0, &m, &nbad, &v);
+        if (m == NULL) {
+            fprintf(stderr, "%s: header: %s\n", h->source, v.msg);
+            goto done;
+        }
     }
     o = json_object();
     players = json_array();
@@ -218,8 +295,10 @@ build_data(arb_buf_t *b, arb_history_t *h, const char *claim,
     bad |= arb_json_set(o, "source",
                         arb_json_string(h->source != NULL ? h->source : "-"));
     bad |= arb_json_set(o, "events", events_value(h));
-    status = CLI_OK;
-    for (i = 0; ; i++) {
+    status = sealed != NULL ? recorder_reports(reports, sealed, h) : CLI_OK;
+    if (status != CLI_OK)
+        goto done;
+    for (i = 0; sealed == NULL; i++) {
         if (arb_report_json_value(&rep, m, 0) != 0) {
             status = CLI_ERROR;
             goto done;
@@ -254,9 +333,9 @@ build_data(arb_buf_t *b, arb_history_t *h, const char *claim,
                 h->source);
         status = CLI_DIFFERS;
     }
-    if (verified != NULL)
+    if (verified != NULL && sealed == NULL)
         bad |= arb_json_set(o, "verified", arb_json_string(verified));
-    if (claim != NULL && set_claim(o, m, claim) != CLI_OK) {
+    if (claim != NULL && claim_against(o, h, m, sealed, claim) != CLI_OK) {
         status = CLI_ERROR;
         goto done;
     }
@@ -270,6 +349,7 @@ done:
     json_decref(refused);
     arb_match_free(m);
     arb_buf_free(&line);
+    arb_buf_free(&note);
     return status;
 }
 
@@ -420,7 +500,9 @@ cmd_report(int argc, char **argv)
             goto done;
     }
     st = build_data(&data, &h, claim, verified.len > 0
-                    ? arb_buf_cstr(&verified) : NULL);
+                    ? arb_buf_cstr(&verified) : NULL,
+                    src.file == NULL && src.db == NULL && key == NULL
+                    ? &n : NULL);
     if (st == CLI_ERROR)
         goto done;
     arb_buf_putc(&data, '\0');

@@ -226,11 +226,12 @@ int
 cli_net_state_with(cli_net_t *n, const char *match, uint64_t at,
                    const char *extra)
 {
-    msgpack_packer *pk = cli_net_begin(n, "state", 3);
+    msgpack_packer *pk = cli_net_begin(n, "state", extra != NULL ? 3 : 2);
 
     cli_pack_str(pk, "match", match);
     cli_pack_uint(pk, "at", at);
-    cli_pack_uint(pk, extra, 1);
+    if (extra != NULL)
+        cli_pack_uint(pk, extra, 1);
     return cli_net_call(n);
 }
 

@@ -59,8 +59,8 @@ msgpack_packer *cli_net_begin(cli_net_t *n, const char *op, size_t nfields);
 int  cli_net_call(cli_net_t *n);
 
 /* The `state` of match after event `at`, its answer holding also the
- * part named `extra` ("text" or "seqs", proto/PROTOCOL.md): what a
- * client that cannot replay a running dealt match takes from the
+ * part named `extra` ("text" or "seqs", proto/PROTOCOL.md; NULL: none):
+ * what a client that cannot replay a running dealt match takes from the
  * recorder.  As cli_net_call. */
 int  cli_net_state_with(cli_net_t *n, const char *match, uint64_t at,
                         const char *extra);

@@ -86,50 +86,28 @@ rec_digest(const rec_t *r, char *out)
 int
 rec_view_load(rec_t *r, uint64_t at)
 {
-    const msgpack_object *seqs;
-    const char           *json;
-    arb_claim_t           c;
-    arb_buf_t             why = ARB_BUF_INIT;
-    json_t               *j = NULL;
-    size_t                len, i;
-    int                   st;
+    arb_claim_t c;
+    arb_buf_t   why = ARB_BUF_INIT;
+    json_t     *j = NULL;
+    int         st;
 
-    memset(&c, 0, sizeof(c));
-    st = cli_net_state_with(&r->net, r->match, at, "seqs");
+    st = cli_recorder_results(&r->net, r->match, at, &c, &j, &why);
     if (st != CLI_OK) {
-        if (st == CLI_ERROR)
-            r->lost = 1;
+        if (why.len > 0)
+            fprintf(stderr, "arbiter record: match %s: %s\n", r->match,
+                    arb_buf_cstr(&why));
+        if (st == CLI_ERROR && why.len == 0)
+            r->lost = 1;        /* the connection */
         else
             r->fatal = CLI_ERROR;
+        arb_buf_free(&why);
         return -1;
-    }
-    seqs = arb_client_get(&r->net.res, "seqs");
-    if (cli_get_bytes(&r->net.res.data, "json", &json, &len) != 0
-        || seqs == NULL || seqs->type != MSGPACK_OBJECT_ARRAY
-        || arb_json_parse(&j, json, len, NULL) != 0
-        || arb_claim_parse_json(&c, json, len, &why) != 0
-        || c.res.nrecords != seqs->via.array.size)
-        goto bad;
-    for (i = 0; i < c.res.nrecords; i++) {
-        if (seqs->via.array.ptr[i].type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-            goto bad;
-        c.res.records[i].seq = seqs->via.array.ptr[i].via.u64;
     }
     json_decref(r->view);
     r->view = j;
     arb_claim_clear(&r->vres);
     r->vres = c;
-    arb_buf_free(&why);
     return 0;
-bad:
-    fprintf(stderr, "arbiter record: match %s: the recorder's report has "
-            "no records with their seqs%s%s\n", r->match,
-            why.len > 0 ? ": " : "", why.len > 0 ? arb_buf_cstr(&why) : "");
-    json_decref(j);
-    arb_claim_clear(&c);
-    arb_buf_free(&why);
-    r->fatal = CLI_ERROR;
-    return -1;
 }
 
 int

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/claim.h"
 #include "core/err.h"
 #include "core/jsonin.h"
 #include "core/ledger/chain.h"
@@ -241,6 +242,56 @@ cli_history_from_server(arb_history_t *h, cli_net_t *n, const char *match,
         status = CLI_ERROR;
     }
     return status;
+}
+
+int
+cli_recorder_results(cli_net_t *n, const char *match, uint64_t at,
+                     arb_claim_t *rec, json_t **view, arb_buf_t *why)
+{
+    const msgpack_object *seqs;
+    const char           *json;
+    json_t               *j = NULL;
+    size_t                len, i;
+    int                   status;
+
+    memset(rec, 0, sizeof(*rec));
+    status = cli_net_state_with(n, match, at, "seqs");
+    if (status != CLI_OK)
+        return status;
+    seqs = arb_client_get(&n->res, "seqs");
+    if (cli_get_bytes(&n->res.data, "json", &json, &len) != 0
+        || seqs == NULL || seqs->type != MSGPACK_OBJECT_ARRAY) {
+        arb_buf_printf(why, "the recorder's answer has no report with its "
+                       "records' seqs");
+        return CLI_ERROR;
+    }
+    if (arb_claim_parse_report(rec, json, len, why) != 0
+        || (view != NULL && arb_json_parse(&j, json, len, why) != 0))
+        goto bad;
+    if (rec->res.nrecords != seqs->via.array.size) {
+        arb_buf_printf(why, "the recorder's report has %zu records and %"
+                       PRIu32 " seqs", rec->res.nrecords,
+                       seqs->via.array.size);
+        goto bad;
+    }
+    for (i = 0; i < rec->res.nrecords; i++) {
+        const msgpack_object *o = &seqs->via.array.ptr[i];
+
+        if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER) {
+            arb_buf_printf(why, "the recorder's seqs are not numbers");
+            goto bad;
+        }
+        rec->res.records[i].seq = o->via.u64;
+    }
+    if (view != NULL)
+        *view = j;
+    return CLI_OK;
+bad:
+    if (why->len == 0)
+        arb_buf_puts(why, "out of memory");
+    json_decref(j);
+    arb_claim_clear(rec);
+    return CLI_ERROR;
 }
 
 static int

@@ -174,11 +174,15 @@ int  arb_bundle_verified_history(const void *data, size_t len,
 int  arb_bundle_jsonl(arb_buf_t *out, const arb_bundle_t *b, size_t i);
 
 /* The registration records of every match of b, replayed (b is not
- * changed: a bundled history has no secret to reveal): a header row of
- * the record fields (as `arbiter replay --json` names them, in order of
- * first appearance), one row per record, RFC 4180 (CRLF, quotes doubled),
- * list fields joined by spaces.  Nothing at all when there is no record. */
-int  arb_bundle_csv(arb_buf_t *out, arb_bundle_t *b, arb_buf_t *why);
+ * changed: a bundled history has no secret to reveal), or, where given
+ * (may be NULL) has results for match i, those (a running dealt match
+ * judged where its deal is: by the recorder, or with the store's
+ * secret): a header row of the record fields (as `arbiter replay --json`
+ * names them, in order of first appearance), one row per record, RFC
+ * 4180 (CRLF, quotes doubled), list fields joined by spaces.  Nothing at
+ * all when there is no record. */
+int  arb_bundle_csv(arb_buf_t *out, arb_bundle_t *b,
+                    const arb_results_t *const *given, arb_buf_t *why);
 
 /* The canonical transcript (docs/TRANSCRIPT.md) of match i; 0 or
  * ARB_ENOMEM. */

@@ -262,24 +262,31 @@ match_results(arb_history_t *h, const char *match_id, arb_results_t *r,
 }
 
 int
-arb_bundle_csv(arb_buf_t *out, arb_bundle_t *b, arb_buf_t *why)
+arb_bundle_csv(arb_buf_t *out, arb_bundle_t *b,
+               const arb_results_t *const *given, arb_buf_t *why)
 {
-    arb_results_t *res;
-    const char   **keys = NULL;
-    arb_buf_t      tmp = ARB_BUF_INIT;
-    size_t         nkeys = 0, i, j, k, f;
-    int            rc = 0;
+    arb_results_t        *own;
+    const arb_results_t **res;
+    const char          **keys = NULL;
+    arb_buf_t             tmp = ARB_BUF_INIT;
+    size_t                nkeys = 0, i, j, k, f;
+    int                   rc = 0;
 
+    own = calloc(b->nmatches ? b->nmatches : 1, sizeof(*own));
     res = calloc(b->nmatches ? b->nmatches : 1, sizeof(*res));
-    if (res == NULL)
-        return ARB_ENOMEM;
+    if (own == NULL || res == NULL) {
+        rc = ARB_ENOMEM;
+        goto done;
+    }
     for (i = 0; rc == 0 && i < b->nmatches; i++) {
-        rc = match_results(&b->matches[i], b->cps[i].match_id, &res[i],
-                           why);
-        for (j = 0; rc == 0 && j < res[i].nrecords; j++)
-            for (f = 0; rc == 0 && f < res[i].records[j].nfields; f++)
+        res[i] = given != NULL && given[i] != NULL ? given[i] : &own[i];
+        if (res[i] == &own[i])
+            rc = match_results(&b->matches[i], b->cps[i].match_id, &own[i],
+                               why);
+        for (j = 0; rc == 0 && j < res[i]->nrecords; j++)
+            for (f = 0; rc == 0 && f < res[i]->records[j].nfields; f++)
                 rc = header_add(&keys, &nkeys,
-                                res[i].records[j].fields[f].key);
+                                res[i]->records[j].fields[f].key);
     }
     if (rc != 0 || nkeys == 0)
         goto done;
@@ -290,8 +297,8 @@ arb_bundle_csv(arb_buf_t *out, arb_bundle_t *b, arb_buf_t *why)
     }
     arb_buf_puts(out, "\r\n");
     for (i = 0; i < b->nmatches; i++) {
-        for (j = 0; j < res[i].nrecords; j++) {
-            const arb_record_t *rec = &res[i].records[j];
+        for (j = 0; j < res[i]->nrecords; j++) {
+            const arb_record_t *rec = &res[i]->records[j];
             for (k = 0; k < nkeys; k++) {
                 const arb_field_t *fld = arb_record_get(rec, keys[k]);
                 if (k > 0)
@@ -304,8 +311,9 @@ arb_bundle_csv(arb_buf_t *out, arb_bundle_t *b, arb_buf_t *why)
     }
     rc = out->oom || tmp.oom ? ARB_ENOMEM : 0;
 done:
-    for (i = 0; i < b->nmatches; i++)
-        arb_results_clear(&res[i]);
+    for (i = 0; own != NULL && i < b->nmatches; i++)
+        arb_results_clear(&own[i]);
+    free(own);
     free(res);
     free(keys);
     arb_buf_free(&tmp);

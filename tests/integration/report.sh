@@ -90,6 +90,37 @@ out=$($A report --html --pubkey "$KEY" --match nosuch "$T/y.bundle" 2>&1); rc=$?
 check "bundle, unknown match: exit" 2 $rc
 check "bundle, unknown match" "arbiter report: $T/y.bundle: the bundle holds no match 'nosuch'" "$out"
 
+# A running dealt match from the server: no client can replay it (the
+# recorder keeps the deal until the close), so the page is drawn from the
+# recorder's own report at every seq, and a claim is read against its
+# results; the same reports and differences as the data directory's
+# (whose secret lets the tool replay it).  Refused until 2026-12-05.
+C=tests/data/chan-draw.txt
+CM=$(sed -n 's/^match: *\([^ ]*\).*/\1/p' $C | head -1)
+$A load "$C" > /dev/null 2>&1
+$A report --html --match "$CM" --out "$T/cs.html"
+check "dealt, server: exit" 0 $?
+$A report --html --db "$T/data" --match "$CM" --out "$T/cdb.html"
+check "dealt, server: the reports --db replays" 49 \
+    "$([ "$(reports "$T/cs.html")" = "$(reports "$T/cdb.html")" ] \
+       && reports "$T/cs.html" | grep -o '"digest":' | wc -l)"
+check "dealt, server: says whose reports" 1 \
+    "$(grep -c '"chain":{"ok":true,"text":"Dealt and still running: the '\
+'table at each event and the results are the recorder.s own reports' \
+       "$T/cs.html")"
+$A state --match "$CM" --json | sed 's/"score":[0-9]*/"score":99/' \
+    > "$T/cclaim.json"
+$A report --html --claim "$T/cclaim.json" --match "$CM" --out "$T/cc.html"
+check "dealt, server, claim: exit" 0 $?
+$A report --html --claim "$T/cclaim.json" --db "$T/data" --match "$CM" \
+    --out "$T/ccdb.html"
+claim_of() { sed -n 's/.*"claim":\({.*}\)}.*/\1/p' "$1"; }
+check "dealt, server, claim: the difference --db finds" \
+    "$(claim_of "$T/ccdb.html")" "$(claim_of "$T/cc.html")"
+check "dealt, server, claim: ... at seq 48" 1 \
+    "$(grep -c '"field":"score","claimed":99,"recorded":0,"seq":48' \
+       "$T/cc.html")"
+
 # Usage.
 out=$($A report "$Y" 2>&1); rc=$?
 check "no format: exit" 2 $rc

@@ -78,6 +78,23 @@ check "dealt, server: ... naming the record's seq" 1 \
     "$(grep -c 'score: claimed 99, recorded [0-9]*, fixed at seq 48' \
        "$T/cdiff.out")"
 
+# Its registration records as csv: judged where the deal is — the
+# recorder's report from the server, the store's secret with --db — the
+# same rows, the recorder's verdict fields (status) included.  Refused
+# until 2026-12-05.
+$A export --format csv --match "$CM" > "$T/c.csv" 2> "$T/err"
+check "dealt, server: export csv" "0 " "$? $(cat "$T/err")"
+$A export --format csv --db "$T/data" --match "$CM" > "$T/cdb.csv"
+check "dealt, db: export csv" 0 $?
+check "dealt: csv from the server = from --db" "$(cat "$T/cdb.csv")" \
+    "$(cat "$T/c.csv")"
+check "dealt: csv rows" "2 1" "$(wc -l < "$T/c.csv") \
+$(head -1 "$T/c.csv" | grep -c ',score,.*,status')"
+$A export --format csv --match "$CM" --match "$YM" > "$T/cy.csv"
+check "dealt and not: one csv" \
+    "$(($(wc -l < "$T/c.csv") + $($A export --format csv --match "$YM" \
+         | wc -l) - 1))" "$(wc -l < "$T/cy.csv")"
+
 # The source errors, named.
 $A replay --db "$T/data" --match NOPE > /dev/null 2> "$T/err"
 check "db: no match" "2 arbiter replay: $T/data: no match 'NOPE'" \

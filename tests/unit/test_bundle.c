@@ -1370,7 +1370,7 @@ test_csv(void)
     memset(&b, 0, sizeof(b));
     CHECK_INT(arb_bundle_from_store(&b, s, "R3-T7", UINT64_MAX, &why), 0);
     CHECK_INT(arb_bundle_from_store(&b, s, "LONG", UINT64_MAX, &why), 0);
-    CHECK_INT(arb_bundle_csv(&out, &b, &why), 0);
+    CHECK_INT(arb_bundle_csv(&out, &b, NULL, &why), 0);
     text = arb_buf_cstr(&out);
     CHECK(strncmp(text, head, strlen(head)) == 0);
     for (p = text; (p = strstr(p, "\r\n")) != NULL; p += 2)
@@ -1400,7 +1400,7 @@ test_csv(void)
     arb_bundle_clear(&b);
     out.len = 0;
     CHECK_INT(arb_bundle_from_store(&b, s, "LONG", 3, &why), 0);
-    CHECK_INT(arb_bundle_csv(&out, &b, &why), 0);
+    CHECK_INT(arb_bundle_csv(&out, &b, NULL, &why), 0);
     CHECK_INT(out.len, 0);
     arb_bundle_clear(&b);
     arb_store_close(s);

@@ -410,6 +410,42 @@ test_claim_csv(void)
     arb_match_free(m);
 }
 
+/* ---- a recorder's report read as results -------------------------------- */
+
+/* A report read as results keeps the recorder's verdict fields (a csv of
+ * a running dealt match shows them); read as a claim it drops them. */
+static void
+test_claim_report(void)
+{
+    arb_claim_t c;
+    const char *doc = "{\"records\":[{\"sota\":1,\"status\":\"pending\","
+                      "\"disputed_fields\":[\"bonus\"]}],"
+                      "\"totals\":{\"ann\":6},\"digest\":\"00\","
+                      "\"seq\":3,\"closed\":false,\"finished\":false,"
+                      "\"state\":{}}";
+
+    CHECK_INT(arb_claim_parse_report(&c, doc, strlen(doc), &why), 0);
+    CHECK_INT(c.res.nrecords, 1);
+    if (c.res.nrecords == 1) {
+        CHECK_INT(c.res.records[0].nfields, 3);
+        CHECK(arb_record_get(&c.res.records[0], "status") != NULL
+              && strcmp(arb_record_get(&c.res.records[0], "status")->str,
+                        "pending") == 0);
+        CHECK(arb_record_get(&c.res.records[0], "disputed_fields") != NULL);
+    }
+    CHECK_INT(c.res.ntotals, 1);
+    arb_claim_clear(&c);
+    CHECK_INT(arb_claim_parse_json(&c, doc, strlen(doc), &why), 0);
+    CHECK_INT(c.res.nrecords == 1 ? c.res.records[0].nfields : 0, 1);
+    CHECK(c.res.nrecords == 1
+          && arb_record_get(&c.res.records[0], "status") == NULL);
+    arb_claim_clear(&c);
+    /* Malformed is refused alike. */
+    doc = "{\"records\":3,\"totals\":{}}";
+    CHECK_INT(arb_claim_parse_report(&c, doc, strlen(doc), &why),
+              ARB_EINVAL);
+}
+
 /* ---- the canonical form in events --------------------------------------- */
 
 static void
@@ -854,6 +890,7 @@ main(void)
     test_claim_json_linear();
     test_claim_json();
     test_claim_csv();
+    test_claim_report();
     test_claim_event();
     test_match_claims();
     test_claim_and_rulings();
