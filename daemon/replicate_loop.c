@@ -303,7 +303,8 @@ arb__repl_wake_loop(arb_repl_t *r)
 void
 arb__repl_wait_verified(arb_repl_t *r)
 {
-    volatile sig_atomic_t *asked = r->srv->stop_asked;
+    volatile sig_atomic_t *asked = r->srv != NULL ? r->srv->stop_asked
+                                                  : NULL;
     int64_t                until = arb_clock_ms() + r->conf->timeout_ms;
     struct timespec        ts;
 
