@@ -29,11 +29,17 @@ for f in tests/data/yah3-short.txt tests/data/chains-*match*.txt \
     check "$name: state --at $half text = transcript replay" \
         "$($A replay --at "$half" "$f" 2>&1)" \
         "$($A state --at "$half" --match "$match" 2>&1)"
-    # Its results cannot be exported before the close (an export carries
-    # only the deal's commitment): said as such, not as a refused open.
+    # Its records as csv, also before the close (an export carries only
+    # the deal's commitment): the recorder's from the server, the same as
+    # --db replays with the kept secret (refused until 2026-12-05); a
+    # bundle is still refused, saying why (verify could not judge it).
     if grep -q '^deal: *\(seed\|order\)' "$f"; then
-        err=$($A export --format csv --match "$match" 2>&1)
-        check "$name: csv export while dealt and running: refused" 1 $?
+        $A export --format csv --match "$match" > "$T/srv.csv" 2>&1
+        check "$name: csv export while dealt and running = --db's" \
+            "0 $($A export --format csv --db "$T/data" --match "$match")" \
+            "$? $(cat "$T/srv.csv")"
+        err=$($A export --format bundle --match "$match" --out "$T/b" 2>&1)
+        check "$name: bundle while dealt and running: refused" 1 $?
         check "$name: ... saying why" 1 \
             "$(echo "$err" | grep -c "is dealt and still running")"
     fi
