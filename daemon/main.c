@@ -341,6 +341,7 @@ main(int argc, char **argv)
 
         memset(&sa, 0, sizeof(sa));
         sa.sa_handler = on_early_signal;
+        sa.sa_flags = SA_RESTART;
         sigemptyset(&sa.sa_mask);
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGINT, &sa, NULL);
