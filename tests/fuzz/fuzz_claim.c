@@ -1,8 +1,9 @@
 /*
  * fuzz_claim.c - the claim readers (core/claim.h, docs/CLAIMS.md) on
  * arbitrary text: JSON, CSV against the schema of a real YAHchain match,
- * CSV without a schema, and the automatic choice of arb_claim_parse().
- * The first byte picks the reader; the rest is the file.
+ * CSV without a schema, the automatic choice of arb_claim_parse(), and
+ * a recorder's report read as results (arb_claim_parse_report).  The
+ * first byte picks the reader; the rest is the file.
  *
  * Invariants: a refusal names its place ("line L..."); an accepted claim's
  * canonical form parses again (as JSON) to the same canonical form; it
@@ -17,6 +18,7 @@
 
 #include "core/buf.h"
 #include "core/claim.h"
+#include "core/err.h"
 #include "core/match.h"
 #include "core/replay.h"
 #include "core/transcript.h"
@@ -98,6 +100,33 @@ done:
     arb_buf_free(&why);
 }
 
+/* A report read as results (arb_claim_parse_report) takes what a JSON
+ * claim takes and refuses what it refuses, keeping more fields: the
+ * verdicts a claim drops. */
+static void
+check_report(const char *text, size_t len, int rc, const arb_claim_t *r)
+{
+    arb_claim_t c;
+    arb_buf_t   why = ARB_BUF_INIT;
+    size_t      i;
+    int         rc2;
+
+    rc2 = arb_claim_parse_json(&c, text, len, &why);
+    if (why.oom || (rc == ARB_ENOMEM) != (rc2 == ARB_ENOMEM))
+        goto done;
+    FUZZ_CHECK((rc == 0) == (rc2 == 0));
+    if (rc == 0 && rc2 == 0) {
+        FUZZ_CHECK(r->res.nrecords == c.res.nrecords
+                   && r->res.ntotals == c.res.ntotals);
+        for (i = 0; i < c.res.nrecords && i < r->res.nrecords; i++)
+            FUZZ_CHECK(r->res.records[i].nfields
+                       >= c.res.records[i].nfields);
+    }
+done:
+    arb_claim_clear(&c);
+    arb_buf_free(&why);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -111,6 +140,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     len = size - 1;
+    if ((data[0] & 7) == 4) {
+        rc = arb_claim_parse_report(&c, text, len, &why);
+        check_report(text, len, rc, &c);
+        if (rc != 0 && !why.oom)
+            FUZZ_CHECK(strncmp(arb_buf_cstr(&why), "line ", 5) == 0);
+        arb_claim_clear(&c);
+        arb_buf_free(&why);
+        return 0;
+    }
     switch (data[0] & 3) {
     case 0:  rc = arb_claim_parse_json(&c, text, len, &why); break;
     case 1:  rc = arb_claim_parse_csv(&c, text, len, sch, &why); break;
