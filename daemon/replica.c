@@ -41,6 +41,9 @@
 #include "proto/stream_mirror.h"
 #include "proto/stream_read.h"
 
+/* A stop waits this long for the follower to end by itself before it
+ * closes the follower's connection under a request to NATS. */
+#define STOP_MS 1000
 /* Touched matches handed to the loop per wake-up, at most. */
 #define CATCH_UP_MAX 4096
 /* Longest an applied event waits for the batch's commit while messages
@@ -66,7 +69,8 @@ typedef struct arb_replica {
     unsigned char        key[ARB_STREAM_KEY_LEN];
     int                  has_key;
     pthread_t            thread;
-    arb_stream_t        *st;            /* the follower's connection */
+    arb_stream_t        *st;            /* the follower's connection; set
+                                           and cleared under mu */
     int                  started;
     uv_async_t           async;
     int                  async_init;
@@ -75,6 +79,7 @@ typedef struct arb_replica {
     arb_mirror_t        *mir;
     uint64_t             appended_pos;  /* store position the mirror reached */
     int                  stopping;
+    int                  done;          /* the follower is about to end */
     int                  failed;        /* a store append failed */
     int                  connected;
     uint64_t             problems, foreign, reconnects;
@@ -645,7 +650,9 @@ follow(void *arg)
             if (rc == 0)
                 rc = arb_stream_open(&st, &r->sconf, opts, NULL, &why);
             if (rc == 0) {              /* a deal met out of order */
+                pthread_mutex_lock(&r->mu);
                 r->st = st;
+                pthread_mutex_unlock(&r->mu);
                 arb_mirror_on_deal(r->mir, deal_of, r);
             }
             if (rc != 0) {
@@ -747,9 +754,10 @@ follow(void *arg)
             continue;
         }
         if (rc != 0) {
-            arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: %s; "
-                       "reading again from sequence %" PRIu64,
-                       arb_buf_cstr(&why), from);
+            if (!stopping(r))   /* else: the stop closed the connection */
+                arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: "
+                           "%s; reading again from sequence %" PRIu64,
+                           arb_buf_cstr(&why), from);
             reader_lost(r, &rd);
             nap(r);
             continue;
@@ -832,6 +840,10 @@ failed:
 done:
     arb_mirror_on_deal(r->mir, NULL, NULL);
     arb_stream_reader_close(rd);
+    pthread_mutex_lock(&r->mu);
+    r->st = NULL;               /* the stop no longer closes it */
+    r->done = 1;
+    pthread_mutex_unlock(&r->mu);
     arb_stream_close(st);
     natsOptions_Destroy(opts);
     arb_buf_free(&why);
@@ -1055,8 +1067,27 @@ arb_replica_stop(arb_server_t *srv)
     if (r == NULL)
         return;
     if (r->started) {
+        int i, done = 0;
+
         pthread_mutex_lock(&r->mu);
         r->stopping = 1;
+        pthread_mutex_unlock(&r->mu);
+        /* The follower ends within STOP_MS (its last flush, the one look
+         * for a held open's deal, the position file) unless it waits on
+         * NATS, each request for up to 2 s: then its connection is closed
+         * under it, which answers the request at once (a deal looked
+         * for then is one that did not come in time either way: the
+         * open keeps the commitment until the deal comes, as after any
+         * stop).  As on a recorder (replicate.c). */
+        for (i = 0; i < STOP_MS / 10 && !done; i++) {
+            usleep(10000);
+            pthread_mutex_lock(&r->mu);
+            done = r->done;
+            pthread_mutex_unlock(&r->mu);
+        }
+        pthread_mutex_lock(&r->mu);
+        if (!r->done && r->st != NULL && r->st->nc != NULL)
+            natsConnection_Close(r->st->nc);    /* no callbacks: see opts */
         pthread_mutex_unlock(&r->mu);
         pthread_join(r->thread, NULL);
         r->started = 0;

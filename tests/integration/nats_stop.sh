@@ -4,8 +4,9 @@
 # at that stream.  Both waits last up to timeout_ms (30 s here); until
 # 2026-12-05 the stop waited them out (a service manager's stop hung,
 # and test_replicate's fresh start was killed once on a loaded CI
-# machine).  What the stopped recorder had acknowledged reaches the
-# stream once it runs again.
+# machine).  So does a read replica following that stream.  What the
+# stopped recorder had acknowledged reaches the stream, and the
+# replica, once they run again.
 # Ports: ARB_NATS_PORT_BASE (default 18700).
 . tests/common.sh
 . tests/cluster/nats.sh
@@ -14,14 +15,15 @@ nats_test_up nats_stop.sh 1 18700
 OP=${BUILD:-build}/tests/nats_op
 NATS_PID=$(nats_pid "$NATS_DIR" 1)
 
-# stops NAME PID: SIGTERM to PID; $stopped is then its exit status if
-# it ended within 5 s, else "hung" (and it is killed).  (Not run in a
-# subshell: there the exited daemon, a zombie until this shell reaps
-# it, would still seem to run.)
+# stops NAME PID [SECS]: SIGTERM to PID; $stopped is then its exit
+# status if it ended within SECS (5) seconds, else "hung" (and it is
+# killed).  (Not run in a subshell: there the exited daemon, a zombie
+# until this shell reaps it, would still seem to run.)
 stops() {
     kill -TERM "$2"
     i=0
-    while ps -o stat= -p "$2" | grep -qv Z && [ $i -lt 50 ]; do
+    while ps -o stat= -p "$2" | grep -qv Z && [ $i -lt $((${3:-5} * 10)) ]
+    do
         sleep 0.1; i=$((i + 1))
     done
     if ps -o stat= -p "$2" | grep -qv Z; then
@@ -47,6 +49,8 @@ REPL_EXTRA="timeout_ms = 30000"
 start_replicating east E.
 play east E.1 6
 stream_holds E.1 7
+start_replica rep
+caught_up E.1 east events
 
 # The stream answers nothing; a pass asked for waits on it, and a move
 # is acknowledged locally meanwhile.
@@ -56,6 +60,12 @@ play east E.1 9 6
 sleep 0.5
 stops east "$pid_east"
 check "stopped while waiting on NATS: exits 0 within 5 s" 0 "$stopped"
+# A read replica too: its requests last up to 2 s each, several in a row
+# (5.3 s seen until 2026-12-05); now its connection is closed under them
+# after a second.
+stops rep "$pid_rep" 3
+check "replica stopped while NATS answers nothing: exits 0 within 3 s" 0 \
+    "$stopped"
 
 # A recorder starting meanwhile waits for its look (up to timeout_ms)
 # before it serves; a stop cuts that short.
@@ -72,6 +82,11 @@ start_replicating east E.
 stream_holds E.1 10
 check "every acknowledged event on the stream" 10 \
     "$($OP "$URLS" count ARBITER E.1)"
+start_replica rep
+caught_up E.1 east events
+check "the replica holds them as the recorder does" \
+    "$(on east events --match E.1 --json)" \
+    "$(on rep events --match E.1 --json 2>&1)"
 
 echo "nats_stop.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
