@@ -468,7 +468,7 @@ do_read(cli_net_t *n, const targs_t *a, const char *sub)
             arb_buf_printf(&out, "  table %s  %s ", m->table, m->match);
             for (j = 0; j < m->nplayers; j++)
                 arb_buf_printf(&out, " %s", m->players[j]);
-            arb_buf_printf(&out, "  events %" PRIu64 "  %s\n", m->seq + 1,
+            arb_buf_printf(&out, "  events %" PRIu64 "  %s\n", m->seq,
                            m->counted ? "closed"
                            : t.v.tables[i].sealed ? "open, sealed" : "open");
         }

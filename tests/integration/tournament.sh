@@ -69,6 +69,11 @@ check "judge: refused" 1 $?
 check "judge: names the rule" 1 "$(echo "$out" | grep -c '"rule":"§34.11.2"')"
 check "judge records nothing" 1 \
     "$($A state --match $m | grep -c 'events 2$')"
+# `show` counts a table's events as `state` and `matches` do (its last
+# seq; until 2026-12-05 it printed one more, counting the open).
+check "show: a table's events as state's" 1 \
+    "$($A tournament show --tournament Open \
+       | grep -c " $m .* events 2  open$")"
 $A rule --match $m void 2 --reason "test reset" > /dev/null
 $A rule --match $m void 1 --reason "test reset" > /dev/null
 for t in 1 2 3 4 5 6 7 8; do play $t 1 || echo "play R1-T$t failed"; done
