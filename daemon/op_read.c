@@ -30,7 +30,6 @@ static const arb_req_field_t state_fields[ST_N] = {
     [ST_SEQS]  = { "seqs",  ARB_REQ_UINT, ARB_REQ_OPTIONAL, 0, 1 },
 };
 
-
 void
 arb_op_state(arb_request_t *r)
 {
