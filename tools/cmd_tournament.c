@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/board.h"
 #include "core/err.h"
 #include "core/tourn.h"
 #include "tools/cli.h"
@@ -432,6 +433,31 @@ server_read(cli_net_t *n, const targs_t *a, const char *op)
     return CLI_OK;
 }
 
+/* A table's line ends as its board status does (core/board.h), so show
+ * and board never tell an arbiter two stories: a table whose game is over
+ * but not yet closed is "finished", not "open" (as it was until
+ * 2026-12-05).  A sealed table is in play as far as this reader can tell.
+ * 0, or ARB_ENOMEM. */
+static int
+show_status(arb_buf_t *out, const arb_tview_t *v, size_t i)
+{
+    uint64_t undo;
+    int      rc;
+
+    rc = v->tables[i].sealed ? ARB_BOARD_PLAYING
+                             : arb_board_status(v->tables[i].m, v->sm[i].seq,
+                                                &undo);
+    if (rc < 0)
+        return rc;
+    arb_buf_printf(out, "  events %" PRIu64 "  %s%s", v->sm[i].seq,
+                   arb_board_status_name(rc),
+                   v->tables[i].sealed ? ", sealed" : "");
+    if (rc == ARB_BOARD_UNDO)
+        arb_buf_printf(out, " (seq %" PRIu64 ")", undo);
+    arb_buf_putc(out, '\n');
+    return 0;
+}
+
 static int
 do_read(cli_net_t *n, const targs_t *a, const char *sub)
 {
@@ -468,9 +494,8 @@ do_read(cli_net_t *n, const targs_t *a, const char *sub)
             arb_buf_printf(&out, "  table %s  %s ", m->table, m->match);
             for (j = 0; j < m->nplayers; j++)
                 arb_buf_printf(&out, " %s", m->players[j]);
-            arb_buf_printf(&out, "  events %" PRIu64 "  %s\n", m->seq,
-                           m->counted ? "closed"
-                           : t.v.tables[i].sealed ? "open, sealed" : "open");
+            if (show_status(&out, &t.v, i) != 0)
+                goto oom;
         }
     }
     if (out.oom)

@@ -328,9 +328,9 @@ page=$(${BUILD:-build}/tests/page_steps \
 td:nth-child(3)').textContent" 2>&1)
 check "keyless replica, board page: the table playing, sealed here" \
     "playing (sealed here: ask the primary)" "$page"
-check "tournament show from a server: the table open, sealed" 1 \
+check "tournament show from a server: the table playing, sealed" 1 \
     "$(tourn east show --tournament D.T 2>&1 \
-       | grep -c 'D.T-R1-T1 .*open, sealed')"
+       | grep -c 'D.T-R1-T1 .*playing, sealed')"
 # A round of 35 dealt tables: its `round` act, a `tables` act and 35
 # opens in one transaction, followed by the replica (the tournament's
 # state the primary's, every table on its board).

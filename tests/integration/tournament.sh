@@ -73,7 +73,7 @@ check "judge records nothing" 1 \
 # seq; until 2026-12-05 it printed one more, counting the open).
 check "show: a table's events as state's" 1 \
     "$($A tournament show --tournament Open \
-       | grep -c " $m .* events 2  open$")"
+       | grep -c " $m .* events 2  playing$")"
 $A rule --match $m void 2 --reason "test reset" > /dev/null
 $A rule --match $m void 1 --reason "test reset" > /dev/null
 for t in 1 2 3 4 5 6 7 8; do play $t 1 || echo "play R1-T$t failed"; done
@@ -95,6 +95,13 @@ check "board order: disputed, undo, playing..." \
 check "board: the undo names seq 6" 1 "$(grep -c '"undo_seq":6' "$T/board.json")"
 check "board: the server's op = the tool's own from the data directory" \
     "$(cat "$T/board.json")" "$($A tournament board --tournament Open --db "$T/data")"
+# `show` says what `board` says of each table (until 2026-12-05 it said
+# "open" of a table awaiting its close, whatever held it).
+$A tournament show --tournament Open > "$T/show.out" 2>&1
+check "show: closed, undo with its seq, disputed" \
+    "1 closed|7 undo_requested (seq 6)|8 disputed" \
+    "$(sed -n 's/^  table \([178]\)  .*  events [0-9]*  \(.*\)$/\1 \2/p' \
+       "$T/show.out" | head -3 | tr '\n' '|' | sed 's/|$//')"
 
 $A rule --match Open-R1-T7 void 6 --reason "undo at the table" > /dev/null
 $A close --match Open-R1-T7 > /dev/null
