@@ -2,6 +2,7 @@
  * arbiter - the companion tools of the arbiter recorder.  Each subcommand
  * lives in its own tools/cmd_*.c over the core library.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -75,6 +76,21 @@ usage(FILE *f)
                "'arbiter --version' prints the engine version.\n");
 }
 
+/* What a command printed must have reached its stdout: a replay or a
+ * verdict cut short by a full disk is not a success, and for verify and
+ * diff the exit status is the verdict itself (until 2026-12-05 a failed
+ * write of stdout went unnoticed: exit 0, half a file). */
+static int
+stdout_checked(const char *cmd, int status)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return status;
+    fprintf(stderr, "arbiter %s: stdout: %s\n", cmd,
+            errno != 0 ? strerror(errno) : "write error");
+    return CLI_ERROR;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -94,7 +110,8 @@ main(int argc, char **argv)
     }
     for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (strcmp(argv[1], cmds[i].name) == 0)
-            return cmds[i].run(argc - 1, argv + 1);
+            return stdout_checked(cmds[i].name,
+                                  cmds[i].run(argc - 1, argv + 1));
     fprintf(stderr, "arbiter: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CLI_ERROR;

@@ -6,6 +6,7 @@
 #ifndef ARB_CLI_H
 #define ARB_CLI_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -74,6 +75,25 @@ typedef struct cli_file {
 int  cli_file_open(cli_file_t *cf, const char *path);
 /* Unmaps and puts SIGBUS's handler back; NULL-safe. */
 void cli_file_close(cli_file_t *cf);
+/* A file written at a path the user chose (tools/outfile.c): a regular
+ * file (or a new one) is staged beside the target, flushed to disk, and
+ * renamed over it by the commit, so that a failure leaves the old file as
+ * it was; anything else (a device, a pipe) is written in place by the
+ * stage.  A failure removes only the staged file.  Stage and commit:
+ * CLI_OK, or CLI_ERROR with "arbiter TOOL: PATH: <reason>" printed (the
+ * staged file is then gone).  Discard removes a staged file; NULL-safe. */
+typedef struct cli_out {
+    const char *tool;
+    char        target[PATH_MAX];
+    char        tmp[PATH_MAX + 8];      /* "" when nothing is staged */
+} cli_out_t;
+int  cli_out_stage(cli_out_t *o, const char *tool, const char *path,
+                   const void *data, size_t len);
+int  cli_out_commit(cli_out_t *o);
+void cli_out_discard(cli_out_t *o);
+/* Stage and commit in one; path NULL writes stdout. */
+int  cli_write_out(const char *tool, const char *path, const void *data,
+                   size_t len);
 /* Prints v (core/json.h: compact, keys in order) and a newline on stdout,
  * consuming v; NULL (a builder ran out of memory) or a failed write says
  * "arbiter CMD: out of memory" on stderr.  CLI_OK or CLI_ERROR. */

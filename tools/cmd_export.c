@@ -13,7 +13,6 @@
  * bundle is written it goes through the very verification `arbiter
  * verify` does; an export that would not verify is never written.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 #include "tools/cli.h"
 #include "tools/tourn.h"
 #include "tools/net.h"
+#include "tools/ops.h"
 
 enum { F_JSONL, F_CSV, F_TRANSCRIPT, F_BUNDLE, F_RESULTS };
 static const char *const formats[] = { "jsonl", "csv", "transcript",
@@ -460,21 +460,7 @@ collect(exp_t *x, const char *id)
 static int
 write_out(const char *path, const arb_buf_t *b)
 {
-    FILE *f = path != NULL ? fopen(path, "wb") : stdout;
-
-    if (f == NULL) {
-        fprintf(stderr, "arbiter export: %s: %s\n", path, strerror(errno));
-        return CLI_ERROR;
-    }
-    if ((b->len > 0 && fwrite(b->data, 1, b->len, f) != b->len)
-        || (path != NULL ? fclose(f) != 0 : fflush(f) != 0)) {
-        fprintf(stderr, "arbiter export: %s: %s\n",
-                path != NULL ? path : "stdout", strerror(errno));
-        if (path != NULL)
-            unlink(path);
-        return CLI_ERROR;
-    }
-    return 0;
+    return cli_write_out("export", path, b->data, b->len);
 }
 
 static int
@@ -485,15 +471,23 @@ is_dir(const char *path)
     return path != NULL && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* One transcript per match into directory dir, as ID.txt. */
+/* One transcript per match into directory dir, as ID.txt: all of them or
+ * none (each is staged, and renamed into place only when every one is
+ * written; until 2026-12-05 a failure left the ones written before it). */
 static int
 write_transcripts(exp_t *x, const char *dir)
 {
-    arb_buf_t out = ARB_BUF_INIT;
-    char      path[4096];
-    size_t    i;
-    int       rc = 0;
+    arb_buf_t  out = ARB_BUF_INIT;
+    cli_out_t *staged;
+    char       path[4096];
+    size_t     i, n = 0, done;
+    int        rc = 0;
 
+    staged = calloc(x->b.nmatches + 1, sizeof(*staged));
+    if (staged == NULL) {
+        fprintf(stderr, "arbiter export: out of memory\n");
+        return CLI_ERROR;
+    }
     for (i = 0; rc == 0 && i < x->b.nmatches; i++) {
         out.len = 0;
         if (arb_bundle_transcript(&out, &x->b, i) != 0) {
@@ -503,8 +497,19 @@ write_transcripts(exp_t *x, const char *dir)
         }
         snprintf(path, sizeof(path), "%s/%s.txt", dir,
                  x->b.cps[i].match_id);
-        rc = write_out(path, &out);
+        rc = cli_out_stage(&staged[n], "export", path, out.data, out.len);
+        if (rc == CLI_OK)
+            n++;
     }
+    for (i = 0, done = 0; i < n; i++)
+        if (rc != CLI_OK)
+            cli_out_discard(&staged[i]);
+        else if ((rc = cli_out_commit(&staged[i])) == CLI_OK)
+            done++;
+    if (rc != CLI_OK)
+        fprintf(stderr, "arbiter export: %zu of %zu transcripts written to "
+                "%s\n", done, x->b.nmatches, dir);
+    free(staged);
     arb_buf_free(&out);
     return rc;
 }
@@ -726,6 +731,7 @@ cmd_export(int argc, char **argv)
 {
     arb_store_opts_t opts;
     exp_t            x;
+    ops_progress_t   pr;
     size_t           i;
     int              rc, status = CLI_ERROR;
 
@@ -778,13 +784,19 @@ cmd_export(int argc, char **argv)
         fprintf(stderr, "arbiter export: out of memory\n");
         goto done;
     }
+    ops_progress_init(&pr);
     for (i = 0; i < x.nids; i++) {
+        ops_progress(&pr, "export", "matches", i, x.nids);
         status = collect(&x, x.ids[i]);
         if (status == 0 && x.format == F_CSV)
             status = judge_sealed(&x, x.ids[i], x.b.nmatches - 1);
-        if (status != 0)
+        if (status != 0) {
+            ops_progress_clear(&pr);
             goto done;
+        }
     }
+    ops_progress(&pr, "export", "matches", x.nids, x.nids);
+    ops_progress_clear(&pr);
     status = render(&x);
 done:
     for (i = 0; i < x.nids; i++) {

@@ -17,7 +17,6 @@
  * verify` takes it); the page then says what was verified, and a bundle
  * that fails gives no page at all.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -445,8 +444,7 @@ cmd_report(int argc, char **argv)
     arb_buf_t     data = ARB_BUF_INIT, page = ARB_BUF_INIT,
                   why = ARB_BUF_INIT, verified = ARB_BUF_INIT;
     const char   *claim = NULL, *out = NULL, *key = NULL;
-    FILE         *f;
-    int           html = 0, wrote, status, st;
+    int           html = 0, status, st;
     const cli_optdef_t opts[] = {
         { "--html", CLI_ARG_FLAG, &html },
         { "--claim", CLI_ARG_STR, &claim },
@@ -512,19 +510,8 @@ cmd_report(int argc, char **argv)
                 ? "out of memory" : arb_buf_cstr(&why));
         goto done;
     }
-    f = out != NULL ? fopen(out, "wb") : stdout;
-    if (f == NULL) {
-        fprintf(stderr, "arbiter report: %s: %s\n", out, strerror(errno));
+    if (cli_write_out("report", out, page.data, page.len) != CLI_OK)
         goto done;
-    }
-    wrote = fwrite(page.data, 1, page.len, f) == page.len;
-    if ((out != NULL ? fclose(f) : fflush(f)) != 0 || !wrote) {
-        fprintf(stderr, "arbiter report: %s: %s\n", out != NULL ? out
-                : "stdout", strerror(errno));
-        if (out != NULL)
-            unlink(out);
-        goto done;
-    }
     status = st;
 done:
     cli_net_close(&n);

@@ -17,6 +17,7 @@
 #include "core/version.h"
 #include "tools/cli.h"
 #include "tools/net.h"
+#include "tools/ops.h"
 
 static void
 usage(FILE *f)
@@ -90,6 +91,14 @@ print_match(const arb_bundle_result_t *res)
     cli_print_results(res->m);
 }
 
+/* At a terminal only (tools/ops.h): a bundle of a season's matches takes
+ * seconds. */
+static void
+on_progress(void *ud, uint64_t done, uint64_t total)
+{
+    ops_progress(ud, "verify", "events", done, total);
+}
+
 int
 cmd_verify(int argc, char **argv)
 {
@@ -100,6 +109,7 @@ cmd_verify(int argc, char **argv)
     const char          *path = NULL, *key = NULL;
     char                 hex[2 * ARB_PUBKEY_LEN + 1], prefix[PATH_MAX + 32];
     uint64_t             events = 0;
+    ops_progress_t       pr;
     size_t               i;
     int                  rc, status;
     const cli_optdef_t opts[] = {
@@ -132,7 +142,10 @@ cmd_verify(int argc, char **argv)
     }
     if (cli_file_open(&data, path) != 0)
         goto done;
-    rc = arb_bundle_verify(data.data, data.len, pk, &rep);
+    ops_progress_init(&pr);
+    rc = arb_bundle_verify_progress(data.data, data.len, pk, &rep,
+                                    on_progress, &pr);
+    ops_progress_clear(&pr);
     if (rc == ARB_ENOMEM) {
         fprintf(stderr, "arbiter verify: out of memory\n");
         goto done;

@@ -149,6 +149,15 @@ void arb_bundle_report_clear(arb_bundle_report_t *r);
 int  arb_bundle_verify(const void *data, size_t len,
                        const unsigned char pubkey[ARB_PUBKEY_LEN],
                        arb_bundle_report_t *rep);
+/* The same, calling progress(ud, done, total) in events after each
+ * match is verified (one call at a time, from whichever thread verified
+ * it): what a tool shows at a terminal.  progress may be NULL. */
+typedef void (*arb_bundle_progress_fn)(void *ud, uint64_t done,
+                                       uint64_t total);
+int  arb_bundle_verify_progress(const void *data, size_t len,
+                                const unsigned char pubkey[ARB_PUBKEY_LEN],
+                                arb_bundle_report_t *rep,
+                                arb_bundle_progress_fn progress, void *ud);
 
 /* A bundled match to draw or replay, handed out only after the whole
  * bundle passed arb_bundle_verify() against pubkey: rep as that fills it,

@@ -22,6 +22,7 @@
  * the threads on its chain's links instead (arb_chain_first_bad).
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -342,6 +343,10 @@ typedef struct vpool {
     int                      *rc;       /* one per match */
     atomic_size_t             next;     /* the next match to take */
     unsigned                  threads;  /* for each match's links */
+    arb_bundle_progress_fn    progress; /* or NULL */
+    void                     *ud;
+    pthread_mutex_t           mu;       /* one progress call at a time */
+    uint64_t                  done, total;  /* events, under mu */
 } vpool_t;
 
 static void *
@@ -350,9 +355,16 @@ vpool_main(void *arg)
     vpool_t *p = arg;
     size_t   i;
 
-    while ((i = atomic_fetch_add(&p->next, 1)) < p->b->nsections)
+    while ((i = atomic_fetch_add(&p->next, 1)) < p->b->nsections) {
         p->rc[i] = verify_match(&p->b->sections[i], p->pk,
                                 &p->rep->matches[i], p->threads);
+        if (p->progress == NULL)
+            continue;
+        pthread_mutex_lock(&p->mu);
+        p->done += p->b->sections[i].nrecs;
+        p->progress(p->ud, p->done, p->total);
+        pthread_mutex_unlock(&p->mu);
+    }
     return NULL;
 }
 
@@ -360,7 +372,8 @@ vpool_main(void *arg)
  * serial pass would return it. */
 static int
 verify_matches(const arb__bundle_file_t *b, const unsigned char *pk,
-               arb_bundle_report_t *rep)
+               arb_bundle_report_t *rep, arb_bundle_progress_fn progress,
+               void *ud)
 {
     vpool_t   p;
     unsigned  nt = arb_chain_threads();
@@ -382,11 +395,16 @@ verify_matches(const arb__bundle_file_t *b, const unsigned char *pk,
     p.rep = rep;
     /* One match: its links get every thread.  Several: a match each. */
     p.threads = nt > 1 ? 1 : arb_chain_threads();
+    p.progress = progress;
+    p.ud = ud;
+    p.total = nrecs;
     atomic_init(&p.next, 0);
     p.rc = calloc(b->nsections ? b->nsections : 1, sizeof(*p.rc));
     if (p.rc == NULL)
         return ARB_ENOMEM;
+    pthread_mutex_init(&p.mu, NULL);
     arb_chain_run(nt, vpool_main, &p, 0);  /* every thread, one pool */
+    pthread_mutex_destroy(&p.mu);
     for (i = 0; i < b->nsections; i++) {
         if (p.rc[i] != 0) {
             rc = p.rc[i];
@@ -441,6 +459,15 @@ arb_bundle_verify(const void *data, size_t len,
                   const unsigned char pubkey[ARB_PUBKEY_LEN],
                   arb_bundle_report_t *rep)
 {
+    return arb_bundle_verify_progress(data, len, pubkey, rep, NULL, NULL);
+}
+
+int
+arb_bundle_verify_progress(const void *data, size_t len,
+                           const unsigned char pubkey[ARB_PUBKEY_LEN],
+                           arb_bundle_report_t *rep,
+                           arb_bundle_progress_fn progress, void *ud)
+{
     arb__bundle_file_t b;
     arb_buf_t          why = ARB_BUF_INIT;
     size_t             i;
@@ -464,7 +491,7 @@ arb_bundle_verify(const void *data, size_t len,
         goto done;
     }
     rep->nmatches = b.nsections;
-    rc = verify_matches(&b, pubkey, rep);
+    rc = verify_matches(&b, pubkey, rep, progress, ud);
     if (rc != 0)
         goto done;
     for (i = 0; i < b.nsections; i++) {

@@ -169,6 +169,69 @@ check "transcript dir = single" "$(cat "$T/M2.txt")" "$(cat "$T/tx/M2.txt")"
 err=$($A export --db "$T/data" --from 0 --format transcript 2>&1 >/dev/null); rc=$?
 check "transcripts need dir" "2 arbiter export: 3 matches: --out must be a directory (one transcript each, ID.txt)" "$rc $err"
 
+# ---- what --out replaces, and a failed write ------------------------------
+# All transcripts or none: M2.txt cannot be written (a directory there).
+mkdir "$T/tx2" "$T/tx2/M2.txt"
+err=$($A export --db "$T/data" --from 0 --format transcript --out "$T/tx2" \
+      2>&1); rc=$?
+check "transcripts: one cannot be written" 2 $rc
+check "... says how many were written" 1 \
+    "$(printf '%s\n' "$err" | grep -c '0 of 3 transcripts written to')"
+check "... and leaves none of the others" "M2.txt" "$(ls "$T/tx2")"
+# A failed write (the file size limit) leaves an earlier export as it was
+# and nothing beside it (until 2026-12-05 the path was emptied, then
+# removed).
+echo keep > "$T/keep.jsonl"
+err=$( (trap '' XFSZ; ulimit -f 1
+        $A export --db "$T/data" --from 0 --format jsonl --out "$T/keep.jsonl") \
+      2>&1); rc=$?
+check "export: a failed write" 2 $rc
+check "... names the file" 1 "$(printf '%s\n' "$err" | grep -c "keep.jsonl: File too large")"
+check "... the old file kept" keep "$(cat "$T/keep.jsonl")"
+check "... nothing left beside it" "keep.jsonl" "$(ls "$T" | grep '^keep')"
+echo keep > "$T/keep.html"
+err=$( (trap '' XFSZ; ulimit -f 1
+        $A report --html --db "$T/data" --match M1 --out "$T/keep.html") 2>&1)
+check "report: a failed write, the old file kept" "2 keep" "$? $(cat "$T/keep.html")"
+# A device is written in place and never removed: a link to /dev/full.
+ln -s /dev/full "$T/full"
+$A export --db "$T/data" --match M1 --format jsonl --out "$T/full" 2>/dev/null
+check "export to a full device" 2 $?
+check "... the link and the device are still there" 1 \
+    "$([ -L "$T/full" ] && [ -c /dev/full ] && echo 1)"
+# A link to a regular file: the file it names is replaced, the link kept.
+echo old > "$T/target.jsonl"; ln -s target.jsonl "$T/link.jsonl"
+$A export --db "$T/data" --match M1 --format jsonl --out "$T/link.jsonl" \
+    2>/dev/null
+check "export through a link" "1 1" \
+    "$([ -L "$T/link.jsonl" ] && echo 1) $(grep -c '"match":"M1","seq":0' "$T/target.jsonl")"
+# A new file gets the usual mode (0666 less the umask), not mkstemp's.
+(umask 022; $A export --db "$T/data" --match M1 --format jsonl \
+    --out "$T/mode.jsonl" 2>/dev/null)
+check "a new file's mode" "-rw-r--r--" "$(ls -l "$T/mode.jsonl" | cut -c1-10)"
+# Progress at a terminal only (ops.sh checks the other long commands).
+err=$($A export --db "$T/data" --from 0 --format jsonl --out "$T/p.jsonl" \
+      2>&1 >/dev/null)
+check "export: no progress in a pipe" 0 \
+    "$(printf '%s' "$err" | grep -c "$(printf '\r')")"
+if command -v script > /dev/null 2>&1; then
+    script -qec "$A export --db $T/data --from 0 --format jsonl --out \
+$T/p.jsonl" /dev/null > "$T/tty" 2>&1
+    check "export: progress at a terminal" yes \
+        "$(grep -q 'export: matches 3/3' "$T/tty" && echo yes)"
+    script -qec "$A verify $T/all.bundle --pubkey $KEY" /dev/null \
+        > "$T/tty" 2>&1
+    check "verify: progress at a terminal" yes \
+        "$(grep -q 'verify: events [1-9][0-9]*/[1-9]' "$T/tty" && echo yes)"
+else
+    echo "export_verify.sh: 'script' not found: progress cases skipped"
+fi
+# What a command prints must reach stdout: a full disk is an error.
+err=$($A replay --db "$T/data" --match M1 2>&1 > /dev/full); rc=$?
+check "replay to a full stdout" "2 arbiter replay: stdout: No space left on device" "$rc $err"
+$A verify "$T/m1.bundle" --pubkey "$KEY" > /dev/full 2>/dev/null
+check "verify to a full stdout: not a verdict" 2 $?
+
 # ---- time ranges ----------------------------------------------------------
 today=$(date -u +%Y-%m-%d)
 now=$(($(date +%s) * 1000))
