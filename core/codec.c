@@ -355,6 +355,20 @@ arb__event_check_walked(const arb_event_t *ev)
 }
 
 int
+arb_event_check_shape(const arb_event_t *ev, arb_buf_t *why)
+{
+    int rc;
+
+    if ((rc = check_frame(ev, why)) != 0 || (rc = check_fields(ev, why)) != 0)
+        return rc;
+    if (ev->player != NULL && ev->player[0] == '\0')
+        return arb_mp_fail(why, ARB_EINVAL, "event.player: empty");
+    if (ev->verb != NULL && ev->verb[0] == '\0')
+        return arb_mp_fail(why, ARB_EINVAL, "event.verb: empty");
+    return 0;
+}
+
+int
 arb_event_check(const arb_event_t *ev, arb_buf_t *why)
 {
     int rc;

@@ -31,6 +31,11 @@
  * exist.  Returns 0, ARB_EINVAL or ARB_ETOOBIG (a limit); on failure `why`
  * (may be NULL) is overwritten with the field and the problem. */
 int arb_event_check(const arb_event_t *ev, arb_buf_t *why);
+/* Its shape only: the fields ev's kind requires and forbids, a player or
+ * verb not empty (what a request decides; its reader has already checked
+ * the strings' lengths and UTF-8, which arb_event_check does again).
+ * 0 or ARB_EINVAL, with why as above. */
+int arb_event_check_shape(const arb_event_t *ev, arb_buf_t *why);
 
 /* Appends the canonical encoding of `ev` to `out` (no frame header).
  * Returns 0, ARB_EINVAL / ARB_ETOOBIG when arb_event_check() fails, or

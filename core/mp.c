@@ -206,6 +206,27 @@ arb_mp_get(const msgpack_object *map, const char *key)
     return NULL;
 }
 
+const msgpack_object *
+arb_mp_get_once(const msgpack_object *map, const char *key, int *dup)
+{
+    const msgpack_object *found = NULL;
+    uint32_t              i;
+
+    *dup = 0;
+    if (map == NULL || map->type != MSGPACK_OBJECT_MAP)
+        return NULL;
+    for (i = 0; i < map->via.map.size; i++) {
+        if (!key_is(&map->via.map.ptr[i].key, key))
+            continue;
+        if (found != NULL) {
+            *dup = 1;
+            break;
+        }
+        found = &map->via.map.ptr[i].val;
+    }
+    return found;
+}
+
 int
 arb_mp_get_uint(const msgpack_object *map, const char *key, uint64_t *out)
 {

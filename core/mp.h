@@ -75,6 +75,10 @@ const char *arb_mp_type_name(const msgpack_object *o);
  * not a map or lacks the key.  With duplicate keys it returns the first:
  * call arb_mp_fields() first to rule duplicates out. */
 const msgpack_object *arb_mp_get(const msgpack_object *map, const char *key);
+/* The same, and *dup = 1 when `key` is there more than once (a request
+ * whose readers could disagree on which one counts). */
+const msgpack_object *arb_mp_get_once(const msgpack_object *map,
+                                      const char *key, int *dup);
 
 /* Lenient readers of a trusted map (a response or a push the client
  * reads): 0 when `key` is present with the right type, else -1 and *out

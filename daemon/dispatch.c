@@ -239,6 +239,13 @@ arb_dispatch(arb_conn_t *c, const char *frame, size_t len)
                         "stopping");
         goto done;
     }
+    if (strcmp(op, "auth") == 0) {
+        arb_reply_error(c, r.id, "proto", NULL, "auth: this connection is "
+                        "already authenticated as %s (%s) and keeps that "
+                        "identity; another token needs a new connection",
+                        c->identity, arb_role_name(c->role));
+        goto done;
+    }
     for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
         if (strcmp(op, ops[i].name) == 0)
             break;

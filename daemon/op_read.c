@@ -469,6 +469,12 @@ arb_op_subscribe(arb_request_t *r)
     if (arb_request_fields(r, subscribe_fields, SU_N, f) != 0)
         goto done;
     match = f[SU_MATCH].str;
+    /* Nothing is clamped (until 2026-12-05 a 0 was taken as 1). */
+    if (match == NULL && f[SU_FROM].present && f[SU_FROM].u == 0) {
+        arb_reply_error(r->c, r->id, "proto", NULL, "from: 0, but the log's "
+                        "positions start at 1 (a match's seqs start at 0)");
+        goto done;
+    }
     if (match != NULL) {
         rc = arb_live_get(r->c->srv, match, &l, &r->why);
         if (rc != 0) {

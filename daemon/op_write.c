@@ -297,7 +297,12 @@ arb_op_append(arb_request_t *r)
     cid = f[AP_CID].str;
     kind = f[AP_KIND].str;
     k = arb_event_kind_parse(kind);
-    if (k <= ARB_EV_OPEN) {
+    if (k == ARB_EV_OPEN) {
+        arb_reply_error(c, r->id, "proto", NULL, "kind 'open': a match is "
+                        "opened with the op open, not appended");
+        goto done;
+    }
+    if (k < ARB_EV_OPEN) {
         arb_reply_error(c, r->id, "proto", NULL, "kind '%s' does not exist: "
                         "move, note, close, void, amend, stands or claim",
                         kind);
@@ -315,6 +320,11 @@ arb_op_append(arb_request_t *r)
                         "target", kind);
         goto done;
     }
+    if (!f[AP_TARGET].present && arb_event_takes_target(k)) {
+        arb_reply_error(c, r->id, "proto", NULL, "target: missing (a %s "
+                        "names the seq it rules on)", kind);
+        goto done;
+    }
     /* The event takes the decoded strings. */
     ev.kind = k;
     ev.target = f[AP_TARGET].u;
@@ -325,6 +335,19 @@ arb_op_append(arb_request_t *r)
     ev.nargs = f[AP_ARGS].n;
     f[AP_PLAYER].str = f[AP_VERB].str = f[AP_TEXT].str = NULL;
     f[AP_ARGS].v = NULL;
+    /* The fields the kind requires and forbids are the request's shape
+     * (PROTOCOL.md's kind table): missing or extra is proto, as any other
+     * field, named as the request names it (until 2026-12-05 all but
+     * target came back from the store's check as invalid). */
+    rc = arb_event_check_shape(&ev, &r->why);
+    if (rc != 0) {
+        const char *msg = arb_buf_cstr(&r->why);
+
+        if (strncmp(msg, "event.", 6) == 0)
+            msg += 6;
+        arb_reply_error(c, r->id, "proto", NULL, "%s", msg);
+        goto done;
+    }
     if (k == ARB_EV_MOVE || k == ARB_EV_NOTE || k == ARB_EV_CLAIM) {
         if (!arb_conn_may_record(c, match)) {
             arb_reply_error(c, r->id, "forbidden", NULL, "%s (%s) may not "
@@ -400,7 +423,7 @@ static const arb_req_field_t open_fields[OP_N] = {
     [OP_GAME]    = { "game",    ARB_REQ_STR,    ARB_REQ_REQUIRED, 0, 0 },
     [OP_CID]     = { "cid",     ARB_REQ_STR,    ARB_REQ_OPTIONAL, 1,
                      ARB_STORE_CLIENT_MAX },
-    [OP_PLAYERS] = { "players", ARB_REQ_STRV,   ARB_REQ_OPTIONAL, 0,
+    [OP_PLAYERS] = { "players", ARB_REQ_STRV,   ARB_REQ_REQUIRED, 0,
                      ARB_PLAYERS_MAX },
     [OP_TEAMS]   = { "teams",   ARB_REQ_STRV,   ARB_REQ_OPTIONAL, 0,
                      ARB_TEAMS_MAX },

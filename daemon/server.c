@@ -410,11 +410,18 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         arb_log(ARB_LOG_WARN, "conn %llu: bad frame header (%s; max %zu "
                 "bytes): disconnecting", (unsigned long long)c->num,
                 arb_strerror(rc), c->srv->cfg.frame_max);
-        arb_reply_error(c, 0, rc == ARB_ETOOBIG ? "too_big" : "proto", NULL,
-                        "frame %s: the largest frame is %zu bytes "
-                        "(the recorder's frame_max)",
-                        rc == ARB_ETOOBIG ? "too large" : "length 0",
-                        c->srv->cfg.frame_max);
+        if (rc == ARB_ETOOBIG)
+            arb_reply_error(c, 0, "too_big", NULL, "frame header declares "
+                            "%zu bytes: the largest frame is %zu bytes "
+                            "(the recorder's frame_max)", c->rd.want,
+                            c->srv->cfg.frame_max);
+        else if (rc == ARB_EPROTO)
+            arb_reply_error(c, 0, "proto", NULL, "frame header declares 0 "
+                            "bytes: a frame carries one msgpack map, at "
+                            "least 1 byte");
+        else
+            arb_reply_error(c, 0, "internal", NULL, "frame: %s",
+                            arb_strerror(rc));
         arb_conn_finish(c);
     }
 }

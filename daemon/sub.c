@@ -232,7 +232,7 @@ arb_sub_start(arb_conn_t *c, uint64_t req, arb_live_t *live, int has_from,
         s->next_in_match = live->subs;
         live->subs = s;
     } else {
-        s->next = has_from ? (from ? from : 1) : srv->order_pos + 1;
+        s->next = has_from ? from : srv->order_pos + 1;   /* from >= 1 */
         s->next_all = srv->all_subs;
         srv->all_subs = s;
     }

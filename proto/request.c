@@ -130,11 +130,17 @@ arb_req_decode(const msgpack_object *map, const arb_req_field_t *fields,
 {
     const msgpack_object *o;
     size_t                i;
-    int                   rc;
+    int                   rc, dup;
 
     memset(vals, 0, nfields * sizeof(*vals));
     for (i = 0; i < nfields; i++) {
-        o = arb_mp_get(map, fields[i].key);
+        /* A key twice is refused, not resolved: a proxy that reads the
+         * last one would disagree with us on the op or the match (until
+         * 2026-12-05 the first one won). */
+        o = arb_mp_get_once(map, fields[i].key, &dup);
+        if (dup)
+            return arb_mp_fail(why, ARB_EPROTO, "%s: duplicate key",
+                               fields[i].key);
         if (o == NULL || o->type == MSGPACK_OBJECT_NIL) {
             if (fields[i].required == ARB_REQ_REQUIRED)
                 return arb_mp_fail(why, ARB_EPROTO, "%s: missing",

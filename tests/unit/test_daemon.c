@@ -567,9 +567,53 @@ test_rejections(void)
         CHECK_STR(last_err, "proto: at: expected non-negative int, got str");
         CHECK(call(cl, &res, "unsubscribe", "") != 0);
         CHECK_STR(last_err, "proto: sub: missing");
-        CHECK(call(cl, &res, "open", "sss", "match", "deal-bad", "game",
-                   "yahchain", "deal", "seed") != 0);
+        CHECK(call(cl, &res, "open", "ssas", "match", "deal-bad", "game",
+                   "yahchain", "players", bad_players, "deal", "seed") != 0);
         CHECK_STR(last_err, "proto: deal: expected map, got str");
+        /* The kind table's fields are the request's shape: missing or
+         * extra is proto, named as the request names it (until
+         * 2026-12-05 only target was; a void without one was taken as a
+         * void of seq 0). */
+        CHECK(call(cl, &res, "open", "ss", "match", "no-players", "game",
+                   "yahchain") != 0);
+        CHECK_STR(last_err, "proto: players: missing");
+        CHECK(call(cl, &res, "append", "sss", "match", "rej", "kind", "void",
+                   "text", "r") != 0);
+        CHECK_STR(last_err, "proto: target: missing (a void names the seq "
+                  "it rules on)");
+        CHECK(call(cl, &res, "append", "ss", "match", "rej", "kind", "note")
+              != 0);
+        CHECK_STR(last_err, "proto: text: required for kind \"note\"");
+        CHECK(call(cl, &res, "append", "sssas", "match", "rej", "kind",
+                   "move", "verb", "place", "args", (const char **)move_args("6S"), "text",
+                   "x") != 0);
+        CHECK_STR(last_err, "proto: player: required for kind \"move\"");
+        CHECK(call(cl, &res, "append", "ssssas", "match", "rej", "kind",
+                   "move", "player", "bob", "verb", "place", "args",
+                   (const char **)move_args("6S"), "text", "x") != 0);
+        CHECK_STR(last_err, "proto: text: not allowed for kind \"move\"");
+        CHECK(call(cl, &res, "append", "ssssa", "match", "rej", "kind",
+                   "move", "player", "", "verb", "place", "args",
+                   (const char **)move_args("6S")) != 0);
+        CHECK(strncmp(last_err, "proto: player: ", 15) == 0);
+        CHECK(call(cl, &res, "append", "ss", "match", "rej", "kind", "open")
+              != 0);
+        CHECK_STR(last_err, "proto: kind 'open': a match is opened with the "
+                  "op open, not appended");
+        /* A key twice is refused: readers could disagree on which counts. */
+        CHECK(call(cl, &res, "state", "ss", "match", "rej", "match", "x1")
+              != 0);
+        CHECK_STR(last_err, "proto: match: duplicate key");
+        CHECK(call(cl, &res, "ping", "s", "op", "stats") != 0);
+        CHECK_STR(last_err, "proto: op: duplicate key");
+        /* Nothing is clamped: the log's positions start at 1. */
+        CHECK(call(cl, &res, "subscribe", "u", "from", (uint64_t)0) != 0);
+        CHECK(strncmp(last_err, "proto: from: 0, but the log's positions "
+                      "start at 1", 50) == 0);
+        /* A connection keeps its identity. */
+        CHECK(call(cl, &res, "auth", "s", "token", TOK_ARBITER) != 0);
+        CHECK(strncmp(last_err, "proto: auth: this connection is already "
+                      "authenticated", 53) == 0);
     }
     /* after close nothing is appended, and the daemon keeps serving */
     CHECK_INT(call(cl, &res, "append", "ss", "match", "rej", "kind", "close"),

@@ -324,12 +324,10 @@ test_claims(void)
     CHECK_STR(last_err, "invalid: claim: claim record 1: line 1, column "
               "11: trailing comma in an object");
     CHECK(append(sco, "C1", "claim", "args", good_record, NULL) != 0);
-    CHECK_STR(last_err, "invalid: claim: a claim carries its totals in "
-              "text: {\"totals\":{...}}");
+    CHECK_STR(last_err, "proto: text: required for kind \"claim\"");
     CHECK(append(sco, "C1", "claim", "verb", "place",
                  "text", "{\"totals\":{}}", NULL) != 0);
-    CHECK_STR(last_err, "invalid: event.verb: not allowed for kind "
-              "\"claim\"");
+    CHECK_STR(last_err, "proto: verb: not allowed for kind \"claim\"");
     CHECK(append(sco, "C1", "claim", "player", "not a name",
                  "text", "{\"totals\":{}}", NULL) != 0);
     CHECK_STR(arb_client_error_code(&res, code, sizeof(code)), "invalid");
