@@ -10,6 +10,7 @@
 #include "core/event_json.h"
 #include "core/replay.h"
 #include "core/rules.h"
+#include "core/transcript.h"
 #include "core/view.h"
 
 static int
@@ -144,4 +145,21 @@ arb_view_event_json(arb_buf_t *out, const char *match, uint64_t seq,
     rc = arb_event_json(out, match, seq, time_ms, hash, &seen);
     arb_event_clear(&seen);
     return rc;
+}
+
+int
+arb_view_public_line(arb_buf_t *out, const arb_event_t *ev,
+                     const arb_setup_t *setup)
+{
+    const arb_viewer_t pub = { ARB_VIEW_PUBLIC, 0 };
+    arb_event_t        seen;
+    int                rc;
+
+    memset(&seen, 0, sizeof(seen));
+    rc = arb_view_event(&seen, ev, setup, 0, &pub);
+    if (rc < 0)
+        return rc;
+    arb_transcript_event_line(out, &seen);
+    arb_event_clear(&seen);
+    return out->oom ? ARB_ENOMEM : 0;
 }

@@ -62,6 +62,14 @@ int arb_view_event(arb_event_t *out, const arb_event_t *ev,
                    const arb_setup_t *setup, int closed,
                    const arb_viewer_t *who);
 
+/* The transcript line (core/transcript.h) a spectator reads of event ev
+ * of the match opened with `setup` while it is open: the only text of a
+ * move a note may quote, since every viewer reads notes unfiltered
+ * (docs/VIEWS.md).  An undo request names its move with it (until
+ * 2026-12-05 it quoted the move as recorded: a drawn chip, a round's
+ * whole stock order).  Appends; 0 or ARB_ENOMEM. */
+int arb_view_public_line(arb_buf_t *out, const arb_event_t *ev,
+                         const arb_setup_t *setup);
 /* The same over an event's canonical bytes: 0 when `who` may have them as
  * they are (out untouched), 1 when *out holds the event's bytes as `who`
  * sees it (appended), or ARB_EPROTO / ARB_ENOMEM. */

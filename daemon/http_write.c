@@ -36,6 +36,7 @@
 #include "core/move_text.h"
 #include "core/mp.h"
 #include "core/transcript.h"
+#include "core/view.h"
 #include "core/ledger/store.h"
 #include "daemon/dispatch.h"
 #include "daemon/http.h"
@@ -456,6 +457,7 @@ pack_undo(arb_http_req_t *q, const arb_token_t *t, const char *match,
     const char      *reason = str_of(o, "reason");
     arb_event_t      ev;
     arb_match_info_t info;
+    arb_live_t      *l = NULL;
     arb_buf_t        text = ARB_BUF_INIT, line = ARB_BUF_INIT;
     arb_buf_t        why = ARB_BUF_INIT;
     uint64_t         seq, upto = 0;
@@ -480,7 +482,14 @@ pack_undo(arb_http_req_t *q, const arb_token_t *t, const char *match,
                        "move of match '%s'", seq, match);
         goto done;
     }
-    arb_transcript_event_line(&line, &ev);
+    /* The note is public: it names the move as a spectator sees it. */
+    if (arb_live_get(q->srv, match, &l, &why) != 0
+        || arb_view_public_line(&line, &ev, arb_match_setup(l->m)) != 0) {
+        arb_http_error(q->req, 500, "internal", "match '%s': %s", match,
+                       arb_buf_cstr(&why) ? arb_buf_cstr(&why)
+                                          : "out of memory");
+        goto done;
+    }
     if (t->role == ARB_ROLE_ARBITER) {
         if (reason != NULL)
             arb_buf_puts(&text, reason);

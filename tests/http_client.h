@@ -181,6 +181,24 @@ http_get(int port, const char *path, const char *token, char *buf,
     return http_raw(port, req, (size_t)n, buf, cap);
 }
 
+/* POST body (JSON) to path with an optional bearer token; the answer
+ * into buf, its status returned. */
+static inline int
+http_post(int port, const char *path, const char *token, const char *body,
+          char *buf, size_t cap)
+{
+    static char req[1 << 16];
+    int         n;
+
+    n = snprintf(req, sizeof(req), "POST %s HTTP/1.1\r\nHost: t\r\n"
+                 "Connection: close\r\nContent-Type: application/json\r\n"
+                 "Content-Length: %zu\r\n%s%s%s\r\n%s", path, strlen(body),
+                 token != NULL ? "Authorization: Bearer " : "",
+                 token != NULL ? token : "", token != NULL ? "\r\n" : "",
+                 body);
+    return http_raw(port, req, (size_t)n, buf, cap);
+}
+
 /* Reads a live stream into buf (appending at *n; NUL-terminated) until
  * the whole message `event` with `id` has arrived ("event: E\nid: N\n...
  * \n\n"), the peer closes or timeout_ms pass.  1 when it arrived. */

@@ -32,6 +32,7 @@
 #include "core/move_text.h"
 #include "core/narrate.h"
 #include "core/transcript.h"
+#include "core/view.h"
 #include "proto/limits.h"
 #include "tools/cli.h"
 #include "tools/record.h"
@@ -197,7 +198,7 @@ result(rec_t *r, int bad, const char *fmt, ...)
 static int
 remember(rec_t *r, uint64_t seq, const arb_event_t *ev)
 {
-    arb_buf_t   line = ARB_BUF_INIT;
+    arb_buf_t   line = ARB_BUF_INIT, pub = ARB_BUF_INIT;
     rec_mine_t *nm;
 
     if (r->nmine == r->capmine) {
@@ -209,10 +210,15 @@ remember(rec_t *r, uint64_t seq, const arb_event_t *ev)
         r->capmine = cap;
     }
     arb_transcript_event_line(&line, ev);
-    if (arb_buf_cstr(&line) == NULL)
+    if (arb_view_public_line(&pub, ev, rec_setup(r)) != 0
+        || arb_buf_cstr(&line) == NULL || arb_buf_cstr(&pub) == NULL) {
+        arb_buf_free(&line);
+        arb_buf_free(&pub);
         return ARB_ENOMEM;
+    }
     r->mine[r->nmine].seq = seq;
     r->mine[r->nmine].line = line.data;
+    r->mine[r->nmine].pub = pub.data;
     r->nmine++;
     return 0;
 }
@@ -343,7 +349,7 @@ do_undo(rec_t *r, const char *reason)
             return;
         }
         ev.kind = ARB_EV_NOTE;
-        arb_undo_note(&text, t->seq, t->line);
+        arb_undo_note(&text, t->seq, t->pub);
         if (*reason != '\0')
             arb_buf_printf(&text, ": %s", reason);
         arb_buf_printf(&after, "; undo of seq %" PRIu64 " (%s) requested: "
@@ -582,8 +588,10 @@ cmd_record(int argc, char **argv)
     rec_line_close(&r.line);
 done:
     rec_link_close(&r);
-    for (i = 0; i < r.nmine; i++)
+    for (i = 0; i < r.nmine; i++) {
         free(r.mine[i].line);
+        free(r.mine[i].pub);
+    }
     free(r.mine);
     arb_buf_free(&r.before);
     arb_buf_free(&r.effect);

@@ -89,6 +89,9 @@ extern volatile sig_atomic_t rec_stop;
 typedef struct rec_mine {
     uint64_t seq;
     char    *line;              /* "place alice 4♠" */
+    char    *pub;               /* the line as a spectator reads it (a
+                                   drawn chip withheld): all an undo
+                                   request's note may quote */
 } rec_mine_t;
 
 typedef struct rec {

@@ -269,6 +269,19 @@ check "dealt: help names the moves this game takes" 1 \
 check "dealt: the recorder's state = the transcript's replay" \
     "$($A replay $F)" \
     "$($A replay --db "$T/data" --match CHAN-DRAW-1 --at "$n")"
+# An undo request is a note every viewer reads: it names the move as a
+# spectator sees it, never the chip a draw withholds (until 2026-12-05 the
+# note quoted the move as recorded).
+F=tests/data/tsuku-simple.txt
+$A open --token "$ARB" --match TT-UNDO --game tsukurutenten \
+    --players ann,bob --option scoring=simple \
+    --deal "order:$(sed -n 's/^deal: order //p' $F)" > /dev/null
+printf 'draw ann B2\nundo\n' \
+    | $A record --token "$SCO" --match TT-UNDO > "$T/tt.out" 2>&1
+check "undo of a draw: the note as a reader reads it" \
+    "note undo requested: seq 1 (draw ann)" \
+    "$($A events --token "$RDR" --match TT-UNDO --from 2 \
+       | sed 's/^2 [^ ]* [^ ]* //')"
 # An answer lost after the commit: resent with the same cid, once.
 $A open --token "$ARB" --match CHAN-DRAW-2 --game chan \
     --players an,binh,chi,dung --deal "order:$ORDER" \

@@ -31,16 +31,7 @@ static void *const unused[] = { (void *)harness_connect,
 static int
 post(const char *path, const char *token, const char *body)
 {
-    static char req[1 << 16];
-    int         n;
-
-    n = snprintf(req, sizeof(req), "POST %s HTTP/1.1\r\nHost: t\r\n"
-                 "Connection: close\r\nContent-Type: application/json\r\n"
-                 "Content-Length: %zu\r\n%s%s%s\r\n%s", path, strlen(body),
-                 token != NULL ? "Authorization: Bearer " : "",
-                 token != NULL ? token : "", token != NULL ? "\r\n" : "",
-                 body);
-    return http_raw(port, req, (size_t)n, resp, sizeof(resp));
+    return http_post(port, path, token, body, resp, sizeof(resp));
 }
 
 /* The body of the last answer has s. */

@@ -626,6 +626,42 @@ http_match_live_check(int fd, record_t *r, const game_t *g,
         CHECK(seen > 0);
 }
 
+/* A scorer's undo request is a note, which every viewer reads: it names
+ * its move as a spectator sees it, never with a withheld chip (until
+ * 2026-12-05 it quoted the move as recorded: a draw's chip, a round's
+ * whole stock order).  One request for every move, read by a reader. */
+static void
+check_undo_notes(record_t *r, const game_t *g)
+{
+    const arb_viewer_t pub = { ARB_VIEW_PUBLIC, 0 };
+    leak_set_t         bad;
+    char               path[256], body[64];
+    const char        *p;
+    size_t             i, n = 0, seen = 0;
+
+    snprintf(path, sizeof(path), "/api/m/%s/undo", g->match);
+    for (i = 0; i < r->h.nevents; i++) {
+        if (r->h.events[i].kind != ARB_EV_MOVE)
+            continue;
+        snprintf(body, sizeof(body), "{\"seq\":%llu}",
+                 (unsigned long long)r->h.events[i].seq);
+        CHECK_INT(http_post(http_port, path, HARNESS_SCORER, body,
+                            http_resp, sizeof(http_resp)), 200);
+        n++;
+    }
+    CHECK(n > 0);
+    CHECK_INT(forbidden(&bad, r, r->h.nevents, &pub), 0);
+    snprintf(path, sizeof(path), "/api/m/%s/events?from=%llu&limit=10000",
+             g->match, (unsigned long long)r->h.nevents + 1);
+    CHECK_INT(http_get(http_port, path, HARNESS_READER, http_resp,
+                       sizeof(http_resp)), 200);
+    for (p = http_resp; (p = strstr(p, "undo requested: seq ")) != NULL; p++)
+        seen++;
+    CHECK_INT(seen, n);
+    http_clean(g, "the undo requests' notes", &bad, http_body(http_resp));
+    leak_set_free(&bad);
+}
+
 /* The transcript's head alone (everything before its first event), so
  * the match can be opened before its events are loaded. */
 static int
@@ -730,6 +766,7 @@ test_game(const game_t *g)
               g->hides_hashes);
     CHECK_INT(cli_shows(HARNESS_READER, "matches", "\"head\":null"),
               g->hides_hashes);
+    check_undo_notes(&r, g);
     /* After the close every viewer gets every event as recorded. */
     cl = harness_connect(HARNESS_ARBITER);
     CHECK(cl != NULL && call(cl, "append", "ss", "match", g->match, "kind",
