@@ -41,8 +41,10 @@ struct arb_http {
     size_t             nconns;
     arb_http_stream_t *streams;
     size_t             nstreams;
-    uv_timer_t         ping;        /* http_live.c: keeps idle streams open */
+    uv_timer_t         ping;        /* http_live.c: a tick a second finds
+                                       closed streams, pings idle ones */
     int                ping_init;
+    unsigned           ticks;
     uv_prepare_t       guard;       /* re-arms the head guard (http.c) */
     int                guard_init;
 };

@@ -25,6 +25,7 @@
  * lost, none twice.  A gap too long to send within stream_max, or an id
  * the stream never gave, gets `event: reset` instead: the page refetches.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,27 +116,35 @@ on_stop(h2o_generator_t *g, h2o_req_t *req)
     unlink_free((arb_http_stream_t *)g);
 }
 
+/* The socket of s's connection: 0, or -1 when it is gone. */
+static int
+stream_fd(const arb_http_stream_t *s, uv_os_fd_t *fd)
+{
+    arb_http_conn_t *hc;
+    h2o_socket_t    *sock;
+
+    for (hc = s->h->conns; hc != NULL; hc = hc->next) {
+        sock = hc->tcp.data;
+        if (sock != NULL && sock->data == (void *)s->req->conn)
+            return uv_fileno((uv_handle_t *)&hc->tcp, fd) == 0 ? 0 : -1;
+    }
+    return -1;
+}
+
 /* A browser that does not read: its in-flight write never completes, so
  * the socket is shut and libh2o closes the connection (on_stop). */
 static void
 cut(arb_http_stream_t *s)
 {
-    arb_http_conn_t *hc;
-    h2o_socket_t    *sock;
-    uv_os_fd_t       fd;
+    uv_os_fd_t fd;
 
     s->h->srv->n.streams_cut++;
     arb_log(ARB_LOG_WARN, "http: live stream %s cannot keep up (%zu bytes "
             "unsent): cut off", s->match[0] ? s->match : "(all)",
             s->pending.len + s->sending.len);
     s->pending.len = 0;
-    if (s->busy)
-        for (hc = s->h->conns; hc != NULL; hc = hc->next) {
-            sock = hc->tcp.data;
-            if (sock != NULL && sock->data == (void *)s->req->conn
-                && uv_fileno((uv_handle_t *)&hc->tcp, &fd) == 0)
-                shutdown(fd, SHUT_RDWR);
-        }
+    if (s->busy && stream_fd(s, &fd) == 0)
+        shutdown(fd, SHUT_RDWR);
     end(s);
 }
 
@@ -544,19 +553,49 @@ arb_http_appended(arb_server_t *srv, const arb_live_t *l, uint64_t seq,
     arb_event_clear(&ev);
 }
 
-/* A comment line every 15 s on a quiet stream: proxies keep it open, and
- * a browser that vanished without a FIN is found by the failed write. */
-#define ARB_HTTP_PING_MS 15000
+/*
+ * Once a second every stream is looked at.  While its response streams,
+ * libh2o does not read its socket, so a browser that closed the page (a
+ * reload, a closed tab: a FIN) would hold its connection, a slot of
+ * max_connections and a subscriber until a write failed, up to the next
+ * ping: 256 reloads in 15 s locked every new client out (until
+ * 2026-12-05).  So a socket that has reached its end of input gets a
+ * ping at once: a peer that has gone answers it with a reset, and the
+ * write of the next second fails, which ends the connection (on_stop).
+ * A client that only shut its sending side and still reads keeps its
+ * stream, with a ping a second.  Every 15 s a quiet stream gets a ping
+ * anyway: proxies keep it open, and a browser that vanished without a
+ * FIN is found by the failed write.
+ */
+#define ARB_HTTP_TICK_MS    1000
+#define ARB_HTTP_PING_TICKS 15
+
+/* 1 when the peer of s's connection has sent its last byte (or reset). */
+static int
+peer_done(const arb_http_stream_t *s)
+{
+    uv_os_fd_t fd;
+    char       c;
+    ssize_t    n;
+
+    if (stream_fd(s, &fd) != 0)
+        return 0;
+    n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK
+                      && errno != EINTR);
+}
 
 static void
 on_ping(uv_timer_t *t)
 {
     struct arb_http   *h = t->data;
     arb_http_stream_t *s, *next;
+    int                all = ++h->ticks % ARB_HTTP_PING_TICKS == 0;
 
     for (s = h->streams; s != NULL; s = next) {
         next = s->next;
-        if (!s->busy && !s->ended && s->pending.len == 0) {
+        if (!s->busy && !s->ended && s->pending.len == 0
+            && (all || peer_done(s))) {
             arb_buf_puts(&s->pending, ":\n\n");
             flush(s);
         }
@@ -572,8 +611,8 @@ arb_http_live_init(struct arb_http *h)
         return rc;
     h->ping.data = h;
     h->ping_init = 1;
-    return uv_timer_start(&h->ping, on_ping, ARB_HTTP_PING_MS,
-                          ARB_HTTP_PING_MS);
+    return uv_timer_start(&h->ping, on_ping, ARB_HTTP_TICK_MS,
+                          ARB_HTTP_TICK_MS);
 }
 
 void

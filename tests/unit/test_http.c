@@ -616,6 +616,65 @@ test_resume(void)
     arb_client_close(cl);
 }
 
+/* The daemon's open HTTP connections, the asking one excluded; -1. */
+static long
+http_connections(void)
+{
+    const char *p;
+
+    if (http_get(port, "/api/stats", HARNESS_READER, resp, BIG) != 200
+        || (p = strstr(resp, "\"http_connections\":")) == NULL)
+        return -1;
+    return strtol(p + 19, NULL, 10) - 1;
+}
+
+/* Streams whose browsers closed (a reload, a closed tab) let go of their
+ * connections within seconds, not at the next 15 s ping: 256 reloads
+ * used to lock every new client out (until 2026-12-05).  A client that
+ * only shut its sending side and still reads keeps its stream. */
+static void
+test_closed_streams(void)
+{
+    enum { N = 20 };
+    int       fd[N], half, closed, i;
+    long      base, now = -1;
+    long long t0;
+
+    /* the earlier tests' streams, closed by now, go first */
+    t0 = http_now_ms();
+    while ((base = http_connections()) > 0 && http_now_ms() - t0 < 20000)
+        usleep(100000);
+    CHECK_INT(base, 0);
+    for (i = 0; i < N; i++) {
+        fd[i] = http_live_connect(port, "/api/live", HARNESS_READER, NULL);
+        CHECK(fd[i] >= 0);
+        if (fd[i] >= 0)
+            http_read(fd[i], resp, BIG, ": arbiter live\n\n", 2000,
+                      &closed);
+    }
+    half = http_live_connect(port, "/api/live", HARNESS_READER, NULL);
+    http_read(half, resp, BIG, ": arbiter live\n\n", 2000, &closed);
+    shutdown(half, SHUT_WR);
+    CHECK_INT(http_connections(), base + N + 1);
+    for (i = 0; i < N; i++)
+        if (fd[i] >= 0)
+            close(fd[i]);
+    t0 = http_now_ms();
+    while (http_now_ms() - t0 < 20000
+           && (now = http_connections()) != base + 1)
+        usleep(100000);
+    printf("%d closed live streams let go in %lld ms (%ld connections "
+           "before, %ld after)\n", N, http_now_ms() - t0, base, now);
+    CHECK_INT(now, base + 1);
+    CHECK(http_now_ms() - t0 < 5000);
+    /* the half-closed one still streams: its pings arrive */
+    resp[0] = '\0';
+    http_read(half, resp, BIG, ":\n\n", 3000, &closed);
+    CHECK(strstr(resp, ":\n\n") != NULL);
+    CHECK(!closed);
+    close(half);
+}
+
 /* A stream that is never read is cut off once stream_max (16K) is
  * pending, is counted, and never holds the writer back. */
 static void
@@ -1024,6 +1083,7 @@ main(void)
     test_live();
     test_resume();
     test_slow_stream();
+    test_closed_streams();
     test_metrics();
     failed = harness_done(test_failed_);
     if (start("public_read = true\nheader_timeout_ms = 2000\n") != 0)
