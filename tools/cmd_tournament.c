@@ -47,7 +47,9 @@ usage(FILE *f)
         "             round,table,player,player...) and open each table's\n"
         "             match TOURNAMENT-R<n>-T<table>, all in one transaction\n"
         "             (PLAYER:TEAM in a team game); run it again after an\n"
-        "             interruption: nothing is recorded twice\n"
+        "             interruption: nothing is recorded twice (a file\n"
+        "             that differs from the round as recorded is\n"
+        "             refused: a recorded round is not changed)\n"
         "  end        the round is over\n"
         "  show       rounds, tables, players and each match's state\n"
         "  standings  CSV rank,player,points,...,matches (MATCH@SEQ;...),\n"
@@ -139,16 +141,18 @@ round_to_begin(const cli_tourn_t *t, const targs_t *a)
            + (arb_record_get(last, "ended")->num ? 1 : 0);
 }
 
-static int
-round_recorded(const cli_tourn_t *t, uint64_t round)
+/* The index of round `round`'s first table in t's records (its round
+ * act's seq is the record's), or nrecords: the round is not recorded. */
+static size_t
+round_first(const cli_tourn_t *t, uint64_t round)
 {
     size_t i;
 
     for (i = 0; i < t->v.res.nrecords; i++)
         if ((uint64_t)arb_record_get(&t->v.res.records[i], "round")->num
             == round)
-            return 1;
-    return 0;
+            break;
+    return i;
 }
 
 /* Prints the answer of the round op: the round's ack, then each table's
@@ -184,34 +188,34 @@ print_round(cli_net_t *n, uint64_t round)
     return CLI_OK;
 }
 
-/* Begins round N with the tables of its pairing rows: the round op
- * records the `round` act and opens every table's match in one
- * transaction.  *dup is set when the server answers that the round was
- * recorded already (its tables are then opened as recorded). */
+/* The tables of round `round` in pairing list p, as the round op takes
+ * them ("TABLE:MATCH:P1,P2...", the match id derived), into *tv (k of
+ * them; release with arb_strv_free).  CLI_OK, or CLI_ERROR with the
+ * reason printed: none, more than a round holds, a match id too long. */
 static int
-begin_round(cli_net_t *n, const cli_tourn_t *t, const arb_pairing_t *p,
-            uint64_t round, int *dup)
+round_tables(const arb_pairing_t *p, const char *tid, uint64_t round,
+             char ***tv, size_t *k)
 {
-    msgpack_packer       *pk;
-    const msgpack_object *d;
-    arb_buf_t             id = ARB_BUF_INIT, b = ARB_BUF_INIT;
-    char                **tv = NULL, cid[48];
-    size_t                i, k = 0;
-    int                   st = CLI_ERROR;
+    arb_buf_t id = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    size_t    i;
+    int       st = CLI_ERROR;
 
-    tv = calloc(ARB_TOURN_TABLES_MAX + 1, sizeof(*tv));
-    if (tv == NULL)
+    *k = 0;
+    *tv = calloc(ARB_TOURN_TABLES_MAX + 1, sizeof(**tv));
+    if (*tv == NULL) {
+        fprintf(stderr, "arbiter tournament: out of memory\n");
         goto done;
+    }
     for (i = 0; i < p->nrows; i++) {
         arb_tourn_table_t tb = p->rows[i].t;
         if (p->rows[i].round != round)
             continue;
-        if (k == ARB_TOURN_TABLES_MAX) {
+        if (*k == ARB_TOURN_TABLES_MAX) {
             fprintf(stderr, "arbiter tournament: round %" PRIu64 ": more "
                     "than %d tables\n", round, ARB_TOURN_TABLES_MAX);
             goto done;
         }
-        if (arb_tourn_match_id(&id, t->v.id, round, tb.table) != 0) {
+        if (arb_tourn_match_id(&id, tid, round, tb.table) != 0) {
             fprintf(stderr, "arbiter tournament: line %u: the match id "
                     "%s is longer than 64 bytes\n", p->rows[i].line,
                     arb_buf_cstr(&id));
@@ -220,15 +224,37 @@ begin_round(cli_net_t *n, const cli_tourn_t *t, const arb_pairing_t *p,
         tb.match = (char *)arb_buf_cstr(&id);
         b.len = 0;
         arb_tourn_table_format(&b, &tb);
-        tv[k] = strdup(arb_buf_cstr(&b) ? arb_buf_cstr(&b) : "");
-        if (tv[k++] == NULL)
+        (*tv)[*k] = strdup(arb_buf_cstr(&b) ? arb_buf_cstr(&b) : "");
+        if ((*tv)[(*k)++] == NULL) {
+            fprintf(stderr, "arbiter tournament: out of memory\n");
             goto done;
+        }
     }
-    if (k == 0) {
+    if (*k == 0) {
         fprintf(stderr, "arbiter tournament: the pairing list has no table "
                 "of round %" PRIu64 "\n", round);
         goto done;
     }
+    st = CLI_OK;
+done:
+    arb_buf_free(&id);
+    arb_buf_free(&b);
+    return st;
+}
+
+/* Begins round N with tables tv[0..k) (round_tables): the round op
+ * records the `round` act and opens every table's match in one
+ * transaction.  *dup is set when the server answers that the round was
+ * recorded already (its tables are then opened as recorded). */
+static int
+begin_round(cli_net_t *n, const cli_tourn_t *t, char *const *tv, size_t k,
+            uint64_t round, int *dup)
+{
+    msgpack_packer       *pk;
+    const msgpack_object *d;
+    char                  cid[48];
+    int                   st;
+
     snprintf(cid, sizeof(cid), "round-%" PRIu64, round);
     pk = cli_net_begin(n, "round", 4);
     cli_pack_str(pk, "tournament", t->v.id);
@@ -242,13 +268,22 @@ begin_round(cli_net_t *n, const cli_tourn_t *t, const arb_pairing_t *p,
                && d->via.boolean && arb_client_get(&n->res, "opened") == NULL;
         st = print_round(n, round);
     }
-done:
-    for (i = 0; tv != NULL && i < k; i++)
-        free(tv[i]);
-    free(tv);
-    arb_buf_free(&id);
-    arb_buf_free(&b);
     return st;
+}
+
+/* Table record rec as a table, its strings borrowed from rec. */
+static void
+record_table(arb_tourn_table_t *tb, const arb_record_t *rec)
+{
+    const arb_field_t *pl = arb_record_get(rec, "players");
+    const arb_field_t *tm = arb_record_get(rec, "teams");
+
+    memset(tb, 0, sizeof(*tb));
+    tb->table = (char *)arb_record_get(rec, "table")->str;
+    tb->match = (char *)arb_record_get(rec, "match")->str;
+    tb->players = pl->list;
+    tb->nplayers = pl->nlist;
+    tb->teams = tm != NULL ? tm->list : NULL;
 }
 
 /* Opens the match of table record rec with the tournament's game and
@@ -257,8 +292,6 @@ static int
 open_table(cli_net_t *n, const cli_tourn_t *t, const arb_record_t *rec)
 {
     const arb_setup_t *su = arb_match_setup(t->v.t);
-    const arb_field_t *pl = arb_record_get(rec, "players");
-    const arb_field_t *tm = arb_record_get(rec, "teams");
     msgpack_packer    *pk;
     arb_setup_t        game, ts;
     arb_tourn_table_t  tb;
@@ -267,13 +300,8 @@ open_table(cli_net_t *n, const cli_tourn_t *t, const arb_record_t *rec)
     int                st = CLI_ERROR;
 
     /* The setup the round op would open it with (core/tourn.h). */
-    memset(&tb, 0, sizeof(tb));
     memset(&ts, 0, sizeof(ts));
-    tb.table = (char *)arb_record_get(rec, "table")->str;
-    tb.match = (char *)arb_record_get(rec, "match")->str;
-    tb.players = pl->list;
-    tb.nplayers = pl->nlist;
-    tb.teams = tm != NULL ? tm->list : NULL;
+    record_table(&tb, rec);
     if (arb_tourn_game_setup(&game, su) != 0
         || arb_tourn_table_setup(&ts, &game, &tb) != 0) {
         fprintf(stderr, "arbiter tournament: out of memory\n");
@@ -317,14 +345,169 @@ done:
     return st;
 }
 
+/* Judges tables tv[0..k) of round `round` as the round op would record
+ * them -- its `round` act, then a `tables` act for every further
+ * ARB_TOURN_ACT_TABLES -- on tournament t as it stood before seq `at`,
+ * the round's own act: a file for a round recorded already is refused
+ * as it would have been when the round began (a player at two tables, a
+ * table twice, a table its game cannot open), not taken for a retry.
+ * CLI_OK, CLI_DIFFERS (refused: printed) or CLI_ERROR. */
+static int
+round_judge(cli_tourn_t *t, uint64_t at, uint64_t round, char *const *tv,
+            size_t k)
+{
+    arb_match_t  *m = NULL;
+    arb_event_t   ev;
+    arb_verdict_t v;
+    char          num[24];
+    size_t        i, j;
+    int           st, rc = 0;
+
+    memset(&ev, 0, sizeof(ev));
+    st = cli_tourn_replay_at(t, at - 1, &m);
+    if (st != CLI_OK)
+        goto done;
+    snprintf(num, sizeof(num), "%" PRIu64, round);
+    for (i = 0; rc == 0 && i < k; i += ARB_TOURN_ACT_TABLES) {
+        arb_event_clear(&ev);
+        ev.kind = ARB_EV_MOVE;
+        ev.player = strdup(arb_match_setup(m)->players[0].name);
+        ev.verb = strdup(i == 0 ? "round" : "tables");
+        rc = ev.player == NULL || ev.verb == NULL
+             || arb_event_add_arg(&ev, num) != 0 ? ARB_ENOMEM : 0;
+        for (j = i; rc == 0 && j < k && j < i + ARB_TOURN_ACT_TABLES; j++)
+            rc = arb_event_add_arg(&ev, tv[j]);
+        if (rc == 0)
+            rc = arb_match_apply(m, &ev, &v);
+    }
+    if (rc == ARB_ENOMEM) {
+        fprintf(stderr, "arbiter tournament: out of memory\n");
+        st = CLI_ERROR;
+    } else if (rc != 0) {
+        fprintf(stderr, "arbiter tournament: %s: %s\n", v.rule, v.msg);
+        st = CLI_DIFFERS;
+    }
+done:
+    arb_event_clear(&ev);
+    arb_match_free(m);
+    return st;
+}
+
+/* The label and the players of a formatted table "TABLE:MATCH:P1,P2...":
+ * before its first colon, after its second (a label and a match id hold
+ * none). */
+static int
+table_label_len(const char *s)
+{
+    return (int)strcspn(s, ":");
+}
+
+static const char *
+table_players(const char *s)
+{
+    return strchr(strchr(s, ':') + 1, ':') + 1;
+}
+
+/* Whether tables tv[0..k) of the file are round `round` as t records
+ * it: the same tables, labels and players (teams too) in the same order.
+ * A recorded table past the file's last, recorded by a later act than
+ * it, was added to the round by hand (a `tables` act) and is no
+ * difference.  (Neither is the last act of a round of more than
+ * ARB_TOURN_ACT_TABLES tables left out of the file: that cannot be told
+ * from one added by hand.)  A difference is printed, with what to do,
+ * as CLI_DIFFERS: the round stands as recorded, and a run that says
+ * nothing would tell a director correcting a pairing that it worked. */
+static int
+round_same(const cli_tourn_t *t, const targs_t *a, uint64_t round,
+           char *const *tv, size_t k)
+{
+    const arb_record_t *rec = t->v.res.records;
+    arb_tourn_table_t   tb;
+    arb_buf_t           b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    size_t              f = round_first(t, round), n, i;
+    int                 st = CLI_OK, ended;
+
+    for (n = 0; f + n < t->v.res.nrecords
+         && (uint64_t)arb_record_get(&rec[f + n], "round")->num == round;
+         n++)
+        ;
+    for (i = 0; i < k || i < n; i++) {
+        if (i < n) {
+            record_table(&tb, &rec[f + i]);
+            b.len = 0;
+            arb_tourn_table_format(&b, &tb);
+            if (b.oom)
+                goto oom;
+        }
+        if (i >= n)
+            arb_buf_printf(&why, "the file's table %.*s (%s) is not "
+                           "recorded", table_label_len(tv[i]), tv[i],
+                           table_players(tv[i]));
+        else if (i >= k && rec[f + i].seq == rec[f + i - 1].seq)
+            arb_buf_printf(&why, "table %s (%s) is recorded, the file "
+                           "lacks it", tb.table, table_players(b.data));
+        else if (i >= k)
+            break;              /* added by hand: opened as recorded */
+        else if (table_label_len(tv[i]) != table_label_len(b.data)
+                 || strncmp(tv[i], b.data, strlen(tb.table)) != 0)
+            arb_buf_printf(&why, "table %s (%s) is recorded where the "
+                           "file has table %.*s (%s)", tb.table,
+                           table_players(b.data), table_label_len(tv[i]),
+                           tv[i], table_players(tv[i]));
+        else if (strcmp(table_players(tv[i]), table_players(b.data)) != 0)
+            arb_buf_printf(&why, "table %s is recorded as %s, the file "
+                           "says %s", tb.table, table_players(b.data),
+                           table_players(tv[i]));
+        if (why.len > 0)
+            break;
+    }
+    if (why.oom)
+        goto oom;
+    if (why.len == 0)
+        goto done;
+    arb_buf_puts(&why, "\narbiter tournament: a recorded round is not "
+                 "changed: ");
+    ended = arb_record_get(&rec[f], "ended")->num != 0;
+    if (i >= n && !ended)       /* the file adds tables: that is an act */
+        arb_buf_printf(&why, "a table joins the round in progress with "
+                       "`arbiter move --match %s tables %s %" PRIu64
+                       " %s`, and this command then opens it", a->tid,
+                       arb_match_setup(t->v.t)->players[0].name, round,
+                       tv[i]);
+    else if (!ended)
+        arb_buf_printf(&why, "run again with its tables as recorded "
+                       "(arbiter tournament show --tournament %s), or end "
+                       "it (arbiter tournament end --tournament %s --round "
+                       "%" PRIu64 ") and pair its players again in the "
+                       "next round", a->tid, a->tid, round);
+    else
+        arb_buf_printf(&why, "run again with its tables as recorded "
+                       "(arbiter tournament show --tournament %s), or pair "
+                       "its players again in the next round", a->tid);
+    if (why.oom)
+        goto oom;
+    fprintf(stderr, "arbiter tournament: round %" PRIu64 " is already "
+            "recorded with other tables: %s\n", round, arb_buf_cstr(&why));
+    st = CLI_DIFFERS;
+    goto done;
+oom:
+    fprintf(stderr, "arbiter tournament: out of memory\n");
+    st = CLI_ERROR;
+done:
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+    return st;
+}
+
 static int
 do_round(cli_net_t *n, const targs_t *a)
 {
     cli_tourn_t   t;
     arb_pairing_t p;
     arb_buf_t     text = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    char        **tv = NULL;
     uint64_t      round;
-    size_t        i;
+    size_t        i, k = 0;
     int           st, dup = 0;
 
     memset(&p, 0, sizeof(p));
@@ -348,8 +531,11 @@ do_round(cli_net_t *n, const targs_t *a)
     if (st != CLI_OK)
         goto done;
     round = round_to_begin(&t, a);
-    if (!round_recorded(&t, round)) {
-        st = begin_round(n, &t, &p, round, &dup);
+    st = round_tables(&p, t.v.id, round, &tv, &k);
+    if (st != CLI_OK)
+        goto done;
+    if (round_first(&t, round) == t.v.res.nrecords) {
+        st = begin_round(n, &t, tv, k, round, &dup);
         if (st != CLI_OK || !dup)
             goto done;      /* the round and its tables: one transaction */
         cli_tourn_clear(&t);
@@ -357,15 +543,28 @@ do_round(cli_net_t *n, const targs_t *a)
         if (st != CLI_OK)
             goto done;
     }
-    /* A round recorded already: its tables as recorded, not as the file
-     * says now.  Those the round op opened answer as duplicates; a round
+    /* A round recorded already: the file is judged as the round was,
+     * then must be the round as recorded.  Only then is this a retry:
+     * the tables the round op opened answer as duplicates; a round
      * recorded by an earlier version, whose tables were opened one by
      * one, gets the ones an interruption left unopened. */
-    for (i = 0; st == CLI_OK && i < t.v.res.nrecords; i++)
+    i = round_first(&t, round);
+    if (i == t.v.res.nrecords) {
+        fprintf(stderr, "arbiter tournament: the server answers round %"
+                PRIu64 " as recorded, but the tournament has no table of "
+                "it\n", round);
+        st = CLI_ERROR;
+        goto done;
+    }
+    st = round_judge(&t, t.v.res.records[i].seq, round, tv, k);
+    if (st == CLI_OK)
+        st = round_same(&t, a, round, tv, k);
+    for (; st == CLI_OK && i < t.v.res.nrecords; i++)
         if ((uint64_t)arb_record_get(&t.v.res.records[i], "round")->num
             == round)
             st = open_table(n, &t, &t.v.res.records[i]);
 done:
+    arb_strv_free(tv, k);
     cli_tourn_clear(&t);
     arb_pairing_clear(&p);
     arb_buf_free(&text);

@@ -25,6 +25,11 @@ struct cli_net;
  * CMD: ...". */
 int  cli_tourn_load(cli_tourn_t *t, const char *cmd, const char *db,
                     const char *id, struct cli_net *n, int tables);
+/* The tournament of loaded t as it stood after its event `at`, read
+ * again from where t was and replayed into *m (the caller's to free):
+ * what a round is judged against when it is recorded already.  CLI_OK,
+ * or CLI_DIFFERS / CLI_ERROR with the reason printed. */
+int  cli_tourn_replay_at(cli_tourn_t *t, uint64_t at, arb_match_t **m);
 void cli_tourn_clear(cli_tourn_t *t);
 
 #endif

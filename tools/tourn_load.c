@@ -20,6 +20,52 @@ cli_tourn_clear(cli_tourn_t *t)
     memset(t, 0, sizeof(*t));
 }
 
+/* Reads match id's events 0..upto into h (zeroed), from the data
+ * directory or on the one connection to the server.  0, or ARB_EIO with
+ * the reason printed. */
+static int
+load_history(cli_tourn_t *t, const char *id, uint64_t upto,
+             arb_history_t *h)
+{
+    cli_source_t src = { NULL, t->db, id };
+    arb_buf_t    e = ARB_BUF_INIT;
+    int          rc = 0;
+
+    /* From the server on the one connection: cli_source_load would
+     * connect again for every match. */
+    if (t->db == NULL) {
+        if (arb_history_name(h, "match %s", id) != 0
+            || cli_history_from_server(h, t->n, id, upto, &e) != CLI_OK) {
+            if (e.len > 0)
+                fprintf(stderr, "arbiter %s: match %s: %s\n", t->cmd, id,
+                        arb_buf_cstr(&e));
+            rc = ARB_EIO;       /* printed */
+        }
+    } else if (cli_source_load(h, t->cmd, &src, t->n, upto) != CLI_OK) {
+        rc = ARB_EIO;           /* printed */
+    }
+    arb_buf_free(&e);
+    return rc;
+}
+
+/* Replays h into *m.  0, or ARB_ECORRUPT with the refusal printed (*m
+ * NULL). */
+static int
+replay_history(cli_tourn_t *t, const char *id, arb_history_t *h,
+               arb_match_t **m)
+{
+    arb_verdict_t v;
+    size_t        bad = 0;
+
+    if (arb_history_replay(h, UINT64_MAX, m, &bad, &v) == 0)
+        return 0;
+    fprintf(stderr, "arbiter %s: match %s: seq %zu refused: %s: %s\n",
+            t->cmd, id, bad + 1, v.rule, v.msg);
+    arb_match_free(*m);
+    *m = NULL;
+    return ARB_ECORRUPT;
+}
+
 /* Reads and replays one match: its last seq, that event's time and hash
  * too; ARB_ESEALED for a running dealt match read without its deal
  * (from a server, which never sends a secret), which is not replayed. */
@@ -29,46 +75,22 @@ load_one(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
          arb_buf_t *why)
 {
     cli_tourn_t   *t = ud;
-    cli_source_t   src = { NULL, t->db, id };
     arb_history_t  h;
-    arb_verdict_t  v;
-    size_t         bad = 0;
-    int            rc = 0;
+    int            rc;
 
     (void)why;
     memset(&h, 0, sizeof(h));
-    /* From the server on the one connection: cli_source_load would
-     * connect again for every match. */
-    if (t->db == NULL) {
-        arb_buf_t e = ARB_BUF_INIT;
-        if (arb_history_name(&h, "match %s", id) != 0
-            || cli_history_from_server(&h, t->n, id, UINT64_MAX, &e)
-               != CLI_OK) {
-            if (e.len > 0)
-                fprintf(stderr, "arbiter %s: match %s: %s\n", t->cmd, id,
-                        arb_buf_cstr(&e));
-            arb_buf_free(&e);
-            rc = ARB_EIO;       /* printed */
-            goto done;
-        }
-    } else if (cli_source_load(&h, t->cmd, &src, t->n, UINT64_MAX)
-               != CLI_OK) {
-        rc = ARB_EIO;           /* printed */
+    rc = load_history(t, id, UINT64_MAX, &h);
+    if (rc != 0)
         goto done;
-    }
     *seq = h.nevents;
     if (arb_history_sealed(&h)) {
         rc = ARB_ESEALED;       /* shown in play */
         goto at_head;
     }
-    if (arb_history_replay(&h, UINT64_MAX, m, &bad, &v) != 0) {
-        fprintf(stderr, "arbiter %s: match %s: seq %zu refused: %s: %s\n",
-                t->cmd, id, bad + 1, v.rule, v.msg);
-        arb_match_free(*m);
-        *m = NULL;
-        rc = ARB_ECORRUPT;
+    rc = replay_history(t, id, &h, m);
+    if (rc != 0)
         goto done;
-    }
 at_head:
     *last_ms = h.recs ? h.recs[h.nevents].time_ms : 0;
     *has_head = h.recs != NULL && h.recs[h.nevents].has_hash;
@@ -77,6 +99,21 @@ at_head:
 done:
     arb_history_clear(&h);
     return rc;
+}
+
+int
+cli_tourn_replay_at(cli_tourn_t *t, uint64_t at, arb_match_t **m)
+{
+    arb_history_t h;
+    int           rc;
+
+    *m = NULL;
+    memset(&h, 0, sizeof(h));
+    rc = load_history(t, t->v.id, at, &h);
+    if (rc == 0)
+        rc = replay_history(t, t->v.id, &h, m);
+    arb_history_clear(&h);
+    return rc == 0 ? CLI_OK : rc == ARB_EIO ? CLI_ERROR : CLI_DIFFERS;
 }
 
 int

@@ -1,8 +1,9 @@
 #!/bin/sh
 # A two-round tournament of 8 tables from a pairing list, through the real
 # recorder: rounds open their matches in one transaction (and a rerun
-# records nothing twice; a round recorded the old way, act then opens,
-# is finished),
+# records nothing twice; a rerun with another pairing, or one refused
+# when a round begins, is refused and changes nothing; a round recorded
+# the old way, act then opens, is finished),
 # the board names each table's status, the standings (Game Points and
 # match points) equal a sum computed here from each match's own recorded
 # totals, also in a team game (SKIM-10 Chains, players credited with their
@@ -34,6 +35,54 @@ $A tournament round --tournament Open --pairings "$T/pairings.csv" \
 check "board: 8 tables not started" 8 \
     "$($A tournament board --tournament Open | grep -o '"status":"not_started"' | grep -c .)"
 check "round 1 again: nothing twice" 8 "$(grep -c 'duplicate' "$T/r1b.out")"
+check "... exit 0" 0 "$(grep -c 'arbiter tournament:' "$T/r1b.out")"
+# Run again with another pairing for the round under way: the round
+# stands as recorded, and the director is told so, with what to do
+# (until 2026-12-05 the file was ignored and the run said it worked).
+rnd() {     # rnd NAME: round of Open from $T/NAME.csv, into $T/NAME.out
+    $A tournament round --tournament Open --pairings "$T/$1.csv" \
+        > "$T/$1.out" 2>&1
+    echo $?
+}
+sed 's/^1,1,a,b$/1,1,a,c/; s/^1,2,c,d$/1,2,b,d/' "$T/pairings.csv" \
+    > "$T/fix.csv"
+check "another pairing for round 1: refused" 1 "$(rnd fix)"
+check "... naming the table, as recorded and as in the file" 1 \
+    "$(grep -c '^arbiter tournament: round 1 is already recorded with other tables: table 1 is recorded as a,b, the file says a,c$' "$T/fix.out")"
+check "... and what to do" 1 \
+    "$(grep -c 'not changed: run again with its tables as recorded (arbiter tournament show --tournament Open), or end it (arbiter tournament end --tournament Open --round 1)' "$T/fix.out")"
+check "... nothing opened" 0 "$(grep -c 'opened' "$T/fix.out")"
+check "... the round as recorded" "a b c d" \
+    "$($A tournament show --tournament Open | awk '$1 == "table" && $2 <= 2 { print $4, $5 }' | tr '\n' ' ' | sed 's/ $//')"
+sed '/^1,8,/d' "$T/pairings.csv" > "$T/less.csv"
+check "a table left out: refused" 1 "$(rnd less)"
+check "... named" 1 \
+    "$(grep -c 'table 8 (o,p) is recorded, the file lacks it$' "$T/less.out")"
+sed 's/^1,2,c,d$/1,9,c,d/' "$T/pairings.csv" > "$T/label.csv"
+check "a table renamed: refused" 1 "$(rnd label)"
+check "... named" 1 \
+    "$(grep -c 'table 2 (c,d) is recorded where the file has table 9 (c,d)$' "$T/label.out")"
+{ cat "$T/pairings.csv"; echo "1,9,q,r"; } > "$T/more.csv"
+check "a table more: refused" 1 "$(rnd more)"
+check "... with the act that adds it" "1 1" \
+    "$(grep -c "the file's table 9 (q,r) is not recorded\$" "$T/more.out") \
+$(grep -c '`arbiter move --match Open tables director 1 9:Open-R1-T9:q,r`' "$T/more.out")"
+# Files refused on a fresh round are refused so on a retry too.
+sed 's/^1,2,c,d$/1,2,a,d/' "$T/pairings.csv" > "$T/dupp.csv"
+check "a player at two tables: refused" 1 "$(rnd dupp)"
+check "... as when the round begins" 1 \
+    "$(grep -c 'round 1: a plays at table 1 and at table 2$' "$T/dupp.out")"
+sed 's/^1,2,c,d$/1,1,c,d/' "$T/pairings.csv" > "$T/dupt.csv"
+check "a table twice: refused" 1 "$(rnd dupt)"
+check "... as when the round begins" 1 \
+    "$(grep -c 'round 1: table 1 (match Open-R1-T1) is listed twice$' "$T/dupt.out")"
+awk 'BEGIN { for (i = 1; i <= 1099; i++) print "1," i ",x" i ",y" i }' \
+    > "$T/huge.csv"
+check "1,099 tables: refused" 2 "$(rnd huge)"
+check "... as when the round begins" 1 \
+    "$(grep -c '^arbiter tournament: round 1: more than 1024 tables$' "$T/huge.out")"
+check "the same file again: still a retry" "0 8" \
+    "$(rnd pairings) $(grep -c '(duplicate)$' "$T/pairings.out")"
 # a scorer records the tables' moves, not the director's acts
 scorer=$(awk '$4 == "scorer" { print $3; exit }' "$T/data/tokens")
 $A move --token "$scorer" --match Open end director 1 > "$T/sc.out" 2>&1
@@ -260,6 +309,13 @@ check "create a team tournament" 0 $?
 } > "$T/ch.csv"
 $A tournament round --tournament Ch --pairings "$T/ch.csv" > "$T/ch1.out" 2>&1
 check "team round: 2 tables opened" 2 "$(grep -c 'opened Ch-R1-T' "$T/ch1.out")"
+sed 's/^1,2,.*/1,2,eve:long,fay:short,gus:long,hal:short/' "$T/ch.csv" \
+    > "$T/ch-sides.csv"
+$A tournament round --tournament Ch --pairings "$T/ch-sides.csv" \
+    > "$T/ch-sides.out" 2>&1
+check "a team round again with other sides: refused" 1 $?
+check "... naming them" 1 \
+    "$(grep -c 'table 2 is recorded as eve:short,fay:long,gus:short,hal:long, the file says eve:long,fay:short,gus:long,hal:short$' "$T/ch-sides.out")"
 check "a table seats the sides and commits a drawn seed" 1 \
     "$($A events --match Ch-R1-T2 | grep -c 'players: eve:short fay:long gus:short hal:long; .*deal: commit')"
 for t in 1 2; do $A close --match Ch-R1-T$t > /dev/null; done
