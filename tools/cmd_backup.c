@@ -53,6 +53,9 @@ usage(FILE *f)
         "Restore with: arbiter restore-backup --from PATH --data NEWDIR\n"
         "At a terminal the progress is shown on stderr.  --db DIR is the\n"
         "same as --data DIR.\n\n"
+        "A DIR that holds no store is refused before anything is made; a\n"
+        "backup that fails otherwise removes the PATH.partial it made (one\n"
+        "it found is never removed).\n\n"
         "Exit status: 0 written and verified, 1 the copy does not verify\n"
         "(left in PATH.partial), 2 usage or I/O error.\n");
 }
@@ -173,6 +176,9 @@ inside(const char *real, const char *out)
            (resolved[n] == '/' || resolved[n] == '\0');
 }
 
+/* (In tools/cmd_restore.c: see there.) */
+void ops_target_abort(const char *cmd, const char *tmp);
+
 static int
 file_cmp(const void *a, const void *b)
 {
@@ -191,7 +197,7 @@ cmd_backup(int argc, char **argv)
     struct timespec ts;
     struct stat     st;
     size_t          i;
-    int             rc, compact = 0, status = CLI_ERROR;
+    int             rc, compact = 0, made = 0, status = CLI_ERROR;
     const cli_optdef_t opts[] = {
         { "--data", CLI_ARG_STR, &dir },
         { "--db", CLI_ARG_STR, &dir },
@@ -227,12 +233,21 @@ cmd_backup(int argc, char **argv)
                 "new directory\n", out);
         return CLI_ERROR;
     }
+    /* A directory that is no store is said before anything is made (as
+     * arb_store_backup would say it, after PATH.partial). */
+    if (ops_path(lock, src, "data.mdb") != 0 || lstat(lock, &st) != 0
+        || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "arbiter backup: %s: no store there (no data.mdb)"
+                "\n", dir);
+        return CLI_ERROR;
+    }
     if (mkdir(tmp, 0700) != 0) {
         fprintf(stderr, "arbiter backup: create %s: %s%s\n", tmp,
                 strerror(errno), errno == EEXIST ? " (left by an "
                 "interrupted backup: remove it)" : "");
         return CLI_ERROR;
     }
+    made = 1;
     clock_gettime(CLOCK_REALTIME, &ts);
     arb_iso_time(when, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 
@@ -244,8 +259,7 @@ cmd_backup(int argc, char **argv)
     }
     ops_progress_clear(&b.pr);
     if (rc != 0) {
-        fprintf(stderr, "arbiter backup: %s (the partial copy is in %s)\n",
-                arb_buf_cstr(&why), tmp);
+        fprintf(stderr, "arbiter backup: %s\n", arb_buf_cstr(&why));
         goto done;
     }
 
@@ -262,6 +276,7 @@ cmd_backup(int argc, char **argv)
         fprintf(stderr, "arbiter backup: the copy in %s does not verify "
                 "(%llu problems); it was not renamed to %s\n", tmp,
                 (unsigned long long)m.sum.problems, out);
+        made = 0;           /* kept to be looked at, as said */
         status = CLI_DIFFERS;
         goto done;
     }
@@ -295,6 +310,8 @@ cmd_backup(int argc, char **argv)
                (unsigned long long)m.files[i].size, m.files[i].path);
     status = CLI_OK;
 done:
+    if (status != CLI_OK && made)
+        ops_target_abort("backup", tmp);
     ops_manifest_free(&m);
     arb_buf_free(&why);
     return status;

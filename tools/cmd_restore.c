@@ -39,9 +39,100 @@ usage(FILE *f)
         "and must hold what the manifest says: the same matches, events,\n"
         "last position and heads digest.  Only then is DIR.partial renamed\n"
         "to DIR.  Start the recorder on it with 'arbiterd --data DIR' (or\n"
-        "'data = DIR' in arbiterd.conf).  --db DIR is the same as --data.\n\n"
+        "'data = DIR' in arbiterd.conf).  --db DIR is the same as --data.\n"
+        "A backup that lacks a file its manifest lists is damaged, said\n"
+        "before anything is made.  A restore that fails removes the\n"
+        "DIR.partial it made (one it found is never removed), except a\n"
+        "restored store that does not verify, left there to be looked at.\n\n"
         "Exit status: 0 restored and verified, 1 the backup is damaged or\n"
         "does not verify, 2 usage or I/O error.\n");
+}
+
+/* Removes path and, a directory, everything below it (a symbolic link
+ * itself, never what it points to).  0, or -1 with errno. */
+static int
+remove_tree(const char *path)
+{
+    struct stat    st;
+    struct dirent *e;
+    DIR           *d;
+    char           sub[PATH_MAX];
+    int            rc = 0, err;
+
+    if (lstat(path, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode))
+        return unlink(path);
+    if ((d = opendir(path)) == NULL)
+        return -1;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (ops_path(sub, path, e->d_name) != 0) {
+            errno = ENAMETOOLONG;
+            rc = -1;
+        } else
+            rc = remove_tree(sub);
+    }
+    err = errno;
+    closedir(d);
+    errno = err;
+    return rc == 0 ? rmdir(path) : -1;
+}
+
+/* (Shared with backup and restore: it belongs with ops_target_begin in
+ * tools/ops_util.c, declared in tools/ops.h.) */
+void ops_target_abort(const char *cmd, const char *tmp);
+
+/* After a failed run, removes tmp, the DIR.partial (or PATH.partial)
+ * this run created, with everything in it: left there, it would refuse
+ * every rerun until someone removed it by hand.  Never called on one the
+ * run found.  Says what it removed, or why it could not. */
+void
+ops_target_abort(const char *cmd, const char *tmp)
+{
+    if (remove_tree(tmp) != 0 && errno != ENOENT)
+        fprintf(stderr, "arbiter %s: remove %s: %s (remove it before "
+                "running this again)\n", cmd, tmp, strerror(errno));
+    else
+        fprintf(stderr, "arbiter %s: removed %s\n", cmd, tmp);
+}
+
+/* Every file the manifest lists is in the backup, a regular file.
+ * Checked before anything is created: a backup that lacks one is
+ * damaged (CLI_DIFFERS), not an I/O error, and nothing is left behind.
+ * CLI_OK, or the status with the reason printed. */
+static int
+backup_whole(const ops_manifest_t *m, const char *from)
+{
+    struct stat st;
+    char        src[PATH_MAX];
+    const char *what;
+    size_t      i;
+
+    for (i = 0; i < m->nfiles; i++) {
+        if (ops_path(src, from, m->files[i].path) != 0) {
+            fprintf(stderr, "arbiter restore-backup: %s/%s: %s\n", from,
+                    m->files[i].path, strerror(ENAMETOOLONG));
+            return CLI_ERROR;
+        }
+        if (lstat(src, &st) == 0) {
+            if (S_ISREG(st.st_mode))
+                continue;
+            what = "not a regular file";
+        } else if (errno == ENOENT || errno == ENOTDIR) {
+            what = strerror(errno);
+        } else {
+            fprintf(stderr, "arbiter restore-backup: %s: %s\n", src,
+                    strerror(errno));
+            return CLI_ERROR;
+        }
+        fprintf(stderr, "arbiter restore-backup: %s: listed in %s/%s but "
+                "missing (%s): the backup is damaged; nothing was "
+                "restored\n", src, from, OPS_MANIFEST, what);
+        return CLI_DIFFERS;
+    }
+    return CLI_OK;
 }
 
 /* Makes the directories of relpath below root, 0700. */
@@ -84,7 +175,7 @@ cmd_restore(int argc, char **argv)
     unsigned char       h[ARB_HASH_LEN];
     uint64_t            size;
     size_t              i;
-    int                 rc, exists, status = CLI_ERROR;
+    int                 rc, exists, made = 0, status = CLI_ERROR;
     const cli_optdef_t  opts[] = {
         { "--from", CLI_ARG_STR, &from },
         { "--data", CLI_ARG_STR, &dir },
@@ -109,10 +200,15 @@ cmd_restore(int argc, char **argv)
     if (rc != 0) {
         fprintf(stderr, "arbiter restore-backup: %s\n", arb_buf_cstr(&why));
         arb_buf_free(&why);
-        return rc == ARB_ECORRUPT ? 1 : 2;
+        return rc == ARB_ECORRUPT ? CLI_DIFFERS : CLI_ERROR;
     }
+    status = backup_whole(&m, from);
+    if (status != CLI_OK)
+        goto done;
+    status = CLI_ERROR;
     if (ops_target_begin("restore-backup", dir, tmp, &exists) != 0)
         goto done;
+    made = 1;
     for (i = 0; i < m.nfiles; i++) {
         const ops_file_t *f = &m.files[i];
         if (ops_path(src, from, f->path) != 0 ||
@@ -131,10 +227,9 @@ cmd_restore(int argc, char **argv)
         if (size != f->size || memcmp(h, f->hash, ARB_HASH_LEN) != 0) {
             fprintf(stderr, "arbiter restore-backup: %s: does not match the "
                     "manifest (%llu bytes, manifest says %llu, or another "
-                    "hash): the backup is damaged; nothing was restored "
-                    "(the partial copy is in %s)\n", src,
-                    (unsigned long long)size, (unsigned long long)f->size,
-                    tmp);
+                    "hash): the backup is damaged; nothing was restored\n",
+                    src, (unsigned long long)size,
+                    (unsigned long long)f->size);
             status = CLI_DIFFERS;
             goto done;
         }
@@ -150,6 +245,7 @@ cmd_restore(int argc, char **argv)
         fprintf(stderr, "arbiter restore-backup: the restored store does "
                 "not verify or differs from the manifest; it was left in %s\n",
                 tmp);
+        made = 0;           /* kept to be looked at, as said */
         status = CLI_DIFFERS;
         goto done;
     }
@@ -162,6 +258,8 @@ cmd_restore(int argc, char **argv)
     printf("start the recorder with: arbiterd --data %s\n", dir);
     status = CLI_OK;
 done:
+    if (status != CLI_OK && made)
+        ops_target_abort("restore-backup", tmp);
     ops_manifest_free(&m);
     arb_buf_free(&why);
     return status;

@@ -63,8 +63,11 @@ usage(FILE *f)
         "A message arbiter did not write is skipped and said at the end.\n"
         "The result is built in DIR.partial, checked in full as 'arbiter\n"
         "check' does, then renamed to DIR; start the recorder on it with\n"
-        "'arbiterd --data DIR'.  Events lost from the stream's tail cannot\n"
-        "be seen here: docs/REPLICA.md says what each mode promises.\n"
+        "'arbiterd --data DIR'.  A run that fails without refusing the\n"
+        "stream (a write error, a lost connection) removes the DIR.partial\n"
+        "it made (one it found is never removed).  Events lost from the\n"
+        "stream's tail cannot be seen here: docs/REPLICA.md says what\n"
+        "each mode promises.\n"
         "A consumer that delivers nothing for 3 s while the stream holds\n"
         "more is made again (said on stderr); the restore gives up after\n"
         "30 s without a message.  JetStream temporarily unavailable (an\n"
@@ -392,6 +395,9 @@ write_cursor(const char *dir, uint64_t pos)
     return -1;
 }
 
+/* (In tools/cmd_restore.c: see there.) */
+void ops_target_abort(const char *cmd, const char *tmp);
+
 int
 cmd_restore_nats(int argc, char **argv)
 {
@@ -424,6 +430,7 @@ cmd_restore_nats(int argc, char **argv)
     arb_buf_t           first_foreign = ARB_BUF_INIT;
     int64_t             t0;
     int                 status, rc, exists = 0, attempt, drop_all = 0;
+    int                 made = 0;
 
     status = cli_args_parse(&a, argc, argv);
     if (status >= 0)
@@ -469,6 +476,7 @@ cmd_restore_nats(int argc, char **argv)
     }
     if (ops_target_begin("restore", dir, tmp, &exists) != 0)
         goto done;
+    made = 1;
     for (attempt = 1;; attempt++) {
         rc = arb_store_open(&s, tmp, NULL, &why);
         if (rc == 0)
@@ -525,6 +533,7 @@ said:
         fprintf(stderr, "arbiter restore: the stream is incomplete or does "
                 "not verify (%" PRIu64 " matches named above): nothing was "
                 "restored; the verified part is in %s\n", r.problems, tmp);
+        made = 0;           /* kept to be looked at, as said */
         status = CLI_DIFFERS;
         goto done;
     }
@@ -540,6 +549,7 @@ said:
                     "--key FILE\n");
         fprintf(stderr, "arbiter restore: the restored store does not "
                 "verify; it was left in %s\n", tmp);
+        made = 0;           /* kept to be looked at, as said */
         status = CLI_DIFFERS;
         goto done;
     }
@@ -556,6 +566,8 @@ said:
 done:
     arb_mirror_free(mir);
     arb_store_close(s);
+    if (status != CLI_OK && made)
+        ops_target_abort("restore", tmp);
     arb_stream_close(st);
     nats_Close();
     arb_buf_free(&why);

@@ -1,8 +1,9 @@
 # arbiter restore from the replicated stream, against a real nats-server:
 # two recorders replicate into one stream; a restore of each recorder's
 # prefix, and of the whole stream, gives byte-identical events and a clean
-# check, and the restored directory serves as a recorder.  (Incomplete and
-# forged streams: test_stream_mirror.)  Ports: ARB_NATS_PORT_BASE (default 16100).
+# check, and the restored directory serves as a recorder; a failed run
+# leaves no DIR.partial it made.
+# (Incomplete and forged streams: test_stream_mirror.)  Ports: ARB_NATS_PORT_BASE (default 16100).
 . tests/common.sh
 . tests/cluster/nats.sh
 nats_test_up nats_restore.sh 1 16100
@@ -90,6 +91,24 @@ done
 # The target must be new or empty.
 out=$($A restore --nats "$URLS" --data "$T/east-r" 2>&1); rc=$?
 check "restore over a store refused" 2 $rc
+
+# A write that fails (a full disk: here a file size limit) removes the
+# DIR.partial this run made and says so (until 2026-12-05 it was left
+# without a word, and every rerun refused until removed by hand); the
+# same command then restores.
+out=$( (trap '' XFSZ; ulimit -f 1000; $A restore --nats "$URLS" \
+        --data "$T/full-r" --prefix W.) 2>&1); rc=$?
+check "a restore that cannot write: I/O error" 2 $rc
+check "... says what it removed" 1 \
+    "$(printf '%s\n' "$out" | grep -c "^arbiter restore: removed $T/full-r.partial\$")"
+check "... nothing left" "" "$(ls -d "$T/full-r"* 2> /dev/null)"
+$A restore --nats "$URLS" --data "$T/full-r" --prefix W. > /dev/null 2>&1
+check "... then restored by the same command" 0 $?
+# A DIR.partial the run found is never removed.
+mkdir "$T/found-r.partial"; touch "$T/found-r.partial/mine"
+$A restore --nats "$URLS" --data "$T/found-r" --prefix W. > /dev/null 2>&1
+check "a DIR.partial found: refused" 2 $?
+check "... and kept" "mine" "$(ls "$T/found-r.partial")"
 
 echo "nats_restore.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]

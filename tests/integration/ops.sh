@@ -123,6 +123,27 @@ check "backup data mode" 600 "$(stat -c %a "$T/bk/data.mdb")"
 check "backup has no lock file" 0 "$(ls "$T/bk" | grep -c lock)"
 check "backup manifest lists data" 1 "$(grep -c '^file [0-9a-f]\{64\} 0600 [0-9]* data.mdb$' "$T/bk/MANIFEST")"
 $A backup --data "$T/data" --out "$T/bk" 2> /dev/null; check "backup refuses an existing PATH" 2 $?
+# A source that is no store is said before anything is made (until
+# 2026-12-05 PATH.partial was made first, and left).
+mkdir "$T/adir"
+$A backup --data "$T/adir" --out "$T/bkn" 2> "$T/err"; rc=$?
+check "backup of a directory that is no store: refused" 2 $rc
+check "... said" 1 "$(grep -c "^arbiter backup: $T/adir: no store there (no data.mdb)\$" "$T/err")"
+check "... nothing made" "" "$(ls -d "$T/bkn"* 2> /dev/null)"
+# A write that fails (a full disk: here a file size limit) removes the
+# PATH.partial this run made, and says so with the reason (until
+# 2026-12-05 it was left, and every rerun refused until removed).
+(trap '' XFSZ; ulimit -f 20; $A backup --data "$T/data" --out "$T/bkf") \
+    2> "$T/err"; rc=$?
+check "backup that cannot write: I/O error" 2 $rc
+check "... with the reason" 1 "$(grep -c 'File too large' "$T/err")"
+check "... says what it removed" 1 "$(grep -c "^arbiter backup: removed $T/bkf.partial\$" "$T/err")"
+check "... nothing left" "" "$(ls -d "$T/bkf"* 2> /dev/null)"
+# A PATH.partial the run found is never removed.
+mkdir "$T/bkf.partial"; touch "$T/bkf.partial/mine"
+$A backup --data "$T/data" --out "$T/bkf" 2> "$T/err"; rc=$?
+check "backup over a PATH.partial found: refused" 2 $rc
+check "... and it is kept" "mine" "$(ls "$T/bkf.partial")"
 $A backup --data "$T/data" --out "$T/data/bk" 2> "$T/err"; check "backup refuses a PATH inside DIR" 2 $?
 check "inside DIR named" 1 "$(grep -c 'is inside the data directory' "$T/err")"
 
@@ -167,6 +188,30 @@ $A restore-backup --from "$T/bad" --data "$T/r2" 2> "$T/err"; rc=$?
 check "damaged backup refused" 1 $rc
 check "damaged backup named" 1 "$(grep -c "$T/bad/data.mdb: does not match the manifest" "$T/err")"
 check "nothing restored from it" 1 "$([ ! -e "$T/r2" ] && echo 1)"
+check "... nothing left of it" "" "$(ls -d "$T/r2.partial" 2> /dev/null)"
+# A file the manifest lists missing from the backup: the backup is
+# damaged (exit 1, the file named), found before anything is made (until
+# 2026-12-05 an I/O error, exit 2, with DIR.partial left).
+cp -r "$T/bk" "$T/bkm"; rm "$T/bkm/signing.key"
+$A restore-backup --from "$T/bkm" --data "$T/rmis" 2> "$T/err"; rc=$?
+check "backup missing a file: damaged" 1 $rc
+check "... the file named" 1 "$(grep -c "^arbiter restore-backup: $T/bkm/signing.key: listed in $T/bkm/MANIFEST but missing (No such file or directory): the backup is damaged; nothing was restored\$" "$T/err")"
+check "... nothing made" "" "$(ls -d "$T/rmis"* 2> /dev/null)"
+# A write that fails removes the DIR.partial this run made, says so,
+# with the reason; the same command then restores.
+(trap '' XFSZ; ulimit -f 20; $A restore-backup --from "$T/bk" --data "$T/rful") \
+    2> "$T/err"; rc=$?
+check "restore that cannot write: I/O error" 2 $rc
+check "... with the reason" 1 "$(grep -c 'File too large' "$T/err")"
+check "... says what it removed" 1 "$(grep -c "^arbiter restore-backup: removed $T/rful.partial\$" "$T/err")"
+check "... nothing left" "" "$(ls -d "$T/rful"* 2> /dev/null)"
+$A restore-backup --from "$T/bk" --data "$T/rful" > /dev/null 2>&1
+check "... then restored by the same command" 0 $?
+# A DIR.partial the run found is never removed.
+mkdir "$T/rfound.partial"; touch "$T/rfound.partial/mine"
+$A restore-backup --from "$T/bk" --data "$T/rfound" 2> "$T/err"; rc=$?
+check "restore over a DIR.partial found: refused" 2 $rc
+check "... and it is kept" "mine" "$(ls "$T/rfound.partial")"
 
 mkdir "$T/f"; cp "$T/data/data.mdb" "$T/f/"
 flip "$T/f/data.mdb" FLIPME
