@@ -48,7 +48,8 @@ usage(FILE *f)
         "be empty) from the NATS JetStream stream its events were\n"
         "replicated to (default stream ARBITER; URLS: nats://host:port,\n"
         "comma-separated).  --prefix P restores only the matches whose ids\n"
-        "start with P (one recorder's share of a stream fed by several).\n"
+        "start with P (one recorder's share of a stream fed by several);\n"
+        "a P no match has is refused, and nothing is restored.\n"
         "Every event is checked: its hash link, its canonical bytes and the\n"
         "rules of its match.  With --key FILE (the replication key of\n"
         "[replicate] secret_key_file) the deal secrets of running dealt\n"
@@ -534,6 +535,16 @@ said:
                 "not verify (%" PRIu64 " matches named above): nothing was "
                 "restored; the verified part is in %s\n", r.problems, tmp);
         made = 0;           /* kept to be looked at, as said */
+        status = CLI_DIFFERS;
+        goto done;
+    }
+    /* A prefix no match has is a mistyped one far more often than a
+     * recorder that recorded nothing: an empty store committed with the
+     * advice to start a recorder on it would hide the mistake. */
+    if (prefix != NULL && ms.opens == 0) {
+        fprintf(stderr, "arbiter restore: no match in the stream starts "
+                "with '%s' (%" PRIu64 " messages read): nothing was "
+                "restored\n", prefix, read);
         status = CLI_DIFFERS;
         goto done;
     }

@@ -1,8 +1,8 @@
 # arbiter restore from the replicated stream, against a real nats-server:
 # two recorders replicate into one stream; a restore of each recorder's
 # prefix, and of the whole stream, gives byte-identical events and a clean
-# check, and the restored directory serves as a recorder; a failed run
-# leaves no DIR.partial it made.
+# check, and the restored directory serves as a recorder; a prefix no
+# match has is refused, and a failed run leaves no DIR.partial it made.
 # (Incomplete and forged streams: test_stream_mirror.)  Ports: ARB_NATS_PORT_BASE (default 16100).
 . tests/common.sh
 . tests/cluster/nats.sh
@@ -91,6 +91,17 @@ done
 # The target must be new or empty.
 out=$($A restore --nats "$URLS" --data "$T/east-r" 2>&1); rc=$?
 check "restore over a store refused" 2 $rc
+
+# A prefix no match has (a typo, most often): refused, nothing left (until
+# 2026-12-05 an empty store was committed, exit 0, with the advice to
+# start a recorder on it).
+out=$($A restore --nats "$URLS" --data "$T/typo-r" --prefix NOPE 2>&1); rc=$?
+check "a prefix no match has: refused" 1 $rc
+check "... said, with what was read" 1 \
+    "$(printf '%s\n' "$out" | grep -c "^arbiter restore: no match in the stream starts with 'NOPE' (36 messages read): nothing was restored\$")"
+check "... no advice to start a recorder" 0 \
+    "$(printf '%s\n' "$out" | grep -c 'start the recorder')"
+check "... nothing left" "" "$(ls -d "$T/typo-r"* 2> /dev/null)"
 
 # A write that fails (a full disk: here a file size limit) removes the
 # DIR.partial this run made and says so (until 2026-12-05 it was left
