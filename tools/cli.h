@@ -156,11 +156,17 @@ typedef struct cli_source {
 /* Fills h (zeroed; clear it after, also on failure) with events 0..upto
  * (UINT64_MAX: all; a FILE is always read whole) and names it for
  * messages ("PATH", "DIR: match M", "SERVER: match M").  Returns
- * CLI_OK, or CLI_ERROR with the reason printed ("arbiter CMD: ..."). */
+ * CLI_OK, CLI_DIFFERS (a damaged store: cli_store_status) or CLI_ERROR,
+ * with the reason printed ("arbiter CMD: ..."). */
 struct cli_net;
 int  cli_source_load(arb_history_t *h, const char *cmd,
                      const cli_source_t *src, struct cli_net *n,
                      uint64_t upto);
+/* The exit status for a store's error code rc: CLI_ERROR when it could
+ * not be read (ARB_ENOMEM, ARB_EIO, ARB_ESTORE), else CLI_DIFFERS: what
+ * it holds does not verify (an event that does not decode, out of its
+ * match's order): a damaged store is no usage error. */
+int  cli_store_status(int rc);
 /* The server's events 0..upto of match, on a connected n, into h.
  * CLI_OK, CLI_DIFFERS (the server refused; printed) or CLI_ERROR: the
  * reason in why, or printed when why stays empty (the connection). */

@@ -41,8 +41,9 @@ usage(FILE *f)
         "               first (replay itself trusts the stored hashes;\n"
         "               docs/REPLAY.md)\n\n"
         "A refused event stops the replay: its line (or seq), rule and\n"
-        "message go to stderr and the exit status is 1.  Bad usage or\n"
-        "unreadable input: 2.\n");
+        "message go to stderr and the exit status is 1; so does a damaged\n"
+        "store (an event that does not decode: its match and seq named).\n"
+        "Bad usage or unreadable input: 2.\n");
 }
 
 int

@@ -87,7 +87,7 @@ cli_replay_store(const char *dir, int json, int verify)
         if (rc != 0) {
             fprintf(stderr, "arbiter replay: %s: %s\n", dir,
                     arb_buf_cstr(&why));
-            status = rc == ARB_ECORRUPT ? CLI_DIFFERS : CLI_ERROR;
+            status = cli_store_status(rc);
             goto done;
         }
     }
@@ -95,6 +95,7 @@ cli_replay_store(const char *dir, int json, int verify)
     if (rc != 0) {
         fprintf(stderr, "arbiter replay: %s: %s\n", dir,
                 rc == ARB_ENOMEM ? "out of memory" : arb_buf_cstr(&why));
+        status = cli_store_status(rc);
         goto done;
     }
     fflush(stdout);

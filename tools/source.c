@@ -152,6 +152,13 @@ load_file(arb_history_t *h, const char *path)
     return rc != 0 ? CLI_ERROR : CLI_OK;
 }
 
+int
+cli_store_status(int rc)
+{
+    return rc == ARB_ENOMEM || rc == ARB_EIO || rc == ARB_ESTORE
+           ? CLI_ERROR : CLI_DIFFERS;
+}
+
 static int
 load_db(arb_history_t *h, const char *cmd, const char *dir,
         const char *match, uint64_t upto)
@@ -180,6 +187,7 @@ load_db(arb_history_t *h, const char *cmd, const char *dir,
     if (rc != 0 || !h->has_open) {
         fprintf(stderr, "arbiter %s: %s: match '%s': %s\n", cmd, dir, match,
                 rc == 0 ? "no open event" : arb_buf_cstr(&why));
+        status = cli_store_status(rc == 0 ? ARB_ECORRUPT : rc);
         goto done;
     }
     /* Only the recorder's operator can read the data directory: the

@@ -126,6 +126,24 @@ find(ctx_t *x, const char *id, size_t n, size_t h)
     return r;
 }
 
+/* Puts `match "ID": seq N: ` before the reason in x->why (no seq when
+ * seq is UINT64_MAX: the reason names it): a store holds many matches,
+ * and an error must say which one is damaged. */
+static void
+name_match(ctx_t *x, const rmatch_t *r, uint64_t seq)
+{
+    arb_buf_t msg = ARB_BUF_INIT;
+
+    if (x->why == NULL)
+        return;
+    arb_buf_printf(&msg, "match \"%s\": ", r->id);
+    if (seq != UINT64_MAX)
+        arb_buf_printf(&msg, "seq %" PRIu64 ": ", seq);
+    arb_buf_puts(&msg, arb_buf_cstr(x->why) ? arb_buf_cstr(x->why) : "");
+    arb_buf_free(x->why);
+    *x->why = msg;
+}
+
 static int
 refuse(rmatch_t *r, uint64_t seq, const arb_verdict_t *v)
 {
@@ -143,11 +161,7 @@ open_one(ctx_t *x, rmatch_t *r, const void *bytes, size_t len)
 
     rc = arb_event_decode(&ev, bytes, len, x->why);
     if (rc != 0) {
-        arb_buf_t msg = ARB_BUF_INIT;
-        arb_buf_printf(&msg, "match \"%s\": seq 0: %s", r->id,
-                       arb_buf_cstr(x->why) ? arb_buf_cstr(x->why) : "");
-        arb_buf_free(x->why);
-        *x->why = msg;
+        name_match(x, r, 0);
         return rc;
     }
     if (ev.kind != ARB_EV_OPEN || ev.seq != 0) {
@@ -206,11 +220,7 @@ replay_rec(ctx_t *x, uint64_t pos, const char *id, size_t idlen, size_t h,
         rc = ARB_ECORRUPT;
     }
     if (rc != 0) {
-        arb_buf_t msg = ARB_BUF_INIT;
-        arb_buf_printf(&msg, "match \"%s\": seq %" PRIu64 ": %s", r->id, seq,
-                       arb_buf_cstr(x->why) ? arb_buf_cstr(x->why) : "");
-        arb_buf_free(x->why);
-        *x->why = msg;
+        name_match(x, r, seq);
         return rc;
     }
     rc = arb_match_apply(r->m, ev, &x->v);
@@ -340,6 +350,8 @@ replay_slow(ctx_t *x, rmatch_t *r)
 
     memset(&h, 0, sizeof(h));
     rc = arb_history_load(&h, x->s, r->id, UINT64_MAX, x->why);
+    if (rc != 0)
+        name_match(x, r, UINT64_MAX);
     if (rc == 0) {
         rc = arb_history_replay(&h, UINT64_MAX, &r->m, &bad, &r->v);
         if (rc != 0) {

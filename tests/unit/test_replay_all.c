@@ -396,6 +396,59 @@ test_read_ahead(void)
     arb_buf_free(&why);
 }
 
+/* A match that holds a ruling is replayed afterwards from its history:
+ * an event of it that does not decode is reported naming the match too,
+ * not by its seq alone (a store holds many matches). */
+static void
+test_slow_junk(void)
+{
+    char             d[128];
+    arb_store_t     *s = NULL;
+    arb_store_opts_t o;
+    arb_append_t     ap;
+    arb_buf_t        b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    uint64_t         seq, nev = 0;
+    size_t           n = 0;
+    int              rc;
+
+    snprintf(d, sizeof(d), "%s/slow", base);
+    rc = arb_store_open(&s, d, NULL, &why);
+    for (seq = 0; rc == 0 && seq <= 7; seq++) {
+        rc = seq == 0 ? bench_encode_open(&b, "s-void")
+             : seq == 5 ? encode_void(&b, seq, 4)
+             : bench_encode_move(&b, seq, (unsigned)seq);
+        if (seq == 6) {
+            b.len = 0;
+            arb_buf_puts(&b, "\x81\xa1vjunk");
+        }
+        memset(&ap, 0, sizeof(ap));
+        ap.match_id = "s-void";
+        ap.game = seq == 0 ? "yahchain" : NULL;
+        ap.seq = seq;
+        ap.time_ms = 1700000000000 + (int64_t)seq;
+        ap.bytes = b.data;
+        ap.len = b.len;
+        if (rc == 0)
+            rc = arb_store_append_batch(s, &ap, 1, &why);
+    }
+    CHECK_INT(rc, 0);
+    arb_store_close(s);
+    s = NULL;
+    memset(&o, 0, sizeof(o));
+    o.read_only = 1;
+    CHECK_INT(arb_store_open(&s, d, &o, &why), 0);
+    if (s != NULL)
+        CHECK(arb_replay_all(s, stop_at_third, &n, &nev, &why) != 0);
+    CHECK_INT(n, 0);
+    CHECK(arb_buf_cstr(&why) != NULL
+          && strncmp(arb_buf_cstr(&why), "match \"s-void\": seq 6: ",
+                     23) == 0);
+    arb_store_close(s);
+    rm_store(d);
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+}
+
 /* A lean match judges as the full one, costs nothing per move, and
  * refuses a ruling with ARB_EAGAIN, unchanged. */
 static void
@@ -590,6 +643,7 @@ main(void)
     snprintf(dir, sizeof(dir), "%s/data", base);
     test_store_replay();
     test_read_ahead();
+    test_slow_junk();
     test_lean();
     test_scratch();
     test_links();
