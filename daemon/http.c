@@ -35,6 +35,7 @@
 #include "core/web/assets.h"
 #include "daemon/http.h"
 #include "daemon/log.h"
+#include "proto/addr.h"
 
 /* ---- responses ---------------------------------------------------------- */
 
@@ -492,32 +493,6 @@ unref_timers(h2o_context_t *ctx)
         uv_unref((uv_handle_t *)&t[i]->_backend.timer);
 }
 
-static int
-resolve(const char *spec, struct sockaddr_storage *ss)
-{
-    char        host[256];
-    const char *colon = strrchr(spec, ':');
-    long        port;
-    char       *end;
-
-    if (strncmp(spec, "tcp:", 4) != 0 || colon == NULL || colon < spec + 4
-        || (size_t)(colon - spec - 4) >= sizeof(host))
-        return -1;
-    memcpy(host, spec + 4, (size_t)(colon - spec - 4));
-    host[colon - spec - 4] = '\0';
-    port = strtol(colon + 1, &end, 10);
-    if (*end != '\0' || port < 0 || port > 65535)
-        return -1;
-    if (host[0] == '[') {
-        size_t n = strlen(host);
-        if (n < 2 || host[n - 1] != ']')
-            return -1;
-        host[n - 1] = '\0';
-        return uv_ip6_addr(host + 1, (int)port, (struct sockaddr_in6 *)ss);
-    }
-    return uv_ip4_addr(host, (int)port, (struct sockaddr_in *)ss);
-}
-
 int
 arb_http_start(arb_server_t *srv)
 {
@@ -528,15 +503,16 @@ arb_http_start(arb_server_t *srv)
     h2o_handler_t           *hd;
     struct sockaddr_storage  ss;
     struct sockaddr_storage  bound;
+    socklen_t                sslen;
+    arb_buf_t                why = ARB_BUF_INIT;
     int                      rc, len = sizeof(bound);
     char                     ip[64] = "?";
 
     if (c->listen == NULL)
         return 0;
-    memset(&ss, 0, sizeof(ss));
-    if (resolve(c->listen, &ss) != 0) {
-        arb_log(ARB_LOG_ERROR, "http: cannot listen on '%s': tcp:HOST:PORT "
-                "with a numeric address", c->listen);
+    if (arb_tcp_addr_numeric(c->listen, 1, &ss, &sslen, &why) != 0) {
+        arb_log(ARB_LOG_ERROR, "http: cannot listen: %s", arb_buf_cstr(&why));
+        arb_buf_free(&why);
         return -1;
     }
     h = calloc(1, sizeof(*h));
@@ -586,7 +562,8 @@ arb_http_start(arb_server_t *srv)
         else
             uv_ip4_name((struct sockaddr_in *)&bound, ip, sizeof(ip));
         arb_log_ev(ARB_LOG_INFO, "http_ready", NULL, "http: listening on "
-                   "tcp:%s:%d%s", ip,
+                   "tcp:%s%s%s:%d%s", bound.ss_family == AF_INET6 ? "[" : "",
+                   ip, bound.ss_family == AF_INET6 ? "]" : "",
                    ntohs(((struct sockaddr_in *)&bound)->sin_port),
                    c->public_read ? " (public read)" : "");
     }

@@ -36,6 +36,7 @@
 #include "daemon/log.h"
 #include "daemon/server.h"
 #include "daemon/replicate.h"
+#include "proto/addr.h"
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf);
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
@@ -578,6 +579,7 @@ static int
 listen_one(arb_server_t *srv, const char *spec)
 {
     uv_stream_t *s = NULL;
+    arb_buf_t    why = ARB_BUF_INIT;
     int          rc;
 
     if (strncmp(spec, "unix:", 5) == 0) {
@@ -588,37 +590,34 @@ listen_one(arb_server_t *srv, const char *spec)
         s = (uv_stream_t *)p;
         rc = listen_unix(srv, p, spec + 5);
     } else {
-        const char        *hp = spec + 4, *colon = strrchr(hp, ':');
-        char               host[64];
-        struct sockaddr_in addr;
-        uv_tcp_t          *t = calloc(1, sizeof(*t));
+        struct sockaddr_storage addr;
+        socklen_t               len;
+        uv_tcp_t               *t = calloc(1, sizeof(*t));
         if (t == NULL)
             return UV_ENOMEM;
         uv_tcp_init(srv->loop, t);
         s = (uv_stream_t *)t;
-        if (colon == NULL || (size_t)(colon - hp) >= sizeof(host)) {
-            rc = UV_EINVAL;
-        } else {
-            memcpy(host, hp, (size_t)(colon - hp));
-            host[colon - hp] = '\0';
-            rc = uv_ip4_addr(host, atoi(colon + 1), &addr);
-            if (rc == 0 && strncmp(host, "127.", 4) != 0)
-                arb_log(ARB_LOG_WARN, "listening on %s, not loopback: "
-                        "tokens cross the network in clear", spec);
-            if (rc == 0)
-                rc = uv_tcp_bind(t, (const struct sockaddr *)&addr, 0);
-        }
+        /* The port read strictly: atoi took 99999 as 34463. */
+        rc = arb_tcp_addr_numeric(spec, 0, &addr, &len, &why) != 0
+             ? UV_EINVAL : 0;
+        if (rc == 0 && !arb_tcp_addr_loopback(&addr))
+            arb_log(ARB_LOG_WARN, "listening on %s, not loopback: "
+                    "tokens cross the network in clear", spec);
+        if (rc == 0)
+            rc = uv_tcp_bind(t, (const struct sockaddr *)&addr, 0);
     }
     if (rc == 0 && s->type == UV_TCP)
         rc = uv_listen(s, 511, on_connection);
     s->data = srv;
     srv->listeners[srv->nlisteners++] = s;
-    if (rc != 0) {
+    if (rc != 0 && why.len > 0)     /* it names spec */
+        arb_log(ARB_LOG_ERROR, "listen: %s", arb_buf_cstr(&why));
+    else if (rc != 0)
         arb_log(ARB_LOG_ERROR, "listen %s: %s", spec, uv_strerror(rc));
-        return rc;
-    }
-    arb_log(ARB_LOG_INFO, "listening on %s", spec);
-    return 0;
+    else
+        arb_log(ARB_LOG_INFO, "listening on %s", spec);
+    arb_buf_free(&why);
+    return rc;
 }
 
 int

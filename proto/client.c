@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <netdb.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -10,6 +11,7 @@
 #include <arpa/inet.h>
 
 #include "core/err.h"
+#include "proto/addr.h"
 #include "proto/client.h"
 #include "proto/frame.h"
 #include "proto/limits.h"
@@ -30,53 +32,81 @@ struct arb_client {
     arb_buf_t          last;       /* bytes of the last frame read */
 };
 
+/* A TCP connection to spec's host, a name or an address: each address
+ * it resolves to is tried in turn.  0 with *fd the socket, ARB_EINVAL (a
+ * bad address) or ARB_EIO, with why set. */
+static int
+tcp_connect(const char *spec, int *fd, arb_buf_t *why)
+{
+    struct addrinfo  hints, *res = NULL, *ai;
+    char             host[256], port[8];
+    unsigned         p;
+    int              rc, err = 0, one = 1;
+
+    *fd = -1;
+    rc = arb_tcp_addr_parse(spec, 0, host, sizeof(host), &p, why);
+    if (rc != 0)
+        return rc;
+    snprintf(port, sizeof(port), "%u", p);
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    rc = getaddrinfo(host, port, &hints, &res);
+    if (rc != 0) {
+        arb_buf_printf(why, "connect %s: host '%s': %s", spec, host,
+                       rc == EAI_SYSTEM ? strerror(errno)
+                                        : gai_strerror(rc));
+        return ARB_EIO;
+    }
+    for (ai = res; ai != NULL && *fd < 0; ai = ai->ai_next) {
+        *fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+        if (*fd >= 0 && connect(*fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+            err = errno;
+            close(*fd);
+            *fd = -1;
+        } else if (*fd < 0) {
+            err = errno;
+        }
+    }
+    freeaddrinfo(res);
+    if (*fd < 0) {
+        arb_buf_printf(why, "connect %s: %s", spec, strerror(err));
+        return ARB_EIO;
+    }
+    setsockopt(*fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    return 0;
+}
+
 int
 arb_client_connect(arb_client_t **out, const char *addr, arb_buf_t *why)
 {
-    int fd = -1, one = 1;
+    struct sockaddr_un sa;
+    const char        *path;
+    int                fd, rc;
 
     *out = NULL;
     if (strncmp(addr, "tcp:", 4) == 0) {
-        struct sockaddr_in sa;
-        const char        *hp = addr + 4, *colon = strrchr(hp, ':');
-        char               host[64];
-        if (colon == NULL || (size_t)(colon - hp) >= sizeof(host))
-            goto bad;
-        memcpy(host, hp, (size_t)(colon - hp));
-        host[colon - hp] = '\0';
-        memset(&sa, 0, sizeof(sa));
-        sa.sin_family = AF_INET;
-        sa.sin_port = htons((uint16_t)atoi(colon + 1));
-        if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
-            goto bad;
-        fd = socket(AF_INET, SOCK_STREAM, 0);
-        if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
-            goto fail;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    } else {
-        struct sockaddr_un sa;
-        const char        *path = strncmp(addr, "unix:", 5) == 0 ? addr + 5
-                                                                 : addr;
-        memset(&sa, 0, sizeof(sa));
-        sa.sun_family = AF_UNIX;
-        if (strlen(path) >= sizeof(sa.sun_path))
-            goto bad;
-        strcpy(sa.sun_path, path);
-        fd = socket(AF_UNIX, SOCK_STREAM, 0);
-        if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
-            goto fail;
+        rc = tcp_connect(addr, &fd, why);
+        return rc != 0 ? rc : arb_client_open_fd(out, fd);
+    }
+    path = strncmp(addr, "unix:", 5) == 0 ? addr + 5 : addr;
+    memset(&sa, 0, sizeof(sa));
+    sa.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof(sa.sun_path)) {
+        arb_buf_printf(why, "bad server address '%s': the socket path is "
+                       "too long; use unix:PATH or tcp:HOST:PORT", addr);
+        return ARB_EINVAL;
+    }
+    strcpy(sa.sun_path, path);
+    fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        arb_buf_printf(why, "connect %s: %s", addr, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return ARB_EIO;
     }
     return arb_client_open_fd(out, fd);
-
-bad:
-    arb_buf_printf(why, "bad server address '%s': use unix:PATH or "
-                   "tcp:HOST:PORT", addr);
-    return ARB_EINVAL;
-fail:
-    arb_buf_printf(why, "connect %s: %s", addr, strerror(errno));
-    if (fd >= 0)
-        close(fd);
-    return ARB_EIO;
 }
 
 int

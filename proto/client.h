@@ -17,8 +17,9 @@
 
 typedef struct arb_client arb_client_t;
 
-/* addr: "unix:PATH", "tcp:HOST:PORT" or a bare socket path.  0, ARB_EIO
- * (with why). */
+/* addr: "unix:PATH", "tcp:HOST:PORT" (proto/addr.h: HOST a name or an
+ * address, tried in turn) or a bare socket path.  0, ARB_EINVAL (a bad
+ * address) or ARB_EIO, with why. */
 int  arb_client_connect(arb_client_t **out, const char *addr, arb_buf_t *why);
 /* A client over fd, a connected stream socket it takes over (closed by
  * arb_client_close(), or at once when this fails).  0, or ARB_ENOMEM. */

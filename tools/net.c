@@ -107,7 +107,9 @@ cli_net_usage(FILE *f)
 {
     fprintf(f,
         "connection:\n"
-        "  --server ADDR      unix:PATH, tcp:HOST:PORT or a socket path\n"
+        "  --server ADDR      unix:PATH, tcp:HOST:PORT or a socket path;\n"
+        "                     HOST a name or an address (IPv6 in\n"
+        "                     brackets: tcp:[::1]:7411), PORT 1..65535\n"
         "                     (default: $ARBITER_SERVER, else\n"
         "                     " CLI_SERVER_DEFAULT ")\n"
         "  --token T          the access token (default: $ARBITER_TOKEN)\n"

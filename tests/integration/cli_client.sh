@@ -6,9 +6,9 @@ BUILD=${BUILD:-build}
 A=bin/arbiter
 pass=0; fail=0
 T=$(mktemp -d)
-D=; W1=; W2=
+D=; W1=; W2=; D2=
 cleanup() {
-    for p in $W1 $W2 $D; do kill "$p" 2>/dev/null; done
+    for p in $W1 $W2 $D $D2; do kill "$p" 2>/dev/null; done
     [ -n "$D" ] && wait "$D" 2>/dev/null
     rm -rf "$T"
 }
@@ -226,6 +226,52 @@ err=$($A stats --token not-a-token-at-all 2>&1); rc=$?
 check "bad token" "2 arbiter stats: unauthenticated: unknown token" "$rc $err"
 $A stats --token "$RDR" --server "unix:$T/none.sock" 2>/dev/null; check "no server" 2 $?
 ARBITER_TOKEN=$RDR $A stats --server "$T/s.sock" > /dev/null; check "env token, bare path" 0 $?
+# --server tcp:HOST:PORT: the port is 1..65535 digits (atoi took 99999
+# as 34463 and 'abc' as 0), HOST a name or an address.
+for bad in 99999 abc 0 '' +80 7411x; do
+    err=$($A stats --token "$RDR" --server "tcp:127.0.0.1:$bad" 2>&1); rc=$?
+    check "tcp port '$bad' refused, naming the address" \
+        "2 arbiter stats: bad address 'tcp:127.0.0.1:$bad': the port must be a number from 1 to 65535" \
+        "$rc $err"
+done
+err=$($A stats --token "$RDR" --server "tcp:::1:7411" 2>&1)
+check "an IPv6 address without brackets is refused" 1 \
+    "$(printf '%s\n' "$err" | grep -c "IPv6 address goes in brackets")"
+# A second daemon on TCP (ARB_TCP_PORT, default 19537); the listener's
+# port is read as strictly.
+TP=${ARB_TCP_PORT:-19537}
+# (timeout: a daemon that takes the address would listen for good.)
+err=$(timeout 10 bin/arbiterd --data "$T/tcp" \
+      --listen "tcp:127.0.0.1:$((TP + 65536))" 2>&1); rc=$?
+check "arbiterd --listen: a port over 65535 refused" 1 \
+    "$([ $rc -ne 0 ] && printf '%s\n' "$err" | grep -c "listen: bad address 'tcp:127.0.0.1:$((TP + 65536))': the port must be")"
+err=$(timeout 10 bin/arbiterd --data "$T/tcp" --listen "tcp:localhost:$TP" \
+      2>&1); rc=$?
+check "arbiterd --listen: a host name refused as such" 1 \
+    "$([ $rc -ne 0 ] && printf '%s\n' "$err" | grep -c "a listener's HOST is a numeric")"
+# IPv6 in brackets too, where the loopback has an IPv6 address.
+V6=
+grep -q '^0\{31\}1 ' /proc/net/if_inet6 2>/dev/null && V6="tcp:[::1]:$TP"
+bin/arbiterd --data "$T/tcp" --listen "tcp:127.0.0.1:$TP" \
+    ${V6:+--listen "$V6"} --log-level warn 2> "$T/tcp.log" &
+D2=$!
+i=0
+until [ -f "$T/tcp/tokens" ] && $A stats --server "tcp:127.0.0.1:$TP" \
+          --token "$(awk '$4 == "reader" { print $3 }' "$T/tcp/tokens")" \
+          > /dev/null 2>&1; do
+    i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
+done
+TR=$(awk '$4 == "reader" { print $3 }' "$T/tcp/tokens" 2>/dev/null)
+$A stats --server "tcp:localhost:$TP" --token "$TR" > /dev/null
+check "--server tcp:localhost:PORT resolves the name" 0 $?
+if [ -n "$V6" ]; then
+    $A stats --server "$V6" --token "$TR" > /dev/null
+    check "--server tcp:[::1]:PORT" 0 $?
+fi
+err=$($A stats --server "tcp:no-such-host.invalid:$TP" --token "$TR" 2>&1)
+check "an unknown host is named" 1 \
+    "$(printf '%s\n' "$err" | grep -c "^arbiter stats: connect tcp:no-such-host.invalid:$TP: host 'no-such-host.invalid': ")"
+kill "$D2"; wait "$D2" 2>/dev/null
 for c in open move note rule close state events watch matches stats replay; do
     $A $c --help | grep -q "usage: arbiter $c"; check "$c help" 0 $?
     $A --help | grep -q "^  $c "; check "$c listed" 0 $?

@@ -1,7 +1,8 @@
 /*
  * test_client.c - the blocking client's own state across connections
  * (arb_client_reopen_fd): a client moved to a new connection behaves as a
- * new client, whatever the old connection left in it.
+ * new client, whatever the old connection left in it; and the reading
+ * of "tcp:HOST:PORT" (proto/addr.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 
 #include "core/err.h"
 #include "core/mp.h"
+#include "proto/addr.h"
 #include "proto/client.h"
 #include "tests/test.h"
 
@@ -78,9 +80,72 @@ test_reopen(void)
     arb_buf_free(&why);
 }
 
+/* The port is digits, 1..65535 (0 for a listener only), never wrapped
+ * round; an IPv6 address is in brackets; a listener's host is numeric. */
+static void
+test_tcp_addr(void)
+{
+    static const char *const bad[] = {
+        "tcp:127.0.0.1:99999", "tcp:127.0.0.1:65536", "tcp:127.0.0.1:abc",
+        "tcp:127.0.0.1:", "tcp:127.0.0.1:+80", "tcp:127.0.0.1: 80",
+        "tcp:127.0.0.1:80x", "tcp:127.0.0.1:0", "tcp::80", "tcp:[]:80",
+        "tcp:::1:80", "tcp:127.0.0.1", "unix:/x", "tcp:[::1:80",
+        "tcp:127.0.0.1:99999999999999999999999"
+    };
+    struct sockaddr_storage ss;
+    socklen_t               len;
+    arb_client_t           *cl = NULL;
+    arb_buf_t               why = ARB_BUF_INIT;
+    char                    host[64];
+    unsigned                port = 0;
+    size_t                  i;
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        arb_buf_free(&why);
+        CHECK_INT(arb_tcp_addr_parse(bad[i], 0, host, sizeof(host), &port,
+                                     &why), ARB_EINVAL);
+        CHECK(strstr(arb_buf_cstr(&why), bad[i]) != NULL);
+    }
+    CHECK_INT(arb_tcp_addr_parse("tcp:localhost:65535", 0, host,
+                                 sizeof(host), &port, &why), 0);
+    CHECK_STR(host, "localhost");
+    CHECK_INT(port, 65535);
+    CHECK_INT(arb_tcp_addr_parse("tcp:[::1]:1", 0, host, sizeof(host),
+                                 &port, &why), 0);
+    CHECK_STR(host, "::1");
+    CHECK_INT(port, 1);
+    CHECK_INT(arb_tcp_addr_parse("tcp:127.0.0.1:0", 1, host, sizeof(host),
+                                 &port, &why), 0);
+    CHECK_INT(port, 0);
+    CHECK_INT(arb_tcp_addr_parse("tcp:a-rather-long-name:80", 0, host, 8,
+                                 &port, &why), ARB_EINVAL);
+    /* A listener binds an address, not a name. */
+    CHECK_INT(arb_tcp_addr_numeric("tcp:127.0.0.2:7411", 0, &ss, &len, &why),
+              0);
+    CHECK_INT(ss.ss_family, AF_INET);
+    CHECK_INT(arb_tcp_addr_loopback(&ss), 1);
+    CHECK_INT(arb_tcp_addr_numeric("tcp:[::1]:7411", 0, &ss, &len, &why), 0);
+    CHECK_INT(ss.ss_family, AF_INET6);
+    CHECK_INT(arb_tcp_addr_loopback(&ss), 1);
+    CHECK_INT(arb_tcp_addr_numeric("tcp:10.0.0.5:7411", 0, &ss, &len, &why),
+              0);
+    CHECK_INT(arb_tcp_addr_loopback(&ss), 0);
+    arb_buf_free(&why);
+    CHECK_INT(arb_tcp_addr_numeric("tcp:localhost:7411", 0, &ss, &len, &why),
+              ARB_EINVAL);
+    CHECK(strstr(arb_buf_cstr(&why), "tcp:localhost:7411") != NULL);
+    /* A refused address: no connection tried, the address named. */
+    arb_buf_free(&why);
+    CHECK_INT(arb_client_connect(&cl, "tcp:127.0.0.1:99999", &why),
+              ARB_EINVAL);
+    CHECK(cl == NULL);
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
     test_reopen();
+    test_tcp_addr();
     return TEST_END();
 }
