@@ -1,7 +1,8 @@
 #!/bin/sh
 # The manual pages and the bash completion kept true: every command
 # `arbiter --help` lists and every option each command's --help lists is
-# in arbiter(1); every arbiterd option in arbiterd(8); every key of
+# in arbiter(1), and every option arbiter(1) gives a command is one it
+# takes; every arbiterd option in arbiterd(8); every key of
 # config/arbiterd.conf in arbiterd.conf(5); the pages format without
 # warnings; the completion offers commands, options and the match ids of
 # a running recorder (COMP_WORDS simulated in bash).
@@ -36,6 +37,28 @@ for c in $cmds; do
         check "arbiter.1 has $c $o" 1 "$(in_page docs/man/arbiter.1 "$o")"
     done
 done
+# and the other way: every option the page gives a command (in its .SS
+# line or its paragraph) is one the command takes -- the page had
+# `verify --format` and `key --pubkey`, which never existed.  Asked with
+# --help after it, nothing runs: `--opt=1 --help`, or, for a flag (which
+# takes no value), `--opt --help`.
+takes() {   # takes CMD OPT: 1 when CMD does not call OPT unknown
+    out=$(cd "$T" && "$OLDPWD/$A" "$1" "$2=1" --help 2>&1 >/dev/null)
+    case $out in
+    *"unknown option '$2=1'"*)
+        out=$(cd "$T" && "$OLDPWD/$A" "$1" "$2" --help 2>&1 >/dev/null) ;;
+    esac
+    case $out in *"unknown option '$2"*) echo 0 ;; *) echo 1 ;; esac
+}
+plain docs/man/arbiter.1 | awk '/^\.SS arbiter / { c = $3 } /^\.SH / { c = "" }
+    c != "" { s = $0
+        while (match(s, /--[a-z][a-z-]*/)) {
+            print c, substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH)
+        } }' | sort -u > "$T/pairs"
+check "arbiter.1 gives commands options" 1 "$([ "$(wc -l < "$T/pairs")" -ge 80 ] && echo 1)"
+while read -r c o; do
+    check "arbiter $c takes $o (arbiter.1)" 1 "$(takes "$c" "$o")"
+done < "$T/pairs"
 for o in $(bin/arbiterd --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
     check "arbiterd.8 has $o" 1 "$(in_page docs/man/arbiterd.8 "$o")"
 done
