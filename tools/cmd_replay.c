@@ -14,6 +14,7 @@
 #include "core/replay.h"
 #include "core/transcript.h"
 #include "tools/cli.h"
+#include "tools/net.h"
 
 static void
 usage(FILE *f)
@@ -137,11 +138,14 @@ cmd_replay(int argc, char **argv)
 {
     arb_history_t h;
     cli_source_t  src = { NULL, NULL, NULL };
+    const char   *at_s = NULL;
     uint64_t      at = UINT64_MAX;
     int           json = 0, verify = 0, status;
     const cli_optdef_t opts[] = {
         { "--json", CLI_ARG_FLAG, &json },
-        { "--at", CLI_ARG_U64, &at },
+        /* A string: UINT64_MAX, "every event" below, is a number a
+         * user may type too, and must not mean "no --at". */
+        { "--at", CLI_ARG_STR, &at_s },
         { "--db", CLI_ARG_STR, &src.db },
         { "--match", CLI_ARG_STR, &src.match },
         { "--verify", CLI_ARG_FLAG, &verify },
@@ -157,9 +161,11 @@ cmd_replay(int argc, char **argv)
         fprintf(stderr, "arbiter replay: one transcript at a time\n");
         return CLI_ERROR;
     }
+    if (at_s != NULL && cli_parse_u64("replay", "--at", at_s, &at) != 0)
+        return CLI_ERROR;
     src.file = a.npos == 1 ? a.pos[0] : NULL;
     if (src.db != NULL && src.match == NULL && src.file == NULL) {
-        if (at != UINT64_MAX) {
+        if (at_s != NULL) {
             fprintf(stderr, "arbiter replay: --at needs --match\n");
             return CLI_ERROR;
         }
@@ -185,7 +191,7 @@ cmd_replay(int argc, char **argv)
     if (status != CLI_OK)
         goto done;
     status = CLI_ERROR;
-    if (at != UINT64_MAX && at > h.nevents) {
+    if (at_s != NULL && at > h.nevents) {
         if (src.file != NULL)
             fprintf(stderr, "arbiter replay: --at %" PRIu64 ": the "
                     "transcript has events 0..%zu\n", at, h.nevents);

@@ -128,12 +128,14 @@ cmd_state(int argc, char **argv)
     char            digest[ARB_HASH_HEX];
     arb_buf_t       why = ARB_BUF_INIT;
     size_t          jlen;
-    uint64_t        at = UINT64_MAX, seq;
+    const char     *at_s = NULL;
+    uint64_t        at = 0, seq;
     int             as_json = 0, status;
     const cli_optdef_t opts[] = {
         { "--json", CLI_ARG_FLAG, &as_json },
         { "--match", CLI_ARG_STR, &match },
-        { "--at", CLI_ARG_U64, &at },
+        /* A string: every number is a seq, none means "no --at". */
+        { "--at", CLI_ARG_STR, &at_s },
         { NULL, 0, NULL }
     };
     cli_args_t a = {
@@ -155,11 +157,13 @@ cmd_state(int argc, char **argv)
         usage_state(stderr);
         goto done;
     }
+    if (at_s != NULL && cli_parse_u64("state", "--at", at_s, &at) != 0)
+        goto done;
     if (cli_net_connect(&n) != 0)
         goto done;
-    pk = cli_net_begin(&n, "state", 1 + (at != UINT64_MAX));
+    pk = cli_net_begin(&n, "state", 1 + (at_s != NULL));
     cli_pack_str(pk, "match", match);
-    if (at != UINT64_MAX)
+    if (at_s != NULL)
         cli_pack_uint(pk, "at", at);
     status = cli_net_call(&n);
     if (status != CLI_OK)

@@ -96,6 +96,18 @@ check "state --at" "$($A replay --json --at 3 "$T/m1.txt")" \
       "$($A state --token "$RDR" --match M1 --at 3 --json)"
 check "replay db --at" "$($A replay --json --at 3 "$T/m1.txt")" \
       "$($A replay --db "$T/data" --match M1 --at 3 --json)"
+# The largest number is a seq past the end like any other, not "no --at"
+# (it was the sentinel for that, and printed the whole match).
+U=18446744073709551615
+err=$($A replay --at $U "$T/m1.txt" 2>&1); rc=$?
+check "replay --at 2^64-1 refused" \
+    "2 arbiter replay: --at $U: the transcript has events 0..37" "$rc $err"
+out=$($A replay --db "$T/data" --match M1 --at $U 2>&1); rc=$?
+check "replay db --at 2^64-1 refused" \
+    "2 arbiter replay: --at $U: match 'M1' has events 0..37" "$rc $out"
+out=$($A state --token "$RDR" --match M1 --at $U 2>/dev/null); rc=$?
+check "state --at 2^64-1 is no full state" "" "$out"
+check "state --at 2^64-1 refused" 1 "$([ $rc -ne 0 ] && echo 1)"
 $A replay --db "$T/data" --match NOPE 2>/dev/null; check "replay db no match" 2 $?
 
 # ---- refusals: rules, roles, expected seq --------------------------------
