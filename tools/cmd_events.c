@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/event.h"
 #include "tools/cli.h"
 #include "tools/net.h"
 
@@ -29,7 +30,7 @@ usage(FILE *f)
         "  --from N     first event (default 0)\n"
         "  --to N       last event (default: the last committed)\n"
         "  --kind K     only this kind: open move note close void amend\n"
-        "               stands; repeatable\n"
+        "               stands claim; repeatable\n"
         "  --since MS   only events recorded at or after this Unix time in\n"
         "               milliseconds\n"
         "  --json       JSON lines\n\n");
@@ -67,8 +68,18 @@ static int
 on_kind(void *ud, const char *opt, const char *val)
 {
     kinds_t *k = ud;
+    int      i;
 
-    (void)opt;
+    if (arb_event_kind_parse(val) < 0) {
+        /* A usage error, caught before asking the server: the list is
+         * the codec's own. */
+        fprintf(stderr, "arbiter events: %s '%s': no such kind; the kinds "
+                "are", opt, val);
+        for (i = 0; i < ARB_EV_KIND_MAX; i++)
+            fprintf(stderr, " %s", arb_event_kind_name(i));
+        fputc('\n', stderr);
+        return -1;
+    }
     if (k->n == KINDS_MAX) {
         fprintf(stderr, "arbiter events: at most %d --kind\n", KINDS_MAX);
         return -1;
@@ -122,6 +133,11 @@ cmd_events(int argc, char **argv)
         || (since_s != NULL && cli_parse_u64("events", "--since", since_s,
                                              &since) != 0))
         return CLI_ERROR;
+    if (from_s != NULL && to_s != NULL && from > to) {
+        fprintf(stderr, "arbiter events: --from %s is after --to %s: no "
+                "event is in between\n", from_s, to_s);
+        return CLI_ERROR;
+    }
     memset(&x, 0, sizeof(x));
     x.match = match;
     x.json = json;

@@ -174,6 +174,15 @@ want="0 arbiter open game: yahchain; players: alice bob; mode: 3
 check "events" "$want" "$ev"
 check "events kinds" "4 5" "$($A events --token "$RDR" --match M2 --kind note | cut -d' ' -f1 | tr '\n' ' ' | sed 's/ $//')"
 check "events from/to" "6 7" "$($A events --token "$RDR" --match M2 --from 6 --to 7 | cut -d' ' -f1 | tr '\n' ' ' | sed 's/ $//')"
+# An empty range and an unknown kind are usage errors, named.
+out=$($A events --token "$RDR" --match M2 --from 10 --to 5 2>&1); rc=$?
+check "events --from after --to refused" \
+    "2 arbiter events: --from 10 is after --to 5: no event is in between" \
+    "$rc $out"
+out=$($A events --token "$RDR" --match M2 --kind bogus 2>&1); rc=$?
+check "events --kind bogus: a usage error naming the kinds" \
+    "2 arbiter events: --kind 'bogus': no such kind; the kinds are open move close note void amend stands claim" \
+    "$rc $out"
 line=$($A events --token "$RDR" --match M2 --from 1 --to 1 --json)
 check "events json" '{"seq":1,"time":"T","time_ms":N,"actor":"scorer","kind":"move","line":"place alice 2S","hash":"H"}' \
       "$(printf '%s' "$line" | sed -e 's/"time":"[^"]*"/"time":"T"/' -e 's/"time_ms":[0-9]*/"time_ms":N/' -e "s/\"hash\":\"$HEX\"/\"hash\":\"H\"/")"
