@@ -67,6 +67,32 @@ errno_code(int e)
 /*
  * Opening.
  */
+int
+arb__store_there(const char *dir, arb_buf_t *why)
+{
+    struct stat st;
+    char       *path = malloc(strlen(dir) + sizeof("/data.mdb"));
+    int         rc = 0;
+
+    if (path == NULL)
+        return ARB_ENOMEM;
+    strcpy(path, dir);
+    strcat(path, "/data.mdb");
+    if (stat(path, &st) != 0) {
+        rc = errno_code(errno);
+        if (rc == ARB_ENOTFOUND)
+            arb__why(why, "%s: no store there", dir);
+        else
+            arb__why(why, "%s: %s", path, strerror(errno));
+    } else if (st.st_size == 0) {
+        /* LMDB would say "Bad file descriptor". */
+        rc = ARB_ECORRUPT;
+        arb__why(why, "%s is empty (0 bytes): not a store, or one whose "
+                 "first write never finished", path);
+    }
+    free(path);
+    return rc;
+}
 static void
 failed_why(arb_store_t *s, arb_buf_t *why)
 {
@@ -325,11 +351,8 @@ arb_store_open(arb_store_t **out, const char *dir,
     strcpy(path, dir);
     strcat(path, "/data.mdb");
     exists = stat(path, &st) == 0;
-    if (!exists && s->read_only) {
-        rc = ARB_ENOTFOUND;
-        arb__why(why, "%s: no store there", dir);
+    if (s->read_only && (rc = arb__store_there(dir, why)) != 0)
         goto fail;
-    }
     /* A read-only open first has a handle of its own apply a journal
      * left by a dead writer (ro_recover), then claims the directory,
      * before any environment of this handle opens (store_claim.c). */

@@ -182,6 +182,11 @@ void     arb__why(arb_buf_t *why, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *arb__repr(char out[ARB__REPR_MAX], const void *p, size_t n);
 int      arb__mdb_code(int rc);
+/* Before a read-only open of dir: ARB_ENOTFOUND ("DIR: no store there")
+ * without DIR/data.mdb, ARB_ECORRUPT when it is empty (LMDB's word for
+ * that is "Bad file descriptor"), an errno's code when it cannot be
+ * looked at; 0 when there is a store to open. */
+int      arb__store_there(const char *dir, arb_buf_t *why);
 int      arb__mdb_fail(arb_buf_t *why, int rc, const char *what);
 static inline void arb__put64(unsigned char *p, uint64_t v)
 {

@@ -53,6 +53,8 @@ v1_open(v1_t *v, const char *dir, unsigned long *format, arb_buf_t *why)
 
     memset(v, 0, sizeof(*v));
     *format = 0;
+    if ((mrc = arb__store_there(dir, why)) != 0)
+        return mrc;
     mrc = mdb_env_create(&v->env);
     if (mrc != 0) {
         v->env = NULL;

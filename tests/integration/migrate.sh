@@ -159,5 +159,18 @@ check "damaged event: replay --db --match names it" 1 \
     "$(printf '%s\n' "$out" | grep -c "match 'SKIM10-seed': seq [0-9]*: event: unknown key")"
 check "damaged event: replay --db --match exit status" 1 $rc
 
+# ---- no store, or an empty data.mdb: said so, by every reader -----------
+mkdir -p "$T/none" "$T/zero"
+: > "$T/zero/data.mdb"
+out=$($A migrate --data "$T/none" 2>&1); rc=$?
+check "migrate of an empty directory: no store there" \
+    "2 arbiter migrate: $T/none: no store there" "$rc $out"
+for c in "replay --db" "check --data" "migrate --data"; do
+    out=$($A $c "$T/zero" 2>&1); rc=$?
+    check "$c: a data.mdb of 0 bytes is named as empty" "2 1" \
+        "$rc $(printf '%s\n' "$out" | grep -c "$T/zero/data.mdb is empty (0 bytes): not a store")"
+done
+check "an empty data.mdb: nothing written beside it" "data.mdb" "$(ls "$T/zero")"
+
 echo "migrate.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
