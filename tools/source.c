@@ -14,6 +14,7 @@
 #include "core/claim.h"
 #include "core/err.h"
 #include "core/jsonin.h"
+#include "core/ledger/bundle.h"
 #include "core/ledger/chain.h"
 #include "core/ledger/store.h"
 #include "core/transcript.h"
@@ -130,6 +131,20 @@ load_file(arb_history_t *h, const char *path)
     int       rc;
 
     if (cli_read_file(&text, path) != 0) {
+        arb_buf_free(&text);
+        return CLI_ERROR;
+    }
+    /* Two files a reader may give by mistake, said for what they are
+     * (the parser would say "line 0: no header"). */
+    if (text.len == 0 || (text.len >= ARB_BUNDLE_MAGIC_LEN
+                          && memcmp(text.data, ARB_BUNDLE_MAGIC,
+                                    ARB_BUNDLE_MAGIC_LEN) == 0)) {
+        if (text.len == 0)
+            fprintf(stderr, "%s: the file is empty: a transcript starts "
+                    "with 'game: <name>'\n", path);
+        else
+            fprintf(stderr, "%s: a bundle, not a transcript: check it "
+                    "with 'arbiter verify %s --pubkey KEY'\n", path, path);
         arb_buf_free(&text);
         return CLI_ERROR;
     }
@@ -329,6 +344,18 @@ cli_source_load(arb_history_t *h, const char *cmd, const cli_source_t *src,
 {
     if (src->file != NULL)
         return load_file(h, src->file);
+    /* A usage error, said as one (the store's words are for callers:
+     * "bad match id or no callback"). */
+    if (src->match[0] == '\0' || strlen(src->match) > ARB_STORE_ID_MAX) {
+        if (src->match[0] == '\0')
+            fprintf(stderr, "arbiter %s: --match '': the match id is "
+                    "empty\n", cmd);
+        else
+            fprintf(stderr, "arbiter %s: --match: the match id is %zu "
+                    "bytes, at most %d\n", cmd, strlen(src->match),
+                    ARB_STORE_ID_MAX);
+        return CLI_ERROR;
+    }
     if (src->db != NULL)
         return load_db(h, cmd, src->db, src->match, upto);
     return load_net(h, cmd, n, src->match, upto);

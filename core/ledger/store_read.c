@@ -265,9 +265,12 @@ arb_store_events(arb_store_t *s, const char *match_id, uint64_t from,
     size_t idlen;
     sink_t sk = { cb, NULL, ud };
 
-    if (s == NULL || cb == NULL ||
-        !arb__str_ok(match_id, ARB_STORE_ID_MAX, &idlen)) {
-        arb__why(why, "bad match id or no callback");
+    if (s == NULL || cb == NULL) {
+        arb__why(why, "no store or no callback");
+        return ARB_EINVAL;
+    }
+    if (!arb__str_ok(match_id, ARB_STORE_ID_MAX, &idlen)) {
+        arb__why(why, "match id must be 1..%d bytes", ARB_STORE_ID_MAX);
         return ARB_EINVAL;
     }
     return events(s, match_id, idlen, from, to, &sk, NULL, why);

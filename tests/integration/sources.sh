@@ -33,6 +33,24 @@ $A replay "$T/y.jsonl" > "$T/jsonl.out" 2>&1
 check "jsonl: replay" "$(cat "$T/file.out")" "$(cat "$T/jsonl.out")"
 $A diff $Y "$T/y.jsonl" > /dev/null 2>&1
 check "jsonl: diff with the file" 0 $?
+# Files and ids a reader may give by mistake, said for what they are.
+: > "$T/empty"
+out=$($A replay "$T/empty" 2>&1); rc=$?
+check "an empty file is said to be empty" \
+    "2 $T/empty: the file is empty: a transcript starts with 'game: <name>'" \
+    "$rc $out"
+$A export --format bundle --match "$YM" --out "$T/y.bundle" 2> /dev/null
+out=$($A replay "$T/y.bundle" 2>&1); rc=$?
+check "a bundle is named, and arbiter verify" \
+    "2 $T/y.bundle: a bundle, not a transcript: check it with 'arbiter verify $T/y.bundle --pubkey KEY'" \
+    "$rc $out"
+out=$($A replay --db "$T/data" --match '' 2>&1); rc=$?
+check "--match '': the id is empty" \
+    "2 arbiter replay: --match '': the match id is empty" "$rc $out"
+L=$(printf '%065d' 0)
+out=$($A replay --db "$T/data" --match "$L" 2>&1); rc=$?
+check "--match of 65 bytes: too long" \
+    "2 arbiter replay: --match: the match id is 65 bytes, at most 64" "$rc $out"
 $A replay --json $Y > "$T/file.json"
 $A replay --json --db "$T/data" --match "$YM" > "$T/db.json"
 check "db: replay --json" "$(cat "$T/file.json")" "$(cat "$T/db.json")"
