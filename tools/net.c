@@ -150,6 +150,13 @@ read_token_file(cli_net_t *n)
                 n->token_file);
         goto done;
     }
+    /* Said here, where the file is known: the request would only say
+     * "proto: token: invalid UTF-8". */
+    if (!arb_mp_utf8_valid(p, len)) {
+        fprintf(stderr, "arbiter %s: %s: the token is not valid UTF-8\n",
+                n->cmd, n->token_file);
+        goto done;
+    }
     memcpy(n->tokbuf, p, len);
     n->tokbuf[len] = '\0';
     n->token = n->tokbuf;

@@ -147,6 +147,10 @@ check "cid reuse msg" "arbiter move: idempotency: client event id 'sheet-3' alre
 printf '# the scorer of table 2\n%s\n' "$SCO" > "$T/scorer.token"
 out=$($A rule --token-file "$T/scorer.token" --match M2 note "seat" swap)
 check "rule note (token file)" "seq 5 hash" "$(printf '%s' "$out" | sed "s/ $HEX\$//")"
+printf 'ab\377cd\n' > "$T/bad.token"
+err=$($A stats --token-file "$T/bad.token" 2>&1); rc=$?
+check "a token file not UTF-8: the file named" \
+    "2 arbiter stats: $T/bad.token: the token is not valid UTF-8" "$rc $err"
 out=$($A rule --token "$ARB" --match M2 void 3 --reason "card of another deck")
 check "void" "seq 6 hash" "$(printf '%s' "$out" | sed "s/ $HEX\$//")"
 out=$($A rule --token "$ARB" --match M2 amend 2 place bob 3H --reason "typo")
