@@ -7,7 +7,8 @@
  * come in any order, `--` ends the options, a lone `-` is a word (stdin),
  * and an unknown option is refused by name.  getopt_long would also
  * accept abbreviations (`--mat` for `--match`), which a recorder's
- * command line should not guess at.
+ * command line should not guess at.  A line a user types or pipes is
+ * checked here too (cli_line_has_nul).
  */
 #include <stdio.h>
 #include <string.h>
@@ -91,4 +92,10 @@ cli_args_parse(cli_args_t *a, int argc, char **argv)
         }
     }
     return -1;
+}
+
+int
+cli_line_has_nul(const char *s, size_t n)
+{
+    return memchr(s, '\0', n) != NULL;
 }

@@ -142,6 +142,12 @@ int  cli_args_parse(cli_args_t *a, int argc, char **argv);
 /* 1 when arg is -h or --help. */
 int cli_is_help(const char *arg);
 
+/* 1 when a line read from a user (the record console, `score -`) holds
+ * a NUL byte, which would cut it short unseen as a C string; the line is
+ * then refused in these words. */
+int cli_line_has_nul(const char *s, size_t n);
+#define CLI_LINE_NUL "the line holds a NUL byte"
+
 /* A match's recorded history from one source: FILE (a transcript or the
  * jsonl of one exported match; "-" = stdin), or --match ID with --db DIR
  * (the recorder's store, opened read-only; a stored deal secret is

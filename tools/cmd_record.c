@@ -468,7 +468,7 @@ run(rec_t *r)
         if (rc < 0)
             return r->status;
         if (rc == 2) {
-            result(r, 1, "error: the line holds a NUL byte");
+            result(r, 1, "error: " CLI_LINE_NUL);
             continue;
         }
         if (rc == 1) {

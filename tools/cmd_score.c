@@ -71,6 +71,10 @@ score_line(int mode, const char *s, size_t len, char *out, int *err)
     char       *p = out;
     int         rc;
 
+    if (cli_line_has_nul(s, len)) {
+        snprintf(msg, sizeof(msg), CLI_LINE_NUL);
+        goto error;
+    }
     while (i < len) {
         /* separators: blank, tab, CR, comma, "→" (E2 86 92), "->" */
         if (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == ',') {

@@ -26,6 +26,7 @@
 #include <wchar.h>
 
 #include "core/err.h"
+#include "tools/cli.h"
 #include "tools/record.h"
 
 /* ---- plain lines ------------------------------------------------------ */
@@ -86,7 +87,7 @@ next_plain(rec_line_t *l, const char **line)
             l->skipping = 1;    /* the buffer filled up without a newline */
         *line = l->out;
         /* A NUL would cut the line short unseen: say so instead. */
-        return memchr(l->out, '\0', take) != NULL ? 2 : 1;
+        return cli_line_has_nul(l->out, take) ? 2 : 1;
     }
 }
 

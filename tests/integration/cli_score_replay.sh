@@ -34,6 +34,11 @@ $A score --mode 3 - < "$T/in" > "$T/got"; rc=$?
 check "stdin lines" "$(cat "$T/want")" "$(cat "$T/got")"
 check "stdin exit" 1 $rc
 printf '4S 5H 6D\n' | $A score --mode 3 - > /dev/null; check "stdin ok exit" 0 $?
+# A NUL byte in a line: said as the record console says it (the line
+# was cut at it: "unknown suit 'S' in '4S'")
+out=$(printf '4S\0 5H 6D\n2S 3S 4S\n' | $A score --mode 3 -); rc=$?
+check "stdin line with a NUL byte" "1 ERROR the line holds a NUL byte
+BC-003 9 15 24" "$rc $out"
 
 # replay: text, json, --at, a refused event
 cat > "$T/m.txt" <<'TXT'
