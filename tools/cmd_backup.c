@@ -176,9 +176,6 @@ inside(const char *real, const char *out)
            (resolved[n] == '/' || resolved[n] == '\0');
 }
 
-/* (In tools/cmd_restore.c: see there.) */
-void ops_target_abort(const char *cmd, const char *tmp);
-
 static int
 file_cmp(const void *a, const void *b)
 {

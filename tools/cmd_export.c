@@ -370,8 +370,7 @@ judge_sealed(exp_t *x, const char *id, size_t i)
             arb_buf_puts(&x->why, "out of memory");
             rc = ARB_ENOMEM;
         }
-        st = rc == 0 ? CLI_OK : rc == ARB_ENOMEM || rc == ARB_EIO
-             || rc == ARB_ESTORE ? CLI_ERROR : CLI_DIFFERS;
+        st = rc == 0 ? CLI_OK : cli_store_status(rc);
         arb_match_free(m);
         arb_history_clear(&h);
     } else {
@@ -417,8 +416,7 @@ collect(exp_t *x, const char *id)
                     arb_buf_cstr(&x->why) ? arb_buf_cstr(&x->why)
                     : "out of memory");
         if (rc != 0)
-            return rc == ARB_ENOMEM || rc == ARB_EIO || rc == ARB_ESTORE
-                   ? CLI_ERROR : CLI_DIFFERS;
+            return cli_store_status(rc);
     } else {
         memset(&h, 0, sizeof(h));
         arb_buf_free(&x->why);

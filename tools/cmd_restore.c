@@ -48,56 +48,6 @@ usage(FILE *f)
         "does not verify, 2 usage or I/O error.\n");
 }
 
-/* Removes path and, a directory, everything below it (a symbolic link
- * itself, never what it points to).  0, or -1 with errno. */
-static int
-remove_tree(const char *path)
-{
-    struct stat    st;
-    struct dirent *e;
-    DIR           *d;
-    char           sub[PATH_MAX];
-    int            rc = 0, err;
-
-    if (lstat(path, &st) != 0)
-        return -1;
-    if (!S_ISDIR(st.st_mode))
-        return unlink(path);
-    if ((d = opendir(path)) == NULL)
-        return -1;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        if (ops_path(sub, path, e->d_name) != 0) {
-            errno = ENAMETOOLONG;
-            rc = -1;
-        } else
-            rc = remove_tree(sub);
-    }
-    err = errno;
-    closedir(d);
-    errno = err;
-    return rc == 0 ? rmdir(path) : -1;
-}
-
-/* (Shared with backup and restore: it belongs with ops_target_begin in
- * tools/ops_util.c, declared in tools/ops.h.) */
-void ops_target_abort(const char *cmd, const char *tmp);
-
-/* After a failed run, removes tmp, the DIR.partial (or PATH.partial)
- * this run created, with everything in it: left there, it would refuse
- * every rerun until someone removed it by hand.  Never called on one the
- * run found.  Says what it removed, or why it could not. */
-void
-ops_target_abort(const char *cmd, const char *tmp)
-{
-    if (remove_tree(tmp) != 0 && errno != ENOENT)
-        fprintf(stderr, "arbiter %s: remove %s: %s (remove it before "
-                "running this again)\n", cmd, tmp, strerror(errno));
-    else
-        fprintf(stderr, "arbiter %s: removed %s\n", cmd, tmp);
-}
-
 /* Every file the manifest lists is in the backup, a regular file.
  * Checked before anything is created: a backup that lacks one is
  * damaged (CLI_DIFFERS), not an I/O error, and nothing is left behind.

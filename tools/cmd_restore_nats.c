@@ -396,9 +396,6 @@ write_cursor(const char *dir, uint64_t pos)
     return -1;
 }
 
-/* (In tools/cmd_restore.c: see there.) */
-void ops_target_abort(const char *cmd, const char *tmp);
-
 int
 cmd_restore_nats(int argc, char **argv)
 {

@@ -67,6 +67,11 @@ int  ops_target_begin(const char *cmd, const char *dir, char *tmp,
 /* Empties tmp (made by ops_target_begin: its files only) for a restore
  * that builds it again.  0, or CLI_ERROR with the reason printed. */
 int  ops_target_clear(const char *cmd, const char *tmp);
+/* After a failed run, removes tmp, the DIR.partial (or PATH.partial) this
+ * run created, with everything in it: left there, it would refuse every
+ * rerun until someone removed it by hand.  Never called on one the run
+ * found.  Says what it removed, or why it could not. */
+void ops_target_abort(const char *cmd, const char *tmp);
 /* Renames the verified tmp to dir (replacing the empty dir), fsync'd with
  * its parent.  0, or CLI_ERROR with the reason printed. */
 int  ops_target_commit(const char *cmd, const char *dir, const char *tmp,

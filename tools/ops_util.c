@@ -304,6 +304,48 @@ ops_target_clear(const char *cmd, const char *tmp)
     return rc;
 }
 
+/* Removes path and, a directory, everything below it (a symbolic link
+ * itself, never what it points to).  0, or -1 with errno. */
+static int
+remove_tree(const char *path)
+{
+    struct stat    st;
+    struct dirent *e;
+    DIR           *d;
+    char           sub[PATH_MAX];
+    int            rc = 0, err;
+
+    if (lstat(path, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode))
+        return unlink(path);
+    if ((d = opendir(path)) == NULL)
+        return -1;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (ops_path(sub, path, e->d_name) != 0) {
+            errno = ENAMETOOLONG;
+            rc = -1;
+        } else
+            rc = remove_tree(sub);
+    }
+    err = errno;
+    closedir(d);
+    errno = err;
+    return rc == 0 ? rmdir(path) : -1;
+}
+
+void
+ops_target_abort(const char *cmd, const char *tmp)
+{
+    if (remove_tree(tmp) != 0 && errno != ENOENT)
+        fprintf(stderr, "arbiter %s: remove %s: %s (remove it before "
+                "running this again)\n", cmd, tmp, strerror(errno));
+    else
+        fprintf(stderr, "arbiter %s: removed %s\n", cmd, tmp);
+}
+
 int
 ops_target_commit(const char *cmd, const char *dir, const char *tmp,
                   int exists)

@@ -174,8 +174,12 @@ ix_env_open(arb_store_t *s, int *usable, arb_buf_t *why)
         s->ix.env = NULL;
         /* An I/O error is the disk failing, not a bad index: the store
          * does not open (and does not try again) rather than rebuild on
-         * a disk that just failed a call. */
-        if (mrc == EIO || mrc == ENOSPC || mrc == EACCES)
+         * a disk that just failed a call.  A file size limit, a quota or
+         * a read-only file system is the same (until 2026-12-05 these
+         * were taken for a bad index: "cannot create the index", the
+         * reason lost). */
+        if (mrc == EIO || mrc == ENOSPC || mrc == EACCES || mrc == EFBIG
+            || mrc == EDQUOT || mrc == EROFS || mrc == EPERM)
             return arb__mdb_fail(why, mrc, "open the index");
         return 0;                   /* rebuilt (or ignored read-only) */
     }

@@ -110,6 +110,8 @@ check "... nothing left" "" "$(ls -d "$T/typo-r"* 2> /dev/null)"
 out=$( (trap '' XFSZ; ulimit -f 1000; $A restore --nats "$URLS" \
         --data "$T/full-r" --prefix W.) 2>&1); rc=$?
 check "a restore that cannot write: I/O error" 2 $rc
+check "... with its reason (it was \"cannot create the index\")" 1 \
+    "$(printf '%s\n' "$out" | grep -c "File too large")"
 check "... says what it removed" 1 \
     "$(printf '%s\n' "$out" | grep -c "^arbiter restore: removed $T/full-r.partial\$")"
 check "... nothing left" "" "$(ls -d "$T/full-r"* 2> /dev/null)"
