@@ -271,7 +271,7 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
     arb_http_url_t   u;
     char           (*seg)[ARB_STORE_ID_MAX + 2];
     size_t           nseg;
-    int              post, route;
+    int              post, get, route;
 
     h->srv->n.http_requests++;
     memset(&q, 0, sizeof(q));
@@ -284,12 +284,7 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
         return 0;
     }
     post = h2o_memis(req->method.base, req->method.len, H2O_STRLIT("POST"));
-    if (!post
-        && !h2o_memis(req->method.base, req->method.len, H2O_STRLIT("GET"))) {
-        arb_http_error(req, 405, "method", "only GET, and POST to the write "
-                       "routes");
-        return 0;
-    }
+    get = h2o_memis(req->method.base, req->method.len, H2O_STRLIT("GET"));
     /* Each segment is decoded on its own, so an encoded '/' stays inside
      * its segment; names are then checked exactly (match ids, the asset
      * table), which leaves nothing to traverse. */
@@ -315,6 +310,16 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
     /* The write routes (http_write.c) take POST, and nothing else does. */
     route = nseg == 4 && IS(0, "api") && IS(1, "m")
             ? arb_http_write_route(seg[3]) : -1;
+    /* Allow names what this path takes (a PUT to a write route was told
+     * GET until 2026-12-05). */
+    if (!post && !get) {
+        if (route >= 0)
+            h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_ALLOW,
+                           NULL, H2O_STRLIT("POST"));
+        arb_http_error(req, 405, "method", "only GET, and POST to the write "
+                       "routes");
+        return 0;
+    }
     if (post != (route >= 0)) {
         if (route >= 0)
             h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_ALLOW,

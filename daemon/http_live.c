@@ -199,6 +199,10 @@ last_event_id(h2o_req_t *req, uint64_t *id)
             return -1;
         n = n * 10 + (uint64_t)(v.base[k] - '0');
     }
+    /* No seq or log position passes 2^63 - 1 (a JSON number's range:
+     * until 2026-12-05 the reset echoed a larger one as negative). */
+    if (n > INT64_MAX)
+        return -1;
     *id = n;
     return 1;
 }

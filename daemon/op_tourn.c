@@ -54,14 +54,26 @@ int
 arb_tourn_read(arb_server_t *srv, const char *id, int board, int json,
                arb_buf_t *out, arb_buf_t *why)
 {
-    arb_tview_t   v;
-    arb_match_t  *t = NULL;
+    arb_tview_t      v;
+    arb_match_info_t info;
+    arb_match_t     *t = NULL;
     int64_t       ms;
     uint64_t      seq;
     int           hh, rc;
     unsigned char head[ARB_HASH_LEN];
 
     memset(&v, 0, sizeof(v));
+    /* Named from the store first: a match that is no tournament is not
+     * replayed to find out (a replica could not replay a running dealt
+     * one, and answered that instead, until 2026-12-05). */
+    if (arb_store_match(srv->store, id, &info, why) == 0
+        && strcmp(info.game, "tournament") != 0) {
+        why->len = 0;
+        arb_buf_printf(why, "match %s is a %s match, not a tournament", id,
+                       info.game);
+        return ARB_EINVAL;
+    }
+    why->len = 0;
     rc = load_committed(srv, id, &t, &seq, &ms, head, &hh, why);
     if (rc == 0)
         rc = arb_tview_build(&v, t, 1, load_committed, srv, why);

@@ -190,6 +190,11 @@ http() {
 check "keyless replica, HTTP state: 503 deal" "503 1" \
     "$(http /api/m/D.3/state) $(grep -c '"where":"deal"' "$T/body")"
 check "keyless replica, HTTP events: 200" 200 "$(http /api/m/D.3/events)"
+# A running dealt match asked for as a tournament is named for what it
+# is, as on the recorder (the replica answered 500 "replay" until
+# 2026-12-05, failing to replay it first).
+check "keyless replica, a match as a tournament: 404" "404 1" \
+    "$(http /api/t/D.3/board) $(grep -c 'not a tournament' "$T/body")"
 timeout 2 $A watch --server "unix:$T/rep.sock" --token "$(tok rep)" \
     --match D.3 --from 0 --json > "$T/watch" 2> "$T/watch.err"
 check "keyless replica: a subscription to it gets its events" "3 0" \

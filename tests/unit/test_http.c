@@ -597,6 +597,13 @@ test_resume(void)
     CHECK(http_read_sse(fd, resp, BIG, &n, "state", 5, 2000));
     CHECK(strstr(resp, "event: reset\nid: 5\n") != NULL);
     close(fd);
+    /* past 2^63 - 1 no id was ever sent: null, never a negative echo */
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER,
+                           "9223372036854775808");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 5, 2000));
+    CHECK(strstr(resp, "\"last_event_id\":null,") != NULL);
+    close(fd);
     /* a gap of ~9K of events is over half of stream_max (16K) */
     for (k = 6; k <= 36; k++)
         CHECK_INT(place(cl, "RS", k), 0);

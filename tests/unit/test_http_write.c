@@ -232,6 +232,12 @@ main(void)
                        sizeof(resp)), 405);
     CHECK(strstr(resp, "allow: POST") != NULL
           || strstr(resp, "Allow: POST") != NULL);
+    /* any other method on a write route: Allow names POST */
+    CHECK_INT(http_raw(port, "PUT /api/m/W/move HTTP/1.1\r\nHost: t\r\n"
+                       "Connection: close\r\n\r\n", 58, resp, sizeof(resp)),
+              405);
+    CHECK(strstr(resp, "allow: POST") != NULL
+          || strstr(resp, "Allow: POST") != NULL);
     CHECK_INT(post("/api/m/W/state", HARNESS_SCORER, "{}"), 405);
     CHECK_INT(post("/api/m/W/nothing", HARNESS_SCORER, "{}"), 405);
     CHECK_INT(last_seq("W"), 5);
