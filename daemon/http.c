@@ -183,10 +183,10 @@ arb_http_viewer(const arb_http_who_t *w, const char *match,
                            w->seat, match, setup);
 }
 
-/* Sets q->who and q->viewer from the request's token: 0, or -1 (401
- * sent). */
+/* Sets q->who and q->viewer from the request's token, for the route's
+ * match (NULL: none, or every match): 0, or -1 (401 sent). */
 static int
-authenticate(arb_http_req_t *q)
+authenticate(arb_http_req_t *q, const char *match)
 {
     h2o_req_t         *req = q->req;
     const arb_token_t *t = NULL;
@@ -225,7 +225,9 @@ authenticate(arb_http_req_t *q)
         arb_http_error(req, 401, "authorization", "bad token");
         return -1;
     }
-    q->who.role = t->role;
+    /* A scorer sees all of the matches it scores only: of another, and
+     * of every match at once when it scores some, a spectator's view. */
+    q->who.role = arb_seen_role(t->role, t->matches, t->nmatches, match);
     if (t->role == ARB_ROLE_PLAYER && t->nmatches == 1 && t->seat != NULL) {
         snprintf(q->who.match, sizeof(q->who.match), "%s", t->matches[0]);
         snprintf(q->who.seat, sizeof(q->who.seat), "%s", t->seat);
@@ -233,8 +235,8 @@ authenticate(arb_http_req_t *q)
     /* A scorer enters every move and an arbiter rules: both see all.  A
      * player sees its seat in its own match: the routes of a match ask
      * arb_http_viewer; anything else it reads as a spectator. */
-    q->viewer.kind = t->role >= ARB_ROLE_SCORER ? ARB_VIEW_ALL
-                                                : ARB_VIEW_PUBLIC;
+    q->viewer.kind = q->who.role >= ARB_ROLE_SCORER ? ARB_VIEW_ALL
+                                                    : ARB_VIEW_PUBLIC;
     return 0;
 }
 
@@ -366,7 +368,7 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
         arb_http_error(req, 404, "path", "no such page");
         return 0;
     }
-    if (authenticate(&q) != 0)
+    if (authenticate(&q, nseg == 4 && IS(1, "m") ? seg[2] : NULL) != 0)
         return 0;
     if (IS(0, "metrics"))
         arb_http_metrics(&q);

@@ -137,8 +137,8 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
         return;
     if (hands && want) {
         if (q->viewer.kind != ARB_VIEW_ALL) {
-            arb_http_error(q->req, 403, "hands", "every hand is for a "
-                           "scorer's or an arbiter's token");
+            arb_http_error(q->req, 403, "hands", "every hand is for an "
+                           "arbiter's token, or a scorer's of this match");
             return;
         }
     }

@@ -29,18 +29,10 @@
 int
 arb_conn_may_record(const arb_conn_t *c, const char *match)
 {
-    size_t i;
-
     if (c->role == ARB_ROLE_ARBITER)
         return 1;
-    if (c->role != ARB_ROLE_SCORER)
-        return 0;
-    if (c->nmatches == 0)
-        return 1;
-    for (i = 0; i < c->nmatches; i++)
-        if (strcmp(c->matches[i], match) == 0)
-            return 1;
-    return 0;
+    return c->role == ARB_ROLE_SCORER
+           && arb_scope_covers(c->matches, c->nmatches, match);
 }
 
 /* ---- judging and queueing ---------------------------------------------- */

@@ -355,8 +355,17 @@ const char *arb_reply_code(int rc);
 void arb_dispatch(arb_conn_t *c, const char *frame, size_t len);
 
 /* viewer.c: what connection c may see of a match (docs/VIEWS.md). */
-/* The viewer a token of `role` is for `match` opened with `setup`: all
- * for a scorer or arbiter; the seat named `seat` for a player whose one
+/* 1 when a scorer's list of n matches (n 0: every match) covers match;
+ * match NULL (every match at once) only with no list. */
+int arb_scope_covers(char *const *matches, size_t n, const char *match);
+/* The role a token reads `match` with: its own, but a scorer limited to
+ * other matches reads this one as a reader does (until 2026-12-05 a
+ * scorer of one table read every table's hands).  match NULL: every
+ * match at once (the all-matches subscription and streams, the list). */
+int arb_seen_role(int role, char *const *matches, size_t n,
+                  const char *match);
+/* The viewer a token of `role` (as arb_seen_role gives it) is for
+ * `match` opened with `setup`: all for a scorer or arbiter; the seat named `seat` for a player whose one
  * match (own_match) is `match` and whose seat plays in it; public
  * otherwise (setup NULL: public unless the role sees everything).  The
  * binary protocol and HTTP both ask here. */

@@ -1,10 +1,11 @@
 /*
  * viewer.c - what one connection may see of a match (docs/VIEWS.md).
  *
- * DESIGN: the role picks the viewer, core/view.h writes for it.  Scorers
- * and arbiters see everything; a player token sees its own seat of its own
- * match; every other reader, and a player on any other match, gets the
- * public view.  The answers that carry a match's state or events (state,
+ * DESIGN: the role picks the viewer, core/view.h writes for it.  Arbiters
+ * see everything, and scorers everything of the matches they score; a
+ * player token sees its own seat of its own match; every other reader,
+ * a player on any other match and a scorer on a match it does not score
+ * get the public view.  The answers that carry a match's state or events (state,
  * events, subscription pushes) all ask here, so no read path can forget
  * the filter.  Games whose moves hide nothing cost one table look-up.
  */
@@ -13,6 +14,26 @@
 #include "core/err.h"
 #include "core/rules.h"
 #include "daemon/server.h"
+
+int
+arb_scope_covers(char *const *matches, size_t n, const char *match)
+{
+    size_t i;
+
+    if (n == 0)
+        return 1;
+    for (i = 0; match != NULL && i < n; i++)
+        if (strcmp(matches[i], match) == 0)
+            return 1;
+    return 0;
+}
+
+int
+arb_seen_role(int role, char *const *matches, size_t n, const char *match)
+{
+    return role == ARB_ROLE_SCORER && !arb_scope_covers(matches, n, match)
+           ? ARB_ROLE_READER : role;
+}
 
 arb_viewer_t
 arb_role_viewer(int role, const char *own_match, const char *seat,
@@ -36,7 +57,9 @@ arb_viewer_t
 arb_conn_viewer(const arb_conn_t *c, const char *match,
                 const arb_setup_t *setup)
 {
-    return arb_role_viewer(c->role, c->nmatches == 1 ? c->matches[0] : NULL,
+    return arb_role_viewer(arb_seen_role(c->role, c->matches, c->nmatches,
+                                         match),
+                           c->nmatches == 1 ? c->matches[0] : NULL,
                            c->seat, match, setup);
 }
 
@@ -52,7 +75,8 @@ arb_conn_event_view(arb_conn_t *c, arb_live_t *l, const char *match,
     arb_viewer_t       who;
     int                closed, rc;
 
-    if (c->role >= ARB_ROLE_SCORER)
+    if (arb_seen_role(c->role, c->matches, c->nmatches, match)
+        >= ARB_ROLE_SCORER)
         return 0;
     if (l != NULL) {
         rules = arb_rules_find(l->game);

@@ -760,6 +760,28 @@ test_game(const game_t *g)
         check_http(&r, g, tok[i], &who[i]);
         leak_set_free(&bad[i]);
     }
+    /* A scorer of another match reads this one as a spectator: it keys
+     * in no move here (until 2026-12-05 every scorer read every hand). */
+    {
+        arb_viewer_t pub = { ARB_VIEW_PUBLIC, 0 };
+        leak_set_t   lb;
+        char         path[256];
+
+        CHECK_INT(forbidden(&lb, &r, r.h.nevents, &pub), 0);
+        check_events(&r, g, HARNESS_LIMITED, &pub, &lb);
+        check_states(&r, g, HARNESS_LIMITED, &pub);
+        check_http(&r, g, HARNESS_LIMITED, &pub);
+        cl = harness_connect(HARNESS_LIMITED);
+        CHECK(cl != NULL && call(cl, "subscribe", "u", "from",
+                                 (uint64_t)1) == 0);
+        CHECK_INT(drain(cl, g, &lb, HARNESS_LIMITED, r.h.nevents),
+                  r.h.nevents + 1);
+        arb_client_close(cl);
+        snprintf(path, sizeof(path), "/api/m/%s/state?hands=1", g->match);
+        CHECK_INT(http_get(http_port, path, HARNESS_LIMITED, http_resp,
+                           sizeof(http_resp)), 403);
+        leak_set_free(&lb);
+    }
     /* The command line says what it was not given: null, not a guess. */
     snprintf(cmd, sizeof(cmd), "events --match %s", g->match);
     CHECK_INT(cli_shows(HARNESS_READER, cmd, "\"hash\":null"),
