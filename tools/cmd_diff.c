@@ -84,8 +84,8 @@ diff_claim(arb_history_t *s, cli_net_t *n, const char *match,
                                       &why);
         if (status != CLI_OK) {
             if (why.len > 0)
-                fprintf(stderr, "arbiter diff: match %s is dealt and "
-                        "running: %s\n", match, arb_buf_cstr(&why));
+                fprintf(stderr, "arbiter diff: match %s, judged by the "
+                        "recorder alone: %s\n", match, arb_buf_cstr(&why));
             goto done;
         }
         status = CLI_ERROR;

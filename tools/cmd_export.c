@@ -423,6 +423,16 @@ collect(exp_t *x, const char *id)
         rc = cli_history_from_server(&h, &x->n, id, count == UINT64_MAX
                                      ? UINT64_MAX : count - 1, &x->why);
         n = h.has_open ? h.nevents + 1 : 0;
+        if (rc == 0 && h.withheld) {
+            /* An export carries every event whole, with its hash. */
+            arb_history_clear(&h);
+            fprintf(stderr, "arbiter export: match %s: the recorder "
+                    "withholds the hidden arguments (and the hashes) of "
+                    "this running match's moves from this token "
+                    "(docs/VIEWS.md): export it after its close, or with "
+                    "a scorer's or an arbiter's token\n", id);
+            return CLI_DIFFERS;
+        }
         if (rc == 0 && n > 0 && arb_bundle_add(&x->b, id, &h, &x->why) != 0)
             rc = CLI_ERROR;
         arb_history_clear(&h);

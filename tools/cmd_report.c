@@ -268,7 +268,13 @@ build_data(arb_buf_t *b, arb_history_t *h, const char *claim,
     size_t        nbad = 0, i, k;
     int           rc, bad = 0, status = CLI_ERROR;
 
-    if (sealed != NULL) {
+    if (sealed != NULL && h->withheld) {
+        arb_buf_puts(&note, "Still running, and the recorder withholds the "
+                     "hidden arguments of its moves from this token until "
+                     "the close: the table at each event and the results "
+                     "are the recorder's own reports.");
+        verified = arb_buf_cstr(&note);
+    } else if (sealed != NULL) {
         arb_buf_puts(&note, "Dealt and still running: the table at each "
                      "event and the results are the recorder's own "
                      "reports (it keeps the deal until the close reveals "

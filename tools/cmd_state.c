@@ -110,8 +110,9 @@ print_sealed(cli_net_t *n, const char *match, uint64_t seq)
     if (status != CLI_OK)
         return status;
     if (cli_get_bytes(&n->res.data, "text", &text, &len) != 0) {
-        fprintf(stderr, "arbiter state: match %s is dealt and running, "
-                "and the server's answer has no text of it\n", match);
+        fprintf(stderr, "arbiter state: match %s is judged by the "
+                "recorder alone, and its answer has no text of it\n",
+                match);
         return CLI_ERROR;
     }
     fwrite(text, 1, len, stdout);

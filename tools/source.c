@@ -245,8 +245,12 @@ on_net_event(void *ud, const msgpack_object *item)
         return CLI_ERROR;
     }
     if (cli_get_bytes(item, "hash", &hash, &hlen) != 0
-        || hlen != ARB_HASH_LEN)
+        || hlen != ARB_HASH_LEN) {
+        /* Withheld with a hidden argument (docs/VIEWS.md): this reader
+         * cannot replay the match, only the recorder can judge it. */
         hash = NULL;
+        x->h->withheld = 1;
+    }
     (void)cli_get_int(item, "time", &t);
     return arb_history_add(x->h, seq, t, (const unsigned char *)hash, bytes,
                            len, x->why) != 0 ? CLI_ERROR : CLI_OK;

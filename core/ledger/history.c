@@ -202,6 +202,8 @@ arb_history_sealed(const arb_history_t *h)
 {
     size_t i;
 
+    if (h->withheld)
+        return 1;
     if (!h->has_open || h->open.setup == NULL
         || h->open.setup->deal.kind != ARB_DEAL_COMMIT || h->secret != NULL)
         return 0;
@@ -320,6 +322,12 @@ arb_history_replay(arb_history_t *h, uint64_t at, arb_match_t **out,
     if (!h->has_open)
         return arb_verdict(v, ARB_EINVAL, "open", "the history has no open "
                            "event");
+    if (h->withheld)
+        return arb_verdict(v, ARB_ESEALED, "view", "the recorder withholds "
+                           "the hidden arguments of this running match's "
+                           "moves from this token, so only the recorder can "
+                           "judge it until the close (`arbiter state` "
+                           "prints what it judged; docs/VIEWS.md)");
     if (arb_history_sealed(h))
         return arb_verdict(v, ARB_ESEALED, "deal", "the match is dealt and "
                            "still running: its log holds only the deal's "

@@ -55,6 +55,10 @@ typedef struct arb_history {
                                        M"; owned, may be NULL */
     char              *secret;      /* the stored deal secret ("<kind>
                                        <secret>", core/deal.h), or NULL */
+    int                withheld;    /* the server withheld hashes, and with
+                                       them moves' hidden arguments, from
+                                       this reader (docs/VIEWS.md): only
+                                       the recorder can judge the match */
 } arb_history_t;
 
 void arb_history_clear(arb_history_t *h);
@@ -93,7 +97,9 @@ int  arb_history_load(arb_history_t *h, struct arb_store *s,
 /* 1 when h's open commits a deal that h cannot reveal: no secret, and no
  * close among its events reveals it (a running dealt match read without
  * its secret: from a server, which never sends one, or a read replica's
- * store without the replication key).  The rule sets cannot judge it. */
+ * store without the replication key), or h withheld (a running match
+ * whose moves' hidden arguments the server kept from this reader).  The
+ * rule sets cannot judge it: only the recorder can. */
 int  arb_history_sealed(const arb_history_t *h);
 
 /* Reveals a committed deal of h->open in place from h->secret.  0 when

@@ -168,5 +168,35 @@ $A replicate > /dev/null 2> "$T/err"
 check "replicate without --check" "2 arbiter replicate: --check is required" \
     "$? $(head -1 "$T/err")"
 
+# ---- a reader of a running match whose moves hide chips ----------------
+# The recorder withholds a Tsukurutenten deal's and draws' chips (and the
+# hashes) from a reader until the close, so no reader can replay it: the
+# tools take the recorder's own judgement, as for a dealt match (until
+# 2026-12-05 state, report and diff failed: "seq 1 'deal cat' refused").
+RDR=$(awk '$4 == "reader" { print $3; exit }' "$T/data/tokens")
+awk '/^[0-9]+\./ { c++; if (c > 4) exit } { print }' \
+    tests/data/tsuku-extended.txt > "$T/te.txt"
+$A load "$T/te.txt" > /dev/null 2>&1
+check "withheld: loaded" 0 $?
+TM=$(sed -n 's/^match: *\([^ ]*\).*/\1/p' "$T/te.txt" | head -1)
+check "withheld: the reader's events hide the deal" 1 \
+    "$($A events --token "$RDR" --match "$TM" | grep -c ' deal cat$')"
+$A state --token "$RDR" --match "$TM" > "$T/wst.out" 2>&1
+check "withheld: state as the reader = the recorder's judgement" \
+    "$($A state --match "$TM")" "$(cat "$T/wst.out")"
+$A report --html --token "$RDR" --match "$TM" --out "$T/w.html" 2>&1
+check "withheld: the HTML report, from the recorder's reports" "0 1" \
+    "$? $(grep -c 'withholds the hidden arguments' "$T/w.html")"
+printf 'round,winner,points\n\nplayer,total\nann,0\nbob,0\ncat,11\n' \
+    > "$T/wclaim.csv"
+$A diff --token "$RDR" --match "$TM" --claim "$T/wclaim.csv" \
+    > "$T/wdiff.out" 2>&1
+check "withheld: a claim against the recorder's results (its record)" \
+    "1 record 1: missing from the claim, fixed at seq 3" \
+    "$? $(head -1 "$T/wdiff.out")"
+out=$($A export --token "$RDR" --match "$TM" --format jsonl 2>&1); rc=$?
+check "withheld: an export is refused, saying why" "1 1" \
+    "$rc $(printf '%s' "$out" | grep -c 'withholds the hidden arguments')"
+
 echo "sources.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
