@@ -9,6 +9,10 @@ SYSCONFDIR ?= /etc
 MANDIR   ?= $(PREFIX)/share/man
 UNITDIR  ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+# what `make install` gives the service's group its configuration with
+GETENT   ?= getent
+SYSUSERS ?= systemd-sysusers
+CHGRP    ?= chgrp
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 XCFLAGS  ?=
 BUILD    ?= build
@@ -236,13 +240,27 @@ install: all
 	    $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
 	install -m 0644 config/arbiterd.conf $(DESTDIR)$(PREFIX)/share/arbiter/
+	install -m 0644 config/arbiter.sysusers $(DESTDIR)$(SYSUSERSDIR)/arbiter.conf
 	[ -e $(DESTDIR)$(SYSCONFDIR)/arbiter/arbiterd.conf ] || \
 	    install -m 0640 config/arbiterd.conf $(DESTDIR)$(SYSCONFDIR)/arbiter/
+	@# The service reads its configuration as the user arbiter: installed \
+	# on this machine (no DESTDIR), the group is made now if it is not \
+	# there and given the file; a package does that in its own scripts.
+	@if [ -z "$(DESTDIR)" ]; then \
+	    $(GETENT) group arbiter > /dev/null 2>&1 \
+	    || $(SYSUSERS) $(SYSUSERSDIR)/arbiter.conf > /dev/null 2>&1; \
+	    if $(GETENT) group arbiter > /dev/null 2>&1; then \
+	        $(CHGRP) arbiter $(SYSCONFDIR)/arbiter/arbiterd.conf; \
+	    else \
+	        echo "make install: no group arbiter (systemd-sysusers made" \
+	            "none): give it $(SYSCONFDIR)/arbiter/arbiterd.conf" \
+	            "(chgrp arbiter) before the service starts"; \
+	    fi; \
+	fi
 	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' \
 	    -e 's|/etc/arbiter/|$(SYSCONFDIR)/arbiter/|g' \
 	    config/arbiterd.service > $(DESTDIR)$(UNITDIR)/arbiterd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/arbiterd.service
-	install -m 0644 config/arbiter.sysusers $(DESTDIR)$(SYSUSERSDIR)/arbiter.conf
 	install -m 0644 config/arbiter.bash-completion $(DESTDIR)$(COMPLETIONDIR)/arbiter
 	install -m 0644 docs/man/arbiter.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/man/arbiterd.conf.5 $(DESTDIR)$(MANDIR)/man5/

@@ -262,13 +262,24 @@ main(int argc, char **argv)
         rc = ARB_EXIT_CONFIG;
         goto early;
     }
+    /* The command line wins, and says so: under a service unit that
+     * passes --data and --listen, the configuration's own lines would
+     * otherwise be ignored without a word (until 2026-12-05). */
     if (data != NULL) {
+        if (srv.cfg.data != NULL && strcmp(srv.cfg.data, data) != 0)
+            arb_log(ARB_LOG_WARN, "--data %s replaces the configuration's "
+                    "data = %s", data, srv.cfg.data);
         free(srv.cfg.data);
         srv.cfg.data = strdup(data);
     }
     if (srv.cfg.data == NULL)
         srv.cfg.data = strdup("./var/arbiter");
     if (nlisten > 0) {
+        if (srv.cfg.nlisten > 0)
+            arb_log(ARB_LOG_WARN, "--listen replaces the configuration's "
+                    "%zu listen line%s (%s%s)", (size_t)srv.cfg.nlisten,
+                    srv.cfg.nlisten == 1 ? "" : "s", srv.cfg.listen[0],
+                    srv.cfg.nlisten > 1 ? ", ..." : "");
         for (i = 0; i < srv.cfg.nlisten; i++)
             free(srv.cfg.listen[i]);
         srv.cfg.nlisten = 0;
@@ -285,15 +296,37 @@ main(int argc, char **argv)
         rc = ARB_EXIT_START;
         goto early;
     }
+    /* The store first: a directory it refuses (an old format, one in
+     * use) gets no signing key and no tokens of ours (until 2026-12-05
+     * a start on a format-1 directory left a new key there). */
+    memset(&so, 0, sizeof(so));
+    so.map_size = srv.cfg.map_size;
+    so.map_max = srv.cfg.map_max;
+    rc = arb_store_open(&srv.store, srv.cfg.data, &so, &why);
+    if (rc != 0) {
+        arb_log(ARB_LOG_ERROR, "store %s: %s", srv.cfg.data,
+                arb_buf_cstr(&why));
+        rc = ARB_EXIT_START;
+        goto early;
+    }
     if (arb_checkpoint_init(&srv) != 0) {
         rc = ARB_EXIT_START;
         goto early;
     }
-    if (srv.cfg.ntokens == 0 && srv.cfg.tokens_file == NULL) {
-        snprintf(path, sizeof(path), "%s/tokens", srv.cfg.data);
-        srv.cfg.tokens_file = strdup(path);
-        if (make_tokens(path) != 0) {
-            arb_log(ARB_LOG_ERROR, "%s: %s", path, strerror(errno));
+    /* No token anywhere: one per role, written to the tokens_file the
+     * configuration names (until 2026-12-05 a named file that did not
+     * exist yet stopped the first start) or to DATA/tokens. */
+    if (srv.cfg.ntokens == 0
+        && (srv.cfg.tokens_file == NULL
+            || (access(srv.cfg.tokens_file, F_OK) != 0 && errno == ENOENT))) {
+        if (srv.cfg.tokens_file == NULL) {
+            snprintf(path, sizeof(path), "%s/tokens", srv.cfg.data);
+            srv.cfg.tokens_file = strdup(path);
+        }
+        if (srv.cfg.tokens_file == NULL
+            || make_tokens(srv.cfg.tokens_file) != 0) {
+            arb_log(ARB_LOG_ERROR, "%s: %s", srv.cfg.tokens_file
+                    ? srv.cfg.tokens_file : path, strerror(errno));
             rc = ARB_EXIT_START;
             goto early;
         }
@@ -308,16 +341,6 @@ main(int argc, char **argv)
     if (srv.cfg.ntokens == 0)
         arb_log(ARB_LOG_WARN, "no tokens: nobody can connect");
 
-    memset(&so, 0, sizeof(so));
-    so.map_size = srv.cfg.map_size;
-    so.map_max = srv.cfg.map_max;
-    rc = arb_store_open(&srv.store, srv.cfg.data, &so, &why);
-    if (rc != 0) {
-        arb_log(ARB_LOG_ERROR, "store %s: %s", srv.cfg.data,
-                arb_buf_cstr(&why));
-        rc = ARB_EXIT_START;
-        goto early;
-    }
     {
         arb_store_stats_t st;
         if (arb_store_stats(srv.store, &st, NULL) == 0) {
@@ -419,6 +442,7 @@ main(int argc, char **argv)
 early:
     /* A start-up failure: what was loaded is freed and the key, when it
      * was loaded, wiped. */
+    arb_store_close(srv.store);
     arb_checkpoint_clear(&srv);
     arb_config_free(&srv.cfg);
     arb_buf_free(&why);

@@ -41,8 +41,8 @@ static const struct {
                               "verdict" },
     { "tournament", cmd_tournament, "a tournament's rounds, tables, "
                               "standings and board" },
-    { "export",  cmd_export,  "export matches: jsonl, csv, transcript or a "
-                              "signed bundle" },
+    { "export",  cmd_export,  "export matches: jsonl, csv, transcript, "
+                              "signed bundle, results" },
     { "verify",  cmd_verify,  "check a bundle offline: signature, chain, "
                               "rules, results" },
     { "key",     cmd_key,     "print the recorder's public signing key" },

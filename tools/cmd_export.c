@@ -40,7 +40,8 @@ usage(FILE *f)
 {
     fprintf(f,
         "usage: arbiter export --format FMT (--match ID... | --from T [--to T]"
-        " | --to T)\n"
+        " | --to T\n"
+        "                      | --tournament ID)\n"
         "                      (--db DIR | [--db DIR] [connection options])\n"
         "                      [--out PATH]\n\n"
         "Exports recorded matches.  FMT is one of:\n"

@@ -38,6 +38,10 @@ rc=$?
 check "daemon refuses format 1 (exit status)" 1 "$([ $rc -ne 0 ] && echo 1)"
 check "refusal names the command" 1 \
     "$(grep -c "migrate it with 'arbiter migrate --data $T/data'" "$T/d1.log")"
+# ... and leaves no key or tokens of its own there (until 2026-12-05 it
+# made both before it read the store)
+check "refused: no signing key, no tokens made" 0 \
+    "$(ls "$T/data" | grep -c 'signing\|tokens')"
 # read-only tools refuse it the same way
 out=$($A replay --db "$T/data" --match OPEN1 2>&1)
 check "replay --db names the command" 1 \

@@ -221,5 +221,27 @@ check "check flipped names match and seq" "match C1 seq 1: stored hash does not 
 check "check flipped count" "$T/f: 1 problem" "$(printf '%s\n' "$out" | tail -1)"
 $A check --data "$T/nowhere" 2> /dev/null; check "check no store" 2 $?
 
+# ---- a first start with the configuration's own tokens_file and listen --
+# The named tokens file does not exist yet: the first start writes it (it
+# stopped with "No such file or directory" until 2026-12-05); --listen
+# and --data on the command line (a service unit's) say what they replace.
+printf 'data = %s/elsewhere\ntokens_file = %s/ft/tokens\nlisten = tcp:127.0.0.1:1\n' \
+    "$T" "$T" > "$T/ft.conf"
+bin/arbiterd --config "$T/ft.conf" --data "$T/ft" --listen "unix:$T/ft.sock" \
+    > "$T/ft.log" 2>&1 &
+P=$!
+i=0
+while ! grep -q ready "$T/ft.log" && [ $i -lt 100 ]; do
+    sleep 0.05; i=$((i + 1))
+done
+kill $P; wait $P 2> /dev/null
+check "a named tokens file is written on the first start" 3 \
+    "$(grep -c '^token = ' "$T/ft/tokens" 2> /dev/null)"
+check "... and said" 1 "$(grep -c "wrote one per role to $T/ft/tokens" "$T/ft.log")"
+check "--listen says what it replaces" 1 \
+    "$(grep -c -- '--listen replaces the configuration.s 1 listen line (tcp:127.0.0.1:1)' "$T/ft.log")"
+check "--data says what it replaces" 1 \
+    "$(grep -c -- "--data $T/ft replaces the configuration's data = $T/elsewhere" "$T/ft.log")"
+
 echo "ops.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -48,6 +48,36 @@ echo "# mine" > "$R/etc/arbiter/arbiterd.conf"
 make -s --no-print-directory install DESTDIR="$T/root" PREFIX=/usr > /dev/null 2>&1
 check "config kept on reinstall" "# mine" "$(cat "$R/etc/arbiter/arbiterd.conf")"
 
+# Installed on this machine (no DESTDIR) the configuration is given to the
+# group arbiter, which the service reads it as; systemd-sysusers makes
+# the group when it is missing.  Stubs stand for getent, systemd-sysusers
+# and chgrp (until 2026-12-05 the file stayed root's: the service could
+# not read it and did not start).
+cat > "$T/getent" <<'EOS'
+[ -e "$(dirname "$0")/group" ]
+EOS
+cat > "$T/sysusers" <<'EOS'
+echo "$@" > "$(dirname "$0")/sysusers.args"
+[ -e "$(dirname "$0")/nogroup" ] || touch "$(dirname "$0")/group"
+EOS
+cat > "$T/chgrp" <<'EOS'
+echo "$@" > "$(dirname "$0")/chgrp.args"
+EOS
+M=$T/m
+make -s --no-print-directory install PREFIX="$M/usr" SYSCONFDIR="$M/etc" \
+    GETENT="sh $T/getent" SYSUSERS="sh $T/sysusers" CHGRP="sh $T/chgrp" \
+    > "$T/inst.out" 2>&1
+check "install here: the group made by systemd-sysusers" \
+    "$M/usr/lib/sysusers.d/arbiter.conf" "$(cat "$T/sysusers.args" 2>&1)"
+check "install here: the configuration given to it" \
+    "arbiter $M/etc/arbiter/arbiterd.conf" "$(cat "$T/chgrp.args" 2>&1)"
+rm -rf "$M" "$T/group" "$T/chgrp.args"; touch "$T/nogroup"
+make -s --no-print-directory install PREFIX="$M/usr" SYSCONFDIR="$M/etc" \
+    GETENT="sh $T/getent" SYSUSERS="sh $T/sysusers" CHGRP="sh $T/chgrp" \
+    > "$T/inst.out" 2>&1
+check "install here, no group: said, nothing given" "1 no" \
+    "$(grep -c 'chgrp arbiter) before the service starts' "$T/inst.out") $([ -e "$T/chgrp.args" ] && echo yes || echo no)"
+
 if command -v systemd-analyze > /dev/null 2>&1; then
     # verify wants ExecStart to exist: point it at the installed copy
     sed "s|^ExecStart=/usr/bin/arbiterd|ExecStart=$R/usr/bin/arbiterd|" "$IU" \
