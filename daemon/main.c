@@ -393,10 +393,17 @@ main(int argc, char **argv)
         if (arb_storage_watch_start(&srv) != 0)
             arb_log_ev(ARB_LOG_WARN, "out_of_memory", NULL, "no storage "
                        "warnings: out of memory");
-        if (srv.cfg.tokens_file != NULL)
+        /* The tool beside this daemon: bin/arbiter in a build tree,
+         * /usr/bin/arbiter installed, arbiter from the PATH. */
+        if (srv.cfg.tokens_file != NULL) {
+            const char *slash = strrchr(argv[0], '/');
+
             arb_log(ARB_LOG_INFO, "connect with: export ARBITER_SERVER=%s "
-                    "ARBITER_TOKEN=<a secret from %s>; bin/arbiter stats",
-                    srv.cfg.listen[0], srv.cfg.tokens_file);
+                    "ARBITER_TOKEN=<a secret from %s>; %.*sarbiter stats",
+                    srv.cfg.listen[0], srv.cfg.tokens_file,
+                    slash != NULL ? (int)(slash - argv[0] + 1) : 0,
+                    argv[0]);
+        }
     }
     uv_run(srv.loop, UV_RUN_DEFAULT);
     /* The index is brought up to the log and the log's file flushed

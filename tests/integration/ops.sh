@@ -227,8 +227,8 @@ $A check --data "$T/nowhere" 2> /dev/null; check "check no store" 2 $?
 # and --data on the command line (a service unit's) say what they replace.
 printf 'data = %s/elsewhere\ntokens_file = %s/ft/tokens\nlisten = tcp:127.0.0.1:1\n' \
     "$T" "$T" > "$T/ft.conf"
-bin/arbiterd --config "$T/ft.conf" --data "$T/ft" --listen "unix:$T/ft.sock" \
-    > "$T/ft.log" 2>&1 &
+"$PWD/bin/arbiterd" --config "$T/ft.conf" --data "$T/ft" \
+    --listen "unix:$T/ft.sock" > "$T/ft.log" 2>&1 &
 P=$!
 i=0
 while ! grep -q ready "$T/ft.log" && [ $i -lt 100 ]; do
@@ -240,6 +240,8 @@ check "a named tokens file is written on the first start" 3 \
 check "... and said" 1 "$(grep -c "wrote one per role to $T/ft/tokens" "$T/ft.log")"
 check "--listen says what it replaces" 1 \
     "$(grep -c -- '--listen replaces the configuration.s 1 listen line (tcp:127.0.0.1:1)' "$T/ft.log")"
+check "the hint names the tool beside the daemon" 1 \
+    "$(grep -c "; $PWD/bin/arbiter stats" "$T/ft.log")"
 check "--data says what it replaces" 1 \
     "$(grep -c -- "--data $T/ft replaces the configuration's data = $T/elsewhere" "$T/ft.log")"
 
