@@ -8,6 +8,7 @@
 
 #include "core/err.h"
 #include "core/event_json.h"
+#include "core/hash.h"
 #include "core/json.h"
 #include "core/transcript.h"
 
@@ -61,6 +62,14 @@ arb_event_line(arb_buf_t *out, const arb_event_t *ev)
         arb_buf_printf(out, "; deal: %s", s->deal.kind == ARB_DEAL_ORDER
                        ? "order" : s->deal.kind == ARB_DEAL_SEED ? "seed"
                        : "commit");
+    /* The commitment is public and what a reveal is checked against: the
+     * listing shows it as the transcript does (docs/DEAL.md). */
+    if (s->deal.kind == ARB_DEAL_COMMIT) {
+        char hex[ARB_HASH_HEX];
+
+        arb_hex(hex, s->deal.seed_hash, ARB_HASH_LEN);
+        arb_buf_printf(out, " %s", hex);
+    }
 }
 
 int

@@ -42,6 +42,10 @@ for f in tests/data/yah3-short.txt tests/data/chains-*match*.txt \
         check "$name: bundle while dealt and running: refused" 1 $?
         check "$name: ... saying why" 1 \
             "$(echo "$err" | grep -c "is dealt and still running")"
+        # the listing shows the open's commitment, as the transcript does
+        check "$name: events list the deal's commitment" 1 \
+            "$($A events --match "$match" --to 0 \
+               | grep -c '; deal: commit [0-9a-f]\{64\}$')"
     fi
     # the operator replays the data directory directly, even a running
     # dealt match (the recorder's secret is beside the log)
