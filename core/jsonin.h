@@ -7,14 +7,17 @@
  * characters).  On top of it this module refuses what RFC 8259 allows but a
  * claim must not contain: duplicate keys in one object (which value would
  * count?) and numbers with a fraction or an exponent (results are integers;
- * 12.0 is a typo, not a value).  Integers outside int64 are Jansson's own
- * refusal.  A UTF-8 byte order mark at the start is skipped.  Jansson keeps
- * object members in document order, so writing a parsed document again
- * keeps the writer's order.
+ * 12.0 is a typo, not a value).  Integers outside int64 and U+0000 are
+ * Jansson's own refusals, worded here (its words name a flag of its API).
+ * A UTF-8 byte order mark at the start is skipped.  Jansson keeps object
+ * members in document order, so writing a parsed document again keeps the
+ * writer's order.
  *
  * Jansson's values carry no position, so a caller that finds a value of the
  * wrong shape asks arb_json_where() for it by path: the text is walked once
- * more, which costs nothing on the success path.
+ * more, which costs nothing on the success path.  Jansson's refusals carry
+ * a position and no path: the text is walked to it for the path, so that
+ * every refusal says which value it is about.
  */
 #ifndef ARB_JSONIN_H
 #define ARB_JSONIN_H
@@ -27,7 +30,8 @@
 
 /* Parses text[0..len) as exactly one JSON value.  On success *out owns the
  * tree (release with json_decref, NULL-safe).  ARB_EINVAL with
- * "line L, column C: <what>" in why (when why is not NULL), or ARB_ENOMEM. */
+ * "line L, column C: path: <what>" in why (when why is not NULL; the path,
+ * "records[2].game_points", left out at the top level), or ARB_ENOMEM. */
 int  arb_json_parse(json_t **out, const char *text, size_t len,
                     arb_buf_t *why);
 

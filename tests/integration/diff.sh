@@ -89,6 +89,19 @@ printf '{"records":[],"totals":{},}\n' > "$T/broken.json"
 err=$($A diff --claim "$T/broken.json" "$T/m1.txt" 2>&1); rc=$?
 check "diff broken claim exit" 2 $rc
 check "diff broken claim msg" "$T/broken.json: line 1, column 27: trailing comma in an object" "$err"
+# What the JSON parser itself refuses names the field too, in our words.
+printf '{"records":[{"sota":1},\n{"sota":2,"game_points":1.5}],"totals":{}}\n' > "$T/real.json"
+err=$($A diff --claim "$T/real.json" "$T/m1.txt" 2>&1); rc=$?
+check "diff fraction exit" 2 $rc
+check "diff fraction msg" "$T/real.json: line 2, column 25: records[1].game_points: 1.5 is not an integer: results are whole numbers (no fraction, no exponent)" "$err"
+printf '{"records":[],"totals":{"alice":99999999999999999999999}}\n' > "$T/huge.json"
+err=$($A diff --claim "$T/huge.json" "$T/m1.txt" 2>&1); rc=$?
+check "diff huge exit" 2 $rc
+check "diff huge msg" "$T/huge.json: line 1, column 33: totals.alice: 99999999999999999999999 is out of range (at most 9223372036854775807)" "$err"
+printf '{"records":[{"owner":"a\\u0000n"}],"totals":{}}\n' > "$T/nul.json"
+err=$($A diff --claim "$T/nul.json" "$T/m1.txt" 2>&1); rc=$?
+check "diff nul exit" 2 $rc
+check "diff nul msg" "$T/nul.json: line 1, column 22: records[0].owner: a NUL character (\\u0000) is not allowed" "$err"
 
 # ---- claims on record, after the close ------------------------------------
 out=$($A claim --token "$SCO" --match M1 --by alice "$T/bad.json"); rc=$?

@@ -104,6 +104,13 @@ test_claim_controls(void)
     CHECK_STR(arb_buf_cstr(&why), "line 1, column 36: totals: a control "
               "character (U+001F) in a name");
     arb_buf_free(&why);
+    /* U+0000, which the parser itself refuses, is refused by name and
+     * place too, in a name as in a value */
+    CHECK_INT(parse(&c, "{\"records\":[],\"totals\":{\"a\\u0000\":1}}",
+                    &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "line 1, column 25: totals: a NUL "
+              "character (\\u0000) is not allowed in a key");
+    arb_buf_free(&why);
     /* CSV claims come in through the same gate */
     CHECK_INT(parse(&c, "kind,winner\nround,\"a\x01\"\n\nplayer,total\n"
                         "ann,1\n", &why), ARB_EINVAL);
@@ -116,6 +123,13 @@ test_claim_controls(void)
     CHECK_INT(arb_claim_event_canon(&ev, &why), ARB_EINVAL);
     CHECK_STR(arb_buf_cstr(&why), "claim record 1, field 'winner': a "
               "control character (U+000C) has no place in a claim");
+    arb_buf_free(&why);
+    arb_event_clear(&ev);
+    claim_event(&ev, "{\"winner\":\"a\\u0000n\"}",
+                "{\"totals\":{\"ann\":1}}");
+    CHECK_INT(arb_claim_event_canon(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "claim record 1: line 1, column 11: "
+              "winner: a NUL character (\\u0000) is not allowed");
     arb_buf_free(&why);
     arb_event_clear(&ev);
 
