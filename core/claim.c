@@ -220,6 +220,26 @@ add_field_jv(arb_claim_t *c, arb_record_t *rec, const char *key,
     return rc != 0 ? arb__claim_fail(why, rc, "out of memory") : 0;
 }
 
+/* A verdict field a claim drops is still held to what a kept field is
+ * held to (its type, no control character), so that a claim refuses
+ * exactly what a report read as results refuses (until 2026-12-05 a
+ * status with a newline passed a claim and failed a report). */
+static int
+check_dropped(arb_claim_t *c, const char *key, const json_t *v,
+              const char *path, const loc_t *l, arb_buf_t *why)
+{
+    arb_results_t scratch;
+    arb_record_t *rec;
+    int           rc;
+
+    memset(&scratch, 0, sizeof(scratch));
+    rec = arb_results_add_record(&scratch, 0);
+    rc = rec == NULL ? arb__claim_fail(why, ARB_ENOMEM, "out of memory")
+                     : add_field_jv(c, rec, key, v, path, l, why);
+    arb_results_clear(&scratch);
+    return rc;
+}
+
 /* One claimed record from a JSON object; its verdict fields are dropped
  * unless keep (a recorder's report read as results). */
 static int
@@ -244,9 +264,9 @@ add_record_jv(arb_claim_t *c, const json_t *o, const char *path,
     json_object_foreach((json_t *)o, key, v) {
         loc_t lv = loc_in(l, i++);
 
-        if (!keep && arb_claim_field_is_verdict(key))
-            continue;
-        rc = add_field_jv(c, rec, key, v, path, &lv, why);
+        rc = !keep && arb_claim_field_is_verdict(key)
+             ? check_dropped(c, key, v, path, &lv, why)
+             : add_field_jv(c, rec, key, v, path, &lv, why);
         if (rc != 0)
             return rc;
     }

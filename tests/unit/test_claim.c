@@ -503,6 +503,20 @@ test_claim_report(void)
     doc = "{\"records\":3,\"totals\":{}}";
     CHECK_INT(arb_claim_parse_report(&c, doc, strlen(doc), &why),
               ARB_EINVAL);
+    /* ... also in the verdict fields a claim drops: a control character,
+     * a type no field takes (a claim took both until 2026-12-05) */
+    doc = "{\"records\":[{\"sota\":1,\"status\":\"ok\\n\"}],"
+          "\"totals\":{\"ann\":6}}";
+    CHECK_INT(arb_claim_parse_report(&c, doc, strlen(doc), &why),
+              ARB_EINVAL);
+    CHECK_INT(arb_claim_parse_json(&c, doc, strlen(doc), &why), ARB_EINVAL);
+    CHECK(strstr(arb_buf_cstr(&why), "records[0].status: a control "
+                 "character (U+000A)") != NULL);
+    doc = "{\"records\":[{\"sota\":1,\"disputed_fields\":{}}],"
+          "\"totals\":{\"ann\":6}}";
+    CHECK_INT(arb_claim_parse_report(&c, doc, strlen(doc), &why),
+              ARB_EINVAL);
+    CHECK_INT(arb_claim_parse_json(&c, doc, strlen(doc), &why), ARB_EINVAL);
 }
 
 /* ---- the canonical form in events --------------------------------------- */
