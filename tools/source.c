@@ -23,8 +23,46 @@
 
 /* ---- an export's jsonl ------------------------------------------------ */
 
+/* The fields of an export's line that are read from its bytes (the event
+ * as JSON, its kind, actor and time) must say what the bytes say: the
+ * chain covers only the bytes, and a reader of the line reads the rest
+ * (until 2026-12-05 an edited body passed unnoticed).  A field the line
+ * lacks (an older export) is not asked for.  0, or -1 with why. */
+static int
+jsonl_derived(const arb_history_t *h, const json_t *v, const char *match,
+              const unsigned char prev[ARB_HASH_LEN], arb_buf_t *why)
+{
+    static const char *const keys[] = { "kind", "actor", "time", "time_ms",
+                                        "body", NULL };
+    const arb_history_rec_t *e = &h->recs[h->nevents];
+    json_t                  *want;
+    size_t                   k;
+    int                      rc = 0;
+
+    want = arb_bundle_jsonl_line(match, e, h->nevents == 0 ? &h->open
+                                 : &h->events[h->nevents - 1], prev);
+    if (want == NULL) {
+        arb_buf_puts(why, "out of memory");
+        return -1;
+    }
+    for (k = 0; keys[k] != NULL && rc == 0; k++) {
+        const json_t *got = json_object_get(v, keys[k]);
+
+        if (got != NULL && !json_equal((json_t *)got,
+                                       json_object_get(want, keys[k]))) {
+            arb_buf_printf(why, "seq %" PRIu64 ": \"%s\" is not what its "
+                           "bytes say (the bytes are what the chain covers: "
+                           "the line was changed)", e->seq, keys[k]);
+            rc = -1;
+        }
+    }
+    json_decref(want);
+    return rc;
+}
+
 /* One line of an export in jsonl: its event bytes, checked against its
- * chain links.  0, or -1 with the reason in why. */
+ * chain links and the fields read from them.  0, or -1 with the reason in
+ * why. */
 static int
 jsonl_line(arb_history_t *h, const char *line, size_t len, char *match,
            unsigned char head[ARB_HASH_LEN], arb_buf_t *why)
@@ -83,7 +121,7 @@ jsonl_line(arb_history_t *h, const char *line, size_t len, char *match,
                         ? (int64_t)json_integer_value(jtms) : 0, hh, raw,
                         n, why) != 0)
         goto done;
-    rc = 0;
+    rc = jsonl_derived(h, v, match, p, why);
 done:
     free(raw);
     json_decref(v);

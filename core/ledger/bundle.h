@@ -181,6 +181,15 @@ int  arb_bundle_verified_history(const void *data, size_t len,
  * and hash are h(seq-1) and h(seq), bytes the canonical event, in hex.
  * Of match i of b; 0 or ARB_ENOMEM. */
 int  arb_bundle_jsonl(arb_buf_t *out, const arb_bundle_t *b, size_t i);
+/* One line of that export as a JSON object (the caller owns it; NULL when
+ * memory runs out): event ev of match, its record e (seq, hash, bytes)
+ * and the hash before it (zeros before seq 0).  A reader of an export
+ * compares a line's derived fields with it. */
+struct json_t;
+struct json_t *arb_bundle_jsonl_line(const char *match,
+                                     const arb_history_rec_t *e,
+                                     const arb_event_t *ev,
+                                     const unsigned char *prev);
 
 /* The registration records of every match of b, replayed (b is not
  * changed: a bundled history has no secret to reveal), or, where given

@@ -128,9 +128,9 @@ event_value(const arb_event_t *ev)
 }
 
 /* One line of the export: the event with its chain links and bytes. */
-static json_t *
-line_value(const char *match, const arb_history_rec_t *e,
-           const arb_event_t *ev, const unsigned char *prev)
+json_t *
+arb_bundle_jsonl_line(const char *match, const arb_history_rec_t *e,
+                      const arb_event_t *ev, const unsigned char *prev)
 {
     json_t   *o = json_object();
     arb_buf_t bytes = ARB_BUF_INIT;
@@ -169,12 +169,10 @@ arb_bundle_jsonl(arb_buf_t *out, const arb_bundle_t *b, size_t m)
     int                        rc = 0;
 
     for (i = 0; i <= h->nevents && rc == 0; i++) {
-        rc = arb_json_put_new(out, line_value(b->cps[m].match_id,
-                                              &h->recs[i],
-                                              i == 0 ? &h->open
-                                                     : &h->events[i - 1],
-                                              i == 0 ? zero
-                                              : h->recs[i - 1].hash));
+        rc = arb_json_put_new(out, arb_bundle_jsonl_line(
+                 b->cps[m].match_id, &h->recs[i],
+                 i == 0 ? &h->open : &h->events[i - 1],
+                 i == 0 ? zero : h->recs[i - 1].hash));
         arb_buf_putc(out, '\n');
     }
     return rc != 0 || out->oom ? ARB_ENOMEM : 0;

@@ -133,6 +133,20 @@ check "jsonl last hash = head" \
 check "jsonl line 1" '{"match":"M1","seq":1,"time":"T","time_ms":N,"actor":"scorer","kind":"move","body":{"v":1,"kind":"move","seq":1,"time":N,"actor":"scorer","player":"alice","verb":"place","args":["2S"]},"prev":"H","hash":"H","bytes":"B"}' \
       "$(sed -n 2p "$T/m1.jsonl" | sed -e 's/"time":"[^"]*"/"time":"T"/' -e 's/"time\(_ms\)*":[0-9][0-9]*/"time\1":N/g' \
          -e "s/\"\\(prev\\|hash\\)\":\"$HEX\"/\"\\1\":\"H\"/g" -e 's/"bytes":"[0-9a-f]*"/"bytes":"B"/')"
+# A line's fields read from its bytes must say what the bytes say: an
+# edited body (the chain covers only the bytes) is refused, naming the
+# seq and the field (it passed until 2026-12-05).
+$A replay "$T/m1.jsonl" > /dev/null 2>&1
+check "jsonl replays" 0 $?
+sed '2s/"args":\["2S"\]/"args":["QC"]/' "$T/m1.jsonl" > "$T/edited.jsonl"
+err=$($A replay "$T/edited.jsonl" 2>&1); rc=$?
+check "jsonl with an edited body: refused" 2 $rc
+check "... naming the seq and the field" 1 \
+    "$(printf '%s\n' "$err" | grep -c 'seq 1: "body" is not what its bytes say')"
+sed '3s/"actor":"scorer"/"actor":"chief"/' "$T/m1.jsonl" > "$T/edited.jsonl"
+err=$($A replay "$T/edited.jsonl" 2>&1)
+check "jsonl with an edited actor: refused" 1 \
+    "$(printf '%s\n' "$err" | grep -c 'seq 2: "actor" is not what its bytes say')"
 if command -v jq > /dev/null 2>&1; then
     check "jsonl parses (jq)" 38 "$(jq -c .seq "$T/m1.jsonl" | wc -l | tr -d ' ')"
     check "jsonl note body (jq)" 'disputes, "loudly"' \
