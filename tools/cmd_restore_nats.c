@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -401,6 +402,7 @@ cmd_restore_nats(int argc, char **argv)
 {
     const char        *urls = NULL, *dir = NULL, *prefix = NULL,
                       *stream = NULL, *creds = NULL, *keyfile = NULL;
+    struct stat        cst;
     const cli_optdef_t opts[] = {
         { "--nats", CLI_ARG_STR, &urls },
         { "--data", CLI_ARG_STR, &dir },
@@ -456,6 +458,22 @@ cmd_restore_nats(int argc, char **argv)
         fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
         goto done;
     }
+    /* What is local is checked before NATS is asked anything (until
+     * 2026-12-05 a target that was not empty was named only after the
+     * connection, and a --creds that is no file was taken when the
+     * server wanted none). */
+    if (creds != NULL && stat(creds, &cst) != 0) {
+        fprintf(stderr, "arbiter restore: --creds %s: %s\n", creds,
+                strerror(errno));
+        goto done;
+    }
+    if (creds != NULL && !S_ISREG(cst.st_mode)) {
+        fprintf(stderr, "arbiter restore: --creds %s: not a file (NATS "
+                "credentials)\n", creds);
+        goto done;
+    }
+    if (ops_target_check("restore", dir) != CLI_OK)
+        goto done;
     memset(&conf, 0, sizeof(conf));
     conf.urls = urls;
     conf.stream = stream;

@@ -64,6 +64,10 @@ int  ops_hash_file(const char *path, unsigned char hash[ARB_HASH_LEN],
  * "arbiter <cmd>: ...". */
 int  ops_target_begin(const char *cmd, const char *dir, char *tmp,
                       int *exists);
+/* The same checks, making nothing: a restore that must connect first asks
+ * before it does (a bad target is named at once, not after the stream was
+ * read).  CLI_OK, or CLI_ERROR with the reason printed. */
+int  ops_target_check(const char *cmd, const char *dir);
 /* Empties tmp (made by ops_target_begin: its files only) for a restore
  * that builds it again.  0, or CLI_ERROR with the reason printed. */
 int  ops_target_clear(const char *cmd, const char *tmp);

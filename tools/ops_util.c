@@ -262,16 +262,37 @@ dir_empty(const char *path)
 }
 
 int
-ops_target_begin(const char *cmd, const char *dir, char *tmp, int *exists)
+ops_target_check(const char *cmd, const char *dir)
 {
     struct stat st;
+    char        tmp[PATH_MAX];
 
-    *exists = lstat(dir, &st) == 0;
-    if (*exists && (!S_ISDIR(st.st_mode) || !dir_empty(dir))) {
+    if (lstat(dir, &st) == 0 && (!S_ISDIR(st.st_mode) || !dir_empty(dir))) {
         fprintf(stderr, "arbiter %s: %s exists and is not an empty "
                 "directory: nothing was restored\n", cmd, dir);
         return CLI_ERROR;
     }
+    if (snprintf(tmp, sizeof(tmp), "%s.partial", dir) >= (int)sizeof(tmp)) {
+        fprintf(stderr, "arbiter %s: %s: %s\n", cmd, dir,
+                strerror(ENAMETOOLONG));
+        return CLI_ERROR;
+    }
+    if (lstat(tmp, &st) == 0) {
+        fprintf(stderr, "arbiter %s: create %s: %s (left by an interrupted "
+                "restore: remove it)\n", cmd, tmp, strerror(EEXIST));
+        return CLI_ERROR;
+    }
+    return CLI_OK;
+}
+
+int
+ops_target_begin(const char *cmd, const char *dir, char *tmp, int *exists)
+{
+    struct stat st;
+
+    if (ops_target_check(cmd, dir) != CLI_OK)
+        return CLI_ERROR;
+    *exists = lstat(dir, &st) == 0;
     if (snprintf(tmp, PATH_MAX, "%s.partial", dir) >= PATH_MAX
         || mkdir(tmp, 0700) != 0) {
         fprintf(stderr, "arbiter %s: create %s.partial: %s%s\n", cmd, dir,

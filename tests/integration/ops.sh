@@ -221,6 +221,17 @@ check "check flipped names match and seq" "match C1 seq 1: stored hash does not 
 check "check flipped count" "$T/f: 1 problem" "$(printf '%s\n' "$out" | tail -1)"
 $A check --data "$T/nowhere" 2> /dev/null; check "check no store" 2 $?
 
+# ---- restore from NATS: what is local is checked before connecting -----
+# (no server listens on port 1: these are named without asking one)
+mkdir -p "$T/rfull"; touch "$T/rfull/x"
+out=$($A restore --nats nats://127.0.0.1:1 --data "$T/rfull" 2>&1)
+check "restore into a directory that is not empty: said first" \
+    "2 arbiter restore: $T/rfull exists and is not an empty directory: nothing was restored" \
+    "$? $out"
+out=$($A restore --nats nats://127.0.0.1:1 --data "$T/rnew" --creds "$T" 2>&1)
+check "restore with a --creds that is no file: said first" \
+    "2 arbiter restore: --creds $T: not a file (NATS credentials)" "$? $out"
+
 # ---- a first start with the configuration's own tokens_file and listen --
 # The named tokens file does not exist yet: the first start writes it (it
 # stopped with "No such file or directory" until 2026-12-05); --listen
