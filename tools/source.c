@@ -24,7 +24,7 @@
 /* ---- an export's jsonl ------------------------------------------------ */
 
 /* The fields of an export's line that are read from its bytes (the event
- * as JSON, its kind, actor and time) must say what the bytes say: the
+ * as JSON, its kind, actor and time_ms) must say what the bytes say: the
  * chain covers only the bytes, and a reader of the line reads the rest
  * (until 2026-12-05 an edited body passed unnoticed).  A field the line
  * lacks (an older export) is not asked for.  0, or -1 with why. */
@@ -32,8 +32,10 @@ static int
 jsonl_derived(const arb_history_t *h, const json_t *v, const char *match,
               const unsigned char prev[ARB_HASH_LEN], arb_buf_t *why)
 {
-    static const char *const keys[] = { "kind", "actor", "time", "time_ms",
-                                        "body", NULL };
+    /* ("time" is time_ms written out for a reader: its format may
+     * differ between releases, so the number is what is compared.) */
+    static const char *const keys[] = { "kind", "actor", "time_ms", "body",
+                                        NULL };
     const arb_history_rec_t *e = &h->recs[h->nevents];
     json_t                  *want;
     size_t                   k;
