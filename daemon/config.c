@@ -345,6 +345,7 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
             }
             if (strcmp(k, "[replicate]") == 0) {
                 section = 1;
+                c->repl_line = line;
             } else if (strcmp(k, "[replica]") == 0) {
                 section = 2;
             } else if (strcmp(k, "[http]") == 0) {
@@ -489,9 +490,13 @@ arb_config_load(arb_config_t *c, const char *path, arb_buf_t *why)
 {
     int rc = load(c, path, 0, why);
 
+    /* A refusal of [replicate] as a whole names its header's line, as
+     * every other refusal names a line (until 2026-12-05 only the file:
+     * fuzz_config's check). */
     if (rc == 0 && arb_repl_conf_check(&c->repl, why) != 0) {
         arb_buf_t tmp = ARB_BUF_INIT;
-        arb_buf_printf(&tmp, "%s: %s", path, arb_buf_cstr(why));
+        arb_buf_printf(&tmp, "%s: line %u: %s", path, c->repl_line,
+                       arb_buf_cstr(why));
         arb_buf_free(why);
         *why = tmp;
         rc = ARB_EINVAL;

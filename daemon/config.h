@@ -61,6 +61,9 @@ typedef struct arb_config {
     size_t       ntokens;
     arb_token_t *tokens;
     arb_repl_conf_t repl;           /* [replicate]; urls NULL = off */
+    unsigned        repl_line;      /* the line of its [replicate] header,
+                                       which a refusal of the section as a
+                                       whole names */
     arb_replica_conf_t replica;     /* [replica]; urls NULL = primary */
     arb_http_config_t http;
 } arb_config_t;
