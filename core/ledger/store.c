@@ -326,6 +326,11 @@ arb_store_open(arb_store_t **out, const char *dir,
         goto fail;
     }
     s->have_wlock = 1;
+    if (pthread_mutex_init(&s->lsync, NULL) != 0) {
+        rc = ARB_ENOMEM;
+        goto fail;
+    }
+    s->have_lsync = 1;
 
     if (!s->read_only && mkdir(dir, 0700) != 0 && errno != EEXIST) {
         rc = errno_code(errno);
@@ -433,6 +438,8 @@ arb_store_close(arb_store_t *s)
     arb__tail_free(&s->tail);
     if (s->have_wlock)
         pthread_mutex_destroy(&s->wlock);
+    if (s->have_lsync)
+        pthread_mutex_destroy(&s->lsync);
     /* Last: the environments are closed, their locks gone. */
     if (s->claimed)
         arb__dir_release(&s->dir_st);

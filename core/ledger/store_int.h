@@ -123,6 +123,13 @@ struct arb_store {
     MDB_dbi           dseq, didem, dmatches, dimeta;
     pthread_mutex_t   wlock;        /* one appender at a time */
     int               have_wlock;
+    /* One flush of the log's file at a time (a checkpoint's, which runs
+     * without wlock on the checkpoint thread, and the closing one), and
+     * after a failed flush no other: a flush that failed is never tried
+     * again, not even by a checkpoint that was already waiting for it. */
+    pthread_mutex_t   lsync;
+    int               have_lsync;
+    int               lsync_failed; /* under lsync */
     arb__tail_t       tail;
     char             *dir;
     struct stat       dir_st;       /* the directory, while claimed */

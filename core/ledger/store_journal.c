@@ -487,15 +487,28 @@ arb__jr_ckpt(arb_store_t *s, int new_lap, int locked, arb_buf_t *why)
         goto stop;
     if (!hold)
         pthread_mutex_unlock(&s->wlock);
+    /* The checkpoint thread flushes without wlock, so the closing
+     * checkpoint (arb_store_finish) could flush while its flush fails,
+     * flush the same file again and succeed, and the daemon exit 0 on a
+     * failed fsync (test_ioerr caught it on 2026-12-05): flushes take
+     * lsync, and none follows a failed one. */
     pthread_rwlock_rdlock(&s->log.maplock);
-    mrc = mdb_env_sync(s->log.env, 1);
+    pthread_mutex_lock(&s->lsync);
+    if (s->lsync_failed) {
+        mrc = -1;
+    } else {
+        mrc = mdb_env_sync(s->log.env, 1);
+        s->lsync_failed = mrc != 0;
+    }
+    pthread_mutex_unlock(&s->lsync);
     pthread_rwlock_unlock(&s->log.maplock);
     if (!hold)
         pthread_mutex_lock(&s->wlock);
     if (mrc != 0) {
         /* Never retried: after a failed flush nobody knows what reached
          * the disk. */
-        arb__why(why, "checkpoint: sync failed: %s", mdb_strerror(mrc));
+        arb__why(why, "checkpoint: sync failed: %s", mrc > 0
+                 ? mdb_strerror(mrc) : "an earlier flush of the log failed");
         rc = mrc > 0 ? ARB_EIO : ARB_ESTORE;
         goto stop;
     }
@@ -707,6 +720,21 @@ arb__jr_reserve(arb_store_t *s, size_t len, arb_buf_t *why)
     return rc;
 }
 
+/* Stops the checkpoint thread and waits for it: a checkpoint of its in
+ * flight is over, its flush's outcome known to the next one. */
+static void
+ck_thread_stop(arb_store_t *s)
+{
+    if (!s->have_ckthread)
+        return;
+    pthread_mutex_lock(&s->ck_lock);
+    s->ck_stop = 1;
+    pthread_cond_signal(&s->ck_cond);
+    pthread_mutex_unlock(&s->ck_lock);
+    pthread_join(s->ckthread, NULL);
+    s->have_ckthread = 0;
+}
+
 int
 arb_store_finish(arb_store_t *s, arb_buf_t *why)
 {
@@ -716,6 +744,10 @@ arb_store_finish(arb_store_t *s, arb_buf_t *why)
         arb__why(why, "no store, or the store is open read-only");
         return s == NULL ? ARB_EINVAL : ARB_EPERM;
     }
+    /* No checkpoint of the thread's after the closing one, and none
+     * flushing beside it (a flush of the thread's that failed after the
+     * closing one succeeded would go unreported). */
+    ck_thread_stop(s);
     if (pthread_mutex_lock(&s->wlock) != 0) {
         arb__why(why, "cannot take the writer lock");
         return ARB_ESTORE;
@@ -737,14 +769,7 @@ arb__jr_close(arb_store_t *s)
 {
     arb_buf_t why = ARB_BUF_INIT;
 
-    if (s->have_ckthread) {
-        pthread_mutex_lock(&s->ck_lock);
-        s->ck_stop = 1;
-        pthread_cond_signal(&s->ck_cond);
-        pthread_mutex_unlock(&s->ck_lock);
-        pthread_join(s->ckthread, NULL);
-        s->have_ckthread = 0;
-    }
+    ck_thread_stop(s);
     if (s->have_ck_sync) {
         pthread_cond_destroy(&s->ck_cond);
         pthread_mutex_destroy(&s->ck_lock);

@@ -42,6 +42,9 @@
 #include "tests/test.h"
 
 static volatile int slow_sync_ms;       /* data.mdb's flush, off main */
+static volatile int fail_sync;          /* ... and it fails, with EIO */
+static volatile int sync_failed;        /* one of data.mdb's flushes did */
+static volatile int resyncs;            /* data.mdb flushed after that */
 static volatile int slow_zero_ms;       /* a wal's first zero write, off main */
 static volatile int fail_zeros;         /* a wal's zero writes fail, off main */
 static pid_t        main_tid;
@@ -69,8 +72,16 @@ off_main(void)
 int
 fdatasync(int fd)
 {
-    if (slow_sync_ms > 0 && off_main() && fd_is(fd, "/data.mdb"))
+    if (sync_failed && fd_is(fd, "/data.mdb"))
+        resyncs++;
+    if (slow_sync_ms > 0 && off_main() && fd_is(fd, "/data.mdb")) {
         usleep((useconds_t)slow_sync_ms * 1000);
+        if (fail_sync) {
+            sync_failed = 1;
+            errno = EIO;
+            return -1;
+        }
+    }
     return (int)syscall(SYS_fdatasync, fd);
 }
 
@@ -181,6 +192,34 @@ test_finish_race(void)
         arb_journal_close(j);
     }
     CHECK_INT(count_at_open(dir), 2);
+}
+
+/* A clean stop while the thread's checkpoint flush fails: the stop fails
+ * too, and the file is not flushed again (until 2026-12-05 the closing
+ * checkpoint flushed it a second time, succeeded, and the daemon exited
+ * 0 on a failed fsync). */
+static void
+test_finish_failed_flush(void)
+{
+    const char  *dir = subdir("finish-failed");
+    arb_store_t *s = NULL;
+
+    CHECK_INT(arb_store_open(&s, dir, NULL, NULL), 0);
+    if (s == NULL)
+        return;
+    slow_sync_ms = 300;
+    fail_sync = 1;
+    CHECK_INT(append(s, 0, "event 0", 7), 0);
+    usleep(100 * 1000);         /* the thread is inside its failing flush */
+    CHECK(arb_store_finish(s, NULL) != 0);
+    CHECK_INT(sync_failed, 1);
+    CHECK_INT(resyncs, 0);
+    arb_store_close(s);
+    CHECK_INT(resyncs, 0);
+    slow_sync_ms = 0;
+    fail_sync = 0;
+    sync_failed = 0;
+    resyncs = 0;
 }
 
 /* A writer in a child that reports each acknowledged seq through wfd
@@ -470,6 +509,7 @@ main(void)
         return 1;
     }
     test_finish_race();
+    test_finish_failed_flush();
     test_lap_race();
     test_grow_race();
     test_journal_fill();
