@@ -365,10 +365,10 @@ int arb_scope_covers(char *const *matches, size_t n, const char *match);
 int arb_seen_role(int role, char *const *matches, size_t n,
                   const char *match);
 /* The viewer a token of `role` (as arb_seen_role gives it) is for
- * `match` opened with `setup`: all for a scorer or arbiter; the seat named `seat` for a player whose one
- * match (own_match) is `match` and whose seat plays in it; public
- * otherwise (setup NULL: public unless the role sees everything).  The
- * binary protocol and HTTP both ask here. */
+ * `match` opened with `setup`: all for a scorer or arbiter; the seat
+ * named `seat` for a player whose one match (own_match) is `match` and
+ * whose seat plays in it; public otherwise (setup NULL: public unless the
+ * role sees everything).  The binary protocol and HTTP both ask here. */
 arb_viewer_t arb_role_viewer(int role, const char *own_match,
                              const char *seat, const char *match,
                              const arb_setup_t *setup);

@@ -5,9 +5,10 @@
  * see everything, and scorers everything of the matches they score; a
  * player token sees its own seat of its own match; every other reader,
  * a player on any other match and a scorer on a match it does not score
- * get the public view.  The answers that carry a match's state or events (state,
- * events, subscription pushes) all ask here, so no read path can forget
- * the filter.  Games whose moves hide nothing cost one table look-up.
+ * get the public view.  The answers that carry a match's state or events
+ * (state, events, subscription pushes) all ask here, so no read path can
+ * forget the filter.  Games whose moves hide nothing cost one table
+ * look-up.
  */
 #include <string.h>
 

@@ -177,27 +177,27 @@ test_replicate(void)
     CHECK_STR(arb_repl_owner(&c.repl, "Z"), "");
     arb_config_free(&c);
     REFUSED("[replicate]\nurls = nats://a:1\n", 0,
-            "line 1: [replicate]: recorder (this recorder's name) is required with "
-            "urls");
+            "line 1: [replicate]: recorder (this recorder's name) is "
+            "required with urls");
     REFUSED("[replicate]\nowns = A-\n", 0,
-            "line 1: [replicate]: owns, peer, mode = sync, max_lag and max_lag_ms "
-            "need urls");
+            "line 1: [replicate]: owns, peer, mode = sync, max_lag and "
+            "max_lag_ms need urls");
     REFUSED("[replicate]\nmax_lag = 100\n", 0,
-            "line 1: [replicate]: owns, peer, mode = sync, max_lag and max_lag_ms "
-            "need urls");
+            "line 1: [replicate]: owns, peer, mode = sync, max_lag and "
+            "max_lag_ms need urls");
     REFUSED("[replicate]\nurls = nats://a:1\nrecorder = r\nmode = sync\n"
             "max_lag = 100\n", 0,
-            "line 1: [replicate]: max_lag bounds mode = async (in sync mode every "
-            "ack waits for the stream)");
+            "line 1: [replicate]: max_lag bounds mode = async (in sync mode "
+            "every ack waits for the stream)");
     REFUSED("[replicate]\nmax_lag = 100000001\n", 0,
             "line 2: max_lag must be a number from 0 to 100000000");
     REFUSED("[replicate]\nmax_lag_ms = 250\n", 0,
-            "line 1: [replicate]: owns, peer, mode = sync, max_lag and max_lag_ms "
-            "need urls");
+            "line 1: [replicate]: owns, peer, mode = sync, max_lag and "
+            "max_lag_ms need urls");
     REFUSED("[replicate]\nurls = nats://a:1\nrecorder = r\nmode = sync\n"
             "max_lag_ms = 250\n", 0,
-            "line 1: [replicate]: max_lag_ms bounds mode = async (in sync mode every "
-            "ack waits for the stream)");
+            "line 1: [replicate]: max_lag_ms bounds mode = async (in sync "
+            "mode every ack waits for the stream)");
     REFUSED("[replicate]\nmax_lag_ms = 3600001\n", 0,
             "line 2: max_lag_ms must be a number from 0 to 3600000");
     REFUSED("[replicate]\nmode = fast\n", 0,

@@ -585,8 +585,8 @@ test_rejections(void)
               != 0);
         CHECK_STR(last_err, "proto: text: required for kind \"note\"");
         CHECK(call(cl, &res, "append", "sssas", "match", "rej", "kind",
-                   "move", "verb", "place", "args", (const char **)move_args("6S"), "text",
-                   "x") != 0);
+                   "move", "verb", "place", "args",
+                   (const char **)move_args("6S"), "text", "x") != 0);
         CHECK_STR(last_err, "proto: player: required for kind \"move\"");
         CHECK(call(cl, &res, "append", "ssssas", "match", "rej", "kind",
                    "move", "player", "bob", "verb", "place", "args",
