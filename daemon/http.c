@@ -409,6 +409,7 @@ on_conn_closed(uv_handle_t *hd)
     arb_http_conn_t *hc = (arb_http_conn_t *)hd;
     struct arb_http *h = hc->h;
 
+    arb_http_conn_gone(hc);
     if (hc->prev != NULL)
         hc->prev->next = hc->next;
     else

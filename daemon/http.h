@@ -26,6 +26,9 @@ struct arb_http_conn {
     struct arb_http  *h;
     uv_read_cb        h2o_read;     /* libh2o's, behind the head guard */
     int               refused;      /* 431 sent early: input is dropped */
+    arb_http_stream_t *stream;      /* its live stream, or NULL (each
+                                       points at the other until either
+                                       goes: http_live.c) */
     arb_http_conn_t  *prev, *next;
 };
 
@@ -132,10 +135,12 @@ void arb_http_metrics(arb_http_req_t *q);
 
 /* http_live.c: match NULL streams every match. */
 void arb_http_live(arb_http_req_t *q, const char *match);
-/* Starts the streams' keep-alive comment (every ARB_HTTP_PING_MS): 0 or
- * a libuv error. */
+/* Starts the streams' tick (a second: closed peers found, quiet streams
+ * pinged every 15 s): 0 or a libuv error. */
 int  arb_http_live_init(struct arb_http *h);
 /* Ends every stream and stops the keep-alive (at stop). */
 void arb_http_live_end_all(struct arb_http *h);
+/* Connection hc is closing: its stream (if any) no longer points at it. */
+void arb_http_conn_gone(arb_http_conn_t *hc);
 
 #endif

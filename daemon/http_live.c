@@ -46,6 +46,7 @@ struct arb_http_stream {
     arb_http_who_t     who;         /* its viewer is per match */
     arb_buf_t          pending;     /* not yet handed to libh2o */
     arb_buf_t          sending;     /* handed over, until proceed */
+    arb_http_conn_t   *hc;          /* its connection, or NULL once gone */
     int                busy, ended;
     arb_http_stream_t *prev, *next;
 };
@@ -62,6 +63,8 @@ unlink_free(arb_http_stream_t *s)
     if (s->next != NULL)
         s->next->prev = s->prev;
     h->nstreams--;
+    if (s->hc != NULL && s->hc->stream == s)
+        s->hc->stream = NULL;
     arb_buf_free(&s->pending);
     arb_buf_free(&s->sending);
     free(s);
@@ -116,19 +119,31 @@ on_stop(h2o_generator_t *g, h2o_req_t *req)
     unlink_free((arb_http_stream_t *)g);
 }
 
-/* The socket of s's connection: 0, or -1 when it is gone. */
-static int
-stream_fd(const arb_http_stream_t *s, uv_os_fd_t *fd)
+/* The connection of s, found once when it starts (the tick asks every
+ * second for every stream: a search of every connection each time would
+ * cost streams × connections, up to 65536² a second). */
+static void
+stream_attach(arb_http_stream_t *s)
 {
     arb_http_conn_t *hc;
     h2o_socket_t    *sock;
 
     for (hc = s->h->conns; hc != NULL; hc = hc->next) {
         sock = hc->tcp.data;
-        if (sock != NULL && sock->data == (void *)s->req->conn)
-            return uv_fileno((uv_handle_t *)&hc->tcp, fd) == 0 ? 0 : -1;
+        if (sock != NULL && sock->data == (void *)s->req->conn) {
+            s->hc = hc;
+            hc->stream = s;
+            return;
+        }
     }
-    return -1;
+}
+
+/* The socket of s's connection: 0, or -1 when it is gone. */
+static int
+stream_fd(const arb_http_stream_t *s, uv_os_fd_t *fd)
+{
+    return s->hc != NULL
+           && uv_fileno((uv_handle_t *)&s->hc->tcp, fd) == 0 ? 0 : -1;
 }
 
 /* A browser that does not read: its in-flight write never completes, so
@@ -370,6 +385,7 @@ arb_http_live(arb_http_req_t *q, const char *match)
     s->req = req;
     s->h = h;
     s->who = q->who;
+    stream_attach(s);
     snprintf(s->match, sizeof(s->match), "%s", match != NULL ? match : "");
     s->next = h->streams;
     if (h->streams != NULL)
@@ -617,6 +633,15 @@ arb_http_live_init(struct arb_http *h)
     h->ping_init = 1;
     return uv_timer_start(&h->ping, on_ping, ARB_HTTP_TICK_MS,
                           ARB_HTTP_TICK_MS);
+}
+
+void
+arb_http_conn_gone(arb_http_conn_t *hc)
+{
+    if (hc->stream != NULL) {
+        hc->stream->hc = NULL;
+        hc->stream = NULL;
+    }
 }
 
 void
