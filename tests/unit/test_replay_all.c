@@ -247,6 +247,24 @@ encode_note(arb_buf_t *b, uint64_t seq, size_t len)
     return rc;
 }
 
+/* Appends the event in b as seq of match id, stamped with a time that
+ * follows its seq. */
+static int
+append_one(arb_store_t *s, const char *id, uint64_t seq, const arb_buf_t *b,
+           arb_buf_t *why)
+{
+    arb_append_t ap;
+
+    memset(&ap, 0, sizeof(ap));
+    ap.match_id = id;
+    ap.game = seq == 0 ? "yahchain" : NULL;
+    ap.seq = seq;
+    ap.time_ms = 1700000000000 + (int64_t)seq;
+    ap.bytes = b->data;
+    ap.len = b->len;
+    return arb_store_append_batch(s, &ap, 1, why);
+}
+
 /* Appends event seq of each of `nm` matches in turn, up to seq `last`;
  * match 0's seq `junk` (when not 0) is bytes that do not decode, and
  * every match's seq 5 is a note of 500 bytes, longer than the room the
@@ -255,7 +273,6 @@ static int
 fill_ahead(const char *d, size_t nm, uint64_t last, uint64_t junk)
 {
     arb_store_t *s = NULL;
-    arb_append_t ap;
     arb_buf_t    b = ARB_BUF_INIT, why = ARB_BUF_INIT;
     char         id[24];
     uint64_t     seq;
@@ -274,15 +291,8 @@ fill_ahead(const char *d, size_t nm, uint64_t last, uint64_t junk)
                 b.len = 0;
                 arb_buf_puts(&b, "\x81\xa1vjunk");
             }
-            memset(&ap, 0, sizeof(ap));
-            ap.match_id = id;
-            ap.game = seq == 0 ? "yahchain" : NULL;
-            ap.seq = seq;
-            ap.time_ms = 1700000000000 + (int64_t)seq;
-            ap.bytes = b.data;
-            ap.len = b.len;
             if (rc == 0)
-                rc = arb_store_append_batch(s, &ap, 1, &why);
+                rc = append_one(s, id, seq, &b, &why);
         }
     if (rc != 0)
         fprintf(stderr, "fill_ahead: %s\n", arb_buf_cstr(&why));
@@ -405,7 +415,6 @@ test_slow_junk(void)
     char             d[128];
     arb_store_t     *s = NULL;
     arb_store_opts_t o;
-    arb_append_t     ap;
     arb_buf_t        b = ARB_BUF_INIT, why = ARB_BUF_INIT;
     uint64_t         seq, nev = 0;
     size_t           n = 0;
@@ -421,15 +430,8 @@ test_slow_junk(void)
             b.len = 0;
             arb_buf_puts(&b, "\x81\xa1vjunk");
         }
-        memset(&ap, 0, sizeof(ap));
-        ap.match_id = "s-void";
-        ap.game = seq == 0 ? "yahchain" : NULL;
-        ap.seq = seq;
-        ap.time_ms = 1700000000000 + (int64_t)seq;
-        ap.bytes = b.data;
-        ap.len = b.len;
         if (rc == 0)
-            rc = arb_store_append_batch(s, &ap, 1, &why);
+            rc = append_one(s, "s-void", seq, &b, &why);
     }
     CHECK_INT(rc, 0);
     arb_store_close(s);
