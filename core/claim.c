@@ -25,6 +25,7 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "core/jsonin.h"
+#include "core/text.h"
 
 /* Top-level keys of a report (arb_report_json) that a claim file may
  * carry and that say nothing about the results. */
@@ -97,21 +98,10 @@ typedef struct loc {
     size_t      len, depth, path[8];
 } loc_t;
 
-int
-arb__claim_control(const char *s, size_t n)
-{
-    size_t i;
-
-    for (i = 0; s != NULL && i < n; i++)
-        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-            return (unsigned char)s[i];
-    return -1;
-}
-
 static int
 control_in(const char *s)
 {
-    return s != NULL ? arb__claim_control(s, strlen(s)) : -1;
+    return s != NULL ? arb_text_control(s, strlen(s), NULL) : -1;
 }
 
 /* loc with one more step. */
@@ -146,7 +136,8 @@ control_of(const char *key, const json_t *v)
     int    ch = control_in(key);
 
     if (ch < 0 && json_is_string(v))
-        ch = arb__claim_control(json_string_value(v), json_string_length(v));
+        ch = arb_text_control(json_string_value(v), json_string_length(v),
+                              NULL);
     for (i = 0; ch < 0 && json_is_array(v) && i < json_array_size(v); i++)
         if (json_is_string(json_array_get(v, i)))
             ch = control_in(json_string_value(json_array_get(v, i)));

@@ -16,6 +16,7 @@
 #include "core/claim_int.h"
 #include "core/err.h"
 #include "core/mp.h"
+#include "core/text.h"
 
 /* One CSV row: cells decoded (quotes removed), the line it starts on. */
 typedef struct row {
@@ -110,7 +111,7 @@ read_row(row_t *r, const char **p, const char *end, char sep,
                                  ? "NUL byte" : "invalid UTF-8");
             goto fail;
         }
-        if ((ch = arb__claim_control(cell.data, cell.len)) >= 0) {
+        if ((ch = arb_text_control(cell.data, cell.len, NULL)) >= 0) {
             rc = arb__claim_fail(why, ARB_EINVAL, "line %u, cell %zu: a "
                                  "control character (U+%04X) has no place "
                                  "in a claim", r->line, r->n + 1,

@@ -20,8 +20,4 @@ const char *arb__claim_intern(arb_claim_t *c, const char *key);
 int arb__claim_add_total(arb_claim_t *c, const char *name, int64_t pts,
                          const char *at, arb_buf_t *why);
 
-/* The first control character (U+0000-U+001F, U+007F) of s[0..n), or
- * -1: a claim holds none (core/claim.c). */
-int arb__claim_control(const char *s, size_t n);
-
 #endif

@@ -11,6 +11,7 @@
 #include "core/codec_int.h"
 #include "core/limits.h"
 #include "core/mp.h"
+#include "core/text.h"
 
 /* ---- keys and per-kind rules ------------------------------------------ */
 
@@ -366,6 +367,66 @@ arb_event_check_shape(const arb_event_t *ev, arb_buf_t *why)
     if (ev->verb != NULL && ev->verb[0] == '\0')
         return arb_mp_fail(why, ARB_EINVAL, "event.verb: empty");
     return 0;
+}
+
+/* One string of a new event: no control character (core/text.h). */
+static int
+text_ok(const char *s, arb_buf_t *why, const char *path, size_t i)
+{
+    size_t at;
+    int    ch;
+
+    if (s == NULL || (ch = arb_text_control(s, strlen(s), &at)) < 0)
+        return 0;
+    if (i == (size_t)-1)
+        return arb_mp_fail(why, ARB_EINVAL, "%s: a control character "
+                           "(U+%04X) at byte %zu: a record holds printable "
+                           "text only", path, (unsigned)ch, at);
+    return arb_mp_fail(why, ARB_EINVAL, "%s[%zu]: a control character "
+                       "(U+%04X) at byte %zu: a record holds printable "
+                       "text only", path, i, (unsigned)ch, at);
+}
+
+int
+arb_event_check_text(const arb_event_t *ev, arb_buf_t *why)
+{
+    const arb_setup_t *su = ev->setup;
+    const size_t       one = (size_t)-1;
+    size_t             i;
+    int                rc;
+
+    if ((rc = text_ok(ev->client_id, why, "cid", one)) != 0
+        || (rc = text_ok(ev->player, why, "player", one)) != 0
+        || (rc = text_ok(ev->verb, why, "verb", one)) != 0
+        || (rc = text_ok(ev->text, why, "text", one)) != 0)
+        return rc;
+    for (i = 0; i < ev->nargs; i++)
+        if ((rc = text_ok(ev->args[i], why, "args", i)) != 0)
+            return rc;
+    if (su == NULL)
+        return 0;
+    if ((rc = text_ok(su->edition, why, "edition", one)) != 0
+        || (rc = text_ok(su->engine, why, "engine", one)) != 0)
+        return rc;
+    for (i = 0; i < su->nplayers; i++)
+        if ((rc = text_ok(su->players[i].name, why, "players", i)) != 0)
+            return rc;
+    for (i = 0; i < su->nteams; i++)
+        if ((rc = text_ok(su->teams[i], why, "teams", i)) != 0)
+            return rc;
+    for (i = 0; i < su->noptions; i++) {
+        char path[ARB_STR_MAX + 16];
+
+        if ((rc = text_ok(su->options[i].key, why, "options", one)) != 0)
+            return rc;
+        snprintf(path, sizeof(path), "options.%s", su->options[i].key);
+        if ((rc = text_ok(su->options[i].value, why, path, one)) != 0)
+            return rc;
+    }
+    for (i = 0; i < su->deal.ncards; i++)
+        if ((rc = text_ok(su->deal.cards[i], why, "deal.cards", i)) != 0)
+            return rc;
+    return text_ok(su->deal.seed, why, "deal.seed", one);
 }
 
 int

@@ -36,6 +36,11 @@ int arb_event_check(const arb_event_t *ev, arb_buf_t *why);
  * the strings' lengths and UTF-8, which arb_event_check does again).
  * 0 or ARB_EINVAL, with why as above. */
 int arb_event_check_shape(const arb_event_t *ev, arb_buf_t *why);
+/* A new event's strings hold no control character (core/text.h): not
+ * part of arb_event_check, so that events recorded before still decode.
+ * 0 or ARB_EINVAL, why naming the field as a request names it and the
+ * character ("text: a control character (U+001B) at byte 2 ..."). */
+int arb_event_check_text(const arb_event_t *ev, arb_buf_t *why);
 
 /* Appends the canonical encoding of `ev` to `out` (no frame header).
  * Returns 0, ARB_EINVAL / ARB_ETOOBIG when arb_event_check() fails, or

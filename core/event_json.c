@@ -10,6 +10,7 @@
 #include "core/event_json.h"
 #include "core/hash.h"
 #include "core/json.h"
+#include "core/text.h"
 #include "core/transcript.h"
 
 void
@@ -37,8 +38,8 @@ arb_iso_time(char out[32], int64_t ms)
     out[n] = '\0';
 }
 
-void
-arb_event_line(arb_buf_t *out, const arb_event_t *ev)
+static void
+event_line(arb_buf_t *out, const arb_event_t *ev)
 {
     const arb_setup_t *s = ev->setup;
     size_t             i;
@@ -70,6 +71,21 @@ arb_event_line(arb_buf_t *out, const arb_event_t *ev)
         arb_hex(hex, s->deal.seed_hash, ARB_HASH_LEN);
         arb_buf_printf(out, " %s", hex);
     }
+}
+
+void
+arb_event_line(arb_buf_t *out, const arb_event_t *ev)
+{
+    arb_buf_t line = ARB_BUF_INIT;
+
+    /* Recorded before 2026-12-05, a note may hold a control character
+     * (core/text.h): the line shows it escaped, never raw. */
+    event_line(&line, ev);
+    if (line.oom)
+        out->oom = 1;
+    else
+        arb_text_clean(out, line.data, line.len, 0);
+    arb_buf_free(&line);
 }
 
 int

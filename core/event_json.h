@@ -21,7 +21,8 @@ struct json_t;          /* <jansson.h>: the value writers below */
 void arb_iso_time(char out[32], int64_t ms);
 
 /* The transcript line of an event (core/transcript.h), with a one-line
- * header for an open: "open game: chan; players: an binh; deal: commit". */
+ * header for an open: "open game: chan; players: an binh; deal: commit";
+ * any control character shown as \xNN (arb_text_clean). */
 void arb_event_line(arb_buf_t *out, const arb_event_t *ev);
 
 /* Appends, without a newline,

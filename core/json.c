@@ -18,6 +18,7 @@
 
 #include "core/err.h"
 #include "core/json.h"
+#include "core/text.h"
 #include "core/mp.h"
 
 #define DUMP_FLAGS (JSON_COMPACT | JSON_ENCODE_ANY)
@@ -46,19 +47,16 @@ arb_json_put(arb_buf_t *b, const json_t *v)
 static void
 utf8_mend(arb_buf_t *out, const char *s)
 {
-    size_t k;
+    size_t n = strlen(s), k;
 
-    while (*s != '\0') {
-        for (k = 1; k <= 4 && s[k - 1] != '\0'; k++)
-            if (arb_mp_utf8_valid(s, k))
-                break;
-        if (k <= 4 && s[k - 1] != '\0') {
+    while (n > 0) {
+        k = arb_text_seq(s, n);
+        if (k > 0)
             arb_buf_add(out, s, k);
-            s += k;
-        } else {
+        else
             arb_buf_puts(out, "\xef\xbf\xbd");
-            s++;
-        }
+        s += k > 0 ? k : 1;
+        n -= k > 0 ? k : 1;
     }
 }
 

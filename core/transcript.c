@@ -14,8 +14,10 @@
 #include <string.h>
 
 #include "core/claim.h"
+#include "core/codec.h"
 #include "core/err.h"
 #include "core/num.h"
+#include "core/text.h"
 #include "core/transcript.h"
 
 /* The limits count what a person writes: words besides the event number,
@@ -492,6 +494,7 @@ arb_transcript_parse(arb_history_t *t, const char *text, size_t len,
     unsigned      line = 0;
     int           rc = 0, in_events = 0;
     char          err[128];
+    arb_buf_t     tmp = ARB_BUF_INIT;
     arb_setup_t  *s;
 
     memset(t, 0, sizeof(*t));
@@ -511,6 +514,20 @@ arb_transcript_parse(arb_history_t *t, const char *text, size_t len,
         line++;
         if (memchr(p, '\0', llen) != NULL)
             ERR("NUL byte in the text");
+        /* Printable text only, as in every record (core/text.h); a tab
+         * and a CR are blanks between words. */
+        {
+            size_t at, from = 0;
+            int    ch;
+
+            while ((ch = arb_text_control(p + from, llen - from, &at)) >= 0
+                   && (ch == '\t' || ch == '\r'))
+                from += at + 1;
+            if (ch >= 0)
+                ERR("a control character (U+%04X) in column %zu: a "
+                    "transcript holds printable text only", (unsigned)ch,
+                    from + at + 1);
+        }
         if (tokenize(tk, p, is_claim_line(p, llen) ? dashes_at(p, llen)
                      : llen, err, sizeof(err)) != 0)
             ERR("%s", err);
@@ -578,6 +595,9 @@ arb_transcript_parse(arb_history_t *t, const char *text, size_t len,
             t->nevents++;
             if (rc != 0)
                 goto fail;
+            /* a tab within quotes */
+            if (arb_event_check_text(&t->events[t->nevents - 1], &tmp) != 0)
+                ERR("%s", arb_buf_cstr(&tmp));
         }
 next:
         p = nl ? nl + 1 : end;
@@ -588,6 +608,11 @@ next:
         ERR("the header must name the match (match: <id>)");
     if (s->nplayers == 0)
         ERR("the header must list the players (players: ...)");
+    if (arb_event_check_text(&t->open, &tmp) != 0) {
+        line = t->open_line;
+        ERR("%s", arb_buf_cstr(&tmp));
+    }
+    arb_buf_free(&tmp);
     free(tk);
     return 0;
 
@@ -595,6 +620,7 @@ oom:
     rc = ARB_ENOMEM;
     arb_buf_printf(why, "line %u: out of memory", line);
 fail:
+    arb_buf_free(&tmp);
     free(tk);
     arb_history_clear(t);
     return rc;

@@ -61,6 +61,14 @@ queue_append(arb_request_t *r, arb_live_t *l, arb_event_t *ev,
     p->secret = secret ? strdup(secret) : NULL;
     if ((cid && p->cid == NULL) || (secret && p->secret == NULL))
         goto oom;
+    /* Printable text only in what is recorded from now on (core/text.h);
+     * the judged open holds the deal a commitment stands for. */
+    rc = arb_event_check_text(judge != NULL ? judge : ev, &r->why);
+    if (rc != 0) {
+        arb_reply_error(c, r->id, "invalid", NULL, "%s",
+                        arb_buf_cstr(&r->why));
+        goto fail;
+    }
     t0 = arb_probe_start(c->srv);
     arb_buf_reserve(&p->bytes, 192);    /* a move's bytes: one allocation */
     rc = arb_event_encode(&p->bytes, ev);

@@ -10,6 +10,7 @@
 #include "core/err.h"
 #include "daemon/server.h"
 #include "core/mp.h"
+#include "core/text.h"
 
 void
 arb_reply_begin(arb_buf_t *b, msgpack_packer *pk, uint64_t id, size_t nfields)
@@ -52,7 +53,7 @@ void
 arb_reply_error(arb_conn_t *c, uint64_t id, const char *code,
                 const char *rule, const char *fmt, ...)
 {
-    arb_buf_t      b = ARB_BUF_INIT;
+    arb_buf_t      b = ARB_BUF_INIT, clean = ARB_BUF_INIT;
     msgpack_packer pk;
     char           msg[512];
     va_list        ap;
@@ -61,6 +62,10 @@ arb_reply_error(arb_conn_t *c, uint64_t id, const char *code,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    /* A message quotes what the request sent (a name, an option, a move):
+     * shown cleaned, it is UTF-8 (msgpack str; a cut at 511 bytes may
+     * split a character) and cannot drive the terminal that prints it. */
+    arb_text_clean(&clean, msg, strlen(msg), 0);
     arb_buf_add(&b, hdr, 4);
     arb_mp_packer_init(&pk, &b);
     msgpack_pack_map(&pk, 4);
@@ -70,8 +75,10 @@ arb_reply_error(arb_conn_t *c, uint64_t id, const char *code,
     arb_mp_pack_cstr(&pk, "error");
     msgpack_pack_map(&pk, rule != NULL && *rule ? 3 : 2);
     arb_mp_pack_kv_str(&pk, "code", code);
-    arb_mp_pack_kv_str(&pk, "message", msg);
+    arb_mp_pack_kv_str(&pk, "message",
+                       clean.oom ? "out of memory" : arb_buf_cstr(&clean));
     if (rule != NULL && *rule)
         arb_mp_pack_kv_str(&pk, "rule", rule);
+    arb_buf_free(&clean);
     arb_conn_send(c, &b);
 }

@@ -614,6 +614,37 @@ test_rejections(void)
         CHECK(call(cl, &res, "auth", "s", "token", TOK_ARBITER) != 0);
         CHECK(strncmp(last_err, "proto: auth: this connection is already "
                       "authenticated", 53) == 0);
+        /* Printable text only (core/text.h): an escape sequence in a note
+         * would drive every terminal that lists it. */
+        CHECK(call(cl, &res, "append", "sss", "match", "rej", "kind", "note",
+                   "text", "x\x1b[2J") != 0);
+        CHECK_STR(last_err, "invalid: text: a control character (U+001B) "
+                  "at byte 1: a record holds printable text only");
+        CHECK(call(cl, &res, "append", "ssssa", "match", "rej", "kind",
+                   "move", "player", "bob", "verb", "place", "args",
+                   (const char **)move_args("6S\xc2\x9b")) != 0);
+        CHECK(strncmp(last_err, "invalid: args[0]: a control character "
+                      "(U+009B) at byte 2", 56) == 0);
+        /* A message quoting the request shows it escaped, and in UTF-8
+         * though cut to its 511 bytes in the middle of a character. */
+        {
+            static char  name[700];
+            const char  *esc[] = { "a\x1b]0;t\x07", "b", NULL };
+            const char  *card[] = { name, "b", NULL };
+            size_t       k;
+
+            CHECK(call(cl, &res, "open", "ssa", "match", "esc", "game",
+                       "yahchain", "players", esc) != 0);
+            CHECK_STR(last_err, "invalid: players[0]: 'a\\x1b]0;t\\x07' "
+                      "is not a valid, unique name");
+            for (k = 0; k + 4 < sizeof(name); k += 4)
+                memcpy(name + k, "\xf0\x9f\x82\xa1", 4);   /* U+1F0A1 */
+            CHECK(call(cl, &res, "open", "ssa", "match", "esc", "game",
+                       "yahchain", "players", card) != 0);
+            CHECK(strncmp(last_err, "invalid: players[0]: '\xf0\x9f\x82"
+                          "\xa1", 26) == 0);
+            CHECK(arb_mp_utf8_valid(last_err, strlen(last_err)));
+        }
     }
     /* after close nothing is appended, and the daemon keeps serving */
     CHECK_INT(call(cl, &res, "append", "ss", "match", "rej", "kind", "close"),
