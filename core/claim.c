@@ -45,7 +45,7 @@ arb__claim_fail(arb_buf_t *why, int rc, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     arb_buf_free(why);
-    arb_buf_puts(why, msg);
+    arb_text_clean(why, msg, strlen(msg), 0);   /* it may quote input */
     return rc;
 }
 

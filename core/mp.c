@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "core/err.h"
 #include "core/limits.h"
 #include "core/mp.h"
@@ -20,7 +21,7 @@ arb_mp_fail(arb_buf_t *why, int rc, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     why->len = 0;
-    arb_buf_puts(why, msg);
+    arb_text_clean(why, msg, strlen(msg), 0);   /* it may quote input */
     return rc;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "core/err.h"
 #include "core/rules.h"
 
@@ -45,12 +46,16 @@ arb_verdict(arb_verdict_t *v, int code, const char *rule, const char *fmt,
             ...)
 {
     va_list ap;
+    char    msg[sizeof(v->msg)];
 
     v->code = code;
     snprintf(v->rule, sizeof(v->rule), "%s", rule);
     va_start(ap, fmt);
-    vsnprintf(v->msg, sizeof(v->msg), fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    /* A refusal quotes the move, which a bundle or a store from outside
+     * may have filled with anything: shown escaped (core/text.h). */
+    arb_text_clean_into(v->msg, sizeof(v->msg), msg);
     return code;
 }
 

@@ -3,6 +3,8 @@
  */
 #include <string.h>
 
+#include "core/err.h"
+
 #include "core/mp.h"
 #include "core/text.h"
 
@@ -17,6 +19,23 @@ arb_text_seq(const char *s, size_t n)
         if (arb_mp_utf8_valid(s, k))
             return k;
     return 0;
+}
+
+size_t
+arb_text_utf8_len(const char *s, size_t n)
+{
+    size_t i = 0, k;
+
+    while (i < n) {
+        if ((unsigned char)s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        if ((k = arb_text_seq(s + i, n - i)) == 0)
+            break;
+        i += k;
+    }
+    return i;
 }
 
 /* The code point of a control character at s (of a well-formed sequence
@@ -57,6 +76,26 @@ arb_text_control(const char *s, size_t n, size_t *at)
     return -1;
 }
 
+int
+arb_text_line_check(const char *s, size_t n, int blanks, arb_buf_t *why)
+{
+    size_t at = arb_text_utf8_len(s, n), from = 0;
+    int    ch;
+
+    if (at < n) {
+        arb_buf_printf(why, "invalid UTF-8 in column %zu", at + 1);
+        return ARB_EINVAL;
+    }
+    while ((ch = arb_text_control(s + from, n - from, &at)) >= 0
+           && blanks && (ch == '\t' || ch == '\r'))
+        from += at + 1;
+    if (ch < 0)
+        return 0;
+    arb_buf_printf(why, "a control character (U+%04X) in column %zu",
+                   (unsigned)ch, from + at + 1);
+    return ARB_EINVAL;
+}
+
 void
 arb_text_clean(arb_buf_t *out, const char *s, size_t n, int keep_lines)
 {
@@ -80,4 +119,25 @@ arb_text_clean(arb_buf_t *out, const char *s, size_t n, int keep_lines)
         }
         i += k > 0 ? k : 1;
     }
+}
+
+void
+arb_text_clean_into(char *dst, size_t cap, const char *s)
+{
+    arb_buf_t b = ARB_BUF_INIT;
+    size_t    n;
+
+    if (cap == 0)
+        return;
+    arb_text_clean(&b, s, strlen(s), 0);
+    n = b.oom ? 0 : b.len;
+    if (n > cap - 1) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)b.data[n] & 0xc0) == 0x80)
+            n--;                    /* not in the middle of a character */
+    }
+    if (n > 0)
+        memcpy(dst, b.data, n);
+    dst[n] = '\0';
+    arb_buf_free(&b);
 }

@@ -7,6 +7,7 @@
 #include "core/err.h"
 #include "core/event.h"
 #include "core/limits.h"
+#include "core/text.h"
 #include "core/tourn.h"
 
 void
@@ -321,7 +322,7 @@ arb_pairing_parse(arb_pairing_t *p, const char *text, size_t len,
                   arb_buf_t *why)
 {
     const char *s = text, *end = text + len, *nl;
-    size_t      n;
+    size_t      n, keep;
     unsigned    line = 0;
     int         rc;
 
@@ -337,6 +338,13 @@ arb_pairing_parse(arb_pairing_t *p, const char *text, size_t len,
             rc = ARB_EINVAL;
             goto fail;
         }
+        /* Names only, which are printable: what is not is named by its
+         * column, never echoed (core/text.h). */
+        keep = why->len;
+        arb_buf_printf(why, "line %u: ", line);
+        if ((rc = arb_text_line_check(s, n, 0, why)) != 0)
+            goto fail;
+        why->len = keep;
         if (n > 0 && s[0] != '#'
             && !(line == 1 && n >= 6 && strncmp(s, "round,", 6) == 0)) {
             rc = parse_row(p, s, n, line, why);

@@ -516,18 +516,9 @@ arb_transcript_parse(arb_history_t *t, const char *text, size_t len,
             ERR("NUL byte in the text");
         /* Printable text only, as in every record (core/text.h); a tab
          * and a CR are blanks between words. */
-        {
-            size_t at, from = 0;
-            int    ch;
-
-            while ((ch = arb_text_control(p + from, llen - from, &at)) >= 0
-                   && (ch == '\t' || ch == '\r'))
-                from += at + 1;
-            if (ch >= 0)
-                ERR("a control character (U+%04X) in column %zu: a "
-                    "transcript holds printable text only", (unsigned)ch,
-                    from + at + 1);
-        }
+        tmp.len = 0;
+        if (arb_text_line_check(p, llen, 1, &tmp) != 0)
+            ERR("%s", arb_buf_cstr(&tmp));
         if (tokenize(tk, p, is_claim_line(p, llen) ? dashes_at(p, llen)
                      : llen, err, sizeof(err)) != 0)
             ERR("%s", err);

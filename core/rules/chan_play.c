@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "core/err.h"
 #include "core/rules/chan_state.h"
 
@@ -50,6 +51,7 @@ static void
 soft(judge_t *j, const char *rule, const char *fmt, ...)
 {
     va_list ap;
+    char    msg[sizeof(j->soft.msg)];
 
     if (j->broke)
         return;
@@ -57,8 +59,9 @@ soft(judge_t *j, const char *rule, const char *fmt, ...)
     j->soft.code = ARB_EILLEGAL;
     snprintf(j->soft.rule, sizeof(j->soft.rule), "%s", rule);
     va_start(ap, fmt);
-    vsnprintf(j->soft.msg, sizeof(j->soft.msg), fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    arb_text_clean_into(j->soft.msg, sizeof(j->soft.msg), msg);
 }
 
 static uint32_t

@@ -11,6 +11,7 @@
 #include "core/err.h"
 #include "core/event_json.h"
 #include "core/mp.h"
+#include "core/rules.h"
 #include "core/text.h"
 #include "tests/test.h"
 
@@ -62,6 +63,30 @@ test_seq(void)
     CHECK_INT(arb_text_seq("\xff", 1), 0);
     CHECK_INT(arb_text_seq("\xc0\xaf", 2), 0);     /* overlong */
     CHECK_INT(arb_text_seq("", 0), 0);
+    CHECK_INT(arb_text_utf8_len("ab€", 5), 5);
+    CHECK_INT(arb_text_utf8_len("ab\xff€", 6), 2);
+    CHECK_INT(arb_text_utf8_len("ab\xe2\x82", 4), 2);
+}
+
+/* Messages of a fixed size and the refusals built on them: what they
+ * quote is shown escaped, and a cut never splits a character. */
+static void
+test_messages(void)
+{
+    char          small[8];
+    arb_verdict_t v;
+    arb_buf_t     why = ARB_BUF_INIT;
+
+    arb_text_clean_into(small, sizeof(small), "ab\x1b");
+    CHECK_STR(small, "ab\\x1b");
+    arb_text_clean_into(small, sizeof(small), "abcde€");
+    CHECK_STR(small, "abcde");
+    arb_verdict(&v, ARB_EILLEGAL, "§34.2", "unknown card '%s'", "4\x1b[2J");
+    CHECK_STR(v.msg, "unknown card '4\\x1b[2J'");
+    CHECK_INT(arb_mp_fail(&why, ARB_EPROTO, "name '%s'", "\xc2\x9b\xff"),
+              ARB_EPROTO);
+    CHECK_STR(arb_buf_cstr(&why), "name '\\xc2\\x9b\\xff'");
+    arb_buf_free(&why);
 }
 
 static void
@@ -191,6 +216,7 @@ main(void)
 {
     test_control();
     test_seq();
+    test_messages();
     test_clean();
     test_event_text();
     test_event_line();

@@ -211,6 +211,12 @@ test_pairing(void)
     BAD("1,1,a:long,b\n", "table 1: player b: every player has a team");
     BAD("1,1,a,b:short\n", "table 1: player b: every player has a team");
     BAD("1,1,a:lo ng,b:short\n", "team 'lo ng' is not a valid name");
+    /* what cannot be a name is named by its column, never echoed (an
+     * escape sequence would drive the operator's terminal) */
+    BAD("1,1,a,b\n1,2,c\x1b[2J,d\n", "line 2: a control character (U+001B) "
+        "in column 6");
+    BAD("1,1,a,b\xff\n", "line 1: invalid UTF-8 in column 8");
+    BAD("1,1,a\t,b\n", "line 1: a control character (U+0009) in column 6");
     CHECK_INT(arb_tourn_match_id(&id, "Open", 2, "7"), 0);
     CHECK_STR(arb_buf_cstr(&id), "Open-R2-T7");
     memset(big, 'x', 60);

@@ -138,12 +138,13 @@ test_round_trip(void)
                             "note \"a\tb\"\n";
         const char   *opt = "game: yahchain\nmatch: x\nplayers: a\n"
                             "venue: \"a\rb\"\nnote x\n";
+        const char   *bad = "game: yahchain\nmatch: x\nplayers: a\n"
+                            "place a 4\xff\n";
 
         CHECK_INT(arb_transcript_parse(&t4, esc, strlen(esc), &why),
                   ARB_EINVAL);
         CHECK_STR(arb_buf_cstr(&why), "line 4: a control character "
-                  "(U+001B) in column 9: a transcript holds printable "
-                  "text only");
+                  "(U+001B) in column 9");
         why.len = 0;
         CHECK_INT(arb_transcript_parse(&t4, tab, strlen(tab), &why),
                   ARB_EINVAL);
@@ -154,6 +155,10 @@ test_round_trip(void)
                   ARB_EINVAL);
         CHECK(strncmp(arb_buf_cstr(&why), "line 1: options.venue: a "
                       "control character (U+000D)", 50) == 0);
+        why.len = 0;
+        CHECK_INT(arb_transcript_parse(&t4, bad, strlen(bad), &why),
+                  ARB_EINVAL);
+        CHECK_STR(arb_buf_cstr(&why), "line 4: invalid UTF-8 in column 10");
         arb_buf_free(&why);
     }
     arb_history_clear(&t1);
