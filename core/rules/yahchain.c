@@ -60,6 +60,9 @@ typedef struct yah {
     int           sota_n[SOTAS];
     arb_card_t    sota_cards[SOTAS][5];
     uint64_t      used_at[ARB_DECK];    /* seq that played the card, 0 = unused */
+    /* Cards a `stands` ruling placed again (already played): the Sota
+     * holding one cannot count (§34.11.3, docs/rules/yahchain.md). */
+    int           sota_rep[SOTAS];
 
     char        **players;              /* borrowed copies, owned here */
     char         *match_id;
@@ -320,8 +323,12 @@ judge(yah_t *y, uint64_t seq)
     arb_bc_t bc;
     char     err[160];
 
-    rc = arb_bc_classify(y->mode, y->sota_cards[k], (size_t)y->mode, &bc,
-                         err, sizeof(err));
+    /* "To count: separate physical cards of the base deck" (§34.11.3):
+     * a card played before, let stand, makes the Sota count for nothing,
+     * as a sequence of no category does. */
+    rc = y->sota_rep[k] != 0 ? -1
+         : arb_bc_classify(y->mode, y->sota_cards[k], (size_t)y->mode, &bc,
+                           err, sizeof(err));
     if (rc == 0) {
         if (add_record(y, &bc, seq) != 0)
             return ARB_ENOMEM;
@@ -330,6 +337,7 @@ judge(yah_t *y, uint64_t seq)
         /* The cards leave play (they stay used) and the Sota is refilled. */
         y->sota_state[k] = SOTA_EMPTY;
         y->sota_n[k] = 0;
+        y->sota_rep[k] = 0;
         return 0;
     } else {
         y->sota_state[k] = SOTA_VOID;
@@ -345,6 +353,7 @@ judge(yah_t *y, uint64_t seq)
         for (i = 0; i < SOTAS; i++) {
             y->sota_state[i] = SOTA_EMPTY;
             y->sota_n[i] = 0;
+            y->sota_rep[i] = 0;
         }
     }
     return 0;
@@ -419,6 +428,8 @@ yah_apply(void *p, const arb_event_t *ev, int flags, arb_verdict_t *v)
     if (y->used_at[c] == 0) {
         y->used_at[c] = ev->seq ? ev->seq : 1;
         y->nused++;
+    } else {
+        y->sota_rep[k]++;           /* let stand: the card is not new */
     }
     y->sota_cards[k][y->sota_n[k]++] = c;
     y->sota_state[k] = SOTA_FILLING;
@@ -523,6 +534,13 @@ yah_digest(const void *p, arb_digest_t *d)
     }
     for (j = 0; j < y->nplayers; j++)
         arb_digest_i64(d, y->totals[j]);
+    /* Last and only when set (a `stands` of a card played before), so
+     * that every other state keeps the digest it always had. */
+    for (k = 0; k < SOTAS && y->sota_rep[k] == 0; k++)
+        ;
+    if (k < SOTAS)
+        for (k = 0; k < SOTAS; k++)
+            arb_digest_u64(d, (uint64_t)y->sota_rep[k]);
 }
 
 static json_t *

@@ -382,6 +382,43 @@ test_rulings(void)
     arb_match_free(m);
 }
 
+/* A card played before and let stand (a `stands` ruling): the Sota that
+ * holds it counts for nothing, as "separate physical cards" are what
+ * counts (§34.11.3); until 2026-12-05 it scored a Blockchain.  Under the
+ * clear policy it is refilled. */
+static void
+test_stands_repeat(const char *policy)
+{
+    char          text[160];
+    arb_match_t  *m;
+    int           clear = strcmp(policy, "clear") == 0;
+
+    snprintf(text, sizeof(text), "game: yahchain\nmatch: rep\nplayers: a\n"
+             "mode: 3\nvoid: %s\n", policy);
+    m = open_text(text);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(move(m, "a", "4S", NULL), 0);
+    CHECK_INT(move(m, "a", "5H", NULL), 0);
+    CHECK_INT(move(m, "a", "6D", NULL), 0);           /* Sota 1: Ladder */
+    CHECK_INT(nrecords(m), 1);
+    CHECK_INT(move(m, "a", "4S", NULL), ARB_EILLEGAL);
+    CHECK(strstr(last_msg, "already played at seq 1") != NULL);
+    CHECK_INT(ruling(m, ARB_EV_STANDS, 0, "a", "4S", "let stand"), 0);
+    CHECK_INT(move(m, "a", "5S", NULL), 0);
+    CHECK_INT(move(m, "a", "6S", NULL), 0);    /* would be BC-003, 30 */
+    CHECK_INT(nrecords(m), 1);
+    CHECK_INT(total_of(m, "a"), 21);
+    /* the next cards go to Sota 3, or to Sota 2 again when cleared */
+    CHECK_INT(move(m, "a", "7S", clear ? "@2" : "@3"), 0);
+    CHECK_INT(move(m, "a", "8S", NULL), 0);
+    CHECK_INT(move(m, "a", "9S", NULL), 0);
+    CHECK_INT(nrecords(m), 2);
+    CHECK(total_of(m, "a") > 21);
+    arb_match_free(m);
+}
+
 static void
 test_digest(void)
 {
@@ -428,6 +465,8 @@ main(void)
     test_seat_names();
     test_foreign_sota();
     test_void_policies(3);
+    test_stands_repeat("close");
+    test_stands_repeat("clear");
     test_void_policies(4);
     test_void_policies(5);
     test_deck_exhaustion();
