@@ -29,7 +29,10 @@
 extern const arb_narration_t arb__yahchain_narration;
 
 #define SOTAS       12
-#define EDITION     "YAHchain-3e-ch34"
+/* Editions of the engine's reading (docs/rules/yahchain.md, "Editions"):
+ * a match replays by the one it was recorded under. */
+#define EDITION     "YAHchain-3e-ch34-2"
+#define EDITION_1   "YAHchain-3e-ch34"  /* a card let stand twice scored */
 #define CYCLES_MAX  1000
 
 enum { SOTA_EMPTY = 0, SOTA_FILLING, SOTA_DONE, SOTA_VOID };
@@ -47,6 +50,7 @@ typedef struct yah_record {
  * line of its own, wherever the card falls). */
 typedef struct yah {
     int           mode, void_clear, cycles, nplayers;
+    int           ed1;                  /* recorded under EDITION_1 */
     int           cycle;                /* 1.. */
     int           active;               /* 1..12 */
     int           turn;                 /* seat to move */
@@ -175,15 +179,15 @@ static int
 yah_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
 {
     static const char *const known[] = { "mode", "void", "cycles", "owners" };
-    static const char *const editions[] = { EDITION };
+    static const char *const editions[] = { EDITION, EDITION_1 };
     yah_t      *y;
     const char *o;
     size_t      i, j;
-    int         rc;
+    int         rc, ed;
 
     *out = NULL;
-    if ((rc = arb_rules_edition(s, editions, 1, v)) < 0)
-        return rc;
+    if ((ed = arb_rules_edition(s, editions, 2, v)) < 0)
+        return ed;
     for (i = 0; i < s->noptions; i++) {
         for (j = 0; j < 4; j++)
             if (strcmp(s->options[i].key, known[j]) == 0)
@@ -209,6 +213,7 @@ yah_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
     y = calloc(1, sizeof(*y));
     if (y == NULL)
         return ARB_ENOMEM;
+    y->ed1 = ed == 1;
     o = arb_setup_option(s, "mode");
     if (o != NULL && strncmp(o, "YCWS-144/", 9) == 0)
         o += 9;
@@ -326,7 +331,7 @@ judge(yah_t *y, uint64_t seq)
     /* "To count: separate physical cards of the base deck" (§34.11.3):
      * a card played before, let stand, makes the Sota count for nothing,
      * as a sequence of no category does. */
-    rc = y->sota_rep[k] != 0 ? -1
+    rc = y->sota_rep[k] != 0 && !y->ed1 ? -1
          : arb_bc_classify(y->mode, y->sota_cards[k], (size_t)y->mode, &bc,
                            err, sizeof(err));
     if (rc == 0) {
@@ -476,7 +481,7 @@ yah_results(const void *p, arb_results_t *out)
         rec = arb_results_add_record(out, r->seq);
         if (rec == NULL
             || arb_record_str(rec, "match_id", y->match_id)
-            || arb_record_str(rec, "edition", EDITION)
+            || arb_record_str(rec, "edition", y->ed1 ? EDITION_1 : EDITION)
             || arb_record_str(rec, "mode", mode)
             || arb_record_int(rec, "sota", r->sota)
             || arb_record_str(rec, "owner", y->players[r->owner])
@@ -538,7 +543,7 @@ yah_digest(const void *p, arb_digest_t *d)
      * that every other state keeps the digest it always had. */
     for (k = 0; k < SOTAS && y->sota_rep[k] == 0; k++)
         ;
-    if (k < SOTAS)
+    if (k < SOTAS && !y->ed1)
         for (k = 0; k < SOTAS; k++)
             arb_digest_u64(d, (uint64_t)y->sota_rep[k]);
 }

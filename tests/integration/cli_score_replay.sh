@@ -56,8 +56,8 @@ mode: 3
 TXT
 out=$($A replay --json "$T/m.txt")
 check "replay json totals" '"totals":{"alice":21,"bob":33}' "$(printf '%s' "$out" | grep -o '"totals":{[^}]*}')"
-check "replay json digest" '"digest":"d3ea07e3366d6fd1e40c2503ecd289397c58ce1c3626b7e7c77b934c17b271b9"' "$(printf '%s' "$out" | grep -o '"digest":"[0-9a-f]*"')"
-check "replay json record" '{"match_id":"T-2026-001","edition":"YAHchain-3e-ch34","mode":"YCWS-144/3","sota":1,"owner":"alice","cards":3,"sequence":["4♠","5♥","6♦"],"code":"BC-001","face_sum":15,"bonus":6,"game_points":21,"status":"pending"}' "$(printf '%s' "$out" | grep -o '{"match_id":[^}]*}' | head -1)"
+check "replay json digest" '"digest":"eeb60d080efc7219aad44165b880df7da4ad6878d838dfa5954cdf6d2ef629fd"' "$(printf '%s' "$out" | grep -o '"digest":"[0-9a-f]*"')"
+check "replay json record" '{"match_id":"T-2026-001","edition":"YAHchain-3e-ch34-2","mode":"YCWS-144/3","sota":1,"owner":"alice","cards":3,"sequence":["4♠","5♥","6♦"],"code":"BC-001","face_sum":15,"bonus":6,"game_points":21,"status":"pending"}' "$(printf '%s' "$out" | grep -o '{"match_id":[^}]*}' | head -1)"
 out=$($A replay --json --at 3 "$T/m.txt")
 check "replay at" '"totals":{"alice":21,"bob":0}' "$(printf '%s' "$out" | grep -o '"totals":{[^}]*}')"
 printf '7. place alice 7S\n' >> "$T/m.txt"
