@@ -564,6 +564,25 @@ do_take(chan_t *t, int p, const arb_event_t *ev, judge_t *j,
     return 0;
 }
 
+/* Another seat's claim declared on the live table card: it is recorded
+ * (or voided) before the card leaves the table.  Nothing when none. */
+static void
+others_declared(chan_t *t, int p, judge_t *j, const char *before)
+{
+    int k;
+
+    if (!table_live(t))
+        return;
+    for (k = 0; k < CHAN_SEATS; k++)
+        if (k != p && t->seat[k].claim != CL_NONE) {
+            soft(j, "§3 priority", "%s declared %s on %s at seq %llu: "
+                 "record it (or void the declaration) before %s", nm(t, k),
+                 claim_name(t, t->seat[k].claim), cn(t->table).s,
+                 (unsigned long long)t->seat[k].claim_seq, before);
+            return;
+        }
+}
+
 static int
 do_pass(chan_t *t, int p, const arb_event_t *ev, judge_t *j,
         arb_verdict_t *v)
@@ -583,6 +602,12 @@ do_pass(chan_t *t, int p, const arb_event_t *ev, judge_t *j,
              claim_name(t, t->seat[p].claim), cn(t->table).s,
              (unsigned long long)t->seat[p].claim_seq);
 
+    /* The last card's pass ends the hand: "if the stock runs out without
+     * a win" (§4), so a win or Chíu declared on it comes first. */
+    if (t->stock_pos == CHAN_STOCK && !(t->origin == ORG_STOCK
+                                        && t->from == p)
+        && !(t->readings & CHAN_RD_LAST_PASS))
+        others_declared(t, p, j, "the hand ends as a draw");
     t->seat[p].claim = CL_NONE;         /* passing withdraws it (ruling) */
     decline(t, p);
     if (t->origin == ORG_STOCK && t->from == p) {
@@ -616,7 +641,7 @@ do_draw(chan_t *t, int p, const arb_event_t *ev, judge_t *j,
         arb_verdict_t *v)
 {
     chan_seat_t *s = &t->seat[p];
-    int          f = -1, k, rc;
+    int          f = -1, rc;
 
     if (ev->nargs > 1)
         return arb_verdict(v, ARB_EINVAL, "move", "draw takes at most the "
@@ -654,16 +679,7 @@ do_draw(chan_t *t, int p, const arb_event_t *ev, judge_t *j,
     if (f >= 0 && f != t->stock[t->stock_pos])
         return arb_verdict(v, ARB_EILLEGAL, "§2 deal", "%s is not the next "
                            "stock card of this deal", cn(f).s);
-    if (table_live(t))
-        for (k = 0; k < CHAN_SEATS; k++)
-            if (k != p && t->seat[k].claim != CL_NONE) {
-                soft(j, "§3 priority", "%s declared %s on %s at seq %llu: "
-                     "record it (or void the declaration) before the next "
-                     "stock card", nm(t, k), claim_name(t, t->seat[k].claim),
-                     cn(t->table).s,
-                     (unsigned long long)t->seat[k].claim_seq);
-                break;
-            }
+    others_declared(t, p, j, "the next stock card");
 
     if (t->phase == PH_OPEN)
         s->dead = 1;

@@ -28,8 +28,11 @@
 #define CHAN_STOCK      23
 #define CHAN_NAME       65      /* arb_name_valid(): 1..64 bytes */
 /* Editions, newest first: 2 judges exposed Cạ by the no-split rule and
- * lets no dealer holding Thiên ù play dead (docs/rules/chan.md). */
-#define CHAN_EDITION    "Chan-100-cardavia-uk-2"
+ * lets no dealer holding Thiên ù play dead; 3 lets no pass of the last
+ * stock card end the hand while a claim on it is declared
+ * (docs/rules/chan.md). */
+#define CHAN_EDITION    "Chan-100-cardavia-uk-3"
+#define CHAN_EDITION_2  "Chan-100-cardavia-uk-2"
 #define CHAN_EDITION_1  "Chan-100-cardavia-uk"
 
 /* Readings of play (beside the ARB_CHAN_R_* of scoring). */
@@ -37,6 +40,9 @@
                                        ordinary capture only */
 #define CHAN_RD_DEAD_HEAVEN 0x200u  /* edition 1: a dealer holding Thiên ù
                                        could play dead */
+#define CHAN_RD_LAST_PASS   0x400u  /* editions 1, 2: the last stock card's
+                                       pass ended the hand as a draw with
+                                       a claim on it declared */
 #define CHAN_RD_OPTIONS     (ARB_CHAN_R_TOM_LITERAL | ARB_CHAN_R_EACH \
                              | CHAN_RD_BAR_TAKE)   /* set by options */
 

@@ -262,7 +262,7 @@ test_setup(void)
     CHECK(r != NULL);
     if (r == NULL)
         return;
-    CHECK_STR(r->edition, "Chan-100-cardavia-uk-2");
+    CHECK_STR(r->edition, "Chan-100-cardavia-uk-3");
     build_deal(deal, sizeof(deal), "");
     snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c\n%s",
              deal);
@@ -289,11 +289,16 @@ test_setup(void)
     CHECK(m != NULL);
     arb_match_free(m);
     snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c d\n"
+             "edition: Chan-100-cardavia-uk-3\n%s", deal);
+    m = open_text(text);
+    CHECK(m != NULL);
+    arb_match_free(m);
+    snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c d\n"
              "edition: Chan-99\n%s", deal);
     CHECK(open_text(text) == NULL);
     CHECK_STR(last_msg, "edition 'Chan-99' is not supported: this engine "
-              "implements Chan-100-cardavia-uk-2 and replays records of "
-              "Chan-100-cardavia-uk");
+              "implements Chan-100-cardavia-uk-3 and replays records of "
+              "Chan-100-cardavia-uk-2 and older");
     /* options name a reading; anything else is refused, listing them */
     snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c d\n"
              "tom: lettered\n%s", deal);
@@ -931,7 +936,9 @@ open_file_as(const char *path, const char *edition)
     n = fread(buf + o, 1, (1 << 16) - 1 - o, f);
     fclose(f);
     buf[o + n] = '\0';
-    while (edition != NULL && (p = strstr(buf, "stands ")) != NULL) {
+    /* edition 1 took a dead hand's draw without a ruling */
+    while (edition != NULL && strcmp(edition, "Chan-100-cardavia-uk") == 0
+           && (p = strstr(buf, "stands ")) != NULL) {
         char *dash = strstr(p, " -- "), *nl = strchr(p, '\n');
         memmove(p, p + 7, strlen(p + 7) + 1);
         if (dash != NULL && nl != NULL && dash < nl)
@@ -982,12 +989,15 @@ test_transcripts(void)
         CHECK_STR(rec_str(m, "settlement"), "an -5 binh 15 chi -5 dung -5");
         hex(d, m);
         /* pinned: a change here changes every recorded digest */
-        CHECK_STR(d, "6291b741ab50d31642504d5ab7d7e8d0"
-                  "ded672d39b2286d40fdfb22b43459415");
+        CHECK_STR(d, "bc93bdee941b57df5f1ac735abfe5c69"
+                  "22bfda9005013c33287f981c8650f77e");
         arb_match_free(m);
     }
-    /* read as a record of edition 1, it keeps the digest it was recorded
-     * with */
+    /* read as a record of edition 2 or 1, it keeps the digest it was
+     * recorded with */
+    hex_as(d, "tests/data/chan-u-chi-tom.txt", "Chan-100-cardavia-uk-2");
+    CHECK_STR(d, "6291b741ab50d31642504d5ab7d7e8d0"
+              "ded672d39b2286d40fdfb22b43459415");
     hex_as(d, "tests/data/chan-u-chi-tom.txt", "Chan-100-cardavia-uk");
     CHECK_STR(d, "99bc9cc8e18767cdccf0acd34d783473"
               "2ace03da6f4e3986fc79d0d908f84523");
@@ -1002,12 +1012,15 @@ test_transcripts(void)
         CHECK_INT(total(m, "an"), 0);
         hex(d, m);
         /* pinned: a change here changes every recorded digest */
-        CHECK_STR(d, "c44d9bd8100674b0e2f90a3500f64d40"
-                  "532edadfeeb35d1c482d7bde0e9df92a");
+        CHECK_STR(d, "ac6921ef491197faa4fbdbcbb49e748b"
+                  "cd8552aa9cab44d03404e2dea0e6d7f1");
         arb_match_free(m);
     }
-    /* read as a record of edition 1, it keeps the digest it was recorded
-     * with */
+    /* read as a record of edition 2 or 1, it keeps the digest it was
+     * recorded with */
+    hex_as(d, "tests/data/chan-draw.txt", "Chan-100-cardavia-uk-2");
+    CHECK_STR(d, "c44d9bd8100674b0e2f90a3500f64d40"
+              "532edadfeeb35d1c482d7bde0e9df92a");
     hex_as(d, "tests/data/chan-draw.txt", "Chan-100-cardavia-uk");
     CHECK_STR(d, "27eb7386132ed53131c9f5b69cd07899"
               "551d82eeb340ae0cb5f1a39e326df97d");
@@ -1022,12 +1035,15 @@ test_transcripts(void)
         CHECK_INT(total(m, "an"), -8);
         hex(d, m);
         /* pinned: a change here changes every recorded digest */
-        CHECK_STR(d, "25b298f9085775e756f6f01dd1b96fe2"
-                  "dc811c7875cdd58b08fef3a43bcf8a41");
+        CHECK_STR(d, "57d314d19a61dd9515e6bbd7d6686843"
+                  "fc2729ead58d550b5f6d39450d74e00a");
         arb_match_free(m);
     }
-    /* read as a record of edition 1, it keeps the digest it was recorded
-     * with */
+    /* read as a record of edition 2 or 1, it keeps the digest it was
+     * recorded with */
+    hex_as(d, "tests/data/chan-dead.txt", "Chan-100-cardavia-uk-2");
+    CHECK_STR(d, "25b298f9085775e756f6f01dd1b96fe2"
+              "dc811c7875cdd58b08fef3a43bcf8a41");
     hex_as(d, "tests/data/chan-dead.txt", "Chan-100-cardavia-uk");
     CHECK_STR(d, "72a3e6c9a800b50e8fd33155bee1782f"
               "40ae14ca84d39052f4e1bc8c9942264b");
@@ -1040,15 +1056,83 @@ test_transcripts(void)
         CHECK_STR(rec_str(m, "bonuses"), "chiu-u");
         hex(d, m);
         /* pinned: a change here changes every recorded digest */
-        CHECK_STR(d, "8cfb9410476998c45fb8492a3febd13b"
-                  "0c3af2761caebe2da41934778b9296c7");
+        CHECK_STR(d, "e16ccd4ac75dbfd620ff7ca292a42956"
+                  "975e825b657f1d32fca9bba5501ad854");
         arb_match_free(m);
     }
-    /* read as a record of edition 1, it keeps the digest it was recorded
-     * with */
+    /* read as a record of edition 2 or 1, it keeps the digest it was
+     * recorded with */
+    hex_as(d, "tests/data/chan-chiu-u.txt", "Chan-100-cardavia-uk-2");
+    CHECK_STR(d, "8cfb9410476998c45fb8492a3febd13b"
+              "0c3af2761caebe2da41934778b9296c7");
     hex_as(d, "tests/data/chan-chiu-u.txt", "Chan-100-cardavia-uk");
     CHECK_STR(d, "a36ed0659d6723a37f64584090288ebd"
               "9f1814aad21a4bc55c0c55caf3f06bcd");
+}
+
+/* A win declared on the last stock card: recorded, it wins; the pass of
+ * the player whose turn it is would end the hand as a draw, so it waits
+ * for the declaration ("if the stock runs out without a win", §4).  Until
+ * edition 3 the pass ended the hand and the win was lost. */
+static void
+test_last_card_declared(void)
+{
+    const char  *path = "tests/data/chan-last-declared.txt";
+    FILE        *f = fopen(path, "rb");
+    static char  text[1 << 16];
+    char        *buf = calloc(1, 1 << 16), *at;
+    size_t       n = 0;
+    arb_match_t *m;
+
+    CHECK(f != NULL && buf != NULL);
+    if (f == NULL || buf == NULL) {
+        if (f != NULL)
+            fclose(f);
+        free(buf);
+        return;
+    }
+    n = fread(buf, 1, (1 << 16) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    m = open_file(path);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_STR(rec_str(m, "winner"), "binh");
+        CHECK_STR(rec_str(m, "won"), "stock");
+        CHECK_INT(rec_int(m, "stock_left"), 0);
+        CHECK_INT(total(m, "binh"), 6);
+        arb_match_free(m);
+    }
+    at = strstr(buf, "49. win binh");
+    CHECK(at != NULL);
+    if (at == NULL) {
+        free(buf);
+        return;
+    }
+    snprintf(text, sizeof(text), "%.*s49. pass an\n", (int)(at - buf), buf);
+    CHECK(open_text(text) == NULL);
+    CHECK_STR(last_msg, "binh declared a win on 4V at seq 48: record it (or "
+              "void the declaration) before the hand ends as a draw");
+    /* ... as editions 2 and 1 judged it: a draw */
+    snprintf(text, sizeof(text), "edition: Chan-100-cardavia-uk-2\n"
+             "%.*s49. pass an\n", (int)(at - buf), buf);
+    m = open_text(text);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_STR(rec_str(m, "result"), "draw");
+        CHECK_INT(total(m, "binh"), 0);
+        arb_match_free(m);
+    }
+    /* a void of the declaration lets the pass end the hand */
+    snprintf(text, sizeof(text), "%.*s49. void 48 -- binh misspoke\n"
+             "50. pass an\n", (int)(at - buf), buf);
+    m = open_text(text);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_STR(rec_str(m, "result"), "draw");
+        arb_match_free(m);
+    }
+    free(buf);
 }
 
 /* The canonical transcript of a Chắn hand (as `arbiter` writes it) keeps
@@ -1146,6 +1230,7 @@ main(void)
     test_heaven_and_dead();
     test_rulings_and_digest();
     test_transcripts();
+    test_last_card_declared();
     test_canonical();
     test_exhausted();
     return TEST_END();
