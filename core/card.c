@@ -126,8 +126,8 @@ parse_suit(int *suit, const char *s, size_t len)
             }
         return -1;
     }
-    /* A trailing U+FE0F (EF B8 8F) asks for emoji presentation; ignore it. */
-    if (len > 3 && memcmp(s + len - 3, "\xef\xb8\x8f", 3) == 0)
+    /* A trailing variation selector asks for a presentation; ignore it. */
+    if (len > 3 && arb_card_selector(s + len - 3, 3) != 0)
         len -= 3;
     /* Every symbol is one character of three bytes in UTF-8. */
     if (len != 3)

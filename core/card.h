@@ -34,6 +34,16 @@ arb_card_make(int value, int suit)
     return (arb_card_t)((suit - 1) * ARB_TYPES + (value - 2));
 }
 
+/* 3 when s[0..n) starts with a variation selector, U+FE0F (emoji
+ * presentation, which phones add after a suit symbol) or U+FE0E (text
+ * presentation), else 0: a card's reader skips it after the symbol. */
+static inline size_t
+arb_card_selector(const char *s, size_t n)
+{
+    return n >= 3 && s[0] == '\xef' && s[1] == '\xb8'
+           && (s[2] == '\x8e' || s[2] == '\x8f') ? 3 : 0;
+}
+
 /* Parses one card from s[0..len).  On error returns ARB_EINVAL and writes a
  * message naming what was wrong ("unknown suit 'Z' in '7Z'") into err. */
 int arb_card_parse(arb_card_t *out, const char *s, size_t len,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/card.h"
 #include "core/err.h"
 #include "core/rules/chains.h"
 
@@ -93,9 +94,7 @@ arb_chains_card_parse(arb_chains_card_t *out, const char *s, size_t len,
         return ARB_EINVAL;
     }
     i += k;
-    /* U+FE0F, the emoji variation selector phones add after a symbol */
-    if (len - i >= 3 && memcmp(s + i, "\xef\xb8\x8f", 3) == 0)
-        i += 3;
+    i += arb_card_selector(s + i, len - i);
     if (i != len) {
         snprintf(err, errlen, "'%.*s' is not a card: write rank then suit, "
                  "e.g. 10♠ or QH", (int)len, s);

@@ -307,6 +307,9 @@ test_symbols(void)
     /* Suits 7..12 have no alternate: the neighbours of their symbols are
      * not accepted. */
     want_error("5\xe2\x98\xb9", "unknown suit '\xe2\x98\xb9' in '5\xe2\x98\xb9'");
+    /* U+FE0E (text presentation) alike */
+    want_card("7\xe2\x99\xa5\xef\xb8\x8e", 7, 2);
+    want_error_part("7\xe2\x99\xa5\xef\xb8\x8d", "unknown suit", 1);
     /* Only one U+FE0F, and only after a symbol. */
     want_error_part("7\xe2\x99\xa5\xef\xb8\x8f\xef\xb8\x8f", "unknown suit", 1);
     want_error_part("7\xef\xb8\x8f", "unknown suit", 1);

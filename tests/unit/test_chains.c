@@ -73,6 +73,7 @@ test_cards(void)
     CHECK_STR(canon("A♧"), "A♣");
     CHECK_STR(canon("J♡"), "J♥");
     CHECK_STR(canon("7♥\xef\xb8\x8f"), "7♥");
+    CHECK_STR(canon("7♥\xef\xb8\x8e"), "7♥");      /* U+FE0E */
     /* the seed's Russian letters: Т=A К=K Д=Q В=J; П=♠ Ч=♥ Б=♦ К=♣ */
     CHECK_STR(canon("ТП"), "A♠");
     CHECK_STR(canon("КК"), "K♣");
