@@ -148,6 +148,10 @@ test_rules_of_play(void)
     CHECK_INT(move(m, "zed", "4D", NULL), ARB_EINVAL);
     CHECK_STR(last_msg, "player 'zed' is not seated in this match");
     CHECK_INT(move(m, "alice", "4D", "@13"), ARB_EINVAL);
+    /* the '@' may be left out, as a Sota column is typed */
+    CHECK_INT(move(m, "alice", "4D", "2"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "Sota 1 is active, not 2: Sotas are activated 1 to "
+              "12 without skipping");
     /* a refused move changes nothing: the next seq is still 3 */
     CHECK_INT(arb_match_next_seq(m), 3);
     CHECK_INT(move(m, "alice", "6D", NULL), 0);
