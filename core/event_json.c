@@ -39,15 +39,10 @@ arb_iso_time(char out[32], int64_t ms)
 }
 
 static void
-event_line(arb_buf_t *out, const arb_event_t *ev)
+open_line(arb_buf_t *out, const arb_event_t *ev)
 {
     const arb_setup_t *s = ev->setup;
     size_t             i;
-
-    if (ev->kind != ARB_EV_OPEN || s == NULL) {
-        arb_transcript_event_line(out, ev);
-        return;
-    }
     /* The header is several transcript lines; one line keeps the listing
      * one event per line. */
     arb_buf_printf(out, "open game: %s; players:", s->game);
@@ -78,9 +73,13 @@ arb_event_line(arb_buf_t *out, const arb_event_t *ev)
 {
     arb_buf_t line = ARB_BUF_INIT;
 
-    /* Recorded before 2026-12-05, a note may hold a control character
-     * (core/text.h): the line shows it escaped, never raw. */
-    event_line(&line, ev);
+    if (ev->kind != ARB_EV_OPEN || ev->setup == NULL) {
+        arb_transcript_event_line(out, ev);     /* escaped there */
+        return;
+    }
+    /* Recorded before 2026-12-05, an open's option may hold a control
+     * character (core/text.h): the line shows it escaped, never raw. */
+    open_line(&line, ev);
     if (line.oom)
         out->oom = 1;
     else

@@ -707,8 +707,8 @@ put_words(arb_buf_t *b, const char *s)
         arb_buf_putc(b, *s == '\n' || *s == '\r' ? ' ' : *s);
 }
 
-void
-arb_transcript_event_line(arb_buf_t *b, const arb_event_t *ev)
+static void
+event_line(arb_buf_t *b, const arb_event_t *ev)
 {
     size_t i;
 
@@ -784,12 +784,41 @@ arb_transcript_event_line(arb_buf_t *b, const arb_event_t *ev)
     }
 }
 
+/* Appends what was written to b from `from` on again, cleaned: a record
+ * made before 2026-12-05 may hold a control character, which a
+ * transcript (printable text only) shows as \xNN (core/text.h). */
+static void
+clean_from(arb_buf_t *b, size_t from, int keep_lines)
+{
+    arb_buf_t raw = ARB_BUF_INIT;
+
+    if (b->oom || arb_text_control(b->data + from, b->len - from, NULL) < 0)
+        return;
+    arb_buf_add(&raw, b->data + from, b->len - from);
+    if (raw.oom) {
+        b->oom = 1;
+        return;
+    }
+    b->len = from;
+    arb_text_clean(b, raw.data, raw.len, keep_lines);
+    arb_buf_free(&raw);
+}
+
+void
+arb_transcript_event_line(arb_buf_t *b, const arb_event_t *ev)
+{
+    size_t from = b->len;
+
+    event_line(b, ev);
+    clean_from(b, from, 0);
+}
+
 int
 arb_transcript_format(arb_buf_t *b, const arb_event_t *open,
                       const arb_event_t *events, size_t n)
 {
     const arb_setup_t *s = open->setup;
-    size_t             i;
+    size_t             i, from = b->len;
 
     if (s == NULL)
         return ARB_EINVAL;
@@ -862,6 +891,7 @@ arb_transcript_format(arb_buf_t *b, const arb_event_t *open,
             arb_buf_printf(b, "%02x", s->deal.seed_hash[i]);
     }
     arb_buf_puts(b, "\n\n");
+    clean_from(b, from, 1);
     for (i = 0; i < n; i++) {
         arb_buf_printf(b, "%zu. ", i + 1);
         arb_transcript_event_line(b, &events[i]);

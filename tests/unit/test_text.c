@@ -13,6 +13,7 @@
 #include "core/mp.h"
 #include "core/rules.h"
 #include "core/text.h"
+#include "core/transcript.h"
 #include "tests/test.h"
 
 static const char *
@@ -191,6 +192,36 @@ test_event_line(void)
     ev.text = "plain ♠";
     arb_event_line(&line, &ev);
     CHECK_STR(arb_buf_cstr(&line), "note plain ♠");
+    /* every transcript line, and a transcript's header (its lines kept) */
+    line.len = 0;
+    ev.text = "a\x07" "b";
+    arb_transcript_event_line(&line, &ev);
+    CHECK_STR(arb_buf_cstr(&line), "note a\\x07b");
+    {
+        arb_event_t  open;
+        arb_setup_t  su;
+        arb_player_t pl[1] = { { "ann", -1 } };
+        arb_option_t opt[1] = { { "venue", "hall\x1b[2J" } };
+
+        memset(&open, 0, sizeof(open));
+        memset(&su, 0, sizeof(su));
+        open.kind = ARB_EV_OPEN;
+        open.setup = &su;
+        su.game = "yahchain";
+        su.match_id = "m";
+        su.players = pl;
+        su.nplayers = 1;
+        su.options = opt;
+        su.noptions = 1;
+        line.len = 0;
+        CHECK_INT(arb_transcript_format(&line, &open, &ev, 1), 0);
+        CHECK_STR(arb_buf_cstr(&line), "game: yahchain\nmatch: m\n"
+                  "players: ann\nvenue: hall\\x1b[2J\n\n1. note a\\x07b\n");
+        line.len = 0;
+        arb_event_line(&line, &open);
+        CHECK_STR(arb_buf_cstr(&line), "open game: yahchain; players: ann; "
+                  "venue: hall\\x1b[2J");
+    }
     arb_buf_free(&line);
 }
 
