@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "core/err.h"
-
 #include "core/mp.h"
 #include "core/text.h"
 
