@@ -211,6 +211,10 @@ main(void)
     CHECK(says("\"where\":\"player\""));
     CHECK_INT(post("/api/m/W/note", HARNESS_SCORER, "{}"), 400);
     CHECK(says("\"where\":\"text\""));
+    /* printable text only: a note is read on terminals (core/text.h) */
+    CHECK_INT(post("/api/m/W/note", HARNESS_SCORER,
+                   "{\"text\":\"a\\u001b[2J\"}"), 422);
+    CHECK(says("a control character (U+001B) at byte 1"));
     CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{}"), 400);
     CHECK(says("\"where\":\"seq\""));
     CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{\"seq\":-1}"), 400);
