@@ -312,9 +312,10 @@ target_of(const arb_match_t *m, const arb_event_t *ev, size_t *idx,
     t = &m->entries[ev->target - 1];
     if (t->kind != ARB_EV_MOVE && t->kind != ARB_EV_STANDS)
         return arb_verdict(v, ARB_EINVAL, "ruling",
-                           "seq %llu is a %s, not a move: only moves can be "
-                           "voided or amended",
+                           "seq %llu is %s %s, not a move: only moves can "
+                           "be voided or amended",
                            (unsigned long long)ev->target,
+                           t->kind == ARB_EV_AMEND ? "an" : "a",
                            arb_event_kind_name(t->kind));
     if (t->ruling == ARB_RULED_VOID)
         return arb_verdict(v, ARB_EINVAL, "ruling",

@@ -437,9 +437,11 @@ parse_event(arb_event_t *ev, toks_t *t, unsigned line, const char *raw,
     }
     if (strcmp(verb, "void") == 0 || strcmp(verb, "amend") == 0) {
         ev->kind = verb[0] == 'v' ? ARB_EV_VOID : ARB_EV_AMEND;
-        if (n < 2 || parse_u64(t->v[1], &ev->target) != 0 || ev->target == 0)
+        if (n < 2 || parse_u64(t->v[1], &ev->target) != 0)
             ERR("%s needs the seq of the move it rules on: %s <seq> ... -- "
                 "<reason>", verb, verb);
+        if (ev->target == 0)
+            ERR("%s 0: seq 0 is the match's header, not a move", verb);
         if (ev->kind == ARB_EV_VOID && n != 2)
             ERR("void takes only a seq before its reason");
         base = 2;

@@ -352,12 +352,16 @@ test_rulings(void)
     CHECK(strstr(last_msg, "already voided at seq 3") != NULL);
     CHECK_INT(ruling(m, ARB_EV_VOID, 3, NULL, NULL, "x"), ARB_EINVAL);
     CHECK(strstr(last_msg, "is a void, not a move") != NULL);
+    CHECK_INT(ruling(m, ARB_EV_VOID, 0, NULL, NULL, "x"), ARB_ENOTFOUND);
     CHECK_INT(ruling(m, ARB_EV_VOID, 99, NULL, NULL, "x"), ARB_ENOTFOUND);
     /* voiding seq 1 would put bob's move 4 out of turn: refused */
     CHECK_INT(ruling(m, ARB_EV_VOID, 1, NULL, NULL, "x"), ARB_EILLEGAL);
     CHECK(strstr(last_msg, "seq 4 would no longer stand") != NULL);
     /* amend seq 1 to another card */
     CHECK_INT(ruling(m, ARB_EV_AMEND, 1, "alice", "6D", "wrong card"), 0);
+    CHECK_INT(ruling(m, ARB_EV_VOID, arb_match_next_seq(m) - 1, NULL, NULL,
+                     "x"), ARB_EINVAL);
+    CHECK(strstr(last_msg, "is an amend, not a move") != NULL);
     CHECK_INT(arb_match_ruling(m, 1, NULL), ARB_RULED_AMENDED);
     /* 4S is free again, 6D is taken */
     CHECK_INT(move(m, "alice", "6D", NULL), ARB_EILLEGAL);

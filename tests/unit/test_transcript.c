@@ -159,6 +159,12 @@ test_round_trip(void)
         CHECK_INT(arb_transcript_parse(&t4, bad, strlen(bad), &why),
                   ARB_EINVAL);
         CHECK_STR(arb_buf_cstr(&why), "line 4: invalid UTF-8 in column 10");
+        why.len = 0;
+        esc = "game: yahchain\nmatch: x\nplayers: a\nvoid 0 -- r\n";
+        CHECK_INT(arb_transcript_parse(&t4, esc, strlen(esc), &why),
+                  ARB_EINVAL);
+        CHECK_STR(arb_buf_cstr(&why), "line 4: void 0: seq 0 is the match's "
+                  "header, not a move");
         arb_buf_free(&why);
     }
     arb_history_clear(&t1);
