@@ -14,6 +14,7 @@
 #include "core/ledger/bundle.h"
 #include "core/ledger/chain.h"
 #include "core/err.h"
+#include "core/text.h"
 #include "core/version.h"
 #include "tools/cli.h"
 #include "tools/net.h"
@@ -45,18 +46,29 @@ usage(FILE *f)
         "2 usage or I/O error.\n");
 }
 
-/* A string the bundle states but nothing verifies: control bytes are
- * shown escaped, so it cannot drive the terminal. */
+/* A string the bundle states but nothing verifies: a control character
+ * (C1 too) or a byte that is not UTF-8 is shown escaped, so it cannot
+ * drive the terminal (core/text.h), and so is a backslash, so that no
+ * escape can be forged. */
 static void
 print_claim(const char *s)
 {
-    for (; *s != '\0'; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7f || c == '\\')
-            printf("\\x%02x", c);
-        else
-            putchar(c);
+    arb_buf_t   b = ARB_BUF_INIT;
+    const char *bs;
+    size_t      n;
+
+    for (;;) {
+        bs = strchr(s, '\\');
+        n = bs != NULL ? (size_t)(bs - s) : strlen(s);
+        arb_text_clean(&b, s, n, 0);
+        if (bs == NULL)
+            break;
+        arb_buf_puts(&b, "\\x5c");
+        s = bs + 1;
     }
+    if (!b.oom && b.len > 0)
+        fwrite(b.data, 1, b.len, stdout);
+    arb_buf_free(&b);
 }
 
 static void

@@ -20,6 +20,7 @@
 #include "core/fnv.h"
 #include "core/ledger/bundle_int.h"
 #include "core/limits.h"
+#include "core/mp.h"
 
 typedef struct rd {
     const unsigned char *p;
@@ -179,7 +180,7 @@ typedef struct field_rd {
 
 /* A string of a 1- or 2-byte length; NULL for length 0 when may_be_empty
  * (an absent edition or engine).  -1 when it runs past the record, -2 on
- * a NUL byte, -3 out of memory, -4 out of range. */
+ * a NUL byte, -3 out of memory, -4 out of range, -5 not UTF-8. */
 static int
 get_str(field_rd_t *f, int lenbytes, size_t min, size_t max, char **out)
 {
@@ -196,6 +197,8 @@ get_str(field_rd_t *f, int lenbytes, size_t min, size_t max, char **out)
         return -4;
     if (memchr(f->p + f->off, 0, n) != NULL)
         return -2;
+    if (!arb_mp_utf8_valid((const char *)f->p + f->off, n))
+        return -5;
     if (n > 0) {
         *out = malloc(n + 1);
         if (*out == NULL)
@@ -212,7 +215,7 @@ field_fail(rd_t *r, int rc, const char *field)
 {
     static const char *const what[] = {
         "", "runs past the end of the record", "holds a NUL byte",
-        "out of memory", "has a length out of range"
+        "out of memory", "has a length out of range", "is not UTF-8"
     };
 
     if (rc == -3)

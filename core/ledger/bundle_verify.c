@@ -43,20 +43,29 @@ static int problem(arb_bundle_result_t *res, const char *fmt, ...)
 static int
 problem(arb_bundle_result_t *res, const char *fmt, ...)
 {
-    va_list ap;
-    char    msg[1024], **nv;
+    va_list ap, again;
+    char   *msg, **nv;
+    int     n;
 
+    /* Whole: a refusal quotes its event, whose argument may be 4 KiB
+     * long, and its reason comes last. */
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_copy(again, ap);
+    n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
+    msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (msg != NULL)
+        vsnprintf(msg, (size_t)n + 1, fmt, again);
+    va_end(again);
+    if (msg == NULL)
+        return ARB_ENOMEM;
     nv = realloc(res->problems, (res->nproblems + 1) * sizeof(*nv));
-    if (nv == NULL)
+    if (nv == NULL) {
+        free(msg);
         return ARB_ENOMEM;
+    }
     res->problems = nv;
-    nv[res->nproblems] = strdup(msg);
-    if (nv[res->nproblems] == NULL)
-        return ARB_ENOMEM;
-    res->nproblems++;
+    nv[res->nproblems++] = msg;
     return 0;
 }
 

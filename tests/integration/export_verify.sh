@@ -336,6 +336,14 @@ check "exporter flipped, claim escaped" "  unverified: the bundle says it was ex
       "$($A verify "$T/t" --pubkey "$KEY" | grep 'exported by')"
 check "exporter flipped, verified the same" "$($A verify "$B" --pubkey "$KEY" | grep -v 'exported by' | sed 1d)" \
       "$($A verify "$T/t" --pubkey "$KEY" | grep -v 'exported by' | sed 1d)"
+# A C1 control (U+009B, a CSI to many terminals) is escaped too; a byte
+# that is not UTF-8 is refused (until 2026-12-05 both reached the terminal).
+setbyte "$T/t" $((x + 11)) 194; setbyte "$T/t" $((x + 12)) 155
+check "exporter C1 escaped" "  unverified: the bundle says it was exported by arbiter 0.1\\xc2\\x9b (no signature covers this)" \
+      "$($A verify "$T/t" --pubkey "$KEY" | grep 'exported by')"
+setbyte "$T/t" $((x + 11)) 155
+check "exporter not UTF-8" "1" "$(fails "$T/t" | head -1)"
+check "exporter not UTF-8 message" 1 "$(fails "$T/t" | grep -c 'the exporter is not UTF-8')"
 
 set -- $(rec "$B" E 9)
 head -c $(($1 + 30)) "$B" > "$T/t"
