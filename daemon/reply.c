@@ -55,6 +55,7 @@ arb_reply_error(arb_conn_t *c, uint64_t id, const char *code,
 {
     arb_buf_t      b = ARB_BUF_INIT, clean = ARB_BUF_INIT;
     msgpack_packer pk;
+    const char    *shown;
     char           msg[512];
     va_list        ap;
     static const char hdr[4] = { 0, 0, 0, 0 };
@@ -66,6 +67,7 @@ arb_reply_error(arb_conn_t *c, uint64_t id, const char *code,
      * shown cleaned, it is UTF-8 (msgpack str; a cut at 511 bytes may
      * split a character) and cannot drive the terminal that prints it. */
     arb_text_clean(&clean, msg, strlen(msg), 0);
+    shown = clean.oom ? NULL : arb_buf_cstr(&clean);
     arb_buf_add(&b, hdr, 4);
     arb_mp_packer_init(&pk, &b);
     msgpack_pack_map(&pk, 4);
@@ -75,8 +77,7 @@ arb_reply_error(arb_conn_t *c, uint64_t id, const char *code,
     arb_mp_pack_cstr(&pk, "error");
     msgpack_pack_map(&pk, rule != NULL && *rule ? 3 : 2);
     arb_mp_pack_kv_str(&pk, "code", code);
-    arb_mp_pack_kv_str(&pk, "message",
-                       clean.oom ? "out of memory" : arb_buf_cstr(&clean));
+    arb_mp_pack_kv_str(&pk, "message", shown ? shown : "out of memory");
     if (rule != NULL && *rule)
         arb_mp_pack_kv_str(&pk, "rule", rule);
     arb_buf_free(&clean);
