@@ -22,9 +22,11 @@
 
 #include "core/claim.h"
 #include "core/claim_int.h"
+#include "core/codec.h"
 #include "core/err.h"
 #include "core/json.h"
 #include "core/jsonin.h"
+#include "core/limits.h"
 #include "core/text.h"
 
 /* Top-level keys of a report (arb_report_json) that a claim file may
@@ -497,6 +499,27 @@ arb_claim_format(arb_buf_t *out, const arb_claim_t *c)
         return ARB_ENOMEM;
     }
     return arb_json_put_new(out, o);
+}
+
+int
+arb_claim_event_fits(const arb_event_t *ev, arb_buf_t *why)
+{
+    size_t i, n;
+
+    if (ev->nargs > ARB_CLAIM_RECORDS_MAX) {
+        arb_buf_free(why);
+        arb_buf_printf(why, "%zu records; one claim carries at most %d",
+                       ev->nargs, ARB_CLAIM_RECORDS_MAX);
+        return ARB_ETOOBIG;
+    }
+    for (i = 0; i < ev->nargs; i++)
+        if ((n = strlen(ev->args[i])) > ARB_STR_MAX) {
+            arb_buf_free(why);
+            arb_buf_printf(why, "record %zu is %zu bytes as JSON; at most "
+                           "%d", i + 1, n, ARB_STR_MAX);
+            return ARB_ETOOBIG;
+        }
+    return arb_event_check(ev, why);
 }
 
 int

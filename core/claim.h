@@ -66,6 +66,13 @@ int  arb_claim_format(arb_buf_t *out, const arb_claim_t *c);
  * are checked when the event is encoded.  0 or ARB_ENOMEM. */
 int  arb_claim_to_event(arb_event_t *ev, const arb_claim_t *c);
 
+/* A claim event within what one event may carry: ARB_CLAIM_RECORDS_MAX
+ * records of ARB_STR_MAX bytes each as JSON, and the codec's other
+ * limits (arb_event_check).  0, or ARB_ETOOBIG / ARB_EINVAL with why
+ * ("1025 records; one claim carries at most 1024").  The one check of
+ * `arbiter claim` and of a transcript's claim line alike. */
+int  arb_claim_event_fits(const arb_event_t *ev, arb_buf_t *why);
+
 /* Reads the claim a claim event carries.  It must be in canonical form
  * (what arb_claim_to_event writes): ARB_EINVAL naming the part otherwise. */
 int  arb_claim_from_event(arb_claim_t *c, const arb_event_t *ev,

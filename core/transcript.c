@@ -372,6 +372,12 @@ parse_claim(arb_event_t *ev, toks_t *t, unsigned line, const char *raw,
         goto done;
     }
     rc = arb_claim_to_event(ev, &c);
+    /* What the recorder would refuse is refused here too, so a transcript
+     * never replays a claim that could not be recorded. */
+    if (rc == 0 && (rc = arb_claim_event_fits(ev, &err)) != 0) {
+        arb_buf_printf(why, "line %u: claim: %s", line, arb_buf_cstr(&err));
+        rc = ARB_EINVAL;
+    }
 done:
     arb_claim_clear(&c);
     arb_buf_free(&err);

@@ -83,22 +83,9 @@ static int
 check_size(const arb_event_t *ev, const char *path)
 {
     arb_buf_t why = ARB_BUF_INIT;
-    size_t    i;
     int       rc;
 
-    if (ev->nargs > ARB_CLAIM_RECORDS_MAX) {
-        fprintf(stderr, "arbiter claim: %s: %zu records; one claim carries "
-                "at most %d\n", path, ev->nargs, ARB_CLAIM_RECORDS_MAX);
-        return CLI_ERROR;
-    }
-    for (i = 0; i < ev->nargs; i++)
-        if (strlen(ev->args[i]) > ARB_STR_MAX) {
-            fprintf(stderr, "arbiter claim: %s: record %zu is %zu bytes as "
-                    "JSON; at most %d\n", path, i + 1, strlen(ev->args[i]),
-                    ARB_STR_MAX);
-            return CLI_ERROR;
-        }
-    rc = arb_event_check(ev, &why);
+    rc = arb_claim_event_fits(ev, &why);
     if (rc != 0)
         fprintf(stderr, "arbiter claim: %s: %s\n", path, arb_buf_cstr(&why));
     arb_buf_free(&why);

@@ -165,6 +165,25 @@ test_round_trip(void)
                   ARB_EINVAL);
         CHECK_STR(arb_buf_cstr(&why), "line 4: void 0: seq 0 is the match's "
                   "header, not a move");
+        /* a claim line is held to what the recorder could store (until
+         * 2026-12-05 replay took a claim no recorder would record) */
+        {
+            static char big[6000];
+            int         k;
+
+            k = snprintf(big, sizeof(big), "game: yahchain\nmatch: x\n"
+                         "players: a\nmode: 3\nclaim -- {\"records\":"
+                         "[{\"sota\":1,\"note\":\"");
+            memset(big + k, 'x', 4300);
+            snprintf(big + k + 4300, sizeof(big) - (size_t)k - 4300,
+                     "\"}],\"totals\":{\"a\":0}}\n");
+            why.len = 0;
+            CHECK_INT(arb_transcript_parse(&t4, big, strlen(big), &why),
+                      ARB_EINVAL);
+            CHECK(strncmp(arb_buf_cstr(&why), "line 5: claim: record 1 is ",
+                          27) == 0
+                  && strstr(arb_buf_cstr(&why), "at most 4096") != NULL);
+        }
         arb_buf_free(&why);
     }
     arb_history_clear(&t1);
