@@ -111,6 +111,23 @@ test_clean(void)
     arb_buf_free(&b);
 }
 
+/* ev, an open of YAHchain match "m" with these players and options. */
+static void
+open_of(arb_event_t *ev, arb_setup_t *su, arb_player_t *pl, size_t np,
+        arb_option_t *opt, size_t no)
+{
+    memset(ev, 0, sizeof(*ev));
+    memset(su, 0, sizeof(*su));
+    ev->kind = ARB_EV_OPEN;
+    ev->setup = su;
+    su->game = "yahchain";
+    su->match_id = "m";
+    su->players = pl;
+    su->nplayers = np;
+    su->options = opt;
+    su->noptions = no;
+}
+
 /* A new event's strings: every field a request can carry. */
 static void
 test_event_text(void)
@@ -151,16 +168,7 @@ test_event_text(void)
     CHECK_INT(arb_event_check_text(&ev, &why), ARB_EINVAL);
     CHECK(strstr(arb_buf_cstr(&why), "(U+0085) at byte 2") != NULL);
     /* an open: options (by key), teams, players, the deal */
-    memset(&ev, 0, sizeof(ev));
-    memset(&su, 0, sizeof(su));
-    ev.kind = ARB_EV_OPEN;
-    ev.setup = &su;
-    su.game = "yahchain";
-    su.match_id = "m";
-    su.players = pl;
-    su.nplayers = 2;
-    su.options = opt;
-    su.noptions = 2;
+    open_of(&ev, &su, pl, 2, opt, 2);
     CHECK_INT(arb_event_check_text(&ev, &why), 0);
     opt[1].value = "none\x7f";
     CHECK_INT(arb_event_check_text(&ev, &why), ARB_EINVAL);
@@ -203,16 +211,7 @@ test_event_line(void)
         arb_player_t pl[1] = { { "ann", -1 } };
         arb_option_t opt[1] = { { "venue", "hall\x1b[2J" } };
 
-        memset(&open, 0, sizeof(open));
-        memset(&su, 0, sizeof(su));
-        open.kind = ARB_EV_OPEN;
-        open.setup = &su;
-        su.game = "yahchain";
-        su.match_id = "m";
-        su.players = pl;
-        su.nplayers = 1;
-        su.options = opt;
-        su.noptions = 1;
+        open_of(&open, &su, pl, 1, opt, 1);
         line.len = 0;
         CHECK_INT(arb_transcript_format(&line, &open, &ev, 1), 0);
         CHECK_STR(arb_buf_cstr(&line), "game: yahchain\nmatch: m\n"
