@@ -278,7 +278,7 @@ arb_store_open(arb_store_t **out, const char *dir,
     char             *path = NULL;
     size_t            page;
     long              pg;
-    int               rc, mrc, exists;
+    int               rc, mrc, exists, jr_started = 0;
 
     if (out == NULL || dir == NULL || *dir == '\0') {
         arb__why(why, "no store directory given");
@@ -407,8 +407,10 @@ arb_store_open(arb_store_t **out, const char *dir,
     /* The format record of a new store: durable before anything else. */
     if (rc == 0 && !s->read_only && (mrc = mdb_env_sync(s->log.env, 1)) != 0)
         rc = arb__mdb_fail(why, mrc, "sync the log");
-    if (rc == 0 && !s->read_only)
+    if (rc == 0 && !s->read_only) {
+        jr_started = 1;
         rc = arb__jr_start(s, why);
+    }
     if (rc == 0)
         rc = arb__ix_open(s, why);
     if (rc != 0)
@@ -421,6 +423,8 @@ fail:
     if (rc == ARB_ENOMEM)
         arb__why(why, "out of memory");
     free(path);
+    if (s != NULL && !jr_started)
+        arb__jr_unmake(s);
     arb_store_close(s);
     return rc;
 }

@@ -167,6 +167,7 @@ struct arb_store {
     arb_journal_t    *jr;
     arb_buf_t         jbuf;         /* under wlock: the batch's payload */
     int               jr_have;      /* the journal held a checkpoint */
+    int               jr_made;      /* this open made wal.0 and wal.1 */
     arb_journal_ckpt_t jr_ck;       /* ... this one, at open */
     uint64_t          jr_replayed;  /* events re-applied at open */
     MDB_txn          *pin;          /* under wlock: the last checkpoint's
@@ -290,6 +291,9 @@ int      arb__jr_ckpt(arb_store_t *s, int new_lap, int locked,
                       arb_buf_t *why);
 int      arb__jr_reserve(arb_store_t *s, size_t len, arb_buf_t *why);
 void     arb__jr_close(arb_store_t *s);
+/* An open that failed before arb__jr_start: closes the journal and, when
+ * this open made its files (still empty), takes them back. */
+void     arb__jr_unmake(arb_store_t *s);
 void     arb__jr_stats_note(arb_store_t *s);
 int      arb__jr_ro_dirty(const char *dir, int *dirty, arb_buf_t *why);
 

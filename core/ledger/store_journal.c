@@ -268,11 +268,27 @@ env_unused(const char *dir, arb_buf_t *why)
     return ARB_EAGAIN;
 }
 
+/* 1 when wal.<i> of dir exists (or cannot be told: then it is never
+ * taken back). */
+static int
+wal_there(const char *dir, int i)
+{
+    char        path[4096];
+    struct stat st;
+    int         n;
+
+    n = snprintf(path, sizeof(path), "%s/wal.%d", dir, i);
+    if (n < 0 || (size_t)n >= sizeof(path))
+        return 1;
+    return stat(path, &st) == 0 || errno != ENOENT;
+}
+
 int
 arb__jr_open(arb_store_t *s, int exists, arb_buf_t *why)
 {
     int rc, needed;
 
+    s->jr_made = !wal_there(s->dir, 0) && !wal_there(s->dir, 1);
     rc = arb_journal_open(&s->jr, s->dir, 1, NULL, why);
     if (rc != 0)
         return rc;
@@ -783,6 +799,30 @@ arb__jr_close(arb_store_t *s)
     arb_journal_close(s->jr);
     s->jr = NULL;
     arb_buf_free(&why);
+}
+
+/* Why: a store this build refuses (another format, a damaged one) is
+ * refused before anything is written to it, and should be left as it
+ * was found -- not with two empty journal files an operator has to
+ * wonder about.  Only files this open made and left empty go: nothing
+ * was ever journalled in them. */
+void
+arb__jr_unmake(arb_store_t *s)
+{
+    char        path[4096];
+    struct stat st;
+    int         i, n;
+
+    arb__jr_close(s);
+    if (!s->jr_made)
+        return;
+    s->jr_made = 0;
+    for (i = 0; i < 2; i++) {
+        n = snprintf(path, sizeof(path), "%s/wal.%d", s->dir, i);
+        if (n > 0 && (size_t)n < sizeof(path) && stat(path, &st) == 0 &&
+            S_ISREG(st.st_mode) && st.st_size == 0)
+            (void)unlink(path);
+    }
 }
 
 static int

@@ -42,6 +42,10 @@ check "refusal names the command" 1 \
 # made both before it read the store)
 check "refused: no signing key, no tokens made" 0 \
     "$(ls "$T/data" | grep -c 'signing\|tokens')"
+# ... nor the journal's files (until 2026-12-06 it left wal.0 and wal.1,
+# empty): only LMDB's lock file, which the format-1 recorder made too
+check "refused: the directory as it was, but LMDB's lock file" \
+    "data.mdb lock.mdb" "$(ls "$T/data" | tr '\n' ' ' | sed 's/ $//')"
 # read-only tools refuse it the same way
 out=$($A replay --db "$T/data" --match OPEN1 2>&1)
 check "replay --db names the command" 1 \
