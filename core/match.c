@@ -14,8 +14,11 @@
  * seq, player, verb and args, so that is all a match keeps of an event
  * (no allocation per event): for a move, an amend or a stands, the
  * strings "player\0verb\0arg0\0arg1\0..." in the match's one arena,
- * read back only when a ruling rebuilds the state. */
-enum { E_PLAYER = 1, E_VERB = 2 };
+ * read back only when a ruling rebuilds the state.  A ruling (void,
+ * amend, stands) also keeps its reason and its target after them
+ * ("reason\0" and 8 bytes), for the reports that list the rulings
+ * (arb_match_rulings): rulings are rare, moves pay nothing for it. */
+enum { E_PLAYER = 1, E_VERB = 2, E_RULING = 4 };
 typedef struct entry {
     uint64_t off;               /* its strings in m->moves */
     uint64_t ruled_by;          /* seq of the ruling event */
@@ -171,8 +174,8 @@ effective(const arb_match_t *m, size_t i, int *flags)
 }
 
 /* The move of entry e as the rule sets see it; args is room for
- * e->nargs pointers. */
-static void
+ * e->nargs pointers.  Returns where its strings end in the arena. */
+static char *
 unpack(const arb_match_t *m, const entry_t *e, arb_event_t *ev, char **args)
 {
     char  *p = m->moves.data + e->off;
@@ -194,6 +197,7 @@ unpack(const arb_match_t *m, const entry_t *e, arb_event_t *ev, char **args)
     }
     ev->nargs = e->nargs;
     ev->args = e->nargs > 0 ? args : NULL;
+    return p;
 }
 
 /* Rebuilds the rule state as ruled, with entry `skip` voided or replaced
@@ -254,6 +258,8 @@ push(arb_match_t *m, const arb_event_t *ev)
 {
     entry_t *ne;
     size_t   start = m->moves.len, i;
+    int      ruling = ev->kind == ARB_EV_VOID || ev->kind == ARB_EV_AMEND
+                      || ev->kind == ARB_EV_STANDS;
     int      keep = ev->kind == ARB_EV_MOVE || ev->kind == ARB_EV_AMEND
                     || ev->kind == ARB_EV_STANDS;
 
@@ -287,11 +293,17 @@ push(arb_match_t *m, const arb_event_t *ev)
         for (i = 0; i < ev->nargs; i++)
             arb_buf_add(&m->moves, ev->args[i], strlen(ev->args[i]) + 1);
         ne->nargs = (uint16_t)ev->nargs;
-        if (m->moves.oom) {
-            m->moves.oom = 0;
-            m->moves.len = start;
-            return ARB_ENOMEM;
-        }
+    }
+    if (ruling) {
+        /* (A ruling always has its reason: arb_match_apply checks.) */
+        arb_buf_add(&m->moves, ev->text, strlen(ev->text) + 1);
+        arb_buf_add(&m->moves, &ev->target, sizeof(ev->target));
+        ne->has |= E_RULING;
+    }
+    if (m->moves.oom) {
+        m->moves.oom = 0;
+        m->moves.len = start;
+        return ARB_ENOMEM;
     }
     m->n++;
     return 0;
@@ -537,6 +549,56 @@ arb_match_ruling(const arb_match_t *m, uint64_t seq, uint64_t *by)
     if (by != NULL)
         *by = e->ruled_by;
     return e->ruling;
+}
+
+/* 0 while the ruling of entry i is in force, else the seq of the
+ * ruling that took it out: a later amend or void of the same move (for
+ * an amend), a void or amend of the standing move (for a stands).  A
+ * void is final: its move cannot be ruled on again. */
+static uint64_t
+undone_by(const arb_match_t *m, size_t i, uint64_t target)
+{
+    const entry_t *e = &m->entries[i], *t;
+
+    if (e->kind == ARB_EV_STANDS)
+        return e->ruling == ARB_RULED_STANDS ? 0 : e->ruled_by;
+    if (e->kind != ARB_EV_AMEND || target == 0 || target > m->n)
+        return 0;
+    t = &m->entries[target - 1];
+    return t->ruling == ARB_RULED_AMENDED && t->replaced == i ? 0
+                                                              : t->ruled_by;
+}
+
+int
+arb_match_rulings(const arb_match_t *m, arb_ruling_cb cb, void *ud)
+{
+    const entry_t *e;
+    arb_event_t    ev;
+    char         **args = NULL, *p;
+    uint64_t       target;
+    size_t         i, nargs = 1;
+    int            rc = 0;
+
+    if (m->lean)
+        return 0;
+    for (i = 0; i < m->n; i++)
+        if ((m->entries[i].has & E_RULING) && m->entries[i].nargs > nargs)
+            nargs = m->entries[i].nargs;
+    for (i = 0; rc == 0 && i < m->n; i++) {
+        e = &m->entries[i];
+        if (!(e->has & E_RULING))
+            continue;
+        if (args == NULL && (args = malloc(nargs * sizeof(*args))) == NULL)
+            return ARB_ENOMEM;
+        p = unpack(m, e, &ev, args);
+        ev.seq = (uint64_t)i + 1;
+        ev.text = p;
+        memcpy(&target, p + strlen(p) + 1, sizeof(target));
+        ev.target = target;
+        rc = cb(ud, &ev, undone_by(m, i, target));
+    }
+    free(args);
+    return rc;
 }
 
 void

@@ -18,7 +18,8 @@
  * Memory: a match keeps of each event only what rebuilding the rule state
  * needs (kind, rulings, and a move's player, verb and arguments, packed in
  * one arena: about 40 bytes for a YAHchain move, no allocation per event),
- * plus the latest claim whole.
+ * a ruling's reason and target too (the reports list the rulings), plus
+ * the latest claim whole.
  *
  * Ownership: the match copies what it keeps; callers keep their events.
  */
@@ -92,5 +93,15 @@ size_t arb_match_undo_requests(const arb_match_t *m, const uint64_t **targets);
 enum arb_ruling { ARB_RULED_NONE = 0, ARB_RULED_VOID, ARB_RULED_AMENDED,
                   ARB_RULED_STANDS };
 int  arb_match_ruling(const arb_match_t *m, uint64_t seq, uint64_t *by);
+/* Calls cb for each ruling event (void, amend, stands) of m in seq order:
+ * `ruling` as recorded (kind, seq, target, player, verb, args, and its
+ * reason in text; borrowed for the call), undone_by 0 while it is in
+ * force, else the seq of the later ruling that took it out (an amend
+ * replaced by another amend or a void of its move, a stands voided or
+ * amended).  A lean match has none.  0, cb's non-zero return, or
+ * ARB_ENOMEM. */
+typedef int (*arb_ruling_cb)(void *ud, const arb_event_t *ruling,
+                             uint64_t undone_by);
+int  arb_match_rulings(const arb_match_t *m, arb_ruling_cb cb, void *ud);
 
 #endif

@@ -7,6 +7,7 @@
 #include "core/hash.h"
 #include "core/json.h"
 #include "core/replay.h"
+#include "core/rulings.h"
 
 int
 arb_replay(arb_match_t **out, const arb_event_t *open,
@@ -93,6 +94,7 @@ arb_report_json_value(json_t **out, const arb_match_t *m, unsigned seen)
                           json_integer((json_int_t)(arb_match_next_seq(m) - 1)));
     bad |= arb_json_set(o, "closed", json_boolean(arb_match_closed(m)));
     bad |= arb_json_set(o, "finished", json_boolean(arb_match_finished(m)));
+    bad |= arb_rulings_set_json(o, m, seen) != 0;
     bad |= arb_json_set(o, "state", arb_match_describe_value(m, seen));
     if (bad) {
         json_decref(o);
@@ -154,5 +156,7 @@ arb_report_text(arb_buf_t *b, const arb_match_t *m)
                    arb_match_next_seq(m) - 1,
                    arb_match_closed(m) ? "  closed"
                    : arb_match_finished(m) ? "  finished" : "");
+    if (arb_rulings_text(b, m) != 0)
+        return ARB_ENOMEM;
     return arb_results_text(b, m);
 }

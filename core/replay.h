@@ -22,8 +22,9 @@ int arb_replay(arb_match_t **out, const arb_event_t *open,
                const arb_event_t *events, size_t n, uint64_t at,
                size_t *bad, arb_verdict_t *v);
 
-/* {"seq":N,"records":[...],"totals":{...},"digest":"<hex>",
- *  "finished":bool,"state":{...}}  */
+/* {"records":[...],"totals":{...},"digest":"<hex>","seq":N,
+ *  "closed":bool,"finished":bool,["rulings":[...],]"state":{...}}
+ * ("rulings" when the match has one: core/rulings.h). */
 int arb_report_json(arb_buf_t *out, const arb_match_t *m);
 /* The same report with the concealed cards of the seats in `seen` listed
  * in its state (0: arb_report_json's bytes).  Reports that leave the
@@ -37,6 +38,7 @@ int arb_report_json_value(struct json_t **out, const arb_match_t *m,
 
 /* The text `arbiter replay` prints, appended to out:
  *   match ID  game G  events N[  closed|  finished]
+ * then the rulings when there are (core/rulings.h arb_rulings_text),
  * then arb_results_text's lines.  Records and totals are public in every
  * game (what a view conceals is in the state, which the text leaves
  * out), so the recorder may hand it to any reader.  0 or ARB_ENOMEM. */

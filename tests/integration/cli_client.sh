@@ -69,11 +69,13 @@ check "close line" "seq 37 hash" "$(printf '%s' "$out" | sed "s/ $HEX\$//")"
 printf '37. close -- all Sotas done\n' >> "$T/m1.txt"
 
 # ---- the recorded state equals the transcript's --------------------------
-part() {    # part NAME JSON: the "records" array, "totals" or "digest"
+part() {    # part NAME JSON: the "records" array, "totals", "digest" or
+            # the "rulings" array
     case $1 in
     records) printf '%s' "$2" | sed 's/.*"records":\(\[.*\]\),"totals".*/\1/' ;;
     totals)  printf '%s' "$2" | grep -o '"totals":{[^}]*}' ;;
     digest)  printf '%s' "$2" | grep -o '"digest":"[0-9a-f]*"' ;;
+    rulings) printf '%s' "$2" | sed -n 's/.*\("rulings":\[.*\]\),"state".*/\1/p' ;;
     esac
 }
 file=$($A replay --json "$T/m1.txt"); rc=$?
@@ -163,6 +165,16 @@ check "legal stands exit" 1 $rc
 check "legal stands msg" "arbiter rule: invalid: ruling: the move is legal: record it as a move, not as an illegal move that stands" "$err"
 check "ruled totals" '"totals":{"alice":15,"bob":0}' \
       "$(part totals "$($A state --token "$RDR" --match M2 --json)")"
+# the state lists the rulings that shaped it (the daemon's reader copy
+# keeps them; before 2026-12-06 neither text nor json named them)
+check "state text lists the rulings" "rulings: 3
+  seq 6: void 3 -- card of another deck
+  seq 7: amend 2 place bob 3H -- typo
+  seq 8: stands place bob 4S -- out of turn" \
+    "$($A state --token "$RDR" --match M2 | sed -n '2,5p')"
+check "state json lists the rulings" \
+    '"rulings":[{"seq":6,"kind":"void","target":3,"reason":"card of another deck"},{"seq":7,"kind":"amend","target":2,"move":"place bob 3H","reason":"typo"},{"seq":8,"kind":"stands","move":"place bob 4S","reason":"out of turn"}]' \
+    "$(part rulings "$($A state --token "$RDR" --match M2 --json)")"
 
 # ---- events --------------------------------------------------------------
 ev=$($A events --token "$RDR" --match M2 | sed 's/^\([0-9]*\) [0-9T:.-]*Z /\1 /')
