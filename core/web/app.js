@@ -207,7 +207,8 @@
             $("table").innerHTML = '<p class="chain sealed">' +
                 esc(s.error) + "</p>";
             $("totals").innerHTML = $("results").innerHTML =
-                $("verdicts").innerHTML = "";
+                $("verdicts").innerHTML = $("rulings").innerHTML = "";
+            $("rulings-head").hidden = true;
             return src.events(s.seq).then(function (ev) {
                 events = ev;
                 game = game || s.game || (ev.length ? gameOf(ev[0].line)
@@ -239,6 +240,8 @@
             $("totals").innerHTML = ARB.totals(rep, claim);
             $("results").innerHTML = ARB.results(rep, game, claim);
             $("verdicts").innerHTML = ARB.verdicts(rep);
+            $("rulings").innerHTML = ARB.rulings(rep);
+            $("rulings-head").hidden = !$("rulings").innerHTML;
             $("at").textContent = rep.seq;
             $("slider").value = rep.seq;
             document.body.dataset.seq = rep.seq;

@@ -10,6 +10,7 @@
  *   ARB.results(report, game, claim)  the records (§34.13 for YAHchain)
  *   ARB.totals(report)          the totals
  *   ARB.verdicts(report)        the claim verification status line
+ *   ARB.rulings(report)         the arbiter's rulings, "" when none
  *
  * A hand is a count in every report and its chips or cards are in
  * `hand_cards` only for a viewer allowed to see them (docs/VIEWS.md: a
@@ -427,6 +428,22 @@
                 esc(d.claimed === undefined ? "none" : d.claimed) +
                 "</span>" : "") + "</td></tr>";
         }).join("") + "</table>";
+    };
+
+    /* The rulings that shaped the state (the report's `rulings`): one
+     * line each, as `arbiter replay` prints them; one out of force is
+     * struck through and says which ruling undid it. */
+    ARB.rulings = function (rep) {
+        return (rep.rulings || []).map(function (r) {
+            var what = r.kind + (r.target !== undefined ? " " + r.target
+                                                         : "") +
+                (r.move !== undefined ? " " + r.move : "");
+            return '<div class="ruling' + (r.undone_by ? " undone" : "") +
+                '" data-seq="' + esc(r.seq) + '">' + esc(r.seq) + ". " +
+                "<span>" + esc(what) + "</span> — " + esc(r.reason) +
+                (r.undone_by ? ' <em>(undone at seq ' + esc(r.undone_by) +
+                 ")</em>" : "") + "</div>";
+        }).join("");
     };
 
     ARB.verdicts = function (rep) {

@@ -308,6 +308,56 @@ check_refused(cdp_t *b)
                  "event 4 'place alice 7S' is refused (") != NULL);
 }
 
+/* The rulings that shaped the state are listed beside it, one undone
+ * by a later ruling struck through, a reason as text; a state before
+ * the first ruling lists none. */
+static void
+check_rulings(cdp_t *b)
+{
+    static const char text[] =
+        "game: yahchain\nmatch: R2\nplayers: alice bob\nmode: 3\n\n"
+        "1. place alice 4♠ @1\n"
+        "2. place bob 6♦ @1\n"
+        "3. amend 2 place bob 7♦ @1 -- typo\n"
+        "4. amend 2 place bob 8♦ @1 -- typo <b>again</b>\n"
+        "5. stands place bob 9♣ @1 -- out of turn\n"
+        "6. void 5 -- on reflection\n";
+    char  path[256], got[512];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/rulings.txt", dir);
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f == NULL)
+        return;
+    fputs(text, f);
+    fclose(f);
+    CHECK_INT(run("bin/arbiter report --html --out %1$s/rulings.html "
+                  "%1$s/rulings.txt%2$s", dir, ""), 0);
+    open_page(b, "rulings", "");
+    CHECK_INT(cdp_eval_int(b, "document.getElementById('rulings-head')"
+                           ".hidden ? 0 : 1"), 1);
+    CHECK_INT(cdp_eval_int(b, "document.querySelectorAll('#rulings "
+                           ".ruling').length"), 4);
+    CHECK_STR(cdp_eval_str(b, "[...document.querySelectorAll('#rulings "
+                           ".undone')].map(e => e.dataset.seq).join()",
+                           got, sizeof(got)), "3,5");
+    CHECK_STR(cdp_eval_str(b, "document.querySelector('#rulings "
+                           ".ruling').textContent", got, sizeof(got)),
+              "3. amend 2 place bob 7♦ @1 — typo (undone at seq 4)");
+    CHECK_STR(cdp_eval_str(b, "document.querySelector('#rulings "
+                           "[data-seq=\"4\"]').textContent", got,
+                           sizeof(got)),
+              "4. amend 2 place bob 8♦ @1 — typo <b>again</b>");
+    CHECK_INT(cdp_eval_int(b, "document.querySelectorAll('#rulings b')"
+                           ".length"), 0);
+    open_page(b, "rulings", "?at=2");
+    CHECK_INT(cdp_eval_int(b, "document.getElementById('rulings-head')"
+                           ".hidden ? 1 : 0"), 1);
+    CHECK_INT(cdp_eval_int(b, "document.querySelectorAll('#rulings "
+                           ".ruling').length"), 0);
+}
+
 /* A phone: the page is as wide as the screen (wide tables scroll inside
  * their box); an overlay: full HD without the controls. */
 static void
@@ -358,6 +408,7 @@ main(void)
     check_concealed(&b);
     check_claim(&b);
     check_hostile(&b);
+    check_rulings(&b);
     check_refused(&b);
     check_sizes(&b);
     cdp_stop(&b);
