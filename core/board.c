@@ -43,7 +43,7 @@ arb_undo_note_seq(const char *text, uint64_t *seq)
 }
 
 int
-arb_board_status(const arb_match_t *m, uint64_t seq, uint64_t *undo_seq)
+arb_board_status(const arb_match_t *m, uint64_t *undo_seq)
 {
     arb_results_t       r;
     const uint64_t     *undo;
@@ -65,6 +65,11 @@ arb_board_status(const arb_match_t *m, uint64_t seq, uint64_t *undo_seq)
         disputed |= f != NULL && f->str != NULL
                     && strcmp(f->str, "disputed") == 0;
     }
+    /* Totals have no status; once they are final (the game over), a
+     * claim that states others disputes the result as much as a record
+     * would (until 2026-12-06 such a table showed "closed"). */
+    disputed |= arb_match_finished(m)
+                && arb_match_claim_totals_differ(m, &r);
     arb_results_clear(&r);
     if (disputed)
         return ARB_BOARD_DISPUTED;
@@ -79,7 +84,10 @@ arb_board_status(const arb_match_t *m, uint64_t seq, uint64_t *undo_seq)
         return ARB_BOARD_CLOSED;
     if (arb_match_finished(m))
         return ARB_BOARD_FINISHED;
-    return seq == 0 ? ARB_BOARD_NOT_STARTED : ARB_BOARD_PLAYING;
+    /* A note ("players seated") is no move: the table has not started
+     * (until 2026-12-06 any event made it "playing"). */
+    return arb_match_has_moves(m) ? ARB_BOARD_PLAYING
+                                  : ARB_BOARD_NOT_STARTED;
 }
 
 static const arb_board_table_t *sort_base;
@@ -133,6 +141,8 @@ arb_board_json(arb_buf_t *b, const char *tournament, uint64_t round,
                                 json_integer((json_int_t)x->undo_seq));
         if (x->sealed)
             bad |= arb_json_set(tab, "sealed", json_true());
+        if (x->problem != NULL)
+            bad |= arb_json_set(tab, "problem", arb_json_string(x->problem));
         bad |= arb_json_add(tables, tab);
     }
     bad |= arb_json_set(o, "tables", tables);

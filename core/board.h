@@ -21,10 +21,11 @@
 #include "core/match.h"
 
 enum arb_board_status {
-    ARB_BOARD_DISPUTED = 0,     /* the latest claim disputes a record */
+    ARB_BOARD_DISPUTED = 0,     /* the latest claim disputes a record, or
+                                   the final totals */
     ARB_BOARD_UNDO,             /* a scorer asked for an undo */
     ARB_BOARD_FINISHED,         /* the rules accept no move; not closed */
-    ARB_BOARD_NOT_STARTED,      /* no match yet, or only its open */
+    ARB_BOARD_NOT_STARTED,      /* no match yet, or no move yet */
     ARB_BOARD_PLAYING,
     ARB_BOARD_CLOSED
 };
@@ -42,14 +43,16 @@ typedef struct arb_board_table {
     int           sealed;       /* playing, its state not known to this
                                    reader (a dealt match whose deal it
                                    lacks): "sealed": true */
+    const char   *problem;      /* why the match does not count for the
+                                   table (core/standings.h), or NULL */
 } arb_board_table_t;
 
-/* The status of match m (NULL: not opened yet) with `seq` its last seq;
- * *undo_seq set for ARB_BOARD_UNDO.  A status or ARB_ENOMEM. */
-int  arb_board_status(const arb_match_t *m, uint64_t seq, uint64_t *undo_seq);
+/* The status of match m (NULL: not opened yet); *undo_seq set for
+ * ARB_BOARD_UNDO.  A status or ARB_ENOMEM. */
+int  arb_board_status(const arb_match_t *m, uint64_t *undo_seq);
 /* {"tournament","round","tables":[{"table","match","players","status",
- * "seq","last_move_ms"[,"undo_seq"][,"sealed"]}...]} in the board's
- * order. */
+ * "seq","last_move_ms"[,"undo_seq"][,"sealed"][,"problem"]}...]} in the
+ * board's order. */
 int  arb_board_json(arb_buf_t *b, const char *tournament, uint64_t round,
                     const arb_board_table_t *t, size_t n);
 

@@ -539,6 +539,40 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
 }
 
 int
+arb_match_claim_totals_differ(const arb_match_t *m, const arb_results_t *r)
+{
+    const arb_results_t *c = &m->claim.res;
+    size_t               i, j;
+
+    if (m->claim_seq == 0)
+        return 0;
+    if (c->ntotals != r->ntotals)
+        return 1;
+    for (i = 0; i < c->ntotals; i++) {
+        for (j = 0; j < r->ntotals; j++)
+            if (strcmp(c->totals[i].name, r->totals[j].name) == 0)
+                break;
+        if (j == r->ntotals || c->totals[i].points != r->totals[j].points)
+            return 1;
+    }
+    return 0;
+}
+
+int
+arb_match_has_moves(const arb_match_t *m)
+{
+    size_t i;
+
+    if (m->lean)
+        return m->n > 0;
+    for (i = 0; i < m->n; i++)
+        if (m->entries[i].kind == ARB_EV_MOVE
+            || m->entries[i].kind == ARB_EV_STANDS)
+            return 1;
+    return 0;
+}
+
+int
 arb_match_ruling(const arb_match_t *m, uint64_t seq, uint64_t *by)
 {
     const entry_t *e;

@@ -78,6 +78,15 @@ void arb_match_digest(const arb_match_t *m, unsigned char out[ARB_HASH_LEN]);
 int  arb_match_results(const arb_match_t *m, arb_results_t *out);
 /* The seq of the claim in force (the latest), or 0. */
 uint64_t arb_match_claim_seq(const arb_match_t *m);
+/* 1 when the claim in force states totals other than r's (m's results,
+ * arb_match_results): a player's total differs or is on one side only,
+ * as `arbiter diff --claim` counts a difference.  0 without a claim. */
+int  arb_match_claim_totals_differ(const arb_match_t *m,
+                                   const arb_results_t *r);
+/* 1 when m has a move (a move event, or one that stands by ruling); a
+ * lean match, which keeps no events, says 1 once it has any event past
+ * its open. */
+int  arb_match_has_moves(const arb_match_t *m);
 /* The rule set's describe() as JSON text appended to json: public only.
  * 0 or ARB_ENOMEM. */
 int  arb_match_describe(const arb_match_t *m, arb_buf_t *json);

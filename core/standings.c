@@ -225,7 +225,7 @@ arb_standings_json(arb_buf_t *b, const char *tournament,
                    const arb_standings_t *s, const arb_standings_match_t *in,
                    size_t n)
 {
-    json_t *o, *lines, *uncounted;
+    json_t *o, *lines, *uncounted, *problems;
     size_t  i, j;
     int     bad = 0;
 
@@ -271,6 +271,22 @@ arb_standings_json(arb_buf_t *b, const char *tournament,
         if (!in[i].counted)
             bad |= arb_json_add(uncounted, arb_json_string(in[i].match));
     bad |= arb_json_set(o, "uncounted", uncounted);
+    for (i = 0, problems = NULL; i < n; i++) {
+        json_t *p;
+
+        if (in[i].problem == NULL)
+            continue;
+        if (problems == NULL)
+            problems = json_array();
+        p = json_object();
+        bad |= arb_json_set(p, "round", json_integer((json_int_t)in[i].round));
+        bad |= arb_json_set(p, "table", arb_json_string(in[i].table));
+        bad |= arb_json_set(p, "match", arb_json_string(in[i].match));
+        bad |= arb_json_set(p, "why", arb_json_string(in[i].problem));
+        bad |= arb_json_add(problems, p);
+    }
+    if (problems != NULL)
+        bad |= arb_json_set(o, "problems", problems);
     if (bad)
         b->oom = 1;
     else

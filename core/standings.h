@@ -46,6 +46,9 @@ typedef struct arb_standings_match {
     char *const          *teams;    /* team of each seat, or NULL: the
                                        totals are per player */
     int                   counted;  /* closed: its totals count */
+    const char           *problem;  /* why a match of the table does not
+                                       count although closed (its players
+                                       are not the table's), or NULL */
     uint64_t              seq;      /* its last recorded seq */
     const unsigned char  *head;     /* h(seq), or NULL when unknown */
     const arb_results_t  *res;      /* its results (totals), or NULL */
@@ -82,7 +85,9 @@ int  arb_standings_compute(arb_standings_t *out,
  * matches "MATCH@SEQ;..." (the matches and seqs behind the line). */
 void arb_standings_csv(arb_buf_t *b, const arb_standings_t *s,
                        const arb_standings_match_t *in);
-/* JSON: {"tournament","rule","standings":[...],"uncounted":[...]}. */
+/* JSON: {"tournament","rule","standings":[...],"uncounted":[...]
+ * [,"problems":[{"round","table","match","why"}...]]}: problems when a
+ * table has one (arb_standings_match_t's problem). */
 void arb_standings_json(arb_buf_t *b, const char *tournament,
                         const arb_standings_t *s,
                         const arb_standings_match_t *in, size_t n);

@@ -286,15 +286,16 @@ parse_row(arb_pairing_t *p, const char *s, size_t len, unsigned line,
     memset(r, 0, sizeof(*r));
     r->line = line;
     if ((size_t)(c1 - s) == 0 || (size_t)(c1 - s) >= sizeof(num)) {
-        arb_buf_printf(why, "line %u: round: want a number from 1", line);
+        arb_buf_printf(why, "line %u: round: want a number from 1 to "
+                       "999999", line);
         return ARB_EINVAL;
     }
     memcpy(num, s, (size_t)(c1 - s));
     num[c1 - s] = '\0';
     r->round = strtoull(num, &e, 10);
     if (*e != '\0' || num[0] < '1' || num[0] > '9' || r->round > 999999) {
-        arb_buf_printf(why, "line %u: round '%s': want a number from 1",
-                       line, num);
+        arb_buf_printf(why, "line %u: round '%s': want a number from 1 to "
+                       "999999", line, num);
         return ARB_EINVAL;
     }
     r->t.table = strndup(c1 + 1, (size_t)(c2 - c1 - 1));
@@ -317,38 +318,82 @@ parse_row(arb_pairing_t *p, const char *s, size_t len, unsigned line,
     return 0;
 }
 
+/* A table twice in a round, or a player at two tables of it: the
+ * round's rules refuse both, but only the file knows the lines, which is
+ * what a director mends.  0, or ARB_EINVAL naming both lines. */
+static int
+clash(const arb_pairing_t *p, arb_buf_t *why)
+{
+    const arb_pairing_row_t *a, *b;
+    size_t                   i, j, k, l;
+
+    for (i = 0; i < p->nrows; i++)
+        for (j = 0, a = &p->rows[i]; j < i; j++) {
+            b = &p->rows[j];
+            if (a->round != b->round)
+                continue;
+            if (strcmp(a->t.table, b->t.table) == 0) {
+                arb_buf_printf(why, "line %u: table %s of round %llu again "
+                               "(line %u)", a->line, a->t.table,
+                               (unsigned long long)a->round, b->line);
+                return ARB_EINVAL;
+            }
+            for (k = 0; k < a->t.nplayers; k++)
+                for (l = 0; l < b->t.nplayers; l++)
+                    if (strcmp(a->t.players[k], b->t.players[l]) == 0) {
+                        arb_buf_printf(why, "line %u: %s plays at table %s "
+                                       "(line %u) and at table %s of round "
+                                       "%llu", a->line, a->t.players[k],
+                                       b->t.table, b->line, a->t.table,
+                                       (unsigned long long)a->round);
+                        return ARB_EINVAL;
+                    }
+        }
+    return 0;
+}
+
 int
 arb_pairing_parse(arb_pairing_t *p, const char *text, size_t len,
                   arb_buf_t *why)
 {
     const char *s = text, *end = text + len, *nl;
-    size_t      n, keep;
+    size_t      n, keep, i;
     unsigned    line = 0;
-    int         rc;
+    int         rc, head = 0;
 
     memset(p, 0, sizeof(*p));
+    /* A spreadsheet's "CSV UTF-8" starts with a byte order mark, which
+     * says nothing here (and shown in a message it is invisible). */
+    if (len >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
+        s += 3;
     while (s < end) {
         nl = memchr(s, '\n', (size_t)(end - s));
         n = nl ? (size_t)(nl - s) : (size_t)(end - s);
         line++;
         if (n > 0 && s[n - 1] == '\r')
             n--;
-        if (memchr(s, '\0', n) != NULL) {
-            arb_buf_printf(why, "line %u: a NUL byte", line);
-            rc = ARB_EINVAL;
-            goto fail;
-        }
-        /* Names only, which are printable: what is not is named by its
-         * column, never echoed (core/text.h). */
+        /* Names only, which are printable: what is not (a NUL too) is
+         * named by its column, never echoed (core/text.h). */
         keep = why->len;
         arb_buf_printf(why, "line %u: ", line);
         if ((rc = arb_text_line_check(s, n, 0, why)) != 0)
             goto fail;
         why->len = keep;
-        if (n > 0 && s[0] != '#'
-            && !(line == 1 && n >= 6 && strncmp(s, "round,", 6) == 0)) {
-            rc = parse_row(p, s, n, line, why);
-            if (rc != 0)
+        for (i = 0; i < n && s[i] == ' '; i++)
+            ;
+        /* Blank lines and comments anywhere; the header, once, before
+         * the first table (a comment may come before it). */
+        if (i < n && s[0] != '#') {
+            if (n >= 6 && strncmp(s, "round,", 6) == 0
+                && (head || p->nrows > 0)) {
+                arb_buf_printf(why, "line %u: a header line (round,...) "
+                               "comes once, before the tables", line);
+                rc = ARB_EINVAL;
+                goto fail;
+            }
+            if (n >= 6 && strncmp(s, "round,", 6) == 0)
+                head = 1;
+            else if ((rc = parse_row(p, s, n, line, why)) != 0)
                 goto fail;
         }
         s = nl ? nl + 1 : end;
@@ -358,6 +403,8 @@ arb_pairing_parse(arb_pairing_t *p, const char *text, size_t len,
         rc = ARB_EINVAL;
         goto fail;
     }
+    if ((rc = clash(p, why)) != 0)
+        goto fail;
     return 0;
 
 fail:

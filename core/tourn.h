@@ -85,11 +85,13 @@ typedef struct arb_pairing {
 } arb_pairing_t;
 
 void arb_pairing_clear(arb_pairing_t *p);
-/* Parses CSV text: an optional header line starting "round,", blank lines
- * and lines starting '#' skipped, every other line round,table,player...
- * (at least one player; no quoting: names cannot hold commas).  At most
- * ARB_TOURN_ROWS_MAX rows.  0, or ARB_EINVAL / ARB_ETOOBIG with "line N:
- * ..." in why, or ARB_ENOMEM. */
+/* Parses CSV text: a UTF-8 byte order mark skipped, an optional header
+ * line starting "round," before the first table, blank lines (or of
+ * blanks) and lines starting '#' skipped, every other line
+ * round,table,player... (at least one player; no quoting: names cannot
+ * hold commas); a table once per round, a player at one table per round.
+ * At most ARB_TOURN_ROWS_MAX rows.  0, or ARB_EINVAL / ARB_ETOOBIG with
+ * "line N: ..." in why, or ARB_ENOMEM. */
 #define ARB_TOURN_ROWS_MAX  4096
 int  arb_pairing_parse(arb_pairing_t *p, const char *text, size_t len,
                        arb_buf_t *why);

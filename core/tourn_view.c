@@ -18,6 +18,7 @@ arb_tview_clear(arb_tview_t *v)
     for (i = 0; i < v->n; i++) {
         arb_match_free(v->tables[i].m);
         arb_results_clear(&v->tables[i].res);
+        free(v->tables[i].problem);
     }
     free(v->tables);
     free(v->sm);
@@ -25,6 +26,41 @@ arb_tview_clear(arb_tview_t *v)
     arb_match_free(v->t);
     free(v->id);
     memset(v, 0, sizeof(*v));
+}
+
+/* Why match m cannot be table sm's result, or 0: its players must be
+ * the table's.  A round opens each table's match with the table's
+ * players; a match opened by hand under a table's id with others would
+ * credit the table's players with a result they never played (until
+ * 2026-12-06 it did, as a 0-0 draw).  The order of seats may differ:
+ * results go by name.  0, 1 (*out holds why, owned by the caller), or
+ * ARB_ENOMEM. */
+static int
+players_differ(const arb_match_t *m, const arb_standings_match_t *sm,
+               char **out)
+{
+    const arb_setup_t *s = arb_match_setup(m);
+    arb_buf_t          b = ARB_BUF_INIT;
+    size_t             i, j;
+    int                same = s->nplayers == sm->nplayers;
+
+    for (i = 0; same && i < sm->nplayers; i++) {
+        for (j = 0; j < s->nplayers; j++)
+            if (strcmp(s->players[j].name, sm->players[i]) == 0)
+                break;
+        same = j < s->nplayers;
+    }
+    if (same)
+        return 0;
+    arb_buf_puts(&b, "its match's players are");
+    for (j = 0; j < s->nplayers; j++)
+        arb_buf_printf(&b, " %s", s->players[j].name);
+    arb_buf_puts(&b, ", the table's");
+    for (i = 0; i < sm->nplayers; i++)
+        arb_buf_printf(&b, " %s", sm->players[i]);
+    *out = b.oom ? NULL : strdup(arb_buf_cstr(&b));
+    arb_buf_free(&b);
+    return *out == NULL ? ARB_ENOMEM : 1;
 }
 
 int
@@ -85,7 +121,11 @@ arb_tview_build(arb_tview_t *v, arb_match_t *t, int tables,
             return rc;
         if (arb_match_results(tb->m, &tb->res) != 0)
             return ARB_ENOMEM;
-        sm->counted = arb_match_closed(tb->m);
+        rc = players_differ(tb->m, sm, &tb->problem);
+        if (rc < 0)
+            return rc;
+        sm->problem = tb->problem;
+        sm->counted = arb_match_closed(tb->m) && sm->problem == NULL;
         sm->seq = arb_match_next_seq(tb->m) - 1;
         sm->head = tb->has_head ? tb->head : NULL;
         sm->res = &tb->res;
@@ -115,8 +155,9 @@ arb_tview_board(arb_buf_t *out, const arb_tview_t *v)
         bt[k].seq = m->seq;
         bt[k].last_ms = v->tables[i].last_ms;
         bt[k].sealed = v->tables[i].sealed;
+        bt[k].problem = m->problem;
         rc = bt[k].sealed ? ARB_BOARD_PLAYING
-                          : arb_board_status(v->tables[i].m, m->seq,
+                          : arb_board_status(v->tables[i].m,
                                              &bt[k].undo_seq);
         if (rc < 0)
             goto done;

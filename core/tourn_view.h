@@ -25,6 +25,8 @@ typedef struct arb_tview_table {
     int64_t        last_ms;         /* time of its last event, 0 unknown */
     int            has_head;
     unsigned char  head[ARB_HASH_LEN];
+    char          *problem;         /* why its match does not count (the
+                                       standings' `problem`), or NULL */
 } arb_tview_table_t;
 
 typedef struct arb_tview {

@@ -339,6 +339,12 @@ arb_op_round(arb_request_t *r)
         for (j = 0; j < i; j++)
             if (strcmp(rt[j].tb.match, rt[i].tb.match) == 0)
                 break;
+        if (j < i && strcmp(rt[j].tb.table, rt[i].tb.table) == 0) {
+            arb_reply_error(c, r->id, "invalid", "tournament.round", "table "
+                            "%s (match %s) is listed twice", rt[i].tb.table,
+                            rt[i].tb.match);
+            goto done;
+        }
         if (j < i) {
             arb_reply_error(c, r->id, "invalid", "tournament.round", "match "
                             "%s is listed at tables %s and %s",

@@ -653,8 +653,11 @@ tournament(exp_t *x)
         arb_standings_results_csv(&out, t.v.id, t.v.sm, t.v.n);
         st = out.oom ? CLI_ERROR : write_out(x->out, &out);
     }
+    /* A table not opened yet has no match to export. */
     for (i = 0; st == CLI_OK && x->format != F_RESULTS && i <= t.v.n; i++)
-        if (add_id(x, i == 0 ? t.v.id : t.v.sm[i - 1].match) != 0)
+        if ((i == 0 || t.v.tables[i - 1].m != NULL
+             || t.v.tables[i - 1].sealed)
+            && add_id(x, i == 0 ? t.v.id : t.v.sm[i - 1].match) != 0)
             st = CLI_ERROR;
     cli_tourn_clear(&t);
     arb_buf_free(&out);

@@ -644,8 +644,7 @@ show_status(arb_buf_t *out, const arb_tview_t *v, size_t i)
     int      rc;
 
     rc = v->tables[i].sealed ? ARB_BOARD_PLAYING
-                             : arb_board_status(v->tables[i].m, v->sm[i].seq,
-                                                &undo);
+                             : arb_board_status(v->tables[i].m, &undo);
     if (rc < 0)
         return rc;
     arb_buf_printf(out, "  events %" PRIu64 "  %s%s", v->sm[i].seq,
@@ -653,6 +652,8 @@ show_status(arb_buf_t *out, const arb_tview_t *v, size_t i)
                    v->tables[i].sealed ? ", sealed" : "");
     if (rc == ARB_BOARD_UNDO)
         arb_buf_printf(out, " (seq %" PRIu64 ")", undo);
+    if (v->sm[i].problem != NULL)
+        arb_buf_printf(out, "  (does not count: %s)", v->sm[i].problem);
     arb_buf_putc(out, '\n');
     return 0;
 }

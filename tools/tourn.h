@@ -16,6 +16,8 @@ typedef struct cli_tourn {
     const char  *cmd;
     const char  *db;
     struct cli_net *n;
+    int          tables;        /* loading the tables: one not opened yet
+                                   is not an error */
 } cli_tourn_t;
 
 struct cli_net;

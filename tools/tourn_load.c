@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/ledger/store.h"
+#include "proto/client.h"
 #include "tools/cli.h"
 #include "tools/net.h"
 #include "tools/tourn.h"
@@ -66,6 +68,50 @@ replay_history(cli_tourn_t *t, const char *id, arb_history_t *h,
     return ARB_ECORRUPT;
 }
 
+/* Whether match id is recorded: a table added to a round by hand (a
+ * `tables` act) has no match until the next `tournament round` opens
+ * it, and is read as not started, as the board and the standings read
+ * it (until 2026-12-06 `tournament show` and `export --tournament`
+ * failed on it).  0, ARB_ENOTFOUND, or ARB_EIO with the reason printed. */
+static int
+recorded(cli_tourn_t *t, const char *id)
+{
+    arb_store_t     *st = NULL;
+    arb_store_opts_t o;
+    arb_match_info_t info;
+    msgpack_packer  *pk;
+    arb_buf_t        why = ARB_BUF_INIT;
+    int              rc;
+
+    if (t->db != NULL) {
+        memset(&o, 0, sizeof(o));
+        o.read_only = 1;
+        /* Only "no such match" is told here: anything else the loader
+         * meets again and says. */
+        rc = arb_store_open(&st, t->db, &o, &why) == 0
+             && arb_store_match(st, id, &info, &why) == ARB_ENOTFOUND
+             ? ARB_ENOTFOUND : 0;
+        arb_store_close(st);
+        goto done;
+    }
+    pk = cli_net_begin(t->n, "events", 3);
+    arb_mp_pack_kv_str(pk, "match", id);
+    arb_mp_pack_kv_uint(pk, "from", 0);
+    arb_mp_pack_kv_uint(pk, "limit", 1);
+    rc = arb_client_call(t->n->cl, &t->n->res, &why);
+    if (rc == ARB_EINVAL && strncmp(arb_buf_cstr(&why), "not_found: ",
+                                    11) == 0)
+        rc = ARB_ENOTFOUND;
+    else if (rc != 0) {
+        fprintf(stderr, "arbiter %s: match %s: %s\n", t->cmd, id,
+                arb_buf_cstr(&why));
+        rc = ARB_EIO;
+    }
+done:
+    arb_buf_free(&why);
+    return rc;
+}
+
 /* Reads and replays one match: its last seq, that event's time and hash
  * too; ARB_ESEALED for a running dealt match read without its deal
  * (from a server, which never sends a secret), which is not replayed. */
@@ -80,7 +126,9 @@ load_one(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
 
     (void)why;
     memset(&h, 0, sizeof(h));
-    rc = load_history(t, id, UINT64_MAX, &h);
+    rc = t->tables ? recorded(t, id) : 0;
+    if (rc == 0)
+        rc = load_history(t, id, UINT64_MAX, &h);
     if (rc != 0)
         goto done;
     *seq = h.nevents;
@@ -135,6 +183,7 @@ cli_tourn_load(cli_tourn_t *t, const char *cmd, const char *db,
         return CLI_ERROR;
     if (load_one(t, id, &m, &seq, &ms, head, &hh, &why) != 0)
         return CLI_DIFFERS;
+    t->tables = 1;
     rc = arb_tview_build(&t->v, m, tables, load_one, t, &why);
     if (rc != 0 && why.len > 0)
         fprintf(stderr, "arbiter %s: %s\n", cmd, arb_buf_cstr(&why));

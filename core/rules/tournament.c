@@ -24,10 +24,17 @@
 #include "core/json.h"
 #include "core/limits.h"
 #include "core/rules.h"
+#include "core/rules/reading.h"
 #include "core/standings.h"
 #include "core/tourn.h"
 
-#define EDITION "arbiter-tournament-1"
+/* Edition 2 (2026-12-06): a table's match id is the derived one,
+ * TOURNAMENT-R<n>-T<table>, also in an act recorded by hand.  Edition 1
+ * took any id there: a match of another tournament, or one already
+ * counted elsewhere, could be named and counted (its tournaments replay
+ * as recorded). */
+#define EDITION   "arbiter-tournament-2"
+#define EDITION_1 "arbiter-tournament-1"
 
 typedef struct tround {
     uint64_t       n;
@@ -37,6 +44,8 @@ typedef struct tround {
 } tround_t;
 
 typedef struct tstate {
+    char     *id;               /* the tournament's match id */
+    int       ed1;              /* edition 1: any table match id */
     char     *director;
     char     *game;
     arb_setup_t table;          /* what every table is opened with: the
@@ -68,6 +77,7 @@ t_destroy(void *p)
     for (i = 0; i < t->nrounds; i++)
         round_clear(&t->rounds[i]);
     free(t->rounds);
+    free(t->id);
     free(t->director);
     free(t->game);
     arb_setup_clear(&t->table);
@@ -77,11 +87,15 @@ t_destroy(void *p)
 static int
 t_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
 {
+    static const char *const editions[] = { EDITION, EDITION_1 };
     tstate_t   *t;
     const char *game, *rule;
     size_t      i;
+    int         ed;
 
     *out = NULL;
+    if ((ed = arb_rules_edition(s, editions, 2, v)) < 0)
+        return ed;
     if (s->nplayers != 1 || s->nteams != 0)
         return arb_verdict(v, ARB_EINVAL, "tournament.setup", "a tournament "
                            "has one seat, its director (got %zu players, "
@@ -119,9 +133,11 @@ t_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
         return arb_verdict(v, ARB_EINVAL, "tournament.setup", "option "
                            "standings must be gp or mp, not '%s'", rule);
     }
+    t->ed1 = ed == 1;
+    t->id = strdup(s->match_id);
     t->director = strdup(s->players[0].name);
     t->game = strdup(game);
-    if (t->director == NULL || t->game == NULL
+    if (t->id == NULL || t->director == NULL || t->game == NULL
         || arb_tourn_game_setup(&t->table, s) != 0) {
         t_destroy(t);
         return ARB_ENOMEM;
@@ -141,6 +157,34 @@ match_used(const tstate_t *t, const char *m)
             if (strcmp(t->rounds[i].tables[j].match, m) == 0)
                 return 1;
     return 0;
+}
+
+/* A table's match id is derived from the tournament, the round and the
+ * label, never typed: so no act can name a match of another tournament,
+ * or one that is not this table's (docs/TOURNAMENT.md). */
+static int
+derived_id(const tstate_t *t, uint64_t round, const arb_tourn_table_t *tb,
+           arb_verdict_t *v)
+{
+    arb_buf_t b = ARB_BUF_INIT;
+    int       rc;
+
+    if (t->ed1)
+        return 0;
+    rc = arb_tourn_match_id(&b, t->id, round, tb->table);
+    if (rc == 0 && strcmp(arb_buf_cstr(&b), tb->match) != 0)
+        rc = arb_verdict(v, ARB_EILLEGAL, "tournament.round", "table %s of "
+                         "round %llu is match %s, not %s: a table's match id "
+                         "is derived (TOURNAMENT-R<n>-T<table>)", tb->table,
+                         (unsigned long long)round, arb_buf_cstr(&b),
+                         tb->match);
+    else if (rc == ARB_ETOOBIG)
+        rc = arb_verdict(v, ARB_EINVAL, "tournament.round", "table %s of "
+                         "round %llu: its match id %s is longer than 64 "
+                         "bytes", tb->table, (unsigned long long)round,
+                         arb_buf_cstr(&b));
+    arb_buf_free(&b);
+    return rc;
 }
 
 /* The table's match must open: its game's rules judge its setup now, so
@@ -235,6 +279,8 @@ add_tables(tstate_t *t, tround_t *r, const arb_event_t *ev,
         tb = &r->tables[r->ntables];
         rc = arb_tourn_table_parse(tb, ev->args[i], v);
         tb->seq = ev->seq;
+        if (rc == 0)
+            rc = derived_id(t, r->n, tb, v);
         if (rc == 0)
             rc = conflict(r->tables, r->ntables, tb, r->n, v);
         if (rc == 0)

@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "core/board.h"
+#include "core/claim.h"
 #include "core/err.h"
+#include "core/replay.h"
 #include "core/match.h"
 #include "core/standings.h"
 #include "core/tourn.h"
@@ -76,6 +80,49 @@ move(arb_match_t *m, arb_verdict_t *v, const char *verb, const char *player,
         arb_event_add_arg(&ev, a2);
     rc = arb_match_apply(m, &ev, v);
     arb_event_clear(&ev);
+    return rc;
+}
+
+/* Claims m's own report with `delta` added to its first total; the
+ * claim event's verdict code. */
+static int
+claim_own(arb_match_t *m, int delta)
+{
+    arb_buf_t     b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    arb_claim_t   c;
+    arb_event_t   ev;
+    arb_verdict_t v;
+    json_t       *o = NULL, *tot;
+    const char   *k;
+    json_t       *val;
+    char         *text = NULL;
+    int           rc = -1;
+
+    memset(&c, 0, sizeof(c));
+    memset(&ev, 0, sizeof(ev));
+    if (arb_report_json(&b, m) != 0
+        || (o = json_loadb(b.data, b.len, 0, NULL)) == NULL)
+        goto done;
+    tot = json_object_get(o, "totals");
+    json_object_foreach(tot, k, val) {
+        json_object_set_new(tot, k,
+                            json_integer(json_integer_value(val) + delta));
+        break;
+    }
+    text = json_dumps(o, JSON_COMPACT);
+    if (text != NULL
+        && arb_claim_parse(&c, text, strlen(text), NULL, &why) == 0
+        && arb_claim_to_event(&ev, &c) == 0) {
+        ev.kind = ARB_EV_CLAIM;
+        rc = arb_match_apply(m, &ev, &v);
+    }
+done:
+    free(text);
+    json_decref(o);
+    arb_event_clear(&ev);
+    arb_claim_clear(&c);
+    arb_buf_free(&b);
+    arb_buf_free(&why);
     return rc;
 }
 
@@ -217,6 +264,42 @@ test_pairing(void)
         "in column 6");
     BAD("1,1,a,b\xff\n", "line 1: invalid UTF-8 in column 8");
     BAD("1,1,a\t,b\n", "line 1: a control character (U+0009) in column 6");
+    /* 2026-12-06: a round past 999999 says the bound; a header after a
+     * table is refused as one; a NUL is named by its column */
+    BAD("1000000,1,a,b\n", "line 1: round '1000000': want a number from 1 "
+        "to 999999");
+    BAD("1,1,a,b\nround,table,p1,p2\n", "line 2: a header line "
+        "(round,...) comes once, before the tables");
+    BAD("round,t,p\nround,t,p\n1,1,a,b\n", "line 2: a header line");
+    BAD("1,1,a,b\n1,2,c,d\n\n1,1,e,f\n", "line 4: table 1 of round 1 again "
+        "(line 1)");
+    BAD("1,1,a,b\n2,1,c,d\n1,2,c,b\n", "line 3: b plays at table 1 (line 1) "
+        "and at table 2 of round 1");
+    why.len = 0;
+    CHECK(arb_pairing_parse(&p, "1,1,a,b\0\n", 9, &why) != 0);
+    CHECK_STR(arb_buf_cstr(&why), "line 1: a control character (U+0000) in "
+              "column 8");
+    /* a spreadsheet's byte order mark, a comment or a blank line before
+     * the header, a line of blanks: read as nothing */
+    {
+        static const char *const good[] = {
+            "\xef\xbb\xbfround,table,p1,p2\n1,1,a,b\n",
+            "# Open26\n\nround,table,p1,p2\n1,1,a,b\n",
+            "round,table,p1,p2\n   \n1,1,a,b\n",
+            "\xef\xbb\xbf" "1,1,a,b\n",
+        };
+        size_t k;
+
+        for (k = 0; k < sizeof(good) / sizeof(good[0]); k++) {
+            why.len = 0;
+            CHECK_INT(arb_pairing_parse(&p, good[k], strlen(good[k]), &why),
+                      0);
+            CHECK_INT(p.nrows, 1);
+            if (p.nrows == 1)
+                CHECK_STR(p.rows[0].t.players[0], "a");
+            arb_pairing_clear(&p);
+        }
+    }
     CHECK_INT(arb_tourn_match_id(&id, "Open", 2, "7"), 0);
     CHECK_STR(arb_buf_cstr(&id), "Open-R2-T7");
     memset(big, 'x', 60);
@@ -460,24 +543,35 @@ test_board(void)
     CHECK(m != NULL);
     if (m == NULL)
         return;
-    CHECK_INT(arb_board_status(NULL, 0, &undo), ARB_BOARD_NOT_STARTED);
-    CHECK_INT(arb_board_status(m, 0, &undo), ARB_BOARD_NOT_STARTED);
+    CHECK_INT(arb_board_status(NULL, &undo), ARB_BOARD_NOT_STARTED);
+    CHECK_INT(arb_board_status(m, &undo), ARB_BOARD_NOT_STARTED);
+    /* a note is no move (until 2026-12-06 it made the table "playing") */
+    CHECK_INT(act(m, &v, ARB_EV_NOTE, "players seated"), 0);
+    CHECK_INT(arb_board_status(m, &undo), ARB_BOARD_NOT_STARTED);
     CHECK_INT(move(m, &v, "place", "alice", "4S", NULL, NULL), 0);
-    CHECK_INT(arb_board_status(m, 1, &undo), ARB_BOARD_PLAYING);
+    CHECK_INT(arb_board_status(m, &undo), ARB_BOARD_PLAYING);
     /* a worked Chains match: no card can be placed after the 35th */
     text = slurp("tests/data/chains-seed-match.txt");
     fin = text != NULL ? replay_text(text, UINT64_MAX) : NULL;
     CHECK(fin != NULL);
-    CHECK(fin != NULL && arb_board_status(fin, 35, &undo)
+    CHECK(fin != NULL && arb_board_status(fin, &undo)
                          == ARB_BOARD_FINISHED);
     CHECK(fin != NULL && act(fin, &v, ARB_EV_CLOSE, "done") == 0
-          && arb_board_status(fin, 36, &undo) == ARB_BOARD_CLOSED);
+          && arb_board_status(fin, &undo) == ARB_BOARD_CLOSED);
+    /* a claim that agrees; one that disputes only a total (until
+     * 2026-12-06 still "closed"); one that agrees again */
+    CHECK(fin != NULL && claim_own(fin, 0) == 0
+          && arb_board_status(fin, &undo) == ARB_BOARD_CLOSED);
+    CHECK(fin != NULL && claim_own(fin, 3) == 0
+          && arb_board_status(fin, &undo) == ARB_BOARD_DISPUTED);
+    CHECK(fin != NULL && claim_own(fin, 0) == 0
+          && arb_board_status(fin, &undo) == ARB_BOARD_CLOSED);
     arb_match_free(fin);
     free(text);
     b.len = 0;
     arb_undo_note(&b, 1, "place alice 4♠");
     CHECK_INT(act(m, &v, ARB_EV_NOTE, arb_buf_cstr(&b)), 0);
-    CHECK_INT(arb_board_status(m, 2, &undo), ARB_BOARD_UNDO);
+    CHECK_INT(arb_board_status(m, &undo), ARB_BOARD_UNDO);
     CHECK_INT(undo, 1);
     CHECK(arb_undo_note_seq("undo requested: seq 0 (x)", &seq) != 0);
     CHECK(arb_undo_note_seq("undo requested: seq 12x", &seq) != 0);
@@ -560,10 +654,66 @@ test_tview_sealed(void)
     arb_buf_free(&why);
 }
 
+/* A table's match id is derived (TOURNAMENT-R<n>-T<table>), in an act
+ * typed by hand too; edition 1 took any id, and its tournaments replay
+ * as recorded. */
+static void
+test_derived_ids(void)
+{
+    const char  *dir[] = { "director" };
+    arb_match_t *t = open_match("tournament", "X1", dir, 1, "game",
+                                "yahchain", "game.mode", "3");
+    arb_verdict_t v;
+
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    /* another tournament's match, a round-7 name, a label not its own */
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:S1-R1-T1:a,b", NULL),
+              ARB_EILLEGAL);
+    CHECK_STR(v.msg, "table 1 of round 1 is match X1-R1-T1, not S1-R1-T1: "
+                     "a table's match id is derived "
+                     "(TOURNAMENT-R<n>-T<table>)");
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:X1-R7-T1:a,b", NULL),
+              ARB_EILLEGAL);
+    CHECK_INT(move(t, &v, "round", "director", "1", "2:X1-R1-T1:a,b", NULL),
+              ARB_EILLEGAL);
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:X1-R1-T1:a,b", NULL),
+              0);
+    CHECK_INT(move(t, &v, "tables", "director", "1", "5:Foo:c,d", NULL),
+              ARB_EILLEGAL);
+    CHECK_INT(move(t, &v, "tables", "director", "1", "5:X1-R1-T5:c,d", NULL),
+              0);
+    arb_match_free(t);
+    t = NULL;
+    {
+        arb_event_t  ev;
+        arb_setup_t *s;
+
+        memset(&ev, 0, sizeof(ev));
+        ev.kind = ARB_EV_OPEN;
+        s = ev.setup = calloc(1, sizeof(*s));
+        s->game = strdup("tournament");
+        s->match_id = strdup("X1");
+        s->edition = strdup("arbiter-tournament-1");
+        arb_setup_add_player(s, "director", -1);
+        arb_setup_set_option(s, "game", "yahchain");
+        arb_setup_set_option(s, "game.mode", "3");
+        CHECK_INT(arb_match_open(&t, &ev, &v), 0);
+        arb_event_clear(&ev);
+    }
+    if (t == NULL)
+        return;
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:S1-R1-T1:a,b", NULL),
+              0);
+    arb_match_free(t);
+}
+
 int
 main(void)
 {
     test_rules();
+    test_derived_ids();
     test_pairing();
     test_teams();
     test_standings();

@@ -315,8 +315,12 @@ test_answers(arb_client_t *cl)
     CHECK(harness_cli("state --match X-1") != 0);
 }
 
+/* The message of the last refusal round_refused met. */
+static char refusal[512];
+
 /* Sends the round op for round 1 with tables tv[0..n); the error code of
- * the refusal into code ("" when acknowledged). */
+ * the refusal into code ("" when acknowledged), its message into
+ * refusal. */
 static const char *
 round_refused(arb_client_t *cl, char **tv, size_t n, char *code, size_t cap)
 {
@@ -330,8 +334,11 @@ round_refused(arb_client_t *cl, char **tv, size_t n, char *code, size_t cap)
     arb_mp_pack_kv_strv(pk, "tables", tv, n);
     msgpack_unpacked_init(&res);
     code[0] = '\0';
-    if (arb_client_call(cl, &res, &why) != 0)
+    refusal[0] = '\0';
+    if (arb_client_call(cl, &res, &why) != 0) {
         arb_client_error_code(&res, code, cap);
+        snprintf(refusal, sizeof(refusal), "%s", arb_buf_cstr(&why));
+    }
     msgpack_unpacked_destroy(&res);
     arb_buf_free(&why);
     return code;
@@ -345,6 +352,7 @@ test_hostile(arb_client_t *cl)
     enum { MANY = ARB_TOURN_TABLES_MAX + 1 };
     char  code[32], (*many)[64] = calloc(MANY, sizeof(*many));
     char *twice[2] = { "1:Bad-1:a,b", "2:Bad-1:c,d" };
+    char *again[2] = { "1:Bad-R1-T1:a,b", "1:Bad-R1-T1:c,d" };
     char *bad[1] = { "1:Bad-1" }, *team[1] = { "1:Bad-1:a:x,b" };
     char **tv = calloc(MANY, sizeof(*tv)), seat[48];
     int   i;
@@ -354,7 +362,8 @@ test_hostile(arb_client_t *cl)
     CHECK(harness_cli("tournament create --tournament Bad --game yahchain "
                       "--option mode=3") == 0);
     for (i = 0; i < MANY; i++) {
-        snprintf(many[i], sizeof(many[i]), "%d:Bad-%d:a%d,b%d", i, i, i, i);
+        snprintf(many[i], sizeof(many[i]), "%d:Bad-R1-T%d:a%d,b%d", i, i,
+                 i, i);
         tv[i] = many[i];
     }
     CHECK_STR(round_refused(cl, tv, MANY, code, sizeof(code)), "too_big");
@@ -362,20 +371,26 @@ test_hostile(arb_client_t *cl)
     CHECK_STR(round_refused(cl, bad, 1, code, sizeof(code)), "invalid");
     CHECK_STR(round_refused(cl, team, 1, code, sizeof(code)), "invalid");
     CHECK_STR(round_refused(cl, twice, 2, code, sizeof(code)), "invalid");
+    CHECK_STR(refusal, "invalid: tournament.round: match Bad-1 is listed at "
+                       "tables 1 and 2");
+    /* (until 2026-12-06 "... listed at tables 1 and 1") */
+    CHECK_STR(round_refused(cl, again, 2, code, sizeof(code)), "invalid");
+    CHECK_STR(refusal, "invalid: tournament.round: table 1 (match "
+                       "Bad-R1-T1) is listed twice");
     /* Past the first act's 31 tables, a player seated twice: the second
      * act is refused, and the first, judged with it on a copy of the
      * tournament, is not kept either (nor any table opened). */
-    snprintf(seat, sizeof(seat), "40:Bad-40:a3,z");
+    snprintf(seat, sizeof(seat), "40:Bad-R1-T40:a3,z");
     tv[40] = seat;
     CHECK_STR(round_refused(cl, tv, 41, code, sizeof(code)), "illegal");
     tv[40] = many[40];
     CHECK(harness_cli("state --match Bad --at 1") != 0);
-    CHECK(harness_cli("state --match Bad-1") != 0);
+    CHECK(harness_cli("state --match Bad-R1-T1") != 0);
     /* 70 tables: the round in three acts (31, 31 and 8 tables) and the 70
      * opens, one transaction of 73 events.  Until 2026-12-05 a round held
      * at most 31 tables. */
     CHECK_STR(round_refused(cl, tv, 70, code, sizeof(code)), "");
-    CHECK(harness_cli("state --match Bad-69") == 0);
+    CHECK(harness_cli("state --match Bad-R1-T69") == 0);
     CHECK(harness_cli("state --match Bad --at 3") == 0);
     CHECK(harness_cli("state --match Bad --at 4") != 0);
     free(many);
