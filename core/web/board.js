@@ -37,6 +37,9 @@
                     /* a dealt table this recorder cannot judge (a read
                      * replica without the key): it may be finished */
                     (t.sealed ? " (sealed here: ask the primary)" : "") +
+                    /* its match does not count for it (docs/TOURNAMENT.md) */
+                    (t.problem ? '<br><span class="problem">does not ' +
+                     "count: " + esc(t.problem) + "</span>" : "") +
                     "</td><td>" + t.seq + "</td><td>" + when(t.last_move_ms) +
                     "</td><td>" + matchLink(t.match) + "</td></tr>";
             }).join("") + "</table>";

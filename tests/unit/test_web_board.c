@@ -154,6 +154,17 @@ main(void)
     CHECK_STR(cdp_eval_str(&b, "[...document.querySelectorAll('#board tr["
                            "data-table]')].map(r => r.dataset.table).join()",
                            got, sizeof(got)), "3,2,4,1");
+    /* A table added by hand whose match is opened with other players:
+     * the board says it does not count, and why. */
+    cdp_step("a table that does not count");
+    CHECK_INT(harness_cli("move --match Cup tables director 1 "
+                          "5:Cup-R1-T5:ivy,jon"), 0);
+    CHECK_INT(harness_cli("open --match Cup-R1-T5 --game yahchain "
+                          "--players zed,yan --option mode=3"), 0);
+    CHECK(cdp_wait(&b, "(document.querySelector('#board tr[data-table=\"5\"]"
+                   " .problem') || {}).textContent === 'does not count: its "
+                   "match\\'s players are zed yan, the table\\'s ivy jon'",
+                   3000) >= 0);
     CHECK(cdp_is_picture(&b, 1280, 800, "board"));
 
     cdp_stop(&b);
