@@ -52,13 +52,17 @@ same_args(const arb_event_t *a, const arb_event_t *b)
     return 1;
 }
 
-/* The header as transcript lines, without edition and engine. */
+/* The header as transcript lines ("key: value\n"), the edition written
+ * as the one the match is judged under (a header without an edition
+ * line is read as the rule set's current one), without the engine line,
+ * which says who wrote the record, not what it holds. */
 static int
 header_lines(arb_buf_t *out, const arb_event_t *open)
 {
-    arb_buf_t   all = ARB_BUF_INIT;
-    const char *p, *nl;
-    int         rc;
+    arb_buf_t          all = ARB_BUF_INIT;
+    const arb_rules_t *r;
+    const char        *p, *nl;
+    int                rc, ed = 0;
 
     rc = arb_transcript_format(&all, open, NULL, 0);
     if (rc == 0 && arb_buf_cstr(&all) == NULL)
@@ -67,22 +71,63 @@ header_lines(arb_buf_t *out, const arb_event_t *open)
         nl = strchr(p, '\n');
         if (nl == NULL)
             nl = p + strlen(p) - 1;
-        if (nl == p || strncmp(p, "edition:", 8) == 0
-            || strncmp(p, "engine:", 7) == 0)
+        if (nl == p || strncmp(p, "engine:", 7) == 0)
             continue;
+        ed |= strncmp(p, "edition:", 8) == 0;
         arb_buf_add(out, p, (size_t)(nl - p) + 1);
     }
+    if (rc == 0 && !ed && open->setup != NULL
+        && (r = arb_rules_find(open->setup->game)) != NULL)
+        arb_buf_printf(out, "edition: %s\n", r->edition);
     arb_buf_free(&all);
     return rc != 0 ? rc : out->oom ? ARB_ENOMEM : 0;
 }
 
-/* The first differing header lines, or 0 when the headers agree. */
+/* The line of `lines` whose key (what precedes ':') is the key of line
+ * k (k[0..kn) with its ':'), or NULL. */
+static const char *
+line_of(const char *lines, const char *k, size_t kn)
+{
+    const char *p;
+
+    for (p = lines; p != NULL && *p != '\0'; p = strchr(p, '\n') + 1)
+        if (strncmp(p, k, kn) == 0)
+            return p;
+    return NULL;
+}
+
+static size_t
+key_len(const char *line)
+{
+    const char *c = strchr(line, ':');
+
+    return c != NULL ? (size_t)(c - line) + 1 : strcspn(line, "\n");
+}
+
+static int
+same_line(const char *a, const char *b)
+{
+    size_t n = strcspn(a, "\n");
+
+    return b != NULL && strcspn(b, "\n") == n && memcmp(a, b, n) == 0;
+}
+
+static char *
+dup_line(const char *l)
+{
+    return strndup(l, strcspn(l, "\n"));
+}
+
+/* The first header line that differs, paired by key (the key order of
+ * A's header, then the keys only B has): *la and *lb, either NULL when
+ * its side has no such line.  1 when one differs, 0 when none does, or
+ * ARB_ENOMEM. */
 static int
 header_diff(const arb_history_t *a, const arb_history_t *b, char **la,
             char **lb)
 {
     arb_buf_t   ha = ARB_BUF_INIT, hb = ARB_BUF_INIT;
-    const char *p, *q, *pe, *qe;
+    const char *p, *q;
     int         rc;
 
     *la = *lb = NULL;
@@ -91,18 +136,23 @@ header_diff(const arb_history_t *a, const arb_history_t *b, char **la,
         rc = header_lines(&hb, &b->open);
     if (rc == 0 && (arb_buf_cstr(&ha) == NULL || arb_buf_cstr(&hb) == NULL))
         rc = ARB_ENOMEM;
-    if (rc != 0 || strcmp(ha.data, hb.data) == 0)
+    if (rc != 0)
         goto done;
-    for (p = ha.data, q = hb.data;; p = pe + 1, q = qe + 1) {
-        pe = strchr(p, '\n');
-        qe = strchr(q, '\n');
-        if (pe == NULL || qe == NULL || pe - p != qe - q
-            || memcmp(p, q, (size_t)(pe - p)) != 0)
-            break;
+    for (p = ha.data; *p != '\0'; p = strchr(p, '\n') + 1) {
+        q = line_of(hb.data, p, key_len(p));
+        if (!same_line(p, q)) {
+            *la = dup_line(p);
+            *lb = q != NULL ? dup_line(q) : NULL;
+            rc = *la == NULL || (q != NULL && *lb == NULL) ? ARB_ENOMEM : 1;
+            goto done;
+        }
     }
-    *la = pe != NULL ? strndup(p, (size_t)(pe - p)) : strdup("(no more)");
-    *lb = qe != NULL ? strndup(q, (size_t)(qe - q)) : strdup("(no more)");
-    rc = *la == NULL || *lb == NULL ? ARB_ENOMEM : 1;
+    for (q = hb.data; *q != '\0'; q = strchr(q, '\n') + 1)
+        if (line_of(ha.data, q, key_len(q)) == NULL) {
+            *lb = dup_line(q);
+            rc = *lb == NULL ? ARB_ENOMEM : 1;
+            goto done;
+        }
 done:
     arb_buf_free(&ha);
     arb_buf_free(&hb);
@@ -166,23 +216,26 @@ arb_history_diff_clear(arb_history_diff_t *d)
     memset(d, 0, sizeof(*d));
 }
 
+/* Opens side h: 0, ARB_ENOMEM, or 1 when its header is refused (why it
+ * is in w->refused, "the header: rule: msg", and v). */
 static int
-open_side(walker_t *w, const arb_history_t *h, const char *which,
-          arb_buf_t *why)
+open_side(walker_t *w, const arb_history_t *h, arb_verdict_t *v)
 {
-    arb_verdict_t v;
-    int           rc;
+    arb_buf_t b = ARB_BUF_INIT;
+    int       rc;
 
     memset(w, 0, sizeof(*w));
     w->h = h;
-    rc = arb_match_open(&w->m, &h->open, &v);
-    if (rc != 0 && rc != ARB_ENOMEM) {
-        arb_buf_printf(why, "%s (%s): header: %s", which, history_name(h),
-                       v.msg);
-        rc = ARB_EINVAL;
-    }
-    return rc;
+    rc = arb_match_open(&w->m, &h->open, v);
+    if (rc == 0 || rc == ARB_ENOMEM)
+        return rc;
+    arb_buf_printf(&b, "the header: %s: %s", v->rule, v->msg);
+    if (arb_buf_cstr(&b) == NULL)
+        return ARB_ENOMEM;
+    w->refused = b.data;
+    return 1;
 }
+
 
 /*
  * One side sealed (a running dealt match read from the recorder, which
@@ -221,6 +274,37 @@ done:
     return rc;
 }
 
+/* A sealed side that was closed reveals its deal in its close, as replay
+ * takes it (core/replay.c): judged with it, in *copy (*used set), a
+ * closed dealt match's export is compared with another export of it or
+ * with the recorder (until 2026-12-06 two sealed sides failed: "the
+ * deal is committed and not revealed yet").  A reveal that does not
+ * open the commitment leaves the side as it was: its replay refuses the
+ * close.  0 or ARB_ENOMEM. */
+static int
+reveal_own(arb_event_t *copy, const arb_history_t *h, int *used)
+{
+    arb_verdict_t v;
+    size_t        i;
+
+    *used = 0;
+    if (h->open.setup == NULL || h->open.setup->deal.kind != ARB_DEAL_COMMIT)
+        return 0;
+    for (i = 0; i < h->nevents; i++)
+        if (h->events[i].kind == ARB_EV_CLOSE && h->events[i].nargs == 2)
+            break;
+    if (i == h->nevents)
+        return 0;
+    if (arb_event_copy(copy, &h->open) != 0)
+        return ARB_ENOMEM;
+    if (arb_deal_reveal(&copy->setup->deal, h->events[i].args[0],
+                        h->events[i].args[1], &v) == 0)
+        *used = 1;
+    else
+        arb_event_clear(copy);
+    return 0;
+}
+
 static int
 diff_in(arb_history_diff_t *d, const arb_history_t *a,
         const arb_history_t *b, arb_buf_t *why);
@@ -234,9 +318,14 @@ arb_history_diff(arb_history_diff_t *d, const arb_history_t *a,
     int           ua = 0, ub = 0, rc;
 
     memset(d, 0, sizeof(*d));
-    rc = reveal_with(&ra, &a->open, &b->open, &ua);
+    rc = reveal_own(&ra, a, &ua);
     if (rc == 0)
-        rc = reveal_with(&rb, &b->open, &a->open, &ub);
+        rc = reveal_own(&rb, b, &ub);
+    /* A side still sealed, against the other's deal in the clear. */
+    if (rc == 0 && !ua)
+        rc = reveal_with(&ra, &a->open, ub ? &rb : &b->open, &ua);
+    if (rc == 0 && !ub)
+        rc = reveal_with(&rb, &b->open, ua ? &ra : &a->open, &ub);
     if (rc != 0) {
         arb_buf_free(why);
         arb_buf_puts(why, "out of memory");
@@ -260,27 +349,50 @@ static int
 diff_in(arb_history_diff_t *d, const arb_history_t *a,
         const arb_history_t *b, arb_buf_t *why)
 {
-    walker_t wa, wb;
-    size_t   i;
-    int      rc, diverged = 0;
+    walker_t      wa, wb;
+    arb_verdict_t va, vb;
+    unsigned char ha[ARB_HASH_LEN], hb[ARB_HASH_LEN];
+    size_t        i;
+    int           rc, oa, ob, diverged = 0;
 
     memset(&wa, 0, sizeof(wa));
     memset(&wb, 0, sizeof(wb));
     d->a.last = a->nevents;
     d->b.last = b->nevents;
-    rc = header_diff(a, b, &d->a.event, &d->b.event);
-    if (rc < 0)
+    /* Headers agree when they have the same effect: the same state
+     * after seq 0, whatever their spelling (`mode: 3` or `YCWS-144/3`,
+     * an option written at its default, a deal's cards in letters).
+     * Otherwise the first line that differs is named, paired by key; the
+     * edition is one (a match judged under another edition is another
+     * record: until 2026-12-06 it was not compared, and two records with
+     * other results could be called identical). */
+    oa = open_side(&wa, a, &va);
+    ob = oa == ARB_ENOMEM ? 0 : open_side(&wb, b, &vb);
+    if ((rc = oa == ARB_ENOMEM ? oa : ob == ARB_ENOMEM ? ob : 0) != 0)
         goto fail;
-    if (rc == 1) {
+    if (oa == 0 && ob == 0) {
+        arb_match_digest(wa.m, ha);
+        arb_match_digest(wb.m, hb);
+    }
+    if (oa != 0 || ob != 0 || memcmp(ha, hb, ARB_HASH_LEN) != 0) {
+        rc = header_diff(a, b, &d->a.event, &d->b.event);
+        if (rc < 0)
+            goto fail;
+        if (rc == 0 && oa != 0 && ob != 0) {
+            /* One header, refused: nothing to compare. */
+            arb_buf_printf(why, "A (%s): header: %s", history_name(a),
+                           va.msg);
+            rc = ARB_EINVAL;
+            goto fail;
+        }
         /* Different matches from the first line: no common state. */
         d->seq = 0;
+        side_state(&d->a, &wa);
+        side_state(&d->b, &wb);
+        arb_match_free(wa.m);
+        arb_match_free(wb.m);
         return 0;
     }
-    rc = open_side(&wa, a, "A", why);
-    if (rc == 0)
-        rc = open_side(&wb, b, "B", why);
-    if (rc != 0)
-        goto fail;
     for (i = 0; !diverged; i++) {
         const arb_event_t *ea = i < a->nevents ? &a->events[i] : NULL;
         const arb_event_t *eb = i < b->nevents ? &b->events[i] : NULL;
@@ -353,7 +465,7 @@ static void
 side_text(arb_buf_t *b, const char *which, const arb_history_side_t *s,
           uint64_t seq)
 {
-    if (s->event != NULL)
+    if (s->event != NULL || seq == 0)
         arb_buf_printf(b, "%s after seq %" PRIu64 ": ", which, seq);
     else
         arb_buf_printf(b, "%s at its end (seq %" PRIu64 "): ", which,
@@ -367,6 +479,29 @@ side_text(arb_buf_t *b, const char *which, const arb_history_side_t *s,
         arb_buf_puts(b, "no state");
     }
     arb_buf_putc(b, '\n');
+}
+
+/* The header lines that differ: "A has 'mode: 3', B has 'mode: 4'", a
+ * line only one side has ("A has no cycles: line"), or, when every line
+ * agrees but their effect does not (a deal that opens another way), the
+ * same lines judged apart. */
+static void
+header_text(arb_buf_t *b, const arb_history_diff_t *d)
+{
+    const char *la = d->a.event, *lb = d->b.event;
+
+    if (la == NULL && lb == NULL) {
+        arb_buf_puts(b, "the same header lines, judged apart\n");
+        return;
+    }
+    if (la != NULL)
+        arb_buf_printf(b, "A has '%s', ", la);
+    else
+        arb_buf_printf(b, "A has no %.*s line, ", (int)key_len(lb), lb);
+    if (lb != NULL)
+        arb_buf_printf(b, "B has '%s'\n", lb);
+    else
+        arb_buf_printf(b, "B has no %.*s line\n", (int)key_len(la), la);
 }
 
 void
@@ -389,6 +524,12 @@ arb_history_diff_text(arb_buf_t *b, const arb_history_diff_t *d, const arb_histo
     }
     arb_buf_printf(b, "first divergence at seq %" PRIu64 "%s: ", d->seq,
                    d->seq == 0 ? " (the header)" : "");
+    if (d->seq == 0) {
+        header_text(b, d);
+        side_text(b, "A", &d->a, 0);
+        side_text(b, "B", &d->b, 0);
+        return;
+    }
     if (d->a.event != NULL)
         arb_buf_printf(b, "A has '%s', ", d->a.event);
     else
@@ -397,8 +538,6 @@ arb_history_diff_text(arb_buf_t *b, const arb_history_diff_t *d, const arb_histo
         arb_buf_printf(b, "B has '%s'\n", d->b.event);
     else
         arb_buf_printf(b, "B ends at seq %" PRIu64 "\n", d->b.last);
-    if (d->seq == 0)
-        return;
     if (d->has_before) {
         arb_buf_printf(b, "both before seq %" PRIu64 ": digest ", d->seq);
         put_hex(b, d->before);

@@ -9,11 +9,13 @@
  * so a move spelled differently with the same effect (`5H` and `5♥`, a
  * redundant `@1`) is recognised by its equal state digest and is not a
  * divergence; the first event that differs otherwise is.  Headers are
- * compared first (game, match, teams, players, options, deal; not the
- * edition and engine lines, which only the recorder writes).  A running
- * dealt match read from the recorder holds only its deal's commitment:
- * when the other side's deal in the clear opens it, both are judged with
- * that deal (a scoresheet against the recorder's running match).
+ * compared first, by effect: the same state after seq 0 (the edition
+ * included, an option at its default or spelled otherwise not); when it
+ * differs, the first differing line is named, paired by key.  A closed
+ * dealt match read sealed reveals its deal in its close, as replay does;
+ * a running one holds only its deal's commitment: when the other side's
+ * deal in the clear opens it, both are judged with that deal (a
+ * scoresheet against the recorder's running match).
  *
  * Ownership: arb_history_diff_t owns its strings; release with
  * arb_history_diff_clear() (NULL-safe).  The histories are borrowed; each
@@ -33,7 +35,8 @@
 typedef struct arb_history_side {
     char          *event;       /* its event there (a transcript line; the
                                    header line for seq 0); NULL: the history
-                                   ended before it */
+                                   ended before it (seq 0: it has no such
+                                   header line) */
     int            has_digest;
     unsigned char  digest[ARB_HASH_LEN];  /* its state after that event, or at its
                                    end when it has none */

@@ -48,6 +48,7 @@ usage(FILE *f)
         "  --dry-run    print the claim as a transcript line; send nothing\n"
         "\n");
     cli_net_usage(f);
+    cli_net_usage_status(f);
 }
 
 /* The match's recorded results as a schema for CSV cells, from `state`. */

@@ -22,6 +22,7 @@ usage(FILE *f)
         "  --cid ID        your id for this event (a retry returns the\n"
         "                  original seq)\n\n");
     cli_net_usage(f);
+    cli_net_usage_status(f);
 }
 
 int

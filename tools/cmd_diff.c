@@ -53,7 +53,8 @@ usage(FILE *f)
         "  --json       one JSON object instead of lines\n"
         "  --db DIR     read the match from the store in DIR\n"
         "  --match ID   the match (from --db, else from the server)\n\n"
-        "Exit status: 0 identical, 1 differences, 2 error.\n\n");
+        "Exit status: 0 identical, 1 differences, 2 error: a source that\n"
+        "cannot be read (a match the server does not have too).\n\n");
     cli_net_usage(f);
 }
 

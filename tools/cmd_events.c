@@ -35,6 +35,7 @@ usage(FILE *f)
         "               milliseconds\n"
         "  --json       JSON lines\n\n");
     cli_net_usage(f);
+    cli_net_usage_status(f);
 }
 
 typedef struct print_ctx {

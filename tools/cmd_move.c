@@ -34,6 +34,7 @@ usage(FILE *f)
         "               would fix (JSON), or 'refused RULE: why' (exit 1)\n"
         "  --           ends the options (for arguments starting with -)\n\n");
     cli_net_usage(f);
+    cli_net_usage_status(f);
 }
 
 /* The judge op: nothing is recorded. */

@@ -45,6 +45,7 @@ usage(FILE *f)
         "                      The log records only BLAKE2b-256 of the deal;\n"
         "                      the close reveals it (docs/DEAL.md).\n\n");
     cli_net_usage(f);
+    cli_net_usage_status(f);
 }
 
 /* Splits "a,b,c" into a NULL-terminated vector of copies (empty items are

@@ -39,6 +39,7 @@ usage_rule(FILE *f)
         "                  original seq)\n"
         "  --              ends the options\n\n");
     cli_net_usage(f);
+    cli_net_usage_status(f);
 }
 
 static void
@@ -51,6 +52,7 @@ usage_note(FILE *f)
         "'seq N hash <hex>'.  The words of TEXT are joined by spaces.  Needs\n"
         "a scorer's or an arbiter's token.\n\n");
     cli_net_usage(f);
+    cli_net_usage_status(f);
 }
 
 /* note_only: `arbiter note`, whose words are all text. */

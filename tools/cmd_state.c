@@ -40,6 +40,7 @@ usage_state(FILE *f)
         "  --json       the daemon's JSON report, as 'arbiter replay --json'\n"
         "               prints it\n\n");
     cli_net_usage(f);
+    cli_net_usage_status(f);
 }
 
 static void
@@ -56,6 +57,7 @@ usage_matches(FILE *f)
         "\"created_ms\",\n"
         "   \"last\",\"last_ms\"}  (times ISO 8601 UTC and Unix ms)\n\n");
     cli_net_usage(f);
+    cli_net_usage_status(f);
 }
 
 static void
@@ -68,6 +70,7 @@ usage_stats(FILE *f)
         "print as 'section.name value', nested objects in JSON; flags as\n"
         "true or false.\n\n");
     cli_net_usage(f);
+    cli_net_usage_status(f);
 }
 
 /* The digest and seq of a report made by arb_report_json.  0 or -1. */

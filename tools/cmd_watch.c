@@ -41,6 +41,7 @@ usage(FILE *f)
         "               only events recorded from now on)\n"
         "  --json       JSON lines\n\n");
     cli_net_usage(f);
+    cli_net_usage_status(f);
 }
 
 static void

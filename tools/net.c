@@ -113,8 +113,14 @@ cli_net_usage(FILE *f)
         "                     (default: $ARBITER_SERVER, else\n"
         "                     " CLI_SERVER_DEFAULT ")\n"
         "  --token T          the access token (default: $ARBITER_TOKEN)\n"
-        "  --token-file F     read the token from the first word of F\n\n"
-        "Exit status: 0 done, 1 refused by the server (printed as\n"
+        "  --token-file F     read the token from the first word of F\n");
+}
+
+void
+cli_net_usage_status(FILE *f)
+{
+    fprintf(f,
+        "\nExit status: 0 done, 1 refused by the server (printed as\n"
         "'arbiter CMD: code: [rule: ]message'), 2 bad usage or a\n"
         "connection, authentication or I/O problem.\n");
 }

@@ -46,8 +46,11 @@ int  cli_opt(const char *cmd, const char *opt, int argc, char **argv,
 /* A connection option at argv[*i] (--server, --token, --token-file), as
  * cli_opt: 1 consumed, 0 not one, -1 printed usage error. */
 int  cli_net_option(cli_net_t *n, int argc, char **argv, int *i);
-/* The connection options' lines for a usage() text. */
+/* The connection options' lines for a usage() text; then, for a command
+ * whose exit statuses are no other than these, what they mean (a command
+ * that says its own, such as diff, leaves it out). */
 void cli_net_usage(FILE *f);
+void cli_net_usage_status(FILE *f);
 
 /* Connects and authenticates.  0, or 2 with the reason printed. */
 int  cli_net_connect(cli_net_t *n);
