@@ -1405,6 +1405,7 @@ test_restart_fence(arb_stream_t *st)
     /* While it was down: c3-m1 moved on, c9-new was opened. */
     CHECK_INT(other_writer(st, "c3-m1", m.seq + 1, &m), 0);
     CHECK_INT(other_writer(st, "c9-new", 0, &m), 0);
+    CHECK_INT(other_writer(st, "c9-cup-R1-T1", 0, &m), 0);
     arb_stream_msg_clear(&m);
     CHECK_INT(daemon_up(), 0);
     /* Until its look is done it answers `unverified` (also a refusal);
@@ -1416,8 +1417,8 @@ test_restart_fence(arb_stream_t *st)
     /* Nor may a tournament's round open it at a table. */
     arb_buf_free(&why);
     CHECK_INT(tournament_open("c9-cup"), 0);
-    CHECK_INT(round_of("c9-cup", "1:c9-new:a,b", code, sizeof(code), &why),
-              0);
+    CHECK_INT(round_of("c9-cup", "1:c9-cup-R1-T1:a,b", code, sizeof(code),
+                       &why), 0);
     CHECK_STR(code, "fenced");
     CHECK(strstr(arb_buf_cstr(&why), "table 1") != NULL);
     CHECK_INT(note("c3-m1", code, sizeof(code)), 0);
@@ -1730,15 +1731,15 @@ test_down_and_sync(arb_stream_t **stp)
     {
         arb_buf_t why = ARB_BUF_INIT;
 
-        CHECK_INT(round_of("c9-scup", "1:c9-stb:a,b", code, sizeof(code),
-                           &why), 0);
+        CHECK_INT(round_of("c9-scup", "1:c9-scup-R1-T1:a,b", code,
+                           sizeof(code), &why), 0);
         CHECK_STR(code, "unreplicated");
         arb_buf_free(&why);
     }
     CHECK_INT(stream_subjects(*stp, ARB_STREAM_SUBJECTS), 0);
-    for (i = 0; i < 200 && !subject_at_head(*stp, "c9-stb"); i++)
+    for (i = 0; i < 200 && !subject_at_head(*stp, "c9-scup-R1-T1"); i++)
         sleep_ms(100);
-    CHECK(subject_at_head(*stp, "c9-stb"));
+    CHECK(subject_at_head(*stp, "c9-scup-R1-T1"));
     load_stop(SIGTERM, 10000);
     CHECK_INT(stream_vs_store(*stp, &sv), 0);
 }
