@@ -19,6 +19,10 @@ struct json_t;          /* <jansson.h>: the value writers below */
 /* Unix milliseconds as "2026-03-01T10:00:00.123Z" into out; "-" when
  * unknown (0 or less). */
 void arb_iso_time(char out[32], int64_t ms);
+/* The Unix milliseconds of an ISO 8601 date (2026-03-01; with `end`, its
+ * last millisecond) or date-time (2026-03-01T10:00, :00, .123, Z or
+ * +01:00): 0, or -1 when s is none. */
+int  arb_iso_time_parse(const char *s, int end, int64_t *out);
 
 /* The transcript line of an event (core/transcript.h), with a one-line
  * header for an open: "open game: chan; players: an binh; deal: commit";

@@ -16,6 +16,7 @@
 #include "core/claim.h"
 #include "core/codec.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "core/num.h"
 #include "core/text.h"
 #include "core/transcript.h"
@@ -26,7 +27,10 @@
  * be longer: escaping can double it. */
 #define WORDS_MAX    64
 #define TOKENS_MAX   (WORDS_MAX + 1)        /* and the number "N." */
-#define LINE_MAX_LEN 4096
+/* A reason may be a whole event text (ARB_STR_MAX), after a move of its
+ * own words: an amend's line holds both (until 2026-12-06 the limit was
+ * 4096 and such a line did not read back). */
+#define LINE_MAX_LEN 8192
 #define TEXT_MAX     (LINE_MAX_LEN + 24)    /* and "N. " */
 #define LINE_RAW_MAX (2 * TEXT_MAX)
 
@@ -317,11 +321,12 @@ dashes_at(const char *raw, size_t len)
     return len;
 }
 
-/* 1 when the line is an event line of kind claim: "[N.] claim ...". */
-static int
-is_claim_line(const char *p, size_t len)
+/* Where the verb of an event line "[N.] verb ..." ends, when it is
+ * `verb`; else 0. */
+static size_t
+verb_end(const char *p, size_t len, const char *verb)
 {
-    size_t i = 0;
+    size_t i = 0, n = strlen(verb);
 
     while (i < len && (p[i] == ' ' || p[i] == '\t'))
         i++;
@@ -333,9 +338,26 @@ is_claim_line(const char *p, size_t len)
         for (i++; i < len && (p[i] == ' ' || p[i] == '\t'); i++)
             ;
     }
-    return len - i >= 5 && memcmp(p + i, "claim", 5) == 0
-           && (len - i == 5 || p[i + 5] == ' ' || p[i + 5] == '\t'
-               || p[i + 5] == '\r');
+    if (len - i >= n && memcmp(p + i, verb, n) == 0
+        && (len - i == n || p[i + n] == ' ' || p[i + n] == '\t'
+            || p[i + n] == '\r'))
+        return i + n;
+    return 0;
+}
+
+/* How much of an event line is words: a claim's up to its `--` (the
+ * JSON after it is verbatim), a note's up to its verb (its text is
+ * verbatim: until 2026-12-06 a note was split into words too, and one
+ * with an odd number of '"' or of 64 words did not read back). */
+static size_t
+words_len(const char *p, size_t len)
+{
+    size_t at;
+
+    if (verb_end(p, len, "claim") != 0)
+        return dashes_at(p, len);
+    at = verb_end(p, len, "note");
+    return at != 0 ? at : len;
 }
 
 /* `claim [<who>] -- <claim JSON>` (docs/CLAIMS.md). */
@@ -387,6 +409,35 @@ fail:
     return rc;
 }
 
+/* What p[0..len) holds when it is one quoted word ("...", with \" and
+ * \\ escaped), or NULL (not one; or out of memory). */
+static char *
+unquote(const char *p, size_t len)
+{
+    char  *out;
+    size_t i, o = 0;
+
+    if (len < 2 || p[0] != '"' || p[len - 1] != '"')
+        return NULL;
+    out = malloc(len);
+    if (out == NULL)
+        return NULL;
+    for (i = 1; i < len - 1; i++) {
+        if (p[i] == '"')
+            break;                  /* a quote inside: not one word */
+        if (p[i] == '\\' && i + 1 < len - 1
+            && (p[i + 1] == '"' || p[i + 1] == '\\'))
+            i++;
+        out[o++] = p[i];
+    }
+    if (i < len - 1) {
+        free(out);
+        return NULL;
+    }
+    out[o] = '\0';
+    return out;
+}
+
 static int
 parse_event(arb_event_t *ev, toks_t *t, unsigned line, const char *raw,
             size_t rawlen, arb_buf_t *why)
@@ -397,21 +448,30 @@ parse_event(arb_event_t *ev, toks_t *t, unsigned line, const char *raw,
 
     memset(ev, 0, sizeof(*ev));
     if (strcmp(verb, "note") == 0) {
-        /* The note keeps the rest of the line verbatim. */
-        const char *p = raw;
-        size_t      len;
-        while (rawlen - (size_t)(p - raw) >= 4 && memcmp(p, "note", 4) != 0)
-            p++;
-        p += 4;
-        len = rawlen - (size_t)(p - raw);
+        /* The rest of the line, verbatim but for the blanks at its ends;
+         * or, when it is one quoted word, what the quotes hold (how the
+         * writer puts a note with blanks at an end, or one that starts
+         * with a quote: note_text). */
+        size_t      at = verb_end(raw, rawlen, "note");
+        const char *p = raw + at;
+        size_t      len = rawlen - at;
+
         while (len > 0 && (*p == ' ' || *p == '\t' || *p == '\r'))
             p++, len--;
-        while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'
-                           || p[len - 1] == '\t'))
+        while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'
+                           || p[len - 1] == '\r'))
             len--;
+        if (len > 2 * ARB_STR_MAX + 2)
+            ERR("a note holds at most %d bytes", ARB_STR_MAX);
         ev->kind = ARB_EV_NOTE;
-        ev->text = strndup(p, len);
-        return ev->text == NULL ? ARB_ENOMEM : 0;
+        ev->text = unquote(p, len);
+        if (ev->text == NULL)
+            ev->text = strndup(p, len);
+        if (ev->text == NULL)
+            return ARB_ENOMEM;
+        if (strlen(ev->text) > ARB_STR_MAX)
+            ERR("a note holds at most %d bytes", ARB_STR_MAX);
+        return 0;
     }
     if (strcmp(verb, "claim") == 0)
         return parse_claim(ev, t, line, raw, rawlen, why);
@@ -527,8 +587,7 @@ arb_transcript_parse(arb_history_t *t, const char *text, size_t len,
         tmp.len = 0;
         if (arb_text_line_check(p, llen, 1, &tmp) != 0)
             ERR("%s", arb_buf_cstr(&tmp));
-        if (tokenize(tk, p, is_claim_line(p, llen) ? dashes_at(p, llen)
-                     : llen, err, sizeof(err)) != 0)
+        if (tokenize(tk, p, words_len(p, llen), err, sizeof(err)) != 0)
             ERR("%s", err);
         if (tk->n == 0)
             goto next;
@@ -715,6 +774,42 @@ put_words(arb_buf_t *b, const char *s)
         arb_buf_putc(b, *s == '\n' || *s == '\r' ? ' ' : *s);
 }
 
+/* A reason after the words of its event: as put_text, but one of many
+ * words goes as one quoted word, so that its line keeps within the
+ * words a line holds whatever the move before it (until 2026-12-06 a
+ * reason of more than 64 words did not read back). */
+#define REASON_WORDS 24
+
+static void
+put_reason(arb_buf_t *b, const char *s)
+{
+    const char *p;
+    size_t      words = 1;
+
+    for (p = s; *p != '\0'; p++)
+        words += *p == ' ';
+    if (words > REASON_WORDS)
+        put_quoted(b, s, "");
+    else
+        put_text(b, s);
+}
+
+/* A note's text as it reads back (parse_event): as it is, or one quoted
+ * word when blanks at an end would be lost or a leading quote would be
+ * read as quoting (until 2026-12-06 such notes changed through a
+ * transcript). */
+static void
+note_text(arb_buf_t *b, const char *s)
+{
+    size_t n = strlen(s);
+
+    if (n > 0 && (s[0] == ' ' || s[0] == '\t' || s[0] == '"'
+                  || s[n - 1] == ' ' || s[n - 1] == '\t'))
+        put_quoted(b, s, "");
+    else
+        put_words(b, s);
+}
+
 static void
 event_line(arb_buf_t *b, const arb_event_t *ev)
 {
@@ -723,7 +818,7 @@ event_line(arb_buf_t *b, const arb_event_t *ev)
     switch (ev->kind) {
     case ARB_EV_NOTE:
         arb_buf_puts(b, "note ");
-        put_words(b, ev->text ? ev->text : "");
+        note_text(b, ev->text ? ev->text : "");
         return;
     case ARB_EV_CLOSE:
         arb_buf_puts(b, "close");
@@ -741,7 +836,7 @@ event_line(arb_buf_t *b, const arb_event_t *ev)
         }
         if (ev->text != NULL) {
             arb_buf_puts(b, " -- ");
-            put_text(b, ev->text);
+            put_reason(b, ev->text);
         }
         return;
     case ARB_EV_VOID:
@@ -788,7 +883,7 @@ event_line(arb_buf_t *b, const arb_event_t *ev)
     }
     if (ev->text != NULL && ev->kind != ARB_EV_MOVE) {
         arb_buf_puts(b, " -- ");
-        put_text(b, ev->text);
+        put_reason(b, ev->text);
     }
 }
 

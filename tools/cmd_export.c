@@ -133,95 +133,23 @@ add_id(exp_t *x, const char *id)
 
 /* ---- time options ----------------------------------------------------- */
 
-static int
-digits(const char **p, int n, int *out)
-{
-    int i;
-
-    *out = 0;
-    for (i = 0; i < n; i++) {
-        if ((*p)[i] < '0' || (*p)[i] > '9')
-            return -1;
-        *out = *out * 10 + ((*p)[i] - '0');
-    }
-    *p += n;
-    return 0;
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
-static int64_t
-days_from_civil(int64_t y, int m, int d)
-{
-    int64_t  era;
-    unsigned yoe, doy, doe;
-
-    y -= m <= 2;
-    era = (y >= 0 ? y : y - 399) / 400;
-    yoe = (unsigned)(y - era * 400);
-    doy = (unsigned)((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1);
-    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
 /* Unix ms, or an ISO 8601 date or date-time; `end` makes a bare date
  * mean its last millisecond. */
 static int
 parse_when(const char *opt, const char *s, int end, int64_t *out)
 {
-    static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31,
-                                 30, 31 };
-    const char *p = s;
-    int         y, mo, d, h = 0, mi = 0, sec = 0, ms = 0, tzh = 0, tzm = 0;
-    int         sign = 0, has_time = 0, k;
-    uint64_t    u;
+    uint64_t u;
 
     if (strspn(s, "0123456789") == strlen(s) && *s != '\0') {
         if (cli_parse_u64("export", opt, s, &u) != 0)
             return -1;
-        if (u > INT64_MAX)
-            goto bad;
-        *out = (int64_t)u;
+        if (u <= INT64_MAX) {
+            *out = (int64_t)u;
+            return 0;
+        }
+    } else if (arb_iso_time_parse(s, end, out) == 0) {
         return 0;
     }
-    if (digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &mo)
-        || *p++ != '-' || digits(&p, 2, &d))
-        goto bad;
-    if (*p == 'T' || *p == ' ') {
-        p++;
-        has_time = 1;
-        if (digits(&p, 2, &h) || *p++ != ':' || digits(&p, 2, &mi))
-            goto bad;
-        if (*p == ':') {
-            p++;
-            if (digits(&p, 2, &sec))
-                goto bad;
-            if (*p == '.') {
-                for (p++, k = 0; k < 3 && *p >= '0' && *p <= '9'; k++, p++)
-                    ms = ms * 10 + (*p - '0');
-                if (k == 0)
-                    goto bad;
-                for (; k < 3; k++)
-                    ms *= 10;
-            }
-        }
-    }
-    if (*p == 'Z') {
-        p++;
-    } else if (has_time && (*p == '+' || *p == '-')) {
-        sign = *p++ == '+' ? 1 : -1;
-        if (digits(&p, 2, &tzh) || *p++ != ':' || digits(&p, 2, &tzm)
-            || tzh > 23 || tzm > 59)
-            goto bad;
-    }
-    if (*p != '\0' || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1]
-        || h > 23 || mi > 59 || sec > 59)
-        goto bad;
-    *out = ((days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec)
-            - sign * (tzh * 3600 + tzm * 60)) * 1000 + ms;
-    if (!has_time && end)
-        *out += 86400000 - 1;
-    return 0;
-bad:
     fprintf(stderr, "arbiter export: %s wants Unix milliseconds or an ISO "
             "8601 date (2026-03-01, 2026-03-01T10:00:00Z), not '%s'\n", opt,
             s);

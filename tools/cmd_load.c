@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/deal.h"
 #include "core/err.h"
 #include "core/transcript.h"
 #include "core/mp.h"
@@ -27,8 +28,12 @@ usage(FILE *f)
         "the recorder: opens the match from its header (an arbiter token),\n"
         "then appends every event in order.  Each event carries the client\n"
         "id <match>#<n>, so loading again resumes without duplicates.\n"
+        "A header whose deal is only its commitment (the export of a dealt\n"
+        "match) opens with the deal its close reveals; without such a\n"
+        "close (a match still running when exported) nothing is loaded.\n"
         "Exit status: 0 all recorded, 1 an event was refused (its line is\n"
-        "named), 2 usage or connection problem.\n\n");
+        "named), 2 usage, connection problem, or a file that cannot open\n"
+        "a match.\n\n");
     cli_net_usage(f);
 }
 
@@ -109,6 +114,40 @@ send_event(cli_net_t *n, const char *match, const arb_event_t *ev)
     return cli_net_call(n);
 }
 
+/* A header whose deal is only its commitment (the export of a dealt
+ * match: docs/DEAL.md) cannot open a match, which needs the deal; the
+ * record's own close reveals it, and opening with that deal commits to
+ * it again (the same commitment).  Until 2026-12-06 such a header was
+ * sent without its deal: refused, or (Tsukurutenten) a match opened
+ * without one and left half loaded.  0, or -1 with why printed. */
+static int
+reveal_for_load(arb_history_t *t, const char *path)
+{
+    arb_deal_t   *d = &t->open.setup->deal;
+    arb_verdict_t v;
+    size_t        i;
+
+    if (d->kind != ARB_DEAL_COMMIT)
+        return 0;
+    for (i = 0; i < t->nevents; i++)
+        if (t->events[i].kind == ARB_EV_CLOSE && t->events[i].nargs == 2)
+            break;
+    if (i == t->nevents) {
+        fprintf(stderr, "arbiter load: %s:%u: the deal is only its "
+                "commitment (a dealt match still running when it was "
+                "exported): a match cannot be opened without its deal, "
+                "which only the close reveals\n", path, t->open_line);
+        return -1;
+    }
+    if (arb_deal_reveal(d, t->events[i].args[0], t->events[i].args[1], &v)
+        != 0) {
+        fprintf(stderr, "arbiter load: %s:%u: the close's reveal does not "
+                "open the header's deal: %s\n", path, t->lines[i], v.msg);
+        return -1;
+    }
+    return 0;
+}
+
 int
 cmd_load(int argc, char **argv)
 {
@@ -143,7 +182,7 @@ cmd_load(int argc, char **argv)
         goto done;
     }
     parsed = 1;
-    if (cli_net_connect(&n) != 0)
+    if (reveal_for_load(&t, path) != 0 || cli_net_connect(&n) != 0)
         goto done;
     status = send_open(&n, t.open.setup);
     if (status != 0) {

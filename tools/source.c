@@ -13,6 +13,7 @@
 
 #include "core/claim.h"
 #include "core/err.h"
+#include "core/event_json.h"
 #include "core/jsonin.h"
 #include "core/ledger/bundle.h"
 #include "core/ledger/chain.h"
@@ -32,14 +33,14 @@ static int
 jsonl_derived(const arb_history_t *h, const json_t *v, const char *match,
               const unsigned char prev[ARB_HASH_LEN], arb_buf_t *why)
 {
-    /* ("time" is time_ms written out for a reader: its format may
-     * differ between releases, so the number is what is compared.) */
     static const char *const keys[] = { "kind", "actor", "time_ms", "body",
                                         NULL };
     const arb_history_rec_t *e = &h->recs[h->nevents];
+    const json_t            *got;
+    const char              *bad = NULL;
     json_t                  *want;
+    int64_t                  t, ms;
     size_t                   k;
-    int                      rc = 0;
 
     want = arb_bundle_jsonl_line(match, e, h->nevents == 0 ? &h->open
                                  : &h->events[h->nevents - 1], prev);
@@ -47,19 +48,29 @@ jsonl_derived(const arb_history_t *h, const json_t *v, const char *match,
         arb_buf_puts(why, "out of memory");
         return -1;
     }
-    for (k = 0; keys[k] != NULL && rc == 0; k++) {
-        const json_t *got = json_object_get(v, keys[k]);
-
+    for (k = 0; keys[k] != NULL && bad == NULL; k++) {
+        got = json_object_get(v, keys[k]);
         if (got != NULL && !json_equal((json_t *)got,
-                                       json_object_get(want, keys[k]))) {
-            arb_buf_printf(why, "seq %" PRIu64 ": \"%s\" is not what its "
-                           "bytes say (the bytes are what the chain covers: "
-                           "the line was changed)", e->seq, keys[k]);
-            rc = -1;
-        }
+                                       json_object_get(want, keys[k])))
+            bad = keys[k];
     }
+    /* "time" is time_ms written out for a reader, in a format that may
+     * differ between releases: the instant it names is what is compared
+     * (until 2026-12-06 it was not, and a forged time passed). */
+    got = json_object_get(v, "time");
+    ms = (int64_t)json_integer_value(json_object_get(want, "time_ms"));
+    if (bad == NULL && got != NULL
+        && !(json_is_null(got) ? ms <= 0
+             : json_is_string(got)
+               && arb_iso_time_parse(json_string_value(got), 0, &t) == 0
+               && t == ms))
+        bad = "time";
+    if (bad != NULL)
+        arb_buf_printf(why, "seq %" PRIu64 ": \"%s\" is not what its bytes "
+                       "say (the bytes are what the chain covers: the line "
+                       "was changed)", e->seq, bad);
     json_decref(want);
-    return rc;
+    return bad != NULL ? -1 : 0;
 }
 
 /* One line of an export in jsonl: its event bytes, checked against its

@@ -147,6 +147,19 @@ sed '3s/"actor":"scorer"/"actor":"chief"/' "$T/m1.jsonl" > "$T/edited.jsonl"
 err=$($A replay "$T/edited.jsonl" 2>&1)
 check "jsonl with an edited actor: refused" 1 \
     "$(printf '%s\n' "$err" | grep -c 'seq 2: "actor" is not what its bytes say')"
+# The time a reader reads names the instant of time_ms (a forged one
+# passed until 2026-12-06); written in another ISO form it is the same.
+sed '3s/"time":"[^"]*"/"time":"2020-01-01T00:00:00.000Z"/' "$T/m1.jsonl" \
+    > "$T/edited.jsonl"
+err=$($A replay "$T/edited.jsonl" 2>&1)
+check "jsonl with an edited time: refused" 1 \
+    "$(printf '%s\n' "$err" | grep -c 'seq 2: "time" is not what its bytes say')"
+ms=$(sed -n '3s/.*"time_ms":\([0-9]*\).*/\1/p' "$T/m1.jsonl")
+iso=$(date -u -d "@$((ms / 1000))" +%Y-%m-%dT%H:%M:%S)
+sed "3s/\"time\":\"[^\"]*\"/\"time\":\"$iso.$(printf %03d $((ms % 1000)))+00:00\"/" \
+    "$T/m1.jsonl" > "$T/edited.jsonl"
+$A replay "$T/edited.jsonl" > /dev/null 2>&1
+check "jsonl with the same time written otherwise: replays" 0 $?
 if command -v jq > /dev/null 2>&1; then
     check "jsonl parses (jq)" 38 "$(jq -c .seq "$T/m1.jsonl" | wc -l | tr -d ' ')"
     check "jsonl note body (jq)" 'disputes, "loudly"' \
@@ -391,6 +404,34 @@ while ! grep -q ready "$T/daemon2.log" && [ $i -lt 100 ]; do sleep 0.05; i=$((i 
 check "key kept" 1 "$(grep -c "loaded checkpoint signing key $KEY" "$T/daemon2.log")"
 $A export --token "$RDR" --match M1 --format bundle --out "$T/m1r.bundle" 2>/dev/null
 cmp -s "$T/m1.bundle" "$T/m1r.bundle"; check "same bundle after restart" 0 $?
+
+# ---- a dealt match's transcript loads again ----------------------------------
+# Its header holds only the deal's commitment; its close reveals the deal,
+# with which load opens the match (until 2026-12-06 the header went
+# without its deal: refused, or a Tsukurutenten match opened undealt).
+$A open --token "$ARB" --match D1 --game chains --teams long,short \
+    --players ann:long,bob:short --option deck=36 --option scoring=square \
+    --deal seed:club-night-7 > /dev/null
+$A move --token "$ARB" --match D1 place ann 7♣ r0c0 > /dev/null
+$A export --token "$ARB" --match D1 --format transcript > "$T/d1-run.txt"
+$A close --token "$ARB" --match D1 > /dev/null
+$A export --token "$ARB" --match D1 --format transcript > "$T/d1.txt"
+check "dealt: the export holds the commitment" 1 "$(grep -c '^deal: commit ' "$T/d1.txt")"
+sed 's/^match: D1$/match: D1b/' "$T/d1.txt" > "$T/d1b.txt"
+out=$($A load --token "$ARB" "$T/d1b.txt" 2>&1); rc=$?
+check "dealt: load of a closed one" "0 loaded D1b: events 0..2" "$rc $out"
+check "dealt: the same play, the same commitment" \
+    "$(sed -n 's/^deal: //p' "$T/d1.txt")" \
+    "$($A export --token "$ARB" --match D1b --format transcript | sed -n 's/^deal: //p')"
+check "dealt: the same records" \
+    "$($A state --token "$ARB" --match D1 --json | sed 's/"digest":"[0-9a-f]*"//')" \
+    "$($A state --token "$ARB" --match D1b --json | sed 's/"digest":"[0-9a-f]*"//')"
+sed 's/^match: D1$/match: D1c/' "$T/d1-run.txt" > "$T/d1c.txt"
+err=$($A load --token "$ARB" "$T/d1c.txt" 2>&1); rc=$?
+check "dealt: a running one's export cannot open a match" 2 $rc
+check "... saying why" 1 "$(printf '%s\n' "$err" | grep -c 'the deal is only its commitment (a dealt match still running when it was exported)')"
+check "... nothing opened" 1 \
+    "$($A state --token "$ARB" --match D1c 2>&1 | grep -c 'not_found')"
 
 echo "export_verify.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]

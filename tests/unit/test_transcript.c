@@ -148,8 +148,10 @@ test_round_trip(void)
         why.len = 0;
         CHECK_INT(arb_transcript_parse(&t4, tab, strlen(tab), &why),
                   ARB_EINVAL);
+        /* (a note that is one quoted word holds what the quotes hold:
+         * the tab is its byte 1) */
         CHECK_STR(arb_buf_cstr(&why), "line 4: text: a control character "
-                  "(U+0009) at byte 2: a record holds printable text only");
+                  "(U+0009) at byte 1: a record holds printable text only");
         why.len = 0;
         CHECK_INT(arb_transcript_parse(&t4, opt, strlen(opt), &why),
                   ARB_EINVAL);
@@ -532,10 +534,88 @@ test_close_order_round_trip(void)
     arb_buf_free(&f2);
 }
 
+/* Every text the recorder takes reads back the same through a written
+ * transcript: notes with a lone quote, a leading quote, blanks at their
+ * ends, 64 words or more; reasons of many words; an amend's and a
+ * stands' reason of 4096 bytes (until 2026-12-06 each of these changed
+ * or made the whole transcript unreadable). */
+static void
+test_text_round_trip(void)
+{
+    static const char head[] = "game: yahchain\nmatch: m\nplayers: a b\n"
+                               "mode: 3\n\n1. place a 4S\n";
+    arb_history_t t, t2;
+    arb_buf_t     f = ARB_BUF_INIT, big = ARB_BUF_INIT, many = ARB_BUF_INIT;
+    arb_event_t   ev[8];
+    const char   *notes[] = { "a \"dangling quote", "\"lead\" quote",
+                              "  two blanks each side  ", "\"", "" };
+    size_t        i, n = 0;
+
+    CHECK_INT(parse(&t, head), 0);
+    if (t.nevents != 1)
+        return;
+    for (i = 0; i < 100; i++)
+        arb_buf_puts(&many, i ? " w" : "w");
+    for (i = 0; i < 4096; i++)
+        arb_buf_putc(&big, 'r');
+    memset(ev, 0, sizeof(ev));
+    ev[n++] = t.events[0];
+    for (i = 0; i < sizeof(notes) / sizeof(notes[0]); i++) {
+        ev[n].kind = ARB_EV_NOTE;
+        ev[n++].text = (char *)notes[i];
+    }
+    ev[n].kind = ARB_EV_NOTE;
+    ev[n++].text = many.data;
+    CHECK_INT(arb_transcript_format(&f, &t.open, ev, n), 0);
+    CHECK_INT(parse(&t2, arb_buf_cstr(&f)), 0);
+    CHECK_STR(err, "");
+    CHECK_INT(t2.nevents, n);
+    for (i = 1; i < n && i < t2.nevents; i++)
+        CHECK_STR(t2.events[i].text, ev[i].text);
+    arb_history_clear(&t2);
+    /* rulings: a reason of 100 words, a 4096-byte one after a move */
+    {
+        arb_event_t r[4];
+        char       *args[2] = { "5S", NULL };
+
+        memset(r, 0, sizeof(r));
+        r[0] = t.events[0];
+        r[1].kind = ARB_EV_VOID;
+        r[1].target = 1;
+        r[1].text = many.data;
+        r[2].kind = ARB_EV_STANDS;
+        r[2].player = "b";
+        r[2].verb = "place";
+        r[2].nargs = 1;
+        r[2].args = args;
+        r[2].text = big.data;
+        r[3].kind = ARB_EV_NOTE;
+        r[3].text = big.data;
+        f.len = 0;
+        CHECK_INT(arb_transcript_format(&f, &t.open, r, 4), 0);
+        CHECK_INT(parse(&t2, arb_buf_cstr(&f)), 0);
+        CHECK_STR(err, "");
+        CHECK_INT(t2.nevents, 4);
+        for (i = 1; i < 4 && i < t2.nevents; i++)
+            CHECK_STR(t2.events[i].text, r[i].text);
+        arb_history_clear(&t2);
+    }
+    /* a note past what an event holds is refused, naming it */
+    arb_buf_free(&f);
+    arb_buf_printf(&f, "%snote %sx\n", head, big.data);
+    CHECK(parse(&t2, arb_buf_cstr(&f)) != 0);
+    CHECK(strstr(err, "a note holds at most 4096 bytes") != NULL);
+    arb_history_clear(&t);
+    arb_buf_free(&f);
+    arb_buf_free(&big);
+    arb_buf_free(&many);
+}
+
 int
 main(void)
 {
     test_parse();
+    test_text_round_trip();
     test_round_trip();
     test_errors();
     test_teams_and_deal();
