@@ -486,9 +486,16 @@ after_work(arb_server_t *srv)
         const char *msg;
         const char *code = rc == ARB_EFULL ? "full" : "internal";
 
+        size_t      k;
+
         msg = arb_buf_cstr(&srv->commit_why);
         arb_log(ARB_LOG_ERROR, "%s: refusing %zu appends; reads continue",
                 msg, srv->nbatch + srv->nqueue);
+        /* Counted as refusals, by their code (rejects_total{reason=
+         * "full"}): until 2026-12-06 only a rule's refusal was, and a
+         * full disk showed nowhere in the metrics. */
+        for (k = 0; k < srv->nbatch + srv->nqueue; k++)
+            arb_stats_reject(srv, rc);
         refuse_all(srv, code, msg);
         if (srv->stopping)
             arb_server_stop(srv);

@@ -222,6 +222,14 @@ authenticate(arb_http_req_t *q, const char *match)
         t = arb_config_auth(&q->srv->cfg, tok, strlen(tok));
     }
     if (t == NULL) {
+        /* As a bad token on the protocol is (auth_failed, an event to
+         * alert on: someone guessing tokens), but a line for the first
+         * and then every 100th, so that guessing cannot flood the log
+         * (until 2026-12-06 none, and no count). */
+        if (q->srv->n.http_auth_failed++ % 100 == 0)
+            arb_log_ev(ARB_LOG_WARN, "auth_failed", NULL, "http: bad token "
+                       "(%llu so far)",
+                       (unsigned long long)q->srv->n.http_auth_failed);
         arb_http_error(req, 401, "authorization", "bad token");
         return -1;
     }
@@ -271,7 +279,7 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
     struct arb_http *h = *(struct arb_http **)(self + 1);
     arb_http_req_t   q;
     arb_http_url_t   u;
-    char           (*seg)[ARB_STORE_ID_MAX + 2];
+    char           (*seg)[ARB_STORE_ID_MAX + 1];
     size_t           nseg;
     int              post, get, route;
 
@@ -448,10 +456,10 @@ on_accept(uv_stream_t *l, int status)
     if (h->nconns >= h->srv->cfg.http.max_conns || h->srv->stopping) {
         /* Over the cap: closed at once, before libh2o allocates. */
         if (h->srv->n.http_refused++ % 1000 == 0)
-            arb_log(ARB_LOG_WARN, "http: %zu connections open, "
-                    "max_connections reached: closing new ones (%llu so "
-                    "far)", h->nconns,
-                    (unsigned long long)h->srv->n.http_refused);
+            arb_log_ev(ARB_LOG_WARN, "http_conn_refused", NULL, "http: %zu "
+                       "connections open, max_connections reached: closing "
+                       "new ones (%llu so far)", h->nconns,
+                       (unsigned long long)h->srv->n.http_refused);
         uv_close((uv_handle_t *)&hc->tcp, free_handle);
         return;
     }

@@ -51,10 +51,11 @@ refuse_head(arb_http_conn_t *hc)
 
     hc->refused = 1;
     if (h->srv->n.http_heads_refused++ % 1000 == 0)
-        arb_log(ARB_LOG_WARN, "http: a request head over header_max (%zu "
-                "bytes): answered 431 before it ended (%llu so far)",
-                h->srv->cfg.http.header_max,
-                (unsigned long long)h->srv->n.http_heads_refused);
+        arb_log_ev(ARB_LOG_WARN, "http_head_refused", NULL, "http: a "
+                   "request head over header_max (%zu bytes): answered 431 "
+                   "before it ended (%llu so far)",
+                   h->srv->cfg.http.header_max,
+                   (unsigned long long)h->srv->n.http_heads_refused);
     snprintf(why, sizeof(why), "request line and headers over %zu bytes",
              h->srv->cfg.http.header_max);
     arb_http_error_body(&body, why, "headers");

@@ -135,6 +135,9 @@ arb_http_metrics(arb_http_req_t *q)
     one(&b, "arbiter_http_heads_refused_total", "counter",
         "Request heads over header_max answered 431 before they ended.",
         n->http_heads_refused);
+    one(&b, "arbiter_http_auth_failed_total", "counter",
+        "HTTP requests answered 401: a token that is no token.",
+        n->http_auth_failed);
     one(&b, "arbiter_http_requests_total", "counter",
         "HTTP requests answered or streamed.", n->http_requests);
     one(&b, "arbiter_subscribers", "gauge",

@@ -64,6 +64,11 @@ arb_http_url_parse(arb_http_url_t *u, const char *path, size_t len)
         slash = memchr(p, '/', (size_t)(end - p));
         if (slash == NULL)
             slash = end;
+        /* An empty segment ("//" from a proxy's or a script's join, a
+         * trailing "/") names nothing: skipped (until 2026-12-06 only a
+         * trailing one was). */
+        if (slash == p)
+            continue;
         if (u->nseg == ARB_HTTP_SEG_MAX)
             return ARB_ETOOBIG;
         if (arb_http_unescape(p, (size_t)(slash - p), u->seg[u->nseg],

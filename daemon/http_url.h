@@ -18,7 +18,9 @@
 /* A request target, split.  Ownership: the segments are copies; query
  * points into the target given to arb_http_url_parse(). */
 typedef struct arb_http_url {
-    char        seg[ARB_HTTP_SEG_MAX][ARB_STORE_ID_MAX + 2];
+    /* a segment holds at most an id's 64 bytes decoded: a longer one is
+     * ARB_EPROTO (until 2026-12-06 65 bytes still fit) */
+    char        seg[ARB_HTTP_SEG_MAX][ARB_STORE_ID_MAX + 1];
     size_t      nseg;
     const char *query;          /* after '?', or NULL */
     size_t      qlen;

@@ -339,7 +339,10 @@ done:
  * One stats map, whatever counters the daemon has, in its order (the tool
  * need not change when one is added): "prefix.name value" lines into out,
  * or members of js.  Unsigned and signed integers, strings, booleans and
- * nested maps; anything else is skipped.  0 or -1 (out of memory).
+ * nested maps; nil as JSON null and as no line (a section that is off:
+ * `replication` without [replicate]; until 2026-12-06 --json dropped the
+ * key, so "off" read like "an older daemon"); anything else is skipped.
+ * 0 or -1 (out of memory).
  */
 static int
 stats_put(arb_buf_t *out, json_t *js, const char *prefix,
@@ -385,6 +388,11 @@ stats_put(arb_buf_t *out, json_t *js, const char *prefix,
                      vo->via.str.ptr);
             if (js != NULL)
                 jv = arb_json_string(val);
+            break;
+        case MSGPACK_OBJECT_NIL:
+            if (js == NULL)
+                continue;
+            jv = json_null();
             break;
         case MSGPACK_OBJECT_MAP:
             if (depth + 1 >= STATS_DEPTH)

@@ -212,6 +212,12 @@ check "matches open" "" "$($A matches --token "$RDR" --status open)"
 check "matches json" 2 "$($A matches --token "$RDR" --json | grep -c '^{"match":"M[12]","game":"yahchain","status":"closed"')"
 check "stats matches" "matches 2" "$($A stats --token "$RDR" | grep '^matches ')"
 check "stats json" 1 "$($A stats --token "$RDR" --json | grep -c '^{"engine":"arbiter .*"matches":2,')"
+# sections that are off are null in JSON, as on the wire (until 2026-12-06
+# the keys were dropped), and have no line in the text
+check "stats json: replication and replica off" 1 \
+    "$($A stats --token "$RDR" --json | grep -c '"replication":null,"replica":null')"
+check "stats text: no line for them" 0 \
+    "$($A stats --token "$RDR" | grep -c '^replica')"
 
 # ---- watch: everything appended after it started -------------------------
 i=0

@@ -1566,6 +1566,14 @@ test_storage_full(void)
         }
     }
     CHECK(full);
+    /* the refusal is counted (until 2026-12-06 a full store showed in no
+     * counter: every move here was legal) */
+    CHECK_INT(call(cl, &res, "stats", ""), 0);
+    {
+        const msgpack_object *r = arb_client_get(&res, "rejected");
+        CHECK(r != NULL && r->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+              && r->via.u64 >= 1);
+    }
     /* reads still work; the last match is consistent and can go on
      * being read; the daemon is alive */
     CHECK_INT(call(cl, &res, "matches", ""), 0);

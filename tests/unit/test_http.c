@@ -16,6 +16,7 @@
 
 #include "tests/daemon_harness.h"
 #include "tests/http_client.h"
+#include "tests/replay_text.h"
 #include "tests/test.h"
 
 #define BIG (1 << 20)
@@ -186,6 +187,22 @@ test_hostile(void)
     CHECK_INT(http_get(port, "/api/m/M1/state?at=%G1", HARNESS_READER, resp,
                        BIG), 400);
     CHECK(strstr(http_body(resp), "\"where\":\"at\"") != NULL);
+    /* a segment over 64 bytes decoded is 400, from 65 on (until
+     * 2026-12-06 a 65-byte one was a 404); empty segments are skipped
+     * wherever they are (until then only a trailing one) */
+    {
+        char path[160];
+
+        snprintf(path, sizeof(path), "/api/m/%065d/state", 0);
+        CHECK_INT(http_get(port, path, HARNESS_READER, resp, BIG), 400);
+        CHECK(strstr(http_body(resp), "\"where\":\"path\"") != NULL);
+        snprintf(path, sizeof(path), "/api/m/%064d/state", 0);
+        CHECK_INT(http_get(port, path, HARNESS_READER, resp, BIG), 404);
+    }
+    CHECK_INT(http_get(port, "//api//stats//", HARNESS_READER, resp, BIG),
+              200);
+    CHECK_INT(http_get(port, "/api//matches/", HARNESS_READER, resp, BIG),
+              200);
     /* a quote, a backslash and a control byte from the path come back
      * escaped: the error body is one JSON object holding them as sent */
     CHECK_INT(http_get(port, "/m/a%22b%5Cc%01d", NULL, resp, BIG), 404);
@@ -964,6 +981,29 @@ test_metrics(void)
           >= 1);
     CHECK(sample(http_body(resp), "arbiter_http_connections_refused_total")
           >= 790);
+    /* Bad tokens are counted and logged (auth_failed, the first and every
+     * 100th line; until 2026-12-06 HTTP logged none). */
+    {
+        double before = sample(http_body(resp),
+                               "arbiter_http_auth_failed_total");
+        char   logp[400], *log;
+        int    k;
+
+        for (k = 0; k < 3; k++)
+            CHECK_INT(http_get(port, "/api/stats", "guess-0000-0000-0000",
+                               resp, BIG), 401);
+        CHECK_INT(http_get(port, "/metrics", HARNESS_READER, resp, BIG),
+                  200);
+        CHECK(sample(http_body(resp), "arbiter_http_auth_failed_total")
+              == before + 3);
+        snprintf(logp, sizeof(logp), "%s/daemon.log", harness_dir);
+        log = slurp(logp);
+        CHECK(log != NULL && strstr(log, "http: bad token (")
+                             != NULL);
+        free(log);
+        CHECK_INT(http_get(port, "/metrics", HARNESS_READER, resp, BIG),
+                  200);
+    }
     /* the same figures as JSON: the shape of `arbiter stats --json`, the
      * op's scalar keys in the op's order */
     CHECK_INT(http_get(port, "/api/stats", HARNESS_READER, resp, BIG), 200);
