@@ -82,8 +82,9 @@ usage(FILE *f)
         "               checkpoint itself.  With --db too, the events are\n"
         "               read from DIR and the daemon's checkpoint must\n"
         "               match them.\n"
-        "  --out PATH   write here instead of stdout; for transcripts of\n"
-        "               several matches a directory (one ID.txt each)\n\n"
+        "  --out PATH   write here instead of stdout ('-': stdout); for\n"
+        "               transcripts of several matches a directory that\n"
+        "               exists (one ID.txt each)\n\n"
         "Exit status: 0 written, 1 a match is unknown, refused, or does not\n"
         "verify, or no match is in the range; 2 usage or I/O error.\n\n");
     cli_net_usage(f);
@@ -632,6 +633,10 @@ parse_args(exp_t *x, int argc, char **argv)
     rc = cli_args_parse(&a, argc, argv);
     if (rc >= 0)
         return rc;
+    /* "-" is stdout, as load and verify read "-" as stdin (until
+     * 2026-12-06 a file named "-"; ./- names one). */
+    if (x->out != NULL && strcmp(x->out, "-") == 0)
+        x->out = NULL;
     net = x->n.server != NULL || x->n.token != NULL
           || x->n.token_file != NULL;
     x->format = -1;

@@ -60,7 +60,7 @@ usage(FILE *f)
         "  --html       the format (the only one)\n"
         "  --claim F    a claim (docs/CLAIMS.md); its differences from the\n"
         "               record are marked on the records and totals\n"
-        "  --out PATH   write here instead of stdout\n"
+        "  --out PATH   write here instead of stdout ('-': stdout)\n"
         "  --pubkey KEY the recorder's public key (a BUNDLE needs it)\n\n"
         "Exit status: 0 written, 1 an event refused by the rules or a broken\n"
         "hash chain (the file is still written, saying so) or a bundle\n"
@@ -469,6 +469,8 @@ cmd_report(int argc, char **argv)
     if (status >= 0)
         goto done;
     status = CLI_ERROR;
+    if (out != NULL && strcmp(out, "-") == 0)
+        out = NULL;             /* stdout, as for export */
     if (!html) {
         fprintf(stderr, "arbiter report: say the format: --html\n");
         goto done;

@@ -405,6 +405,12 @@ check "key kept" 1 "$(grep -c "loaded checkpoint signing key $KEY" "$T/daemon2.l
 $A export --token "$RDR" --match M1 --format bundle --out "$T/m1r.bundle" 2>/dev/null
 cmp -s "$T/m1.bundle" "$T/m1r.bundle"; check "same bundle after restart" 0 $?
 
+# ---- --out - is stdout --------------------------------------------------------
+# (until 2026-12-06 it wrote a file named "-")
+check "--out - is stdout" "$($A export --db "$T/data" --match M1 --format jsonl)" \
+    "$(cd "$T" && "$OLDPWD/$A" export --db "$T/data" --match M1 --format jsonl --out -)"
+check "... no file named -" 0 "$(ls "$T" | grep -c '^-$')"
+
 # ---- a dealt match's transcript loads again ----------------------------------
 # Its header holds only the deal's commitment; its close reveals the deal,
 # with which load opens the match (until 2026-12-06 the header went
