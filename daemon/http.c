@@ -372,6 +372,10 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
         serve_asset(req, seg[1]);
         return 0;
     }
+    if (IS(0, "healthz") && nseg == 1) {
+        arb_http_health(&q);            /* no token: it names no match */
+        return 0;
+    }
     if (!(IS(0, "api") || (IS(0, "metrics") && nseg == 1))) {
         arb_http_error(req, 404, "path", "no such page");
         return 0;

@@ -111,6 +111,10 @@ void arb_http_api_matches(arb_http_req_t *q);
 void arb_http_api_state(arb_http_req_t *q, const char *match);
 void arb_http_api_events(arb_http_req_t *q, const char *match);
 void arb_http_api_stats(arb_http_req_t *q);
+/* GET /healthz, without a token: 200 {"status":"ok","role":"primary"|
+ * "replica"} when this recorder answers and reads its store; else 503
+ * (`where` "stopping" or "store").  It names no match. */
+void arb_http_health(arb_http_req_t *q);
 /* The last seq of `match` known committed: 0, or ARB_ENOTFOUND. */
 int  arb_http_committed_seq(arb_server_t *srv, const char *match,
                             uint64_t *upto);

@@ -201,6 +201,10 @@ test_hostile(void)
     }
     CHECK_INT(http_get(port, "//api//stats//", HARNESS_READER, resp, BIG),
               200);
+    /* a probe's health check, without a token (new 2026-12-06) */
+    CHECK_INT(http_get(port, "/healthz", NULL, resp, BIG), 200);
+    CHECK_STR(http_body(resp), "{\"status\":\"ok\",\"role\":\"primary\"}\n");
+    CHECK(strstr(resp, "application/json") != NULL);
     CHECK_INT(http_get(port, "/api//matches/", HARNESS_READER, resp, BIG),
               200);
     /* a quote, a backslash and a control byte from the path come back
