@@ -558,6 +558,9 @@ test_text_round_trip(void)
         arb_buf_puts(&many, i ? " w" : "w");
     for (i = 0; i < 4096; i++)
         arb_buf_putc(&big, 'r');
+    /* (the texts as C strings) */
+    if (arb_buf_cstr(&many) == NULL || arb_buf_cstr(&big) == NULL)
+        return;
     memset(ev, 0, sizeof(ev));
     ev[n++] = t.events[0];
     for (i = 0; i < sizeof(notes) / sizeof(notes[0]); i++) {
