@@ -58,6 +58,42 @@ arb_move_from_words(const arb_match_t *m, const char *as, char *const *w,
     return rc;
 }
 
+/* "the players: a b c" into why. */
+static void
+players_of(const arb_setup_t *setup, arb_buf_t *why)
+{
+    size_t i;
+
+    arb_buf_puts(why, "the players:");
+    for (i = 0; i < setup->nplayers; i++)
+        arb_buf_printf(why, " %s", setup->players[i].name);
+}
+
+/* Why words w[0..n) that are no move written out cannot be read: the
+ * word a scorekeeper mistyped, most often a player's name (until
+ * 2026-12-06 "place carol 9S" was read as a card of the player whose
+ * turn it was, and "ann B1" blamed ann, who is seated). */
+static int
+unread(const arb_setup_t *setup, const char *bare, char *const *w, size_t n,
+       arb_buf_t *why)
+{
+    if (n >= 2 && !seated(setup, w[1])
+        && (bare == NULL ? !seated(setup, w[0]) : strcmp(w[0], bare) == 0)) {
+        arb_buf_printf(why, "'%s' is no player of this match (", w[1]);
+        players_of(setup, why);
+        arb_buf_putc(why, ')');
+    } else if (bare == NULL && seated(setup, w[0])) {
+        arb_buf_printf(why, "write the move out: VERB PLAYER ARG..., its "
+                       "verb first ('%s' is a player)", w[0]);
+    } else {
+        arb_buf_printf(why, "write the move out: VERB PLAYER ARG... ('%s' "
+                       "is no player of this match; ", w[0]);
+        players_of(setup, why);
+        arb_buf_putc(why, ')');
+    }
+    return ARB_EINVAL;
+}
+
 int
 arb_move_from_words_at(const arb_rules_t *rules, const arb_setup_t *setup,
                        const char *turn, const char *as, char *const *w,
@@ -77,6 +113,9 @@ arb_move_from_words_at(const arb_rules_t *rules, const arb_setup_t *setup,
         verb = w[0];
         player = w[1];
         first = 2;
+    } else if (bare != NULL && n >= 2 && strcmp(w[0], bare) == 0) {
+        /* The game's verb, then no seated player: a mistyped name. */
+        return unread(setup, bare, w, n, why);
     } else if (bare != NULL && seated(setup, w[0])) {
         verb = bare;
         player = w[0];
@@ -89,9 +128,7 @@ arb_move_from_words_at(const arb_rules_t *rules, const arb_setup_t *setup,
             player = setup->players[0].name;
         first = 0;
     } else {
-        arb_buf_printf(why, "write the move out: VERB PLAYER ARG... ('%s' "
-                       "is no player of this match)", w[0]);
-        return ARB_EINVAL;
+        return unread(setup, bare, w, n, why);
     }
     ev->kind = ARB_EV_MOVE;
     ev->player = strdup(player);

@@ -88,9 +88,11 @@ usage(FILE *f)
         "                 so it is recorded exactly once\n\n",
         RETRY_DEFAULT_S);
     cli_net_usage(f);
-    fprintf(f, "\nExit status: 0, 1 when some command was refused, 2 when "
-               "the console could\nnot start or lost the recorder for "
-               "good.\n");
+    fprintf(f, "\nExit status: 0, 1 when some line was refused or not "
+               "understood ('refused'\nor 'error'), or the recorder "
+               "refused the console at start (no such\nmatch), 2 when the "
+               "console could not start otherwise (connection,\ntoken, a "
+               "player not seated) or lost the recorder for good.\n");
 }
 
 /* The moves as this match's game takes them: YAHchain's bare cards, or

@@ -128,6 +128,12 @@ check "arbiter undo is a void" "13 arbiter void 12 -- wrong card" \
 # A NUL byte in a piped line: refused as such, not cut short and played.
 printf '8S\000 junk\n' | $A record --token "$ARB" --match R1 > "$T/out5" 2>&1; rc=$?
 check "a NUL in a line" "1 error: the line holds a NUL byte" "$rc $(cat "$T/out5")"
+# A mistyped player is named (until 2026-12-06 "place carol 9S" was read
+# as cards of the player whose turn it was: "got 3 arguments").
+printf 'place carol 9S\n' | $A record --token "$ARB" --match R1 > "$T/out6" 2>&1; rc=$?
+check "a player not seated, named" \
+    "1 error: 'carol' is no player of this match (the players: alice bob)" \
+    "$rc $(cat "$T/out6")"
 printf '6S\n' | $A record --token "$RDR" --match R1 > "$T/out4" 2>&1; rc=$?
 check "reader refused" "1 refused forbidden: reader is a reader: this console follows the match but cannot record" \
       "$rc $(cat "$T/out4")"
