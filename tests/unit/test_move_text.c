@@ -47,47 +47,49 @@ main(void)
                                  "players: alice bob\nmode: 3\n\n",
                                  UINT64_MAX);
     char        *tt = slurp("tests/data/tsuku-simple.txt");
-    arb_match_t *t = tt != NULL ? replay_text(tt, 0) : NULL;
+    arb_match_t *tm = tt != NULL ? replay_text(tt, 0) : NULL;
 
-    CHECK(y != NULL && t != NULL);
-    if (y == NULL || t == NULL)
+    CHECK(y != NULL && tm != NULL);
+    if (y == NULL || tm == NULL)
         return TEST_END();
-    /* YAHchain: the forms that read, canonical cards */
-    CHECK_INT(read_move(y, "4S", got, sizeof(got)), 0);
-    CHECK_STR(got, "place alice 4♠");
-    CHECK_INT(read_move(y, "bob 5h @1", got, sizeof(got)), 0);
-    CHECK_STR(got, "place bob 5♥ @1");
-    CHECK_INT(read_move(y, "place bob 5H", got, sizeof(got)), 0);
-    CHECK_STR(got, "place bob 5♥");
-    /* a mistyped player is named, with the players (until 2026-12-06
-     * it was read as cards of the player whose turn it was) */
-    CHECK_INT(read_move(y, "place carol 9S", got, sizeof(got)),
-              ARB_EINVAL);
-    CHECK_STR(got, "'carol' is no player of this match (the players: "
-                   "alice bob)");
-    CHECK_INT(read_move(y, "place alcie 9S", got, sizeof(got)),
-              ARB_EINVAL);
-    CHECK_STR(got, "'alcie' is no player of this match (the players: "
-                   "alice bob)");
-    /* Tsukurutenten has no bare verb: a seated player first is told to
-     * put the verb first (until then: "'ann' is no player") */
-    CHECK_INT(read_move(t, "draw ann", got, sizeof(got)), 0);
-    CHECK_STR(got, "draw ann");
-    CHECK_INT(read_move(t, "ann B1", got, sizeof(got)), ARB_EINVAL);
-    CHECK_STR(got, "write the move out: VERB PLAYER ARG..., its verb "
-                   "first ('ann' is a player)");
-    CHECK_INT(read_move(t, "bob", got, sizeof(got)), ARB_EINVAL);
-    CHECK_STR(got, "write the move out: VERB PLAYER ARG..., its verb "
-                   "first ('bob' is a player)");
-    /* ... and the mistyped name, not the verb ("'draw' is no player") */
-    CHECK_INT(read_move(t, "draw carol", got, sizeof(got)), ARB_EINVAL);
-    CHECK_STR(got, "'carol' is no player of this match (the players: "
-                   "ann bob)");
-    CHECK_INT(read_move(t, "B1", got, sizeof(got)), ARB_EINVAL);
-    CHECK_STR(got, "write the move out: VERB PLAYER ARG... ('B1' is no "
-                   "player of this match; the players: ann bob)");
+    static const struct {
+        int         tsuku;      /* else YAHchain */
+        const char *line;
+        int         rc;
+        const char *want;
+    } t[] = {
+        /* YAHchain: the forms that read, canonical cards */
+        { 0, "4S", 0, "place alice 4♠" },
+        { 0, "bob 5h @1", 0, "place bob 5♥ @1" },
+        { 0, "place bob 5H", 0, "place bob 5♥" },
+        /* a mistyped player is named, with the players (until
+         * 2026-12-06 it was read as cards of the player to move) */
+        { 0, "place carol 9S", ARB_EINVAL, "'carol' is no player of this "
+          "match (the players: alice bob)" },
+        { 0, "place alcie 9S", ARB_EINVAL, "'alcie' is no player of this "
+          "match (the players: alice bob)" },
+        /* Tsukurutenten has no bare verb: a seated player first is told
+         * to put the verb first (until then: "'ann' is no player"), and
+         * a mistyped name is named, not the verb */
+        { 1, "draw ann", 0, "draw ann" },
+        { 1, "ann B1", ARB_EINVAL, "write the move out: VERB PLAYER "
+          "ARG..., its verb first ('ann' is a player)" },
+        { 1, "bob", ARB_EINVAL, "write the move out: VERB PLAYER ARG..., "
+          "its verb first ('bob' is a player)" },
+        { 1, "draw carol", ARB_EINVAL, "'carol' is no player of this match "
+          "(the players: ann bob)" },
+        { 1, "B1", ARB_EINVAL, "write the move out: VERB PLAYER ARG... "
+          "('B1' is no player of this match; the players: ann bob)" },
+    };
+    size_t k;
+
+    for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+        CHECK_INT(read_move(t[k].tsuku ? tm : y, t[k].line, got,
+                            sizeof(got)), t[k].rc);
+        CHECK_STR(got, t[k].want);
+    }
     arb_match_free(y);
-    arb_match_free(t);
+    arb_match_free(tm);
     free(tt);
     return TEST_END();
 }
