@@ -369,6 +369,18 @@ arb_store_open(arb_store_t **out, const char *dir,
     s->claimed = 1;
     if (!s->read_only && (rc = arb__jr_open(s, exists, why)) != 0)
         goto fail;
+    /* LMDB maps the file and trusts its meta page: a data.mdb cut short
+     * (a copy that did not finish) made every reader and the daemon die
+     * of SIGBUS, saying nothing (until 2026-12-06). */
+    if (exists && (rc = arb__env_cut_short(path, why)) != 0) {
+        if (rc == 1) {
+            if (why != NULL)
+                arb_buf_puts(why, ": restore it from a backup (arbiter "
+                             "restore-backup)");
+            rc = ARB_ECORRUPT;
+        }
+        goto fail;
+    }
 
     mrc = mdb_env_create(&s->log.env);
     if (mrc != 0) {

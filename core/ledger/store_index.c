@@ -143,6 +143,11 @@ ix_env_open(arb_store_t *s, int *usable, arb_buf_t *why)
     exists = stat(path, &st) == 0;
     if (!exists && s->read_only)
         return 0;
+    /* Cut short, it would make LMDB fault (SIGBUS) where it reads past
+     * the end: unreadable, so rebuilt (or, read-only, not used), as a
+     * missing one (until 2026-12-06 `arbiter check` died on it). */
+    if (exists && (rc = arb__env_cut_short(path, NULL)) != 0)
+        return rc == 1 ? 0 : arb__mdb_fail(why, EIO, "read the index");
     /* The writer writes through the map (MDB_WRITEMAP), with the file
      * allocated on disk to the map's size first; where that allocation
      * fails it opens again the ordinary way (docs/STORE.md, "Memory"). */

@@ -291,6 +291,11 @@ int      arb__jr_ckpt(arb_store_t *s, int new_lap, int locked,
                       arb_buf_t *why);
 int      arb__jr_reserve(arb_store_t *s, size_t len, arb_buf_t *why);
 void     arb__jr_close(arb_store_t *s);
+/* 1 when the LMDB file at path is shorter than its newest meta page says
+ * (LMDB maps it and would fault reading past its end: SIGBUS), with why;
+ * 0 when it is not (or does not exist, or is no LMDB file: LMDB says
+ * so); ARB_EIO when it cannot be read. */
+int      arb__env_cut_short(const char *path, arb_buf_t *why);
 /* An open that failed before arb__jr_start: closes the journal and, when
  * this open made its files (still empty), takes them back. */
 void     arb__jr_unmake(arb_store_t *s);

@@ -136,6 +136,100 @@ meta_psize(const unsigned char *m)
     return ps;
 }
 
+/* The newest valid meta page of the LMDB file at path into m (the
+ * transaction it names in *txnid) and the file's size: 1 found, 0 none
+ * (no such file, too short for a meta page, not LMDB's), or -1 with errno
+ * (a read failed). */
+static int
+newest_meta(const char *path, unsigned char m[ARB_JOURNAL_META],
+            uint64_t *txnid, uint64_t *size)
+{
+    unsigned char cur[2][ARB_JOURNAL_META];
+    struct stat   st;
+    uint32_t      ps;
+    int           fd, i, found = 0;
+
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return -1;
+    }
+    *size = (uint64_t)st.st_size;
+    if (pread(fd, cur[0], ARB_JOURNAL_META, 0) != ARB_JOURNAL_META
+        || !meta_ok(cur[0], 0)) {
+        close(fd);
+        return 0;
+    }
+    ps = meta_psize(cur[0]);
+    if (ps < 512 || ps > 65536 || (ps & (ps - 1)) != 0
+        || pread(fd, cur[1], ARB_JOURNAL_META, ps) != ARB_JOURNAL_META)
+        memset(cur[1], 0, ARB_JOURNAL_META);
+    close(fd);
+    for (i = 0; i < 2; i++)
+        if (meta_ok(cur[i], 0) && (!found || meta_txnid(cur[i]) > *txnid)) {
+            memcpy(m, cur[i], ARB_JOURNAL_META);
+            *txnid = meta_txnid(cur[i]);
+            found = 1;
+        }
+    return found;
+}
+
+/* After a clean close, a data.mdb at an older transaction than the
+ * journal's last checkpoint was put there since (an older copy): refused,
+ * as after a crash (meta_restore), rather than opened and met by the
+ * journal's refusal of an earlier checkpoint. */
+static int
+older_than_journal(arb_store_t *s, arb_buf_t *why)
+{
+    unsigned char m[ARB_JOURNAL_META];
+    char          path[4096];
+    uint64_t      tx = 0, size = 0;
+    int           rc;
+
+    snprintf(path, sizeof(path), "%s/data.mdb", s->dir);
+    rc = newest_meta(path, m, &tx, &size);
+    if (rc < 0) {
+        /* The disk failing a call at start: no start (never retried). */
+        arb__why(why, "%s: %s", path, strerror(errno));
+        return ARB_EIO;
+    }
+    if (rc != 1 || tx >= s->jr_ck.txnid)
+        return 0;
+    arb__why(why, "%s is at transaction %llu, older than its journal's last "
+             "checkpoint (%llu): it was replaced since the store was "
+             "closed.  Put the right data.mdb back, or move %s/wal.0 and "
+             "wal.1 away to open it as it is", path, (unsigned long long)tx,
+             (unsigned long long)s->jr_ck.txnid, s->dir);
+    return ARB_ECORRUPT;
+}
+
+int
+arb__env_cut_short(const char *path, arb_buf_t *why)
+{
+    unsigned char m[ARB_JOURNAL_META];
+    uint64_t      tx = 0, size = 0, need;
+    uint32_t      ps;
+    int           rc = newest_meta(path, m, &tx, &size);
+
+    if (rc < 0) {
+        arb__why(why, "%s: %s", path, strerror(errno));
+        return ARB_EIO;
+    }
+    if (rc == 0)
+        return 0;
+    ps = meta_psize(m);
+    need = ((uint64_t)meta_size_at(m, MM_LAST_PG) + 1) * ps;
+    if (ps < 512 || ps > 65536 || (ps & (ps - 1)) != 0 || size >= need)
+        return 0;
+    arb__why(why, "%s is cut short: %llu bytes, where its last transaction "
+             "(%llu) uses %llu: a copy that did not finish, or a disk that "
+             "lost its end", path, (unsigned long long)size,
+             (unsigned long long)tx, (unsigned long long)need);
+    return 1;
+}
+
 /*
  * Checks that data.mdb's current snapshot is the checkpoint's: its slot
  * holds the recorded page and the other slot an older transaction.
@@ -293,19 +387,22 @@ arb__jr_open(arb_store_t *s, int exists, arb_buf_t *why)
     if (rc != 0)
         return rc;
     rc = arb_journal_recover(s->jr, &s->jr_have, &s->jr_ck, NULL, NULL, why);
-    /* No data.mdb: a journal closed cleanly holds nothing it needs (the
-     * store starts anew, the journal's numbering goes on); one that was
-     * not holds acknowledged events that have lost their log. */
+    /* No data.mdb beside a journal: the log of its events is gone, closed
+     * cleanly or not.  Refused before anything is made (until 2026-12-06
+     * a clean one was meant to start anew, failed on its first
+     * checkpoint with a message naming neither, and left an empty
+     * data.mdb that `arbiter check` called healthy). */
     if (rc == 0 && s->jr_have && !exists) {
-        if (!s->jr_ck.clean) {
-            arb__why(why, "%s holds the journal of a store that was not "
-                     "closed cleanly, but no data.mdb: restore data.mdb, "
-                     "or move wal.0 and wal.1 away to start an empty "
-                     "store", s->dir);
-            return ARB_ECORRUPT;
-        }
-        s->jr_have = 0;
+        arb__why(why, "%s holds the journal of a store that was %s, but "
+                 "no data.mdb (the journal reaches transaction %llu): "
+                 "restore data.mdb from a backup, or move wal.0 and wal.1 "
+                 "away to start an empty store", s->dir, s->jr_ck.clean
+                 ? "closed cleanly" : "not closed cleanly",
+                 (unsigned long long)s->jr_ck.txnid);
+        return ARB_ECORRUPT;
     }
+    if (rc == 0 && s->jr_have && s->jr_ck.clean)
+        rc = older_than_journal(s, why);
     /* Closed cleanly: data.mdb is trusted as it is (an LMDB tool may
      * have committed to it since, durably). */
     if (rc == 0 && s->jr_have && !s->jr_ck.clean)

@@ -1124,6 +1124,96 @@ test_rebuild(void)
     arb_buf_free(&why);
 }
 
+/* What an operator may do to a stopped store's files, each refused with
+ * a message naming the way out and nothing made (until 2026-12-06: a
+ * data.mdb cut short killed every open with SIGBUS; a missing or an
+ * older data.mdb beside a clean journal failed on a checkpoint, naming
+ * neither, and the missing one was made anew, empty). */
+static void
+test_damaged_files(void)
+{
+    arb_store_t      *s;
+    arb_store_opts_t  o;
+    arb_buf_t         why = ARB_BUF_INIT;
+    arb_append_t      v[2];
+    char              data[160], ix[160], old[160], cmd[400];
+    struct stat       st;
+    int               i;
+
+    s = open_store("damaged", 0, 0, 0);
+    if (s == NULL)
+        return;
+    ev_init(&v[0], "a", "g", 0, "open-a", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), 0);
+    arb_store_close(s);
+    snprintf(data, sizeof(data), "%s/data.mdb", subdir("damaged"));
+    snprintf(ix, sizeof(ix), "%s/index.mdb", subdir("damaged"));
+    snprintf(old, sizeof(old), "%s/old.mdb", base);
+    snprintf(cmd, sizeof(cmd), "cp %s %s", data, old);
+    CHECK_INT(system(cmd), 0);
+    s = open_store("damaged", 0, 0, 0);
+    if (s == NULL)
+        return;
+    for (i = 0; i < 40; i++) {      /* the log grows past the copy */
+        char b[32];
+        snprintf(b, sizeof(b), "a-%d", i + 1);
+        ev_init(&v[1], "a", NULL, (uint64_t)i + 1, b, NULL);
+        CHECK_INT(arb_store_append_batch(s, &v[1], 1, &why), 0);
+    }
+    arb_store_close(s);
+    /* the index cut short: rebuilt by a writer, passed over read-only */
+    CHECK(stat(ix, &st) == 0 && truncate(ix, 8192) == 0);
+    s = open_store("damaged", 0, 0, 1);
+    arb_store_close(s);
+    s = open_store("damaged", 0, 0, 0);
+    arb_store_close(s);
+    /* data.mdb cut short: refused, writable or read-only */
+    snprintf(cmd, sizeof(cmd), "cp %s %s.keep", data, data);
+    CHECK_INT(system(cmd), 0);
+    CHECK(stat(data, &st) == 0 && truncate(data, 8192) == 0);
+    for (i = 0; i < 2; i++) {
+        memset(&o, 0, sizeof(o));
+        o.read_only = i;
+        s = NULL;
+        why.len = 0;
+        CHECK_INT(arb_store_open(&s, subdir("damaged"), &o, &why),
+                  ARB_ECORRUPT);
+        CHECK(strstr(arb_buf_cstr(&why), "data.mdb is cut short: 8192 "
+                     "bytes") != NULL);
+        arb_store_close(s);
+    }
+    /* an older copy put back after a clean close */
+    snprintf(cmd, sizeof(cmd), "cp %s %s", old, data);
+    CHECK_INT(system(cmd), 0);
+    memset(&o, 0, sizeof(o));
+    s = NULL;
+    why.len = 0;
+    CHECK_INT(arb_store_open(&s, subdir("damaged"), &o, &why),
+              ARB_ECORRUPT);
+    CHECK(strstr(arb_buf_cstr(&why), "older than its journal's last "
+                 "checkpoint") != NULL);
+    arb_store_close(s);
+    /* no data.mdb at all: refused, and none made */
+    CHECK_INT(unlink(data), 0);
+    s = NULL;
+    why.len = 0;
+    CHECK_INT(arb_store_open(&s, subdir("damaged"), &o, &why),
+              ARB_ECORRUPT);
+    CHECK(strstr(arb_buf_cstr(&why), "closed cleanly, but no data.mdb") !=
+          NULL);
+    CHECK(strstr(arb_buf_cstr(&why), "restore data.mdb from a backup, or "
+                 "move wal.0 and wal.1 away") != NULL);
+    CHECK(stat(data, &st) != 0);
+    arb_store_close(s);
+    /* the right file back: it opens */
+    snprintf(cmd, sizeof(cmd), "mv %s.keep %s", data, data);
+    CHECK_INT(system(cmd), 0);
+    s = open_store("damaged", 0, 0, 0);
+    arb_store_close(s);
+    unlink(old);
+    arb_buf_free(&why);
+}
+
 /* arb_store_append_commit + arb_store_sync: a commit returns durable,
  * its batch flushed once to the journal ("syncs" counts those flushes),
  * so a sync of a returned ticket flushes nothing; a ticket never issued
@@ -1631,7 +1721,7 @@ int
 main(void)
 {
     static const char *const dirs[] = { "basic", "args", "grow", "full",
-                                        "bad", "after", "rebuild",
+                                        "bad", "after", "rebuild", "damaged",
                                         "sync", "cidfresh", "vthreads",
                                         "vlog", "vlive", "mem", "nulrec",
                                         "once" };
@@ -1652,6 +1742,7 @@ main(void)
     test_nul_in_record();
     test_corrupt();
     test_rebuild();
+    test_damaged_files();
     test_sync();
     test_cid_fresh();
     test_verify_threads();
