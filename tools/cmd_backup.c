@@ -238,6 +238,23 @@ cmd_backup(int argc, char **argv)
                 "\n", dir);
         return CLI_ERROR;
     }
+    /* A store this build does not read (another format) is said of the
+     * source, before anything is made (until 2026-12-06 the copy's open
+     * said it, naming PATH.partial, which it then removed). */
+    {
+        arb_store_opts_t o;
+        arb_store_t     *s = NULL;
+
+        memset(&o, 0, sizeof(o));
+        o.read_only = 1;
+        if (arb_store_open(&s, dir, &o, &why) == ARB_EUNSUPP) {
+            fprintf(stderr, "arbiter backup: %s\n", arb_buf_cstr(&why));
+            arb_buf_free(&why);
+            return CLI_ERROR;
+        }
+        arb_store_close(s);
+        why.len = 0;
+    }
     if (mkdir(tmp, 0700) != 0) {
         fprintf(stderr, "arbiter backup: create %s: %s%s\n", tmp,
                 strerror(errno), errno == EEXIST ? " (left by an "

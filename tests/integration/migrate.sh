@@ -46,6 +46,13 @@ check "refused: no signing key, no tokens made" 0 \
 # empty): only LMDB's lock file, which the format-1 recorder made too
 check "refused: the directory as it was, but LMDB's lock file" \
     "data.mdb lock.mdb" "$(ls "$T/data" | tr '\n' ' ' | sed 's/ $//')"
+# a backup of it says so of the source, before making anything (until
+# 2026-12-06 it named the copy, OUT.partial, which it had removed)
+err=$($A backup --data "$T/data" --out "$T/bk1" 2>&1); rc=$?
+check "backup of format 1 refused, naming the source" \
+    "2 arbiter backup: store format 1 is not read by this build (it reads 3): migrate it with 'arbiter migrate --data $T/data'" \
+    "$rc $err"
+check "... nothing made" 0 "$(ls -d "$T"/bk1* 2>/dev/null | grep -c .)"
 # read-only tools refuse it the same way
 out=$($A replay --db "$T/data" --match OPEN1 2>&1)
 check "replay --db names the command" 1 \
