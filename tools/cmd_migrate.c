@@ -24,6 +24,7 @@
 #include "core/ledger/store.h"
 #include "core/ledger/store_v1.h"
 #include "tools/cli.h"
+#include "tools/ops.h"
 
 #define BATCH 1024
 
@@ -311,6 +312,24 @@ cmd_migrate(int argc, char **argv)
     }
     arb_store_close(g->st);
     g->st = NULL;
+    /* The new store is checked in full, as a backup's copy is (client
+     * ids against their events, kept deal secrets against their
+     * commitments), before anything of DIR moves: until 2026-12-06 only
+     * its chains were, and a damaged secret or client id passed. */
+    {
+        arb_check_summary_t sum;
+
+        memset(&sum, 0, sizeof(sum));
+        if (ops_check_dir("migrate", nd, stderr, "", &sum) != 0)
+            goto done;
+        if (sum.problems != 0) {
+            fprintf(stderr, "arbiter migrate: %s: the migrated store does "
+                    "not check (%llu problems, above); %s is unchanged\n",
+                    dir, (unsigned long long)sum.problems, dir);
+            status = 1;
+            goto done;
+        }
+    }
     moving = 1;             /* from here on, keep what is in nd */
     if (mkdir(od, 0700) != 0) {
         fprintf(stderr, "arbiter migrate: create %s: %s\n", od,
