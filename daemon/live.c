@@ -42,6 +42,7 @@
 #include "core/err.h"
 #include "core/fnv.h"
 #include "core/ledger/history.h"
+#include "daemon/log.h"
 #include "daemon/replica.h"
 #include "daemon/server.h"
 
@@ -221,6 +222,21 @@ load(arb_server_t *srv, const char *id, uint64_t at, int lean,
     if (cidf != NULL)
         cid_fill(cidf, &h);
 done:
+    /* A match whose stored history does not read is damage on the disk:
+     * said, for an operator to alert on (its clients only get
+     * `internal`; until 2026-12-06 nothing was logged).  The first and
+     * every 100th, so that a scoreboard polling it cannot flood the log. */
+    if (rc == ARB_ECORRUPT && srv->n.store_corrupt++ % 100 == 0) {
+        arb_log_ctx_t ctx;
+
+        memset(&ctx, 0, sizeof(ctx));
+        ctx.match = id;
+        arb_log_ev(ARB_LOG_ERROR, "store_corrupt", &ctx, "match %s: %s "
+                   "(%llu reads so far): run arbiter check", id,
+                   why != NULL && arb_buf_cstr(why) != NULL ? why->data
+                   : "its stored history does not read",
+                   (unsigned long long)srv->n.store_corrupt);
+    }
     arb_history_clear(&h);
     return rc;
 }

@@ -189,6 +189,7 @@ typedef struct arb_counters {
     uint64_t http_conns, http_refused;      /* accepted; over max_connections */
     uint64_t http_heads_refused;            /* heads over header_max, early */
     uint64_t http_auth_failed;              /* requests with a bad token */
+    uint64_t store_corrupt;                 /* reads that met damage */
     uint64_t http_requests, streams_cut;    /* live streams cut when slow */
     /* Where the loop's time goes (uv_hrtime ns, summed): read callbacks
      * of the protocol (the frame reader and every request they carry),

@@ -256,5 +256,25 @@ check "the hint names the tool beside the daemon" 1 \
 check "--data says what it replaces" 1 \
     "$(grep -c -- "--data $T/ft replaces the configuration's data = $T/elsewhere" "$T/ft.log")"
 
+# ---- a damaged event, met by the daemon: said, for an operator ---------------
+# (until 2026-12-06 its readers got `internal` and nothing was logged)
+mkdir -p "$T/sc"
+start "$T/sc" "$T/sc.sock" "$T/sc.log"
+TOK=$(awk '$4 == "arbiter" { print $3 }' "$T/sc/tokens")
+$A open --server "unix:$T/sc.sock" --token "$TOK" --match SC --game yahchain \
+    --players a,b --option mode=3 > /dev/null
+$A note --server "unix:$T/sc.sock" --token "$TOK" --match SC MARKXYZ > /dev/null
+kill "$started"; wait "$started" 2>/dev/null
+# a byte of the note's text no longer UTF-8: the event does not decode
+for off in $(grep -obUa "MARKXYZ" "$T/sc/data.mdb" | cut -d: -f1); do
+    printf '\377' | dd of="$T/sc/data.mdb" bs=1 seek="$off" conv=notrunc 2>/dev/null
+done
+start "$T/sc" "$T/sc.sock" "$T/sc.log"
+out=$($A state --server "unix:$T/sc.sock" --token "$TOK" --match SC 2>&1); rc=$?
+check "a damaged match's read: refused" 1 "$([ $rc -ne 0 ] && echo 1)"
+check "... and logged as store_corrupt's line" 1 \
+    "$(grep -c 'error match SC: .*(1 reads so far): run arbiter check' "$T/sc.log")"
+kill "$started"; wait "$started" 2>/dev/null
+
 echo "ops.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
