@@ -562,6 +562,17 @@ parse_line(ops_manifest_t *m, char *line)
     return ops_manifest_add(m, v, (unsigned)mode, size, h) == 0 ? 0 : -1;
 }
 
+/* 1 when dir holds a data.mdb: a data directory, not a backup. */
+static int
+has_store(const char *dir)
+{
+    char        path[PATH_MAX];
+    struct stat st;
+
+    snprintf(path, sizeof(path), "%s/data.mdb", dir);
+    return stat(path, &st) == 0;
+}
+
 int
 ops_manifest_read(ops_manifest_t *m, const char *dir, arb_buf_t *why)
 {
@@ -574,6 +585,13 @@ ops_manifest_read(ops_manifest_t *m, const char *dir, arb_buf_t *why)
     memset(m, 0, sizeof(*m));
     snprintf(path, sizeof(path), "%s/%s", dir, OPS_MANIFEST);
     f = fopen(path, "r");
+    if (f == NULL && errno == ENOENT) {
+        /* A data directory given for its backup, most often. */
+        arb_buf_printf(why, "%s: no %s: not a backup made by arbiter "
+                       "backup%s", dir, OPS_MANIFEST,
+                       has_store(dir) ? " (it is a data directory)" : "");
+        return ARB_EIO;
+    }
     if (f == NULL)
         return io_fail(why, "open", path);
     while (fgets(line, sizeof(line), f) != NULL) {

@@ -275,6 +275,12 @@ check "a damaged match's read: refused" 1 "$([ $rc -ne 0 ] && echo 1)"
 check "... and logged as store_corrupt's line" 1 \
     "$(grep -c 'error match SC: .*(1 reads so far): run arbiter check' "$T/sc.log")"
 kill "$started"; wait "$started" 2>/dev/null
+# a data directory given to restore-backup for its backup: said so (until
+# 2026-12-06 a bare "open .../MANIFEST: No such file or directory")
+err=$($A restore-backup --from "$T/sc" --data "$T/sc-restored" 2>&1); rc=$?
+check "restore-backup from a data directory" \
+    "2 arbiter restore-backup: $T/sc: no MANIFEST: not a backup made by arbiter backup (it is a data directory)" \
+    "$rc $err"
 
 echo "ops.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
