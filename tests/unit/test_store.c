@@ -1124,6 +1124,27 @@ test_rebuild(void)
     arb_buf_free(&why);
 }
 
+/* Opens store "damaged" (read-only with ro): 1 when the open is refused
+ * as corrupt with `want` in its message. */
+static int
+refused_with(int ro, const char *want)
+{
+    arb_store_opts_t o;
+    arb_store_t     *s = NULL;
+    arb_buf_t        why = ARB_BUF_INIT;
+    int              rc, ok;
+
+    memset(&o, 0, sizeof(o));
+    o.read_only = ro;
+    rc = arb_store_open(&s, subdir("damaged"), &o, &why);
+    ok = rc == ARB_ECORRUPT && strstr(arb_buf_cstr(&why), want) != NULL;
+    if (!ok)
+        fprintf(stderr, "open damaged: %d %s\n", rc, arb_buf_cstr(&why));
+    arb_store_close(s);
+    arb_buf_free(&why);
+    return ok;
+}
+
 /* What an operator may do to a stopped store's files, each refused with
  * a message naming the way out and nothing made (until 2026-12-06: a
  * data.mdb cut short killed every open with SIGBUS; a missing or an
@@ -1133,7 +1154,6 @@ static void
 test_damaged_files(void)
 {
     arb_store_t      *s;
-    arb_store_opts_t  o;
     arb_buf_t         why = ARB_BUF_INIT;
     arb_append_t      v[2];
     char              data[160], ix[160], old[160], cmd[400];
@@ -1171,40 +1191,18 @@ test_damaged_files(void)
     snprintf(cmd, sizeof(cmd), "cp %s %s.keep", data, data);
     CHECK_INT(system(cmd), 0);
     CHECK(stat(data, &st) == 0 && truncate(data, 8192) == 0);
-    for (i = 0; i < 2; i++) {
-        memset(&o, 0, sizeof(o));
-        o.read_only = i;
-        s = NULL;
-        why.len = 0;
-        CHECK_INT(arb_store_open(&s, subdir("damaged"), &o, &why),
-                  ARB_ECORRUPT);
-        CHECK(strstr(arb_buf_cstr(&why), "data.mdb is cut short: 8192 "
-                     "bytes") != NULL);
-        arb_store_close(s);
-    }
+    for (i = 0; i < 2; i++)
+        CHECK(refused_with(i, "data.mdb is cut short: 8192 bytes"));
     /* an older copy put back after a clean close */
     snprintf(cmd, sizeof(cmd), "cp %s %s", old, data);
     CHECK_INT(system(cmd), 0);
-    memset(&o, 0, sizeof(o));
-    s = NULL;
-    why.len = 0;
-    CHECK_INT(arb_store_open(&s, subdir("damaged"), &o, &why),
-              ARB_ECORRUPT);
-    CHECK(strstr(arb_buf_cstr(&why), "older than its journal's last "
-                 "checkpoint") != NULL);
-    arb_store_close(s);
+    CHECK(refused_with(0, "older than its journal's last checkpoint"));
     /* no data.mdb at all: refused, and none made */
     CHECK_INT(unlink(data), 0);
-    s = NULL;
-    why.len = 0;
-    CHECK_INT(arb_store_open(&s, subdir("damaged"), &o, &why),
-              ARB_ECORRUPT);
-    CHECK(strstr(arb_buf_cstr(&why), "closed cleanly, but no data.mdb") !=
-          NULL);
-    CHECK(strstr(arb_buf_cstr(&why), "restore data.mdb from a backup, or "
-                 "move wal.0 and wal.1 away") != NULL);
+    CHECK(refused_with(0, "closed cleanly, but no data.mdb"));
+    CHECK(refused_with(0, "restore data.mdb from a backup, or move wal.0 "
+                       "and wal.1 away"));
     CHECK(stat(data, &st) != 0);
-    arb_store_close(s);
     /* the right file back: it opens */
     snprintf(cmd, sizeof(cmd), "mv %s.keep %s", data, data);
     CHECK_INT(system(cmd), 0);
