@@ -110,30 +110,69 @@ progress_cb(void *ud, const char *phase, uint64_t done, uint64_t total)
                  ? "global log, position" : "matches", done, total);
 }
 
+static void
+page_problem_cb(void *ud, const char *msg)
+{
+    problem_cb(ud, NULL, 0, 0, msg);
+}
+
+static void
+page_progress_cb(void *ud, uint64_t done, uint64_t total)
+{
+    pctx_t *p = ud;
+
+    ops_progress(&p->pr, p->cmd, "pages", done, total);
+}
+
 int
 ops_check_dir(const char *cmd, const char *dir, FILE *f, const char *prefix,
               arb_check_summary_t *sum)
 {
-    arb_store_opts_t o;
-    arb_store_t     *s = NULL;
-    arb_buf_t        why = ARB_BUF_INIT;
-    pctx_t           p;
-    int              rc;
+    arb_store_opts_t  o;
+    arb_store_pages_t pg;
+    arb_store_t      *s = NULL;
+    arb_buf_t         why = ARB_BUF_INIT;
+    pctx_t            p;
+    int               rc;
 
     memset(&o, 0, sizeof(o));
+    memset(sum, 0, sizeof(*sum));
     o.read_only = 1;
+    p.f = f;
+    p.prefix = prefix;
+    p.cmd = cmd;
+    ops_progress_init(&p.pr);
+    /* The pages first: LMDB follows a damaged one into a fault. */
+    rc = arb_store_check_pages(dir, page_problem_cb, page_progress_cb, &p,
+                               &pg, &why);
+    ops_progress_clear(&p.pr);
+    if (rc != 0) {
+        fprintf(stderr, "arbiter %s: %s\n", cmd, arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return CLI_ERROR;
+    }
+    if (pg.log_damaged) {
+        fprintf(f, "%sstore: data.mdb is damaged, so its events were not "
+                "read: restore it from a backup (arbiter restore-backup)\n",
+                prefix);
+        sum->problems = pg.problems;
+        return 0;
+    }
+    if (pg.index_damaged) {
+        fprintf(f, "%sstore: index.mdb is damaged, so the log is checked "
+                "without it; the index is derived: stop arbiterd, move "
+                "index.mdb away, and the next start rebuilds it\n", prefix);
+        o.skip_index = 1;
+    }
     rc = arb_store_open(&s, dir, &o, &why);
     if (rc != 0) {
         fprintf(stderr, "arbiter %s: %s\n", cmd, arb_buf_cstr(&why));
         arb_buf_free(&why);
         return CLI_ERROR;
     }
-    p.f = f;
-    p.prefix = prefix;
-    p.cmd = cmd;
-    ops_progress_init(&p.pr);
     rc = arb_check_store(s, problem_cb, progress_cb, &p, sum, &why);
     ops_progress_clear(&p.pr);
+    sum->problems += pg.problems;
     if (rc != 0)
         fprintf(stderr, "arbiter %s: %s: the check stopped: %s\n", cmd, dir,
                 arb_buf_cstr(&why));

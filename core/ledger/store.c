@@ -245,8 +245,8 @@ env_free(arb__env_t *e)
  * not yet in the log (or a meta page a power cut may have left pointing
  * at pages that never reached the disk): recovered first by a writable
  * open, as SQLite rolls back a hot journal before it reads. */
-static int
-ro_recover(const char *dir, const arb_store_opts_t *o, arb_buf_t *why)
+int
+arb__ro_recover(const char *dir, const arb_store_opts_t *o, arb_buf_t *why)
 {
     arb_store_opts_t rw = *o;
     arb_store_t     *w = NULL;
@@ -272,7 +272,7 @@ arb_store_open(arb_store_t **out, const char *dir,
                const arb_store_opts_t *opts, arb_buf_t *why)
 {
     arb_store_t      *s = NULL;
-    arb_store_opts_t  o = { 0, 0, 0 };
+    arb_store_opts_t  o = { 0, 0, 0, 0 };
     struct stat       st;
     MDB_envinfo       info;
     char             *path = NULL;
@@ -315,6 +315,7 @@ arb_store_open(arb_store_t **out, const char *dir,
     s->page = page;
     s->map_size0 = o.map_size;
     s->read_only = o.read_only != 0;
+    s->skip_index = s->read_only && o.skip_index != 0;
     s->dir = strdup(dir);
     if (s->dir == NULL || env_init(&s->log, o.map_max) != 0 ||
         env_init(&s->ix, o.map_max) != 0 || arb__tail_init(&s->tail) != 0) {
@@ -361,7 +362,7 @@ arb_store_open(arb_store_t **out, const char *dir,
     /* A read-only open first has a handle of its own apply a journal
      * left by a dead writer (ro_recover), then claims the directory,
      * before any environment of this handle opens (store_claim.c). */
-    if (s->read_only && (rc = ro_recover(dir, &o, why)) != 0)
+    if (s->read_only && (rc = arb__ro_recover(dir, &o, why)) != 0)
         goto fail;
     rc = arb__dir_claim(&s->dir_st, dir, why);
     if (rc != 0)

@@ -54,6 +54,8 @@ typedef struct arb_store_opts {
     size_t map_size;    /* initial map in bytes; 0 = 64 MiB */
     size_t map_max;     /* growth stops here; 0 = 64 GiB (1 GiB on 32-bit) */
     int    read_only;   /* open an existing store without writing */
+    int    skip_index;  /* read-only: leave index.mdb unread, as if it
+                           were missing (its pages are damaged) */
 } arb_store_opts_t;
 
 /*
@@ -71,6 +73,35 @@ typedef struct arb_store_opts {
 int  arb_store_open(arb_store_t **out, const char *dir,
                     const arb_store_opts_t *opts, arb_buf_t *why);
 void arb_store_close(arb_store_t *s);   /* NULL-safe */
+
+/* What arb_store_check_pages() found. */
+typedef struct arb_store_pages {
+    uint64_t problems;      /* in both files */
+    int      log_damaged;   /* data.mdb: the store must not be opened */
+    int      index_damaged; /* index.mdb: open with skip_index (it is
+                               derived: rebuilt when moved away) */
+    uint64_t log_pages, index_pages;    /* pages walked */
+} arb_store_pages_t;
+
+/*
+ * Reads every page of the store's two LMDB files in dir with pread,
+ * never through LMDB's map, and checks each number LMDB would follow
+ * (core/ledger/lmdb_walk.c): LMDB trusts its pages, so one damaged page
+ * header makes any reader fault where a check should name it.  A store
+ * whose writer died is recovered first, as arb_store_open() does.
+ * problem gets each problem (a message naming the file and page, valid
+ * during the call; at most 100 per file), progress the pages read of
+ * the total; either may be NULL.  Safe while a writer runs (a read
+ * transaction pins what is walked).  Returns 0 when both walks ran
+ * (out says what they found), ARB_ENOTFOUND without a store, or the
+ * error that stopped it (why says which).
+ */
+int  arb_store_check_pages(const char *dir,
+                           void (*problem)(void *ud, const char *msg),
+                           void (*progress)(void *ud, uint64_t done,
+                                            uint64_t total),
+                           void *ud, arb_store_pages_t *out,
+                           arb_buf_t *why);
 
 /* Clears reader slots of dead processes again (for a periodic timer);
  * *cleared (may be NULL) receives how many. */

@@ -141,7 +141,7 @@ ix_env_open(arb_store_t *s, int *usable, arb_buf_t *why)
         return ARB_ETOOBIG;
     }
     exists = stat(path, &st) == 0;
-    if (!exists && s->read_only)
+    if ((!exists && s->read_only) || s->skip_index)
         return 0;
     /* Cut short, it would make LMDB fault (SIGBUS) where it reads past
      * the end: unreadable, so rebuilt (or, read-only, not used), as a

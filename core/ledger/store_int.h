@@ -12,6 +12,9 @@
  *   store_journal.c  recovery through the journal, checkpoints
  *   journal.c      the journal's files and blocks (journal.h)
  *   store_claim.c  one handle per store directory per process
+ *   store_pages.c  the page walk of both files before a check
+ *   lmdb_walk.c    that walk of one LMDB file, and its meta pages
+ *                  (lmdb_layout.h: LMDB's on-disk format)
  * docs/STORE.md gives the layout of both environments byte by byte.
  */
 #ifndef ARB_STORE_INT_H
@@ -136,6 +139,7 @@ struct arb_store {
     int               claimed;      /* arb__dir_claim succeeded */
     size_t            page;
     int               read_only;
+    int               skip_index;   /* read-only, index.mdb damaged */
     int               stale;
     atomic_int        state;        /* ST_*: only ever moves forward */
     /* the index writer (read-write handles only) */
@@ -195,6 +199,10 @@ int      arb__mdb_code(int rc);
  * that is "Bad file descriptor"), an errno's code when it cannot be
  * looked at; 0 when there is a store to open. */
 int      arb__store_there(const char *dir, arb_buf_t *why);
+/* store.c: before a read-only open of a store whose writer died, the
+ * journal applied through a writable open; 0 when nothing was needed. */
+int      arb__ro_recover(const char *dir, const arb_store_opts_t *o,
+                         arb_buf_t *why);
 int      arb__mdb_fail(arb_buf_t *why, int rc, const char *what);
 static inline void arb__put64(unsigned char *p, uint64_t v)
 {

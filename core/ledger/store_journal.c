@@ -33,39 +33,10 @@
 
 #include "core/clock.h"
 #include "core/err.h"
+#include "core/ledger/lmdb_layout.h"
 #include "core/ledger/store_int.h"
 
 unsigned arb__ckpt_ms = 50;        /* between checkpoints under load */
-
-/* LMDB 0.9's meta page: the page header (pgno_t, u16 pad, u16 flags,
- * u32), then MDB_meta (u32 magic, u32 version, void *address, size_t
- * mapsize, two MDB_db of u32 pad (the page size in the first), u16
- * flags, u16 depth and five size_t, pgno_t last page, size_t txnid);
- * pgno_t is a size_t. */
-#define SZ           sizeof(size_t)
-#define MP_FLAGS     (SZ + 2)
-#define P_META       0x08
-#define MM_BASE      (SZ + 8)
-#define MM_MAGIC     MM_BASE
-#define MM_DBS       (MM_BASE + 8 + sizeof(void *) + SZ)
-#define MM_PSIZE     MM_DBS
-#define MM_DB_LEN    (8 + 5 * SZ)
-#define MM_LAST_PG   (MM_DBS + 2 * MM_DB_LEN)
-#define MM_TXNID     (MM_LAST_PG + SZ)
-#define MDB_MAGIC_V  0xBEEFC0DEu
-#define DB_DEPTH     6          /* u16 md_depth in an MDB_db */
-#define DB_ENTRIES   (8 + 3 * SZ)
-#define DB_ROOT      (8 + 4 * SZ)
-#define DEPTH_MAX    32         /* LMDB's cursor stack */
-
-static size_t
-meta_size_at(const unsigned char *m, size_t off)
-{
-    size_t v;
-
-    memcpy(&v, m + off, SZ);
-    return v;
-}
 
 /* The checkpoint's snapshot is in `pages` pages of the file: the two
  * trees it names (free pages, main) are empty or rooted in it, past the
@@ -75,35 +46,26 @@ meta_size_at(const unsigned char *m, size_t off)
 static int
 meta_fits(const unsigned char *m, uint64_t pages)
 {
-    size_t   last = meta_size_at(m, MM_LAST_PG), root, entries, i;
+    size_t   last = lm_size_at(m, LM_MM_LAST_PG), root, entries, i;
     uint16_t depth;
 
     if (last < 1 || (uint64_t)last >= pages)
         return 0;
     for (i = 0; i < 2; i++) {
-        const unsigned char *db = m + MM_DBS + i * MM_DB_LEN;
+        const unsigned char *db = m + LM_MM_DBS + i * LM_DB_LEN;
 
-        memcpy(&depth, db + DB_DEPTH, 2);
-        root = meta_size_at(db, DB_ROOT);
-        entries = meta_size_at(db, DB_ENTRIES);
+        memcpy(&depth, db + LM_DB_DEPTH, 2);
+        root = lm_size_at(db, LM_DB_ROOT);
+        entries = lm_size_at(db, LM_DB_ENTRIES);
         if (root == (size_t)-1) {           /* P_INVALID: an empty tree */
             if (depth != 0 || entries != 0)
                 return 0;
         } else if (root < 2 || root > last || depth < 1
-                   || depth > DEPTH_MAX) {
+                   || depth > LM_DEPTH_MAX) {
             return 0;
         }
     }
     return 1;
-}
-
-static uint64_t
-meta_txnid(const unsigned char *m)
-{
-    size_t tx;
-
-    memcpy(&tx, m + MM_TXNID, SZ);
-    return tx;
 }
 
 static void
@@ -111,29 +73,7 @@ meta_set(unsigned char *m, size_t off, uint64_t v)
 {
     size_t x = (size_t)v;
 
-    memcpy(m + off, &x, SZ);
-}
-
-/* A meta page of LMDB's (of transaction txnid when not 0). */
-static int
-meta_ok(const unsigned char *m, uint64_t txnid)
-{
-    uint16_t fl;
-    uint32_t mg;
-
-    memcpy(&fl, m + MP_FLAGS, 2);
-    memcpy(&mg, m + MM_MAGIC, 4);
-    return (fl & P_META) && mg == MDB_MAGIC_V &&
-           (txnid == 0 || meta_txnid(m) == txnid);
-}
-
-static uint32_t
-meta_psize(const unsigned char *m)
-{
-    uint32_t ps;
-
-    memcpy(&ps, m + MM_PSIZE, 4);
-    return ps;
+    memcpy(m + off, &x, LM_SZ);
 }
 
 /* The newest valid meta page of the LMDB file at path into m (the
@@ -144,10 +84,8 @@ static int
 newest_meta(const char *path, unsigned char m[ARB_JOURNAL_META],
             uint64_t *txnid, uint64_t *size)
 {
-    unsigned char cur[2][ARB_JOURNAL_META];
-    struct stat   st;
-    uint32_t      ps;
-    int           fd, i, found = 0;
+    struct stat st;
+    int         fd, found;
 
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -157,22 +95,8 @@ newest_meta(const char *path, unsigned char m[ARB_JOURNAL_META],
         return -1;
     }
     *size = (uint64_t)st.st_size;
-    if (pread(fd, cur[0], ARB_JOURNAL_META, 0) != ARB_JOURNAL_META
-        || !meta_ok(cur[0], 0)) {
-        close(fd);
-        return 0;
-    }
-    ps = meta_psize(cur[0]);
-    if (ps < 512 || ps > 65536 || (ps & (ps - 1)) != 0
-        || pread(fd, cur[1], ARB_JOURNAL_META, ps) != ARB_JOURNAL_META)
-        memset(cur[1], 0, ARB_JOURNAL_META);
+    found = arb__lm_newest_meta(fd, m, txnid);
     close(fd);
-    for (i = 0; i < 2; i++)
-        if (meta_ok(cur[i], 0) && (!found || meta_txnid(cur[i]) > *txnid)) {
-            memcpy(m, cur[i], ARB_JOURNAL_META);
-            *txnid = meta_txnid(cur[i]);
-            found = 1;
-        }
     return found;
 }
 
@@ -219,9 +143,9 @@ arb__env_cut_short(const char *path, arb_buf_t *why)
     }
     if (rc == 0)
         return 0;
-    ps = meta_psize(m);
-    need = ((uint64_t)meta_size_at(m, MM_LAST_PG) + 1) * ps;
-    if (ps < 512 || ps > 65536 || (ps & (ps - 1)) != 0 || size >= need)
+    ps = lm_meta_psize(m);
+    need = ((uint64_t)lm_size_at(m, LM_MM_LAST_PG) + 1) * ps;
+    if (!lm_psize_ok(ps) || size >= need)
         return 0;
     arb__why(why, "%s is cut short: %llu bytes, where its last transaction "
              "(%llu) uses %llu: a copy that did not finish, or a disk that "
@@ -243,14 +167,14 @@ meta_restore(const char *dir, const arb_journal_ckpt_t *ck, int write,
 {
     unsigned char cur[2][ARB_JOURNAL_META], pg[ARB_JOURNAL_META];
     char          path[4096];
-    uint32_t      ps = meta_psize(ck->meta);
+    uint32_t      ps = lm_meta_psize(ck->meta);
     uint64_t      slot = ck->txnid & 1, tx;
     struct stat   st;
     int           fd, i, rc = 0;
 
     *needed = 0;
-    if (!meta_ok(ck->meta, ck->txnid) || ps < 512 || ps > 65536 ||
-        (ps & (ps - 1)) != 0 || ck->txnid == 0) {
+    if (!lm_meta_ok(ck->meta, ck->txnid) || !lm_psize_ok(ps) ||
+        ck->txnid == 0) {
         arb__why(why, "journal: the checkpoint's meta page is not one of "
                  "LMDB's (transaction %llu)",
                  (unsigned long long)ck->txnid);
@@ -267,16 +191,16 @@ meta_restore(const char *dir, const arb_journal_ckpt_t *ck, int write,
             ARB_JOURNAL_META)
             memset(cur[i], 0, ARB_JOURNAL_META);
     *needed = memcmp(cur[slot], ck->meta, ARB_JOURNAL_META) != 0 ||
-              !meta_ok(cur[1 - slot], 0) ||
-              meta_txnid(cur[1 - slot]) >= ck->txnid;
+              !lm_meta_ok(cur[1 - slot], 0) ||
+              lm_meta_txnid(cur[1 - slot]) >= ck->txnid;
     if (!*needed)
         goto done;
     /* A writer that died leaves later transactions than its checkpoint,
      * never earlier ones: an older file was put there since. */
     tx = 0;
     for (i = 0; i < 2; i++)
-        if (meta_ok(cur[i], 0) && meta_txnid(cur[i]) > tx)
-            tx = meta_txnid(cur[i]);
+        if (lm_meta_ok(cur[i], 0) && lm_meta_txnid(cur[i]) > tx)
+            tx = lm_meta_txnid(cur[i]);
     if (tx < ck->txnid) {
         arb__why(why, "%s is at transaction %llu, older than its journal's "
                  "checkpoint (%llu): it was replaced after its writer died. "
@@ -303,7 +227,7 @@ meta_restore(const char *dir, const arb_journal_ckpt_t *ck, int write,
         memcpy(pg, ck->meta, ARB_JOURNAL_META);
         meta_set(pg, 0, (uint64_t)i);
         if ((uint64_t)i != slot)
-            meta_set(pg, MM_TXNID, ck->txnid - 1);
+            meta_set(pg, LM_MM_TXNID, ck->txnid - 1);
         if (pwrite(fd, pg, ARB_JOURNAL_META, (off_t)i * ps) !=
             ARB_JOURNAL_META)
             rc = ARB_EIO;
@@ -536,8 +460,8 @@ ckpt_take(arb_store_t *s, arb_journal_ckpt_t *ck, MDB_txn **pin,
         arb__why(why, "checkpoint: read the meta page: %s", strerror(errno));
         rc = ARB_EIO;
     }
-    if (rc == 0 && (!meta_ok(ck->meta, ck->txnid) ||
-                    meta_psize(ck->meta) != st.ms_psize)) {
+    if (rc == 0 && (!lm_meta_ok(ck->meta, ck->txnid) ||
+                    lm_meta_psize(ck->meta) != st.ms_psize)) {
         arb__why(why, "checkpoint: LMDB's meta page is not laid out as "
                  "this build expects (transaction %llu)",
                  (unsigned long long)ck->txnid);

@@ -512,7 +512,7 @@ test_store_recovery(void)
     cut_power(d2);
     {
         arb_store_t     *s = NULL;
-        arb_store_opts_t o = { 0, 0, 1 };
+        arb_store_opts_t o = { 0, 0, 1, 0 };
         arb_match_info_t m;
 
         CHECK_INT(arb_store_open(&s, d2, &o, NULL), 0);

@@ -446,7 +446,7 @@ test_reader_alive(void)
 {
     const char      *dir = subdir("reader");
     arb_store_t     *s = NULL;
-    arb_store_opts_t ro = { 0, 0, 1 };
+    arb_store_opts_t ro = { 0, 0, 1, 0 };
     arb_buf_t        why = ARB_BUF_INIT;
     char             c = 0, want[64];
     int              w2m[2], m2w[2], r2m[2], st = 0;

@@ -272,7 +272,7 @@ static uint64_t
 stream_vs_store(arb_stream_t *st, sv_t *v)
 {
     arb_store_t     *s = NULL;
-    arb_store_opts_t o = { 0, 0, 1 };
+    arb_store_opts_t o = { 0, 0, 1, 0 };
     mlist_t          l = { NULL, 0, 0 };
     jsStreamInfo    *si = NULL;
     jsErrCode        jerr = 0;
@@ -368,7 +368,7 @@ static unsigned caught_up_ms;
 static int
 caught_up(arb_stream_t *st, unsigned ms)
 {
-    arb_store_opts_t o = { 0, 0, 1 };
+    arb_store_opts_t o = { 0, 0, 1, 0 };
     unsigned         waited = 0;
     int64_t          t0 = mono_ms();
 
@@ -914,7 +914,7 @@ static int
 restore_to(const char *dir, const char *match, int want)
 {
     char             line[1000], path[200];
-    arb_store_opts_t o = { 0, 0, 1 };
+    arb_store_opts_t o = { 0, 0, 1, 0 };
     arb_store_t     *a = NULL, *b = NULL;
     arb_match_info_t x, y;
     int              st, rc;
@@ -1479,7 +1479,7 @@ test_deal(arb_stream_t *st)
     arb_buf_t        want = ARB_BUF_INIT;
     arb_stream_msg_t m;
     arb_store_t     *s = NULL;
-    arb_store_opts_t o = { 0, 0, 1 };
+    arb_store_opts_t o = { 0, 0, 1, 0 };
     int              rc;
 
     CHECK_INT(open_dealt("c9-deal"), 0);
@@ -1528,7 +1528,7 @@ static int
 subject_at_head(arb_stream_t *st, const char *id)
 {
     char             subj[ARB_STREAM_SUBJECT_MAX];
-    arb_store_opts_t o = { 0, 0, 1 };
+    arb_store_opts_t o = { 0, 0, 1, 0 };
     arb_store_t     *s = NULL;
     arb_match_info_t info;
     arb_stream_msg_t m;
@@ -1832,7 +1832,7 @@ static int
 put_from_store(arb_stream_t *st, const char *match, uint64_t seq,
                int forged)
 {
-    arb_store_opts_t o = { 0, 0, 1 };
+    arb_store_opts_t o = { 0, 0, 1, 0 };
     arb_store_t     *s = NULL;
     arb_buf_t        bytes = ARB_BUF_INIT;
     hash_t           e;
@@ -2451,7 +2451,7 @@ why_stream(arb_stream_t *st, const char *what, const char *match)
     arb_stream_msg_t m;
     jsStreamInfo    *si = NULL;
     jsErrCode        jerr = 0;
-    arb_store_opts_t o = { 0, 0, 1 };
+    arb_store_opts_t o = { 0, 0, 1, 0 };
     arb_store_t     *s = NULL;
     arb_match_info_t x;
     size_t           i;

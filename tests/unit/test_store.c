@@ -67,6 +67,7 @@ open_store(const char *name, size_t map_size, size_t map_max, int ro)
     arb_buf_t        why = ARB_BUF_INIT;
     int              rc;
 
+    memset(&o, 0, sizeof(o));
     o.map_size = map_size;
     o.map_max = map_max;
     o.read_only = ro;
@@ -439,7 +440,7 @@ test_basic(void)
 static void
 test_args(void)
 {
-    arb_store_opts_t o = { 1 << 20, 1 << 16, 0 };
+    arb_store_opts_t o = { 1 << 20, 1 << 16, 0, 0 };
     arb_store_t     *s = NULL;
     arb_buf_t        why = ARB_BUF_INIT;
     arb_append_t     v[1];
@@ -1665,7 +1666,7 @@ static void
 test_once(void)
 {
     arb_store_t     *s, *t = NULL;
-    arb_store_opts_t o = { 0, 0, 0 };
+    arb_store_opts_t o = { 0, 0, 0, 0 };
     arb_match_info_t m;
     arb_buf_t        why = ARB_BUF_INIT;
     arb_append_t     v[1];

@@ -126,7 +126,7 @@ index_wait(arb_store_t *s)
 static arb_store_t *
 open_store(const char *name, int ro)
 {
-    arb_store_opts_t o = { 0, 0, ro };
+    arb_store_opts_t o = { 0, 0, ro, 0 };
     arb_store_t     *s = NULL;
     arb_buf_t        why = ARB_BUF_INIT;
     int              rc;
@@ -373,7 +373,7 @@ typedef struct ro_result {
 static void
 ro_child(const char *dir, int in, int out)
 {
-    arb_store_opts_t o = { 0, 0, 1 };
+    arb_store_opts_t o = { 0, 0, 1, 0 };
     arb_store_t     *ro = NULL;
     ro_result_t      res;
     arb_buf_t        why = ARB_BUF_INIT;
