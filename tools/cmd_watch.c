@@ -33,7 +33,10 @@ usage(FILE *f)
         "commit order, each line starting with the match id (with --json,\n"
         "a \"match\" field).  Runs until interrupted (exit 0) or the server\n"
         "ends it: an error from the server (e.g. a subscriber too slow to\n"
-        "keep up) is printed and the exit status is 1.\n\n"
+        "keep up) is printed and the exit status is 1; the connection\n"
+        "closed or lost (the recorder stopped, the network) is said and the\n"
+        "exit status is 2, so that a supervisor can tell it from an\n"
+        "interrupt.\n\n"
         "options:\n"
         "  --match ID   the match (default: all matches)\n"
         "  --from N     start at event N of the match, or without --match at\n"
@@ -126,10 +129,12 @@ cmd_watch(int argc, char **argv)
     for (;;) {
         rc = arb_client_read(n.cl, &n.res, &why);
         if (rc == ARB_EIO) {
-            /* Interrupted, or the daemon went away: the stream is over. */
+            /* Interrupted (0), or the daemon went away: a connection
+             * problem (until 2026-12-06 this was 0 as well, so a
+             * recorder that died looked like a Ctrl-C). */
             if (!watch_stopped)
                 fprintf(stderr, "arbiter watch: %s\n", arb_buf_cstr(&why));
-            status = 0;
+            status = watch_stopped ? 0 : CLI_ERROR;
             break;
         }
         if (rc != 0) {

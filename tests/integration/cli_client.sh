@@ -314,7 +314,20 @@ fi
 err=$($A stats --server "tcp:no-such-host.invalid:$TP" --token "$TR" 2>&1)
 check "an unknown host is named" 1 \
     "$(printf '%s\n' "$err" | grep -c "^arbiter stats: connect tcp:no-such-host.invalid:$TP: host 'no-such-host.invalid': ")"
+# A watch whose recorder stops: said, and exit 2, never the 0 of an
+# interrupt (until 2026-12-06 it was 0, as if the user had pressed ^C).
+$A watch --server "tcp:127.0.0.1:$TP" --token "$TR" > /dev/null \
+    2> "$T/wend.err" &
+WE=$!
+i=0
+until $A stats --server "tcp:127.0.0.1:$TP" --token "$TR" --json \
+          | grep -q '"subscribers":1,'; do
+    i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
+done
 kill "$D2"; wait "$D2" 2>/dev/null
+wait "$WE"; rc=$?
+check "watch: the recorder stopped" \
+    "2 arbiter watch: connection closed by the server" "$rc $(cat "$T/wend.err")"
 for c in open move note rule close state events watch matches stats replay; do
     $A $c --help | grep -q "usage: arbiter $c"; check "$c help" 0 $?
     $A --help | grep -q "^  $c "; check "$c listed" 0 $?
