@@ -207,7 +207,19 @@ last_event_id(h2o_req_t *req, uint64_t *id)
     if (i < 0)
         return 0;
     v = req->headers.entries[i].value;
-    if (v.len == 0 || v.len > 19)
+    /* A field's value is without its blanks (RFC 9110, 5.5), and an
+     * empty id is no id, as EventSource means it (until 2026-12-06 a
+     * trailing blank or an empty value was a reset). */
+    while (v.len > 0 && (v.base[0] == ' ' || v.base[0] == '\t')) {
+        v.base++;
+        v.len--;
+    }
+    while (v.len > 0 && (v.base[v.len - 1] == ' '
+                         || v.base[v.len - 1] == '\t'))
+        v.len--;
+    if (v.len == 0)
+        return 0;
+    if (v.len > 19)
         return -1;
     for (k = 0; k < v.len; k++) {
         if (v.base[k] < '0' || v.base[k] > '9')

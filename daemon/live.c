@@ -323,6 +323,16 @@ arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
         *out = l;
         return 0;
     }
+    /* Said as such, not "no match" (until 2026-12-06 'bad id!' was
+     * not_found and an empty id "bad match id", naming no field). */
+    if (!arb_name_valid(id)) {
+        if (why != NULL) {
+            why->len = 0;
+            arb_buf_printf(why, "match: '%s' is not a match id (1..64 of "
+                           "A-Z a-z 0-9 _ . @ + -)", id);
+        }
+        return ARB_EINVAL;
+    }
     rc = arb_store_match(srv->store, id, &info, why);
     if (rc != 0)
         return rc;

@@ -177,7 +177,7 @@ on_events(void *ud, uint64_t seq, int64_t t,
         if (k < 0 || !(x->kinds & (1 << k)))
             return 0;
     }
-    if ((x->err = arb_conn_event_view(x->c, x->l, x->match, &bytes, &len,
+    if ((x->err = arb_conn_event_view(x->c, x->l, x->match, 0, &bytes, &len,
                                       &hash, &tmp)) != 0)
         return 1;
     msgpack_pack_map(x->pk, hash != NULL ? 4 : 3);

@@ -157,6 +157,7 @@ struct arb_conn {
     size_t              outq;       /* bytes written, not yet completed */
     size_t              inflight;   /* appends awaiting commit */
     arb_sub_t          *subs;
+    unsigned            nsubs;      /* held: at most ARB_SUBS_PER_CONN */
     arb_conn_t         *prev, *next;
     /* A connection without a socket (arb_conn_new_sink): every message
      * the daemon sends it goes to sink, as msgpack without the frame
@@ -378,11 +379,13 @@ arb_viewer_t arb_role_viewer(int role, const char *own_match,
  * c sees everything). */
 arb_viewer_t arb_conn_viewer(const arb_conn_t *c, const char *match,
                              const arb_setup_t *setup);
-/* One event of `match` (its live entry l, or NULL) as c may have it:
- * *bytes and *len point into tmp when arguments were withheld, *hash
- * becomes NULL when c may not have the match's hashes.  0 or an ARB_E*
- * code (then send nothing). */
+/* One event of `match` (its live entry l, or NULL) as c may have it,
+ * in a feed of that match or (every) of every match: *bytes and *len
+ * point into tmp when arguments were withheld, *hash becomes NULL when c
+ * may not have the match's hashes.  0 or an ARB_E* code (then send
+ * nothing). */
 int arb_conn_event_view(arb_conn_t *c, arb_live_t *l, const char *match,
+                        int every,
                         const void **bytes, size_t *len,
                         const unsigned char **hash, arb_buf_t *tmp);
 

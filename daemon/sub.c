@@ -18,9 +18,10 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/mp.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
-#include "core/mp.h"
+#include "proto/limits.h"
 
 #define CHUNK 256
 
@@ -38,7 +39,8 @@ push_event(arb_sub_t *s, arb_live_t *l, const char *match, uint64_t seq,
     static const char hdr[4] = { 0, 0, 0, 0 };
     int            rc;
 
-    rc = arb_conn_event_view(s->conn, l, match, &bytes, &len, &hash, &tmp);
+    rc = arb_conn_event_view(s->conn, l, match, s->kind == ARB_SUB_ALL,
+                             &bytes, &len, &hash, &tmp);
     if (rc != 0) {
         /* Never the unfiltered event: the subscriber is told and ends. */
         arb_log(ARB_LOG_ERROR, "subscriber %llu: match '%s' seq %llu: %s",
@@ -81,7 +83,12 @@ cut_off(arb_sub_t *s)
     msgpack_packer pk;
     static const char hdr[4] = { 0, 0, 0, 0 };
 
-    c->srv->n.subs_cut++;
+    arb_sub_t  *x;
+
+    /* Every subscription of the connection ends with it: each counts
+     * (until 2026-12-06 one did, while `subscribers` fell by all). */
+    for (x = c->subs; x != NULL; x = x->next_in_conn)
+        c->srv->n.subs_cut += !x->dead;
     arb_log(ARB_LOG_WARN, "conn %llu (%s): subscriber %llu cannot keep up "
             "(%zu bytes unsent): cut off", (unsigned long long)c->num,
             c->identity, (unsigned long long)s->id, c->outq);
@@ -217,7 +224,36 @@ arb_sub_start(arb_conn_t *c, uint64_t req, arb_live_t *live, int has_from,
     arb_sub_t     *s;
     arb_buf_t      b = ARB_BUF_INIT;
     msgpack_packer pk;
+    uint64_t       next;
 
+    if (c->nsubs >= ARB_SUBS_PER_CONN) {
+        arb_reply_error(c, req, "too_big", NULL, "subscribe: this "
+                        "connection holds %u subscriptions, the most one "
+                        "may (one without 'match' follows every match)",
+                        ARB_SUBS_PER_CONN);
+        return;
+    }
+    /* A `from` past what is committed is refused, as HTTP's resume past
+     * the head is: a client that saw more was following another copy
+     * (one restored from behind, a lagging replica), and waiting for that
+     * seq would pass over the events before it unseen. */
+    next = live != NULL ? live->committed + (live->exists ? 1 : 0)
+                        : srv->order_pos + 1;
+    if (has_from && from > next) {
+        if (live != NULL)
+            arb_reply_error(c, req, "not_found", NULL, "from: %llu is past "
+                            "the next seq of match '%s' (%llu): this "
+                            "recorder has not committed it",
+                            (unsigned long long)from, live->id,
+                            (unsigned long long)next);
+        else
+            arb_reply_error(c, req, "not_found", NULL, "from: %llu is past "
+                            "the next position of the log (%llu): this "
+                            "recorder has not committed it",
+                            (unsigned long long)from,
+                            (unsigned long long)next);
+        return;
+    }
     s = calloc(1, sizeof(*s));
     if (s == NULL) {
         arb_reply_error(c, req, "internal", NULL, "out of memory");
@@ -227,17 +263,17 @@ arb_sub_start(arb_conn_t *c, uint64_t req, arb_live_t *live, int has_from,
     s->conn = c;
     s->kind = live != NULL ? ARB_SUB_MATCH : ARB_SUB_ALL;
     s->live = live;
+    s->next = has_from ? from : next;      /* all matches: from >= 1 */
     if (live != NULL) {
-        s->next = has_from ? from : live->committed + (live->exists ? 1 : 0);
         s->next_in_match = live->subs;
         live->subs = s;
     } else {
-        s->next = has_from ? from : srv->order_pos + 1;   /* from >= 1 */
         s->next_all = srv->all_subs;
         srv->all_subs = s;
     }
     s->next_in_conn = c->subs;
     c->subs = s;
+    c->nsubs++;
     arb_reply_begin(&b, &pk, req, 2);
     arb_mp_pack_kv_uint(&pk, "sub", s->id);
     arb_mp_pack_kv_uint(&pk, "from", s->next);
@@ -278,6 +314,7 @@ arb_sub_cancel(arb_conn_t *c, uint64_t id)
             if (!s->dead)
                 unlink_sub(c->srv, s);
             free(s);
+            c->nsubs--;
             return;
         }
 }

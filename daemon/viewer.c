@@ -66,7 +66,7 @@ arb_conn_viewer(const arb_conn_t *c, const char *match,
 
 int
 arb_conn_event_view(arb_conn_t *c, arb_live_t *l, const char *match,
-                    const void **bytes, size_t *len,
+                    int every, const void **bytes, size_t *len,
                     const unsigned char **hash, arb_buf_t *tmp)
 {
     const arb_rules_t *rules;
@@ -74,10 +74,15 @@ arb_conn_event_view(arb_conn_t *c, arb_live_t *l, const char *match,
     arb_setup_t        bare;
     const arb_setup_t *setup = NULL;
     arb_viewer_t       who;
-    int                closed, rc;
+    int                closed, rc, role;
 
-    if (arb_seen_role(c->role, c->matches, c->nmatches, match)
-        >= ARB_ROLE_SCORER)
+    /* A feed of every match is every match at once: a scorer limited to
+     * some reads it as a reader, its own tables too, as on HTTP's
+     * /api/live (until 2026-12-06 the protocol's showed its own tables
+     * whole there while HTTP's did not). */
+    role = arb_seen_role(c->role, c->matches, c->nmatches,
+                         every ? NULL : match);
+    if (role >= ARB_ROLE_SCORER)
         return 0;
     if (l != NULL) {
         rules = arb_rules_find(l->game);
@@ -106,7 +111,8 @@ arb_conn_event_view(arb_conn_t *c, arb_live_t *l, const char *match,
         bare.game = (char *)rules->game;
         setup = &bare;
     }
-    who = arb_conn_viewer(c, match, setup);
+    who = arb_role_viewer(role, c->nmatches == 1 ? c->matches[0] : NULL,
+                          c->seat, match, setup);
     if (arb_view_hides_hashes(rules->game, closed, &who))
         *hash = NULL;
     rc = arb_view_event_bytes(tmp, *bytes, *len, setup, closed, &who);

@@ -27,4 +27,9 @@
  * "next".  Below the smallest outq_max (64 KiB) plus one event. */
 #define ARB_PAGE_BYTES          (48u * 1024)
 
+/* Subscriptions one connection may hold at once: a console following
+ * every table of a large venue one by one fits; more is a client gone
+ * wrong (one subscription without `match` follows every match). */
+#define ARB_SUBS_PER_CONN       4096u
+
 #endif

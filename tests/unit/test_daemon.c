@@ -28,6 +28,7 @@
 #include "core/replay.h"
 #include "core/transcript.h"
 #include "proto/client.h"
+#include "proto/limits.h"
 #include "core/mp.h"
 #include "tests/test.h"
 
@@ -1128,6 +1129,65 @@ test_dealt(void)
     msgpack_unpacked_destroy(&res);
 }
 
+/* What a subscribe may not ask (until 2026-12-06 each was taken): a
+ * `from` past what is committed, whose wait would pass over the events
+ * before it unseen; an id that is no match id, named as such; more than
+ * ARB_SUBS_PER_CONN subscriptions on one connection. */
+static void
+test_subscribe_limits(void)
+{
+    arb_client_t    *w = connect_as(TOK_ARBITER), *s = connect_as(TOK_READER);
+    msgpack_unpacked res;
+    uint64_t         pos, sub = 0;
+    char             want[200];
+    unsigned         i, ok = 0;
+
+    msgpack_unpacked_init(&res);
+    CHECK(w && s);
+    if (!w || !s)
+        return;
+    CHECK_INT(open_match(w, "lim-1", "3"), 0);
+    CHECK(call(s, &res, "subscribe", "su", "match", "lim-1", "from",
+               (uint64_t)2) != 0);
+    CHECK_STR(last_err, "not_found: from: 2 is past the next seq of match "
+              "'lim-1' (1): this recorder has not committed it");
+    CHECK_INT(call(s, &res, "subscribe", "su", "match", "lim-1", "from",
+                   (uint64_t)1), 0);
+    CHECK_INT(call(s, &res, "stats", ""), 0);
+    pos = arb_client_uint(&res, "log_pos");
+    CHECK(call(s, &res, "subscribe", "u", "from", pos + 2) != 0);
+    snprintf(want, sizeof(want), "not_found: from: %llu is past the next "
+             "position of the log (%llu): this recorder has not committed "
+             "it", (unsigned long long)pos + 2, (unsigned long long)pos + 1);
+    CHECK_STR(last_err, want);
+    CHECK_INT(call(s, &res, "subscribe", "u", "from", pos + 1), 0);
+    CHECK(call(s, &res, "subscribe", "s", "match", "bad id!") != 0);
+    CHECK_STR(last_err, "invalid: match: 'bad id!' is not a match id (1..64 "
+              "of A-Z a-z 0-9 _ . @ + -)");
+    CHECK(call(s, &res, "subscribe", "s", "match", "") != 0);
+    CHECK(strncmp(last_err, "invalid: match: '' is not a match id", 36)
+          == 0);
+    /* The two above are held: up to the limit, one more is refused. */
+    for (i = 2; i < ARB_SUBS_PER_CONN; i++)
+        if (call(s, &res, "subscribe", "s", "match", "lim-1") == 0) {
+            ok++;
+            sub = arb_client_uint(&res, "sub");
+        }
+    CHECK_INT(ok, ARB_SUBS_PER_CONN - 2);
+    CHECK(call(s, &res, "subscribe", "s", "match", "lim-1") != 0);
+    snprintf(want, sizeof(want), "too_big: subscribe: this connection "
+             "holds %u subscriptions, the most one may (one without "
+             "'match' follows every match)", ARB_SUBS_PER_CONN);
+    CHECK_STR(last_err, want);
+    /* One given back: one more may be held again. */
+    CHECK_INT(call(s, &res, "unsubscribe", "u", "sub", sub), 0);
+    CHECK_INT(call(s, &res, "subscribe", "s", "match", "lim-1"), 0);
+    CHECK(call(s, &res, "subscribe", "s", "match", "lim-1") != 0);
+    arb_client_close(w);
+    arb_client_close(s);
+    msgpack_unpacked_destroy(&res);
+}
+
 /* A subscriber that stops reading is cut off with a "slow" push; the
  * writer is not slowed down and the daemon goes on. */
 static void
@@ -1139,6 +1199,7 @@ test_slow_subscriber(void)
     arb_buf_t        why = ARB_BUF_INIT;
     char             text[3501], code[32];
     int              i, acked = 0, slow = 0;
+    uint64_t         cut0;
 
     msgpack_unpacked_init(&res);
     CHECK(w && s);
@@ -1147,7 +1208,12 @@ test_slow_subscriber(void)
     memset(text, 'x', sizeof(text) - 1);
     text[sizeof(text) - 1] = '\0';
     CHECK_INT(open_match(w, "slow-1", "3"), 0);
+    CHECK_INT(call(w, &res, "stats", ""), 0);
+    cut0 = arb_client_uint(&res, "subscribers_cut");
     CHECK_INT(call(s, &res, "subscribe", "s", "match", "slow-1"), 0);
+    /* two more on the same connection: they end with it, and count */
+    CHECK_INT(call(s, &res, "subscribe", "s", "match", "slow-1"), 0);
+    CHECK_INT(call(s, &res, "subscribe", "", ""), 0);
     /* 300 notes of 3.5 KB, pipelined: ~1 MB of pushes nobody reads */
     for (i = 0; i < 300; i++) {
         arb_client_begin(w, &pk, "append", 3);
@@ -1175,6 +1241,10 @@ test_slow_subscriber(void)
     }
     CHECK(slow);
     CHECK(daemon_serves());
+    /* the cut counts every subscription it ended (it counted one, while
+     * `subscribers` fell by all, until 2026-12-06) */
+    CHECK_INT(call(w, &res, "stats", ""), 0);
+    CHECK_INT(arb_client_uint(&res, "subscribers_cut") - cut0, 3);
     /* ~1 MB of events is served in pages that fit a connection (64 KiB
      * outq_max here), each pointing at the next */
     {
@@ -1635,6 +1705,7 @@ main(void)
     test_rejections();
     test_race();
     test_subscribe();
+    test_subscribe_limits();
     test_subscribe_long_catchup();
     test_retry_in_flight();
     test_hostile();

@@ -618,6 +618,22 @@ test_resume(void)
     CHECK(http_read_sse(fd, resp, BIG, &n, "state", 5, 2000));
     CHECK(strstr(resp, "event: reset\nid: 5\n") != NULL);
     close(fd);
+    /* the value without its blanks, as any field's (RFC 9110): a
+     * trailing tab resumes, and an empty id is none, so no reset (until
+     * 2026-12-06 both were a reset) */
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER, "4 \t");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 5, 2000));
+    CHECK_INT(count_of(resp, "event: ack\n"), 1);
+    CHECK(strstr(resp, "event: ack\nid: 5\n") != NULL);
+    CHECK(strstr(resp, "event: reset") == NULL);
+    close(fd);
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER, "");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 5, 2000));
+    CHECK(strstr(resp, "event: reset") == NULL);
+    CHECK(strstr(resp, "event: ack") == NULL);
+    close(fd);
     /* past 2^63 - 1 no id was ever sent: null, never a negative echo */
     fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER,
                            "9223372036854775808");

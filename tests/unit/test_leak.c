@@ -46,11 +46,14 @@ static game_t games[] = {
       { "leak-ch-an-token-01234", "leak-ch-binh-token-0123" }, 0 },
 };
 
+/* A scorer of the matches under test, and of no other. */
+#define OWN_SCORER "leak-own-scorer-token-012"
 #define PLAYER_TOKENS \
     "token = leak-tt-ann-token-0123 player tt-ann TT-simple-1 ann\n" \
     "token = leak-tt-bob-token-0123 player tt-bob TT-simple-1 bob\n" \
     "token = leak-ch-an-token-01234 player ch-an CHAN-EX-1 an\n" \
     "token = leak-ch-binh-token-0123 player ch-binh CHAN-EX-1 binh\n" \
+    "token = " OWN_SCORER " scorer own-sc TT-simple-1 CHAN-EX-1\n" \
     "[http]\nlisten = tcp:127.0.0.1:0\n"
 
 /* The record as the test knows it: the transcript with its deal. */
@@ -776,6 +779,15 @@ test_game(const game_t *g)
         CHECK(cl != NULL && call(cl, "subscribe", "u", "from",
                                  (uint64_t)1) == 0);
         CHECK_INT(drain(cl, g, &lb, HARNESS_LIMITED, r.h.nevents),
+                  r.h.nevents + 1);
+        arb_client_close(cl);
+        /* The feed of every match is read as a reader by a scorer of
+         * some matches, this one included, as HTTP's /api/live is
+         * (until 2026-12-06 the protocol's showed it this match whole). */
+        cl = harness_connect(OWN_SCORER);
+        CHECK(cl != NULL && call(cl, "subscribe", "u", "from",
+                                 (uint64_t)1) == 0);
+        CHECK_INT(drain(cl, g, &lb, OWN_SCORER, r.h.nevents),
                   r.h.nevents + 1);
         arb_client_close(cl);
         snprintf(path, sizeof(path), "/api/m/%s/state?hands=1", g->match);
