@@ -245,6 +245,7 @@ typedef struct {
     uint64_t       bad_seq;     /* the first seq at fault */
     uint64_t       end_seq;     /* the seq of the message the read ended
                                    on (UINT64_MAX: none of ours) */
+    uint64_t       seen;        /* messages read, ours or not */
     int            bad;         /* WALK_* */
 } walk_t;
 
@@ -264,8 +265,8 @@ enum { WALK_OK = 0, WALK_FORK, WALK_AHEAD };
  */
 static int
 walk_subject(arb_repl_t *r, const char *match, const char *subj,
-             uint64_t upto, uint64_t log_last, uint64_t last_sseq, walk_t *w,
-             arb_buf_t *why)
+             uint64_t upto, uint64_t log_last, uint64_t last_sseq,
+             uint64_t want, walk_t *w, arb_buf_t *why)
 {
     arb_stream_reader_t *rd = NULL;
     arb_stream_msg_t     m;
@@ -281,8 +282,12 @@ walk_subject(arb_repl_t *r, const char *match, const char *subj,
     rc = arb_stream_reader_open(&rd, r->s, subj, 1, why);
     while (rc == 0) {
         rc = arb_stream_reader_next(rd, &m, r->conf->timeout_ms, why);
+        if (rc == 0 || rc == ARB_EPROTO)
+            w->seen++;
         if (rc == ARB_EPROTO) {
             rc = 0;             /* not ours: not one of the seqs */
+            if (want != 0 && w->seen >= want)
+                break;
             continue;
         }
         if (rc == ARB_EAGAIN && why != NULL) {
@@ -326,7 +331,8 @@ walk_subject(arb_repl_t *r, const char *match, const char *subj,
                 w->top_sseq = m.stream_seq;
             }
         }
-        if (rc == 0 && m.stream_seq >= last_sseq) {
+        if (rc == 0 && (m.stream_seq >= last_sseq
+                        || (want != 0 && w->seen >= want))) {
             if (m.kind == ARB_STREAM_EV)
                 w->end_seq = m.seq;
             arb_stream_msg_clear(&m);
@@ -563,7 +569,7 @@ check_ahead(arb_repl_t *r, const char *match, const char *subj,
         pthread_mutex_unlock(&r->mu);
         return ARB_EEXIST;
     }
-    rc = walk_subject(r, match, subj, to, log_last, top_sseq, &w, why);
+    rc = walk_subject(r, match, subj, to, log_last, top_sseq, 0, &w, why);
     if (rc != 0 || w.bad != WALK_OK) {
         if (rc == 0)
             walk_bad(r, match, &w, log_last);
@@ -622,7 +628,7 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t *uptop,
     walk_t           w;
     uint64_t         from, stream_last = 0, count = 0, last_seq = 0;
     uint64_t         first = 0, nmiss = 0, upto = *uptop;
-    int              rc, have, end;
+    int              rc, have, end, lost_last = 0;
 
     *repaired = *whole = 0;
     memset(&w, 0, sizeof(w));
@@ -659,15 +665,35 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t *uptop,
         if (n > 0) {
             /* nats-server 2.9.10 loses a subject's last message index
              * when that message is deleted: republishing from 0 would
-             * duplicate the n that are still there. */
-            arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL,
+             * duplicate the n that are still there, so the subject is
+             * read whole (its n messages) and what it lacks goes again.
+             * Until 2026-12-06 it was only reported, and a closed match
+             * whose close was deleted stayed short for good.  The server
+             * takes its lost index for "no message", which is what the
+             * first republish expects (stream_last 0); the subject then
+             * has a last message again. */
+            rc = walk_subject(r, match, subj, upto, info.last_seq,
+                              UINT64_MAX, n, &w, why);
+            if (rc != 0)
+                goto done;
+            if (w.bad != WALK_OK) {
+                walk_bad(r, match, &w, info.last_seq);
+                goto done;
+            }
+            if (w.seen < n) {
+                rc = walk_saw_fewer(r, match, subj, w.seen, n, why);
+                goto done;
+            }
+            arb_log_ev(ARB_LOG_WARN, "replicate_lost_last", NULL,
                        "replicate: match %s: the stream holds %" PRIu64
-                       " messages of it but cannot say which is last; not "
-                       "repaired (check it with arbiter restore)", match, n);
-            pthread_mutex_lock(&r->mu);
-            r->st.diverged++;
-            pthread_mutex_unlock(&r->mu);
-            return 0;
+                       " messages of it but had lost which is last (a "
+                       "message deleted from its end): read whole, up to "
+                       "seq %" PRIu64, match, n, w.top);
+            have = lost_last = 1;
+            last_seq = w.top;
+            nmiss = walk_missing(&w, &first);
+            from = w.top + 1;
+            goto repair;
         }
     }
     if (have && m.seq > info.last_seq) {
@@ -741,7 +767,7 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t *uptop,
             w.top = last_seq;   /* only the tail is missing */
         } else {
             rc = walk_subject(r, match, subj, upto, info.last_seq,
-                              stream_last, &w, why);
+                              stream_last, 0, &w, why);
             if (rc != 0)
                 goto done;
             if (w.bad != WALK_OK) {
@@ -784,6 +810,7 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t *uptop,
     } else {
         from = 0;
     }
+repair:
     if (dry) {
         *repaired = 1;      /* to be repaired if a second look agrees */
         goto done;
@@ -795,7 +822,8 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t *uptop,
     rp.match = match;
     /* The subject must end on its highest seq: the tail does that when
      * there is one, else a copy of the highest. */
-    end = have && from > upto && (nmiss > 0 || last_seq != w.top);
+    end = have && from > upto && (nmiss > 0 || last_seq != w.top
+                                  || lost_last);
     if (have && (nmiss > 0 || end)) {
         if (nmiss > 0) {
             arb_log_ev(ARB_LOG_WARN, "replicate_missing", NULL, "replicate: "

@@ -49,7 +49,8 @@
  * Deal secrets: sealed on arbiter.deal.<token>, opening to the stored one.
  * Port: one the server picks (kept across its restarts), or
  * ARB_NATS_PORT_BASE.  ARB_REPL_ONLY=cluster runs case 7 alone, and
- * ARB_REPL_ONLY=load case 1, ARB_REPL_ONLY=gaps case 6b, ARB_REPL_ONLY=busy
+ * ARB_REPL_ONLY=load case 1 (=last: then a subject's last message
+ * deleted), ARB_REPL_ONLY=gaps case 6b, ARB_REPL_ONLY=busy
  * cases 6c and 6d, ARB_REPL_ONLY=turn cases 6e and 6f, ARB_REPL_ONLY=lag
  * cases 6g and 6h (to repeat them).
  */
@@ -998,6 +999,67 @@ test_holes(arb_stream_t *st)
     CHECK_INT(m.seq, last);
     arb_stream_msg_clear(&m);
     CHECK_INT(restore_to("healed", "c1-m1", 0), 0);
+}
+
+/* The last message of a subject deleted by itself: nats-server 2.9.10
+ * then forgets which message is the subject's last (arb_stream_last: not
+ * found) though it holds the others, so neither the count nor the last
+ * message shows what is gone.  A restore names the match and the seq
+ * that may be missing; the pass reads the subject whole and publishes
+ * the end again, after which the subject has a last message once more
+ * (until 2026-12-06 it was reported as diverged at every pass, and never
+ * repaired: a closed match whose close went this way was restored open). */
+static void
+test_last_deleted(arb_stream_t *st)
+{
+    char             subj[ARB_STREAM_SUBJECT_MAX], code[64], line[600];
+    arb_buf_t        why = ARB_BUF_INIT;
+    arb_stream_msg_t m;
+    uint64_t         sseq = 0, last = 0, n = 0;
+    jsErrCode        jerr = 0;
+    sv_t             sv;
+    int              i, rc;
+
+    CHECK_INT(open_match("c7-lastgone", code, sizeof(code), &why), 0);
+    CHECK_STR(code, "");
+    for (i = 0; i < 5; i++)
+        CHECK_INT(note("c7-lastgone", code, sizeof(code)), 0);
+    CHECK_STR(code, "");
+    CHECK_INT(caught_up(st, 10000), 0);
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c7-lastgone");
+    CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
+    if (m.msg != NULL) {
+        last = m.seq;
+        sseq = m.stream_seq;
+    }
+    arb_stream_msg_clear(&m);
+    CHECK_INT(last, 5);
+    CHECK(js_DeleteMsg(st->js, "ARBITER", sseq, NULL, &jerr) == NATS_OK);
+    rc = arb_stream_last(st, subj, &m, NULL);
+    arb_stream_msg_clear(&m);
+    if (rc == ARB_ENOTFOUND) {
+        CHECK_INT(restore_to("lastgone", "c7-lastgone", 1), 1);
+        CHECK(out_names("lastgone", "match c7-lastgone seq 5: the stream's "
+                        "leader holds 5 messages of it but cannot say "
+                        "which is its last", ""));
+    } else {
+        printf("test_replicate: this nats-server still knows a subject's "
+               "last message after its deletion\n");
+    }
+    CHECK_INT(run_pass(line, sizeof(line)), 0);
+    for (i = 0; i < 100; i++) {
+        if (arb_stream_subject_count(st, subj, &n, NULL) == 0
+            && n == last + 1)
+            break;
+        sleep_ms(100);
+    }
+    CHECK_INT(n, last + 1);
+    CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
+    CHECK_INT(m.seq, last);
+    arb_stream_msg_clear(&m);
+    CHECK_INT(stream_vs_store(st, &sv), 0);
+    CHECK_INT(restore_to("lastback", "c7-lastgone", 0), 0);
+    arb_buf_free(&why);
 }
 
 /* A subject holding a duplicate and a hole at once: its count and its
@@ -3028,6 +3090,10 @@ main(void)
                && strcmp(getenv("ARB_REPL_ONLY"), "load") == 0) {
         test_load(&st, cl);
     } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
+               && strcmp(getenv("ARB_REPL_ONLY"), "last") == 0) {
+        test_load(&st, cl);
+        test_last_deleted(st);
+    } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
                && strcmp(getenv("ARB_REPL_ONLY"), "gaps") == 0) {
         test_sync_gaps(st);
         test_refused_repaired(st);
@@ -3048,6 +3114,7 @@ main(void)
         test_walk_mark(st);
         test_heal(st);
         test_holes(st);
+        test_last_deleted(st);
         test_dup_and_hole(st);
         test_dup_fork(st);
         test_deleted(st);
