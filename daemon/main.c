@@ -21,6 +21,7 @@
 #include "daemon/notify.h"
 #include "daemon/server.h"
 #include "daemon/storage.h"
+#include "proto/stream.h"
 
 static void
 usage(FILE *f)
@@ -252,6 +253,18 @@ main(int argc, char **argv)
     arb_log_level = srv.cfg.log_level;
     arb_log_format = srv.cfg.log_format;
     if (replica_of != NULL) {
+        arb_buf_t uwhy = ARB_BUF_INIT;
+
+        /* As [replica] urls is checked (until 2026-12-06 '' and 'foo'
+         * started a replica that retried for good). */
+        if (arb_stream_urls_check(replica_of, &uwhy) != 0) {
+            fprintf(stderr, "arbiterd: --replica-of: %s\n",
+                    arb_buf_cstr(&uwhy));
+            arb_buf_free(&uwhy);
+            rc = ARB_EXIT_CONFIG;
+            goto early;
+        }
+        arb_buf_free(&uwhy);
         free(srv.cfg.replica.urls);
         srv.cfg.replica.urls = strdup(replica_of);
     }

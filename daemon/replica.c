@@ -82,6 +82,10 @@ typedef struct arb_replica {
     int                  done;          /* the follower is about to end */
     int                  failed;        /* a store append failed */
     int                  connected;
+    int                  nats_lost;     /* said in the log, until back */
+    int64_t              lost_ms;       /* when it was lost (0: it is not) */
+    int                  nats_closed;   /* libnats' last callback came */
+    int                  abandoned;     /* ... or did not: r is kept */
     uint64_t             problems, foreign, reconnects;
     uint64_t             stream_last;   /* stream sequence last read */
     /* [loop] matches held in memory (watched or read): events applied
@@ -149,6 +153,13 @@ arb_replica_conf_set(arb_replica_conf_t *c, const char *k, const char *v,
     if (*v == '\0' || ((dst == &c->stream) && !arb_stream_name_ok(v))) {
         arb_buf_printf(why, "[replica] %s: bad value '%s'", k, v);
         return ARB_EINVAL;
+    }
+    if (dst == &c->urls || dst == &c->credentials) {
+        arb_buf_printf(why, "[replica] %s: ", k);
+        if ((dst == &c->urls ? arb_stream_urls_check(v, why)
+                             : arb_stream_creds_check(v, why)) != 0)
+            return ARB_EINVAL;
+        why->len = 0;
     }
     free(*dst);
     *dst = strdup(v);
@@ -449,11 +460,93 @@ note_head(arb_replica_t *r, arb_stream_t *st, const arb_stream_state_t *ss)
     pthread_mutex_unlock(&r->mu);
 }
 
+/* libnats' word that the connection is lost, or back: `connected` at
+ * once, from a thread of libnats (until 2026-12-06 only the once-a-second
+ * look below said it, which a request to NATS in flight could hold up
+ * for seconds: `connected` stayed true about 3 s after NATS died, and an
+ * outage shorter than that was never said).  The log says a loss that
+ * lasts NATS_LOST_SAY_MS (say_lost), not a hop to another node of the
+ * cluster, which takes milliseconds. */
+#define NATS_LOST_SAY_MS 100
+
+static void
+nats_down_cb(natsConnection *nc, void *ud)
+{
+    arb_replica_t *r = ud;
+
+    (void)nc;
+    pthread_mutex_lock(&r->mu);
+    r->connected = 0;
+    if (r->lost_ms == 0)
+        r->lost_ms = arb_clock_ms();
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void
+nats_back_cb(natsConnection *nc, void *ud)
+{
+    arb_replica_t *r = ud;
+    char           url[256] = "";
+    int64_t        away;
+    int            say;
+
+    natsConnection_GetConnectedUrl(nc, url, sizeof(url));
+    pthread_mutex_lock(&r->mu);
+    r->connected = 1;
+    r->reconnects++;            /* NATS lost and back */
+    away = r->lost_ms != 0 ? arb_clock_ms() - r->lost_ms : 0;
+    /* 2: the loss was said; 1: it lasted, but ended before the follower
+     * came to say it (it is said now) */
+    say = r->nats_lost ? 2 : away >= NATS_LOST_SAY_MS;
+    r->nats_lost = 0;
+    r->lost_ms = 0;
+    pthread_mutex_unlock(&r->mu);
+    if (say == 1)
+        arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: NATS "
+                   "connection lost for %lld ms", (long long)away);
+    if (say)
+        arb_log_ev(ARB_LOG_INFO, "replica_nats", NULL, "replica: NATS "
+                   "connection back (%s) after %lld ms; reading on", url,
+                   (long long)away);
+}
+
+/* From the follower's loop: a loss that lasted NATS_LOST_SAY_MS is said,
+ * once. */
+static void
+say_lost(arb_replica_t *r)
+{
+    int say;
+
+    pthread_mutex_lock(&r->mu);
+    say = r->lost_ms != 0 && !r->nats_lost && !r->stopping
+          && arb_clock_ms() - r->lost_ms >= NATS_LOST_SAY_MS;
+    if (say)
+        r->nats_lost = 1;
+    pthread_mutex_unlock(&r->mu);
+    if (say)
+        arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: NATS "
+                   "connection lost; reconnecting (reads are served from "
+                   "the store meanwhile)");
+}
+
+/* The last callback libnats makes for a connection: after it, nothing of
+ * libnats touches r (the follower waits for it before it ends). */
+static void
+nats_closed_cb(natsConnection *nc, void *ud)
+{
+    arb_replica_t *r = ud;
+
+    (void)nc;
+    pthread_mutex_lock(&r->mu);
+    r->nats_closed = 1;
+    pthread_mutex_unlock(&r->mu);
+}
+
 /* While reading, once a second: is NATS there, is the stream still the
  * one created at created, and does it still hold what was read?  An
  * ordered consumer says none of it: it waits.  With the connection lost,
- * stats.replica.connected is false and the log says so once (*lost),
- * until it is back; libnats reconnects and the consumer goes on.  A
+ * stats.replica.connected is false (the callbacks above say it in the
+ * log), until it is back; libnats reconnects and the consumer goes on.  A
  * stream created again, or one that lost its tail: the consumer goes on
  * from its old sequence, missing the messages now at the sequences it
  * read (until 2026-12-04 a replica then lacked every match begun in them
@@ -463,8 +556,7 @@ note_head(arb_replica_t *r, arb_stream_t *st, const arb_stream_state_t *ss)
  * JetStream did not answer (an election: asked again in a second). */
 static int
 stream_check(arb_replica_t *r, arb_stream_t *st, int64_t created,
-             int64_t *checked_ms, int *lost, uint64_t *upto,
-             int64_t *upto_ns)
+             int64_t *checked_ms, uint64_t *upto, int64_t *upto_ns)
 {
     arb_stream_state_t ss;
     arb_buf_t          why = ARB_BUF_INIT;
@@ -477,14 +569,6 @@ stream_check(arb_replica_t *r, arb_stream_t *st, int64_t created,
     pthread_mutex_lock(&r->mu);
     r->connected = up;
     pthread_mutex_unlock(&r->mu);
-    if (up && *lost)
-        arb_log_ev(ARB_LOG_INFO, "replica_nats", NULL, "replica: NATS "
-                   "connection back; reading stream %s on", st->name);
-    else if (!up && !*lost)
-        arb_log_ev(ARB_LOG_WARN, "replica_nats", NULL, "replica: NATS "
-                   "connection lost; reconnecting (reads are served from "
-                   "the store meanwhile)");
-    *lost = !up;
     if (!up)
         return 0;
     rc = arb_stream_state(st, &ss, &why);
@@ -628,7 +712,7 @@ follow(void *arg)
     int64_t              upto_ns = 0, wait_since = 0, reread_ms = 0;
     int64_t              wait_look = 0;
     uint64_t             nread = 0, drop = 0;
-    int                  rc, dirty = 0, said = 0, save, lost = 0;
+    int                  rc, dirty = 0, said = 0, save;
     const char          *env = getenv("ARBITERD_REPLICA_DROP");
 
     /* Test hook (tests/integration/nats_resync.sh): the Nth message this
@@ -643,12 +727,17 @@ follow(void *arg)
     r->look_ms = env != NULL && atoll(env) > 0 ? atoll(env) : 1000;
 
     while (!stopping(r)) {
+        say_lost(r);
         if (st == NULL) {
             natsOptions_Destroy(opts);
             opts = NULL;
             rc = arb_stream_opts(&opts, &r->sconf, &why);
-            if (rc == 0)
+            if (rc == 0) {
+                natsOptions_SetDisconnectedCB(opts, nats_down_cb, r);
+                natsOptions_SetReconnectedCB(opts, nats_back_cb, r);
+                natsOptions_SetClosedCB(opts, nats_closed_cb, r);
                 rc = arb_stream_open(&st, &r->sconf, opts, NULL, &why);
+            }
             if (rc == 0) {              /* a deal met out of order */
                 pthread_mutex_lock(&r->mu);
                 r->st = st;
@@ -686,8 +775,7 @@ follow(void *arg)
             r->connected = 1;
             pthread_mutex_unlock(&r->mu);
         }
-        rc = stream_check(r, st, created, &checked_ms, &lost, &upto,
-                          &upto_ns);
+        rc = stream_check(r, st, created, &checked_ms, &upto, &upto_ns);
         if (rc != 0) {
             if (rc == 2)
                 restream(r, upto, upto_ns, &from);
@@ -844,6 +932,22 @@ done:
     r->st = NULL;               /* the stop no longer closes it */
     r->done = 1;
     pthread_mutex_unlock(&r->mu);
+    if (st != NULL) {
+        /* Its callbacks run on a thread of libnats, possibly after the
+         * close returns: the last one is waited for (at most 2 s), else
+         * r is never freed (arb_replica_free). */
+        int64_t t0 = arb_clock_ms();
+
+        natsConnection_Close(st->nc);
+        for (;;) {
+            pthread_mutex_lock(&r->mu);
+            r->abandoned = !r->nats_closed;
+            pthread_mutex_unlock(&r->mu);
+            if (!r->abandoned || arb_clock_ms() - t0 >= 2000)
+                break;
+            usleep(10000);
+        }
+    }
     arb_stream_close(st);
     natsOptions_Destroy(opts);
     arb_buf_free(&why);
@@ -1106,6 +1210,11 @@ arb_replica_free(arb_server_t *srv)
     if (r == NULL)
         return;
     arb_replica_stop(srv);
+    if (r->abandoned) {
+        /* libnats may still call back into r: kept (a stop's leak). */
+        srv->replica = NULL;
+        return;
+    }
     arb_mirror_free(r->mir);
     arb_owners_free(r->owners);
     free(r->unsealed);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <sys/stat.h>
 
@@ -39,6 +40,122 @@ arb_stream_id_ok(const char *id)
         if (n >= ARB_STREAM_ID_MAX || !id_char_ok((unsigned char)id[n]))
             return 0;
     return n > 0;
+}
+
+/* One URL of the list, n bytes at u. */
+static int
+url_check(const char *u, size_t n, arb_buf_t *why)
+{
+    const char *p, *end = u + n, *at, *host;
+    size_t      k;
+    unsigned    port = 0;
+
+    if (n > 7 && strncasecmp(u, "nats://", 7) == 0)
+        p = u + 7;
+    else if (n > 6 && strncasecmp(u, "tls://", 6) == 0)
+        p = u + 6;
+    else if (n == 7 && strncasecmp(u, "nats://", 7) == 0)
+        p = end;
+    else {
+        arb_buf_printf(why, "'%.*s' is not a NATS URL: nats://HOST:PORT "
+                       "or tls://HOST:PORT", (int)n, u);
+        return ARB_EINVAL;
+    }
+    at = memchr(p, '@', (size_t)(end - p));
+    host = at != NULL ? at + 1 : p;
+    if (host < end && *host == '[') {           /* [IPv6] */
+        const char *rb = memchr(host, ']', (size_t)(end - host));
+
+        if (rb == NULL || rb == host + 1) {
+            arb_buf_printf(why, "'%.*s': a bad IPv6 address", (int)n, u);
+            return ARB_EINVAL;
+        }
+        p = rb + 1;
+    } else {
+        for (p = host; p < end && *p != ':'; p++)
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
+                  || (*p >= '0' && *p <= '9') || *p == '.' || *p == '-'
+                  || *p == '_')) {
+                arb_buf_printf(why, "'%.*s': '%c' in the host name",
+                               (int)n, u, *p);
+                return ARB_EINVAL;
+            }
+        if (p == host) {
+            arb_buf_printf(why, "'%.*s' names no host", (int)n, u);
+            return ARB_EINVAL;
+        }
+    }
+    if (p == end)
+        return 0;
+    if (*p != ':' || p + 1 == end) {
+        arb_buf_printf(why, "'%.*s': HOST:PORT, nothing after it", (int)n,
+                       u);
+        return ARB_EINVAL;
+    }
+    for (k = 1; p + k < end; k++) {
+        if (p[k] < '0' || p[k] > '9' || port > 65535) {
+            port = 0;
+            break;
+        }
+        port = port * 10 + (unsigned)(p[k] - '0');
+    }
+    if (port < 1 || port > 65535) {
+        arb_buf_printf(why, "'%.*s': the port must be 1..65535", (int)n, u);
+        return ARB_EINVAL;
+    }
+    return 0;
+}
+
+int
+arb_stream_urls_check(const char *urls, arb_buf_t *why)
+{
+    const char *p = urls, *q;
+    size_t      n;
+    int         any = 0;
+
+    while (p != NULL && *p != '\0') {
+        q = strchr(p, ',');
+        n = q != NULL ? (size_t)(q - p) : strlen(p);
+        while (n > 0 && (*p == ' ' || *p == '\t')) {
+            p++;
+            n--;
+        }
+        while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+            n--;
+        if (n > 0) {
+            if (url_check(p, n, why) != 0)
+                return ARB_EINVAL;
+            any = 1;
+        }
+        p = q != NULL ? q + 1 : NULL;
+    }
+    if (!any) {
+        arb_buf_puts(why, "give at least one nats://HOST:PORT");
+        return ARB_EINVAL;
+    }
+    return 0;
+}
+
+int
+arb_stream_creds_check(const char *path, arb_buf_t *why)
+{
+    struct stat st;
+    FILE       *f;
+
+    if (path == NULL || *path == '\0') {
+        arb_buf_puts(why, "no credentials file named");
+        return ARB_EINVAL;
+    }
+    if (stat(path, &st) != 0 || (f = fopen(path, "r")) == NULL) {
+        arb_buf_printf(why, "%s: %s", path, strerror(errno));
+        return ARB_EINVAL;
+    }
+    fclose(f);
+    if (!S_ISREG(st.st_mode)) {
+        arb_buf_printf(why, "%s: not a file (NATS credentials)", path);
+        return ARB_EINVAL;
+    }
+    return 0;
 }
 
 int

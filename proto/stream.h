@@ -70,6 +70,15 @@ enum arb_stream_kind { ARB_STREAM_EV = 1, ARB_STREAM_DEAL = 2 };
 int  arb_stream_id_ok(const char *id);
 /* 1 when s is a valid stream or recorder name. */
 int  arb_stream_name_ok(const char *s);
+/* Checks a comma-separated list of NATS server URLs before anything
+ * connects: each nats:// or tls://, [USER[:PASS]@]HOST[:PORT], the port
+ * 1..65535.  0, or ARB_EINVAL with why naming the URL and its fault
+ * (libnats would take most of them and retry them for good). */
+int  arb_stream_urls_check(const char *urls, arb_buf_t *why);
+/* Checks that path is a credentials file this process can read: 0, or
+ * ARB_EINVAL with why naming it and the reason (libnats reads it only
+ * at each connect, where the reason is lost). */
+int  arb_stream_creds_check(const char *path, arb_buf_t *why);
 
 /* The subject token of a match id into out (cap >= ARB_STREAM_TOKEN_MAX
  * always suffices).  0, or ARB_EINVAL for an invalid id / short cap. */

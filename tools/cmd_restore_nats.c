@@ -416,7 +416,6 @@ cmd_restore_nats(int argc, char **argv)
 {
     const char        *urls = NULL, *dir = NULL, *prefix = NULL,
                       *stream = NULL, *creds = NULL, *keyfile = NULL;
-    struct stat        cst;
     const cli_optdef_t opts[] = {
         { "--nats", CLI_ARG_STR, &urls },
         { "--data", CLI_ARG_STR, &dir },
@@ -476,14 +475,15 @@ cmd_restore_nats(int argc, char **argv)
      * 2026-12-05 a target that was not empty was named only after the
      * connection, and a --creds that is no file was taken when the
      * server wanted none). */
-    if (creds != NULL && stat(creds, &cst) != 0) {
-        fprintf(stderr, "arbiter restore: --creds %s: %s\n", creds,
-                strerror(errno));
+    if (creds != NULL && arb_stream_creds_check(creds, &why) != 0) {
+        fprintf(stderr, "arbiter restore: --creds %s\n",
+                arb_buf_cstr(&why));
         goto done;
     }
-    if (creds != NULL && !S_ISREG(cst.st_mode)) {
-        fprintf(stderr, "arbiter restore: --creds %s: not a file (NATS "
-                "credentials)\n", creds);
+    /* URLs libnats would take and retry (until 2026-12-06: "No server
+     * available for connection (nats://)"). */
+    if (arb_stream_urls_check(urls, &why) != 0) {
+        fprintf(stderr, "arbiter restore: --nats %s\n", arb_buf_cstr(&why));
         goto done;
     }
     if (ops_target_check("restore", dir) != CLI_OK)

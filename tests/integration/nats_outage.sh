@@ -155,6 +155,8 @@ while [ "$(rstat connected)" != false ] && [ $i -lt 100 ]; do
 done
 check "NATS down: the replica says it is not connected" false \
     "$(rstat connected)"
+# at once, from libnats' own word (until 2026-12-06 about 3 s late)
+check "NATS down: said within 1.5 s" 1 "$([ $i -lt 15 ] && echo 1)"
 play east E.3 5
 play west W.1 16 14
 check "NATS down: reads served" "$(on east events --match E.2 --json)" \

@@ -260,6 +260,10 @@ check "restore into a directory that is not empty: said first" \
 out=$($A restore --nats nats://127.0.0.1:1 --data "$T/rnew" --creds "$T" 2>&1)
 check "restore with a --creds that is no file: said first" \
     "2 arbiter restore: --creds $T: not a file (NATS credentials)" "$? $out"
+out=$($A restore --nats http://127.0.0.1:1 --data "$T/rnew" 2>&1)
+check "restore with a URL that is no NATS URL: said first" \
+    "2 arbiter restore: --nats 'http://127.0.0.1:1' is not a NATS URL: nats://HOST:PORT or tls://HOST:PORT" \
+    "$? $out"
 
 # ---- a first start with the configuration's own tokens_file and listen --
 # The named tokens file does not exist yet: the first start writes it (it

@@ -226,6 +226,39 @@ test_replicate(void)
             "line 2: check_read must be a number from 0 to 100000000");
     REFUSED("[replicate]\nport = 1\n", 0,
             "line 2: unknown key 'port' in [replicate]");
+    /* URLs and a credentials file libnats would take and retry for
+     * good, saying only "not reachable" (until 2026-12-06) */
+    REFUSED("[replicate]\nurls = http://a:4222\n", 0,
+            "line 2: urls: 'http://a:4222' is not a NATS URL: "
+            "nats://HOST:PORT or tls://HOST:PORT");
+    REFUSED("[replicate]\nurls = nats://a:1, nats://\n", 0,
+            "line 2: urls: 'nats://' names no host");
+    REFUSED("[replicate]\nurls = nats://a:99999\n", 0,
+            "line 2: urls: 'nats://a:99999': the port must be 1..65535");
+    REFUSED("[replicate]\nurls = nats://a b:1\n", 0,
+            "line 2: urls: 'nats://a b:1': ' ' in the host name");
+    REFUSED("[replicate]\nurls = ,\n", 0,
+            "line 2: urls: give at least one nats://HOST:PORT");
+    REFUSED("[replicate]\ncredentials = /nonexistent/x.creds\n", 0,
+            "line 2: credentials: /nonexistent/x.creds: No such file or "
+            "directory");
+    REFUSED("[replicate]\ncredentials = /tmp\n", 0,
+            "line 2: credentials: /tmp: not a file (NATS credentials)");
+    REFUSED("[replica]\nurls = foo\n", 0,
+            "line 2: [replica] urls: 'foo' is not a NATS URL: "
+            "nats://HOST:PORT or tls://HOST:PORT");
+    REFUSED("[replica]\ncredentials = /nonexistent/y.creds\n", 0,
+            "line 2: [replica] credentials: /nonexistent/y.creds: No such "
+            "file or directory");
+    {
+        arb_config_t c6;
+        char         m6[256];
+
+        CHECK_INT(load("[replicate]\nurls = nats://a:1, tls://[::1]:4222,"
+                       "nats://u:p@h.example:4222\nrecorder = r\n", 0, &c6,
+                       m6, sizeof(m6)), 0);
+        arb_config_free(&c6);
+    }
     REFUSED("[other]\n", 0,
             "line 1: unknown section [other] (the sections are [replicate], "
             "[replica] and [http])");
