@@ -1347,6 +1347,7 @@ arb_replica_figures(arb_server_t *srv, arb_replica_figures_t *f)
     arb_replica_lag(&lag, &f->behind, &f->lag_ms);
     f->appended = ms.events;
     f->duplicates = ms.duplicates;
+    f->damaged_copies = ms.damaged_copies;
     f->deals = ms.deals;
     f->chain_only = ms.chain_only;
     f->ruled = ms.ruled;
@@ -1365,7 +1366,7 @@ arb_replica_stats_pack(arb_server_t *srv, msgpack_packer *pk)
         msgpack_pack_nil(pk);
         return;
     }
-    msgpack_pack_map(pk, 16);
+    msgpack_pack_map(pk, 17);
     arb_mp_pack_kv_bool(pk, "connected", f.connected);
     arb_mp_pack_kv_uint(pk, "stream_seq", f.stream_seq);
     arb_mp_pack_kv_uint(pk, "stream_head", f.stream_head);
@@ -1373,6 +1374,7 @@ arb_replica_stats_pack(arb_server_t *srv, msgpack_packer *pk)
     arb_mp_pack_kv_uint(pk, "lag_ms", f.lag_ms);
     arb_mp_pack_kv_uint(pk, "appended", f.appended);
     arb_mp_pack_kv_uint(pk, "duplicates", f.duplicates);
+    arb_mp_pack_kv_uint(pk, "damaged_copies", f.damaged_copies);
     arb_mp_pack_kv_uint(pk, "stopped_matches", f.stopped_matches);
     arb_mp_pack_kv_uint(pk, "foreign", f.foreign);
     arb_mp_pack_kv_uint(pk, "deals", f.deals);

@@ -71,6 +71,8 @@ typedef struct arb_replica_figures {
     int      connected;
     uint64_t stream_seq, appended, duplicates, stopped_matches, foreign,
              deals, chain_only, ruled, reconnects, advanced, reloaded;
+    uint64_t damaged_copies;    /* copies of held seqs whose bytes are
+                                   not the held ones' (ignored) */
     uint64_t resumed_at;    /* the stream sequence this start read from */
     /* the stream's last sequence at the last look (once a second), how
      * many sequences past the last read it holds, and the age of the

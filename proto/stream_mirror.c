@@ -537,8 +537,14 @@ arb_mirror_restream(arb_mirror_t *m, uint64_t upto)
     }
 }
 
-/* h(seq) as held: in the batch or in the store.  0 or ARB_ENOTFOUND. */
-typedef struct held { unsigned char hash[ARB_HASH_LEN]; int got; } held_t;
+/* h(seq) as held: in the batch or in the store, and whether its bytes
+ * are bytes/len (*same).  0 or ARB_ENOTFOUND. */
+typedef struct held {
+    unsigned char hash[ARB_HASH_LEN];
+    int           got, same;
+    const void   *bytes;
+    size_t        len;
+} held_t;
 
 static int
 on_held(void *ud, uint64_t seq, int64_t time_ms,
@@ -547,19 +553,24 @@ on_held(void *ud, uint64_t seq, int64_t time_ms,
 {
     held_t *h = ud;
 
-    (void)seq; (void)time_ms; (void)bytes; (void)len;
+    (void)seq; (void)time_ms;
     memcpy(h->hash, hash, ARB_HASH_LEN);
+    h->same = len == h->len && memcmp(bytes, h->bytes, len) == 0;
     h->got = 1;
     return 0;
 }
 
 static int
 held_hash(arb_mirror_t *m, mt_t *t, uint64_t seq,
-          unsigned char out[ARB_HASH_LEN])
+          unsigned char out[ARB_HASH_LEN], const void *bytes, size_t len,
+          int *same)
 {
-    held_t h = { { 0 }, 0 };
+    held_t h;
     size_t i;
 
+    memset(&h, 0, sizeof(h));
+    h.bytes = bytes;
+    h.len = len;
     /* In the batch: the message's hash, which the chain gave when it
      * went in (ap.hash is the commit's output, stale until then: until
      * 2026-12-04 an event read twice before its commit was taken for a
@@ -567,12 +578,15 @@ held_hash(arb_mirror_t *m, mt_t *t, uint64_t seq,
     for (i = 0; i < m->n; i++)
         if (m->batch[i].m == t && m->batch[i].ap.seq == seq) {
             memcpy(out, m->batch[i].msg.hash, ARB_HASH_LEN);
+            *same = m->batch[i].msg.len == len
+                    && memcmp(m->batch[i].msg.bytes, bytes, len) == 0;
             return 0;
         }
     if (arb_store_events(m->store, t->id, seq, seq, on_held, &h, NULL) != 0
         || !h.got)
         return ARB_ENOTFOUND;
     memcpy(out, h.hash, ARB_HASH_LEN);
+    *same = h.same;
     return 0;
 }
 
@@ -817,7 +831,7 @@ apply_ev(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg, arb_buf_t *why)
     arb_verdict_t  v;
     arb_event_t    ev;
     entry_t       *e;
-    int            rc = 0;
+    int            rc = 0, same = 0;
 
     memset(&ev, 0, sizeof(ev));
     memset(&v, 0, sizeof(v));
@@ -825,9 +839,17 @@ apply_ev(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg, arb_buf_t *why)
     if (msg->seq < t->next) {
         /* Read again (a restart re-reads the stream; anti-entropy may
          * republish): it must be what is held. */
-        if (held_hash(m, t, msg->seq, held) == 0
+        if (held_hash(m, t, msg->seq, held, msg->bytes, msg->len,
+                      &same) == 0
             && memcmp(held, msg->hash, ARB_HASH_LEN) == 0) {
-            m->st.duplicates++;
+            /* The hash header is the held one's, and so must the bytes
+             * be: a copy whose payload differs is damaged, not a fork
+             * (what is held is whole), and counted (until 2026-12-06 it
+             * passed for a duplicate, unseen). */
+            if (same)
+                m->st.duplicates++;
+            else
+                m->st.damaged_copies++;
             goto out;
         }
         arb_hex(hx, msg->hash, ARB_HASH_LEN);

@@ -532,6 +532,12 @@ cmd_restore_nats(int argc, char **argv)
             goto said;
         arb_mirror_stats(mir, &ms);
         print_read(st, last, read, &ms, arb_clock_ms() - t0);
+        if (ms.damaged_copies > 0)
+            fprintf(stderr, "arbiter restore: the stream holds %" PRIu64
+                    " further cop%s of events with the hash of the one "
+                    "restored but other bytes: damaged, ignored (what was "
+                    "restored verifies)\n", ms.damaged_copies,
+                    ms.damaged_copies == 1 ? "y" : "ies");
         arb_mirror_free(mir);
         mir = NULL;
         arb_store_close(s);
