@@ -273,6 +273,20 @@ head_size(const h2o_req_t *req)
     return n;
 }
 
+/* Every response by its status class, when it is done (a live stream
+ * when it ends), for arbiter_http_responses_total{code} (until
+ * 2026-12-06 the requests had one counter, no status: a rate of 5xx
+ * could not be alerted on). */
+static void
+count_status(h2o_logger_t *self, h2o_req_t *req)
+{
+    struct arb_http *h = *(struct arb_http **)(self + 1);
+    int              c = req->res.status / 100;
+
+    if (c >= 1 && c <= 5)
+        h->srv->n.http_status[c - 1]++;
+}
+
 static int
 on_req(h2o_handler_t *self, h2o_req_t *req)
 {
@@ -521,6 +535,7 @@ arb_http_start(arb_server_t *srv)
     h2o_hostconf_t          *host;
     h2o_pathconf_t          *path;
     h2o_handler_t           *hd;
+    h2o_logger_t            *lg;
     struct sockaddr_storage  ss;
     struct sockaddr_storage  bound;
     socklen_t                sslen;
@@ -553,6 +568,9 @@ arb_http_start(arb_server_t *srv)
     hd = h2o_create_handler(path, sizeof(*hd) + sizeof(h));
     hd->on_req = on_req;
     *(struct arb_http **)(hd + 1) = h;
+    lg = h2o_create_logger(path, sizeof(*lg) + sizeof(h));
+    lg->log_access = count_status;
+    *(struct arb_http **)(lg + 1) = h;
     h2o_context_init(&h->ctx, srv->loop, &h->conf);
     h->ctx_init = 1;
     uv_walk(srv->loop, unref_async, NULL);

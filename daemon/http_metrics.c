@@ -140,6 +140,12 @@ arb_http_metrics(arb_http_req_t *q)
         n->http_auth_failed);
     one(&b, "arbiter_http_requests_total", "counter",
         "HTTP requests answered or streamed.", n->http_requests);
+    head(&b, "arbiter_http_responses_total", "counter",
+         "HTTP responses done (a live stream when it ends), by status "
+         "class.");
+    for (i = 0; i < 5; i++)
+        arb_buf_printf(&b, "arbiter_http_responses_total{code=\"%zuxx\"} %"
+                       PRIu64 "\n", i + 1, n->http_status[i]);
     one(&b, "arbiter_subscribers", "gauge",
         "Protocol subscriptions and HTTP live streams.", x.subscribers);
     one(&b, "arbiter_subscribers_cut_total", "counter",

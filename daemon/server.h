@@ -192,6 +192,7 @@ typedef struct arb_counters {
     uint64_t http_auth_failed;              /* requests with a bad token */
     uint64_t store_corrupt;                 /* reads that met damage */
     uint64_t http_requests, streams_cut;    /* live streams cut when slow */
+    uint64_t http_status[5];    /* responses done, by class: 1xx..5xx */
     /* Where the loop's time goes (uv_hrtime ns, summed): read callbacks
      * of the protocol (the frame reader and every request they carry),
      * the requests alone, and of appends the canonical encoding and the

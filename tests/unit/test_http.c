@@ -1006,6 +1006,8 @@ test_metrics(void)
     {
         double before = sample(http_body(resp),
                                "arbiter_http_auth_failed_total");
+        double before4 = sample(http_body(resp),
+                                "arbiter_http_responses_total{code=\"4xx\"}");
         char   logp[400], *log;
         int    k;
 
@@ -1016,6 +1018,16 @@ test_metrics(void)
                   200);
         CHECK(sample(http_body(resp), "arbiter_http_auth_failed_total")
               == before + 3);
+        /* and by status class: the three 401s among the 4xx (until
+         * 2026-12-06 no response was counted by its status) */
+        CHECK(before4 >= 0);
+        CHECK(sample(http_body(resp),
+                     "arbiter_http_responses_total{code=\"4xx\"}")
+              >= before4 + 3);
+        CHECK(sample(http_body(resp),
+                     "arbiter_http_responses_total{code=\"2xx\"}") >= 1);
+        CHECK(sample(http_body(resp),
+                     "arbiter_http_responses_total{code=\"5xx\"}") >= 0);
         snprintf(logp, sizeof(logp), "%s/daemon.log", harness_dir);
         log = slurp(logp);
         CHECK(log != NULL && strstr(log, "http: bad token (")
