@@ -57,8 +57,11 @@
         var players = {};
         function row(m) {
             var p = m.players || players[m.match];
+            /* A tournament's page is its director's board (until
+             * 2026-12-06 the list sent it to /m/, a bare report). */
+            var page = m.game === "tournament" ? "/t/" : "/m/";
             return '<tr data-match="' + esc(m.match) + '"><td><a href="' +
-                esc("/m/" + encodeURIComponent(m.match)) + '">' +
+                esc(page + encodeURIComponent(m.match)) + '">' +
                 esc(m.match) +
                 "</a></td><td>" + esc(m.game) + '</td><td class="players">' +
                 esc(p ? p.join(", ") : "") + "</td><td>" + esc(m.status) +
@@ -155,6 +158,7 @@
 
     function match() {
         var D = window.ARB_DATA, src, shown = -1, last = 0, events = [],
+            ruled = [],
             latest = true, game = "",
             claim = D && D.claim && D.claim.diff;
         if (D) {
@@ -186,11 +190,33 @@
                     "</h2><pre>" + esc(D.claim.text) + "</pre>";
         }
 
+        /* The moves a ruling in force at the position shown has voided,
+         * amended or let stand: seq -> the ruling (as played beside as
+         * ruled in one list; until 2026-12-06 only the Rulings panel
+         * told them apart). */
+        function ruledMoves() {
+            var by = {};
+            ruled.forEach(function (r) {
+                if (!r.undone_by && r.target !== undefined)
+                    by[r.target] = r;
+            });
+            return by;
+        }
         function moves() {
+            var by = ruledMoves();
             $("moves").innerHTML = events.map(function (e) {
+                var r = by[e.seq], what = { void: "voided", amend: "amended",
+                                            stands: "stands" };
                 return '<div data-seq="' + e.seq + '" class="' +
                     (e.seq === shown ? "now" : e.seq > shown ? "after" : "") +
-                    '">' + esc(e.seq) + ". " + esc(e.line) + "</div>";
+                    (r ? " ruled ruled-" + esc(r.kind) : "") +
+                    '">' + '<span class="line">' + esc(e.seq) + ". " +
+                    esc(e.line) + "</span>" +
+                    (r ? ' <em class="ruling-note">' +
+                     esc(what[r.kind] || r.kind) + " at seq " + esc(r.seq) +
+                     (r.kind === "amend" && r.move !== undefined ?
+                      ": " + esc(r.move) : "") + "</em>" : "") +
+                    "</div>";
             }).join("");
             /* Scrolls the list only, never the page (scrollIntoView
              * would move the window on a phone). */
@@ -242,6 +268,7 @@
             $("verdicts").innerHTML = ARB.verdicts(rep);
             $("rulings").innerHTML = ARB.rulings(rep);
             $("rulings-head").hidden = !$("rulings").innerHTML;
+            ruled = rep.rulings || [];
             $("at").textContent = rep.seq;
             $("slider").value = rep.seq;
             document.body.dataset.seq = rep.seq;
@@ -258,9 +285,16 @@
             seq = Math.max(0, Math.min(seq, last));
             latest = seq >= last;
             wanted = seq;
-            try {
+            /* At the latest the page follows the match, and so does its
+             * address: no ?at= (until 2026-12-06 it kept the ?at=N it was
+             * stepped to, and a reload or a shared link froze there). */
+            if (latest && src.live)
+                params.delete("at");
+            else
                 params.set("at", seq);
-                history.replaceState(null, "", "?" + params.toString());
+            try {
+                history.replaceState(null, "", location.pathname +
+                    (params.toString() ? "?" + params.toString() : ""));
             } catch (e) { /* a page that may not change its address */ }
             /* Answers to a fast-moving slider may come back out of order:
              * only the one asked for last is drawn. */
@@ -331,9 +365,16 @@
             var d = e.target.closest("[data-seq]");
             if (d) show(parseInt(d.dataset.seq, 10));
         });
+        /* Keys anywhere on the page; on the slider its own (a second
+         * step here would skip a position). */
         document.addEventListener("keydown", function (e) {
+            if (e.target === $("slider") || e.altKey || e.ctrlKey ||
+                e.metaKey)
+                return;
             if (e.key === "ArrowLeft") $("prev").onclick();
             if (e.key === "ArrowRight") $("next").onclick();
+            if (e.key === "Home") show(0);
+            if (e.key === "End") $("follow").onclick();
         });
         var streaming = src.live && src.live({
             /* The stream starts with the state: the first draw. */

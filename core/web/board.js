@@ -26,7 +26,7 @@
     function board(b) {
         $("round").textContent = "round " + b.round;
         $("board").innerHTML = "<table class=\"grid\"><tr><th>table</th>" +
-            "<th>players</th><th>status</th><th>seq</th><th>last move</th>" +
+            "<th>players</th><th>status</th><th>seq</th><th>last event</th>" +
             "<th>match</th></tr>" + b.tables.map(function (t) {
                 return "<tr class=\"st-" + esc(t.status) + "\" data-table=\"" +
                     esc(t.table) + "\" data-status=\"" + esc(t.status) +
@@ -40,7 +40,11 @@
                     /* its match does not count for it (docs/TOURNAMENT.md) */
                     (t.problem ? '<br><span class="problem">does not ' +
                      "count: " + esc(t.problem) + "</span>" : "") +
-                    "</td><td>" + t.seq + "</td><td>" + when(t.last_move_ms) +
+                    /* the time of its last event (a note, the open:
+                     * "last move" said more than it knew until
+                     * 2026-12-06); none before a move */
+                    "</td><td>" + t.seq + "</td><td>" +
+                    (t.status === "not_started" ? "" : when(t.last_move_ms)) +
                     "</td><td>" + matchLink(t.match) + "</td></tr>";
             }).join("") + "</table>";
     }

@@ -92,6 +92,13 @@ main(void)
     CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#board tr[data-"
                            "table]').length"), 4);
     CHECK_STR(status_of(&b, 1, got, sizeof(got)), "not_started");
+    /* The time column is the last event's, and none before a move (until
+     * 2026-12-06 "last move" showed a table's open time). */
+    CHECK_STR(cdp_eval_str(&b, "document.querySelectorAll('#board th')[4]"
+                           ".textContent", got, sizeof(got)), "last event");
+    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#board tr[data-"
+                           "table=\"1\"]').cells[4].textContent", got,
+                           sizeof(got)), "");
     CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#standings tr["
                            "data-player]').length"), 8);
     CHECK(cdp_wait(&b, "document.getElementById('live').textContent === "
@@ -166,6 +173,24 @@ main(void)
                    "match\\'s players are zed yan, the table\\'s ivy jon'",
                    3000) >= 0);
     CHECK(cdp_is_picture(&b, 1280, 800, "board"));
+    /* A phone: the board's tables scroll in their box, never the page
+     * (a disputed row made it 14 px too wide until 2026-12-06). */
+    cdp_step("a phone");
+    CHECK(cdp_size(&b, 360, 640) == 0);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/t/Cup?phone#token="
+             HARNESS_READER, port);
+    CHECK(cdp_open(&b, url) == 0);
+    CHECK(cdp_wait(&b, "document.body.dataset.ready === '1'", 5000) >= 0);
+    CHECK_INT(cdp_eval_int(&b, "document.documentElement.scrollWidth"), 360);
+    /* The match list sends a tournament to its board, not to /m/. */
+    cdp_step("the list links the board");
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/#token="
+             HARNESS_READER, port);
+    CHECK(cdp_open(&b, url) == 0);
+    CHECK(cdp_wait(&b, "document.body.dataset.ready === '1'", 5000) >= 0);
+    CHECK_STR(cdp_eval_str(&b, "document.querySelector('tr[data-match="
+                           "\"Cup\"] a').getAttribute('href')", got,
+                           sizeof(got)), "/t/Cup");
 
     cdp_stop(&b);
     (void)unused;

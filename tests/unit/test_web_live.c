@@ -149,6 +149,20 @@ main(void)
     CHECK_INT(harness_cli("move --match W1 place alice 7H"), 0);
     CHECK(cdp_wait(&b, "document.body.dataset.last === '5'", 3000) >= 0);
     CHECK_INT(cdp_eval_int(&b, "+document.body.dataset.seq"), 1);
+    CHECK(cdp_eval_int(&b, "location.search.indexOf('at=1')") >= 0);
+    /* Forward to the latest: the page follows, and its address too, with
+     * no ?at= left to freeze a reload or a shared link there (until
+     * 2026-12-06 it kept ?at=N). */
+    cdp_step("forward to the latest");
+    json_decref(cdp_eval(&b, "(() => { const s = document.getElementById("
+                         "'slider'); s.value = 5; s.dispatchEvent(new Event("
+                         "'input')); })()", 5000));
+    CHECK(cdp_wait(&b, "document.body.dataset.seq === '5'", 3000) >= 0);
+    CHECK_INT(cdp_eval_int(&b, "location.search.indexOf('at=')"), -1);
+    /* Home (anywhere but on the slider) goes to the first event. */
+    json_decref(cdp_eval(&b, "document.dispatchEvent(new KeyboardEvent("
+                         "'keydown', { key: 'Home' }))", 5000));
+    CHECK(cdp_wait(&b, "document.body.dataset.seq === '0'", 3000) >= 0);
     /* "latest" follows the match again. */
     cdp_step("latest");
     json_decref(cdp_eval(&b, "document.getElementById('follow').click()",
@@ -159,6 +173,21 @@ main(void)
     CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#results tr[data-record]')"
                   ".length"), 2);
     CHECK(cdp_is_picture(&b, 1280, 800, "yahchain"));
+    /* A void in force: the move struck through in the list, the ruling
+     * beside it (until 2026-12-06 only the Rulings panel said it). */
+    cdp_step("a voided move in the list");
+    CHECK_INT(harness_cli("rule --match W1 void 6 --reason misplaced"), 0);
+    CHECK(cdp_wait(&b, "document.body.dataset.seq === '7'", 3000) >= 0);
+    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#moves [data-seq="
+                           "\"6\"]').className", got, sizeof(got)),
+              " ruled ruled-void");
+    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#moves [data-seq="
+                           "\"6\"] .ruling-note').textContent", got,
+                           sizeof(got)), "voided at seq 7");
+    CHECK_STR(cdp_eval_str(&b, "getComputedStyle(document.querySelector("
+                           "'#moves [data-seq=\"6\"] .line'))"
+                           ".textDecorationLine", got, sizeof(got)),
+              "line-through");
 
     /* Each game's page, as a spectator sees it: no hand face up. */
     cdp_step("each game's page");
@@ -200,8 +229,17 @@ main(void)
     open_page(&b, "/m/W1?overlay=1");
     CHECK_STR(cdp_eval_str(&b, "getComputedStyle(document.getElementById("
                            "'history')).display", got, sizeof(got)), "none");
+    /* the table and the totals only, light on a dark box (the header
+     * was shown and the totals dark on a transparent page until
+     * 2026-12-06) */
+    CHECK_STR(cdp_eval_str(&b, "getComputedStyle(document.querySelector("
+                           "'header.bar')).display", got, sizeof(got)),
+              "none");
+    CHECK_STR(cdp_eval_str(&b, "getComputedStyle(document.querySelector("
+                           "'table.totals')).color", got, sizeof(got)),
+              "rgb(255, 255, 255)");
     CHECK(cdp_is_picture(&b, 1920, 1080, "overlay"));
-    t = move_seen(&b, "move --match W1 place alice 8C", 7);
+    t = move_seen(&b, "move --match W1 place bob 8C", 8);
     CHECK(t >= 0 && t < 1000);
 
     cdp_stop(&b);
