@@ -326,14 +326,15 @@ end_cb(void *ud, const char *subject, uint64_t msgs)
      * 2026-12-06 such a match was restored short, a closed one open). */
     rc = arb_stream_last(e->st, subject, &m, &e->why);
     if (rc == ARB_ENOTFOUND && msgs > 0 && !named(e->r, id)) {
-        snprintf(line, sizeof(line), "match %s seq %" PRIu64 ": the "
-                 "stream's leader holds %" PRIu64 " messages of it but "
-                 "cannot say which is its last (one deleted from its "
-                 "end): the read, ended at seq %" PRIu64 ", may be short; "
-                 "the recorder's next pass publishes what the stream "
-                 "lacks again", id, info.last_seq + 1, msgs,
-                 info.last_seq);
-        on_problem(e->r, id, info.last_seq + 1, line);
+        /* Said, not refused: the message deleted may as well have been
+         * one arbiter did not write, and nothing in the stream tells. */
+        fprintf(stderr, "arbiter restore: warning: match %s: the stream's "
+                "leader holds %" PRIu64 " messages of it but cannot say "
+                "which is its last (one was deleted from its end): the "
+                "restore ends it at seq %" PRIu64 ", which may be short; "
+                "a recorder that still has it publishes what the stream "
+                "lacks again at its next pass\n", id, msgs,
+                info.last_seq);
         return 0;
     }
     if (rc == ARB_ENOTFOUND || rc == ARB_EPROTO)
