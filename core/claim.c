@@ -32,7 +32,8 @@
 /* Top-level keys of a report (arb_report_json) that a claim file may
  * carry and that say nothing about the results. */
 static const char *const report_keys[] = {
-    "digest", "seq", "closed", "finished", "rulings", "state", NULL
+    "digest", "seq", "closed", "finished", "rulings", "claim", "state",
+    NULL
 };
 
 int

@@ -539,23 +539,46 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
 }
 
 int
-arb_match_claim_totals_differ(const arb_match_t *m, const arb_results_t *r)
+arb_match_claim_totals(const arb_match_t *m, const arb_results_t *r,
+                       arb_total_diff_cb cb, void *ud)
 {
     const arb_results_t *c = &m->claim.res;
+    const int64_t       *got;
     size_t               i, j;
+    int                  n = 0;
 
     if (m->claim_seq == 0)
         return 0;
-    if (c->ntotals != r->ntotals)
-        return 1;
     for (i = 0; i < c->ntotals; i++) {
         for (j = 0; j < r->ntotals; j++)
             if (strcmp(c->totals[i].name, r->totals[j].name) == 0)
                 break;
-        if (j == r->ntotals || c->totals[i].points != r->totals[j].points)
-            return 1;
+        got = j < r->ntotals ? &r->totals[j].points : NULL;
+        if (got == NULL || c->totals[i].points != *got) {
+            n++;
+            if (cb != NULL && cb(ud, c->totals[i].name,
+                                 &c->totals[i].points, got) != 0)
+                return ARB_ENOMEM;
+        }
     }
-    return 0;
+    for (j = 0; j < r->ntotals; j++) {
+        for (i = 0; i < c->ntotals; i++)
+            if (strcmp(c->totals[i].name, r->totals[j].name) == 0)
+                break;
+        if (i == c->ntotals) {
+            n++;
+            if (cb != NULL && cb(ud, r->totals[j].name, NULL,
+                                 &r->totals[j].points) != 0)
+                return ARB_ENOMEM;
+        }
+    }
+    return n;
+}
+
+int
+arb_match_claim_totals_differ(const arb_match_t *m, const arb_results_t *r)
+{
+    return arb_match_claim_totals(m, r, NULL, NULL) > 0;
 }
 
 int

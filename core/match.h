@@ -83,6 +83,15 @@ uint64_t arb_match_claim_seq(const arb_match_t *m);
  * as `arbiter diff --claim` counts a difference.  0 without a claim. */
 int  arb_match_claim_totals_differ(const arb_match_t *m,
                                    const arb_results_t *r);
+/* Each total the claim in force states otherwise than r: the name, the
+ * claimed and the recorded points (NULL: that side has none of it).
+ * A callback's non-zero stops the walk (ARB_ENOMEM).  Returns how many
+ * differ (0 without a claim), or ARB_ENOMEM. */
+typedef int (*arb_total_diff_cb)(void *ud, const char *name,
+                                 const int64_t *claimed,
+                                 const int64_t *recorded);
+int  arb_match_claim_totals(const arb_match_t *m, const arb_results_t *r,
+                            arb_total_diff_cb cb, void *ud);
 /* 1 when m has a move (a move event, or one that stands by ruling); a
  * lean match, which keeps no events, says 1 once it has any event past
  * its open. */

@@ -70,6 +70,44 @@ arb_report_json_for(arb_buf_t *b, const arb_match_t *m, unsigned seen)
     return rc != 0 ? rc : arb_json_put_new(b, o);
 }
 
+static int
+total_json(void *ud, const char *name, const int64_t *claimed,
+           const int64_t *recorded)
+{
+    json_t *o = json_object();
+    int     bad;
+
+    bad = arb_json_set(o, "player", arb_json_string(name));
+    bad |= arb_json_set(o, "claimed", claimed != NULL
+                        ? json_integer((json_int_t)*claimed) : json_null());
+    bad |= arb_json_set(o, "recorded", recorded != NULL
+                        ? json_integer((json_int_t)*recorded) : json_null());
+    bad |= arb_json_add(ud, o);
+    return bad ? ARB_ENOMEM : 0;
+}
+
+/* The claim in force, when there is one: its seq and each total it
+ * states otherwise than the record (the records' verdicts are their
+ * `status`), so that a page shows a dispute of totals only as one
+ * (until 2026-12-06 only `arbiter diff --claim` said it). */
+static int
+claim_json(json_t *o, const arb_match_t *m, const arb_results_t *r)
+{
+    json_t *c, *t;
+    int     bad;
+
+    if (arb_match_claim_seq(m) == 0)
+        return 0;
+    c = json_object();
+    t = json_array();
+    bad = arb_match_claim_totals(m, r, total_json, t) < 0;
+    bad |= arb_json_set(c, "seq",
+                        json_integer((json_int_t)arb_match_claim_seq(m)));
+    bad |= arb_json_set(c, "totals_disputed", t);
+    bad |= arb_json_set(o, "claim", c);
+    return bad ? ARB_ENOMEM : 0;
+}
+
 int
 arb_report_json_value(json_t **out, const arb_match_t *m, unsigned seen)
 {
@@ -85,6 +123,7 @@ arb_report_json_value(json_t **out, const arb_match_t *m, unsigned seen)
         return rc;
     }
     bad = arb_json_set_results(o, &r);
+    bad |= claim_json(o, m, &r) != 0;
     arb_results_clear(&r);
     arb_match_digest(m, d);
     for (i = 0; i < ARB_HASH_LEN; i++)

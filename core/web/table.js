@@ -420,6 +420,13 @@
             if (d.type === "total")
                 bad[d.player] = d;
         });
+        /* Without a claim file given, the claim on record (the report's
+         * `claim`): a total it states otherwise is marked all the same. */
+        if (!claim && rep.claim)
+            (rep.claim.totals_disputed || []).forEach(function (d) {
+                bad[d.player] = { claimed: d.claimed === null ? undefined
+                                                                : d.claimed };
+            });
         return '<table class="grid totals">' + Object.keys(t).map(function (k) {
             var d = bad[k];
             return '<tr data-player="' + esc(k) + '"><th>' + esc(k) +
@@ -452,9 +459,14 @@
             if (r.status in n)
                 n[r.status]++;
         });
+        var tot = rep.claim ? (rep.claim.totals_disputed || []).length : 0;
         return '<span class="st-confirmed">' + n.confirmed + ' confirmed' +
             '</span>, <span class="st-disputed">' + n.disputed +
             ' disputed</span>, <span class="st-pending">' + n.pending +
-            ' pending</span>';
+            ' pending</span>' + (rep.claim ? '; <span class="' +
+            (tot ? "st-disputed" : "st-confirmed") + '" id="claim-totals">' +
+            (tot ? tot + " total" + (tot === 1 ? "" : "s") + " disputed"
+                 : "totals confirmed") + "</span> (claim at seq " +
+            esc(rep.claim.seq) + ")" : "");
     };
 })(this);

@@ -707,6 +707,42 @@ test_match_claims(void)
     CHECK_INT(arb_match_claim_seq(m), 10);
     arb_match_digest(m, d1);
     CHECK(memcmp(d0, d1, 32) != 0);
+    /* The report says the claim in force and its totals (until
+     * 2026-12-06 a claim disputing only a total left every page saying
+     * "confirmed"): here none differs; then alice's is claimed 1000. */
+    {
+        arb_results_t r;
+        char          from[64], to[64], want[160], *tot, *rep;
+        int64_t       a = -1;
+        size_t        k;
+
+        rep = report(m);
+        CHECK(strstr(rep, "\"claim\":{\"seq\":10,\"totals_disputed\":[]}")
+              != NULL);
+        free(rep);
+        CHECK_INT(arb_match_results(m, &r), 0);
+        for (k = 0; k < r.ntotals; k++)
+            if (strcmp(r.totals[k].name, "alice") == 0)
+                a = r.totals[k].points;
+        arb_results_clear(&r);
+        snprintf(from, sizeof(from), "\"alice\":%lld", (long long)a);
+        snprintf(to, sizeof(to), "\"alice\":1000");
+        tot = edited_claim(m, from, to);
+        CHECK(tot != NULL && strstr(tot, to) != NULL);
+        CHECK_INT(apply_claim(m, "bob", tot, msg, sizeof(msg)), 0);
+        CHECK_STR(statuses(m), "confirmed confirmed confirmed");
+        rep = report(m);
+        snprintf(want, sizeof(want), "\"claim\":{\"seq\":11,\"totals_"
+                 "disputed\":[{\"player\":\"alice\",\"claimed\":1000,"
+                 "\"recorded\":%lld}]}", (long long)a);
+        CHECK(strstr(rep, want) != NULL);
+        if (strstr(rep, want) == NULL)
+            fprintf(stderr, "want %s in %s\n", want, rep);
+        free(rep);
+        free(tot);
+        /* the agreeing claim again, for what follows */
+        CHECK_INT(apply_claim(m, "alice", good, msg, sizeof(msg)), 0);
+    }
 
     /* The latest claim decides. */
     CHECK_INT(apply_claim(m, "bob", bad, msg, sizeof(msg)), 0);

@@ -191,6 +191,19 @@ main(void)
     CHECK_STR(cdp_eval_str(&b, "document.querySelector('tr[data-match="
                            "\"Cup\"] a').getAttribute('href')", got,
                            sizeof(got)), "/t/Cup");
+    /* Table 3's page: the claim on record disputes its totals, and the
+     * page says so beside the records' verdicts, marking each total
+     * (until 2026-12-06 it said "1 confirmed, 0 disputed" there). */
+    cdp_step("a claim disputing totals on the match page");
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/m/Cup-R1-T3#token="
+             HARNESS_READER, port);
+    CHECK(cdp_open(&b, url) == 0);
+    CHECK(cdp_wait(&b, "document.body.dataset.ready === '1'", 5000) >= 0);
+    CHECK(cdp_wait(&b, "/totals? disputed/.test((document.getElementById("
+                   "'claim-totals') || {}).textContent)", 3000) >= 0);
+    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#totals tr[data-"
+                           "player=\"eve\"] span.diff').textContent", got,
+                           sizeof(got)), "claimed 99");
 
     cdp_stop(&b);
     (void)unused;
