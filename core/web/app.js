@@ -24,6 +24,7 @@
             return document.getElementById(id);
         };
     var params = new URLSearchParams(location.search);
+    var LINE_SHOWN = 160;   /* characters of an event's line in the list */
     if (params.get("overlay") === "1")
         document.body.classList.add("overlay");
 
@@ -207,11 +208,16 @@
             $("moves").innerHTML = events.map(function (e) {
                 var r = by[e.seq], what = { void: "voided", amend: "amended",
                                             stands: "stands" };
+                /* A claim's line is its whole claim: cut in the list,
+                 * whole in the tooltip (and in the events). */
+                var line = e.line.length > LINE_SHOWN
+                    ? e.line.slice(0, LINE_SHOWN - 1) + "\u2026" : e.line;
                 return '<div data-seq="' + e.seq + '" class="' +
                     (e.seq === shown ? "now" : e.seq > shown ? "after" : "") +
-                    (r ? " ruled ruled-" + esc(r.kind) : "") +
-                    '">' + '<span class="line">' + esc(e.seq) + ". " +
-                    esc(e.line) + "</span>" +
+                    (r ? " ruled ruled-" + esc(r.kind) : "") + '"' +
+                    (line !== e.line ? ' title="' + esc(e.line) + '"' : "") +
+                    '><span class="line">' + esc(e.seq) + ". " +
+                    esc(line) + "</span>" +
                     (r ? ' <em class="ruling-note">' +
                      esc(what[r.kind] || r.kind) + " at seq " + esc(r.seq) +
                      (r.kind === "amend" && r.move !== undefined ?

@@ -241,6 +241,23 @@ main(void)
     CHECK(cdp_is_picture(&b, 1920, 1080, "overlay"));
     t = move_seen(&b, "move --match W1 place bob 8C", 8);
     CHECK(t >= 0 && t < 1000);
+    /* A long line (a note, a claim's whole claim) is cut in the list,
+     * whole in its tooltip. */
+    cdp_step("a long line");
+    CHECK(cdp_size(&b, 1280, 800) == 0);
+    open_page(&b, "/m/W1");
+    t = move_seen(&b, "note --match W1 the arbiter long note "
+                  "aaaaaaaaaa bbbbbbbbbb cccccccccc dddddddddd eeeeeeeeee "
+                  "ffffffffff gggggggggg hhhhhhhhhh iiiiiiiiii jjjjjjjjjj "
+                  "kkkkkkkkkk llllllllll mmmmmmmmmm nnnnnnnnnn oooooooooo "
+                  "pppppppppp", 9);
+    CHECK(t >= 0);
+    CHECK_INT(cdp_eval_int(&b, "(() => { const d = document.querySelector("
+                           "'#moves [data-seq=\"9\"]'); return d && d.title"
+                           ".length > 160 && d.querySelector('.line')"
+                           ".textContent.length < 170 && d.querySelector("
+                           "'.line').textContent.endsWith('\u2026') ? 1 : 0;"
+                           " })()"), 1);
 
     cdp_stop(&b);
     (void)unused;
