@@ -67,7 +67,7 @@ write_template(void)
     arb_store_opts_t         o;
     arb_store_t             *s = NULL;
     arb_append_t             v[3];
-    char                     bytes[3][48], cid[3][16];
+    char                     bytes[3][48], cid[3][32];
     int                      seq, m, round;
 
     memset(big, 'b', sizeof(big));
