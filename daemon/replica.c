@@ -155,11 +155,14 @@ arb_replica_conf_set(arb_replica_conf_t *c, const char *k, const char *v,
         return ARB_EINVAL;
     }
     if (dst == &c->urls || dst == &c->credentials) {
-        arb_buf_printf(why, "[replica] %s: ", k);
-        if ((dst == &c->urls ? arb_stream_urls_check(v, why)
-                             : arb_stream_creds_check(v, why)) != 0)
+        arb_buf_t e = ARB_BUF_INIT;
+
+        if ((dst == &c->urls ? arb_stream_urls_check(v, &e)
+                             : arb_stream_creds_check(v, &e)) != 0) {
+            arb_buf_printf(why, "[replica] %s: %s", k, arb_buf_cstr(&e));
+            arb_buf_free(&e);
             return ARB_EINVAL;
-        why->len = 0;
+        }
     }
     free(*dst);
     *dst = strdup(v);

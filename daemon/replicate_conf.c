@@ -119,12 +119,16 @@ arb_repl_conf_set(arb_repl_conf_t *c, const char *k, const char *v,
     /* A URL libnats cannot use, and a credentials file it cannot read,
      * are said here, with the line: libnats took them and retried for
      * good, saying "not reachable" (until 2026-12-06). */
-    if (strcmp(k, "urls") == 0) {
-        arb_buf_puts(why, "urls: ");
-        if (arb_stream_urls_check(v, why) != 0)
+    if (strcmp(k, "urls") == 0 || strcmp(k, "credentials") == 0) {
+        arb_buf_t e = ARB_BUF_INIT;
+
+        if ((k[0] == 'u' ? arb_stream_urls_check(v, &e)
+                         : arb_stream_creds_check(v, &e)) != 0) {
+            arb_buf_printf(why, "%s: %s", k, arb_buf_cstr(&e));
+            arb_buf_free(&e);
             return ARB_EINVAL;
-        why->len = 0;
-        return set_str(&c->urls, v);
+        }
+        return set_str(k[0] == 'u' ? &c->urls : &c->credentials, v);
     }
     if (strcmp(k, "stream") == 0 || strcmp(k, "recorder") == 0) {
         if (!arb_stream_name_ok(v)) {
@@ -134,13 +138,7 @@ arb_repl_conf_set(arb_repl_conf_t *c, const char *k, const char *v,
         }
         return set_str(k[0] == 's' ? &c->stream : &c->recorder, v);
     }
-    if (strcmp(k, "credentials") == 0) {
-        arb_buf_puts(why, "credentials: ");
-        if (arb_stream_creds_check(v, why) != 0)
-            return ARB_EINVAL;
-        why->len = 0;
-        return set_str(&c->credentials, v);
-    }
+
     if (strcmp(k, "secret_key_file") == 0)
         return set_str(&c->secret_key_file, v);
     if (strcmp(k, "mode") == 0) {
