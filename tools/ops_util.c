@@ -156,6 +156,7 @@ ops_check_dir(const char *cmd, const char *dir, FILE *f, const char *prefix,
                 "read: restore it from a backup (arbiter restore-backup)\n",
                 prefix);
         sum->problems = pg.problems;
+        arb_buf_free(&why);
         return 0;
     }
     if (pg.index_damaged) {
