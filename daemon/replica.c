@@ -154,6 +154,15 @@ arb_replica_conf_set(arb_replica_conf_t *c, const char *k, const char *v,
         arb_buf_printf(why, "[replica] %s: bad value '%s'", k, v);
         return ARB_EINVAL;
     }
+    if (dst == &c->secret_key_file) {
+        arb_buf_t e = ARB_BUF_INIT;
+
+        if (arb_repl_key_check(v, &e) != 0) {
+            arb_buf_printf(why, "[replica] %s", arb_buf_cstr(&e));
+            arb_buf_free(&e);
+            return ARB_EINVAL;
+        }
+    }
     if (dst == &c->urls || dst == &c->credentials) {
         arb_buf_t e = ARB_BUF_INIT;
 

@@ -64,6 +64,10 @@ void arb_repl_conf_defaults(arb_repl_conf_t *c);
 void arb_repl_conf_free(arb_repl_conf_t *c);      /* NULL-safe */
 /* One `key = value` of the [replicate] section.  0, or ARB_EINVAL with a
  * message naming the key (the caller adds file and line). */
+/* Reads the replication key file at path as the daemon will (size,
+ * mode): 0, or ARB_EINVAL with why "secret_key_file: replication key
+ * PATH: ..." (a configuration's value, refused with its line). */
+int  arb_repl_key_check(const char *path, arb_buf_t *why);
 int  arb_repl_conf_set(arb_repl_conf_t *c, const char *k, const char *v,
                        arb_buf_t *why);
 /* Checks the section as a whole once the file is read (a recorder name

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "core/err.h"
 #include "daemon/replicate.h"
 #include "proto/stream.h"
@@ -111,6 +113,24 @@ add_prefixes(char **arr, size_t *n, const char *v, const char *key,
 }
 
 int
+arb_repl_key_check(const char *path, arb_buf_t *why)
+{
+    unsigned char key[ARB_STREAM_KEY_LEN];
+    arb_buf_t     e = ARB_BUF_INIT;
+    int           rc;
+
+    /* Read once here, for its faults to stop the start with the line
+     * (until 2026-12-06 they stopped it after it listened, status 1);
+     * the daemon reads it again where it uses it. */
+    rc = arb_stream_key_load(key, path, &e);
+    sodium_memzero(key, sizeof(key));
+    if (rc != 0)
+        arb_buf_printf(why, "secret_key_file: %s", arb_buf_cstr(&e));
+    arb_buf_free(&e);
+    return rc != 0 ? ARB_EINVAL : 0;
+}
+
+int
 arb_repl_conf_set(arb_repl_conf_t *c, const char *k, const char *v,
                   arb_buf_t *why)
 {
@@ -139,8 +159,11 @@ arb_repl_conf_set(arb_repl_conf_t *c, const char *k, const char *v,
         return set_str(k[0] == 's' ? &c->stream : &c->recorder, v);
     }
 
-    if (strcmp(k, "secret_key_file") == 0)
+    if (strcmp(k, "secret_key_file") == 0) {
+        if (arb_repl_key_check(v, why) != 0)
+            return ARB_EINVAL;
         return set_str(&c->secret_key_file, v);
+    }
     if (strcmp(k, "mode") == 0) {
         if (strcmp(v, "async") == 0)
             c->mode = ARB_REPL_ASYNC;

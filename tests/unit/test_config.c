@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -244,6 +245,49 @@ test_replicate(void)
             "directory");
     REFUSED("[replicate]\ncredentials = /tmp\n", 0,
             "line 2: credentials: /tmp: not a file (NATS credentials)");
+    /* The replication key, read as the daemon reads it: its faults
+     * stop the start with the line (after it listened, with status 1,
+     * until 2026-12-06). */
+    {
+        arb_config_t c7;
+        char         m7[256], kp[64], text[256], want[256];
+        FILE        *kf;
+
+        REFUSED("[replicate]\nsecret_key_file = /nonexistent/k\n", 0,
+                "line 2: secret_key_file: replication key /nonexistent/k: "
+                "No such file or directory");
+        snprintf(kp, sizeof(kp), "/tmp/arb-test-config-%d.key",
+                 (int)getpid());
+        kf = fopen(kp, "w");
+        CHECK(kf != NULL);
+        if (kf != NULL) {
+            fputs("0123456789abcdef0123456789abcdef", kf);
+            fclose(kf);
+        }
+        CHECK_INT(chmod(kp, 0644), 0);
+        snprintf(text, sizeof(text), "[replica]\nsecret_key_file = %s\n",
+                 kp);
+        snprintf(want, sizeof(want), "line 2: [replica] secret_key_file: "
+                 "replication key %s: readable by group or others (chmod "
+                 "600 it)", kp);
+        REFUSED(text, 0, want);
+        CHECK_INT(chmod(kp, 0600), 0);
+        snprintf(text, sizeof(text), "[replicate]\nurls = nats://a:1\n"
+                 "recorder = r\nsecret_key_file = %s\n", kp);
+        CHECK_INT(load(text, 0, &c7, m7, sizeof(m7)), 0);
+        arb_config_free(&c7);
+        kf = fopen(kp, "w");
+        if (kf != NULL) {
+            fputs("short", kf);
+            fclose(kf);
+        }
+        snprintf(text, sizeof(text), "[replicate]\nsecret_key_file = %s\n",
+                 kp);
+        snprintf(want, sizeof(want), "line 2: secret_key_file: replication "
+                 "key %s: 5 bytes, not 32", kp);
+        REFUSED(text, 0, want);
+        unlink(kp);
+    }
     REFUSED("[replica]\nurls = foo\n", 0,
             "line 2: [replica] urls: 'foo' is not a NATS URL: "
             "nats://HOST:PORT or tls://HOST:PORT");
