@@ -390,6 +390,13 @@
             },
             ack: function (e) {
                 var got = src.add(e);
+                /* Said to a screen reader (an aria-live region): each
+                 * event as it is recorded, the line as in the list. */
+                if (e.line !== undefined && $("announce"))
+                    $("announce").textContent = e.seq + ". " +
+                        (e.line.length > LINE_SHOWN
+                         ? e.line.slice(0, LINE_SHOWN - 1) + "\u2026"
+                         : e.line);
                 if (document.body.dataset.sealed) {
                     /* No state follows to fetch what the list lacks: an
                      * ack met before the events it follows had come

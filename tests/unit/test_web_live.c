@@ -131,6 +131,12 @@ main(void)
     t = move_seen(&b, "move --match W1 place bob 7S", 4);
     printf("a move on the page %ld ms after `arbiter move` returned\n", t);
     CHECK(t >= 0 && t < 1000);
+    /* said to a screen reader too: the live region's text (none until
+     * 2026-12-06) */
+    CHECK_STR(cdp_eval_str(&b, "(() => { const a = document.getElementById("
+                           "'announce'); return a.getAttribute('aria-live')"
+                           " + ' ' + a.textContent; })()", got, sizeof(got)),
+              "polite 4. place bob 7S");
     CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#table .card').length"), 4);
     CHECK_STR(cdp_eval_str(&b, "document.querySelector('#moves [data-seq="
                            "\"4\"]').textContent", got, sizeof(got)),
