@@ -13,10 +13,12 @@
 #define ARB_FUZZ_H
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -49,6 +51,29 @@ fuzz_rm_dir(const char *dir)
     }
     closedir(d);
     rmdir(dir);
+}
+
+/* The whole file at path into *out (malloc'd, one spare byte; the
+ * caller frees it) and its size: 0, or -1 when it cannot be read.  A
+ * harness's template files, read once per process. */
+static inline int
+fuzz_read_all(const char *path, unsigned char **out, size_t *len)
+{
+    struct stat st;
+    int         fd = open(path, O_RDONLY);
+    ssize_t     r = -1;
+
+    *out = NULL;
+    *len = 0;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) == 0 && st.st_size >= 0) {
+        *len = (size_t)st.st_size;
+        if ((*out = malloc(*len + 1)) != NULL)
+            r = *len == 0 ? 0 : pread(fd, *out, *len, 0);
+    }
+    close(fd);
+    return r == (ssize_t)*len ? 0 : -1;
 }
 
 #endif

@@ -76,24 +76,6 @@ cleanup(void)
 }
 
 static int
-read_all(const char *path, unsigned char **out, size_t *len)
-{
-    struct stat st;
-    int         fd = open(path, O_RDONLY);
-    ssize_t     r = -1;
-
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0)
-        goto out;
-    *len = (size_t)st.st_size;
-    if ((*out = malloc(*len)) != NULL)
-        r = pread(fd, *out, *len, 0);
-out:
-    if (fd >= 0)
-        close(fd);
-    return r == (ssize_t)*len ? 0 : -1;
-}
-
-static int
 write_all(const char *path, const void *a, size_t na, const void *b,
           size_t nb)
 {
@@ -172,7 +154,7 @@ setup(void)
     FUZZ_CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st)
                && WEXITSTATUS(st) == 0);
     snprintf(p, sizeof(p), "%s/data.mdb", tpl);
-    FUZZ_CHECK(read_all(p, &tpl_data, &tpl_len) == 0);
+    FUZZ_CHECK(fuzz_read_all(p, &tpl_data, &tpl_len) == 0);
     snprintf(p, sizeof(p), "%s/index.mdb", tpl);
     unlink(p);                  /* derived: each input's is rebuilt */
     /* The lap: the file whose first block (a checkpoint) is newer. */

@@ -99,26 +99,6 @@ write_template(void)
     }
 }
 
-static int
-read_all(const char *path, unsigned char **out, size_t *len)
-{
-    struct stat st;
-    int         fd = open(path, O_RDONLY);
-    ssize_t     r = -1;
-
-    *out = NULL;
-    *len = 0;
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, &st) == 0 && st.st_size >= 0) {
-        *len = (size_t)st.st_size;
-        if ((*out = malloc(*len + 1)) != NULL)
-            r = *len == 0 ? 0 : pread(fd, *out, *len, 0);
-    }
-    close(fd);
-    return r == (ssize_t)*len ? 0 : -1;
-}
-
 static void
 setup(void)
 {
@@ -135,7 +115,7 @@ setup(void)
     write_template();
     for (i = 0; i < NFILES; i++) {
         snprintf(p, sizeof(p), "%s/%s", tpl, files[i]);
-        FUZZ_CHECK(read_all(p, &tpl_data[i], &tpl_len[i]) == 0);
+        FUZZ_CHECK(fuzz_read_all(p, &tpl_data[i], &tpl_len[i]) == 0);
     }
     ready = 1;
 }
