@@ -226,8 +226,12 @@ struct arb_server {
     /* Set (to the signal) by a SIGTERM or SIGINT that came before the loop
      * ran: the start's waits (the replication look, up to timeout_ms)
      * look at it and are cut short, and the daemon stops instead of
-     * serving.  A plain handler sets it: libuv's waits for the loop. */
+     * serving.  A plain handler sets it: libuv's waits for the loop.
+     * The handler also wakes the loop (stop_async): it may run after the
+     * start looked at the flag, as on a loaded machine the thread that
+     * took the signal can be preempted before it runs the handler. */
     volatile sig_atomic_t *stop_asked;
+    uv_async_t       stop_async;
     arb_conn_t      *conns;
     uint64_t         conn_seq, sub_seq;
     arb_live_t      *live[ARB_LIVE_BUCKETS];

@@ -95,6 +95,40 @@ test_not_a_socket(void)
     unlink(harness_sock);
 }
 
+/* A SIGTERM whose handler ran after the start looked for one (the
+ * thread that took it preempted on a loaded machine; here the daemon's
+ * test hook runs the handler late): the daemon still stops, and says
+ * why.  Until 2026-12-06 it served on, once in 20 starts beside a load. */
+static void
+test_late_signal(void)
+{
+    char  path[320], line[512];
+    FILE *f;
+    int   status = -1, i, said = 0;
+
+    unlink(harness_sock);
+    snprintf(path, sizeof(path), "%s/daemon.log", harness_dir);
+    unlink(path);                       /* this start's log alone */
+    setenv("ARBITERD_TEST_LATE_SIGNAL", "1", 1);
+    harness_spawn();
+    unsetenv("ARBITERD_TEST_LATE_SIGNAL");
+    for (i = 0; i < 500 && harness_pid > 0; i++) {
+        if (waitpid(harness_pid, &status, WNOHANG) == harness_pid)
+            harness_pid = -1;
+        else
+            usleep(10000);
+    }
+    CHECK_INT(harness_pid, -1);         /* stopped within 5 s */
+    harness_stop(SIGKILL);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if ((f = fopen(path, "r")) != NULL) {
+        while (fgets(line, sizeof(line), f) != NULL)
+            said += strstr(line, "signal 15 while starting") != NULL;
+        fclose(f);
+    }
+    CHECK_INT(said, 1);
+}
+
 int
 main(void)
 {
@@ -106,6 +140,7 @@ main(void)
         return 1;
     test_ready_when_visible();
     test_not_a_socket();
+    test_late_signal();
     harness_done(test_failed_);
     return TEST_END();
 }
