@@ -174,14 +174,22 @@ main(void)
                    3000) >= 0);
     CHECK(cdp_is_picture(&b, 1280, 800, "board"));
     /* A phone: the board's tables scroll in their box, never the page
-     * (a disputed row made it 14 px too wide until 2026-12-06). */
+     * (a disputed row made it 14 px too wide until 2026-12-06).  A
+     * table of players with long names is wider than the screen. */
     cdp_step("a phone");
+    CHECK_INT(harness_cli("move --match Cup tables director 1 "
+                          "6:Cup-R1-T6:Featherstonehaugh-Cholmondeley,"
+                          "Wojciechowska-Przybyszewska"), 0);
     CHECK(cdp_size(&b, 360, 640) == 0);
     snprintf(url, sizeof(url), "http://127.0.0.1:%d/t/Cup?phone#token="
              HARNESS_READER, port);
     CHECK(cdp_open(&b, url) == 0);
     CHECK(cdp_wait(&b, "document.body.dataset.ready === '1'", 5000) >= 0);
+    CHECK(cdp_wait(&b, "!!document.querySelector('#board tr[data-table="
+                   "\"6\"]')", 3000) >= 0);
     CHECK_INT(cdp_eval_int(&b, "document.documentElement.scrollWidth"), 360);
+    CHECK_INT(cdp_eval_int(&b, "(e => e.scrollWidth > e.clientWidth ? 1 : 0)"
+                           "(document.querySelector('#board'))"), 1);
     /* The match list sends a tournament to its board, not to /m/. */
     cdp_step("the list links the board");
     snprintf(url, sizeof(url), "http://127.0.0.1:%d/#token="
