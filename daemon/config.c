@@ -110,6 +110,7 @@ arb_config_free(arb_config_t *c)
         free(c->listen[i]);
     free(c->tokens_file);
     free(c->http.listen);
+    free(c->http.metrics_listen);
     for (i = 0; i < c->ntokens; i++)
         token_clear(&c->tokens[i]);
     free(c->tokens);
@@ -265,14 +266,16 @@ http_key(arb_http_config_t *h, const char *k, const char *v, arb_buf_t *why)
     };
     size_t i, z;
 
-    if (strcmp(k, "listen") == 0) {
+    if (strcmp(k, "listen") == 0 || strcmp(k, "metrics_listen") == 0) {
+        char **to = k[0] == 'l' ? &h->listen : &h->metrics_listen;
+
         if (strncmp(v, "tcp:", 4) != 0 || strrchr(v, ':') == v + 3) {
-            arb_buf_printf(why, "listen takes tcp:HOST:PORT");
+            arb_buf_printf(why, "%s takes tcp:HOST:PORT", k);
             return ARB_EINVAL;
         }
-        free(h->listen);
-        h->listen = strdup(v);
-        return h->listen != NULL ? 0 : ARB_ENOMEM;
+        free(*to);
+        *to = strdup(v);
+        return *to != NULL ? 0 : ARB_ENOMEM;
     }
     if (strcmp(k, "public_read") == 0) {
         if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0) {

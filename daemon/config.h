@@ -33,6 +33,7 @@ typedef struct arb_token {
 /* The [http] section (docs/HTTP.md): off unless `listen` is set. */
 typedef struct arb_http_config {
     char     *listen;               /* tcp:HOST:PORT, or NULL */
+    char     *metrics_listen;       /* /metrics and /healthz alone, or NULL */
     int       public_read;          /* GET without a token sees the public view */
     size_t    max_conns;            /* open HTTP connections */
     size_t    header_max;           /* request line and headers, bytes */

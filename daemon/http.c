@@ -424,10 +424,33 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
     return 0;
 }
 
+/* On metrics_listen: GET /metrics and /healthz, as on listen (the same
+ * token), and nothing else, so that its connections of its own are no
+ * way around max_connections for the pages and the API. */
+static int
+on_metrics_req(h2o_handler_t *self, h2o_req_t *req)
+{
+    size_t n = 0;
+
+    while (n < req->path.len && req->path.base[n] != '?')
+        n++;
+    if (!h2o_memis(req->path.base, n, H2O_STRLIT("/metrics"))
+        && !h2o_memis(req->path.base, n, H2O_STRLIT("/healthz"))) {
+        (*(struct arb_http **)(self + 1))->srv->n.http_requests++;
+        arb_http_error(req, 404, "path", "this address (metrics_listen) "
+                       "serves /metrics and /healthz only");
+        return 0;
+    }
+    return on_req(self, req);
+}
+
 /* ---- connections -------------------------------------------------------- */
 
 /* Largest kernel send buffer of an HTTP connection. */
 #define ARB_HTTP_SNDBUF_MAX (256 * 1024)
+
+/* Connections open on metrics_listen: a scraper or two and a probe. */
+#define ARB_HTTP_METRICS_CONNS 8
 
 static void
 on_conn_closed(uv_handle_t *hd)
@@ -442,7 +465,10 @@ on_conn_closed(uv_handle_t *hd)
         h->conns = hc->next;
     if (hc->next != NULL)
         hc->next->prev = hc->prev;
-    h->nconns--;
+    if (hc->metrics)
+        h->nmconns--;
+    else
+        h->nconns--;
     free(hc);
 }
 
@@ -458,7 +484,10 @@ on_accept(uv_stream_t *l, int status)
     struct arb_http *h = l->data;
     arb_http_conn_t *hc;
     h2o_socket_t    *sock;
-    int              sndbuf;
+    int              sndbuf, metrics = l == (uv_stream_t *)&h->mlistener;
+    size_t           open = metrics ? h->nmconns : h->nconns;
+    size_t           cap = metrics ? ARB_HTTP_METRICS_CONNS
+                                   : h->srv->cfg.http.max_conns;
 
     if (status != 0)
         return;
@@ -471,12 +500,14 @@ on_accept(uv_stream_t *l, int status)
         uv_close((uv_handle_t *)&hc->tcp, free_handle);
         return;
     }
-    if (h->nconns >= h->srv->cfg.http.max_conns || h->srv->stopping) {
+    if (open >= cap || h->srv->stopping) {
         /* Over the cap: closed at once, before libh2o allocates. */
-        if (h->srv->n.http_refused++ % 1000 == 0)
+        if (h->srv->n.http_refused++ % 1000 == 0 && !h->srv->stopping)
             arb_log_ev(ARB_LOG_WARN, "http_conn_refused", NULL, "http: %zu "
-                       "connections open, max_connections reached: closing "
-                       "new ones (%llu so far)", h->nconns,
+                       "connections open%s, %s reached: closing new ones "
+                       "(%llu so far)", open,
+                       metrics ? " on metrics_listen" : "",
+                       metrics ? "its limit" : "max_connections",
                        (unsigned long long)h->srv->n.http_refused);
         uv_close((uv_handle_t *)&hc->tcp, free_handle);
         return;
@@ -491,14 +522,18 @@ on_accept(uv_stream_t *l, int status)
     if (h->conns != NULL)
         h->conns->prev = hc;
     h->conns = hc;
-    h->nconns++;
+    hc->metrics = metrics;
+    if (metrics)
+        h->nmconns++;
+    else
+        h->nconns++;
     h->srv->n.http_conns++;
     sock = h2o_uv_socket_create((uv_stream_t *)&hc->tcp, on_conn_closed);
     if (sock == NULL) {
         uv_close((uv_handle_t *)&hc->tcp, on_conn_closed);
         return;
     }
-    h2o_accept(&h->actx, sock);
+    h2o_accept(metrics ? &h->mactx : &h->actx, sock);
     arb_http_guard_conn(hc);
 }
 
@@ -527,29 +562,75 @@ unref_timers(h2o_context_t *ctx)
         uv_unref((uv_handle_t *)&t[i]->_backend.timer);
 }
 
+/* Binds l to addr (tcp:HOST:PORT, numeric) and listens; port 0 picks a
+ * free one, which the log says ("http: WHAT on tcp:HOST:PORT" + note).
+ * 0 or -1, said in the log. */
+static int
+listen_on(struct arb_http *h, uv_tcp_t *l, int *inited, const char *addr,
+          const char *what, const char *note)
+{
+    struct sockaddr_storage ss, bound;
+    socklen_t               sslen;
+    arb_buf_t               why = ARB_BUF_INIT;
+    int                     rc, len = sizeof(bound);
+    char                    ip[64] = "?";
+
+    if (arb_tcp_addr_numeric(addr, 1, &ss, &sslen, &why) != 0) {
+        arb_log(ARB_LOG_ERROR, "http: cannot listen on %s: %s", addr,
+                arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return -1;
+    }
+    uv_tcp_init(h->srv->loop, l);
+    l->data = h;
+    *inited = 1;                /* closed at the stop, even when failed */
+    rc = uv_tcp_bind(l, (struct sockaddr *)&ss, 0);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)l, 511, on_accept);
+    if (rc != 0) {
+        arb_log(ARB_LOG_ERROR, "http: cannot listen on %s: %s", addr,
+                uv_strerror(rc));
+        return -1;
+    }
+    if (uv_tcp_getsockname(l, (struct sockaddr *)&bound, &len) == 0) {
+        if (bound.ss_family == AF_INET6)
+            uv_ip6_name((struct sockaddr_in6 *)&bound, ip, sizeof(ip));
+        else
+            uv_ip4_name((struct sockaddr_in *)&bound, ip, sizeof(ip));
+        arb_log_ev(ARB_LOG_INFO, "http_ready", NULL, "http: %s on tcp:%s%s%s"
+                   ":%d%s", what, bound.ss_family == AF_INET6 ? "[" : "", ip,
+                   bound.ss_family == AF_INET6 ? "]" : "",
+                   ntohs(((struct sockaddr_in *)&bound)->sin_port), note);
+    }
+    return 0;
+}
+
+/* A path "/" of host whose requests go to fn, their responses counted. */
+static void
+route_all(struct arb_http *h, h2o_hostconf_t *host,
+          int (*fn)(h2o_handler_t *, h2o_req_t *))
+{
+    h2o_pathconf_t *path = h2o_config_register_path(host, "/", 0);
+    h2o_handler_t  *hd = h2o_create_handler(path, sizeof(*hd) + sizeof(h));
+    h2o_logger_t   *lg = h2o_create_logger(path, sizeof(*lg) + sizeof(h));
+
+    hd->on_req = fn;
+    *(struct arb_http **)(hd + 1) = h;
+    lg->log_access = count_status;
+    *(struct arb_http **)(lg + 1) = h;
+}
+
 int
 arb_http_start(arb_server_t *srv)
 {
     struct arb_http         *h;
     const arb_http_config_t *c = &srv->cfg.http;
     h2o_hostconf_t          *host;
-    h2o_pathconf_t          *path;
-    h2o_handler_t           *hd;
-    h2o_logger_t            *lg;
-    struct sockaddr_storage  ss;
-    struct sockaddr_storage  bound;
-    socklen_t                sslen;
-    arb_buf_t                why = ARB_BUF_INIT;
-    int                      rc, len = sizeof(bound);
-    char                     ip[64] = "?";
+    char                     note[80];
+    int                      rc = 0;
 
-    if (c->listen == NULL)
+    if (c->listen == NULL && c->metrics_listen == NULL)
         return 0;
-    if (arb_tcp_addr_numeric(c->listen, 1, &ss, &sslen, &why) != 0) {
-        arb_log(ARB_LOG_ERROR, "http: cannot listen: %s", arb_buf_cstr(&why));
-        arb_buf_free(&why);
-        return -1;
-    }
     h = calloc(1, sizeof(*h));
     if (h == NULL)
         return -1;
@@ -561,50 +642,42 @@ arb_http_start(arb_server_t *srv)
     h->conf.http1.req_timeout = c->header_timeout_ms;
     h->conf.http1.upgrade_to_http2 = 0;
     h->conf.server_name = h2o_iovec_init(H2O_STRLIT("arbiterd"));
+    /* The first host is the one a request naming no other gets: the
+     * pages and the API.  metrics_listen's accept context knows only the
+     * second. */
     host = h2o_config_register_host(&h->conf,
                                     h2o_iovec_init(H2O_STRLIT("default")),
                                     65535);
-    path = h2o_config_register_path(host, "/", 0);
-    hd = h2o_create_handler(path, sizeof(*hd) + sizeof(h));
-    hd->on_req = on_req;
-    *(struct arb_http **)(hd + 1) = h;
-    lg = h2o_create_logger(path, sizeof(*lg) + sizeof(h));
-    lg->log_access = count_status;
-    *(struct arb_http **)(lg + 1) = h;
+    route_all(h, host, on_req);
+    h->mhosts[0] = h2o_config_register_host(&h->conf,
+                                            h2o_iovec_init(H2O_STRLIT(
+                                                "metrics")), 65535);
+    route_all(h, h->mhosts[0], on_metrics_req);
     h2o_context_init(&h->ctx, srv->loop, &h->conf);
     h->ctx_init = 1;
     uv_walk(srv->loop, unref_async, NULL);
     unref_timers(&h->ctx);
     h->actx.ctx = &h->ctx;
     h->actx.hosts = h->conf.hosts;
-    uv_tcp_init(srv->loop, &h->listener);
-    h->listener.data = h;
-    h->listening = 1;
-    rc = uv_tcp_bind(&h->listener, (struct sockaddr *)&ss, 0);
-    if (rc == 0)
-        rc = uv_listen((uv_stream_t *)&h->listener, 511, on_accept);
-    if (rc == 0)
-        rc = arb_http_live_init(h);
+    h->mactx.ctx = &h->ctx;
+    h->mactx.hosts = h->mhosts;
+    rc = arb_http_live_init(h);
     if (rc == 0)
         rc = arb_http_guard_init(h);
     if (rc != 0) {
-        arb_log(ARB_LOG_ERROR, "http: cannot listen on %s: %s", c->listen,
-                uv_strerror(rc));
+        arb_log(ARB_LOG_ERROR, "http: cannot start: %s", uv_strerror(rc));
         return -1;
     }
-    /* Port 0 picks a free port: the log says which. */
-    if (uv_tcp_getsockname(&h->listener, (struct sockaddr *)&bound,
-                           &len) == 0) {
-        if (bound.ss_family == AF_INET6)
-            uv_ip6_name((struct sockaddr_in6 *)&bound, ip, sizeof(ip));
-        else
-            uv_ip4_name((struct sockaddr_in *)&bound, ip, sizeof(ip));
-        arb_log_ev(ARB_LOG_INFO, "http_ready", NULL, "http: listening on "
-                   "tcp:%s%s%s:%d%s", bound.ss_family == AF_INET6 ? "[" : "",
-                   ip, bound.ss_family == AF_INET6 ? "]" : "",
-                   ntohs(((struct sockaddr_in *)&bound)->sin_port),
-                   c->public_read ? " (public read)" : "");
-    }
+    if (c->listen != NULL
+        && listen_on(h, &h->listener, &h->listening, c->listen, "listening",
+                     c->public_read ? " (public read)" : "") != 0)
+        return -1;
+    snprintf(note, sizeof(note), " (/metrics and /healthz only, at most %d "
+             "connections)", ARB_HTTP_METRICS_CONNS);
+    if (c->metrics_listen != NULL
+        && listen_on(h, &h->mlistener, &h->mlistening, c->metrics_listen,
+                     "metrics listening", note) != 0)
+        return -1;
     return 0;
 }
 
@@ -620,6 +693,10 @@ arb_http_stop(arb_server_t *srv)
     if (h->listening) {
         uv_close((uv_handle_t *)&h->listener, NULL);
         h->listening = 0;
+    }
+    if (h->mlistening) {
+        uv_close((uv_handle_t *)&h->mlistener, NULL);
+        h->mlistening = 0;
     }
     arb_http_live_end_all(h);
     arb_http_guard_stop(h);
@@ -647,6 +724,6 @@ arb_http_free(arb_server_t *srv)
 void
 arb_http_count(arb_server_t *srv, uint64_t *conns, uint64_t *streams)
 {
-    *conns = srv->http != NULL ? srv->http->nconns : 0;
+    *conns = srv->http != NULL ? srv->http->nconns + srv->http->nmconns : 0;
     *streams = srv->http != NULL ? srv->http->nstreams : 0;
 }

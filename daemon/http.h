@@ -25,6 +25,7 @@ struct arb_http_conn {
     uv_tcp_t          tcp;
     struct arb_http  *h;
     uv_read_cb        h2o_read;     /* libh2o's, behind the head guard */
+    int               metrics;      /* accepted on metrics_listen */
     int               refused;      /* 431 sent early: input is dropped */
     arb_http_stream_t *stream;      /* its live stream, or NULL (each
                                        points at the other until either
@@ -40,8 +41,15 @@ struct arb_http {
     int                conf_init, ctx_init;
     uv_tcp_t           listener;
     int                listening;
-    arb_http_conn_t   *conns;
-    size_t             nconns;
+    /* metrics_listen: /metrics and /healthz only, with connections of its
+     * own (ARB_HTTP_METRICS_CONNS), so that a scrape still gets in when
+     * browsers hold every one of max_connections. */
+    uv_tcp_t           mlistener;
+    int                mlistening;
+    h2o_accept_ctx_t   mactx;
+    h2o_hostconf_t    *mhosts[2];
+    arb_http_conn_t   *conns;           /* both listeners' */
+    size_t             nconns, nmconns; /* listen's, metrics_listen's */
     arb_http_stream_t *streams;
     size_t             nstreams;
     uv_timer_t         ping;        /* http_live.c: a tick a second finds

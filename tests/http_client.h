@@ -133,10 +133,12 @@ http_raw(int port, const char *req, size_t len, char *buf, size_t cap)
     return st;
 }
 
-/* The port the daemon's log file `path` says its HTTP server bound last
- * (port 0 in the config), waiting up to 3 s; or -1. */
+/* The port the daemon's log file `path` says it bound last after `said`
+ * ("http: listening on tcp:" for listen, "http: metrics listening on
+ * tcp:" for metrics_listen; port 0 in the config), waiting up to 3 s; or
+ * -1. */
 static inline int
-http_log_port_file(const char *path)
+http_log_port_said(const char *path, const char *said)
 {
     char  line[512];
     FILE *f;
@@ -146,7 +148,7 @@ http_log_port_file(const char *path)
     for (i = 0; i < 300 && p < 0; i++) {
         if ((f = fopen(path, "r")) != NULL) {
             while (fgets(line, sizeof(line), f) != NULL)
-                if ((at = strstr(line, "http: listening on tcp:")) != NULL)
+                if ((at = strstr(line, said)) != NULL)
                     sscanf(strrchr(at, ':') + 1, "%d", &p);
             fclose(f);
         }
@@ -154,6 +156,13 @@ http_log_port_file(const char *path)
             usleep(10000);
     }
     return p;
+}
+
+/* The port of listen in the log file `path`. */
+static inline int
+http_log_port_file(const char *path)
+{
+    return http_log_port_said(path, "http: listening on tcp:");
 }
 
 /* The same for the log DIR/daemon.log. */

@@ -330,8 +330,10 @@ test_http(void)
     CHECK_INT(load("data = d\n[http]\nlisten = tcp:127.0.0.1:0\n"
                    "public_read = true\nmax_connections = 9\n"
                    "header_max = 2K\nbody_max = 0\nheader_timeout_ms = 100\n"
-                   "stream_max = 16K\n", 0, &c, m, sizeof(m)), 0);
+                   "stream_max = 16K\nmetrics_listen = tcp:[::1]:9\n", 0,
+                   &c, m, sizeof(m)), 0);
     CHECK_STR(c.http.listen, "tcp:127.0.0.1:0");
+    CHECK_STR(c.http.metrics_listen, "tcp:[::1]:9");
     CHECK_INT(c.http.public_read, 1);
     CHECK_INT(c.http.max_conns, 9);
     CHECK_INT(c.http.header_max, 2048);
@@ -345,6 +347,8 @@ test_http(void)
     REFUSED("[http]\ndata = d\n", 0, "line 2: [http] unknown key 'data'");
     REFUSED("[http]\nlisten = unix:/x\n", 0,
             "line 2: [http] listen takes tcp:HOST:PORT");
+    REFUSED("[http]\nmetrics_listen = 9100\n", 0,
+            "line 2: [http] metrics_listen takes tcp:HOST:PORT");
     REFUSED("[http]\npublic_read = yes\n", 0,
             "line 2: [http] public_read is true or false");
     REFUSED("[http]\nheader_max = 100\n", 0, "line 2: [http] header_max "

@@ -21,7 +21,7 @@
 
 #define BIG (1 << 20)
 static char resp[BIG];
-static int  port;
+static int  port, mport;       /* listen's, metrics_listen's (or -1) */
 
 static int
 start(const char *http_extra)
@@ -34,6 +34,10 @@ start(const char *http_extra)
         return -1;
     harness_start();
     port = http_log_port(harness_dir);
+    snprintf(extra, sizeof(extra), "%s/daemon.log", harness_dir);
+    mport = strstr(http_extra, "metrics_listen") != NULL
+            ? http_log_port_said(extra, "http: metrics listening on tcp:")
+            : -1;
     return port > 0 ? 0 : -1;
 }
 
@@ -368,6 +372,45 @@ append_cpu_ns(arb_client_t *cl, const char *id)
     return least;
 }
 
+/* While browsers hold every one of max_connections: a scrape of
+ * metrics_listen still gets in (until 2026-12-06 it took a slot like any
+ * client, and failed then), which serves nothing but /metrics and
+ * /healthz, and holds at most 8 connections of its own. */
+static void
+metrics_while_full(void)
+{
+    int fds[9], i, n, closed, refused = 0;
+    char b[64];
+
+    CHECK(mport > 0 && mport != port);
+    if (mport <= 0)
+        return;
+    CHECK_INT(http_get(port, "/metrics", HARNESS_READER, resp, BIG), -1);
+    CHECK_INT(http_get(mport, "/metrics", HARNESS_READER, resp, BIG), 200);
+    CHECK(strstr(resp, "arbiter_http_connections_refused_total ") != NULL);
+    CHECK_INT(http_get(mport, "/metrics", NULL, resp, BIG), 401);
+    CHECK_INT(http_get(mport, "/healthz", NULL, resp, BIG), 200);
+    CHECK_INT(http_get(mport, "/api/stats", HARNESS_READER, resp, BIG), 404);
+    CHECK(strstr(resp, "serves /metrics and /healthz only") != NULL);
+    CHECK_INT(http_get(mport, "/m/M1?x=/metrics", HARNESS_READER, resp,
+                       BIG), 404);
+    for (i = n = 0; i < 9; i++) {
+        fds[i] = http_connect(mport);
+        n += fds[i] >= 0;
+    }
+    CHECK_INT(n, 9);
+    usleep(200000);
+    for (i = 0; i < 9; i++)
+        if (fds[i] >= 0) {
+            http_read(fds[i], b, sizeof(b), NULL, 0, &closed);
+            refused += closed;
+        }
+    CHECK_INT(refused, 1);
+    for (i = 0; i < 9; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
 /* 1,000 connections that never send: at most max_connections (200) are
  * held, the rest closed at accept, and idle connections cost the loop
  * nothing.  Measured in the loop's CPU time, not in appends per second
@@ -408,6 +451,8 @@ test_idle(void)
             }
         CHECK(refused >= 1000 - 200 - 5);
         CHECK(refused <= 1000 - 200 + 5);
+        if (r == 0)
+            metrics_while_full();
         /* 300 ms of nothing but the 200 held */
         t0 = daemon_loop_cpu_ns();
         usleep(300000);
@@ -1151,6 +1196,7 @@ main(void)
     (void)harness_send_raw;     /* the harness offers it; unused here */
 
     if (start("max_connections = 200\n"
+              "metrics_listen = tcp:127.0.0.1:0\n"
               "stream_max = 16K\n") != 0) {
         fprintf(stderr, "daemon with HTTP did not start\n");
         return harness_done(1);
