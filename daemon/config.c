@@ -143,6 +143,42 @@ parse_size(const char *v, size_t lo, size_t hi, size_t *out)
     return 0;
 }
 
+/* t's print: each field NUL-ended, in order, the matches last. */
+static void
+token_print(arb_token_t *t)
+{
+    crypto_generichash_state st;
+    unsigned char            role = (unsigned char)t->role;
+    size_t                   i;
+
+    crypto_generichash_init(&st, NULL, 0, ARB_TOKEN_PRINT);
+    crypto_generichash_update(&st, (const unsigned char *)t->secret,
+                              strlen(t->secret) + 1);
+    crypto_generichash_update(&st, &role, 1);
+    crypto_generichash_update(&st, (const unsigned char *)t->identity,
+                              strlen(t->identity) + 1);
+    if (t->seat != NULL)
+        crypto_generichash_update(&st, (const unsigned char *)t->seat,
+                                  strlen(t->seat));
+    crypto_generichash_update(&st, (const unsigned char *)"", 1);
+    for (i = 0; i < t->nmatches; i++)
+        crypto_generichash_update(&st, (const unsigned char *)t->matches[i],
+                                  strlen(t->matches[i]) + 1);
+    crypto_generichash_final(&st, t->print, ARB_TOKEN_PRINT);
+}
+
+int
+arb_config_holds(const arb_config_t *c,
+                 const unsigned char print[ARB_TOKEN_PRINT])
+{
+    size_t i;
+
+    for (i = 0; i < c->ntokens; i++)
+        if (memcmp(c->tokens[i].print, print, ARB_TOKEN_PRINT) == 0)
+            return 1;
+    return 0;
+}
+
 /* token = SECRET ROLE IDENTITY [MATCH ...]
  * token = SECRET player IDENTITY MATCH SEAT */
 static int
@@ -202,7 +238,18 @@ parse_token(arb_config_t *c, char *v, unsigned line, arb_buf_t *why)
                        line);
         return ARB_EINVAL;
     }
+    /* A secret names one holder: given twice, the later line won without
+     * a word until 2026-12-06 (a reader's secret listed again as an
+     * arbiter's was an arbiter's). */
+    for (i = 0; i < c->ntokens; i++)
+        if (strcmp(c->tokens[i].secret, w[0]) == 0) {
+            arb_buf_printf(why, "line %u: this token's secret is line %u's "
+                           "too: a secret names one holder", line,
+                           c->tokens[i].line);
+            return ARB_EINVAL;
+        }
     memset(&t, 0, sizeof(t));
+    t.line = line;
     t.role = role;
     t.secret = strdup(w[0]);
     t.identity = strdup(w[2]);
@@ -221,6 +268,7 @@ parse_token(arb_config_t *c, char *v, unsigned line, arb_buf_t *why)
             goto oom;
         t.nmatches++;
     }
+    token_print(&t);
     nt = realloc(c->tokens, (c->ntokens + 1) * sizeof(*nt));
     if (nt == NULL)
         goto oom;
@@ -484,6 +532,13 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         }
 #undef SIZE
     }
+    /* A read that failed (a directory opens, then reads EISDIR) is no
+     * file of no lines: until 2026-12-06 a tokens file replaced by a
+     * directory loaded as no tokens on SIGHUP, shutting everyone out. */
+    if (rc == 0 && ferror(f)) {
+        arb_buf_printf(why, "%s: %s", path, strerror(errno));
+        rc = ARB_EIO;
+    }
     fclose(f);
     return rc;
 }
@@ -522,6 +577,20 @@ arb_config_load_tokens(arb_config_t *c, const char *path, int keep,
     if (rc != 0) {
         arb_config_free(&tmp);
         return rc;
+    }
+    /* The config file's tokens and this file's: one holder per secret. */
+    for (i = 0; keep && i < c->ntokens; i++) {
+        size_t j;
+
+        for (j = 0; j < tmp.ntokens; j++)
+            if (strcmp(c->tokens[i].secret, tmp.tokens[j].secret) == 0) {
+                arb_buf_printf(why, "%s: line %u: this token's secret is "
+                               "also given in the configuration file (line "
+                               "%u): a secret names one holder", path,
+                               tmp.tokens[j].line, c->tokens[i].line);
+                arb_config_free(&tmp);
+                return ARB_EINVAL;
+            }
     }
     /* One allocation before anything changes: failing later would leave
      * c with some tokens lost and tmp's moved ones freed twice. */

@@ -17,6 +17,8 @@
 enum arb_role { ARB_ROLE_READER = 0, ARB_ROLE_PLAYER, ARB_ROLE_SCORER,
                 ARB_ROLE_ARBITER };
 
+#define ARB_TOKEN_PRINT 16
+
 typedef struct arb_token {
     char   *secret;
     int     role;
@@ -25,6 +27,11 @@ typedef struct arb_token {
                                    player: its one match */
     char  **matches;
     char   *seat;               /* player: the seat's player name */
+    unsigned line;              /* its line in its file */
+    /* BLAKE2b of all of the above but the line: what a connection keeps
+     * of the token it authenticated with, so that a reload can tell
+     * whether that token still stands as it was (arb_config_holds). */
+    unsigned char print[ARB_TOKEN_PRINT];
 } arb_token_t;
 
 #define ARB_LISTEN_MAX 4
@@ -84,5 +91,9 @@ const char *arb_role_name(int role);
 /* The token matching `secret` (constant-time compare), or NULL. */
 const arb_token_t *arb_config_auth(const arb_config_t *c, const char *secret,
                                    size_t len);
+/* 1 when c holds a token of this print (arb_token_t.print): the token a
+ * connection authenticated with still stands, unchanged. */
+int arb_config_holds(const arb_config_t *c,
+                     const unsigned char print[ARB_TOKEN_PRINT]);
 
 #endif

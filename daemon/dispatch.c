@@ -46,6 +46,7 @@ arb_conn_take_token(arb_conn_t *c, const arb_token_t *t)
 
     c->authed = 1;
     c->role = t->role;
+    memcpy(c->print, t->print, sizeof(c->print));
     snprintf(c->identity, sizeof(c->identity), "%s", t->identity);
     snprintf(c->seat, sizeof(c->seat), "%s", t->seat ? t->seat : "");
     /* Copied: a SIGHUP reload frees the token table. */

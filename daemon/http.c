@@ -236,6 +236,7 @@ authenticate(arb_http_req_t *q, const char *match)
     /* A scorer sees all of the matches it scores only: of another, and
      * of every match at once when it scores some, a spectator's view. */
     q->who.role = arb_seen_role(t->role, t->matches, t->nmatches, match);
+    memcpy(q->who.print, t->print, sizeof(q->who.print));
     if (t->role == ARB_ROLE_PLAYER && t->nmatches == 1 && t->seat != NULL) {
         snprintf(q->who.match, sizeof(q->who.match), "%s", t->matches[0]);
         snprintf(q->who.seat, sizeof(q->who.seat), "%s", t->seat);

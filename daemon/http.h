@@ -66,6 +66,7 @@ typedef struct arb_http_who {
     int  role;                          /* -1: no token (public_read) */
     char match[ARB_STORE_ID_MAX + 1];   /* player: its match, or "" */
     char seat[ARB_HASH_HEX];            /* player: its seat's name */
+    unsigned char print[ARB_TOKEN_PRINT];   /* its token's (role >= 0) */
 } arb_http_who_t;
 
 /* A request as the routes see it: who asks and what. */

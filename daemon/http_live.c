@@ -525,6 +525,34 @@ done:
 }
 
 void
+arb_http_revoke(arb_server_t *srv)
+{
+    static const char msg[] = "event: revoked\ndata: {\"error\":\"the token "
+        "of this stream was removed or changed by a reload of the tokens\","
+        "\"where\":\"token\"}\n\n";
+    arb_http_stream_t *s, *next;
+    size_t             n = 0;
+
+    if (srv->http == NULL)
+        return;
+    for (s = srv->http->streams; s != NULL; s = next) {
+        next = s->next;
+        if (s->ended || s->who.role < 0
+            || arb_config_holds(&srv->cfg, s->who.print))
+            continue;
+        /* (No id: the browser's Last-Event-ID stays its last event's.) */
+        arb_buf_add(&s->pending, msg, sizeof(msg) - 1);
+        flush(s);
+        end(s);
+        n++;
+    }
+    if (n > 0)
+        arb_log_ev(ARB_LOG_WARN, "token_revoked", NULL, "http: %zu live "
+                   "streams ended: their token was removed or changed by "
+                   "the reload", n);
+}
+
+void
 arb_http_unsealed(arb_server_t *srv, const arb_live_t *l)
 {
     arb_http_stream_t *s, *next;

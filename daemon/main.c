@@ -154,7 +154,15 @@ on_signal(uv_signal_t *h, int signum)
     fresh.tokens = old;
     fresh.ntokens = nold;
     arb_config_free(&fresh);
-    arb_log(ARB_LOG_INFO, "SIGHUP: %zu tokens loaded", srv->cfg.ntokens);
+    if (srv->cfg.ntokens == 0)
+        arb_log_ev(ARB_LOG_WARN, "tokens", NULL, "SIGHUP: 0 tokens loaded: "
+                   "nobody can connect");
+    else
+        arb_log(ARB_LOG_INFO, "SIGHUP: %zu tokens loaded", srv->cfg.ntokens);
+    /* A token removed or changed no longer stands for the connections
+     * it authenticated (until 2026-12-06 they went on with the old role:
+     * a scorer struck off kept recording while connected). */
+    arb_server_revoke(srv);
     arb_notify("READY=1");
 }
 

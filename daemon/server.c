@@ -662,6 +662,29 @@ finish_stop(arb_server_t *srv)
 }
 
 void
+arb_server_revoke(arb_server_t *srv)
+{
+    arb_conn_t *c, *next;
+
+    for (c = srv->conns; c != NULL; c = next) {
+        next = c->next;
+        /* (A sink is one HTTP write of before the reload: it ends with
+         * its answer.) */
+        if (!c->authed || c->closing || c->finishing || c->sink != NULL
+            || arb_config_holds(&srv->cfg, c->print))
+            continue;
+        /* What it sent before the reload stands (an append already
+         * queued commits and is answered); nothing after. */
+        arb_log_ev(ARB_LOG_WARN, "token_revoked", NULL, "conn %llu: the "
+                   "token of %s (%s) was removed or changed by the reload: "
+                   "closed", (unsigned long long)c->num, c->identity,
+                   arb_role_name(c->role));
+        arb_conn_finish(c);
+    }
+    arb_http_revoke(srv);
+}
+
+void
 arb_server_stop(arb_server_t *srv)
 {
     size_t      i;

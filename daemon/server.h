@@ -148,6 +148,7 @@ struct arb_conn {
     char              **matches;    /* scorer's allowed matches; a
                                        player's one match */
     char                seat[ARB_HASH_HEX]; /* player: its seat's name */
+    unsigned char       print[ARB_TOKEN_PRINT]; /* its token's */
     int                 closing;
     int                 finishing;  /* flushing a last message, then closing */
     uv_shutdown_t       shut;       /* the write side's FIN while finishing */
@@ -568,6 +569,11 @@ void arb_http_appended(arb_server_t *srv, const arb_live_t *l, uint64_t seq,
  * can be judged now (its deal came after its open was stored): its
  * streams get its state, the first one they have. */
 void arb_http_unsealed(arb_server_t *srv, const arb_live_t *l);
+/* After a reload of the tokens: every live stream whose token is gone or
+ * changed gets `revoked` and ends (http_live.c). */
+void arb_http_revoke(arb_server_t *srv);
+/* ... and every protocol connection's: closed (server.c). */
+void arb_server_revoke(arb_server_t *srv);
 /* Open HTTP connections and live streams (0 and 0 without HTTP). */
 void arb_http_count(arb_server_t *srv, uint64_t *conns, uint64_t *streams);
 

@@ -358,6 +358,11 @@ test_http(void)
             "suffixes)");
     REFUSED("[http]\nheader_timeout_ms = 1\n", 0, "line 2: [http] "
             "header_timeout_ms must be a number from 100 to 600000");
+    /* one secret, one holder (until 2026-12-06 the later line won) */
+    REFUSED("token = dup-secret-0123456789 reader a\n"
+            "token = dup-secret-0123456789 arbiter b\n", 1,
+            "line 2: this token's secret is line 1's too: a secret names "
+            "one holder");
     /* a tokens file has no sections */
     REFUSED("[http]\n", 1, "line 1: a tokens file holds only 'token =' "
             "lines");

@@ -1502,33 +1502,125 @@ test_sigterm_acks(void)
     arb_buf_free(&why);
 }
 
+/* 1 when the file at path holds `text` on one line. */
+static int
+log_has(const char *path, const char *text)
+{
+    char  line[1024];
+    FILE *f = fopen(path, "r");
+    int   found = 0;
+
+    if (f == NULL)
+        return 0;
+    while (!found && fgets(line, sizeof(line), f) != NULL)
+        found = strstr(line, text) != NULL;
+    fclose(f);
+    return found;
+}
+
+/* 1 when cl still answers a ping. */
+static int
+pings(arb_client_t *cl)
+{
+    msgpack_unpacked res;
+    int              rc;
+
+    if (cl == NULL)
+        return 0;
+    msgpack_unpacked_init(&res);
+    rc = call(cl, &res, "ping", "");
+    msgpack_unpacked_destroy(&res);
+    return rc == 0;
+}
+
+/* The tokens file holds `text`; SIGHUP; a moment for the daemon. */
+static void
+reload_tokens(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    if (f != NULL) {
+        fputs(text, f);
+        fclose(f);
+    }
+    kill(daemon_pid, SIGHUP);
+    usleep(200000);
+}
+
 /* SIGHUP re-reads the tokens: a new token works at once, a removed one no
- * longer authenticates, connections already in keep their role. */
+ * longer authenticates, connections already in keep their role while
+ * their token stands as it was, and are closed when it was removed or
+ * changed (until 2026-12-06 a scorer struck off kept recording while
+ * connected).  A file that gives one secret twice, or a directory in the
+ * file's place, is refused and the old tokens stay (until then the later
+ * line won, and a directory loaded as no tokens). */
 static void
 test_sighup(void)
 {
-    char          path[320];
+    char          path[320], log[400];
     FILE         *f;
-    arb_client_t *kept = connect_as(TOK_READER), *cl;
+    arb_client_t *kept = connect_as(TOK_READER), *cl, *rot, *chg;
 
     snprintf(path, sizeof(path), "%s/tokens", dir);
-    f = fopen(path, "w");
-    fprintf(f, "token = rotated-token-0123456789 reader rotated\n");
-    fclose(f);
-    kill(daemon_pid, SIGHUP);
-    usleep(200000);
+    snprintf(log, sizeof(log), "%s/daemon.log", dir);
+    reload_tokens(path, "token = rotated-token-0123456789 reader rotated\n"
+                        "token = changed-token-0123456789 reader changed\n");
     cl = connect_as("rotated-token-0123456789");
     CHECK(cl != NULL);
     arb_client_close(cl);
+    rot = connect_as("rotated-token-0123456789");
+    chg = connect_as("changed-token-0123456789");
+    CHECK(pings(rot) && pings(chg));
+    /* The same file again: both stand, both connections go on. */
+    reload_tokens(path, "token = rotated-token-0123456789 reader rotated\n"
+                        "token = changed-token-0123456789 reader changed\n");
+    CHECK(pings(rot) && pings(chg));
+    /* One secret twice: refused, naming both lines; nothing changes. */
+    reload_tokens(path, "token = rotated-token-0123456789 reader rotated\n"
+                        "token = changed-token-0123456789 reader changed\n"
+                        "token = changed-token-0123456789 arbiter sneaky\n");
+    CHECK(log_has(log, "line 3: this token's secret is line 2's too: a "
+                  "secret names one holder"));
+    CHECK(pings(rot) && pings(chg));
+    /* One also given in the configuration file: refused too. */
+    reload_tokens(path, "token = " TOK_READER " arbiter sneaky\n");
+    CHECK(log_has(log, "tokens: line 1: this token's secret is also given "
+                  "in the configuration file"));
+    CHECK(pings(rot) && pings(chg));
+    /* A directory where the file was: refused, the old tokens stay. */
+    CHECK(unlink(path) == 0 && mkdir(path, 0700) == 0);
+    kill(daemon_pid, SIGHUP);
+    usleep(200000);
+    CHECK(log_has(log, "tokens not reloaded: "));
+    CHECK(log_has(log, "tokens: Is a directory"));
+    CHECK(pings(rot) && pings(chg));
+    cl = connect_as("rotated-token-0123456789");
+    CHECK(cl != NULL);
+    arb_client_close(cl);
+    CHECK(rmdir(path) == 0);
+    /* changed's role changes, rotated stays: only changed's connection is
+     * closed; connecting again gives the new role. */
+    reload_tokens(path, "token = rotated-token-0123456789 reader rotated\n"
+                        "token = changed-token-0123456789 scorer changed\n");
+    CHECK(pings(rot));
+    CHECK(!pings(chg));
+    CHECK(log_has(log, "the token of changed (reader) was removed or "
+                  "changed by the reload: closed"));
+    arb_client_close(chg);
+    chg = connect_as("changed-token-0123456789");
+    CHECK(pings(chg));
+    arb_client_close(chg);
     /* the config file's own tokens are still there */
     cl = connect_as(TOK_ARBITER);
     CHECK(cl != NULL);
     arb_client_close(cl);
-    /* remove it again */
+    /* remove it again: its connection is closed */
     f = fopen(path, "w");
     fclose(f);
     kill(daemon_pid, SIGHUP);
     usleep(200000);
+    CHECK(!pings(rot));
+    arb_client_close(rot);
     cl = connect_as(NULL);
     CHECK(cl != NULL);
     if (cl != NULL) {

@@ -1188,6 +1188,57 @@ test_public(void)
                        BIG), 401);
 }
 
+/* A SIGHUP that removes the token a live stream was opened with: the
+ * stream gets `revoked` and ends (until 2026-12-06 it went on); a stream
+ * of a token that stands goes on. */
+static void
+test_revoke(void)
+{
+    arb_client_t *cl = harness_connect(HARNESS_ARBITER);
+    char          path[320], buf[4096];
+    FILE         *f;
+    size_t        n1 = 0, n2 = 0;
+    int           fd1, fd2, closed;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    CHECK_INT(open_match(cl, "RV"), 0);
+    CHECK_INT(place(cl, "RV", 1), 0);
+    snprintf(path, sizeof(path), "%s/tokens", harness_dir);
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        fputs("token = live-revoke-token-0123 reader watcher\n", f);
+        fclose(f);
+    }
+    kill(harness_pid, SIGHUP);
+    usleep(200000);
+    fd1 = http_live_connect(port, "/api/m/RV/live", "live-revoke-token-0123",
+                            NULL);
+    fd2 = http_live_connect(port, "/api/m/RV/live", HARNESS_READER, NULL);
+    CHECK(http_read_sse(fd1, resp, BIG, &n1, "state", 1, 2000));
+    CHECK(http_read_sse(fd2, buf, sizeof(buf), &n2, "state", 1, 2000));
+    f = fopen(path, "w");
+    if (f != NULL)
+        fclose(f);
+    kill(harness_pid, SIGHUP);
+    /* the response ends (its last chunk): EventSource connects again */
+    http_read(fd1, resp, BIG, "\r\n0\r\n\r\n", 2000, &closed);
+    CHECK(strstr(resp, "event: revoked\ndata: {\"error\":\"the token of "
+                 "this stream was removed or changed by a reload of the "
+                 "tokens\",\"where\":\"token\"}\n\n") != NULL);
+    CHECK(strstr(resp, "\r\n0\r\n\r\n") != NULL);
+    CHECK_INT(place(cl, "RV", 2), 0);
+    CHECK(http_read_sse(fd2, buf, sizeof(buf), &n2, "ack", 2, 2000));
+    CHECK(strstr(buf, "revoked") == NULL);
+    CHECK_INT(http_get(port, "/api/m/RV/state", "live-revoke-token-0123",
+                       resp, BIG), 401);
+    close(fd1);
+    close(fd2);
+    arb_client_close(cl);
+}
+
 int
 main(void)
 {
@@ -1207,6 +1258,7 @@ main(void)
     test_idle();
     test_live();
     test_resume();
+    test_revoke();
     test_slow_stream();
     test_closed_streams();
     test_metrics();
