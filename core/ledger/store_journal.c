@@ -79,7 +79,11 @@ meta_set(unsigned char *m, size_t off, uint64_t v)
 /* The newest valid meta page of the LMDB file at path into m (the
  * transaction it names in *txnid) and the file's size: 1 found, 0 none
  * (no such file, too short for a meta page, not LMDB's), or -1 with errno
- * (a read failed). */
+ * (a read failed).  The size is taken after the meta: a writer beside
+ * this reader writes a transaction's pages before its meta, and the file
+ * only grows, so the size read is at least what that meta needs (taken
+ * first, a commit in between made a live store look cut short: a test
+ * opening a store read-only beside its writer failed so once in CI). */
 static int
 newest_meta(const char *path, unsigned char m[ARB_JOURNAL_META],
             uint64_t *txnid, uint64_t *size)
@@ -90,12 +94,11 @@ newest_meta(const char *path, unsigned char m[ARB_JOURNAL_META],
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return errno == ENOENT ? 0 : -1;
-    if (fstat(fd, &st) != 0) {
-        close(fd);
-        return -1;
-    }
-    *size = (uint64_t)st.st_size;
     found = arb__lm_newest_meta(fd, m, txnid);
+    if (found >= 0 && fstat(fd, &st) != 0)
+        found = -1;
+    else if (found >= 0)
+        *size = (uint64_t)st.st_size;
     close(fd);
     return found;
 }

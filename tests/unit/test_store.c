@@ -1146,6 +1146,73 @@ refused_with(int ro, const char *want)
     return ok;
 }
 
+/* The size check at open beside a writer: a reader opening while the
+ * store grows never finds it cut short (until 2026-12-06 the size was
+ * read before the meta, and a commit in between looked like a copy that
+ * did not finish: a read-only open beside the daemon failed so once). */
+typedef struct sizer {
+    const char  *path;
+    atomic_int   stop;
+    long         looks, short_seen;
+} sizer_t;
+
+static void *
+size_looks(void *arg)
+{
+    sizer_t *z = arg;
+
+    while (!atomic_load(&z->stop)) {
+        z->short_seen += arb__env_cut_short(z->path, NULL) != 0;
+        z->looks++;
+    }
+    return NULL;
+}
+
+static void
+test_live_size(void)
+{
+    arb_store_t  *s;
+    arb_buf_t     why = ARB_BUF_INIT;
+    arb_append_t  v;
+    char          data[160], b[32], big[3000];
+    sizer_t       z;
+    pthread_t     th;
+    struct stat   st0, st1;
+    int           i;
+
+    s = open_store("livesize", 0, 0, 0);
+    if (s == NULL)
+        return;
+    snprintf(data, sizeof(data), "%s/data.mdb", subdir("livesize"));
+    memset(&z, 0, sizeof(z));
+    z.path = data;
+    ev_init(&v, "z", "g", 0, "open-z", NULL);
+    CHECK_INT(arb_store_append_batch(s, &v, 1, &why), 0);
+    CHECK(stat(data, &st0) == 0);
+    CHECK_INT(pthread_create(&th, NULL, size_looks, &z), 0);
+    /* events of 2.9 KB: the file grows every few commits */
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    for (i = 1; i <= 3000; i++) {
+        snprintf(b, sizeof(b), "%d-", i);
+        memcpy(big, b, strlen(b));
+        ev_init(&v, "z", NULL, (uint64_t)i, big, NULL);
+        if (arb_store_append_batch(s, &v, 1, &why) != 0)
+            break;
+    }
+    CHECK_INT(i, 3001);
+    atomic_store(&z.stop, 1);
+    pthread_join(th, NULL);
+    CHECK(stat(data, &st1) == 0 && st1.st_size > st0.st_size);
+    CHECK(z.looks > 100);
+    CHECK_INT(z.short_seen, 0);
+    printf("test_store: %ld looks at data.mdb's size beside 3000 commits "
+           "(%lld to %lld bytes): %ld found it cut short\n", z.looks,
+           (long long)st0.st_size, (long long)st1.st_size, z.short_seen);
+    arb_store_close(s);
+    arb_buf_free(&why);
+}
+
 /* What an operator may do to a stopped store's files, each refused with
  * a message naming the way out and nothing made (until 2026-12-06: a
  * data.mdb cut short killed every open with SIGBUS; a missing or an
@@ -1723,7 +1790,7 @@ main(void)
                                         "bad", "after", "rebuild", "damaged",
                                         "sync", "cidfresh", "vthreads",
                                         "vlog", "vlive", "mem", "nulrec",
-                                        "once" };
+                                        "once", "livesize" };
     size_t i;
 
     snprintf(base, sizeof(base), "/tmp/arb_store_XXXXXX");
@@ -1742,6 +1809,7 @@ main(void)
     test_corrupt();
     test_rebuild();
     test_damaged_files();
+    test_live_size();
     test_sync();
     test_cid_fresh();
     test_verify_threads();
