@@ -51,10 +51,10 @@ for f in tests/data/yah3-short.txt tests/data/chains-*match*.txt \
     # dealt match (the recorder's secret is beside the log)
     check "$name: replay --db = transcript replay" "$(cat "$T/want.json")" \
         "$($A replay --db "$T/data" --match "$match" --json 2>&1)"
-    # loading again records nothing twice
-    $A load "$f" > /dev/null 2>&1
-    check "$name: reload is idempotent" "$(cat "$T/want.json")" \
-        "$($A state --json --match "$match" 2>&1)"
+    # loading again records nothing twice, and says all is on record
+    $A load "$f" > "$T/load.out" 2>&1
+    check "$name: reload is idempotent" "0 $(cat "$T/want.json")" \
+        "$? $($A state --json --match "$match" 2>&1)"
     # Close it (a dealt match's close reveals the deal), then: its results
     # as a claim are identical, and its audit bundle verifies offline.
     if ! grep -q '"closed":true' "$T/want.json"; then
@@ -70,6 +70,24 @@ for f in tests/data/yah3-short.txt tests/data/chains-*match*.txt \
         > "$T/verify.out" 2>&1
     check "$name: verify bundle" 0 $?
 done
+
+# A dealt game's transcript that ends in its close, loaded twice: the
+# recorder added the deal's reveal to the close it recorded, and the close
+# sent again without it is the same close (until 2026-12-06 the second
+# load was refused there, saying the close "was not recorded").
+sed 's/^match: .*/match: CH-closed/' tests/data/chan-draw.txt > "$T/cc.txt"
+echo "49. close -- the stock is empty" >> "$T/cc.txt"
+$A load "$T/cc.txt" > "$T/load.out" 2>&1
+check "a dealt transcript with its close: load" 0 $?
+$A load "$T/cc.txt" > "$T/load.out" 2>&1
+check "... loaded again: exit 0" 0 $?
+check "... loaded again: nothing refused" 0 \
+    "$(grep -c "not recorded\|idempotency" "$T/load.out")"
+check "... the close on record reveals the deal" 1 \
+    "$($A events --match CH-closed --from 49 | grep -c "close order ")"
+check "... recorded once" 49 \
+    "$($A state --json --match CH-closed | sed -n 's/.*"seq":\([0-9]*\).*/\1/p' |
+       tail -1)"
 
 echo "games.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
