@@ -582,7 +582,23 @@ tournament(exp_t *x)
         arb_standings_results_csv(&out, t.v.id, t.v.sm, t.v.n);
         st = out.oom ? CLI_ERROR : write_out(x->out, &out);
     }
-    /* A table not opened yet has no match to export. */
+    /* A table not opened yet has no match to export.  A bundle cannot
+     * show that a match is not there (each match is signed alone, and the
+     * tournament's record lists the table): refused, naming the table and
+     * the way out, before anything is fetched (until 2026-12-06 it was
+     * left out, and the bundle's own check refused the bundle: "match
+     * ... is not in the bundle"). */
+    for (i = 0; st == CLI_OK && x->format == F_BUNDLE && i < t.v.n; i++)
+        if (t.v.tables[i].m == NULL && !t.v.tables[i].sealed) {
+            fprintf(stderr, "arbiter export: table %s of round %llu (%s) "
+                    "has no match yet (a table added by hand, not opened): "
+                    "a bundle cannot show that a match is not there.  Open "
+                    "it (arbiter tournament round), or export the bundle "
+                    "once it is played; --format results leaves it out\n",
+                    t.v.sm[i].table, (unsigned long long)t.v.sm[i].round,
+                    t.v.sm[i].match);
+            st = CLI_DIFFERS;           /* refused */
+        }
     for (i = 0; st == CLI_OK && x->format != F_RESULTS && i <= t.v.n; i++)
         if ((i == 0 || t.v.tables[i - 1].m != NULL
              || t.v.tables[i - 1].sealed)

@@ -382,6 +382,18 @@ out=$($A export --tournament Hand --format jsonl 2>&1); rc=$?
 check "hand: an export of the tournament with it" 0 $rc
 check "... holds the tournament and the opened table" "Hand Hand-R1-T1" \
     "$(printf '%s\n' "$out" | sed -n 's/^{"match":"\([^"]*\)","seq":0,.*/\1/p' | tr '\n' ' ' | sed 's/ $//')"
+# A bundle cannot show that a match is not there: refused, naming the
+# table and the way out, from the server and --db (until 2026-12-06 its
+# own check refused it: "match Hand-R1-T2 is not in the bundle").
+for src in "" "--db $T/data"; do
+    out=$($A export --tournament Hand --format bundle --out "$T/hand.bundle" \
+          $src 2>&1); rc=$?
+    check "hand: a bundle with a table not opened yet: refused${src:+ (--db)}" \
+        "1 1 no" "$rc $(printf '%s\n' "$out" | grep -c "table 2 of round 1 \
+(Hand-R1-T2) has no match yet (a table added by hand, not opened): a bundle \
+cannot show that a match is not there.  Open it (arbiter tournament \
+round)") $([ -e "$T/hand.bundle" ] && echo yes || echo no)"
+done
 $A open --match Hand-R1-T2 --game yahchain --players zed,yan --option mode=3 \
     > /dev/null 2>&1
 $A move --match Hand-R1-T2 place zed 4S > /dev/null 2>&1
