@@ -30,8 +30,10 @@ usage(FILE *f)
         "  --cid ID     your id for this event: sending it again returns\n"
         "               the original seq instead of recording it twice\n"
         "  --judge      only judge the move against the recorded state,\n"
-        "               record nothing: prints 'legal' and the records it\n"
-        "               would fix (JSON), or 'refused RULE: why' (exit 1)\n"
+        "               record nothing: prints the verdict as JSON on\n"
+        "               stdout, {\"legal\":true,\"records\":[...]} with the\n"
+        "               records it would fix, or {\"legal\":false,\"rule\":\n"
+        "               ...,\"message\":...} (exit 1)\n"
         "  --           ends the options (for arguments starting with -)\n\n");
     cli_net_usage(f);
     cli_net_usage_status(f);
