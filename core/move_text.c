@@ -69,25 +69,59 @@ players_of(const arb_setup_t *setup, arb_buf_t *why)
         arb_buf_printf(why, " %s", setup->players[i].name);
 }
 
-/* Why words w[0..n) that are no move written out cannot be read: the
- * word a scorekeeper mistyped, most often a player's name (until
- * 2026-12-06 "place carol 9S" was read as a card of the player whose
- * turn it was, and "ann B1" blamed ann, who is seated). */
+/* 1 when word is one of the game's verbs. */
 static int
-unread(const arb_setup_t *setup, const char *bare, char *const *w, size_t n,
-       arb_buf_t *why)
+is_verb(const arb_rules_t *rules, const char *word)
 {
-    if (n >= 2 && !seated(setup, w[1])
-        && (bare == NULL ? !seated(setup, w[0]) : strcmp(w[0], bare) == 0)) {
+    const char *const *v;
+
+    for (v = rules->verbs; v != NULL && *v != NULL; v++)
+        if (strcmp(*v, word) == 0)
+            return 1;
+    return 0;
+}
+
+/* "the moves: a b c" into why. */
+static void
+verbs_of(const arb_rules_t *rules, arb_buf_t *why)
+{
+    const char *const *v;
+
+    arb_buf_puts(why, "the moves:");
+    for (v = rules->verbs; v != NULL && *v != NULL; v++)
+        arb_buf_printf(why, " %s", *v);
+}
+
+/* Why words w[0..n) that are no move written out cannot be read, naming
+ * the first word that is wrong: a verb that is none of the game's, or a
+ * player who is not seated (until 2026-12-06 "place carol 9S" was read as
+ * a card of the player whose turn it was, "ann B1" blamed ann, who is
+ * seated, and "foo bar" and a bare "draw" blamed the wrong word). */
+static int
+unread(const arb_rules_t *rules, const arb_setup_t *setup, const char *bare,
+       char *const *w, size_t n, arb_buf_t *why)
+{
+    int verb = bare != NULL ? strcmp(w[0], bare) == 0 : is_verb(rules, w[0]);
+
+    if (verb && n >= 2) {
         arb_buf_printf(why, "'%s' is no player of this match (", w[1]);
         players_of(setup, why);
         arb_buf_putc(why, ')');
-    } else if (bare == NULL && seated(setup, w[0])) {
+        if (bare == NULL)
+            arb_buf_printf(why, ": write %s PLAYER ARG...", w[0]);
+    } else if (verb) {
+        arb_buf_printf(why, "%s needs its player: write %s PLAYER ARG... (",
+                       w[0], w[0]);
+        players_of(setup, why);
+        arb_buf_putc(why, ')');
+    } else if (seated(setup, w[0])) {
         arb_buf_printf(why, "write the move out: VERB PLAYER ARG..., its "
                        "verb first ('%s' is a player)", w[0]);
     } else {
-        arb_buf_printf(why, "write the move out: VERB PLAYER ARG... ('%s' "
-                       "is no player of this match; ", w[0]);
+        arb_buf_printf(why, "'%s' is no move of %s: write the move out, "
+                       "VERB PLAYER ARG... (", w[0], rules->game);
+        verbs_of(rules, why);
+        arb_buf_puts(why, "; ");
         players_of(setup, why);
         arb_buf_putc(why, ')');
     }
@@ -115,7 +149,7 @@ arb_move_from_words_at(const arb_rules_t *rules, const arb_setup_t *setup,
         first = 2;
     } else if (bare != NULL && n >= 2 && strcmp(w[0], bare) == 0) {
         /* The game's verb, then no seated player: a mistyped name. */
-        return unread(setup, bare, w, n, why);
+        return unread(rules, setup, bare, w, n, why);
     } else if (bare != NULL && seated(setup, w[0])) {
         verb = bare;
         player = w[0];
@@ -128,7 +162,7 @@ arb_move_from_words_at(const arb_rules_t *rules, const arb_setup_t *setup,
             player = setup->players[0].name;
         first = 0;
     } else {
-        return unread(setup, bare, w, n, why);
+        return unread(rules, setup, bare, w, n, why);
     }
     ev->kind = ARB_EV_MOVE;
     ev->player = strdup(player);

@@ -102,6 +102,9 @@ typedef struct arb_narration {
 typedef struct arb_rules {
     const char *game;           /* "yahchain" */
     const char *edition;        /* rules edition recorded in the header */
+    /* The verbs of its moves, NULL-ended: what a console names when a
+     * typed move starts with none of them. */
+    const char *const *verbs;
 
     /* Validates the setup and builds the initial state.  0, or ARB_EINVAL
      * with the reason in v. */

@@ -696,8 +696,11 @@ chains_describe(const void *p, unsigned seen)
     return bad ? (json_decref(o), NULL) : o;
 }
 
+static const char *const move_verbs[] = { "place", "pass", NULL };
+
 const arb_rules_t arb_rules_chains = {
     .game = "chains",
+    .verbs = move_verbs,
     .edition = EDITION,
     .create = chains_create,
     .destroy = chains_destroy,

@@ -481,8 +481,12 @@ chan_describe(const void *p, unsigned seen)
     return bad ? (json_decref(o), NULL) : o;
 }
 
+static const char *const move_verbs[] = { "discard", "take", "pass", "draw", "chiu", "win",
+                               "declare", NULL };
+
 const arb_rules_t arb_rules_chan = {
     .game = "chan",
+    .verbs = move_verbs,
     .edition = CHAN_EDITION,
     .create = chan_create,
     .destroy = chan_destroy,

@@ -494,8 +494,11 @@ t_describe(const void *p, unsigned seen)
     return bad ? (json_decref(o), NULL) : o;
 }
 
+static const char *const move_verbs[] = { "round", "tables", "end", NULL };
+
 const arb_rules_t arb_rules_tournament = {
     .game = "tournament",
+    .verbs = move_verbs,
     .edition = EDITION,
     .create = t_create,
     .destroy = t_destroy,

@@ -827,8 +827,12 @@ tsuku_conceal(const arb_setup_t *setup, const arb_event_t *ev, int *owner)
     return ev->nargs;
 }
 
+static const char *const move_verbs[] = { "deal", "draw", "discard", "take",
+                               "finish", NULL };
+
 const arb_rules_t arb_rules_tsukurutenten = {
     .game = "tsukurutenten",
+    .verbs = move_verbs,
     .edition = EDITION,
     .create = tsuku_create,
     .destroy = tsuku_destroy,

@@ -590,8 +590,11 @@ yah_describe(const void *p, unsigned seen)
     return bad ? (json_decref(o), NULL) : o;
 }
 
+static const char *const move_verbs[] = { "place", NULL };
+
 const arb_rules_t arb_rules_yahchain = {
     .game = "yahchain",
+    .verbs = move_verbs,
     .edition = EDITION,
     .create = yah_create,
     .destroy = yah_destroy,

@@ -7,6 +7,7 @@
 
 #include "core/err.h"
 #include "core/move_text.h"
+#include "core/rules.h"
 #include "tests/replay_text.h"
 #include "tests/test.h"
 
@@ -77,12 +78,27 @@ main(void)
         { 1, "bob", ARB_EINVAL, "write the move out: VERB PLAYER ARG..., "
           "its verb first ('bob' is a player)" },
         { 1, "draw carol", ARB_EINVAL, "'carol' is no player of this match "
-          "(the players: ann bob)" },
-        { 1, "B1", ARB_EINVAL, "write the move out: VERB PLAYER ARG... "
-          "('B1' is no player of this match; the players: ann bob)" },
+          "(the players: ann bob): write draw PLAYER ARG..." },
+        /* the first wrong word is named: a verb that is none, a player
+         * left out (until 2026-12-06 "foo bar" blamed bar, a bare
+         * "draw" was "no player") */
+        { 1, "B1", ARB_EINVAL, "'B1' is no move of tsukurutenten: write "
+          "the move out, VERB PLAYER ARG... (the moves: deal draw discard "
+          "take finish; the players: ann bob)" },
+        { 1, "foo bar", ARB_EINVAL, "'foo' is no move of tsukurutenten: "
+          "write the move out, VERB PLAYER ARG... (the moves: deal draw "
+          "discard take finish; the players: ann bob)" },
+        { 1, "draw", ARB_EINVAL, "draw needs its player: write draw PLAYER "
+          "ARG... (the players: ann bob)" },
+        { 1, "discard R5", ARB_EINVAL, "'R5' is no player of this match "
+          "(the players: ann bob): write discard PLAYER ARG..." },
     };
     size_t k;
+    const arb_rules_t *const *g;
 
+    /* every game names its moves, which its console messages list */
+    for (g = arb_rules_all(); *g != NULL; g++)
+        CHECK((*g)->verbs != NULL && (*g)->verbs[0] != NULL);
     for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
         CHECK_INT(read_move(t[k].tsuku ? tm : y, t[k].line, got,
                             sizeof(got)), t[k].rc);
