@@ -190,12 +190,18 @@ arb_results_text(arb_buf_t *b, const arb_match_t *m)
 int
 arb_report_text(arb_buf_t *b, const arb_match_t *m)
 {
+    return arb_report_text_for(b, m, 0);
+}
+
+int
+arb_report_text_for(arb_buf_t *b, const arb_match_t *m, unsigned seen)
+{
     arb_buf_printf(b, "match %s  game %s  events %" PRIu64 "%s\n",
                    arb_match_setup(m)->match_id, arb_match_rules(m)->game,
                    arb_match_next_seq(m) - 1,
                    arb_match_closed(m) ? "  closed"
                    : arb_match_finished(m) ? "  finished" : "");
-    if (arb_rulings_text(b, m) != 0)
+    if (arb_rulings_text(b, m, seen) != 0)
         return ARB_ENOMEM;
     return arb_results_text(b, m);
 }

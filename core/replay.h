@@ -43,6 +43,12 @@ int arb_report_json_value(struct json_t **out, const arb_match_t *m,
  * game (what a view conceals is in the state, which the text leaves
  * out), so the recorder may hand it to any reader.  0 or ARB_ENOMEM. */
 int arb_report_text(arb_buf_t *out, const arb_match_t *m);
+/* The same for a viewer who sees the concealed arguments of the seats in
+ * `seen` (core/view.h arb_view_seen): its rulings' moves as that viewer
+ * sees them, as the JSON report of the same viewer lists them (until
+ * 2026-12-06 the text withheld a seat's own amended draw from it). */
+int arb_report_text_for(arb_buf_t *out, const arb_match_t *m,
+                        unsigned seen);
 /* records: N, one line per record (its fields but match_id and edition,
  * "key=value", a list joined by →, then "(seq S)"), totals:, one line per
  * name, and "digest <hex>", each line ended by a newline.  0 or

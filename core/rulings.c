@@ -130,14 +130,14 @@ add_line(void *ud, const arb_event_t *ruling, uint64_t undone_by)
 }
 
 int
-arb_rulings_text(arb_buf_t *out, const arb_match_t *m)
+arb_rulings_text(arb_buf_t *out, const arb_match_t *m, unsigned seen)
 {
     walk_t w;
     int    rc;
 
     memset(&w, 0, sizeof(w));
     w.m = m;
-    w.who = viewer_of(0);
+    w.who = viewer_of(seen);
     w.text = out;
     rc = arb_match_rulings(m, count, &w);
     if (rc != 0 || w.n == 0)

@@ -35,7 +35,8 @@ int arb_rulings_set_json(struct json_t *o, const arb_match_t *m,
 
 /* Appends, when m has a ruling, "rulings: N" and a line per ruling:
  *   "  seq S: <its transcript line>[  (undone at seq U)]"
- * as any viewer may read it (seen 0).  0 or ARB_ENOMEM. */
-int arb_rulings_text(arb_buf_t *out, const arb_match_t *m);
+ * concealed arguments as `seen` allows (0: as any viewer may read it).
+ * 0 or ARB_ENOMEM. */
+int arb_rulings_text(arb_buf_t *out, const arb_match_t *m, unsigned seen);
 
 #endif

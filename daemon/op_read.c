@@ -78,7 +78,7 @@ arb_op_state(arb_request_t *r)
      * sees: a client that cannot replay the match itself (a running
      * dealt one, whose deal only the recorder keeps) prints it. */
     if (rc == 0 && with_text)
-        rc = arb_report_text(&text, m);
+        rc = arb_report_text_for(&text, m, arb_view_seen(&who));
     /* The seq of each record, in the report's order: what such a client
      * needs beside the records to say which event fixed each (arbiter
      * diff --claim). */

@@ -47,7 +47,8 @@ report(const arb_match_t *m, int text, unsigned seen)
     const char *s, *e;
     char       *out;
 
-    if (text ? arb_report_text(&b, m) : arb_report_json_for(&b, m, seen))
+    if (text ? arb_report_text_for(&b, m, seen)
+             : arb_report_json_for(&b, m, seen))
         return strdup("(failed)");
     s = arb_buf_cstr(&b);
     if (!text) {
@@ -166,6 +167,16 @@ test_concealed(void)
     CHECK(strstr(s, "  seq 2: amend 1 draw ann -- the chip was named\n")
           != NULL);
     CHECK(strstr(s, "B2") == NULL);
+    free(s);
+    /* the text as the JSON: bob is not shown it, ann is (until
+     * 2026-12-06 the text withheld it from ann too) */
+    s = report(m, 1, 1u << 1);
+    CHECK(strstr(s, "  seq 2: amend 1 draw ann -- the chip was named\n")
+          != NULL);
+    free(s);
+    s = report(m, 1, 1u << 0);
+    CHECK(strstr(s, "  seq 2: amend 1 draw ann B2 -- the chip was named\n")
+          != NULL);
     free(s);
     arb_match_free(m);
 
