@@ -16,9 +16,9 @@ arb_board_status_name(int status)
 {
     static const char *const names[] = { "disputed", "undo_requested",
                                          "finished", "not_started",
-                                         "playing", "closed" };
+                                         "playing", "closed", "forfeit" };
 
-    return status >= 0 && status <= ARB_BOARD_CLOSED ? names[status] : "?";
+    return status >= 0 && status <= ARB_BOARD_FORFEIT ? names[status] : "?";
 }
 
 void

@@ -27,7 +27,8 @@ enum arb_board_status {
     ARB_BOARD_FINISHED,         /* the rules accept no move; not closed */
     ARB_BOARD_NOT_STARTED,      /* no match yet, or no move yet */
     ARB_BOARD_PLAYING,
-    ARB_BOARD_CLOSED
+    ARB_BOARD_CLOSED,
+    ARB_BOARD_FORFEIT           /* forfeited (a tournament's act): decided */
 };
 const char *arb_board_status_name(int status);
 

@@ -70,11 +70,29 @@ credited(const arb_standings_match_t *m, size_t j)
 /* The result of seat j at match m (a strictly highest total wins, a
  * shared highest draws; in a team game, among the teams) and its total in
  * *gp. */
+/* 1 when seat j's side (its team's seats in a team game) forfeited. */
+static int
+side_forfeits(const arb_standings_match_t *m, size_t j)
+{
+    size_t k;
+
+    for (k = 0; k < m->nplayers; k++)
+        if ((m->forfeit & (1u << k))
+            && strcmp(credited(m, k), credited(m, j)) == 0)
+            return 1;
+    return 0;
+}
+
 static int
 result_of(const arb_standings_match_t *m, size_t j, int64_t *gp)
 {
     int64_t max = INT64_MIN, t;
     size_t  k, i, atmax = 0;
+
+    if (m->forfeit != 0) {
+        *gp = 0;
+        return side_forfeits(m, j) ? ARB_RESULT_LOSS : ARB_RESULT_WIN;
+    }
 
     for (k = 0; k < m->nplayers; k++) {
         for (i = 0; i < k; i++)         /* each team once */
@@ -212,10 +230,14 @@ arb_standings_csv(arb_buf_t *b, const arb_standings_t *s,
                        (long long)points_of(s, l), (long long)l->gp,
                        (long long)l->mp, l->wins, l->draws, l->losses,
                        l->nentries);
-        for (j = 0; j < l->nentries; j++)
+        for (j = 0; j < l->nentries; j++) {
+            const arb_standings_match_t *m = &in[l->entries[j].m];
+            /* A forfeit is traced to the tournament's act. */
             arb_buf_printf(b, "%s%s@%llu", j ? ";" : "",
-                           in[l->entries[j].m].match,
-                           (unsigned long long)in[l->entries[j].m].seq);
+                           m->forfeit ? m->tournament : m->match,
+                           (unsigned long long)(m->forfeit ? m->forfeit_seq
+                                                           : m->seq));
+        }
         arb_buf_putc(b, '\n');
     }
 }
@@ -260,6 +282,9 @@ arb_standings_json(arb_buf_t *b, const char *tournament,
                                 json_integer((json_int_t)l->entries[j].gp));
             bad |= arb_json_set(e, "result", json_string(
                                 arb_result_name(l->entries[j].result)));
+            if (m->forfeit != 0)
+                bad |= arb_json_set(e, "forfeit_seq",
+                                    json_integer((json_int_t)m->forfeit_seq));
             bad |= arb_json_add(ms, e);
         }
         bad |= arb_json_set(line, "matches", ms);
@@ -308,7 +333,9 @@ arb_standings_results_csv(arb_buf_t *b, const char *tournament,
                     "tournament,round,table,match,seq,head,player,seat,"
                     "game_points,result\n");
     for (i = 0; i < n; i++) {
-        if (!in[i].counted)
+        /* A forfeit is no game to rate: left out, as a rating body
+         * expects (docs/TOURNAMENT.md). */
+        if (!in[i].counted || in[i].forfeit != 0)
             continue;
         for (k = 0; k < ARB_HASH_LEN; k++) {
             h[2 * k] = in[i].head ? hex[in[i].head[k] >> 4] : '-';

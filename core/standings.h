@@ -45,7 +45,13 @@ typedef struct arb_standings_match {
     size_t                nplayers;
     char *const          *teams;    /* team of each seat, or NULL: the
                                        totals are per player */
-    int                   counted;  /* closed: its totals count */
+    int                   counted;  /* closed, or forfeited: it counts */
+    unsigned              forfeit;  /* seats that forfeited (bit per seat
+                                       index): their side loses, the
+                                       others win, 0 points each, whatever
+                                       its match holds; 0: none */
+    const char           *tournament;   /* forfeit: the tournament and */
+    uint64_t              forfeit_seq;  /* its act, what the line names */
     const char           *problem;  /* why a match of the table does not
                                        count although closed (its players
                                        are not the table's), or NULL */

@@ -38,6 +38,9 @@ typedef struct arb_tourn_table {
                                    NULL: no seat has a team */
     uint64_t seq;               /* the tournament's act that recorded it
                                    (its results' "fixed at"); 0: none */
+    unsigned forfeit;           /* seats that forfeited it (bit per seat
+                                   index), 0: none */
+    uint64_t forfeit_seq;       /* the `forfeit` act, when forfeit */
 } arb_tourn_table_t;
 
 void arb_tourn_table_clear(arb_tourn_table_t *t);

@@ -63,6 +63,33 @@ players_differ(const arb_match_t *m, const arb_standings_match_t *sm,
     return *out == NULL ? ARB_ENOMEM : 1;
 }
 
+/* The seats of record rec's table (sm) that forfeited it, from its
+ * `forfeit` list (core/rules/tournament.c); 0: none. */
+static unsigned
+forfeit_seats(const arb_record_t *rec, const arb_standings_match_t *sm)
+{
+    const arb_field_t *f = arb_record_get(rec, "forfeit");
+    unsigned           seats = 0;
+    size_t             i, k;
+
+    for (i = 0; f != NULL && i < f->nlist; i++)
+        for (k = 0; k < sm->nplayers && k < 32; k++)
+            if (strcmp(f->list[i], sm->players[k]) == 0)
+                seats |= 1u << k;
+    return seats;
+}
+
+int
+arb_tview_status(const arb_tview_t *v, size_t i, uint64_t *undo_seq)
+{
+    *undo_seq = 0;
+    if (v->sm[i].forfeit != 0)
+        return ARB_BOARD_FORFEIT;
+    if (v->tables[i].sealed)
+        return ARB_BOARD_PLAYING;
+    return arb_board_status(v->tables[i].m, undo_seq);
+}
+
 int
 arb_tview_build(arb_tview_t *v, arb_match_t *t, int tables,
                 arb_tview_load_cb load, void *ud, arb_buf_t *why)
@@ -102,6 +129,13 @@ arb_tview_build(arb_tview_t *v, arb_match_t *t, int tables,
         sm->players = pl->list;
         sm->nplayers = pl->nlist;
         sm->teams = tm != NULL ? tm->list : NULL;
+        sm->forfeit = forfeit_seats(rec, sm);
+        sm->tournament = v->id;
+        if (sm->forfeit != 0 && arb_record_get(rec, "forfeit_seq") != NULL)
+            sm->forfeit_seq = (uint64_t)arb_record_get(rec,
+                                                       "forfeit_seq")->num;
+        /* A forfeit decides the table, whatever its match holds. */
+        sm->counted = sm->forfeit != 0;
         rc = load(ud, sm->match, &tb->m, &sm->seq, &tb->last_ms, tb->head,
                   &tb->has_head, why);
         if (rc == ARB_ENOTFOUND) {
@@ -125,7 +159,7 @@ arb_tview_build(arb_tview_t *v, arb_match_t *t, int tables,
         if (rc < 0)
             return rc;
         sm->problem = tb->problem;
-        sm->counted = arb_match_closed(tb->m) && sm->problem == NULL;
+        sm->counted |= arb_match_closed(tb->m) && sm->problem == NULL;
         sm->seq = arb_match_next_seq(tb->m) - 1;
         sm->head = tb->has_head ? tb->head : NULL;
         sm->res = &tb->res;
@@ -156,9 +190,7 @@ arb_tview_board(arb_buf_t *out, const arb_tview_t *v)
         bt[k].last_ms = v->tables[i].last_ms;
         bt[k].sealed = v->tables[i].sealed;
         bt[k].problem = m->problem;
-        rc = bt[k].sealed ? ARB_BOARD_PLAYING
-                          : arb_board_status(v->tables[i].m,
-                                             &bt[k].undo_seq);
+        rc = arb_tview_status(v, i, &bt[k].undo_seq);
         if (rc < 0)
             goto done;
         bt[k++].status = rc;

@@ -19,6 +19,7 @@
 
 typedef struct targs {
     const char *tid, *game, *standings, *director, *pairings, *db, *deal;
+    const char *table, *players, *reason;       /* forfeit */
     uint64_t    round;
     int         has_round, json;
     size_t      nopts;
@@ -35,6 +36,8 @@ usage(FILE *f)
         "       arbiter tournament round --tournament ID --pairings FILE.csv\n"
         "                  [--round N]\n"
         "       arbiter tournament end --tournament ID --round N\n"
+        "       arbiter tournament forfeit --tournament ID --round N\n"
+        "                  --table T --players P[,P...] [--reason TEXT]\n"
         "       arbiter tournament show|standings|board --tournament ID\n"
         "                  [--json] [--db DIR]\n\n"
         "A tournament is recorded like a match (docs/TOURNAMENT.md).\n"
@@ -51,6 +54,9 @@ usage(FILE *f)
         "             that differs from the round as recorded is\n"
         "             refused: a recorded round is not changed)\n"
         "  end        the round is over\n"
+        "  forfeit    those players of table T forfeit it (a no-show):\n"
+        "             their side loses, the others win, 0 points each;\n"
+        "             no line in the results file; --reason: a note\n"
         "  show       rounds, tables, players and each match's state\n"
         "  standings  CSV rank,player,points,...,matches (MATCH@SEQ;...),\n"
         "             or JSON with --json; only closed matches count\n"
@@ -572,34 +578,102 @@ done:
     return st;
 }
 
+/* Records the director's act VERB DIRECTOR N ARGS... (client event id
+ * cid: sent again, it is answered as the original), then, with `note`,
+ * a note of it under cid + "-why". */
 static int
-do_end(cli_net_t *n, const targs_t *a)
+director_act(cli_net_t *n, const targs_t *a, const char *verb,
+             char **args, size_t nargs, const char *cid, const char *note)
 {
     cli_tourn_t  t;
     cli_append_t ap;
-    char        *mv[3], num[24], cid[48];
+    char        *mv[3 + ARB_PLAYERS_MAX], num[24], cid2[160];
+    size_t       i;
     int          st;
 
-    if (!a->has_round) {
-        fprintf(stderr, "arbiter tournament: end needs --round N\n");
-        return CLI_ERROR;
-    }
     st = cli_tourn_load(&t, "tournament", NULL, a->tid, n, 0);
     if (st == CLI_OK) {
         snprintf(num, sizeof(num), "%" PRIu64, a->round);
-        snprintf(cid, sizeof(cid), "end-%" PRIu64, a->round);
-        mv[0] = "end";
+        mv[0] = (char *)verb;
         mv[1] = arb_match_setup(t.v.t)->players[0].name;
         mv[2] = num;
+        for (i = 0; i < nargs; i++)
+            mv[3 + i] = args[i];
         memset(&ap, 0, sizeof(ap));
         ap.match = a->tid;
         ap.kind = "move";
         ap.cid = cid;
         ap.move = mv;
-        ap.nmove = 3;
+        ap.nmove = 3 + nargs;
+        st = cli_net_append(n, &ap);
+    }
+    if (st == CLI_OK && note != NULL) {
+        snprintf(cid2, sizeof(cid2), "%s-why", cid);
+        memset(&ap, 0, sizeof(ap));
+        ap.match = a->tid;
+        ap.kind = "note";
+        ap.cid = cid2;
+        ap.text = note;
         st = cli_net_append(n, &ap);
     }
     cli_tourn_clear(&t);
+    return st;
+}
+
+static int
+do_end(cli_net_t *n, const targs_t *a)
+{
+    char cid[48];
+
+    if (!a->has_round) {
+        fprintf(stderr, "arbiter tournament: end needs --round N\n");
+        return CLI_ERROR;
+    }
+    snprintf(cid, sizeof(cid), "end-%" PRIu64, a->round);
+    return director_act(n, a, "end", NULL, 0, cid, NULL);
+}
+
+/* `forfeit`: the act `forfeit N TABLE PLAYER...` (docs/TOURNAMENT.md);
+ * its reason, when given, in a note after it. */
+static int
+do_forfeit(cli_net_t *n, const targs_t *a)
+{
+    char    list[ARB_PLAYERS_MAX * 80], *args[1 + ARB_PLAYERS_MAX], *p, *sv;
+    char    cid[128];
+    arb_buf_t note = ARB_BUF_INIT;
+    size_t  nargs = 1;
+    int     st;
+
+    if (!a->has_round || a->table == NULL || a->players == NULL) {
+        fprintf(stderr, "arbiter tournament: forfeit needs --round N, "
+                "--table T and --players P[,P...]\n");
+        return CLI_ERROR;
+    }
+    if (strlen(a->players) >= sizeof(list)) {
+        fprintf(stderr, "arbiter tournament: --players: too long\n");
+        return CLI_ERROR;
+    }
+    snprintf(list, sizeof(list), "%s", a->players);
+    args[0] = (char *)a->table;
+    for (p = strtok_r(list, ",", &sv); p != NULL;
+         p = strtok_r(NULL, ",", &sv)) {
+        if (nargs == 1 + ARB_PLAYERS_MAX) {
+            fprintf(stderr, "arbiter tournament: --players: at most %d\n",
+                    ARB_PLAYERS_MAX);
+            return CLI_ERROR;
+        }
+        args[nargs++] = p;
+    }
+    if (a->reason != NULL)
+        arb_buf_printf(&note, "forfeit of table %s of round %" PRIu64 " by "
+                       "%s: %s", a->table, a->round, a->players, a->reason);
+    snprintf(cid, sizeof(cid), "forfeit-%" PRIu64 "-%.64s", a->round,
+             a->table);
+    st = note.oom ? CLI_ERROR
+                  : director_act(n, a, "forfeit", args, nargs, cid,
+                                 a->reason != NULL ? arb_buf_cstr(&note)
+                                                   : NULL);
+    arb_buf_free(&note);
     return st;
 }
 
@@ -637,14 +711,26 @@ server_read(cli_net_t *n, const targs_t *a, const char *op)
  * but not yet closed is "finished", not "open" (as it was until
  * 2026-12-05).  A sealed table is in play as far as this reader can tell.
  * 0, or ARB_ENOMEM. */
+/* " (by ann bob)": who forfeited table m. */
+static void
+forfeiters(arb_buf_t *out, const arb_standings_match_t *m)
+{
+    size_t k;
+
+    arb_buf_puts(out, " (by");
+    for (k = 0; k < m->nplayers; k++)
+        if (m->forfeit & (1u << k))
+            arb_buf_printf(out, " %s", m->players[k]);
+    arb_buf_putc(out, ')');
+}
+
 static int
 show_status(arb_buf_t *out, const arb_tview_t *v, size_t i)
 {
     uint64_t undo;
     int      rc;
 
-    rc = v->tables[i].sealed ? ARB_BOARD_PLAYING
-                             : arb_board_status(v->tables[i].m, &undo);
+    rc = arb_tview_status(v, i, &undo);
     if (rc < 0)
         return rc;
     arb_buf_printf(out, "  events %" PRIu64 "  %s%s", v->sm[i].seq,
@@ -652,6 +738,8 @@ show_status(arb_buf_t *out, const arb_tview_t *v, size_t i)
                    v->tables[i].sealed ? ", sealed" : "");
     if (rc == ARB_BOARD_UNDO)
         arb_buf_printf(out, " (seq %" PRIu64 ")", undo);
+    if (rc == ARB_BOARD_FORFEIT)
+        forfeiters(out, &v->sm[i]);
     if (v->sm[i].problem != NULL)
         arb_buf_printf(out, "  (does not count: %s)", v->sm[i].problem);
     arb_buf_putc(out, '\n');
@@ -714,8 +802,9 @@ done:
 int
 cmd_tournament(int argc, char **argv)
 {
-    static const char *const subs[] = { "create", "round", "end", "show",
-                                        "standings", "board", NULL };
+    static const char *const subs[] = { "create", "round", "end", "forfeit",
+                                        "show", "standings", "board",
+                                        NULL };
     cli_net_t   n;
     targs_t     a;
     const char *sub;
@@ -730,6 +819,9 @@ cmd_tournament(int argc, char **argv)
         { "--pairings", CLI_ARG_STR, &a.pairings },
         { "--db", CLI_ARG_STR, &a.db },
         { "--round", CLI_ARG_U64, &a.round },
+        { "--table", CLI_ARG_STR, &a.table },
+        { "--players", CLI_ARG_STR, &a.players },
+        { "--reason", CLI_ARG_STR, &a.reason },
         { "--json", CLI_ARG_FLAG, &a.json },
         { "--option", CLI_ARG_EACH, NULL },
         { NULL, 0, NULL }
@@ -756,7 +848,7 @@ cmd_tournament(int argc, char **argv)
             break;
     if (sub == NULL || subs[k] == NULL || a.tid == NULL) {
         fprintf(stderr, "arbiter tournament: want one of create, round, end,"
-                " show, standings, board, and --tournament ID\n");
+                " forfeit, show, standings, board, and --tournament ID\n");
         usage(stderr);
         return CLI_ERROR;
     }
@@ -766,6 +858,8 @@ cmd_tournament(int argc, char **argv)
         st = do_round(&n, &a);
     else if (strcmp(sub, "end") == 0)
         st = do_end(&n, &a);
+    else if (strcmp(sub, "forfeit") == 0)
+        st = do_forfeit(&n, &a);
     else
         st = do_read(&n, &a, sub);
     cli_net_close(&n);

@@ -9,6 +9,8 @@
  *   round N T:MATCH:p1,p2[,...] ...   round N begins with these tables
  *   tables N T:MATCH:p1,p2[,...] ...  more tables of round N (in progress)
  *   end N                             round N is over
+ *   forfeit N TABLE PLAYER...         those players of that table forfeit:
+ *                                     their side loses it, the others win
  * The rules keep the pairing consistent (rounds in order, one round at a
  * time, a player at one table per round, a match id used once); the
  * matches themselves are recorded and judged on their own.  The options
@@ -355,6 +357,59 @@ more_tables(tstate_t *t, const arb_event_t *ev, arb_verdict_t *v)
     return add_tables(t, &t->rounds[t->nrounds - 1], ev, v);
 }
 
+/* `forfeit N TABLE PLAYER...`: the players named (seated at table TABLE
+ * of round N, which may be over) forfeit it.  A table is forfeited once;
+ * its match, played or not, then counts nothing of its own
+ * (core/standings.h). */
+static int
+forfeit(tstate_t *t, const arb_event_t *ev, arb_verdict_t *v)
+{
+    arb_tourn_table_t *tb = NULL;
+    unsigned           seats = 0;
+    uint64_t           n;
+    size_t             i, k;
+
+    if (ev->nargs < 3 || parse_round(ev->args[0], &n) != 0)
+        return arb_verdict(v, ARB_EINVAL, "tournament.forfeit", "forfeit N "
+                           "TABLE PLAYER... (the players who forfeit)");
+    if (n > t->nrounds && t->nrounds == 0)
+        return arb_verdict(v, ARB_EILLEGAL, "tournament.forfeit", "round "
+                           "%llu is not recorded (no round is yet)",
+                           (unsigned long long)n);
+    if (n > t->nrounds)
+        return arb_verdict(v, ARB_EILLEGAL, "tournament.forfeit", "round "
+                           "%llu is not recorded (rounds 1..%zu)",
+                           (unsigned long long)n, t->nrounds);
+    for (i = 0; i < t->rounds[n - 1].ntables; i++)
+        if (strcmp(t->rounds[n - 1].tables[i].table, ev->args[1]) == 0)
+            tb = &t->rounds[n - 1].tables[i];
+    if (tb == NULL)
+        return arb_verdict(v, ARB_EILLEGAL, "tournament.forfeit", "round "
+                           "%llu has no table %s", (unsigned long long)n,
+                           ev->args[1]);
+    if (tb->forfeit != 0)
+        return arb_verdict(v, ARB_EILLEGAL, "tournament.forfeit", "table %s "
+                           "of round %llu is forfeited already (seq %llu)",
+                           tb->table, (unsigned long long)n,
+                           (unsigned long long)tb->forfeit_seq);
+    for (i = 2; i < ev->nargs; i++) {
+        for (k = 0; k < tb->nplayers; k++)
+            if (strcmp(tb->players[k], ev->args[i]) == 0)
+                break;
+        if (k == tb->nplayers)
+            return arb_verdict(v, ARB_EILLEGAL, "tournament.forfeit", "%s "
+                               "is not at table %s of round %llu",
+                               ev->args[i], tb->table, (unsigned long long)n);
+        if (seats & (1u << k))
+            return arb_verdict(v, ARB_EINVAL, "tournament.forfeit", "%s is "
+                               "named twice", ev->args[i]);
+        seats |= 1u << k;
+    }
+    tb->forfeit = seats;
+    tb->forfeit_seq = ev->seq;
+    return 0;
+}
+
 static int
 t_apply(void *p, const arb_event_t *ev, int flags, arb_verdict_t *v)
 {
@@ -382,8 +437,10 @@ t_apply(void *p, const arb_event_t *ev, int flags, arb_verdict_t *v)
         t->rounds[t->nrounds - 1].ended = 1;
         return 0;
     }
+    if (strcmp(ev->verb, "forfeit") == 0)
+        return forfeit(t, ev, v);
     return arb_verdict(v, ARB_EINVAL, "tournament.verb", "unknown act '%s': "
-                       "round, tables or end", ev->verb);
+                       "round, tables, end or forfeit", ev->verb);
 }
 
 static int
@@ -391,6 +448,23 @@ t_finished(const void *p)
 {
     (void)p;
     return 0;                   /* a tournament ends when it is closed */
+}
+
+/* A forfeited table's record also names who forfeited (`forfeit`, in
+ * seat order) and the act (`forfeit_seq`); other records are as before
+ * forfeits existed. */
+static int
+forfeit_fields(arb_record_t *rec, const arb_tourn_table_t *tb)
+{
+    char  *who[ARB_PLAYERS_MAX];
+    size_t k, n = 0;
+
+    for (k = 0; k < tb->nplayers && k < ARB_PLAYERS_MAX; k++)
+        if (tb->forfeit & (1u << k))
+            who[n++] = tb->players[k];
+    return arb_record_list(rec, "forfeit", who, n) != 0
+           || arb_record_int(rec, "forfeit_seq", (int64_t)tb->forfeit_seq)
+              != 0 ? ARB_ENOMEM : 0;
 }
 
 /* One record per table, in round then table order as recorded, fixed
@@ -418,7 +492,8 @@ t_results(const void *p, arb_results_t *out)
                 || (tb->teams != NULL
                     && arb_record_list(rec, "teams", tb->teams,
                                        tb->nplayers) != 0)
-                || arb_record_int(rec, "ended", t->rounds[i].ended) != 0)
+                || arb_record_int(rec, "ended", t->rounds[i].ended) != 0
+                || (tb->forfeit != 0 && forfeit_fields(rec, tb) != 0))
                 return ARB_ENOMEM;
         }
     return 0;
@@ -448,6 +523,18 @@ t_digest(const void *p, arb_digest_t *d)
                 arb_digest_str(d, tb->teams[k]);
         }
     }
+    /* The forfeits last, and only when there are: the digests of
+     * tournaments without one stay what they were. */
+    for (i = 0; i < t->nrounds; i++)
+        for (j = 0; j < t->rounds[i].ntables; j++) {
+            const arb_tourn_table_t *tb = &t->rounds[i].tables[j];
+            if (tb->forfeit == 0)
+                continue;
+            arb_digest_str(d, "forfeit");
+            arb_digest_u64(d, t->rounds[i].n);
+            arb_digest_str(d, tb->table);
+            arb_digest_u64(d, tb->forfeit);
+        }
 }
 
 /* Nothing of a tournament is hidden: `seen` changes nothing. */
@@ -485,6 +572,14 @@ t_describe(const void *p, unsigned seen)
                     bad |= arb_json_add(teams, arb_json_string(tb->teams[k]));
                 bad |= arb_json_set(tab, "teams", teams);
             }
+            if (tb->forfeit != 0) {
+                json_t *ff = json_array();
+                for (k = 0; k < tb->nplayers; k++)
+                    if (tb->forfeit & (1u << k))
+                        bad |= arb_json_add(ff,
+                                            arb_json_string(tb->players[k]));
+                bad |= arb_json_set(tab, "forfeit", ff);
+            }
             bad |= arb_json_add(tables, tab);
         }
         bad |= arb_json_set(r, "tables", tables);
@@ -494,7 +589,8 @@ t_describe(const void *p, unsigned seen)
     return bad ? (json_decref(o), NULL) : o;
 }
 
-static const char *const move_verbs[] = { "round", "tables", "end", NULL };
+static const char *const move_verbs[] = { "round", "tables", "end",
+                                          "forfeit", NULL };
 
 const arb_rules_t arb_rules_tournament = {
     .game = "tournament",

@@ -440,5 +440,49 @@ check "HTTP: a bad format is 400" 400 \
        'http://127.0.0.1:17011/api/t/Open/board?format=csv')"
 check "HTTP: the board page" 1 "$(get /t/Open | grep -c '/static/board.js')"
 
+# A forfeit: a no-show recorded as such (until 2026-12-06 there was none
+# to record: the match closed at 0-0 gave the absent player a draw and a
+# point, and the results file rated it as a game).
+$A tournament create --tournament Ff --game yahchain --option mode=3 \
+    --standings mp > /dev/null 2>&1
+printf '1,1,pat,abe\n1,2,cy,di\n' > "$T/ff.csv"
+$A tournament round --tournament Ff --pairings "$T/ff.csv" > /dev/null 2>&1
+$A tournament forfeit --tournament Ff --round 1 --table 1 --players abe \
+    --reason "did not come" > /dev/null 2>&1
+check "forfeit: recorded" 0 $?
+out=$($A tournament forfeit --tournament Ff --round 1 --table 1 \
+      --players abe --reason "did not come" 2>&1)
+check "forfeit: sent again, answered as the original" "0 2" \
+    "$? $(printf '%s\n' "$out" | grep -c '(duplicate)')"
+check "forfeit: the reason in a note after it" 1 \
+    "$($A events --match Ff --from 3 |
+       grep -c 'note forfeit of table 1 of round 1 by abe: did not come$')"
+out=$($A move --match Ff forfeit director 1 1 pat 2>&1); rc=$?
+check "forfeit: once a table" "1 1" "$rc $(printf '%s\n' "$out" |
+    grep -c 'table 1 of round 1 is forfeited already (seq 2)')"
+for mv in "cy 4S" "di 5H" "cy 6D"; do
+    $A move --match Ff-R1-T2 place $mv > /dev/null 2>&1
+done
+$A close --match Ff-R1-T2 > /dev/null 2>&1
+for src in "" "--db $T/data"; do
+    check "forfeit: standings${src:+ (--db)}" \
+        "rank,player,points,gp,mp,wins,draws,losses,played,matches
+1,cy,2,21,2,1,0,0,1,Ff-R1-T2@4
+2,pat,2,0,2,1,0,0,1,Ff@2
+3,abe,0,0,0,0,0,1,1,Ff@2
+3,di,0,0,0,0,0,1,1,Ff-R1-T2@4" \
+        "$($A tournament standings --tournament Ff $src 2>&1)"
+    check "forfeit: show${src:+ (--db)}" 1 \
+        "$($A tournament show --tournament Ff $src |
+           grep -c '^  table 1  Ff-R1-T1  pat abe  events 0  forfeit (by abe)$')"
+    check "forfeit: not in the results file${src:+ (--db)}" "0 2" \
+        "$($A export --tournament Ff --format results $src |
+           grep -c Ff-R1-T1) $($A export --tournament Ff --format results \
+           $src | grep -c Ff-R1-T2)"
+done
+check "forfeit: the board" 1 \
+    "$($A tournament board --tournament Ff |
+       grep -c '"match":"Ff-R1-T1","players":\["pat","abe"\],"status":"forfeit"')"
+
 echo "tournament.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -709,10 +709,121 @@ test_derived_ids(void)
     arb_match_free(t);
 }
 
+/* A forfeit (until 2026-12-06 there was none to record: a no-show was a
+ * match closed at 0-0, a draw and a point for the absent player, rated
+ * as a game): the act names the players of a table who forfeit; their
+ * side loses and the others win, 0 points each, whatever the table's
+ * match holds; the standings trace it to the act; the results file for
+ * a rating body leaves it out; the board says "forfeit"; a tournament
+ * without one keeps its digest. */
+static void
+test_forfeit(void)
+{
+    const char   *dir[] = { "director" };
+    char         *p1[] = { "pat", "abe" }, *p2[] = { "cy", "di" };
+    arb_match_t  *t, *t2;
+    arb_verdict_t v;
+    arb_results_t r, rt[2];
+    arb_standings_match_t in[2];
+    arb_standings_t s;
+    arb_buf_t     b = ARB_BUF_INIT;
+    unsigned char d1[ARB_HASH_LEN], d2[ARB_HASH_LEN];
+
+    t = open_match("tournament", "F", dir, 1, "game", "yahchain",
+                   "game.mode", "3");
+    t2 = open_match("tournament", "F", dir, 1, "game", "yahchain",
+                    "game.mode", "3");
+    CHECK(t != NULL && t2 != NULL);
+    if (t == NULL || t2 == NULL)
+        return;
+    CHECK_INT(move(t, &v, "forfeit", "director", "1", "1", "abe"),
+              ARB_EILLEGAL);
+    CHECK(strstr(v.msg, "round 1 is not recorded (no round is yet)") != NULL);
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:F-R1-T1:pat,abe",
+                   "2:F-R1-T2:cy,di"), 0);
+    CHECK_INT(move(t2, &v, "round", "director", "1", "1:F-R1-T1:pat,abe",
+                   "2:F-R1-T2:cy,di"), 0);
+    arb_match_digest(t, d1);
+    arb_match_digest(t2, d2);
+    CHECK(memcmp(d1, d2, sizeof(d1)) == 0);
+    CHECK_INT(move(t, &v, "forfeit", "director", "1", "1", NULL),
+              ARB_EINVAL);
+    CHECK_STR(v.rule, "tournament.forfeit");
+    CHECK_INT(move(t, &v, "forfeit", "director", "1", "3", "abe"),
+              ARB_EILLEGAL);
+    CHECK(strstr(v.msg, "round 1 has no table 3") != NULL);
+    CHECK_INT(move(t, &v, "forfeit", "director", "1", "1", "cy"),
+              ARB_EILLEGAL);
+    CHECK(strstr(v.msg, "cy is not at table 1 of round 1") != NULL);
+    CHECK_INT(move(t, &v, "forfeit", "director", "2", "1", "abe"),
+              ARB_EILLEGAL);
+    CHECK_INT(move(t, &v, "forfeit", "pat", "1", "1", "abe"), ARB_EILLEGAL);
+    CHECK_STR(v.rule, "tournament.director");
+    CHECK_INT(move(t, &v, "forfeit", "director", "1", "1", "abe"), 0);
+    CHECK_INT(move(t, &v, "forfeit", "director", "1", "1", "pat"),
+              ARB_EILLEGAL);
+    CHECK(strstr(v.msg, "table 1 of round 1 is forfeited already (seq 2)")
+          != NULL);
+    arb_match_digest(t, d1);
+    CHECK(memcmp(d1, d2, sizeof(d1)) != 0);      /* it is in the state */
+    CHECK_INT(arb_match_results(t, &r), 0);
+    CHECK_INT(r.nrecords, 2);
+    if (r.nrecords == 2) {
+        const arb_field_t *f = arb_record_get(&r.records[0], "forfeit");
+        CHECK(f != NULL && f->nlist == 1 && strcmp(f->list[0], "abe") == 0);
+        CHECK_INT(arb_record_get(&r.records[0], "forfeit_seq")->num, 2);
+        CHECK(arb_record_get(&r.records[1], "forfeit") == NULL);
+    }
+    arb_results_clear(&r);
+    /* The standings: table 1's match holds abe ahead (it must not
+     * matter); table 2 is a draw, closed. */
+    memset(rt, 0, sizeof(rt));
+    memset(in, 0, sizeof(in));
+    arb_results_add_total(&rt[0], "pat", 0);
+    arb_results_add_total(&rt[0], "abe", 50);
+    arb_results_add_total(&rt[1], "cy", 7);
+    arb_results_add_total(&rt[1], "di", 7);
+    in[0].round = in[1].round = 1;
+    in[0].table = "1"; in[1].table = "2";
+    in[0].match = "F-R1-T1"; in[1].match = "F-R1-T2";
+    in[0].players = p1; in[1].players = p2;
+    in[0].nplayers = in[1].nplayers = 2;
+    in[0].res = &rt[0]; in[1].res = &rt[1];
+    in[0].seq = 3; in[1].seq = 5;
+    in[0].counted = in[1].counted = 1;
+    in[0].forfeit = 1u << 1;                    /* abe */
+    in[0].tournament = "F";
+    in[0].forfeit_seq = 2;
+    CHECK_INT(arb_standings_compute(&s, in, 2, ARB_STANDINGS_MP), 0);
+    arb_standings_csv(&b, &s, in);
+    CHECK_STR(arb_buf_cstr(&b),
+              "rank,player,points,gp,mp,wins,draws,losses,played,matches\n"
+              "1,pat,2,0,2,1,0,0,1,F@2\n"
+              "2,cy,1,7,1,0,1,0,1,F-R1-T2@5\n"
+              "2,di,1,7,1,0,1,0,1,F-R1-T2@5\n"
+              "4,abe,0,0,0,0,0,1,1,F@2\n");
+    b.len = 0;
+    arb_standings_json(&b, "F", &s, in, 2);
+    CHECK(strstr(arb_buf_cstr(&b), "{\"match\":\"F-R1-T1\",\"round\":1,"
+                 "\"table\":\"1\",\"seq\":3,\"gp\":0,\"result\":\"loss\","
+                 "\"forfeit_seq\":2}") != NULL);
+    b.len = 0;
+    arb_standings_results_csv(&b, "F", in, 2);
+    CHECK(strstr(arb_buf_cstr(&b), "F-R1-T1") == NULL);   /* not rated */
+    CHECK(strstr(arb_buf_cstr(&b), ",cy,1,7,draw\n") != NULL);
+    arb_standings_clear(&s);
+    arb_buf_free(&b);
+    arb_results_clear(&rt[0]);
+    arb_results_clear(&rt[1]);
+    arb_match_free(t);
+    arb_match_free(t2);
+}
+
 int
 main(void)
 {
     test_rules();
+    test_forfeit();
     test_derived_ids();
     test_pairing();
     test_teams();
