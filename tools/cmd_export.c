@@ -589,7 +589,8 @@ tournament(exp_t *x)
      * left out, and the bundle's own check refused the bundle: "match
      * ... is not in the bundle"). */
     for (i = 0; st == CLI_OK && x->format == F_BUNDLE && i < t.v.n; i++)
-        if (t.v.tables[i].m == NULL && !t.v.tables[i].sealed) {
+        if (t.v.tables[i].m == NULL && !t.v.tables[i].sealed
+            && t.v.sm[i].forfeit == 0) {
             fprintf(stderr, "arbiter export: table %s of round %llu (%s) "
                     "has no match yet (a table added by hand, not opened): "
                     "a bundle cannot show that a match is not there.  Open "

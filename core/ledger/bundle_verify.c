@@ -445,7 +445,10 @@ check_tournament(arb_bundle_report_t *rep, arb_bundle_result_t *res)
     }
     for (i = 0; rc == 0 && i < r.nrecords; i++) {
         f = arb_record_get(&r.records[i], "match");
-        if (f == NULL || f->str == NULL)
+        /* A forfeited table is decided by the tournament's own record: a
+         * match never opened for it is no gap. */
+        if (f == NULL || f->str == NULL
+            || arb_record_get(&r.records[i], "forfeit") != NULL)
             continue;
         for (j = 0; j < rep->nmatches; j++)
             if (strcmp(rep->matches[j].match_id, f->str) == 0)

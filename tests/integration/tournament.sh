@@ -480,6 +480,18 @@ for src in "" "--db $T/data"; do
            grep -c Ff-R1-T1) $($A export --tournament Ff --format results \
            $src | grep -c Ff-R1-T2)"
 done
+# a forfeited table never opened is no gap in the tournament's bundle
+# (one not forfeited is: refused above)
+$A move --match Ff tables director 1 3:Ff-R1-T3:xu,yo > /dev/null 2>&1
+$A tournament forfeit --tournament Ff --round 1 --table 3 --players xu,yo \
+    > /dev/null 2>&1
+check "forfeit: a table never opened, by both" 1 \
+    "$($A tournament show --tournament Ff |
+       grep -c '^  table 3  Ff-R1-T3  xu yo  events 0  forfeit (by xu yo)$')"
+$A export --tournament Ff --format bundle --out "$T/ff.bundle" > /dev/null 2>&1
+check "forfeit: the tournament's bundle" 0 $?
+$A verify "$T/ff.bundle" --pubkey "$T/data/signing.pub" > /dev/null 2>&1
+check "forfeit: ... verifies" 0 $?
 check "forfeit: the board" 1 \
     "$($A tournament board --tournament Ff |
        grep -c '"match":"Ff-R1-T1","players":\["pat","abe"\],"status":"forfeit"')"
