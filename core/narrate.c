@@ -58,10 +58,10 @@ arb_narrate_record(arb_buf_t *out, const arb_rules_t *r,
 
 void
 arb_narrate_effect(arb_buf_t *out, const arb_rules_t *r, const json_t *before,
-                   const arb_event_t *ev)
+                   const json_t *after, const arb_event_t *ev)
 {
     if (OWN(r, effect) != NULL)
-        r->narration->effect(out, before, ev);
+        r->narration->effect(out, before, after, ev);
 }
 
 void
@@ -78,22 +78,54 @@ arb_narrate_header(arb_buf_t *out, const arb_rules_t *r, const json_t *pos)
         r->narration->header(out, pos);
 }
 
-/* The position's scalars: "; turn alice; stock 30". */
+/* A scalar as words: "alice", "30", "yes"; 0 when v is none. */
+static int
+put_scalar(arb_buf_t *out, const json_t *v)
+{
+    if (json_is_string(v) && *json_string_value(v) != '\0')
+        arb_buf_puts(out, json_string_value(v));
+    else if (json_is_integer(v))
+        arb_buf_printf(out, "%" PRId64, (int64_t)json_integer_value(v));
+    else if (json_is_boolean(v))
+        arb_buf_puts(out, json_is_true(v) ? "yes" : "no");
+    else
+        return 0;
+    return 1;
+}
+
+/* The position's scalars, and an object's scalars after its key: "; turn
+ * alice; stock 30; table card 6V, origin stock" (a Chắn table card was
+ * left out until 2026-12-06). */
 static void
 put_facts(arb_buf_t *out, const json_t *pos)
 {
-    const char *key;
-    json_t     *v;
+    const char *key, *k2;
+    json_t     *v, *v2;
+    size_t      n;
 
     json_object_foreach((json_t *)pos, key, v) {
-        if (json_is_string(v) && *json_string_value(v) != '\0')
-            arb_buf_printf(out, "; %s %s", key, json_string_value(v));
-        else if (json_is_integer(v))
-            arb_buf_printf(out, "; %s %" PRId64, key,
-                           (int64_t)json_integer_value(v));
-        else if (json_is_boolean(v))
-            arb_buf_printf(out, "; %s %s", key,
-                           json_is_true(v) ? "yes" : "no");
+        if (json_is_object(v)) {
+            n = 0;
+            json_object_foreach(v, k2, v2) {
+                if (!json_is_string(v2) && !json_is_integer(v2)
+                    && !json_is_boolean(v2))
+                    continue;
+                if (json_is_string(v2) && *json_string_value(v2) == '\0')
+                    continue;
+                if (n++ == 0)
+                    arb_buf_printf(out, "; %s %s ", key, k2);
+                else
+                    arb_buf_printf(out, ", %s ", k2);
+                put_scalar(out, v2);
+            }
+            continue;
+        }
+        if (!json_is_string(v) && !json_is_integer(v) && !json_is_boolean(v))
+            continue;
+        if (json_is_string(v) && *json_string_value(v) == '\0')
+            continue;
+        arb_buf_printf(out, "; %s ", key);
+        put_scalar(out, v);
     }
 }
 

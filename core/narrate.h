@@ -31,10 +31,12 @@ void arb_narrate_move(arb_buf_t *out, const arb_rules_t *r,
  * "result of seq 12: owner alice ..." (the fields that say something). */
 void arb_narrate_record(arb_buf_t *out, const arb_rules_t *r,
                         const arb_record_t *rec);
-/* What a move that fixed no record did, from the position before it
- * ("; Sota 2 void: 4♠→9♥→K♦: no category, no points"), or nothing. */
+/* What a move that fixed no record did, from the positions before and
+ * after it (after may be NULL) ("; Sota 2 void: 4♠→9♥→K♦: no category,
+ * no points", "; binh flips 6V"), or nothing. */
 void arb_narrate_effect(arb_buf_t *out, const arb_rules_t *r,
-                        const json_t *before, const arb_event_t *ev);
+                        const json_t *before, const json_t *after,
+                        const arb_event_t *ev);
 /* What the prompt shows besides the turn (" | Sota 2 [5♥]"), or nothing. */
 void arb_narrate_prompt(arb_buf_t *out, const arb_rules_t *r,
                         const json_t *pos);

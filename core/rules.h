@@ -86,8 +86,10 @@ typedef struct arb_narration {
     int         card_first;     /* a move's first argument is a card */
     void (*move)(arb_buf_t *out, const arb_event_t *ev);
     void (*record)(arb_buf_t *out, const arb_record_t *rec);
+    /* What a move that fixed no record did: from the positions before
+     * and after it (after may be NULL). */
     void (*effect)(arb_buf_t *out, const struct json_t *before,
-                   const arb_event_t *ev);
+                   const struct json_t *after, const arb_event_t *ev);
     void (*prompt)(arb_buf_t *out, const struct json_t *pos);
     void (*header)(arb_buf_t *out, const struct json_t *pos);
     /* 0 to leave the position to the generic words. */

@@ -116,11 +116,12 @@ rec_show_effect(rec_t *r, arb_buf_t *out, const arb_event_t *ev)
                        r->before_nrec - res->nrecords > 1 ? "s" : "");
     if (ev->kind == ARB_EV_MOVE && res->nrecords == r->before_nrec
         && r->before.data != NULL) {
-        json_t *before = NULL;
+        json_t *before = NULL, *after = describe(r);
 
         arb_json_parse(&before, r->before.data, r->before.len, NULL);
-        arb_narrate_effect(out, rules(r), before, ev);
+        arb_narrate_effect(out, rules(r), before, after, ev);
         json_decref(before);
+        json_decref(after);
     }
     if (!r->before_over && rec_finished(r)) {
         arb_buf_puts(out, "; ");

@@ -481,11 +481,14 @@ chan_describe(const void *p, unsigned seen)
     return bad ? (json_decref(o), NULL) : o;
 }
 
+extern const arb_narration_t arb__chan_narration;    /* chan_narrate.c */
+
 static const char *const move_verbs[] = { "discard", "take", "pass", "draw", "chiu", "win",
                                "declare", NULL };
 
 const arb_rules_t arb_rules_chan = {
     .game = "chan",
+    .narration = &arb__chan_narration,
     .verbs = move_verbs,
     .edition = CHAN_EDITION,
     .create = chan_create,

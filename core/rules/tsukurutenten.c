@@ -827,11 +827,14 @@ tsuku_conceal(const arb_setup_t *setup, const arb_event_t *ev, int *owner)
     return ev->nargs;
 }
 
+extern const arb_narration_t arb__tsuku_narration;    /* tsuku_narrate.c */
+
 static const char *const move_verbs[] = { "deal", "draw", "discard", "take",
                                "finish", NULL };
 
 const arb_rules_t arb_rules_tsukurutenten = {
     .game = "tsukurutenten",
+    .narration = &arb__tsuku_narration,
     .verbs = move_verbs,
     .edition = EDITION,
     .create = tsuku_create,

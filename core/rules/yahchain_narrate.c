@@ -162,12 +162,14 @@ mode_of(const json_t *pos)
 
 /* A move that filled the active Sota and fixed no record made it VOID. */
 static void
-yah_effect(arb_buf_t *out, const json_t *before, const arb_event_t *ev)
+yah_effect(arb_buf_t *out, const json_t *before, const json_t *after,
+           const arb_event_t *ev)
 {
     const json_t *cards;
     long long     k;
     char          c[64];
 
+    (void)after;                /* the Sota before the card says it all */
     if (ev->kind != ARB_EV_MOVE || ev->nargs < 1 || before == NULL)
         return;
     k = get_int(before, "active_sota");

@@ -294,7 +294,8 @@ $A open --token "$ARB" --match CHAN-DRAW-2 --game chan \
     > /dev/null
 head -n 2 "$T/chan.moves" | ARBITER_RECORD_DROP_ACK=1 $A record \
     --token "$SCO" --match CHAN-DRAW-2 > "$T/out7" 2> "$T/err7"
-check "dealt, lost ack: one result each" "0 ok seq 1 ok seq 2" \
+check "dealt, lost ack: one result each (a draw says the card it flipped)" \
+    "0 ok seq 1 ok seq 2; binh flips 6V" \
     "$? $(cat "$T/out7" | tr '\n' ' ' | sed 's/ $//')"
 check "dealt, lost ack: the recorder had it" 1 \
     "$(grep -c 'seq 1 was recorded before its answer was lost' "$T/err7")"

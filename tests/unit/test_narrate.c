@@ -61,7 +61,7 @@ narrate(words_t *w, const char *text, uint64_t at, const char *player,
         take(w->record, sizeof(w->record), &b);
         arb_results_clear(&res);
     }
-    arb_narrate_effect(&b, r, pos, &ev);
+    arb_narrate_effect(&b, r, pos, NULL, &ev);
     take(w->effect, sizeof(w->effect), &b);
     arb_narrate_prompt(&b, r, pos);
     take(w->prompt, sizeof(w->prompt), &b);
@@ -144,10 +144,74 @@ test_generic(const char *path, uint64_t at, const char *player,
     free(text);
 }
 
+/* The effect of event `at` of transcript `path`, a move by `player`
+ * with `verb` and no argument, between the positions before and after it
+ * as a viewer of seats `seen` sees them. */
+static void
+effect_of(char *out, size_t n, const char *path, uint64_t at,
+          const char *player, const char *verb, unsigned seen)
+{
+    char        *text = slurp(path);
+    arb_match_t *m0 = text ? replay_text(text, at - 1) : NULL;
+    arb_match_t *m1 = text ? replay_text(text, at) : NULL;
+    json_t      *before, *after;
+    arb_event_t  ev;
+    arb_buf_t    b = ARB_BUF_INIT;
+
+    *out = '\0';
+    if (m0 == NULL || m1 == NULL)
+        goto done;
+    before = arb_match_describe_value(m0, seen);
+    after = arb_match_describe_value(m1, seen);
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_MOVE;
+    ev.player = (char *)player;
+    ev.verb = (char *)verb;
+    arb_narrate_effect(&b, arb_match_rules(m1), before, after, &ev);
+    take(out, n, &b);
+    json_decref(before);
+    json_decref(after);
+done:
+    arb_match_free(m0);
+    arb_match_free(m1);
+    free(text);
+    arb_buf_free(&b);
+}
+
+/* What a draw took from the deal, said at the console (until 2026-12-06
+ * only "ok seq N"): the card a Chắn draw turned up, to everyone; the chip
+ * a Tsukurutenten draw took, only to a viewer who sees the drawer's
+ * hand. */
+static void
+test_draw_effects(void)
+{
+    char got[200];
+
+    effect_of(got, sizeof(got), "tests/data/chan-draw.txt", 2, "binh",
+              "draw", 0);
+    CHECK_STR(got, "; binh flips 6V");
+    effect_of(got, sizeof(got), "tests/data/chan-draw.txt", 3, "binh",
+              "pass", 0);
+    CHECK_STR(got, "");
+    effect_of(got, sizeof(got), "tests/data/tsuku-simple.txt", 1, "ann",
+              "draw", ~0u);
+    CHECK_STR(got, "; ann draws B2");
+    effect_of(got, sizeof(got), "tests/data/tsuku-simple.txt", 1, "ann",
+              "draw", 1u << 0);
+    CHECK_STR(got, "; ann draws B2");
+    effect_of(got, sizeof(got), "tests/data/tsuku-simple.txt", 1, "ann",
+              "draw", 1u << 1);                 /* bob sees no chip */
+    CHECK_STR(got, "");
+    effect_of(got, sizeof(got), "tests/data/tsuku-simple.txt", 1, "ann",
+              "draw", 0);
+    CHECK_STR(got, "");
+}
+
 int
 main(void)
 {
     test_yahchain();
+    test_draw_effects();
     test_generic("tests/data/chains-1v1-36-square.txt", 3, "ann", "place",
                  "6s", "ann place 6s",
                  "result of seq 2: scoring square team short direction "
@@ -174,9 +238,13 @@ main(void)
                  "phase drawn; stock 46; rounds_played 1; finished no");
     test_generic("tests/data/chan-draw.txt", 3, "chi", "draw", "x",
                  "chi draw x", "",
-                 "game chan; dealer an; phase offer; turn chi; stock_left 22; "
+                 /* the card on the table too (until 2026-12-06: left
+                  * out, an object) */
+                 "game chan; dealer an; phase offer; turn chi; table card "
+                 "6V, origin stock, from binh, gate chi; stock_left 22; "
                  "finished no",
-                 "position; dealer an; phase offer; turn chi; stock_left 22; "
+                 "position; dealer an; phase offer; turn chi; table card 6V, "
+                 "origin stock, from binh, gate chi; stock_left 22; "
                  "finished no");
     test_generic("tests/data/chan-draw.txt", UINT64_MAX, "chi", "draw", "x",
                  "chi draw x",
@@ -184,8 +252,8 @@ main(void)
                  "score 0 settlement an 0,binh 0,chi 0,dung 0 stock_left 0 "
                  "status pending",
                  "game chan; dealer an; phase over; stock_left 0; finished "
-                 "yes",
+                 "yes; result draw yes, score 0",
                  "position; dealer an; phase over; stock_left 0; finished "
-                 "yes");
+                 "yes; result draw yes, score 0");
     return TEST_END();
 }
