@@ -31,7 +31,10 @@ extern const arb_narration_t arb__yahchain_narration;
 #define SOTAS       12
 /* Editions of the engine's reading (docs/rules/yahchain.md, "Editions"):
  * a match replays by the one it was recorded under. */
-#define EDITION     "YAHchain-3e-ch34-2"
+#define EDITION     "YAHchain-3e-ch34-3"
+#define EDITION_2   "YAHchain-3e-ch34-2"  /* a card let stand out of turn,
+                                             or in a Sota not active,
+                                             scored */
 #define EDITION_1   "YAHchain-3e-ch34"  /* a card let stand twice scored */
 #define CYCLES_MAX  1000
 
@@ -50,7 +53,9 @@ typedef struct yah_record {
  * line of its own, wherever the card falls). */
 typedef struct yah {
     int           mode, void_clear, cycles, nplayers;
-    int           ed1;                  /* recorded under EDITION_1 */
+    int           ed;                   /* recorded under edition 1, 2 or 3
+                                           (EDITION_1, EDITION_2,
+                                           EDITION) */
     int           cycle;                /* 1.. */
     int           active;               /* 1..12 */
     int           turn;                 /* seat to move */
@@ -64,8 +69,10 @@ typedef struct yah {
     int           sota_n[SOTAS];
     arb_card_t    sota_cards[SOTAS][5];
     uint64_t      used_at[ARB_DECK];    /* seq that played the card, 0 = unused */
-    /* Cards a `stands` ruling placed again (already played): the Sota
-     * holding one cannot count (§34.11.3, docs/rules/yahchain.md). */
+    /* Cards a `stands` ruling placed against §34.11: again (already
+     * played, item 3; edition 2 on) or out of turn or in a Sota not
+     * active (item 2; edition 3 on).  The Sota holding one cannot count
+     * (docs/rules/yahchain.md). */
     int           sota_rep[SOTAS];
 
     char        **players;              /* borrowed copies, owned here */
@@ -179,14 +186,14 @@ static int
 yah_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
 {
     static const char *const known[] = { "mode", "void", "cycles", "owners" };
-    static const char *const editions[] = { EDITION, EDITION_1 };
+    static const char *const editions[] = { EDITION, EDITION_2, EDITION_1 };
     yah_t      *y;
     const char *o;
     size_t      i, j;
     int         rc, ed;
 
     *out = NULL;
-    if ((ed = arb_rules_edition(s, editions, 2, v)) < 0)
+    if ((ed = arb_rules_edition(s, editions, 3, v)) < 0)
         return ed;
     for (i = 0; i < s->noptions; i++) {
         for (j = 0; j < 4; j++)
@@ -213,7 +220,7 @@ yah_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
     y = calloc(1, sizeof(*y));
     if (y == NULL)
         return ARB_ENOMEM;
-    y->ed1 = ed == 1;
+    y->ed = 3 - ed;
     o = arb_setup_option(s, "mode");
     if (o != NULL && strncmp(o, "YCWS-144/", 9) == 0)
         o += 9;
@@ -328,10 +335,11 @@ judge(yah_t *y, uint64_t seq)
     arb_bc_t bc;
     char     err[160];
 
-    /* "To count: separate physical cards of the base deck" (§34.11.3):
-     * a card played before, let stand, makes the Sota count for nothing,
-     * as a sequence of no category does. */
-    rc = y->sota_rep[k] != 0 && !y->ed1 ? -1
+    /* "To count: observe the order of the players' moves and of Sota
+     * activation; use separate physical cards of the base deck" (§34.11
+     * items 2 and 3): a card let stand against either makes the Sota
+     * count for nothing, as a sequence of no category does. */
+    rc = y->sota_rep[k] != 0 && y->ed > 1 ? -1
          : arb_bc_classify(y->mode, y->sota_cards[k], (size_t)y->mode, &bc,
                            err, sizeof(err));
     if (rc == 0) {
@@ -436,6 +444,10 @@ yah_apply(void *p, const arb_event_t *ev, int flags, arb_verdict_t *v)
     } else {
         y->sota_rep[k]++;           /* let stand: the card is not new */
     }
+    /* Let stand out of order (§34.11 item 2; edition 3: until 2026-12-06
+     * such a Sota scored, though a card played twice voided it). */
+    if (y->ed >= 3 && ((want != 0 && want != y->active) || seat != y->turn))
+        y->sota_rep[k]++;
     y->sota_cards[k][y->sota_n[k]++] = c;
     y->sota_state[k] = SOTA_FILLING;
     y->turn = (seat + 1) % y->nplayers;
@@ -481,7 +493,9 @@ yah_results(const void *p, arb_results_t *out)
         rec = arb_results_add_record(out, r->seq);
         if (rec == NULL
             || arb_record_str(rec, "match_id", y->match_id)
-            || arb_record_str(rec, "edition", y->ed1 ? EDITION_1 : EDITION)
+            || arb_record_str(rec, "edition", y->ed == 1 ? EDITION_1
+                                              : y->ed == 2 ? EDITION_2
+                                              : EDITION)
             || arb_record_str(rec, "mode", mode)
             || arb_record_int(rec, "sota", r->sota)
             || arb_record_str(rec, "owner", y->players[r->owner])
@@ -543,7 +557,7 @@ yah_digest(const void *p, arb_digest_t *d)
      * that every other state keeps the digest it always had. */
     for (k = 0; k < SOTAS && y->sota_rep[k] == 0; k++)
         ;
-    if (k < SOTAS && !y->ed1)
+    if (k < SOTAS && y->ed > 1)
         for (k = 0; k < SOTAS; k++)
             arb_digest_u64(d, (uint64_t)y->sota_rep[k]);
 }

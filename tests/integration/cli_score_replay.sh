@@ -56,8 +56,8 @@ mode: 3
 TXT
 out=$($A replay --json "$T/m.txt")
 check "replay json totals" '"totals":{"alice":21,"bob":33}' "$(printf '%s' "$out" | grep -o '"totals":{[^}]*}')"
-check "replay json digest" '"digest":"eeb60d080efc7219aad44165b880df7da4ad6878d838dfa5954cdf6d2ef629fd"' "$(printf '%s' "$out" | grep -o '"digest":"[0-9a-f]*"')"
-check "replay json record" '{"match_id":"T-2026-001","edition":"YAHchain-3e-ch34-2","mode":"YCWS-144/3","sota":1,"owner":"alice","cards":3,"sequence":["4♠","5♥","6♦"],"code":"BC-001","face_sum":15,"bonus":6,"game_points":21,"status":"pending"}' "$(printf '%s' "$out" | grep -o '{"match_id":[^}]*}' | head -1)"
+check "replay json digest" '"digest":"0f23605b66c28b5d3e792c8526c7d1ffa51d696fd2572b2e48e24a36a219da70"' "$(printf '%s' "$out" | grep -o '"digest":"[0-9a-f]*"')"
+check "replay json record" '{"match_id":"T-2026-001","edition":"YAHchain-3e-ch34-3","mode":"YCWS-144/3","sota":1,"owner":"alice","cards":3,"sequence":["4♠","5♥","6♦"],"code":"BC-001","face_sum":15,"bonus":6,"game_points":21,"status":"pending"}' "$(printf '%s' "$out" | grep -o '{"match_id":[^}]*}' | head -1)"
 out=$($A replay --json --at 3 "$T/m.txt")
 check "replay at" '"totals":{"alice":21,"bob":0}' "$(printf '%s' "$out" | grep -o '"totals":{[^}]*}')"
 printf '7. place alice 7S\n' >> "$T/m.txt"

@@ -145,7 +145,7 @@ check "reader claim msg" "arbiter claim: forbidden: append needs the scorer role
     for s in ♠ ♥ ♦ ♣ ☀ ☾ ☸ ✿ ❦ ⚙ ☯ ♪; do
         n=$((n + 1))
         if [ $((n % 2)) -eq 1 ]; then o=alice; else o=bob; fi
-        printf 'M1;YAHchain-3e-ch34-2;YCWS-144/3;%d;%s;3;2%s 3%s 4%s;BC-003;9;15;24;pending\r\n' $n $o "$s" "$s" "$s"
+        printf 'M1;YAHchain-3e-ch34-3;YCWS-144/3;%d;%s;3;2%s 3%s 4%s;BC-003;9;15;24;pending\r\n' $n $o "$s" "$s" "$s"
     done
     printf ';;;;;;;;;;;\r\nplayer;total;;;;;;;;;;\r\nalice;144;;;;;;;;;;\r\nbob;144;;;;;;;;;;\r\n'
 } > "$T/good.csv"

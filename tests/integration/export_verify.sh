@@ -78,7 +78,7 @@ check "export db line" "arbiter export: wrote $T/m1.bundle: bundle, 1 match, 38 
 out=$($A verify "$T/m1.bundle" --pubkey "$KEY"); rc=$?
 check "verify exit" 0 $rc
 check "verify first" "bundle $T/m1.bundle: 1 match, key $KEY" "$(printf '%s\n' "$out" | head -1)"
-check "verify match" "match M1  game yahchain  edition YAHchain-3e-ch34-2  events 38  closed" \
+check "verify match" "match M1  game yahchain  edition YAHchain-3e-ch34-3  events 38  closed" \
       "$(printf '%s\n' "$out" | sed -n 2p)"
 check "verify last" "verified: 1 match, 38 events: signature, chain, rules and results hold" \
       "$(printf '%s\n' "$out" | tail -1)"
@@ -104,7 +104,7 @@ out=$($A verify "$T/all.bundle" --pubkey "$KEY"); rc=$?
 check "verify 3 exit" 0 $rc
 check "verify 3 last" "verified: 3 matches, 49 events: signature, chain, rules and results hold" \
       "$(printf '%s\n' "$out" | tail -1)"
-check "verify open match" "match M3  game yahchain  edition YAHchain-3e-ch34-2  events 2  open" \
+check "verify open match" "match M3  game yahchain  edition YAHchain-3e-ch34-3  events 2  open" \
       "$(printf '%s\n' "$out" | grep '^match M3')"
 check "verify open note" 1 "$(printf '%s\n' "$out" | grep -c 'note: the match was open when exported')"
 err=$($A export --token "$RDR" --match NOPE --format bundle 2>&1 > /dev/null); rc=$?
@@ -172,9 +172,9 @@ check "csv exit" 0 $?
 check "csv rows" 14 "$(wc -l < "$T/recs.csv" | tr -d ' ')"
 check "csv header" "match_id,edition,mode,sota,owner,cards,sequence,code,face_sum,bonus,game_points,status" \
       "$(head -1 "$T/recs.csv" | tr -d '\r')"
-check "csv first" "M1,YAHchain-3e-ch34-2,YCWS-144/3,1,alice,3,2♠ 3♠ 4♠,BC-003,9,15,24,pending" \
+check "csv first" "M1,YAHchain-3e-ch34-3,YCWS-144/3,1,alice,3,2♠ 3♠ 4♠,BC-003,9,15,24,pending" \
       "$(sed -n 2p "$T/recs.csv" | tr -d '\r')"
-check "csv M2" "M2,YAHchain-3e-ch34-2,YCWS-144/3,1,alice,3,4♠ 5♥ 6♦,BC-001,15,6,21,pending" \
+check "csv M2" "M2,YAHchain-3e-ch34-3,YCWS-144/3,1,alice,3,4♠ 5♥ 6♦,BC-001,15,6,21,pending" \
       "$(grep '^M2,' "$T/recs.csv" | tr -d '\r')"
 check "csv CRLF" 14 "$(grep -c "$(printf '\r')\$" "$T/recs.csv")"
 check "csv = replay records" 12 "$($A replay --db "$T/data" --match M1 --json | grep -o '"code":"BC-003"' | wc -l | tr -d ' ')"

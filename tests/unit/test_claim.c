@@ -283,11 +283,11 @@ test_claim_json(void)
     canon = claim_canon(rep, NULL, &rc);
     CHECK_INT(rc, 0);
     CHECK_STR(canon, "{\"records\":[{\"match_id\":\"J1\",\"edition\":"
-              "\"YAHchain-3e-ch34-2\",\"mode\":\"YCWS-144/3\",\"sota\":1,"
+              "\"YAHchain-3e-ch34-3\",\"mode\":\"YCWS-144/3\",\"sota\":1,"
               "\"owner\":\"alice\",\"cards\":3,\"sequence\":[\"2♠\",\"3♠\","
               "\"4♠\"],\"code\":\"BC-003\",\"face_sum\":9,\"bonus\":15,"
               "\"game_points\":24},{\"match_id\":\"J1\",\"edition\":"
-              "\"YAHchain-3e-ch34-2\",\"mode\":\"YCWS-144/3\",\"sota\":2,"
+              "\"YAHchain-3e-ch34-3\",\"mode\":\"YCWS-144/3\",\"sota\":2,"
               "\"owner\":\"bob\",\"cards\":3,\"sequence\":[\"2♥\",\"3♥\","
               "\"4♥\"],\"code\":\"BC-003\",\"face_sum\":9,\"bonus\":15,"
               "\"game_points\":24}],\"totals\":{\"alice\":24,\"bob\":24}}");
@@ -377,12 +377,12 @@ test_claim_csv(void)
         return;
     CHECK_INT(arb_match_results(m, &r), 0);
     want = claim_canon("{\"records\":[{\"match_id\":\"C1\",\"edition\":"
-                       "\"YAHchain-3e-ch34-2\",\"mode\":\"YCWS-144/3\","
+                       "\"YAHchain-3e-ch34-3\",\"mode\":\"YCWS-144/3\","
                        "\"sota\":1,\"owner\":\"alice\",\"cards\":3,"
                        "\"sequence\":[\"2♠\",\"3♠\",\"4♠\"],\"code\":"
                        "\"BC-003\",\"face_sum\":9,\"bonus\":15,"
                        "\"game_points\":24},{\"match_id\":\"C1\","
-                       "\"edition\":\"YAHchain-3e-ch34-2\",\"mode\":"
+                       "\"edition\":\"YAHchain-3e-ch34-3\",\"mode\":"
                        "\"YCWS-144/3\",\"sota\":2,\"owner\":\"bob\","
                        "\"cards\":3,\"sequence\":[\"2♥\",\"3♥\",\"4♥\"],"
                        "\"code\":\"BC-003\",\"face_sum\":9,\"bonus\":15,"
@@ -392,9 +392,9 @@ test_claim_csv(void)
     canon = claim_canon(
         "match_id,edition,mode,sota,owner,cards,sequence,code,face_sum,"
         "bonus,game_points,status\r\n"
-        "C1,YAHchain-3e-ch34-2,YCWS-144/3,1,alice,3,2♠ 3♠ 4♠,BC-003,9,15,24,"
+        "C1,YAHchain-3e-ch34-3,YCWS-144/3,1,alice,3,2♠ 3♠ 4♠,BC-003,9,15,24,"
         "pending\r\n"
-        "C1,YAHchain-3e-ch34-2,YCWS-144/3,2,bob,3,\"2♥,3♥,4♥\",BC-003,9,15,"
+        "C1,YAHchain-3e-ch34-3,YCWS-144/3,2,bob,3,\"2♥,3♥,4♥\",BC-003,9,15,"
         "24,\r\n"
         ",,,,,,,,,,,\r\n"
         "player,total,,,,,,,,,,\r\n"
@@ -407,8 +407,8 @@ test_claim_csv(void)
     canon = claim_canon(
         "\xef\xbb\xbfmatch_id;edition;mode;sota;owner;cards;sequence;code;"
         "face_sum;bonus;game_points\n"
-        "C1;YAHchain-3e-ch34-2;YCWS-144/3;1;alice;3;2♠→3♠→4♠;BC-003;9;15;"
-        "24\n\"C1\";YAHchain-3e-ch34-2;YCWS-144/3;2;bob;3;2♥ 3♥ 4♥;BC-003;9;"
+        "C1;YAHchain-3e-ch34-3;YCWS-144/3;1;alice;3;2♠→3♠→4♠;BC-003;9;15;"
+        "24\n\"C1\";YAHchain-3e-ch34-3;YCWS-144/3;2;bob;3;2♥ 3♥ 4♥;BC-003;9;"
         "15;24\n"
         "\n"
         "player;total\n"

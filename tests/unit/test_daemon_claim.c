@@ -222,18 +222,18 @@ stored(arb_client_t *cl, const char *match, uint64_t seq, arb_event_t *ev)
 }
 
 static const char *const good_record =
-    "{\"match_id\":\"C1\",\"edition\":\"YAHchain-3e-ch34-2\",\"mode\":"
+    "{\"match_id\":\"C1\",\"edition\":\"YAHchain-3e-ch34-3\",\"mode\":"
     "\"YCWS-144/3\",\"sota\":1,\"owner\":\"alice\",\"cards\":3,\"sequence\":"
     "[\"2♠\",\"3♠\",\"4♠\"],\"code\":\"BC-003\",\"face_sum\":9,\"bonus\":15,"
     "\"game_points\":24}";
 static const char *const spaced_record =
-    "{ \"match_id\": \"C1\", \"edition\": \"YAHchain-3e-ch34-2\", \"mode\": "
+    "{ \"match_id\": \"C1\", \"edition\": \"YAHchain-3e-ch34-3\", \"mode\": "
     "\"YCWS-144/3\", \"sota\": 1, \"owner\": \"alice\", \"cards\": 3,\n"
     " \"sequence\": [\"2\\u2660\", \"3♠\", \"4♠\"], \"code\": \"BC-003\", "
     "\"face_sum\": 9, \"bonus\": 15, \"game_points\": 24, \"status\": "
     "\"pending\" }";
 static const char *const bad_record =
-    "{\"match_id\":\"C1\",\"edition\":\"YAHchain-3e-ch34-2\",\"mode\":"
+    "{\"match_id\":\"C1\",\"edition\":\"YAHchain-3e-ch34-3\",\"mode\":"
     "\"YCWS-144/3\",\"sota\":1,\"owner\":\"bob\",\"cards\":3,\"sequence\":"
     "[\"2♠\",\"3♠\",\"4♠\"],\"code\":\"BC-003\",\"face_sum\":9,\"bonus\":15,"
     "\"game_points\":24}";

@@ -173,7 +173,7 @@ test_claims(void)
 
     /* A Blockchain missing from the claim: only it is reported, the
      * records after it still pair with their own Sotas. */
-    DIFF(doctor("{\"match_id\":\"D1\",\"edition\":\"YAHchain-3e-ch34-2\","
+    DIFF(doctor("{\"match_id\":\"D1\",\"edition\":\"YAHchain-3e-ch34-3\","
                 "\"mode\":\"YCWS-144/3\",\"sota\":6,\"owner\":\"bob\","
                 "\"cards\":3,\"sequence\":[\"2☾\",\"3☾\",\"4☾\"],\"code\":"
                 "\"BC-003\",\"face_sum\":9,\"bonus\":15,\"game_points\":24},",
@@ -182,10 +182,10 @@ test_claims(void)
          "1 difference\n");
 
     /* An extra one: a second Sota 7. */
-    DIFF(doctor("{\"match_id\":\"D1\",\"edition\":\"YAHchain-3e-ch34-2\","
+    DIFF(doctor("{\"match_id\":\"D1\",\"edition\":\"YAHchain-3e-ch34-3\","
                 "\"mode\":\"YCWS-144/3\",\"sota\":7,",
                 "{\"sota\":7,\"owner\":\"bob\"},"
-                "{\"match_id\":\"D1\",\"edition\":\"YAHchain-3e-ch34-2\","
+                "{\"match_id\":\"D1\",\"edition\":\"YAHchain-3e-ch34-3\","
                 "\"mode\":\"YCWS-144/3\",\"sota\":7,"),
          "claimed record 7 (Sota 7): extra: no such record\n"
          "1 difference\n");
@@ -229,7 +229,7 @@ test_combined(void)
 {
     char *a, *b;
 
-    a = doctor("{\"match_id\":\"D1\",\"edition\":\"YAHchain-3e-ch34-2\","
+    a = doctor("{\"match_id\":\"D1\",\"edition\":\"YAHchain-3e-ch34-3\","
                "\"mode\":\"YCWS-144/3\",\"sota\":6,\"owner\":\"bob\","
                "\"cards\":3,\"sequence\":[\"2☾\",\"3☾\",\"4☾\"],\"code\":"
                "\"BC-003\",\"face_sum\":9,\"bonus\":15,\"game_points\":24},",
@@ -325,7 +325,7 @@ test_csv(void)
     arb_buf_puts(&csv, "match_id,edition,mode,sota,owner,cards,sequence,"
                  "code,face_sum,bonus,game_points,status\n");
     for (i = 0; i < 12; i++)
-        arb_buf_printf(&csv, "D1,YAHchain-3e-ch34-2,YCWS-144/3,%zu,%s,3,"
+        arb_buf_printf(&csv, "D1,YAHchain-3e-ch34-3,YCWS-144/3,%zu,%s,3,"
                        "2%s 3%s 4%s,BC-003,9,%s,24,pending\n", i + 1,
                        i % 2 ? "bob" : "alice", suit[i], suit[i], suit[i],
                        i == 10 ? "fifteen" : "15");
@@ -531,10 +531,10 @@ test_headers(const char *a)
         { "", "cycles: 1", "identical: 12 events" },
         { "", "void: close", "identical: 12 events" },
         { "mode: 3", "option.mode: 3", "identical: 12 events" },
-        { "", "edition: YAHchain-3e-ch34-2", "identical: 12 events" },
+        { "", "edition: YAHchain-3e-ch34-3", "identical: 12 events" },
         /* another edition is another judgement */
         { "", "edition: YAHchain-3e-ch34", "first divergence at seq 0 (the "
-          "header): A has 'edition: YAHchain-3e-ch34-2', B has 'edition: "
+          "header): A has 'edition: YAHchain-3e-ch34-3', B has 'edition: "
           "YAHchain-3e-ch34'\n" },
         /* paired by key: the mode, not the line at its place */
         { "mode: 3", "cycles: 2\nmode: 4", "A has 'mode: 3', B has 'mode: "
@@ -675,7 +675,7 @@ test_two_sheets(void)
     {
         char *e = malloc(strlen(c) + 40);
         char *at = strstr(c, "players:");
-        snprintf(e, strlen(c) + 40, "%.*sedition: YAHchain-3e-ch34-2\n%s",
+        snprintf(e, strlen(c) + 40, "%.*sedition: YAHchain-3e-ch34-3\n%s",
                  (int)(at - c), c, at);
         CHECK(strstr(logdiff(a, e, 0, &rc), "identical: 12 events")
               != NULL);
