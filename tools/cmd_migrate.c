@@ -20,6 +20,7 @@
 
 #include "core/codec.h"
 #include "core/err.h"
+#include "core/fsync.h"
 #include "core/ledger/chain.h"
 #include "core/ledger/store.h"
 #include "core/ledger/store_v1.h"
@@ -207,12 +208,113 @@ move(const char *from_dir, const char *to_dir, const char *name)
     return 0;
 }
 
+/* 1 when dir/name exists. */
+static int
+there(const char *dir, const char *name)
+{
+    char        p[4096];
+    struct stat st;
+
+    return path_join(p, sizeof(p), dir, name) == 0 && lstat(p, &st) == 0;
+}
+
+/* The new store's files, as they move into DIR. */
+static const char *const new_files[] = { "data.mdb", "lock.mdb", "index.mdb",
+                                         "index.mdb-lock", "wal.0",
+                                         "wal.1" };
+
+/*
+ * Moves the verified new store (nd, holding the mark) into dir, the
+ * format-1 files into od, and drops the mark; each step is done only
+ * when still to do, so a run cut short anywhere (a kill, a power cut) is
+ * finished by the next, and until the mark goes every open of dir
+ * refuses it, naming this command (until 2026-12-06 eight renames in a
+ * row, cut short, left dir looking empty, and a daemon made a new empty
+ * store there).  Durable: each directory is synced after its renames.
+ * 0, or -1 said on stderr.
+ */
+static int
+switch_stores(const char *dir, const char *nd, const char *od)
+{
+    static const char *const old_files[] = { "data.mdb", "lock.mdb" };
+    char   mark[4096];
+    size_t i;
+
+    if (mkdir(od, 0700) != 0 && errno != EEXIST) {
+        fprintf(stderr, "arbiter migrate: create %s: %s\n", od,
+                strerror(errno));
+        return -1;
+    }
+    /* An old file still in dir while its new one waits in nd is the
+     * format-1 one. */
+    for (i = 0; i < sizeof(old_files) / sizeof(old_files[0]); i++) {
+        if (!there(nd, old_files[i]) || !there(dir, old_files[i]))
+            continue;
+        if (there(od, old_files[i])) {
+            fprintf(stderr, "arbiter migrate: %s/%s and %s/%s are both "
+                    "there, and the new one waits in %s: move one of them "
+                    "away by hand, then run this again\n", dir,
+                    old_files[i], od, old_files[i], nd);
+            return -1;
+        }
+        if (move(dir, od, old_files[i]) != 0)
+            return -1;
+    }
+    if (arb_fsync_path(od) != 0 || arb_fsync_path(dir) != 0)
+        goto sync_failed;
+    for (i = 0; i < sizeof(new_files) / sizeof(new_files[0]); i++)
+        if (there(nd, new_files[i]) && move(nd, dir, new_files[i]) != 0)
+            return -1;
+    if (arb_fsync_path(dir) != 0)
+        goto sync_failed;
+    if (path_join(mark, sizeof(mark), dir, ARB_MIGRATE_MARK) != 0
+        || (unlink(mark) != 0 && errno != ENOENT)) {
+        fprintf(stderr, "arbiter migrate: remove %s: %s\n", mark,
+                strerror(errno));
+        return -1;
+    }
+    if (rmdir(nd) != 0 || arb_fsync_path(dir) != 0)
+        goto sync_failed;
+    return 0;
+sync_failed:
+    fprintf(stderr, "arbiter migrate: %s: %s (run this again to finish)\n",
+            dir, strerror(errno));
+    return -1;
+}
+
+/* Writes the mark (ARB_MIGRATE_MARK) and makes it durable: from here on
+ * the switch is finished, never undone.  0, or -1 said on stderr. */
+static int
+write_mark(const char *dir, const char *nd)
+{
+    char  mark[4096];
+    FILE *f;
+    int   ok;
+
+    if (path_join(mark, sizeof(mark), dir, ARB_MIGRATE_MARK) != 0)
+        return -1;
+    f = fopen(mark, "w");
+    ok = f != NULL
+         && fputs("arbiter migrate: this store is verified; it is moving "
+                  "into place\n", f) >= 0
+         && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    if (f != NULL && fclose(f) != 0)
+        ok = 0;
+    if (!ok || arb_fsync_path(nd) != 0) {
+        fprintf(stderr, "arbiter migrate: %s: %s; %s is unchanged\n", mark,
+                strerror(errno), dir);
+        unlink(mark);
+        return -1;
+    }
+    return 0;
+}
+
 static void
 rm_new(const char *dir)
 {
     static const char *const names[] = { "data.mdb", "lock.mdb",
                                          "index.mdb", "index.mdb-lock",
-                                         "wal.0", "wal.1" };
+                                         "wal.0", "wal.1", "verified" };
     char   p[4096];
     size_t i;
 
@@ -248,6 +350,22 @@ cmd_migrate(int argc, char **argv)
         usage(stderr);
         return CLI_ERROR;
     }
+    if (path_join(nd, sizeof(nd), dir, ARB_MIGRATE_NEW) != 0 ||
+        path_join(od, sizeof(od), dir, "format1") != 0) {
+        fprintf(stderr, "arbiter migrate: %s: path too long\n", dir);
+        goto done;
+    }
+    /* A run cut short while it moved the verified store into place:
+     * finished, never started again. */
+    if (there(dir, ARB_MIGRATE_MARK)) {
+        if (switch_stores(dir, nd, od) != 0)
+            goto done;
+        printf("%s: migrated to store format %d (an interrupted move "
+               "finished); the format-1 files are in %s\n", dir,
+               ARB_STORE_FORMAT, od);
+        status = CLI_OK;
+        goto done;
+    }
     rc = arb_store_v1_format(dir, &fmt, &why);
     if (rc != 0) {
         fprintf(stderr, "arbiter migrate: %s\n", arb_buf_cstr(&why));
@@ -280,11 +398,6 @@ cmd_migrate(int argc, char **argv)
     if (fmt != 1) {
         fprintf(stderr, "arbiter migrate: %s: store format %lu cannot be "
                 "migrated (this build migrates format 1)\n", dir, fmt);
-        goto done;
-    }
-    if (path_join(nd, sizeof(nd), dir, "migrate.new") != 0 ||
-        path_join(od, sizeof(od), dir, "format1") != 0) {
-        fprintf(stderr, "arbiter migrate: %s: path too long\n", dir);
         goto done;
     }
     rm_new(nd);             /* what an interrupted run left */
@@ -330,19 +443,11 @@ cmd_migrate(int argc, char **argv)
             goto done;
         }
     }
+    if (write_mark(dir, nd) != 0)
+        goto done;
     moving = 1;             /* from here on, keep what is in nd */
-    if (mkdir(od, 0700) != 0) {
-        fprintf(stderr, "arbiter migrate: create %s: %s\n", od,
-                strerror(errno));
+    if (switch_stores(dir, nd, od) != 0)
         goto done;
-    }
-    if (move(dir, od, "data.mdb") != 0 || move(dir, od, "lock.mdb") != 0 ||
-        move(nd, dir, "data.mdb") != 0 || move(nd, dir, "lock.mdb") != 0 ||
-        move(nd, dir, "index.mdb") != 0 ||
-        move(nd, dir, "index.mdb-lock") != 0 ||
-        move(nd, dir, "wal.0") != 0 || move(nd, dir, "wal.1") != 0)
-        goto done;
-    rmdir(nd);
     printf("%s: migrated to store format %d: %llu events in %llu matches, "
            "every chain verified; the format-1 files are in %s\n", dir,
            ARB_STORE_FORMAT, (unsigned long long)g->done,

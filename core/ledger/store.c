@@ -67,13 +67,46 @@ errno_code(int e)
 /*
  * Opening.
  */
+/* 1 when DIR holds what a migrate interrupted while it moved its files
+ * left (ARB_MIGRATE_MARK), after saying so in why; 0 when not; an
+ * ARB_E* code when it cannot tell. */
+static int
+mid_migrate(const char *dir, arb_buf_t *why)
+{
+    struct stat st;
+    char       *path = malloc(strlen(dir) + sizeof("/" ARB_MIGRATE_MARK));
+    int         rc = 0;
+
+    if (path == NULL)
+        return ARB_ENOMEM;
+    strcpy(path, dir);
+    strcat(path, "/" ARB_MIGRATE_MARK);
+    if (stat(path, &st) == 0) {
+        rc = 1;
+        arb__why(why, "%s: a migrate was interrupted while it moved the "
+                 "new store into place (%s is there): run 'arbiter migrate "
+                 "--data %s' to finish it", dir, path, dir);
+    } else if (errno != ENOENT) {
+        rc = errno_code(errno);
+        arb__why(why, "%s: %s", path, strerror(errno));
+    }
+    free(path);
+    return rc;
+}
+
 int
 arb__store_there(const char *dir, arb_buf_t *why)
 {
     struct stat st;
-    char       *path = malloc(strlen(dir) + sizeof("/data.mdb"));
-    int         rc = 0;
+    char       *path;
+    int         rc;
 
+    /* (Until 2026-12-06 such a directory, its data.mdb moved out, was
+     * "no store there", and a daemon made a new empty store in it.) */
+    rc = mid_migrate(dir, why);
+    if (rc != 0)
+        return rc == 1 ? ARB_ECORRUPT : rc;
+    path = malloc(strlen(dir) + sizeof("/data.mdb"));
     if (path == NULL)
         return ARB_ENOMEM;
     strcpy(path, dir);
@@ -359,6 +392,10 @@ arb_store_open(arb_store_t **out, const char *dir,
     exists = stat(path, &st) == 0;
     if (s->read_only && (rc = arb__store_there(dir, why)) != 0)
         goto fail;
+    if (!s->read_only && (rc = mid_migrate(dir, why)) != 0) {
+        rc = rc == 1 ? ARB_ECORRUPT : rc;
+        goto fail;
+    }
     /* A read-only open first has a handle of its own apply a journal
      * left by a dead writer (ro_recover), then claims the directory,
      * before any environment of this handle opens (store_claim.c). */

@@ -44,6 +44,13 @@
 #include "core/hash.h"
 
 #define ARB_STORE_FORMAT     3          /* "meta" format version */
+
+/* `arbiter migrate` builds the new store in DIR/ARB_MIGRATE_NEW and, once
+ * it is verified, writes ARB_MIGRATE_MARK in it before any file of DIR
+ * moves: while the mark is there, DIR is between two stores, and every
+ * open refuses it, naming `arbiter migrate`, which finishes the move. */
+#define ARB_MIGRATE_NEW      "migrate.new"
+#define ARB_MIGRATE_MARK     "migrate.new/verified"
 #define ARB_STORE_ID_MAX     64         /* match id, game: 1..64 bytes */
 #define ARB_STORE_CLIENT_MAX 128        /* client event id: 1..128 bytes */
 #define ARB_STORE_EVENT_MAX  (1u << 20) /* event bytes: 1..1 MiB */

@@ -19,6 +19,9 @@
  *   ARB_IOSIM_JOURNAL  where the journal goes (outside that directory)
  *   ARB_IOSIM_KILL=N   SIGKILL the process before its Nth write or sync
  *                      there: the power cut
+ *   ARB_IOSIM_KILL_NAME=N  SIGKILL it before its Nth name change there
+ *                      (rename, link, unlink): a tool cut short between
+ *                      two renames
  *   ARB_IOSIM_FAIL=CLASS:N:ERR  make the Nth CLASS call there fail with
  *                      ERR (EIO or ENOSPC), once; CLASS is write, sync,
  *                      msync, open or mmap
@@ -51,6 +54,7 @@ static int             inited, jfd = -1, fail_class = -1, fail_err;
 static char            dir[1024];
 static size_t          dirlen;
 static uint64_t        kill_at, ops, fail_at, counts[IOSIM_NCLASS];
+static uint64_t        kill_name_at, names;
 static uint32_t        next_id = 1;
 static uint32_t        fd_id[MAXFD];        /* 0: not in the directory */
 static unsigned char   fd_sync[MAXFD];      /* O_SYNC / O_DSYNC */
@@ -126,6 +130,8 @@ env_init(void)
         jfd = r_open(e, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if ((e = getenv("ARB_IOSIM_KILL")) != NULL)
         kill_at = strtoull(e, NULL, 10);
+    if ((e = getenv("ARB_IOSIM_KILL_NAME")) != NULL)
+        kill_name_at = strtoull(e, NULL, 10);
     if ((e = getenv("ARB_IOSIM_FAIL")) != NULL
         && sscanf(e, "%15[a-z]:%llu:", cls, &n) == 2) {
         for (i = 0; i < IOSIM_NCLASS; i++)
@@ -543,6 +549,12 @@ do_names(int type, const char *a, const char *b)
 
     pthread_mutex_lock(&lk);
     init();
+    if (kill_name_at != 0 && (in_dir(a) || (b != NULL && in_dir(b)))
+        && ++names >= kill_name_at) {
+        jrec(IOSIM_KILLED, 0, names, NULL, 0, NULL, 0);
+        kill(getpid(), SIGKILL);
+        pause();
+    }
     rc = type == IOSIM_RENAME ? r_rename(a, b)
          : type == IOSIM_LINK ? r_link(a, b) : r_unlink(a);
     if (rc == 0 && (in_dir(a) || (b != NULL && in_dir(b))))

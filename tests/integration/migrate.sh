@@ -105,6 +105,54 @@ done
 out=$($A migrate --data "$T/data" 2>&1); rc=$?
 check "second run: nothing to do" "0 $T/data: already store format 3; nothing to do" "$rc $out"
 
+# ---- a migration killed at every name change it makes ----------------------
+# (the I/O shim kills it before its Nth rename, link or unlink in the
+# directory).  Every state it leaves is either the format-1 store, whole,
+# or one that every reader refuses naming `arbiter migrate`, which then
+# finishes the move; never a directory that looks empty, where a daemon
+# would make a new empty store (until 2026-12-06 eight renames in a row,
+# cut short, left one, and migrate could not go on).
+IOSIM=$PWD/$BUILD/tests/iosim.so
+n=1; finished=0; refused_right=0; never_empty=0; resumed=0; runs=0
+while [ $n -lt 200 ] && [ $finished -eq 0 ]; do
+    rm -rf "$T/k"
+    mkdir -p "$T/k"
+    cp "$F/data.mdb" "$T/k/"
+    chmod 600 "$T/k/data.mdb"
+    LD_PRELOAD=$IOSIM ARB_IOSIM_DIR="$T/k" ARB_IOSIM_JOURNAL="$T/k.jnl" \
+        ARB_IOSIM_KILL_NAME=$n $A migrate --data "$T/k" > /dev/null 2>&1
+    rc=$?
+    rm -f "$T/k.jnl"
+    if [ $rc -eq 0 ]; then
+        finished=1
+        break
+    fi
+    runs=$((runs + 1))
+    # what every reader says of the directory left
+    out=$($A check --data "$T/k" 2>&1)
+    if printf '%s\n' "$out" | grep -q "arbiter migrate --data $T/k"; then
+        refused_right=$((refused_right + 1))
+    else
+        echo "killed at name change $n: check says: $out"
+    fi
+    out=$(bin/arbiterd --data "$T/k" --listen "unix:$T/k.sock" \
+          --log-level warn 2>&1 < /dev/null & sleep 0.3; kill $! 2>/dev/null)
+    [ -e "$T/k/signing.key" ] || never_empty=$((never_empty + 1))
+    # run again: it finishes, every record there
+    $A migrate --data "$T/k" > "$T/k.out" 2>&1 && resumed=$((resumed + 1))
+    for m in T-2026-001 OPEN1; do
+        [ "$($A replay --db "$T/k" --match "$m" --json 2>&1)" = \
+          "$(cat "$F/$m.json")" ] || echo "killed at $n: $m differs after"
+    done
+    n=$((n + 1))
+done
+echo "migrate.sh: killed at each of $runs name changes, then finished"
+check "killed migrations: some cut short, then one not" "yes yes" \
+    "$([ $runs -gt 3 ] && echo yes) $([ $finished -eq 1 ] && echo yes)"
+check "killed migrations: every reader named migrate" $runs $refused_right
+check "killed migrations: no daemon made a store there" $runs $never_empty
+check "killed migrations: run again, each finished" $runs $resumed
+
 # ---- the daemon on the migrated directory -----------------------------------
 bin/arbiterd --data "$T/data" --listen "unix:$T/s.sock" --log-level warn \
     2>> "$T/d2.log" &
