@@ -54,6 +54,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "core/err.h"
 #include "daemon/log.h"
@@ -448,14 +449,39 @@ batch_durable(arb_server_t *srv, arb_pending_t **v, arb_append_t *ap,
     free(ap);
 }
 
+/* "; the file system holding DIR is full (N KiB free)" when it is: LMDB
+ * reports a write a full disk cut short as an I/O error (EIO), which
+ * would send whoever is paged after a failing disk (until 2026-12-06 it
+ * said only "Input/output error"). */
+static void
+full_hint(const arb_server_t *srv, char *out, size_t cap)
+{
+    struct statvfs fs;
+    unsigned long long avail;
+
+    *out = '\0';
+    if (srv->cfg.data == NULL || statvfs(srv->cfg.data, &fs) != 0)
+        return;
+    avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
+    /* Under 1 MiB free, or under 0.1% of it: a commit writes more. */
+    if (avail < 1024 * 1024
+        || avail < (unsigned long long)fs.f_blocks * fs.f_frsize / 1000)
+        snprintf(out, cap, "; the file system holding %s is full (%llu KiB "
+                 "free): free room, then start again", srv->cfg.data,
+                 avail / 1024);
+}
+
 static void
 fail_stop(arb_server_t *srv, int rc)
 {
+    char hint[4400];
+
     /* Nothing of this batch is acknowledged, and no later commit may
      * run on top of pages whose fsync failed. */
-    arb_log(ARB_LOG_ERROR, "commit failed (%s: %s): stopping without "
+    full_hint(srv, hint, sizeof(hint));
+    arb_log(ARB_LOG_ERROR, "commit failed (%s: %s)%s: stopping without "
             "acknowledging the batch", arb_strerror(rc),
-            arb_buf_cstr(&srv->commit_why));
+            arb_buf_cstr(&srv->commit_why), hint);
     srv->exit_code = ARB_EXIT_FAILSTOP;
     uv_stop(srv->loop);
 }

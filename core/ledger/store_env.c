@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/buf.h"
 #include "core/err.h"
@@ -423,16 +424,27 @@ int
 arb__env_reserve(arb__env_t *e, size_t size, arb_buf_t *why)
 {
     mdb_filehandle_t fd;
+    struct stat      st;
     int              rc;
 
-    if (mdb_env_get_fd(e->env, &fd) != 0) {
+    if (mdb_env_get_fd(e->env, &fd) != 0 || fstat(fd, &st) != 0) {
         arb__why(why, "reserve the map: no file");
         return ARB_ESTORE;
     }
     rc = posix_fallocate(fd, 0, (off_t)size);
     if (rc == 0)
         return 0;
-    arb__why(why, "reserve %zu bytes for the map: %s", size, strerror(rc));
+    /* A failed allocation keeps what it got on ext4: given back, past
+     * the file's end as it was, or the fallback (no MDB_WRITEMAP) would
+     * start with the disk full, and the log starve (until 2026-12-06: on
+     * a disk with less than the map free, a start failed and a restored
+     * recorder fail-stopped after 155 appends). */
+    if (st.st_size < (off_t)size && ftruncate(fd, st.st_size) != 0)
+        arb__why(why, "reserve %zu bytes for the map: %s; and giving back "
+                 "what it took: %s", size, strerror(rc), strerror(errno));
+    else
+        arb__why(why, "reserve %zu bytes for the map: %s", size,
+                 strerror(rc));
     return rc == ENOSPC ? ARB_EFULL : ARB_EIO;
 }
 

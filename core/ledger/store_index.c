@@ -132,7 +132,9 @@ ix_env_open(arb_store_t *s, int *usable, arb_buf_t *why)
     unsigned char  v[4] = { 0, 0, 0, IX_FORMAT }, h[ARB_HASH_LEN];
     struct stat    st;
     MDB_envinfo    info;
+    MDB_stat       ms;
     uint64_t       pos, last;
+    size_t         used;
     int            rc, mrc, exists, wm, fresh = 0;
 
     *usable = 0;
@@ -169,7 +171,17 @@ ix_env_open(arb_store_t *s, int *usable, arb_buf_t *why)
         mdb_env_info(s->ix.env, &info);
         if (arb__env_reserve(&s->ix, info.me_mapsize, NULL) == 0)
             break;
+        /* What the failed allocation took is given back: the file down
+         * to its pages in use (LMDB with MDB_WRITEMAP set its size to
+         * the map's; without, it grows the file as it writes).  Until
+         * 2026-12-06 it kept them: on a disk with less than the map free
+         * a start failed, the disk full (a restored recorder fail-
+         * stopped 155 appends later). */
+        used = mdb_env_stat(s->ix.env, &ms) == 0
+               ? ((size_t)info.me_last_pgno + 1) * ms.ms_psize : 0;
         mdb_env_close(s->ix.env);
+        if (used > 0 && truncate(path, (off_t)used) != 0)
+            return arb__mdb_fail(why, errno, "give back the index's room");
     }
     s->ix.writemap = wm;
     if (mrc == 0 && !s->read_only)
