@@ -501,15 +501,24 @@ on_accept(uv_stream_t *l, int status)
         uv_close((uv_handle_t *)&hc->tcp, free_handle);
         return;
     }
-    if (open >= cap || h->srv->stopping) {
-        /* Over the cap: closed at once, before libh2o allocates. */
-        if (h->srv->n.http_refused++ % 1000 == 0 && !h->srv->stopping)
+    if (h->srv->stopping) {
+        uv_close((uv_handle_t *)&hc->tcp, free_handle);
+        return;
+    }
+    if (open >= cap) {
+        /* Over the cap: closed at once, before libh2o allocates.  Each
+         * listener counts and says its own (one count hid the other's
+         * first refusal until 2026-12-06). */
+        uint64_t *n = metrics ? &h->srv->n.metrics_refused
+                              : &h->srv->n.http_refused;
+
+        if ((*n)++ % 1000 == 0)
             arb_log_ev(ARB_LOG_WARN, "http_conn_refused", NULL, "http: %zu "
                        "connections open%s, %s reached: closing new ones "
                        "(%llu so far)", open,
                        metrics ? " on metrics_listen" : "",
                        metrics ? "its limit" : "max_connections",
-                       (unsigned long long)h->srv->n.http_refused);
+                       (unsigned long long)*n);
         uv_close((uv_handle_t *)&hc->tcp, free_handle);
         return;
     }

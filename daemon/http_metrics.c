@@ -132,6 +132,9 @@ arb_http_metrics(arb_http_req_t *q)
     one(&b, "arbiter_http_connections_refused_total", "counter",
         "HTTP connections closed at once: max_connections reached.",
         n->http_refused);
+    one(&b, "arbiter_http_metrics_connections_refused_total", "counter",
+        "Connections to metrics_listen closed at once: its 8 were open.",
+        n->metrics_refused);
     one(&b, "arbiter_http_heads_refused_total", "counter",
         "Request heads over header_max answered 431 before they ended.",
         n->http_heads_refused);
