@@ -109,9 +109,11 @@ main(int argc, char **argv)
         return 0;
     }
     for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-        if (strcmp(argv[1], cmds[i].name) == 0)
+        if (strcmp(argv[1], cmds[i].name) == 0) {
+            snprintf(cli_who, sizeof(cli_who), "arbiter %s", cmds[i].name);
             return stdout_checked(cmds[i].name,
                                   cmds[i].run(argc - 1, argv + 1));
+        }
     fprintf(stderr, "arbiter: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CLI_ERROR;

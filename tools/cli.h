@@ -55,13 +55,17 @@ int cmd_verify(int argc, char **argv);
 int cmd_key(int argc, char **argv);
 int cmd_replicate(int argc, char **argv);
 
+/* "arbiter CMD" once main() has picked the command CMD, else "arbiter":
+ * what the shared helpers below put before their messages. */
+extern char cli_who[64];
+
 /* Reads a whole file ("-" = stdin) into b.  0 or an ARB_E* code; on error
- * prints "arbiter: <path>: <reason>" to stderr. */
+ * prints "arbiter CMD: <path>: <reason>" to stderr. */
 int cli_read_file(arb_buf_t *b, const char *path);
 /* A whole file ("-" = stdin) for reading: a regular file is mapped (no
  * copy: a bundle may run to gigabytes), anything else read into buf.
  * data/len hold its bytes until cli_file_close.  While a file is mapped,
- * SIGBUS (the file cut short by another program) prints "arbiter:
+ * SIGBUS (the file cut short by another program) prints "arbiter CMD:
  * <path>: the file changed while it was read ..." and exits CLI_ERROR:
  * a file that changed under a check is never reported as checked.  0 or
  * ARB_EIO (the reason printed as by cli_read_file). */

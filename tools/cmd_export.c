@@ -39,7 +39,7 @@ static void
 usage(FILE *f)
 {
     fprintf(f,
-        "usage: arbiter export --format FMT (--match ID... | --from T [--to T]"
+        "usage: arbiter export --format FMT ((--match ID)... | --from T [--to T]"
         " | --to T\n"
         "                      | --tournament ID)\n"
         "                      (--db DIR | [--db DIR] [connection options])\n"

@@ -265,7 +265,7 @@ load_db(arb_history_t *h, const char *cmd, const char *dir,
         free(h->secret);        /* malformed: as if there were none */
         h->secret = NULL;
     } else if (rc != 0) {
-        fprintf(stderr, "arbiter: match %s: %s\n", match, v.msg);
+        fprintf(stderr, "%s: match %s: %s\n", cli_who, match, v.msg);
         goto done;
     }
     if (arb_history_name(h, "%s: match %s", dir, match) == 0)

@@ -14,6 +14,8 @@
 #include "core/ledger/bundle.h"
 #include "tools/cli.h"
 
+char cli_who[64] = "arbiter";
+
 int
 cli_read_file(arb_buf_t *b, const char *path)
 {
@@ -22,12 +24,12 @@ cli_read_file(arb_buf_t *b, const char *path)
 
     f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (f == NULL) {
-        fprintf(stderr, "arbiter: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "%s: %s: %s\n", cli_who, path, strerror(errno));
         return ARB_EIO;
     }
     for (;;) {
         if (arb_buf_reserve(b, 65536) != 0) {
-            fprintf(stderr, "arbiter: %s: out of memory\n", path);
+            fprintf(stderr, "%s: %s: out of memory\n", cli_who, path);
             break;
         }
         n = fread(b->data + b->len, 1, 65536, f);
@@ -36,7 +38,7 @@ cli_read_file(arb_buf_t *b, const char *path)
             break;
     }
     if (ferror(f)) {
-        fprintf(stderr, "arbiter: %s: read error: %s\n", path,
+        fprintf(stderr, "%s: %s: read error: %s\n", cli_who, path,
                 strerror(errno));
         b->oom = 1;
     }
@@ -75,9 +77,9 @@ cli_file_open(cli_file_t *cf, const char *path)
     fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
     if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
         && st.st_size > 0 && (uintmax_t)st.st_size <= SIZE_MAX) {
-        n = snprintf(bus_msg, sizeof(bus_msg), "arbiter: %s: the file "
+        n = snprintf(bus_msg, sizeof(bus_msg), "%s: %s: the file "
                      "changed while it was read (cut short by another "
-                     "program?)\n", path);
+                     "program?)\n", cli_who, path);
         bus_len = n > 0 && (size_t)n < sizeof(bus_msg) ? (size_t)n
                                                       : sizeof(bus_msg) - 1;
         memset(&sa, 0, sizeof(sa));
