@@ -163,7 +163,10 @@ $A rule --token "$ARB" --match M2 void 3 2>/dev/null; check "ruling needs reason
 err=$($A rule --token "$ARB" --match M2 stands place alice 2H --reason x 2>&1 >/dev/null); rc=$?
 check "legal stands exit" 1 $rc
 check "legal stands msg" "arbiter rule: invalid: ruling: the move is legal: record it as a move, not as an illegal move that stands" "$err"
-check "ruled totals" '"totals":{"alice":15,"bob":0}' \
+# bob's 4S let stand out of turn completes Sota 1, which counts for nothing
+# (YAHchain edition 3, §34.11 item 2; alice's Ladder scored 15 until
+# 2026-12-06)
+check "ruled totals" '"totals":{"alice":0,"bob":0}' \
       "$(part totals "$($A state --token "$RDR" --match M2 --json)")"
 # the state lists the rulings that shaped it (the daemon's reader copy
 # keeps them; before 2026-12-06 neither text nor json named them)
