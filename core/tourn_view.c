@@ -85,8 +85,10 @@ arb_tview_status(const arb_tview_t *v, size_t i, uint64_t *undo_seq)
     *undo_seq = 0;
     if (v->sm[i].forfeit != 0)
         return ARB_BOARD_FORFEIT;
+    /* Sealed: no event past the open is not started, as the recorder's
+     * own board says (until 2026-12-06 `show` said "playing"). */
     if (v->tables[i].sealed)
-        return ARB_BOARD_PLAYING;
+        return v->sm[i].seq == 0 ? ARB_BOARD_NOT_STARTED : ARB_BOARD_PLAYING;
     return arb_board_status(v->tables[i].m, undo_seq);
 }
 

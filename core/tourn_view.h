@@ -61,7 +61,8 @@ void arb_tview_clear(arb_tview_t *v);
  * ARB_ENOMEM. */
 int  arb_tview_board(arb_buf_t *out, const arb_tview_t *v);
 /* Table i's status (enum arb_board_status): forfeit when a tournament's
- * act forfeited it, playing when sealed, else its match's; *undo_seq as
+ * act forfeited it; when sealed, not_started at its open and playing
+ * after; else its match's; *undo_seq as
  * arb_board_status gives it.  A status or ARB_ENOMEM. */
 int  arb_tview_status(const arb_tview_t *v, size_t i, uint64_t *undo_seq);
 /* The standings by the tournament's rule, JSON (json) or CSV.  0 or

@@ -565,9 +565,13 @@ do_round(cli_net_t *n, const targs_t *a)
     st = round_judge(&t, t.v.res.records[i].seq, round, tv, k);
     if (st == CLI_OK)
         st = round_same(&t, a, round, tv, k);
+    /* (A forfeited table is decided: not opened, which in a dealt
+     * tournament left a running match that kept the bundle out until
+     * 2026-12-06.) */
     for (; st == CLI_OK && i < t.v.res.nrecords; i++)
         if ((uint64_t)arb_record_get(&t.v.res.records[i], "round")->num
-            == round)
+            == round
+            && arb_record_get(&t.v.res.records[i], "forfeit") == NULL)
             st = open_table(n, &t, &t.v.res.records[i]);
 done:
     arb_strv_free(tv, k);
@@ -580,14 +584,15 @@ done:
 
 /* Records the director's act VERB DIRECTOR N ARGS... (client event id
  * cid: sent again, it is answered as the original), then, with `note`,
- * a note of it under cid + "-why". */
+ * a note of it (client event id note_cid). */
 static int
 director_act(cli_net_t *n, const targs_t *a, const char *verb,
-             char **args, size_t nargs, const char *cid, const char *note)
+             char **args, size_t nargs, const char *cid, const char *note,
+             const char *note_cid)
 {
     cli_tourn_t  t;
     cli_append_t ap;
-    char        *mv[3 + ARB_PLAYERS_MAX], num[24], cid2[160];
+    char        *mv[3 + ARB_PLAYERS_MAX], num[24];
     size_t       i;
     int          st;
 
@@ -608,11 +613,10 @@ director_act(cli_net_t *n, const targs_t *a, const char *verb,
         st = cli_net_append(n, &ap);
     }
     if (st == CLI_OK && note != NULL) {
-        snprintf(cid2, sizeof(cid2), "%s-why", cid);
         memset(&ap, 0, sizeof(ap));
         ap.match = a->tid;
         ap.kind = "note";
-        ap.cid = cid2;
+        ap.cid = note_cid;
         ap.text = note;
         st = cli_net_append(n, &ap);
     }
@@ -630,7 +634,19 @@ do_end(cli_net_t *n, const targs_t *a)
         return CLI_ERROR;
     }
     snprintf(cid, sizeof(cid), "end-%" PRIu64, a->round);
-    return director_act(n, a, "end", NULL, 0, cid, NULL);
+    return director_act(n, a, "end", NULL, 0, cid, NULL, NULL);
+}
+
+/* 16 hex digits of BLAKE2b of text, into out (17 bytes): a client event
+ * id's part that names the text. */
+static void
+text_key(char *out, const char *text)
+{
+    unsigned char h[8];
+
+    crypto_generichash(h, sizeof(h), (const unsigned char *)text,
+                       strlen(text), NULL, 0);
+    arb_hex(out, h, sizeof(h));
 }
 
 /* `forfeit`: the act `forfeit N TABLE PLAYER...` (docs/TOURNAMENT.md);
@@ -639,7 +655,7 @@ static int
 do_forfeit(cli_net_t *n, const targs_t *a)
 {
     char    list[ARB_PLAYERS_MAX * 80], *args[1 + ARB_PLAYERS_MAX], *p, *sv;
-    char    cid[128];
+    char    cid[80], why_cid[120];
     arb_buf_t note = ARB_BUF_INIT;
     size_t  nargs = 1;
     int     st;
@@ -662,17 +678,31 @@ do_forfeit(cli_net_t *n, const targs_t *a)
                     ARB_PLAYERS_MAX);
             return CLI_ERROR;
         }
+        if (!arb_name_valid(p)) {
+            fprintf(stderr, "arbiter tournament: --players: '%s' is not a "
+                    "player's name (1..64 of A-Z a-z 0-9 _ . @ + -, "
+                    "comma-separated)\n", p);
+            return CLI_ERROR;
+        }
         args[nargs++] = p;
     }
     if (a->reason != NULL)
         arb_buf_printf(&note, "forfeit of table %s of round %" PRIu64 " by "
                        "%s: %s", a->table, a->round, a->players, a->reason);
-    snprintf(cid, sizeof(cid), "forfeit-%" PRIu64 "-%.64s", a->round,
+    /* The same forfeit sent again is answered as the original; another
+     * one of the table is judged, and refused as forfeited already.  The
+     * reason's note is keyed by its text: a corrected reason is a second
+     * note, not a conflict (until 2026-12-06 both were "idempotency"). */
+    snprintf(cid, sizeof(cid), "forfeit-%" PRIu64 "-%.20s-", a->round,
              a->table);
+    text_key(cid + strlen(cid), a->players);
+    snprintf(why_cid, sizeof(why_cid), "%s-why-", cid);
+    if (a->reason != NULL)
+        text_key(why_cid + strlen(why_cid), a->reason);
     st = note.oom ? CLI_ERROR
                   : director_act(n, a, "forfeit", args, nargs, cid,
                                  a->reason != NULL ? arb_buf_cstr(&note)
-                                                   : NULL);
+                                                   : NULL, why_cid);
     arb_buf_free(&note);
     return st;
 }

@@ -58,11 +58,24 @@
                     "</td><td>" + l.points + "</td><td>" + l.gp + "</td><td>" +
                     l.wins + "–" + l.draws + "–" + l.losses + "</td><td>" +
                     l.matches.map(function (m) {
-                        return matchLink(m.match) + "@" + m.seq;
+                        /* a forfeit names the tournament's act, as the
+                         * CSV does (until 2026-12-06 the table's match) */
+                        return m.forfeit_seq !== undefined ?
+                            "<span class=\"forfeit\">" + esc(s.tournament) +
+                            "@" + m.forfeit_seq + " (forfeit, " +
+                            esc(m.result) + ")</span>" :
+                            matchLink(m.match) + "@" + m.seq;
                     }).join(" ") + "</td></tr>";
             }).join("") + "</table>";
+        /* Not counted: a table whose match does not count says why (its
+         * problem); the others are not closed yet (until 2026-12-06 all
+         * were "not closed") */
+        var why = {};
+        (s.problems || []).forEach(function (p) { why[p.match] = p.why; });
         $("uncounted").textContent = s.uncounted.length ?
-            "Not counted yet (not closed): " + s.uncounted.join(", ") : "";
+            "Not counted: " + s.uncounted.map(function (m) {
+                return m + " (" + (why[m] || "not closed") + ")";
+            }).join(", ") : "";
     }
     var busy = false, again = false;
     function load() {

@@ -454,6 +454,17 @@ out=$($A tournament forfeit --tournament Ff --round 1 --table 1 \
       --players abe --reason "did not come" 2>&1)
 check "forfeit: sent again, answered as the original" "0 2" \
     "$? $(printf '%s\n' "$out" | grep -c '(duplicate)')"
+out=$($A tournament forfeit --tournament Ff --round 1 --table 1 \
+      --players abe --reason "did not come, phoned at 10:05" 2>&1)
+check "forfeit: a corrected reason, a second note" 0 $?
+out=$($A tournament forfeit --tournament Ff --round 1 --table 1 \
+      --players pat 2>&1)
+check "forfeit: another of the table, refused as such" "1 1" \
+    "$? $(printf '%s\n' "$out" | grep -c 'forfeited already (seq 2)')"
+out=$($A tournament forfeit --tournament Ff --round 1 --table 1 \
+      --players "abe,,x y" 2>&1)
+check "forfeit: a name that is none" "2 1" "$? $(printf '%s\n' "$out" |
+    grep -c "'x y' is not a player's name")"
 check "forfeit: the reason in a note after it" 1 \
     "$($A events --match Ff --from 3 |
        grep -c 'note forfeit of table 1 of round 1 by abe: did not come$')"
@@ -492,6 +503,33 @@ $A export --tournament Ff --format bundle --out "$T/ff.bundle" > /dev/null 2>&1
 check "forfeit: the tournament's bundle" 0 $?
 $A verify "$T/ff.bundle" --pubkey "$T/data/signing.pub" > /dev/null 2>&1
 check "forfeit: ... verifies" 0 $?
+# A dealt tournament: the forfeited table's match, running and dealt,
+# cannot be bundled, and is left out until it is closed (until 2026-12-06
+# it kept the whole tournament's bundle out); a forfeited table added by
+# hand is not opened by the next run of the round.
+$A tournament create --tournament Fd --game tsukurutenten \
+    --option scoring=simple --deal seed > /dev/null 2>&1
+printf '1,1,una,vic\n' > "$T/fd.csv"
+$A tournament round --tournament Fd --pairings "$T/fd.csv" > /dev/null 2>&1
+$A move --match Fd tables director 1 2:Fd-R1-T2:wes,xan > /dev/null 2>&1
+$A tournament forfeit --tournament Fd --round 1 --table 1 --players vic \
+    > /dev/null 2>&1
+$A tournament forfeit --tournament Fd --round 1 --table 2 --players xan \
+    > /dev/null 2>&1
+$A tournament round --tournament Fd --pairings "$T/fd.csv" > /dev/null 2>&1
+check "forfeit: a forfeited table added by hand is not opened" 1 \
+    "$($A state --match Fd-R1-T2 2>&1 | grep -c "no match 'Fd-R1-T2'")"
+for src in "" "--db $T/data"; do
+    rm -f "$T/fd.bundle"
+    $A export --tournament Fd --format bundle --out "$T/fd.bundle" $src \
+        > /dev/null 2>&1
+    check "forfeit: a dealt tournament's bundle${src:+ (--db)}" 0 $?
+    $A verify "$T/fd.bundle" --pubkey "$T/data/signing.pub" > /dev/null 2>&1
+    check "forfeit: ... verifies${src:+ (--db)}" 0 $?
+done
+check "forfeit: ... without the running match" 0 \
+    "$($A verify "$T/fd.bundle" --pubkey "$T/data/signing.pub" 2>&1 |
+       grep -c '^match Fd-R1-T1 ')"
 check "forfeit: the board" 1 \
     "$($A tournament board --tournament Ff |
        grep -c '"match":"Ff-R1-T1","players":\["pat","abe"\],"status":"forfeit"')"

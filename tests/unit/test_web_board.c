@@ -172,6 +172,20 @@ main(void)
                    " .problem') || {}).textContent === 'does not count: its "
                    "match\\'s players are zed yan, the table\\'s ivy jon'",
                    3000) >= 0);
+    /* Not counted: why, per table (until 2026-12-06 every one was "not
+     * closed", this one closed too) */
+    CHECK_INT(harness_cli("close --match Cup-R1-T5"), 0);
+    CHECK(cdp_wait(&b, "document.querySelector('#uncounted').textContent"
+                   ".indexOf(\"Cup-R1-T5 (its match's players are zed yan, "
+                   "the table's ivy jon)\") >= 0", 3000) >= 0);
+    /* A forfeit: the board says so, the standings name the tournament's
+     * act as the CSV does (until 2026-12-06 the table's match at 0) */
+    CHECK_INT(harness_cli("tournament forfeit --tournament Cup --round 1 "
+                          "--table 4 --players hal"), 0);
+    CHECK(shows(&b, 4, "forfeit") >= 0);
+    CHECK(cdp_wait(&b, "/^Cup@\\d+ \\(forfeit, win\\)$/.test((document."
+                   "querySelector('#standings tr[data-player=\"gus\"] "
+                   "td:nth-child(6)') || {}).textContent)", 3000) >= 0);
     CHECK(cdp_is_picture(&b, 1280, 800, "board"));
     /* A phone: the board's tables scroll in their box, never the page
      * (a disputed row made it 14 px too wide until 2026-12-06).  A
