@@ -182,6 +182,29 @@ cmd_load(int argc, char **argv)
         goto done;
     }
     parsed = 1;
+    /* The recorder records under its rules' current edition: a
+     * transcript of an older one would be judged anew, its results
+     * changed without a word (until 2026-12-06 it was: a YAHchain
+     * edition-2 scoresheet lost a Sota's points, a Chắn edition-1 one
+     * failed half-way, its match left open).  Refused before anything is
+     * sent; replay judges it as recorded. */
+    {
+        const arb_setup_t *su = t.open.setup;
+        const arb_rules_t *r = su != NULL ? arb_rules_find(su->game) : NULL;
+
+        if (r != NULL && su->edition != NULL && r->edition != NULL
+            && strcmp(su->edition, r->edition) != 0) {
+            fprintf(stderr, "%s:%u: the transcript is of %s edition '%s'; "
+                    "the recorder records under '%s', which may judge its "
+                    "moves otherwise: nothing was sent.  'arbiter replay "
+                    "%s' judges it as recorded; to record it, write the "
+                    "current edition in its header, and check the "
+                    "result\n", path, t.open_line, su->game, su->edition,
+                    r->edition, path);
+            status = CLI_DIFFERS;
+            goto done;
+        }
+    }
     if (reveal_for_load(&t, path) != 0 || cli_net_connect(&n) != 0)
         goto done;
     status = send_open(&n, t.open.setup);

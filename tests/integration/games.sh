@@ -89,5 +89,18 @@ check "... recorded once" 49 \
     "$($A state --json --match CH-closed | sed -n 's/.*"seq":\([0-9]*\).*/\1/p' |
        tail -1)"
 
+# A transcript of an older edition of its rules: refused before anything
+# is sent (the recorder would judge it anew under its own: until
+# 2026-12-06 it did, and a Sota's points vanished without a word).
+printf 'game: yahchain\nmatch: OLD-ED\nplayers: alice bob\nmode: 3\nedition: YAHchain-3e-ch34-2\n\n1. place alice 4S\n2. stands place alice 5H -- out of turn\n3. place bob 6D\n' > "$T/old.txt"
+err=$($A load "$T/old.txt" 2>&1); rc=$?
+check "an older edition's transcript: refused" "1 1" "$rc $(printf '%s\n' \
+    "$err" | grep -c "the transcript is of yahchain edition \
+'YAHchain-3e-ch34-2'; the recorder records under 'YAHchain-3e-ch34-3'")"
+check "... nothing recorded" 1 \
+    "$($A state --match OLD-ED 2>&1 | grep -c "no match 'OLD-ED'")"
+check "... replay judges it as recorded (alice's Ladder, 21)" 1 \
+    "$($A replay "$T/old.txt" | grep -c '^  alice 21$')"
+
 echo "games.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
