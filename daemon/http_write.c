@@ -476,8 +476,10 @@ pack_undo(arb_http_req_t *q, const arb_token_t *t, const char *match,
         arb_http_error(q->req, 404, "match", "no match '%s'", match);
         goto done;
     }
+    /* A move let stand is a move on the table too: voided as `arbiter
+     * rule void` voids it (refused here until 2026-12-06). */
     if (seq < 1 || seq > upto || arb_live_event(q->srv, match, seq, &ev) != 0
-        || ev.kind != ARB_EV_MOVE) {
+        || (ev.kind != ARB_EV_MOVE && ev.kind != ARB_EV_STANDS)) {
         arb_http_error(q->req, 400, "seq", "seq %" PRIu64 " is no recorded "
                        "move of match '%s'", seq, match);
         goto done;

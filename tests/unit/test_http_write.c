@@ -263,12 +263,24 @@ main(void)
     CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?hands=2",
                        HARNESS_SCORER, resp, sizeof(resp)), 400);
 
+    /* A move let stand is undone as a move is (refused until
+     * 2026-12-06: "no recorded move"). */
+    CHECK_INT(harness_cli("rule --match W stands place alice 6D --reason "
+                          "\"out of turn\""), 0);
+    CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{\"seq\":6}"), 200);
+    CHECK_INT(post("/api/m/W/undo", HARNESS_ARBITER, "{\"seq\":6,\"reason\":"
+                   "\"stray card\"}"), 200);
+    CHECK_INT(http_get(port, "/api/m/W/events?from=7", HARNESS_ARBITER, resp,
+                       sizeof(resp)), 200);
+    CHECK(says("note undo requested: seq 6 (stands place alice 6D -- out of turn)"));
+    CHECK(says("void 6 -- stray card"));
+
     /* Close, by the arbiter: the match takes no more moves. */
     CHECK_INT(post("/api/m/W/close", HARNESS_ARBITER, "{\"reason\":\"time\"}"),
               200);
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"alice 9S\"}"),
               422);
-    CHECK_INT(last_seq("W"), 6);
+    CHECK_INT(last_seq("W"), 9);
 
     /* A clean stop: no crash, nothing leaked under ASan. */
     i = harness_stop(SIGTERM);
