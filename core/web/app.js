@@ -198,8 +198,10 @@
         function ruledMoves() {
             var by = {};
             ruled.forEach(function (r) {
-                if (!r.undone_by && r.target !== undefined)
-                    by[r.target] = r;
+                /* a move let stand is the ruling's own event (it names
+                 * no target: it was never flagged until 2026-12-06) */
+                if (!r.undone_by)
+                    by[r.target !== undefined ? r.target : r.seq] = r;
             });
             return by;
         }

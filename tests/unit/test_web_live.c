@@ -194,6 +194,17 @@ main(void)
                            "'#moves [data-seq=\"6\"] .line'))"
                            ".textDecorationLine", got, sizeof(got)),
               "line-through");
+    /* A move let stand (out of turn) is flagged on its own line (never
+     * until 2026-12-06: a stands names no target). */
+    CHECK_INT(harness_cli("rule --match W1 stands place alice 8S --reason "
+                          "\"out of turn\""), 0);
+    CHECK(cdp_wait(&b, "document.body.dataset.seq === '8'", 3000) >= 0);
+    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#moves [data-seq="
+                           "\"8\"]').className", got, sizeof(got)),
+              "now ruled ruled-stands");
+    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#moves [data-seq="
+                           "\"8\"] .ruling-note').textContent", got,
+                           sizeof(got)), "stands at seq 8");
 
     /* Each game's page, as a spectator sees it: no hand face up. */
     cdp_step("each game's page");
@@ -245,7 +256,7 @@ main(void)
                            "'table.totals')).color", got, sizeof(got)),
               "rgb(255, 255, 255)");
     CHECK(cdp_is_picture(&b, 1920, 1080, "overlay"));
-    t = move_seen(&b, "move --match W1 place bob 8C", 8);
+    t = move_seen(&b, "move --match W1 place bob 8C", 9);
     CHECK(t >= 0 && t < 1000);
     /* A long line (a note, a claim's whole claim) is cut in the list,
      * whole in its tooltip. */
@@ -256,10 +267,10 @@ main(void)
                   "aaaaaaaaaa bbbbbbbbbb cccccccccc dddddddddd eeeeeeeeee "
                   "ffffffffff gggggggggg hhhhhhhhhh iiiiiiiiii jjjjjjjjjj "
                   "kkkkkkkkkk llllllllll mmmmmmmmmm nnnnnnnnnn oooooooooo "
-                  "pppppppppp", 9);
+                  "pppppppppp", 10);
     CHECK(t >= 0);
     CHECK_INT(cdp_eval_int(&b, "(() => { const d = document.querySelector("
-                           "'#moves [data-seq=\"9\"]'); return d && d.title"
+                           "'#moves [data-seq=\"10\"]'); return d && d.title"
                            ".length > 160 && d.querySelector('.line')"
                            ".textContent.length < 170 && d.querySelector("
                            "'.line').textContent.endsWith('\u2026') ? 1 : 0;"
