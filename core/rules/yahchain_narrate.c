@@ -160,7 +160,34 @@ mode_of(const json_t *pos)
     return slash != NULL ? atoi(slash + 1) : 0;
 }
 
-/* A move that filled the active Sota and fixed no record made it VOID. */
+/* 1 when the Sota's cards and the card played make a category, or hold
+ * one physical card twice: then a Sota that fixed no record was voided by
+ * a card let stand against §34.11 (docs/rules/yahchain.md), not by a
+ * sequence of no category. */
+static int
+is_category(const json_t *cards, const char *played, int mode)
+{
+    arb_card_t seq[5];
+    arb_bc_t   bc;
+    char       err[160];
+    size_t     i, n = json_array_size(cards);
+    const char *s;
+
+    if (mode < 3 || mode > 5 || n + 1 != (size_t)mode)
+        return 0;
+    for (i = 0; i <= n; i++) {
+        s = i < n ? json_string_value(json_array_get(cards, i)) : played;
+        if (s == NULL || arb_card_parse(&seq[i], s, strlen(s), err,
+                                        sizeof(err)) != 0)
+            return 0;
+    }
+    return arb_bc_classify(mode, seq, (size_t)mode, &bc, err,
+                           sizeof(err)) != 1;
+}
+
+/* A move that filled the active Sota and fixed no record made it VOID:
+ * by its sequence, or (a category all the same) by a card let stand
+ * (until 2026-12-06 both were "no category"). */
 static void
 yah_effect(arb_buf_t *out, const json_t *before, const json_t *after,
            const arb_event_t *ev)
@@ -178,7 +205,12 @@ yah_effect(arb_buf_t *out, const json_t *before, const json_t *after,
         card_text(c, ev->args[0]);
         arb_buf_printf(out, "; Sota %lld void: ", k);
         put_cards(out, cards, "→");
-        arb_buf_printf(out, "→%s: no category, no points", c);
+        if (is_category(cards, ev->args[0], mode_of(before)))
+            arb_buf_printf(out, "→%s: it holds a card let stand against "
+                           "§34.11 (out of turn, in a Sota not active, or "
+                           "played before): no points", c);
+        else
+            arb_buf_printf(out, "→%s: no category, no points", c);
     }
 }
 

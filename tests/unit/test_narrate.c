@@ -207,11 +207,56 @@ test_draw_effects(void)
     CHECK_STR(got, "");
 }
 
+/* Why a YAHchain Sota was voided: a card let stand (a category all the
+ * same), or its sequence (until 2026-12-06 both "no category"). */
+static void
+test_void_reason(void)
+{
+    char  got[300];
+    char *args[1] = { "6D" };
+    char *text = slurp("tests/data/yah3-stands-void.txt");
+    arb_match_t *m0 = text ? replay_text(text, 2) : NULL;
+    arb_match_t *m1 = text ? replay_text(text, 5) : NULL;
+    json_t      *pos;
+    arb_event_t  ev;
+    arb_buf_t    b = ARB_BUF_INIT;
+
+    CHECK(m0 != NULL && m1 != NULL);
+    if (m0 == NULL || m1 == NULL)
+        goto done;
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_MOVE;
+    ev.player = "bob";
+    ev.verb = "place";
+    ev.args = args;
+    ev.nargs = 1;
+    pos = arb_match_describe_value(m0, 0);
+    arb_narrate_effect(&b, arb_match_rules(m0), pos, NULL, &ev);
+    take(got, sizeof(got), &b);
+    CHECK_STR(got, "; Sota 1 void: 4♠→5♥→6♦: it holds a card let stand "
+              "against §34.11 (out of turn, in a Sota not active, or played "
+              "before): no points");
+    json_decref(pos);
+    args[0] = "KD";
+    ev.player = "ann";
+    pos = arb_match_describe_value(m1, 0);
+    arb_narrate_effect(&b, arb_match_rules(m1), pos, NULL, &ev);
+    take(got, sizeof(got), &b);
+    CHECK_STR(got, "; Sota 2 void: 2♥→9♣→K♦: no category, no points");
+    json_decref(pos);
+done:
+    arb_match_free(m0);
+    arb_match_free(m1);
+    free(text);
+    arb_buf_free(&b);
+}
+
 int
 main(void)
 {
     test_yahchain();
     test_draw_effects();
+    test_void_reason();
     test_generic("tests/data/chains-1v1-36-square.txt", 3, "ann", "place",
                  "6s", "ann place 6s",
                  "result of seq 2: scoring square team short direction "
