@@ -316,11 +316,19 @@ target_of(const arb_match_t *m, const arb_event_t *ev, size_t *idx,
 {
     const entry_t *t;
 
+    /* (Until 2026-12-06 "the match has moves 1..N": events, notes too,
+     * and "1..0" before any.) */
     if (ev->target == 0 || ev->target > m->n)
-        return arb_verdict(v, ARB_ENOTFOUND, "ruling",
-                           "%s names seq %llu, but the match has moves 1..%zu",
-                           arb_event_kind_name(ev->kind),
-                           (unsigned long long)ev->target, m->n);
+        return m->n == 0
+               ? arb_verdict(v, ARB_ENOTFOUND, "ruling", "%s names seq "
+                             "%llu, but the match has no event after its "
+                             "open", arb_event_kind_name(ev->kind),
+                             (unsigned long long)ev->target)
+               : arb_verdict(v, ARB_ENOTFOUND, "ruling", "%s names seq "
+                             "%llu, but the match's events after its open "
+                             "are seq 1..%zu",
+                             arb_event_kind_name(ev->kind),
+                             (unsigned long long)ev->target, m->n);
     t = &m->entries[ev->target - 1];
     if (t->kind != ARB_EV_MOVE && t->kind != ARB_EV_STANDS)
         return arb_verdict(v, ARB_EINVAL, "ruling",

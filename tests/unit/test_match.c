@@ -354,6 +354,9 @@ test_rulings(void)
     CHECK(strstr(last_msg, "is a void, not a move") != NULL);
     CHECK_INT(ruling(m, ARB_EV_VOID, 0, NULL, NULL, "x"), ARB_ENOTFOUND);
     CHECK_INT(ruling(m, ARB_EV_VOID, 99, NULL, NULL, "x"), ARB_ENOTFOUND);
+    /* events, not moves (a note is one; "moves 1..N" until 2026-12-06) */
+    CHECK(strstr(last_msg, "void names seq 99, but the match's events "
+                 "after its open are seq 1..") != NULL);
     /* voiding seq 1 would put bob's move 4 out of turn: refused */
     CHECK_INT(ruling(m, ARB_EV_VOID, 1, NULL, NULL, "x"), ARB_EILLEGAL);
     CHECK(strstr(last_msg, "seq 4 would no longer stand") != NULL);
