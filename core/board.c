@@ -9,7 +9,8 @@
 #include "core/err.h"
 #include "core/json.h"
 
-#define UNDO_PREFIX "undo requested: seq "
+#define UNDO_PREFIX    "undo requested: seq "
+#define DECLINE_PREFIX "undo declined: seq "
 
 const char *
 arb_board_status_name(int status)
@@ -27,19 +28,32 @@ arb_undo_note(arb_buf_t *b, uint64_t seq, const char *what)
     arb_buf_printf(b, UNDO_PREFIX "%" PRIu64 " (%s)", seq, what);
 }
 
-int
-arb_undo_note_seq(const char *text, uint64_t *seq)
+/* The seq after `prefix` at the start of text: 0, or -1 when none. */
+static int
+seq_after(const char *text, const char *prefix, uint64_t *seq)
 {
     const char *p;
     char       *end;
 
-    if (text == NULL || strncmp(text, UNDO_PREFIX, strlen(UNDO_PREFIX)) != 0)
+    if (text == NULL || strncmp(text, prefix, strlen(prefix)) != 0)
         return -1;
-    p = text + strlen(UNDO_PREFIX);
+    p = text + strlen(prefix);
     if (*p < '1' || *p > '9')
         return -1;
     *seq = strtoull(p, &end, 10);
     return end != p && (*end == ' ' || *end == '\0') ? 0 : -1;
+}
+
+int
+arb_undo_note_seq(const char *text, uint64_t *seq)
+{
+    return seq_after(text, UNDO_PREFIX, seq);
+}
+
+int
+arb_undo_declined_seq(const char *text, uint64_t *seq)
+{
+    return seq_after(text, DECLINE_PREFIX, seq);
 }
 
 int

@@ -61,5 +61,8 @@ int  arb_board_json(arb_buf_t *b, const char *tournament, uint64_t round,
  * words), and back: 0 with *seq when text is one, else -1. */
 void arb_undo_note(arb_buf_t *b, uint64_t seq, const char *what);
 int  arb_undo_note_seq(const char *text, uint64_t *seq);
+/* The seq N of a note "undo declined: seq N[ ...]": an undo request of N
+ * that an arbiter will not grant (it leaves the board); 0, or -1. */
+int  arb_undo_declined_seq(const char *text, uint64_t *seq);
 
 #endif

@@ -502,6 +502,18 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
     if (rc == 0 && ev.kind == ARB_EV_NOTE
         && arb_undo_note_seq(ev.text, &undo) == 0)
         m->undos[m->nundo++] = undo;    /* room made above */
+    /* A request declined is answered: it leaves the board (until
+     * 2026-12-06 only a void or an amend did, and a request refused stood
+     * at the top of the board, closed match or not). */
+    if (rc == 0 && ev.kind == ARB_EV_NOTE
+        && arb_undo_declined_seq(ev.text, &undo) == 0) {
+        size_t i, k = 0;
+
+        for (i = 0; i < m->nundo; i++)
+            if (m->undos[i] != undo)
+                m->undos[k++] = m->undos[i];
+        m->nundo = k;
+    }
     if (rc == 0 && ev.kind == ARB_EV_CLAIM) {
         arb_event_t copy;
         rc = arb_event_copy(&copy, &ev);

@@ -577,6 +577,16 @@ test_board(void)
     CHECK(arb_undo_note_seq("undo requested: seq 12x", &seq) != 0);
     CHECK(arb_undo_note_seq("undo requested: seq 12", &seq) == 0
           && seq == 12);
+    /* Declined by an arbiter's note: answered, off the board (until
+     * 2026-12-06 only a void or an amend answered it); asked again, on. */
+    CHECK_INT(act(m, &v, ARB_EV_NOTE, "undo declined: seq 1 (the card "
+                  "stands as played)"), 0);
+    CHECK_INT(arb_board_status(m, &undo), ARB_BOARD_PLAYING);
+    CHECK_INT(act(m, &v, ARB_EV_NOTE, arb_buf_cstr(&b)), 0);
+    CHECK_INT(arb_board_status(m, &undo), ARB_BOARD_UNDO);
+    CHECK(arb_undo_declined_seq("undo declined: seq 3", &seq) == 0
+          && seq == 3);
+    CHECK(arb_undo_declined_seq("undo declined: seq x", &seq) != 0);
     memset(t, 0, sizeof(t));
     t[0].table = "1"; t[0].match = "A"; t[0].status = ARB_BOARD_CLOSED;
     t[1].table = "2"; t[1].match = "B"; t[1].status = ARB_BOARD_PLAYING;
