@@ -483,8 +483,9 @@ chan_describe(const void *p, unsigned seen)
 
 extern const arb_narration_t arb__chan_narration;    /* chan_narrate.c */
 
-static const char *const move_verbs[] = { "discard", "take", "pass", "draw", "chiu", "win",
-                               "declare", NULL };
+static const char *const move_verbs[] = { "discard", "take", "pass",
+                                          "draw", "chiu", "win",
+                                          "declare", NULL };
 
 const arb_rules_t arb_rules_chan = {
     .game = "chan",

@@ -272,7 +272,8 @@ main(void)
                    "\"stray card\"}"), 200);
     CHECK_INT(http_get(port, "/api/m/W/events?from=7", HARNESS_ARBITER, resp,
                        sizeof(resp)), 200);
-    CHECK(says("note undo requested: seq 6 (stands place alice 6D -- out of turn)"));
+    CHECK(says("note undo requested: seq 6 (stands place alice 6D -- out "
+               "of turn)"));
     CHECK(says("void 6 -- stray card"));
 
     /* Close, by the arbiter: the match takes no more moves. */
