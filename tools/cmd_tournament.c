@@ -344,6 +344,16 @@ open_table(cli_net_t *n, const cli_tourn_t *t, const arb_record_t *rec)
                  arb_record_get(rec, "table")->str,
                  arb_record_get(rec, "match")->str);
         st = cli_net_print_ack(n, prefix);
+    } else if (st == CLI_DIFFERS) {
+        /* Which table, and where to look (until 2026-12-06 only "match
+         * ... already exists": a match opened by hand, say, with other
+         * players, which counts for nobody). */
+        fprintf(stderr, "arbiter tournament: table %s of round %lld (%s) "
+                "was not opened as the round records it: 'arbiter "
+                "tournament show' says whether its match counts, and why\n",
+                arb_record_get(rec, "table")->str,
+                (long long)arb_record_get(rec, "round")->num,
+                arb_record_get(rec, "match")->str);
     }
 done:
     arb_setup_clear(&game);

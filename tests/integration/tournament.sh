@@ -400,6 +400,10 @@ $A move --match Hand-R1-T2 place zed 4S > /dev/null 2>&1
 $A close --match Hand-R1-T2 > /dev/null 2>&1
 $A close --match Hand-R1-T1 > /dev/null 2>&1
 out=$($A tournament standings --tournament Hand --json)
+err=$($A tournament round --tournament Hand --pairings "$T/hand.csv" 2>&1)
+check "hand: the round again names the table it cannot open" "1 1" \
+    "$? $(printf '%s\n' "$err" | grep -c "table 2 of round 1 (Hand-R1-T2) \
+was not opened as the round records it: 'arbiter tournament show' says")"
 check "hand: other players: not counted" \
     '"uncounted":["Hand-R1-T2"],"problems":[{"round":1,"table":"2","match":"Hand-R1-T2","why":"its match'"'"'s players are zed yan, the table'"'"'s c d"}]' \
     "$(printf '%s' "$out" | sed 's/.*\("uncounted"\)/\1/; s/}$//')"
