@@ -85,10 +85,10 @@ arb_tview_status(const arb_tview_t *v, size_t i, uint64_t *undo_seq)
     *undo_seq = 0;
     if (v->sm[i].forfeit != 0)
         return ARB_BOARD_FORFEIT;
-    /* Sealed: no event past the open is not started, as the recorder's
-     * own board says (until 2026-12-06 `show` said "playing"). */
+    /* Sealed: no move yet (notes are none) is not started, as the
+     * recorder's own board says (until 2026-12-06 "playing"). */
     if (v->tables[i].sealed)
-        return v->sm[i].seq == 0 ? ARB_BOARD_NOT_STARTED : ARB_BOARD_PLAYING;
+        return v->tables[i].moved ? ARB_BOARD_PLAYING : ARB_BOARD_NOT_STARTED;
     return arb_board_status(v->tables[i].m, undo_seq);
 }
 
@@ -139,7 +139,7 @@ arb_tview_build(arb_tview_t *v, arb_match_t *t, int tables,
         /* A forfeit decides the table, whatever its match holds. */
         sm->counted = sm->forfeit != 0;
         rc = load(ud, sm->match, &tb->m, &sm->seq, &tb->last_ms, tb->head,
-                  &tb->has_head, why);
+                  &tb->has_head, &tb->moved, why);
         if (rc == ARB_ENOTFOUND) {
             sm->seq = 0;
             continue;           /* not opened yet: counts nothing */
@@ -190,7 +190,8 @@ arb_tview_board(arb_buf_t *out, const arb_tview_t *v)
         bt[k].nplayers = m->nplayers;
         bt[k].seq = m->seq;
         bt[k].last_ms = v->tables[i].last_ms;
-        bt[k].sealed = v->tables[i].sealed;
+        /* (A forfeited table is decided: never "sealed here".) */
+        bt[k].sealed = v->tables[i].sealed && m->forfeit == 0;
         bt[k].problem = m->problem;
         rc = arb_tview_status(v, i, &bt[k].undo_seq);
         if (rc < 0)

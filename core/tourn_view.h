@@ -21,6 +21,7 @@ typedef struct arb_tview_table {
     int            sealed;          /* running, and its hands cannot be
                                        judged by this reader (a dealt
                                        match whose deal it lacks) */
+    int            moved;           /* sealed: a move follows its open */
     arb_results_t  res;
     int64_t        last_ms;         /* time of its last event, 0 unknown */
     int            has_head;
@@ -43,12 +44,13 @@ typedef struct arb_tview {
  * seq, that seq's time and head (head NULL-able: unknown).  0,
  * ARB_ENOTFOUND (not opened yet), ARB_ESEALED (a running dealt match
  * whose deal this reader lacks, such as a read replica without the
- * replication key: *m NULL, the rest set; the table is in play and
+ * replication key: *m NULL, the rest set, and *moved 1 when a move (or
+ * a move let stand) follows its open, as its board status needs; it
  * counts nothing), or another ARB_E* with why. */
 typedef int (*arb_tview_load_cb)(void *ud, const char *id, arb_match_t **m,
                                  uint64_t *seq, int64_t *last_ms,
                                  unsigned char *head, int *has_head,
-                                 arb_buf_t *why);
+                                 int *moved, arb_buf_t *why);
 
 /* Takes tournament t (owned by v from now on, also on failure); with
  * `tables`, loads every table's match through load.  0, ARB_EINVAL (t is

@@ -18,7 +18,7 @@
 static int
 load_committed(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
                int64_t *last_ms, unsigned char *head, int *has_head,
-               arb_buf_t *why)
+               int *moved, arb_buf_t *why)
 {
     arb_server_t    *srv = ud;
     arb_match_info_t info;
@@ -34,6 +34,19 @@ load_committed(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
     rc = arb_live_replay(srv, id, upto, m, why);
     if (rc != 0 && rc != ARB_ESEALED)
         return rc;
+    /* Sealed: in play once a move is recorded (notes are none), as the
+     * primary's board says; the events' kinds are readable (until
+     * 2026-12-06 a replica said "playing" after a note). */
+    if (rc == ARB_ESEALED) {
+        uint64_t    k;
+        arb_event_t ev;
+
+        for (k = 1; k <= upto && !*moved; k++)
+            if (arb_live_event(srv, id, k, &ev) == 0) {
+                *moved = ev.kind == ARB_EV_MOVE || ev.kind == ARB_EV_STANDS;
+                arb_event_clear(&ev);
+            }
+    }
     *seq = upto;
     /* The index's last event is the one replayed unless a commit is
      * still being indexed: then its time and head are not known here. */
@@ -59,7 +72,7 @@ arb_tourn_read(arb_server_t *srv, const char *id, int board, int json,
     arb_match_t     *t = NULL;
     int64_t       ms;
     uint64_t      seq;
-    int           hh, rc;
+    int           hh, moved = 0, rc;
     unsigned char head[ARB_HASH_LEN];
 
     memset(&v, 0, sizeof(v));
@@ -74,7 +87,7 @@ arb_tourn_read(arb_server_t *srv, const char *id, int board, int json,
         return ARB_EINVAL;
     }
     why->len = 0;
-    rc = load_committed(srv, id, &t, &seq, &ms, head, &hh, why);
+    rc = load_committed(srv, id, &t, &seq, &ms, head, &hh, &moved, why);
     if (rc == 0)
         rc = arb_tview_build(&v, t, 1, load_committed, srv, why);
     if (rc == 0)

@@ -194,14 +194,23 @@ cmd_load(int argc, char **argv)
 
         if (r != NULL && su->edition != NULL && r->edition != NULL
             && strcmp(su->edition, r->edition) != 0) {
-            fprintf(stderr, "%s:%u: the transcript is of %s edition '%s'; "
-                    "the recorder records under '%s', which may judge its "
-                    "moves otherwise: nothing was sent.  'arbiter replay "
-                    "%s' judges it as recorded; to record it, write the "
-                    "current edition in its header, and check the "
-                    "result\n", path, t.open_line, su->game, su->edition,
-                    r->edition, path);
-            status = CLI_DIFFERS;
+            arb_match_t  *m = NULL;
+            arb_verdict_t v;
+
+            /* An edition its rule set does not know is said as such
+             * (the message below named replay, which refuses it too). */
+            if (arb_match_open(&m, &t.open, &v) != 0)
+                fprintf(stderr, "%s: its header: %s\n", path, v.msg);
+            else
+                fprintf(stderr, "%s: its header's edition is %s's '%s'; "
+                        "the recorder records under '%s', which may judge "
+                        "its moves otherwise: nothing was sent.  'arbiter "
+                        "replay %s' judges it as recorded; to record it, "
+                        "write the current edition in its header, and "
+                        "check the result\n", path, su->game, su->edition,
+                        r->edition, path);
+            arb_match_free(m);
+            status = CLI_ERROR;     /* a file that cannot open a match */
             goto done;
         }
     }

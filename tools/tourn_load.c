@@ -117,7 +117,7 @@ done:
  * (from a server, which never sends a secret), which is not replayed. */
 static int
 load_one(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
-         int64_t *last_ms, unsigned char *head, int *has_head,
+         int64_t *last_ms, unsigned char *head, int *has_head, int *moved,
          arb_buf_t *why)
 {
     cli_tourn_t   *t = ud;
@@ -133,7 +133,13 @@ load_one(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
         goto done;
     *seq = h.nevents;
     if (arb_history_sealed(&h)) {
-        rc = ARB_ESEALED;       /* shown in play */
+        size_t i;
+
+        /* in play once a move is recorded: the events' kinds say so */
+        for (i = 0; i < h.nevents && !*moved; i++)
+            *moved = h.events[i].kind == ARB_EV_MOVE
+                     || h.events[i].kind == ARB_EV_STANDS;
+        rc = ARB_ESEALED;
         goto at_head;
     }
     rc = replay_history(t, id, &h, m);
@@ -172,7 +178,7 @@ cli_tourn_load(cli_tourn_t *t, const char *cmd, const char *db,
     arb_match_t *m = NULL;
     int64_t      ms;
     uint64_t     seq;
-    int          hh, rc;
+    int          hh, moved = 0, rc;
     unsigned char head[ARB_HASH_LEN];
 
     memset(t, 0, sizeof(*t));
@@ -181,7 +187,7 @@ cli_tourn_load(cli_tourn_t *t, const char *cmd, const char *db,
     t->n = n;
     if (db == NULL && n->cl == NULL && cli_net_connect(n) != 0)
         return CLI_ERROR;
-    if (load_one(t, id, &m, &seq, &ms, head, &hh, &why) != 0)
+    if (load_one(t, id, &m, &seq, &ms, head, &hh, &moved, &why) != 0)
         return CLI_DIFFERS;
     t->tables = 1;
     rc = arb_tview_build(&t->v, m, tables, load_one, t, &why);

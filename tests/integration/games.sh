@@ -94,9 +94,13 @@ check "... recorded once" 49 \
 # 2026-12-06 it did, and a Sota's points vanished without a word).
 printf 'game: yahchain\nmatch: OLD-ED\nplayers: alice bob\nmode: 3\nedition: YAHchain-3e-ch34-2\n\n1. place alice 4S\n2. stands place alice 5H -- out of turn\n3. place bob 6D\n' > "$T/old.txt"
 err=$($A load "$T/old.txt" 2>&1); rc=$?
-check "an older edition's transcript: refused" "1 1" "$rc $(printf '%s\n' \
-    "$err" | grep -c "the transcript is of yahchain edition \
+check "an older edition's transcript: refused" "2 1" "$rc $(printf '%s\n' \
+    "$err" | grep -c "its header's edition is yahchain's \
 'YAHchain-3e-ch34-2'; the recorder records under 'YAHchain-3e-ch34-3'")"
+sed 's/^edition: .*/edition: YAHchain-9/' "$T/old.txt" > "$T/bad-ed.txt"
+err=$($A load "$T/bad-ed.txt" 2>&1); rc=$?
+check "an edition its rules do not know: said so" "2 0" \
+    "$rc $(printf '%s\n' "$err" | grep -c "arbiter replay")"
 check "... nothing recorded" 1 \
     "$($A state --match OLD-ED 2>&1 | grep -c "no match 'OLD-ED'")"
 check "... replay judges it as recorded (alice's Ladder, 21)" 1 \

@@ -319,8 +319,11 @@ dealt_round() {
 printf 'round,table,player1,player2\n1,1,ann:long,bob:short\n' > "$T/dt.csv"
 dealt_round D.T "$T/dt.csv"
 caught_up D.T-R1-T1 east events
-# (Its open alone: not started, sealed or not, as the primary's board
-# says; until 2026-12-06 a sealed reader said "playing".)
+# (Its open and a note: not started, sealed or not, as the primary's
+# board says: a note is no move; until 2026-12-06 a sealed reader said
+# "playing" once anything followed the open.)
+on east note --match D.T-R1-T1 "players seated" > /dev/null
+caught_up D.T-R1-T1 east events
 out=$(tourn rep board --tournament D.T --json 2>&1)
 check "keyless replica, tournament board: the dealt table sealed" 1 \
     "$(printf '%s\n' "$out" \

@@ -611,13 +611,14 @@ test_board(void)
 static int
 load_sealed(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
             int64_t *last_ms, unsigned char *head, int *has_head,
-            arb_buf_t *why)
+            int *moved, arb_buf_t *why)
 {
     (void)ud;
     (void)head;
     *m = NULL;
     if (strcmp(id, "T-R1-T2") == 0)
         return ARB_ENOTFOUND;
+    *moved = 1;
     *seq = 7;
     *last_ms = 1234;
     *has_head = 0;
