@@ -473,6 +473,11 @@ run(rec_t *r)
             result(r, 1, "error: " CLI_LINE_NUL);
             continue;
         }
+        if (rc == 3) {
+            result(r, 1, "error: the line is longer than %d bytes: nothing "
+                   "of it was sent", REC_LINE_MAX);
+            continue;
+        }
         if (rc == 1) {
             /* Other consoles' news first: judge on the latest state. */
             rec_link_pump(r);

@@ -50,6 +50,7 @@ typedef struct rec_line {
     int     active;             /* edit: libedit has the terminal (raw) */
     int     ready;              /* edit: out holds a line not yet taken */
     int     skipping;           /* dropping the rest of an over-long line */
+    int     too_long;           /* edit: the line ready is over-long */
     int     veof;               /* the terminal's end-of-input key */
     struct editline *el;        /* edit: libedit's editor and history */
     struct history  *hist;
@@ -73,8 +74,9 @@ void rec_line_fill(rec_line_t *l);
 /* The next complete line from what was read: 1 with *line set (valid until
  * the next call), 0 when more input is needed, -1 when the input has ended
  * (^D on an empty line at a terminal), 2 for a line holding a NUL byte
- * (*line is its text up to the NUL: refuse it).  A line longer than
- * REC_LINE_MAX bytes is cut there. */
+ * (*line is its text up to the NUL: refuse it), 3 for a line longer
+ * than REC_LINE_MAX bytes (*line its head: refuse it, the rest is
+ * dropped). */
 int  rec_line_next(rec_line_t *l, const char **line);
 /* Prints one line of output (text without '\n'), above the prompt in edit
  * mode, and flushes. */

@@ -62,6 +62,7 @@ next_plain(rec_line_t *l, const char **line)
 {
     char  *nl;
     size_t n, take;
+    int    too_long;
 
     for (;;) {
         nl = memchr(l->in, '\n', l->inlen);
@@ -77,6 +78,10 @@ next_plain(rec_line_t *l, const char **line)
                 l->skipping = 0;
             continue;
         }
+        /* Over-long (its CR aside): refused whole, never its head sent
+         * (until 2026-12-06 the head was recorded, and answered "ok"). */
+        too_long = (nl == NULL && !l->eof)
+                   || n - (n > 0 && l->in[n - 1] == '\r') > REC_LINE_MAX;
         take = n < REC_LINE_MAX ? n : REC_LINE_MAX;
         memcpy(l->out, l->in, take);
         if (take > 0 && l->out[take - 1] == '\r')
@@ -86,6 +91,8 @@ next_plain(rec_line_t *l, const char **line)
         if (nl == NULL && !l->eof)
             l->skipping = 1;    /* the buffer filled up without a newline */
         *line = l->out;
+        if (too_long)
+            return 3;
         /* A NUL would cut the line short unseen: say so instead. */
         return cli_line_has_nul(l->out, take) ? 2 : 1;
     }
@@ -114,6 +121,7 @@ enter_cb(EditLine *el, int ch)
     size_t          n = (size_t)(li->lastchar - li->buffer);
 
     (void)ch;
+    editing->too_long = n > REC_LINE_MAX;
     if (n > REC_LINE_MAX)
         n = REC_LINE_MAX;
     memcpy(editing->out, li->buffer, n);
@@ -286,7 +294,7 @@ rec_line_next(rec_line_t *l, const char **line)
     if (l->ready) {
         l->ready = 0;
         *line = l->out;
-        return 1;
+        return l->too_long ? 3 : 1;
     }
     return l->eof ? -1 : 0;
 }

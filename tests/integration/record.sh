@@ -128,6 +128,16 @@ check "arbiter undo is a void" "13 arbiter void 12 -- wrong card" \
 # A NUL byte in a piped line: refused as such, not cut short and played.
 printf '8S\000 junk\n' | $A record --token "$ARB" --match R1 > "$T/out5" 2>&1; rc=$?
 check "a NUL in a line" "1 error: the line holds a NUL byte" "$rc $(cat "$T/out5")"
+# A line over 4096 bytes: refused whole, nothing of it recorded (until
+# 2026-12-06 its head was, and answered "ok"); the next line goes on.
+before=$($A state --json --token "$RDR" --match R1 | sed -n 's/.*"seq":\([0-9]*\).*/\1/p' | tail -1)
+{ printf 'note %s\n' "$(head -c 5000 /dev/zero | tr '\0' x)"
+  printf 'state\n'; } |
+    $A record --token "$ARB" --match R1 > "$T/out5b" 2>&1; rc=$?
+check "an over-long line: refused" "1 error: the line is longer than 4096 \
+bytes: nothing of it was sent" "$rc $(head -1 "$T/out5b")"
+check "... nothing recorded" "$before" \
+    "$($A state --json --token "$RDR" --match R1 | sed -n 's/.*"seq":\([0-9]*\).*/\1/p' | tail -1)"
 # A mistyped player is named (until 2026-12-06 "place carol 9S" was read
 # as cards of the player whose turn it was: "got 3 arguments").
 printf 'place carol 9S\n' | $A record --token "$ARB" --match R1 > "$T/out6" 2>&1; rc=$?
