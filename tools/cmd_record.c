@@ -316,6 +316,19 @@ do_note(rec_t *r, const char *text)
 }
 
 /* undo [REASON]: this console's last move that still stands. */
+/* 1 when an undo request of seq stands unanswered in m. */
+static int
+undo_pending(const arb_match_t *m, uint64_t seq)
+{
+    const uint64_t *u;
+    size_t          i, n = arb_match_undo_requests(m, &u);
+
+    for (i = 0; i < n; i++)
+        if (u[i] == seq)
+            return 1;
+    return 0;
+}
+
 static void
 do_undo(rec_t *r, const char *reason)
 {
@@ -343,6 +356,12 @@ do_undo(rec_t *r, const char *reason)
         arb_buf_printf(&after, "; seq %" PRIu64 " (%s) is void", t->seq,
                        t->line);
     } else {
+        /* A request an arbiter declined since (a note `undo declined:
+         * seq N`) is answered: the move stands, and may be asked about
+         * again (until 2026-12-06 "already requested" for good). */
+        if (r->undo_target == t->seq && r->m != NULL
+            && !undo_pending(r->m, t->seq))
+            r->undo_target = 0;
         if (r->undo_target == t->seq) {
             result(r, 1, "error: the undo of seq %" PRIu64 " was already "
                    "requested (seq %" PRIu64 "); an arbiter rules on it: "

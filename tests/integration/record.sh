@@ -114,6 +114,25 @@ check "scorer undo" "error: nothing to undo: this console has recorded no move t
 ok seq 10
 ok seq 11; undo of seq 10 (place bob 5♠) requested: only an arbiter can void it (arbiter rule --match R1 void 10 --reason ...)
 error: the undo of seq 10 was already requested (seq 11); an arbiter rules on it: arbiter rule --match R1 void 10 --reason ..." "$(cat "$T/out2")"
+# Declined by an arbiter meanwhile: answered, the move may be asked about
+# again (until 2026-12-06 "already requested" for the console's life).
+$A open --token "$ARB" --match R9 --game yahchain --players alice,bob \
+    --option mode=3 > /dev/null
+$A move --token "$ARB" --match R9 place alice 4S > /dev/null
+{ printf '5H\nundo\n'; sleep 2; printf 'undo\n'; } \
+    | $A record --token "$SCO" --match R9 > "$T/out2b" 2>&1 &
+rp=$!
+i=0
+while [ "$($A events --token "$RDR" --match R9 --from 3 2>/dev/null |
+           grep -c 'undo requested')" -lt 1 ] && [ $i -lt 50 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+$A note --token "$ARB" --match R9 "undo declined: seq 2 (5H was played)" \
+    > /dev/null
+wait $rp
+check "a declined undo asked again" "ok seq 5; undo of seq 2 (place bob \
+5♥) requested: only an arbiter can void it (arbiter rule --match R9 void 2 \
+--reason ...)" "$(tail -1 "$T/out2b")"
 check "scorer undo is a note" "11 scorer note undo requested: seq 10 (place bob 5♠)" \
       "$($A events --token "$RDR" --match R1 --from 11 | sed 's/^\([0-9]*\) [0-9T:.-]*Z /\1 /')"
 printf '6S\nundo wrong card\nstate\n7S\n' \
