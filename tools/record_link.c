@@ -431,6 +431,19 @@ rec_link_reconnect(rec_t *r)
         /* B first, quietly: while the daemon is down every attempt
          * fails, and A's connect would say so each time. */
         if (connect_sub(r, &why) != 0) {
+            /* The token refused: removed or changed by a reload of the
+             * recorder's tokens (which closed this console's
+             * connections).  Said at once, not retried: until 2026-12-06
+             * "reconnecting" for 30 s, a bad token every 200 ms. */
+            if (arb_buf_cstr(&why) != NULL
+                && strncmp(arb_buf_cstr(&why), "unauthenticated", 15) == 0) {
+                say(r, "the recorder refuses this console's token now (%s): "
+                    "it was removed or changed by a reload of its tokens; "
+                    "nothing more is sent", arb_buf_cstr(&why));
+                arb_buf_free(&why);
+                r->fatal = CLI_ERROR;
+                return -1;
+            }
             arb_buf_free(&why);
             continue;
         }

@@ -333,5 +333,30 @@ check "dealt, lost ack: recorded once" 3 \
 $A record --help | grep -q "usage: arbiter record"; check "record help" 0 $?
 $A --help | grep -q "^  record "; check "record listed" 0 $?
 
+# The console's token removed by a reload of the recorder's tokens: its
+# connections are closed, and the console says at once that its token is
+# refused now (until 2026-12-06 "reconnecting" for 30 s, then "giving
+# up", a bad token every 200 ms meanwhile).
+cp "$T/data/tokens" "$T/tokens.keep"
+echo "token = revoke-me-token-0123456789 scorer gone" >> "$T/data/tokens"
+kill -HUP "$D"; sleep 0.3
+$A open --token "$ARB" --match RV --game yahchain --players alice,bob \
+    --option mode=3 > /dev/null
+{ printf '4S\n'; sleep 2; printf '5H\n'; } \
+    | $A record --token revoke-me-token-0123456789 --match RV \
+        > "$T/out_rv" 2>&1 &
+rp=$!
+sleep 1
+cp "$T/tokens.keep" "$T/data/tokens"
+kill -HUP "$D"
+t0=$(date +%s)
+wait $rp; rc=$?
+check "a revoked token: the console stops, saying why" "2 1" \
+    "$rc $(grep -c "refuses this console's token now (unauthenticated" \
+           "$T/out_rv")"
+check "... at once" 1 "$([ $(($(date +%s) - t0)) -lt 10 ] && echo 1)"
+check "... its move before the reload recorded, none after" "1 alice 4♠" \
+    "$(moves RV)"
+
 echo "record.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
