@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/card.h"
 #include "core/err.h"
 #include "core/jsonin.h"
 #include "core/move_text.h"
@@ -67,6 +68,24 @@ players_of(const arb_setup_t *setup, arb_buf_t *why)
     arb_buf_puts(why, "the players:");
     for (i = 0; i < setup->nplayers; i++)
         arb_buf_printf(why, " %s", setup->players[i].name);
+}
+
+/* 1 when the game's moves start with a card (core/narrate.h) and word
+ * is a word, not a card mistyped: three letters or more ("carol",
+ * "State"; "7Z" and "KX" stay the rules' to refuse, naming the card). */
+static int
+not_card(const arb_rules_t *rules, const char *word)
+{
+    arb_card_t c;
+    char       err[8];
+    size_t     i, letters = 0;
+
+    for (i = 0; word[i] != '\0'; i++)
+        letters += (word[i] >= 'a' && word[i] <= 'z')
+                   || (word[i] >= 'A' && word[i] <= 'Z');
+    return rules->narration != NULL && rules->narration->card_first
+           && letters >= 3
+           && arb_card_parse(&c, word, strlen(word), err, sizeof(err)) != 0;
 }
 
 /* 1 when word is one of the game's verbs. */
@@ -154,6 +173,21 @@ arb_move_from_words_at(const arb_rules_t *rules, const arb_setup_t *setup,
         verb = bare;
         player = w[0];
         first = 1;
+    } else if (bare != NULL && n == 1 && strcmp(w[0], bare) == 0) {
+        arb_buf_printf(why, "%s needs its card: %s [PLAYER] CARD ...",
+                       bare, bare);
+        return ARB_EINVAL;
+    } else if (bare != NULL && not_card(rules, w[0])) {
+        /* A bare move starts with its card: a first word that is none
+         * is a mistyped name or command, said as such (until 2026-12-06
+         * "carol 4S" and "State" were refused as cards: "type c does not
+         * exist"). */
+        arb_buf_printf(why, n >= 2 ? "'%s' is no player of this match ("
+                                   : "'%s' is no card, nor a player of "
+                                     "this match (", w[0]);
+        players_of(setup, why);
+        arb_buf_putc(why, ')');
+        return ARB_EINVAL;
     } else if (bare != NULL) {
         verb = bare;
         player = as != NULL ? as : turn;

@@ -69,6 +69,14 @@ main(void)
           "match (the players: alice bob)" },
         { 0, "place alcie 9S", ARB_EINVAL, "'alcie' is no player of this "
           "match (the players: alice bob)" },
+        /* without the verb too, and a word that is no card (until
+         * 2026-12-06 both refused as cards: "type c does not exist") */
+        { 0, "carol 4S", ARB_EINVAL, "'carol' is no player of this match "
+          "(the players: alice bob)" },
+        { 0, "State", ARB_EINVAL, "'State' is no card, nor a player of "
+          "this match (the players: alice bob)" },
+        { 0, "place", ARB_EINVAL, "place needs its card: place [PLAYER] "
+          "CARD ..." },
         /* Tsukurutenten has no bare verb: a seated player first is told
          * to put the verb first (until then: "'ann' is no player"), and
          * a mistyped name is named, not the verb */
