@@ -368,6 +368,23 @@ done:
 
 /* ---- opening, closing, reconnecting ----------------------------------- */
 
+/* A request the recorder does not answer within ANSWER_S seconds is a
+ * lost connection: reconnected, and resent with its client event id
+ * (until 2026-12-06 the console waited for ever on a recorder that had
+ * stopped answering, ^C and quit unheard; the scorer's page gives up
+ * after 10 s too). */
+#define ANSWER_S 10
+
+static void
+answer_within(rec_t *r)
+{
+    struct timeval tv = { ANSWER_S, 0 };
+
+    if (r->net.cl != NULL)
+        (void)setsockopt(arb_client_fd(r->net.cl), SOL_SOCKET, SO_RCVTIMEO,
+                         &tv, sizeof(tv));
+}
+
 int
 rec_link_open(rec_t *r)
 {
@@ -377,6 +394,7 @@ rec_link_open(rec_t *r)
      * says what is wrong with them. */
     if (cli_net_connect(&r->net) != 0)
         return CLI_ERROR;
+    answer_within(r);
     snprintf(r->token, sizeof(r->token), "%s", r->net.token);
     /* A reconnect must not depend on the token file still being there. */
     r->net.token = r->token;
@@ -449,6 +467,7 @@ rec_link_reconnect(rec_t *r)
         }
         if (cli_net_connect(&r->net) != 0)
             continue;
+        answer_within(r);
         r->lost = 0;
         if (rec_link_resync(r) != 0 || subscribe(r) != 0) {
             if (r->fatal)

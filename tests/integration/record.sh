@@ -333,6 +333,21 @@ check "dealt, lost ack: recorded once" 3 \
 $A record --help | grep -q "usage: arbiter record"; check "record help" 0 $?
 $A --help | grep -q "^  record "; check "record listed" 0 $?
 
+# A recorder that stops answering (SIGSTOP) while a move is sent: after
+# 10 s the console takes the connection for lost and reconnects, and the
+# move is recorded once when the recorder answers again (until 2026-12-06
+# it waited for ever, ^C and quit unheard).
+$A open --token "$ARB" --match HG --game yahchain --players alice,bob \
+    --option mode=3 > /dev/null
+{ printf '4S\n'; sleep 2; printf '5H\n'; sleep 16; printf 'state\n'; } \
+    | $A record --token "$ARB" --match HG > "$T/out_hg" 2>&1 &
+rp=$!
+sleep 1; kill -STOP "$D"; sleep 13; kill -CONT "$D"
+wait $rp; rc=$?
+check "a recorder that stopped answering: reconnected, recorded once" \
+    "0 1 2" "$rc $(grep -c 'lost; reconnecting' "$T/out_hg") $(moves HG |
+    wc -l | tr -d ' ')"
+
 # The console's token removed by a reload of the recorder's tokens: its
 # connections are closed, and the console says at once that its token is
 # refused now (until 2026-12-06 "reconnecting" for 30 s, then "giving
