@@ -31,6 +31,7 @@
 #include "core/err.h"
 #include "core/move_text.h"
 #include "core/narrate.h"
+#include "core/text.h"
 #include "core/transcript.h"
 #include "core/view.h"
 #include "proto/limits.h"
@@ -426,6 +427,13 @@ handle(rec_t *r, const char *line)
     size_t n;
 
     snprintf(buf, sizeof(buf), "%s", line);
+    /* Not UTF-8: refused here, saying where (the recorder refused it
+     * later, naming neither line nor column). */
+    if (arb_text_utf8_len(buf, strlen(buf)) < strlen(buf)) {
+        result(r, 1, "error: the line is not UTF-8 (column %zu): nothing "
+               "of it was sent", arb_text_utf8_len(buf, strlen(buf)) + 1);
+        return LINE_DONE;
+    }
     n = arb_move_words(buf, w, WORDS_MAX + 1);
     if (n == 0 || w[0][0] == '#')
         return LINE_DONE;

@@ -157,6 +157,11 @@ check "an over-long line: refused" "1 error: the line is longer than 4096 \
 bytes: nothing of it was sent" "$rc $(head -1 "$T/out5b")"
 check "... nothing recorded" "$before" \
     "$($A state --json --token "$RDR" --match R1 | sed -n 's/.*"seq":\([0-9]*\).*/\1/p' | tail -1)"
+# A line that is not UTF-8: refused saying where, nothing sent.
+printf 'note Andr\351 was late\n' \
+    | $A record --token "$ARB" --match R1 > "$T/out5c" 2>&1; rc=$?
+check "a line not UTF-8: refused, saying where" "1 error: the line is not \
+UTF-8 (column 10): nothing of it was sent" "$rc $(cat "$T/out5c")"
 # A mistyped player is named (until 2026-12-06 "place carol 9S" was read
 # as cards of the player whose turn it was: "got 3 arguments").
 printf 'place carol 9S\n' | $A record --token "$ARB" --match R1 > "$T/out6" 2>&1; rc=$?
