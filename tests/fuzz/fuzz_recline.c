@@ -25,10 +25,12 @@
 #include "tools/record.h"
 
 /* The next line the splitter must return from text[*off..len): 1 with
- * the expected bytes in want[0..*wlen), 0 when the input is used up. */
+ * the expected bytes in want[0..*wlen) and *too_long set when the line
+ * (its CR aside) is over REC_LINE_MAX bytes, 0 when the input is used
+ * up. */
 static int
 expect_line(const char *text, size_t len, size_t *off, const char **want,
-            size_t *wlen)
+            size_t *wlen, int *too_long)
 {
     const char *s = text + *off, *nl;
     size_t      n;
@@ -38,6 +40,7 @@ expect_line(const char *text, size_t len, size_t *off, const char **want,
     nl = memchr(s, '\n', len - *off);
     n = nl != NULL ? (size_t)(nl - s) : len - *off;
     *off += nl != NULL ? n + 1 : n;
+    *too_long = n - (n > 0 && s[n - 1] == '\r') > REC_LINE_MAX;
     if (n > REC_LINE_MAX)
         n = REC_LINE_MAX;
     if (n > 0 && s[n - 1] == '\r')
@@ -54,20 +57,21 @@ take_lines(rec_line_t *l, const char *text, size_t len, size_t *off,
 {
     const char *line, *want, *nul;
     size_t      wlen;
-    int         rc;
+    int         rc, too_long;
 
-    while ((rc = rec_line_next(l, &line)) == 1 || rc == 2) {
-        FUZZ_CHECK(expect_line(text, len, off, &want, &wlen));
-        /* A line with a NUL is flagged (2), never cut short unseen. */
+    while ((rc = rec_line_next(l, &line)) >= 1 && rc <= 3) {
+        FUZZ_CHECK(expect_line(text, len, off, &want, &wlen, &too_long));
+        /* An over-long line is flagged (3), never sent cut short; one
+         * with a NUL is flagged (2), never cut short unseen. */
         nul = memchr(want, '\0', wlen);
-        FUZZ_CHECK(rc == (nul != NULL ? 2 : 1));
+        FUZZ_CHECK(rc == (too_long ? 3 : nul != NULL ? 2 : 1));
         if (nul != NULL)
             wlen = (size_t)(nul - want);
         FUZZ_CHECK(strlen(line) == wlen && memcmp(line, want, wlen) == 0);
     }
     if (ended) {
         FUZZ_CHECK(rc == -1);
-        FUZZ_CHECK(!expect_line(text, len, off, &want, &wlen));
+        FUZZ_CHECK(!expect_line(text, len, off, &want, &wlen, &too_long));
         FUZZ_CHECK(rec_line_next(l, &line) == -1);
     } else {
         FUZZ_CHECK(rc == 0);
