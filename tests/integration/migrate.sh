@@ -120,11 +120,17 @@ while [ $n -lt 200 ] && [ $finished -eq 0 ]; do
     cp "$F/data.mdb" "$T/k/"
     chmod 600 "$T/k/data.mdb"
     LD_PRELOAD=$IOSIM ARB_IOSIM_DIR="$T/k" ARB_IOSIM_JOURNAL="$T/k.jnl" \
-        ARB_IOSIM_KILL_NAME=$n $A migrate --data "$T/k" > /dev/null 2>&1
+        ARB_IOSIM_KILL_NAME=$n ASAN_OPTIONS=verify_asan_link_order=0 \
+        $A migrate --data "$T/k" > "$T/k.run" 2>&1
     rc=$?
     rm -f "$T/k.jnl"
     if [ $rc -eq 0 ]; then
         finished=1
+        break
+    fi
+    if [ $rc -ne 137 ]; then    # anything but the shim's SIGKILL
+        echo "killed at name change $n: exit status $rc, not 137:"
+        cat "$T/k.run"
         break
     fi
     runs=$((runs + 1))
