@@ -344,6 +344,30 @@ if command -v mkfs.ext4 > /dev/null 2>&1 && truncate -s 40M "$T/small.img" \
     kill "$D2"; wait "$D2"
     check "small disk: a clean stop" 0 $?
     D2=
+    # The disk filled up under appends: the recorder stops (fail-stop,
+    # status 70) saying the file system is full (until 2026-12-06 only
+    # "Input/output error"), and every append it acknowledged is there
+    # once room is made.
+    start "$MNT/data" "$T/sm.sock" "$T/sm2.log"; D2=$started
+    dd if=/dev/zero of="$MNT/filler" bs=1M count=24 status=none 2>/dev/null
+    big=$(head -c 3900 /dev/zero | tr '\0' x)
+    acked=0
+    while [ $acked -lt 5000 ] && ARBITER_TOKEN=$SM ARBITER_SERVER=$SMS \
+          $A note --match SM "$big $acked" > /dev/null 2>&1; do
+        acked=$((acked + 1))
+    done
+    wait "$D2"; rc=$?
+    D2=
+    check "full disk: the recorder stopped, status 70" 70 $rc
+    check "full disk: said so" 1 "$(grep -c "the file system holding \
+$MNT/data is full" "$T/sm2.log")"
+    rm -f "$MNT/filler" "$T/sm.sock"    # (a fail-stop leaves its socket)
+    start "$MNT/data" "$T/sm.sock" "$T/sm3.log"; D2=$started
+    check "full disk: every acknowledged append there" $((200 + acked)) \
+        "$(ARBITER_TOKEN=$SM ARBITER_SERVER=$SMS $A events --match SM \
+           --kind note | wc -l | tr -d ' ')"
+    kill "$D2"; wait "$D2"
+    D2=
     umount "$MNT" && MNT=
 else
     echo "ops.sh: cannot mount a loop file system here: the small disk case is skipped"
