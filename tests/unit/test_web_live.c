@@ -72,6 +72,20 @@ on_alarm(int sig)
     harness_on_alarm(sig);
 }
 
+/* The move list's line for seq: its classes and its ruling's note. */
+static void
+ruled_line(cdp_t *b, int seq, const char *cls, const char *note)
+{
+    char js[160], got[200];
+
+    snprintf(js, sizeof(js), "document.querySelector('#moves [data-seq="
+             "\"%d\"]').className", seq);
+    CHECK_STR(cdp_eval_str(b, js, got, sizeof(got)), cls);
+    snprintf(js, sizeof(js), "document.querySelector('#moves [data-seq="
+             "\"%d\"] .ruling-note').textContent", seq);
+    CHECK_STR(cdp_eval_str(b, js, got, sizeof(got)), note);
+}
+
 int
 main(void)
 {
@@ -184,12 +198,7 @@ main(void)
     cdp_step("a voided move in the list");
     CHECK_INT(harness_cli("rule --match W1 void 6 --reason misplaced"), 0);
     CHECK(cdp_wait(&b, "document.body.dataset.seq === '7'", 3000) >= 0);
-    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#moves [data-seq="
-                           "\"6\"]').className", got, sizeof(got)),
-              " ruled ruled-void");
-    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#moves [data-seq="
-                           "\"6\"] .ruling-note').textContent", got,
-                           sizeof(got)), "voided at seq 7");
+    ruled_line(&b, 6, " ruled ruled-void", "voided at seq 7");
     CHECK_STR(cdp_eval_str(&b, "getComputedStyle(document.querySelector("
                            "'#moves [data-seq=\"6\"] .line'))"
                            ".textDecorationLine", got, sizeof(got)),
@@ -199,12 +208,7 @@ main(void)
     CHECK_INT(harness_cli("rule --match W1 stands place alice 8S --reason "
                           "\"out of turn\""), 0);
     CHECK(cdp_wait(&b, "document.body.dataset.seq === '8'", 3000) >= 0);
-    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#moves [data-seq="
-                           "\"8\"]').className", got, sizeof(got)),
-              "now ruled ruled-stands");
-    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#moves [data-seq="
-                           "\"8\"] .ruling-note').textContent", got,
-                           sizeof(got)), "stands at seq 8");
+    ruled_line(&b, 8, "now ruled ruled-stands", "stands at seq 8");
 
     /* Each game's page, as a spectator sees it: no hand face up. */
     cdp_step("each game's page");
