@@ -335,7 +335,7 @@ arb_standings_results_csv(arb_buf_t *b, const char *tournament,
     for (i = 0; i < n; i++) {
         /* A forfeit is no game to rate: left out, as a rating body
          * expects (docs/TOURNAMENT.md). */
-        if (!in[i].counted || in[i].forfeit != 0)
+        if (!in[i].counted || in[i].forfeit != 0 || in[i].withheld != NULL)
             continue;
         for (k = 0; k < ARB_HASH_LEN; k++) {
             h[2 * k] = in[i].head ? hex[in[i].head[k] >> 4] : '-';
@@ -352,4 +352,12 @@ arb_standings_results_csv(arb_buf_t *b, const char *tournament,
                            arb_result_name(r));
         }
     }
+    /* Not settled: a rating body must not rate it yet, nor miss that it
+     * exists (docs/TOURNAMENT.md). */
+    for (i = 0; i < n; i++)
+        if (in[i].counted && in[i].forfeit == 0 && in[i].withheld != NULL)
+            arb_buf_printf(b, "# withheld: round %llu, table %s, %s at seq "
+                           "%llu: %s\n", (unsigned long long)in[i].round,
+                           in[i].table, in[i].match,
+                           (unsigned long long)in[i].seq, in[i].withheld);
 }

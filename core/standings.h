@@ -55,6 +55,10 @@ typedef struct arb_standings_match {
     const char           *problem;  /* why a match of the table does not
                                        count although closed (its players
                                        are not the table's), or NULL */
+    const char           *withheld; /* why the results file leaves this
+                                       counted match out while it is not
+                                       settled (a claim disputes it, an
+                                       undo awaits a ruling), or NULL */
     uint64_t              seq;      /* its last recorded seq */
     const unsigned char  *head;     /* h(seq), or NULL when unknown */
     const arb_results_t  *res;      /* its results (totals), or NULL */
@@ -98,7 +102,8 @@ void arb_standings_json(arb_buf_t *b, const char *tournament,
                         const arb_standings_t *s,
                         const arb_standings_match_t *in, size_t n);
 /* The results file for a rating body (format arbiter-results-1): one line
- * per player per closed match. */
+ * per player per closed match, but a forfeited one; a withheld one is
+ * named in a comment line after them ("# withheld: ..."). */
 void arb_standings_results_csv(arb_buf_t *b, const char *tournament,
                                const arb_standings_match_t *in, size_t n);
 

@@ -162,6 +162,18 @@ arb_tview_build(arb_tview_t *v, arb_match_t *t, int tables,
             return rc;
         sm->problem = tb->problem;
         sm->counted |= arb_match_closed(tb->m) && sm->problem == NULL;
+        if (sm->counted && sm->forfeit == 0) {
+            uint64_t undo;
+
+            rc = arb_board_status(tb->m, &undo);
+            if (rc < 0)
+                return rc;
+            if (rc == ARB_BOARD_DISPUTED)
+                sm->withheld = "disputed: the latest claim disputes the "
+                               "record (arbiter state)";
+            else if (rc == ARB_BOARD_UNDO)
+                sm->withheld = "an undo request awaits a ruling";
+        }
         sm->seq = arb_match_next_seq(tb->m) - 1;
         sm->head = tb->has_head ? tb->head : NULL;
         sm->res = &tb->res;

@@ -581,6 +581,15 @@ tournament(exp_t *x)
     if (st == CLI_OK && x->format == F_RESULTS) {
         arb_standings_results_csv(&out, t.v.id, t.v.sm, t.v.n);
         st = out.oom ? CLI_ERROR : write_out(x->out, &out);
+        /* Said where the director looks: the file names them too, in a
+         * comment a rating body's reader may skip. */
+        for (i = 0; st == CLI_OK && i < t.v.n; i++)
+            if (t.v.sm[i].counted && t.v.sm[i].forfeit == 0
+                && t.v.sm[i].withheld != NULL)
+                fprintf(stderr, "arbiter export: table %s of round %llu "
+                        "(%s) is withheld from the results: %s\n",
+                        t.v.sm[i].table, (unsigned long long)t.v.sm[i].round,
+                        t.v.sm[i].match, t.v.sm[i].withheld);
     }
     /* A table not opened yet has no match to export.  A bundle cannot
      * show that a match is not there (each match is signed alone, and the

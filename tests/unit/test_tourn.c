@@ -520,6 +520,14 @@ test_team_standings(void)
     CHECK(strstr(arb_buf_cstr(&b), ",dan,4,59,win\n") != NULL);
     CHECK(strstr(arb_buf_cstr(&b), ",cid,3,54,loss\n") != NULL);
     CHECK(strstr(arb_buf_cstr(&b), ",fay,2,7,draw\n") != NULL);
+    /* Not settled: no line for a rating body to rate, a comment naming
+     * it after the lines. */
+    in[1].withheld = "disputed: why";
+    b.len = 0;
+    arb_standings_results_csv(&b, "T", in, 2);
+    CHECK(strstr(arb_buf_cstr(&b), ",C2,") == NULL);
+    CHECK(strstr(arb_buf_cstr(&b), ",dan,4,59,win\n# withheld: round 1, "
+                 "table 2, C2 at seq 5: disputed: why\n") != NULL);
     arb_standings_clear(&s);
     arb_buf_free(&b);
     arb_results_clear(&r[0]);
