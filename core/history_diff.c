@@ -57,7 +57,7 @@ same_args(const arb_event_t *a, const arb_event_t *b)
  * line is read as the rule set's current one), without the engine line,
  * which says who wrote the record, not what it holds. */
 static int
-header_lines(arb_buf_t *out, const arb_event_t *open)
+header_lines(arb_buf_t *out, const arb_event_t *open, int *implied)
 {
     arb_buf_t          all = ARB_BUF_INIT;
     const arb_rules_t *r;
@@ -76,9 +76,12 @@ header_lines(arb_buf_t *out, const arb_event_t *open)
         ed |= strncmp(p, "edition:", 8) == 0;
         arb_buf_add(out, p, (size_t)(nl - p) + 1);
     }
+    *implied = 0;
     if (rc == 0 && !ed && open->setup != NULL
-        && (r = arb_rules_find(open->setup->game)) != NULL)
+        && (r = arb_rules_find(open->setup->game)) != NULL) {
         arb_buf_printf(out, "edition: %s\n", r->edition);
+        *implied = 1;
+    }
     arb_buf_free(&all);
     return rc != 0 ? rc : out->oom ? ARB_ENOMEM : 0;
 }
@@ -123,17 +126,18 @@ dup_line(const char *l)
  * its side has no such line.  1 when one differs, 0 when none does, or
  * ARB_ENOMEM. */
 static int
-header_diff(const arb_history_t *a, const arb_history_t *b, char **la,
-            char **lb)
+header_diff(const arb_history_t *a, const arb_history_t *b,
+            arb_history_side_t *sa, arb_history_side_t *sb)
 {
     arb_buf_t   ha = ARB_BUF_INIT, hb = ARB_BUF_INIT;
     const char *p, *q;
-    int         rc;
+    char      **la = &sa->event, **lb = &sb->event;
+    int         rc, ia = 0, ib = 0;
 
     *la = *lb = NULL;
-    rc = header_lines(&ha, &a->open);
+    rc = header_lines(&ha, &a->open, &ia);
     if (rc == 0)
-        rc = header_lines(&hb, &b->open);
+        rc = header_lines(&hb, &b->open, &ib);
     if (rc == 0 && (arb_buf_cstr(&ha) == NULL || arb_buf_cstr(&hb) == NULL))
         rc = ARB_ENOMEM;
     if (rc != 0)
@@ -143,6 +147,9 @@ header_diff(const arb_history_t *a, const arb_history_t *b, char **la,
         if (!same_line(p, q)) {
             *la = dup_line(p);
             *lb = q != NULL ? dup_line(q) : NULL;
+            /* An edition read, not written, is said as such. */
+            sa->implied = ia && strncmp(p, "edition:", 8) == 0;
+            sb->implied = ib && strncmp(p, "edition:", 8) == 0;
             rc = *la == NULL || (q != NULL && *lb == NULL) ? ARB_ENOMEM : 1;
             goto done;
         }
@@ -375,7 +382,7 @@ diff_in(arb_history_diff_t *d, const arb_history_t *a,
         arb_match_digest(wb.m, hb);
     }
     if (oa != 0 || ob != 0 || memcmp(ha, hb, ARB_HASH_LEN) != 0) {
-        rc = header_diff(a, b, &d->a.event, &d->b.event);
+        rc = header_diff(a, b, &d->a, &d->b);
         if (rc < 0)
             goto fail;
         if (rc == 0 && oa != 0 && ob != 0) {
@@ -494,11 +501,15 @@ header_text(arb_buf_t *b, const arb_history_diff_t *d)
         arb_buf_puts(b, "the same header lines, judged apart\n");
         return;
     }
-    if (la != NULL)
+    if (la != NULL && d->a.implied)
+        arb_buf_printf(b, "A has no edition: line (read as '%s'), ", la);
+    else if (la != NULL)
         arb_buf_printf(b, "A has '%s', ", la);
     else
         arb_buf_printf(b, "A has no %.*s line, ", (int)key_len(lb), lb);
-    if (lb != NULL)
+    if (lb != NULL && d->b.implied)
+        arb_buf_printf(b, "B has no edition: line (read as '%s')\n", lb);
+    else if (lb != NULL)
         arb_buf_printf(b, "B has '%s'\n", lb);
     else
         arb_buf_printf(b, "B has no %.*s line\n", (int)key_len(la), la);
@@ -569,6 +580,8 @@ side_json(const arb_history_t *h, const arb_history_side_t *s)
 
     bad |= arb_json_set(o, "source", arb_json_string(history_name(h)));
     bad |= arb_json_set(o, "event", arb_json_string_or_null(s->event));
+    if (s->implied)     /* a line read, not written */
+        bad |= arb_json_set(o, "implied", json_true());
     bad |= arb_json_set(o, "digest", hex_or_null(s->has_digest, s->digest));
     bad |= arb_json_set(o, "refused", arb_json_string_or_null(s->refused));
     bad |= arb_json_set(o, "last", json_integer((json_int_t)s->last));

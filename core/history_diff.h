@@ -40,6 +40,8 @@ typedef struct arb_history_side {
     int            has_digest;
     unsigned char  digest[ARB_HASH_LEN];  /* its state after that event, or at its
                                    end when it has none */
+    int            implied;     /* seq 0: event is the edition line its
+                                   header lacks, read as the current */
     char          *refused;     /* why it has no state: "seq N: rule: msg" */
     uint64_t       last;        /* its last seq */
 } arb_history_side_t;

@@ -87,11 +87,13 @@ flush(arb_http_stream_t *s)
     h2o_send(s->req, &iov, 1, H2O_SEND_STATE_IN_PROGRESS);
 }
 
-/* Ends the response once nothing is in flight; s may be freed. */
+/* Ends the response once what is queued has gone (a cut stream's queue
+ * is emptied first); s may be freed. */
 static void
 end(arb_http_stream_t *s)
 {
     s->ended = 1;
+    flush(s);
     if (s->busy)
         return;
     h2o_send(s->req, NULL, 0, H2O_SEND_STATE_FINAL);
@@ -106,6 +108,9 @@ on_proceed(h2o_generator_t *g, h2o_req_t *req)
     (void)req;
     s->busy = 0;
     s->sending.len = 0;
+    /* What was queued behind the write goes before the end: a revoked
+     * stream's last word is `revoked` (until 2026-12-06 the end went
+     * first, and the queue was dropped). */
     if (s->ended)
         end(s);
     else

@@ -533,9 +533,11 @@ test_headers(const char *a)
         { "mode: 3", "option.mode: 3", "identical: 12 events" },
         { "", "edition: YAHchain-3e-ch34-3", "identical: 12 events" },
         /* another edition is another judgement */
+        /* (A has no edition line: said so, with the one it is read as;
+         * until 2026-12-06 quoted as if written) */
         { "", "edition: YAHchain-3e-ch34", "first divergence at seq 0 (the "
-          "header): A has 'edition: YAHchain-3e-ch34-3', B has 'edition: "
-          "YAHchain-3e-ch34'\n" },
+          "header): A has no edition: line (read as 'edition: "
+          "YAHchain-3e-ch34-3'), B has 'edition: YAHchain-3e-ch34'\n" },
         /* paired by key: the mode, not the line at its place */
         { "mode: 3", "cycles: 2\nmode: 4", "A has 'mode: 3', B has 'mode: "
           "4'\n" },
@@ -553,6 +555,16 @@ test_headers(const char *a)
         CHECK(strstr(logdiff(a, c, 0, &rc), t[i].want) != NULL);
         if (strstr(logdiff(a, c, 0, &rc), t[i].want) == NULL)
             fprintf(stderr, "case %zu:\n%s", i, logdiff(a, c, 0, &rc));
+        free(c);
+    }
+    /* JSON: the line read, flagged as such; the written one not */
+    {
+        char *c = reheader(a, "", "edition: YAHchain-3e-ch34");
+
+        CHECK(strstr(logdiff(a, c, 1, &rc), "\"event\":\"edition: "
+                     "YAHchain-3e-ch34-3\",\"implied\":true,") != NULL);
+        CHECK(strstr(logdiff(a, c, 1, &rc), "\"event\":\"edition: "
+                     "YAHchain-3e-ch34\",\"digest\"") != NULL);
         free(c);
     }
 }

@@ -1212,6 +1212,8 @@ test_public(void)
                        BIG), 401);
 }
 
+#define REVOKE_BUSY_ACKS 8
+
 /* A SIGHUP that removes the token a live stream was opened with: the
  * stream gets `revoked` and ends (until 2026-12-06 it went on); a stream
  * of a token that stands goes on. */
@@ -1263,6 +1265,65 @@ test_revoke(void)
     arb_client_close(cl);
 }
 
+/* A stream whose write is in flight when its token is revoked (a reader
+ * slower than the acks): what was queued behind that write, the acks and
+ * `revoked`, still goes out before the end (until 2026-12-06 the end went
+ * as soon as the write completed, and what was queued was dropped: under
+ * load most revoked streams ended without a word). */
+static void
+test_revoke_busy(void)
+{
+    arb_client_t      *cl = harness_connect(HARNESS_ARBITER);
+    char               path[320], req[256];
+    struct sockaddr_in a;
+    FILE              *f;
+    const char        *p;
+    int                fd, k, n, rcv = 2048, ok = 1, closed = 0, acks = 0;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    CHECK_INT(open_match(cl, "RB"), 0);
+    snprintf(path, sizeof(path), "%s/tokens", harness_dir);
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        fputs("token = live-busy-token-0123456 reader watcher\n", f);
+        fclose(f);
+    }
+    kill(harness_pid, SIGHUP);
+    usleep(200000);
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_port = htons((unsigned short)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK_INT(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    n = snprintf(req, sizeof(req), "GET /api/m/RB/live HTTP/1.1\r\nHost: t"
+                 "\r\nAuthorization: Bearer live-busy-token-0123456\r\n\r\n");
+    http_write_all(fd, req, (size_t)n);
+    usleep(100000);
+    /* not read: the first write stays in flight, the rest is queued */
+    for (k = 1; k <= REVOKE_BUSY_ACKS && ok; k++)
+        ok = place(cl, "RB", k) == 0;
+    CHECK(ok);
+    f = fopen(path, "w");
+    if (f != NULL)
+        fclose(f);
+    kill(harness_pid, SIGHUP);
+    usleep(200000);
+    resp[0] = '\0';
+    http_read(fd, resp, BIG, "\r\n0\r\n\r\n", 3000, &closed);
+    for (p = resp; (p = strstr(p, "event: ack\n")) != NULL; p++)
+        acks++;
+    CHECK_INT(acks, REVOKE_BUSY_ACKS);
+    CHECK(strstr(resp, "event: revoked\n") != NULL);
+    CHECK(strstr(resp, "\r\n0\r\n\r\n") != NULL);
+    close(fd);
+    arb_client_close(cl);
+}
+
 int
 main(void)
 {
@@ -1283,6 +1344,7 @@ main(void)
     test_live();
     test_resume();
     test_revoke();
+    test_revoke_busy();
     test_slow_stream();
     test_closed_streams();
     test_metrics();
