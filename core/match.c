@@ -154,6 +154,12 @@ arb_match_finished(const arb_match_t *m)
     return m->closed || m->rules->finished(m->st);
 }
 
+int
+arb_match_played_out(const arb_match_t *m)
+{
+    return m->rules->finished(m->st);
+}
+
 /* The entry whose event entry i contributes "as ruled", or NULL when it
  * contributes none (voided, a note, a ruling). */
 static const entry_t *

@@ -66,6 +66,9 @@ const arb_rules_t *arb_match_rules(const arb_match_t *m);
 int                arb_match_closed(const arb_match_t *m);
 /* 1 when no further move is accepted (closed, or the rules say so). */
 int                arb_match_finished(const arb_match_t *m);
+/* 1 when the rules say the game is over (played to its end), closed or
+ * not: a match closed early (adjourned, abandoned) was not. */
+int                arb_match_played_out(const arb_match_t *m);
 
 /* The canonical state digest: BLAKE2b-256 over the game, edition, match id,
  * players, closed flag, the rule set's canonical state and, once there is

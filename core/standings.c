@@ -67,9 +67,6 @@ credited(const arb_standings_match_t *m, size_t j)
     return m->teams != NULL ? m->teams[j] : m->players[j];
 }
 
-/* The result of seat j at match m (a strictly highest total wins, a
- * shared highest draws; in a team game, among the teams) and its total in
- * *gp. */
 /* 1 when seat j's side (its team's seats in a team game) forfeited. */
 static int
 side_forfeits(const arb_standings_match_t *m, size_t j)
@@ -83,13 +80,18 @@ side_forfeits(const arb_standings_match_t *m, size_t j)
     return 0;
 }
 
+/* The result of seat j at match m (a strictly highest total wins, a
+ * shared highest draws; in a team game, among the teams) and its total in
+ * *gp.  A side that forfeited loses with 0; the others of a forfeited
+ * table win with 0, or, when its match was played to its end, keep their
+ * totals and are ranked by them among themselves. */
 static int
 result_of(const arb_standings_match_t *m, size_t j, int64_t *gp)
 {
     int64_t max = INT64_MIN, t;
     size_t  k, i, atmax = 0;
 
-    if (m->forfeit != 0) {
+    if (m->forfeit != 0 && (side_forfeits(m, j) || !m->played)) {
         *gp = 0;
         return side_forfeits(m, j) ? ARB_RESULT_LOSS : ARB_RESULT_WIN;
     }
@@ -98,7 +100,7 @@ result_of(const arb_standings_match_t *m, size_t j, int64_t *gp)
         for (i = 0; i < k; i++)         /* each team once */
             if (strcmp(credited(m, i), credited(m, k)) == 0)
                 break;
-        if (i < k)
+        if (i < k || (m->forfeit != 0 && side_forfeits(m, k)))
             continue;
         t = total_of(m->res, credited(m, k));
         atmax = t > max ? 1 : t == max ? atmax + 1 : atmax;

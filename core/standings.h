@@ -50,6 +50,10 @@ typedef struct arb_standings_match {
                                        index): their side loses, the
                                        others win, 0 points each, whatever
                                        its match holds; 0: none */
+    int                   played;   /* forfeit: its match was played to
+                                       its end (and the tournament's
+                                       edition ranks it): the other sides
+                                       keep their totals, ranked by them */
     const char           *tournament;   /* forfeit: the tournament and */
     uint64_t              forfeit_seq;  /* its act, what the line names */
     const char           *problem;  /* why a match of the table does not

@@ -10,6 +10,14 @@
 #include "core/text.h"
 #include "core/tourn.h"
 
+int
+arb_tourn_forfeit_played(const arb_setup_t *s)
+{
+    return s->edition == NULL
+           || (strcmp(s->edition, ARB_TOURN_EDITION_2) != 0
+               && strcmp(s->edition, ARB_TOURN_EDITION_1) != 0);
+}
+
 void
 arb_tourn_table_clear(arb_tourn_table_t *t)
 {

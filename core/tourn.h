@@ -29,6 +29,17 @@
  * 2026-12-05 a round had one act, and at most 31 tables. */
 #define ARB_TOURN_TABLES_MAX  1024
 
+/* The tournament rule set's editions (docs/TOURNAMENT.md, "Editions"):
+ * 3 ranks a table forfeited after its match was played by the match's
+ * totals; 2 takes only the derived match id in every act; 1 any. */
+#define ARB_TOURN_EDITION    "arbiter-tournament-3"
+#define ARB_TOURN_EDITION_2  "arbiter-tournament-2"
+#define ARB_TOURN_EDITION_1  "arbiter-tournament-1"
+
+/* Whether tournament setup `s` (its open) ranks a table forfeited after
+ * its match was played by that match's totals (edition 3 on). */
+int arb_tourn_forfeit_played(const arb_setup_t *s);
+
 typedef struct arb_tourn_table {
     char   *table;              /* label: "7" */
     char   *match;              /* the match recorded at it */

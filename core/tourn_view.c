@@ -6,6 +6,7 @@
 
 #include "core/board.h"
 #include "core/err.h"
+#include "core/tourn.h"
 #include "core/tourn_view.h"
 
 void
@@ -162,6 +163,11 @@ arb_tview_build(arb_tview_t *v, arb_match_t *t, int tables,
             return rc;
         sm->problem = tb->problem;
         sm->counted |= arb_match_closed(tb->m) && sm->problem == NULL;
+        /* A disqualification after the game: the game stands for the
+         * others (edition 3; docs/TOURNAMENT.md). */
+        sm->played = sm->forfeit != 0 && sm->problem == NULL
+                     && arb_match_played_out(tb->m)
+                     && arb_tourn_forfeit_played(su);
         if (sm->counted && sm->forfeit == 0) {
             uint64_t undo;
 

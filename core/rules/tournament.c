@@ -30,13 +30,15 @@
 #include "core/standings.h"
 #include "core/tourn.h"
 
-/* Edition 2 (2026-12-06): a table's match id is the derived one,
- * TOURNAMENT-R<n>-T<table>, also in an act recorded by hand.  Edition 1
- * took any id there: a match of another tournament, or one already
- * counted elsewhere, could be named and counted (its tournaments replay
- * as recorded). */
-#define EDITION   "arbiter-tournament-2"
-#define EDITION_1 "arbiter-tournament-1"
+/* Edition 3 (2026-12-06): the acts are judged as in edition 2; what
+ * changed is how the standings read a forfeit at a table whose match was
+ * played to its end (core/standings.c), so that a tournament's standings
+ * never change under it.  Edition 2 (2026-12-06): a table's match id is
+ * the derived one, TOURNAMENT-R<n>-T<table>, also in an act recorded by
+ * hand.  Edition 1 took any id there: a match of another tournament, or
+ * one already counted elsewhere, could be named and counted (its
+ * tournaments replay as recorded). */
+#define EDITION   ARB_TOURN_EDITION
 
 typedef struct tround {
     uint64_t       n;
@@ -89,14 +91,15 @@ t_destroy(void *p)
 static int
 t_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
 {
-    static const char *const editions[] = { EDITION, EDITION_1 };
+    static const char *const editions[] = { EDITION, ARB_TOURN_EDITION_2,
+                                            ARB_TOURN_EDITION_1 };
     tstate_t   *t;
     const char *game, *rule;
     size_t      i;
     int         ed;
 
     *out = NULL;
-    if ((ed = arb_rules_edition(s, editions, 2, v)) < 0)
+    if ((ed = arb_rules_edition(s, editions, 3, v)) < 0)
         return ed;
     if (s->nplayers != 1 || s->nteams != 0)
         return arb_verdict(v, ARB_EINVAL, "tournament.setup", "a tournament "
@@ -135,7 +138,7 @@ t_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
         return arb_verdict(v, ARB_EINVAL, "tournament.setup", "option "
                            "standings must be gp or mp, not '%s'", rule);
     }
-    t->ed1 = ed == 1;
+    t->ed1 = ed == 2;
     t->id = strdup(s->match_id);
     t->director = strdup(s->players[0].name);
     t->game = strdup(game);

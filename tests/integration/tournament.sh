@@ -513,6 +513,35 @@ for src in "" "--db $T/data"; do
            grep -c Ff-R1-T1) $($A export --tournament Ff --format results \
            $src | grep -c Ff-R1-T2)"
 done
+# A disqualification after the game (edition 3): the table's match was
+# played to its end, so the others keep their totals, ranked by them
+# among themselves (until 2026-12-06 they won it with 0).
+$A tournament create --tournament Fq --game yahchain --option mode=3 \
+    > /dev/null 2>&1
+printf '1,1,ka,lu,mo\n' > "$T/fq.csv"
+$A tournament round --tournament Fq --pairings "$T/fq.csv" > /dev/null 2>&1
+i=0
+for f in 2 3 4; do for s in S H D C U M W F L G Y N; do
+    set -- ka lu mo; shift $((i % 3))
+    $A move --match Fq-R1-T1 place $1 $f$s > /dev/null 2>&1 || echo "move $i"
+    i=$((i + 1))
+done; done
+$A close --match Fq-R1-T1 > /dev/null 2>&1
+$A tournament forfeit --tournament Fq --round 1 --table 1 --players mo \
+    --reason "disqualified" > /dev/null 2>&1
+tot=$($A state --match Fq-R1-T1 | awk '/^totals:/ { on = 1; next }
+    on && /^  / { print $1, $2 } /^digest/ { on = 0 }')
+want=$(printf '%s\n' "$tot" | awk '$1 != "mo" { n[NR] = $1; v[NR] = $2 }
+    END { for (i in n) for (j in n) if (i != j) o[i] = v[i] > v[j] ? "win" : "loss"
+          for (i in n) print n[i], v[i], o[i]; print "mo 0 loss" }' | sort)
+check "forfeit after the game: the others keep their totals, ranked" \
+    "$want" "$($A tournament standings --tournament Fq --json |
+    grep -o '"player":"[a-z]*"\|"gp":[0-9]*,"result":"[a-z]*"' |
+    sed 's/"player":"\(.*\)"/\1/; s/"gp":\([0-9]*\),"result":"\(.*\)"/\1 \2/' |
+    paste -d' ' - - | sort)"
+check "... two different totals (a table with a winner)" 2 \
+    "$(printf '%s\n' "$tot" | awk '$1 != "mo" { print $2 }' | sort -u | wc -l)"
+
 # a forfeited table never opened is no gap in the tournament's bundle
 # (one not forfeited is: refused above)
 $A move --match Ff tables director 1 3:Ff-R1-T3:xu,yo > /dev/null 2>&1

@@ -2,6 +2,7 @@
  * test_tourn.c - the tournament pseudo-game, pairing lists, standings and
  * the director's board.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -838,11 +839,140 @@ test_forfeit(void)
     arb_match_free(t2);
 }
 
+/* A loader for test_forfeit_played: P-R1-T1 (ka lu mo) a YAHchain match
+ * of mode 3 played to its end (12 Sotas of three cards of one face),
+ * P-R1-T2 (ne ob) three moves in and closed (not played out). */
+static int
+load_played(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
+            int64_t *last_ms, unsigned char *head, int *has_head,
+            int *moved, arb_buf_t *why)
+{
+    static const char *const p1[] = { "ka", "lu", "mo" },
+                             *p2[] = { "ne", "ob" },
+                             suits[] = "SHDCUMWFLGYN";
+    arb_verdict_t v;
+    char          card[4];
+    int           i, two = strcmp(id, "P-R1-T2") == 0, rc = 0;
+
+    (void)ud; (void)head; (void)moved; (void)why;
+    *m = open_match("yahchain", id, two ? p2 : p1, two ? 2 : 3, "mode",
+                    "3", NULL, NULL);
+    if (*m == NULL)
+        return ARB_ENOMEM;
+    /* Sota k holds face 2 + k / 4 in three suits */
+    for (i = 0; i < (two ? 3 : 36) && rc == 0; i++) {
+        snprintf(card, sizeof(card), "%c%c", '2' + i / 12, suits[i % 12]);
+        rc = move(*m, &v, "place", two ? p2[i % 2] : p1[i % 3], card,
+                  NULL, NULL);
+    }
+    if (rc == 0 && two)
+        rc = act(*m, &v, ARB_EV_CLOSE, "adjourned");
+    *seq = arb_match_next_seq(*m) - 1;
+    *last_ms = 0;
+    *has_head = 0;
+    return rc;
+}
+
+/* The results of a forfeited table as the standings read them: the
+ * tournament of edition `ed` (NULL: the current), mo forfeiting table 1
+ * after its match was played out, ob table 2 before it was: "player gp
+ * result;" for each seat of table 1, then of table 2. */
+static const char *
+forfeit_results(const char *ed, arb_results_t *t1)
+{
+    static char  out[256];
+    arb_match_t *t = NULL;
+    arb_event_t  ev;
+    arb_setup_t *s;
+    arb_verdict_t v;
+    arb_tview_t  tv;
+    arb_standings_t st;
+    arb_buf_t    why = ARB_BUF_INIT;
+    size_t       i, j, k, len = 0;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_OPEN;
+    s = ev.setup = calloc(1, sizeof(*s));
+    s->game = strdup("tournament");
+    s->match_id = strdup("P");
+    s->edition = ed != NULL ? strdup(ed) : NULL;
+    arb_setup_add_player(s, "director", -1);
+    arb_setup_set_option(s, "game", "yahchain");
+    arb_setup_set_option(s, "game.mode", "3");
+    CHECK_INT(arb_match_open(&t, &ev, &v), 0);
+    arb_event_clear(&ev);
+    out[0] = '\0';
+    if (t == NULL)
+        return out;
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:P-R1-T1:ka,lu,mo",
+                   "2:P-R1-T2:ne,ob"), 0);
+    CHECK_INT(move(t, &v, "forfeit", "director", "1", "1", "mo"), 0);
+    CHECK_INT(move(t, &v, "forfeit", "director", "1", "2", "ob"), 0);
+    CHECK_INT(arb_tview_build(&tv, t, 1, load_played, NULL, &why), 0);
+    CHECK(tv.n == 2);
+    if (tv.n == 2 && t1 != NULL)
+        CHECK_INT(arb_match_results(tv.tables[0].m, t1), 0);
+    CHECK_INT(arb_standings_compute(&st, tv.sm, tv.n, tv.rule), 0);
+    for (i = 0; i < tv.n; i++)
+        for (j = 0; j < tv.sm[i].nplayers; j++)
+            for (k = 0; k < st.n; k++) {
+                const arb_standing_t *l = &st.lines[k];
+
+                if (strcmp(l->player, tv.sm[i].players[j]) == 0
+                    && l->nentries == 1)
+                    len += (size_t)snprintf(out + len, sizeof(out) - len,
+                        "%s %lld %s;", l->player,
+                        (long long)l->entries[0].gp,
+                        arb_result_name(l->entries[0].result));
+            }
+    arb_standings_clear(&st);
+    arb_tview_clear(&tv);
+    arb_buf_free(&why);
+    return out;
+}
+
+/* A forfeit at a table whose match was played to its end (a
+ * disqualification after the game): the other players keep their totals
+ * and are ranked by them among themselves (edition 3); before it was
+ * played, the others win with 0.  A tournament of an earlier edition
+ * keeps the rule it was run under: every other player wins, with 0
+ * (until 2026-12-06 the only rule: the players of a game played to the
+ * end lost what they had scored in it). */
+static void
+test_forfeit_played(void)
+{
+    arb_results_t r;
+    char          want[256];
+    int64_t       ka, lu;
+
+    memset(&r, 0, sizeof(r));
+    snprintf(want, sizeof(want), "%s", forfeit_results(NULL, &r));
+    ka = r.ntotals == 3 ? r.totals[0].points : -1;
+    lu = r.ntotals == 3 ? r.totals[1].points : -1;
+    CHECK(ka > 0 && lu > 0 && ka != lu);
+    {
+        char exp[256];
+
+        snprintf(exp, sizeof(exp), "ka %lld %s;lu %lld %s;mo 0 loss;"
+                 "ne 0 win;ob 0 loss;", (long long)ka,
+                 ka > lu ? "win" : "loss", (long long)lu,
+                 lu > ka ? "win" : "loss");
+        CHECK_STR(want, exp);
+    }
+    CHECK_STR(forfeit_results("arbiter-tournament-3", NULL), want);
+    CHECK_STR(forfeit_results("arbiter-tournament-2", NULL),
+              "ka 0 win;lu 0 win;mo 0 loss;ne 0 win;ob 0 loss;");
+    CHECK_INT(arb_tourn_forfeit_played(&(arb_setup_t){ .edition = NULL }),
+              1);
+    arb_results_clear(&r);
+}
+
 int
 main(void)
 {
     test_rules();
     test_forfeit();
+    test_forfeit_played();
     test_derived_ids();
     test_pairing();
     test_teams();
