@@ -161,6 +161,9 @@ typedef struct cli_source {
     const char *file;
     const char *db;             /* with match only */
     const char *match;
+    struct arb_store *store;    /* db opened already (borrowed: a tool
+                                   reading many matches opens it once),
+                                   or NULL */
 } cli_source_t;
 
 /* Fills h (zeroed; clear it after, also on failure) with events 0..upto

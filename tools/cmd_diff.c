@@ -180,7 +180,7 @@ cmd_diff(int argc, char **argv)
 {
     cli_net_t     n;
     arb_history_t h[2];
-    cli_source_t  src = { NULL, NULL, NULL };
+    cli_source_t  src = { NULL, NULL, NULL, NULL };
     const char   *claim = NULL;
     size_t        nh = 0, i;
     int           k, json = 0, status;
@@ -217,7 +217,7 @@ cmd_diff(int argc, char **argv)
         goto done;
     }
     for (k = 0; k < a.npos; k++) {
-        cli_source_t f = { a.pos[k], NULL, NULL };
+        cli_source_t f = { a.pos[k], NULL, NULL, NULL };
         if (cli_source_load(&h[nh++], "diff", &f, &n, UINT64_MAX) != CLI_OK)
             goto done;
     }

@@ -139,7 +139,7 @@ int
 cmd_replay(int argc, char **argv)
 {
     arb_history_t h;
-    cli_source_t  src = { NULL, NULL, NULL };
+    cli_source_t  src = { NULL, NULL, NULL, NULL };
     const char   *at_s = NULL;
     uint64_t      at = UINT64_MAX;
     int           json = 0, verify = 0, status;

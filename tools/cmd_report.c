@@ -446,7 +446,7 @@ cmd_report(int argc, char **argv)
 {
     cli_net_t     n;
     arb_history_t h;
-    cli_source_t  src = { NULL, NULL, NULL };
+    cli_source_t  src = { NULL, NULL, NULL, NULL };
     arb_buf_t     data = ARB_BUF_INIT, page = ARB_BUF_INIT,
                   why = ARB_BUF_INIT, verified = ARB_BUF_INIT;
     const char   *claim = NULL, *out = NULL, *key = NULL;

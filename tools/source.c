@@ -227,17 +227,18 @@ cli_store_status(int rc)
 
 static int
 load_db(arb_history_t *h, const char *cmd, const char *dir,
-        const char *match, uint64_t upto)
+        arb_store_t *open, const char *match, uint64_t upto)
 {
-    arb_store_t      *st = NULL;
+    arb_store_t      *st = open;
     arb_store_opts_t  opts;
     arb_verdict_t     v;
     arb_buf_t         why = ARB_BUF_INIT;
-    int               rc, status = CLI_ERROR;
+    int               rc = 0, status = CLI_ERROR;
 
     memset(&opts, 0, sizeof(opts));
     opts.read_only = 1;
-    rc = arb_store_open(&st, dir, &opts, &why);
+    if (st == NULL)
+        rc = arb_store_open(&st, dir, &opts, &why);
     if (rc != 0) {
         fprintf(stderr, "arbiter %s: %s: %s\n", cmd, dir,
                 rc == ARB_ENOTFOUND ? "no store there" : arb_buf_cstr(&why));
@@ -271,7 +272,8 @@ load_db(arb_history_t *h, const char *cmd, const char *dir,
     if (arb_history_name(h, "%s: match %s", dir, match) == 0)
         status = CLI_OK;
 done:
-    arb_store_close(st);
+    if (st != open)
+        arb_store_close(st);
     arb_buf_free(&why);
     return status;
 }
@@ -412,6 +414,6 @@ cli_source_load(arb_history_t *h, const char *cmd, const cli_source_t *src,
         return CLI_ERROR;
     }
     if (src->db != NULL)
-        return load_db(h, cmd, src->db, src->match, upto);
+        return load_db(h, cmd, src->db, src->store, src->match, upto);
     return load_net(h, cmd, n, src->match, upto);
 }

@@ -15,6 +15,7 @@ typedef struct cli_tourn {
     arb_tview_t  v;
     const char  *cmd;
     const char  *db;
+    struct arb_store *st;       /* db, opened once for every match */
     struct cli_net *n;
     int          tables;        /* loading the tables: one not opened yet
                                    is not an error */
