@@ -710,9 +710,28 @@ arb_http_stop(arb_server_t *srv)
     }
     arb_http_live_end_all(h);
     arb_http_guard_stop(h);
-    /* libh2o closes each connection when it sees its socket shut. */
+    /* libh2o closes each connection when it sees its socket shut; one
+     * whose append awaits its ack is answered first (until 2026-12-06 it
+     * was shut too, and a write committed by the stop's last batch went
+     * unanswered: a client without a cid could not tell it from one
+     * lost). */
+    arb_http_write_hold(h);
     for (hc = h->conns; hc != NULL; hc = hc->next)
-        if (uv_fileno((uv_handle_t *)&hc->tcp, &fd) == 0)
+        if (hc->write == NULL && uv_fileno((uv_handle_t *)&hc->tcp, &fd) == 0)
+            shutdown(fd, SHUT_RDWR);
+}
+
+void
+arb_http_stop_held(arb_server_t *srv)
+{
+    struct arb_http *h = srv->http;
+    arb_http_conn_t *hc;
+    uv_os_fd_t       fd;
+
+    if (h == NULL)
+        return;
+    for (hc = h->conns; hc != NULL; hc = hc->next)
+        if (hc->write != NULL && uv_fileno((uv_handle_t *)&hc->tcp, &fd) == 0)
             shutdown(fd, SHUT_RDWR);
 }
 

@@ -30,6 +30,10 @@ struct arb_http_conn {
     arb_http_stream_t *stream;      /* its live stream, or NULL (each
                                        points at the other until either
                                        goes: http_live.c) */
+    struct arb_http_wr *write;      /* at a stop: its write awaiting the
+                                       commit's answer, or NULL (each
+                                       points at the other until either
+                                       goes: http_write.c) */
     arb_http_conn_t  *prev, *next;
 };
 
@@ -52,6 +56,8 @@ struct arb_http {
     size_t             nconns, nmconns; /* listen's, metrics_listen's */
     arb_http_stream_t *streams;
     size_t             nstreams;
+    struct arb_http_wr *writes;     /* appends awaiting their ack
+                                       (http_write.c) */
     uv_timer_t         ping;        /* http_live.c: a tick a second finds
                                        closed streams, pings idle ones */
     int                ping_init;
@@ -135,6 +141,13 @@ void arb_http_api_tourn(arb_http_req_t *q, const char *id, int board);
  * arb_http_write_route(name), which is -1 for no write route. */
 int  arb_http_write_route(const char *name);
 void arb_http_write(arb_http_req_t *q, const char *match, int route);
+/* At a stop: marks the connection of every append awaiting its ack, which
+ * arb_http_stop() then leaves open for the answer (the commit in flight
+ * finishes, and its acks are owed); each such answer closes its
+ * connection once sent. */
+void arb_http_write_hold(struct arb_http *h);
+/* hc is closing: its write (if any) no longer points at it. */
+void arb_http_write_conn_gone(arb_http_conn_t *hc);
 
 /* http_guard.c: the head guard.  Arms it on a connection libh2o has just
  * accepted (and re-arms it if libh2o restarted reading); starts and stops

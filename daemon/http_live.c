@@ -683,6 +683,7 @@ arb_http_live_init(struct arb_http *h)
 void
 arb_http_conn_gone(arb_http_conn_t *hc)
 {
+    arb_http_write_conn_gone(hc);
     if (hc->stream != NULL) {
         hc->stream->hc = NULL;
         hc->stream = NULL;

@@ -53,9 +53,14 @@ static const char *const route_names[] = {
 /* One write in flight.  Held by the HTTP request (until libh2o disposes
  * it) and by the sink connection (until released); freed when neither
  * holds it. */
-typedef struct wr {
+typedef struct arb_http_wr {
     h2o_req_t  *req;            /* NULL once libh2o disposed it */
     arb_conn_t *c;              /* NULL once released */
+    struct arb_http    *h;      /* listed in h->writes: an append awaiting
+                                   its ack (NULL: not listed) */
+    struct arb_http_wr *prev, *next;
+    arb_http_conn_t    *hc;     /* at a stop: its connection, held open
+                                   for the answer (arb_http_write_hold) */
     int         route;
     int         dispatching;    /* inside arb_dispatch(): c stays */
     int         answered;
@@ -64,11 +69,61 @@ typedef struct wr {
     json_t     *move;           /* {"player","verb","args"} (move, judge) */
 } wr_t;
 
+/* Off the list of appends awaiting their ack, and off its connection. */
+static void
+wr_unlist(wr_t *w)
+{
+    if (w->hc != NULL) {
+        w->hc->write = NULL;
+        w->hc = NULL;
+    }
+    if (w->h == NULL)
+        return;
+    if (w->prev != NULL)
+        w->prev->next = w->next;
+    else
+        w->h->writes = w->next;
+    if (w->next != NULL)
+        w->next->prev = w->prev;
+    w->h = NULL;
+    w->prev = w->next = NULL;
+}
+
+void
+arb_http_write_hold(struct arb_http *h)
+{
+    arb_http_conn_t *hc;
+    h2o_socket_t    *sock;
+    wr_t            *w;
+
+    /* Once, at the stop: a search of the connections for each. */
+    for (w = h->writes; w != NULL; w = w->next)
+        for (hc = h->conns; w->req != NULL && hc != NULL; hc = hc->next) {
+            sock = hc->tcp.data;
+            if (sock != NULL && sock->data == (void *)w->req->conn
+                && hc->write == NULL) {
+                hc->write = w;
+                w->hc = hc;
+                break;
+            }
+        }
+}
+
+void
+arb_http_write_conn_gone(arb_http_conn_t *hc)
+{
+    if (hc->write != NULL) {
+        hc->write->hc = NULL;
+        hc->write = NULL;
+    }
+}
+
 static void
 wr_maybe_free(wr_t *w)
 {
     if (w->req != NULL || w->c != NULL || w->answering)
         return;
+    wr_unlist(w);
     free(w->line);
     json_decref(w->move);
     free(w);
@@ -92,6 +147,7 @@ on_dispose(void *p)
     wr_t *w = *(wr_t **)p;
 
     w->req = NULL;
+    wr_unlist(w);
     if (!w->dispatching)
         wr_release_conn(w);
     wr_maybe_free(w);
@@ -278,6 +334,11 @@ on_sink(arb_conn_t *c, const char *msg, size_t len)
     w->answered = 1;
     /* Should libh2o finish the request within the send, w outlives it. */
     w->answering = 1;
+    /* At a stop its connection was held open for this answer: closed
+     * once it is sent. */
+    if (w->req != NULL && c->srv->stopping)
+        w->req->http1_is_persistent = 0;
+    wr_unlist(w);
     if (w->req != NULL)
         answer(w, msg, len);
     w->answering = 0;
@@ -653,8 +714,15 @@ arb_http_write(arb_http_req_t *q, const char *match, int route)
     w->dispatching = 1;
     arb_dispatch(w->c, frame.data, frame.len);
     w->dispatching = 0;
-    if (!w->answered)
-        goto done;              /* an append: answered at its ack */
+    if (!w->answered) {
+        /* an append: answered at its ack */
+        w->h = q->srv->http;
+        w->next = w->h->writes;
+        if (w->next != NULL)
+            w->next->prev = w;
+        w->h->writes = w;
+        goto done;
+    }
 release:
     wr_release_conn(w);
     wr_maybe_free(w);

@@ -654,6 +654,7 @@ finish_stop(arb_server_t *srv)
         next = c->next;
         arb_conn_finish(c);
     }
+    arb_http_stop_held(srv);
     uv_close((uv_handle_t *)&srv->sig_term, NULL);
     uv_close((uv_handle_t *)&srv->sig_int, NULL);
     uv_close((uv_handle_t *)&srv->sig_hup, NULL);

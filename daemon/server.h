@@ -551,10 +551,14 @@ void arb_stats_reject(arb_server_t *srv, int rc);
 
 /* http.c: the HTTP server (docs/HTTP.md) when [http] listen is set.
  * start: 0 or -1 (logged); stop closes the listener and every HTTP
- * connection (on the loop); free releases the rest after the loop ended;
+ * connection (on the loop) but those of writes awaiting their ack (they
+ * close once answered); free releases the rest after the loop ended;
  * committed feeds the live streams after p's ack. */
 int  arb_http_start(arb_server_t *srv);
 void arb_http_stop(arb_server_t *srv);
+/* After the stop's last commit: shuts what arb_http_stop() left open for
+ * an answer that has not come (none should be left). */
+void arb_http_stop_held(arb_server_t *srv);
 void arb_http_free(arb_server_t *srv);
 void arb_http_committed(arb_server_t *srv, const arb_pending_t *p);
 /* A read replica's: 1 when a live stream shows `match` (its own, or the

@@ -22,6 +22,9 @@
  *   ARB_IOSIM_KILL_NAME=N  SIGKILL it before its Nth name change there
  *                      (rename, link, unlink): a tool cut short between
  *                      two renames
+ *   ARB_IOSIM_SYNC_SLEEP_MS=N  sleep N ms before each sync there (fsync,
+ *                      fdatasync, msync): a slow disk, so that a test can
+ *                      act while a commit is in flight
  *   ARB_IOSIM_FAIL=CLASS:N:ERR  make the Nth CLASS call there fail with
  *                      ERR (EIO or ENOSPC), once; CLASS is write, sync,
  *                      msync, open or mmap
@@ -55,6 +58,7 @@ static char            dir[1024];
 static size_t          dirlen;
 static uint64_t        kill_at, ops, fail_at, counts[IOSIM_NCLASS];
 static uint64_t        kill_name_at, names;
+static unsigned        sync_sleep_ms;
 static uint32_t        next_id = 1;
 static uint32_t        fd_id[MAXFD];        /* 0: not in the directory */
 static unsigned char   fd_sync[MAXFD];      /* O_SYNC / O_DSYNC */
@@ -132,6 +136,8 @@ env_init(void)
         kill_at = strtoull(e, NULL, 10);
     if ((e = getenv("ARB_IOSIM_KILL_NAME")) != NULL)
         kill_name_at = strtoull(e, NULL, 10);
+    if ((e = getenv("ARB_IOSIM_SYNC_SLEEP_MS")) != NULL)
+        sync_sleep_ms = (unsigned)strtoul(e, NULL, 10);
     if ((e = getenv("ARB_IOSIM_FAIL")) != NULL
         && sscanf(e, "%15[a-z]:%llu:", cls, &n) == 2) {
         for (i = 0; i < IOSIM_NCLASS; i++)
@@ -399,6 +405,11 @@ do_sync(int fd, int data_only)
         pthread_mutex_unlock(&lk);
         return data_only ? r_fdatasync(fd) : r_fsync(fd);
     }
+    if (sync_sleep_ms > 0) {
+        pthread_mutex_unlock(&lk);
+        usleep(sync_sleep_ms * 1000u);
+        pthread_mutex_lock(&lk);
+    }
     tick();
     for (i = 0; i < nfailed_sync; i++)
         if (failed_sync[i] == id)
@@ -487,6 +498,11 @@ msync(void *addr, size_t len, int flags)
         region_t *r = &regions[i];
         if (r->addr == NULL || a < r->addr || a + len > r->addr + r->len)
             continue;
+        if (sync_sleep_ms > 0 && (flags & MS_SYNC)) {
+            pthread_mutex_unlock(&lk);
+            usleep(sync_sleep_ms * 1000u);
+            pthread_mutex_lock(&lk);
+        }
         tick();
         if (inject(IOSIM_C_MSYNC, r->id)) {
             pthread_mutex_unlock(&lk);
