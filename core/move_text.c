@@ -204,7 +204,8 @@ arb_move_from_words_at(const arb_rules_t *rules, const arb_setup_t *setup,
     if (ev->player == NULL || ev->verb == NULL)
         goto done;
     for (i = first; i < n; i++)
-        if (arb_event_add_arg(ev, arb_narrate_spell_arg(rules, i - first,
+        if (arb_event_add_arg(ev, arb_narrate_spell_arg(rules, verb,
+                                                        i - first,
                                                         w[i], spelt,
                                                         sizeof(spelt))) != 0)
             goto done;

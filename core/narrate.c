@@ -149,12 +149,14 @@ arb_narrate_bare_verb(const arb_rules_t *r)
 }
 
 const char *
-arb_narrate_spell_arg(const arb_rules_t *r, size_t i, const char *arg,
-                      char *out, size_t n)
+arb_narrate_spell_arg(const arb_rules_t *r, const char *verb, size_t i,
+                      const char *arg, char *out, size_t n)
 {
     arb_card_t c;
     char       err[8], card[64];
 
+    if (OWN(r, spell_arg) != NULL)
+        return r->narration->spell_arg(verb, i, arg, out, n);
     if (i != 0 || r == NULL || r->narration == NULL
         || !r->narration->card_first
         || arb_card_parse(&c, arg, strlen(arg), err, sizeof(err)) != 0)

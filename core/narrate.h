@@ -53,10 +53,12 @@ void arb_narrate_position(arb_buf_t *out, const arb_rules_t *r,
 /* The verb of a move written as its arguments only, or as a player and
  * its arguments ("place"), or NULL when moves are written out in full. */
 const char *arb_narrate_bare_verb(const arb_rules_t *r);
-/* A move's argument i as the log should spell it: YAHchain records a
- * card in its canonical form whatever was typed.  Writes into out[n] and
- * returns out, or returns arg unchanged. */
-const char *arb_narrate_spell_arg(const arb_rules_t *r, size_t i,
+/* Argument i of a typed move of `verb` as the log should spell it: a card
+ * (a chip, a cell) in its canonical form whatever was typed, so that one
+ * card has one spelling in the log.  Writes into out[n] and returns out,
+ * or returns arg unchanged. */
+const char *arb_narrate_spell_arg(const arb_rules_t *r, const char *verb,
+                                  size_t i,
                                   const char *arg, char *out, size_t n);
 
 #endif

@@ -94,6 +94,11 @@ typedef struct arb_narration {
     void (*header)(arb_buf_t *out, const struct json_t *pos);
     /* 0 to leave the position to the generic words. */
     int  (*position)(arb_buf_t *out, const struct json_t *pos, int screen);
+    /* Argument i of a typed move of `verb` as the log spells it (one
+     * card, one cell, one spelling): written into out[0..n) and out
+     * returned, or arg returned unchanged.  NULL: card_first's rule. */
+    const char *(*spell_arg)(const char *verb, size_t i, const char *arg,
+                             char *out, size_t n);
 } arb_narration_t;
 
 /* apply flags */

@@ -698,6 +698,33 @@ chains_describe(const void *p, unsigned seen)
 
 static const char *const move_verbs[] = { "place", "pass", NULL };
 
+/* A typed placement as the log spells it: the card with its suit symbol
+ * (8s, 8♠ and 8П are one card), the cell as r<row>c<col> (R0C0, r-0c0
+ * and r00c0 one cell); until 2026-12-06 recorded as typed. */
+static const char *
+chains_spell_arg(const char *verb, size_t i, const char *arg, char *out,
+                 size_t n)
+{
+    arb_chains_card_t c;
+    char              buf[24];
+    int               row, col;
+
+    if (strcmp(verb, "place") != 0)
+        return arg;
+    if (i == 0 && arb_chains_card_parse(&c, arg, strlen(arg), NULL, 0) == 0)
+        arb_chains_card_format(buf, c);
+    else if (i == 1 && arb_chains_cell_parse(&row, &col, arg) == 0)
+        arb_chains_cell_format(buf, row, col);
+    else
+        return arg;
+    snprintf(out, n, "%s", buf);
+    return out;
+}
+
+static const arb_narration_t chains_narration = {
+    .spell_arg = chains_spell_arg,
+};
+
 const arb_rules_t arb_rules_chains = {
     .game = "chains",
     .verbs = move_verbs,
@@ -709,4 +736,5 @@ const arb_rules_t arb_rules_chains = {
     .results = chains_results,
     .digest = chains_digest,
     .describe = chains_describe,
+    .narration = &chains_narration,
 };

@@ -3,10 +3,12 @@
  * the chip a draw took, to a viewer who sees the drawer's hand.  The rest
  * is the generic words of its position.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/json.h"
 #include "core/rules.h"
+#include "core/rules/tsuku_chip.h"
 
 /* The hand_cards of player `name` in position pos, or NULL (hidden from
  * this viewer, or no such player). */
@@ -55,6 +57,39 @@ tsuku_effect(arb_buf_t *out, const json_t *before, const json_t *after,
         arb_buf_printf(out, "; %s draws %s", ev->player, y);
 }
 
+/* A typed chip as the log spells it (b4 is B4, p7B is P7b), and a word
+ * of chips chip by chip (b1b2r0 is B1B2R0); anything else as typed.
+ * Until 2026-12-06 every chip was recorded as typed. */
+static const char *
+tsuku_spell_arg(const char *verb, size_t i, const char *arg, char *out,
+                size_t n)
+{
+    arb_tsuku_chip_t c;
+    int              kinds[ARB_TSUKU_FULL * 2];
+    size_t           k, nk = 0, len = 0;
+    char             err[8], chip[8];
+
+    (void)verb;
+    (void)i;
+    if (arb_tsuku_chip_parse(&c, arg, strlen(arg), 1, err, sizeof(err)) == 0) {
+        arb_tsuku_chip_format(chip, c);
+        snprintf(out, n, "%s", chip);
+        return out;
+    }
+    if (arb_tsuku_chips_parse(kinds, sizeof(kinds) / sizeof(kinds[0]), &nk,
+                              arg, err, sizeof(err)) != 0
+        || nk == 0 || n < 3 * nk + 1)
+        return arg;
+    for (k = 0; k < nk; k++) {
+        c.kind = kinds[k];
+        c.as = ARB_TSUKU_ANY;
+        arb_tsuku_chip_format(out + len, c);
+        len += strlen(out + len);
+    }
+    return out;
+}
+
 const arb_narration_t arb__tsuku_narration = {
     .effect = tsuku_effect,
+    .spell_arg = tsuku_spell_arg,
 };

@@ -100,6 +100,8 @@ main(void)
           "ARG... (the players: ann bob)" },
         { 1, "discard R5", ARB_EINVAL, "'R5' is no player of this match "
           "(the players: ann bob): write discard PLAYER ARG..." },
+        /* a chip spelt as the log spells it (until 2026-12-06 as typed) */
+        { 1, "discard ann r5", 0, "discard ann R5" },
     };
     size_t k;
     const arb_rules_t *const *g;

@@ -73,7 +73,7 @@ narrate(words_t *w, const char *text, uint64_t at, const char *player,
     take(w->screen, sizeof(w->screen), &b);
     w->bare = arb_narrate_bare_verb(r);
     snprintf(w->spelt, sizeof(w->spelt), "%s",
-             arb_narrate_spell_arg(r, 0, arg, spelt, sizeof(spelt)));
+             arb_narrate_spell_arg(r, verb, 0, arg, spelt, sizeof(spelt)));
     json_decref(pos);
     arb_buf_free(&b);
     arb_match_free(m);
@@ -122,8 +122,9 @@ test_yahchain(void)
  * describe() alone. */
 static void
 test_generic(const char *path, uint64_t at, const char *player,
-             const char *verb, const char *arg, const char *move,
-             const char *record, const char *line, const char *screen)
+             const char *verb, const char *arg, const char *spelt,
+             const char *move, const char *record, const char *line,
+             const char *screen)
 {
     char   *text = slurp(path);
     words_t w;
@@ -140,7 +141,7 @@ test_generic(const char *path, uint64_t at, const char *player,
     CHECK_STR(w.line, line);
     CHECK_STR(w.screen, screen);
     CHECK(w.bare == NULL);
-    CHECK_STR(w.spelt, arg);                /* spelt as typed */
+    CHECK_STR(w.spelt, spelt);
     free(text);
 }
 
@@ -251,14 +252,56 @@ done:
     arb_buf_free(&b);
 }
 
+/* One card, one cell, one chip: one spelling in the log, whatever was
+ * typed (until 2026-12-06 only YAHchain respelled a card; the other games
+ * recorded what was typed: "9Б r-0c1", "3v", "b4"). */
+static void
+test_spelling(void)
+{
+    static const struct {
+        const char *game, *verb;
+        size_t      i;
+        const char *arg, *want;
+    } t[] = {
+        { "yahchain", "place", 0, "4s", "4♠" },
+        { "chains", "place", 0, "8s", "8♠" },
+        { "chains", "place", 0, "9Б", "9♦" },
+        { "chains", "place", 0, "7К", "7♣" },
+        { "chains", "place", 0, "10h", "10♥" },
+        { "chains", "place", 1, "R0C0", "r0c0" },
+        { "chains", "place", 1, "r-0c1", "r0c1" },
+        { "chains", "place", 1, "r00c-1", "r0c-1" },
+        { "chains", "place", 1, "r+1c0", "r1c0" },
+        { "chains", "place", 1, "x9", "x9" },       /* no cell: as typed */
+        { "chains", "pass", 0, "8s", "8s" },
+        { "chan", "discard", 0, "3v", "3V" },
+        { "chan", "take", 1, "cc", "CC" },
+        { "chan", "declare", 0, "win", "win" },
+        { "tsukurutenten", "draw", 0, "b4", "B4" },
+        { "tsukurutenten", "take", 0, "p7B", "P7b" },
+        { "tsukurutenten", "finish", 0, "b1b2r0", "B1B2R0" },
+        { "tsukurutenten", "finish", 0, "zz", "zz" },
+    };
+    char   out[64];
+    size_t k;
+
+    for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+        const char *got = arb_narrate_spell_arg(arb_rules_find(t[k].game),
+                                                t[k].verb, t[k].i, t[k].arg,
+                                                out, sizeof(out));
+        CHECK_STR(got, t[k].want);
+    }
+}
+
 int
 main(void)
 {
     test_yahchain();
+    test_spelling();
     test_draw_effects();
     test_void_reason();
     test_generic("tests/data/chains-1v1-36-square.txt", 3, "ann", "place",
-                 "6s", "ann place 6s",
+                 "6s", "6♠", "ann place 6s",
                  "result of seq 2: scoring square team short direction "
                  "vertical cells r-1c0,r0c0 cards 6♠,7♣ length 2 points 4 "
                  "status pending",
@@ -269,7 +312,7 @@ main(void)
                  "bob; turn_hand 2; finished no; top_left r-1c-1; rows 2; "
                  "cols 2; rows_fixed no; cols_fixed no");
     test_generic("tests/data/tsuku-simple.txt", 3, "ann", "take", "B1",
-                 "ann take B1",
+                 "B1", "ann take B1",
                  "result of seq 2: kind round round 1 dealer ann scoring "
                  "simple result win winner ann finish stock hand "
                  "B1,B2,B2,B3,R1,R4,R5,R6 sets B1+B2+B3,R4+R5+R6 singles "
@@ -281,7 +324,7 @@ main(void)
                  "no",
                  "position; scoring simple; round 2; dealer bob; turn bob; "
                  "phase drawn; stock 46; rounds_played 1; finished no");
-    test_generic("tests/data/chan-draw.txt", 3, "chi", "draw", "x",
+    test_generic("tests/data/chan-draw.txt", 3, "chi", "draw", "x", "x",
                  "chi draw x", "",
                  /* the card on the table too (until 2026-12-06: left
                   * out, an object) */
@@ -292,6 +335,7 @@ main(void)
                  "origin stock, from binh, gate chi; stock_left 22; "
                  "finished no");
     test_generic("tests/data/chan-draw.txt", UINT64_MAX, "chi", "draw", "x",
+                 "x",
                  "chi draw x",
                  "result of seq 48: dealer an result draw chan 0 ca 0 red 0 "
                  "score 0 settlement an 0,binh 0,chi 0,dung 0 stock_left 0 "
