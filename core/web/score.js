@@ -84,14 +84,30 @@
                 esc(msg), "refused");
     }
     /* What a judged move would fix: for YAHchain the Sota's category and
-     * points. */
+     * points; for Chains the chain (its team, cards, cells and points);
+     * for another game its record's fields (until 2026-12-06 every game
+     * was read as YAHchain: "Sota : , 4 points for "). */
     function recordsText(recs) {
         return (recs || []).map(function (r) {
-            var cat = ARB.category(r);
-            return "Sota " + esc(r.sota || "") + ": " + esc(r.code || "") +
-                (cat ? " " + esc(cat) : "") + ", " +
-                esc(r.game_points !== undefined ? r.game_points : r.points) +
-                " points for " + esc(r.owner || r.player || "");
+            var cat = ARB.category(r), cells = r.cells || [];
+            if (r.sota !== undefined)
+                return "Sota " + esc(r.sota) + ": " + esc(r.code || "") +
+                    (cat ? " " + esc(cat) : "") + ", " +
+                    esc(r.game_points !== undefined ? r.game_points
+                        : r.points) + " points for " +
+                    esc(r.owner || r.player || "");
+            if (r.team !== undefined && cells.length)
+                return "Chain of " + esc(r.team) + ": " +
+                    esc((r.cards || []).join(" ")) + " at " +
+                    esc(cells[0]) + "\u2013" + esc(cells[cells.length - 1]) +
+                    " (" + esc(r.direction || "") + "), " + esc(r.points) +
+                    " points";
+            return Object.keys(r).filter(function (k) {
+                return k !== "status";
+            }).map(function (k) {
+                return esc(k) + " " + esc(Array.isArray(r[k])
+                    ? r[k].join(" ") : r[k]);
+            }).join(", ");
         }).join("<br>");
     }
     function drawPending() {
@@ -128,7 +144,8 @@
         $("totals").innerHTML = ARB.totals(rep);
         var s = rep.state || {};
         $("turn").textContent = rep.finished || rep.closed
-            ? "The match is over." : s.turn ? "Turn: " + s.turn : "";
+            ? "The match is over." : s.turn ? "Turn: " + s.turn +
+            (s.turn_hand ? " (hand " + s.turn_hand + ")" : "") : "";
         body.dataset.seq = String(rep.seq);
         pad();
     }
@@ -188,15 +205,46 @@
     }
 
     var words = { verb: "", player: "", args: [] };
-    /* The cards a seat holds, from the state with every hand (handRep). */
+    /* The cards a seat holds, from the state with every hand (handRep);
+     * of a Chains player with two hands (1 against 1), the hand on turn
+     * only when it is theirs (until 2026-12-06 both, and half the buttons
+     * were refused). */
     function hands(st, player) {
         var h = [];
         (st.players || []).concat(st.hands || []).forEach(function (x) {
             var c = x.hand_cards || x.concealed;
-            if ((x.name || x.player) === player && Array.isArray(c))
-                h = h.concat(c);
+            if ((x.name || x.player) !== player || !Array.isArray(c))
+                return;
+            if (st.turn_hand && st.turn === player && x.hand !== undefined
+                && x.hand !== st.turn_hand)
+                return;
+            h = h.concat(c);
         });
         return h;
+    }
+    var CELL = /^r(-?\d+)c(-?\d+)$/;
+    /* Chains: the cells a card may go to as far as the page can tell (an
+     * empty cell beside a placed card, within the rectangle's reach; the
+     * first card at r0c0), row by row; the recorder judges the rest. */
+    function cells(st) {
+        var grid = st.grid || [], tl = CELL.exec(st.top_left || ""), out = [];
+        var rows = grid.length, cols = rows ? grid[0].split(" ").length : 0;
+        if (!tl || !rows)
+            return ["r0c0"];
+        var r0 = parseInt(tl[1], 10), c0 = parseInt(tl[2], 10);
+        function at(r, c) {
+            var line = grid[r - r0];
+            var v = line !== undefined ? line.split(" ")[c - c0] : undefined;
+            return v !== undefined && v !== "--" && v !== "";
+        }
+        for (var r = r0 - (st.rows_fixed ? 0 : 1);
+             r <= r0 + rows - (st.rows_fixed ? 1 : 0); r++)
+            for (var c = c0 - (st.cols_fixed ? 0 : 1);
+                 c <= c0 + cols - (st.cols_fixed ? 1 : 0); c++)
+                if (!at(r, c) && (at(r - 1, c) || at(r + 1, c) ||
+                                  at(r, c - 1) || at(r, c + 1)))
+                    out.push("r" + r + "c" + c);
+        return out;
     }
     /* The live stream's state has hand counts only; the hands come from
      * /state?hands=1 (a scorer sees them), asked again after each move. */
@@ -236,6 +284,7 @@
         p.innerHTML = row("verb", VERBS[game] || [], words.verb) +
             row("player", names, words.player) +
             row("card", hands(st, words.player), "") +
+            (game === "chains" ? row("cell", cells(st), "") : "") +
             '<button type="button" class="big clear">clear</button>';
         p.onclick = function (e) {
             var b = e.target.closest("button");
@@ -248,7 +297,12 @@
                 words.args = [];
             } else if (b.dataset.card)
                 words.args.push(b.dataset.card);
-            else
+            else if (b.dataset.cell) {
+                /* one cell, after the card: a second tap moves it */
+                words.args = words.args.filter(function (a) {
+                    return !CELL.test(a);
+                }).concat([b.dataset.cell]);
+            } else
                 words = { verb: "", player: words.player, args: [] };
             $("text").value = [words.verb, words.player].concat(words.args)
                 .join(" ").trim();

@@ -166,7 +166,7 @@
         var tl = cellOf(s.top_left) || [0, 0], rows = grid.length;
         var cols = rows ? grid[0].split(" ").length : 0;
         var cw = Math.min(90, Math.floor(960 / Math.max(cols, 1))),
-            ch = Math.round(cw * 1.3), x0 = (1000 - cols * cw) / 2, y0 = 44;
+            ch = Math.round(cw * 1.3), x0 = (1000 - cols * cw) / 2, y0 = 70;
         var colours = ["#4fc3f7", "#ff8a65", "#aed581", "#ce93d8"];
         function team(t) {
             var i = teams.indexOf(t);
@@ -177,12 +177,24 @@
         out += text(10, 30, line(["Turn: " + (s.turn || "\u2014") +
                     (s.turn_hand ? " (hand " + s.turn_hand + ")" : ""),
                     s.rectangle, s.scoring]), 22);
+        /* Each row and column named as a move names its cell (counted
+         * from the first card, r0c0, whose corner is marked), so that a
+         * scorer reads the cell off the table (until 2026-12-06 the
+         * picture had no coordinates). */
+        for (var k = 0; k < cols; k++)
+            out += '<g class="coord">' + text(x0 + k * cw + cw / 2, y0 - 8,
+                "c" + (tl[1] + k), 16, "#cfe8d8", "middle") + '</g>';
         grid.forEach(function (line, r) {
+            out += '<g class="coord">' + text(x0 - 8, y0 + r * ch + ch / 2 + 6,
+                "r" + (tl[0] + r), 16, "#cfe8d8", "end") + '</g>';
             line.split(" ").forEach(function (c, k) {
                 var x = x0 + k * cw, y = y0 + r * ch;
                 out += c === "--" || c === ""
                     ? rect(x + 2, y + 2, cw - 4, ch - 4, "none", "#2e7d57", 1)
                     : face(x + 2, y + 2, cw - 4, ch - 4, c, suitColour(c));
+                if (tl[0] + r === 0 && tl[1] + k === 0)
+                    out += '<circle class="origin" cx="' + (x + 9) +
+                        '" cy="' + (y + 9) + '" r="5" fill="#ffd54f"/>';
             });
         });
         (s.table || []).forEach(function (t) {

@@ -246,6 +246,30 @@ chan_match(void)
     snprintf(base2, sizeof(base2), "%s/s/C1", base);
 }
 
+/* A Chains match of 1 against 1 from the seeded transcript's header (the
+ * tool loads it, dealt): the page's base in base3. */
+static char base3[128];
+static void
+chains_match(void)
+{
+    char  path[320], line[2048], cmd[400];
+    FILE *in, *out;
+
+    snprintf(path, sizeof(path), "%s/chains.txt", harness_dir);
+    in = fopen("tests/data/chains-1v1-36-square.txt", "r");
+    out = fopen(path, "w");
+    CHECK(in != NULL && out != NULL);
+    if (in == NULL || out == NULL)
+        return;
+    while (fgets(line, sizeof(line), in) != NULL && line[0] != '1')
+        fputs(strncmp(line, "match:", 6) == 0 ? "match: K1\n" : line, out);
+    fclose(in);
+    fclose(out);
+    snprintf(cmd, sizeof(cmd), "load %s", path);
+    CHECK_INT(harness_cli(cmd), 0);
+    snprintf(base3, sizeof(base3), "%s/s/K1", base);
+}
+
 /* The digest of an offline replay of the 36 cards. */
 static void
 replay_digest(char *out, size_t n)
@@ -412,6 +436,53 @@ main(void)
     CHECK(wait_for(&b, "document.body.dataset.verdict === 'refused'", 10000));
     CHECK(wait_for(&b, "document.getElementById('verdict').textContent"
                    ".indexOf('Refused (') === 0", 1000));
+
+    /* Chains, 1 against 1 (until 2026-12-06 the page offered both of a
+     * player's hands, had no way to tap a cell, drew no coordinates and
+     * told a chain as a YAHchain Sota, "Sota : , 4 points for "). */
+    cdp_step("a Chains match");
+    chains_match();
+    CHECK(cdp_open(&b, base3) == 0);
+    CHECK(wait_for(&b, "document.body.dataset.ready === '1'", 5000));
+    CHECK(wait_for(&b, "document.querySelectorAll('#pad .card').length === "
+                   "9", 5000));
+    CHECK_STR(cdp_eval_str(&b, "document.getElementById('turn').textContent",
+                           got, sizeof(got)), "Turn: ann (hand 1)");
+    CHECK_STR(cdp_eval_str(&b, "[...document.querySelectorAll('#pad .cell')]"
+                           ".map(e => e.dataset.cell).join(' ')", got,
+                           sizeof(got)), "r0c0");
+    js(&b, "document.querySelector('#pad [data-verb=\"place\"]').click();"
+       " document.querySelector('#pad [data-card=\"7\u2663\"]').click();"
+       " document.querySelector('#pad [data-cell=\"r0c0\"]').click();");
+    CHECK_STR(cdp_eval_str(&b, "document.getElementById('text').value", got,
+                           sizeof(got)), "place ann 7\u2663 r0c0");
+    js(&b, "document.getElementById('typed').requestSubmit()");
+    CHECK(wait_for(&b, "document.body.dataset.verdict === 'legal'", 10000));
+    js(&b, "document.getElementById('record').click()");
+    CHECK(wait_for(&b, "document.body.dataset.acked === '1' && "
+                   "document.body.dataset.pending === '0'", 10000));
+    /* bob's turn: his first hand; the cells beside the card; the table
+     * names its rows and columns and marks r0c0 */
+    CHECK(wait_for(&b, "document.getElementById('turn').textContent === "
+                   "'Turn: bob (hand 1)' && document.querySelectorAll("
+                   "'#pad .cell').length === 4", 5000));
+    CHECK_STR(cdp_eval_str(&b, "[...document.querySelectorAll('#pad .cell')]"
+                           ".map(e => e.dataset.cell).join(' ')", got,
+                           sizeof(got)), "r-1c0 r0c-1 r0c1 r1c0");
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#pad .card')"
+                           ".length"), 9);
+    CHECK_STR(cdp_eval_str(&b, "[...document.querySelectorAll('#table "
+                           ".coord')].map(e => e.textContent).join(' ')",
+                           got, sizeof(got)), "c0 r0");
+    CHECK_INT(cdp_eval_int(&b, "document.querySelectorAll('#table "
+                           "circle.origin').length"), 1);
+    /* the chain bob's card would close, told as a chain */
+    js(&b, "document.getElementById('text').value = 'place bob 6S r-1c0';"
+       " document.getElementById('typed').requestSubmit()");
+    CHECK(wait_for(&b, "document.body.dataset.verdict === 'legal'", 10000));
+    CHECK(wait_for(&b, "document.getElementById('verdict').textContent"
+                   ".indexOf('Chain of short: 6\u2660 7\u2663 at "
+                   "r-1c0\u2013r0c0 (vertical), 4 points') >= 0", 1000));
 
     /* A phone: 360 px wide, nothing sideways, big targets. */
     /* No such match: said, and the stream not retried for ever. */
