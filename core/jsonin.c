@@ -326,8 +326,8 @@ number_what(char *out, size_t n, const spot_t *s)
         real |= in_set(".eE", s->tok[k++]);
     clip(num, k > 0 ? s->tok : "the number", k > 0 ? k : 10);
     if (real)
-        snprintf(out, n, "%s is not an integer: results are whole numbers "
-                 "(no fraction, no exponent)", num);
+        snprintf(out, n, "%s is not an integer: whole numbers only (no "
+                 "fraction, no exponent)", num);
     else if (*num == '-')
         snprintf(out, n, "%s is out of range (at least %" PRId64 ")", num,
                  INT64_MIN);

@@ -198,12 +198,21 @@ authenticate(arb_http_req_t *q, const char *match)
     i = h2o_find_header(&req->headers, H2O_TOKEN_AUTHORIZATION, -1);
     if (i >= 0) {
         h2o_iovec_t v = req->headers.entries[i].value;
+        size_t      n;
+
         if (v.len < 7 || strncasecmp(v.base, "Bearer ", 7) != 0) {
             arb_http_error(req, 401, "authorization", "Authorization takes "
                            "'Bearer TOKEN'");
             return -1;
         }
-        t = arb_config_auth(&q->srv->cfg, v.base + 7, v.len - 7);
+        /* Blanks around the token are no part of it (RFC 9110, 5.5: a
+         * field value's surrounding whitespace is not) */
+        for (n = 7; n < v.len && (v.base[n] == ' ' || v.base[n] == '\t'); n++)
+            ;
+        while (v.len > n && (v.base[v.len - 1] == ' '
+                             || v.base[v.len - 1] == '\t'))
+            v.len--;
+        t = arb_config_auth(&q->srv->cfg, v.base + n, v.len - n);
         q->token = t;
     } else {
         /* EventSource cannot set headers: a token may come in the query */

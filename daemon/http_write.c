@@ -361,6 +361,26 @@ static const char *const route_fields[][7] = {
     [W_CLOSE] = { "reason", "cid", NULL },
 };
 
+/* The `where` of a body the reader refused: the member it names ("line
+ * 1, column 12: expect: 3.0 is not an integer: ..."), when the route
+ * takes one of that name, else "body". */
+static const char *
+body_where(const char *why, int route)
+{
+    const char *p = why != NULL ? strstr(why, "column ") : NULL;
+    const char *const *f;
+    size_t      n;
+
+    if (p == NULL || (p = strstr(p, ": ")) == NULL)
+        return "body";
+    p += 2;
+    n = strcspn(p, ":[. ");
+    for (f = route_fields[route]; *f != NULL; f++)
+        if (strlen(*f) == n && strncmp(*f, p, n) == 0 && p[n] == ':')
+            return *f;
+    return "body";
+}
+
 /* Checks the body's members: known, of the right type, in bounds.  0, or
  * -1 with the 400 sent naming the member. */
 static int
@@ -631,11 +651,16 @@ arb_http_write(arb_http_req_t *q, const char *match, int route)
         arb_http_error(req, 400, "body", "the body is a JSON object");
         return;
     }
-    if (arb_json_parse(&o, req->entity.base, req->entity.len, &why) != 0
-        || !json_is_object(o)) {
-        arb_http_error(req, 400, "body", "the body is a JSON object: %s",
-                       arb_buf_cstr(&why) ? arb_buf_cstr(&why)
-                       : "not an object");
+    if (arb_json_parse(&o, req->entity.base, req->entity.len, &why) != 0) {
+        arb_http_error(req, 400, body_where(arb_buf_cstr(&why), route),
+                       "the body is a JSON object: %s", arb_buf_cstr(&why));
+        goto done;
+    }
+    if (!json_is_object(o)) {
+        arb_http_error(req, 400, "body", "the body is a JSON object, not %s",
+                       json_is_array(o) ? "an array" : json_is_null(o)
+                       ? "null" : json_is_string(o) ? "a string"
+                       : json_is_boolean(o) ? "a boolean" : "a number");
         goto done;
     }
     if (check_body(req, route, o) != 0)

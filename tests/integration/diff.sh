@@ -93,7 +93,7 @@ check "diff broken claim msg" "$T/broken.json: line 1, column 27: trailing comma
 printf '{"records":[{"sota":1},\n{"sota":2,"game_points":1.5}],"totals":{}}\n' > "$T/real.json"
 err=$($A diff --claim "$T/real.json" "$T/m1.txt" 2>&1); rc=$?
 check "diff fraction exit" 2 $rc
-check "diff fraction msg" "$T/real.json: line 2, column 25: records[1].game_points: 1.5 is not an integer: results are whole numbers (no fraction, no exponent)" "$err"
+check "diff fraction msg" "$T/real.json: line 2, column 25: records[1].game_points: 1.5 is not an integer: whole numbers only (no fraction, no exponent)" "$err"
 printf '{"records":[],"totals":{"alice":99999999999999999999999}}\n' > "$T/huge.json"
 err=$($A diff --claim "$T/huge.json" "$T/m1.txt" 2>&1); rc=$?
 check "diff huge exit" 2 $rc

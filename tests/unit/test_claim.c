@@ -112,10 +112,10 @@ test_jsonin(void)
     JREJECT("{\"b\":{\"r\xc3\xa9\":1, \"r\xc3\xa9\":[]}}",
             "line 1, column 15: b: key \"r\xc3\xa9\" given twice in one "
             "object");
-    JREJECT("[1.5]", "line 1, column 2: [0]: 1.5 is not an integer: results "
-            "are whole numbers (no fraction, no exponent)");
+    JREJECT("[1.5]", "line 1, column 2: [0]: 1.5 is not an integer: whole "
+            "numbers only (no fraction, no exponent)");
     JREJECT("[true, \"1.5\",\n 1e3]", "line 2, column 2: [2]: 1e3 is not "
-            "an integer: results are whole numbers (no fraction, no "
+            "an integer: whole numbers only (no fraction, no "
             "exponent)");
     JREJECT("[012]", "line 1, column 2: [0]: invalid token near '0'");
     JREJECT("\"\\ud800\"", "line 1, column 8: invalid Unicode '\\uD800' "
@@ -145,7 +145,7 @@ test_jsonin_paths(void)
             "-9223372036854775809 is out of range (at least "
             "-9223372036854775808)");
     JREJECT("[2, 1e400]", "line 1, column 5: [1]: 1e400 is not an integer: "
-            "results are whole numbers (no fraction, no exponent)");
+            "whole numbers only (no fraction, no exponent)");
     JREJECT("{\"k\": [\"x\", \"a\\u0000b\"]}", "line 1, column 13: "
             "k[1]: a NUL character (\\u0000) is not allowed");
     JREJECT("\"\\u0000\"", "line 1, column 1: a NUL character (\\u0000) "
@@ -154,7 +154,7 @@ test_jsonin_paths(void)
             "character (\\u0000) is not allowed in a key");
     /* A byte order mark has no column; a key is quoted as written. */
     JREJECT("\xef\xbb\xbf{\"\\u00e9\": 0.5}", "line 1, column 12: "
-            "\\u00e9: 0.5 is not an integer: results are whole numbers (no "
+            "\\u00e9: 0.5 is not an integer: whole numbers only (no "
             "fraction, no exponent)");
     /* Keys and numbers are cut short, between characters; past eight
      * levels the path says there is more. */
@@ -166,8 +166,8 @@ test_jsonin_paths(void)
             "123456789012345678901234... is out of range (at most "
             "9223372036854775807)");
     JREJECT("[[[[[[[[[[1.5]]]]]]]]]]", "line 1, column 11: "
-            "[0][0][0][0][0][0][0][0]...: 1.5 is not an integer: results "
-            "are whole numbers (no fraction, no exponent)");
+            "[0][0][0][0][0][0][0][0]...: 1.5 is not an integer: whole "
+            "numbers only (no fraction, no exponent)");
     /* Syntax: the path of the object or array it happens in. */
     JREJECT("{\"r\": [{\"s\": 1,}]}", "line 1, column 16: r[0]: trailing "
             "comma in an object");
@@ -345,13 +345,13 @@ test_claim_json(void)
     CREJECT("{\"records\":[],\"totals\":{},\"records\":[]}", NULL,
             "line 1, column 27: key \"records\" given twice in one object");
     CREJECT("{\"records\":[1.5],\"totals\":{}}", NULL,
-            "line 1, column 13: records[0]: 1.5 is not an integer: results "
-            "are whole numbers (no fraction, no exponent)");
+            "line 1, column 13: records[0]: 1.5 is not an integer: whole "
+            "numbers only (no fraction, no exponent)");
     /* What Jansson refuses while parsing names the field as well. */
     CREJECT("{\"records\":[{\"sota\":1},{\"sota\":2},\n{\"sota\":3,"
             "\"game_points\":1.5}],\"totals\":{}}", NULL,
             "line 2, column 25: records[2].game_points: 1.5 is not an "
-            "integer: results are whole numbers (no fraction, no exponent)");
+            "integer: whole numbers only (no fraction, no exponent)");
     CREJECT("{\"records\":[],\"totals\":{\"bob\":1,"
             "\"alice\":99999999999999999999999}}", NULL,
             "line 1, column 41: totals.alice: 99999999999999999999999 is out "

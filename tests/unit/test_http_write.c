@@ -191,6 +191,10 @@ main(void)
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":"), 400);
     CHECK(says("line 1, column"));
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "[1,2]"), 400);
+    /* what it is instead, said (until 2026-12-06 "a JSON object: ") */
+    CHECK(says("the body is a JSON object, not an array"));
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "null"), 400);
+    CHECK(says("the body is a JSON object, not null"));
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"4S\","
                    "\"text\":\"5S\"}"), 400);
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"4S\","
@@ -201,6 +205,9 @@ main(void)
     CHECK(says("\"where\":\"expect\""));
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"6S\","
                    "\"expect\":1.5}"), 400);
+    /* the member named (until 2026-12-06 "body", in the claims' words) */
+    CHECK(says("\"where\":\"expect\""));
+    CHECK(says("expect: 1.5 is not an integer: whole numbers only"));
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":7}"), 400);
     CHECK(says("\"where\":\"text\""));
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"verb\":\"place\","
