@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "core/rules.h"
 #include "tools/cli.h"
 #include "tools/net.h"
@@ -39,7 +41,12 @@ usage(FILE *f)
         "                      yahchain's mode, void, cycles, owners; a\n"
         "                      tournament's in docs/TOURNAMENT.md)\n"
         "  --cid ID            your own id for the event\n"
-        "  --deal seed:TEXT    deal by the documented shuffle of TEXT\n"
+        "  --deal seed:TEXT    deal by the documented shuffle of TEXT, a\n"
+        "                      secret: a guessable one (a name, a date, a\n"
+        "                      table number) is found by trying seeds\n"
+        "                      against the commitment, which readers see\n"
+        "  --deal seed:random  a seed of 32 random bytes drawn here, known\n"
+        "                      to nobody before the close reveals it\n"
         "  --deal order:CARDS  deal this stock order (cards separated by\n"
         "                      blanks or commas, top first)\n"
         "                      The log records only BLAKE2b-256 of the deal;\n"
@@ -75,7 +82,11 @@ split_commas(const char *s, char ***out, size_t *n)
     }
 }
 
-/* {"kind":"seed","seed":TEXT} or {"kind":"order","cards":[...]} */
+/* Below this many bytes a seed draws a warning (32: 128 bits as hex). */
+#define ARB_SEED_ADVISED 32
+
+/* {"kind":"seed","seed":TEXT} or {"kind":"order","cards":[...]}; deal
+ * "random": a seed of 32 random bytes, as hex. */
 static void
 pack_deal(msgpack_packer *pk, const char *deal)
 {
@@ -87,6 +98,20 @@ pack_deal(msgpack_packer *pk, const char *deal)
     if (strncmp(deal, "seed:", 5) == 0) {
         cli_pack_str(pk, "kind", "seed");
         cli_pack_str(pk, "seed", deal + 5);
+        return;
+    }
+    if (strcmp(deal, "random") == 0) {
+        unsigned char raw[32];
+        char          hex[2 * sizeof(raw) + 1];
+        size_t        i;
+
+        randombytes_buf(raw, sizeof(raw));
+        for (i = 0; i < sizeof(raw); i++)
+            snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+        sodium_memzero(raw, sizeof(raw));
+        cli_pack_str(pk, "kind", "seed");
+        cli_pack_str(pk, "seed", hex);
+        sodium_memzero(hex, sizeof(hex));
         return;
     }
     cli_pack_str(pk, "kind", "order");
@@ -178,9 +203,27 @@ cmd_open(int argc, char **argv)
     }
     if (deal != NULL && strncmp(deal, "seed:", 5) != 0
         && strncmp(deal, "order:", 6) != 0) {
-        fprintf(stderr, "arbiter open: --deal wants seed:TEXT or "
-                "order:CARDS, not '%s'\n", deal);
+        fprintf(stderr, "arbiter open: --deal wants seed:TEXT, seed:random "
+                "or order:CARDS, not '%s'\n", deal);
         return CLI_ERROR;
+    }
+    /* The commitment is public and unsalted: a short seed is found by
+     * trying (docs/DEAL.md; an audit found "R1-T3-2026" in 85 tries).
+     * Said, not refused: a long secret shared by several tables (a
+     * duplicate deal) is the operator's to choose. */
+    if (deal != NULL && strcmp(deal, "seed:random") == 0) {
+        if (sodium_init() < 0) {
+            fprintf(stderr, "arbiter open: no random source\n");
+            return CLI_ERROR;
+        }
+        deal += 5;
+    } else if (deal != NULL && strncmp(deal, "seed:", 5) == 0
+               && strlen(deal + 5) < ARB_SEED_ADVISED) {
+        fprintf(stderr, "arbiter open: warning: a seed of %zu bytes may be "
+                "guessed: anyone who reads the match sees its commitment "
+                "and can try seeds against it, then knows every hand.  Use "
+                "--deal seed:random, or a secret of at least %d random "
+                "characters\n", strlen(deal + 5), ARB_SEED_ADVISED);
     }
     if (split_commas(players, &pv, &np) != 0
         || (teams != NULL && split_commas(teams, &tv, &nt) != 0)) {

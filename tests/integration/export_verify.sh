@@ -417,7 +417,21 @@ check "... no file named -" 0 "$(ls "$T" | grep -c '^-$')"
 # without its deal: refused, or a Tsukurutenten match opened undealt).
 $A open --token "$ARB" --match D1 --game chains --teams long,short \
     --players ann:long,bob:short --option deck=36 --option scoring=square \
-    --deal seed:club-night-7 > /dev/null
+    --deal seed:club-night-7 > /dev/null 2> "$T/d1-open.err"
+# A short seed can be found by trying it against the public commitment:
+# said (until 2026-12-06 nothing warned).
+check "dealt: a short seed is warned of" 1 \
+    "$(grep -c '^arbiter open: warning: a seed of 12 bytes may be guessed' "$T/d1-open.err")"
+# seed:random: 32 random bytes, revealed only by the close (64 hex)
+out=$($A open --token "$ARB" --match D2 --game chains --teams long,short \
+    --players ann:long,bob:short --option deck=36 --option scoring=square \
+    --deal seed:random 2>&1); rc=$?
+check "dealt: seed:random opens, without a warning" "0 0" \
+    "$rc $(printf '%s\n' "$out" | grep -c warning)"
+$A close --token "$ARB" --match D2 > /dev/null
+check "... its close reveals 32 random bytes" 1 \
+    "$($A export --token "$ARB" --match D2 --format transcript |
+       grep -cE '^1\. close seed [0-9a-f]{64}( |$)')"
 $A move --token "$ARB" --match D1 place ann 7♣ r0c0 > /dev/null
 $A export --token "$ARB" --match D1 --format transcript > "$T/d1-run.txt"
 $A close --token "$ARB" --match D1 > /dev/null
