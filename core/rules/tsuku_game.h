@@ -60,6 +60,11 @@ typedef struct arb__tsuku {
                                        dealt TSUKU_DEALS_EACH rounds */
     int             heaven_dealer;  /* heaven only on the dealer's turn */
     int             excl_literal;   /* the second exclusion as written */
+    int             last_discard;   /* edition 3: a round whose stock ran
+                                       out waits for the next player to
+                                       finish with the last discard, or
+                                       pass (edition 1-2: it ended at that
+                                       discard) */
     unsigned        nondefault;     /* options not at the edition's
                                        default (bit per option) */
     char           *match_id;

@@ -13,8 +13,9 @@
  *    k-th block of 61 chips of the header's order, or a `deal` move by the
  *    dealer; the dealer takes the first 7 chips, then each player in turn
  *    order the next 7; draws come from position 7n on;
- *  - a round whose stock runs out ends, without a winner, at the discard
- *    after the last chip was drawn;
+ *  - a round whose stock runs out: the next player may finish with the
+ *    discard after the last chip was drawn, or pass, which ends the round
+ *    without a winner (edition 3; editions 1-2 ended it at that discard);
  *  - apply judges everything before it changes anything, so a refused move
  *    leaves the state as it was; the one illegal move an arbiter can make
  *    stand is a finish whose declared arrangement is not worth 10.
@@ -28,10 +29,14 @@
 #include "core/rules/tsuku_game.h"
 #include "core/shuffle.h"
 
-/* Editions, newest first.  2: the extended game runs to 25 unless the
- * match chooses `end: dealt-twice` (the text says the game "can" also end
- * so); 1 ended it after every player had dealt twice. */
-#define EDITION   "Tsukurutenten-ru-2"
+/* Editions, newest first.  3: the last discard of a round whose stock ran
+ * out may still finish a hand ("Finish from discard" has no condition on
+ * the stock), else the next player passes and the round ends without a
+ * winner; 2 ended the round at that discard.  2: the extended game runs to
+ * 25 unless the match chooses `end: dealt-twice` (the text says the game
+ * "can" also end so); 1 ended it after every player had dealt twice. */
+#define EDITION   "Tsukurutenten-ru-3"
+#define EDITION_2 "Tsukurutenten-ru-2"
 #define EDITION_1 "Tsukurutenten-ru-1"
 
 static void
@@ -208,7 +213,7 @@ begin_round(arb__tsuku_t *t, int round, int known,
 static int
 tsuku_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
 {
-    static const char *const editions[] = { EDITION, EDITION_1 };
+    static const char *const editions[] = { EDITION, EDITION_2, EDITION_1 };
     static const char *const end_values[] = { "goal", "dealt-twice" };
     static const char *const heaven_values[] = { "any", "dealer" };
     static const char *const excl_values[] = { "double-three", "literal" };
@@ -218,8 +223,9 @@ tsuku_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
     size_t        i, j;
 
     *out = NULL;
-    if ((ed = arb_rules_edition(s, editions, 2, v)) < 0)
+    if ((ed = arb_rules_edition(s, editions, 3, v)) < 0)
         return ed;
+    ed = 3 - ed;                /* 3, 2 or 1 */
     for (i = 0; i < s->noptions; i++)
         if (strcmp(s->options[i].key, "scoring") != 0
             && strcmp(s->options[i].key, "dealer") != 0
@@ -248,6 +254,7 @@ tsuku_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
     if (t == NULL)
         return ARB_ENOMEM;
     t->nplayers = (int)s->nplayers;
+    t->last_discard = ed >= 3;
     o = arb_setup_option(s, "scoring");
     if (o == NULL || strcmp(o, "simple") == 0)
         t->extended = 0;
@@ -431,6 +438,28 @@ not_dealt(const arb__tsuku_t *t, arb_verdict_t *v)
                        name_of(t, t->dealer), name_of(t, t->dealer));
 }
 
+/* 1 when the stock ran out and the last discard waits for the next
+ * player: a finish with it, or a pass (edition 3). */
+static int
+stock_out(const arb__tsuku_t *t)
+{
+    return t->last_discard && t->top >= ARB_TSUKU_CHIPS
+           && t->phase == TSUKU_PH_ACTION && t->live >= 0;
+}
+
+static int
+stock_out_verdict(const arb__tsuku_t *t, int seat, const char *rule,
+                  arb_verdict_t *v)
+{
+    char live[8];
+
+    arb_tsuku_chip_format(live, arb_tsuku_chip_of(t->live));
+    return arb_verdict(v, ARB_EILLEGAL, rule, "the stock is empty: %s may "
+                       "finish with %s's last discard %s, or pass (the "
+                       "round then ends without a winner)", name_of(t, seat),
+                       name_of(t, t->live_by), live);
+}
+
 static int
 move_deal(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
 {
@@ -483,6 +512,8 @@ move_draw(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
         return arb_verdict(v, ARB_EINVAL, "move",
                            "draw names at most the chip drawn, got %zu "
                            "arguments", ev->nargs);
+    if (stock_out(t))
+        return stock_out_verdict(t, seat, "Draw", v);
     if (t->top >= ARB_TSUKU_CHIPS)     /* unreachable: the round ends */
         return arb_verdict(v, ARB_EILLEGAL, "Draw", "the stock is "
                            "empty");
@@ -513,6 +544,8 @@ move_discard(arb__tsuku_t *t, int seat, const arb_event_t *ev,
     char             err[160], name[8];
     int              rc;
 
+    if (stock_out(t))
+        return stock_out_verdict(t, seat, "Discard", v);
     if (t->phase == TSUKU_PH_ACTION)
         return arb_verdict(v, ARB_EILLEGAL, "Discard",
                            "%s must first draw, take or finish: a "
@@ -529,7 +562,7 @@ move_discard(arb__tsuku_t *t, int seat, const arb_event_t *ev,
         return arb_verdict(v, ARB_EILLEGAL, "Discard",
                            "%s holds no %s", name_of(t, seat), name);
     memset(&nx, 0, sizeof(nx));
-    if (t->top >= ARB_TSUKU_CHIPS
+    if (t->top >= ARB_TSUKU_CHIPS && !t->last_discard
         && (rc = prepare_end(t, -1, 0, &nx)) != 0)
         return rc;
 
@@ -540,8 +573,10 @@ move_discard(arb__tsuku_t *t, int seat, const arb_event_t *ev,
     t->live_by = seat;
     t->turn = (seat + 1) % t->nplayers;
     t->phase = TSUKU_PH_ACTION;
-    if (t->top >= ARB_TSUKU_CHIPS) {
-        /* The stock ran out: the round ends without a winner. */
+    if (t->top >= ARB_TSUKU_CHIPS && !t->last_discard) {
+        /* The stock ran out: the round ends without a winner (editions
+         * 1-2; from edition 3 the next player may still finish with this
+         * discard, or passes: move_pass). */
         memset(&r, 0, sizeof(r));
         r.seq = ev->seq;
         r.round = t->round;
@@ -550,6 +585,36 @@ move_discard(arb__tsuku_t *t, int seat, const arb_event_t *ev,
         r.winner = r.discarder = -1;
         end_round(t, &r, &nx);
     }
+    return 0;
+}
+
+/* `pass <player>`: the stock is empty and the player does not finish with
+ * the last discard: the round ends without a winner. */
+static int
+move_pass(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
+{
+    tsuku_rec_t  r;
+    next_round_t nx;
+    int          rc;
+
+    if (!stock_out(t))
+        return arb_verdict(v, ARB_EILLEGAL, "Pass", "%s may pass only when "
+                           "the stock is empty and the last discard waits "
+                           "(a turn is draw, take or finish)",
+                           name_of(t, seat));
+    if (ev->nargs != 0)
+        return arb_verdict(v, ARB_EINVAL, "move", "pass takes no argument, "
+                           "got %zu", ev->nargs);
+    memset(&nx, 0, sizeof(nx));
+    if ((rc = prepare_end(t, -1, 0, &nx)) != 0)
+        return rc;
+    memset(&r, 0, sizeof(r));
+    r.seq = ev->seq;
+    r.round = t->round;
+    r.dealer = t->dealer;
+    r.result = TSUKU_EXHAUSTED;
+    r.winner = r.discarder = -1;
+    end_round(t, &r, &nx);
     return 0;
 }
 
@@ -581,6 +646,9 @@ move_take(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
                            t->phase == TSUKU_PH_DRAWN ? "drawn" : "taken");
     if ((rc = need_live(t, seat, "Take", v)) != 0)
         return rc;
+    /* a take is followed by a discard, and no draw could follow that */
+    if (stock_out(t))
+        return stock_out_verdict(t, seat, "Take", v);
     if (n != 2 && n != 3)
         return arb_verdict(v, ARB_EINVAL, "move",
                            "take names the set: the two chips from the hand, "
@@ -759,7 +827,7 @@ static int
 tsuku_apply(void *st, const arb_event_t *ev, int flags, arb_verdict_t *v)
 {
     static const char *const verbs[] = { "deal", "draw", "discard", "take",
-                                         "finish" };
+                                         "finish", "pass" };
     arb__tsuku_t *t = st;
     int           seat = -1, i, verb = -1;
     char          end[200];
@@ -769,14 +837,18 @@ tsuku_apply(void *st, const arb_event_t *ev, int flags, arb_verdict_t *v)
         arb__tsuku_end_text(t, end, sizeof(end));
         return arb_verdict(v, ARB_EOVER, "End", "the game is over: %s", end);
     }
-    for (i = 0; ev->verb != NULL && i < 5; i++)
+    for (i = 0; ev->verb != NULL && i < 6; i++)
         if (strcmp(ev->verb, verbs[i]) == 0)
             verb = i;
+    if (verb == 5 && !t->last_discard)
+        verb = -1;              /* editions 1-2 had no pass */
     if (verb < 0)
         return arb_verdict(v, ARB_EINVAL, "move",
                            "tsukurutenten has no move '%s': the moves are "
-                           "deal, draw, discard, take and finish",
-                           ev->verb ? ev->verb : "");
+                           "deal, draw, discard, take%s",
+                           ev->verb ? ev->verb : "",
+                           t->last_discard ? ", finish and pass"
+                                           : " and finish");
     for (i = 0; ev->player != NULL && i < t->nplayers; i++)
         if (strcmp(t->p[i].name, ev->player) == 0)
             seat = i;
@@ -797,6 +869,7 @@ tsuku_apply(void *st, const arb_event_t *ev, int flags, arb_verdict_t *v)
     case 1:  return move_draw(t, seat, ev, v);
     case 2:  return move_discard(t, seat, ev, v);
     case 3:  return move_take(t, seat, ev, v);
+    case 5:  return move_pass(t, seat, ev, v);
     }
     return move_finish(t, seat, ev, flags, v);
 }
@@ -830,7 +903,7 @@ tsuku_conceal(const arb_setup_t *setup, const arb_event_t *ev, int *owner)
 extern const arb_narration_t arb__tsuku_narration;    /* tsuku_narrate.c */
 
 static const char *const move_verbs[] = { "deal", "draw", "discard", "take",
-                               "finish", NULL };
+                               "finish", "pass", NULL };
 
 const arb_rules_t arb_rules_tsukurutenten = {
     .game = "tsukurutenten",

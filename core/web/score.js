@@ -158,7 +158,7 @@
     /* Each game's verbs (docs/rules/): buttons that write the move's
      * first word; the recorder judges whatever is written. */
     var VERBS = {
-        tsukurutenten: ["draw", "discard", "take", "finish", "deal"],
+        tsukurutenten: ["draw", "discard", "take", "finish", "pass", "deal"],
         chan: ["discard", "take", "draw", "pass", "chiu", "declare", "win"],
         chains: ["place", "pass"]
     };

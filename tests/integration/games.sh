@@ -11,6 +11,9 @@ for f in tests/data/yah3-short.txt tests/data/chains-*match*.txt \
          tests/data/chains-3v3-52-sum.txt tests/data/chains-1v1-36-square.txt \
          tests/data/tsuku-*.txt tests/data/chan-*.txt; do
     [ -f "$f" ] || continue
+    # A record of an older edition is replayed, never loaded: the recorder
+    # records under the current one (tests/unit/test_tsuku_match.c pins it)
+    case "$f" in *-ed[0-9].txt) continue ;; esac
     name=$(basename "$f")
     match=$(sed -n 's/^match: *\([^ ]*\).*/\1/p' "$f" | head -1)
     $A load "$f" > "$T/load.out" 2>&1

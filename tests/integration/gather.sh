@@ -41,7 +41,7 @@ wait_loads() {
 }
 wait_loads
 for k in 1 2 3 4; do
-    check "G$k loaded" "loaded G$k: events 0..119" "$(cat "$T/load$k.out")"
+    check "G$k loaded" "loaded G$k: events 0..120" "$(cat "$T/load$k.out")"
 done
 kill "$D"; wait "$D" 2>/dev/null; D=
 g=$(sed -n 's/.*; \([0-9]*\) commits gathered every acked table.*/\1/p' "$T/d.log")

@@ -834,7 +834,7 @@ static int
 add_ruling(char *path, size_t cap)
 {
     static const char more[] =
-        "120. amend 117 draw bob P8 -- the chip named again\n";
+        "121. amend 118 draw bob P8 -- the chip named again\n";
     char   text[16384];
     FILE  *f = fopen(games[0].file, "r");
     size_t len;

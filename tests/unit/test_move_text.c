@@ -92,10 +92,10 @@ main(void)
          * "draw" was "no player") */
         { 1, "B1", ARB_EINVAL, "'B1' is no move of tsukurutenten: write "
           "the move out, VERB PLAYER ARG... (the moves: deal draw discard "
-          "take finish; the players: ann bob)" },
+          "take finish pass; the players: ann bob)" },
         { 1, "foo bar", ARB_EINVAL, "'foo' is no move of tsukurutenten: "
           "write the move out, VERB PLAYER ARG... (the moves: deal draw "
-          "discard take finish; the players: ann bob)" },
+          "discard take finish pass; the players: ann bob)" },
         { 1, "draw", ARB_EINVAL, "draw needs its player: write draw PLAYER "
           "ARG... (the players: ann bob)" },
         { 1, "discard R5", ARB_EINVAL, "'R5' is no player of this match "

@@ -17,10 +17,16 @@
 #include "tests/test.h"
 #include "tests/verdict_once.h"
 
-#define DIGEST_SIMPLE   "4d2bbda25ae597c24c3cfbd2be9f6cc0" \
-                        "3dadcb977352ff7230e7c6bfd4572f9e"
-#define DIGEST_EXTENDED "eeb90132cda94913af02434de61b382e" \
-                        "deaf11a4e8e477099ae04c35e66cda80"
+#define DIGEST_SIMPLE   "ac68d0c3f3b96f501a5851e9b4fbd93e" \
+                        "ecd6d5327b4c95f034358a728380720d"
+#define DIGEST_EXTENDED "0fc624d8f5d6b3b10aaed8833e75cdf3" \
+                        "4aa4e785c6599365474135af59462388"
+/* The same games as recorded under edition 2 (their exhausted rounds end
+ * at the last discard, without the pass edition 3 records) */
+#define DIGEST_SIMPLE_2   "4d2bbda25ae597c24c3cfbd2be9f6cc0" \
+                          "3dadcb977352ff7230e7c6bfd4572f9e"
+#define DIGEST_EXTENDED_2 "eeb90132cda94913af02434de61b382e" \
+                          "deaf11a4e8e477099ae04c35e66cda80"
 
 
 /* text with `add` put first and the first line equal to `drop` (with its
@@ -224,12 +230,16 @@ open_dealt(const char *players, const char *options, const char *hands,
 static void
 test_edition1(const char *path, const char *drop, const char *digest)
 {
-    char        *text = slurp(path), *old, hex[ARB_HASH_HEX];
+    char        *text = slurp(path), *old, *ed2, hex[ARB_HASH_HEX];
     arb_match_t *m;
 
     CHECK(text != NULL);
-    old = text ? header_edit(text, "edition: Tsukurutenten-ru-1\n", drop)
+    /* an edition-2 record, as edition 1 would have written it */
+    ed2 = text ? header_edit(text, "", "edition: Tsukurutenten-ru-2")
                : NULL;
+    old = ed2 ? header_edit(ed2, "edition: Tsukurutenten-ru-1\n", drop)
+              : NULL;
+    free(ed2);
     m = old ? open_text(old) : NULL;
     CHECK(m != NULL);
     if (m != NULL) {
@@ -317,8 +327,10 @@ test_simple_game(void)
     arb_match_free(m);
     free(text);
     test_game_file("tests/data/tsuku-simple.txt", DIGEST_SIMPLE, "ann", 7);
-    /* recorded under edition 1, it keeps its digest */
-    test_edition1("tests/data/tsuku-simple.txt", NULL,
+    /* recorded under editions 2 and 1, it keeps its digests */
+    test_game_file("tests/data/tsuku-simple-ed2.txt", DIGEST_SIMPLE_2, "ann",
+                   7);
+    test_edition1("tests/data/tsuku-simple-ed2.txt", NULL,
                   "8a035edf2b1958dea7d23d3af1e00afc0078087b1289b2d7db0a95d5"
                   "cbfdc88a");
 }
@@ -440,9 +452,11 @@ test_extended_game(void)
     free(text);
     test_game_file("tests/data/tsuku-extended.txt", DIGEST_EXTENDED, "cat",
                    7);
+    test_game_file("tests/data/tsuku-extended-ed2.txt", DIGEST_EXTENDED_2,
+                   "cat", 7);
     /* Edition 1 ended every extended game when all had dealt twice: its
      * record (without the option) replays so, to its recorded digest */
-    test_edition1("tests/data/tsuku-extended.txt", "end: dealt-twice",
+    test_edition1("tests/data/tsuku-extended-ed2.txt", "end: dealt-twice",
                   "aabc7d1b350e7de7a062c61312d0515409348ce005a2cfda32a8fac2"
                   "80a5f611");
     test_options();
@@ -467,7 +481,7 @@ test_seed_deal(void)
 {
     arb_match_t *m;
     int          s1[ARB_TSUKU_CHIPS], s2[ARB_TSUKU_CHIPS], i, rc = 0;
-    char         line[64], name[8], other[8];
+    char         line[160], name[8], other[8];
     const char  *pl[2] = { "ann", "bob" };
 
     m = open_text("game: tsukurutenten\nmatch: s\nplayers: ann bob\n"
@@ -498,6 +512,23 @@ test_seed_deal(void)
             rc = play(m, line);
     }
     CHECK_INT(rc, 0);
+    /* the stock is empty: ann may finish with bob's last discard, or
+     * pass; nothing else (edition 3) */
+    CHECK_INT(nrecords(m), 0);
+    arb_tsuku_chip_format(name, arb_tsuku_chip_of(s1[60]));
+    snprintf(line, sizeof(line), "the stock is empty: ann may finish with "
+             "bob's last discard %s, or pass (the round then ends without a "
+             "winner)", name);
+    CHECK_INT(play(m, "draw ann"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, line);
+    CHECK_INT(play(m, "take ann B1 B2"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, line);
+    CHECK_INT(play(m, "discard ann B1"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, line);
+    CHECK_INT(play(m, "pass bob"), ARB_EILLEGAL);
+    CHECK_STR(last_rule, "Turns");
+    CHECK_INT(play(m, "pass ann B1"), ARB_EINVAL);
+    CHECK_INT(play(m, "pass ann"), 0);
     CHECK_INT(nrecords(m), 1);
     CHECK_STR(field(m, 0, "result"), "exhausted");
     CHECK_STR(field(m, 0, "dealer"), "bob");
@@ -577,7 +608,10 @@ test_turns(void)
               "discard ends a turn");
     CHECK_INT(play(m, "shuffle ann"), ARB_EINVAL);
     CHECK_STR(last_msg, "tsukurutenten has no move 'shuffle': the moves are "
-              "deal, draw, discard, take and finish");
+              "deal, draw, discard, take, finish and pass");
+    CHECK_INT(play(m, "pass ann"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "ann may pass only when the stock is empty and the "
+              "last discard waits (a turn is draw, take or finish)");
     CHECK_INT(play(m, "draw zed"), ARB_EINVAL);
     CHECK_STR(last_msg, "player 'zed' is not seated in this match");
     CHECK_INT(play(m, "draw ann R0 R1"), ARB_EINVAL);
@@ -830,6 +864,7 @@ test_exhaust_four(void)
             rc = play(m, line);
     }
     CHECK_INT(rc, 0);
+    CHECK_INT(play(m, "pass bob"), 0);      /* ann threw the last chip */
     CHECK_STR(field(m, 0, "result"), "exhausted");
     CHECK_STR(field(m, 0, "round"), "1");
     /* bob deals round 2 */
@@ -1034,6 +1069,54 @@ test_score_tool(void)
     CHECK(strstr(out, "usage: arbiter score --game tsukurutenten") != NULL);
 }
 
+/* The last discard of a round whose stock ran out may finish a hand:
+ * "Finish from discard" has no condition on the stock (edition 3; until
+ * 2026-12-06 the round ended at that discard, and edition 2's records
+ * replay so). */
+static void
+test_last_discard(void)
+{
+    char        *text = slurp("tests/data/tsuku-last-discard.txt"), *old;
+    arb_match_t *m;
+    size_t       n;
+
+    CHECK(text != NULL);
+    if (text == NULL)
+        return;
+    m = replay_text(text, UINT64_MAX);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_INT(nrecords(m), 1);
+        CHECK_STR(field(m, 0, "result"), "win");
+        CHECK_STR(field(m, 0, "winner"), "bob");
+        CHECK_STR(field(m, 0, "finish"), "discard");
+        CHECK_STR(field(m, 0, "discarder"), "ann");
+        arb_match_free(m);
+    }
+    /* edition 2: the round ended at ann's discard; bob's finish then is
+     * a move of a round not dealt (the header's order covered one) */
+    n = strlen(text) + 64;
+    old = malloc(n);
+    CHECK(old != NULL);
+    if (old != NULL) {
+        const char *body = strstr(text, "game: tsukurutenten");
+
+        snprintf(old, n, "edition: Tsukurutenten-ru-2\n%s", body);
+        m = replay_text(old, 94);
+        CHECK(m != NULL);
+        if (m != NULL) {
+            CHECK_INT(nrecords(m), 1);
+            CHECK_STR(field(m, 0, "result"), "exhausted");
+            CHECK_INT(play(m, "finish bob"), ARB_EILLEGAL);
+            CHECK_STR(last_rule, "Deal");
+            CHECK_INT(play(m, "pass bob"), ARB_EINVAL);
+            arb_match_free(m);
+        }
+        free(old);
+    }
+    free(text);
+}
+
 int
 main(void)
 {
@@ -1046,6 +1129,7 @@ main(void)
     test_goal();
     test_four_players();
     test_exhaust_four();
+    test_last_discard();
     test_deal_moves();
     test_setup_errors();
     test_rulings();
