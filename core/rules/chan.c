@@ -111,8 +111,8 @@ make_deck(const arb_setup_t *s, unsigned char *deck, arb_verdict_t *v)
 static int
 chan_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
 {
-    static const char *const editions[] = { CHAN_EDITION, CHAN_EDITION_2,
-                                            CHAN_EDITION_1 };
+    static const char *const editions[] = { CHAN_EDITION, CHAN_EDITION_3,
+                                            CHAN_EDITION_2, CHAN_EDITION_1 };
     static const char *const bar_values[] = { "all", "capture" };
     static const char *const count_values[] = { "once", "each" };
     static const char *const tom_values[] = { "usual", "literal" };
@@ -123,7 +123,7 @@ chan_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
     int           k, n, pos, rc, ed, bar, each, tom;
 
     *out = NULL;
-    if ((ed = arb_rules_edition(s, editions, 3, v)) < 0)
+    if ((ed = arb_rules_edition(s, editions, 4, v)) < 0)
         return ed;
     for (i = 0; i < s->noptions; i++)
         if (strcmp(s->options[i].key, "dealer") != 0
@@ -167,9 +167,10 @@ chan_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
     c->readings = (bar ? CHAN_RD_BAR_TAKE : 0)
                   | (each ? ARB_CHAN_R_EACH : 0)
                   | (tom ? ARB_CHAN_R_TOM_LITERAL : 0)
-                  | (ed == 2 ? ARB_CHAN_R_SPLIT_EXPOSED
+                  | (ed == 3 ? ARB_CHAN_R_SPLIT_EXPOSED
                                | CHAN_RD_DEAD_HEAVEN : 0)
-                  | (ed >= 1 ? CHAN_RD_LAST_PASS : 0);
+                  | (ed >= 2 ? CHAN_RD_LAST_PASS : 0)
+                  | (ed >= 1 ? CHAN_RD_DECLINED_WIN : 0);
     for (k = 0; k < CHAN_SEATS; k++)
         snprintf(c->seat[k].name, CHAN_NAME, "%s", s->players[k].name);
     o = arb_setup_option(s, "dealer");

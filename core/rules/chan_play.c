@@ -357,7 +357,39 @@ win_check(const chan_t *t, int p, judge_t *j, arb_verdict_t *v,
         l->win_face = c;
         l->concealed[c]++;
     }
+    /* A face whose Chắn capture the winner declined goes into no Cạ of
+     * the winning hand either (edition 4; seed §3: «Відмова від
+     * доступного ідентичного взяття запобігає … використання її в Cạ»).
+     * Judged as the capture rule is: a hand that wins only with such a
+     * Cạ breaks it, and an arbiter may let it stand. */
+    if (!(t->readings & CHAN_RD_DECLINED_WIN))
+        l->no_ca = s->declined;
     rc = arb_chan_evaluate(l, sc, why, sizeof(why));
+    if (rc == 1 && l->no_ca != 0) {
+        arb_chan_layout_t free_ = *l;
+        char              why2[240];
+
+        free_.no_ca = 0;
+        if (arb_chan_evaluate(&free_, sc, why2, sizeof(why2)) == 0) {
+            const arb_chan_pair_t *q = NULL;
+            char                   pair[8];
+            int                    i, f = -1;
+
+            for (i = 0; i < sc->pairing.n && f < 0; i++) {
+                q = &sc->pairing.pair[i];
+                if (q->a != q->b && !q->exposed
+                    && (l->no_ca & (bit(q->a) | bit(q->b))))
+                    f = (l->no_ca & bit(q->a)) ? q->a : q->b;
+            }
+            if (f >= 0)
+                soft(j, "§3 declined Chắn", "%s passed a Chắn capture of "
+                     "%s, so %s may no longer be used in a Cạ, and the hand "
+                     "wins only with %s", s->name, cn(f).s, cn(f).s,
+                     arb_chan_pair_format(pair, q));
+            *l = free_;
+            rc = 0;
+        }
+    }
     if (rc != 0 && t->phase == PH_OPEN)
         return arb_verdict(v, ARB_EILLEGAL, "§1 winning hand", "%s's twenty "
                            "cards are not a winning hand: %s", s->name, why);

@@ -140,6 +140,16 @@ arb_chan_pairing_judge(const arb_chan_layout_t *l,
     }
     wr = l->win_face >= 0 ? arb_chan_rank(l->win_face) : -1;
     for (i = 0; i < p->n; i++) {
+        if (p->pair[i].a != p->pair[i].b && !p->pair[i].exposed
+            && (l->no_ca & ((1u << p->pair[i].a) | (1u << p->pair[i].b)))) {
+            char c[8];
+            int  nf = (l->no_ca & (1u << p->pair[i].a)) ? p->pair[i].a
+                                                        : p->pair[i].b;
+
+            snprintf(why, whylen, "%s may not go into a Cạ: its Chắn "
+                     "capture was declined", arb_chan_card_format(c, nf));
+            return 0;
+        }
         if (p->pair[i].a == p->pair[i].b) {
             out->chan++;
         } else {

@@ -15,6 +15,7 @@
 #define ARB_CHAN_SCORE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/rules/chan_card.h"
 
@@ -60,6 +61,9 @@ typedef struct arb_chan_layout {
     unsigned char    concealed[ARB_CHAN_FACES];  /* with the winning card */
     int              win_face;                   /* -1 for Thiên ù */
     int              won;                        /* enum arb_chan_won */
+    uint32_t         no_ca;      /* faces (bit per face) that may not go
+                                    into a concealed Cạ: the winner
+                                    declined their Chắn capture */
 } arb_chan_layout_t;
 
 typedef struct arb_chan_pair {

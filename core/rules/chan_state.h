@@ -29,9 +29,11 @@
 #define CHAN_NAME       65      /* arb_name_valid(): 1..64 bytes */
 /* Editions, newest first: 2 judges exposed Cạ by the no-split rule and
  * lets no dealer holding Thiên ù play dead; 3 lets no pass of the last
- * stock card end the hand while a claim on it is declared
+ * stock card end the hand while a claim on it is declared; 4 bars a face
+ * whose Chắn capture was declined from a Cạ of the winning hand too
  * (docs/rules/chan.md). */
-#define CHAN_EDITION    "Chan-100-cardavia-uk-3"
+#define CHAN_EDITION    "Chan-100-cardavia-uk-4"
+#define CHAN_EDITION_3  "Chan-100-cardavia-uk-3"
 #define CHAN_EDITION_2  "Chan-100-cardavia-uk-2"
 #define CHAN_EDITION_1  "Chan-100-cardavia-uk"
 
@@ -43,6 +45,9 @@
 #define CHAN_RD_LAST_PASS   0x400u  /* editions 1, 2: the last stock card's
                                        pass ended the hand as a draw with
                                        a claim on it declared */
+#define CHAN_RD_DECLINED_WIN 0x800u /* editions 1-3: a face whose Chắn
+                                       capture was declined could still go
+                                       into a Cạ of the winning hand */
 #define CHAN_RD_OPTIONS     (ARB_CHAN_R_TOM_LITERAL | ARB_CHAN_R_EACH \
                              | CHAN_RD_BAR_TAKE)   /* set by options */
 

@@ -262,7 +262,7 @@ test_setup(void)
     CHECK(r != NULL);
     if (r == NULL)
         return;
-    CHECK_STR(r->edition, "Chan-100-cardavia-uk-3");
+    CHECK_STR(r->edition, "Chan-100-cardavia-uk-4");
     build_deal(deal, sizeof(deal), "");
     snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c\n%s",
              deal);
@@ -297,8 +297,8 @@ test_setup(void)
              "edition: Chan-99\n%s", deal);
     CHECK(open_text(text) == NULL);
     CHECK_STR(last_msg, "edition 'Chan-99' is not supported: this engine "
-              "implements Chan-100-cardavia-uk-3 and replays records of "
-              "Chan-100-cardavia-uk-2 and older");
+              "implements Chan-100-cardavia-uk-4 and replays records of "
+              "Chan-100-cardavia-uk-3 and older");
     /* options name a reading; anything else is refused, listing them */
     snprintf(text, sizeof(text), "game: chan\nmatch: S\nplayers: a b c d\n"
              "tom: lettered\n%s", deal);
@@ -971,6 +971,37 @@ hex_as(char *d, const char *path, const char *edition)
     }
 }
 
+/* The face of a declined Chắn goes into no Cạ of the winning hand
+ * either (edition 4; seed §3: «… використання її в Cạ»); an arbiter may
+ * let such a win stand; edition 3's records replay as judged, the win
+ * accepted. */
+static void
+test_declined_win(void)
+{
+    arb_match_t  *m = open_file("tests/data/chan-declined-win.txt");
+    arb_results_t r;
+
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "win binh 5S ! §3 declined Chắn ~ binh passed a Chắn capture of "
+            "5V, so 5V may no longer be used in a Cạ, and the hand wins only "
+            "with 5V+5S\n"
+            "stands win binh 5S\n");
+    CHECK_STR(field(m, "winner", &r)->str, "binh");
+    arb_results_clear(&r);
+    arb_match_free(m);
+    m = open_file_as("tests/data/chan-declined-win.txt",
+                     "Chan-100-cardavia-uk-3");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "win binh 5S\n");
+    CHECK_STR(field(m, "winner", &r)->str, "binh");
+    arb_results_clear(&r);
+    arb_match_free(m);
+}
+
 static void
 test_transcripts(void)
 {
@@ -989,12 +1020,15 @@ test_transcripts(void)
         CHECK_STR(rec_str(m, "settlement"), "an -5 binh 15 chi -5 dung -5");
         hex(d, m);
         /* pinned: a change here changes every recorded digest */
-        CHECK_STR(d, "bc93bdee941b57df5f1ac735abfe5c69"
-                  "22bfda9005013c33287f981c8650f77e");
+        CHECK_STR(d, "d2d0eae9b38a3834323ae4cbe15de3f6"
+                  "b5b44da9548fe5f2dec90c3c319bf6ad");
         arb_match_free(m);
     }
-    /* read as a record of edition 2 or 1, it keeps the digest it was
+    /* read as a record of edition 3, 2 or 1, it keeps the digest it was
      * recorded with */
+    hex_as(d, "tests/data/chan-u-chi-tom.txt", "Chan-100-cardavia-uk-3");
+    CHECK_STR(d, "bc93bdee941b57df5f1ac735abfe5c69"
+              "22bfda9005013c33287f981c8650f77e");
     hex_as(d, "tests/data/chan-u-chi-tom.txt", "Chan-100-cardavia-uk-2");
     CHECK_STR(d, "6291b741ab50d31642504d5ab7d7e8d0"
               "ded672d39b2286d40fdfb22b43459415");
@@ -1012,12 +1046,15 @@ test_transcripts(void)
         CHECK_INT(total(m, "an"), 0);
         hex(d, m);
         /* pinned: a change here changes every recorded digest */
-        CHECK_STR(d, "ac6921ef491197faa4fbdbcbb49e748b"
-                  "cd8552aa9cab44d03404e2dea0e6d7f1");
+        CHECK_STR(d, "e97553234d0b8bf370a9ce4e880f22ed"
+                  "e080f163ac0dd6874a2d61e457105fad");
         arb_match_free(m);
     }
-    /* read as a record of edition 2 or 1, it keeps the digest it was
+    /* read as a record of edition 3, 2 or 1, it keeps the digest it was
      * recorded with */
+    hex_as(d, "tests/data/chan-draw.txt", "Chan-100-cardavia-uk-3");
+    CHECK_STR(d, "ac6921ef491197faa4fbdbcbb49e748b"
+              "cd8552aa9cab44d03404e2dea0e6d7f1");
     hex_as(d, "tests/data/chan-draw.txt", "Chan-100-cardavia-uk-2");
     CHECK_STR(d, "c44d9bd8100674b0e2f90a3500f64d40"
               "532edadfeeb35d1c482d7bde0e9df92a");
@@ -1035,12 +1072,15 @@ test_transcripts(void)
         CHECK_INT(total(m, "an"), -8);
         hex(d, m);
         /* pinned: a change here changes every recorded digest */
-        CHECK_STR(d, "57d314d19a61dd9515e6bbd7d6686843"
-                  "fc2729ead58d550b5f6d39450d74e00a");
+        CHECK_STR(d, "284ef5ab66c7432e3c6566f011fb36dd"
+                  "15771c9a5979243d604d7e0aefdb440d");
         arb_match_free(m);
     }
-    /* read as a record of edition 2 or 1, it keeps the digest it was
+    /* read as a record of edition 3, 2 or 1, it keeps the digest it was
      * recorded with */
+    hex_as(d, "tests/data/chan-dead.txt", "Chan-100-cardavia-uk-3");
+    CHECK_STR(d, "57d314d19a61dd9515e6bbd7d6686843"
+              "fc2729ead58d550b5f6d39450d74e00a");
     hex_as(d, "tests/data/chan-dead.txt", "Chan-100-cardavia-uk-2");
     CHECK_STR(d, "25b298f9085775e756f6f01dd1b96fe2"
               "dc811c7875cdd58b08fef3a43bcf8a41");
@@ -1056,12 +1096,15 @@ test_transcripts(void)
         CHECK_STR(rec_str(m, "bonuses"), "chiu-u");
         hex(d, m);
         /* pinned: a change here changes every recorded digest */
-        CHECK_STR(d, "e16ccd4ac75dbfd620ff7ca292a42956"
-                  "975e825b657f1d32fca9bba5501ad854");
+        CHECK_STR(d, "7186e5f18124808d47c2db9e79a3eaef"
+                  "488a46db205f6277f9da7699104bf89b");
         arb_match_free(m);
     }
-    /* read as a record of edition 2 or 1, it keeps the digest it was
+    /* read as a record of edition 3, 2 or 1, it keeps the digest it was
      * recorded with */
+    hex_as(d, "tests/data/chan-chiu-u.txt", "Chan-100-cardavia-uk-3");
+    CHECK_STR(d, "e16ccd4ac75dbfd620ff7ca292a42956"
+              "975e825b657f1d32fca9bba5501ad854");
     hex_as(d, "tests/data/chan-chiu-u.txt", "Chan-100-cardavia-uk-2");
     CHECK_STR(d, "8cfb9410476998c45fb8492a3febd13b"
               "0c3af2761caebe2da41934778b9296c7");
@@ -1220,6 +1263,7 @@ main(void)
     test_seed_deal();
     test_capture_basics();
     test_declined_chan();
+    test_declined_win();
     test_discarded_face();
     test_discarded_face_option();
     test_exposed_split_win();

@@ -125,8 +125,8 @@ test_replay(void)
     CHECK(strstr(out, "bonuses=u-chi→tom") != NULL);
     CHECK(strstr(out, "score=5") != NULL);
     CHECK(strstr(out, "  binh 15\n") != NULL);
-    CHECK(strstr(out, "digest bc93bdee941b57df5f1ac735abfe5c6922bfda90"
-                 "05013c33287f981c8650f77e") != NULL);
+    CHECK(strstr(out, "digest d2d0eae9b38a3834323ae4cbe15de3f6b5b44da9"
+                 "548fe5f2dec90c3c319bf6ad") != NULL);
     CHECK_INT(run("bin/arbiter replay --json tests/data/chan-draw.txt"), 0);
     CHECK(strstr(out, "\"result\":\"draw\"") != NULL);
     /* a refused move stops the replay with its line, rule and message */
