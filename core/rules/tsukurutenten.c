@@ -429,6 +429,21 @@ end_round(arb__tsuku_t *t, tsuku_rec_t *r, const next_round_t *nx)
             t->winners |= 1u << i;
 }
 
+/* Closes the round at event seq without a winner: its stock ran out. */
+static void
+end_exhausted(arb__tsuku_t *t, uint64_t seq, const next_round_t *nx)
+{
+    tsuku_rec_t r;
+
+    memset(&r, 0, sizeof(r));
+    r.seq = seq;
+    r.round = t->round;
+    r.dealer = t->dealer;
+    r.result = TSUKU_EXHAUSTED;
+    r.winner = r.discarder = -1;
+    end_round(t, &r, nx);
+}
+
 static int
 not_dealt(const arb__tsuku_t *t, arb_verdict_t *v)
 {
@@ -539,7 +554,6 @@ move_discard(arb__tsuku_t *t, int seat, const arb_event_t *ev,
 {
     arb_tsuku_chip_t c;
     tsuku_player_t  *p = &t->p[seat];
-    tsuku_rec_t      r;
     next_round_t     nx;
     char             err[160], name[8];
     int              rc;
@@ -577,13 +591,7 @@ move_discard(arb__tsuku_t *t, int seat, const arb_event_t *ev,
         /* The stock ran out: the round ends without a winner (editions
          * 1-2; from edition 3 the next player may still finish with this
          * discard, or passes: move_pass). */
-        memset(&r, 0, sizeof(r));
-        r.seq = ev->seq;
-        r.round = t->round;
-        r.dealer = t->dealer;
-        r.result = TSUKU_EXHAUSTED;
-        r.winner = r.discarder = -1;
-        end_round(t, &r, &nx);
+        end_exhausted(t, ev->seq, &nx);
     }
     return 0;
 }
@@ -593,7 +601,6 @@ move_discard(arb__tsuku_t *t, int seat, const arb_event_t *ev,
 static int
 move_pass(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
 {
-    tsuku_rec_t  r;
     next_round_t nx;
     int          rc;
 
@@ -608,13 +615,7 @@ move_pass(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
     memset(&nx, 0, sizeof(nx));
     if ((rc = prepare_end(t, -1, 0, &nx)) != 0)
         return rc;
-    memset(&r, 0, sizeof(r));
-    r.seq = ev->seq;
-    r.round = t->round;
-    r.dealer = t->dealer;
-    r.result = TSUKU_EXHAUSTED;
-    r.winner = r.discarder = -1;
-    end_round(t, &r, &nx);
+    end_exhausted(t, ev->seq, &nx);
     return 0;
 }
 

@@ -770,22 +770,16 @@ test_closed_streams(void)
     close(half);
 }
 
-/* A stream that is never read is cut off once stream_max (16K) is
- * pending, is counted, and never holds the writer back. */
-static void
-test_slow_stream(void)
+/* A live stream of `path` with `token` on a socket that reads slowly (a
+ * 2 KiB receive buffer, and the test reads nothing until it says so):
+ * the socket, its request sent. */
+static int
+slow_live(const char *path, const char *token)
 {
-    arb_client_t    *cl = harness_connect(HARNESS_ARBITER);
-    msgpack_unpacked res;
-    char             req[256];
-    int              fd, n, k, rcv = 2048, ok = 1, closed;
     struct sockaddr_in a;
-    long long        t0;
+    char               req[256];
+    int                fd, n, rcv = 2048;
 
-    CHECK(cl != NULL);
-    if (cl == NULL)
-        return;
-    CHECK_INT(open_match(cl, "S1"), 0);
     fd = socket(AF_INET, SOCK_STREAM, 0);
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
     memset(&a, 0, sizeof(a));
@@ -793,10 +787,48 @@ test_slow_stream(void)
     a.sin_port = htons((unsigned short)port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     CHECK_INT(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    n = snprintf(req, sizeof(req), "GET /api/m/S1/live HTTP/1.1\r\nHost: t"
-                 "\r\nAuthorization: Bearer %s\r\n\r\n", HARNESS_READER);
+    n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n"
+                 "Authorization: Bearer %s\r\n\r\n", path, token);
     http_write_all(fd, req, (size_t)n);
     usleep(100000);
+    return fd;
+}
+
+/* The tokens file holds `line` alone (NULL: nothing), and the daemon has
+ * read it again (SIGHUP). */
+static void
+reload_tokens(const char *line)
+{
+    char  path[320];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/tokens", harness_dir);
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        if (line != NULL)
+            fputs(line, f);
+        fclose(f);
+    }
+    kill(harness_pid, SIGHUP);
+    usleep(200000);
+}
+
+/* A stream that is never read is cut off once stream_max (16K) is
+ * pending, is counted, and never holds the writer back. */
+static void
+test_slow_stream(void)
+{
+    arb_client_t    *cl = harness_connect(HARNESS_ARBITER);
+    msgpack_unpacked res;
+    int              fd, k, ok = 1, closed;
+    long long        t0;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    CHECK_INT(open_match(cl, "S1"), 0);
+    fd = slow_live("/api/m/S1/live", HARNESS_READER);
     t0 = http_now_ms();
     for (k = 1; k <= 36 && ok; k++)
         ok = place(cl, "S1", k) == 0;
@@ -1227,8 +1259,7 @@ static void
 test_revoke(void)
 {
     arb_client_t *cl = harness_connect(HARNESS_ARBITER);
-    char          path[320], buf[4096];
-    FILE         *f;
+    char          buf[4096];
     size_t        n1 = 0, n2 = 0;
     int           fd1, fd2, closed;
 
@@ -1237,24 +1268,13 @@ test_revoke(void)
         return;
     CHECK_INT(open_match(cl, "RV"), 0);
     CHECK_INT(place(cl, "RV", 1), 0);
-    snprintf(path, sizeof(path), "%s/tokens", harness_dir);
-    f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f != NULL) {
-        fputs("token = live-revoke-token-0123 reader watcher\n", f);
-        fclose(f);
-    }
-    kill(harness_pid, SIGHUP);
-    usleep(200000);
+    reload_tokens("token = live-revoke-token-0123 reader watcher\n");
     fd1 = http_live_connect(port, "/api/m/RV/live", "live-revoke-token-0123",
                             NULL);
     fd2 = http_live_connect(port, "/api/m/RV/live", HARNESS_READER, NULL);
     CHECK(http_read_sse(fd1, resp, BIG, &n1, "state", 1, 2000));
     CHECK(http_read_sse(fd2, buf, sizeof(buf), &n2, "state", 1, 2000));
-    f = fopen(path, "w");
-    if (f != NULL)
-        fclose(f);
-    kill(harness_pid, SIGHUP);
+    reload_tokens(NULL);
     /* the response ends (its last chunk): EventSource connects again */
     http_read(fd1, resp, BIG, "\r\n0\r\n\r\n", 2000, &closed);
     CHECK(strstr(resp, "event: revoked\ndata: {\"error\":\"the token of "
@@ -1279,46 +1299,21 @@ test_revoke(void)
 static void
 test_revoke_busy(void)
 {
-    arb_client_t      *cl = harness_connect(HARNESS_ARBITER);
-    char               path[320], req[256];
-    struct sockaddr_in a;
-    FILE              *f;
-    const char        *p;
-    int                fd, k, n, rcv = 2048, ok = 1, closed = 0, acks = 0;
+    arb_client_t *cl = harness_connect(HARNESS_ARBITER);
+    const char   *p;
+    int           fd, k, ok = 1, closed = 0, acks = 0;
 
     CHECK(cl != NULL);
     if (cl == NULL)
         return;
     CHECK_INT(open_match(cl, "RB"), 0);
-    snprintf(path, sizeof(path), "%s/tokens", harness_dir);
-    f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f != NULL) {
-        fputs("token = live-busy-token-0123456 reader watcher\n", f);
-        fclose(f);
-    }
-    kill(harness_pid, SIGHUP);
-    usleep(200000);
-    fd = socket(AF_INET, SOCK_STREAM, 0);
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
-    memset(&a, 0, sizeof(a));
-    a.sin_family = AF_INET;
-    a.sin_port = htons((unsigned short)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CHECK_INT(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    n = snprintf(req, sizeof(req), "GET /api/m/RB/live HTTP/1.1\r\nHost: t"
-                 "\r\nAuthorization: Bearer live-busy-token-0123456\r\n\r\n");
-    http_write_all(fd, req, (size_t)n);
-    usleep(100000);
+    reload_tokens("token = live-busy-token-0123456 reader watcher\n");
+    fd = slow_live("/api/m/RB/live", "live-busy-token-0123456");
     /* not read: the first write stays in flight, the rest is queued */
     for (k = 1; k <= REVOKE_BUSY_ACKS && ok; k++)
         ok = place(cl, "RB", k) == 0;
     CHECK(ok);
-    f = fopen(path, "w");
-    if (f != NULL)
-        fclose(f);
-    kill(harness_pid, SIGHUP);
-    usleep(200000);
+    reload_tokens(NULL);
     resp[0] = '\0';
     http_read(fd, resp, BIG, "\r\n0\r\n\r\n", 3000, &closed);
     for (p = resp; (p = strstr(p, "event: ack\n")) != NULL; p++)

@@ -225,50 +225,39 @@ static char base2[128];
 
 /* A Chắn match (four seats, dealt hands) loaded with no move yet: the
  * deal of tests/data/chan-chiu-u.txt. */
+/* Loads the header of transcript `file` as match `id` (the tool deals
+ * it), and points base_out at its scorekeeper's page. */
 static void
-chan_match(void)
+header_match(const char *file, const char *id, char *base_out, size_t n)
 {
     char  path[320], line[2048], cmd[400];
     FILE *in, *out;
 
-    snprintf(path, sizeof(path), "%s/chan.txt", harness_dir);
-    in = fopen("tests/data/chan-chiu-u.txt", "r");
+    snprintf(path, sizeof(path), "%s/%s.txt", harness_dir, id);
+    in = fopen(file, "r");
     out = fopen(path, "w");
     CHECK(in != NULL && out != NULL);
-    if (in == NULL || out == NULL)
+    if (in == NULL || out == NULL) {
+        if (in != NULL)
+            fclose(in);
+        if (out != NULL)
+            fclose(out);
         return;
-    while (fgets(line, sizeof(line), in) != NULL && line[0] != '1')
-        fputs(strncmp(line, "match:", 6) == 0 ? "match: C1\n" : line, out);
+    }
+    while (fgets(line, sizeof(line), in) != NULL && line[0] != '1') {
+        if (strncmp(line, "match:", 6) == 0)
+            fprintf(out, "match: %s\n", id);
+        else
+            fputs(line, out);
+    }
     fclose(in);
     fclose(out);
     snprintf(cmd, sizeof(cmd), "load %s", path);
     CHECK_INT(harness_cli(cmd), 0);
-    snprintf(base2, sizeof(base2), "%s/s/C1", base);
+    snprintf(base_out, n, "%s/s/%s", base, id);
 }
 
-/* A Chains match of 1 against 1 from the seeded transcript's header (the
- * tool loads it, dealt): the page's base in base3. */
 static char base3[128];
-static void
-chains_match(void)
-{
-    char  path[320], line[2048], cmd[400];
-    FILE *in, *out;
-
-    snprintf(path, sizeof(path), "%s/chains.txt", harness_dir);
-    in = fopen("tests/data/chains-1v1-36-square.txt", "r");
-    out = fopen(path, "w");
-    CHECK(in != NULL && out != NULL);
-    if (in == NULL || out == NULL)
-        return;
-    while (fgets(line, sizeof(line), in) != NULL && line[0] != '1')
-        fputs(strncmp(line, "match:", 6) == 0 ? "match: K1\n" : line, out);
-    fclose(in);
-    fclose(out);
-    snprintf(cmd, sizeof(cmd), "load %s", path);
-    CHECK_INT(harness_cli(cmd), 0);
-    snprintf(base3, sizeof(base3), "%s/s/K1", base);
-}
 
 /* The digest of an offline replay of the 36 cards. */
 static void
@@ -412,7 +401,7 @@ main(void)
     /* A game with hands and verbs: the buttons write the words, the
      * recorder judges them. */
     cdp_step("a Chắn match");
-    chan_match();
+    header_match("tests/data/chan-chiu-u.txt", "C1", base2, sizeof(base2));
     CHECK(cdp_open(&b, base2) == 0);
     CHECK(wait_for(&b, "document.body.dataset.ready === '1'", 5000));
     CHECK(wait_for(&b, "document.querySelectorAll('#pad .card').length === "
@@ -441,7 +430,8 @@ main(void)
      * player's hands, had no way to tap a cell, drew no coordinates and
      * told a chain as a YAHchain Sota, "Sota : , 4 points for "). */
     cdp_step("a Chains match");
-    chains_match();
+    header_match("tests/data/chains-1v1-36-square.txt", "K1", base3,
+                 sizeof(base3));
     CHECK(cdp_open(&b, base3) == 0);
     CHECK(wait_for(&b, "document.body.dataset.ready === '1'", 5000));
     CHECK(wait_for(&b, "document.querySelectorAll('#pad .card').length === "
