@@ -653,7 +653,9 @@ arb_http_write(arb_http_req_t *q, const char *match, int route)
     }
     if (arb_json_parse(&o, req->entity.base, req->entity.len, &why) != 0) {
         arb_http_error(req, 400, body_where(arb_buf_cstr(&why), route),
-                       "the body is a JSON object: %s", arb_buf_cstr(&why));
+                       "the body is a JSON object: %s",
+                       arb_buf_cstr(&why) ? arb_buf_cstr(&why)
+                       : "it cannot be read");
         goto done;
     }
     if (!json_is_object(o)) {
