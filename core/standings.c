@@ -234,11 +234,15 @@ arb_standings_csv(arb_buf_t *b, const arb_standings_t *s,
                        l->nentries);
         for (j = 0; j < l->nentries; j++) {
             const arb_standings_match_t *m = &in[l->entries[j].m];
-            /* A forfeit is traced to the tournament's act. */
+            /* A forfeit is traced to the tournament's act; one whose
+             * game was played, to the match too (the others' points) */
             arb_buf_printf(b, "%s%s@%llu", j ? ";" : "",
                            m->forfeit ? m->tournament : m->match,
                            (unsigned long long)(m->forfeit ? m->forfeit_seq
                                                            : m->seq));
+            if (m->forfeit && m->played)
+                arb_buf_printf(b, ";%s@%llu", m->match,
+                               (unsigned long long)m->seq);
         }
         arb_buf_putc(b, '\n');
     }

@@ -539,6 +539,9 @@ check "forfeit after the game: the others keep their totals, ranked" \
     grep -o '"player":"[a-z]*"\|"gp":[0-9]*,"result":"[a-z]*"' |
     sed 's/"player":"\(.*\)"/\1/; s/"gp":\([0-9]*\),"result":"\(.*\)"/\1 \2/' |
     paste -d' ' - - | sort)"
+check "... its line names the act and the match" 1 \
+    "$($A tournament standings --tournament Fq |
+       grep -c '^[0-9]*,ka,.*,Fq@[0-9]*;Fq-R1-T1@[0-9]*$')"
 check "... two different totals (a table with a winner)" 2 \
     "$(printf '%s\n' "$tot" | awk '$1 != "mo" { print $2 }' | sort -u | wc -l)"
 
