@@ -173,6 +173,14 @@ arb_move_from_words_at(const arb_rules_t *rules, const arb_setup_t *setup,
         verb = bare;
         player = w[0];
         first = 1;
+    } else if (bare != NULL && strcmp(w[0], bare) != 0
+               && is_verb(rules, w[0])) {
+        /* Another of the game's verbs (Chains' pass): written out. */
+        arb_buf_printf(why, "%s needs its player: write %s PLAYER ARG... (",
+                       w[0], w[0]);
+        players_of(setup, why);
+        arb_buf_putc(why, ')');
+        return ARB_EINVAL;
     } else if (bare != NULL && n == 1 && strcmp(w[0], bare) == 0) {
         arb_buf_printf(why, "%s needs its card: %s [PLAYER] CARD ...",
                        bare, bare);

@@ -721,7 +721,11 @@ chains_spell_arg(const char *verb, size_t i, const char *arg, char *out,
     return out;
 }
 
+/* A placement may be written as its card and cell ("8♠ r0c0", placed by
+ * the hand on turn) or after its player ("ann 8♠ r0c0"), as YAHchain's
+ * card; `pass` is always written out. */
 static const arb_narration_t chains_narration = {
+    .bare_verb = "place",
     .spell_arg = chains_spell_arg,
 };
 

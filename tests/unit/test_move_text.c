@@ -49,12 +49,18 @@ main(void)
                                  UINT64_MAX);
     char        *tt = slurp("tests/data/tsuku-simple.txt");
     arb_match_t *tm = tt != NULL ? replay_text(tt, 0) : NULL;
+    char        *ct = slurp("tests/data/chains-1v1-36-square.txt");
+    arb_match_t *cm = ct != NULL ? replay_text(ct, 0) : NULL;
+    arb_match_t *ms[3];
 
-    CHECK(y != NULL && tm != NULL);
-    if (y == NULL || tm == NULL)
+    CHECK(y != NULL && tm != NULL && cm != NULL);
+    if (y == NULL || tm == NULL || cm == NULL)
         return TEST_END();
+    ms[0] = y;
+    ms[1] = tm;
+    ms[2] = cm;
     static const struct {
-        int         tsuku;      /* else YAHchain */
+        int         game;       /* 0 YAHchain, 1 Tsukurutenten, 2 Chains */
         const char *line;
         int         rc;
         const char *want;
@@ -102,6 +108,14 @@ main(void)
           "(the players: ann bob): write discard PLAYER ARG..." },
         /* a chip spelt as the log spells it (until 2026-12-06 as typed) */
         { 1, "discard ann r5", 0, "discard ann R5" },
+        /* Chains: a placement as its card and cell, after its player or
+         * written out; its other move written out (until 2026-12-06 only
+         * written out: the scorer's page's taps wrote "ann 6♠ r0c0") */
+        { 2, "7♣ r0c0", 0, "place ann 7♣ r0c0" },
+        { 2, "ann 7c R0C0", 0, "place ann 7♣ r0c0" },
+        { 2, "place bob 6s r-1c0", 0, "place bob 6♠ r-1c0" },
+        { 2, "pass", ARB_EINVAL, "pass needs its player: write pass PLAYER "
+          "ARG... (the players: ann bob)" },
     };
     size_t k;
     const arb_rules_t *const *g;
@@ -110,12 +124,14 @@ main(void)
     for (g = arb_rules_all(); *g != NULL; g++)
         CHECK((*g)->verbs != NULL && (*g)->verbs[0] != NULL);
     for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
-        CHECK_INT(read_move(t[k].tsuku ? tm : y, t[k].line, got,
-                            sizeof(got)), t[k].rc);
+        CHECK_INT(read_move(ms[t[k].game], t[k].line, got, sizeof(got)),
+                  t[k].rc);
         CHECK_STR(got, t[k].want);
     }
     arb_match_free(y);
     arb_match_free(tm);
+    arb_match_free(cm);
     free(tt);
+    free(ct);
     return TEST_END();
 }

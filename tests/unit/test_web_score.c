@@ -441,11 +441,12 @@ main(void)
     CHECK_STR(cdp_eval_str(&b, "[...document.querySelectorAll('#pad .cell')]"
                            ".map(e => e.dataset.cell).join(' ')", got,
                            sizeof(got)), "r0c0");
-    js(&b, "document.querySelector('#pad [data-verb=\"place\"]').click();"
-       " document.querySelector('#pad [data-card=\"7\u2663\"]').click();"
+    /* no verb tapped: a Chains tap is a placement (until 2026-12-06 the
+     * text "ann 7♣ r0c0" was refused, "write the move out") */
+    js(&b, "document.querySelector('#pad [data-card=\"7\u2663\"]').click();"
        " document.querySelector('#pad [data-cell=\"r0c0\"]').click();");
     CHECK_STR(cdp_eval_str(&b, "document.getElementById('text').value", got,
-                           sizeof(got)), "place ann 7\u2663 r0c0");
+                           sizeof(got)), "ann 7\u2663 r0c0");
     js(&b, "document.getElementById('typed').requestSubmit()");
     CHECK(wait_for(&b, "document.body.dataset.verdict === 'legal'", 10000));
     js(&b, "document.getElementById('record').click()");
