@@ -79,16 +79,30 @@ arb_board_status(const arb_match_t *m, uint64_t *undo_seq)
         disputed |= f != NULL && f->str != NULL
                     && strcmp(f->str, "disputed") == 0;
     }
-    /* Totals have no status; once they are final (the game over), a
-     * claim that states others disputes the result as much as a record
-     * would (until 2026-12-06 such a table showed "closed"). */
-    disputed |= arb_match_finished(m)
-                && arb_match_claim_totals_differ(m, &r);
+    /* Totals and extra claimed records have no status; once they are final
+     * (the game over), a claim that states other totals, or a record the
+     * match does not have, disputes the result as much as a record would
+     * (until 2026-12-06 such a table showed "closed", and went to the
+     * rating body). */
+    if (!disputed && arb_match_finished(m)) {
+        int extras = arb_match_claim_extras(m, &r);
+
+        if (extras < 0) {
+            arb_results_clear(&r);
+            return extras;
+        }
+        disputed = arb_match_claim_totals_differ(m, &r) || extras > 0;
+    }
     arb_results_clear(&r);
     if (disputed)
         return ARB_BOARD_DISPUTED;
-    /* The latest undo request not yet voided by an arbiter. */
-    for (i = arb_match_undo_requests(m, &undo); i > 0; i--) {
+    /* The latest undo request not yet voided by an arbiter.  The close
+     * answers every request before it: the arbiter closed the match with
+     * the move as played, and nothing can rule on it after (until
+     * 2026-12-06 such a table stayed undo_requested, and out of the
+     * results file, for ever). */
+    for (i = arb_match_closed(m) ? 0 : arb_match_undo_requests(m, &undo);
+         i > 0; i--) {
         if (arb_match_ruling(m, undo[i - 1], &by) == ARB_RULED_NONE) {
             *undo_seq = undo[i - 1];
             return ARB_BOARD_UNDO;

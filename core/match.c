@@ -608,6 +608,23 @@ arb_match_claim_totals_differ(const arb_match_t *m, const arb_results_t *r)
 }
 
 int
+arb_match_claim_extras(const arb_match_t *m, const arb_results_t *r)
+{
+    arb_diff_t d;
+    size_t     i;
+    int        n = 0;
+
+    if (m->claim_seq == 0)
+        return 0;
+    if (arb_diff_run(&d, m->rules->game, r, &m->claim.res) != 0)
+        return ARB_ENOMEM;
+    for (i = 0; i < d.n; i++)
+        n += d.items[i].kind == ARB_DIFF_EXTRA;
+    arb_diff_clear(&d);
+    return n;
+}
+
+int
 arb_match_has_moves(const arb_match_t *m)
 {
     size_t i;

@@ -86,6 +86,10 @@ uint64_t arb_match_claim_seq(const arb_match_t *m);
  * as `arbiter diff --claim` counts a difference.  0 without a claim. */
 int  arb_match_claim_totals_differ(const arb_match_t *m,
                                    const arb_results_t *r);
+/* The records the claim in force states that r (m's results) lacks, as
+ * `arbiter diff --claim` counts an "extra"; 0 without a claim, or
+ * ARB_ENOMEM. */
+int  arb_match_claim_extras(const arb_match_t *m, const arb_results_t *r);
 /* Each total the claim in force states otherwise than r: the name, the
  * claimed and the recorded points (NULL: that side has none of it).
  * A callback's non-zero stops the walk (ARB_ENOMEM).  Returns how many

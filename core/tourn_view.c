@@ -177,8 +177,6 @@ arb_tview_build(arb_tview_t *v, arb_match_t *t, int tables,
             if (rc == ARB_BOARD_DISPUTED)
                 sm->withheld = "disputed: the latest claim disputes the "
                                "record (arbiter state)";
-            else if (rc == ARB_BOARD_UNDO)
-                sm->withheld = "an undo request awaits a ruling";
         }
         sm->seq = arb_match_next_seq(tb->m) - 1;
         sm->head = tb->has_head ? tb->head : NULL;

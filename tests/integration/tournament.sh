@@ -228,6 +228,15 @@ check "settled: 2 lines a closed match" 32 \
     "$(grep -c '^Open,' "$T/results.csv")"
 check "... nothing withheld" 0 "$(grep -c withheld "$T/results.csv" "$T/results.err" | awk -F: '{ s += $2 } END { print s }')"
 check "results: the header and the lines" 34 "$(wc -l < "$T/results.csv" | tr -d ' ')"
+# A claim of one record more than was recorded disputes the result too
+# (until 2026-12-06 the board said closed and the file rated it); settled
+# again by the agreeing claim.
+sed 's/"records":\[/"records":[{"sota":12,"owner":"o","game_points":6},/' \
+    "$T/agree.json" > "$T/extra.json"
+$A claim --match Open-R1-T8 --by p "$T/extra.json" > /dev/null 2>&1
+check "a claimed record that is not recorded: disputed, withheld" "1 1" \
+    "$($A tournament show --tournament Open | grep -c '^  table 8  Open-R1-T8 .*  disputed$') $($A export --tournament Open --format results 2>/dev/null | grep -c '^# withheld: round 1, table 8, ')"
+$A claim --match Open-R1-T8 --by p "$T/agree.json" > /dev/null 2>&1
 
 $A export --tournament Open --format bundle --out "$T/open.bundle" \
     > /dev/null 2>&1

@@ -593,6 +593,11 @@ test_board(void)
     CHECK_INT(arb_board_status(m, &undo), ARB_BOARD_PLAYING);
     CHECK_INT(act(m, &v, ARB_EV_NOTE, arb_buf_cstr(&b)), 0);
     CHECK_INT(arb_board_status(m, &undo), ARB_BOARD_UNDO);
+    /* The close answers it: the move stands as played (until 2026-12-06
+     * the table stayed undo_requested, and out of the results file, for
+     * ever: nothing can rule after a close) */
+    CHECK_INT(act(m, &v, ARB_EV_CLOSE, "time"), 0);
+    CHECK_INT(arb_board_status(m, &undo), ARB_BOARD_CLOSED);
     CHECK(arb_undo_declined_seq("undo declined: seq 3", &seq) == 0
           && seq == 3);
     CHECK(arb_undo_declined_seq("undo declined: seq x", &seq) != 0);
