@@ -96,22 +96,34 @@ usage(FILE *f)
                "player not seated) or lost the recorder for good.\n");
 }
 
-/* The moves as this match's game takes them: YAHchain's bare cards, or
- * every move written out (the other games' verbs: docs/rules/). */
+/* The moves as this match's game takes them: YAHchain's bare cards,
+ * Chains' bare card and cell, or every move written out (the other games'
+ * verbs: docs/rules/). */
 static void
 help(rec_t *r)
 {
     int bare = arb_narrate_bare_verb(rec_rules(r)) != NULL;
+    int chains = strcmp(rec_setup(r)->game, "chains") == 0;
 
     if (!r->interactive) {
-        rec_print(r, bare ? "commands: CARD [@N] | PLAYER CARD [@N] | VERB "
+        rec_print(r, chains ? "commands: CARD CELL | PLAYER CARD CELL | VERB "
+                  "PLAYER ARG... | undo [REASON] | note TEXT | state | "
+                  "help | quit"
+                  : bare ? "commands: CARD [@N] | PLAYER CARD [@N] | VERB "
                   "PLAYER ARG... | undo [REASON] | note TEXT | state | "
                   "help | quit"
                   : "commands: VERB PLAYER ARG... | undo [REASON] | note "
                   "TEXT | state | help | quit");
         return;
     }
-    if (bare)
+    if (chains)
+        rec_print(r,
+            "Type a card and its cell to place it from the hand on turn\n"
+            "(8♠ r0c0, 8S r0c0; the cell counted from the first card), or\n"
+            "say who places it: 'ann 8S r0c0' or 'place ann 8S r0c0'; a\n"
+            "pass is written out: 'pass ann'.  Every move is checked here\n"
+            "first.");
+    else if (bare)
         rec_print(r,
             "Type a card to place it for the player whose turn it is (4♠,\n"
             "4S or 4#1; add @N to name the Sota), or say who places it:\n"

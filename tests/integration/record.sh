@@ -378,5 +378,23 @@ check "... at once" 1 "$([ $(($(date +%s) - t0)) -lt 10 ] && echo 1)"
 check "... its move before the reload recorded, none after" "1 alice 4♠" \
     "$(moves RV)"
 
+# ---- Chains: a placement typed as its card and cell ----------------------
+# (until 2026-12-06 only written out, and recorded as typed: "8s R0C0";
+# the help told of YAHchain's Sotas)
+$A open --token "$ARB" --match K1 --game chains --teams long,short \
+    --players ann:long,bob:short --option deck=36 --option scoring=square \
+    --deal seed:club-night-7 > /dev/null 2>&1
+printf '7c R0C0\nhelp\nbob 6s r-1c0\npass\n' \
+    | $A record --token "$SCO" --match K1 > "$T/outk" 2>&1
+check "chains: typed placements recorded, canonically" \
+    "1 ann 7♣
+2 bob 6♠" "$(moves K1)"
+check "... as card and cell" 2 "$($A events --token "$RDR" --match K1 \
+    --kind move | grep -c ' r0c0$\| r-1c0$')"
+check "... its help says so" 1 \
+    "$(grep -c '^commands: CARD CELL | PLAYER CARD CELL | VERB PLAYER ARG' "$T/outk")"
+check "... a pass is written out" 1 \
+    "$(grep -c 'pass needs its player: write pass PLAYER' "$T/outk")"
+
 echo "record.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
