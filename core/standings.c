@@ -211,6 +211,19 @@ oom:
     return ARB_ENOMEM;
 }
 
+void
+arb_standings_withdrawn(arb_standings_t *s, const char *player,
+                        uint64_t round, uint64_t seq)
+{
+    size_t i;
+
+    for (i = 0; player != NULL && i < s->n; i++)
+        if (strcmp(s->lines[i].player, player) == 0) {
+            s->lines[i].wd_seq = seq;
+            s->lines[i].wd_round = round;
+        }
+}
+
 static int64_t
 points_of(const arb_standings_t *s, const arb_standing_t *l)
 {
@@ -294,6 +307,13 @@ arb_standings_json(arb_buf_t *b, const char *tournament,
             bad |= arb_json_add(ms, e);
         }
         bad |= arb_json_set(line, "matches", ms);
+        if (l->wd_seq != 0) {
+            json_t *w = json_object();
+            bad |= arb_json_set(w, "after_round",
+                                json_integer((json_int_t)l->wd_round));
+            bad |= arb_json_set(w, "seq", json_integer((json_int_t)l->wd_seq));
+            bad |= arb_json_set(line, "withdrawn", w);
+        }
         bad |= arb_json_add(lines, line);
     }
     bad |= arb_json_set(o, "standings", lines);

@@ -81,6 +81,8 @@ typedef struct arb_standing {
     uint32_t              wins, draws, losses;
     size_t                nentries;
     arb_standing_entry_t *entries;  /* counted matches, input order */
+    uint64_t              wd_seq;   /* withdrew at this act (0: not), */
+    uint64_t              wd_round; /* after this round */
 } arb_standing_t;
 
 typedef struct arb_standings {
@@ -95,11 +97,17 @@ void arb_standings_clear(arb_standings_t *s);
 int  arb_standings_compute(arb_standings_t *out,
                            const arb_standings_match_t *in, size_t n,
                            int rule);
+/* Marks player's line withdrawn (the tournament's act at seq, after
+ * round `round`); it keeps its rank: a withdrawal takes nothing of what
+ * was played.  A player without a line is ignored. */
+void arb_standings_withdrawn(arb_standings_t *s, const char *player,
+                             uint64_t round, uint64_t seq);
 /* CSV: rank,player,points,gp,mp,wins,draws,losses,played,matches with
  * matches "MATCH@SEQ;..." (the matches and seqs behind the line). */
 void arb_standings_csv(arb_buf_t *b, const arb_standings_t *s,
                        const arb_standings_match_t *in);
 /* JSON: {"tournament","rule","standings":[...],"uncounted":[...]
+ * (a withdrawn player's line with "withdrawn":{"after_round","seq"})
  * [,"problems":[{"round","table","match","why"}...]]}: problems when a
  * table has one (arb_standings_match_t's problem). */
 void arb_standings_json(arb_buf_t *b, const char *tournament,

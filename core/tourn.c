@@ -18,6 +18,17 @@ arb_tourn_forfeit_played(const arb_setup_t *s)
                && strcmp(s->edition, ARB_TOURN_EDITION_1) != 0);
 }
 
+size_t
+arb_tourn_ntables(const arb_results_t *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->nrecords; i++)
+        if (arb_record_get(&r->records[i], "table") == NULL)
+            break;
+    return i;
+}
+
 void
 arb_tourn_table_clear(arb_tourn_table_t *t)
 {

@@ -40,6 +40,11 @@
  * its match was played by that match's totals (edition 3 on). */
 int arb_tourn_forfeit_played(const arb_setup_t *s);
 
+/* How many of a tournament's results records are its tables: they come
+ * first, a withdrawal's record (`withdrawn`, `after_round`) after them
+ * (core/rules/tournament.c). */
+size_t arb_tourn_ntables(const arb_results_t *r);
+
 typedef struct arb_tourn_table {
     char   *table;              /* label: "7" */
     char   *match;              /* the match recorded at it */

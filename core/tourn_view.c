@@ -114,7 +114,8 @@ arb_tview_build(arb_tview_t *v, arb_match_t *t, int tables,
         v->rule = ARB_STANDINGS_GP;
     if (v->id == NULL || arb_match_results(t, &v->res) != 0)
         return ARB_ENOMEM;
-    v->n = tables ? v->res.nrecords : 0;
+    v->ntables = arb_tourn_ntables(&v->res);
+    v->n = tables ? v->ntables : 0;
     v->tables = calloc(v->n + 1, sizeof(*v->tables));
     v->sm = calloc(v->n + 1, sizeof(*v->sm));
     if (v->tables == NULL || v->sm == NULL)
@@ -224,9 +225,17 @@ int
 arb_tview_standings(arb_buf_t *out, const arb_tview_t *v, int json)
 {
     arb_standings_t s;
+    size_t          i;
 
     if (arb_standings_compute(&s, v->sm, v->n, v->rule) != 0)
         return ARB_ENOMEM;
+    for (i = v->ntables; i < v->res.nrecords; i++) {
+        const arb_record_t *rec = &v->res.records[i];
+        arb_standings_withdrawn(&s, arb_record_get(rec, "withdrawn")->str,
+                                (uint64_t)arb_record_get(rec,
+                                                         "after_round")->num,
+                                rec->seq);
+    }
     if (json)
         arb_standings_json(out, v->id, &s, v->sm, v->n);
     else

@@ -33,9 +33,11 @@ typedef struct arb_tview_table {
 typedef struct arb_tview {
     char                  *id;
     arb_match_t           *t;       /* the tournament */
-    arb_results_t          res;     /* one record per table */
+    arb_results_t          res;     /* one record per table, then one per
+                                       withdrawal */
     int                    rule;    /* enum arb_standings_rule */
-    size_t                 n;
+    size_t                 ntables; /* res's records of tables */
+    size_t                 n;       /* ntables, or 0 without `tables` */
     arb_tview_table_t     *tables;  /* tables[i] is res.records[i] */
     arb_standings_match_t *sm;      /* the same, for core/standings.h */
 } arb_tview_t;

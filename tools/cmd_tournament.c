@@ -19,7 +19,7 @@
 
 typedef struct targs {
     const char *tid, *game, *standings, *director, *pairings, *db, *deal;
-    const char *table, *players, *reason;       /* forfeit */
+    const char *table, *players, *reason;       /* forfeit, withdraw */
     uint64_t    round;
     int         has_round, json;
     size_t      nopts;
@@ -38,6 +38,8 @@ usage(FILE *f)
         "       arbiter tournament end --tournament ID --round N\n"
         "       arbiter tournament forfeit --tournament ID --round N\n"
         "                  --table T --players P[,P...] [--reason TEXT]\n"
+        "       arbiter tournament withdraw --tournament ID --round N\n"
+        "                  --players P[,P...] [--reason TEXT]\n"
         "       arbiter tournament show|standings|board --tournament ID\n"
         "                  [--json] [--db DIR]\n\n"
         "A tournament is recorded like a match (docs/TOURNAMENT.md).\n"
@@ -59,6 +61,9 @@ usage(FILE *f)
         "             the others win with 0, or, when the table's match\n"
         "             was played to its end, keep its totals, ranked by\n"
         "             them; no line in the results file; --reason: a note\n"
+        "  withdraw   those players leave the tournament after round N\n"
+        "             (the latest): no later round may seat them; they\n"
+        "             keep their standings line, marked; --reason: a note\n"
         "  show       rounds, tables, players and each match's state\n"
         "  standings  CSV rank,player,points,...,matches (MATCH@SEQ;...),\n"
         "             or JSON with --json; only closed matches count\n"
@@ -142,21 +147,21 @@ round_to_begin(const cli_tourn_t *t, const targs_t *a)
 
     if (a->has_round)
         return a->round;
-    if (t->v.res.nrecords == 0)
+    if (t->v.ntables == 0)
         return 1;
-    last = &t->v.res.records[t->v.res.nrecords - 1];
+    last = &t->v.res.records[t->v.ntables - 1];
     return (uint64_t)arb_record_get(last, "round")->num
            + (arb_record_get(last, "ended")->num ? 1 : 0);
 }
 
 /* The index of round `round`'s first table in t's records (its round
- * act's seq is the record's), or nrecords: the round is not recorded. */
+ * act's seq is the record's), or ntables: the round is not recorded. */
 static size_t
 round_first(const cli_tourn_t *t, uint64_t round)
 {
     size_t i;
 
-    for (i = 0; i < t->v.res.nrecords; i++)
+    for (i = 0; i < t->v.ntables; i++)
         if ((uint64_t)arb_record_get(&t->v.res.records[i], "round")->num
             == round)
             break;
@@ -445,7 +450,7 @@ round_same(const cli_tourn_t *t, const targs_t *a, uint64_t round,
     size_t              f = round_first(t, round), n, i;
     int                 st = CLI_OK, ended;
 
-    for (n = 0; f + n < t->v.res.nrecords
+    for (n = 0; f + n < t->v.ntables
          && (uint64_t)arb_record_get(&rec[f + n], "round")->num == round;
          n++)
         ;
@@ -552,7 +557,7 @@ do_round(cli_net_t *n, const targs_t *a)
     st = round_tables(&p, t.v.id, round, &tv, &k);
     if (st != CLI_OK)
         goto done;
-    if (round_first(&t, round) == t.v.res.nrecords) {
+    if (round_first(&t, round) == t.v.ntables) {
         st = begin_round(n, &t, tv, k, round, &dup);
         if (st != CLI_OK || !dup)
             goto done;      /* the round and its tables: one transaction */
@@ -567,7 +572,7 @@ do_round(cli_net_t *n, const targs_t *a)
      * recorded by an earlier version, whose tables were opened one by
      * one, gets the ones an interruption left unopened. */
     i = round_first(&t, round);
-    if (i == t.v.res.nrecords) {
+    if (i == t.v.ntables) {
         fprintf(stderr, "arbiter tournament: the server answers round %"
                 PRIu64 " as recorded, but the tournament has no table of "
                 "it\n", round);
@@ -580,7 +585,7 @@ do_round(cli_net_t *n, const targs_t *a)
     /* (A forfeited table is decided: not opened, which in a dealt
      * tournament left a running match that kept the bundle out until
      * 2026-12-06.) */
-    for (; st == CLI_OK && i < t.v.res.nrecords; i++)
+    for (; st == CLI_OK && i < t.v.ntables; i++)
         if ((uint64_t)arb_record_get(&t.v.res.records[i], "round")->num
             == round
             && arb_record_get(&t.v.res.records[i], "forfeit") == NULL)
@@ -661,62 +666,108 @@ text_key(char *out, const char *text)
     arb_hex(out, h, sizeof(h));
 }
 
+/* Splits --players P[,P...] (a->players) into args[first..]: the names
+ * point into list (size listsz).  The count of args, or -1 (said). */
+static int
+split_players(const targs_t *a, char *list, size_t listsz, char **args,
+              size_t first)
+{
+    char  *p, *sv;
+    size_t nargs = first;
+
+    if (strlen(a->players) >= listsz) {
+        fprintf(stderr, "arbiter tournament: --players: too long\n");
+        return -1;
+    }
+    snprintf(list, listsz, "%s", a->players);
+    for (p = strtok_r(list, ",", &sv); p != NULL;
+         p = strtok_r(NULL, ",", &sv)) {
+        if (nargs == first + ARB_PLAYERS_MAX) {
+            fprintf(stderr, "arbiter tournament: --players: at most %d\n",
+                    ARB_PLAYERS_MAX);
+            return -1;
+        }
+        if (!arb_name_valid(p)) {
+            fprintf(stderr, "arbiter tournament: --players: '%s' is not a "
+                    "player's name (1..64 of A-Z a-z 0-9 _ . @ + -, "
+                    "comma-separated)\n", p);
+            return -1;
+        }
+        args[nargs++] = p;
+    }
+    return (int)nargs;
+}
+
+/* The act VERB N [TABLE] PLAYER... of --players, under client event id
+ * "VERB-N-[TABLE-]KEY" (KEY names the players): the same act sent again
+ * is answered as the original, another one is judged.  With --reason, a
+ * note "WHAT: REASON" after it, keyed by the reason's text: a corrected
+ * reason is a second note, not a conflict (until 2026-12-06 both were
+ * "idempotency"). */
+static int
+players_act(cli_net_t *n, const targs_t *a, const char *verb,
+            const char *what)
+{
+    char      list[ARB_PLAYERS_MAX * 80], *args[1 + ARB_PLAYERS_MAX];
+    char      cid[80], why_cid[120];
+    arb_buf_t note = ARB_BUF_INIT;
+    size_t    first = a->table != NULL;
+    int       nargs, st;
+
+    args[0] = (char *)a->table;
+    nargs = split_players(a, list, sizeof(list), args, first);
+    if (nargs < 0)
+        return CLI_ERROR;
+    if (a->reason != NULL)
+        arb_buf_printf(&note, "%s: %s", what, a->reason);
+    snprintf(cid, sizeof(cid), "%s-%" PRIu64 "-", verb, a->round);
+    if (a->table != NULL)
+        snprintf(cid + strlen(cid), sizeof(cid) - strlen(cid), "%.20s-",
+                 a->table);
+    text_key(cid + strlen(cid), a->players);
+    snprintf(why_cid, sizeof(why_cid), "%s-why-", cid);
+    if (a->reason != NULL)
+        text_key(why_cid + strlen(why_cid), a->reason);
+    st = note.oom ? CLI_ERROR
+                  : director_act(n, a, verb, args, (size_t)nargs, cid,
+                                 a->reason != NULL ? arb_buf_cstr(&note)
+                                                   : NULL, why_cid);
+    arb_buf_free(&note);
+    return st;
+}
+
 /* `forfeit`: the act `forfeit N TABLE PLAYER...` (docs/TOURNAMENT.md);
  * its reason, when given, in a note after it. */
 static int
 do_forfeit(cli_net_t *n, const targs_t *a)
 {
-    char    list[ARB_PLAYERS_MAX * 80], *args[1 + ARB_PLAYERS_MAX], *p, *sv;
-    char    cid[80], why_cid[120];
-    arb_buf_t note = ARB_BUF_INIT;
-    size_t  nargs = 1;
-    int     st;
+    char what[256];
 
     if (!a->has_round || a->table == NULL || a->players == NULL) {
         fprintf(stderr, "arbiter tournament: forfeit needs --round N, "
                 "--table T and --players P[,P...]\n");
         return CLI_ERROR;
     }
-    if (strlen(a->players) >= sizeof(list)) {
-        fprintf(stderr, "arbiter tournament: --players: too long\n");
+    snprintf(what, sizeof(what), "forfeit of table %s of round %" PRIu64
+             " by %s", a->table, a->round, a->players);
+    return players_act(n, a, "forfeit", what);
+}
+
+/* `withdraw`: the act `withdraw N PLAYER...` (docs/TOURNAMENT.md). */
+static int
+do_withdraw(cli_net_t *n, const targs_t *a)
+{
+    char what[256];
+
+    if (!a->has_round || a->players == NULL || a->table != NULL) {
+        fprintf(stderr, "arbiter tournament: withdraw needs --round N (the "
+                "latest round: they play in none after it) and --players "
+                "P[,P...], and no --table\n");
         return CLI_ERROR;
     }
-    snprintf(list, sizeof(list), "%s", a->players);
-    args[0] = (char *)a->table;
-    for (p = strtok_r(list, ",", &sv); p != NULL;
-         p = strtok_r(NULL, ",", &sv)) {
-        if (nargs == 1 + ARB_PLAYERS_MAX) {
-            fprintf(stderr, "arbiter tournament: --players: at most %d\n",
-                    ARB_PLAYERS_MAX);
-            return CLI_ERROR;
-        }
-        if (!arb_name_valid(p)) {
-            fprintf(stderr, "arbiter tournament: --players: '%s' is not a "
-                    "player's name (1..64 of A-Z a-z 0-9 _ . @ + -, "
-                    "comma-separated)\n", p);
-            return CLI_ERROR;
-        }
-        args[nargs++] = p;
-    }
-    if (a->reason != NULL)
-        arb_buf_printf(&note, "forfeit of table %s of round %" PRIu64 " by "
-                       "%s: %s", a->table, a->round, a->players, a->reason);
-    /* The same forfeit sent again is answered as the original; another
-     * one of the table is judged, and refused as forfeited already.  The
-     * reason's note is keyed by its text: a corrected reason is a second
-     * note, not a conflict (until 2026-12-06 both were "idempotency"). */
-    snprintf(cid, sizeof(cid), "forfeit-%" PRIu64 "-%.20s-", a->round,
-             a->table);
-    text_key(cid + strlen(cid), a->players);
-    snprintf(why_cid, sizeof(why_cid), "%s-why-", cid);
-    if (a->reason != NULL)
-        text_key(why_cid + strlen(why_cid), a->reason);
-    st = note.oom ? CLI_ERROR
-                  : director_act(n, a, "forfeit", args, nargs, cid,
-                                 a->reason != NULL ? arb_buf_cstr(&note)
-                                                   : NULL, why_cid);
-    arb_buf_free(&note);
-    return st;
+    snprintf(what, sizeof(what), "withdrawal of %s after round %" PRIu64,
+             a->players, a->round);
+    return players_act(n, a, "withdraw", what);
 }
 
 /* ---- reading ---------------------------------------------------------- */
@@ -827,6 +878,14 @@ do_read(cli_net_t *n, const targs_t *a, const char *sub)
             if (show_status(&out, &t.v, i) != 0)
                 goto oom;
         }
+        for (i = t.v.ntables; i < t.v.res.nrecords; i++) {
+            const arb_record_t *rec = &t.v.res.records[i];
+            arb_buf_printf(&out, "withdrawn: %s after round %lld (seq %"
+                           PRIu64 ")\n",
+                           arb_record_get(rec, "withdrawn")->str,
+                           (long long)arb_record_get(rec, "after_round")->num,
+                           rec->seq);
+        }
     }
     if (out.oom)
         goto oom;
@@ -845,8 +904,8 @@ int
 cmd_tournament(int argc, char **argv)
 {
     static const char *const subs[] = { "create", "round", "end", "forfeit",
-                                        "show", "standings", "board",
-                                        NULL };
+                                        "withdraw", "show", "standings",
+                                        "board", NULL };
     cli_net_t   n;
     targs_t     a;
     const char *sub;
@@ -890,7 +949,8 @@ cmd_tournament(int argc, char **argv)
             break;
     if (sub == NULL || subs[k] == NULL || a.tid == NULL) {
         fprintf(stderr, "arbiter tournament: want one of create, round, end,"
-                " forfeit, show, standings, board, and --tournament ID\n");
+                " forfeit, withdraw, show, standings, board, and "
+                "--tournament ID\n");
         usage(stderr);
         return CLI_ERROR;
     }
@@ -902,6 +962,8 @@ cmd_tournament(int argc, char **argv)
         st = do_end(&n, &a);
     else if (strcmp(sub, "forfeit") == 0)
         st = do_forfeit(&n, &a);
+    else if (strcmp(sub, "withdraw") == 0)
+        st = do_withdraw(&n, &a);
     else
         st = do_read(&n, &a, sub);
     cli_net_close(&n);

@@ -11,6 +11,8 @@
  *   end N                             round N is over
  *   forfeit N TABLE PLAYER...         those players of that table forfeit:
  *                                     their side loses it, the others win
+ *   withdraw N PLAYER...              those players leave the tournament:
+ *                                     no table after round N seats them
  * The rules keep the pairing consistent (rounds in order, one round at a
  * time, a player at one table per round, a match id used once); the
  * matches themselves are recorded and judged on their own.  The options
@@ -47,6 +49,14 @@ typedef struct tround {
     arb_tourn_table_t *tables;
 } tround_t;
 
+/* A player's withdrawal: seated at no table of a round after `round`
+ * (the latest round begun when the act was recorded, at seq). */
+typedef struct twithdrawal {
+    char     *player;
+    uint64_t  round;
+    uint64_t  seq;
+} twithdrawal_t;
+
 typedef struct tstate {
     char     *id;               /* the tournament's match id */
     int       ed1;              /* edition 1: any table match id */
@@ -57,6 +67,8 @@ typedef struct tstate {
     int       rule;             /* enum arb_standings_rule */
     size_t    nrounds;
     tround_t *rounds;
+    size_t    nwd;
+    twithdrawal_t *wd;          /* in the order recorded */
 } tstate_t;
 
 static void
@@ -81,6 +93,9 @@ t_destroy(void *p)
     for (i = 0; i < t->nrounds; i++)
         round_clear(&t->rounds[i]);
     free(t->rounds);
+    for (i = 0; i < t->nwd; i++)
+        free(t->wd[i].player);
+    free(t->wd);
     free(t->id);
     free(t->director);
     free(t->game);
@@ -261,6 +276,39 @@ conflict(const arb_tourn_table_t *prev, size_t n,
     return 0;
 }
 
+/* The withdrawal of player p, or NULL: p has not withdrawn. */
+static const twithdrawal_t *
+withdrawn(const tstate_t *t, const char *p)
+{
+    size_t i;
+
+    for (i = 0; i < t->nwd; i++)
+        if (strcmp(t->wd[i].player, p) == 0)
+            return &t->wd[i];
+    return NULL;
+}
+
+/* A player who withdrew sits at no table of a later round: the director
+ * pairing them again is a mistake the record refuses, as a player seated
+ * twice is.  0, or ARB_EILLEGAL naming the player and the act. */
+static int
+seats_withdrawn(const tstate_t *t, const arb_tourn_table_t *tb,
+                uint64_t round, arb_verdict_t *v)
+{
+    const twithdrawal_t *w;
+    size_t               k;
+
+    for (k = 0; k < tb->nplayers; k++)
+        if ((w = withdrawn(t, tb->players[k])) != NULL)
+            return arb_verdict(v, ARB_EILLEGAL, "tournament.round",
+                               "round %llu: table %s seats %s, who withdrew "
+                               "from the tournament after round %llu (seq "
+                               "%llu)", (unsigned long long)round, tb->table,
+                               tb->players[k], (unsigned long long)w->round,
+                               (unsigned long long)w->seq);
+    return 0;
+}
+
 /*
  * Adds the tables of act ev (its arguments after the round number) to
  * round r, each checked against the round's tables so far and judged by
@@ -288,6 +336,8 @@ add_tables(tstate_t *t, tround_t *r, const arb_event_t *ev,
             rc = derived_id(t, r->n, tb, v);
         if (rc == 0)
             rc = conflict(r->tables, r->ntables, tb, r->n, v);
+        if (rc == 0)
+            rc = seats_withdrawn(t, tb, r->n, v);
         if (rc == 0)
             rc = table_opens(t, tb, v);
         if (rc == 0 && match_used(t, tb->match))
@@ -413,6 +463,77 @@ forfeit(tstate_t *t, const arb_event_t *ev, arb_verdict_t *v)
     return 0;
 }
 
+/* 1 when player p sits at a table of any round of t. */
+static int
+seated(const tstate_t *t, const char *p)
+{
+    size_t i, j, k;
+
+    for (i = 0; i < t->nrounds; i++)
+        for (j = 0; j < t->rounds[i].ntables; j++)
+            for (k = 0; k < t->rounds[i].tables[j].nplayers; k++)
+                if (strcmp(t->rounds[i].tables[j].players[k], p) == 0)
+                    return 1;
+    return 0;
+}
+
+/* `withdraw N PLAYER...`: the players named leave the tournament; no
+ * table of a round after N seats them.  N is the latest round begun (in
+ * progress or over): the act says which rounds they played, and the
+ * tables they hold in it stay as they are (a game they leave is a
+ * `forfeit`).  Each must sit at a table of the tournament, and withdraws
+ * once; all of them, or none. */
+static int
+withdraw(tstate_t *t, const arb_event_t *ev, arb_verdict_t *v)
+{
+    const twithdrawal_t *w;
+    twithdrawal_t       *nw;
+    uint64_t             n;
+    size_t               i, j;
+
+    if (ev->nargs < 2 || parse_round(ev->args[0], &n) != 0)
+        return arb_verdict(v, ARB_EINVAL, "tournament.withdraw", "withdraw "
+                           "N PLAYER... (N: the latest round, after which "
+                           "they play no more)");
+    if (t->nrounds == 0)
+        return arb_verdict(v, ARB_EILLEGAL, "tournament.withdraw", "no "
+                           "round is recorded yet: a player who never "
+                           "played is simply not paired");
+    if (n != t->nrounds)
+        return arb_verdict(v, ARB_EILLEGAL, "tournament.withdraw", "withdraw "
+                           "%llu: the latest round is %zu (they withdraw "
+                           "after it)", (unsigned long long)n, t->nrounds);
+    for (i = 1; i < ev->nargs; i++) {
+        if (!seated(t, ev->args[i]))
+            return arb_verdict(v, ARB_EILLEGAL, "tournament.withdraw", "%s "
+                               "sits at no table of this tournament",
+                               ev->args[i]);
+        if ((w = withdrawn(t, ev->args[i])) != NULL)
+            return arb_verdict(v, ARB_EILLEGAL, "tournament.withdraw", "%s "
+                               "withdrew already, after round %llu (seq "
+                               "%llu)", ev->args[i],
+                               (unsigned long long)w->round,
+                               (unsigned long long)w->seq);
+        for (j = 1; j < i; j++)
+            if (strcmp(ev->args[j], ev->args[i]) == 0)
+                return arb_verdict(v, ARB_EINVAL, "tournament.withdraw",
+                                   "%s is named twice", ev->args[i]);
+    }
+    nw = realloc(t->wd, (t->nwd + ev->nargs - 1) * sizeof(*nw));
+    if (nw == NULL)
+        return ARB_ENOMEM;
+    t->wd = nw;
+    for (i = 1; i < ev->nargs; i++) {
+        nw = &t->wd[t->nwd];
+        if ((nw->player = strdup(ev->args[i])) == NULL)
+            return ARB_ENOMEM;
+        nw->round = n;
+        nw->seq = ev->seq;
+        t->nwd++;
+    }
+    return 0;
+}
+
 static int
 t_apply(void *p, const arb_event_t *ev, int flags, arb_verdict_t *v)
 {
@@ -442,8 +563,10 @@ t_apply(void *p, const arb_event_t *ev, int flags, arb_verdict_t *v)
     }
     if (strcmp(ev->verb, "forfeit") == 0)
         return forfeit(t, ev, v);
+    if (strcmp(ev->verb, "withdraw") == 0)
+        return withdraw(t, ev, v);
     return arb_verdict(v, ARB_EINVAL, "tournament.verb", "unknown act '%s': "
-                       "round, tables, end or forfeit", ev->verb);
+                       "round, tables, end, forfeit or withdraw", ev->verb);
 }
 
 static int
@@ -472,7 +595,10 @@ forfeit_fields(arb_record_t *rec, const arb_tourn_table_t *tb)
 
 /* One record per table, in round then table order as recorded, fixed
  * by the act that recorded it (until 2026-12-05 at seq 0: a judged act
- * listed no table). */
+ * listed no table); after all of them, one per withdrawal, in the order
+ * recorded (`withdrawn`, `after_round`), which has no `table`: readers
+ * of the tables take the records up to the first without one
+ * (arb_tourn_ntables). */
 static int
 t_results(const void *p, arb_results_t *out)
 {
@@ -499,6 +625,14 @@ t_results(const void *p, arb_results_t *out)
                 || (tb->forfeit != 0 && forfeit_fields(rec, tb) != 0))
                 return ARB_ENOMEM;
         }
+    for (i = 0; i < t->nwd; i++) {
+        arb_record_t *rec = arb_results_add_record(out, t->wd[i].seq);
+        if (rec == NULL
+            || arb_record_str(rec, "withdrawn", t->wd[i].player) != 0
+            || arb_record_int(rec, "after_round", (int64_t)t->wd[i].round)
+               != 0)
+            return ARB_ENOMEM;
+    }
     return 0;
 }
 
@@ -538,6 +672,12 @@ t_digest(const void *p, arb_digest_t *d)
             arb_digest_str(d, tb->table);
             arb_digest_u64(d, tb->forfeit);
         }
+    /* The withdrawals after them, as the forfeits: only when there are. */
+    for (i = 0; i < t->nwd; i++) {
+        arb_digest_str(d, "withdraw");
+        arb_digest_str(d, t->wd[i].player);
+        arb_digest_u64(d, t->wd[i].round);
+    }
 }
 
 /* Nothing of a tournament is hidden: `seen` changes nothing. */
@@ -589,11 +729,24 @@ t_describe(const void *p, unsigned seen)
         bad |= arb_json_add(rounds, r);
     }
     bad |= arb_json_set(o, "rounds", rounds);
+    if (t->nwd > 0) {
+        json_t *wd = json_array(), *w;
+        for (i = 0; i < t->nwd; i++) {
+            w = json_object();
+            bad |= arb_json_set(w, "player", arb_json_string(t->wd[i].player));
+            bad |= arb_json_set(w, "after_round",
+                                json_integer((json_int_t)t->wd[i].round));
+            bad |= arb_json_set(w, "seq",
+                                json_integer((json_int_t)t->wd[i].seq));
+            bad |= arb_json_add(wd, w);
+        }
+        bad |= arb_json_set(o, "withdrawn", wd);
+    }
     return bad ? (json_decref(o), NULL) : o;
 }
 
 static const char *const move_verbs[] = { "round", "tables", "end",
-                                          "forfeit", NULL };
+                                          "forfeit", "withdraw", NULL };
 
 const arb_rules_t arb_rules_tournament = {
     .game = "tournament",

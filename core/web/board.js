@@ -55,6 +55,9 @@
             s.standings.map(function (l) {
                 return "<tr data-player=\"" + esc(l.player) + "\"><td>" +
                     l.rank + "</td><td>" + esc(l.player) +
+                    (l.withdrawn ? " <span class=\"withdrawn\">" +
+                     "(withdrew after round " + l.withdrawn.after_round +
+                     ")</span>" : "") +
                     "</td><td>" + l.points + "</td><td>" + l.gp + "</td><td>" +
                     l.wins + "–" + l.draws + "–" + l.losses + "</td><td>" +
                     l.matches.map(function (m) {

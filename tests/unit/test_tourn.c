@@ -972,12 +972,127 @@ test_forfeit_played(void)
     arb_results_clear(&r);
 }
 
+/* `withdraw N PLAYER...`: a player leaves the tournament after round N
+ * (the latest); no later table seats them, whether by `round` or
+ * `tables`; they keep their standings line, marked, and the tables'
+ * records and readers are as before (its record comes after them).
+ * Until 2026-12-06 there was no such act: a withdrawn player was simply
+ * not paired, and a pairing list that seated them again was recorded. */
+static void
+test_withdraw(void)
+{
+    const char   *dir[] = { "director" };
+    arb_match_t  *t, *t2;
+    arb_verdict_t v;
+    arb_results_t r;
+    arb_tview_t   tv;
+    arb_buf_t     b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    unsigned char d1[ARB_HASH_LEN], d2[ARB_HASH_LEN];
+
+    t = open_match("tournament", "P", dir, 1, "game", "yahchain",
+                   "game.mode", "3");
+    t2 = open_match("tournament", "P", dir, 1, "game", "yahchain",
+                    "game.mode", "3");
+    CHECK(t != NULL && t2 != NULL);
+    if (t == NULL || t2 == NULL)
+        return;
+    CHECK_INT(move(t, &v, "withdraw", "director", "1", "ka", NULL),
+              ARB_EILLEGAL);
+    CHECK(strstr(v.msg, "no round is recorded yet") != NULL);
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:P-R1-T1:ka,lu,mo",
+                   "2:P-R1-T2:ne,ob"), 0);
+    CHECK_INT(move(t2, &v, "round", "director", "1", "1:P-R1-T1:ka,lu,mo",
+                   "2:P-R1-T2:ne,ob"), 0);
+    CHECK_INT(move(t, &v, "withdraw", "director", "1", NULL, NULL),
+              ARB_EINVAL);
+    CHECK_STR(v.rule, "tournament.withdraw");
+    CHECK_INT(move(t, &v, "withdraw", "director", "2", "ka", NULL),
+              ARB_EILLEGAL);
+    CHECK(strstr(v.msg, "withdraw 2: the latest round is 1") != NULL);
+    CHECK_INT(move(t, &v, "withdraw", "director", "1", "zed", NULL),
+              ARB_EILLEGAL);
+    CHECK(strstr(v.msg, "zed sits at no table of this tournament") != NULL);
+    CHECK_INT(move(t, &v, "withdraw", "director", "1", "ob", "ob"),
+              ARB_EINVAL);
+    CHECK(strstr(v.msg, "ob is named twice") != NULL);
+    CHECK_INT(move(t, &v, "withdraw", "director", "1", "mo", "zed"),
+              ARB_EILLEGAL);                  /* all or none */
+    CHECK_INT(move(t, &v, "withdraw", "ka", "1", "mo", NULL),
+              ARB_EILLEGAL);
+    CHECK_STR(v.rule, "tournament.director");
+    arb_match_digest(t, d1);
+    arb_match_digest(t2, d2);
+    CHECK(memcmp(d1, d2, sizeof(d1)) == 0);   /* nothing recorded yet */
+    CHECK_INT(move(t, &v, "withdraw", "director", "1", "mo", NULL), 0);
+    CHECK_INT(move(t, &v, "withdraw", "director", "1", "mo", NULL),
+              ARB_EILLEGAL);
+    CHECK(strstr(v.msg, "mo withdrew already, after round 1 (seq 2)")
+          != NULL);
+    arb_match_digest(t, d1);
+    CHECK(memcmp(d1, d2, sizeof(d1)) != 0);   /* it is in the state */
+    CHECK_INT(move(t, &v, "end", "director", "1", NULL, NULL), 0);
+    CHECK_INT(move(t, &v, "round", "director", "2", "1:P-R2-T1:ka,mo",
+                   "2:P-R2-T2:ne,ob"), ARB_EILLEGAL);
+    CHECK(strstr(v.msg, "round 2: table 1 seats mo, who withdrew") != NULL);
+    CHECK_INT(move(t, &v, "round", "director", "2", "1:P-R2-T1:ka,lu",
+                   "2:P-R2-T2:ne,ob"), 0);
+    CHECK_INT(move(t, &v, "tables", "director", "2", "3:P-R2-T3:mo",
+                   NULL), ARB_EILLEGAL);
+    CHECK(strstr(v.msg, "round 2: table 3 seats mo, who withdrew from the "
+                 "tournament after round 1 (seq 2)") != NULL);
+    CHECK_INT(move(t, &v, "withdraw", "director", "2", "ob", NULL), 0);
+    /* The records: the tables first, as before, then one per
+     * withdrawal. */
+    CHECK_INT(arb_match_results(t, &r), 0);
+    CHECK_INT(r.nrecords, 6);
+    CHECK_INT(arb_tourn_ntables(&r), 4);
+    if (r.nrecords == 6) {
+        CHECK_STR(arb_record_get(&r.records[4], "withdrawn")->str, "mo");
+        CHECK_INT(arb_record_get(&r.records[4], "after_round")->num, 1);
+        CHECK_INT(r.records[4].seq, 2);
+        CHECK_STR(arb_record_get(&r.records[5], "withdrawn")->str, "ob");
+        CHECK_INT(arb_record_get(&r.records[5], "after_round")->num, 2);
+    }
+    arb_results_clear(&r);
+    CHECK_INT(arb_match_describe(t, &b), 0);
+    CHECK(strstr(arb_buf_cstr(&b), "\"withdrawn\":[{\"player\":\"mo\","
+                 "\"after_round\":1,\"seq\":2},{\"player\":\"ob\","
+                 "\"after_round\":2,\"seq\":5}]") != NULL);
+    b.len = 0;
+    /* The standings: round 1 as load_played records it (table 1 played
+     * out, not closed; table 2 closed); mo keeps a line, marked. */
+    CHECK_INT(arb_tview_build(&tv, t, 1, load_played, NULL, &why), 0);
+    CHECK_INT(tv.ntables, 4);
+    CHECK_INT(tv.n, 4);
+    CHECK_INT(arb_tview_standings(&b, &tv, 1), 0);
+    CHECK(strstr(arb_buf_cstr(&b), "\"player\":\"mo\",") != NULL);
+    CHECK(strstr(arb_buf_cstr(&b), "\"matches\":[],\"withdrawn\":"
+                 "{\"after_round\":1,\"seq\":2}}") != NULL);
+    CHECK(strstr(arb_buf_cstr(&b), "\"withdrawn\":{\"after_round\":2,"
+                 "\"seq\":5}}") != NULL);
+    CHECK(strstr(arb_buf_cstr(&b), "\"player\":\"ka\",") != NULL
+          && strstr(strstr(arb_buf_cstr(&b), "\"player\":\"ka\","),
+                    "withdrawn") != strstr(arb_buf_cstr(&b),
+                                           "\"matches\":[],\"withdrawn\""));
+    b.len = 0;
+    CHECK_INT(arb_tview_standings(&b, &tv, 0), 0);
+    CHECK(strstr(arb_buf_cstr(&b), ",mo,") != NULL);  /* the CSV: as ever */
+    b.len = 0;
+    CHECK_INT(arb_tview_board(&b, &tv), 0);
+    CHECK(strstr(arb_buf_cstr(&b), "\"round\":2,") != NULL);
+    arb_tview_clear(&tv);                       /* (frees t) */
+    arb_match_free(t2);
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
     test_rules();
     test_forfeit();
     test_forfeit_played();
+    test_withdraw();
     test_derived_ids();
     test_pairing();
     test_teams();

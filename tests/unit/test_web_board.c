@@ -186,6 +186,13 @@ main(void)
     CHECK(cdp_wait(&b, "/^Cup@\\d+ \\(forfeit, win\\)$/.test((document."
                    "querySelector('#standings tr[data-player=\"gus\"] "
                    "td:nth-child(6)') || {}).textContent)", 3000) >= 0);
+    /* A withdrawal: the player's line says so (until 2026-12-06 there
+     * was no act to record it) */
+    CHECK_INT(harness_cli("tournament withdraw --tournament Cup --round 1 "
+                          "--players hal"), 0);
+    CHECK(cdp_wait(&b, "(document.querySelector('#standings tr[data-player="
+                   "\"hal\"] td:nth-child(2)') || {}).textContent === "
+                   "'hal (withdrew after round 1)'", 3000) >= 0);
     CHECK(cdp_is_picture(&b, 1280, 800, "board"));
     /* A phone: the board's tables scroll in their box, never the page
      * (a disputed row made it 14 px too wide until 2026-12-06).  A
