@@ -524,13 +524,16 @@ withdraw(tstate_t *t, const arb_event_t *ev, arb_verdict_t *v)
         return ARB_ENOMEM;
     t->wd = nw;
     for (i = 1; i < ev->nargs; i++) {
-        nw = &t->wd[t->nwd];
-        if ((nw->player = strdup(ev->args[i])) == NULL)
-            return ARB_ENOMEM;
+        nw = &t->wd[t->nwd + i - 1];
         nw->round = n;
         nw->seq = ev->seq;
-        t->nwd++;
+        if ((nw->player = strdup(ev->args[i])) == NULL) {
+            while (--i > 0)             /* none of them, as refused */
+                free(t->wd[t->nwd + i - 1].player);
+            return ARB_ENOMEM;
+        }
     }
+    t->nwd += ev->nargs - 1;
     return 0;
 }
 

@@ -652,6 +652,10 @@ for src in "" "--db $T/data"; do
 done
 check "withdraw: the state's records after the tables" 1 \
     "$($A state --match Wd --json | grep -c '"withdrawn":"dan","after_round":1')"
+$A export --tournament Wd --format bundle --out "$T/wd.bundle" > /dev/null 2>&1
+check "withdraw: the tournament's bundle" 0 $?
+$A verify "$T/wd.bundle" --pubkey "$T/data/signing.pub" > /dev/null 2>&1
+check "withdraw: ... verifies" 0 $?
 # a withdrawal recorded in error is voided as any act
 $A tournament create --tournament Wv --game yahchain --option mode=3 \
     > /dev/null 2>&1
