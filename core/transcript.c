@@ -24,8 +24,12 @@
 /* The limits count what a person writes: words besides the event number,
  * and bytes of text as read (quotes and escapes aside).  A line as
  * written back (numbered, quoted) must read again, so the raw line may
- * be longer: escaping can double it. */
-#define WORDS_MAX    64
+ * be longer: escaping can double it.  The words: a close's reveal of a
+ * whole deal order, a card a word as `arbiter open --deal order:` sends
+ * it (ARB_DEAL_MAX), with its verb, `--` and a reason of REASON_WORDS
+ * (until 2026-12-06 a line held 64 words, and the transcript of a Chắn
+ * match so dealt, its close revealing 100 cards, did not read back). */
+#define WORDS_MAX    (ARB_DEAL_MAX + 32)
 #define TOKENS_MAX   (WORDS_MAX + 1)        /* and the number "N." */
 /* A reason may be a whole event text (ARB_STR_MAX), after a move of its
  * own words: an amend's line holds both (until 2026-12-06 the limit was

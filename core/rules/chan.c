@@ -28,8 +28,8 @@ chan_destroy(void *p)
     free(p);
 }
 
-/* Deal tokens may hold several cards joined by commas, so a transcript
- * line (64 words) can carry all 100: "2V,3S,... 7W,CC,...". */
+/* Deal tokens may hold several cards joined by commas, so a short line,
+ * or a move's 32 arguments, can carry all 100: "2V,3S,... 7W,CC,...". */
 static int
 parse_order(const arb_deal_t *d, unsigned char *deck, arb_verdict_t *v)
 {

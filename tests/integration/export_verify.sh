@@ -453,5 +453,26 @@ check "... saying why" 1 "$(printf '%s\n' "$err" | grep -c 'the deal is only its
 check "... nothing opened" 1 \
     "$($A state --token "$ARB" --match D1c 2>&1 | grep -c 'not_found')"
 
+# A Chắn match dealt by `arbiter open --deal order:` (a card a word, the
+# five comma groups split): its close reveals 100 words, and its
+# transcript replays and loads again (until 2026-12-06 a line held 64
+# words: "line 9: more than 64 words").
+ord=$(sed -n 's/^deal: order //p' tests/data/chan-declined-win.txt)
+$A open --token "$ARB" --match C1 --game chan --players an,binh,chi,dung \
+    --deal "order:$ord" > /dev/null 2>&1
+$A move --token "$ARB" --match C1 discard an 5V > /dev/null 2>&1
+$A close --token "$ARB" --match C1 --reason "end of the session" \
+    > /dev/null 2>&1
+$A export --token "$ARB" --match C1 --format transcript > "$T/c1.txt"
+check "dealt by order: the close reveals a card a word" 1 \
+    "$(grep -c '^2\. close order \([^ ]* \)\{100\}-- end of the session$' "$T/c1.txt")"
+check "dealt by order: its transcript replays, to the recorder's digest" \
+    "$($A state --token "$ARB" --match C1 | grep '^digest')" \
+    "$($A replay "$T/c1.txt" 2>&1 | grep '^digest')"
+sed 's/^match: C1$/match: C1b/' "$T/c1.txt" > "$T/c1b.txt"
+out=$($A load --token "$ARB" "$T/c1b.txt" 2>&1); rc=$?
+check "dealt by order: ... and loads again" "0 loaded C1b: events 0..2" \
+    "$rc $out"
+
 echo "export_verify.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -430,9 +430,9 @@ test_limits_round_trip(void)
     arb_buf_t     text = ARB_BUF_INIT, f = ARB_BUF_INIT;
     int           i;
 
-    /* 64 words, unnumbered: written back numbered, 65 words. */
+    /* 288 words, unnumbered: written back numbered, 289 words. */
     arb_buf_puts(&text, "game: x\nmatch: m\nplayers: a\n\nplace a");
-    for (i = 0; i < 62; i++)
+    for (i = 0; i < 286; i++)
         arb_buf_puts(&text, " w");
     arb_buf_puts(&text, "\n");
     /* 4000 bytes of text that quoting doubles. */
@@ -444,7 +444,7 @@ test_limits_round_trip(void)
     CHECK_STR(err, "");
     CHECK_INT(t.nevents, 2);
     if (t.nevents == 2) {
-        CHECK_INT(t.events[0].nargs, 62);
+        CHECK_INT(t.events[0].nargs, 286);
         CHECK_INT(arb_transcript_format(&f, &t.open, t.events, t.nevents), 0);
         CHECK_INT(parse(&t2, arb_buf_cstr(&f)), 0);
         CHECK_INT(t2.nevents, 2);
@@ -456,10 +456,10 @@ test_limits_round_trip(void)
     /* One word more is refused, numbered or not. */
     arb_buf_free(&text);
     arb_buf_puts(&text, "game: x\nmatch: m\nplayers: a\n\n1. place a");
-    for (i = 0; i < 63; i++)
+    for (i = 0; i < 287; i++)
         arb_buf_puts(&text, " w");
     CHECK(parse(&t, arb_buf_cstr(&text)) != 0);
-    CHECK(strstr(err, "more than 64 words") != NULL);
+    CHECK(strstr(err, "more than 288 words") != NULL);
     arb_buf_free(&text);
     arb_buf_free(&f);
 }
