@@ -304,6 +304,10 @@ arb_standings_json(arb_buf_t *b, const char *tournament,
             if (m->forfeit != 0)
                 bad |= arb_json_set(e, "forfeit_seq",
                                     json_integer((json_int_t)m->forfeit_seq));
+            /* A forfeit after the game: its totals ranked the others
+             * (match and seq name the game, as the CSV's second entry) */
+            if (m->forfeit != 0 && m->played)
+                bad |= arb_json_set(e, "played", json_true());
             bad |= arb_json_add(ms, e);
         }
         bad |= arb_json_set(line, "matches", ms);

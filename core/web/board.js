@@ -62,11 +62,16 @@
                     l.wins + "–" + l.draws + "–" + l.losses + "</td><td>" +
                     l.matches.map(function (m) {
                         /* a forfeit names the tournament's act, as the
-                         * CSV does (until 2026-12-06 the table's match) */
+                         * CSV does (until 2026-12-06 the table's match),
+                         * and, after the game, the game whose totals
+                         * ranked the others (until 2026-12-06 the act
+                         * alone) */
                         return m.forfeit_seq !== undefined ?
                             "<span class=\"forfeit\">" + esc(s.tournament) +
                             "@" + m.forfeit_seq + " (forfeit, " +
-                            esc(m.result) + ")</span>" :
+                            esc(m.result) + (m.played ? ", game " +
+                            matchLink(m.match) + "@" + m.seq : "") +
+                            ")</span>" :
                             matchLink(m.match) + "@" + m.seq;
                     }).join(" ") + "</td></tr>";
             }).join("") + "</table>";

@@ -57,7 +57,7 @@ main(void)
     char   path[400], cmd[600], got[128], url[128];
     FILE  *f;
     long   t;
-    int    port;
+    int    port, i;
 
     /* Port 0: the port the daemon bound is read from its log. */
     if (harness_init("[http]\nlisten = tcp:127.0.0.1:0\n", 90) != 0)
@@ -178,14 +178,27 @@ main(void)
     CHECK(cdp_wait(&b, "document.querySelector('#uncounted').textContent"
                    ".indexOf(\"Cup-R1-T5 (its match's players are zed yan, "
                    "the table's ivy jon)\") >= 0", 3000) >= 0);
-    /* A forfeit: the board says so, the standings name the tournament's
-     * act as the CSV does (until 2026-12-06 the table's match at 0) */
+    /* A forfeit after the game (a disqualification): the board says so,
+     * the standings name the tournament's act as the CSV does (until
+     * 2026-12-06 the table's match at 0), and the game whose totals
+     * ranked the others (until 2026-12-06 the act alone).  Table 4 is
+     * played to its end: 12 Sotas of three cards of one face. */
+    for (i = 0; i < 36; i++) {
+        snprintf(cmd, sizeof(cmd), "move --match Cup-R1-T4 place %s %c%c",
+                 i % 2 ? "hal" : "gus", '2' + i / 12, "SHDCUMWFLGYN"[i % 12]);
+        CHECK_INT(harness_cli(cmd), 0);
+    }
     CHECK_INT(harness_cli("tournament forfeit --tournament Cup --round 1 "
                           "--table 4 --players hal"), 0);
     CHECK(shows(&b, 4, "forfeit") >= 0);
-    CHECK(cdp_wait(&b, "/^Cup@\\d+ \\(forfeit, win\\)$/.test((document."
-                   "querySelector('#standings tr[data-player=\"gus\"] "
-                   "td:nth-child(6)') || {}).textContent)", 3000) >= 0);
+    CHECK(cdp_wait(&b, "/^Cup@\\d+ \\(forfeit, win, game Cup-R1-T4@36\\)$/"
+                   ".test((document.querySelector('#standings tr[data-player"
+                   "=\"gus\"] td:nth-child(6)') || {}).textContent)", 3000)
+          >= 0);
+    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#standings tr[data-"
+                           "player=\"gus\"] td:nth-child(6) a')"
+                           ".getAttribute('href')", got, sizeof(got)),
+              "/m/Cup-R1-T4");
     /* A withdrawal: the player's line says so (until 2026-12-06 there
      * was no act to record it) */
     CHECK_INT(harness_cli("tournament withdraw --tournament Cup --round 1 "
