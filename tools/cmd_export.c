@@ -609,15 +609,19 @@ tournament(exp_t *x)
                     t.v.sm[i].match);
             st = CLI_DIFFERS;           /* refused */
         }
-    /* A forfeited table's match counts for nothing: a bundle carries it
-     * only once closed (a running dealt one, a no-show's or a player
-     * disqualified mid-match, cannot be bundled, and kept the whole
-     * tournament's bundle out until 2026-12-06). */
+    /* A forfeited table's match counts for nothing but when it was
+     * played to its end (its totals rank the others: edition 3): a
+     * bundle carries it then, as any table's, and otherwise only once
+     * closed (a running dealt one, a no-show's or a player disqualified
+     * mid-match, cannot be bundled, and kept the whole tournament's
+     * bundle out until 2026-12-06; a game played out and not closed was
+     * left out, its totals unproven, until 2026-12-06 too). */
     for (i = 0; st == CLI_OK && x->format != F_RESULTS && i <= t.v.n; i++)
         if ((i == 0 || ((t.v.tables[i - 1].m != NULL
                          || t.v.tables[i - 1].sealed)
                         && (x->format != F_BUNDLE
                             || t.v.sm[i - 1].forfeit == 0
+                            || t.v.sm[i - 1].played
                             || (t.v.tables[i - 1].m != NULL
                                 && arb_match_closed(t.v.tables[i - 1].m)))))
             && add_id(x, i == 0 ? t.v.id : t.v.sm[i - 1].match) != 0)
