@@ -97,23 +97,34 @@ usage(FILE *f)
 }
 
 /* The moves as this match's game takes them: YAHchain's bare cards,
- * Chains' bare card and cell, or every move written out (the other games'
- * verbs: docs/rules/). */
+ * Chains' bare card and cell, or every move written out, its game's
+ * verbs named (from a pipe too: until 2026-12-06 that line named none,
+ * so nothing there told of a verb such as Tsukurutenten's `pass`). */
 static void
 help(rec_t *r)
 {
-    int bare = arb_narrate_bare_verb(rec_rules(r)) != NULL;
-    int chains = strcmp(rec_setup(r)->game, "chains") == 0;
+    const char *const *v = rec_rules(r)->verbs;
+    arb_buf_t   b = ARB_BUF_INIT;
+    int         bare = arb_narrate_bare_verb(rec_rules(r)) != NULL;
+    int         chains = strcmp(rec_setup(r)->game, "chains") == 0;
 
-    if (!r->interactive) {
+    if (!r->interactive && (chains || bare)) {
         rec_print(r, chains ? "commands: CARD CELL | PLAYER CARD CELL | VERB "
                   "PLAYER ARG... | undo [REASON] | note TEXT | state | "
                   "help | quit"
-                  : bare ? "commands: CARD [@N] | PLAYER CARD [@N] | VERB "
+                  : "commands: CARD [@N] | PLAYER CARD [@N] | VERB "
                   "PLAYER ARG... | undo [REASON] | note TEXT | state | "
-                  "help | quit"
-                  : "commands: VERB PLAYER ARG... | undo [REASON] | note "
-                  "TEXT | state | help | quit");
+                  "help | quit");
+        return;
+    }
+    if (!r->interactive) {
+        arb_buf_puts(&b, "commands: VERB PLAYER ARG... (VERB:");
+        for (; v != NULL && *v != NULL; v++)
+            arb_buf_printf(&b, " %s", *v);
+        arb_buf_puts(&b, ") | undo [REASON] | note TEXT | state | help | "
+                     "quit");
+        rec_print(r, b.oom ? "commands: out of memory" : arb_buf_cstr(&b));
+        arb_buf_free(&b);
         return;
     }
     if (chains)
@@ -130,13 +141,15 @@ help(rec_t *r)
             "'alice 4S' or 'place alice 4S'.  Every move is checked here\n"
             "first.");
     else {
-        char text[256];
-
-        snprintf(text, sizeof(text), "Type each move written out: VERB "
-                 "PLAYER ARG...\n(%s's verbs: docs/rules/%s.md).  Every "
-                 "move is checked first.", rec_setup(r)->game,
-                 rec_setup(r)->game);
-        rec_print(r, text);
+        arb_buf_printf(&b, "Type each move written out: VERB PLAYER ARG...\n"
+                       "(%s's verbs:", rec_setup(r)->game);
+        for (; v != NULL && *v != NULL; v++)
+            arb_buf_printf(&b, "%s %s", v == rec_rules(r)->verbs ? "" : ",",
+                           *v);
+        arb_buf_printf(&b, "; docs/rules/%s.md).  Every move is checked "
+                       "first.", rec_setup(r)->game);
+        rec_print(r, b.oom ? "out of memory" : arb_buf_cstr(&b));
+        arb_buf_free(&b);
     }
     rec_print(r,
         "  undo [REASON]  undo this console's last move (an arbiter's token\n"

@@ -604,11 +604,26 @@ move_pass(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
     next_round_t nx;
     int          rc;
 
+    /* Said as the turn stands: one who has drawn the last chip is told
+     * to discard or finish, not that the stock is not empty (until
+     * 2026-12-06 every refusal said so). */
+    if (t->phase == TSUKU_PH_DRAWN)
+        return arb_verdict(v, ARB_EILLEGAL, "Pass", "%s has drawn this "
+                           "turn: discard a chip or finish (a pass ends a "
+                           "round only when the stock is empty and the "
+                           "last discard waits)", name_of(t, seat));
+    if (t->phase == TSUKU_PH_TAKEN)
+        return arb_verdict(v, ARB_EILLEGAL, "Pass", "%s took %s's discard "
+                           "this turn and must now discard",
+                           name_of(t, seat),
+                           name_of(t, (seat + t->nplayers - 1)
+                                      % t->nplayers));
     if (!stock_out(t))
         return arb_verdict(v, ARB_EILLEGAL, "Pass", "%s may pass only when "
                            "the stock is empty and the last discard waits "
-                           "(a turn is draw, take or finish)",
-                           name_of(t, seat));
+                           "(%d chips in the stock: a turn is draw, take or "
+                           "finish)", name_of(t, seat),
+                           ARB_TSUKU_CHIPS - t->top);
     if (ev->nargs != 0)
         return arb_verdict(v, ARB_EINVAL, "move", "pass takes no argument, "
                            "got %zu", ev->nargs);

@@ -272,6 +272,16 @@ if command -v script > /dev/null 2>&1; then
     check "terminal push moves" "1 alice 4♠
 2 bob 5H
 3 alice 6♦" "$(moves R4)"
+
+    # help at a terminal names the game's verbs (until 2026-12-06 it
+    # pointed at the rules' page alone)
+    $A open --token "$ARB" --match T5 --game tsukurutenten \
+        --players ann,bob > /dev/null
+    (sleep 0.5; printf 'help\r'; sleep 0.5; printf '\004') \
+        | timeout 10 script -qfec "$A record --token $SCO --match T5" \
+            /dev/null > "$T/tty5" 2>&1
+    check "terminal help names the verbs" 1 \
+          "$(grep -c "(tsukurutenten's verbs: deal, draw, discard, take, finish, pass; docs/rules/tsukurutenten.md)" "$T/tty5")"
 fi
 
 # ---- a running dealt match: the recorder judges ----------------------
@@ -305,7 +315,7 @@ check "dealt: undo asks the arbiter" 1 \
     "$(grep -c "^ok seq $((n + 1)); undo of seq $n (.*) requested" \
        "$T/chan.out")"
 check "dealt: help names the moves this game takes" 1 \
-    "$(grep -c '^commands: VERB PLAYER ARG\.\.\. | undo' "$T/chan.out")"
+    "$(grep -c '^commands: VERB PLAYER ARG\.\.\. (VERB: discard take pass draw chiu win declare) | undo' "$T/chan.out")"
 check "dealt: the recorder's state = the transcript's replay" \
     "$($A replay $F)" \
     "$($A replay --db "$T/data" --match CHAN-DRAW-1 --at "$n")"

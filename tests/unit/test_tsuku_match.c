@@ -611,7 +611,8 @@ test_turns(void)
               "deal, draw, discard, take, finish and pass");
     CHECK_INT(play(m, "pass ann"), ARB_EILLEGAL);
     CHECK_STR(last_msg, "ann may pass only when the stock is empty and the "
-              "last discard waits (a turn is draw, take or finish)");
+              "last discard waits (47 chips in the stock: a turn is draw, "
+              "take or finish)");
     CHECK_INT(play(m, "draw zed"), ARB_EINVAL);
     CHECK_STR(last_msg, "player 'zed' is not seated in this match");
     CHECK_INT(play(m, "draw ann R0 R1"), ARB_EINVAL);
@@ -1091,6 +1092,18 @@ test_last_discard(void)
         CHECK_STR(field(m, 0, "winner"), "bob");
         CHECK_STR(field(m, 0, "finish"), "discard");
         CHECK_STR(field(m, 0, "discarder"), "ann");
+        arb_match_free(m);
+    }
+    /* ann has drawn the last chip: a pass is refused as the turn stands
+     * (until 2026-12-06 "may pass only when the stock is empty", which
+     * it was) */
+    m = replay_text(text, 93);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_INT(play(m, "pass ann"), ARB_EILLEGAL);
+        CHECK_STR(last_msg, "ann has drawn this turn: discard a chip or "
+                  "finish (a pass ends a round only when the stock is "
+                  "empty and the last discard waits)");
         arb_match_free(m);
     }
     /* edition 2: the round ended at ann's discard; bob's finish then is
