@@ -25,6 +25,10 @@
 /* Arguments of one event: a move's, a note's, a ruling's. */
 #define ARB_ARGS_MAX            32
 
+/* Bytes of one move argument as the HTTP write API takes it (`args`, or
+ * a word of `text`: docs/HTTP.md). */
+#define ARB_ARG_BYTES           256
+
 /* Arguments of one claim: its records, one per string (docs/CLAIMS.md),
  * so that a claim carries a whole match's registration records (a
  * YAHchain match of 85 cycles).  Before 2026-12-05 a claim had

@@ -7,6 +7,7 @@
 #include "core/card.h"
 #include "core/err.h"
 #include "core/jsonin.h"
+#include "core/limits.h"
 #include "core/move_text.h"
 #include "core/narrate.h"
 
@@ -154,7 +155,7 @@ arb_move_from_words_at(const arb_rules_t *rules, const arb_setup_t *setup,
 {
     const char *bare = arb_narrate_bare_verb(rules);
     const char *player, *verb;
-    char        spelt[64];
+    char        spelt[4 * ARB_ARG_BYTES];
     size_t      i, first;
     int         rc = ARB_ENOMEM;
 
@@ -175,12 +176,10 @@ arb_move_from_words_at(const arb_rules_t *rules, const arb_setup_t *setup,
         first = 1;
     } else if (bare != NULL && strcmp(w[0], bare) != 0
                && is_verb(rules, w[0])) {
-        /* Another of the game's verbs (Chains' pass): written out. */
-        arb_buf_printf(why, "%s needs its player: write %s PLAYER ARG... (",
-                       w[0], w[0]);
-        players_of(setup, why);
-        arb_buf_putc(why, ')');
-        return ARB_EINVAL;
+        /* Another of the game's verbs (Chains' pass): written out, its
+         * player named (until 2026-12-06 "pass carol", carol not seated,
+         * was told that pass needs its player). */
+        return unread(rules, setup, NULL, w, n, why);
     } else if (bare != NULL && n == 1 && strcmp(w[0], bare) == 0) {
         arb_buf_printf(why, "%s needs its card: %s [PLAYER] CARD ...",
                        bare, bare);
@@ -205,6 +204,15 @@ arb_move_from_words_at(const arb_rules_t *rules, const arb_setup_t *setup,
         first = 0;
     } else {
         return unread(rules, setup, bare, w, n, why);
+    }
+    /* A move carries at most ARB_ARGS_MAX arguments: a bare move has no
+     * verb or player word, so 34 words made 34 (until 2026-12-06 the
+     * HTTP write API then overran its array and the recorder died). */
+    if (n - first > ARB_ARGS_MAX) {
+        arb_buf_printf(why, "too many words: a move takes at most %d "
+                       "arguments after its verb and player, got %zu",
+                       ARB_ARGS_MAX, n - first);
+        return ARB_EINVAL;
     }
     ev->kind = ARB_EV_MOVE;
     ev->player = strdup(player);

@@ -362,21 +362,28 @@ static const char *const route_fields[][7] = {
 };
 
 /* The `where` of a body the reader refused: the member it names ("line
- * 1, column 12: expect: 3.0 is not an integer: ..."), when the route
- * takes one of that name, else "body". */
+ * 1, column 12: expect: 3.0 is not an integer: ...", "args[1]: ...", or
+ * a member given twice, 'key "expect" given twice'), when the route
+ * takes one of that name, else "body" (until 2026-12-06 the last two
+ * were "body"). */
 static const char *
 body_where(const char *why, int route)
 {
     const char *p = why != NULL ? strstr(why, "column ") : NULL;
     const char *const *f;
     size_t      n;
+    int         dup;
 
     if (p == NULL || (p = strstr(p, ": ")) == NULL)
         return "body";
     p += 2;
-    n = strcspn(p, ":[. ");
+    dup = strncmp(p, "key \"", 5) == 0;
+    p += dup ? 5 : 0;
+    n = strcspn(p, dup ? "\"" : ":[. ");
     for (f = route_fields[route]; *f != NULL; f++)
-        if (strlen(*f) == n && strncmp(*f, p, n) == 0 && p[n] == ':')
+        if (strlen(*f) == n && strncmp(*f, p, n) == 0
+            && (dup ? strncmp(p + n, "\" given twice", 13) == 0
+                    : p[n] == ':' || p[n] == '['))
             return *f;
     return "body";
 }
@@ -415,9 +422,10 @@ check_body(h2o_req_t *req, int route, json_t *o)
             }
             json_array_foreach(v, i, a)
                 if (!json_is_string(a) || json_string_length(a) == 0
-                    || json_string_length(a) > 256) {
+                    || json_string_length(a) > ARB_ARG_BYTES) {
                     arb_http_error(req, 400, key, "args[%zu] must be a "
-                                   "string of 1..256 bytes", i);
+                                   "string of 1..%d bytes", i,
+                                   ARB_ARG_BYTES);
                     return -1;
                 }
             continue;
@@ -487,6 +495,15 @@ read_move(arb_http_req_t *q, wr_t *w, const char *match, json_t *o)
             goto done;
         }
         rc = -1;
+        /* The words typed are held to what `args` is held to (until
+         * 2026-12-06 a word of 300 bytes reached the rules). */
+        for (i = 0; i < ev.nargs; i++)
+            if (strlen(ev.args[i]) > ARB_ARG_BYTES) {
+                arb_http_error(q->req, 400, "text", "argument %zu of the "
+                               "move is longer than %d bytes", i + 1,
+                               ARB_ARG_BYTES);
+                goto done;
+            }
     } else {
         if (str_of(o, "verb") == NULL || str_of(o, "player") == NULL) {
             arb_http_error(q->req, 400, str_of(o, "verb") ? "player"
@@ -712,7 +729,9 @@ arb_http_write(arb_http_req_t *q, const char *match, int route)
         json_t *args = json_object_get(w->move, "args");
         char   *v[ARB_ARGS_MAX];
         size_t  i, n = json_array_size(args);
-        for (i = 0; i < n && i < ARB_ARGS_MAX; i++)
+        /* (read_move holds a move to ARB_ARGS_MAX; never past v.) */
+        n = n < ARB_ARGS_MAX ? n : ARB_ARGS_MAX;
+        for (i = 0; i < n; i++)
             v[i] = (char *)json_string_value(json_array_get(args, i));
         if (route == W_MOVE)
             arb_mp_pack_kv_str(&pk, "kind", "move");

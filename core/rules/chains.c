@@ -726,6 +726,7 @@ chains_spell_arg(const char *verb, size_t i, const char *arg, char *out,
  * card; `pass` is always written out. */
 static const arb_narration_t chains_narration = {
     .bare_verb = "place",
+    .card_first = 1,    /* "carol 8S r0c0": carol is no card, a name */
     .spell_arg = chains_spell_arg,
 };
 

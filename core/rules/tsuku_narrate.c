@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/limits.h"
 #include "core/rules.h"
 #include "core/rules/tsuku_chip.h"
 
@@ -58,14 +59,16 @@ tsuku_effect(arb_buf_t *out, const json_t *before, const json_t *after,
 }
 
 /* A typed chip as the log spells it (b4 is B4, p7B is P7b), and a word
- * of chips chip by chip (b1b2r0 is B1B2R0); anything else as typed.
+ * of chips chip by chip (b1b2r0 is B1B2R0), as long as an argument may
+ * be (a chip is two bytes at least; until 2026-12-06 a word of more
+ * than 16, a deal's, was recorded as typed); anything else as typed.
  * Until 2026-12-06 every chip was recorded as typed. */
 static const char *
 tsuku_spell_arg(const char *verb, size_t i, const char *arg, char *out,
                 size_t n)
 {
     arb_tsuku_chip_t c;
-    int              kinds[ARB_TSUKU_FULL * 2];
+    int              kinds[ARB_ARG_BYTES / 2];
     size_t           k, nk = 0, len = 0;
     char             err[8], chip[8];
 

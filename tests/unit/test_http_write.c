@@ -213,6 +213,35 @@ main(void)
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"verb\":\"place\","
                    "\"player\":\"alice\",\"args\":[\"6S\",3]}"), 400);
     CHECK(says("args[1]"));
+    /* a fraction in args, a member twice: named (until 2026-12-06
+     * "body") */
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"verb\":\"place\","
+                   "\"player\":\"alice\",\"args\":[\"6S\",1.5]}"), 400);
+    CHECK(says("\"where\":\"args\""));
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"6S\","
+                   "\"expect\":1,\"expect\":2}"), 400);
+    CHECK(says("\"where\":\"expect\""));
+    /* a typed move of more than 32 arguments, bare (34 words) or not:
+     * refused, the recorder serving on (until 2026-12-06 it overran an
+     * array of the write API and the recorder died); a typed word held
+     * to 256 bytes, as an element of args is */
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"6S 6S 6S "
+                   "6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S "
+                   "6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S\"}"), 400);
+    CHECK(says("\"where\":\"text\""));
+    CHECK(says("too many words: a move takes at most 32 arguments"));
+    CHECK_INT(post("/api/m/W/judge", HARNESS_SCORER, "{\"text\":\"alice "
+                   "6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S "
+                   "6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S 6S\"}"), 400);
+    CHECK(says("got 33"));
+    memset(big, 0, sizeof(big));
+    snprintf(big, sizeof(big), "{\"text\":\"6S ");
+    memset(big + 12, 'x', 300);
+    strcat(big, "\"}");
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, big), 400);
+    CHECK(says("argument 2 of the move is longer than 256 bytes"));
+    CHECK_INT(post("/api/m/W/judge", HARNESS_SCORER, "{\"text\":\"6S\"}"),
+              200);
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"verb\":\"place\"}"),
               400);
     CHECK(says("\"where\":\"player\""));

@@ -16,14 +16,14 @@
 static int
 read_move(arb_match_t *m, const char *line, char *got, size_t cap)
 {
-    char        buf[256], *w[16];
+    char        buf[1024], *w[40];
     arb_event_t ev;
     arb_buf_t   why = ARB_BUF_INIT;
     size_t      n, i;
     int         rc;
 
     snprintf(buf, sizeof(buf), "%s", line);
-    n = arb_move_words(buf, w, 16);
+    n = arb_move_words(buf, w, 40);
     memset(&ev, 0, sizeof(ev));
     rc = arb_move_from_words(m, NULL, w, n, &ev, &why);
     if (rc == 0) {
@@ -116,6 +116,23 @@ main(void)
         { 2, "place bob 6s r-1c0", 0, "place bob 6♠ r-1c0" },
         { 2, "pass", ARB_EINVAL, "pass needs its player: write pass PLAYER "
           "ARG... (the players: ann bob)" },
+        /* a player who is none is named (until 2026-12-06 "pass needs its
+         * player", and "carol 8s r0c0" read as a card called carol) */
+        { 2, "pass carol", ARB_EINVAL, "'carol' is no player of this match "
+          "(the players: ann bob): write pass PLAYER ARG..." },
+        { 2, "carol 8s r0c0", ARB_EINVAL, "'carol' is no player of this "
+          "match (the players: ann bob)" },
+        /* at most 32 arguments: a bare move of 34 words is refused here
+         * (until 2026-12-06 it was read, and the HTTP write API overran
+         * its array with it) */
+        { 0, "2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S "
+          "2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S", ARB_EINVAL,
+          "too many words: a move takes at most 32 arguments after its "
+          "verb and player, got 34" },
+        /* a word of 20 chips spelt as the log spells it (until
+         * 2026-12-06 one of more than 16 as typed) */
+        { 1, "deal ann b1b1b1b1b2b2b2b2b3b3b3b3b4b4b4b4b5b5b5b5", 0,
+          "deal ann B1B1B1B1B2B2B2B2B3B3B3B3B4B4B4B4B5B5B5B5" },
     };
     size_t k;
     const arb_rules_t *const *g;
