@@ -483,8 +483,18 @@ read_move(arb_http_req_t *q, wr_t *w, const char *match, json_t *o)
             rc = -1;
             goto done;
         }
-        if (rc == 0 && l->m == NULL)
-            rc = ARB_ENOTFOUND;
+        /* Sealed here (a read replica without the replication key):
+         * said as a state read says it (until 2026-12-06 a 500 "out of
+         * memory"). */
+        if (rc == 0 && l->m == NULL) {
+            arb_http_error(q->req, 503, "deal", "match '%s' is dealt and "
+                           "this recorder does not hold its deal (a read "
+                           "replica without the replication key): it "
+                           "cannot read a typed move; the primary can",
+                           match);
+            rc = -1;
+            goto done;
+        }
         if (rc == 0)
             rc = arb_move_from_words(l->m, NULL, words, n, &ev, &why);
         if (rc != 0) {

@@ -190,6 +190,14 @@ http() {
 check "keyless replica, HTTP state: 503 deal" "503 1" \
     "$(http /api/m/D.3/state) $(grep -c '"where":"deal"' "$T/body")"
 check "keyless replica, HTTP events: 200" 200 "$(http /api/m/D.3/events)"
+# A typed move it cannot read: said so (until 2026-12-06 a 500 "out of
+# memory")
+arb=$(awk '$4 == "arbiter" { print $3; exit }' "$T/rep/tokens")
+check "keyless replica, HTTP judge of a typed move: 503 deal" "503 1" \
+    "$(curl -s -o "$T/body" -w '%{http_code}' -X POST \
+       -H "Authorization: Bearer $arb" --data '{"text":"discard ann B1"}' \
+       "http://127.0.0.1:$HTTP_PORT/api/m/D.3/judge") $(grep -c \
+       'does not hold its deal.*"where":"deal"' "$T/body")"
 # A running dealt match asked for as a tournament is named for what it
 # is, as on the recorder (the replica answered 500 "replay" until
 # 2026-12-05, failing to replay it first).
