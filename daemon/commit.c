@@ -142,7 +142,7 @@ arb_commit_wait(arb_pending_t *p, arb_conn_t *c, uint64_t req)
     p->nwait++;
     c->refs++;
     if (++c->inflight == c->srv->cfg.inq_max)
-        arb_conn_pause(c);
+        arb_conn_flow(c);
     return 0;
 }
 
@@ -290,8 +290,8 @@ arb_commit_ack(arb_server_t *srv, arb_pending_t *p)
                 arb_group_pack(&pk, p->group, p->ngroup);
             arb_conn_send_owed(c, &b);
         }
-        if (c->inflight-- == srv->cfg.inq_max)
-            arb_conn_resume(c);
+        c->inflight--;
+        arb_conn_flow(c);       /* (its acks may have filled its output) */
         if (c->inflight == 0 && !c->closing)
             srv->gather_want++;     /* it will send its next event */
         arb_conn_unref(c);
@@ -304,12 +304,13 @@ arb_commit_refuse(arb_server_t *srv, arb_pending_t *p, const char *code,
 {
     size_t i;
 
+    (void)srv;                  /* (each connection knows its server) */
     for (i = 0; i < p->nwait; i++) {
         arb_conn_t *c = p->wait[i].conn;
         if (!c->closing)
             arb_reply_error(c, p->wait[i].req, code, NULL, "%s", msg);
-        if (c->inflight-- == srv->cfg.inq_max)
-            arb_conn_resume(c);
+        c->inflight--;
+        arb_conn_flow(c);
         arb_conn_unref(c);
     }
 }

@@ -7,7 +7,9 @@
  * per connection (outq_max): a peer that does not read is disconnected
  * rather than allowed to grow the daemon's memory.  Reading pauses while a
  * connection has inq_max appends awaiting commit, which is how backpressure
- * reaches a client that pipelines faster than the disk commits.
+ * reaches a client that pipelines faster than the disk commits, and while
+ * its unsent output is past half of outq_max, which is how it reaches one
+ * that does not read its acks (arb_conn_flow: acks are owed, never cut).
  *
  * Output is written with uv_try_write first (no write request, no
  * callback, no change to the poll set when the socket takes it all, which
@@ -184,6 +186,7 @@ on_write(uv_write_t *req, int status)
         conn_finish_step(c);
     } else if (!c->closing) {
         arb_sub_pump_conn(c);
+        arb_conn_flow(c);
     }
     arb_conn_unref(c);
 }
@@ -248,6 +251,8 @@ conn_write(arb_conn_t *c, char *data, size_t len)
     }
     c->outq += w->len;
     c->refs++;
+    if (c->outq > c->srv->cfg.outq_max / 2)
+        arb_conn_flow(c);
     return 0;
 }
 
@@ -342,12 +347,16 @@ arb_server_uncork(arb_server_t *srv)
             free(data);
         else
             conn_write(c, data, len);
-        if (c->finishing)
+        if (c->finishing) {
             conn_finish_step(c);
-        else if (!c->closing && c->outq == 0)
+        } else if (!c->closing) {
             /* All written at once: no write callback will resume a
-             * catch-up that paused on the corked bytes. */
-            arb_sub_pump_conn(c);
+             * catch-up that paused on the corked bytes, nor reading
+             * paused on them (arb_conn_flow). */
+            if (c->outq == 0)
+                arb_sub_pump_conn(c);
+            arb_conn_flow(c);
+        }
         arb_conn_unref(c);
     }
 }
@@ -434,6 +443,18 @@ arb_conn_pause(arb_conn_t *c)
         uv_read_stop(&c->h.stream);
         c->reading = 0;
     }
+}
+
+void
+arb_conn_flow(arb_conn_t *c)
+{
+    if (c->finishing || c->closing)
+        return;
+    if (c->inflight < c->srv->cfg.inq_max
+        && c->outq <= c->srv->cfg.outq_max / 2)
+        arb_conn_resume(c);
+    else
+        arb_conn_pause(c);
 }
 
 void

@@ -351,6 +351,12 @@ arb_conn_t *arb_conn_new_sink(arb_server_t *srv,
 /* Drops the caller's hold: nothing more reaches the sink. */
 void arb_conn_release(arb_conn_t *c);
 void arb_conn_resume(arb_conn_t *c);
+/* Reads from c while it may take more, pauses it otherwise: fewer than
+ * inq_max appends await their commit, and its unsent output is within
+ * half of outq_max (a client that does not read its acks stops being
+ * read: until 2026-12-06 committed acks piled up without bound).  Not
+ * while it finishes or closes. */
+void arb_conn_flow(arb_conn_t *c);
 
 /* reply.c: response building; key/value pairs are packed with the
  * arb_mp_pack_kv_* vocabulary of core/mp.h. */
