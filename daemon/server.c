@@ -681,6 +681,7 @@ finish_stop(arb_server_t *srv)
     uv_close((uv_handle_t *)&srv->sig_hup, NULL);
     uv_close((uv_handle_t *)&srv->stop_async, NULL);
     arb_commit_close(srv);
+    arb_sub_close(srv);
 }
 
 void

@@ -124,6 +124,8 @@ struct arb_sub {
     uint64_t     next;              /* next seq (match) or global position
                                        in the store's commit order (all) */
     int          is_live;           /* caught up: pushed on commit */
+    int          more;              /* its catch-up's turn ran out: pumped
+                                       again at the next (sub.c) */
     int          dead;              /* unlinked; freed with its conn */
     arb_sub_t   *next_in_match;     /* list in live->subs */
     arb_sub_t   *next_in_conn;
@@ -265,6 +267,10 @@ struct arb_server {
      * without the worker's two thread hand-offs (commit.c). */
     uv_idle_t        start_idle;
     int              start_init, start_armed;
+    /* Catch-ups whose turn ran out go on in the loop's idle phase, a
+     * turn each, between the loop's reads and commits (sub.c). */
+    uv_idle_t        pump_idle;
+    int              pump_init, pump_armed;
     size_t           gather_want, gather_got;
     uint64_t         commit_t0;     /* uv_hrtime() at the commit's start */
     uint64_t         work_t0, work_t1; /* work_cb's start and end */
@@ -519,6 +525,9 @@ void arb_sub_drop_conn(arb_conn_t *c);
 void arb_sub_free_conn(arb_conn_t *c);
 void arb_sub_committed(arb_server_t *srv, arb_pending_t *p);
 void arb_sub_pump_conn(arb_conn_t *c);
+/* Closes the idle handle of catch-ups that ran out of their turn (at the
+ * stop; nothing is pumped after it). */
+void arb_sub_close(arb_server_t *srv);
 /* Events were appended to the store behind the commit path (a read
  * replica, daemon/replica.c): the subscribers of l (NULL: none) and every
  * all-matches subscriber catch up from the store. */
