@@ -8,10 +8,15 @@ BUILD=${1:-build}
 SECS=${2:-600}
 export BUILD
 failed=""
-run() {  # run NAME CMD...: its last 25 lines, the daemons' fail-stop logs left out
+run() {  # run NAME CMD...: its last 25 lines, the daemons' fail-stop logs
+    # left out, after the lines that say why a step failed (a load's
+    # settling, a restart), which may come before them
     name=$1; shift
     echo "== $name ($(date -u +%H:%M:%S) UTC)"
-    "$@" 2>&1 | grep -v ' error commit failed\| error exiting after' | tail -n 25
+    "$@" > "$T/out.$name" 2>&1
+    grep -m 10 'healthy restart failed\|^settling:\|timed out' "$T/out.$name"
+    grep -v ' error commit failed\| error exiting after' "$T/out.$name" |
+        tail -n 25
 }
 check() { # check NAME OUTPUT-FILE: its last line must be "N passed, 0 failed"
     # with N > 0: a test that skipped itself (no daemon built) ran nothing.
