@@ -271,6 +271,10 @@ struct arb_server {
      * turn each, between the loop's reads and commits (sub.c). */
     uv_idle_t        pump_idle;
     int              pump_init, pump_armed;
+    /* The "storage full" line: when it was last logged, and the appends
+     * and batches refused since, unlogged (commit.c) */
+    int64_t          full_logged_ms;
+    uint64_t         full_quiet, full_quiet_batches;
     size_t           gather_want, gather_got;
     uint64_t         commit_t0;     /* uv_hrtime() at the commit's start */
     uint64_t         work_t0, work_t1; /* work_cb's start and end */
