@@ -57,6 +57,8 @@ typedef struct arb_config {
     unsigned     auth_timeout_ms;
     size_t       outq_max;          /* per-connection pending output bytes */
     size_t       inq_max;           /* per-connection queued requests */
+    size_t       max_connections;   /* protocol connections open at once;
+                                       0: the open-file limit's (server.c) */
     size_t       batch_max;         /* events per commit */
     size_t       lone_commit;       /* 1: a lone event commits on the loop */
     size_t       map_size, map_max;

@@ -417,7 +417,8 @@ main(int argc, char **argv)
         sigaction(SIGINT, &sa, NULL);
         srv.stop_asked = &early_stop;
     }
-    rc = arb_server_listen(&srv) != 0 || arb_repl_start(&srv) != 0
+    rc = arb_server_limits(&srv) != 0 || arb_server_listen(&srv) != 0
+         || arb_repl_start(&srv) != 0
          || arb_replica_start(&srv) != 0 || arb_http_start(&srv) != 0;
     uv_signal_start(&srv.sig_term, on_signal, SIGTERM);
     uv_signal_start(&srv.sig_int, on_signal, SIGINT);

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
@@ -108,6 +109,10 @@ arb_conn_close(arb_conn_t *c)
         srv->conns = c->next;
     if (c->next != NULL)
         c->next->prev = c->prev;
+    if (c->turned)
+        srv->nturned--;
+    else
+        srv->nopen--;
     arb_log(ARB_LOG_DEBUG, "conn %llu: closed", (unsigned long long)c->num);
     uv_close(&c->h.handle, on_handle_closed);
     uv_close((uv_handle_t *)&c->auth_timer, on_handle_closed);
@@ -506,6 +511,74 @@ on_auth_timeout(uv_timer_t *t)
     arb_conn_finish(c);
 }
 
+/* A connection past max_connections is closed at once: the file
+ * descriptors the store, the HTTP side and a tokens reload need stay
+ * free (until 2026-12-06 there was no limit: at the open-file limit every
+ * new client, /healthz and SIGHUP failed, and nothing was logged).  One
+ * line a second at most, counting the others. */
+static void
+turn_away(arb_server_t *srv, arb_conn_t *c)
+{
+    srv->refused_quiet++;
+    if (arb_now_ms() - srv->refused_logged_ms >= 1000) {
+        arb_log_ev(ARB_LOG_WARN, "accept_failed", NULL, "accept: %zu "
+                   "connections open, the most max_connections allows "
+                   "(%zu): %llu turned away since the last such line",
+                   srv->nopen - 1, srv->open_max,
+                   (unsigned long long)srv->refused_quiet);
+        srv->refused_logged_ms = arb_now_ms();
+        srv->refused_quiet = 0;
+    }
+    /* Told why, then closed once the peer has read it (its request
+     * unread would turn the close into a reset that destroys the
+     * answer), lingering a quarter of a second at most; past 64 at once
+     * (a flood), closed at once, so the descriptors kept stay free. */
+    srv->nopen--;
+    srv->nturned++;
+    c->turned = 1;
+    if (srv->nturned > 64) {
+        arb_conn_close(c);
+        return;
+    }
+    arb_reply_error(c, 0, "busy", NULL, "the recorder holds %zu "
+                    "connections, the most it takes (max_connections): "
+                    "try again later", srv->open_max);
+    arb_conn_finish(c);
+    if (!c->closing)
+        uv_timer_start(&c->auth_timer, on_linger_timeout, 250, 0);
+}
+
+int
+arb_server_limits(arb_server_t *srv)
+{
+    struct rlimit rl;
+    size_t        fit;
+
+    /* As many open files as allowed: the soft limit is often 1,024
+     * where the hard one is far higher. */
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return ARB_EIO;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
+        (void)getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    /* 128 descriptors for the rest: the store's files, the listeners,
+     * the HTTP side, a tokens reload, NATS, the journal. */
+    fit = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 20) + 128
+          ? 1u << 20 : rl.rlim_cur > 256 ? (size_t)rl.rlim_cur - 128 : 128;
+    srv->open_max = srv->cfg.max_connections != 0 ? srv->cfg.max_connections
+                                                  : fit;
+    if (srv->open_max > fit) {
+        arb_log(ARB_LOG_WARN, "max_connections %zu is more than the "
+                "open-file limit leaves (%llu files, 128 kept for the "
+                "store and the rest): %zu", srv->open_max,
+                (unsigned long long)rl.rlim_cur, fit);
+        srv->open_max = fit;
+    }
+    return 0;
+}
+
 static void
 on_connection(uv_stream_t *server, int status)
 {
@@ -541,8 +614,13 @@ on_connection(uv_stream_t *server, int status)
         srv->conns->prev = c;
     srv->conns = c;
     srv->n.conns++;
+    srv->nopen++;
     if (uv_accept(server, &c->h.stream) != 0 || srv->stopping) {
         arb_conn_close(c);
+        return;
+    }
+    if (srv->nopen > srv->open_max) {
+        turn_away(srv, c);
         return;
     }
     if (server->type == UV_TCP)

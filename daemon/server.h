@@ -153,6 +153,7 @@ struct arb_conn {
     unsigned char       print[ARB_TOKEN_PRINT]; /* its token's */
     int                 closing;
     int                 finishing;  /* flushing a last message, then closing */
+    int                 turned;     /* turned away: past max_connections */
     uv_shutdown_t       shut;       /* the write side's FIN while finishing */
     int                 reading;
     int                 handles;    /* open uv handles (stream + timer) */
@@ -275,6 +276,12 @@ struct arb_server {
      * and batches refused since, unlogged (commit.c) */
     int64_t          full_logged_ms;
     uint64_t         full_quiet, full_quiet_batches;
+    /* Protocol connections open now, the most at once (max_connections,
+     * or what the open-file limit leaves: server.c), and the ones turned
+     * away since the last line that said so */
+    size_t           nopen, open_max, nturned;
+    int64_t          refused_logged_ms;
+    uint64_t         refused_quiet;
     size_t           gather_want, gather_got;
     uint64_t         commit_t0;     /* uv_hrtime() at the commit's start */
     uint64_t         work_t0, work_t1; /* work_cb's start and end */
@@ -322,6 +329,11 @@ arb_probe_add(const arb_server_t *srv, uint64_t *sum, uint64_t t0)
 
 /* server.c */
 int  arb_server_listen(arb_server_t *srv);
+/* Raises the open-file limit as far as allowed and sets how many
+ * protocol connections may be open at once (max_connections, or what the
+ * limit leaves: 128 descriptors are kept for the store and the rest).  0
+ * or ARB_EIO. */
+int  arb_server_limits(arb_server_t *srv);
 void arb_server_stop(arb_server_t *srv);        /* SIGTERM path */
 /* Closes at once: queued output is dropped.  For a peer that is gone. */
 void arb_conn_close(arb_conn_t *c);
