@@ -1652,11 +1652,11 @@ test_unread_acks(void)
 }
 
 /* SIGTERM while a client has pipelined up to 3,000 appends (what the
- * socket takes) and read nothing: more acks than a socket buffer holds wait in the daemon's
- * queue, and reading from the client has paused at half of outq_max
- * (until 2026-12-06 it read on, and unread acks grew without bound).
- * Every append the daemon committed is acknowledged before its connection
- * closes; what it did not read gets no answer. */
+ * socket takes) and read nothing: more acks than a socket buffer holds
+ * wait in the daemon's queue, and reading from the client has paused at
+ * half of outq_max (until 2026-12-06 it read on, and unread acks grew
+ * without bound).  Every append the daemon committed is acknowledged
+ * before its connection closes; what it did not read gets no answer. */
 static void
 test_sigterm_acks(void)
 {
