@@ -244,8 +244,20 @@ conn_write(arb_conn_t *c, char *data, size_t len)
     }
     w->conn = c;
     w->len = len - (size_t)n;
-    w->data = data;
-    ub = uv_buf_init(data + n, (unsigned)w->len);
+    /* What waits is kept in a buffer of its own size: a message's may be
+     * twice its length (it grew by doubling), and a slow peer's queue is
+     * held to outq_max in memory, not only in bytes to send (until
+     * 2026-12-06 a slow subscriber held 1.5 to 2 times outq_max).  A
+     * copy only when the socket is full. */
+    w->data = malloc(w->len);
+    if (w->data != NULL) {
+        memcpy(w->data, data + n, w->len);
+        free(data);
+        n = 0;
+    } else {
+        w->data = data;         /* (kept whole) */
+    }
+    ub = uv_buf_init(w->data + n, (unsigned)w->len);
     rc = uv_write(&w->req, &c->h.stream, &ub, 1, on_write);
     if (rc != 0) {
         /* The callback never runs for a synchronous failure. */
