@@ -272,6 +272,7 @@ struct arb_server {
      * turn each, between the loop's reads and commits (sub.c). */
     uv_idle_t        pump_idle;
     int              pump_init, pump_armed;
+    uint64_t         pump_spent;    /* events sent since the last pass */
     /* The "storage full" line: when it was last logged, and the appends
      * and batches refused since, unlogged (commit.c) */
     int64_t          full_logged_ms;
