@@ -363,9 +363,19 @@ if command -v mkfs.ext4 > /dev/null 2>&1 && truncate -s 40M "$T/small.img" \
 $MNT/data is full" "$T/sm2.log")"
     rm -f "$MNT/filler" "$T/sm.sock"    # (a fail-stop leaves its socket)
     start "$MNT/data" "$T/sm.sock" "$T/sm3.log"; D2=$started
-    check "full disk: every acknowledged append there" $((200 + acked)) \
-        "$(ARBITER_TOKEN=$SM ARBITER_SERVER=$SMS $A events --match SM \
-           --kind note | wc -l | tr -d ' ')"
+    # Every acknowledged append is there, and at most the one the failure
+    # stopped besides: when the disk fills under LMDB's pages after the
+    # journal's flush, that batch was durable, never acknowledged, and the
+    # restart's recovery brings it back (in doubt for its client, which
+    # sends it again with its cid).  (Until 2026-12-06 this asked for
+    # exactly the acknowledged ones, and failed when the disk filled so.)
+    got=$(ARBITER_TOKEN=$SM ARBITER_SERVER=$SMS $A events --match SM \
+          --kind note | wc -l | tr -d ' ')
+    ok=$([ "$got" -ge $((200 + acked)) ] && [ "$got" -le $((201 + acked)) ] \
+         && echo 1)
+    check "full disk: every acknowledged append there" 1 "$ok"
+    [ "$ok" = 1 ] || echo "  $got stored, $((200 + acked)) acknowledged"
+
     kill "$D2"; wait "$D2"
     D2=
     umount "$MNT" && MNT=
