@@ -401,9 +401,11 @@ check_body(h2o_req_t *req, int route, json_t *o)
         for (f = route_fields[route]; *f != NULL; f++)
             if (strcmp(*f, key) == 0)
                 break;
+        /* (A member named "" is the body's fault: `where` is never
+         * empty; until 2026-12-06 it was.) */
         if (*f == NULL) {
-            arb_http_error(req, 400, key, "%s takes no '%s'",
-                           route_names[route], key);
+            arb_http_error(req, 400, *key != '\0' ? key : "body",
+                           "%s takes no '%s'", route_names[route], key);
             return -1;
         }
         if (strcmp(key, "expect") == 0 || strcmp(key, "seq") == 0) {

@@ -23,19 +23,11 @@
  * "TABLE:MATCH:PLAYERS" of its "tables".  Ids too long to take the tag
  * (over 61 bytes) keep their name.  Renaming re-packs the request map; a
  * frame that does not unpack goes in unchanged.  The signing key is loaded
- * once; the rest of the server's state is new for each input.
- *
- * The commit worker runs on the loop thread: this file's uv_queue_work
- * (it replaces libuv's in this program) runs the job's work at once or
- * at the loop's next turn, as byte 0 says, and its after-work at the
- * loop's next turn.  A job handed to a thread cost two thread switches
- * per commit, milliseconds each on a busy machine, and made every run's
- * interleaving different; here each input replays exactly, and both
- * schedules a real worker meets are chosen by the input: a worker that
- * starts at once commits a batch before the requests pipelined behind it
- * arrive, so it syncs the batch itself; one that starts late finds them
- * queued and leaves the sync to the next commit's flush.  The gathering
- * timer is made due as soon as the loop settles (dh_gather_now).
+ * once; the rest of the server's state is new for each input.  The
+ * store, the tag, the tokens and the commit worker on the loop thread
+ * (byte 0 says whether a job's work runs at once or at the loop's next
+ * turn) are tests/fuzz/server_fixture.h's.  The gathering timer is made
+ * due as soon as the loop settles (dh_gather_now).
  *
  * Invariants: no crash, leak or sanitizer report; every frame the daemon
  * sends is a map that is a response ("ok") or a push ("push"); every
@@ -53,175 +45,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/err.h"
 #include "core/hash.h"
-#include "core/keys.h"
 #include "core/mp.h"
-#include "core/ledger/store.h"
-#include "daemon/config.h"
-#include "daemon/log.h"
-#include "daemon/server.h"
-#include "tests/crash/disk.h"
 #include "tests/dispatch_harness.h"
-#include "tests/fuzz/fuzz.h"
-
-static const char *const secrets[] = {
-    NULL, "fuzz-reader-0123456789", "fuzz-scorer-0123456789",
-    "fuzz-arbiter-0123456789",
-};
-
-/* Inputs per store; tags are two base-36 digits, so at most 1296. */
-#define RESET_EVERY 256
-/* The longest match id that takes the tag and stays a valid name. */
-#define TAGGED_ID_MAX (ARB_STORE_ID_MAX - 3)
-/* Matches of one input whose chains are verified after it. */
-#define TOUCHED_MAX 8
-
-static char         dir[256];
-static arb_keypair_t signing;       /* loaded once */
-static uv_idle_t    worker;         /* runs the queued job */
-static uv_work_t   *job;            /* the one queued, or NULL */
-static int          job_worked;     /* its work is done */
-static int          worker_early;   /* this input's: work at once */
-static char         storedir[300];
-static uv_loop_t    loop;
-static arb_store_t *store;          /* open across inputs */
-static unsigned     inputs;         /* since the store was opened */
-static char         tag[3];         /* this input's: two base-36 digits */
-static char        *scorer_matches[2];  /* the scorer token's, tagged */
-static char         touched[TOUCHED_MAX][ARB_STORE_ID_MAX + 1];
-static size_t       ntouched;
-
-/* The loop's turn of the worker: the job's work, then its after-work. */
-static void
-worker_cb(uv_idle_t *h)
-{
-    uv_work_t *w = job;
-
-    uv_idle_stop(h);
-    job = NULL;
-    if (!job_worked)
-        w->work_cb(w);
-    w->after_work_cb(w, 0);
-}
-
-/* Replaces libuv's for this program (see DESIGN).  The commit module
- * keeps one job in flight at a time: a second one is a bug. */
-int
-uv_queue_work(uv_loop_t *l, uv_work_t *req, uv_work_cb work_cb,
-              uv_after_work_cb after_work_cb)
-{
-    FUZZ_CHECK(job == NULL && work_cb != NULL && after_work_cb != NULL);
-    req->loop = l;
-    req->work_cb = work_cb;
-    req->after_work_cb = after_work_cb;
-    job = req;
-    job_worked = worker_early;
-    if (job_worked)
-        work_cb(req);
-    return uv_idle_start(&worker, worker_cb);
-}
-
-static void
-count_handle(uv_handle_t *h, void *arg)
-{
-    *(size_t *)arg += h != (uv_handle_t *)&worker;
-}
-
-/* Verifies every chain of the store and closes it. */
-static void
-close_store(void)
-{
-    arb_buf_t why = ARB_BUF_INIT;
-    int       rc;
-
-    if (store == NULL)
-        return;
-    rc = arb_store_verify(store, NULL, &why);
-    if (rc != 0)
-        fprintf(stderr, "store: %s\n", arb_buf_cstr(&why));
-    FUZZ_CHECK(rc == 0);
-    arb_store_close(store);
-    store = NULL;
-    arb_buf_free(&why);
-}
-
-static void
-cleanup(void)
-{
-    close_store();
-    disk_rm_rf(dir);
-}
-
-/* Once per process: the directory, the signing key, the tokens, the loop;
- * a fresh store every RESET_EVERY inputs; this input's tag. */
-static void
-setup(arb_config_t *cfg)
-{
-    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
-    static int   ready;
-    static arb_config_t base;
-    arb_store_opts_t so;
-    arb_buf_t    why = ARB_BUF_INIT;
-    char         p[320];
-    FILE        *f;
-    size_t       i;
-
-    if (!ready) {
-        arb_log_level = -1;
-        /* Also removes what crashed or killed runs left behind. */
-        FUZZ_CHECK(disk_scratch_make(dir, sizeof(dir), "fuzz") == 0);
-        atexit(cleanup);
-        snprintf(storedir, sizeof(storedir), "%s/store", dir);
-        snprintf(p, sizeof(p), "%s/tokens", dir);
-        f = fopen(p, "w");
-        FUZZ_CHECK(f != NULL);
-        /* "+00" is a placeholder: each input writes its tag there. */
-        fprintf(f, "token = %s reader press\n"
-                   "token = %s scorer table-1 M1+00 T1+00\n"
-                   "token = %s arbiter chief\n",
-                secrets[1], secrets[2], secrets[3]);
-        FUZZ_CHECK(fclose(f) == 0);
-        arb_config_defaults(&base);
-        FUZZ_CHECK(arb_config_load_tokens(&base, p, 0, &why) == 0);
-        for (i = 0; i < base.ntokens; i++)
-            if (base.tokens[i].nmatches == 2) {
-                scorer_matches[0] = base.tokens[i].matches[0];
-                scorer_matches[1] = base.tokens[i].matches[1];
-            }
-        FUZZ_CHECK(scorer_matches[0] != NULL);
-        FUZZ_CHECK(uv_loop_init(&loop) == 0);
-        FUZZ_CHECK(uv_idle_init(&loop, &worker) == 0);
-        FUZZ_CHECK(arb_keys_create(dir, NULL, &why) == 0);
-        FUZZ_CHECK(arb_keys_load(&signing, dir, &why) == 0);
-        ready = 1;
-    }
-    if (store == NULL || inputs == RESET_EVERY) {
-        close_store();
-        disk_rm_rf(storedir);
-        memset(&so, 0, sizeof(so));
-        so.map_size = 4u << 20;
-        so.map_max = 64u << 20;
-        FUZZ_CHECK(arb_store_open(&store, storedir, &so, &why) == 0);
-        inputs = 0;
-    }
-    tag[0] = digits[inputs / 36];
-    tag[1] = digits[inputs % 36];
-    inputs++;
-    for (i = 0; i < 2; i++)
-        memcpy(scorer_matches[i] + 3, tag, 2);
-    ntouched = 0;
-    arb_buf_free(&why);
-    *cfg = base;
-}
+#include "tests/fuzz/server_fixture.h"
 
 /* Packs match id p[0..n) with this input's tag, and notes the id for
  * the verification after the input. */
 static void
 pack_id(msgpack_packer *pk, const char *p, size_t n)
 {
-    char   id[ARB_STORE_ID_MAX + 1];
-    size_t i;
+    char id[ARB_STORE_ID_MAX + 1];
 
     memcpy(id, p, n);
     id[n++] = '+';
@@ -230,13 +64,7 @@ pack_id(msgpack_packer *pk, const char *p, size_t n)
     id[n] = '\0';
     msgpack_pack_str(pk, n);
     msgpack_pack_str_body(pk, id, n);
-    if (!arb_name_valid(id))
-        return;
-    for (i = 0; i < ntouched; i++)
-        if (strcmp(touched[i], id) == 0)
-            return;
-    if (ntouched < TOUCHED_MAX)
-        memcpy(touched[ntouched++], id, n + 1);
+    note_touched(id);
 }
 
 static void
@@ -345,7 +173,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dh_conn_t           d;
     arb_buf_t           why = ARB_BUF_INIT, tagged = ARB_BUF_INIT;
     const char         *frame;
-    size_t              len, off, chunk, i, handles;
+    size_t              len, off, chunk, handles;
     int                 rc, step, mode, server_closed;
 
     if (size == 0)
@@ -405,12 +233,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uv_walk(&loop, count_handle, &handles);
     FUZZ_CHECK(handles == 0);
 
-    for (i = 0; i < ntouched; i++) {
-        rc = arb_store_verify(store, touched[i], &why);
-        if (rc != 0 && rc != ARB_ENOTFOUND)
-            fprintf(stderr, "store: %s\n", arb_buf_cstr(&why));
-        FUZZ_CHECK(rc == 0 || rc == ARB_ENOTFOUND);
-    }
+    verify_touched();
     arb_live_free_all(&srv);
     arb_commit_free(&srv);
     arb_checkpoint_clear(&srv);

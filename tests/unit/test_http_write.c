@@ -200,6 +200,10 @@ main(void)
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"4S\","
                    "\"bogus\":1}"), 400);
     CHECK(says("\"where\":\"bogus\""));
+    /* a member named "": where is the body, never "" */
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"4S\","
+                   "\"\":1}"), 400);
+    CHECK(says("\"where\":\"body\""));
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"6S\","
                    "\"expect\":\"one\"}"), 400);
     CHECK(says("\"where\":\"expect\""));
