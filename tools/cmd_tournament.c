@@ -10,7 +10,9 @@
 
 #include "core/board.h"
 #include "core/err.h"
+#include "core/match.h"
 #include "core/tourn.h"
+#include "core/ledger/store.h"
 #include "tools/cli.h"
 #include "tools/net.h"
 #include "tools/tourn.h"
@@ -599,44 +601,89 @@ done:
     return st;
 }
 
-/* Records the director's act VERB DIRECTOR N ARGS... (client event id
- * cid: sent again, it is answered as the original), then, with `note`,
- * a note of it (client event id note_cid). */
+/* Records the director's act VERB DIRECTOR N ARGS... under client event
+ * id cid (sent again, it is answered as the original), then, with
+ * `note`, a note of it under the act's id + "-why-" + note_key.
+ *
+ * An act answered as the original that an arbiter has since voided or
+ * amended is no longer in force: a director who sends it again means it,
+ * so it is recorded anew, under cid~SEQ (SEQ the voided one's seq),
+ * which a further resend is answered by in turn (until 2026-12-06 it was
+ * answered "(duplicate)", and nothing was recorded). */
 static int
 director_act(cli_net_t *n, const targs_t *a, const char *verb,
              char **args, size_t nargs, const char *cid, const char *note,
-             const char *note_cid)
+             const char *note_key)
 {
-    cli_tourn_t  t;
-    cli_append_t ap;
-    char        *mv[3 + ARB_PLAYERS_MAX], num[24];
-    size_t       i;
-    int          st;
+    cli_tourn_t           t;
+    cli_append_t          ap;
+    const msgpack_object *dup;
+    char                 *mv[3 + ARB_PLAYERS_MAX], num[24];
+    char                  id[ARB_STORE_CLIENT_MAX + 1];
+    char                  why_id[ARB_STORE_CLIENT_MAX + 32];
+    uint64_t              seq = 0, by = 0, was = 0, b;
+    size_t                i;
+    int                   st, r, ruled = ARB_RULED_NONE, tries;
 
     st = cli_tourn_load(&t, "tournament", NULL, a->tid, n, 0);
-    if (st == CLI_OK) {
-        snprintf(num, sizeof(num), "%" PRIu64, a->round);
-        mv[0] = (char *)verb;
-        mv[1] = arb_match_setup(t.v.t)->players[0].name;
-        mv[2] = num;
-        for (i = 0; i < nargs; i++)
-            mv[3 + i] = args[i];
-        memset(&ap, 0, sizeof(ap));
-        ap.match = a->tid;
-        ap.kind = "move";
-        ap.cid = cid;
-        ap.move = mv;
-        ap.nmove = 3 + nargs;
-        st = cli_net_append(n, &ap);
+    if (st != CLI_OK)
+        return st;
+    snprintf(num, sizeof(num), "%" PRIu64, a->round);
+    mv[0] = (char *)verb;
+    mv[1] = arb_match_setup(t.v.t)->players[0].name;
+    mv[2] = num;
+    for (i = 0; i < nargs; i++)
+        mv[3 + i] = args[i];
+    memset(&ap, 0, sizeof(ap));
+    ap.match = a->tid;
+    ap.kind = "move";
+    ap.move = mv;
+    ap.nmove = 3 + nargs;
+    snprintf(id, sizeof(id), "%s", cid);
+    for (tries = 0;; tries++) {
+        ap.cid = id;
+        st = cli_net_append_call(n, &ap);
+        if (st != CLI_OK)
+            goto done;
+        dup = arb_client_get(&n->res, "dup");
+        if (dup == NULL || dup->type != MSGPACK_OBJECT_BOOLEAN
+            || !dup->via.boolean
+            || arb_mp_get_uint(&n->res.data, "seq", &seq) != 0
+            || tries == 64)
+            break;
+        r = arb_match_ruling(t.v.t, seq, &b);
+        if (r != ARB_RULED_VOID && r != ARB_RULED_AMENDED)
+            break;
+        ruled = r;
+        by = b;
+        was = seq;
+        snprintf(id, sizeof(id), "%s~%" PRIu64, cid, seq);
     }
+    /* Recorded anew (not the duplicate of an earlier anew): said. */
+    if (ruled != ARB_RULED_NONE && (dup == NULL || !dup->via.boolean))
+        printf("seq %" PRIu64 " was this act, %s at seq %" PRIu64 ": "
+               "recorded anew\n", was, ruled == ARB_RULED_VOID ? "voided"
+               : "amended", by);
+    st = cli_net_print_ack(n, "");
+    arb_mp_get_uint(&n->res.data, "seq", &seq);
     if (st == CLI_OK && note != NULL) {
+        snprintf(why_id, sizeof(why_id), "%s-why-%s", id, note_key);
         memset(&ap, 0, sizeof(ap));
         ap.match = a->tid;
         ap.kind = "note";
-        ap.cid = note_cid;
+        ap.cid = why_id;
         ap.text = note;
         st = cli_net_append(n, &ap);
+        /* Said plainly: the act stands, only its note is missing (until
+         * 2026-12-06 the note's refusal alone, a frame size). */
+        if (st != CLI_OK)
+            fprintf(stderr, "arbiter tournament: the %s act is recorded "
+                    "(seq %" PRIu64 ") but its reason is not (above): run "
+                    "the command again with the reason mended; the act is "
+                    "answered as recorded and the reason added\n", verb,
+                    seq);
     }
+done:
     cli_tourn_clear(&t);
     return st;
 }
@@ -709,7 +756,7 @@ players_act(cli_net_t *n, const targs_t *a, const char *verb,
             const char *what)
 {
     char      list[ARB_PLAYERS_MAX * 80], *args[1 + ARB_PLAYERS_MAX];
-    char      cid[80], why_cid[120];
+    char      cid[80], why_key[17] = "";
     arb_buf_t note = ARB_BUF_INIT;
     size_t    first = a->table != NULL;
     int       nargs, st;
@@ -725,13 +772,12 @@ players_act(cli_net_t *n, const targs_t *a, const char *verb,
         snprintf(cid + strlen(cid), sizeof(cid) - strlen(cid), "%.20s-",
                  a->table);
     text_key(cid + strlen(cid), a->players);
-    snprintf(why_cid, sizeof(why_cid), "%s-why-", cid);
     if (a->reason != NULL)
-        text_key(why_cid + strlen(why_cid), a->reason);
+        text_key(why_key, a->reason);
     st = note.oom ? CLI_ERROR
                   : director_act(n, a, verb, args, (size_t)nargs, cid,
                                  a->reason != NULL ? arb_buf_cstr(&note)
-                                                   : NULL, why_cid);
+                                                   : NULL, why_key);
     arb_buf_free(&note);
     return st;
 }

@@ -251,11 +251,10 @@ cli_net_state_with(cli_net_t *n, const char *match, uint64_t at,
 }
 
 int
-cli_net_append(cli_net_t *n, const cli_append_t *a)
+cli_net_append_call(cli_net_t *n, const cli_append_t *a)
 {
     msgpack_packer *pk;
     size_t          nf;
-    int             rc;
 
     nf = 2 + (a->cid != NULL) + (a->has_expect != 0) + (a->has_target != 0)
          + (a->text != NULL);
@@ -279,7 +278,14 @@ cli_net_append(cli_net_t *n, const cli_append_t *a)
     }
     if (a->text != NULL)
         arb_mp_pack_kv_str(pk, "text", a->text);
-    rc = cli_net_call(n);
+    return cli_net_call(n);
+}
+
+int
+cli_net_append(cli_net_t *n, const cli_append_t *a)
+{
+    int rc = cli_net_append_call(n, a);
+
     return rc != 0 ? rc : cli_net_print_ack(n, "");
 }
 

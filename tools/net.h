@@ -89,6 +89,8 @@ typedef struct cli_append {
 /* Sends it and prints the acknowledgement as cli_net_print_ack.  0, 1 or
  * 2 as cli_net_call. */
 int  cli_net_append(cli_net_t *n, const cli_append_t *a);
+/* The same without the printing: the answer is left in n->res. */
+int  cli_net_append_call(cli_net_t *n, const cli_append_t *a);
 
 /* Packing and reading key/value pairs: the one msgpack vocabulary of
  * core/mp.h.  These older names stay as aliases so the subcommands need no

@@ -298,8 +298,10 @@ seats_withdrawn(const tstate_t *t, const arb_tourn_table_t *tb,
     const twithdrawal_t *w;
     size_t               k;
 
+    /* After round N: a table added to round N itself may still seat
+     * them (until 2026-12-06 refused as "after round N", of round N). */
     for (k = 0; k < tb->nplayers; k++)
-        if ((w = withdrawn(t, tb->players[k])) != NULL)
+        if ((w = withdrawn(t, tb->players[k])) != NULL && round > w->round)
             return arb_verdict(v, ARB_EILLEGAL, "tournament.round",
                                "round %llu: table %s seats %s, who withdrew "
                                "from the tournament after round %llu (seq "
@@ -422,9 +424,16 @@ forfeit(tstate_t *t, const arb_event_t *ev, arb_verdict_t *v)
     uint64_t           n;
     size_t             i, k;
 
-    if (ev->nargs < 3 || parse_round(ev->args[0], &n) != 0)
+    if (ev->nargs < 1 || parse_round(ev->args[0], &n) != 0)
         return arb_verdict(v, ARB_EINVAL, "tournament.forfeit", "forfeit N "
-                           "TABLE PLAYER... (the players who forfeit)");
+                           "TABLE PLAYER...: N is a round (1..999999, no "
+                           "leading zero), not '%s'",
+                           ev->nargs < 1 ? "" : ev->args[0]);
+    if (ev->nargs < 3)
+        return arb_verdict(v, ARB_EINVAL, "tournament.forfeit", "forfeit "
+                           "%llu TABLE PLAYER...: name the table and at "
+                           "least one player who forfeits",
+                           (unsigned long long)n);
     if (n > t->nrounds && t->nrounds == 0)
         return arb_verdict(v, ARB_EILLEGAL, "tournament.forfeit", "round "
                            "%llu is not recorded (no round is yet)",
@@ -491,10 +500,17 @@ withdraw(tstate_t *t, const arb_event_t *ev, arb_verdict_t *v)
     uint64_t             n;
     size_t               i, j;
 
-    if (ev->nargs < 2 || parse_round(ev->args[0], &n) != 0)
+    /* Each refusal says what is wrong (until 2026-12-06 one usage line
+     * for all of them). */
+    if (ev->nargs < 1 || parse_round(ev->args[0], &n) != 0)
         return arb_verdict(v, ARB_EINVAL, "tournament.withdraw", "withdraw "
-                           "N PLAYER... (N: the latest round, after which "
-                           "they play no more)");
+                           "N PLAYER...: N is the latest round, after which "
+                           "they play no more (1..999999, no leading zero), "
+                           "not '%s'", ev->nargs < 1 ? "" : ev->args[0]);
+    if (ev->nargs < 2)
+        return arb_verdict(v, ARB_EINVAL, "tournament.withdraw", "withdraw "
+                           "%llu PLAYER...: name at least one player",
+                           (unsigned long long)n);
     if (t->nrounds == 0)
         return arb_verdict(v, ARB_EILLEGAL, "tournament.withdraw", "no "
                            "round is recorded yet: a player who never "

@@ -685,6 +685,48 @@ $A tournament end --tournament Wv --round 1 > /dev/null 2>&1
 $A tournament round --tournament Wv --pairings "$T/wv.csv" > /dev/null 2>&1
 check "withdraw: voided, they are paired again" "1 0" \
     "$($A tournament show --tournament Wv | grep -c '^  table 1  Wv-R2-T1  ann bob ') $($A tournament show --tournament Wv | grep -c '^withdrawn')"
+# An act voided, then sent again by the director, is recorded anew (until
+# 2026-12-06 it was answered "(duplicate)" and nothing was recorded);
+# sent once more, it is the duplicate of the new one.
+$A tournament create --tournament Wr --game yahchain --option mode=3 \
+    > /dev/null 2>&1
+printf '1,1,ann,bob\n1,2,cat,dan\n' > "$T/wr.csv"
+$A tournament round --tournament Wr --pairings "$T/wr.csv" > /dev/null 2>&1
+$A tournament withdraw --tournament Wr --round 1 --players dan \
+    --reason "train" > /dev/null 2>&1
+$A rule --match Wr void 2 --reason "he stays" > /dev/null 2>&1
+out=$($A tournament withdraw --tournament Wr --round 1 --players dan \
+      --reason "train" 2>&1)
+check "withdraw: voided, sent again: recorded anew" "0 1 1 1" \
+    "$? $(printf '%s\n' "$out" |
+          grep -c '^seq 2 was this act, voided at seq 4: recorded anew$') $(
+          printf '%s\n' "$out" | grep -c '^seq 5 hash [0-9a-f]*$') $(
+          printf '%s\n' "$out" | grep -c '^seq 6 hash [0-9a-f]*$')"
+check "withdraw: ... in force" 1 \
+    "$($A tournament show --tournament Wr |
+       grep -c '^withdrawn: dan after round 1 (seq 5)$')"
+out=$($A tournament withdraw --tournament Wr --round 1 --players dan \
+      --reason "train" 2>&1)
+check "withdraw: ... sent once more, the duplicate of the new one" "0 2 0" \
+    "$? $(printf '%s\n' "$out" | grep -c '^seq [56] hash .* (duplicate)$') $(
+          printf '%s\n' "$out" | grep -c 'anew')"
+$A tournament forfeit --tournament Wr --round 1 --table 1 --players bob \
+    > /dev/null 2>&1
+$A rule --match Wr void 7 --reason "bob came" > /dev/null 2>&1
+out=$($A tournament forfeit --tournament Wr --round 1 --table 1 \
+      --players bob 2>&1)
+check "forfeit: voided, sent again: recorded anew" "0 1" \
+    "$? $(printf '%s\n' "$out" |
+          grep -c '^seq 7 was this act, voided at seq 8: recorded anew$')"
+check "forfeit: ... in force" 1 \
+    "$($A tournament board --tournament Wr |
+       grep -c '"match":"Wr-R1-T1","players":\["ann","bob"\],"status":"forfeit"')"
+# A reason too long for a frame: the act stands, and the tool says so.
+long=$(head -c 70000 /dev/zero | tr '\0' r)
+out=$($A tournament withdraw --tournament Wr --round 1 --players cat \
+      --reason "$long" 2>&1)
+check "withdraw: a reason too long: recorded, said so" "1 1" \
+    "$? $(printf '%s\n' "$out" | grep -c 'the withdraw act is recorded (seq 10) but its reason is not')"
 check "withdraw: HTTP standings = arbiter tournament standings" \
     "$($A tournament standings --tournament Wd --json)" \
     "$(get /api/t/Wd/standings)"

@@ -1086,6 +1086,52 @@ test_withdraw(void)
     arb_buf_free(&why);
 }
 
+/* A withdrawal after round N, recorded while round N is in progress,
+ * leaves the player free to sit at a table added to round N itself:
+ * only later rounds are closed to them (until 2026-12-06 that table was
+ * refused "after round N").  And a malformed act says what is wrong
+ * (until then one usage line for all). */
+static void
+test_withdraw_same_round(void)
+{
+    const char   *dir[] = { "director" };
+    arb_match_t  *t;
+    arb_verdict_t v;
+
+    t = open_match("tournament", "Q", dir, 1, "game", "yahchain",
+                   "game.mode", "3");
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:Q-R1-T1:ka,lu",
+                   "2:Q-R1-T2:mo,ne"), 0);
+    CHECK_INT(move(t, &v, "end", "director", "1", NULL, NULL), 0);
+    CHECK_INT(move(t, &v, "round", "director", "2", "1:Q-R2-T1:ka,lu",
+                   NULL), 0);
+    CHECK_INT(move(t, &v, "withdraw", "director", "2", "mo", NULL), 0);
+    CHECK_INT(move(t, &v, "tables", "director", "2", "2:Q-R2-T2:mo,ne",
+                   NULL), 0);
+    CHECK_INT(move(t, &v, "end", "director", "2", NULL, NULL), 0);
+    CHECK_INT(move(t, &v, "round", "director", "3", "1:Q-R3-T1:mo,ka",
+                   NULL), ARB_EILLEGAL);
+    CHECK(strstr(v.msg, "round 3: table 1 seats mo, who withdrew from the "
+                 "tournament after round 2 (seq 4)") != NULL);
+    CHECK_INT(move(t, &v, "withdraw", "director", "01", "ka", NULL),
+              ARB_EINVAL);
+    CHECK(strstr(v.msg, "(1..999999, no leading zero), not '01'") != NULL);
+    CHECK_INT(move(t, &v, "withdraw", "director", "2", NULL, NULL),
+              ARB_EINVAL);
+    CHECK(strstr(v.msg, "withdraw 2 PLAYER...: name at least one player")
+          != NULL);
+    CHECK_INT(move(t, &v, "forfeit", "director", "0", "1", "ka"),
+              ARB_EINVAL);
+    CHECK(strstr(v.msg, "not '0'") != NULL);
+    CHECK_INT(move(t, &v, "forfeit", "director", "2", "1", NULL),
+              ARB_EINVAL);
+    CHECK(strstr(v.msg, "name the table and at least one player") != NULL);
+    arb_match_free(t);
+}
+
 int
 main(void)
 {
@@ -1093,6 +1139,7 @@ main(void)
     test_forfeit();
     test_forfeit_played();
     test_withdraw();
+    test_withdraw_same_round();
     test_derived_ids();
     test_pairing();
     test_teams();
