@@ -124,7 +124,7 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
     arb_match_t *m = NULL;
     arb_viewer_t who;
     uint64_t     upto, at = 0, want = 0;
-    int          has_at, hands, rc;
+    int          has_at, hands, rc, own = 1;
 
     has_at = arb_http_param_u64(q, "at", 0, UINT64_MAX - 1, &at);
     if (has_at < 0)
@@ -151,7 +151,7 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
                        ", not %" PRIu64, match, upto, at);
         return;
     }
-    rc = arb_live_replay(q->srv, match, has_at ? at : upto, &m, &why);
+    rc = arb_live_state(q->srv, match, has_at ? at : upto, &m, &own, &why);
     if (rc == 0) {
         who = arb_http_viewer(&q->who, match, arb_match_setup(m));
         if (hands && want)
@@ -165,7 +165,8 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
         arb_buf_putc(&b, '\n');
         send_json(q, &b);
     }
-    arb_match_free(m);
+    if (own)
+        arb_match_free(m);
     arb_buf_free(&b);
     arb_buf_free(&why);
 }

@@ -343,7 +343,7 @@ arb_http_live(arb_http_req_t *q, const char *match)
                        missed = ARB_BUF_INIT;
     resume_ctx_t       x;
     uint64_t           upto = 0, last = 0;
-    int                has_last, reset = 0, rc;
+    int                has_last, reset = 0, rc, own = 1;
 
     has_last = last_event_id(req, &last);
     memset(&x, 0, sizeof(x));
@@ -359,7 +359,7 @@ arb_http_live(arb_http_req_t *q, const char *match)
             return;
         }
         /* The stream starts with the state: no separate fetch. */
-        rc = arb_live_replay(q->srv, match, upto, &m, &why);
+        rc = arb_live_state(q->srv, match, upto, &m, &own, &why);
         if (rc != 0 && rc != ARB_ESEALED) {
             arb_http_replay_error(req, rc, arb_buf_cstr(&why));
             goto done;
@@ -440,7 +440,8 @@ arb_http_live(arb_http_req_t *q, const char *match)
         flush(s);
     }
 done:
-    arb_match_free(m);
+    if (own)
+        arb_match_free(m);
     arb_buf_free(&b);
     arb_buf_free(&why);
     arb_buf_free(&missed);

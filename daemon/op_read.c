@@ -45,7 +45,7 @@ arb_op_state(arb_request_t *r)
     msgpack_packer   pk;
     arb_viewer_t     who;
     size_t           i;
-    int              rc, with_text, with_seqs;
+    int              rc, with_text, with_seqs, own = 1;
 
     memset(&res, 0, sizeof(res));
     if (arb_request_fields(r, state_fields, ST_N, f) != 0)
@@ -68,8 +68,8 @@ arb_op_state(arb_request_t *r)
                         (unsigned long long)at);
         goto done;
     }
-    rc = arb_live_replay(c->srv, match, f[ST_AT].present ? at : upto, &m,
-                         &r->why);
+    rc = arb_live_state(c->srv, match, f[ST_AT].present ? at : upto, &m,
+                        &own, &r->why);
     if (rc == 0) {
         who = arb_conn_viewer(c, match, arb_match_setup(m));
         rc = arb_view_report(&json, m, &who);
@@ -109,7 +109,8 @@ arb_op_state(arb_request_t *r)
     arb_conn_send(c, &b);
 done:
     arb_results_clear(&res);
-    arb_match_free(m);
+    if (own)
+        arb_match_free(m);
     arb_buf_free(&json);
     arb_buf_free(&text);
     arb_req_clear(f, ST_N);

@@ -50,8 +50,9 @@ typedef struct arb_sub     arb_sub_t;
 /* A match the daemon has touched since it started.  `m` is the state as
  * validated: it already includes appends that are queued but not yet
  * committed (a failed commit stops the daemon, so it never diverges from
- * the store for long).  Readers never see `m`; they replay the store up
- * to `committed`. */
+ * the store for long).  Readers see `m` only while nothing is in flight
+ * (it is then the committed state: arb_live_state); otherwise they
+ * replay the store up to `committed`. */
 struct arb_live {
     char            id[ARB_STORE_ID_MAX + 1];
     char            game[ARB_STORE_ID_MAX + 1];
@@ -452,6 +453,14 @@ int  arb_live_advance(arb_server_t *srv, arb_live_t *l, uint64_t from);
 void arb_live_release(arb_server_t *srv, arb_live_t *l);
 /* How many matches the table holds (for the log). */
 size_t arb_live_count(arb_server_t *srv);
+/* The state of match id after its seq `at` as a reader sees it: when
+ * the live match is exactly that (held, nothing in flight, `at` its
+ * committed seq), the live match itself, borrowed (*own = 0: the caller
+ * must not free it, nor hold it past the loop's turn); else a replay
+ * into a fresh match (*own = 1: the caller frees it).  0 or an ARB_E*
+ * code with why, as arb_live_replay. */
+int  arb_live_state(arb_server_t *srv, const char *id, uint64_t at,
+                    arb_match_t **out, int *own, arb_buf_t *why);
 /* Replays the committed events of a match from the store, up to seq `at`,
  * into a fresh match.  0 or an ARB_E* code with why. */
 int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
