@@ -179,13 +179,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     mode = data[0];
-    memset(&srv, 0, sizeof(srv));
-    setup(&srv.cfg);
-    srv.cfg.data = dir;
-    srv.signing = signing;
-    srv.have_key = 1;
-    srv.loop = &loop;
-    srv.store = store;
+    setup_server(&srv);
     dh_conn_open(&d, &srv);
 
     step = (mode & 4) != 0;

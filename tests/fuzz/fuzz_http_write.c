@@ -490,14 +490,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)unused;
     if (size == 0)
         return 0;
-    memset(&srv, 0, sizeof(srv));
-    setup(&srv.cfg);
-    srv.cfg.data = dir;
-    srv.signing = signing;
-    srv.have_key = 1;
-    srv.loop = &loop;
-    srv.store = store;
-    srv.http = http;
+    setup_server(&srv);
+    srv.http = http;             /* the one server, kept across inputs */
     if (http == NULL)
         start_http();
     worker_early = (data[0] & 8) != 0;

@@ -187,6 +187,20 @@ setup(arb_config_t *cfg)
     *cfg = base;
 }
 
+/* A fresh server state for this input (srv cleared, then its config, data
+ * directory, signing key, loop and store set): setup(), then the rest. */
+static void
+setup_server(arb_server_t *srv)
+{
+    memset(srv, 0, sizeof(*srv));
+    setup(&srv->cfg);
+    srv->cfg.data = dir;
+    srv->signing = signing;
+    srv->have_key = 1;
+    srv->loop = &loop;
+    srv->store = store;
+}
+
 /* Notes match id for the verification after the input (once; at most
  * TOUCHED_MAX of them). */
 static void
