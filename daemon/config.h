@@ -37,6 +37,19 @@ typedef struct arb_token {
 #define ARB_LISTEN_MAX 4
 #define ARB_STORAGE_WARN_MAX 8
 
+/* Connections open on metrics_listen: a scraper or two and a probe. */
+#define ARB_HTTP_METRICS_CONNS 8
+/* Descriptors the daemon keeps out of the clients' share of its
+ * open-file limit (arb_server_limits): the store's files, the listeners,
+ * a tokens reload, NATS, the journal; and the protocol connections
+ * turned away at max_connections, which linger a moment (at most this
+ * many at once). */
+#define ARB_FDS_KEPT   128
+#define ARB_FDS_LINGER 64
+/* Below 4 * ARB_FDS_KEPT files, a quarter is kept (at least this many)
+ * and an eighth lingers. */
+#define ARB_FDS_MIN    48
+
 /* The [http] section (docs/HTTP.md): off unless `listen` is set. */
 typedef struct arb_http_config {
     char     *listen;               /* tcp:HOST:PORT, or NULL */

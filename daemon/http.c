@@ -50,9 +50,11 @@ reason_of(int status)
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 409: return "Conflict";
+    case 413: return "Payload Too Large";
     case 422: return "Unprocessable Entity";
     case 431: return "Request Header Fields Too Large";
     case 503: return "Service Unavailable";
+    case 507: return "Insufficient Storage";
     default:  return "Internal Server Error";
     }
 }
@@ -87,11 +89,20 @@ arb_http_send_status(h2o_req_t *req, int status, const char *type,
 void
 arb_http_error_body(arb_buf_t *b, const char *msg, const char *where)
 {
+    arb_http_error_body_code(b, msg, where, NULL);
+}
+
+void
+arb_http_error_body_code(arb_buf_t *b, const char *msg, const char *where,
+                         const char *code)
+{
     json_t *o = json_object();
     int     bad;
 
     bad = arb_json_set(o, "error", arb_json_string(msg));
     bad |= arb_json_set(o, "where", arb_json_string(where));
+    if (code != NULL)
+        bad |= arb_json_set(o, "code", arb_json_string(code));
     if (bad)
         b->oom = 1;
     else
@@ -113,14 +124,22 @@ void
 arb_http_error(h2o_req_t *req, int status, const char *where,
                const char *fmt, ...)
 {
-    arb_buf_t b = ARB_BUF_INIT;
-    char      msg[512];
-    va_list   ap;
+    va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    arb_http_error_code(req, status, where, NULL, fmt, ap);
     va_end(ap);
-    arb_http_error_body(&b, msg, where);
+}
+
+void
+arb_http_error_code(h2o_req_t *req, int status, const char *where,
+                    const char *code, const char *fmt, va_list ap)
+{
+    arb_buf_t b = ARB_BUF_INIT;
+    char      msg[512];
+
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    arb_http_error_body_code(&b, msg, where, code);
     if (status == 401)
         h2o_add_header(&req->pool, &req->res.headers,
                        H2O_TOKEN_WWW_AUTHENTICATE, NULL,
@@ -297,6 +316,49 @@ count_status(h2o_logger_t *self, h2o_req_t *req)
         h->srv->n.http_status[c - 1]++;
 }
 
+/* How many times the request's head has header t (among req->headers:
+ * not Content-Length, which libh2o keeps apart). */
+static int
+header_count(h2o_req_t *req, const h2o_token_t *t)
+{
+    ssize_t i = -1;
+    int     n = 0;
+
+    while ((i = h2o_find_header(&req->headers, t, i)) != -1)
+        n++;
+    return n;
+}
+
+/* How many Content-Length lines the head of req has.  libh2o takes the
+ * first and lists none in req->headers, so the head's own bytes are
+ * read: the input of the request's connection starts with them until
+ * the answer is sent (libh2o 2.2.5 lib/http1.c consumes a request once
+ * answered, and has lowercased the names in place). */
+static int
+head_lengths(struct arb_http *h, h2o_req_t *req)
+{
+    arb_http_conn_t *hc;
+    h2o_socket_t    *sock = NULL;
+    const char      *p, *end, *nl;
+    int              n = 0;
+
+    for (hc = h->conns; hc != NULL; hc = hc->next)
+        if ((sock = hc->tcp.data) != NULL && sock->data == (void *)req->conn)
+            break;
+    if (hc == NULL || sock->input == NULL || sock->input->bytes == NULL)
+        return 0;
+    p = sock->input->bytes;
+    end = p + sock->input->size;
+    for (; p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL;
+         p = nl + 1) {
+        if (nl == p || (nl == p + 1 && *p == '\r'))
+            break;                      /* the head's end */
+        if (nl - p >= 15 && memcmp(p, "content-length:", 15) == 0)
+            n++;
+    }
+    return n;
+}
+
 static int
 on_req(h2o_handler_t *self, h2o_req_t *req)
 {
@@ -315,6 +377,19 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
         req->http1_is_persistent = 0;
         arb_http_error(req, 431, "headers", "request line and headers over "
                        "%zu bytes", h->srv->cfg.http.header_max);
+        return 0;
+    }
+    /* A request that gives its body's length twice, or two tokens, is
+     * ambiguous: a proxy in front may read it otherwise than libh2o,
+     * which takes the first (request smuggling, RFC 9112 6.3).  Refused,
+     * and the connection closed after the answer, so nothing after it
+     * is read (until 2026-12-06 the rest ran as a request of its own). */
+    if (head_lengths(h, req) > 1
+        || header_count(req, H2O_TOKEN_AUTHORIZATION) > 1) {
+        req->http1_is_persistent = 0;
+        arb_http_error(req, 400, "headers", "%s given twice: one request, "
+                       "one of each", head_lengths(h, req) > 1
+                       ? "Content-Length" : "Authorization");
         return 0;
     }
     post = h2o_memis(req->method.base, req->method.len, H2O_STRLIT("POST"));
@@ -459,9 +534,6 @@ on_metrics_req(h2o_handler_t *self, h2o_req_t *req)
 /* Largest kernel send buffer of an HTTP connection. */
 #define ARB_HTTP_SNDBUF_MAX (256 * 1024)
 
-/* Connections open on metrics_listen: a scraper or two and a probe. */
-#define ARB_HTTP_METRICS_CONNS 8
-
 static void
 on_conn_closed(uv_handle_t *hd)
 {
@@ -499,8 +571,11 @@ on_accept(uv_stream_t *l, int status)
     size_t           cap = metrics ? ARB_HTTP_METRICS_CONNS
                                    : h->srv->cfg.http.max_conns;
 
-    if (status != 0)
+    /* (Said: until 2026-12-06 an accept error went unlogged.) */
+    if (status != 0) {
+        arb_server_accept_failed(h->srv, "http: ", status);
         return;
+    }
     hc = calloc(1, sizeof(*hc));
     if (hc == NULL)
         return;

@@ -9,6 +9,8 @@
 #ifndef ARB_HTTP_H
 #define ARB_HTTP_H
 
+#include <stdarg.h>
+
 #include <h2o.h>
 
 #include "core/buf.h"
@@ -99,10 +101,18 @@ arb_viewer_t arb_http_viewer(const arb_http_who_t *w, const char *match,
  * body, sent by arb_http_error or (before libh2o has a request) by the
  * head guard.  Out of memory sets b->oom. */
 void arb_http_error_body(arb_buf_t *b, const char *msg, const char *where);
+/* The same with "code" after them (code not NULL). */
+void arb_http_error_body_code(arb_buf_t *b, const char *msg,
+                              const char *where, const char *code);
 /* {"error":MSG,"where":WHERE} with `status`. */
 void arb_http_error(h2o_req_t *req, int status, const char *where,
                     const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The same with the protocol's error `code` beside them (NULL: none),
+ * as the write routes answer every refusal. */
+void arb_http_error_code(h2o_req_t *req, int status, const char *where,
+                         const char *code, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 /* A replay's failure rc (arb_live_replay): 503 `deal` for a read
  * replica without a dealt match's secret (its primary answers), else 500
  * `replay`. */

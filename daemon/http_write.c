@@ -24,6 +24,7 @@
  * that is someone else.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,36 @@ on_dispose(void *p)
 
 /* ---- the answer --------------------------------------------------------- */
 
+/* A refusal decided here, before the protocol's dispatcher: with the code
+ * the protocol gives the same refusal, so that a client sees one shape
+ * whichever side decides (until 2026-12-06 these had no code: a typed
+ * move to no match was 404 without it, as fields with it). */
+static void
+werr(h2o_req_t *req, int status, const char *where, const char *code,
+     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* code NULL: the protocol's for `status`. */
+static void
+werr(h2o_req_t *req, int status, const char *where, const char *code,
+     const char *fmt, ...)
+{
+    va_list ap;
+
+    switch (code != NULL ? 0 : status) {
+    case 0:
+        break;
+    case 400: code = "proto"; break;
+    case 401: code = "unauthenticated"; break;
+    case 403: code = "forbidden"; break;
+    case 404: code = "not_found"; break;
+    case 503: code = "read_only"; break;
+    default:  code = "internal"; break;
+    }
+    va_start(ap, fmt);
+    arb_http_error_code(req, status, where, code, fmt, ap);
+    va_end(ap);
+}
+
 static int
 status_of(const char *code)
 {
@@ -251,7 +282,7 @@ answer(wr_t *w, const char *msg, size_t len)
     if (arb_mp_parse(&res, msg, len, &why) != 0
         || (ok = arb_mp_get(&res.data, "ok")) == NULL
         || ok->type != MSGPACK_OBJECT_BOOLEAN) {
-        arb_http_error(req, 500, "internal", "no answer from the recorder");
+        werr(req, 500, "internal", NULL, "no answer from the recorder");
         goto done;
     }
     o = json_object();
@@ -310,7 +341,7 @@ answer(wr_t *w, const char *msg, size_t len)
         arb_json_put(&b, o);
     arb_buf_puts(&b, "\n");
     if (b.oom) {
-        arb_http_error(req, 500, "internal", "out of memory");
+        werr(req, 500, "internal", NULL, "out of memory");
         goto done;
     }
     if (req->res.status == 0)
@@ -404,30 +435,30 @@ check_body(h2o_req_t *req, int route, json_t *o)
         /* (A member named "" is the body's fault: `where` is never
          * empty; until 2026-12-06 it was.) */
         if (*f == NULL) {
-            arb_http_error(req, 400, *key != '\0' ? key : "body",
-                           "%s takes no '%s'", route_names[route], key);
+            werr(req, 400, *key != '\0' ? key : "body", NULL,
+                 "%s takes no '%s'", route_names[route], key);
             return -1;
         }
         if (strcmp(key, "expect") == 0 || strcmp(key, "seq") == 0) {
             if (!json_is_integer(v) || json_integer_value(v) < 0) {
-                arb_http_error(req, 400, key, "%s must be a seq (a "
-                               "non-negative integer)", key);
+                werr(req, 400, key, NULL, "%s must be a seq (a "
+                     "non-negative integer)", key);
                 return -1;
             }
             continue;
         }
         if (strcmp(key, "args") == 0) {
             if (!json_is_array(v) || json_array_size(v) > ARB_ARGS_MAX) {
-                arb_http_error(req, 400, key, "args must be an array of at "
-                               "most %d strings", ARB_ARGS_MAX);
+                werr(req, 400, key, NULL, "args must be an array of at "
+                     "most %d strings", ARB_ARGS_MAX);
                 return -1;
             }
             json_array_foreach(v, i, a)
                 if (!json_is_string(a) || json_string_length(a) == 0
                     || json_string_length(a) > ARB_ARG_BYTES) {
-                    arb_http_error(req, 400, key, "args[%zu] must be a "
-                                   "string of 1..%d bytes", i,
-                                   ARB_ARG_BYTES);
+                    werr(req, 400, key, NULL, "args[%zu] must be a "
+                         "string of 1..%d bytes", i,
+                         ARB_ARG_BYTES);
                     return -1;
                 }
             continue;
@@ -436,9 +467,9 @@ check_body(h2o_req_t *req, int route, json_t *o)
             || json_string_length(v) > (strcmp(key, "cid") == 0
                                         ? ARB_STORE_CLIENT_MAX : 1024)
             || strlen(json_string_value(v)) != json_string_length(v)) {
-            arb_http_error(req, 400, key, "%s must be a string of 1..%d "
-                           "bytes", key, strcmp(key, "cid") == 0
-                           ? ARB_STORE_CLIENT_MAX : 1024);
+            werr(req, 400, key, NULL, "%s must be a string of 1..%d "
+                 "bytes", key, strcmp(key, "cid") == 0
+                 ? ARB_STORE_CLIENT_MAX : 1024);
             return -1;
         }
     }
@@ -468,20 +499,20 @@ read_move(arb_http_req_t *q, wr_t *w, const char *match, json_t *o)
     if (str_of(o, "text") != NULL) {
         if (json_object_get(o, "verb") || json_object_get(o, "player")
             || json_object_get(o, "args")) {
-            arb_http_error(q->req, 400, "text", "a move is either text or "
-                           "verb, player and args");
+            werr(q->req, 400, "text", NULL, "a move is either text or "
+                 "verb, player and args");
             goto done;
         }
         snprintf(buf, sizeof(buf), "%s", str_of(o, "text"));
         n = arb_move_words(buf, words, ARB_ARGS_MAX + 3);
         if (n > ARB_ARGS_MAX + 2) {
-            arb_http_error(q->req, 400, "text", "too many words (at most "
-                           "%d)", ARB_ARGS_MAX + 2);
+            werr(q->req, 400, "text", "too_big", "too many words (at most "
+                 "%d)", ARB_ARGS_MAX + 2);
             goto done;
         }
         rc = arb_live_get(q->srv, match, &l, &why);
         if (rc == ARB_ENOTFOUND) {
-            arb_http_error(q->req, 404, "match", "no match '%s'", match);
+            werr(q->req, 404, "match", NULL, "no match '%s'", match);
             rc = -1;
             goto done;
         }
@@ -489,20 +520,21 @@ read_move(arb_http_req_t *q, wr_t *w, const char *match, json_t *o)
          * said as a state read says it (until 2026-12-06 a 500 "out of
          * memory"). */
         if (rc == 0 && l->m == NULL) {
-            arb_http_error(q->req, 503, "deal", "match '%s' is dealt and "
-                           "this recorder does not hold its deal (a read "
-                           "replica without the replication key): it "
-                           "cannot read a typed move; the primary can",
-                           match);
+            werr(q->req, 503, "deal", NULL, "match '%s' is dealt and "
+                 "this recorder does not hold its deal (a read "
+                 "replica without the replication key): it "
+                 "cannot read a typed move; the primary can",
+                 match);
             rc = -1;
             goto done;
         }
         if (rc == 0)
             rc = arb_move_from_words(l->m, NULL, words, n, &ev, &why);
         if (rc != 0) {
-            arb_http_error(q->req, rc == ARB_EINVAL ? 400 : 500, "text",
-                           "%s", arb_buf_cstr(&why) ? arb_buf_cstr(&why)
-                           : "out of memory");
+            werr(q->req, rc == ARB_EINVAL ? 400 : 500, "text",
+                 rc == ARB_EINVAL ? "invalid" : NULL,
+                 "%s", arb_buf_cstr(&why) ? arb_buf_cstr(&why)
+                 : "out of memory");
             rc = -1;
             goto done;
         }
@@ -511,16 +543,16 @@ read_move(arb_http_req_t *q, wr_t *w, const char *match, json_t *o)
          * 2026-12-06 a word of 300 bytes reached the rules). */
         for (i = 0; i < ev.nargs; i++)
             if (strlen(ev.args[i]) > ARB_ARG_BYTES) {
-                arb_http_error(q->req, 400, "text", "argument %zu of the "
-                               "move is longer than %d bytes", i + 1,
-                               ARB_ARG_BYTES);
+                werr(q->req, 400, "text", "too_big", "argument %zu of the "
+                     "move is longer than %d bytes", i + 1,
+                     ARB_ARG_BYTES);
                 goto done;
             }
     } else {
         if (str_of(o, "verb") == NULL || str_of(o, "player") == NULL) {
-            arb_http_error(q->req, 400, str_of(o, "verb") ? "player"
-                           : "verb", "a move needs text, or verb and "
-                           "player (and args)");
+            werr(q->req, 400, str_of(o, "verb") ? "player"
+                 : "verb", NULL, "a move needs text, or verb and "
+                 "player (and args)");
             goto done;
         }
         ev.kind = ARB_EV_MOVE;
@@ -548,7 +580,7 @@ read_move(arb_http_req_t *q, wr_t *w, const char *match, json_t *o)
     rc = 0;
     goto done;
 oom:
-    arb_http_error(q->req, 500, "internal", "out of memory");
+    werr(q->req, 500, "internal", NULL, "out of memory");
 done:
     arb_event_clear(&ev);
     arb_buf_free(&why);
@@ -575,31 +607,31 @@ pack_undo(arb_http_req_t *q, const arb_token_t *t, const char *match,
 
     memset(&ev, 0, sizeof(ev));
     if (json_object_get(o, "seq") == NULL) {
-        arb_http_error(q->req, 400, "seq", "undo needs the seq of the move "
-                       "to undo");
+        werr(q->req, 400, "seq", NULL, "undo needs the seq of the move "
+             "to undo");
         return -1;
     }
     seq = (uint64_t)json_integer_value(json_object_get(o, "seq"));
     if (arb_store_match(q->srv->store, match, &info, &why) == 0)
         upto = arb_live_committed(q->srv, match, &info);
     else {
-        arb_http_error(q->req, 404, "match", "no match '%s'", match);
+        werr(q->req, 404, "match", NULL, "no match '%s'", match);
         goto done;
     }
     /* A move let stand is a move on the table too: voided as `arbiter
      * rule void` voids it (refused here until 2026-12-06). */
     if (seq < 1 || seq > upto || arb_live_event(q->srv, match, seq, &ev) != 0
         || (ev.kind != ARB_EV_MOVE && ev.kind != ARB_EV_STANDS)) {
-        arb_http_error(q->req, 400, "seq", "seq %" PRIu64 " is no recorded "
-                       "move of match '%s'", seq, match);
+        werr(q->req, 400, "seq", "invalid", "seq %" PRIu64 " is no recorded "
+             "move of match '%s'", seq, match);
         goto done;
     }
     /* The note is public: it names the move as a spectator sees it. */
     if (arb_live_get(q->srv, match, &l, &why) != 0
         || arb_view_public_line(&line, &ev, arb_match_setup(l->m)) != 0) {
-        arb_http_error(q->req, 500, "internal", "match '%s': %s", match,
-                       arb_buf_cstr(&why) ? arb_buf_cstr(&why)
-                                          : "out of memory");
+        werr(q->req, 500, "internal", NULL, "match '%s': %s", match,
+             arb_buf_cstr(&why) ? arb_buf_cstr(&why)
+             : "out of memory");
         goto done;
     }
     if (t->role == ARB_ROLE_ARBITER) {
@@ -617,7 +649,7 @@ pack_undo(arb_http_req_t *q, const arb_token_t *t, const char *match,
         arb_mp_pack_kv_str(pk, "kind", "note");
     }
     if (arb_buf_cstr(&text) == NULL) {
-        arb_http_error(q->req, 500, "internal", "out of memory");
+        werr(q->req, 500, "internal", NULL, "out of memory");
         goto done;
     }
     arb_mp_pack_kv_str(pk, "text", text.data);
@@ -666,43 +698,43 @@ arb_http_write(arb_http_req_t *q, const char *match, int route)
     size_t             nf;
 
     if (t == NULL) {
-        arb_http_error(req, 401, "authorization", "a write needs a token "
-                       "in the Authorization header (Bearer TOKEN)");
+        werr(req, 401, "authorization", NULL, "a write needs a token "
+             "in the Authorization header (Bearer TOKEN)");
         return;
     }
     if (t->role < ARB_ROLE_SCORER) {
-        arb_http_error(req, 403, "authorization", "%s needs a scorer's or "
-                       "an arbiter's token; %s is a %s", route_names[route],
-                       t->identity, arb_role_name(t->role));
+        werr(req, 403, "authorization", NULL, "%s needs a scorer's or "
+             "an arbiter's token; %s is a %s", route_names[route],
+             t->identity, arb_role_name(t->role));
         return;
     }
     if (req->entity.base == NULL || req->entity.len == 0) {
-        arb_http_error(req, 400, "body", "the body is a JSON object");
+        werr(req, 400, "body", NULL, "the body is a JSON object");
         return;
     }
     if (arb_json_parse(&o, req->entity.base, req->entity.len, &why) != 0) {
-        arb_http_error(req, 400, body_where(arb_buf_cstr(&why), route),
-                       "the body is a JSON object: %s",
-                       arb_buf_cstr(&why) ? arb_buf_cstr(&why)
-                       : "it cannot be read");
+        werr(req, 400, body_where(arb_buf_cstr(&why), route), NULL,
+             "the body is a JSON object: %s",
+             arb_buf_cstr(&why) ? arb_buf_cstr(&why)
+             : "it cannot be read");
         goto done;
     }
     if (!json_is_object(o)) {
-        arb_http_error(req, 400, "body", "the body is a JSON object, not %s",
-                       json_is_array(o) ? "an array" : json_is_null(o)
-                       ? "null" : json_is_string(o) ? "a string"
-                       : json_is_boolean(o) ? "a boolean" : "a number");
+        werr(req, 400, "body", NULL, "the body is a JSON object, not %s",
+             json_is_array(o) ? "an array" : json_is_null(o)
+             ? "null" : json_is_string(o) ? "a string"
+             : json_is_boolean(o) ? "a boolean" : "a number");
         goto done;
     }
     if (check_body(req, route, o) != 0)
         goto done;
     if (route == W_NOTE && str_of(o, "text") == NULL) {
-        arb_http_error(req, 400, "text", "a note needs its text");
+        werr(req, 400, "text", NULL, "a note needs its text");
         goto done;
     }
     w = calloc(1, sizeof(*w));
     if (w == NULL) {
-        arb_http_error(req, 500, "internal", "out of memory");
+        werr(req, 500, "internal", NULL, "out of memory");
         goto done;
     }
     w->route = route;
@@ -711,15 +743,15 @@ arb_http_write(arb_http_req_t *q, const char *match, int route)
     w->req = req;               /* freed once the request is disposed */
     w->c = sink_conn(q->srv, t, w);
     if (w->c == NULL) {
-        arb_http_error(req, 500, "internal", "out of memory");
+        werr(req, 500, "internal", NULL, "out of memory");
         goto done;
     }
     /* Before the body is read against the match: a scorer of another
      * match learns nothing of this one. */
     if (!arb_conn_may_record(w->c, match)) {
-        arb_http_error(req, 403, "authorization", "%s (%s) may not record "
-                       "in match '%s'", t->identity, arb_role_name(t->role),
-                       match);
+        werr(req, 403, "authorization", NULL, "%s (%s) may not record "
+             "in match '%s'", t->identity, arb_role_name(t->role),
+             match);
         goto release;
     }
     if ((route == W_MOVE || route == W_JUDGE)
@@ -766,7 +798,7 @@ arb_http_write(arb_http_req_t *q, const char *match, int route)
         arb_mp_pack_kv_uint(&pk, "expect", (uint64_t)json_integer_value(
                                 json_object_get(o, "expect")));
     if (frame.oom) {
-        arb_http_error(req, 500, "internal", "out of memory");
+        werr(req, 500, "internal", NULL, "out of memory");
         goto release;
     }
     w->dispatching = 1;

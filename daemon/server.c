@@ -543,12 +543,13 @@ turn_away(arb_server_t *srv, arb_conn_t *c)
     }
     /* Told why, then closed once the peer has read it (its request
      * unread would turn the close into a reset that destroys the
-     * answer), lingering a quarter of a second at most; past 64 at once
-     * (a flood), closed at once, so the descriptors kept stay free. */
+     * answer), lingering a quarter of a second at most; past linger_max
+     * at once (a flood), closed at once without an answer, so the
+     * descriptors kept stay free. */
     srv->nopen--;
     srv->nturned++;
     c->turned = 1;
-    if (srv->nturned > 64) {
+    if (srv->nturned > srv->linger_max) {
         arb_conn_close(c);
         return;
     }
@@ -563,8 +564,9 @@ turn_away(arb_server_t *srv, arb_conn_t *c)
 int
 arb_server_limits(arb_server_t *srv)
 {
-    struct rlimit rl;
-    size_t        fit;
+    arb_http_config_t *h = &srv->cfg.http;
+    struct rlimit      rl;
+    size_t             total, kept, left, http = 0, share;
 
     /* As many open files as allowed: the soft limit is often 1,024
      * where the hard one is far higher. */
@@ -575,20 +577,66 @@ arb_server_limits(arb_server_t *srv)
         (void)setrlimit(RLIMIT_NOFILE, &rl);
         (void)getrlimit(RLIMIT_NOFILE, &rl);
     }
-    /* 128 descriptors for the rest: the store's files, the listeners,
-     * the HTTP side, a tokens reload, NATS, the journal. */
-    fit = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 20) + 128
-          ? 1u << 20 : rl.rlim_cur > 256 ? (size_t)rl.rlim_cur - 128 : 128;
+    total = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 20)
+            ? 1u << 20 : (size_t)rl.rlim_cur;
+    /* ARB_FDS_KEPT for the rest (the store's files, the listeners, a
+     * tokens reload, NATS, the journal) and ARB_FDS_LINGER for the
+     * protocol connections turned away, which linger (config.h); what
+     * is left is
+     * shared by the two kinds of clients.  The HTTP side's own caps come
+     * out of it (until 2026-12-06 they did not: idle HTTP sockets could
+     * take every descriptor, locking the protocol out and failing a
+     * reload, with nothing logged). */
+    /* (A small limit keeps a share of it: the daemon itself holds
+     * about 24 descriptors.) */
+    kept = total >= 4 * ARB_FDS_KEPT ? ARB_FDS_KEPT
+           : total / 4 > ARB_FDS_MIN ? total / 4 : ARB_FDS_MIN;
+    srv->linger_max = total >= 4 * ARB_FDS_KEPT ? ARB_FDS_LINGER : total / 8;
+    left = total > kept + srv->linger_max + 2
+           ? total - kept - srv->linger_max : 2;
+    if (h->metrics_listen != NULL)
+        http += ARB_HTTP_METRICS_CONNS;
+    if (h->listen != NULL) {
+        /* At most half of what is left, unless the protocol's own cap
+         * is set and leaves more. */
+        share = srv->cfg.max_connections != 0
+                && srv->cfg.max_connections < left / 2
+                ? left - srv->cfg.max_connections : left / 2;
+        share = share > http + 1 ? share - http : 1;
+        if (h->max_conns > share) {
+            arb_log(ARB_LOG_WARN, "http: max_connections %zu is more than "
+                    "the open-file limit leaves it (%zu files: %zu kept, "
+                    "the rest shared with the protocol's connections): "
+                    "%zu", h->max_conns, total, kept + srv->linger_max,
+                    share);
+            h->max_conns = share;
+        }
+        http += h->max_conns;
+    }
+    left = left > http + 1 ? left - http : 1;
     srv->open_max = srv->cfg.max_connections != 0 ? srv->cfg.max_connections
-                                                  : fit;
-    if (srv->open_max > fit) {
+                                                  : left;
+    if (srv->open_max > left) {
         arb_log(ARB_LOG_WARN, "max_connections %zu is more than the "
-                "open-file limit leaves (%llu files, 128 kept for the "
-                "store and the rest): %zu", srv->open_max,
-                (unsigned long long)rl.rlim_cur, fit);
-        srv->open_max = fit;
+                "open-file limit leaves (%zu files: %zu kept, %zu for "
+                "HTTP): %zu", srv->open_max, total, kept + srv->linger_max,
+                http, left);
+        srv->open_max = left;
     }
     return 0;
+}
+
+void
+arb_server_accept_failed(arb_server_t *srv, const char *side, int status)
+{
+    srv->accept_quiet++;
+    if (arb_now_ms() - srv->accept_logged_ms < 1000)
+        return;
+    arb_log_ev(ARB_LOG_WARN, "accept_failed", NULL, "%saccept: %s (%llu "
+               "since the last such line)", side, uv_strerror(status),
+               (unsigned long long)srv->accept_quiet);
+    srv->accept_logged_ms = arb_now_ms();
+    srv->accept_quiet = 0;
 }
 
 static void
@@ -599,7 +647,7 @@ on_connection(uv_stream_t *server, int status)
     int           rc;
 
     if (status < 0) {
-        arb_log(ARB_LOG_WARN, "accept: %s", uv_strerror(status));
+        arb_server_accept_failed(srv, "", status);
         return;
     }
     c = calloc(1, sizeof(*c));

@@ -281,7 +281,9 @@ struct arb_server {
     /* Protocol connections open now, the most at once (max_connections,
      * or what the open-file limit leaves: server.c), and the ones turned
      * away since the last line that said so */
-    size_t           nopen, open_max, nturned;
+    size_t           nopen, open_max, nturned, linger_max;
+    uint64_t         accept_quiet;      /* failed accepts not yet logged */
+    int64_t          accept_logged_ms;
     int64_t          refused_logged_ms;
     uint64_t         refused_quiet;
     size_t           gather_want, gather_got;
@@ -336,6 +338,11 @@ int  arb_server_listen(arb_server_t *srv);
  * limit leaves: 128 descriptors are kept for the store and the rest).  0
  * or ARB_EIO. */
 int  arb_server_limits(arb_server_t *srv);
+/* A listener's accept failed (status, libuv's): logged as accept_failed,
+ * one line a second at most, counting the others; `side` prefixes the
+ * message ("http: ", or ""). */
+void arb_server_accept_failed(arb_server_t *srv, const char *side,
+                              int status);
 void arb_server_stop(arb_server_t *srv);        /* SIGTERM path */
 /* Closes at once: queued output is dropped.  For a peer that is gone. */
 void arb_conn_close(arb_conn_t *c);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -33,6 +34,9 @@
 
 static char  harness_dir[256], harness_sock[300], harness_conf[300];
 static pid_t harness_pid = -1;
+/* Not 0: the daemon's open-file limit, soft and hard (set in its child
+ * before the exec: the test's own stays). */
+static unsigned harness_nofile;
 
 static void
 harness_on_alarm(int sig)
@@ -94,6 +98,11 @@ harness_spawn(void)
         if (freopen(logp, "a", stderr) == NULL
             || freopen("/dev/null", "w", stdout) == NULL)
             _exit(127);
+        if (harness_nofile != 0) {
+            struct rlimit rl = { harness_nofile, harness_nofile };
+            if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+                _exit(127);
+        }
         execl("bin/arbiterd", "arbiterd", "--config", harness_conf,
               (char *)NULL);
         _exit(127);
@@ -146,6 +155,24 @@ harness_cli(const char *args)
              "> /dev/null", args, harness_sock, HARNESS_ARBITER);
     st = system(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* How many lines of the daemon's log have text.  Inline: unused by
+ * most. */
+static inline int
+harness_log_count(const char *text)
+{
+    char  path[320], line[1024];
+    FILE *f;
+    int   n = 0;
+
+    snprintf(path, sizeof(path), "%s/daemon.log", harness_dir);
+    if ((f = fopen(path, "r")) == NULL)
+        return 0;
+    while (fgets(line, sizeof(line), f) != NULL)
+        n += strstr(line, text) != NULL;
+    fclose(f);
+    return n;
 }
 
 /* Connected and, unless token is NULL, authenticated; NULL on failure.
