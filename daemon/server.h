@@ -127,6 +127,10 @@ struct arb_sub {
     int          is_live;           /* caught up: pushed on commit */
     int          more;              /* its catch-up's turn ran out: pumped
                                        again at the next (sub.c) */
+    int          following;         /* has caught up once: a read
+                                       replica's subscribers go on through
+                                       catch-up, held to what a live one
+                                       is (cut past 3/4 of outq_max) */
     int          dead;              /* unlinked; freed with its conn */
     arb_sub_t   *next_in_match;     /* list in live->subs */
     arb_sub_t   *next_in_conn;

@@ -140,11 +140,19 @@ gone(const arb_sub_t *s)
 }
 
 /* Catch-up stops mid-chunk at half of outq_max (the write callback pumps
- * again), so history alone never pushes a connection over its cap. */
+ * again), so history alone never pushes a connection over its cap.  A
+ * subscriber that has caught up once and goes on through catch-up (every
+ * one on a read replica: sub_appended) is held to what a live one is:
+ * cut off past 3/4 (until 2026-12-06 a replica's subscriber that never
+ * read paused there for ever, never cut, holding half of outq_max). */
 static int
-paused(const arb_sub_t *s)
+paused(arb_sub_t *s)
 {
-    return gone(s) || s->conn->outq > s->conn->srv->cfg.outq_max / 2;
+    if (gone(s))
+        return 1;
+    if (s->following)
+        return too_slow(s);
+    return s->conn->outq > s->conn->srv->cfg.outq_max / 2;
 }
 
 typedef struct pump_ctx {
@@ -226,10 +234,10 @@ pump(arb_sub_t *s)
         }
         last = s->kind == ARB_SUB_ALL ? srv->order_pos : s->live->committed;
         if (s->next > last) {
-            s->is_live = 1;
+            s->is_live = s->following = 1;
             break;
         }
-        if (s->conn->outq > srv->cfg.outq_max / 2)
+        if (paused(s))
             return;
         to = s->next + (turn - sent) - 1 < last ? s->next + (turn - sent) - 1
                                                 : last;
@@ -432,6 +440,11 @@ arb_sub_free_conn(arb_conn_t *c)
     }
 }
 
+/* A subscriber still catching up goes on at the idle phase, within the
+ * budget shared by all catch-ups, never from inside a commit's ack (until
+ * 2026-12-06 it was pumped there, for every event of the batch: each
+ * catch-up sent up to half of outq_max while every ack waited; 8 readers
+ * with outq_max 64M stalled acks up to 3.5 s). */
 void
 arb_sub_committed(arb_server_t *srv, arb_pending_t *p)
 {
@@ -442,7 +455,7 @@ arb_sub_committed(arb_server_t *srv, arb_pending_t *p)
         if (gone(s))
             continue;
         if (!s->is_live) {
-            pump(s);
+            pump_later(srv, s);
             continue;
         }
         if (p->ap.seq != s->next || too_slow(s))
@@ -456,7 +469,7 @@ arb_sub_committed(arb_server_t *srv, arb_pending_t *p)
         if (gone(s))
             continue;
         if (!s->is_live) {
-            pump(s);
+            pump_later(srv, s);
             continue;
         }
         if (p->ap.pos != s->next || too_slow(s))
@@ -478,13 +491,13 @@ arb_sub_appended(arb_server_t *srv, arb_live_t *l)
         if (gone(s))
             continue;
         s->is_live = 0;
-        pump(s);
+        pump_later(srv, s);
     }
     for (s = srv->all_subs; s != NULL; s = n) {
         n = s->next_all;
         if (gone(s))
             continue;
         s->is_live = 0;
-        pump(s);
+        pump_later(srv, s);
     }
 }
