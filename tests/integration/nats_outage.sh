@@ -61,8 +61,11 @@ play east E.2 6
 same_as_primary E.1:east E.2:east W.1:west W.2:west N.1:north
 check "the sync ack's event on the replica" 1 \
     "$(on rep events --match N.1 --json | grep -c "\"seq\":5,.*$sync_ack")"
+# (Once, or again when a NATS connection lost under a loaded machine
+# makes it look a second time.)
 check "replica said the stream was created again" 1 \
-    "$(grep -c "stream ARBITER was created again" "$T/rep.log")"
+    "$([ "$(grep -c "stream ARBITER was created again" "$T/rep.log")" \
+         -ge 1 ] && echo 1)"
 check "replica stopped no match" "" \
     "$(grep replica_stopped_match "$T/rep.log")"
 # The second one, met by its reader: said as the stream created again,
