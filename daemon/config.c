@@ -32,6 +32,7 @@ arb_config_defaults(arb_config_t *c)
     memset(c, 0, sizeof(*c));
     c->frame_max = ARB_FRAME_MAX_DEFAULT;
     c->auth_timeout_ms = 5000;
+    c->stall_timeout_ms = 60000;
     c->outq_max = 4u << 20;
     c->inq_max = 1024;
     c->batch_max = 8192;
@@ -518,6 +519,7 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         }
         SIZE("frame_max", 1024, 16u << 20, c->frame_max)
         SIZE("auth_timeout_ms", 100, 600000, c->auth_timeout_ms)
+        SIZE("stall_timeout_ms", 1000, 3600000, c->stall_timeout_ms)
         SIZE("outq_max", 65536, 1u << 30, c->outq_max)
         SIZE("inq_max", 1, 1u << 20, c->inq_max)
         SIZE("max_connections", 1, 1u << 20, c->max_connections)

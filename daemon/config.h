@@ -68,6 +68,7 @@ typedef struct arb_config {
     char        *listen[ARB_LISTEN_MAX];  /* unix:PATH or tcp:HOST:PORT */
     size_t       frame_max;
     unsigned     auth_timeout_ms;
+    unsigned     stall_timeout_ms;  /* output paused and unmoved: closed */
     size_t       outq_max;          /* per-connection pending output bytes */
     size_t       inq_max;           /* per-connection queued requests */
     size_t       max_connections;   /* protocol connections open at once;

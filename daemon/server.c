@@ -131,6 +131,49 @@ on_linger_timeout(uv_timer_t *t)
     arb_conn_close(c);
 }
 
+/* A connection whose reading is paused on its unsent output, and whose
+ * output has not moved for stall_timeout_ms, is closed.  A peer that
+ * stopped reading, or vanished without a word, otherwise held its slot,
+ * its subscriptions and up to half of outq_max for as long as TCP kept
+ * the socket: minutes for one gone, for ever for one still answering
+ * window probes (until 2026-12-06; a catch-up that paused at half of
+ * outq_max is never cut as a live subscriber is). */
+static void
+on_stall_timeout(uv_timer_t *t)
+{
+    arb_conn_t *c = t->data;
+
+    c->stalling = 0;
+    if (c->closing || c->finishing)
+        return;
+    arb_log_ev(ARB_LOG_WARN, "client_stalled", NULL, "conn %llu (%s): its "
+               "%zu bytes unsent have not moved for %u ms, and it is not "
+               "read while they wait: closed", (unsigned long long)c->num,
+               c->identity, c->outq, c->srv->cfg.stall_timeout_ms);
+    arb_conn_close(c);
+}
+
+/* Counts stall_timeout_ms from now (again, when `moved`). */
+static void
+stall_arm(arb_conn_t *c, int moved)
+{
+    if (c->sink != NULL || !c->authed || c->closing || c->finishing
+        || (c->stalling && !moved))
+        return;
+    c->stalling = 1;
+    uv_timer_start(&c->auth_timer, on_stall_timeout,
+                   c->srv->cfg.stall_timeout_ms, 0);
+}
+
+static void
+stall_stop(arb_conn_t *c)
+{
+    if (c->stalling) {
+        c->stalling = 0;
+        uv_timer_stop(&c->auth_timer);
+    }
+}
+
 static void
 on_shutdown(uv_shutdown_t *req, int status)
 {
@@ -163,6 +206,7 @@ arb_conn_finish(arb_conn_t *c)
         return;
     }
     c->finishing = 1;
+    c->stalling = 0;
     arb_sub_drop_conn(c);
     uv_timer_stop(&c->auth_timer);
     uv_timer_start(&c->auth_timer, on_linger_timeout, ARB_LINGER_MS, 0);
@@ -190,6 +234,8 @@ on_write(uv_write_t *req, int status)
     } else if (c->finishing) {
         conn_finish_step(c);
     } else if (!c->closing) {
+        if (c->stalling)
+            stall_arm(c, 1);            /* it moved */
         arb_sub_pump_conn(c);
         arb_conn_flow(c);
     }
@@ -468,10 +514,14 @@ arb_conn_flow(arb_conn_t *c)
     if (c->finishing || c->closing)
         return;
     if (c->inflight < c->srv->cfg.inq_max
-        && c->outq <= c->srv->cfg.outq_max / 2)
+        && c->outq <= c->srv->cfg.outq_max / 2) {
         arb_conn_resume(c);
-    else
+        stall_stop(c);
+    } else {
         arb_conn_pause(c);
+        if (c->outq > c->srv->cfg.outq_max / 2)
+            stall_arm(c, 0);
+    }
 }
 
 void

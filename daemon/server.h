@@ -159,6 +159,8 @@ struct arb_conn {
     int                 closing;
     int                 finishing;  /* flushing a last message, then closing */
     int                 turned;     /* turned away: past max_connections */
+    int                 stalling;   /* auth_timer counts stall_timeout_ms:
+                                       reading paused on unsent output */
     uv_shutdown_t       shut;       /* the write side's FIN while finishing */
     int                 reading;
     int                 handles;    /* open uv handles (stream + timer) */

@@ -1800,6 +1800,58 @@ test_max_connections(void)
     stop_daemon(SIGTERM);
 }
 
+/* A client that pipelines appends and never reads its acks: once its
+ * unsent output is past half of outq_max and has not moved for
+ * stall_timeout_ms, it is closed and said (until 2026-12-06 it held its
+ * connection, and that much memory, for as long as TCP kept the socket:
+ * for ever while the peer lives).  Every append acknowledged into its
+ * output is recorded; the daemon serves on. */
+static void
+test_stall_timeout(void)
+{
+    FILE            *f;
+    arb_client_t    *w;
+    arb_buf_t        frames = ARB_BUF_INIT;
+    char             b[4096];
+    int              closed = 0, i;
+    ssize_t          n;
+
+    f = fopen(conf, "w");
+    fprintf(f, "data = %s/data\nlisten = unix:%s\noutq_max = 64K\n"
+               "stall_timeout_ms = 1000\nlog_level = debug\n"
+               "token = %s arbiter chief\ntoken = %s reader press\n", dir,
+            sock, TOK_ARBITER, TOK_READER);
+    fclose(f);
+    start_daemon();
+    w = connect_as(TOK_ARBITER);
+    CHECK(w != NULL);
+    if (w == NULL) {
+        stop_daemon(SIGTERM);
+        return;
+    }
+    CHECK_INT(open_match(w, "stall-1", "3"), 0);
+    pack_appends(&frames, "stall-1", 20000);
+    CHECK(send_taken(arb_client_fd(w), &frames) > 0);
+    CHECK_INT(log_count("have not moved for 1000 ms"), 0);
+    sleep(2);
+    CHECK_INT(log_count("have not moved for 1000 ms, and it is not read "
+                        "while they wait: closed"), 1);
+    CHECK(daemon_serves());
+    /* its socket ends once what the kernel held is read */
+    for (i = 0; i < 10000 && !closed; i++) {
+        n = recv(arb_client_fd(w), b, sizeof(b), MSG_DONTWAIT);
+        closed = n == 0 || (n < 0 && errno != EAGAIN
+                            && errno != EWOULDBLOCK);
+        if (n < 0 && !closed)
+            usleep(1000);
+    }
+    CHECK(closed);
+    CHECK(events_of("stall-1") > 1);
+    arb_client_close(w);
+    arb_buf_free(&frames);
+    stop_daemon(SIGTERM);
+}
+
 /* The tokens file holds `text`; SIGHUP; a moment for the daemon. */
 static void
 reload_tokens(const char *path, const char *text)
@@ -2096,6 +2148,7 @@ main(void)
     stop_daemon(SIGTERM);
     test_storage_full();
     test_max_connections();
+    test_stall_timeout();
     test_exit_status();
     if (test_failed_ == 0) {
         char cmd[300];
