@@ -631,14 +631,12 @@ arb_server_limits(arb_server_t *srv)
             ? 1u << 20 : (size_t)rl.rlim_cur;
     /* ARB_FDS_KEPT for the rest (the store's files, the listeners, a
      * tokens reload, NATS, the journal) and ARB_FDS_LINGER for the
-     * protocol connections turned away, which linger (config.h); what
-     * is left is
-     * shared by the two kinds of clients.  The HTTP side's own caps come
-     * out of it (until 2026-12-06 they did not: idle HTTP sockets could
-     * take every descriptor, locking the protocol out and failing a
-     * reload, with nothing logged). */
-    /* (A small limit keeps a share of it: the daemon itself holds
-     * about 24 descriptors.) */
+     * protocol connections turned away, which linger (config.h); a
+     * small limit keeps a share of it instead (the daemon itself holds
+     * about 24).  What is left is shared by the two kinds of clients:
+     * the HTTP side's own caps come out of it (until 2026-12-06 they did
+     * not: idle HTTP sockets could take every descriptor, locking the
+     * protocol out and failing a reload, with nothing logged). */
     kept = total >= 4 * ARB_FDS_KEPT ? ARB_FDS_KEPT
            : total / 4 > ARB_FDS_MIN ? total / 4 : ARB_FDS_MIN;
     srv->linger_max = total >= 4 * ARB_FDS_KEPT ? ARB_FDS_LINGER : total / 8;
