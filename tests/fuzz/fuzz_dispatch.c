@@ -218,9 +218,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dh_conn_close(&d);
     FUZZ_CHECK(d.answers <= d.requests);
     FUZZ_CHECK(job == NULL && !srv.committing);
-    /* The gathering timer is the server's, not the connection's: closed
-     * with it; then nothing is left in the loop. */
+    /* The gathering timer and the catch-ups' idle handle are the
+     * server's, not the connection's: closed as a stop closes them; then
+     * nothing is left in the loop. */
     arb_commit_close(&srv);
+    arb_sub_close(&srv);
     while (uv_run(&loop, UV_RUN_NOWAIT) != 0)
         ;
     handles = 0;

@@ -524,6 +524,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(srv.http->writes == NULL);
     FUZZ_CHECK(job == NULL);
     arb_commit_close(&srv);
+    arb_sub_close(&srv);
     for (turns = 0; handles_now() != base_handles; turns++) {
         FUZZ_CHECK(turns < WAIT_TURNS);
         uv_run(&loop, UV_RUN_NOWAIT);
