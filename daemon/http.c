@@ -87,12 +87,6 @@ arb_http_send_status(h2o_req_t *req, int status, const char *type,
 }
 
 void
-arb_http_error_body(arb_buf_t *b, const char *msg, const char *where)
-{
-    arb_http_error_body_code(b, msg, where, NULL);
-}
-
-void
 arb_http_error_body_code(arb_buf_t *b, const char *msg, const char *where,
                          const char *code)
 {
@@ -131,6 +125,29 @@ arb_http_error(h2o_req_t *req, int status, const char *where,
     va_end(ap);
 }
 
+/* The protocol's error code of an HTTP refusal with `status` and
+ * `where`, when its caller names none: every error carries one (until
+ * 2026-12-06 only those the protocol's dispatcher answered). */
+static const char *
+code_of(int status, const char *where)
+{
+    switch (status) {
+    case 400: return "proto";
+    case 401: return "unauthenticated";
+    case 403: return "forbidden";
+    case 404: return "not_found";
+    case 405: return "unsupported";
+    case 409: return "conflict";
+    case 413: case 431: return "too_big";
+    case 422: return "invalid";
+    case 503: return strcmp(where, "deal") == 0 ? "read_only"
+                   : strcmp(where, "stopping") == 0 ? "shutting_down"
+                   : "busy";
+    case 507: return "full";
+    default:  return "internal";
+    }
+}
+
 void
 arb_http_error_code(h2o_req_t *req, int status, const char *where,
                     const char *code, const char *fmt, va_list ap)
@@ -138,6 +155,8 @@ arb_http_error_code(h2o_req_t *req, int status, const char *where,
     arb_buf_t b = ARB_BUF_INIT;
     char      msg[512];
 
+    if (code == NULL)
+        code = code_of(status, where);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     arb_http_error_body_code(&b, msg, where, code);
     if (status == 401)

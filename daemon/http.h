@@ -97,19 +97,20 @@ typedef struct arb_http_req {
 arb_viewer_t arb_http_viewer(const arb_http_who_t *w, const char *match,
                              const arb_setup_t *setup);
 
-/* Appends {"error":msg,"where":where} and a newline: every HTTP error
- * body, sent by arb_http_error or (before libh2o has a request) by the
- * head guard.  Out of memory sets b->oom. */
-void arb_http_error_body(arb_buf_t *b, const char *msg, const char *where);
-/* The same with "code" after them (code not NULL). */
+/* Appends {"error":msg,"where":where,"code":code} (no code when NULL)
+ * and a newline: every HTTP error body, sent by arb_http_error or
+ * (before libh2o has a request) by the head guard.  Out of memory sets
+ * b->oom. */
 void arb_http_error_body_code(arb_buf_t *b, const char *msg,
                               const char *where, const char *code);
-/* {"error":MSG,"where":WHERE} with `status`. */
+/* {"error":MSG,"where":WHERE,"code":CODE} with `status`, CODE the
+ * protocol's for the status (400 proto, 401 unauthenticated, 403
+ * forbidden, 404 not_found, 413 and 431 too_big, 503 busy, read_only for
+ * `deal`, shutting_down for `stopping`, 500 internal...). */
 void arb_http_error(h2o_req_t *req, int status, const char *where,
                     const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* The same with the protocol's error `code` beside them (NULL: none),
- * as the write routes answer every refusal. */
+/* The same with the protocol's error `code` named (NULL: the status's). */
 void arb_http_error_code(h2o_req_t *req, int status, const char *where,
                          const char *code, const char *fmt, va_list ap)
     __attribute__((format(printf, 5, 0)));

@@ -63,7 +63,7 @@ refuse_head(arb_http_conn_t *hc)
                    (unsigned long long)h->srv->n.http_heads_refused);
     snprintf(why, sizeof(why), "request line and headers over %zu bytes",
              h->srv->cfg.http.header_max);
-    arb_http_error_body(&body, why, "headers");
+    arb_http_error_body_code(&body, why, "headers", "too_big");
     /* Nothing else is being written: libh2o answers a request only once
      * its head has been parsed.  A full send buffer (or no memory for the
      * body) loses the answer, not the refusal. */

@@ -157,30 +157,20 @@ on_dispose(void *p)
 /* ---- the answer --------------------------------------------------------- */
 
 /* A refusal decided here, before the protocol's dispatcher: with the code
- * the protocol gives the same refusal, so that a client sees one shape
- * whichever side decides (until 2026-12-06 these had no code: a typed
- * move to no match was 404 without it, as fields with it). */
+ * the protocol gives the same refusal (code NULL: the status's,
+ * arb_http_error), so that a client sees one shape whichever side
+ * decides (until 2026-12-06 these had no code: a typed move to no match
+ * was 404 without it, as fields with it). */
 static void
 werr(h2o_req_t *req, int status, const char *where, const char *code,
      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* code NULL: the protocol's for `status`. */
 static void
 werr(h2o_req_t *req, int status, const char *where, const char *code,
      const char *fmt, ...)
 {
     va_list ap;
 
-    switch (code != NULL ? 0 : status) {
-    case 0:
-        break;
-    case 400: code = "proto"; break;
-    case 401: code = "unauthenticated"; break;
-    case 403: code = "forbidden"; break;
-    case 404: code = "not_found"; break;
-    case 503: code = "read_only"; break;
-    default:  code = "internal"; break;
-    }
     va_start(ap, fmt);
     arb_http_error_code(req, status, where, code, fmt, ap);
     va_end(ap);
@@ -426,7 +416,7 @@ check_body(h2o_req_t *req, int route, json_t *o)
 {
     const char *key, *const *f;
     json_t     *v, *a;
-    size_t      i;
+    size_t      i, max;
 
     json_object_foreach(o, key, v) {
         for (f = route_fields[route]; *f != NULL; f++)
@@ -447,29 +437,33 @@ check_body(h2o_req_t *req, int route, json_t *o)
             }
             continue;
         }
+        /* Over a limit is the protocol's too_big, the wrong shape its
+         * proto (until 2026-12-06 both were proto here). */
         if (strcmp(key, "args") == 0) {
             if (!json_is_array(v) || json_array_size(v) > ARB_ARGS_MAX) {
-                werr(req, 400, key, NULL, "args must be an array of at "
-                     "most %d strings", ARB_ARGS_MAX);
+                werr(req, 400, key, json_is_array(v) ? "too_big" : NULL,
+                     "args must be an array of at most %d strings",
+                     ARB_ARGS_MAX);
                 return -1;
             }
             json_array_foreach(v, i, a)
                 if (!json_is_string(a) || json_string_length(a) == 0
                     || json_string_length(a) > ARB_ARG_BYTES) {
-                    werr(req, 400, key, NULL, "args[%zu] must be a "
-                         "string of 1..%d bytes", i,
+                    werr(req, 400, key, json_is_string(a)
+                         && json_string_length(a) > 0 ? "too_big" : NULL,
+                         "args[%zu] must be a string of 1..%d bytes", i,
                          ARB_ARG_BYTES);
                     return -1;
                 }
             continue;
         }
+        max = strcmp(key, "cid") == 0 ? ARB_STORE_CLIENT_MAX : 1024;
         if (!json_is_string(v) || json_string_length(v) == 0
-            || json_string_length(v) > (strcmp(key, "cid") == 0
-                                        ? ARB_STORE_CLIENT_MAX : 1024)
+            || json_string_length(v) > max
             || strlen(json_string_value(v)) != json_string_length(v)) {
-            werr(req, 400, key, NULL, "%s must be a string of 1..%d "
-                 "bytes", key, strcmp(key, "cid") == 0
-                 ? ARB_STORE_CLIENT_MAX : 1024);
+            werr(req, 400, key, json_is_string(v)
+                 && json_string_length(v) > max ? "too_big" : NULL,
+                 "%s must be a string of 1..%zu bytes", key, max);
             return -1;
         }
     }

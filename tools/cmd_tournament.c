@@ -8,8 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "core/board.h"
 #include "core/err.h"
+#include "core/hash.h"
+#include "core/jsonin.h"
 #include "core/match.h"
 #include "core/tourn.h"
 #include "core/ledger/store.h"
@@ -601,15 +605,57 @@ done:
     return st;
 }
 
+/* Whether the act mv[0..nmv) would be taken now (the judge op: nothing
+ * is recorded): 1 yes, 0 no (why, the refusal, into why), or -1 (said)
+ * when it cannot be asked. */
+static int
+act_takes(cli_net_t *n, const char *tid, char **mv, size_t nmv, char *why,
+          size_t cap)
+{
+    msgpack_packer *pk;
+    const char     *json;
+    size_t          len;
+    json_t         *v = NULL;
+    int             takes;
+
+    pk = cli_net_begin(n, "judge", 3 + (nmv > 2));
+    arb_mp_pack_kv_str(pk, "match", tid);
+    arb_mp_pack_kv_str(pk, "verb", mv[0]);
+    arb_mp_pack_kv_str(pk, "player", mv[1]);
+    if (nmv > 2)
+        arb_mp_pack_kv_strv(pk, "args", mv + 2, nmv - 2);
+    if (cli_net_call(n) != 0)
+        return -1;
+    if (arb_mp_get_bytes(&n->res.data, "json", &json, &len) != 0) {
+        fprintf(stderr, "arbiter tournament: the judge's answer has no "
+                "verdict\n");
+        return -1;
+    }
+    if (arb_json_parse(&v, json, len, NULL) != 0) {
+        fprintf(stderr, "arbiter tournament: the judge's verdict is not "
+                "JSON\n");
+        return -1;
+    }
+    takes = json_is_true(json_object_get(v, "legal"));
+    snprintf(why, cap, "%s", json_string_value(json_object_get(v,
+             "message")) ? json_string_value(json_object_get(v, "message"))
+             : "refused");
+    json_decref(v);
+    return takes;
+}
+
 /* Records the director's act VERB DIRECTOR N ARGS... under client event
  * id cid (sent again, it is answered as the original), then, with
  * `note`, a note of it under the act's id + "-why-" + note_key.
  *
- * An act answered as the original that an arbiter has since voided or
- * amended is no longer in force: a director who sends it again means it,
- * so it is recorded anew, under cid~SEQ (SEQ the voided one's seq),
- * which a further resend is answered by in turn (until 2026-12-06 it was
- * answered "(duplicate)", and nothing was recorded). */
+ * An act answered as the original that an arbiter has since voided is
+ * no longer in force: a director who sends it again means it, so it is
+ * recorded anew, under cid~SEQ (SEQ the voided one's seq), which a
+ * further resend is answered by in turn (until 2026-12-06 it was
+ * answered "(duplicate)", and nothing was recorded).  So is one amended,
+ * unless the amend keeps it in force (`withdraw 1 dan` amended to
+ * `withdraw 1 dan cat`, or dan withdrawn again since): when the act
+ * would be refused now, the original is answered, with the refusal. */
 static int
 director_act(cli_net_t *n, const targs_t *a, const char *verb,
              char **args, size_t nargs, const char *cid, const char *note,
@@ -654,6 +700,29 @@ director_act(cli_net_t *n, const targs_t *a, const char *verb,
         r = arb_match_ruling(t.v.t, seq, &b);
         if (r != ARB_RULED_VOID && r != ARB_RULED_AMENDED)
             break;
+        if (r == ARB_RULED_AMENDED) {
+            /* (The judge's call replaces the answer: its hash kept.) */
+            const char *h = NULL;
+            size_t      hl = 0;
+            char        hex[ARB_HASH_HEX] = "", no[400];
+            int         takes;
+
+            if (arb_mp_get_bytes(&n->res.data, "hash", &h, &hl) == 0
+                && hl == ARB_HASH_LEN)
+                arb_hex32(hex, (const unsigned char *)h);
+            takes = act_takes(n, a->tid, mv, 3 + nargs, no, sizeof(no));
+            if (takes < 0) {
+                st = CLI_ERROR;
+                goto done;
+            }
+            if (!takes) {
+                printf("seq %" PRIu64 " hash %s (duplicate; amended at seq "
+                       "%" PRIu64 ", and not taken again now: %s)\n", seq,
+                       hex, b, no);
+                st = CLI_OK;
+                goto note;
+            }
+        }
         ruled = r;
         by = b;
         was = seq;
@@ -666,6 +735,7 @@ director_act(cli_net_t *n, const targs_t *a, const char *verb,
                : "amended", by);
     st = cli_net_print_ack(n, "");
     arb_mp_get_uint(&n->res.data, "seq", &seq);
+note:
     if (st == CLI_OK && note != NULL) {
         snprintf(why_id, sizeof(why_id), "%s-why-%s", id, note_key);
         memset(&ap, 0, sizeof(ap));

@@ -721,6 +721,28 @@ check "forfeit: voided, sent again: recorded anew" "0 1" \
 check "forfeit: ... in force" 1 \
     "$($A tournament board --tournament Wr |
        grep -c '"match":"Wr-R1-T1","players":\["ann","bob"\],"status":"forfeit"')"
+# Amended: recorded anew when the amend took it out (dan's withdrawal
+# amended to cat's), answered as recorded when the amend keeps it in
+# force (amended to dan's and cat's: a second would be refused).
+$A tournament create --tournament Wa --game yahchain --option mode=3 \
+    > /dev/null 2>&1
+printf '1,1,ann,bob\n1,2,cat,dan\n' > "$T/wa.csv"
+$A tournament round --tournament Wa --pairings "$T/wa.csv" > /dev/null 2>&1
+$A tournament withdraw --tournament Wa --round 1 --players dan \
+    > /dev/null 2>&1
+$A rule --match Wa amend 2 withdraw director 1 cat --reason "not dan" \
+    > /dev/null 2>&1
+out=$($A tournament withdraw --tournament Wa --round 1 --players dan 2>&1)
+check "withdraw: amended to another, sent again: recorded anew" "0 1" \
+    "$? $(printf '%s\n' "$out" |
+          grep -c '^seq 2 was this act, amended at seq 3: recorded anew$')"
+$A rule --match Wa amend 4 withdraw director 1 dan bob --reason "bob too" \
+    > /dev/null 2>&1
+out=$($A tournament withdraw --tournament Wa --round 1 --players dan 2>&1)
+check "withdraw: amended and in force, sent again: answered as recorded" \
+    "0 1" "$? $(printf '%s\n' "$out" | grep -c '^seq 2 hash [0-9a-f]* (duplicate; amended at seq 3, and not taken again now: dan withdrew already, after round 1 (seq 4))$')"
+check "withdraw: ... nothing recorded" 5 \
+    "$($A events --match Wa | tail -1 | awk '{ print $1 }')"
 # A reason too long for a frame: the act stands, and the tool says so.
 long=$(head -c 70000 /dev/zero | tr '\0' r)
 out=$($A tournament withdraw --tournament Wr --round 1 --players cat \

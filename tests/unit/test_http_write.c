@@ -87,7 +87,8 @@ main(void)
 
     /* Who may write: nothing recorded by any of these. */
     CHECK_INT(post("/api/m/W/move", NULL, "{\"text\":\"4S\"}"), 401);
-    CHECK(says("\"where\":\"authorization\""));
+    CHECK(says("\"where\":\"authorization\",\"code\":"
+               "\"unauthenticated\""));
     CHECK_INT(post("/api/m/W/move?token=" HARNESS_SCORER, NULL,
                    "{\"text\":\"4S\"}"), 401);
     CHECK(says("Authorization header"));
@@ -282,8 +283,21 @@ main(void)
               400);         /* "place needs its card" (422 until 2026-12-06) */
     CHECK_INT(http_get(port, "/api/m/W/move", HARNESS_SCORER, resp,
                        sizeof(resp)), 405);
+    CHECK(says("\"code\":\"unsupported\""));
     CHECK(strstr(resp, "allow: POST") != NULL
           || strstr(resp, "Allow: POST") != NULL);
+    /* over a limit, the protocol's too_big; the wrong shape, proto */
+    {
+        char body[400];
+
+        snprintf(body, sizeof(body), "{\"text\":\"4S\",\"cid\":"
+                 "\"%0129d\"}", 0);
+        CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, body), 400);
+        CHECK(says("\"where\":\"cid\",\"code\":\"too_big\""));
+        CHECK_INT(post("/api/m/W/move", HARNESS_SCORER,
+                       "{\"text\":\"4S\",\"cid\":5}"), 400);
+        CHECK(says("\"where\":\"cid\",\"code\":\"proto\""));
+    }
     /* any other method on a write route: Allow names POST */
     CHECK_INT(http_raw(port, "PUT /api/m/W/move HTTP/1.1\r\nHost: t\r\n"
                        "Connection: close\r\n\r\n", 58, resp, sizeof(resp)),
