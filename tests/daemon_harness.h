@@ -26,6 +26,7 @@
 #include "core/buf.h"
 #include "core/mp.h"
 #include "proto/client.h"
+#include "tests/log_count.h"
 
 #define HARNESS_ARBITER "harness-arbiter-token-0123"
 #define HARNESS_SCORER  "harness-scorer-token-0123"
@@ -162,17 +163,7 @@ harness_cli(const char *args)
 static inline int
 harness_log_count(const char *text)
 {
-    char  path[320], line[1024];
-    FILE *f;
-    int   n = 0;
-
-    snprintf(path, sizeof(path), "%s/daemon.log", harness_dir);
-    if ((f = fopen(path, "r")) == NULL)
-        return 0;
-    while (fgets(line, sizeof(line), f) != NULL)
-        n += strstr(line, text) != NULL;
-    fclose(f);
-    return n;
+    return test_log_count(harness_dir, text);
 }
 
 /* Connected and, unless token is NULL, authenticated; NULL on failure.

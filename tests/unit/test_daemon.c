@@ -30,6 +30,7 @@
 #include "proto/client.h"
 #include "proto/limits.h"
 #include "core/mp.h"
+#include "tests/log_count.h"
 #include "tests/test.h"
 
 static char  dir[256], sock[300], conf[300];
@@ -1517,17 +1518,7 @@ events_of(const char *m)
 static int
 log_count(const char *text)
 {
-    char  path[320], line[1024];
-    FILE *f;
-    int   n = 0;
-
-    snprintf(path, sizeof(path), "%s/daemon.log", dir);
-    if ((f = fopen(path, "r")) == NULL)
-        return 0;
-    while (fgets(line, sizeof(line), f) != NULL)
-        n += strstr(line, text) != NULL;
-    fclose(f);
-    return n;
+    return test_log_count(dir, text);
 }
 
 /* A catch-up of a long history to a reader that reads as fast as it is
