@@ -148,7 +148,7 @@ setup(arb_config_t *cfg)
         snprintf(p, sizeof(p), "%s/tokens", dir);
         f = fopen(p, "w");
         FUZZ_CHECK(f != NULL);
-        /* "+00" is a placeholder: each input writes its tag there. */
+        /* "+00" stands for the tag: each input writes its own there. */
         fprintf(f, "token = %s reader press\n"
                    "token = %s scorer table-1 M1+00 T1+00\n"
                    "token = %s arbiter chief\n",
