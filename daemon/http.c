@@ -361,6 +361,11 @@ head_lengths(struct arb_http *h, h2o_req_t *req)
     const char      *p, *end, *nl;
     int              n = 0;
 
+    /* A head that names no length has no body: nothing to look at, and
+     * no search of the connections for the GETs that make most of the
+     * traffic. */
+    if (req->entity.base == NULL)
+        return 0;
     for (hc = h->conns; hc != NULL; hc = hc->next)
         if ((sock = hc->tcp.data) != NULL && sock->data == (void *)req->conn)
             break;
