@@ -48,6 +48,20 @@ arb_strv_free(char **v, size_t n)
     free(v);
 }
 
+char **
+arb_strv_dup(char *const *v, size_t n)
+{
+    char **c = calloc(n ? n : 1, sizeof(char *));
+    size_t i;
+
+    for (i = 0; c != NULL && i < n; i++)
+        if (v[i] != NULL && (c[i] = strdup(v[i])) == NULL) {
+            arb_strv_free(c, i);
+            c = NULL;
+        }
+    return c;
+}
+
 static int
 strv_push(char ***v, size_t *n, const char *s)
 {

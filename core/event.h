@@ -116,6 +116,9 @@ int  arb_deal_add_card(arb_deal_t *d, const char *card);
 
 /* Frees n strings and the array; NULL-safe. */
 void arb_strv_free(char **v, size_t n);
+/* A copy of n strings, each its own strdup (NULL entries stay NULL), in
+ * a new array (non-NULL even when n is 0); NULL when out of memory. */
+char **arb_strv_dup(char *const *v, size_t n);
 
 /* A name usable as player, team, match id or identity: 1..64 bytes of
  * [A-Za-z0-9_.@+-].  Returns 1 when valid. */

@@ -784,6 +784,54 @@ arb_match_lean(arb_match_t *m)
     return 0;
 }
 
+int
+arb_match_copy(const arb_match_t *m, arb_match_t **out)
+{
+    arb_match_t  *c;
+    arb_verdict_t v;
+    int           rc;
+
+    *out = NULL;
+    if (m->rules->clone == NULL)
+        return ARB_EUNSUPP;
+    c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return ARB_ENOMEM;
+    c->rules = m->rules;
+    c->closed = m->closed;
+    c->lean = 1;
+    c->n = m->n;
+    rc = arb_setup_copy(&c->setup, &m->setup);
+    if (rc == 0)
+        rc = m->rules->clone(&c->st, m->st);
+    /* The claim in force: its event copied, its reading read again (as
+     * arb_match_apply reads it: the one parser of a claim). */
+    if (rc == 0 && m->claim_seq != 0) {
+        rc = arb_event_copy(&c->claim_ev, &m->claim_ev);
+        if (rc == 0)
+            rc = judge_claim(&c->claim_ev, &c->claim, &v);
+        if (rc == 0)
+            c->claim_seq = m->claim_seq;
+        else
+            rc = ARB_ENOMEM;        /* it was read once already */
+    }
+    if (rc == 0 && m->nundo != 0) {
+        c->undos = malloc(m->nundo * sizeof(*c->undos));
+        if (c->undos == NULL)
+            rc = ARB_ENOMEM;
+        else {
+            memcpy(c->undos, m->undos, m->nundo * sizeof(*c->undos));
+            c->nundo = c->capundo = m->nundo;
+        }
+    }
+    if (rc != 0) {
+        arb_match_free(c);
+        return ARB_ENOMEM;
+    }
+    *out = c;
+    return 0;
+}
+
 size_t
 arb_match_undo_requests(const arb_match_t *m, const uint64_t **targets)
 {

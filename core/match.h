@@ -54,6 +54,15 @@ int  arb_match_apply(arb_match_t *m, const arb_event_t *ev, arb_verdict_t *v);
  * uses it.  0, or ARB_EINVAL once an event has been applied. */
 int  arb_match_lean(arb_match_t *m);
 int  arb_match_is_lean(const arb_match_t *m);   /* 1 after arb_match_lean */
+
+/* A lean copy of m (as arb_match_lean: it keeps no history) in *out,
+ * owned by the caller, sharing nothing with m: its state, results,
+ * digest and report are m's, and events applied to either leave the
+ * other as it was.  It costs the size of the state, not of the history:
+ * what a recorder judges a move on.  0, ARB_ENOMEM, or ARB_EUNSUPP when
+ * the game's rule set makes no copies (arb_rules_t.clone NULL: replay
+ * the history instead). */
+int  arb_match_copy(const arb_match_t *m, arb_match_t **out);
 /* A hint that m is about to be applied to: starts loading the memory an
  * apply reads first (the rule state's first kilobyte), without waiting
  * for it.  Changes nothing; replay of a store that interleaves thousands

@@ -41,6 +41,16 @@ arb_rules_find(const char *game)
     return NULL;
 }
 
+void *
+arb_rules_memdup(const void *p, size_t n)
+{
+    void *q = malloc(n ? n : 1);
+
+    if (q != NULL && n != 0)
+        memcpy(q, p, n);
+    return q;
+}
+
 int
 arb_verdict(arb_verdict_t *v, int code, const char *rule, const char *fmt,
             ...)

@@ -117,6 +117,11 @@ typedef struct arb_rules {
      * with the reason in v. */
     int  (*create)(void **st, const arb_setup_t *setup, arb_verdict_t *v);
     void (*destroy)(void *st);                              /* NULL-safe */
+    /* A deep copy of st into *out, sharing nothing with it: what a
+     * recorder judges a move on without replaying the match's history
+     * (arb_match_copy).  0 or ARB_ENOMEM.  May be NULL: copies of the
+     * game's matches are then made by replay. */
+    int  (*clone)(void **out, const void *st);
 
     /* Judges one ARB_EV_MOVE event.  0 = accepted and applied.  Otherwise
      * the verdict's code (ARB_EILLEGAL, ARB_EINVAL for a malformed move,
@@ -162,5 +167,9 @@ typedef struct arb_rules {
 const arb_rules_t *arb_rules_find(const char *game);
 /* NULL-terminated list of every rule set, for help texts. */
 const arb_rules_t *const *arb_rules_all(void);
+
+/* For the rule sets' clone(): a malloc'd copy of n bytes at p (a
+ * non-NULL pointer even when n is 0), or NULL when out of memory. */
+void *arb_rules_memdup(const void *p, size_t n);
 
 #endif

@@ -42,6 +42,24 @@ arb_tourn_table_clear(arb_tourn_table_t *t)
     memset(t, 0, sizeof(*t));
 }
 
+int
+arb_tourn_table_copy(arb_tourn_table_t *dst, const arb_tourn_table_t *src)
+{
+    *dst = *src;
+    dst->table = src->table ? strdup(src->table) : NULL;
+    dst->match = src->match ? strdup(src->match) : NULL;
+    dst->players = arb_strv_dup(src->players, src->nplayers);
+    dst->teams = src->teams ? arb_strv_dup(src->teams, src->nplayers)
+                            : NULL;
+    if ((src->table && dst->table == NULL)
+        || (src->match && dst->match == NULL) || dst->players == NULL
+        || (src->teams && dst->teams == NULL)) {
+        arb_tourn_table_clear(dst);
+        return ARB_ENOMEM;
+    }
+    return 0;
+}
+
 /* Splits "name:team" (name) into name and *team (NULL: no team); both
  * malloc'd.  0, ARB_EINVAL (v says why) or ARB_ENOMEM. */
 static int

@@ -60,6 +60,10 @@ typedef struct arb_tourn_table {
 } arb_tourn_table_t;
 
 void arb_tourn_table_clear(arb_tourn_table_t *t);
+/* dst (its content not read) becomes a deep copy of src.  0, or
+ * ARB_ENOMEM with dst cleared. */
+int  arb_tourn_table_copy(arb_tourn_table_t *dst,
+                          const arb_tourn_table_t *src);
 /* Parses "TABLE:MATCH:P1,P2,..." (each a valid name, arb_name_valid, 1..
  * ARB_PLAYERS_MAX players, none twice).  In a team game every player is
  * written PLAYER:TEAM (all of them or none).  0, ARB_EINVAL with v naming

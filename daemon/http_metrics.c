@@ -154,6 +154,12 @@ arb_http_metrics(arb_http_req_t *q)
     one(&b, "arbiter_subscribers_cut_total", "counter",
         "Subscribers and live streams cut off for not keeping up.",
         n->subs_cut + n->streams_cut);
+    one(&b, "arbiter_replays_total", "counter",
+        "Matches replayed from the store on the loop (a first touch since "
+        "the start, a state read at another seq than the live one, a "
+        "judge while an append is in flight).", n->replays);
+    one(&b, "arbiter_replayed_events_total", "counter",
+        "Events those replays applied.", n->replayed_events);
     one(&b, "arbiter_matches", "gauge", "Matches stored.", x.st.matches);
     one(&b, "arbiter_events", "gauge", "Events stored.", x.st.events);
     one(&b, "arbiter_storage_used_bytes", "gauge",

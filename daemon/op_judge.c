@@ -4,11 +4,11 @@
  * DESIGN: the browser's scorekeeper asks the recorder to judge rather than
  * carry a second copy of every rule set: the answer comes from the one
  * rule engine that will judge the real append.  The move is applied to a
- * scratch replay of the committed events (arb_live_replay), never to the
- * live state, so judging changes nothing, queues nothing and needs no
- * commit.  The answer names the rule a refusal breaks, and the records
- * the move would fix (for YAHchain a completed Sota's category and
- * points).  It may differ from the append's verdict only when another
+ * copy of the committed state (arb_live_replay: of the live match, or a
+ * replay while an append is in flight), never to the live state, so
+ * judging changes nothing, queues nothing and needs no commit.  The
+ * answer names the rule a refusal breaks, and the records the move would
+ * fix (for YAHchain a completed Sota's category and points).  It may differ from the append's verdict only when another
  * append commits in between; the append judges again anyway.
  */
 #include <stdlib.h>

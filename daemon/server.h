@@ -127,10 +127,6 @@ struct arb_sub {
     int          is_live;           /* caught up: pushed on commit */
     int          more;              /* its catch-up's turn ran out: pumped
                                        again at the next (sub.c) */
-    int          following;         /* has caught up once: a read
-                                       replica's subscribers go on through
-                                       catch-up, held to what a live one
-                                       is (cut past 3/4 of outq_max) */
     int          dead;              /* unlinked; freed with its conn */
     arb_sub_t   *next_in_match;     /* list in live->subs */
     arb_sub_t   *next_in_conn;
@@ -203,6 +199,9 @@ typedef struct arb_counters {
     uint64_t http_heads_refused;            /* heads over header_max, early */
     uint64_t http_auth_failed;              /* requests with a bad token */
     uint64_t store_corrupt;                 /* reads that met damage */
+    /* Matches replayed from the store on the loop (live.c load), and
+     * their events: the loop's time that grows with a history. */
+    uint64_t replays, replayed_events;
     uint64_t http_requests, streams_cut;    /* live streams cut when slow */
     uint64_t http_status[5];    /* responses done, by class: 1xx..5xx */
     /* Where the loop's time goes (uv_hrtime ns, summed): read callbacks
@@ -474,8 +473,12 @@ size_t arb_live_count(arb_server_t *srv);
  * code with why, as arb_live_replay. */
 int  arb_live_state(arb_server_t *srv, const char *id, uint64_t at,
                     arb_match_t **out, int *own, arb_buf_t *why);
-/* Replays the committed events of a match from the store, up to seq `at`,
- * into a fresh match.  0 or an ARB_E* code with why. */
+/* The committed state of a match at seq `at` as a match of the caller's
+ * own: when the live match stands there (held, nothing in flight), a copy
+ * of it (arb_match_copy: the size of its state, and it keeps no
+ * history), else the committed events replayed from the store.  For
+ * judging a move and for the tournament views, which read no history.
+ * 0 or an ARB_E* code with why. */
 int  arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
                      arb_match_t **out, arb_buf_t *why);
 /* A copy of l's match as its next append finds it, into *out (the
@@ -596,7 +599,7 @@ typedef struct arb_stat_fig {
     const char *name;
     uint64_t    value;
 } arb_stat_fig_t;
-#define ARB_STAT_FIGS 16
+#define ARB_STAT_FIGS 18
 void arb_stats_figures(const arb_stats_t *x, arb_stat_fig_t out[ARB_STAT_FIGS]);
 void arb_stats_ack(arb_server_t *srv, const arb_pending_t *p);
 void arb_stats_commit(arb_server_t *srv, size_t events);

@@ -68,6 +68,8 @@ arb_stats_figures(const arb_stats_t *x, arb_stat_fig_t out[ARB_STAT_FIGS])
         { "subscribers_cut",  x->n->subs_cut + x->n->streams_cut },
         { "http_connections", x->http_connections },
         { "acks",             x->n->acks },
+        { "replays",          x->n->replays },
+        { "replayed_events",  x->n->replayed_events },
     };
 
     memcpy(out, f, sizeof(f));

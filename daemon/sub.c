@@ -140,18 +140,19 @@ gone(const arb_sub_t *s)
 }
 
 /* Catch-up stops mid-chunk at half of outq_max (the write callback pumps
- * again), so history alone never pushes a connection over its cap.  A
- * subscriber that has caught up once and goes on through catch-up (every
- * one on a read replica: sub_appended) is held to what a live one is:
- * cut off past 3/4 (until 2026-12-06 a replica's subscriber that never
- * read paused there for ever, never cut, holding half of outq_max). */
+ * again), so history alone never pushes a connection over its cap: what
+ * it has not sent is in the store.  So is everything a read replica's
+ * subscribers are sent (they go on through catch-up: sub_appended), and
+ * they pause there too.  For a few hours of 2026-12-06 one that had
+ * caught up once was cut past 3/4 instead, as a live one is: a reader
+ * keeping up was cut as `slow` after every backlog the replica applied
+ * at once (a NATS node back, the replica resumed).  One that stops
+ * reading is closed after stall_timeout_ms (server.c). */
 static int
 paused(arb_sub_t *s)
 {
     if (gone(s))
         return 1;
-    if (s->following)
-        return too_slow(s);
     return s->conn->outq > s->conn->srv->cfg.outq_max / 2;
 }
 
@@ -234,7 +235,7 @@ pump(arb_sub_t *s)
         }
         last = s->kind == ARB_SUB_ALL ? srv->order_pos : s->live->committed;
         if (s->next > last) {
-            s->is_live = s->following = 1;
+            s->is_live = 1;
             break;
         }
         if (paused(s))

@@ -60,6 +60,25 @@ chains_destroy(void *p)
     free(g);
 }
 
+static int
+chains_clone(void **out, const void *st)
+{
+    const chains_t *g = st;
+    chains_t       *c = arb_rules_memdup(g, sizeof(*g));
+
+    *out = NULL;
+    if (c == NULL)
+        return ARB_ENOMEM;
+    c->players = arb_strv_dup(g->players, (size_t)g->nplayers);
+    c->match_id = g->match_id ? strdup(g->match_id) : NULL;
+    if (c->players == NULL || (g->match_id && c->match_id == NULL)) {
+        chains_destroy(c);
+        return ARB_ENOMEM;
+    }
+    *out = c;
+    return 0;
+}
+
 /* Deck index i (the canonical order: ♠ ♥ ♦ ♣, each low to Ace) to card. */
 static arb_chains_card_t
 deck_card(int deck, int i)
@@ -736,6 +755,7 @@ const arb_rules_t arb_rules_chains = {
     .edition = EDITION,
     .create = chains_create,
     .destroy = chains_destroy,
+    .clone = chains_clone,
     .apply = chains_apply,
     .finished = chains_finished,
     .results = chains_results,

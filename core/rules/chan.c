@@ -28,6 +28,14 @@ chan_destroy(void *p)
     free(p);
 }
 
+/* The state holds no pointer (chan_state.h). */
+static int
+chan_clone(void **out, const void *st)
+{
+    *out = arb_rules_memdup(st, sizeof(chan_t));
+    return *out == NULL ? ARB_ENOMEM : 0;
+}
+
 /* Deal tokens may hold several cards joined by commas, so a short line,
  * or a move's 32 arguments, can carry all 100: "2V,3S,... 7W,CC,...". */
 static int
@@ -495,6 +503,7 @@ const arb_rules_t arb_rules_chan = {
     .edition = CHAN_EDITION,
     .create = chan_create,
     .destroy = chan_destroy,
+    .clone = chan_clone,
     .apply = arb__chan_apply,
     .finished = chan_finished,
     .results = chan_results,

@@ -104,6 +104,54 @@ t_destroy(void *p)
 }
 
 static int
+t_clone(void **out, const void *st)
+{
+    const tstate_t *t = st;
+    tstate_t       *c = calloc(1, sizeof(*c));
+    size_t          i, j;
+    int             bad = 0;
+
+    *out = NULL;
+    if (c == NULL)
+        return ARB_ENOMEM;
+    c->ed1 = t->ed1;
+    c->rule = t->rule;
+    c->id = t->id ? strdup(t->id) : NULL;
+    c->director = t->director ? strdup(t->director) : NULL;
+    c->game = t->game ? strdup(t->game) : NULL;
+    bad |= (t->id && !c->id) || (t->director && !c->director)
+           || (t->game && !c->game)
+           || arb_setup_copy(&c->table, &t->table) != 0;
+    c->rounds = calloc(t->nrounds ? t->nrounds : 1, sizeof(*c->rounds));
+    bad |= c->rounds == NULL;
+    for (i = 0; !bad && i < t->nrounds; i++, c->nrounds++) {
+        tround_t *r = &c->rounds[i];
+
+        r->n = t->rounds[i].n;
+        r->ended = t->rounds[i].ended;
+        r->tables = calloc(t->rounds[i].ntables ? t->rounds[i].ntables : 1,
+                           sizeof(*r->tables));
+        bad |= r->tables == NULL;
+        for (j = 0; !bad && j < t->rounds[i].ntables; j++, r->ntables++)
+            bad |= arb_tourn_table_copy(&r->tables[j],
+                                        &t->rounds[i].tables[j]) != 0;
+    }
+    c->wd = calloc(t->nwd ? t->nwd : 1, sizeof(*c->wd));
+    bad |= c->wd == NULL;
+    for (i = 0; !bad && i < t->nwd; i++, c->nwd++) {
+        c->wd[i] = t->wd[i];
+        c->wd[i].player = t->wd[i].player ? strdup(t->wd[i].player) : NULL;
+        bad |= t->wd[i].player && !c->wd[i].player;
+    }
+    if (bad) {
+        t_destroy(c);
+        return ARB_ENOMEM;
+    }
+    *out = c;
+    return 0;
+}
+
+static int
 t_create(void **out, const arb_setup_t *s, arb_verdict_t *v)
 {
     static const char *const editions[] = { EDITION, ARB_TOURN_EDITION_2,
@@ -773,6 +821,7 @@ const arb_rules_t arb_rules_tournament = {
     .edition = EDITION,
     .create = t_create,
     .destroy = t_destroy,
+    .clone = t_clone,
     .apply = t_apply,
     .finished = t_finished,
     .results = t_results,

@@ -56,6 +56,36 @@ tsuku_destroy(void *st)
     free(t);
 }
 
+static int
+tsuku_clone(void **out, const void *st)
+{
+    const arb__tsuku_t *t = st;
+    arb__tsuku_t       *c = arb_rules_memdup(t, sizeof(*t));
+    int                 i, bad = 0;
+
+    *out = NULL;
+    if (c == NULL)
+        return ARB_ENOMEM;
+    for (i = 0; i < TSUKU_PLAYERS_MAX; i++)
+        if (t->p[i].name != NULL)
+            bad |= (c->p[i].name = strdup(t->p[i].name)) == NULL;
+    c->match_id = t->match_id ? strdup(t->match_id) : NULL;
+    c->seed = t->seed ? strdup(t->seed) : NULL;
+    c->orders = t->orders == NULL ? NULL
+                : arb_rules_memdup(t->orders, (size_t)t->norders
+                                   * ARB_TSUKU_CHIPS * sizeof(int));
+    c->recs = arb_rules_memdup(t->recs, t->nrecs * sizeof(*t->recs));
+    c->caprecs = t->nrecs;
+    if (bad || (t->match_id && c->match_id == NULL)
+        || (t->seed && c->seed == NULL) || (t->orders && c->orders == NULL)
+        || c->recs == NULL) {
+        tsuku_destroy(c);
+        return ARB_ENOMEM;
+    }
+    *out = c;
+    return 0;
+}
+
 /* Checks that kinds[0..61) is the chip set in some order. */
 static int
 check_order(const int *kinds, const char *what, arb_verdict_t *v, int code)
@@ -928,6 +958,7 @@ const arb_rules_t arb_rules_tsukurutenten = {
     .edition = EDITION,
     .create = tsuku_create,
     .destroy = tsuku_destroy,
+    .clone = tsuku_clone,
     .apply = tsuku_apply,
     .finished = tsuku_finished,
     .results = arb__tsuku_results,

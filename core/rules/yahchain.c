@@ -83,6 +83,33 @@ typedef struct yah {
     yah_record_t *records;
 } yah_t;
 
+static void yah_destroy(void *p);
+
+static int
+yah_clone(void **out, const void *st)
+{
+    const yah_t *y = st;
+    yah_t       *c = arb_rules_memdup(y, sizeof(*y));
+
+    *out = NULL;
+    if (c == NULL)
+        return ARB_ENOMEM;
+    c->players = arb_strv_dup(y->players, (size_t)y->nplayers);
+    c->match_id = y->match_id ? strdup(y->match_id) : NULL;
+    c->totals = arb_rules_memdup(y->totals,
+                                 (size_t)y->nplayers * sizeof(*y->totals));
+    c->records = arb_rules_memdup(y->records,
+                                  y->nrecords * sizeof(*y->records));
+    c->caprecords = y->nrecords;
+    if (c->players == NULL || (y->match_id && c->match_id == NULL)
+        || c->totals == NULL || c->records == NULL) {
+        yah_destroy(c);
+        return ARB_ENOMEM;
+    }
+    *out = c;
+    return 0;
+}
+
 /* A name's first 8 bytes, zero-padded.  Names hold no NUL, so for a
  * name under 8 bytes the key holds its end too and equal keys mean equal
  * names; longer names are compared in full after their keys. */
@@ -612,6 +639,7 @@ const arb_rules_t arb_rules_yahchain = {
     .edition = EDITION,
     .create = yah_create,
     .destroy = yah_destroy,
+    .clone = yah_clone,
     .apply = yah_apply,
     .finished = yah_finished,
     .results = yah_results,

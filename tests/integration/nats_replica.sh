@@ -261,6 +261,41 @@ out=$($A check --db "$T/rep" 2>&1); rc=$?
 check "replica's store checks clean" 0 $rc
 check "replica stopped no match" "" "$(grep replica_stopped_match "$T/rep.log")"
 
+# A subscriber of a replica that reads as fast as events come is never
+# cut for a backlog the replica applies at once (a NATS node back, the
+# replica resumed): what it has not been sent yet is in the replica's
+# store.  Here outq_max is 64K and the backlog 4 matches of 145 events
+# (some 120 KB of pushes).  For a few hours of 2026-12-06 it was cut as
+# `slow` past 3/4 of outq_max.
+printf 'outq_max = 64K\n' > "$T/rep2.conf"
+start_replica rep2 "$T/rep2.conf"
+i=0
+while [ "$(on rep2 events --match E.1 --json 2>/dev/null)" != \
+        "$(on east events --match E.1 --json)" ] && [ $i -lt 200 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+$A watch --server "unix:$T/rep2.sock" --token "$(tok rep2)" --json \
+    > "$T/watch2" 2> "$T/watch2.err" &
+watch2_pid=$!
+pids="$pids $watch2_pid"
+sleep 0.5
+kill -STOP "$pid_rep2"
+for b in 1 2 3 4; do
+    sed "s/^match: .*/match: E.B$b/" tests/data/yah3-cycles4.txt \
+        | on east load - > /dev/null || echo "load E.B$b failed"
+done
+kill -CONT "$pid_rep2"
+i=0
+while [ "$(wc -l < "$T/watch2")" -lt 580 ] && [ $i -lt 300 ] \
+      && kill -0 "$watch2_pid" 2>/dev/null; do
+    sleep 0.1; i=$((i + 1))
+done
+check "replica's backlog: its subscriber not cut" "" \
+    "$(grep -i "slow\|keep up" "$T/watch2.err" "$T/rep2.log")"
+check "replica's backlog: every event pushed once" 580 \
+    "$(sort -u "$T/watch2" | grep -c '"match":"E\.B[1-4]"')"
+kill "$watch2_pid" "$pid_rep2" 2>/dev/null
+
 # A restore begun while the JetStream cluster has lost its quorum (two of
 # its three nodes stopped: its API answers "temporarily unavailable", or
 # not at all) waits for it, up to 30 s, saying so once, instead of failing

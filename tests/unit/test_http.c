@@ -1213,7 +1213,7 @@ test_metrics(void)
                 it = json_object_iter_next(o, it);
             }
         }
-        CHECK(scalars == 17);
+        CHECK(scalars == 19);
         CHECK(same == scalars);
         CHECK(it == NULL);
         json_decref(o);
