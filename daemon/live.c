@@ -245,6 +245,98 @@ done:
     return rc;
 }
 
+/* Applies a match's stored events to a lean match, in seq order: a live
+ * one (l, whose client ids it adds) or a state being rebuilt for a read
+ * (srv, which keeps a copy every ARB_SNAP_EVERY events on the way). */
+typedef struct advance {
+    arb_live_t   *l;
+    arb_match_t  *m;
+    arb_server_t *srv;
+    const char   *id;
+    uint64_t      next;         /* the seq expected next */
+    unsigned char hash[ARB_HASH_LEN];   /* of the last event applied */
+    int           ruling;       /* stopped at a ruling */
+    int           rc;
+} advance_t;
+
+static int
+on_advance(void *ud, uint64_t seq, int64_t t,
+           const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+           size_t len)
+{
+    advance_t    *x = ud;
+    arb_event_t   ev;
+    arb_verdict_t v;
+
+    (void)t;
+    if (seq != x->next++ || arb_event_decode(&ev, bytes, len, NULL) != 0)
+        return x->rc = -1;
+    /* A ruling rebuilds the state from the moves, which a lean match no
+     * longer holds. */
+    x->ruling = ev.kind == ARB_EV_VOID || ev.kind == ARB_EV_AMEND
+                || ev.kind == ARB_EV_STANDS;
+    if (ev.kind == ARB_EV_OPEN || x->ruling
+        || arb_match_apply(x->m, &ev, &v) != 0)
+        x->rc = -1;
+    else if (x->l != NULL && ev.client_id != NULL)
+        arb_live_cid_add(x->l, ev.client_id);
+    arb_event_clear(&ev);
+    memcpy(x->hash, hash, ARB_HASH_LEN);
+    if (x->rc == 0 && x->srv != NULL && seq % ARB_SNAP_EVERY == 0)
+        arb_snap_put(x->srv, x->id, seq, hash, x->m);
+    return x->rc;
+}
+
+/* The committed state of id at seq `at` as a match of the caller's own,
+ * lean: from the kept state nearest at or before it (snap.c), else from
+ * the open, and the stored events after it, keeping states on the way
+ * and at `at`.  A ruling among those events (it rebuilds from the moves,
+ * which a kept state does not hold), or an event that no longer applies,
+ * is left to load(): a whole replay, which says what is wrong. */
+static int
+committed_at(arb_server_t *srv, const char *id, uint64_t at,
+             arb_match_t **out, arb_buf_t *why)
+{
+    arb_match_t *m = NULL;
+    advance_t    x;
+    uint64_t     from = 0;
+    int          rc;
+
+    *out = NULL;
+    rc = arb_snap_get(srv, id, at, &m, &from);
+    if (rc == ARB_ENOTFOUND) {
+        from = 0;
+        rc = load(srv, id, 0, 1, &m, NULL, why);
+        if (rc != 0)
+            return rc;
+    } else if (rc != 0) {
+        arb_buf_free(why);
+        arb_buf_printf(why, "out of memory");
+        return rc;
+    } else if (from < at) {
+        srv->n.replays++;
+    }
+    if (from == at) {
+        *out = m;
+        return 0;
+    }
+    memset(&x, 0, sizeof(x));
+    x.m = m;
+    x.srv = srv;
+    x.id = id;
+    x.next = from + 1;
+    rc = arb_store_events(srv->store, id, from + 1, at, on_advance, &x,
+                          NULL);
+    srv->n.replayed_events += x.next - (from + 1);
+    if (rc == 0 && x.rc == 0 && x.next == at + 1) {
+        arb_snap_put(srv, id, at, x.hash, m);
+        *out = m;
+        return 0;
+    }
+    arb_match_free(m);
+    return load(srv, id, at, 0, out, NULL, why);
+}
+
 /* 1 when l's match is exactly the committed state at seq `at`: held,
  * its open committed, nothing in flight (the live streams read it so). */
 static int
@@ -273,7 +365,7 @@ arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
             return rc;
         }
     }
-    return load(srv, id, at, 0, out, NULL, why);
+    return committed_at(srv, id, at, out, why);
 }
 
 int
@@ -291,7 +383,7 @@ arb_live_state(arb_server_t *srv, const char *id, uint64_t at,
         return 0;
     }
     *own = 1;
-    return load(srv, id, at, 0, out, NULL, why);
+    return committed_at(srv, id, at, out, why);
 }
 
 int
@@ -383,7 +475,16 @@ arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
     if (rc != 0)
         return rc;
     memset(cidf, 0, sizeof(cidf));
-    rc = load(srv, id, info.last_seq, 1, &m, cidf, why);
+    /* A closed match comes and goes (srv->transient): a board reading
+     * its tables, a scoreboard polling the archive, replayed it whole at
+     * each touch.  From a kept state its client ids are not known: every
+     * one is "maybe", asked of the store. */
+    if (info.closed) {
+        rc = committed_at(srv, id, info.last_seq, &m, why);
+        memset(cidf, 0xff, sizeof(cidf));
+    } else {
+        rc = load(srv, id, info.last_seq, 1, &m, cidf, why);
+    }
     /* A read replica without a dealt match's secret serves its events
      * and subscriptions all the same, without its rule state. */
     if (rc != 0 && rc != ARB_ESEALED)
@@ -417,6 +518,7 @@ arb_live_free_all(arb_server_t *srv)
     arb_live_t *l, *n;
     size_t      b;
 
+    arb_snap_free_all(srv);
     srv->transient = NULL;
     for (b = 0; b < ARB_LIVE_BUCKETS; b++) {
         for (l = srv->live[b]; l != NULL; l = n) {
@@ -513,44 +615,18 @@ arb_live_committed(arb_server_t *srv, const char *id,
     return info->last_seq;
 }
 
-typedef struct advance {
-    arb_live_t *l;
-    uint64_t    next;       /* the seq expected next */
-    int         rc;
-} advance_t;
-
-static int
-on_advance(void *ud, uint64_t seq, int64_t t,
-           const unsigned char hash[ARB_HASH_LEN], const void *bytes,
-           size_t len)
-{
-    advance_t    *x = ud;
-    arb_event_t   ev;
-    arb_verdict_t v;
-
-    (void)t, (void)hash;
-    if (seq != x->next++ || arb_event_decode(&ev, bytes, len, NULL) != 0)
-        return x->rc = -1;
-    /* A ruling rebuilds the state from the moves, which a lean match no
-     * longer holds. */
-    if (ev.kind == ARB_EV_OPEN || ev.kind == ARB_EV_VOID
-        || ev.kind == ARB_EV_AMEND || ev.kind == ARB_EV_STANDS
-        || arb_match_apply(x->l->m, &ev, &v) != 0)
-        x->rc = -1;
-    else if (ev.client_id != NULL)
-        arb_live_cid_add(x->l, ev.client_id);
-    arb_event_clear(&ev);
-    return x->rc;
-}
-
 int
 arb_live_advance(arb_server_t *srv, arb_live_t *l, uint64_t from)
 {
-    advance_t x = { l, from + 1, 0 };
+    advance_t x;
 
     if (!l->exists || l->m == NULL || !arb_match_is_lean(l->m)
         || l->ninflight > 0 || from >= l->committed)
         return from == l->committed && l->m != NULL ? 0 : -1;
+    memset(&x, 0, sizeof(x));
+    x.l = l;
+    x.m = l->m;
+    x.next = from + 1;
     if (arb_store_events(srv->store, l->id, from + 1, l->committed,
                          on_advance, &x, NULL) != 0
         || x.rc != 0 || x.next != l->committed + 1)

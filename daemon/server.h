@@ -247,6 +247,9 @@ struct arb_server {
     uint64_t         conn_seq, sub_seq;
     arb_live_t      *live[ARB_LIVE_BUCKETS];
     arb_live_t      *transient;     /* the last closed match loaded */
+    struct arb_snap *snap;          /* committed states kept (snap.c) */
+    size_t           nsnap;
+    uint64_t         snap_tick;
     arb_sub_t       *all_subs;
     uint64_t         order_pos;     /* last position in the store's global
                                        commit order known committed */
@@ -473,6 +476,25 @@ size_t arb_live_count(arb_server_t *srv);
  * code with why, as arb_live_replay. */
 int  arb_live_state(arb_server_t *srv, const char *id, uint64_t at,
                     arb_match_t **out, int *own, arb_buf_t *why);
+/* Committed states kept for reads at other seqs than the live one
+ * (snap.c): at most ARB_SNAPS for the daemon, the least recently used let
+ * go first; a replay keeps one every ARB_SNAP_EVERY events on its way. */
+#define ARB_SNAPS      64
+#define ARB_SNAP_EVERY 16384
+/* A copy of the kept state of match id nearest at or before seq `at`
+ * into *out (the caller's), its seq in *seq: 0, ARB_ENOTFOUND (none, or
+ * the store's hash of its event is not the one it was kept with), or
+ * ARB_ENOMEM. */
+int  arb_snap_get(arb_server_t *srv, const char *id, uint64_t at,
+                  arb_match_t **out, uint64_t *seq);
+/* Keeps a copy of m, the committed state of id after event seq (whose
+ * stored hash is `hash`).  Out of memory, or a game whose matches make no
+ * copies, keeps nothing: a later read replays. */
+void arb_snap_put(arb_server_t *srv, const char *id, uint64_t seq,
+                  const unsigned char hash[ARB_HASH_LEN],
+                  const arb_match_t *m);
+void arb_snap_free_all(arb_server_t *srv);
+
 /* The committed state of a match at seq `at` as a match of the caller's
  * own: when the live match stands there (held, nothing in flight), a copy
  * of it (arb_match_copy: the size of its state, and it keeps no

@@ -1,0 +1,185 @@
+/*
+ * test_snap.c - a match's state at another seq than its live one, through
+ * the real daemon, is the replay's byte for byte at every seq, read
+ * backwards (every read below the states kept) and forwards; and a read
+ * starts from the kept state nearest at or before its seq (daemon/
+ * snap.c): `stats.replayed_events` grows by the events after it, not by
+ * the whole history (until 2026-12-06 every such read replayed from the
+ * open, on the loop: about a second per 300,000 events).  Every seq of a
+ * match of each game too, one with rulings and dealt ones still open.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "core/err.h"
+#include "core/replay.h"
+#include "tests/daemon_harness.h"
+#include "tests/replay_text.h"
+#include "tests/test.h"
+
+#define LAST  144           /* C4, tests/data/yah3-cycles4.txt */
+
+static msgpack_unpacked res;
+static const char      *match = "C4";
+
+static uint64_t
+stat_of(arb_client_t *cl, const char *key)
+{
+    msgpack_packer       *pk;
+    arb_buf_t             why = ARB_BUF_INIT;
+    const msgpack_object *o;
+    uint64_t              n = UINT64_MAX;
+
+    arb_client_begin(cl, &pk, "stats", 0);
+    if (arb_client_call(cl, &res, &why) == 0
+        && (o = arb_client_get(&res, key)) != NULL
+        && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+        n = o->via.u64;
+    arb_buf_free(&why);
+    return n;
+}
+
+/* The daemon's `state` json at seq at (malloc'd), or NULL. */
+static char *
+state_at(arb_client_t *cl, uint64_t at)
+{
+    msgpack_packer       *pk;
+    arb_buf_t             why = ARB_BUF_INIT;
+    const msgpack_object *j;
+    char                 *out = NULL;
+
+    arb_client_begin(cl, &pk, "state", 2);
+    arb_mp_pack_kv_str(pk, "match", match);
+    arb_mp_pack_kv_uint(pk, "at", at);
+    if (arb_client_call(cl, &res, &why) == 0
+        && (j = arb_client_get(&res, "json")) != NULL
+        && j->type == MSGPACK_OBJECT_STR
+        && (out = malloc(j->via.str.size + 1)) != NULL) {
+        memcpy(out, j->via.str.ptr, j->via.str.size);
+        out[j->via.str.size] = '\0';
+    } else {
+        fprintf(stderr, "state at %llu: %s\n", (unsigned long long)at,
+                arb_buf_cstr(&why));
+    }
+    arb_buf_free(&why);
+    return out;
+}
+
+/* The replay's report at seq at, from the transcript. */
+static char *
+want_at(const char *text, uint64_t at)
+{
+    arb_match_t *m = replay_text(text, at);
+    arb_buf_t    b = ARB_BUF_INIT;
+    char        *out;
+
+    if (m == NULL || arb_report_json(&b, m) != 0) {
+        arb_match_free(m);
+        arb_buf_free(&b);
+        return NULL;
+    }
+    arb_match_free(m);
+    out = strdup(arb_buf_cstr(&b));
+    arb_buf_free(&b);
+    return out;
+}
+
+/* The state at `at` equals the replay's, and took `events` replayed. */
+static void
+read_at(arb_client_t *cl, const char *text, uint64_t at, uint64_t events)
+{
+    uint64_t e0 = stat_of(cl, "replayed_events");
+    char    *got = state_at(cl, at), *want = want_at(text, at);
+
+    CHECK(got != NULL && want != NULL);
+    if (got != NULL && want != NULL && strcmp(got, want) != 0) {
+        fprintf(stderr, "%s: state at %llu differs\n", match,
+                (unsigned long long)at);
+        CHECK_STR(got, want);
+    }
+    if (events != UINT64_MAX) {
+        uint64_t n = stat_of(cl, "replayed_events") - e0;
+
+        if (n != events)
+            fprintf(stderr, "state at %llu: replayed %llu events, not "
+                    "%llu\n", (unsigned long long)at,
+                    (unsigned long long)n, (unsigned long long)events);
+        CHECK_INT(n, events);
+    }
+    free(got);
+    free(want);
+}
+
+/* Every seq of a match of each game, backwards then forwards: one with
+ * rulings (read whole: a kept state holds no moves to rebuild from), and
+ * dealt ones still open (their deal from the recorder's secret). */
+static void
+every_seq(arb_client_t *cl)
+{
+    static const char *const files[] = {
+        "tests/data/yah3-stands-void.txt", "tests/data/tsuku-simple.txt",
+        "tests/data/chains-1v1-36-square.txt", "tests/data/chan-chiu-u.txt",
+    };
+    char         cmd[256], *text;
+    arb_match_t *m;
+    uint64_t     at, last;
+    size_t       i;
+
+    for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        snprintf(cmd, sizeof(cmd), "load %s", files[i]);
+        CHECK_INT(harness_cli(cmd), 0);
+        text = slurp(files[i]);
+        m = text ? replay_text(text, UINT64_MAX) : NULL;
+        CHECK(m != NULL);
+        if (m == NULL) {
+            free(text);
+            continue;
+        }
+        match = arb_match_setup(m)->match_id;
+        last = arb_match_next_seq(m) - 1;
+        for (at = last + 1; at-- > 0;)
+            read_at(cl, text, at, UINT64_MAX);
+        for (at = 0; at <= last; at++)
+            read_at(cl, text, at, UINT64_MAX);
+        arb_match_free(m);
+        free(text);
+    }
+}
+
+int
+main(void)
+{
+    arb_client_t *cl;
+    char         *text = slurp("tests/data/yah3-cycles4.txt");
+    uint64_t      at;
+
+    if (text == NULL || harness_init(NULL, 60) != 0)
+        return 1;
+    msgpack_unpacked_init(&res);
+    harness_start();
+    CHECK_INT(harness_cli("load tests/data/yah3-cycles4.txt"), 0);
+    cl = harness_connect(HARNESS_READER);
+    CHECK(cl != NULL);
+    if (cl != NULL) {
+        read_at(cl, text, 100, 100);   /* from the open */
+        read_at(cl, text, 101, 1);     /* from the state kept at 100 */
+        read_at(cl, text, 120, 19);
+        read_at(cl, text, 50, 50);     /* nothing kept at or before 50 */
+        read_at(cl, text, 50, 0);      /* kept */
+        read_at(cl, text, 60, 10);
+        read_at(cl, text, LAST, 0);    /* the live match */
+        /* every seq, backwards then forwards, against the replay */
+        for (at = LAST + 1; at-- > 0;)
+            read_at(cl, text, at, UINT64_MAX);
+        /* the 64 kept now are those of seqs 1..64, read last (the
+         * open, seq 0, is never kept: it is read whole at once) */
+        for (at = 0; at <= LAST; at++)
+            read_at(cl, text, at, at <= 64 || at == LAST ? 0 : 1);
+        every_seq(cl);
+        arb_client_close(cl);
+    }
+    free(text);
+    msgpack_unpacked_destroy(&res);
+    harness_done(test_failed_);
+    return TEST_END();
+}
