@@ -39,6 +39,12 @@
     var KEY = "arbiter.score." + match + ".";
     var rep = null, game = "", events = [], judged = null, sending = false;
     var retryMs = 0, typeSel = null;
+    /* Each check is numbered: only the answer to the latest, for the move
+     * still in the field, may arm Record (until 2026-12-06 the answer
+     * that came back last did, and Record sent its move, whatever the
+     * field then said). */
+    var judgeNo = 0;
+    var undoArmed = -1, undoTimer = null;
     var queue = load("queue", []), mine = load("mine", []);
 
     function load(k, d) {
@@ -306,13 +312,23 @@
                 words = { verb: "", player: words.player, args: [] };
             $("text").value = [words.verb, words.player].concat(words.args)
                 .join(" ").trim();
+            unjudge();
             composer(p);
         };
     }
 
     /* ---- judging and recording ----------------------------------------- */
 
+    /* The field changed: an earlier verdict is not about it any more. */
+    function unjudge() {
+        judgeNo++;
+        if (judged || body.dataset.verdict)
+            verdict("", "");
+        judged = null;
+        drawPending();
+    }
     function judge(text) {
+        var no = ++judgeNo;
         judged = null;
         drawPending();
         if (queue.length) {
@@ -323,17 +339,21 @@
         verdict("Checking " + esc(text) + "\u2026", "");
         api("POST", base + "/judge", { text: text }).then(function (r) {
             var v = r.body.verdict;
+            if (no !== judgeNo || $("text").value.trim() !== text)
+                return;         /* a later check, or the move changed */
             if (r.status !== 200)
                 return refusal(r.body.rule, r.body.error);
             if (!v.legal)
                 return refusal(v.rule, v.message);
-            judged = { move: r.body.move, line: r.body.line, at: r.body.at };
+            judged = { move: r.body.move, line: r.body.line, at: r.body.at,
+                       text: text };
             verdict("Legal: " + esc(r.body.line) + (v.records.length
                     ? "<br>" + recordsText(v.records) : ""), "legal");
             drawPending();
         }).catch(function () {
-            verdict("No connection to the recorder: not checked. Try " +
-                    "again.", "refused");
+            if (no === judgeNo)
+                verdict("No connection to the recorder: not checked. Try " +
+                        "again.", "refused");
         });
     }
     function enqueue(route, data, line) {
@@ -349,17 +369,49 @@
         if (!j || queue.length)
             return;
         judged = null;
+        if (j.text !== $("text").value.trim()) {
+            drawPending();
+            return verdict("The move was changed after its check: check " +
+                           "it again.", "refused");
+        }
         words = { verb: "", player: "", args: [] };
         m = j.move;
         enqueue("move", { player: m.player, verb: m.verb, args: m.args,
                           expect: j.at }, j.line);
         $("text").value = "";
     }
+    /* Undo asks to be confirmed, naming the move, and waits for the
+     * queue as Record does: until 2026-12-06 two quick taps undid the last
+     * two moves (the second, sent once the first was answered, found the
+     * move before it). */
+    function disarm() {
+        undoArmed = -1;
+        clearTimeout(undoTimer);
+        $("undo").textContent = "Undo my last";
+        delete $("undo").dataset.armed;
+    }
     function undo() {
         var last = mine[mine.length - 1];
-        if (!last)
+        if (queue.length) {
+            disarm();
+            return verdict("Wait: the last event is not acknowledged yet.",
+                           "refused");
+        }
+        if (!last) {
+            disarm();
             return verdict("Nothing to undo: this page has recorded no " +
                            "move that still stands.", "refused");
+        }
+        if (undoArmed !== last.seq) {
+            disarm();
+            undoArmed = last.seq;
+            $("undo").textContent = "Tap again to undo " + last.seq + ". " +
+                last.line;
+            $("undo").dataset.armed = String(last.seq);
+            undoTimer = setTimeout(disarm, 5000);
+            return;
+        }
+        disarm();
         enqueue("undo", { seq: last.seq }, "undo of " + last.seq + ". " +
                 last.line);
     }
@@ -377,11 +429,14 @@
         drawPending();
         api("POST", base + "/" + q.route, q.data).then(function (r) {
             sending = false;
-            if (r.status === 401)
+            /* A token that may not record here (a reader's typed after a
+             * reload changed the scorer's) keeps the event, as a refused
+             * token does (until 2026-12-06 it was dropped). */
+            if (r.status === 401 || r.status === 403)
                 return login("The recorder refused the token: " +
-                             r.body.error);
+                             r.body.error + " (" + q.line + " waits)");
             if (r.status >= 500)
-                return retry();
+                return retry(r.body && r.body.error);
             retryMs = 0;
             queue.shift();
             save("queue", queue);
@@ -398,12 +453,16 @@
                 verdict("Recorded: " + esc(q.line) + " (seq " + r.body.seq +
                         (r.body.duplicate ? ", already recorded" : "") + ")",
                         "legal");
+                if (q.route === "note" && $("note").value.trim() ===
+                    q.data.text)
+                    $("note").value = "";
             } else if (r.status === 409 && r.body.where === "expect") {
-                verdict("Not recorded: another scorer recorded first " +
-                        "(" + esc(r.body.error) + "). Check the move " +
-                        "again.", "refused");
+                verdict("Not recorded: " + esc(q.line) + ": another " +
+                        "scorer recorded first (" + esc(r.body.error) +
+                        "). Check the move again.", "refused");
             } else {
-                refusal(r.body.rule, r.body.error);
+                refusal(r.body.rule, "not recorded: " + q.line + ": " +
+                        (r.body.error || "refused (" + r.status + ")"));
             }
             drawPending();
             send();
@@ -412,9 +471,15 @@
             retry();
         });
     }
-    function retry() {
+    /* why: the recorder's own words when it answered (storage full,
+     * shutting down, busy), shown beside the queued event. */
+    function retry(why) {
         retryMs = Math.min(retryMs ? retryMs * 2 : 1000, 5000);
         drawPending();
+        if (why && queue.length)
+            verdict("Waiting for the recorder: " + esc(why) + ". " +
+                    esc(queue[0].line) + " stays queued and is sent " +
+                    "again.", "refused");
         setTimeout(send, retryMs);
     }
 
@@ -506,11 +571,16 @@
     $("noteform").addEventListener("submit", function (e) {
         e.preventDefault();
         var t = $("note").value.trim();
-        if (t && !queue.length) {
+        /* The text stays in its field until the note is recorded: a
+         * refused note is not typed again (until 2026-12-06 it was
+         * emptied at once, and one sent while a move waited ignored). */
+        if (t && queue.length)
+            verdict("Wait: the last event is not acknowledged yet.",
+                    "refused");
+        else if (t)
             enqueue("note", { text: t }, "note " + t);
-            $("note").value = "";
-        }
     });
+    $("text").addEventListener("input", unjudge);
     $("record").addEventListener("click", record);
     $("undo").addEventListener("click", undo);
     if (ARB.token())

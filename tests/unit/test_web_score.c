@@ -390,13 +390,41 @@ main(void)
     CHECK_STR(got, want);
     CHECK_INT(recorded_seq(), NCARDS);
 
-    /* Undo of this page's last move: a scorer asks (a note). */
+    /* A verdict is about the move in the field: changed after its check,
+     * Record is off (until 2026-12-06 it recorded the move checked). */
+    cdp_step("a verdict goes with its move");
+    js(&b, "document.getElementById('text').value = 'bob 2S';"
+       " document.getElementById('typed').requestSubmit();"
+       " document.getElementById('text').value = 'bob 3S';"
+       " document.getElementById('text').dispatchEvent("
+       "new Event('input'));");
+    usleep(500 * 1000);
+    CHECK(cdp_eval_int(&b, "document.getElementById('record').disabled ? 1 "
+                       ": 0") == 1);
+    CHECK_STR(cdp_eval_str(&b, "document.body.dataset.verdict", got,
+                           sizeof(got)), "");
+    js(&b, "document.getElementById('text').value = '';"
+       " document.getElementById('text').dispatchEvent(new Event('input'))");
+
+    /* Undo of this page's last move: a scorer asks (a note).  It asks to
+     * be confirmed, naming the move: a double tap is one undo (until
+     * 2026-12-06 two quick taps undid the last two moves). */
     cdp_step("undo");
     js(&b, "document.getElementById('undo').click()");
+    CHECK_STR(cdp_eval_str(&b, "document.getElementById('undo').dataset"
+                           ".armed", got, sizeof(got)), "36");
+    CHECK_INT(recorded_seq(), NCARDS);      /* nothing sent yet */
+    js(&b, "document.getElementById('undo').click();"
+       " document.getElementById('undo').click()");
     CHECK(wait_for(&b, "document.body.dataset.acked === '37'", 5000));
     CHECK(wait_for(&b, "document.querySelector('#moves div').textContent"
                    ".indexOf('37. note undo requested: seq 36') === 0",
                    3000));
+    js(&b, "document.getElementById('undo').click()");     /* arms only */
+    usleep(500 * 1000);
+    CHECK_INT(recorded_seq(), NCARDS + 1);
+    CHECK(cdp_eval_int(&b, "document.body.dataset.pending === '0' ? 1 : 0")
+          == 1);
 
     /* A game with hands and verbs: the buttons write the words, the
      * recorder judges them. */
