@@ -8,8 +8,9 @@
  * replay while an append is in flight), never to the live state, so
  * judging changes nothing, queues nothing and needs no commit.  The
  * answer names the rule a refusal breaks, and the records the move would
- * fix (for YAHchain a completed Sota's category and points).  It may differ from the append's verdict only when another
- * append commits in between; the append judges again anyway.
+ * fix (for YAHchain a completed Sota's category and points).  It may
+ * differ from the append's verdict only when another append commits in
+ * between; the append judges again anyway.
  */
 #include <stdlib.h>
 #include <string.h>

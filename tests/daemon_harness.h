@@ -250,6 +250,26 @@ harness_call(arb_client_t *cl, msgpack_unpacked *res, char *code,
     return harness_answer(cl, res, code, cap);
 }
 
+/* The `stats` figure `key` (an unsigned integer), or UINT64_MAX when it
+ * is missing or the call fails; res is the caller's reply buffer.
+ * Inline: unused by most. */
+static inline uint64_t
+harness_stat(arb_client_t *cl, msgpack_unpacked *res, const char *key)
+{
+    msgpack_packer       *pk;
+    arb_buf_t             why = ARB_BUF_INIT;
+    const msgpack_object *o;
+    uint64_t              n = UINT64_MAX;
+
+    arb_client_begin(cl, &pk, "stats", 0);
+    if (arb_client_call(cl, res, &why) == 0
+        && (o = arb_client_get(res, key)) != NULL
+        && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+        n = o->via.u64;
+    arb_buf_free(&why);
+    return n;
+}
+
 /* Opens match id: YAHchain mode 3, alice and bob; as harness_call.
  * Inline: unused by most. */
 static inline int

@@ -41,38 +41,21 @@ judge(arb_client_t *cl, const char *player, const char *card)
     return out;
 }
 
-/* stats' figure `key`, or UINT64_MAX. */
-static uint64_t
-stat_of(arb_client_t *cl, const char *key)
-{
-    msgpack_packer       *pk;
-    arb_buf_t             why = ARB_BUF_INIT;
-    const msgpack_object *o;
-    uint64_t              n = UINT64_MAX;
-
-    arb_client_begin(cl, &pk, "stats", 0);
-    if (arb_client_call(cl, &res, &why) == 0
-        && (o = arb_client_get(&res, key)) != NULL
-        && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-        n = o->via.u64;
-    arb_buf_free(&why);
-    return n;
-}
-
 /* Judging copies the live match: it replays nothing from the store
  * (until 2026-12-06 every judge replayed the whole history on the loop,
  * every other table's acks waiting behind it). */
 static void
 test_judge_replays_nothing(arb_client_t *cl)
 {
-    uint64_t r0 = stat_of(cl, "replays"), e0 = stat_of(cl, "replayed_events");
+    uint64_t r0 = harness_stat(cl, &res, "replays");
+    uint64_t e0 = harness_stat(cl, &res, "replayed_events");
     int      i;
 
     CHECK(r0 != UINT64_MAX && e0 != UINT64_MAX);
     for (i = 0; i < 20; i++)
         CHECK_STR(judge(cl, "bob", "9C"), "{\"legal\":true,\"records\":[]}");
-    CHECK_INT(stat_of(cl, "replays"), r0);
-    CHECK_INT(stat_of(cl, "replayed_events"), e0);
+    CHECK_INT(harness_stat(cl, &res, "replays"), r0);
+    CHECK_INT(harness_stat(cl, &res, "replayed_events"), e0);
 }
 
 /* {v:1, id:9, op:"judge", match:"J1", verb:"place"}: no player. */

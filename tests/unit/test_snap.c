@@ -22,23 +22,6 @@
 static msgpack_unpacked res;
 static const char      *match = "C4";
 
-static uint64_t
-stat_of(arb_client_t *cl, const char *key)
-{
-    msgpack_packer       *pk;
-    arb_buf_t             why = ARB_BUF_INIT;
-    const msgpack_object *o;
-    uint64_t              n = UINT64_MAX;
-
-    arb_client_begin(cl, &pk, "stats", 0);
-    if (arb_client_call(cl, &res, &why) == 0
-        && (o = arb_client_get(&res, key)) != NULL
-        && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-        n = o->via.u64;
-    arb_buf_free(&why);
-    return n;
-}
-
 /* The daemon's `state` json at seq at (malloc'd), or NULL. */
 static char *
 state_at(arb_client_t *cl, uint64_t at)
@@ -88,7 +71,7 @@ want_at(const char *text, uint64_t at)
 static void
 read_at(arb_client_t *cl, const char *text, uint64_t at, uint64_t events)
 {
-    uint64_t e0 = stat_of(cl, "replayed_events");
+    uint64_t e0 = harness_stat(cl, &res, "replayed_events");
     char    *got = state_at(cl, at), *want = want_at(text, at);
 
     CHECK(got != NULL && want != NULL);
@@ -98,7 +81,7 @@ read_at(arb_client_t *cl, const char *text, uint64_t at, uint64_t events)
         CHECK_STR(got, want);
     }
     if (events != UINT64_MAX) {
-        uint64_t n = stat_of(cl, "replayed_events") - e0;
+        uint64_t n = harness_stat(cl, &res, "replayed_events") - e0;
 
         if (n != events)
             fprintf(stderr, "state at %llu: replayed %llu events, not "
