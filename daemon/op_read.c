@@ -135,6 +135,7 @@ typedef struct events_ctx {
     int             kinds;      /* bit mask; 0 = all */
     int64_t         since;
     uint64_t        limit, n, last;
+    uint64_t        scanned;    /* examined, ARB_PAGE_SCAN at most */
     arb_conn_t     *c;          /* whose view (viewer.c) */
     arb_live_t     *l;
     const char     *match;
@@ -166,8 +167,9 @@ on_events(void *ud, uint64_t seq, int64_t t,
     int           k;
 
     x->last = seq;
+    x->scanned++;
     if (t < x->since)
-        return 0;
+        return x->scanned >= ARB_PAGE_SCAN;
     if (x->kinds != 0) {
         k = kind_of(bytes, len);
         if (k == ARB_ENOMEM) {
@@ -176,7 +178,7 @@ on_events(void *ud, uint64_t seq, int64_t t,
             return 1;
         }
         if (k < 0 || !(x->kinds & (1 << k)))
-            return 0;
+            return x->scanned >= ARB_PAGE_SCAN;
     }
     if ((x->err = arb_conn_event_view(x->c, x->l, x->match, 0, &bytes, &len,
                                       &hash, &tmp)) != 0)
@@ -188,7 +190,8 @@ on_events(void *ud, uint64_t seq, int64_t t,
         arb_mp_pack_kv_bin(x->pk, "hash", hash, ARB_HASH_LEN);
     arb_mp_pack_kv_bin(x->pk, "event", bytes, len);
     arb_buf_free(&tmp);
-    return ++x->n >= x->limit || x->b->len >= ARB_PAGE_BYTES ? 1 : 0;
+    return ++x->n >= x->limit || x->b->len >= ARB_PAGE_BYTES
+           || x->scanned >= ARB_PAGE_SCAN ? 1 : 0;
 }
 
 void

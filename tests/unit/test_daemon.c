@@ -1581,6 +1581,55 @@ test_subscribe_turns(void)
     arb_buf_free(&why);
 }
 
+/* An `events` page examines ARB_PAGE_SCAN events at most: a filter that
+ * matches none of a long match's ends its page there, empty, with `next`
+ * (until 2026-12-06 it read to the head in one go, on the loop).  On
+ * unread-1: the open and 20,000 notes. */
+static void
+test_events_scan(void)
+{
+    arb_client_t         *r = connect_as(TOK_READER);
+    msgpack_unpacked      res;
+    msgpack_packer       *pk;
+    arb_buf_t             why = ARB_BUF_INIT;
+    const msgpack_object *evs, *next;
+    char                 *close_kind[] = { "close" };
+    uint64_t              from = 0;
+    int                   pages = 0;
+
+    msgpack_unpacked_init(&res);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    for (;;) {
+        arb_client_begin(r, &pk, "events", 3);
+        arb_mp_pack_kv_str(pk, "match", "unread-1");
+        arb_mp_pack_kv_uint(pk, "from", from);
+        arb_mp_pack_kv_strv(pk, "kinds", close_kind, 1);
+        CHECK_INT(arb_client_call(r, &res, &why), 0);
+        evs = arb_client_get(&res, "events");
+        next = arb_client_get(&res, "next");
+        CHECK(evs != NULL && evs->type == MSGPACK_OBJECT_ARRAY
+              && evs->via.array.size == 0);
+        pages++;
+        if (next == NULL || next->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+            break;
+        CHECK_INT(next->via.u64, from + ARB_PAGE_SCAN);
+        from = next->via.u64;
+        if (pages > 3)
+            break;
+    }
+    CHECK_INT(pages, 2);        /* 16,384 examined, then the other 3,617 */
+    /* a page of notes still ends at its limit */
+    CHECK_INT(call(r, &res, "events", "suu", "match", "unread-1", "from",
+                   (uint64_t)1, "limit", (uint64_t)100), 0);
+    CHECK_INT(arb_client_get(&res, "events")->via.array.size, 100);
+    CHECK_INT(arb_client_uint(&res, "next"), 101);
+    arb_buf_free(&why);
+    msgpack_unpacked_destroy(&res);
+    arb_client_close(r);
+}
+
 /* A client that pipelines appends and does not read its acks stops
  * being read once they pass half of outq_max: what it sent meanwhile
  * waits unread, nothing is cut, and memory does not grow for it (until
@@ -2131,6 +2180,7 @@ main(void)
     test_slow_subscriber();
     test_slow_push_delivered();
     test_unread_acks();
+    test_events_scan();
     test_subscribe_turns();
     test_sigterm_acks();
     test_restart();
