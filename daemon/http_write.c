@@ -66,6 +66,9 @@ typedef struct arb_http_wr {
     int         dispatching;    /* inside arb_dispatch(): c stays */
     int         answered;
     int         answering;      /* inside answer(): w stays */
+    const char *kind;           /* the event's kind (an append): "move",
+                                   "note", "close", or an undo's "void"
+                                   or "note" */
     char       *line;           /* the move as recorded (move, judge) */
     json_t     *move;           /* {"player","verb","args"} (move, judge) */
 } wr_t;
@@ -323,6 +326,8 @@ answer(wr_t *w, const char *msg, size_t len)
                             json_boolean(dup != NULL
                                          && dup->type == MSGPACK_OBJECT_BOOLEAN
                                          && dup->via.boolean));
+        if (w->kind != NULL)
+            bad |= arb_json_set(o, "kind", json_string(w->kind));
         bad |= set_move(o, w);
     }
     if (bad)
@@ -584,11 +589,11 @@ done:
 
 /* An undo, as the console does it (tools/cmd_record.c): an arbiter's is a
  * void ruling of the move at `seq`, a scorer's a note asking an arbiter to
- * rule (core/board.h), naming the move.  Packs kind, target and text;
- * 0, or -1 (answered). */
+ * rule (core/board.h), naming the move.  Packs kind (also into *kind),
+ * target and text; 0, or -1 (answered). */
 static int
 pack_undo(arb_http_req_t *q, const arb_token_t *t, const char *match,
-          json_t *o, msgpack_packer *pk)
+          json_t *o, msgpack_packer *pk, const char **kind)
 {
     const char      *reason = str_of(o, "reason");
     arb_event_t      ev;
@@ -634,13 +639,13 @@ pack_undo(arb_http_req_t *q, const arb_token_t *t, const char *match,
         else
             arb_buf_printf(&text, "undo at the scorekeeper page of %s",
                            t->identity);
-        arb_mp_pack_kv_str(pk, "kind", "void");
+        arb_mp_pack_kv_str(pk, "kind", *kind = "void");
         arb_mp_pack_kv_uint(pk, "target", seq);
     } else {
         arb_undo_note(&text, seq, arb_buf_cstr(&line) ? line.data : "");
         if (reason != NULL)
             arb_buf_printf(&text, ": %s", reason);
-        arb_mp_pack_kv_str(pk, "kind", "note");
+        arb_mp_pack_kv_str(pk, "kind", *kind = "note");
     }
     if (arb_buf_cstr(&text) == NULL) {
         werr(q->req, 500, "internal", NULL, "out of memory");
@@ -772,18 +777,18 @@ arb_http_write(arb_http_req_t *q, const char *match, int route)
         for (i = 0; i < n; i++)
             v[i] = (char *)json_string_value(json_array_get(args, i));
         if (route == W_MOVE)
-            arb_mp_pack_kv_str(&pk, "kind", "move");
+            arb_mp_pack_kv_str(&pk, "kind", w->kind = "move");
         arb_mp_pack_kv_str(&pk, "player", str_of(w->move, "player"));
         arb_mp_pack_kv_str(&pk, "verb", str_of(w->move, "verb"));
         arb_mp_pack_kv_strv(&pk, "args", v, n);
     } else if (route == W_NOTE) {
-        arb_mp_pack_kv_str(&pk, "kind", "note");
+        arb_mp_pack_kv_str(&pk, "kind", w->kind = "note");
         arb_mp_pack_kv_str(&pk, "text", str_of(o, "text"));
     } else if (route == W_CLOSE) {
-        arb_mp_pack_kv_str(&pk, "kind", "close");
+        arb_mp_pack_kv_str(&pk, "kind", w->kind = "close");
         if (str_of(o, "reason") != NULL)
             arb_mp_pack_kv_str(&pk, "text", str_of(o, "reason"));
-    } else if (pack_undo(q, t, match, o, &pk) != 0) {
+    } else if (pack_undo(q, t, match, o, &pk, &w->kind) != 0) {
         goto release;
     }
     if (json_object_get(o, "cid") != NULL)

@@ -402,6 +402,12 @@
             return verdict("Nothing to undo: this page has recorded no " +
                            "move that still stands.", "refused");
         }
+        if (last.requested) {
+            disarm();
+            return verdict("The undo of " + last.seq + " was already " +
+                           "requested (seq " + last.requested + "): an " +
+                           "arbiter rules on it.", "refused");
+        }
         if (undoArmed !== last.seq) {
             disarm();
             undoArmed = last.seq;
@@ -445,7 +451,15 @@
                 body.dataset.dup = r.body.duplicate ? "1" : "0";
                 if (q.route === "move")
                     mine.push({ seq: r.body.seq, line: q.line });
-                if (q.route === "undo")
+                /* A scorer's undo is a request (a note): the move stands
+                 * until an arbiter rules, and is not asked for again
+                 * (until 2026-12-06 the page forgot it, as if undone). */
+                if (q.route === "undo" && r.body.kind === "note")
+                    mine.forEach(function (x) {
+                        if (x.seq === q.data.seq)
+                            x.requested = r.body.seq;
+                    });
+                else if (q.route === "undo")
                     mine = mine.filter(function (x) {
                         return x.seq !== q.data.seq;
                     });

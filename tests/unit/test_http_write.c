@@ -174,18 +174,23 @@ main(void)
                    "\"cid\":\"c-gone\"}"), 200);
     CHECK(says("\"seq\":2,"));
     CHECK(says("\"duplicate\":true"));
+    CHECK(says("\"kind\":\"move\""));
     CHECK_INT(last_seq("W"), 2);
 
     /* Notes; undo as a scorer asks, as an arbiter voids. */
     CHECK_INT(post("/api/m/W/note", HARNESS_SCORER, "{\"text\":\"page 1\"}"),
               200);
     CHECK(says("\"seq\":3,"));
+    CHECK(says("\"kind\":\"note\""));
+    /* the answer says what was recorded: a scorer's undo is a request */
     CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{\"seq\":2}"), 200);
+    CHECK(says("\"kind\":\"note\""));
     CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{\"seq\":3}"), 400);
     CHECK(says("\"where\":\"seq\""));
     CHECK_INT(post("/api/m/W/undo", HARNESS_ARBITER, "{\"seq\":2,\"reason\":"
                    "\"misheard\",\"cid\":\"u-1\"}"), 200);
     CHECK(says("\"seq\":5,"));
+    CHECK(says("\"kind\":\"void\""));
     CHECK_INT(http_get(port, "/api/m/W/events?from=4", HARNESS_ARBITER, resp,
                        sizeof(resp)), 200);
     CHECK(says("note undo requested: seq 2 (place bob 5♥)"));

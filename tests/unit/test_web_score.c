@@ -420,9 +420,14 @@ main(void)
     CHECK(wait_for(&b, "document.querySelector('#moves div').textContent"
                    ".indexOf('37. note undo requested: seq 36') === 0",
                    3000));
-    js(&b, "document.getElementById('undo').click()");     /* arms only */
+    /* the move stands (a request): not asked for again */
+    js(&b, "document.getElementById('undo').click()");
     usleep(500 * 1000);
     CHECK_INT(recorded_seq(), NCARDS + 1);
+    CHECK_STR(cdp_eval_str(&b, "document.getElementById('verdict')"
+                           ".textContent", got, sizeof(got)),
+              "The undo of 36 was already requested (seq 37): an arbiter "
+              "rules on it.");
     CHECK(cdp_eval_int(&b, "document.body.dataset.pending === '0' ? 1 : 0")
           == 1);
 
