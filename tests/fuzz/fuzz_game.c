@@ -17,7 +17,12 @@
  *     JSON reports (results, state) of the same match;
  *   - replay equals live: replaying the accepted events into a fresh match
  *     (arb_replay, as arbiter replay and the verifier do) accepts all of
- *     them and ends in the same digest and the same report.
+ *     them and ends in the same digest and the same report;
+ *   - a copy is its match (arb_match_copy, what the recorder judges on and
+ *     keeps for reads at other seqs): taken before each event, it is left
+ *     as it was by the event applied to the match, and the event applied
+ *     to it (a ruling aside: a copy keeps no moves to rebuild from) gets
+ *     the same verdict and the same digest.
  *
  * Corpus: tests/fuzz/corpus/game (real transcripts of the four games, and
  * a tournament whose rounds are recorded in several acts).
@@ -34,6 +39,37 @@
 #include "core/transcript.h"
 #include "tests/fuzz/fuzz.h"
 
+static int
+is_ruling(const arb_event_t *ev)
+{
+    return ev->kind == ARB_EV_VOID || ev->kind == ARB_EV_AMEND
+           || ev->kind == ARB_EV_STANDS;
+}
+
+/* c, a copy of m taken before ev (digest `before`) was applied to m with
+ * verdict rc: untouched by it, and judging ev as m did. */
+static void
+check_copy(arb_match_t *c, const arb_match_t *m, const arb_event_t *ev,
+           int rc, const unsigned char before[ARB_HASH_LEN])
+{
+    unsigned char cd[ARB_HASH_LEN], md[ARB_HASH_LEN];
+    arb_verdict_t v;
+    int           crc;
+
+    arb_match_digest(c, cd);
+    FUZZ_CHECK(memcmp(cd, before, ARB_HASH_LEN) == 0);
+    if (is_ruling(ev) || rc == ARB_ENOMEM)
+        return;
+    memset(&v, 0, sizeof(v));
+    crc = arb_match_apply(c, ev, &v);
+    if (crc == ARB_ENOMEM)
+        return;
+    FUZZ_CHECK(crc == rc);
+    arb_match_digest(c, cd);
+    arb_match_digest(m, md);
+    FUZZ_CHECK(memcmp(cd, md, ARB_HASH_LEN) == 0);
+}
+
 /* Offers every event of t to the live match m; the accepted ones, with
  * the seq the match gave them, go to acc[0..*nacc). */
 static void
@@ -43,6 +79,7 @@ play(arb_match_t *m, const arb_history_t *t, arb_event_t *acc,
     unsigned char before[ARB_HASH_LEN], after[ARB_HASH_LEN];
     arb_verdict_t v;
     arb_event_t   ev;
+    arb_match_t  *c;
     uint64_t      seq;
     size_t        i;
     int           rc;
@@ -53,8 +90,13 @@ play(arb_match_t *m, const arb_history_t *t, arb_event_t *acc,
         ev.seq = 0;
         seq = arb_match_next_seq(m);
         arb_match_digest(m, before);
+        if (arb_match_copy(m, &c) != 0)
+            c = NULL;               /* ENOMEM */
         memset(&v, 0, sizeof(v));
         rc = arb_match_apply(m, &ev, &v);
+        if (c != NULL)
+            check_copy(c, m, &ev, rc, before);
+        arb_match_free(c);
         if (rc == ARB_ENOMEM)
             continue;
         if (rc != 0) {
