@@ -62,7 +62,6 @@ arb_board_status(const arb_match_t *m, uint64_t *undo_seq)
     arb_results_t       r;
     const uint64_t     *undo;
     const arb_field_t  *f;
-    uint64_t            by;
     size_t              i;
     int                 disputed = 0;
 
@@ -96,17 +95,18 @@ arb_board_status(const arb_match_t *m, uint64_t *undo_seq)
     arb_results_clear(&r);
     if (disputed)
         return ARB_BOARD_DISPUTED;
-    /* The latest undo request not yet voided by an arbiter.  The close
-     * answers every request before it: the arbiter closed the match with
-     * the move as played, and nothing can rule on it after (until
-     * 2026-12-06 such a table stayed undo_requested, and out of the
-     * results file, for ever). */
-    for (i = arb_match_closed(m) ? 0 : arb_match_undo_requests(m, &undo);
-         i > 0; i--) {
-        if (arb_match_ruling(m, undo[i - 1], &by) == ARB_RULED_NONE) {
-            *undo_seq = undo[i - 1];
-            return ARB_BOARD_UNDO;
-        }
+    /* The latest undo request that no void or amend of its move, nor a
+     * note declining it, has answered (the match keeps only those: it
+     * knows so also when it keeps no moves).  The close answers every
+     * request before it: the arbiter closed the match with the move as
+     * played, and nothing can rule on it after (until 2026-12-06 such a
+     * table stayed undo_requested, and out of the results file, for
+     * ever).  A `stands` of the move does not answer it (until
+     * 2026-12-06 it did, as docs/TOURNAMENT.md never said). */
+    i = arb_match_closed(m) ? 0 : arb_match_undo_requests(m, &undo);
+    if (i > 0) {
+        *undo_seq = undo[i - 1];
+        return ARB_BOARD_UNDO;
     }
     if (arb_match_closed(m))
         return ARB_BOARD_CLOSED;

@@ -43,7 +43,11 @@ struct arb_match {
     arb_event_t        claim_ev;    /* ... as recorded */
     arb_claim_t        claim;       /* what it claims */
     uint64_t          *undos;       /* targets of undo-request notes, */
-    size_t             nundo, capundo;  /* in the notes' order */
+    size_t             nundo, capundo;  /* in the notes' order, until a
+                                           ruling on the target */
+    uint64_t           nmoves;      /* moves and stands applied */
+    uint64_t          *ruled;       /* targets of voids and amends, which */
+    size_t             nruled, capruled;    /* answer undo requests */
 };
 
 void
@@ -56,6 +60,7 @@ arb_match_free(arb_match_t *m)
     arb_setup_clear(&m->setup);
     free(m->entries);
     free(m->undos);
+    free(m->ruled);
     arb_buf_free(&m->moves);
     arb_event_clear(&m->claim_ev);
     arb_claim_clear(&m->claim);
@@ -399,6 +404,30 @@ check_reveal(const arb_match_t *m, const arb_event_t *ev, arb_verdict_t *v)
                           v);
 }
 
+/* 1 when a void or an amend of seq `target` has been applied. */
+static int
+ruled(const arb_match_t *m, uint64_t target)
+{
+    size_t i;
+
+    for (i = 0; i < m->nruled; i++)
+        if (m->ruled[i] == target)
+            return 1;
+    return 0;
+}
+
+/* The undo requests of `target` are answered: off the list. */
+static void
+drop_undo(arb_match_t *m, uint64_t target)
+{
+    size_t i, k = 0;
+
+    for (i = 0; i < m->nundo; i++)
+        if (m->undos[i] != target)
+            m->undos[k++] = m->undos[i];
+    m->nundo = k;
+}
+
 int
 arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
 {
@@ -470,6 +499,16 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
         rc = rebuild(m, idx, ev.kind == ARB_EV_AMEND ? &ev : NULL, &st, v);
         if (rc != 0)
             return rc;
+        if (m->nruled == m->capruled) {     /* room, as for undos */
+            size_t    cap = m->capruled ? m->capruled * 2 : 4;
+            uint64_t *r = realloc(m->ruled, cap * sizeof(*r));
+            if (r == NULL) {
+                m->rules->destroy(st);
+                return ARB_ENOMEM;
+            }
+            m->ruled = r;
+            m->capruled = cap;
+        }
         break;
 
     case ARB_EV_CLAIM:
@@ -505,20 +544,24 @@ arb_match_apply(arb_match_t *m, const arb_event_t *in, arb_verdict_t *v)
     }
 
     rc = push(m, &ev);
+    if (rc == 0 && (ev.kind == ARB_EV_MOVE || ev.kind == ARB_EV_STANDS))
+        m->nmoves++;
+    /* (A request of a move voided or amended already is answered.) */
     if (rc == 0 && ev.kind == ARB_EV_NOTE
-        && arb_undo_note_seq(ev.text, &undo) == 0)
+        && arb_undo_note_seq(ev.text, &undo) == 0 && !ruled(m, undo))
         m->undos[m->nundo++] = undo;    /* room made above */
     /* A request declined is answered: it leaves the board (until
      * 2026-12-06 only a void or an amend did, and a request refused stood
-     * at the top of the board, closed match or not). */
+     * at the top of the board, closed match or not).  A void or an amend
+     * of the move answers it too, here as well as in the entries: a match
+     * that keeps no moves (a live one, a copy) cannot ask them (until
+     * 2026-12-06 a copy's board showed a voided move's request open). */
     if (rc == 0 && ev.kind == ARB_EV_NOTE
-        && arb_undo_declined_seq(ev.text, &undo) == 0) {
-        size_t i, k = 0;
-
-        for (i = 0; i < m->nundo; i++)
-            if (m->undos[i] != undo)
-                m->undos[k++] = m->undos[i];
-        m->nundo = k;
+        && arb_undo_declined_seq(ev.text, &undo) == 0)
+        drop_undo(m, undo);
+    if (rc == 0 && (ev.kind == ARB_EV_VOID || ev.kind == ARB_EV_AMEND)) {
+        m->ruled[m->nruled++] = ev.target;  /* room made above */
+        drop_undo(m, ev.target);
     }
     if (rc == 0 && ev.kind == ARB_EV_CLAIM) {
         arb_event_t copy;
@@ -624,18 +667,13 @@ arb_match_claim_extras(const arb_match_t *m, const arb_results_t *r)
     return n;
 }
 
+/* Counted as applied, so that a match keeping no moves knows too (until
+ * 2026-12-06 a lean match counted a note as a move: a live table or a
+ * copy with only a note showed "playing"). */
 int
 arb_match_has_moves(const arb_match_t *m)
 {
-    size_t i;
-
-    if (m->lean)
-        return m->n > 0;
-    for (i = 0; i < m->n; i++)
-        if (m->entries[i].kind == ARB_EV_MOVE
-            || m->entries[i].kind == ARB_EV_STANDS)
-            return 1;
-    return 0;
+    return m->nmoves > 0;
 }
 
 int
@@ -801,6 +839,7 @@ arb_match_copy(const arb_match_t *m, arb_match_t **out)
     c->closed = m->closed;
     c->lean = 1;
     c->n = m->n;
+    c->nmoves = m->nmoves;
     rc = arb_setup_copy(&c->setup, &m->setup);
     if (rc == 0)
         rc = m->rules->clone(&c->st, m->st);
@@ -816,13 +855,18 @@ arb_match_copy(const arb_match_t *m, arb_match_t **out)
             rc = ARB_ENOMEM;        /* it was read once already */
     }
     if (rc == 0 && m->nundo != 0) {
-        c->undos = malloc(m->nundo * sizeof(*c->undos));
+        c->undos = arb_rules_memdup(m->undos, m->nundo * sizeof(*c->undos));
         if (c->undos == NULL)
             rc = ARB_ENOMEM;
-        else {
-            memcpy(c->undos, m->undos, m->nundo * sizeof(*c->undos));
+        else
             c->nundo = c->capundo = m->nundo;
-        }
+    }
+    if (rc == 0 && m->nruled != 0) {
+        c->ruled = arb_rules_memdup(m->ruled, m->nruled * sizeof(*c->ruled));
+        if (c->ruled == NULL)
+            rc = ARB_ENOMEM;
+        else
+            c->nruled = c->capruled = m->nruled;
     }
     if (rc != 0) {
         arb_match_free(c);

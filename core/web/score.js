@@ -43,8 +43,13 @@
      * still in the field, may arm Record (until 2026-12-06 the answer
      * that came back last did, and Record sent its move, whatever the
      * field then said). */
-    var judgeNo = 0;
-    var undoArmed = -1, undoTimer = null;
+    var judgeNo = 0, checking = false;
+    var undoArmed = -1, undoTimer = null, undoArmedAt = 0;
+    /* A confirming tap counts only this long after the label named the
+     * move: four quick taps are no two undos (until 2026-12-06 the third
+     * armed the move before, the first undo answered at once, and the
+     * fourth confirmed it before anyone could read the label). */
+    var UNDO_READ_MS = 600;
     var queue = load("queue", []), mine = load("mine", []);
 
     function load(k, d) {
@@ -57,6 +62,31 @@
     }
     function save(k, v) {
         localStorage.setItem(KEY + k, JSON.stringify(v));
+    }
+    /* Another tab of this match (same browser, same storage) keeps its
+     * own queue and moves in memory: each save keeps what the other
+     * wrote and this page has not itself taken off (until 2026-12-06 it
+     * wrote over them, and a move queued in one tab was lost when the
+     * other saved).  A tab reloaded may then send another's queued
+     * event too: the same client event id, recorded once. */
+    var gone = {};              /* cids answered here, seqs undone here */
+    function saveQueue() {
+        var have = {};
+        queue.forEach(function (q) { have[q.cid] = 1; });
+        save("queue", queue.concat(load("queue", []).filter(function (q) {
+            return q && !have[q.cid] && !gone["c" + q.cid];
+        })));
+    }
+    function saveMine() {
+        var have = {};
+        mine.forEach(function (x) { have[x.seq] = 1; });
+        save("mine", mine.concat(load("mine", []).filter(function (x) {
+            return x && !have[x.seq] && !gone["s" + x.seq];
+        })).sort(function (a, b) { return a.seq - b.seq; }));
+    }
+    /* A line as a message quotes it: a long note is not repeated whole. */
+    function brief(line) {
+        return line.length > 120 ? line.slice(0, 117) + "\u2026" : line;
     }
 
     /* Every request: net.js's, with the token in its header.  One not
@@ -193,6 +223,7 @@
             if (!b)
                 return;
             if (b.dataset.type) {
+                unjudge();
                 typeSel = b.dataset.type;
                 p.querySelectorAll(".type").forEach(function (x) {
                     x.classList.toggle("on", x === b);
@@ -322,8 +353,9 @@
     /* The field changed: an earlier verdict is not about it any more. */
     function unjudge() {
         judgeNo++;
-        if (judged || body.dataset.verdict)
+        if (judged || body.dataset.verdict || checking)
             verdict("", "");
+        checking = false;
         judged = null;
         drawPending();
     }
@@ -337,10 +369,12 @@
             return;
         }
         verdict("Checking " + esc(text) + "\u2026", "");
+        checking = true;
         api("POST", base + "/judge", { text: text }).then(function (r) {
             var v = r.body.verdict;
             if (no !== judgeNo || $("text").value.trim() !== text)
                 return;         /* a later check, or the move changed */
+            checking = false;
             if (r.status !== 200)
                 return refusal(r.body.rule, r.body.error);
             if (!v.legal)
@@ -357,10 +391,12 @@
         });
     }
     function enqueue(route, data, line) {
+        if (route !== "move")
+            unjudge();          /* checked on a state about to change */
         data.cid = newCid();
         queue.push({ cid: data.cid, route: route, data: data, line: line,
                      tries: 0 });
-        save("queue", queue);
+        saveQueue();
         drawPending();
         send();
     }
@@ -408,11 +444,15 @@
                            "requested (seq " + last.requested + "): an " +
                            "arbiter rules on it.", "refused");
         }
+        if (undoArmed === last.seq
+            && Date.now() - undoArmedAt < UNDO_READ_MS)
+            return;             /* a tap too quick to have read it */
         if (undoArmed !== last.seq) {
             disarm();
             undoArmed = last.seq;
+            undoArmedAt = Date.now();
             $("undo").textContent = "Tap again to undo " + last.seq + ". " +
-                last.line;
+                brief(last.line);
             $("undo").dataset.armed = String(last.seq);
             undoTimer = setTimeout(disarm, 5000);
             return;
@@ -431,7 +471,7 @@
             return;
         sending = true;
         q.tries++;
-        save("queue", queue);
+        saveQueue();
         drawPending();
         api("POST", base + "/" + q.route, q.data).then(function (r) {
             sending = false;
@@ -440,12 +480,14 @@
              * token does (until 2026-12-06 it was dropped). */
             if (r.status === 401 || r.status === 403)
                 return login("The recorder refused the token: " +
-                             r.body.error + " (" + q.line + " waits)");
+                             r.body.error + " (" + brief(q.line) + " waits)");
             if (r.status >= 500)
                 return retry(r.body && r.body.error);
             retryMs = 0;
+            gone["c" + q.cid] = 1;     /* before the save: not kept */
             queue.shift();
-            save("queue", queue);
+            saveQueue();
+            disarm();           /* the moves it named may have changed */
             if (r.status === 200) {
                 body.dataset.acked = String(r.body.seq);
                 body.dataset.dup = r.body.duplicate ? "1" : "0";
@@ -459,23 +501,30 @@
                         if (x.seq === q.data.seq)
                             x.requested = r.body.seq;
                     });
-                else if (q.route === "undo")
+                else if (q.route === "undo") {
+                    gone["s" + q.data.seq] = 1;
                     mine = mine.filter(function (x) {
                         return x.seq !== q.data.seq;
                     });
-                save("mine", mine);
-                verdict("Recorded: " + esc(q.line) + " (seq " + r.body.seq +
-                        (r.body.duplicate ? ", already recorded" : "") + ")",
+                }
+                saveMine();
+                verdict(q.route === "undo" && r.body.kind === "note"
+                        ? "Requested: " + esc(brief(q.line)) + " (seq " +
+                          r.body.seq + "): an arbiter rules on it; the " +
+                          "move stands until then."
+                        : "Recorded: " + esc(brief(q.line)) + " (seq " +
+                          r.body.seq + (r.body.duplicate
+                                        ? ", already recorded" : "") + ")",
                         "legal");
                 if (q.route === "note" && $("note").value.trim() ===
                     q.data.text)
                     $("note").value = "";
             } else if (r.status === 409 && r.body.where === "expect") {
-                verdict("Not recorded: " + esc(q.line) + ": another " +
+                verdict("Not recorded: " + esc(brief(q.line)) + ": another " +
                         "scorer recorded first (" + esc(r.body.error) +
                         "). Check the move again.", "refused");
             } else {
-                refusal(r.body.rule, "not recorded: " + q.line + ": " +
+                refusal(r.body.rule, "not recorded: " + brief(q.line) + ": " +
                         (r.body.error || "refused (" + r.status + ")"));
             }
             drawPending();
@@ -492,7 +541,7 @@
         drawPending();
         if (why && queue.length)
             verdict("Waiting for the recorder: " + esc(why) + ". " +
-                    esc(queue[0].line) + " stays queued and is sent " +
+                    esc(brief(queue[0].line)) + " stays queued and is sent " +
                     "again.", "refused");
         setTimeout(send, retryMs);
     }

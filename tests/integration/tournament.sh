@@ -32,6 +32,9 @@ check "round 1" 0 $?
 check "round 1 opens 8 matches" 8 "$(grep -c 'opened Open-R1-T' "$T/r1.out")"
 $A tournament round --tournament Open --pairings "$T/pairings.csv" \
     > "$T/r1b.out" 2>&1
+# a note is no move: its table has not started, read live or not
+# (until 2026-12-06 the daemon's copy of a live table counted it)
+$A note --match Open-R1-T2 "players seated" > /dev/null
 check "board: 8 tables not started" 8 \
     "$($A tournament board --tournament Open | grep -o '"status":"not_started"' | grep -c .)"
 check "round 1 again: nothing twice" 8 "$(grep -c 'duplicate' "$T/r1b.out")"
@@ -155,6 +158,13 @@ check "show: closed, undo with its seq, disputed" \
        "$T/show.out" | head -3 | tr '\n' '|' | sed 's/|$//')"
 
 $A rule --match Open-R1-T7 void 6 --reason "undo at the table" > /dev/null
+# the void answers the request, on the daemon's board as from the data
+# directory (until 2026-12-06 the daemon's copy still showed it open)
+check "board: a voided move's request answered" 0 \
+    "$($A tournament board --tournament Open | grep -c '"undo_seq":6')"
+check "board after the void: the server's = the tool's" \
+    "$($A tournament board --tournament Open --db "$T/data")" \
+    "$($A tournament board --tournament Open)"
 $A close --match Open-R1-T7 > /dev/null
 $A tournament end --tournament Open --round 1 > /dev/null 2>&1
 check "end round 1" 0 $?

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "core/board.h"
 #include "core/err.h"
 #include "core/json.h"
 #include "core/ledger/history.h"
@@ -51,6 +52,16 @@ seen(const arb_match_t *m)
     json_object_set_new(o, "seq", json_integer((json_int_t)
                                                arb_match_next_seq(m)));
     json_object_set_new(o, "closed", json_boolean(arb_match_closed(m)));
+    /* what the director's board reads, which a copy must know without
+     * the moves (until 2026-12-06 it did not: a note was a move, and a
+     * voided move's request stayed open) */
+    {
+        uint64_t useq = 0;
+        int      st = arb_board_status(m, &useq);
+
+        json_object_set_new(o, "board", json_integer(st));
+        json_object_set_new(o, "undo_seq", json_integer((json_int_t)useq));
+    }
     s = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     return s;
@@ -131,6 +142,54 @@ walk(const char *path, int *copies_judged)
     return refused;
 }
 
+/* The board's reading of tests/data/yah3-undo-board.txt after each
+ * event, from the match that keeps its moves and from a copy alike. */
+static void
+test_board(void)
+{
+    static const struct { int status; uint64_t undo; } want[] = {
+        { ARB_BOARD_NOT_STARTED, 0 },   /* 1. a note is no move */
+        { ARB_BOARD_PLAYING, 0 },
+        { ARB_BOARD_PLAYING, 0 },
+        { ARB_BOARD_UNDO, 3 },
+        { ARB_BOARD_PLAYING, 0 },       /* 5. void 3 answers it */
+        { ARB_BOARD_PLAYING, 0 },       /* 6. asked after the void */
+        { ARB_BOARD_PLAYING, 0 },
+        { ARB_BOARD_UNDO, 7 },
+        { ARB_BOARD_PLAYING, 0 },       /* 9. declined */
+        { ARB_BOARD_PLAYING, 0 },       /* 10. stands */
+        { ARB_BOARD_UNDO, 10 },         /* 11. not answered by it */
+    };
+    char        *text = slurp("tests/data/yah3-undo-board.txt");
+    arb_match_t *m, *c;
+    uint64_t     at, useq;
+    int          st;
+
+    CHECK(text != NULL);
+    for (at = 1; text != NULL && at <= 11; at++) {
+        m = replay_text(text, at);
+        CHECK(m != NULL);
+        if (m == NULL)
+            break;
+        useq = 0;
+        st = arb_board_status(m, &useq);
+        if (st != want[at - 1].status || useq != want[at - 1].undo)
+            fprintf(stderr, "board after seq %llu: %d (%llu)\n",
+                    (unsigned long long)at, st, (unsigned long long)useq);
+        CHECK_INT(st, want[at - 1].status);
+        CHECK_INT(useq, want[at - 1].undo);
+        CHECK_INT(arb_match_copy(m, &c), 0);
+        if (c != NULL) {
+            useq = 0;
+            CHECK_INT(arb_board_status(c, &useq), want[at - 1].status);
+            CHECK_INT(useq, want[at - 1].undo);
+        }
+        arb_match_free(c);
+        arb_match_free(m);
+    }
+    free(text);
+}
+
 int
 main(void)
 {
@@ -138,6 +197,7 @@ main(void)
         "tests/data/yah3-short.txt",
         "tests/data/yah3-cycles4.txt",
         "tests/data/yah3-stands-void.txt",
+        "tests/data/yah3-undo-board.txt",
         "tests/fuzz/corpus/game/yah-claims.txt",
         "tests/fuzz/corpus/game/yah-rulings.txt",
         "tests/data/chains-1v1-36-square.txt",
@@ -164,6 +224,7 @@ main(void)
         if (n > 0)
             refused += n;
     }
+    test_board();
     /* the corpus's refusals were judged on copies too */
     CHECK(refused > 0);
     CHECK(judged > 500);

@@ -413,7 +413,13 @@ main(void)
     js(&b, "document.getElementById('undo').click()");
     CHECK_STR(cdp_eval_str(&b, "document.getElementById('undo').dataset"
                            ".armed", got, sizeof(got)), "36");
+    /* taps too quick to have read the label confirm nothing (until
+     * 2026-12-06 four quick taps undid two moves) */
+    js(&b, "document.getElementById('undo').click();"
+       " document.getElementById('undo').click()");
+    usleep(300 * 1000);
     CHECK_INT(recorded_seq(), NCARDS);      /* nothing sent yet */
+    usleep(400 * 1000);
     js(&b, "document.getElementById('undo').click();"
        " document.getElementById('undo').click()");
     CHECK(wait_for(&b, "document.body.dataset.acked === '37'", 5000));
@@ -428,6 +434,18 @@ main(void)
                            ".textContent", got, sizeof(got)),
               "The undo of 36 was already requested (seq 37): an arbiter "
               "rules on it.");
+    /* two tabs of the page share its storage: what one queued is kept
+     * when the other saves (until 2026-12-06 it was written over) */
+    js(&b, "localStorage.setItem('arbiter.score." MATCH ".queue', "
+       "JSON.stringify([{cid:'other-tab',route:'note',data:{text:'x',"
+       "cid:'other-tab'},line:'note x',tries:1}]))");
+    js(&b, "document.getElementById('note').value = 'from this tab';"
+       " document.getElementById('noteform').requestSubmit()");
+    CHECK(wait_for(&b, "document.body.dataset.acked === '38'", 5000));
+    CHECK(wait_for(&b, "JSON.parse(localStorage.getItem('arbiter.score."
+                   MATCH ".queue')).map(q => q.cid).join() === "
+                   "'other-tab'", 3000));
+    js(&b, "localStorage.setItem('arbiter.score." MATCH ".queue', '[]')");
     CHECK(cdp_eval_int(&b, "document.body.dataset.pending === '0' ? 1 : 0")
           == 1);
 
