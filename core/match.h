@@ -108,9 +108,8 @@ typedef int (*arb_total_diff_cb)(void *ud, const char *name,
                                  const int64_t *recorded);
 int  arb_match_claim_totals(const arb_match_t *m, const arb_results_t *r,
                             arb_total_diff_cb cb, void *ud);
-/* 1 when m has a move (a move event, or one that stands by ruling); a
- * lean match, which keeps no events, says 1 once it has any event past
- * its open. */
+/* 1 when m has a move (a move event, or one that stands by ruling), as
+ * counted when applied: a lean match or a copy knows it too. */
 int  arb_match_has_moves(const arb_match_t *m);
 /* The rule set's describe() as JSON text appended to json: public only.
  * 0 or ARB_ENOMEM. */
@@ -119,8 +118,9 @@ int  arb_match_describe(const arb_match_t *m, arb_buf_t *json);
  * in `seen` (bit per seat; core/view.h), or NULL (out of memory). */
 struct json_t *arb_match_describe_value(const arb_match_t *m, unsigned seen);
 /* The moves undo-request notes (core/board.h arb_undo_note) asked to
- * undo, in the notes' order: sets *targets (owned by m) and returns how
- * many. */
+ * undo and nothing has answered yet (a void or an amend of the move,
+ * before or after the request, or a note declining it), in the notes'
+ * order: sets *targets (owned by m) and returns how many. */
 size_t arb_match_undo_requests(const arb_match_t *m, const uint64_t **targets);
 
 /* Rulings in force, for reports: how a seq stands now. */
