@@ -462,9 +462,10 @@
                 last.line);
     }
 
-    /* Sends the queue's head until it is answered; a network failure or a
-     * recorder that cannot answer now (5xx) keeps it, to be sent again
-     * with the same client event id. */
+    /* Sends the queue's head until it is answered; a network failure, a
+     * recorder that cannot answer now (5xx) or a proxy that will not pass
+     * it now (408, 429) keeps it, to be sent again with the same client
+     * event id. */
     function send() {
         var q = queue[0];
         if (sending || !q || !ARB.token())
@@ -481,7 +482,10 @@
             if (r.status === 401 || r.status === 403)
                 return login("The recorder refused the token: " +
                              r.body.error + " (" + brief(q.line) + " waits)");
-            if (r.status >= 500)
+            /* Not now, from the recorder (5xx) or a proxy before it (408,
+             * 429): sent again (until 2026-12-06 a 408 or 429 dropped
+             * the event as refused). */
+            if (r.status >= 500 || r.status === 408 || r.status === 429)
                 return retry(r.body && r.body.error);
             retryMs = 0;
             gone["c" + q.cid] = 1;     /* before the save: not kept */

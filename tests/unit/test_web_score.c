@@ -147,7 +147,7 @@ release_move(cdp_t *b, int reset)
 }
 
 /* How a move's answer is lost after its commit (cut_after_commit). */
-enum cut { CUT_RESET, CUT_RELOAD, CUT_SILENT };
+enum cut { CUT_RESET, CUT_RELOAD, CUT_SILENT, CUT_BUSY };
 
 /* Card i's answer is lost after its commit: the Fetch domain holds the
  * response of the move.  CUT_RESET resets the browser's connection
@@ -156,7 +156,9 @@ enum cut { CUT_RESET, CUT_RELOAD, CUT_SILENT };
  * it and cannot send it again itself); the new page finds the move
  * pending and sends it again, and that answer is let through.  CUT_SILENT
  * never answers (a connection the network lost without a word): the page
- * gives up after its 10 s and sends it again. */
+ * gives up after its 10 s and sends it again.  CUT_BUSY answers 429 in
+ * the recorder's stead (a proxy shedding load): the page keeps the move
+ * and sends it again (until 2026-12-06 it dropped it as refused). */
 static void
 cut_after_commit(cdp_t *b, int i, enum cut how)
 {
@@ -202,6 +204,22 @@ cut_after_commit(cdp_t *b, int i, enum cut how)
                 release_move(b, 0);
             }
             json_decref(held);  /* abandoned by the page: gone */
+        } else if (how == CUT_BUSY) {
+            json_t *id = json_object_get(json_object_get(b->caught,
+                                                         "params"),
+                                         "requestId");
+
+            cdp_step("card %d: a proxy answers 429", i + 1);
+            r = cdp_call(b, "Fetch.fulfillRequest", json_pack(
+                         "{s:O,s:i,s:s}", "requestId", id, "responseCode",
+                         429, "body", "eyJlcnJvciI6InNsb3cgZG93biJ9"), 1,
+                         5000);     /* {"error":"slow down"} */
+            CHECK(r != NULL);
+            json_decref(r);
+            json_decref(b->caught);
+            b->caught = NULL;
+            if (caught_move(b))
+                release_move(b, 0);
         } else {
             release_move(b, 1);
         }
@@ -339,9 +357,10 @@ main(void)
 
     t0 = cdp_now_ms();
     for (i = 0; i < NCARDS; i++) {
-        if (i == 10 || i == 20 || i == 30) {
+        if (i == 10 || i == 20 || i == 25 || i == 30) {
             cut_after_commit(&b, i, i == 10 ? CUT_RESET : i == 20
-                             ? CUT_RELOAD : CUT_SILENT);
+                             ? CUT_RELOAD : i == 25 ? CUT_BUSY
+                             : CUT_SILENT);
             if (test_failed_)
                 break;
             continue;
