@@ -822,6 +822,20 @@ arb_match_lean(arb_match_t *m)
     return 0;
 }
 
+/* *dst (NULL, 0, 0 before) becomes a copy of the n seqs at src. */
+static int
+copy_seqs(uint64_t **dst, size_t *n, size_t *cap, const uint64_t *src,
+          size_t nsrc)
+{
+    if (nsrc == 0)
+        return 0;
+    *dst = arb_rules_memdup(src, nsrc * sizeof(*src));
+    if (*dst == NULL)
+        return ARB_ENOMEM;
+    *n = *cap = nsrc;
+    return 0;
+}
+
 int
 arb_match_copy(const arb_match_t *m, arb_match_t **out)
 {
@@ -854,20 +868,12 @@ arb_match_copy(const arb_match_t *m, arb_match_t **out)
         else
             rc = ARB_ENOMEM;        /* it was read once already */
     }
-    if (rc == 0 && m->nundo != 0) {
-        c->undos = arb_rules_memdup(m->undos, m->nundo * sizeof(*c->undos));
-        if (c->undos == NULL)
-            rc = ARB_ENOMEM;
-        else
-            c->nundo = c->capundo = m->nundo;
-    }
-    if (rc == 0 && m->nruled != 0) {
-        c->ruled = arb_rules_memdup(m->ruled, m->nruled * sizeof(*c->ruled));
-        if (c->ruled == NULL)
-            rc = ARB_ENOMEM;
-        else
-            c->nruled = c->capruled = m->nruled;
-    }
+    if (rc == 0)
+        rc = copy_seqs(&c->undos, &c->nundo, &c->capundo, m->undos,
+                       m->nundo);
+    if (rc == 0)
+        rc = copy_seqs(&c->ruled, &c->nruled, &c->capruled, m->ruled,
+                       m->nruled);
     if (rc != 0) {
         arb_match_free(c);
         return ARB_ENOMEM;
