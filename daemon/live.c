@@ -290,23 +290,27 @@ on_advance(void *ud, uint64_t seq, int64_t t,
 /* The committed state of id at seq `at` as a match of the caller's own,
  * lean: from the kept state nearest at or before it (snap.c), else from
  * the open, and the stored events after it, keeping states on the way
- * and at `at`.  A ruling among those events (it rebuilds from the moves,
- * which a kept state does not hold), or an event that no longer applies,
- * is left to load(): a whole replay, which says what is wrong. */
+ * and at `at`.  With cidf (a live match being loaded) it starts at the
+ * open, since a kept state holds no client ids, and fills cidf with every
+ * client id it meets.  A ruling among those events (it rebuilds from the
+ * moves, which a kept state does not hold), or an event that no longer
+ * applies, is left to load(): a whole replay, which says what is wrong
+ * (both count in `replays` and `replayed_events`: both ran). */
 static int
 committed_at(arb_server_t *srv, const char *id, uint64_t at,
-             arb_match_t **out, arb_buf_t *why)
+             arb_match_t **out, uint64_t *cidf, arb_buf_t *why)
 {
     arb_match_t *m = NULL;
+    arb_live_t   ids;           /* the client ids met, for cidf */
     advance_t    x;
     uint64_t     from = 0;
     int          rc;
 
     *out = NULL;
-    rc = arb_snap_get(srv, id, at, &m, &from);
+    rc = cidf != NULL ? ARB_ENOTFOUND : arb_snap_get(srv, id, at, &m, &from);
     if (rc == ARB_ENOTFOUND) {
         from = 0;
-        rc = load(srv, id, 0, 1, &m, NULL, why);
+        rc = load(srv, id, 0, 1, &m, cidf, why);
         if (rc != 0)
             return rc;
     } else if (rc != 0) {
@@ -325,16 +329,22 @@ committed_at(arb_server_t *srv, const char *id, uint64_t at,
     x.srv = srv;
     x.id = id;
     x.next = from + 1;
+    if (cidf != NULL) {
+        memcpy(ids.cidf, cidf, sizeof(ids.cidf));
+        x.l = &ids;
+    }
     rc = arb_store_events(srv->store, id, from + 1, at, on_advance, &x,
                           NULL);
     srv->n.replayed_events += x.next - (from + 1);
     if (rc == 0 && x.rc == 0 && x.next == at + 1) {
         arb_snap_put(srv, id, at, x.hash, m);
+        if (cidf != NULL)
+            memcpy(cidf, ids.cidf, sizeof(ids.cidf));
         *out = m;
         return 0;
     }
     arb_match_free(m);
-    return load(srv, id, at, 0, out, NULL, why);
+    return load(srv, id, at, cidf != NULL, out, cidf, why);
 }
 
 /* 1 when l's match is exactly the committed state at seq `at`: held,
@@ -365,7 +375,7 @@ arb_live_replay(arb_server_t *srv, const char *id, uint64_t at,
             return rc;
         }
     }
-    return committed_at(srv, id, at, out, why);
+    return committed_at(srv, id, at, out, NULL, why);
 }
 
 int
@@ -383,7 +393,7 @@ arb_live_state(arb_server_t *srv, const char *id, uint64_t at,
         return 0;
     }
     *own = 1;
-    return committed_at(srv, id, at, out, why);
+    return committed_at(srv, id, at, out, NULL, why);
 }
 
 int
@@ -478,12 +488,16 @@ arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
     /* A closed match comes and goes (srv->transient): a board reading
      * its tables, a scoreboard polling the archive, replayed it whole at
      * each touch.  From a kept state its client ids are not known: every
-     * one is "maybe", asked of the store. */
+     * one is "maybe", asked of the store.  An open one is rebuilt from
+     * its open, event by event, keeping states on the way for reads of
+     * its earlier seqs (until 2026-12-06 its whole history was read into
+     * memory at once, and the first read one seq back replayed it all
+     * again). */
     if (info.closed) {
-        rc = committed_at(srv, id, info.last_seq, &m, why);
+        rc = committed_at(srv, id, info.last_seq, &m, NULL, why);
         memset(cidf, 0xff, sizeof(cidf));
     } else {
-        rc = load(srv, id, info.last_seq, 1, &m, cidf, why);
+        rc = committed_at(srv, id, info.last_seq, &m, cidf, why);
     }
     /* A read replica without a dealt match's secret serves its events
      * and subscriptions all the same, without its rule state. */

@@ -13,6 +13,7 @@
 
 #include "core/err.h"
 #include "core/replay.h"
+#include "daemon/server.h"
 #include "tests/daemon_harness.h"
 #include "tests/replay_text.h"
 #include "tests/test.h"
@@ -129,6 +130,107 @@ every_seq(arb_client_t *cl)
     }
 }
 
+/* A note with client id cid on match id; its seq, or UINT64_MAX. */
+static uint64_t
+note_cid(arb_client_t *cl, const char *id, const char *cid)
+{
+    msgpack_packer       *pk;
+    const msgpack_object *o;
+    char                  code[64];
+
+    arb_client_begin(cl, &pk, "append", 4);
+    arb_mp_pack_kv_str(pk, "match", id);
+    arb_mp_pack_kv_str(pk, "kind", "note");
+    arb_mp_pack_kv_str(pk, "text", "kept states");
+    arb_mp_pack_kv_str(pk, "cid", cid);
+    if (harness_call(cl, &res, code, sizeof(code)) != 0
+        || (o = arb_client_get(&res, "seq")) == NULL
+        || o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return UINT64_MAX;
+    return o->via.u64;
+}
+
+/* A long open match, touched first after a restart by an append: it is
+ * rebuilt event by event from its open, keeping states on the way, so a
+ * read of an earlier seq starts from one of them (until 2026-12-06 the
+ * load kept none: the read replayed from the open); and the client ids it
+ * met on the way still answer a retry as the event it sent. */
+#define LONG_NOTES (2 * ARB_SNAP_EVERY + 100)
+#define LONG_WINDOW 512
+
+/* Notes 1..LONG_NOTES on match LONG, LONG_WINDOW sent before their
+ * answers are read (one at a time, as `arbiter load` sends them, they
+ * take a commit each).  0 when each was acked. */
+static int
+long_notes(arb_client_t *cl)
+{
+    msgpack_packer *pk;
+    arb_buf_t       why = ARB_BUF_INIT;
+    char            code[64];
+    uint64_t        sent = 0, acked = 0;
+
+    while (acked < LONG_NOTES) {
+        for (; sent < LONG_NOTES && sent - acked < LONG_WINDOW; sent++) {
+            arb_client_begin(cl, &pk, "append", 3);
+            arb_mp_pack_kv_str(pk, "match", "LONG");
+            arb_mp_pack_kv_str(pk, "kind", "note");
+            arb_mp_pack_kv_str(pk, "text", "n");
+            if (arb_client_send(cl, &why) != 0)
+                break;
+        }
+        if (harness_answer(cl, &res, code, sizeof(code)) != 0)
+            break;
+        acked++;
+    }
+    arb_buf_free(&why);
+    return acked == LONG_NOTES ? 0 : -1;
+}
+
+/* A long open match, touched first after a restart by an append: it is
+ * rebuilt event by event from its open, keeping states on the way, so a
+ * read of an earlier seq starts from one of them (until 2026-12-06 the
+ * load kept none: the read replayed from the open); and the client ids it
+ * met on the way still answer a retry as the event it sent. */
+static void
+long_restart(void)
+{
+    arb_client_t *cl = harness_connect(HARNESS_ARBITER);
+    uint64_t      e0, i;
+    char          code[64];
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    CHECK_INT(harness_open_yah(cl, "LONG", &res, code, sizeof(code)), 0);
+    CHECK_INT(long_notes(cl), 0);
+    CHECK_INT(note_cid(cl, "LONG", "before-restart"), LONG_NOTES + 1);
+    arb_client_close(cl);
+    harness_stop(SIGTERM);
+    harness_start();
+    cl = harness_connect(HARNESS_SCORER);
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    e0 = harness_stat(cl, &res, "replayed_events");
+    CHECK_INT(note_cid(cl, "LONG", "after-restart"), LONG_NOTES + 2);
+    CHECK_INT(harness_stat(cl, &res, "replayed_events") - e0,
+              LONG_NOTES + 1);
+    /* the retry of the event acked before the restart: the same seq */
+    CHECK_INT(note_cid(cl, "LONG", "before-restart"), LONG_NOTES + 1);
+    e0 = harness_stat(cl, &res, "replayed_events");
+    match = "LONG";
+    for (i = 0; i < 2; i++) {
+        /* from the states kept at 16384 and 32768 */
+        char *got = state_at(cl, (i + 1) * ARB_SNAP_EVERY + 10 - 9 * i);
+
+        CHECK(got != NULL);
+        free(got);
+        CHECK_INT(harness_stat(cl, &res, "replayed_events") - e0,
+                  10 + i);
+    }
+    arb_client_close(cl);
+}
+
 int
 main(void)
 {
@@ -161,6 +263,7 @@ main(void)
         every_seq(cl);
         arb_client_close(cl);
     }
+    long_restart();
     free(text);
     msgpack_unpacked_destroy(&res);
     harness_done(test_failed_);
