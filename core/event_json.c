@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/codec.h"
 #include "core/err.h"
 #include "core/event_json.h"
 #include "core/hash.h"
@@ -203,6 +204,11 @@ arb_event_json_value(const char *match, uint64_t seq, int64_t time_ms,
     rc |= arb_json_set(o, "kind",
                        arb_json_string(arb_event_kind_name(ev->kind)));
     rc |= arb_json_set(o, "line", arb_json_string(arb_buf_cstr(&line)));
+    /* The seq a void or amend rules on, as a number: a page need not
+     * parse it out of the line. */
+    if (arb_event_takes_target(ev->kind))
+        rc |= arb_json_set(o, "target", json_integer((json_int_t)
+                                                     ev->target));
     rc |= arb_json_set(o, "hash", hash != NULL ? arb_json_string(hex)
                                                : json_null());
     if (line.oom)

@@ -157,12 +157,27 @@
         }).join("");
         $("record").disabled = !judged || queue.length > 0;
     }
+    /* A void or an amend, recorded here or by an arbiter elsewhere,
+     * rules on a move: one of this page's is no longer its to undo
+     * (until 2026-12-06 Undo kept offering a move an arbiter had
+     * voided from the console). */
+    function ruled(e) {
+        if ((e.kind !== "void" && e.kind !== "amend")
+            || typeof e.target !== "number"
+            || !mine.some(function (x) { return x.seq === e.target; }))
+            return;
+        gone["s" + e.target] = 1;
+        mine = mine.filter(function (x) { return x.seq !== e.target; });
+        saveMine();
+        if (undoArmed === e.target)
+            disarm();
+    }
     function drawMoves() {
         var voided = {};
         events.forEach(function (e) {
-            var m = /^void (\d+)/.exec(e.line || "");
-            if (e.kind === "void" && m)
-                voided[m[1]] = true;
+            if (e.kind === "void" && typeof e.target === "number")
+                voided[e.target] = true;
+            ruled(e);
         });
         $("moves").innerHTML = events.slice().reverse().map(function (e) {
             return '<div data-seq="' + e.seq + '"' + (voided[e.seq]

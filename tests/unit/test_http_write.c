@@ -195,6 +195,9 @@ main(void)
                        sizeof(resp)), 200);
     CHECK(says("note undo requested: seq 2 (place bob 5♥)"));
     CHECK(says("void 2 -- misheard"));
+    CHECK(says("\"line\":\"void 2 -- misheard\",\"target\":2,"));
+    CHECK(says("\"line\":\"note undo requested: seq 2 (place bob 5♥)\","
+               "\"hash\""));      /* a note rules on nothing */
     CHECK_INT(post("/api/m/W/undo", HARNESS_ARBITER, "{\"seq\":2,\"reason\":"
                    "\"misheard\",\"cid\":\"u-1\"}"), 200);
     CHECK(says("\"duplicate\":true"));

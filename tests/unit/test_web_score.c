@@ -467,6 +467,18 @@ main(void)
     js(&b, "localStorage.setItem('arbiter.score." MATCH ".queue', '[]')");
     CHECK(cdp_eval_int(&b, "document.body.dataset.pending === '0' ? 1 : 0")
           == 1);
+    /* An arbiter voids the move elsewhere: Undo offers the one before
+     * (until 2026-12-06 it kept saying 36's undo was requested). */
+    cdp_step("a move voided elsewhere");
+    CHECK_INT(harness_cli("rule --match " MATCH " void 36 --reason "
+                          "'asked from the page'"), 0);
+    CHECK(wait_for(&b, "document.querySelector('#moves div').textContent"
+                   ".indexOf('39. void 36') === 0", 3000));
+    CHECK(wait_for(&b, "document.querySelector('#moves div[data-seq=\"36\"]"
+                   "').className === 'void'", 3000));
+    js(&b, "document.getElementById('undo').click()");
+    CHECK_STR(cdp_eval_str(&b, "document.getElementById('undo').dataset"
+                           ".armed || ''", got, sizeof(got)), "35");
 
     /* A game with hands and verbs: the buttons write the words, the
      * recorder judges them. */
