@@ -46,6 +46,9 @@ struct arb_http_stream {
     arb_http_who_t     who;         /* its viewer is per match */
     arb_buf_t          pending;     /* not yet handed to libh2o */
     arb_buf_t          sending;     /* handed over, until proceed */
+    /* The `state` message in pending, if any: a newer one replaces it
+     * (each is the whole report; the acks around it stay, in order). */
+    size_t             state_off, state_len;
     arb_http_conn_t   *hc;          /* its connection, or NULL once gone */
     int                busy, ended;
     arb_http_stream_t *prev, *next;
@@ -82,6 +85,7 @@ flush(arb_http_stream_t *s)
     s->sending = s->pending;
     s->pending = t;
     s->pending.len = 0;
+    s->state_len = 0;
     iov = h2o_iovec_init(s->sending.data, s->sending.len);
     s->busy = 1;
     h2o_send(s->req, &iov, 1, H2O_SEND_STATE_IN_PROGRESS);
@@ -163,24 +167,39 @@ cut(arb_http_stream_t *s)
             "unsent): cut off", s->match[0] ? s->match : "(all)",
             s->pending.len + s->sending.len);
     s->pending.len = 0;
+    s->state_len = 0;
     if (s->busy && stream_fd(s, &fd) == 0)
         shutdown(fd, SHUT_RDWR);
     end(s);
 }
 
-/* Queues one SSE message; 0, or -1 when s was cut off (and may be gone). */
+/* Queues one SSE message without handing it over (flush does); 0, or
+ * -1 when s was cut off (and may be gone).  A `state` replaces the one
+ * still queued: a reader that has fallen behind gets the acks it missed
+ * and the newest state, not every state between (until 2026-12-06 each
+ * queued state counted against stream_max, about 8 KB an ack, and a
+ * spectator on a slow link was cut after a few hundred moves). */
 static int
-push(arb_http_stream_t *s, const char *event, uint64_t id, const char *data,
-     size_t len)
+push_held(arb_http_stream_t *s, const char *event, uint64_t id,
+          const char *data, size_t len)
 {
-    size_t need = len + 64;
+    size_t need = len + 64, at;
+    int    state = strcmp(event, "state") == 0;
 
     if (s->ended)
         return -1;
+    if (state && s->state_len > 0) {
+        at = s->state_off + s->state_len;
+        memmove(s->pending.data + s->state_off, s->pending.data + at,
+                s->pending.len - at);
+        s->pending.len -= s->state_len;
+        s->state_len = 0;
+    }
     if (s->pending.len + s->sending.len + need > s->h->srv->cfg.http.stream_max) {
         cut(s);
         return -1;
     }
+    at = s->pending.len;
     arb_buf_printf(&s->pending, "event: %s\nid: %" PRIu64 "\ndata: ", event,
                    id);
     /* The JSON writers escape every newline: one data line. */
@@ -190,6 +209,21 @@ push(arb_http_stream_t *s, const char *event, uint64_t id, const char *data,
         cut(s);
         return -1;
     }
+    if (state) {
+        s->state_off = at;
+        s->state_len = s->pending.len - at;
+    }
+    return 0;
+}
+
+/* Queues one SSE message and hands what is queued over when the
+ * stream is not already writing; as push_held. */
+static int
+push(arb_http_stream_t *s, const char *event, uint64_t id, const char *data,
+     size_t len)
+{
+    if (push_held(s, event, id, data, len) != 0)
+        return -1;
     flush(s);
     return 0;
 }
@@ -456,8 +490,8 @@ typedef struct rep_cache {
 } rep_cache_t;
 
 /* l's live state (its committed state after seq) to stream s as viewer
- * v sees it. */
-static void
+ * v sees it, queued (the caller flushes); 0, or -1 when s was cut off. */
+static int
 push_state(arb_http_stream_t *s, const arb_live_t *l, uint64_t seq,
            arb_viewer_t v, rep_cache_t *c)
 {
@@ -466,11 +500,11 @@ push_state(arb_http_stream_t *s, const arb_live_t *l, uint64_t seq,
         c->rep.oom = 0;
         c->cached = 0;
         if (arb_view_report(&c->rep, l->m, &v) != 0 || c->rep.oom)
-            return;
+            return 0;
         c->have = v;
         c->cached = 1;
     }
-    push(s, "state", seq, c->rep.data, c->rep.len);
+    return push_held(s, "state", seq, c->rep.data, c->rep.len);
 }
 
 /* One committed event of l (seq, at log position pos) to the streams
@@ -517,11 +551,14 @@ streams_push(arb_server_t *srv, const arb_live_t *l, uint64_t seq,
         } else {
             ev = &evs[v.kind == ARB_VIEW_PUBLIC ? 0 : 1];
         }
-        /* a match's stream counts its seqs, the all-matches one the log */
-        if (push(s, "ack", s->match[0] != '\0' ? seq : pos,
-                 ev->data, ev->len) == 0
-            && s->match[0] != '\0' && whole)
-            push_state(s, l, seq, v, &c);
+        /* a match's stream counts its seqs, the all-matches one the log;
+         * the ack and the state leave in one write */
+        if (push_held(s, "ack", s->match[0] != '\0' ? seq : pos,
+                      ev->data, ev->len) != 0
+            || (s->match[0] != '\0' && whole
+                && push_state(s, l, seq, v, &c) != 0))
+            continue;           /* cut off, and maybe gone */
+        flush(s);
     }
 done:
     arb_buf_free(&evs[0]);
@@ -568,9 +605,10 @@ arb_http_unsealed(arb_server_t *srv, const arb_live_t *l)
         return;
     for (s = srv->http->streams; s != NULL; s = next) {
         next = s->next;     /* (a stream whose push fails is cut) */
-        if (strcmp(s->match, l->id) == 0)
-            push_state(s, l, l->committed, arb_http_viewer(&s->who, l->id,
-                       arb_match_setup(l->m)), &c);
+        if (strcmp(s->match, l->id) == 0
+            && push_state(s, l, l->committed, arb_http_viewer(&s->who,
+                          l->id, arb_match_setup(l->m)), &c) == 0)
+            flush(s);
     }
     arb_buf_free(&c.rep);
 }
