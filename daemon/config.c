@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include "core/err.h"
 #include "core/event.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
+#include "proto/addr.h"
 #include "proto/limits.h"
 
 static const char *const role_names[] = { "reader", "player", "scorer",
@@ -316,10 +318,19 @@ http_key(arb_http_config_t *h, const char *k, const char *v, arb_buf_t *why)
     size_t i, z;
 
     if (strcmp(k, "listen") == 0 || strcmp(k, "metrics_listen") == 0) {
-        char **to = k[0] == 'l' ? &h->listen : &h->metrics_listen;
+        char                  **to = k[0] == 'l' ? &h->listen
+                                                 : &h->metrics_listen;
+        struct sockaddr_storage ss;
+        socklen_t               len;
+        arb_buf_t               tmp = ARB_BUF_INIT;
 
-        if (strncmp(v, "tcp:", 4) != 0 || strrchr(v, ':') == v + 3) {
-            arb_buf_printf(why, "%s takes tcp:HOST:PORT", k);
+        /* Port 0: any free one, which the log names. */
+        if (strncmp(v, "tcp:", 4) != 0
+            || arb_tcp_addr_numeric(v, 1, &ss, &len, &tmp) != 0) {
+            arb_buf_printf(why, "%s takes tcp:HOST:PORT (a numeric "
+                           "address)%s%s", k, tmp.len > 0 ? ": " : "",
+                           tmp.len > 0 ? arb_buf_cstr(&tmp) : "");
+            arb_buf_free(&tmp);
             return ARB_EINVAL;
         }
         free(*to);
@@ -358,13 +369,77 @@ http_key(arb_http_config_t *h, const char *k, const char *v, arb_buf_t *why)
     return ARB_EINVAL;
 }
 
+int
+arb_config_listen_check(const char *spec, arb_buf_t *why)
+{
+    struct sockaddr_un      sa;
+    struct sockaddr_storage ss;
+    socklen_t               len;
+
+    if (strncmp(spec, "unix:", 5) == 0) {
+        if (spec[5] == '\0' || strlen(spec + 5) >= sizeof(sa.sun_path)) {
+            arb_buf_printf(why, "'%s': a socket path of 1 to %zu bytes",
+                           spec, sizeof(sa.sun_path) - 1);
+            return ARB_EINVAL;
+        }
+        return 0;
+    }
+    if (strncmp(spec, "tcp:", 4) == 0)
+        return arb_tcp_addr_numeric(spec, 0, &ss, &len, why);
+    arb_buf_printf(why, "'%s' is neither unix:PATH nor tcp:HOST:PORT", spec);
+    return ARB_EINVAL;
+}
+
+/* Keys a file may give more than once: each line adds one. */
+static int
+repeatable(int section, const char *k)
+{
+    return (section == 0 && (strcmp(k, "token") == 0
+                             || strcmp(k, "listen") == 0))
+           || (section == 1 && (strcmp(k, "owns") == 0
+                                || strcmp(k, "peer") == 0));
+}
+
+/* The line of a key (or, with key "", a section header) seen before in
+ * this file, recorded as seen at `line` otherwise: 0 when it is new.
+ * Until 2026-12-06 the last of two `data` or `[http] listen` lines won
+ * without a word (the first address was just not served). */
+#define ARB_CONFIG_SEEN_MAX 256
+typedef struct {
+    int      section;
+    char     key[32];
+    unsigned line;
+} seen_t;
+
+static unsigned
+seen_before(seen_t *seen, size_t *n, int section, const char *k,
+            unsigned line)
+{
+    size_t i;
+
+    for (i = 0; i < *n; i++)
+        if (seen[i].section == section && strcmp(seen[i].key, k) == 0)
+            return seen[i].line;
+    if (*n < ARB_CONFIG_SEEN_MAX && strlen(k) < sizeof(seen[0].key)) {
+        seen[*n].section = section;
+        snprintf(seen[*n].key, sizeof(seen[*n].key), "%s", k);
+        seen[*n].line = line;
+        (*n)++;
+    }
+    return 0;
+}
+
 static int
 load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
 {
+    static const char *const names[] = { "", "[replicate] ", "[replica] ",
+                                         "[http] " };
     FILE    *f;
     char     buf[4096], *k, *v, *eq, *hash;
-    unsigned line = 0;
+    unsigned line = 0, first;
     int      rc = 0, lvl, section = 0;
+    seen_t   seen[ARB_CONFIG_SEEN_MAX];
+    size_t   nseen = 0;
 
     f = fopen(path, "r");
     if (f == NULL) {
@@ -410,6 +485,14 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
                 rc = ARB_EINVAL;
                 break;
             }
+            if ((first = seen_before(seen, &nseen, section, "", line))
+                != 0) {
+                arb_buf_printf(why, "%s: line %u: %s again (first at line "
+                               "%u): one section each", path, line, k,
+                               first);
+                rc = ARB_EINVAL;
+                break;
+            }
             continue;
         }
         eq = strchr(k, '=');
@@ -422,6 +505,22 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         *eq = '\0';
         k = trim(k);
         v = trim(eq + 1);
+        /* An empty value is no default: until 2026-12-06 `data =` stopped
+         * the start with "data directory : Success", naming nothing. */
+        if (*v == '\0') {
+            arb_buf_printf(why, "%s: line %u: %s%s has no value (leave the "
+                           "line out for the default)", path, line,
+                           names[section], k);
+            rc = ARB_EINVAL;
+            break;
+        }
+        if (!repeatable(section, k)
+            && (first = seen_before(seen, &nseen, section, k, line)) != 0) {
+            arb_buf_printf(why, "%s: line %u: %s%s given again (first at "
+                           "line %u)", path, line, names[section], k, first);
+            rc = ARB_EINVAL;
+            break;
+        }
         if (section == 1 || section == 2) {
             arb_buf_t tmp = ARB_BUF_INIT;
             rc = section == 1 ? arb_repl_conf_set(&c->repl, k, v, &tmp)
@@ -475,11 +574,19 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
             free(c->data);
             c->data = strdup(v);
         } else if (strcmp(k, "listen") == 0) {
+            arb_buf_t tmp = ARB_BUF_INIT;
+
+            /* Read as the listener reads it (until 2026-12-06 a port 0
+             * or 99999, or a host name, passed here and stopped the
+             * start as "could not start", exit 1, naming no line). */
             if (c->nlisten == ARB_LISTEN_MAX
-                || (strncmp(v, "unix:", 5) != 0 && strncmp(v, "tcp:", 4) != 0)) {
+                || arb_config_listen_check(v, &tmp) != 0) {
                 arb_buf_printf(why, "%s: line %u: listen takes unix:PATH or "
-                               "tcp:HOST:PORT, at most %d times", path, line,
-                               ARB_LISTEN_MAX);
+                               "tcp:HOST:PORT (a numeric address, port 1 "
+                               "to 65535), at most %d times%s%s", path, line,
+                               ARB_LISTEN_MAX, tmp.len > 0 ? ": " : "",
+                               tmp.len > 0 ? arb_buf_cstr(&tmp) : "");
+                arb_buf_free(&tmp);
                 rc = ARB_EINVAL;
                 break;
             }
@@ -554,6 +661,12 @@ arb_config_load(arb_config_t *c, const char *path, arb_buf_t *why)
     /* A refusal of [replicate] as a whole names its header's line, as
      * every other refusal names a line (until 2026-12-05 only the file:
      * fuzz_config's check). */
+    if (rc == 0 && c->map_max != 0 && c->map_size != 0
+        && c->map_max < c->map_size) {
+        arb_buf_printf(why, "%s: map_max (%zu) is below map_size (%zu)",
+                       path, c->map_max, c->map_size);
+        return ARB_EINVAL;
+    }
     if (rc == 0 && arb_repl_conf_check(&c->repl, why) != 0) {
         arb_buf_t tmp = ARB_BUF_INIT;
         arb_buf_printf(&tmp, "%s: line %u: %s", path, c->repl_line,

@@ -93,6 +93,10 @@ typedef struct arb_config {
 } arb_config_t;
 
 void arb_config_defaults(arb_config_t *c);
+/* A listen spec as the listener reads it: unix:PATH (1 to 107 bytes) or
+ * tcp:HOST:PORT (a numeric address, port 1..65535).  0, or ARB_EINVAL
+ * with the reason in why, naming spec. */
+int  arb_config_listen_check(const char *spec, arb_buf_t *why);
 /* Reads a config file; errors name the line.  0 or ARB_EINVAL/ARB_EIO. */
 int  arb_config_load(arb_config_t *c, const char *path, arb_buf_t *why);
 /* (Re)reads token lines from a file into c (replacing file tokens). */

@@ -224,29 +224,67 @@ main(int argc, char **argv)
 #endif
     arb_config_defaults(&srv.cfg);
     for (i = 1; i < (size_t)argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+        static const char *const takes[] = {
+            "--config", "--data", "--listen", "--log-level", "--log-format",
+            "--replica-of",
+        };
+        const char *a = argv[i], *eq = strchr(a, '='), *v = NULL;
+        char        name[32];
+        size_t      k, n = eq != NULL ? (size_t)(eq - a) : strlen(a);
+
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return ARB_EXIT_OK;
-        } else if (!strcmp(argv[i], "--version")) {
+        } else if (!strcmp(a, "--version")) {
             puts(ARB_ENGINE);
             return ARB_EXIT_OK;
-        } else if (!strcmp(argv[i], "--config") && i + 1 < (size_t)argc) {
-            srv.config_path = argv[++i];
-        } else if (!strcmp(argv[i], "--data") && i + 1 < (size_t)argc) {
-            data = argv[++i];
-        } else if (!strcmp(argv[i], "--listen") && i + 1 < (size_t)argc
-                   && nlisten < ARB_LISTEN_MAX) {
-            listen[nlisten++] = argv[++i];
-        } else if (!strcmp(argv[i], "--log-level") && i + 1 < (size_t)argc) {
-            level = argv[++i];
-        } else if (!strcmp(argv[i], "--log-format") && i + 1 < (size_t)argc) {
-            format = argv[++i];
-        } else if (!strcmp(argv[i], "--replica-of") && i + 1 < (size_t)argc) {
-            replica_of = argv[++i];
-        } else {
-            fprintf(stderr, "arbiterd: unknown argument '%s'\n", argv[i]);
+        }
+        /* --name VALUE or --name=VALUE, as the arbiter tool takes them
+         * (until 2026-12-06 a missing value or --data=DIR was an
+         * "unknown argument", and --data "" stopped the start with
+         * "data directory : Success"). */
+        for (k = 0; k < sizeof(takes) / sizeof(takes[0]); k++)
+            if (strlen(takes[k]) == n && strncmp(a, takes[k], n) == 0)
+                break;
+        if (k == sizeof(takes) / sizeof(takes[0])) {
+            fprintf(stderr, "arbiterd: unknown argument '%s'\n", a);
             usage(stderr);
             return ARB_EXIT_CONFIG;
+        }
+        snprintf(name, sizeof(name), "%s", takes[k]);
+        if (eq != NULL)
+            v = eq + 1;
+        else if (i + 1 < (size_t)argc)
+            v = argv[++i];
+        if (v == NULL || *v == '\0') {
+            fprintf(stderr, "arbiterd: %s needs a value (arbiterd --help)\n",
+                    name);
+            return ARB_EXIT_CONFIG;
+        }
+        if (!strcmp(name, "--config")) {
+            srv.config_path = v;
+        } else if (!strcmp(name, "--data")) {
+            data = v;
+        } else if (!strcmp(name, "--listen")) {
+            arb_buf_t lwhy = ARB_BUF_INIT;
+
+            if (nlisten == ARB_LISTEN_MAX
+                || arb_config_listen_check(v, &lwhy) != 0) {
+                fprintf(stderr, "arbiterd: --listen takes unix:PATH or "
+                        "tcp:HOST:PORT (a numeric address, port 1 to "
+                        "65535), at most %d times%s%s\n", ARB_LISTEN_MAX,
+                        lwhy.len > 0 ? ": " : "",
+                        lwhy.len > 0 ? arb_buf_cstr(&lwhy) : "");
+                arb_buf_free(&lwhy);
+                return ARB_EXIT_CONFIG;
+            }
+            listen[nlisten++] = v;
+        } else if (!strcmp(name, "--log-level")) {
+            level = v;
+        } else if (!strcmp(name, "--log-format")) {
+            format = v;
+        } else {
+            replica_of = v;
         }
     }
     if (sodium_init() < 0) {
@@ -367,7 +405,8 @@ main(int argc, char **argv)
         }
         if (srv.cfg.tokens_file == NULL
             || make_tokens(srv.cfg.tokens_file) != 0) {
-            arb_log(ARB_LOG_ERROR, "%s: %s", srv.cfg.tokens_file
+            arb_log(ARB_LOG_ERROR, "tokens_file %s: the first tokens "
+                    "cannot be written there: %s", srv.cfg.tokens_file
                     ? srv.cfg.tokens_file : path, strerror(errno));
             rc = ARB_EXIT_START;
             goto early;

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
@@ -739,6 +740,28 @@ on_connection(uv_stream_t *server, int status)
     arb_log(ARB_LOG_DEBUG, "conn %llu: accepted", (unsigned long long)c->num);
 }
 
+/* 1 when a process accepts connections on the Unix socket `path`: a
+ * connect that is not refused (a full backlog is someone listening). */
+static int
+unix_listened(const char *path)
+{
+    struct sockaddr_un sa;
+    int                fd, rc;
+
+    if (strlen(path) >= sizeof(sa.sun_path))
+        return 0;
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;
+    memset(&sa, 0, sizeof(sa));
+    sa.sun_family = AF_UNIX;
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+    rc = rc == 0 || errno == EAGAIN || errno == EINPROGRESS;
+    close(fd);
+    return rc;
+}
+
 /* Binds and listens on the Unix socket `path`.  The socket file is the
  * daemon's sign of readiness to clients and scripts that wait for it, so it
  * appears only once connections are accepted: bound under a temporary name,
@@ -756,10 +779,19 @@ listen_unix(arb_server_t *srv, uv_pipe_t *p, const char *path)
     int                rc;
 
     /* A socket file left by a crash would make bind fail; anything else at
-     * the path is not ours to replace. */
+     * the path is not ours to replace, nor a socket another process still
+     * listens on (until 2026-12-06 a second daemon took a running
+     * recorder's socket over, and removed it when it stopped: the
+     * recorder ran on, unreachable, and said nothing). */
     if (lstat(path, &st) == 0) {
         if (!S_ISSOCK(st.st_mode))
             return UV_EADDRINUSE;
+        if (unix_listened(path)) {
+            arb_log(ARB_LOG_ERROR, "listen unix:%s: another process is "
+                    "listening there (is a recorder already running on "
+                    "this socket?); not taken over", path);
+            return UV_EADDRINUSE;
+        }
         unlink(path);
     }
     if (strlen(path) + sizeof(suffix) <= sizeof(tmp)) {
