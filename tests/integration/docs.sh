@@ -112,5 +112,27 @@ else
         "$(ARBITER_SERVER="unix:$T/s.sock" ARBITER_TOKEN="$ARB" complete_words $A events --match '')"
 fi
 
+# The README's walk-throughs print digests, "the same on every install":
+# each is the replay's of the moves they record (until 2026-12-06 the
+# bundle's had drifted from what the steps give).
+readme_digest() {   # readme_digest NAME MOVES...: 1 when README holds it
+    name=$1; shift
+    printf 'game: yahchain\nmatch: R1-T7\nplayers: alice bob\nmode: 3\n\n' \
+        > "$T/walk.txt"
+    n=0
+    for mv in "$@"; do
+        n=$((n + 1))
+        printf '%d. %s\n' $n "$mv" >> "$T/walk.txt"
+    done
+    d=$($A replay "$T/walk.txt" | tail -1)
+    check "README: $name ($d)" 1 \
+        "$([ -n "$d" ] && grep -qF -e "$d" README.md && echo 1 || echo 0)"
+}
+readme_digest "the bundle's" "place alice 4♠" "place bob 5H" \
+    "place alice 6#3" "close -- time"
+readme_digest "the dispute's" "place alice 4♠" "place bob 5H" \
+    "place alice 6#3" "place bob 7S" "place alice 7H" "place bob 7#3" \
+    "close -- time"
+
 echo "docs.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
