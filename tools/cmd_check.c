@@ -63,6 +63,7 @@ cmd_check(int argc, char **argv)
     rc = cli_args_parse(&a, argc, argv);
     if (rc >= 0)
         return rc;
+    ops_quiet = quiet;
     rc = ops_check_dir("check", dir, stdout, "", &sum);
     if (rc != 0)
         return rc;

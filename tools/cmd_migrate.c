@@ -407,6 +407,7 @@ cmd_migrate(int argc, char **argv)
         goto done;
     }
     g->progress = !quiet && isatty(2);
+    ops_quiet = quiet;
     rc = arb_store_open(&g->st, nd, NULL, &g->why);
     if (rc == 0)
         rc = arb_store_v1_read(dir, &g->total, on_event, on_match, g,

@@ -31,6 +31,11 @@ typedef struct ops_progress {
     int     shown;
 } ops_progress_t;
 
+/* Set by a command's --quiet: no progress at a terminal either, from
+ * any step of the command (until 2026-12-06 `migrate --quiet` and
+ * `check --quiet` still drew the check's progress). */
+extern int ops_quiet;
+
 void ops_progress_init(ops_progress_t *p);
 /* Printed as "<cmd>: <what> <done>/<total>" (total 0: without it). */
 void ops_progress(ops_progress_t *p, const char *cmd, const char *what,

@@ -30,11 +30,13 @@
 #include "tools/cli.h"
 #include "tools/ops.h"
 
+int ops_quiet;
+
 void
 ops_progress_init(ops_progress_t *p)
 {
     memset(p, 0, sizeof(*p));
-    p->on = isatty(STDERR_FILENO);
+    p->on = !ops_quiet && isatty(STDERR_FILENO);
 }
 
 void

@@ -68,6 +68,8 @@ check "no progress in a pipe" "" "$(cat "$T/err")"
 if command -v script > /dev/null 2>&1; then
     script -qec "$A check --data $T/data" /dev/null > "$T/tty" 2>&1
     check "progress at a terminal" 1 "$(grep -c 'check: matches 5/5' "$T/tty")"
+    script -qec "$A check --data $T/data --quiet" /dev/null > "$T/tty" 2>&1
+    check "--quiet: none at a terminal either" 0 "$(grep -c 'check:' "$T/tty")"
 else
     echo "ops.sh: 'script' not found: the terminal progress case is skipped"
 fi
