@@ -29,7 +29,9 @@ usage(FILE *f)
     fprintf(f,
         "usage: arbiterd [--config FILE] [--data DIR] [--listen SPEC]...\n"
         "                [--log-level error|warn|info|debug]\n"
-        "                [--log-format text|json] [--replica-of URLS]\n\n"
+        "                [--log-format text|json] [--replica-of URLS]\n"
+        "       arbiterd --help | --version\n\n"
+        "Each option takes its value next or after '=' (--data=DIR).\n"
         "The arbiter recorder: validates every move against its game's\n"
         "rules, appends it durably to an LMDB event store and acknowledges it\n"
         "only after the commit.  SPEC is unix:PATH or tcp:HOST:PORT, HOST\n"
