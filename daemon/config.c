@@ -440,12 +440,14 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
     int      rc = 0, lvl, section = 0;
     seen_t   seen[ARB_CONFIG_SEEN_MAX];
     size_t   nseen = 0;
+    crypto_generichash_state dg;
 
     f = fopen(path, "r");
     if (f == NULL) {
         arb_buf_printf(why, "%s: %s", path, strerror(errno));
         return ARB_EIO;
     }
+    crypto_generichash_init(&dg, NULL, 0, sizeof(c->file_digest));
     while (fgets(buf, sizeof(buf), f) != NULL) {
         line++;
         /* A longer line would be read as two. */
@@ -513,6 +515,15 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
                            names[section], k);
             rc = ARB_EINVAL;
             break;
+        }
+        if (section != 0 || strcmp(k, "token") != 0) {
+            unsigned char sec = (unsigned char)section;
+
+            crypto_generichash_update(&dg, &sec, 1);
+            crypto_generichash_update(&dg, (unsigned char *)k,
+                                      strlen(k) + 1);
+            crypto_generichash_update(&dg, (unsigned char *)v,
+                                      strlen(v) + 1);
         }
         if (!repeatable(section, k)
             && (first = seen_before(seen, &nseen, section, k, line)) != 0) {
@@ -650,6 +661,9 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         rc = ARB_EIO;
     }
     fclose(f);
+    if (!tokens_only)
+        crypto_generichash_final(&dg, c->file_digest,
+                                 sizeof(c->file_digest));
     return rc;
 }
 

@@ -90,6 +90,10 @@ typedef struct arb_config {
                                        whole names */
     arb_replica_conf_t replica;     /* [replica]; urls NULL = primary */
     arb_http_config_t http;
+    /* BLAKE2b-256 of the file's keys and values but its tokens, as
+     * arb_config_load read them: a reload, which applies only tokens,
+     * says when anything else changed. */
+    unsigned char   file_digest[32];
 } arb_config_t;
 
 void arb_config_defaults(arb_config_t *c);

@@ -113,6 +113,14 @@ load_tokens(arb_server_t *srv, arb_config_t *into, arb_buf_t *why)
             arb_config_free(&tmp);
             return rc;
         }
+        /* Only tokens are reloaded: a change to anything else is said,
+         * not silently left for the next start (until 2026-12-06). */
+        if (memcmp(tmp.file_digest, srv->cfg.file_digest,
+                   sizeof(tmp.file_digest)) != 0)
+            arb_log_ev(ARB_LOG_WARN, "config_changed", NULL, "SIGHUP: %s "
+                       "changed besides its tokens; only tokens are "
+                       "reloaded: restart arbiterd for the rest",
+                       srv->config_path);
         into->tokens = tmp.tokens;
         into->ntokens = tmp.ntokens;
         tmp.tokens = NULL;

@@ -44,6 +44,28 @@ while [ ! -S "$T/eq.sock" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 check "--name=VALUE taken" 1 "$([ -S "$T/eq.sock" ] && echo 1)"
 kill "$pid"; wait "$pid" 2> /dev/null; pid=
 
+# SIGHUP reloads tokens only, and says when anything else changed.
+printf 'data = %s/hup\nlisten = unix:%s/hup.sock\nlog_level = info\n' \
+    "$T" "$T" > "$T/hup.conf"
+bin/arbiterd --config "$T/hup.conf" > "$T/hup.log" 2>&1 &
+pid=$!
+i=0
+while [ ! -S "$T/hup.sock" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+hup() {     # hup: SIGHUP, then wait for its answer in the log
+    n=$(grep -c "SIGHUP: " "$T/hup.log")
+    kill -HUP "$pid"
+    i=0
+    while [ "$(grep -c "SIGHUP: [0-9]* tokens loaded" "$T/hup.log")" -le "$n" ] \
+          && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+echo "token = a-token-for-the-reload-0123 reader r1" >> "$T/hup.conf"
+hup
+check "a token added: nothing else said" 0 "$(grep -c "changed besides its tokens" "$T/hup.log")"
+sed -i 's/^log_level = info$/log_level = debug/' "$T/hup.conf"
+hup
+check "another key changed: said" 1 "$(grep -c "SIGHUP: $T/hup.conf changed besides its tokens; only tokens are reloaded: restart arbiterd for the rest" "$T/hup.log")"
+kill "$pid"; wait "$pid" 2> /dev/null; pid=
+
 # Refused as bad configuration, nothing made.
 refused() {     # refused NAME WANT ARGS...
     name=$1; want=$2; shift 2
