@@ -101,6 +101,20 @@ make_tokens(const char *path)
     return 0;
 }
 
+/* Tokens are passwords: a file of them that others may read is said
+ * (until 2026-12-06 a world-readable tokens_file passed without a word,
+ * where the replication key is refused for as much). */
+static void
+secrets_private(const char *path)
+{
+    struct stat st;
+
+    if (path != NULL && stat(path, &st) == 0 && (st.st_mode & 077) != 0)
+        arb_log_ev(ARB_LOG_WARN, "secrets_readable", NULL, "%s holds "
+                   "tokens and is readable by others (mode %04o): "
+                   "chmod 600 it", path, (unsigned)(st.st_mode & 07777));
+}
+
 static int
 load_tokens(arb_server_t *srv, arb_config_t *into, arb_buf_t *why)
 {
@@ -216,7 +230,7 @@ main(int argc, char **argv)
     const char         *replica_of = NULL;
     char                path[4096];
     const char         *listen[ARB_LISTEN_MAX];
-    size_t              nlisten = 0, i;
+    size_t              nlisten = 0, i, conf_tokens = 0;
     int                 rc, lvl;
 
     signal(SIGPIPE, SIG_IGN);
@@ -307,6 +321,7 @@ main(int argc, char **argv)
         rc = ARB_EXIT_CONFIG;
         goto early;
     }
+    conf_tokens = srv.cfg.ntokens;
     if (level != NULL) {
         lvl = arb_log_parse_level(level);
         if (lvl < 0) {
@@ -431,6 +446,9 @@ main(int argc, char **argv)
     }
     if (srv.cfg.ntokens == 0)
         arb_log(ARB_LOG_WARN, "no tokens: nobody can connect");
+    secrets_private(srv.cfg.tokens_file);
+    if (conf_tokens > 0)
+        secrets_private(srv.config_path);
 
     {
         arb_store_stats_t st;

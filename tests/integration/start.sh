@@ -65,6 +65,15 @@ sed -i 's/^log_level = info$/log_level = debug/' "$T/hup.conf"
 hup
 check "another key changed: said" 1 "$(grep -c "SIGHUP: $T/hup.conf changed besides its tokens; only tokens are reloaded: restart arbiterd for the rest" "$T/hup.log")"
 kill "$pid"; wait "$pid" 2> /dev/null; pid=
+# Tokens readable by others: said at the start (the config holds one now).
+chmod 644 "$T/hup.conf"
+bin/arbiterd --config "$T/hup.conf" > "$T/hup2.log" 2>&1 &
+pid=$!
+i=0
+while ! grep -q "ready" "$T/hup2.log" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+check "tokens readable by others: said" 1 "$(grep -c "$T/hup.conf holds tokens and is readable by others (mode 0644): chmod 600 it" "$T/hup2.log")"
+check "... the generated tokens file is not" 0 "$(grep -c "$T/hup/tokens holds tokens" "$T/hup2.log")"
+kill "$pid"; wait "$pid" 2> /dev/null; pid=
 
 # Refused as bad configuration, nothing made.
 refused() {     # refused NAME WANT ARGS...
