@@ -461,6 +461,9 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         if (hash != NULL)
             *hash = '\0';
         k = trim(buf);
+        /* A byte-order mark some editors write is no part of a key. */
+        if (line == 1 && strncmp(k, "\xef\xbb\xbf", 3) == 0)
+            k = trim(k + 3);
         if (*k == '\0')
             continue;
         /* Sections: [replicate] (daemon/replicate.h), [replica]

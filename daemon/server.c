@@ -784,8 +784,12 @@ listen_unix(arb_server_t *srv, uv_pipe_t *p, const char *path)
      * recorder's socket over, and removed it when it stopped: the
      * recorder ran on, unreachable, and said nothing). */
     if (lstat(path, &st) == 0) {
-        if (!S_ISSOCK(st.st_mode))
+        if (!S_ISSOCK(st.st_mode)) {
+            arb_log(ARB_LOG_ERROR, "listen unix:%s: there is a %s there, "
+                    "not a socket: not replaced", path,
+                    S_ISDIR(st.st_mode) ? "directory" : "file");
             return UV_EADDRINUSE;
+        }
         if (unix_listened(path)) {
             arb_log(ARB_LOG_ERROR, "listen unix:%s: another process is "
                     "listening there (is a recorder already running on "

@@ -35,6 +35,12 @@ $A stats > /dev/null 2>&1
 check "a restart takes a dead recorder's socket" 0 $?
 kill "$pid"; wait "$pid" 2> /dev/null; pid=
 
+# A directory where the socket would go: said, not "address in use".
+mkdir -p "$T/adir"
+timeout 10 bin/arbiterd --data "$T/dd" --listen "unix:$T/adir" > "$T/ad.log" 2>&1
+check "a directory at the socket's path: could not start" 1 $?
+check "... said" 1 "$(grep -c "listen unix:$T/adir: there is a directory there, not a socket: not replaced" "$T/ad.log")"
+
 # --name=VALUE
 bin/arbiterd --data="$T/eq" --listen="unix:$T/eq.sock" --log-level=warn \
     > "$T/eq.log" 2>&1 &

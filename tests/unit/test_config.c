@@ -413,6 +413,10 @@ test_refusals(void)
             "times: 'unix:': a socket path of 1 to 107 bytes");
     REFUSED("map_size = 64M\nmap_max = 16M\n", 0, "map_max (16777216) is "
             "below map_size (67108864)");
+    /* a byte-order mark before the first key is no part of it */
+    CHECK_INT(load("\xef\xbb\xbf" "data = bom\n", 0, &c, m, sizeof(m)), 0);
+    CHECK_STR(c.data, "bom");
+    arb_config_free(&c);
     /* what repeats: listen, token */
     CHECK_INT(load("listen = unix:/a\nlisten = tcp:127.0.0.1:7411\n"
                    "token = secret-one-0123456789 reader a\n"
