@@ -541,9 +541,10 @@ main(int argc, char **argv)
     }
     arb_storage_watch_stop();
     uv_run(srv.loop, UV_RUN_DEFAULT);   /* its close callback */
-    arb_log(ARB_LOG_INFO, "stopping: %zu matches held in memory; %llu "
+    arb_log(ARB_LOG_INFO, "stopping: %zu match%s held in memory; %llu "
             "commits gathered every acked table, %llu stopped waiting",
-            arb_live_count(&srv), (unsigned long long)srv.n.gathered,
+            arb_live_count(&srv), arb_live_count(&srv) == 1 ? "" : "es",
+            (unsigned long long)srv.n.gathered,
             (unsigned long long)srv.n.gather_timeouts);
     arb_http_free(&srv);
     arb_repl_free(&srv);

@@ -175,11 +175,16 @@ cmd_restore(int argc, char **argv)
             goto done;
         }
         if (size != f->size || memcmp(h, f->hash, ARB_HASH_LEN) != 0) {
-            fprintf(stderr, "arbiter restore-backup: %s: does not match the "
-                    "manifest (%llu bytes, manifest says %llu, or another "
-                    "hash): the backup is damaged; nothing was restored\n",
-                    src, (unsigned long long)size,
-                    (unsigned long long)f->size);
+            if (size != f->size)
+                fprintf(stderr, "arbiter restore-backup: %s: %llu bytes, "
+                        "the manifest says %llu", src,
+                        (unsigned long long)size,
+                        (unsigned long long)f->size);
+            else
+                fprintf(stderr, "arbiter restore-backup: %s: its BLAKE2b-"
+                        "256 is not the manifest's", src);
+            fprintf(stderr, ": the backup is damaged; nothing was "
+                    "restored\n");
             status = CLI_DIFFERS;
             goto done;
         }

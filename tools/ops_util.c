@@ -74,10 +74,12 @@ ops_summary_print(FILE *f, const char *label, const arb_check_summary_t *s)
     char hex[ARB_HASH_HEX];
 
     arb_hex(hex, s->heads, ARB_HASH_LEN);
-    fprintf(f, "%s: %" PRIu64 " matches (%" PRIu64 " closed, %" PRIu64
-            " dealt), %" PRIu64 " events, %" PRIu64 " client ids, last "
+    fprintf(f, "%s: %" PRIu64 " match%s (%" PRIu64 " closed, %" PRIu64
+            " dealt), %" PRIu64 " event%s, %" PRIu64 " client id%s, last "
             "position %" PRIu64 ", heads digest %s\n", label, s->matches,
-            s->closed, s->dealt, s->events, s->client_ids, s->log_pos, hex);
+            s->matches == 1 ? "" : "es", s->closed, s->dealt, s->events,
+            s->events == 1 ? "" : "s", s->client_ids,
+            s->client_ids == 1 ? "" : "s", s->log_pos, hex);
 }
 
 typedef struct pctx {

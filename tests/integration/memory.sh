@@ -37,7 +37,7 @@ $A close --match M1 --reason done > /dev/null
 $A close --match M2 --reason done > /dev/null
 stop_daemon
 check "closed matches left memory" 1 \
-    "$(grep -c 'stopping: 1 matches held in memory' "$T/d.log")"
+    "$(grep -c 'stopping: 1 match held in memory' "$T/d.log")"
 
 start_daemon
 # a retried client id of a closed match: answered as the original

@@ -63,7 +63,7 @@ $A close --token "$ARB" --match C1 > /dev/null
 out=$($A check --data "$T/data" 2> "$T/err"); rc=$?
 check "check clean exit" 0 $rc
 check "check clean last line" "$T/data: OK" "$(printf '%s\n' "$out" | tail -1)"
-check "check clean summary" 1 "$(printf '%s\n' "$out" | grep -c "^$T/data: 5 matches (1 closed, 1 dealt), 7 events, 1 client ids, last position 7, heads digest [0-9a-f]\{64\}\$")"
+check "check clean summary" 1 "$(printf '%s\n' "$out" | grep -c "^$T/data: 5 matches (1 closed, 1 dealt), 7 events, 1 client id, last position 7, heads digest [0-9a-f]\{64\}\$")"
 check "no progress in a pipe" "" "$(cat "$T/err")"
 if command -v script > /dev/null 2>&1; then
     script -qec "$A check --data $T/data" /dev/null > "$T/tty" 2>&1
@@ -189,7 +189,7 @@ cp -r "$T/bk" "$T/bad"
 flip "$T/bad/data.mdb" FLIPME
 $A restore-backup --from "$T/bad" --data "$T/r2" 2> "$T/err"; rc=$?
 check "damaged backup refused" 1 $rc
-check "damaged backup named" 1 "$(grep -c "$T/bad/data.mdb: does not match the manifest" "$T/err")"
+check "damaged backup named" 1 "$(grep -c "^arbiter restore-backup: $T/bad/data.mdb: its BLAKE2b-256 is not the manifest's: the backup is damaged; nothing was restored$" "$T/err")"
 check "nothing restored from it" 1 "$([ ! -e "$T/r2" ] && echo 1)"
 check "... nothing left of it" "" "$(ls -d "$T/r2.partial" 2> /dev/null)"
 # A file the manifest lists missing from the backup: the backup is

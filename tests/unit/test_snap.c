@@ -150,11 +150,6 @@ note_cid(arb_client_t *cl, const char *id, const char *cid)
     return o->via.u64;
 }
 
-/* A long open match, touched first after a restart by an append: it is
- * rebuilt event by event from its open, keeping states on the way, so a
- * read of an earlier seq starts from one of them (until 2026-12-06 the
- * load kept none: the read replayed from the open); and the client ids it
- * met on the way still answer a retry as the event it sent. */
 #define LONG_NOTES (2 * ARB_SNAP_EVERY + 100)
 #define LONG_WINDOW 512
 
