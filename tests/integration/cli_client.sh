@@ -290,7 +290,7 @@ TP=${ARB_TCP_PORT:-19537}
 err=$(timeout 10 bin/arbiterd --data "$T/tcp" \
       --listen "tcp:127.0.0.1:$((TP + 65536))" 2>&1); rc=$?
 check "arbiterd --listen: a port over 65535 refused" 1 \
-    "$([ $rc -ne 0 ] && printf '%s\n' "$err" | grep -c "listen: bad address 'tcp:127.0.0.1:$((TP + 65536))': the port must be")"
+    "$([ $rc -ne 0 ] && printf '%s\n' "$err" | grep -c "bad address 'tcp:127.0.0.1:$((TP + 65536))': the port must be")"
 err=$(timeout 10 bin/arbiterd --data "$T/tcp" --listen "tcp:localhost:$TP" \
       2>&1); rc=$?
 check "arbiterd --listen: a host name refused as such" 1 \

@@ -611,15 +611,32 @@ verified(unsigned ms)
 static int
 write_config(const char *extra)
 {
-    FILE *f = fopen(load_config, "w");
+    char        base[1024], key[64];
+    const char *p, *e;
+    FILE       *f = fopen(load_config, "w");
+    size_t      n;
 
     if (f == NULL)
         return -1;
+    snprintf(base, sizeof(base), "urls = %s\nrecorder = r1\n"
+             "check_interval = 0\ncheck_read = 0\ntimeout_ms = 1000\n"
+             "owns = c\npeer = r2 zz\nsecret_key_file = %s/repl.key\n",
+             nats_url, load_base);
+    fputs("[replicate]\n", f);
+    /* A key extra sets replaces the default's line: the daemon refuses
+     * a key given twice in a section. */
+    for (p = base; *p != '\0'; p = e + 1) {
+        e = strchr(p, '\n');
+        n = strcspn(p, " ");
+        snprintf(key, sizeof(key), "%.*s =", (int)n, p);
+        if (extra == NULL
+            || (strncmp(extra, key, strlen(key)) != 0
+                && (snprintf(key, sizeof(key), "\n%.*s =", (int)n, p),
+                    strstr(extra, key) == NULL)))
+            fprintf(f, "%.*s\n", (int)(e - p), p);
+    }
     /* [http] last: every key after its line belongs to it. */
-    fprintf(f, "[replicate]\nurls = %s\nrecorder = r1\ncheck_interval = 0\n"
-               "check_read = 0\ntimeout_ms = 1000\nowns = c\npeer = r2 zz\n"
-               "secret_key_file = %s/repl.key\n%s"
-               "[http]\nlisten = tcp:127.0.0.1:%d\n", nats_url, load_base,
+    fprintf(f, "%s[http]\nlisten = tcp:127.0.0.1:%d\n",
             extra != NULL ? extra : "", http_port);
     fclose(f);
     return 0;
