@@ -143,8 +143,10 @@ arb_report_json_value(json_t **out, const arb_match_t *m, unsigned seen)
     return 0;
 }
 
-int
-arb_results_text(arb_buf_t *b, const arb_match_t *m)
+/* arb_results_text, with the digest's line or the line that says it is
+ * withheld (core/view.h arb_view_hides_digest). */
+static int
+results_text(arb_buf_t *b, const arb_match_t *m, int digest)
 {
     arb_results_t r;
     unsigned char d[ARB_HASH_LEN];
@@ -180,11 +182,22 @@ arb_results_text(arb_buf_t *b, const arb_match_t *m)
     for (i = 0; i < r.ntotals; i++)
         arb_buf_printf(b, "  %s %" PRId64 "\n", r.totals[i].name,
                        r.totals[i].points);
-    arb_match_digest(m, d);
-    arb_hex(hex, d, ARB_HASH_LEN);
-    arb_buf_printf(b, "digest %s\n", hex);
+    if (digest) {
+        arb_match_digest(m, d);
+        arb_hex(hex, d, ARB_HASH_LEN);
+        arb_buf_printf(b, "digest %s\n", hex);
+    } else {
+        arb_buf_puts(b, "digest withheld while the match runs: it covers "
+                     "cards this viewer may not see\n");
+    }
     arb_results_clear(&r);
     return b->oom ? ARB_ENOMEM : 0;
+}
+
+int
+arb_results_text(arb_buf_t *b, const arb_match_t *m)
+{
+    return results_text(b, m, 1);
 }
 
 int
@@ -196,6 +209,13 @@ arb_report_text(arb_buf_t *b, const arb_match_t *m)
 int
 arb_report_text_for(arb_buf_t *b, const arb_match_t *m, unsigned seen)
 {
+    return arb_report_text_digest(b, m, seen, 1);
+}
+
+int
+arb_report_text_digest(arb_buf_t *b, const arb_match_t *m, unsigned seen,
+                       int digest)
+{
     arb_buf_printf(b, "match %s  game %s  events %" PRIu64 "%s\n",
                    arb_match_setup(m)->match_id, arb_match_rules(m)->game,
                    arb_match_next_seq(m) - 1,
@@ -203,5 +223,5 @@ arb_report_text_for(arb_buf_t *b, const arb_match_t *m, unsigned seen)
                    : arb_match_finished(m) ? "  finished" : "");
     if (arb_rulings_text(b, m, seen) != 0)
         return ARB_ENOMEM;
-    return arb_results_text(b, m);
+    return results_text(b, m, digest);
 }

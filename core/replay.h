@@ -49,6 +49,10 @@ int arb_report_text(arb_buf_t *out, const arb_match_t *m);
  * 2026-12-06 the text withheld a seat's own amended draw from it). */
 int arb_report_text_for(arb_buf_t *out, const arb_match_t *m,
                         unsigned seen);
+/* arb_report_text_for; digest 0 writes "digest withheld ..." in place of
+ * the digest's line (core/view.h arb_view_hides_digest). */
+int arb_report_text_digest(arb_buf_t *out, const arb_match_t *m,
+                           unsigned seen, int digest);
 /* records: N, one line per record (its fields but match_id and edition,
  * "key=value", a list joined by →, then "(seq S)"), totals:, one line per
  * name, and "digest <hex>", each line ended by a newline.  0 or

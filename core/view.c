@@ -8,6 +8,7 @@
 #include "core/deal.h"
 #include "core/err.h"
 #include "core/event_json.h"
+#include "core/json.h"
 #include "core/replay.h"
 #include "core/rules.h"
 #include "core/transcript.h"
@@ -30,9 +31,36 @@ arb_view_seen(const arb_viewer_t *who)
 }
 
 int
+arb_view_hides_digest(const arb_match_t *m, const arb_viewer_t *who)
+{
+    return !sees_all(who) && !arb_match_closed(m)
+           && (arb_match_setup(m)->deal.kind != ARB_DEAL_NONE
+               || arb_match_rules(m)->conceal != NULL);
+}
+
+int
 arb_view_report(arb_buf_t *out, const arb_match_t *m, const arb_viewer_t *who)
 {
-    return arb_report_json_for(out, m, arb_view_seen(who));
+    json_t *o;
+    int     rc;
+
+    rc = arb_report_json_value(&o, m, arb_view_seen(who));
+    if (rc != 0)
+        return rc;
+    if (arb_view_hides_digest(m, who)
+        && arb_json_set(o, "digest", json_null()) != 0) {
+        json_decref(o);
+        return ARB_ENOMEM;
+    }
+    return arb_json_put_new(out, o) != 0 ? ARB_ENOMEM : 0;
+}
+
+int
+arb_view_report_text(arb_buf_t *out, const arb_match_t *m,
+                     const arb_viewer_t *who)
+{
+    return arb_report_text_digest(out, m, arb_view_seen(who),
+                                  !arb_view_hides_digest(m, who));
 }
 
 int

@@ -51,6 +51,19 @@ int arb_view_report(arb_buf_t *out, const arb_match_t *m,
 /* The seats (bit per seat index) whose concealed cards `who` sees. */
 unsigned arb_view_seen(const arb_viewer_t *who);
 
+/* 1 when m's state digest must not reach `who`: the match runs, its game
+ * hides cards (a deal, or moves whose arguments it conceals), and `who`
+ * does not see them all.  The digest covers every hand and the stock, so
+ * anyone holding it could replay the public moves with guessed hands
+ * until one matched: a Chains player found the other's two hands in 31
+ * tries (until 2026-12-06 every viewer got it).  arb_view_report sends
+ * `"digest": null` then, arb_view_report_text a line that says so. */
+int arb_view_hides_digest(const arb_match_t *m, const arb_viewer_t *who);
+
+/* arb_report_text_for as `who` sees it (its rulings, its digest). */
+int arb_view_report_text(arb_buf_t *out, const arb_match_t *m,
+                         const arb_viewer_t *who);
+
 /* Event ev of the match opened with `setup`, as `who` sees it while the
  * match is open (closed != 0: everyone sees everything).  A move (or the
  * move of an amend or stands ruling) loses the arguments the rule set

@@ -74,11 +74,12 @@ arb_op_state(arb_request_t *r)
         who = arb_conn_viewer(c, match, arb_match_setup(m));
         rc = arb_view_report(&json, m, &who);
     }
-    /* The text holds records, totals and digest, which every viewer
-     * sees: a client that cannot replay the match itself (a running
-     * dealt one, whose deal only the recorder keeps) prints it. */
+    /* The text holds records and totals, which every viewer sees, and
+     * the digest where the viewer may have it: a client that cannot
+     * replay the match itself (a running dealt one, whose deal only the
+     * recorder keeps) prints it. */
     if (rc == 0 && with_text)
-        rc = arb_report_text_for(&text, m, arb_view_seen(&who));
+        rc = arb_view_report_text(&text, m, &who);
     /* The seq of each record, in the report's order: what such a client
      * needs beside the records to say which event fixed each (arbiter
      * diff --claim). */

@@ -111,4 +111,26 @@ slurp(const char *path)
     return buf;
 }
 
+/* A report's "digest":"<hex>" turned into "digest":null in place: what
+ * a viewer who does not see every hand gets of a running match that
+ * hides cards (core/view.h arb_view_hides_digest). */
+static inline void
+digest_to_null(char *s)
+{
+    char *p = strstr(s, "\"digest\":\"");
+
+    if (p != NULL && strlen(p) >= 10 + 64 + 1 && p[10 + 64] == '"') {
+        memcpy(p + 9, "null", 4);
+        memmove(p + 13, p + 10 + 64 + 1, strlen(p + 10 + 64 + 1) + 1);
+    }
+}
+
+/* 1 for the rule sets that hide cards (a deal, concealed moves). */
+static inline int
+game_hides(const char *game)
+{
+    return strcmp(game, "chains") == 0 || strcmp(game, "chan") == 0
+           || strcmp(game, "tsukurutenten") == 0;
+}
+
 #endif

@@ -73,22 +73,25 @@ usage_stats(FILE *f)
     cli_net_usage_status(f);
 }
 
-/* The digest and seq of a report made by arb_report_json.  0 or -1. */
+/* The digest and seq of a report made by arb_report_json; the digest ""
+ * when the recorder withholds it from this viewer (a running match that
+ * hides cards: core/view.h arb_view_hides_digest).  0 or -1. */
 static int
 report_head(const char *json, size_t len, char digest[ARB_HASH_HEX],
             uint64_t *seq)
 {
-    json_t     *rep = NULL, *js;
+    json_t     *rep = NULL, *js, *jd;
     const char *d;
     int         rc = -1;
 
     if (arb_json_parse(&rep, json, len, NULL) != 0)
         return -1;
-    d = json_string_value(json_object_get(rep, "digest"));
+    jd = json_object_get(rep, "digest");
+    d = json_is_null(jd) ? "" : json_string_value(jd);
     js = json_object_get(rep, "seq");
-    if (d != NULL && strlen(d) == ARB_HASH_HEX - 1 && json_is_integer(js)
-        && json_integer_value(js) >= 0) {
-        memcpy(digest, d, ARB_HASH_HEX);
+    if (d != NULL && (*d == '\0' || strlen(d) == ARB_HASH_HEX - 1)
+        && json_is_integer(js) && json_integer_value(js) >= 0) {
+        memcpy(digest, d, strlen(d) + 1);
         *seq = (uint64_t)json_integer_value(js);
         rc = 0;
     }
@@ -101,7 +104,8 @@ report_head(const char *json, size_t len, char digest[ARB_HASH_HEX],
  * the recorder, which keeps the deal, never sends it, so this tool cannot
  * replay the match (until 2026-12-05 `arbiter state` failed so, all
  * through the match, for every dealt game).  The recorder's own text of
- * the same seq is printed instead: records, totals and digest are public.
+ * the same seq is printed instead: records and totals are public, and
+ * the digest is there for a viewer who sees every hand.
  */
 static int
 print_sealed(cli_net_t *n, const char *match, uint64_t seq)
@@ -204,7 +208,7 @@ cmd_state(int argc, char **argv)
     }
     if (arb_history_name(&h, "arbiter state: match %s", match) != 0)
         goto done;
-    status = cli_replay_print(&h, seq, 0, digest);
+    status = cli_replay_print(&h, seq, 0, digest[0] != '\0' ? digest : NULL);
 done:
     cli_net_close(&n);
     arb_history_clear(&h);

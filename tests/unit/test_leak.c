@@ -689,6 +689,45 @@ write_head(const game_t *g, char *path, size_t cap)
     return rc;
 }
 
+/* The state digest of g's match as `token` gets it, over the protocol
+ * (json and text) and HTTP: withheld (null; the text says so) from a
+ * viewer who does not see every hand while the match runs, since anyone
+ * holding it could try hands until a replay matched (until 2026-12-06 a
+ * Chains player found the other's hands in 31 tries); given to the
+ * arbiter, and to everyone after the close. */
+static void
+check_digest(const game_t *g, const char *token, int withheld)
+{
+    arb_client_t         *cl = harness_connect(token);
+    const msgpack_object *o;
+    char                  path[128];
+
+    CHECK(cl != NULL && call(cl, "state", "su", "match", g->match, "text",
+                             (uint64_t)1) == 0);
+    if (cl == NULL)
+        return;
+    o = arb_client_get(&res, "json");
+    CHECK(o != NULL && o->type == MSGPACK_OBJECT_STR);
+    if (o != NULL && o->type == MSGPACK_OBJECT_STR)
+        CHECK_INT(memmem(o->via.str.ptr, o->via.str.size,
+                         "\"digest\":null", 13) != NULL, withheld);
+    o = arb_client_get(&res, "text");
+    CHECK(o != NULL && o->type == MSGPACK_OBJECT_STR);
+    if (o != NULL && o->type == MSGPACK_OBJECT_STR) {
+        CHECK_INT(memmem(o->via.str.ptr, o->via.str.size,
+                         "\ndigest withheld while the match runs", 37)
+                  != NULL, withheld);
+        CHECK_INT(memmem(o->via.str.ptr, o->via.str.size, "\ndigest ", 8)
+                  != NULL, 1);
+    }
+    arb_client_close(cl);
+    snprintf(path, sizeof(path), "/api/m/%s/state", g->match);
+    CHECK_INT(http_get(http_port, path, token, http_resp, sizeof(http_resp)),
+              200);
+    CHECK_INT(strstr(http_body(http_resp), "\"digest\":null") != NULL,
+              withheld);
+}
+
 static void
 test_game(const game_t *g)
 {
@@ -802,11 +841,16 @@ test_game(const game_t *g)
     CHECK_INT(cli_shows(HARNESS_READER, "matches", "\"head\":null"),
               g->hides_hashes);
     check_undo_notes(&r, g);
+    for (i = 0; i < 3; i++)
+        check_digest(g, tok[i], 1);
+    check_digest(g, HARNESS_ARBITER, 0);
     /* After the close every viewer gets every event as recorded. */
     cl = harness_connect(HARNESS_ARBITER);
     CHECK(cl != NULL && call(cl, "append", "ss", "match", g->match, "kind",
                              "close") == 0);
     arb_client_close(cl);
+    for (i = 0; i < 3; i++)
+        check_digest(g, tok[i], 0);
     {
         arb_viewer_t all = { ARB_VIEW_ALL, 0 };
         leak_set_t   none;

@@ -49,21 +49,26 @@ state_at(arb_client_t *cl, uint64_t at)
     return out;
 }
 
-/* The replay's report at seq at, from the transcript. */
+/* The replay's report at seq at, from the transcript, as the reader
+ * sees it (no digest while a match that hides cards runs). */
 static char *
 want_at(const char *text, uint64_t at)
 {
     arb_match_t *m = replay_text(text, at);
     arb_buf_t    b = ARB_BUF_INIT;
     char        *out;
+    int          hides;
 
     if (m == NULL || arb_report_json(&b, m) != 0) {
         arb_match_free(m);
         arb_buf_free(&b);
         return NULL;
     }
+    hides = game_hides(arb_match_setup(m)->game) && !arb_match_closed(m);
     arb_match_free(m);
     out = strdup(arb_buf_cstr(&b));
+    if (out != NULL && hides)
+        digest_to_null(out);
     arb_buf_free(&b);
     return out;
 }

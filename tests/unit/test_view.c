@@ -13,6 +13,7 @@
 #include "core/replay.h"
 #include "core/transcript.h"
 #include "core/view.h"
+#include "tests/replay_text.h"
 #include "tests/test.h"
 
 static const char *const files[] = {
@@ -77,7 +78,8 @@ test_reports(void)
     arb_history_t h;
     arb_match_t  *m;
     arb_verdict_t v;
-    arb_buf_t     canon = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    arb_buf_t     canon = ARB_BUF_INIT, b = ARB_BUF_INIT,
+                  pubcanon = ARB_BUF_INIT;
     size_t        i, bad, lists;
     uint64_t      at;
     unsigned      k, nseats;
@@ -94,12 +96,20 @@ test_reports(void)
             }
             canon.len = 0;
             CHECK_INT(arb_report_json(&canon, m), 0);
+            /* the digest, for those who do not see every hand, only
+             * once the match is closed */
+            pubcanon.len = 0;
+            arb_buf_puts(&pubcanon, arb_buf_cstr(&canon));
+            CHECK(arb_buf_cstr(&pubcanon) != NULL);     /* ends it */
+            if (game_hides(h.open.setup->game) && !arb_match_closed(m))
+                digest_to_null(pubcanon.data);
+            pubcanon.len = strlen(pubcanon.data);
             {
                 arb_viewer_t pub = { ARB_VIEW_PUBLIC, 0 };
                 arb_viewer_t all = { ARB_VIEW_ALL, 0 };
                 b.len = 0;
                 CHECK_INT(arb_view_report(&b, m, &pub), 0);
-                CHECK_STR(arb_buf_cstr(&b), arb_buf_cstr(&canon));
+                CHECK_STR(arb_buf_cstr(&b), arb_buf_cstr(&pubcanon));
                 b.len = 0;
                 CHECK_INT(arb_view_report(&b, m, &all), 0);
                 CHECK_STR(arb_buf_cstr(&b), arb_buf_cstr(&canon));
@@ -114,7 +124,7 @@ test_reports(void)
                 CHECK(strcmp(h.open.setup->game, "yahchain") == 0
                       ? lists == 0 : lists >= 1);
                 strip_hand_cards(b.data);
-                CHECK_STR(b.data, arb_buf_cstr(&canon));
+                CHECK_STR(b.data, arb_buf_cstr(&pubcanon));
             }
             {
                 arb_viewer_t hands = { ARB_VIEW_HANDS, 0 };
@@ -131,6 +141,7 @@ test_reports(void)
         arb_history_clear(&h);
     }
     arb_buf_free(&canon);
+    arb_buf_free(&pubcanon);
     arb_buf_free(&b);
 }
 
