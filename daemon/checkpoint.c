@@ -53,33 +53,13 @@ arb_checkpoint_clear(arb_server_t *srv)
     srv->have_key = 0;
 }
 
-typedef struct head_ctx {
-    unsigned char hash[ARB_HASH_LEN];
-    int           got;
-} head_ctx_t;
-
-static int
-on_head(void *ud, uint64_t seq, int64_t t, const unsigned char hash[ARB_HASH_LEN],
-        const void *bytes, size_t len)
-{
-    head_ctx_t *x = ud;
-
-    (void)seq;
-    (void)t;
-    (void)bytes;
-    (void)len;
-    memcpy(x->hash, hash, ARB_HASH_LEN);
-    x->got = 1;
-    return 1;
-}
-
 void
 arb_checkpoint_reply(arb_conn_t *c, uint64_t id, const char *match)
 {
     arb_match_info_t info;
     arb_checkpoint_t cp;
     arb_live_t      *l = NULL;
-    head_ctx_t       x;
+    unsigned char    head[ARB_HASH_LEN];
     arb_buf_t        why = ARB_BUF_INIT, b = ARB_BUF_INIT;
     msgpack_packer   pk;
     uint64_t         upto;
@@ -110,20 +90,18 @@ arb_checkpoint_reply(arb_conn_t *c, uint64_t id, const char *match)
     upto = info.last_seq;
     if (arb_live_get(c->srv, match, &l, NULL) == 0 && l->committed < upto)
         upto = l->committed;
-    memset(&x, 0, sizeof(x));
-    rc = arb_store_events(c->srv->store, match, upto, upto, on_head, &x,
-                          &why);
-    if ((rc != 0 && rc != 1) || !x.got) {
+    rc = arb_store_event_hash(c->srv->store, match, upto, head, &why);
+    if (rc != 0) {
         arb_reply_error(c, id, "internal", NULL, "match '%s': seq %llu: %s",
                         match, (unsigned long long)upto,
-                        rc != 0 && rc != 1 ? arb_buf_cstr(&why)
-                                           : "not found");
+                        rc != ARB_ENOTFOUND ? arb_buf_cstr(&why)
+                                            : "not found");
         goto done;
     }
     memset(&cp, 0, sizeof(cp));
     snprintf(cp.match_id, sizeof(cp.match_id), "%s", match);
     cp.count = upto + 1;
-    memcpy(cp.head, x.hash, ARB_HASH_LEN);
+    memcpy(cp.head, head, ARB_HASH_LEN);
     arb_checkpoint_sign(&cp, &c->srv->signing);
     arb_reply_begin(&b, &pk, id, 5);
     arb_mp_pack_kv_str(&pk, "match", cp.match_id);

@@ -62,39 +62,15 @@ typedef struct {
     arb_buf_t  *why;
 } repair_t;
 
-typedef struct {
-    unsigned char hash[ARB_HASH_LEN];
-    int           found;
-} hash_at_t;
-
-static int
-hash_cb(void *ud, uint64_t seq, int64_t time_ms,
-        const unsigned char hash[ARB_HASH_LEN], const void *bytes, size_t len)
-{
-    hash_at_t *h = ud;
-
-    (void)seq, (void)time_ms, (void)bytes, (void)len;
-    memcpy(h->hash, hash, ARB_HASH_LEN);
-    h->found = 1;
-    return 0;
-}
-
 int
 arb__repl_log_hash(arb_repl_t *r, const char *match, uint64_t seq,
                    unsigned char hash[ARB_HASH_LEN], arb_buf_t *why)
 {
-    hash_at_t h;
-    int       rc;
+    int rc = arb_store_event_hash(r->store, match, seq, hash, why);
 
-    memset(&h, 0, sizeof(h));
-    rc = arb_store_events(r->store, match, seq, seq, hash_cb, &h, why);
     if (rc == ARB_ENOTFOUND)
-        return 0;               /* no such match */
-    if (rc != 0)
-        return rc;
-    if (h.found)
-        memcpy(hash, h.hash, ARB_HASH_LEN);
-    return h.found;
+        return 0;               /* no such match, or no such seq */
+    return rc != 0 ? rc : 1;
 }
 
 /* repair_cb needs the match id: events of one match only. */

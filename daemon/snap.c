@@ -37,30 +37,12 @@ struct arb_snap {
     arb_match_t  *m;                    /* lean, the state after seq */
 };
 
-typedef struct hash_at {
-    unsigned char hash[ARB_HASH_LEN];
-    int           found;
-} hash_at_t;
-
-static int
-on_hash(void *ud, uint64_t seq, int64_t t,
-        const unsigned char hash[ARB_HASH_LEN], const void *bytes,
-        size_t len)
-{
-    hash_at_t *x = ud;
-
-    (void)seq, (void)t, (void)bytes, (void)len;
-    memcpy(x->hash, hash, ARB_HASH_LEN);
-    x->found = 1;
-    return 1;
-}
-
 int
 arb_snap_get(arb_server_t *srv, const char *id, uint64_t at,
              arb_match_t **out, uint64_t *seq)
 {
     struct arb_snap *best = NULL, *s;
-    hash_at_t        x;
+    unsigned char    h[ARB_HASH_LEN];
     size_t           i;
 
     *out = NULL;
@@ -72,10 +54,8 @@ arb_snap_get(arb_server_t *srv, const char *id, uint64_t at,
     }
     if (best == NULL)
         return ARB_ENOTFOUND;
-    memset(&x, 0, sizeof(x));
-    (void)arb_store_events(srv->store, id, best->seq, best->seq, on_hash,
-                           &x, NULL);   /* 1: on_hash stopped it */
-    if (!x.found || memcmp(x.hash, best->hash, ARB_HASH_LEN) != 0) {
+    if (arb_store_event_hash(srv->store, id, best->seq, h, NULL) != 0
+        || memcmp(h, best->hash, ARB_HASH_LEN) != 0) {
         arb_match_free(best->m);
         best->m = NULL;
         return ARB_ENOTFOUND;

@@ -215,6 +215,11 @@ int  arb_store_events(arb_store_t *s, const char *match_id, uint64_t from,
                       uint64_t to, arb_store_event_cb cb, void *ud,
                       arb_buf_t *why);
 
+/* The hash of event seq of a match, into hash.  0, ARB_ENOTFOUND (no
+ * such match, or no such seq), or the store's error. */
+int  arb_store_event_hash(arb_store_t *s, const char *match_id, uint64_t seq,
+                          unsigned char hash[ARB_HASH_LEN], arb_buf_t *why);
+
 /* Up to max events (0 = no limit) of all matches in commit order, starting
  * at global position from_pos (positions start at 1 and are dense). */
 int  arb_store_log(arb_store_t *s, uint64_t from_pos, uint64_t max,

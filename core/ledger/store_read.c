@@ -276,6 +276,37 @@ arb_store_events(arb_store_t *s, const char *match_id, uint64_t from,
     return events(s, match_id, idlen, from, to, &sk, NULL, why);
 }
 
+typedef struct hash_at {
+    unsigned char *hash;
+    int            found;
+} hash_at_t;
+
+static int
+on_hash(void *ud, uint64_t seq, int64_t t,
+        const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+        size_t len)
+{
+    hash_at_t *x = ud;
+
+    (void)seq, (void)t, (void)bytes, (void)len;
+    memcpy(x->hash, hash, ARB_HASH_LEN);
+    x->found = 1;
+    return 1;
+}
+
+int
+arb_store_event_hash(arb_store_t *s, const char *match_id, uint64_t seq,
+                     unsigned char hash[ARB_HASH_LEN], arb_buf_t *why)
+{
+    hash_at_t x = { hash, 0 };
+    int       rc;
+
+    rc = arb_store_events(s, match_id, seq, seq, on_hash, &x, why);
+    if (rc != 0 && rc != 1)     /* 1: on_hash stopped the walk */
+        return rc;
+    return x.found ? 0 : ARB_ENOTFOUND;
+}
+
 int
 arb__log_walk(arb_store_t *s, uint64_t from_pos, uint64_t max,
               arb__log_rec_cb cb, int (*fin)(void *ud, int rc), void *ud,

@@ -377,6 +377,18 @@ test_basic(void)
     CHECK_INT(sn.n, 1);
     CHECK_INT(arb_store_events(s, "m0", 0, 5, on_event, &sn, &why),
               ARB_ENOTFOUND);
+    /* One event's hash: the one its append gave; none past the head or
+     * of an unknown match. */
+    {
+        unsigned char eh[32];
+
+        CHECK_INT(arb_store_event_hash(s, "m1", 2, eh, &why), 0);
+        CHECK(memcmp(eh, h[2], 32) == 0);
+        CHECK_INT(arb_store_event_hash(s, "m1", 4, eh, &why),
+                  ARB_ENOTFOUND);
+        CHECK_INT(arb_store_event_hash(s, "m0", 0, eh, &why),
+                  ARB_ENOTFOUND);
+    }
 
     /* The global log, in commit order. */
     memset(&sn, 0, sizeof(sn));
