@@ -140,7 +140,9 @@ typedef struct cli_args {
  * words are moved to the front of argv (a->pos = argv + 1).  Returns -1
  * to go on, or the exit status to return now: CLI_OK after --help,
  * CLI_ERROR after a printed usage error ("arbiter CMD: unknown option
- * '--x'", "--at needs a value", "--at wants a number, not 'x'"). */
+ * '--x'", "--at needs a value", "--at wants a number, not 'x'").
+ * `--list-options` as the only argument prints the options it takes, one
+ * a line, and returns CLI_OK (for the shell's completion). */
 int  cli_args_parse(cli_args_t *a, int argc, char **argv);
 
 /* 1 when arg is -h or --help. */

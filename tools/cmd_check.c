@@ -37,8 +37,8 @@ usage(FILE *f)
         "Each problem is one line on stdout, named by match and seq:\n"
         "  match R1-T7 seq 5: stored hash does not match the chain: ...\n"
         "then the summary (matches, events, last position, heads digest).\n"
-        "At a terminal the progress is shown on stderr.  --quiet prints\n"
-        "only the problems.  --db DIR is the same as --data DIR.\n\n"
+        "At a terminal the progress is shown on stderr.  --quiet (or -q)\n"
+        "prints only the problems.  --db DIR is the same as --data DIR.\n\n"
         "Exit status: 0 no problem, 1 problems found, 2 usage error or the\n"
         "store cannot be read.\n");
 }

@@ -74,7 +74,8 @@ usage(FILE *f)
         "more is made again (said on stderr); the restore gives up after\n"
         "30 s without a message.  JetStream temporarily unavailable (an\n"
         "election, a lost quorum) is waited for as long, said once.\n"
-        "At a terminal the progress is shown on stderr.\n\n"
+        "At a terminal the progress is shown on stderr.  --db DIR is the\n"
+        "same as --data DIR.\n\n"
         "Exit status: 0 restored and verified, 1 the stream is incomplete\n"
         "or does not verify, 2 usage, connection or I/O error.\n");
 }

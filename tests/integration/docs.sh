@@ -77,6 +77,25 @@ else
     echo "docs.sh: groff not installed: the formatting check is skipped"
 fi
 
+# ---- every option a command takes is in its --help -------------------------
+# (its table, `arbiter CMD --list-options`, against what --help says: an
+# option taken but never documented is one nobody can find; the connection
+# options may be named as "connection options")
+for c in $($A --help | awk '/^commands:/ { f = 1; next }
+        f && /^  [a-z]/ { print $1; next } f && /^$/ { exit }'); do
+    h=$($A "$c" --help)
+    missing=
+    for o in $($A "$c" --list-options); do
+        [ "$o" = --help ] && continue
+        printf '%s\n' "$h" | grep -q -- "$o\([^a-z-]\|\$\)" && continue
+        case $o in --server|--token|--token-file)
+            printf '%s\n' "$h" | grep -q "connection options" && continue ;;
+        esac
+        missing="$missing $o"
+    done
+    check "arbiter $c --help names every option it takes" "" "$missing"
+done
+
 # ---- bash completion ------------------------------------------------------
 if ! command -v bash > /dev/null 2>&1; then
     echo "docs.sh: bash not installed: the completion cases are skipped"
@@ -91,6 +110,10 @@ else
     check "commands" "check claim close " "$(complete_words $A c)"
     check "restore command" "restore restore-backup " "$(complete_words $A res)"
     check "options of backup" "--compact " "$(complete_words $A backup --c)"
+    # (backup's --help names restore-backup's --from in its prose)
+    check "no option of another command" "" "$(complete_words $A backup --f)"
+    check "the connection's options" "--server " \
+        "$(complete_words $A state --se)"
     check "options of check" "--data --db " "$(complete_words $A check --d)"
     check "formats" "jsonl " "$(complete_words $A export --format js)"
     mkdir "$T/dirA" "$T/dirB"
