@@ -83,3 +83,25 @@ arb_reply_error(arb_conn_t *c, uint64_t id, const char *code,
     arb_buf_free(&clean);
     arb_conn_send(c, &b);
 }
+
+void
+arb_reply_push_error(arb_conn_t *c, uint64_t sub, const char *code,
+                     const char *message)
+{
+    arb_buf_t      b = ARB_BUF_INIT;
+    msgpack_packer pk;
+    static const char hdr[4] = { 0, 0, 0, 0 };
+
+    arb_buf_add(&b, hdr, 4);
+    arb_mp_packer_init(&pk, &b);
+    msgpack_pack_map(&pk, sub != 0 ? 4 : 3);
+    arb_mp_pack_kv_uint(&pk, "v", 1);
+    arb_mp_pack_kv_str(&pk, "push", "error");
+    if (sub != 0)
+        arb_mp_pack_kv_uint(&pk, "sub", sub);
+    arb_mp_pack_cstr(&pk, "error");
+    msgpack_pack_map(&pk, 2);
+    arb_mp_pack_kv_str(&pk, "code", code);
+    arb_mp_pack_kv_str(&pk, "message", message);
+    arb_conn_send_owed(c, &b);
+}

@@ -924,6 +924,13 @@ arb_server_revoke(arb_server_t *srv)
                    "token of %s (%s) was removed or changed by the reload: "
                    "closed", (unsigned long long)c->num, c->identity,
                    arb_role_name(c->role));
+        /* Told why, as a live HTTP stream is (`revoked`): a `watch`
+         * said "connection closed by the server" (until 2026-12-06). */
+        arb_reply_push_error(c, 0, "revoked", "the token of this "
+                             "connection was removed or changed by a "
+                             "reload of the recorder's tokens: connection "
+                             "closed; connect again with a token it "
+                             "holds");
         arb_conn_finish(c);
     }
     arb_http_revoke(srv);

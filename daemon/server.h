@@ -405,6 +405,11 @@ void arb_reply_error(arb_conn_t *c, uint64_t id, const char *code,
                      const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 const char *arb_reply_code(int rc);
+/* The last word to a connection about to finish: {"v":1,"push":"error",
+ * ["sub":sub,]"error":{"code","message"}} (sub 0: the connection's, no
+ * `sub`), sent past the outq_max check (arb_conn_send_owed). */
+void arb_reply_push_error(arb_conn_t *c, uint64_t sub, const char *code,
+                          const char *message);
 
 /* dispatch.c */
 void arb_dispatch(arb_conn_t *c, const char *frame, size_t len);

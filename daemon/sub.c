@@ -93,10 +93,6 @@ static void
 cut_off(arb_sub_t *s)
 {
     arb_conn_t *c = s->conn;
-    arb_buf_t   b = ARB_BUF_INIT;
-    msgpack_packer pk;
-    static const char hdr[4] = { 0, 0, 0, 0 };
-
     arb_sub_t  *x;
 
     /* Every subscription of the connection ends with it: each counts
@@ -106,18 +102,8 @@ cut_off(arb_sub_t *s)
     arb_log(ARB_LOG_WARN, "conn %llu (%s): subscriber %llu cannot keep up "
             "(%zu bytes unsent): cut off", (unsigned long long)c->num,
             c->identity, (unsigned long long)s->id, c->outq);
-    arb_buf_add(&b, hdr, 4);
-    arb_mp_packer_init(&pk, &b);
-    msgpack_pack_map(&pk, 4);
-    arb_mp_pack_kv_uint(&pk, "v", 1);
-    arb_mp_pack_kv_str(&pk, "push", "error");
-    arb_mp_pack_kv_uint(&pk, "sub", s->id);
-    arb_mp_pack_cstr(&pk, "error");
-    msgpack_pack_map(&pk, 2);
-    arb_mp_pack_kv_str(&pk, "code", "slow");
-    arb_mp_pack_kv_str(&pk, "message", "subscriber cannot keep up: cut off; "
-                    "resubscribe from the next seq you need");
-    arb_conn_send_owed(c, &b);
+    arb_reply_push_error(c, s->id, "slow", "subscriber cannot keep up: cut "
+                         "off; resubscribe from the next seq you need");
     arb_conn_finish(c);
 }
 

@@ -376,10 +376,19 @@ $A open --token "$ARB" --match RV --game yahchain --players alice,bob \
     | $A record --token revoke-me-token-0123456789 --match RV \
         > "$T/out_rv" 2>&1 &
 rp=$!
+# a watch on the same token is told why it ends (until 2026-12-06
+# "connection closed by the server")
+$A watch --token revoke-me-token-0123456789 --match RV \
+    > /dev/null 2> "$T/err_rvw" &
+wp=$!
 sleep 1
 cp "$T/tokens.keep" "$T/data/tokens"
 kill -HUP "$D"
 t0=$(date +%s)
+wait $wp; wrc=$?
+check "a revoked token: watch ends saying why" "1 1" "$wrc $(grep -c \
+    "^arbiter watch: revoked: the token of this connection was removed" \
+    "$T/err_rvw")"
 wait $rp; rc=$?
 check "a revoked token: the console stops, saying why" "2 1" \
     "$rc $(grep -c "refuses this console's token now (unauthenticated" \

@@ -1906,6 +1906,31 @@ reload_tokens(const char *path, const char *text)
     usleep(200000);
 }
 
+/* The next frame of cl is the connection's `revoked` push (no `sub`:
+ * it ends the connection, not one subscription), then the end. */
+static void
+revoked_push(arb_client_t *cl)
+{
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT;
+    const char      *p = "";
+    char             code[32];
+    size_t           n = 0;
+
+    msgpack_unpacked_init(&res);
+    CHECK_INT(arb_client_read(cl, &res, &why), 0);
+    CHECK(arb_mp_get_bytes(&res.data, "push", &p, &n) == 0 && n == 5
+          && memcmp(p, "error", 5) == 0);
+    CHECK(arb_client_get(&res, "sub") == NULL);
+    CHECK_STR(arb_client_error_code(&res, code, sizeof(code)), "revoked");
+    CHECK(arb_mp_get_bytes(arb_mp_get(&res.data, "error"), "message", &p,
+                           &n) == 0
+          && memmem(p, n, "removed or changed by a reload", 30) != NULL);
+    CHECK_INT(arb_client_read(cl, &res, &why), ARB_EIO);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+}
+
 /* SIGHUP re-reads the tokens: a new token works at once, a removed one no
  * longer authenticates, connections already in keep their role while
  * their token stands as it was, and are closed when it was removed or
@@ -1962,6 +1987,8 @@ test_sighup(void)
     reload_tokens(path, "token = rotated-token-0123456789 reader rotated\n"
                         "token = changed-token-0123456789 scorer changed\n");
     CHECK(pings(rot));
+    /* told why before the end (until 2026-12-06 it read EOF alone) */
+    revoked_push(chg);
     CHECK(!pings(chg));
     CHECK(log_has(log, "the token of changed (reader) was removed or "
                   "changed by the reload: closed"));
@@ -1978,6 +2005,7 @@ test_sighup(void)
     fclose(f);
     kill(daemon_pid, SIGHUP);
     usleep(200000);
+    revoked_push(rot);
     CHECK(!pings(rot));
     arb_client_close(rot);
     cl = connect_as(NULL);
