@@ -122,7 +122,20 @@ older_than_journal(arb_store_t *s, arb_buf_t *why)
         arb__why(why, "%s: %s", path, strerror(errno));
         return ARB_EIO;
     }
-    if (rc != 1 || tx >= s->jr_ck.txnid)
+    if (rc == 0) {
+        /* Emptied, cut below its meta pages, or written over: the log of
+         * the journal's events is gone, as with no data.mdb (until
+         * 2026-12-06 LMDB made a new empty file over it, and `arbiter
+         * check` then called the store healthy). */
+        arb__why(why, "%s holds no LMDB meta page (%llu bytes: emptied, cut "
+                 "short or written over), but its journal reaches "
+                 "transaction %llu of a store closed cleanly: restore "
+                 "data.mdb from a backup, or move %s/wal.0 and wal.1 away "
+                 "to start an empty store", path, (unsigned long long)size,
+                 (unsigned long long)s->jr_ck.txnid, s->dir);
+        return ARB_ECORRUPT;
+    }
+    if (tx >= s->jr_ck.txnid)
         return 0;
     arb__why(why, "%s is at transaction %llu, older than its journal's last "
              "checkpoint (%llu): it was replaced since the store was "

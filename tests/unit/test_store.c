@@ -7,6 +7,7 @@
  * in docs/STORE.md, then reopen.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -1283,6 +1284,24 @@ test_damaged_files(void)
     CHECK(refused_with(0, "restore data.mdb from a backup, or move wal.0 "
                        "and wal.1 away"));
     CHECK(stat(data, &st) != 0);
+    /* emptied (or written over below its meta pages): refused, left as
+     * found, writable or read-only (until 2026-12-06 a writable open made
+     * a new empty store over it, which then checked as healthy) */
+    for (i = 0; i < 2; i++) {
+        int fd = open(data, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+        CHECK(fd >= 0 && (i == 0 || write(fd, "LMDB? no.", 9) == 9));
+        if (fd >= 0)
+            close(fd);
+        CHECK(refused_with(0, i == 0 ? "data.mdb holds no LMDB meta page "
+                                       "(0 bytes: emptied"
+                                     : "data.mdb holds no LMDB meta page "
+                                       "(9 bytes: emptied"));
+        CHECK(refused_with(0, "restore data.mdb from a backup"));
+        CHECK(stat(data, &st) == 0 && st.st_size == (i == 0 ? 0 : 9));
+        CHECK(refused_with(1, i == 0 ? "data.mdb is empty (0 bytes)"
+                                     : "File is not an LMDB file"));
+    }
     /* the right file back: it opens */
     snprintf(cmd, sizeof(cmd), "mv %s.keep %s", data, data);
     CHECK_INT(system(cmd), 0);
