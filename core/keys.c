@@ -2,10 +2,11 @@
  * keys.c - the signing key files (see keys.h for the format).
  *
  * DESIGN: a key file is written to a temporary name, fsync'd, then put in
- * place; the secret with link(2), which fails instead of replacing an
- * existing key, the public half with rename(2), because it can always be
- * derived again from the secret.  Both are then fsync'd through the
- * directory, so a crash leaves either no key or a complete one.
+ * place (arb_smallfile_put); the secret with link(2), which fails instead
+ * of replacing an existing key, the public half with rename(2), because
+ * it can always be derived again from the secret.  Both are then fsync'd
+ * through the directory, so a crash leaves either no key or a complete
+ * one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,8 +20,8 @@
 
 #include "core/ledger/chain.h"
 #include "core/err.h"
-#include "core/fsync.h"
 #include "core/keys.h"
+#include "core/smallfile.h"
 
 #define KEY_FILE_MAX 4096           /* far more than a key file needs */
 
@@ -152,69 +153,19 @@ read_hex(const char *path, unsigned char *out, size_t n, mode_t *mode,
     return 0;
 }
 
-/* Writes text to DIR/name with exactly `mode`.  With `replace` 0 an
- * existing file is kept and ARB_EEXIST returned. */
+/* Writes text to DIR/name with exactly `mode`, durably (file and name).
+ * With `replace` 0 an existing file is kept and ARB_EEXIST returned. */
 static int
 write_key_file(const char *dir, const char *name, const char *text,
                mode_t mode, int replace, arb_buf_t *why)
 {
-    char    tmp[4096], final[4096];
-    size_t  len = strlen(text), off = 0;
-    ssize_t w;
-    int     fd, rc = ARB_EIO, e = 0;
+    char final[4096];
 
-    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
     path_of(final, sizeof(final), dir, name);
-    (void)unlink(tmp);              /* left over by a crash */
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        e = errno;
-        goto fail;
-    }
-    /* fchmod, not the umask, decides: the public half must be readable
-     * by whoever verifies, the secret by nobody but the owner. */
-    if (fchmod(fd, mode) != 0) {
-        e = errno;
-        goto fail;
-    }
-    while (off < len) {
-        w = write(fd, text + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0) {
-            e = errno;
-            goto fail;
-        }
-        off += (size_t)w;
-    }
-    if (fsync(fd) != 0) {
-        e = errno;
-        goto fail;
-    }
-    if (close(fd) != 0) {
-        fd = -1;
-        e = errno;
-        goto fail;
-    }
-    fd = -1;
-    if (replace ? rename(tmp, final) != 0 : link(tmp, final) != 0) {
-        e = errno;
-        if (e == EEXIST)
-            rc = ARB_EEXIST;
-        goto fail;
-    }
-    (void)unlink(tmp);
-    if (arb_fsync_path(dir) != 0) {
-        e = errno;
-        return fail(why, ARB_EIO, "%s: %s", dir, strerror(e));
-    }
-    return 0;
-
-fail:
-    if (fd >= 0)
-        close(fd);
-    (void)unlink(tmp);
-    return fail(why, rc, "%s: %s", final, strerror(e));
+    if (arb_smallfile_put(final, text, strlen(text), mode, replace) == 0)
+        return 0;
+    return fail(why, errno == EEXIST ? ARB_EEXIST : ARB_EIO, "%s: %s",
+                final, strerror(errno));
 }
 
 static int

@@ -20,8 +20,14 @@
 int arb_smallfile_read(const char *path, size_t max, arb_buf_t *out,
                        arb_buf_t *why);
 
-/* Replaces path with len bytes of data, as above.  0, or -1 with errno
- * (path is then unchanged). */
+/* Writes len bytes of data to path through PATH.tmp (fsync'd, given
+ * exactly `mode`), then renames it over path (replace 1) or links it to
+ * path, keeping a file already there (replace 0: -1 with errno EEXIST),
+ * and fsyncs path's directory, so that the name survives a power cut too.
+ * 0, or -1 with errno (path is then unchanged). */
+int arb_smallfile_put(const char *path, const void *data, size_t len,
+                      unsigned mode, int replace);
+/* arb_smallfile_put(path, data, len, 0600, 1). */
 int arb_smallfile_replace(const char *path, const void *data, size_t len);
 
 #endif

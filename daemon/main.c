@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/smallfile.h"
 #include "core/version.h"
 #include "daemon/log.h"
 #include "daemon/notify.h"
@@ -76,26 +77,31 @@ make_tokens(const char *path)
     static const char *const roles[] = { "arbiter", "scorer", "reader" };
     unsigned char            raw[24];
     char                     hex[49];
-    FILE                    *f;
-    int                      fd, i;
+    arb_buf_t                b = ARB_BUF_INIT;
+    int                      i, rc;
 
-    fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd < 0)
-        return errno == EEXIST ? 0 : -1;
-    f = fdopen(fd, "w");
-    if (f == NULL) {
-        close(fd);
-        return -1;
-    }
-    fprintf(f, "# arbiterd tokens: token = SECRET ROLE IDENTITY [MATCH...]\n"
-               "# generated on first start; edit and send SIGHUP to reload\n");
+    arb_buf_puts(&b, "# arbiterd tokens: token = SECRET ROLE IDENTITY "
+                 "[MATCH...]\n# generated on first start; edit and send "
+                 "SIGHUP to reload\n");
     for (i = 0; i < 3; i++) {
         randombytes_buf(raw, sizeof(raw));
         sodium_bin2hex(hex, sizeof(hex), raw, sizeof(raw));
-        fprintf(f, "token = %s %s %s\n", hex, roles[i], roles[i]);
+        arb_buf_printf(&b, "token = %s %s %s\n", hex, roles[i], roles[i]);
     }
-    if (fclose(f) != 0)
+    sodium_memzero(hex, sizeof(hex));
+    if (b.oom) {
+        arb_buf_free(&b);
+        errno = ENOMEM;
         return -1;
+    }
+    /* Durable, file and name, as the signing key is: a power cut after
+     * the first start lost the file, or left it empty, until 2026-12-06
+     * (and new tokens were made, or nobody could connect). */
+    rc = arb_smallfile_put(path, b.data, b.len, 0600, 0);
+    sodium_memzero(b.data, b.len);
+    arb_buf_free(&b);
+    if (rc != 0)
+        return errno == EEXIST ? 0 : -1;
     arb_log(ARB_LOG_INFO, "no tokens configured: wrote one per role to %s",
             path);
     return 0;

@@ -443,6 +443,37 @@ disk_journal_scan(const char *journal, disk_journal_info_t *info)
     return 0;
 }
 
+int
+disk_journal_ops_before(const char *journal, const char *prefix,
+                        uint64_t *ops)
+{
+    unsigned char *j;
+    jrec_t        *v;
+    size_t         n = 0, k = 0, i, pl = strlen(prefix);
+    int            rc = -1;
+
+    *ops = 0;
+    if ((j = slurp(journal, &n)) == NULL || (v = split(j, n, &k)) == NULL) {
+        free(j);
+        return -1;
+    }
+    for (i = 0; i < k && rc != 0; i++) {
+        uint32_t t = v[i].h.type;
+
+        if (t == IOSIM_OPEN && v[i].len >= pl
+            && memcmp(v[i].p, prefix, pl) == 0)
+            rc = 0;
+        else if (t == IOSIM_WRITE || t == IOSIM_WRITE_SYNC
+                 || t == IOSIM_SYNC || t == IOSIM_TRUNCATE)
+            (*ops)++;
+    }
+    free(v);
+    free(j);
+    return rc;
+}
+
+#define IMG_DIR (-2)     /* id_img of an open of a directory */
+
 /* Pass 1: which image every record touches; names as they end up. */
 static int
 follow(rb_t *r, jrec_t *v, size_t k, const char *live, char *why,
@@ -470,8 +501,13 @@ follow(rb_t *r, jrec_t *v, size_t k, const char *live, char *why,
             }
             ra = rel(live, a);
             if (ra == NULL || *ra == '\0' || strchr(ra, '/') != NULL
-                || (stat(a, &st) == 0 && S_ISDIR(st.st_mode)))
-                break;              /* the directory itself */
+                || (stat(a, &st) == 0 && S_ISDIR(st.st_mode))) {
+                /* the directory itself (or one in it): its sync makes
+                 * names durable, which this model takes them to be when
+                 * made (a first start fsyncs it after its keys) */
+                r->id_img[h->id] = IMG_DIR;
+                break;
+            }
             nm = find_name(r, ra);
             if (nm != NULL && nm->img >= 0) {
                 img = nm->img;
@@ -488,6 +524,10 @@ follow(rb_t *r, jrec_t *v, size_t k, const char *live, char *why,
         case IOSIM_TRUNCATE:
         case IOSIM_MAPPED:
             v[i].img = h->id < r->nid ? r->id_img[h->id] : -1;
+            if (v[i].img == IMG_DIR && h->type == IOSIM_SYNC) {
+                v[i].img = -1;
+                break;
+            }
             if (v[i].img < 0)
                 return fail(why, wl, "journal: record '%c' through unknown "
                             "open %u", (int)h->type, h->id);

@@ -52,6 +52,12 @@ int  disk_rebuild(const char *base, const char *live, const char *journal,
 /* Reads the journal's fault accounting.  0, or -1 when it is unreadable. */
 int  disk_journal_scan(const char *journal, disk_journal_info_t *info);
 
+/* The writes, truncates and syncs (the shim's ARB_IOSIM_KILL count)
+ * journalled before the first open of a path starting with `prefix` into
+ * *ops.  0, or -1 when the journal is unreadable or opens no such path. */
+int  disk_journal_ops_before(const char *journal, const char *prefix,
+                             uint64_t *ops);
+
 /* Copies the regular files of directory src into dst (created, 0700). */
 int  disk_copy_dir(const char *src, const char *dst);
 
