@@ -237,6 +237,38 @@ arb_commit_close(arb_server_t *srv)
     srv->gathering = 0;
 }
 
+/* ARB_EFULL, said in why, when the file system of the data directory
+ * has less than storage_reserve free.  A disk that fills under LMDB's own
+ * writes fails the commit, and the recorder must stop (it cannot know
+ * what reached the disk), then cannot start until room is freed: kept
+ * from that edge, appends are refused as with a full map, and reads go
+ * on (until 2026-12-06 only the map's limit gave `full`).  One statvfs a
+ * commit, a microsecond or two beside its flush. */
+static int
+reserve_check(const arb_server_t *srv, arb_buf_t *why)
+{
+    struct statvfs     fs;
+    unsigned long long avail, keep = srv->cfg.storage_reserve;
+
+    if (keep == 0 || srv->cfg.data == NULL
+        || statvfs(srv->cfg.data, &fs) != 0)
+        return 0;
+    avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
+    /* (a small disk, as a card or a test's, keeps 5% of itself) */
+    if (keep == ARB_STORAGE_RESERVE_AUTO) {
+        keep = (unsigned long long)fs.f_blocks * fs.f_frsize / 20;
+        if (keep > ARB_STORAGE_RESERVE_DEF)
+            keep = ARB_STORAGE_RESERVE_DEF;
+    }
+    if (avail >= keep)
+        return 0;
+    arb_buf_printf(why, "storage full: the file system holding %s has %llu "
+                   "KiB free, under storage_reserve (%llu KiB): nothing was "
+                   "written; free room there", srv->cfg.data, avail / 1024,
+                   keep / 1024);
+    return ARB_EFULL;
+}
+
 static void
 work_cb(uv_work_t *w)
 {
@@ -246,10 +278,13 @@ work_cb(uv_work_t *w)
     srv->work_t0 = uv_hrtime();
     srv->work_cpu = arb_thread_cpu_ns();
     arb_buf_free(&srv->commit_why);
+    srv->commit_rc = reserve_check(srv, &srv->commit_why);
     /* It returns durable: the batch's one flush is the journal's. */
-    srv->commit_rc = arb_store_append_commit(srv->store, srv->batch_ap,
-                                             srv->nbatch, &srv->batch_ticket,
-                                             &srv->commit_why);
+    if (srv->commit_rc == 0)
+        srv->commit_rc = arb_store_append_commit(srv->store, srv->batch_ap,
+                                                 srv->nbatch,
+                                                 &srv->batch_ticket,
+                                                 &srv->commit_why);
     srv->work_cpu = arb_thread_cpu_ns() - srv->work_cpu;
     srv->work_t1 = uv_hrtime();
 }

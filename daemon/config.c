@@ -47,6 +47,7 @@ arb_config_defaults(arb_config_t *c)
     c->storage_warn[1] = 90;
     c->storage_warn[2] = 95;
     c->nstorage_warn = 3;
+    c->storage_reserve = ARB_STORAGE_RESERVE_AUTO;
     arb_repl_conf_defaults(&c->repl);
     c->http.max_conns = 256;
     c->http.header_max = 4096;
@@ -648,6 +649,7 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         SIZE("lone_commit", 0, 1, c->lone_commit)
         SIZE("map_size", 65536, (size_t)1 << 40, c->map_size)
         SIZE("map_max", 65536, (size_t)1 << 40, c->map_max)
+        SIZE("storage_reserve", 0, (size_t)1 << 40, c->storage_reserve)
         else {
             arb_buf_printf(why, "%s: line %u: unknown key '%s'", path, line,
                            k);

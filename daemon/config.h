@@ -36,6 +36,11 @@ typedef struct arb_token {
 
 #define ARB_LISTEN_MAX 4
 #define ARB_STORAGE_WARN_MAX 8
+/* storage_reserve's default: room for some seconds of the heaviest load
+ * and for a start's journal, or 5% of a file system too small for that
+ * (docs/STORE.md, "Map growth and storage full") */
+#define ARB_STORAGE_RESERVE_DEF ((size_t)64 << 20)
+#define ARB_STORAGE_RESERVE_AUTO SIZE_MAX
 
 /* Connections open on metrics_listen: a scraper or two and a probe. */
 #define ARB_HTTP_METRICS_CONNS 8
@@ -81,6 +86,10 @@ typedef struct arb_config {
     /* storage-nearly-full warnings: percents, ascending; 0 of them = off */
     unsigned     storage_warn[ARB_STORAGE_WARN_MAX];
     size_t       nstorage_warn;
+    /* bytes of the data directory's file system kept free: under them a
+     * commit is refused as storage full (0: none; ARB_STORAGE_RESERVE_AUTO,
+     * the default: the smaller of ARB_STORAGE_RESERVE_DEF and 5%) */
+    size_t       storage_reserve;
     char        *tokens_file;       /* extra token lines, reloaded on HUP */
     size_t       ntokens;
     arb_token_t *tokens;

@@ -55,9 +55,9 @@ judge(watch_t *w, int which, uint64_t used, uint64_t total)
         return;
     pct = (unsigned)(used >= total ? 100 : used * 100 / total);
     lvl = arb_storage_level(pct, cfg->storage_warn, cfg->nstorage_warn);
-    /* What happens when it is full differs (until 2026-12-06 both said
-     * appends are refused): a map at map_max refuses appends; a full file
-     * system may fail a commit, and the recorder stops (fail-stop). */
+    /* A map at map_max refuses appends; so does a file system with less
+     * than storage_reserve free (commit.c), before LMDB's own writes could
+     * fill it and fail a commit (a fail-stop). */
     for (i = w->level[which]; i < lvl; i++)
         arb_log_ev(ARB_LOG_WARN, "storage_nearly_full", NULL,
                    "%s of %s %u%% used (%llu of %llu bytes): past the %u%% "
@@ -65,8 +65,8 @@ judge(watch_t *w, int which, uint64_t used, uint64_t total)
                    what[which], cfg->data, pct, (unsigned long long)used,
                    (unsigned long long)total, cfg->storage_warn[i],
                    which == 0 ? "appends are refused (storage full)"
-                              : "a commit may fail and the recorder stop "
-                                "(fail-stop, status 70): free room first");
+                              : "appends are refused when less than "
+                                "storage_reserve is free (storage full)");
     if (lvl == 0 && w->level[which] > 0)
         arb_log_ev(ARB_LOG_INFO, "storage_ok", NULL, "%s of %s %u%% used: "
                    "under the %u%% warning again", what[which], cfg->data,

@@ -25,8 +25,9 @@ check() {   # check NAME EXPECTED ACTUAL
     if [ "$2" = "$3" ]; then pass=$((pass + 1))
     else fail=$((fail + 1)); printf 'FAIL %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fi
 }
-start() {   # start DATA SOCK LOG: the daemon's pid in $started
-    bin/arbiterd --data "$1" --listen "unix:$2" 2> "$3" &
+start() {   # start DATA SOCK LOG [CONFIG]: the daemon's pid in $started
+    bin/arbiterd ${4:+--config "$4"} --data "$1" --listen "unix:$2" \
+        2> "$3" &
     started=$!
     i=0
     while [ ! -S "$2" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
@@ -346,23 +347,51 @@ if command -v mkfs.ext4 > /dev/null 2>&1 && truncate -s 40M "$T/small.img" \
     kill "$D2"; wait "$D2"
     check "small disk: a clean stop" 0 $?
     D2=
-    # The disk filled up under appends: the recorder stops (fail-stop,
-    # status 70) saying the file system is full (until 2026-12-06 only
-    # "Input/output error"), and every append it acknowledged is there
-    # once room is made.
+    # The disk fills up under appends: under storage_reserve (here 5% of
+    # the disk, under 2 MB) they are refused as storage full, nothing written,
+    # reads go on, and appends resume once room is freed (until
+    # 2026-12-06 the recorder stopped, status 70, and could not start
+    # again on the full disk).
     start "$MNT/data" "$T/sm.sock" "$T/sm2.log"; D2=$started
     dd if=/dev/zero of="$MNT/filler" bs=1M count=24 status=none 2>/dev/null
     big=$(head -c 3900 /dev/zero | tr '\0' x)
     acked=0
+    while [ $acked -lt 5000 ] && ARBITER_TOKEN=$SM ARBITER_SERVER=$SMS \
+          $A note --match SM "$big $acked" > /dev/null 2> "$T/sm_err"; do
+        acked=$((acked + 1))
+    done
+    check "full disk: refused as storage full" 1 "$(grep -c "^arbiter note: \
+full: storage full: the file system holding $MNT/data has [0-9]* KiB free, \
+under storage_reserve ([0-9]* KiB): nothing was written" \
+        "$T/sm_err")"
+    check "full disk: the recorder goes on, reads too" "0 $((200 + acked))" \
+        "$(kill -0 "$D2"; echo $?) $(ARBITER_TOKEN=$SM ARBITER_SERVER=$SMS \
+           $A events --match SM --kind note | wc -l | tr -d ' ')"
+    rm -f "$MNT/filler"
+    ARBITER_TOKEN=$SM ARBITER_SERVER=$SMS $A note --match SM "room again" \
+        > /dev/null
+    check "full disk: room freed, appends resume" 0 $?
+    kill "$D2"; wait "$D2"
+    check "full disk: a clean stop" 0 $?
+    acked=$((acked + 1))
+
+    # Without a reserve, a disk filled by the store's own writes fails a
+    # commit: the recorder stops (fail-stop, status 70) saying the file
+    # system is full (until 2026-12-06 only "Input/output error"), and
+    # every append it acknowledged is there once room is made.
+    printf 'storage_reserve = 0\n' > "$T/noreserve.conf"
+    start "$MNT/data" "$T/sm.sock" "$T/sm4.log" "$T/noreserve.conf"
+    D2=$started
+    dd if=/dev/zero of="$MNT/filler" bs=1M count=24 status=none 2>/dev/null
     while [ $acked -lt 5000 ] && ARBITER_TOKEN=$SM ARBITER_SERVER=$SMS \
           $A note --match SM "$big $acked" > /dev/null 2>&1; do
         acked=$((acked + 1))
     done
     wait "$D2"; rc=$?
     D2=
-    check "full disk: the recorder stopped, status 70" 70 $rc
-    check "full disk: said so" 1 "$(grep -c "the file system holding \
-$MNT/data is full" "$T/sm2.log")"
+    check "full disk, no reserve: the recorder stopped, status 70" 70 $rc
+    check "full disk, no reserve: said so" 1 "$(grep -c "the file system \
+holding $MNT/data is full" "$T/sm4.log")"
     rm -f "$MNT/filler" "$T/sm.sock"    # (a fail-stop leaves its socket)
     start "$MNT/data" "$T/sm.sock" "$T/sm3.log"; D2=$started
     # Every acknowledged append is there, and at most the one the failure

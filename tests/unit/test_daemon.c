@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -2150,6 +2151,75 @@ test_storage_full(void)
     stop_daemon(SIGTERM);
 }
 
+/* storage_reserve: with less than it free on the data directory's file
+ * system, a commit is refused as storage full, nothing written, and
+ * reads go on (until 2026-12-06 only a full map was refused: a disk that
+ * filled failed a commit, and the recorder stopped and could not start
+ * again).  The reserve here is 1 TiB, more than this disk has free. */
+static void
+test_storage_reserve(void)
+{
+    FILE            *f;
+    arb_client_t    *cl;
+    msgpack_unpacked res;
+    struct statvfs   fs;
+    char             data[320];
+    int              round;
+
+    snprintf(data, sizeof(data), "%s/reserve", dir);
+    if (statvfs(dir, &fs) != 0
+        || (unsigned long long)fs.f_bavail * fs.f_frsize >= 1ull << 40) {
+        printf("test_daemon: 1 TiB free or more here: storage_reserve "
+               "not tested\n");
+        return;
+    }
+    msgpack_unpacked_init(&res);
+    for (round = 0; round < 3; round++) {
+        f = fopen(conf, "w");
+        fprintf(f, "data = %s\nlisten = unix:%s\nlog_level = debug\n"
+                   "storage_reserve = %s\ntoken = %s arbiter chief\n",
+                data, sock, round == 1 ? "1024G" : "64M", TOK_ARBITER);
+        fclose(f);
+        start_daemon();
+        cl = connect_as(TOK_ARBITER);
+        CHECK(cl != NULL);
+        if (cl == NULL)
+            break;
+        if (round == 0) {
+            CHECK_INT(open_match(cl, "R0", "3"), 0);
+            CHECK_INT(place(cl, "R0", "alice", "2S"), 0);
+        } else if (round == 1) {
+            /* refused, saying why, and counted; nothing written */
+            CHECK(open_match(cl, "R1", "3") != 0);
+            CHECK(strncmp(last_err, "full: storage full: the file system "
+                          "holding ", 36) == 0);
+            CHECK(strstr(last_err, "under storage_reserve (1073741824 "
+                         "KiB): nothing was written") != NULL);
+            CHECK(place(cl, "R0", "bob", "3S") != 0);
+            CHECK(strncmp(last_err, "full: storage full", 18) == 0);
+            CHECK_INT(call(cl, &res, "stats", ""), 0);
+            {
+                const msgpack_object *r = arb_client_get(&res, "rejected");
+                CHECK(r != NULL && r->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+                      && r->via.u64 == 2);
+            }
+            /* reads go on */
+            CHECK_INT(call(cl, &res, "state", "s", "match", "R0"), 0);
+            CHECK_INT(call(cl, &res, "matches", ""), 0);
+            CHECK(log_count("storage full: the file system holding") > 0);
+        } else {
+            /* room again: R0 goes on at its seq 2, R1 was never made */
+            CHECK(call(cl, &res, "state", "s", "match", "R1") != 0);
+            CHECK(strncmp(last_err, "not_found", 9) == 0);
+            CHECK_INT(place(cl, "R0", "bob", "3S"), 0);
+            CHECK_INT(open_match(cl, "R1", "3"), 0);
+        }
+        arb_client_close(cl);
+        stop_daemon(SIGTERM);
+    }
+    msgpack_unpacked_destroy(&res);
+}
+
 static void
 on_alarm(int sig)
 {
@@ -2216,6 +2286,7 @@ main(void)
     test_sighup();
     stop_daemon(SIGTERM);
     test_storage_full();
+    test_storage_reserve();
     test_max_connections();
     test_stall_timeout();
     test_exit_status();
