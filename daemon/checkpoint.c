@@ -53,13 +53,31 @@ arb_checkpoint_clear(arb_server_t *srv)
     srv->have_key = 0;
 }
 
+typedef struct links {
+    unsigned char head[ARB_HASH_LEN];   /* of the last event read */
+    uint64_t      n;                    /* events read */
+} links_t;
+
+static int
+on_link(void *ud, uint64_t seq, int64_t t,
+        const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+        size_t len)
+{
+    links_t *x = ud;
+
+    (void)seq, (void)t, (void)bytes, (void)len;
+    memcpy(x->head, hash, ARB_HASH_LEN);
+    x->n++;
+    return 0;
+}
+
 void
 arb_checkpoint_reply(arb_conn_t *c, uint64_t id, const char *match)
 {
     arb_match_info_t info;
     arb_checkpoint_t cp;
     arb_live_t      *l = NULL;
-    unsigned char    head[ARB_HASH_LEN];
+    links_t          lk;
     arb_buf_t        why = ARB_BUF_INIT, b = ARB_BUF_INIT;
     msgpack_packer   pk;
     uint64_t         upto;
@@ -90,7 +108,16 @@ arb_checkpoint_reply(arb_conn_t *c, uint64_t id, const char *match)
     upto = info.last_seq;
     if (arb_live_get(c->srv, match, &l, NULL) == 0 && l->committed < upto)
         upto = l->committed;
-    rc = arb_store_event_hash(c->srv->store, match, upto, head, &why);
+    /* Every link up to the head is read and checked: a head is signed
+     * only over a chain that holds (a byte changed on the disk was
+     * signed over until 2026-12-06). */
+    memset(&lk, 0, sizeof(lk));
+    rc = arb_store_events(c->srv->store, match, 0, upto, on_link, &lk,
+                          &why);
+    if (rc == 0 && lk.n != upto + 1)
+        rc = ARB_ENOTFOUND;
+    if (rc == ARB_ECORRUPT)
+        arb_live_corrupt(c->srv, match, &why);
     if (rc != 0) {
         arb_reply_error(c, id, "internal", NULL, "match '%s': seq %llu: %s",
                         match, (unsigned long long)upto,
@@ -101,7 +128,7 @@ arb_checkpoint_reply(arb_conn_t *c, uint64_t id, const char *match)
     memset(&cp, 0, sizeof(cp));
     snprintf(cp.match_id, sizeof(cp.match_id), "%s", match);
     cp.count = upto + 1;
-    memcpy(cp.head, head, ARB_HASH_LEN);
+    memcpy(cp.head, lk.head, ARB_HASH_LEN);
     arb_checkpoint_sign(&cp, &c->srv->signing);
     arb_reply_begin(&b, &pk, id, 5);
     arb_mp_pack_kv_str(&pk, "match", cp.match_id);

@@ -236,6 +236,8 @@ arb_http_api_events(arb_http_req_t *q, const char *match)
     if (from <= upto)
         rc = arb_store_events(q->srv->store, match, from, upto, on_event, &x,
                               &why);
+    if (rc == ARB_ECORRUPT)
+        arb_live_corrupt(q->srv, match, &why);
     if ((rc != 0 && rc != 1) || x.bad)
         arb_http_error(q->req, 500, "store", "%s", x.bad
                        ? "a stored event does not decode"

@@ -157,9 +157,13 @@ load(arb_server_t *srv, const char *id, uint64_t at, int lean,
     arb_history_t h;
     arb_match_t  *m = NULL;
     arb_verdict_t v;
+    arb_buf_t     own = ARB_BUF_INIT;
     size_t        bad = 0, i;
     int           rc;
 
+    /* (a caller that wants no reason still gets one in the log) */
+    if (why == NULL)
+        why = &own;
     memset(&h, 0, sizeof(h));
     rc = arb_history_load(&h, srv->store, id, at, why);
     if (rc == 0) {
@@ -226,23 +230,29 @@ load(arb_server_t *srv, const char *id, uint64_t at, int lean,
     if (cidf != NULL)
         cid_fill(cidf, &h);
 done:
-    /* A match whose stored history does not read is damage on the disk:
-     * said, for an operator to alert on (its clients only get
-     * `internal`; until 2026-12-06 nothing was logged).  The first and
-     * every 100th, so that a scoreboard polling it cannot flood the log. */
-    if (rc == ARB_ECORRUPT && srv->n.store_corrupt++ % 100 == 0) {
-        arb_log_ctx_t ctx;
-
-        memset(&ctx, 0, sizeof(ctx));
-        ctx.match = id;
-        arb_log_ev(ARB_LOG_ERROR, "store_corrupt", &ctx, "match %s: %s "
-                   "(%llu reads so far): run arbiter check", id,
-                   why != NULL && arb_buf_cstr(why) != NULL ? why->data
-                   : "its stored history does not read",
-                   (unsigned long long)srv->n.store_corrupt);
-    }
+    if (rc == ARB_ECORRUPT)
+        arb_live_corrupt(srv, id, why);
+    arb_buf_free(&own);
     arb_history_clear(&h);
     return rc;
+}
+
+void
+arb_live_corrupt(arb_server_t *srv, const char *id, const arb_buf_t *why)
+{
+    arb_log_ctx_t ctx;
+
+    /* The first and every 100th, so that a scoreboard polling it cannot
+     * flood the log. */
+    if (srv->n.store_corrupt++ % 100 != 0)
+        return;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.match = id;
+    arb_log_ev(ARB_LOG_ERROR, "store_corrupt", &ctx, "match %s: %s (%llu "
+               "reads so far): run arbiter check", id,
+               why != NULL && why->data != NULL && why->len > 0 ? why->data
+               : "its stored history does not read",
+               (unsigned long long)srv->n.store_corrupt);
 }
 
 /* Applies a match's stored events to a lean match, in seq order: a live

@@ -246,6 +246,8 @@ arb_op_events(arb_request_t *r)
     x.last = from ? from - 1 : 0;
     rc = from <= to ? arb_store_events(c->srv->store, match, from, to,
                                        on_events, &x, &r->why) : 0;
+    if (rc == ARB_ECORRUPT)
+        arb_live_corrupt(c->srv, match, &r->why);
     if (rc != 0 && rc != 1) {
         arb_reply_error(c, r->id, arb_reply_code(rc), NULL, "%s",
                         arb_buf_cstr(&r->why));

@@ -450,6 +450,12 @@ int arb_conn_event_view(arb_conn_t *c, arb_live_t *l, const char *match,
 int  arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
                   arb_buf_t *why);
 arb_live_t *arb_live_new(arb_server_t *srv, const char *id);
+/* Match id's stored history does not read (why says where: an event that
+ * does not decode or replay, a hash link that does not hold): logged as
+ * `store_corrupt`, for an operator to alert on, the first time and every
+ * 100th; its readers and writers get `internal`. */
+void arb_live_corrupt(arb_server_t *srv, const char *id,
+                      const arb_buf_t *why);
 /* The match held in memory, or NULL (never loads it). */
 arb_live_t *arb_live_peek(arb_server_t *srv, const char *id);
 /* The client-id filter: arb_live_cid_add for every client id of the match

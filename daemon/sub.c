@@ -199,6 +199,7 @@ pump(arb_sub_t *s)
 {
     arb_server_t *srv = s->conn->srv;
     pump_ctx_t    x;
+    arb_buf_t     why = ARB_BUF_INIT;
     uint64_t      last, to, sent = 0, turn;
     int           rc;
 
@@ -237,12 +238,21 @@ pump(arb_sub_t *s)
                                on_order_event, &x, NULL);
         else
             rc = arb_store_events(srv->store, s->live->id, s->next, to,
-                                  on_match_event, &x, NULL);
+                                  on_match_event, &x, &why);
+        if (rc == ARB_ECORRUPT && s->kind != ARB_SUB_ALL)
+            arb_live_corrupt(srv, s->live->id, &why);
         if ((rc != 0 && rc != 1) || (x.n == 0 && !gone(s))) {
             arb_log(ARB_LOG_ERROR, "subscriber %llu: catch-up read failed "
                     "at %llu: %s", (unsigned long long)s->id,
-                    (unsigned long long)s->next, arb_strerror(rc));
-            arb_conn_close(s->conn);
+                    (unsigned long long)s->next,
+                    why.len > 0 ? arb_buf_cstr(&why) : arb_strerror(rc));
+            /* Told why, and the end comes after what was queued (until
+             * 2026-12-06 the connection was closed without a word). */
+            arb_reply_push_error(s->conn, s->id, "internal",
+                                 why.len > 0 ? arb_buf_cstr(&why)
+                                 : "the catch-up read failed");
+            arb_buf_free(&why);
+            arb_conn_finish(s->conn);
             return;
         }
         sent += x.n;

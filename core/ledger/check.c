@@ -389,8 +389,8 @@ check_match(ctx_t *c, cmatch_t *m)
 
     c->cur = m;
     match_state_clear(c);
-    rc = arb_store_events(c->s, m->info.match_id, 0, m->info.last_seq,
-                          event_cb, c, &why);
+    rc = arb_store_events_unchecked(c->s, m->info.match_id, 0,
+                                    m->info.last_seq, event_cb, c, &why);
     if (rc == ARB_ENOMEM || c->nomem) {
         rc = ARB_ENOMEM;
         goto done;

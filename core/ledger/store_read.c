@@ -114,11 +114,18 @@ typedef struct sink {
     arb_store_event_cb  cb;
     arb__pos_cb         pcb;
     void               *ud;
+    /* Hash links checked (cb only): each event's stored hash must be
+     * BLAKE2b(previous hash || its bytes), the previous one read too when
+     * the range starts past seq 0 (`from` is then the first delivered). */
+    int                 verify;
+    uint64_t            from;
+    int                 have_prev;
+    unsigned char       prev[ARB_HASH_LEN];
 } sink_t;
 
 static int
 emit(arb_store_t *s, MDB_txn *ltxn, uint64_t pos, const char *id,
-     size_t idlen, uint64_t seq, const sink_t *k, arb_buf_t *why)
+     size_t idlen, uint64_t seq, sink_t *k, arb_buf_t *why)
 {
     arb__rec_t r;
     char       rp[ARB__REPR_MAX];
@@ -135,13 +142,36 @@ emit(arb_store_t *s, MDB_txn *ltxn, uint64_t pos, const char *id,
                  (unsigned long long)pos);
         return ARB_ECORRUPT;
     }
+    if (k->verify) {
+        unsigned char h[ARB_HASH_LEN];
+
+        /* (The event before the range only gives its hash: its own
+         * link is that read's to check.) */
+        if (seq < k->from) {
+            memcpy(k->prev, r.hash, ARB_HASH_LEN);
+            k->have_prev = 1;
+            return 0;
+        }
+        if (seq == 0 || k->have_prev) {
+            arb_chain_next(seq == 0 ? NULL : k->prev, r.bytes, r.len, h);
+            if (memcmp(h, r.hash, ARB_HASH_LEN) != 0) {
+                arb__why(why, "match \"%s\" seq %llu: stored hash does not "
+                         "match the chain (its bytes or a hash changed on "
+                         "disk since it was recorded): run arbiter check",
+                         arb__repr(rp, id, idlen), (unsigned long long)seq);
+                return ARB_ECORRUPT;
+            }
+        }
+        memcpy(k->prev, r.hash, ARB_HASH_LEN);
+        k->have_prev = 1;
+    }
     return k->cb(k->ud, seq, r.time_ms, r.hash, r.bytes, r.len);
 }
 
 /* Seqs from..hi of one match from the index, which must hold them all. */
 static int
 scan_index(arb_store_t *s, MDB_txn *itxn, MDB_txn *ltxn, const char *id,
-           size_t idlen, uint64_t from, uint64_t hi, const sink_t *sk,
+           size_t idlen, uint64_t from, uint64_t hi, sink_t *sk,
            arb_buf_t *why)
 {
     MDB_cursor    *c = NULL;
@@ -192,23 +222,24 @@ fail:
 
 static int
 events(arb_store_t *s, const char *id, size_t idlen, uint64_t from,
-       uint64_t to, const sink_t *sk, arb_match_info_t *info, arb_buf_t *why);
+       uint64_t to, sink_t *sk, arb_match_info_t *info, arb_buf_t *why);
 
 int
 arb__event_positions(arb_store_t *s, const char *id, size_t idlen,
                      arb__pos_cb pcb, void *ud, arb_match_info_t *info,
                      arb_buf_t *why)
 {
-    sink_t sk = { NULL, pcb, ud };
+    sink_t sk = { NULL, pcb, ud, 0, 0, 0, { 0 } };
 
     return events(s, id, idlen, 0, UINT64_MAX, &sk, info, why);
 }
 
 /* The events of one match in seq order: the indexed part, then the tail.
- * *info receives the summary (may be NULL). */
+ * *info receives the summary (may be NULL).  A verifying sink (sk->verify)
+ * starts a seq early, for the hash the first event links to. */
 static int
 events(arb_store_t *s, const char *id, size_t idlen, uint64_t from,
-       uint64_t to, const sink_t *sk, arb_match_info_t *info, arb_buf_t *why)
+       uint64_t to, sink_t *sk, arb_match_info_t *info, arb_buf_t *why)
 {
     arb_match_info_t  m;
     MDB_txn          *itxn = NULL, *ltxn = NULL;
@@ -217,6 +248,9 @@ events(arb_store_t *s, const char *id, size_t idlen, uint64_t from,
     size_t            i;
     int               rc;
 
+    sk->from = from;
+    if (sk->verify && from > 0 && from <= to)
+        from--;
     rc = tail_snap(s, id, idlen, from, to, &t, why);
     if (rc != 0)
         goto fail;
@@ -257,13 +291,12 @@ fail:
     return rc;
 }
 
-int
-arb_store_events(arb_store_t *s, const char *match_id, uint64_t from,
-                 uint64_t to, arb_store_event_cb cb, void *ud,
-                 arb_buf_t *why)
+static int
+events_of(arb_store_t *s, const char *match_id, uint64_t from, uint64_t to,
+          arb_store_event_cb cb, void *ud, int verify, arb_buf_t *why)
 {
     size_t idlen;
-    sink_t sk = { cb, NULL, ud };
+    sink_t sk = { cb, NULL, ud, verify, 0, 0, { 0 } };
 
     if (s == NULL || cb == NULL) {
         arb__why(why, "no store or no callback");
@@ -274,6 +307,25 @@ arb_store_events(arb_store_t *s, const char *match_id, uint64_t from,
         return ARB_EINVAL;
     }
     return events(s, match_id, idlen, from, to, &sk, NULL, why);
+}
+
+/* Every link read is checked: a byte of an event changed on the disk is
+ * refused here rather than served, extended and signed under the hash it
+ * no longer has (until 2026-12-06 only `arbiter check` saw it). */
+int
+arb_store_events(arb_store_t *s, const char *match_id, uint64_t from,
+                 uint64_t to, arb_store_event_cb cb, void *ud,
+                 arb_buf_t *why)
+{
+    return events_of(s, match_id, from, to, cb, ud, 1, why);
+}
+
+int
+arb_store_events_unchecked(arb_store_t *s, const char *match_id,
+                           uint64_t from, uint64_t to, arb_store_event_cb cb,
+                           void *ud, arb_buf_t *why)
+{
+    return events_of(s, match_id, from, to, cb, ud, 0, why);
 }
 
 typedef struct hash_at {
@@ -299,9 +351,18 @@ arb_store_event_hash(arb_store_t *s, const char *match_id, uint64_t seq,
                      unsigned char hash[ARB_HASH_LEN], arb_buf_t *why)
 {
     hash_at_t x = { hash, 0 };
+    sink_t    sk = { on_hash, NULL, &x, 0, 0, 0, { 0 } };
+    size_t    idlen;
     int       rc;
 
-    rc = arb_store_events(s, match_id, seq, seq, on_hash, &x, why);
+    /* The stored hash alone, unchecked: a link is checked where it is
+     * read with its bytes (arb_store_events). */
+    if (s == NULL || !arb__str_ok(match_id, ARB_STORE_ID_MAX, &idlen)) {
+        arb__why(why, "no store, or match id not 1..%d bytes",
+                 ARB_STORE_ID_MAX);
+        return ARB_EINVAL;
+    }
+    rc = events(s, match_id, idlen, seq, seq, &sk, NULL, why);
     if (rc != 0 && rc != 1)     /* 1: on_hash stopped the walk */
         return rc;
     return x.found ? 0 : ARB_ENOTFOUND;
@@ -745,7 +806,7 @@ verify_one(arb_store_t *s, const char *id, size_t idlen, arb_buf_t *why)
 {
     arb_match_info_t  m;
     vctx_t            v;
-    sink_t            sk = { verify_cb, NULL, &v };
+    sink_t            sk = { verify_cb, NULL, &v, 0, 0, 0, { 0 } };
     char              rp[ARB__REPR_MAX];
     int               rc;
 

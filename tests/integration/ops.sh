@@ -312,6 +312,37 @@ check "a damaged match's read: refused" 1 "$([ $rc -ne 0 ] && echo 1)"
 check "... and logged as store_corrupt's line" 1 \
     "$(grep -c 'error match SC: .*(1 reads so far): run arbiter check' "$T/sc.log")"
 kill "$started"; wait "$started" 2>/dev/null
+# A byte changed that still decodes (a note's letter): every read checks
+# the hash links, so the event is never served, extended or signed under
+# the hash it no longer has (until 2026-12-06 it was, and nothing said so
+# but `arbiter check`).
+start "$T/sc" "$T/sc.sock" "$T/sc.log"
+$A open --server "unix:$T/sc.sock" --token "$TOK" --match SD --game yahchain \
+    --players a,b --option mode=3 > /dev/null
+for k in 1 2 3; do
+    $A note --server "unix:$T/sc.sock" --token "$TOK" --match SD "LETTERQ$k" \
+        > /dev/null
+done
+kill "$started"; wait "$started" 2>/dev/null
+for off in $(grep -obUa "LETTERQ2" "$T/sc/data.mdb" | cut -d: -f1); do
+    printf 'R' | dd of="$T/sc/data.mdb" bs=1 seek=$((off + 6)) conv=notrunc \
+        2>/dev/null
+done
+start "$T/sc" "$T/sc.sock" "$T/sc.log"
+S="--server unix:$T/sc.sock --token $TOK"
+bad="match \"SD\" seq 2: stored hash does not match the chain"
+for op in "events --match SD" "events --match SD --from 2" \
+          "state --match SD" "note --match SD more" \
+          "watch --match SD --from 0"; do
+    out=$($A $op $S 2>&1); rc=$?
+    check "a changed byte that decodes: $op refused, naming it" "1 1" \
+        "$rc $(printf '%s\n' "$out" | grep -c "internal: .*$bad")"
+done
+check "... its seq 1 still read" 1 \
+    "$($A events --match SD --to 1 $S | grep -c LETTERQ1)"
+check "... logged as store_corrupt's line" 1 \
+    "$(grep -c "error match SD: $bad" "$T/sc.log")"
+kill "$started"; wait "$started" 2>/dev/null
 # a data directory given to restore-backup for its backup: said so (until
 # 2026-12-06 a bare "open .../MANIFEST: No such file or directory")
 err=$($A restore-backup --from "$T/sc" --data "$T/sc-restored" 2>&1); rc=$?

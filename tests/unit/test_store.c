@@ -1027,10 +1027,26 @@ test_corrupt(void)
               "matches key \"a\": record is 9 bytes, want 132");
     memset(&sn, 0, sizeof(sn));
     CHECK_INT(arb_store_matches(s, on_match, &sn, &why), ARB_ECORRUPT);
-    /* Plain reads of undamaged records still work. */
+    /* A read stops at the broken link: seq 0 is handed over, seq 1 (its
+     * hash changed) is not (until 2026-12-06 all three were, under
+     * hashes that no longer chain); unchecked, all three are read. */
     memset(&sn, 0, sizeof(sn));
     CHECK_INT(arb_store_events(s, "b", 0, UINT64_MAX, on_event, &sn, &why),
-              0);
+              ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why), "match \"b\" seq 1: stored hash does not "
+              "match the chain (its bytes or a hash changed on disk since "
+              "it was recorded): run arbiter check");
+    CHECK_INT(sn.n, 1);
+    memset(&sn, 0, sizeof(sn));
+    CHECK_INT(arb_store_events(s, "b", 2, 2, on_event, &sn, &why), 0);
+    CHECK_INT(sn.n, 1);
+    memset(&sn, 0, sizeof(sn));
+    CHECK_INT(arb_store_events(s, "b", 1, 1, on_event, &sn, &why),
+              ARB_ECORRUPT);
+    CHECK_INT(sn.n, 0);
+    memset(&sn, 0, sizeof(sn));
+    CHECK_INT(arb_store_events_unchecked(s, "b", 0, UINT64_MAX, on_event,
+                                         &sn, &why), 0);
     CHECK_INT(sn.n, 3);
     CHECK_INT(arb_store_idem(s, "b", "cb", &seq, NULL, &why), 0);
     CHECK_INT(seq, 1);
