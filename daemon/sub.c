@@ -248,9 +248,20 @@ pump(arb_sub_t *s)
                     why.len > 0 ? arb_buf_cstr(&why) : arb_strerror(rc));
             /* Told why, and the end comes after what was queued (until
              * 2026-12-06 the connection was closed without a word). */
-            arb_reply_push_error(s->conn, s->id, "internal",
-                                 why.len > 0 ? arb_buf_cstr(&why)
-                                 : "the catch-up read failed");
+            {
+                arb_buf_t msg = ARB_BUF_INIT;
+
+                arb_buf_printf(&msg, "%s%s%sthe catch-up read failed%s%s",
+                               s->kind == ARB_SUB_ALL ? "" : "match '",
+                               s->kind == ARB_SUB_ALL ? "" : s->live->id,
+                               s->kind == ARB_SUB_ALL ? "" : "': ",
+                               why.len > 0 ? ": " : "",
+                               why.len > 0 ? arb_buf_cstr(&why) : "");
+                arb_reply_push_error(s->conn, s->id, "internal",
+                                     msg.oom ? "the catch-up read failed"
+                                             : arb_buf_cstr(&msg));
+                arb_buf_free(&msg);
+            }
             arb_buf_free(&why);
             arb_conn_finish(s->conn);
             return;

@@ -212,8 +212,9 @@ int  arb_store_match(arb_store_t *s, const char *match_id,
  * match, in seq order.  ARB_ENOTFOUND for an unknown match; an empty range
  * is not an error.  Every hash link read is checked (the event before
  * `from` is read for the first): an event whose stored hash is not
- * BLAKE2b(previous hash || its bytes) is ARB_ECORRUPT, why naming the
- * match and seq, and is not handed to cb. */
+ * BLAKE2b(previous hash || its bytes) is ARB_ECORRUPT, why naming its
+ * seq ("seq N: stored hash does not match the chain ..."), and is not
+ * handed to cb. */
 int  arb_store_events(arb_store_t *s, const char *match_id, uint64_t from,
                       uint64_t to, arb_store_event_cb cb, void *ud,
                       arb_buf_t *why);

@@ -155,10 +155,12 @@ emit(arb_store_t *s, MDB_txn *ltxn, uint64_t pos, const char *id,
         if (seq == 0 || k->have_prev) {
             arb_chain_next(seq == 0 ? NULL : k->prev, r.bytes, r.len, h);
             if (memcmp(h, r.hash, ARB_HASH_LEN) != 0) {
-                arb__why(why, "match \"%s\" seq %llu: stored hash does not "
-                         "match the chain (its bytes or a hash changed on "
-                         "disk since it was recorded): run arbiter check",
-                         arb__repr(rp, id, idlen), (unsigned long long)seq);
+                /* (the caller names the match, as for its other
+                 * refusals) */
+                arb__why(why, "seq %llu: stored hash does not match the "
+                         "chain (its bytes or a hash changed on disk since "
+                         "it was recorded): run arbiter check",
+                         (unsigned long long)seq);
                 return ARB_ECORRUPT;
             }
         }

@@ -240,7 +240,8 @@ check "format 2: after the daemon, nothing to do" \
     "0 $T/f2d: already store format 3; nothing to do" "$rc $out"
 
 # ---- a damaged event: replay names its match, exit status 1 ----------------
-# One byte of a "player" key changed: the event no longer decodes.  The
+# One byte of a "player" key changed: the event no longer decodes, nor
+# matches its stored hash (read first, since 2026-12-06).  The
 # whole-store pass must say which of the matches holds it (SKIM10-seed
 # is dealt: it is replayed from its history, after the one pass).
 mkdir -p "$T/pc"
@@ -250,11 +251,11 @@ off=$(grep -obUa 'player' "$T/pc/data.mdb" | head -1 | cut -d: -f1)
 printf 'X' | dd of="$T/pc/data.mdb" bs=1 seek=$((off + 2)) conv=notrunc 2>/dev/null
 out=$($A replay --db "$T/pc" 2>&1 >/dev/null); rc=$?
 check "damaged event: replay --db names the match" 1 \
-    "$(printf '%s\n' "$out" | grep -c "^arbiter replay: $T/pc: match \"SKIM10-seed\": seq [0-9]*: event: unknown key \"plXyer\"$")"
+    "$(printf '%s\n' "$out" | grep -c "^arbiter replay: $T/pc: match \"SKIM10-seed\": seq [0-9]*: stored hash does not match the chain (its bytes or a hash changed on disk since it was recorded): run arbiter check$")"
 check "damaged event: replay --db exit status (not a usage error)" 1 $rc
 out=$($A replay --db "$T/pc" --match SKIM10-seed 2>&1 >/dev/null); rc=$?
 check "damaged event: replay --db --match names it" 1 \
-    "$(printf '%s\n' "$out" | grep -c "match 'SKIM10-seed': seq [0-9]*: event: unknown key")"
+    "$(printf '%s\n' "$out" | grep -c "match 'SKIM10-seed': seq [0-9]*: stored hash does not match the chain")"
 check "damaged event: replay --db --match exit status" 1 $rc
 
 # ---- no store, or an empty data.mdb: said so, by every reader -----------

@@ -330,7 +330,7 @@ for off in $(grep -obUa "LETTERQ2" "$T/sc/data.mdb" | cut -d: -f1); do
 done
 start "$T/sc" "$T/sc.sock" "$T/sc.log"
 S="--server unix:$T/sc.sock --token $TOK"
-bad="match \"SD\" seq 2: stored hash does not match the chain"
+bad="seq 2: stored hash does not match the chain"
 for op in "events --match SD" "events --match SD --from 2" \
           "state --match SD" "note --match SD more" \
           "watch --match SD --from 0"; do
@@ -341,7 +341,8 @@ done
 check "... its seq 1 still read" 1 \
     "$($A events --match SD --to 1 $S | grep -c LETTERQ1)"
 check "... logged as store_corrupt's line" 1 \
-    "$(grep -c "error match SD: $bad" "$T/sc.log")"
+    "$(grep -c "error match SD: seq 2: stored hash does not match the chain" \
+       "$T/sc.log")"
 kill "$started"; wait "$started" 2>/dev/null
 # a data directory given to restore-backup for its backup: said so (until
 # 2026-12-06 a bare "open .../MANIFEST: No such file or directory")
