@@ -267,6 +267,34 @@ test_bonuses(void)
     }
 }
 
+/* The exact counts the bonuses ask for: four copies for Chíu ù and Bòn,
+ * exactly eight red for Tám đỏ, four Chi chi and no other red for Kính
+ * tứ chi.  Each hand is one card short of (or past) its bonus.  (A
+ * mutation left each bound unchecked until 2026-12-06.) */
+static void
+test_bonus_bounds(void)
+{
+    char ids[200];
+
+    /* three copies of the winning face, won on stock: not Chíu ù, 2 */
+    CHECK_INT(score("4W 4W 4W 4S 2V 2V 3V 3V 5V 5V 6V 6V 8V 8V 2S 2W 5S 5W "
+                    "6S 6W", "4W", ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 2);
+    CHECK_STR(ids, "");
+    /* an exposed Chắn with only a third copy concealed: not Bòn, 2 */
+    CHECK_INT(score("4W+4W 4W 4S 2V 2V 3V 3V 5V 5V 6V 6V 8V 8V 2S 2W 5S 5W "
+                    "6S 6W", "2V", ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 2);
+    CHECK_STR(ids, "");
+    /* ten red cards (8V 8V 9V 9V 8S 8S 9S 9S CC CC): not Tám đỏ; two Lèo
+     * sets, 5 + 2 = 7 */
+    CHECK_INT(score("8V 8V 9V 9V 8S 8S 9S 9S CC CC 2V 2V 3V 3V 4W 4W 5S 5W "
+                    "6S 6W", "2V", ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 7);
+    CHECK_STR(ids, "leo leo");
+    /* four Chi chi with two 8V besides: not Kính tứ chi, Ù chì alone 3 */
+    CHECK_INT(score("CC+CC+CC+CC 8V 8V 2V 2V 3V 3V 4W 4W 5S 5W 6S 6W 7V 7W "
+                    "2S 2S", "2V", ARB_CHAN_WON_SELF, ids, sizeof(ids)), 3);
+    CHECK_STR(ids, "u-chi");
+}
+
 static void
 test_win_conditions(void)
 {
@@ -744,6 +772,7 @@ main(void)
     test_notation();
     test_table();
     test_bonuses();
+    test_bonus_bounds();
     test_win_conditions();
     test_readings();
     test_cross_check();
