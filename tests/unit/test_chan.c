@@ -462,6 +462,24 @@ test_capture_basics(void)
     arb_match_free(m);
 }
 
+/* Discarding one of four identical cards breaks a pair as surely as
+ * discarding one of two (a mutation left the four-card case unchecked
+ * until 2026-12-06). */
+static void
+test_no_split_four(void)
+{
+    arb_match_t *m;
+
+    m = open_spec("4W 4W 4W 4W 2V 2V | | | | ", NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a 4W ! §3 no split ~ discarding 4W breaks a's "
+            "identical pair 4W+4W\n"
+            "discard a 2V ! §3 no split\n");
+    arb_match_free(m);
+}
+
 static void
 test_declined_chan(void)
 {
@@ -673,6 +691,21 @@ test_ca_discard(void)
         CHECK(strstr(state(m), "\"exposed\":[\"7V+7S\",\"2W+2W\"]") != NULL);
         arb_match_free(m);
     }
+    /* ... but the same suit twice is one card of the Cạ, not both: after
+     * a Cạ capture, a second 2V (the first let stand) is a legal discard
+     * (a mutation left it over-flagged until 2026-12-06) */
+    m = open_spec("7S | 7V 4W 4S 2W 8S 6W 3W 2V 2V 3V 3V 5S 5S 6S 6S 8W 8W "
+                  "9V 9V | | | . . 2W", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 7S\ntake b 7V\n"
+                "stands discard b 2V\n"     /* §3 no split, let stand */
+                "draw c\npass c\ndraw d\npass d\ndraw a 2W\npass a\n"
+                "take b 2W\n"
+                "discard b 2V\n");
+        CHECK(strstr(state(m), "\"discards\":[\"2V\",\"2V\"]") != NULL);
+        arb_match_free(m);
+    }
 }
 
 /* ---- claims ---------------------------------------------------------- */
@@ -737,6 +770,25 @@ test_priority(void)
     PLAY(m, "discard a CC\ndraw b 5W\nwin d\n");
     CHECK_STR(rec_str(m, "winner"), "d");
     arb_match_free(m);
+
+    /* a win on a stock card beats a Chíu even from a seat earlier in
+     * order from the gate: c (three 5W) declares Chíu, d wins on the same
+     * 5W; c's Chíu is the claim flagged (a mutation left it unchecked
+     * until 2026-12-06) */
+    m = open_spec("CC | | 5W 5W 5W | 5S 4S 4S 6S 6S 7S 7S 8S 8S 9S 9S 2W "
+                  "2W 3W 3W 4W 4W 2V 2V | 5W", NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a CC\ndraw b 5W\n"
+            "declare c chiu\n"
+            "declare d win\n"
+            "chiu c ! §3 priority ~ d declared a win on 5W at seq 4, which "
+            "comes before c's Chíu\n"
+            "win d\n");
+    CHECK_STR(rec_str(m, "winner"), "d");
+    CHECK_STR(rec_str(m, "won"), "stock");
+    arb_match_free(m);
 }
 
 /* Chíu beats a capture; out of turn its discard returns to the
@@ -794,6 +846,18 @@ test_chiu(void)
         CHECK_STR(rec_str(m, "exposed"), "");
         CHECK_INT(rec_int(m, "chan"), 9);
         CHECK_INT(total(m, "d"), 15);
+        arb_match_free(m);
+    }
+    /* no Chíu on one's own discard: a holds four 4W, discards one (a
+     * split let stand) and cannot take it back with the other three (a
+     * mutation left it unchecked until 2026-12-06) */
+    m = open_spec("4W 4W 4W 4W | | | | ", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "stands discard a 4W\n"
+                "chiu a ! §3 Chíu ~ a discarded 4W and cannot claim it "
+                "back\n"
+                "declare a chiu ! §3 Chíu ~ cannot claim it back\n");
         arb_match_free(m);
     }
 }
@@ -1262,6 +1326,7 @@ main(void)
     test_setup();
     test_seed_deal();
     test_capture_basics();
+    test_no_split_four();
     test_declined_chan();
     test_declined_win();
     test_discarded_face();
