@@ -444,6 +444,14 @@ test_stands_repeat(const char *policy)
     CHECK_INT(nrecords(m), 2);
     CHECK_INT(total_of(m, "a"), 51);
     arb_match_free(m);
+    /* ... and edition 2 already counted it for nothing (a mutation that
+     * scored it under edition 2 went unnoticed until 2026-12-06) */
+    m = play_repeat(policy, "edition: YAHchain-3e-ch34-2\n");
+    if (m == NULL)
+        return;
+    CHECK_INT(nrecords(m), 1);
+    CHECK_INT(total_of(m, "a"), 21);
+    arb_match_free(m);
 }
 
 /* The digest, in hex, of transcript `text` recorded under `edition`
@@ -465,6 +473,26 @@ edition_digest(const char *edition, const char *text)
     for (i = 0; i < 32; i++)
         sprintf(hex + 2 * i, "%02x", d[i]);
     arb_match_free(o);
+    return hex;
+}
+
+/* The digest, in hex, of play_repeat("close", edition) (static
+ * storage). */
+static const char *
+repeat_digest(const char *edition)
+{
+    static char   hex[ARB_HASH_HEX];
+    unsigned char d[ARB_HASH_LEN];
+    arb_match_t  *m = play_repeat("close", edition);
+    int           i;
+
+    hex[0] = '\0';
+    if (m == NULL)
+        return hex;
+    arb_match_digest(m, d);
+    for (i = 0; i < 32; i++)
+        sprintf(hex + 2 * i, "%02x", d[i]);
+    arb_match_free(m);
     return hex;
 }
 
@@ -511,6 +539,16 @@ test_digest(void)
     CHECK(memcmp(da, db, 32) != 0);
     arb_match_free(a);
     arb_match_free(b);
+    /* Pinned too: the digests of a match holding a card let stand, as
+     * recorded under editions 2 and 1 (edition 1 leaves the repeat out of
+     * its digest; a mutation that put it in went unnoticed until
+     * 2026-12-06). */
+    CHECK_STR(repeat_digest("edition: YAHchain-3e-ch34-2\n"),
+              "1638458676892342a9f88cf79f722836"
+              "cf727f72f2e42a04a53172eedaac823f");
+    CHECK_STR(repeat_digest("edition: YAHchain-3e-ch34\n"),
+              "0554a9ce899da855b50abcedcb629b51"
+              "259e6d4488f191342349a83fc722a198");
 }
 
 /* `stands place PLAYER CARD SOTA`, "let stand": its verdict code. */
