@@ -325,6 +325,18 @@ test_setup_errors(void)
     CHECK_STR(last_msg, "unknown game 'go'");
     CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\nmode: 3\n"
                     "cycles: 0\n") == NULL);
+    /* twelve players, the documented maximum, open; thirteen do not (a
+     * mutation that refused twelve went unnoticed until 2026-12-06) */
+    {
+        arb_match_t *m = open_text("game: yahchain\nmatch: s\nplayers: "
+                                   "p1 p2 p3 p4 p5 p6 p7 p8 p9 p10 p11 "
+                                   "p12\nmode: 3\n");
+        CHECK(m != NULL);
+        arb_match_free(m);
+    }
+    CHECK(open_text("game: yahchain\nmatch: s\nplayers: p1 p2 p3 p4 p5 "
+                    "p6 p7 p8 p9 p10 p11 p12 p13\nmode: 3\n") == NULL);
+    CHECK(strstr(last_msg, "needs 1 to 12 players, got 13") != NULL);
 }
 
 static void
