@@ -308,6 +308,15 @@ test_basic(void)
     ev_init(&v[0], "m1", NULL, 9, "x", NULL);
     CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_ECONFLICT);
     CHECK_STR(arb_buf_cstr(&why), "expected seq 9, match is at 3");
+    /* ... and a stale or repeated seq is the same conflict, refused by
+     * the store's own check (a mutation that left it to the log writer,
+     * as a storage failure, went unnoticed until 2026-12-06) */
+    ev_init(&v[0], "m1", NULL, 3, "x", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_ECONFLICT);
+    CHECK_STR(arb_buf_cstr(&why), "expected seq 3, match is at 3");
+    ev_init(&v[0], "m1", NULL, 1, "x", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 1, &why), ARB_ECONFLICT);
+    CHECK_STR(arb_buf_cstr(&why), "expected seq 1, match is at 3");
 
     /* Existing match, unknown match. */
     ev_init(&v[0], "m1", "yahchain", 0, "again", NULL);
@@ -560,6 +569,19 @@ test_after_close(void)
     CHECK_INT(arb_store_append_batch(s, v, 1, &why), 0);
     CHECK_INT(arb_store_match(s, "n", &m, &why), 0);
     CHECK_INT(m.closed, 0);
+
+    /* A close and another event in one batch: the close counts within
+     * the batch too, and nothing is written (a mutation left it
+     * unchecked until 2026-12-06). */
+    ev_init(&v[0], "n", NULL, 1, "close", NULL);
+    v[0].closes = 1;
+    ev_init(&v[1], "n", NULL, 2, "move", NULL);
+    CHECK_INT(arb_store_append_batch(s, v, 2, &why), ARB_EOVER);
+    CHECK_STR(arb_buf_cstr(&why), "match \"n\" is closed");
+    CHECK(is_zero(v[0].hash, 32) && v[0].pos == 0);
+    CHECK_INT(arb_store_match(s, "n", &m, &why), 0);
+    CHECK_INT(m.closed, 0);
+    CHECK_INT(m.last_seq, 0);
 
     CHECK_INT(arb_store_verify(s, NULL, &why), 0);
     arb_store_close(s);
