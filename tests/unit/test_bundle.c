@@ -661,6 +661,13 @@ test_tamper(void)
     t.data[off + 5 + 8 + 3] ^= 0x80;
     expect_problems(&t, kp.pk, (const char *const[]){
         "hash mismatch at seq 17", NULL }, __LINE__);
+    /* ... even in its last byte: the whole hash is compared, and the
+     * problem is named at seq 17, not at the next link (a mutation that
+     * compared 31 bytes went unnoticed until 2026-12-06) */
+    copy(&t, &b);
+    t.data[off + 5 + 8 + 31] ^= 0x01;
+    expect_problems(&t, kp.pk, (const char *const[]){
+        "hash mismatch at seq 17", NULL }, __LINE__);
 
     /* A dropped event. */
     copy(&t, &b);
@@ -997,11 +1004,17 @@ test_every_byte(void)
  * holds the key could: the rules must still catch it.  The records are
  * written here, independently of arb_bundle_write(), from docs/BUNDLE.md;
  * only the match record is copied from a real export. */
+/* When set, forged() names this match id (as long as "R3-T7") in the
+ * header and the signed checkpoint, while the open event keeps its own;
+ * forge_src is the stored match it forges from. */
+static const char *forge_id;
+static const char *forge_src = "R3-T7";
+
 static void
 forged(arb_buf_t *out, uint64_t at, const arb_buf_t *bytes,
        const arb_buf_t *extra)
 {
-    static const char *const ids[] = { "R3-T7" };
+    const char *const ids[] = { forge_src };
     arb_store_t     *s;
     arb_bundle_t     src;
     arb_checkpoint_t cp;
@@ -1015,12 +1028,20 @@ forged(arb_buf_t *out, uint64_t at, const arb_buf_t *bytes,
     export_bundle(&good, ids, 1, UINT64_MAX);
     s = open_db();
     memset(&src, 0, sizeof(src));
-    CHECK_INT(arb_bundle_from_store(&src, s, "R3-T7", UINT64_MAX, &why), 0);
+    CHECK_INT(arb_bundle_from_store(&src, s, forge_src, UINT64_MAX, &why),
+              0);
     mo = find_rec(&good, 'M', 0);
     out->len = 0;
     arb_buf_add(out, good.data, mo + rec_len(&good, mo));
+    if (forge_id != NULL) {
+        char *id = find(out->data + mo, rec_len(&good, mo), "R3-T7", 5);
+        CHECK(id != NULL && strlen(forge_id) == 5);
+        if (id != NULL)
+            memcpy(id, forge_id, 5);
+    }
     memset(&cp, 0, sizeof(cp));
-    snprintf(cp.match_id, sizeof(cp.match_id), "R3-T7");
+    snprintf(cp.match_id, sizeof(cp.match_id), "%s",
+             forge_id != NULL ? forge_id : forge_src);
     for (i = 0; i <= src.matches[0].nevents + 1; i++) {
         if (i == src.matches[0].nevents + 1) {
             if (extra == NULL)
@@ -1140,6 +1161,25 @@ test_forged(void)
     forged(&b, 4, &ev, NULL);
     expect_problems(&b, kp.pk, (const char *const[]){
         "seq 4: the event inside says seq 9", NULL }, __LINE__);
+    /* ... or seq 0, which the match itself takes as "the next", in a
+     * match with no ruling (so verified on the lean path): the verifier
+     * must compare the seq itself (a mutation left it unchecked until
+     * 2026-12-06) */
+    forge_src = "LONG";
+    encode_move(&ev, ARB_EV_MOVE, 0, "bob", "3S", NULL);
+    forged(&b, 2, &ev, NULL);
+    forge_src = "R3-T7";
+    expect_problems(&b, kp.pk, (const char *const[]){
+        "seq 2: the event inside says seq 0", NULL }, __LINE__);
+
+    /* A header and signed checkpoint for another match id than the open
+     * event's (a mutation left it unchecked until 2026-12-06). */
+    forge_id = "R3-T8";
+    forged(&b, UINT64_MAX, NULL, NULL);
+    forge_id = NULL;
+    expect_problems(&b, kp.pk, (const char *const[]){
+        "rule profile: match id 'R3-T8' differs from the open event's "
+        "'R3-T7'", NULL }, __LINE__);
 
     /* No open event first. */
     encode_move(&ev, ARB_EV_NOTE, 0, NULL, NULL, "no header");
