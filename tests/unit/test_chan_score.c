@@ -329,6 +329,11 @@ test_win_conditions(void)
     CHECK_INT(score("2V 2V 2V 2V 2V 2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8V 8V "
                     "9V 9V", "2V", ARB_CHAN_WON_STOCK, NULL, 0), -2);
     CHECK(strstr(why, "6 copies of 2V") != NULL);
+    /* five copies too, one past the deck (a mutation that allowed five
+     * went unnoticed until 2026-12-06) */
+    CHECK_INT(score("2V 2V 2V 2V 2V 2S 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8W 8W "
+                    "9W 9W", "3V", ARB_CHAN_WON_STOCK, NULL, 0), -2);
+    CHECK(strstr(why, "5 copies of 2V: the deck has four") != NULL);
     CHECK_INT(score("2V+3S 2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8V 8V 9V 9V 2W "
                     "2W 2S", "2V", ARB_CHAN_WON_STOCK, NULL, 0), -2);
     CHECK(strstr(why, "2V+3S is not a Cạ") != NULL);
@@ -338,6 +343,12 @@ test_win_conditions(void)
     CHECK_INT(score("2V 2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8V 8V 9V 9V 2W 2W "
                     "2S 2S", "2V", ARB_CHAN_WON_CHIU, NULL, 0), -2);
     CHECK(strstr(why, "won only by Chíu") != NULL);
+    /* ... three copies with the winning one are not enough: Chíu needs
+     * three besides it (a mutation accepting three went unnoticed until
+     * 2026-12-06) */
+    CHECK_INT(score("4W 4W 4W 4S 2V 2V 3V 3V 5V 5V 6V 6V 8V 8V 2S 2W 5S 5W "
+                    "6S 6W", "4W", ARB_CHAN_WON_CHIU, NULL, 0), -2);
+    CHECK(strstr(why, "must hold three 4W besides the winning 4W") != NULL);
     CHECK_INT(score("2V+2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8V 8V 9V 9V 2W 2W "
                     "2S 2S", NULL, ARB_CHAN_WON_HEAVEN, NULL, 0), -2);
     CHECK(strstr(why, "nothing exposed") != NULL);
