@@ -26,6 +26,13 @@ test_encode(void)
     /* An empty frame is a protocol error, so it is never produced. */
     CHECK_INT(arb_frame_encode(&b, "", 0), ARB_EINVAL);
     CHECK_INT(b.len, 12);
+#if SIZE_MAX > 0xffffffffu
+    /* A payload of 4 GiB, whose length would wrap to 0 in the 32-bit
+     * header, is refused before a byte of it is read (a mutation that let
+     * it through went unnoticed until 2026-12-06). */
+    CHECK_INT(arb_frame_encode(&b, "abc", (size_t)1 << 32), ARB_ETOOBIG);
+    CHECK_INT(b.len, 12);
+#endif
     arb_buf_free(&b);
 }
 
