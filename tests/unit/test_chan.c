@@ -848,6 +848,17 @@ test_chiu(void)
         CHECK_INT(total(m, "d"), 15);
         arb_match_free(m);
     }
+    /* two copies are not three: refused by the play rule, named so (a
+     * mutation that left it to the layout check went unnoticed until
+     * 2026-12-06) */
+    m = open_spec("5W | | 5W 5W | ", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 5W\n"
+                "win c ! §3 win on stock ~ a discard never wins: 5W is a's "
+                "discard and c does not hold three 5W to win by Chíu\n");
+        arb_match_free(m);
+    }
     /* no Chíu on one's own discard: a holds four 4W, discards one (a
      * split let stand) and cannot take it back with the other three (a
      * mutation left it unchecked until 2026-12-06) */
