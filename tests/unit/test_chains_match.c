@@ -597,6 +597,21 @@ test_rulings(void)
     digest_hex(m, h2);
     CHECK_STR(h0, h2);
     arb_match_free(m);
+
+    /* an out-of-turn pass that stands passes the turn on from the one who
+     * passed, as a placing does (a mutation that passed it on from the
+     * seat on turn went unnoticed until 2026-12-06) */
+    m = open_text(HDR4 "deck: 36\nscoring: square\n" SEED_DEAL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(event(m, ARB_EV_STANDS, 0, "place bob J♦ r0c0",
+                    "bob opened, table agreed to play on"), 0);
+    CHECK(strstr(state(m), "\"turn\":\"cid\"") != NULL);
+    CHECK_INT(event(m, ARB_EV_STANDS, 0, "pass ann", "ann passed early"),
+              0);
+    CHECK(strstr(state(m), "\"turn\":\"bob\"") != NULL);
+    arb_match_free(m);
 }
 
 int
