@@ -372,6 +372,24 @@ test_win_conditions(void)
                  "pair") != NULL);
     CHECK(score("5V 5S 5V 5W 2V 2V 3V 3V 4V 4V 6V 6V 7V 7V 8W 8W 9W 9W "
                 "2S 2S", "2S", ARB_CHAN_WON_STOCK, NULL, 0) > 0);
+    /* a declined face (no_ca) bars concealed Cạ only: an exposed Cạ of
+     * it, let stand by a ruling, is fixed and the hand still wins (a
+     * mutation that barred it too went unnoticed until 2026-12-06) */
+    {
+        arb_chan_layout_t l;
+        arb_chan_score_t  sc;
+        layout(&l, "5V+5S 2V 2V 3V 3V 4V 4V 6V 6V 7V 7V 8W 8W 9W 9W 2S 2S "
+               "3S 3S", "2S", ARB_CHAN_WON_STOCK);
+        l.no_ca = 1u << face("5V");
+        CHECK_INT(arb_chan_evaluate(&l, &sc, why, sizeof(why)), 0);
+        CHECK_INT(sc.ca, 1);
+        /* ... while a concealed Cạ of it is barred */
+        layout(&l, "5V 5S 2V 2V 3V 3V 4V 4V 6V 6V 7V 7V 8W 8W 9W 9W 2S 2S "
+               "3S 3S", "2S", ARB_CHAN_WON_STOCK);
+        l.no_ca = 1u << face("5V");
+        CHECK_INT(arb_chan_evaluate(&l, &sc, why, sizeof(why)), 1);
+        CHECK(strstr(why, "5V may not go into a Cạ") != NULL);
+    }
     /* two exposed Cạ sharing a face split it whatever is concealed */
     CHECK_INT(score("5V+5S 5V+5W 2V 2V 3V 3V 4V 4V 6V 6V 7V 7V 8W 8W 9W 9W "
                     "2S 2S", "2S", ARB_CHAN_WON_STOCK, NULL, 0), -1);
