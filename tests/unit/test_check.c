@@ -342,6 +342,84 @@ test_flipped_byte(void)
     CHECK_INT(sum.events, 8);
 }
 
+/* LAYOUT: swaps the log records at positions a and b (data.mdb's `log`,
+ * keyed by the big-endian position). */
+static int
+raw_swap_log(const char *name, uint64_t a, uint64_t b)
+{
+    MDB_env      *env = NULL;
+    MDB_txn      *txn = NULL;
+    MDB_dbi       dbi;
+    MDB_val       ka, kb, va, vb;
+    unsigned char keya[8], keyb[8], *copy_a = NULL, *copy_b = NULL;
+    int           rc, k;
+
+    for (k = 0; k < 8; k++) {
+        keya[k] = (unsigned char)(a >> (56 - 8 * k));
+        keyb[k] = (unsigned char)(b >> (56 - 8 * k));
+    }
+    ka.mv_size = kb.mv_size = 8;
+    ka.mv_data = keya;
+    kb.mv_data = keyb;
+    rc = mdb_env_create(&env);
+    if (rc == 0)
+        rc = mdb_env_set_maxdbs(env, 8);
+    if (rc == 0)
+        rc = mdb_env_open(env, path(name), 0, 0600);
+    if (rc == 0)
+        rc = mdb_txn_begin(env, NULL, 0, &txn);
+    if (rc == 0)
+        rc = mdb_dbi_open(txn, "log", 0, &dbi);
+    if (rc == 0)
+        rc = mdb_get(txn, dbi, &ka, &va);
+    if (rc == 0)
+        rc = mdb_get(txn, dbi, &kb, &vb);
+    if (rc == 0) {
+        copy_a = malloc(va.mv_size);
+        copy_b = malloc(vb.mv_size);
+        if (copy_a == NULL || copy_b == NULL)
+            rc = ENOMEM;
+    }
+    if (rc == 0) {
+        memcpy(copy_a, va.mv_data, va.mv_size);
+        memcpy(copy_b, vb.mv_data, vb.mv_size);
+        va.mv_data = copy_a;
+        vb.mv_data = copy_b;
+        rc = mdb_put(txn, dbi, &ka, &vb, 0);
+    }
+    if (rc == 0)
+        rc = mdb_put(txn, dbi, &kb, &va, 0);
+    if (rc == 0) {
+        rc = mdb_txn_commit(txn);
+        txn = NULL;
+    }
+    if (txn != NULL)
+        mdb_txn_abort(txn);
+    mdb_env_close(env);
+    free(copy_a);
+    free(copy_b);
+    if (rc != 0)
+        fprintf(stderr, "raw swap: %s\n", mdb_strerror(rc));
+    return rc;
+}
+
+/* Two log records of one match swapped: the log pass names the order,
+ * not only the chain (a mutation that dropped the order check went
+ * unnoticed until 2026-12-06). */
+static void
+test_log_order(void)
+{
+    arb_check_summary_t sum;
+
+    CHECK_INT(make_store("order"), 0);
+    CHECK_INT(raw_swap_log("order", 2, 3), 0);
+    CHECK(check("order", &sum) > 0);
+    CHECK(strstr(problems, "Y1 seq 2: global log position 2: out of commit "
+                 "order (seq 1 of this match expected next)\n") != NULL);
+    CHECK(strstr(problems, "Y1 seq 1: global log position 3: out of commit "
+                 "order (seq 3 of this match expected next)\n") != NULL);
+}
+
 static void
 test_stale_index(void)
 {
@@ -535,6 +613,7 @@ main(void)
     test_empty();
     test_clean();
     test_flipped_byte();
+    test_log_order();
     test_stale_index();
     test_backup_envs();
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
