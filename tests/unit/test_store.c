@@ -1417,6 +1417,38 @@ test_sync(void)
     arb_buf_free(&why);
 }
 
+/* A client id is per match: one batch of many matches' first moves, all
+ * with the same client id, is stored, however the batch's hash probes
+ * meet (a mutation that compared client ids across matches went
+ * unnoticed until 2026-12-06). */
+static void
+test_cid_many_matches(void)
+{
+    enum { N = 256 };
+    static char  ids[N][8];
+    arb_store_t *s;
+    arb_buf_t    why = ARB_BUF_INIT;
+    arb_append_t v[N];
+    uint64_t     seq = 0;
+    int          i;
+
+    s = open_store("cidmany", 0, 0, 0);
+    if (s == NULL)
+        return;
+    for (i = 0; i < N; i++) {
+        snprintf(ids[i], sizeof(ids[i]), "t%d", i);
+        ev_init(&v[i], ids[i], "yahchain", 0, "open", NULL);
+    }
+    CHECK_INT(arb_store_append_batch(s, v, N, &why), 0);
+    for (i = 0; i < N; i++)
+        ev_init(&v[i], ids[i], NULL, 1, "move-1", "same");
+    CHECK_INT(arb_store_append_batch(s, v, N, &why), 0);
+    CHECK_INT(arb_store_idem(s, ids[N - 1], "same", &seq, NULL, &why), 0);
+    CHECK_INT(seq, 1);
+    arb_store_close(s);
+    arb_buf_free(&why);
+}
+
 /* cid_fresh: arb_store_append_commit does not ask the index again for a
  * client id its caller vouches for, but still refuses one the tail holds
  * or the batch repeats; without the flag, and in arb_store_append_batch
@@ -1859,7 +1891,7 @@ main(void)
                                         "bad", "after", "rebuild", "damaged",
                                         "sync", "cidfresh", "vthreads",
                                         "vlog", "vlive", "mem", "nulrec",
-                                        "once", "livesize" };
+                                        "once", "livesize", "cidmany" };
     size_t i;
 
     snprintf(base, sizeof(base), "/tmp/arb_store_XXXXXX");
@@ -1881,6 +1913,7 @@ main(void)
     test_live_size();
     test_sync();
     test_cid_fresh();
+    test_cid_many_matches();
     test_verify_threads();
     test_verify_log();
     test_verify_live();
