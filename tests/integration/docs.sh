@@ -42,13 +42,24 @@ done
 # `verify --format` and `key --pubkey`, which never existed.  Asked with
 # --help after it, nothing runs: `--opt=1 --help`, or, for a flag (which
 # takes no value), `--opt --help`.
-takes() {   # takes CMD OPT: 1 when CMD does not call OPT unknown
-    out=$(cd "$T" && "$OLDPWD/$A" "$1" "$2=1" --help 2>&1 >/dev/null)
+takes1() {  # takes1 CMD OPT [ARGS...]: 1 when CMD does not call OPT unknown
+    c=$1; o=$2; shift 2
+    out=$(cd "$T" && "$OLDPWD/$A" "$c" "$@" "$o=1" --help 2>&1 >/dev/null)
     case $out in
-    *"unknown option '$2=1'"*)
-        out=$(cd "$T" && "$OLDPWD/$A" "$1" "$2" --help 2>&1 >/dev/null) ;;
+    *"unknown option '$o=1'"*)
+        out=$(cd "$T" && "$OLDPWD/$A" "$c" "$@" "$o" --help 2>&1 >/dev/null) ;;
     esac
-    case $out in *"unknown option '$2"*) echo 0 ;; *) echo 1 ;; esac
+    case $out in *"unknown option '$o"*) echo 0 ;; *) echo 1 ;; esac
+}
+takes() {   # takes CMD OPT (score: with any game's scorer)
+    if [ "$1" = score ] && [ "$(takes1 "$1" "$2")" = 0 ]; then
+        for g in chains tsukurutenten chan; do
+            [ "$(takes1 score "$2" --game "$g")" = 1 ] && { echo 1; return; }
+        done
+        echo 0
+        return
+    fi
+    takes1 "$1" "$2"
 }
 plain docs/man/arbiter.1 | awk '/^\.SS arbiter / { c = $3 } /^\.SH / { c = "" }
     c != "" { s = $0
