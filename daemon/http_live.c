@@ -357,9 +357,9 @@ resume(resume_ctx_t *x, uint64_t last, uint64_t upto)
         rc = arb_store_events(x->srv->store, x->match, last + 1, upto,
                               on_resume_event, x, &why);
     else
-        rc = arb_store_log(x->srv->store, last + 1, upto - last,
+        rc = arb_store_log(x->srv->store, NULL, last + 1, upto - last,
                            on_resume_log, x, &why);
-    if (rc == ARB_ECORRUPT && x->match != NULL)
+    if (rc == ARB_ECORRUPT)
         arb_live_corrupt(x->srv, x->match, &why);
     arb_buf_free(&why);
     return rc != 0 || x->rc != 0 ? 1 : 0;

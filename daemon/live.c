@@ -35,6 +35,7 @@
  * whose events and records disagreed could refuse a batch but never take
  * a duplicate.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,6 +242,8 @@ void
 arb_live_corrupt(arb_server_t *srv, const char *id, const arb_buf_t *why)
 {
     arb_log_ctx_t ctx;
+    const char   *said = "its stored history does not read";
+    int           n = (int)strlen(said);
 
     /* The first and every 100th, so that a scoreboard polling it cannot
      * flood the log. */
@@ -248,11 +251,19 @@ arb_live_corrupt(arb_server_t *srv, const char *id, const arb_buf_t *why)
         return;
     memset(&ctx, 0, sizeof(ctx));
     ctx.match = id;
-    arb_log_ev(ARB_LOG_ERROR, "store_corrupt", &ctx, "match %s: %s (%llu "
-               "reads so far): run arbiter check", id,
-               why != NULL && why->data != NULL && why->len > 0 ? why->data
-               : "its stored history does not read",
-               (unsigned long long)srv->n.store_corrupt);
+    /* (why's bytes are not NUL-ended: an arb_buf_t ends at len) */
+    if (why != NULL && why->data != NULL && why->len > 0) {
+        n = why->len < INT_MAX ? (int)why->len : INT_MAX;
+        said = why->data;
+    }
+    if (id == NULL)     /* a read of the log: why names the match */
+        arb_log_ev(ARB_LOG_ERROR, "store_corrupt", NULL, "%.*s (%llu reads "
+                   "so far)", n, said,
+                   (unsigned long long)srv->n.store_corrupt);
+    else
+        arb_log_ev(ARB_LOG_ERROR, "store_corrupt", &ctx, "match %s: %.*s "
+                   "(%llu reads so far): run arbiter check", id, n, said,
+                   (unsigned long long)srv->n.store_corrupt);
 }
 
 /* Applies a match's stored events to a lean match, in seq order: a live

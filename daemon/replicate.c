@@ -480,8 +480,12 @@ fill(arb_repl_t *r, arb_buf_t *why)
         f.bytes += r->win[i].len;
     if (f.bytes >= ARB_REPL_WIN_BYTES)
         return 0;
-    rc = arb_store_log(r->store, r->read_pos + 1, want - r->nwin, fill_cb,
-                       &f, why);
+    /* Each link checked: a byte changed on the disk is not published
+     * (the read fails, is logged, and is tried again each second). */
+    if (r->links == NULL)
+        r->links = arb_store_links_new();
+    rc = arb_store_log(r->store, r->links, r->read_pos + 1, want - r->nwin,
+                       fill_cb, &f, why);
     if (f.rc != 0)
         return f.rc;
     return rc < 0 ? rc : 0;
@@ -1833,4 +1837,6 @@ arb__repl_thread_stop(arb_repl_t *r)
     pthread_mutex_unlock(&r->mu);
     free(r->seen.slot);
     memset(&r->seen, 0, sizeof(r->seen));
+    arb_store_links_free(r->links);
+    r->links = NULL;
 }

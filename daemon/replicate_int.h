@@ -288,6 +288,8 @@ struct arb_repl {
     int                kick;        /* [mu] the ack handler woke the
                                        thread: something to do */
     uint64_t           read_pos;    /* last position read into win */
+    arb_store_links_t *links;       /* what fill's reads remember of each
+                                       match's links (NULL: none yet) */
     /* [thr] The log's head when the thread started: the stream may hold
      * any event up to it (the cursor file lags, or was lost, or the store
      * was restored), so a resync reads on to it, window after window,

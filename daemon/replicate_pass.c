@@ -127,7 +127,8 @@ uptos(arb_repl_t *r, arb_repl_list_t *l, const size_t *idx, size_t n,
     free(v);
     /* (Every match of l, not only idx: a lower upto is only more
      * cautious.) */
-    return arb_store_log(r->store, r->read_pos + 1, 0, tail_cb, l, why);
+    return arb_store_log_unchecked(r->store, r->read_pos + 1, 0, tail_cb, l,
+                                   why);
 }
 
 /* 1 when the pass's listing says match id's subject holds n messages. */
@@ -470,7 +471,8 @@ unrefuse(arb_repl_t *r)
         return;
     for (k = 0; k < n; k++) {
         memset(&at, 0, sizeof(at));
-        if (arb_store_log(r->store, v[k], 1, at_pos_cb, &at, NULL) < 0
+        if (arb_store_log_unchecked(r->store, v[k], 1, at_pos_cb, &at,
+                                    NULL) < 0
             || !at.found)
             continue;
         i = arb__repl_list_find(&p->l, at.match);

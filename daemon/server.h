@@ -128,6 +128,9 @@ struct arb_sub {
     int          more;              /* its catch-up's turn ran out: pumped
                                        again at the next (sub.c) */
     int          dead;              /* unlinked; freed with its conn */
+    arb_store_links_t *links;       /* ARB_SUB_ALL: what its catch-up's
+                                       reads remember of each match's
+                                       links (NULL: none, or live) */
     arb_sub_t   *next_in_match;     /* list in live->subs */
     arb_sub_t   *next_in_conn;
     arb_sub_t   *next_all;          /* list in srv->all_subs */
@@ -453,7 +456,8 @@ arb_live_t *arb_live_new(arb_server_t *srv, const char *id);
 /* Match id's stored history does not read (why says where: an event that
  * does not decode or replay, a hash link that does not hold): logged as
  * `store_corrupt`, for an operator to alert on, the first time and every
- * 100th; its readers and writers get `internal`. */
+ * 100th; its readers and writers get `internal`.  id NULL: a read of the
+ * whole log failed, why naming the match. */
 void arb_live_corrupt(arb_server_t *srv, const char *id,
                       const arb_buf_t *why);
 /* The match held in memory, or NULL (never loads it). */

@@ -222,7 +222,9 @@ pump(arb_sub_t *s)
         }
         last = s->kind == ARB_SUB_ALL ? srv->order_pos : s->live->committed;
         if (s->next > last) {
-            s->is_live = 1;
+            s->is_live = 1;     /* (pushed from memory from now on) */
+            arb_store_links_free(s->links);
+            s->links = NULL;
             break;
         }
         if (paused(s))
@@ -233,14 +235,21 @@ pump(arb_sub_t *s)
             to = s->next + CHUNK - 1;
         x.s = s;
         x.n = 0;
-        if (s->kind == ARB_SUB_ALL)
-            rc = arb_store_log(srv->store, s->next, to - s->next + 1,
-                               on_order_event, &x, NULL);
-        else
+        /* Every link read is checked, in both kinds: a byte changed on
+         * the disk is not served (until 2026-12-07 the all-matches
+         * catch-up served it under its old hash). */
+        if (s->kind == ARB_SUB_ALL) {
+            if (s->links == NULL)
+                s->links = arb_store_links_new();
+            rc = arb_store_log(srv->store, s->links, s->next,
+                               to - s->next + 1, on_order_event, &x, &why);
+        } else {
             rc = arb_store_events(srv->store, s->live->id, s->next, to,
                                   on_match_event, &x, &why);
-        if (rc == ARB_ECORRUPT && s->kind != ARB_SUB_ALL)
-            arb_live_corrupt(srv, s->live->id, &why);
+        }
+        if (rc == ARB_ECORRUPT)
+            arb_live_corrupt(srv, s->kind == ARB_SUB_ALL ? NULL
+                                  : s->live->id, &why);
         if ((rc != 0 && rc != 1) || (x.n == 0 && !gone(s))) {
             arb_log(ARB_LOG_ERROR, "subscriber %llu: catch-up read failed "
                     "at %llu: %s", (unsigned long long)s->id,
@@ -388,6 +397,13 @@ arb_sub_start(arb_conn_t *c, uint64_t req, arb_live_t *live, int has_from,
 }
 
 static void
+sub_free(arb_sub_t *s)
+{
+    arb_store_links_free(s->links);
+    free(s);
+}
+
+static void
 unlink_sub(arb_server_t *srv, arb_sub_t *s)
 {
     arb_sub_t **pp;
@@ -418,7 +434,7 @@ arb_sub_cancel(arb_conn_t *c, uint64_t id)
             *pp = s->next_in_conn;
             if (!s->dead)
                 unlink_sub(c->srv, s);
-            free(s);
+            sub_free(s);
             c->nsubs--;
             return;
         }
@@ -444,7 +460,7 @@ arb_sub_free_conn(arb_conn_t *c)
     arb_sub_drop_conn(c);
     while ((s = c->subs) != NULL) {
         c->subs = s->next_in_conn;
-        free(s);
+        sub_free(s);
     }
 }
 

@@ -477,7 +477,7 @@ check_log(ctx_t *c, uint64_t last)
     while (pos <= last) {
         want = last - pos + 1 < LOG_CHUNK ? last - pos + 1 : LOG_CHUNK;
         c->lastpos = pos - 1;
-        rc = arb_store_log(c->s, pos, want, log_cb, c, &why);
+        rc = arb_store_log_unchecked(c->s, pos, want, log_cb, c, &why);
         if (rc == ARB_ENOMEM)
             goto done;
         if (rc != 0) {

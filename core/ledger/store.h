@@ -230,10 +230,31 @@ int  arb_store_events_unchecked(arb_store_t *s, const char *match_id,
 int  arb_store_event_hash(arb_store_t *s, const char *match_id, uint64_t seq,
                           unsigned char hash[ARB_HASH_LEN], arb_buf_t *why);
 
+/* What a reader of the log remembers of each match's last link, so that
+ * reading the log a piece at a time checks each match's links without
+ * reading back (core/ledger/store_links.c).  One per reader, owned by it;
+ * not shared between threads.  NULL when out of memory; free is
+ * NULL-safe. */
+typedef struct arb_store_links arb_store_links_t;
+arb_store_links_t *arb_store_links_new(void);
+void               arb_store_links_free(arb_store_links_t *lk);
+
 /* Up to max events (0 = no limit) of all matches in commit order, starting
- * at global position from_pos (positions start at 1 and are dense). */
-int  arb_store_log(arb_store_t *s, uint64_t from_pos, uint64_t max,
-                   arb_store_log_cb cb, void *ud, arb_buf_t *why);
+ * at global position from_pos (positions start at 1 and are dense).
+ * Every hash link is checked, as by arb_store_events: an event whose
+ * stored hash is not BLAKE2b(its match's previous hash || its bytes) is
+ * ARB_ECORRUPT (why: `match "ID" seq N: stored hash does not match the
+ * chain ...`) and is not handed to cb.  lk (may be NULL: a memory for
+ * this call alone) remembers links across calls. */
+int  arb_store_log(arb_store_t *s, arb_store_links_t *lk, uint64_t from_pos,
+                   uint64_t max, arb_store_log_cb cb, void *ud,
+                   arb_buf_t *why);
+/* The same without the check: for a caller that checks the links itself
+ * (core/ledger/check.c), reads only positions and ids, or reads what it
+ * has just verified (a replica's own appends). */
+int  arb_store_log_unchecked(arb_store_t *s, uint64_t from_pos,
+                             uint64_t max, arb_store_log_cb cb, void *ud,
+                             arb_buf_t *why);
 
 /* Every match, sorted by match id (bytewise). */
 int  arb_store_matches(arb_store_t *s, arb_store_match_cb cb, void *ud,

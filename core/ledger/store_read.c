@@ -433,7 +433,8 @@ fail:
     return rc;
 }
 
-/* arb_store_log's callback, handed each record with its id ended. */
+/* arb_store_log_unchecked's callback, handed each record with its id
+ * ended. */
 typedef struct log_pub {
     arb_store_log_cb cb;
     void            *ud;
@@ -452,8 +453,8 @@ log_pub(void *ud, const arb__rec_t *r)
 }
 
 int
-arb_store_log(arb_store_t *s, uint64_t from_pos, uint64_t max,
-              arb_store_log_cb cb, void *ud, arb_buf_t *why)
+arb_store_log_unchecked(arb_store_t *s, uint64_t from_pos, uint64_t max,
+                        arb_store_log_cb cb, void *ud, arb_buf_t *why)
 {
     log_pub_t lp = { cb, ud };
 

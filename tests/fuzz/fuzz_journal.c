@@ -283,7 +283,7 @@ read_back(arb_store_t *s, int writable)
     }
     arb_buf_free(&why);
     last = 0;
-    rc = arb_store_log(s, 1, 0, on_log, &last, &why);
+    rc = arb_store_log(s, NULL, 1, 0, on_log, &last, &why);
     FUZZ_CHECK(rc == 0 || why.len > 0);
     if (writable) {
         memset(&v, 0, sizeof(v));

@@ -6,7 +6,8 @@
 # and test_replicate's fresh start was killed once on a loaded CI
 # machine).  So does a read replica following that stream.  What the
 # stopped recorder had acknowledged reaches the stream, and the
-# replica, once they run again.
+# replica, once they run again.  And an event changed on the disk before
+# it was published is not published.
 # Ports: ARB_NATS_PORT_BASE (default 18700).
 . tests/common.sh
 . tests/cluster/nats.sh
@@ -87,6 +88,40 @@ caught_up E.1 east events
 check "the replica holds them as the recorder does" \
     "$(on east events --match E.1 --json)" \
     "$(on rep events --match E.1 --json 2>&1)"
+
+# An event changed on the disk before it was published is not published
+# under the hash it no longer has (until 2026-12-07 the replicator's read
+# of the log trusted the stored hashes): its link is checked, the read
+# fails, and that is logged, naming match and seq.  The notes are taken
+# while the recorder runs without [replicate], so that they wait past its
+# cursor for the next start with it.
+start_replicating south S.
+play south S.1 3
+stream_holds S.1 4
+stops south "$pid_south"
+printf 'data = %s\nlisten = unix:%s\n' "$T/south" "$T/south.sock" \
+    > "$T/plain.conf"
+bin/arbiterd --config "$T/plain.conf" 2>> "$T/south.log" < /dev/null \
+    > /dev/null &
+pid_plain=$!; pids="$pids $pid_plain"
+wait_sock "$T/south.sock"
+on south note --match S.1 CHANGEDNOTE > /dev/null
+on south note --match S.1 LATERNOTE > /dev/null
+stops south "$pid_plain"
+for off in $(grep -obUa "CHANGEDNOTE" "$T/south/data.mdb" | cut -d: -f1); do
+    printf 'X' | dd of="$T/south/data.mdb" bs=1 seek="$off" conv=notrunc \
+        2>/dev/null
+done
+NO_VERIFY=1 start_replicating south S.
+i=0
+while ! grep -q 'match "S.1" seq 4: stored hash does not match' \
+        "$T/south.log" && [ $i -lt 100 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+check "a changed event: the replicator's read of the log says where" 1 \
+    "$(grep -c 'reading the log.*match "S.1" seq 4: stored hash does not match the chain' "$T/south.log" | sed 's/^[1-9][0-9]*$/1/')"
+check "... and the stream never gets it, nor what follows" 4 \
+    "$($OP "$URLS" count ARBITER S.1)"
 
 echo "nats_stop.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]

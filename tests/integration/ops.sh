@@ -345,6 +345,18 @@ check "... its seq 1 still read" 1 \
 check "... logged as store_corrupt's line" 1 \
     "$(grep -c "error match SD: seq 2: stored hash does not match the chain" \
        "$T/sc.log")"
+# The all-matches catch-up reads the whole log: its link met after seq 1
+# (from 3) and looked up (from 5) (until 2026-12-07 such a read served the
+# changed event under its old hash).  Restarted: the first is logged.
+kill "$started"; wait "$started" 2>/dev/null
+start "$T/sc" "$T/sc.sock" "$T/sc.log"
+for op in "watch --from 3" "watch --from 5"; do
+    out=$(timeout 20 $A $op $S 2>&1); rc=$?
+    check "a changed byte that decodes: $op refused, naming it" "1 1" \
+        "$rc $(printf '%s\n' "$out" | grep -c "internal: .*\"SD\" $bad")"
+done
+check "... logged as store_corrupt's line, naming the match" 1 \
+    "$(grep -c "error match \"SD\" $bad.*(1 reads so far)" "$T/sc.log")"
 kill "$started"; wait "$started" 2>/dev/null
 # a data directory given to restore-backup for its backup: said so (until
 # 2026-12-06 a bare "open .../MANIFEST: No such file or directory")

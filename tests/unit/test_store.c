@@ -402,7 +402,7 @@ test_basic(void)
 
     /* The global log, in commit order. */
     memset(&sn, 0, sizeof(sn));
-    CHECK_INT(arb_store_log(s, 0, 0, on_log, &sn, &why), 0);
+    CHECK_INT(arb_store_log(s, NULL, 0, 0, on_log, &sn, &why), 0);
     CHECK_INT(sn.n, 10);
     CHECK_INT(sn.pos[0], 1);
     CHECK_INT(sn.pos[9], 10);
@@ -413,13 +413,13 @@ test_basic(void)
     CHECK_STR(sn.bytes[9], "close-m3");
     CHECK(memcmp(sn.hash[2], h[2], 32) == 0);
     memset(&sn, 0, sizeof(sn));
-    CHECK_INT(arb_store_log(s, 5, 2, on_log, &sn, &why), 0);
+    CHECK_INT(arb_store_log(s, NULL, 5, 2, on_log, &sn, &why), 0);
     CHECK_INT(sn.n, 2);
     CHECK_INT(sn.pos[0], 5);
     CHECK_STR(sn.bytes[0], "open-m3");
     CHECK_STR(sn.bytes[1], "m2-1");
     memset(&sn, 0, sizeof(sn));
-    CHECK_INT(arb_store_log(s, 11, 0, on_log, &sn, &why), 0);
+    CHECK_INT(arb_store_log(s, NULL, 11, 0, on_log, &sn, &why), 0);
     CHECK_INT(sn.n, 0);
 
     /* All matches, sorted by id. */
@@ -955,7 +955,7 @@ test_nul_in_record(void)
             if (s == NULL)
                 return;
             memset(&sn, 0, sizeof(sn));
-            CHECK_INT(arb_store_log(s, 1, 0, on_log, &sn, &why),
+            CHECK_INT(arb_store_log(s, NULL, 1, 0, on_log, &sn, &why),
                       ARB_ECORRUPT);
             snprintf(want, sizeof(want), "log key %zu: bad value (%zu "
                      "bytes)", i, n);
@@ -968,7 +968,7 @@ test_nul_in_record(void)
     s = open_store("nulrec", 0, 0, 1);
     if (s != NULL) {
         memset(&sn, 0, sizeof(sn));
-        CHECK_INT(arb_store_log(s, 1, 0, on_log, &sn, &why), 0);
+        CHECK_INT(arb_store_log(s, NULL, 1, 0, on_log, &sn, &why), 0);
         CHECK_INT(sn.n, 4);
         arb_store_close(s);
     }
@@ -1082,7 +1082,7 @@ test_corrupt(void)
     if (s == NULL)
         return;
     memset(&sn, 0, sizeof(sn));
-    CHECK_INT(arb_store_log(s, 1, 0, on_log, &sn, &why), ARB_ECORRUPT);
+    CHECK_INT(arb_store_log(s, NULL, 1, 0, on_log, &sn, &why), ARB_ECORRUPT);
     CHECK_STR(arb_buf_cstr(&why), "log key 2: bad value (4 bytes)");
     CHECK_INT(sn.n, 1);
     CHECK_INT(arb_store_idem(s, "b", "cb", &seq, NULL, &why), ARB_ECORRUPT);
