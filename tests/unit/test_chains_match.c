@@ -281,6 +281,10 @@ test_moves(void)
     CHECK_INT(move(m, "place bob 9♠ r0c1"), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Hand");
     CHECK_STR(last_msg, "9♠ is already on the table at r0c0 (seq 1)");
+    /* both: the card is named first (docs/rules/chains.md) */
+    CHECK_INT(move(m, "place bob 9♠ r0c0"), ARB_EILLEGAL);
+    CHECK_STR(last_rule, "Hand");
+    CHECK_STR(last_msg, "9♠ is already on the table at r0c0 (seq 1)");
     CHECK_INT(move(m, "place bob J♦ r0c0"), ARB_EILLEGAL);
     CHECK_STR(last_rule, "Cell");
     CHECK_STR(last_msg, "r0c0 is taken by 9♠ (seq 1)");
