@@ -49,10 +49,12 @@ one_option(cli_args_t *a, const cli_optdef_t *o, int argc, char **argv,
     }
 }
 
-/* `arbiter CMD --list-options`, alone: the options the table takes, one a
- * line, for the shell's completion (config/arbiter.bash-completion).  Read
- * from the table, they are exactly what is accepted; the --help text also
- * names options of other commands in its prose (`restore-backup --from`). */
+/* `arbiter CMD --list-options`, alone or after `--game G` (arbiter score
+ * hands each game's scorer its own table): the options the table takes,
+ * one a line, for the shell's completion (config/arbiter.bash-completion).
+ * Read from the table, they are exactly what is accepted; the --help text
+ * also names options of other commands in its prose (`restore-backup
+ * --from`). */
 static int
 list_options(const cli_args_t *a)
 {
@@ -74,7 +76,8 @@ cli_args_parse(cli_args_t *a, int argc, char **argv)
 
     a->pos = argv + 1;
     a->npos = 0;
-    if (argc == 2 && strcmp(argv[1], "--list-options") == 0)
+    if ((argc == 2 || (argc == 4 && strcmp(argv[1], "--game") == 0))
+        && strcmp(argv[argc - 1], "--list-options") == 0)
         return list_options(a);
     for (i = 1; i < argc; i++) {
         if (opts && cli_is_help(argv[i])) {

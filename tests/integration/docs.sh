@@ -126,6 +126,13 @@ else
     check "the connection's options" "--server " \
         "$(complete_words $A state --se)"
     check "options of check" "--data --db " "$(complete_words $A check --d)"
+    # a game's scorer has options of its own (until 2026-12-07 only
+    # YAHchain's were offered)
+    check "options of score --game chains" "--variant " \
+        "$(complete_words $A score --game chains --v)"
+    check "options of score" "--mode " "$(complete_words $A score --m)"
+    check "options of score --game chan" "" \
+        "$(complete_words $A score --game chan --m)"
     check "formats" "jsonl " "$(complete_words $A export --format js)"
     mkdir "$T/dirA" "$T/dirB"
     check "--data takes a directory" "$T/dirA $T/dirB " "$(complete_words $A check --data "$T/dir")"
