@@ -481,9 +481,11 @@ fill(arb_repl_t *r, arb_buf_t *why)
     if (f.bytes >= ARB_REPL_WIN_BYTES)
         return 0;
     /* Each link checked: a byte changed on the disk is not published
-     * (the read fails, is logged, and is tried again each second). */
+     * (the read fails, is logged, and is tried again each second).  One
+     * memory a daemon: room for every match of a big floor (7.5 MiB at
+     * most), so that a window never looks a match's last hash up again. */
     if (r->links == NULL)
-        r->links = arb_store_links_new();
+        r->links = arb_store_links_new(65536);
     rc = arb_store_log(r->store, r->links, r->read_pos + 1, want - r->nwin,
                        fill_cb, &f, why);
     if (f.rc != 0)

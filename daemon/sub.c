@@ -240,7 +240,7 @@ pump(arb_sub_t *s)
          * catch-up served it under its old hash). */
         if (s->kind == ARB_SUB_ALL) {
             if (s->links == NULL)
-                s->links = arb_store_links_new();
+                s->links = arb_store_links_new(0);
             rc = arb_store_log(srv->store, s->links, s->next,
                                to - s->next + 1, on_order_event, &x, &why);
         } else {

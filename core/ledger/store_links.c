@@ -13,8 +13,10 @@
  * index and the log).  A reader that reads the log a piece at a time (a
  * subscription's catch-up, the replicator's window) keeps one memory
  * across its reads, so each match costs one lookup, not one a piece.
- * The memory is bounded (LINKS_MAX matches): full, it starts again
- * empty, which costs lookups, never a wrong answer.  One BLAKE2b per
+ * The memory is bounded (its owner says how many matches; a subscriber
+ * has the default, ARB_STORE_LINKS_DEFAULT, the replicator, one per
+ * daemon, more): full, it starts again empty, which costs lookups, never
+ * a wrong answer.  One BLAKE2b per
  * event, about 0.25 us, as for a read of one match.
  *
  * Until 2026-12-07 these reads (the all-matches subscription, the HTTP
@@ -32,7 +34,6 @@
 #include "core/ledger/store_int.h"
 
 #define LINKS_FIRST 64          /* slots at first (a power of two) */
-#define LINKS_MAX   2048        /* matches remembered; slots twice that */
 
 typedef struct link {
     uint64_t      seq;
@@ -45,12 +46,17 @@ struct arb_store_links {
     link_t *slot;
     size_t  cap;                /* a power of two, or 0 before the first */
     size_t  n;
+    size_t  max;                /* matches remembered at most */
 };
 
 arb_store_links_t *
-arb_store_links_new(void)
+arb_store_links_new(size_t max_matches)
 {
-    return calloc(1, sizeof(arb_store_links_t));
+    arb_store_links_t *lk = calloc(1, sizeof(*lk));
+
+    if (lk != NULL)
+        lk->max = max_matches > 0 ? max_matches : ARB_STORE_LINKS_DEFAULT;
+    return lk;
 }
 
 void
@@ -87,7 +93,7 @@ room(arb_store_links_t *lk)
 
     if (lk->cap > 0 && (lk->n + 1) * 2 <= lk->cap)
         return 0;
-    if (lk->n >= LINKS_MAX) {
+    if (lk->n >= lk->max) {
         memset(lk->slot, 0, lk->cap * sizeof(*lk->slot));
         lk->n = 0;
         return 0;
@@ -182,6 +188,7 @@ arb_store_log(arb_store_t *s, arb_store_links_t *lk, uint64_t from_pos,
     }
     if (lk == NULL) {
         memset(&own, 0, sizeof(own));
+        own.max = ARB_STORE_LINKS_DEFAULT;
         w.lk = &own;
     }
     rc = arb__log_walk(s, from_pos, max, checked, NULL, &w, why);

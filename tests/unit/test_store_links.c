@@ -212,7 +212,7 @@ main(void)
     CHECK_INT(arb_store_log(s, NULL, 1, 0, on_log, &sn, &why), 0);
     CHECK_INT(sn.n, all);
     CHECK_INT(sn.last_pos, all);
-    lk = arb_store_links_new();
+    lk = arb_store_links_new(0);
     CHECK(lk != NULL);
     memset(&sn, 0, sizeof(sn));
     CHECK_INT(piecewise(s, lk, 1, &sn, &why), 0);
@@ -253,8 +253,8 @@ main(void)
               ARB_ECORRUPT);
     CHECK_STR(arb_buf_cstr(&why), bad_link("m2999", 1));
     CHECK_INT(sn.n, all - 3005);
-    /* Remembered from an earlier read of x/0..2. */
-    lk = arb_store_links_new();
+    /* Remembered from an earlier read of x/0..2, with room for all. */
+    lk = arb_store_links_new(NM + 1);
     memset(&sn, 0, sizeof(sn));
     CHECK_INT(arb_store_log(s, lk, 1, 3, on_log, &sn, &why), 0);
     CHECK_INT(arb_store_log(s, lk, 3004, 1, on_log, &sn, &why),
