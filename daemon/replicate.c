@@ -482,8 +482,9 @@ fill(arb_repl_t *r, arb_buf_t *why)
         return 0;
     /* Each link checked: a byte changed on the disk is not published
      * (the read fails, is logged, and is tried again each second).  One
-     * memory a daemon: room for every match of a big floor (7.5 MiB at
-     * most), so that a window never looks a match's last hash up again. */
+     * memory a daemon: room for every match of a big floor (15 MiB at
+     * most, 2.4 MiB for 10,000 matches), so that a window never looks a
+     * match's last hash up again. */
     if (r->links == NULL)
         r->links = arb_store_links_new(65536);
     rc = arb_store_log(r->store, r->links, r->read_pos + 1, want - r->nwin,

@@ -233,7 +233,8 @@ int  arb_store_event_hash(arb_store_t *s, const char *match_id, uint64_t seq,
 /* What a reader of the log remembers of each match's last link, so that
  * reading the log a piece at a time checks each match's links without
  * reading back (core/ledger/store_links.c): up to max_matches matches
- * (0: ARB_STORE_LINKS_DEFAULT), about 120 bytes each.  One per reader,
+ * (0: ARB_STORE_LINKS_DEFAULT), about 240 bytes each (a slot of 120
+ * bytes, the table at most half full).  One per reader,
  * owned by it; not shared between threads.  NULL when out of memory; free
  * is NULL-safe. */
 #define ARB_STORE_LINKS_DEFAULT 2048
