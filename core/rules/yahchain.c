@@ -399,6 +399,17 @@ judge(yah_t *y, uint64_t seq)
     return 0;
 }
 
+/* strcmp(verb, "place") == 0 without the call, which every move of a
+ * replay made (2% of `replay --db`, 15 of its 2,350 instructions an
+ * event).  A byte is read only when the ones before it matched, so
+ * nothing past a shorter verb's NUL is. */
+static int
+is_place(const char *s)
+{
+    return s[0] == 'p' && s[1] == 'l' && s[2] == 'a' && s[3] == 'c'
+           && s[4] == 'e' && s[5] == '\0';
+}
+
 static int
 yah_apply(void *p, const arb_event_t *ev, int flags, arb_verdict_t *v)
 {
@@ -413,7 +424,7 @@ yah_apply(void *p, const arb_event_t *ev, int flags, arb_verdict_t *v)
     if (y->ended)
         return arb_verdict(v, ARB_EOVER, "end",
                            "the match is over: %s", end_reason(y));
-    if (ev->verb == NULL || strcmp(ev->verb, "place") != 0)
+    if (ev->verb == NULL || !is_place(ev->verb))
         return arb_verdict(v, ARB_EINVAL, "move",
                            "yahchain has no move '%s': the move is "
                            "'place <player> <card> [@sota]'",

@@ -16,7 +16,8 @@
 
 
 static int
-move(arb_match_t *m, const char *player, const char *card, const char *at)
+move_as(arb_match_t *m, const char *verb, const char *player,
+        const char *card, const char *at)
 {
     arb_event_t   ev;
     arb_verdict_t v;
@@ -24,7 +25,7 @@ move(arb_match_t *m, const char *player, const char *card, const char *at)
 
     memset(&ev, 0, sizeof(ev));
     ev.kind = ARB_EV_MOVE;
-    ev.verb = strdup("place");
+    ev.verb = strdup(verb);
     ev.player = strdup(player);
     arb_event_add_arg(&ev, card);
     if (at != NULL)
@@ -34,6 +35,12 @@ move(arb_match_t *m, const char *player, const char *card, const char *at)
     snprintf(last_msg, sizeof(last_msg), "%s", rc ? v.msg : "");
     arb_event_clear(&ev);
     return rc;
+}
+
+static int
+move(arb_match_t *m, const char *player, const char *card, const char *at)
+{
+    return move_as(m, "place", player, card, at);
 }
 
 static int
@@ -152,6 +159,21 @@ test_rules_of_play(void)
     CHECK_INT(move(m, "alice", "4D", "2"), ARB_EILLEGAL);
     CHECK_STR(last_msg, "Sota 1 is active, not 2: Sotas are activated 1 to "
               "12 without skipping");
+    /* the one verb, matched byte by byte (yah_apply's is_place): a
+     * prefix, a longer word or another case is no move */
+    {
+        static const char *const bad[] = { "p", "plac", "places", "Place",
+                                           "placE", "plaće", "" };
+        size_t                   i;
+        char                     want[128];
+
+        for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+            CHECK_INT(move_as(m, bad[i], "alice", "4D", NULL), ARB_EINVAL);
+            snprintf(want, sizeof(want), "yahchain has no move '%s': the "
+                     "move is 'place <player> <card> [@sota]'", bad[i]);
+            CHECK_STR(last_msg, want);
+        }
+    }
     /* a refused move changes nothing: the next seq is still 3 */
     CHECK_INT(arb_match_next_seq(m), 3);
     CHECK_INT(move(m, "alice", "6D", NULL), 0);
