@@ -99,6 +99,30 @@ fail(char *err, size_t errlen, const char *fmt, const char *a, int an,
 
 #define SUIT_HINT "write the suit as a symbol (\u2660), a letter (S) or #1..#12"
 
+/* The suit of a letter in either case, 0 for none: suits[]'s letters
+ * by a switch, as type_value reads the types (a search of suits[] was a
+ * third of a card's parse, and replay parses one a move).  test_card
+ * checks every byte against suits[]. */
+static int
+letter_suit(char c)
+{
+    switch (c) {
+    case 'S': case 's': return 1;
+    case 'H': case 'h': return 2;
+    case 'D': case 'd': return 3;
+    case 'C': case 'c': return 4;
+    case 'U': case 'u': return 5;
+    case 'M': case 'm': return 6;
+    case 'W': case 'w': return 7;
+    case 'F': case 'f': return 8;
+    case 'L': case 'l': return 9;
+    case 'G': case 'g': return 10;
+    case 'Y': case 'y': return 11;
+    case 'N': case 'n': return 12;
+    default:            return 0;
+    }
+}
+
 static int
 parse_suit(int *suit, const char *s, size_t len)
 {
@@ -118,13 +142,10 @@ parse_suit(int *suit, const char *s, size_t len)
         return 0;
     }
     if (len == 1) {
-        char c = s[0] >= 'a' && s[0] <= 'z' ? (char)(s[0] - 32) : s[0];
-        for (i = 0; i < ARB_SUITS; i++)
-            if (suits[i].letter == c) {
-                *suit = (int)i + 1;
-                return 0;
-            }
-        return -1;
+        if ((v = letter_suit(s[0])) == 0)
+            return -1;
+        *suit = v;
+        return 0;
     }
     /* A trailing variation selector asks for a presentation; ignore it. */
     if (len > 3 && arb_card_selector(s + len - 3, 3) != 0)

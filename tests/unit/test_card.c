@@ -266,6 +266,22 @@ test_variants(void)
                 bad++, fprintf(stderr, "  rejected prefix of \"%s\"\n", buf);
         }
     CHECK_INT(bad, 0);
+    /* Every byte as a one-letter suit: exactly the 24 letters of the
+     * table, either case, each its own suit (a switch reads them). */
+    for (v = 0; v < 256; v++) {
+        arb_card_t c = ARB_CARD_NONE;
+        char       u = v >= 'a' && v <= 'z' ? (char)(v - 32) : (char)v;
+        const char *at = v != 0 ? strchr(letter, u) : NULL;
+
+        buf[0] = '7';
+        buf[1] = (char)v;
+        buf[2] = '\0';
+        if (at == NULL ? arb_card_parse(&c, buf, 2, NULL, 0) != ARB_EINVAL
+                       : arb_card_parse(&c, buf, 2, NULL, 0) != 0
+                         || c != arb_card_make(7, (int)(at - letter) + 1))
+            bad++, fprintf(stderr, "  letter byte %d\n", v);
+    }
+    CHECK_INT(bad, 0);
 
     want_card("jS", 11, 1);
     want_card("qh", 12, 2);
