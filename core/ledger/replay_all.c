@@ -57,7 +57,8 @@ typedef struct slot {
 typedef struct pend {
     uint64_t             pos, seq;
     size_t               hash, idlen, len;
-    rmatch_t            *r;         /* a guess: only ever prefetched */
+    rmatch_t            *r;         /* a guess: prefetched, and find()'s
+                                       hint */
     const unsigned char *bytes;     /* in the snapshot */
     char                 id[ARB_STORE_ID_MAX + 1];
 } pend_t;
@@ -98,13 +99,19 @@ grow(ctx_t *x)
     return 0;
 }
 
-/* id: n bytes in an array of ARB_STORE_ID_MAX + 1 (core/idhash.h). */
+/* id: n bytes in an array of ARB_STORE_ID_MAX + 1 (core/idhash.h).
+ * hint: the match the read-ahead guessed from the hash alone, or NULL;
+ * when its id is this one it is the match (the table holds one per id),
+ * and the probe it would repeat is saved. */
 static rmatch_t *
-find(ctx_t *x, const char *id, size_t n, size_t h)
+find(ctx_t *x, const char *id, size_t n, size_t h, rmatch_t *hint)
 {
     size_t    j;
     rmatch_t *r;
 
+    if (hint != NULL && hint->hash == h && hint->idlen == n
+        && arb_id_same(hint->id, id, n))
+        return hint;
     if (2 * (x->n + 1) > x->cap && grow(x) != 0)
         return NULL;
     for (j = h & (x->cap - 1); x->slot[j].r != NULL;
@@ -187,16 +194,16 @@ open_one(ctx_t *x, rmatch_t *r, const void *bytes, size_t len)
 }
 
 /* Replays the record at log position pos: id (idlen bytes, NUL ended)
- * hashes to h. */
+ * hashes to h; hint is find()'s. */
 static int
 replay_rec(ctx_t *x, uint64_t pos, const char *id, size_t idlen, size_t h,
-           uint64_t seq, const void *bytes, size_t len)
+           rmatch_t *hint, uint64_t seq, const void *bytes, size_t len)
 {
     rmatch_t          *r;
     const arb_event_t *ev;
     int                rc;
 
-    r = find(x, id, idlen, h);
+    r = find(x, id, idlen, h, hint);
     if (r == NULL)
         return ARB_ENOMEM;
     if (seq != r->next) {
@@ -248,8 +255,8 @@ replay_pend(ctx_t *x)
 {
     pend_t *p = &x->ring[x->tail++ % AHEAD];
 
-    return replay_rec(x, p->pos, p->id, p->idlen, p->hash, p->seq, p->bytes,
-                      p->len);
+    return replay_rec(x, p->pos, p->id, p->idlen, p->hash, p->r, p->seq,
+                      p->bytes, p->len);
 }
 
 static int
