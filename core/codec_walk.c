@@ -95,8 +95,14 @@ need(const rd_t *r, size_t n)
     return (size_t)(r->end - r->p) >= n ? 0 : -1;
 }
 
+/* Inlined whatever the compiler estimates: every field of every event
+ * reads a string or an integer, and GCC -O2 called rd_str and rd_uint,
+ * their results passed back through memory (inlined, a replayed event
+ * takes 2,157 instructions instead of 2,291; cachegrind). */
+#define EACH_FIELD static inline __attribute__((always_inline))
+
 /* An unsigned integer in its shortest form (msgpack-c's packers). */
-static int
+EACH_FIELD int
 rd_uint(rd_t *r, uint64_t *out)
 {
     static const uint64_t least[4] = { 0x80, 0x100, 0x10000, 0x100000000u };
@@ -122,7 +128,7 @@ rd_uint(rd_t *r, uint64_t *out)
 
 /* A str in its shortest header, within the codec's limits, without NUL
  * and in UTF-8 (arb_mp_str's and arb_event_check's rules). */
-static int
+EACH_FIELD int
 rd_str(rd_t *r, const unsigned char **s, size_t *n)
 {
     unsigned c;
