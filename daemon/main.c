@@ -197,7 +197,10 @@ on_signal(uv_signal_t *h, int signum)
 }
 
 /* A stop asked for while the start still runs (srv.stop_asked). */
-static volatile sig_atomic_t early_stop;
+/* (An atomic: the signal may run on any thread that does not block it,
+ * and another thread reads it: replicate_loop.c.  A volatile
+ * sig_atomic_t is only for a handler and the thread it interrupted.) */
+static atomic_int early_stop;
 static uv_async_t           *early_async;
 
 /* Besides the flag, the loop is woken (uv_async_send is async-signal-
@@ -209,7 +212,7 @@ static uv_async_t           *early_async;
 static void
 on_early_signal(int signum)
 {
-    early_stop = signum;
+    atomic_store(&early_stop, signum);
     uv_async_send(early_async);
 }
 
@@ -219,9 +222,10 @@ on_early_stop(uv_async_t *a)
 {
     arb_server_t *srv = a->data;
 
-    if (srv->stopping || early_stop == 0)
+    if (srv->stopping || atomic_load(&early_stop) == 0)
         return;
-    arb_log(ARB_LOG_INFO, "signal %d while starting", (int)early_stop);
+    arb_log(ARB_LOG_INFO, "signal %d while starting",
+            atomic_load(&early_stop));
     arb_notify("STOPPING=1");
     arb_server_stop(srv);
 }
@@ -498,7 +502,7 @@ main(int argc, char **argv)
     if (rc != 0) {
         srv.exit_code = ARB_EXIT_START;
         arb_server_stop(&srv);
-    } else if (early_stop != 0) {
+    } else if (atomic_load(&early_stop) != 0) {
         /* Not ready: the loop's first turn stops (on_early_stop).  From
          * here on a signal goes to on_signal, in the loop. */
     } else {

@@ -1717,7 +1717,7 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
     natsOptions      *opts = NULL;
     jsOptions         jo;
     uint64_t          cur;
-    int               rc;
+    int               rc, connected;
 
     rc = arb__repl_cursor_load(&c, r->cursor_path, why);
     if (rc != 0)
@@ -1769,8 +1769,16 @@ arb__repl_thread_start(arb_repl_t *r, arb_buf_t *why)
     natsOptions_Destroy(opts);
     if (rc != 0)
         return rc;
-    if (natsConnection_Status(r->s->nc) == NATS_CONN_STATUS_CONNECTED) {
+    /* Looked at and said under mu, as disconnected_cb says the loss: a
+     * loss between the two would otherwise be overwritten, and stats
+     * would say "connected" for the whole outage (ThreadSanitizer,
+     * 2026-12-07). */
+    pthread_mutex_lock(&r->mu);
+    connected = natsConnection_Status(r->s->nc) == NATS_CONN_STATUS_CONNECTED;
+    if (connected)
         r->st.connected = 1;
+    pthread_mutex_unlock(&r->mu);
+    if (connected) {
         arb_log_ev(ARB_LOG_INFO, "replicate_connected", NULL,
                    "replicate: connected to %s", sc.urls);
     } else {

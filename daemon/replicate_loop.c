@@ -303,13 +303,12 @@ arb__repl_wake_loop(arb_repl_t *r)
 void
 arb__repl_wait_verified(arb_repl_t *r)
 {
-    volatile sig_atomic_t *asked = r->srv != NULL ? r->srv->stop_asked
-                                                  : NULL;
-    int64_t                until = arb_clock_ms() + r->conf->timeout_ms;
-    struct timespec        ts;
+    atomic_int      *asked = r->srv != NULL ? r->srv->stop_asked : NULL;
+    int64_t          until = arb_clock_ms() + r->conf->timeout_ms;
+    struct timespec  ts;
 
     pthread_mutex_lock(&r->mu);
-    while (!r->verified && (asked == NULL || *asked == 0)) {
+    while (!r->verified && (asked == NULL || atomic_load(asked) == 0)) {
         int64_t left = until - arb_clock_ms();
 
         if (left <= 0)

@@ -244,7 +244,7 @@ struct arb_server {
      * The handler also wakes the loop (stop_async): it may run after the
      * start looked at the flag, as on a loaded machine the thread that
      * took the signal can be preempted before it runs the handler. */
-    volatile sig_atomic_t *stop_asked;
+    atomic_int            *stop_asked;
     uv_async_t       stop_async;
     arb_conn_t      *conns;
     uint64_t         conn_seq, sub_seq;

@@ -31,9 +31,22 @@
  *   wlock        mutex.  Serialises appends.
  *   tail.lock    mutex.  Guards the in-memory tail; held only for memory
  *                work, never across an LMDB call that can block on I/O.
- * Order: wlock, then a maplock, then tail.lock.  A thread holding a log
- * transaction may open an index transaction, never the other way round.
+ * Order: wlock, then a maplock, then tail.lock.  Shares of the maplocks
+ * are taken in either order and nested: a read of a match opens the
+ * index's before the log's (the log must then hold every position the
+ * index names), and a read of the log looks a hash up inside its own
+ * (store_links.c).  That is safe because the maplocks prefer readers (set
+ * so explicitly: a remap waiting for its exclusive lock never holds up a
+ * nested share), and because no thread waits for an exclusive maplock
+ * while it holds another: a remap of our own holds only wlock, and the
+ * adoption of a size another process chose (arb__txn_begin) does not wait
+ * on it but tries, and gives up after a while rather than wait on a share
+ * held by a thread that waits on ours (ThreadSanitizer's lock-order
+ * report, 2026-12-07).
  */
+/* (pthread_rwlockattr_setkind_np: the readers' preference said, not
+ * left to glibc's default) */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -255,9 +268,17 @@ open_log_dbs(arb_store_t *s, arb_buf_t *why)
 static int
 env_init(arb__env_t *e, size_t map_max)
 {
+    pthread_rwlockattr_t a;
+    int                  rc;
+
     atomic_init(&e->dead, 0);
     e->map_max = map_max;
-    if (pthread_rwlock_init(&e->maplock, NULL) != 0)
+    if (pthread_rwlockattr_init(&a) != 0)
+        return ARB_ENOMEM;
+    rc = pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_READER_NP)
+         != 0 || pthread_rwlock_init(&e->maplock, &a) != 0;
+    pthread_rwlockattr_destroy(&a);
+    if (rc != 0)
         return ARB_ENOMEM;
     e->have_lock = 1;
     return 0;

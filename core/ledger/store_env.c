@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -367,6 +368,24 @@ fail:
  * Transactions.  arb__txn_begin takes the environment's maplock shared for
  * the life of the transaction; abort/commit release it.
  */
+#define ADOPT_WAIT_MS 5000
+
+/* The map's exclusive lock, tried every millisecond for ADOPT_WAIT_MS:
+ * 0, or -1 when it stayed held. */
+static int
+adopt_lock(arb__env_t *e)
+{
+    struct timespec ms = { 0, 1000000 };
+    int             i;
+
+    for (i = 0; i < ADOPT_WAIT_MS; i++) {
+        if (pthread_rwlock_trywrlock(&e->maplock) == 0)
+            return 0;
+        nanosleep(&ms, NULL);
+    }
+    return -1;
+}
+
 int
 arb__txn_begin(arb__env_t *e, unsigned flags, MDB_txn **txn, arb_buf_t *why)
 {
@@ -391,8 +410,15 @@ arb__txn_begin(arb__env_t *e, unsigned flags, MDB_txn **txn, arb_buf_t *why)
         if (rc != MDB_MAP_RESIZED || tries >= 3)
             return arb__mdb_fail(why, rc, "begin transaction");
         /* Another process grew the map past ours: adopt its size, which
-         * like any remap needs all our transactions finished. */
-        pthread_rwlock_wrlock(&e->maplock);
+         * like any remap needs all our transactions finished.  Tried, not
+         * waited for: this thread may hold a share of the other map, and
+         * a thread holding ours may be adopting that one (store.c). */
+        if (adopt_lock(e) != 0) {
+            arb__why(why, "another process grew the store's map, and a "
+                     "read of this one held the map past %d s: run it "
+                     "again", ADOPT_WAIT_MS / 1000);
+            return ARB_ESTORE;
+        }
         rc = mdb_env_set_mapsize(e->env, 0);
         if (rc != 0)
             atomic_store(&e->dead, 1);
