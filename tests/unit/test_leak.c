@@ -14,7 +14,8 @@
  * after the open, so its `state` messages cover the whole match, and
  * again with Last-Event-ID: 0, so its acks come from the store), each
  * as the reader and as each player (a player token sees its seat), and a
- * player of the other match, who is a spectator here.
+ * player of the other match, who is a spectator here, as is a player of
+ * another match of the same game who has the name of one of its seats.
  * Nothing of tests/leak.h's forbidden set may appear; a player must see
  * its own hand and its own drawn chips.  After the close, every viewer
  * gets every event as recorded.
@@ -37,13 +38,17 @@ typedef struct game {
     const char *file, *match;
     const char *tok[2];         /* player tokens of seats 0 and 1 */
     int         hides_hashes;   /* the game conceals move arguments */
+    const char *namesake;       /* a player of another match of the game,
+                                   with the name of seat 0 */
 } game_t;
 
 static game_t games[] = {
     { "tests/data/tsuku-simple.txt", "TT-simple-1",
-      { "leak-tt-ann-token-0123", "leak-tt-bob-token-0123" }, 1 },
+      { "leak-tt-ann-token-0123", "leak-tt-bob-token-0123" }, 1,
+      "leak-tt-ann2-token-0123" },
     { "tests/data/chan-u-chi-tom.txt", "CHAN-EX-1",
-      { "leak-ch-an-token-01234", "leak-ch-binh-token-0123" }, 0 },
+      { "leak-ch-an-token-01234", "leak-ch-binh-token-0123" }, 0,
+      "leak-ch-an2-token-01234" },
 };
 
 /* A scorer of the matches under test, and of no other. */
@@ -53,6 +58,8 @@ static game_t games[] = {
     "token = leak-tt-bob-token-0123 player tt-bob TT-simple-1 bob\n" \
     "token = leak-ch-an-token-01234 player ch-an CHAN-EX-1 an\n" \
     "token = leak-ch-binh-token-0123 player ch-binh CHAN-EX-1 binh\n" \
+    "token = leak-tt-ann2-token-0123 player tt-ann2 TT-simple-2 ann\n" \
+    "token = leak-ch-an2-token-01234 player ch-an2 CHAN-EX-2 an\n" \
     "token = " OWN_SCORER " scorer own-sc TT-simple-1 CHAN-EX-1\n" \
     "[http]\nlisten = tcp:127.0.0.1:0\n"
 
@@ -777,8 +784,19 @@ test_game(const game_t *g)
         http_match_live_check(http_live_connect(http_port, head, tok[i],
                                                 "0"), &r, g, &who[i], 1);
     }
-    /* a player of the other game's match sees this one as a spectator */
+    /* a player of the other game's match sees this one as a spectator,
+     * and so does a player of another match of this game who has the
+     * name of one of its seats (his token's match is not this one) */
     check_http_stranger(&r, g, games[g == &games[0]].tok[0]);
+    check_http_stranger(&r, g, g->namesake);
+    {
+        arb_viewer_t pub = { ARB_VIEW_PUBLIC, 0 };
+        leak_set_t   pbad;
+
+        CHECK_INT(forbidden(&pbad, &r, r.h.nevents, &pub), 0);
+        check_events(&r, g, g->namesake, &pub, &pbad);
+        leak_set_free(&pbad);
+    }
     for (i = 0; i < 3; i++) {
         CHECK_INT(forbidden(&bad[i], &r, r.h.nevents, &who[i]), 0);
         CHECK(bad[i].n > 0);
