@@ -272,6 +272,7 @@ test_roles(void)
         { "matches",     { 1, 1, 1, 1 } },
         { "stats",       { 1, 1, 1, 1 } },
         { "subscribe",   { 1, 1, 1, 1 } },
+        { "replicate",   { 0, 0, 0, 1 } },
     };
     arb_client_t    *adm = connect_as(TOK_ARBITER);
     msgpack_unpacked res;
@@ -322,6 +323,15 @@ test_roles(void)
                 rc = call(cl, &res, "events", "s", "match", "roles-A");
             } else if (!strcmp(w, "subscribe")) {
                 rc = call(cl, &res, "subscribe", "s", "match", "roles-A");
+            } else if (!strcmp(w, "replicate")) {
+                /* no [replicate] here: the arbiter gets "unsupported",
+                 * past the role check */
+                rc = call(cl, &res, w, "");
+                if (rc != 0 && r == 3
+                    && !strcmp(arb_client_error_code(&res, code,
+                                                     sizeof(code)),
+                               "unsupported"))
+                    rc = 0;
             } else {
                 rc = call(cl, &res, w, "");
             }
