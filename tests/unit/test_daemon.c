@@ -1636,6 +1636,12 @@ test_events_scan(void)
                    (uint64_t)1, "limit", (uint64_t)100), 0);
     CHECK_INT(arb_client_get(&res, "events")->via.array.size, 100);
     CHECK_INT(arb_client_uint(&res, "next"), 101);
+    /* the last page, exactly as long as the limit: no next */
+    CHECK_INT(call(r, &res, "events", "suu", "match", "unread-1", "from",
+                   (uint64_t)19901, "limit", (uint64_t)100), 0);
+    CHECK_INT(arb_client_get(&res, "events")->via.array.size, 100);
+    CHECK(arb_client_get(&res, "next") != NULL
+          && arb_client_get(&res, "next")->type == MSGPACK_OBJECT_NIL);
     arb_buf_free(&why);
     msgpack_unpacked_destroy(&res);
     arb_client_close(r);
