@@ -604,6 +604,7 @@ test_live(void)
     if (cl == NULL)
         return;
     CHECK_INT(open_match(cl, "L1"), 0);
+    CHECK_INT(open_match(cl, "L2"), 0);
     fd = http_connect(port);
     fd2 = http_connect(port);
     n = snprintf(req, sizeof(req), "GET /api/m/L1/live?token=%s HTTP/1.1\r\n"
@@ -618,13 +619,17 @@ test_live(void)
     http_read(fd2, resp, BIG, ": arbiter live\n\n", 2000, &closed);
     CHECK(strstr(resp, ": arbiter live") != NULL);
     t0 = http_now_ms();
+    /* another match's move first: a match's stream carries its own */
+    CHECK_INT(place(cl, "L2", 1), 0);
     CHECK_INT(place(cl, "L1", 1), 0);
     http_read(fd, resp, BIG, "event: state\nid: 1\n", 1000, &closed);
     CHECK(strstr(resp, "event: ack\nid: 1\ndata: {\"match\":\"L1\",\"seq\":1,")
           != NULL);
+    CHECK(strstr(resp, "\"L2\"") == NULL);
     CHECK(strstr(resp, "event: state\nid: 1\ndata: {") != NULL);
     CHECK(http_now_ms() - t0 < 1000);
-    http_read(fd2, resp, BIG, "\"seq\":1", 1000, &closed);
+    http_read(fd2, resp, BIG, "\"match\":\"L1\",\"seq\":1", 1000, &closed);
+    CHECK(strstr(resp, "\"match\":\"L2\",\"seq\":1,") != NULL);
     /* the all-matches stream counts positions in the log */
     n = snprintf(req, sizeof(req), "event: ack\nid: %llu\ndata: {\"match\":"
                  "\"L1\",\"seq\":1,", (unsigned long long)log_pos());
