@@ -365,12 +365,15 @@ check_events(record_t *r, const game_t *g, const char *tok,
 }
 
 /* Reads the pushes of subscription connection cl until seq `last` of the
- * match arrived; each is checked.  Returns how many events of the match. */
+ * match arrived; each is checked.  Returns how many events of the match;
+ * with r, *whole counts the moves pushed whole (as recorded). */
 static size_t
-drain(arb_client_t *cl, const game_t *g, const leak_set_t *bad,
-      const char *who, uint64_t last)
+drain_whole(arb_client_t *cl, const game_t *g, const leak_set_t *bad,
+            const char *who, uint64_t last, const record_t *r,
+            size_t *whole)
 {
     arb_buf_t             why = ARB_BUF_INIT, line = ARB_BUF_INIT;
+    arb_buf_t             want = ARB_BUF_INIT;
     const msgpack_object *m;
     uint64_t              seq;
     size_t                n = 0;
@@ -385,12 +388,27 @@ drain(arb_client_t *cl, const game_t *g, const leak_set_t *bad,
             continue;
         check_item(&res.data, bad, who, &line, &seq);
         n++;
+        if (r != NULL && seq > 0 && seq <= r->h.nevents) {
+            want.len = 0;
+            leak_event_line(&want, &r->h.events[seq - 1]);
+            *whole += r->h.events[seq - 1].kind == ARB_EV_MOVE
+                      && strcmp(arb_buf_cstr(&line), arb_buf_cstr(&want))
+                         == 0;
+        }
         if (seq == last)
             break;
     }
     arb_buf_free(&why);
     arb_buf_free(&line);
+    arb_buf_free(&want);
     return n;
+}
+
+static size_t
+drain(arb_client_t *cl, const game_t *g, const leak_set_t *bad,
+      const char *who, uint64_t last)
+{
+    return drain_whole(cl, g, bad, who, last, NULL, NULL);
 }
 
 static void
@@ -876,6 +894,25 @@ test_game(const game_t *g)
         memset(&none, 0, sizeof(none));
         for (i = 0; i < 3; i++)
             check_events(&r, g, tok[i], &all, &none);
+        /* and its subscriptions push them whole: a catch-up of the match
+         * and one of every match (the close is seq nevents + 1) */
+        for (i = 0; i < 3; i++) {
+            size_t whole = 0;
+
+            cl = harness_connect(tok[i]);
+            CHECK(cl != NULL && call(cl, "subscribe", "su", "match",
+                                     g->match, "from", (uint64_t)0) == 0);
+            drain_whole(cl, g, &none, tok[i], r.h.nevents + 1, &r, &whole);
+            CHECK_INT(whole, count_whole_lines(&r, &all));
+            arb_client_close(cl);
+            whole = 0;
+            cl = harness_connect(tok[i]);
+            CHECK(cl != NULL && call(cl, "subscribe", "u", "from",
+                                     (uint64_t)1) == 0);
+            drain_whole(cl, g, &none, tok[i], r.h.nevents + 1, &r, &whole);
+            CHECK_INT(whole, count_whole_lines(&r, &all));
+            arb_client_close(cl);
+        }
     }
 done:
     for (i = 0; i < 3; i++) {
