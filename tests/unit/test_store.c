@@ -1425,7 +1425,7 @@ static void
 test_cid_many_matches(void)
 {
     enum { N = 256 };
-    static char  ids[N][8];
+    static char  ids[N][16];     /* (room for any int: -O1 warns) */
     arb_store_t *s;
     arb_buf_t    why = ARB_BUF_INIT;
     arb_append_t v[N];
