@@ -251,6 +251,16 @@ typedef int (*arb__log_rec_cb)(void *ud, const arb__rec_t *r);
 int      arb__log_walk(arb_store_t *s, uint64_t from_pos, uint64_t max,
                        arb__log_rec_cb cb, int (*fin)(void *ud, int rc),
                        void *ud, arb_buf_t *why);
+/* Whether r's stored hash is BLAKE2b(prev || its bytes), prev being its
+ * match's previous stored hash (NULL for seq 0): the link a checked read
+ * checks (store_read.c's one match, store_links.c's whole log).  When it
+ * is not, why gets "seq N: " ARB__LINK_BROKEN, with `match "ID" ` before
+ * it when name_match is set, and the result is ARB_ECORRUPT; else 0. */
+#define ARB__LINK_BROKEN "stored hash does not match the chain (its " \
+    "bytes or a hash changed on disk since it was recorded): run arbiter " \
+    "check"
+int      arb__link_check(const unsigned char *prev, const arb__rec_t *r,
+                         int name_match, arb_buf_t *why);
 /* The record at pos, read in txn of the log env.  ARB_ECORRUPT when
  * missing (positions are dense). */
 int      arb__log_get(arb_store_t *s, MDB_txn *txn, uint64_t pos,

@@ -128,7 +128,7 @@ checked(void *ud, const arb__rec_t *r)
     walk_t              *w = ud;
     link_t              *l = NULL;
     char                 id[ARB_STORE_ID_MAX + 8], rp[ARB__REPR_MAX];
-    unsigned char        prev[ARB_HASH_LEN], h[ARB_HASH_LEN];
+    unsigned char        prev[ARB_HASH_LEN];
     const unsigned char *pp = NULL;
     int                  rc;
 
@@ -151,14 +151,8 @@ checked(void *ud, const arb__rec_t *r)
             return rc;
         pp = prev;
     }
-    arb_chain_next(pp, r->bytes, r->len, h);
-    if (memcmp(h, r->hash, ARB_HASH_LEN) != 0) {
-        arb__why(w->why, "match \"%s\" seq %llu: stored hash does not match "
-                 "the chain (its bytes or a hash changed on disk since it "
-                 "was recorded): run arbiter check",
-                 arb__repr(rp, id, r->idlen), (unsigned long long)r->seq);
-        return ARB_ECORRUPT;
-    }
+    if ((rc = arb__link_check(pp, r, 1, w->why)) != 0)
+        return rc;
     /* (No room, it is not remembered: its next event costs a lookup.) */
     if ((l == NULL || l->idlen == 0) && room(w->lk) == 0) {
         l = find(w->lk, id, r->idlen);

@@ -143,8 +143,6 @@ emit(arb_store_t *s, MDB_txn *ltxn, uint64_t pos, const char *id,
         return ARB_ECORRUPT;
     }
     if (k->verify) {
-        unsigned char h[ARB_HASH_LEN];
-
         /* (The event before the range only gives its hash: its own
          * link is that read's to check.) */
         if (seq < k->from) {
@@ -152,22 +150,34 @@ emit(arb_store_t *s, MDB_txn *ltxn, uint64_t pos, const char *id,
             k->have_prev = 1;
             return 0;
         }
-        if (seq == 0 || k->have_prev) {
-            arb_chain_next(seq == 0 ? NULL : k->prev, r.bytes, r.len, h);
-            if (memcmp(h, r.hash, ARB_HASH_LEN) != 0) {
-                /* (the caller names the match, as for its other
-                 * refusals) */
-                arb__why(why, "seq %llu: stored hash does not match the "
-                         "chain (its bytes or a hash changed on disk since "
-                         "it was recorded): run arbiter check",
-                         (unsigned long long)seq);
-                return ARB_ECORRUPT;
-            }
-        }
+        /* (the caller names the match, as for its other refusals) */
+        if ((seq == 0 || k->have_prev)
+            && (rc = arb__link_check(seq == 0 ? NULL : k->prev, &r, 0,
+                                     why)) != 0)
+            return rc;
         memcpy(k->prev, r.hash, ARB_HASH_LEN);
         k->have_prev = 1;
     }
     return k->cb(k->ud, seq, r.time_ms, r.hash, r.bytes, r.len);
+}
+
+int
+arb__link_check(const unsigned char *prev, const arb__rec_t *r,
+                int name_match, arb_buf_t *why)
+{
+    unsigned char h[ARB_HASH_LEN];
+    char          rp[ARB__REPR_MAX];
+
+    arb_chain_next(prev, r->bytes, r->len, h);
+    if (memcmp(h, r->hash, ARB_HASH_LEN) == 0)
+        return 0;
+    if (name_match)
+        arb__why(why, "match \"%s\" seq %llu: " ARB__LINK_BROKEN,
+                 arb__repr(rp, r->id, r->idlen), (unsigned long long)r->seq);
+    else
+        arb__why(why, "seq %llu: " ARB__LINK_BROKEN,
+                 (unsigned long long)r->seq);
+    return ARB_ECORRUPT;
 }
 
 /* Seqs from..hi of one match from the index, which must hold them all. */
