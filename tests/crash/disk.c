@@ -444,6 +444,49 @@ disk_journal_scan(const char *journal, disk_journal_info_t *info)
 }
 
 int
+disk_journal_after(const char *journal, const char *prefix, uint64_t *n)
+{
+    unsigned char *j;
+    jrec_t        *v;
+    unsigned char *named = NULL;
+    size_t         len = 0, k = 0, i, pl = strlen(prefix);
+    int            failed = 0;
+
+    *n = 0;
+    if ((j = slurp(journal, &len)) == NULL)
+        return len == 0 && access(journal, F_OK) != 0 ? 0 : -1;
+    if ((v = split(j, len, &k)) == NULL && len > 0) {
+        free(j);
+        return -1;
+    }
+    /* ids are handed out 1, 2, 3, ... by the opens in the journal */
+    named = calloc(k + 2, 1);
+    for (i = 0; named != NULL && i < k; i++) {
+        const iosim_rec_t *h = &v[i].h;
+        uint32_t           t = h->type;
+
+        if (t == IOSIM_OPEN && h->id <= k + 1) {
+            const char *p = (const char *)v[i].p, *b = strrchr(p, '/');
+
+            b = b != NULL ? b + 1 : p;
+            named[h->id] = strncmp(b, prefix, pl) == 0;
+        } else if (t == IOSIM_FAILED) {
+            failed = 1;
+        } else if (failed && h->id <= k + 1 && named[h->id]
+                   && (t == IOSIM_WRITE || t == IOSIM_WRITE_SYNC
+                       || t == IOSIM_SYNC)) {
+            (*n)++;
+        }
+    }
+    free(v);
+    free(j);
+    if (named == NULL)
+        return -1;
+    free(named);
+    return 0;
+}
+
+int
 disk_journal_ops_before(const char *journal, const char *prefix,
                         uint64_t *ops)
 {

@@ -52,6 +52,13 @@ int  disk_rebuild(const char *base, const char *live, const char *journal,
 /* Reads the journal's fault accounting.  0, or -1 when it is unreadable. */
 int  disk_journal_scan(const char *journal, disk_journal_info_t *info);
 
+/* The writes and syncs journalled after the first failed call, of files
+ * whose name (the part after the last '/') begins with `prefix`, into
+ * *n: what a process did there after a failure.  0, or -1 when the
+ * journal is unreadable. */
+int  disk_journal_after(const char *journal, const char *prefix,
+                        uint64_t *n);
+
 /* The writes, truncates and syncs (the shim's ARB_IOSIM_KILL count)
  * journalled before the first open of a path starting with `prefix` into
  * *ops.  0, or -1 when the journal is unreadable or opens no such path. */

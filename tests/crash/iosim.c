@@ -25,9 +25,11 @@
  *   ARB_IOSIM_SYNC_SLEEP_MS=N  sleep N ms before each sync there (fsync,
  *                      fdatasync, msync): a slow disk, so that a test can
  *                      act while a commit is in flight
- *   ARB_IOSIM_FAIL=CLASS:N:ERR  make the Nth CLASS call there fail with
- *                      ERR (EIO or ENOSPC), once; CLASS is write, sync,
- *                      msync, open or mmap
+ *   ARB_IOSIM_FAIL=CLASS:N:ERR[:NAME]  make the Nth CLASS call there
+ *                      fail with ERR (EIO or ENOSPC), once; CLASS is write,
+ *                      sync, msync, open or mmap.  With NAME, only calls
+ *                      on files whose name begins so count ("index.mdb":
+ *                      the derived index alone, "wal.": the journal)
  * A sync of a file whose earlier sync failed is journalled as a violation
  * (an fsync must never be retried: the failed one may have dropped pages).
  */
@@ -54,7 +56,7 @@
 
 static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
 static int             inited, jfd = -1, fail_class = -1, fail_err;
-static char            dir[1024];
+static char            dir[1024], fail_name[64];
 static size_t          dirlen;
 static uint64_t        kill_at, ops, fail_at, counts[IOSIM_NCLASS];
 static uint64_t        kill_name_at, names;
@@ -64,6 +66,7 @@ static uint32_t        fd_id[MAXFD];        /* 0: not in the directory */
 static unsigned char   fd_sync[MAXFD];      /* O_SYNC / O_DSYNC */
 static unsigned char   fd_append[MAXFD];
 static uint32_t        failed_sync[256];    /* ids whose sync failed */
+static unsigned char   id_named[65536];     /* ids of files fail_name names */
 static size_t          nfailed_sync;
 
 static int     (*r_open)(const char *, int, ...);
@@ -145,6 +148,12 @@ env_init(void)
                 fail_class = (int)i;
         fail_at = n;
         fail_err = strstr(e, ":ENOSPC") != NULL ? ENOSPC : EIO;
+        /* the fourth field, past CLASS:N:ERR */
+        for (i = 0; i < 3 && e != NULL; i++)
+            if ((e = strchr(e, ':')) != NULL)
+                e++;
+        if (e != NULL && strlen(e) < sizeof(fail_name))
+            strcpy(fail_name, e);
     }
     /* Last: from here on files in the directory are followed. */
     if ((e = getenv("ARB_IOSIM_DIR")) != NULL && strlen(e) < sizeof(dir)) {
@@ -209,10 +218,26 @@ tick(void)
     }
 }
 
-/* 1 when this call of class c must fail (errno set, journalled). */
+/* 1 when the file at path is one whose calls may fail. */
 static int
-inject(int c, uint32_t id)
+named(const char *path)
 {
+    const char *base = strrchr(path, '/');
+
+    base = base != NULL ? base + 1 : path;
+    return strncmp(base, fail_name, strlen(fail_name)) == 0;
+}
+
+/* 1 when this call of class c must fail (errno set, journalled).  With a
+ * file name set, calls on other files do not count: `path` is the file an
+ * open is for (NULL: the call goes through id). */
+static int
+inject(int c, uint32_t id, const char *path)
+{
+    if (fail_name[0] != '\0'
+        && !(path != NULL ? named(path)
+             : id < sizeof(id_named) && id_named[id]))
+        return 0;
     counts[c]++;
     jrec(IOSIM_COUNT, id, (uint64_t)c, NULL, 0, NULL, 0);
     if (c != fail_class || counts[c] != fail_at)
@@ -232,6 +257,8 @@ track_open(const char *path, int fd, int flags)
         return fd;
     id = next_id++;
     fd_id[fd] = id;
+    if (id < sizeof(id_named))
+        id_named[id] = named(path);
     fd_sync[fd] = (flags & (O_SYNC | O_DSYNC)) != 0;
     fd_append[fd] = (flags & O_APPEND) != 0;
     if (flags & O_TRUNC)
@@ -249,7 +276,7 @@ do_open(int atfd, const char *path, int flags, mode_t mode)
 
     pthread_mutex_lock(&lk);
     init();
-    if (in_dir(path) && inject(IOSIM_C_OPEN, 0)) {
+    if (in_dir(path) && inject(IOSIM_C_OPEN, 0, path)) {
         pthread_mutex_unlock(&lk);
         return -1;
     }
@@ -320,7 +347,7 @@ do_write(int fd, const struct iovec *v, int n, off_t off)
     id = id_of(fd);
     if (id != 0) {
         tick();
-        if (inject(IOSIM_C_WRITE, id)) {
+        if (inject(IOSIM_C_WRITE, id, NULL)) {
             pthread_mutex_unlock(&lk);
             return -1;
         }
@@ -414,7 +441,7 @@ do_sync(int fd, int data_only)
     for (i = 0; i < nfailed_sync; i++)
         if (failed_sync[i] == id)
             jrec(IOSIM_RESYNC, id, 0, NULL, 0, NULL, 0);
-    if (inject(IOSIM_C_SYNC, id)) {
+    if (inject(IOSIM_C_SYNC, id, NULL)) {
         if (nfailed_sync < sizeof(failed_sync) / sizeof(failed_sync[0]))
             failed_sync[nfailed_sync++] = id;
         pthread_mutex_unlock(&lk);
@@ -459,7 +486,7 @@ mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
     pthread_mutex_lock(&lk);
     init();
     id = id_of(fd);
-    if (id != 0 && inject(IOSIM_C_MMAP, id)) {
+    if (id != 0 && inject(IOSIM_C_MMAP, id, NULL)) {
         pthread_mutex_unlock(&lk);
         return MAP_FAILED;
     }
@@ -504,7 +531,7 @@ msync(void *addr, size_t len, int flags)
             pthread_mutex_lock(&lk);
         }
         tick();
-        if (inject(IOSIM_C_MSYNC, r->id)) {
+        if (inject(IOSIM_C_MSYNC, r->id, NULL)) {
             pthread_mutex_unlock(&lk);
             return -1;
         }

@@ -76,6 +76,21 @@ load_stop(int sig, int ms)
     return -1;
 }
 
+int
+load_wait_exit(int ms, int *status)
+{
+    int i;
+
+    for (i = 0; load_pid > 0 && i < ms; i += 5) {
+        if (waitpid(load_pid, status, WNOHANG) == load_pid) {
+            load_pid = -1;
+            return 0;
+        }
+        usleep(5000);
+    }
+    return -1;
+}
+
 static void
 cleanup(void)
 {
@@ -551,6 +566,8 @@ client_main(void *arg)
                 p->match = c->nmatch;
                 p->move = c->next++;
             }
+            if (c->pace_us != 0)
+                usleep(c->pace_us);
             c->nq++;            /* in doubt from the first byte sent */
             c->sent++;
             if (send_req(c, cl, p) != 0)

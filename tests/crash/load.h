@@ -44,6 +44,9 @@ int  load_wait_ready(int *status);
 int  load_read_token(void);
 /* SIGKILL and reap (nothing when no daemon runs). */
 void load_kill(void);
+/* Waits up to ms for the daemon to exit by itself: 0 with its wait status
+ * in *status, or -1 (still running, or none was). */
+int  load_wait_exit(int ms, int *status);
 /* Sends sig (0: none) and waits up to ms for the exit; its wait status,
  * or -1 after a timeout (the daemon is then killed). */
 int  load_stop(int sig, int ms);
@@ -90,6 +93,8 @@ typedef struct load_client {
     int          settle_only;   /* this round: settle doubts, no load */
     uint64_t     budget;        /* 0, or the requests it may ever send */
     volatile int stop;          /* set: send nothing new, drain, leave */
+    unsigned     pace_us;       /* 0, or a pause before each request: a
+                                   steady table rather than a flood */
     pthread_t    th;
     unsigned     nmatch;        /* matches started (1-based) */
     unsigned     next;          /* next move of match nmatch; 0: open one */
