@@ -237,9 +237,17 @@ struct arb_repl {
     unsigned char     *looked;      /* [mu] per look entry: compared */
     int                resync;      /* [mu] after (re)connect */
     int                closed;      /* [mu] libnats' last callback ran */
-    int                abandoned;   /* closed did not come at stop: r is
-                                       never freed (a late callback of
-                                       libnats may still reach it) */
+    int                abandoned;   /* closed (or an owed PubAck call)
+                                       did not come at stop: r is never
+                                       freed (a late callback of libnats
+                                       may still reach it) */
+    /* [mu] Messages libnats took (js_PublishMsgAsync) whose PubAck
+     * handler call is still owed: each one ends in exactly one handler
+     * call (libnats removed it from its map) or in a pending list taken
+     * back (reclaim).  The handler runs on the reply subscription's own
+     * thread, which neither the close nor closed_cb (another thread)
+     * waits for, so the stop waits for this to be 0 as well. */
+    size_t             owed;
     /* Durable up to this log position: stored by the loop after each
      * commit, read by the thread without mu (st.head is a copy for
      * stats).  The loop signals cv only while `waiting` says the thread
