@@ -142,6 +142,9 @@ WRAP_ALLOC := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup \
               -Wl,--wrap=strndup
 $(BUILD)/tests/test_nomem: WRAP_LDFLAGS = $(WRAP_ALLOC)
 $(BUILD)/tests/test_repl_fence: WRAP_LDFLAGS = $(WRAP_ALLOC)
+# A PubAck handler held on its way to r->mu (test_repl_shutdown.c).
+$(BUILD)/tests/test_repl_shutdown: WRAP_LDFLAGS = \
+    -Wl,--wrap=pthread_mutex_lock
 $(BUILD)/tests/bench_%: $(BUILD)/tests/bench/bench_%.o $(LIBPROTO) $(LIBCORE)
 	@$(if $(V),,echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

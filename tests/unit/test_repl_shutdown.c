@@ -1,0 +1,413 @@
+/*
+ * test_repl_shutdown.c - the stop waits for a PubAck handler already
+ * running (daemon/replicate.c, arb__repl_thread_stop and owed).
+ *
+ * libnats 3.4.1 delivers PubAcks on the reply subscription's own thread
+ * (js.c _handleAsyncReply, started by natsConn_subscribeNoPool), and the
+ * closed callback on its one async-callback thread (nats.c
+ * _asyncCbsThread).  A close marks the subscription closed but does not
+ * wait for a handler call that has already taken its message out of the
+ * context's map (sub.c natsSub_deliverMsgs; conn.c _close joins only
+ * the read loop, flusher and reconnect threads).  Until 2026-12-07 the
+ * stop waited for closed_cb alone, then the daemon freed r: a handler
+ * held up between taking its message and locking r->mu locked a freed
+ * mutex.
+ *
+ * Here that handler is held up: pthread_mutex_lock is wrapped
+ * (-Wl,--wrap, Makefile) and the first lock of r->mu taken by a thread
+ * that is neither the test's nor the replication thread, once armed,
+ * sleeps HOLD_MS before it locks (the handler has its message by then).
+ * The stop must not return before that handler is done; the old stop
+ * returned about 250 ms in.  Then ROUNDS rounds of start, a burst, an
+ * immediate stop with PubAcks in flight: the cursor file never names
+ * more than the stream holds, and the cursor never goes back.
+ * A real nats-server (skipped without one); port chosen by the server
+ * or ARB_NATS_PORT_BASE.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nats/nats.h>
+
+#include "core/clock.h"
+#include "core/err.h"
+#include "core/ledger/store.h"
+#include "daemon/replicate.h"
+#include "daemon/replicate_int.h"
+#include "proto/stream.h"
+#include "tests/test.h"
+
+#define HOLD_MS  1000
+#define BURST    300
+#define ROUNDS   20
+
+/* ---- the held handler ------------------------------------------------ */
+
+static pthread_mutex_t *slow_mu;        /* r->mu */
+static pthread_t        main_th, repl_th;
+static atomic_int       armed, inside;
+
+int __real_pthread_mutex_lock(pthread_mutex_t *m);
+int __wrap_pthread_mutex_lock(pthread_mutex_t *m);
+
+int
+__wrap_pthread_mutex_lock(pthread_mutex_t *m)
+{
+    if (m == slow_mu && atomic_load(&armed)
+        && !pthread_equal(pthread_self(), main_th)
+        && !pthread_equal(pthread_self(), repl_th)
+        && atomic_exchange(&armed, 0)) {
+        struct timespec ts = { HOLD_MS / 1000,
+                               (long)(HOLD_MS % 1000) * 1000000 };
+
+        atomic_store(&inside, 1);
+        nanosleep(&ts, NULL);
+        atomic_store(&inside, 0);
+    }
+    return __real_pthread_mutex_lock(m);
+}
+
+/* ---- nats-server ------------------------------------------------------ */
+
+static int   nats_port = -1;
+static pid_t nats_pid = -1;
+static char  root[] = "/tmp/arb_rshut_XXXXXX";
+static char  nats_url[64], nats_log[200], nats_dir[200];
+
+static void
+sleep_ms(unsigned ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+    nanosleep(&ts, NULL);
+}
+
+static int
+log_port(void)
+{
+    FILE *f = fopen(nats_log, "r");
+    char  line[512], *p;
+    int   port = 0;
+
+    if (f == NULL)
+        return 0;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if ((p = strstr(line, "client connections on ")) != NULL
+            && (p = strrchr(p, ':')) != NULL)
+            port = atoi(p + 1);
+    fclose(f);
+    return port;
+}
+
+static int
+nats_start(void)
+{
+    char port[16];
+    int  i;
+
+    snprintf(port, sizeof(port), "%d", nats_port);
+    nats_pid = fork();
+    if (nats_pid < 0)
+        return -1;
+    if (nats_pid == 0) {
+        FILE *f = freopen(nats_log, "a", stderr);
+        (void)f;
+        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* never outlives the test */
+        execlp("nats-server", "nats-server", "-js", "-a", "127.0.0.1", "-p",
+               port, "-sd", nats_dir, (char *)NULL);
+        _exit(127);
+    }
+    for (i = 0; i < 100 && log_port() == 0; i++)
+        sleep_ms(50);
+    if (log_port() <= 0)
+        return -1;
+    nats_port = log_port();
+    snprintf(nats_url, sizeof(nats_url), "nats://127.0.0.1:%d", nats_port);
+    return 0;
+}
+
+/* ---- the log ---------------------------------------------------------- */
+
+static arb_store_t *store;
+static uint64_t     seqs[4];
+
+/* n more events, round robin over four matches; the log's head. */
+static uint64_t
+append(size_t n)
+{
+    static const unsigned char bytes[] = { 0x81, 0xa1, 0x6b, 0x01 };
+    arb_append_t v[BURST];
+    char         id[4][8];
+    size_t       i, k;
+    uint64_t     head = 0;
+
+    for (i = 0; i < n; i += k) {
+        memset(v, 0, sizeof(v));
+        for (k = 0; k < BURST && i + k < n; k++) {
+            int m = (int)((i + k) % 4);
+
+            snprintf(id[m], sizeof(id[m]), "sd-%d", m);
+            v[k].match_id = id[m];
+            v[k].game = "yahchain";
+            v[k].seq = seqs[m]++;
+            v[k].time_ms = arb_clock_ms();
+            v[k].bytes = bytes;
+            v[k].len = sizeof(bytes);
+        }
+        if (arb_store_append_batch(store, v, k, NULL) != 0)
+            return 0;
+        head = v[k - 1].pos;
+    }
+    return head;
+}
+
+/* ---- the replicator --------------------------------------------------- */
+
+static arb_repl_conf_t conf;
+static char            recorder[] = "rec-sd";
+
+static arb_repl_t *
+repl_start(uint64_t head)
+{
+    arb_repl_t *r = calloc(1, sizeof(*r));
+    arb_buf_t   why = ARB_BUF_INIT;
+
+    if (r == NULL)
+        return NULL;
+    r->store = store;
+    r->conf = &conf;
+    pthread_mutex_init(&r->mu, NULL);
+    arb_cond_init(&r->cv);
+    snprintf(r->cursor_path, sizeof(r->cursor_path), "%s/%s", root,
+             ARB_STREAM_CURSOR_FILE);
+    r->st.head = head;
+    atomic_store(&r->head, head);
+    if (arb__repl_thread_start(r, &why) != 0) {
+        printf("start: %s\n", arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return NULL;
+    }
+    arb_buf_free(&why);
+    arb__repl_wait_verified(r);
+    return r;
+}
+
+/* As arb_repl_committed. */
+static void
+committed(arb_repl_t *r, uint64_t head)
+{
+    atomic_store(&r->head, head);
+    pthread_mutex_lock(&r->mu);
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static uint64_t
+cursor_of(arb_repl_t *r, uint64_t *checks)
+{
+    uint64_t c;
+
+    pthread_mutex_lock(&r->mu);
+    c = r->st.cursor;
+    if (checks != NULL)
+        *checks = r->st.checks;
+    pthread_mutex_unlock(&r->mu);
+    return c;
+}
+
+/* As arb_repl_free (nothing held, no loop handles). */
+static void
+repl_free(arb_repl_t *r)
+{
+    if (r->abandoned)
+        return;
+    free(r->fence);
+    free(r->refused);
+    arb__repl_look_free(r);
+    pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->cv);
+    free(r);
+}
+
+/* The stream's message count (each event is one message: no deals). */
+static uint64_t
+stream_msgs(void)
+{
+    arb_stream_conf_t c;
+    arb_stream_t     *st = NULL;
+    jsStreamInfo     *si = NULL;
+    jsErrCode         jerr = 0;
+    uint64_t          n = UINT64_MAX;
+
+    memset(&c, 0, sizeof(c));
+    c.urls = nats_url;
+    c.timeout_ms = 2000;
+    if (arb_stream_open(&st, &c, NULL, NULL, NULL) == 0
+        && js_GetStreamInfo(&si, st->js, ARB_STREAM_NAME_DEFAULT, NULL,
+                            &jerr) == NATS_OK)
+        n = si->State.Msgs;
+    jsStreamInfo_Destroy(si);
+    arb_stream_close(st);
+    return n;
+}
+
+static uint64_t
+cursor_file(void)
+{
+    arb_repl_cursor_t c;
+    arb_buf_t         why = ARB_BUF_INIT;
+    char              path[200];
+    uint64_t          n = UINT64_MAX;
+
+    snprintf(path, sizeof(path), "%s/%s", root, ARB_STREAM_CURSOR_FILE);
+    if (arb__repl_cursor_load(&c, path, &why) == 0)
+        n = c.published;
+    else
+        printf("cursor: %s\n", arb_buf_cstr(&why));
+    arb__repl_cursor_clear(&c);
+    arb_buf_free(&why);
+    return n;
+}
+
+/* A handler held while the stop runs: the stop waits for it. */
+static void
+test_held_handler(void)
+{
+    arb_repl_t *r;
+    uint64_t    head, checks = 0;
+    int64_t     t0, took;
+    int         i, was_inside;
+
+    head = append(BURST);
+    CHECK(head > 0);
+    r = repl_start(head);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    /* Caught up, and the first pass (its lister thread locks r->mu
+     * too) over. */
+    for (i = 0; i < 400 && (cursor_of(r, &checks) < head || checks < 1);
+         i++)
+        sleep_ms(50);
+    CHECK_INT(cursor_of(r, NULL), head);
+    slow_mu = &r->mu;
+    repl_th = r->thr;
+    atomic_store(&armed, 1);
+    head = append(BURST);
+    committed(r, head);
+    for (i = 0; i < 200 && !atomic_load(&inside); i++)
+        sleep_ms(5);
+    CHECK(atomic_load(&inside));        /* a PubAck handler is held */
+    t0 = arb_clock_ms();
+    arb__repl_thread_stop(r);
+    took = arb_clock_ms() - t0;
+    was_inside = atomic_load(&inside);
+    CHECK(!was_inside);                 /* the stop waited for it */
+    CHECK(!r->abandoned);
+    printf("stop took %lld ms (the handler held %d ms)%s\n",
+           (long long)took, HOLD_MS,
+           was_inside ? ": returned while it was held" : "");
+    while (atomic_load(&inside))
+        sleep_ms(10);           /* (the old stop: r is not freed under it) */
+    sleep_ms(was_inside ? 100 : 0);
+    slow_mu = NULL;
+    atomic_store(&armed, 0);
+    repl_free(r);
+    CHECK(cursor_file() <= stream_msgs());
+}
+
+/* Stops with PubAcks in flight, over and over. */
+static void
+test_rounds(void)
+{
+    uint64_t last = cursor_file(), head, cur, held;
+    size_t   out = 0;
+    int      k, i, busy = 0;
+
+    for (k = 0; k < ROUNDS; k++) {
+        arb_repl_t *r;
+
+        head = append(BURST);
+        r = repl_start(head);
+        CHECK(r != NULL);
+        if (r == NULL)
+            return;
+        head = append(BURST);
+        committed(r, head);
+        /* Until some of the burst is acked, then stop at once. */
+        for (i = 0; i < 400 && cursor_of(r, NULL) <= last; i++)
+            sleep_ms(1);
+        pthread_mutex_lock(&r->mu);
+        out += r->inflight;
+        busy += r->inflight > 0;
+        pthread_mutex_unlock(&r->mu);
+        arb__repl_thread_stop(r);
+        CHECK(!r->abandoned);
+        CHECK(r->owed == 0);
+        repl_free(r);
+        cur = cursor_file();
+        held = stream_msgs();
+        CHECK(cur != UINT64_MAX && cur >= last);
+        CHECK(cur <= held);     /* never past what the stream holds */
+        last = cur;
+    }
+    printf("%d of %d stops with PubAcks in flight (%zu in all)\n", busy,
+           ROUNDS, out);
+}
+
+int
+main(void)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    char      dir[200];
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (system("command -v nats-server >/dev/null 2>&1") != 0) {
+        printf("test_repl_shutdown: skipped (no nats-server)\n");
+        return 0;
+    }
+    if (getenv("ARB_NATS_PORT_BASE") != NULL)
+        nats_port = atoi(getenv("ARB_NATS_PORT_BASE"));
+    main_th = pthread_self();
+    if (mkdtemp(root) == NULL)
+        return 1;
+    snprintf(nats_dir, sizeof(nats_dir), "%s/nats", root);
+    snprintf(nats_log, sizeof(nats_log), "%s/nats.log", root);
+    snprintf(dir, sizeof(dir), "%s/store", root);
+    mkdir(dir, 0700);
+    CHECK(nats_Open(-1) == NATS_OK);
+    CHECK(nats_start() == 0);
+    CHECK_INT(arb_store_open(&store, dir, NULL, &why), 0);
+    arb_repl_conf_defaults(&conf);
+    conf.urls = nats_url;
+    conf.recorder = recorder;
+    conf.check_s = 0;           /* no regular passes: only the first */
+    if (nats_pid > 0 && store != NULL) {
+        test_held_handler();
+        test_rounds();
+    }
+    arb_store_close(store);
+    if (nats_pid > 0) {
+        kill(nats_pid, SIGTERM);
+        waitpid(nats_pid, NULL, 0);
+    }
+    nats_Close();
+    arb_buf_free(&why);
+    if (test_failed_ == 0) {
+        char cmd[300];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+        if (system(cmd) != 0)
+            printf("could not remove %s\n", root);
+    }
+    return TEST_END();
+}
