@@ -429,7 +429,8 @@ arb_repl_free(arb_server_t *srv)
         /* Stopping anyway: a few KiB left to the exit, not a callback
          * into freed memory. */
         arb_log(ARB_LOG_WARN, "replicate: NATS did not confirm the "
-                "connection's close within 2 s; its memory is left");
+                "connection's close, or a PubAck still being delivered "
+                "ended, within 2 s; its memory is left");
         return;
     }
     free(r->held);
