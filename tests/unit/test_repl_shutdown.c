@@ -63,7 +63,8 @@ int __wrap_pthread_mutex_lock(pthread_mutex_t *m);
 int
 __wrap_pthread_mutex_lock(pthread_mutex_t *m)
 {
-    if (m == slow_mu && atomic_load(&armed)
+    /* armed first: slow_mu and repl_th are set before it is. */
+    if (atomic_load(&armed) && m == slow_mu
         && !pthread_equal(pthread_self(), main_th)
         && !pthread_equal(pthread_self(), repl_th)
         && atomic_exchange(&armed, 0)) {
