@@ -1,0 +1,228 @@
+/*
+ * test_damaged_replay.c - a store whose events say another place than
+ * their log record: an event numbered 2 stored as seq 1, a move
+ * numbered 0 stored as a match's seq 0 (where its open belongs).
+ *
+ * The store does not decode what it appends, so the API writes such a
+ * store; what reads it must refuse it rather than replay something else:
+ * the replay of the whole store (arb_replay_all, replay_all.c) and a
+ * match's history (arb_history_add, history.c), each naming the seq and
+ * what it found there.  An open numbered past 0 cannot be stored: the
+ * codec refuses to decode one (checked here), which is why the cases
+ * are the two above.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/codec.h"
+#include "core/err.h"
+#include "core/ledger/history.h"
+#include "core/ledger/replay_all.h"
+#include "core/ledger/store.h"
+#include "tests/bench/bench.h"
+#include "tests/test.h"
+
+static char base[64];
+
+static const char *
+subdir(const char *name)
+{
+    static char path[128];
+
+    snprintf(path, sizeof(path), "%s/%s", base, name);
+    return path;
+}
+
+static void
+rm_store(const char *name)
+{
+    static const char *const f[] = { "data.mdb", "lock.mdb", "index.mdb",
+                                     "index.mdb-lock", "wal.0", "wal.1" };
+    char                     p[200];
+    size_t                   i;
+
+    for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+        snprintf(p, sizeof(p), "%s/%s", subdir(name), f[i]);
+        unlink(p);
+    }
+    rmdir(subdir(name));
+}
+
+/* Appends events 0..n-1 of match `id` to store `name` (made): ev[i] the
+ * bytes stored as seq i. */
+static int
+store_events(const char *name, const char *id, const arb_buf_t *ev,
+             size_t n)
+{
+    arb_store_t  *s = NULL;
+    arb_append_t  ap[8];
+    arb_buf_t     why = ARB_BUF_INIT;
+    size_t        i;
+    int           rc;
+
+    memset(ap, 0, sizeof(ap));
+    for (i = 0; i < n && i < 8; i++) {
+        ap[i].match_id = id;
+        ap[i].game = i == 0 ? "yahchain" : NULL;
+        ap[i].seq = i;
+        ap[i].time_ms = 1700000000000 + (int64_t)i;
+        ap[i].bytes = ev[i].data;
+        ap[i].len = ev[i].len;
+    }
+    rc = arb_store_open(&s, subdir(name), NULL, &why);
+    if (rc == 0)
+        rc = arb_store_append_batch(s, ap, i, &why);
+    if (rc != 0)
+        fprintf(stderr, "store_events %s: %s\n", name, arb_buf_cstr(&why));
+    arb_store_close(s);
+    arb_buf_free(&why);
+    return rc;
+}
+
+static arb_store_t *
+open_ro(const char *name)
+{
+    arb_store_opts_t o;
+    arb_store_t     *s = NULL;
+    arb_buf_t        why = ARB_BUF_INIT;
+
+    memset(&o, 0, sizeof(o));
+    o.read_only = 1;
+    CHECK_INT(arb_store_open(&s, subdir(name), &o, &why), 0);
+    arb_buf_free(&why);
+    return s;
+}
+
+static int
+on_replayed(void *ud, const arb_replayed_t *r)
+{
+    (void)r;
+    (*(size_t *)ud)++;
+    return 0;
+}
+
+/* RA1: match x's seq 1 holds the bytes of a move numbered 2 (the store
+ * took them; its records are consistent): the one-pass replay refuses
+ * the store, naming the match, the seq and what is there, and hands no
+ * match over.  Stored in place, the same move replays. */
+static void
+test_replay_seq(void)
+{
+    arb_store_t *s;
+    arb_buf_t    ev[2], why = ARB_BUF_INIT;
+    uint64_t     nev = 0;
+    size_t       n = 0;
+
+    memset(ev, 0, sizeof(ev));
+    CHECK_INT(bench_encode_open(&ev[0], "x"), 0);
+    CHECK_INT(bench_encode_move(&ev[1], 2, 1), 0);
+    CHECK_INT(store_events("ra-seq", "x", ev, 2), 0);
+    s = open_ro("ra-seq");
+    if (s != NULL) {
+        CHECK_INT(arb_replay_all(s, on_replayed, &n, &nev, &why),
+                  ARB_ECORRUPT);
+        CHECK_STR(arb_buf_cstr(&why),
+                  "match \"x\": seq 1: found a move event numbered 2");
+        CHECK_INT(n, 0);
+    }
+    arb_store_close(s);
+    rm_store("ra-seq");
+    /* The control: numbered 1, it replays. */
+    CHECK_INT(bench_encode_move(&ev[1], 1, 1), 0);
+    CHECK_INT(store_events("ra-fine", "x", ev, 2), 0);
+    s = open_ro("ra-fine");
+    n = 0;
+    if (s != NULL) {
+        CHECK_INT(arb_replay_all(s, on_replayed, &n, &nev, &why), 0);
+        CHECK_INT(n, 1);
+        CHECK_INT(nev, 2);
+    }
+    arb_store_close(s);
+    rm_store("ra-fine");
+    arb_buf_free(&ev[0]);
+    arb_buf_free(&ev[1]);
+    arb_buf_free(&why);
+}
+
+/* HI1: a move numbered 0 where the open belongs.  Added to an empty
+ * history, and loaded from a store that holds it as a match's seq 0,
+ * it is refused, naming seq 0 and what was found; an open at seq 0 is
+ * taken.  And the other half of that rule, an open numbered past 0,
+ * never reaches the history: the codec does not decode one. */
+static void
+test_history_open(void)
+{
+    arb_history_t h;
+    arb_store_t  *s;
+    arb_buf_t     ev[2], why = ARB_BUF_INIT;
+    arb_event_t   e;
+    const char   *want = "seq 0: expected event 0 (the open), found a "
+                         "move event numbered 0";
+    size_t        i;
+
+    memset(ev, 0, sizeof(ev));
+    memset(&h, 0, sizeof(h));
+    CHECK_INT(bench_encode_move(&ev[0], 0, 1), 0);
+    CHECK_INT(bench_encode_move(&ev[1], 1, 2), 0);
+    CHECK_INT(arb_history_add(&h, 0, 0, NULL, ev[0].data, ev[0].len, &why),
+              ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why), want);
+    CHECK(!h.has_open);
+    arb_history_clear(&h);
+    /* from a store */
+    CHECK_INT(store_events("hi-open", "z", ev, 2), 0);
+    s = open_ro("hi-open");
+    memset(&h, 0, sizeof(h));
+    if (s != NULL) {
+        CHECK_INT(arb_history_load(&h, s, "z", UINT64_MAX, &why),
+                  ARB_ECORRUPT);
+        CHECK_STR(arb_buf_cstr(&why), want);
+        CHECK(!h.has_open);
+    }
+    arb_history_clear(&h);
+    arb_store_close(s);
+    rm_store("hi-open");
+    /* the control: the open at seq 0 is taken */
+    CHECK_INT(bench_encode_open(&ev[0], "z"), 0);
+    memset(&h, 0, sizeof(h));
+    CHECK_INT(arb_history_add(&h, 0, 0, NULL, ev[0].data, ev[0].len, &why),
+              0);
+    CHECK(h.has_open);
+    arb_history_clear(&h);
+    /* The open's bytes with its seq made 1 (the canonical form keeps the
+     * key "seq" and a positive fixint after it): not an event. */
+    for (i = 0; i + 4 < ev[0].len; i++)
+        if (memcmp(ev[0].data + i, "\xa3seq\x00", 5) == 0)
+            break;
+    CHECK(i + 4 < ev[0].len);
+    if (i + 4 < ev[0].len) {
+        ev[0].data[i + 4] = 1;
+        CHECK(arb_event_decode(&e, ev[0].data, ev[0].len, &why) != 0);
+        CHECK_STR(arb_buf_cstr(&why),
+                  "event.seq: an open event is seq 0, not 1");
+        CHECK(arb_history_add(&h, 0, 0, NULL, ev[0].data, ev[0].len, &why)
+              != 0);
+    }
+    arb_history_clear(&h);
+    arb_buf_free(&ev[0]);
+    arb_buf_free(&ev[1]);
+    arb_buf_free(&why);
+}
+
+int
+main(void)
+{
+    snprintf(base, sizeof(base), "/tmp/arb-damaged-replay-XXXXXX");
+    if (mkdtemp(base) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_replay_seq();
+    test_history_open();
+    rmdir(base);
+    return TEST_END();
+}
