@@ -428,9 +428,9 @@ arb_repl_free(arb_server_t *srv)
     if (r->abandoned) {
         /* Stopping anyway: a few KiB left to the exit, not a callback
          * into freed memory. */
-        arb_log(ARB_LOG_WARN, "replicate: NATS did not confirm the "
-                "connection's close, or a PubAck still being delivered "
-                "ended, within 2 s; its memory is left");
+        arb_log(ARB_LOG_WARN, "replicate: within 2 s, NATS did not "
+                "confirm the connection's close or a PubAck being "
+                "delivered did not end; its memory is left");
         return;
     }
     free(r->held);

@@ -1,9 +1,7 @@
 /*
- * test_damaged_outq.c - a live subscriber that one push would take past
+ * test_sub_outq.c - a live subscriber that one push would take past
  * outq_max is cut off with a `slow` push (daemon/sub.c, push_event),
  * not dropped without a word by the connection's own cap (server.c).
- * (Named with the damaged-input tests it was written with: the input
- * here is a subscriber that stops reading.)
  *
  * The other bounds hide that check: a live subscriber is cut at 3/4 of
  * outq_max before a push, and a catch-up pauses at half.  So the push
