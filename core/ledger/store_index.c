@@ -399,25 +399,8 @@ ix_put(arb_store_t *s, MDB_txn *itxn, mcache_t *mc, const arb__rec_t *r,
     MDB_val           k, d;
     unsigned char     key[ARB__IDEMKEY_MAX], v[16];
     char              rp[ARB__REPR_MAX];
-    int               rc, mrc;
+    int               rc, mrc, known;
 
-    k.mv_data = key;
-    k.mv_size = arb__seq_key(key, r->id, r->idlen, r->seq);
-    arb__put64(v, r->pos);
-    d.mv_data = v;
-    d.mv_size = 8;
-    mrc = mdb_put(itxn, s->dseq, &k, &d, 0);
-    if (mrc != 0)
-        return arb__mdb_fail(why, mrc, "write index seq");
-    if (r->cidlen > 0) {
-        k.mv_size = arb__idem_key(key, r->id, r->idlen, r->cid, r->cidlen);
-        arb__put64(v, r->seq);
-        arb__put64(v + 8, r->pos);
-        d.mv_size = 16;
-        mrc = mdb_put(itxn, s->didem, &k, &d, 0);
-        if (mrc != 0)
-            return arb__mdb_fail(why, mrc, "write index idem");
-    }
     m = mcache_slot(mc, r->id, r->idlen);
     if (m == NULL) {
         rc = mcache_flush(s, itxn, mc, why);
@@ -425,7 +408,8 @@ ix_put(arb_store_t *s, MDB_txn *itxn, mcache_t *mc, const arb__rec_t *r,
             return rc;
         m = mcache_slot(mc, r->id, r->idlen);
     }
-    if (m->match_id[0] == '\0') {
+    known = m->match_id[0] != '\0';
+    if (!known) {
         if (r->seq == 0) {
             memset(m, 0, sizeof(*m));
             memcpy(m->game, r->game, r->glen);
@@ -436,16 +420,50 @@ ix_put(arb_store_t *s, MDB_txn *itxn, mcache_t *mc, const arb__rec_t *r,
                 m->match_id[0] = '\0';
                 return rc;
             }
+            known = 1;
         }
         memcpy(m->match_id, r->id, r->idlen);
         m->match_id[r->idlen] = '\0';
     }
-    if (r->seq != 0 && m->last_seq + 1 != r->seq) {
+    /* As the read-only tail words it (store_tail.c). */
+    if (known && m->last_seq + 1 != r->seq) {
         arb__why(why, "log key %llu: match \"%s\" seq %llu follows %llu",
                  (unsigned long long)r->pos, arb__repr(rp, r->id, r->idlen),
                  (unsigned long long)r->seq,
                  (unsigned long long)m->last_seq);
         return ARB_ECORRUPT;
+    }
+    /* Never over an entry: the index holds the log up to its mark and
+     * nothing past it, so an entry already there means the log holds a
+     * seq or a client id of one match twice (a damaged store: an open
+     * seq met as new above, or a client id used before).  Overwritten,
+     * the second would hide the first from every read and from verify,
+     * where the read-only tail refuses the same log. */
+    k.mv_data = key;
+    k.mv_size = arb__seq_key(key, r->id, r->idlen, r->seq);
+    arb__put64(v, r->pos);
+    d.mv_data = v;
+    d.mv_size = 8;
+    mrc = mdb_put(itxn, s->dseq, &k, &d, MDB_NOOVERWRITE);
+    if (mrc == MDB_KEYEXIST) {
+        arb__why(why, "log key %llu: match \"%s\" seq %llu: the log holds "
+                 "that seq already", (unsigned long long)r->pos,
+                 arb__repr(rp, r->id, r->idlen),
+                 (unsigned long long)r->seq);
+        return ARB_ECORRUPT;
+    }
+    if (mrc != 0)
+        return arb__mdb_fail(why, mrc, "write index seq");
+    if (r->cidlen > 0) {
+        k.mv_size = arb__idem_key(key, r->id, r->idlen, r->cid, r->cidlen);
+        arb__put64(v, r->seq);
+        arb__put64(v + 8, r->pos);
+        d.mv_size = 16;
+        mrc = mdb_put(itxn, s->didem, &k, &d, MDB_NOOVERWRITE);
+        if (mrc == MDB_KEYEXIST)
+            return arb__cid_twice(r, why);
+        if (mrc != 0)
+            return arb__mdb_fail(why, mrc, "write index idem");
     }
     m->last_seq = r->seq;
     m->count = r->seq + 1;

@@ -205,9 +205,15 @@ write_all(arb_store_t *s, MDB_txn *ltxn, MDB_txn *itxn, const bulk_t *b,
     }
     for (j = 0; rc == 0 && j < b->ni; j++) {
         if (j > 0 && cmp_ient(&b->i[j - 1], &b->i[j]) == 0) {
-            arb__why(why, "log key %llu: client id used twice in a match",
-                     (unsigned long long)b->i[j].pos);
-            return ARB_ECORRUPT;
+            arb__rec_t dup;
+
+            memset(&dup, 0, sizeof(dup));
+            dup.pos = b->i[j].pos;
+            dup.id = b->i[j].id;
+            dup.idlen = b->i[j].idlen;
+            dup.cid = b->i[j].cid;
+            dup.cidlen = b->i[j].cidlen;
+            return arb__cid_twice(&dup, why);
         }
         n = arb__idem_key(key, b->i[j].id, b->i[j].idlen, b->i[j].cid,
                           b->i[j].cidlen);

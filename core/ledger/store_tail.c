@@ -192,6 +192,18 @@ queue_push(arb__tail_t *t, arb__tmatch_t *m, arb__tidem_t *x)
 }
 
 int
+arb__cid_twice(const arb__rec_t *r, arb_buf_t *why)
+{
+    char rp[ARB__REPR_MAX], rc[ARB__REPR_MAX];
+
+    arb__why(why, "log key %llu: match \"%s\": client id \"%s\" used "
+             "twice", (unsigned long long)r->pos,
+             arb__repr(rp, r->id, r->idlen), arb__repr(rc, r->cid,
+             r->cidlen));
+    return ARB_ECORRUPT;
+}
+
+int
 arb__tail_add(arb__tail_t *t, const arb__rec_t *r,
               const arb_match_info_t *base, arb_buf_t *why)
 {
@@ -261,11 +273,8 @@ arb__tail_add(arb__tail_t *t, const arb__rec_t *r,
         unsigned char k[ARB__IDEMKEY_MAX];
         size_t        kl = arb__idem_key(k, r->id, r->idlen, r->cid,
                                          r->cidlen);
-        if (idem_find(t, k, kl) != NULL) {
-            arb__why(why, "log key %llu: client id used twice",
-                     (unsigned long long)r->pos);
-            return ARB_ECORRUPT;
-        }
+        if (idem_find(t, k, kl) != NULL)
+            return arb__cid_twice(r, why);
         /* Sized to its key: a record's one allocation, no clearing. */
         x = malloc(sizeof(*x) + kl);
         if (x == NULL)

@@ -185,10 +185,10 @@ raw_append(const char *name, uint64_t pos, const raw_rec_t *rr, size_t n)
 }
 
 /* A fresh store `name` with rr (n records) put past its mark, opened
- * read-only: the open's code, its message in why, *s the handle when it
- * opened. */
+ * read-only (or, with rw, read-write: the open indexes them): the open's
+ * code, its message in why, *s the handle when it opened. */
 static int
-open_damaged(const char *name, const raw_rec_t *rr, size_t n,
+open_damaged(const char *name, const raw_rec_t *rr, size_t n, int rw,
              arb_store_t **s, arb_buf_t *why)
 {
     arb_store_opts_t o;
@@ -198,28 +198,34 @@ open_damaged(const char *name, const raw_rec_t *rr, size_t n,
     if (make_store(name) != 0 || raw_append(name, 4, rr, n) != 0)
         return -1;
     memset(&o, 0, sizeof(o));
-    o.read_only = 1;
+    o.read_only = !rw;
     arb_buf_free(why);
     return arb_store_open(s, subdir(name), &o, why);
 }
 
-/* Opens store `name` damaged with rr: refused as corrupt, saying want. */
+/* Opens store `name` damaged with rr: refused as corrupt, saying want,
+ * by a read-only open (its tail) and by a read-write one (its index
+ * writer): until 2026-12-07 the second overwrote a client id's entry with
+ * its second use, and verify then passed. */
 static void
 check_refused(const char *name, const raw_rec_t *rr, size_t n,
               const char *want)
 {
     arb_store_t *s;
     arb_buf_t    why = ARB_BUF_INIT;
-    int          rc;
+    int          rc, rw;
 
-    rc = open_damaged(name, rr, n, &s, &why);
-    CHECK_INT(rc, ARB_ECORRUPT);
-    CHECK_STR(arb_buf_cstr(&why), want);
-    CHECK(s == NULL);
-    if (rc != ARB_ECORRUPT || s != NULL)
-        fprintf(stderr, "    (case %s)\n", name);
-    arb_store_close(s);
-    rm_store(name);
+    for (rw = 0; rw < 2; rw++) {
+        rc = open_damaged(name, rr, n, rw, &s, &why);
+        CHECK_INT(rc, ARB_ECORRUPT);
+        CHECK_STR(arb_buf_cstr(&why), want);
+        CHECK(s == NULL);
+        if (rc != ARB_ECORRUPT || s != NULL)
+            fprintf(stderr, "    (case %s, %s)\n", name,
+                    rw ? "read-write" : "read-only");
+        arb_store_close(s);
+        rm_store(name);
+    }
     arb_buf_free(&why);
 }
 
@@ -236,7 +242,7 @@ check_opens(const char *name, const raw_rec_t *rr, size_t n, uint64_t last,
     arb_buf_t          why = ARB_BUF_INIT;
     uint64_t           seq = 0;
 
-    CHECK_INT(open_damaged(name, rr, n, &s, &why), 0);
+    CHECK_INT(open_damaged(name, rr, n, 0, &s, &why), 0);
     if (s == NULL) {
         fprintf(stderr, "%s: %s\n", name, arb_buf_cstr(&why));
         rm_store(name);
@@ -270,7 +276,7 @@ test_cid_twice(void)
                        { "y", 1, "c9", "y-1", 3 } };
 
     check_refused("cid-twice", twice, 2,
-                  "log key 5: client id used twice");
+                  "log key 5: match \"x\": client id \"c9\" used twice");
     /* Controls: another client id, or the same one in another match. */
     check_opens("cid-other", other, 2, 3, "x", "c8", 3);
     check_opens("cid-y", y, 2, 2, "y", "c9", 1);
