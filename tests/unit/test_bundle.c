@@ -306,6 +306,46 @@ test_keys(void)
 
 /* ---- round trip ------------------------------------------------------- */
 
+/* arb_bundle_verified_history on a bundle of two matches (b): the match
+ * drawn or replayed (`arbiter report BUNDLE`) is the one named, and with
+ * none named it is refused, never one of them picked silently. */
+static void
+verified_history_pick(const arb_buf_t *b)
+{
+    static const char *const ids[] = { "LONG", "R3-T7" };
+    static const size_t      nev[] = { 37, 9 };
+    arb_bundle_report_t rep;
+    arb_history_t       h;
+    arb_buf_t           why = ARB_BUF_INIT;
+    size_t              i;
+
+    for (i = 0; i < 2; i++) {
+        memset(&h, 0, sizeof(h));
+        CHECK_INT(arb_bundle_verified_history(b->data, b->len, kp.pk, ids[i],
+                                              &rep, &h, &why), 0);
+        CHECK(h.has_open && h.open.setup != NULL
+              && strcmp(h.open.setup->match_id, ids[i]) == 0);
+        CHECK_INT(h.nevents, nev[i]);
+        arb_history_clear(&h);
+        arb_bundle_report_clear(&rep);
+    }
+    memset(&h, 0, sizeof(h));
+    CHECK_INT(arb_bundle_verified_history(b->data, b->len, kp.pk, NULL,
+                                          &rep, &h, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "the bundle holds 2 matches: name one");
+    CHECK(!h.has_open);
+    arb_history_clear(&h);
+    arb_bundle_report_clear(&rep);
+    why.len = 0;
+    memset(&h, 0, sizeof(h));
+    CHECK_INT(arb_bundle_verified_history(b->data, b->len, kp.pk, "NOPE",
+                                          &rep, &h, &why), ARB_ENOTFOUND);
+    CHECK_STR(arb_buf_cstr(&why), "the bundle holds no match 'NOPE'");
+    arb_history_clear(&h);
+    arb_bundle_report_clear(&rep);
+    arb_buf_free(&why);
+}
+
 static void
 test_round_trip(void)
 {
@@ -360,6 +400,7 @@ test_round_trip(void)
         CHECK_STR(got, want);
     }
     arb_bundle_report_clear(&rep);
+    verified_history_pick(&b);
 
     /* A checkpoint of the first 10 events: a prefix verifies, open. */
     b.len = 0;
