@@ -170,6 +170,12 @@ test_claims(void)
          "record 5 (Sota 5): sequence: claimed [\"2☀\",\"4☀\",\"3☀\"], "
          "recorded [\"2☀\",\"3☀\",\"4☀\"], fixed at seq 15\n"
          "1 difference\n");
+    /* A card more than the record, after the recorded ones: a list
+     * that only starts the same is another list. */
+    DIFF(doctor("[\"2☀\",\"3☀\",\"4☀\"]", "[\"2☀\",\"3☀\",\"4☀\",\"5☀\"]"),
+         "record 5 (Sota 5): sequence: claimed [\"2☀\",\"3☀\",\"4☀\","
+         "\"5☀\"], recorded [\"2☀\",\"3☀\",\"4☀\"], fixed at seq 15\n"
+         "1 difference\n");
 
     /* A Blockchain missing from the claim: only it is reported, the
      * records after it still pair with their own Sotas. */
@@ -666,6 +672,46 @@ test_two_sheets(void)
              "alice's turn, not bob's: players place in seat order\n",
              before, da);
     CHECK_STR(logdiff(a, c, 0, &rc), want);
+    free(c);
+    /* The same card by another player: the player is part of the move,
+     * so this is the divergence, not "identical" (one sheet refused). */
+    c = sheet("place bob 7♠", NULL);
+    CHECK(strstr(logdiff(a, c, 0, &rc), "first divergence at seq 9: A has "
+                 "'place alice 7♠', B has 'place bob 7♠'\n") != NULL);
+    free(c);
+    /* An @sota more: the same card, but B's names a Sota not active and
+     * is refused, so the sheets part here. */
+    c = sheet("place alice 7♠ @4", NULL);
+    CHECK(strstr(logdiff(a, c, 0, &rc), "first divergence at seq 9: A has "
+                 "'place alice 7♠', B has 'place alice 7♠ @4'\n") != NULL);
+    free(c);
+    /* Both refused at seq 9, parting at seq 11: no state is common, so
+     * no "both before" digest is claimed. */
+    c = sheet("place bob 7♣", NULL);
+    {
+        char *e = sheet("place bob 7♣", "10. place bob 8♥\n11. note x\n");
+
+        CHECK(strstr(logdiff(c, e, 0, &rc), "first divergence at seq 11: "
+                     "A has 'place alice 9♥', B has 'note x'\n") != NULL);
+        CHECK(strstr(logdiff(c, e, 0, &rc), "both before") == NULL);
+        free(e);
+    }
+    free(c);
+    /* The same note by another player, or another note's text. */
+    c = sheet("place alice 7♠", "10. note alice 8 was a misdeal\n");
+    {
+        char *e = sheet("place alice 7♠", "10. note bob 8 was a misdeal\n");
+        char *f = sheet("place alice 7♠", "10. note alice 8 was fine\n");
+
+        CHECK(strstr(logdiff(c, e, 0, &rc), "first divergence at seq 10: "
+                     "A has 'note alice 8 was a misdeal', B has 'note bob "
+                     "8 was a misdeal'\n") != NULL);
+        CHECK(strstr(logdiff(c, f, 0, &rc), "first divergence at seq 10: "
+                     "A has 'note alice 8 was a misdeal', B has 'note "
+                     "alice 8 was fine'\n") != NULL);
+        free(e);
+        free(f);
+    }
     free(c);
 
     /* Different headers: nothing in common but each side's state after
