@@ -561,6 +561,12 @@ test_claim_event(void)
     CHECK_STR(ev.text, "{\"totals\":{\"ann\":6,\"bo\\\"b\":-1}}");
     CHECK_INT(arb_claim_from_event(&back, &ev, &why), 0);
     arb_claim_clear(&back);
+    /* The totals too: stored bytes are hashed, one claim one spelling. */
+    free(ev.text);
+    ev.text = strdup("{\"totals\": {\"ann\":6, \"bo\\\"b\":-1}}");
+    CHECK_INT(arb_claim_from_event(&back, &ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "claim totals are not in canonical form "
+              "(compact JSON): {\"totals\":{\"ann\":6,\"bo\\\"b\":-1}}");
 
     free(ev.text);
     ev.text = strdup("{\"totals\":{},\"x\":1}");
