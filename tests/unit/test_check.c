@@ -440,6 +440,70 @@ test_missing_seq(void)
           != NULL);
 }
 
+/* A dealt match closed without the reveal (the close a recorder must
+ * refuse), an index that says open a match whose close is stored, and
+ * one whose head is not the last event's: each is named (mutations that
+ * dropped any of these reports went unnoticed until 2026-12-07). */
+static void
+test_close_damage(void)
+{
+    static const char *unrevealed =
+        "game: tsukurutenten\nmatch: T4\nplayers: ann bob\n"
+        "deal: seed table-3\n\nclose -- adjourned\n";
+    arb_check_summary_t sum;
+    arb_match_info_t    m;
+    arb_store_t        *s;
+    unsigned char       rec[132];
+    int                 k;
+
+    s = open_store("unrevealed", 0);
+    CHECK(s != NULL);
+    if (s != NULL) {
+        CHECK_INT(record(s, unrevealed, 0, 1), 0);
+        arb_store_close(s);
+    }
+    CHECK_INT(check("unrevealed", &sum), 1);
+    CHECK_STR(problems, "T4 seq 1: the close does not reveal the deal "
+              "committed at seq 0\n");
+
+    /* LAYOUT: Y1's match record, as it is but for its status: open. */
+    CHECK_INT(make_store("reopened"), 0);
+    s = open_store("reopened", 1);
+    CHECK(s != NULL);
+    if (s == NULL)
+        return;
+    CHECK_INT(arb_store_match(s, "Y1", &m, NULL), 0);
+    arb_store_close(s);
+    memset(rec, 0, sizeof(rec));
+    rec[0] = 1;                                 /* version */
+    rec[1] = 0;                                 /* open */
+    rec[2] = (unsigned char)strlen(m.game);
+    memcpy(rec + 4, m.game, strlen(m.game));
+    for (k = 0; k < 8; k++) {
+        rec[68 + k] = (unsigned char)(m.last_seq >> (56 - 8 * k));
+        rec[76 + k] = (unsigned char)(m.count >> (56 - 8 * k));
+        rec[116 + k] = (unsigned char)((uint64_t)m.created_ms
+                                       >> (56 - 8 * k));
+        rec[124 + k] = (unsigned char)((uint64_t)m.last_ms >> (56 - 8 * k));
+    }
+    memcpy(rec + 84, m.head, ARB_HASH_LEN);
+    CHECK_INT(raw_edit("reopened", "matches", "Y1", 2, rec, sizeof(rec)),
+              0);
+    CHECK_INT(check("reopened", &sum), 1);
+    CHECK_STR(problems, "Y1 seq 4: the match is closed here, the match "
+              "index says open\n");
+
+    /* ... closed again, with another head. */
+    rec[1] = 1;
+    rec[84] ^= 1;
+    CHECK_INT(raw_edit("reopened", "matches", "Y1", 2, rec, sizeof(rec)),
+              0);
+    CHECK_INT(check("reopened", &sum), 2);
+    CHECK_STR(problems, "Y1 seq 4: the match index's head is not the hash "
+              "of the last event\nY1 seq 4: the global log's chain ends at "
+              "another head than the match index\n");
+}
+
 static void
 test_stale_index(void)
 {
@@ -491,6 +555,23 @@ test_stale_index(void)
                  "idempotency index\n") != NULL);
     CHECK(strstr(problems, "-: the idempotency index holds 6 entries, the "
                  "events carry 7 client ids\n") != NULL);
+
+    /* LAYOUT: an idempotency entry that answers another event (c1 of Y1
+     * says seq 2, at its position 3): a retried client id would be
+     * answered with another event.  The read of the entry itself finds
+     * it (the check's own seq and hash comparisons are a second line of
+     * defence behind it). */
+    {
+        unsigned char v[16] = { 0 };
+
+        v[7] = 2;
+        v[15] = 3;
+        CHECK_INT(make_store("idem2"), 0);
+        CHECK_INT(raw_edit("idem2", "idem", "Y1\0c1", 5, v, 16), 0);
+        CHECK_INT(check("idem2", &sum), 1);
+        CHECK_STR(problems, "Y1 seq 1: client id \"c1\": idem key \"Y1\"/"
+                  "\"c1\": log key 3 holds another event\n");
+    }
 
     /* LAYOUT: the kept secret of a running dealt match lost, and one that
      * does not open the commitment. */
@@ -634,6 +715,7 @@ main(void)
     test_clean();
     test_flipped_byte();
     test_missing_seq();
+    test_close_damage();
     test_log_order();
     test_stale_index();
     test_backup_envs();
