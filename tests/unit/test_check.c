@@ -442,8 +442,9 @@ test_missing_seq(void)
 
 /* A dealt match closed without the reveal (the close a recorder must
  * refuse), an index that says open a match whose close is stored, and
- * one whose head is not the last event's: each is named (mutations that
- * dropped any of these reports went unnoticed until 2026-12-07). */
+ * one whose head or start time is not the events': each is named
+ * (mutations that dropped any of these reports went unnoticed until
+ * 2026-12-07). */
 static void
 test_close_damage(void)
 {
@@ -454,6 +455,7 @@ test_close_damage(void)
     arb_match_info_t    m;
     arb_store_t        *s;
     unsigned char       rec[132];
+    char                want[256];
     int                 k;
 
     s = open_store("unrevealed", 0);
@@ -502,6 +504,19 @@ test_close_damage(void)
     CHECK_STR(problems, "Y1 seq 4: the match index's head is not the hash "
               "of the last event\nY1 seq 4: the global log's chain ends at "
               "another head than the match index\n");
+
+    /* ... and with the head back, another start time: `arbiter export
+     * --from/--to` picks matches by the index's times. */
+    rec[84] ^= 1;
+    rec[116 + 7] ^= 1;
+    CHECK_INT(raw_edit("reopened", "matches", "Y1", 2, rec, sizeof(rec)),
+              0);
+    CHECK_INT(check("reopened", &sum), 1);
+    snprintf(want, sizeof(want), "Y1: the match index's times (%lld, %lld) "
+             "are not those of seq 0 and the last event (%lld, %lld)\n",
+             (long long)(m.created_ms ^ 1), (long long)m.last_ms,
+             (long long)m.created_ms, (long long)m.last_ms);
+    CHECK_STR(problems, want);
 }
 
 static void
