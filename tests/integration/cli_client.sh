@@ -107,6 +107,15 @@ check "replay --at 2^64-1 refused" \
 out=$($A replay --db "$T/data" --match M1 --at $U 2>&1); rc=$?
 check "replay db --at 2^64-1 refused" \
     "2 arbiter replay: --at $U: match 'M1' has events 0..37" "$rc $out"
+# The last seq is a seq of the match: --at 37 is the whole match, 38 is
+# past it.
+out=$($A replay --at 37 "$T/m1.txt"); rc=$?
+check "replay --at last" "0 $text" "$rc $out"
+out=$($A replay --db "$T/data" --match M1 --at 37); rc=$?
+check "replay db --at last" "0 $text" "$rc $out"
+err=$($A replay --at 38 "$T/m1.txt" 2>&1); rc=$?
+check "replay --at last + 1 refused" \
+    "2 arbiter replay: --at 38: the transcript has events 0..37" "$rc $err"
 out=$($A state --token "$RDR" --match M1 --at $U 2>/dev/null); rc=$?
 check "state --at 2^64-1 is no full state" "" "$out"
 check "state --at 2^64-1 refused" 1 "$([ $rc -ne 0 ] && echo 1)"
