@@ -192,6 +192,11 @@ check "transcript note verbatim" 1 "$(grep -c '^4. note disputes, "loudly"$' "$T
 mkdir "$T/tx"
 $A export --db "$T/data" --from 0 --format transcript --out "$T/tx" 2>/dev/null
 check "transcripts to dir" "M1.txt M2.txt M3.txt" "$(ls "$T/tx" | tr '\n' ' ' | sed 's/ $//')"
+# One match into a directory: ID.txt in it, as for several.
+mkdir "$T/tx1"
+$A export --db "$T/data" --match M2 --format transcript --out "$T/tx1" \
+    2>/dev/null
+check "one transcript to dir" "0 $(cat "$T/M2.txt")" "$? $(cat "$T/tx1/M2.txt")"
 check "transcript dir = single" "$(cat "$T/M2.txt")" "$(cat "$T/tx/M2.txt")"
 err=$($A export --db "$T/data" --from 0 --format transcript 2>&1 >/dev/null); rc=$?
 check "transcripts need dir" "2 arbiter export: 3 matches: --out must be a directory (one transcript each, ID.txt)" "$rc $err"
@@ -267,6 +272,18 @@ check "range today" "M1 M2 M3" "$($A export --db "$T/data" --from "$today" --to 
 check "range ms" "M1 M2 M3" "$($A export --db "$T/data" --from $((now - 3600000)) --format jsonl | ids)"
 check "range server" "M1 M2 M3" "$($A export --token "$RDR" --from "${today}T00:00:00Z" --format jsonl | ids)"
 check "range offset" "M1 M2 M3" "$($A export --db "$T/data" --to "${today}T23:59:59.999+00:00" --format jsonl | ids)"
+# The range is closed at both ends: a match whose last event is at --from,
+# or whose open is at --to, is in it (M2's own times, in milliseconds).
+ms() { sed -n 's/.*"time_ms":\([0-9]*\).*/\1/p'; }
+m2=$($A export --db "$T/data" --match M2 --format jsonl)
+m2first=$(printf '%s\n' "$m2" | head -1 | ms)
+m2last=$(printf '%s\n' "$m2" | tail -1 | ms)
+check "range ends at M2's last event" 1 \
+    "$($A export --db "$T/data" --from "$m2last" --to "$m2last" \
+       --format jsonl | ids | grep -c M2)"
+check "range ends at M2's open" 1 \
+    "$($A export --db "$T/data" --from "$m2first" --to "$m2first" \
+       --format jsonl | ids | grep -c M2)"
 err=$($A export --db "$T/data" --to 2000-01-01 --format jsonl 2>&1); rc=$?
 check "range empty" "1 arbiter export: no match in that time range" "$rc $err"
 err=$($A export --db "$T/data" --from 2026-02-30 --format jsonl 2>&1); rc=$?
