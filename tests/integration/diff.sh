@@ -121,11 +121,24 @@ check "state text exit" 0 $rc
 check "state text record 5" "  mode=YCWS-144/3 sota=5 owner=alice cards=3 sequence=2☀→3☀→4☀ code=BC-003 face_sum=9 bonus=15 game_points=24 status=disputed disputed_fields=sequence  (seq 15)" \
     "$(printf '%s\n' "$out" | grep 'sota=5 ')"
 check "replay db = state" "$($A replay --db "$T/data" --match M1 --json)" "$state"
+# A rating body reads the statuses from the CSV export, from either side.
+for src in "--db $T/data" "--token $RDR"; do
+    csv=$($A export $src --match M1 --format csv | tr -d '\r')
+    check "csv statuses ($src)" "10 2" \
+        "$(printf '%s\n' "$csv" | grep -c ',confirmed,') $(printf '%s\n' \
+           "$csv" | grep -c ',disputed,[a-z]')"
+    check "csv Sota 5 ($src)" "M1,YAHchain-3e-ch34-3,YCWS-144/3,5,alice,3,\
+2☀ 3☀ 4☀,BC-003,9,15,24,disputed,sequence" \
+        "$(printf '%s\n' "$csv" | grep '^M1,[^,]*,[^,]*,5,')"
+done
 check "matches still closed" "M1 yahchain closed 38" "$($A matches --token "$RDR" | cut -d' ' -f1-4)"
 
 # The event, as the events listing and a transcript line show it.
 out=$($A events --token "$RDR" --match M1 --kind claim | cut -d' ' -f4-)
 check "events claim" "claim alice -- $($A claim --dry-run --by alice "$T/bad.json" | sed 's/^claim alice -- //')" "$out"
+# --dry-run checks a claim without sending it: a good one exits 0.
+$A claim --dry-run "$T/bad.json" > /dev/null
+check "claim dry-run exit" 0 $?
 
 # Everything else stays sealed.
 err=$($A move --token "$SCO" --match M1 place alice KS 2>&1 >/dev/null); rc=$?
