@@ -224,6 +224,20 @@ check "check flipped exit" 1 $rc
 check "check flipped names match and seq" "match C1 seq 1: stored hash does not match the chain: the event's bytes or its hash were changed" "$(printf '%s\n' "$out" | head -1)"
 check "check flipped count" "$T/f: 1 problem" "$(printf '%s\n' "$out" | tail -1)"
 $A check --data "$T/nowhere" 2> /dev/null; check "check no store" 2 $?
+# replay --verify re-hashes the chains before it replays: the flipped
+# byte is found there (the byte is in a note's text, which replays).
+out=$($A replay --verify --db "$T/f" 2>&1); rc=$?
+check "replay --verify flipped" "1 arbiter replay: $T/f: match \"C1\": seq 1: \
+stored hash does not match the chain" "$rc $out"
+# A backup of that store is checked as it is made, and not renamed into
+# place.
+out=$($A backup --data "$T/f" --out "$T/bkf2" 2> "$T/err"); rc=$?
+check "backup of a damaged store" "1 backup copy: match C1 seq 1: stored \
+hash does not match the chain: the event's bytes or its hash were changed" \
+    "$rc $out"
+check "... said so" "arbiter backup: the copy in $T/bkf2.partial does not \
+verify (1 problems); it was not renamed to $T/bkf2" "$(cat "$T/err")"
+check "... not renamed into place" "" "$(ls -d "$T/bkf2" 2> /dev/null)"
 
 # Damaged page headers: LMDB follows a page's numbers unchecked, so
 # until 2026-12-06 `arbiter check` died of SIGSEGV on such a file; the
