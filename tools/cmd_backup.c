@@ -288,8 +288,9 @@ cmd_backup(int argc, char **argv)
         goto done;
     if (m.sum.problems != 0) {
         fprintf(stderr, "arbiter backup: the copy in %s does not verify "
-                "(%llu problems); it was not renamed to %s\n", tmp,
-                (unsigned long long)m.sum.problems, out);
+                "(%llu problem%s); it was not renamed to %s\n", tmp,
+                (unsigned long long)m.sum.problems,
+                m.sum.problems == 1 ? "" : "s", out);
         made = 0;           /* kept to be looked at, as said */
         status = CLI_DIFFERS;
         goto done;

@@ -438,8 +438,9 @@ cmd_migrate(int argc, char **argv)
             goto done;
         if (sum.problems != 0) {
             fprintf(stderr, "arbiter migrate: %s: the migrated store does "
-                    "not check (%llu problems, above); %s is unchanged\n",
-                    dir, (unsigned long long)sum.problems, dir);
+                    "not check (%llu problem%s, above); %s is "
+                    "unchanged\n", dir, (unsigned long long)sum.problems,
+                    sum.problems == 1 ? "" : "s", dir);
             status = 1;
             goto done;
         }

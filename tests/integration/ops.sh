@@ -236,7 +236,7 @@ check "backup of a damaged store" "1 backup copy: match C1 seq 1: stored \
 hash does not match the chain: the event's bytes or its hash were changed" \
     "$rc $out"
 check "... said so" "arbiter backup: the copy in $T/bkf2.partial does not \
-verify (1 problems); it was not renamed to $T/bkf2" "$(cat "$T/err")"
+verify (1 problem); it was not renamed to $T/bkf2" "$(cat "$T/err")"
 check "... not renamed into place" "" "$(ls -d "$T/bkf2" 2> /dev/null)"
 
 # Damaged page headers: LMDB follows a page's numbers unchecked, so
