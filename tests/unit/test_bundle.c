@@ -1139,6 +1139,48 @@ encode_move(arb_buf_t *out, int kind, uint64_t seq, const char *player,
     arb_event_clear(&ev);
 }
 
+/* A match of no events, its checkpoint (count 0) signed with the right
+ * key: refused as such, never read past the (empty) events. */
+static void
+forged_empty(void)
+{
+    const char *const   ids[] = { forge_src };
+    arb_bundle_report_t rep;
+    arb_checkpoint_t    cp;
+    arb_buf_t           good = ARB_BUF_INIT, out = ARB_BUF_INIT;
+    size_t              mo;
+
+    export_bundle(&good, ids, 1, UINT64_MAX);
+    mo = find_rec(&good, 'M', 0);
+    arb_buf_add(&out, good.data, mo + rec_len(&good, mo));
+    memset(&cp, 0, sizeof(cp));
+    snprintf(cp.match_id, sizeof(cp.match_id), "%s", forge_src);
+    arb_checkpoint_sign(&cp, &kp);
+    arb_buf_putc(&out, 'C');
+    arb_buf_u32be(&out, 136);
+    arb_buf_u64be(&out, cp.count);
+    arb_buf_add(&out, cp.head, 32);
+    arb_buf_add(&out, cp.pubkey, 32);
+    arb_buf_add(&out, cp.sig, 64);
+    arb_buf_putc(&out, 'Z');
+    arb_buf_u32be(&out, 4);
+    arb_buf_u32be(&out, 1);
+    CHECK_INT(verify(&out, kp.pk, &rep), ARB_ECRYPTO);
+    CHECK(rep.error == NULL && rep.nmatches == 1);
+    if (rep.error == NULL && rep.nmatches == 1) {
+        CHECK_INT(rep.matches[0].sig_ok, 1);
+        CHECK_INT(rep.matches[0].nproblems, 1);
+        if (rep.matches[0].nproblems == 1)
+            CHECK_STR(rep.matches[0].problems[0], "no events: the match "
+                      "has no open event");
+    } else if (rep.error != NULL) {
+        fprintf(stderr, "forged_empty: %s\n", rep.error);
+    }
+    arb_bundle_report_clear(&rep);
+    arb_buf_free(&good);
+    arb_buf_free(&out);
+}
+
 static void
 test_forged(void)
 {
@@ -1608,6 +1650,7 @@ main(void)
     test_tamper();
     test_every_byte();
     test_forged();
+    forged_empty();
     test_jsonl();
     test_csv();
     test_transcript();
