@@ -450,6 +450,15 @@ check "... its close reveals 32 random bytes" 1 \
     "$($A export --token "$ARB" --match D2 --format transcript |
        grep -cE '^1\. close seed [0-9a-f]{64}( |$)')"
 $A move --token "$ARB" --match D1 place ann 7♣ r0c0 > /dev/null
+# Running and dealt: the log holds only the deal's commitment, so the
+# bundle export makes fails its own verification and is not written.
+err=$($A export --token "$RDR" --match D1 --format bundle \
+      --out "$T/d1run.bundle" 2>&1); rc=$?
+check "dealt running: no bundle" "1 arbiter export: the bundle does not \
+verify; not written:" "$rc $(printf '%s\n' "$err" | head -1)"
+check "... saying why" 1 "$(printf '%s\n' "$err" |
+    grep -c '^  match D1: the match is dealt and still running: ')"
+check "... nothing written" "" "$(ls "$T/d1run.bundle" 2> /dev/null)"
 $A export --token "$ARB" --match D1 --format transcript > "$T/d1-run.txt"
 $A close --token "$ARB" --match D1 > /dev/null
 $A export --token "$ARB" --match D1 --format transcript > "$T/d1.txt"
