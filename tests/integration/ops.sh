@@ -66,6 +66,9 @@ check "check clean exit" 0 $rc
 check "check clean last line" "$T/data: OK" "$(printf '%s\n' "$out" | tail -1)"
 check "check clean summary" 1 "$(printf '%s\n' "$out" | grep -c "^$T/data: 5 matches (1 closed, 1 dealt), 7 events, 1 client id, last position 7, heads digest [0-9a-f]\{64\}\$")"
 check "no progress in a pipe" "" "$(cat "$T/err")"
+# --quiet: nothing but the problems; the exit status says the rest.
+out=$($A check --quiet --data "$T/data" 2>&1); rc=$?
+check "check --quiet clean" "0 " "$rc $out"
 if command -v script > /dev/null 2>&1; then
     script -qec "$A check --data $T/data" /dev/null > "$T/tty" 2>&1
     check "progress at a terminal" 1 "$(grep -c 'check: matches 5/5' "$T/tty")"
@@ -223,6 +226,9 @@ out=$($A check --data "$T/f"); rc=$?
 check "check flipped exit" 1 $rc
 check "check flipped names match and seq" "match C1 seq 1: stored hash does not match the chain: the event's bytes or its hash were changed" "$(printf '%s\n' "$out" | head -1)"
 check "check flipped count" "$T/f: 1 problem" "$(printf '%s\n' "$out" | tail -1)"
+out=$($A check -q --data "$T/f" 2>&1); rc=$?
+check "check -q flipped" "1 match C1 seq 1: stored hash does not match the \
+chain: the event's bytes or its hash were changed" "$rc $out"
 $A check --data "$T/nowhere" 2> /dev/null; check "check no store" 2 $?
 # replay --verify re-hashes the chains before it replays: the flipped
 # byte is found there (the byte is in a note's text, which replays).
