@@ -10,9 +10,15 @@
  * what it found there.  An open numbered past 0 cannot be stored: the
  * codec refuses to decode one (checked here), which is why the cases
  * are the two above.
+ *
+ * And a store holding a move the rules refuse (a recorder of another
+ * engine version, or a store written by hand): `arbiter replay --db DIR`
+ * over the whole store names the match and seq and exits 1, not 0 (what
+ * a script checking a store after an engine change relies on).
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -213,6 +219,58 @@ test_history_open(void)
     arb_buf_free(&why);
 }
 
+/* `arbiter replay --db` of store `name`: its exit status, and whether
+ * its output holds `has`. */
+static int
+replay_db(const char *name, const char *has, int *found)
+{
+    char  cmd[400], line[512];
+    FILE *f;
+    int   st;
+
+    *found = 0;
+    snprintf(cmd, sizeof(cmd), "bin/arbiter replay --db %s 2>&1",
+             subdir(name));
+    if ((f = popen(cmd, "r")) == NULL)
+        return -1;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (strstr(line, has) != NULL)
+            *found = 1;
+    st = pclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Move 1 (ann's) recorded again as seq 2, where bob is to play: the
+ * rules refuse it.  Replayed whole, the store exits 1 naming it; with
+ * bob's move there instead, 0. */
+static void
+test_replay_db_refused(void)
+{
+    arb_buf_t ev[3];
+    int       found, i;
+
+    if (access("bin/arbiter", X_OK) != 0) {
+        printf("test_damaged_replay: bin/arbiter is not built; replay "
+               "--db skipped\n");
+        return;
+    }
+    memset(ev, 0, sizeof(ev));
+    CHECK_INT(bench_encode_open(&ev[0], "x"), 0);
+    CHECK_INT(bench_encode_move(&ev[1], 1, 1), 0);
+    CHECK_INT(bench_encode_move(&ev[2], 2, 1), 0);
+    CHECK_INT(store_events("rp-refused", "x", ev, 3), 0);
+    CHECK_INT(replay_db("rp-refused", "match x: seq 2 refused", &found), 1);
+    CHECK(found);
+    rm_store("rp-refused");
+    CHECK_INT(bench_encode_move(&ev[2], 2, 2), 0);
+    CHECK_INT(store_events("rp-fine", "x", ev, 3), 0);
+    CHECK_INT(replay_db("rp-fine", "refused", &found), 0);
+    CHECK(!found);
+    rm_store("rp-fine");
+    for (i = 0; i < 3; i++)
+        arb_buf_free(&ev[i]);
+}
+
 int
 main(void)
 {
@@ -223,6 +281,7 @@ main(void)
     }
     test_replay_seq();
     test_history_open();
+    test_replay_db_refused();
     rmdir(base);
     return TEST_END();
 }
