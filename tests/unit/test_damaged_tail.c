@@ -25,33 +25,8 @@
 #include "core/ledger/chain.h"
 #include "core/ledger/store.h"
 #include "core/ledger/store_int.h"
+#include "tests/store_scratch.h"
 #include "tests/test.h"
-
-static char base[64];
-
-static const char *
-subdir(const char *name)
-{
-    static char path[128];
-
-    snprintf(path, sizeof(path), "%s/%s", base, name);
-    return path;
-}
-
-static void
-rm_store(const char *name)
-{
-    static const char *const f[] = { "data.mdb", "lock.mdb", "index.mdb",
-                                     "index.mdb-lock", "wal.0", "wal.1" };
-    char                     p[200];
-    size_t                   i;
-
-    for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-        snprintf(p, sizeof(p), "%s/%s", subdir(name), f[i]);
-        unlink(p);
-    }
-    rmdir(subdir(name));
-}
 
 /* Store `name`: x/0 (1), x/1 with client id "c1" (2), y/0 (3), closed
  * cleanly, so the index holds all three: its mark is 3. */

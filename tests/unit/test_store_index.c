@@ -31,33 +31,8 @@
 #include "core/clock.h"
 #include "core/err.h"
 #include "core/ledger/store.h"
+#include "tests/store_scratch.h"
 #include "tests/test.h"
-
-static char base[64];
-
-static const char *
-subdir(const char *name)
-{
-    static char path[128];
-
-    snprintf(path, sizeof(path), "%s/%s", base, name);
-    return path;
-}
-
-static void
-rm_store(const char *name)
-{
-    static const char *const files[] = { "data.mdb", "lock.mdb", "index.mdb",
-                                         "index.mdb-lock", "wal.0", "wal.1" };
-    char   p[200];
-    size_t i;
-
-    for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        snprintf(p, sizeof(p), "%s/%s", subdir(name), files[i]);
-        unlink(p);
-    }
-    rmdir(subdir(name));
-}
 
 static double
 now_s(void)
