@@ -634,6 +634,9 @@ size_t arb__repl_look_counted(const arb_repl_list_t *l, const char *subject,
 size_t *arb__repl_look_order(const arb_repl_list_t *l);
 /* Frees what the look holds (NULL-safe parts; at stop). */
 void arb__repl_look_free(arb_repl_t *r);
+/* replicate_loop.c: frees r and what it owns, once nothing of libnats or
+ * the loop can reach it (arb_repl_free; tests). */
+void arb__repl_mem_free(arb_repl_t *r);
 
 /* replicate_loop.c: before the loop serves, waits (at most timeout_ms)
  * for the fence look, so that a recorder starting with NATS up refuses

@@ -433,6 +433,12 @@ arb_repl_free(arb_server_t *srv)
                 "delivered did not end; its memory is left");
         return;
     }
+    arb__repl_mem_free(r);
+}
+
+void
+arb__repl_mem_free(arb_repl_t *r)
+{
     free(r->held);
     free(r->held_t);
     free(r->fence);

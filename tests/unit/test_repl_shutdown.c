@@ -225,18 +225,12 @@ cursor_of(arb_repl_t *r, uint64_t *checks)
     return c;
 }
 
-/* As arb_repl_free (nothing held, no loop handles). */
+/* As arb_repl_free (no loop handles). */
 static void
 repl_free(arb_repl_t *r)
 {
-    if (r->abandoned)
-        return;
-    free(r->fence);
-    free(r->refused);
-    arb__repl_look_free(r);
-    pthread_mutex_destroy(&r->mu);
-    pthread_cond_destroy(&r->cv);
-    free(r);
+    if (!r->abandoned)
+        arb__repl_mem_free(r);
 }
 
 /* The stream's message count (each event is one message: no deals). */
