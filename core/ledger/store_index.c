@@ -426,6 +426,8 @@ ix_put(arb_store_t *s, MDB_txn *itxn, mcache_t *mc, const arb__rec_t *r,
         m->match_id[r->idlen] = '\0';
     }
     /* As the read-only tail words it (store_tail.c). */
+    if (known && r->seq == 0)
+        return arb__opened_twice(r, why);
     if (known && m->last_seq + 1 != r->seq) {
         arb__why(why, "log key %llu: match \"%s\" seq %llu follows %llu",
                  (unsigned long long)r->pos, arb__repr(rp, r->id, r->idlen),
@@ -435,23 +437,19 @@ ix_put(arb_store_t *s, MDB_txn *itxn, mcache_t *mc, const arb__rec_t *r,
     }
     /* Never over an entry: the index holds the log up to its mark and
      * nothing past it, so an entry already there means the log holds a
-     * seq or a client id of one match twice (a damaged store: an open
-     * seq met as new above, or a client id used before).  Overwritten,
-     * the second would hide the first from every read and from verify,
-     * where the read-only tail refuses the same log. */
+     * seq or a client id of one match twice (a damaged store: an open of
+     * a match the cache did not hold, met as new above, or a client id
+     * used before).  Overwritten, the second would hide the first from
+     * every read and from verify, where the read-only tail refuses the
+     * same log. */
     k.mv_data = key;
     k.mv_size = arb__seq_key(key, r->id, r->idlen, r->seq);
     arb__put64(v, r->pos);
     d.mv_data = v;
     d.mv_size = 8;
     mrc = mdb_put(itxn, s->dseq, &k, &d, MDB_NOOVERWRITE);
-    if (mrc == MDB_KEYEXIST) {
-        arb__why(why, "log key %llu: match \"%s\" seq %llu: the log holds "
-                 "that seq already", (unsigned long long)r->pos,
-                 arb__repr(rp, r->id, r->idlen),
-                 (unsigned long long)r->seq);
-        return ARB_ECORRUPT;
-    }
+    if (mrc == MDB_KEYEXIST)
+        return arb__opened_twice(r, why);   /* (other seqs: follows) */
     if (mrc != 0)
         return arb__mdb_fail(why, mrc, "write index seq");
     if (r->cidlen > 0) {
@@ -744,8 +742,10 @@ arb__ro_refresh(arb_store_t *s, arb_buf_t *why)
         rc = arb__rec_parse(&r, pos, &d, why);
         if (rc != 0)
             goto fail;
+        /* The index's summary of a match the tail meets first (for an
+         * open too: one the index holds is a second open, refused). */
         brc = ARB_ENOTFOUND;
-        if (r.seq > 0 && itxn != NULL &&
+        if (itxn != NULL &&
             arb__tail_match(&s->tail, r.id, r.idlen) == NULL) {
             brc = arb__ix_match(s, itxn, r.id, r.idlen, &base, why);
             if (brc != 0 && brc != ARB_ENOTFOUND) {

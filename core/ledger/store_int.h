@@ -294,9 +294,12 @@ extern unsigned arb__verify_threads;
 extern uint64_t arb__verify_one_thread;
 
 /* store_tail.c: the refusal (ARB_ECORRUPT, why says where) of a log
- * record whose client id its match used before: the index writer's and
- * the read-only tail's, so that both opens of one store say the same. */
+ * record whose client id its match used before: the index writer's, the
+ * bulk rebuild's and the read-only tail's, so that every open of one
+ * store says the same. */
 int      arb__cid_twice(const arb__rec_t *r, arb_buf_t *why);
+/* The same for an open (seq 0) of a match the log opened before. */
+int      arb__opened_twice(const arb__rec_t *r, arb_buf_t *why);
 
 /* The summary of a match from the index (ARB_ENOTFOUND when absent). */
 int      arb__ix_match(arb_store_t *s, MDB_txn *itxn, const char *id,

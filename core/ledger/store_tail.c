@@ -192,6 +192,16 @@ queue_push(arb__tail_t *t, arb__tmatch_t *m, arb__tidem_t *x)
 }
 
 int
+arb__opened_twice(const arb__rec_t *r, arb_buf_t *why)
+{
+    char rp[ARB__REPR_MAX];
+
+    arb__why(why, "log key %llu: match \"%s\" opened twice",
+             (unsigned long long)r->pos, arb__repr(rp, r->id, r->idlen));
+    return ARB_ECORRUPT;
+}
+
+int
 arb__cid_twice(const arb__rec_t *r, arb_buf_t *why)
 {
     char rp[ARB__REPR_MAX], rc[ARB__REPR_MAX];
@@ -218,6 +228,9 @@ arb__tail_add(arb__tail_t *t, const arb__rec_t *r,
         return ARB_ECORRUPT;
     }
     m = arb__tail_match(t, r->id, r->idlen);
+    /* An open of a match the index holds, or one the tail opened. */
+    if (r->seq == 0 && (m != NULL || base != NULL))
+        return arb__opened_twice(r, why);
     if (m == NULL) {
         if (base == NULL && r->seq != 0) {
             arb__why(why, "log key %llu: match \"%s\" seq %llu has no "
@@ -239,10 +252,6 @@ arb__tail_add(arb__tail_t *t, const arb__rec_t *r,
         m->next = t->mb[h];
         t->mb[h] = m;
         t->nm++;
-    } else if (r->seq == 0) {
-        arb__why(why, "log key %llu: match \"%s\" opened twice",
-                 (unsigned long long)r->pos, arb__repr(rp, r->id, r->idlen));
-        return ARB_ECORRUPT;
     }
     if (r->seq == 0) {
         memcpy(m->info.game, r->game, r->glen);
