@@ -477,6 +477,68 @@ test_standings(void)
         arb_results_clear(&r[i]);
 }
 
+/* Every tiebreak key is used, in its order (docs/TOURNAMENT.md): eve and
+ * fay are level on game points and wins, and on match points and game
+ * points; only the best game (fay's 30 to eve's 20) separates them, under
+ * either rule.  Until 2026-12-07 no test told the last two keys apart
+ * from a shared rank listed by name. */
+static void
+test_tiebreaks(void)
+{
+    char *p[4][2] = { { "eve", "ann" }, { "eve", "bob" },
+                      { "fay", "cid" }, { "fay", "dan" } };
+    static const int64_t pts[4][2] = { { 20, 10 }, { 20, 30 },
+                                       { 30, 0 }, { 10, 15 } };
+    static const char *const ids[4] = { "M1", "M2", "M3", "M4" };
+    arb_results_t r[4];
+    arb_standings_match_t in[4];
+    arb_standings_t s;
+    arb_buf_t b = ARB_BUF_INIT;
+    int i;
+
+    memset(r, 0, sizeof(r));
+    memset(in, 0, sizeof(in));
+    for (i = 0; i < 4; i++) {
+        arb_results_add_total(&r[i], p[i][0], pts[i][0]);
+        arb_results_add_total(&r[i], p[i][1], pts[i][1]);
+        in[i].round = 1 + (i % 2);
+        in[i].table = i < 2 ? "1" : "2";
+        in[i].match = ids[i];
+        in[i].players = p[i];
+        in[i].nplayers = 2;
+        in[i].counted = 1;
+        in[i].seq = 10 + (uint64_t)i;
+        in[i].res = &r[i];
+    }
+    CHECK_INT(arb_standings_compute(&s, in, 4, ARB_STANDINGS_GP), 0);
+    arb_standings_csv(&b, &s, in);
+    CHECK_STR(arb_buf_cstr(&b),
+              "rank,player,points,gp,mp,wins,draws,losses,played,matches\n"
+              "1,fay,40,40,2,1,0,1,2,M3@12;M4@13\n"
+              "2,eve,40,40,2,1,0,1,2,M1@10;M2@11\n"
+              "3,bob,30,30,2,1,0,0,1,M2@11\n"
+              "4,dan,15,15,2,1,0,0,1,M4@13\n"
+              "5,ann,10,10,0,0,0,1,1,M1@10\n"
+              "6,cid,0,0,0,0,0,1,1,M3@12\n");
+    arb_standings_clear(&s);
+    b.len = 0;
+    CHECK_INT(arb_standings_compute(&s, in, 4, ARB_STANDINGS_MP), 0);
+    arb_standings_csv(&b, &s, in);
+    /* mp 2 for four of them: gp 40, 40, 30, 15; fay before eve on best */
+    CHECK_STR(arb_buf_cstr(&b),
+              "rank,player,points,gp,mp,wins,draws,losses,played,matches\n"
+              "1,fay,2,40,2,1,0,1,2,M3@12;M4@13\n"
+              "2,eve,2,40,2,1,0,1,2,M1@10;M2@11\n"
+              "3,bob,2,30,2,1,0,0,1,M2@11\n"
+              "4,dan,2,15,2,1,0,0,1,M4@13\n"
+              "5,ann,0,10,0,0,0,1,1,M1@10\n"
+              "6,cid,0,0,0,0,0,1,1,M3@12\n");
+    arb_standings_clear(&s);
+    arb_buf_free(&b);
+    for (i = 0; i < 4; i++)
+        arb_results_clear(&r[i]);
+}
+
 /* A team game: the totals are per side; each player is credited with
  * their side's total and result (one win between two sides of two, not a
  * four-seat draw), traceable to the match like any line. */
@@ -1144,6 +1206,7 @@ main(void)
     test_pairing();
     test_teams();
     test_standings();
+    test_tiebreaks();
     test_team_standings();
     test_board();
     test_tview_sealed();
