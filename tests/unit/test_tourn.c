@@ -694,7 +694,8 @@ load_sealed(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
     *m = NULL;
     if (strcmp(id, "T-R1-T2") == 0)
         return ARB_ENOTFOUND;
-    *moved = 1;
+    /* T-R1-T3: sealed too, but no move yet */
+    *moved = strcmp(id, "T-R1-T3") != 0;
     *seq = 7;
     *last_ms = 1234;
     *has_head = 0;
@@ -721,9 +722,11 @@ test_tview_sealed(void)
         return;
     CHECK_INT(move(t, &v, "round", "director", "1", "1:T-R1-T1:a,b",
                    "2:T-R1-T2:c,d"), 0);
+    CHECK_INT(move(t, &v, "tables", "director", "1", "3:T-R1-T3:e,f",
+                   NULL), 0);
     CHECK_INT(arb_tview_build(&tv, t, 1, load_sealed, NULL, &why), 0);
     CHECK_INT(why.len, 0);
-    CHECK(tv.n == 2 && tv.tables[0].sealed && !tv.tables[1].sealed);
+    CHECK(tv.n == 3 && tv.tables[0].sealed && !tv.tables[1].sealed);
     CHECK_INT(arb_tview_board(&b, &tv), 0);
     j = arb_buf_cstr(&b);
     CHECK(j != NULL && strstr(j, "\"match\":\"T-R1-T1\",\"players\":[\"a\","
@@ -731,12 +734,37 @@ test_tview_sealed(void)
                             "\"last_move_ms\":1234,\"sealed\":true}") != NULL);
     CHECK(j != NULL && strstr(j, "\"status\":\"not_started\",\"seq\":0,"
                             "\"last_move_ms\":0}") != NULL);
+    /* sealed without a move: not started, as the recorder's own board
+     * says (it said "playing" until 2026-12-06, and no test held it) */
+    CHECK(j != NULL && strstr(j, "\"match\":\"T-R1-T3\",\"players\":[\"e\","
+                            "\"f\"],\"status\":\"not_started\",\"seq\":7,"
+                            "\"last_move_ms\":1234,\"sealed\":true}")
+                       != NULL);
     b.len = 0;
     CHECK_INT(arb_tview_standings(&b, &tv, 1), 0);
     j = arb_buf_cstr(&b);
-    CHECK(j != NULL && strstr(j, "\"uncounted\":[\"T-R1-T1\",\"T-R1-T2\"]")
-                       != NULL);
+    CHECK(j != NULL && strstr(j, "\"uncounted\":[\"T-R1-T1\",\"T-R1-T2\","
+                            "\"T-R1-T3\"]") != NULL);
     arb_tview_clear(&tv);
+    /* A forfeit decides a sealed table: the board says so and never
+     * "sealed here" (a reader would wait for a result that is in). */
+    t = open_match("tournament", "T", dir, 1, "game", "yahchain",
+                   "game.mode", "3");
+    CHECK(t != NULL);
+    if (t == NULL)
+        goto out;
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:T-R1-T1:a,b",
+                   NULL), 0);
+    CHECK_INT(move(t, &v, "forfeit", "director", "1", "1", "a"), 0);
+    CHECK_INT(arb_tview_build(&tv, t, 1, load_sealed, NULL, &why), 0);
+    b.len = 0;
+    CHECK_INT(arb_tview_board(&b, &tv), 0);
+    j = arb_buf_cstr(&b);
+    CHECK(j != NULL && strstr(j, "\"match\":\"T-R1-T1\",\"players\":[\"a\","
+                            "\"b\"],\"status\":\"forfeit\",") != NULL);
+    CHECK(j != NULL && strstr(j, "sealed") == NULL);
+    arb_tview_clear(&tv);
+out:
     arb_buf_free(&b);
     arb_buf_free(&why);
 }
@@ -1142,6 +1170,9 @@ test_withdraw(void)
     b.len = 0;
     CHECK_INT(arb_tview_board(&b, &tv), 0);
     CHECK(strstr(arb_buf_cstr(&b), "\"round\":2,") != NULL);
+    /* the latest round's tables only: round 1's are done with */
+    CHECK(strstr(arb_buf_cstr(&b), "\"match\":\"P-R2-T1\"") != NULL);
+    CHECK(strstr(arb_buf_cstr(&b), "P-R1-") == NULL);
     arb_tview_clear(&tv);                       /* (frees t) */
     arb_match_free(t2);
     arb_buf_free(&b);
