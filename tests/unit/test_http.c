@@ -584,6 +584,21 @@ test_api(void)
     CHECK(strstr(http_body(resp), "},{\"seq\":3,") != NULL);
     CHECK(strstr(http_body(resp), "\"seq\":4") == NULL);
     CHECK(strstr(http_body(resp), "\"line\":\"place bob 3S\"") != NULL);
+    /* from the last seq: that event, not an empty page (a client
+     * polling from its next seq would never see the latest move) */
+    CHECK_INT(http_get(port, "/api/m/M1/events?from=5", HARNESS_READER,
+                       resp, BIG), 200);
+    CHECK(strncmp(http_body(resp), "[{\"seq\":5,", 10) == 0);
+    CHECK_INT(http_get(port, "/api/m/M1/events?from=6", HARNESS_READER,
+                       resp, BIG), 200);
+    CHECK_STR(http_body(resp), "[]\n");
+    /* ?status= picks the open or the closed ones, not the others */
+    CHECK_INT(http_get(port, "/api/matches?status=open", HARNESS_READER,
+                       resp, BIG), 200);
+    CHECK(strstr(http_body(resp), "{\"match\":\"M1\",") != NULL);
+    CHECK_INT(http_get(port, "/api/matches?status=closed", HARNESS_READER,
+                       resp, BIG), 200);
+    CHECK(strstr(http_body(resp), "\"M1\"") == NULL);
     CHECK_INT(http_get(port, "/api/m/M1/events?limit=0", HARNESS_READER,
                        resp, BIG), 400);
     CHECK_INT(http_get(port, "/api/nothing", HARNESS_READER, resp, BIG), 404);
