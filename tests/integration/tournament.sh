@@ -473,6 +473,14 @@ check "HTTP board = arbiter tournament board" \
 check "HTTP standings CSV = arbiter tournament standings" \
     "$($A tournament standings --tournament Open)" \
     "$(get '/api/t/Open/standings?format=csv')"
+# Each answer says what it is: a client parses the CSV as CSV (until
+# 2026-12-07 no test looked at the Content-Type of either).
+ctype() { curl -s -o /dev/null -w '%{content_type}' \
+              -H "Authorization: Bearer $reader" "http://127.0.0.1:17011$1"; }
+check "HTTP: the standings JSON is JSON" "application/json; charset=utf-8" \
+    "$(ctype /api/t/Open/standings)"
+check "HTTP: the standings CSV is CSV" "text/csv; charset=utf-8" \
+    "$(ctype '/api/t/Open/standings?format=csv')"
 check "HTTP: a match that is no tournament is 404" 404 \
     "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $reader" \
        http://127.0.0.1:17011/api/t/Open-R1-T1/board)"
