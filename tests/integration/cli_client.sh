@@ -116,6 +116,11 @@ check "replay db --at last" "0 $text" "$rc $out"
 err=$($A replay --at 38 "$T/m1.txt" 2>&1); rc=$?
 check "replay --at last + 1 refused" \
     "2 arbiter replay: --at 38: the transcript has events 0..37" "$rc $err"
+# ... and so is the first seq past the end, as replay says (--at 38)
+out=$($A state --token "$RDR" --match M1 --at 38 2>&1); rc=$?
+check "state --at last + 1 refused" \
+    "1 arbiter state: not_found: match 'M1' has events 0..37, not 38" \
+    "$rc $out"
 out=$($A state --token "$RDR" --match M1 --at $U 2>/dev/null); rc=$?
 check "state --at 2^64-1 is no full state" "" "$out"
 check "state --at 2^64-1 refused" 1 "$([ $rc -ne 0 ] && echo 1)"
