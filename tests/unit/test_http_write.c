@@ -19,6 +19,9 @@
 #include "tests/test.h"
 
 #define PLAYER_TOKEN "harness-player-token-0123"
+/* A player of another match ("A") seated under a name that CHAN-CHIU-1
+ * has too: it reads that match as a spectator. */
+#define OTHER_PLAYER "harness-player-an-tok-01"
 
 static int  port;
 static char resp[1 << 16];
@@ -74,6 +77,7 @@ main(void)
     int  fd, i;
 
     if (harness_init("token = " PLAYER_TOKEN " player alice-phone W alice\n"
+                     "token = " OTHER_PLAYER " player an-phone A an\n"
                      "[http]\nlisten = tcp:127.0.0.1:0\nbody_max = 4K\n",
                      60) != 0)
         return 1;
@@ -351,6 +355,11 @@ main(void)
                        PLAYER_TOKEN, resp, sizeof(resp)), 403);
     CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?at=0",
                        HARNESS_SCORER, resp, sizeof(resp)), 200);
+    CHECK(strstr(http_body(resp), "hand_cards") == NULL);
+    /* a seat is of the token's own match only: an's hand here is not
+     * for a token of an in match A (no test held that until 2026-12-07) */
+    CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?at=0",
+                       OTHER_PLAYER, resp, sizeof(resp)), 200);
     CHECK(strstr(http_body(resp), "hand_cards") == NULL);
     CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?at=0&hands=1",
                        HARNESS_SCORER, resp, sizeof(resp)), 200);
