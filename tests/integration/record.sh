@@ -168,6 +168,11 @@ printf 'place carol 9S\n' | $A record --token "$ARB" --match R1 > "$T/out6" 2>&1
 check "a player not seated, named" \
     "1 error: 'carol' is no player of this match (the players: alice bob)" \
     "$rc $(cat "$T/out6")"
+# Ended by `quit`, not by the end of input: the refusal still sets the
+# exit status (no test ended a script so until 2026-12-07).
+printf 'place carol 9S\nquit\n' | $A record --token "$ARB" --match R1 \
+    > "$T/out6q" 2>&1; rc=$?
+check "a refusal, then quit: exit 1" 1 $rc
 printf '6S\n' | $A record --token "$RDR" --match R1 > "$T/out4" 2>&1; rc=$?
 check "reader refused" "1 refused forbidden: reader is a reader: this console follows the match but cannot record" \
       "$rc $(cat "$T/out4")"
