@@ -8,6 +8,9 @@
  * restart.  The same window with fence_lost clear is sent: the pump
  * reaches the publish, which fails here (no connection), and settles
  * that failure, so the first half would see a send if the guard went.
+ * Then a single fenced match: its events are refused, not sent, and the
+ * refused positions answer a held sync ack as refused; and a hole of the
+ * window is left to the pass, its match's later events waiting.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -81,6 +84,55 @@ main(void)
     CHECK(r.inflight == 0);
     CHECK_INT(win[0].state, EV_NEW);    /* not taken: still the log's */
 
+    /* One match fenced (a fork found in a pass while its events wait in
+     * the window): its events are refused, holes and all, and never
+     * sent over the stream's other history; the other match's done
+     * event stands for "nothing else to send", so a send shows as a
+     * failure.  (Until the audit of 2026-12-07 nothing held the pump to
+     * the fence with a single match fenced.) */
+    r.wave_failed = 0;
+    r.st.errors = 0;
+    win[1].state = EV_DONE;
+    win[2].hole = 1;
+    arb__repl_fence_set(&r, "p-0", 9, 2);
+    rc = arb__repl_pump(&r, &checked, 0, &why);
+    CHECK_INT(rc, 0);
+    CHECK(r.st.errors == 0 && r.inflight == 0);
+    CHECK_INT(win[0].state, EV_DONE);
+    CHECK_INT(win[2].state, EV_DONE);
+    CHECK(!win[2].hole);
+    CHECK_INT(r.nrefused, 2);
+    CHECK(r.nrefused == 2 && r.refused[0] == 1 && r.refused[1] == 3);
+    CHECK_INT(r.st.refused, 2);
+    CHECK_INT(r.st.cursor, 3);          /* passed, as refused */
+    /* A sync ack held for a refused position is answered unreplicated,
+     * never as replicated: each refused position is found, alone or at
+     * either end of a group's range, and a position between is not. */
+    CHECK(arb__repl_refused_locked(&r, 1, 1));
+    CHECK(arb__repl_refused_locked(&r, 3, 3));
+    CHECK(arb__repl_refused_locked(&r, 2, 3));
+    CHECK(arb__repl_refused_locked(&r, 0, 1));
+    CHECK(!arb__repl_refused_locked(&r, 2, 2));
+    CHECK(!arb__repl_refused_locked(&r, 4, 9));
+
+    /* A hole (an event of the window the stream lost after a later one
+     * of its match was acked) is not sent by the pump: the pass
+     * republishes it in order, and the match's later events wait for
+     * it.  Here the only event left to send is that hole. */
+    r.nfence = 0;
+    r.nrefused = 0;
+    r.done_n = 0;
+    win[0].state = EV_NEW;
+    win[0].hole = 1;
+    win[2].state = EV_NEW;
+    rc = arb__repl_pump(&r, &checked, 0, &why);
+    CHECK_INT(rc, 0);
+    CHECK(r.st.errors == 0 && r.inflight == 0);
+    CHECK(win[0].state == EV_NEW && win[0].msg == NULL && win[0].hole);
+    CHECK(win[2].state == EV_NEW && win[2].msg == NULL);
+
+    free(r.fence);
+    free(r.refused);
     free(r.seen.slot);
     free(checked.id);
     arb_buf_free(&why);
