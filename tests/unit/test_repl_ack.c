@@ -1,0 +1,122 @@
+/*
+ * test_repl_ack.c - the PubAck handler (daemon/replicate.c,
+ * arb__repl_ack_cb) moves the durable cursor only over a prefix of the
+ * window whose every event has its PubAck.  An event still in flight
+ * holds the cursor however many later events are acked (JetStream may
+ * ack them, the earlier one may yet fail); a failed publish puts its
+ * event back to be sent again and fails the wave, so the cursor never
+ * passes it.  A cursor saved past an event the stream never acked skips
+ * that event at the next start: it is never published (docs/SCALE.md,
+ * "The durable cursor").  Without a server: the handler is called as
+ * libnats calls it, with messages made here.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nats/nats.h>
+
+#include "core/clock.h"
+#include "daemon/replicate.h"
+#include "daemon/replicate_int.h"
+#include "tests/test.h"
+
+#define NWIN 4
+
+static arb_repl_t      r;
+static arb_repl_ev_t   win[NWIN];
+
+/* Event i as sent: its message in flight. */
+static void
+sent(int i)
+{
+    natsMsg *m = NULL;
+
+    CHECK(natsMsg_Create(&m, "arbiter.ev.a-1", NULL, "x", 1) == NATS_OK);
+    win[i].state = EV_SENT;
+    win[i].msg = m;
+    r.inflight++;
+}
+
+/* The handler's call for event i: acked, or failed when fail. */
+static void
+answer(int i, int fail)
+{
+    jsPubAck    pa;
+    jsPubAckErr pae;
+
+    memset(&pa, 0, sizeof(pa));
+    memset(&pae, 0, sizeof(pae));
+    pa.Sequence = (uint64_t)i + 1;
+    pae.Err = NATS_TIMEOUT;
+    pae.Msg = (natsMsg *)win[i].msg;
+    arb__repl_ack_cb(NULL, (natsMsg *)win[i].msg, fail ? NULL : &pa,
+                     fail ? &pae : NULL, &r);
+}
+
+int
+main(void)
+{
+    static arb_repl_conf_t conf;
+    int                    i;
+
+    CHECK(nats_Open(-1) == NATS_OK);
+    pthread_mutex_init(&r.mu, NULL);
+    CHECK_INT(arb_cond_init(&r.cv), 0);
+    arb_repl_conf_defaults(&conf);
+    conf.mode = ARB_REPL_ASYNC;
+    r.conf = &conf;
+    r.win = win;
+    r.nwin = NWIN;
+    for (i = 0; i < NWIN; i++) {
+        snprintf(win[i].match, sizeof(win[i].match), "a-1");
+        win[i].seq = (uint64_t)i + 1;
+        win[i].pos = (uint64_t)i + 11;
+        win[i].state = EV_NEW;
+    }
+    r.st.cursor = 10;
+
+    /* 0 and 1 in flight, 1 acked first: the cursor waits for 0. */
+    sent(0);
+    sent(1);
+    answer(1, 0);
+    CHECK_INT(win[1].state, EV_DONE);
+    CHECK_INT(win[0].state, EV_SENT);
+    CHECK_INT(r.st.cursor, 10);
+    CHECK_INT(r.done_n, 0);
+    CHECK_INT(r.inflight, 1);
+
+    /* 0 fails (a timeout, a lost leader): back to be sent again, the
+     * wave failed, the cursor still before it. */
+    answer(0, 1);
+    CHECK_INT(win[0].state, EV_NEW);
+    CHECK(win[0].msg == NULL);
+    CHECK_INT(r.wave_failed, 1);
+    CHECK_INT(r.inflight, 0);
+    CHECK_INT(r.st.cursor, 10);
+    CHECK_INT(r.done_n, 0);
+
+    /* A later event acked does not carry the cursor over the failed
+     * one either. */
+    sent(2);
+    answer(2, 0);
+    CHECK_INT(win[0].state, EV_NEW);
+    CHECK_INT(r.st.cursor, 10);
+    CHECK_INT(r.done_n, 0);
+
+    /* 0 sent again and acked: the cursor moves over 0..2, the acked
+     * prefix, and stops before 3 (never sent). */
+    r.wave_failed = 0;
+    sent(0);
+    answer(0, 0);
+    CHECK_INT(r.st.cursor, 13);
+    CHECK_INT(r.done_n, 3);
+    CHECK_INT(win[3].state, EV_NEW);
+    CHECK_INT(r.st.published, 3);
+
+    pthread_cond_destroy(&r.cv);
+    pthread_mutex_destroy(&r.mu);
+    nats_Close();
+    return TEST_END();
+}
