@@ -219,6 +219,23 @@ test_gap(void)
     arb_mirror_free(mir);
     drop_store(s);
 
+    /* One event alone past the gap (the match's last, its predecessor
+     * lost): a gap all the same, however few wait.  (Until the audit of
+     * 2026-12-07 every gap here left several waiting.) */
+    s = fresh_store();
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &ms, 0, ms.n - 1, ms.n - 2);
+    CHECK_INT(arb_mirror_waiting(mir), 1);
+    arb_mirror_finish(mir);
+    CHECK_INT(nproblems, 1);
+    CHECK(strstr(problems, "match T-1 seq 7: first missing seq 7 (the "
+                 "stream goes on at seq 8)") != NULL);
+    CHECK(arb_mirror_stopped(mir, "T-1"));
+    CHECK_INT(arb_mirror_waiting(mir), 0);
+    CHECK_INT(held(s), ms.n - 2);
+    arb_mirror_free(mir);
+    drop_store(s);
+
     /* Healed: seq 3 republished after its successors (anti-entropy
      * appends it to the subject) goes in at its place, once; the
      * successors read twice are duplicates. */
