@@ -14,6 +14,9 @@ start_replicating west W.
 # The replica serves HTTP too (its /metrics).
 HTTP_PORT=$((${ARB_NATS_PORT_BASE:-16300} + 60))
 printf '[http]\nlisten = tcp:127.0.0.1:%s\n' "$HTTP_PORT" > "$T/rep.conf"
+# Who to write to when the stream names no recorder for the match.
+printf '[replica]\nprimary = recorder east at tcp:10.0.0.5:7411\n' \
+    >> "$T/rep.conf"
 start_replica rep "$T/rep.conf"
 # Every event of every recorder, in the replica's commit order.
 $A watch --server "unix:$T/rep.sock" --token "$(tok rep)" --from 1 --json \
@@ -171,6 +174,12 @@ check "refusal names the recorder" 1 \
     "$(printf '%s' "$err" | grep -c "read replica.*recorder east")"
 err=$(on rep open --match E.9 --game yahchain --players a,b 2>&1 >/dev/null); rc=$?
 check "open on the replica refused" 1 $([ $rc -ne 0 ] && echo 1)
+# A match the stream has no recorder for: the configured primary named,
+# where a client is to write (until the audit of 2026-12-07 no test set
+# primary, and a refusal that dropped it passed).
+check "open refused: names the configured primary" 1 \
+    "$(printf '%s' "$err" |
+       grep -c "write to the primary, recorder east at tcp:10.0.0.5:7411")"
 
 # The replica stops; the recorders go on; a NATS node is killed; both
 # come back: the replica resumes where it was, without a gap, and reads
