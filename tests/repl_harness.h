@@ -1,0 +1,153 @@
+/*
+ * repl_harness.h - one nats-server and one replicator over a store, for
+ * the unit tests that drive daemon/replicate*.c against a real server
+ * (test_repl_shutdown.c, test_repl_forked.c).  Test-only.
+ *
+ * The test makes `root` (mkdtemp) and sets nats_dir, nats_log (under it)
+ * and `store` before nats_start(); nats_port is the server's choice
+ * unless set first (ARB_NATS_PORT_BASE); conf is the replicator's
+ * (arb_repl_conf_defaults, then urls and recorder).
+ */
+#ifndef ARB_TEST_REPL_HARNESS_H
+#define ARB_TEST_REPL_HARNESS_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/ledger/store.h"
+#include "daemon/replicate.h"
+#include "daemon/replicate_int.h"
+#include "proto/stream.h"
+
+static arb_store_t *store;
+
+/* ---- nats-server ------------------------------------------------------ */
+
+static int   nats_port = -1;
+static pid_t nats_pid = -1;
+static char  root[] = "/tmp/arb_repl_XXXXXX";
+static char  nats_url[64], nats_log[200], nats_dir[200];
+
+static inline void
+sleep_ms(unsigned ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+    nanosleep(&ts, NULL);
+}
+
+static inline int
+log_port(void)
+{
+    FILE *f = fopen(nats_log, "r");
+    char  line[512], *p;
+    int   port = 0;
+
+    if (f == NULL)
+        return 0;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if ((p = strstr(line, "client connections on ")) != NULL
+            && (p = strrchr(p, ':')) != NULL)
+            port = atoi(p + 1);
+    fclose(f);
+    return port;
+}
+
+static inline int
+nats_start(void)
+{
+    char port[16];
+    int  i;
+
+    snprintf(port, sizeof(port), "%d", nats_port);
+    nats_pid = fork();
+    if (nats_pid < 0)
+        return -1;
+    if (nats_pid == 0) {
+        FILE *f = freopen(nats_log, "a", stderr);
+        (void)f;
+        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* never outlives the test */
+        execlp("nats-server", "nats-server", "-js", "-a", "127.0.0.1", "-p",
+               port, "-sd", nats_dir, (char *)NULL);
+        _exit(127);
+    }
+    for (i = 0; i < 100 && log_port() == 0; i++)
+        sleep_ms(50);
+    if (log_port() <= 0)
+        return -1;
+    nats_port = log_port();
+    snprintf(nats_url, sizeof(nats_url), "nats://127.0.0.1:%d", nats_port);
+    return 0;
+}
+
+/* ---- the replicator --------------------------------------------------- */
+
+static arb_repl_conf_t conf;
+static char            recorder[] = "rec-sd";
+
+static inline arb_repl_t *
+repl_start(uint64_t head)
+{
+    arb_repl_t *r = calloc(1, sizeof(*r));
+    arb_buf_t   why = ARB_BUF_INIT;
+
+    if (r == NULL)
+        return NULL;
+    r->store = store;
+    r->conf = &conf;
+    pthread_mutex_init(&r->mu, NULL);
+    arb_cond_init(&r->cv);
+    snprintf(r->cursor_path, sizeof(r->cursor_path), "%s/%s", root,
+             ARB_STREAM_CURSOR_FILE);
+    r->st.head = head;
+    atomic_store(&r->head, head);
+    if (arb__repl_thread_start(r, &why) != 0) {
+        printf("start: %s\n", arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return NULL;
+    }
+    arb_buf_free(&why);
+    arb__repl_wait_verified(r);
+    return r;
+}
+
+/* As arb_repl_committed. */
+static inline void
+committed(arb_repl_t *r, uint64_t head)
+{
+    atomic_store(&r->head, head);
+    pthread_mutex_lock(&r->mu);
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static inline uint64_t
+cursor_of(arb_repl_t *r, uint64_t *checks)
+{
+    uint64_t c;
+
+    pthread_mutex_lock(&r->mu);
+    c = r->st.cursor;
+    if (checks != NULL)
+        *checks = r->st.checks;
+    pthread_mutex_unlock(&r->mu);
+    return c;
+}
+
+/* As arb_repl_free (no loop handles). */
+static inline void
+repl_free(arb_repl_t *r)
+{
+    if (!r->abandoned)
+        arb__repl_mem_free(r);
+}
+
+/* The stream's message count (each event is one message: no deals). */
+#endif

@@ -1,0 +1,179 @@
+/*
+ * test_repl_forked.c - a subject whose last message is another writer's
+ * event at a seq the log holds is a fork: fenced and reported, never
+ * "only the tail missing" (daemon/replicate_check.c,
+ * arb__repl_check_match).
+ *
+ * A pass that does not read the whole subject (regular passes with
+ * check_read off, the second look) judges a match by the subject's last
+ * message alone.  When its seq is one the log holds, its hash must be the
+ * log's there; one that is not is another history (another recorder, an
+ * older copy of this one), and publishing the log's tail on top of it
+ * would fork the subject for good.  No test failed when that hash
+ * compare was dropped (a mutation audit, 2026-12-07): every pass of the
+ * other tests read the whole subject, which catches the fork another way.
+ *
+ * Here: match m's seqs 0..2 are published by the replicator; then a
+ * message of seq 3 with another hash goes to m's subject, and the log
+ * gets its own 3 and 4, of which the replicator is not told (so nothing
+ * of its own reaches the stream).  One check of m, reading only the last
+ * message: m is fenced, counted as diverged, and the subject still ends
+ * on the foreign 3.  A real nats-server (skipped without one).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <nats/nats.h>
+
+#include "core/buf.h"
+#include "core/clock.h"
+#include "core/err.h"
+#include "daemon/server.h"
+#include "tests/repl_harness.h"
+#include "tests/test.h"
+
+static const unsigned char bytes[] = { 0x81, 0xa1, 0x6b, 0x01 };
+
+/* Events from..to of match m into the log; the log's head. */
+static uint64_t
+append_m(uint64_t from, uint64_t to)
+{
+    arb_append_t v[8];
+    uint64_t     s;
+    size_t       k = 0;
+
+    memset(v, 0, sizeof(v));
+    for (s = from; s <= to && k < 8; s++, k++) {
+        v[k].match_id = "m";
+        v[k].game = "yahchain";
+        v[k].seq = s;
+        v[k].time_ms = arb_clock_ms();
+        v[k].bytes = bytes;
+        v[k].len = sizeof(bytes);
+    }
+    if (arb_store_append_batch(store, v, k, NULL) != 0)
+        return 0;
+    return v[k - 1].pos;
+}
+
+/* The seq of the last message of m's subject, or UINT64_MAX. */
+static uint64_t
+stream_last_seq(arb_repl_t *r)
+{
+    arb_stream_msg_t m;
+    arb_buf_t        why = ARB_BUF_INIT;
+    char             subj[200];
+    uint64_t         seq = UINT64_MAX;
+
+    memset(&m, 0, sizeof(m));
+    if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "m") == 0
+        && arb_stream_last(r->s, subj, &m, &why) == 0)
+        seq = m.seq;
+    arb_stream_msg_clear(&m);
+    arb_buf_free(&why);
+    return seq;
+}
+
+static void
+test_foreign_last(void)
+{
+    static arb_server_t srv;
+    arb_repl_t         *r;
+    natsMsg            *msg = NULL;
+    jsPubAck           *pa = NULL;
+    jsErrCode           jerr = 0;
+    arb_buf_t           why = ARB_BUF_INIT;
+    unsigned char       other[ARB_HASH_LEN];
+    uint64_t            head, upto = UINT64_MAX, diverged;
+    int                 i, repaired = 0, whole = 0, rc;
+
+    head = append_m(0, 2);
+    CHECK(head > 0);
+    r = repl_start(head);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    for (i = 0; i < 400 && cursor_of(r, NULL) < head; i++)
+        sleep_ms(10);
+    CHECK_INT(cursor_of(r, NULL), head);
+    CHECK_INT(stream_last_seq(r), 2);
+    /* Another writer's seq 3 (its own message id: not deduplicated). */
+    memset(other, 0x5a, sizeof(other));
+    CHECK_INT(arb_stream_ev_msg(&msg, "m", 3, other, "elsewhere", bytes,
+                                sizeof(bytes)), 0);
+    if (msg != NULL) {
+        natsMsgHeader_Set(msg, "Nats-Msg-Id", "elsewhere/m/3");
+        CHECK(js_PublishMsg(&pa, r->s->js, msg, NULL, &jerr) == NATS_OK);
+    }
+    jsPubAck_Destroy(pa);
+    natsMsg_Destroy(msg);
+    CHECK_INT(stream_last_seq(r), 3);
+    /* The log goes on past it; the replicator is not told. */
+    CHECK(append_m(3, 4) > head);
+    pthread_mutex_lock(&r->mu);
+    diverged = r->st.diverged;
+    pthread_mutex_unlock(&r->mu);
+    rc = arb__repl_check_match(r, "m", &upto, ARB_REPL_WALK_NONE, 0,
+                               &repaired, &whole, &why);
+    CHECK_INT(rc, 0);
+    CHECK(!repaired);
+    CHECK(!whole);
+    srv.repl = r;
+    CHECK_STR(arb_repl_fenced(&srv, "m", &why), "fenced");
+    pthread_mutex_lock(&r->mu);
+    CHECK_INT(r->st.diverged, diverged + 1);
+    pthread_mutex_unlock(&r->mu);
+    sleep_ms(200);
+    CHECK_INT(stream_last_seq(r), 3);   /* nothing of ours on top */
+    arb__repl_thread_stop(r);
+    repl_free(r);
+    arb_buf_free(&why);
+}
+
+int
+main(void)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    char      dir[200];
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (system("command -v nats-server >/dev/null 2>&1") != 0) {
+        printf("test_repl_forked: skipped (no nats-server)\n");
+        return 0;
+    }
+    if (getenv("ARB_NATS_PORT_BASE") != NULL)
+        nats_port = atoi(getenv("ARB_NATS_PORT_BASE")) + 1;
+    if (mkdtemp(root) == NULL)
+        return 1;
+    snprintf(nats_dir, sizeof(nats_dir), "%s/nats", root);
+    snprintf(nats_log, sizeof(nats_log), "%s/nats.log", root);
+    snprintf(dir, sizeof(dir), "%s/store", root);
+    mkdir(dir, 0700);
+    CHECK(nats_Open(-1) == NATS_OK);
+    CHECK(nats_start() == 0);
+    CHECK_INT(arb_store_open(&store, dir, NULL, &why), 0);
+    arb_repl_conf_defaults(&conf);
+    conf.urls = nats_url;
+    conf.recorder = recorder;
+    conf.check_s = 0;           /* no regular passes: the test's check */
+    if (nats_pid > 0 && store != NULL)
+        test_foreign_last();
+    arb_store_close(store);
+    if (nats_pid > 0) {
+        kill(nats_pid, SIGTERM);
+        waitpid(nats_pid, NULL, 0);
+    }
+    nats_Close();
+    arb_buf_free(&why);
+    if (test_failed_ == 0) {
+        char cmd[300];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+        if (system(cmd) != 0)
+            printf("could not remove %s\n", root);
+    }
+    return TEST_END();
+}
