@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -150,4 +151,60 @@ repl_free(arb_repl_t *r)
 }
 
 /* The stream's message count (each event is one message: no deals). */
+/* The test's start: root made, nats-server started (on
+ * ARB_NATS_PORT_BASE + port_offset when that is set: tests that may run
+ * at once take other offsets), the store opened, conf set (no regular
+ * passes: check_s 0).  0, or -1 (said on stderr): the test then runs
+ * nothing and ends with repl_harness_end. */
+static inline int
+repl_harness_begin(int port_offset)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    char      dir[200];
+    int       rc = -1;
+
+    if (getenv("ARB_NATS_PORT_BASE") != NULL)
+        nats_port = atoi(getenv("ARB_NATS_PORT_BASE")) + port_offset;
+    if (mkdtemp(root) == NULL)
+        return -1;
+    snprintf(nats_dir, sizeof(nats_dir), "%s/nats", root);
+    snprintf(nats_log, sizeof(nats_log), "%s/nats.log", root);
+    snprintf(dir, sizeof(dir), "%s/store", root);
+    mkdir(dir, 0700);
+    if (nats_Open(-1) != NATS_OK || nats_start() != 0)
+        fprintf(stderr, "nats-server did not start (%s)\n", nats_log);
+    else if (arb_store_open(&store, dir, NULL, &why) != 0)
+        fprintf(stderr, "store: %s\n", arb_buf_cstr(&why));
+    else
+        rc = 0;
+    arb_repl_conf_defaults(&conf);
+    conf.urls = nats_url;
+    conf.recorder = recorder;
+    conf.check_s = 0;
+    arb_buf_free(&why);
+    return rc;
+}
+
+/* The test's end: the store closed, nats-server stopped, and root removed
+ * unless a check failed (kept for a look). */
+static inline void
+repl_harness_end(int failed)
+{
+    arb_store_close(store);
+    store = NULL;
+    if (nats_pid > 0) {
+        kill(nats_pid, SIGTERM);
+        waitpid(nats_pid, NULL, 0);
+        nats_pid = -1;
+    }
+    nats_Close();
+    if (!failed && root[0] != '\0') {
+        char cmd[300];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+        if (system(cmd) != 0)
+            printf("could not remove %s\n", root);
+    }
+}
+
 #endif

@@ -241,47 +241,17 @@ test_rounds(void)
 int
 main(void)
 {
-    arb_buf_t why = ARB_BUF_INIT;
-    char      dir[200];
-
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (system("command -v nats-server >/dev/null 2>&1") != 0) {
         printf("test_repl_shutdown: skipped (no nats-server)\n");
         return 0;
     }
-    if (getenv("ARB_NATS_PORT_BASE") != NULL)
-        nats_port = atoi(getenv("ARB_NATS_PORT_BASE"));
     main_th = pthread_self();
-    if (mkdtemp(root) == NULL)
-        return 1;
-    snprintf(nats_dir, sizeof(nats_dir), "%s/nats", root);
-    snprintf(nats_log, sizeof(nats_log), "%s/nats.log", root);
-    snprintf(dir, sizeof(dir), "%s/store", root);
-    mkdir(dir, 0700);
-    CHECK(nats_Open(-1) == NATS_OK);
-    CHECK(nats_start() == 0);
-    CHECK_INT(arb_store_open(&store, dir, NULL, &why), 0);
-    arb_repl_conf_defaults(&conf);
-    conf.urls = nats_url;
-    conf.recorder = recorder;
-    conf.check_s = 0;           /* no regular passes: only the first */
-    if (nats_pid > 0 && store != NULL) {
+    CHECK_INT(repl_harness_begin(0), 0);
+    if (store != NULL && nats_pid > 0) {
         test_held_handler();
         test_rounds();
     }
-    arb_store_close(store);
-    if (nats_pid > 0) {
-        kill(nats_pid, SIGTERM);
-        waitpid(nats_pid, NULL, 0);
-    }
-    nats_Close();
-    arb_buf_free(&why);
-    if (test_failed_ == 0) {
-        char cmd[300];
-
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-        if (system(cmd) != 0)
-            printf("could not remove %s\n", root);
-    }
+    repl_harness_end(test_failed_ != 0);
     return TEST_END();
 }
