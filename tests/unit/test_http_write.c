@@ -13,6 +13,8 @@
  * (GET on a write route, POST elsewhere: 405).
  */
 #include <stdint.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "tests/daemon_harness.h"
 #include "tests/http_client.h"
@@ -69,9 +71,30 @@ seq_hash(char *out, size_t n)
     snprintf(out, n, "%.90s", p != NULL ? p : "none");
 }
 
+/* Puts line before the harness's configuration (a top-level key: the
+ * file ends in its [http] section).  0 or -1. */
+static int
+prepend_conf(const char *line)
+{
+    static char old[8192];
+    FILE       *f = fopen(harness_conf, "r");
+    size_t      n;
+
+    if (f == NULL)
+        return -1;
+    n = fread(old, 1, sizeof(old) - 1, f);
+    fclose(f);
+    if (n == sizeof(old) - 1 || (f = fopen(harness_conf, "w")) == NULL)
+        return -1;
+    fputs(line, f);
+    fwrite(old, 1, n, f);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
 int
 main(void)
 {
+    struct statvfs fs;
     static const char gone[] = "{\"text\":\"bob 5H\",\"cid\":\"c-gone\"}";
     char first[128], again[128], big[20000], req[512];
     int  fd, i;
@@ -390,6 +413,28 @@ main(void)
     /* A clean stop: no crash, nothing leaked under ASan. */
     i = harness_stop(SIGTERM);
     CHECK(WIFEXITED(i) && WEXITSTATUS(i) == 0);
+
+    /* A write refused as storage full answers 507 and is counted among
+     * the 5xx responses (a mutation that counted none went unnoticed
+     * until 2026-12-07: an alert on 5xx would never have fired).  The
+     * reserve, 1 TiB, is more than this disk has free. */
+    if (statvfs(harness_dir, &fs) == 0
+        && (unsigned long long)fs.f_bavail * fs.f_frsize < 1ull << 40
+        && prepend_conf("storage_reserve = 1024G\n") == 0) {
+        snprintf(req, sizeof(req), "%s/daemon.log", harness_dir);
+        CHECK(truncate(req, 0) == 0);   /* the new port is the one said */
+        harness_start();
+        port = http_log_port(harness_dir);
+        CHECK(port > 0);
+        CHECK_INT(post("/api/m/only-A/move", HARNESS_LIMITED,
+                       "{\"text\":\"bob 7D\"}"), 507);
+        CHECK(says("\"code\":\"full\""));
+        CHECK_INT(http_get(port, "/metrics", HARNESS_READER, resp,
+                           sizeof(resp)), 200);
+        CHECK(says("arbiter_http_responses_total{code=\"5xx\"} 1\n"));
+        i = harness_stop(SIGTERM);
+        CHECK(WIFEXITED(i) && WEXITSTATUS(i) == 0);
+    }
     (void)unused;
     harness_done(test_failed_);
     return TEST_END();
