@@ -100,6 +100,26 @@ publish(arb_repl_t *r, natsMsg *msg)
     return ok ? 0 : -1;
 }
 
+/* Events 0..2 of match id logged and published by a replicator started
+ * on them (its cursor at the log's head, *head); NULL when it did not
+ * start. */
+static arb_repl_t *
+published(uint64_t *head, const char *id)
+{
+    arb_repl_t *r;
+    int         i;
+
+    *head = append_ev(id, 0, 2);
+    CHECK(*head > 0);
+    r = repl_start(*head);
+    CHECK(r != NULL);
+    for (i = 0; r != NULL && i < 400 && cursor_of(r, NULL) < *head; i++)
+        sleep_ms(10);
+    if (r != NULL)
+        CHECK_INT(cursor_of(r, NULL), *head);
+    return r;
+}
+
 static void
 test_foreign_last(void)
 {
@@ -109,17 +129,10 @@ test_foreign_last(void)
     arb_buf_t           why = ARB_BUF_INIT;
     unsigned char       other[ARB_HASH_LEN];
     uint64_t            head, upto = UINT64_MAX, diverged;
-    int                 i, repaired = 0, whole = 0, rc;
+    int                 repaired = 0, whole = 0, rc;
 
-    head = append_ev("m", 0, 2);
-    CHECK(head > 0);
-    r = repl_start(head);
-    CHECK(r != NULL);
-    if (r == NULL)
+    if ((r = published(&head, "m")) == NULL)
         return;
-    for (i = 0; i < 400 && cursor_of(r, NULL) < head; i++)
-        sleep_ms(10);
-    CHECK_INT(cursor_of(r, NULL), head);
     CHECK_INT(stream_last_seq(r, "m"), 2);
     /* Another writer's seq 3 (its own message id: not deduplicated). */
     memset(other, 0x5a, sizeof(other));
@@ -161,17 +174,10 @@ test_one_short(void)
     arb_buf_t     why = ARB_BUF_INIT;
     unsigned char h4[ARB_HASH_LEN];
     uint64_t      head, upto = 3;
-    int           i, repaired = 0, whole = 0;
+    int           repaired = 0, whole = 0;
 
-    head = append_ev("n", 0, 2);
-    CHECK(head > 0);
-    r = repl_start(head);
-    CHECK(r != NULL);
-    if (r == NULL)
+    if ((r = published(&head, "n")) == NULL)
         return;
-    for (i = 0; i < 400 && cursor_of(r, NULL) < head; i++)
-        sleep_ms(10);
-    CHECK_INT(cursor_of(r, NULL), head);
     CHECK(append_ev("n", 3, 4) > head);
     CHECK_INT(arb__repl_log_hash(r, "n", 4, h4, &why), 1);
     CHECK_INT(arb_stream_ev_msg(&msg, "n", 4, h4, recorder, bytes,
