@@ -320,7 +320,6 @@ arb__bundle_file_clear(arb__bundle_file_t *f)
         return;
     for (i = 0; i < f->nsections; i++) {
         arb__bundle_section_t *sec = &f->sections[i];
-        free(sec->recs);        /* their bytes are the file's */
         arb_setup_clear(&sec->profile);
         free(sec->exporter);
     }
@@ -329,24 +328,55 @@ arb__bundle_file_clear(arb__bundle_file_t *f)
 }
 
 int
+arb__bundle_recs(const arb__bundle_section_t *sec, arb_history_rec_t **recs,
+                 size_t *cap)
+{
+    const unsigned char *p = sec->ev, *body;
+    arb_history_rec_t   *e;
+    size_t               i, rlen;
+
+    if (sec->nrecs > *cap) {
+        e = realloc(*recs, sec->nrecs * sizeof(*e));
+        if (e == NULL)
+            return ARB_ENOMEM;
+        *recs = e;
+        *cap = sec->nrecs;
+    }
+    for (i = 0; i < sec->nrecs; i++, p = body + rlen) {
+        rlen = (size_t)arb_load_be(p + 1, 4);
+        body = p + ARB__REC_HDR;
+        e = &(*recs)[i];
+        e->seq = arb_load_be64(body);
+        e->time_ms = 0;
+        e->has_hash = 1;
+        memcpy(e->hash, body + 8, ARB_HASH_LEN);
+        /* Borrowed from the file's bytes (bundle_int.h). */
+        e->bytes = (unsigned char *)(uintptr_t)(body + ARB__EVENT_FIXED);
+        e->len = rlen - ARB__EVENT_FIXED;
+    }
+    return 0;
+}
+
+int
 arb__bundle_history(arb_history_t *h, const arb__bundle_section_t *sec,
                     arb_buf_t *why)
 {
-    arb_event_t       ev;
-    arb_history_rec_t rec;
-    arb_buf_t         msg = ARB_BUF_INIT;
-    size_t            i;
-    int               rc;
+    arb_event_t        ev;
+    arb_history_rec_t  rec, *recs = NULL;
+    arb_buf_t          msg = ARB_BUF_INIT;
+    size_t             i, cap = 0;
+    int                rc;
 
     if (sec->nrecs == 0) {
         arb_buf_free(why);
         arb_buf_printf(why, "no events: the match has no open event");
         return ARB_ECRYPTO;
     }
-    if (arb_history_name(h, "match %s", sec->cp.match_id) != 0)
+    if (arb_history_name(h, "match %s", sec->cp.match_id) != 0
+        || arb__bundle_recs(sec, &recs, &cap) != 0)
         return ARB_ENOMEM;
     for (i = 0; i < sec->nrecs; i++) {
-        const arb_history_rec_t *e = &sec->recs[i];
+        const arb_history_rec_t *e = &recs[i];
         rc = arb_event_decode(&ev, (const char *)e->bytes, e->len, &msg);
         if (rc == ARB_ENOMEM)
             goto fail;
@@ -379,12 +409,14 @@ arb__bundle_history(arb_history_t *h, const arb__bundle_section_t *sec,
         if (rc != 0)
             goto fail_ev;
     }
+    free(recs);
     arb_buf_free(&msg);
     return 0;
 
 fail_ev:
     arb_event_clear(&ev);
 fail:
+    free(recs);
     arb_buf_free(&msg);
     return rc;
 }

@@ -33,9 +33,9 @@ typedef struct arb__bundle_section {
     arb_checkpoint_t   cp;          /* cp.match_id names the match */
     arb_setup_t        profile;
     char              *exporter;
-    size_t             nrecs, cap;
-    arb_history_rec_t *recs;        /* as in the file; time_ms 0; bytes
-                                       point into the file's bytes */
+    size_t               nrecs;     /* its event records */
+    const unsigned char *ev;        /* the first one's record header, in
+                                       the file's bytes; NULL when none */
 } arb__bundle_section_t;
 
 typedef struct arb__bundle_file {
@@ -48,6 +48,16 @@ typedef struct arb__bundle_file {
 extern size_t arb__bundle_par_min;
 
 void arb__bundle_file_clear(arb__bundle_file_t *f);
+
+/* The event records of sec (the reader checked their shape) as history
+ * records in file order: seq and hash as the file says, time_ms 0, bytes
+ * pointing into the file's bytes.  Into *recs, grown with realloc to
+ * sec->nrecs when *cap is less, and the caller's to free: one room
+ * reused match after match, so a verification touches no new memory
+ * per match (a page fault costs more than a link's check).  0 or
+ * ARB_ENOMEM. */
+int  arb__bundle_recs(const arb__bundle_section_t *sec,
+                      arb_history_rec_t **recs, size_t *cap);
 
 /* Parses a bundle file into f (zeroed by the caller) without judging the
  * contents: records in file order, lengths checked against the bytes left

@@ -224,29 +224,6 @@ field_fail(rd_t *r, int rc, const char *field)
                what[-rc]);
 }
 
-/* The event records that follow the record ending at `from`, counted by
- * their headers alone (a match's are a few kilobytes, so they are still
- * in the cache when read_event comes to them): the room for a match's
- * records is allocated once, not grown from small (a copy and a page
- * fault per doubling, a tenth of a verification).  Stops at anything
- * that is not a whole event record: the reader judges it there. */
-static size_t
-count_events(const rd_t *r, size_t from)
-{
-    size_t n = 0, rlen;
-
-    while (r->len - from >= ARB__REC_HDR && r->p[from] == ARB__REC_EVENT) {
-        rlen = (size_t)arb_load_be(r->p + from + 1, 4);
-        if (rlen < ARB__EVENT_FIXED + 1
-            || rlen > ARB__EVENT_FIXED + ARB_STORE_EVENT_MAX
-            || rlen > r->len - from - ARB__REC_HDR)
-            break;
-        from += ARB__REC_HDR + rlen;
-        n++;
-    }
-    return n;
-}
-
 static int
 read_match(rd_t *r, const unsigned char *body, size_t len)
 {
@@ -321,9 +298,6 @@ read_match(rd_t *r, const unsigned char *body, size_t len)
     if (f.off != f.len)
         return bad(r, "match record at byte %zu: %zu bytes left over",
                    r->off, f.len - f.off);
-    m->cap = count_events(r, (size_t)(body - r->p) + len);
-    if (m->cap > 0 && (m->recs = malloc(m->cap * sizeof(*m->recs))) == NULL)
-        return ARB_ENOMEM;
     return 0;
 
 oom:
@@ -334,36 +308,22 @@ oom:
 
 /* ---- events, checkpoint, end ------------------------------------------ */
 
+/* Only counted and located: a match's events follow its header with
+ * nothing between them (any other record ends or refuses the match), so
+ * the first one's place and the count find them all again, and each
+ * verifying thread turns them into records in room it reuses
+ * (arb__bundle_recs) instead of this one pass copying every event into
+ * new memory before any thread can start. */
 static int
-read_event(rd_t *r, const unsigned char *body, size_t len)
+read_event(rd_t *r, const unsigned char *body)
 {
     arb__bundle_section_t *m = r->cur;
-    arb_history_rec_t     *e;
 
     if (m == NULL)
         return bad(r, "event record at byte %zu outside a match", r->off);
-    if (m->nrecs == m->cap) {
-        /* Sized by count_events when the match began; more than it
-         * counted only when its records are damaged. */
-        size_t cap = m->cap ? 2 * m->cap : 64;
-        arb_history_rec_t *nv = realloc(m->recs, cap * sizeof(*nv));
-        if (nv == NULL)
-            return ARB_ENOMEM;
-        m->recs = nv;
-        m->cap = cap;
-    }
-    e = &m->recs[m->nrecs];
-    e->len = len - ARB__EVENT_FIXED;
-    /* Borrowed from the file's bytes (bundle_int.h): a verification
-     * reads every event once, and a copy of each costs more than the
-     * check of its link. */
-    e->bytes = (unsigned char *)(uintptr_t)(body + ARB__EVENT_FIXED);
-    e->seq = arb_load_be64(body);
-    e->time_ms = 0;
-    e->has_hash = 1;
-    memcpy(e->hash, body + 8, ARB_HASH_LEN);
-    m->nrecs++;
-    r->last_seq = e->seq;
+    if (m->nrecs++ == 0)
+        m->ev = body - ARB__REC_HDR;
+    r->last_seq = arb_load_be64(body);
     return 0;
 }
 
@@ -456,7 +416,7 @@ read_records(rd_t *r)
             rc = read_match(r, data + body, rlen);
             break;
         case ARB__REC_EVENT:
-            rc = read_event(r, data + body, rlen);
+            rc = read_event(r, data + body);
             break;
         case ARB__REC_CHECKPOINT:
             rc = read_checkpoint(r, data + body);

@@ -107,10 +107,9 @@ check_signature(const arb__bundle_section_t *m,
 
 /* B.  1 when the events are what the checkpoint certifies. */
 static int
-check_chain(const arb__bundle_section_t *m, arb_bundle_result_t *res,
-            unsigned threads, int *rc)
+check_chain(const arb__bundle_section_t *m, const arb_history_rec_t *ev,
+            arb_bundle_result_t *res, unsigned threads, int *rc)
 {
-    const arb_history_rec_t *ev = m->recs;
     const unsigned char     *prev;
     char                     a[ARB_HASH_HEX], b[ARB_HASH_HEX];
     size_t                   n = m->nrecs, i, j;
@@ -217,7 +216,8 @@ check_profile(const arb__bundle_section_t *m, const arb_setup_t *open,
  * a profile that differs -- and the full path then words the problem
  * exactly as before.  0 or ARB_ENOMEM. */
 static int
-contents_lean(const arb__bundle_section_t *m, arb_match_t **out)
+contents_lean(const arb__bundle_section_t *m, const arb_history_rec_t *recs,
+              arb_match_t **out)
 {
     arb_event_t          open;
     arb_event_scratch_t  sc;
@@ -231,8 +231,8 @@ contents_lean(const arb__bundle_section_t *m, arb_match_t **out)
     *out = NULL;
     if (m->nrecs == 0)
         return 0;
-    rc = arb_event_decode(&open, (const char *)m->recs[0].bytes,
-                          m->recs[0].len, NULL);
+    rc = arb_event_decode(&open, (const char *)recs[0].bytes, recs[0].len,
+                          NULL);
     if (rc != 0)
         return rc == ARB_ENOMEM ? rc : 0;
     memset(&tmp, 0, sizeof(tmp));
@@ -248,9 +248,9 @@ contents_lean(const arb__bundle_section_t *m, arb_match_t **out)
     arb_event_clear(&open);
     memset(&sc, 0, sizeof(sc));
     for (i = 1; rc == 0 && match != NULL && i < m->nrecs; i++) {
-        rc = arb_event_decode_scratch(&sc, (const char *)m->recs[i].bytes,
-                                      m->recs[i].len, NULL, &ev);
-        if (rc == 0 && (ev->seq != m->recs[i].seq
+        rc = arb_event_decode_scratch(&sc, (const char *)recs[i].bytes,
+                                      recs[i].len, NULL, &ev);
+        if (rc == 0 && (ev->seq != recs[i].seq
                         || ev->kind == ARB_EV_OPEN))
             rc = ARB_EPROTO;
         if (rc == 0)
@@ -267,14 +267,15 @@ contents_lean(const arb__bundle_section_t *m, arb_match_t **out)
 
 /* C. */
 static int
-check_contents(const arb__bundle_section_t *m, arb_bundle_result_t *res)
+check_contents(const arb__bundle_section_t *m, const arb_history_rec_t *recs,
+               arb_bundle_result_t *res)
 {
     arb_history_t h;
     arb_match_t  *match = NULL;
     arb_buf_t     why = ARB_BUF_INIT;
     int           rc;
 
-    rc = contents_lean(m, &match);
+    rc = contents_lean(m, recs, &match);
     if (rc != 0)
         return rc;
     if (match != NULL) {
@@ -313,10 +314,12 @@ done:
     return rc;
 }
 
+/* recs/cap: the calling thread's room for the match's records
+ * (arb__bundle_recs). */
 static int
 verify_match(const arb__bundle_section_t *m,
              const unsigned char pk[ARB_PUBKEY_LEN], arb_bundle_result_t *res,
-             unsigned threads)
+             unsigned threads, arb_history_rec_t **recs, size_t *cap)
 {
     int rc = 0, certified;
 
@@ -335,12 +338,14 @@ verify_match(const arb__bundle_section_t *m,
         return ARB_ENOMEM;
 
     rc = check_signature(m, pk, res);
+    if (rc == 0)
+        rc = arb__bundle_recs(m, recs, cap);
     if (rc != 0)
         return rc;
-    certified = check_chain(m, res, threads, &rc);
+    certified = check_chain(m, *recs, res, threads, &rc);
     if (rc != 0 || !certified)
         return rc;
-    return check_contents(m, res);
+    return check_contents(m, *recs, res);
 }
 
 size_t arb__bundle_par_min = 4096;
@@ -361,12 +366,14 @@ typedef struct vpool {
 static void *
 vpool_main(void *arg)
 {
-    vpool_t *p = arg;
-    size_t   i;
+    vpool_t           *p = arg;
+    arb_history_rec_t *recs = NULL;
+    size_t             i, cap = 0;
 
     while ((i = atomic_fetch_add(&p->next, 1)) < p->b->nsections) {
         p->rc[i] = verify_match(&p->b->sections[i], p->pk,
-                                &p->rep->matches[i], p->threads);
+                                &p->rep->matches[i], p->threads, &recs,
+                                &cap);
         if (p->progress == NULL)
             continue;
         pthread_mutex_lock(&p->mu);
@@ -374,6 +381,7 @@ vpool_main(void *arg)
         p->progress(p->ud, p->done, p->total);
         pthread_mutex_unlock(&p->mu);
     }
+    free(recs);
     return NULL;
 }
 

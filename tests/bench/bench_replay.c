@@ -553,13 +553,16 @@ main(int argc, char **argv)
      * call (tools/cmd_verify.c), signatures and replay included. */
     snprintf(idx, sizeof(idx), "%s/keys", dir);
     rc = bundle_all(s, nm, idx, &bundle, pk, &why);
-    if (rc == 0) {
+    /* Best of 3 too, for the same reasons. */
+    for (i = 0; rc == 0 && i < 3; i++) {
         p0 = proc_ns();
         w0 = arb_clock_ns();
         rc = arb_bundle_verify(bundle.data, bundle.len, pk, &rep);
         t1 = arb_clock_ns();
-        bc_rate = rate(r.events, p0, proc_ns());
-        bw_rate = rate(r.events, w0, t1);
+        if (rate(r.events, p0, proc_ns()) > bc_rate)
+            bc_rate = rate(r.events, p0, proc_ns());
+        if (rate(r.events, w0, t1) > bw_rate)
+            bw_rate = rate(r.events, w0, t1);
         if (rc != 0 || rep.nmatches != nm)
             arb_buf_printf(&why, "%zu problems in %zu matches%s%s",
                            rep.nproblems, rep.nmatches,
@@ -567,6 +570,18 @@ main(int argc, char **argv)
                            rep.error ? rep.error : "");
         rc = rc != 0 || rep.nmatches != nm ? ARB_ECORRUPT : 0;
         arb_bundle_report_clear(&rep);
+    }
+    /* Kept for replay.bench.sh, which times `arbiter verify` of it as a
+     * user runs it: a new process, the file mapped, the report printed. */
+    if (rc == 0) {
+        FILE *f;
+
+        snprintf(idx, sizeof(idx), "%s/all.bundle", dir);
+        f = fopen(idx, "wb");
+        if (f == NULL || fwrite(bundle.data, 1, bundle.len, f) != bundle.len)
+            arb_buf_printf(&why, "%s: cannot write", idx), rc = ARB_EIO;
+        if (f != NULL && fclose(f) != 0 && rc == 0)
+            arb_buf_printf(&why, "%s: cannot write", idx), rc = ARB_EIO;
     }
     arb_buf_free(&bundle);
     if (rc != 0) {
