@@ -702,10 +702,15 @@ batch_lookup(arb_store_t *s, batch_t *b, arb_buf_t *why)
             continue;
         rc = arb__ix_match(s, itxn, b->m[i].id, b->m[i].idlen,
                            &b->m[i].base, why);
-        if (rc == 0)
+        if (rc == 0) {
             b->m[i].known = 1;
-        else if (rc == ARB_ENOTFOUND)
+        } else if (rc == ARB_ENOTFOUND) {
+            /* A new match, or one batch_judge refuses naming it: no
+             * commit that succeeds may leave a reason behind in why. */
             rc = 0;
+            if (why != NULL)
+                why->len = 0;
+        }
     }
     for (i = 0; i < b->n && rc == 0; i++) {
         const arb_append_t *e = &b->v[i];

@@ -1058,18 +1058,18 @@ arb_store_index_failed(arb_store_t *s, arb_buf_t *why)
 {
     if (s == NULL)
         return 0;
-    /* ck_why is written before the state changes. */
+    /* ck_why is written before the state changes.  The reason replaces
+     * what why held, as every store message does (arb__why): after a
+     * commit that succeeded it may still hold the text of a lookup that
+     * found nothing, as a new match's does. */
     if (atomic_load(&s->state) != ST_OK && s->ck_why[0] != '\0') {
-        if (why != NULL)
-            arb_buf_printf(why, "checkpoint failed: %s", s->ck_why);
+        arb__why(why, "checkpoint failed: %s", s->ck_why);
         return 1;
     }
     if (!atomic_load(&s->ix_failed))
         return 0;
-    if (why != NULL) {
-        pthread_mutex_lock(&s->tail.lock);
-        arb_buf_printf(why, "index writer stopped: %s", s->ix_why);
-        pthread_mutex_unlock(&s->tail.lock);
-    }
+    pthread_mutex_lock(&s->tail.lock);
+    arb__why(why, "index writer stopped: %s", s->ix_why);
+    pthread_mutex_unlock(&s->tail.lock);
     return 1;
 }

@@ -53,6 +53,8 @@
 typedef struct target {
     const char *file, *cls;
     unsigned    pace_us;        /* a pause before each request */
+    const char *why;            /* the fail-stop line's reason, when one
+                                   reason is sure: it begins with this */
 } target_t;
 
 /* The log's LMDB file is flushed by a checkpoint, which the checkpoint
@@ -60,10 +62,11 @@ typedef struct target {
  * full: at a steady pace (2 x 500 requests/s) the lap fills in about a
  * second, so the thread's is the one that fails. */
 static const target_t targets[] = {
-    { "data.mdb", "sync", 2000 },   /* the checkpoint thread's flush */
-    { "data.mdb", "sync", 0 },      /* and, flooded, a commit's */
-    { "index.mdb", "msync", 0 },    /* the index writer (MDB_WRITEMAP) */
-    { "wal.", "write", 0 },         /* a commit's own journal write */
+    { "data.mdb", "sync", 2000, NULL }, /* the checkpoint thread's flush */
+    { "data.mdb", "sync", 0, NULL },    /* and, flooded, a commit's */
+    { "index.mdb", "msync", 0,          /* the index writer (WRITEMAP) */
+      "index writer stopped: " },
+    { "wal.", "write", 0, NULL },       /* a commit's own journal write */
 };
 
 static const char *const classes[IOSIM_NCLASS] = {
@@ -76,13 +79,48 @@ typedef struct figures {
     uint64_t runs, injected, failstops, at_start, after_max, acked;
 } figures_t;
 
+/* The daemon's fail-stop line ("commit failed (ERROR: REASON)...")
+ * names what failed and nothing else: REASON begins with t->why when
+ * that is set.  Until 2026-12-07 an index writer's failure came after
+ * the text of a lookup that had found nothing in a commit that had
+ * succeeded ("match \"c1-9\" not foundindex writer stopped: ...").
+ * 0, or -1 reported. */
+static int
+failstop_reason(const target_t *t, const char *what)
+{
+    static const char head[] = "commit failed (";
+    FILE       *f = fopen(load_log, "r");
+    char        line[2048], last[2048] = "";
+    const char *p = NULL;
+
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+        if (strstr(line, head) != NULL)
+            memcpy(last, line, sizeof(last));
+    if (f != NULL)
+        fclose(f);
+    if (last[0] != '\0')
+        p = strstr(strstr(last, head) + sizeof(head) - 1, ": ");
+    if (p == NULL) {
+        fprintf(stderr, "%s: no fail-stop line in the daemon's log\n",
+                what);
+        return -1;
+    }
+    if (t->why != NULL && strncmp(p + 2, t->why, strlen(t->why)) != 0) {
+        fprintf(stderr, "%s: the fail-stop's reason is not '%s...': %s",
+                what, t->why, last);
+        return -1;
+    }
+    return 0;
+}
+
 /* Starts the daemon under the shim, with fail, on a fresh copy of the
- * pristine directory.  0 or -1. */
+ * pristine directory and an empty log.  0 or -1. */
 static int
 start_on_copy(const char *fail, load_iosim_t *sim)
 {
     disk_rm_rf(load_data);
     unlink(journal);
+    unlink(load_log);
     if (disk_copy_dir(pristine, load_data) != 0)
         return -1;
     if (load_iosim_env(sim, journal, fail) != 0 || load_start(sim->env) != 0)
@@ -196,6 +234,8 @@ run_one(const target_t *t, uint64_t n, figures_t *f)
         goto out;
     }
     f->failstops++;
+    if (failstop_reason(t, what) != 0)
+        goto out;
     /* A daemon whose store stopped taking writes must stop too, not answer
      * every append `internal` until something else notices. */
     for (i = 0; i < NCLIENTS; i++)
