@@ -385,9 +385,14 @@ arb__repl_ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae,
                || r->inflight + 1 == r->conf->max_pending
                || (r->inflight == 0 && r->draining);
         if (pa != NULL && pae == NULL) {
-            if (pa->Duplicate)
-                r->st.duplicates++;
-            if (e->seq == 0 && r->have_key) {
+            if (pa->Duplicate) {
+                /* Not proof that the stream holds it: deals() reads
+                 * the sequence first (a request: not on this thread). */
+                e->state = EV_ACKED;
+                e->dup = pa->Sequence;
+                r->dups++;
+                wake = 1;
+            } else if (e->seq == 0 && r->have_key) {
                 e->state = EV_ACKED;    /* its deal goes before seq 1 */
                 wake = 1;
             } else {
@@ -507,8 +512,11 @@ advance(arb_repl_t *r)
     pthread_mutex_lock(&r->mu);
     cursor_move_locked(r);      /* resync and passes mark events done */
     k = r->done_n;
-    for (i = 0; i < k; i++)
+    for (i = 0; i < k; i++) {
+        if (r->win[i].dup != 0)     /* done by a pass's filled hole */
+            r->dups--;
         free(r->win[i].bytes);
+    }
     if (k > 0) {    /* an empty window may have no array yet */
         memmove(r->win, r->win + k, (r->nwin - k) * sizeof(*r->win));
         r->nwin -= k;
@@ -523,10 +531,12 @@ advance(arb_repl_t *r)
 /* 1 when stream sequence sseq holds this very event (read by sequence,
  * not through the subject index a stale leader may lack), or, with hash
  * NULL, the deal message of match; 0 when it is gone (deleted); an ARB_E*
- * code when NATS did not answer. */
+ * code when NATS did not answer.  With other not NULL: 2 when it holds
+ * match's event seq with another hash, moved into *other. */
 static int
 held_at(arb_repl_t *r, uint64_t sseq, const char *match, uint64_t seq,
-        const unsigned char hash[ARB_HASH_LEN], arb_buf_t *why)
+        const unsigned char hash[ARB_HASH_LEN], arb_stream_msg_t *other,
+        arb_buf_t *why)
 {
     natsMsg         *msg = NULL;
     arb_stream_msg_t m;
@@ -547,6 +557,11 @@ held_at(arb_repl_t *r, uint64_t sseq, const char *match, uint64_t seq,
         rc = m.kind == ARB_STREAM_EV && m.seq == seq
              && strcmp(m.match_id, match) == 0
              && memcmp(m.hash, hash, ARB_HASH_LEN) == 0;
+    if (rc == 0 && other != NULL && hash != NULL && m.kind == ARB_STREAM_EV
+        && m.seq == seq && strcmp(m.match_id, match) == 0) {
+        *other = m;
+        return 2;
+    }
     arb_stream_msg_clear(&m);
     return rc;
 }
@@ -595,7 +610,7 @@ arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
         dup = pa->Sequence;
         jsPubAck_Destroy(pa);
         pa = NULL;
-        rc = held_at(r, dup, match, seq, hash, why);
+        rc = held_at(r, dup, match, seq, hash, NULL, why);
         if (rc < 0)
             return rc;
         if (rc == 1) {
@@ -678,7 +693,7 @@ arb__repl_put_deal(arb_repl_t *r, const char *match, int *stored,
         pa = NULL;
         if (!with_id || dup == 0)
             break;
-        rc = held_at(r, dup, match, 0, NULL, why);
+        rc = held_at(r, dup, match, 0, NULL, NULL, why);
         if (rc != 0)            /* held (1), or no answer */
             break;
         dup = 0;
@@ -1115,26 +1130,91 @@ deal_held(arb_repl_t *r, const char *match)
            && n > 0;
 }
 
-/* Opens acked whose deal message goes before their seq 1; then they are
+/* Under mu, e acked as a duplicate of stream sequence e->dup: 1 when
+ * that sequence holds e (then e is acked as any other); 2 when it holds
+ * another event of e's match at e's seq (another writer's: the match is
+ * fenced and e refused, its sync ack answered unreplicated); 0 when it
+ * holds no such event (deleted: e goes again, without its message id,
+ * once a resync has compared its match with the stream), or the ARB_E*
+ * code of a read that failed (e waits, the wave fails).  mu is let go
+ * for the read. */
+static int
+dup_held_locked(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
+{
+    arb_stream_msg_t m;
+    uint64_t         dup = e->dup;
+    int              rc;
+
+    pthread_mutex_unlock(&r->mu);
+    rc = held_at(r, dup, e->match, e->seq, e->hash, &m, why);
+    if (rc == 2) {
+        resync_fence(r, e, &m, 0);
+        arb_stream_msg_clear(&m);
+    } else if (rc == 0) {
+        arb_log_ev(ARB_LOG_WARN, "replicate_duplicate", NULL, "replicate: "
+                   "match %s: its seq %" PRIu64 " was acked as a duplicate "
+                   "of stream seq %" PRIu64 ", which does not hold it; "
+                   "compared with the stream again before it goes",
+                   e->match, e->seq, dup);
+    }
+    pthread_mutex_lock(&r->mu);
+    if (rc < 0) {
+        r->wave_failed = 1;
+        r->wave_err = NATS_TIMEOUT;
+        return rc;
+    }
+    e->dup = 0;
+    r->dups--;
+    if (rc == 1) {
+        r->st.duplicates++;
+        return 1;
+    }
+    if (rc == 2 && arb__repl_refuse_locked(r, e) == 0)
+        return 2;
+    /* (2 unrecorded: the next round refuses it, its match fenced.) */
+    e->state = EV_NEW;
+    e->no_id = 1;
+    r->wave_failed = 1;
+    r->wave_err = NATS_ERR;
+    return rc;
+}
+
+/* Events acked as duplicates, looked up by their sequence, then opens
+ * acked whose deal message goes before their seq 1; then they are
  * done.  A failed deal sends the open again (a duplicate), and the deal
  * with it.  An open the resync found in the stream sends its deal only
  * when the stream lacks it: past the duplicate window every send is a
  * copy (until 2026-12-05 each restart without its cursor published every
- * dealt match's deal once more; nats_damage.sh counts them). */
+ * dealt match's deal once more; nats_damage.sh counts them).  Until
+ * 2026-12-07 a duplicate's PubAck was taken as the stream holding the
+ * event, and a sync ack of a retry whose message id another writer's
+ * event (deleted since, or kept past a message arbiter did not write)
+ * held was answered as replicated (tests/unit/test_repl_retry.c). */
 static void
 deals(arb_repl_t *r, arb_buf_t *why)
 {
-    size_t i;
+    size_t i, dups;
 
-    for (i = 0; r->have_key && i < r->nwin; i++) {
+    pthread_mutex_lock(&r->mu);
+    dups = r->dups;
+    pthread_mutex_unlock(&r->mu);
+    for (i = 0; (r->have_key || dups > 0) && i < r->nwin; i++) {
         arb_repl_ev_t *e = &r->win[i];
         int            st, found, rc = 0;
 
         pthread_mutex_lock(&r->mu);
         st = e->state;
+        if (st == EV_ACKED && e->dup != 0) {
+            rc = dup_held_locked(r, e, why);
+            if (rc == 1 && !(e->seq == 0 && r->have_key))
+                ev_done_locked(r, e);
+            if (rc != 1 || e->state == EV_DONE)
+                st = -1;
+            rc = 0;
+        }
         found = e->found;
         pthread_mutex_unlock(&r->mu);
-        if (st != EV_ACKED)
+        if (st != EV_ACKED || !r->have_key)
             continue;
         if (!found || !deal_held(r, e->match))
             rc = arb__repl_put_deal(r, e->match, NULL, why);
@@ -1163,6 +1243,8 @@ send_one(arb_repl_t *r, arb_repl_ev_t *e)
 
     if (arb_stream_ev_msg(&m, e->match, e->seq, e->hash, r->conf->recorder,
                           e->bytes, e->len) == 0) {
+        if (e->no_id)   /* the dedupe window holds its id for another */
+            natsMsgHeader_Delete(m, ARB_STREAM_HDR_MSGID);
         jsPubOptions_Init(&eo);
         eo.ExpectNoMessage = e->expect_none != 0;
         eo.ExpectLastSubjectSeq = e->expect;

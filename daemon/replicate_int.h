@@ -56,6 +56,14 @@ typedef struct arb_repl_ev {
     /* [mu] An open resync found in the stream, acked for its deal: the
      * deal goes only when the stream lacks it (replicate.c, deals()). */
     int            found;
+    /* [mu] Acked as a duplicate of this stream sequence: the dedupe
+     * window knows its message id, which another writer's event at its
+     * seq (or a message deleted since) may hold.  Acked, not done, until
+     * that sequence is read (replicate.c, deals()). */
+    uint64_t       dup;
+    /* [mu] That sequence did not hold it: it goes again without its
+     * message id, after a resync. */
+    int            no_id;
 } arb_repl_ev_t;
 
 /* What the passes learnt about one match (sorted array by id). */
@@ -292,6 +300,8 @@ struct arb_repl {
     size_t             nwin, capwin;
     size_t             done_n;      /* [mu] win[0..done_n) are done */
     size_t             inflight;    /* [mu] published, PubAck not in */
+    size_t             dups;        /* [mu] acked as duplicates, their
+                                       sequence not read yet (dup) */
     int                draining;    /* [mu] waiting for inflight to be 0 */
     int                kick;        /* [mu] the ack handler woke the
                                        thread: something to do */

@@ -1,0 +1,339 @@
+/*
+ * test_repl_retry.c - an event whose publish failed is sent again only
+ * over what the stream holds now, and acked only for what it holds
+ * (daemon/replicate.c: resync_match; deals, dup_held_locked).
+ *
+ * Sync mode answers a held ack as replicated once the cursor has passed
+ * its position and that position was not refused (replicate_loop.c,
+ * drain); the thread moves the cursor over an event only once the
+ * stream acked it, found it, or it was refused.  In each case a match's
+ * seqs 0..2 are published; seq 3's publish fails (the stream's
+ * max_msg_size set below its size), and while it waits for its retry
+ * another recorder's seq 3 (another hash, the same message id: an older
+ * copy of this recorder would write it so) goes to the subject; then the
+ * stream takes the size again.
+ *   - h: the other seq 3 ends the subject.  The retry's resync finds it:
+ *     the match is fenced (diverged, logged naming match and seq), seq
+ *     3's position refused (its sync ack "unreplicated"), nothing of
+ *     ours put on top.  With the resync's hash compare dropped, seq 3
+ *     was acked as replicated over the other history.
+ *   - d: the other seq 3 was deleted: the retry's message id is a
+ *     duplicate the stream no longer holds.  Seq 3 passes as published
+ *     only once the subject ends on it, with its hash.
+ *   - f: the other seq 3 is followed by a message arbiter did not write
+ *     (the retry then goes without an expectation) and its id is a
+ *     duplicate of the other seq 3: refused and fenced.
+ * Until 2026-12-07 a duplicate's PubAck counted as published: d and f
+ * were acked as replicated with the stream lacking their seq 3.  A real
+ * nats-server (skipped without one).
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <nats/nats.h>
+
+#include "core/buf.h"
+#include "core/clock.h"
+#include "core/err.h"
+#include "daemon/server.h"
+#include "tests/repl_harness.h"
+#include "tests/test.h"
+
+/* {"k": 1}, and {"k": 600 x's}: the one the stream refuses for size. */
+static const unsigned char small[] = { 0x81, 0xa1, 0x6b, 0x01 };
+static unsigned char       big[606];
+#define MAX_SIZE 450
+
+/* Event seq of match id into the log (bytes b); its position. */
+static uint64_t
+append_one(const char *id, uint64_t seq, const unsigned char *b, size_t n)
+{
+    arb_append_t v;
+
+    memset(&v, 0, sizeof(v));
+    v.match_id = id;
+    v.game = "yahchain";
+    v.seq = seq;
+    v.time_ms = arb_clock_ms();
+    v.bytes = b;
+    v.len = n;
+    if (arb_store_append_batch(store, &v, 1, NULL) != 0)
+        return 0;
+    return v.pos;
+}
+
+/* The last message of match id's subject into *m (cleared by the
+ * caller); 0 or an ARB_E* code. */
+static int
+stream_last(arb_repl_t *r, const char *id, arb_stream_msg_t *m)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    char      subj[200];
+    int       rc;
+
+    memset(m, 0, sizeof(*m));
+    rc = arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id);
+    if (rc == 0)
+        rc = arb_stream_last(r->s, subj, m, &why);
+    arb_buf_free(&why);
+    return rc;
+}
+
+/* The stream's max_msg_size set to n; 0 when the server took it. */
+static int
+max_size(arb_repl_t *r, int32_t n)
+{
+    jsStreamInfo  *si = NULL;
+    jsStreamConfig cfg;
+    jsErrCode      jerr = 0;
+    natsStatus     s;
+
+    if (js_GetStreamInfo(&si, r->s->js, r->s->name, NULL, &jerr)
+        != NATS_OK)
+        return -1;
+    cfg = *si->Config;
+    cfg.MaxMsgSize = n;
+    s = js_UpdateStream(NULL, r->s->js, &cfg, NULL, &jerr);
+    jsStreamInfo_Destroy(si);
+    return s == NATS_OK ? 0 : -1;
+}
+
+/* Another recorder's seq 3 of match id (its own hash, our message id)
+ * into the stream; its stream sequence, or 0. */
+static uint64_t
+other_seq3(arb_repl_t *r, const char *id)
+{
+    unsigned char other[ARB_HASH_LEN];
+    natsMsg      *msg = NULL;
+    jsPubAck     *pa = NULL;
+    jsErrCode     jerr = 0;
+    uint64_t      sseq = 0;
+
+    memset(other, 0x5a, sizeof(other));
+    if (arb_stream_ev_msg(&msg, id, 3, other, "elsewhere", small,
+                          sizeof(small)) != 0)
+        return 0;
+    if (js_PublishMsg(&pa, r->s->js, msg, NULL, &jerr) == NATS_OK
+        && !pa->Duplicate)
+        sseq = pa->Sequence;
+    jsPubAck_Destroy(pa);
+    natsMsg_Destroy(msg);
+    return sseq;
+}
+
+static uint64_t
+stat_of(arb_repl_t *r, const uint64_t *field)
+{
+    uint64_t v;
+
+    pthread_mutex_lock(&r->mu);
+    v = *field;
+    pthread_mutex_unlock(&r->mu);
+    return v;
+}
+
+/* Seqs 0..2 of match id logged and published, then seq 3 logged and its
+ * publish failed at least once; *pos3 its position.  The replicator, or
+ * NULL. */
+static arb_repl_t *
+failed_seq3(const char *id, uint64_t *pos3)
+{
+    arb_repl_t *r;
+    uint64_t    head = 0, errors, s;
+    int         i;
+
+    for (s = 0; s <= 2; s++)
+        head = append_one(id, s, small, sizeof(small));
+    CHECK(head > 0);
+    r = repl_start(head);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return NULL;
+    for (i = 0; i < 400 && cursor_of(r, NULL) < head; i++)
+        sleep_ms(10);
+    CHECK_INT(cursor_of(r, NULL), head);
+    CHECK_INT(max_size(r, MAX_SIZE), 0);
+    errors = stat_of(r, &r->st.errors);
+    *pos3 = append_one(id, 3, big, sizeof(big));
+    CHECK(*pos3 > head);
+    committed(r, *pos3);
+    for (i = 0; i < 500 && stat_of(r, &r->st.errors) == errors; i++)
+        sleep_ms(10);
+    CHECK(stat_of(r, &r->st.errors) > errors);      /* it failed */
+    CHECK(cursor_of(r, NULL) < *pos3);
+    return r;
+}
+
+/* The retry meets another writer's seq 3: fenced, refused, reported. */
+static void
+test_other_at_seq(void)
+{
+    static arb_server_t srv;
+    arb_repl_t         *r;
+    arb_stream_msg_t    m;
+    arb_buf_t           why = ARB_BUF_INIT;
+    unsigned char       h3[ARB_HASH_LEN];
+    uint64_t            pos3 = 0, diverged, refused;
+    int                 i, said, fd, err = dup(STDERR_FILENO);
+    char                path[300], line[1024];
+    FILE               *f;
+
+    /* The recorder's log lines into a file, to find the report. */
+    snprintf(path, sizeof(path), "%s/other.log", root);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(fd >= 0 && err >= 0);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+    if ((r = failed_seq3("h", &pos3)) == NULL)
+        goto out;
+    diverged = stat_of(r, &r->st.diverged);
+    refused = stat_of(r, &r->st.refused);
+    CHECK(other_seq3(r, "h") > 0);
+    CHECK_INT(max_size(r, -1), 0);
+    for (i = 0; i < 500 && cursor_of(r, NULL) < pos3; i++)
+        sleep_ms(10);
+    CHECK_INT(cursor_of(r, NULL), pos3);
+    /* Passed as refused: its sync ack is answered unreplicated. */
+    pthread_mutex_lock(&r->mu);
+    CHECK(arb__repl_refused_locked(r, pos3, pos3));
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(stat_of(r, &r->st.refused), refused + 1);
+    CHECK_INT(stat_of(r, &r->st.diverged), diverged + 1);
+    srv.repl = r;
+    CHECK_STR(arb_repl_fenced(&srv, "h", &why), "fenced");
+    /* The subject still ends on the other seq 3. */
+    sleep_ms(200);
+    CHECK_INT(stream_last(r, "h", &m), 0);
+    CHECK_INT(m.seq, 3);
+    CHECK_INT(arb__repl_log_hash(r, "h", 3, h3, &why), 1);
+    CHECK(memcmp(m.hash, h3, ARB_HASH_LEN) != 0);
+    arb_stream_msg_clear(&m);
+    arb__repl_thread_stop(r);
+    repl_free(r);
+out:
+    fflush(stderr);
+    dup2(err, STDERR_FILENO);
+    close(err);
+    /* Reported, naming the match and the seq (the lines, checks' too,
+     * go on to stderr). */
+    said = 0;
+    if ((f = fopen(path, "r")) != NULL) {
+        while (fgets(line, sizeof(line), f) != NULL
+               && fputs(line, stderr) >= 0)
+            said |= strstr(line, "match h:") != NULL
+                    && strstr(line, "seq 3") != NULL
+                    && strstr(line, "another hash") != NULL;
+        fclose(f);
+    }
+    CHECK(said);
+    arb_buf_free(&why);
+}
+
+/* The retry's message id is a duplicate of a message deleted since: seq
+ * 3 passes as published only once the subject ends on it. */
+static void
+test_dup_of_deleted(void)
+{
+    arb_repl_t      *r;
+    arb_stream_msg_t m;
+    arb_buf_t        why = ARB_BUF_INIT;
+    unsigned char    h3[ARB_HASH_LEN];
+    uint64_t         pos3 = 0, sseq;
+    jsErrCode        jerr = 0;
+    int              i, refused;
+
+    if ((r = failed_seq3("d", &pos3)) == NULL)
+        return;
+    sseq = other_seq3(r, "d");
+    CHECK(sseq > 0);
+    CHECK(js_DeleteMsg(r->s->js, r->s->name, sseq, NULL, &jerr)
+          == NATS_OK);
+    CHECK_INT(max_size(r, -1), 0);
+    for (i = 0; i < 500 && cursor_of(r, NULL) < pos3; i++)
+        sleep_ms(10);
+    pthread_mutex_lock(&r->mu);
+    refused = arb__repl_refused_locked(r, pos3, pos3);
+    pthread_mutex_unlock(&r->mu);
+    if (cursor_of(r, NULL) >= pos3 && !refused) {
+        /* Passed as published: the stream must hold it. */
+        CHECK_INT(stream_last(r, "d", &m), 0);
+        CHECK_INT(m.seq, 3);
+        CHECK_INT(arb__repl_log_hash(r, "d", 3, h3, &why), 1);
+        CHECK(memcmp(m.hash, h3, ARB_HASH_LEN) == 0);
+        arb_stream_msg_clear(&m);
+    }
+    arb__repl_thread_stop(r);
+    repl_free(r);
+    arb_buf_free(&why);
+}
+
+/* The retry's message id is a duplicate of another writer's seq 3, which
+ * the stream still holds, under a message arbiter did not write (the
+ * resync then sends without an expectation): refused, fenced. */
+static void
+test_dup_of_other(void)
+{
+    static arb_server_t srv;
+    arb_repl_t         *r;
+    arb_buf_t           why = ARB_BUF_INIT;
+    natsMsg            *msg = NULL;
+    jsPubAck           *pa = NULL;
+    jsErrCode           jerr = 0;
+    char                subj[200];
+    uint64_t            pos3 = 0, diverged;
+    int                 i;
+
+    if ((r = failed_seq3("f", &pos3)) == NULL)
+        return;
+    diverged = stat_of(r, &r->st.diverged);
+    CHECK(other_seq3(r, "f") > 0);
+    CHECK_INT(arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "f"),
+              0);
+    CHECK(natsMsg_Create(&msg, subj, NULL, "junk", 4) == NATS_OK);
+    CHECK(js_PublishMsg(&pa, r->s->js, msg, NULL, &jerr) == NATS_OK);
+    jsPubAck_Destroy(pa);
+    natsMsg_Destroy(msg);
+    CHECK_INT(max_size(r, -1), 0);
+    for (i = 0; i < 500 && cursor_of(r, NULL) < pos3; i++)
+        sleep_ms(10);
+    CHECK_INT(cursor_of(r, NULL), pos3);
+    pthread_mutex_lock(&r->mu);
+    CHECK(arb__repl_refused_locked(r, pos3, pos3));
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(stat_of(r, &r->st.diverged), diverged + 1);
+    srv.repl = r;
+    CHECK_STR(arb_repl_fenced(&srv, "f", &why), "fenced");
+    arb__repl_thread_stop(r);
+    repl_free(r);
+    arb_buf_free(&why);
+}
+
+int
+main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (system("command -v nats-server >/dev/null 2>&1") != 0) {
+        printf("test_repl_retry: skipped (no nats-server)\n");
+        return 0;
+    }
+    big[0] = 0x81;
+    big[1] = 0xa1;
+    big[2] = 0x6b;
+    big[3] = 0xda;                  /* str 16: 600 bytes */
+    big[4] = 0x02;
+    big[5] = 0x58;
+    memset(big + 6, 'x', sizeof(big) - 6);
+    CHECK_INT(repl_harness_begin(2), 0);
+    conf.timeout_ms = 500;
+    if (store != NULL && nats_pid > 0) {
+        test_other_at_seq();
+        test_dup_of_deleted();
+        test_dup_of_other();
+    }
+    repl_harness_end(test_failed_ != 0);
+    return TEST_END();
+}
