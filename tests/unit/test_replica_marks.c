@@ -213,6 +213,12 @@ test_pick_load(void)
     CHECK_INT(back.n, 2);
     arb_marks_load(&back, s2, n2, 0, 0);
     CHECK_INT(back.n, 0);
+    /* One mark: saved once, not once per place asked for (a saved
+     * position with a place twice is refused) */
+    memset(&k, 0, sizeof(k));
+    read_all(&k, f, 1, 5, 0, 0);                /* mark 1 */
+    CHECK_INT(arb_marks_pick(&k, s2, n2, 3), 1);
+    CHECK_INT(s2[0], 1);
     free(f);
 }
 
