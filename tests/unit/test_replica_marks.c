@@ -111,6 +111,13 @@ test_lost_tail(void)
     f->ns[81] = 5;              /* another message at 81 */
     CHECK_INT(arb_marks_held(&k, f->last, time_of, f, &seq, &ns), 0);
     CHECK_INT(seq, 71);
+    /* The stream ends at a mark: that mark is the place (no test failed
+     * when a mark at the stream's last sequence was passed over and the
+     * stream read again from an older one). */
+    fresh(&k, f);
+    f->last = 51;
+    CHECK_INT(arb_marks_held(&k, f->last, time_of, f, &seq, &ns), 0);
+    CHECK_INT(seq, 51);
     /* The stream ends before every mark but the first. */
     fresh(&k, f);
     f->last = 5;
