@@ -16,7 +16,7 @@
 typedef struct fake {
     int64_t  ns[4096];
     uint64_t last;
-    int      asked, fail_at;
+    int      asked, fail_at, fail_rc;      /* fail_rc 0: ARB_EIO */
 } fake_t;
 
 static int
@@ -26,7 +26,7 @@ time_of(void *ud, uint64_t seq, int64_t *ns)
 
     f->asked++;
     if (f->fail_at != 0 && f->asked >= f->fail_at)
-        return ARB_EIO;
+        return f->fail_rc != 0 ? f->fail_rc : ARB_EIO;
     if (seq == 0 || seq > f->last || f->ns[seq] == 0)
         return ARB_ENOTFOUND;
     *ns = f->ns[seq];
@@ -149,6 +149,13 @@ test_no_answer(void)
     f->ns[91] = 1;
     f->fail_at = 2;
     CHECK_INT(arb_marks_held(&k, f->last, time_of, f, &seq, &ns), ARB_EIO);
+    CHECK_INT(k.n, 10);
+    /* nor when it has no leader for now, or times out (no test failed
+     * when that dropped the marks asked of) */
+    f->asked = 0;
+    f->fail_rc = ARB_EAGAIN;
+    CHECK_INT(arb_marks_held(&k, f->last, time_of, f, &seq, &ns),
+              ARB_EAGAIN);
     CHECK_INT(k.n, 10);
     f->fail_at = 0;
     CHECK_INT(arb_marks_held(&k, f->last, time_of, f, &seq, &ns), 0);
