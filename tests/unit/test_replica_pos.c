@@ -68,6 +68,14 @@ test_text(void)
             "line 1: not \"stream NAME CREATED\"");
     refused("stream ARBITER 9223372036854775808\nread 1 1\nfrom 1\n"
             "store 0\n", "line 1: not \"stream NAME CREATED\"");
+    /* A name of ARB_STREAM_NAME_MAX characters reads; one more does not
+     * (no test failed when the longest name was refused, and its
+     * replica read the whole stream at every start). */
+    CHECK_INT(parse(&p, "stream ABCDEFGHIJKLMNOPQRSTUVWXYZ012345 1\n"
+                    "read 1 1\nfrom 1\nstore 0\n", msg, sizeof(msg)), 0);
+    CHECK_STR(p.stream, "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345");
+    refused("stream ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456 1\nread 1 1\n"
+            "from 1\nstore 0\n", "line 1: not \"stream NAME CREATED\"");
     refused("stream ARBITER 1\nread 0 1\nfrom 1\nstore 0\n",
             "line 2: not \"read SEQUENCE TIME\"");
     refused("stream ARBITER 1\nread 5\nfrom 1\nstore 0\n",
