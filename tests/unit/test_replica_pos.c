@@ -78,6 +78,10 @@ test_text(void)
             "from 1\nstore 0\n", "line 1: not \"stream NAME CREATED\"");
     refused("stream ARBITER 1\nread 0 1\nfrom 1\nstore 0\n",
             "line 2: not \"read SEQUENCE TIME\"");
+    /* a time past INT64_MAX (no test failed when one was read as a
+     * negative time) */
+    refused("stream ARBITER 1\nread 5 9223372036854775808\nfrom 1\n"
+            "store 0\n", "line 2: not \"read SEQUENCE TIME\"");
     refused("stream ARBITER 1\nread 5\nfrom 1\nstore 0\n",
             "line 2: not \"read SEQUENCE TIME\"");
     refused("stream ARBITER 1\nread 5 1\nfrom 0\nstore 0\n",
