@@ -239,6 +239,14 @@ test_subject_pages(void)
     CHECK_STR(pg.seen[0], "a\"error\":{A");
     CHECK_STR(pg.seen[1], "z");
     CHECK_INT(pg.n[1], 5);
+    /* A NUL escaped in a subject: skipped, never read as the subject cut
+     * there (no test failed when arbiter.ev.a\u0000b was listed as
+     * arbiter.ev.a). */
+    CHECK_INT(page(HEAD "\"subjects\":{\"arbiter.ev.a\\u0000b\":1,"
+                   "\"z\":5}}}", &pg, &total, &listed), 0);
+    CHECK_INT(listed, 2);
+    CHECK_INT(pg.k, 1);
+    CHECK_STR(pg.seen[0], "z");
     /* A subject longer than any of ours: skipped. */
     memset(big, 'x', sizeof(big));
     memcpy(big, HEAD "\"subjects\":{\"", strlen(HEAD) + 13);
