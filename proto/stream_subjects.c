@@ -143,8 +143,9 @@ arb_stream_subjects_page(const char *reply, size_t len,
             break;
         if (p >= end || *p++ != ':' || p >= end || *p < '0' || *p > '9')
             break;
-        for (; p < end && *p >= '0' && *p <= '9' && v <= UINT64_MAX / 10;
-             p++)
+        /* v * 10 + the digit below 2^64 (2^64 was read as 0) */
+        for (; p < end && *p >= '0' && *p <= '9'
+               && v <= (UINT64_MAX - (uint64_t)(*p - '0')) / 10; p++)
             v = v * 10 + (uint64_t)(*p - '0');
         if (p < end && *p >= '0' && *p <= '9')
             break;                      /* past 2^64 */

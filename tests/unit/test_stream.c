@@ -269,6 +269,16 @@ test_subject_pages(void)
                    &listed), ARB_EPROTO);
     CHECK_INT(page(HEAD "\"subjects\":{\"a\":99999999999999999999999}}}",
                    &pg, &total, &listed), ARB_EPROTO);
+    /* 2^64 itself, and 2^64 + 3: the last digit would wrap the count
+     * (it was read as 0, and as 3); 2^64 - 1 is a count. */
+    CHECK_INT(page(HEAD "\"subjects\":{\"a\":18446744073709551616}}}",
+                   &pg, &total, &listed), ARB_EPROTO);
+    CHECK_INT(pg.k, 0);
+    CHECK_INT(page(HEAD "\"subjects\":{\"a\":18446744073709551619}}}",
+                   &pg, &total, &listed), ARB_EPROTO);
+    CHECK_INT(page(HEAD "\"subjects\":{\"a\":18446744073709551615}}}",
+                   &pg, &total, &listed), 0);
+    CHECK(pg.k == 1 && pg.n[0] == UINT64_MAX);
     CHECK_INT(page("{\"total\":3,\"config\":{},\"created\":\"\"}", &pg,
                    &total, &listed), ARB_EPROTO);
     CHECK_INT(page(HEAD "\"subjects\":{\"a\\u00", &pg, &total, &listed),
