@@ -227,6 +227,42 @@ reader_skip_from(arb_stream_t *st)
     arb_stream_reader_close(rd);
 }
 
+/*
+ * A reader of one subject passes over the other subjects' sequences at
+ * every message: that is no skip, and its consumer is not made again
+ * (the fence look, daemon/replicate_check.c, reads a match this way; no
+ * test failed when such a reader took 1..6, L.1's, as passed over and
+ * made its consumer again for ever).  K.1 is at 7..9.
+ */
+static void
+reader_subject(arb_stream_t *st)
+{
+    arb_stream_reader_t *rd = NULL;
+    arb_stream_msg_t     m;
+    int64_t              t0;
+    uint64_t             want;
+    int                  rc;
+
+    CHECK_INT(arb_stream_reader_open(&rd, st, "arbiter.ev.K%2E1", 1,
+                                     NULL), 0);
+    if (rd == NULL)
+        return;
+    for (want = 7; want <= 9; want++) {
+        t0 = arb_clock_ms();
+        do
+            rc = arb_stream_reader_next(rd, &m, 250, NULL);
+        while (rc == ARB_EAGAIN && arb_clock_ms() - t0 < 10000);
+        CHECK_INT(rc, 0);
+        CHECK_INT(m.stream_seq, want);
+        arb_stream_msg_clear(&m);
+        if (rc != 0)
+            break;
+    }
+    CHECK_INT(arb_stream_reader_skips(rd), 0);
+    CHECK_INT(arb_stream_reader_remade(rd), 0);
+    arb_stream_reader_close(rd);
+}
+
 int
 main(void)
 {
@@ -328,6 +364,7 @@ main(void)
     reader_stall(st);
     reader_skip(st);
     reader_skip_from(st);
+    reader_subject(st);
 
     /* L.1 loses seqs 0..2: only its last 3 messages are kept. */
     jsOptions_Init(&o);
