@@ -267,6 +267,11 @@ test_subject_pages(void)
     CHECK_INT(pg.k, 1);
     CHECK_INT(page(HEAD "\"subjects\":{\"arbiter.ev.a\":x}}}", &pg, &total,
                    &listed), ARB_EPROTO);
+    /* a key without a count: not a count of 0 (no test failed when it
+     * was read as one) */
+    CHECK_INT(page(HEAD "\"subjects\":{\"arbiter.ev.a\":}}}", &pg, &total,
+                   &listed), ARB_EPROTO);
+    CHECK_INT(pg.k, 0);
     CHECK_INT(page(HEAD "\"subjects\":{\"a\":99999999999999999999999}}}",
                    &pg, &total, &listed), ARB_EPROTO);
     /* 2^64 itself, and 2^64 + 3: the last digit would wrap the count
