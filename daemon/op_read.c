@@ -134,7 +134,7 @@ typedef struct events_ctx {
     msgpack_packer *pk;
     arb_buf_t      *b;
     int             kinds;      /* bit mask; 0 = all */
-    int64_t         since;
+    uint64_t        since;      /* Unix ms; past INT64_MAX: after all */
     uint64_t        limit, n, last;
     uint64_t        scanned;    /* examined, ARB_PAGE_SCAN at most */
     arb_conn_t     *c;          /* whose view (viewer.c) */
@@ -169,7 +169,7 @@ on_events(void *ud, uint64_t seq, int64_t t,
 
     x->last = seq;
     x->scanned++;
-    if (t < x->since)
+    if (t < 0 || (uint64_t)t < x->since)
         return x->scanned >= ARB_PAGE_SCAN;
     if (x->kinds != 0) {
         k = kind_of(bytes, len);
@@ -242,7 +242,7 @@ arb_op_events(arb_request_t *r)
     x.l = l;
     x.match = match;
     x.limit = limit;
-    x.since = (int64_t)f[EV_SINCE].u;
+    x.since = f[EV_SINCE].u;
     x.last = from ? from - 1 : 0;
     rc = from <= to ? arb_store_events(c->srv->store, match, from, to,
                                        on_events, &x, &r->why) : 0;

@@ -1673,6 +1673,74 @@ test_events_scan(void)
     arb_client_close(r);
 }
 
+/* The pages of `events` of unread-1 since `since`: how many events they
+ * hold in all, and how many pages (*pages) it took. */
+static uint64_t
+events_since(arb_client_t *r, uint64_t since, int *pages)
+{
+    msgpack_unpacked      res;
+    const msgpack_object *next;
+    uint64_t              from = 0, got = 0;
+
+    msgpack_unpacked_init(&res);
+    for (*pages = 0; *pages < 4; from = next->via.u64) {
+        if (call(r, &res, "events", "suu", "match", "unread-1", "from",
+                 from, "since", since) != 0)
+            break;
+        (*pages)++;
+        got += arb_client_get(&res, "events")->via.array.size;
+        next = arb_client_get(&res, "next");
+        if (next == NULL || next->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+            break;
+    }
+    msgpack_unpacked_destroy(&res);
+    return got;
+}
+
+/* `since` keeps the events recorded at or after that Unix ms; a page
+ * that keeps none ends at ARB_PAGE_SCAN as with `kinds`; and a time past
+ * what an int64 holds is later than every event (until 2026-12-07 one
+ * past 2^63 - 1 was read as a time before 1970: every event was sent). */
+static void
+test_events_since(void)
+{
+    arb_client_t          *r = connect_as(TOK_READER);
+    msgpack_unpacked       res;
+    const msgpack_object  *evs;
+    int64_t                t1 = 0;
+    int                    pages = 0;
+
+    msgpack_unpacked_init(&res);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    CHECK_INT(call(r, &res, "events", "suu", "match", "unread-1", "from",
+                   (uint64_t)1, "to", (uint64_t)1), 0);
+    evs = arb_client_get(&res, "events");
+    CHECK(evs != NULL && evs->type == MSGPACK_OBJECT_ARRAY
+          && evs->via.array.size == 1
+          && arb_mp_get_int(&evs->via.array.ptr[0], "time", &t1) == 0
+          && t1 > 0);
+    /* its own time keeps the event */
+    CHECK_INT(call(r, &res, "events", "suuu", "match", "unread-1", "from",
+                   (uint64_t)1, "to", (uint64_t)1, "since", (uint64_t)t1),
+              0);
+    CHECK_INT(arb_client_get(&res, "events")->via.array.size, 1);
+    CHECK_INT(call(r, &res, "events", "suuu", "match", "unread-1", "from",
+                   (uint64_t)1, "to", (uint64_t)1, "since",
+                   (uint64_t)t1 + 1000000), 0);
+    CHECK_INT(arb_client_get(&res, "events")->via.array.size, 0);
+    /* 20,001 events, none kept: two pages, as with kinds */
+    CHECK_INT(events_since(r, (uint64_t)INT64_MAX, &pages), 0);
+    CHECK_INT(pages, 2);
+    CHECK_INT(events_since(r, (uint64_t)INT64_MAX + 1, &pages), 0);
+    CHECK_INT(events_since(r, UINT64_MAX, &pages), 0);
+    CHECK_INT(pages, 2);
+    CHECK(events_since(r, 0, &pages) > 0);
+    msgpack_unpacked_destroy(&res);
+    arb_client_close(r);
+}
+
 /* A client that pipelines appends and does not read its acks stops
  * being read once they pass half of outq_max: what it sent meanwhile
  * waits unread, nothing is cut, and memory does not grow for it (until
@@ -2321,6 +2389,7 @@ main(void)
     test_slow_push_delivered();
     test_unread_acks();
     test_events_scan();
+    test_events_since();
     test_subscribe_turns();
     test_sigterm_acks();
     test_restart();
