@@ -207,6 +207,31 @@ want="0 arbiter open game: yahchain; players: alice bob; mode: 3
 check "events" "$want" "$ev"
 check "events kinds" "4 5" "$($A events --token "$RDR" --match M2 --kind note | cut -d' ' -f1 | tr '\n' ' ' | sed 's/ $//')"
 check "events from/to" "6 7" "$($A events --token "$RDR" --match M2 --from 6 --to 7 | cut -d' ' -f1 | tr '\n' ' ' | sed 's/ $//')"
+# --since MS: the events recorded at or after that Unix time, as the
+# times --json gives; one past the last time keeps none, and so does any
+# later one, up to the largest number (until 2026-12-07 one past 2^63 - 1
+# kept every event); a number past that is a usage error.
+evj=$($A events --token "$RDR" --match M2 --json)
+ms() { printf '%s\n' "$evj" | sed -n "s/^{\"seq\":$1,.*\"time_ms\":\([0-9]*\),.*/\1/p"; }
+since() {   # since MS: the seqs listed, then the exit status
+    o=$($A events --token "$RDR" --match M2 --since "$1" 2>&1); r=$?
+    printf '%s\n' "$o" | awk -v r=$r 'NF { printf "%s ", $1 } END { print r }'
+}
+t6=$(ms 6); t8=$(ms 8)
+check "events --since event 6's time: it and the later ones" \
+    "$(printf '%s\n' "$evj" | awk -v t="$t6" '{ s = $0; sub(/^{"seq":/, "", s)
+        sub(/,.*/, "", s); m = $0; sub(/.*"time_ms":/, "", m); sub(/,.*/, "", m)
+        if (m + 0 >= t + 0) printf "%s ", s } END { print 0 }')" \
+    "$(since "$t6")"
+check "events --since 0: all" "0 1 2 3 4 5 6 7 8 0" "$(since 0)"
+check "events --since past the last event: none" 0 "$(since $((t8 + 1)))"
+check "events --since 2^63: none" 0 "$(since 9223372036854775808)"
+check "events --since 2^64 - 1: none" 0 \
+    "$(since 18446744073709551615)"
+out=$($A events --token "$RDR" --match M2 --since 18446744073709551616 2>&1)
+check "events --since 2^64: a usage error" \
+    "2 arbiter events: --since wants a number, not '18446744073709551616'" \
+    "$? $out"
 # An empty range and an unknown kind are usage errors, named.
 out=$($A events --token "$RDR" --match M2 --from 10 --to 5 2>&1); rc=$?
 check "events --from after --to refused" \
