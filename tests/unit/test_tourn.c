@@ -539,6 +539,65 @@ test_tiebreaks(void)
         arb_results_clear(&r[i]);
 }
 
+/* The order of names of the first two lines of the standings of the
+ * two-player matches m[0..n) ("P1 PTS1 P2 PTS2" each) under rule. */
+static const char *
+first_two(const char *const *m, size_t n, int rule)
+{
+    static char          out[64];
+    char                 p[8][2][8];
+    char                *pp[8][2];
+    arb_results_t        r[8];
+    arb_standings_match_t in[8];
+    arb_standings_t      s;
+    long                 a, b;
+    size_t               i;
+
+    memset(r, 0, sizeof(r));
+    memset(in, 0, sizeof(in));
+    out[0] = '\0';
+    for (i = 0; i < n && i < 8; i++) {
+        if (sscanf(m[i], "%7s %ld %7s %ld", p[i][0], &a, p[i][1], &b) != 4)
+            return out;
+        pp[i][0] = p[i][0];
+        pp[i][1] = p[i][1];
+        arb_results_add_total(&r[i], p[i][0], a);
+        arb_results_add_total(&r[i], p[i][1], b);
+        in[i].round = 1 + i;
+        in[i].table = "1";
+        in[i].match = m[i];
+        in[i].players = pp[i];
+        in[i].nplayers = 2;
+        in[i].counted = 1;
+        in[i].res = &r[i];
+    }
+    CHECK_INT(arb_standings_compute(&s, in, i, rule), 0);
+    if (s.n >= 2)
+        snprintf(out, sizeof(out), "%s %s", s.lines[0].player,
+                 s.lines[1].player);
+    arb_standings_clear(&s);
+    while (i-- > 0)
+        arb_results_clear(&r[i]);
+    return out;
+}
+
+/* The keys after the points, in the order docs/TOURNAMENT.md gives: with
+ * match points, game points before wins (two draws of 20 before one win
+ * of 10); with game points, wins before the best game (two wins of 10
+ * before one win of 15 and a loss with 5).  test_tiebreaks separates no
+ * two players on these keys' order. */
+static void
+test_tiebreak_order(void)
+{
+    static const char *const mp[] = { "win 10 xa 0", "drw 20 xb 20",
+                                      "drw 20 xc 20" },
+                             *const gp[] = { "two 10 ya 0", "two 10 yb 0",
+                                             "one 15 yc 0", "one 5 yd 30" };
+
+    CHECK_STR(first_two(mp, 3, ARB_STANDINGS_MP), "drw win");
+    CHECK_STR(first_two(gp, 4, ARB_STANDINGS_GP), "yd two");
+}
+
 /* A team game: the totals are per side; each player is credited with
  * their side's total and result (one win between two sides of two, not a
  * four-seat draw), traceable to the match like any line. */
@@ -1238,6 +1297,7 @@ main(void)
     test_teams();
     test_standings();
     test_tiebreaks();
+    test_tiebreak_order();
     test_team_standings();
     test_board();
     test_tview_sealed();
