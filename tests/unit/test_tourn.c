@@ -1085,6 +1085,37 @@ forfeit_results(const char *ed, arb_results_t *t1)
     return out;
 }
 
+/* A table's match opened with the table's players and one more counts
+ * for nobody, as one with other players does: P-R1-T1 of load_played
+ * seats ka lu mo, the table ka lu (no test told a match of more players
+ * from the table's own). */
+static void
+test_tview_more_players(void)
+{
+    const char   *dir[] = { "director" };
+    arb_match_t  *t;
+    arb_verdict_t v;
+    arb_tview_t   tv;
+    arb_buf_t     why = ARB_BUF_INIT;
+
+    t = open_match("tournament", "P", dir, 1, "game", "yahchain",
+                   "game.mode", "3");
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:P-R1-T1:ka,lu",
+                   NULL), 0);
+    CHECK_INT(arb_tview_build(&tv, t, 1, load_played, NULL, &why), 0);
+    CHECK(tv.n == 1);
+    if (tv.n == 1) {
+        CHECK_INT(tv.sm[0].counted, 0);
+        CHECK_STR(tv.sm[0].problem != NULL ? tv.sm[0].problem : "",
+                  "its match's players are ka lu mo, the table's ka lu");
+    }
+    arb_tview_clear(&tv);       /* (it frees t) */
+    arb_buf_free(&why);
+}
+
 /* A forfeit at a table whose match was played to its end (a
  * disqualification after the game): the other players keep their totals
  * and are ranked by them among themselves (edition 3); before it was
@@ -1290,6 +1321,7 @@ main(void)
     test_rules();
     test_forfeit();
     test_forfeit_played();
+    test_tview_more_players();
     test_withdraw();
     test_withdraw_same_round();
     test_derived_ids();
