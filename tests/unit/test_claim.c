@@ -443,6 +443,25 @@ test_claim_csv(void)
             "line 1: column 2 of the header has no name");
     CREJECT("sota\n1\n\nplayer,total\nalice,x\n", &r,
             "line 5: a totals row is 'player,total' with an integer total");
+    /* A total past what an int64 holds is refused, not clamped to the
+     * largest one (no test failed when it was); so is one below the
+     * least; the largest itself is a total. */
+    CREJECT("sota\n1\n\nplayer,total\nalice,9223372036854775808\n", &r,
+            "line 5: a totals row is 'player,total' with an integer total");
+    CREJECT("sota\n1\n\nplayer,total\nalice,-9223372036854775809\n", &r,
+            "line 5: a totals row is 'player,total' with an integer total");
+    canon = claim_canon("sota\n1\n\nplayer,total\n"
+                        "alice,9223372036854775807\n", &r, &rc);
+    CHECK_INT(rc, 0);
+    CHECK_STR(canon, "{\"records\":[{\"sota\":1}],\"totals\":"
+              "{\"alice\":9223372036854775807}}");
+    free(canon);
+    /* a record's number past it stays text, as any cell that is not */
+    canon = claim_canon("sota,bonus\n1,99999999999999999999\n\n"
+                        "player,total\n", &r, &rc);
+    CHECK_STR(canon, "{\"records\":[{\"sota\":1,\"bonus\":"
+              "\"99999999999999999999\"}],\"totals\":{}}");
+    free(canon);
     CREJECT("sota\n1\n\nplayer,total\nalice,1\nalice,2\n", &r,
             "line 6: totals: alice given twice");
     CREJECT("player,total\nalice,1\n\nsota\n1\n", &r,
