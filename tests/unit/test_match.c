@@ -331,6 +331,20 @@ test_setup_errors(void)
     CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\nmode: 6\n")
           == NULL);
     CHECK(strstr(last_msg, "mode '6' does not exist") != NULL);
+    /* cycles: 1 to 1000, the bound itself taken (no test failed when
+     * 1001 was) */
+    {
+        arb_match_t *m = open_text("game: yahchain\nmatch: s\n"
+                                   "players: a b\nmode: 3\ncycles: 1000\n");
+        CHECK(m != NULL);
+        arb_match_free(m);
+    }
+    CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\nmode: 3\n"
+                    "cycles: 1001\n") == NULL);
+    CHECK(strstr(last_msg, "cycles '1001' is not a number from 1 to 1000")
+          != NULL);
+    CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\nmode: 3\n"
+                    "cycles: 0\n") == NULL);
     {
         arb_match_t *m = open_text("game: yahchain\nmatch: s\n"
                                    "players: a b\nmode: YCWS-144/4\n");
