@@ -30,6 +30,8 @@ $A tournament round --tournament Open --pairings "$T/pairings.csv" \
     > "$T/r1.out" 2>&1
 check "round 1" 0 $?
 check "round 1 opens 8 matches" 8 "$(grep -c 'opened Open-R1-T' "$T/r1.out")"
+check "... none of them said to be a duplicate" 0 \
+    "$(grep -c 'duplicate' "$T/r1.out")"
 $A tournament round --tournament Open --pairings "$T/pairings.csv" \
     > "$T/r1b.out" 2>&1
 # a note is no move: its table has not started, read live or not
@@ -65,6 +67,11 @@ sed 's/^1,2,c,d$/1,9,c,d/' "$T/pairings.csv" > "$T/label.csv"
 check "a table renamed: refused" 1 "$(rnd label)"
 check "... named" 1 \
     "$(grep -c 'table 2 (c,d) is recorded where the file has table 9 (c,d)$' "$T/label.out")"
+# a label the recorded one begins (10 for 1) is another label too
+sed 's/^1,1,a,b$/1,10,a,b/' "$T/pairings.csv" > "$T/label10.csv"
+check "a table renamed 1 to 10: refused" 1 "$(rnd label10)"
+check "... named" 1 \
+    "$(grep -c 'table 1 (a,b) is recorded where the file has table 10 (a,b)$' "$T/label10.out")"
 { cat "$T/pairings.csv"; echo "1,9,q,r"; } > "$T/more.csv"
 check "a table more: refused" 1 "$(rnd more)"
 check "... with the act that adds it" "1 1" \
@@ -86,6 +93,10 @@ awk 'BEGIN { for (i = 1; i <= 1099; i++) print "1," i ",x" i ",y" i }' \
 check "1,099 tables: refused" 2 "$(rnd huge)"
 check "... as when the round begins" 1 \
     "$(grep -c '^arbiter tournament: round 1: more than 1024 tables$' "$T/huge.out")"
+awk 'BEGIN { for (i = 1; i <= 1025; i++) print "1," i ",x" i ",y" i }' \
+    > "$T/huge.csv"
+check "1,025 tables, one more than a round holds: refused so" "2 1" \
+    "$(rnd huge) $(grep -c '^arbiter tournament: round 1: more than 1024 tables$' "$T/huge.out")"
 check "the same file again: still a retry" "0 8" \
     "$(rnd pairings) $(grep -c '(duplicate)$' "$T/pairings.out")"
 # a scorer records the tables' moves, not the director's acts
@@ -171,6 +182,9 @@ check "end round 1" 0 $?
 $A tournament round --tournament Open --pairings "$T/pairings.csv" \
     > "$T/r2.out" 2>&1
 check "round 2 opens 8 matches" 8 "$(grep -c 'opened Open-R2-T' "$T/r2.out")"
+check "show: round 1 ended, round 2 not" "1 1" \
+    "$($A tournament show --tournament Open | grep -c '^round 1 (ended)$') \
+$($A tournament show --tournament Open | grep -c '^round 2$')"
 for t in 1 2 3 4 5 6 7 8; do
     play $t 2 || echo "play R2-T$t failed"
     $A close --match Open-R2-T$t > /dev/null
