@@ -673,6 +673,21 @@ check "withdraw: a player of no table" "1 1" "$? $(printf '%s\n' "$out" |
 out=$($A tournament withdraw --tournament Wd --players dan 2>&1)
 check "withdraw: needs --round" "2 1" "$? $(printf '%s\n' "$out" |
     grep -c 'withdraw needs --round N')"
+out=$($A tournament withdraw --tournament Wd --round 1 --players dan \
+      --table 1 2>&1)
+check "withdraw: no --table" "2 1" "$? $(printf '%s\n' "$out" |
+    grep -c 'and no --table$')"
+out=$($A tournament forfeit --tournament Wd --round 1 --table 1 \
+      --players $(seq -s, -f 'p%g' 17) 2>&1)
+check "forfeit: 17 players, one more than a table seats" "2 1" \
+    "$? $(printf '%s\n' "$out" | grep -c -- '--players: at most 16$')"
+out=$($A tournament create --tournament Wo --game yahchain --option =3 2>&1)
+check "create: an option without a key" "2 1" "$? $(printf '%s\n' "$out" |
+    grep -c "option wants KEY=VALUE, not '=3'$")"
+out=$($A tournament create --tournament Wo --game yahchain \
+      $(seq -f '--option k%g=1' 33) 2>&1)
+check "create: 33 options, one more than it takes" "2 1" \
+    "$? $(printf '%s\n' "$out" | grep -c 'at most 32 options$')"
 check "withdraw: the reason in a note after it" 1 \
     "$($A events --match Wd --from 3 |
        grep -c 'note withdrawal of dan after round 1: left for a train$')"
