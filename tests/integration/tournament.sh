@@ -520,6 +520,11 @@ check "forfeit: sent again, answered as the original" "0 2" \
 out=$($A tournament forfeit --tournament Ff --round 1 --table 1 \
       --players abe --reason "did not come, phoned at 10:05" 2>&1)
 check "forfeit: a corrected reason, a second note" 0 $?
+# the same player at another table is another act, judged: refused
+out=$($A tournament forfeit --tournament Ff --round 1 --table 2 \
+      --players abe 2>&1)
+check "forfeit: the same player, another table: refused" "1 1" \
+    "$? $(printf '%s\n' "$out" | grep -c 'abe is not at table 2 of round 1')"
 out=$($A tournament forfeit --tournament Ff --round 1 --table 1 \
       --players pat 2>&1)
 check "forfeit: another of the table, refused as such" "1 1" \
