@@ -237,6 +237,10 @@ out=$($A events --token "$RDR" --match M2 --from 10 --to 5 2>&1); rc=$?
 check "events --from after --to refused" \
     "2 arbiter events: --from 10 is after --to 5: no event is in between" \
     "$rc $out"
+out=$($A events --token "$RDR" --match M2 --from 6 --to 5 2>&1); rc=$?
+check "events --from one after --to refused" \
+    "2 arbiter events: --from 6 is after --to 5: no event is in between" \
+    "$rc $out"
 out=$($A events --token "$RDR" --match M2 --kind bogus 2>&1); rc=$?
 check "events --kind bogus: a usage error naming the kinds" \
     "2 arbiter events: --kind 'bogus': no such kind; the kinds are open move close note void amend stands claim" \
