@@ -27,66 +27,10 @@
 #include "daemon/replicate.h"
 #include "daemon/replicate_int.h"
 #include "proto/stream.h"
+#include "tests/nats_server.h"
 
 static arb_store_t *store;
-
-/* ---- nats-server ------------------------------------------------------ */
-
-static int   nats_port = -1;
-static pid_t nats_pid = -1;
-static char  root[] = "/tmp/arb_repl_XXXXXX";
-static char  nats_url[64], nats_log[200], nats_dir[200];
-
-static inline void
-sleep_ms(unsigned ms)
-{
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-    nanosleep(&ts, NULL);
-}
-
-static inline int
-log_port(void)
-{
-    FILE *f = fopen(nats_log, "r");
-    char  line[512], *p;
-    int   port = 0;
-
-    if (f == NULL)
-        return 0;
-    while (fgets(line, sizeof(line), f) != NULL)
-        if ((p = strstr(line, "client connections on ")) != NULL
-            && (p = strrchr(p, ':')) != NULL)
-            port = atoi(p + 1);
-    fclose(f);
-    return port;
-}
-
-static inline int
-nats_start(void)
-{
-    char port[16];
-    int  i;
-
-    snprintf(port, sizeof(port), "%d", nats_port);
-    nats_pid = fork();
-    if (nats_pid < 0)
-        return -1;
-    if (nats_pid == 0) {
-        FILE *f = freopen(nats_log, "a", stderr);
-        (void)f;
-        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* never outlives the test */
-        execlp("nats-server", "nats-server", "-js", "-a", "127.0.0.1", "-p",
-               port, "-sd", nats_dir, (char *)NULL);
-        _exit(127);
-    }
-    for (i = 0; i < 100 && log_port() == 0; i++)
-        sleep_ms(50);
-    if (log_port() <= 0)
-        return -1;
-    nats_port = log_port();
-    snprintf(nats_url, sizeof(nats_url), "nats://127.0.0.1:%d", nats_port);
-    return 0;
-}
+static char         root[] = "/tmp/arb_repl_XXXXXX";
 
 /* ---- the replicator --------------------------------------------------- */
 
@@ -192,11 +136,7 @@ repl_harness_end(int failed)
 {
     arb_store_close(store);
     store = NULL;
-    if (nats_pid > 0) {
-        kill(nats_pid, SIGTERM);
-        waitpid(nats_pid, NULL, 0);
-        nats_pid = -1;
-    }
+    nats_kill(SIGTERM);
     nats_Close();
     if (!failed && root[0] != '\0') {
         char cmd[300];

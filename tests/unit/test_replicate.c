@@ -79,83 +79,17 @@
 #include "proto/stream_read.h"
 #include "tests/crash/load.h"
 #include "tests/http_client.h"
+#include "tests/nats_server.h"
 #include "tests/test.h"
 
 #define NCLIENTS 4
 
-static int   nats_port;
 static int   http_port = -1;     /* the recorders' HTTP, for /metrics */
-static pid_t nats_pid = -1;
-static char  nats_url[320], nats_dir[200], nats_log[200];
 
 static uint64_t
 mono_ms(void)
 {
     return (uint64_t)arb_clock_ms();
-}
-
-static void
-sleep_ms(unsigned ms)
-{
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-    nanosleep(&ts, NULL);
-}
-
-/* The port nats-server chose (-p -1), from its log; 0 until known. */
-static int
-nats_log_port(void)
-{
-    FILE *f = fopen(nats_log, "r");
-    char  line[512], *p;
-    int   port = 0;
-
-    if (f == NULL)
-        return 0;
-    while (fgets(line, sizeof(line), f) != NULL)
-        if ((p = strstr(line, "client connections on ")) != NULL
-            && (p = strrchr(p, ':')) != NULL)
-            port = atoi(p + 1);
-    fclose(f);
-    return port;
-}
-
-static int
-nats_start(void)
-{
-    char port[16];
-    int  i;
-
-    snprintf(port, sizeof(port), "%d", nats_port);
-    nats_pid = fork();
-    if (nats_pid < 0)
-        return -1;
-    if (nats_pid == 0) {
-        FILE *f = freopen(nats_log, "a", stderr);
-        (void)f;
-        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* never outlives the test */
-        execlp("nats-server", "nats-server", "-js", "-a", "127.0.0.1", "-p",
-               port, "-sd", nats_dir, (char *)NULL);
-        _exit(127);
-    }
-    for (i = 0; nats_port == -1 && i < 100; i++) {
-        sleep_ms(50);
-        if (nats_log_port() > 0)
-            nats_port = nats_log_port();
-    }
-    if (nats_port <= 0)
-        return -1;
-    snprintf(nats_url, sizeof(nats_url), "nats://127.0.0.1:%d", nats_port);
-    return 0;
-}
-
-static void
-nats_kill(int sig)
-{
-    if (nats_pid > 0) {
-        kill(nats_pid, sig);
-        waitpid(nats_pid, NULL, 0);
-        nats_pid = -1;
-    }
 }
 
 /* 1 when every thread of process pid is stopped (state T in its stat
