@@ -80,7 +80,7 @@ test_cut_short(void)
 {
     cli_file_t cf;
     char       msg[512], want[256];
-    int        fds[2], st;
+    int        fds[2], st = 0;
     ssize_t    n;
     pid_t      pid;
 
