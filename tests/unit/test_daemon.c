@@ -304,7 +304,6 @@ test_roles(void)
                           "kind", "note", "text", "x", "cid", w);
                 if (rc == 0)
                     call(adm, &res, "ping", "");
-                rc = rc;
             } else if (!strcmp(w, "note")) {
                 rc = call(cl, &res, "append", "sss", "match", "roles-A",
                           "kind", "note", "text", "hello");

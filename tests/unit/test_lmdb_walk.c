@@ -477,7 +477,7 @@ test_random(void)
     if (env != NULL && getenv("ARB_WALK_SEED") != NULL)
         seed = (unsigned)atoi(getenv("ARB_WALK_SEED"));
     for (round = 0; round < rounds; round++) {
-        int            idx = (round % 4) == 3, status;
+        int            idx = (round % 4) == 3, status = 0;
         const layout_t *x = idx ? &li : &l;
         uint64_t       pg = 2 + (uint64_t)rand_r(&seed) % (x->last - 1);
         unsigned       off, n = 1 + (unsigned)rand_r(&seed) % 4;

@@ -287,7 +287,7 @@ test_pairing(void)
             "\xef\xbb\xbfround,table,p1,p2\n1,1,a,b\n",
             "# Open26\n\nround,table,p1,p2\n1,1,a,b\n",
             "round,table,p1,p2\n   \n1,1,a,b\n",
-            "\xef\xbb\xbf" "1,1,a,b\n",
+            "\357\273\2771,1,a,b\n",    /* the mark, octal: 3 digits */
         };
         size_t k;
 
