@@ -66,6 +66,7 @@
 #include "daemon/log.h"
 #include "daemon/replicate_int.h"
 #include "daemon/server.h"
+#include "proto/stream_read.h"
 
 
 /* Window limits: events and bytes read ahead of the cursor. */
@@ -738,6 +739,39 @@ held_done_locked(arb_repl_t *r, arb_repl_ev_t *w)
     r->st.duplicates++;
 }
 
+/* In resync, on subject subj, whose message at stream sequence `before`
+ * arbiter did not write: the last message of ours before it, into *m,
+ * past at most ARB_REPL_FOREIGN_MAX more that are not (or deleted while
+ * looked at).  1 (found; clear *m), 0 (none, or too many not ours), or
+ * an ARB_E* code when NATS did not answer. */
+static int
+last_ours(arb_repl_t *r, const char *subj, uint64_t before,
+          arb_stream_msg_t *m, arb_buf_t *why)
+{
+    natsMsg   *msg;
+    jsErrCode  jerr;
+    natsStatus s;
+    uint64_t   sseq;
+    int        k, rc;
+
+    for (k = 0; k < ARB_REPL_FOREIGN_MAX; k++) {
+        rc = arb_stream_prev_seq(r->s, before, subj, &sseq, why);
+        if (rc != 0 || sseq == 0)
+            return rc;
+        msg = NULL;
+        jerr = 0;
+        s = js_GetMsg(&msg, r->s->js, r->s->name, sseq, NULL, &jerr);
+        if (s != NATS_OK
+            && arb_stream_err(s, jerr, "message by sequence", NULL)
+               != ARB_ENOTFOUND)
+            return arb_stream_err(s, jerr, "message by sequence", why);
+        if (s == NATS_OK && arb_stream_msg_parse(m, msg, NULL) == 0)
+            return 1;
+        before = sseq;
+    }
+    return 0;
+}
+
 /*
  * In resync: compares the subject's last message with the log before e,
  * the match's first unpublished event, goes.
@@ -755,6 +789,8 @@ held_done_locked(arb_repl_t *r, arb_repl_ev_t *w)
  *     were acked (a new leader not caught up, or a loss): held, a pass
  *     decides (1).
  *   - It is not the log's event at its seq, or past the log: fenced (2).
+ *   - It is not ours: the last message of ours before it is held to the
+ *     log as above (fenced, 2); else e goes after it, expecting it.
  * 0 (e may go), 1 (held), 2 (fenced), or an ARB_E* code when NATS or
  * the store did not answer.  When the subject holds seqs 0..S once each,
  * *held is S + 1 (the match's later windows drop them too).
@@ -776,12 +812,34 @@ resync_match(arb_repl_t *r, arb_repl_ev_t *e, uint64_t *held,
     pthread_mutex_unlock(&r->mu);
     rc = arb_stream_last(r->s, subj, &m, why);
     if (rc == ARB_EPROTO) {
-        /* The subject ends with a message arbiter did not write: there is
-         * nothing to compare with, and holding e would hold every match
-         * behind it.  e goes without an expectation (a copy the stream
-         * may hold already is a duplicate a reader drops: same seq, same
-         * hash); the passes report the subject, and writes to the match
-         * wait for them (arb_repl_fenced). */
+        uint64_t end = m.stream_seq;
+
+        /* The subject ends with a message arbiter did not write.  Our
+         * last message before it is held to the log as a last message
+         * is below: another hash at its seq, or a seq past the log, is
+         * another history, and e must not go over it (past the duplicate
+         * window, or under an id of its own, nothing else stops it:
+         * until 2026-12-07 e went, the subject held two events at one
+         * seq, and e's sync ack said replicated).  Else, or when none is
+         * found (ARB_REPL_FOREIGN_MAX), holding e
+         * would hold the match for good (a pass does not repair such a
+         * subject): e goes after the message, expecting it (a copy the
+         * stream holds already is a duplicate a reader drops: same seq,
+         * same hash); the passes report the subject, and writes to the
+         * match wait for them (arb_repl_fenced). */
+        rc = last_ours(r, subj, end, &m, why);
+        if (rc == 1) {
+            rc = arb__repl_log_hash(r, e->match, m.seq, hash, why);
+            if (rc == 0 || (rc > 0
+                            && memcmp(hash, m.hash, ARB_HASH_LEN) != 0)) {
+                resync_fence(r, e, &m, rc == 0);
+                rc = 2;
+            }
+            arb_stream_msg_clear(&m);
+        }
+        if (rc < 0 || rc == 2)
+            return rc;
+        e->expect = end;
         arb_log_ev(ARB_LOG_WARN, "replicate_foreign", NULL, "replicate: "
                    "match %s: %s; publishing its seq %" PRIu64 " after it",
                    e->match, arb_buf_cstr(why) ? arb_buf_cstr(why) : "",

@@ -394,6 +394,10 @@ void arb__repl_ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa,
  * A refused expectation (10071: the subject has moved or was never empty)
  * is ARB_EEXIST too.  copy: a second copy of an event the stream holds,
  * on purpose (no message id, which would make it a duplicate). */
+/* Messages arbiter did not write that the resync looks past, at a
+ * subject's end, for the last one of ours (replicate.c, last_ours); past
+ * as many, the event goes after them without that comparison. */
+#define ARB_REPL_FOREIGN_MAX 16
 /* arb_stream_settled, except that a replica which has been catching up
  * for ARB_REPL_STUCK_MS no longer holds the thread back (replicate.c). */
 #define ARB_REPL_STUCK_MS 10000

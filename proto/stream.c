@@ -662,12 +662,18 @@ arb_stream_last(arb_stream_t *st, const char *subject,
     natsMsg   *msg = NULL;
     jsErrCode  jerr = 0;
     natsStatus s;
+    uint64_t   sseq;
+    int        rc;
 
     memset(out, 0, sizeof(*out));
     s = js_GetLastMsg(&msg, st->js, st->name, subject, NULL, &jerr);
     if (s != NATS_OK)
         return arb_stream_err(s, jerr, "last message", why);
-    return arb_stream_msg_parse(out, msg, why);
+    sseq = natsMsg_GetSequence(msg);
+    rc = arb_stream_msg_parse(out, msg, why);
+    if (rc == ARB_EPROTO)
+        out->stream_seq = sseq;     /* where the one not ours is */
+    return rc;
 }
 
 int

@@ -192,7 +192,8 @@ void arb_stream_msg_clear(arb_stream_msg_t *m);   /* NULL-safe */
  * The last message of a subject (js_GetLastMsg: answered by the leader,
  * so it is never stale as a direct get can be), parsed.  ARB_ENOTFOUND
  * when the subject holds nothing; ARB_EAGAIN no responders / timeout;
- * ARB_EPROTO a message we did not write; ARB_EIO otherwise.
+ * ARB_EPROTO a message we did not write (out->stream_seq says where, the
+ * rest is cleared); ARB_EIO otherwise.
  */
 int  arb_stream_last(arb_stream_t *st, const char *subject,
                      arb_stream_msg_t *out, arb_buf_t *why);

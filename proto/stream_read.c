@@ -148,6 +148,43 @@ arb_stream_next_seq(arb_stream_t *st, uint64_t seq, const char *subject,
     return rc;
 }
 
+int
+arb_stream_prev_seq(arb_stream_t *st, uint64_t before, const char *subject,
+                    uint64_t *prev, arb_buf_t *why)
+{
+    uint64_t lo, hi = before, step = 16, at = 0, n;
+    int      rc;
+
+    *prev = 0;
+    /* Back in doubling steps to a range [lo, hi) that holds one: none is
+     * at or past hi (below `before`). */
+    while (at == 0 && hi > 1) {
+        lo = hi > step ? hi - step : 1;
+        rc = arb_stream_next_seq(st, lo, subject, &n, NULL, why);
+        if (rc != 0)
+            return rc;
+        if (n != 0 && n < hi)
+            at = n;
+        else
+            hi = lo;
+        if (step < (UINT64_C(1) << 62))
+            step *= 2;
+    }
+    /* Then halving [at, hi): the last one is at or past at. */
+    while (at != 0 && at + 1 < hi) {
+        lo = at + (hi - at) / 2;
+        rc = arb_stream_next_seq(st, lo, subject, &n, NULL, why);
+        if (rc != 0)
+            return rc;
+        if (n != 0 && n < hi)
+            at = n;
+        else
+            hi = lo;
+    }
+    *prev = at;
+    return 0;
+}
+
 /*
  * Where nats-server placed the consumer just made on sub: 1 on the
  * stream's leader, or on a replica that is current (or when it cannot

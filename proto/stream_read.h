@@ -64,6 +64,15 @@ int  arb_stream_msg_time(arb_stream_t *st, uint64_t seq, int64_t *time_ns,
 int  arb_stream_next_seq(arb_stream_t *st, uint64_t seq, const char *subject,
                          uint64_t *next, int64_t *time_ns, arb_buf_t *why);
 
+/* The stream sequence of the last message the stream holds before
+ * stream sequence `before` on subject, into *prev (0: none), found with
+ * arb_stream_next_seq's asks: back in doubling steps to a range that
+ * holds one, then halving it (about 2 log2 of the distance, not one ask
+ * per message).  0, or arb_stream_next_seq's code. */
+int  arb_stream_prev_seq(arb_stream_t *st, uint64_t before,
+                         const char *subject, uint64_t *prev,
+                         arb_buf_t *why);
+
 /* A reader that has heard nothing for this long asks the stream's leader
  * whether it holds more (arb_stream_next_seq), at most this often. */
 #define ARB_STREAM_ASK_MS   1000

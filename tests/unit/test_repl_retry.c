@@ -21,12 +21,23 @@
  *     duplicate the stream no longer holds.  Seq 3 goes again without
  *     the id and passes as published once the subject ends on it, with
  *     its hash.
- *   - f: the other seq 3 is followed by a message arbiter did not write
- *     (the retry then goes without an expectation) and its id is a
- *     duplicate of the other seq 3: refused and fenced.
+ *   - f: the other seq 3 is followed by more messages arbiter did not
+ *     write than the resync looks past (the retry then goes without
+ *     comparing) and its id is a duplicate of the other seq 3: refused
+ *     and fenced.
+ *   - g: the other seq 3, under an id of its own (as any past the
+ *     duplicate window), is followed by two messages arbiter did not
+ *     write, 40 of another subject between them: the resync holds the
+ *     last message of ours before them to the log, and fences the match
+ *     as in h.
+ *   - p: as g, with the other's seq 4, past the log: fenced as ahead.
+ *   - k: our own seq 2 is followed by such a message: seq 3 goes after
+ *     it, expecting it, and passes as published, the match not fenced.
  * Until 2026-12-07 a duplicate's PubAck counted as published: d and f
- * were acked as replicated with the stream lacking their seq 3.  A real
- * nats-server (skipped without one).
+ * were acked as replicated with the stream lacking their seq 3; and g's
+ * seq 3 went after the foreign message, acked as replicated with the
+ * subject holding two seq 3s (until a pass).  A real nats-server
+ * (skipped without one).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -103,21 +114,27 @@ max_size(arb_repl_t *r, int32_t n)
     return s == NATS_OK ? 0 : -1;
 }
 
-/* Another recorder's seq 3 of match id (its own hash, our message id)
- * into the stream; its stream sequence, or 0. */
+/* Another recorder's event seq of match id (its own hash; our message
+ * id, or with own_id one of its own, which the duplicate window does not
+ * tie to ours) into the stream; its stream sequence, or 0. */
 static uint64_t
-other_seq3(arb_repl_t *r, const char *id)
+other_seq(arb_repl_t *r, const char *id, uint64_t seq, int own_id)
 {
     unsigned char other[ARB_HASH_LEN];
     natsMsg      *msg = NULL;
     jsPubAck     *pa = NULL;
     jsErrCode     jerr = 0;
     uint64_t      sseq = 0;
+    char          mid[200];
 
     memset(other, 0x5a, sizeof(other));
-    if (arb_stream_ev_msg(&msg, id, 3, other, "elsewhere", small,
+    if (arb_stream_ev_msg(&msg, id, seq, other, "elsewhere", small,
                           sizeof(small)) != 0)
         return 0;
+    snprintf(mid, sizeof(mid), "elsewhere/%s/%llu", id,
+             (unsigned long long)seq);
+    if (own_id)
+        natsMsgHeader_Set(msg, "Nats-Msg-Id", mid);
     if (js_PublishMsg(&pa, r->s->js, msg, NULL, &jerr) == NATS_OK
         && !pa->Duplicate)
         sseq = pa->Sequence;
@@ -169,6 +186,67 @@ failed_seq3(const char *id, uint64_t *pos3)
     return r;
 }
 
+/* The recorder's log lines (stderr) into file name under root, path its
+ * path; the saved stderr, for said(). */
+static int
+capture(const char *name, char *path, size_t n)
+{
+    int fd, err = dup(STDERR_FILENO);
+
+    snprintf(path, n, "%s/%s", root, name);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(fd >= 0 && err >= 0);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+    return err;
+}
+
+/* stderr back (err, from capture()); 1 when a line in path reports
+ * match id's seq (its words: "seq 3"), and why (the lines, checks' too,
+ * go on to stderr). */
+static int
+said(int err, const char *path, const char *id, const char *seq,
+     const char *why)
+{
+    char  line[1024], what[64];
+    FILE *f;
+    int   found = 0;
+
+    fflush(stderr);
+    dup2(err, STDERR_FILENO);
+    close(err);
+    snprintf(what, sizeof(what), "match %s:", id);
+    if ((f = fopen(path, "r")) != NULL) {
+        while (fgets(line, sizeof(line), f) != NULL
+               && fputs(line, stderr) >= 0)
+            found |= strstr(line, what) != NULL
+                     && strstr(line, seq) != NULL
+                     && strstr(line, why) != NULL;
+        fclose(f);
+    }
+    return found;
+}
+
+/* A message arbiter did not write onto match id's subject; its stream
+ * sequence, or 0. */
+static uint64_t
+foreign(arb_repl_t *r, const char *id)
+{
+    natsMsg  *msg = NULL;
+    jsPubAck *pa = NULL;
+    jsErrCode jerr = 0;
+    char      subj[200];
+    uint64_t  sseq = 0;
+
+    if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id) == 0
+        && natsMsg_Create(&msg, subj, NULL, "junk", 4) == NATS_OK
+        && js_PublishMsg(&pa, r->s->js, msg, NULL, &jerr) == NATS_OK)
+        sseq = pa->Sequence;
+    jsPubAck_Destroy(pa);
+    natsMsg_Destroy(msg);
+    return sseq;
+}
+
 /* The retry meets another writer's seq 3: fenced, refused, reported. */
 static void
 test_other_at_seq(void)
@@ -179,21 +257,16 @@ test_other_at_seq(void)
     arb_buf_t           why = ARB_BUF_INIT;
     unsigned char       h3[ARB_HASH_LEN];
     uint64_t            pos3 = 0, diverged, refused;
-    int                 i, said, fd, err = dup(STDERR_FILENO);
-    char                path[300], line[1024];
-    FILE               *f;
+    int                 i, err;
+    char                path[300];
 
     /* The recorder's log lines into a file, to find the report. */
-    snprintf(path, sizeof(path), "%s/other.log", root);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    CHECK(fd >= 0 && err >= 0);
-    dup2(fd, STDERR_FILENO);
-    close(fd);
+    err = capture("other.log", path, sizeof(path));
     if ((r = failed_seq3("h", &pos3)) == NULL)
         goto out;
     diverged = stat_of(r, &r->st.diverged);
     refused = stat_of(r, &r->st.refused);
-    CHECK(other_seq3(r, "h") > 0);
+    CHECK(other_seq(r, "h", 3, 0) > 0);
     CHECK_INT(max_size(r, -1), 0);
     for (i = 0; i < 500 && cursor_of(r, NULL) < pos3; i++)
         sleep_ms(10);
@@ -216,21 +289,8 @@ test_other_at_seq(void)
     arb__repl_thread_stop(r);
     repl_free(r);
 out:
-    fflush(stderr);
-    dup2(err, STDERR_FILENO);
-    close(err);
-    /* Reported, naming the match and the seq (the lines, checks' too,
-     * go on to stderr). */
-    said = 0;
-    if ((f = fopen(path, "r")) != NULL) {
-        while (fgets(line, sizeof(line), f) != NULL
-               && fputs(line, stderr) >= 0)
-            said |= strstr(line, "match h:") != NULL
-                    && strstr(line, "seq 3") != NULL
-                    && strstr(line, "another hash") != NULL;
-        fclose(f);
-    }
-    CHECK(said);
+    /* Reported, naming the match and the seq. */
+    CHECK(said(err, path, "h", "seq 3", "another hash"));
     arb_buf_free(&why);
 }
 
@@ -249,7 +309,7 @@ test_dup_of_deleted(void)
 
     if ((r = failed_seq3("d", &pos3)) == NULL)
         return;
-    sseq = other_seq3(r, "d");
+    sseq = other_seq(r, "d", 3, 0);
     CHECK(sseq > 0);
     CHECK(js_DeleteMsg(r->s->js, r->s->name, sseq, NULL, &jerr)
           == NATS_OK);
@@ -283,23 +343,15 @@ test_dup_of_other(void)
     static arb_server_t srv;
     arb_repl_t         *r;
     arb_buf_t           why = ARB_BUF_INIT;
-    natsMsg            *msg = NULL;
-    jsPubAck           *pa = NULL;
-    jsErrCode           jerr = 0;
-    char                subj[200];
     uint64_t            pos3 = 0, diverged;
     int                 i;
 
     if ((r = failed_seq3("f", &pos3)) == NULL)
         return;
     diverged = stat_of(r, &r->st.diverged);
-    CHECK(other_seq3(r, "f") > 0);
-    CHECK_INT(arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "f"),
-              0);
-    CHECK(natsMsg_Create(&msg, subj, NULL, "junk", 4) == NATS_OK);
-    CHECK(js_PublishMsg(&pa, r->s->js, msg, NULL, &jerr) == NATS_OK);
-    jsPubAck_Destroy(pa);
-    natsMsg_Destroy(msg);
+    CHECK(other_seq(r, "f", 3, 0) > 0);
+    for (i = 0; i <= ARB_REPL_FOREIGN_MAX; i++)
+        CHECK(foreign(r, "f") > 0);
     CHECK_INT(max_size(r, -1), 0);
     for (i = 0; i < 500 && cursor_of(r, NULL) < pos3; i++)
         sleep_ms(10);
@@ -310,6 +362,137 @@ test_dup_of_other(void)
     CHECK_INT(stat_of(r, &r->st.diverged), diverged + 1);
     srv.repl = r;
     CHECK_STR(arb_repl_fenced(&srv, "f", &why), "fenced");
+    arb__repl_thread_stop(r);
+    repl_free(r);
+    arb_buf_free(&why);
+}
+
+/* Another writer's seq 3 under an id of its own (no duplicate: past
+ * the window it is the same), then two messages arbiter did not write:
+ * the retry's resync finds the last message of ours before them (seq 3,
+ * another hash): fenced, refused, reported, nothing of ours on top. */
+static void
+test_other_then_foreign(void)
+{
+    static arb_server_t srv;
+    arb_repl_t         *r;
+    arb_stream_msg_t    m;
+    arb_buf_t           why = ARB_BUF_INIT;
+    uint64_t            pos3 = 0, diverged, refused;
+    int                 i, err;
+    char                path[300];
+
+    err = capture("foreign.log", path, sizeof(path));
+    if ((r = failed_seq3("g", &pos3)) == NULL)
+        goto out;
+    diverged = stat_of(r, &r->st.diverged);
+    refused = stat_of(r, &r->st.refused);
+    CHECK(other_seq(r, "g", 3, 1) > 0);
+    CHECK(foreign(r, "g") > 0);
+    for (i = 0; i < 40; i++)            /* other matches' traffic */
+        CHECK(foreign(r, "g-busy") > 0);
+    CHECK(foreign(r, "g") > 0);
+    CHECK_INT(max_size(r, -1), 0);
+    for (i = 0; i < 500 && cursor_of(r, NULL) < pos3; i++)
+        sleep_ms(10);
+    CHECK_INT(cursor_of(r, NULL), pos3);
+    pthread_mutex_lock(&r->mu);
+    CHECK(arb__repl_refused_locked(r, pos3, pos3));
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(stat_of(r, &r->st.refused), refused + 1);
+    CHECK_INT(stat_of(r, &r->st.diverged), diverged + 1);
+    srv.repl = r;
+    CHECK_STR(arb_repl_fenced(&srv, "g", &why), "fenced");
+    sleep_ms(200);
+    CHECK_INT(stream_last(r, "g", &m), ARB_EPROTO);  /* still the junk */
+    arb_stream_msg_clear(&m);
+    arb__repl_thread_stop(r);
+    repl_free(r);
+out:
+    CHECK(said(err, path, "g", "seq 3", "another hash"));
+    arb_buf_free(&why);
+}
+
+/* Another writer's seq 4, past the log's 3, then a message arbiter did
+ * not write: fenced as ahead, seq 3 refused, reported. */
+static void
+test_ahead_then_foreign(void)
+{
+    static arb_server_t srv;
+    arb_repl_t         *r;
+    arb_buf_t           why = ARB_BUF_INIT;
+    uint64_t            pos3 = 0, ahead;
+    int                 i, err;
+    char                path[300];
+
+    err = capture("ahead.log", path, sizeof(path));
+    if ((r = failed_seq3("p", &pos3)) == NULL)
+        goto out;
+    ahead = stat_of(r, &r->st.ahead);
+    CHECK(other_seq(r, "p", 4, 1) > 0);
+    CHECK(foreign(r, "p") > 0);
+    CHECK_INT(max_size(r, -1), 0);
+    for (i = 0; i < 500 && cursor_of(r, NULL) < pos3; i++)
+        sleep_ms(10);
+    CHECK_INT(cursor_of(r, NULL), pos3);
+    pthread_mutex_lock(&r->mu);
+    CHECK(arb__repl_refused_locked(r, pos3, pos3));
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(stat_of(r, &r->st.ahead), ahead + 1);
+    srv.repl = r;
+    CHECK_STR(arb_repl_fenced(&srv, "p", &why), "fenced");
+    arb__repl_thread_stop(r);
+    repl_free(r);
+out:
+    CHECK(said(err, path, "p", "seq 4", "past the log"));
+    arb_buf_free(&why);
+}
+
+/* Our seqs 0..2, then a message arbiter did not write: our last message
+ * is the log's, so the retried seq 3 goes after that message, expecting
+ * it, and passes as published, the match not fenced. */
+static void
+test_ours_then_foreign(void)
+{
+    static arb_server_t srv;
+    arb_repl_t         *r;
+    arb_stream_msg_t    m;
+    arb_buf_t           why = ARB_BUF_INIT;
+    unsigned char       h3[ARB_HASH_LEN];
+    const char         *fc, *v = NULL;
+    char                want[32];
+    uint64_t            pos3 = 0, diverged, junk;
+    int                 i, refused;
+
+    if ((r = failed_seq3("k", &pos3)) == NULL)
+        return;
+    diverged = stat_of(r, &r->st.diverged);
+    junk = foreign(r, "k");
+    CHECK(junk > 0);
+    CHECK_INT(max_size(r, -1), 0);
+    for (i = 0; i < 500 && cursor_of(r, NULL) < pos3; i++)
+        sleep_ms(10);
+    CHECK_INT(cursor_of(r, NULL), pos3);
+    pthread_mutex_lock(&r->mu);
+    refused = arb__repl_refused_locked(r, pos3, pos3);
+    pthread_mutex_unlock(&r->mu);
+    CHECK(!refused);
+    CHECK_INT(stat_of(r, &r->st.diverged), diverged);
+    srv.repl = r;
+    fc = arb_repl_fenced(&srv, "k", &why);
+    CHECK(fc == NULL || strcmp(fc, "fenced") != 0);
+    CHECK_INT(stream_last(r, "k", &m), 0);
+    CHECK_INT(m.seq, 3);
+    /* Sent expecting the subject to end on that message (the leader
+     * keeps the header): nothing could slip in between unseen. */
+    snprintf(want, sizeof(want), "%llu", (unsigned long long)junk);
+    CHECK(m.msg != NULL && natsMsgHeader_Get(m.msg, "Nats-Expected-Last-"
+                                             "Subject-Sequence", &v)
+                           == NATS_OK
+          && strcmp(v, want) == 0);
+    CHECK_INT(arb__repl_log_hash(r, "k", 3, h3, &why), 1);
+    CHECK(memcmp(m.hash, h3, ARB_HASH_LEN) == 0);
+    arb_stream_msg_clear(&m);
     arb__repl_thread_stop(r);
     repl_free(r);
     arb_buf_free(&why);
@@ -336,6 +519,9 @@ main(void)
         test_other_at_seq();
         test_dup_of_deleted();
         test_dup_of_other();
+        test_other_then_foreign();
+        test_ahead_then_foreign();
+        test_ours_then_foreign();
     }
     repl_harness_end(test_failed_ != 0);
     return TEST_END();
