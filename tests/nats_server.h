@@ -1,7 +1,7 @@
 /*
  * nats_server.h - one nats-server (JetStream, loopback) as a child of the
  * test, for the unit tests that talk to a real server (test_replicate.c,
- * and those on repl_harness.h).  Test-only.
+ * and those on repl_harness.h; nats_missing for any).  Test-only.
  *
  * The test sets nats_dir (the server's store) and nats_log (its stderr,
  * appended) before nats_start(), and nats_port when it wants a port of
@@ -77,6 +77,17 @@ nats_start(void)
     nats_port = nats_log_port();
     snprintf(nats_url, sizeof(nats_url), "nats://127.0.0.1:%d", nats_port);
     return 0;
+}
+
+/* 1, after saying the test is skipped, when nats-server is not
+ * installed; else 0. */
+static inline int
+nats_missing(const char *test)
+{
+    if (system("command -v nats-server >/dev/null 2>&1") == 0)
+        return 0;
+    printf("%s: skipped (no nats-server)\n", test);
+    return 1;
 }
 
 /* Sends sig to the server and reaps it. */

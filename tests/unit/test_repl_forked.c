@@ -198,10 +198,8 @@ int
 main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (system("command -v nats-server >/dev/null 2>&1") != 0) {
-        printf("test_repl_forked: skipped (no nats-server)\n");
+    if (nats_missing("test_repl_forked"))
         return 0;
-    }
     CHECK_INT(repl_harness_begin(1), 0);
     if (store != NULL && nats_pid > 0) {
         test_foreign_last();

@@ -502,10 +502,8 @@ int
 main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (system("command -v nats-server >/dev/null 2>&1") != 0) {
-        printf("test_repl_retry: skipped (no nats-server)\n");
+    if (nats_missing("test_repl_retry"))
         return 0;
-    }
     big[0] = 0x81;
     big[1] = 0xa1;
     big[2] = 0x6b;

@@ -242,10 +242,8 @@ int
 main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (system("command -v nats-server >/dev/null 2>&1") != 0) {
-        printf("test_repl_shutdown: skipped (no nats-server)\n");
+    if (nats_missing("test_repl_shutdown"))
         return 0;
-    }
     main_th = pthread_self();
     CHECK_INT(repl_harness_begin(0), 0);
     if (store != NULL && nats_pid > 0) {

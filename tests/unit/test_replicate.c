@@ -3065,10 +3065,8 @@ main(void)
     int           i, only_cluster;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (system("command -v nats-server >/dev/null 2>&1") != 0) {
-        printf("test_replicate: skipped (no nats-server)\n");
+    if (nats_missing("test_replicate"))
         return 0;
-    }
     /* A port of its own: a free one chosen by the server, kept across
      * its restarts (or ARB_NATS_PORT_BASE). */
     nats_port = base != NULL ? atoi(base) : -1;

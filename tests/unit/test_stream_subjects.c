@@ -22,6 +22,7 @@
 #include "core/err.h"
 #include "proto/stream.h"
 #include "proto/stream_read.h"
+#include "tests/nats_server.h"
 #include "tests/test.h"
 
 #define NSUBJ 100100u           /* one page of 2.9.10 and a hundred */
@@ -82,10 +83,8 @@ main(void)
     int               port = (base != NULL ? atoi(base) : 16900) + 1;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (system("command -v nats-server >/dev/null 2>&1") != 0) {
-        printf("test_stream_subjects: skipped (no nats-server)\n");
+    if (nats_missing("test_stream_subjects"))
         return 0;
-    }
     memset(&s, 0, sizeof(s));
     snprintf(dir, sizeof(dir), "/tmp/arbsubjects.XXXXXX");
     if (mkdtemp(dir) == NULL)
