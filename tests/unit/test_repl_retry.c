@@ -247,17 +247,38 @@ foreign(arb_repl_t *r, const char *id)
     return sseq;
 }
 
+/* Lets the stream take seq 3 again (max_size), waits for the thread
+ * to pass it and checks that it passed it as refused (its sync ack is
+ * answered unreplicated) and fenced match. */
+static void
+passed_refused(arb_repl_t *r, const char *match, uint64_t pos3)
+{
+    static arb_server_t srv;
+    arb_buf_t           why = ARB_BUF_INIT;
+    int                 i;
+
+    CHECK_INT(max_size(r, -1), 0);
+    for (i = 0; i < 500 && cursor_of(r, NULL) < pos3; i++)
+        sleep_ms(10);
+    CHECK_INT(cursor_of(r, NULL), pos3);
+    pthread_mutex_lock(&r->mu);
+    CHECK(arb__repl_refused_locked(r, pos3, pos3));
+    pthread_mutex_unlock(&r->mu);
+    srv.repl = r;
+    CHECK_STR(arb_repl_fenced(&srv, match, &why), "fenced");
+    arb_buf_free(&why);
+}
+
 /* The retry meets another writer's seq 3: fenced, refused, reported. */
 static void
 test_other_at_seq(void)
 {
-    static arb_server_t srv;
     arb_repl_t         *r;
     arb_stream_msg_t    m;
     arb_buf_t           why = ARB_BUF_INIT;
     unsigned char       h3[ARB_HASH_LEN];
     uint64_t            pos3 = 0, diverged, refused;
-    int                 i, err;
+    int                 err;
     char                path[300];
 
     /* The recorder's log lines into a file, to find the report. */
@@ -267,18 +288,9 @@ test_other_at_seq(void)
     diverged = stat_of(r, &r->st.diverged);
     refused = stat_of(r, &r->st.refused);
     CHECK(other_seq(r, "h", 3, 0) > 0);
-    CHECK_INT(max_size(r, -1), 0);
-    for (i = 0; i < 500 && cursor_of(r, NULL) < pos3; i++)
-        sleep_ms(10);
-    CHECK_INT(cursor_of(r, NULL), pos3);
-    /* Passed as refused: its sync ack is answered unreplicated. */
-    pthread_mutex_lock(&r->mu);
-    CHECK(arb__repl_refused_locked(r, pos3, pos3));
-    pthread_mutex_unlock(&r->mu);
+    passed_refused(r, "h", pos3);
     CHECK_INT(stat_of(r, &r->st.refused), refused + 1);
     CHECK_INT(stat_of(r, &r->st.diverged), diverged + 1);
-    srv.repl = r;
-    CHECK_STR(arb_repl_fenced(&srv, "h", &why), "fenced");
     /* The subject still ends on the other seq 3. */
     sleep_ms(200);
     CHECK_INT(stream_last(r, "h", &m), 0);
@@ -340,7 +352,6 @@ test_dup_of_deleted(void)
 static void
 test_dup_of_other(void)
 {
-    static arb_server_t srv;
     arb_repl_t         *r;
     arb_buf_t           why = ARB_BUF_INIT;
     uint64_t            pos3 = 0, diverged;
@@ -352,16 +363,8 @@ test_dup_of_other(void)
     CHECK(other_seq(r, "f", 3, 0) > 0);
     for (i = 0; i <= ARB_REPL_FOREIGN_MAX; i++)
         CHECK(foreign(r, "f") > 0);
-    CHECK_INT(max_size(r, -1), 0);
-    for (i = 0; i < 500 && cursor_of(r, NULL) < pos3; i++)
-        sleep_ms(10);
-    CHECK_INT(cursor_of(r, NULL), pos3);
-    pthread_mutex_lock(&r->mu);
-    CHECK(arb__repl_refused_locked(r, pos3, pos3));
-    pthread_mutex_unlock(&r->mu);
+    passed_refused(r, "f", pos3);
     CHECK_INT(stat_of(r, &r->st.diverged), diverged + 1);
-    srv.repl = r;
-    CHECK_STR(arb_repl_fenced(&srv, "f", &why), "fenced");
     arb__repl_thread_stop(r);
     repl_free(r);
     arb_buf_free(&why);
@@ -374,7 +377,6 @@ test_dup_of_other(void)
 static void
 test_other_then_foreign(void)
 {
-    static arb_server_t srv;
     arb_repl_t         *r;
     arb_stream_msg_t    m;
     arb_buf_t           why = ARB_BUF_INIT;
@@ -392,17 +394,9 @@ test_other_then_foreign(void)
     for (i = 0; i < 40; i++)            /* other matches' traffic */
         CHECK(foreign(r, "g-busy") > 0);
     CHECK(foreign(r, "g") > 0);
-    CHECK_INT(max_size(r, -1), 0);
-    for (i = 0; i < 500 && cursor_of(r, NULL) < pos3; i++)
-        sleep_ms(10);
-    CHECK_INT(cursor_of(r, NULL), pos3);
-    pthread_mutex_lock(&r->mu);
-    CHECK(arb__repl_refused_locked(r, pos3, pos3));
-    pthread_mutex_unlock(&r->mu);
+    passed_refused(r, "g", pos3);
     CHECK_INT(stat_of(r, &r->st.refused), refused + 1);
     CHECK_INT(stat_of(r, &r->st.diverged), diverged + 1);
-    srv.repl = r;
-    CHECK_STR(arb_repl_fenced(&srv, "g", &why), "fenced");
     sleep_ms(200);
     CHECK_INT(stream_last(r, "g", &m), ARB_EPROTO);  /* still the junk */
     arb_stream_msg_clear(&m);
@@ -418,11 +412,10 @@ out:
 static void
 test_ahead_then_foreign(void)
 {
-    static arb_server_t srv;
     arb_repl_t         *r;
     arb_buf_t           why = ARB_BUF_INIT;
     uint64_t            pos3 = 0, ahead;
-    int                 i, err;
+    int                 err;
     char                path[300];
 
     err = capture("ahead.log", path, sizeof(path));
@@ -431,16 +424,8 @@ test_ahead_then_foreign(void)
     ahead = stat_of(r, &r->st.ahead);
     CHECK(other_seq(r, "p", 4, 1) > 0);
     CHECK(foreign(r, "p") > 0);
-    CHECK_INT(max_size(r, -1), 0);
-    for (i = 0; i < 500 && cursor_of(r, NULL) < pos3; i++)
-        sleep_ms(10);
-    CHECK_INT(cursor_of(r, NULL), pos3);
-    pthread_mutex_lock(&r->mu);
-    CHECK(arb__repl_refused_locked(r, pos3, pos3));
-    pthread_mutex_unlock(&r->mu);
+    passed_refused(r, "p", pos3);
     CHECK_INT(stat_of(r, &r->st.ahead), ahead + 1);
-    srv.repl = r;
-    CHECK_STR(arb_repl_fenced(&srv, "p", &why), "fenced");
     arb__repl_thread_stop(r);
     repl_free(r);
 out:
