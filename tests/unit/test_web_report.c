@@ -159,6 +159,20 @@ check_game(cdp_t *b, int g)
     json_decref(rep);
 }
 
+/* Runs js (a step of the replay), then the page must show seq want. */
+static void
+step(cdp_t *b, const char *js, int want)
+{
+    char expr[64];
+
+    json_decref(cdp_eval(b, js, 5000));
+    snprintf(expr, sizeof(expr), "document.body.dataset.seq === '%d'", want);
+    if (cdp_wait(b, expr, 3000) < 0)
+        fprintf(stderr, "after %s: seq %ld, not %d\n", js,
+                (long)cdp_eval_int(b, "+document.body.dataset.seq"), want);
+    CHECK_INT(cdp_eval_int(b, "+document.body.dataset.seq"), want);
+}
+
 /* The slider at seq 3 shows the table as it stood then. */
 static void
 check_slider(cdp_t *b)
@@ -192,6 +206,21 @@ check_slider(cdp_t *b)
                   ".length"), json_array_size(json_object_get(rep,
                                                               "records")));
     json_decref(rep);
+    /* The step-through: one event a step, with the buttons and the
+     * keys, to the last event and to the first (no test failed when a
+     * step stopped one short of either end, or ArrowRight went back). */
+    open_page(b, "yah", "?at=7");
+    step(b, "document.getElementById('next').click()", 8);
+    step(b, "document.getElementById('next').click()", 8);
+    step(b, "document.dispatchEvent(new KeyboardEvent('keydown', "
+         "{ key: 'ArrowLeft' }))", 7);
+    step(b, "document.dispatchEvent(new KeyboardEvent('keydown', "
+         "{ key: 'ArrowRight' }))", 8);
+    step(b, "document.dispatchEvent(new KeyboardEvent('keydown', "
+         "{ key: 'Home' }))", 0);
+    step(b, "document.getElementById('next').click()", 1);
+    step(b, "document.getElementById('prev').click()", 0);
+    step(b, "document.getElementById('prev').click()", 0);
 }
 
 /* Every state of every recorded match of the test data draws as a
@@ -268,14 +297,37 @@ check_claim(cdp_t *b)
     CHECK(strstr(cdp_eval_str(b, "document.getElementById('claim')"
                               ".textContent", got, sizeof(got)),
                  "2 differences") != NULL);
+    /* A claimed value with markup and a quote in it is text, in the
+     * claim's text and in its cell's tooltip (no test failed when either
+     * went in as markup). */
+    CHECK_INT(run("sed -e 's/\"owner\":\"alice\"/\"owner\":\"<b>al\\\\"
+                  "\"ice<\\/b>\"/' %s/yah.json > %s/claim2.json", dir, dir),
+              0);
+    CHECK_INT(run("bin/arbiter report --html --claim %1$s/claim2.json --out "
+                  "%1$s/claim2.html %2$s", dir, games[0].file), 0);
+    open_page(b, "claim2", "");
+    CHECK_INT(cdp_eval_int(b, "document.querySelectorAll('#claim b, "
+                           "#results b').length"), 0);
+    CHECK(strstr(cdp_eval_str(b, "document.getElementById('claim')"
+                              ".textContent", got, sizeof(got)),
+                 "owner: claimed \"<b>al\\\"ice</b>\"") != NULL);
+    CHECK_STR(cdp_eval_str(b, "(d => d.getAttributeNames().join() + ' ' + "
+                           "d.title)(document.querySelector('#results "
+                           "td.diff'))", got, sizeof(got)),
+              "class,title claimed \"<b>al\\\"ice</b>\"");
 }
 
-/* A note that tries to close the data's script and run its own. */
+/* A note that tries to close the data's script and run its own, then
+ * to end its tooltip's attribute and add one; an entity typed in it is
+ * shown as typed. */
 static void
 check_hostile(cdp_t *b)
 {
     CHECK_INT(run("sed 's|note scoresheet page 1 ends here|note </script>"
-                  "<script>window.PWNED=1</script><!--|' %s > %s/evil.txt",
+                  "<script>window.PWNED=1</script><!-- \\&lt;b\\&gt; "
+                  "\" onmouseover=\"window.PWNED=2\" x=\" and more words, "
+                  "enough for a line longer than the list shows of it, "
+                  "whole in its tooltip only|' %s > %s/evil.txt",
                   games[0].file, dir), 0);
     CHECK_INT(run("bin/arbiter report --html --out %1$s/evil.html "
                   "%1$s/evil.txt%2$s", dir, ""), 0);
@@ -285,6 +337,17 @@ check_hostile(cdp_t *b)
                   "'</script><script>window.PWNED=1</script><!--') ? 1 : 0"),
               1);
     CHECK_INT(cdp_eval_int(b, "+document.body.dataset.seq"), 8);
+    /* the whole line in the tooltip, no attribute added (no test failed
+     * when the tooltip's text went in unescaped) */
+    CHECK_INT(cdp_eval_int(b, "(() => { const d = document.querySelector("
+                           "'#moves [data-seq=\"7\"]'); return d.title === "
+                           "ARB_DATA.events.find(e => e.seq === 7).line && "
+                           "!d.hasAttribute('onmouseover') ? 1 : 0; })()"),
+              1);
+    /* (none when & was left as it was: the list said <b>) */
+    CHECK_INT(cdp_eval_int(b, "document.querySelector('#moves [data-seq="
+                           "\"7\"] .line').textContent.includes('&lt;b&gt;"
+                           " \" onmouseover') ? 1 : 0"), 1);
 }
 
 /* A refused event ends the step-through before it, and the page says
@@ -306,6 +369,8 @@ check_refused(cdp_t *b)
     CHECK(strstr(cdp_eval_str(b, "document.getElementById('refused')"
                               ".textContent", got, sizeof(got)),
                  "event 4 'place alice 7S' is refused (") != NULL);
+    /* the last event shown (no test failed when it said one more) */
+    CHECK(strstr(got, ".  The table is shown up to event 3.") != NULL);
 }
 
 /* The rulings that shaped the state are listed beside it, one undone
