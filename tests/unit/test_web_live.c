@@ -280,6 +280,37 @@ main(void)
                            "'.line').textContent.endsWith('\u2026') ? 1 : 0;"
                            " })()"), 1);
 
+    /* A match with no move yet: its first state is drawn (no test failed
+     * when a state at seq 0 was taken for one already shown). */
+    cdp_step("a match just opened");
+    CHECK_INT(harness_cli("open --match W0 --game yahchain --players "
+                          "alice,bob --option mode=3"), 0);
+    open_page(&b, "/m/W0");
+    CHECK_INT(cdp_eval_int(&b, "document.body.dataset.seq === '0' && "
+                           "document.querySelectorAll('#table svg').length"
+                           " === 1 ? 1 : 0"), 1);
+    /* An old link's ?token= leaves the address as the fragment's does,
+     * the rest of the query kept (no test failed when it stayed). */
+    cdp_step("a token in the query");
+    snprintf(cmd, sizeof(cmd), "http://127.0.0.1:%d/m/W0?token=%s&"
+             "overlay=1", port, HARNESS_READER);
+    CHECK(cdp_open(&b, cmd) == 0);
+    CHECK(cdp_wait(&b, "document.body.dataset.ready === '1'", 5000) >= 0);
+    CHECK_STR(cdp_eval_str(&b, "location.search", got, sizeof(got)),
+              "?overlay=1");
+    CHECK_STR(cdp_eval_str(&b, "sessionStorage.getItem('arbiter.token')",
+                           got, sizeof(got)), HARNESS_READER);
+    /* No such match: the page says what the recorder answered, and the
+     * stream is not retried (no test failed when the error was not
+     * shown). */
+    cdp_step("a match that does not exist");
+    snprintf(cmd, sizeof(cmd), "http://127.0.0.1:%d/m/NOPE#token=%s", port,
+             HARNESS_READER);
+    CHECK(cdp_open(&b, cmd) == 0);
+    CHECK(cdp_wait(&b, "/: 404 /.test(document.getElementById('table')"
+                   ".textContent) && document.getElementById('live')"
+                   ".textContent === 'stopped'", 5000) >= 0);
+
     cdp_stop(&b);
     (void)unused;
     harness_done(test_failed_);
