@@ -125,6 +125,10 @@ main(void)
     CHECK_INT(harness_cli("note --match Cup-R1-T2 \"undo requested: seq 1 "
                       "(place cid 4S)\""), 0);
     CHECK(shows(&b, 2, "undo_requested") >= 0);
+    /* ... naming the move to undo (no test failed when it did not) */
+    CHECK_STR(cdp_eval_str(&b, "document.querySelector('#board tr[data-"
+                           "table=\"2\"] td:nth-child(3)').textContent",
+                           got, sizeof(got)), "undo requested (seq 1)");
     CHECK_STR(cdp_eval_str(&b, "document.querySelector('#board tr[data-"
                            "table]').dataset.table", got, sizeof(got)), "2");
     /* Table 1 plays a Sota and closes: last on the board, in the
@@ -246,6 +250,11 @@ main(void)
     CHECK_STR(cdp_eval_str(&b, "document.querySelector('#totals tr[data-"
                            "player=\"eve\"] span.diff').textContent", got,
                            sizeof(got)), "claimed 99");
+    /* each count of the records' verdicts is its own (no test failed
+     * when the pending ones were the disputed ones' count) */
+    CHECK_STR(cdp_eval_str(&b, "document.getElementById('verdicts')"
+                           ".textContent.split(';')[0]", got, sizeof(got)),
+              "0 confirmed, 1 disputed, 0 pending");
 
     cdp_stop(&b);
     (void)unused;
