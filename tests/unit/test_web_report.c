@@ -153,6 +153,15 @@ check_game(cdp_t *b, int g)
                   ".length"), json_array_size(json_object_get(rep,
                                                               "records")));
     check_pieces(b, games[g].game, rep);
+    /* YAHchain's records name their category (no test failed when a
+     * kind of n cards was looked up as one of n - 1) */
+    if (g == 0)
+        CHECK_STR(cdp_eval_str(b, "(h => [...document.querySelectorAll("
+                               "'#results tr[data-record]')].map(r => r"
+                               ".cells[h.indexOf('category')].textContent)"
+                               ".join())([...document.querySelectorAll("
+                               "'#results th')].map(e => e.textContent))",
+                               got, sizeof(got)), "Ladder,Triple");
     /* Offline: nothing but the file itself was loaded. */
     CHECK_INT(cdp_eval_int(b, "performance.getEntriesByType('resource').length"), 0);
     CHECK(cdp_is_picture(b, 1280, 800, games[g].name));
@@ -315,6 +324,16 @@ check_claim(cdp_t *b)
                            "d.title)(document.querySelector('#results "
                            "td.diff'))", got, sizeof(got)),
               "class,title claimed \"<b>al\\\"ice</b>\"");
+    /* A record the claim lacks is marked on its own row (no test failed
+     * when the mark went to no row). */
+    CHECK_INT(run("sed -e 's/\"sota\":2,\"owner\"/\"sota\":5,\"owner\"/' "
+                  "%s/yah.json > %s/claim3.json", dir, dir), 0);
+    CHECK_INT(run("bin/arbiter report --html --claim %1$s/claim3.json --out "
+                  "%1$s/claim3.html %2$s", dir, games[0].file), 0);
+    open_page(b, "claim3", "");
+    CHECK_STR(cdp_eval_str(b, "[...document.querySelectorAll('#results "
+                           "tr.diff')].map(r => r.dataset.record).join()",
+                           got, sizeof(got)), "2");
 }
 
 /* A note that tries to close the data's script and run its own, then
