@@ -334,6 +334,18 @@ check_claim(cdp_t *b)
     CHECK_STR(cdp_eval_str(b, "[...document.querySelectorAll('#results "
                            "tr.diff')].map(r => r.dataset.record).join()",
                            got, sizeof(got)), "2");
+    /* A claim on record without a player's total: that total is marked
+     * as claimed by none (no test failed when it said "claimed null"). */
+    CHECK_INT(run("sed '$a 9. claim bob -- {\"records\":[],\"totals\":"
+                  "{\"alice\":21}}' %s > %s/claimed.txt", games[0].file,
+                  dir), 0);
+    CHECK_INT(run("bin/arbiter report --html --out %1$s/claimed.html "
+                  "%1$s/claimed.txt%2$s", dir, ""), 0);
+    open_page(b, "claimed", "");
+    CHECK_STR(cdp_eval_str(b, "[...document.querySelectorAll('#totals "
+                           "span.diff')].map(e => e.parentNode.parentNode"
+                           ".dataset.player + ' ' + e.textContent).join()",
+                           got, sizeof(got)), "bob claimed none");
 }
 
 /* A note that tries to close the data's script and run its own, then
