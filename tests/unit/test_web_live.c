@@ -96,10 +96,11 @@ main(void)
         { "tests/data/tsuku-simple.txt", "TT-simple-1" },
         { "tests/data/chan-chiu-u.txt", "CHAN-CHIU-1" },
     };
-    cdp_t  b;
-    char   cmd[256], got[256];
-    long   t;
-    size_t g;
+    cdp_t   b;
+    json_t *held;
+    char    cmd[256], got[256];
+    long    t;
+    size_t  g;
 
     if (harness_init("token = " ANN_TOKEN " player tt-ann TT-simple-1 ann\n"
                      "[http]\nlisten = tcp:127.0.0.1:0\n", 90) != 0)
@@ -279,6 +280,43 @@ main(void)
                            ".textContent.length < 170 && d.querySelector("
                            "'.line').textContent.endsWith('\u2026') ? 1 : 0;"
                            " })()"), 1);
+
+    /* An event acknowledged while the page fetches the list: listed
+     * once, in its place (no test failed when an ack was added wherever
+     * the list stood).  The page's first fetch of the events is held
+     * until the event's state has been drawn. */
+    cdp_step("an ack while the list loads");
+    held = cdp_call(&b, "Fetch.enable", json_pack("{s:[{s:s,s:s}]}",
+                    "patterns", "urlPattern", "*/api/m/W1/events*",
+                    "requestStage", "Request"), 1, 5000);
+    CHECK(held != NULL);
+    json_decref(held);
+    b.catch_method = "Fetch.requestPaused";
+    snprintf(cmd, sizeof(cmd), "http://127.0.0.1:%d/m/W1#token=%s", port,
+             HARNESS_READER);
+    CHECK(cdp_open(&b, cmd) == 0);
+    for (t = cdp_now_ms(); b.caught == NULL && cdp_now_ms() - t < 5000; )
+        json_decref(cdp_eval(&b, "1", 1000));
+    CHECK(b.caught != NULL);
+    held = b.caught;
+    b.caught = NULL;
+    b.catch_method = NULL;
+    /* only that one held: the later fetches go through */
+    json_decref(cdp_call(&b, "Fetch.enable", json_pack("{s:[{s:s}]}",
+                         "patterns", "urlPattern", "*/no-such-path"), 1,
+                         5000));
+    t = move_seen(&b, "note --match W1 while the list loads", 11);
+    CHECK(t >= 0);
+    if (held != NULL)
+        json_decref(cdp_call(&b, "Fetch.continueRequest", json_pack(
+                             "{s:O}", "requestId", json_object_get(
+                             json_object_get(held, "params"),
+                             "requestId")), 1, 5000));
+    json_decref(held);
+    json_decref(cdp_call(&b, "Fetch.disable", NULL, 1, 5000));
+    CHECK(cdp_wait(&b, "[...document.querySelectorAll('#moves [data-seq]')]"
+                   ".map(d => d.dataset.seq).join() === '0,1,2,3,4,5,6,7,"
+                   "8,9,10,11'", 3000) >= 0);
 
     /* A match with no move yet: its first state is drawn (no test failed
      * when a state at seq 0 was taken for one already shown). */
