@@ -317,6 +317,39 @@ main(void)
     CHECK(cdp_wait(&b, "[...document.querySelectorAll('#moves [data-seq]')]"
                    ".map(d => d.dataset.seq).join() === '0,1,2,3,4,5,6,7,"
                    "8,9,10,11'", 3000) >= 0);
+    /* A slider moved on before an earlier position's answer came: that
+     * answer, late, is not drawn (no test failed when it was). */
+    cdp_step("a late answer to the slider");
+    held = cdp_call(&b, "Fetch.enable", json_pack("{s:[{s:s,s:s}]}",
+                    "patterns", "urlPattern", "*/api/m/W1/state?at=1",
+                    "requestStage", "Request"), 1, 5000);
+    CHECK(held != NULL);
+    json_decref(held);
+    b.catch_method = "Fetch.requestPaused";
+    json_decref(cdp_eval(&b, "(() => { const s = document.getElementById("
+                         "'slider'); s.value = 1; s.dispatchEvent(new Event("
+                         "'input')); })()", 5000));
+    for (t = cdp_now_ms(); b.caught == NULL && cdp_now_ms() - t < 5000; )
+        json_decref(cdp_eval(&b, "1", 1000));
+    CHECK(b.caught != NULL);
+    held = b.caught;
+    b.caught = NULL;
+    b.catch_method = NULL;
+    json_decref(cdp_eval(&b, "(() => { const s = document.getElementById("
+                         "'slider'); s.value = 2; s.dispatchEvent(new Event("
+                         "'input')); })()", 5000));
+    CHECK(cdp_wait(&b, "document.body.dataset.seq === '2'", 3000) >= 0);
+    if (held != NULL)
+        json_decref(cdp_call(&b, "Fetch.continueRequest", json_pack(
+                             "{s:O}", "requestId", json_object_get(
+                             json_object_get(held, "params"),
+                             "requestId")), 1, 5000));
+    json_decref(held);
+    json_decref(cdp_call(&b, "Fetch.disable", NULL, 1, 5000));
+    CHECK(cdp_wait(&b, "performance.getEntriesByType('resource').some(e => "
+                   "e.name.endsWith('/state?at=1'))", 3000) >= 0);
+    usleep(200 * 1000);
+    CHECK_INT(cdp_eval_int(&b, "+document.body.dataset.seq"), 2);
 
     /* A match with no move yet: its first state is drawn (no test failed
      * when a state at seq 0 was taken for one already shown). */
