@@ -454,6 +454,40 @@ cdp_wait(cdp_t *c, const char *expr, int timeout_ms)
     }
 }
 
+/* Waits up to timeout_ms for the event c->catch_method names to arrive
+ * (into c->caught), keeping the connection read meanwhile.  1 when it
+ * came, else 0. */
+static inline int
+cdp_wait_caught(cdp_t *c, int timeout_ms)
+{
+    long t0;
+
+    for (t0 = cdp_now_ms(); c->caught == NULL
+                            && cdp_now_ms() - t0 < timeout_ms; )
+        json_decref(cdp_eval(c, "1", 1000));
+    return c->caught != NULL;
+}
+
+/* Lets go on the request that the Fetch domain's event held (a
+ * Fetch.requestPaused, owned: dropped here; NULL is nothing to do).  0,
+ * or -1 with c->err. */
+static inline int
+cdp_continue(cdp_t *c, json_t *held)
+{
+    json_t *r;
+
+    if (held == NULL)
+        return 0;
+    r = cdp_call(c, "Fetch.continueRequest", json_pack("{s:O}",
+                 "requestId", json_object_get(json_object_get(held,
+                 "params"), "requestId")), 1, 5000);
+    json_decref(held);
+    if (r == NULL)
+        return -1;
+    json_decref(r);
+    return 0;
+}
+
 /* A PNG of the page's viewport, decoded from base64 into out.  0 or -1. */
 static int
 cdp_screenshot(cdp_t *c, arb_buf_t *out)

@@ -295,9 +295,7 @@ main(void)
     snprintf(cmd, sizeof(cmd), "http://127.0.0.1:%d/m/W1#token=%s", port,
              HARNESS_READER);
     CHECK(cdp_open(&b, cmd) == 0);
-    for (t = cdp_now_ms(); b.caught == NULL && cdp_now_ms() - t < 5000; )
-        json_decref(cdp_eval(&b, "1", 1000));
-    CHECK(b.caught != NULL);
+    CHECK(cdp_wait_caught(&b, 5000));
     held = b.caught;
     b.caught = NULL;
     b.catch_method = NULL;
@@ -307,12 +305,7 @@ main(void)
                          5000));
     t = move_seen(&b, "note --match W1 while the list loads", 11);
     CHECK(t >= 0);
-    if (held != NULL)
-        json_decref(cdp_call(&b, "Fetch.continueRequest", json_pack(
-                             "{s:O}", "requestId", json_object_get(
-                             json_object_get(held, "params"),
-                             "requestId")), 1, 5000));
-    json_decref(held);
+    CHECK_INT(cdp_continue(&b, held), 0);
     json_decref(cdp_call(&b, "Fetch.disable", NULL, 1, 5000));
     CHECK(cdp_wait(&b, "[...document.querySelectorAll('#moves [data-seq]')]"
                    ".map(d => d.dataset.seq).join() === '0,1,2,3,4,5,6,7,"
@@ -329,9 +322,7 @@ main(void)
     json_decref(cdp_eval(&b, "(() => { const s = document.getElementById("
                          "'slider'); s.value = 1; s.dispatchEvent(new Event("
                          "'input')); })()", 5000));
-    for (t = cdp_now_ms(); b.caught == NULL && cdp_now_ms() - t < 5000; )
-        json_decref(cdp_eval(&b, "1", 1000));
-    CHECK(b.caught != NULL);
+    CHECK(cdp_wait_caught(&b, 5000));
     held = b.caught;
     b.caught = NULL;
     b.catch_method = NULL;
@@ -339,12 +330,7 @@ main(void)
                          "'slider'); s.value = 2; s.dispatchEvent(new Event("
                          "'input')); })()", 5000));
     CHECK(cdp_wait(&b, "document.body.dataset.seq === '2'", 3000) >= 0);
-    if (held != NULL)
-        json_decref(cdp_call(&b, "Fetch.continueRequest", json_pack(
-                             "{s:O}", "requestId", json_object_get(
-                             json_object_get(held, "params"),
-                             "requestId")), 1, 5000));
-    json_decref(held);
+    CHECK_INT(cdp_continue(&b, held), 0);
     json_decref(cdp_call(&b, "Fetch.disable", NULL, 1, 5000));
     CHECK(cdp_wait(&b, "performance.getEntriesByType('resource').some(e => "
                    "e.name.endsWith('/state?at=1'))", 3000) >= 0);

@@ -114,14 +114,11 @@ record(cdp_t *b, long seq)
 static int
 caught_move(cdp_t *b)
 {
-    long t0;
-
-    for (t0 = cdp_now_ms(); b->caught == NULL && cdp_now_ms() - t0 < 20000; )
-        json_decref(cdp_eval(b, "1", 1000));
-    if (b->caught == NULL)
-        fprintf(stderr, "step \"%s\": the move's answer never came\n",
-                cdp_step_name);
-    return b->caught != NULL;
+    if (cdp_wait_caught(b, 20000))
+        return 1;
+    fprintf(stderr, "step \"%s\": the move's answer never came\n",
+            cdp_step_name);
+    return 0;
 }
 
 /* Lets the held response go on (or fails it with ConnectionReset). */
@@ -130,19 +127,21 @@ release_move(cdp_t *b, int reset)
 {
     json_t *id = json_object_get(json_object_get(b->caught, "params"),
                                  "requestId"), *r;
+    int     rc = 0;
 
-    if (reset)
+    if (reset) {
         r = cdp_call(b, "Fetch.failRequest", json_pack("{s:O,s:s}",
                      "requestId", id, "errorReason", "ConnectionReset"), 1,
                      5000);
-    else
-        r = cdp_call(b, "Fetch.continueRequest", json_pack("{s:O}",
-                     "requestId", id), 1, 5000);
-    if (r == NULL)
+        rc = r != NULL ? 0 : -1;
+        json_decref(r);
+        json_decref(b->caught);
+    } else {
+        rc = cdp_continue(b, b->caught);
+    }
+    if (rc != 0)
         fprintf(stderr, "%s\n", b->err);
-    CHECK(r != NULL);
-    json_decref(r);
-    json_decref(b->caught);
+    CHECK_INT(rc, 0);
     b->caught = NULL;
 }
 
