@@ -66,7 +66,6 @@
 #include "daemon/log.h"
 #include "daemon/replicate_int.h"
 #include "daemon/server.h"
-#include "proto/stream_read.h"
 
 
 /* Window limits: events and bytes read ahead of the cursor. */
@@ -739,39 +738,6 @@ held_done_locked(arb_repl_t *r, arb_repl_ev_t *w)
     r->st.duplicates++;
 }
 
-/* In resync, on subject subj, whose message at stream sequence `before`
- * arbiter did not write: the last message of ours before it, into *m,
- * past at most ARB_REPL_FOREIGN_MAX more that are not (or deleted while
- * looked at).  1 (found; clear *m), 0 (none, or too many not ours), or
- * an ARB_E* code when NATS did not answer. */
-static int
-last_ours(arb_repl_t *r, const char *subj, uint64_t before,
-          arb_stream_msg_t *m, arb_buf_t *why)
-{
-    natsMsg   *msg;
-    jsErrCode  jerr;
-    natsStatus s;
-    uint64_t   sseq;
-    int        k, rc;
-
-    for (k = 0; k < ARB_REPL_FOREIGN_MAX; k++) {
-        rc = arb_stream_prev_seq(r->s, before, subj, &sseq, why);
-        if (rc != 0 || sseq == 0)
-            return rc;
-        msg = NULL;
-        jerr = 0;
-        s = js_GetMsg(&msg, r->s->js, r->s->name, sseq, NULL, &jerr);
-        if (s != NATS_OK
-            && arb_stream_err(s, jerr, "message by sequence", NULL)
-               != ARB_ENOTFOUND)
-            return arb_stream_err(s, jerr, "message by sequence", why);
-        if (s == NATS_OK && arb_stream_msg_parse(m, msg, NULL) == 0)
-            return 1;
-        before = sseq;
-    }
-    return 0;
-}
-
 /*
  * In resync: compares the subject's last message with the log before e,
  * the match's first unpublished event, goes.
@@ -827,7 +793,9 @@ resync_match(arb_repl_t *r, arb_repl_ev_t *e, uint64_t *held,
          * stream holds already is a duplicate a reader drops: same seq,
          * same hash); the passes report the subject, and writes to the
          * match wait for them (arb_repl_fenced). */
-        rc = last_ours(r, subj, end, &m, why);
+        rc = arb__repl_last_ours(r, subj, end, &m, why);
+        if (rc == ARB_ETOOBIG)
+            rc = 0;
         if (rc == 1) {
             rc = arb__repl_log_hash(r, e->match, m.seq, hash, why);
             if (rc == 0 || (rc > 0

@@ -591,6 +591,61 @@ done:
     return rc;
 }
 
+/*
+ * Match's subject ends, at stream sequence end, with a message arbiter
+ * did not write: reported, never repaired (a pass does not publish over
+ * another writer's message); the other matches are passed.  The last
+ * message of ours before it is held to the log as a last message is:
+ * another hash at its seq, or a seq past the log, is another history,
+ * and the match is fenced.  Until 2026-12-07 the subject was only
+ * reported, and writes to the match went on over the fork.  0, or an
+ * ARB_E* code when NATS or the store did not answer.
+ */
+static int
+foreign_end(arb_repl_t *r, const char *match, const char *subj,
+            uint64_t end, uint64_t log_last, arb_buf_t *why)
+{
+    arb_stream_msg_t m;
+    unsigned char    hash[ARB_HASH_LEN];
+    char             said[256];
+    int              rc;
+
+    snprintf(said, sizeof(said), "%s",
+             arb_buf_cstr(why) != NULL ? arb_buf_cstr(why) : "");
+    memset(&m, 0, sizeof(m));
+    rc = arb__repl_last_ours(r, subj, end, &m, why);
+    if (rc == 1 && m.seq > log_last) {
+        arb__repl_forked(r, match, 1, m.seq, log_last, "the stream holds "
+                         "seq %" PRIu64 " past the log's %" PRIu64 ", "
+                         "before a message arbiter did not write (%s); "
+                         "writes to it are refused", m.seq, log_last,
+                         said);
+        arb_stream_msg_clear(&m);
+        return 0;
+    }
+    if (rc == 1) {
+        rc = arb__repl_log_hash(r, match, m.seq, hash, why);
+        if (rc == 0 || (rc > 0
+                        && memcmp(hash, m.hash, ARB_HASH_LEN) != 0)) {
+            arb__repl_forked(r, match, 0, m.seq, log_last, "the stream's "
+                             "seq %" PRIu64 " differs from the log, before "
+                             "a message arbiter did not write (%s); not "
+                             "repaired", m.seq, said);
+            arb_stream_msg_clear(&m);
+            return 0;
+        }
+        arb_stream_msg_clear(&m);
+    }
+    if (rc < 0 && rc != ARB_ETOOBIG)
+        return rc;
+    arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL, "replicate: "
+               "match %s: %s; not repaired", match, said);
+    pthread_mutex_lock(&r->mu);
+    r->st.diverged++;
+    pthread_mutex_unlock(&r->mu);
+    return 0;
+}
+
 int
 arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t *uptop,
                       int walk, int dry, int *repaired, int *whole,
@@ -616,15 +671,9 @@ arb__repl_check_match(arb_repl_t *r, const char *match, uint64_t *uptop,
     if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, match) != 0)
         return 0;
     rc = arb_stream_last(r->s, subj, &m, why);
-    if (rc == ARB_EPROTO && !dry) {
-        /* Not one of ours: reported; the other matches are passed. */
-        arb_log_ev(ARB_LOG_ERROR, "replicate_diverged", NULL, "replicate: "
-                   "match %s: %s; not repaired", match, arb_buf_cstr(why));
-        pthread_mutex_lock(&r->mu);
-        r->st.diverged++;
-        pthread_mutex_unlock(&r->mu);
-        return 0;
-    }
+    if (rc == ARB_EPROTO && !dry)
+        return foreign_end(r, match, subj, m.stream_seq, info.last_seq,
+                           why);
     if (rc == ARB_EPROTO)
         goto candidate;
     if (rc != 0 && rc != ARB_ENOTFOUND)

@@ -23,6 +23,7 @@
 #include "core/err.h"
 #include "daemon/log.h"
 #include "daemon/replicate_int.h"
+#include "proto/stream_read.h"
 
 /* Under mu: where id is or would go in the sorted fence table. */
 static size_t
@@ -267,6 +268,34 @@ look_list(arb_repl_t *r, arb_buf_t *why)
 }
 
 int
+arb__repl_last_ours(arb_repl_t *r, const char *subj, uint64_t before,
+                    arb_stream_msg_t *m, arb_buf_t *why)
+{
+    natsMsg   *msg;
+    jsErrCode  jerr;
+    natsStatus s;
+    uint64_t   sseq;
+    int        k, rc;
+
+    for (k = 0; k < ARB_REPL_FOREIGN_MAX; k++) {
+        rc = arb_stream_prev_seq(r->s, before, subj, &sseq, why);
+        if (rc != 0 || sseq == 0)
+            return rc;
+        msg = NULL;
+        jerr = 0;
+        s = js_GetMsg(&msg, r->s->js, r->s->name, sseq, NULL, &jerr);
+        if (s != NATS_OK
+            && arb_stream_err(s, jerr, "message by sequence", NULL)
+               != ARB_ENOTFOUND)
+            return arb_stream_err(s, jerr, "message by sequence", why);
+        if (s == NATS_OK && arb_stream_msg_parse(m, msg, NULL) == 0)
+            return 1;
+        before = sseq;
+    }
+    return ARB_ETOOBIG;
+}
+
+int
 arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why)
 {
     arb_stream_msg_t m;
@@ -302,8 +331,29 @@ arb__repl_fence_look(arb_repl_t *r, arb_buf_t *why)
         else
             rc = arb_stream_last(r->s, subj, &m, why);
         if (rc == ARB_EPROTO) {
-            /* Not a message we wrote: what the stream holds of the match
-             * cannot be told; it stays unverified, the others go on. */
+            /* Not a message we wrote: the match is judged by the last
+             * message of ours before it (as the resync judges it), or,
+             * the subject holding none, has nothing to fence.  Until
+             * 2026-12-07 it stayed unverified: one stray message on its
+             * subject refused every write to the match for good. */
+            uint64_t end = m.stream_seq;
+
+            rc = arb__repl_last_ours(r, subj, end, &m, why);
+            if (rc == 1)
+                rc = 0;
+            else if (rc == 0)
+                rc = ARB_ENOTFOUND;
+            else if (rc == ARB_ETOOBIG && why != NULL) {
+                why->len = 0;
+                arb_buf_printf(why, "its subject ends with more than %d "
+                               "messages arbiter did not write (the last "
+                               "at stream sequence %" PRIu64 ")",
+                               ARB_REPL_FOREIGN_MAX, end);
+            }
+        }
+        if (rc == ARB_ETOOBIG) {
+            /* What the stream holds of the match cannot be told; it
+             * stays unverified, the others go on. */
             if (r->looked[i] == 0)      /* said once, not every retry */
                 arb_log_ev(ARB_LOG_ERROR, "replicate_error", NULL,
                            "replicate: match %s: %s; writes to it wait",

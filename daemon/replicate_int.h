@@ -394,10 +394,19 @@ void arb__repl_ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa,
  * A refused expectation (10071: the subject has moved or was never empty)
  * is ARB_EEXIST too.  copy: a second copy of an event the stream holds,
  * on purpose (no message id, which would make it a duplicate). */
-/* Messages arbiter did not write that the resync looks past, at a
- * subject's end, for the last one of ours (replicate.c, last_ours); past
- * as many, the event goes after them without that comparison. */
+/* Messages arbiter did not write that are looked past, at a subject's
+ * end, for the last one of ours (arb__repl_last_ours); past as many, the
+ * resync sends the event after them without that comparison, and the
+ * look at start leaves the match unverified. */
 #define ARB_REPL_FOREIGN_MAX 16
+/* On subject subj, whose message at stream sequence `before` arbiter did
+ * not write: the last message of ours before it, into *m, past at most
+ * ARB_REPL_FOREIGN_MAX more that are not (or deleted while looked at).
+ * 1 (found; clear *m), 0 (the subject holds none of ours before it),
+ * ARB_ETOOBIG (as many not ours, and more), or an ARB_E* code when NATS
+ * did not answer (replicate_fence.c). */
+int  arb__repl_last_ours(arb_repl_t *r, const char *subj, uint64_t before,
+                         arb_stream_msg_t *m, arb_buf_t *why);
 /* arb_stream_settled, except that a replica which has been catching up
  * for ARB_REPL_STUCK_MS no longer holds the thread back (replicate.c). */
 #define ARB_REPL_STUCK_MS 10000

@@ -622,8 +622,8 @@ arb_repl_fenced(arb_server_t *srv, const char *id, arb_buf_t *why)
                            "nothing was written, retry", id,
                            !r->st.connected ? "NATS unreachable"
                            : r->listed ? "its turn has not come, or its "
-                                         "last message there is not one "
-                                         "arbiter wrote"
+                                         "subject ends with messages "
+                                         "arbiter did not write"
                            : "the stream does not answer yet");
         }
     }

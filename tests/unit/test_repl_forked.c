@@ -28,6 +28,7 @@
  * until a pass read the subject.  A real nats-server (skipped without
  * one).
  */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +195,140 @@ test_one_short(void)
     arb_buf_free(&why);
 }
 
+/* A message arbiter did not write, on match id's subject. */
+static int
+junk(arb_repl_t *r, const char *id)
+{
+    natsMsg *msg = NULL;
+    char     subj[200];
+
+    if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id) != 0
+        || natsMsg_Create(&msg, subj, NULL, "not an event", 12) != NATS_OK)
+        return -1;
+    return publish(r, msg);
+}
+
+/* Another writer's seq of match id, with a hash not the log's (its own
+ * message id: not deduplicated). */
+static int
+forged(arb_repl_t *r, const char *id, uint64_t seq)
+{
+    natsMsg      *msg = NULL;
+    unsigned char other[ARB_HASH_LEN];
+    char          msgid[200];
+
+    memset(other, 0x5a, sizeof(other));
+    if (arb_stream_ev_msg(&msg, id, seq, other, "elsewhere", bytes,
+                          sizeof(bytes)) != 0)
+        return -1;
+    snprintf(msgid, sizeof(msgid), "elsewhere/%s/%" PRIu64, id, seq);
+    natsMsgHeader_Set(msg, "Nats-Msg-Id", msgid);
+    return publish(r, msg);
+}
+
+/* One check of match id by the last message alone; the counters it
+ * moved: *ahead and *diverged. */
+static const char *
+check_one(arb_repl_t *r, const char *id, uint64_t *ahead,
+          uint64_t *diverged)
+{
+    static arb_server_t srv;
+    arb_buf_t           why = ARB_BUF_INIT;
+    uint64_t            upto = UINT64_MAX, a0, d0;
+    int                 repaired = 0, whole = 0;
+    const char         *code;
+
+    pthread_mutex_lock(&r->mu);
+    a0 = r->st.ahead;
+    d0 = r->st.diverged;
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(arb__repl_check_match(r, id, &upto, ARB_REPL_WALK_NONE, 0,
+                                    &repaired, &whole, &why), 0);
+    CHECK(!repaired);
+    CHECK(!whole);
+    pthread_mutex_lock(&r->mu);
+    *ahead = r->st.ahead - a0;
+    *diverged = r->st.diverged - d0;
+    pthread_mutex_unlock(&r->mu);
+    srv.repl = r;
+    code = arb_repl_fenced(&srv, id, &why);
+    arb_buf_free(&why);
+    return code != NULL ? code : "";
+}
+
+/*
+ * A subject that ends with a message arbiter did not write is judged by
+ * the last message of ours before it.  A pass: match q, whose seq 3
+ * another writer put past the log's 2, then a stray message: fenced,
+ * counted ahead (until 2026-12-07 it was only reported, diverged, and a
+ * write of seq 3 went on over the other writer's); match d, whose seq 2
+ * another writer put with another hash: fenced, diverged; match b, whose
+ * history is the log's: reported (diverged), not fenced.  Then a start
+ * on the same stream (the look before writes): q fenced, b judged at
+ * once (until 2026-12-07 it stayed unverified for good), and match h,
+ * behind more stray messages than are looked past, unverified.
+ */
+static void
+test_foreign_end(void)
+{
+    static arb_server_t srv;
+    arb_repl_t         *r;
+    arb_buf_t           why = ARB_BUF_INIT;
+    uint64_t            head, ahead = 0, diverged = 0;
+    int                 i;
+
+    if ((r = published(&head, "q")) == NULL)
+        return;
+    arb__repl_thread_stop(r);
+    repl_free(r);
+    CHECK(append_ev("d", 0, 2) > head);
+    CHECK(append_ev("b", 0, 2) > head);
+    if ((r = published(&head, "h")) == NULL)
+        return;
+    CHECK_INT(forged(r, "q", 3), 0);
+    CHECK_INT(junk(r, "q"), 0);
+    CHECK_INT(forged(r, "d", 2), 0);
+    CHECK_INT(junk(r, "d"), 0);
+    CHECK_INT(junk(r, "b"), 0);
+    for (i = 0; i <= ARB_REPL_FOREIGN_MAX; i++)
+        CHECK_INT(junk(r, "h"), 0);
+    CHECK_STR(check_one(r, "q", &ahead, &diverged), "fenced");
+    CHECK_INT(ahead, 1);
+    CHECK_INT(diverged, 0);
+    CHECK_STR(check_one(r, "d", &ahead, &diverged), "fenced");
+    CHECK_INT(ahead, 0);
+    CHECK_INT(diverged, 1);
+    CHECK_STR(check_one(r, "b", &ahead, &diverged), "");
+    CHECK_INT(ahead, 0);
+    CHECK_INT(diverged, 1);
+    CHECK_STR(check_one(r, "h", &ahead, &diverged), "");
+    CHECK_INT(diverged, 1);
+    arb__repl_thread_stop(r);
+    repl_free(r);
+
+    /* A start: its look never ends (h), so it waits only so long. */
+    conf.timeout_ms = 1500;
+    r = repl_start(head);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    srv.repl = r;
+    for (i = 0; i < 300; i++) {
+        pthread_mutex_lock(&r->mu);
+        if (arb__repl_look_judged(r, "q") && arb__repl_look_judged(r, "b"))
+            i = 300;
+        pthread_mutex_unlock(&r->mu);
+        if (i < 300)
+            sleep_ms(10);
+    }
+    CHECK_STR(arb_repl_fenced(&srv, "q", &why), "fenced");
+    CHECK(arb_repl_fenced(&srv, "b", &why) == NULL);
+    CHECK_STR(arb_repl_fenced(&srv, "h", &why), "unverified");
+    arb__repl_thread_stop(r);
+    repl_free(r);
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
@@ -204,6 +339,7 @@ main(void)
     if (store != NULL && nats_pid > 0) {
         test_foreign_last();
         test_one_short();
+        test_foreign_end();             /* last: its h stays unverified */
     }
     repl_harness_end(test_failed_ != 0);
     return TEST_END();
