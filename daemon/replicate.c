@@ -572,13 +572,15 @@ arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
               size_t len, int copy, uint64_t expect, uint64_t *stream_seq,
               arb_buf_t *why)
 {
-    natsMsg     *m = NULL;
-    jsPubOptions po;
-    jsPubAck    *pa = NULL;
-    jsErrCode    jerr = 0;
-    natsStatus   s;
-    uint64_t     dup;
-    int          rc, with_id;
+    natsMsg         *m = NULL;
+    jsPubOptions     po;
+    jsPubAck        *pa = NULL;
+    jsErrCode        jerr = 0;
+    natsStatus       s;
+    arb_stream_msg_t other;
+    arb_match_info_t info;
+    uint64_t         dup;
+    int              rc, with_id;
 
     for (with_id = !copy;; with_id = 0) {
         rc = arb_stream_ev_msg(&m, match, seq, hash, r->conf->recorder,
@@ -610,9 +612,24 @@ arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
         dup = pa->Sequence;
         jsPubAck_Destroy(pa);
         pa = NULL;
-        rc = held_at(r, dup, match, seq, hash, NULL, why);
+        rc = held_at(r, dup, match, seq, hash, &other, why);
         if (rc < 0)
             return rc;
+        if (rc == 2) {
+            /* Another writer's event at this seq, under our message id:
+             * sent again without the id, it would follow the other, two
+             * versions of one seq (until 2026-12-07 it went, and only a
+             * later pass that read the subject fenced the match). */
+            arb_stream_msg_clear(&other);
+            if (arb_store_match(r->store, match, &info, NULL) != 0)
+                info.last_seq = seq;
+            arb__repl_forked(r, match, 0, seq, info.last_seq, "the "
+                             "stream's seq %" PRIu64 " (stream sequence %"
+                             PRIu64 ") has another hash than the log: its "
+                             "republish was answered as a duplicate of it; "
+                             "not repaired", seq, dup);
+            return ARB_ECONFLICT;
+        }
         if (rc == 1) {
             if (why != NULL) {
                 why->len = 0;

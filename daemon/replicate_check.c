@@ -586,6 +586,8 @@ check_ahead(arb_repl_t *r, const char *match, const char *subj,
     *repaired = *whole = rc == 0;
     if (rc == 0)
         *upto = to;
+    if (rc == ARB_ECONFLICT)
+        rc = 0;                 /* fenced, said: the pass goes on */
 done:
     free(w.held);
     return rc;
@@ -881,6 +883,8 @@ repair:
 repair_failed:
     free(w.held);
     rc = repair_outcome(r, match, &rp, rc, why);
+    if (rc == ARB_ECONFLICT)
+        return 0;               /* fenced, said: the pass goes on */
     if (rc != 0)
         return rc;
     *repaired = *whole = 1;

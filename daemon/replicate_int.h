@@ -392,8 +392,15 @@ void arb__repl_ack_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa,
  * holds the event, ARB_EEXIST (the repair is put off, never forced);
  * when that message was deleted, the event goes again without the id.
  * A refused expectation (10071: the subject has moved or was never empty)
- * is ARB_EEXIST too.  copy: a second copy of an event the stream holds,
- * on purpose (no message id, which would make it a duplicate). */
+ * is ARB_EEXIST too.  When it names another hash at this seq of the
+ * match (another writer's event under our id), the match is fenced
+ * (arb__repl_forked) and ARB_ECONFLICT is returned: nothing went.  copy:
+ * a second copy of an event the stream holds, on purpose (no message id,
+ * which would make it a duplicate). */
+int  arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
+                   const unsigned char hash[ARB_HASH_LEN], const void *bytes,
+                   size_t len, int copy, uint64_t expect,
+                   uint64_t *stream_seq, arb_buf_t *why);
 /* Messages arbiter did not write that are looked past, at a subject's
  * end, for the last one of ours (arb__repl_last_ours); past as many, the
  * resync sends the event after them without that comparison, and the
@@ -437,10 +444,6 @@ int  arb__repl_say_rule(arb_repl_said_t *sd, const char *msg, int64_t now,
                         uint64_t *again, int64_t *secs);
 /* The failure is over: the next one is said at once. */
 void arb__repl_said_clear(arb_repl_said_t *sd);
-int  arb__repl_put(arb_repl_t *r, const char *match, uint64_t seq,
-                   const unsigned char hash[ARB_HASH_LEN], const void *bytes,
-                   size_t len, int copy, uint64_t expect,
-                   uint64_t *stream_seq, arb_buf_t *why);
 /* The deal message of match, sealed from the store's secret (none
  * without a replication key, or for a match not dealt), unless the
  * stream holds it: *stored (when not NULL) is 1 when a copy went in.  0,

@@ -195,6 +195,91 @@ test_one_short(void)
     arb_buf_free(&why);
 }
 
+/* Deletes match id's seqs 1 and 2, the last two messages of its subject
+ * (nats-server 2.9.10 loses a subject's last message once it is deleted:
+ * both are found first); 0 when done. */
+static int
+drop_1_2(arb_repl_t *r, const char *id)
+{
+    arb_stream_msg_t m, m1;
+    natsMsg         *msg = NULL;
+    char             subj[200];
+    jsErrCode        jerr = 0;
+    int              ok;
+
+    memset(&m, 0, sizeof(m));
+    memset(&m1, 0, sizeof(m1));
+    ok = arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id) == 0
+         && arb_stream_last(r->s, subj, &m, NULL) == 0 && m.seq == 2
+         && js_GetMsg(&msg, r->s->js, r->s->name, m.stream_seq - 1, NULL,
+                      &jerr) == NATS_OK
+         && arb_stream_msg_parse(&m1, msg, NULL) == 0 && m1.seq == 1
+         && strcmp(m1.match_id, id) == 0
+         && js_DeleteMsg(r->s->js, r->s->name, m.stream_seq, NULL, &jerr)
+            == NATS_OK
+         && js_DeleteMsg(r->s->js, r->s->name, m1.stream_seq, NULL, &jerr)
+            == NATS_OK;
+    arb_stream_msg_clear(&m);
+    arb_stream_msg_clear(&m1);
+    return ok ? 0 : -1;
+}
+
+/*
+ * A repair whose republish the dedupe window answers with another
+ * writer's event at that seq (under our message id): fenced at once,
+ * nothing sent.  Match w: 0..2 published, 1 and 2 deleted; another
+ * writer's 3 under the id w/3; a copy of our 2 after it: three messages
+ * ending on seq 2, the log's, which the count takes for "only the tail
+ * missing"; the log holds 3 and 4.  One check by the last message
+ * republishes 3..4: 3 is answered as a duplicate of the other writer's.
+ * Until 2026-12-07 it went again without the id, after it: two versions
+ * of seq 3, and only a later pass that read the subject fenced w.
+ */
+static void
+test_dup_names_fork(void)
+{
+    static arb_server_t srv;
+    arb_repl_t         *r;
+    natsMsg            *msg = NULL;
+    arb_buf_t           why = ARB_BUF_INIT;
+    unsigned char       h2[ARB_HASH_LEN], other[ARB_HASH_LEN];
+    uint64_t            head, upto = UINT64_MAX, diverged;
+    int                 repaired = 1, whole = 1;
+
+    if ((r = published(&head, "w")) == NULL)
+        return;
+    CHECK_INT(drop_1_2(r, "w"), 0);
+    memset(other, 0x5a, sizeof(other));
+    CHECK_INT(arb_stream_ev_msg(&msg, "w", 3, other, "elsewhere", bytes,
+                                sizeof(bytes)), 0);
+    CHECK_INT(publish(r, msg), 0);          /* its id: w/3, as ours */
+    CHECK_INT(arb__repl_log_hash(r, "w", 2, h2, &why), 1);
+    msg = NULL;
+    CHECK_INT(arb_stream_ev_msg(&msg, "w", 2, h2, recorder, bytes,
+                                sizeof(bytes)), 0);
+    if (msg != NULL)
+        natsMsgHeader_Delete(msg, "Nats-Msg-Id");
+    CHECK_INT(publish(r, msg), 0);
+    CHECK_INT(stream_last_seq(r, "w"), 2);
+    CHECK(append_ev("w", 3, 4) > head);
+    pthread_mutex_lock(&r->mu);
+    diverged = r->st.diverged;
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(arb__repl_check_match(r, "w", &upto, ARB_REPL_WALK_NONE, 0,
+                                    &repaired, &whole, &why), 0);
+    CHECK(!repaired);
+    CHECK(!whole);
+    srv.repl = r;
+    CHECK_STR(arb_repl_fenced(&srv, "w", &why), "fenced");
+    pthread_mutex_lock(&r->mu);
+    CHECK_INT(r->st.diverged, diverged + 1);
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(stream_last_seq(r, "w"), 2);   /* nothing of ours went */
+    arb__repl_thread_stop(r);
+    repl_free(r);
+    arb_buf_free(&why);
+}
+
 /* A message arbiter did not write, on match id's subject. */
 static int
 junk(arb_repl_t *r, const char *id)
@@ -339,6 +424,7 @@ main(void)
     if (store != NULL && nats_pid > 0) {
         test_foreign_last();
         test_one_short();
+        test_dup_names_fork();
         test_foreign_end();             /* last: its h stays unverified */
     }
     repl_harness_end(test_failed_ != 0);
