@@ -1127,13 +1127,17 @@ reclaim(arb_repl_t *r)
 
 /* After a failure: waits (at most ms) for the rest of what is in flight,
  * takes back what did not come, marks the holes and enters resync.
- * Returns the failure's ARB_E* code. */
+ * Returns the failure's ARB_E* code; ARB_EEXIST when the only one was an
+ * event to send again (wave_dup), which replicate_duplicate has said and
+ * is not counted in errors: until 2026-12-07 it was logged as the error
+ * "nats: publish: Error", by the anti-entropy pass when one ran. */
 static int
 settle(arb_repl_t *r, unsigned ms, arb_buf_t *why)
 {
     natsStatus s;
     jsErrCode  jerr;
     size_t     out;
+    int        dup_only;
 
     pthread_mutex_lock(&r->mu);
     r->wave_failed = 0;         /* so that the wait goes on */
@@ -1147,15 +1151,26 @@ settle(arb_repl_t *r, unsigned ms, arb_buf_t *why)
         pthread_mutex_unlock(&r->mu);
     }
     pthread_mutex_lock(&r->mu);
-    r->st.errors++;
+    dup_only = r->wave_dup && r->wave_err == NATS_OK && out == 0;
+    if (!dup_only)
+        r->st.errors++;
     r->resync = 1;
     r->wave_failed = 0;
+    r->wave_dup = 0;
     s = r->wave_err != NATS_OK ? r->wave_err : out > 0 ? NATS_TIMEOUT
                                                        : NATS_ERR;
     jerr = r->wave_jerr;
     r->wave_err = NATS_OK;
     r->wave_jerr = 0;
     pthread_mutex_unlock(&r->mu);
+    if (dup_only) {
+        if (why != NULL) {
+            why->len = 0;
+            arb_buf_puts(why, "an event acked as a duplicate goes again "
+                         "after a resync");
+        }
+        return ARB_EEXIST;
+    }
     return arb_stream_err(s, jerr, "publish", why);
 }
 
@@ -1218,7 +1233,7 @@ dup_held_locked(arb_repl_t *r, arb_repl_ev_t *e, arb_buf_t *why)
     e->state = EV_NEW;
     e->no_id = 1;
     r->wave_failed = 1;
-    r->wave_err = NATS_ERR;
+    r->wave_dup = 1;
     return rc;
 }
 
@@ -1651,7 +1666,7 @@ thread_main(void *arg)
     size_t            undecided = 0;
     uint64_t          read_pos;
     int               rc, resync, check, walk, connected, stream_ok,
-                      verified, fin, moved;
+                      verified, fin, moved, resend;
     arb_repl_said_t   stream_err = { "", 0, 0 }, look_err = { "", 0, 0 },
                       pub_err = { "", 0, 0 }, check_err = { "", 0, 0 };
 
@@ -1754,9 +1769,10 @@ thread_main(void *arg)
         /* The pass begins with nothing in flight; then it runs in
          * slices, publishing between them (replicate_pass.c). */
         rc = 0;
-        fin = moved = 0;
+        fin = moved = resend = 0;
         if (check) {
             rc = arb__repl_quiesce(r, &why);
+            resend = rc == ARB_EEXIST;  /* said as replicate_duplicate */
             if (rc == 0)
                 rc = arb__repl_pass_begin(r, walk, &why);
         }
@@ -1766,7 +1782,7 @@ thread_main(void *arg)
         }
         if (rc != 0) {
             pass_failed(r, walk, &retry_at);
-            if (!arb__repl_stopping(r))     /* else: cut short */
+            if (!arb__repl_stopping(r) && !resend)  /* else: cut short */
                 say_err(r, &check_err, "anti-entropy pass", rc, &why);
         } else if (fin) {
             arb__repl_said_clear(&check_err);
@@ -1806,6 +1822,10 @@ thread_main(void *arg)
         rc = arb__repl_pump(r, &checked, resync, &why);
         advance(r);
         save_cursor(r, 0);
+        if (rc == ARB_EEXIST) {     /* an event to send again: now */
+            checked.n = 0;
+            continue;
+        }
         if (rc < 0) {
             say_err(r, &pub_err, "publish", rc, &why);
             checked.n = 0;

@@ -324,6 +324,10 @@ struct arb_repl {
                                        settles what is in flight */
     jsErrCode          wave_jerr;   /* [mu] */
     natsStatus         wave_err;    /* [mu] */
+    int                wave_dup;    /* [mu] an event acked as a duplicate
+                                     * of a message that is not it goes
+                                     * again after a resync: no failure
+                                     * of NATS (settle) */
     uint64_t           last_cursor_write_ms;
     int64_t            busy_until;  /* polls, not waits, until then */
     uint64_t           flushed_ns;  /* sync: a lone burst last written
