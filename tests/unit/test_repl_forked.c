@@ -121,27 +121,37 @@ published(uint64_t *head, const char *id)
     return r;
 }
 
+/* Another writer's seq of match id, with a hash not the log's (its own
+ * message id: not deduplicated). */
+static int
+forged(arb_repl_t *r, const char *id, uint64_t seq)
+{
+    natsMsg      *msg = NULL;
+    unsigned char other[ARB_HASH_LEN];
+    char          msgid[200];
+
+    memset(other, 0x5a, sizeof(other));
+    if (arb_stream_ev_msg(&msg, id, seq, other, "elsewhere", bytes,
+                          sizeof(bytes)) != 0)
+        return -1;
+    snprintf(msgid, sizeof(msgid), "elsewhere/%s/%" PRIu64, id, seq);
+    natsMsgHeader_Set(msg, "Nats-Msg-Id", msgid);
+    return publish(r, msg);
+}
+
 static void
 test_foreign_last(void)
 {
     static arb_server_t srv;
     arb_repl_t         *r;
-    natsMsg            *msg = NULL;
     arb_buf_t           why = ARB_BUF_INIT;
-    unsigned char       other[ARB_HASH_LEN];
     uint64_t            head, upto = UINT64_MAX, diverged;
     int                 repaired = 0, whole = 0, rc;
 
     if ((r = published(&head, "m")) == NULL)
         return;
     CHECK_INT(stream_last_seq(r, "m"), 2);
-    /* Another writer's seq 3 (its own message id: not deduplicated). */
-    memset(other, 0x5a, sizeof(other));
-    CHECK_INT(arb_stream_ev_msg(&msg, "m", 3, other, "elsewhere", bytes,
-                                sizeof(bytes)), 0);
-    if (msg != NULL)
-        natsMsgHeader_Set(msg, "Nats-Msg-Id", "elsewhere/m/3");
-    CHECK_INT(publish(r, msg), 0);
+    CHECK_INT(forged(r, "m", 3), 0);
     CHECK_INT(stream_last_seq(r, "m"), 3);
     /* The log goes on past it; the replicator is not told. */
     CHECK(append_ev("m", 3, 4) > head);
@@ -290,24 +300,6 @@ junk(arb_repl_t *r, const char *id)
     if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id) != 0
         || natsMsg_Create(&msg, subj, NULL, "not an event", 12) != NATS_OK)
         return -1;
-    return publish(r, msg);
-}
-
-/* Another writer's seq of match id, with a hash not the log's (its own
- * message id: not deduplicated). */
-static int
-forged(arb_repl_t *r, const char *id, uint64_t seq)
-{
-    natsMsg      *msg = NULL;
-    unsigned char other[ARB_HASH_LEN];
-    char          msgid[200];
-
-    memset(other, 0x5a, sizeof(other));
-    if (arb_stream_ev_msg(&msg, id, seq, other, "elsewhere", bytes,
-                          sizeof(bytes)) != 0)
-        return -1;
-    snprintf(msgid, sizeof(msgid), "elsewhere/%s/%" PRIu64, id, seq);
-    natsMsgHeader_Set(msg, "Nats-Msg-Id", msgid);
     return publish(r, msg);
 }
 

@@ -1810,6 +1810,27 @@ test_down_and_sync(arb_stream_t **stp)
     CHECK_INT(stream_vs_store(*stp, &sv), 0);
 }
 
+/* A message arbiter did not write onto match id's subject; 0 once the
+ * subject ends with it. */
+static int
+stray(arb_stream_t *st, const char *id)
+{
+    char             subj[ARB_STREAM_SUBJECT_MAX];
+    arb_stream_msg_t m;
+    int              i;
+
+    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id);
+    if (natsConnection_PublishString(st->nc, subj, "not an event")
+        != NATS_OK || natsConnection_Flush(st->nc) != NATS_OK)
+        return -1;
+    for (i = 0; i < 50 && arb_stream_last(st, subj, &m, NULL) != ARB_EPROTO;
+         i++) {
+        arb_stream_msg_clear(&m);
+        sleep_ms(100);
+    }
+    return i < 50 ? 0 : -1;
+}
+
 /* A message arbiter did not write at the end of one match's subject:
  * the look at start judges that match by the last message of ours before
  * it, like any other (until 2026-12-07 it stayed unverified for good),
@@ -1818,23 +1839,13 @@ test_down_and_sync(arb_stream_t **stp)
 static void
 test_foreign(arb_stream_t *st)
 {
-    char             subj[ARB_STREAM_SUBJECT_MAX], code[64];
-    arb_stream_msg_t m;
-    arb_buf_t        why = ARB_BUF_INIT;
-    uint64_t         checks0, div0;
-    int              i;
+    char      code[64];
+    arb_buf_t why = ARB_BUF_INIT;
+    uint64_t  checks0, div0;
+    int       i;
 
     CHECK_INT(write_config(NULL), 0);
-    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c0-m1");
-    CHECK_INT(natsConnection_PublishString(st->nc, subj, "not an event"),
-              NATS_OK);
-    CHECK_INT(natsConnection_Flush(st->nc), NATS_OK);
-    for (i = 0; i < 50 && arb_stream_last(st, subj, &m, NULL) != ARB_EPROTO;
-         i++) {
-        arb_stream_msg_clear(&m);
-        sleep_ms(100);
-    }
-    CHECK(i < 50);
+    CHECK_INT(stray(st, "c0-m1"), 0);
     CHECK_INT(daemon_up(), 0);
     CHECK_INT(note_judged("c2-m1", code, sizeof(code)), 0);
     CHECK_STR(code, "");
@@ -1853,16 +1864,7 @@ test_foreign(arb_stream_t *st)
     div0 = repl_stat("diverged");
     /* a stray message at the end of c2-m1's subject: reported by the
      * pass the protocol's op asks for, which answers at once */
-    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c2-m1");
-    CHECK_INT(natsConnection_PublishString(st->nc, subj, "not an event"),
-              NATS_OK);
-    CHECK_INT(natsConnection_Flush(st->nc), NATS_OK);
-    for (i = 0; i < 50 && arb_stream_last(st, subj, &m, NULL) != ARB_EPROTO;
-         i++) {
-        arb_stream_msg_clear(&m);
-        sleep_ms(100);
-    }
-    CHECK(i < 50);
+    CHECK_INT(stray(st, "c2-m1"), 0);
     CHECK_INT(simple("replicate", code, sizeof(code)), 0);
     CHECK(repl_stat("check_asked") >= 1);
     for (i = 0; i < 300 && repl_stat("check_done") < repl_stat("check_asked");
@@ -1886,10 +1888,7 @@ test_foreign(arb_stream_t *st)
     CHECK_INT(note("c2-m1", code, sizeof(code)), 0);
     CHECK_STR(code, "");
     CHECK_INT(load_stop(SIGTERM, 10000), 0);
-    arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c9-fx");
-    CHECK_INT(natsConnection_PublishString(st->nc, subj, "not an event"),
-              NATS_OK);
-    CHECK_INT(natsConnection_Flush(st->nc), NATS_OK);
+    CHECK_INT(stray(st, "c9-fx"), 0);
     CHECK_INT(write_config(NULL), 0);
     CHECK_INT(daemon_up(), 0);
     for (i = 0; i < 150 && !(subject_at_head(st, "c9-fx")
