@@ -281,6 +281,8 @@ arb__repl_last_ours(arb_repl_t *r, const char *subj, uint64_t before,
         rc = arb_stream_prev_seq(r->s, before, subj, &sseq, why);
         if (rc != 0 || sseq == 0)
             return rc;
+        if (r->look_back_hook != NULL)
+            r->look_back_hook(r, sseq);
         msg = NULL;
         jerr = 0;
         s = js_GetMsg(&msg, r->s->js, r->s->name, sseq, NULL, &jerr);

@@ -320,6 +320,10 @@ struct arb_repl {
      * stream sequence without its message, as one on a node whose copy
      * is numbered differently does.  0: none. */
     uint64_t           walk_drop;
+    /* Test hook (test_repl_forked.c): arb__repl_last_ours calls it with
+     * the stream sequence it found, before reading the message there,
+     * where a deletion racing the look lands.  NULL: none. */
+    void             (*look_back_hook)(arb_repl_t *r, uint64_t sseq);
     int                wave_failed; /* [mu] a publish failed: the thread
                                        settles what is in flight */
     jsErrCode          wave_jerr;   /* [mu] */

@@ -41,6 +41,7 @@
 #include "core/clock.h"
 #include "core/err.h"
 #include "daemon/server.h"
+#include "proto/stream_read.h"
 #include "tests/repl_harness.h"
 #include "tests/test.h"
 
@@ -333,6 +334,164 @@ check_one(arb_repl_t *r, const char *id, uint64_t *ahead,
     return code != NULL ? code : "";
 }
 
+/* The test hook of arb__repl_last_ours: the message at stream sequence
+ * hook_at is deleted once found, before it is read, as by a deletion
+ * racing the look (one at a time; hook_hits counts them). */
+static uint64_t hook_at, hook_hits;
+
+static void
+delete_found(arb_repl_t *r, uint64_t sseq)
+{
+    jsErrCode jerr = 0;
+
+    if (sseq != hook_at)
+        return;
+    hook_at = 0;
+    if (js_DeleteMsg(r->s->js, r->s->name, sseq, NULL, &jerr) == NATS_OK)
+        hook_hits++;
+}
+
+/* The stream sequence of the last message of match id's subject, ours
+ * or not; 0 when none. */
+static uint64_t
+last_sseq(arb_repl_t *r, const char *id)
+{
+    arb_stream_msg_t m;
+    char             subj[200];
+    uint64_t         sseq = 0;
+    int              rc;
+
+    memset(&m, 0, sizeof(m));
+    if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id) != 0)
+        return 0;
+    rc = arb_stream_last(r->s, subj, &m, NULL);
+    if (rc == 0 || rc == ARB_EPROTO)
+        sseq = m.stream_seq;
+    arb_stream_msg_clear(&m);
+    return sseq;
+}
+
+/* arb_stream_prev_seq on match id's subject, for every stream sequence
+ * up to one past the stream's last, against a read of every message by
+ * its sequence; the mismatches. */
+static int
+prev_mismatches(arb_repl_t *r, const char *id)
+{
+    char          subj[200];
+    unsigned char on[512];
+    natsMsg      *msg;
+    jsErrCode     jerr;
+    uint64_t      last = 0, s, want = 0, got;
+    int           bad = 0;
+
+    memset(on, 0, sizeof(on));
+    if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id) != 0
+        || arb_stream_bounds(r->s, NULL, &last, NULL, NULL) != 0
+        || last >= sizeof(on) - 1)
+        return -1;
+    for (s = 1; s <= last; s++) {
+        msg = NULL;
+        jerr = 0;
+        if (js_GetMsg(&msg, r->s->js, r->s->name, s, NULL, &jerr)
+            == NATS_OK)
+            on[s] = strcmp(natsMsg_GetSubject(msg), subj) == 0;
+        natsMsg_Destroy(msg);
+    }
+    for (s = 1; s <= last + 1; s++) {
+        if (arb_stream_prev_seq(r->s, s, subj, &got, NULL) != 0
+            || got != want) {
+            printf("prev %s before %llu: %llu, not %llu\n", id,
+                   (unsigned long long)s, (unsigned long long)got,
+                   (unsigned long long)want);
+            bad++;
+        }
+        if (on[s])
+            want = s;
+    }
+    return bad;
+}
+
+/*
+ * The look back past messages arbiter did not write.  Match x: the log's
+ * 0..2 published, another writer's 3 (past the log), a copy of our 2,
+ * then a stray message.  A deletion that races the look (the copy of 2
+ * found, then deleted before it is read) is passed over and the look
+ * goes on: the other writer's 3 fences x as ahead.  Then its 3 is deleted
+ * so: the look reaches our 2.  A look that stopped at the deleted
+ * message would take the subject for holding none of ours (x only
+ * reported); one that took the deletion for a failure would end the
+ * pass in error.  Match e: another writer's 3, then exactly
+ * ARB_REPL_FOREIGN_MAX stray messages, all of them looked past: fenced
+ * (a look one short would only report it).  And arb_stream_prev_seq
+ * on these subjects, which hold deleted messages (passed over) and the
+ * stream's first.
+ */
+static void
+test_look_back(void)
+{
+    arb_repl_t      *r;
+    arb_stream_msg_t m;
+    natsMsg         *msg = NULL;
+    arb_buf_t        why = ARB_BUF_INIT;
+    unsigned char    h2[ARB_HASH_LEN];
+    char             subj[200];
+    uint64_t         head, ahead = 0, diverged = 0, x3, end;
+    int              i;
+
+    if ((r = published(&head, "x")) == NULL)
+        return;
+    CHECK_INT(forged(r, "x", 3), 0);
+    x3 = last_sseq(r, "x");
+    for (i = 0; i < 40; i++)            /* other subjects between */
+        CHECK_INT(junk(r, "x-busy"), 0);
+    CHECK_INT(arb__repl_log_hash(r, "x", 2, h2, &why), 1);
+    CHECK_INT(arb_stream_ev_msg(&msg, "x", 2, h2, recorder, bytes,
+                                sizeof(bytes)), 0);
+    if (msg != NULL)
+        natsMsgHeader_Delete(msg, "Nats-Msg-Id");
+    CHECK_INT(publish(r, msg), 0);
+    hook_at = last_sseq(r, "x");
+    CHECK_INT(junk(r, "x"), 0);
+    end = last_sseq(r, "x");
+    CHECK(end > hook_at && hook_at > x3 && x3 > 0);
+    r->look_back_hook = delete_found;
+    CHECK_STR(check_one(r, "x", &ahead, &diverged), "fenced");
+    CHECK_INT(hook_hits, 1);
+    CHECK_INT(ahead, 1);
+    CHECK_INT(diverged, 0);
+    /* The other writer's 3 deleted as it is found: our 2. */
+    hook_at = x3;
+    memset(&m, 0, sizeof(m));
+    CHECK_INT(arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "x"),
+              0);
+    CHECK_INT(arb__repl_last_ours(r, subj, end, &m, &why), 1);
+    CHECK_INT(hook_hits, 2);
+    CHECK_INT(m.seq, 2);
+    CHECK(m.msg != NULL && memcmp(m.hash, h2, ARB_HASH_LEN) == 0);
+    arb_stream_msg_clear(&m);
+    r->look_back_hook = NULL;
+
+    /* e: its log 0..2, of which the stream holds none (the replicator is
+     * not told); another writer's 3, then as many strays as are looked
+     * past. */
+    CHECK(append_ev("e", 0, 2) > head);
+    CHECK_INT(forged(r, "e", 3), 0);
+    for (i = 0; i < ARB_REPL_FOREIGN_MAX; i++)
+        CHECK_INT(junk(r, "e"), 0);
+    CHECK_STR(check_one(r, "e", &ahead, &diverged), "fenced");
+    CHECK_INT(ahead, 1);
+    CHECK_INT(diverged, 0);
+
+    /* m's 0 is the stream's first message; w and x lost some. */
+    CHECK_INT(prev_mismatches(r, "m"), 0);
+    CHECK_INT(prev_mismatches(r, "w"), 0);
+    CHECK_INT(prev_mismatches(r, "x"), 0);
+    CHECK_INT(prev_mismatches(r, "e"), 0);
+    arb__repl_thread_stop(r);
+    repl_free(r);
+    arb_buf_free(&why);
+}
+
 /*
  * A subject that ends with a message arbiter did not write is judged by
  * the last message of ours before it.  A pass: match q, whose seq 3
@@ -342,8 +501,13 @@ check_one(arb_repl_t *r, const char *id, uint64_t *ahead,
  * another writer put with another hash: fenced, diverged; match b, whose
  * history is the log's: reported (diverged), not fenced.  Then a start
  * on the same stream (the look before writes): q fenced, b judged at
- * once (until 2026-12-07 it stayed unverified for good), and match h,
- * behind more stray messages than are looked past, unverified.
+ * once (until 2026-12-07 it stayed unverified for good), match z,
+ * whose subject holds a stray message and none of ours (its events
+ * logged past the head the replicator was given: never published),
+ * judged too (nothing there to fence; taken for "too many", it would
+ * stay unverified), match t, whose log's history ends the subject but
+ * for as many stray messages as are looked past, judged, and match h,
+ * behind one more, unverified.
  */
 static void
 test_foreign_end(void)
@@ -360,13 +524,18 @@ test_foreign_end(void)
     repl_free(r);
     CHECK(append_ev("d", 0, 2) > head);
     CHECK(append_ev("b", 0, 2) > head);
+    CHECK(append_ev("t", 0, 2) > head);
     if ((r = published(&head, "h")) == NULL)
         return;
+    CHECK(append_ev("z", 0, 2) > head);     /* the replicator not told */
     CHECK_INT(forged(r, "q", 3), 0);
     CHECK_INT(junk(r, "q"), 0);
     CHECK_INT(forged(r, "d", 2), 0);
     CHECK_INT(junk(r, "d"), 0);
     CHECK_INT(junk(r, "b"), 0);
+    CHECK_INT(junk(r, "z"), 0);
+    for (i = 0; i < ARB_REPL_FOREIGN_MAX; i++)
+        CHECK_INT(junk(r, "t"), 0);
     for (i = 0; i <= ARB_REPL_FOREIGN_MAX; i++)
         CHECK_INT(junk(r, "h"), 0);
     CHECK_STR(check_one(r, "q", &ahead, &diverged), "fenced");
@@ -392,7 +561,9 @@ test_foreign_end(void)
     srv.repl = r;
     for (i = 0; i < 300; i++) {
         pthread_mutex_lock(&r->mu);
-        if (arb__repl_look_judged(r, "q") && arb__repl_look_judged(r, "b"))
+        if (arb__repl_look_judged(r, "q") && arb__repl_look_judged(r, "b")
+            && arb__repl_look_judged(r, "z")
+            && arb__repl_look_judged(r, "t"))
             i = 300;
         pthread_mutex_unlock(&r->mu);
         if (i < 300)
@@ -400,6 +571,8 @@ test_foreign_end(void)
     }
     CHECK_STR(arb_repl_fenced(&srv, "q", &why), "fenced");
     CHECK(arb_repl_fenced(&srv, "b", &why) == NULL);
+    CHECK(arb_repl_fenced(&srv, "z", &why) == NULL);
+    CHECK(arb_repl_fenced(&srv, "t", &why) == NULL);
     CHECK_STR(arb_repl_fenced(&srv, "h", &why), "unverified");
     arb__repl_thread_stop(r);
     repl_free(r);
@@ -417,6 +590,7 @@ main(void)
         test_foreign_last();
         test_one_short();
         test_dup_names_fork();
+        test_look_back();
         test_foreign_end();             /* last: its h stays unverified */
     }
     repl_harness_end(test_failed_ != 0);
