@@ -296,8 +296,8 @@ read_match(rd_t *r, const unsigned char *body, size_t len)
         key = val = NULL;
     }
     if (f.off != f.len)
-        return bad(r, "match record at byte %zu: %zu bytes left over",
-                   r->off, f.len - f.off);
+        return bad(r, "match record at byte %zu: %zu byte%s left over",
+                   r->off, f.len - f.off, f.len - f.off == 1 ? "" : "s");
     return 0;
 
 oom:

@@ -941,6 +941,133 @@ test_tamper(void)
     arb_buf_free(&t);
 }
 
+/* A record's length at each edge of its type's limit, and a cut one
+ * byte short of any record: refused before a byte past it is read. */
+static void
+test_record_edges(void)
+{
+    static const char *const one[] = { "LONG" };
+    static const struct { int type; uint32_t len; const char *range; }
+        edge[] = {
+        { 'E', 40, "41..1048616" }, { 'C', 135, "136..136" },
+        { 'C', 137, "136..136" }, { 'Z', 3, "4..4" }, { 'Z', 5, "4..4" },
+        { 'M', 0, "1..1048576" },
+    };
+    static const char *const name[] = { "event", "checkpoint", "checkpoint",
+                                        "end", "end", "match" };
+    arb_buf_t b = ARB_BUF_INIT, t = ARB_BUF_INIT;
+    char      msg[256];
+    size_t    i, off, n;
+
+    export_bundle(&b, one, 1, UINT64_MAX);
+    for (i = 0; i < sizeof(edge) / sizeof(*edge); i++) {
+        off = edge[i].type == 'E' ? find_rec(&b, 'E', 3)
+              : edge[i].type == 'Z' ? b.len - 9 : find_rec(&b, edge[i].type,
+                                                           0);
+        copy(&t, &b);
+        t.data[off + 1] = (char)(edge[i].len >> 24);
+        t.data[off + 2] = (char)(edge[i].len >> 16);
+        t.data[off + 3] = (char)(edge[i].len >> 8);
+        t.data[off + 4] = (char)edge[i].len;
+        snprintf(msg, sizeof(msg), "%s record at byte %zu declares %" PRIu32
+                 " bytes (%s allowed)", name[i], off, edge[i].len,
+                 edge[i].range);
+        expect_error(&t, msg);
+    }
+
+    /* One byte short of the end record, of an event, of a record
+     * header. */
+    copy(&t, &b);
+    t.len = b.len - 1;
+    snprintf(msg, sizeof(msg), "truncated at byte %zu (in the end record)",
+             t.len);
+    expect_error(&t, msg);
+    off = find_rec(&b, 'E', 7);
+    n = rec_len(&b, off);
+    t.len = off + n - 1;
+    snprintf(msg, sizeof(msg), "truncated at byte %zu (in seq 7)", t.len);
+    expect_error(&t, msg);
+    t.len = off + 4;
+    snprintf(msg, sizeof(msg), "truncated at byte %zu (in seq 7)", t.len);
+    expect_error(&t, msg);
+    arb_buf_free(&b);
+    arb_buf_free(&t);
+}
+
+/* A match's events are its header's next records, up to its checkpoint:
+ * the reader keeps only where the first one is and how many follow, so
+ * any other arrangement is refused while reading, naming the record. */
+static void
+test_record_order(void)
+{
+    static const char *const one[] = { "LONG" };
+    arb_buf_t b = ARB_BUF_INIT, t = ARB_BUF_INIT;
+    char      msg[256];
+    size_t    off, cp, n;
+
+    export_bundle(&b, one, 1, UINT64_MAX);
+    cp = find_rec(&b, 'C', 0);
+
+    /* Another match record before the checkpoint. */
+    copy(&t, &b);
+    t.data[cp] = 'M';
+    snprintf(msg, sizeof(msg), "match 'LONG' has no checkpoint (a match "
+             "record follows at byte %zu)", cp);
+    expect_error(&t, msg);
+
+    /* An event after the checkpoint: the last one moved there. */
+    off = find_rec(&b, 'E', 37);
+    n = rec_len(&b, off);
+    copy(&t, &b);
+    memmove(t.data + off, b.data + cp, rec_len(&b, cp));
+    memcpy(t.data + off + rec_len(&b, cp), b.data + off, n);
+    snprintf(msg, sizeof(msg), "event record at byte %zu outside a match",
+             off + rec_len(&b, cp));
+    expect_error(&t, msg);
+
+    /* A checkpoint before any match. */
+    t.len = 0;
+    arb_buf_add(&t, b.data, 12);
+    arb_buf_add(&t, b.data + cp, b.len - cp);
+    expect_error(&t, "checkpoint record at byte 12 outside a match");
+    /* An event before any match. */
+    t.len = 0;
+    arb_buf_add(&t, b.data, 12);
+    arb_buf_add(&t, b.data + off, n);
+    arb_buf_add(&t, b.data + 12, b.len - 12);
+    expect_error(&t, "event record at byte 12 outside a match");
+    /* No match at all. */
+    t.len = 0;
+    arb_buf_add(&t, b.data, 12);
+    put_rec(&t, 'Z', "\0\0\0\0", 4);
+    expect_error(&t, "the bundle holds no match");
+
+    /* The match record one byte longer than what it holds. */
+    off = find_rec(&b, 'M', 0);
+    n = rec_len(&b, off);
+    copy(&t, &b);
+    t.len = off + n;
+    arb_buf_putc(&t, 0);
+    arb_buf_add(&t, b.data + off + n, b.len - off - n);
+    t.data[off + 4] += 1;
+    snprintf(msg, sizeof(msg), "match record at byte %zu: 1 byte left "
+             "over", off);
+    expect_error(&t, msg);
+    /* A string of its header longer than the record (but in range). */
+    copy(&t, &b);
+    {
+        char *p = find(t.data + off, n, "\x00\x10YAHchain-3e-ch34", 18);
+        CHECK(p != NULL);
+        if (p != NULL)
+            p[0] = 0x01;
+    }
+    snprintf(msg, sizeof(msg), "match record at byte %zu: the edition "
+             "runs past the end of the record", off);
+    expect_error(&t, msg);
+    arb_buf_free(&b);
+    arb_buf_free(&t);
+}
+
 static int
 same_str(const char *a, const char *b)
 {
@@ -1695,6 +1822,8 @@ main(void)
     test_duplicate_ids();
     test_from_store_errors();
     test_tamper();
+    test_record_edges();
+    test_record_order();
     test_every_byte();
     test_forged();
     forged_empty();
