@@ -1068,6 +1068,98 @@ test_record_order(void)
     arb_buf_free(&t);
 }
 
+/* The checkpoint of match 0 of t (LONG) re-signed with kp after its
+ * bytes were changed, as the key holder could. */
+static void
+resign(arb_buf_t *t)
+{
+    arb_checkpoint_t cp;
+    size_t           off = find_rec(t, 'C', 0) + 5, i;
+
+    memset(&cp, 0, sizeof(cp));
+    snprintf(cp.match_id, sizeof(cp.match_id), "LONG");
+    for (i = 0; i < 8; i++)
+        cp.count = cp.count << 8 | (unsigned char)t->data[off + i];
+    memcpy(cp.head, t->data + off + 8, ARB_HASH_LEN);
+    arb_checkpoint_sign(&cp, &kp);
+    memcpy(t->data + off + 40 + ARB_PUBKEY_LEN, cp.sig, ARB_SIG_LEN);
+}
+
+/* The edges of the chain check: the last event's seq, the last place,
+ * the head's last byte under a good signature, a match of its open event
+ * alone, and matches of growing length verified in one room for their
+ * records. */
+static void
+test_chain_edges(void)
+{
+    static const char *const one[] = { "LONG" },
+                             *const grow[] = { "Cup-R1-T1", "R3-T7",
+                                               "LONG" };
+    arb_bundle_report_t rep;
+    arb_buf_t           b = ARB_BUF_INIT, t = ARB_BUF_INIT;
+    char                msg[256], a[ARB_HASH_HEX], h[ARB_HASH_HEX];
+    size_t              off, n, n2, par_min = arb__bundle_par_min;
+    int                 which;
+
+    export_bundle(&b, one, 1, UINT64_MAX);
+    /* The last event's record says seq 38. */
+    copy(&t, &b);
+    off = find_rec(&t, 'E', 37);
+    t.data[off + 5 + 7] = 38;
+    expect_problems(&t, kp.pk, (const char *const[]){
+        "seq 37 missing", NULL }, __LINE__);
+
+    /* The last two events swapped: seq 36 is found in the last place. */
+    copy(&t, &b);
+    off = find_rec(&t, 'E', 36);
+    n = rec_len(&b, off);
+    n2 = rec_len(&b, off + n);
+    memcpy(t.data + off, b.data + off + n, n2);
+    memcpy(t.data + off + n2, b.data + off, n);
+    expect_problems(&t, kp.pk, (const char *const[]){
+        "seq 37 out of place (found where seq 36 belongs)", NULL },
+        __LINE__);
+
+    /* The head differs from the chain in its last byte only, and the
+     * checkpoint is signed as it is. */
+    copy(&t, &b);
+    off = find_rec(&t, 'C', 0) + 5 + 8;
+    arb_hex(a, (unsigned char *)t.data + off, ARB_HASH_LEN);
+    t.data[off + ARB_HASH_LEN - 1] ^= 0x01;
+    arb_hex(h, (unsigned char *)t.data + off, ARB_HASH_LEN);
+    resign(&t);
+    snprintf(msg, sizeof(msg), "head mismatch: the events chain to %s, "
+             "the checkpoint says %s", a, h);
+    expect_problems(&t, kp.pk, (const char *const[]){ msg, NULL },
+                    __LINE__);
+
+    /* The open event alone: a running match of one record. */
+    {
+        static const char *const short_one[] = { "R3-T7" };
+        t.len = 0;
+        export_bundle(&t, short_one, 1, 1);
+        CHECK_INT(verify(&t, kp.pk, &rep), 0);
+        CHECK(rep.nmatches == 1 && rep.matches[0].count == 1
+              && rep.matches[0].m != NULL && !rep.matches[0].closed);
+        arb_bundle_report_clear(&rep);
+    }
+
+    /* Matches each longer than the last, verified in one room for their
+     * records (grown as they come) and a room per thread. */
+    for (which = 0; which < 2; which++) {
+        arb__bundle_par_min = which ? 0 : par_min;
+        t.len = 0;
+        export_bundle(&t, grow, 3, UINT64_MAX);
+        CHECK_INT(verify(&t, kp.pk, &rep), 0);
+        CHECK(rep.nmatches == 3 && rep.matches[0].count == 3
+              && rep.matches[1].count == 10 && rep.matches[2].count == 38);
+        arb_bundle_report_clear(&rep);
+    }
+    arb__bundle_par_min = par_min;
+    arb_buf_free(&b);
+    arb_buf_free(&t);
+}
+
 static int
 same_str(const char *a, const char *b)
 {
@@ -1824,6 +1916,7 @@ main(void)
     test_tamper();
     test_record_edges();
     test_record_order();
+    test_chain_edges();
     test_every_byte();
     test_forged();
     forged_empty();
