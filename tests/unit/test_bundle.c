@@ -1160,6 +1160,58 @@ test_chain_edges(void)
     arb_buf_free(&t);
 }
 
+/* A bundle of one match whose record body is `body` (n bytes), its
+ * checkpoint all zeros: only the reader's verdict on the body counts. */
+static void
+one_match(arb_buf_t *b, const char *body, size_t n)
+{
+    unsigned char cp[ARB__CHECKPOINT_LEN] = { 0 };
+
+    b->len = 0;
+    arb_buf_add(b, ARB_BUNDLE_MAGIC, ARB_BUNDLE_MAGIC_LEN);
+    arb_buf_u32be(b, ARB_BUNDLE_VERSION);
+    put_rec(b, 'M', body, n);
+    put_rec(b, 'C', cp, sizeof(cp));
+    put_rec(b, 'Z', "\0\0\0\1", 4);
+}
+
+/* A match record ending inside a length, or counting too many options:
+ * refused by its own bounds, not read on into the next record. */
+static void
+test_match_fields(void)
+{
+    static const struct { const char *body; size_t n; const char *why; }
+        c[] = {
+        { "\1a\10yahchain\0", 12, "the edition runs past the end of "
+          "the record" },
+        { "\1a\10yahchain\0\0\0\0\0\1t\0", 19, "the option count "
+          "runs past the end of the record" },
+        { "\1a\10yahchain\0\0\0\0\0\1t\0\101", 20, "the option "
+          "count has a length out of range" },
+        { "\1a\0", 3, "the game has a length out of range" },
+        { "\1a\10yahchain\0\0\0\0\0\1t\0\1\0\1k\0", 24,
+          "an option runs past the end of the record" },
+    };
+    arb_buf_t b = ARB_BUF_INIT;
+    char      msg[256];
+    size_t    i;
+
+    for (i = 0; i < sizeof(c) / sizeof(*c); i++) {
+        one_match(&b, c[i].body, c[i].n);
+        snprintf(msg, sizeof(msg), "match record at byte 12: %s", c[i].why);
+        expect_error(&b, msg);
+    }
+    /* The last one whole: read, and judged by the verifier. */
+    one_match(&b, "\1a\10yahchain\0\0\0\0\0\1t\0\1\0\1k\0\0", 25);
+    {
+        arb_bundle_report_t rep;
+        CHECK_INT(verify(&b, kp.pk, &rep), ARB_ECRYPTO);
+        CHECK(rep.error == NULL && rep.nmatches == 1);
+        arb_bundle_report_clear(&rep);
+    }
+    arb_buf_free(&b);
+}
+
 static int
 same_str(const char *a, const char *b)
 {
@@ -1917,6 +1969,7 @@ main(void)
     test_record_edges();
     test_record_order();
     test_chain_edges();
+    test_match_fields();
     test_every_byte();
     test_forged();
     forged_empty();
