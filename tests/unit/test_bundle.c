@@ -879,6 +879,13 @@ test_tamper(void)
     expect_error(&t, "truncated at byte 12 (after the file header)");
     t.len = 5;
     expect_error(&t, "truncated at byte 5 (in the file header)");
+    /* One byte short of the version; a short file of other bytes. */
+    t.len = 11;
+    expect_error(&t, "truncated at byte 11 (in the file header)");
+    t.len = 0;
+    arb_buf_puts(&t, "GIF8");
+    expect_error(&t, "not an arbiter bundle (the file does not start with "
+                 "the bundle magic)");
     t.len = 0;
     expect_error(&t, "empty file: not an arbiter bundle");
     /* Every cut fails, none crashes (and ASan sees every read). */
