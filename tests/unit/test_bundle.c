@@ -1219,6 +1219,49 @@ test_match_fields(void)
     arb_buf_free(&b);
 }
 
+/* Progress as a tool shows it: one call per match, in events, the
+ * last one saying all of them (on one thread and on several). */
+typedef struct seen {
+    size_t   calls;
+    uint64_t done, total;
+} seen_t;
+
+static void
+on_progress(void *ud, uint64_t done, uint64_t total)
+{
+    seen_t *s = ud;
+
+    s->calls++;
+    CHECK(done > s->done && done <= total);
+    s->done = done;
+    s->total = total;
+}
+
+static void
+test_progress(void)
+{
+    static const char *const three[] = { "Cup-R1-T1", "R3-T7", "LONG" };
+    arb_bundle_report_t rep;
+    arb_buf_t           b = ARB_BUF_INIT;
+    size_t              par_min = arb__bundle_par_min;
+    seen_t              s;
+    int                 which;
+
+    export_bundle(&b, three, 3, UINT64_MAX);
+    for (which = 0; which < 2; which++) {
+        arb__bundle_par_min = which ? 0 : par_min;
+        memset(&s, 0, sizeof(s));
+        CHECK_INT(arb_bundle_verify_progress(b.data, b.len, kp.pk, &rep,
+                                             on_progress, &s), 0);
+        CHECK_INT(s.calls, 3);
+        CHECK_INT(s.done, 3 + 10 + 38);
+        CHECK_INT(s.total, 3 + 10 + 38);
+        arb_bundle_report_clear(&rep);
+    }
+    arb__bundle_par_min = par_min;
+    arb_buf_free(&b);
+}
+
 static int
 same_str(const char *a, const char *b)
 {
@@ -1977,6 +2020,7 @@ main(void)
     test_record_order();
     test_chain_edges();
     test_match_fields();
+    test_progress();
     test_every_byte();
     test_forged();
     forged_empty();
