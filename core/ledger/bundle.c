@@ -332,6 +332,8 @@ arb__bundle_recs(const arb__bundle_section_t *sec, arb_history_rec_t **recs,
                  size_t *cap)
 {
     const unsigned char *p = sec->ev, *body;
+    const unsigned char *end = sec->ev != NULL ? sec->ev + sec->evlen
+                                               : NULL;
     arb_history_rec_t   *e;
     size_t               i, rlen;
 
@@ -343,8 +345,12 @@ arb__bundle_recs(const arb__bundle_section_t *sec, arb_history_rec_t **recs,
         *cap = sec->nrecs;
     }
     for (i = 0; i < sec->nrecs; i++, p = body + rlen) {
+        if ((size_t)(end - p) < ARB__REC_HDR || p[0] != ARB__REC_EVENT)
+            return ARB_ECRYPTO;
         rlen = (size_t)arb_load_be(p + 1, 4);
         body = p + ARB__REC_HDR;
+        if (rlen < ARB__EVENT_FIXED || rlen > (size_t)(end - body))
+            return ARB_ECRYPTO;
         e = &(*recs)[i];
         e->seq = arb_load_be64(body);
         e->time_ms = 0;
@@ -372,9 +378,17 @@ arb__bundle_history(arb_history_t *h, const arb__bundle_section_t *sec,
         arb_buf_printf(why, "no events: the match has no open event");
         return ARB_ECRYPTO;
     }
-    if (arb_history_name(h, "match %s", sec->cp.match_id) != 0
-        || arb__bundle_recs(sec, &recs, &cap) != 0)
+    if (arb_history_name(h, "match %s", sec->cp.match_id) != 0)
         return ARB_ENOMEM;
+    rc = arb__bundle_recs(sec, &recs, &cap);
+    if (rc == ARB_ECRYPTO) {
+        arb_buf_free(why);
+        arb_buf_printf(why, "%s", ARB__BUNDLE_CHANGED);
+    }
+    if (rc != 0) {
+        free(recs);
+        return rc;
+    }
     for (i = 0; i < sec->nrecs; i++) {
         const arb_history_rec_t *e = &recs[i];
         rc = arb_event_decode(&ev, (const char *)e->bytes, e->len, &msg);

@@ -36,6 +36,8 @@ typedef struct arb__bundle_section {
     size_t               nrecs;     /* its event records */
     const unsigned char *ev;        /* the first one's record header, in
                                        the file's bytes; NULL when none */
+    size_t               evlen;     /* bytes from ev to the end of the
+                                       last one */
 } arb__bundle_section_t;
 
 typedef struct arb__bundle_file {
@@ -54,8 +56,15 @@ void arb__bundle_file_clear(arb__bundle_file_t *f);
  * pointing into the file's bytes.  Into *recs, grown with realloc to
  * sec->nrecs when *cap is less, and the caller's to free: one room
  * reused match after match, so a verification touches no new memory
- * per match (a page fault costs more than a link's check).  0 or
- * ARB_ENOMEM. */
+ * per match (a page fault costs more than a link's check).  Each record
+ * is checked again against the section's bytes as it is taken: a mapped
+ * file another program rewrites changes under the reader, and a length
+ * read twice could then send the chain check out of the file.  0,
+ * ARB_ECRYPTO (the records are not what the reader found: the file
+ * changed while it was read), or ARB_ENOMEM. */
+#define ARB__BUNDLE_CHANGED "the bundle file changed while it was read " \
+                            "(its event records are not what the first " \
+                            "reading found)"
 int  arb__bundle_recs(const arb__bundle_section_t *sec,
                       arb_history_rec_t **recs, size_t *cap);
 

@@ -315,7 +315,7 @@ oom:
  * (arb__bundle_recs) instead of this one pass copying every event into
  * new memory before any thread can start. */
 static int
-read_event(rd_t *r, const unsigned char *body)
+read_event(rd_t *r, const unsigned char *body, size_t rlen)
 {
     arb__bundle_section_t *m = r->cur;
 
@@ -323,6 +323,7 @@ read_event(rd_t *r, const unsigned char *body)
         return bad(r, "event record at byte %zu outside a match", r->off);
     if (m->nrecs++ == 0)
         m->ev = body - ARB__REC_HDR;
+    m->evlen = (size_t)(body + rlen - m->ev);
     r->last_seq = arb_load_be64(body);
     return 0;
 }
@@ -416,7 +417,7 @@ read_records(rd_t *r)
             rc = read_match(r, data + body, rlen);
             break;
         case ARB__REC_EVENT:
-            rc = read_event(r, data + body);
+            rc = read_event(r, data + body, rlen);
             break;
         case ARB__REC_CHECKPOINT:
             rc = read_checkpoint(r, data + body);

@@ -668,6 +668,64 @@ test_duplicate_ids(void)
     arb_buf_free(&why);
 }
 
+/* A bundle whose bytes change after the reader looked (a mapped file
+ * another program rewrites): the records are taken again only against
+ * the bytes the reader found them in, and a length that no longer fits,
+ * or a record no longer an event, is refused by name.  Until 2026-12-07
+ * each length was read again unchecked: one under 40 wrapped the bytes'
+ * length, and the chain check read past the file. */
+static void
+test_changed_under(void)
+{
+    static const char *const one[] = { "LONG" };
+    static const struct {
+        size_t        at;       /* into the second event's record */
+        unsigned char v;
+    } cut[] = {
+        { 4, 3 },               /* its length 3: under the fixed 40 */
+        { 1, 0x7f },            /* its length past the section */
+        { 0, 'C' },             /* no longer an event record */
+    };
+    arb__bundle_file_t f;
+    arb_history_rec_t *recs = NULL;
+    arb_history_t      h;
+    arb_buf_t          b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    unsigned char     *second;
+    size_t             i, cap = 0;
+
+    export_bundle(&b, one, 1, UINT64_MAX);
+    for (i = 0; i < sizeof(cut) / sizeof(*cut); i++) {
+        unsigned char was;
+
+        memset(&f, 0, sizeof(f));
+        CHECK_INT(arb__bundle_read(&f, (const unsigned char *)b.data, b.len,
+                                   &why), 0);
+        CHECK(f.nsections == 1 && f.sections[0].nrecs > 2);
+        if (f.nsections != 1 || f.sections[0].nrecs <= 2) {
+            arb__bundle_file_clear(&f);
+            break;
+        }
+        CHECK_INT(arb__bundle_recs(&f.sections[0], &recs, &cap), 0);
+        second = (unsigned char *)(uintptr_t)f.sections[0].ev
+                 + ARB__REC_HDR + arb_load_be(f.sections[0].ev + 1, 4);
+        was = second[cut[i].at];
+        second[cut[i].at] = cut[i].v;
+        CHECK_INT(arb__bundle_recs(&f.sections[0], &recs, &cap),
+                  ARB_ECRYPTO);
+        memset(&h, 0, sizeof(h));
+        CHECK_INT(arb__bundle_history(&h, &f.sections[0], &why),
+                  ARB_ECRYPTO);
+        CHECK_STR(arb_buf_cstr(&why), ARB__BUNDLE_CHANGED);
+        arb_history_clear(&h);
+        second[cut[i].at] = was;
+        CHECK_INT(arb__bundle_recs(&f.sections[0], &recs, &cap), 0);
+        arb__bundle_file_clear(&f);
+    }
+    free(recs);
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+}
+
 static void
 expect_error(const arb_buf_t *t, const char *want)
 {
@@ -2014,6 +2072,7 @@ main(void)
     test_round_trip();
     test_many_matches();
     test_duplicate_ids();
+    test_changed_under();
     test_from_store_errors();
     test_tamper();
     test_record_edges();
