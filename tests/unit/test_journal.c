@@ -332,6 +332,107 @@ test_module(void)
     arb_buf_free(&why);
 }
 
+/* Opens the journal of dir as its writer and reads it into *sn. */
+static int
+reread(const char *dir, arb_journal_ckpt_t *got, seen_t *sn, arb_buf_t *why)
+{
+    arb_journal_t *j = NULL;
+    int            rc, have = 0;
+
+    memset(sn, 0, sizeof(*sn));
+    rc = arb_journal_open(&j, dir, 1, NULL, why);
+    if (rc == 0)
+        rc = arb_journal_recover(j, &have, got, on_batch, sn, why);
+    arb_journal_close(j);
+    return rc;
+}
+
+/*
+ * The framing and the order within a lap, each on a journal of its own
+ * (a checkpoint block is 48 + 264 bytes, a batch of 10 bytes 48 + 10):
+ * - the checksum covers the whole header: a batch's first position with
+ *   a bit flipped is a torn block that ends the run, never a batch taken
+ *   to other positions;
+ * - a file that ends inside a block ends the run there, as a torn block
+ *   does, rather than failing the open with a read error;
+ * - the first batch past the checkpoint must follow it without a gap:
+ *   re-applied after it, a batch with a position missing in between
+ *   would leave a hole in the log;
+ * - a new lap needs a checkpoint that covers the last position of the
+ *   lap's last batch, not one short of it.
+ */
+static void
+test_framing(void)
+{
+    arb_journal_t      *j = NULL;
+    arb_journal_ckpt_t  ck, got;
+    arb_buf_t           why = ARB_BUF_INIT;
+    seen_t              sn;
+    char                payload[10], path[600];
+    const char         *dir;
+    unsigned char       b;
+    int                 fd, i;
+
+    memset(payload, 'y', sizeof(payload));
+    for (i = 0; i < 2; i++) {
+        dir = subdir(i == 0 ? "flip" : "cut");
+        CHECK_INT(arb_journal_open(&j, dir, 1, NULL, &why), 0);
+        if (j == NULL)
+            return;
+        ck_init(&ck, 5, 10);
+        CHECK_INT(arb_journal_checkpoint(j, &ck, 1, &why), 0);
+        CHECK_INT(arb_journal_append(j, 11, 1, payload, 10, &why), 0);
+        CHECK_INT(arb_journal_append(j, 12, 1, payload, 10, &why), 0);
+        CHECK_INT(arb_journal_append(j, 13, 1, payload, 10, &why), 0);
+        arb_journal_close(j);
+        j = NULL;
+        snprintf(path, sizeof(path), "%s/wal.0", dir);
+        fd = open(path, O_RDWR);
+        CHECK(fd >= 0);
+        if (i == 0) {
+            /* the low byte of the second batch's first position */
+            CHECK(pread(fd, &b, 1, 312 + 58 + 31) == 1);
+            b ^= 0x10;
+            CHECK(pwrite(fd, &b, 1, 312 + 58 + 31) == 1);
+        } else {
+            /* inside the second batch's payload */
+            CHECK_INT(ftruncate(fd, 312 + 58 + 48 + 5), 0);
+        }
+        close(fd);
+        CHECK_INT(reread(dir, &got, &sn, &why), 0);
+        CHECK_INT(got.last, 10);
+        CHECK_INT(sn.n, 1);
+        CHECK_INT(sn.first[0], 11);
+    }
+
+    dir = subdir("gap");
+    CHECK_INT(arb_journal_open(&j, dir, 1, NULL, &why), 0);
+    if (j == NULL)
+        return;
+    ck_init(&ck, 5, 10);
+    CHECK_INT(arb_journal_checkpoint(j, &ck, 1, &why), 0);
+    CHECK_INT(arb_journal_append(j, 12, 1, payload, 10, &why), 0);
+    arb_journal_close(j);
+    j = NULL;
+    CHECK_INT(reread(dir, &got, &sn, &why), ARB_ECORRUPT);
+    CHECK(strstr(arb_buf_cstr(&why), "expected 11 next") != NULL);
+    CHECK_INT(sn.n, 0);
+
+    dir = subdir("cover");
+    CHECK_INT(arb_journal_open(&j, dir, 1, NULL, &why), 0);
+    if (j == NULL)
+        return;
+    ck_init(&ck, 5, 10);
+    CHECK_INT(arb_journal_checkpoint(j, &ck, 1, &why), 0);
+    CHECK_INT(arb_journal_append(j, 11, 3, payload, 10, &why), 0);
+    ck_init(&ck, 6, 12);
+    CHECK_INT(arb_journal_checkpoint(j, &ck, 1, &why), ARB_EINVAL);
+    ck_init(&ck, 6, 13);
+    CHECK_INT(arb_journal_checkpoint(j, &ck, 1, &why), 0);
+    arb_journal_close(j);
+    arb_buf_free(&why);
+}
+
 /* The child: opens the store, appends n events to n/4 matches, reports
  * each acknowledged hash through the pipe, and dies with the handle
  * open. */
@@ -558,6 +659,7 @@ main(void)
         return 1;
     }
     test_module();
+    test_framing();
     test_store_recovery();
     printf("test_journal: %lu power cuts, %lu pages past their checkpoint "
            "lost\n", cuts, cut_pages);
