@@ -1,7 +1,7 @@
 /*
  * test_damaged_tail.c - a log whose records past the index's mark (the
  * tail, store_tail.c) break what every append keeps: one client id used
- * twice in a match, a match's seq repeated or going backwards.
+ * twice in a match, a match's seq repeated, skipped or going backwards.
  *
  * No append can write such a log (the batch is checked first), so each
  * case writes a store through the API, closes it, and puts the damaged
@@ -208,6 +208,30 @@ check_refused(const char *name, const raw_rec_t *rr, size_t n,
     arb_buf_free(&why);
 }
 
+/* The same damage met by the bulk build of a missing index
+ * (store_rebuild.c), which sorts the log's entries by key instead of
+ * reading it in order: refused too, saying want, and never built into
+ * an index that the chunked path would not have written. */
+static void
+check_bulk_refused(const char *name, const raw_rec_t *rr, size_t n,
+                   const char *want)
+{
+    arb_store_t *s = NULL;
+    arb_buf_t    why = ARB_BUF_INIT;
+    char         path[600];
+
+    rm_store(name);
+    CHECK(make_store(name) == 0 && raw_append(name, 4, rr, n) == 0);
+    snprintf(path, sizeof(path), "%s/index.mdb", subdir(name));
+    CHECK_INT(unlink(path), 0);
+    CHECK_INT(arb_store_open(&s, subdir(name), NULL, &why), ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why), want);
+    CHECK(s == NULL);
+    arb_store_close(s);
+    rm_store(name);
+    arb_buf_free(&why);
+}
+
 /* Opens store `name` with rr, which holds: it opens, and the tail
  * serves x up to seq `last` and the idempotency of client id `cid` of
  * match `cid_match` (at seq `cid_seq`). */
@@ -253,12 +277,18 @@ test_cid_twice(void)
                            { "x", 3, "c8", "x-3", 0 } };
     raw_rec_t y[2] = { { "x", 2, "c9", "x-2", 2 },
                        { "y", 1, "c9", "y-1", 3 } };
+    raw_rec_t first[2] = { { "x", 2, "a0", "x-2", 2 },
+                           { "x", 3, "a0", "x-3", 0 } };
 
     check_refused("cid-twice", twice, 2,
                   "log key 5: match \"x\": client id \"c9\" used twice");
     /* Controls: another client id, or the same one in another match. */
     check_opens("cid-other", other, 2, 3, "x", "c8", 3);
     check_opens("cid-y", y, 2, 2, "y", "c9", 1);
+    /* The bulk build: a client id whose two uses sort first. */
+    check_bulk_refused("cid-first", first, 2,
+                       "log key 5: match \"x\": client id \"a0\" used "
+                       "twice");
 }
 
 /* TL4: a match's seq in the tail that does not follow the one before
@@ -276,6 +306,7 @@ test_seq_order(void)
     raw_rec_t reopen[1] = { { "x", 0, NULL, "x-0b", 1 } };
     raw_rec_t reopen2[2] = { { "z", 0, NULL, "z-0", 0 },
                              { "z", 0, NULL, "z-0b", 0 } };
+    raw_rec_t gap[1] = { { "x", 3, NULL, "x-3", 2 } };
     raw_rec_t fine[3] = { { "x", 2, NULL, "x-2", 2 },
                           { "x", 3, "c3", "x-3", 0 },
                           { "x", 4, NULL, "x-4", 0 } };
@@ -286,6 +317,13 @@ test_seq_order(void)
                   "log key 6: match \"x\" seq 1 follows 3");
     check_refused("seq-indexed", indexed, 1,
                   "log key 4: match \"x\" seq 1 follows 1");
+    /* A seq skipped: by the tail, the index writer and the bulk build
+     * of a missing index alike. */
+    check_refused("seq-gap", gap, 1,
+                  "log key 4: match \"x\" seq 3 follows 1");
+    check_bulk_refused("seq-gap-bulk", gap, 1,
+                       "log key 4: match \"x\" seq 3 follows 2 earlier "
+                       "events");
     /* An open again: of a match the index holds (until 2026-12-07 the
      * read-only tail took it as a new match, hiding the indexed one), or
      * of one opened in the tail. */
