@@ -22,6 +22,7 @@
 #include "core/ledger/store.h"
 #include "core/transcript.h"
 #include "core/codec.h"
+#include "core/deal.h"
 #include "tests/test.h"
 
 #define T0 1772359200000LL          /* 2026-03-01T10:00:00Z */
@@ -92,6 +93,11 @@ record(arb_store_t *s, const char *text, int64_t t0)
 
     if (parse(&t, text) != 0)
         return -1;
+    if (t.open.setup->deal.kind == ARB_DEAL_SEED) {
+        const char *kind = NULL;
+
+        arb_deal_commit(&t.open.setup->deal, &kind);    /* as arbiterd */
+    }
     n = t.nevents + 1;
     ap = calloc(n, sizeof(*ap));
     bytes = calloc(n, sizeof(*bytes));
@@ -2014,6 +2020,30 @@ static const char *cup_t1_text =
     "game: yahchain\nmatch: Cup-R1-T1\nplayers: alice bob\nmode: 3\n\n"
     "place alice 4♠\nplace bob 5♥\n";
 
+/* A dealt match still running: its deal is only a commitment until the
+ * close reveals it, so no rule can be checked, and the bundle fails by
+ * name (docs/BUNDLE.md), on the lean path as on the full one. */
+static const char *dealt_text =
+    "game: tsukurutenten\nmatch: D1\nplayers: ann bob\n"
+    "deal: seed table-7\n\n";
+
+static void
+test_dealt_running(void)
+{
+    static const char *const one[] = { "D1" };
+    arb_bundle_report_t rep;
+    arb_buf_t           b = ARB_BUF_INIT;
+
+    export_bundle(&b, one, 1, UINT64_MAX);
+    CHECK_INT(verify(&b, kp.pk, &rep), ARB_ECRYPTO);
+    CHECK(rep.nmatches == 1 && rep.matches[0].nproblems == 1);
+    if (rep.nmatches == 1 && rep.matches[0].nproblems == 1)
+        CHECK(strstr(rep.matches[0].problems[0], "dealt") != NULL
+              && strstr(rep.matches[0].problems[0], "running") != NULL);
+    arb_bundle_report_clear(&rep);
+    arb_buf_free(&b);
+}
+
 static void
 test_tournament(void)
 {
@@ -2066,6 +2096,7 @@ main(void)
     CHECK_INT(record(s, short_text, T0), 0);
     CHECK_INT(record(s, cup_text, T0), 0);
     CHECK_INT(record(s, cup_t1_text, T0), 0);
+    CHECK_INT(record(s, dealt_text, T0), 0);
     arb_store_close(s);
 
     test_keys();
@@ -2087,6 +2118,7 @@ main(void)
     test_csv();
     test_transcript();
     test_tournament();
+    test_dealt_running();
 
     arb_keypair_clear(&kp);
     arb_buf_free(&why);
