@@ -44,14 +44,25 @@ cmp_bytes(const void *a, size_t na, const void *b, size_t nb)
 }
 
 /* Keys are id 0x00 seq/cid, and ids hold no NUL: comparing the ids first
- * (a prefix first) is comparing the keys. */
+ * (a prefix first) is comparing the keys.  Equal keys (a damaged log: a
+ * seq or a client id used twice) go in log order, so that the refusal
+ * names the later record whatever qsort does with ties (glibc's keeps
+ * them in order only while its merge sort gets the memory it asks for). */
+static int
+cmp_pos(uint64_t a, uint64_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
 static int
 cmp_sent(const void *pa, const void *pb)
 {
     const sent_t *a = pa, *b = pb;
     int           c = cmp_bytes(a->id, a->idlen, b->id, b->idlen);
 
-    return c != 0 ? c : a->seq < b->seq ? -1 : a->seq > b->seq;
+    if (c == 0)
+        c = cmp_pos(a->seq, b->seq);
+    return c != 0 ? c : cmp_pos(a->pos, b->pos);
 }
 
 static int
@@ -60,7 +71,9 @@ cmp_ient(const void *pa, const void *pb)
     const ient_t *a = pa, *b = pb;
     int           c = cmp_bytes(a->id, a->idlen, b->id, b->idlen);
 
-    return c != 0 ? c : cmp_bytes(a->cid, a->cidlen, b->cid, b->cidlen);
+    if (c == 0)
+        c = cmp_bytes(a->cid, a->cidlen, b->cid, b->cidlen);
+    return c != 0 ? c : cmp_pos(a->pos, b->pos);
 }
 
 typedef struct bulk {
