@@ -222,6 +222,59 @@ test_finish_failed_flush(void)
     resyncs = 0;
 }
 
+/* An append that begins a lap while the thread's checkpoint flush fails:
+ * the lap's checkpoint waits for that flush and, once it has failed,
+ * does not flush the file again (nobody knows what reached the disk)
+ * and fails the append.  Its flush is the main thread's, not slowed nor
+ * failed here: taken, it would succeed.  (No test failed when the mark
+ * of a failed flush was never set: the clean stop above is refused by
+ * the state the thread sets first.) */
+static void
+test_lap_failed_flush(void)
+{
+    const char  *dir = subdir("lap-failed");
+    arb_store_t *s = NULL;
+    arb_append_t v;
+    arb_buf_t    why = ARB_BUF_INIT;
+    uint64_t     seq = 0, l0, max0 = arb__journal_max;
+    int          rc = 0, i;
+
+    arb__journal_max = (uint64_t)256 << 10;     /* a 256 KiB lap */
+    CHECK_INT(arb_store_open(&s, dir, NULL, NULL), 0);
+    if (s == NULL) {
+        arb__journal_max = max0;
+        return;
+    }
+    CHECK_INT(append(s, seq++, big, sizeof(big)), 0);
+    slow_sync_ms = 1000;
+    fail_sync = 1;
+    usleep(100 * 1000);         /* the thread is inside its failing flush */
+    l0 = laps(s);
+    for (i = 0; i < 10000 && rc == 0; i++) {
+        memset(&v, 0, sizeof(v));
+        v.match_id = "m0";
+        v.game = "yahchain";
+        v.seq = seq++;
+        v.bytes = big;
+        v.len = sizeof(big);
+        rc = arb_store_append_batch(s, &v, 1, &why);
+    }
+    CHECK(rc != 0);
+    CHECK(laps(s) == l0);       /* the lap was not begun */
+    CHECK(strstr(arb_buf_cstr(&why) ? arb_buf_cstr(&why) : "",
+                 "an earlier flush of the log failed") != NULL);
+    CHECK_INT(sync_failed, 1);
+    CHECK_INT(resyncs, 0);
+    arb_store_close(s);
+    CHECK_INT(resyncs, 0);
+    slow_sync_ms = 0;
+    fail_sync = 0;
+    sync_failed = 0;
+    resyncs = 0;
+    arb__journal_max = max0;
+    arb_buf_free(&why);
+}
+
 /* A writer in a child that reports each acknowledged seq through wfd
  * and _exits with its handle open, as after kill -9. */
 typedef void child_fn(const char *dir, int wfd);
@@ -510,6 +563,7 @@ main(void)
     }
     test_finish_race();
     test_finish_failed_flush();
+    test_lap_failed_flush();
     test_lap_race();
     test_grow_race();
     test_journal_fill();
