@@ -531,6 +531,42 @@ test_ryw(void)
     arb_buf_free(&why);
 }
 
+/* The index writer follows the log by itself: a commit made once it has
+ * caught up wakes it, and the index reaches the log a moment later with
+ * no index_wait and no close.  No test failed when that wake-up was
+ * dropped: the index then lagged until half a chunk of records had
+ * gathered in the tail's memory. */
+static void
+test_follows(void)
+{
+    static const unsigned char ev[] = { 0x81, 0xa1, 0x6b, 0x01 };
+    arb_store_t      *s = open_store("follows", 0);
+    arb_store_stats_t st;
+    arb_append_t      v;
+    int               k, i;
+
+    if (s == NULL)
+        return;
+    for (k = 0; k < 3; k++) {
+        memset(&v, 0, sizeof(v));
+        v.match_id = "f";
+        v.game = "yahchain";
+        v.seq = (uint64_t)k;
+        v.bytes = ev;
+        v.len = sizeof(ev);
+        CHECK_INT(arb_store_append_batch(s, &v, 1, NULL), 0);
+        memset(&st, 0, sizeof(st));
+        for (i = 0; i < 500; i++) {     /* 5 s: a loaded machine */
+            if (arb_store_stats(s, &st, NULL) != 0
+                || st.indexed_pos >= v.pos)
+                break;
+            usleep(10 * 1000);
+        }
+        CHECK(v.pos > 0 && st.indexed_pos >= v.pos);
+    }
+    arb_store_close(s);
+}
+
 int
 main(void)
 {
@@ -541,8 +577,10 @@ main(void)
     }
     test_rebuild();
     test_ryw();
+    test_follows();
     rm_store("rebuild");
     rm_store("ryw");
+    rm_store("follows");
     if (rmdir(base) != 0)
         fprintf(stderr, "rmdir %s: %s\n", base, strerror(errno));
     return TEST_END();
