@@ -338,10 +338,11 @@ verify_match(const arb__bundle_section_t *m,
         return ARB_ENOMEM;
 
     rc = check_signature(m, pk, res);
-    if (rc == 0)
+    if (rc == 0) {
         rc = arb__bundle_recs(m, recs, cap);
-    if (rc == ARB_ECRYPTO)
-        return problem(res, "%s", ARB__BUNDLE_CHANGED);
+        if (rc == ARB_ECRYPTO)
+            return problem(res, "%s", ARB__BUNDLE_CHANGED);
+    }
     if (rc != 0)
         return rc;
     certified = check_chain(m, *recs, res, threads, &rc);
