@@ -269,7 +269,7 @@ int
 arb_claim_parse_csv(arb_claim_t *c, const char *text, size_t len,
                     const arb_results_t *schema, arb_buf_t *why)
 {
-    const char   *p = text, *end = text + len, *nl;
+    const char   *p = text, *end = text + len, *h, *nl;
     row_t         hdr, r;
     arb_record_t *rec;
     unsigned      line = 1;
@@ -283,12 +283,16 @@ arb_claim_parse_csv(arb_claim_t *c, const char *text, size_t len,
     memset(&r, 0, sizeof(r));
     if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
         p += 3;
-    /* Spreadsheets in locales with a decimal comma write ';'. */
-    nl = memchr(p, '\n', (size_t)(end - p));
+    /* Spreadsheets in locales with a decimal comma write ';'.  The
+     * header decides, so empty lines before it (blank rows) are passed
+     * over: the first line alone made such a file one column. */
+    for (h = p; h < end && (*h == '\n' || *h == '\r');)
+        h++;
+    nl = memchr(h, '\n', (size_t)(end - h));
     if (nl == NULL)
         nl = end;
-    if (memchr(p, ',', (size_t)(nl - p)) == NULL
-        && memchr(p, ';', (size_t)(nl - p)) != NULL)
+    if (memchr(h, ',', (size_t)(nl - h)) == NULL
+        && memchr(h, ';', (size_t)(nl - h)) != NULL)
         sep = ';';
     for (;;) {
         rc = read_row(&r, &p, end, sep, &line, why);

@@ -417,6 +417,20 @@ test_claim_csv(void)
     CHECK_INT(rc, 0);
     CHECK_STR(canon, want);
     free(canon);
+    /* Blank rows before the header are blank rows like any other: the
+     * separator is the header's, not the empty first line's (the ';'
+     * file was read as one column, "no totals section"). */
+    canon = claim_canon(
+        "\r\n\nmatch_id;edition;mode;sota;owner;cards;sequence;code;"
+        "face_sum;bonus;game_points\n"
+        "C1;YAHchain-3e-ch34-3;YCWS-144/3;1;alice;3;2♠ 3♠ 4♠;BC-003;9;15;"
+        "24\nC1;YAHchain-3e-ch34-3;YCWS-144/3;2;bob;3;2♥ 3♥ 4♥;BC-003;9;"
+        "15;24\n\nplayer;total\nalice;24\nbob;24\n", &r, &rc);
+    CHECK_INT(rc, 0);
+    CHECK_STR(canon, want);
+    free(canon);
+    CREJECT("\n\nsota;bonus\n1;15;7\n\nplayer;total\n", &r,
+            "line 4: 3 cells, but the header (line 3) names 2 columns");
     free(want);
     /* A cell that is not what its column holds stays text (and will
      * differ); a column the schema does not know is text. */
