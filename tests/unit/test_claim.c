@@ -486,6 +486,14 @@ test_claim_csv(void)
             "line 2: unterminated quoted cell");
     CREJECT("sota\n\"1\"x\n\nplayer,total\n", &r,
             "line 2: text after a closing quote");
+    /* A quoted line break parses, and is then refused as a control
+     * character; lines are counted through it, so a fault after it is
+     * placed on its own line. */
+    CREJECT("sota,code\n1,\"BC-\n003\"\n\nplayer,total\n", &r,
+            "line 2, cell 2: a control character (U+000A) has no place in "
+            "a claim");
+    CREJECT("sota,code\n1,\"BC-\n003\"x\n\nplayer,total\n", &r,
+            "line 3: text after a closing quote");
     /* Found by fuzz_claim: such a cell made a canonical claim that is
      * not JSON (it did not parse back). */
     CREJECT("sota,owner\n1,ali\xe2\x99" "ce\n\nplayer,total\n", &r,
