@@ -13,6 +13,7 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "core/jsonin.h"
+#include "core/limits.h"
 #include "core/match.h"
 #include "core/replay.h"
 #include "core/transcript.h"
@@ -305,6 +306,12 @@ test_claim_json(void)
                         &rc);
     CHECK_STR(canon, "{\"records\":[],\"totals\":{}}");
     free(canon);
+    /* A byte order mark does not make JSON a CSV claim. */
+    canon = claim_canon("\xef\xbb\xbf\n{\"records\":[],\"totals\":{}}",
+                        NULL, &rc);
+    CHECK_INT(rc, 0);
+    CHECK_STR(canon, "{\"records\":[],\"totals\":{}}");
+    free(canon);
 
     CREJECT("[]", NULL, "line 1, column 1: a claim is an object "
             "{\"records\": [...], \"totals\": {...}}, not array");
@@ -500,6 +507,31 @@ test_claim_csv(void)
             "line 2, cell 2: invalid UTF-8");
     CREJECT("sota,owner\n1,\"a\nb\xff\"\n", &r,
             "line 2, cell 2: invalid UTF-8");
+    /* An integer cell is all digits: "15x" and "+15" stay the text they
+     * are (and differ), blanks around a number are not part of it. */
+    canon = claim_canon("sota,bonus\n1,15x\n2,+15\n3, -15 \n\n"
+                        "player,total\n", &r, &rc);
+    CHECK_STR(canon, "{\"records\":[{\"sota\":1,\"bonus\":\"15x\"},"
+              "{\"sota\":2,\"bonus\":\"+15\"},{\"sota\":3,\"bonus\":-15}],"
+              "\"totals\":{}}");
+    free(canon);
+    CREJECT("player,total\nalice,24x\n", &r,
+            "line 2: a totals row is 'player,total' with an integer total");
+    /* The text ends where len says, whatever byte follows: a closing
+     * quote or a CR that is the last byte ends its cell and row (the
+     * byte after them is not read). */
+    {
+        arb_claim_t c;
+        static const char q[] = "player,total\nalice,\"24\"\"";
+        static const char cr[] = "player,total\nalice,24\rx";
+
+        CHECK_INT(arb_claim_parse_csv(&c, q, sizeof(q) - 2, &r, &why), 0);
+        CHECK(c.res.ntotals == 1 && c.res.totals[0].points == 24);
+        arb_claim_clear(&c);
+        CHECK_INT(arb_claim_parse_csv(&c, cr, sizeof(cr) - 2, &r, &why), 0);
+        CHECK(c.res.ntotals == 1 && c.res.totals[0].points == 24);
+        arb_claim_clear(&c);
+    }
     {
         arb_claim_t c;
         CHECK_INT(arb_claim_parse_csv(&c, "sota\n1\0x\n", 9, &r, &why),
@@ -626,10 +658,31 @@ test_claim_event(void)
     CHECK_INT(arb_claim_from_event(&back, &ev, &why), ARB_EINVAL);
     CHECK_STR(arb_buf_cstr(&why), "claim record 1: line 1, column 6: a: "
               "unexpected token near end of file");
+    /* A control character in any item of a list, the last too. */
+    free(ev.args[0]);
+    ev.args[0] = strdup("{\"seq\":[\"a\",\"b\\u0007\"]}");
+    CHECK_INT(arb_claim_event_canon(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "claim record 1, field 'seq': a control "
+              "character (U+0007) has no place in a claim");
     free(ev.text);
     ev.text = NULL;
     CHECK_INT(arb_claim_from_event(&back, &ev, &why), ARB_EINVAL);
     arb_claim_clear(NULL);
+    /* One claim event carries at most ARB_CLAIM_RECORDS_MAX records. */
+    {
+        arb_event_t big;
+        size_t      i;
+
+        memset(&big, 0, sizeof(big));
+        big.kind = ARB_EV_CLAIM;
+        big.text = strdup("{\"totals\":{}}");
+        for (i = 0; i <= ARB_CLAIM_RECORDS_MAX; i++)
+            arb_event_add_arg(&big, "{}");
+        CHECK_INT(arb_claim_event_fits(&big, &why), ARB_ETOOBIG);
+        CHECK_STR(arb_buf_cstr(&why), "1025 records; one claim carries at "
+                  "most 1024");
+        arb_event_clear(&big);
+    }
 
     arb_event_clear(&ev);
     arb_claim_clear(&c);
