@@ -223,6 +223,31 @@ test_claims(void)
          "fixed at seq 36\n"
          "1 difference\n");
 
+    /* Exactly equal, not "starts the same": a longer or shorter string
+     * differs, and so does an integer claimed for a text field. */
+    DIFF(doctor("\"code\":\"BC-003\"", "\"code\":\"BC-0031\""),
+         "record 1 (Sota 1): code: claimed \"BC-0031\", recorded "
+         "\"BC-003\", fixed at seq 3\n"
+         "1 difference\n");
+    DIFF(doctor("\"code\":\"BC-003\"", "\"code\":\"BC-00\""),
+         "record 1 (Sota 1): code: claimed \"BC-00\", recorded "
+         "\"BC-003\", fixed at seq 3\n"
+         "1 difference\n");
+    DIFF(doctor("\"owner\":\"alice\"", "\"owner\":0"),
+         "record 1 (Sota 1): owner: claimed 0, recorded \"alice\", fixed "
+         "at seq 3\n"
+         "1 difference\n");
+
+    /* A stray copy of the last Sota after it, the true one off by a
+     * point: the true one pairs (it agrees on more), the stray is the
+     * extra, though it is last on both lists. */
+    DIFF(doctor("\"game_points\":24}]", "\"game_points\":25},{\"sota\":12,"
+                "\"owner\":\"bob\"}]"),
+         "record 12 (Sota 12): game_points: claimed 25, recorded 24, fixed "
+         "at seq 36\n"
+         "claimed record 13 (Sota 12): extra: no such record\n"
+         "2 differences\n");
+
     /* The verdict fields are never compared. */
     DIFF(doctor("\"game_points\":24}]", "\"game_points\":24,\"status\":"
                 "\"confirmed\",\"disputed_fields\":[\"x\"]}]"),
@@ -319,6 +344,51 @@ test_swapped(void)
     arb_claim_clear(&rc);
 }
 
+/* Records without a status: every field is compared, the last too; a
+ * field only the claim has makes a record other than the recorded one,
+ * so the identical copy at the end is the one that pairs. */
+static void
+test_every_field(void)
+{
+    static const struct {
+        const char *rec, *claim, *want;
+    } t[] = {
+        { "{\"sota\":1,\"x\":1}", "{\"sota\":1,\"x\":2}",
+          "record 1 (Sota 1): x: claimed 2, recorded 1, fixed at seq 3\n"
+          "1 difference\n" },
+        { "{\"sota\":1,\"x\":1}", "{\"sota\":1}",
+          "record 1 (Sota 1): x: not claimed, recorded 1, fixed at seq 3\n"
+          "1 difference\n" },
+        { "{\"sota\":1}", "{\"sota\":1,\"y\":2},{\"sota\":1}",
+          "claimed record 1 (Sota 1): extra: no such record\n"
+          "1 difference\n" },
+    };
+    arb_claim_t r, c;
+    arb_diff_t  d;
+    arb_buf_t   out = ARB_BUF_INIT, doc = ARB_BUF_INIT;
+    size_t      i;
+
+    for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        doc.len = 0;
+        arb_buf_printf(&doc, "{\"records\":[%s],\"totals\":{}}", t[i].rec);
+        CHECK_INT(arb_claim_parse_json(&r, doc.data, doc.len, &why), 0);
+        doc.len = 0;
+        arb_buf_printf(&doc, "{\"records\":[%s],\"totals\":{}}",
+                       t[i].claim);
+        CHECK_INT(arb_claim_parse_json(&c, doc.data, doc.len, &why), 0);
+        r.res.records[0].seq = 3;
+        out.len = 0;
+        CHECK_INT(arb_diff_run(&d, "yahchain", &r.res, &c.res), 0);
+        arb_diff_text(&out, &d);
+        CHECK_STR(arb_buf_cstr(&out), t[i].want);
+        arb_diff_clear(&d);
+        arb_claim_clear(&c);
+        arb_claim_clear(&r);
+    }
+    arb_buf_free(&out);
+    arb_buf_free(&doc);
+}
+
 /* A CSV claim, read against the record's types. */
 static void
 test_csv(void)
@@ -382,6 +452,22 @@ test_mark(void)
           && strcmp(f->list[1], "y") == 0);
     f = arb_record_get(&r.records[3], "status");
     CHECK_STR(f ? f->str : NULL, "pending");
+    rc.res = r;
+    arb_claim_clear(&rc);
+    /* A record fixed at the claim's own seq: the claim could not know
+     * it, pending (fresh results: marks are applied once). */
+    CHECK_INT(arb_claim_parse_json(&rc, rec, strlen(rec), &why), 0);
+    r = rc.res;
+    r.records[0].seq = 3;
+    r.records[1].seq = 6;
+    r.records[2].seq = 9;
+    r.records[3].seq = 12;
+    CHECK_INT(arb_diff_mark(&r, &c.res, "yahchain", 9), 0);
+    f = arb_record_get(&r.records[1], "status");
+    CHECK_STR(f ? f->str : NULL, "disputed");
+    f = arb_record_get(&r.records[2], "status");
+    CHECK_STR(f ? f->str : NULL, "pending");
+    CHECK(arb_record_get(&r.records[2], "disputed_fields") == NULL);
     rc.res = r;
     arb_claim_clear(&rc);
     arb_claim_clear(&c);
@@ -548,6 +634,11 @@ test_headers(const char *a)
         { "mode: 3", "cycles: 2\nmode: 4", "A has 'mode: 3', B has 'mode: "
           "4'\n" },
         { "", "cycles: 2", "A has no cycles: line, B has 'cycles: 2'\n" },
+        /* a line that only starts like A's is another line */
+        { "match: R2-T4", "match: R2-T45", "A has 'match: R2-T4', B has "
+          "'match: R2-T45'\n" },
+        /* who wrote the record is no part of it */
+        { "", "engine: other 1.0", "identical: 12 events" },
         /* a header one side's rules refuse: its state says so */
         { "game: yahchain", "game: YAHchain", "B after seq 0: no state, "
           "refused at the header: open: unknown game 'YAHchain'\n" },
@@ -561,6 +652,14 @@ test_headers(const char *a)
         CHECK(strstr(logdiff(a, c, 0, &rc), t[i].want) != NULL);
         if (strstr(logdiff(a, c, 0, &rc), t[i].want) == NULL)
             fprintf(stderr, "case %zu:\n%s", i, logdiff(a, c, 0, &rc));
+        free(c);
+    }
+    /* an engine line is passed over when naming the line that differs */
+    {
+        char *c = reheader(a, "mode: 3", "engine: other 1.0\nmode: 4");
+
+        CHECK(strstr(logdiff(c, a, 0, &rc), "A has 'mode: 4', B has "
+                     "'mode: 3'\n") != NULL);
         free(c);
     }
     /* JSON: the line read, flagged as such; the written one not */
@@ -685,6 +784,34 @@ test_two_sheets(void)
     CHECK(strstr(logdiff(a, c, 0, &rc), "first divergence at seq 9: A has "
                  "'place alice 7♠', B has 'place alice 7♠ @4'\n") != NULL);
     free(c);
+    /* The same move with an @sota more on A's side (A's is refused). */
+    c = sheet("place alice 7♠ @4", NULL);
+    CHECK(strstr(logdiff(c, a, 0, &rc), "first divergence at seq 9: A has "
+                 "'place alice 7♠ @4', B has 'place alice 7♠'\n") != NULL);
+    free(c);
+    /* Both refuse move 9, spelled otherwise: a refused move has no
+     * digest, so another spelling is another event. */
+    c = sheet("place bob 7♣", NULL);
+    {
+        char *e = sheet("place bob 7C", NULL);
+
+        CHECK(strstr(logdiff(c, e, 0, &rc), "first divergence at seq 9: "
+                     "A has 'place bob 7♣', B has 'place bob 7C'\n")
+              != NULL);
+        free(e);
+    }
+    free(c);
+    /* Rulings on different moves: the target is part of the event. */
+    c = sheet("place alice 7♠", "10. void 8 -- misdeal\n");
+    {
+        char *e = sheet("place alice 7♠", "10. void 9 -- misdeal\n");
+
+        CHECK(strstr(logdiff(c, e, 0, &rc), "first divergence at seq 10: "
+                     "A has 'void 8 -- misdeal', B has 'void 9 -- "
+                     "misdeal'\n") != NULL);
+        free(e);
+    }
+    free(c);
     /* Both refused at seq 9, parting at seq 11: no state is common, so
      * no "both before" digest is claimed. */
     c = sheet("place bob 7♣", NULL);
@@ -759,6 +886,7 @@ main(void)
         test_combined();
     }
     test_swapped();
+    test_every_field();
     test_csv();
     test_mark();
     test_two_sheets();
