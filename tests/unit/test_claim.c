@@ -306,6 +306,13 @@ test_claim_json(void)
                         &rc);
     CHECK_STR(canon, "{\"records\":[],\"totals\":{}}");
     free(canon);
+    /* No control character in a player's name either. */
+    canon = claim_canon("{\"records\":[],\"totals\":{\"al\\u0007ice\":1}}",
+                        NULL, &rc);
+    CHECK_INT(rc, ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "line 1, column 39: totals: a control "
+              "character (U+0007) in a name");
+    free(canon);
     /* A byte order mark does not make JSON a CSV claim. */
     canon = claim_canon("\xef\xbb\xbf\n{\"records\":[],\"totals\":{}}",
                         NULL, &rc);

@@ -821,6 +821,10 @@ test_two_sheets(void)
         CHECK(strstr(logdiff(c, e, 0, &rc), "first divergence at seq 11: "
                      "A has 'place alice 9♥', B has 'note x'\n") != NULL);
         CHECK(strstr(logdiff(c, e, 0, &rc), "both before") == NULL);
+        /* a side that refused stays at its refusal: nothing after it
+         * is applied, or refused again in its place */
+        CHECK(strstr(logdiff(c, e, 0, &rc), "A after seq 11: no state, "
+                     "refused at seq 9: ") != NULL);
         free(e);
     }
     free(c);
