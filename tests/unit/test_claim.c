@@ -453,6 +453,11 @@ test_claim_csv(void)
     CHECK_STR(canon, "{\"records\":[{\"sota\":1,\"bonus\":\"fifteen\","
               "\"note\":\"say \\\"hi\\\"\"}],\"totals\":{\"alice\":0}}");
     free(canon);
+    /* A header with a comma is read with commas, ';' and all. */
+    canon = claim_canon("sota,note;x\n1,a;b\n\nplayer,total\n", &r, &rc);
+    CHECK_STR(canon, "{\"records\":[{\"sota\":1,\"note;x\":\"a;b\"}],"
+              "\"totals\":{}}");
+    free(canon);
     /* No schema: every cell is text. */
     canon = claim_canon("sota\n1\n\nplayer,total\n", NULL, &rc);
     CHECK_STR(canon, "{\"records\":[{\"sota\":\"1\"}],\"totals\":{}}");
