@@ -24,6 +24,8 @@
 /* A player of another match ("A") seated under a name that CHAN-CHIU-1
  * has too: it reads that match as a spectator. */
 #define OTHER_PLAYER "harness-player-an-tok-01"
+/* a scorer of the Chan match alone */
+#define CHAN_SCORER "harness-scorer-chan-tok-01"
 
 static int  port;
 static char resp[1 << 16];
@@ -101,6 +103,7 @@ main(void)
 
     if (harness_init("token = " PLAYER_TOKEN " player alice-phone W alice\n"
                      "token = " OTHER_PLAYER " player an-phone A an\n"
+                     "token = " CHAN_SCORER " scorer table-9 CHAN-CHIU-1\n"
                      "[http]\nlisten = tcp:127.0.0.1:0\nbody_max = 4K\n",
                      60) != 0)
         return 1;
@@ -389,6 +392,19 @@ main(void)
     CHECK(says("\"hand_cards\":[\"3V\",\"4V\""));
     CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?hands=2",
                        HARNESS_SCORER, resp, sizeof(resp)), 400);
+    /* hands=0 asks for none: a reader gets its own view, not a 403
+     * and not every hand */
+    CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?at=0&hands=0",
+                       HARNESS_READER, resp, sizeof(resp)), 200);
+    CHECK(strstr(http_body(resp), "hand_cards") == NULL);
+    /* a scorer of this match alone sees its hands; one of another
+     * match, on this one, is a reader */
+    CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?at=0&hands=1",
+                       CHAN_SCORER, resp, sizeof(resp)), 200);
+    CHECK(says("\"hand_cards\":[\"3V\",\"4V\""));
+    CHECK_INT(http_get(port, "/api/m/CHAN-CHIU-1/state?at=0&hands=1",
+                       HARNESS_LIMITED, resp, sizeof(resp)), 403);
+    CHECK(says("\"where\":\"hands\""));
 
     /* A move let stand is undone as a move is (refused until
      * 2026-12-06: "no recorded move"). */
