@@ -601,6 +601,38 @@ test_api(void)
     CHECK(strstr(http_body(resp), "\"M1\"") == NULL);
     CHECK_INT(http_get(port, "/api/m/M1/events?limit=0", HARNESS_READER,
                        resp, BIG), 400);
+    /* every number out of its range or not written the one way is a
+     * 400 naming it, never taken as another (wrapped, clamped) */
+    CHECK_INT(http_get(port, "/api/m/M1/events?limit=10001",
+                       HARNESS_READER, resp, BIG), 400);
+    CHECK(strstr(http_body(resp), "\"where\":\"limit\"") != NULL);
+    CHECK_INT(http_get(port, "/api/m/M1/events?from=18446744073709551616",
+                       HARNESS_READER, resp, BIG), 400);
+    CHECK(strstr(http_body(resp), "\"where\":\"from\"") != NULL);
+    CHECK_INT(http_get(port, "/api/m/M1/events?from=01", HARNESS_READER,
+                       resp, BIG), 400);
+    CHECK_INT(http_get(port, "/api/m/M1/state?at=18446744073709551615",
+                       HARNESS_READER, resp, BIG), 400);
+    CHECK(strstr(http_body(resp), "\"where\":\"at\"") != NULL);
+    CHECK_INT(http_get(port, "/api/matches?limit=0", HARNESS_READER,
+                       resp, BIG), 400);
+    CHECK(strstr(http_body(resp), "\"where\":\"limit\"") != NULL);
+    CHECK_INT(http_get(port, "/api/matches?status=Open", HARNESS_READER,
+                       resp, BIG), 400);
+    CHECK(strstr(http_body(resp), "\"where\":\"status\"") != NULL);
+    /* a page of the list: limit matches, after the one named */
+    CHECK_INT(open_match(cl, "M2"), 0);
+    CHECK_INT(http_get(port, "/api/matches?limit=1", HARNESS_READER,
+                       resp, BIG), 200);
+    CHECK(strstr(http_body(resp), "\"M1\"") != NULL);
+    CHECK(strstr(http_body(resp), "\"M2\"") == NULL);
+    CHECK_INT(http_get(port, "/api/matches?after=M1", HARNESS_READER,
+                       resp, BIG), 200);
+    CHECK(strstr(http_body(resp), "\"M1\"") == NULL);
+    CHECK(strstr(http_body(resp), "\"M2\"") != NULL);
+    CHECK_INT(http_get(port, "/api/matches?game=chains", HARNESS_READER,
+                       resp, BIG), 200);
+    CHECK_STR(http_body(resp), "[]\n");
     CHECK_INT(http_get(port, "/api/nothing", HARNESS_READER, resp, BIG), 404);
     arb_client_close(cl);
 }
