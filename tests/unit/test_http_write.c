@@ -336,6 +336,56 @@ main(void)
                        "{\"text\":\"4S\",\"cid\":5}"), 400);
         CHECK(says("\"where\":\"cid\",\"code\":\"proto\""));
     }
+    /* Each limit at its edge: 256 bytes an argument, typed or in args,
+     * 32 arguments, 34 words typed (a 33rd argument is not dropped, a
+     * 35th word not read past the words' array) */
+    {
+        char   body[800];
+        size_t k;
+
+        snprintf(body, sizeof(body), "{\"text\":\"6S %0256d\"}", 0);
+        CHECK_INT(post("/api/m/W/judge", HARNESS_SCORER, body), 200);
+        CHECK(strstr(http_body(resp), "longer than") == NULL);
+        snprintf(body, sizeof(body), "{\"text\":\"6S %0257d\"}", 0);
+        CHECK_INT(post("/api/m/W/judge", HARNESS_SCORER, body), 400);
+        CHECK(says("argument 2 of the move is longer than 256 bytes"));
+        snprintf(body, sizeof(body), "{\"verb\":\"place\",\"player\":"
+                 "\"alice\",\"args\":[\"%0257d\"]}", 0);
+        CHECK_INT(post("/api/m/W/judge", HARNESS_SCORER, body), 400);
+        CHECK(says("\"where\":\"args\",\"code\":\"too_big\""));
+        snprintf(body, sizeof(body), "{\"verb\":\"place\",\"player\":"
+                 "\"alice\",\"args\":[\"%0256d\"]}", 0);
+        CHECK_INT(post("/api/m/W/judge", HARNESS_SCORER, body), 200);
+        k = (size_t)snprintf(body, sizeof(body), "{\"verb\":\"place\","
+                             "\"player\":\"alice\",\"args\":[\"6S\"");
+        for (i = 1; i < 33; i++)
+            k += (size_t)snprintf(body + k, sizeof(body) - k, ",\"6S\"");
+        snprintf(body + k, sizeof(body) - k, "]}");
+        CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, body), 400);
+        CHECK(says("\"where\":\"args\",\"code\":\"too_big\""));
+        k = (size_t)snprintf(body, sizeof(body), "{\"text\":\"6S");
+        for (i = 1; i < 40; i++)
+            k += (size_t)snprintf(body + k, sizeof(body) - k, " 6S");
+        snprintf(body + k, sizeof(body) - k, "\"}");
+        CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, body), 400);
+        CHECK(says("too many words (at most 34)"));
+    }
+    /* a negative expect is no seq (not a huge one, a 409) */
+    CHECK_INT(post("/api/m/W/note", HARNESS_SCORER, "{\"text\":\"x\","
+                   "\"expect\":-1}"), 400);
+    CHECK(says("\"where\":\"expect\""));
+    /* a NUL would cut the text the rules and the log read short */
+    CHECK_INT(post("/api/m/W/note", HARNESS_SCORER,
+                   "{\"text\":\"a\\u0000b\"}"), 400);
+    CHECK(says("\"where\":\"text\""));
+    CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{\"seq\":0}"), 400);
+    CHECK(says("\"where\":\"seq\""));
+    /* a scorer of another match is refused before its move is read:
+     * nothing of this match is said to it */
+    CHECK_INT(post("/api/m/W/move", HARNESS_LIMITED,
+                   "{\"text\":\"carol 6S\"}"), 403);
+    CHECK(says("\"where\":\"authorization\""));
+    CHECK(strstr(http_body(resp), "alice") == NULL);
     /* any other method on a write route: Allow names POST */
     CHECK_INT(http_raw(port, "PUT /api/m/W/move HTTP/1.1\r\nHost: t\r\n"
                        "Connection: close\r\n\r\n", 58, resp, sizeof(resp)),
