@@ -28,10 +28,10 @@ typedef struct arb_http_url {
 
 /* Splits path[0..len) ("/api/m/R1%2DT7/state?at=3") at '?' and then at
  * each '/', each segment percent-decoded on its own (so "%2F" stays inside
- * its segment); "/" has no segment, a trailing '/' adds none.  0, or
- * ARB_EINVAL (does not start with '/'), ARB_ETOOBIG (more than
- * ARB_HTTP_SEG_MAX segments), ARB_EPROTO (a segment with a bad escape or
- * a NUL, or over ARB_STORE_ID_MAX + 1 bytes decoded). */
+ * its segment); "/" has no segment, an empty one ("//", a trailing '/')
+ * adds none.  0, or ARB_EINVAL (does not start with '/'), ARB_ETOOBIG
+ * (more than ARB_HTTP_SEG_MAX segments), ARB_EPROTO (a segment with a bad
+ * escape or a NUL, or over ARB_STORE_ID_MAX bytes decoded). */
 int  arb_http_url_parse(arb_http_url_t *u, const char *path, size_t len);
 
 /* Percent-decodes s[0..n) into out (NUL-terminated, at most cap - 1
