@@ -348,14 +348,16 @@ header_count(h2o_req_t *req, const h2o_token_t *t)
     return n;
 }
 
-/* How many Content-Length lines the head of req has.  libh2o takes the
- * first and lists none in req->headers, so the head's own bytes are
+/* How many lines of header `name` (lowercase, with its ':') the head of
+ * req has: Content-Length and Transfer-Encoding, which libh2o takes for
+ * itself and lists none of in req->headers, so the head's own bytes are
  * read: the input of the request's connection starts with them until
  * the answer is sent (libh2o 2.2.5 lib/http1.c consumes a request once
  * answered, and has lowercased the names in place). */
 static int
-head_lengths(struct arb_http *h, h2o_req_t *req)
+head_count(struct arb_http *h, h2o_req_t *req, const char *name)
 {
+    size_t           len = strlen(name);
     arb_http_conn_t *hc;
     h2o_socket_t    *sock = NULL;
     const char      *p, *end, *nl;
@@ -377,7 +379,7 @@ head_lengths(struct arb_http *h, h2o_req_t *req)
          p = nl + 1) {
         if (nl == p || (nl == p + 1 && *p == '\r'))
             break;                      /* the head's end */
-        if (nl - p >= 15 && memcmp(p, "content-length:", 15) == 0)
+        if ((size_t)(nl - p) >= len && memcmp(p, name, len) == 0)
             n++;
     }
     return n;
@@ -391,7 +393,7 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
     arb_http_url_t   u;
     char           (*seg)[ARB_STORE_ID_MAX + 1];
     size_t           nseg;
-    int              post, get, route;
+    int              post, get, route, nlen, nte;
 
     h->srv->n.http_requests++;
     memset(&q, 0, sizeof(q));
@@ -403,17 +405,27 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
                        "%zu bytes", h->srv->cfg.http.header_max);
         return 0;
     }
-    /* A request that gives its body's length twice, or two tokens, is
+    /* A request that gives its body's length twice, or two ways (a
+     * Content-Length and a Transfer-Encoding), or two tokens, is
      * ambiguous: a proxy in front may read it otherwise than libh2o,
-     * which takes the first (request smuggling, RFC 9112 6.3).  Refused,
-     * and the connection closed after the answer, so nothing after it
-     * is read (until 2026-12-06 the rest ran as a request of its own). */
-    if (head_lengths(h, req) > 1
-        || header_count(req, H2O_TOKEN_AUTHORIZATION) > 1) {
+     * which takes the first length, or the chunks over any length
+     * (request smuggling, RFC 9112 6.3).  Refused, and the connection
+     * closed after the answer, so nothing after it is read (until
+     * 2026-12-06 the rest ran as a request of its own; until 2026-12-07
+     * so did what a Content-Length beside chunks covered). */
+    nlen = head_count(h, req, "content-length:");
+    nte = nlen > 0 ? head_count(h, req, "transfer-encoding:") : 0;
+    if (nlen > 1 || nte > 0) {
         req->http1_is_persistent = 0;
-        arb_http_error(req, 400, "headers", "%s given twice: one request, "
-                       "one of each", head_lengths(h, req) > 1
-                       ? "Content-Length" : "Authorization");
+        arb_http_error(req, 400, "headers", "%s: one request, one length",
+                       nlen > 1 ? "Content-Length given twice"
+                       : "Content-Length and Transfer-Encoding both given");
+        return 0;
+    }
+    if (header_count(req, H2O_TOKEN_AUTHORIZATION) > 1) {
+        req->http1_is_persistent = 0;
+        arb_http_error(req, 400, "headers", "Authorization given twice: "
+                       "one request, one of each");
         return 0;
     }
     post = h2o_memis(req->method.base, req->method.len, H2O_STRLIT("POST"));

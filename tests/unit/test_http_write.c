@@ -416,6 +416,18 @@ main(void)
                      HARNESS_READER);
         CHECK_INT(http_raw(port, raw, (size_t)n, resp, sizeof(resp)), 400);
         CHECK(says("Authorization given twice"));
+        /* a length beside chunks: libh2o reads the chunks, a proxy
+         * in front may read the length, which here covers a note the
+         * proxy takes for a body (until 2026-12-07 it was recorded) */
+        n = snprintf(raw, sizeof(raw), "POST /api/m/W/note HTTP/1.1\r\n"
+                     "Host: t\r\nAuthorization: Bearer %s\r\n"
+                     "Content-Length: %zu\r\nTransfer-Encoding: chunked\r\n"
+                     "\r\n0\r\n\r\n%s", HARNESS_SCORER,
+                     5 + sizeof(inner) - 1, inner);
+        CHECK_INT(http_raw(port, raw, (size_t)n, resp, sizeof(resp)), 400);
+        CHECK(says("Content-Length and Transfer-Encoding both given"));
+        CHECK(strstr(resp, "smuggled") == NULL);
+        CHECK(strstr(resp + 12, "HTTP/1.1") == NULL);
     }
     CHECK_INT(post("/api/m/W/state", HARNESS_SCORER, "{}"), 405);
     CHECK_INT(post("/api/m/W/nothing", HARNESS_SCORER, "{}"), 405);
