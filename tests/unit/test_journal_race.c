@@ -194,6 +194,22 @@ test_finish_race(void)
     CHECK_INT(count_at_open(dir), 2);
 }
 
+/* After the thread's flush failed: it was the one flush of the log that
+ * failed, and none followed, not even at the close; s closed and the
+ * slowing and failing undone. */
+static void
+closed_unflushed(arb_store_t *s)
+{
+    CHECK_INT(sync_failed, 1);
+    CHECK_INT(resyncs, 0);
+    arb_store_close(s);
+    CHECK_INT(resyncs, 0);
+    slow_sync_ms = 0;
+    fail_sync = 0;
+    sync_failed = 0;
+    resyncs = 0;
+}
+
 /* A clean stop while the thread's checkpoint flush fails: the stop fails
  * too, and the file is not flushed again (until 2026-12-05 the closing
  * checkpoint flushed it a second time, succeeded, and the daemon exited
@@ -212,14 +228,7 @@ test_finish_failed_flush(void)
     CHECK_INT(append(s, 0, "event 0", 7), 0);
     usleep(100 * 1000);         /* the thread is inside its failing flush */
     CHECK(arb_store_finish(s, NULL) != 0);
-    CHECK_INT(sync_failed, 1);
-    CHECK_INT(resyncs, 0);
-    arb_store_close(s);
-    CHECK_INT(resyncs, 0);
-    slow_sync_ms = 0;
-    fail_sync = 0;
-    sync_failed = 0;
-    resyncs = 0;
+    closed_unflushed(s);
 }
 
 /* An append that begins a lap while the thread's checkpoint flush fails:
@@ -263,14 +272,7 @@ test_lap_failed_flush(void)
     CHECK(laps(s) == l0);       /* the lap was not begun */
     CHECK(strstr(arb_buf_cstr(&why) ? arb_buf_cstr(&why) : "",
                  "an earlier flush of the log failed") != NULL);
-    CHECK_INT(sync_failed, 1);
-    CHECK_INT(resyncs, 0);
-    arb_store_close(s);
-    CHECK_INT(resyncs, 0);
-    slow_sync_ms = 0;
-    fail_sync = 0;
-    sync_failed = 0;
-    resyncs = 0;
+    closed_unflushed(s);
     arb__journal_max = max0;
     arb_buf_free(&why);
 }
