@@ -148,41 +148,44 @@ arb_stream_next_seq(arb_stream_t *st, uint64_t seq, const char *subject,
     return rc;
 }
 
+/* One ask of arb_stream_prev_seq: the subject's first message at or past
+ * lo is below *hi (a later one than *at), or [lo, *hi) holds none. */
+static int
+prev_probe(arb_stream_t *st, const char *subject, uint64_t lo,
+           uint64_t *at, uint64_t *hi, arb_buf_t *why)
+{
+    uint64_t n;
+    int      rc = arb_stream_next_seq(st, lo, subject, &n, NULL, why);
+
+    if (rc == 0 && n != 0 && n < *hi)
+        *at = n;
+    else if (rc == 0)
+        *hi = lo;
+    return rc;
+}
+
 int
 arb_stream_prev_seq(arb_stream_t *st, uint64_t before, const char *subject,
                     uint64_t *prev, arb_buf_t *why)
 {
-    uint64_t lo, hi = before, step = 16, at = 0, n;
-    int      rc;
+    uint64_t hi = before, step = 16, at = 0;
+    int      rc = 0;
 
     *prev = 0;
     /* Back in doubling steps to a range [lo, hi) that holds one: none is
      * at or past hi (below `before`). */
-    while (at == 0 && hi > 1) {
-        lo = hi > step ? hi - step : 1;
-        rc = arb_stream_next_seq(st, lo, subject, &n, NULL, why);
-        if (rc != 0)
-            return rc;
-        if (n != 0 && n < hi)
-            at = n;
-        else
-            hi = lo;
+    while (rc == 0 && at == 0 && hi > 1) {
+        rc = prev_probe(st, subject, hi > step ? hi - step : 1, &at, &hi,
+                        why);
         if (step < (UINT64_C(1) << 62))
             step *= 2;
     }
     /* Then halving [at, hi): the last one is at or past at. */
-    while (at != 0 && at + 1 < hi) {
-        lo = at + (hi - at) / 2;
-        rc = arb_stream_next_seq(st, lo, subject, &n, NULL, why);
-        if (rc != 0)
-            return rc;
-        if (n != 0 && n < hi)
-            at = n;
-        else
-            hi = lo;
-    }
-    *prev = at;
-    return 0;
+    while (rc == 0 && at != 0 && at + 1 < hi)
+        rc = prev_probe(st, subject, at + (hi - at) / 2, &at, &hi, why);
+    if (rc == 0)
+        *prev = at;
+    return rc;
 }
 
 /*
