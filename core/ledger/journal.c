@@ -677,7 +677,10 @@ arb_journal_append(arb_journal_t *j, uint64_t first, uint32_t count,
         arb__why(why, "journal: an empty batch");
         return ARB_EINVAL;
     }
-    if ((rc = reserve(j, J_HDR + len, why)) != 0)
+    if ((rc = reserve(j, J_HDR + len, why)) == ARB_EAGAIN)
+        arb__why(why, "journal: no room in the lap for a batch of %zu "
+                 "bytes the writer had made room for", len);
+    if (rc != 0)
         return rc;
     if ((rc = block_build(j, K_BATCH, count, first, p, len, NULL, 0,
                           why)) != 0)

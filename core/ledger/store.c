@@ -1104,11 +1104,15 @@ append(arb_store_t *s, arb_append_t *v, size_t n, int sync,
         if (rc == 0)
             continue;
         /* Full at the cap (the message is the grow's): the pages kept
-         * for the last checkpoint's snapshot come free with a newer one. */
+         * for the last checkpoint's snapshot come free with a newer one.
+         * It begins a lap: written into this one it could take the room
+         * the batch reserved (its journal write then found none and
+         * stopped the store, until 2026-12-07), or find none itself and
+         * free nothing.  The batch reserves its room again after it. */
         if (rc == ARB_EFULL && !ckpt_tried) {
             ckpt_tried = 1;
-            if ((rc = arb__jr_ckpt(s, 0, 1, &ckwhy)) == 0) {
-                rc = 0;
+            if ((rc = arb__jr_ckpt(s, 1, 1, &ckwhy)) == 0) {
+                rc = journal_room(s, &b, why);
                 continue;
             }
             arb_buf_free(why);

@@ -793,6 +793,70 @@ test_full(void)
     arb_buf_free(&why);
 }
 
+/*
+ * Full at the cap with the journal's lap nearly full: the checkpoint that
+ * frees the pinned snapshot's pages writes its record into the lap, in
+ * the room the batch had reserved, and the batch's journal write then
+ * found no room and stopped the store (until 2026-12-07), though nothing
+ * had failed.  Laps of every size around a record's decide where the lap
+ * stands when the map fills; each store must end full, never stopped,
+ * and reopen with every event it acknowledged.
+ */
+static void
+test_full_lap(void)
+{
+    arb_store_t      *s;
+    arb_buf_t         why = ARB_BUF_INIT;
+    arb_append_t      v;
+    arb_store_stats_t st;
+    char              bytes[1024];
+    uint64_t          seq, max0 = arb__journal_max;
+    uint64_t          grow0 = arb__journal_grow0;
+    unsigned          lap, stopped = 0, full = 0;
+    int               rc;
+
+    for (lap = 8192; lap < 8192 + 1536; lap += 48) {
+        arb__journal_grow0 = 4096;
+        arb__journal_max = lap;
+        rm_store("fulllap");
+        s = open_store("fulllap", 64 << 10, 128 << 10, 0);
+        if (s == NULL)
+            break;
+        rc = 0;
+        for (seq = 0; seq < 1000 && rc == 0; seq++) {
+            fill(bytes, sizeof(bytes), seq);
+            memset(&v, 0, sizeof(v));
+            v.match_id = "f";
+            v.game = "g";
+            v.seq = seq;
+            v.bytes = bytes;
+            v.len = sizeof(bytes);
+            rc = arb_store_append_batch(s, &v, 1, &why);
+        }
+        full += rc == ARB_EFULL;
+        if (arb_store_stats(s, &st, &why) != 0 || st.failed) {
+            if (stopped++ == 0)
+                fprintf(stderr, "lap %u: %s: %s\n", lap, arb_strerror(rc),
+                        arb_buf_cstr(&why));
+        }
+        arb_store_close(s);
+        /* Every event acknowledged before it filled is there again. */
+        s = open_store("fulllap", 64 << 10, 128 << 10, 0);
+        if (s == NULL)
+            break;
+        CHECK_INT(arb_store_stats(s, &st, &why), 0);
+        CHECK_INT(st.events, seq - 1);
+        CHECK_INT(arb_store_verify(s, NULL, &why), 0);
+        arb_store_close(s);
+    }
+    CHECK_INT(stopped, 0);
+    CHECK_INT(full, 32);
+    arb__journal_max = max0;
+    arb__journal_grow0 = grow0;
+    rm_store("fulllap");
+    arb_buf_free(&why);
+}
+
 /* Raw LMDB access to damage a closed store on purpose: file "data"
  * (the log environment, a directory) or "index" (index.mdb). */
 static int
@@ -1909,6 +1973,7 @@ main(void)
     test_after_close();
     test_growth();
     test_full();
+    test_full_lap();
     test_has_nul();
     test_nul_in_record();
     test_corrupt();
