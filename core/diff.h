@@ -91,6 +91,8 @@ struct json_t *arb_diff_json_value(const arb_diff_t *d);
  * field, else "disputed" with a `disputed_fields` list (the differing
  * field names; "*" when the claim lacks the record).  Records fixed at or
  * after claim_seq stay "pending": the claim could not know them.
+ * r comes fresh from the rule set's results (arb_match_results): marked
+ * once, a second mark would keep the first one's `disputed_fields`.
  * 0 or ARB_ENOMEM. */
 int  arb_diff_mark(arb_results_t *r, const arb_results_t *claimed,
                    const char *game, uint64_t claim_seq);
