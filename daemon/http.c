@@ -547,16 +547,20 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
 
 /* On metrics_listen: GET /metrics and /healthz, as on listen (the same
  * token), and nothing else, so that its connections of its own are no
- * way around max_connections for the pages and the API. */
+ * way around max_connections for the pages and the API.  The path is
+ * read as on listen, so the spellings listen takes ("/metrics/",
+ * "//metrics", "/%6Detrics") are taken here too (until 2026-12-07 only
+ * "/metrics" and "/healthz" were), and a malformed one gets listen's 400. */
 static int
 on_metrics_req(h2o_handler_t *self, h2o_req_t *req)
 {
-    size_t n = 0;
+    arb_http_url_t u;
+    int            rc;
 
-    while (n < req->path.len && req->path.base[n] != '?')
-        n++;
-    if (!h2o_memis(req->path.base, n, H2O_STRLIT("/metrics"))
-        && !h2o_memis(req->path.base, n, H2O_STRLIT("/healthz"))) {
+    rc = arb_http_url_parse(&u, req->path.base, req->path.len);
+    if ((rc == 0 || rc == ARB_ETOOBIG)
+        && !(rc == 0 && u.nseg == 1 && (strcmp(u.seg[0], "metrics") == 0
+                                        || strcmp(u.seg[0], "healthz") == 0))) {
         (*(struct arb_http **)(self + 1))->srv->n.http_requests++;
         arb_http_error(req, 404, "path", "this address (metrics_listen) "
                        "serves /metrics and /healthz only");

@@ -394,6 +394,20 @@ metrics_while_full(void)
     CHECK(strstr(resp, "serves /metrics and /healthz only") != NULL);
     CHECK_INT(http_get(mport, "/m/M1?x=/metrics", HARNESS_READER, resp,
                        BIG), 404);
+    /* Its paths read as listen reads them (only the exact spellings until
+     * 2026-12-07). */
+    CHECK_INT(http_get(mport, "/metrics/", HARNESS_READER, resp, BIG), 200);
+    CHECK(strstr(resp, "arbiter_http_connections_refused_total ") != NULL);
+    CHECK_INT(http_get(mport, "//%6Detrics", HARNESS_READER, resp, BIG),
+              200);
+    CHECK_INT(http_get(mport, "/healthz/?x=1", NULL, resp, BIG), 200);
+    CHECK_INT(http_get(mport, "/metrics/x", HARNESS_READER, resp, BIG), 404);
+    CHECK(strstr(resp, "serves /metrics and /healthz only") != NULL);
+    CHECK_INT(http_get(mport, "/a/b/c/d/e/f/g/h/i", NULL, resp, BIG), 404);
+    CHECK(strstr(resp, "serves /metrics and /healthz only") != NULL);
+    CHECK_INT(http_get(mport, "/metrics%zz", HARNESS_READER, resp, BIG),
+              400);
+    CHECK(strstr(resp, "bad percent-encoding") != NULL);
     for (i = n = 0; i < 9; i++) {
         fds[i] = http_connect(mport);
         n += fds[i] >= 0;
