@@ -182,10 +182,18 @@ arb_http_param(arb_http_req_t *q, const char *key, char *out, size_t cap)
 {
     const char *v;
     size_t      n;
+    int         rc;
 
     if (q->query == NULL
-        || !arb_http_query_find(q->query, q->qlen, key, &v, &n))
+        || (rc = arb_http_query_find(q->query, q->qlen, key, &v, &n)) == 0)
         return 0;
+    /* Refused, as a second Content-Length is: a cache or proxy in front
+     * may have read the other one (until 2026-12-07 the first won). */
+    if (rc == 2) {
+        arb_http_error(q->req, 400, key, "%s given twice: one of each",
+                       key);
+        return -1;
+    }
     if (arb_http_unescape(v, n, out, cap) != 0) {
         arb_http_error(q->req, 400, key, "bad percent-encoding or too long "
                        "(at most %zu bytes)", cap - 1);

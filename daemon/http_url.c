@@ -87,6 +87,7 @@ arb_http_query_find(const char *q, size_t qlen, const char *key,
 {
     const char *p = q, *end = q + qlen, *amp, *eq;
     size_t      klen = strlen(key);
+    int         found = 0;
 
     while (p != NULL && p < end) {
         amp = memchr(p, '&', (size_t)(end - p));
@@ -95,13 +96,15 @@ arb_http_query_find(const char *q, size_t qlen, const char *key,
         eq = memchr(p, '=', (size_t)(amp - p));
         if (eq != NULL && (size_t)(eq - p) == klen
             && memcmp(p, key, klen) == 0) {
+            if (found)
+                return 2;
             *val = eq + 1;
             *vlen = (size_t)(amp - eq - 1);
-            return 1;
+            found = 1;
         }
         p = amp + 1;
     }
-    return 0;
+    return found;
 }
 
 int

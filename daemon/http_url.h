@@ -40,7 +40,9 @@ int  arb_http_url_parse(arb_http_url_t *u, const char *path, size_t len);
 int  arb_http_unescape(const char *s, size_t n, char *out, size_t cap);
 
 /* The first "key=value" of query q[0..qlen) ('&'-separated): 1 with
- * *val / *vlen the raw (still encoded) value inside q, 0 absent. */
+ * *val / *vlen the raw (still encoded) value inside q, 2 when the key
+ * comes again after it (which one a client meant is anyone's guess),
+ * 0 absent. */
 int  arb_http_query_find(const char *q, size_t qlen, const char *key,
                          const char **val, size_t *vlen);
 

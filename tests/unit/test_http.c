@@ -631,6 +631,15 @@ test_api(void)
     CHECK_INT(http_get(port, "/api/matches?limit=0", HARNESS_READER,
                        resp, BIG), 400);
     CHECK(strstr(http_body(resp), "\"where\":\"limit\"") != NULL);
+    /* a key given twice is refused, not read as its first (as until
+     * 2026-12-07) */
+    CHECK_INT(http_get(port, "/api/matches?limit=1&limit=2", HARNESS_READER,
+                       resp, BIG), 400);
+    CHECK(strstr(http_body(resp), "\"where\":\"limit\"") != NULL);
+    CHECK(strstr(http_body(resp), "limit given twice") != NULL);
+    CHECK_INT(http_get(port, "/api/m/M1/state?at=1&x=2&at=1",
+                       HARNESS_READER, resp, BIG), 400);
+    CHECK(strstr(http_body(resp), "\"where\":\"at\"") != NULL);
     CHECK_INT(http_get(port, "/api/matches?status=Open", HARNESS_READER,
                        resp, BIG), 400);
     CHECK(strstr(http_body(resp), "\"where\":\"status\"") != NULL);

@@ -151,6 +151,15 @@ param(const char *q, size_t n, const char *key)
     return v;
 }
 
+static int
+twice(const char *q, const char *key)
+{
+    const char *p;
+    size_t      len;
+
+    return arb_http_query_find(q, strlen(q), key, &p, &len);
+}
+
 static void
 test_query(void)
 {
@@ -166,8 +175,13 @@ test_query(void)
     CHECK(param("at", 2, "at") == NULL);
     CHECK(param("at&b=at=1", 9, "at") == NULL);
     CHECK(param("", 0, "at") == NULL);
-    /* the first of two */
+    /* the first of two, said to be one of two */
     CHECK_STR(param("at=1&at=2", 9, "at"), "1");
+    CHECK_INT(twice("at=1&at=2", "at"), 2);
+    CHECK_INT(twice("at=1&b=2&at=1", "at"), 2);
+    CHECK_INT(twice("at=1&xat=2&atx=3&at", "at"), 1);
+    CHECK_INT(twice("b=1&at=2", "at"), 1);
+    CHECK_INT(twice("b=1&at", "at"), 0);
     /* the value ends at '&' or at the query's end, never after it */
     CHECK_STR(param("at=1=2&b", 8, "at"), "1=2");
     CHECK_STR(param("at=12", 4, "at"), "1");
