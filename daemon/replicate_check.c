@@ -579,6 +579,8 @@ check_ahead(arb_repl_t *r, const char *match, const char *subj,
     rp.base.expect = top_sseq;
     rp.base.why = why;
     rp.match = match;
+    if (r->repair_hook != NULL)
+        r->repair_hook(r, match, first);
     rc = repair_holes(&rp, &w);
     if (rc == 0)
         rc = repair_end(&rp, top, top_sseq);

@@ -324,6 +324,13 @@ struct arb_repl {
      * the stream sequence it found, before reading the message there,
      * where a deletion racing the look lands.  NULL: none. */
     void             (*look_back_hook)(arb_repl_t *r, uint64_t sseq);
+    /* Test hook (test_repl_forked.c): a repair of holes before the
+     * subject's end (replicate_check.c, check_ahead) calls it with the
+     * match and its first missing seq between reading the subject and
+     * republishing, where another writer's publish racing the pass lands.
+     * NULL: none. */
+    void             (*repair_hook)(arb_repl_t *r, const char *match,
+                                    uint64_t first);
     int                wave_failed; /* [mu] a publish failed: the thread
                                        settles what is in flight */
     jsErrCode          wave_jerr;   /* [mu] */

@@ -291,6 +291,73 @@ test_dup_names_fork(void)
     arb_buf_free(&why);
 }
 
+/* The test hook of check_ahead: another writer's event at the first
+ * missing seq, under our message id, published between the pass's read
+ * of the subject and its republish. */
+static uint64_t raced;
+
+static void
+race_hole(arb_repl_t *r, const char *match, uint64_t first)
+{
+    natsMsg      *msg = NULL;
+    unsigned char other[ARB_HASH_LEN];
+
+    memset(other, 0x5a, sizeof(other));
+    if (arb_stream_ev_msg(&msg, match, first, other, "elsewhere", bytes,
+                          sizeof(bytes)) == 0 && publish(r, msg) == 0)
+        raced = first;
+}
+
+/*
+ * The same duplicate in a repair of holes before the subject's end
+ * (check_ahead): match k's subject holds 0..2 and 4 (3 lost), the log
+ * 0..4; while the pass repairs 3, another writer publishes its own 3
+ * under the id k/3, so the republish is answered as a duplicate of it.
+ * k is fenced and the pass goes on (0, nothing repaired, nothing of ours
+ * after the other writer's 3); no test reached this mapping until
+ * 2026-12-07 (a race with another writer), so a pass that stopped on it
+ * passed them.
+ */
+static void
+test_hole_raced(void)
+{
+    static arb_server_t srv;
+    arb_repl_t         *r;
+    natsMsg            *msg = NULL;
+    arb_buf_t           why = ARB_BUF_INIT;
+    unsigned char       h4[ARB_HASH_LEN];
+    uint64_t            head, upto = 3, diverged;
+    int                 repaired = 1, whole = 1;
+
+    if ((r = published(&head, "k")) == NULL)
+        return;
+    CHECK(append_ev("k", 3, 4) > head);
+    CHECK_INT(arb__repl_log_hash(r, "k", 4, h4, &why), 1);
+    CHECK_INT(arb_stream_ev_msg(&msg, "k", 4, h4, recorder, bytes,
+                                sizeof(bytes)), 0);
+    CHECK_INT(publish(r, msg), 0);
+    pthread_mutex_lock(&r->mu);
+    diverged = r->st.diverged;
+    pthread_mutex_unlock(&r->mu);
+    raced = 0;
+    r->repair_hook = race_hole;
+    CHECK_INT(arb__repl_check_match(r, "k", &upto, ARB_REPL_WALK_NONE, 0,
+                                    &repaired, &whole, &why), 0);
+    r->repair_hook = NULL;
+    CHECK_INT(raced, 3);
+    CHECK(!repaired);
+    CHECK(!whole);
+    srv.repl = r;
+    CHECK_STR(arb_repl_fenced(&srv, "k", &why), "fenced");
+    pthread_mutex_lock(&r->mu);
+    CHECK_INT(r->st.diverged, diverged + 1);
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(stream_last_seq(r, "k"), 3);   /* the other writer's */
+    arb__repl_thread_stop(r);
+    repl_free(r);
+    arb_buf_free(&why);
+}
+
 /* A message arbiter did not write, on match id's subject. */
 static int
 junk(arb_repl_t *r, const char *id)
@@ -590,6 +657,7 @@ main(void)
         test_foreign_last();
         test_one_short();
         test_dup_names_fork();
+        test_hole_raced();
         test_look_back();
         test_foreign_end();             /* last: its h stays unverified */
     }
