@@ -178,24 +178,37 @@ test_foreign_last(void)
 
 /* Match n: 0..2 published by the replicator, 4 by hand (the log's own
  * event), 3 lost; the window has published up to 2. */
+/* Match id's seqs 0..4 in the log, 0..2 and 4 in the stream (3 lost),
+ * by a replicator started on 0..2; NULL when it did not start. */
+static arb_repl_t *
+lost_3(const char *id)
+{
+    arb_repl_t   *r;
+    natsMsg      *msg = NULL;
+    unsigned char h4[ARB_HASH_LEN];
+    uint64_t      head;
+
+    if ((r = published(&head, id)) == NULL)
+        return NULL;
+    CHECK(append_ev(id, 3, 4) > head);
+    CHECK_INT(arb__repl_log_hash(r, id, 4, h4, NULL), 1);
+    CHECK_INT(arb_stream_ev_msg(&msg, id, 4, h4, recorder, bytes,
+                                sizeof(bytes)), 0);
+    CHECK_INT(publish(r, msg), 0);
+    CHECK_INT(stream_last_seq(r, id), 4);
+    return r;
+}
+
 static void
 test_one_short(void)
 {
     arb_repl_t   *r;
-    natsMsg      *msg = NULL;
     arb_buf_t     why = ARB_BUF_INIT;
-    unsigned char h4[ARB_HASH_LEN];
-    uint64_t      head, upto = 3;
+    uint64_t      upto = 3;
     int           repaired = 0, whole = 0;
 
-    if ((r = published(&head, "n")) == NULL)
+    if ((r = lost_3("n")) == NULL)
         return;
-    CHECK(append_ev("n", 3, 4) > head);
-    CHECK_INT(arb__repl_log_hash(r, "n", 4, h4, &why), 1);
-    CHECK_INT(arb_stream_ev_msg(&msg, "n", 4, h4, recorder, bytes,
-                                sizeof(bytes)), 0);
-    CHECK_INT(publish(r, msg), 0);
-    CHECK_INT(stream_last_seq(r, "n"), 4);
     /* 4 messages, last seq 4: one short, whatever the window says. */
     CHECK_INT(arb__repl_check_match(r, "n", &upto, ARB_REPL_WALK_NONE, 1,
                                     &repaired, &whole, &why), 0);
@@ -291,6 +304,50 @@ test_dup_names_fork(void)
     arb_buf_free(&why);
 }
 
+/* A message arbiter did not write, on match id's subject. */
+static int
+junk(arb_repl_t *r, const char *id)
+{
+    natsMsg *msg = NULL;
+    char     subj[200];
+
+    if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id) != 0
+        || natsMsg_Create(&msg, subj, NULL, "not an event", 12) != NATS_OK)
+        return -1;
+    return publish(r, msg);
+}
+
+/* One check of match id by the last message alone, upto its highest seq
+ * known published (UINT64_MAX: the log's head); the counters it moved:
+ * *ahead and *diverged. */
+static const char *
+check_one(arb_repl_t *r, const char *id, uint64_t upto, uint64_t *ahead,
+          uint64_t *diverged)
+{
+    static arb_server_t srv;
+    arb_buf_t           why = ARB_BUF_INIT;
+    uint64_t            a0, d0;
+    int                 repaired = 0, whole = 0;
+    const char         *code;
+
+    pthread_mutex_lock(&r->mu);
+    a0 = r->st.ahead;
+    d0 = r->st.diverged;
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(arb__repl_check_match(r, id, &upto, ARB_REPL_WALK_NONE, 0,
+                                    &repaired, &whole, &why), 0);
+    CHECK(!repaired);
+    CHECK(!whole);
+    pthread_mutex_lock(&r->mu);
+    *ahead = r->st.ahead - a0;
+    *diverged = r->st.diverged - d0;
+    pthread_mutex_unlock(&r->mu);
+    srv.repl = r;
+    code = arb_repl_fenced(&srv, id, &why);
+    arb_buf_free(&why);
+    return code != NULL ? code : "";
+}
+
 /* The test hook of check_ahead: another writer's event at the first
  * missing seq, under our message id, published between the pass's read
  * of the subject and its republish. */
@@ -321,84 +378,21 @@ race_hole(arb_repl_t *r, const char *match, uint64_t first)
 static void
 test_hole_raced(void)
 {
-    static arb_server_t srv;
-    arb_repl_t         *r;
-    natsMsg            *msg = NULL;
-    arb_buf_t           why = ARB_BUF_INIT;
-    unsigned char       h4[ARB_HASH_LEN];
-    uint64_t            head, upto = 3, diverged;
-    int                 repaired = 1, whole = 1;
+    arb_repl_t *r;
+    uint64_t    ahead, diverged;
 
-    if ((r = published(&head, "k")) == NULL)
+    if ((r = lost_3("k")) == NULL)
         return;
-    CHECK(append_ev("k", 3, 4) > head);
-    CHECK_INT(arb__repl_log_hash(r, "k", 4, h4, &why), 1);
-    CHECK_INT(arb_stream_ev_msg(&msg, "k", 4, h4, recorder, bytes,
-                                sizeof(bytes)), 0);
-    CHECK_INT(publish(r, msg), 0);
-    pthread_mutex_lock(&r->mu);
-    diverged = r->st.diverged;
-    pthread_mutex_unlock(&r->mu);
     raced = 0;
     r->repair_hook = race_hole;
-    CHECK_INT(arb__repl_check_match(r, "k", &upto, ARB_REPL_WALK_NONE, 0,
-                                    &repaired, &whole, &why), 0);
+    CHECK_STR(check_one(r, "k", 3, &ahead, &diverged), "fenced");
     r->repair_hook = NULL;
     CHECK_INT(raced, 3);
-    CHECK(!repaired);
-    CHECK(!whole);
-    srv.repl = r;
-    CHECK_STR(arb_repl_fenced(&srv, "k", &why), "fenced");
-    pthread_mutex_lock(&r->mu);
-    CHECK_INT(r->st.diverged, diverged + 1);
-    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(ahead, 0);
+    CHECK_INT(diverged, 1);
     CHECK_INT(stream_last_seq(r, "k"), 3);   /* the other writer's */
     arb__repl_thread_stop(r);
     repl_free(r);
-    arb_buf_free(&why);
-}
-
-/* A message arbiter did not write, on match id's subject. */
-static int
-junk(arb_repl_t *r, const char *id)
-{
-    natsMsg *msg = NULL;
-    char     subj[200];
-
-    if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id) != 0
-        || natsMsg_Create(&msg, subj, NULL, "not an event", 12) != NATS_OK)
-        return -1;
-    return publish(r, msg);
-}
-
-/* One check of match id by the last message alone; the counters it
- * moved: *ahead and *diverged. */
-static const char *
-check_one(arb_repl_t *r, const char *id, uint64_t *ahead,
-          uint64_t *diverged)
-{
-    static arb_server_t srv;
-    arb_buf_t           why = ARB_BUF_INIT;
-    uint64_t            upto = UINT64_MAX, a0, d0;
-    int                 repaired = 0, whole = 0;
-    const char         *code;
-
-    pthread_mutex_lock(&r->mu);
-    a0 = r->st.ahead;
-    d0 = r->st.diverged;
-    pthread_mutex_unlock(&r->mu);
-    CHECK_INT(arb__repl_check_match(r, id, &upto, ARB_REPL_WALK_NONE, 0,
-                                    &repaired, &whole, &why), 0);
-    CHECK(!repaired);
-    CHECK(!whole);
-    pthread_mutex_lock(&r->mu);
-    *ahead = r->st.ahead - a0;
-    *diverged = r->st.diverged - d0;
-    pthread_mutex_unlock(&r->mu);
-    srv.repl = r;
-    code = arb_repl_fenced(&srv, id, &why);
-    arb_buf_free(&why);
-    return code != NULL ? code : "";
 }
 
 /* The test hook of arb__repl_last_ours: the message at stream sequence
@@ -522,7 +516,7 @@ test_look_back(void)
     end = last_sseq(r, "x");
     CHECK(end > hook_at && hook_at > x3 && x3 > 0);
     r->look_back_hook = delete_found;
-    CHECK_STR(check_one(r, "x", &ahead, &diverged), "fenced");
+    CHECK_STR(check_one(r, "x", UINT64_MAX, &ahead, &diverged), "fenced");
     CHECK_INT(hook_hits, 1);
     CHECK_INT(ahead, 1);
     CHECK_INT(diverged, 0);
@@ -545,7 +539,7 @@ test_look_back(void)
     CHECK_INT(forged(r, "e", 3), 0);
     for (i = 0; i < ARB_REPL_FOREIGN_MAX; i++)
         CHECK_INT(junk(r, "e"), 0);
-    CHECK_STR(check_one(r, "e", &ahead, &diverged), "fenced");
+    CHECK_STR(check_one(r, "e", UINT64_MAX, &ahead, &diverged), "fenced");
     CHECK_INT(ahead, 1);
     CHECK_INT(diverged, 0);
 
@@ -605,16 +599,16 @@ test_foreign_end(void)
         CHECK_INT(junk(r, "t"), 0);
     for (i = 0; i <= ARB_REPL_FOREIGN_MAX; i++)
         CHECK_INT(junk(r, "h"), 0);
-    CHECK_STR(check_one(r, "q", &ahead, &diverged), "fenced");
+    CHECK_STR(check_one(r, "q", UINT64_MAX, &ahead, &diverged), "fenced");
     CHECK_INT(ahead, 1);
     CHECK_INT(diverged, 0);
-    CHECK_STR(check_one(r, "d", &ahead, &diverged), "fenced");
+    CHECK_STR(check_one(r, "d", UINT64_MAX, &ahead, &diverged), "fenced");
     CHECK_INT(ahead, 0);
     CHECK_INT(diverged, 1);
-    CHECK_STR(check_one(r, "b", &ahead, &diverged), "");
+    CHECK_STR(check_one(r, "b", UINT64_MAX, &ahead, &diverged), "");
     CHECK_INT(ahead, 0);
     CHECK_INT(diverged, 1);
-    CHECK_STR(check_one(r, "h", &ahead, &diverged), "");
+    CHECK_STR(check_one(r, "h", UINT64_MAX, &ahead, &diverged), "");
     CHECK_INT(diverged, 1);
     arb__repl_thread_stop(r);
     repl_free(r);
