@@ -43,6 +43,7 @@ test_valid(void)
     CHECK_INT(scan(B("\x01")), 0);
     CHECK_STR(msg(), "(untouched)");
     CHECK_INT(scan(B("\xff")), 0);                  /* negative fixint */
+    CHECK_INT(scan(B("\xe0")), 0);                  /* -32, the least */
     CHECK_INT(scan(B("\xc0")), 0);
     CHECK_INT(scan(B("\x81\xa1" "a" "\x01")), 0);   /* {"a": 1} */
     CHECK_INT(scan(B("\x90")), 0);                  /* [] */
@@ -183,6 +184,37 @@ test_fixstr_truncated(void)
               "2 remain");
 }
 
+/* One byte short, in a buffer of exactly its size: a length's bytes or
+ * a body one past the end is refused as truncated, never read. */
+static void
+test_one_byte_short(void)
+{
+    static const struct { const char *in; size_t n; const char *why; } c[] = {
+        { "\xda\x00", 2, "truncated: str16 at offset 0 needs 2 length "
+          "bytes but only 1 remain" },
+        { "\x91\xdd\x00\x00\x00", 5, "truncated: array at offset 1 "
+          "needs 4 length bytes but only 3 remain" },
+        { "\xa3" "ab", 3, "truncated: str at offset 0 declares 3 bytes but "
+          "only 2 remain" },
+        { "\xc4\x02\x00", 3, "truncated: bin8 at offset 0 declares 2 "
+          "bytes but only 1 remain" },
+        { "\xcd\x00", 2, "truncated: uint16 at offset 0 needs 2 bytes but "
+          "only 1 remain" },
+        { "\xd5\x01\x00", 3, "truncated: fixext2 at offset 0 needs 2 "
+          "bytes but only 1 remain" },
+    };
+    size_t i;
+    char  *p;
+
+    for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        p = malloc(c[i].n);
+        memcpy(p, c[i].in, c[i].n);
+        CHECK_INT(scan(p, c[i].n), ARB_EPROTO);
+        CHECK_STR(msg(), c[i].why);
+        free(p);
+    }
+}
+
 static void
 test_bin_truncated(void)
 {
@@ -275,6 +307,8 @@ test_element_limit(void)
     big[1] = (char)(ARB_ELEMS_MAX >> 8);
     big[2] = (char)(ARB_ELEMS_MAX & 0xff);
     CHECK_INT(scan(big, n), ARB_ETOOBIG);
+    CHECK_STR(msg(), "array at offset 0 brings the object count to 8193, "
+              "over the limit of 8192");
     free(big);
 }
 
@@ -366,6 +400,7 @@ main(void)
     test_str32_truncated_body();
     test_str32_huge();
     test_fixstr_truncated();
+    test_one_byte_short();
     test_bin_truncated();
     test_reserved_c1();
     test_trailing_bytes();
