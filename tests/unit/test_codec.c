@@ -583,6 +583,137 @@ open_head(size_t setup_entries)
     s("match"); s("m");
 }
 
+/* Bytes the encoder would not write are refused by both readers: the
+ * walker declines them (-1) and the full decoder refuses them, naming the
+ * field where a rule and not only the re-encoding sees it. */
+static void
+walk_refused(int rc, const char *why_want)
+{
+    arb_event_t got;
+    int         w;
+
+    w = arb__event_walk(&got, (const unsigned char *)in.data, in.len);
+    CHECK_INT(w, -1);
+    if (w == 0)
+        arb_event_clear(&got);
+    CHECK_INT(arb_event_decode(&got, in.data, in.len, &why), rc);
+    if (strncmp(why_want, "event: not in canonical", 23) == 0)
+        CHECK(strncmp(arb_buf_cstr(&why), why_want, strlen(why_want)) == 0);
+    else
+        CHECK_STR(arb_buf_cstr(&why), why_want);
+}
+
+/* A move whose seq is the raw bytes `seq` (n of them). */
+static void
+move_raw_seq(const char *seq, size_t n)
+{
+    begin(5);
+    s("v"); u(1);
+    s("kind"); s("move");
+    s("seq"); raw(seq, n);
+    s("player"); s("ann");
+    s("verb"); s("pass");
+}
+
+static void
+test_walk_refuses(void)
+{
+    static const struct { const char *b; size_t n; } longer[] = {
+        { "\xcc\x7f", 2 },                      /* uint8 of a fixint */
+        { "\xcd\x00\x80", 3 },                  /* uint16 of a uint8 */
+        { "\xcd\x00\xff", 3 },
+        { "\xce\x00\x00\xff\xff", 5 },          /* uint32 of a uint16 */
+        { "\xcf\x00\x00\x00\x00\xff\xff\xff\xff", 9 },  /* uint64 of a
+                                                           uint32 */
+        { "\xcf\x00\x00\x00\x00\x00\x01\x00\x00", 9 },
+    };
+    char   big[300];
+    size_t i;
+
+    for (i = 0; i < sizeof(longer) / sizeof(longer[0]); i++) {
+        move_raw_seq(longer[i].b, longer[i].n);
+        walk_refused(ARB_EPROTO, "event: not in canonical form");
+    }
+    /* The shortest forms at the same values are read. */
+    move_raw_seq("\xcc\x80", 2);
+    ACCEPT();
+    move_raw_seq("\xcd\x01\x00", 3);
+    ACCEPT();
+    move_raw_seq("\xce\x00\x01\x00\x00", 5);
+    ACCEPT();
+    move_raw_seq("\xcf\x00\x00\x00\x01\x00\x00\x00\x00", 9);
+    ACCEPT();
+
+    /* A str8 of 31 bytes, a str16 of 255: a fixstr and a str8 fit. */
+    memset(big, 'x', sizeof(big));
+    move_head(2, 1);
+    s("player"); s("ann");
+    s("verb"); raw("\xd9\x1f", 2); raw(big, 31);
+    walk_refused(ARB_EPROTO, "event: not in canonical form");
+    move_head(2, 1);
+    s("player"); s("ann");
+    s("verb"); raw("\xda\x00\xff", 3); raw(big, 255);
+    walk_refused(ARB_EPROTO, "event: not in canonical form");
+
+    /* An array16 of 15 cards: a fixarray holds them. */
+    open_head(3);
+    s("deal");
+    msgpack_pack_map(&pk, 2);
+    s("kind"); s("order");
+    s("cards"); raw("\xdc\x00\x0f", 3);
+    for (i = 0; i < 15; i++)
+        s("Q");
+    walk_refused(ARB_EPROTO, "event: not in canonical form");
+
+    /* No seq; a key twice (the walker reads keys a word at a time). */
+    begin(4);
+    s("v"); u(1);
+    s("kind"); s("move");
+    s("player"); s("ann");
+    s("verb"); s("pass");
+    walk_refused(ARB_EPROTO, "event.seq: missing");
+    move_head(3, 1);
+    s("player"); s("ann");
+    s("player"); s("bob");
+    s("verb"); s("pass");
+    walk_refused(ARB_EPROTO, "event: duplicate key \"player\"");
+
+    /* A player without a name: an empty map, or a team alone. */
+    open_head(3);
+    s("players"); raw("\x91\x80", 2);
+    walk_refused(ARB_EPROTO, "event.setup.players[0].name: missing");
+    open_head(4);
+    s("teams"); raw("\x91", 1); s("a");
+    s("players"); raw("\x91\x81", 2); s("team"); u(0);
+    walk_refused(ARB_EPROTO, "event.setup.players[0].name: missing");
+
+    /* seed_hash where its kind wants none, missing where it wants one,
+     * and of 33 bytes. */
+    memset(big, 0, 40);
+    open_head(3);
+    s("deal");
+    msgpack_pack_map(&pk, 2);
+    s("kind"); s("seed");
+    s("seed"); s("x");
+    walk_refused(ARB_EPROTO,
+                 "event.setup.deal.seed_hash: required for kind \"seed\"");
+    open_head(3);
+    s("deal");
+    msgpack_pack_map(&pk, 3);
+    s("kind"); s("order");
+    s("cards"); raw("\x91", 1); s("Q");
+    s("seed_hash"); msgpack_pack_bin_with_body(&pk, big, 32);
+    walk_refused(ARB_EPROTO, "event.setup.deal.seed_hash: not allowed for "
+                 "kind \"order\"");
+    open_head(3);
+    s("deal");
+    msgpack_pack_map(&pk, 2);
+    s("kind"); s("commit");
+    s("seed_hash"); msgpack_pack_bin_with_body(&pk, big, 33);
+    walk_refused(ARB_EPROTO, "event.setup.deal.seed_hash: expected 32 "
+                 "bytes, got 33");
+}
+
 static void
 test_decode_rejects(void)
 {
@@ -1445,6 +1576,7 @@ main(void)
     test_mutations();
     test_walk_words();
     test_walk();
+    test_walk_refuses();
     test_mp_helpers();
     arb_buf_free(&in);
     arb_buf_free(&why);
