@@ -503,6 +503,46 @@ test_encode_rejects(void)
     CHECK_STR(arb_buf_cstr(&why), "event.player: empty");
     arb_event_clear(&ev);
 
+    /* A string of ARB_STR_MAX bytes is written, one more is not: the
+     * decoder would refuse the event the encoder wrote. */
+    make_kind(&ev, ARB_EV_NOTE);
+    free(ev.text);
+    ev.text = malloc(ARB_STR_MAX + 2);
+    memset(ev.text, 't', ARB_STR_MAX + 1);
+    ev.text[ARB_STR_MAX] = '\0';
+    CHECK_INT(arb_event_check(&ev, &why), 0);
+    ev.text[ARB_STR_MAX] = 't';
+    ev.text[ARB_STR_MAX + 1] = '\0';
+    CHECK_INT(arb_event_encode(&out, &ev), ARB_ETOOBIG);
+    CHECK_INT(arb_event_check(&ev, &why), ARB_ETOOBIG);
+    CHECK_STR(arb_buf_cstr(&why), "event.text: longer than 4096 bytes");
+    arb_event_clear(&ev);
+
+    /* Two teams of one name, side by side. */
+    make_open(&ev, ARB_DEAL_NONE);
+    free(ev.setup->teams[1]);
+    set_str(&ev.setup->teams[1], "north");
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why),
+              "event.setup.teams[1]: same as event.setup.teams[0]");
+    arb_event_clear(&ev);
+
+    /* A deal kind past the table is refused, not looked up. */
+    make_open(&ev, ARB_DEAL_NONE);
+    ev.setup->deal.kind = DEAL_KINDS;
+    CHECK_INT(arb_event_encode(&out, &ev), ARB_EINVAL);
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "event.setup.deal.kind: unknown kind 4");
+    arb_event_clear(&ev);
+
+    /* Which kinds carry a target, and no row read past the table. */
+    CHECK_INT(arb_event_takes_target(ARB_EV_VOID), 1);
+    CHECK_INT(arb_event_takes_target(ARB_EV_AMEND), 1);
+    CHECK_INT(arb_event_takes_target(ARB_EV_MOVE), 0);
+    CHECK_INT(arb_event_takes_target(ARB_EV_OPEN), 0);
+    CHECK_INT(arb_event_takes_target(-1), 0);
+    CHECK_INT(arb_event_takes_target(ARB_EV_KIND_MAX), 0);
+
     memset(&ev, 0, sizeof(ev));
     ev.kind = ARB_EV_KIND_MAX;
     CHECK_INT(arb_event_encode(&out, &ev), ARB_EINVAL);
@@ -1517,11 +1557,36 @@ test_mp_helpers(void)
     CHECK_STR(arb_mp_type_name(arb_mp_get(&res.data, "op")), "str");
     msgpack_unpacked_destroy(&res);
 
+    /* A NUL as a str's last byte; int64's edge. */
+    begin(3);
+    s("s"); msgpack_pack_str_with_body(&pk, "ab\0", 3);
+    s("max"); u((uint64_t)INT64_MAX);
+    s("over"); u((uint64_t)INT64_MAX + 1);
+    CHECK_INT(arb_mp_parse(&res, in.data, in.len, &why), 0);
+    CHECK_INT(arb_mp_str(arb_mp_get(&res.data, "s"), &str, &why, "req.s"),
+              ARB_EPROTO);
+    CHECK_STR(arb_buf_cstr(&why), "req.s: NUL byte at offset 2");
+    CHECK(str == NULL);
+    CHECK_INT(arb_mp_int(arb_mp_get(&res.data, "max"), &iv, &why, "max"),
+              0);
+    CHECK(iv == INT64_MAX);
+    CHECK_INT(arb_mp_int(arb_mp_get(&res.data, "over"), &iv, &why, "over"),
+              ARB_EPROTO);
+    CHECK_STR(arb_buf_cstr(&why), "over: 9223372036854775808 out of range");
+    msgpack_unpacked_destroy(&res);
+
     CHECK_INT(arb_mp_utf8_valid("", 0), 1);
     CHECK_INT(arb_mp_utf8_valid("\xf0\x9f\x82\xa1", 4), 1);   /* U+1F0A1 */
     CHECK_INT(arb_mp_utf8_valid("\xe0\x80\xaf", 3), 0);       /* overlong */
     CHECK_INT(arb_mp_utf8_valid("\x80", 1), 0);
     CHECK_INT(arb_mp_utf8_valid("\xf8\x88\x80\x80\x80", 5), 0);
+    /* The surrogates, at both ends, and their neighbours. */
+    CHECK_INT(arb_mp_utf8_valid("\xed\x9f\xbf", 3), 1);       /* U+D7FF */
+    CHECK_INT(arb_mp_utf8_valid("\xed\xa0\x80", 3), 0);       /* U+D800 */
+    CHECK_INT(arb_mp_utf8_valid("\xed\xbf\xbf", 3), 0);       /* U+DFFF */
+    CHECK_INT(arb_mp_utf8_valid("\xee\x80\x80", 3), 1);       /* U+E000 */
+    CHECK_INT(arb_mp_utf8_valid("\xf4\x8f\xbf\xbf", 4), 1);   /* U+10FFFF */
+    CHECK_INT(arb_mp_utf8_valid("\xf4\x90\x80\x80", 4), 0);
     test_text_valid();
 }
 
