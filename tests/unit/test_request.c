@@ -215,6 +215,27 @@ test_bad(void)
     arb_mp_pack_kv_str(&pk, "c", "3");
     CHECK_INT(decode(), ARB_ETOOBIG);
     CHECK_STR(arb_buf_cstr(&why), "options: 3 entries, at most 2");
+    /* at its least, and a cid of its most bytes, are taken */
+    start(3);
+    arb_mp_pack_kv_str(&pk, "match", "m");
+    arb_mp_pack_kv_uint(&pk, "at", 2);
+    arb_mp_pack_kv_str(&pk, "cid", "12345678");
+    CHECK_INT(decode(), 0);
+    CHECK(vals[F_AT].present && vals[F_AT].u == 2);
+    CHECK_STR(vals[F_CID].str, "12345678");
+    /* a key twice is refused, whether the values agree or not, nil too */
+    start(2);
+    arb_mp_pack_kv_str(&pk, "match", "m");
+    arb_mp_pack_kv_str(&pk, "match", "m");
+    CHECK_INT(decode(), ARB_EPROTO);
+    CHECK_STR(arb_buf_cstr(&why), "match: duplicate key");
+    start(3);
+    arb_mp_pack_kv_str(&pk, "match", "m");
+    arb_mp_pack_kv_uint(&pk, "at", 3);
+    arb_mp_pack_cstr(&pk, "at");
+    msgpack_pack_nil(&pk);
+    CHECK_INT(decode(), ARB_EPROTO);
+    CHECK_STR(arb_buf_cstr(&why), "at: duplicate key");
     /* the first bad field in table order is reported */
     start(2);
     arb_mp_pack_kv_uint(&pk, "cid", 1);
