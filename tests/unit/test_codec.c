@@ -543,6 +543,15 @@ test_encode_rejects(void)
     CHECK_INT(arb_event_takes_target(-1), 0);
     CHECK_INT(arb_event_takes_target(ARB_EV_KIND_MAX), 0);
 
+    /* A target of 0 is a target: what is wrong with this amend is its
+     * setup. */
+    make_kind(&ev, ARB_EV_AMEND);
+    ev.setup = calloc(1, sizeof(*ev.setup));
+    CHECK_INT(arb_event_check(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why),
+              "event.setup: not allowed for kind \"amend\"");
+    arb_event_clear(&ev);
+
     memset(&ev, 0, sizeof(ev));
     ev.kind = ARB_EV_KIND_MAX;
     CHECK_INT(arb_event_encode(&out, &ev), ARB_EINVAL);
@@ -804,6 +813,19 @@ test_decode_rejects(void)
     s("a\"\n\x01");
     u(1);
     REJECT(ARB_EPROTO, "event: unknown key \"a\\x22\\x0a\\x01\"");
+    /* A long one is cut at 32 bytes. */
+    move_head(1, 1);
+    s("0123456789abcdef0123456789abcdefXYZ");
+    u(1);
+    REJECT(ARB_EPROTO, "event: unknown key "
+           "\"0123456789abcdef0123456789abcdef...\"");
+    /* No bytes at all, not even a buffer. */
+    {
+        arb_event_t e;
+
+        CHECK_INT(arb_event_decode(&e, NULL, 0, &why), ARB_EPROTO);
+        CHECK_STR(arb_buf_cstr(&why), "empty message");
+    }
 
     /* Keys out of order. */
     begin(2);
@@ -1491,6 +1513,42 @@ test_walk(void)
     arb_buf_free(&again);
 }
 
+/* Reused room grows with the events: a small move, then one longer than
+ * any before, each read whole into room of at least its size. */
+static void
+test_scratch_grows(void)
+{
+    arb_event_scratch_t sc;
+    const arb_event_t  *got;
+    arb_event_t         ev;
+    arb_buf_t           enc = ARB_BUF_INIT, again = ARB_BUF_INIT;
+    char                arg[200];
+    int                 round, i;
+
+    memset(&sc, 0, sizeof(sc));
+    memset(arg, 'a', sizeof(arg) - 1);
+    arg[sizeof(arg) - 1] = '\0';
+    for (round = 0; round < 3; round++) {
+        make_move(&ev);
+        for (i = 0; i < round * 6; i++)
+            arb_event_add_arg(&ev, arg);
+        enc.len = 0;
+        CHECK_INT(arb_event_encode(&enc, &ev), 0);
+        arb_event_clear(&ev);
+        CHECK_INT(arb_event_decode_scratch(&sc, enc.data, enc.len, &why,
+                                           &got), 0);
+        CHECK(got != NULL && sc.owned == 0);
+        CHECK(sc.cap >= arb__event_walk_room(enc.len));
+        again.len = 0;
+        CHECK(got != NULL && arb_event_encode(&again, got) == 0
+              && again.len == enc.len
+              && memcmp(again.data, enc.data, enc.len) == 0);
+    }
+    arb_event_scratch_free(&sc);
+    arb_buf_free(&enc);
+    arb_buf_free(&again);
+}
+
 static void
 test_mutations(void)
 {
@@ -1642,6 +1700,7 @@ main(void)
     test_walk_words();
     test_walk();
     test_walk_refuses();
+    test_scratch_grows();
     test_mp_helpers();
     arb_buf_free(&in);
     arb_buf_free(&why);
