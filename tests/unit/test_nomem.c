@@ -28,6 +28,7 @@
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
+#include "proto/frame.h"
 #include "tests/crash/disk.h"
 #include "tests/dispatch_harness.h"
 #include "tests/nomem/failalloc.h"
@@ -249,6 +250,37 @@ test_tokens_load(void)
     CHECK(refused > 0);
 }
 
+/* A frame that cannot be appended whole leaves the buffer as it was (a
+ * sender never queues a header without its body), and a reader that
+ * cannot hold a split frame fails and stays failed. */
+static void
+test_frames(void)
+{
+    static char        body[5000];
+    arb_buf_t          b = ARB_BUF_INIT;
+    arb_frame_reader_t r;
+    const char        *f;
+    size_t             n;
+
+    arb_buf_puts(&b, "keep");
+    arb_failalloc_arm(1);
+    CHECK_INT(arb_frame_encode(&b, body, sizeof(body)), ARB_ENOMEM);
+    CHECK_INT(arb_failalloc_disarm(), 1);
+    CHECK_INT(b.len, 4);
+    CHECK(memcmp(b.data, "keep", 4) == 0);
+    arb_buf_free(&b);
+
+    CHECK_INT(arb_frame_reader_init(&r, 65536), 0);
+    CHECK_INT(arb_frame_reader_feed(&r, "\x00\x00\x00\x0a" "abc", 7), 0);
+    arb_failalloc_arm(1);
+    CHECK_INT(arb_frame_reader_next(&r, &f, &n), ARB_ENOMEM);
+    CHECK_INT(arb_failalloc_disarm(), 1);
+    CHECK_INT(arb_frame_reader_feed(&r, "defghij", 7), ARB_ENOMEM);
+    CHECK_INT(arb_frame_reader_next(&r, &f, &n), ARB_ENOMEM);
+    CHECK_INT(arb_frame_reader_partial(&r), 0);
+    arb_frame_reader_free(&r);
+}
+
 /* Every request of a script with its nth allocation failed. */
 static void
 test_script(const char *name)
@@ -311,6 +343,7 @@ main(void)
         fprintf(stderr, "setup failed (run from the repository root)\n");
         return 1;
     }
+    test_frames();
     test_scorer_list();
     test_tokens_load();
     for (i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
