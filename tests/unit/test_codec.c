@@ -1549,6 +1549,49 @@ test_scratch_grows(void)
     arb_buf_free(&again);
 }
 
+/* Events read from a buffer of exactly their length, ending in a short
+ * string (the walker reads 8 bytes at once only where 8 remain): what
+ * `make asan` or valgrind sees read past the end. */
+static void
+test_exact_buffer(void)
+{
+    arb_event_scratch_t sc;
+    const arb_event_t  *got;
+    arb_event_t         ev;
+    arb_buf_t           enc = ARB_BUF_INIT;
+    char               *p;
+    int                 kind;
+
+    memset(&sc, 0, sizeof(sc));
+    for (kind = 0; kind < 3; kind++) {
+        make_move(&ev);
+        arb_strv_free(ev.args, ev.nargs);
+        ev.args = NULL;
+        ev.nargs = 0;
+        if (kind == 1) {
+            free(ev.verb);
+            set_str(&ev.verb, "p");
+        } else if (kind == 2) {
+            arb_event_clear(&ev);
+            make_kind(&ev, ARB_EV_NOTE);
+            free(ev.text);
+            set_str(&ev.text, "ok");
+        }
+        enc.len = 0;
+        CHECK_INT(arb_event_encode(&enc, &ev), 0);
+        arb_event_clear(&ev);
+        p = malloc(enc.len);
+        memcpy(p, enc.data, enc.len);
+        CHECK_INT(arb_event_decode(&ev, p, enc.len, &why), 0);
+        arb_event_clear(&ev);
+        CHECK_INT(arb_event_decode_scratch(&sc, p, enc.len, &why, &got), 0);
+        CHECK(got != NULL && sc.owned == 0);
+        free(p);
+    }
+    arb_event_scratch_free(&sc);
+    arb_buf_free(&enc);
+}
+
 static void
 test_mutations(void)
 {
@@ -1701,6 +1744,7 @@ main(void)
     test_walk();
     test_walk_refuses();
     test_scratch_grows();
+    test_exact_buffer();
     test_mp_helpers();
     arb_buf_free(&in);
     arb_buf_free(&why);
