@@ -124,6 +124,13 @@ test_feed_undrained(void)
     CHECK_INT(arb_frame_reader_next(&r, &f, &n), 0);
     CHECK_INT(arb_frame_reader_feed(&r, "x", 1), 0);
     arb_frame_reader_free(&r);
+    /* Bytes without a buffer are a caller bug too; no bytes need none. */
+    arb_frame_reader_init(&r, 16);
+    CHECK_INT(arb_frame_reader_feed(&r, NULL, 5), ARB_EINVAL);
+    CHECK_INT(arb_frame_reader_next(&r, &f, &n), 0);
+    CHECK_INT(arb_frame_reader_feed(&r, NULL, 0), 0);
+    CHECK_INT(arb_frame_reader_next(&r, &f, &n), 0);
+    arb_frame_reader_free(&r);
 }
 
 /* Hostile: a zero-length frame fails and the reader stays failed. */
