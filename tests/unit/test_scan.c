@@ -384,6 +384,52 @@ test_parse_guards_unpacker(void)
     msgpack_unpacked_destroy(&u);
 }
 
+/* arb_mp_parse and arb_mp_parse_zone scan with the protocol's limits:
+ * maps ARB_DEPTH_MAX deep pass, one deeper does not, nor an object over
+ * ARB_ELEMS_MAX. */
+static void
+test_parse_limits(void)
+{
+    msgpack_unpacked u;
+    msgpack_zone     z;
+    msgpack_object   o;
+    char             buf[2 * (ARB_DEPTH_MAX + 1) + 1], *big;
+    size_t           n, i;
+    int              depth;
+
+    msgpack_zone_init(&z, 1024);
+    for (depth = ARB_DEPTH_MAX; depth <= ARB_DEPTH_MAX + 1; depth++) {
+        for (i = 0; i < (size_t)depth; i++)
+            memcpy(buf + 2 * i, "\x81\xa0", 2);
+        buf[2 * depth] = 0x01;
+        n = 2 * (size_t)depth + 1;
+        CHECK_INT(arb_mp_parse(&u, buf, n, &why),
+                  depth > ARB_DEPTH_MAX ? ARB_ETOOBIG : 0);
+        msgpack_unpacked_destroy(&u);
+        CHECK_INT(arb_mp_parse_zone(&z, &o, buf, n, &why),
+                  depth > ARB_DEPTH_MAX ? ARB_ETOOBIG : 0);
+        msgpack_zone_clear(&z);
+    }
+    CHECK_STR(msg(), "map at offset 16 nests deeper than 8");
+    /* {"": [nil x ARB_ELEMS_MAX - 3]} is the limit, one more over it. */
+    n = 5 + ARB_ELEMS_MAX;
+    big = malloc(n);
+    memset(big, 0xc0, n);
+    memcpy(big, "\x81\xa0\xdc", 3);
+    for (i = ARB_ELEMS_MAX - 3; i <= ARB_ELEMS_MAX - 2; i++) {
+        big[3] = (char)(i >> 8);
+        big[4] = (char)(i & 0xff);
+        CHECK_INT(arb_mp_parse(&u, big, 5 + i, &why),
+                  i > ARB_ELEMS_MAX - 3 ? ARB_ETOOBIG : 0);
+        msgpack_unpacked_destroy(&u);
+        CHECK_INT(arb_mp_parse_zone(&z, &o, big, 5 + i, &why),
+                  i > ARB_ELEMS_MAX - 3 ? ARB_ETOOBIG : 0);
+        msgpack_zone_clear(&z);
+    }
+    free(big);
+    msgpack_zone_destroy(&z);
+}
+
 int
 main(void)
 {
@@ -412,6 +458,7 @@ main(void)
     test_element_limit_cumulative();
     test_frames();
     test_parse_guards_unpacker();
+    test_parse_limits();
     arb_buf_free(&why);
     return TEST_END();
 }
