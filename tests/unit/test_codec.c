@@ -813,6 +813,11 @@ test_decode_rejects(void)
     s("a\"\n\x01");
     u(1);
     REJECT(ARB_EPROTO, "event: unknown key \"a\\x22\\x0a\\x01\"");
+    /* DEL and a byte past ASCII too. */
+    move_head(1, 1);
+    s("\x7f" "b\xc3\xa9");
+    u(1);
+    REJECT(ARB_EPROTO, "event: unknown key \"\\x7fb\\xc3\\xa9\"");
     /* A long one is cut at 32 bytes. */
     move_head(1, 1);
     s("0123456789abcdef0123456789abcdefXYZ");
