@@ -40,6 +40,52 @@ read_move(arb_match_t *m, const char *line, char *got, size_t cap)
     return rc;
 }
 
+/* A bare move is the move of the player whose turn it is, or of the one
+ * the caller reads it for (no test failed when either was left out and
+ * every bare move became the first player's; the turn is not looked up
+ * when the caller names the player). */
+static void
+test_turn_and_as(void)
+{
+    char         buf[64], *w[4];
+    arb_event_t  ev;
+    arb_buf_t    why = ARB_BUF_INIT;
+    size_t       n;
+    arb_match_t *m = replay_text("game: yahchain\nmatch: Y\n"
+                                 "players: alice bob\nmode: 3\n\n"
+                                 "place alice 4S\n", UINT64_MAX);
+    char         got[128];
+
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(read_move(m, "5H", got, sizeof(got)), 0);
+    CHECK_STR(got, "place bob 5♥");
+    snprintf(buf, sizeof(buf), "6D");
+    n = arb_move_words(buf, w, 4);
+    memset(&ev, 0, sizeof(ev));
+    CHECK_INT(arb_move_from_words(m, "bob", w, n, &ev, &why), 0);
+    CHECK(ev.player != NULL && strcmp(ev.player, "bob") == 0);
+    arb_event_clear(&ev);
+    arb_buf_free(&why);
+    arb_match_free(m);
+}
+
+/* At most max words are stored, however many the text has: the caller
+ * sizes its array by max (no test failed when one more was stored). */
+static void
+test_words_max(void)
+{
+    char  buf[] = "a b\tc d e";
+    char *w[4], mark[] = "unset";
+
+    w[3] = mark;
+    CHECK_INT(arb_move_words(buf, w, 3), 3);
+    CHECK(w[3] == mark);
+    CHECK_STR(w[0], "a");
+    CHECK_STR(w[2], "c");
+}
+
 int
 main(void)
 {
@@ -133,6 +179,23 @@ main(void)
          * 2026-12-06 one of more than 16 as typed) */
         { 1, "deal ann b1b1b1b1b2b2b2b2b3b3b3b3b4b4b4b4b5b5b5b5", 0,
           "deal ann B1B1B1B1B2B2B2B2B3B3B3B3B4B4B4B4B5B5B5B5" },
+        /* two seated players first is no move where there is no bare
+         * verb: ann is not read as a verb of bob's */
+        { 1, "ann bob", ARB_EINVAL, "write the move out: VERB PLAYER "
+          "ARG..., its verb first ('ann' is a player)" },
+        /* the bare verb and a name that is none, with nothing after */
+        { 0, "place carol", ARB_EINVAL, "'carol' is no player of this "
+          "match (the players: alice bob)" },
+        /* a tab parts words as a blank does */
+        { 0, "\tplace\t\tbob \t5H", 0, "place bob 5♥" },
+        /* a word of two letters may be a card mistyped: the rules' to
+         * refuse, naming it */
+        { 0, "KX", 0, "place alice KX" },
+        /* 33 arguments after the verb and player are one too many */
+        { 0, "place alice 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S "
+          "2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S 2S", ARB_EINVAL,
+          "too many words: a move takes at most 32 arguments after its "
+          "verb and player, got 33" },
     };
     size_t k;
     const arb_rules_t *const *g;
@@ -145,6 +208,8 @@ main(void)
                   t[k].rc);
         CHECK_STR(got, t[k].want);
     }
+    test_turn_and_as();
+    test_words_max();
     arb_match_free(y);
     arb_match_free(tm);
     arb_match_free(cm);
