@@ -68,6 +68,35 @@ main(void)
     CHECK_STR(d.seed, "table-7");
     free(d.seed);
 
+    /* only a committed deal is revealed, even by its own secret (no test
+     * failed when a seeded deal was revealed over its seed) */
+    memset(&d, 0, sizeof(d));
+    d.kind = ARB_DEAL_SEED;
+    d.seed = strdup("table-7");
+    arb_seed_hash(d.seed_hash, "table-7", 7);
+    CHECK_INT(arb_deal_reveal(&d, "seed", "table-7", &v), ARB_EINVAL);
+    CHECK(strstr(v.msg, "was not committed") != NULL);
+    CHECK_INT(d.kind, ARB_DEAL_SEED);
+    free(d.seed);
+
+    /* the stored secret's kind fits ARB_DEAL_KIND_MAX with its NUL: one
+     * of 8 bytes is refused, not written one byte past the array */
+    {
+        char        kbuf[ARB_DEAL_KIND_MAX + 1];
+        const char *sec = NULL;
+
+        kbuf[ARB_DEAL_KIND_MAX] = 'x';
+        CHECK_INT(arb_deal_stored_parse("order B1 R0", kbuf, &sec), 0);
+        CHECK_STR(kbuf, "order");
+        CHECK_STR(sec, "B1 R0");
+        CHECK_INT(arb_deal_stored_parse("abcdefg s", kbuf, &sec), 0);
+        CHECK_INT(arb_deal_stored_parse("abcdefgh s", kbuf, &sec),
+                  ARB_EINVAL);
+        CHECK(kbuf[ARB_DEAL_KIND_MAX] == 'x');
+        CHECK_INT(arb_deal_stored_parse("seed", kbuf, &sec), ARB_EINVAL);
+        CHECK_INT(arb_deal_stored_parse(NULL, kbuf, &sec), ARB_EINVAL);
+    }
+
     /* an explicit order commits to its cards joined by single spaces */
     memset(&d, 0, sizeof(d));
     d.kind = ARB_DEAL_ORDER;
