@@ -33,6 +33,11 @@ main(void)
         ok &= perm[i] < 100 && seen[perm[i]]++ == 0;
     CHECK(ok);
     CHECK_INT(arb_shuffle(perm, 0, "x", 1), ARB_EINVAL);
+    /* past 2^20 cards is refused before perm is written (no test failed
+     * when the bound was dropped) */
+    perm[0] = 77;
+    CHECK_INT(arb_shuffle(perm, (1u << 20) + 1, "x", 1), ARB_EINVAL);
+    CHECK_INT(perm[0], 77);
     /* rough uniformity: 6000 seeds over 3 cards, each cell near 2000 */
     memset(counts, 0, sizeof(counts));
     for (s = 0; s < 6000; s++) {
