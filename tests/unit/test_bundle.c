@@ -191,6 +191,75 @@ verify(const arb_buf_t *b, const unsigned char *pk, arb_bundle_report_t *r)
 
 /* ---- keys ------------------------------------------------------------- */
 
+/* Writes text to path (an existing file keeps its mode). */
+static void
+put_file(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "w");
+
+    CHECK(f != NULL);
+    if (f != NULL) {
+        fwrite(text, 1, len, f);
+        fclose(f);
+    }
+}
+
+/* A signing.key cut short, of garbage, too large or with a public half
+ * that is not its seed's is refused by name, and the load names the
+ * file (no test failed when the public half went unchecked, a file past
+ * the size limit was read, or the message left the file out). */
+static void
+damaged_secret(const char *path)
+{
+    arb_keypair_t k2;
+    arb_buf_t     why = ARB_BUF_INIT;
+    char          good[129], bad[5200], want[700];
+    FILE         *f = fopen(path, "r");
+
+    CHECK(f != NULL && fread(good, 1, 129, f) == 129);
+    if (f != NULL)
+        fclose(f);
+    snprintf(want, sizeof(want), "%s: not a key file (expected 128 hex "
+             "digits)", path);
+    put_file(path, good, 100);                  /* cut short */
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why), want);
+    put_file(path, "", 0);                      /* empty */
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why), want);
+    memcpy(bad, good, 129);
+    bad[7] = 'g';                               /* not hex */
+    put_file(path, bad, 129);
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why), want);
+    memcpy(bad, good, 128);
+    memcpy(bad + 128, "ab\n", 3);               /* 130 digits */
+    put_file(path, bad, 131);
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why), want);
+    /* the last digit of the public half changed */
+    memcpy(bad, good, 129);
+    bad[127] = bad[127] == '0' ? '1' : '0';
+    put_file(path, bad, 129);
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), ARB_ECORRUPT);
+    snprintf(want, sizeof(want), "%s: damaged: the public half does not "
+             "follow from the seed", path);
+    CHECK_STR(arb_buf_cstr(&why), want);
+    /* the key, then more than a key file holds */
+    memcpy(bad, good, 129);
+    memset(bad + 129, '#', sizeof(bad) - 129);
+    put_file(path, bad, sizeof(bad));
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), ARB_ECORRUPT);
+    snprintf(want, sizeof(want), "%s: too large for a key file", path);
+    CHECK_STR(arb_buf_cstr(&why), want);
+    /* and back: the same key loads */
+    put_file(path, good, 129);
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), 0);
+    CHECK(memcmp(k2.pk, kp.pk, 32) == 0);
+    arb_keypair_clear(&k2);
+    arb_buf_free(&why);
+}
+
 static void
 test_keys(void)
 {
@@ -261,7 +330,13 @@ test_keys(void)
              "too open: only its owner may read the signing key (chmod 600)",
              keydir);
     CHECK_STR(arb_buf_cstr(&why), other);
+    /* others' read bit alone is too open as well */
+    chmod(path, 0604);
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), ARB_EPERM);
+    CHECK(strstr(arb_buf_cstr(&why), "permissions 0604 are too open")
+          != NULL);
     chmod(path, 0600);
+    damaged_secret(path);
 
     /* A lost public half is rewritten from the secret. */
     snprintf(path, sizeof(path), "%s/signing.pub", keydir);
