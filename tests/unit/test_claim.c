@@ -157,8 +157,9 @@ test_jsonin_paths(void)
     JREJECT("\xef\xbb\xbf{\"\\u00e9\": 0.5}", "line 1, column 12: "
             "\\u00e9: 0.5 is not an integer: whole numbers only (no "
             "fraction, no exponent)");
-    /* Keys and numbers are cut short, between characters; past eight
-     * levels the path says there is more. */
+    /* Keys and numbers are cut short, between characters (also when
+     * one straddles the 24th byte); past eight levels the path says
+     * there is more. */
     JREJECT("{\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
             "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\":"
             "123456789012345678901234567890}", "line 1, column 18: "
@@ -166,12 +167,18 @@ test_jsonin_paths(void)
             "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9...: "
             "123456789012345678901234... is out of range (at most "
             "9223372036854775807)");
+    JREJECT("{\"aaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9z\": [1.5]}", "line 1, "
+            "column 32: aaaaaaaaaaaaaaaaaaaaaaa...[0]: 1.5 is not an "
+            "integer: whole numbers only (no fraction, no exponent)");
     JREJECT("[[[[[[[[[[1.5]]]]]]]]]]", "line 1, column 11: "
             "[0][0][0][0][0][0][0][0]...: 1.5 is not an integer: whole "
             "numbers only (no fraction, no exponent)");
-    /* Syntax: the path of the object or array it happens in. */
+    /* Syntax: the path of the object or array it happens in, not of the
+     * value before it. */
     JREJECT("{\"r\": [{\"s\": 1,}]}", "line 1, column 16: r[0]: trailing "
             "comma in an object");
+    JREJECT("{\"r\": [{\"s\": 1 \"t\": 2}]}", "line 1, column 18: r[0]: "
+            "'}' expected near '\"t\"'");
     JREJECT("{\"r\": [{\"s\": 1}, {\"t", "line 1, column 21: r[1]: "
             "premature end of input near '\"t'");
     JREJECT("{\"r\": [{\"s\": \"x", "line 1, column 16: r[0].s: premature "
