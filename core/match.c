@@ -379,12 +379,20 @@ judge_claim(const arb_event_t *ev, arb_claim_t *out, arb_verdict_t *v)
 }
 
 /* A committed deal (seed_hash set at open) must be revealed by the close
- * that seals the match, and the reveal must open the commitment. */
+ * that seals the match, and the reveal must open the commitment.  The
+ * commitment hashes the secret alone, so where the match holds the deal
+ * (the recorder's) the reveal must also be of its kind: an order's text
+ * opens it as a seed too, and replay would shuffle that into another
+ * deal than the one the moves were judged with (until 2026-12-07 such a
+ * close was recorded). */
 static int
 check_reveal(const arb_match_t *m, const arb_event_t *ev, arb_verdict_t *v)
 {
     static const unsigned char zero[ARB_HASH_LEN];
     int committed = memcmp(m->setup.deal.seed_hash, zero, ARB_HASH_LEN) != 0;
+    const char *held = m->setup.deal.kind == ARB_DEAL_SEED ? "seed"
+                       : m->setup.deal.kind == ARB_DEAL_ORDER ? "order"
+                       : NULL;
 
     if (ev->nargs == 0 && !committed)
         return 0;
@@ -400,6 +408,12 @@ check_reveal(const arb_match_t *m, const arb_event_t *ev, arb_verdict_t *v)
         return arb_verdict(v, ARB_EINVAL, "deal",
                            "a reveal is 'seed <text>' or 'order <cards>' "
                            "(two arguments), got %zu", ev->nargs);
+    if (held != NULL && ev->args[0] != NULL && strcmp(ev->args[0], held) != 0)
+        return arb_verdict(v, ARB_EINVAL, "deal",
+                           "the deal was committed as %s: the close "
+                           "reveals it as '%s'", *held == 's' ? "a seed"
+                           : "an order", *held == 's' ? "seed <text>"
+                           : "order <cards>");
     return arb_deal_check(m->setup.deal.seed_hash, ev->args[0], ev->args[1],
                           v);
 }

@@ -39,6 +39,52 @@ replay_text(const char *text, unsigned char digest[ARB_HASH_LEN])
     return rc;
 }
 
+/* A match the recorder runs holds its deal and the commitment to it: a
+ * close may reveal it only as what it is.  The commitment hashes the
+ * secret alone, so an order's text also opens it as a seed, which replay
+ * would shuffle into another deal than the one the moves were judged
+ * with. */
+static void
+test_reveal_kind(void)
+{
+    static const char *text =
+        "game: tsukurutenten\nmatch: T1\nplayers: ann bob\n"
+        "deal: order R7R7R7R7B7B7B7 B1B1B1B2B2B2R4 P8B7P7B6B6B6R6 "
+        "R6R6R6P6B5B5B5 B5R5R5R5R5P5B4 B4B4B4R4R4R4B3 B3B3B3R3R3R3R3 "
+        "B2R2R2R2R2B1R1 R1R1R1R0B6\n\n";
+    arb_history_t t;
+    arb_buf_t     why = ARB_BUF_INIT, sec = ARB_BUF_INIT;
+    arb_match_t  *m = NULL;
+    arb_event_t   close;
+    arb_verdict_t v;
+    const char   *kind;
+
+    memset(&t, 0, sizeof(t));
+    CHECK_INT(arb_transcript_parse(&t, text, strlen(text), &why), 0);
+    if (t.open.setup == NULL)
+        return;
+    /* as the recorder opens it: the deal, and its commitment */
+    CHECK_INT(arb_deal_secret(&t.open.setup->deal, &sec, &kind), 0);
+    arb_seed_hash(t.open.setup->deal.seed_hash, sec.data, sec.len);
+    CHECK_INT(arb_match_open(&m, &t.open, &v), 0);
+    memset(&close, 0, sizeof(close));
+    close.kind = ARB_EV_CLOSE;
+    close.seq = 1;
+    arb_event_add_arg(&close, "seed");
+    arb_event_add_arg(&close, arb_buf_cstr(&sec));
+    CHECK_INT(arb_match_apply(m, &close, &v), ARB_EINVAL);
+    CHECK_STR(v.msg, "the deal was committed as an order: the close "
+              "reveals it as 'order <cards>'");
+    free(close.args[0]);
+    close.args[0] = strdup("order");
+    CHECK_INT(arb_match_apply(m, &close, &v), 0);
+    arb_event_clear(&close);
+    arb_match_free(m);
+    arb_history_clear(&t);
+    arb_buf_free(&sec);
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
@@ -159,5 +205,6 @@ main(void)
         arb_buf_free(&out);
         arb_buf_free(&why);
     }
+    test_reveal_kind();
     return TEST_END();
 }
