@@ -183,6 +183,12 @@ test_jsonin_paths(void)
             "premature end of input near '\"t'");
     JREJECT("{\"r\": [{\"s\": \"x", "line 1, column 16: r[0].s: premature "
             "end of input near '\"x'");
+    /* a text cut after a key: the path goes to that key */
+    JREJECT("{\"a\": [1, {\"b\"", "line 1, column 15: a[1].b: ':' "
+            "expected near end of file");
+    /* CRLF line ends are blanks, a line's end counted once */
+    JREJECT("{\r\n\"a\": 1.5}", "line 2, column 6: a: 1.5 is not an "
+            "integer: whole numbers only (no fraction, no exponent)");
 }
 
 /* ---- claim files -------------------------------------------------------- */
