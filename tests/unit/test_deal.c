@@ -143,6 +143,24 @@ main(void)
         CHECK_INT(arb_deal_stored_parse(NULL, kbuf, &sec), ARB_EINVAL);
     }
 
+    /* a reveal without its secret is refused, not read */
+    CHECK_INT(arb_deal_check(h, "seed", NULL, &v), ARB_EINVAL);
+    CHECK_INT(arb_deal_check(h, NULL, "table-7", &v), ARB_EINVAL);
+    /* an order committed with blanks around its cards reveals its cards
+     * only: no empty card after a trailing blank */
+    memset(&d, 0, sizeof(d));
+    d.kind = ARB_DEAL_COMMIT;
+    arb_seed_hash(d.seed_hash, " B1  R0 ", 8);
+    CHECK_INT(arb_deal_reveal(&d, "order", " B1  R0 ", &v), 0);
+    CHECK_INT(d.ncards, 2);
+    if (d.ncards == 2) {
+        CHECK_STR(d.cards[0], "B1");
+        CHECK_STR(d.cards[1], "R0");
+    }
+    for (i = 0; i < (int)d.ncards; i++)
+        free(d.cards[i]);
+    free(d.cards);
+
     /* an explicit order commits to its cards joined by single spaces */
     memset(&d, 0, sizeof(d));
     d.kind = ARB_DEAL_ORDER;
