@@ -252,6 +252,14 @@ damaged_secret(const char *path)
     CHECK_INT(arb_keys_load(&k2, keydir, &why), ARB_ECORRUPT);
     snprintf(want, sizeof(want), "%s: too large for a key file", path);
     CHECK_STR(arb_buf_cstr(&why), want);
+    /* a refused load leaves no part of the secret behind */
+    memset(&k2, 0xa5, sizeof(k2));
+    chmod(path, 0640);
+    put_file(path, good, 129);
+    CHECK_INT(arb_keys_load(&k2, keydir, &why), ARB_EPERM);
+    memset(bad, 0, sizeof(k2));
+    CHECK(memcmp(&k2, bad, sizeof(k2)) == 0);
+    chmod(path, 0600);
     /* and back: the same key loads */
     put_file(path, good, 129);
     CHECK_INT(arb_keys_load(&k2, keydir, &why), 0);
@@ -320,6 +328,12 @@ test_keys(void)
         fclose(f);
     }
     CHECK_INT(arb_pubkey_parse(pk2, other, &why), ARB_EINVAL);
+    /* A copy with CRLF line ends and a blank line reads. */
+    snprintf(path, sizeof(path), "# copied\r\n\r\n%s\r\n", hex);
+    put_file(other, path, strlen(path));
+    memset(pk2, 0, 32);
+    CHECK_INT(arb_pubkey_parse(pk2, other, &why), 0);
+    CHECK(memcmp(pk, pk2, 32) == 0);
     unlink(other);
 
     /* A secret anyone may read is refused. */
