@@ -1118,6 +1118,13 @@ test_dealt(void)
         return;
     }
     CHECK_INT(call(cl, &res, "state", "s", "match", "dealt-1"), 0);
+    /* the seed's text opens the commitment as an order too: a close
+     * revealing it so is refused (until 2026-12-07 it was recorded, and
+     * replay dealt that one-card order instead) */
+    CHECK(call(cl, &res, "append", "ssa", "match", "dealt-1", "kind",
+               "close", "args", (const char *[]){ "order", "table-7",
+                                                  NULL }) != 0);
+    CHECK(strstr(last_err, "the deal was committed as a seed") != NULL);
     CHECK_INT(call(cl, &res, "append", "ss", "match", "dealt-1", "kind",
                    "close"), 0);
     CHECK_INT(call(cl, &res, "state", "s", "match", "dealt-1"), 0);
