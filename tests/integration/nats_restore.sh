@@ -41,6 +41,8 @@ for m in E.1 E.2; do
 done
 check "restored east has no W" "" \
     "$($A export --format jsonl --db "$T/east-r" --match W.1 2>/dev/null)"
+check "restore east: no progress drawn in a pipe" 0 \
+    "$(printf '%s\n' "$out" | grep -c "$(printf '\033')")"
 out=$($A check --db "$T/east-r" 2>&1); rc=$?
 check "check restored east" 0 $rc
 
@@ -52,6 +54,9 @@ check "without the key: the dealt match on its chain only" 1 \
     "$(printf '%s' "$out" | grep -c ' 0 deal secrets, 1 dealt matches checked on their chain only')"
 check "without the key: named" 1 \
     "$(printf '%s' "$out" | grep -c 'match E.D1: running dealt match: the deal secret is not kept')"
+check "without the key: the store that does not verify kept, as said" \
+    "yes 1" "$([ -f "$T/d-r.partial/data.mdb" ] && echo yes) \
+$(printf '%s\n' "$out" | grep -c "does not verify; it was left in $T/d-r.partial\$")"
 
 out=$($A restore --nats "$URLS" --data "$T/all-r" --key "$T/repl.key" 2>&1); rc=$?
 check "restore whole stream exit" 0 $rc
@@ -87,6 +92,17 @@ for m in W.1 W.2; do
     check "JetStream unavailable at each step: $m identical" \
         "$(events "$T/west" $m)" "$(events "$T/blip-r" $m)"
 done
+
+# At a terminal the progress is drawn on stderr (no test failed when it
+# was never drawn).
+if command -v script > /dev/null 2>&1; then
+    script -qec "$A restore --nats $URLS --data $T/tty-r --prefix W." \
+        /dev/null > "$T/tty" 2>&1
+    check "progress at a terminal" yes \
+        "$(grep -q 'restore: stream sequence [0-9]*/36' "$T/tty" && echo yes)"
+else
+    echo "nats_restore.sh: 'script' not found: the terminal case is skipped"
+fi
 
 # The target must be new or empty.
 out=$($A restore --nats "$URLS" --data "$T/east-r" 2>&1); rc=$?

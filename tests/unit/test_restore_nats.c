@@ -5,6 +5,8 @@
  * and nothing is restored, even though another match is complete; after
  * the lost match is gone from the restore (--prefix), it succeeds.  A
  * stream whose last message was deleted restores (arb_stream_next_seq).
+ * Reads that pass over a match's last message, or a match's only one
+ * (ARBITER_RESTORE_DROP), are refused naming the match.
  * Ports: ARB_NATS_PORT_BASE, default 16500.
  */
 #include <stdio.h>
@@ -49,16 +51,20 @@ publish(arb_stream_t *st, const char *id, const msgs_t *ms)
     }
 }
 
-/* Runs the restore; its stderr into out, the exit status returned. */
+/* Runs the restore, its command line after env (variables, or ""); its
+ * stderr into out, the exit status returned. */
 static int
-restore(const char *urls, const char *extra, char *out, size_t cap)
+restore_env(const char *env, const char *urls, const char *extra,
+            char *out, size_t cap)
 {
+    char   line[1024];
     FILE  *f;
     size_t n;
     int    st;
 
-    snprintf(cmd, sizeof(cmd), "bin/arbiter restore --nats %s --data %s/r "
-             "%s 2>&1 >/dev/null", urls, dir, extra);
+    snprintf(line, sizeof(line), "%sbin/arbiter restore --nats %s --data "
+             "%s/r %s 2>&1 >/dev/null", env, urls, dir, extra);
+    snprintf(cmd, sizeof(cmd), "%s", line);
     f = popen(cmd, "r");
     if (f == NULL)
         return -1;
@@ -66,6 +72,12 @@ restore(const char *urls, const char *extra, char *out, size_t cap)
     out[n] = '\0';
     st = pclose(f);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int
+restore(const char *urls, const char *extra, char *out, size_t cap)
+{
+    return restore_env("", urls, extra, out, cap);
 }
 
 /* Deletes every consumer of st's stream, as a NATS node that hosted
@@ -263,6 +275,82 @@ reader_subject(arb_stream_t *st)
     arb_stream_reader_close(rd);
 }
 
+/* Publishes seqs [from, to] of ms as match id's messages. */
+static void
+publish_some(arb_stream_t *st, const char *id, const msgs_t *ms,
+             size_t from, size_t to)
+{
+    size_t i;
+
+    for (i = from; i <= to && i < ms->n; i++) {
+        natsMsg  *m = NULL;
+        jsPubAck *ack = NULL;
+        jsErrCode jerr = 0;
+
+        CHECK_INT(arb_stream_ev_msg(&m, id, i, ms->hash[i], "east",
+                                    ms->bytes[i], ms->len[i]), 0);
+        CHECK_INT(js_PublishMsg(&ack, st->js, m, NULL, &jerr), NATS_OK);
+        jsPubAck_Destroy(ack);
+        natsMsg_Destroy(m);
+    }
+}
+
+/*
+ * Every read passes over one message (the test hook
+ * ARBITER_RESTORE_DROP=N+, as a consumer on a NATS replica that lacks
+ * the stream's Nth message): the chain checks cannot see a match's last
+ * message missing, nor a match missing whole, and each match is held to
+ * what the stream's leader holds of its subject.  M.1's last message
+ * passed over: named by its seq, though M.10, whose id begins with
+ * "M.1", was named for a gap of its own first.  M.2's only message, the
+ * stream's last, passed over: named by its stream sequence.  (No test
+ * failed when the name of M.10 was taken for M.1's, or a match lacking
+ * from the read whose first message is the read's last sequence was
+ * taken as put after the read began: restored without M.2, exit 0.)
+ */
+static void
+read_short(arb_stream_t *st, const char *urls)
+{
+    char     out[4096], extra[64], want[160];
+    msgs_t   ms;
+    uint64_t last = 0, msgs = 0;
+
+    make(&ms, "game: yahchain\nmatch: M.10\nplayers: alice bob\n"
+         "mode: 3\n\n1. place alice 4S\n2. place bob 5H\n");
+    publish_some(st, "M.10", &ms, 0, 0);
+    publish_some(st, "M.10", &ms, 2, 2);            /* seq 1 lost */
+    make(&ms, "game: yahchain\nmatch: M.1\nplayers: alice bob\n"
+         "mode: 3\n\n1. place alice 4S\n2. place bob 5H\n");
+    publish(st, "M.1", &ms);
+    make(&ms, "game: yahchain\nmatch: M.2\nplayers: alice bob\n"
+         "mode: 3\n\n");
+    publish(st, "M.2", &ms);
+    CHECK_INT(arb_stream_bounds(st, NULL, &last, &msgs, NULL), 0);
+
+    /* M.1's last message is the stream's last but one. */
+    snprintf(extra, sizeof(extra), "--prefix M.");
+    snprintf(cmd, sizeof(cmd), "ARBITER_RESTORE_DROP=%llu+ ",
+             (unsigned long long)(msgs - 1));
+    CHECK_INT(restore_env(cmd, urls, extra, out, sizeof(out)), 1);
+    CHECK(strstr(out, "match M.10 seq 1: first missing seq 1") != NULL);
+    CHECK(strstr(out, "match M.1 seq 2: the read ended at seq 1 while the "
+                 "stream's leader holds seq 2") != NULL);
+    CHECK(strstr(out, "match M.2") == NULL);
+    CHECK_INT(sh("rm -rf %s/r.partial", dir, ""), 0);
+
+    snprintf(cmd, sizeof(cmd), "ARBITER_RESTORE_DROP=%llu+ ",
+             (unsigned long long)msgs);
+    CHECK_INT(restore_env(cmd, urls, extra, out, sizeof(out)), 1);
+    snprintf(want, sizeof(want), "match M.2: the stream's leader holds 1 "
+             "messages of it from stream sequence %llu on; the read found "
+             "none", (unsigned long long)last);
+    CHECK(strstr(out, want) != NULL);
+    if (strstr(out, want) == NULL)
+        fprintf(stderr, "%s", out);
+    CHECK(strstr(out, "match M.1 ") == NULL);
+    CHECK_INT(sh("rm -rf %s/r.partial", dir, ""), 0);
+}
+
 int
 main(void)
 {
@@ -301,8 +389,9 @@ main(void)
          "1. place alice 4♠\n2. place bob 5♥\n");
     publish(st, "K.1", &ms);
 
-    /* Complete: restored. */
+    /* Complete: restored, and no progress drawn into a pipe. */
     CHECK_INT(restore(urls, "", out, sizeof(out)), 0);
+    CHECK(strchr(out, '\r') == NULL && strchr(out, '\033') == NULL);
     CHECK_INT(sh("rm -rf %s/r", dir, ""), 0);
 
     /* A message arbiter did not write, last on the stream: skipped and
@@ -380,13 +469,23 @@ main(void)
     CHECK(strstr(out, "warning: match K.1: the stream's leader holds 3 "
                  "messages of it but cannot say which is its last") != NULL);
     CHECK(strstr(out, "nothing was restored") != NULL);
+    /* named once: the read's lack of L.1 is its gap, said already */
+    CHECK(strstr(out, "match L.1: the stream's leader holds") == NULL);
     snprintf(nd, sizeof(nd), "%s/r", dir);
     CHECK(stat(nd, &sb) != 0);
+    /* the verified part kept in r.partial, as said, to be looked at */
+    snprintf(nd, sizeof(nd), "%s/r.partial/data.mdb", dir);
+    CHECK(stat(nd, &sb) == 0);
     CHECK_INT(sh("rm -rf %s/r.partial", dir, ""), 0);
     /* The complete match alone restores. */
     CHECK_INT(restore(urls, "--prefix K.", out, sizeof(out)), 0);
     if (strstr(out, "first missing") != NULL)
         fprintf(stderr, "%s", out);
+    CHECK_INT(sh("rm -rf %s/r", dir, ""), 0);
+    /* The whole prefix, its last byte too: "K" is not "L". */
+    CHECK_INT(restore(urls, "--prefix K", out, sizeof(out)), 0);
+    CHECK_INT(sh("rm -rf %s/r", dir, ""), 0);
+    read_short(st, urls);
 done:
     arb_stream_close(st);
     nats_Close();
