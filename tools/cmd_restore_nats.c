@@ -212,6 +212,16 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
             }
             continue;
         }
+        if (msg.stream_seq > last) {
+            /* Past the horizon: its last messages were deleted and a
+             * recorder still writing (into a stream fed by several) put
+             * this one after them.  Until 2026-12-07 it was taken, an
+             * event the ends of the matches are not held to (and a
+             * seq republished after it, past the horizon, made a gap
+             * of it). */
+            arb_stream_msg_clear(&msg);
+            break;
+        }
         if (rc == ARB_EPROTO) {
             /* Not one of ours (no match can be named from it): skipped,
              * as a replica does, and said at the end.  Until 2026-12-04
