@@ -433,7 +433,8 @@ arb_stream_reader_next(arb_stream_reader_t *r, arb_stream_msg_t *out,
     uint64_t       sseq = 0, cseq = 0;
     int64_t        ts = 0;
     natsStatus     s;
-    int            rc;
+    char           id[ARB_STREAM_ID_MAX + 1];
+    int            rc, kind;
 
     memset(out, 0, sizeof(*out));
     s = natsSubscription_NextMsg(&msg, r->sub, wait_ms > 0 ? wait_ms : 1);
@@ -458,12 +459,18 @@ arb_stream_reader_next(arb_stream_reader_t *r, arb_stream_msg_t *out,
     r->ahead_known = 0;
     if (sseq > r->at)
         r->at = sseq;
+    kind = arb_stream_subject_parse(natsMsg_GetSubject(msg), id,
+                                    sizeof(id));
     rc = arb_stream_msg_parse(out, msg, why);
     if (rc != 0) {
         if (why != NULL)
             arb_buf_printf(why, " (stream sequence %" PRIu64 ")", sseq);
         out->stream_seq = sseq;     /* a reader reads on past it */
         out->consumer_seq = cseq;
+        if (kind >= 0) {            /* the subject it was put on */
+            out->kind = kind;
+            memcpy(out->match_id, id, sizeof(out->match_id));
+        }
         return rc;
     }
     out->stream_seq = sseq;

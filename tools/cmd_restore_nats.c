@@ -90,10 +90,79 @@ usage(FILE *f)
  * does not hold. */
 #define RESTORE_READS 3
 
+/* Messages not ours on one match's event subject, in a read. */
+typedef struct foreign_subj {
+    char     id[ARB_STREAM_ID_MAX + 1];
+    uint64_t n;
+} foreign_subj_t;
+
 typedef struct rctx {
     uint64_t  problems;
     arb_buf_t said;         /* their messages, said once the reads end */
+    foreign_subj_t *fs;     /* sorted by id */
+    size_t    nfs, capfs;
 } rctx_t;
+
+/* Where id is in r->fs, or where it would go (*found 0). */
+static size_t
+foreign_find(const rctx_t *r, const char *id, int *found)
+{
+    size_t lo = 0, hi = r->nfs;
+
+    *found = 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int    c = strcmp(r->fs[mid].id, id);
+
+        if (c == 0) {
+            *found = 1;
+            return mid;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One more message not ours on match id's event subject.  0 or -1 (out
+ * of memory: then that subject's match may be named as lacking). */
+static int
+foreign_add(rctx_t *r, const char *id)
+{
+    int    found;
+    size_t at = foreign_find(r, id, &found);
+
+    if (found) {
+        r->fs[at].n++;
+        return 0;
+    }
+    if (r->nfs == r->capfs) {
+        size_t          cap = r->capfs ? 2 * r->capfs : 16;
+        foreign_subj_t *v = realloc(r->fs, cap * sizeof(*v));
+
+        if (v == NULL)
+            return -1;
+        r->fs = v;
+        r->capfs = cap;
+    }
+    memmove(r->fs + at + 1, r->fs + at, (r->nfs - at) * sizeof(*r->fs));
+    snprintf(r->fs[at].id, sizeof(r->fs[at].id), "%s", id);
+    r->fs[at].n = 1;
+    r->nfs++;
+    return 0;
+}
+
+/* Messages not ours the read met on match id's event subject. */
+static uint64_t
+foreign_count(const rctx_t *r, const char *id)
+{
+    int    found;
+    size_t at = foreign_find(r, id, &found);
+
+    return found ? r->fs[at].n : 0;
+}
 
 static void
 on_problem(void *ud, const char *match_id, uint64_t seq, const char *msg)
@@ -153,7 +222,7 @@ outage(int site, arb_buf_t *why)
 static int
 read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
             uint64_t last, uint64_t drop, uint64_t *read, uint64_t *foreign,
-            arb_buf_t *first_foreign)
+            arb_buf_t *first_foreign, rctx_t *r)
 {
     arb_stream_reader_t *rd = NULL;
     arb_stream_msg_t     msg;
@@ -231,6 +300,8 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
              * that seq and is named as incomplete. */
             if ((*foreign)++ == 0)
                 arb_buf_printf(first_foreign, "%s", arb_buf_cstr(&why));
+            if (msg.kind == ARB_STREAM_EV && msg.match_id[0] != '\0')
+                (void)foreign_add(r, msg.match_id);
             idle_since = arb_clock_ms();
             at = msg.stream_seq;
             (*read)++;
@@ -322,7 +393,11 @@ end_cb(void *ud, const char *subject, uint64_t msgs)
         rc = arb_stream_next_seq(e->st, 1, subject, &first, NULL, &e->why);
         if (rc != 0)
             return rc;
-        if (first == 0 || first > e->last || named(e->r, id))
+        /* Or every message of it not ours (said as skipped): no match.
+         * Until 2026-12-07 the match was named as lacking, and the
+         * restore refused, for one message put there by hand. */
+        if (first == 0 || first > e->last || named(e->r, id)
+            || foreign_count(e->r, id) >= msgs)
             return 0;
         snprintf(line, sizeof(line), "match %s: the stream's leader holds "
                  "%" PRIu64 " messages of it from stream sequence %" PRIu64
@@ -449,7 +524,7 @@ cmd_restore_nats(int argc, char **argv)
     arb_buf_t           why = ARB_BUF_INIT;
     unsigned char       key[ARB_STREAM_KEY_LEN];
     char                tmp[PATH_MAX], lock[PATH_MAX];
-    rctx_t              r = { 0, ARB_BUF_INIT };
+    rctx_t              r = { 0, ARB_BUF_INIT, NULL, 0, 0 };
     uint64_t            last = 0, msgs = 0, read = 0, foreign = 0;
     uint64_t            drop = 0;
     arb_buf_t           first_foreign = ARB_BUF_INIT;
@@ -535,9 +610,10 @@ cmd_restore_nats(int argc, char **argv)
         t0 = arb_clock_ms();
         foreign = 0;
         first_foreign.len = 0;
+        r.nfs = 0;
         status = read_stream(st, mir, prefix, last,
                              attempt == 1 || drop_all ? drop : 0, &read,
-                             &foreign, &first_foreign);
+                             &foreign, &first_foreign, &r);
         if (status == 0)
             status = check_ends(st, s, prefix, last, &r);
         if (status != 0)
@@ -631,6 +707,7 @@ done:
     arb_buf_free(&why);
     arb_buf_free(&first_foreign);
     arb_buf_free(&r.said);
+    free(r.fs);
     memset(key, 0, sizeof(key));
     return status;
 }
