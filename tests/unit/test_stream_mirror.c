@@ -3,7 +3,8 @@
  * (proto/stream_mirror.h), without a server: messages are made with the
  * publisher's own layout (arb_stream_ev_msg) from a transcript, and fed
  * complete, with a gap, with a purged head, with a broken link, with a
- * refused move, twice, and after a restart.
+ * refused move, with a whole link to a misplaced event, twice, and after
+ * a restart.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,6 +344,81 @@ test_forged(void)
     CHECK_INT(st.ruled, 0);
     arb_mirror_free(mir);
     drop_store(s);
+}
+
+/* T-1's message seq with the payload bytes, chained after prev (a
+ * message whose link is whole, whatever its bytes say). */
+static void
+chained_at(arb_stream_msg_t *m, uint64_t seq, const void *bytes, size_t len,
+           const unsigned char *prev)
+{
+    unsigned char h[ARB_HASH_LEN];
+    natsMsg      *nm = NULL;
+
+    arb_chain_next(prev, bytes, len, h);
+    if (arb_stream_ev_msg(&nm, "T-1", seq, h, "east", bytes, len) != 0
+        || arb_stream_msg_parse(m, nm, NULL) != 0)
+        exit(1);
+    m->stream_seq = seq + 1;
+}
+
+/*
+ * A message whose link is whole but whose event is not the one of its
+ * match at its seq: another seq's event, another match's open, a move at
+ * seq 0.  Each stops the match there, nothing of it written (no test
+ * failed when any of the three checks was dropped).
+ */
+static void
+test_misplaced(void)
+{
+    static const unsigned char zero[ARB_HASH_LEN];
+    msgs_t           ms, other;
+    arb_stream_msg_t m;
+    arb_store_t     *s;
+    arb_mirror_t    *mir = NULL;
+    arb_event_t      ev;
+    arb_buf_t        b = ARB_BUF_INIT;
+    int              k;
+
+    make(&ms, good);
+    make(&other, "game: yahchain\nmatch: X-9\nplayers: alice bob\n"
+         "mode: 3\n\n");
+    memset(&ev, 0, sizeof(ev));
+    /* seq 1's move, encoded as seq 0 */
+    if (arb_event_decode(&ev, (const char *)ms.bytes[1], ms.len[1], NULL)
+        != 0)
+        exit(1);
+    ev.seq = 0;
+    if (arb_event_encode(&b, &ev) != 0)
+        exit(1);
+    for (k = 0; k < 3; k++) {
+        s = fresh_store();
+        CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+        if (k == 0) {
+            /* seq 3 carrying seq 4's event */
+            feed(mir, &ms, 0, 2, UINT64_MAX);
+            chained_at(&m, 3, ms.bytes[4], ms.len[4], ms.hash[2]);
+        } else if (k == 1) {
+            chained_at(&m, 0, other.bytes[0], other.len[0], zero);
+        } else {
+            chained_at(&m, 0, b.data, b.len, zero);
+        }
+        CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+        CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+        CHECK_INT(nproblems, 1);
+        CHECK(strstr(problems, k == 0 ? "match T-1 seq 3: the event is not "
+                     "the event of this match at this seq"
+                     : "match T-1 seq 0: the event is not the open of this "
+                     "match at this seq") != NULL);
+        CHECK(arb_mirror_stopped(mir, "T-1"));
+        CHECK_INT(held(s), k == 0 ? 3 : 0);
+        if (nproblems != 1)
+            fprintf(stderr, "misplaced %d: %s", k, problems);
+        arb_mirror_free(mir);
+        drop_store(s);
+    }
+    arb_event_clear(&ev);
+    arb_buf_free(&b);
 }
 
 /* A mirror opened on a store that already holds part of the match (a
@@ -1068,6 +1144,7 @@ main(void)
     test_complete();
     test_gap();
     test_forged();
+    test_misplaced();
     test_resume();
     test_deal_wait();
     test_resume_seq();
