@@ -296,6 +296,17 @@ test_forged(void)
     feed(mir, &ms, 3, ms.n - 1, UINT64_MAX);
     CHECK_INT(held(s), 3);
     CHECK_INT(nproblems, 1);
+    /* Ignored, not kept waiting in memory either (no test failed when a
+     * stopped match's later seqs waited for ever), and not judged: a
+     * different event at a seq held is no second problem. */
+    CHECK_INT(arb_mirror_waiting(mir), 0);
+    {
+        msgs_t o2;
+
+        make(&o2, GAME "1. place alice 4♠\n2. place bob 6♥\n");
+        feed(mir, &o2, 2, 2, UINT64_MAX);
+        CHECK_INT(nproblems, 1);
+    }
     arb_mirror_free(mir);
     drop_store(s);
 
