@@ -510,6 +510,20 @@ main(void)
     CHECK_INT(next, 0);
     CHECK_INT(arb_stream_next_seq(st, 1, "a\"b", &next, NULL, NULL),
               ARB_EINVAL);
+    /* An error answer is no "holds none" (the restore would end its read
+     * there, and take a match it lacks as put after it): a stream that
+     * does not exist, the answer here (no test failed when every error
+     * was read as holding none). */
+    {
+        char name[sizeof(st->name)];
+
+        memcpy(name, st->name, sizeof(name));
+        snprintf(st->name, sizeof(st->name), "NOSUCHSTREAM");
+        next = 99;
+        CHECK(arb_stream_next_seq(st, 1, NULL, &next, NULL, NULL) != 0);
+        CHECK_INT(next, 0);
+        memcpy(st->name, name, sizeof(name));
+    }
 
     /* The stream's last message deleted: its last sequence stays 10, the
      * messages end at 9.  Until 2026-12-04 the restore waited 10 s for
