@@ -242,7 +242,6 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
              : arb_stream_reader_open(&rd, st, NULL, 1, &why);
     while (rc == ARB_EAGAIN && try_again(idle_since, &why));
     if (rc != 0) {
-        fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
         goto done;
     }
     idle_since = arb_clock_ms();
@@ -274,9 +273,10 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
                         ARB_STREAM_STALL_MS / 1000, at, next);
             }
             if (arb_clock_ms() - idle_since > IDLE_MS) {
-                fprintf(stderr, "arbiter restore: the stream stopped "
-                        "delivering at sequence %" PRIu64 " of %" PRIu64
-                        " for %d s\n", at, last, IDLE_MS / 1000);
+                why.len = 0;
+                arb_buf_printf(&why, "the stream stopped delivering at "
+                               "sequence %" PRIu64 " of %" PRIu64 " for "
+                               "%d s", at, last, IDLE_MS / 1000);
                 goto done;
             }
             continue;
@@ -308,7 +308,6 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
             continue;
         }
         if (rc != 0) {
-            fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
             goto done;
         }
         idle_since = arb_clock_ms();
@@ -324,7 +323,6 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
         }
         rc = arb_mirror_apply(mir, &msg, &why);
         if (rc != 0) {
-            fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
             goto done;
         }
         ops_progress(&pr, "restore", "stream sequence", at, last);
@@ -334,12 +332,15 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
     arb_mirror_finish(mir);
     rc = arb_mirror_flush(mir, &why);
     if (rc != 0) {
-        fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
         goto done;
     }
     status = CLI_OK;
 done:
+    /* The reason goes on a line of its own, after the progress line is
+     * cleared (until 2026-12-07 it was written onto it at a terminal). */
     ops_progress_clear(&pr);
+    if (status != CLI_OK)
+        fprintf(stderr, "arbiter restore: %s\n", arb_buf_cstr(&why));
     arb_stream_reader_close(rd);
     arb_buf_free(&why);
     return status;
