@@ -13,6 +13,7 @@
 #include <lmdb.h>
 
 #include "core/err.h"
+#include "core/ledger/lmdb_layout.h"
 #include "core/ledger/store_int.h"
 #include "core/ledger/store_v1.h"
 
@@ -44,8 +45,63 @@ v1_close(v1_t *v)
     memset(v, 0, sizeof(*v));
 }
 
+/* The first page problem the walk names, into why. */
+static void
+walk_problem(void *ud, const char *msg)
+{
+    arb_buf_t *why = ud;
+
+    if (why != NULL && why->len == 0)
+        arb__why(why, "%s: the store is damaged, so its events were not "
+                 "read", msg);
+}
+
+/*
+ * Before LMDB maps dir/data.mdb, which it trusts: with walk, every page
+ * is walked (lmdb_walk.c) and a damaged one named; without, the file
+ * only must hold what its last transaction uses.  ARB_ECORRUPT naming
+ * the damage (until 2026-12-07 a format-1 data.mdb cut short killed
+ * `arbiter migrate` with SIGBUS, saying nothing).
+ */
 static int
-v1_open(v1_t *v, const char *dir, unsigned long *format, arb_buf_t *why)
+v1_whole(const char *dir, int walk, arb_buf_t *why)
+{
+    arb__lm_report_t r;
+    arb__lm_walk_t   lw;
+    arb_buf_t        first = ARB_BUF_INIT;
+    char            *path;
+    int              rc;
+
+    path = malloc(strlen(dir) + sizeof("/data.mdb"));
+    if (path == NULL) {
+        arb__why(why, "out of memory");
+        return ARB_ENOMEM;
+    }
+    strcpy(path, dir);
+    strcat(path, "/data.mdb");
+    if (!walk) {
+        rc = arb__env_cut_short(path, why);
+        free(path);
+        return rc == 1 ? ARB_ECORRUPT : rc;
+    }
+    memset(&r, 0, sizeof(r));
+    r.problem = walk_problem;
+    r.ud = &first;
+    r.max = 1;
+    rc = arb__lm_walk(dir, 0, path, &r, &lw, why);
+    if (rc == 0 && lw.problems != 0) {
+        arb__why(why, "%s", first.oom ? "out of memory"
+                                      : arb_buf_cstr(&first));
+        rc = first.oom ? ARB_ENOMEM : ARB_ECORRUPT;
+    }
+    arb_buf_free(&first);
+    free(path);
+    return rc;
+}
+
+static int
+v1_open(v1_t *v, const char *dir, unsigned long *format, int walk,
+        arb_buf_t *why)
 {
     MDB_val        k, d;
     unsigned char  f[4];
@@ -54,6 +110,8 @@ v1_open(v1_t *v, const char *dir, unsigned long *format, arb_buf_t *why)
     memset(v, 0, sizeof(*v));
     *format = 0;
     if ((mrc = arb__store_there(dir, why)) != 0)
+        return mrc;
+    if ((mrc = v1_whole(dir, walk, why)) != 0)
         return mrc;
     mrc = mdb_env_create(&v->env);
     if (mrc != 0) {
@@ -87,7 +145,7 @@ int
 arb_store_v1_format(const char *dir, unsigned long *format, arb_buf_t *why)
 {
     v1_t v;
-    int  rc = v1_open(&v, dir, format, why);
+    int  rc = v1_open(&v, dir, format, 0, why);
 
     v1_close(&v);
     return rc;
@@ -269,7 +327,7 @@ arb_store_v1_read(const char *dir, uint64_t *total, arb_v1_event_cb ev,
     v1_t              v;
     int               rc, mrc;
 
-    rc = v1_open(&v, dir, &format, why);
+    rc = v1_open(&v, dir, &format, 1, why);
     if (rc != 0)
         goto fail;
     if (format != 1) {
