@@ -173,6 +173,14 @@ if command -v script > /dev/null 2>&1; then
     check "--quiet at a terminal: no progress" 0 \
         "$(grep -c 'migrate: ' "$T/q.tty")"
     check "... the summary" 1 "$(grep -c "^$T/q: migrated to store format 3" "$T/q.tty")"
+    # without it, the events copied of all of them (no test looked)
+    rm -rf "$T/q"; mkdir -p "$T/q"; cp "$F/data.mdb" "$T/q/"
+    chmod 600 "$T/q/data.mdb"
+    script -qec "$A migrate --data $T/q" /dev/null > "$T/q.tty" 2>&1
+    check "progress at a terminal" 1 \
+        "$(tr '\r' '\n' < "$T/q.tty" | grep -c '^migrate: 48 / 48 events')"
+    check "... then the summary" 1 \
+        "$(tr '\r' '\n' < "$T/q.tty" | grep -c "$T/q: migrated to store format 3: 48 events")"
 fi
 out=$($A migrate --data "$T/data" 2>&1); rc=$?
 check "second run: nothing to do" "0 $T/data: already store format 3; nothing to do" "$rc $out"
