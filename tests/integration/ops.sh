@@ -130,6 +130,12 @@ check "backup data mode" 600 "$(stat -c %a "$T/bk/data.mdb")"
 check "backup has no lock file" 0 "$(ls "$T/bk" | grep -c lock)"
 check "backup manifest lists data" 1 "$(grep -c '^file [0-9a-f]\{64\} 0600 [0-9]* data.mdb$' "$T/bk/MANIFEST")"
 $A backup --data "$T/data" --out "$T/bk" 2> /dev/null; check "backup refuses an existing PATH" 2 $?
+# ... an empty directory too, left as it was (a rename would replace it;
+# no test failed when the refusal was dropped)
+mkdir "$T/bke"
+$A backup --data "$T/data" --out "$T/bke" 2> "$T/err"; rc=$?
+check "backup refuses an existing empty PATH" "2 arbiter backup: $T/bke exists; a backup goes into a new directory" "$rc $(cat "$T/err")"
+check "... left empty, no PATH.partial" "" "$(ls -A "$T/bke"; ls -d "$T/bke.partial" 2> /dev/null)"
 # A source that is no store is said before anything is made (until
 # 2026-12-05 PATH.partial was made first, and left).
 mkdir "$T/adir"
@@ -137,6 +143,7 @@ $A backup --data "$T/adir" --out "$T/bkn" 2> "$T/err"; rc=$?
 check "backup of a directory that is no store: refused" 2 $rc
 check "... said" 1 "$(grep -c "^arbiter backup: $T/adir: no store there (no data.mdb)\$" "$T/err")"
 check "... nothing made" "" "$(ls -d "$T/bkn"* 2> /dev/null)"
+check "... nothing else said (nothing made to remove)" 1 "$(wc -l < "$T/err")"
 # A write that fails (a full disk: here a file size limit) removes the
 # PATH.partial this run made, and says so with the reason (until
 # 2026-12-05 it was left, and every rerun refused until removed).
@@ -153,6 +160,17 @@ check "backup over a PATH.partial found: refused" 2 $rc
 check "... and it is kept" "mine" "$(ls "$T/bkf.partial")"
 $A backup --data "$T/data" --out "$T/data/bk" 2> "$T/err"; check "backup refuses a PATH inside DIR" 2 $?
 check "inside DIR named" 1 "$(grep -c 'is inside the data directory' "$T/err")"
+# ... below a directory of DIR too, and a sibling whose name begins with
+# DIR's is not inside it (no test had a PATH deeper than DIR/NAME)
+mkdir "$T/data/sub" "$T/data.bk"
+$A backup --data "$T/data" --out "$T/data/sub/bk" 2> "$T/err"; rc=$?
+check "backup refuses a PATH below DIR/sub" "2 1" \
+    "$rc $(grep -c 'is inside the data directory' "$T/err")"
+check "... nothing made there" "" "$(ls -A "$T/data/sub")"
+rmdir "$T/data/sub"
+$A backup --data "$T/data" --out "$T/data.bk/b" > /dev/null 2> "$T/err"
+check "backup into DIR.bk/b, beside DIR" "0 " "$? $(cat "$T/err")"
+rm -rf "$T/data.bk"
 
 # ---- restore --------------------------------------------------------------
 mkdir "$T/busy"; touch "$T/busy/x"
@@ -214,6 +232,23 @@ check "... says what it removed" 1 "$(grep -c "^arbiter restore-backup: removed 
 check "... nothing left" "" "$(ls -d "$T/rful"* 2> /dev/null)"
 $A restore-backup --from "$T/bk" --data "$T/rful" > /dev/null 2>&1
 check "... then restored by the same command" 0 $?
+# A backup whose files match their manifest but whose summary does not
+# (each figure in turn): the restored store differs, exit 1, left in
+# DIR.partial to be looked at (no test failed when the comparison of any
+# one figure was dropped).
+for k in matches closed dealt events client_ids log_pos heads; do
+    rm -rf "$T/bks" "$T/rs" "$T/rs.partial"
+    cp -r "$T/bk" "$T/bks"
+    awk -v k=$k '$1 == k { $2 = k == "heads" ? (substr($2, 1, 1) == "0" ? "1" : "0") substr($2, 2) : $2 + 1 } { print }' \
+        "$T/bk/MANIFEST" > "$T/bks/MANIFEST"
+    $A restore-backup --from "$T/bks" --data "$T/rs" > /dev/null 2> "$T/err"
+    rc=$?
+    check "manifest's $k changed: refused as differing" "1 1" \
+        "$rc $(grep -c "^arbiter restore-backup: the restored store does not verify or differs from the manifest; it was left in $T/rs.partial\$" "$T/err")"
+    check "... not renamed into place, kept in DIR.partial" "1" \
+        "$([ ! -e "$T/rs" ] && [ -f "$T/rs.partial/data.mdb" ] && echo 1)"
+done
+rm -rf "$T/bks" "$T/rs.partial"
 # A DIR.partial the run found is never removed.
 mkdir "$T/rfound.partial"; touch "$T/rfound.partial/mine"
 $A restore-backup --from "$T/bk" --data "$T/rfound" 2> "$T/err"; rc=$?
@@ -244,6 +279,8 @@ hash does not match the chain: the event's bytes or its hash were changed" \
 check "... said so" "arbiter backup: the copy in $T/bkf2.partial does not \
 verify (1 problem); it was not renamed to $T/bkf2" "$(cat "$T/err")"
 check "... not renamed into place" "" "$(ls -d "$T/bkf2" 2> /dev/null)"
+check "... left in PATH.partial to be looked at, as said" 1 \
+    "$([ -f "$T/bkf2.partial/data.mdb" ] && echo 1)"
 
 # Damaged page headers: LMDB follows a page's numbers unchecked, so
 # until 2026-12-06 `arbiter check` died of SIGSEGV on such a file; the
