@@ -70,6 +70,44 @@ hold(mig_t *g, const void *p, size_t n)
     return at;
 }
 
+/*
+ * The batch refused for what the old log holds (an event twice, a seq
+ * left out, a move after the close, a client id used twice): appended
+ * again one event at a time, so the one refused is named by its log
+ * position, match and seq, as damage of the old store (ARB_ECORRUPT).
+ * Until 2026-12-07 the store's words alone were said, naming neither,
+ * with the exit status of an I/O error.  Any other code is returned.
+ */
+static int
+refused_event(mig_t *g, int rc)
+{
+    arb_buf_t said = ARB_BUF_INIT;
+    size_t    i;
+
+    if (rc != ARB_EEXIST && rc != ARB_ENOTFOUND && rc != ARB_EOVER &&
+        rc != ARB_ECONFLICT)
+        return rc;
+    for (i = 0; i < g->n; i++) {
+        g->why.len = 0;
+        rc = arb_store_append_batch(g->st, &g->ap[i], 1, &g->why);
+        if (rc == 0)
+            continue;
+        if (rc != ARB_EEXIST && rc != ARB_ENOTFOUND && rc != ARB_EOVER &&
+            rc != ARB_ECONFLICT)
+            return rc;
+        arb_buf_puts(&said, arb_buf_cstr(&g->why));
+        g->why.len = 0;
+        arb_buf_printf(&g->why, "log key %llu: match \"%s\" seq %llu does "
+                       "not follow the events before it (%s)",
+                       (unsigned long long)g->wantpos[i], g->ap[i].match_id,
+                       (unsigned long long)g->ap[i].seq,
+                       arb_buf_cstr(&said));
+        arb_buf_free(&said);
+        return ARB_ECORRUPT;
+    }
+    return ARB_ECORRUPT;
+}
+
 static int
 flush(mig_t *g)
 {
@@ -96,7 +134,7 @@ flush(mig_t *g)
     }
     rc = arb_store_append_batch(g->st, g->ap, g->n, &g->why);
     if (rc != 0)
-        return rc;
+        return refused_event(g, rc);
     for (i = 0; i < g->n; i++) {
         if (memcmp(g->ap[i].hash, g->want[i], ARB_HASH_LEN) != 0) {
             g->why.len = 0;

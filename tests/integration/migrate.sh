@@ -125,6 +125,68 @@ for what in key time; do
     check "log $what: nothing new left behind" "" \
         "$(ls "$T/log$what" | grep -v '^\(data\|lock\)\.mdb$')"
 done
+# ... or made a second entry of seq 8 (its seq and time): the event twice
+# is named by its position, as damage (until 2026-12-07 the new store's
+# refusal alone, exit status 2)
+mkdir -p "$T/logtwice"
+cp "$F/data.mdb" "$T/logtwice/"
+chmod 600 "$T/logtwice/data.mdb"
+perl -e 'my ($f) = @ARGV; open(my $h, "+<", $f) or die "$f: $!";
+    binmode $h; local $/; my $d = <$h>; my $n = 0;
+    $d =~ /\x08\x00\x00{7}[\x01-\x30]\x00{7}\x08(.{8})T-2026-001/s
+        or die "no seq 8";
+    my $t = $1;
+    while ($d =~ /\x08\x00\x00{7}\x30\x00{7}\x09.{8}T-2026-001/sg) {
+        seek($h, $-[0] + 17, 0); print $h "\x08" . $t; $n++;
+    }
+    close($h) or die "$f: $!"; exit($n == 1 ? 0 : 1)' "$T/logtwice/data.mdb"
+check "log twice: the entry found once" 0 $?
+sum=$(cksum < "$T/logtwice/data.mdb")
+out=$($A migrate --data "$T/logtwice" 2>&1); rc=$?
+check "log twice: refused, naming the position" "1 1" \
+    "$rc $(printf '%s\n' "$out" | grep -c "^arbiter migrate: $T/logtwice: log key 48: match \"T-2026-001\" seq 8 does not follow the events before it (.*); $T/logtwice is unchanged\$")"
+check "log twice: left as it was" "$sum" "$(cksum < "$T/logtwice/data.mdb")"
+check "log twice: nothing new left behind" "" \
+    "$(ls "$T/logtwice" | grep -v '^\(data\|lock\)\.mdb$')"
+
+# ---- a summary record that disagrees with its events: named ---------------
+# T-2026-001's record (every copy in the file) said open, at seq 8 (count
+# 9), or with a bit of its head changed (no test failed when any of the
+# three comparisons was dropped)
+for what in open last head; do
+    mkdir -p "$T/rec$what"
+    cp "$F/data.mdb" "$T/rec$what/"
+    chmod 600 "$T/rec$what/data.mdb"
+    perl -e 'my ($f, $what) = @ARGV; open(my $h, "+<", $f) or die "$f: $!";
+        binmode $h; local $/; my $d = <$h>; my $n = 0;
+        my %to = (open => [[1, "\x00"]], last => [[75, "\x08"], [83, "\x09"]],
+                  head => [[100, chr(ord("a") ^ 1)]]);
+        while ($d =~ /\x84\x00\x00{4}\x0a\x00T-2026-001\x01\x01/sg) {
+            my $r = $-[0] + 18;
+            for my $p (@{$to{$what}}) {
+                my $b = $what eq "head"
+                        ? chr(ord(substr($d, $r + 100, 1)) ^ 1) : $p->[1];
+                seek($h, $r + $p->[0], 0); print $h $b;
+            }
+            $n++;
+        }
+        close($h) or die "$f: $!"; exit($n > 0 ? 0 : 1)' \
+        "$T/rec$what/data.mdb" $what
+    check "record $what: found" 0 $?
+    case $what in
+    open) want="(last seq 9)" ;;
+    last) want="(last seq 8, closed)" ;;
+    head) want="(last seq 9, closed)" ;;
+    esac
+    sum=$(cksum < "$T/rec$what/data.mdb")
+    out=$($A migrate --data "$T/rec$what" 2>&1); rc=$?
+    check "record $what: refused, naming the match" \
+        "1 arbiter migrate: $T/rec$what: match \"T-2026-001\": the summary record $want disagrees with its events; $T/rec$what is unchanged" \
+        "$rc $out"
+    check "record $what: left as it was" "$sum" "$(cksum < "$T/rec$what/data.mdb")"
+    check "record $what: nothing new left behind" "" \
+        "$(ls "$T/rec$what" | grep -v '^\(data\|lock\)\.mdb$')"
+done
 
 # ---- a data.mdb cut short, or its pages damaged: named, never followed -----
 # (until 2026-12-07 LMDB followed them: migrate died of SIGBUS, saying
