@@ -54,10 +54,10 @@ usage(FILE *f)
         "and every hash chain is recomputed and checked against the stored\n"
         "hashes; the old files are kept in DIR/format1/.  A format-2 store\n"
         "is upgraded in place (format 3 adds the journal, docs/STORE.md)\n"
-        "and verified.  arbiterd must not be running.  Progress goes to a terminal; --quiet (or a pipe)\n"
-        "prints only the summary.  Exit status: 0 migrated (or nothing to\n"
-        "do), 1 the old store does not verify (DIR is left as it was),\n"
-        "2 usage or I/O problem.\n");
+        "and verified.  arbiterd must not be running.  Progress goes to a\n"
+        "terminal; --quiet (or a pipe) prints only the summary.  Exit\n"
+        "status: 0 migrated (or nothing to do), 1 the old store does not\n"
+        "verify (DIR is left as it was), 2 usage or I/O problem.\n");
 }
 
 static size_t
