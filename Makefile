@@ -136,6 +136,8 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBTEST) $(LIBDAEMON) $(LIBPROTO) \
 # A test of the command-line program's own helpers links them too.
 $(BUILD)/tests/test_cli_file: $(LIBTOOLS)
 $(BUILD)/tests/test_cli_file: TOOL_LIBS = $(LIBTOOLS) $(LIBPROTO) $(LIBCORE)
+$(BUILD)/tests/test_migrate: $(LIBTOOLS)
+$(BUILD)/tests/test_migrate: TOOL_LIBS = $(LIBTOOLS) $(LIBPROTO) $(LIBCORE)
 # Tests of allocation failures: the project's own allocations go through
 # tests/nomem/failalloc.c, which fails the one a test picks.
 WRAP_ALLOC := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup \
