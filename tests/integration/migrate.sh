@@ -311,6 +311,21 @@ check "killed migrations: some cut short, then one not" "yes yes" \
 check "killed migrations: every reader named migrate" $runs $refused_right
 check "killed migrations: no daemon made a store there" $runs $never_empty
 check "killed migrations: run again, each finished" $runs $resumed
+# A move to finish that would write a file of format1/ over: refused,
+# naming both, everything left (no test failed when the old data.mdb was
+# moved over the one format1/ held)
+mkdir -p "$T/both/format1" "$T/both/migrate.new"
+cp "$F/data.mdb" "$T/both/"
+chmod 600 "$T/both/data.mdb"
+echo kept > "$T/both/format1/data.mdb"
+cp "$T/k/data.mdb" "$T/both/migrate.new/"
+: > "$T/both/migrate.new/verified"
+out=$($A migrate --data "$T/both" 2>&1); rc=$?
+check "format1/ holds a data.mdb already: refused, naming both" "2 1" \
+    "$rc $(printf '%s\n' "$out" | grep -c "^arbiter migrate: $T/both/data.mdb and $T/both/format1/data.mdb are both there, and the new one waits in $T/both/migrate.new: move one of them away by hand, then run this again\$")"
+check "... format1/data.mdb kept" kept "$(cat "$T/both/format1/data.mdb")"
+check "... the rest where it was" "$(cksum < "$F/data.mdb") $(cksum < "$T/k/data.mdb")" \
+    "$(cksum < "$T/both/data.mdb") $(cksum < "$T/both/migrate.new/data.mdb")"
 
 # ---- the daemon on the migrated directory -----------------------------------
 bin/arbiterd --data "$T/data" --listen "unix:$T/s.sock" --log-level warn \
