@@ -129,6 +129,19 @@ check "backup tokens mode" 600 "$(stat -c %a "$T/bk/tokens")"
 check "backup data mode" 600 "$(stat -c %a "$T/bk/data.mdb")"
 check "backup has no lock file" 0 "$(ls "$T/bk" | grep -c lock)"
 check "backup manifest lists data" 1 "$(grep -c '^file [0-9a-f]\{64\} 0600 [0-9]* data.mdb$' "$T/bk/MANIFEST")"
+# At a terminal each file copied is shown, then the copy's check, and
+# restore-backup's check of what it restored (no test looked).
+if command -v script > /dev/null 2>&1; then
+    script -qec "$A backup --data $T/data --out $T/bkt" /dev/null \
+        > "$T/tty" 2>&1
+    check "backup: progress at a terminal" "1 1 1" \
+        "$(tr '\r' '\n' < "$T/tty" | grep -c 'backup: copying data.mdb$') $(tr '\r' '\n' < "$T/tty" | grep -c 'backup: copying index.mdb$') $(tr '\r' '\n' < "$T/tty" | grep -c 'backup: matches 5/5$')"
+    script -qec "$A restore-backup --from $T/bkt --data $T/rt" /dev/null \
+        > "$T/tty" 2>&1
+    check "restore-backup: progress at a terminal" 1 \
+        "$(tr '\r' '\n' < "$T/tty" | grep -c 'restore-backup: matches 5/5$')"
+    rm -rf "$T/bkt" "$T/rt"
+fi
 $A backup --data "$T/data" --out "$T/bk" 2> /dev/null; check "backup refuses an existing PATH" 2 $?
 # ... an empty directory too, left as it was (a rename would replace it;
 # no test failed when the refusal was dropped)
