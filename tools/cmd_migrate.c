@@ -206,6 +206,14 @@ on_match(void *ud, const arb_match_info_t *old)
     if (g->n > 0 && (rc = flush(g)) != 0)
         return rc;
     rc = arb_store_match(g->st, old->match_id, &m, &g->why);
+    if (rc == ARB_ENOTFOUND) {
+        /* (until 2026-12-07 the exit status of an I/O error) */
+        g->why.len = 0;
+        arb_buf_printf(&g->why, "match \"%s\": the summary record (last "
+                       "seq %llu) has no event in the log",
+                       old->match_id, (unsigned long long)old->last_seq);
+        return ARB_ECORRUPT;
+    }
     if (rc != 0)
         return rc;
     if (m.last_seq != old->last_seq || m.closed != old->closed ||
