@@ -191,6 +191,7 @@ cmd_backup(int argc, char **argv)
     arb_buf_t       why = ARB_BUF_INIT;
     const char     *dir = OPS_DATA_DEFAULT, *out = NULL;
     char            tmp[PATH_MAX], lock[PATH_MAX], when[32], src[PATH_MAX];
+    char            outb[PATH_MAX];
     struct timespec ts;
     struct stat     st;
     size_t          i;
@@ -215,8 +216,16 @@ cmd_backup(int argc, char **argv)
         usage(stderr);
         return CLI_ERROR;
     }
-    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.partial", out) >= sizeof(tmp)
-        || realpath(dir, src) == NULL) {
+    /* PATH without the slashes that end it, for every use below (its
+     * parent, PATH.partial) */
+    if (ops_partial_path(tmp, out) != 0) {
+        fprintf(stderr, "arbiter backup: %s: %s\n", out,
+                strerror(ENAMETOOLONG));
+        return CLI_ERROR;
+    }
+    snprintf(outb, sizeof(outb), "%.*s", (int)(strlen(tmp) - 8), tmp);
+    out = outb;
+    if (realpath(dir, src) == NULL) {
         fprintf(stderr, "arbiter backup: %s: %s\n", dir, strerror(errno));
         return CLI_ERROR;
     }

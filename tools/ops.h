@@ -87,6 +87,12 @@ int  ops_target_commit(const char *cmd, const char *dir, const char *tmp,
                        int exists);
 /* out = a "/" b, in a PATH_MAX buffer.  0, or -1 when it does not fit. */
 int  ops_path(char *out, const char *a, const char *b);
+/* out = path ".partial", in a PATH_MAX buffer, the slashes that end path
+ * left out ("bk/" gives "bk.partial", not "bk/.partial": until
+ * 2026-12-07 a backup or restore given a directory with a trailing slash
+ * failed, after copying everything when the target was there, empty).
+ * 0, or -1 when it does not fit. */
+int  ops_partial_path(char *out, const char *path);
 
 /* One file of a backup, relative to its directory. */
 typedef struct ops_file {

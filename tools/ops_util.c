@@ -289,6 +289,20 @@ ops_path(char *out, const char *a, const char *b)
     return n < 0 || n >= PATH_MAX ? -1 : 0;
 }
 
+int
+ops_partial_path(char *out, const char *path)
+{
+    size_t n = strlen(path);
+    int    w;
+
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    if (n > INT_MAX)
+        return -1;
+    w = snprintf(out, PATH_MAX, "%.*s.partial", (int)n, path);
+    return w < 0 || w >= PATH_MAX ? -1 : 0;
+}
+
 static int
 dir_empty(const char *path)
 {
@@ -316,7 +330,7 @@ ops_target_check(const char *cmd, const char *dir)
                 "directory: nothing was restored\n", cmd, dir);
         return CLI_ERROR;
     }
-    if (snprintf(tmp, sizeof(tmp), "%s.partial", dir) >= (int)sizeof(tmp)) {
+    if (ops_partial_path(tmp, dir) != 0) {
         fprintf(stderr, "arbiter %s: %s: %s\n", cmd, dir,
                 strerror(ENAMETOOLONG));
         return CLI_ERROR;
@@ -337,9 +351,13 @@ ops_target_begin(const char *cmd, const char *dir, char *tmp, int *exists)
     if (ops_target_check(cmd, dir) != CLI_OK)
         return CLI_ERROR;
     *exists = lstat(dir, &st) == 0;
-    if (snprintf(tmp, PATH_MAX, "%s.partial", dir) >= PATH_MAX
-        || mkdir(tmp, 0700) != 0) {
-        fprintf(stderr, "arbiter %s: create %s.partial: %s%s\n", cmd, dir,
+    if (ops_partial_path(tmp, dir) != 0) {
+        fprintf(stderr, "arbiter %s: %s: %s\n", cmd, dir,
+                strerror(ENAMETOOLONG));
+        return CLI_ERROR;
+    }
+    if (mkdir(tmp, 0700) != 0) {
+        fprintf(stderr, "arbiter %s: create %s: %s%s\n", cmd, tmp,
                 strerror(errno), errno == EEXIST ? " (left by an "
                 "interrupted restore: remove it)" : "");
         return CLI_ERROR;

@@ -181,6 +181,23 @@ check "backup refuses a PATH below DIR/sub" "2 1" \
     "$rc $(grep -c 'is inside the data directory' "$T/err")"
 check "... nothing made there" "" "$(ls -A "$T/data/sub")"
 rmdir "$T/data/sub"
+# PATH and DIR given with a trailing slash (as a shell completes them):
+# PATH.partial beside PATH, never inside it (until 2026-12-07 "create
+# PATH/.partial: No such file or directory", and a restore into an empty
+# DIR/ copied and checked everything, then could not rename)
+$A backup --data "$T/data" --out "$T/data/bk/" 2> "$T/err"; rc=$?
+check "backup refuses DIR/bk/ as inside DIR" "2 1" \
+    "$rc $(grep -c 'is inside the data directory' "$T/err")"
+$A backup --data "$T/data/" --out "$T/bksl/" > /dev/null 2> "$T/err"; rc=$?
+check "backup --out PATH/" "0 " "$rc $(cat "$T/err")"
+mkdir "$T/rsl"
+$A restore-backup --from "$T/bksl/" --data "$T/rsl/" > /dev/null 2> "$T/err"
+rc=$?
+check "restore-backup --data DIR/ into an empty DIR" "0 " "$rc $(cat "$T/err")"
+check "... restored into DIR" 1 "$([ -f "$T/rsl/data.mdb" ] && echo 1)"
+check "... no .partial left" "" "$(ls -d "$T"/bksl*.partial "$T"/rsl*.partial \
+    "$T"/bksl/.partial "$T"/rsl/.partial 2> /dev/null)"
+rm -rf "$T/bksl" "$T/rsl"
 $A backup --data "$T/data" --out "$T/data.bk/b" > /dev/null 2> "$T/err"
 check "backup into DIR.bk/b, beside DIR" "0 " "$? $(cat "$T/err")"
 rm -rf "$T/data.bk"
