@@ -104,8 +104,12 @@ done
 for k in 1 2 3; do
     eval "before$k=\$(tail -n 1 \"\$T/acked$k\")"
 done
+# a file an operator keeps there, writable by all: copied never group or
+# other writable (no test had one wider than 0644)
+: > "$T/data/notes"; chmod 0666 "$T/data/notes"
 out=$($A backup --data "$T/data" --out "$T/bk" 2> "$T/err"); rc=$?
 check "backup exit" 0 $rc
+check "backup: a 0666 file copied 0644" 644 "$(stat -c %a "$T/bk/notes")"
 check "backup quiet in a pipe" "" "$(cat "$T/err")"
 check "backup wrote" 1 "$(printf '%s\n' "$out" | grep -c "^arbiter backup: wrote $T/bk from ")"
 bkout=$out
