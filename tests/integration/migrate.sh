@@ -352,6 +352,14 @@ kill "$D"; wait "$D" 2>/dev/null; D=
 check "the migrated directory has its journal" "wal.0 wal.1" \
     "$(ls "$T/data" | grep '^wal' | tr '\n' ' ' | sed 's/ $//')"
 check "nothing left of the migration" "" "$(ls "$T/data" | grep migrate)"
+# backed up and restored with the format-1 store it keeps in format1/ (an
+# environment in a directory of its own: no test restored one)
+$A backup --data "$T/data" --out "$T/bk" > /dev/null 2>&1
+check "backup of the migrated directory" 0 $?
+$A restore-backup --from "$T/bk" --data "$T/rs" > /dev/null 2>&1
+check "... restored" 0 $?
+check "... format1/data.mdb restored as backed up" \
+    "$(cksum < "$T/bk/format1/data.mdb")" "$(cksum < "$T/rs/format1/data.mdb" 2>&1)"
 
 # ---- format 2: read as it is, upgraded in place ------------------------------
 F2=tests/data/store-format2

@@ -215,6 +215,10 @@ out=$($A restore-backup --from "$T/bk" --data "$T/r"); rc=$?
 check "restore exit" 0 $rc
 check "restored dir mode" 700 "$(stat -c %a "$T/r")"
 check "restored key mode" 600 "$(stat -c %a "$T/r/signing.key")"
+# every file with the mode its manifest gives (no test failed when each
+# was restored 0600)
+check "restored modes: signing.pub, tokens, notes" "644 600 644" \
+    "$(stat -c %a "$T/r/signing.pub" "$T/r/tokens" "$T/r/notes" | tr '\n' ' ' | sed 's/ $//')"
 check "restore summary = backup summary" \
     "$(printf '%s\n' "$bkout" | sed -n "s|^$T/bk: ||p")" \
     "$(printf '%s\n' "$out" | sed -n "s|^$T/r: ||p")"
@@ -283,6 +287,16 @@ for k in matches closed dealt events client_ids log_pos heads; do
         "$([ ! -e "$T/rs" ] && [ -f "$T/rs.partial/data.mdb" ] && echo 1)"
 done
 rm -rf "$T/bks" "$T/rs.partial"
+# A MANIFEST with a line it cannot read: the backup is damaged, exit 1,
+# the line named, nothing made (no test failed when it was said with the
+# status of an I/O error)
+cp -r "$T/bk" "$T/bkl"
+printf 'files 3\n' >> "$T/bkl/MANIFEST"
+$A restore-backup --from "$T/bkl" --data "$T/rl" 2> "$T/err"; rc=$?
+check "a manifest line it cannot read: damaged, named" "1 arbiter restore-backup: $T/bkl/MANIFEST: line $(wc -l < "$T/bkl/MANIFEST"): not a manifest line (or another format)" \
+    "$rc $(cat "$T/err")"
+check "... nothing made" "" "$(ls -d "$T/rl"* 2> /dev/null)"
+rm -rf "$T/bkl"
 # A DIR.partial the run found is never removed.
 mkdir "$T/rfound.partial"; touch "$T/rfound.partial/mine"
 $A restore-backup --from "$T/bk" --data "$T/rfound" 2> "$T/err"; rc=$?
