@@ -326,6 +326,23 @@ check "format1/ holds a data.mdb already: refused, naming both" "2 1" \
 check "... format1/data.mdb kept" kept "$(cat "$T/both/format1/data.mdb")"
 check "... the rest where it was" "$(cksum < "$F/data.mdb") $(cksum < "$T/k/data.mdb")" \
     "$(cksum < "$T/both/data.mdb") $(cksum < "$T/both/migrate.new/data.mdb")"
+# ... met by a first run, once its new store is verified: that store and
+# its mark are kept for the run that finishes (no test failed when a
+# failed move removed them)
+rm -rf "$T/both"
+mkdir -p "$T/both/format1"
+cp "$F/data.mdb" "$T/both/"
+chmod 600 "$T/both/data.mdb"
+echo kept > "$T/both/format1/data.mdb"
+out=$($A migrate --data "$T/both" 2>&1); rc=$?
+check "first run, format1/data.mdb there: refused, naming both" "2 1" \
+    "$rc $(printf '%s\n' "$out" | grep -c "^arbiter migrate: $T/both/data.mdb and $T/both/format1/data.mdb are both there")"
+check "... the verified store and its mark kept" "data.mdb verified" \
+    "$(ls "$T/both/migrate.new" | grep '^data.mdb$\|^verified$' | tr '\n' ' ' | sed 's/ $//')"
+rm "$T/both/format1/data.mdb"
+out=$($A migrate --data "$T/both" 2>&1); rc=$?
+check "... moved away: the next run finishes" "0 $T/both: migrated to store format 3 (an interrupted move finished); the format-1 files are in $T/both/format1" \
+    "$rc $out"
 
 # ---- the daemon on the migrated directory -----------------------------------
 bin/arbiterd --data "$T/data" --listen "unix:$T/s.sock" --log-level warn \
