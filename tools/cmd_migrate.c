@@ -426,10 +426,20 @@ cmd_migrate(int argc, char **argv)
     }
     if (fmt == 2) {
         /* Format 3 is format 2 with the journal: a writable open adds
-         * it, in place. */
-        rc = arb_store_open(&st2, dir, NULL, &why);
+         * it, in place, once a read-only open (which adds nothing) has
+         * verified every chain, so that a store that does not verify is
+         * left as it was (until 2026-12-07 it was upgraded first). */
+        arb_store_opts_t ro;
+
+        memset(&ro, 0, sizeof(ro));
+        ro.read_only = 1;
+        rc = arb_store_open(&st2, dir, &ro, &why);
         if (rc == 0)
             rc = arb_store_verify(st2, NULL, &why);
+        arb_store_close(st2);
+        st2 = NULL;
+        if (rc == 0)
+            rc = arb_store_open(&st2, dir, NULL, &why);
         arb_store_close(st2);
         if (rc != 0) {
             fprintf(stderr, "arbiter migrate: %s: %s\n", dir,

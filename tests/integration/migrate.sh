@@ -440,6 +440,15 @@ out=$($A replay --db "$T/pc" --match SKIM10-seed 2>&1 >/dev/null); rc=$?
 check "damaged event: replay --db --match names it" 1 \
     "$(printf '%s\n' "$out" | grep -c "match 'SKIM10-seed': seq [0-9]*: stored hash does not match the chain")"
 check "damaged event: replay --db --match exit status" 1 $rc
+# migrate verifies a format-2 store before it adds the journal: one that
+# does not verify is left as it was (until 2026-12-07 it was upgraded to
+# format 3 first, then refused)
+sum=$(cksum < "$T/pc/data.mdb")
+out=$($A migrate --data "$T/pc" 2>&1); rc=$?
+check "damaged format 2: migrate names the match, exit status 1" "1 1" \
+    "$rc $(printf '%s\n' "$out" | grep -c "^arbiter migrate: $T/pc: .*SKIM10-seed")"
+check "damaged format 2: migrate leaves it as it was" "$sum data.mdb" \
+    "$(cksum < "$T/pc/data.mdb") $(ls "$T/pc" | grep -v '^lock.mdb$' | tr '\n' ' ' | sed 's/ $//')"
 
 # ---- no store, or an empty data.mdb: said so, by every reader -----------
 mkdir -p "$T/none" "$T/zero"
