@@ -7,6 +7,7 @@
 
 #include "core/card.h"
 #include "core/err.h"
+#include "core/json.h"
 #include "core/match.h"
 #include "core/replay.h"
 #include "core/transcript.h"
@@ -155,6 +156,10 @@ test_rules_of_play(void)
     CHECK_INT(move(m, "zed", "4D", NULL), ARB_EINVAL);
     CHECK_STR(last_msg, "player 'zed' is not seated in this match");
     CHECK_INT(move(m, "alice", "4D", "@13"), ARB_EINVAL);
+    /* Sotas are 1..12 (§34.12): @0 is no Sota, not "no Sota named" */
+    CHECK_INT(move(m, "alice", "4D", "@0"), ARB_EINVAL);
+    CHECK_STR(last_msg, "'@0' is not a Sota: write @1..@12");
+    CHECK_INT(move(m, "alice", "4D", "0"), ARB_EINVAL);
     /* the '@' may be left out, as a Sota column is typed */
     CHECK_INT(move(m, "alice", "4D", "2"), ARB_EILLEGAL);
     CHECK_STR(last_msg, "Sota 1 is active, not 2: Sotas are activated 1 to "
@@ -320,6 +325,139 @@ test_deck_exhaustion(void)
     CHECK(arb_match_finished(m));
     CHECK_INT(move(m, "solo", "KN", NULL), ARB_EOVER);
     CHECK(strstr(last_msg, "the deck cannot fill the active Sota") != NULL);
+    arb_match_free(m);
+}
+
+/* The §34.13 record of one completed Blockchain, field by field: item 6
+ * (the number of cards) is the mode's, and item 10 the category's own
+ * bonus, in modes 4 and 5 as in mode 3. */
+static void
+check_record(const char *hdr, const char *const *cards, int n,
+             const char *code, int face_sum, int bonus)
+{
+    static const char *const order[] = {
+        "match_id", "edition", "mode", "sota", "owner", "cards",
+        "sequence", "code", "face_sum", "bonus", "game_points", "status"
+    };
+    const char *const pl[2] = { "ann", "bob" };
+    arb_match_t      *m;
+    arb_results_t     r;
+    const arb_field_t *f;
+    size_t            i;
+    int               j;
+
+    m = open_text(hdr);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    for (j = 0; j < n; j++)
+        CHECK_INT(move(m, pl[j % 2], cards[j], NULL), 0);
+    CHECK_INT(arb_match_results(m, &r), 0);
+    CHECK_INT(r.nrecords, 1);
+    if (r.nrecords == 1) {
+        CHECK_INT(r.records[0].nfields, 12);
+        for (i = 0; i < 12 && i < r.records[0].nfields; i++)
+            CHECK_STR(r.records[0].fields[i].key, order[i]);
+        f = arb_record_get(&r.records[0], "cards");
+        CHECK(f != NULL && f->num == n);
+        f = arb_record_get(&r.records[0], "sequence");
+        CHECK(f != NULL && f->nlist == (size_t)n);
+        f = arb_record_get(&r.records[0], "code");
+        CHECK(f != NULL && strcmp(f->str, code) == 0);
+        f = arb_record_get(&r.records[0], "face_sum");
+        CHECK(f != NULL && f->num == face_sum);
+        f = arb_record_get(&r.records[0], "bonus");
+        CHECK(f != NULL && f->num == bonus);
+        f = arb_record_get(&r.records[0], "game_points");
+        CHECK(f != NULL && f->num == face_sum + bonus);
+        f = arb_record_get(&r.records[0], "owner");
+        CHECK(f != NULL && strcmp(f->str, "ann") == 0);
+    }
+    arb_results_clear(&r);
+    CHECK_INT(total_of(m, "ann"), face_sum + bonus);
+    arb_match_free(m);
+}
+
+static void
+test_record_fields(void)
+{
+    static const char *const v4[] = { "10S", "JS", "QS", "KS" };
+    static const char *const m5[] = { "4S", "7H", "9D", "7C", "4U" };
+    static const char *const v3[] = { "JH", "QH", "KH" };
+
+    /* §34.7.5: 10+11+12+13+32 = 78 */
+    check_record("game: yahchain\nmatch: rec4\nplayers: ann bob\n"
+                 "mode: 4\n", v4, 4, "BC4-005", 46, 32);
+    /* §34.8.4: 4+7+9+7+4+25 = 56 */
+    check_record("game: yahchain\nmatch: rec5\nplayers: ann bob\n"
+                 "mode: 5\n", m5, 5, "BC5-004", 31, 25);
+    /* §34.6.5: 11+12+13+21 = 57 */
+    check_record("game: yahchain\nmatch: rec3\nplayers: ann bob\n"
+                 "mode: 3\n", v3, 3, "BC-005", 36, 21);
+}
+
+/* One describe() field of m, as an integer (-1 when missing). */
+static long long
+state_int(const arb_match_t *m, const char *key)
+{
+    json_t   *o = arb_match_describe_value(m, 0), *st;
+    long long n = -1;
+
+    st = o != NULL ? json_object_get(o, "state") : NULL;
+    if (st == NULL)
+        st = o;
+    if (st != NULL && json_is_integer(json_object_get(st, key)))
+        n = json_integer_value(json_object_get(st, key));
+    json_decref(o);
+    return n;
+}
+
+/* Mode 4 fills the 144 cards into exactly 36 Sotas (§34.2, §34.7): the
+ * last card of the deck completes the 36th, over a fourth cycle too.
+ * Three cycles end with every cycle complete, the state still in cycle
+ * 3, Sota 12 (both are part of the digest). */
+static void
+test_deck_exact(void)
+{
+    arb_match_t *m;
+    int          i, rc = 0, cycles;
+    char         c[16], hdr[128];
+
+    for (cycles = 3; cycles <= 4; cycles++) {
+        snprintf(hdr, sizeof(hdr), "game: yahchain\nmatch: deck4\n"
+                 "players: solo\nmode: 4\ncycles: %d\n", cycles);
+        m = open_text(hdr);
+        CHECK(m != NULL);
+        if (m == NULL)
+            return;
+        for (i = 0, rc = 0; i < 144 && rc == 0; i++) {
+            arb_card_format(c, (arb_card_t)i, ARB_CARD_NUMERIC);
+            rc = move(m, "solo", c, NULL);
+        }
+        CHECK_INT(rc, 0);
+        CHECK_INT(i, 144);
+        CHECK(arb_match_finished(m));
+        CHECK_INT(move(m, "solo", "KN", NULL), ARB_EOVER);
+        CHECK(strstr(last_msg, cycles == 3 ? "every cycle is complete"
+                     : "the deck cannot fill the active Sota") != NULL);
+        /* a fourth cycle opened at Sota 1 before the deck ran out */
+        CHECK_INT(state_int(m, "cycle"), cycles);
+        CHECK_INT(state_int(m, "active_sota"), cycles == 3 ? 12 : 1);
+        arb_match_free(m);
+    }
+    /* the last 4 cards cannot be refused before Sota 36 is complete */
+    m = open_text("game: yahchain\nmatch: deck4b\nplayers: solo\nmode: 4\n"
+                  "cycles: 4\n");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    for (i = 0, rc = 0; i < 141 && rc == 0; i++) {
+        arb_card_format(c, (arb_card_t)i, ARB_CARD_NUMERIC);
+        rc = move(m, "solo", c, NULL);
+    }
+    CHECK_INT(rc, 0);
+    CHECK(!arb_match_finished(m));
+    CHECK_INT(state_int(m, "cards_left"), 3);
     arb_match_free(m);
 }
 
@@ -702,6 +840,8 @@ main(void)
     test_void_policies(4);
     test_void_policies(5);
     test_deck_exhaustion();
+    test_deck_exact();
+    test_record_fields();
     test_setup_errors();
     test_rulings();
     test_digest();
