@@ -240,6 +240,11 @@ test_foreign_sota(void)
     CHECK(open_text("game: yahchain\nmatch: o2\nplayers: alice bob\n"
                     "mode: 3\nowners: alice bob\n") == NULL);
     CHECK(strstr(last_msg, "2 owners given") != NULL);
+    /* one owner per Sota (§34.12): a 13th is refused as it is read */
+    CHECK(open_text("game: yahchain\nmatch: o4\nplayers: alice bob\n"
+                    "mode: 3\nowners: alice bob alice bob alice bob alice "
+                    "bob alice bob alice bob alice\n") == NULL);
+    CHECK_STR(last_msg, "more than 12 owners (one per Sota)");
     CHECK(open_text("game: yahchain\nmatch: o3\nplayers: alice bob\nmode: 3\n"
                     "owners: alice bob alice bob alice bob alice bob alice "
                     "bob alice zed\n") == NULL);
@@ -362,6 +367,9 @@ check_record(const char *hdr, const char *const *cards, int n,
         CHECK(f != NULL && f->num == n);
         f = arb_record_get(&r.records[0], "sequence");
         CHECK(f != NULL && f->nlist == (size_t)n);
+        f = arb_record_get(&r.records[0], "mode");
+        CHECK(f != NULL && f->str != NULL && n == f->str[9] - '0'
+              && strncmp(f->str, "YCWS-144/", 9) == 0);
         f = arb_record_get(&r.records[0], "code");
         CHECK(f != NULL && strcmp(f->str, code) == 0);
         f = arb_record_get(&r.records[0], "face_sum");
@@ -394,6 +402,36 @@ test_record_fields(void)
     /* §34.6.5: 11+12+13+21 = 57 */
     check_record("game: yahchain\nmatch: rec3\nplayers: ann bob\n"
                  "mode: 3\n", v3, 3, "BC-005", 36, 21);
+    /* item 2: the edition the match was recorded under, not the
+     * current one */
+    {
+        static const char *const ed[] = { "YAHchain-3e-ch34",
+                                          "YAHchain-3e-ch34-2",
+                                          "YAHchain-3e-ch34-3" };
+        char               hdr[160];
+        arb_match_t       *m;
+        arb_results_t      r;
+        const arb_field_t *f;
+        int                i;
+
+        for (i = 0; i < 3; i++) {
+            snprintf(hdr, sizeof(hdr), "game: yahchain\nmatch: ed\n"
+                     "edition: %s\nplayers: ann\nmode: 3\n", ed[i]);
+            m = open_text(hdr);
+            CHECK(m != NULL);
+            if (m == NULL)
+                continue;
+            CHECK_INT(move(m, "ann", "JH", NULL), 0);
+            CHECK_INT(move(m, "ann", "QH", NULL), 0);
+            CHECK_INT(move(m, "ann", "KH", NULL), 0);
+            CHECK_INT(arb_match_results(m, &r), 0);
+            f = r.nrecords == 1 ? arb_record_get(&r.records[0], "edition")
+                                : NULL;
+            CHECK(f != NULL && strcmp(f->str, ed[i]) == 0);
+            arb_results_clear(&r);
+            arb_match_free(m);
+        }
+    }
 }
 
 /* One describe() field of m, as an integer (-1 when missing). */
