@@ -116,6 +116,20 @@ test_yahchain(void)
     CHECK_STR(w.prompt, " | Sota 1 []");
     CHECK_STR(w.line, "Sota 1 []; turn alice");
     free(text);
+    /* Modes 4 and 5 name their categories from their own table (§34.7,
+     * §34.8): the code BC4-005 is the four-card Vertex. */
+    CHECK_INT(narrate(&w, "game: yahchain\nmatch: n4\nplayers: alice bob\n"
+                      "mode: 4\n\n1. place alice 10S\n2. place bob JS\n"
+                      "3. place alice QS\n4. place bob KS\n", 4, "alice",
+                      "place", "2h"), 0);
+    CHECK_STR(w.record, "Sota 1 complete: 10♠→J♠→Q♠→K♠ BC4-005 Vertex "
+              "46+32 = 78 for alice");
+    CHECK_INT(narrate(&w, "game: yahchain\nmatch: n5\nplayers: alice bob\n"
+                      "mode: 5\n\n1. place alice 4S\n2. place bob 7H\n"
+                      "3. place alice 9D\n4. place bob 7C\n"
+                      "5. place alice 4U\n", 5, "bob", "place", "2h"), 0);
+    CHECK_STR(w.record, "Sota 1 complete: 4♠→7♥→9♦→7♣→4☀ BC5-004 Mirror "
+              "31+25 = 56 for alice");
 }
 
 /* The generic words: another game's narration comes from results() and
@@ -245,6 +259,17 @@ test_void_reason(void)
     arb_narrate_effect(&b, arb_match_rules(m1), pos, NULL, &ev);
     take(got, sizeof(got), &b);
     CHECK_STR(got, "; Sota 2 void: 2♥→9♣→K♦: no category, no points");
+    json_decref(pos);
+    /* a card played before, let stand, is no category either (the
+     * classifier refuses the sequence): the card is named as the cause */
+    args[0] = "4S";
+    ev.player = "bob";
+    pos = arb_match_describe_value(m0, 0);
+    arb_narrate_effect(&b, arb_match_rules(m0), pos, NULL, &ev);
+    take(got, sizeof(got), &b);
+    CHECK_STR(got, "; Sota 1 void: 4♠→5♥→4♠: it holds a card let stand "
+              "against §34.11 (out of turn, in a Sota not active, or played "
+              "before): no points");
     json_decref(pos);
 done:
     arb_match_free(m0);
