@@ -88,6 +88,11 @@ test_cards(void)
     CHECK_STR(canon("7"), "ERR: missing suit in '7'");
     CHECK_STR(canon("7Z"), "ERR: unknown suit 'Z' in '7Z': suits are ♠ ♥ ♦ "
               "♣ (S H D C)");
+    /* a Latin K is the King, never a suit: the Cyrillic К (clubs) looks
+     * like it, so 7K would be 7♣ to one reader and nothing to another */
+    CHECK_STR(canon("7K"), "ERR: unknown suit 'K' in '7K': suits are ♠ ♥ ♦ "
+              "♣ (S H D C)");
+    CHECK_STR(canon("КК"), "K♣");
     /* a Latin T would look like the Cyrillic Т (Ace): not a ten */
     CHECK_STR(canon("T♠"), "ERR: unknown rank in 'T♠': ranks are 2..10, J, "
               "Q, K, A");

@@ -104,6 +104,13 @@ test_setup(void)
                     "scoring: sum\ndeal: seed x\n") == NULL);
     CHECK_STR(last_msg, "Chains is played 2 against 2 or 3 against 3 (or 1 "
               "against 1 with two hands each): 2, 4 or 6 players, got 3");
+    /* at most 3 against 3: an eighth seat has no hand to hold */
+    CHECK(open_text("game: chains\nmatch: t\nteams: long short\n"
+                    "players: a:long b:short c:long d:short e:long f:short "
+                    "g:long h:short\ndeck: 52\nscoring: sum\n"
+                    "deal: seed x\n") == NULL);
+    CHECK_STR(last_msg, "Chains is played 2 against 2 or 3 against 3 (or 1 "
+              "against 1 with two hands each): 2, 4 or 6 players, got 8");
     CHECK(open_text("game: chains\nmatch: t\nplayers: ann bob cid dan\n"
                     "deck: 36\nscoring: sum\ndeal: seed x\n") == NULL);
     CHECK(strstr(last_msg, "Chains is played by two teams: write 'teams: "
