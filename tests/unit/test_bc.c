@@ -377,6 +377,12 @@ test_formulas(void)
             }
         }
     CHECK_INT(bad, 0);
+    /* no family (a VOID sequence, §34.11) or no mode: no code, no bonus */
+    CHECK_STR(arb_bc_code(3, -1), "VOID");
+    CHECK_STR(arb_bc_name(4, ARB_BC_FAMILIES), "VOID");
+    CHECK_INT(arb_bc_bonus(5, -1), 0);
+    CHECK_INT(arb_bc_bonus(6, ARB_BC_VERTEX), 0);
+    CHECK_INT(arb_bc_bonus(2, ARB_BC_LADDER), 0);
     CHECK_INT(ARB_BC_FAMILIES, 5);
     CHECK_INT(ARB_BC_VERTEX, 0);
     CHECK_INT(ARB_BC_LINE, 1);
