@@ -215,12 +215,19 @@ test_chips(void)
     CHECK_STR(why, "chip 'R8' does not exist: red chips are R0..R7");
     CHECK_INT(chip(&c, "P4"), ARB_EINVAL);
     CHECK_STR(why, "chip 'P4' does not exist: purple chips are P5..P8");
+    /* "синие 1 2 3 4 5 6 7": a blue 8 is no chip, not the kind after B7
+     * (the red 0) */
+    CHECK_INT(chip(&c, "B8"), ARB_EINVAL);
+    CHECK_STR(why, "chip 'B8' does not exist: blue chips are B1..B7");
     CHECK_INT(chip(&c, "G4"), ARB_EINVAL);
     CHECK_STR(why, "chip 'G4': the colour must be B (blue), R (red) or P "
               "(purple)");
     CHECK_INT(chip(&c, "B4b"), ARB_EINVAL);
     CHECK_STR(why, "chip 'B4b': only a purple chip takes a colour");
     CHECK_INT(chip(&c, "P7x"), ARB_EINVAL);
+    /* purple plays "как красную или синюю": never as purple */
+    CHECK_INT(chip(&c, "P7p"), ARB_EINVAL);
+    CHECK_STR(why, "chip 'P7p': a purple chip plays as b (blue) or r (red)");
     CHECK_INT(chip(&c, "B10"), ARB_EINVAL);
     CHECK_INT(chip(&c, "B"), ARB_EINVAL);
     CHECK_INT(arb_tsuku_chip_parse(&c, "P7b", 3, 0, why, sizeof(why)),
@@ -335,6 +342,8 @@ test_declare(void)
     CHECK_INT(declare(&a, hand, "B1+B2"), ARB_EINVAL);
     CHECK_INT(declare(&a, "B1 B1 B1 B2 B2 B2 B3 B3",
                       "B1+B1+B1 B2+B2+B2 B3+B3+B3"), ARB_EILLEGAL);
+    CHECK_STR(why, "'B3+B3+B3' would be a third set: eight chips hold at "
+              "most two sets");
     /* the purple chip of a concealed set may name its colour or not */
     CHECK_INT(declare(&a, "B6 B7 P8 B1 B1 B1 R1 R1", "B6+B7+P8 B1+B1+B1"),
               0);
@@ -465,6 +474,8 @@ test_bonuses(void)
     /* multi: a three and a four */
     CHECK(applies(NULL, "B2 B2 B2 B2 R6 R6 R6 R0") & bit(ARB_TB_MULTI));
     CHECK(!(applies(NULL, "B2 B2 B2 B2 R6 R6 R5 R0") & bit(ARB_TB_MULTI)));
+    /* the seed's points ("Бонусы в 5 очков Мульти") */
+    CHECK_INT(points_of(NULL, "B2 B2 B2 B2 R6 R6 R6 R0", ARB_TB_MULTI), 5);
     /* double four */
     CHECK(applies(NULL, "B2 B2 B2 B2 R6 R6 R6 R6") & bit(ARB_TB_DOUBLE_FOUR));
     CHECK(!(applies(NULL, "B2 B2 B2 B2 R6 R6 R6 P6b")
