@@ -720,6 +720,111 @@ test_take_message(void)
     arb_match_free(m);
 }
 
+/* "Получить": the discard and "ещё две фишки из своей руки" - two chips
+ * the hand holds, so a pair needs two of them. */
+static void
+test_take_pair(void)
+{
+    arb_match_t *m;
+    char         d1[ARB_HASH_HEX], d2[ARB_HASH_HEX];
+
+    /* bob holds one R5 */
+    m = open_dealt("ann bob", "",
+                   "R5B1B1B1B2B2B2" "R5B4B6R1R1R2R2", "R7");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(play(m, "draw ann R7"), 0);
+    CHECK_INT(play(m, "discard ann R5"), 0);
+    hex_digest(m, d1);
+    CHECK_INT(play(m, "take bob R5 R5"), ARB_EILLEGAL);
+    CHECK_STR(last_rule, "Take");
+    CHECK_STR(last_msg, "bob holds only one R5");
+    CHECK_INT(play(m, "take bob R5 R5 R5"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "bob holds only one R5");
+    hex_digest(m, d2);
+    CHECK_STR(d1, d2);
+    CHECK(strstr(describe(m), "\"name\":\"bob\",\"points\":0,\"hand\":7,"
+                 "\"open_sets\":[]") != NULL);
+    arb_match_free(m);
+}
+
+/* "Завершить из сброса: взять последнюю фишку из сброса противника": the
+ * chip a finish takes leaves its discarder's pile, as a take's does. */
+static void
+test_finish_discard_pile(void)
+{
+    arb_match_t *m;
+
+    /* bob: B5 x4, R5 x3; ann throws the last R5: divine ten, the game */
+    m = open_dealt("ann bob", "scoring: extended\n",
+                   "R5B1B1B1B2B2B2" "B5B5B5B5R5R5R5", "R7");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(play(m, "draw ann R7"), 0);
+    CHECK_INT(play(m, "discard ann R7"), 0);
+    CHECK_INT(play(m, "draw bob"), 0);
+    CHECK_INT(play(m, "discard bob B1"), 0);
+    CHECK_INT(play(m, "draw ann"), 0);
+    CHECK_INT(play(m, "discard ann R5"), 0);
+    CHECK_INT(play(m, "finish bob"), 0);
+    CHECK(arb_match_finished(m));
+    CHECK_STR(field(m, 0, "finish"), "discard");
+    CHECK_STR(field(m, 0, "discarder"), "ann");
+    CHECK(strstr(describe(m), "\"name\":\"ann\",\"points\":0,\"hand\":7,"
+                 "\"open_sets\":[],\"discards\":[\"R7\"]}") != NULL);
+    arb_match_free(m);
+}
+
+/* "Этот игрок выигрывает игру": the highest total wins, and equal highest
+ * totals share the game - here at the second end, every player having
+ * dealt twice (docs: the game's winner). */
+static void
+test_shared_game(void)
+{
+    arb_match_t *m;
+    char         text[2048], r1[400], r2[400];
+
+    /* rounds 1 and 3: ann deals, bob draws R4 and finishes; rounds 2 and
+     * 4: bob deals, ann the same */
+    order_words(r1, sizeof(r1), "B7B7B7B7R7R7R7" "B1B2B3R1R2R3B2", "R6R4");
+    order_words(r2, sizeof(r2), "B7B7B7B7R7R7R7" "B1B2B3R1R2R3B2", "R6R4");
+    snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: t\n"
+             "players: ann bob\nscoring: extended\nend: dealt-twice\n"
+             "deal: order %s %s %s %s\n", r1, r2, r1, r2);
+    m = open_text(text);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(play(m, "draw ann R6"), 0);
+    CHECK_INT(play(m, "discard ann R6"), 0);
+    CHECK_INT(play(m, "draw bob R4"), 0);
+    CHECK_INT(play(m, "finish bob"), 0);
+    CHECK_INT(play(m, "draw bob R6"), 0);
+    CHECK_INT(play(m, "discard bob R6"), 0);
+    CHECK_INT(play(m, "draw ann R4"), 0);
+    CHECK_INT(play(m, "finish ann"), 0);
+    CHECK_INT(play(m, "draw ann R6"), 0);
+    CHECK_INT(play(m, "discard ann R6"), 0);
+    CHECK_INT(play(m, "draw bob R4"), 0);
+    CHECK_INT(play(m, "finish bob"), 0);
+    CHECK_INT(play(m, "draw bob R6"), 0);
+    CHECK_INT(play(m, "discard bob R6"), 0);
+    CHECK_INT(play(m, "draw ann R4"), 0);
+    CHECK_INT(play(m, "finish ann"), 0);
+    CHECK(arb_match_finished(m));
+    CHECK_INT(nrecords(m), 5);
+    CHECK_STR(field(m, 3, "points"), field(m, 0, "points"));
+    CHECK_INT(total_of(m, "ann"), total_of(m, "bob"));
+    CHECK_STR(field(m, 4, "end"), "deals");
+    CHECK_STR(field(m, 4, "winners"), "ann,bob");
+    CHECK_STR(field(m, 4, "reason"), "every player has dealt twice; the "
+              "game goes to ann, bob");
+    CHECK(strstr(describe(m), "\"winners\":[\"ann\",\"bob\"]") != NULL);
+    arb_match_free(m);
+}
+
 /* Purple sets shown by a take fix their colour then. */
 static void
 test_purple_take(void)
@@ -1138,6 +1243,9 @@ main(void)
     test_seed_deal();
     test_turns();
     test_take_message();
+    test_take_pair();
+    test_finish_discard_pile();
+    test_shared_game();
     test_purple_take();
     test_goal();
     test_four_players();
