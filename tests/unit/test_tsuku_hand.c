@@ -229,6 +229,9 @@ test_chips(void)
     CHECK_INT(chip(&c, "P7p"), ARB_EINVAL);
     CHECK_STR(why, "chip 'P7p': a purple chip plays as b (blue) or r (red)");
     CHECK_INT(chip(&c, "B10"), ARB_EINVAL);
+    CHECK_INT(chip(&c, "B:"), ARB_EINVAL);
+    CHECK_STR(why, "chip 'B:': the value must be one digit after the "
+              "colour, e.g. B4");
     CHECK_INT(chip(&c, "B"), ARB_EINVAL);
     CHECK_INT(arb_tsuku_chip_parse(&c, "P7b", 3, 0, why, sizeof(why)),
               ARB_EINVAL);
@@ -431,6 +434,10 @@ test_bonuses(void)
     CHECK(!(applies(NULL, "B1 B2 B3 B4 R5 R1 R1 R2")
             & bit(ARB_TB_STRAIGHT)));
     CHECK(!(applies(NULL, "B1 B2 B3 B4 B6 B7 R1 R2")
+            & bit(ARB_TB_STRAIGHT)));
+    /* "последовательных фишек одного цвета": a blue run to 8 and a red
+     * run from 0 are two runs */
+    CHECK(!(applies(NULL, "B6 B7 P8b R0 R1 R2 R1 R1")
             & bit(ARB_TB_STRAIGHT)));
     /* two blues: exactly two */
     CHECK(applies(NULL, "B1 B2 R3 R1 R2 R3 R4 R0") & bit(ARB_TB_TWO_BLUES));

@@ -742,6 +742,10 @@ test_take_pair(void)
     CHECK_STR(last_msg, "bob holds only one R5");
     CHECK_INT(play(m, "take bob R5 R5 R5"), ARB_EILLEGAL);
     CHECK_STR(last_msg, "bob holds only one R5");
+    CHECK_INT(play(m, "take bob R5 R5 R6"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "bob holds no R6");
+    CHECK_INT(play(m, "take bob R6 R6"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "bob holds no R6");
     hex_digest(m, d2);
     CHECK_STR(d1, d2);
     CHECK(strstr(describe(m), "\"name\":\"bob\",\"points\":0,\"hand\":7,"
