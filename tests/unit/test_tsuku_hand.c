@@ -343,6 +343,9 @@ test_declare(void)
     CHECK_INT(declare(&a, hand, "B1+B2+R0"), ARB_EILLEGAL);
     CHECK_STR(why, "red 0, blue 1, blue 2 is not a set: colours differ");
     CHECK_INT(declare(&a, hand, "B1+B2"), ARB_EINVAL);
+    CHECK_INT(declare(&a, hand, "B1+B2+"), ARB_EINVAL);
+    CHECK_STR(why, "empty chip: write a colour letter and a value, e.g. B4, "
+              "R0, P7");
     CHECK_INT(declare(&a, "B1 B1 B1 B2 B2 B2 B3 B3",
                       "B1+B1+B1 B2+B2+B2 B3+B3+B3"), ARB_EILLEGAL);
     CHECK_STR(why, "'B3+B3+B3' would be a third set: eight chips hold at "
