@@ -565,7 +565,7 @@ move_draw(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
     if (ev->nargs == 1) {
         if (arb_tsuku_chip_parse(&c, ev->args[0], strlen(ev->args[0]), 0,
                                  err, sizeof(err)) != 0)
-            return arb_verdict(v, ARB_EINVAL, "Chips", "%s", err);
+            return arb_verdict(v, ARB_EINVAL, "Chips", "Draw: %s", err);
         /* The message does not say which chip is on top: the stock is
          * hidden. */
         if (c.kind != t->stock[t->top])
@@ -600,7 +600,7 @@ move_discard(arb__tsuku_t *t, int seat, const arb_event_t *ev,
                            ev->nargs);
     if (arb_tsuku_chip_parse(&c, ev->args[0], strlen(ev->args[0]), 0, err,
                              sizeof(err)) != 0)
-        return arb_verdict(v, ARB_EINVAL, "Chips", "%s", err);
+        return arb_verdict(v, ARB_EINVAL, "Chips", "Discard: %s", err);
     arb_tsuku_chip_format(name, c);
     if (p->hand[c.kind] == 0)
         return arb_verdict(v, ARB_EILLEGAL, "Discard",
@@ -703,7 +703,7 @@ move_take(arb__tsuku_t *t, int seat, const arb_event_t *ev, arb_verdict_t *v)
     for (i = 0; i < n; i++)
         if (arb_tsuku_chip_parse(&c[i], ev->args[i], strlen(ev->args[i]), 1,
                                  err, sizeof(err)) != 0)
-            return arb_verdict(v, ARB_EINVAL, "Chips", "%s", err);
+            return arb_verdict(v, ARB_EINVAL, "Chips", "Take: %s", err);
     arb_tsuku_chip_format(live, arb_tsuku_chip_of(t->live));
     if (n == 3) {
         for (i = 0; i < 3 && at < 0; i++)

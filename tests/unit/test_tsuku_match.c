@@ -616,7 +616,12 @@ test_turns(void)
     CHECK_INT(play(m, "draw zed"), ARB_EINVAL);
     CHECK_STR(last_msg, "player 'zed' is not seated in this match");
     CHECK_INT(play(m, "draw ann R0 R1"), ARB_EINVAL);
+    /* a chip that is none is named with the move it broke, as a
+     * finish's is ("Взять", the seed's Gameplay) */
     CHECK_INT(play(m, "draw ann X1"), ARB_EINVAL);
+    CHECK_STR(last_rule, "Chips");
+    CHECK_STR(last_msg, "Draw: chip 'X1': the colour must be B (blue), R "
+              "(red) or P (purple)");
     /* refused moves change nothing */
     hex_digest(m, d2);
     CHECK_STR(d1, d2);
@@ -632,6 +637,9 @@ test_turns(void)
     CHECK_INT(play(m, "discard ann B7"), ARB_EILLEGAL);
     CHECK_STR(last_msg, "ann holds no B7");
     CHECK_INT(play(m, "discard ann P7b"), ARB_EINVAL);
+    CHECK_STR(last_rule, "Chips");
+    CHECK_STR(last_msg, "Discard: chip 'P7b': a purple chip has no colour "
+              "here: write P7");
     /* ann's B1 B2 B3 B4 B4 B6 R5 R0 is worth 23 as it stands */
     CHECK_INT(play(m, "finish ann"), ARB_EILLEGAL);
     CHECK_STR(last_msg, "no arrangement of ann's hand B1 B2 B3 B4 B4 "
@@ -659,6 +667,12 @@ test_turns(void)
     CHECK_STR(last_msg, "ann's last discard is R5, which R6 R4 R4 does "
               "not contain");
     CHECK_INT(play(m, "take bob R4"), ARB_EINVAL);
+    /* "Получить" (the seed's Gameplay): the set's chips, named with the
+     * move */
+    CHECK_INT(play(m, "take bob R4 B0"), ARB_EINVAL);
+    CHECK_STR(last_rule, "Chips");
+    CHECK_STR(last_msg, "Take: chip 'B0' does not exist: blue chips are "
+              "B1..B7");
     CHECK_INT(play(m, "take bob R5 R4 R4"), ARB_EILLEGAL);
     CHECK_INT(play(m, "take bob R3 R5 R4"), 0);
     CHECK(strstr(describe(m), "\"open_sets\":[\"R3+R4+R5\"]") != NULL);
