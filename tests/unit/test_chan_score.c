@@ -250,6 +250,12 @@ test_bonuses(void)
                     "3V 3W", NULL, ARB_CHAN_WON_HEAVEN, ids, sizeof(ids)),
               5);
     CHECK_STR(ids, "thien-u tom");
+    /* ... and with exactly six Chắn it is no Bạch thủ: §4 reads Bạch thủ
+     * at the winning card's rank, and Thiên ù has no winning card: 3 */
+    CHECK_INT(score("2V 2V 3S 3S 4W 4W 5V 5V 6S 6S 7W 7W 8V 8W 9S 9W 2S 2W "
+                    "6V 6W", NULL, ARB_CHAN_WON_HEAVEN, ids, sizeof(ids)),
+              3);
+    CHECK_STR(ids, "thien-u");
     /* main bonus: highest base; the others add their dịch.  Lèo (5/2),
      * Thiên khai (5/2), Tôm (4/1), Ù chì (3/1): 5 + 2 + 1 + 1 = 9 */
     CHECK_INT(score("9V 9S 8S 8V CC CC 3V 3S 7W 7W 2W 2W 2W 2W 4W 4W 5S 5S "
