@@ -502,6 +502,25 @@ test_declined_chan(void)
             "discarded\n"
             "discard b 9W\n");
     arb_match_free(m);
+    /* ... nor captured into a Cạ: b declines 5V, takes a later 5V as a
+     * Chắn (allowed), and may not take the last 5V with 5S (§3 «Відмова
+     * від доступного ідентичного взяття запобігає ... використання її в
+     * Cạ»; a mutation checking only the hand card went unnoticed) */
+    m = open_spec("5V | 5V 5S 6W 9W 8W 2V 2V 3V 3V 4S 4S 7W 7W 2S 2S 3S 3S "
+                  "4W 4W | | | . . . . 5V . . . 5V", NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a 5V\n"
+            "draw b\npass b\ndraw c\npass c\ndraw d\npass d\n"
+            "draw a\npass a\n"
+            "draw b 5V\ntake b 5V\ndiscard b 6W\n"
+            "draw c\npass c\ndraw d\npass d\ndraw a\npass a\n"
+            "draw b 5V\n"
+            "take b 5S ! §3 declined Chắn ~ b passed a Chắn capture of 5V, so "
+            "5V may no longer be used in a Cạ\n"
+            "pass b\n");
+    arb_match_free(m);
 }
 
 static void
@@ -581,7 +600,9 @@ test_discarded_face_option(void)
     m = open_played(spec, NULL, moves);
     if (m != NULL) {
         PLAY(m, "take b 9W ! §3 discarded face ~ b discarded 9W earlier\n"
-                "win b ! §3 discarded face ~ b discarded 9W earlier\n");
+                "win b ! §3 discarded face ~ b discarded 9W earlier\n"
+                "declare b win ! §3 discarded face ~ b discarded 9W "
+                "earlier\n");
         arb_match_free(m);
     }
     m = open_played(spec, "discarded-face: all\n", moves);
@@ -652,6 +673,43 @@ test_ca_rules(void)
         CHECK_STR(rec_str(m, "winner"), "b");
         CHECK_STR(rec_str(m, "won"), "stock");
         CHECK_STR(rec_str(m, "from"), "a");
+        arb_match_free(m);
+    }
+    /* ... nor is 5V barred from the Cạ of his winning hand: he wins on a
+     * 5S with 5V+5S (§3: only an available capture is declined; a
+     * mutation that counted every passed Chắn went unnoticed) */
+    m = open_spec("5V | 5V 2V 2V 3V 3V 4S 4S 7W 7W 8W 8W 9V 9V 2S 2S 3S 3S "
+                  "6W 6W | | | . . . 5S", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 5V\n"
+                "take b 5V ! §3 legal discard\n"
+                "draw b\npass b\n"
+                "draw c\npass c\ndraw d\npass d\n"
+                "draw a 5S\n"
+                "win b 5S\n");
+        CHECK_STR(rec_str(m, "winner"), "b");
+        CHECK(strstr(rec_str(m, "pairs"), "5V+5S") != NULL);
+        arb_match_free(m);
+    }
+    /* a Cạ capture must leave a discard that the Cạ discard rule allows
+     * too (§3 «Звичайне взяття має залишати легальний скидання»): a
+     * discarded 4W earlier, declined 9W, and after taking 7S with 7V
+     * holds 4S (with 4W: both cards of a Cạ), 9W and pairs */
+    m = open_spec("4W 4S 7V 9W 2V 2V 3V 3V 5S 5S 6S 6S 8W 8W 9V 9V 2S 2S "
+                  "3S 3S | | | | . . . 9W . . . 7S", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 4W\n"
+                "draw b\npass b\ndraw c\npass c\ndraw d\npass d\n"
+                "draw a 9W\npass a\n"
+                "draw b\npass b\ndraw c\npass c\ndraw d\npass d\n"
+                "draw a 7S\n"
+                "take a 7V ! §3 legal discard ~ after taking 7S with 7V, a "
+                "would have no legal discard\n"
+                "stands take a 7V\n"
+                "discard a 4S ! §3 Cạ discard\n"
+                "discard a 9W ! §3 declined Chắn\n");
         arb_match_free(m);
     }
 }
@@ -824,9 +882,52 @@ test_chiu(void)
     m = open_spec("6S | 6S 6S 6S 9V | | ", NULL);
     CHECK(m != NULL);
     if (m != NULL) {
-        PLAY(m, "discard a 6S\ndeclare b take\nchiu b\ndiscard b 9V\n"
+        PLAY(m, "discard a 6S\ndeclare b take\n"
+                "pass b ! §3 priority ~ b declared a capture on 6S at seq 2 "
+                "and cannot pass it\n"
+                "draw b ! §3 priority ~ b declared a capture on 6S at seq 2 "
+                "and cannot pass it\n"
+                "chiu b\ndiscard b 9V\n"
                 "draw b ! §3 turn ~ c is to take or pass 9V (b's discard)\n"
                 "draw c\n");
+        arb_match_free(m);
+    }
+    /* a Chíu must leave a legal discard (§3): c's cards besides the three
+     * 5W are all pairs, so he wins by Chíu instead (a mutation that left
+     * a 5W behind in the check went unnoticed) */
+    m = open_spec("5W | | 5W 5W 5W 2V 2V 3V 3V 4V 4V 6V 6V 7V 7V 8S 8S 9S 9S "
+                  "2S 2S | | ", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 5W\n"
+                "chiu c ! §3 legal discard ~ after a Chíu of 5W, c would have "
+                "no legal discard\n"
+                "win c 5W\n");
+        CHECK_STR(rec_str(m, "won"), "chiu");
+        CHECK_STR(rec_str(m, "bonuses"), "chiu-u thap-thanh");
+        CHECK_INT(rec_int(m, "score"), 17);
+        arb_match_free(m);
+    }
+    /* a player who passed a card claims it neither by Chíu nor by a win
+     * (docs/rules/chan.md, "Claims"), and a flipper takes his card or
+     * passes it on, never flips past it (§3) */
+    m = open_spec("6S | 6S 6S 6S 9V | | ", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 6S\npass b\n"
+                "chiu b ! §3 Chíu ~ b passed 6S and cannot claim it\n");
+        arb_match_free(m);
+    }
+    m = open_spec("9W | 5V 2V 2V 3V 3V 4S 4S 7W 7W 8W 8W 9V 9V 2S 2S 3S 3S "
+                  "6W 6W | | | 5S", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 9W\ndraw b 5S\n"
+                "draw b ! §3 turn ~ b flipped 5S this turn: take it or pass "
+                "it on\n"
+                "pass b\n"
+                "win b ! §3 win on stock ~ b passed 5S and cannot claim it\n"
+                "declare b win ! §3 priority ~ b passed 5S\n");
         arb_match_free(m);
     }
     /* Chíu ù: a discard wins only by Chíu */
@@ -943,6 +1044,23 @@ test_heaven_and_dead(void)
                 "draw a\n");
         CHECK(strstr(state(m), "\"hand\":20,\"exposed\":[],\"discards\":[],"
                      "\"flipped\":[\"2V\",\"6W\"],\"dead\":true") != NULL);
+        arb_match_free(m);
+    }
+}
+
+/* A dead hand (here by ruling) holding three of a card cannot Chíu the
+ * fourth either: it "only draws" (§3) */
+static void
+test_dead_chiu(void)
+{
+    arb_match_t *m;
+
+    m = open_spec("5W 5W 5W | | | | . 5W", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "stands draw a\npass a\ndraw b 5W\n"
+                "chiu a ! §3 dead hand ~ a is a dead hand\n"
+                "declare a chiu ! §3 dead hand\n");
         arb_match_free(m);
     }
 }
@@ -1231,6 +1349,11 @@ test_last_card_declared(void)
     CHECK(open_text(text) == NULL);
     CHECK_STR(last_msg, "binh declared a win on 4V at seq 48: record it (or "
               "void the declaration) before the hand ends as a draw");
+    /* ... as edition 3 judged it too */
+    snprintf(text, sizeof(text), "edition: Chan-100-cardavia-uk-3\n"
+             "%.*s49. pass an\n", (int)(at - buf), buf);
+    CHECK(open_text(text) == NULL);
+    CHECK(strstr(last_msg, "before the hand ends as a draw") != NULL);
     /* ... as editions 2 and 1 judged it: a draw */
     snprintf(text, sizeof(text), "edition: Chan-100-cardavia-uk-2\n"
              "%.*s49. pass an\n", (int)(at - buf), buf);
@@ -1348,6 +1471,7 @@ main(void)
     test_priority();
     test_chiu();
     test_heaven_and_dead();
+    test_dead_chiu();
     test_rulings_and_digest();
     test_transcripts();
     test_last_card_declared();
