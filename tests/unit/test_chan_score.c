@@ -231,6 +231,10 @@ test_bonuses(void)
     CHECK_INT(score("2V 2V 3V 3V 4S 4S 5W 5W 6V 6V 7V 7V 9W 9W 2S 2W 4V 4W "
                     "6S 6W", "2V", ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 7);
     CHECK_STR(ids, "bach-dinh");
+    /* ... all of them: one red card (8V) is no Bạch định, Ù xuông 2 */
+    CHECK_INT(score("2V 2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 2S 2S 4S 4S 5S 5S "
+                    "8V 8W", "5S", ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 2);
+    CHECK_STR(ids, "");
     /* Tám đỏ: exactly eight red: 8 (8V 8V 9V 9V 8S 8S 9S 9S) */
     CHECK_INT(score("8V 8V 9V 9V 8S 8S 9S 9S 2V 2V 3V 3V 4W 4W 5S 5W 6S 6W "
                     "7V 7W", "2V", ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 8);
