@@ -793,6 +793,36 @@ test_priority(void)
     CHECK_STR(rec_str(m, "winner"), "d");
     arb_match_free(m);
 
+    /* a declaration is of a claim on the table card: none before the
+     * opening discard or while a capturer must discard, and a capture
+     * only by the player the card faces */
+    m = open_spec(spec, NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "declare b chiu ! §3 priority ~ no card is on the table to "
+            "declare on\n"
+            "discard a CC\ndraw b 5W\n"
+            "declare c take ! §3 turn ~ not c's move: b is to take or pass "
+            "5W\n"
+            "take b 5W\n"
+            "declare c win ! §3 priority ~ no card is on the table to "
+            "declare on\n");
+    arb_match_free(m);
+
+    /* a pass (let stand) withdraws its player's declaration: d's win is
+     * no longer outranked by c's */
+    m = open_spec(spec, NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a CC\ndraw b 5W\npass b\n"
+            "declare c win\n"
+            "stands pass c\n"
+            "win d\n");
+    CHECK_STR(rec_str(m, "winner"), "d");
+    arb_match_free(m);
+
     /* seat order from the gate: b's gate, so c before d */
     m = open_spec(spec, NULL);
     CHECK(m != NULL);
@@ -969,7 +999,9 @@ test_chiu(void)
         PLAY(m, "stands discard a 4W\n"
                 "chiu a ! §3 Chíu ~ a discarded 4W and cannot claim it "
                 "back\n"
-                "declare a chiu ! §3 Chíu ~ cannot claim it back\n");
+                "declare a chiu ! §3 Chíu ~ cannot claim it back\n"
+                "win a ! §3 win on stock ~ a discarded 4W and cannot win on "
+                "it\n");
         arb_match_free(m);
     }
 }
@@ -1076,6 +1108,35 @@ test_rulings_and_digest(void)
     char         da[ARB_HASH_HEX], db[ARB_HASH_HEX];
     uint64_t     by;
 
+    /* an option decides later verdicts and scores, so it is in the
+     * digest; at its default it adds nothing ("Editions and options") */
+    {
+        static const char *const opts[] = { "tom: literal\n",
+                                            "discarded-face: capture\n",
+                                            "khai-bon: each\n" };
+        size_t i;
+
+        a = open_spec(spec, NULL);
+        b = open_spec(spec, "tom: usual\ndiscarded-face: all\n"
+                      "khai-bon: once\n");
+        CHECK(a != NULL && b != NULL);
+        if (a != NULL && b != NULL) {
+            hex(da, a);
+            hex(db, b);
+            CHECK_STR(da, db);
+        }
+        arb_match_free(b);
+        for (i = 0; a != NULL && i < sizeof(opts) / sizeof(opts[0]); i++) {
+            b = open_spec(spec, opts[i]);
+            CHECK(b != NULL);
+            if (b != NULL) {
+                hex(db, b);
+                CHECK(strcmp(da, db) != 0);
+                arb_match_free(b);
+            }
+        }
+        arb_match_free(a);
+    }
     /* `pass` then `draw` and a bare `draw` reach the same state */
     a = open_spec(spec, NULL);
     b = open_spec(spec, NULL);
@@ -1363,6 +1424,21 @@ test_last_card_declared(void)
         CHECK_STR(rec_str(m, "result"), "draw");
         CHECK_INT(total(m, "binh"), 0);
         arb_match_free(m);
+    }
+    /* the flipper passing his own last card on ends nothing: the claim
+     * declared on it waits, and is then recorded */
+    at = strstr(buf, "47. pass dung");
+    CHECK(at != NULL);
+    if (at != NULL) {
+        snprintf(text, sizeof(text), "%.*s47. declare binh win\n"
+                 "48. pass dung\n49. win binh\n", (int)(at - buf), buf);
+        m = open_text(text);
+        CHECK(m != NULL);
+        if (m != NULL) {
+            CHECK_STR(rec_str(m, "winner"), "binh");
+            arb_match_free(m);
+        }
+        at = strstr(buf, "49. win binh");
     }
     /* a void of the declaration lets the pass end the hand */
     snprintf(text, sizeof(text), "%.*s49. void 48 -- binh misspoke\n"
