@@ -478,6 +478,15 @@ test_no_split_four(void)
             "identical pair 4W+4W\n"
             "discard a 2V ! §3 no split\n");
     arb_match_free(m);
+    /* ... nor may one of four go into a Cạ */
+    m = open_spec("4V 4V 4V | 4W 4W 4W 4W | | | 4V", NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a 4V\n"
+            "take b 4W ! §3 no split ~ using 4W for a Cạ breaks b's "
+            "identical pair 4W+4W\n");
+    arb_match_free(m);
 }
 
 static void
@@ -808,6 +817,19 @@ test_priority(void)
             "take b 5W\n"
             "declare c win ! §3 priority ~ no card is on the table to "
             "declare on\n");
+    arb_match_free(m);
+
+    /* a player's own declaration never outranks his own claim: c
+     * declared a win and captures instead */
+    m = open_spec("CC | | 5W 6S 6W 2V 2V 3V 3V 4V 4V 7V 7V 8V 8V 9V 9V 2S 2S "
+                  "3S 3S | | 5W", NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a CC\ndraw b 5W\npass b\n"
+            "declare c win\n"
+            "take c 5W\n");
+    CHECK(strstr(state(m), "\"exposed\":[\"5W+5W\"]") != NULL);
     arb_match_free(m);
 
     /* a pass (let stand) withdraws its player's declaration: d's win is
