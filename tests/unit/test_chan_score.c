@@ -235,6 +235,15 @@ test_bonuses(void)
     CHECK_INT(score("2V 2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 2S 2S 4S 4S 5S 5S "
                     "8V 8W", "5S", ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 2);
     CHECK_STR(ids, "");
+    /* Tôm and Lèo count exposed cards too: a captured Cạ 3V+3S with
+     * 7W 7W is a Tôm (+ Bạch định: 7 + 1), a captured 9V+9S with 8S and
+     * CC a Lèo (5) */
+    CHECK_INT(score("3V+3S 7W 7W 2V 2V 4V 4V 5V 5V 6V 6V 2S 2S 4S 4S 5W 5W "
+                    "6W 6W", "2V", ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 8);
+    CHECK_STR(ids, "tom bach-dinh");
+    CHECK_INT(score("9V+9S 8S 8S CC CC 2V 2V 4V 4V 5V 5V 6V 6V 2S 2S 4S 4S "
+                    "5W 5W", "2V", ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 5);
+    CHECK_STR(ids, "leo");
     /* Tám đỏ: exactly eight red: 8 (8V 8V 9V 9V 8S 8S 9S 9S) */
     CHECK_INT(score("8V 8V 9V 9V 8S 8S 9S 9S 2V 2V 3V 3V 4W 4W 5S 5W 6S 6W "
                     "7V 7W", "2V", ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 8);
@@ -347,6 +356,22 @@ test_win_conditions(void)
     CHECK_INT(score("2V+3S 2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8V 8V 9V 9V 2W "
                     "2W 2S", "2V", ARB_CHAN_WON_STOCK, NULL, 0), -2);
     CHECK(strstr(why, "2V+3S is not a Cạ") != NULL);
+    /* a group is judged by its kind, not by its faces alone */
+    {
+        arb_chan_layout_t l;
+        arb_chan_score_t  sc;
+
+        layout(&l, "2V+2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8W 8W 9W 9W 2W 2W "
+               "3S 3S", "3V", ARB_CHAN_WON_STOCK);
+        l.groups[0].kind = ARB_CHAN_G_CA;
+        CHECK_INT(arb_chan_evaluate(&l, &sc, why, sizeof(why)), ARB_EINVAL);
+        CHECK(strstr(why, "2V+2V is not a Cạ") != NULL);
+        layout(&l, "2V+2S 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8W 8W 9W 9W 2W 2W "
+               "3S 3S", "3V", ARB_CHAN_WON_STOCK);
+        l.groups[0].kind = ARB_CHAN_G_CHAN;
+        CHECK_INT(arb_chan_evaluate(&l, &sc, why, sizeof(why)), ARB_EINVAL);
+        CHECK(strstr(why, "2V+2S is not an identical pair") != NULL);
+    }
     CHECK_INT(score("2V 2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8V 8V 9V 9V 2W 2W "
                     "2S 2S", "3W", ARB_CHAN_WON_STOCK, NULL, 0), -2);
     CHECK(strstr(why, "winning card must be one of the concealed") != NULL);
