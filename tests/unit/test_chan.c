@@ -315,6 +315,10 @@ test_setup(void)
     CHECK(open_text(text) == NULL);
     CHECK_STR(last_msg, "khai-bon 'twice' is not a reading of this rule set: "
               "choose once or each");
+    snprintf(text, sizeof(text), "game: chan\nmatch: S\nteams: x y\n"
+             "players: a:x b:y c:x d:y\n%s", deal);
+    CHECK(open_text(text) == NULL);
+    CHECK(strstr(last_msg, "Chắn has no teams") != NULL);
     CHECK(open_text("game: chan\nmatch: S\nplayers: a b c d\n") == NULL);
     CHECK(strstr(last_msg, "chan needs a deal") != NULL);
     CHECK(open_text("game: chan\nmatch: S\nplayers: a b c d\n"
@@ -350,6 +354,11 @@ test_setup(void)
     arb_seed_hash(s.deal.seed_hash, "abc", 3);
     CHECK_INT(r->create(&st, &s, &v), 0);
     r->destroy(st);
+    /* a player seated twice (as "a" in the fourth seat) */
+    free(s.players[3].name);
+    s.players[3].name = strdup("a");
+    CHECK_INT(r->create(&st, &s, &v), ARB_EINVAL);
+    CHECK_STR(v.msg, "player 'a' is seated twice");
     arb_setup_clear(&s);
     /* an explicit order: 20 to the dealer, 19 to the others */
     m = open_spec("", NULL);
@@ -839,8 +848,10 @@ test_priority(void)
     if (m == NULL)
         return;
     PLAY(m, "discard a CC\ndraw b 5W\npass b\n"
-            "declare c win\n"
-            "stands pass c\n"
+            "declare c win\n");
+    CHECK(strstr(state(m), "\"gate\":\"c\",\"passed\":[\"b\"]")
+          != NULL);
+    PLAY(m, "stands pass c\n"
             "win d\n");
     CHECK_STR(rec_str(m, "winner"), "d");
     arb_match_free(m);
@@ -1047,6 +1058,7 @@ test_heaven_and_dead(void)
                 "win a\n");
         CHECK_STR(rec_str(m, "won"), "heaven");
         CHECK_STR(rec_str(m, "winning_card"), "");
+        CHECK_STR(rec_str(m, "from"), "");
         CHECK_STR(rec_str(m, "bonuses"), "thien-u tom");
         CHECK_STR(rec_str(m, "main"), "tom");
         CHECK_INT(rec_int(m, "score"), 5);
@@ -1060,6 +1072,28 @@ test_heaven_and_dead(void)
         PLAY(m, "discard a 2V ! §3 no split\nwin a\n");
         CHECK_STR(rec_str(m, "bonuses"), "thien-u bach-dinh thap-thanh");
         CHECK_INT(rec_int(m, "score"), 22);
+        arb_match_free(m);
+    }
+    /* two faces of four: Thiên khai once by default, once per face
+     * with khai-bon: each (3 + 5 + 7 + 12 = 27, or 32) */
+    m = open_spec("2V 2V 2V 2V 3W 3W 3W 3W 4S 4S 5S 5S 6W 6W 7V 7V 2W 2W "
+                  "4V 4V", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "win a\n");
+        CHECK_STR(rec_str(m, "bonuses"), "thien-u thien-khai bach-dinh "
+                  "thap-thanh");
+        CHECK_INT(rec_int(m, "score"), 27);
+        arb_match_free(m);
+    }
+    m = open_spec("2V 2V 2V 2V 3W 3W 3W 3W 4S 4S 5S 5S 6W 6W 7V 7V 2W 2W "
+                  "4V 4V", "khai-bon: each\n");
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "win a\n");
+        CHECK_STR(rec_str(m, "bonuses"), "thien-u thien-khai thien-khai "
+                  "bach-dinh thap-thanh");
+        CHECK_INT(rec_int(m, "score"), 32);
         arb_match_free(m);
     }
     /* ... and holding it he is not a dead hand (seed §3: "a dealer who
