@@ -130,7 +130,8 @@ arb_chan_card_parse(int *face, const char *s, size_t len, char *err,
     if (rank < 2 || rank > 9)
         return fail(err, errlen, "no rank %s in '%s': the 100-card deck "
                     "has ranks 2..9 (the 1s, Ông cụ and Thang thang are "
-                    "out)", rank == 1 ? "1" : "above 9", shown);
+                    "out)", rank == 1 ? "1" : rank == 0 ? "0" : "above 9",
+                    shown);
     if (*p == '\0')
         return fail(err, errlen, "missing suit in '%s': add V (Vạn), "
                     "S (Sách) or W (Văn)%s", shown, "");

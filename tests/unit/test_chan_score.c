@@ -126,6 +126,10 @@ test_notation(void)
     CHECK_INT(arb_chan_card_parse(&g, "10S", 3, err, sizeof(err)),
               ARB_EINVAL);
     CHECK(strstr(err, "ranks 2..9") != NULL);
+    /* a 0 is named as written, not as a rank above 9 */
+    CHECK_INT(arb_chan_card_parse(&g, "0V", 2, err, sizeof(err)),
+              ARB_EINVAL);
+    CHECK(strstr(err, "no rank 0 in '0V'") != NULL);
     CHECK_INT(arb_chan_card_parse(&g, "5X", 2, err, sizeof(err)),
               ARB_EINVAL);
     CHECK(strstr(err, "unknown suit 'x' in '5X'") != NULL);
