@@ -851,6 +851,9 @@ test_priority(void)
             "declare c win\n");
     CHECK(strstr(state(m), "\"gate\":\"c\",\"passed\":[\"b\"]")
           != NULL);
+    CHECK(strstr(state(m), "\"turn\":\"c\"") != NULL);
+    CHECK(strstr(state(m), "\"declared\":[{\"player\":\"c\","
+                 "\"declare\":\"win\",\"seq\":4}]") != NULL);
     PLAY(m, "stands pass c\n"
             "win d\n");
     CHECK_STR(rec_str(m, "winner"), "d");
@@ -1006,9 +1009,14 @@ test_chiu(void)
         CHECK_STR(rec_str(m, "won"), "chiu");
         CHECK_STR(rec_str(m, "from"), "a");
         CHECK_STR(rec_str(m, "bonuses"), "chiu-u");
+        CHECK_STR(rec_str(m, "main"), "chiu-u");
         CHECK_INT(rec_int(m, "score"), 5);
         CHECK_STR(rec_str(m, "exposed"), "");
+        CHECK_STR(rec_str(m, "concealed"), "2V 2V 3V 3V 4V 4V 6V 6V 7V 7V "
+                  "2S 8S 8S 9S 9S 2W 5W 5W 5W 5W");
         CHECK_INT(rec_int(m, "chan"), 9);
+        CHECK_INT(rec_int(m, "ca"), 1);
+        CHECK_INT(rec_int(m, "red"), 4);
         CHECK_INT(total(m, "d"), 15);
         arb_match_free(m);
     }
