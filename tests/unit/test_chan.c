@@ -655,6 +655,16 @@ test_ca_rules(void)
                 "draw b\n");
         arb_match_free(m);
     }
+    /* ... a Cạ of any two suits: 5V with 5W, and Văn counts */
+    m = open_spec("5S | 5V 5W 6S 2V 2V 3V 3V 4S 4S 7W 7W 8W 8W 9V 9V 2S 2S "
+                  "3S 3S", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 5S\n"
+                "take b 5V ! §3 one Cạ per rank ~ b already holds a Cạ of "
+                "rank 5 in hand\n");
+        arb_match_free(m);
+    }
     /* Chi chi pairs only with Chi chi */
     m = open_spec("CC | 2V 2V", NULL);
     CHECK(m != NULL);
@@ -672,6 +682,18 @@ test_ca_rules(void)
                 "take b 5V ! §3 last single ~ b has only one unpaired card "
                 "left\n"
                 "draw b\n");
+        arb_match_free(m);
+    }
+    /* ... in every rank: b's one single is 9W (a Cạ capture of 9V with
+     * it would leave no legal discard either, but that is not the rule
+     * that refuses it first) */
+    m = open_spec("9V | 9W 2V 2V 3V 3V 4S 4S 7W 7W 8W 8W 5V 5V 2S 2S 3S 3S "
+                  "6W 6W", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 9V\n"
+                "take b 9W ! §3 last single ~ b has only one unpaired card "
+                "left\n");
         arb_match_free(m);
     }
     /* a capture must leave a legal discard: b waits on 5V */
@@ -765,6 +787,32 @@ test_ca_discard(void)
                 "already discarded another suit of rank 4\n"
                 "discard b 8S\n");
         CHECK(strstr(state(m), "\"exposed\":[\"7V+7S\",\"2W+2W\"]") != NULL);
+        arb_match_free(m);
+    }
+    /* ... in every rank, the 2s too */
+    m = open_spec("9W | 9W 2W 2S 3W 7V 8S 6W 4V 4V 3V 3V 5S 5S 6S 6S 8W 8W "
+                  "9V 9V | | | . . 3W . . 7S", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 9W\ntake b 9W\ndiscard b 2W\n"
+                "draw c\npass c\ndraw d\npass d\ndraw a 3W\npass a\n"
+                "take b 3W\ndiscard b 2S\n"
+                "draw c\npass c\ndraw d\npass d\ndraw a 7S\npass a\n"
+                "take b 7V ! §3 Cạ discard ~ b has discarded both cards of a "
+                "Cạ of rank 2: no further Cạ capture\n");
+        arb_match_free(m);
+    }
+    /* a Chi chi is a legal discard after a Cạ capture: a's 4S is barred
+     * (4W discarded), CC is not */
+    m = open_spec("4W 4S 7V CC 2V 2V 3V 3V 5S 5S 6S 6S 8W 8W 9V 9V 2S 2S "
+                  "3S 3S | | | | . . . 7S", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 4W\n"
+                "draw b\npass b\ndraw c\npass c\ndraw d\npass d\n"
+                "draw a 7S\ntake a 7V\n"
+                "discard a 4S ! §3 Cạ discard\n"
+                "discard a CC\n");
         arb_match_free(m);
     }
     /* ... but the same suit twice is one card of the Cạ, not both: after
