@@ -126,6 +126,12 @@ test_notation(void)
     CHECK_INT(arb_chan_card_parse(&g, "10S", 3, err, sizeof(err)),
               ARB_EINVAL);
     CHECK(strstr(err, "ranks 2..9") != NULL);
+    /* a token longer than any card is refused whole, shown cut */
+    CHECK_INT(arb_chan_card_parse(&g, "2VVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVV"
+                                  "VVVVVVVVVV", 44, err, sizeof(err)),
+              ARB_EINVAL);
+    CHECK_STR(err, "'2VVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVV...' is not a "
+              "card");
     /* a 0 is named as written, not as a rank above 9 */
     CHECK_INT(arb_chan_card_parse(&g, "0V", 2, err, sizeof(err)),
               ARB_EINVAL);
@@ -364,6 +370,21 @@ test_win_conditions(void)
     {
         arb_chan_layout_t l;
         arb_chan_score_t  sc;
+
+        /* ... and a layout out of range is refused, not read */
+        layout(&l, "2V+2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8W 8W 9W 9W 2W 2W "
+               "3S 3S", "3V", ARB_CHAN_WON_STOCK);
+        l.ngroups = ARB_CHAN_GROUPS_MAX + 1;
+        CHECK_INT(arb_chan_evaluate(&l, &sc, why, sizeof(why)), ARB_EINVAL);
+        CHECK(strstr(why, "11 exposed groups") != NULL);
+        l.ngroups = 1;
+        l.groups[0].kind = ARB_CHAN_G_CHIU + 1;
+        CHECK_INT(arb_chan_evaluate(&l, &sc, why, sizeof(why)), ARB_EINVAL);
+        CHECK(strstr(why, "exposed group 1 is not a group") != NULL);
+        l.groups[0].kind = ARB_CHAN_G_CHAN;
+        l.won = ARB_CHAN_WON_CHIU + 1;
+        CHECK_INT(arb_chan_evaluate(&l, &sc, why, sizeof(why)), ARB_EINVAL);
+        CHECK(strstr(why, "unknown way of winning") != NULL);
 
         layout(&l, "2V+2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8W 8W 9W 9W 2W 2W "
                "3S 3S", "3V", ARB_CHAN_WON_STOCK);
