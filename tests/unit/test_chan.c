@@ -336,6 +336,22 @@ test_setup(void)
     CHECK(open_text("game: chan\nmatch: S\nplayers: a b c d\n"
                     "deal: order 2V,1V\n") == NULL);
     CHECK(strstr(last_msg, "deal card 2: no rank 1 in '1V'") != NULL);
+    /* a 101st card is refused before it is stored */
+    {
+        char   big[2048];
+        size_t o;
+        int    k;
+
+        o = (size_t)snprintf(big, sizeof(big), "game: chan\nmatch: S\n"
+                             "players: a b c d\ndeal: order ");
+        for (k = 0; k < 101; k++)
+            o += (size_t)snprintf(big + o, sizeof(big) - o, "%s2V",
+                                  k ? "," : "");
+        snprintf(big + o, sizeof(big) - o, "\n");
+        CHECK(open_text(big) == NULL);
+        CHECK(strstr(last_msg, "the deal lists more than 100 cards")
+              != NULL);
+    }
     /* a committed deal cannot be judged until it is revealed */
     memset(&s, 0, sizeof(s));
     arb_setup_add_player(&s, "a", -1);
@@ -445,6 +461,12 @@ test_capture_basics(void)
             "take c 2W ! §3 turn ~ b is to take or pass 2W (a's discard)\n"
             "discard b 3S ! §3 turn\n"
             "take b 2W 2S ! §3 capture ~ the card on the table is 2W, not 2S\n"
+            "take b 2W 2W 2W ! move ~ take takes the hand card\n"
+            "pass b 2W ! move ~ pass takes no argument\n"
+            "draw b 2V 3V ! move ~ draw takes at most the card flipped\n"
+            "chiu b 2W 2W ! move ~ chiu takes at most the table card\n"
+            "win b 2W 2W ! move ~ win takes at most the winning card\n"
+            "declare b take now ! move ~ declare names win, chiu or take\n"
             "win b ! §3 win on stock ~ a discard never wins\n");
     /* a refused move leaves the state untouched */
     hex(d1, m);
