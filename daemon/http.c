@@ -563,12 +563,12 @@ static int
 on_metrics_req(h2o_handler_t *self, h2o_req_t *req)
 {
     arb_http_url_t u;
-    int            rc;
+    int            rc, ours;
 
     rc = arb_http_url_parse(&u, req->path.base, req->path.len);
-    if ((rc == 0 || rc == ARB_ETOOBIG)
-        && !(rc == 0 && u.nseg == 1 && (strcmp(u.seg[0], "metrics") == 0
-                                        || strcmp(u.seg[0], "healthz") == 0))) {
+    ours = rc == 0 && u.nseg == 1 && (strcmp(u.seg[0], "metrics") == 0
+                                      || strcmp(u.seg[0], "healthz") == 0);
+    if ((rc == 0 || rc == ARB_ETOOBIG) && !ours) {
         (*(struct arb_http **)(self + 1))->srv->n.http_requests++;
         arb_http_error(req, 404, "path", "this address (metrics_listen) "
                        "serves /metrics and /healthz only");
