@@ -309,9 +309,14 @@ arb_client_call(arb_client_t *cl, msgpack_unpacked *res, arb_buf_t *why)
     msg = arb_mp_get(e, "message");
     rule = arb_mp_get(e, "rule");
     arb_buf_free(why);
-    if (code != NULL && code->type == MSGPACK_OBJECT_STR)
-        arb_buf_printf(why, "%.*s: ", (int)code->via.str.size,
-                       code->via.str.ptr);
+    if (code == NULL || code->type != MSGPACK_OBJECT_STR) {
+        /* Neither a success nor a refusal: no request was judged. */
+        arb_buf_printf(why, "bad answer from server: not ok, and no "
+                       "error code");
+        return ARB_EPROTO;
+    }
+    arb_buf_printf(why, "%.*s: ", (int)code->via.str.size,
+                   code->via.str.ptr);
     if (rule != NULL && rule->type == MSGPACK_OBJECT_STR)
         arb_buf_printf(why, "%.*s: ", (int)rule->via.str.size,
                        rule->via.str.ptr);

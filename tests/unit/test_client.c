@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "core/err.h"
@@ -142,10 +143,145 @@ test_tcp_addr(void)
     arb_buf_free(&why);
 }
 
+/* A body packed into a frame and written to fd. */
+static void
+send_body(int fd, const arb_buf_t *body)
+{
+    unsigned char h[4];
+    size_t        n = body->len;
+
+    h[0] = (unsigned char)(n >> 24);
+    h[1] = (unsigned char)(n >> 16);
+    h[2] = (unsigned char)(n >> 8);
+    h[3] = (unsigned char)n;
+    CHECK_INT(write(fd, h, 4), 4);
+    CHECK_INT(write(fd, body->data, n), (ssize_t)n);
+}
+
+/* One call of a new request on cl, the server's frames already sent. */
+static int
+call(arb_client_t *cl, msgpack_unpacked *res, arb_buf_t *why)
+{
+    msgpack_packer *pk;
+
+    arb_buf_free(why);
+    arb_client_begin(cl, &pk, "stats", 0);
+    return arb_client_call(cl, res, why);
+}
+
+/* A broken or hostile server: every answer that is no response is said
+ * so, never taken for a refusal with no words, and a frame past the
+ * limit, a cut frame or a closed socket ends the call. */
+static void
+test_hostile(void)
+{
+    arb_client_t    *cl;
+    msgpack_unpacked res;
+    msgpack_packer   pk;
+    arb_buf_t        why = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    int              s[2];
+
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, s) == 0);
+    CHECK_INT(arb_client_open_fd(&cl, s[0]), 0);
+    msgpack_unpacked_init(&res);
+
+    /* a push, then an answer to another request, then ours */
+    arb_mp_packer_init(&pk, &b);
+    msgpack_pack_map(&pk, 2);
+    arb_mp_pack_kv_str(&pk, "push", "event");
+    arb_mp_pack_kv_uint(&pk, "id", 1);
+    send_body(s[1], &b);
+    send_ok(s[1], 9);
+    send_ok(s[1], 1);
+    CHECK_INT(call(cl, &res, &why), 0);
+    CHECK_INT(arb_client_uint(&res, "id"), 1);
+    CHECK(arb_client_get(&res, "push") == NULL);
+
+    /* a refusal: its code and message */
+    b.len = 0;
+    msgpack_pack_map(&pk, 3);
+    arb_mp_pack_kv_uint(&pk, "id", 2);
+    msgpack_pack_str_with_body(&pk, "ok", 2);
+    msgpack_pack_false(&pk);
+    msgpack_pack_str_with_body(&pk, "error", 5);
+    msgpack_pack_map(&pk, 2);
+    arb_mp_pack_kv_str(&pk, "code", "illegal");
+    arb_mp_pack_kv_str(&pk, "message", "no");
+    send_body(s[1], &b);
+    CHECK_INT(call(cl, &res, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "illegal: no");
+
+    /* "ok" that is no true is no success; without an error it is no
+     * refusal either */
+    b.len = 0;
+    msgpack_pack_map(&pk, 2);
+    arb_mp_pack_kv_uint(&pk, "id", 3);
+    arb_mp_pack_kv_uint(&pk, "ok", 1);
+    send_body(s[1], &b);
+    CHECK_INT(call(cl, &res, &why), ARB_EPROTO);
+    CHECK(strstr(arb_buf_cstr(&why), "no error code") != NULL);
+
+    /* an array where a response map belongs */
+    b.len = 0;
+    msgpack_pack_array(&pk, 2);
+    msgpack_pack_uint8(&pk, 4);
+    msgpack_pack_true(&pk);
+    send_body(s[1], &b);
+    CHECK_INT(call(cl, &res, &why), ARB_EPROTO);
+    CHECK(strstr(arb_buf_cstr(&why), "expected map") != NULL);
+
+    /* a frame declared past the limit */
+    CHECK_INT(write(s[1], "\x05\0\0\0", 4), 4);
+    CHECK_INT(call(cl, &res, &why), ARB_EPROTO);
+    CHECK(strncmp(arb_buf_cstr(&why), "bad frame from server", 21) == 0);
+    close(s[1]);
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, s) == 0);
+    arb_client_reopen_fd(cl, s[0]);
+
+    /* an answer to another id, then half a frame and the end */
+    send_ok(s[1], 7);
+    CHECK_INT(write(s[1], "\0\0\0\x0c\x83\xa1", 6), 6);
+    CHECK(shutdown(s[1], SHUT_WR) == 0);
+    CHECK_INT(call(cl, &res, &why), ARB_EIO);
+    CHECK(strstr(arb_buf_cstr(&why), "closed by the server") != NULL);
+
+    msgpack_unpacked_destroy(&res);
+    arb_client_close(cl);
+    close(s[1]);
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+}
+
+/* A socket path fills sun_path but for its NUL; one byte more is a bad
+ * address, said before any socket is made. */
+static void
+test_unix_path(void)
+{
+    struct sockaddr_un sa;
+    arb_client_t      *cl = NULL;
+    arb_buf_t          why = ARB_BUF_INIT;
+    char               addr[sizeof(sa.sun_path) + 8];
+
+    memcpy(addr, "unix:/", 6);
+    memset(addr + 6, 'x', sizeof(sa.sun_path) - 2);
+    addr[sizeof(sa.sun_path) + 4] = '\0';   /* a path of max - 1 */
+    CHECK_INT(arb_client_connect(&cl, addr, &why), ARB_EIO);
+    CHECK(strstr(arb_buf_cstr(&why), "too long") == NULL);
+    arb_buf_free(&why);
+    addr[sizeof(sa.sun_path) + 4] = 'x';
+    addr[sizeof(sa.sun_path) + 5] = '\0';
+    CHECK_INT(arb_client_connect(&cl, addr, &why), ARB_EINVAL);
+    CHECK(strstr(arb_buf_cstr(&why), "too long") != NULL);
+    CHECK(cl == NULL);
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
     test_reopen();
     test_tcp_addr();
+    test_hostile();
+    test_unix_path();
     return TEST_END();
 }
