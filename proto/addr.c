@@ -29,7 +29,8 @@ arb_tcp_addr_parse(const char *spec, int zero_ok, char *host,
     if (n >= 2 && hp[0] == '[' && hp[n - 1] == ']') {
         hp++;
         n -= 2;
-    } else if (memchr(hp, ':', n) != NULL || memchr(hp, '[', n) != NULL) {
+    } else if (memchr(hp, ':', n) != NULL || memchr(hp, '[', n) != NULL
+               || memchr(hp, ']', n) != NULL) {
         arb_buf_printf(why, "bad address '%s': an IPv6 address goes in "
                        "brackets: tcp:[ADDRESS]:PORT", spec);
         return ARB_EINVAL;
