@@ -91,7 +91,8 @@ test_tcp_addr(void)
         "tcp:127.0.0.1:", "tcp:127.0.0.1:+80", "tcp:127.0.0.1: 80",
         "tcp:127.0.0.1:80x", "tcp:127.0.0.1:0", "tcp::80", "tcp:[]:80",
         "tcp:::1:80", "tcp:127.0.0.1", "unix:/x", "tcp:[::1:80",
-        "tcp:127.0.0.1:99999999999999999999999"
+        "tcp:127.0.0.1:99999999999999999999999",
+        "tcp:127.0.0.1:18446744073709551696", "tcp:[x:80", "tcp:x]:80"
     };
     struct sockaddr_storage ss;
     socklen_t               len;
@@ -118,8 +119,16 @@ test_tcp_addr(void)
     CHECK_INT(arb_tcp_addr_parse("tcp:127.0.0.1:0", 1, host, sizeof(host),
                                  &port, &why), 0);
     CHECK_INT(port, 0);
+    CHECK_INT(arb_tcp_addr_parse("tcp:127.0.0.1:", 1, host, sizeof(host),
+                                 &port, &why), ARB_EINVAL);
     CHECK_INT(arb_tcp_addr_parse("tcp:a-rather-long-name:80", 0, host, 8,
                                  &port, &why), ARB_EINVAL);
+    /* the host fills host[] but for its NUL */
+    CHECK_INT(arb_tcp_addr_parse("tcp:abcdefgh:80", 0, host, 8, &port,
+                                 &why), ARB_EINVAL);
+    CHECK_INT(arb_tcp_addr_parse("tcp:abcdefg:80", 0, host, 8, &port,
+                                 &why), 0);
+    CHECK_STR(host, "abcdefg");
     /* A listener binds an address, not a name. */
     CHECK_INT(arb_tcp_addr_numeric("tcp:127.0.0.2:7411", 0, &ss, &len, &why),
               0);
@@ -177,8 +186,9 @@ test_hostile(void)
 {
     arb_client_t    *cl;
     msgpack_unpacked res;
-    msgpack_packer   pk;
+    msgpack_packer   pk, *pkr;
     arb_buf_t        why = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    char             code[16];
     int              s[2];
 
     CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, s) == 0);
@@ -196,6 +206,21 @@ test_hostile(void)
     CHECK_INT(call(cl, &res, &why), 0);
     CHECK_INT(arb_client_uint(&res, "id"), 1);
     CHECK(arb_client_get(&res, "push") == NULL);
+    /* what was sent: {"v":1,"id":1,"op":"stats"} in a frame of its
+     * length */
+    {
+        char             req[64];
+        msgpack_unpacked q;
+
+        CHECK_INT(read(s[1], req, sizeof(req)), 4 + 17);
+        CHECK(memcmp(req, "\0\0\0\x11", 4) == 0);
+        msgpack_unpacked_init(&q);
+        CHECK_INT(arb_mp_parse(&q, req + 4, 17, &why), 0);
+        CHECK_INT(q.data.type, MSGPACK_OBJECT_MAP);
+        CHECK_INT(q.data.via.map.size, 3);
+        CHECK_INT(arb_client_uint(&q, "id"), 1);
+        msgpack_unpacked_destroy(&q);
+    }
 
     /* a refusal: its code and message */
     b.len = 0;
@@ -210,12 +235,37 @@ test_hostile(void)
     send_body(s[1], &b);
     CHECK_INT(call(cl, &res, &why), ARB_EINVAL);
     CHECK_STR(arb_buf_cstr(&why), "illegal: no");
+    CHECK_STR(arb_client_error_code(&res, code, sizeof(code)), "illegal");
+
+    /* a code that is no string; whatever why held before is gone */
+    b.len = 0;
+    msgpack_pack_map(&pk, 2);
+    arb_mp_pack_kv_uint(&pk, "id", 3);
+    msgpack_pack_str_with_body(&pk, "error", 5);
+    msgpack_pack_map(&pk, 1);
+    arb_mp_pack_kv_uint(&pk, "code", 7);
+    send_body(s[1], &b);
+    CHECK_INT(call(cl, &res, &why), ARB_EPROTO);
+    CHECK_STR(arb_client_error_code(&res, code, sizeof(code)), "");
+
+    /* "busy" comes with id 0, before any request is read */
+    b.len = 0;
+    msgpack_pack_map(&pk, 2);
+    arb_mp_pack_kv_uint(&pk, "id", 0);
+    msgpack_pack_str_with_body(&pk, "error", 5);
+    msgpack_pack_map(&pk, 1);
+    arb_mp_pack_kv_str(&pk, "code", "busy");
+    send_body(s[1], &b);
+    arb_client_begin(cl, &pkr, "stats", 0);
+    arb_buf_printf(&why, "stale ");
+    CHECK_INT(arb_client_call(cl, &res, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "busy: ");
 
     /* "ok" that is no true is no success; without an error it is no
      * refusal either */
     b.len = 0;
     msgpack_pack_map(&pk, 2);
-    arb_mp_pack_kv_uint(&pk, "id", 3);
+    arb_mp_pack_kv_uint(&pk, "id", 5);
     arb_mp_pack_kv_uint(&pk, "ok", 1);
     send_body(s[1], &b);
     CHECK_INT(call(cl, &res, &why), ARB_EPROTO);
@@ -224,7 +274,7 @@ test_hostile(void)
     /* an array where a response map belongs */
     b.len = 0;
     msgpack_pack_array(&pk, 2);
-    msgpack_pack_uint8(&pk, 4);
+    msgpack_pack_uint8(&pk, 6);
     msgpack_pack_true(&pk);
     send_body(s[1], &b);
     CHECK_INT(call(cl, &res, &why), ARB_EPROTO);
