@@ -9,6 +9,7 @@
 #include "core/claim.h"
 #include "core/codec.h"
 #include "core/err.h"
+#include "core/event.h"
 #include "core/event_json.h"
 #include "core/mp.h"
 #include "core/rules.h"
@@ -241,6 +242,92 @@ test_claim_c1(void)
     arb_buf_free(&why);
 }
 
+/* Each check at its edges: the last C0 and C1 code points, the column of
+ * a refusal, a line's blanks that are tabs and CRs only, a name of 64
+ * characters from its set. */
+static void
+test_edges(void)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    char      name[66];
+
+    CHECK_INT(control("\x1f", NULL), 0x1f);
+    CHECK_INT(control(" ~", NULL), -1);
+    CHECK_INT(control("\xc2\x9f", NULL), 0x9f);
+    CHECK_INT(arb_text_line_check("ab\xff", 3, 0, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "invalid UTF-8 in column 3");
+    arb_buf_free(&why);
+    CHECK_INT(arb_text_line_check("ab\xed\xa0\x80", 5, 0, &why),
+              ARB_EINVAL);                          /* a surrogate */
+    CHECK_STR(arb_buf_cstr(&why), "invalid UTF-8 in column 3");
+    arb_buf_free(&why);
+    CHECK_INT(arb_text_line_check("a\tb\rc", 5, 1, &why), 0);
+    CHECK_INT(arb_text_line_check("a\tb\x01", 4, 1, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why),
+              "a control character (U+0001) in column 4");
+    arb_buf_free(&why);
+    CHECK_INT(arb_text_line_check("a\nb", 3, 1, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why),
+              "a control character (U+000A) in column 2");
+    arb_buf_free(&why);
+    memset(name, 'a', 64);
+    name[64] = '\0';
+    CHECK_INT(arb_name_valid(name), 1);
+    name[64] = 'a';
+    name[65] = '\0';
+    CHECK_INT(arb_name_valid(name), 0);
+    CHECK_INT(arb_name_valid(""), 0);
+    CHECK_INT(arb_name_valid("a_b.c@d+e-F9"), 1);
+    CHECK_INT(arb_name_valid("a/b"), 0);
+    CHECK_INT(arb_name_valid("a b"), 0);
+}
+
+/* Every string of an open and of a move is checked, each named. */
+static void
+test_event_text_fields(void)
+{
+    arb_event_t  ev;
+    arb_setup_t  su;
+    arb_option_t opt[1] = { { "mode", "3" } };
+    arb_player_t pl[2] = { { "ann", -1 }, { "bob", -1 } };
+    char        *teams[1] = { "red" };
+    char        *cards[2] = { "2S", "3S" };
+    arb_buf_t    why = ARB_BUF_INIT;
+
+    open_of(&ev, &su, pl, 2, opt, 1);
+    su.teams = teams;
+    su.nteams = 1;
+    su.deal.kind = ARB_DEAL_ORDER;
+    su.deal.cards = cards;
+    su.deal.ncards = 2;
+    su.edition = "1";
+    su.engine = "e";
+    CHECK_INT(arb_event_check_text(&ev, &why), 0);
+#define BAD(field, bad, good, prefix) do {                                \
+        field = bad;                                                      \
+        arb_buf_free(&why);                                               \
+        CHECK_INT(arb_event_check_text(&ev, &why), ARB_EINVAL);           \
+        CHECK(strncmp(arb_buf_cstr(&why), prefix, strlen(prefix)) == 0);  \
+        field = good;                                                     \
+    } while (0)
+    BAD(su.edition, "1\x1b", "1", "edition: ");
+    BAD(su.engine, "e\x1b", "e", "engine: ");
+    BAD(teams[0], "r\x1b", "red", "teams[0]: ");
+    BAD(opt[0].key, "m\x1b", "mode", "options: ");
+    BAD(cards[1], "3\x1b", "3S", "deal.cards[1]: ");
+    BAD(pl[1].name, "b\x1b", "bob", "players[1]: ");
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_MOVE;
+    ev.seq = 1;
+    ev.player = "ann";
+    ev.verb = "place";
+    CHECK_INT(arb_event_check_text(&ev, &why), 0);
+    BAD(ev.player, "a\x1b", "ann", "player: ");
+    BAD(ev.verb, "p\x1b", "place", "verb: ");
+#undef BAD
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
@@ -251,5 +338,7 @@ main(void)
     test_event_text();
     test_event_line();
     test_claim_c1();
+    test_edges();
+    test_event_text_fields();
     return TEST_END();
 }
