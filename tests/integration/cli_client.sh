@@ -311,6 +311,17 @@ $A replay --verify "$T/m1.txt" 2>/dev/null; check "replay --verify a file" 2 $?
 $A move --token "$SCO" place alice 2S 2>/dev/null; check "move no match" 2 $?
 $A move --token "$SCO" --match M2 place 2>/dev/null; check "move no player" 2 $?
 $A move --match M2 place alice 5S 2>/dev/null; check "no token" 2 $?
+err=$($A stats --token '' 2>&1); rc=$?
+check "an empty token is none" \
+    "2 arbiter stats: no token: use --token, --token-file or \$ARBITER_TOKEN" \
+    "$rc $err"
+err=$(P=$PWD; cd "$T" && ARBITER_SERVER= "$P/$A" stats --token "$RDR" 2>&1); rc=$?
+check "an empty ARBITER_SERVER is the default address" \
+    "2 arbiter stats: connect unix:./var/arbiter/arbiterd.sock" \
+    "$rc $(printf '%s' "$err" | cut -d: -f1-3)"
+err=$($A events --token "$RDR" --match M1 --from -1 2>&1); rc=$?
+check "a negative --from is no number" \
+    "2 arbiter events: --from wants a number, not '-1'" "$rc $err"
 err=$($A stats --token not-a-token-at-all 2>&1); rc=$?
 check "bad token" "2 arbiter stats: unauthenticated: unknown token" "$rc $err"
 $A stats --token "$RDR" --server "unix:$T/none.sock" 2>/dev/null; check "no server" 2 $?
