@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <netinet/in.h>
@@ -29,6 +30,7 @@ struct arb_client {
     char               in[65536];
     size_t             in_len, in_off;
     int                fed;
+    int                timeout_ms; /* a send or an answer's wait; 0: none */
     arb_buf_t          last;       /* bytes of the last frame read */
 };
 
@@ -127,6 +129,20 @@ arb_client_open_fd(arb_client_t **out, int fd)
     return 0;
 }
 
+/* The socket's send and receive timeouts, from cl->timeout_ms. */
+static int
+apply_timeout(arb_client_t *cl)
+{
+    struct timeval tv;
+
+    tv.tv_sec = cl->timeout_ms / 1000;
+    tv.tv_usec = (cl->timeout_ms % 1000) * 1000;
+    if (setsockopt(cl->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0
+        || setsockopt(cl->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0)
+        return -1;
+    return 0;
+}
+
 void
 arb_client_reopen_fd(arb_client_t *cl, int fd)
 {
@@ -137,11 +153,42 @@ arb_client_reopen_fd(arb_client_t *cl, int fd)
     cl->out.oom = cl->last.oom = 0;     /* a failed growth was theirs */
     cl->in_len = cl->in_off = 0;
     cl->fed = 0;
+    if (cl->timeout_ms > 0)
+        (void)apply_timeout(cl);    /* a socket of its own: as before */
     /* A reader may hold a sticky error or half a frame of the old
      * connection: a new one (its buffer is small: it grows with what
      * arrives).  Init allocates nothing and cannot fail with this max. */
     arb_frame_reader_free(&cl->rd);
     (void)arb_frame_reader_init(&cl->rd, CLIENT_FRAME_MAX);
+}
+
+int
+arb_client_timeout(arb_client_t *cl, int ms, arb_buf_t *why)
+{
+    if (ms < 0) {
+        arb_buf_printf(why, "a timeout of %d ms", ms);
+        return ARB_EINVAL;
+    }
+    cl->timeout_ms = ms;
+    if (apply_timeout(cl) != 0) {
+        arb_buf_printf(why, "setting a timeout: %s", strerror(errno));
+        return ARB_EIO;
+    }
+    return 0;
+}
+
+/* What a send or a recv that failed with errno says. */
+static void
+io_failed(const arb_client_t *cl, const char *what, arb_buf_t *why)
+{
+    if ((errno == EAGAIN || errno == EWOULDBLOCK) && cl->timeout_ms > 0)
+        arb_buf_printf(why, "the server did not %s within %d.%03d s",
+                       what, cl->timeout_ms / 1000, cl->timeout_ms % 1000);
+    else if (strcmp(what, "answer") == 0)
+        arb_buf_printf(why, "connection closed by the server: %s",
+                       strerror(errno));
+    else
+        arb_buf_printf(why, "send: %s", strerror(errno));
 }
 
 void
@@ -198,7 +245,7 @@ arb_client_send(arb_client_t *cl, arb_buf_t *why)
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            arb_buf_printf(why, "send: %s", strerror(errno));
+            io_failed(cl, "take the request", why);
             return ARB_EIO;
         }
         off += (size_t)w;
@@ -241,9 +288,12 @@ arb_client_read(arb_client_t *cl, msgpack_unpacked *res, arb_buf_t *why)
         r = recv(cl->fd, cl->in, sizeof(cl->in), 0);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0) {
-            arb_buf_printf(why, "connection closed by the server%s%s",
-                           r < 0 ? ": " : "", r < 0 ? strerror(errno) : "");
+        if (r < 0) {
+            io_failed(cl, "answer", why);
+            return ARB_EIO;
+        }
+        if (r == 0) {
+            arb_buf_printf(why, "connection closed by the server");
             return ARB_EIO;
         }
         rc = arb_frame_reader_feed(&cl->rd, cl->in, (size_t)r);

@@ -33,6 +33,11 @@ void arb_client_close(arb_client_t *cl);
  * them again. */
 void arb_client_reopen_fd(arb_client_t *cl, int fd);
 int  arb_client_fd(const arb_client_t *cl);
+/* The longest a send, or a wait for the next frame, may take, in ms (0,
+ * the default: for ever); kept across arb_client_reopen_fd.  Past it the
+ * call fails with ARB_EIO, why "the server did not answer within N s".
+ * 0, ARB_EINVAL (ms < 0) or ARB_EIO. */
+int  arb_client_timeout(arb_client_t *cl, int ms, arb_buf_t *why);
 
 /* Starts a request map with n fields after v, id and op; returns the id.
  * Pack the n key/value pairs into the packer, then call arb_client_send. */

@@ -126,6 +126,8 @@ cmd_watch(int argc, char **argv)
             status = 0;
         goto done;
     }
+    /* Subscribed: news may be hours apart. */
+    (void)arb_client_timeout(n.cl, 0, NULL);
     for (;;) {
         rc = arb_client_read(n.cl, &n.res, &why);
         if (rc == ARB_EIO) {

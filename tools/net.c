@@ -113,7 +113,31 @@ cli_net_usage(FILE *f)
         "                     (default: $ARBITER_SERVER, else\n"
         "                     " CLI_SERVER_DEFAULT ")\n"
         "  --token T          the access token (default: $ARBITER_TOKEN)\n"
-        "  --token-file F     read the token from the first word of F\n");
+        "  --token-file F     read the token from the first word of F\n"
+        "  $ARBITER_TIMEOUT   seconds a request may wait for its answer\n"
+        "                     (default %d; 0: for ever)\n",
+        CLI_TIMEOUT_DEFAULT);
+}
+
+/* $ARBITER_TIMEOUT in ms: 0 and *ms, or -1 printed. */
+static int
+timeout_ms(const char *cmd, int *ms)
+{
+    const char *v = getenv("ARBITER_TIMEOUT");
+    uint64_t    s;
+
+    *ms = CLI_TIMEOUT_DEFAULT * 1000;
+    if (v == NULL || *v == '\0')
+        return 0;
+    if (cli_parse_u64(cmd, "$ARBITER_TIMEOUT", v, &s) != 0)
+        return -1;
+    if (s > CLI_TIMEOUT_MAX) {
+        fprintf(stderr, "arbiter %s: $ARBITER_TIMEOUT is at most %d s "
+                "(0: for ever), not %s\n", cmd, CLI_TIMEOUT_MAX, v);
+        return -1;
+    }
+    *ms = (int)s * 1000;
+    return 0;
 }
 
 void
@@ -179,7 +203,7 @@ cli_net_connect(cli_net_t *n)
 {
     arb_buf_t   why = ARB_BUF_INIT;
     const char *addr = n->server;
-    int         rc, status = CLI_ERROR;
+    int         rc, ms, status = CLI_ERROR;
 
     if (addr == NULL)
         addr = getenv("ARBITER_SERVER");
@@ -194,7 +218,13 @@ cli_net_connect(cli_net_t *n)
                 "$ARBITER_TOKEN\n", n->cmd);
         return CLI_ERROR;
     }
+    if (timeout_ms(n->cmd, &ms) != 0)
+        return CLI_ERROR;
     rc = arb_client_connect(&n->cl, addr, &why);
+    /* A server that takes the connection and never answers (stopped,
+     * wedged, not arbiterd) would hold the tool for ever. */
+    if (rc == 0)
+        rc = arb_client_timeout(n->cl, ms, &why);
     if (rc != 0) {
         fprintf(stderr, "arbiter %s: %s\n", n->cmd, arb_buf_cstr(&why));
         goto done;

@@ -24,6 +24,10 @@
 #include "proto/client.h"
 
 #define CLI_SERVER_DEFAULT "unix:./var/arbiter/arbiterd.sock"
+/* Seconds a request waits for its answer, unless $ARBITER_TIMEOUT says
+ * otherwise (0: for ever); the most it may say is a day. */
+#define CLI_TIMEOUT_DEFAULT 60
+#define CLI_TIMEOUT_MAX     86400
 
 typedef struct cli_net {
     const char      *cmd;           /* "move": the prefix of messages */
@@ -52,7 +56,8 @@ int  cli_net_option(cli_net_t *n, int argc, char **argv, int *i);
 void cli_net_usage(FILE *f);
 void cli_net_usage_status(FILE *f);
 
-/* Connects and authenticates.  0, or 2 with the reason printed. */
+/* Connects and authenticates, with $ARBITER_TIMEOUT's timeout on the
+ * connection.  0, or 2 with the reason printed. */
 int  cli_net_connect(cli_net_t *n);
 
 /* Starts a request with nfields key/value pairs after v, id and op. */

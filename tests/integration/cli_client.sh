@@ -326,6 +326,28 @@ err=$($A stats --token not-a-token-at-all 2>&1); rc=$?
 check "bad token" "2 arbiter stats: unauthenticated: unknown token" "$rc $err"
 $A stats --token "$RDR" --server "unix:$T/none.sock" 2>/dev/null; check "no server" 2 $?
 ARBITER_TOKEN=$RDR $A stats --server "$T/s.sock" > /dev/null; check "env token, bare path" 0 $?
+# A recorder that takes the connection and never answers (stopped here:
+# the kernel still accepts) fails a request after $ARBITER_TIMEOUT
+# seconds, exit 2 (until 2026-12-07 the tool waited for ever); a watch
+# waits for news as long as it takes.
+kill -STOP "$D"
+err=$(ARBITER_TIMEOUT=1 timeout 20 $A stats --token "$RDR" 2>&1); rc=$?
+check "a recorder that never answers: the request times out" \
+    "2 arbiter stats: authentication: the server did not answer within 1.000 s" \
+    "$rc $err"
+kill -CONT "$D"
+ARBITER_TIMEOUT=1 timeout 3 $A watch --token "$RDR" --match M1 \
+    > /dev/null 2>&1
+check "ARBITER_TIMEOUT: a watch waits for news past it" 124 $?
+err=$(ARBITER_TIMEOUT=1s $A stats --token "$RDR" 2>&1); rc=$?
+check "ARBITER_TIMEOUT: not a number" \
+    "2 arbiter stats: \$ARBITER_TIMEOUT wants a number, not '1s'" "$rc $err"
+err=$(ARBITER_TIMEOUT=86401 $A stats --token "$RDR" 2>&1); rc=$?
+check "ARBITER_TIMEOUT: at most a day" \
+    "2 arbiter stats: \$ARBITER_TIMEOUT is at most 86400 s (0: for ever), not 86401" \
+    "$rc $err"
+ARBITER_TIMEOUT=0 $A stats --token "$RDR" > /dev/null
+check "ARBITER_TIMEOUT=0: no timeout" 0 $?
 # --server tcp:HOST:PORT: the port is 1..65535 digits (atoi took 99999
 # as 34463 and 'abc' as 0), HOST a name or an address.
 for bad in 99999 abc 0 '' +80 7411x; do

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/err.h"
@@ -302,6 +303,48 @@ test_hostile(void)
     arb_buf_free(&why);
 }
 
+/* A server that never answers: a call fails once the timeout has passed
+ * (it waited for ever until 2026-12-07), also on a socket the client was
+ * moved to; the answer that comes in time is taken; 0 waits for ever. */
+static void
+test_timeout(void)
+{
+    arb_client_t    *cl;
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT;
+    struct timespec  t0, t1;
+    long             ms;
+    int              s[2];
+
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, s) == 0);
+    CHECK_INT(arb_client_open_fd(&cl, s[0]), 0);
+    msgpack_unpacked_init(&res);
+    CHECK_INT(arb_client_timeout(cl, -1, &why), ARB_EINVAL);
+    CHECK_INT(arb_client_timeout(cl, 150, &why), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_INT(call(cl, &res, &why), ARB_EIO);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CHECK_STR(arb_buf_cstr(&why),
+              "the server did not answer within 0.150 s");
+    ms = (t1.tv_sec - t0.tv_sec) * 1000
+         + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    CHECK(ms >= 140 && ms < 10000);
+    close(s[1]);
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, s) == 0);
+    arb_client_reopen_fd(cl, s[0]);
+    CHECK_INT(call(cl, &res, &why), ARB_EIO);
+    CHECK(strstr(arb_buf_cstr(&why), "did not answer") != NULL);
+    send_ok(s[1], 2);                   /* in time */
+    CHECK_INT(call(cl, &res, &why), 0);
+    CHECK_INT(arb_client_timeout(cl, 0, &why), 0);
+    send_ok(s[1], 3);
+    CHECK_INT(call(cl, &res, &why), 0);
+    msgpack_unpacked_destroy(&res);
+    arb_client_close(cl);
+    close(s[1]);
+    arb_buf_free(&why);
+}
+
 /* A socket path fills sun_path but for its NUL; one byte more is a bad
  * address, said before any socket is made. */
 static void
@@ -332,6 +375,7 @@ main(void)
     test_reopen();
     test_tcp_addr();
     test_hostile();
+    test_timeout();
     test_unix_path();
     return TEST_END();
 }
