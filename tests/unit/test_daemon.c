@@ -1408,6 +1408,130 @@ test_retry_in_flight(void)
     arb_buf_free(&why);
 }
 
+/* One burst read in one go, so committed together: a move refused by the
+ * rules and an append whose expect is stale are answered with their errors
+ * and leave the others alone, each append keeping its place (seq in the
+ * order sent, acks in request order); a cid repeated within the burst gets
+ * its original's seq and hash, marked dup. */
+static void
+pack_note(arb_client_t *w, const char *text, const char *cid,
+          int expect, uint64_t at)
+{
+    msgpack_packer *pk;
+    arb_buf_t       why = ARB_BUF_INIT;
+
+    arb_client_begin(w, &pk, "append", 3 + (cid != NULL) + (expect != 0));
+    arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "burst-1");
+    arb_mp_pack_cstr(pk, "kind"); arb_mp_pack_cstr(pk, "note");
+    arb_mp_pack_cstr(pk, "text"); arb_mp_pack_cstr(pk, text);
+    if (cid != NULL) {
+        arb_mp_pack_cstr(pk, "cid"); arb_mp_pack_cstr(pk, cid);
+    }
+    if (expect) {
+        arb_mp_pack_cstr(pk, "expect"); msgpack_pack_uint64(pk, at);
+    }
+    CHECK_INT(arb_client_send(w, &why), 0);
+    arb_buf_free(&why);
+}
+
+static void
+test_refused_in_burst(void)
+{
+    arb_client_t         *w = connect_as(TOK_ARBITER);
+    msgpack_unpacked      res;
+    msgpack_packer       *pk;
+    arb_buf_t             why = ARB_BUF_INIT;
+    const msgpack_object *h, *e, *m;
+    unsigned char         hash[7][ARB_HASH_LEN];
+    uint64_t              seq[7], id0, acked = 0;
+    char                  code[7][32], msg[200];
+    int                   i, k, dup[7], inorder = 1;
+
+    msgpack_unpacked_init(&res);
+    memset(seq, 0, sizeof(seq));
+    memset(hash, 0, sizeof(hash));
+    memset(dup, 0, sizeof(dup));
+    msg[0] = '\0';
+    CHECK(w != NULL);
+    if (w == NULL)
+        return;
+    CHECK_INT(open_match(w, "burst-1", "3"), 0);
+    CHECK_INT(call(w, &res, "state", "s", "match", "burst-1"), 0);
+    id0 = arb_client_uint(&res, "id") + 1;
+    /* Sent back to back, before reading any answer. */
+    pack_note(w, "a", "b-a", 0, 0);                 /* seq 1 */
+    arb_client_begin(w, &pk, "append", 5);          /* bob out of turn */
+    arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, "burst-1");
+    arb_mp_pack_cstr(pk, "kind"); arb_mp_pack_cstr(pk, "move");
+    arb_mp_pack_cstr(pk, "player"); arb_mp_pack_cstr(pk, "bob");
+    arb_mp_pack_cstr(pk, "verb"); arb_mp_pack_cstr(pk, "place");
+    arb_mp_pack_cstr(pk, "args"); msgpack_pack_array(pk, 1);
+    arb_mp_pack_cstr(pk, "4S");
+    CHECK_INT(arb_client_send(w, &why), 0);
+    pack_note(w, "b", "b-b", 0, 0);                 /* seq 2 */
+    pack_note(w, "a", "b-a", 0, 0);                 /* dup of seq 1 */
+    pack_note(w, "c", NULL, 1, 2);                  /* seq 3 */
+    pack_note(w, "d", NULL, 1, 2);                  /* conflict */
+    pack_note(w, "e", "b-e", 1, 3);                 /* seq 4 */
+    for (i = 0; i < 7; i++) {
+        uint64_t rid;
+        CHECK_INT(arb_client_read(w, &res, &why), 0);
+        rid = arb_client_uint(&res, "id");
+        CHECK(rid >= id0 && rid < id0 + 7);
+        if (rid < id0 || rid >= id0 + 7)
+            break;
+        k = (int)(rid - id0);
+        arb_client_error_code(&res, code[k], sizeof(code[k]));
+        if (code[k][0] != '\0') {
+            e = arb_client_get(&res, "error");
+            m = arb_mp_get(e, "message");
+            if (k == 5 && m != NULL && m->type == MSGPACK_OBJECT_STR)
+                snprintf(msg, sizeof(msg), "%.*s", (int)m->via.str.size,
+                         m->via.str.ptr);
+            continue;
+        }
+        /* (a retry's answer leaves with its original's) */
+        if (k != 3 && (uint64_t)k < acked)
+            inorder = 0;
+        if (k != 3)
+            acked = (uint64_t)k;
+        seq[k] = arb_client_uint(&res, "seq");
+        dup[k] = arb_client_get(&res, "dup") != NULL
+                 && arb_client_get(&res, "dup")->via.boolean;
+        h = arb_client_get(&res, "hash");
+        if (h != NULL && h->type == MSGPACK_OBJECT_BIN
+            && h->via.bin.size == ARB_HASH_LEN)
+            memcpy(hash[k], h->via.bin.ptr, ARB_HASH_LEN);
+    }
+    CHECK(inorder);
+    CHECK_STR(code[0], "");
+    CHECK_STR(code[1], "illegal");
+    CHECK_STR(code[2], "");
+    CHECK_STR(code[3], "");
+    CHECK_STR(code[4], "");
+    CHECK_STR(code[5], "conflict");
+    CHECK_STR(msg, "expected seq 2, match is at 3");
+    CHECK_STR(code[6], "");
+    CHECK_INT(seq[0], 1);
+    CHECK_INT(seq[2], 2);
+    CHECK_INT(seq[3], 1);
+    CHECK_INT(seq[4], 3);
+    CHECK_INT(seq[6], 4);
+    CHECK_INT(dup[0], 0);
+    CHECK_INT(dup[2], 0);
+    CHECK_INT(dup[3], 1);
+    CHECK_INT(dup[4], 0);
+    CHECK(memcmp(hash[3], hash[0], ARB_HASH_LEN) == 0);
+    CHECK(memcmp(hash[0], hash[2], ARB_HASH_LEN) != 0);
+    /* Nothing else was recorded: the match is at the last of them. */
+    CHECK_INT(call(w, &res, "append", "sssu", "match", "burst-1", "kind",
+                   "note", "text", "f", "expect", (uint64_t)4), 0);
+    CHECK_INT(arb_client_uint(&res, "seq"), 5);
+    arb_client_close(w);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+}
+
 /* A subscriber whose socket is already full when it is cut off still gets
  * its "slow" push, after everything queued before it, then the end of the
  * connection -- the close drains instead of dropping the queue -- and the
@@ -2390,6 +2514,7 @@ main(void)
     test_subscribe_limits();
     test_subscribe_long_catchup();
     test_retry_in_flight();
+    test_refused_in_burst();
     test_hostile();
     test_slow_subscriber();
     test_slow_push_delivered();
