@@ -2327,6 +2327,7 @@ test_storage_full(void)
     f = fopen(conf, "w");
     fprintf(f, "data = %s/small\nlisten = unix:%s\nmap_size = 64K\n"
                "map_max = 256K\nlog_level = debug\n"
+               "batch_max = 2\ninq_max = 8\n"
                "token = %s arbiter chief\n", dir, sock, TOK_ARBITER);
     fclose(f);
     start_daemon();
@@ -2380,6 +2381,31 @@ test_storage_full(void)
         CHECK_INT(refused, 30);
         CHECK(log_count("storage full: map is") - k
               <= (int)(time(NULL) - t0) + 2);
+    }
+    /* five appends sent at once, cut into batches of two: the batch is
+     * refused and so is every append queued behind it, each answered
+     * once; and a refused append no longer counts against the
+     * connection's inq_max (8): the 30 above were all answered */
+    {
+        arb_buf_t       why = ARB_BUF_INIT;
+        msgpack_packer *pk;
+        char            c[32];
+        int             nfull = 0;
+
+        for (i = 0; i < 5; i++) {
+            arb_client_begin(cl, &pk, "append", 3);
+            arb_mp_pack_kv_str(pk, "match", "fill-0");
+            arb_mp_pack_kv_str(pk, "kind", "note");
+            arb_mp_pack_kv_str(pk, "text", "burst");
+            CHECK_INT(arb_client_send(cl, &why), 0);
+        }
+        for (i = 0; i < 5; i++) {
+            CHECK_INT(arb_client_read(cl, &res, &why), 0);
+            nfull += !strcmp(arb_client_error_code(&res, c, sizeof(c)),
+                             "full");
+        }
+        CHECK(nfull >= 4);  /* (a checkpoint may free a page) */
+        arb_buf_free(&why);
     }
     /* reads still work; the last match is consistent and can go on
      * being read; the daemon is alive */
