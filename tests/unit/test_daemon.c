@@ -1412,7 +1412,8 @@ test_retry_in_flight(void)
  * rules and an append whose expect is stale are answered with their errors
  * and leave the others alone, each append keeping its place (seq in the
  * order sent, acks in request order); a cid repeated within the burst gets
- * its original's seq and hash, marked dup. */
+ * its original's seq and hash, marked dup, and one naming other content is
+ * refused although its original is not committed yet. */
 static void
 pack_note(arb_client_t *w, const char *text, const char *cid,
           int expect, uint64_t at)
@@ -1442,10 +1443,10 @@ test_refused_in_burst(void)
     msgpack_packer       *pk;
     arb_buf_t             why = ARB_BUF_INIT;
     const msgpack_object *h, *e, *m;
-    unsigned char         hash[7][ARB_HASH_LEN];
-    uint64_t              seq[7], id0, acked = 0;
-    char                  code[7][32], msg[200];
-    int                   i, k, dup[7], inorder = 1;
+    unsigned char         hash[8][ARB_HASH_LEN];
+    uint64_t              seq[8], id0, acked = 0;
+    char                  code[8][32], msg[200];
+    int                   i, k, dup[8], inorder = 1;
 
     msgpack_unpacked_init(&res);
     memset(seq, 0, sizeof(seq));
@@ -1473,12 +1474,13 @@ test_refused_in_burst(void)
     pack_note(w, "c", NULL, 1, 2);                  /* seq 3 */
     pack_note(w, "d", NULL, 1, 2);                  /* conflict */
     pack_note(w, "e", "b-e", 1, 3);                 /* seq 4 */
-    for (i = 0; i < 7; i++) {
+    pack_note(w, "z", "b-b", 0, 0);                 /* b-b was "b" */
+    for (i = 0; i < 8; i++) {
         uint64_t rid;
         CHECK_INT(arb_client_read(w, &res, &why), 0);
         rid = arb_client_uint(&res, "id");
-        CHECK(rid >= id0 && rid < id0 + 7);
-        if (rid < id0 || rid >= id0 + 7)
+        CHECK(rid >= id0 && rid < id0 + 8);
+        if (rid < id0 || rid >= id0 + 8)
             break;
         k = (int)(rid - id0);
         arb_client_error_code(&res, code[k], sizeof(code[k]));
@@ -1512,6 +1514,7 @@ test_refused_in_burst(void)
     CHECK_STR(code[5], "conflict");
     CHECK_STR(msg, "expected seq 2, match is at 3");
     CHECK_STR(code[6], "");
+    CHECK_STR(code[7], "idempotency");
     CHECK_INT(seq[0], 1);
     CHECK_INT(seq[2], 2);
     CHECK_INT(seq[3], 1);
