@@ -511,6 +511,14 @@ test_rejections(void)
                (const char **)move_args("6S"), "cid", "evt-1") != 0);
     CHECK_STR(last_err, "idempotency: client event id 'evt-1' already names "
               "a different event (seq 2)");
+    {   /* one argument more is a different event too */
+        const char *two[] = { "5S", "5S", NULL };
+        CHECK(call(cl, &res, "append", "ssssas", "match", "rej", "kind",
+                   "move", "player", "bob", "verb", "place", "args", two,
+                   "cid", "evt-1") != 0);
+        CHECK_STR(last_err, "idempotency: client event id 'evt-1' already "
+                  "names a different event (seq 2)");
+    }
     /* rulings */
     CHECK(call(cl, &res, "append", "ssus", "match", "rej", "kind", "void",
                "target", (uint64_t)1, "text", "x") != 0);
