@@ -101,6 +101,8 @@ test_judge(void)
     CHECK_STR(judge(cl, "alice", "7S"),
               "{\"legal\":false,\"rule\":\"§34.11.2\",\"message\":\"it is "
               "bob's turn, not alice's: players place in seat order\"}");
+    /* judged against the last committed event, seq 1 */
+    CHECK_INT(arb_client_uint(&res, "at"), 1);
     CHECK_STR(judge(cl, "bob", "5H"), "{\"legal\":true,\"records\":[]}");
     /* judging recorded nothing: bob's real move is seq 2 */
     CHECK_INT(harness_cli("move --match J1 --expect 1 place bob 5H"), 0);
