@@ -79,22 +79,28 @@ hold(mig_t *g, const void *p, size_t n)
  * Until 2026-12-07 the store's words alone were said, naming neither,
  * with the exit status of an I/O error.  Any other code is returned.
  */
+/* Whether the store refused a batch for the order of what it holds. */
+static int
+order_refusal(int rc)
+{
+    return rc == ARB_EEXIST || rc == ARB_ENOTFOUND || rc == ARB_EOVER
+           || rc == ARB_ECONFLICT;
+}
+
 static int
 refused_event(mig_t *g, int rc)
 {
     arb_buf_t said = ARB_BUF_INIT;
     size_t    i;
 
-    if (rc != ARB_EEXIST && rc != ARB_ENOTFOUND && rc != ARB_EOVER &&
-        rc != ARB_ECONFLICT)
+    if (!order_refusal(rc))
         return rc;
     for (i = 0; i < g->n; i++) {
         g->why.len = 0;
         rc = arb_store_append_batch(g->st, &g->ap[i], 1, &g->why);
         if (rc == 0)
             continue;
-        if (rc != ARB_EEXIST && rc != ARB_ENOTFOUND && rc != ARB_EOVER &&
-            rc != ARB_ECONFLICT)
+        if (!order_refusal(rc))
             return rc;
         arb_buf_puts(&said, arb_buf_cstr(&g->why));
         g->why.len = 0;

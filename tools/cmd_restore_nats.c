@@ -241,9 +241,8 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
         rc = outage(OUT_READ, &why) ? ARB_EAGAIN
              : arb_stream_reader_open(&rd, st, NULL, 1, &why);
     while (rc == ARB_EAGAIN && try_again(idle_since, &why));
-    if (rc != 0) {
+    if (rc != 0)
         goto done;
-    }
     idle_since = arb_clock_ms();
     while (at < last) {
         rc = arb_stream_reader_next(rd, &msg, 500, &why);
@@ -300,6 +299,7 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
              * that seq and is named as incomplete. */
             if ((*foreign)++ == 0)
                 arb_buf_printf(first_foreign, "%s", arb_buf_cstr(&why));
+            why.len = 0;        /* said at the end, not with a failure */
             if (msg.kind == ARB_STREAM_EV && msg.match_id[0] != '\0')
                 (void)foreign_add(r, msg.match_id);
             idle_since = arb_clock_ms();
@@ -307,9 +307,8 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
             (*read)++;
             continue;
         }
-        if (rc != 0) {
+        if (rc != 0)
             goto done;
-        }
         idle_since = arb_clock_ms();
         at = msg.stream_seq;
         (*read)++;
@@ -322,18 +321,16 @@ read_stream(arb_stream_t *st, arb_mirror_t *mir, const char *prefix,
             continue;
         }
         rc = arb_mirror_apply(mir, &msg, &why);
-        if (rc != 0) {
+        if (rc != 0)
             goto done;
-        }
         ops_progress(&pr, "restore", "stream sequence", at, last);
     }
     /* An event republished after its successors has come by now; what
      * still waits for an earlier seq is a gap. */
     arb_mirror_finish(mir);
     rc = arb_mirror_flush(mir, &why);
-    if (rc != 0) {
+    if (rc != 0)
         goto done;
-    }
     status = CLI_OK;
 done:
     /* The reason goes on a line of its own, after the progress line is
