@@ -34,11 +34,55 @@ struct arb_client {
     arb_buf_t          last;       /* bytes of the last frame read */
 };
 
-/* A TCP connection to spec's host, a name or an address: each address
- * it resolves to is tried in turn.  0 with *fd the socket, ARB_EINVAL (a
- * bad address) or ARB_EIO, with why set. */
+static struct timeval
+ms_timeval(int ms)
+{
+    struct timeval tv;
+
+    tv.tv_sec = ms / 1000;
+    tv.tv_usec = (ms % 1000) * 1000;
+    return tv;
+}
+
+/* Connects fd, a new stream socket, to sa within ms (0: as long as the
+ * system tries, about two minutes for a host that drops the packets).
+ * Linux bounds a blocking connect by the send timeout, which the client
+ * keeps afterwards anyway (apply_timeout); past it connect fails with
+ * EINPROGRESS (TCP) or EAGAIN (a unix socket whose backlog is full).
+ * 0, or -1 with errno; ETIMEDOUT for a timeout. */
 static int
-tcp_connect(const char *spec, int *fd, arb_buf_t *why)
+connect_within(int fd, const struct sockaddr *sa, socklen_t len, int ms)
+{
+    struct timeval tv = ms_timeval(ms);
+
+    if (ms > 0
+        && setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0)
+        return -1;
+    if (connect(fd, sa, len) == 0)
+        return 0;
+    if (ms > 0 && (errno == EINPROGRESS || errno == EAGAIN
+                   || errno == EWOULDBLOCK))
+        errno = ETIMEDOUT;
+    return -1;
+}
+
+/* What a connect to addr that failed with errno says. */
+static void
+connect_failed(const char *addr, int err, int ms, arb_buf_t *why)
+{
+    if (err == ETIMEDOUT && ms > 0)
+        arb_buf_printf(why, "connect %s: the server did not take the "
+                       "connection within %d.%03d s", addr, ms / 1000,
+                       ms % 1000);
+    else
+        arb_buf_printf(why, "connect %s: %s", addr, strerror(err));
+}
+
+/* A TCP connection to spec's host, a name or an address, within ms each:
+ * each address it resolves to is tried in turn.  0 with *fd the socket,
+ * ARB_EINVAL (a bad address) or ARB_EIO, with why set. */
+static int
+tcp_connect(const char *spec, int ms, int *fd, arb_buf_t *why)
 {
     struct addrinfo  hints, *res = NULL, *ai;
     char             host[256], port[8];
@@ -63,7 +107,8 @@ tcp_connect(const char *spec, int *fd, arb_buf_t *why)
     }
     for (ai = res; ai != NULL && *fd < 0; ai = ai->ai_next) {
         *fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
-        if (*fd >= 0 && connect(*fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+        if (*fd >= 0
+            && connect_within(*fd, ai->ai_addr, ai->ai_addrlen, ms) != 0) {
             err = errno;
             close(*fd);
             *fd = -1;
@@ -73,25 +118,23 @@ tcp_connect(const char *spec, int *fd, arb_buf_t *why)
     }
     freeaddrinfo(res);
     if (*fd < 0) {
-        arb_buf_printf(why, "connect %s: %s", spec, strerror(err));
+        connect_failed(spec, err, ms, why);
         return ARB_EIO;
     }
     setsockopt(*fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     return 0;
 }
 
-int
-arb_client_connect(arb_client_t **out, const char *addr, arb_buf_t *why)
+/* A connection to addr, "unix:PATH" or a bare path, within ms: as
+ * tcp_connect. */
+static int
+unix_connect(const char *addr, int ms, int *fd, arb_buf_t *why)
 {
     struct sockaddr_un sa;
     const char        *path;
-    int                fd, rc;
+    int                err;
 
-    *out = NULL;
-    if (strncmp(addr, "tcp:", 4) == 0) {
-        rc = tcp_connect(addr, &fd, why);
-        return rc != 0 ? rc : arb_client_open_fd(out, fd);
-    }
+    *fd = -1;
     path = strncmp(addr, "unix:", 5) == 0 ? addr + 5 : addr;
     memset(&sa, 0, sizeof(sa));
     sa.sun_family = AF_UNIX;
@@ -101,14 +144,47 @@ arb_client_connect(arb_client_t **out, const char *addr, arb_buf_t *why)
         return ARB_EINVAL;
     }
     strcpy(sa.sun_path, path);
-    fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-        arb_buf_printf(why, "connect %s: %s", addr, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    *fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (*fd < 0 || connect_within(*fd, (struct sockaddr *)&sa, sizeof(sa),
+                                  ms) != 0) {
+        err = errno;
+        connect_failed(addr, err, ms, why);
+        if (*fd >= 0)
+            close(*fd);
+        *fd = -1;
         return ARB_EIO;
     }
-    return arb_client_open_fd(out, fd);
+    return 0;
+}
+
+int
+arb_client_connect(arb_client_t **out, const char *addr, arb_buf_t *why)
+{
+    return arb_client_dial(out, addr, 0, why);
+}
+
+int
+arb_client_dial(arb_client_t **out, const char *addr, int ms,
+                arb_buf_t *why)
+{
+    int fd, rc;
+
+    *out = NULL;
+    if (ms < 0) {
+        arb_buf_printf(why, "a timeout of %d ms", ms);
+        return ARB_EINVAL;
+    }
+    if (strncmp(addr, "tcp:", 4) == 0)
+        rc = tcp_connect(addr, ms, &fd, why);
+    else
+        rc = unix_connect(addr, ms, &fd, why);
+    if (rc == 0)
+        rc = arb_client_open_fd(out, fd);
+    if (rc == 0 && ms > 0 && (rc = arb_client_timeout(*out, ms, why)) != 0) {
+        arb_client_close(*out);
+        *out = NULL;
+    }
+    return rc;
 }
 
 int
@@ -133,10 +209,8 @@ arb_client_open_fd(arb_client_t **out, int fd)
 static int
 apply_timeout(arb_client_t *cl)
 {
-    struct timeval tv;
+    struct timeval tv = ms_timeval(cl->timeout_ms);
 
-    tv.tv_sec = cl->timeout_ms / 1000;
-    tv.tv_usec = (cl->timeout_ms % 1000) * 1000;
     if (setsockopt(cl->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0
         || setsockopt(cl->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0)
         return -1;

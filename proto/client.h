@@ -21,6 +21,13 @@ typedef struct arb_client arb_client_t;
  * address, tried in turn) or a bare socket path.  0, ARB_EINVAL (a bad
  * address) or ARB_EIO, with why. */
 int  arb_client_connect(arb_client_t **out, const char *addr, arb_buf_t *why);
+/* arb_client_connect bounded by ms (0: for ever), for the connection
+ * itself (a host that drops the packets, a listener whose backlog is
+ * full: "the server did not take the connection within N s") and then,
+ * as by arb_client_timeout, for each send and answer.  0, ARB_EINVAL (a
+ * bad address, ms < 0), ARB_EIO or ARB_ENOMEM, with why. */
+int  arb_client_dial(arb_client_t **out, const char *addr, int ms,
+                     arb_buf_t *why);
 /* A client over fd, a connected stream socket it takes over (closed by
  * arb_client_close(), or at once when this fails).  0, or ARB_ENOMEM. */
 int  arb_client_open_fd(arb_client_t **out, int fd);

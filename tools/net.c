@@ -114,7 +114,7 @@ cli_net_usage(FILE *f)
         "                     " CLI_SERVER_DEFAULT ")\n"
         "  --token T          the access token (default: $ARBITER_TOKEN)\n"
         "  --token-file F     read the token from the first word of F\n"
-        "  $ARBITER_TIMEOUT   seconds a request may wait for its answer\n"
+        "  $ARBITER_TIMEOUT   seconds a connection or a request may wait\n"
         "                     (default %d; 0: for ever)\n",
         CLI_TIMEOUT_DEFAULT);
 }
@@ -220,11 +220,10 @@ cli_net_connect(cli_net_t *n)
     }
     if (timeout_ms(n->cmd, &ms) != 0)
         return CLI_ERROR;
-    rc = arb_client_connect(&n->cl, addr, &why);
     /* A server that takes the connection and never answers (stopped,
-     * wedged, not arbiterd) would hold the tool for ever. */
-    if (rc == 0)
-        rc = arb_client_timeout(n->cl, ms, &why);
+     * wedged, not arbiterd), or a host that never takes it, would hold
+     * the tool for ever, or for the system's two minutes. */
+    rc = arb_client_dial(&n->cl, addr, ms, &why);
     if (rc != 0) {
         fprintf(stderr, "arbiter %s: %s\n", n->cmd, arb_buf_cstr(&why));
         goto done;

@@ -9,6 +9,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -345,6 +348,95 @@ test_timeout(void)
     arb_buf_free(&why);
 }
 
+/* Milliseconds since t0. */
+static long
+ms_since(const struct timespec *t0)
+{
+    struct timespec t1;
+
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (t1.tv_sec - t0->tv_sec) * 1000
+           + (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* A dial to addr, whose listener never takes another connection, fails
+ * within the timeout naming it; before 2026-12-07 the tools waited for
+ * the system's two minutes on TCP, for ever on a unix socket. */
+static void
+dial_blocked(const char *addr)
+{
+    arb_client_t   *cl = NULL;
+    arb_buf_t       why = ARB_BUF_INIT;
+    struct timespec t0;
+    long            ms;
+    char            want[160];
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_INT(arb_client_dial(&cl, addr, 200, &why), ARB_EIO);
+    ms = ms_since(&t0);
+    CHECK(cl == NULL);
+    snprintf(want, sizeof(want), "connect %s: the server did not take "
+             "the connection within 0.200 s", addr);
+    CHECK_STR(arb_buf_cstr(&why), want);
+    CHECK(ms >= 150 && ms < 10000);
+    arb_buf_free(&why);
+}
+
+/* Listeners with a backlog of 0 and one connection queued, which take no
+ * other (the kernel drops a TCP SYN, parks a unix connect): a host that
+ * drops the packets, a server too busy to accept, without a network. */
+static void
+test_dial_timeout(void)
+{
+    struct sockaddr_in sin;
+    struct sockaddr_un sun;
+    socklen_t          len = sizeof(sin);
+    arb_client_t      *cl = NULL;
+    arb_buf_t          why = ARB_BUF_INIT;
+    char               addr[sizeof(sun.sun_path) + 8], dir[] =
+                       "/tmp/arb_dial_XXXXXX";
+    int                l, q;
+
+    alarm(60);                  /* a dial that waits for ever fails */
+    l = socket(AF_INET, SOCK_STREAM, 0);
+    memset(&sin, 0, sizeof(sin));
+    sin.sin_family = AF_INET;
+    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(bind(l, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+    CHECK(listen(l, 0) == 0);
+    CHECK(getsockname(l, (struct sockaddr *)&sin, &len) == 0);
+    snprintf(addr, sizeof(addr), "tcp:127.0.0.1:%u",
+             (unsigned)ntohs(sin.sin_port));
+    CHECK_INT(arb_client_dial(&cl, addr, -1, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "a timeout of -1 ms");
+    arb_buf_free(&why);
+    CHECK_INT(arb_client_dial(&cl, addr, 200, &why), 0);  /* queued */
+    dial_blocked(addr);
+    arb_client_close(cl);
+    close(l);
+
+    CHECK(mkdtemp(dir) != NULL);
+    memset(&sun, 0, sizeof(sun));
+    sun.sun_family = AF_UNIX;
+    snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/s", dir);
+    l = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK(bind(l, (struct sockaddr *)&sun, sizeof(sun)) == 0);
+    CHECK(listen(l, 0) == 0);
+    snprintf(addr, sizeof(addr), "unix:%s", sun.sun_path);
+    q = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK(connect(q, (struct sockaddr *)&sun, sizeof(sun)) == 0);
+    dial_blocked(addr);
+    /* Taken: the timeout is kept for the answer. */
+    CHECK(accept(l, NULL, NULL) >= 0);
+    CHECK_INT(arb_client_dial(&cl, addr, 200, &why), 0);
+    arb_client_close(cl);
+    close(q);
+    close(l);
+    unlink(sun.sun_path);
+    rmdir(dir);
+    alarm(0);
+}
+
 /* A socket path fills sun_path but for its NUL; one byte more is a bad
  * address, said before any socket is made. */
 static void
@@ -376,6 +468,7 @@ main(void)
     test_tcp_addr();
     test_hostile();
     test_timeout();
+    test_dial_timeout();
     test_unix_path();
     return TEST_END();
 }
