@@ -10,6 +10,9 @@
  * reaches a client that pipelines faster than the disk commits, and while
  * its unsent output is past half of outq_max, which is how it reaches one
  * that does not read its acks (arb_conn_flow: acks are owed, never cut).
+ * A pause stops the next read, not the read in hand: its frames point into
+ * the one slab all reads share, so they are all handled, and a connection
+ * may hold up to one read's worth (64 KiB) of appends past inq_max.
  *
  * Output is written with uv_try_write first (no write request, no
  * callback, no change to the poll set when the socket takes it all, which

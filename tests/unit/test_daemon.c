@@ -2428,6 +2428,92 @@ test_storage_full(void)
     stop_daemon(SIGTERM);
 }
 
+/* A figure of the `stats` answer, or UINT64_MAX. */
+static uint64_t
+stat_u64(arb_client_t *cl, const char *name)
+{
+    msgpack_unpacked      res;
+    const msgpack_object *o;
+    uint64_t              v = UINT64_MAX;
+
+    msgpack_unpacked_init(&res);
+    if (call(cl, &res, "stats", "") == 0
+        && (o = arb_client_get(&res, name)) != NULL
+        && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+        v = o->via.u64;
+    msgpack_unpacked_destroy(&res);
+    return v;
+}
+
+/* batch_max bounds a commit: 60 appends sent at once on one connection,
+ * with batch_max = 3, are each acknowledged once, in order, in commits of
+ * at most 3 (nothing checked that batch_max was honoured: without it they
+ * went in 2 commits).  With inq_max = 16 the connection is not read
+ * further while 16 await their commit, and is read again as acks come
+ * back, or the reads below would wait for their timeout. */
+static void
+test_batch_max(void)
+{
+    FILE            *f;
+    arb_client_t    *cl;
+    msgpack_unpacked res;
+    msgpack_packer  *pk;
+    arb_buf_t        why = ARB_BUF_INIT;
+    const msgpack_object *o;
+    uint64_t         commits, events, ids[60];
+    char             text[16], code[32];
+    int              i, ok = 0, inorder = 1;
+
+    f = fopen(conf, "w");
+    fprintf(f, "data = %s/batch\nlisten = unix:%s\nlog_level = debug\n"
+               "batch_max = 3\ninq_max = 16\ntoken = %s arbiter chief\n",
+            dir, sock, TOK_ARBITER);
+    fclose(f);
+    start_daemon();
+    cl = connect_as(TOK_ARBITER);
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    CHECK_INT(arb_client_timeout(cl, 20000, &why), 0);
+    msgpack_unpacked_init(&res);
+    CHECK_INT(open_match(cl, "B1", "3"), 0);
+    commits = stat_u64(cl, "commits");
+    events = stat_u64(cl, "events_committed");
+    CHECK(commits != UINT64_MAX && events != UINT64_MAX);
+    for (i = 0; i < 60; i++) {
+        snprintf(text, sizeof(text), "n%d", i);
+        ids[i] = arb_client_begin(cl, &pk, "append", 3);
+        arb_mp_pack_kv_str(pk, "match", "B1");
+        arb_mp_pack_kv_str(pk, "kind", "note");
+        arb_mp_pack_kv_str(pk, "text", text);
+        CHECK_INT(arb_client_send(cl, &why), 0);
+    }
+    for (i = 0; i < 60; i++) {
+        if (arb_client_read(cl, &res, &why) != 0) {
+            fprintf(stderr, "batch_max: ack %d: %s\n", i,
+                    arb_buf_cstr(&why));
+            break;
+        }
+        ok += strcmp(arb_client_error_code(&res, code, sizeof(code)),
+                     "") == 0;
+        o = arb_client_get(&res, "id");
+        inorder &= o != NULL && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+                   && o->via.u64 == ids[i];
+    }
+    CHECK_INT(ok, 60);
+    CHECK(inorder);
+    CHECK_INT((int)(stat_u64(cl, "events_committed") - events), 60);
+    commits = stat_u64(cl, "commits") - commits;
+    printf("batch_max = 3: 60 appends in %llu commits\n",
+           (unsigned long long)commits);
+    fflush(stdout);                     /* before the next fork */
+    CHECK(commits >= 20);
+    msgpack_unpacked_destroy(&res);
+    arb_client_close(cl);
+    arb_buf_free(&why);
+    stop_daemon(SIGTERM);
+}
+
 /* storage_reserve: with less than it free on the data directory's file
  * system, a commit is refused as storage full, nothing written, and
  * reads go on (until 2026-12-06 only a full map was refused: a disk that
@@ -2566,6 +2652,7 @@ main(void)
     stop_daemon(SIGTERM);
     test_storage_full();
     test_storage_reserve();
+    test_batch_max();
     test_max_connections();
     test_stall_timeout();
     test_exit_status();
