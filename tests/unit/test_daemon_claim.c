@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -93,22 +94,22 @@ static msgpack_unpacked res;
 
 /* An append: kind, then NULL-terminated key/value string pairs; "args" is
  * given as one string of elements separated by '\x1f'. */
+/* An append of the NULL-ended key/value list ap, sent; its answer read
+ * into res when call. */
 static int
-append(arb_client_t *cl, const char *match, const char *kind, ...)
+append_v(arb_client_t *cl, int call, const char *match, const char *kind,
+         va_list ap)
 {
     msgpack_packer *pk;
     arb_buf_t       why = ARB_BUF_INIT;
     const char     *k[8], *v[8];
     size_t          n = 0, i;
-    va_list         ap;
     int             rc;
 
-    va_start(ap, kind);
     while (n < 8 && (k[n] = va_arg(ap, const char *)) != NULL) {
         v[n] = va_arg(ap, const char *);
         n++;
     }
-    va_end(ap);
     arb_client_begin(cl, &pk, "append", 2 + n);
     arb_mp_pack_cstr(pk, "match");
     arb_mp_pack_cstr(pk, match);
@@ -136,9 +137,34 @@ append(arb_client_t *cl, const char *match, const char *kind, ...)
             arb_mp_pack_cstr(pk, v[i]);
         }
     }
-    rc = arb_client_call(cl, &res, &why);
+    rc = call ? arb_client_call(cl, &res, &why) : arb_client_send(cl, &why);
     snprintf(last_err, sizeof(last_err), "%s", rc ? arb_buf_cstr(&why) : "");
     arb_buf_free(&why);
+    return rc;
+}
+
+static int
+append(arb_client_t *cl, const char *match, const char *kind, ...)
+{
+    va_list ap;
+    int     rc;
+
+    va_start(ap, kind);
+    rc = append_v(cl, 1, match, kind, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* An append sent, its answer left to read (arb_client_read). */
+static int
+append_send(arb_client_t *cl, const char *match, const char *kind, ...)
+{
+    va_list ap;
+    int     rc;
+
+    va_start(ap, kind);
+    rc = append_v(cl, 0, match, kind, ap);
+    va_end(ap);
     return rc;
 }
 
@@ -238,6 +264,32 @@ static const char *const bad_record =
     "[\"2♠\",\"3♠\",\"4♠\"],\"code\":\"BC-003\",\"face_sum\":9,\"bonus\":15,"
     "\"game_points\":24}";
 
+/* Opens match id: YAHchain mode 3, alice and bob. */
+static int
+open_yahchain(arb_client_t *cl, const char *id)
+{
+    msgpack_packer *pk;
+    arb_buf_t       why = ARB_BUF_INIT;
+    int             rc;
+
+    arb_client_begin(cl, &pk, "open", 4);
+    arb_mp_pack_cstr(pk, "match");
+    arb_mp_pack_cstr(pk, id);
+    arb_mp_pack_cstr(pk, "game");
+    arb_mp_pack_cstr(pk, "yahchain");
+    arb_mp_pack_cstr(pk, "players");
+    msgpack_pack_array(pk, 2);
+    arb_mp_pack_cstr(pk, "alice");
+    arb_mp_pack_cstr(pk, "bob");
+    arb_mp_pack_cstr(pk, "options");
+    msgpack_pack_map(pk, 1);
+    arb_mp_pack_cstr(pk, "mode");
+    arb_mp_pack_cstr(pk, "3");
+    rc = arb_client_call(cl, &res, &why);
+    arb_buf_free(&why);
+    return rc;
+}
+
 static void
 test_claims(void)
 {
@@ -254,25 +306,7 @@ test_claims(void)
     CHECK(arb != NULL && sco != NULL && lim != NULL && rdr != NULL);
     if (arb == NULL || sco == NULL || lim == NULL || rdr == NULL)
         goto done;
-    {
-        msgpack_packer *pk;
-        arb_buf_t       why = ARB_BUF_INIT;
-        arb_client_begin(arb, &pk, "open", 4);
-        arb_mp_pack_cstr(pk, "match");
-        arb_mp_pack_cstr(pk, "C1");
-        arb_mp_pack_cstr(pk, "game");
-        arb_mp_pack_cstr(pk, "yahchain");
-        arb_mp_pack_cstr(pk, "players");
-        msgpack_pack_array(pk, 2);
-        arb_mp_pack_cstr(pk, "alice");
-        arb_mp_pack_cstr(pk, "bob");
-        arb_mp_pack_cstr(pk, "options");
-        msgpack_pack_map(pk, 1);
-        arb_mp_pack_cstr(pk, "mode");
-        arb_mp_pack_cstr(pk, "3");
-        CHECK_INT(arb_client_call(arb, &res, &why), 0);
-        arb_buf_free(&why);
-    }
+    CHECK_INT(open_yahchain(arb, "C1"), 0);
     for (i = 0; i < 8; i += 2)
         CHECK_INT(append(sco, "C1", "move", "player", moves[i], "verb",
                          "place", "args", moves[i + 1], NULL), 0);
@@ -377,6 +411,67 @@ done:
     arb_client_close(rdr);
 }
 
+/* A close and a claim sent together are judged in one batch: the claim
+ * against the match as the close leaves it, each acknowledged at its
+ * seq, and the verdict in state (the claim reads the speculative state
+ * the close made, freed if the batch failed: run under ASan too). */
+static void
+test_close_claim_batch(void)
+{
+    arb_client_t *arb = connect_as(TOK_ARBITER);
+    arb_client_t *rdr = connect_as(TOK_READER);
+    arb_buf_t     why = ARB_BUF_INIT;
+    const char   *moves[] = { "alice", "2S", "bob", "3S", "alice", "4S",
+                              "bob", "2H" };
+    arb_client_t *pack = NULL;
+    char          rec[512], frames[4096], *p;
+    ssize_t       n;
+    uint64_t      commits;
+    int           i, sp[2];
+
+    CHECK(arb != NULL && rdr != NULL);
+    if (arb == NULL || rdr == NULL)
+        goto done;
+    CHECK_INT(open_yahchain(arb, "C2"), 0);
+    for (i = 0; i < 8; i += 2)
+        CHECK_INT(append(arb, "C2", "move", "player", moves[i], "verb",
+                         "place", "args", moves[i + 1], NULL), 0);
+    snprintf(rec, sizeof(rec), "%s", good_record);
+    p = strstr(rec, "\"C1\"");
+    CHECK(p != NULL);
+    if (p != NULL)
+        p[2] = '2';
+    /* Both frames in one write, so the daemon reads them in one read and
+     * queues them for one commit: packed by a client on a socketpair. */
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sp) == 0);
+    CHECK_INT(arb_client_open_fd(&pack, sp[0]), 0);
+    CHECK_INT(append_send(pack, "C2", "close", "text", "time", NULL), 0);
+    CHECK_INT(append_send(pack, "C2", "claim", "player", "alice", "args",
+                          rec, "text",
+                          "{\"totals\":{\"alice\":24,\"bob\":0}}", NULL),
+              0);
+    CHECK_INT(simple(rdr, "stats", NULL), 0);
+    commits = arb_client_uint(&res, "commits");
+    n = read(sp[1], frames, sizeof(frames));
+    CHECK(n > 0 && write(arb_client_fd(arb), frames, (size_t)n) == n);
+    arb_client_close(pack);
+    close(sp[1]);
+    for (i = 0; i < 2; i++) {
+        CHECK_INT(arb_client_read(arb, &res, &why), 0);
+        CHECK(arb_client_get(&res, "ok") != NULL);
+        CHECK_INT(arb_client_uint(&res, "seq"), 5 + i);
+    }
+    CHECK_INT(count(state_json(rdr, "C2"), "\"status\":\"confirmed\""), 1);
+    /* ... in one commit */
+    CHECK_INT(simple(rdr, "stats", NULL), 0);
+    CHECK_INT(arb_client_uint(&res, "commits") - commits, 1);
+    CHECK(strstr(state_json(rdr, "C2"), "\"closed\":true") != NULL);
+done:
+    arb_buf_free(&why);
+    arb_client_close(arb);
+    arb_client_close(rdr);
+}
+
 /* A restart replays the closed match with its claims; more may come. */
 static void
 test_restart(void)
@@ -454,6 +549,7 @@ main(void)
     msgpack_unpacked_init(&res);
     start_daemon();
     test_claims();
+    test_close_claim_batch();
     test_restart();
     stop_daemon();
     msgpack_unpacked_destroy(&res);
