@@ -258,7 +258,8 @@ io_failed(const arb_client_t *cl, const char *what, arb_buf_t *why)
     if ((errno == EAGAIN || errno == EWOULDBLOCK) && cl->timeout_ms > 0)
         arb_buf_printf(why, "the server did not %s within %d.%03d s",
                        what, cl->timeout_ms / 1000, cl->timeout_ms % 1000);
-    else if (strcmp(what, "answer") == 0)
+    else if (strcmp(what, "answer") == 0 || errno == EPIPE
+             || errno == ECONNRESET)
         arb_buf_printf(why, "connection closed by the server: %s",
                        strerror(errno));
     else
@@ -327,6 +328,59 @@ arb_client_send(arb_client_t *cl, arb_buf_t *why)
     return 0;
 }
 
+/* What the frame reader refused (rc), named: a server that is not
+ * arbiterd (an HTTP server's "HTTP" read as a length) says so here. */
+static void
+frame_failed(const arb_client_t *cl, int rc, arb_buf_t *why)
+{
+    if (rc == ARB_ETOOBIG)
+        arb_buf_printf(why, "bad frame from server: %zu bytes declared, "
+                       "over the limit of %zu", cl->rd.want, cl->rd.max);
+    else if (rc == ARB_EPROTO)
+        arb_buf_printf(why, "bad frame from server: a frame declared "
+                       "empty");
+    else
+        arb_buf_printf(why, "bad frame from server: %s", arb_strerror(rc));
+}
+
+/* The end of the stream: after a whole frame, or inside one (a frame cut
+ * short, what it holds dropped). */
+static void
+closed(const arb_client_t *cl, arb_buf_t *why)
+{
+    arb_buf_printf(why, "connection closed by the server");
+    if (!arb_frame_reader_partial(&cl->rd))
+        return;
+    if (cl->rd.hdr_len < 4)
+        arb_buf_printf(why, " in the middle of a frame (%zu of its 4 "
+                       "header bytes came)", cl->rd.hdr_len);
+    else
+        arb_buf_printf(why, " in the middle of a frame (%zu of its %zu "
+                       "bytes came)", cl->rd.have, cl->rd.want);
+}
+
+/* The frame of len bytes in cl->last as one response or push map; what
+ * is wrong with it is the server's, and said so. */
+static int
+parse_frame(const arb_client_t *cl, msgpack_unpacked *res, size_t len,
+            arb_buf_t *why)
+{
+    arb_buf_t   reason = ARB_BUF_INIT;
+    const char *r;
+    int         rc;
+
+    rc = arb_mp_parse_limits(res, cl->last.data, len, ARB_DEPTH_MAX,
+                             ARB_RESP_ELEMS_MAX, &reason);
+    r = arb_buf_cstr(&reason);
+    if (r == NULL)
+        r = "out of memory";
+    if (rc != 0)
+        arb_buf_printf(why, "%s%s", rc != ARB_ENOMEM
+                       ? "bad answer from server: " : "", r);
+    arb_buf_free(&reason);
+    return rc;
+}
+
 int
 arb_client_read(arb_client_t *cl, msgpack_unpacked *res, arb_buf_t *why)
 {
@@ -348,13 +402,10 @@ arb_client_read(arb_client_t *cl, msgpack_unpacked *res, arb_buf_t *why)
                 arb_buf_add(&cl->last, frame, len);
                 if (cl->last.oom)
                     return ARB_ENOMEM;
-                rc = arb_mp_parse_limits(res, cl->last.data, len, ARB_DEPTH_MAX,
-                                         ARB_RESP_ELEMS_MAX, why);
-                return rc;
+                return parse_frame(cl, res, len, why);
             }
             if (rc < 0) {
-                arb_buf_printf(why, "bad frame from server: %s",
-                               arb_strerror(rc));
+                frame_failed(cl, rc, why);
                 return ARB_EPROTO;
             }
             cl->fed = 0;
@@ -367,12 +418,12 @@ arb_client_read(arb_client_t *cl, msgpack_unpacked *res, arb_buf_t *why)
             return ARB_EIO;
         }
         if (r == 0) {
-            arb_buf_printf(why, "connection closed by the server");
+            closed(cl, why);
             return ARB_EIO;
         }
         rc = arb_frame_reader_feed(&cl->rd, cl->in, (size_t)r);
         if (rc != 0) {
-            arb_buf_printf(why, "bad frame from server");
+            frame_failed(cl, rc, why);
             return ARB_EPROTO;
         }
         cl->fed = 1;
@@ -433,7 +484,8 @@ arb_client_call(arb_client_t *cl, msgpack_unpacked *res, arb_buf_t *why)
     msg = arb_mp_get(e, "message");
     rule = arb_mp_get(e, "rule");
     arb_buf_free(why);
-    if (code == NULL || code->type != MSGPACK_OBJECT_STR) {
+    if (code == NULL || code->type != MSGPACK_OBJECT_STR
+        || code->via.str.size == 0) {
         /* Neither a success nor a refusal: no request was judged. */
         arb_buf_printf(why, "bad answer from server: not ok, and no "
                        "error code");
