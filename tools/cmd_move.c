@@ -63,11 +63,12 @@ judge_move(cli_net_t *n, const cli_append_t *a)
         fprintf(stderr, "arbiter move: the answer has no verdict\n");
         return CLI_ERROR;
     }
-    printf("%.*s\n", (int)len, json);
+    /* Checked before it is printed: no half verdict on stdout. */
     if (arb_json_parse(&verdict, json, len, NULL) != 0) {
         fprintf(stderr, "arbiter move: the verdict is not JSON\n");
         return CLI_ERROR;
     }
+    printf("%.*s\n", (int)len, json);
     st = json_is_true(json_object_get(verdict, "legal")) ? CLI_OK
                                                          : CLI_DIFFERS;
     json_decref(verdict);

@@ -57,7 +57,8 @@ on_signal(int sig)
         shutdown(watch_fd, SHUT_RDWR);
 }
 
-/* An error push: print it like a refused request.  Always 1. */
+/* An error push: print it like a refused request, 1; one without a
+ * code is no refusal but a broken server, 2. */
 static int
 print_error_push(const msgpack_object *push)
 {
@@ -65,7 +66,11 @@ print_error_push(const msgpack_object *push)
     const char           *code = "", *msg = "";
     size_t                clen = 0, mlen = 0;
 
-    cli_get_bytes(e, "code", &code, &clen);
+    if (cli_get_bytes(e, "code", &code, &clen) != 0 || clen == 0) {
+        fprintf(stderr, "arbiter watch: bad push from server: an error "
+                "push without a code\n");
+        return CLI_ERROR;
+    }
     cli_get_bytes(e, "message", &msg, &mlen);
     fprintf(stderr, "arbiter watch: %.*s: %.*s\n", (int)clen, code,
             (int)mlen, msg);
@@ -162,7 +167,8 @@ cmd_watch(int argc, char **argv)
         out.len = 0;
         if (cli_event_format(&out, &n.res.data, match == NULL ? mid : NULL,
                              json, &why) != 0) {
-            fprintf(stderr, "arbiter watch: %s\n", arb_buf_cstr(&why));
+            fprintf(stderr, "arbiter watch: bad push from server: %s\n",
+                    arb_buf_cstr(&why));
             status = CLI_ERROR;
             break;
         }

@@ -380,8 +380,16 @@ cli_net_events(cli_net_t *n, const char *match, uint64_t from, uint64_t to,
             if (rc != 0)
                 return rc;
         }
-        if (next == NULL || next->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        if (next == NULL || next->type == MSGPACK_OBJECT_NIL)
             return 0;
+        if (next->type != MSGPACK_OBJECT_POSITIVE_INTEGER) {
+            /* Not the last page either: stopping here would print part
+             * of the match as all of it. */
+            fprintf(stderr, "arbiter %s: bad answer from server: next: "
+                    "expected a seq or nil, got %s\n", n->cmd,
+                    arb_mp_type_name(next));
+            return CLI_ERROR;
+        }
         if (next->via.u64 <= from) {
             /* A page that does not advance would loop for ever. */
             fprintf(stderr, "arbiter %s: the server's next page (%" PRIu64
