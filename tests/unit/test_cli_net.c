@@ -378,7 +378,7 @@ ans_cut_header(int n, uint64_t id, const char *op, const msgpack_object *req,
                arb_buf_t *out)
 {
     (void)n, (void)id, (void)op, (void)req;
-    arb_buf_add(out, "\0\0", 2);
+    arb_buf_add(out, "\0\0\0", 3);
     return CLOSE;
 }
 
@@ -517,7 +517,7 @@ test_frames(void)
               "the middle of a frame (10 of its 100 bytes came)\n", "");
     RUN(ans_cut_header, &o, "events", "--match", "M1");
     CHECK_RUN(&o, 2, "arbiter events: connection closed by the server in "
-              "the middle of a frame (2 of its 4 header bytes came)\n", "");
+              "the middle of a frame (3 of its 4 header bytes came)\n", "");
     RUN(ans_too_big, &o, "state", "--match", "M1");
     CHECK_RUN(&o, 2, "arbiter state: bad frame from server: 83886080 bytes "
               "declared, over the limit of 67108864\n", "");
@@ -609,6 +609,12 @@ ans_ack(int n, uint64_t id, const char *op, const msgpack_object *req,
         arb_mp_pack_kv_str(&pk, "seq", "7");
         arb_mp_pack_kv_bin(&pk, "hash", h, 32);
         break;
+    case 6:                             /* dup false: no duplicate */
+        ok_head(&pk, id, 3);
+        arb_mp_pack_kv_uint(&pk, "seq", 7);
+        arb_mp_pack_kv_bin(&pk, "hash", h, 32);
+        arb_mp_pack_kv_bool(&pk, "dup", 0);
+        break;
     default:                            /* a hash that is a string */
         ok_head(&pk, id, 2);
         arb_mp_pack_kv_uint(&pk, "seq", 7);
@@ -656,6 +662,11 @@ test_acks(void)
     snprintf(want, sizeof(want), "opened M1 seq 7 hash %s (duplicate)\n",
              hex);
     CHECK_RUN(&o, 0, "", want);
+    ack_case = 6;
+    RUN(ans_ack, &o, "close", "--match", "M1");
+    snprintf(want, sizeof(want), "seq 7 hash %s\n", hex);
+    CHECK_RUN(&o, 0, "", want);
+    ack_case = 0;
     RUN(ans_verdict, &o, "move", "--judge", "--match", "M1", "place",
         "alice", "2S");
     CHECK_RUN(&o, 1, "", "{\"legal\":false,\"rule\":\"r\"}\n");
@@ -841,7 +852,7 @@ test_events(void)
 static int watch_case;
 
 /* The subscription's answer, then pushes: one of no known kind, a push
- * that is no string, an answer to nothing, one event, then the case's
+ * that is no string (bin "error"), an answer to nothing, one event, then the case's
  * last frame. */
 static int
 ans_watch(int n, uint64_t id, const char *op, const msgpack_object *req,
@@ -865,7 +876,7 @@ ans_watch(int n, uint64_t id, const char *op, const msgpack_object *req,
     b.len = 0;
     msgpack_pack_map(&pk, 2);
     arb_mp_pack_kv_uint(&pk, "v", 1);
-    arb_mp_pack_kv_uint(&pk, "push", 5);
+    arb_mp_pack_kv_bin(&pk, "push", "error", 5);
     put_frame(out, &b);
     put_ok(out, 99);
     b.len = 0;
@@ -912,6 +923,16 @@ ans_watch(int n, uint64_t id, const char *op, const msgpack_object *req,
     case 4:                             /* an array */
         arb_buf_add(out, "\0\0\0\x01\x90", 5);
         break;
+    case 6:                             /* an error push, code "" */
+        msgpack_pack_map(&pk, 3);
+        arb_mp_pack_kv_uint(&pk, "v", 1);
+        arb_mp_pack_kv_str(&pk, "push", "error");
+        msgpack_pack_str_with_body(&pk, "error", 5);
+        msgpack_pack_map(&pk, 2);
+        arb_mp_pack_kv_str(&pk, "code", "");
+        arb_mp_pack_kv_str(&pk, "message", "x");
+        put_frame(out, &b);
+        break;
     default:                            /* half a frame */
         arb_buf_add(out, "\0\0\0\x09\x81", 5);
         break;
@@ -945,7 +966,11 @@ test_watch(void)
     RUN(ans_watch, &o, "watch", "--match", "M1");
     CHECK_RUN(&o, 2, "arbiter watch: bad answer from server: message: "
               "expected map, got array\n", LINE0);
-    watch_case = 5;
+    watch_case = 6;
+    RUN(ans_watch, &o, "watch", "--match", "M1");
+    CHECK_RUN(&o, 2, "arbiter watch: bad push from server: an error push "
+              "without a code\n", LINE0);
+    watch_case = 7;
     RUN(ans_watch, &o, "watch", "--match", "M1");
     CHECK_RUN(&o, 2, "arbiter watch: connection closed by the server in "
               "the middle of a frame (1 of its 9 bytes came)\n", LINE0);
