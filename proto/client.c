@@ -477,8 +477,17 @@ arb_client_call(arb_client_t *cl, msgpack_unpacked *res, arb_buf_t *why)
             break;
     }
     ok = arb_client_get(res, "ok");
-    if (ok != NULL && ok->type == MSGPACK_OBJECT_BOOLEAN && ok->via.boolean)
-        return 0;
+    if (ok != NULL && ok->type == MSGPACK_OBJECT_BOOLEAN
+        && ok->via.boolean) {
+        if (arb_client_uint(res, "id") == id)
+            return 0;
+        /* id 0 is for a refusal of a frame whose id could not be read
+         * (busy among them): a success there answers no request. */
+        arb_buf_free(why);
+        arb_buf_printf(why, "bad answer from server: a success without "
+                       "the request's id");
+        return ARB_EPROTO;
+    }
     e = arb_client_get(res, "error");
     code = arb_mp_get(e, "code");
     msg = arb_mp_get(e, "message");

@@ -645,6 +645,15 @@ ans_verdict(int n, uint64_t id, const char *op, const msgpack_object *req,
     return GO_ON;
 }
 
+/* A whole ack, but of id 0: no answer to this request. */
+static int
+ans_ack_id0(int n, uint64_t id, const char *op, const msgpack_object *req,
+            arb_buf_t *out)
+{
+    (void)id;
+    return ans_ack(n, 0, op, req, out);
+}
+
 static void
 test_acks(void)
 {
@@ -667,6 +676,9 @@ test_acks(void)
     snprintf(want, sizeof(want), "seq 7 hash %s\n", hex);
     CHECK_RUN(&o, 0, "", want);
     ack_case = 0;
+    RUN(ans_ack_id0, &o, "move", "--match", "M1", "place", "alice", "2S");
+    CHECK_RUN(&o, 2, "arbiter move: bad answer from server: a success "
+              "without the request's id\n", "");
     RUN(ans_verdict, &o, "move", "--judge", "--match", "M1", "place",
         "alice", "2S");
     CHECK_RUN(&o, 1, "", "{\"legal\":false,\"rule\":\"r\"}\n");
@@ -852,8 +864,8 @@ test_events(void)
 static int watch_case;
 
 /* The subscription's answer, then pushes: one of no known kind, a push
- * that is no string (bin "error"), an answer to nothing, one event, then the case's
- * last frame. */
+ * that is no string (bin "error"), an answer to nothing, one event, then
+ * the case's last frame. */
 static int
 ans_watch(int n, uint64_t id, const char *op, const msgpack_object *req,
           arb_buf_t *out)

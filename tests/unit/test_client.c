@@ -287,6 +287,22 @@ test_hostile(void)
     CHECK_STR(arb_buf_cstr(&why), "bad answer from server: not ok, and no "
               "error code");
 
+    /* a success of id 0, or of none, answers no request: until now it
+     * was taken for the answer */
+    b.len = 0;
+    msgpack_pack_map(&pk, 2);
+    arb_mp_pack_kv_uint(&pk, "id", 0);
+    arb_mp_pack_kv_bool(&pk, "ok", 1);
+    send_body(s[1], &b);
+    CHECK_INT(call(cl, &res, &why), ARB_EPROTO);
+    CHECK_STR(arb_buf_cstr(&why), "bad answer from server: a success "
+              "without the request's id");
+    b.len = 0;
+    msgpack_pack_map(&pk, 1);
+    arb_mp_pack_kv_bool(&pk, "ok", 1);
+    send_body(s[1], &b);
+    CHECK_INT(call(cl, &res, &why), ARB_EPROTO);
+
     /* an array where a response map belongs */
     b.len = 0;
     msgpack_pack_array(&pk, 2);
