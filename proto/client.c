@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 
 #include "core/err.h"
+#include "core/text.h"
 #include "proto/addr.h"
 #include "proto/client.h"
 #include "proto/frame.h"
@@ -500,13 +501,16 @@ arb_client_call(arb_client_t *cl, msgpack_unpacked *res, arb_buf_t *why)
                        "error code");
         return ARB_EPROTO;
     }
-    arb_buf_printf(why, "%.*s: ", (int)code->via.str.size,
-                   code->via.str.ptr);
-    if (rule != NULL && rule->type == MSGPACK_OBJECT_STR)
-        arb_buf_printf(why, "%.*s: ", (int)rule->via.str.size,
-                       rule->via.str.ptr);
+    /* The tools print it on a terminal: a server that sends escapes (or
+     * bytes that are no UTF-8) gets them shown as \xNN, never obeyed. */
+    arb_text_clean(why, code->via.str.ptr, code->via.str.size, 0);
+    arb_buf_printf(why, ": ");
+    if (rule != NULL && rule->type == MSGPACK_OBJECT_STR) {
+        arb_text_clean(why, rule->via.str.ptr, rule->via.str.size, 0);
+        arb_buf_printf(why, ": ");
+    }
     if (msg != NULL && msg->type == MSGPACK_OBJECT_STR)
-        arb_buf_printf(why, "%.*s", (int)msg->via.str.size, msg->via.str.ptr);
+        arb_text_clean(why, msg->via.str.ptr, msg->via.str.size, 0);
     return ARB_EINVAL;
 }
 

@@ -16,6 +16,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/mp.h"
+#include "core/text.h"
 #include "tools/cli.h"
 #include "tools/net.h"
 
@@ -65,6 +66,7 @@ print_error_push(const msgpack_object *push)
     const msgpack_object *e = arb_mp_get(push, "error");
     const char           *code = "", *msg = "";
     size_t                clen = 0, mlen = 0;
+    arb_buf_t             b = ARB_BUF_INIT;
 
     if (cli_get_bytes(e, "code", &code, &clen) != 0 || clen == 0) {
         fprintf(stderr, "arbiter watch: bad push from server: an error "
@@ -72,8 +74,13 @@ print_error_push(const msgpack_object *push)
         return CLI_ERROR;
     }
     cli_get_bytes(e, "message", &msg, &mlen);
-    fprintf(stderr, "arbiter watch: %.*s: %.*s\n", (int)clen, code,
-            (int)mlen, msg);
+    /* Shown, never obeyed: escapes from the server as \xNN. */
+    arb_text_clean(&b, code, clen, 0);
+    arb_buf_printf(&b, ": ");
+    arb_text_clean(&b, msg, mlen, 0);
+    fprintf(stderr, "arbiter watch: %s\n", arb_buf_cstr(&b) != NULL
+            ? arb_buf_cstr(&b) : "out of memory");
+    arb_buf_free(&b);
     return CLI_DIFFERS;
 }
 

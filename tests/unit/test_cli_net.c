@@ -354,6 +354,30 @@ ans_new_code(int n, uint64_t id, const char *op, const msgpack_object *req,
     return GO_ON;
 }
 
+/* A refusal whose code, rule and message would drive a terminal. */
+static int
+ans_escapes(int n, uint64_t id, const char *op, const msgpack_object *req,
+            arb_buf_t *out)
+{
+    arb_buf_t      b = ARB_BUF_INIT;
+    msgpack_packer pk;
+
+    (void)n, (void)op, (void)req;
+    arb_mp_packer_init(&pk, &b);
+    msgpack_pack_map(&pk, 4);
+    arb_mp_pack_kv_uint(&pk, "v", 1);
+    arb_mp_pack_kv_uint(&pk, "id", id);
+    arb_mp_pack_kv_bool(&pk, "ok", 0);
+    msgpack_pack_str_with_body(&pk, "error", 5);
+    msgpack_pack_map(&pk, 3);
+    arb_mp_pack_kv_str(&pk, "code", "il\alegal");
+    arb_mp_pack_kv_str(&pk, "rule", "\xc2\x9b\xc2\xa7" "34");
+    arb_mp_pack_kv_str(&pk, "message", "card 2\xe2\x99\xa0\x1b[2J\xff\n");
+    put_frame(out, &b);
+    arb_buf_free(&b);
+    return GO_ON;
+}
+
 static int
 ans_empty_code(int n, uint64_t id, const char *op, const msgpack_object *req,
                arb_buf_t *out)
@@ -502,6 +526,12 @@ test_answers(void)
     RUN(ans_new_code, &o, "state", "--match", "M1");
     CHECK_RUN(&o, 1, "arbiter state: overbooked: come back on Tuesday\n",
               "");
+    /* Shown, never obeyed: a control character or a byte of no UTF-8
+     * from the server is written \xNN (they reached the terminal as they
+     * came), the rest as it is. */
+    RUN(ans_escapes, &o, "move", "--match", "M1", "place", "alice", "2S");
+    CHECK_RUN(&o, 1, "arbiter move: il\\x07legal: \\xc2\\x9b\xc2\xa7" "34: "
+              "card 2\xe2\x99\xa0\\x1b[2J\\xff\\x0a\n", "");
     RUN(ans_empty_code, &o, "close", "--match", "M1");
     CHECK_RUN(&o, 2, "arbiter close: bad answer from server: not ok, and "
               "no error code\n", "");
@@ -935,6 +965,16 @@ ans_watch(int n, uint64_t id, const char *op, const msgpack_object *req,
     case 4:                             /* an array */
         arb_buf_add(out, "\0\0\0\x01\x90", 5);
         break;
+    case 7:                             /* an error push with escapes */
+        msgpack_pack_map(&pk, 3);
+        arb_mp_pack_kv_uint(&pk, "v", 1);
+        arb_mp_pack_kv_str(&pk, "push", "error");
+        msgpack_pack_str_with_body(&pk, "error", 5);
+        msgpack_pack_map(&pk, 2);
+        arb_mp_pack_kv_str(&pk, "code", "revoked\x1b]0;x\a");
+        arb_mp_pack_kv_str(&pk, "message", "bye\r");
+        put_frame(out, &b);
+        break;
     case 6:                             /* an error push, code "" */
         msgpack_pack_map(&pk, 3);
         arb_mp_pack_kv_uint(&pk, "v", 1);
@@ -983,6 +1023,10 @@ test_watch(void)
     CHECK_RUN(&o, 2, "arbiter watch: bad push from server: an error push "
               "without a code\n", LINE0);
     watch_case = 7;
+    RUN(ans_watch, &o, "watch", "--match", "M1");
+    CHECK_RUN(&o, 1, "arbiter watch: revoked\\x1b]0;x\\x07: bye\\x0d\n",
+              LINE0);
+    watch_case = 8;
     RUN(ans_watch, &o, "watch", "--match", "M1");
     CHECK_RUN(&o, 2, "arbiter watch: connection closed by the server in "
               "the middle of a frame (1 of its 9 bytes came)\n", LINE0);
