@@ -345,8 +345,9 @@ cli_net_events(cli_net_t *n, const char *match, uint64_t from, uint64_t to,
                char *const *kinds, size_t nkinds, uint64_t since,
                cli_item_cb cb, void *ud)
 {
-    const msgpack_object *items, *next;
+    const msgpack_object *items, *next, *item;
     msgpack_packer       *pk;
+    uint64_t              seq, prev = 0;
     uint32_t              i;
     int                   rc;
 
@@ -376,7 +377,22 @@ cli_net_events(cli_net_t *n, const char *match, uint64_t from, uint64_t to,
             return CLI_ERROR;
         }
         for (i = 0; i < items->via.array.size; i++) {
-            rc = cb(ud, &items->via.array.ptr[i]);
+            /* In order, between from and to, or a listing that looks
+             * whole may repeat events or hold others' (the item's own
+             * faults are the callback's to name). */
+            item = &items->via.array.ptr[i];
+            if (arb_mp_get_uint(item, "seq", &seq) == 0
+                && (seq < from || seq > to || (i > 0 && seq <= prev))) {
+                fprintf(stderr, "arbiter %s: bad answer from server: seq "
+                        "%" PRIu64 " %s %" PRIu64 "\n", n->cmd, seq,
+                        seq < from ? "in a page asked from seq"
+                        : seq > to ? "in a listing asked up to seq"
+                        : "after seq", seq < from ? from
+                        : seq > to ? to : prev);
+                return CLI_ERROR;
+            }
+            prev = seq;
+            rc = cb(ud, item);
             if (rc != 0)
                 return rc;
         }
@@ -429,7 +445,6 @@ cli_event_format(arb_buf_t *out, const msgpack_object *item,
                        hlen);
         return ARB_EPROTO;
     }
-    arb_mp_get_int(item, "time", &t);
     rc = arb_event_decode(&ev, bytes, len, why);
     if (rc != 0) {
         arb_buf_t tmp = ARB_BUF_INIT;
@@ -437,6 +452,13 @@ cli_event_format(arb_buf_t *out, const msgpack_object *item,
         arb_buf_free(why);
         *why = tmp;
         return rc;
+    }
+    /* Every item has its time: none was printed as 1970. */
+    if (arb_mp_get_int(item, "time", &t) != 0) {
+        arb_event_clear(&ev);
+        arb_buf_printf(why, "seq %" PRIu64 ": no time, or one that is no "
+                       "integer", seq);
+        return ARB_EPROTO;
     }
     if (json) {
         rc = arb_event_json(out, match, seq, t, (const unsigned char *)hash,

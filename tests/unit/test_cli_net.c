@@ -806,6 +806,28 @@ ans_events(int n, uint64_t id, const char *op, const msgpack_object *req,
         arb_mp_pack_kv_uint(&pk, "seq", 1);
         arb_mp_pack_kv_bin(&pk, "event", "\x81\xa1v\x02", 4);
         break;
+    case 10:                            /* a time of no integer */
+        ok_head(&pk, id, 1);
+        msgpack_pack_str_with_body(&pk, "events", 6);
+        msgpack_pack_array(&pk, 1);
+        msgpack_pack_map(&pk, 3);
+        arb_mp_pack_kv_uint(&pk, "seq", 1);
+        arb_mp_pack_kv_str(&pk, "time", "noon");
+        note_bytes(&ev, 1);
+        arb_mp_pack_kv_bin(&pk, "event", ev.data, ev.len);
+        break;
+    case 11:                            /* seq 0 again, asked from 1 */
+    case 12:                            /* seqs 2, 1 */
+    case 13:                            /* seq 1 past --to 0 */
+        ok_head(&pk, id, 2);
+        msgpack_pack_str_with_body(&pk, "events", 6);
+        msgpack_pack_array(&pk, ev_case == 12 ? 2 : 1);
+        pack_item(&pk, ev_case == 11 ? 0 : ev_case == 12 ? 2 : 1);
+        if (ev_case == 12)
+            pack_item(&pk, 1);
+        msgpack_pack_str_with_body(&pk, "next", 4);
+        msgpack_pack_nil(&pk);
+        break;
     default:                            /* the last page: note 1 */
         ok_head(&pk, id, 2);
         msgpack_pack_str_with_body(&pk, "events", 6);
@@ -879,6 +901,25 @@ test_events(void)
     RUN(ans_events, &o, "events", "--match", "M1");
     CHECK_RUN(&o, 2, "arbiter events: match M1: seq 1: event.v: "
               "unsupported version 2\n", LINE0);
+    /* An item without its time (it was printed as of 1970), a page that
+     * goes back, seqs out of order, one past the listing's end: each is
+     * a bad answer (they were printed as the match's events). */
+    ev_case = 10;
+    RUN(ans_events, &o, "events", "--match", "M1");
+    CHECK_RUN(&o, 2, "arbiter events: match M1: seq 1: no time, or one "
+              "that is no integer\n", LINE0);
+    ev_case = 11;
+    RUN(ans_events, &o, "events", "--match", "M1");
+    CHECK_RUN(&o, 2, "arbiter events: bad answer from server: seq 0 in a "
+              "page asked from seq 1\n", LINE0);
+    ev_case = 12;
+    RUN(ans_events, &o, "events", "--match", "M1");
+    CHECK_RUN(&o, 2, "arbiter events: bad answer from server: seq 1 after "
+              "seq 2\n", LINE0 "2 2023-11-14T22:13:20.000Z scorer note n\n");
+    ev_case = 13;
+    RUN(ans_events, &o, "events", "--match", "M1", "--to", "0");
+    CHECK_RUN(&o, 2, "arbiter events: bad answer from server: seq 1 in a "
+              "listing asked up to seq 0\n", LINE0);
     /* the first page, then the connection closed: before the next
      * request is sent or after */
     ev_case = 9;
