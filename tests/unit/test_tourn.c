@@ -462,6 +462,7 @@ test_standings(void)
               "3,dan,1,10,1,0,1,0,1,M2@11\n");
     b.len = 0;
     arb_standings_json(&b, "T", &s, in, 4);
+    CHECK(strstr(arb_buf_cstr(&b), "\"rule\":\"mp\"") != NULL);
     CHECK(strstr(arb_buf_cstr(&b), "\"uncounted\":[\"M4\"]") != NULL);
     CHECK(strstr(arb_buf_cstr(&b), "{\"match\":\"M3\",\"round\":2,"
                  "\"table\":\"1\",\"seq\":12,\"gp\":40,\"result\":\"win\"}")
@@ -584,18 +585,62 @@ first_two(const char *const *m, size_t n, int rule)
 /* The keys after the points, in the order docs/TOURNAMENT.md gives: with
  * match points, game points before wins (two draws of 20 before one win
  * of 10); with game points, wins before the best game (two wins of 10
- * before one win of 15 and a loss with 5).  test_tiebreaks separates no
- * two players on these keys' order. */
+ * before one win of 15 and a loss with 5), and the best game before
+ * match points (a win of 30 and a loss before a win and a draw of 15).
+ * test_tiebreaks separates no two players on these keys' order. */
 static void
 test_tiebreak_order(void)
 {
     static const char *const mp[] = { "win 10 xa 0", "drw 20 xb 20",
                                       "drw 20 xc 20" },
                              *const gp[] = { "two 10 ya 0", "two 10 yb 0",
-                                             "one 15 yc 0", "one 5 yd 30" };
+                                             "one 15 yc 0", "one 5 yd 30" },
+                             /* zb: gp 30, 1 win, best 30, mp 2; am: gp
+                              * 30, 1 win, best 15, mp 3 */
+                             *const best[] = { "zb 30 za 0", "zb 0 zc 1",
+                                               "am 15 ab 0",
+                                               "am 15 ac 15" };
 
     CHECK_STR(first_two(mp, 3, ARB_STANDINGS_MP), "drw win");
     CHECK_STR(first_two(gp, 4, ARB_STANDINGS_GP), "yd two");
+    /* with game points, the best game before match points */
+    CHECK_STR(first_two(best, 4, ARB_STANDINGS_GP), "zb am");
+    /* level on every key: by name, whatever the order they came in */
+    {
+        static const char *const level[] = { "dd 10 cc 10" };
+
+        CHECK_STR(first_two(level, 1, ARB_STANDINGS_GP), "cc dd");
+        CHECK_STR(first_two(level, 1, ARB_STANDINGS_MP), "cc dd");
+    }
+    /* a settlement may be negative: the best game is the best played,
+     * not 0 */
+    {
+        char                 *pl[] = { "ann", "bob" };
+        arb_results_t         r;
+        arb_standings_match_t in;
+        arb_standings_t       s;
+
+        memset(&r, 0, sizeof(r));
+        memset(&in, 0, sizeof(in));
+        arb_results_add_total(&r, "ann", -5);
+        arb_results_add_total(&r, "bob", -9);
+        in.round = 1;
+        in.table = "1";
+        in.match = "N1";
+        in.players = pl;
+        in.nplayers = 2;
+        in.counted = 1;
+        in.res = &r;
+        CHECK_INT(arb_standings_compute(&s, &in, 1, ARB_STANDINGS_GP), 0);
+        CHECK_INT(s.n, 2);
+        if (s.n == 2) {
+            CHECK_STR(s.lines[0].player, "ann");
+            CHECK_INT(s.lines[0].best, -5);
+            CHECK_INT(s.lines[1].best, -9);
+        }
+        arb_standings_clear(&s);
+        arb_results_clear(&r);
+    }
 }
 
 /* A team game: the totals are per side; each player is credited with
@@ -636,6 +681,30 @@ test_team_standings(void)
               "3,fay,1,7,1,0,1,0,1,C2@5\n"
               "5,ann,0,54,0,0,0,1,1,C1@36\n"
               "5,cid,0,54,0,0,0,1,1,C1@36\n");
+    b.len = 0;
+    arb_standings_json(&b, "T", &s, in, 2);
+    CHECK(strstr(arb_buf_cstr(&b), "\"rule\":\"mp\"") != NULL);
+    arb_standings_clear(&s);
+    /* ann forfeits C1 (not played out): her whole side loses it with 0,
+     * cid too, though the act names only her; the short side wins */
+    in[0].forfeit = 1u << 0;
+    in[0].tournament = "T";
+    in[0].forfeit_seq = 9;
+    b.len = 0;
+    CHECK_INT(arb_standings_compute(&s, in, 2, ARB_STANDINGS_GP), 0);
+    arb_standings_csv(&b, &s, in);
+    CHECK_STR(arb_buf_cstr(&b),
+              "rank,player,points,gp,mp,wins,draws,losses,played,matches\n"
+              "1,eve,7,7,1,0,1,0,1,C2@5\n"
+              "1,fay,7,7,1,0,1,0,1,C2@5\n"
+              "3,bob,0,0,2,1,0,0,1,T@9\n"
+              "3,dan,0,0,2,1,0,0,1,T@9\n"
+              "5,ann,0,0,0,0,0,1,1,T@9\n"
+              "5,cid,0,0,0,0,0,1,1,T@9\n");
+    b.len = 0;
+    arb_standings_json(&b, "T", &s, in, 2);
+    CHECK(strstr(arb_buf_cstr(&b), "\"rule\":\"gp\"") != NULL);
+    in[0].forfeit = 0;
     b.len = 0;
     arb_standings_results_csv(&b, "T", in, 2);
     CHECK(strstr(arb_buf_cstr(&b), ",C1,36,") != NULL);
