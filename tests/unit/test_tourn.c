@@ -251,6 +251,16 @@ test_pairing(void)
     BAD("1,1,a,b\n0,2,c,d\n", "line 2: round '0'");
     BAD("1,1,a,b\n1,2\n", "line 2: want round,table");
     BAD("1,1,a,a\n", "line 1: table 1: player a is seated twice");
+    /* a table seats at most ARB_PLAYERS_MAX (16) */
+    BAD("1,1,a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q\n",
+        "line 1: table 1: more than 16 players");
+    BAD("1,1,a:x,b:x,c:x,d:x,e:x,f:x,g:x,h:x,i:x,j:x,k:x,l:x,m:x,n:x,o:x,"
+        "p:x,q:x\n", "line 1: table 1: more than 16 players");
+    why.len = 0;
+    CHECK_INT(arb_pairing_parse(&p, "1,1,a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p\n",
+                                36, &why), 0);
+    CHECK_INT(p.nrows == 1 ? p.rows[0].t.nplayers : 0, 16);
+    arb_pairing_clear(&p);
     BAD("1,t 1,a,b\n", "line 1: table 't 1'");
     BAD("1,1,a,,b\n", "player '' is not a valid name");
     BAD("", "no tables");
@@ -306,6 +316,30 @@ test_pairing(void)
     memset(big, 'x', 60);
     big[60] = '\0';
     CHECK_INT(arb_tourn_match_id(&id, big, 2, "7"), ARB_ETOOBIG);
+    /* 64 bytes is a match id, 65 is not */
+    big[58] = '\0';
+    CHECK_INT(arb_tourn_match_id(&id, big, 2, "7"), 0);
+    CHECK_INT(id.len, 64);
+    CHECK_INT(arb_tourn_match_id(&id, big, 2, "77"), ARB_ETOOBIG);
+    /* at most ARB_TOURN_ROWS_MAX (4096) lines of tables */
+    {
+        arb_buf_t rows = ARB_BUF_INIT;
+        unsigned  n;
+
+        for (n = 1; n <= ARB_TOURN_ROWS_MAX; n++)
+            arb_buf_printf(&rows, "%u,1,a,b\n", n);
+        why.len = 0;
+        CHECK_INT(arb_pairing_parse(&p, rows.data, rows.len, &why), 0);
+        CHECK_INT(p.nrows, ARB_TOURN_ROWS_MAX);
+        arb_pairing_clear(&p);
+        arb_buf_printf(&rows, "%u,1,a,b\n", n);
+        why.len = 0;
+        CHECK_INT(arb_pairing_parse(&p, rows.data, rows.len, &why),
+                  ARB_ETOOBIG);
+        CHECK_STR(arb_buf_cstr(&why), "line 4097: more than 4096 tables");
+        CHECK_INT(p.nrows, 0);
+        arb_buf_free(&rows);
+    }
     arb_buf_free(&id);
     arb_buf_free(&why);
 }
