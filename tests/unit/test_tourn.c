@@ -156,6 +156,16 @@ test_rules(void)
               ARB_EINVAL);
     CHECK_INT(move(t, &v, "round", "director", "1", "1:T-R1-T1", NULL),
               ARB_EINVAL);
+    /* a table without players, or a match id that is no name, is named
+     * as such */
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:T-R1-T1:", NULL),
+              ARB_EINVAL);
+    CHECK(strstr(v.msg, "'1:T-R1-T1:' is not TABLE:MATCH:PLAYER,...")
+          != NULL);
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:T R1:a,b", NULL),
+              ARB_EINVAL);
+    CHECK(strstr(v.msg, "table '1' or match 'T R1' is not a valid name")
+          != NULL);
     CHECK_INT(move(t, &v, "round", "director", "1", "1:T-R1-T1:a,b",
                    "2:T-R1-T2:c,d"), 0);
     /* `tables 1`: more tables of the round in progress, judged as the
@@ -250,6 +260,8 @@ test_pairing(void)
     } while (0)
     BAD("1,1,a,b\n0,2,c,d\n", "line 2: round '0'");
     BAD("1,1,a,b\n1,2\n", "line 2: want round,table");
+    BAD("1,1,\n", "line 1: want round,table,player");
+    BAD(",1,a,b\n", "line 1: round: want a number");
     BAD("1,1,a,a\n", "line 1: table 1: player a is seated twice");
     /* a table seats at most ARB_PLAYERS_MAX (16) */
     BAD("1,1,a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q\n",
