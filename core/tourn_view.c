@@ -29,11 +29,27 @@ arb_tview_clear(arb_tview_t *v)
     memset(v, 0, sizeof(*v));
 }
 
+/* The team of seat j of setup s, or NULL: none. */
+static const char *
+team_of(const arb_setup_t *s, size_t j)
+{
+    return s->players[j].team >= 0 ? s->teams[s->players[j].team] : NULL;
+}
+
+/* Whether team a (NULL: none) is team b. */
+static int
+same_team(const char *a, const char *b)
+{
+    return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
 /* Why match m cannot be table sm's result, or 0: its players must be
- * the table's.  A round opens each table's match with the table's
- * players; a match opened by hand under a table's id with others would
- * credit the table's players with a result they never played (until
- * 2026-12-06 it did, as a 0-0 draw).  The order of seats may differ:
+ * the table's, each on the table's side in a team game.  A round opens
+ * each table's match with them; a match opened by hand under a table's
+ * id with others would credit the table's players with a result they
+ * never played (until 2026-12-06 it did, as a 0-0 draw), and one with
+ * its players on other sides would credit each with the other side's
+ * total (until 2026-12-07 it did).  The order of seats may differ:
  * results go by name.  0, 1 (*out holds why, owned by the caller), or
  * ARB_ENOMEM. */
 static int
@@ -49,16 +65,22 @@ players_differ(const arb_match_t *m, const arb_standings_match_t *sm,
         for (j = 0; j < s->nplayers; j++)
             if (strcmp(s->players[j].name, sm->players[i]) == 0)
                 break;
-        same = j < s->nplayers;
+        same = j < s->nplayers
+               && same_team(team_of(s, j),
+                            sm->teams != NULL ? sm->teams[i] : NULL);
     }
     if (same)
         return 0;
     arb_buf_puts(&b, "its match's players are");
     for (j = 0; j < s->nplayers; j++)
-        arb_buf_printf(&b, " %s", s->players[j].name);
+        arb_buf_printf(&b, " %s%s%s", s->players[j].name,
+                       team_of(s, j) != NULL ? ":" : "",
+                       team_of(s, j) != NULL ? team_of(s, j) : "");
     arb_buf_puts(&b, ", the table's");
     for (i = 0; i < sm->nplayers; i++)
-        arb_buf_printf(&b, " %s", sm->players[i]);
+        arb_buf_printf(&b, " %s%s%s", sm->players[i],
+                       sm->teams != NULL ? ":" : "",
+                       sm->teams != NULL ? sm->teams[i] : "");
     *out = b.oom ? NULL : strdup(arb_buf_cstr(&b));
     arb_buf_free(&b);
     return *out == NULL ? ARB_ENOMEM : 1;

@@ -1231,6 +1231,78 @@ test_tview_more_players(void)
     arb_buf_free(&why);
 }
 
+/* A loader for test_tview_sides: C-R1-T1 a Chains match of the
+ * tournament's game with every player on the other side. */
+static int
+load_swapped(void *ud, const char *id, arb_match_t **m, uint64_t *seq,
+             int64_t *last_ms, unsigned char *head, int *has_head,
+             int *moved, arb_buf_t *why)
+{
+    const arb_setup_t *tourn = ud;
+    arb_tourn_table_t  tb;
+    arb_setup_t        game;
+    arb_event_t        ev;
+    arb_verdict_t      v;
+    int                rc;
+
+    (void)head; (void)moved; (void)why;
+    memset(&ev, 0, sizeof(ev));
+    memset(&game, 0, sizeof(game));
+    ev.kind = ARB_EV_OPEN;
+    ev.setup = calloc(1, sizeof(*ev.setup));
+    if (strcmp(id, "C-R1-T1") != 0 || ev.setup == NULL)
+        return ARB_ENOMEM;
+    rc = arb_tourn_table_parse(&tb, "1:C-R1-T1:ann:short,bob:long,"
+                               "cid:short,dan:long", &v);
+    if (rc == 0)
+        rc = arb_tourn_game_setup(&game, tourn);
+    if (rc == 0)
+        rc = arb_tourn_table_setup(ev.setup, &game, &tb);
+    if (rc == 0)
+        rc = arb_match_open(m, &ev, &v);
+    arb_tourn_table_clear(&tb);
+    arb_setup_clear(&game);
+    arb_event_clear(&ev);
+    *seq = 0;
+    *last_ms = 0;
+    *has_head = 0;
+    return rc;
+}
+
+/* A table's match with the table's players on other sides counts for
+ * nobody, as one with other players does: crediting ann with the long
+ * side's total when she played short would be a result she never
+ * played (until 2026-12-07 only the names were compared). */
+static void
+test_tview_sides(void)
+{
+    static const char *const seed[] = { "game", "chains", "game.deck", "36",
+                                        "game.scoring", "square",
+                                        "deal", "seed", NULL };
+    arb_match_t  *t = open_tourn("C", seed);
+    arb_verdict_t v;
+    arb_tview_t   tv;
+    arb_buf_t     why = ARB_BUF_INIT;
+
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:C-R1-T1:ann:long,"
+                   "bob:short,cid:long,dan:short", NULL), 0);
+    CHECK_INT(arb_tview_build(&tv, t, 1, load_swapped,
+                              (void *)arb_match_setup(t), &why), 0);
+    CHECK(tv.n == 1);
+    if (tv.n == 1) {
+        CHECK_INT(tv.sm[0].counted, 0);
+        CHECK_STR(tv.sm[0].problem != NULL ? tv.sm[0].problem : "",
+                  "its match's players are ann:short bob:long cid:short "
+                  "dan:long, the table's ann:long bob:short cid:long "
+                  "dan:short");
+    }
+    arb_tview_clear(&tv);       /* (it frees t) */
+    arb_buf_free(&why);
+}
+
 /* A forfeit at a table whose match was played to its end (a
  * disqualification after the game): the other players keep their totals
  * and are ranked by them among themselves (edition 3); before it was
@@ -1437,6 +1509,7 @@ main(void)
     test_forfeit();
     test_forfeit_played();
     test_tview_more_players();
+    test_tview_sides();
     test_withdraw();
     test_withdraw_same_round();
     test_derived_ids();
