@@ -58,11 +58,13 @@ typedef struct arb_standings_match {
     uint64_t              forfeit_seq;  /* its act, what the line names */
     const char           *problem;  /* why a match of the table does not
                                        count although closed (its players
-                                       are not the table's), or NULL */
+                                       are not the table's, or not on
+                                       its sides), or NULL */
     const char           *withheld; /* why the results file leaves this
                                        counted match out while it is not
-                                       settled (a claim disputes it, an
-                                       undo awaits a ruling), or NULL */
+                                       settled (the latest claim
+                                       disputes it; an undo pending at
+                                       the close does not), or NULL */
     uint64_t              seq;      /* its last recorded seq */
     const unsigned char  *head;     /* h(seq), or NULL when unknown */
     const arb_results_t  *res;      /* its results (totals), or NULL */
