@@ -1227,7 +1227,32 @@ test_tview_more_players(void)
         CHECK_STR(tv.sm[0].problem != NULL ? tv.sm[0].problem : "",
                   "its match's players are ka lu mo, the table's ka lu");
     }
+    /* without the option, the standings are by game points */
+    CHECK_INT(tv.rule, ARB_STANDINGS_GP);
     arb_tview_clear(&tv);       /* (it frees t) */
+    /* lu forfeits it: that match, played out, is not the table's game,
+     * so ka wins with 0, not ranked by its totals */
+    t = open_match("tournament", "P", dir, 1, "game", "yahchain",
+                   "game.mode", "3");
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    CHECK_INT(move(t, &v, "round", "director", "1", "1:P-R1-T1:ka,lu",
+                   NULL), 0);
+    CHECK_INT(move(t, &v, "forfeit", "director", "1", "1", "lu"), 0);
+    CHECK_INT(arb_tview_build(&tv, t, 1, load_played, NULL, &why), 0);
+    CHECK(tv.n == 1);
+    if (tv.n == 1) {
+        arb_standings_t st;
+
+        CHECK_INT(tv.sm[0].counted, 1);
+        CHECK_INT(tv.sm[0].played, 0);
+        CHECK_INT(arb_standings_compute(&st, tv.sm, 1, tv.rule), 0);
+        CHECK(st.n == 2 && strcmp(st.lines[0].player, "ka") == 0
+              && st.lines[0].gp == 0 && st.lines[0].wins == 1);
+        arb_standings_clear(&st);
+    }
+    arb_tview_clear(&tv);
     arb_buf_free(&why);
 }
 
