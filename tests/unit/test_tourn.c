@@ -685,6 +685,13 @@ test_tiebreak_order(void)
             CHECK_INT(s.lines[1].best, -9);
         }
         arb_standings_clear(&s);
+        /* a table of one player is a win, whatever the total (there is
+         * no bye to record: docs/TOURNAMENT.md) */
+        in.nplayers = 1;
+        CHECK_INT(arb_standings_compute(&s, &in, 1, ARB_STANDINGS_MP), 0);
+        CHECK(s.n == 1 && s.lines[0].wins == 1 && s.lines[0].mp == 2
+              && s.lines[0].gp == -5);
+        arb_standings_clear(&s);
         arb_results_clear(&r);
     }
 }
