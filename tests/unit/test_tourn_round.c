@@ -292,6 +292,33 @@ test_answers(arb_client_t *cl)
     msgpack_unpacked_destroy(&res);
     CHECK(send_end(cl, 1) == 0);
 
+    /* a round recorded by an append, as earlier versions did, whose
+     * tables are not opened: a retry is answered as that act, and names
+     * no open (the tables are the client's to open), never an empty
+     * one */
+    CHECK(harness_cli("tournament create --tournament Old --game yahchain "
+                      "--option mode=3") == 0);
+    CHECK(harness_cli("move --match Old --cid round-1 round director 1 "
+                      "1:Old-R1-T1:a,b 2:Old-R1-T2:c,d") == 0);
+    {
+        char *two[2] = { "1:Old-R1-T1:a,b", "2:Old-R1-T2:c,d" };
+
+        arb_client_begin(cl, &pk, "round", 4);
+        arb_mp_pack_kv_str(pk, "tournament", "Old");
+        arb_mp_pack_kv_str(pk, "cid", "round-1");
+        arb_mp_pack_kv_uint(pk, "round", 1);
+        arb_mp_pack_kv_strv(pk, "tables", two, 2);
+        msgpack_unpacked_init(&res);
+        why.len = 0;
+        CHECK(arb_client_call(cl, &res, &why) == 0);
+        dup = arb_client_get(&res, "dup");
+        CHECK(dup != NULL && dup->type == MSGPACK_OBJECT_BOOLEAN
+              && dup->via.boolean);
+        CHECK(arb_client_get(&res, "opened") == NULL);
+        msgpack_unpacked_destroy(&res);
+        CHECK(harness_cli("state --match Old-R1-T1") != 0);
+    }
+
     /* an arbiter's act: a scorer is refused, and a match that is no
      * tournament takes no round */
     sc = harness_connect(HARNESS_SCORER);
