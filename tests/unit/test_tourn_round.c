@@ -319,6 +319,25 @@ test_answers(arb_client_t *cl)
         CHECK(harness_cli("state --match Old-R1-T1") != 0);
     }
 
+    /* the board is JSON only; the standings JSON or CSV */
+    {
+        static const char *const ops[4][3] = {
+            { "board", "csv", "proto" }, { "board", "json", "" },
+            { "standings", "csv", "" }, { "standings", "xml", "proto" },
+        };
+        size_t k;
+
+        for (k = 0; k < 4; k++) {
+            arb_client_begin(cl, &pk, ops[k][0], 2);
+            arb_mp_pack_kv_str(pk, "tournament", TID);
+            arb_mp_pack_kv_str(pk, "format", ops[k][1]);
+            msgpack_unpacked_init(&res);
+            harness_call(cl, &res, code, sizeof(code));
+            CHECK_STR(code, ops[k][2]);
+            msgpack_unpacked_destroy(&res);
+        }
+    }
+
     /* an arbiter's act: a scorer is refused, and a match that is no
      * tournament takes no round */
     sc = harness_connect(HARNESS_SCORER);
