@@ -252,6 +252,10 @@ check "settled: 2 lines a closed match" 32 \
     "$(grep -c '^Open,' "$T/results.csv")"
 check "... nothing withheld" 0 "$(grep -c withheld "$T/results.csv" "$T/results.err" | awk -F: '{ s += $2 } END { print s }')"
 check "results: the header and the lines" 34 "$(wc -l < "$T/results.csv" | tr -d ' ')"
+# each line names the head of its match's chain, as the bundle proves it
+# (no test failed when the tool left every head unknown, '-' each)
+check "results: every line names its match's head" 32 \
+    "$(grep -c '^Open,[0-9]*,[0-9]*,Open-R[0-9]*-T[0-9]*,[0-9]*,[0-9a-f]\{64\},' "$T/results.csv")"
 # A claim of one record more than was recorded disputes the result too
 # (until 2026-12-06 the board said closed and the file rated it); settled
 # again by the agreeing claim.
