@@ -319,6 +319,32 @@ test_answers(arb_client_t *cl)
         CHECK(harness_cli("state --match Old-R1-T1") != 0);
     }
 
+    /* a table's derived match opened by hand before its round: the
+     * round is refused whole as `exists`, naming the table, and nothing
+     * of it is recorded */
+    CHECK(harness_cli("tournament create --tournament Pre --game yahchain "
+                      "--option mode=3") == 0);
+    CHECK(harness_cli("open --match Pre-R1-T2 --game yahchain --option "
+                      "mode=3 --players c,d") == 0);
+    {
+        char *two[2] = { "1:Pre-R1-T1:a,b", "2:Pre-R1-T2:c,d" };
+
+        arb_client_begin(cl, &pk, "round", 3);
+        arb_mp_pack_kv_str(pk, "tournament", "Pre");
+        arb_mp_pack_kv_uint(pk, "round", 1);
+        arb_mp_pack_kv_strv(pk, "tables", two, 2);
+        msgpack_unpacked_init(&res);
+        why.len = 0;
+        CHECK(arb_client_call(cl, &res, &why) == ARB_EINVAL);
+        CHECK(strstr(arb_buf_cstr(&why) ? arb_buf_cstr(&why) : "",
+                     "table 2: match 'Pre-R1-T2' already exists") != NULL);
+        CHECK_STR(arb_client_error_code(&res, code, sizeof(code)),
+                  "exists");
+        msgpack_unpacked_destroy(&res);
+        CHECK(harness_cli("state --match Pre --at 1") != 0);
+        CHECK(harness_cli("state --match Pre-R1-T1") != 0);
+    }
+
     /* the board is JSON only; the standings JSON or CSV */
     {
         static const char *const ops[4][3] = {
