@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/codec.h"
+#include "core/event.h"
 #include "core/mp.h"
 #include "proto/client.h"
 #include "tests/log_count.h"
@@ -268,6 +270,36 @@ harness_stat(arb_client_t *cl, msgpack_unpacked *res, const char *key)
         n = o->via.u64;
     arb_buf_free(&why);
     return n;
+}
+
+/* The stored event of match at seq, decoded into ev (arb_event_clear it
+ * after a 0).  Inline: unused by most. */
+static inline int
+harness_event(arb_client_t *cl, const char *match, uint64_t seq,
+              arb_event_t *ev)
+{
+    msgpack_packer       *pk;
+    msgpack_unpacked      res;
+    arb_buf_t             why = ARB_BUF_INIT;
+    const msgpack_object *items;
+    const char           *bytes;
+    size_t                len;
+    int                   rc = -1;
+
+    msgpack_unpacked_init(&res);
+    arb_client_begin(cl, &pk, "events", 3);
+    arb_mp_pack_kv_str(pk, "match", match);
+    arb_mp_pack_kv_uint(pk, "from", seq);
+    arb_mp_pack_kv_uint(pk, "to", seq);
+    if (arb_client_call(cl, &res, &why) == 0
+        && (items = arb_client_get(&res, "events")) != NULL
+        && items->type == MSGPACK_OBJECT_ARRAY && items->via.array.size == 1
+        && arb_mp_get_bytes(&items->via.array.ptr[0], "event", &bytes,
+                            &len) == 0)
+        rc = arb_event_decode(ev, bytes, len, NULL);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+    return rc;
 }
 
 /* Opens match id: YAHchain mode 3, alice and bob; as harness_call.

@@ -245,6 +245,7 @@ test_answers(arb_client_t *cl)
     char                  code[32], *one[1] = { "1:X-1:a,b" };
     unsigned char         h8[32];
     size_t                len;
+    arb_event_t           ev;
 
     /* refused by the tournament (p1 at two tables, the second in the
      * round's second act): nothing recorded, the first act included */
@@ -277,6 +278,12 @@ test_answers(arb_client_t *cl)
     memcpy(h8, hash_of(op, TABLES - 1), sizeof(h8));
     CHECK(memcmp(h8, hash_of(NULL, 0), sizeof(h8)) != 0);
     msgpack_unpacked_destroy(&res);
+    /* the round's act carries its client event id, as any append's does
+     * (no test failed when it was recorded without it) */
+    memset(&ev, 0, sizeof(ev));
+    CHECK_INT(harness_event(cl, TID, 1, &ev), 0);
+    CHECK(ev.client_id != NULL && strcmp(ev.client_id, "round-1") == 0);
+    arb_event_clear(&ev);
 
     /* a retry by client event id: the original, the opens included,
      * nothing twice */
