@@ -213,7 +213,8 @@ void rec_digest(const rec_t *r, char *out);
  * r->vres.  0, or -1 (the connection broke: r->lost; or printed, the
  * console cannot go on: r->fatal). */
 int  rec_view_load(rec_t *r, uint64_t at);
-/* Sealed: notes a ruling's target (a void or amend seen in the log). */
+/* Sealed: notes a ruling's target (a void or amend seen in the log), and
+ * a note declining this console's undo request (its undo_target). */
 int  rec_view_note(rec_t *r, const arb_event_t *ev);
 /* 1 when a ruling of the log targets seq (sealed), or the local replay
  * says it is ruled on. */

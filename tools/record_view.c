@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/board.h"
 #include "core/err.h"
 #include "core/hash.h"
 #include "tools/cli.h"
@@ -113,8 +114,17 @@ rec_view_load(rec_t *r, uint64_t at)
 int
 rec_view_note(rec_t *r, const arb_event_t *ev)
 {
-    uint64_t *v;
+    uint64_t *v, seq;
 
+    /* An arbiter's note declining this console's undo request, after it:
+     * answered, the move may be asked about again (as the local replay
+     * tells of an open match; until 2026-12-07 a dealt match's request
+     * stayed "already requested" for good). */
+    if (ev->kind == ARB_EV_NOTE && r->undo_target != 0
+        && ev->seq > r->undo_note && ev->text != NULL
+        && arb_undo_declined_seq(ev->text, &seq) == 0
+        && seq == r->undo_target)
+        r->undo_target = 0;
     if (ev->kind != ARB_EV_VOID && ev->kind != ARB_EV_AMEND)
         return 0;
     if (r->nruled == r->capruled) {

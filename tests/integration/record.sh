@@ -337,6 +337,25 @@ check "undo of a draw: the note as a reader reads it" \
     "note undo requested: seq 1 (draw ann)" \
     "$($A events --token "$RDR" --match TT-UNDO --from 2 \
        | sed 's/^2 [^ ]* [^ ]* //')"
+# Declined by an arbiter meanwhile, a dealt match's undo may be asked
+# again, as an open match's (until 2026-12-07 "already requested" for
+# good: only the local replay, which a dealt match has not, was asked).
+$A open --token "$ARB" --match TT-UNDO2 --game tsukurutenten \
+    --players ann,bob --option scoring=simple \
+    --deal "order:$(sed -n 's/^deal: order //p' $F)" > /dev/null
+{ printf 'draw ann B2\nundo\n'; sleep 2; printf 'undo\n'; } \
+    | $A record --token "$SCO" --match TT-UNDO2 > "$T/tt2.out" 2>&1 &
+rp=$!
+i=0
+while [ "$($A events --token "$RDR" --match TT-UNDO2 --from 2 2>/dev/null |
+           grep -c 'undo requested')" -lt 1 ] && [ $i -lt 50 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+$A note --token "$ARB" --match TT-UNDO2 "undo declined: seq 1" > /dev/null
+wait $rp
+check "dealt: a declined undo asked again" "ok seq 4; undo of seq 1 (draw \
+ann B2) requested: only an arbiter can void it (arbiter rule --match \
+TT-UNDO2 void 1 --reason ...)" "$(tail -1 "$T/tt2.out")"
 # An answer lost after the commit: resent with the same cid, once.
 $A open --token "$ARB" --match CHAN-DRAW-2 --game chan \
     --players an,binh,chi,dung --deal "order:$ORDER" \
