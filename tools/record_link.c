@@ -731,8 +731,16 @@ rec_submit(rec_t *r, arb_event_t *ev, rec_ack_t *ack)
                     "once", ack->seq);
             if (tentative && ack->seq == r->known + 1) {
                 r->known = ack->seq;
-                /* (Sealed: the report after it; a link lost meanwhile
-                 * leaves the answer without its effect.) */
+                /* (Sealed: its ruling noted, as the log's are, so that
+                 * an undo does not void a move twice; until 2026-12-07
+                 * only a resync noted it.  Then the report after it; a
+                 * link lost meanwhile leaves the answer without its
+                 * effect.) */
+                if (r->sealed) {
+                    ev->seq = ack->seq;
+                    if (rec_view_note(r, ev) != 0)
+                        rec_link_resync(r);
+                }
                 if (!r->sealed || rec_view_load(r, ack->seq) == 0)
                     rec_show_effect(r, &r->effect, ev);
             } else if (tentative || ack->seq != r->pending_seq) {

@@ -429,6 +429,17 @@ wait $rp
 check "dealt: a declined undo asked again" "ok seq 4; undo of seq 1 (draw \
 ann B2) requested: only an arbiter can void it (arbiter rule --match \
 TT-UNDO2 void 1 --reason ...)" "$(tail -1 "$T/tt2.out")"
+# An arbiter's undo in a dealt match voids the move once: the next finds
+# nothing left (no test undid twice there until 2026-12-07).
+$A open --token "$ARB" --match TT-UNDO3 --game tsukurutenten \
+    --players ann,bob --option scoring=simple \
+    --deal "order:$(sed -n 's/^deal: order //p' $F)" > /dev/null
+printf 'draw ann B2\nundo\nundo\n' \
+    | $A record --token "$ARB" --match TT-UNDO3 > "$T/tt3.out" 2>&1
+check "dealt: an arbiter's undo, twice" "ok seq 2; seq 1 (draw ann B2) is \
+void
+error: nothing to undo: this console has recorded no move that still stands" \
+    "$(tail -2 "$T/tt3.out")"
 # An answer lost after the commit: resent with the same cid, once.
 $A open --token "$ARB" --match CHAN-DRAW-2 --game chan \
     --players an,binh,chi,dung --deal "order:$ORDER" \
