@@ -515,6 +515,20 @@ check "a revoked token: the console stops, saying why" "2 1" \
 check "... at once" 1 "$([ $(($(date +%s) - t0)) -lt 10 ] && echo 1)"
 check "... its move before the reload recorded, none after" "1 alice 4♠" \
     "$(moves RV)"
+# A player's token reads but records nothing: the console lets its move
+# through, the recorder refuses it, and the console's replay drops it, so
+# the same move typed again is refused the same way (no test had the
+# recorder refuse a move the console judged legal until 2026-12-07).
+$A open --token "$ARB" --match R7 --game yahchain --players alice,bob \
+    --option mode=3 > /dev/null
+echo "token = player-token-0123456789abcdef player pat R7 alice" \
+    >> "$T/data/tokens"
+kill -HUP "$D"; sleep 0.3
+printf '4S\n4S\n' | $A record --token player-token-0123456789abcdef \
+    --match R7 > "$T/out_pl" 2>&1; rc=$?
+check "a player's console: each move refused by the recorder" "1 2 0" \
+    "$rc $(grep -c '^refused forbidden: ' "$T/out_pl") $(moves R7 | wc -l |
+    tr -d ' ')"
 
 # ---- Chains: a placement typed as its card and cell ----------------------
 # (until 2026-12-06 only written out, and recorded as typed: "8s R0C0";
