@@ -449,7 +449,8 @@ handle(rec_t *r, const char *line)
 {
     char   buf[REC_LINE_MAX + 1];
     char  *w[WORDS_MAX + 1];
-    size_t n;
+    size_t n, from, at;
+    int    ch;
 
     snprintf(buf, sizeof(buf), "%s", line);
     /* Not UTF-8: refused here, saying where (the recorder refused it
@@ -457,6 +458,17 @@ handle(rec_t *r, const char *line)
     if (arb_text_utf8_len(buf, strlen(buf)) < strlen(buf)) {
         result(r, 1, "error: the line is not UTF-8 (column %zu): nothing "
                "of it was sent", arb_text_utf8_len(buf, strlen(buf)) + 1);
+        return LINE_DONE;
+    }
+    /* A control character but a tab (a blank between words): refused
+     * here, saying where (the recorder refused a note holding one, naming
+     * a byte of the note's text, not the line's column). */
+    for (from = 0; (ch = arb_text_control(buf + from, strlen(buf + from),
+                                          &at)) == '\t';)
+        from += at + 1;
+    if (ch >= 0) {
+        result(r, 1, "error: a control character (U+%04X) in column %zu: "
+               "nothing of the line was sent", (unsigned)ch, from + at + 1);
         return LINE_DONE;
     }
     n = arb_move_words(buf, w, WORDS_MAX + 1);

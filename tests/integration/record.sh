@@ -162,6 +162,14 @@ printf 'note Andr\351 was late\n' \
     | $A record --token "$ARB" --match R1 > "$T/out5c" 2>&1; rc=$?
 check "a line not UTF-8: refused, saying where" "1 error: the line is not \
 UTF-8 (column 10): nothing of it was sent" "$rc $(cat "$T/out5c")"
+# A control character (an escape sequence pasted in a note): refused
+# here, saying where, nothing sent (until 2026-12-07 the recorder refused
+# it naming a byte of the note's text); a tab between words is a blank.
+printf 'note clear\033[2J\nnote\tlate\n' \
+    | $A record --token "$ARB" --match R1 > "$T/out5e" 2>&1; rc=$?
+check "a control character: refused, saying where" "1 error: a control \
+character (U+001B) in column 11: nothing of the line was sent
+ok seq 15" "$rc $(cat "$T/out5e")"
 # A mistyped player is named (until 2026-12-06 "place carol 9S" was read
 # as cards of the player whose turn it was: "got 3 arguments").
 printf 'place carol 9S\n' | $A record --token "$ARB" --match R1 > "$T/out6" 2>&1; rc=$?
