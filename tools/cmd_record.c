@@ -443,6 +443,23 @@ do_state(rec_t *r)
     arb_buf_free(&out);
 }
 
+/* 1, said, when the free text after line's first word (a note's, an
+ * undo's reason) holds a tab: a blank between words elsewhere, but the
+ * text is recorded as typed and keeps no control character, and the
+ * recorder refused it naming a byte of the text, not the line's column. */
+static int
+text_tab(rec_t *r, const char *line, const char *what)
+{
+    const char *text = rest_of(line), *tab = strchr(text, '\t');
+
+    if (tab == NULL)
+        return 0;
+    result(r, 1, "error: a tab in column %zu, inside %s's text (which is "
+           "recorded as typed: use spaces): nothing of the line was sent",
+           (size_t)(tab - line) + 1, what);
+    return 1;
+}
+
 /* One input line: LINE_DONE or LINE_QUIT. */
 static int
 handle(rec_t *r, const char *line)
@@ -485,11 +502,13 @@ handle(rec_t *r, const char *line)
         help(r);
     else if (n == 1 && strcmp(w[0], "state") == 0)
         do_state(r);
-    else if (strcmp(w[0], "undo") == 0 && !seated(r, "undo"))
-        do_undo(r, rest_of(line));
-    else if (strcmp(w[0], "note") == 0 && !seated(r, "note"))
-        do_note(r, rest_of(line));
-    else
+    else if (strcmp(w[0], "undo") == 0 && !seated(r, "undo")) {
+        if (!text_tab(r, line, "the reason"))
+            do_undo(r, rest_of(line));
+    } else if (strcmp(w[0], "note") == 0 && !seated(r, "note")) {
+        if (!text_tab(r, line, "the note"))
+            do_note(r, rest_of(line));
+    } else
         do_move(r, w, n);
     return LINE_DONE;
 }

@@ -170,6 +170,16 @@ printf 'note clear\033[2J\nnote\tlate\n' \
 check "a control character: refused, saying where" "1 error: a control \
 character (U+001B) in column 11: nothing of the line was sent
 ok seq 15" "$rc $(cat "$T/out5e")"
+# A tab inside a note's text (or an undo's reason), which is recorded as
+# typed: refused here, saying where (the recorder refused it naming a
+# byte of the note's text).
+printf 'note late\tagain\nundo  too\tlate\n' \
+    | $A record --token "$ARB" --match R1 > "$T/out5f" 2>&1; rc=$?
+check "a tab in a note's text: refused, saying where" "1 error: a tab in \
+column 10, inside the note's text (which is recorded as typed: use \
+spaces): nothing of the line was sent
+error: a tab in column 10, inside the reason's text (which is recorded \
+as typed: use spaces): nothing of the line was sent" "$rc $(cat "$T/out5f")"
 # A mistyped player is named (until 2026-12-06 "place carol 9S" was read
 # as cards of the player whose turn it was: "got 3 arguments").
 printf 'place carol 9S\n' | $A record --token "$ARB" --match R1 > "$T/out6" 2>&1; rc=$?
