@@ -2,7 +2,8 @@
  * test_notify.c - readiness for systemd (Type=notify) without libsystemd:
  * the real daemon sends READY=1 only once it listens, RELOADING=1 and
  * READY=1 around a SIGHUP, STOPPING=1 on SIGTERM; the sender itself
- * handles an abstract socket, no $NOTIFY_SOCKET and a bad one.
+ * handles an abstract socket, no $NOTIFY_SOCKET (or an empty one), a bad
+ * one and one too long for sun_path.
  */
 #include <errno.h>
 #include <poll.h>
@@ -63,6 +64,22 @@ test_sender(void)
     CHECK_INT(arb_notify("READY=1"), 1);
     setenv("NOTIFY_SOCKET", "relative/path", 1);
     CHECK_INT(arb_notify("READY=1"), -1);
+    setenv("NOTIFY_SOCKET", "", 1);
+    CHECK_INT(arb_notify("READY=1"), 1);
+    /* A path that fills sun_path leaves no room for its NUL: refused,
+     * not sent to whatever the kernel makes of it */
+    {
+        struct sockaddr_un sa;
+        char               longp[sizeof(sa.sun_path) + 1];
+
+        memset(longp, 'x', sizeof(longp) - 1);
+        longp[0] = '/';
+        longp[sizeof(longp) - 1] = '\0';
+        setenv("NOTIFY_SOCKET", longp, 1);
+        errno = 0;
+        CHECK_INT(arb_notify("READY=1"), -1);
+        CHECK_INT(errno, EINVAL);
+    }
     snprintf(name, sizeof(name), "arb-notify-test-%d", (int)getpid());
     fd = listen_dgram(name, 1);
     CHECK(fd >= 0);
