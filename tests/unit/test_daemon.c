@@ -1643,6 +1643,140 @@ pack_appends(arb_buf_t *all, const char *m, int n)
     pack_appends_from(all, m, 0, n);
 }
 
+/* The next push on cl within 2 s: 0, or -1 (none came). */
+static int
+next_push(arb_client_t *cl, msgpack_unpacked *res)
+{
+    arb_buf_t      why = ARB_BUF_INIT;
+    struct timeval tv = { 2, 0 };
+    int            rc;
+
+    setsockopt(arb_client_fd(cl), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    while ((rc = arb_client_read(cl, res, &why)) == 0
+           && arb_client_get(res, "push") == NULL)
+        ;
+    arb_buf_free(&why);
+    return rc == 0 ? 0 : -1;
+}
+
+/* A subscription's first push is the one its answer's `from` names, and
+ * that `from` is the one asked, else the next: for a match at its head
+ * (the last event, then the live one), after it (the live one only), at
+ * 0 while its open is still committing (the open itself); for every
+ * match at the log's last position and after it, each live push with its
+ * `pos` (no test failed when the all-matches default began at the last
+ * position, when the answer named the default for an asked `from`, when
+ * a subscriber of an uncommitted open began at seq 1, or when a live push
+ * of every match lacked `pos`). */
+static void
+test_subscribe_bounds(void)
+{
+    arb_client_t    *w = connect_as(TOK_ARBITER);
+    arb_client_t    *at = connect_as(TOK_READER), *after = connect_as(
+                         TOK_READER);
+    arb_client_t    *all = connect_as(TOK_READER), *last = connect_as(
+                         TOK_READER);
+    arb_client_t    *o = connect_as(TOK_ARBITER);
+    msgpack_unpacked res;
+    msgpack_packer   pk;
+    arb_buf_t        b = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    static const char hdr[4] = { 0, 0, 0, 0 };
+    const char      *pl[] = { "alice", "bob", NULL };
+    uint64_t         pos, head;
+    size_t           at0, body;
+    int              i;
+
+    msgpack_unpacked_init(&res);
+    CHECK(w && at && after && all && last && o);
+    if (!w || !at || !after || !all || !last || !o)
+        return;
+    CHECK_INT(open_match(w, "bnd-1", "3"), 0);
+    CHECK_INT(call(w, &res, "append", "sss", "match", "bnd-1", "kind",
+                   "note", "text", "one"), 0);
+    head = arb_client_uint(&res, "seq");
+    pos = arb_client_uint(&res, "pos");
+    CHECK_INT(head, 1);
+    CHECK_INT(call(at, &res, "subscribe", "su", "match", "bnd-1", "from",
+                   head), 0);
+    CHECK_INT(arb_client_uint(&res, "from"), head);
+    CHECK_INT(call(after, &res, "subscribe", "s", "match", "bnd-1"), 0);
+    CHECK_INT(arb_client_uint(&res, "from"), head + 1);
+    CHECK_INT(call(all, &res, "subscribe", ""), 0);
+    CHECK_INT(arb_client_uint(&res, "from"), pos + 1);
+    CHECK_INT(call(last, &res, "subscribe", "u", "from", pos), 0);
+    CHECK_INT(arb_client_uint(&res, "from"), pos);
+    CHECK_INT(call(w, &res, "append", "sss", "match", "bnd-1", "kind",
+                   "note", "text", "two"), 0);
+    CHECK_INT(next_push(at, &res), 0);
+    CHECK_INT(arb_client_uint(&res, "seq"), head);
+    CHECK_INT(next_push(at, &res), 0);
+    CHECK_INT(arb_client_uint(&res, "seq"), head + 1);
+    CHECK_INT(next_push(after, &res), 0);
+    CHECK_INT(arb_client_uint(&res, "seq"), head + 1);
+    CHECK_INT(next_push(all, &res), 0);
+    CHECK_INT(arb_client_uint(&res, "seq"), head + 1);
+    CHECK(arb_client_get(&res, "pos") != NULL);
+    CHECK_INT(arb_client_uint(&res, "pos"), pos + 1);
+    for (i = 0; i < 2; i++) {
+        CHECK_INT(next_push(last, &res), 0);
+        CHECK(arb_client_get(&res, "pos") != NULL);
+        CHECK_INT(arb_client_uint(&res, "pos"), pos + (uint64_t)i);
+    }
+    /* An open and a subscription to its match in one write: the
+     * subscription is taken before the open commits, and begins at 0. */
+    for (i = 0; i < 2; i++) {
+        at0 = b.len;
+        arb_buf_add(&b, hdr, 4);
+        arb_mp_packer_init(&pk, &b);
+        msgpack_pack_map(&pk, i == 0 ? 7 : 4);
+        arb_mp_pack_kv_uint(&pk, "v", 1);
+        arb_mp_pack_kv_uint(&pk, "id", 900 + (uint64_t)i);
+        arb_mp_pack_kv_str(&pk, "op", i == 0 ? "open" : "subscribe");
+        arb_mp_pack_kv_str(&pk, "match", "bnd-2");
+        if (i == 0) {
+            arb_mp_pack_kv_str(&pk, "game", "yahchain");
+            arb_mp_pack_cstr(&pk, "players");
+            msgpack_pack_array(&pk, 2);
+            arb_mp_pack_cstr(&pk, pl[0]);
+            arb_mp_pack_cstr(&pk, pl[1]);
+            arb_mp_pack_cstr(&pk, "options");
+            msgpack_pack_map(&pk, 1);
+            arb_mp_pack_kv_str(&pk, "mode", "3");
+        }
+        body = b.len - at0 - 4;
+        b.data[at0] = (char)(body >> 24);
+        b.data[at0 + 1] = (char)(body >> 16);
+        b.data[at0 + 2] = (char)(body >> 8);
+        b.data[at0 + 3] = (char)body;
+    }
+    CHECK(write(arb_client_fd(o), b.data, b.len) == (ssize_t)b.len);
+    {
+        int got_from = 0, got_open = 0, k;
+        struct timeval tv = { 2, 0 };
+
+        setsockopt(arb_client_fd(o), SOL_SOCKET, SO_RCVTIMEO, &tv,
+                   sizeof(tv));
+        for (k = 0; k < 3 && arb_client_read(o, &res, &why) == 0; k++) {
+            if (arb_client_get(&res, "push") != NULL)
+                got_open += arb_client_get(&res, "seq") != NULL
+                            && arb_client_uint(&res, "seq") == 0;
+            else if (arb_client_uint(&res, "id") == 901)
+                got_from = 1 + (int)arb_client_uint(&res, "from");
+        }
+        CHECK_INT(got_from, 1);
+        CHECK_INT(got_open, 1);
+    }
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+    arb_client_close(w);
+    arb_client_close(at);
+    arb_client_close(after);
+    arb_client_close(all);
+    arb_client_close(last);
+    arb_client_close(o);
+    msgpack_unpacked_destroy(&res);
+}
+
 /* Sends as much of b on fd as the peer takes: until all is sent, or
  * nothing more goes for 300 ms (the daemon stopped reading).  The bytes
  * sent, or -1. */
@@ -2635,6 +2769,7 @@ main(void)
     test_race();
     test_subscribe();
     test_subscribe_limits();
+    test_subscribe_bounds();
     test_subscribe_long_catchup();
     test_retry_in_flight();
     test_refused_in_burst();
