@@ -1,7 +1,8 @@
 /*
  * test_sub_outq.c - a live subscriber that one push would take past
  * outq_max is cut off with a `slow` push (daemon/sub.c, push_event),
- * not dropped without a word by the connection's own cap (server.c).
+ * not dropped without a word by the connection's own cap (server.c);
+ * one whose unsent output stays under 3/4 of outq_max is not cut.
  *
  * The other bounds hide that check: a live subscriber is cut at 3/4 of
  * outq_max before a push, and a catch-up pauses at half.  So the push
@@ -120,6 +121,39 @@ send_batch(arb_client_t *cl)
     return rc;
 }
 
+/* n notes of NOTE bytes to match m, as one write. */
+static int
+send_notes(arb_client_t *cl, const char *m, int n)
+{
+    arb_buf_t      all = ARB_BUF_INIT;
+    msgpack_packer pk;
+    char           text[NOTE + 1];
+    size_t         at, off = 0;
+    ssize_t        w;
+    int            i, rc;
+
+    memset(text, 'n', NOTE);
+    text[NOTE] = '\0';
+    for (i = 0; i < n; i++) {
+        at = frame_begin(&all, &pk, 300 + (uint64_t)i, "append", 3);
+        arb_mp_pack_kv_str(&pk, "match", m);
+        arb_mp_pack_kv_str(&pk, "kind", "note");
+        arb_mp_pack_kv_str(&pk, "text", text);
+        frame_end(&all, at);
+    }
+    if (all.oom)
+        return -1;
+    while (off < all.len) {
+        w = write(arb_client_fd(cl), all.data + off, all.len - off);
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    rc = off == all.len ? 0 : -1;
+    arb_buf_free(&all);
+    return rc;
+}
+
 /* The next push on the subscriber: its kind ("event", "error") into
  * kind, its error code into code; -1 at the end of the connection. */
 static int
@@ -184,6 +218,30 @@ main(void)
     CHECK_INT(next_push(sub, kind, sizeof(kind)), -1);
     CHECK_INT(harness_log_count("cannot keep up"), 1);
     CHECK_INT(harness_log_count("over outq_max"), 0);
+    /* Under 3/4 of outq_max a live subscriber is not cut: ten notes of
+     * one commit, about 43 KiB of corked pushes, past half of it (where
+     * a catch-up pauses) but not past 3/4, all reach a subscriber of G,
+     * which stays (no test failed when the cut came at half). */
+    arb_client_close(sub);
+    sub = harness_connect(HARNESS_READER);
+    CHECK(sub != NULL);
+    if (sub == NULL)
+        goto out;
+    CHECK_INT(harness_open_yah(cl, "G", &res, code, sizeof(code)), 0);
+    arb_client_begin(sub, &pk, "subscribe", 1);
+    arb_mp_pack_kv_str(pk, "match", "G");
+    CHECK_INT(harness_call(sub, &res, code, sizeof(code)), 0);
+    CHECK_INT(send_notes(cl, "G", 10), 0);
+    for (i = 0; i < 10; i++)
+        CHECK_INT(harness_answer(cl, &res, code, sizeof(code)), 0);
+    CHECK_INT(send_notes(cl, "G", 1), 0);
+    CHECK_INT(harness_answer(cl, &res, code, sizeof(code)), 0);
+    events = 0;
+    while (events < 11 && next_push(sub, kind, sizeof(kind)) == 0
+           && strcmp(kind, "event") == 0)
+        events++;
+    CHECK_INT(events, 11);
+    CHECK_INT(harness_log_count("cannot keep up"), 1);
 out:
     arb_client_close(sub);
     arb_client_close(cl);
