@@ -2,7 +2,8 @@
  * test_sub_outq.c - a live subscriber that one push would take past
  * outq_max is cut off with a `slow` push (daemon/sub.c, push_event),
  * not dropped without a word by the connection's own cap (server.c);
- * one whose unsent output stays under 3/4 of outq_max is not cut.
+ * one whose unsent output stays under 3/4 of outq_max is not cut, and
+ * one past it is, before the next push.
  *
  * The other bounds hide that check: a live subscriber is cut at 3/4 of
  * outq_max before a push, and a catch-up pauses at half.  So the push
@@ -242,6 +243,29 @@ main(void)
         events++;
     CHECK_INT(events, 11);
     CHECK_INT(harness_log_count("cannot keep up"), 1);
+    /* Past 3/4 it is: of sixteen notes of one commit, about 4.3 KiB a
+     * push, a subscriber of H gets about a dozen, then `slow` (no test
+     * failed when a subscriber of one match was cut only where the next
+     * push would pass outq_max, after fourteen or fifteen). */
+    arb_client_close(sub);
+    sub = harness_connect(HARNESS_READER);
+    CHECK(sub != NULL);
+    if (sub == NULL)
+        goto out;
+    CHECK_INT(harness_open_yah(cl, "H", &res, code, sizeof(code)), 0);
+    arb_client_begin(sub, &pk, "subscribe", 1);
+    arb_mp_pack_kv_str(pk, "match", "H");
+    CHECK_INT(harness_call(sub, &res, code, sizeof(code)), 0);
+    CHECK_INT(send_notes(cl, "H", 16), 0);
+    for (i = 0; i < 16; i++)
+        CHECK_INT(harness_answer(cl, &res, code, sizeof(code)), 0);
+    events = 0;
+    while (next_push(sub, kind, sizeof(kind)) == 0
+           && strcmp(kind, "event") == 0)
+        events++;
+    CHECK(events >= 10 && events <= 13);
+    CHECK_STR(code, "slow");
+    CHECK_INT(harness_log_count("cannot keep up"), 2);
 out:
     arb_client_close(sub);
     arb_client_close(cl);
