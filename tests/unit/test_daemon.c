@@ -1659,6 +1659,53 @@ next_push(arb_client_t *cl, msgpack_unpacked *res)
     return rc == 0 ? 0 : -1;
 }
 
+/* An unsubscribed subscription gets nothing more, and the connection's
+ * others go on: two subscriptions of one match, the first given back,
+ * then a note (no test failed when the one given back was freed but
+ * left on its match's list). */
+static void
+test_unsubscribe(void)
+{
+    arb_client_t    *w = connect_as(TOK_ARBITER), *s = connect_as(TOK_READER);
+    msgpack_unpacked res;
+    msgpack_packer  *pk;
+    arb_buf_t        why = ARB_BUF_INIT;
+    uint64_t         a, b;
+    int              k, from_a = 0, from_b = 0, pong = 0;
+
+    msgpack_unpacked_init(&res);
+    CHECK(w && s);
+    if (!w || !s)
+        return;
+    CHECK_INT(open_match(w, "uns-1", "3"), 0);
+    CHECK_INT(call(s, &res, "subscribe", "s", "match", "uns-1"), 0);
+    a = arb_client_uint(&res, "sub");
+    CHECK_INT(call(s, &res, "subscribe", "s", "match", "uns-1"), 0);
+    b = arb_client_uint(&res, "sub");
+    CHECK_INT(call(s, &res, "unsubscribe", "u", "sub", a), 0);
+    CHECK_INT(call(w, &res, "append", "sss", "match", "uns-1", "kind",
+                   "note", "text", "after"), 0);
+    arb_client_begin(s, &pk, "ping", 0);
+    CHECK_INT(arb_client_send(s, &why), 0);
+    for (k = 0; k < 4 && !pong; k++) {
+        if (arb_client_read(s, &res, &why) != 0)
+            break;
+        if (arb_client_get(&res, "push") == NULL)
+            pong = 1;
+        else if (arb_client_uint(&res, "sub") == a)
+            from_a++;
+        else if (arb_client_uint(&res, "sub") == b)
+            from_b++;
+    }
+    CHECK_INT(pong, 1);
+    CHECK_INT(from_a, 0);
+    CHECK_INT(from_b, 1);
+    arb_client_close(w);
+    arb_client_close(s);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+}
+
 /* A subscription's first push is the one its answer's `from` names, and
  * that `from` is the one asked, else the next: for a match at its head
  * (the last event, then the live one), after it (the live one only), at
@@ -2770,6 +2817,7 @@ main(void)
     test_subscribe();
     test_subscribe_limits();
     test_subscribe_bounds();
+    test_unsubscribe();
     test_subscribe_long_catchup();
     test_retry_in_flight();
     test_refused_in_burst();
