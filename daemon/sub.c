@@ -56,10 +56,21 @@ push_event(arb_sub_t *s, arb_live_t *l, const char *match, uint64_t seq,
     rc = arb_conn_event_view(s->conn, l, match, s->kind == ARB_SUB_ALL,
                              &bytes, &len, &hash, &tmp);
     if (rc != 0) {
-        /* Never the unfiltered event: the subscriber is told and ends. */
+        /* Never the unfiltered event: the subscriber is told and ends
+         * (until 2026-12-07 it ended without a word). */
+        arb_buf_t msg = ARB_BUF_INIT;
+
         arb_log(ARB_LOG_ERROR, "subscriber %llu: match '%s' seq %llu: %s",
                 (unsigned long long)s->id, match, (unsigned long long)seq,
                 arb_strerror(rc));
+        arb_buf_printf(&msg, "match '%s' seq %llu cannot be shown as this "
+                       "connection may see it: %s", match,
+                       (unsigned long long)seq, arb_strerror(rc));
+        arb_reply_push_error(s->conn, s->id, "internal",
+                             msg.oom ? "an event cannot be shown as this "
+                                       "connection may see it"
+                                     : arb_buf_cstr(&msg));
+        arb_buf_free(&msg);
         arb_buf_free(&tmp);
         arb_conn_finish(s->conn);
         return;
