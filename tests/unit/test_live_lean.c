@@ -2,7 +2,8 @@
  * test_live_lean.c - arbiterd's live matches keep no history (daemon/
  * live.c): a ruling reloads the moves from the store and the appends still
  * in flight, and judging afterwards sees exactly the ruled state, also
- * after a restart (the match is then loaded with its ruling).
+ * after a restart (the match is then loaded with its ruling, a stands
+ * among them).
  */
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +43,24 @@ pack_void(arb_client_t *cl, const char *match, uint64_t target)
     arb_mp_pack_cstr(pk, "kind"); arb_mp_pack_cstr(pk, "void");
     arb_mp_pack_cstr(pk, "target"); msgpack_pack_uint64(pk, target);
     arb_mp_pack_cstr(pk, "text"); arb_mp_pack_cstr(pk, "dropped card");
+}
+
+/* An illegal move that stands, as a ruling. */
+static void
+pack_stands(arb_client_t *cl, const char *match, const char *who,
+            const char *card)
+{
+    msgpack_packer *pk;
+
+    arb_client_begin(cl, &pk, "append", 6);
+    arb_mp_pack_cstr(pk, "match"); arb_mp_pack_cstr(pk, match);
+    arb_mp_pack_cstr(pk, "kind"); arb_mp_pack_cstr(pk, "stands");
+    arb_mp_pack_cstr(pk, "player"); arb_mp_pack_cstr(pk, who);
+    arb_mp_pack_cstr(pk, "verb"); arb_mp_pack_cstr(pk, "place");
+    arb_mp_pack_cstr(pk, "args");
+    msgpack_pack_array(pk, 1);
+    arb_mp_pack_cstr(pk, card);
+    arb_mp_pack_cstr(pk, "text"); arb_mp_pack_cstr(pk, "out of turn");
 }
 
 static int
@@ -96,6 +115,13 @@ test_pipelined_void(arb_client_t *cl)
     pack_move(cl, "L1", "bob", "5S");
     CHECK(call(cl) != 0);
     CHECK_STR(code, "illegal");
+    /* L3: an illegal move that stands, a ruling too */
+    open_yah(cl, "L3");
+    pack_move(cl, "L3", "alice", "2C");
+    CHECK_INT(call(cl), 0);
+    pack_stands(cl, "L3", "alice", "3C");
+    CHECK_INT(call(cl), 0);
+    CHECK_INT(arb_client_uint(&res, "seq"), 2);
     arb_buf_free(&why);
 }
 
@@ -126,6 +152,12 @@ test_after_restart(arb_client_t *cl)
     CHECK_STR(code, "illegal");     /* alice's turn after the void */
     pack_move(cl, "L2", "alice", "2H");
     CHECK_INT(call(cl), 0);
+    /* A match whose ruling is a stands is loaded whole too: it takes
+     * its next move (no test failed when a stands was not counted a
+     * ruling, and the lean load refused the match as corrupt). */
+    pack_move(cl, "L3", "bob", "4C");
+    CHECK_INT(call(cl), 0);
+    CHECK_INT(arb_client_uint(&res, "seq"), 3);
 }
 
 int
