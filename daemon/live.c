@@ -613,7 +613,8 @@ arb_live_release(arb_server_t *srv, arb_live_t *l)
 {
     arb_live_t **pp;
 
-    if (!l->closed || !l->exists || l->ninflight > 0 || l->subs != NULL)
+    if (!l->closed || !l->exists || l->ninflight > 0 || l->nheld > 0
+        || l->subs != NULL)
         return;
     if (srv->transient == l)
         srv->transient = NULL;
@@ -625,6 +626,24 @@ arb_live_release(arb_server_t *srv, arb_live_t *l)
     arb_match_free(l->m);
     free(l->inflight);
     free(l);
+}
+
+void
+arb_live_release_left(arb_server_t *srv)
+{
+    arb_live_t *l, *n;
+    size_t      b;
+
+    for (b = 0; b < ARB_LIVE_BUCKETS; b++)
+        for (l = srv->live[b]; l != NULL; l = n) {
+            n = l->hnext;
+            if (l->left) {
+                l->left = 0;
+                /* (Or later, by whoever holds it now: its commit's walk
+                 * or the replication's release of its last held ack.) */
+                arb_live_release(srv, l);
+            }
+        }
 }
 
 size_t

@@ -57,8 +57,6 @@ release_one(arb_server_t *srv, arb_repl_t *r, size_t i, int why,
     arb_pending_t *p = r->held[i];
     arb_live_t    *l = p->live;
     char           msg[512];
-    size_t         j;
-    int            other = 0;
 
     if (why == HELD_OK) {
         arb_commit_ack(srv, p);
@@ -84,12 +82,9 @@ release_one(arb_server_t *srv, arb_repl_t *r, size_t i, int why,
                  p->ap.seq, when, cursor, p->ap.pos);
         arb_commit_refuse(srv, p, "unreplicated", msg);
     }
-    for (j = 0; l->closed && !other && j < r->nheld; j++)
-        if (j != i && r->held[j] != NULL && r->held[j]->live == l)
-            other = 1;
     arb_pending_free(p);
     r->held[i] = NULL;
-    if (l->closed && !other)
+    if (--l->nheld == 0 && l->closed)
         arb_live_release(srv, l);
 }
 
@@ -540,6 +535,7 @@ arb_repl_hold(arb_server_t *srv, arb_pending_t *p)
     r->held[r->nheld] = p;
     r->held_t[r->nheld] = uv_now(srv->loop);
     r->nheld++;
+    p->live->nheld++;       /* its match stays while this points at it */
     if (r->conf->mode != ARB_REPL_SYNC) {
         r->lag_holds++;
         atomic_store(&r->holding, 1);

@@ -64,6 +64,10 @@ struct arb_live {
     arb_pending_t **inflight;       /* queued, not yet acked, in seq order */
     size_t          ninflight, capinflight;
     arb_sub_t      *subs;           /* subscribers of this match */
+    /* Acks of it the replication holds (replicate_loop.c): committed,
+     * out of inflight, still pointing here. */
+    size_t          nheld;
+    int             left;           /* closed; its last subscriber left */
     arb_live_t     *hnext;
     /* Every client id this match holds, stored or queued, as a Bloom
      * filter (live.c): a client id it does not hold is known to be new
@@ -284,6 +288,10 @@ struct arb_server {
      * turn each, between the loop's reads and commits (sub.c). */
     uv_idle_t        pump_idle;
     int              pump_init, pump_armed;
+    /* A closed match whose last subscriber left goes at the idle phase
+     * (sub.c), not where the subscriber is dropped: that may be inside
+     * the commit's walk of its batch. */
+    int              left_any;
     uint64_t         pump_spent;    /* events sent since the last pass */
     /* The "storage full" line: when it was last logged, and the appends
      * and batches refused since, unlogged (commit.c) */
@@ -483,6 +491,10 @@ int  arb_live_advance(arb_server_t *srv, arb_live_t *l, uint64_t from);
 void arb_live_release(arb_server_t *srv, arb_live_t *l);
 /* How many matches the table holds (for the log). */
 size_t arb_live_count(arb_server_t *srv);
+/* Releases the closed matches marked `left` (their last subscriber went)
+ * that nothing else holds: called where no walk of a batch or of held
+ * acks is under way (the idle phase). */
+void arb_live_release_left(arb_server_t *srv);
 /* The state of match id after its seq `at` as a reader sees it: when
  * the live match is exactly that (held, nothing in flight, `at` its
  * committed seq), the live match itself, borrowed (*own = 0: the caller

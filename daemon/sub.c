@@ -186,11 +186,10 @@ on_order_event(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
 
 static void on_pump_idle(uv_idle_t *h);
 
-/* s's turn ran out: it goes on at the loop's next idle phase. */
+/* The loop's next idle phase runs on_pump_idle. */
 static void
-pump_later(arb_server_t *srv, arb_sub_t *s)
+idle_later(arb_server_t *srv)
 {
-    s->more = 1;
     if (!srv->pump_init) {
         if (uv_idle_init(srv->loop, &srv->pump_idle) != 0)
             return;             /* (never fails on Linux) */
@@ -200,6 +199,14 @@ pump_later(arb_server_t *srv, arb_sub_t *s)
     if (!srv->pump_armed && uv_idle_start(&srv->pump_idle, on_pump_idle)
                             == 0)
         srv->pump_armed = 1;
+}
+
+/* s's turn ran out: it goes on at the loop's next idle phase. */
+static void
+pump_later(arb_server_t *srv, arb_sub_t *s)
+{
+    s->more = 1;
+    idle_later(srv);
 }
 
 /* Sends history until the subscriber is caught up, its output is half
@@ -291,8 +298,9 @@ pump(arb_sub_t *s)
     }
 }
 
-/* The idle phase: each catch-up whose turn ran out gets one more; the
- * handle stops once none is left wanting. */
+/* The idle phase: each catch-up whose turn ran out gets one more, and
+ * the closed matches whose last subscriber left go; the handle stops
+ * once none is left wanting. */
 static void
 on_pump_idle(uv_idle_t *h)
 {
@@ -315,6 +323,10 @@ on_pump_idle(uv_idle_t *h)
         for (s = c->subs; s != NULL && !gone(s) && !again;
              s = s->next_in_conn)
             again = s->more;
+    if (srv->left_any) {
+        srv->left_any = 0;
+        arb_live_release_left(srv);
+    }
     if (!again) {
         uv_idle_stop(&srv->pump_idle);
         srv->pump_armed = 0;
@@ -425,6 +437,14 @@ unlink_sub(arb_server_t *srv, arb_sub_t *s)
                 *pp = s->next_in_match;
                 break;
             }
+        /* The last one of a closed match: it leaves memory, later (until
+         * 2026-12-07 it stayed until the daemon stopped, as every table
+         * a spectator followed to its close did). */
+        if (s->live->subs == NULL && s->live->closed) {
+            s->live->left = 1;
+            srv->left_any = 1;
+            idle_later(srv);
+        }
     } else {
         for (pp = &srv->all_subs; *pp != NULL; pp = &(*pp)->next_all)
             if (*pp == s) {

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The daemon holds the matches in play, not the history: a closed match
 # leaves memory once its close is acked (the log line at stop counts what
-# is held), and is loaded again from the store when needed: a claim after
-# the close, `state`, and a retried client id answered as a duplicate.
+# is held), or once its last watcher has gone, and is loaded again from
+# the store when needed: a claim after the close, `state`, and a retried
+# client id answered as a duplicate.
 BUILD=${BUILD:-build}
 . tests/common.sh
 D=
@@ -51,9 +52,24 @@ check "claim after close" 1 "$(printf '%s\n' "$out" | grep -c '^seq 3 hash ')"
 check "state after close" 1 \
     "$($A state --match M2 --json | grep -c '"closed":true')"
 $A move --match M3 place b 5♥ > /dev/null
+# A match closed while watched leaves once its watcher has gone (until
+# 2026-12-07 it stayed until the daemon stopped).
+$A open --match M4 --game yahchain --players a,b --option mode=3 > /dev/null
+$A watch --match M4 > "$T/watch" 2>&1 &
+W=$!
+subs() { $A stats --token "$(token reader)" | awk '$1 == "subscribers" { print $2 }'; }
+i=0
+until [ "$(subs)" = 1 ] || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.05; done
+$A close --match M4 --reason done > /dev/null
+i=0
+until grep -q close "$T/watch" || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.05; done
+kill $W; wait $W 2>/dev/null
+i=0
+until [ "$(subs)" = 0 ] || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.05; done
+subs > /dev/null        # (a turn of the daemon's loop after the leave)
 stop_daemon
 # M3 (open) and M2, the last closed match loaded for a read (it would
-# go at the next load): not M1, loaded for the retry before it
+# go at the next load): not M1, loaded for the retry before it, nor M4
 check "the open match and the last one read at the second stop" 1 \
     "$(grep -c 'stopping: 2 matches held in memory' "$T/d.log")"
 
