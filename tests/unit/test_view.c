@@ -234,6 +234,10 @@ test_events(void)
     CHECK_INT(arb_view_event_bytes(&seen, bytes.data, bytes.len, s, 0, &ann),
               0);
     CHECK_INT(seen.len, 0);
+    /* after the close the bytes go out as recorded, to anyone */
+    CHECK_INT(arb_view_event_bytes(&seen, bytes.data, bytes.len, s, 1, &pub),
+              0);
+    CHECK_INT(seen.len, 0);
     CHECK_INT(arb_view_event_bytes(&seen, "\xc1", 1, s, 0, &pub),
               ARB_EPROTO);
     arb_event_clear(&ev);
@@ -357,6 +361,11 @@ test_hashes(void)
     CHECK_INT(arb_view_seen(&hands), ~0u);
     seat.seat = 3;
     CHECK_INT(arb_view_seen(&seat), 8);
+    seat.seat = 31;
+    CHECK_INT(arb_view_seen(&seat), 0x80000000u);
+    /* no seat past the mask's bits: it sees no hand rather than another */
+    seat.seat = 32;
+    CHECK_INT(arb_view_seen(&seat), 0);
 }
 
 int
