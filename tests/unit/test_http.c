@@ -590,8 +590,10 @@ test_api(void)
     CHECK_INT(http_get(port, "/api/m/nope/state", HARNESS_READER, resp, BIG),
               404);
     CHECK(strstr(http_body(resp), "\"where\":\"match\"") != NULL);
+    CHECK(strstr(http_body(resp), "no match 'nope'") != NULL);
     CHECK_INT(http_get(port, "/api/m/nope/events", HARNESS_READER, resp,
                        BIG), 404);
+    CHECK(strstr(http_body(resp), "no match 'nope'") != NULL);
     CHECK_INT(http_get(port, "/api/m/M1/events?from=2&limit=2",
                        HARNESS_READER, resp, BIG), 200);
     CHECK(strncmp(http_body(resp), "[{\"seq\":2,", 10) == 0);
@@ -643,6 +645,7 @@ test_api(void)
     CHECK_INT(http_get(port, "/api/matches?status=Open", HARNESS_READER,
                        resp, BIG), 400);
     CHECK(strstr(http_body(resp), "\"where\":\"status\"") != NULL);
+    CHECK(strstr(http_body(resp), "not 'Open'") != NULL);
     /* a page of the list: limit matches, after the one named */
     CHECK_INT(open_match(cl, "M2"), 0);
     CHECK_INT(http_get(port, "/api/matches?limit=1", HARNESS_READER,
@@ -807,6 +810,14 @@ test_resume(void)
                            "9223372036854775808");
     n = 0;
     CHECK(http_read_sse(fd, resp, BIG, &n, "state", 5, 2000));
+    CHECK(strstr(resp, "\"last_event_id\":null,") != NULL);
+    close(fd);
+    /* twenty digits are past 2^64 - 1 too: never wrapped round to 5 */
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER,
+                           "18446744073709551621");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 5, 2000));
+    CHECK(strstr(resp, "event: reset\nid: 5\n") != NULL);
     CHECK(strstr(resp, "\"last_event_id\":null,") != NULL);
     close(fd);
     /* a gap of ~9K of events is over half of stream_max (16K) */
