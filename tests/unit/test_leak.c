@@ -493,6 +493,40 @@ http_clean(const game_t *g, const char *what, const leak_set_t *bad,
     CHECK(hit == NULL);
 }
 
+/* How many of the moves whose arguments a spectator does not see but
+ * `who` does the events of body show whole, by their lines; *want: how
+ * many there are. */
+static size_t
+own_lines(const record_t *r, const arb_viewer_t *who, const char *body,
+          size_t *want)
+{
+    const arb_setup_t *setup = r->h.open.setup;
+    const arb_rules_t *rules = arb_rules_find(setup->game);
+    arb_buf_t          line = ARB_BUF_INIT;
+    size_t             i, n = 0;
+    int                owner;
+
+    *want = 0;
+    for (i = 0; i < r->h.nevents; i++) {
+        const arb_event_t *ev = &r->h.events[i];
+
+        owner = -1;
+        if (ev->kind != ARB_EV_MOVE || rules->conceal == NULL
+            || rules->conceal(setup, ev, &owner) >= ev->nargs
+            || who->kind != ARB_VIEW_SEAT || owner < 0
+            || (unsigned)owner != who->seat)
+            continue;
+        ++*want;
+        line.len = 0;
+        arb_buf_puts(&line, "\"line\":\"");
+        leak_event_line(&line, ev);
+        arb_buf_puts(&line, "\"");
+        n += strstr(body, arb_buf_cstr(&line)) != NULL;
+    }
+    arb_buf_free(&line);
+    return n;
+}
+
 /* The state at every seq, the events and the list, as `who` through
  * `tok` over HTTP. */
 static void
@@ -503,7 +537,7 @@ check_http(record_t *r, const game_t *g, const char *tok,
     char         path[256];
     const char  *body;
     uint64_t     at;
-    size_t       seen = 0;
+    size_t       seen = 0, own_want;
     int          own;
 
     for (at = 0; at <= r->h.nevents; at++) {
@@ -531,6 +565,9 @@ check_http(record_t *r, const game_t *g, const char *tok,
               200);
     CHECK(strstr(http_resp, "\"line\"") != NULL);
     http_clean(g, path, &bad, http_body(http_resp));
+    /* a player's own draws come whole */
+    own = (int)own_lines(r, who, http_body(http_resp), &own_want);
+    CHECK_INT((size_t)own, own_want);
     CHECK_INT(http_get(http_port, "/api/matches", tok, http_resp,
                        sizeof(http_resp)), 200);
     http_clean(g, "/api/matches", &bad, http_body(http_resp));
@@ -835,6 +872,7 @@ test_game(const game_t *g)
                               &whole), r.h.nevents + 1);
         CHECK_INT(whole, count_whole_lines(&r, &who[i]));
         arb_client_close(cl);
+        whole = 0;
         cl = harness_connect(tok[i]);
         CHECK(cl != NULL && call(cl, "subscribe", "u", "from",
                                  (uint64_t)1) == 0);
@@ -878,6 +916,11 @@ test_game(const game_t *g)
         snprintf(path, sizeof(path), "/api/m/%s/state?hands=1", g->match);
         CHECK_INT(http_get(http_port, path, HARNESS_LIMITED, http_resp,
                            sizeof(http_resp)), 403);
+        /* hands=0 asks for no hand: the viewer's own view */
+        snprintf(path, sizeof(path), "/api/m/%s/state?hands=0", g->match);
+        CHECK_INT(http_get(http_port, path, HARNESS_LIMITED, http_resp,
+                           sizeof(http_resp)), 200);
+        CHECK(strstr(http_body(http_resp), "hand_cards") == NULL);
         leak_set_free(&lb);
     }
     /* The command line says what it was not given: null, not a guess. */
@@ -890,6 +933,16 @@ test_game(const game_t *g)
     for (i = 0; i < 3; i++)
         check_digest(g, tok[i], 1);
     check_digest(g, HARNESS_ARBITER, 0);
+    /* the scorer of this match sees all of it, the digest and the hidden
+     * arguments too, over the protocol and HTTP alike */
+    check_digest(g, OWN_SCORER, 0);
+    {
+        arb_viewer_t all = { ARB_VIEW_ALL, 0 };
+        leak_set_t   none;
+
+        memset(&none, 0, sizeof(none));
+        check_events(&r, g, OWN_SCORER, &all, &none);
+    }
     /* After the close every viewer gets every event as recorded. */
     cl = harness_connect(HARNESS_ARBITER);
     CHECK(cl != NULL && call(cl, "append", "ss", "match", g->match, "kind",
