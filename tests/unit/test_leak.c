@@ -957,6 +957,30 @@ test_game(const game_t *g)
         memset(&none, 0, sizeof(none));
         for (i = 0; i < 3; i++)
             check_events(&r, g, tok[i], &all, &none);
+        /* a resumed feed of every match gets them whole too: each of its
+         * acks is seen as its own match is, closed */
+        {
+            unsigned long long pos = 0;
+            const char        *at;
+            char               id[32];
+            size_t             n = 0;
+            int                fd;
+
+            if (http_get(http_port, "/api/stats", HARNESS_READER, http_resp,
+                         sizeof(http_resp)) == 200
+                && (at = strstr(http_resp, "\"log_pos\":")) != NULL)
+                sscanf(at + 10, "%llu", &pos);
+            CHECK(pos > 3);
+            snprintf(id, sizeof(id), "%llu", pos - 3);
+            fd = http_live_connect(http_port, "/api/live", HARNESS_READER,
+                                   id);
+            CHECK(http_read_sse(fd, http_resp, sizeof(http_resp), &n, "ack",
+                                pos, 2000));
+            CHECK(strstr(http_resp, "\"hash\":\"") != NULL);
+            CHECK(strstr(http_resp, "\"hash\":null") == NULL);
+            if (fd >= 0)
+                close(fd);
+        }
         /* and its subscriptions push them whole: a catch-up of the match
          * and one of every match (the close is seq nevents + 1) */
         for (i = 0; i < 3; i++) {
