@@ -286,6 +286,17 @@ test_events(void)
     }
     arb_history_clear(&h);
 
+    /* a seeded deal too: the seed is the secret of every hand */
+    CHECK_INT(load(&h, "tests/data/chains-1v1-36-square.txt"), 0);
+    CHECK_INT(h.open.setup->deal.kind, ARB_DEAL_SEED);
+    CHECK_INT(arb_view_event(&out, &h.open, h.open.setup, 0, &pub), 1);
+    CHECK_INT(out.setup->deal.kind, ARB_DEAL_COMMIT);
+    arb_event_clear(&out);
+    CHECK_INT(arb_view_event(&out, &h.open, h.open.setup, 0, &all), 0);
+    CHECK_INT(out.setup->deal.kind, ARB_DEAL_SEED);
+    arb_event_clear(&out);
+    arb_history_clear(&h);
+
     /* Chắn: a drawn card is flipped face up, for everyone */
     CHECK_INT(load(&h, "tests/data/chan-u-chi-tom.txt"), 0);
     move(&ev, ARB_EV_MOVE, "draw", "binh", (const char *[]){ "2W", NULL });
