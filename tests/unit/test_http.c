@@ -836,6 +836,13 @@ test_resume(void)
     CHECK_INT(count_of(resp, "event: ack\n"), 16);
     CHECK(strstr(resp, "event: reset") == NULL);
     close(fd);
+    /* a byte past '9' is no digit: "2:" is a reset, never 30 */
+    fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER, "2:");
+    n = 0;
+    CHECK(http_read_sse(fd, resp, BIG, &n, "state", 36, 2000));
+    CHECK(strstr(resp, "event: reset\nid: 36\n") != NULL);
+    CHECK(strstr(resp, "event: ack") == NULL);
+    close(fd);
     arb_client_close(cl);
 }
 
