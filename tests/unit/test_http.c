@@ -659,6 +659,23 @@ test_api(void)
     CHECK_INT(http_get(port, "/api/matches?game=chains", HARNESS_READER,
                        resp, BIG), 200);
     CHECK_STR(http_body(resp), "[]\n");
+    /* closed, M2 is listed with the closed ones only */
+    {
+        msgpack_unpacked res;
+
+        msgpack_unpacked_init(&res);
+        CHECK_INT(call(cl, &res, "append", 2, "match", "M2", "kind",
+                       "close"), 0);
+        msgpack_unpacked_destroy(&res);
+    }
+    CHECK_INT(http_get(port, "/api/matches?status=open", HARNESS_READER,
+                       resp, BIG), 200);
+    CHECK(strstr(http_body(resp), "\"M1\"") != NULL);
+    CHECK(strstr(http_body(resp), "\"M2\"") == NULL);
+    CHECK_INT(http_get(port, "/api/matches?status=closed", HARNESS_READER,
+                       resp, BIG), 200);
+    CHECK(strstr(http_body(resp), "\"M1\"") == NULL);
+    CHECK(strstr(http_body(resp), "\"M2\"") != NULL);
     CHECK_INT(http_get(port, "/api/nothing", HARNESS_READER, resp, BIG), 404);
     arb_client_close(cl);
 }
