@@ -13,6 +13,7 @@
 
 #include "core/err.h"
 #include "daemon/replica_owners.h"
+#include "proto/stream.h"
 #include "tests/test.h"
 
 static char dir[] = "/tmp/arbowners.XXXXXX";
@@ -82,6 +83,27 @@ test_load(void)
     CHECK_STR(arb_owners_get(o, "E.4"), "east");
     CHECK(arb_owners_get(o, "E.2") == NULL);
     CHECK(arb_owners_get(o, "E.5") == NULL);
+    arb_owners_free(o);
+
+    /* A long line is skipped whole, also where the part past what one
+     * read takes reads as a line of its own. */
+    memset(longl, 'x', sizeof(longl));
+    snprintf(longl + ARB_STREAM_ID_MAX + ARB_STREAM_NAME_MAX + 7,
+             sizeof(longl) - ARB_STREAM_ID_MAX - ARB_STREAM_NAME_MAX - 7,
+             "E.6 west\n");
+    write_file("E.6 east\n");
+    {
+        FILE *f = fopen(path, "a");
+
+        if (f == NULL)
+            exit(1);
+        fputs(longl, f);
+        fclose(f);
+    }
+    CHECK_INT(arb_owners_open(&o, path, &skipped, &why), 0);
+    CHECK_INT(skipped, 1);
+    CHECK_INT(arb_owners_count(o), 1);
+    CHECK_STR(arb_owners_get(o, "E.6"), "east");
     arb_owners_free(o);
     arb_buf_free(&why);
 }
