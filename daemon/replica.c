@@ -846,6 +846,14 @@ follow(void *arg)
                        "%s: ignored", arb_buf_cstr(&why));
             pthread_mutex_lock(&r->mu);
             r->foreign++;
+            /* Read, as any other: a replica is not behind for a message
+             * it passed over (until 2026-12-07 one at the stream's end
+             * left it 1 behind, its lag_ms growing until the next event
+             * came). */
+            if (msg.stream_seq > r->stream_last && msg.time_ns != 0) {
+                r->stream_last = msg.stream_seq;
+                r->last_msg_ns = msg.time_ns;
+            }
             pthread_mutex_unlock(&r->mu);
             if (msg.stream_seq != 0) {
                 from = msg.stream_seq + 1;  /* not read again */

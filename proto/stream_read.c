@@ -467,6 +467,7 @@ arb_stream_reader_next(arb_stream_reader_t *r, arb_stream_msg_t *out,
             arb_buf_printf(why, " (stream sequence %" PRIu64 ")", sseq);
         out->stream_seq = sseq;     /* a reader reads on past it */
         out->consumer_seq = cseq;
+        out->time_ns = ts;
         if (kind >= 0) {            /* the subject it was put on */
             out->kind = kind;
             memcpy(out->match_id, id, sizeof(out->match_id));

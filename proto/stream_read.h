@@ -125,10 +125,11 @@ int  arb__stream_reader_open_late(arb_stream_reader_t **out,
  * leader may be asked whether it holds more, and a stuck consumer made
  * again (ARB_STREAM_ASK_MS, ARB_STREAM_STALL_MS).  0; ARB_EAGAIN when
  * nothing came in time; ARB_EPROTO for a message that is not one of ours
- * (why names its stream sequence, as does out->stream_seq; the match and
- * kind of its subject, when that is an arbiter subject, are in
- * out->match_id and out->kind, the rest of *out cleared; the reader has
- * moved past it); ARB_EIO when the subscription is gone.
+ * (why names its stream sequence, as does out->stream_seq, and
+ * out->time_ns its server time; the match and kind of its subject, when
+ * that is an arbiter subject, are in out->match_id and out->kind, the
+ * rest of *out cleared; the reader has moved past it); ARB_EIO when the
+ * subscription is gone.
  */
 int  arb_stream_reader_next(arb_stream_reader_t *r, arb_stream_msg_t *out,
                             int64_t wait_ms, arb_buf_t *why);

@@ -259,6 +259,23 @@ caught_up E.6 east events
 sleep 1.5
 check "grown again: caught up" "0 $(rstat stream_seq)" \
     "$(rstat behind) $(rstat stream_head)"
+# A message arbiter did not write, read while the replica runs and left
+# at the stream's end: counted as foreign and read past, so not behind
+# (until 2026-12-07 it stayed 1 behind, its lag_ms growing, until the
+# next event came).
+foreign0=$(rstat foreign)
+$OP "$URLS" publish arbiter.ev.Z hello
+i=0
+while [ "$(rstat foreign)" = "$foreign0" ] && [ $i -lt 50 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+check "a foreign message at the end: counted" $((foreign0 + 1)) \
+    "$(rstat foreign)"
+sleep 1.5
+check "a foreign message at the end: read" "$(rstat stream_head)" \
+    "$(rstat stream_seq)"
+check "a foreign message at the end: not behind" "0 0" \
+    "$(rstat behind) $(rstat lag_ms)"
 
 if [ $fail -ne 0 ]; then
     for d in east rep; do
