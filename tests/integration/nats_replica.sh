@@ -190,6 +190,12 @@ read_before=$(rstat stream_seq)
 kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
 check "replica.pos saved at the stop" "from $((read_before + 1))" \
     "$(sed -n 3p "$T/rep/replica.pos")"
+# ...with the store's log position then: every event it holds, each one
+# pushed once to the all-matches subscription (no test failed when the
+# position saved was 0, and a store put back from a backup went unseen).
+check "replica.pos: the store's log position at the stop" \
+    "store $(sort -u "$T/watch" | wc -l | tr -d ' ')" \
+    "$(sed -n 4p "$T/rep/replica.pos")"
 play east E.1 20 12
 nats_kill "$NATS_DIR" 2
 play west W.1 15 9
