@@ -31,15 +31,17 @@ arb_view_seen(const arb_viewer_t *who)
 }
 
 int
-arb_view_hides_digest(const arb_match_t *m, const arb_viewer_t *who)
+arb_view_hides_digest(const arb_match_t *m, int closed,
+                      const arb_viewer_t *who)
 {
-    return !sees_all(who) && !arb_match_closed(m)
+    return !sees_all(who) && !closed && !arb_match_closed(m)
            && (arb_match_setup(m)->deal.kind != ARB_DEAL_NONE
                || arb_match_rules(m)->conceal != NULL);
 }
 
 int
-arb_view_report(arb_buf_t *out, const arb_match_t *m, const arb_viewer_t *who)
+arb_view_report(arb_buf_t *out, const arb_match_t *m, int closed,
+                const arb_viewer_t *who)
 {
     json_t *o;
     int     rc;
@@ -47,7 +49,7 @@ arb_view_report(arb_buf_t *out, const arb_match_t *m, const arb_viewer_t *who)
     rc = arb_report_json_value(&o, m, arb_view_seen(who));
     if (rc != 0)
         return rc;
-    if (arb_view_hides_digest(m, who)
+    if (arb_view_hides_digest(m, closed, who)
         && arb_json_set(o, "digest", json_null()) != 0) {
         json_decref(o);
         return ARB_ENOMEM;
@@ -56,11 +58,11 @@ arb_view_report(arb_buf_t *out, const arb_match_t *m, const arb_viewer_t *who)
 }
 
 int
-arb_view_report_text(arb_buf_t *out, const arb_match_t *m,
+arb_view_report_text(arb_buf_t *out, const arb_match_t *m, int closed,
                      const arb_viewer_t *who)
 {
     return arb_report_text_digest(out, m, arb_view_seen(who),
-                                  !arb_view_hides_digest(m, who));
+                                  !arb_view_hides_digest(m, closed, who));
 }
 
 int

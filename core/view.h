@@ -43,25 +43,30 @@ typedef struct {
 
 /* The report of m as `who` sees it, in arb_report_json's shape (for
  * ARB_VIEW_ALL it is arb_report_json's output, byte for byte; SEAT and
- * HANDS add a `hand_cards` list to the seats they may see).  Appends
- * to out.  0 or ARB_ENOMEM. */
-int arb_view_report(arb_buf_t *out, const arb_match_t *m,
+ * HANDS add a `hand_cards` list to the seats they may see).  closed: the
+ * match is closed now, m perhaps its state at an earlier seq (the deal
+ * is revealed: the digest is everyone's).  Appends to out.  0 or
+ * ARB_ENOMEM. */
+int arb_view_report(arb_buf_t *out, const arb_match_t *m, int closed,
                     const arb_viewer_t *who);
 
 /* The seats (bit per seat index) whose concealed cards `who` sees. */
 unsigned arb_view_seen(const arb_viewer_t *who);
 
-/* 1 when m's state digest must not reach `who`: the match runs, its game
+/* 1 when m's state digest must not reach `who`: the match runs (m is not
+ * closed, nor is the match now: closed), its game
  * hides cards (a deal, or moves whose arguments it conceals), and `who`
  * does not see them all.  The digest covers every hand and the stock, so
  * anyone holding it could replay the public moves with guessed hands
  * until one matched: a Chains player found the other's two hands in 31
  * tries (until 2026-12-06 every viewer got it).  arb_view_report sends
  * `"digest": null` then, arb_view_report_text a line that says so. */
-int arb_view_hides_digest(const arb_match_t *m, const arb_viewer_t *who);
+int arb_view_hides_digest(const arb_match_t *m, int closed,
+                          const arb_viewer_t *who);
 
-/* arb_report_text_for as `who` sees it (its rulings, its digest). */
-int arb_view_report_text(arb_buf_t *out, const arb_match_t *m,
+/* arb_report_text_for as `who` sees it (its rulings, its digest); closed
+ * as for arb_view_report. */
+int arb_view_report_text(arb_buf_t *out, const arb_match_t *m, int closed,
                          const arb_viewer_t *who);
 
 /* Event ev of the match opened with `setup`, as `who` sees it while the

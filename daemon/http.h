@@ -141,9 +141,10 @@ void arb_http_api_stats(arb_http_req_t *q);
  * "replica"} when this recorder answers and reads its store; else 503
  * (`where` "stopping" or "store").  It names no match. */
 void arb_http_health(arb_http_req_t *q);
-/* The last seq of `match` known committed: 0, or ARB_ENOTFOUND. */
+/* The last seq of `match` known committed, and (closed not NULL) whether
+ * that is its close: 0, or ARB_ENOTFOUND. */
 int  arb_http_committed_seq(arb_server_t *srv, const char *match,
-                            uint64_t *upto);
+                            uint64_t *upto, int *closed);
 
 /* http_tourn.c: /api/t/<id>/board (board) or /standings. */
 void arb_http_api_tourn(arb_http_req_t *q, const char *id, int board);

@@ -33,7 +33,8 @@ send_json(arb_http_req_t *q, arb_buf_t *b)
 }
 
 int
-arb_http_committed_seq(arb_server_t *srv, const char *match, uint64_t *upto)
+arb_http_committed_seq(arb_server_t *srv, const char *match, uint64_t *upto,
+                       int *closed)
 {
     arb_match_info_t info;
     arb_live_t      *l = NULL;
@@ -44,6 +45,8 @@ arb_http_committed_seq(arb_server_t *srv, const char *match, uint64_t *upto)
     /* Only what the loop knows is committed: never a queued event. */
     if (arb_live_get(srv, match, &l, NULL) == 0 && l->committed < *upto)
         *upto = l->committed;
+    if (closed != NULL)
+        *closed = info.closed && info.last_seq == *upto;
     return 0;
 }
 
@@ -124,7 +127,7 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
     arb_match_t *m = NULL;
     arb_viewer_t who;
     uint64_t     upto, at = 0, want = 0;
-    int          has_at, hands, rc, own = 1;
+    int          has_at, hands, rc, own = 1, closed;
 
     has_at = arb_http_param_u64(q, "at", 0, UINT64_MAX - 1, &at);
     if (has_at < 0)
@@ -142,7 +145,7 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
             return;
         }
     }
-    if (arb_http_committed_seq(q->srv, match, &upto) != 0) {
+    if (arb_http_committed_seq(q->srv, match, &upto, &closed) != 0) {
         arb_http_error(q->req, 404, "match", "no match '%s'", match);
         return;
     }
@@ -156,7 +159,7 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
         who = arb_http_viewer(&q->who, match, arb_match_setup(m));
         if (hands && want)
             who.kind = ARB_VIEW_HANDS;
-        rc = arb_view_report(&b, m, &who);
+        rc = arb_view_report(&b, m, closed, &who);
     }
     if (rc != 0)
         arb_http_replay_error(q->req, rc, why.len > 0 ? arb_buf_cstr(&why)
@@ -219,7 +222,7 @@ arb_http_api_events(arb_http_req_t *q, const char *match)
     if (arb_http_param_u64(q, "from", 0, UINT64_MAX - 1, &from) < 0
         || arb_http_param_u64(q, "limit", 1, 10000, &x.limit) < 0)
         return;
-    if (arb_http_committed_seq(q->srv, match, &upto) != 0
+    if (arb_http_committed_seq(q->srv, match, &upto, NULL) != 0
         || arb_live_get(q->srv, match, &l, NULL) != 0) {
         arb_http_error(q->req, 404, "match", "no match '%s'", match);
         return;

@@ -389,7 +389,7 @@ arb_http_live(arb_http_req_t *q, const char *match)
     x.match = match;
     x.cap = q->srv->cfg.http.stream_max / 2;
     if (match != NULL) {
-        if (arb_http_committed_seq(q->srv, match, &upto) != 0
+        if (arb_http_committed_seq(q->srv, match, &upto, NULL) != 0
             || arb_live_get(q->srv, match, &l, NULL) != 0) {
             arb_http_error(req, 404, "match", "no match '%s'", match);
             return;
@@ -416,7 +416,7 @@ arb_http_live(arb_http_req_t *q, const char *match)
         } else {
             x.setup = arb_match_setup(m);
             v = arb_http_viewer(&q->who, match, x.setup);
-            if (arb_view_report(&b, m, &v) != 0)
+            if (arb_view_report(&b, m, l->closed, &v) != 0)
                 b.oom = 1;
         }
         if (b.oom) {
@@ -501,7 +501,8 @@ push_state(arb_http_stream_t *s, const arb_live_t *l, uint64_t seq,
         c->rep.len = 0;
         c->rep.oom = 0;
         c->cached = 0;
-        if (arb_view_report(&c->rep, l->m, &v) != 0 || c->rep.oom)
+        if (arb_view_report(&c->rep, l->m, l->closed, &v) != 0
+            || c->rep.oom)
             return 0;
         c->have = v;
         c->cached = 1;

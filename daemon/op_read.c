@@ -45,7 +45,7 @@ arb_op_state(arb_request_t *r)
     msgpack_packer   pk;
     arb_viewer_t     who;
     size_t           i;
-    int              rc, with_text, with_seqs, own = 1;
+    int              rc, with_text, with_seqs, own = 1, closed;
 
     memset(&res, 0, sizeof(res));
     if (arb_request_fields(r, state_fields, ST_N, f) != 0)
@@ -62,6 +62,8 @@ arb_op_state(arb_request_t *r)
     }
     /* Only what the loop knows is committed: never a queued event. */
     upto = arb_live_committed(c->srv, match, &info);
+    /* Closed now (an earlier seq's digest is everyone's then too). */
+    closed = info.closed && info.last_seq == upto;
     if (f[ST_AT].present && at > upto) {
         arb_reply_error(c, r->id, "not_found", NULL, "match '%s' has events "
                         "0..%llu, not %llu", match, (unsigned long long)upto,
@@ -72,14 +74,14 @@ arb_op_state(arb_request_t *r)
                         &own, &r->why);
     if (rc == 0) {
         who = arb_conn_viewer(c, match, arb_match_setup(m));
-        rc = arb_view_report(&json, m, &who);
+        rc = arb_view_report(&json, m, closed, &who);
     }
     /* The text holds records and totals, which every viewer sees, and
      * the digest where the viewer may have it: a client that cannot
      * replay the match itself (a running dealt one, whose deal only the
      * recorder keeps) prints it. */
     if (rc == 0 && with_text)
-        rc = arb_view_report_text(&text, m, &who);
+        rc = arb_view_report_text(&text, m, closed, &who);
     /* The seq of each record, in the report's order: what such a client
      * needs beside the records to say which event fixed each (arbiter
      * diff --claim). */

@@ -108,17 +108,23 @@ test_reports(void)
                 arb_viewer_t pub = { ARB_VIEW_PUBLIC, 0 };
                 arb_viewer_t all = { ARB_VIEW_ALL, 0 };
                 b.len = 0;
-                CHECK_INT(arb_view_report(&b, m, &pub), 0);
+                CHECK_INT(arb_view_report(&b, m, 0, &pub), 0);
                 CHECK_STR(arb_buf_cstr(&b), arb_buf_cstr(&pubcanon));
+                /* a match closed now: its state at any seq comes with
+                 * the digest, as everyone may replay it then (it was
+                 * null at every seq before the close) */
                 b.len = 0;
-                CHECK_INT(arb_view_report(&b, m, &all), 0);
+                CHECK_INT(arb_view_report(&b, m, 1, &pub), 0);
+                CHECK_STR(arb_buf_cstr(&b), arb_buf_cstr(&canon));
+                b.len = 0;
+                CHECK_INT(arb_view_report(&b, m, 0, &all), 0);
                 CHECK_STR(arb_buf_cstr(&b), arb_buf_cstr(&canon));
             }
             lists = 0;
             for (k = 0; k < nseats; k++) {
                 arb_viewer_t seat = { ARB_VIEW_SEAT, k };
                 b.len = 0;
-                CHECK_INT(arb_view_report(&b, m, &seat), 0);
+                CHECK_INT(arb_view_report(&b, m, 0, &seat), 0);
                 /* YAHchain hides nothing; Chains lists a seat's hands */
                 lists = count(arb_buf_cstr(&b), "\"hand_cards\":[");
                 CHECK(strcmp(h.open.setup->game, "yahchain") == 0
@@ -129,7 +135,7 @@ test_reports(void)
             {
                 arb_viewer_t hands = { ARB_VIEW_HANDS, 0 };
                 b.len = 0;
-                CHECK_INT(arb_view_report(&b, m, &hands), 0);
+                CHECK_INT(arb_view_report(&b, m, 0, &hands), 0);
                 lists = count(arb_buf_cstr(&b), "\"hand_cards\":[");
                 CHECK(strcmp(h.open.setup->game, "yahchain") == 0
                       ? lists == 0 : lists >= nseats);
@@ -160,14 +166,14 @@ test_seat_hand(void)
 
     CHECK_INT(load(&h, "tests/data/tsuku-simple.txt"), 0);
     CHECK_INT(arb_history_replay(&h, 1, &m, &bad, &v), 0);
-    CHECK_INT(arb_view_report(&b, m, &ann), 0);
+    CHECK_INT(arb_view_report(&b, m, 0, &ann), 0);
     CHECK(strstr(arb_buf_cstr(&b), "\"name\":\"ann\",\"points\":0,\"hand\":8,"
                  "\"hand_cards\":[\"B1\",\"B2\",\"B2\",\"B3\",\"R1\",\"R4\","
                  "\"R5\",\"R6\"]") != NULL);
     CHECK(strstr(arb_buf_cstr(&b), "\"name\":\"bob\",\"points\":0,"
                  "\"hand\":7,\"open_sets\"") != NULL);
     b.len = 0;
-    CHECK_INT(arb_view_report(&b, m, &bob), 0);
+    CHECK_INT(arb_view_report(&b, m, 0, &bob), 0);
     CHECK(strstr(arb_buf_cstr(&b), "\"name\":\"bob\",\"points\":0,\"hand\":7,"
                  "\"hand_cards\":[\"B7\",\"B7\",\"B7\",\"R7\",\"R7\",\"R7\","
                  "\"P8\"]") != NULL);
