@@ -447,6 +447,25 @@ note_cid(const char *m, const char *cid, char *code, size_t cap)
     return call_code(cl, code, cap, NULL);
 }
 
+/* A close of match m with client id cid; the error code into code ("" when
+ * acked). */
+static int
+close_cid(const char *m, const char *cid, char *code, size_t cap)
+{
+    arb_client_t   *cl = client();
+    msgpack_packer *pk;
+
+    code[0] = '\0';
+    if (cl == NULL)
+        return -1;
+    arb_client_begin(cl, &pk, "append", 4);
+    arb_mp_pack_kv_str(pk, "match", m);
+    arb_mp_pack_kv_str(pk, "kind", "close");
+    arb_mp_pack_kv_str(pk, "text", "replication test");
+    arb_mp_pack_kv_str(pk, "cid", cid);
+    return call_code(cl, code, cap, NULL);
+}
+
 static int
 note(const char *m, char *code, size_t cap)
 {
@@ -2219,6 +2238,86 @@ test_busy_pass(void)
 }
 
 /*
+ * 6c'. A held retry keeps its match.  Sync, the stream stopped: c8-x's
+ * close is acknowledged "unreplicated" (its timeout) and the closed
+ * match leaves memory; the close sent again with its client id is held
+ * for the stream, on c8-x loaded again as the one closed match kept for
+ * a retry; another closed match's retry (c8-y) loads that one in its
+ * place.  Until 2026-12-07 that freed c8-x under the held retry, whose
+ * answer then read freed memory (the daemon aborted on a double free);
+ * now the match stays while an ack of it is held, and the retry is
+ * answered "unreplicated", naming c8-x.
+ */
+static void
+test_held_retry(void)
+{
+    char             code[64], msg[600];
+    arb_buf_t        why = ARB_BUF_INIT;
+    arb_client_t    *cl;
+    msgpack_packer  *pk;
+    msgpack_unpacked res;
+    int              i;
+
+    CHECK_INT(write_config("mode = sync\nsync_timeout_ms = 600\n"), 0);
+    CHECK_INT(daemon_up(), 0);
+    CHECK_INT(open_judged("c8-x", code, sizeof(code), &why), 0);
+    CHECK_STR(code, "");
+    CHECK_INT(open_judged("c8-y", code, sizeof(code), &why), 0);
+    CHECK_STR(code, "");
+    CHECK_INT(close_cid("c8-y", "c8-y-close", code, sizeof(code)), 0);
+    CHECK_STR(code, "");
+    nats_pause();
+    CHECK_INT(close_cid("c8-x", "c8-x-close", code, sizeof(code)), 0);
+    CHECK_STR(code, "unreplicated");
+    /* the retry, left to wait for the stream */
+    cl = client();
+    CHECK(cl != NULL);
+    if (cl != NULL) {
+        arb_client_begin(cl, &pk, "append", 4);
+        arb_mp_pack_kv_str(pk, "match", "c8-x");
+        arb_mp_pack_kv_str(pk, "kind", "close");
+        arb_mp_pack_kv_str(pk, "text", "replication test");
+        arb_mp_pack_kv_str(pk, "cid", "c8-x-close");
+        CHECK_INT(arb_client_send(cl, &why), 0);
+    }
+    sleep_ms(100);
+    /* another closed match loaded: c8-y's close again, a duplicate */
+    CHECK_INT(close_cid("c8-y", "c8-y-close", code, sizeof(code)), 0);
+    CHECK_STR(code, "");
+    if (cl != NULL) {
+        msgpack_unpacked_init(&res);
+        CHECK(arb_client_read(cl, &res, &why) == 0);
+        CHECK_STR(arb_client_error_code(&res, code, sizeof(code)),
+                  "unreplicated");
+        {
+            const msgpack_object *e = arb_client_get(&res, "error"), *t;
+
+            msg[0] = '\0';
+            t = e != NULL ? arb_mp_get(e, "message") : NULL;
+            if (t != NULL && t->type == MSGPACK_OBJECT_STR)
+                snprintf(msg, sizeof(msg), "%.*s", (int)t->via.str.size,
+                         t->via.str.ptr);
+        }
+        if (strstr(msg, "match c8-x seq 1 is committed locally") == NULL)
+            printf("why: the retry said: %s\n", msg);
+        CHECK(strstr(msg, "match c8-x seq 1 is committed locally") != NULL);
+        msgpack_unpacked_destroy(&res);
+        arb_client_close(cl);
+    }
+    kill(nats_pid, SIGCONT);
+    /* alive, and the retry acknowledged once the stream holds it */
+    for (i = 0; i < 100; i++) {
+        CHECK_INT(close_cid("c8-x", "c8-x-close", code, sizeof(code)), 0);
+        if (strcmp(code, "unreplicated") != 0)
+            break;
+        sleep_ms(100);
+    }
+    CHECK_STR(code, "");
+    load_stop(SIGTERM, 10000);
+    arb_buf_free(&why);
+}
+
+/*
  * 6d. Nor does the listing of the subjects' counts, as far as arbiter can
  * help it.  The stream is given C9_SUBJECTS subjects of matches this
  * recorder does not hold (a stream several recorders share), so a listing
@@ -3130,6 +3229,9 @@ main(void)
         test_busy_pass();
         test_listing_pass(st);
     } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
+               && strcmp(getenv("ARB_REPL_ONLY"), "held") == 0) {
+        test_held_retry();
+    } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
                && strcmp(getenv("ARB_REPL_ONLY"), "turn") == 0) {
         test_turn(st);
         test_clean_passes();
@@ -3159,6 +3261,7 @@ main(void)
         if (st != NULL)
             test_refused_repaired(st);
         test_busy_pass();
+        test_held_retry();
         test_turn(st);
         test_clean_passes();
         test_listing_pass(st);
