@@ -427,10 +427,11 @@ call_code(arb_client_t *cl, char *code, size_t cap, arb_buf_t *why)
     return rc == 0 || code[0] != '\0' ? 0 : -1;
 }
 
-/* A note on match m (with client id cid unless NULL); the error code
- * into code ("" when acked). */
+/* An append of kind to match m (with client id cid unless NULL); the
+ * error code into code ("" when acked). */
 static int
-note_cid(const char *m, const char *cid, char *code, size_t cap)
+append_cid(const char *m, const char *kind, const char *cid, char *code,
+           size_t cap)
 {
     arb_client_t    *cl = client();
     msgpack_packer  *pk;
@@ -440,30 +441,23 @@ note_cid(const char *m, const char *cid, char *code, size_t cap)
         return -1;
     arb_client_begin(cl, &pk, "append", cid != NULL ? 4 : 3);
     arb_mp_pack_kv_str(pk, "match", m);
-    arb_mp_pack_kv_str(pk, "kind", "note");
+    arb_mp_pack_kv_str(pk, "kind", kind);
     arb_mp_pack_kv_str(pk, "text", "replication test");
     if (cid != NULL)
         arb_mp_pack_kv_str(pk, "cid", cid);
     return call_code(cl, code, cap, NULL);
 }
 
-/* A close of match m with client id cid; the error code into code ("" when
- * acked). */
+static int
+note_cid(const char *m, const char *cid, char *code, size_t cap)
+{
+    return append_cid(m, "note", cid, code, cap);
+}
+
 static int
 close_cid(const char *m, const char *cid, char *code, size_t cap)
 {
-    arb_client_t   *cl = client();
-    msgpack_packer *pk;
-
-    code[0] = '\0';
-    if (cl == NULL)
-        return -1;
-    arb_client_begin(cl, &pk, "append", 4);
-    arb_mp_pack_kv_str(pk, "match", m);
-    arb_mp_pack_kv_str(pk, "kind", "close");
-    arb_mp_pack_kv_str(pk, "text", "replication test");
-    arb_mp_pack_kv_str(pk, "cid", cid);
-    return call_code(cl, code, cap, NULL);
+    return append_cid(m, "close", cid, code, cap);
 }
 
 static int
