@@ -143,6 +143,8 @@ $(BUILD)/tests/test_migrate: TOOL_LIBS = $(LIBTOOLS) $(LIBPROTO) $(LIBCORE)
 WRAP_ALLOC := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup \
               -Wl,--wrap=strndup
 $(BUILD)/tests/test_nomem: WRAP_LDFLAGS = $(WRAP_ALLOC)
+$(BUILD)/tests/test_nomem: $(LIBTOOLS)
+$(BUILD)/tests/test_nomem: TOOL_LIBS = $(LIBTOOLS) $(LIBPROTO) $(LIBCORE)
 $(BUILD)/tests/test_repl_fence: WRAP_LDFLAGS = $(WRAP_ALLOC)
 # A PubAck handler held on its way to r->mu (test_repl_shutdown.c).
 $(BUILD)/tests/test_repl_shutdown: WRAP_LDFLAGS = \

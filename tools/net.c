@@ -466,6 +466,8 @@ cli_event_format(arb_buf_t *out, const msgpack_object *item,
     } else {
         arb_iso_time(iso, t);
         arb_event_line(&line, &ev);
+        if (line.oom)       /* (an event was printed without its line) */
+            rc = ARB_ENOMEM;
         if (match != NULL)
             arb_buf_printf(out, "%s ", match);
         arb_buf_printf(out, "%" PRIu64 " %s %s ", seq, iso,
@@ -475,5 +477,9 @@ cli_event_format(arb_buf_t *out, const msgpack_object *item,
     arb_buf_putc(out, '\n');
     arb_buf_free(&line);
     arb_event_clear(&ev);
-    return out->oom ? ARB_ENOMEM : 0;
+    if (rc == 0 && out->oom)
+        rc = ARB_ENOMEM;
+    if (rc != 0)        /* (out of memory: the reason was left empty) */
+        arb_buf_printf(why, "seq %" PRIu64 ": %s", seq, arb_strerror(rc));
+    return rc;
 }

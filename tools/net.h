@@ -128,8 +128,9 @@ int  cli_net_events(cli_net_t *n, const char *match, uint64_t from,
  *   {["match":..,]"seq":..,"time":..,"time_ms":..,"actor":..,"kind":..,
  *    "line":..,"hash":..|null}
  * item is a map with seq, time, hash and event (an events item or an
- * event push); match NULL leaves the match out.  0, or ARB_EPROTO with the
- * reason in why (the event does not decode). */
+ * event push); match NULL leaves the match out.  0, or ARB_EPROTO (the
+ * item is malformed, the event does not decode) or ARB_ENOMEM, with the
+ * reason in why. */
 int  cli_event_format(arb_buf_t *out, const msgpack_object *item,
                       const char *match, int json, arb_buf_t *why);
 

@@ -22,7 +22,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/codec.h"
 #include "core/err.h"
+#include "core/mp.h"
 #include "core/keys.h"
 #include "core/ledger/store.h"
 #include "daemon/config.h"
@@ -33,6 +35,7 @@
 #include "tests/dispatch_harness.h"
 #include "tests/nomem/failalloc.h"
 #include "tests/test.h"
+#include "tools/net.h"
 
 #define SCRIPTS "tests/fuzz/corpus/dispatch/"
 #define FRAMES_MAX 64
@@ -334,6 +337,63 @@ test_script(const char *name)
            injected, failstops);
 }
 
+/* An event printed by the tools (cli_event_format, text and JSON) with
+ * its nth allocation failed: printed whole, or refused as out of memory
+ * with the seq named (the reason was left empty). */
+static void
+test_event_format(void)
+{
+    arb_event_t      ev;
+    arb_buf_t        bytes = ARB_BUF_INIT, item = ARB_BUF_INIT;
+    arb_buf_t        out = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    msgpack_packer   pk;
+    msgpack_unpacked res;
+    long             n;
+    int              json, rc, hit, failed = 0;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_NOTE;
+    ev.seq = 3;
+    ev.actor = (char *)"scorer";
+    ev.text = (char *)"a note";
+    CHECK_INT(arb_event_encode(&bytes, &ev), 0);
+    arb_mp_packer_init(&pk, &item);
+    msgpack_pack_map(&pk, 3);
+    arb_mp_pack_kv_uint(&pk, "seq", 3);
+    arb_mp_pack_kv_int(&pk, "time", 1700000000000);
+    arb_mp_pack_kv_bin(&pk, "event", bytes.data, bytes.len);
+    msgpack_unpacked_init(&res);
+    CHECK_INT(arb_mp_parse(&res, item.data, item.len, NULL), 0);
+    for (json = 0; json < 2; json++)
+        for (n = 1; n < 1000; n++) {
+            out.len = 0;
+            out.oom = 0;
+            arb_buf_free(&why);
+            arb_failalloc_arm(n);
+            rc = cli_event_format(&out, &res.data, "M1", json, &why);
+            hit = arb_failalloc_disarm();
+            CHECK(rc == 0 || rc == ARB_ENOMEM);
+            /* whole: ends with the line's text (it was left out) */
+            CHECK(rc != 0 || (out.len > 8 && memcmp(out.data + out.len
+                                                    - (json ? 2 : 7),
+                                                    json ? "}\n"
+                                                         : "a note\n",
+                                                    json ? 2 : 7) == 0));
+            if (rc != 0) {
+                failed++;
+                CHECK_STR(arb_buf_cstr(&why), "seq 3: out of memory");
+            }
+            if (!hit)
+                break;
+        }
+    CHECK(failed >= 2);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&bytes);
+    arb_buf_free(&item);
+    arb_buf_free(&out);
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
@@ -344,6 +404,7 @@ main(void)
         return 1;
     }
     test_frames();
+    test_event_format();
     test_scorer_list();
     test_tokens_load();
     for (i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
