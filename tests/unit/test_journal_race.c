@@ -45,6 +45,7 @@ static volatile int slow_sync_ms;       /* data.mdb's flush, off main */
 static volatile int fail_sync;          /* ... and it fails, with EIO */
 static volatile int sync_failed;        /* one of data.mdb's flushes did */
 static volatile int resyncs;            /* data.mdb flushed after that */
+static volatile int slow_entered;       /* slowed flushes begun */
 static volatile int slow_zero_ms;       /* a wal's first zero write, off main */
 static volatile int fail_zeros;         /* a wal's zero writes fail, off main */
 static pid_t        main_tid;
@@ -75,6 +76,7 @@ fdatasync(int fd)
     if (sync_failed && fd_is(fd, "/data.mdb"))
         resyncs++;
     if (slow_sync_ms > 0 && off_main() && fd_is(fd, "/data.mdb")) {
+        slow_entered++;
         usleep((useconds_t)slow_sync_ms * 1000);
         if (fail_sync) {
             sync_failed = 1;
@@ -83,6 +85,18 @@ fdatasync(int fd)
         }
     }
     return (int)syscall(SYS_fdatasync, fd);
+}
+
+/* Waits (up to 10 s) until a slowed flush has begun since `before` was
+ * read of slow_entered: the thread is inside it.  (A fixed 100 ms was
+ * too short on a loaded machine: the thread had not begun it yet.) */
+static void
+wait_slow_flush(int before)
+{
+    int i;
+
+    for (i = 0; i < 1000 && slow_entered == before; i++)
+        usleep(10 * 1000);
 }
 
 static int
@@ -173,14 +187,15 @@ test_finish_race(void)
     arb_store_t       *s = NULL;
     arb_journal_t     *j = NULL;
     arb_journal_ckpt_t ck;
-    int                have = 0;
+    int                have = 0, n;
 
     CHECK_INT(arb_store_open(&s, dir, NULL, NULL), 0);
     if (s == NULL)
         return;
+    n = slow_entered;
     slow_sync_ms = 300;
     CHECK_INT(append(s, 0, "event 0", 7), 0);
-    usleep(100 * 1000);         /* the thread is inside its slow flush */
+    wait_slow_flush(n);         /* the thread is inside its slow flush */
     CHECK_INT(append(s, 1, "event 1", 7), 0);
     CHECK_INT(arb_store_finish(s, NULL), 0);
     arb_store_close(s);         /* joins the thread, after its flush */
@@ -219,14 +234,16 @@ test_finish_failed_flush(void)
 {
     const char  *dir = subdir("finish-failed");
     arb_store_t *s = NULL;
+    int          n;
 
     CHECK_INT(arb_store_open(&s, dir, NULL, NULL), 0);
     if (s == NULL)
         return;
+    n = slow_entered;
     slow_sync_ms = 300;
     fail_sync = 1;
     CHECK_INT(append(s, 0, "event 0", 7), 0);
-    usleep(100 * 1000);         /* the thread is inside its failing flush */
+    wait_slow_flush(n);         /* the thread is inside its failing flush */
     CHECK(arb_store_finish(s, NULL) != 0);
     closed_unflushed(s);
 }
@@ -246,7 +263,7 @@ test_lap_failed_flush(void)
     arb_append_t v;
     arb_buf_t    why = ARB_BUF_INIT;
     uint64_t     seq = 0, l0, max0 = arb__journal_max;
-    int          rc = 0, i;
+    int          rc = 0, i, n;
 
     arb__journal_max = (uint64_t)256 << 10;     /* a 256 KiB lap */
     CHECK_INT(arb_store_open(&s, dir, NULL, NULL), 0);
@@ -254,10 +271,11 @@ test_lap_failed_flush(void)
         arb__journal_max = max0;
         return;
     }
+    n = slow_entered;
     CHECK_INT(append(s, seq++, big, sizeof(big)), 0);
     slow_sync_ms = 1000;
     fail_sync = 1;
-    usleep(100 * 1000);         /* the thread is inside its failing flush */
+    wait_slow_flush(n);         /* the thread is inside its failing flush */
     l0 = laps(s);
     for (i = 0; i < 10000 && rc == 0; i++) {
         memset(&v, 0, sizeof(v));
@@ -322,16 +340,17 @@ lap_writer(const char *dir, int wfd)
 {
     arb_store_t *s = NULL;
     uint64_t     seq = 0, l0;
-    int          i;
+    int          i, n;
 
     arb__journal_max = (uint64_t)256 << 10;     /* a 256 KiB lap */
     if (arb_store_open(&s, dir, NULL, NULL) != 0)
         _exit(2);
+    n = slow_entered;
     if (append(s, seq++, big, sizeof(big)) != 0)
         _exit(3);
     ack(wfd, seq);
     slow_sync_ms = 1000;
-    usleep(100 * 1000);         /* the thread's checkpoint flushes */
+    wait_slow_flush(n);         /* the thread's checkpoint flushes */
     l0 = laps(s);
     while (laps(s) == l0) {     /* filled: an append begins a lap */
         if (append(s, seq++, big, sizeof(big)) != 0)
