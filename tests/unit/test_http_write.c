@@ -429,6 +429,25 @@ main(void)
         CHECK(strstr(resp, "smuggled") == NULL);
         CHECK(strstr(resp + 12, "HTTP/1.1") == NULL);
     }
+    /* A head whose blank line follows a bare LF ("...\n\r\n", which
+     * the parser takes as its end) and a body that takes the input past
+     * header_max: answered as the note it is (until 2026-12-07 the head
+     * guard saw no end of head in it, and the note was recorded but
+     * answered 431 "request line and headers over 4096 bytes"). */
+    {
+        static char raw[8192];
+        int         n;
+
+        n = snprintf(raw, sizeof(raw), "POST /api/m/only-A/note "
+                     "HTTP/1.1\nHost: t\nConnection: close\n"
+                     "Authorization: Bearer %s\nContent-Length: 4000\n"
+                     "\r\n{\"text\":\"lf\"}", HARNESS_LIMITED);
+        memset(raw + n, ' ', 4000 - 13);
+        n += 4000 - 13;
+        CHECK_INT(http_raw(port, raw, (size_t)n, resp, sizeof(resp)), 200);
+        CHECK(says("\"kind\":\"note\""));
+        CHECK_INT(last_seq("only-A"), 2);
+    }
     CHECK_INT(post("/api/m/W/state", HARNESS_SCORER, "{}"), 405);
     CHECK_INT(post("/api/m/W/nothing", HARNESS_SCORER, "{}"), 405);
     CHECK_INT(last_seq("W"), 5);
