@@ -448,6 +448,30 @@ main(void)
         CHECK(says("\"kind\":\"note\""));
         CHECK_INT(last_seq("only-A"), 2);
     }
+    /* Two writes pipelined in one send: each answered, in order.  The
+     * first's length is looked for in its own head, not in what follows
+     * it (a second request naming its length in lowercase, as a client
+     * may, was counted as the first's second Content-Length once the
+     * scan ran past the end of its head). */
+    {
+        static char raw[2048];
+        const char *p;
+        int         n;
+
+        n = snprintf(raw, sizeof(raw), "POST /api/m/only-A/note HTTP/1.1"
+                     "\r\nHost: t\r\nAuthorization: Bearer %s\r\n"
+                     "Content-Length: 13\r\n\r\n{\"text\":\"p1\"}"
+                     "POST /api/m/only-A/note HTTP/1.1\r\nhost: t\r\n"
+                     "authorization: Bearer %s\r\nconnection: close\r\n"
+                     "content-length: 13\r\n\r\n{\"text\":\"p2\"}",
+                     HARNESS_LIMITED, HARNESS_LIMITED);
+        CHECK_INT(http_raw(port, raw, (size_t)n, resp, sizeof(resp)), 200);
+        p = strstr(resp + 12, "HTTP/1.1 ");
+        CHECK(p != NULL && http_status(p) == 200);
+        CHECK(strstr(resp, "\"seq\":3") != NULL
+              && strstr(resp, "\"seq\":4") != NULL);
+        CHECK_INT(last_seq("only-A"), 4);
+    }
     CHECK_INT(post("/api/m/W/state", HARNESS_SCORER, "{}"), 405);
     CHECK_INT(post("/api/m/W/nothing", HARNESS_SCORER, "{}"), 405);
     CHECK_INT(last_seq("W"), 5);
