@@ -153,6 +153,26 @@ test_hostile(void)
     CHECK(strstr(http_body(resp), "\"where\":\"headers\"") != NULL);
     /* once: whole, it is libh2o's to parse, and the route answers */
     CHECK(strstr(http_body(resp), "HTTP/1.1") == NULL);
+    /* and the connection closes after it, asked to or not: what follows
+     * a head the route refused is not read as a request of its own */
+    {
+        int fd = http_connect(port), closed = 0;
+
+        n = sprintf(req, "GET /api/stats HTTP/1.1\r\nHost: t\r\n"
+                    "X-Pad: ");
+        memset(req + n, 'a', 5000);
+        n += 5000;
+        n += sprintf(req + n, "\r\n\r\n");
+        CHECK(fd >= 0 && http_write_all(fd, req, (size_t)n) == 0);
+        if (fd >= 0)
+            http_read(fd, resp, BIG, NULL, 2000, &closed);
+        CHECK_INT(http_status(resp), 431);
+        CHECK(strstr(http_body(resp), "\"code\":\"too_big\"") != NULL);
+        CHECK(closed);
+        CHECK(strstr(resp, "\r\nConnection: close\r\n") != NULL);
+        if (fd >= 0)
+            close(fd);
+    }
     /* over H2O_MAX_REQLEN (408 KiB), where libh2o alone would answer 400:
      * refused at header_max, 431 */
     n = sprintf(req, "GET / HTTP/1.1\r\nHost: t\r\nX-Pad: ");
