@@ -190,6 +190,11 @@ test_hostile(void)
     n = sprintf(req, "DELETE /api/stats HTTP/1.1\r\nHost: t\r\n"
                 "Connection: close\r\n\r\n");
     CHECK_INT(http_raw(port, req, (size_t)n, resp, BIG), 405);
+    /* naming what the path takes (RFC 9110 15.5.6: a 405 has Allow),
+     * and what was refused */
+    CHECK(strstr(resp, "\r\nallow: GET\r\n") != NULL
+          || strstr(resp, "\r\nAllow: GET\r\n") != NULL);
+    CHECK(strstr(http_body(resp), "\"where\":\"method\"") != NULL);
 
     /* traversal: names are looked up in the asset table, never opened */
     CHECK_INT(http_get(port, "/static/../../etc/passwd", NULL, resp, BIG),
