@@ -230,6 +230,9 @@ test_hostile(void)
     }
     CHECK_INT(http_get(port, "//api//stats//", HARNESS_READER, resp, BIG),
               200);
+    /* more segments than any page has: no such page, not a bad path */
+    CHECK_INT(http_get(port, "/a/b/c/d/e/f/g/h/i", NULL, resp, BIG), 404);
+    CHECK(strstr(http_body(resp), "\"where\":\"path\"") != NULL);
     /* a probe's health check, without a token (new 2026-12-06) */
     CHECK_INT(http_get(port, "/healthz", NULL, resp, BIG), 200);
     CHECK_STR(http_body(resp), "{\"status\":\"ok\",\"role\":\"primary\"}\n");
