@@ -447,6 +447,15 @@ main(void)
         CHECK_INT(http_raw(port, raw, (size_t)n, resp, sizeof(resp)), 200);
         CHECK(says("\"kind\":\"note\""));
         CHECK_INT(last_seq("only-A"), 2);
+        /* and a head of bare LFs, its end "\n\n" */
+        n = snprintf(raw, sizeof(raw), "POST /api/m/only-A/note "
+                     "HTTP/1.1\nHost: t\nConnection: close\n"
+                     "Authorization: Bearer %s\nContent-Length: 4000\n"
+                     "\n{\"text\":\"lf\"}", HARNESS_LIMITED);
+        memset(raw + n, ' ', 4000 - 13);
+        n += 4000 - 13;
+        CHECK_INT(http_raw(port, raw, (size_t)n, resp, sizeof(resp)), 200);
+        CHECK_INT(last_seq("only-A"), 3);
     }
     /* Two writes pipelined in one send: each answered, in order.  The
      * first's length is looked for in its own head, not in what follows
@@ -468,9 +477,9 @@ main(void)
         CHECK_INT(http_raw(port, raw, (size_t)n, resp, sizeof(resp)), 200);
         p = strstr(resp + 12, "HTTP/1.1 ");
         CHECK(p != NULL && http_status(p) == 200);
-        CHECK(strstr(resp, "\"seq\":3") != NULL
-              && strstr(resp, "\"seq\":4") != NULL);
-        CHECK_INT(last_seq("only-A"), 4);
+        CHECK(strstr(resp, "\"seq\":4") != NULL
+              && strstr(resp, "\"seq\":5") != NULL);
+        CHECK_INT(last_seq("only-A"), 5);
     }
     CHECK_INT(post("/api/m/W/state", HARNESS_SCORER, "{}"), 405);
     CHECK_INT(post("/api/m/W/nothing", HARNESS_SCORER, "{}"), 405);
