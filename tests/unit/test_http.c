@@ -275,6 +275,21 @@ daemon_rss_kib(void)
     return kib;
 }
 
+/* The value of counter `name` in /metrics, or -1. */
+static long long
+metric_value(const char *name)
+{
+    static char m[BIG];
+    char        key[128];
+    const char *p;
+
+    if (http_get(port, "/metrics", HARNESS_READER, m, sizeof(m)) != 200)
+        return -1;
+    snprintf(key, sizeof(key), "\n%s ", name);
+    p = strstr(m, key);
+    return p != NULL ? atoll(p + strlen(key)) : -1;
+}
+
 /* A head that never ends is refused as soon as header_max (4K) of it has
  * arrived: 431 at once, the connection half-closed, whatever follows
  * dropped.  150 connections each sending 300 KiB of one header (under
@@ -302,6 +317,26 @@ test_head_early(void)
     CHECK(closed);
     CHECK(http_now_ms() - t0 < 1000);
     close(fds[0]);
+    /* refused once: what the client goes on sending is dropped, not read
+     * as more of the head (nor answered and counted again) */
+    {
+        long long r0 = metric_value("arbiter_http_heads_refused_total");
+
+        fds[0] = http_connect(port);
+        http_write_all(fds[0], "GET / HTTP/1.1\r\nHost: t\r\nX-Pad: ",
+                       32);
+        http_write_all(fds[0], pad, 8000);
+        http_read(fds[0], resp, BIG, "}\n", 2000, &closed);
+        CHECK_INT(http_status(resp), 431);
+        for (i = 0; i < 5; i++) {
+            usleep(20000);
+            http_write_all(fds[0], pad, 8000);
+        }
+        usleep(50000);
+        CHECK(r0 >= 0);
+        CHECK_INT(metric_value("arbiter_http_heads_refused_total"), r0 + 1);
+        close(fds[0]);
+    }
     /* the second request of a kept-alive connection is guarded too */
     fds[0] = http_connect(port);
     http_write_all(fds[0], "GET /api/x HTTP/1.1\r\nHost: t\r\n\r\n", 32);
