@@ -314,6 +314,9 @@ test_head_early(void)
     http_read(fds[0], resp, BIG, NULL, 2000, &closed);
     CHECK_INT(http_status(resp), 431);
     CHECK(strstr(http_body(resp), "\"where\":\"headers\"") != NULL);
+    CHECK(strstr(http_body(resp), "\"code\":\"too_big\"") != NULL);
+    /* an answer that says the connection ends, as it does */
+    CHECK(strstr(resp, "\r\nConnection: close\r\n") != NULL);
     CHECK(closed);
     CHECK(http_now_ms() - t0 < 1000);
     close(fds[0]);
