@@ -174,6 +174,13 @@ test_hostile(void)
         if (fd >= 0)
             close(fd);
     }
+    /* over it in its Host line, which libh2o keeps out of the headers */
+    n = sprintf(req, "GET /api/stats HTTP/1.1\r\nHost: ");
+    memset(req + n, 'h', 5000);
+    n += 5000;
+    n += sprintf(req + n, "\r\nConnection: close\r\n\r\n");
+    CHECK_INT(http_raw(port, req, (size_t)n, resp, BIG), 431);
+    CHECK(strstr(http_body(resp), "\"where\":\"headers\"") != NULL);
     /* over H2O_MAX_REQLEN (408 KiB), where libh2o alone would answer 400:
      * refused at header_max, 431 */
     n = sprintf(req, "GET / HTTP/1.1\r\nHost: t\r\nX-Pad: ");
