@@ -128,6 +128,8 @@ main(void)
               403);
     CHECK(says("press is a reader"));
     CHECK_INT(post("/api/m/W/move", PLAYER_TOKEN, "{\"text\":\"4S\"}"), 403);
+    CHECK(says("needs a scorer's or an arbiter's token; alice-phone is "
+               "a player"));
     CHECK_INT(post("/api/m/W/judge", HARNESS_READER, "{\"text\":\"4S\"}"),
               403);
     CHECK_INT(post("/api/m/W/move", HARNESS_LIMITED, "{\"text\":\"4S\"}"),
