@@ -491,6 +491,8 @@ check "HTTP board = arbiter tournament board" \
 check "HTTP standings CSV = arbiter tournament standings" \
     "$($A tournament standings --tournament Open)" \
     "$(get '/api/t/Open/standings?format=csv')"
+check "HTTP standings asked as json = standings" \
+    "$(get /api/t/Open/standings)" "$(get '/api/t/Open/standings?format=json')"
 # Each answer says what it is: a client parses the CSV as CSV (until
 # 2026-12-07 no test looked at the Content-Type of either).
 ctype() { curl -s -o /dev/null -w '%{content_type}' \
