@@ -57,12 +57,17 @@ $A move --match M3 place b 5♥ > /dev/null
 $A open --match M4 --game yahchain --players a,b --option mode=3 > /dev/null
 $A watch --match M4 > "$T/watch" 2>&1 &
 W=$!
-subs() { $A stats --token "$(token reader)" | awk '$1 == "subscribers" { print $2 }'; }
+subs() {
+    $A stats --token "$(token reader)" \
+        | awk '$1 == "subscribers" { print $2 }'
+}
 i=0
 until [ "$(subs)" = 1 ] || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.05; done
 $A close --match M4 --reason done > /dev/null
 i=0
-until grep -q close "$T/watch" || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.05; done
+until grep -q close "$T/watch" || [ $i -gt 100 ]; do
+    i=$((i + 1)); sleep 0.05
+done
 kill $W; wait $W 2>/dev/null
 i=0
 until [ "$(subs)" = 0 ] || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.05; done
