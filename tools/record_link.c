@@ -93,6 +93,13 @@ close_sub(rec_t *r)
     r->rd_init = 0;
 }
 
+/* A request the recorder does not answer within ANSWER_S seconds is a
+ * lost connection: reconnected, and resent with its client event id
+ * (until 2026-12-06 the console waited for ever on a recorder that had
+ * stopped answering, ^C and quit unheard; the scorer's page gives up
+ * after 10 s too). */
+#define ANSWER_S 10
+
 /* Connects and authenticates B, quietly: a reconnect tries many times.
  * Learns the identity and role.  0, or an ARB_E* code with why. */
 static int
@@ -105,12 +112,17 @@ connect_sub(rec_t *r, arb_buf_t *why)
     int                   rc;
 
     msgpack_unpacked_init(&res);
-    rc = arb_client_connect(&r->sub, r->addr, why);
+    /* Within ANSWER_S, as any request: a recorder stopped (or wedged)
+     * takes the connection and never answers the auth, and a reconnect
+     * waited for it for ever, past --retry. */
+    rc = arb_client_dial(&r->sub, r->addr, ANSWER_S * 1000, why);
     if (rc != 0)
         goto fail;
     arb_client_begin(r->sub, &pk, "auth", 1);
     cli_pack_str(pk, "token", r->token);
     rc = arb_client_call(r->sub, &res, why);
+    if (rc == 0)        /* B then waits for pushes: no timeout */
+        rc = arb_client_timeout(r->sub, 0, why);
     if (rc != 0)
         goto fail;
     if (cli_get_bytes(&res.data, "identity", &p, &n) == 0)
@@ -368,12 +380,6 @@ done:
 
 /* ---- opening, closing, reconnecting ----------------------------------- */
 
-/* A request the recorder does not answer within ANSWER_S seconds is a
- * lost connection: reconnected, and resent with its client event id
- * (until 2026-12-06 the console waited for ever on a recorder that had
- * stopped answering, ^C and quit unheard; the scorer's page gives up
- * after 10 s too). */
-#define ANSWER_S 10
 
 static void
 answer_within(rec_t *r)

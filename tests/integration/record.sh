@@ -500,6 +500,25 @@ check "a recorder that stopped answering: reconnected, recorded once" \
     "0 1 2" "$rc $(grep -c 'lost; reconnecting' "$T/out_hg") $(moves HG |
     wc -l | tr -d ' ')"
 
+# A recorder stopped for longer than --retry: the reconnect's auth is
+# waited for 10 s, as any answer, and the console gives up (until
+# 2026-12-07 it waited for that answer for ever).
+$A open --token "$ARB" --match HS --game yahchain --players alice,bob \
+    --option mode=3 > /dev/null
+{ sleep 1; printf '4S\n'; sleep 35; } \
+    | $A record --token "$ARB" --match HS --retry 2 > "$T/out_hs" 2>&1 &
+rp=$!
+sleep 0.5; kill -STOP "$D"
+i=0
+while kill -0 "$rp" 2>/dev/null && [ $i -lt 300 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+gone=$(kill -0 "$rp" 2>/dev/null && echo waiting || echo ended)
+kill -CONT "$D"
+wait "$rp"; rc=$?
+check "a recorder stopped past --retry: the console gives up" "ended 2 1" \
+    "$gone $rc $(grep -c 'giving up' "$T/out_hs")"
+
 # The console's token removed by a reload of the recorder's tokens: its
 # connections are closed, and the console says at once that its token is
 # refused now (until 2026-12-06 "reconnecting" for 30 s, then "giving
