@@ -70,6 +70,14 @@ hold(mig_t *g, const void *p, size_t n)
     return at;
 }
 
+/* Whether the store refused a batch for the order of what it holds. */
+static int
+order_refusal(int rc)
+{
+    return rc == ARB_EEXIST || rc == ARB_ENOTFOUND || rc == ARB_EOVER
+           || rc == ARB_ECONFLICT;
+}
+
 /*
  * The batch refused for what the old log holds (an event twice, a seq
  * left out, a move after the close, a client id used twice): appended
@@ -79,14 +87,6 @@ hold(mig_t *g, const void *p, size_t n)
  * Until 2026-12-07 the store's words alone were said, naming neither,
  * with the exit status of an I/O error.  Any other code is returned.
  */
-/* Whether the store refused a batch for the order of what it holds. */
-static int
-order_refusal(int rc)
-{
-    return rc == ARB_EEXIST || rc == ARB_ENOTFOUND || rc == ARB_EOVER
-           || rc == ARB_ECONFLICT;
-}
-
 static int
 refused_event(mig_t *g, int rc)
 {
