@@ -10,7 +10,11 @@
  * too long for the buffer is cut until the line fits.  Building the
  * object allocates: when memory has run out the line still leaves, with
  * its time, level and event but the message replaced by "out of memory"
- * (a fixed text that needs no escaping).
+ * (a fixed text that needs no escaping).  A text line is one line too:
+ * its message goes through arb_text_clean (core/text.h), so a newline or
+ * an escape sequence from outside (a name a client sent, a stream's
+ * message) can neither forge a line of its own in the log nor drive the
+ * terminal that tails it.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +24,7 @@
 #include <unistd.h>
 
 #include "core/json.h"
+#include "core/text.h"
 #include "daemon/log.h"
 
 #define LINE_MAX_ 8192
@@ -231,7 +236,12 @@ emit(int level, const char *event, const arb_log_ctx_t *ctx, char *msg)
         puts_(&l, " ");
         puts_(&l, names[level]);
         puts_(&l, " ");
-        puts_(&l, msg);
+        /* Into the line's own buffer, after the prefix: cut to fit. */
+        arb_text_clean_into(l.b + l.n, sizeof(l.b) - 1 - l.n, msg);
+        if (l.b[l.n] == '\0' && msg[0] != '\0')
+            puts_(&l, "out of memory");
+        else
+            l.n += strlen(l.b + l.n);
     } else {
         memset(&c, 0, sizeof(c));
         if (ctx != NULL)

@@ -157,6 +157,9 @@ test_writer(void)
     arb_log_ev(ARB_LOG_INFO, "long", NULL, "%s%s", big, big);
     arb_log_format = ARB_LOG_TEXT;
     arb_log(ARB_LOG_WARN, "plain %d", 42);
+    /* A name from outside cannot forge a line, nor drive a terminal. */
+    arb_log(ARB_LOG_WARN, "match %s: gone",
+            "X\n2026-12-07T00:00:00.000Z error commit failed\x1b[2J\tok");
     arb_log_format = ARB_LOG_JSON;
     capture_end(saved);
 
@@ -170,6 +173,11 @@ test_writer(void)
         char *nl = last != NULL ? strchr(last, '\n') : NULL;
         CHECK(nl != NULL && strstr(nl + 1, "Z warn plain 42\n") != NULL &&
               nl[1] == '2');
+        CHECK(nl != NULL && strstr(nl + 1, "Z warn match X\\x0a2026-12-07T"
+                                   "00:00:00.000Z error commit failed"
+                                   "\\x1b[2J\\x09ok: gone\n") != NULL);
+        CHECK(nl != NULL && strstr(nl + 1, "\n2026-12-07T00:00:00.000Z")
+              == NULL);
         if (nl != NULL)
             nl[1] = '\0';
     }
