@@ -199,6 +199,12 @@ test_bonuses(void)
     /* ... not when the winning rank holds a Cạ (2S+2W, won on 2V) */
     CHECK_INT(score("2V 2V 3V 3V 4S 4S 5W 5W 6V 6V 8V 8V 9S 9W 2S 2W 4V 4W "
                     "6S 6W", "2V", ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 2);
+    /* ... nor when that Cạ is exposed: §4 «жодного Cạ на переможному
+     * рівні» ("no Cạ at the winning rank") counts every pair of the
+     * hand, the captured 2S+2W as much as a concealed one: Ù xuông, 2 */
+    CHECK_INT(score("2S+2W 2V 2V 3V 3V 4S 4S 5W 5W 6V 6V 8V 8V 9S 9W 4V 4W "
+                    "6S 6W", "2V", ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 2);
+    CHECK_STR(ids, "");
     /* ... nor with seven Chắn */
     CHECK_INT(score("2V 2V 3V 3V 4S 4S 5W 5W 6V 6V 8V 8V 9S 9S 2S 2W 4V 4W "
                     "6S 6W", "5W", ARB_CHAN_WON_STOCK, ids, sizeof(ids)), 2);
