@@ -927,6 +927,52 @@ test_goal(void)
     arb_match_free(m);
 }
 
+/* Both ends at once: with `end: dealt-twice` and two players, round 4 is
+ * the last of the second turn of deals; a player who reaches 25 in it
+ * ends the game by the goal ("пока один из игроков не наберет ... 25
+ * очков ..., и этот игрок выигрывает игру"), which the record says. */
+static void
+test_goal_last_deal(void)
+{
+    static const char *const round[4][2] = {
+        /* dealer's 7 and the other's 7, then the dealer's draw */
+        { "B1B2B3R1R2R3B2" "B5B5B5B6B6B6B7", "B4" },
+        { "B1B2B3R1R2R3B2" "B5B5B5B6B6B6B7", "B4" },
+        { "B1B2B3R1R2R3B2" "B5B5B5B6B6B6B7", "B4" },
+        { "B5B5B5B5R5R5R5" "B1B1B1B1B2B2B2", "R5" },
+    };
+    static const char *const dealer[4] = { "ann", "bob", "ann", "bob" };
+    arb_match_t *m;
+    char         words[400], line[512];
+    int          r;
+
+    m = open_text("game: tsukurutenten\nmatch: g\nplayers: ann bob\n"
+                  "scoring: extended\nend: dealt-twice\n");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    for (r = 0; r < 4; r++) {
+        order_words(words, sizeof(words), round[r][0], round[r][1]);
+        snprintf(line, sizeof(line), "deal %s %s", dealer[r], words);
+        CHECK_INT(play(m, line), 0);
+        snprintf(line, sizeof(line), "draw %s", dealer[r]);
+        CHECK_INT(play(m, line), 0);
+        snprintf(line, sizeof(line), "finish %s", dealer[r]);
+        CHECK_INT(play(m, line), 0);
+        CHECK(arb_match_finished(m) == (r == 3));
+    }
+    /* rounds 1-3: dealer 3 + closed 1 + under five 2 + heaven 3 = 9 */
+    CHECK_STR(field(m, 0, "points"), "9");
+    CHECK_STR(field(m, 2, "totals"), "ann=18,bob=9");
+    /* round 4: 44 (test_goal's hand), bob 53 */
+    CHECK_STR(field(m, 3, "totals"), "ann=18,bob=53");
+    CHECK_STR(field(m, 4, "kind"), "game");
+    CHECK_STR(field(m, 4, "end"), "goal");
+    CHECK_STR(field(m, 4, "reason"), "a player reached the goal of 25 "
+              "points; the game goes to bob");
+    arb_match_free(m);
+}
+
 /* Four players: only the previous player's last discard can be taken. */
 static void
 test_four_players(void)
@@ -1266,6 +1312,7 @@ main(void)
     test_shared_game();
     test_purple_take();
     test_goal();
+    test_goal_last_deal();
     test_four_players();
     test_exhaust_four();
     test_last_discard();
