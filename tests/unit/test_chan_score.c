@@ -344,6 +344,11 @@ test_win_conditions(void)
                     "2S 2W", "CC", ARB_CHAN_WON_STOCK, NULL, 0), -1);
     CHECK(strstr(why, "exactly six Chắn and four Cạ; it has 7 Chắn and 3 "
                  "Cạ") != NULL);
+    /* ... whoever flipped the Chi chi: §1 asks it of every win on Chi
+     * chi, Ù chì (the winner's own stock card) included */
+    CHECK_INT(score("CC CC 2V 2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8V 8S 9V 9S "
+                    "2S 2W", "CC", ARB_CHAN_WON_SELF, NULL, 0), -1);
+    CHECK(strstr(why, "it has 7 Chắn and 3 Cạ") != NULL);
     /* ... and the same hand wins on another card */
     CHECK(score("CC CC 2V 2V 3V 3V 4V 4V 5V 5V 6V 6V 7V 7V 8V 8S 9V 9S "
                 "2S 2W", "2S", ARB_CHAN_WON_STOCK, NULL, 0) > 0);
