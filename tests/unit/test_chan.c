@@ -1501,6 +1501,42 @@ test_transcripts(void)
               "9f1814aad21a4bc55c0c55caf3f06bcd");
 }
 
+/* Only a pass that leaves its passer to flip from an empty stock ends the
+ * hand (§4 «Якщо запас закінчується без виграшу»: "if the stock runs out
+ * without a win"): a pass of a discard with one stock card left is
+ * followed by the flip of that card.  chan-draw.txt with its 46th move,
+ * a bare draw, written as a pass and a draw. */
+static void
+test_pass_before_last_card(void)
+{
+    FILE        *f = fopen("tests/data/chan-draw.txt", "rb");
+    static char  buf[1 << 16], text[1 << 16];
+    char        *at;
+    size_t       n;
+    arb_match_t *m;
+
+    CHECK(f != NULL);
+    if (f == NULL)
+        return;
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    at = strstr(buf, "46. draw dung");
+    CHECK(at != NULL);
+    if (at == NULL)
+        return;
+    snprintf(text, sizeof(text), "%.*s46. pass dung\n47. draw dung\n"
+             "48. pass dung\n49. pass an\n", (int)(at - buf), buf);
+    m = open_text(text);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_STR(rec_str(m, "result"), "draw");
+        CHECK_INT(rec_int(m, "stock_left"), 0);
+        CHECK_STR(rec_str(m, "settlement"), "an 0 binh 0 chi 0 dung 0");
+        arb_match_free(m);
+    }
+}
+
 /* A win declared on the last stock card: recorded, it wins; the pass of
  * the player whose turn it is would end the hand as a draw, so it waits
  * for the declaration ("if the stock runs out without a win", §4).  Until
@@ -1685,6 +1721,7 @@ main(void)
     test_rulings_and_digest();
     test_transcripts();
     test_last_card_declared();
+    test_pass_before_last_card();
     test_canonical();
     test_exhausted();
     return TEST_END();
