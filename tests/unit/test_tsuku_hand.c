@@ -511,6 +511,36 @@ test_bonuses(void)
     CHECK_STR(arb_tsuku_bonus_name(ARB_TB_CLOSED), "closed-hand");
 }
 
+/* Every bonus's points as the seed's table gives them ("Бонусы в 1
+ * очко" ... "Бонусы в 25 очков"), each on a hand that meets it: pts[]
+ * is what a round record lists and adds. */
+static void
+test_bonus_points(void)
+{
+    static const struct {
+        const char *hand;
+        int         bonus, points;
+    } t[] = {
+        { "B1+B2+B3 R4 R4 R5 R6 R7", ARB_TB_CLOSED, 1 },
+        { "R0 B2 B2 B3 B3 R4 R4 R2", ARB_TB_NO_ONES, 1 },
+        { "B4 B4 B4 R1 R2 R3 B1 B2", ARB_TB_THREE, 1 },
+        { "B1 B2 B3 B4 R1 R2 R3 R4", ARB_TB_HALF, 1 },
+        { "B7 B2 B3 R1 R2 R3 R4 R0", ARB_TB_SEVEN, 1 },
+        { "B1 B2 B3 B4 B5 R1 R1 R2", ARB_TB_STRAIGHT, 1 },
+        { "B1 B2 R3 R1 R2 R3 R4 R0", ARB_TB_TWO_BLUES, 1 },
+        { "B4 B4 R4 R4 R0 R1 B1 B2", ARB_TB_UNDER_FIVE, 2 },
+        { "B2 B2 B2 B2 R1 R3 R5 R0", ARB_TB_FOUR, 2 },
+        { "P8r B2 B3 R1 R2 R3 R4 R0", ARB_TB_EIGHT, 2 },
+        { "B2 B2 B2 B2 R6 R6 R6 R0", ARB_TB_MULTI, 5 },
+        { "B2 B2 B2 B2 R6 R6 R6 R6", ARB_TB_DOUBLE_FOUR, 10 },
+        { "B5 B5 B5 B5 R5 R5 R5 R5", ARB_TB_DIVINE, 25 },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        CHECK_INT(points_of(NULL, t[i].hand, t[i].bonus), t[i].points);
+}
+
 static void
 test_exclusions(void)
 {
@@ -964,6 +994,7 @@ main(void)
     test_declare();
     test_search();
     test_bonuses();
+    test_bonus_points();
     test_exclusions();
     test_scoring();
     test_cross_check();
