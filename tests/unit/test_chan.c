@@ -949,6 +949,8 @@ test_priority(void)
     CHECK_STR(rec_str(m, "winning_card"), "5W");
     CHECK_STR(rec_str(m, "bonuses"), "thap-thanh");
     CHECK_INT(rec_int(m, "chan"), 10);
+    /* Thập thành: all ten pairs Chắn (§4), so the record counts no Cạ */
+    CHECK_INT(rec_int(m, "ca"), 0);
     CHECK_INT(rec_int(m, "score"), 12);
     CHECK_STR(rec_str(m, "settlement"), "a -12 b -12 c 36 d -12");
     CHECK_INT(total(m, "c"), 36);
