@@ -12,6 +12,7 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "core/ledger/bundle.h"
+#include "core/text.h"
 #include "tools/cli.h"
 
 char cli_who[64] = "arbiter";
@@ -144,15 +145,38 @@ cli_print_json(const char *cmd, json_t *v)
     return rc;
 }
 
+/* One line of a bundle's problems: what it quotes comes from the file
+ * (a match id, an option, a move), so a control character in it is shown
+ * as \xNN and cannot drive the terminal (core/text.h). */
+static void
+print_problem(const char *prefix, const char *id, const char *msg)
+{
+    arb_buf_t b = ARB_BUF_INIT;
+
+    arb_buf_puts(&b, prefix);
+    if (id != NULL) {
+        arb_buf_puts(&b, "match ");
+        arb_text_clean(&b, id, strlen(id), 0);
+        arb_buf_puts(&b, ": ");
+    }
+    arb_text_clean(&b, msg, strlen(msg), 0);
+    arb_buf_putc(&b, '\n');
+    if (!b.oom)
+        fwrite(b.data, 1, b.len, stderr);
+    else
+        fprintf(stderr, "%sout of memory\n", prefix);
+    arb_buf_free(&b);
+}
+
 void
 cli_print_bundle_problems(const char *prefix, const arb_bundle_report_t *rep)
 {
     size_t i, j;
 
     if (rep->error != NULL)
-        fprintf(stderr, "%s%s\n", prefix, rep->error);
+        print_problem(prefix, NULL, rep->error);
     for (i = 0; i < rep->nmatches; i++)
         for (j = 0; j < rep->matches[i].nproblems; j++)
-            fprintf(stderr, "%smatch %s: %s\n", prefix,
-                    rep->matches[i].match_id, rep->matches[i].problems[j]);
+            print_problem(prefix, rep->matches[i].match_id,
+                          rep->matches[i].problems[j]);
 }

@@ -374,6 +374,17 @@ check "exporter C1 escaped" "  unverified: the bundle says it was exported by ar
 setbyte "$T/t" $((x + 11)) 155
 check "exporter not UTF-8" "1" "$(fails "$T/t" | head -1)"
 check "exporter not UTF-8 message" 1 "$(fails "$T/t" | grep -c 'the exporter is not UTF-8')"
+# What a problem quotes from the file is shown escaped: a match id of
+# the header with an ESC in it (no key needed to write one) reached the
+# terminal as it was.
+cp "$B" "$T/t"; set -- $(rec "$T/t" M)
+setbyte "$T/t" $(($1 + 7)) 27       # "M1" becomes "M<ESC>"
+check "a control character in a problem, escaped" "1
+arbiter verify: $T/t: match M\\x1b: signature does not verify with key $KEY
+arbiter verify: $T/t: match M\\x1b: rule profile: match id 'M\\x1b' differs from the open event's 'M1'" \
+      "$(fails "$T/t")"
+check "... no ESC on stderr" 0 \
+    "$($A verify "$T/t" --pubkey "$KEY" 2>&1 | grep -c "$(printf '\033')")"
 
 set -- $(rec "$B" E 9)
 head -c $(($1 + 30)) "$B" > "$T/t"
