@@ -536,6 +536,51 @@ test_from_store_errors(void)
     arb_buf_free(&out);
 }
 
+/* A history handed to arb_bundle_add (from any loader) enters a bundle
+ * only when its chain holds: a record that says another seq, a hash that
+ * differs in its last byte only, an empty event are refused by name (no
+ * test failed when the seq or the hash's last byte went unchecked: the
+ * verifier then caught the bundle under another name). */
+static void
+test_add_checks(void)
+{
+    static const struct { int what; const char *why; } c[] = {
+        { 0, "an event without seq, hash or bytes" },
+        { 1, "hash mismatch at seq 5" },
+        { 2, "seq 5: 0 bytes" },
+    };
+    arb_store_t  *s = open_db();
+    arb_history_t h;
+    arb_bundle_t  b;
+    arb_buf_t     why = ARB_BUF_INIT;
+    size_t        i;
+
+    memset(&b, 0, sizeof(b));
+    for (i = 0; i < sizeof(c) / sizeof(*c); i++) {
+        memset(&h, 0, sizeof(h));
+        CHECK_INT(arb_history_load(&h, s, "LONG", UINT64_MAX, &why), 0);
+        CHECK(h.has_open && h.nevents == 37 && h.recs != NULL);
+        if (!h.has_open || h.nevents != 37 || h.recs == NULL) {
+            arb_history_clear(&h);
+            break;
+        }
+        if (c[i].what == 0)
+            h.recs[5].seq = 6;
+        else if (c[i].what == 1)
+            h.recs[5].hash[ARB_HASH_LEN - 1] ^= 0x01;
+        else
+            h.recs[5].len = 0;
+        CHECK_INT(arb_bundle_add(&b, "LONG", &h, &why),
+                  c[i].what == 2 ? ARB_EINVAL : ARB_ECORRUPT);
+        CHECK_STR(arb_buf_cstr(&why), c[i].why);
+        CHECK_INT(b.nmatches, 0);
+        arb_history_clear(&h);
+    }
+    arb_bundle_clear(&b);
+    arb_store_close(s);
+    arb_buf_free(&why);
+}
+
 /* ---- tampering -------------------------------------------------------- */
 
 static uint32_t
@@ -545,6 +590,13 @@ be32(const char *p)
 
     return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8
            | u[3];
+}
+
+static void
+put_be32(char *p, uint32_t v)
+{
+    p[0] = (char)(v >> 24), p[1] = (char)(v >> 16);
+    p[2] = (char)(v >> 8), p[3] = (char)v;
 }
 
 /* Offset of the first record of `type` (for 'E': with that seq). */
@@ -816,6 +868,25 @@ test_changed_under(void)
         CHECK_INT(arb__bundle_recs(&f.sections[0], &recs, &cap), 0);
         arb__bundle_file_clear(&f);
     }
+    /* The last record's length one more than the section holds: read
+     * again, it would run into the checkpoint (no test failed when the
+     * check allowed a record header's 5 bytes more). */
+    memset(&f, 0, sizeof(f));
+    CHECK_INT(arb__bundle_read(&f, (const unsigned char *)b.data, b.len,
+                               &why), 0);
+    if (f.nsections == 1) {
+        size_t   at = find_rec(&b, 'E', 37) + 1;
+        uint32_t len = be32(b.data + at);
+
+        for (i = 1; i <= 5; i++) {
+            put_be32(b.data + at, len + (uint32_t)i);
+            CHECK_INT(arb__bundle_recs(&f.sections[0], &recs, &cap),
+                      ARB_ECRYPTO);
+        }
+        put_be32(b.data + at, len);
+        CHECK_INT(arb__bundle_recs(&f.sections[0], &recs, &cap), 0);
+    }
+    arb__bundle_file_clear(&f);
     free(recs);
     arb_buf_free(&b);
     arb_buf_free(&why);
@@ -1001,6 +1072,14 @@ test_tamper(void)
     t.len = cut = off + n;
     snprintf(msg, sizeof(msg), "truncated at byte %zu (after seq 7)", cut);
     expect_error(&t, msg);
+    /* Cut right after the seq of a record that says seq 9: the seq read
+     * is named, not the one expected (no test failed when 8 bytes were
+     * taken as too few to read it) */
+    t.data[off + 5 + 7] = 9;
+    t.len = cut = off + 5 + 8;
+    snprintf(msg, sizeof(msg), "truncated at byte %zu (in seq 9)", cut);
+    expect_error(&t, msg);
+    t.data[off + 5 + 7] = 7;
     off = find_rec(&b, 'M', 0);
     copy(&t, &b);
     t.len = cut = off + 20;
@@ -1351,6 +1430,10 @@ test_match_fields(void)
         { "\1a\0", 3, "the game has a length out of range" },
         { "\1a\10yahchain\0\0\0\0\0\1t\0\1\0\1k\0", 24,
           "an option runs past the end of the record" },
+        /* the exporter is 1..4096 bytes (no test failed when 0 was
+         * taken) */
+        { "\1a\10yahchain\0\0\0\0\0\0\0\0", 18, "the exporter has "
+          "a length out of range" },
     };
     arb_buf_t b = ARB_BUF_INIT;
     char      msg[256];
@@ -2194,6 +2277,7 @@ main(void)
     test_duplicate_ids();
     test_changed_under();
     test_from_store_errors();
+    test_add_checks();
     test_tamper();
     test_record_edges();
     test_record_order();
