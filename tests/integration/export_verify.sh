@@ -348,6 +348,9 @@ check "checkpoint count" "1
 arbiter verify: $T/t: match M1: signature does not verify with key $KEY
 arbiter verify: $T/t: match M1: seq 38 missing: the checkpoint counts 39 events, the bundle holds 38" \
       "$(fails "$T/t")"
+check "checkpoint count: both problems counted" \
+      "arbiter verify: $T/t: FAILED (2 problems): do not trust this bundle" \
+      "$($A verify "$T/t" --pubkey "$KEY" 2>&1 | tail -1)"
 
 cp "$B" "$T/t"; set -- $(rec "$T/t" C)
 setbyte "$T/t" $(($1 + 5 + 40)) $(( $(getbyte "$T/t" $(($1 + 5 + 40))) ^ 1 ))
