@@ -1099,6 +1099,26 @@ test_tamper(void)
     expect_problems(&t, kp.pk, (const char *const[]){
         "rule profile: option mode=4 differs from the open event's mode=3",
         NULL }, __LINE__);
+    /* The option left out of the header, the record shortened to fit:
+     * fewer options than the open event's is a difference too (no test
+     * failed when only more were refused). */
+    copy(&t, &b);
+    {
+        char  *p = find(t.data + off, 200, "\x00\x01\x00\x04mode\x00\x01",
+                        10);
+        size_t at;
+
+        CHECK(p != NULL);
+        if (p != NULL) {
+            at = (size_t)(p - t.data);
+            p[1] = 0;
+            memmove(t.data + at + 2, t.data + at + 11, t.len - at - 11);
+            t.len -= 9;
+            put_be32(t.data + off + 1, be32(t.data + off + 1) - 9);
+        }
+    }
+    expect_problems(&t, kp.pk, (const char *const[]){
+        "rule profile: 0 options, the open event has 1", NULL }, __LINE__);
 
     /* ---- the file itself ---- */
     /* Truncated inside the event bytes of seq 7, inside its record
