@@ -255,6 +255,18 @@ $T/p.jsonl" /dev/null > "$T/tty" 2>&1
         > "$T/tty" 2>&1
     check "verify: progress at a terminal" yes \
         "$(grep -q 'verify: events [1-9][0-9]*/[1-9]' "$T/tty" && echo yes)"
+    # ... and the line cleared before the verdict is printed on it (no
+    # test failed when the verdict followed the progress on its line)
+    check "verify: progress cleared before the verdict" 1 \
+        "$(grep -c "$(printf '\033')\[Kbundle $T/all.bundle: 3 matches" \
+           "$T/tty")"
+    # A bundle is binary: never written to a terminal (no test failed
+    # when it was).
+    script -qec "$A export --db $T/data --match M1 --format bundle; \
+echo rc=\$?" /dev/null > "$T/tty" 2>&1
+    check "export: no bundle to a terminal" 1 \
+        "$(grep -c 'arbiter export: a bundle is binary: use --out FILE or redirect stdout' "$T/tty")"
+    check "... exit 2" 1 "$(grep -c '^rc=2' "$T/tty")"
 else
     echo "export_verify.sh: 'script' not found: progress cases skipped"
 fi
@@ -374,6 +386,11 @@ check "exporter flipped, verified the same" "$($A verify "$B" --pubkey "$KEY" | 
 setbyte "$T/t" $((x + 11)) 194; setbyte "$T/t" $((x + 12)) 155
 check "exporter C1 escaped" "  unverified: the bundle says it was exported by arbiter 0.1\\xc2\\x9b (no signature covers this)" \
       "$($A verify "$T/t" --pubkey "$KEY" | grep 'exported by')"
+# A backslash of the name is escaped too, so that no escape is forged
+# (no test failed when it was shown as it is).
+setbyte "$T/t" $((x + 11)) 92; setbyte "$T/t" $((x + 12)) 48
+check "exporter backslash escaped" "  unverified: the bundle says it was exported by arbiter 0.1\\x5c0 (no signature covers this)" \
+      "$($A verify "$T/t" --pubkey "$KEY" | grep 'exported by')"
 setbyte "$T/t" $((x + 11)) 155
 check "exporter not UTF-8" "1" "$(fails "$T/t" | head -1)"
 check "exporter not UTF-8 message" 1 "$(fails "$T/t" | grep -c 'the exporter is not UTF-8')"
@@ -409,10 +426,23 @@ arbiter export: $T/data/signing.key: permissions 0644 are too open: only its own
 check "no bundle written" no "$([ -e "$T/x.bundle" ] && echo yes || echo no)"
 chmod 600 "$T/data/signing.key"
 check "key checks both files" "$KEY" "$($A key --db "$T/data")"
+# A signing.pub of another key beside the secret: exit 1, naming the
+# file, and no key printed (no test failed when it printed the public
+# file's key and exited 0).
+cp "$T/data/signing.pub" "$T/pub.keep"
+echo "$OTHER" > "$T/data/signing.pub"
+out=$($A key --db "$T/data" 2>"$T/key.err"); rc=$?
+check "key: the two files disagree" "1 " "$rc $out"
+check "... naming the public file" \
+    "arbiter key: $T/data/signing.pub: does not hold the public half of signing.key" \
+    "$(cat "$T/key.err")"
+cp "$T/pub.keep" "$T/data/signing.pub"
 
 # ---- usage and I/O --------------------------------------------------------
 $A verify "$T/none.bundle" --pubkey "$KEY" 2>/dev/null; check "verify no file" 2 $?
 $A verify "$B" 2>/dev/null; check "verify no key" 2 $?
+err=$($A verify "$B" "$B" --pubkey "$KEY" 2>&1); rc=$?
+check "verify two bundles" "2 arbiter verify: one bundle at a time" "$rc $err"
 err=$($A verify "$B" --pubkey xyz 2>&1); rc=$?
 check "verify bad key" "2 arbiter verify: --pubkey: 'xyz' is neither 64 hex digits nor a readable file" "$rc $err"
 $A export --db "$T/data" --match M1 2>/dev/null; check "export no format" 2 $?
