@@ -565,6 +565,10 @@ test_from_store_errors(void)
               ARB_ENOTFOUND);
     CHECK_INT(arb_bundle_from_store(&b, s, "LONG", 39, &why), ARB_ENOTFOUND);
     CHECK_STR(arb_buf_cstr(&why), "match 'LONG' has 38 events, not 39");
+    /* a checkpoint of no event is refused as such (no test failed when
+     * 0 was taken as "all", one less than nothing) */
+    CHECK_INT(arb_bundle_from_store(&b, s, "LONG", 0, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "match 'LONG': a checkpoint of 0 events");
     CHECK_INT(b.nmatches, 0);
     CHECK_INT(arb_bundle_from_store(&b, s, "LONG", UINT64_MAX, &why), 0);
     /* Unsigned: nothing is written. */
@@ -2150,6 +2154,9 @@ test_csv(void)
             { "plain 4♠ 5♥", "plain 4♠ 5♥" }, { "a,b", "\"a,b\"" },
             { "say \"hi\"", "\"say \"\"hi\"\"\"" },
             { "two\r\nlines", "\"two\r\nlines\"" }, { "", "" },
+            /* a line break each alone (no test failed when a bare CR
+             * was left unquoted) */
+            { "a\rb", "\"a\rb\"" }, { "a\nb", "\"a\nb\"" },
         };
         arb_buf_t c = ARB_BUF_INIT;
         size_t    k;
