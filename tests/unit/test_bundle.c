@@ -623,6 +623,20 @@ test_add_checks(void)
         CHECK_INT(b.nmatches, 0);
         arb_history_clear(&h);
     }
+    /* An id of 65 bytes (or none) is refused before anything is
+     * copied (no test failed when the length went unchecked, and 65
+     * bytes overran the checkpoint's id) */
+    memset(&h, 0, sizeof(h));
+    CHECK_INT(arb_history_load(&h, s, "LONG", UINT64_MAX, &why), 0);
+    CHECK_INT(arb_bundle_add(&b, "0123456789abcdef0123456789abcdef"
+                             "0123456789abcdef0123456789abcdefX", &h, &why),
+              ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "a match id of 1 to 64 bytes");
+    CHECK_INT(arb_bundle_add(&b, "", &h, &why), ARB_EINVAL);
+    CHECK_INT(b.nmatches, 0);
+    CHECK_INT(arb_bundle_add(&b, "LONG", &h, &why), 0);
+    CHECK_INT(b.nmatches, 1);
+    arb_history_clear(&h);
     arb_bundle_clear(&b);
     arb_store_close(s);
     arb_buf_free(&why);
