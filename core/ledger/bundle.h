@@ -160,7 +160,8 @@ int  arb_bundle_verify_progress(const void *data, size_t len,
                                 arb_bundle_progress_fn progress, void *ud);
 
 /* A bundled match to draw or replay, handed out only after the whole
- * bundle passed arb_bundle_verify() against pubkey: rep as that fills it,
+ * bundle passed arb_bundle_verify() against pubkey, from the very bytes
+ * verified (one copy of data[0..len), read once): rep as that fills it,
  * and on success *h (zeroed by the caller; clear it after, also on
  * failure) the history of match `match_id`, or of the bundle's only match
  * when match_id is NULL.  0; ARB_ECRYPTO (verification failed: see rep);

@@ -49,6 +49,11 @@ typedef struct arb__bundle_file {
  * (4096; a test sets it to 0 to put every bundle on the threads). */
 extern size_t arb__bundle_par_min;
 
+/* Called by arb_bundle_verified_history between its verification and its
+ * reading of the history (NULL: nothing): a test changes the caller's
+ * bytes there, as another program may rewrite a mapped file. */
+extern void (*arb__bundle_verified_hook)(void);
+
 void arb__bundle_file_clear(arb__bundle_file_t *f);
 
 /* The event records of sec (the reader checked their shape) as history

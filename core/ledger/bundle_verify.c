@@ -352,6 +352,7 @@ verify_match(const arb__bundle_section_t *m,
 }
 
 size_t arb__bundle_par_min = 4096;
+void (*arb__bundle_verified_hook)(void);
 
 typedef struct vpool {
     const arb__bundle_file_t *b;
@@ -537,15 +538,28 @@ arb_bundle_verified_history(const void *data, size_t len,
 {
     arb__bundle_file_t           f;
     const arb__bundle_section_t *m = NULL;
+    unsigned char               *own;
     size_t                       i;
     int                          rc;
 
-    /* the whole check first: nothing of a bundle that fails is read */
-    rc = arb_bundle_verify(data, len, pubkey, rep);
-    if (rc != 0)
-        return rc;
+    /* One copy of the bytes, verified and then read: a mapped file that
+     * another program rewrites in between would be read the second time
+     * as it is then, and its history handed out as verified. */
     memset(&f, 0, sizeof(f));
-    rc = arb__bundle_read(&f, data, len, why);
+    own = malloc(len > 0 ? len : 1);
+    if (own == NULL) {
+        memset(rep, 0, sizeof(*rep));
+        return ARB_ENOMEM;
+    }
+    if (len > 0)
+        memcpy(own, data, len);
+    /* the whole check first: nothing of a bundle that fails is read */
+    rc = arb_bundle_verify(own, len, pubkey, rep);
+    if (arb__bundle_verified_hook != NULL)
+        arb__bundle_verified_hook();
+    if (rc != 0)
+        goto done;
+    rc = arb__bundle_read(&f, own, len, why);
     if (rc != 0)
         goto done;
     for (i = 0; i < f.nsections; i++)
@@ -562,9 +576,11 @@ arb_bundle_verified_history(const void *data, size_t len,
             arb_buf_printf(why, "the bundle holds no match '%s'", match_id);
         goto done;
     }
+    /* the records' bytes are copied into h (arb_history_push) */
     rc = arb__bundle_history(h, m, why);
 done:
     arb__bundle_file_clear(&f);
+    free(own);
     return rc;
 }
 

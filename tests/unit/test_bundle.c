@@ -956,6 +956,53 @@ test_changed_under(void)
     arb_buf_free(&why);
 }
 
+/* The byte test_verified_changed() flips once the verification is done. */
+static char *flip_at;
+
+static void
+flip_after_verify(void)
+{
+    *flip_at ^= 0x01;
+}
+
+/* A bundle whose bytes change after arb_bundle_verified_history verified
+ * them (a mapped file another program rewrites): the history handed out
+ * is the one verified, never bytes read again afterwards (until
+ * 2026-12-07 the file was parsed a second time, and `arbiter report`
+ * drew the changed events as verified). */
+static void
+test_verified_changed(void)
+{
+    static const char *const one[] = { "LONG" };
+    arb_bundle_report_t rep;
+    arb_history_t       h;
+    arb_buf_t           b = ARB_BUF_INIT, was = ARB_BUF_INIT;
+    arb_buf_t           why = ARB_BUF_INIT;
+    size_t              off, n;
+
+    export_bundle(&b, one, 1, UINT64_MAX);
+    copy(&was, &b);
+    off = find_rec(&b, 'E', 17);
+    n = rec_len(&b, off);
+    flip_at = b.data + off + n - 1;
+    arb__bundle_verified_hook = flip_after_verify;
+    memset(&h, 0, sizeof(h));
+    CHECK_INT(arb_bundle_verified_history(b.data, b.len, kp.pk, NULL, &rep,
+                                          &h, &why), 0);
+    arb__bundle_verified_hook = NULL;
+    CHECK(memcmp(b.data, was.data, b.len) != 0);   /* it did change */
+    CHECK(h.has_open && h.nevents == 37 && h.recs != NULL);
+    if (h.has_open && h.nevents == 37 && h.recs != NULL)
+        CHECK(h.recs[17].len == n - 45
+              && memcmp(h.recs[17].bytes, was.data + off + 45, n - 45)
+                 == 0);
+    arb_history_clear(&h);
+    arb_bundle_report_clear(&rep);
+    arb_buf_free(&b);
+    arb_buf_free(&was);
+    arb_buf_free(&why);
+}
+
 static void
 expect_error(const arb_buf_t *t, const char *want)
 {
@@ -2363,6 +2410,7 @@ main(void)
     test_many_matches();
     test_duplicate_ids();
     test_changed_under();
+    test_verified_changed();
     test_from_store_errors();
     test_add_checks();
     test_checkpoint_message();
