@@ -59,6 +59,10 @@ refuse_head(arb_http_conn_t *hc)
     int              n;
 
     hc->refused = 1;
+    /* A response as those libh2o sends: counted by its class too (until
+     * 2026-12-07 only here, and arbiter_http_responses_total{code="4xx"}
+     * missed every head refused early). */
+    h->srv->n.http_status[3]++;
     if (h->srv->n.http_heads_refused++ % 1000 == 0)
         arb_log_ev(ARB_LOG_WARN, "http_head_refused", NULL, "http: a "
                    "request head over header_max (%zu bytes): answered 431 "

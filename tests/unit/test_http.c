@@ -331,6 +331,8 @@ test_head_early(void)
      * as more of the head (nor answered and counted again) */
     {
         long long r0 = metric_value("arbiter_http_heads_refused_total");
+        long long c0 = metric_value("arbiter_http_responses_total"
+                                    "{code=\"4xx\"}");
 
         fds[0] = http_connect(port);
         http_write_all(fds[0], "GET / HTTP/1.1\r\nHost: t\r\nX-Pad: ",
@@ -345,6 +347,10 @@ test_head_early(void)
         usleep(50000);
         CHECK(r0 >= 0);
         CHECK_INT(metric_value("arbiter_http_heads_refused_total"), r0 + 1);
+        /* and among the responses, a 4xx (until 2026-12-07 not) */
+        CHECK(c0 >= 0);
+        CHECK_INT(metric_value("arbiter_http_responses_total"
+                               "{code=\"4xx\"}"), c0 + 1);
         close(fds[0]);
     }
     /* the second request of a kept-alive connection is guarded too */
