@@ -1251,7 +1251,7 @@ test_slow_subscriber(void)
     arb_buf_t        why = ARB_BUF_INIT;
     char             text[3501], code[32];
     int              i, acked = 0, slow = 0;
-    uint64_t         cut0;
+    uint64_t         cut0, subs0, conns0;
 
     msgpack_unpacked_init(&res);
     CHECK(w && s);
@@ -1262,6 +1262,8 @@ test_slow_subscriber(void)
     CHECK_INT(open_match(w, "slow-1", "3"), 0);
     CHECK_INT(call(w, &res, "stats", ""), 0);
     cut0 = arb_client_uint(&res, "subscribers_cut");
+    subs0 = arb_client_uint(&res, "subscribers");
+    conns0 = arb_client_uint(&res, "connections");
     CHECK_INT(call(s, &res, "subscribe", "s", "match", "slow-1"), 0);
     /* two more on the same connection: they end with it, and count */
     CHECK_INT(call(s, &res, "subscribe", "s", "match", "slow-1"), 0);
@@ -1281,6 +1283,13 @@ test_slow_subscriber(void)
                  && arb_client_get(&res, "ok")->via.boolean;
     }
     CHECK_INT(acked, 300);
+    /* cut off, its connection still draining: its subscriptions are
+     * subscribers no more (nothing checked that the ended ones of a
+     * connection that lingers were left out) */
+    CHECK_INT(call(w, &res, "stats", ""), 0);
+    CHECK_INT(arb_client_uint(&res, "subscribers_cut") - cut0, 3);
+    CHECK_INT(arb_client_uint(&res, "subscribers"), subs0);
+    CHECK_INT(arb_client_uint(&res, "connections"), conns0);
     /* the subscriber finds the pushes it had room for, then "slow", then
      * the end of the connection */
     for (;;) {
