@@ -976,6 +976,28 @@ test_game(const game_t *g)
         memset(&none, 0, sizeof(none));
         for (i = 0; i < 3; i++)
             check_events(&r, g, tok[i], &all, &none);
+        /* over HTTP too: each reads the events as the arbiter does, byte
+         * for byte (nothing read them there after the close) */
+        {
+            char *whole_ev = malloc(sizeof(http_resp));
+
+            snprintf(cmd, sizeof(cmd), "/api/m/%s/events?from=0&limit=10000",
+                     g->match);
+            CHECK(whole_ev != NULL);
+            CHECK_INT(http_get(http_port, cmd, HARNESS_ARBITER, http_resp,
+                               sizeof(http_resp)), 200);
+            if (whole_ev != NULL)
+                snprintf(whole_ev, sizeof(http_resp), "%s",
+                         http_body(http_resp));
+            CHECK(whole_ev != NULL
+                  && strstr(whole_ev, "\"hash\":null") == NULL);
+            for (i = 0; i < 3 && whole_ev != NULL; i++) {
+                CHECK_INT(http_get(http_port, cmd, tok[i], http_resp,
+                                   sizeof(http_resp)), 200);
+                CHECK_STR(http_body(http_resp), whole_ev);
+            }
+            free(whole_ev);
+        }
         /* a resumed feed of every match gets them whole too: each of its
          * acks is seen as its own match is, closed */
         {
