@@ -1834,6 +1834,10 @@ test_public(void)
     CHECK(sample(http_body(resp),
                  "arbiter_commit_events_bucket{le=\"1\"}") == 0);
     CHECK(sample(http_body(resp), "arbiter_appends_total") == 0);
+    /* ... and two requests on two connections: the list and this one
+     * (an offset hides from a difference of two scrapes) */
+    CHECK(sample(http_body(resp), "arbiter_http_requests_total") == 2);
+    CHECK(sample(http_body(resp), "arbiter_http_connections_total") == 2);
     CHECK_INT(http_get(port, "/api/matches", "not-a-token-at-all-0000", resp,
                        BIG), 401);
 }
