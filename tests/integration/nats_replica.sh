@@ -69,7 +69,7 @@ metric() { printf '%s\n' "$metrics" | awk -v n="$1" '$1 == n { print $2 }'; }
 # The two are read one after the other: the once-a-second look (the
 # stream's head, how far behind) may fall between them, so a pair that
 # differs there is read again, up to five times.
-figs="appended stream_seq stream_head behind reconnects"
+figs="appended stream_seq stream_head behind reconnects duplicates foreign"
 sstat() { printf '%s\n' "$stats" | awk -v n="replica.$1" '$1 == n { print $2 }'; }
 tries=0
 while :; do
@@ -78,7 +78,8 @@ while :; do
     stats=$(on rep stats)
     a=$(for f in $figs; do sstat "$f"; done | tr '\n' ' ')
     b=$(for f in appended_total stream_seq stream_head behind \
-            reconnects_total; do metric "arbiter_replica_$f"; done | tr '\n' ' ')
+            reconnects_total duplicates_total foreign_total; do
+            metric "arbiter_replica_$f"; done | tr '\n' ' ')
     tries=$((tries + 1))
     [ "$a" = "$b" ] || [ $tries -ge 5 ] && break
     sleep 0.3
@@ -98,6 +99,12 @@ check "metrics: replica stopped no match" 0 \
     "$(metric arbiter_replica_stopped_matches)"
 check "metrics: replica reconnects = stats" "$(sstat reconnects)" \
     "$(metric arbiter_replica_reconnects_total)"
+# (until 2026-12-07 no test read these two: one that showed appended for
+# duplicates went unseen)
+check "metrics: replica duplicates = stats" "$(sstat duplicates)" \
+    "$(metric arbiter_replica_duplicates_total)"
+check "metrics: replica foreign = stats" "$(sstat foreign)" \
+    "$(metric arbiter_replica_foreign_total)"
 check "metrics: no recorder's replication figures on a replica" 0 \
     "$(printf '%s\n' "$metrics" | grep -c '^arbiter_replication_')"
 
