@@ -142,9 +142,15 @@ void arb_http_api_stats(arb_http_req_t *q);
  * (`where` "stopping" or "store").  It names no match. */
 void arb_http_health(arb_http_req_t *q);
 /* The last seq of `match` known committed, and (closed not NULL) whether
- * that is its close: 0, or ARB_ENOTFOUND. */
+ * that is its close: 0, ARB_ENOTFOUND, or the store's error with why
+ * (may be NULL) saying what. */
 int  arb_http_committed_seq(arb_server_t *srv, const char *match,
-                            uint64_t *upto, int *closed);
+                            uint64_t *upto, int *closed, arb_buf_t *why);
+/* arb_http_committed_seq, and with l not NULL the match's live entry
+ * (arb_live_get): 0, or -1 with the request answered: 404 "match" when
+ * there is no such match, else 500 "store" naming what failed. */
+int  arb_http_match_at(arb_http_req_t *q, const char *match,
+                       uint64_t *upto, int *closed, arb_live_t **l);
 
 /* http_tourn.c: /api/t/<id>/board (board) or /standings. */
 void arb_http_api_tourn(arb_http_req_t *q, const char *id, int board);

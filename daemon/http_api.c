@@ -34,13 +34,14 @@ send_json(arb_http_req_t *q, arb_buf_t *b)
 
 int
 arb_http_committed_seq(arb_server_t *srv, const char *match, uint64_t *upto,
-                       int *closed)
+                       int *closed, arb_buf_t *why)
 {
     arb_match_info_t info;
     arb_live_t      *l = NULL;
+    int              rc;
 
-    if (arb_store_match(srv->store, match, &info, NULL) != 0)
-        return ARB_ENOTFOUND;
+    if ((rc = arb_store_match(srv->store, match, &info, why)) != 0)
+        return rc;
     *upto = info.last_seq;
     /* Only what the loop knows is committed: never a queued event. */
     if (arb_live_get(srv, match, &l, NULL) == 0 && l->committed < *upto)
@@ -48,6 +49,28 @@ arb_http_committed_seq(arb_server_t *srv, const char *match, uint64_t *upto,
     if (closed != NULL)
         *closed = info.closed && info.last_seq == *upto;
     return 0;
+}
+
+int
+arb_http_match_at(arb_http_req_t *q, const char *match, uint64_t *upto,
+                  int *closed, arb_live_t **l)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    int       rc;
+
+    rc = arb_http_committed_seq(q->srv, match, upto, closed, &why);
+    if (rc == 0 && l != NULL)
+        rc = arb_live_get(q->srv, match, l, &why);
+    /* Only a match that is not there is "no match": a store that fails
+     * to read it, or a history that does not read, is said as such
+     * (until 2026-12-07 every failure here was a 404). */
+    if (rc == ARB_ENOTFOUND)
+        arb_http_error(q->req, 404, "match", "no match '%s'", match);
+    else if (rc != 0)
+        arb_http_error(q->req, 500, "store", "match '%s': %s", match,
+                       why.len > 0 ? arb_buf_cstr(&why) : arb_strerror(rc));
+    arb_buf_free(&why);
+    return rc == 0 ? 0 : -1;
 }
 
 /* ---- matches ------------------------------------------------------------ */
@@ -145,10 +168,8 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
             return;
         }
     }
-    if (arb_http_committed_seq(q->srv, match, &upto, &closed) != 0) {
-        arb_http_error(q->req, 404, "match", "no match '%s'", match);
+    if (arb_http_match_at(q, match, &upto, &closed, NULL) != 0)
         return;
-    }
     if (has_at && at > upto) {
         arb_http_error(q->req, 400, "at", "match '%s' has events 0..%" PRIu64
                        ", not %" PRIu64, match, upto, at);
@@ -222,11 +243,8 @@ arb_http_api_events(arb_http_req_t *q, const char *match)
     if (arb_http_param_u64(q, "from", 0, UINT64_MAX - 1, &from) < 0
         || arb_http_param_u64(q, "limit", 1, 10000, &x.limit) < 0)
         return;
-    if (arb_http_committed_seq(q->srv, match, &upto, NULL) != 0
-        || arb_live_get(q->srv, match, &l, NULL) != 0) {
-        arb_http_error(q->req, 404, "match", "no match '%s'", match);
+    if (arb_http_match_at(q, match, &upto, NULL, &l) != 0)
         return;
-    }
     /* The setup decides what is hidden and whose seat a player holds;
      * without the match at hand its game alone does (and no seat). */
     memset(&bare, 0, sizeof(bare));

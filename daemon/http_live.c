@@ -389,11 +389,8 @@ arb_http_live(arb_http_req_t *q, const char *match)
     x.match = match;
     x.cap = q->srv->cfg.http.stream_max / 2;
     if (match != NULL) {
-        if (arb_http_committed_seq(q->srv, match, &upto, NULL) != 0
-            || arb_live_get(q->srv, match, &l, NULL) != 0) {
-            arb_http_error(req, 404, "match", "no match '%s'", match);
+        if (arb_http_match_at(q, match, &upto, NULL, &l) != 0)
             return;
-        }
         /* The stream starts with the state: no separate fetch. */
         rc = arb_live_state(q->srv, match, upto, &m, &own, &why);
         if (rc != 0 && rc != ARB_ESEALED) {

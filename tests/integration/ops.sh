@@ -413,11 +413,25 @@ kill "$started"; wait "$started" 2>/dev/null
 for off in $(grep -obUa "MARKXYZ" "$T/sc/data.mdb" | cut -d: -f1); do
     printf '\377' | dd of="$T/sc/data.mdb" bs=1 seek="$off" conv=notrunc 2>/dev/null
 done
-start "$T/sc" "$T/sc.sock" "$T/sc.log"
+printf '[http]\nlisten = tcp:127.0.0.1:17014\n' > "$T/sc.conf"
+start "$T/sc" "$T/sc.sock" "$T/sc.log" "$T/sc.conf"
 out=$($A state --server "unix:$T/sc.sock" --token "$TOK" --match SC 2>&1); rc=$?
 check "a damaged match's read: refused" 1 "$([ $rc -ne 0 ] && echo 1)"
 check "... and logged as store_corrupt's line" 1 \
     "$(grep -c 'error match SC: .*(1 reads so far): run arbiter check' "$T/sc.log")"
+# Over HTTP it is a store that fails, not a match that is not there
+# (until 2026-12-07 /events and /live answered 404 "no match").
+for r in events live; do
+    code=$(curl -s -m 5 -o "$T/sc.$r" -w '%{http_code}' \
+        -H "Authorization: Bearer $TOK" \
+        "http://127.0.0.1:17014/api/m/SC/$r")
+    check "a damaged match's /$r: 500, where store" "500 1" \
+        "$code $(grep -c '"error":"match .SC.: seq 1: .*"where":"store"' \
+                 "$T/sc.$r")"
+done
+check "... a match not there is still 404" 404 \
+    "$(curl -s -m 5 -o /dev/null -w '%{http_code}' \
+       -H "Authorization: Bearer $TOK" "http://127.0.0.1:17014/api/m/NO/events")"
 kill "$started"; wait "$started" 2>/dev/null
 # A byte changed that still decodes (a note's letter): every read checks
 # the hash links, so the event is never served, extended or signed under
