@@ -389,6 +389,125 @@ test_every_field(void)
     arb_buf_free(&doc);
 }
 
+/* Diffs hand-made records (seq 0) against a hand-made claim, both given
+ * as claim documents: the text output, or the JSON with json set. */
+static char *
+diff_docs(const char *rec, const char *claim, int json)
+{
+    arb_claim_t r, c;
+    arb_diff_t  d;
+    arb_buf_t   out = ARB_BUF_INIT;
+
+    if (arb_claim_parse_json(&r, rec, strlen(rec), &why) != 0)
+        return strdup(arb_buf_cstr(&why));
+    if (arb_claim_parse_json(&c, claim, strlen(claim), &why) != 0) {
+        arb_claim_clear(&r);
+        return strdup(arb_buf_cstr(&why));
+    }
+    if (arb_diff_run(&d, "yahchain", &r.res, &c.res) == 0) {
+        if (json)
+            arb_diff_json(&out, &d);
+        else
+            arb_diff_text(&out, &d);
+        arb_diff_clear(&d);
+    }
+    arb_claim_clear(&c);
+    arb_claim_clear(&r);
+    return arb_buf_cstr(&out) != NULL ? out.data : strdup("");
+}
+
+/* The pairing's order of preference: the most pairs first, however well
+ * fewer pairs agree; an alignment too big for its table is made smaller
+ * by the identical records at both ends, not given up for pairing by
+ * position. */
+static void
+test_pairing_rules(void)
+{
+    arb_buf_t rec = ARB_BUF_INIT, cl = ARB_BUF_INIT, fields = ARB_BUF_INIT;
+    char     *out;
+    int       k;
+
+    /* Sotas 1-5 recorded, claimed as 4 5 1 2 3: pairing 1 2 3 makes
+     * three pairs, pairing 4 5 two that agree on 201 fields each. */
+    for (k = 0; k < 200; k++)
+        arb_buf_printf(&fields, ",\"f%d\":%d", k, k);
+    arb_buf_cstr(&fields);
+    arb_buf_printf(&rec, "{\"records\":[{\"sota\":1},{\"sota\":2},"
+                   "{\"sota\":3},{\"sota\":4%s},{\"sota\":5%s}],"
+                   "\"totals\":{}}", fields.data, fields.data);
+    arb_buf_printf(&cl, "{\"records\":[{\"sota\":4%s},{\"sota\":5%s},"
+                   "{\"sota\":1},{\"sota\":2},{\"sota\":3}],"
+                   "\"totals\":{}}", fields.data, fields.data);
+    out = diff_docs(arb_buf_cstr(&rec), arb_buf_cstr(&cl), 0);
+    CHECK_STR(out, "claimed record 1 (Sota 4): extra: no such record\n"
+              "claimed record 2 (Sota 5): extra: no such record\n"
+              "record 4 (Sota 4): missing from the claim, fixed at seq 0\n"
+              "record 5 (Sota 5): missing from the claim, fixed at seq 0\n"
+              "4 differences\n");
+    free(out);
+
+    /* 2100 records, the claim without Sota 1501 and with a wrong last
+     * one: 2100 x 2099 cells are past the table's bound, the 600 x 599
+     * left after the identical first 1500 are not. */
+    rec.len = cl.len = 0;
+    arb_buf_puts(&rec, "{\"records\":[");
+    arb_buf_puts(&cl, "{\"records\":[");
+    for (k = 1; k <= 2100; k++) {
+        arb_buf_printf(&rec, "%s{\"sota\":%d,\"x\":1}", k > 1 ? "," : "",
+                       k);
+        if (k != 1501)
+            arb_buf_printf(&cl, "%s{\"sota\":%d,\"x\":%d}",
+                           k > 1 ? "," : "", k, k == 2100 ? 2 : 1);
+    }
+    arb_buf_puts(&rec, "],\"totals\":{}}");
+    arb_buf_puts(&cl, "],\"totals\":{}}");
+    out = diff_docs(arb_buf_cstr(&rec), arb_buf_cstr(&cl), 0);
+    CHECK_STR(out, "record 1501 (Sota 1501): missing from the claim, fixed "
+              "at seq 0\n"
+              "record 2100 (Sota 2100): x: claimed 2, recorded 1, fixed at "
+              "seq 0\n"
+              "2 differences\n");
+    free(out);
+    arb_buf_free(&rec);
+    arb_buf_free(&cl);
+    arb_buf_free(&fields);
+}
+
+/* What the output says of a claimed record: its key as the claim has it
+ * (a text "3" is written as Sota 3 in a line, as "3" in JSON), and the
+ * counts of both sides. */
+static void
+test_claimed_side(void)
+{
+    static const char rec[] = "{\"records\":[{\"sota\":1},{\"sota\":3}],"
+                              "\"totals\":{\"ann\":1}}";
+    static const char cl[] = "{\"records\":[{\"sota\":1},{\"sota\":\"3\"}],"
+                             "\"totals\":{\"ann\":1,\"bo\":0,\"cy\":0}}";
+    char *out;
+
+    out = diff_docs(rec, cl, 0);
+    CHECK_STR(out, "record 2 (Sota 3): missing from the claim, fixed at "
+              "seq 0\n"
+              "claimed record 2 (Sota 3): extra: no such record\n"
+              "total bo: claimed 0, not recorded\n"
+              "total cy: claimed 0, not recorded\n"
+              "4 differences\n");
+    free(out);
+    out = diff_docs(rec, cl, 1);
+    CHECK_STR(out, "{\"identical\":false,\"records\":{\"recorded\":2,"
+              "\"claimed\":2},\"totals\":{\"recorded\":1,\"claimed\":3},"
+              "\"differences\":["
+              "{\"type\":\"missing\",\"record\":2,\"key\":{\"sota\":3},"
+              "\"seq\":0},"
+              "{\"type\":\"extra\",\"claimed_record\":2,"
+              "\"key\":{\"sota\":\"3\"}},"
+              "{\"type\":\"total\",\"player\":\"bo\",\"claimed\":0,"
+              "\"recorded\":null},"
+              "{\"type\":\"total\",\"player\":\"cy\",\"claimed\":0,"
+              "\"recorded\":null}]}");
+    free(out);
+}
+
 /* A CSV claim, read against the record's types. */
 static void
 test_csv(void)
@@ -891,6 +1010,8 @@ main(void)
     }
     test_swapped();
     test_every_field();
+    test_pairing_rules();
+    test_claimed_side();
     test_csv();
     test_mark();
     test_two_sheets();
