@@ -708,6 +708,44 @@ test_claim_event(void)
                   "most 1024");
         arb_event_clear(&big);
     }
+    /* ... and exactly that many fit; a record of ARB_STR_MAX bytes of
+     * JSON fits, one byte more is refused as the claim's record. */
+    {
+        arb_event_t big;
+        char        rec[ARB_STR_MAX + 2];
+        size_t      i;
+
+        memset(&big, 0, sizeof(big));
+        big.kind = ARB_EV_CLAIM;
+        big.text = strdup("{\"totals\":{}}");
+        for (i = 0; i < ARB_CLAIM_RECORDS_MAX; i++)
+            arb_event_add_arg(&big, "{}");
+        CHECK_INT(arb_claim_event_fits(&big, &why), 0);
+        arb_event_clear(&big);
+        memset(&big, 0, sizeof(big));
+        big.kind = ARB_EV_CLAIM;
+        big.text = strdup("{\"totals\":{}}");
+        memset(rec, 'a', sizeof(rec));
+        memcpy(rec, "{\"x\":\"", 6);
+        memcpy(rec + ARB_STR_MAX - 2, "\"}", 3);
+        arb_event_add_arg(&big, rec);
+        CHECK_INT(arb_claim_event_fits(&big, &why), 0);
+        free(big.args[0]);
+        memcpy(rec + ARB_STR_MAX - 2, "a\"}", 4);
+        big.args[0] = strdup(rec);
+        CHECK_INT(arb_claim_event_fits(&big, &why), ARB_ETOOBIG);
+        CHECK_STR(arb_buf_cstr(&why), "record 1 is 4097 bytes as JSON; at "
+                  "most 4096");
+        arb_event_clear(&big);
+    }
+    /* A control character in a player's name, sent in an append. */
+    free(ev.text);
+    ev.text = strdup("{\"totals\":{\"ann\\u0007\":1}}");
+    free(ev.args[0]);
+    ev.args[0] = strdup("{\"sota\":1}");
+    CHECK_INT(arb_claim_event_canon(&ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "claim totals: a control character "
+              "(U+0007) in a name");
 
     arb_event_clear(&ev);
     arb_claim_clear(&c);
