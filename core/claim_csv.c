@@ -89,7 +89,10 @@ read_row(row_t *r, const char **p, const char *end, char sep,
                     (*line)++;
                 arb_buf_putc(&cell, *q);
             }
-            if (q < end && *q != sep && *q != '\n' && *q != '\r') {
+            /* A CR ends the row only before its LF (or the end), as
+             * after a cell that is not quoted. */
+            if (q < end && *q != sep && *q != '\n'
+                && !(*q == '\r' && (q + 1 == end || q[1] == '\n'))) {
                 rc = arb__claim_fail(why, ARB_EINVAL,
                                      "line %u: text after a closing "
                                      "quote",

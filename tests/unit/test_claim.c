@@ -518,6 +518,13 @@ test_claim_csv(void)
             "line 2: unterminated quoted cell");
     CREJECT("sota\n\"1\"x\n\nplayer,total\n", &r,
             "line 2: text after a closing quote");
+    /* A CR alone after a quoted cell is no line end, as after one
+     * not quoted (it made the rest of the line a row of its own). */
+    CREJECT("sota\n\"1\"\r2\n\nplayer,total\n", &r,
+            "line 2: text after a closing quote");
+    CREJECT("sota\n1\r2\n\nplayer,total\n", &r,
+            "line 2, cell 1: a control character (U+000D) has no place in "
+            "a claim");
     /* A quoted line break parses, and is then refused as a control
      * character; lines are counted through it, so a fault after it is
      * placed on its own line. */
