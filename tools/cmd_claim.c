@@ -261,7 +261,9 @@ cmd_claim(int argc, char **argv)
     k0 = text.len >= 3 && memcmp(text.data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
     while (k0 < text.len && strchr(" \t\r\n", text.data[k0]) != NULL)
         k0++;
-    csv = k0 >= text.len || text.data[k0] != '{';
+    /* JSON as arb_claim_parse takes it: '{', or '[' (refused there). */
+    csv = k0 >= text.len
+          || (text.data[k0] != '{' && text.data[k0] != '[');
     if (csv && match == NULL) {
         fprintf(stderr, "arbiter claim: a CSV claim is read against the "
                 "match's records: give --match\n");

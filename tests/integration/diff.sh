@@ -178,6 +178,13 @@ printf '{"records":[{"sota":true}],"totals":{}}\n' > "$T/typed.json"
 err=$($A claim --token "$SCO" --match M1 "$T/typed.json" 2>&1 >/dev/null); rc=$?
 check "bad claim exit" 2 $rc
 check "bad claim msg" "$T/typed.json: line 1, column 21: records[0].sota: expected an integer, a string or a list of strings, got true/false" "$err"
+# A file that opens as JSON is JSON to claim as to diff: a claim is an
+# object, and an array is refused as such (it was taken for CSV).
+printf '[{"records":[],"totals":{}}]\n' > "$T/arr.json"
+err=$($A claim --dry-run "$T/arr.json" 2>&1 >/dev/null); rc=$?
+check "array claim exit" 2 $rc
+check "array claim msg" "$T/arr.json: line 1, column 1: a claim is an \
+object {\"records\": [...], \"totals\": {...}}, not array" "$err"
 check "nothing written" "M1 yahchain closed 39" "$($A matches --token "$RDR" | cut -d' ' -f1-4)"
 
 # ---- the verdicts survive a restart (replayed from the store) -------------
