@@ -753,6 +753,11 @@ test_headers(const char *a)
         { "mode: 3", "cycles: 2\nmode: 4", "A has 'mode: 3', B has 'mode: "
           "4'\n" },
         { "", "cycles: 2", "A has no cycles: line, B has 'cycles: 2'\n" },
+        /* ... and each side's state is after its header, a side without
+         * the line too (not "at its end") */
+        { "", "cycles: 2", "'cycles: 2'\nA after seq 0: digest " },
+        /* a key that only starts like A's is another key */
+        { "mode: 3", "modes: 3", "A has 'mode: 3', B has no mode: line\n" },
         /* a line that only starts like A's is another line */
         { "match: R2-T4", "match: R2-T45", "A has 'match: R2-T4', B has "
           "'match: R2-T45'\n" },
@@ -780,6 +785,14 @@ test_headers(const char *a)
         CHECK(strstr(logdiff(c, a, 0, &rc), "A has 'mode: 4', B has "
                      "'mode: 3'\n") != NULL);
         free(c);
+    }
+    /* identical: no seq, no common point before a divergence */
+    {
+        static const char same[] = "{\"identical\":true,\"seq\":null,"
+            "\"before\":null,\"a\":{\"source\":\"alice.txt\","
+            "\"event\":null,\"digest\":\"";
+
+        CHECK(strncmp(logdiff(a, a, 1, &rc), same, sizeof(same) - 1) == 0);
     }
     /* JSON: the line read, flagged as such; the written one not */
     {
