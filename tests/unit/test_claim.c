@@ -510,6 +510,9 @@ test_claim_csv(void)
     free(canon);
     CREJECT("sota\n1\n\nplayer,total\nalice,1\nalice,2\n", &r,
             "line 6: totals: alice given twice");
+    /* a totals row has two cells, as its header says; padding apart */
+    CREJECT("sota\n1\n\nplayer,total\nalice,1,7\n", &r,
+            "line 5: 3 cells, but the header (line 4) names 2 columns");
     CREJECT("player,total\nalice,1\n\nsota\n1\n", &r,
             "line 4: a totals row is 'player,total' with an integer total");
     CREJECT("player,total\n\nplayer,total\n", &r,
