@@ -387,6 +387,7 @@ diff_in(arb_history_diff_t *d, const arb_history_t *a,
             goto fail;
         if (rc == 0 && oa != 0 && ob != 0) {
             /* One header, refused: nothing to compare. */
+            arb_buf_free(why);
             arb_buf_printf(why, "A (%s): header: %s", history_name(a),
                            va.msg);
             rc = ARB_EINVAL;

@@ -831,6 +831,29 @@ test_sealed_closed(void)
     arb_history_diff_clear(&d);
     arb_history_clear(&a);
     arb_history_clear(&b);
+
+    /* A close that reveals nothing opens nothing: the sealed headers
+     * stay refused, and are said to be (the reason alone in why). */
+    {
+        static const char bare[] = "game: chan\nmatch: S2\n"
+            "players: a b c d\ndeal: seed sheet-1\n\n"
+            "1. close -- adjourned\n";
+        static const char msg[] = "A (a.jsonl): header: the deal is "
+            "committed and not revealed yet: ";
+
+        CHECK_INT(arb_transcript_parse(&a, bare, strlen(bare), &why), 0);
+        CHECK_INT(arb_transcript_parse(&b, bare, strlen(bare), &why), 0);
+        CHECK_INT(arb_deal_commit(&a.open.setup->deal, &kind), 0);
+        CHECK_INT(arb_deal_commit(&b.open.setup->deal, &kind), 0);
+        arb_history_name(&a, "a.jsonl");
+        arb_buf_free(&why);
+        arb_buf_puts(&why, "what why held before");
+        CHECK_INT(arb_history_diff(&d, &a, &b, &why), ARB_EINVAL);
+        CHECK(strncmp(arb_buf_cstr(&why), msg, sizeof(msg) - 1) == 0);
+        arb_history_diff_clear(&d);
+        arb_history_clear(&a);
+        arb_history_clear(&b);
+    }
 }
 
 static void
