@@ -185,6 +185,11 @@ err=$($A claim --dry-run "$T/arr.json" 2>&1 >/dev/null); rc=$?
 check "array claim exit" 2 $rc
 check "array claim msg" "$T/arr.json: line 1, column 1: a claim is an \
 object {\"records\": [...], \"totals\": {...}}, not array" "$err"
+# A byte order mark before the JSON is no CSV (it asked for --match).
+printf '\357\273\277{"records":[],"totals":{}}\n' > "$T/bom.json"
+out=$($A claim --dry-run "$T/bom.json"); rc=$?
+check "bom claim exit" 0 $rc
+check "bom claim" 'claim -- {"records":[],"totals":{}}' "$out"
 check "nothing written" "M1 yahchain closed 39" "$($A matches --token "$RDR" | cut -d' ' -f1-4)"
 
 # ---- the verdicts survive a restart (replayed from the store) -------------
@@ -264,6 +269,14 @@ N bytes: the largest frame is 65536 bytes (the recorder's frame_max)" \
 check "claim past the frame: nothing written" 145 \
     "$($A state --token "$RDR" --match C4 --json | grep -o '"seq":[0-9]*' \
        | tail -1 | cut -d: -f2)"
+
+# Every field a record is disputed on is named, in the record's order.
+sed 's/"face_sum":6,"bonus":12,/"face_sum":7,"bonus":13,/' "$T/c4.json" \
+    > "$T/c4bad.json"
+out=$($A claim --token "$ARB" --match C4 "$T/c4bad.json" | sed -n 2,3p)
+check "claim disputing two fields" "record 1 (Sota 1): disputed: face_sum, \
+bonus
+48 records: 47 confirmed, 1 disputed" "$out"
 
 # Past the log's bound (1 MiB an event) on a recorder whose frame_max lets
 # such a claim in: refused alone, naming the bound, and the next event is
