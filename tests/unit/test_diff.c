@@ -786,6 +786,15 @@ test_headers(const char *a)
                      "'mode: 3'\n") != NULL);
         free(c);
     }
+    /* the edition read on B's side, said as such there too */
+    {
+        char *c = reheader(a, "", "edition: YAHchain-3e-ch34");
+
+        CHECK(strstr(logdiff(c, a, 0, &rc), "A has 'edition: "
+                     "YAHchain-3e-ch34', B has no edition: line (read as "
+                     "'edition: YAHchain-3e-ch34-3')\n") != NULL);
+        free(c);
+    }
     /* identical: no seq, no common point before a divergence */
     {
         static const char same[] = "{\"identical\":true,\"seq\":null,"
