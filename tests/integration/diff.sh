@@ -320,6 +320,9 @@ check "sheets B after" "B after seq 9: digest $(printf '%s\n' "$($A replay --at 
     "$(printf '%s\n' "$out" | sed -n 6p)"
 $A diff "$T/alice.txt" "$T/alice.txt" > /dev/null; check "same sheet exit" 0 $?
 $A diff "$T/alice.txt" > /dev/null 2>&1; check "one sheet exit" 2 $?
+err=$($A diff "$T/alice.txt" "$T/bob.txt" "$T/alice.txt" 2>&1); rc=$?
+check "three sheets exit" 2 $rc
+check "three sheets" "arbiter diff: at most two sources" "$err"
 
 echo "diff.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
