@@ -423,6 +423,9 @@ diff_docs(const char *rec, const char *claim, int json)
 static void
 test_pairing_rules(void)
 {
+    static const char shifted[] = "record 1 (Sota 1): missing from the "
+        "claim, fixed at seq 0\nclaimed record 1 (Sota 2): extra: no such "
+        "record\nrecord 2 (Sota 2): missing";
     arb_buf_t rec = ARB_BUF_INIT, cl = ARB_BUF_INIT, fields = ARB_BUF_INIT;
     char     *out;
     int       k;
@@ -467,6 +470,22 @@ test_pairing_rules(void)
               "record 2100 (Sota 2100): x: claimed 2, recorded 1, fixed at "
               "seq 0\n"
               "2 differences\n");
+    free(out);
+
+    /* Past the bound, with no identical end to pair: by position, but
+     * only records of the same key pair (Sotas 1-2100 against 2-2101). */
+    rec.len = cl.len = 0;
+    arb_buf_puts(&rec, "{\"records\":[");
+    arb_buf_puts(&cl, "{\"records\":[");
+    for (k = 1; k <= 2100; k++) {
+        arb_buf_printf(&rec, "%s{\"sota\":%d}", k > 1 ? "," : "", k);
+        arb_buf_printf(&cl, "%s{\"sota\":%d}", k > 1 ? "," : "", k + 1);
+    }
+    arb_buf_puts(&rec, "],\"totals\":{}}");
+    arb_buf_puts(&cl, "],\"totals\":{}}");
+    out = diff_docs(arb_buf_cstr(&rec), arb_buf_cstr(&cl), 0);
+    CHECK(strncmp(out, shifted, sizeof(shifted) - 1) == 0);
+    CHECK(strstr(out, "\n4200 differences\n") != NULL);
     free(out);
     arb_buf_free(&rec);
     arb_buf_free(&cl);
