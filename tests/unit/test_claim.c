@@ -292,6 +292,13 @@ test_claim_json(void)
     CHECK(m != NULL);
     if (m == NULL)
         return;
+    /* Blanks of any kind before the JSON, a byte order mark before
+     * them: JSON all the same. */
+    canon = claim_canon("\xef\xbb\xbf \t\r\n{\"records\":[],\"totals\":{}}",
+                        NULL, &rc);
+    CHECK_INT(rc, 0);
+    CHECK_STR(canon, "{\"records\":[],\"totals\":{}}");
+    free(canon);
     /* A report is a claim: its verdict fields and state are dropped. */
     rep = report(m);
     canon = claim_canon(rep, NULL, &rc);
