@@ -1010,6 +1010,17 @@ test_two_sheets(void)
                      "refused at seq 9: ") != NULL);
         free(e);
     }
+    /* ... and past a refusal, the same move otherwise written is
+     * another event: no state judges the spelling. */
+    {
+        char *e = sheet("place bob 7♣", "10. place bob 8H\n"
+                        "11. place alice 9♥\n12. place bob 10♥\n");
+
+        CHECK(strstr(logdiff(c, e, 0, &rc), "first divergence at seq 10: "
+                     "A has 'place bob 8♥', B has 'place bob 8H'\n")
+              != NULL);
+        free(e);
+    }
     free(c);
     /* The same note by another player, or another note's text. */
     c = sheet("place alice 7♠", "10. note alice 8 was a misdeal\n");
