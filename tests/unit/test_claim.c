@@ -478,6 +478,12 @@ test_claim_csv(void)
     CHECK_STR(canon, "{\"records\":[{\"sota\":1,\"note;x\":\"a;b\"}],"
               "\"totals\":{}}");
     free(canon);
+    /* A header that starts as the totals' and goes on is the records'. */
+    canon = claim_canon("player,total,x\na,1,2\n\nplayer,total\n", NULL,
+                        &rc);
+    CHECK_STR(canon, "{\"records\":[{\"player\":\"a\",\"total\":\"1\","
+              "\"x\":\"2\"}],\"totals\":{}}");
+    free(canon);
     /* No schema: every cell is text. */
     canon = claim_canon("sota\n1\n\nplayer,total\n", NULL, &rc);
     CHECK_STR(canon, "{\"records\":[{\"sota\":\"1\"}],\"totals\":{}}");
