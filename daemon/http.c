@@ -219,6 +219,38 @@ arb_http_param_u64(arb_http_req_t *q, const char *key, uint64_t lo,
     return -1;
 }
 
+/* A parameter misspelt ("?form=5") would otherwise be dropped without a
+ * word, and the answer taken for what was asked (until 2026-12-07 every
+ * unknown one was): refused, as a write's unknown member is. */
+int
+arb_http_params_only(arb_http_req_t *q, ...)
+{
+    const char *names[8], *key, *n;
+    size_t      nn = 0, klen;
+    char        list[128];
+    size_t      i, at = 0;
+    va_list     ap;
+
+    names[nn++] = "token";
+    va_start(ap, q);
+    while ((n = va_arg(ap, const char *)) != NULL && nn < 8)
+        names[nn++] = n;
+    va_end(ap);
+    if (q->query == NULL
+        || !arb_http_query_unknown(q->query, q->qlen, names, nn, &key, &klen))
+        return 0;
+    list[0] = '\0';
+    for (i = 1; i < nn && at < sizeof(list); i++)
+        at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s",
+                               i > 1 ? ", " : "", names[i]);
+    arb_http_error(q->req, 400, "query", "unknown parameter '%.*s': this "
+                   "route reads %s%s",
+                   klen > 64 ? 64 : (int)klen, key,
+                   nn > 1 ? list : "none", nn > 1 ? " (and token)"
+                   : " but token");
+    return -1;
+}
+
 /* ---- auth --------------------------------------------------------------- */
 
 arb_viewer_t

@@ -131,6 +131,10 @@ int  arb_http_param(arb_http_req_t *q, const char *key, char *out,
 /* The same for a decimal number in lo..hi: 1, 0 or -1 (400 sent). */
 int  arb_http_param_u64(arb_http_req_t *q, const char *key, uint64_t lo,
                         uint64_t hi, uint64_t *out);
+/* 0 when the query holds only the parameters the route reads (the
+ * NULL-ended keys after q) and `token`; else -1, a 400 naming the first
+ * other one sent.  A route calls it before it reads any. */
+int  arb_http_params_only(arb_http_req_t *q, ...);
 
 /* http_api.c */
 void arb_http_api_matches(arb_http_req_t *q);

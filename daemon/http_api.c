@@ -113,7 +113,9 @@ arb_http_api_matches(arb_http_req_t *q)
     x.limit = 10000;
     x.who = q->viewer;
     x.status = -1;
-    if (arb_http_param(q, "after", after, sizeof(after)) < 0
+    if (arb_http_params_only(q, "after", "game", "status", "limit",
+                             NULL) != 0
+        || arb_http_param(q, "after", after, sizeof(after)) < 0
         || arb_http_param(q, "game", game, sizeof(game)) < 0
         || arb_http_param(q, "status", status, sizeof(status)) < 0
         || arb_http_param_u64(q, "limit", 1, 10000, &x.limit) < 0)
@@ -152,6 +154,8 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
     uint64_t     upto, at = 0, want = 0;
     int          has_at, hands, rc, own = 1, closed;
 
+    if (arb_http_params_only(q, "at", "hands", NULL) != 0)
+        return;
     has_at = arb_http_param_u64(q, "at", 0, UINT64_MAX - 1, &at);
     if (has_at < 0)
         return;
@@ -240,7 +244,8 @@ arb_http_api_events(arb_http_req_t *q, const char *match)
 
     memset(&x, 0, sizeof(x));
     x.limit = 1000;
-    if (arb_http_param_u64(q, "from", 0, UINT64_MAX - 1, &from) < 0
+    if (arb_http_params_only(q, "from", "limit", NULL) != 0
+        || arb_http_param_u64(q, "from", 0, UINT64_MAX - 1, &from) < 0
         || arb_http_param_u64(q, "limit", 1, 10000, &x.limit) < 0)
         return;
     if (arb_http_match_at(q, match, &upto, NULL, &l) != 0)
@@ -308,6 +313,8 @@ arb_http_api_stats(arb_http_req_t *q)
     size_t         k;
     int            bad;
 
+    if (arb_http_params_only(q, NULL) != 0)
+        return;
     if (arb_stats_collect(q->srv, &x, &swhy) != 0) {
         arb_http_error(q->req, 500, "store", "%s", arb_buf_cstr(&swhy));
         arb_buf_free(&swhy);

@@ -381,6 +381,8 @@ arb_http_live(arb_http_req_t *q, const char *match)
     uint64_t           upto = 0, last = 0;
     int                has_last, reset = 0, rc, own = 1;
 
+    if (arb_http_params_only(q, NULL) != 0)
+        return;
     has_last = last_event_id(req, &last);
     memset(&x, 0, sizeof(x));
     x.srv = q->srv;

@@ -69,6 +69,8 @@ arb_http_metrics(arb_http_req_t *q)
 
     arb_buf_t   swhy = ARB_BUF_INIT;
 
+    if (arb_http_params_only(q, NULL) != 0)
+        return;
     if (arb_stats_collect(q->srv, &x, &swhy) != 0) {
         arb_http_error(q->req, 500, "store", "%s", arb_buf_cstr(&swhy));
         arb_buf_free(&swhy);

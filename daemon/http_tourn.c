@@ -16,6 +16,8 @@ arb_http_api_tourn(arb_http_req_t *q, const char *id, int board)
     char      fmt[8];
     int       json = 1, rc;
 
+    if (arb_http_params_only(q, "format", NULL) != 0)
+        goto done;
     rc = arb_http_param(q, "format", fmt, sizeof(fmt));
     if (rc < 0)
         goto done;

@@ -108,6 +108,32 @@ arb_http_query_find(const char *q, size_t qlen, const char *key,
 }
 
 int
+arb_http_query_unknown(const char *q, size_t qlen, const char *const *names,
+                       size_t n, const char **key, size_t *klen)
+{
+    const char *p = q, *end = q + qlen, *amp, *eq;
+    size_t      i, len;
+
+    while (p != NULL && p < end) {
+        amp = memchr(p, '&', (size_t)(end - p));
+        if (amp == NULL)
+            amp = end;
+        eq = memchr(p, '=', (size_t)(amp - p));
+        len = (size_t)((eq != NULL ? eq : amp) - p);
+        for (i = 0; i < n; i++)
+            if (strlen(names[i]) == len && memcmp(p, names[i], len) == 0)
+                break;
+        if (amp > p && i == n) {
+            *key = p;
+            *klen = len;
+            return 1;
+        }
+        p = amp + 1;
+    }
+    return 0;
+}
+
+int
 arb_http_u64_parse(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
     unsigned long long n;

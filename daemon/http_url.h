@@ -46,6 +46,14 @@ int  arb_http_unescape(const char *s, size_t n, char *out, size_t cap);
 int  arb_http_query_find(const char *q, size_t qlen, const char *key,
                          const char **val, size_t *vlen);
 
+/* The first key of query q[0..qlen) that is none of names[0..n): 1 with
+ * *key / *klen the raw key inside q (what comes before its '=', or the
+ * whole piece when it has none), or 0 when every key is named.  An empty
+ * piece ("a=1&&b=2", a trailing '&') has no key. */
+int  arb_http_query_unknown(const char *q, size_t qlen,
+                            const char *const *names, size_t n,
+                            const char **key, size_t *klen);
+
 /* A decimal number in lo..hi written the one way (no sign, no leading
  * zero, no space): 0 with *out, or -1. */
 int  arb_http_u64_parse(const char *s, uint64_t lo, uint64_t hi,

@@ -707,6 +707,8 @@ arb_http_write(arb_http_req_t *q, const char *match, int route)
              t->identity, arb_role_name(t->role));
         return;
     }
+    if (arb_http_params_only(q, NULL) != 0)
+        return;
     if (req->entity.base == NULL || req->entity.len == 0) {
         werr(req, 400, "body", NULL, "the body is a JSON object");
         return;

@@ -144,6 +144,19 @@ check_query(const char *q, size_t qlen)
             FUZZ_CHECK(strcmp(back, out) == 0);
         }
     }
+    /* The unknown key found is a whole piece's key, inside q, none of
+     * the names; with every key found named, none is found. */
+    if (arb_http_query_unknown(q, qlen, keys, 4, &val, &klen)) {
+        FUZZ_CHECK(val >= q && val + klen <= q + qlen);
+        FUZZ_CHECK(val == q || val[-1] == '&');
+        FUZZ_CHECK(val + klen == q + qlen || val[klen] == '&'
+                   || val[klen] == '=');
+        FUZZ_CHECK(memchr(val, '&', klen) == NULL);
+        FUZZ_CHECK(klen > 0 || (val + klen < q + qlen && val[0] == '='));
+        for (i = 0; i < 4; i++)
+            FUZZ_CHECK(strlen(keys[i]) != klen
+                       || memcmp(keys[i], val, klen) != 0);
+    }
 }
 
 int

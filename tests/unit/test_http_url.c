@@ -188,6 +188,37 @@ test_query(void)
     CHECK(param("at=1", 2, "at") == NULL);
 }
 
+/* The first key of q that is none of at, from: "-" when all are. */
+static const char *
+unknown(const char *q)
+{
+    static const char *const names[] = { "at", "from" };
+    static char              out[32];
+    const char              *k = NULL;
+    size_t                   n = 0;
+
+    if (arb_http_query_unknown(q, strlen(q), names, 2, &k, &n) == 0)
+        return "-";
+    snprintf(out, sizeof(out), "%.*s", (int)n, k);
+    return out;
+}
+
+static void
+test_query_unknown(void)
+{
+    CHECK_STR(unknown(""), "-");
+    CHECK_STR(unknown("at=1&from=2"), "-");
+    CHECK_STR(unknown("&&at=1&"), "-");
+    CHECK_STR(unknown("at"), "-");           /* a known key, no value */
+    CHECK_STR(unknown("at=1&form=2"), "form");
+    CHECK_STR(unknown("x&at=1"), "x");
+    CHECK_STR(unknown("ata=1"), "ata");      /* whole keys only */
+    CHECK_STR(unknown("a=1"), "a");
+    CHECK_STR(unknown("=1"), "");            /* a value of no key */
+    CHECK_STR(unknown("at=1&b=from=2"), "b");
+    CHECK_STR(unknown("at=1&%66rom=2"), "%66rom");   /* raw, as sent */
+}
+
 static int
 num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
@@ -245,6 +276,7 @@ main(void)
     test_unescape();
     test_path();
     test_query();
+    test_query_unknown();
     test_number();
     return TEST_END();
 }
