@@ -9,6 +9,11 @@
  * that event at the next start: it is never published (docs/SCALE.md,
  * "The durable cursor").  Without a server: the handler is called as
  * libnats calls it, with messages made here.
+ *
+ * A PubAck that never comes is no PubAck either: the pump times the
+ * oldest publish in flight out, and the settle takes back what is still
+ * out (reclaim).  Those events are sent again; the cursor never passes
+ * them, and a PubAck of theirs that comes late finds no event.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -18,6 +23,7 @@
 #include <nats/nats.h>
 
 #include "core/clock.h"
+#include "core/err.h"
 #include "daemon/replicate.h"
 #include "daemon/replicate_int.h"
 #include "tests/test.h"
@@ -26,6 +32,7 @@
 
 static arb_repl_t      r;
 static arb_repl_ev_t   win[NWIN];
+static arb_stream_t    s;               /* no connection: js NULL */
 
 /* Event i as sent: its message in flight. */
 static void
@@ -53,6 +60,84 @@ answer(int i, int fail)
     pae.Msg = (natsMsg *)win[i].msg;
     arb__repl_ack_cb(NULL, (natsMsg *)win[i].msg, fail ? NULL : &pa,
                      fail ? &pae : NULL, &r);
+}
+
+/* Sent at 0 and 2, 1 acked between, no PubAck for 0 or 2 by then: the
+ * pump times 0 out (its sent time timeout_ms back), settles, and takes
+ * both back.  (Until this test, nothing failed when the settle took
+ * what timed out for done: the cursor passed events the stream never
+ * acked, and a sync ack of one was answered replicated.) */
+static void
+test_timed_out(void)
+{
+    arb_repl_idset_t checked = { NULL, NULL, 0, 0, 0 };
+    arb_buf_t        why = ARB_BUF_INIT;
+    natsMsg         *late[2];
+    int              i, rc;
+
+    memset(win, 0, sizeof(win));
+    for (i = 0; i < NWIN; i++) {
+        snprintf(win[i].match, sizeof(win[i].match), "b-1");
+        win[i].seq = (uint64_t)i + 1;
+        win[i].pos = (uint64_t)i + 21;
+        win[i].state = EV_NEW;
+    }
+    r.s = &s;
+    r.done_n = 0;
+    r.inflight = 0;
+    r.wave_failed = 0;
+    r.resync = 0;
+    r.check_req = 0;
+    r.st.cursor = 20;
+    r.st.published = 0;
+    r.st.errors = 0;
+    sent(0);
+    sent(1);
+    sent(2);
+    answer(1, 0);
+    win[0].sent_ms = arb_clock_ms() - 10 * (int64_t)r.conf->timeout_ms;
+    win[2].sent_ms = arb_clock_ms();
+    late[0] = (natsMsg *)win[0].msg;
+    late[1] = (natsMsg *)win[2].msg;
+
+    rc = arb__repl_pump(&r, &checked, 0, &why);
+    CHECK(rc < 0);                      /* the timeout, settled */
+    CHECK_INT(r.inflight, 0);
+    CHECK_INT(win[0].state, EV_NEW);    /* to be sent again */
+    CHECK_INT(win[2].state, EV_NEW);
+    CHECK(win[0].msg == NULL && win[2].msg == NULL);
+    CHECK_INT(win[1].state, EV_DONE);
+    CHECK_INT(r.st.published, 1);       /* 1 only was acked */
+    CHECK_INT(r.st.cursor, 20);
+    CHECK_INT(r.done_n, 0);
+    CHECK_INT(r.resync, 1);             /* compared before it goes */
+    /* 0 failed while 1, after it, was stored: a hole, which a pass
+     * fills; 2 is sent again as any other. */
+    CHECK(win[0].hole && !win[2].hole);
+    CHECK_INT(r.check_req, 1);
+    CHECK(r.st.errors == 1);
+
+    /* Their PubAcks, late: nothing is theirs any more. */
+    arb__repl_ack_cb(NULL, late[0], NULL, NULL, &r);
+    {
+        jsPubAck pa;
+
+        memset(&pa, 0, sizeof(pa));
+        pa.Sequence = 3;
+        arb__repl_ack_cb(NULL, late[1], &pa, NULL, &r);
+    }
+    CHECK_INT(win[0].state, EV_NEW);
+    CHECK_INT(win[2].state, EV_NEW);
+    CHECK_INT(r.st.cursor, 20);
+    CHECK_INT(r.st.published, 1);
+    CHECK_INT(r.inflight, 0);
+
+    free(r.seen.slot);
+    r.seen.slot = NULL;
+    r.seen.cap = r.seen.n = 0;
+    free(checked.id);
+    free(checked.held);
+    arb_buf_free(&why);
 }
 
 int
@@ -114,6 +199,8 @@ main(void)
     CHECK_INT(r.done_n, 3);
     CHECK_INT(win[3].state, EV_NEW);
     CHECK_INT(r.st.published, 3);
+
+    test_timed_out();
 
     pthread_cond_destroy(&r.cv);
     pthread_mutex_destroy(&r.mu);
