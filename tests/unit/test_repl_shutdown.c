@@ -21,6 +21,10 @@
  * returned about 250 ms in.  Then ROUNDS rounds of start, a burst, an
  * immediate stop with PubAcks in flight: the cursor file never names
  * more than the stream holds, and the cursor never goes back.
+ * Last, the server frozen (SIGSTOP) under a burst: no PubAck comes, the
+ * publishes time out and are taken back, and neither the cursor nor its
+ * file moves past what the stream acked before the freeze; thawed, a
+ * restart publishes the rest, each event once.
  * A real nats-server (skipped without one); port chosen by the server
  * or ARB_NATS_PORT_BASE.
  */
@@ -238,6 +242,67 @@ test_rounds(void)
            ROUNDS, out);
 }
 
+/* A burst in flight when the server stops answering (SIGSTOP): the pump
+ * times it out and takes it back (settle), the stop takes back what is
+ * out then, and the cursor stays on the stream's last PubAck.  (Until
+ * this test nothing failed when what was taken back counted as done:
+ * the cursor, and the file, passed events the stream never acked, and
+ * the next start skipped them.) */
+static void
+test_frozen(void)
+{
+    arb_repl_t *r;
+    uint64_t    head, before;
+    unsigned    timeout = conf.timeout_ms;
+    size_t      out = 0;
+    int         i;
+
+    conf.timeout_ms = 300;
+    head = append(BURST);
+    r = repl_start(head);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    for (i = 0; i < 400 && cursor_of(r, NULL) < head; i++)
+        sleep_ms(10);
+    before = cursor_of(r, NULL);
+    CHECK_INT(before, head);
+    kill(nats_pid, SIGSTOP);
+    head = append(BURST);
+    committed(r, head);
+    for (i = 0; i < 400 && out == 0; i++) {
+        sleep_ms(5);
+        pthread_mutex_lock(&r->mu);
+        out = r->inflight;
+        pthread_mutex_unlock(&r->mu);
+    }
+    CHECK(out > 0);                     /* sent, no PubAck */
+    sleep_ms(4 * conf.timeout_ms);      /* timed out, taken back */
+    CHECK_INT(cursor_of(r, NULL), before);
+    arb__repl_thread_stop(r);           /* and what went out since */
+    CHECK(!r->abandoned);
+    CHECK(r->owed == 0);
+    repl_free(r);
+    CHECK_INT(cursor_file(), before);
+    kill(nats_pid, SIGCONT);
+    conf.timeout_ms = timeout;
+
+    /* Thawed: a start publishes the burst, and nothing twice. */
+    r = repl_start(head);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    for (i = 0; i < 400 && cursor_of(r, NULL) < head; i++)
+        sleep_ms(10);
+    CHECK_INT(cursor_of(r, NULL), head);
+    arb__repl_thread_stop(r);
+    repl_free(r);
+    CHECK_INT(cursor_file(), head);
+    CHECK_INT(stream_msgs(), head);
+    printf("frozen: %zu in flight, the cursor held at %llu of %llu\n",
+           out, (unsigned long long)before, (unsigned long long)head);
+}
+
 int
 main(void)
 {
@@ -249,6 +314,7 @@ main(void)
     if (store != NULL && nats_pid > 0) {
         test_held_handler();
         test_rounds();
+        test_frozen();
     }
     repl_harness_end(test_failed_ != 0);
     return TEST_END();
