@@ -132,6 +132,22 @@ test_timed_out(void)
     CHECK_INT(r.st.published, 1);
     CHECK_INT(r.inflight, 0);
 
+    /* One alone in flight, timed out: taken back as well.  (Until this
+     * test a take-back that waited for two or more left a lone one in
+     * flight for good: timed out at every round, never sent again.) */
+    r.wave_failed = 0;
+    sent(3);
+    win[3].sent_ms = arb_clock_ms() - 10 * (int64_t)r.conf->timeout_ms;
+    late[0] = (natsMsg *)win[3].msg;
+    rc = arb__repl_pump(&r, &checked, 0, &why);
+    CHECK(rc < 0);
+    CHECK_INT(r.inflight, 0);
+    CHECK_INT(win[3].state, EV_NEW);
+    CHECK(win[3].msg == NULL);
+    CHECK_INT(r.st.cursor, 20);
+    arb__repl_ack_cb(NULL, late[0], NULL, NULL, &r);
+    CHECK_INT(win[3].state, EV_NEW);
+
     free(r.seen.slot);
     r.seen.slot = NULL;
     r.seen.cap = r.seen.n = 0;
