@@ -252,7 +252,7 @@ static void
 test_frozen(void)
 {
     arb_repl_t *r;
-    uint64_t    head, before;
+    uint64_t    head, before, errors;
     unsigned    timeout = conf.timeout_ms;
     size_t      out = 0;
     int         i;
@@ -267,6 +267,9 @@ test_frozen(void)
         sleep_ms(10);
     before = cursor_of(r, NULL);
     CHECK_INT(before, head);
+    pthread_mutex_lock(&r->mu);
+    errors = r->st.errors;
+    pthread_mutex_unlock(&r->mu);
     kill(nats_pid, SIGSTOP);
     head = append(BURST);
     committed(r, head);
@@ -279,6 +282,10 @@ test_frozen(void)
     CHECK(out > 0);                     /* sent, no PubAck */
     sleep_ms(4 * conf.timeout_ms);      /* timed out, taken back */
     CHECK_INT(cursor_of(r, NULL), before);
+    pthread_mutex_lock(&r->mu);
+    CHECK(r->st.errors > errors);       /* the timeout, within 4 x */
+    CHECK_INT(r->resync, 1);
+    pthread_mutex_unlock(&r->mu);
     arb__repl_thread_stop(r);           /* and what went out since */
     CHECK(!r->abandoned);
     CHECK(r->owed == 0);
