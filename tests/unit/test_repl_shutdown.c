@@ -19,8 +19,9 @@
  * sleeps HOLD_MS before it locks (the handler has its message by then).
  * The stop must not return before that handler is done; the old stop
  * returned about 250 ms in.  Then ROUNDS rounds of start, a burst, an
- * immediate stop with PubAcks in flight: the cursor file never names
- * more than the stream holds, and the cursor never goes back.
+ * immediate stop with PubAcks in flight: the cursor file, written by
+ * the stop with the cursor it ended on, never names more than the
+ * stream holds, and the cursor never goes back.
  * Last, the server frozen (SIGSTOP) under a burst: no PubAck comes, the
  * publishes time out and are taken back, and neither the cursor nor its
  * file moves past what the stream acked before the freeze; thawed, a
@@ -207,7 +208,7 @@ test_held_handler(void)
 static void
 test_rounds(void)
 {
-    uint64_t last = cursor_file(), head, cur, held;
+    uint64_t last = cursor_file(), head, cur, held, fin;
     size_t   out = 0;
     int      k, i, busy = 0;
 
@@ -231,9 +232,11 @@ test_rounds(void)
         arb__repl_thread_stop(r);
         CHECK(!r->abandoned);
         CHECK(r->owed == 0);
+        fin = r->st.cursor;
         repl_free(r);
         cur = cursor_file();
         held = stream_msgs();
+        CHECK(cur == fin);      /* a stop writes the cursor it ends on */
         CHECK(cur != UINT64_MAX && cur >= last);
         CHECK(cur <= held);     /* never past what the stream holds */
         last = cur;
