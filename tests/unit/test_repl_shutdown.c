@@ -26,7 +26,9 @@
  * publishes time out and are taken back, and neither the cursor nor its
  * file moves past what the stream acked before the freeze; thawed, a
  * restart publishes the rest, each event once.  And an event appended
- * but not yet durable is not published before the head passes it.
+ * but not yet durable is not published before the head passes it; and
+ * a start from a cursor file behind the stream, past the duplicate
+ * window, publishes nothing twice.
  * A real nats-server (skipped without one); port chosen by the server
  * or ARB_NATS_PORT_BASE.
  */
@@ -346,6 +348,81 @@ test_head(void)
     CHECK_INT(stream_msgs(), head);
 }
 
+/* The stream's duplicate window set to ms; 0 when the server took it. */
+static int
+dup_window(int64_t ms)
+{
+    arb_stream_conf_t c;
+    arb_stream_t     *st = NULL;
+    jsStreamInfo     *si = NULL;
+    jsStreamConfig    cfg;
+    jsErrCode         jerr = 0;
+    int               rc = -1;
+
+    memset(&c, 0, sizeof(c));
+    c.urls = nats_url;
+    c.timeout_ms = 2000;
+    if (arb_stream_open(&st, &c, NULL, NULL, NULL) == 0
+        && js_GetStreamInfo(&si, st->js, ARB_STREAM_NAME_DEFAULT, NULL,
+                            &jerr) == NATS_OK) {
+        cfg = *si->Config;
+        cfg.Duplicates = ms * 1000000;
+        rc = js_UpdateStream(NULL, st->js, &cfg, NULL, &jerr) == NATS_OK
+             ? 0 : -1;
+    }
+    jsStreamInfo_Destroy(si);
+    arb_stream_close(st);
+    return rc;
+}
+
+/* A start from a cursor file behind the stream (one lost, or restored
+ * from a copy), past the duplicate window: the resync reads what each
+ * subject holds and publishes none of it again.  (Until this test
+ * nothing failed when a start published from the cursor without a
+ * resync: inside the window the message ids dedupe the copies, past it
+ * each one went to the stream twice.) */
+static void
+test_old_cursor(void)
+{
+    arb_repl_cursor_t c;
+    arb_repl_t       *r;
+    char              path[200];
+    uint64_t          head = append(BURST), held;
+    int               i;
+
+    r = repl_start(head);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    for (i = 0; i < 400 && cursor_of(r, NULL) < head; i++)
+        sleep_ms(10);
+    arb__repl_thread_stop(r);
+    repl_free(r);
+    held = stream_msgs();
+    CHECK_INT(held, head);
+    CHECK_INT(dup_window(100), 0);
+    sleep_ms(300);                      /* past it */
+    memset(&c, 0, sizeof(c));
+    c.published = head - BURST;
+    snprintf(path, sizeof(path), "%s/%s", root, ARB_STREAM_CURSOR_FILE);
+    CHECK_INT(arb__repl_cursor_save(path, &c), 0);
+    r = repl_start(head);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    for (i = 0; i < 400 && cursor_of(r, NULL) < head; i++)
+        sleep_ms(10);
+    CHECK_INT(cursor_of(r, NULL), head);
+    pthread_mutex_lock(&r->mu);
+    CHECK_INT(r->st.duplicates, BURST);
+    CHECK_INT(r->st.republished, 0);
+    pthread_mutex_unlock(&r->mu);
+    arb__repl_thread_stop(r);
+    repl_free(r);
+    CHECK_INT(stream_msgs(), head);
+    CHECK_INT(dup_window(120000), 0);
+}
+
 int
 main(void)
 {
@@ -359,6 +436,7 @@ main(void)
         test_rounds();
         test_frozen();
         test_head();
+        test_old_cursor();
     }
     repl_harness_end(test_failed_ != 0);
     return TEST_END();
