@@ -377,10 +377,12 @@ dup_window(int64_t ms)
 
 /* A start from a cursor file behind the stream (one lost, or restored
  * from a copy), past the duplicate window: the resync reads what each
- * subject holds and publishes none of it again.  (Until this test
- * nothing failed when a start published from the cursor without a
- * resync: inside the window the message ids dedupe the copies, past it
- * each one went to the stream twice.) */
+ * subject holds and publishes none of it again, window after window up
+ * to the log's head at the start.  (Until this test nothing failed when
+ * a start published from the cursor without a resync, or ended the
+ * resync after its first window: inside the duplicate window the
+ * message ids dedupe the copies, past it each one went to the stream
+ * twice.) */
 static void
 test_old_cursor(void)
 {
@@ -388,6 +390,7 @@ test_old_cursor(void)
     arb_repl_t       *r;
     char              path[200];
     uint64_t          head = append(BURST), held;
+    size_t            pending = conf.max_pending;
     int               i;
 
     r = repl_start(head);
@@ -406,12 +409,14 @@ test_old_cursor(void)
     c.published = head - BURST;
     snprintf(path, sizeof(path), "%s/%s", root, ARB_STREAM_CURSOR_FILE);
     CHECK_INT(arb__repl_cursor_save(path, &c), 0);
+    conf.max_pending = 4;               /* the log read in many windows */
     r = repl_start(head);
     CHECK(r != NULL);
     if (r == NULL)
         return;
     for (i = 0; i < 400 && cursor_of(r, NULL) < head; i++)
         sleep_ms(10);
+    conf.max_pending = pending;
     CHECK_INT(cursor_of(r, NULL), head);
     pthread_mutex_lock(&r->mu);
     CHECK_INT(r->st.duplicates, BURST);
