@@ -114,6 +114,29 @@ main(void)
     CHECK(arb__repl_refused_locked(&r, 0, 1));
     CHECK(!arb__repl_refused_locked(&r, 2, 2));
     CHECK(!arb__repl_refused_locked(&r, 4, 9));
+    /* A hole refused after a later event of another match lands in
+     * order, at the front too, and one refused again is not added.
+     * (Until this test nothing failed when a position below every
+     * refused one was put second: the list unsorted, a sync ack of it
+     * answered replicated.) */
+    {
+        static const uint64_t order[] = { 7, 4, 6, 4 };
+        arb_repl_ev_t         h;
+        size_t                j;
+
+        r.nrefused = 0;
+        memset(&h, 0, sizeof(h));
+        for (j = 0; j < 4; j++) {
+            h.pos = order[j];
+            CHECK_INT(arb__repl_refuse_locked(&r, &h), 0);
+        }
+        CHECK_INT(r.nrefused, 3);
+        CHECK(r.nrefused == 3 && r.refused[0] == 4 && r.refused[1] == 6
+              && r.refused[2] == 7);
+        CHECK(arb__repl_refused_locked(&r, 4, 4));
+        CHECK(arb__repl_refused_locked(&r, 6, 6));
+        CHECK(!arb__repl_refused_locked(&r, 5, 5));
+    }
 
     /* A hole (an event of the window the stream lost after a later one
      * of its match was acked) is not sent by the pump: the pass
