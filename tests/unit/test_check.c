@@ -705,14 +705,30 @@ test_backup_envs(void)
     fd = open(path("src/signing.key"), O_WRONLY | O_CREAT, 0600);
     CHECK(fd >= 0 && write(fd, "x", 1) == 1);
     close(fd);
+    /* Neither a directory without a data.mdb nor a NAME.mdb without its
+     * NAME.mdb-lock is an environment: both are left to the caller (no
+     * test failed when either was opened as one, which fails the
+     * backup). */
+    mkdir(path("src/old"), 0700);
+    fd = open(path("src/old/notes"), O_WRONLY | O_CREAT, 0600);
+    CHECK(fd >= 0 && write(fd, "x", 1) == 1);
+    close(fd);
+    fd = open(path("src/stray.mdb"), O_WRONLY | O_CREAT, 0600);
+    CHECK(fd >= 0 && write(fd, "not lmdb", 8) == 8);
+    close(fd);
     mkdir(path("copy"), 0700);
     CHECK_INT(arb_store_backup(path("src"), path("copy"), 0, copied_cb, NULL,
                                &why), 0);
-    /* readdir order decides the first two; the store's own is last */
+    /* readdir order decides the first two; the store's own is last, so
+     * no copied index is ahead of the copied log (no test failed when it
+     * was copied first: "index/data.mdb," ends as "data.mdb," does) */
     CHECK(strstr(copied, "index/data.mdb,") != NULL);
     CHECK(strstr(copied, "extra.mdb,") != NULL);
-    CHECK(strlen(copied) > 9 &&
-          strcmp(copied + strlen(copied) - 9, "data.mdb,") == 0);
+    CHECK(strlen(copied) > 10 &&
+          strcmp(copied + strlen(copied) - 10, ",data.mdb,") == 0);
+    CHECK(strstr(copied, "old") == NULL && strstr(copied, "stray") == NULL);
+    CHECK(access(path("copy/old"), F_OK) != 0);
+    CHECK(access(path("copy/stray.mdb"), F_OK) != 0);
     CHECK_INT(count_keys(path("copy/index"), 0), 5);
     CHECK_INT(count_keys(path("copy/extra.mdb"), MDB_NOSUBDIR), 3);
     CHECK(access(path("copy/signing.key"), F_OK) != 0);
