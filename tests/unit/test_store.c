@@ -1680,10 +1680,13 @@ vlog_pass(const char *name, char (*list)[ARB_STORE_ID_MAX + 1], size_t n)
  * event of a match in a later stretch has its link checked when the
  * stretches are joined.  It shows a sound store sound on any number of
  * threads, and doubts each damage: the stored hash or the bytes of such
- * a first event, an index entry naming another position, the head in a
- * summary, an index entry past the head.  Each damage is undone after
- * and the store shown sound again, so each doubt is its damage's; and
- * the match by match verify, which words it, finds each one too. */
+ * a first event, the bytes of a match's open (no test failed when seq 0
+ * was kept for a join that never checks it, and a whole-store verify
+ * called such a store sound), an index entry naming another position,
+ * the head in a summary, an index entry past the head.  Each damage is
+ * undone after and the store shown sound again, so each doubt is its
+ * damage's; and the match by match verify, which words it, finds each
+ * one too. */
 static void
 test_verify_log(void)
 {
@@ -1721,7 +1724,7 @@ test_verify_log(void)
     /* Three stretches: positions 1..133, 134..266, 267..400.  Position
      * 134 is m13's seq 3, its first event in the second stretch. */
     arb__verify_threads = 3;
-    for (dmg = 0; dmg < 5; dmg++) {
+    for (dmg = 0; dmg < 6; dmg++) {
         const char *file = "index", *db = "seq";
 
         switch (dmg) {
@@ -1731,10 +1734,15 @@ test_verify_log(void)
             pos_key(k, 134);
             klen = 8;
             break;
-        case 2:     /* m05/2 indexed at m05/3's position */
+        case 2:     /* the last byte of m00's open, position 1 */
+            file = "data", db = "log";
+            pos_key(k, 1);
+            klen = 8;
+            break;
+        case 3:     /* m05/2 indexed at m05/3's position */
             klen = seq_key(k, "m05", 2);
             break;
-        case 3:     /* the head in m07's summary */
+        case 4:     /* the head in m07's summary */
             db = "matches";
             memcpy(k, "m07", 3);
             klen = 3;
@@ -1744,13 +1752,14 @@ test_verify_log(void)
             break;
         }
         n = raw_get("vlog", file, db, k, klen, orig, sizeof(orig));
-        CHECK(dmg == 4 ? n == 0 : n > 0);
+        CHECK(dmg == 5 ? n == 0 : n > 0);
         memcpy(val, orig, n);
         switch (dmg) {
         case 0: val[20] ^= 0x40; break;
-        case 1: val[n - 1] ^= 0x01; break;
-        case 2: pos_key(val, 3 * VL_NM + 5 + 1); break;
-        case 3: val[84] ^= 0x01; break;
+        case 1:
+        case 2: val[n - 1] ^= 0x01; break;
+        case 3: pos_key(val, 3 * VL_NM + 5 + 1); break;
+        case 4: val[84] ^= 0x01; break;
         default: pos_key(val, 1); n = 8; break;
         }
         CHECK_INT(raw_put("vlog", file, db, k, klen, val, n), 0);
@@ -1760,7 +1769,7 @@ test_verify_log(void)
             CHECK_INT(arb_store_verify(s, NULL, &why), ARB_ECORRUPT);
             arb_store_close(s);
         }
-        if (dmg == 4)
+        if (dmg == 5)
             break;          /* the last one: not undone */
         CHECK_INT(raw_put("vlog", file, db, k, klen, orig, n), 0);
         CHECK_INT(vlog_pass("vlog", list, VL_NM), 0);
