@@ -40,8 +40,9 @@ usage(FILE *f)
         "last position and heads digest.  Only then is DIR.partial renamed\n"
         "to DIR.  Start the recorder on it with 'arbiterd --data DIR' (or\n"
         "'data = DIR' in arbiterd.conf).  --db DIR is the same as --data.\n"
-        "A backup that lacks a file its manifest lists is damaged, said\n"
-        "before anything is made.  A restore that fails removes the\n"
+        "A backup that lacks a file its manifest lists, or holds one it\n"
+        "does not list (a MANIFEST cut short), is damaged, said before\n"
+        "anything is made.  A restore that fails removes the\n"
         "DIR.partial it made (one it found is never removed), except a\n"
         "restored store that does not verify, left there to be looked at.\n\n"
         "Exit status: 0 restored and verified, 1 the backup is damaged or\n"
@@ -83,6 +84,64 @@ backup_whole(const ops_manifest_t *m, const char *from)
         return CLI_DIFFERS;
     }
     return CLI_OK;
+}
+
+static int
+listed(const ops_manifest_t *m, const char *rel)
+{
+    size_t i;
+
+    for (i = 0; i < m->nfiles; i++)
+        if (strcmp(m->files[i].path, rel) == 0)
+            return 1;
+    return 0;
+}
+
+/* Every file of the backup below rel is one the manifest lists, but for
+ * MANIFEST and the lock files an open of the backup makes (a check of
+ * it in place).  A file the manifest does not list is one it lost (a
+ * MANIFEST cut short at a line's end reads as whole): the backup is
+ * damaged.  CLI_OK, or the status with the reason printed. */
+static int
+backup_listed(const ops_manifest_t *m, const char *from, const char *rel)
+{
+    DIR           *d;
+    struct dirent *e;
+    struct stat    st;
+    char           path[PATH_MAX], sub[PATH_MAX];
+    size_t         n;
+    int            status = CLI_OK;
+
+    if ((size_t)snprintf(path, sizeof(path), "%s%s%s", from,
+                         *rel ? "/" : "", rel) >= sizeof(path))
+        return CLI_OK;      /* no file of the manifest is that deep */
+    d = opendir(path);
+    if (d == NULL) {
+        fprintf(stderr, "arbiter restore-backup: %s: %s\n", path,
+                strerror(errno));
+        return CLI_ERROR;
+    }
+    while (status == CLI_OK && (e = readdir(d)) != NULL) {
+        n = strlen(e->d_name);
+        if (e->d_name[0] == '.' || strcmp(e->d_name, "lock.mdb") == 0 ||
+            (n > 9 && strcmp(e->d_name + n - 9, ".mdb-lock") == 0) ||
+            (*rel == '\0' && strcmp(e->d_name, OPS_MANIFEST) == 0))
+            continue;
+        if ((size_t)snprintf(sub, sizeof(sub), "%s%s%s", rel,
+                             *rel ? "/" : "", e->d_name) >= sizeof(sub) ||
+            ops_path(path, from, sub) != 0 || lstat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            status = backup_listed(m, from, sub);
+        } else if (!listed(m, sub)) {
+            fprintf(stderr, "arbiter restore-backup: %s: in the backup but "
+                    "not in %s/%s (cut short?): the backup is damaged; "
+                    "nothing was restored\n", path, from, OPS_MANIFEST);
+            status = CLI_DIFFERS;
+        }
+    }
+    closedir(d);
+    return status;
 }
 
 /* Makes the directories of relpath below root, 0700. */
@@ -153,6 +212,8 @@ cmd_restore(int argc, char **argv)
         return rc == ARB_ECORRUPT ? CLI_DIFFERS : CLI_ERROR;
     }
     status = backup_whole(&m, from);
+    if (status == CLI_OK)
+        status = backup_listed(&m, from, "");
     if (status != CLI_OK)
         goto done;
     status = CLI_ERROR;

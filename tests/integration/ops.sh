@@ -260,6 +260,23 @@ $A restore-backup --from "$T/bkm" --data "$T/rmis" 2> "$T/err"; rc=$?
 check "backup missing a file: damaged" 1 $rc
 check "... the file named" 1 "$(grep -c "^arbiter restore-backup: $T/bkm/signing.key: listed in $T/bkm/MANIFEST but missing (No such file or directory): the backup is damaged; nothing was restored\$" "$T/err")"
 check "... nothing made" "" "$(ls -d "$T/rmis"* 2> /dev/null)"
+# A MANIFEST cut short at a line's end reads as whole: the files it no
+# longer lists are in the backup, which is damaged (until 2026-12-07 it
+# was restored, exit 0, without its signing key and tokens).  The lock
+# files a check of the backup in place makes are no damage.
+cp -r "$T/bk" "$T/bkc"; head -n -2 "$T/bk/MANIFEST" > "$T/bkc/MANIFEST"
+: > "$T/bkc/lock.mdb"; : > "$T/bkc/index.mdb-lock"
+$A restore-backup --from "$T/bkc" --data "$T/rcut" 2> "$T/err"; rc=$?
+check "a MANIFEST cut short: damaged, a file it lost named" "1 1" \
+    "$rc $(grep -c "^arbiter restore-backup: $T/bkc/[a-z.]*: in the \
+backup but not in $T/bkc/MANIFEST (cut short?): the backup is damaged; \
+nothing was restored\$" "$T/err")"
+check "... nothing made" "" "$(ls -d "$T/rcut"* 2> /dev/null)"
+cp "$T/bk/MANIFEST" "$T/bkc/MANIFEST"
+$A restore-backup --from "$T/bkc" --data "$T/rcut" > /dev/null 2> "$T/err"
+check "... whole again, and its lock files beside it: restored" "0 " \
+    "$? $(cat "$T/err")"
+rm -rf "$T/bkc" "$T/rcut"
 # A write that fails removes the DIR.partial this run made, says so,
 # with the reason; the same command then restores.
 (trap '' XFSZ; ulimit -f 20; $A restore-backup --from "$T/bk" --data "$T/rful") \
