@@ -748,6 +748,16 @@ test_backup_envs(void)
     /* no store there */
     CHECK_INT(arb_store_backup(path("copy/index/nothing"), path("copy3"), 0,
                                NULL, NULL, &why), ARB_ENOTFOUND);
+    /* ... a directory without a data.mdb, said so, before any copy (no
+     * test failed when the look for it was dropped) */
+    arb_buf_free(&why);
+    copied[0] = '\0';
+    mkdir(path("copy4"), 0700);
+    CHECK_INT(arb_store_backup(path("src/old"), path("copy4"), 0, copied_cb,
+                               NULL, &why), ARB_ENOTFOUND);
+    CHECK(why.data != NULL &&
+          strstr(arb_buf_cstr(&why), "no store there (no data.mdb)"));
+    CHECK_STR(copied, "");
     CHECK_INT(arb_store_is_env_file("data.mdb"), 1);
     CHECK_INT(arb_store_is_env_file("x/lock.mdb"), 1);
     CHECK_INT(arb_store_is_env_file("extra.mdb-lock"), 1);
