@@ -132,6 +132,10 @@ check "backup key mode" 600 "$(stat -c %a "$T/bk/signing.key")"
 check "backup tokens mode" 600 "$(stat -c %a "$T/bk/tokens")"
 check "backup data mode" 600 "$(stat -c %a "$T/bk/data.mdb")"
 check "backup has no lock file" 0 "$(ls "$T/bk" | grep -c lock)"
+# nor the journal, which describes the source's data.mdb, not the copy's
+# (no test failed when wal.0 and wal.1 were copied as the key files are)
+check "backup has no journal" "1 0" \
+    "$(ls "$T/data" | grep -c '^wal\.0$') $(ls "$T/bk" | grep -c wal)"
 check "backup manifest lists data" 1 "$(grep -c '^file [0-9a-f]\{64\} 0600 [0-9]* data.mdb$' "$T/bk/MANIFEST")"
 # At a terminal each file copied is shown, then the copy's check, and
 # restore-backup's check of what it restored (no test looked).
