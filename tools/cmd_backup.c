@@ -105,6 +105,13 @@ copy_files(const char *dir, const char *out, arb_buf_t *why)
                         "that is not a store environment\n", src);
             continue;
         }
+        if (S_ISLNK(st.st_mode)) {
+            /* A backup holds plain files only: what a link names (a
+             * signing.key kept elsewhere) is the operator's to copy. */
+            fprintf(stderr, "arbiter backup: skipped %s: a symbolic link "
+                    "(back up the file it names yourself)\n", src);
+            continue;
+        }
         if (!S_ISREG(st.st_mode))
             continue;       /* the socket, and nothing else expected */
         /* Never wider than the source, never group/other writable. */
