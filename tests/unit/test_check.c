@@ -63,6 +63,12 @@ path(const char *name)
  * writes. */
 static int64_t skew_seq1;
 
+/* Added to the seq event 2 says it has (not to the one it is stored
+ * under); and, when set, the match id and the game a transcript is
+ * stored under instead of its own: stores no recorder writes. */
+static uint64_t lie_seq2;
+static const char *store_id, *store_game;
+
 /* Records a transcript as the daemon does: stamped, canonical, every
  * event with a client id "c<seq>" when cids, the deal committed in the
  * open and its secret kept (unless keep_secret is 0). */
@@ -96,7 +102,7 @@ record(arb_store_t *s, const char *text, int cids, int keep_secret)
     }
     for (i = 0; i < n; i++) {
         arb_event_t *ev = i == 0 ? &t.open : &t.events[i - 1];
-        ev->seq = i;
+        ev->seq = i + (i == 2 ? lie_seq2 : 0);
         ev->time_ms = T0 + (int64_t)i * 1000;
         ev->actor = strdup("arbiter");
         if (cids) {
@@ -109,8 +115,9 @@ record(arb_store_t *s, const char *text, int cids, int keep_secret)
             fprintf(stderr, "encode %zu: %d\n", i, rc);
             goto done;
         }
-        ap[i].match_id = t.open.setup->match_id;
-        ap[i].game = i == 0 ? t.open.setup->game : NULL;
+        ap[i].match_id = store_id ? store_id : t.open.setup->match_id;
+        ap[i].game = i > 0 ? NULL : store_game ? store_game
+                                              : t.open.setup->game;
         ap[i].seq = i;
         ap[i].time_ms = ev->time_ms + (i == 1 ? skew_seq1 : 0);
         ap[i].bytes = bytes[i].data;
@@ -445,6 +452,35 @@ test_time_skew(void)
                  "differs from the stored time 1772359201005\n") != NULL);
 }
 
+/* An event that says another seq than the one it is stored under, an
+ * open of another match or game than the index's: each named (no test
+ * failed when any of these reports was dropped). */
+static void
+test_event_lies(void)
+{
+    arb_check_summary_t sum;
+    arb_store_t        *s = open_store("lies", 0);
+
+    CHECK(s != NULL);
+    if (s == NULL)
+        return;
+    lie_seq2 = 1;
+    CHECK_INT(record(s, yah, 0, 1), 0);
+    lie_seq2 = 0;
+    store_id = "Z1";
+    CHECK_INT(record(s, yah, 0, 1), 0);
+    store_id = NULL;
+    store_game = "yahtzee";
+    CHECK_INT(record(s, dealt_closed, 0, 1), 0);
+    store_game = NULL;
+    arb_store_close(s);
+    CHECK_INT(check("lies", &sum), 3);
+    CHECK_STR(problems, "T2 seq 0: the open event's game is tsukurutenten, "
+              "the match index says yahtzee\n"
+              "Y1 seq 2: the event says seq 3\n"
+              "Z1 seq 0: the open event is of match Y1\n");
+}
+
 /* LAYOUT: the index's seq -> position entry of one event lost: the read
  * of the match's events stops there and the check names the seq and the
  * key (the events pass's own "missing" report is the second line of
@@ -540,6 +576,49 @@ test_close_damage(void)
              (long long)(m.created_ms ^ 1), (long long)m.last_ms,
              (long long)m.created_ms, (long long)m.last_ms);
     CHECK_STR(problems, want);
+
+    /* ... and with the start time back, another last time (no test
+     * failed when only the start time was compared). */
+    rec[116 + 7] ^= 1;
+    rec[124 + 7] ^= 1;
+    CHECK_INT(raw_edit("reopened", "matches", "Y1", 2, rec, sizeof(rec)),
+              0);
+    CHECK_INT(check("reopened", &sum), 1);
+    snprintf(want, sizeof(want), "Y1: the match index's times (%lld, %lld) "
+             "are not those of seq 0 and the last event (%lld, %lld)\n",
+             (long long)m.created_ms, (long long)(m.last_ms ^ 1),
+             (long long)m.created_ms, (long long)m.last_ms);
+    CHECK_STR(problems, want);
+
+    /* LAYOUT: T1, running, said closed by the index (no test failed when
+     * that report was dropped). */
+    rec[124 + 7] ^= 1;
+    CHECK_INT(raw_edit("reopened", "matches", "Y1", 2, rec, sizeof(rec)),
+              0);
+    s = open_store("reopened", 1);
+    CHECK(s != NULL);
+    if (s == NULL)
+        return;
+    CHECK_INT(arb_store_match(s, "T1", &m, NULL), 0);
+    arb_store_close(s);
+    memset(rec, 0, sizeof(rec));
+    rec[0] = 1;
+    rec[1] = 1;                                 /* closed */
+    rec[2] = (unsigned char)strlen(m.game);
+    memcpy(rec + 4, m.game, strlen(m.game));
+    for (k = 0; k < 8; k++) {
+        rec[68 + k] = (unsigned char)(m.last_seq >> (56 - 8 * k));
+        rec[76 + k] = (unsigned char)(m.count >> (56 - 8 * k));
+        rec[116 + k] = (unsigned char)((uint64_t)m.created_ms
+                                       >> (56 - 8 * k));
+        rec[124 + k] = (unsigned char)((uint64_t)m.last_ms >> (56 - 8 * k));
+    }
+    memcpy(rec + 84, m.head, ARB_HASH_LEN);
+    CHECK_INT(raw_edit("reopened", "matches", "T1", 2, rec, sizeof(rec)),
+              0);
+    CHECK_INT(check("reopened", &sum), 1);
+    CHECK_STR(problems, "T1: the match index says closed, no event closes "
+              "the match\n");
 }
 
 static void
@@ -621,6 +700,26 @@ test_stale_index(void)
                  "kept") != NULL);
     CHECK(strstr(problems, "T2: the kept deal secret does not open the deal "
                  "committed at seq 0") != NULL);
+    /* ... and one that is not even "<kind> <secret>" (no test failed
+     * when that report was dropped) */
+    CHECK_INT(raw_edit("secret", "meta", "secret:T2", 9, "seedx", 5), 0);
+    CHECK_INT(check("secret", &sum), 2);
+    CHECK(strstr(problems, "T2: the kept deal secret is not '<kind> "
+                 "<secret>'\n") != NULL);
+
+    /* LAYOUT: a match's summary lost: its events are in the log, and the
+     * match index does not list it (no test failed when that report was
+     * dropped), and the counts disagree. */
+    CHECK_INT(make_store("unlisted"), 0);
+    CHECK_INT(raw_edit("unlisted", "matches", "T2", 2, NULL, 0), 0);
+    CHECK_INT(check("unlisted", &sum), 4);
+    CHECK_STR(problems, "T2 seq 0: in the global log (position 7) but not "
+              "in the match index\n"
+              "-: the store counts 8 events, the matches hold 6\n"
+              "-: the global log ends at position 8, the matches hold 6 "
+              "events\n"
+              "-: the idempotency index holds 7 entries, the events carry "
+              "5 client ids\n");
 }
 
 static int
@@ -782,6 +881,7 @@ main(void)
     test_close_damage();
     test_log_order();
     test_time_skew();
+    test_event_lies();
     test_stale_index();
     test_backup_envs();
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
