@@ -69,6 +69,10 @@ static int64_t skew_seq1;
 static uint64_t lie_seq2;
 static const char *store_id, *store_game;
 
+/* When set, event 2 says client id c1 (while the idempotency index is
+ * given c2). */
+static int cid1_at2;
+
 /* Records a transcript as the daemon does: stamped, canonical, every
  * event with a client id "c<seq>" when cids, the deal committed in the
  * open and its secret kept (unless keep_secret is 0). */
@@ -107,7 +111,7 @@ record(arb_store_t *s, const char *text, int cids, int keep_secret)
         ev->actor = strdup("arbiter");
         if (cids) {
             snprintf(cid[i], sizeof(cid[i]), "c%zu", i);
-            ev->client_id = strdup(cid[i]);
+            ev->client_id = strdup(i == 2 && cid1_at2 ? "c1" : cid[i]);
             ap[i].client_id = cid[i];
         }
         rc = arb_event_encode(&bytes[i], ev);
@@ -479,6 +483,22 @@ test_event_lies(void)
               "the match index says yahtzee\n"
               "Y1 seq 2: the event says seq 3\n"
               "Z1 seq 0: the open event is of match Y1\n");
+
+    /* ... and a client id two events say (no test failed when that
+     * report was dropped) */
+    s = open_store("lies2", 0);
+    CHECK(s != NULL);
+    if (s == NULL)
+        return;
+    cid1_at2 = 1;
+    store_id = "D1";
+    CHECK_INT(record(s, yah, 1, 1), 0);
+    store_id = NULL;
+    cid1_at2 = 0;
+    arb_store_close(s);
+    CHECK_INT(check("lies2", &sum), 2);
+    CHECK_STR(problems, "D1 seq 0: the open event is of match Y1\n"
+              "D1 seq 2: client id \"c1\" was already used by seq 1\n");
 }
 
 /* LAYOUT: the index's seq -> position entry of one event lost: the read
