@@ -438,6 +438,24 @@ test_log_order(void)
                  "order (seq 3 of this match expected next)\n") != NULL);
 }
 
+/* LAYOUT: a log record cut to one byte (Y1's seq 2, position 3): named
+ * where the match's events are read and where the log is, and the log
+ * read goes on past it (no test had a record the log could not read:
+ * none failed when the read after one began at it again, for ever). */
+static void
+test_log_unreadable(void)
+{
+    arb_check_summary_t sum;
+    unsigned char       key[8] = { 0, 0, 0, 0, 0, 0, 0, 3 };
+
+    CHECK_INT(make_store("cutrec"), 0);
+    CHECK_INT(raw_edit("cutrec", "log", key, 8, "x", 1), 0);
+    CHECK(check("cutrec", &sum) >= 2);
+    CHECK(strncmp(problems, "Y1 seq 2: ", 10) == 0);
+    CHECK(strstr(problems, "\n-: global log: ") != NULL);
+    CHECK_INT(sum.log_pos, 8);
+}
+
 /* An event whose own time is not the time stored beside it: named (a
  * mutation that dropped the report went unnoticed until 2026-12-07). */
 static void
@@ -922,6 +940,7 @@ main(void)
     test_close_damage();
     test_log_order();
     test_time_skew();
+    test_log_unreadable();
     test_event_lies();
     test_stale_index();
     test_backup_envs();
