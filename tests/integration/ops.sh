@@ -212,13 +212,18 @@ rm -rf "$T/data.bk"
 # A symbolic link in DIR (a signing.key kept elsewhere) is not copied,
 # and said (until 2026-12-07 it was left out without a word, and the
 # restored recorder made itself a new key).
-ln -s "$T/data/notes" "$T/data/linked"
+# So is a directory that is no store environment (no test failed when
+# it was skipped without a word).
+ln -s "$T/data/notes" "$T/data/linked"; mkdir "$T/data/olddir"
 $A backup --data "$T/data" --out "$T/bkln" > /dev/null 2> "$T/err"
-check "backup: a symbolic link skipped, and said" "0 arbiter backup: \
-skipped $T/data/linked: a symbolic link (back up the file it names \
-yourself)" "$? $(cat "$T/err")"
-check "... not in the backup" "" "$(ls -d "$T/bkln/linked" 2> /dev/null)"
-rm -rf "$T/bkln" "$T/data/linked"
+check "backup: a symbolic link and a directory skipped, and said" "0 1 1" \
+    "$? $(grep -c "^arbiter backup: skipped $T/data/linked: a symbolic \
+link (back up the file it names yourself)\$" "$T/err") $(grep -c \
+"^arbiter backup: skipped $T/data/olddir: a directory that is not a \
+store environment\$" "$T/err")"
+check "... neither in the backup" "" \
+    "$(ls -d "$T/bkln/linked" "$T/bkln/olddir" 2> /dev/null)"
+rm -rf "$T/bkln" "$T/data/linked" "$T/data/olddir"
 
 # ---- restore --------------------------------------------------------------
 mkdir "$T/busy"; touch "$T/busy/x"
@@ -291,6 +296,24 @@ $A restore-backup --from "$T/bkc" --data "$T/rcut" > /dev/null 2> "$T/err"
 check "... whole again, and its lock files beside it: restored" "0 " \
     "$? $(cat "$T/err")"
 rm -rf "$T/bkc" "$T/rcut"
+# A file of the backup cut short is named with its size; one that is no
+# longer a regular file is missing (no test failed when the size was
+# not said, or when a directory was taken for the file).
+cp -r "$T/bk" "$T/bkt2"; head -c 10 "$T/bk/tokens" > "$T/bkt2/tokens"
+$A restore-backup --from "$T/bkt2" --data "$T/rt2" 2> "$T/err"; rc=$?
+check "a file cut short: damaged, its size said" "1 arbiter \
+restore-backup: $T/bkt2/tokens: 10 bytes, the manifest says \
+$(wc -c < "$T/bk/tokens"): the backup is damaged; nothing was restored" \
+    "$rc $(head -n 1 "$T/err")"
+check "... nothing left" "" "$(ls -d "$T/rt2"* 2> /dev/null)"
+rm "$T/bkt2/tokens"; mkdir "$T/bkt2/tokens"
+$A restore-backup --from "$T/bkt2" --data "$T/rt2" 2> "$T/err"; rc=$?
+check "a file that became a directory: missing" "1 arbiter \
+restore-backup: $T/bkt2/tokens: listed in $T/bkt2/MANIFEST but missing \
+(not a regular file): the backup is damaged; nothing was restored" \
+    "$rc $(cat "$T/err")"
+check "... nothing made" "" "$(ls -d "$T/rt2"* 2> /dev/null)"
+rm -rf "$T/bkt2"
 # A write that fails removes the DIR.partial this run made, says so,
 # with the reason; the same command then restores.
 (trap '' XFSZ; ulimit -f 20; $A restore-backup --from "$T/bk" --data "$T/rful") \
