@@ -351,6 +351,23 @@ check "a manifest line it cannot read: damaged, named" "1 arbiter restore-backup
     "$rc $(cat "$T/err")"
 check "... nothing made" "" "$(ls -d "$T/rl"* 2> /dev/null)"
 rm -rf "$T/bkl"
+# A file listed twice, or a second source: damaged as well, the line
+# named (until 2026-12-07 a file listed twice failed as an I/O error, exit
+# 2, and a second source line was taken over the first)
+cp -r "$T/bk" "$T/bkl"
+line=$(grep '^file .* data.mdb$' "$T/bkl/MANIFEST")
+printf '%s\n' "$line" >> "$T/bkl/MANIFEST"
+$A restore-backup --from "$T/bkl" --data "$T/rl" 2> "$T/err"; rc=$?
+check "a file listed twice: damaged, named" "1 arbiter restore-backup: $T/bkl/MANIFEST: line $(wc -l < "$T/bkl/MANIFEST"): data.mdb listed twice" \
+    "$rc $(cat "$T/err")"
+check "... nothing made" "" "$(ls -d "$T/rl"* 2> /dev/null)"
+rm -rf "$T/bkl"
+cp -r "$T/bk" "$T/bkl"
+echo "source /elsewhere" >> "$T/bkl/MANIFEST"
+$A restore-backup --from "$T/bkl" --data "$T/rl" 2> "$T/err"; rc=$?
+check "a second source line: damaged, named" "1 arbiter restore-backup: $T/bkl/MANIFEST: line $(wc -l < "$T/bkl/MANIFEST"): not a manifest line (or another format)" \
+    "$rc $(cat "$T/err")"
+rm -rf "$T/bkl" "$T/rl"*
 # A DIR.partial the run found is never removed.
 mkdir "$T/rfound.partial"; touch "$T/rfound.partial/mine"
 $A restore-backup --from "$T/bk" --data "$T/rfound" 2> "$T/err"; rc=$?
