@@ -169,11 +169,35 @@ row_width(const row_t *r)
     return n;
 }
 
+/* Whether cell s is the name `name`, blanks around it aside. */
+static int
+name_is(const char *s, const char *name)
+{
+    size_t n = strlen(name);
+
+    s += strspn(s, " ");
+    return strncmp(s, name, n) == 0 && s[n + strspn(s + n, " ")] == '\0';
+}
+
+/* A header's cell is a name: blanks around it (", edition" typed by
+ * hand) are no part of it (until 2026-12-07 they were, and the column
+ * was a field no record has, differing on every record). */
+static void
+name_trim(char *s)
+{
+    size_t k = strspn(s, " "), n = strlen(s);
+
+    while (n > k && s[n - 1] == ' ')
+        n--;
+    memmove(s, s + k, n - k);
+    s[n - k] = '\0';
+}
+
 static int
 is_totals_header(const row_t *r)
 {
-    return row_width(r) == 2 && strcmp(r->cell[0], "player") == 0
-           && strcmp(r->cell[1], "total") == 0;
+    return row_width(r) == 2 && name_is(r->cell[0], "player")
+           && name_is(r->cell[1], "total");
 }
 
 /* The type of field `key` in the schema's records, or -1. */
@@ -323,6 +347,7 @@ arb_claim_parse_csv(arb_claim_t *c, const char *text, size_t len,
             memset(&r, 0, sizeof(r));
             hw = row_width(&hdr);
             for (i = 0; i < hw; i++) {
+                name_trim(hdr.cell[i]);
                 if (hdr.cell[i][0] == '\0') {
                     rc = arb__claim_fail(why, ARB_EINVAL,
                                          "line %u: column %zu of the "

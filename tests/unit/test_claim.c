@@ -484,6 +484,14 @@ test_claim_csv(void)
     CHECK_STR(canon, "{\"records\":[{\"player\":\"a\",\"total\":\"1\","
               "\"x\":\"2\"}],\"totals\":{}}");
     free(canon);
+    /* Blanks around a header's names are no part of them, as typed by
+     * hand (until 2026-12-07 " bonus" was a field no record has, and
+     * " total" no totals section). */
+    canon = claim_canon("sota , bonus\n1, 15\n\n player , total\n"
+                        "alice,3\n", &r, &rc);
+    CHECK_STR(canon, "{\"records\":[{\"sota\":1,\"bonus\":15}],"
+              "\"totals\":{\"alice\":3}}");
+    free(canon);
     /* No schema: every cell is text. */
     canon = claim_canon("sota\n1\n\nplayer,total\n", NULL, &rc);
     CHECK_STR(canon, "{\"records\":[{\"sota\":\"1\"}],\"totals\":{}}");
@@ -500,6 +508,10 @@ test_claim_csv(void)
             "line 1: column 'sota' given twice");
     CREJECT("sota,,bonus\n1,2,3\n\nplayer,total\n", &r,
             "line 1: column 2 of the header has no name");
+    CREJECT("sota,  ,bonus\n1,2,3\n\nplayer,total\n", &r,
+            "line 1: column 2 of the header has no name");
+    CREJECT("sota, sota\n1,1\n\nplayer,total\n", &r,
+            "line 1: column 'sota' given twice");
     CREJECT("sota\n1\n\nplayer,total\nalice,x\n", &r,
             "line 5: a totals row is 'player,total' with an integer total");
     /* A total past what an int64 holds is refused, not clamped to the
