@@ -14,6 +14,7 @@
 
 #include "core/err.h"
 #include "core/event.h"
+#include "core/ledger/store.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "proto/addr.h"
@@ -686,6 +687,8 @@ arb_config_load(arb_config_t *c, const char *path, arb_buf_t *why)
                        path, c->map_max, c->map_size);
         return ARB_EINVAL;
     }
+    c->repl.event_max = c->frame_max < ARB_STORE_EVENT_MAX
+                        ? c->frame_max : ARB_STORE_EVENT_MAX;
     if (rc == 0 && arb_repl_conf_check(&c->repl, why) != 0) {
         arb_buf_t tmp = ARB_BUF_INIT;
         arb_buf_printf(&tmp, "%s: line %u: %s", path, c->repl_line,

@@ -223,6 +223,32 @@ say_err(arb_repl_t *r, arb_repl_said_t *sd, const char *what, int rc,
     arb_buf_free(&w);
 }
 
+/* An existing stream whose max_msg_size is below what this recorder may
+ * publish: said each time the stream is (again) in place, not refused (a
+ * stream is the operator's, and most events are small), since an event
+ * over it would fail its publish until the stream is changed, its match's
+ * sync acks held meanwhile (until 2026-12-07 nothing said so before the
+ * first such event). */
+static void
+stream_size_said(arb_repl_t *r)
+{
+    size_t need = r->conf->event_max + ARB_STREAM_HDR_ROOM;
+
+    if (r->conf->event_max == 0 || r->s->max_msg_size <= 0
+        || (size_t)r->s->max_msg_size >= need)
+        return;
+    arb_log_ev(ARB_LOG_WARN, "replicate_stream_small", NULL, "replicate: "
+               "stream %s takes messages of at most %d bytes, and this "
+               "recorder takes events of up to %zu (frame_max) and their "
+               "headers: an event over about %zu bytes would never be "
+               "stored, and its match would wait for it; raise the "
+               "stream's max_msg_size to %zu or more, or lower frame_max",
+               r->s->name, (int)r->s->max_msg_size, r->conf->event_max,
+               (size_t)r->s->max_msg_size > ARB_STREAM_HDR_ROOM
+               ? (size_t)r->s->max_msg_size - ARB_STREAM_HDR_ROOM : 0,
+               need);
+}
+
 /* ---- NATS callbacks (libnats threads) ---------------------------------- */
 
 static void
@@ -1716,6 +1742,7 @@ thread_main(void *arg)
                            "replicate: stream %s ready (%d replicas)",
                            r->s->name, reps);
             arb__repl_said_clear(&stream_err);
+            stream_size_said(r);
             r->ever_ok = 1;
             pthread_mutex_lock(&r->mu);
             r->st.stream_ok = 1;

@@ -54,6 +54,12 @@ typedef struct arb_repl_conf {
     unsigned         check_read;    /* messages a regular pass reads, in
                                        turn over the matches; 0 none */
     int              replicas;      /* when creating the stream; 0 auto */
+    size_t           event_max;     /* the largest event this recorder
+                                       takes (its frame_max, at most the
+                                       log's bound), set from the daemon's
+                                       configuration: a stream taking
+                                       less is said at start; 0: not
+                                       looked at */
     size_t           nown;
     char            *own[ARB_REPL_PREFIX_MAX];  /* owned id prefixes */
     size_t           npeer;

@@ -530,6 +530,7 @@ arb_stream_ensure(arb_stream_t *st, int replicas_wanted, int *replicas,
         }
         if (replicas != NULL)
             *replicas = (int)si->Config->Replicas;
+        st->max_msg_size = si->Config->MaxMsgSize;
         jsStreamInfo_Destroy(si);
         return 0;
     }
@@ -573,6 +574,7 @@ arb_stream_ensure(arb_stream_t *st, int replicas_wanted, int *replicas,
     }
     if (replicas != NULL)
         *replicas = (int)si->Config->Replicas;
+    st->max_msg_size = si->Config->MaxMsgSize;
     jsStreamInfo_Destroy(si);
     return 0;
 }

@@ -60,6 +60,9 @@
                                  ARB_STREAM_TOKEN_MAX)
 /* "<match>/<seq>" with a 20-digit seq, NUL included. */
 #define ARB_STREAM_MSGID_MAX    (ARB_STREAM_ID_MAX + 1 + 20 + 1)
+/* Room for an event message's headers (message id, match, seq, hash,
+ * recorder, with their names): a stream's max_msg_size counts them. */
+#define ARB_STREAM_HDR_ROOM     1024
 /* Stream names and recorder names: 1..32 bytes of [A-Za-z0-9_-]. */
 #define ARB_STREAM_NAME_MAX     32
 
@@ -120,6 +123,8 @@ typedef struct arb_stream {
     jsCtx          *js;
     char            name[ARB_STREAM_NAME_MAX + 1];
     int64_t         timeout_ms;
+    int32_t         max_msg_size;   /* the stream's, as arb_stream_ensure
+                                       last read it (<= 0: no limit) */
 } arb_stream_t;
 
 /*

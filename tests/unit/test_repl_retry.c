@@ -507,6 +507,53 @@ test_ours_then_foreign(void)
     arb_buf_free(&why);
 }
 
+/* A stream whose max_msg_size is below what this recorder may publish
+ * (frame_max and the headers) is said at start, naming both sizes and
+ * what to raise it to; one that takes it is not (until 2026-12-07 nothing
+ * was said before the first event over it failed its publish). */
+static void
+test_small_stream(void)
+{
+    static const int32_t sizes[] = { 4096, 66560, -1 };
+    static const int     said[] = { 1, 0, 0 };
+    arb_repl_t          *r;
+    uint64_t             head;
+    char                 path[300], name[32];
+    size_t               i;
+    int                  err;
+
+    head = append_one("sm", 0, small, sizeof(small));
+    CHECK(head > 0);
+    conf.event_max = 65536;
+    for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        if ((r = repl_start(head)) == NULL)
+            break;
+        CHECK_INT(max_size(r, sizes[i]), 0);
+        arb__repl_thread_stop(r);
+        repl_free(r);
+        snprintf(name, sizeof(name), "small%zu.log", i);
+        err = capture(name, path, sizeof(path));
+        r = repl_start(head);
+        CHECK(r != NULL);
+        if (r != NULL) {
+            CHECK_INT(r->s->max_msg_size, sizes[i]);
+            arb__repl_thread_stop(r);
+            repl_free(r);
+        }
+        fflush(stderr);                 /* stderr back */
+        dup2(err, STDERR_FILENO);
+        close(err);
+        CHECK_INT(lines_with(path, "takes messages of at most 4096 "
+                             "bytes, and this recorder takes events of up "
+                             "to 65536 (frame_max) and their headers: an "
+                             "event over about 3072 bytes would never be "
+                             "stored, and its match would wait for it; "
+                             "raise the stream's max_msg_size to 66560 or "
+                             "more"), said[i]);
+    }
+    conf.event_max = 0;
+}
+
 int
 main(void)
 {
@@ -529,6 +576,7 @@ main(void)
         test_other_then_foreign();
         test_ahead_then_foreign();
         test_ours_then_foreign();
+        test_small_stream();
     }
     repl_harness_end(test_failed_ != 0);
     return TEST_END();
