@@ -81,29 +81,51 @@ arb_http_url_parse(arb_http_url_t *u, const char *path, size_t len)
     return 0;
 }
 
+/* One '&'-separated piece of a query, from *p (before end), *p then
+ * moved past it: its key k[0..klen), and its value (after the first
+ * '=') in *val / *vlen, *val NULL when it has no '='.  0 past the end. */
+typedef struct piece {
+    const char *k, *val;
+    size_t      klen, vlen;
+} piece_t;
+
+static int
+next_piece(const char **p, const char *end, piece_t *pc)
+{
+    const char *amp, *eq;
+
+    if (*p == NULL || *p >= end)
+        return 0;
+    amp = memchr(*p, '&', (size_t)(end - *p));
+    if (amp == NULL)
+        amp = end;
+    eq = memchr(*p, '=', (size_t)(amp - *p));
+    pc->k = *p;
+    pc->klen = (size_t)((eq != NULL ? eq : amp) - *p);
+    pc->val = eq != NULL ? eq + 1 : NULL;
+    pc->vlen = eq != NULL ? (size_t)(amp - eq - 1) : 0;
+    *p = amp + 1;
+    return 1;
+}
+
 int
 arb_http_query_find(const char *q, size_t qlen, const char *key,
                     const char **val, size_t *vlen)
 {
-    const char *p = q, *end = q + qlen, *amp, *eq;
+    const char *p = q;
+    piece_t     pc;
     size_t      klen = strlen(key);
     int         found = 0;
 
-    while (p != NULL && p < end) {
-        amp = memchr(p, '&', (size_t)(end - p));
-        if (amp == NULL)
-            amp = end;
-        eq = memchr(p, '=', (size_t)(amp - p));
-        if (eq != NULL && (size_t)(eq - p) == klen
-            && memcmp(p, key, klen) == 0) {
+    while (next_piece(&p, q + qlen, &pc))
+        if (pc.val != NULL && pc.klen == klen
+            && memcmp(pc.k, key, klen) == 0) {
             if (found)
                 return 2;
-            *val = eq + 1;
-            *vlen = (size_t)(amp - eq - 1);
+            *val = pc.val;
+            *vlen = pc.vlen;
             found = 1;
         }
-        p = amp + 1;
-    }
     return found;
 }
 
@@ -111,24 +133,21 @@ int
 arb_http_query_unknown(const char *q, size_t qlen, const char *const *names,
                        size_t n, const char **key, size_t *klen)
 {
-    const char *p = q, *end = q + qlen, *amp, *eq;
-    size_t      i, len;
+    const char *p = q;
+    piece_t     pc;
+    size_t      i;
 
-    while (p != NULL && p < end) {
-        amp = memchr(p, '&', (size_t)(end - p));
-        if (amp == NULL)
-            amp = end;
-        eq = memchr(p, '=', (size_t)(amp - p));
-        len = (size_t)((eq != NULL ? eq : amp) - p);
+    while (next_piece(&p, q + qlen, &pc)) {
         for (i = 0; i < n; i++)
-            if (strlen(names[i]) == len && memcmp(p, names[i], len) == 0)
+            if (strlen(names[i]) == pc.klen
+                && memcmp(pc.k, names[i], pc.klen) == 0)
                 break;
-        if (amp > p && i == n) {
-            *key = p;
-            *klen = len;
+        /* (an empty piece, "&&", names nothing) */
+        if (i == n && (pc.klen > 0 || pc.val != NULL)) {
+            *key = pc.k;
+            *klen = pc.klen;
             return 1;
         }
-        p = amp + 1;
     }
     return 0;
 }
