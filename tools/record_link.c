@@ -380,7 +380,6 @@ done:
 
 /* ---- opening, closing, reconnecting ----------------------------------- */
 
-
 static void
 answer_within(rec_t *r)
 {
