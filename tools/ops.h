@@ -20,7 +20,7 @@ int cmd_restore_nats(int argc, char **argv);  /* restore (from NATS) */
 
 #define OPS_DATA_DEFAULT  "./var/arbiter"
 #define OPS_MANIFEST      "MANIFEST"
-#define OPS_BACKUP_FORMAT 1
+#define OPS_BACKUP_FORMAT 2
 
 /* Progress on stderr, only when stderr is a terminal (so a pipe or a log
  * file never gets it), at most a few times a second, one line that is
@@ -105,6 +105,7 @@ typedef struct ops_file {
 typedef struct ops_manifest {
     char                *source;
     char                *started;
+    int                  format;     /* OPS_BACKUP_FORMAT, or 1 */
     arb_check_summary_t  sum;
     ops_file_t          *files;
     size_t               nfiles, cap;

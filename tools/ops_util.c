@@ -486,6 +486,21 @@ ops_manifest_free(ops_manifest_t *m)
     memset(m, 0, sizeof(*m));
 }
 
+/* Why an end line: the file lines come last, so a MANIFEST cut short at
+ * a line's end read as whole, and a backup that lost its last files with
+ * it (the signing key, the tokens) restored without them.  The end line
+ * counts the files and carries the BLAKE2b-256 of every byte before it,
+ * so a manifest cut short, or edited, is damage found before anything is
+ * copied. */
+static void
+manifest_sum(char hex[ARB_HASH_HEX], const char *p, size_t n)
+{
+    unsigned char h[ARB_HASH_LEN];
+
+    crypto_generichash(h, sizeof(h), (const unsigned char *)p, n, NULL, 0);
+    arb_hex(hex, h, ARB_HASH_LEN);
+}
+
 int
 ops_manifest_write(const ops_manifest_t *m, const char *dir, arb_buf_t *why)
 {
@@ -509,6 +524,10 @@ ops_manifest_write(const ops_manifest_t *m, const char *dir, arb_buf_t *why)
         arb_hex(hex, m->files[i].hash, ARB_HASH_LEN);
         arb_buf_printf(&b, "file %s %04o %" PRIu64 " %s\n", hex,
                        m->files[i].mode, m->files[i].size, m->files[i].path);
+    }
+    if (!b.oom) {
+        manifest_sum(hex, b.data, b.len);
+        arb_buf_printf(&b, "end %zu %s\n", m->nfiles, hex);
     }
     if (b.oom) {
         arb_buf_free(&b);
@@ -592,8 +611,13 @@ parse_line(ops_manifest_t *m, char *line)
     if (v == NULL)
         return -1;
     *v++ = '\0';
-    if (strcmp(line, "format") == 0)
-        return strcmp(v, "1") == 0 ? 0 : -1;
+    if (strcmp(line, "format") == 0) {
+        /* 1: made before 2026-12-07, without the end line */
+        if (m->format != 0 || (strcmp(v, "1") != 0 && strcmp(v, "2") != 0))
+            return -1;
+        m->format = v[0] - '0';
+        return 0;
+    }
     /* (once each: a second is no line of a manifest arbiter wrote) */
     if (strcmp(line, "source") == 0)
         return m->source != NULL || (m->source = strdup(v)) == NULL
@@ -642,10 +666,12 @@ int
 ops_manifest_read(ops_manifest_t *m, const char *dir, arb_buf_t *why)
 {
     FILE    *f;
-    char     path[PATH_MAX], line[2048];
-    unsigned n = 0;
+    char     path[PATH_MAX], line[2048], hex[ARB_HASH_HEX], *end;
+    unsigned char h[ARB_HASH_LEN];
+    crypto_generichash_state st;
+    unsigned n = 0, ended = 0;
     size_t   len, i, nfiles;
-    int      rc = 0, fmt = 0;
+    int      rc = 0;
 
     memset(m, 0, sizeof(*m));
     snprintf(path, sizeof(path), "%s/%s", dir, OPS_MANIFEST);
@@ -659,6 +685,7 @@ ops_manifest_read(ops_manifest_t *m, const char *dir, arb_buf_t *why)
     }
     if (f == NULL)
         return io_fail(why, "open", path);
+    crypto_generichash_init(&st, NULL, 0, ARB_HASH_LEN);
     while (fgets(line, sizeof(line), f) != NULL) {
         n++;
         len = strlen(line);
@@ -668,11 +695,35 @@ ops_manifest_read(ops_manifest_t *m, const char *dir, arb_buf_t *why)
             rc = ARB_ECORRUPT;
             break;
         }
+        if (ended) {
+            arb_buf_printf(why, "%s: line %u: after the end line (line "
+                           "%u)", path, n, ended);
+            rc = ARB_ECORRUPT;
+            break;
+        }
+        if (m->format >= 2 && strncmp(line, "end ", 4) == 0) {
+            crypto_generichash_final(&st, h, sizeof(h));
+            arb_hex(hex, h, ARB_HASH_LEN);
+            errno = 0;
+            i = (size_t)strtoull(line + 4, &end, 10);
+            if (line[4] < '0' || line[4] > '9' || errno != 0 ||
+                *end != ' ' || i != m->nfiles ||
+                strncmp(end + 1, hex, ARB_HASH_HEX - 1) != 0 ||
+                end[ARB_HASH_HEX] != '\n') {
+                arb_buf_printf(why, "%s: line %u: the end line does not "
+                               "match the %zu files and the bytes before "
+                               "it: the manifest was changed", path, n,
+                               m->nfiles);
+                rc = ARB_ECORRUPT;
+                break;
+            }
+            ended = n;
+            continue;
+        }
+        crypto_generichash_update(&st, (const unsigned char *)line, len);
         line[len - 1] = '\0';
         if (line[0] == '#' || line[0] == '\0')
             continue;
-        if (strncmp(line, "format ", 7) == 0)
-            fmt = 1;
         nfiles = m->nfiles;
         if (parse_line(m, line) != 0) {
             arb_buf_printf(why, "%s: line %u: not a manifest line (or "
@@ -693,9 +744,14 @@ ops_manifest_read(ops_manifest_t *m, const char *dir, arb_buf_t *why)
             break;
     }
     fclose(f);
-    if (rc == 0 && (!fmt || m->source == NULL || m->nfiles == 0)) {
+    if (rc == 0 && (m->format == 0 || m->source == NULL ||
+                    m->nfiles == 0)) {
         arb_buf_printf(why, "%s: incomplete (no format, source or files)",
                        path);
+        rc = ARB_ECORRUPT;
+    } else if (rc == 0 && m->format >= 2 && !ended) {
+        arb_buf_printf(why, "%s: no end line after line %u: the manifest "
+                       "was cut short", path, n);
         rc = ARB_ECORRUPT;
     }
     if (rc != 0)

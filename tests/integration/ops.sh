@@ -279,11 +279,53 @@ $A restore-backup --from "$T/bkm" --data "$T/rmis" 2> "$T/err"; rc=$?
 check "backup missing a file: damaged" 1 $rc
 check "... the file named" 1 "$(grep -c "^arbiter restore-backup: $T/bkm/signing.key: listed in $T/bkm/MANIFEST but missing (No such file or directory): the backup is damaged; nothing was restored\$" "$T/err")"
 check "... nothing made" "" "$(ls -d "$T/rmis"* 2> /dev/null)"
-# A MANIFEST cut short at a line's end reads as whole: the files it no
-# longer lists are in the backup, which is damaged (until 2026-12-07 it
-# was restored, exit 0, without its signing key and tokens).  The lock
+# A MANIFEST ends with a line counting its files and summing every byte
+# before it (until 2026-12-07 a MANIFEST cut short at a line's end read
+# as whole).  reseal FILE makes that line again for what is before it, as
+# arbiter backup writes it; old1 FILE makes FILE a format-1 manifest (made
+# before the end line) from one of today's.
+reseal() {
+    grep -v '^end ' "$1" > "$1.t"
+    printf 'end %s %s\n' "$(grep -c '^file ' "$1.t")" \
+        "$(b2sum -l 256 < "$1.t" | cut -d' ' -f1)" >> "$1.t"
+    mv "$1.t" "$1"
+}
+old1() { sed -i -e 's/^format 2$/format 1/' -e '/^end /d' "$1"; }
+check "the manifest's last line: its files and its sum" \
+    "$(tail -n 1 "$T/bk/MANIFEST")" \
+    "$(cp "$T/bk/MANIFEST" "$T/m.t"; reseal "$T/m.t"; tail -n 1 "$T/m.t")"
+for cut in 1 2; do
+    cp -r "$T/bk" "$T/bkc"; head -n -$cut "$T/bk/MANIFEST" > "$T/bkc/MANIFEST"
+    $A restore-backup --from "$T/bkc" --data "$T/rcut" 2> "$T/err"; rc=$?
+    check "a MANIFEST cut short by $cut lines: damaged, said so" "1 \
+arbiter restore-backup: $T/bkc/MANIFEST: no end line after line \
+$(wc -l < "$T/bkc/MANIFEST"): the manifest was cut short" "$rc $(cat "$T/err")"
+    check "... nothing made" "" "$(ls -d "$T/rcut"* 2> /dev/null)"
+    rm -rf "$T/bkc"
+done
+cp -r "$T/bk" "$T/bkc"
+sed -i 's/^closed \([0-9]*\)$/closed 1\1/' "$T/bkc/MANIFEST"
+$A restore-backup --from "$T/bkc" --data "$T/rcut" 2> "$T/err"; rc=$?
+check "a MANIFEST edited: damaged, said so" "1 arbiter restore-backup: \
+$T/bkc/MANIFEST: line $(wc -l < "$T/bkc/MANIFEST"): the end line does not \
+match the $(grep -c '^file ' "$T/bkc/MANIFEST") files and the bytes before \
+it: the manifest was changed" "$rc $(cat "$T/err")"
+cp "$T/bk/MANIFEST" "$T/bkc/MANIFEST"; echo '# after' >> "$T/bkc/MANIFEST"
+$A restore-backup --from "$T/bkc" --data "$T/rcut" 2> "$T/err"; rc=$?
+check "a line after the end line: damaged, said so" "1 arbiter \
+restore-backup: $T/bkc/MANIFEST: line $(wc -l < "$T/bkc/MANIFEST"): after \
+the end line (line $(($(wc -l < "$T/bkc/MANIFEST") - 1)))" "$rc $(cat "$T/err")"
+cp "$T/bk/MANIFEST" "$T/bkc/MANIFEST"; old1 "$T/bkc/MANIFEST"
+$A restore-backup --from "$T/bkc" --data "$T/rcut" > /dev/null 2> "$T/err"
+check "a format-1 MANIFEST (no end line) still restores" "0 " \
+    "$? $(cat "$T/err")"
+rm -rf "$T/bkc" "$T/rcut"
+# A format-1 MANIFEST cut short at a line's end reads as whole: the files
+# it no longer lists are in the backup, which is damaged (until 2026-12-07
+# it was restored, exit 0, without its signing key and tokens).  The lock
 # files a check of the backup in place makes are no damage.
-cp -r "$T/bk" "$T/bkc"; head -n -2 "$T/bk/MANIFEST" > "$T/bkc/MANIFEST"
+cp -r "$T/bk" "$T/bkc"; old1 "$T/bkc/MANIFEST"
+head -n -2 "$T/bkc/MANIFEST" > "$T/m.t"; mv "$T/m.t" "$T/bkc/MANIFEST"
 : > "$T/bkc/lock.mdb"; : > "$T/bkc/index.mdb-lock"
 $A restore-backup --from "$T/bkc" --data "$T/rcut" 2> "$T/err"; rc=$?
 check "a MANIFEST cut short: damaged, a file it lost named" "1 1" \
@@ -333,6 +375,7 @@ for k in matches closed dealt events client_ids log_pos heads; do
     cp -r "$T/bk" "$T/bks"
     awk -v k=$k '$1 == k { $2 = k == "heads" ? (substr($2, 1, 1) == "0" ? "1" : "0") substr($2, 2) : $2 + 1 } { print }' \
         "$T/bk/MANIFEST" > "$T/bks/MANIFEST"
+    reseal "$T/bks/MANIFEST"
     $A restore-backup --from "$T/bks" --data "$T/rs" > /dev/null 2> "$T/err"
     rc=$?
     check "manifest's $k changed: refused as differing" "1 1" \
@@ -344,10 +387,15 @@ rm -rf "$T/bks" "$T/rs.partial"
 # A MANIFEST with a line it cannot read: the backup is damaged, exit 1,
 # the line named, nothing made (no test failed when it was said with the
 # status of an I/O error)
+# (each added before the end line, the end line made again: resealed)
+addline() {   # addline FILE LINE
+    grep -v '^end ' "$1" > "$1.t"; printf '%s\n' "$2" >> "$1.t"
+    mv "$1.t" "$1"; reseal "$1"
+}
 cp -r "$T/bk" "$T/bkl"
-printf 'files 3\n' >> "$T/bkl/MANIFEST"
+addline "$T/bkl/MANIFEST" 'files 3'
 $A restore-backup --from "$T/bkl" --data "$T/rl" 2> "$T/err"; rc=$?
-check "a manifest line it cannot read: damaged, named" "1 arbiter restore-backup: $T/bkl/MANIFEST: line $(wc -l < "$T/bkl/MANIFEST"): not a manifest line (or another format)" \
+check "a manifest line it cannot read: damaged, named" "1 arbiter restore-backup: $T/bkl/MANIFEST: line $(($(wc -l < "$T/bkl/MANIFEST") - 1)): not a manifest line (or another format)" \
     "$rc $(cat "$T/err")"
 check "... nothing made" "" "$(ls -d "$T/rl"* 2> /dev/null)"
 rm -rf "$T/bkl"
@@ -355,17 +403,16 @@ rm -rf "$T/bkl"
 # named (until 2026-12-07 a file listed twice failed as an I/O error, exit
 # 2, and a second source line was taken over the first)
 cp -r "$T/bk" "$T/bkl"
-line=$(grep '^file .* data.mdb$' "$T/bkl/MANIFEST")
-printf '%s\n' "$line" >> "$T/bkl/MANIFEST"
+addline "$T/bkl/MANIFEST" "$(grep '^file .* data.mdb$' "$T/bkl/MANIFEST")"
 $A restore-backup --from "$T/bkl" --data "$T/rl" 2> "$T/err"; rc=$?
-check "a file listed twice: damaged, named" "1 arbiter restore-backup: $T/bkl/MANIFEST: line $(wc -l < "$T/bkl/MANIFEST"): data.mdb listed twice" \
+check "a file listed twice: damaged, named" "1 arbiter restore-backup: $T/bkl/MANIFEST: line $(($(wc -l < "$T/bkl/MANIFEST") - 1)): data.mdb listed twice" \
     "$rc $(cat "$T/err")"
 check "... nothing made" "" "$(ls -d "$T/rl"* 2> /dev/null)"
 rm -rf "$T/bkl"
 cp -r "$T/bk" "$T/bkl"
-echo "source /elsewhere" >> "$T/bkl/MANIFEST"
+addline "$T/bkl/MANIFEST" "source /elsewhere"
 $A restore-backup --from "$T/bkl" --data "$T/rl" 2> "$T/err"; rc=$?
-check "a second source line: damaged, named" "1 arbiter restore-backup: $T/bkl/MANIFEST: line $(wc -l < "$T/bkl/MANIFEST"): not a manifest line (or another format)" \
+check "a second source line: damaged, named" "1 arbiter restore-backup: $T/bkl/MANIFEST: line $(($(wc -l < "$T/bkl/MANIFEST") - 1)): not a manifest line (or another format)" \
     "$rc $(cat "$T/err")"
 rm -rf "$T/bkl" "$T/rl"*
 # A DIR.partial the run found is never removed.
