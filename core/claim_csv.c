@@ -376,10 +376,19 @@ arb_claim_parse_csv(arb_claim_t *c, const char *text, size_t len,
         }
         if (totals) {
             snprintf(at, sizeof(at), "line %u: ", r.line);
-            if (w < 2 || parse_int(r.cell[1], &pts) != 0) {
+            if (w < 2) {
                 rc = arb__claim_fail(why, ARB_EINVAL,
                                      "line %u: a totals row is "
                                      "'player,total' with an integer total",
+                                     r.line);
+                goto fail;
+            }
+            /* (the cell named: until 2026-12-07 the line alone was) */
+            if (parse_int(r.cell[1], &pts) != 0) {
+                rc = arb__claim_fail(why, ARB_EINVAL,
+                                     "line %u, cell 2: a total is an "
+                                     "integer of at most 64 bits (a "
+                                     "totals row is 'player,total')",
                                      r.line);
                 goto fail;
             }

@@ -513,14 +513,17 @@ test_claim_csv(void)
     CREJECT("sota, sota\n1,1\n\nplayer,total\n", &r,
             "line 1: column 'sota' given twice");
     CREJECT("sota\n1\n\nplayer,total\nalice,x\n", &r,
-            "line 5: a totals row is 'player,total' with an integer total");
+            "line 5, cell 2: a total is an integer of at most 64 bits (a "
+            "totals row is 'player,total')");
     /* A total past what an int64 holds is refused, not clamped to the
      * largest one (no test failed when it was); so is one below the
      * least; the largest itself is a total. */
     CREJECT("sota\n1\n\nplayer,total\nalice,9223372036854775808\n", &r,
-            "line 5: a totals row is 'player,total' with an integer total");
+            "line 5, cell 2: a total is an integer of at most 64 bits (a "
+            "totals row is 'player,total')");
     CREJECT("sota\n1\n\nplayer,total\nalice,-9223372036854775809\n", &r,
-            "line 5: a totals row is 'player,total' with an integer total");
+            "line 5, cell 2: a total is an integer of at most 64 bits (a "
+            "totals row is 'player,total')");
     canon = claim_canon("sota\n1\n\nplayer,total\n"
                         "alice,9223372036854775807\n", &r, &rc);
     CHECK_INT(rc, 0);
@@ -576,7 +579,8 @@ test_claim_csv(void)
               "\"totals\":{}}");
     free(canon);
     CREJECT("player,total\nalice,24x\n", &r,
-            "line 2: a totals row is 'player,total' with an integer total");
+            "line 2, cell 2: a total is an integer of at most 64 bits (a "
+            "totals row is 'player,total')");
     /* The text ends where len says, whatever byte follows: a closing
      * quote or a CR that is the last byte ends its cell and row (the
      * byte after them is not read). */
