@@ -106,7 +106,7 @@ arb_http_api_matches(arb_http_req_t *q)
     matches_ctx_t x;
     arb_buf_t     b = ARB_BUF_INIT, why = ARB_BUF_INIT;
     char          after[ARB_STORE_ID_MAX + 1] = "", game[ARB_STORE_ID_MAX + 1] = "",
-                  status[8] = "";
+                  status[64] = "";  /* a word longer than open is named */
     int           rc;
 
     memset(&x, 0, sizeof(x));

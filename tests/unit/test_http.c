@@ -726,6 +726,11 @@ test_api(void)
                        resp, BIG), 400);
     CHECK(strstr(http_body(resp), "\"where\":\"status\"") != NULL);
     CHECK(strstr(http_body(resp), "not 'Open'") != NULL);
+    /* a word of 8 letters or more is named as well (until 2026-12-07 it
+     * was "bad percent-encoding or too long (at most 7 bytes)") */
+    CHECK_INT(http_get(port, "/api/matches?status=finished", HARNESS_READER,
+                       resp, BIG), 400);
+    CHECK(strstr(http_body(resp), "not 'finished'") != NULL);
     /* a parameter the route does not read is refused, naming it and
      * what the route reads, not dropped (until 2026-12-07 "?form=5"
      * answered from seq 0 without a word) */
