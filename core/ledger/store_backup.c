@@ -112,6 +112,8 @@ find_envs(const char *dir, envref_t *v, size_t *n, arb_buf_t *why)
     return 0;
 }
 
+void (*arb__backup_opened_hook)(const char *src);
+
 /* One environment: opened read-only with a handle of its own, copied,
  * the copy synced. */
 static int
@@ -137,12 +139,26 @@ copy_env(const char *src, const char *dst, int nosubdir, int compact,
         mdb_env_close(env);
         return ARB_EIO;
     }
+    if (nosubdir)
+        snprintf(file, sizeof(file), "%s", dst);
+    else if (path_join(file, sizeof(file), dst, "data.mdb") != 0) {
+        arb_buf_printf(why, "%s: path too long", dst);
+        mdb_env_close(env);
+        return ARB_EINVAL;
+    }
+    if (arb__backup_opened_hook != NULL)
+        arb__backup_opened_hook(src);
     for (tries = 0;; tries++) {
         mrc = mdb_env_copy2(env, dst, compact ? MDB_CP_COMPACT : 0);
         if (mrc != MDB_MAP_RESIZED || tries == 3)
             break;
-        /* The daemon grew the map since we opened: adopt its size. */
+        /* The daemon grew the map since we opened: adopt its size, and
+         * copy again over the empty file the refused copy made (LMDB
+         * creates it O_EXCL: until 2026-12-07 the second copy failed on
+         * it, "File exists", and the retry never worked). */
         mrc = mdb_env_set_mapsize(env, 0);
+        if (mrc == 0 && unlink(file) != 0 && errno != ENOENT)
+            mrc = errno;
         if (mrc != 0)
             break;
     }
@@ -152,10 +168,6 @@ copy_env(const char *src, const char *dst, int nosubdir, int compact,
     }
     mdb_env_close(env);
     env = NULL;
-    if (nosubdir)
-        snprintf(file, sizeof(file), "%s", dst);
-    else if (path_join(file, sizeof(file), dst, "data.mdb") != 0)
-        return ARB_EINVAL;
     if (chmod(file, 0600) != 0 || arb_fsync_path(file) != 0) {
         arb_buf_printf(why, "sync %s: %s", file, strerror(errno));
         return ARB_EIO;

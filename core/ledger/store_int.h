@@ -366,4 +366,8 @@ int      arb__ix_bulk(arb_store_t *s, uint64_t last, arb_buf_t *why);
  * index mark (takes the locks itself). */
 int      arb__ro_refresh(arb_store_t *s, arb_buf_t *why);
 
+/* Test-only (store_backup.c): called with each environment's path once
+ * the backup has it open, before its copy; NULL in the programs. */
+extern void (*arb__backup_opened_hook)(const char *src);
+
 #endif

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <lmdb.h>
@@ -27,6 +28,7 @@
 #include "core/ledger/chain.h"
 #include "core/ledger/check.h"
 #include "core/ledger/store.h"
+#include "core/ledger/store_int.h"
 #include "core/transcript.h"
 #include "tests/test.h"
 
@@ -923,6 +925,73 @@ test_backup_envs(void)
     arb_buf_free(&why);
 }
 
+/* The writer of big.mdb, in another process (as the recorder is): the
+ * map grown to 8 MiB and filled past the 1 MiB the backup mapped. */
+static void
+grow_big(const char *src)
+{
+    MDB_env *env = NULL;
+    MDB_txn *txn = NULL;
+    MDB_dbi  dbi;
+    MDB_val  key, val;
+    char     k[16], v[1024];
+    pid_t    pid;
+    int      i, rc, st;
+
+    if (strstr(src, "big.mdb") == NULL)
+        return;
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        memset(v, 'v', sizeof(v));
+        rc = mdb_env_create(&env);
+        if (rc == 0)
+            rc = mdb_env_set_mapsize(env, 8u << 20);
+        if (rc == 0)
+            rc = mdb_env_open(env, src, MDB_NOSUBDIR, 0600);
+        if (rc == 0)
+            rc = mdb_txn_begin(env, NULL, 0, &txn);
+        if (rc == 0)
+            rc = mdb_dbi_open(txn, NULL, 0, &dbi);
+        for (i = 0; rc == 0 && i < 3000; i++) {
+            snprintf(k, sizeof(k), "g%d", i);
+            key.mv_data = k;
+            key.mv_size = strlen(k);
+            val.mv_data = v;
+            val.mv_size = sizeof(v);
+            rc = mdb_put(txn, dbi, &key, &val, 0);
+        }
+        if (rc == 0)
+            rc = mdb_txn_commit(txn);
+        _exit(rc == 0 ? 0 : 1);
+    }
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* A recorder that grows its map while the backup has the environment
+ * open: LMDB answers the copy MDB_MAP_RESIZED, and the backup adopts the
+ * new size and copies again (nothing ran that retry before). */
+static void
+test_backup_map_grown(void)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    int       rc;
+
+    CHECK_INT(make_store("grow"), 0);
+    CHECK_INT(make_env(path("grow/big.mdb"), MDB_NOSUBDIR, 5), 0);
+    mkdir(path("grow-copy"), 0700);
+    arb__backup_opened_hook = grow_big;
+    rc = arb_store_backup(path("grow"), path("grow-copy"), 0, NULL, NULL,
+                          &why);
+    arb__backup_opened_hook = NULL;
+    if (rc != 0)
+        fprintf(stderr, "backup: %s\n", arb_buf_cstr(&why));
+    CHECK_INT(rc, 0);
+    CHECK_INT(count_keys(path("grow-copy/big.mdb"), MDB_NOSUBDIR), 3005);
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
@@ -944,6 +1013,7 @@ main(void)
     test_event_lies();
     test_stale_index();
     test_backup_envs();
+    test_backup_map_grown();
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", base);
