@@ -54,6 +54,7 @@ arb_config_defaults(arb_config_t *c)
     c->http.header_max = 4096;
     c->http.body_max = 16384;
     c->http.header_timeout_ms = 10000;
+    c->http.write_timeout_ms = 30000;
     c->http.stream_max = 1u << 20;
 }
 
@@ -354,6 +355,15 @@ http_key(arb_http_config_t *h, const char *k, const char *v, arb_buf_t *why)
             return ARB_EINVAL;
         }
         h->header_timeout_ms = (unsigned)z;
+        return 0;
+    }
+    if (strcmp(k, "write_timeout_ms") == 0) {
+        if (strcmp(v, "0") != 0 && parse_size(v, 500, 600000, &z) != 0) {
+            arb_buf_printf(why, "write_timeout_ms must be 0 (off) or a "
+                           "number from 500 to 600000");
+            return ARB_EINVAL;
+        }
+        h->write_timeout_ms = strcmp(v, "0") == 0 ? 0 : (unsigned)z;
         return 0;
     }
     for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {

@@ -64,6 +64,7 @@ typedef struct arb_http_config {
     size_t    header_max;           /* request line and headers, bytes */
     size_t    body_max;             /* request body, bytes */
     unsigned  header_timeout_ms;    /* a request head (or an idle keep-alive) */
+    unsigned  write_timeout_ms;     /* sent bytes unacknowledged; 0: off */
     size_t    stream_max;           /* per live stream: output not yet sent */
 } arb_http_config_t;
 

@@ -36,6 +36,9 @@ struct arb_http_conn {
                                        commit's answer, or NULL (each
                                        points at the other until either
                                        goes: http_write.c) */
+    uint64_t          acked;        /* http_stall.c: bytes acknowledged */
+    uint64_t          stall_ms;     /* ... unchanged since (uv_now) */
+    int               stalled;      /* ... ended for it */
     arb_http_conn_t  *prev, *next;
 };
 
@@ -177,6 +180,11 @@ void arb_http_write_conn_gone(arb_http_conn_t *hc);
 void arb_http_guard_conn(arb_http_conn_t *hc);
 int  arb_http_guard_init(struct arb_http *h);
 void arb_http_guard_stop(struct arb_http *h);
+
+/* http_stall.c: from the HTTP tick (a second), ends each connection
+ * whose client has acknowledged none of its pending output for
+ * write_timeout_ms. */
+void arb_http_stalls(struct arb_http *h);
 
 /* http_metrics.c */
 void arb_http_metrics(arb_http_req_t *q);

@@ -698,6 +698,7 @@ on_ping(uv_timer_t *t)
     arb_http_stream_t *s, *next;
     int                all = ++h->ticks % ARB_HTTP_PING_TICKS == 0;
 
+    arb_http_stalls(h);
     for (s = h->streams; s != NULL; s = next) {
         next = s->next;
         if (!s->busy && !s->ended && s->pending.len == 0

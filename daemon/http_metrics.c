@@ -140,6 +140,9 @@ arb_http_metrics(arb_http_req_t *q)
     one(&b, "arbiter_http_heads_refused_total", "counter",
         "Request heads over header_max answered 431 before they ended.",
         n->http_heads_refused);
+    one(&b, "arbiter_http_write_timeouts_total", "counter",
+        "HTTP connections ended: their client took none of its pending "
+        "output for write_timeout_ms.", n->http_write_timeouts);
     one(&b, "arbiter_http_auth_failed_total", "counter",
         "HTTP requests answered 401: a token that is no token.",
         n->http_auth_failed);

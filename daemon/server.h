@@ -204,6 +204,7 @@ typedef struct arb_counters {
     uint64_t http_conns, http_refused;      /* accepted; over max_connections */
     uint64_t metrics_refused;   /* over metrics_listen's 8 connections */
     uint64_t http_heads_refused;            /* heads over header_max, early */
+    uint64_t http_write_timeouts;           /* ended by write_timeout_ms */
     uint64_t http_auth_failed;              /* requests with a bad token */
     uint64_t store_corrupt;                 /* reads that met damage */
     /* Matches replayed from the store on the loop (live.c load), and

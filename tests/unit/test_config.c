@@ -325,11 +325,13 @@ test_http(void)
     CHECK_INT(c.http.header_max, 4096);
     CHECK_INT(c.http.body_max, 16384);
     CHECK_INT(c.http.header_timeout_ms, 10000);
+    CHECK_INT(c.http.write_timeout_ms, 30000);
     CHECK_INT(c.http.stream_max, 1 << 20);
     arb_config_free(&c);
     CHECK_INT(load("data = d\n[http]\nlisten = tcp:127.0.0.1:0\n"
                    "public_read = true\nmax_connections = 9\n"
                    "header_max = 2K\nbody_max = 0\nheader_timeout_ms = 100\n"
+                   "write_timeout_ms = 500\n"
                    "stream_max = 16K\nmetrics_listen = tcp:[::1]:9\n", 0,
                    &c, m, sizeof(m)), 0);
     CHECK_STR(c.http.listen, "tcp:127.0.0.1:0");
@@ -339,6 +341,7 @@ test_http(void)
     CHECK_INT(c.http.header_max, 2048);
     CHECK_INT(c.http.body_max, 0);
     CHECK_INT(c.http.header_timeout_ms, 100);
+    CHECK_INT(c.http.write_timeout_ms, 500);
     CHECK_INT(c.http.stream_max, 16384);
     CHECK_STR(c.data, "d");
     arb_config_free(&c);
@@ -369,6 +372,13 @@ test_http(void)
             "suffixes)");
     REFUSED("[http]\nheader_timeout_ms = 1\n", 0, "line 2: [http] "
             "header_timeout_ms must be a number from 100 to 600000");
+    REFUSED("[http]\nwrite_timeout_ms = 499\n", 0, "line 2: [http] "
+            "write_timeout_ms must be 0 (off) or a number from 500 to "
+            "600000");
+    CHECK_INT(load("data = d\n[http]\nwrite_timeout_ms = 0\n", 0, &c, m,
+                   sizeof(m)), 0);
+    CHECK_INT(c.http.write_timeout_ms, 0);
+    arb_config_free(&c);
     /* one secret, one holder (until 2026-12-06 the later line won) */
     REFUSED("token = dup-secret-0123456789 reader a\n"
             "token = dup-secret-0123456789 arbiter b\n", 1,

@@ -1425,6 +1425,7 @@ check_documented(const char *m)
         { "arbiter_http_connections_refused_total", "counter" },
         { "arbiter_http_metrics_connections_refused_total", "counter" },
         { "arbiter_http_heads_refused_total", "counter" },
+        { "arbiter_http_write_timeouts_total", "counter" },
         { "arbiter_http_auth_failed_total", "counter" },
         { "arbiter_http_requests_total", "counter" },
         { "arbiter_http_responses_total", "counter" },
@@ -1960,6 +1961,110 @@ test_revoke_busy(void)
     arb_client_close(cl);
 }
 
+/* A connection to the HTTP port with a receive buffer of rcv bytes, GET
+ * path sent (no token: public_read). */
+static int
+small_window_get(const char *path, int rcv)
+{
+    struct sockaddr_in a;
+    char               req[256];
+    int                fd, n;
+
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_port = htons((unsigned short)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK_INT(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n\r\n",
+                 path);
+    http_write_all(fd, req, (size_t)n);
+    return fd;
+}
+
+static uint64_t
+http_conns_now(arb_client_t *cl)
+{
+    msgpack_unpacked res;
+    uint64_t         n = UINT64_MAX;
+
+    msgpack_unpacked_init(&res);
+    if (call(cl, &res, "stats", 0) == 0)
+        n = stat_of(&res, "http_connections");
+    msgpack_unpacked_destroy(&res);
+    return n;
+}
+
+/* write_timeout_ms (1 s here, looked at once a second): a client that
+ * stops reading a response (its window shut) has its connection ended
+ * and counted, where it held it forever; one that reads, however slowly,
+ * gets the whole of it (the kernel's TCP_USER_TIMEOUT cut this one). */
+static void
+test_write_timeout(void)
+{
+    arb_client_t *cl = harness_connect(HARNESS_ARBITER);
+    char          buf[4096];
+    size_t        got = 0, want;
+    long long     t0;
+    int           fd, closed = 0, k;
+    ssize_t       r;
+    char         *p, *b = malloc(BIG);
+
+    CHECK(cl != NULL && b != NULL);
+    if (cl == NULL || b == NULL) {
+        arb_client_close(cl);
+        free(b);
+        return;
+    }
+    fd = small_window_get("/static/score.js", 2048);
+    usleep(300000);
+    CHECK_INT(http_conns_now(cl), 1);
+    for (k = 0; k < 50 && http_conns_now(cl) != 0; k++)
+        usleep(100000);
+    CHECK_INT(http_conns_now(cl), 0);
+    printf("a reader that stopped: its connection ended after %d ms\n",
+           300 + 100 * k);
+    CHECK(300 + 100 * k >= 1000);
+    close(fd);
+    CHECK_INT(http_get(port, "/metrics", NULL, b, BIG), 200);
+    CHECK(strstr(b, "\narbiter_http_write_timeouts_total 1\n") != NULL);
+
+    /* 4 KiB every 300 ms: about 7 reads, three times the timeout */
+    b[0] = '\0';
+    fd = small_window_get("/static/score.js", 4096);
+    t0 = http_now_ms();
+    for (;;) {
+        usleep(300000);
+        r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+        if (r <= 0 && !(r < 0 && errno == EAGAIN))
+            break;
+        if (r > 0 && got + (size_t)r < BIG) {
+            memcpy(b + got, buf, (size_t)r);
+            got += (size_t)r;
+            b[got] = '\0';
+        }
+        p = strstr(b, "\r\n\r\n");
+        if (p != NULL && strstr(b, "Content-Length: ") != NULL &&
+            (want = strtoul(strstr(b, "Content-Length: ") + 16, NULL, 10))
+            > 0 && got >= (size_t)(p + 4 - b) + want)
+            break;
+        if (http_now_ms() - t0 > 20000) {
+            closed = 1;
+            break;
+        }
+    }
+    CHECK(!closed);
+    CHECK(http_now_ms() - t0 > 1500);
+    CHECK(strncmp(b, "HTTP/1.1 200", 12) == 0);
+    CHECK_INT(http_conns_now(cl), 1);
+    printf("a slow reader: %zu bytes in %lld ms, not cut\n", got,
+           http_now_ms() - t0);
+    close(fd);
+    free(b);
+    arb_client_close(cl);
+}
+
 int
 main(void)
 {
@@ -1997,6 +2102,10 @@ main(void)
     if (start("") != 0)
         return harness_done(1) | 1;
     test_fd_budget();
+    failed |= harness_done(test_failed_);
+    if (start("public_read = true\nwrite_timeout_ms = 1000\n") != 0)
+        return harness_done(1) | 1;
+    test_write_timeout();
     harness_done(test_failed_);
     return TEST_END() | failed;
 }
