@@ -384,6 +384,12 @@ test_setup(void)
         CHECK(strstr(state(m), "{\"name\":\"b\",\"hand\":19,") != NULL);
         CHECK(strstr(state(m), "\"stock_left\":23") != NULL);
         CHECK(strstr(state(m), "\"turn\":\"a\"") != NULL);
+        /* §2 «Дилер скидає першим»: only the dealer opens; another
+         * seat's draw is out of turn, not a dead hand, and no ruling
+         * carries it out */
+        PLAY(m, "draw b ! §3 turn ~ not b's move: a, the dealer, opens\n"
+                "stands draw b ! §3 turn\n");
+        CHECK(strstr(state(m), "\"dead\":true") == NULL);
         PLAY(m, "pass a ! §3 turn ~ a, the dealer, opens with a discard\n"
                 "frob a ! move ~ chan has no move 'frob'\n"
                 "discard zed 2V ! move ~ player 'zed' is not seated\n"
@@ -481,6 +487,10 @@ test_capture_basics(void)
             "pass b\n"
             "pass b ! §3 turn ~ b already passed 7S\n"
             "take b 7V ! §3 turn ~ b passed 7S\n"
+            /* the flip is the passer's own (§3 «відкрийте стокову карту
+             * у власних воротах»): nobody flips for him */
+            "draw c ! §3 turn ~ not c's move: b passed 7S and must flip "
+            "the next stock card\n"
             "draw b 9S\n"
             /* a triple may give one card to a Cạ */
             "take b 9W\n"
