@@ -590,6 +590,19 @@ test_discarded_face(void)
             "chiu b ! §3 Chíu ~ b holds 2 9W: Chíu needs three\n"
             "draw b\n");
     arb_match_free(m);
+    /* ... nor into a Cạ: b discards his 5V and may not take a later 5V
+     * with his 5S (§3 «Обличчя, яке раніше було скинуте ..., пізніше не
+     * може бути захоплене»: the face captured is the table card's) */
+    m = open_spec("2W | 2W 5V 5S 9W 2V 2V 3V 3V 4S 4S 7W 7W 8W 8W 9V 9V 3S "
+                  "3S 6S | | | . . 5V", NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a 2W\ntake b 2W\ndiscard b 5V\n"
+            "draw c\npass c\ndraw d\npass d\ndraw a 5V\npass a\n"
+            "take b 5S ! §3 discarded face ~ b discarded 5V earlier\n"
+            "draw b\n");
+    arb_match_free(m);
 }
 
 /* A match of `spec` (with header lines `extra`) after `moves`. */
@@ -728,6 +741,32 @@ test_ca_rules(void)
                 "left\n");
         arb_match_free(m);
     }
+    /* ... the 2s too */
+    m = open_spec("2V | 2W 3V 3V 4S 4S 7W 7W 8W 8W 5V 5V 9S 9S 3S 3S 6W 6W "
+                  "4V 4V", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 2V\n"
+                "take b 2W ! §3 last single ~ b has only one unpaired card "
+                "left\n");
+        arb_match_free(m);
+    }
+    /* a Cạ in hand is a pair, not two unpaired cards (§1 «пара
+     * однакового рангу, але різних мастей, називається Ца»): beside the
+     * Cạ 7V+7S, b's 5V is his last single, and §3 «Не захоплюйте Cạ ...
+     * коли залишилася лише одна непарна карта» refuses the capture though
+     * 7V or 7S would be a legal discard after it */
+    m = open_spec("5S | 5V 7V 7S 2V 2V 3V 3V 4S 4S 8W 8W 9V 9V 2S 2S 3S 3S "
+                  "6W 6W", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 5S\n"
+                "take b 5V ! §3 last single ~ b has only one unpaired card "
+                "left\n"
+                "stands take b 5V\n"
+                "discard b 7V\n");
+        arb_match_free(m);
+    }
     /* a capture must leave a legal discard: b waits on 5V */
     m = open_spec("5V | 5V 2V 2V 3V 3V 4S 4S 7W 7W 8W 8W 9V 9V 2S 2S 3S 3S "
                   "6W 6W | | | . . . 5V", NULL);
@@ -784,6 +823,22 @@ test_ca_rules(void)
                 "discard a 9W ! §3 declined Chắn\n");
         arb_match_free(m);
     }
+    /* ... while after a Chắn capture the same 4S is a legal discard:
+     * §3 «після того, як Cạ взято, скидати обидві карти Cạ заборонено»
+     * binds only once a Cạ is taken, so taking 7V with 7V leaves one */
+    m = open_spec("4W 4S 7V 9W 2V 2V 3V 3V 5S 5S 6S 6S 8W 8W 9V 9V 2S 2S "
+                  "3S 3S | | | | . . . 9W . . . 7V", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 4W\n"
+                "draw b\npass b\ndraw c\npass c\ndraw d\npass d\n"
+                "draw a 9W\npass a\n"
+                "draw b\npass b\ndraw c\npass c\ndraw d\npass d\n"
+                "draw a 7V\n"
+                "take a 7V\n"
+                "discard a 4S\n");
+        arb_match_free(m);
+    }
 }
 
 /* Discarding both cards of a Cạ bars Cạ captures; after a Cạ capture,
@@ -832,6 +887,19 @@ test_ca_discard(void)
                 "draw c\npass c\ndraw d\npass d\ndraw a 7S\npass a\n"
                 "take b 7V ! §3 Cạ discard ~ b has discarded both cards of a "
                 "Cạ of rank 2: no further Cạ capture\n");
+        arb_match_free(m);
+    }
+    /* ... and the 9s */
+    m = open_spec("2W | 2W 9W 9S 3W 7V 8S 6W 4V 4V 3V 3V 5S 5S 6S 6S 8W 8W "
+                  "2V 2V | | | . . 3W . . 7S", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a 2W\ntake b 2W\ndiscard b 9W\n"
+                "draw c\npass c\ndraw d\npass d\ndraw a 3W\npass a\n"
+                "take b 3W\ndiscard b 9S\n"
+                "draw c\npass c\ndraw d\npass d\ndraw a 7S\npass a\n"
+                "take b 7V ! §3 Cạ discard ~ b has discarded both cards of a "
+                "Cạ of rank 9: no further Cạ capture\n");
         arb_match_free(m);
     }
     /* a Chi chi is a legal discard after a Cạ capture: a's 4S is barred
