@@ -1036,6 +1036,78 @@ test_priority(void)
     CHECK(arb_match_finished(m));
     arb_match_free(m);
 
+    /* a declaration is judged as its claim, priority aside: c's win
+     * declared after d's (c comes first from b's gate), b's capture
+     * after d's win, each stands on the record until the honoured claim
+     * is judged against it */
+    m = open_spec(spec, NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a CC\ndraw b 5W\n"
+            "declare d win\n"
+            "declare b take\n"
+            "declare c win\n"
+            "take b 5W ! §3 priority ~ c declared a win on 5W at seq 5, which "
+            "comes before b's capture\n"
+            "win d ! §3 priority ~ c declared a win on 5W at seq 5, which "
+            "comes before d's win\n"
+            "win c\n");
+    CHECK_STR(rec_str(m, "winner"), "c");
+    arb_match_free(m);
+
+    /* a capture not to be had is refused as a declaration with its
+     * reason: b holds no card of rank 5, then only a pair of 5V (§3
+     * «Не розбивайте однакові пари, щоб ... утворити Cạ») */
+    m = open_spec("5W | 2V 3V 4V 6V 7V 8V 9V 2S 3S 4S 6S 7S 8S 9S 2W 3W 4W 6W "
+                  "7W", NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a 5W\n"
+            "declare b take ! §3 capture ~ b holds no card that pairs with "
+            "5W\n");
+    arb_match_free(m);
+    m = open_spec("5W | 2V 5V 5V 6V 7V 8V 9V 2S 3S 4S 6S 7S 8S 9S 2W 3W 4W 6W "
+                  "7W", NULL);
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    PLAY(m, "discard a 5W\n"
+            "declare b take ! §3 no split ~ using 5V for a Cạ breaks b's "
+            "identical pair 5V+5V\n");
+    arb_match_free(m);
+
+    /* a win by Chíu on a discard ranks as a Chíu, before a capture (§3
+     * «Resolve виграє спочатку на відкритті запасу, потім Chíu, а потім
+     * у звичайних захопленнях»): b's Cạ of a's 5W yields to d, who holds
+     * three 5W, though b comes first from b's gate */
+    {
+        static const char *chiu_spec =
+            "5W | 5V 2V 3V 4V 6V 7V 8V 9V 2S 3S 4S 6S 7S 8S 9S 2W 3W 4W 6W "
+            "| | 5W 5W 5W 2V 2V 3V 3V 4V 4V 6V 6V 7V 7V 8V 8V 9V 9V 2S 2S";
+
+        m = open_spec(chiu_spec, NULL);
+        CHECK(m != NULL);
+        if (m == NULL)
+            return;
+        PLAY(m, "discard a 5W\n"
+                "declare b take\n"
+                "win d 5W\n");
+        CHECK_STR(rec_str(m, "winner"), "d");
+        CHECK_STR(rec_str(m, "won"), "chiu");
+        arb_match_free(m);
+        m = open_spec(chiu_spec, NULL);
+        CHECK(m != NULL);
+        if (m == NULL)
+            return;
+        PLAY(m, "discard a 5W\n"
+                "declare d win\n"
+                "take b 5V ! §3 priority ~ d declared a win by Chíu on 5W at "
+                "seq 2, which comes before b's capture\n");
+        arb_match_free(m);
+    }
+
     /* without declarations the recorded claim stands: d's win */
     m = open_spec(spec, NULL);
     CHECK(m != NULL);
@@ -1144,6 +1216,20 @@ test_chiu(void)
                 "pass b\n"
                 "win b ! §3 win on stock ~ b passed 5S and cannot claim it\n"
                 "declare b win ! §3 priority ~ b passed 5S\n");
+        arb_match_free(m);
+    }
+    /* passing a card bars its player from that card only: b passed his
+     * 6S on to c, who takes it and discards 9V, and b Chíus the 9V out
+     * of turn (§3 «Будь-який гравець, який тримає три однакові карти»);
+     * its discard goes back to d, the interrupted gate */
+    m = open_spec("CC | 9V 9V 9V | 6S 9V | | 6S", NULL);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        PLAY(m, "discard a CC\ndraw b 6S\npass b\n"
+                "take c 6S\ndiscard c 9V\n"
+                "chiu b 9V\n");
+        CHECK(strstr(state(m), "\"exposed\":[\"9V+9V+9V+9V\"]") != NULL);
+        CHECK(strstr(state(m), "\"turn\":\"b\"") != NULL);
         arb_match_free(m);
     }
     /* Chíu ù: a discard wins only by Chíu */
@@ -1702,6 +1788,44 @@ test_last_card_declared(void)
     free(buf);
 }
 
+/* A claim declared on a card passed before the last stock card waits
+ * for the next flip, as in mid-hand: the pass is recorded, the flip of
+ * the last card is not until the claim is (§3: win claims "interrupt
+ * this flow"; only the pass that ends the hand waits for them).  Every
+ * seat passes until c flips the 22nd stock card, 5W, and passes it on to
+ * d; b declares a win on it. */
+static void
+test_pass_before_last_declared(void)
+{
+    static const char *seats = "bcda";
+    char               moves[2048];
+    size_t             o;
+    arb_match_t       *m;
+    int                k;
+
+    o = (size_t)snprintf(moves, sizeof(moves), "discard a CC\n");
+    for (k = 0; k < 22; k++)
+        o += (size_t)snprintf(moves + o, sizeof(moves) - o,
+                              "draw %c\npass %c\n", seats[k % 4],
+                              seats[k % 4]);
+    m = open_played("CC | 5W 2V 2V 3V 3V 4V 4V 6V 6V 7V 7V 8V 8V 9V 9V 2S 2S "
+                    "3S 3S | | | . . . . . . . . . . . . . . . . . . . . . "
+                    "5W", NULL, moves);
+    if (m == NULL)
+        return;
+    CHECK(strstr(state(m), "\"stock_left\":1") != NULL);
+    PLAY(m, "declare b win\n"
+            "pass d\n"
+            "draw d ! §3 priority ~ b declared a win on 5W at seq 46: "
+            "record it (or void the declaration) before the next stock "
+            "card\n"
+            "win b 5W\n");
+    CHECK_STR(rec_str(m, "won"), "stock");
+    CHECK_STR(rec_str(m, "from"), "c");
+    CHECK_INT(rec_int(m, "stock_left"), 1);
+    arb_match_free(m);
+}
+
 /* The canonical transcript of a Chắn hand (as `arbiter` writes it) keeps
  * the comma-joined deal words and replays to the same digest. */
 static void
@@ -1802,6 +1926,7 @@ main(void)
     test_transcripts();
     test_last_card_declared();
     test_pass_before_last_card();
+    test_pass_before_last_declared();
     test_canonical();
     test_exhausted();
     return TEST_END();
