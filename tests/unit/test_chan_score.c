@@ -125,7 +125,8 @@ test_notation(void)
     CHECK(strstr(err, "no rank 1 in '1V'") != NULL);
     CHECK_INT(arb_chan_card_parse(&g, "10S", 3, err, sizeof(err)),
               ARB_EINVAL);
-    CHECK(strstr(err, "ranks 2..9") != NULL);
+    CHECK(strstr(err, "no rank above 9 in '10S': the 100-card deck has "
+                 "ranks 2..9") != NULL);
     /* a token longer than any card is refused whole, shown cut */
     CHECK_INT(arb_chan_card_parse(&g, "2VVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVV"
                                   "VVVVVVVVVV", 44, err, sizeof(err)),
