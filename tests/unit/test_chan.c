@@ -465,6 +465,10 @@ test_capture_basics(void)
             "take b 3W ! §3 capture ~ b holds no 3W\n"
             "take b 3S ! §1 pairs ~ 3S and 2W do not pair\n"
             "take c 2W ! §3 turn ~ b is to take or pass 2W (a's discard)\n"
+            /* §3 «Спочатку розгляньте карту попереднього гравця»: only
+             * the seat the card faces passes it, even by ruling */
+            "pass c ! §3 turn ~ not c's move: b is to take or pass 2W\n"
+            "stands pass d ! §3 turn\n"
             "discard b 3S ! §3 turn\n"
             "take b 2W 2S ! §3 capture ~ the card on the table is 2W, not 2S\n"
             "take b 2W 2W 2W ! move ~ take takes the hand card\n"
@@ -1155,6 +1159,8 @@ test_chiu(void)
                 "draw b ! §3 priority ~ d declared a Chíu on 5W at seq 2: "
                 "record it (or void the declaration) before the next stock "
                 "card\n"
+                "chiu d 5S ! §3 capture ~ the card on the table is 5W, not "
+                "5S\n"
                 "chiu d 5W\n"
                 "draw c ! §3 turn ~ d must discard\n"
                 "discard d 9V\n"
@@ -1241,6 +1247,8 @@ test_chiu(void)
                 "win b ! §3 win on stock ~ a discard never wins: 5W is a's "
                 "discard and b does not hold three 5W\n"
                 "declare c win ! §3 win on stock\n"
+                "win d 5S ! §3 capture ~ the card on the table is 5W, not "
+                "5S\n"
                 "win d 5W\n");
         CHECK_STR(rec_str(m, "won"), "chiu");
         CHECK_STR(rec_str(m, "from"), "a");
