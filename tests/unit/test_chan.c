@@ -1459,6 +1459,23 @@ test_rulings_and_digest(void)
     arb_match_free(a);
     arb_match_free(b);
 
+    /* the seat a Chíu's discard will face decides the next move (§3:
+     * out of turn it returns to the interrupted gate), so it is in the
+     * digest: d Chíus c's 5W before c passes it on, or after */
+    a = open_played("CC | | | 5W 5W 5W | . 5W", NULL,
+                    "discard a CC\ndraw b\npass b\ndraw c 5W\nchiu d\n");
+    b = open_played("CC | | | 5W 5W 5W | . 5W", NULL,
+                    "discard a CC\ndraw b\npass b\ndraw c 5W\npass c\n"
+                    "chiu d\n");
+    CHECK(a != NULL && b != NULL);
+    if (a == NULL || b == NULL)
+        return;
+    hex(da, a);
+    hex(db, b);
+    CHECK(strcmp(da, db) != 0);
+    arb_match_free(a);
+    arb_match_free(b);
+
     /* an illegal move that stands by ruling is applied and flagged */
     a = open_spec("2W | 2W 2S 2S 7V 7V 9W 9W 9W 3V 3V 4V 4V 5V 5V 6V 6V 8W "
                   "3S 4W", NULL);
