@@ -342,7 +342,14 @@ test_declare(void)
     CHECK_STR(why, "the hand holds no B1 to show");
     CHECK_INT(declare(&a, hand, "B1+B2+R0"), ARB_EILLEGAL);
     CHECK_STR(why, "red 0, blue 1, blue 2 is not a set: colours differ");
+    /* "Каждый состоит ровно из 3 фишек" (the seed's Sets): a word of two
+     * or of four chips is no set, and no chip of it is dropped */
     CHECK_INT(declare(&a, hand, "B1+B2"), ARB_EINVAL);
+    CHECK_STR(why, "'B1+B2' is not a set: a set is three chips joined by "
+              "'+', e.g. B1+B2+B3");
+    CHECK_INT(declare(&a, hand, "B1+B2+B3+R4"), ARB_EINVAL);
+    CHECK_STR(why, "'B1+B2+B3+R4' is not a set: a set is three chips "
+              "joined by '+', e.g. B1+B2+B3");
     CHECK_INT(declare(&a, hand, "B1+B2+"), ARB_EINVAL);
     CHECK_STR(why, "empty chip: write a colour letter and a value, e.g. B4, "
               "R0, P7");
