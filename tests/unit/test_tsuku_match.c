@@ -649,6 +649,11 @@ test_turns(void)
               "is worth 20, not 10 (and no arrangement of this hand is)");
     CHECK_INT(play(m, "finish ann B2+B3+B5"), ARB_EILLEGAL);
     CHECK_STR(last_msg, "the hand holds no B5 to show for B2+B3+B5");
+    /* "сбросить одну из фишек": one chip, not the first of several */
+    CHECK_INT(play(m, "discard ann R5 B1"), ARB_EINVAL);
+    CHECK_STR(last_msg, "discard names one chip, got 2 arguments");
+    CHECK_INT(play(m, "discard ann"), ARB_EINVAL);
+    CHECK_STR(last_msg, "discard names one chip, got 0 arguments");
     CHECK_INT(play(m, "discard ann R5"), 0);
 
     /* bob: the waiting discard is ann's R5 */
@@ -678,6 +683,9 @@ test_turns(void)
     CHECK(strstr(describe(m), "\"open_sets\":[\"R3+R4+R5\"]") != NULL);
     CHECK(strstr(describe(m), "\"discard\":null") != NULL);
     CHECK_INT(play(m, "draw bob"), ARB_EILLEGAL);
+    CHECK_STR(last_msg, "bob took ann's discard this turn and must now "
+              "discard");
+    CHECK_INT(play(m, "pass bob"), ARB_EILLEGAL);
     CHECK_STR(last_msg, "bob took ann's discard this turn and must now "
               "discard");
     CHECK_INT(play(m, "finish bob"), ARB_EILLEGAL);
