@@ -775,6 +775,45 @@ test_take_pair(void)
     arb_match_free(m);
 }
 
+/* "Получить" and "Завершить из сброса" take "последнюю фишку из сброса
+ * противника", whichever chip it is: the blue 1, the first chip of the
+ * set, waits as any other does. */
+static void
+test_blue_one_waits(void)
+{
+    arb_match_t *m;
+    int          i;
+
+    for (i = 0; i < 2; i++) {
+        /* bob: B1 B1 R0 R1 R2 R3 R5; with ann's B1, B1+B1+B1 (0) +
+         * R0+R1+R2 (2) + R3 + R5 = 10 */
+        m = open_dealt("ann bob", "",
+                       "B1B4B4B4B6B6B6" "B1B1R0R1R2R3R5", "R7");
+        CHECK(m != NULL);
+        if (m == NULL)
+            return;
+        CHECK_INT(play(m, "draw ann R7"), 0);
+        CHECK_INT(play(m, "discard ann B1"), 0);
+        CHECK(strstr(describe(m), "\"discard\":{\"chip\":\"B1\","
+                     "\"by\":\"ann\"}") != NULL);
+        if (i == 0) {
+            CHECK_INT(play(m, "finish bob"), 0);
+            CHECK_STR(last_msg, "");
+            CHECK_STR(field(m, 0, "winner"), "bob");
+            CHECK_STR(field(m, 0, "finish"), "discard");
+            CHECK_STR(field(m, 0, "discarder"), "ann");
+            CHECK_STR(field(m, 0, "arrangement"), "B1+B1+B1 R0+R1+R2 R3 R5");
+        } else {
+            CHECK_INT(play(m, "take bob B1 B1"), 0);
+            CHECK_STR(last_msg, "");
+            CHECK(strstr(describe(m), "\"open_sets\":[\"B1+B1+B1\"]")
+                  != NULL);
+            CHECK_INT(play(m, "discard bob R5"), 0);
+        }
+        arb_match_free(m);
+    }
+}
+
 /* "Завершить из сброса: взять последнюю фишку из сброса противника": the
  * chip a finish takes leaves its discarder's pile, as a take's does. */
 static void
@@ -1316,6 +1355,7 @@ main(void)
     test_turns();
     test_take_message();
     test_take_pair();
+    test_blue_one_waits();
     test_finish_discard_pile();
     test_shared_game();
     test_purple_take();
