@@ -158,21 +158,21 @@ note_cid(arb_client_t *cl, const char *id, const char *cid)
 #define LONG_NOTES (2 * ARB_SNAP_EVERY + 100)
 #define LONG_WINDOW 512
 
-/* Notes 1..LONG_NOTES on match LONG, LONG_WINDOW sent before their
- * answers are read (one at a time, as `arbiter load` sends them, they
- * take a commit each).  0 when each was acked. */
+/* n notes on match id, LONG_WINDOW sent before their answers are read
+ * (one at a time, as `arbiter load` sends them, they take a commit
+ * each).  0 when each was acked. */
 static int
-long_notes(arb_client_t *cl)
+notes(arb_client_t *cl, const char *id, uint64_t n)
 {
     msgpack_packer *pk;
     arb_buf_t       why = ARB_BUF_INIT;
     char            code[64];
     uint64_t        sent = 0, acked = 0;
 
-    while (acked < LONG_NOTES) {
-        for (; sent < LONG_NOTES && sent - acked < LONG_WINDOW; sent++) {
+    while (acked < n) {
+        for (; sent < n && sent - acked < LONG_WINDOW; sent++) {
             arb_client_begin(cl, &pk, "append", 3);
-            arb_mp_pack_kv_str(pk, "match", "LONG");
+            arb_mp_pack_kv_str(pk, "match", id);
             arb_mp_pack_kv_str(pk, "kind", "note");
             arb_mp_pack_kv_str(pk, "text", "n");
             if (arb_client_send(cl, &why) != 0)
@@ -183,7 +183,47 @@ long_notes(arb_client_t *cl)
         acked++;
     }
     arb_buf_free(&why);
-    return acked == LONG_NOTES ? 0 : -1;
+    return acked == n ? 0 : -1;
+}
+
+/* A ruling at a seq where a rebuild keeps a state: the rebuild stops
+ * there (a kept state holds no moves to rule on) and keeps nothing, so a
+ * read at that seq again is the whole replay's too (no test failed when
+ * the state before the ruling was kept as the state after it). */
+static void
+ruling_kept(arb_client_t *cl)
+{
+    msgpack_packer *pk;
+    char            code[64], *a, *b;
+
+    CHECK_INT(harness_open_yah(cl, "RULED", &res, code, sizeof(code)), 0);
+    arb_client_begin(cl, &pk, "append", 5);
+    arb_mp_pack_kv_str(pk, "match", "RULED");
+    arb_mp_pack_kv_str(pk, "kind", "move");
+    arb_mp_pack_kv_str(pk, "player", "alice");
+    arb_mp_pack_kv_str(pk, "verb", "place");
+    arb_mp_pack_cstr(pk, "args");
+    msgpack_pack_array(pk, 1);
+    arb_mp_pack_cstr(pk, "4S");
+    CHECK_INT(harness_call(cl, &res, code, sizeof(code)), 0);
+    CHECK_INT(notes(cl, "RULED", ARB_SNAP_EVERY - 2), 0);
+    arb_client_begin(cl, &pk, "append", 4);
+    arb_mp_pack_kv_str(pk, "match", "RULED");
+    arb_mp_pack_kv_str(pk, "kind", "void");
+    arb_mp_pack_kv_uint(pk, "target", 1);
+    arb_mp_pack_kv_str(pk, "text", "dropped card");
+    CHECK_INT(harness_call(cl, &res, code, sizeof(code)), 0);
+    CHECK_INT(arb_client_uint(&res, "seq"), ARB_SNAP_EVERY);
+    CHECK_INT(notes(cl, "RULED", 1), 0);
+    match = "RULED";
+    a = state_at(cl, ARB_SNAP_EVERY);
+    b = state_at(cl, ARB_SNAP_EVERY);
+    CHECK(a != NULL && b != NULL);
+    if (a != NULL && b != NULL)
+        CHECK_STR(b, a);
+    CHECK(a != NULL && strstr(a, "\"rulings\"") != NULL);
+    free(a);
+    free(b);
 }
 
 /* A long open match, touched first after a restart by an append: it is
@@ -202,7 +242,7 @@ long_restart(void)
     if (cl == NULL)
         return;
     CHECK_INT(harness_open_yah(cl, "LONG", &res, code, sizeof(code)), 0);
-    CHECK_INT(long_notes(cl), 0);
+    CHECK_INT(notes(cl, "LONG", LONG_NOTES), 0);
     CHECK_INT(note_cid(cl, "LONG", "before-restart"), LONG_NOTES + 1);
     arb_client_close(cl);
     harness_stop(SIGTERM);
@@ -345,6 +385,12 @@ main(void)
         for (at = 0; at <= LAST; at++)
             read_at(cl, text, at, at <= 64 || at == LAST ? 0 : 1);
         every_seq(cl);
+        arb_client_close(cl);
+    }
+    cl = harness_connect(HARNESS_ARBITER);
+    CHECK(cl != NULL);
+    if (cl != NULL) {
+        ruling_kept(cl);
         arb_client_close(cl);
     }
     long_restart();
