@@ -68,6 +68,17 @@ i=0
 until grep -q close "$T/watch" || [ $i -gt 100 ]; do
     i=$((i + 1)); sleep 0.05
 done
+# Watched, it stays: a claim after the close reaches its watcher (no
+# test failed when the close's commit let it go under its watcher, and
+# the claim loaded another copy that nobody watched).
+$A replay --json --db "$T/data" --match M4 > "$T/claim4.json" 2>/dev/null
+$A claim --match M4 "$T/claim4.json" > /dev/null 2>&1
+i=0
+until grep -q claim "$T/watch" || [ $i -gt 100 ]; do
+    i=$((i + 1)); sleep 0.05
+done
+check "a claim after the close reaches the watcher" 1 \
+    "$(grep -c claim "$T/watch")"
 kill $W; wait $W 2>/dev/null
 i=0
 until [ "$(subs)" = 0 ] || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.05; done
