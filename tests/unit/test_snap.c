@@ -75,11 +75,14 @@ want_at(const char *text, uint64_t at)
     return out;
 }
 
-/* The state at `at` equals the replay's, and took `events` replayed. */
+/* The state at `at` equals the replay's, and took `events` replayed, in
+ * one rebuild when there were any (no test failed when a rebuild from a
+ * kept state was not counted in `replays`). */
 static void
 read_at(arb_client_t *cl, const char *text, uint64_t at, uint64_t events)
 {
     uint64_t e0 = harness_stat(cl, &res, "replayed_events");
+    uint64_t r0 = harness_stat(cl, &res, "replays");
     char    *got = state_at(cl, at), *want = want_at(text, at);
 
     CHECK(got != NULL && want != NULL);
@@ -96,6 +99,10 @@ read_at(arb_client_t *cl, const char *text, uint64_t at, uint64_t events)
                     "%llu\n", (unsigned long long)at,
                     (unsigned long long)n, (unsigned long long)events);
         CHECK_INT(n, events);
+        /* one rebuild when it applied any (the open, seq 0, is read
+         * whole, and counts one of none) */
+        if (at > 0)
+            CHECK_INT(harness_stat(cl, &res, "replays") - r0, events > 0);
     }
     free(got);
     free(want);
