@@ -20,6 +20,7 @@
 #include "core/buf.h"
 #include "core/jsonin.h"
 #include "daemon/log.c"
+#include "daemon/storage.h"
 #include "tests/test.h"
 
 static char dir[64];
@@ -375,6 +376,24 @@ test_daemon(void)
     free(text);
 }
 
+/* The thresholds a percent has reached: one it equals is reached (no
+ * test failed when a map exactly at a threshold was under it, its
+ * warning left to the next percent). */
+static void
+test_level(void)
+{
+    static const unsigned thr[] = { 20, 40, 90 };
+
+    CHECK_INT(arb_storage_level(0, thr, 3), 0);
+    CHECK_INT(arb_storage_level(19, thr, 3), 0);
+    CHECK_INT(arb_storage_level(20, thr, 3), 1);
+    CHECK_INT(arb_storage_level(39, thr, 3), 1);
+    CHECK_INT(arb_storage_level(40, thr, 3), 2);
+    CHECK_INT(arb_storage_level(90, thr, 3), 3);
+    CHECK_INT(arb_storage_level(100, thr, 3), 3);
+    CHECK_INT(arb_storage_level(100, thr, 0), 0);
+}
+
 int
 main(void)
 {
@@ -385,6 +404,7 @@ main(void)
         perror("mkdtemp");
         return 1;
     }
+    test_level();
     test_writer();
     test_out_of_memory();
     test_daemon();
