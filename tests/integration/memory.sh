@@ -31,7 +31,8 @@ start_daemon
 export ARBITER_TOKEN="$(token arbiter)"
 
 for m in M1 M2 M3; do
-    $A open --match $m --game yahchain --players a,b --option mode=3 > /dev/null
+    $A open --match $m --cid $m-0 --game yahchain --players a,b \
+        --option mode=3 > /dev/null
     $A move --match $m --cid $m-1 place a 4♠ > /dev/null
 done
 $A close --match M1 --reason done > /dev/null
@@ -41,6 +42,17 @@ check "closed matches left memory" 1 \
     "$(grep -c 'stopping: 1 match held in memory' "$T/d.log")"
 
 start_daemon
+# An open match rebuilt after the start holds its open's and its first
+# move's client ids: their retries are answered as the originals (no
+# test failed when either was left out of its filter, and the retry was
+# refused).
+out=$($A open --match M3 --cid M3-0 --game yahchain --players a,b \
+      --option mode=3 2>&1)
+check "retried open of an open match is a duplicate" 1 \
+    "$(printf '%s\n' "$out" | grep -c '^opened M3 seq 0 hash .* (duplicate)$')"
+out=$($A move --match M3 --cid M3-1 place a 4♠ 2>&1)
+check "retried first move of an open match is a duplicate" 1 \
+    "$(printf '%s\n' "$out" | grep -c '^seq 1 hash .* (duplicate)$')"
 # a retried client id of a closed match: answered as the original
 out=$($A move --match M1 --cid M1-1 place a 4♠ 2>&1)
 check "retry on a closed match is a duplicate" 1 \
