@@ -289,6 +289,51 @@ in_flight(arb_client_t *cl)
     free(got);
 }
 
+static void
+fill_close(msgpack_packer *pk)
+{
+    arb_mp_pack_kv_str(pk, "match", "BATCH");
+    arb_mp_pack_kv_str(pk, "kind", "close");
+    arb_mp_pack_kv_str(pk, "text", "done");
+}
+
+static void
+fill_claim(msgpack_packer *pk)
+{
+    arb_mp_pack_kv_str(pk, "match", "BATCH");
+    arb_mp_pack_kv_str(pk, "kind", "claim");
+    arb_mp_pack_kv_str(pk, "text", "{\"totals\":{}}");
+}
+
+/* A close and a claim after it, in one write: one commit takes both,
+ * and the match leaves memory after the claim, its last event of the
+ * batch, not after the close (no test failed when it went at the close
+ * and the claim's ack went on with a freed match); both are acked, and
+ * the daemon goes on. */
+static void
+close_batch(arb_client_t *cl)
+{
+    arb_buf_t all = ARB_BUF_INIT;
+    char      code[64], *got;
+    int       i, n = 0;
+
+    CHECK_INT(harness_open_yah(cl, "BATCH", &res, code, sizeof(code)), 0);
+    frame(&all, 911, "append", 3, fill_close);
+    frame(&all, 912, "append", 3, fill_claim);
+    CHECK(write(arb_client_fd(cl), all.data, all.len) == (ssize_t)all.len);
+    arb_buf_free(&all);
+    for (i = 0; i < 2; i++)
+        if (harness_answer(cl, &res, code, sizeof(code)) == 0)
+            n += arb_client_uint(&res, "seq") == (uint64_t)i + 1;
+        else
+            fprintf(stderr, "close_batch: %s\n", code);
+    CHECK_INT(n, 2);
+    match = "BATCH";
+    got = state_at(cl, 2);
+    CHECK(got != NULL && strstr(got, "\"closed\":true") != NULL);
+    free(got);
+}
+
 /* A ruling at a seq where a rebuild keeps a state: the rebuild stops
  * there (a kept state holds no moves to rule on) and keeps nothing, so a
  * read at that seq again is the whole replay's too (no test failed when
@@ -495,6 +540,7 @@ main(void)
     if (cl != NULL) {
         ruling_kept(cl);
         in_flight(cl);
+        close_batch(cl);
         arb_client_close(cl);
     }
     long_restart();
