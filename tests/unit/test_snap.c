@@ -334,6 +334,50 @@ close_batch(arb_client_t *cl)
     free(got);
 }
 
+static void
+fill_state_other(msgpack_packer *pk)
+{
+    arb_mp_pack_kv_str(pk, "match", "BATCH2");
+}
+
+/* A claim queued on the closed match last loaded for a read, and a read
+ * of another closed match after it, in one write: the read loads the
+ * other one, and the first stays until its claim is committed (no test
+ * failed when it was let go with the claim in flight). */
+static void
+claim_in_flight(arb_client_t *cl)
+{
+    msgpack_packer *pk;
+    arb_buf_t       all = ARB_BUF_INIT;
+    char            code[64], *got;
+    int             i, n = 0;
+
+    CHECK_INT(harness_open_yah(cl, "BATCH2", &res, code, sizeof(code)),
+              0);
+    arb_client_begin(cl, &pk, "append", 3);
+    arb_mp_pack_kv_str(pk, "match", "BATCH2");
+    arb_mp_pack_kv_str(pk, "kind", "close");
+    arb_mp_pack_kv_str(pk, "text", "done");
+    CHECK_INT(harness_call(cl, &res, code, sizeof(code)), 0);
+    match = "BATCH";
+    got = state_at(cl, 2);          /* BATCH is the one loaded last */
+    free(got);
+    frame(&all, 921, "append", 3, fill_claim);
+    frame(&all, 922, "state", 1, fill_state_other);
+    CHECK(write(arb_client_fd(cl), all.data, all.len) == (ssize_t)all.len);
+    arb_buf_free(&all);
+    for (i = 0; i < 2; i++)
+        if (harness_answer(cl, &res, code, sizeof(code)) == 0)
+            n += arb_client_get(&res, "json") != NULL
+                 || arb_client_uint(&res, "seq") == 3;
+        else
+            fprintf(stderr, "claim_in_flight: %s\n", code);
+    CHECK_INT(n, 2);
+    got = state_at(cl, 3);
+    CHECK(got != NULL && strstr(got, "\"closed\":true") != NULL);
+    free(got);
+}
+
 /* A ruling at a seq where a rebuild keeps a state: the rebuild stops
  * there (a kept state holds no moves to rule on) and keeps nothing, so a
  * read at that seq again is the whole replay's too (no test failed when
@@ -541,6 +585,7 @@ main(void)
         ruling_kept(cl);
         in_flight(cl);
         close_batch(cl);
+        claim_in_flight(cl);
         arb_client_close(cl);
     }
     long_restart();
