@@ -459,13 +459,16 @@ on_req(h2o_handler_t *self, h2o_req_t *req)
      * (request smuggling, RFC 9112 6.3).  Refused, and the connection
      * closed after the answer, so nothing after it is read (until
      * 2026-12-06 the rest ran as a request of its own; until 2026-12-07
-     * so did what a Content-Length beside chunks covered). */
+     * so did what a Content-Length beside chunks covered, and two
+     * Transfer-Encoding lines, of which libh2o reads the last and a
+     * proxy may read the first). */
     nlen = head_count(h, req, "content-length:");
-    nte = nlen > 0 ? head_count(h, req, "transfer-encoding:") : 0;
-    if (nlen > 1 || nte > 0) {
+    nte = head_count(h, req, "transfer-encoding:");
+    if (nlen > 1 || nte > 1 || (nlen > 0 && nte > 0)) {
         req->http1_is_persistent = 0;
         arb_http_error(req, 400, "headers", "%s: one request, one length",
                        nlen > 1 ? "Content-Length given twice"
+                       : nte > 1 ? "Transfer-Encoding given twice"
                        : "Content-Length and Transfer-Encoding both given");
         return 0;
     }

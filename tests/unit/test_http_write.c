@@ -402,6 +402,7 @@ main(void)
             "Host: t\r\nAuthorization: Bearer " HARNESS_SCORER "\r\n"
             "Content-Length: 17\r\n\r\n{\"text\":\"smuggled\"}";
         char raw[1024];
+        int  k;
         int  n = snprintf(raw, sizeof(raw), "POST /api/m/W/judge HTTP/1.1\r\n"
                           "Host: t\r\nAuthorization: Bearer %s\r\n"
                           "Content-Length: 13\r\nContent-Length: %zu\r\n"
@@ -430,6 +431,19 @@ main(void)
         CHECK(says("Content-Length and Transfer-Encoding both given"));
         CHECK(strstr(resp, "smuggled") == NULL);
         CHECK(strstr(resp + 12, "HTTP/1.1") == NULL);
+        /* two Transfer-Encoding lines: libh2o reads the last (chunked
+         * here), a proxy in front may read the first and take the rest
+         * of the connection for the body (until 2026-12-07 recorded) */
+        k = last_seq("W");
+        n = snprintf(raw, sizeof(raw), "POST /api/m/W/note HTTP/1.1\r\n"
+                     "Host: t\r\nAuthorization: Bearer %s\r\n"
+                     "Transfer-Encoding: identity\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n"
+                     "13\r\n{\"text\":\"te-twice\"}\r\n0\r\n\r\n",
+                     HARNESS_SCORER);
+        CHECK_INT(http_raw(port, raw, (size_t)n, resp, sizeof(resp)), 400);
+        CHECK(says("Transfer-Encoding given twice"));
+        CHECK_INT(last_seq("W"), k);
     }
     /* A head whose blank line follows a bare LF ("...\n\r\n", which
      * the parser takes as its end) and a body that takes the input past
