@@ -305,11 +305,27 @@
                     (params.toString() ? "?" + params.toString() : ""));
             } catch (e) { /* a page that may not change its address */ }
             /* Answers to a fast-moving slider may come back out of order:
-             * only the one asked for last is drawn. */
+             * only the one asked for last is drawn.  One that failed, or
+             * came damaged, is said in the table's place, and nothing of
+             * the position shown before stays as if it were this one
+             * (until 2026-12-07 it stayed, under the slider moved on). */
             return src.report(seq).then(function (r) {
                 if (r && r.seq === wanted)
                     draw(r);
+            }).catch(function (e) {
+                if (seq === wanted)
+                    failed(seq, e);
             });
+        }
+        function failed(seq, e) {
+            $("table").textContent = String(e);
+            $("totals").innerHTML = $("results").innerHTML =
+                $("verdicts").innerHTML = $("rulings").innerHTML = "";
+            $("rulings-head").hidden = true;
+            $("at").textContent = seq;
+            delete document.body.dataset.seq;
+            shown = seq;
+            moves();
         }
         function setLast(n) {
             last = n;

@@ -6,14 +6,16 @@
  *   ARB.token()             the token the page holds, or null
  *   ARB.setToken(t)         keeps t (in the page's storage, below); null
  *                           forgets it
- *   ARB.request(m, url, d, ms)  a promise of {status, body}: method m,
- *                           JSON d (may be undefined) sent, the JSON
- *                           answer (or {error} when it is not JSON);
+ *   ARB.request(m, url, d, ms)  a promise of {status, body, damaged}:
+ *                           method m, JSON d (may be undefined) sent, the
+ *                           JSON answer (or {error} when it is not JSON,
+ *                           and then damaged when the status was 2xx);
  *                           rejected when the network failed or, with ms,
  *                           no answer came in ms milliseconds
  *   ARB.getJSON(url)        a promise of the JSON answer (an Error naming
  *                           the URL, the status and the recorder's error,
- *                           with .status and .body, the answer's JSON)
+ *                           with .status and .body, the answer's JSON, for
+ *                           any other status and for a damaged answer)
  *   ARB.follow(url, on)     follows a live stream, calling on.<event>
  *                           (ack, state, reset, sealed) with each
  *                           message's JSON,
@@ -102,11 +104,16 @@
         document.body.insertBefore(f, document.body.firstChild);
     };
     /* The answer's JSON, or {error} with the status's text when it has
-     * none. */
+     * none; .damaged when that answer was a success (2xx), whose body is
+     * always JSON: one cut short or mangled on its way. */
     function answer(r) {
-        return r.json().catch(function () {
-            return { error: r.statusText || "not JSON" };
-        }).then(function (j) { return { status: r.status, body: j }; });
+        return r.json().then(function (j) {
+            return { status: r.status, body: j };
+        }, function () {
+            return { status: r.status, damaged: r.ok, body: {
+                error: r.ok ? "the answer is not JSON"
+                            : r.statusText || "not JSON" } };
+        });
     }
     /* With ms, a request not answered in time is abandoned (rejected
      * like a network failure): a connection the network lost without a
@@ -131,7 +138,8 @@
         return ARB.request("GET", url).then(function (r) {
             if (r.status === 401)
                 ARB.askToken(r.body.error);
-            if (r.status >= 200 && r.status < 300)
+            /* a damaged answer is no report: an error, as a failure */
+            if (r.status >= 200 && r.status < 300 && !r.damaged)
                 return r.body;
             var e = new Error(url + ": " + r.status + " " +
                               ((r.body && r.body.error) || ""));

@@ -336,6 +336,56 @@ main(void)
                    "e.name.endsWith('/state?at=1'))", 3000) >= 0);
     usleep(200 * 1000);
     CHECK_INT(cdp_eval_int(&b, "+document.body.dataset.seq"), 2);
+    /* A position whose answer comes cut short (a 200 that is not JSON)
+     * or fails: the page says so, and shows no state as the one asked
+     * for (until 2026-12-07 the cut answer was taken as a report, the
+     * failure was not caught, and the table of seq 2 stayed under the
+     * slider moved to 3 or 4 without a word). */
+    for (g = 0; g < 2; g++) {
+        static const struct {
+            int         code;
+            const char *body, *said;
+        } bad[] = {
+            { 200, "eyJzZXEiOjMsInN0YQ==", "/state?at=3: 200 " },
+            { 500, "eyJlcnJvciI6ImRpc2sgb24gZmlyZSJ9",
+              "/state?at=4: 500 disk on fire" },
+        };
+        json_t *id;
+
+        cdp_step("a %d answer to the slider", bad[g].code);
+        snprintf(cmd, sizeof(cmd), "*/api/m/W1/state?at=%d", (int)g + 3);
+        held = cdp_call(&b, "Fetch.enable", json_pack("{s:[{s:s,s:s}]}",
+                        "patterns", "urlPattern", cmd, "requestStage",
+                        "Request"), 1, 5000);
+        CHECK(held != NULL);
+        json_decref(held);
+        b.catch_method = "Fetch.requestPaused";
+        snprintf(cmd, sizeof(cmd), "(() => { const s = document."
+                 "getElementById('slider'); s.value = %d; s.dispatchEvent("
+                 "new Event('input')); })()", (int)g + 3);
+        json_decref(cdp_eval(&b, cmd, 5000));
+        CHECK(cdp_wait_caught(&b, 5000));
+        held = b.caught;
+        b.caught = NULL;
+        b.catch_method = NULL;
+        id = json_object_get(json_object_get(held, "params"), "requestId");
+        json_decref(cdp_call(&b, "Fetch.fulfillRequest", json_pack(
+                             "{s:O,s:i,s:s}", "requestId", id,
+                             "responseCode", bad[g].code, "body",
+                             bad[g].body), 1, 5000));
+        json_decref(held);
+        json_decref(cdp_call(&b, "Fetch.disable", NULL, 1, 5000));
+        snprintf(cmd, sizeof(cmd), "document.getElementById('table')"
+                 ".textContent.indexOf('%s') >= 0", bad[g].said);
+        t = cdp_wait(&b, cmd, 3000);
+        if (t < 0)
+            fprintf(stderr, "%s\n", b.err);
+        CHECK(t >= 0);
+        CHECK_INT(cdp_eval_int(&b, "document.body.dataset.seq === undefined"
+                               " && document.querySelectorAll('#table svg,"
+                               " #results tr[data-record]').length === 0 ?"
+                               " 1 : 0"), 1);
+    }
 
     /* A match with no move yet: its first state is drawn (no test failed
      * when a state at seq 0 was taken for one already shown). */
