@@ -497,6 +497,12 @@
             if (r.status === 401 || r.status === 403)
                 return login("The recorder refused the token: " +
                              r.body.error + " (" + brief(q.line) + " waits)");
+            /* An answer cut short on its way (a 2xx that is not JSON):
+             * the event may be recorded, its seq unknown; sent again
+             * with its id, which gets that seq (until 2026-12-07 it
+             * was told recorded "(seq undefined)"). */
+            if (r.damaged)
+                return retry(r.body.error);
             /* Not now, from the recorder (5xx) or a proxy before it (408,
              * 429): sent again (until 2026-12-06 a 408 or 429 dropped
              * the event as refused). */
@@ -598,14 +604,25 @@
         var all = [];
         function page(from) {
             return api("GET", base + "/events?from=" + from).then(function (r) {
-                if (r.status !== 200 || !r.body.length)
+                /* a page that failed leaves the list as it was (until
+                 * 2026-12-07 the pages before it replaced it) */
+                if (r.status !== 200 || r.damaged)
+                    throw new Error(String(r.status));
+                if (!r.body.length)
                     return;
                 all = all.concat(r.body);
                 return page(r.body[r.body.length - 1].seq + 1);
             });
         }
+        /* An ack that came while the pages were read and that they do
+         * not hold (its event committed after the last page was
+         * answered) stays after them (until 2026-12-07 the list read
+         * replaced it, and its line was missing until the next ack). */
         return page(0).then(function () {
-            events = all;
+            var end = all.length ? all[all.length - 1].seq : -1;
+            events = all.concat(events.filter(function (e) {
+                return e.seq > end;
+            }));
             drawMoves();
         }).catch(function () {});
     }
