@@ -255,6 +255,19 @@ main(void)
     CHECK_STR(cdp_eval_str(&b, "document.getElementById('verdicts')"
                            ".textContent.split(';')[0]", got, sizeof(got)),
               "0 confirmed, 1 disputed, 0 pending");
+    /* No such tournament: the board says what the recorder answered
+     * (no test failed when the failed read was said nowhere). */
+    cdp_step("a tournament that does not exist");
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/t/NOPE#token="
+             HARNESS_READER, port);
+    CHECK(cdp_open(&b, url) == 0);
+    t = cdp_wait(&b, "/\\/api\\/t\\/NOPE\\/(board|standings): 404 /.test("
+                 "document.getElementById('note').textContent)", 5000);
+    if (t < 0)
+        fprintf(stderr, "%s\n", b.err);
+    CHECK(t >= 0);
+    CHECK_INT(cdp_eval_int(&b, "document.body.dataset.ready === undefined"
+                           " ? 1 : 0"), 1);
 
     cdp_stop(&b);
     (void)unused;
