@@ -19,6 +19,7 @@
 #include "core/json_item.h"
 #include "core/version.h"
 #include "daemon/http.h"
+#include "proto/limits.h"
 
 /* A page of matches or events, in JSON bytes. */
 #define ARB_HTTP_PAGE_BYTES (256u * 1024)
@@ -204,6 +205,10 @@ arb_http_api_state(arb_http_req_t *q, const char *match)
 typedef struct {
     arb_buf_t         *b;
     uint64_t           n, limit;
+    int                kinds;       /* bit mask; 0: all */
+    uint64_t           since;       /* Unix ms */
+    uint64_t           last;        /* the last seq examined */
+    uint64_t           scanned;     /* ARB_PAGE_SCAN at most */
     int                bad;
     const arb_setup_t *setup;       /* the match's, for its viewer */
     int                closed;
@@ -218,9 +223,18 @@ on_event(void *ud, uint64_t seq, int64_t t,
     events_ctx_t *x = ud;
     arb_event_t   ev;
 
+    x->last = seq;
+    x->scanned++;
+    /* (as the protocol's `events` skips, op_read.c) */
+    if (t < 0 || (uint64_t)t < x->since)
+        return x->scanned >= ARB_PAGE_SCAN;
     if (arb_event_decode(&ev, bytes, len, NULL) != 0) {
         x->bad = 1;
         return 1;
+    }
+    if (x->kinds != 0 && !(x->kinds & (1 << ev.kind))) {
+        arb_event_clear(&ev);
+        return x->scanned >= ARB_PAGE_SCAN;
     }
     if (x->n > 0)
         arb_buf_putc(x->b, ',');
@@ -229,7 +243,59 @@ on_event(void *ud, uint64_t seq, int64_t t,
                             x->closed, &x->who) != 0)
         x->b->oom = 1;
     arb_event_clear(&ev);
-    return ++x->n >= x->limit || x->b->len >= ARB_HTTP_PAGE_BYTES ? 1 : 0;
+    return ++x->n >= x->limit || x->b->len >= ARB_HTTP_PAGE_BYTES
+           || x->scanned >= ARB_PAGE_SCAN ? 1 : 0;
+}
+
+/* kinds=note,move: the mask of the kinds named, or -1 with a 400 sent. */
+static int
+kinds_param(arb_http_req_t *q, int *mask)
+{
+    char        v[256], *p, *comma;
+    int         k, rc;
+
+    *mask = 0;
+    rc = arb_http_param(q, "kinds", v, sizeof(v));
+    if (rc <= 0)
+        return rc;
+    for (p = v;; p = comma + 1) {
+        if ((comma = strchr(p, ',')) != NULL)
+            *comma = '\0';
+        if ((k = arb_event_kind_parse(p)) < 0) {
+            arb_http_error(q->req, 400, "kinds", "no kind '%s' (kinds are "
+                           "names as `arbiter events` prints them, "
+                           "separated by commas)", p);
+            return -1;
+        }
+        *mask |= 1 << k;
+        if (comma == NULL)
+            return 1;
+    }
+}
+
+/* Link: <...?from=N&...>; rel="next": the page ended before `to` (or the
+ * head): its limit, its bytes, or ARB_PAGE_SCAN events examined (with
+ * kinds or since, a page may then hold none and still go on).  The
+ * parameters asked for again, but the token. */
+static void
+next_link(arb_http_req_t *q, const char *match, uint64_t next, uint64_t to,
+          int has_to, const events_ctx_t *x, const char *kinds)
+{
+    arb_buf_t l = ARB_BUF_INIT;
+
+    arb_buf_printf(&l, "</api/m/%s/events?from=%" PRIu64, match, next);
+    if (has_to)
+        arb_buf_printf(&l, "&to=%" PRIu64, to);
+    if (kinds[0] != '\0')
+        arb_buf_printf(&l, "&kinds=%s", kinds);
+    if (x->since > 0)
+        arb_buf_printf(&l, "&since=%" PRIu64, x->since);
+    arb_buf_printf(&l, "&limit=%" PRIu64 ">; rel=\"next\"", x->limit);
+    if (!l.oom)
+        h2o_add_header(&q->req->pool, &q->req->res.headers, H2O_TOKEN_LINK,
+                       NULL, h2o_strdup(&q->req->pool, l.data, l.len).base,
+                       l.len);
+    arb_buf_free(&l);
 }
 
 void
@@ -237,19 +303,28 @@ arb_http_api_events(arb_http_req_t *q, const char *match)
 {
     events_ctx_t x;
     arb_buf_t    b = ARB_BUF_INIT, why = ARB_BUF_INIT;
-    uint64_t     from = 0, upto;
+    uint64_t     from = 0, to = UINT64_MAX - 1, upto;
     arb_live_t  *l;
     arb_setup_t  bare;
-    int          rc = 0;
+    char         kinds[256] = "";
+    int          rc = 0, has_to;
 
     memset(&x, 0, sizeof(x));
     x.limit = 1000;
-    if (arb_http_params_only(q, "from", "limit", NULL) != 0
+    if (arb_http_params_only(q, "from", "to", "kinds", "since", "limit",
+                             NULL) != 0
         || arb_http_param_u64(q, "from", 0, UINT64_MAX - 1, &from) < 0
-        || arb_http_param_u64(q, "limit", 1, 10000, &x.limit) < 0)
+        || (has_to = arb_http_param_u64(q, "to", 0, UINT64_MAX - 1,
+                                        &to)) < 0
+        || arb_http_param_u64(q, "since", 0, UINT64_MAX - 1, &x.since) < 0
+        || arb_http_param_u64(q, "limit", 1, 10000, &x.limit) < 0
+        || kinds_param(q, &x.kinds) < 0
+        || arb_http_param(q, "kinds", kinds, sizeof(kinds)) < 0)
         return;
     if (arb_http_match_at(q, match, &upto, NULL, &l) != 0)
         return;
+    if (to < upto)
+        upto = to;
     /* The setup decides what is hidden and whose seat a player holds;
      * without the match at hand its game alone does (and no seat). */
     memset(&bare, 0, sizeof(bare));
@@ -269,6 +344,8 @@ arb_http_api_events(arb_http_req_t *q, const char *match)
                        ? "a stored event does not decode"
                        : arb_buf_cstr(&why));
     else {
+        if (rc == 1 && x.last < upto)
+            next_link(q, match, x.last + 1, to, has_to, &x, kinds);
         arb_buf_puts(&b, "]\n");
         send_json(q, &b);
     }

@@ -110,7 +110,7 @@ check_query(const char *q, size_t qlen)
 {
     static const char *const keys[] = {
         "at", "from", "limit", "after", "game", "status", "token", "format",
-        "",
+        "to", "kinds", "since", "",
     };
     static const uint64_t his[] = { 10000, UINT64_MAX - 1, UINT64_MAX };
     const char *val;

@@ -43,6 +43,8 @@ start(const char *http_extra)
 
 /* ---- the protocol side: appends and stats ------------------------------- */
 
+static unsigned long long count_of(const char *hay, const char *needle);
+
 static int
 call(arb_client_t *cl, msgpack_unpacked *res, const char *op, size_t n, ...)
 {
@@ -688,6 +690,48 @@ test_api(void)
     CHECK_INT(http_get(port, "/api/m/M1/events?from=6", HARNESS_READER,
                        resp, BIG), 200);
     CHECK_STR(http_body(resp), "[]\n");
+    /* to, kinds and since, as the protocol's `events` reads them (until
+     * 2026-12-07 the API read from and limit alone); a page that ends
+     * before `to` or the head says where the next starts in a Link */
+    CHECK_INT(http_get(port, "/api/m/M1/events?kinds=open", HARNESS_READER,
+                       resp, BIG), 200);
+    CHECK(strncmp(http_body(resp), "[{\"seq\":0,", 10) == 0);
+    CHECK_INT(count_of(http_body(resp), "\"seq\":"), 1);
+    CHECK(strstr(resp, "rel=\"next\"") == NULL);
+    CHECK_INT(http_get(port, "/api/m/M1/events?kinds=move,open&to=2",
+                       HARNESS_READER, resp, BIG), 200);
+    CHECK_INT(count_of(http_body(resp), "\"seq\":"), 3);
+    CHECK(strstr(http_body(resp), "\"seq\":3") == NULL);
+    CHECK_INT(http_get(port, "/api/m/M1/events?kinds=note", HARNESS_READER,
+                       resp, BIG), 200);
+    CHECK_STR(http_body(resp), "[]\n");
+    CHECK_INT(http_get(port, "/api/m/M1/events?kinds=move,nope",
+                       HARNESS_READER, resp, BIG), 400);
+    CHECK(strstr(http_body(resp), "\"where\":\"kinds\"") != NULL);
+    CHECK(strstr(http_body(resp), "no kind 'nope'") != NULL);
+    CHECK_INT(http_get(port, "/api/m/M1/events?since=99999999999999",
+                       HARNESS_READER, resp, BIG), 200);
+    CHECK_STR(http_body(resp), "[]\n");
+    CHECK_INT(http_get(port, "/api/m/M1/events?since=1", HARNESS_READER,
+                       resp, BIG), 200);
+    CHECK_INT(count_of(http_body(resp), "\"seq\":"), 6);
+    CHECK_INT(http_get(port, "/api/m/M1/events?from=1&to=4&limit=2",
+                       HARNESS_READER, resp, BIG), 200);
+    CHECK_INT(count_of(http_body(resp), "\"seq\":"), 2);
+    CHECK(strstr(resp, "</api/m/M1/events?from=3&to=4&limit=2>; "
+                 "rel=\"next\"\r\n") != NULL);
+    CHECK_INT(http_get(port, "/api/m/M1/events?from=3&to=4&limit=2",
+                       HARNESS_READER, resp, BIG), 200);
+    CHECK(strncmp(http_body(resp), "[{\"seq\":3,", 10) == 0);
+    CHECK_INT(count_of(http_body(resp), "\"seq\":"), 2);
+    CHECK(strstr(resp, "rel=\"next\"") == NULL);
+    CHECK_INT(http_get(port, "/api/m/M1/events?from=4&limit=2&kinds=move",
+                       HARNESS_READER, resp, BIG), 200);
+    CHECK(strstr(resp, "rel=\"next\"") == NULL);
+    CHECK_INT(http_get(port, "/api/m/M1/events?limit=1&kinds=move&since=1",
+                       HARNESS_READER, resp, BIG), 200);
+    CHECK(strstr(resp, "</api/m/M1/events?from=2&kinds=move&since=1&"
+                 "limit=1>; rel=\"next\"\r\n") != NULL);
     /* ?status= picks the open or the closed ones, not the others */
     CHECK_INT(http_get(port, "/api/matches?status=open", HARNESS_READER,
                        resp, BIG), 200);
@@ -738,7 +782,7 @@ test_api(void)
                        resp, BIG), 400);
     CHECK(strstr(http_body(resp), "\"where\":\"query\"") != NULL);
     CHECK(strstr(http_body(resp), "unknown parameter 'form': this route "
-                 "reads from, limit (and token)") != NULL);
+                 "reads from, to, kinds, since, limit (and token)") != NULL);
     CHECK_INT(http_get(port, "/api/m/M1/state?at=1&hands=0&x", HARNESS_READER,
                        resp, BIG), 400);
     CHECK(strstr(http_body(resp), "unknown parameter 'x'") != NULL);
