@@ -25,8 +25,15 @@
  * lost): its count is one short of its last seq, so it is not whole, and
  * a first look (dry) takes it for a repair, not for done.  Taken as
  * whole when one short (a mutation of the same audit), the hole stayed
- * until a pass read the subject.  A real nats-server (skipped without
- * one).
+ * until a pass read the subject.
+ *
+ * And the pass as the replication thread runs it, over more matches
+ * than it asks one by one (test_pass_damage): a purged subject, a
+ * message lost from the middle, the last two lost, healed from the log
+ * and counted once each; another writer's seq past the log, at the end
+ * or before a copy of ours, ahead, and its other hash at a seq before
+ * its end, diverged, both fenced; the whole subjects left alone, by
+ * every pass after too.  A real nats-server (skipped without one).
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -640,6 +647,252 @@ test_foreign_end(void)
     arb_buf_free(&why);
 }
 
+/* ---- a pass over a damaged stream --------------------------------------- */
+
+/* The stream sequence of the first message of seq q on match id's
+ * subject, or 0. */
+static uint64_t
+sseq_of(arb_repl_t *r, const char *id, uint64_t q)
+{
+    arb_stream_reader_t *rd = NULL;
+    arb_stream_msg_t     m;
+    char                 subj[200];
+    uint64_t             sseq = 0;
+
+    if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id) != 0
+        || arb_stream_reader_open(&rd, r->s, subj, 1, NULL) != 0)
+        return 0;
+    while (sseq == 0 && arb_stream_reader_next(rd, &m, 2000, NULL) == 0) {
+        if (m.seq == q)
+            sseq = m.stream_seq;
+        arb_stream_msg_clear(&m);
+    }
+    arb_stream_reader_close(rd);
+    return sseq;
+}
+
+/* Deletes seq q of match id from the stream; 0 when done. */
+static int
+drop_seq(arb_repl_t *r, const char *id, uint64_t q)
+{
+    uint64_t  sseq = sseq_of(r, id, q);
+    jsErrCode jerr = 0;
+
+    return sseq > 0 && js_DeleteMsg(r->s->js, r->s->name, sseq, NULL,
+                                    &jerr) == NATS_OK ? 0 : -1;
+}
+
+/* A copy of the log's seq q of match id (no message id: not a
+ * duplicate) at the end of its subject. */
+static int
+copy_of(arb_repl_t *r, const char *id, uint64_t q)
+{
+    natsMsg      *msg = NULL;
+    unsigned char h[ARB_HASH_LEN];
+
+    if (arb__repl_log_hash(r, id, q, h, NULL) != 1
+        || arb_stream_ev_msg(&msg, id, q, h, recorder, bytes,
+                             sizeof(bytes)) != 0)
+        return -1;
+    natsMsgHeader_Delete(msg, "Nats-Msg-Id");
+    return publish(r, msg);
+}
+
+/* Match id's subject: its message count and the seq of its last message
+ * (UINT64_MAX: none of ours), as one number count * 1000 + seq. */
+static uint64_t
+subject_is(arb_repl_t *r, const char *id)
+{
+    char     subj[200];
+    uint64_t n = 0, last = stream_last_seq(r, id);
+
+    if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id) != 0
+        || arb_stream_subject_count(r->s, subj, &n, NULL) != 0)
+        return UINT64_MAX;
+    return n * 1000 + (last == UINT64_MAX ? 999 : last);
+}
+
+/* Asks r for a pass (walk: ARB_REPL_WALK_*), numbered as the replicate
+ * op numbers one, and waits until it ended (20 s at most); 0 when it
+ * did. */
+static int
+pass_now(arb_repl_t *r, int walk)
+{
+    uint64_t n, done = 0;
+    int      i;
+
+    pthread_mutex_lock(&r->mu);
+    r->check_req = 1;
+    r->check_walk = walk;
+    n = ++r->st.check_asked;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    for (i = 0; i < 2000 && done < n; i++) {
+        sleep_ms(10);
+        pthread_mutex_lock(&r->mu);
+        done = r->st.check_done;
+        pthread_mutex_unlock(&r->mu);
+    }
+    return done >= n ? 0 : -1;
+}
+
+#define NPA 11
+
+/*
+ * A pass over more matches than are asked one by one (the counts come
+ * from a listing, taken on the lister's thread), each match pa-N with
+ * seqs 0..4 published, in a store of their own.  Then the stream loses
+ * or gains:
+ *   pa-0  its subject purged: published again from seq 0;
+ *   pa-1  seq 2 deleted from the middle: 2 published again, and 4 so
+ *         that the subject ends on it, the old 4 deleted;
+ *   pa-2  seqs 3 and 4 deleted (the server loses which is last): read
+ *         whole, 3 and 4 published again;
+ *   pa-3  another writer's seq 5, past the log: ahead, fenced;
+ *   pa-4  another writer's seq 2 (another hash), then a copy of our 4:
+ *         found by the read, diverged, fenced;
+ *   pa-5  another writer's seq 5, then a copy of our 4: found by the
+ *         read, ahead (not diverged: the seq is past the log), fenced;
+ *   pa-6..10 whole (pa-10 holds its open alone): nothing published
+ *         again.
+ * A pass on demand reads every subject: 3 repaired (each counted as
+ * missing once), 2 ahead, 1 diverged, every subject that was not forked
+ * holding 0..4 once and ending on 4.  A second pass finds nothing to
+ * repair and publishes nothing.  Then pa-6 loses its seq 1, pa-10 its
+ * one message (the listing then lacks its subject: no message, not one),
+ * and a regular pass (nothing read in turn) judges the six whole
+ * subjects by their count alone, reads none, and repairs both.
+ */
+static void
+test_pass_damage(void)
+{
+    static arb_server_t srv;
+    arb_store_t        *shared = store, *own = NULL;
+    arb_repl_t         *r;
+    arb_buf_t           why = ARB_BUF_INIT;
+    char                dir[300], pos[300], kept[310], id[NPA][8];
+    uint64_t            head = 0, missing, ahead, diverged, checks = 0;
+    int                 i;
+
+    snprintf(dir, sizeof(dir), "%s/store-pa", root);
+    mkdir(dir, 0700);
+    if (arb_store_open(&own, dir, NULL, &why) != 0) {
+        CHECK(0);
+        arb_buf_free(&why);
+        return;
+    }
+    store = own;
+    /* The other store's cursor set aside: this one publishes its own. */
+    snprintf(pos, sizeof(pos), "%s/%s", root, ARB_STREAM_CURSOR_FILE);
+    snprintf(kept, sizeof(kept), "%s.kept", pos);
+    CHECK_INT(rename(pos, kept), 0);
+    for (i = 0; i < NPA; i++) {
+        snprintf(id[i], sizeof(id[i]), "pa-%d", i);
+        head = append_ev(id[i], 0, i < NPA - 1 ? 4 : 0);
+        CHECK(head > 0);
+    }
+    conf.timeout_ms = 5000;
+    r = repl_start(head);
+    CHECK(r != NULL);
+    if (r == NULL)
+        goto out;
+    srv.repl = r;
+    /* Published, and the pass at start over. */
+    for (i = 0; i < 2000 && (cursor_of(r, &checks) < head || checks < 1);
+         i++)
+        sleep_ms(10);
+    CHECK_INT(cursor_of(r, NULL), head);
+    for (i = 0; i < NPA; i++)
+        CHECK_INT(subject_is(r, id[i]), i < NPA - 1 ? 5004 : 1000);
+
+    {
+        char      subj[200];
+        jsOptions o;
+        jsErrCode jerr = 0;
+
+        arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id[0]);
+        jsOptions_Init(&o);
+        o.Stream.Purge.Subject = subj;
+        CHECK(js_PurgeStream(r->s->js, r->s->name, &o, &jerr) == NATS_OK);
+    }
+    CHECK_INT(drop_seq(r, id[1], 2), 0);
+    CHECK_INT(drop_seq(r, id[2], 4), 0);
+    CHECK_INT(drop_seq(r, id[2], 3), 0);
+    CHECK_INT(forged(r, id[3], 5), 0);
+    CHECK_INT(forged(r, id[4], 2), 0);
+    CHECK_INT(copy_of(r, id[4], 4), 0);
+    CHECK_INT(forged(r, id[5], 5), 0);
+    CHECK_INT(copy_of(r, id[5], 4), 0);
+
+    pthread_mutex_lock(&r->mu);
+    missing = r->st.missing;
+    ahead = r->st.ahead;
+    diverged = r->st.diverged;
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(pass_now(r, ARB_REPL_WALK_ALL), 0);
+    pthread_mutex_lock(&r->mu);
+    CHECK_INT(r->st.missing - missing, 3);
+    CHECK_INT(r->st.ahead - ahead, 2);
+    CHECK_INT(r->st.diverged - diverged, 1);
+    CHECK_INT(r->st.last_matches, NPA);
+    CHECK_INT(r->st.last_repaired, 3);
+    CHECK_INT(r->st.last_put_off, 0);
+    CHECK_INT(r->st.last_read, NPA);
+    pthread_mutex_unlock(&r->mu);
+    for (i = 0; i < NPA - 1; i++)
+        if (i < 3 || i > 5)
+            CHECK_INT(subject_is(r, id[i]), 5004);
+    CHECK_INT(subject_is(r, id[NPA - 1]), 1000);
+    CHECK_INT(subject_is(r, id[3]), 6005);
+    CHECK_INT(subject_is(r, id[4]), 7004);
+    CHECK_INT(subject_is(r, id[5]), 7004);
+    for (i = 0; i < NPA; i++) {
+        const char *code = arb_repl_fenced(&srv, id[i], &why);
+
+        if (i >= 3 && i <= 5)
+            CHECK_STR(code != NULL ? code : "", "fenced");
+        else
+            CHECK(code == NULL);
+    }
+
+    /* Healed: the next pass repairs nothing, publishes nothing. */
+    pthread_mutex_lock(&r->mu);
+    missing = r->st.missing;
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(pass_now(r, ARB_REPL_WALK_ALL), 0);
+    pthread_mutex_lock(&r->mu);
+    CHECK_INT(r->st.missing, missing);
+    CHECK_INT(r->st.last_repaired, 0);
+    pthread_mutex_unlock(&r->mu);
+    for (i = 0; i < NPA - 1; i++)
+        if (i < 3 || i > 5)
+            CHECK_INT(subject_is(r, id[i]), 5004);
+    CHECK_INT(subject_is(r, id[NPA - 1]), 1000);
+
+    /* A regular pass: the whole subjects by their count, and a subject
+     * the listing lacks holds no message (pa-10, its one event lost). */
+    CHECK_INT(drop_seq(r, id[6], 1), 0);
+    CHECK_INT(drop_seq(r, id[NPA - 1], 0), 0);
+    conf.check_read = 0;
+    CHECK_INT(pass_now(r, ARB_REPL_WALK_NONE), 0);
+    pthread_mutex_lock(&r->mu);
+    CHECK_INT(r->st.missing, missing + 2);
+    CHECK_INT(r->st.last_repaired, 2);
+    CHECK_INT(r->st.last_read, 0);
+    CHECK_INT(r->st.last_counted, 6);
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(subject_is(r, id[6]), 5004);
+    CHECK_INT(subject_is(r, id[NPA - 1]), 1000);
+    conf.check_read = 2000;
+    arb__repl_thread_stop(r);
+    repl_free(r);
+out:
+    store = shared;
+    arb_store_close(own);
+    CHECK_INT(rename(kept, pos), 0);
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
@@ -653,7 +906,8 @@ main(void)
         test_dup_names_fork();
         test_hole_raced();
         test_look_back();
-        test_foreign_end();             /* last: its h stays unverified */
+        test_foreign_end();             /* its h stays unverified */
+        test_pass_damage();             /* a store of its own */
     }
     repl_harness_end(test_failed_ != 0);
     return TEST_END();
