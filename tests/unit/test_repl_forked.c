@@ -29,11 +29,12 @@
  *
  * And the pass as the replication thread runs it, over more matches
  * than it asks one by one (test_pass_damage): a purged subject, a
- * message lost from the middle, the last two lost, healed from the log
- * and counted once each; another writer's seq past the log, at the end
- * or before a copy of ours, ahead, and its other hash at a seq before
- * its end, diverged, both fenced; the whole subjects left alone, by
- * every pass after too.  A real nats-server (skipped without one).
+ * message lost from the middle, a subject's first, its last two, are
+ * healed from the log and counted once each; another writer's seq past
+ * the log, at the end or before a copy of ours, is ahead, and its other
+ * hash at a seq before its end diverged, both fenced; the whole subjects
+ * are left alone, by every pass after too.  A real nats-server (skipped
+ * without one).
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -748,14 +749,15 @@ pass_now(arb_repl_t *r, int walk)
  *         that the subject ends on it, the old 4 deleted;
  *   pa-2  seqs 3 and 4 deleted (the server loses which is last): read
  *         whole, 3 and 4 published again;
+ *   pa-7  its open (seq 0) deleted: 0 published again, and 4;
  *   pa-3  another writer's seq 5, past the log: ahead, fenced;
  *   pa-4  another writer's seq 2 (another hash), then a copy of our 4:
  *         found by the read, diverged, fenced;
  *   pa-5  another writer's seq 5, then a copy of our 4: found by the
  *         read, ahead (not diverged: the seq is past the log), fenced;
- *   pa-6..10 whole (pa-10 holds its open alone): nothing published
- *         again.
- * A pass on demand reads every subject: 3 repaired (each counted as
+ *   pa-6, pa-8..10 whole (pa-10 holds its open alone): nothing
+ *         published again.
+ * A pass on demand reads every subject: 4 repaired (each counted as
  * missing once), 2 ahead, 1 diverged, every subject that was not forked
  * holding 0..4 once and ending on 4.  A second pass finds nothing to
  * repair and publishes nothing.  Then pa-6 loses its seq 1, pa-10 its
@@ -818,6 +820,7 @@ test_pass_damage(void)
     CHECK_INT(drop_seq(r, id[1], 2), 0);
     CHECK_INT(drop_seq(r, id[2], 4), 0);
     CHECK_INT(drop_seq(r, id[2], 3), 0);
+    CHECK_INT(drop_seq(r, id[7], 0), 0);
     CHECK_INT(forged(r, id[3], 5), 0);
     CHECK_INT(forged(r, id[4], 2), 0);
     CHECK_INT(copy_of(r, id[4], 4), 0);
@@ -831,11 +834,11 @@ test_pass_damage(void)
     pthread_mutex_unlock(&r->mu);
     CHECK_INT(pass_now(r, ARB_REPL_WALK_ALL), 0);
     pthread_mutex_lock(&r->mu);
-    CHECK_INT(r->st.missing - missing, 3);
+    CHECK_INT(r->st.missing - missing, 4);
     CHECK_INT(r->st.ahead - ahead, 2);
     CHECK_INT(r->st.diverged - diverged, 1);
     CHECK_INT(r->st.last_matches, NPA);
-    CHECK_INT(r->st.last_repaired, 3);
+    CHECK_INT(r->st.last_repaired, 4);
     CHECK_INT(r->st.last_put_off, 0);
     CHECK_INT(r->st.last_read, NPA);
     pthread_mutex_unlock(&r->mu);
