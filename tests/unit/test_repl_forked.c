@@ -356,6 +356,19 @@ check_one(arb_repl_t *r, const char *id, uint64_t upto, uint64_t *ahead,
     return code != NULL ? code : "";
 }
 
+/* The number of messages on match id's subject, or UINT64_MAX. */
+static uint64_t
+subject_count_of(arb_repl_t *r, const char *id)
+{
+    char     subj[200];
+    uint64_t n = 0;
+
+    if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, id) != 0
+        || arb_stream_subject_count(r->s, subj, &n, NULL) != 0)
+        return UINT64_MAX;
+    return n;
+}
+
 /* The test hook of check_ahead: another writer's event at the first
  * missing seq, under our message id, published between the pass's read
  * of the subject and its republish. */
@@ -401,6 +414,56 @@ test_hole_raced(void)
     CHECK_INT(stream_last_seq(r, "k"), 3);   /* the other writer's */
     arb__repl_thread_stop(r);
     repl_free(r);
+}
+
+/* The test hook of check_ahead: a message arbiter did not write on the
+ * subject between the pass's read and its republish. */
+static void
+stray_hole(arb_repl_t *r, const char *match, uint64_t first)
+{
+    if (junk(r, match) == 0)
+        raced = first + 1;
+}
+
+/*
+ * A repair whose expectation the leader refuses (the subject moved on
+ * after the read: another message came) is put off, not taken as done,
+ * and said so: rc ARB_EEXIST, counted as undecided, nothing fenced,
+ * nothing of ours published (match j: 0..2 and 4 in the stream, 3
+ * lost).  No test failed when the count of it was dropped.
+ */
+static void
+test_hole_stale(void)
+{
+    static arb_server_t srv;
+    arb_repl_t         *r;
+    arb_buf_t           why = ARB_BUF_INIT;
+    uint64_t            upto = 3, undecided;
+    int                 repaired = 1, whole = 1;
+
+    if ((r = lost_3("j")) == NULL)
+        return;
+    raced = 0;
+    r->repair_hook = stray_hole;
+    pthread_mutex_lock(&r->mu);
+    undecided = r->st.undecided;
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(arb__repl_check_match(r, "j", &upto, ARB_REPL_WALK_NONE, 0,
+                                    &repaired, &whole, &why), ARB_EEXIST);
+    r->repair_hook = NULL;
+    CHECK_INT(raced, 4);
+    CHECK(!repaired);
+    CHECK(!whole);
+    CHECK_INT(upto, 3);
+    pthread_mutex_lock(&r->mu);
+    CHECK_INT(r->st.undecided, undecided + 1);
+    pthread_mutex_unlock(&r->mu);
+    srv.repl = r;
+    CHECK(arb_repl_fenced(&srv, "j", &why) == NULL);
+    CHECK_INT(subject_count_of(r, "j"), 5);     /* 0..2, 4, the stray */
+    arb__repl_thread_stop(r);
+    repl_free(r);
+    arb_buf_free(&why);
 }
 
 /* The test hook of arb__repl_last_ours: the message at stream sequence
@@ -908,6 +971,7 @@ main(void)
         test_one_short();
         test_dup_names_fork();
         test_hole_raced();
+        test_hole_stale();
         test_look_back();
         test_foreign_end();             /* its h stays unverified */
         test_pass_damage();             /* a store of its own */
