@@ -659,6 +659,22 @@ test_read_short(void)
     CHECK(repaired);
     CHECK(whole);
     CHECK_INT(subject_is(r, "c"), 6003);
+
+    /* Match y: 0..4, then a copy of 2 ends the subject: 4 goes again so
+     * that it ends on its highest seq (the old 4 deleted), as the resync
+     * and fencing read it.  No test failed when such a subject was taken
+     * as whole. */
+    CHECK(append_ev("y", 0, 4) > head);
+    CHECK_INT(copy_of(r, "y", 0) + copy_of(r, "y", 1) + copy_of(r, "y", 2)
+              + copy_of(r, "y", 3) + copy_of(r, "y", 4)
+              + copy_of(r, "y", 2), 0);
+    repaired = whole = 0;
+    upto = 4;
+    CHECK_INT(arb__repl_check_match(r, "y", &upto, ARB_REPL_WALK_NONE, 0,
+                                    &repaired, &whole, &why), 0);
+    CHECK(repaired);
+    CHECK(whole);
+    CHECK_INT(subject_is(r, "y"), 6004);
     arb__repl_thread_stop(r);
     repl_free(r);
     arb_buf_free(&why);
