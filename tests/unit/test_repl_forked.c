@@ -977,7 +977,8 @@ pass_now(arb_repl_t *r, int walk)
  * repair and publishes nothing.  Then pa-6 loses its seq 1, pa-10 its
  * one message (the listing then lacks its subject: no message, not one),
  * and a regular pass (nothing read in turn) judges the six whole
- * subjects by their count alone, reads none, and repairs both.
+ * subjects by their count alone, reads none, and repairs both; with
+ * check_read back, a regular pass reads every subject in turn.
  */
 static void
 test_pass_damage(void)
@@ -1100,7 +1101,14 @@ test_pass_damage(void)
     pthread_mutex_unlock(&r->mu);
     CHECK_INT(subject_is(r, id[6]), 5004);
     CHECK_INT(subject_is(r, id[NPA - 1]), 1000);
+    /* Reading in turn: every subject fits check_read messages. */
     conf.check_read = 2000;
+    CHECK_INT(pass_now(r, ARB_REPL_WALK_NONE), 0);
+    pthread_mutex_lock(&r->mu);
+    CHECK_INT(r->st.last_repaired, 0);
+    CHECK_INT(r->st.last_read, NPA);
+    CHECK_INT(r->st.last_counted, 0);
+    pthread_mutex_unlock(&r->mu);
     arb__repl_thread_stop(r);
     repl_free(r);
 out:
