@@ -5,7 +5,8 @@
  * could not grow) used to be dropped silently: writes to that match went
  * on, and its events were published over the other history.  Now every
  * write is refused as `fenced`, saying why, until a restart looks again;
- * the fences already recorded still answer as before.
+ * the fences already recorded still answer as before.  A match fenced
+ * again (each pass finds its fork again) keeps one entry.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -37,6 +38,16 @@ main(void)
     arb__repl_fence_set(&r, "m-a", 5, 3);
     CHECK_STR(arb_repl_fenced(&srv, "m-a", &why), "fenced");
     CHECK(arb_repl_fenced(&srv, "m-b", &why) == NULL);
+    /* Fenced again (every pass finds the fork again): one entry, its
+     * seqs the latest.  No test failed when each pass added one more,
+     * the list growing for as long as the recorder ran. */
+    arb__repl_fence_set(&r, "m-a", 7, 3);
+    arb__repl_fence_set(&r, "m-a", 7, 3);
+    CHECK_INT(r.nfence, 1);
+    pthread_mutex_lock(&r.mu);
+    CHECK(arb__repl_fence_find_locked(&r, "m-a") != NULL
+          && arb__repl_fence_find_locked(&r, "m-a")->stream_seq == 7);
+    pthread_mutex_unlock(&r.mu);
     /* Fill the list up to its first size, then fail its growth. */
     for (i = 0; r.nfence < r.capfence; i++) {
         snprintf(id, sizeof(id), "m-%03d", i);
