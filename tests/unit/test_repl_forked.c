@@ -1021,6 +1021,14 @@ test_pass_damage(void)
     CHECK_INT(cursor_of(r, NULL), head);
     for (i = 0; i < NPA; i++)
         CHECK_INT(subject_is(r, id[i]), i < NPA - 1 ? 5004 : 1000);
+    /* The other store's matches are only in the stream: an open of one
+     * is refused, and the look counted them ahead (the pass at start
+     * found this store's whole). */
+    CHECK_STR(arb_repl_fenced(&srv, "m", &why), "fenced");
+    pthread_mutex_lock(&r->mu);
+    CHECK(r->st.ahead >= 10);
+    CHECK_INT(r->st.diverged, 0);
+    pthread_mutex_unlock(&r->mu);
 
     {
         char      subj[200];
