@@ -989,6 +989,7 @@ test_pass_damage(void)
     arb_buf_t           why = ARB_BUF_INIT;
     char                dir[300], pos[300], kept[310], id[NPA][8];
     uint64_t            head = 0, missing, ahead, diverged, checks = 0;
+    int64_t             walked;
     int                 i;
 
     snprintf(dir, sizeof(dir), "%s/store-pa", root);
@@ -1054,9 +1055,15 @@ test_pass_damage(void)
     missing = r->st.missing;
     ahead = r->st.ahead;
     diverged = r->st.diverged;
+    walked = r->walked_ms;
     pthread_mutex_unlock(&r->mu);
     CHECK_INT(pass_now(r, ARB_REPL_WALK_ALL), 0);
     pthread_mutex_lock(&r->mu);
+    /* Matches fenced (by the look, then by the pass): the next start
+     * must read every subject again (the fences live in memory), so no
+     * pass that read them all moved the mark. */
+    CHECK_INT(walked, 0);
+    CHECK_INT(r->walked_ms, 0);
     CHECK_INT(r->st.missing - missing, 4);
     CHECK_INT(r->st.ahead - ahead, 2);
     CHECK_INT(r->st.diverged - diverged, 1);
