@@ -1024,7 +1024,7 @@ cmd_tournament(int argc, char **argv)
                                         "board", NULL };
     cli_net_t   n;
     targs_t     a;
-    const char *sub;
+    const char *sub, *round_s = NULL;
     size_t      k;
     int         st;
     const cli_optdef_t opts[] = {
@@ -1035,7 +1035,9 @@ cmd_tournament(int argc, char **argv)
         { "--deal", CLI_ARG_STR, &a.deal },
         { "--pairings", CLI_ARG_STR, &a.pairings },
         { "--db", CLI_ARG_STR, &a.db },
-        { "--round", CLI_ARG_U64, &a.round },
+        /* A string: every number is a round a user may type, and
+         * none may mean "no --round". */
+        { "--round", CLI_ARG_STR, &round_s },
         { "--table", CLI_ARG_STR, &a.table },
         { "--players", CLI_ARG_STR, &a.players },
         { "--reason", CLI_ARG_STR, &a.reason },
@@ -1053,12 +1055,14 @@ cmd_tournament(int argc, char **argv)
     };
 
     memset(&a, 0, sizeof(a));
-    a.round = UINT64_MAX;
     cli_net_init(&n, "tournament");
     st = cli_args_parse(&ar, argc, argv);
     if (st >= 0)
         return st;
-    a.has_round = a.round != UINT64_MAX;
+    if (round_s != NULL
+        && cli_parse_u64("tournament", "--round", round_s, &a.round) != 0)
+        return CLI_ERROR;
+    a.has_round = round_s != NULL;
     sub = ar.npos == 1 ? ar.pos[0] : NULL;
     for (k = 0; sub != NULL && subs[k] != NULL; k++)
         if (strcmp(sub, subs[k]) == 0)

@@ -688,6 +688,18 @@ out=$($A tournament withdraw --tournament Wd --round 1 --players dan \
       --table 1 2>&1)
 check "withdraw: no --table" "2 1" "$? $(printf '%s\n' "$out" |
     grep -c 'and no --table$')"
+# The largest number is a round like any other, not "no --round" (it
+# was the sentinel for that: the round in progress was opened again,
+# exit 0, and `end` asked for the --round it was given).
+U=18446744073709551615
+out=$($A tournament round --tournament Wd --round $U --pairings "$T/wd.csv" \
+      2>&1)
+check "round --round 2^64-1: that round, which the file lacks" \
+    "2 arbiter tournament: the pairing list has no table of round $U" \
+    "$? $out"
+out=$($A tournament end --tournament Wd --round $U 2>&1)
+check "end --round 2^64-1: judged, not taken for no --round" "1 0" \
+    "$? $(printf '%s\n' "$out" | grep -c 'needs --round')"
 out=$($A tournament forfeit --tournament Wd --round 1 --table 1 \
       --players $(seq -s, -f 'p%g' 17) 2>&1)
 check "forfeit: 17 players, one more than a table seats" "2 1" \
