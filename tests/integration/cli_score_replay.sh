@@ -60,6 +60,28 @@ check "replay json digest" '"digest":"0f23605b66c28b5d3e792c8526c7d1ffa51d696fd2
 check "replay json record" '{"match_id":"T-2026-001","edition":"YAHchain-3e-ch34-3","mode":"YCWS-144/3","sota":1,"owner":"alice","cards":3,"sequence":["4♠","5♥","6♦"],"code":"BC-001","face_sum":15,"bonus":6,"game_points":21,"status":"pending"}' "$(printf '%s' "$out" | grep -o '{"match_id":[^}]*}' | head -1)"
 out=$($A replay --json --at 3 "$T/m.txt")
 check "replay at" '"totals":{"alice":21,"bob":0}' "$(printf '%s' "$out" | grep -o '"totals":{[^}]*}')"
+# the usage errors of replay, each said and exit 2
+out=$($A replay "$T/m.txt" "$T/m.txt" 2>&1); rc=$?
+check "replay two files" "2 arbiter replay: one transcript at a time" \
+    "$rc $out"
+out=$($A replay "$T/m.txt" --db "$T" --match T-2026-001 2>&1); rc=$?
+check "replay FILE and --db" \
+    "2 arbiter replay: --db DIR and --match ID go together, instead of FILE" \
+    "$rc $out"
+$A replay > /dev/null 2>&1; check "replay no source exit" 2 $?
+out=$($A replay --at3 "$T/m.txt" 2>&1 | head -1)
+check "replay --at3 is no --at" "arbiter replay: unknown option '--at3'" \
+    "$out"
+# one line of JSON, ended by its newline
+check "replay json: one line" 1 \
+    "$($A replay --json "$T/m.txt" | wc -l | tr -d ' ')"
+# `--` ends the options: a file named like one is read, and --help after
+# it is a file's name too
+cp "$T/m.txt" "$T/-m.txt"
+check "replay -- -FILE" "$($A replay "$T/m.txt")" \
+    "$(cd "$T" && "$OLDPWD/$A" replay -- -m.txt 2>&1)"
+(cd "$T" && "$OLDPWD/$A" replay -- --help > /dev/null 2>&1)
+check "replay -- --help is a file" 2 $?
 printf '7. place alice 7S\n' >> "$T/m.txt"
 err=$($A replay "$T/m.txt" 2>&1 >/dev/null); rc=$?
 check "replay refused exit" 1 $rc
