@@ -121,6 +121,29 @@ check "dealt, server, claim: ... at seq 48" 1 \
     "$(grep -c '"field":"score","claimed":99,"recorded":0,"seq":48' \
        "$T/cc.html")"
 
+# Every event is in the page's move list, the last one too.
+events() { sed -n 's/.*"events":\(.*\),"reports":.*/\1/p' "$1"; }
+check "file: the moves up to the close" '"seq":8' \
+    "$(events "$T/file.html" | grep -o '"seq":[0-9]*' | tail -1)"
+check "file: the close is a move" 1 \
+    "$(events "$T/file.html" | grep -c '"kind":"close","line":"close')"
+# An event the rules refuse: the page is still written, saying which,
+# its reports stop before it, and the exit status is 1.
+{ sed -n '1,/^5\./p' "$Y"; printf '6. place bob 4♠\n'; } > "$T/refused.txt"
+$A report --html --out "$T/refused.html" "$T/refused.txt" 2> "$T/err"
+check "refused: exit" 1 $?
+check "refused: said" "$T/refused.txt: seq 6 'place bob 4♠' refused: §34.11.3: card 4♠ already played at seq 1: each physical card is used once per match" \
+    "$(cat "$T/err")"
+check "refused: in the page" 1 \
+    "$(grep -c '"refused":{"seq":6,"line":"place bob 4♠","rule":"§34.11.3"' \
+       "$T/refused.html")"
+check "refused: a report at seqs 0..5" 6 \
+    "$(reports "$T/refused.html" | grep -o '"digest":' | wc -l | tr -d ' ')"
+# --out -: stdout, as for export
+(cd "$T" && "$OLDPWD/$A" report --html --out - "$OLDPWD/$Y" > out.html)
+check "--out -: stdout" "1 1" \
+    "$([ -e "$T/-" ]; echo $?) $(grep -c '^<!doctype html>' "$T/out.html")"
+
 # Usage.
 out=$($A report "$Y" 2>&1); rc=$?
 check "no format: exit" 2 $rc
@@ -128,6 +151,13 @@ check "no format" "arbiter report: say the format: --html" "$out"
 out=$($A report --html "$Y" --db "$T/data" --match "$M" 2>&1); rc=$?
 check "two sources: exit" 2 $rc
 check "two sources" "arbiter report: name one source: FILE, --db DIR --match ID, or --match ID (the server)" "$out"
+out=$($A report --html --db "$T/data" "$Y" 2>&1); rc=$?
+check "--db without --match" \
+    "2 arbiter report: --db DIR needs --match ID" "$rc $out"
+out=$($A report --html --pubkey "$KEY" --db "$T/data" --match "$M" \
+      "$T/y.bundle" 2>&1)
+check "--pubkey with --db" \
+    "2 arbiter report: --pubkey goes with one BUNDLE file" "$? $out"
 out=$($A report --html --match nosuch 2>&1); rc=$?
 check "unknown match: exit" 2 $rc
 out=$($A report --html --out /nonexistent/dir/x.html "$Y" 2>&1); rc=$?
