@@ -63,8 +63,9 @@ usage(FILE *f)
         "  --out PATH   write here instead of stdout ('-': stdout)\n"
         "  --pubkey KEY the recorder's public key (a BUNDLE needs it)\n\n"
         "Exit status: 0 written, 1 an event refused by the rules or a broken\n"
-        "hash chain (the file is still written, saying so) or a bundle\n"
-        "that fails verification (nothing written), 2 error.\n\n");
+        "hash chain (the file is still written, saying so), a damaged\n"
+        "record in DIR (named: match and seq) or a bundle that fails\n"
+        "verification (nothing written), 2 error.\n\n");
     cli_net_usage(f);
 }
 
@@ -502,8 +503,12 @@ cmd_report(int argc, char **argv)
                     "recorder's public key)\n", src.file);
             goto done;
         }
-        if (cli_source_load(&h, "report", &src, &n, UINT64_MAX) != CLI_OK)
+        /* A damaged record is 1, as for replay; the loader said it. */
+        st = cli_source_load(&h, "report", &src, &n, UINT64_MAX);
+        if (st != CLI_OK) {
+            status = st;
             goto done;
+        }
     }
     st = build_data(&data, &h, claim, verified.len > 0
                     ? arb_buf_cstr(&verified) : NULL,

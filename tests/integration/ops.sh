@@ -436,6 +436,14 @@ $A check --data "$T/nowhere" 2> /dev/null; check "check no store" 2 $?
 out=$($A replay --verify --db "$T/f" 2>&1); rc=$?
 check "replay --verify flipped" "1 arbiter replay: $T/f: match \"C1\": seq 1: \
 stored hash does not match the chain" "$rc $out"
+# report reads the match through the same checked read: refused with
+# replay's exit status 1, naming the match and the seq (it was 2, as for
+# a usage error), and no page.
+$A report --html --db "$T/f" --match C1 --out "$T/f.html" 2> "$T/err"
+check "report flipped" "1 arbiter report: $T/f: match 'C1': seq 1: stored \
+hash does not match the chain (its bytes or a hash changed on disk since it \
+was recorded): run arbiter check" "$? $(cat "$T/err")"
+check "... no page" 1 "$([ -e "$T/f.html" ]; echo $?)"
 # A backup of that store is checked as it is made, and not renamed into
 # place.
 out=$($A backup --data "$T/f" --out "$T/bkf2" 2> "$T/err"); rc=$?
