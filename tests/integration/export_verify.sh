@@ -176,6 +176,25 @@ sed '3s/"time":"[^"]*"/"time":"2020-01-01T00:00:00.000Z"/' "$T/m1.jsonl" \
 err=$($A replay "$T/edited.jsonl" 2>&1)
 check "jsonl with an edited time: refused" 1 \
     "$(printf '%s\n' "$err" | grep -c 'seq 2: "time" is not what its bytes say')"
+# ... and its kind; an error names the file's line (1-based, blank
+# lines counted); a null time is only for a time_ms of 0.
+sed '3s/"kind":"move"/"kind":"note"/' "$T/m1.jsonl" > "$T/edited.jsonl"
+err=$($A replay "$T/edited.jsonl" 2>&1)
+check "jsonl with an edited kind: refused, naming the line" \
+    "$T/edited.jsonl:3: seq 2: \"kind\" is not what its bytes say (the bytes are what the chain covers: the line was changed)" \
+    "$err"
+{ echo; sed '3s/"time":"[^"]*"/"time":null/' "$T/m1.jsonl"; } \
+    > "$T/edited.jsonl"
+err=$($A replay "$T/edited.jsonl" 2>&1)
+check "jsonl with a null time: refused" \
+    "$T/edited.jsonl:4: seq 2: \"time\" is not what its bytes say (the bytes are what the chain covers: the line was changed)" \
+    "$err"
+# CRLF line ends, a blank line among them: the same match
+{ sed -n 1p "$T/m1.jsonl"; echo; sed 1d "$T/m1.jsonl"; } \
+    | sed 's/$/\r/' > "$T/crlf.jsonl"
+out=$($A replay "$T/crlf.jsonl" 2>&1); rc=$?
+check "jsonl in CRLF with a blank line: replays" \
+    "0 $($A replay "$T/m1.jsonl")" "$rc $out"
 ms=$(sed -n '3s/.*"time_ms":\([0-9]*\).*/\1/p' "$T/m1.jsonl")
 iso=$(date -u -d "@$((ms / 1000))" +%Y-%m-%dT%H:%M:%S)
 sed "3s/\"time\":\"[^\"]*\"/\"time\":\"$iso.$(printf %03d $((ms % 1000)))+00:00\"/" \

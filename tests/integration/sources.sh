@@ -51,6 +51,10 @@ L=$(printf '%065d' 0)
 out=$($A replay --db "$T/data" --match "$L" 2>&1); rc=$?
 check "--match of 65 bytes: too long" \
     "2 arbiter replay: --match: the match id is 65 bytes, at most 64" "$rc $out"
+L=$(printf '%064d' 0)
+out=$($A replay --db "$T/data" --match "$L" 2>&1); rc=$?
+check "--match of 64 bytes: looked for" \
+    "2 arbiter replay: $T/data: no match '$L'" "$rc $out"
 $A replay --json $Y > "$T/file.json"
 $A replay --json --db "$T/data" --match "$YM" > "$T/db.json"
 check "db: replay --json" "$(cat "$T/file.json")" "$(cat "$T/db.json")"
