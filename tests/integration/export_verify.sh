@@ -189,6 +189,13 @@ err=$($A replay "$T/edited.jsonl" 2>&1)
 check "jsonl with a null time: refused" \
     "$T/edited.jsonl:4: seq 2: \"time\" is not what its bytes say (the bytes are what the chain covers: the line was changed)" \
     "$err"
+# a prev that is not the hash before, though its own hash holds
+sed '3{s/"prev":"0/"prev":"1/;t;s/"prev":"./"prev":"0/;}' "$T/m1.jsonl" \
+    > "$T/edited.jsonl"
+err=$($A replay "$T/edited.jsonl" 2>&1)
+check "jsonl with an edited prev: refused" \
+    "$T/edited.jsonl:3: seq 2: prev is not the hash of the event before" \
+    "$err"
 # CRLF line ends, a blank line among them: the same match
 { sed -n 1p "$T/m1.jsonl"; echo; sed 1d "$T/m1.jsonl"; } \
     | sed 's/$/\r/' > "$T/crlf.jsonl"
