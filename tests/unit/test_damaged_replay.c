@@ -246,6 +246,41 @@ test_replay_db_refused(void)
         arb_buf_free(&ev[i]);
 }
 
+/* An open the rules refuse (YAHchain has no mode 7): the match has no
+ * state to print, and the replay of the store still exits 1 naming it,
+ * as for any refused event. */
+static void
+test_replay_db_open_refused(void)
+{
+    arb_event_t ev;
+    arb_setup_t st;
+    arb_buf_t   b = ARB_BUF_INIT;
+    int         found;
+
+    if (access("bin/arbiter", X_OK) != 0)
+        return;
+    memset(&ev, 0, sizeof(ev));
+    memset(&st, 0, sizeof(st));
+    st.game = "yahchain";
+    st.match_id = "x";
+    ev.kind = ARB_EV_OPEN;
+    ev.time_ms = 1700000000000;
+    ev.actor = "arbiter";
+    ev.setup = &st;
+    CHECK_INT(arb_setup_add_player(&st, "ann", -1), 0);
+    CHECK_INT(arb_setup_add_player(&st, "bob", -1), 0);
+    CHECK_INT(arb_setup_set_option(&st, "mode", "7"), 0);
+    CHECK_INT(arb_event_encode(&b, &ev), 0);
+    st.game = NULL;
+    st.match_id = NULL;
+    arb_setup_clear(&st);
+    CHECK_INT(store_events("rp-open", "x", &b, 1), 0);
+    CHECK_INT(replay_db("rp-open", "match x: seq 0 refused", &found), 1);
+    CHECK(found);
+    rm_store("rp-open");
+    arb_buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -257,6 +292,7 @@ main(void)
     test_replay_seq();
     test_history_open();
     test_replay_db_refused();
+    test_replay_db_open_refused();
     rmdir(base);
     return TEST_END();
 }
