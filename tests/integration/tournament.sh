@@ -231,6 +231,10 @@ check "standings JSON: server = data directory" \
     "$($A tournament standings --tournament Open --json --db "$T/data")"
 check "standings of a match that is no tournament refused" 1 \
     "$($A tournament standings --tournament Open-R1-T1 > /dev/null 2>&1; echo $?)"
+# not found: 1, as the usage says, from the data directory too
+out=$($A tournament standings --tournament Nope --db "$T/data" 2>&1)
+check "standings of no tournament (--db): not found" \
+    "1 arbiter tournament: $T/data: no match 'Nope'" "$? $out"
 
 $A export --tournament Open --format results --out "$T/results.csv" \
     2> "$T/results.err"
@@ -430,6 +434,8 @@ out=$($A tournament show --tournament Hand 2>&1); rc=$?
 check "hand: show with a table not opened yet" 0 $rc
 check "... which is not started" 1 \
     "$(printf '%s\n' "$out" | grep -c '^  table 2  Hand-R1-T2  c d  events 0  not_started$')"
+o2=$($A tournament show --tournament Hand --db "$T/data" 2>&1); rc=$?
+check "hand: show --db, the same" "0 $out" "$rc $o2"
 out=$($A export --tournament Hand --format results 2>&1); rc=$?
 check "hand: the results file with a table not opened yet" 0 $rc
 out=$($A export --tournament Hand --format jsonl 2>&1); rc=$?
@@ -700,6 +706,9 @@ check "round --round 2^64-1: that round, which the file lacks" \
 out=$($A tournament end --tournament Wd --round $U 2>&1)
 check "end --round 2^64-1: judged, not taken for no --round" "1 0" \
     "$? $(printf '%s\n' "$out" | grep -c 'needs --round')"
+out=$($A tournament forfeit --tournament Wd --round 1 --players dan 2>&1)
+check "forfeit: needs --table" "2 1" "$? $(printf '%s\n' "$out" |
+    grep -c 'forfeit needs --round N, --table T')"
 out=$($A tournament forfeit --tournament Wd --round 1 --table 1 \
       --players $(seq -s, -f 'p%g' 17) 2>&1)
 check "forfeit: 17 players, one more than a table seats" "2 1" \
