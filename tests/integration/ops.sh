@@ -436,6 +436,12 @@ $A check --data "$T/nowhere" 2> /dev/null; check "check no store" 2 $?
 out=$($A replay --verify --db "$T/f" 2>&1); rc=$?
 check "replay --verify flipped" "1 arbiter replay: $T/f: match \"C1\": seq 1: \
 stored hash does not match the chain" "$rc $out"
+# replay --match reads its match through the checked read, --verify or
+# not: the damaged record is named, exit 1.
+out=$($A replay --db "$T/f" --match C1 2>&1); rc=$?
+check "replay --match flipped" "1 arbiter replay: $T/f: match 'C1': seq 1: \
+stored hash does not match the chain (its bytes or a hash changed on disk \
+since it was recorded): run arbiter check" "$rc $out"
 # report reads the match through the same checked read: refused with
 # replay's exit status 1, naming the match and the seq (it was 2, as for
 # a usage error), and no page.

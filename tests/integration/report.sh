@@ -151,6 +151,10 @@ check "no format" "arbiter report: say the format: --html" "$out"
 out=$($A report --html "$Y" --db "$T/data" --match "$M" 2>&1); rc=$?
 check "two sources: exit" 2 $rc
 check "two sources" "arbiter report: name one source: FILE, --db DIR --match ID, or --match ID (the server)" "$out"
+$A report --html --claim "$T/nosuch.json" --out "$T/noclaim.html" "$Y" \
+    2> /dev/null
+check "a claim that cannot be read: exit 2, no page" "2 1" \
+    "$? $([ -e "$T/noclaim.html" ]; echo $?)"
 out=$($A report --html --db "$T/data" "$Y" 2>&1); rc=$?
 check "--db without --match" \
     "2 arbiter report: --db DIR needs --match ID" "$rc $out"
