@@ -195,8 +195,11 @@ cli_tourn_load(cli_tourn_t *t, const char *cmd, const char *db,
             t->st = NULL;
         why.len = 0;
     }
+    /* A store that did not open is an I/O error (2), said by the load;
+     * a tournament not there is not found (1).  Until 2026-12-07 both
+     * were 1. */
     if (load_one(t, id, &m, &seq, &ms, head, &hh, &moved, &why) != 0)
-        return CLI_DIFFERS;
+        return db != NULL && t->st == NULL ? CLI_ERROR : CLI_DIFFERS;
     t->tables = 1;
     rc = arb_tview_build(&t->v, m, tables, load_one, t, &why);
     if (rc != 0 && why.len > 0)

@@ -235,6 +235,11 @@ check "standings of a match that is no tournament refused" 1 \
 out=$($A tournament standings --tournament Nope --db "$T/data" 2>&1)
 check "standings of no tournament (--db): not found" \
     "1 arbiter tournament: $T/data: no match 'Nope'" "$? $out"
+# ... and a data directory with no store: an I/O error, 2 (until
+# 2026-12-07 1, as not found)
+out=$($A tournament standings --tournament Open --db "$T/nowhere" 2>&1)
+check "standings from no store (--db): an I/O error" \
+    "2 arbiter tournament: $T/nowhere: no store there" "$? $out"
 
 $A export --tournament Open --format results --out "$T/results.csv" \
     2> "$T/results.err"
