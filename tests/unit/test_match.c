@@ -251,6 +251,53 @@ test_foreign_sota(void)
     CHECK(strstr(last_msg, "Sota 12's owner 'zed'") != NULL);
 }
 
+/* A Sota that a card let stand voided in one cycle starts the next one
+ * clean: Sota 2 holds 4S again (§34.11.3) and counts for nothing in cycle
+ * 1; in cycle 2 its own three cards make a Vertex and score.  Cycle 1:
+ * Sota 1 4S 5H 6D Ladder 4+5+6+6 = 21 (§34.6.1), Sotas 3..12 a Single line
+ * 2-3-4 of suit #3..#12, 9+15 = 24 each (§34.6.3); cycle 2: Sota 1 7H 8H
+ * 9H 24+15 = 39, Sota 2 JS QS KS 36+21 = 57 (§34.6.5): 21 + 240 + 39 +
+ * 57 = 357 in 13 records. */
+static void
+test_stands_next_cycle(void)
+{
+    arb_match_t *m;
+    int          k;
+    char         c[16];
+
+    m = open_text("game: yahchain\nmatch: cyc\nplayers: a\nmode: 3\n"
+                  "cycles: 2\n");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(move(m, "a", "4S", NULL), 0);
+    CHECK_INT(move(m, "a", "5H", NULL), 0);
+    CHECK_INT(move(m, "a", "6D", NULL), 0);
+    CHECK_INT(ruling(m, ARB_EV_STANDS, 0, "a", "4S", "let stand"), 0);
+    CHECK_INT(move(m, "a", "5S", NULL), 0);
+    CHECK_INT(move(m, "a", "6S", NULL), 0);
+    CHECK_INT(nrecords(m), 1);
+    for (k = 3; k <= 12; k++) {
+        snprintf(c, sizeof(c), "2#%d", k);
+        CHECK_INT(move(m, "a", c, NULL), 0);
+        snprintf(c, sizeof(c), "3#%d", k);
+        CHECK_INT(move(m, "a", c, NULL), 0);
+        snprintf(c, sizeof(c), "4#%d", k);
+        CHECK_INT(move(m, "a", c, NULL), 0);
+    }
+    CHECK_INT(nrecords(m), 11);
+    CHECK_INT(total_of(m, "a"), 21 + 240);
+    CHECK_INT(move(m, "a", "7H", "@1"), 0);
+    CHECK_INT(move(m, "a", "8H", NULL), 0);
+    CHECK_INT(move(m, "a", "9H", NULL), 0);
+    CHECK_INT(move(m, "a", "JS", "@2"), 0);
+    CHECK_INT(move(m, "a", "QS", NULL), 0);
+    CHECK_INT(move(m, "a", "KS", NULL), 0);
+    CHECK_INT(nrecords(m), 13);
+    CHECK_INT(total_of(m, "a"), 357);
+    arb_match_free(m);
+}
+
 static void
 test_void_policies(int mode)
 {
@@ -448,6 +495,50 @@ state_int(const arb_match_t *m, const char *key)
         n = json_integer_value(json_object_get(st, key));
     json_decref(o);
     return n;
+}
+
+/* The state of Sota k (1..12) as describe() shows it, in buf. */
+static const char *
+sota_state(const arb_match_t *m, int k, char *buf, size_t len)
+{
+    json_t *o = arb_match_describe_value(m, 0), *st, *so;
+
+    st = o != NULL ? json_object_get(o, "state") : NULL;
+    if (st == NULL)
+        st = o;
+    so = json_array_get(json_object_get(st, "sotas"), (size_t)k - 1);
+    snprintf(buf, len, "%s",
+             json_string_value(json_object_get(so, "state")) != NULL
+             ? json_string_value(json_object_get(so, "state")) : "?");
+    json_decref(o);
+    return buf;
+}
+
+/* What a board shows of each Sota: empty, filling, done, void. */
+static void
+test_sota_states(void)
+{
+    arb_match_t *m;
+    char         b[32];
+
+    m = open_text("game: yahchain\nmatch: st\nplayers: a b\nmode: 3\n");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_STR(sota_state(m, 1, b, sizeof(b)), "empty");
+    CHECK_INT(move(m, "a", "6D", NULL), 0);
+    CHECK_STR(sota_state(m, 1, b, sizeof(b)), "filling");
+    CHECK_STR(sota_state(m, 2, b, sizeof(b)), "empty");
+    CHECK_INT(move(m, "b", "5H", NULL), 0);
+    CHECK_STR(sota_state(m, 1, b, sizeof(b)), "filling");
+    CHECK_INT(move(m, "a", "4S", NULL), 0);     /* descending (§34.4) */
+    CHECK_STR(sota_state(m, 1, b, sizeof(b)), "void");
+    CHECK_INT(move(m, "b", "7C", NULL), 0);
+    CHECK_STR(sota_state(m, 2, b, sizeof(b)), "filling");
+    CHECK_INT(move(m, "a", "7H", NULL), 0);
+    CHECK_INT(move(m, "b", "7D", NULL), 0);     /* Triple (§34.6.2) */
+    CHECK_STR(sota_state(m, 2, b, sizeof(b)), "done");
+    arb_match_free(m);
 }
 
 /* Mode 4 fills the 144 cards into exactly 36 Sotas (§34.2, §34.7): the
@@ -875,10 +966,12 @@ main(void)
     test_stands_order();
     test_stands_repeat("close");
     test_stands_repeat("clear");
+    test_stands_next_cycle();
     test_void_policies(4);
     test_void_policies(5);
     test_deck_exhaustion();
     test_deck_exact();
+    test_sota_states();
     test_record_fields();
     test_setup_errors();
     test_rulings();
