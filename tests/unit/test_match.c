@@ -298,6 +298,49 @@ test_stands_next_cycle(void)
     arb_match_free(m);
 }
 
+/* `place` takes one card and at most one Sota (docs/rules/yahchain.md,
+ * "A move"); a Sota or an option with anything after its number is
+ * refused, and a refused move changes nothing. */
+static void
+test_move_shape(void)
+{
+    arb_match_t  *m;
+    arb_event_t   ev;
+    arb_verdict_t v;
+    int           rc;
+
+    m = open_text("game: yahchain\nmatch: shape\nplayers: ann bob\n"
+                  "mode: 3\n");
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = ARB_EV_MOVE;
+    ev.verb = strdup("place");
+    ev.player = strdup("ann");
+    arb_event_add_arg(&ev, "4S");
+    arb_event_add_arg(&ev, "@1");
+    arb_event_add_arg(&ev, "5S");
+    rc = arb_match_apply(m, &ev, &v);
+    CHECK_INT(rc, ARB_EINVAL);
+    CHECK(strstr(v.msg, "place takes a card and an optional @sota, got 3 "
+                 "arguments") != NULL);
+    arb_event_clear(&ev);
+    CHECK_INT(move(m, "ann", "4S", "@1x"), ARB_EINVAL);
+    CHECK_STR(last_msg, "'@1x' is not a Sota: write @1..@12");
+    CHECK_INT(move(m, "ann", "4S", "1 "), ARB_EINVAL);
+    CHECK_INT(arb_match_next_seq(m), 1);
+    CHECK_INT(move(m, "ann", "4S", "@1"), 0);
+    CHECK_INT(move(m, "bob", "5H", NULL), 0);
+    arb_match_free(m);
+    CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\nmode: 3x\n")
+          == NULL);
+    CHECK(strstr(last_msg, "mode '3x' does not exist") != NULL);
+    CHECK(open_text("game: yahchain\nmatch: s\nplayers: a b\nmode: 3\n"
+                    "cycles: 2x\n") == NULL);
+    CHECK(strstr(last_msg, "cycles '2x' is not a number") != NULL);
+}
+
 static void
 test_void_policies(int mode)
 {
@@ -370,6 +413,17 @@ test_deck_exhaustion(void)
         return;
     for (i = 0; i < 140 && rc == 0; i++) {
         char c[16];
+        if (i == 70) {
+            /* late in the match the rules hold as at its start (§34.11.3,
+             * §34.12): refused, nothing changed */
+            arb_card_format(c, (arb_card_t)3, ARB_CARD_NUMERIC);
+            CHECK_INT(move(m, "solo", c, NULL), ARB_EILLEGAL);
+            CHECK(strstr(last_msg, "already played at seq 4") != NULL);
+            arb_card_format(c, (arb_card_t)i, ARB_CARD_NUMERIC);
+            CHECK_INT(move(m, "solo", c, "@4"), ARB_EILLEGAL);
+            CHECK(strstr(last_msg, "Sota 3 is active, not 4") != NULL);
+            CHECK_INT(arb_match_next_seq(m), 71);
+        }
         arb_card_format(c, (arb_card_t)i, ARB_CARD_NUMERIC);
         rc = move(m, "solo", c, NULL);
     }
@@ -967,6 +1021,7 @@ main(void)
     test_stands_repeat("close");
     test_stands_repeat("clear");
     test_stands_next_cycle();
+    test_move_shape();
     test_void_policies(4);
     test_void_policies(5);
     test_deck_exhaustion();
