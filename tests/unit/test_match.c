@@ -237,6 +237,20 @@ test_foreign_sota(void)
     CHECK_INT(total_of(m, "bob"), 0);
     arb_match_free(m);
 
+    /* owners may be separated by commas too (a scoresheet's list) */
+    m = open_text("game: yahchain\nmatch: own2\nplayers: alice bob\n"
+                  "mode: 3\nowners: bob,alice, bob ,alice,bob,alice,bob,"
+                  "alice,bob,alice,bob,alice\n");
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_INT(move(m, "alice", "7S", NULL), 0);
+        CHECK_INT(move(m, "bob", "7H", NULL), 0);
+        CHECK_INT(move(m, "alice", "7D", NULL), 0);
+        CHECK_INT(total_of(m, "bob"), 33);      /* §34.6.2, §34.12 */
+        CHECK_INT(total_of(m, "alice"), 0);
+        arb_match_free(m);
+    }
+
     CHECK(open_text("game: yahchain\nmatch: o2\nplayers: alice bob\n"
                     "mode: 3\nowners: alice bob\n") == NULL);
     CHECK(strstr(last_msg, "2 owners given") != NULL);
@@ -551,6 +565,21 @@ state_int(const arb_match_t *m, const char *key)
     return n;
 }
 
+/* 1 when describe() shows `key` as null. */
+static int
+state_null(const arb_match_t *m, const char *key)
+{
+    json_t *o = arb_match_describe_value(m, 0), *st;
+    int     r;
+
+    st = o != NULL ? json_object_get(o, "state") : NULL;
+    if (st == NULL)
+        st = o;
+    r = st != NULL && json_is_null(json_object_get(st, key));
+    json_decref(o);
+    return r;
+}
+
 /* The state of Sota k (1..12) as describe() shows it, in buf. */
 static const char *
 sota_state(const arb_match_t *m, int k, char *buf, size_t len)
@@ -626,6 +655,8 @@ test_deck_exact(void)
         /* a fourth cycle opened at Sota 1 before the deck ran out */
         CHECK_INT(state_int(m, "cycle"), cycles);
         CHECK_INT(state_int(m, "active_sota"), cycles == 3 ? 12 : 1);
+        /* nobody is to play in a match that is over */
+        CHECK(state_null(m, "turn"));
         arb_match_free(m);
     }
     /* the last 4 cards cannot be refused before Sota 36 is complete */
@@ -641,6 +672,7 @@ test_deck_exact(void)
     CHECK_INT(rc, 0);
     CHECK(!arb_match_finished(m));
     CHECK_INT(state_int(m, "cards_left"), 3);
+    CHECK(!state_null(m, "turn"));
     arb_match_free(m);
 }
 
