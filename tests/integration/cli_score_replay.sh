@@ -26,6 +26,13 @@ $A score --mode 3 7Z 8S 9S >/dev/null; check "error exit" 1 $?
 $A score --mode 3 4S 5S 6S >/dev/null; check "ok exit" 0 $?
 $A score 4S 5S 6S >/dev/null 2>&1; check "no mode exit" 2 $?
 $A score --mode 7 4S 5S 6S >/dev/null 2>&1; check "bad mode exit" 2 $?
+# mode 6 is no mode either (§34.1: modes 3, 4, 5), refused as usage
+$A score --mode 6 2S 3S 4S 5S 6S 7S >/dev/null 2>&1; check "mode 6 exit" 2 $?
+# six cards are counted, seven and more are "more than 6" (§34.5)
+check "count6"   "ERROR mode 5 needs exactly 5 cards, got 6 (§34.5)" "$($A score --mode 5 2S 3S 4S 5S 6S 7S)"
+check "count7"   "ERROR mode 3 needs exactly 3 cards, got more than 6 (§34.5)" "$($A score --mode 3 2S 3S 4S 5S 6S 7S 8S)"
+# "->" is the arrow typed in ASCII
+check "ascii arrow" "BC-001 15 6 21" "$($A score --mode 3 '4S->5H->6D')"
 
 # stdin: one answer per line, in order, CRLF and blank lines included
 printf '4S 5H 6D\r\n\n7S,7H,7D\nJ♠→Q♠→K♠\n6D 5H 4S\n2S 3S 4S' > "$T/in"
