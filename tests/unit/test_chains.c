@@ -373,6 +373,27 @@ test_taken_and_order(void)
     CHECK(c == card("7♣") && r == 0 && q == 0);
     hand = (uint64_t)1 << card("A♠") | (uint64_t)1 << card("J♣");
     CHECK(!arb_chains_table_find(&t, hand, &c, &r, &q));
+    /* The search reaches the cells right of and below the span: 9♦'s only
+     * legal cell is next to 10♥ (own colour, Seniority's second
+     * sub-rule); every other free cell touches only black cards it is not
+     * higher than, or no card.  Built legally: 10♥ > 9♠, J♣ and Q♠ are
+     * higher than the 10♥ they touch. */
+    arb_chains_table_init(&t, 6, 6);
+    put(&t, "9♠", 0, 0);
+    put(&t, "10♥", 0, 1);
+    put(&t, "J♣", -1, 1);
+    put(&t, "Q♠", 1, 1);
+    hand = (uint64_t)1 << card("9♦");
+    CHECK(arb_chains_table_find(&t, hand, &c, &r, &q));
+    CHECK(c == card("9♦") && r == 0 && q == 2);
+    /* the same turned on its side: the cell is below the span */
+    arb_chains_table_init(&t, 6, 6);
+    put(&t, "9♠", 0, 0);
+    put(&t, "10♥", 1, 0);
+    put(&t, "J♣", 1, -1);
+    put(&t, "Q♠", 1, 1);
+    CHECK(arb_chains_table_find(&t, hand, &c, &r, &q));
+    CHECK(c == card("9♦") && r == 2 && q == 0);
 }
 
 int
