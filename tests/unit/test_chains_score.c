@@ -157,6 +157,12 @@ test_lines(void)
     /* K-A links (Ace high), A-2 does not wrap */
     CHECK_INT(score_of("K♠ A♣ 2♠\n", ARB_CHAINS_SQUARE, 0), 4);
     CHECK_INT(score_of("A♣ 2♠\n", ARB_CHAINS_SQUARE, 0), 0);
+    /* nor read upwards (2 then A): the Ace is above the King only (the
+     * seed's A-K-Q chain, its Ace "higher than the King"), whichever end
+     * of the line comes first */
+    CHECK_INT(score_of("2♠ A♣\n", ARB_CHAINS_SQUARE, 0), 0);
+    CHECK_INT(score_of("2♠ A♣\n", ARB_CHAINS_SUM, 0), 0);
+    CHECK_INT(score_of("2♥\nA♦\n", ARB_CHAINS_SQUARE, 1), 0);
     CHECK_INT(score_of("K♦ A♥\n", ARB_CHAINS_SUM, 0), 27);
     /* at least two cards, one colour, no gap, ranks one apart */
     CHECK_INT(score_of("9♥\n", ARB_CHAINS_SQUARE, 0), 0);
