@@ -281,6 +281,16 @@ test_moves(void)
     CHECK_STR(last_rule, "Pass");
     CHECK_STR(last_msg, "ann may not pass while a card can be placed "
               "(the move is compulsory): 7♠ can go at r0c0");
+    /* ann's partner may not play for her, even her card: the players
+     * move one by one in seat order ("ходят по часовой стрелке") */
+    CHECK_INT(move(m, "place cid 9♠ r0c0"), ARB_EILLEGAL);
+    CHECK_STR(last_rule, "Turn");
+    CHECK_STR(last_msg, "it is ann's turn, not cid's: the teams move "
+              "alternately in seat order");
+    CHECK_INT(move(m, "pass cid"), ARB_EILLEGAL);
+    CHECK_STR(last_rule, "Turn");
+    digest_hex(m, h2);
+    CHECK_STR(h1, h2);
     CHECK_INT(move(m, "place ann 9♠ r0c0"), 0);
     CHECK_INT(move(m, "pass bob"), ARB_EILLEGAL);
     CHECK_STR(last_msg, "bob may not pass while a card can be placed "
@@ -625,6 +635,47 @@ test_rulings(void)
     arb_match_free(m);
 }
 
+/* The end is judged over every hand, the last in move order too: the
+ * seed's "the move is compulsory" holds while any hand can place.  ann,
+ * bob and cid play out all their cards (rulings where a card breaks a
+ * principle or the turn), leaving dan the only hand holding cards; the
+ * match goes on, dan on turn, and dan's card goes down. */
+static void
+test_last_hand_can_place(void)
+{
+    static const char *deal[36] = {
+        "9♠", "J♦", "8♣", "6♠", "10♣", "Q♠", "9♣", "8♥", "7♠", "K♣", "10♥",
+        "A♣", "9♦", "6♥", "A♠", "K♦", "7♥", "Q♥", "J♣", "6♣", "10♠", "K♠",
+        "Q♣", "J♠", "6♦", "7♣", "A♥", "K♥", "J♥", "8♦", "7♦", "Q♦", "8♠",
+        "10♦", "9♥", "A♦"
+    };
+    static const char *who[4] = { "ann", "bob", "cid", "dan" };
+    arb_match_t *m = open_text(HDR4 "deck: 36\nscoring: square\n"
+                               SEED_DEAL);
+    char         line[64];
+    int          k, n = 0, rc;
+
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    for (k = 0; k < 36; k++) {
+        if (k % 4 == 3)
+            continue;           /* dan's card stays in hand */
+        snprintf(line, sizeof(line), "place %s %s r%dc%d", who[k % 4],
+                 deal[k], n / 6, n % 6);
+        n++;
+        rc = move(m, line);
+        if (rc != 0)
+            rc = event(m, ARB_EV_STANDS, 0, line, "x");
+        CHECK_INT(rc, 0);
+    }
+    CHECK_INT(arb_match_finished(m), 0);
+    CHECK(strstr(state(m), "\"turn\":\"dan\"") != NULL);
+    CHECK_INT(move(m, "pass dan"), ARB_EILLEGAL);
+    CHECK_STR(last_rule, "Pass");
+    arb_match_free(m);
+}
+
 int
 main(void)
 {
@@ -636,5 +687,6 @@ main(void)
     test_rectangle_in_play();
     test_whole_matches();
     test_rulings();
+    test_last_hand_can_place();
     return TEST_END();
 }
