@@ -1086,15 +1086,14 @@ test_closed_streams(void)
     close(half);
 }
 
-/* A live stream of `path` with `token` on a socket that reads slowly (a
- * 2 KiB receive buffer, and the test reads nothing until it says so):
- * the socket, its request sent. */
+/* A connection to the HTTP port with a receive buffer of rcv bytes, GET
+ * path sent with token (NULL: none, as public_read takes it). */
 static int
-slow_live(const char *path, const char *token)
+small_window_get(const char *path, const char *token, int rcv)
 {
     struct sockaddr_in a;
     char               req[256];
-    int                fd, n, rcv = 2048;
+    int                fd, n;
 
     fd = socket(AF_INET, SOCK_STREAM, 0);
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
@@ -1103,9 +1102,21 @@ slow_live(const char *path, const char *token)
     a.sin_port = htons((unsigned short)port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     CHECK_INT(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n"
-                 "Authorization: Bearer %s\r\n\r\n", path, token);
+    n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n%s%s%s"
+                 "\r\n", path, token != NULL ? "Authorization: Bearer " : "",
+                 token != NULL ? token : "", token != NULL ? "\r\n" : "");
     http_write_all(fd, req, (size_t)n);
+    return fd;
+}
+
+/* A live stream of `path` with `token` on a socket that reads slowly (a
+ * 2 KiB receive buffer, and the test reads nothing until it says so):
+ * the socket, its request sent. */
+static int
+slow_live(const char *path, const char *token)
+{
+    int fd = small_window_get(path, token, 2048);
+
     usleep(100000);
     return fd;
 }
@@ -2005,28 +2016,6 @@ test_revoke_busy(void)
     arb_client_close(cl);
 }
 
-/* A connection to the HTTP port with a receive buffer of rcv bytes, GET
- * path sent (no token: public_read). */
-static int
-small_window_get(const char *path, int rcv)
-{
-    struct sockaddr_in a;
-    char               req[256];
-    int                fd, n;
-
-    fd = socket(AF_INET, SOCK_STREAM, 0);
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
-    memset(&a, 0, sizeof(a));
-    a.sin_family = AF_INET;
-    a.sin_port = htons((unsigned short)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CHECK_INT(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n\r\n",
-                 path);
-    http_write_all(fd, req, (size_t)n);
-    return fd;
-}
-
 static uint64_t
 http_conns_now(arb_client_t *cl)
 {
@@ -2061,7 +2050,7 @@ test_write_timeout(void)
         free(b);
         return;
     }
-    fd = small_window_get("/static/score.js", 2048);
+    fd = small_window_get("/static/score.js", NULL, 2048);
     usleep(300000);
     CHECK_INT(http_conns_now(cl), 1);
     for (k = 0; k < 50 && http_conns_now(cl) != 0; k++)
@@ -2076,7 +2065,7 @@ test_write_timeout(void)
 
     /* 4 KiB every 300 ms: about 7 reads, three times the timeout */
     b[0] = '\0';
-    fd = small_window_get("/static/score.js", 4096);
+    fd = small_window_get("/static/score.js", NULL, 4096);
     t0 = http_now_ms();
     for (;;) {
         usleep(300000);
