@@ -114,8 +114,10 @@ rec_show_effect(rec_t *r, arb_buf_t *out, const arb_event_t *ev)
         arb_buf_printf(out, "; %zu result%s withdrawn",
                        r->before_nrec - res->nrecords,
                        r->before_nrec - res->nrecords > 1 ? "s" : "");
-    if (ev->kind == ARB_EV_MOVE && res->nrecords == r->before_nrec
-        && r->before.data != NULL) {
+    /* (a `stands` places as a move does: until 2026-12-07 one that
+     * voided its Sota was shown without a word of it) */
+    if ((ev->kind == ARB_EV_MOVE || ev->kind == ARB_EV_STANDS)
+        && res->nrecords == r->before_nrec && r->before.data != NULL) {
         json_t *before = NULL, *after = describe(r);
 
         arb_json_parse(&before, r->before.data, r->before.len, NULL);

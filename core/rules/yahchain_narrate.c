@@ -187,7 +187,9 @@ is_category(const json_t *cards, const char *played, int mode)
 
 /* A move that filled the active Sota and fixed no record made it VOID:
  * by its sequence, or (a category all the same) by a card let stand
- * (until 2026-12-06 both were "no category"). */
+ * (until 2026-12-06 both were "no category").  A `stands` ruling places
+ * its card as a move does (until 2026-12-07 one that filled the Sota
+ * said nothing of the void). */
 static void
 yah_effect(arb_buf_t *out, const json_t *before, const json_t *after,
            const arb_event_t *ev)
@@ -197,7 +199,8 @@ yah_effect(arb_buf_t *out, const json_t *before, const json_t *after,
     char          c[64];
 
     (void)after;                /* the Sota before the card says it all */
-    if (ev->kind != ARB_EV_MOVE || ev->nargs < 1 || before == NULL)
+    if ((ev->kind != ARB_EV_MOVE && ev->kind != ARB_EV_STANDS)
+        || ev->nargs < 1 || before == NULL)
         return;
     k = get_int(before, "active_sota");
     cards = sota_cards(before, k);

@@ -222,6 +222,22 @@ check "no such match" "1 arbiter record: not_found: no match 'NOPE'" "$rc $err"
 err=$($A record --token "$SCO" --match R1 --as carol < /dev/null 2>&1); rc=$?
 check "--as not seated" "2 arbiter record: --as carol: not a player of match R1" "$rc $err"
 
+# An arbiter's ruling that lets a card stand out of turn fills the Sota
+# and voids it: a console following says so, as of a move's void (until
+# 2026-12-07 nothing was said)
+$A open --token "$ARB" --match RST --game yahchain --players alice,bob \
+    --option mode=3 > /dev/null
+sleep 20 | $A record --token "$SCO" --match RST --follow > "$T/live_st" 2>&1 &
+CS=$!
+$A move --token "$ARB" --match RST place alice 4S > /dev/null
+$A move --token "$ARB" --match RST place bob 5H > /dev/null
+wait_for "$T/live_st" '^# bob placed 5♥ (seq 2)$'
+$A rule --token "$ARB" --match RST stands place bob 6D --reason "out of turn" \
+    > /dev/null
+wait_for "$T/live_st" '; Sota 1 void: 4♠→5♥→6♦: it holds a card let stand'
+check "a ruling that voids the Sota, followed: the void said" 0 $?
+kill "$CS" 2> /dev/null; wait "$CS" 2> /dev/null
+
 # ---- a live console: follows, survives a daemon killed twice -----------
 $A open --token "$ARB" --match R2 --game yahchain --players alice,bob \
     --option mode=3 > /dev/null

@@ -271,6 +271,16 @@ test_void_reason(void)
               "against §34.11 (out of turn, in a Sota not active, or played "
               "before): no points");
     json_decref(pos);
+    /* ... and when the ruling that lets it stand is what fills the Sota
+     * (until 2026-12-07 a `stands` said nothing of the void) */
+    ev.kind = ARB_EV_STANDS;
+    pos = arb_match_describe_value(m0, 0);
+    arb_narrate_effect(&b, arb_match_rules(m0), pos, NULL, &ev);
+    take(got, sizeof(got), &b);
+    CHECK_STR(got, "; Sota 1 void: 4♠→5♥→4♠: it holds a card let stand "
+              "against §34.11 (out of turn, in a Sota not active, or played "
+              "before): no points");
+    json_decref(pos);
 done:
     arb_match_free(m0);
     arb_match_free(m1);
