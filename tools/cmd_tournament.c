@@ -1019,6 +1019,7 @@ done:
 int
 cmd_tournament(int argc, char **argv)
 {
+    /* (the five that record first) */
     static const char *const subs[] = { "create", "round", "end", "forfeit",
                                         "withdraw", "show", "standings",
                                         "board", NULL };
@@ -1072,6 +1073,14 @@ cmd_tournament(int argc, char **argv)
                 " forfeit, withdraw, show, standings, board, and "
                 "--tournament ID\n");
         usage(stderr);
+        return CLI_ERROR;
+    }
+    /* (until 2026-12-07 dropped without a word: the round was recorded
+     * on the recorder the user may have thought left alone) */
+    if (a.db != NULL && k < 5) {
+        fprintf(stderr, "arbiter tournament: %s records through the "
+                "recorder (--server) and reads no data directory: --db "
+                "is for show, standings and board\n", sub);
         return CLI_ERROR;
     }
     if (strcmp(sub, "create") == 0)

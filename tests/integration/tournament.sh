@@ -235,6 +235,15 @@ check "standings of a match that is no tournament refused" 1 \
 out=$($A tournament standings --tournament Nope --db "$T/data" 2>&1)
 check "standings of no tournament (--db): not found" \
     "1 arbiter tournament: $T/data: no match 'Nope'" "$? $out"
+# The commands that record take no --db: refused as usage, nothing
+# recorded (until 2026-12-07 it was dropped, and the round recorded on
+# the recorder)
+for sub in create round end forfeit withdraw; do
+    out=$($A tournament $sub --tournament Open --db "$T/data" 2>&1)
+    check "$sub --db: refused as usage" "2 arbiter tournament: $sub \
+records through the recorder (--server) and reads no data directory: --db \
+is for show, standings and board" "$? $(printf '%s\n' "$out" | head -n 1)"
+done
 # ... and a data directory with no store: an I/O error, 2 (until
 # 2026-12-07 1, as not found)
 out=$($A tournament standings --tournament Open --db "$T/nowhere" 2>&1)
