@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/event.h"
 #include "core/mp.h"
 #include "core/version.h"
 #include "daemon/dispatch.h"
@@ -17,14 +18,32 @@ int
 arb_request_fields(arb_request_t *r, const arb_req_field_t *fields,
                    size_t nfields, arb_req_val_t *vals)
 {
-    int rc;
+    size_t i;
+    int    rc;
 
     rc = arb_req_decode(r->map, fields, nfields, vals, &r->why);
-    if (rc == 0)
-        return 0;
-    arb_reply_error(r->c, r->id, arb_reply_code(rc), NULL, "%s",
-                    arb_buf_cstr(&r->why));
-    return -1;
+    if (rc != 0) {
+        arb_reply_error(r->c, r->id, arb_reply_code(rc), NULL, "%s",
+                        arb_buf_cstr(&r->why));
+        return -1;
+    }
+    /* Every op that names a match says so alike (until 2026-12-07 a
+     * state, events, checkpoint, judge, board or standings of 'bad id!'
+     * was "no match", not_found, and of 65 bytes "invalid" with that
+     * text or none). */
+    for (i = 0; i < nfields; i++) {
+        if (!vals[i].present || fields[i].type != ARB_REQ_STR
+            || (strcmp(fields[i].key, "match") != 0
+                && strcmp(fields[i].key, "tournament") != 0)
+            || arb_name_valid(vals[i].str))
+            continue;
+        arb_reply_error(r->c, r->id, "invalid", NULL, "%s: '%s' is not a "
+                        "match id (1..64 of A-Z a-z 0-9 _ . @ + -)",
+                        fields[i].key, vals[i].str);
+        arb_req_clear(vals, nfields);
+        return -1;
+    }
+    return 0;
 }
 
 void

@@ -469,7 +469,8 @@ test_rejections(void)
     CHECK(open_match(cl, "x3", "9") != 0);
     CHECK(strstr(last_err, "mode '9' does not exist") != NULL);
     CHECK(open_match(cl, "bad id!", "3") != 0);
-    CHECK(strstr(last_err, "match id 'bad id!'") != NULL);
+    CHECK_STR(last_err, "invalid: match: 'bad id!' is not a match id (1..64 "
+              "of A-Z a-z 0-9 _ . @ + -)");
     /* rules */
     CHECK(place(cl, "rej", "bob", "4S") != 0);
     CHECK_STR(last_err, "illegal: §34.11.2: it is alice's turn, not bob's: "
