@@ -7,6 +7,8 @@
  */
 #include <stdint.h>
 
+#include <sodium.h>
+
 #include "core/err.h"
 #include "tests/daemon_harness.h"
 #include "tests/test.h"
@@ -76,6 +78,30 @@ code_of(void)
     static char code[64];
 
     return arb_client_error_code(&res, code, sizeof(code));
+}
+
+/* The error message of res, "" when it has none. */
+static const char *
+message_of(void)
+{
+    static char           msg[600];
+    const msgpack_object *e = arb_client_get(&res, "error");
+    uint32_t              k;
+
+    msg[0] = '\0';
+    for (k = 0; e != NULL && e->type == MSGPACK_OBJECT_MAP
+                && k < e->via.map.size; k++) {
+        const msgpack_object *kk = &e->via.map.ptr[k].key;
+        const msgpack_object *v = &e->via.map.ptr[k].val;
+        if (kk->type == MSGPACK_OBJECT_STR && kk->via.str.size == 7
+            && memcmp(kk->via.str.ptr, "message", 7) == 0
+            && v->type == MSGPACK_OBJECT_STR
+            && v->via.str.size < sizeof(msg)) {
+            memcpy(msg, v->via.str.ptr, v->via.str.size);
+            msg[v->via.str.size] = '\0';
+        }
+    }
+    return msg;
 }
 
 static int
@@ -339,6 +365,265 @@ test_dup_ack(void)
     arb_client_close(cl);
 }
 
+/* Every op that names a match refuses one that is no match id alike:
+ * invalid, naming the field. */
+static void
+test_match_ids(void)
+{
+    arb_client_t *cl = harness_connect(HARNESS_ARBITER);
+    static const char *const ops[] = {
+        "state", "events", "checkpoint", "judge", "append", "subscribe",
+        "board", "standings",
+    };
+    static const char *const bad[] = { "bad id!", "", NULL };
+    char                     big[66], want[160];
+    arb_buf_t                why = ARB_BUF_INIT;
+    msgpack_packer          *pk;
+    size_t                   i, j;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    memset(big, 'a', 65);
+    big[65] = '\0';
+    for (j = 0; j < 3; j++) {
+        const char *id = bad[j] != NULL ? bad[j] : big;
+        for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+            const char *key = i >= 6 ? "tournament" : "match";
+            kv_t kv[] = { { "v", V_UINT, 1, NULL },
+                          { "id", V_UINT, 100 + i, NULL },
+                          { "op", V_STR, 0, ops[i] },
+                          { key, V_STR, 0, id },
+                          { "kind", V_STR, 0, "note" },
+                          { "player", V_STR, 0, "alice" },
+                          { "verb", V_STR, 0, "place" },
+                          { "game", V_STR, 0, "yahchain" } };
+            CHECK_INT(raw_call(cl, kv, 8, 100 + i), 0);
+            CHECK_STR(code_of(), "invalid");
+            snprintf(want, sizeof(want), "%s: '%s' is not a match id "
+                     "(1..64 of A-Z a-z 0-9 _ . @ + -)", key, id);
+            CHECK_STR(message_of(), want);
+        }
+        /* an open too */
+        begin_open(cl, &pk, id, 0);
+        CHECK(arb_client_call(cl, &res, &why) != 0);
+        CHECK_STR(code_of(), "invalid");
+        snprintf(want, sizeof(want), "match: '%s' is not a match id "
+                 "(1..64 of A-Z a-z 0-9 _ . @ + -)", id);
+        CHECK_STR(message_of(), want);
+    }
+    CHECK(serves(cl));
+    arb_buf_free(&why);
+    arb_client_close(cl);
+}
+
+/* The hash of each event read back is h(n) = BLAKE2b-256(h(n-1) ‖
+ * bytes) from 32 zero bytes, the ack's hash is that of its seq, each
+ * event's bytes are canonical, and the checkpoint's signature checks
+ * over the documented bytes with the key it names. */
+static void
+test_chain(void)
+{
+    arb_client_t         *cl = harness_connect(HARNESS_READER);
+    arb_client_t         *w = harness_connect(HARNESS_ARBITER);
+    arb_buf_t             why = ARB_BUF_INIT;
+    msgpack_packer       *pk;
+    const msgpack_object *evs, *h;
+    unsigned char         chain[32], ack[32];
+    uint32_t              i;
+
+    CHECK(cl != NULL && w != NULL);
+    if (cl == NULL || w == NULL)
+        return;
+    open_yah(w, "conf-6");
+    arb_client_begin(w, &pk, "append", 3);
+    arb_mp_pack_kv_str(pk, "match", "conf-6");
+    arb_mp_pack_kv_str(pk, "kind", "note");
+    arb_mp_pack_kv_str(pk, "text", "chained");
+    CHECK_INT(arb_client_call(w, &res, &why), 0);
+    h = arb_client_get(&res, "hash");
+    CHECK(h != NULL && h->type == MSGPACK_OBJECT_BIN && h->via.bin.size == 32);
+    if (h != NULL && h->via.bin.size == 32)
+        memcpy(ack, h->via.bin.ptr, 32);
+    arb_client_begin(cl, &pk, "events", 1);
+    arb_mp_pack_kv_str(pk, "match", "conf-6");
+    CHECK_INT(arb_client_call(cl, &res, &why), 0);
+    evs = arb_client_get(&res, "events");
+    CHECK(evs != NULL && evs->type == MSGPACK_OBJECT_ARRAY
+          && evs->via.array.size == 2);
+    CHECK(arb_client_get(&res, "next") != NULL
+          && arb_client_get(&res, "next")->type == MSGPACK_OBJECT_NIL);
+    memset(chain, 0, 32);
+    for (i = 0; evs != NULL && evs->type == MSGPACK_OBJECT_ARRAY
+                && i < evs->via.array.size; i++) {
+        const msgpack_object *e = &evs->via.array.ptr[i];
+        const char           *bytes;
+        size_t                len, k;
+        arb_event_t           ev;
+        const msgpack_object *eh = NULL;
+
+        CHECK_INT(arb_mp_get_bytes(e, "event", &bytes, &len), 0);
+        for (k = 0; e->type == MSGPACK_OBJECT_MAP && k < e->via.map.size;
+             k++)
+            if (e->via.map.ptr[k].key.via.str.size == 4
+                && memcmp(e->via.map.ptr[k].key.via.str.ptr, "hash", 4)
+                   == 0)
+                eh = &e->via.map.ptr[k].val;
+        CHECK(eh != NULL && eh->type == MSGPACK_OBJECT_BIN
+              && eh->via.bin.size == 32);
+        if (eh == NULL || eh->via.bin.size != 32)
+            break;
+        {
+            crypto_generichash_state st;
+            crypto_generichash_init(&st, NULL, 0, 32);
+            crypto_generichash_update(&st, chain, 32);
+            crypto_generichash_update(&st, (const unsigned char *)bytes,
+                                      len);
+            crypto_generichash_final(&st, chain, 32);
+        }
+        CHECK(memcmp(chain, eh->via.bin.ptr, 32) == 0);
+        memset(&ev, 0, sizeof(ev));
+        CHECK_INT(arb_event_decode(&ev, bytes, len, NULL), 0);
+        CHECK_INT(ev.seq, i);
+        arb_event_clear(&ev);
+    }
+    CHECK(memcmp(chain, ack, 32) == 0);
+    /* the checkpoint signs 2 events ending in that head, over the bytes
+     * "arbiter checkpoint v1" 00, u8 len, id, u64 count, head */
+    arb_client_begin(cl, &pk, "checkpoint", 1);
+    arb_mp_pack_kv_str(pk, "match", "conf-6");
+    CHECK_INT(arb_client_call(cl, &res, &why), 0);
+    CHECK_INT(arb_client_uint(&res, "count"), 2);
+    {
+        static const char     id[] = "conf-6";
+        const msgpack_object *hd = arb_client_get(&res, "head");
+        const msgpack_object *sg = arb_client_get(&res, "sig");
+        const msgpack_object *pkey = arb_client_get(&res, "pubkey");
+        unsigned char         msg[80];
+        size_t                n = 0, k;
+
+        memcpy(msg, "arbiter checkpoint v1", 22);
+        n = 22;
+        msg[n++] = (unsigned char)(sizeof(id) - 1);
+        memcpy(msg + n, id, sizeof(id) - 1);
+        n += sizeof(id) - 1;
+        for (k = 0; k < 8; k++)
+            msg[n++] = k == 7 ? 2 : 0;
+        memcpy(msg + n, chain, 32);
+        n += 32;
+        CHECK(hd != NULL && hd->type == MSGPACK_OBJECT_BIN
+              && hd->via.bin.size == 32
+              && memcmp(hd->via.bin.ptr, chain, 32) == 0);
+        CHECK(sg != NULL && sg->type == MSGPACK_OBJECT_BIN
+              && sg->via.bin.size == 64 && pkey != NULL
+              && pkey->type == MSGPACK_OBJECT_BIN
+              && pkey->via.bin.size == 32
+              && crypto_sign_verify_detached(
+                     (const unsigned char *)sg->via.bin.ptr, msg, n,
+                     (const unsigned char *)pkey->via.bin.ptr) == 0);
+    }
+    arb_buf_free(&why);
+    arb_client_close(cl);
+    arb_client_close(w);
+}
+
+/* The envelope's rules: unknown keys are ignored, nil is absent, an
+ * unknown op is unsupported, a second auth is proto, an unsubscribe of a
+ * sub never held is {}, the log starts at 1, a cid is 1..128 bytes, at
+ * most 8 kinds, and expect answers conflict. */
+static void
+test_envelope(void)
+{
+    arb_client_t *cl = harness_connect(HARNESS_ARBITER);
+    char          cid[130];
+    kv_t          ping_zzz[] = { { "v", V_UINT, 1, NULL },
+                                 { "id", V_UINT, 20, NULL },
+                                 { "op", V_STR, 0, "ping" },
+                                 { "zzz", V_UINT, 5, NULL } };
+    kv_t          ev_nil[] = { { "v", V_UINT, 1, NULL },
+                               { "id", V_UINT, 21, NULL },
+                               { "op", V_STR, 0, "events" },
+                               { "match", V_STR, 0, "conf-7" },
+                               { "limit", V_NIL, 0, NULL },
+                               { "from", V_NIL, 0, NULL } };
+    kv_t          frob[] = { { "v", V_UINT, 1, NULL },
+                             { "id", V_UINT, 22, NULL },
+                             { "op", V_STR, 0, "frob" } };
+    kv_t          auth2[] = { { "v", V_UINT, 1, NULL },
+                              { "id", V_UINT, 23, NULL },
+                              { "op", V_STR, 0, "auth" },
+                              { "token", V_STR, 0, HARNESS_ARBITER } };
+    kv_t          unsub[] = { { "v", V_UINT, 1, NULL },
+                              { "id", V_UINT, 24, NULL },
+                              { "op", V_STR, 0, "unsubscribe" },
+                              { "sub", V_UINT, 99999, NULL } };
+    kv_t          from0[] = { { "v", V_UINT, 1, NULL },
+                              { "id", V_UINT, 25, NULL },
+                              { "op", V_STR, 0, "subscribe" },
+                              { "from", V_UINT, 0, NULL } };
+    kv_t          note[] = { { "v", V_UINT, 1, NULL },
+                             { "id", V_UINT, 26, NULL },
+                             { "op", V_STR, 0, "append" },
+                             { "match", V_STR, 0, "conf-7" },
+                             { "kind", V_STR, 0, "note" },
+                             { "text", V_STR, 0, "n" },
+                             { "cid", V_STR, 0, cid },
+                             { "expect", V_NONE, 0, NULL } };
+    static const struct {
+        size_t      cid_len;
+        int         expect_type;
+        uint64_t    expect;
+        const char *code;
+    } notes[] = {
+        { 129, V_NONE, 0, "too_big" }, { 0, V_NONE, 0, "proto" },
+        { 128, V_UINT, 1, "conflict" }, { 128, V_UINT, 0, NULL },
+    };
+    arb_buf_t       b = ARB_BUF_INIT;
+    msgpack_packer *pk;
+    size_t          i;
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    open_yah(cl, "conf-7");
+    CHECK_INT(raw_call(cl, ping_zzz, 4, 20), 0);
+    CHECK(arb_client_get(&res, "ok")->via.boolean);
+    CHECK_INT(raw_call(cl, ev_nil, 6, 21), 0);
+    CHECK(arb_client_get(&res, "ok")->via.boolean);
+    CHECK_INT(raw_call(cl, frob, 3, 22), 0);
+    CHECK_STR(code_of(), "unsupported");
+    CHECK_INT(raw_call(cl, auth2, 4, 23), 0);
+    CHECK_STR(code_of(), "proto");
+    CHECK_INT(raw_call(cl, unsub, 4, 24), 0);
+    CHECK(arb_client_get(&res, "ok")->via.boolean);
+    CHECK_INT(raw_call(cl, from0, 4, 25), 0);
+    CHECK_STR(code_of(), "proto");
+    for (i = 0; i < sizeof(notes) / sizeof(notes[0]); i++) {
+        memset(cid, 'c', notes[i].cid_len);
+        cid[notes[i].cid_len] = '\0';
+        note[1].u = 26 + i;
+        note[7].type = notes[i].expect_type;
+        note[7].u = notes[i].expect;
+        CHECK_INT(raw_call(cl, note, 8, 26 + i), 0);
+        if (notes[i].code != NULL)
+            CHECK_STR(code_of(), notes[i].code);
+        else
+            CHECK(arb_client_get(&res, "ok")->via.boolean);
+    }
+    /* nine kinds */
+    arb_client_begin(cl, &pk, "events", 2);
+    arb_mp_pack_kv_str(pk, "match", "conf-7");
+    arb_mp_pack_cstr(pk, "kinds");
+    msgpack_pack_array(pk, 9);
+    for (i = 0; i < 9; i++)
+        arb_mp_pack_cstr(pk, "note");
+    CHECK(arb_client_call(cl, &res, &b) != 0);
+    CHECK_STR(code_of(), "too_big");
+    CHECK(serves(cl));
+    arb_buf_free(&b);
+    arb_client_close(cl);
+}
+
 int
 main(void)
 {
@@ -351,6 +636,9 @@ main(void)
     test_no_sentinels();
     test_limits();
     test_dup_ack();
+    test_match_ids();
+    test_chain();
+    test_envelope();
     msgpack_unpacked_destroy(&res);
     harness_done(test_failed_);
     return TEST_END();
