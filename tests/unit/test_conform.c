@@ -624,6 +624,48 @@ test_envelope(void)
     arb_client_close(cl);
 }
 
+/* Player names are names as match ids are, and a ruling's target names
+ * an event after the open, else not_found. */
+static void
+test_names_targets(void)
+{
+    arb_client_t   *cl = harness_connect(HARNESS_ARBITER);
+    arb_buf_t       why = ARB_BUF_INIT;
+    msgpack_packer *pk;
+    kv_t            void0[] = { { "v", V_UINT, 1, NULL },
+                                { "id", V_UINT, 40, NULL },
+                                { "op", V_STR, 0, "append" },
+                                { "match", V_STR, 0, "conf-8" },
+                                { "kind", V_STR, 0, "void" },
+                                { "target", V_UINT, 0, NULL },
+                                { "text", V_STR, 0, "r" } };
+
+    CHECK(cl != NULL);
+    if (cl == NULL)
+        return;
+    arb_client_begin(cl, &pk, "open", 4);
+    arb_mp_pack_kv_str(pk, "match", "conf-9");
+    arb_mp_pack_kv_str(pk, "game", "yahchain");
+    arb_mp_pack_cstr(pk, "players");
+    msgpack_pack_array(pk, 2);
+    arb_mp_pack_cstr(pk, "Zo\xc3\xab");
+    arb_mp_pack_cstr(pk, "bob");
+    pack_mode3(pk);
+    CHECK(arb_client_call(cl, &res, &why) != 0);
+    CHECK_STR(code_of(), "invalid");
+    CHECK_STR(message_of(), "players[0]: 'Zo\xc3\xab' is not a valid, "
+              "unique name");
+    open_yah(cl, "conf-8");
+    CHECK_INT(raw_call(cl, void0, 7, 40), 0);
+    CHECK_STR(code_of(), "not_found");
+    void0[1].u = 41;
+    void0[5].u = 1;
+    CHECK_INT(raw_call(cl, void0, 7, 41), 0);
+    CHECK_STR(code_of(), "not_found");
+    arb_buf_free(&why);
+    arb_client_close(cl);
+}
+
 int
 main(void)
 {
@@ -639,6 +681,7 @@ main(void)
     test_match_ids();
     test_chain();
     test_envelope();
+    test_names_targets();
     msgpack_unpacked_destroy(&res);
     harness_done(test_failed_);
     return TEST_END();
