@@ -666,6 +666,53 @@ test_names_targets(void)
     arb_client_close(cl);
 }
 
+/* The opening header of PROTOCOL.md's example, its 186 bytes as the
+ * document lists them, is one canonical event with that content. */
+static void
+test_open_example(void)
+{
+    static const char hx[] =
+        "85a17601a46b696e64a46f70656ea373657100a474696d65cf000001"
+        "8bcfe56800a5736574757086a467616d65a8796168636861696ea56d"
+        "61746368a26d31a57465616d7391a16ea7706c61796572739282a46e"
+        "616d65a3616e6ea47465616d0081a46e616d65a3626f62a76f707469"
+        "6f6e739192a468616e64a137a46465616c82a46b696e64a6636f6d6d"
+        "6974a9736565645f68617368c420000102030405060708090a0b0c0d"
+        "0e0f101112131415161718191a1b1c1d1e1f";
+    char          bytes[sizeof(hx) / 2];
+    arb_event_t   ev;
+    arb_buf_t     out = ARB_BUF_INIT;
+    size_t        i, n = (sizeof(hx) - 1) / 2;
+    unsigned      x;
+
+    CHECK_INT(n, 186);
+    for (i = 0; i < n; i++) {
+        sscanf(hx + 2 * i, "%2x", &x);
+        bytes[i] = (char)x;
+    }
+    memset(&ev, 0, sizeof(ev));
+    CHECK_INT(arb_event_decode(&ev, bytes, n, NULL), 0);
+    CHECK_INT(ev.kind, ARB_EV_OPEN);
+    CHECK(ev.time_ms == 1700000000000LL);
+    CHECK(ev.setup != NULL);
+    if (ev.setup != NULL) {
+        const arb_setup_t *st = ev.setup;
+        CHECK_STR(st->match_id, "m1");
+        CHECK_INT(st->nteams, 1);
+        CHECK_INT(st->nplayers, 2);
+        CHECK(st->nplayers == 2 && st->players[0].team == 0
+              && st->players[1].team == -1);
+        CHECK(st->noptions == 1 && strcmp(st->options[0].key, "hand") == 0
+              && strcmp(st->options[0].value, "7") == 0);
+        CHECK_INT(st->deal.kind, ARB_DEAL_COMMIT);
+        CHECK(st->deal.seed_hash[0] == 0 && st->deal.seed_hash[31] == 31);
+    }
+    CHECK_INT(arb_event_encode(&out, &ev), 0);
+    CHECK(out.len == n && memcmp(out.data, bytes, n) == 0);
+    arb_buf_free(&out);
+    arb_event_clear(&ev);
+}
+
 int
 main(void)
 {
@@ -682,6 +729,7 @@ main(void)
     test_chain();
     test_envelope();
     test_names_targets();
+    test_open_example();
     msgpack_unpacked_destroy(&res);
     harness_done(test_failed_);
     return TEST_END();
