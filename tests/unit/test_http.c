@@ -247,6 +247,17 @@ test_hostile(void)
     CHECK_INT(http_get(port, "/healthz", NULL, resp, BIG), 200);
     CHECK_STR(http_body(resp), "{\"status\":\"ok\",\"role\":\"primary\"}\n");
     CHECK(strstr(resp, "application/json") != NULL);
+    /* the pages and the probe read no query and leave it alone: a link
+     * to a position (?at=N, ?overlay=1, an old ?token=) loads its page,
+     * where an API route refuses a parameter it does not read */
+    CHECK_INT(http_get(port, "/m/R3-T7?at=2&overlay=1", NULL, resp, BIG),
+              200);
+    CHECK(strstr(resp, "text/html") != NULL);
+    CHECK_INT(http_get(port, "/?token=x", NULL, resp, BIG), 200);
+    CHECK_INT(http_get(port, "/healthz?probe=1", NULL, resp, BIG), 200);
+    CHECK_INT(http_get(port, "/api/stats?probe=1", HARNESS_READER, resp,
+                       BIG), 400);
+    CHECK(strstr(http_body(resp), "\"where\":\"query\"") != NULL);
     CHECK_INT(http_get(port, "/api//matches/", HARNESS_READER, resp, BIG),
               200);
     /* a quote, a backslash and a control byte from the path come back
@@ -915,10 +926,10 @@ static void
 test_resume(void)
 {
     arb_client_t      *cl = harness_connect(HARNESS_ARBITER);
-    char               id[32], want[128];
+    char               id[32], want[160];
     size_t             n;
     unsigned long long pos;
-    int                fd, k;
+    int                fd, k, closed;
 
     CHECK(cl != NULL);
     if (cl == NULL)
@@ -957,6 +968,22 @@ test_resume(void)
              "\"RS\",\"seq\":5,", pos + 1);
     CHECK(strstr(resp, want) != NULL);
     CHECK_INT(count_of(resp, "event: ack\n"), 3);
+    /* the missed acks come first, then the stream's comment */
+    CHECK(strstr(resp, ": arbiter live\n\n") != NULL
+          && strstr(resp, ": arbiter live\n\n")
+             > strstr(resp, "event: ack\n"));
+    close(fd);
+    /* a position past the log's end: reset naming it and the log's
+     * last position, then the comment, and no ack */
+    pos = log_pos();
+    snprintf(id, sizeof(id), "%llu", pos + 7);
+    fd = http_live_connect(port, "/api/live", HARNESS_READER, id);
+    http_read(fd, resp, BIG, ": arbiter live\n\n", 2000, &closed);
+    snprintf(want, sizeof(want), "event: reset\nid: %llu\ndata: {\"error\":"
+             "\"cannot resume after this id: fetch again\",\"last_event_id"
+             "\":%llu,\"id\":%llu}\n\n", pos, pos + 7, pos);
+    CHECK(strstr(resp, want) != NULL);
+    CHECK(strstr(resp, "event: ack") == NULL);
     close(fd);
     /* an id never given, or not a number: reset, then the state */
     fd = http_live_connect(port, "/api/m/RS/live", HARNESS_READER, "99");
