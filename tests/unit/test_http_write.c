@@ -544,13 +544,24 @@ main(void)
     CHECK(says("note undo requested: seq 6 (stands place alice 6D -- out "
                "of turn)"));
     CHECK(says("void 6 -- stray card"));
+    /* an arbiter's undo without a reason says where it came from and
+     * whose token sent it (docs/HTTP.md; no test held the text) */
+    CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"KD\"}"),
+              200);
+    CHECK(says("\"seq\":9,"));
+    CHECK_INT(post("/api/m/W/undo", HARNESS_ARBITER, "{\"seq\":9}"), 200);
+    CHECK(says("\"kind\":\"void\""));
+    CHECK_INT(http_get(port, "/api/m/W/events?from=10", HARNESS_ARBITER,
+                       resp, sizeof(resp)), 200);
+    CHECK(says("\"line\":\"void 9 -- undo at the scorekeeper page of "
+               "chief\",\"target\":9,"));
 
     /* Close, by the arbiter: the match takes no more moves. */
     CHECK_INT(post("/api/m/W/close", HARNESS_ARBITER, "{\"reason\":\"time\"}"),
               200);
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"text\":\"alice 9S\"}"),
               422);
-    CHECK_INT(last_seq("W"), 9);
+    CHECK_INT(last_seq("W"), 11);
 
     /* A clean stop: no crash, nothing leaked under ASan. */
     i = harness_stop(SIGTERM);
