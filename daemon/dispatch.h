@@ -49,6 +49,13 @@ int  arb_conn_may_record(const arb_conn_t *c, const char *match);
 int  arb_op_idem(arb_request_t *r, arb_live_t *l, const char *cid,
                  const arb_event_t *ev, const arb_group_open_t *g,
                  size_t ng);
+/* The same for a round recorded as the acts ev[0..nev) (op_round.c): a
+ * retry is its original only when every act is, and the original had no
+ * further act (until 2026-12-07 a retry differing past the first act's
+ * tables was answered as the original). */
+int  arb_op_idem_acts(arb_request_t *r, arb_live_t *l, const char *cid,
+                      const arb_event_t *ev, size_t nev,
+                      const arb_group_open_t *g, size_t ng);
 
 /* op_round.c: a tournament's round and its tables' opens, one
  * transaction. */

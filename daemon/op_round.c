@@ -324,7 +324,7 @@ arb_op_round(arb_request_t *r)
     }
     if (cid != NULL) {
         size_t ng = stored_opens(srv, rt, nt, &g);
-        if (arb_op_idem(r, tl, cid, &acts[0], g, ng))
+        if (arb_op_idem_acts(r, tl, cid, acts, nacts, g, ng))
             goto done;
     }
     if ((fence = arb_repl_fenced(srv, tid, &r->why)) != NULL) {

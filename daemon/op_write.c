@@ -200,9 +200,65 @@ reply_dup(arb_request_t *r, const char *match, uint64_t seq, uint64_t pos,
     arb_conn_send(r->c, &b);
 }
 
+/* 1 when the event at seq of match l, queued or stored, is the same
+ * request as ev; ev NULL: when there is no event at seq, or one that is
+ * not a further act of the round act `round` (a move of its player with
+ * the verb tables and its round number). */
+static int
+same_at(arb_server_t *srv, arb_live_t *l, uint64_t seq,
+        const arb_event_t *ev, const arb_event_t *round)
+{
+    const arb_event_t *at = NULL;
+    arb_event_t        was;
+    size_t             i;
+    int                same;
+
+    memset(&was, 0, sizeof(was));
+    for (i = 0; i < l->ninflight; i++)
+        if (l->inflight[i]->ev.seq == seq)
+            at = &l->inflight[i]->ev;
+    if (at == NULL && arb_live_event(srv, l->id, seq, &was) == 0)
+        at = &was;
+    if (ev != NULL)
+        same = at != NULL && same_request(at, ev);
+    else
+        same = at == NULL || at->kind != ARB_EV_MOVE
+               || at->player == NULL || at->verb == NULL
+               || strcmp(at->verb, "tables") != 0
+               || strcmp(at->player, round->player) != 0
+               || at->nargs == 0 || round->nargs == 0
+               || strcmp(at->args[0], round->args[0]) != 0;
+    arb_event_clear(&was);
+    return same;
+}
+
+/* 1 when the acts ev[1..n) of a round follow its first act, recorded or
+ * queued at seq, and no further act of it does; n 0: ev is no round. */
+static int
+same_acts(arb_server_t *srv, arb_live_t *l, uint64_t seq,
+          const arb_event_t *ev, size_t n)
+{
+    size_t k;
+
+    if (n == 0)
+        return 1;
+    for (k = 1; k < n; k++)
+        if (!same_at(srv, l, seq + k, &ev[k], NULL))
+            return 0;
+    return same_at(srv, l, seq + n, NULL, &ev[0]);
+}
+
 int
 arb_op_idem(arb_request_t *r, arb_live_t *l, const char *cid,
             const arb_event_t *ev, const arb_group_open_t *g, size_t ng)
+{
+    return arb_op_idem_acts(r, l, cid, ev, 0, g, ng);
+}
+
+int
+arb_op_idem_acts(arb_request_t *r, arb_live_t *l, const char *cid,
+                 const arb_event_t *ev, size_t nev,
+                 const arb_group_open_t *g, size_t ng)
 {
     arb_pending_t *p;
     arb_event_t    was;
@@ -211,7 +267,8 @@ arb_op_idem(arb_request_t *r, arb_live_t *l, const char *cid,
     int            rc;
 
     p = arb_commit_find_cid(l, cid);
-    if (p != NULL && !same_request(&p->ev, ev)) {
+    if (p != NULL && (!same_request(&p->ev, ev)
+                      || !same_acts(r->c->srv, l, p->ev.seq, ev, nev))) {
         arb_reply_error(r->c, r->id, "idempotency", NULL,
                         "client event id '%s' already names a different "
                         "event (seq %llu)", cid,
@@ -237,7 +294,8 @@ arb_op_idem(arb_request_t *r, arb_live_t *l, const char *cid,
         return 1;
     }
     if (arb_live_event(r->c->srv, l->id, seq, &was) != 0
-        || !same_request(&was, ev))
+        || !same_request(&was, ev)
+        || !same_acts(r->c->srv, l, seq, ev, nev))
         arb_reply_error(r->c, r->id, "idempotency", NULL,
                         "client event id '%s' already names a different "
                         "event (seq %llu)", cid, (unsigned long long)seq);

@@ -41,7 +41,8 @@
 /* Round n's table strings, "t:Cup-R<n>-T<t>:p<2t-1>,p<2t>"; bad 1 makes
  * the last table, in the round's second act, seat a player of table 1
  * (the tournament refuses it, and the first act with it), bad 2 records
- * table 5 as the existing match "Taken". */
+ * table 5 as the existing match "Taken", bad 3 names another match at
+ * the last table. */
 static void
 tables_of(char tv[TABLES][64], char *ptr[TABLES], unsigned n, int bad)
 {
@@ -50,6 +51,9 @@ tables_of(char tv[TABLES][64], char *ptr[TABLES], unsigned n, int bad)
     for (t = 0; t < TABLES; t++) {
         if (bad == 2 && t == 4)
             snprintf(tv[t], 64, "5:Taken:p9,p10");
+        else if (bad == 3 && t == TABLES - 1)
+            snprintf(tv[t], 64, "%d:%s-R%u-X%d:p%d,p%d", t + 1, TID, n,
+                     t + 1, 2 * t + 1, 2 * t + 2);
         else
             snprintf(tv[t], 64, "%d:%s-R%u-T%d:p%d,p%d", t + 1, TID, n,
                      t + 1, 2 * t + 1,
@@ -297,6 +301,31 @@ test_answers(arb_client_t *cl)
           && op->via.array.size == TABLES
           && memcmp(hash_of(op, TABLES - 1), h8, sizeof(h8)) == 0);
     msgpack_unpacked_destroy(&res);
+    /* ... but its client event id with other tables past the first act,
+     * or without the second act, is another round: refused, nothing
+     * recorded (both were answered as the original) */
+    CHECK(send_round(cl, 1, 3, &res) == ARB_EINVAL);
+    CHECK_STR(arb_client_error_code(&res, code, sizeof(code)),
+              "idempotency");
+    msgpack_unpacked_destroy(&res);
+    CHECK(harness_cli("state --match " TID "-R1-X40") != 0);
+    {
+        char tv[TABLES][64], *ptr[TABLES];
+
+        tables_of(tv, ptr, 1, 0);
+        arb_client_begin(cl, &pk, "round", 4);
+        arb_mp_pack_kv_str(pk, "tournament", TID);
+        arb_mp_pack_kv_str(pk, "cid", "round-1");
+        arb_mp_pack_kv_uint(pk, "round", 1);
+        arb_mp_pack_kv_strv(pk, "tables", ptr, ARB_TOURN_ACT_TABLES);
+        msgpack_unpacked_init(&res);
+        why.len = 0;
+        CHECK(arb_client_call(cl, &res, &why) == ARB_EINVAL);
+        CHECK_STR(arb_client_error_code(&res, code, sizeof(code)),
+                  "idempotency");
+        msgpack_unpacked_destroy(&res);
+    }
+    CHECK(harness_cli("state --match " TID " --at 3") != 0);
     CHECK(send_end(cl, 1) == 0);
 
     /* a round recorded by an append, as earlier versions did, whose
