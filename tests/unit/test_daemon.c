@@ -512,6 +512,13 @@ test_rejections(void)
                (const char **)move_args("6S"), "cid", "evt-1") != 0);
     CHECK_STR(last_err, "idempotency: client event id 'evt-1' already names "
               "a different event (seq 2)");
+    /* another player, or a void of another seq, is another event too
+     * (no test failed when either was taken as the original) */
+    CHECK(call(cl, &res, "append", "ssssas", "match", "rej", "kind", "move",
+               "player", "alice", "verb", "place", "args",
+               (const char **)move_args("5S"), "cid", "evt-1") != 0);
+    CHECK_STR(last_err, "idempotency: client event id 'evt-1' already names "
+              "a different event (seq 2)");
     {   /* one argument more is a different event too */
         const char *two[] = { "5S", "5S", NULL };
         CHECK(call(cl, &res, "append", "ssssas", "match", "rej", "kind",
@@ -531,6 +538,15 @@ test_rejections(void)
     CHECK(call(cl, &res, "append", "ssu", "match", "rej", "kind", "void",
                "target", (uint64_t)4) != 0);
     CHECK(strstr(last_err, "needs a reason") != NULL);
+    CHECK_INT(call(cl, &res, "append", "ssuss", "match", "rej", "kind",
+                   "void", "target", (uint64_t)4, "text", "dealt twice",
+                   "cid", "void-1"), 0);
+    CHECK_INT(arb_client_uint(&res, "seq"), 5);
+    CHECK(call(cl, &res, "append", "ssuss", "match", "rej", "kind", "void",
+               "target", (uint64_t)1, "text", "dealt twice", "cid",
+               "void-1") != 0);
+    CHECK_STR(last_err, "idempotency: client event id 'void-1' already "
+              "names a different event (seq 5)");
     /* a retried open with its cid gets the original answer; a different
      * open with that cid, or any open without it, is refused */
     {
