@@ -267,6 +267,7 @@ test_roles(void)
         { "move-other",  { 0, 1, 0, 1 } },
         { "note",        { 0, 1, 1, 1 } },
         { "void",        { 0, 0, 0, 1 } },
+        { "stands",      { 0, 0, 0, 1 } },
         { "state",       { 1, 1, 1, 1 } },
         { "events",      { 1, 1, 1, 1 } },
         { "matches",     { 1, 1, 1, 1 } },
@@ -315,6 +316,19 @@ test_roles(void)
                 if (rc != 0 && r == 3
                     && !strcmp(arb_client_error_code(&res, code,
                                                      sizeof(code)), "invalid"))
+                    rc = 0;
+            } else if (!strcmp(w, "stands")) {
+                /* a ruling too: the arbiter's may be refused by the
+                 * rules, past the role check (no test failed when a
+                 * scorer's stands was let through) */
+                rc = call(cl, &res, "append", "ssssas", "match", "roles-A",
+                          "kind", "stands", "player", "alice", "verb",
+                          "place", "args", (const char **)move_args("4S"),
+                          "text", "r");
+                if (rc != 0 && r == 3
+                    && strcmp(arb_client_error_code(&res, code,
+                                                    sizeof(code)),
+                              "forbidden") != 0)
                     rc = 0;
             } else if (!strcmp(w, "state")) {
                 rc = call(cl, &res, "state", "s", "match", "roles-A");
@@ -564,9 +578,32 @@ test_rejections(void)
                    "yahchain", "players", pl, "options", o4, "cid",
                    "open-1") != 0);
         CHECK(strncmp(last_err, "idempotency: ", 13) == 0);
+        {   /* an option more is another open too */
+            const char *o3c[] = { "mode=3", "cycles=4", NULL };
+            CHECK(call(cl, &res, "open", "ssams", "match", "idem-open",
+                       "game", "yahchain", "players", pl, "options", o3c,
+                       "cid", "open-1") != 0);
+            CHECK(strncmp(last_err, "idempotency: ", 13) == 0);
+        }
         CHECK(call(cl, &res, "open", "ssam", "match", "idem-open", "game",
                    "yahchain", "players", pl, "options", o3) != 0);
         CHECK_STR(last_err, "exists: match 'idem-open' already exists");
+    }
+    {   /* the same players in other teams are another open (no test
+         * failed when the teams were left out of the comparison) */
+        const char *tm[] = { "long", "short", NULL };
+        const char *p1[] = { "ann:long", "ben:short", NULL };
+        const char *p2[] = { "ann:short", "ben:long", NULL };
+        const char *op[] = { "deck=36", "scoring=square", NULL };
+        CHECK_INT(call(cl, &res, "open", "ssaamds", "match", "idem-team",
+                       "game", "chains", "teams", tm, "players", p1,
+                       "options", op, "deal", "club-night-7-long-seed",
+                       "cid", "team-1"), 0);
+        CHECK(call(cl, &res, "open", "ssaamds", "match", "idem-team",
+                   "game", "chains", "teams", tm, "players", p2,
+                   "options", op, "deal", "club-night-7-long-seed", "cid",
+                   "team-1") != 0);
+        CHECK(strncmp(last_err, "idempotency: ", 13) == 0);
     }
     /* each op's field table: missing, wrong type and over a limit are
      * refused with the documented code and the field's name */
@@ -618,6 +655,9 @@ test_rejections(void)
                    "text", "r") != 0);
         CHECK_STR(last_err, "proto: target: missing (a void names the seq "
                   "it rules on)");
+        CHECK(call(cl, &res, "append", "ssus", "match", "rej", "kind",
+                   "note", "target", (uint64_t)1, "text", "t") != 0);
+        CHECK_STR(last_err, "proto: target: a note has no target");
         CHECK(call(cl, &res, "append", "ss", "match", "rej", "kind", "note")
               != 0);
         CHECK_STR(last_err, "proto: text: required for kind \"note\"");
@@ -1713,6 +1753,12 @@ test_closed_retry(void)
     CHECK_INT(arb_client_uint(&res, "seq"), seq);
     CHECK(arb_client_get(&res, "dup") != NULL
           && arb_client_get(&res, "dup")->via.boolean);
+    /* a close under that id with a text is another close (no test failed
+     * when a close's text was left out of the comparison) */
+    CHECK(call(w, &res, "append", "ssss", "match", "cret-1", "kind",
+               "close", "text", "abandoned", "cid", "cret-close") != 0);
+    CHECK_STR(last_err, "idempotency: client event id 'cret-close' already "
+              "names a different event (seq 1)");
     arb_client_close(w);
     msgpack_unpacked_destroy(&res);
 }
