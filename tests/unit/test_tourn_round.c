@@ -409,6 +409,19 @@ test_answers(arb_client_t *cl)
         CHECK_STR(arb_client_error_code(&res, code, sizeof(code)),
                   "forbidden");
         msgpack_unpacked_destroy(&res);
+        /* ... and so is its move appended (no test failed when a
+         * scorer's move reached the tournament's rules) */
+        arb_client_begin(sc, &pk, "append", 5);
+        arb_mp_pack_kv_str(pk, "match", TID);
+        arb_mp_pack_kv_str(pk, "kind", "move");
+        arb_mp_pack_kv_str(pk, "player", "director");
+        arb_mp_pack_kv_str(pk, "verb", "end");
+        arb_mp_pack_kv_strv(pk, "args", one, 1);
+        msgpack_unpacked_init(&res);
+        CHECK(arb_client_call(sc, &res, &why) == ARB_EINVAL);
+        CHECK_STR(arb_client_error_code(&res, code, sizeof(code)),
+                  "forbidden");
+        msgpack_unpacked_destroy(&res);
         arb_client_close(sc);
     }
     arb_client_begin(cl, &pk, "round", 3);
