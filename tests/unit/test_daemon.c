@@ -482,6 +482,9 @@ test_rejections(void)
     CHECK(strstr(last_err, "invalid: players[1]") != NULL);
     CHECK(open_match(cl, "x3", "9") != 0);
     CHECK(strstr(last_err, "mode '9' does not exist") != NULL);
+    /* a refused open leaves nothing behind: the id opens afterwards (no
+     * test failed when the refused open's entry was kept) */
+    CHECK_INT(open_match(cl, "x3", "3"), 0);
     CHECK(open_match(cl, "bad id!", "3") != 0);
     CHECK_STR(last_err, "invalid: match: 'bad id!' is not a match id (1..64 "
               "of A-Z a-z 0-9 _ . @ + -)");
