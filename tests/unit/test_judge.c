@@ -5,6 +5,7 @@
  * judging records nothing, and that it replays nothing (`stats`).
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "core/err.h"
 #include "tests/daemon_harness.h"
@@ -114,7 +115,37 @@ test_judge(void)
     CHECK_INT(harness_cli("move --match J1 --expect 2 place alice 6D"), 0);
     test_judge_replays_nothing(cl);
     test_missing_field(cl);
+    {   /* no such match: not_found, naming it (no test failed when it
+         * came back as another code) */
+        msgpack_packer *pk;
+        arb_buf_t       why = ARB_BUF_INIT;
+        char            code[32], *args[1] = { "4S" };
+
+        arb_client_begin(cl, &pk, "judge", 4);
+        arb_mp_pack_kv_str(pk, "match", "J9");
+        arb_mp_pack_kv_str(pk, "player", "alice");
+        arb_mp_pack_kv_str(pk, "verb", "place");
+        arb_mp_pack_kv_strv(pk, "args", args, 1);
+        CHECK(arb_client_call(cl, &res, &why) != 0);
+        CHECK_STR(arb_client_error_code(&res, code, sizeof(code)),
+                  "not_found");
+        CHECK(strstr(arb_buf_cstr(&why) ? arb_buf_cstr(&why) : "",
+                     "no match 'J9'") != NULL);
+        arb_buf_free(&why);
+    }
     arb_client_close(cl);
+    /* a scorer of other matches may not judge here, as he may not
+     * record (no test failed when judge skipped the scorer's scope) */
+    cl = harness_connect(HARNESS_LIMITED);
+    CHECK(cl != NULL);
+    if (cl != NULL) {
+        char code[32];
+
+        CHECK_STR(judge(cl, "bob", "7H"), "");
+        CHECK_STR(arb_client_error_code(&res, code, sizeof(code)),
+                  "forbidden");
+        arb_client_close(cl);
+    }
 }
 
 int
