@@ -582,7 +582,7 @@ test_rejections(void)
                    "open-1") != 0);
         CHECK(strncmp(last_err, "idempotency: ", 13) == 0);
         {   /* an option more is another open too */
-            const char *o3c[] = { "mode=3", "cycles=4", NULL };
+            const char *o3c[] = { "mode=3", "zz=1", NULL };
             CHECK(call(cl, &res, "open", "ssams", "match", "idem-open",
                        "game", "yahchain", "players", pl, "options", o3c,
                        "cid", "open-1") != 0);
