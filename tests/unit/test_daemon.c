@@ -587,6 +587,12 @@ test_rejections(void)
                        "game", "yahchain", "players", pl, "options", o3c,
                        "cid", "open-1") != 0);
             CHECK(strncmp(last_err, "idempotency: ", 13) == 0);
+            /* and so is another game (no test failed when the game
+             * went uncompared) */
+            CHECK(call(cl, &res, "open", "ssams", "match", "idem-open",
+                       "game", "chains", "players", pl, "options", o3,
+                       "cid", "open-1") != 0);
+            CHECK(strncmp(last_err, "idempotency: ", 13) == 0);
         }
         CHECK(call(cl, &res, "open", "ssam", "match", "idem-open", "game",
                    "yahchain", "players", pl, "options", o3) != 0);
