@@ -930,6 +930,103 @@ test_events(void)
     CHECK_STR(o.out, LINE0);
 }
 
+/* ---- requests -------------------------------------------------------- */
+
+/* The last request as msgpack-c prints it, the id left out. */
+static char req_seen[2048];
+
+/* Notes the request, then acks it as a new event (no duplicate). */
+static int
+ans_req(int n, uint64_t id, const char *op, const msgpack_object *req,
+        arb_buf_t *out)
+{
+    msgpack_object  o = *req;
+    msgpack_object_kv kv[32];
+    uint32_t        i, k = 0;
+
+    for (i = 0; i < req->via.map.size && k < 32; i++) {
+        const msgpack_object *key = &req->via.map.ptr[i].key;
+
+        if (key->type == MSGPACK_OBJECT_STR && key->via.str.size == 2
+            && memcmp(key->via.str.ptr, "id", 2) == 0)
+            continue;
+        kv[k++] = req->via.map.ptr[i];
+    }
+    o.via.map.ptr = kv;
+    o.via.map.size = k;
+    msgpack_object_print_buffer(req_seen, sizeof(req_seen), o);
+    ack_case = 6;
+    ans_ack(n, id, op, req, out);
+    return CLOSE;
+}
+
+#define CHECK_REQ(want_) CHECK_STR(req_seen, want_)
+
+/* What each command sends is what was typed: ids, the expected seq, the
+ * client's event id, options, the deal, the move's words. */
+static void
+test_requests(void)
+{
+    outcome_t o;
+
+    RUN(ans_req, &o, "open", "--match", "M1", "--game", "chains",
+        "--players", "a:X,b:Y", "--teams", "X,Y", "--option", "mode=3",
+        "--option=owners=a=b", "--cid", "c-1",
+        "--deal", "order:2S, 3S,,4S ");
+    CHECK_INT(o.rc, 0);
+    CHECK_REQ("{\"v\"=>1, \"op\"=>\"open\", \"match\"=>\"M1\", "
+              "\"game\"=>\"chains\", \"players\"=>[\"a:X\", \"b:Y\"], "
+              "\"teams\"=>[\"X\", \"Y\"], \"options\"=>{\"mode\"=>\"3\", "
+              "\"owners\"=>\"a=b\"}, \"cid\"=>\"c-1\", \"deal\"=>"
+              "{\"kind\"=>\"order\", \"cards\"=>[\"2S\", \"3S\", \"4S\"]}}");
+    RUN(ans_req, &o, "open", "--match", "M1", "--game", "yahchain",
+        "--players", "a,,b", "--deal", "seed:0123456789abcdef0123456789"
+        "abcdef");
+    CHECK_INT(o.rc, 0);
+    CHECK_STR(o.err, "");
+    CHECK_REQ("{\"v\"=>1, \"op\"=>\"open\", \"match\"=>\"M1\", "
+              "\"game\"=>\"yahchain\", \"players\"=>[\"a\", \"\", \"b\"], "
+              "\"deal\"=>{\"kind\"=>\"seed\", \"seed\"=>"
+              "\"0123456789abcdef0123456789abcdef\"}}");
+    RUN(ans_req, &o, "move", "--match", "M1", "--expect", "0", "--cid",
+        "sheet-3", "place", "alice", "4S", "@2");
+    CHECK_RUN(&o, 0, "", "seq 7 hash 5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"
+              "5a5a5a5a5a5a5a5a5a5a5a5a5a5a\n");
+    CHECK_REQ("{\"v\"=>1, \"op\"=>\"append\", \"match\"=>\"M1\", "
+              "\"kind\"=>\"move\", \"cid\"=>\"sheet-3\", \"expect\"=>0, "
+              "\"verb\"=>\"place\", \"player\"=>\"alice\", "
+              "\"args\"=>[\"4S\", \"@2\"]}");
+    RUN(ans_req, &o, "move", "--match=M1", "--", "pass", "-bob");
+    CHECK_INT(o.rc, 0);
+    CHECK_REQ("{\"v\"=>1, \"op\"=>\"append\", \"match\"=>\"M1\", "
+              "\"kind\"=>\"move\", \"verb\"=>\"pass\", \"player\"=>\"-bob\"}");
+    RUN(ans_req, &o, "move", "--judge", "--match", "M1", "place", "alice",
+        "4S", "@2");
+    CHECK_REQ("{\"v\"=>1, \"op\"=>\"judge\", \"match\"=>\"M1\", "
+              "\"verb\"=>\"place\", \"player\"=>\"alice\", "
+              "\"args\"=>[\"4S\", \"@2\"]}");
+    RUN(ans_req, &o, "close", "--match", "M1", "--reason", "time",
+        "--expect", "36", "--cid", "end");
+    CHECK_INT(o.rc, 0);
+    CHECK_REQ("{\"v\"=>1, \"op\"=>\"append\", \"match\"=>\"M1\", "
+              "\"kind\"=>\"close\", \"cid\"=>\"end\", \"expect\"=>36, "
+              "\"text\"=>\"time\"}");
+    RUN(ans_req, &o, "state", "--match", "M1", "--at", "0", "--json");
+    CHECK_REQ("{\"v\"=>1, \"op\"=>\"state\", \"match\"=>\"M1\", "
+              "\"at\"=>0}");
+    RUN(ans_req, &o, "events", "--match", "M1", "--from", "3", "--to", "3",
+        "--kind", "open", "--kind", "note", "--since", "1");
+    CHECK_REQ("{\"v\"=>1, \"op\"=>\"events\", \"match\"=>\"M1\", "
+              "\"from\"=>3, \"limit\"=>500, \"to\"=>3, "
+              "\"kinds\"=>[\"open\", \"note\"], \"since\"=>1}");
+    RUN(ans_req, &o, "watch", "--match", "M1", "--from", "0");
+    CHECK_INT(o.rc, 2);
+    CHECK_REQ("{\"v\"=>1, \"op\"=>\"subscribe\", \"match\"=>\"M1\", "
+              "\"from\"=>0}");
+    RUN(ans_req, &o, "watch", "--from", "12");
+    CHECK_REQ("{\"v\"=>1, \"op\"=>\"subscribe\", \"from\"=>12}");
+}
+
 /* ---- watch ----------------------------------------------------------- */
 
 static int watch_case;
@@ -1091,6 +1188,7 @@ main(void)
     test_acks();
     test_events();
     test_watch();
+    test_requests();
     unlink(sock_path);
     {
         char p[128];
