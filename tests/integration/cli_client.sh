@@ -407,6 +407,64 @@ kill "$D2"; wait "$D2" 2>/dev/null
 wait "$WE"; rc=$?
 check "watch: the recorder stopped" \
     "2 arbiter watch: connection closed by the server" "$rc $(cat "$T/wend.err")"
+# Usage errors name the option and exit 2, before the recorder is asked;
+# an option is its whole name, never a prefix or a longer word.
+usage() {   # usage NAME "RC MESSAGE" CMD ARGS...
+    n=$1; w=$2; c=$3; shift 3
+    o=$($A "$c" --token "$SCO" "$@" 2>/dev/null >/dev/null; echo $?)" $(
+        $A "$c" --token "$SCO" "$@" 2>&1 >/dev/null | head -1)"
+    check "$n" "$w" "$o"
+}
+usage "move --matchx is no --match" "2 arbiter move: unknown option '--matchx'" \
+    move --matchx M2 place alice 2S
+usage "events --jsonx is no --json" "2 arbiter events: unknown option '--jsonx'" \
+    events --match M2 --jsonx
+usage "close takes no words" "2 arbiter close: unexpected 'now'" \
+    close --match M2 now
+usage "move --expect 1x" "2 arbiter move: --expect wants a number, not '1x'" \
+    move --match M2 --expect 1x place alice 2S
+usage "close --expect -1" "2 arbiter close: --expect wants a number, not '-1'" \
+    close --match M2 --expect -1
+usage "state --at 2^64" \
+    "2 arbiter state: --at wants a number, not '18446744073709551616'" \
+    state --match M2 --at 18446744073709551616
+usage "watch --from x" "2 arbiter watch: --from wants a number, not 'x'" \
+    watch --match M2 --from x
+usage "open --option =3" "2 arbiter open: --option wants KEY=VALUE, not '=3'" \
+    open --match M5 --game yahchain --players a,b --option =3
+usage "open --deal orderx" \
+    "2 arbiter open: --deal wants seed:TEXT, seed:random or order:CARDS, not 'orderx:2S'" \
+    open --match M5 --game yahchain --players a,b --deal orderx:2S
+usage "open without --players" \
+    "2 arbiter open: --match, --game and --players are required" \
+    open --match M5 --game yahchain
+usage "move --match needs a value" "2 arbiter move: --match needs a value" \
+    move place alice 2S --match
+out=$($A move --help); rc=$?
+check "move --help exits 0" "0 usage: arbiter move --match ID [--expect N] [--cid ID]" \
+    "$rc $(printf '%s\n' "$out" | head -1)"
+check "events --from N --to N: that event" "5" \
+    "$($A events --token "$RDR" --match M2 --from 5 --to 5 | cut -d' ' -f1)"
+check "events: every kind at once" 10 \
+    "$($A events --token "$RDR" --match M2 --kind open --kind move --kind close --kind note --kind void --kind amend --kind stands --kind claim | wc -l | tr -d ' ')"
+usage "events: a ninth --kind" "2 arbiter events: at most 8 --kind" \
+    events --match M2 --kind open --kind move --kind close --kind note \
+    --kind void --kind amend --kind stands --kind claim --kind note
+check "state --json is one line" 1 \
+    "$($A state --token "$RDR" --match M2 --json | wc -l | tr -d ' ')"
+# open and close retried with their --cid: the original, said so
+first=$($A open --token "$ARB" --match M6 --game yahchain --players a,b \
+        --option mode=3 --cid open-6)
+again=$($A open --token "$ARB" --match M6 --game yahchain --players a,b \
+        --option mode=3 --cid open-6); rc=$?
+check "open retried with its cid" "0 $first (duplicate)" "$rc $again"
+first=$($A close --token "$ARB" --match M6 --reason time --cid end-6)
+again=$($A close --token "$ARB" --match M6 --reason time --cid end-6); rc=$?
+check "close retried with its cid" "0 $first (duplicate)" "$rc $again"
+check "close --reason recorded" "1 arbiter close -- time" \
+    "$($A events --token "$RDR" --match M6 --kind close | sed 's/^\([0-9]*\) [0-9T:.-]*Z /\1 /')"
+err=$($A close --token "$ARB" --match M6 --expect 0 2>&1 >/dev/null); rc=$?
+check "close --expect behind the match: refused" 1 $rc
 for c in open move note rule close state events watch matches stats replay; do
     $A $c --help | grep -q "usage: arbiter $c"; check "$c help" 0 $?
     $A --help | grep -q "^  $c "; check "$c listed" 0 $?

@@ -1000,6 +1000,20 @@ test_requests(void)
     CHECK_INT(o.rc, 0);
     CHECK_REQ("{\"v\"=>1, \"op\"=>\"append\", \"match\"=>\"M1\", "
               "\"kind\"=>\"move\", \"verb\"=>\"pass\", \"player\"=>\"-bob\"}");
+    /* A lone - is a word, and a -- after the first is one too. */
+    RUN(ans_req, &o, "move", "--match", "M1", "place", "bob", "-", "--",
+        "--", "-x");
+    CHECK_INT(o.rc, 0);
+    CHECK_REQ("{\"v\"=>1, \"op\"=>\"append\", \"match\"=>\"M1\", "
+              "\"kind\"=>\"move\", \"verb\"=>\"place\", "
+              "\"player\"=>\"bob\", \"args\"=>[\"-\", \"--\", \"-x\"]}");
+    /* A short seed is said, a long one is not (32 bytes and more). */
+    RUN(ans_req, &o, "open", "--match", "M1", "--game", "yahchain",
+        "--players", "a,b", "--deal", "seed:0123456789abcdef0123456789"
+        "abcde");
+    CHECK_INT(o.rc, 0);
+    CHECK(strstr(o.err, "warning: a seed of 31 bytes may be guessed")
+          != NULL);
     RUN(ans_req, &o, "move", "--judge", "--match", "M1", "place", "alice",
         "4S", "@2");
     CHECK_REQ("{\"v\"=>1, \"op\"=>\"judge\", \"match\"=>\"M1\", "
