@@ -2,6 +2,7 @@
  * arbiter move - record one game move; the daemon judges it against the
  * rules before anything is written.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,8 @@ usage(FILE *f)
         "               record nothing: prints the verdict as JSON on\n"
         "               stdout, {\"legal\":true,\"records\":[...]} with the\n"
         "               records it would fix, or {\"legal\":false,\"rule\":\n"
-        "               ...,\"message\":...} (exit 1)\n"
+        "               ...,\"message\":...} (exit 1); with --expect N,\n"
+        "               refused unless the state judged is event N\n"
         "  --           ends the options (for arguments starting with -)\n\n");
     cli_net_usage(f);
     cli_net_usage_status(f);
@@ -47,6 +49,7 @@ judge_move(cli_net_t *n, const cli_append_t *a)
     const char     *json;
     json_t         *verdict;
     size_t          len;
+    uint64_t        at;
     int             st;
 
     pk = cli_net_begin(n, "judge", 3 + (a->nmove > 2));
@@ -58,6 +61,20 @@ judge_move(cli_net_t *n, const cli_append_t *a)
     st = cli_net_call(n);
     if (st != 0)
         return st;
+    /* The judge takes no expected seq: the verdict's own is compared,
+     * or --expect was dropped and the move judged at another event. */
+    if (a->has_expect) {
+        if (arb_mp_get_uint(&n->res.data, "at", &at) != 0) {
+            fprintf(stderr, "arbiter move: the answer has no seq of the "
+                    "state judged\n");
+            return CLI_ERROR;
+        }
+        if (at != a->expect) {
+            fprintf(stderr, "arbiter move: conflict: expected seq %"
+                    PRIu64 ", match is at %" PRIu64 "\n", a->expect, at);
+            return CLI_DIFFERS;
+        }
+    }
     if (arb_mp_get_bytes(&n->res.data, "json", &json,
                          &len) != 0) {
         fprintf(stderr, "arbiter move: the answer has no verdict\n");

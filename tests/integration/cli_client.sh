@@ -147,6 +147,17 @@ check "expect conflict exit" 1 $rc
 check "expect conflict msg" "arbiter move: conflict: expected seq 5, match is at 1" "$err"
 out=$($A move --token "$SCO" --match M2 --expect 1 place bob 3S)
 check "expect ok" "seq 2 hash" "$(printf '%s' "$out" | sed "s/ $HEX\$//")"
+# --judge --expect N: a verdict of another state is a conflict, as the
+# append would be (until now --expect was dropped and the move judged at
+# whatever event the match had reached)
+out=$($A move --judge --token "$SCO" --match M2 --expect 1 place alice 4S \
+      2>&1); rc=$?
+check "judge --expect behind the match: a conflict" \
+    "1 arbiter move: conflict: expected seq 1, match is at 2" "$rc $out"
+out=$($A move --judge --token "$SCO" --match M2 --expect 2 place alice 4S \
+      2>&1); rc=$?
+check "judge --expect at the match: the verdict" "0 {\"legal\":true," \
+    "$rc $(printf '%s' "$out" | cut -c1-14)"
 
 # ---- idempotent retry ----------------------------------------------------
 first=$($A move --token "$SCO" --match M2 --cid sheet-3 place alice 4S)
