@@ -446,6 +446,12 @@ usage "open --option =3" "2 arbiter open: --option wants KEY=VALUE, not '=3'" \
 usage "open --deal orderx" \
     "2 arbiter open: --deal wants seed:TEXT, seed:random or order:CARDS, not 'orderx:2S'" \
     open --match M5 --game yahchain --players a,b --deal orderx:2S
+usage "open: a 65th --option" "2 arbiter open: at most 64 options" \
+    open --match M5 --game yahchain --players a,b \
+    $(seq 1 65 | sed 's/^/--option k/; s/$/=v/')
+usage "open: 64 --option are taken" \
+    "2 arbiter open: --match, --game and --players are required" \
+    open --match M5 $(seq 1 64 | sed 's/^/--option k/; s/$/=v/')
 usage "open without --players" \
     "2 arbiter open: --match, --game and --players are required" \
     open --match M5 --game yahchain
