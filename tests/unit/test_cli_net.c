@@ -1019,6 +1019,9 @@ test_requests(void)
     CHECK_REQ("{\"v\"=>1, \"op\"=>\"judge\", \"match\"=>\"M1\", "
               "\"verb\"=>\"place\", \"player\"=>\"alice\", "
               "\"args\"=>[\"4S\", \"@2\"]}");
+    RUN(ans_req, &o, "move", "--judge", "--match", "M1", "pass", "bob");
+    CHECK_REQ("{\"v\"=>1, \"op\"=>\"judge\", \"match\"=>\"M1\", "
+              "\"verb\"=>\"pass\", \"player\"=>\"bob\"}");
     RUN(ans_req, &o, "close", "--match", "M1", "--reason", "time",
         "--expect", "36", "--cid", "end");
     CHECK_INT(o.rc, 0);
