@@ -440,7 +440,7 @@ usage "state --at 2^64" \
     "2 arbiter state: --at wants a number, not '18446744073709551616'" \
     state --match M2 --at 18446744073709551616
 usage "watch --from x" "2 arbiter watch: --from wants a number, not 'x'" \
-    watch --match M2 --from x
+    watch --match NOPE --from x
 usage "open --option =3" "2 arbiter open: --option wants KEY=VALUE, not '=3'" \
     open --match M5 --game yahchain --players a,b --option =3
 usage "open --deal orderx" \
