@@ -281,6 +281,9 @@ i=0
 while [ "$(grep -c '"match":"M2","seq":9,' "$T/watch2")" -lt 1 ] && [ $i -lt 100 ]; do
     sleep 0.05; i=$((i + 1))
 done
+# read while the watches still run: each event is flushed as it comes
+check "watch: the last event seen before the watch ends" 1 \
+    "$(grep -c '"match":"M2","seq":9,' "$T/watch2")"
 kill "$W1" "$W2"; wait "$W1"; rc1=$?; wait "$W2"; rc2=$?; W1=; W2=
 check "watch exit on TERM" "0 0" "$rc1 $rc2"
 check "watch lines" 37 "$(wc -l < "$T/watch1" | tr -d ' ')"
