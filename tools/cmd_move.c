@@ -35,7 +35,8 @@ usage(FILE *f)
         "               stdout, {\"legal\":true,\"records\":[...]} with the\n"
         "               records it would fix, or {\"legal\":false,\"rule\":\n"
         "               ...,\"message\":...} (exit 1); with --expect N,\n"
-        "               refused unless the state judged is event N\n"
+        "               refused unless the state judged is event N; not\n"
+        "               with --cid\n"
         "  --           ends the options (for arguments starting with -)\n\n");
     cli_net_usage(f);
     cli_net_usage_status(f);
@@ -126,6 +127,14 @@ cmd_move(int argc, char **argv)
         if (cli_parse_u64("move", "--expect", expect, &a.expect) != 0)
             goto done;
         a.has_expect = 1;
+    }
+    /* A judged move is not recorded, so an id for its event would
+     * name nothing: refused rather than silently dropped. */
+    if (judge && a.cid != NULL) {
+        fprintf(stderr, "arbiter move: --cid names an event to record; "
+                "--judge records nothing\n");
+        usage(stderr);
+        goto done;
     }
     a.kind = "move";
     if (cli_net_connect(&n) != 0)

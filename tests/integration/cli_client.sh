@@ -158,6 +158,13 @@ out=$($A move --judge --token "$SCO" --match M2 --expect 2 place alice 4S \
       2>&1); rc=$?
 check "judge --expect at the match: the verdict" "0 {\"legal\":true," \
     "$rc $(printf '%s' "$out" | cut -c1-14)"
+# --judge --cid: the id would name an event never recorded (it was
+# dropped, the verdict printed, exit 0)
+out=$($A move --judge --token "$SCO" --match M2 --cid j-1 place alice 4S \
+      2>&1 >/dev/null); rc=$?
+check "judge --cid: usage" \
+    "2 arbiter move: --cid names an event to record; --judge records nothing" \
+    "$rc $(printf '%s' "$out" | head -1)"
 
 # ---- idempotent retry ----------------------------------------------------
 first=$($A move --token "$SCO" --match M2 --cid sheet-3 place alice 4S)
