@@ -862,6 +862,15 @@ repair:
             pthread_mutex_lock(&r->mu);
             r->st.missing++;
             pthread_mutex_unlock(&r->mu);
+        } else {
+            /* Nothing lacking: only its end goes again.  Until 2026-12-07
+             * no line said so, only the pass's count of repairs. */
+            arb_log_ev(ARB_LOG_WARN, "replicate_reended", NULL,
+                       "replicate: match %s: seq %" PRIu64 " published "
+                       "again and its old copy deleted, so that the "
+                       "subject ends on its highest seq (%s)", match, w.top,
+                       lost_last ? "the server had lost which message is "
+                       "last" : "it ended on a copy of a lower seq");
         }
         rc = repair_holes(&rp, &w);
         if (rc == 0 && end)
