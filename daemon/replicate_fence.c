@@ -158,6 +158,7 @@ look_subject_cb(void *ud, const char *subject, uint64_t msgs)
     arb_match_info_t info;
     char             id[ARB_STREAM_ID_MAX + 1];
     size_t           i = arb__repl_look_counted(k->l, subject, msgs);
+    int              fenced;
 
     if (i != SIZE_MAX) {
         k->looked[i] = 1;
@@ -168,6 +169,13 @@ look_subject_cb(void *ud, const char *subject, uint64_t msgs)
         || arb_stream_subject_parse(subject, id, sizeof(id)) != ARB_STREAM_EV
         || arb_repl_owner(k->r->conf, id) != NULL
         || arb_store_match(k->r->store, id, &info, NULL) != ARB_ENOTFOUND)
+        return 0;
+    /* Fenced by a listing that failed after it, which this one retries:
+     * said and counted then. */
+    pthread_mutex_lock(&k->r->mu);
+    fenced = arb__repl_fence_find_locked(k->r, id) != NULL;
+    pthread_mutex_unlock(&k->r->mu);
+    if (fenced)
         return 0;
     arb_log_ev(ARB_LOG_ERROR, "replicate_ahead", NULL, "replicate: match "
                "%s: the stream holds %" PRIu64 " events of it and the log "
@@ -250,10 +258,15 @@ look_list(arb_repl_t *r, arb_buf_t *why)
     if (rc == 0)
         rc = arb_stream_subjects(r->s, ARB_STREAM_EV_PREFIX ">",
                                  look_subject_cb, &k, why);
+    if (rc == 0 && r->list_hook != NULL)
+        rc = r->list_hook(r, why);
     if (rc != 0) {
         free(looked);
         looked = NULL;
     }
+    /* What it fenced stays fenced when the listing fails: counted now,
+     * once (the retry passes over what is fenced already).  Until
+     * 2026-12-07 the retry counted and said it again. */
     pthread_mutex_lock(&r->mu);
     r->st.ahead += k.fenced;
     if (rc == 0) {

@@ -331,6 +331,11 @@ struct arb_repl {
      * NULL: none. */
     void             (*repair_hook)(arb_repl_t *r, const char *match,
                                     uint64_t first);
+    /* Test hook (test_repl_forked.c): the fence look calls it once it
+     * has read the stream's subjects (fencing those the log lacks); what
+     * it returns is taken for the listing's outcome, as a failure of a
+     * later page would be.  NULL: none. */
+    int              (*list_hook)(arb_repl_t *r, arb_buf_t *why);
     int                wave_failed; /* [mu] a publish failed: the thread
                                        settles what is in flight */
     jsErrCode          wave_jerr;   /* [mu] */

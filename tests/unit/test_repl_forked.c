@@ -1186,6 +1186,131 @@ out:
     arb_buf_free(&why);
 }
 
+/* ---- passes over a store of their own ---------------------------------- */
+
+/* A store of its own under root (name), made the test's; the shared
+ * store's cursor file set aside, so that a replicator on it publishes
+ * it from its start.  0, or -1 (store unchanged). */
+static arb_store_t *shared_store;
+
+static int
+own_store(const char *name, arb_store_t **own)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    char      dir[300], pos[300], kept[310];
+
+    snprintf(dir, sizeof(dir), "%s/%s", root, name);
+    mkdir(dir, 0700);
+    if (arb_store_open(own, dir, NULL, &why) != 0) {
+        printf("store: %s\n", arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return -1;
+    }
+    shared_store = store;
+    store = *own;
+    snprintf(pos, sizeof(pos), "%s/%s", root, ARB_STREAM_CURSOR_FILE);
+    snprintf(kept, sizeof(kept), "%s.kept", pos);
+    CHECK_INT(rename(pos, kept), 0);
+    return 0;
+}
+
+/* The shared store back, own closed (what own_store set aside too). */
+static void
+own_store_end(arb_store_t *own)
+{
+    char pos[300], kept[310];
+
+    store = shared_store;
+    arb_store_close(own);
+    snprintf(pos, sizeof(pos), "%s/%s", root, ARB_STREAM_CURSOR_FILE);
+    snprintf(kept, sizeof(kept), "%s.kept", pos);
+    CHECK_INT(rename(kept, pos), 0);
+}
+
+/* The list hook: the first listing fails once it has read the subjects
+ * (and fenced those the log lacks), the next one succeeds. */
+static int list_calls;
+
+static int
+fail_first_list(arb_repl_t *r, arb_buf_t *why)
+{
+    (void)r;
+    if (list_calls++ > 0)
+        return 0;
+    if (why != NULL) {
+        why->len = 0;
+        arb_buf_puts(why, "the listing's next page did not come");
+    }
+    return ARB_EAGAIN;
+}
+
+/*
+ * The look before writes fences the subjects of ids the log lacks (the
+ * stream holds the other tests' matches, this store none of them) as it
+ * lists them; a listing that fails after that is tried again a second
+ * later.  Each is counted ahead and said once: until 2026-12-07 the
+ * retry counted and said every one again.
+ */
+static void
+test_look_retry(void)
+{
+    arb_store_t *own = NULL;
+    arb_repl_t  *r;
+    arb_buf_t    why = ARB_BUF_INIT;
+    char         dir[300];
+    uint64_t     head, ahead = 0;
+    size_t       nfence = 0;
+    int          i, j, err, verified = 0;
+
+    if (own_store("store-lr", &own) != 0) {
+        CHECK(0);
+        return;
+    }
+    head = append_ev("lr-0", 0, 2);
+    CHECK(head > 0);
+    conf.timeout_ms = 5000;
+    if ((r = calloc(1, sizeof(*r))) == NULL) {
+        CHECK(0);
+        goto out;
+    }
+    r->store = store;
+    r->conf = &conf;
+    pthread_mutex_init(&r->mu, NULL);
+    arb_cond_init(&r->cv);
+    snprintf(r->cursor_path, sizeof(r->cursor_path), "%s/%s", root,
+             ARB_STREAM_CURSOR_FILE);
+    r->st.head = head;
+    atomic_store(&r->head, head);
+    list_calls = 0;
+    r->list_hook = fail_first_list;
+    err = capture("log-lr", dir, sizeof(dir));
+    i = arb__repl_thread_start(r, &why);
+    for (j = 0; i == 0 && !verified && j < 1000; j++) {
+        sleep_ms(10);
+        pthread_mutex_lock(&r->mu);
+        verified = r->verified;
+        pthread_mutex_unlock(&r->mu);
+    }
+    uncapture(err, dir);
+    CHECK_INT(i, 0);
+    CHECK(verified);
+    CHECK_INT(list_calls, 2);
+    pthread_mutex_lock(&r->mu);
+    ahead = r->st.ahead;
+    nfence = r->nfence;
+    pthread_mutex_unlock(&r->mu);
+    CHECK(nfence > 10);
+    CHECK_INT(ahead, nfence);
+    CHECK_INT(test_log_count(dir, "none; opening it is refused"), nfence);
+    CHECK_INT(test_log_count(dir, "match m: the stream holds"), 1);
+    if (i == 0)
+        arb__repl_thread_stop(r);
+    repl_free(r);
+out:
+    own_store_end(own);
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
@@ -1204,6 +1329,7 @@ main(void)
         test_look_back();
         test_foreign_end();             /* its h stays unverified */
         test_pass_damage();             /* a store of its own */
+        test_look_retry();              /* and this one */
     }
     repl_harness_end(test_failed_ != 0);
     return TEST_END();
