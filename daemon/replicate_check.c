@@ -44,6 +44,14 @@
  * sequence (a leader holding messages on the subject refuses, 10071) and
  * the event's message id (inside the dedupe window a held event is
  * acknowledged as a duplicate and nothing is stored; see arb__repl_put).
+ * Fencing is the one act of a first look: a last message past the log,
+ * or with another hash than the log's at its seq, fences the match at
+ * once, counted there (it is no candidate, so the second look does not
+ * count it again).  A stale answer shows less than the stream holds,
+ * never a seq the log lacks nor another hash at a seq, and writes to a
+ * fork are refused 2 s sooner.  A subject ending with a message arbiter
+ * did not write waits for the second look: a stale leader may still end
+ * it on a stray message that an event of ours has followed since.
  */
 #include <inttypes.h>
 #include <stdlib.h>

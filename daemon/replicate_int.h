@@ -331,6 +331,10 @@ struct arb_repl {
      * NULL: none. */
     void             (*repair_hook)(arb_repl_t *r, const char *match,
                                     uint64_t first);
+    /* Test hook (test_repl_forked.c): a pass calls it as its first
+     * round's pause begins (the first look done, candidates found),
+     * while publishing goes on until the second look.  NULL: none. */
+    void             (*pause_hook)(arb_repl_t *r);
     /* Test hook (test_repl_forked.c): the fence look calls it once it
      * has read the stream's subjects (fencing those the log lacks); what
      * it returns is taken for the listing's outcome, as a failure of a

@@ -714,6 +714,8 @@ arb__repl_pass_step(arb_repl_t *r, int *fin, size_t *undecided,
                 p->at = 0;
                 p->phase = p->ncand > 0 ? ARB_PASS_PAUSE : ARB_PASS_END;
                 p->second_at = arb_clock_ms() + 2000;
+                if (p->ncand > 0 && !p->quiet && r->pause_hook != NULL)
+                    r->pause_hook(r);
                 break;
             }
             i = look_at(p, p->at++);

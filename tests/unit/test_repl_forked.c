@@ -33,8 +33,11 @@
  * healed from the log and counted once each; another writer's seq past
  * the log, at the end or before a copy of ours, is ahead, and its other
  * hash at a seq before its end diverged, both fenced; the whole subjects
- * are left alone, by every pass after too.  A real nats-server (skipped
- * without one).
+ * are left alone, by every pass after too.  A match published while
+ * the pass pauses between its looks is healed in its last round
+ * (test_pass_late), and the first look acts on nothing; the look before
+ * writes counts what it fenced once when its listing is retried
+ * (test_look_retry).  A real nats-server (skipped without one).
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -1227,6 +1230,129 @@ own_store_end(arb_store_t *own)
     CHECK_INT(rename(kept, pos), 0);
 }
 
+/* r's counter *c, read under mu. */
+static uint64_t
+stat_of(arb_repl_t *r, const uint64_t *c)
+{
+    uint64_t v;
+
+    pthread_mutex_lock(&r->mu);
+    v = *c;
+    pthread_mutex_unlock(&r->mu);
+    return v;
+}
+
+/* The pause hook (on the replication thread, between the pass's two
+ * looks): the counters as the first look left them, then match pl-h's
+ * next event logged and committed, which the thread publishes while the
+ * pass pauses. */
+static uint64_t paused_diverged, paused_ahead, paused_missing;
+static int      paused, paused_fenced;
+
+static void
+on_pause(arb_repl_t *r)
+{
+    uint64_t pos;
+
+    pthread_mutex_lock(&r->mu);
+    paused_diverged = r->st.diverged;
+    paused_ahead = r->st.ahead;
+    paused_missing = r->st.missing;
+    paused_fenced = arb__repl_fence_find_locked(r, "pl-b") != NULL;
+    pthread_mutex_unlock(&r->mu);
+    paused++;
+    if ((pos = append_ev("pl-h", 5, 5)) > 0)
+        committed(r, pos);
+}
+
+/*
+ * A match published while the pass pauses between its looks is looked
+ * at in the pass's last round, with publishing waiting: match pl-h (its
+ * seq 2 lost) is a candidate of the first look, then its seq 5 is
+ * logged and published (the pause hook); the second look passes it to
+ * the last round, which reads it with its new upto and repairs it (2
+ * published again, then 5 so that the subject ends on it).  No test
+ * failed when the last round was skipped: the match stayed short until
+ * a later pass.  And match pl-b, whose subject ends with a message
+ * arbiter did not write after the log's own 0..2: the first look acts on
+ * nothing (its answer may be a new leader's), the second reports it
+ * once, diverged, not fenced (its history is the log's).  No test failed
+ * when the first look reported it already.
+ */
+static void
+test_pass_late(void)
+{
+    static arb_server_t srv;
+    arb_store_t        *own = NULL;
+    arb_repl_t         *r;
+    arb_buf_t           why = ARB_BUF_INIT;
+    char                dir[300];
+    uint64_t            head, checks = 0, missing, diverged, ahead;
+    unsigned            check_read = conf.check_read;
+    int                 i, err;
+
+    if (own_store("store-pl", &own) != 0) {
+        CHECK(0);
+        return;
+    }
+    CHECK(append_ev("pl-b", 0, 2) > 0);
+    head = append_ev("pl-h", 0, 4);
+    CHECK(head > 0);
+    conf.timeout_ms = 5000;
+    conf.check_read = 0;
+    r = repl_start(head);
+    CHECK(r != NULL);
+    if (r == NULL)
+        goto out;
+    srv.repl = r;
+    for (i = 0; i < 2000 && (cursor_of(r, &checks) < head || checks < 1);
+         i++)
+        sleep_ms(10);
+    CHECK_INT(cursor_of(r, NULL), head);
+    CHECK_INT(subject_is(r, "pl-h"), 5004);
+    CHECK_INT(junk(r, "pl-b"), 0);
+    CHECK_INT(drop_seq(r, "pl-h", 2), 0);
+    missing = stat_of(r, &r->st.missing);
+    diverged = stat_of(r, &r->st.diverged);
+    ahead = stat_of(r, &r->st.ahead);
+    paused = 0;
+    r->pause_hook = on_pause;       /* (pass_now's mu hands it over) */
+    err = capture("log-pl", dir, sizeof(dir));
+    i = pass_now(r, ARB_REPL_WALK_NONE);
+    uncapture(err, dir);
+    CHECK_INT(i, 0);
+    pthread_mutex_lock(&r->mu);
+    r->pause_hook = NULL;
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(paused, 1);
+    /* The first look acted on nothing. */
+    CHECK_INT(paused_diverged, diverged);
+    CHECK_INT(paused_ahead, ahead);
+    CHECK_INT(paused_missing, missing);
+    CHECK(!paused_fenced);
+    /* pl-h in the last round: healed in this pass, 0..5 once. */
+    pthread_mutex_lock(&r->mu);
+    CHECK_INT(r->st.last_busy, 1);
+    CHECK_INT(r->st.last_repaired, 1);
+    CHECK_INT(r->st.missing, missing + 1);
+    CHECK_INT(r->st.diverged, diverged + 1);
+    CHECK_INT(r->st.ahead, ahead);
+    pthread_mutex_unlock(&r->mu);
+    CHECK_INT(subject_is(r, "pl-h"), 6005);
+    /* pl-b said once, in the second look. */
+    CHECK_INT(test_log_count(dir, "match pl-b:"), 1);
+    CHECK_INT(test_log_count(dir, "match pl-h: the stream lacks 1 seqs"),
+              1);
+    CHECK(arb_repl_fenced(&srv, "pl-b", &why) == NULL);
+    CHECK(arb_repl_fenced(&srv, "pl-h", &why) == NULL);
+    arb__repl_thread_stop(r);
+    repl_free(r);
+out:
+    conf.check_read = check_read;
+    own_store_end(own);
+    arb_buf_free(&why);
+}
+
 /* The list hook: the first listing fails once it has read the subjects
  * (and fenced those the log lacks), the next one succeeds. */
 static int list_calls;
@@ -1329,7 +1455,8 @@ main(void)
         test_look_back();
         test_foreign_end();             /* its h stays unverified */
         test_pass_damage();             /* a store of its own */
-        test_look_retry();              /* and this one */
+        test_pass_late();               /* and these too */
+        test_look_retry();
     }
     repl_harness_end(test_failed_ != 0);
     return TEST_END();
