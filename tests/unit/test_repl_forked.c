@@ -1375,7 +1375,8 @@ fail_first_list(arb_repl_t *r, arb_buf_t *why)
  * stream holds the other tests' matches, this store none of them) as it
  * lists them; a listing that fails after that is tried again a second
  * later.  Each is counted ahead and said once: until 2026-12-07 the
- * retry counted and said every one again.
+ * retry counted and said every one again.  Then, with owners, only the
+ * recorder's own ids are fenced so.
  */
 static void
 test_look_retry(void)
@@ -1429,9 +1430,40 @@ test_look_retry(void)
     CHECK_INT(ahead, nfence);
     CHECK_INT(test_log_count(dir, "none; opening it is refused"), nfence);
     CHECK_INT(test_log_count(dir, "match m: the stream holds"), 1);
+    /* Another writer's ow-x, of which the log holds nothing. */
+    CHECK_INT(forged(r, "ow-x", 0), 0);
     if (i == 0)
         arb__repl_thread_stop(r);
     repl_free(r);
+
+    /* With owners: only a subject of this recorder's own ids is fenced
+     * by the look (ow-x), not another recorder's (every other id here):
+     * those are theirs to open.  No test failed when the look fenced
+     * the others' too. */
+    conf.own[0] = "ow-";
+    conf.own[1] = "lr-";
+    conf.nown = 2;
+    r = repl_start(head);
+    CHECK(r != NULL);
+    for (j = 0, verified = 0; r != NULL && !verified && j < 1000; j++) {
+        pthread_mutex_lock(&r->mu);
+        verified = r->verified;
+        pthread_mutex_unlock(&r->mu);
+        if (!verified)
+            sleep_ms(10);
+    }
+    CHECK(verified);
+    if (r != NULL) {
+        pthread_mutex_lock(&r->mu);
+        CHECK_INT(r->nfence, 1);
+        CHECK(arb__repl_fence_find_locked(r, "ow-x") != NULL);
+        CHECK_INT(r->st.ahead, 1);
+        pthread_mutex_unlock(&r->mu);
+        arb__repl_thread_stop(r);
+        repl_free(r);
+    }
+    conf.nown = 0;
+    conf.own[0] = conf.own[1] = NULL;
 out:
     own_store_end(own);
     arb_buf_free(&why);
