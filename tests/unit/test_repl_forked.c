@@ -1469,6 +1469,115 @@ out:
     arb_buf_free(&why);
 }
 
+/* A pass on sh (a replicator without a thread) as the thread runs it,
+ * slice after slice, walk: ARB_REPL_WALK_*; 0 when it ended. */
+static int
+pass_on(arb_repl_t *sh, int walk)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    size_t    undecided;
+    int       rc, fin = 0, moved, i;
+
+    rc = arb__repl_pass_begin(sh, walk, &why);
+    for (i = 0; rc == 0 && !fin && i < 1000; i++) {
+        rc = arb__repl_pass_step(sh, &fin, &undecided, &moved, &why);
+        if (rc == 0 && !fin)
+            sleep_ms(10);
+    }
+    if (rc != 0)
+        printf("pass: %s\n", arb_buf_cstr(&why));
+    arb_buf_free(&why);
+    return rc == 0 && fin ? 0 : -1;
+}
+
+/*
+ * What a pass settles in the window: a hole is filled only when its
+ * match's subject was found, or made, whole past it, and a refused
+ * event is let go only when its subject is whole past it and its match
+ * not fenced.  A replicator without a thread (sh, on a running one's
+ * connection), its window and refusals set by hand, in a store of its
+ * own:
+ *   hw  0..2 published, then a message arbiter did not write; the log
+ *       goes on to 4, and the window holds 3 as a hole: the pass reports
+ *       the subject, finds it not whole, and the hole stays;
+ *   rf  0..4 published, its 4 refused (a stream repaired by hand): whole
+ *       by the pass's read, and not fenced: refused no more;
+ *   rg  0..4 published, its 2 refused, the match fenced: still refused.
+ * No test failed when a hole was filled whatever the pass found, a
+ * refused last seq was kept, or a fenced match's event let go.
+ */
+static void
+test_pass_window(void)
+{
+    arb_store_t *own = NULL;
+    arb_repl_t  *r, *sh;
+    uint64_t     head, f4, g2, hw4;
+    int          i;
+
+    if (own_store("store-pw", &own) != 0) {
+        CHECK(0);
+        return;
+    }
+    CHECK(append_ev("hw", 0, 2) > 0);
+    f4 = append_ev("rf", 0, 4);
+    g2 = append_ev("rg", 0, 2);
+    head = append_ev("rg", 3, 4);
+    CHECK(f4 > 0 && g2 > f4 && head > g2);
+    conf.timeout_ms = 5000;
+    r = repl_start(head);
+    CHECK(r != NULL);
+    if (r == NULL)
+        goto out;
+    for (i = 0; i < 2000 && cursor_of(r, NULL) < head; i++)
+        sleep_ms(10);
+    CHECK_INT(cursor_of(r, NULL), head);
+    hw4 = append_ev("hw", 3, 4);                /* the replicator not told */
+    CHECK(hw4 > head);
+    CHECK_INT(junk(r, "hw"), 0);
+    if ((sh = calloc(1, sizeof(*sh))) == NULL) {
+        CHECK(0);
+        goto stop;
+    }
+    sh->store = store;
+    sh->conf = &conf;
+    sh->s = r->s;
+    sh->read_pos = hw4;
+    pthread_mutex_init(&sh->mu, NULL);
+    arb_cond_init(&sh->cv);
+    sh->win = calloc(1, sizeof(*sh->win));
+    sh->refused = malloc(2 * sizeof(*sh->refused));
+    if (sh->win != NULL && sh->refused != NULL) {
+        snprintf(sh->win[0].match, sizeof(sh->win[0].match), "hw");
+        sh->win[0].seq = 3;
+        sh->win[0].pos = hw4 - 1;
+        sh->win[0].hole = 1;
+        sh->nwin = 1;
+        sh->refused[0] = f4;
+        sh->refused[1] = g2;
+        sh->nrefused = sh->caprefused = 2;
+        arb__repl_fence_set(sh, "rg", 2, 4);
+        CHECK_INT(pass_on(sh, ARB_REPL_WALK_ALL), 0);
+        CHECK_INT(sh->st.diverged, 1);          /* hw, said */
+        CHECK_INT(sh->win[0].hole, 1);
+        CHECK(sh->win[0].state != EV_DONE);
+        CHECK_INT(sh->nrefused, 1);
+        CHECK_INT(sh->refused[0], g2);
+    } else {
+        CHECK(0);
+    }
+    pthread_mutex_destroy(&sh->mu);
+    pthread_cond_destroy(&sh->cv);
+    free(sh->win);
+    free(sh->refused);
+    free(sh->fence);
+    free(sh);
+stop:
+    arb__repl_thread_stop(r);
+    repl_free(r);
+out:
+    own_store_end(own);
+}
+
 int
 main(void)
 {
@@ -1489,6 +1598,7 @@ main(void)
         test_pass_damage();             /* a store of its own */
         test_pass_late();               /* and these too */
         test_look_retry();
+        test_pass_window();
     }
     repl_harness_end(test_failed_ != 0);
     return TEST_END();
