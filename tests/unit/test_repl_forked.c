@@ -83,6 +83,29 @@ append_ev(const char *id, uint64_t from, uint64_t to)
     return v[k - 1].pos;
 }
 
+/* Match id's open (with a deal secret) and seqs 1..2 into the log; the
+ * log's head. */
+static uint64_t
+append_dealt(const char *id)
+{
+    arb_append_t v[3];
+    uint64_t     s;
+
+    memset(v, 0, sizeof(v));
+    for (s = 0; s < 3; s++) {
+        v[s].match_id = id;
+        v[s].game = "yahchain";
+        v[s].seq = s;
+        v[s].time_ms = arb_clock_ms();
+        v[s].bytes = bytes;
+        v[s].len = sizeof(bytes);
+    }
+    v[0].secret = "the deal's secret";
+    if (arb_store_append_batch(store, v, 3, NULL) != 0)
+        return 0;
+    return v[2].pos;
+}
+
 /* The seq of the last message of match id's subject, or UINT64_MAX. */
 static uint64_t
 stream_last_seq(arb_repl_t *r, const char *id)
@@ -1472,6 +1495,19 @@ out:
     arb_buf_free(&why);
 }
 
+/* The number of messages on match id's deal subject, or UINT64_MAX. */
+static uint64_t
+deal_count(arb_repl_t *r, const char *id)
+{
+    char     subj[200];
+    uint64_t n = 0;
+
+    if (arb_stream_subject(subj, sizeof(subj), ARB_STREAM_DEAL, id) != 0
+        || arb_stream_subject_count(r->s, subj, &n, NULL) != 0)
+        return UINT64_MAX;
+    return n;
+}
+
 /* A pass on sh (a replicator without a thread) as the thread runs it,
  * slice after slice, walk: ARB_REPL_WALK_*; 0 when it ended. */
 static int
@@ -1505,9 +1541,16 @@ pass_on(arb_repl_t *sh, int walk)
  *       the subject, finds it not whole, and the hole stays;
  *   rf  0..4 published, its 4 refused (a stream repaired by hand): whole
  *       by the pass's read, and not fenced: refused no more;
- *   rg  0..4 published, its 2 refused, the match fenced: still refused.
+ *   rg  0..4 published, its 2 refused, the match fenced: still refused;
+ *   dl  a dealt match, 0..2 published, its deal message not (sh has a
+ *       replication key, r none): the deal is published again, counted
+ *       as a repair of the pass;
+ *   ds  the same, its subject ending as hw's: reported, not whole, and
+ *       its deal waits for the subject to be (by any pass).
  * No test failed when a hole was filled whatever the pass found, a
- * refused last seq was kept, or a fenced match's event let go.  Then a
+ * refused last seq was kept, or a fenced match's event let go, nor when
+ * a lost deal was not republished, not counted, or published while its
+ * match's subject was not found whole.  Then a
  * repair put off by the second look is counted in the pass's put off
  * (no test failed when it was not).
  */
@@ -1524,6 +1567,8 @@ test_pass_window(void)
         return;
     }
     CHECK(append_ev("hw", 0, 2) > 0);
+    CHECK(append_dealt("dl") > 0);
+    CHECK(append_dealt("ds") > 0);
     f4 = append_ev("rf", 0, 4);
     g2 = append_ev("rg", 0, 2);
     head = append_ev("rg", 3, 4);
@@ -1539,6 +1584,7 @@ test_pass_window(void)
     hw4 = append_ev("hw", 3, 4);                /* the replicator not told */
     CHECK(hw4 > head);
     CHECK_INT(junk(r, "hw"), 0);
+    CHECK_INT(junk(r, "ds"), 0);
     if ((sh = calloc(1, sizeof(*sh))) == NULL) {
         CHECK(0);
         goto stop;
@@ -1547,6 +1593,8 @@ test_pass_window(void)
     sh->conf = &conf;
     sh->s = r->s;
     sh->read_pos = hw4;
+    sh->have_key = 1;               /* r published no deal: it has none */
+    memset(sh->key, 0x2a, sizeof(sh->key));
     pthread_mutex_init(&sh->mu, NULL);
     arb_cond_init(&sh->cv);
     sh->win = calloc(1, sizeof(*sh->win));
@@ -1562,7 +1610,11 @@ test_pass_window(void)
         sh->nrefused = sh->caprefused = 2;
         arb__repl_fence_set(sh, "rg", 2, 4);
         CHECK_INT(pass_on(sh, ARB_REPL_WALK_ALL), 0);
-        CHECK_INT(sh->st.diverged, 1);          /* hw, said */
+        CHECK_INT(sh->st.diverged, 2);          /* hw and ds, said */
+        CHECK_INT(sh->st.deals_republished, 1);
+        CHECK_INT(sh->st.last_repaired, 1);     /* dl's deal */
+        CHECK_INT(deal_count(r, "dl"), 1);
+        CHECK_INT(deal_count(r, "ds"), 0);
         CHECK_INT(sh->win[0].hole, 1);
         CHECK(sh->win[0].state != EV_DONE);
         CHECK_INT(sh->nrefused, 1);
@@ -1579,6 +1631,8 @@ test_pass_window(void)
         CHECK_INT(sh->st.undecided, 1);
         CHECK_INT(sh->st.last_put_off, 1);
         CHECK_INT(sh->st.last_repaired, 0);
+        CHECK_INT(sh->st.deals_republished, 1);
+        CHECK_INT(deal_count(r, "ds"), 0);
         CHECK_INT(subject_is(r, "rf"), 4004);
     } else {
         CHECK(0);
