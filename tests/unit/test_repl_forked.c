@@ -152,7 +152,8 @@ published(uint64_t *head, const char *id)
     CHECK(*head > 0);
     r = repl_start(*head);
     CHECK(r != NULL);
-    for (i = 0; r != NULL && i < 400 && cursor_of(r, NULL) < *head; i++)
+    /* (20 s: a start on a loaded machine took more than 4) */
+    for (i = 0; r != NULL && i < 2000 && cursor_of(r, NULL) < *head; i++)
         sleep_ms(10);
     if (r != NULL)
         CHECK_INT(cursor_of(r, NULL), *head);
