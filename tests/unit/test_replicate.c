@@ -247,23 +247,92 @@ mlist_free(mlist_t *l)
     free(l->m);
 }
 
+/* One message of the stream (taken: arb_stream_msg_parse owns it) held
+ * to the store s (stream_vs_store): counted in v, its seq marked in its
+ * match's state in l. */
+static void
+sv_one(arb_store_t *s, mlist_t *l, natsMsg *msg, sv_t *v)
+{
+    arb_stream_msg_t m;
+    mstate_t        *ms;
+    hash_t           h;
+
+    if (arb_stream_msg_parse(&m, msg, NULL) != 0) {
+        v->foreign++;
+        return;
+    }
+    v->msgs++;
+    ms = mfind(l, m.match_id);
+    if (strcmp(m.recorder, "r1") != 0) {
+        arb_stream_msg_clear(&m);   /* test_fence's other writer */
+        return;
+    }
+    if (m.kind != ARB_STREAM_EV || ms == NULL) {
+        v->foreign += ms == NULL;
+        arb_stream_msg_clear(&m);
+        return;
+    }
+    if (m.seq > ms->last)
+        v->missing++;       /* past the store: counted as a problem */
+    else if (ms->seen[m.seq / 8] & (1u << (m.seq % 8)))
+        v->dups++;
+    else if (m.seq < ms->next)
+        v->late++;
+    if (m.seq <= ms->last)
+        ms->seen[m.seq / 8] |= (unsigned char)(1u << (m.seq % 8));
+    memset(&h, 0, sizeof(h));
+    arb_store_events(s, m.match_id, m.seq, m.seq, hash_cb, &h, NULL);
+    if (!h.found || memcmp(h.hash, m.hash, 32) != 0)
+        v->badhash++;
+    if (m.seq >= ms->next)
+        ms->next = m.seq + 1;
+    arb_stream_msg_clear(&m);
+}
+
+/* Stream sequences from..to, each asked of the stream's leader on its
+ * own (one that is not there was deleted on purpose), through sv_one. */
+static void
+sv_get(arb_stream_t *st, arb_store_t *s, mlist_t *l, uint64_t from,
+       uint64_t to, sv_t *v)
+{
+    uint64_t seq;
+
+    for (seq = from; seq != 0 && seq <= to; seq++) {
+        natsMsg  *msg = NULL;
+        jsErrCode jerr = 0;
+
+        if (js_GetMsg(&msg, st->js, "ARBITER", seq, NULL, &jerr)
+            != NATS_OK)
+            continue;               /* deleted on purpose */
+        sv_one(s, l, msg, v);
+    }
+}
+
 /*
  * Reads the whole stream in order and holds it to the store in load_data:
  * per match, seqs 0..last exactly once (by Arbiter-Seq), each with the
  * store's hash.  Returns the number of problems.  v->late counts events
  * that came after a higher seq of their match: a repaired hole, not a
- * problem (docs/REPLICA.md).
+ * problem (docs/REPLICA.md).  Every stream sequence from the first to
+ * the last is read once: most through an ordered consumer of libnats'
+ * own (one message at a time asked of the leader took 5-10 s at each
+ * look over the load's 25,000 events), and any it did not deliver (a
+ * gap in what it handed over, its end, or all of it when it stalls for
+ * 5 s: a consumer on a replica that lags) asked of the leader one by
+ * one, as they all were before.
  */
 static uint64_t
 stream_vs_store(arb_stream_t *st, sv_t *v)
 {
-    arb_store_t     *s = NULL;
-    arb_store_opts_t o = { 0, 0, 1, 0 };
-    mlist_t          l = { NULL, 0, 0 };
-    jsStreamInfo    *si = NULL;
-    jsErrCode        jerr = 0;
-    uint64_t         seq, last;
-    size_t           i;
+    arb_store_t      *s = NULL;
+    arb_store_opts_t  o = { 0, 0, 1, 0 };
+    mlist_t           l = { NULL, 0, 0 };
+    jsStreamInfo     *si = NULL;
+    jsErrCode         jerr = 0;
+    jsSubOptions      so;
+    natsSubscription *sub = NULL;
+    uint64_t          first, last, at;
+    size_t            i;
 
     memset(v, 0, sizeof(*v));
     if (arb_store_open(&s, load_data, &o, NULL) != 0
@@ -275,49 +344,49 @@ stream_vs_store(arb_stream_t *st, sv_t *v)
         return 1;
     }
     last = si->State.LastSeq;
-    seq = si->State.FirstSeq;
+    first = si->State.FirstSeq;
     jsStreamInfo_Destroy(si);
-    for (; seq != 0 && seq <= last; seq++) {
-        natsMsg         *msg = NULL;
-        arb_stream_msg_t m;
-        mstate_t        *ms;
-        hash_t           h;
+    at = first != 0 ? first - 1 : 0;    /* read up to at */
+    jsSubOptions_Init(&so);
+    so.Stream = "ARBITER";
+    so.Ordered = true;
+    so.Config.DeliverPolicy = js_DeliverAll;
+    if (first != 0 && last >= first
+        && js_SubscribeSync(&sub, st->js, ARB_STREAM_SUBJECTS, NULL, &so,
+                            &jerr) == NATS_OK) {
+        natsSubscription_SetPendingLimits(sub, -1, -1);
+        while (at < last) {
+            natsMsg       *msg = NULL;
+            jsMsgMetaData *meta = NULL;
+            uint64_t       sseq, pending;
 
-        jerr = 0;
-        if (js_GetMsg(&msg, st->js, "ARBITER", seq, NULL, &jerr)
-            != NATS_OK)
-            continue;               /* deleted on purpose */
-        if (arb_stream_msg_parse(&m, msg, NULL) != 0) {
-            v->foreign++;
-            continue;
+            if (natsSubscription_NextMsg(&msg, sub, 5000) != NATS_OK)
+                break;
+            if (natsMsg_GetMetaData(&meta, msg) != NATS_OK) {
+                natsMsg_Destroy(msg);
+                break;
+            }
+            sseq = meta->Sequence.Stream;
+            pending = meta->NumPending;
+            jsMsgMetaData_Destroy(meta);
+            if (sseq > last) {
+                natsMsg_Destroy(msg);
+                break;
+            }
+            if (sseq > at) {
+                sv_get(st, s, &l, at + 1, sseq - 1, v);     /* a gap */
+                sv_one(s, &l, msg, v);     /* msg is its own now */
+                at = sseq;
+            } else {
+                natsMsg_Destroy(msg);
+            }
+            if (pending == 0)
+                break;
         }
-        v->msgs++;
-        ms = mfind(&l, m.match_id);
-        if (strcmp(m.recorder, "r1") != 0) {
-            arb_stream_msg_clear(&m);   /* test_fence's other writer */
-            continue;
-        }
-        if (m.kind != ARB_STREAM_EV || ms == NULL) {
-            v->foreign += ms == NULL;
-            arb_stream_msg_clear(&m);
-            continue;
-        }
-        if (m.seq > ms->last)
-            v->missing++;       /* past the store: counted as a problem */
-        else if (ms->seen[m.seq / 8] & (1u << (m.seq % 8)))
-            v->dups++;
-        else if (m.seq < ms->next)
-            v->late++;
-        if (m.seq <= ms->last)
-            ms->seen[m.seq / 8] |= (unsigned char)(1u << (m.seq % 8));
-        memset(&h, 0, sizeof(h));
-        arb_store_events(s, m.match_id, m.seq, m.seq, hash_cb, &h, NULL);
-        if (!h.found || memcmp(h.hash, m.hash, 32) != 0)
-            v->badhash++;
-        if (m.seq >= ms->next)
-            ms->next = m.seq + 1;
-        arb_stream_msg_clear(&m);
+        natsSubscription_Unsubscribe(sub);
+        natsSubscription_Destroy(sub);
     }
+    sv_get(st, s, &l, at + 1, last, v);
     for (i = 0; i < l.n; i++) {
         uint64_t q;
 
