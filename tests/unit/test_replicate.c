@@ -45,7 +45,9 @@
  *      stream R3; kill -9 of the stream leader and of the recorder under
  *      load; afterwards the stream holds every acked event once, in order.
  *      Then a stale leader, forced (test_stale_leader): the recorder heals
- *      the stream, nothing lost or forked.
+ *      the stream, nothing lost or forked.  Case 7 is a binary of its own,
+ *      test_replicate_cluster (this file, built with REPL_CLUSTER_ONLY), so
+ *      that tests/run.sh runs it beside cases 1-6, not after them.
  * Deal secrets: sealed on arbiter.deal.<token>, opening to the stored one.
  * Port: one the server picks (kept across its restarts), or
  * ARB_NATS_PORT_BASE.  ARB_REPL_ONLY=cluster runs case 7 alone, and
@@ -83,6 +85,11 @@
 #include "tests/test.h"
 
 #define NCLIENTS 4
+
+/* 1 in test_replicate_cluster.c, which includes this file: case 7 alone. */
+#ifndef REPL_CLUSTER_ONLY
+#define REPL_CLUSTER_ONLY 0
+#endif
 
 static int   http_port = -1;     /* the recorders' HTTP, for /metrics */
 
@@ -3260,21 +3267,25 @@ main(void)
         fclose(kf);
         chmod(kp, 0600);
     }
-    http_port = free_port();
-    if (http_port <= 0 || nats_start() != 0 || write_config(NULL) != 0)
-        return 1;
-    st = stream_connect();
-    CHECK(st != NULL);
     memset(cl, 0, sizeof(cl));
     for (i = 0; i < NCLIENTS; i++)
         cl[i].idx = i;
-    /* ARB_REPL_ONLY=cluster: the cluster case alone (to repeat it). */
-    only_cluster = getenv("ARB_REPL_ONLY") != NULL
-                   && strcmp(getenv("ARB_REPL_ONLY"), "cluster") == 0;
-    if (st != NULL && only_cluster) {
-        arb_stream_close(st);
-        st = NULL;
-        nats_kill(SIGTERM);
+    /* test_replicate_cluster, or ARB_REPL_ONLY=cluster: the cluster case
+     * alone, without a server of its own (the two binaries run side by
+     * side in make test). */
+    only_cluster = REPL_CLUSTER_ONLY
+                   || (getenv("ARB_REPL_ONLY") != NULL
+                       && strcmp(getenv("ARB_REPL_ONLY"), "cluster") == 0);
+    http_port = free_port();
+    if (http_port <= 0)
+        return 1;
+    if (!only_cluster) {
+        if (nats_start() != 0 || write_config(NULL) != 0)
+            return 1;
+        st = stream_connect();
+        CHECK(st != NULL);
+    }
+    if (only_cluster) {
         test_cluster(cl);
     } else if (st != NULL && getenv("ARB_REPL_ONLY") != NULL
                && strcmp(getenv("ARB_REPL_ONLY"), "load") == 0) {
@@ -3330,10 +3341,6 @@ main(void)
         test_listing_pass(st);
         test_lag_bound(&st);
         test_lag_time();
-        arb_stream_close(st);
-        st = NULL;
-        nats_kill(SIGTERM);
-        test_cluster(cl);
     }
     if (test_failed_ != 0)
         load_show_log();
