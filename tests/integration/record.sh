@@ -227,8 +227,13 @@ check "--as not seated" "2 arbiter record: --as carol: not a player of match R1"
 # 2026-12-07 nothing was said)
 $A open --token "$ARB" --match RST --game yahchain --players alice,bob \
     --option mode=3 > /dev/null
-sleep 20 | $A record --token "$SCO" --match RST --follow > "$T/live_st" 2>&1 &
+# (its input held open by fd 3 until the case ends, as the live console's
+# below: a pipe from `sleep 20` kept the case waiting those 20 s)
+mkfifo "$T/fifo_st"
+$A record --token "$SCO" --match RST --follow < "$T/fifo_st" \
+    > "$T/live_st" 2>&1 &
 CS=$!
+exec 3> "$T/fifo_st"
 $A move --token "$ARB" --match RST place alice 4S > /dev/null
 $A move --token "$ARB" --match RST place bob 5H > /dev/null
 wait_for "$T/live_st" '^# bob placed 5♥ (seq 2)$'
@@ -236,7 +241,7 @@ $A rule --token "$ARB" --match RST stands place bob 6D --reason "out of turn" \
     > /dev/null
 wait_for "$T/live_st" '; Sota 1 void: 4♠→5♥→6♦: it holds a card let stand'
 check "a ruling that voids the Sota, followed: the void said" 0 $?
-kill "$CS" 2> /dev/null; wait "$CS" 2> /dev/null
+kill "$CS" 2> /dev/null; wait "$CS" 2> /dev/null; exec 3>&-
 
 # ---- a live console: follows, survives a daemon killed twice -----------
 $A open --token "$ARB" --match R2 --game yahchain --players alice,bob \
@@ -507,10 +512,22 @@ $A --help | grep -q "^  record "; check "record listed" 0 $?
 # it waited for ever, ^C and quit unheard).
 $A open --token "$ARB" --match HG --game yahchain --players alice,bob \
     --option mode=3 > /dev/null
-{ printf '4S\n'; sleep 2; printf '5H\n'; sleep 16; printf 'state\n'; } \
+# The recorder stays stopped until the console has said so, and 1 s of
+# its reconnecting more (a fixed 13 s until 2026-12-07); the console's
+# last line goes once its move is recorded (30 s at most each).
+{ printf '4S\n'; sleep 2; printf '5H\n'; i=0
+  while ! grep -q '^ok seq 2' "$T/out_hg" 2>/dev/null && [ $i -lt 300 ]; do
+      sleep 0.1; i=$((i + 1))
+  done
+  printf 'state\n'; } \
     | $A record --token "$ARB" --match HG > "$T/out_hg" 2>&1 &
 rp=$!
-sleep 1; kill -STOP "$D"; sleep 13; kill -CONT "$D"
+sleep 1; kill -STOP "$D"
+i=0
+while ! grep -q 'lost; reconnecting' "$T/out_hg" && [ $i -lt 300 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+sleep 1; kill -CONT "$D"
 wait $rp; rc=$?
 check "a recorder that stopped answering: reconnected, recorded once" \
     "0 1 2" "$rc $(grep -c 'lost; reconnecting' "$T/out_hg") $(moves HG |
@@ -521,16 +538,22 @@ check "a recorder that stopped answering: reconnected, recorded once" \
 # 2026-12-07 it waited for that answer for ever).
 $A open --token "$ARB" --match HS --game yahchain --players alice,bob \
     --option mode=3 > /dev/null
-{ sleep 1; printf '4S\n'; sleep 35; } \
-    | $A record --token "$ARB" --match HS --retry 2 > "$T/out_hs" 2>&1 &
+# Its input is held open (fd 3) until the wait ends: a pipe from `sleep
+# 35` kept the case waiting those 35 s after the console gave up.
+mkfifo "$T/fifo_hs"
+$A record --token "$ARB" --match HS --retry 2 < "$T/fifo_hs" \
+    > "$T/out_hs" 2>&1 &
 rp=$!
+exec 3> "$T/fifo_hs"
 sleep 0.5; kill -STOP "$D"
+sleep 0.5; (printf '4S\n' >&3) 2> /dev/null
 i=0
 while kill -0 "$rp" 2>/dev/null && [ $i -lt 300 ]; do
     sleep 0.1; i=$((i + 1))
 done
 gone=$(kill -0 "$rp" 2>/dev/null && echo waiting || echo ended)
 kill -CONT "$D"
+exec 3>&-
 wait "$rp"; rc=$?
 check "a recorder stopped past --retry: the console gives up" "ended 2 1" \
     "$gone $rc $(grep -c 'giving up' "$T/out_hs")"
