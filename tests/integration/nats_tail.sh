@@ -247,7 +247,19 @@ same_as_primary E.1:east E.6:east
 
 # How far behind (docs/REPLICA.md): caught up, nothing behind, and the
 # stream's head is what was read (looked at once a second).
-sleep 1.5
+# settled: until the replica has read up to the stream's last sequence
+# and says so (its head), 0 behind, its lag_ms 0, 3 s at most: what the
+# checks after it hold it to (a fixed 1.5 s until 2026-12-07).
+settled() {
+    _last=$($OP "$URLS" show ARBITER last)
+    _k=0
+    until [ "$(rstat stream_head) $(rstat stream_seq)" = "$_last $_last" ] \
+        && [ "$(rstat behind) $(rstat lag_ms)" = "0 0" ] \
+        || [ $_k -ge 30 ]; do
+        sleep 0.1; _k=$((_k + 1))
+    done
+}
+settled
 check "caught up: behind 0" 0 "$(rstat behind)"
 check "caught up: lag_ms 0" 0 "$(rstat lag_ms)"
 check "caught up: the stream's head is what was read" "$(rstat stream_seq)" \
@@ -261,7 +273,12 @@ $OP "$URLS" publish arbiter.ev.Z hello
 gone=$($OP "$URLS" delete ARBITER last)
 start_replica rep
 same_as_primary E.6:east
-sleep 1.5
+i=0
+until [ "$(rstat stream_head)" = "$gone" ] \
+    && [ "$(rstat stream_seq)" = $((gone - 1)) ] \
+    && [ "$(rstat behind) $(rstat lag_ms)" = "0 0" ] || [ $i -ge 30 ]; do
+    sleep 0.1; i=$((i + 1))
+done
 check "a deleted tail: the stream's head" "$gone" "$(rstat stream_head)"
 check "a deleted tail: read up to before it" $((gone - 1)) "$(rstat stream_seq)"
 check "a deleted tail: not behind" 0 "$(rstat behind)"
@@ -269,7 +286,7 @@ check "a deleted tail: lag_ms 0" 0 "$(rstat lag_ms)"
 # The stream grows: read, and caught up again.
 play east E.6 5 3
 caught_up E.6 east events
-sleep 1.5
+settled
 check "grown again: caught up" "0 $(rstat stream_seq)" \
     "$(rstat behind) $(rstat stream_head)"
 # A message arbiter did not write, read while the replica runs and left
@@ -284,7 +301,7 @@ while [ "$(rstat foreign)" = "$foreign0" ] && [ $i -lt 50 ]; do
 done
 check "a foreign message at the end: counted" $((foreign0 + 1)) \
     "$(rstat foreign)"
-sleep 1.5
+settled
 check "a foreign message at the end: read" "$(rstat stream_head)" \
     "$(rstat stream_seq)"
 check "a foreign message at the end: not behind" "0 0" \
