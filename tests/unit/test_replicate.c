@@ -1054,7 +1054,6 @@ test_holes(arb_stream_t *st)
     int              i;
 
     CHECK_INT(stream_vs_store(st, &sv), 0);
-    late0 = sv.late;                    /* holes the load's NATS kill left */
     arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c1-m1");
     CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
     if (m.msg != NULL)
@@ -1068,6 +1067,12 @@ test_holes(arb_stream_t *st)
     CHECK(a != 0 && b != 0);
     CHECK(js_DeleteMsg(st->js, "ARBITER", a, NULL, &jerr) == NATS_OK);
     CHECK(js_DeleteMsg(st->js, "ARBITER", b, NULL, &jerr) == NATS_OK);
+    /* The events that came after a higher seq of their match without the
+     * two (holes the load's NATS kill left, refilled: either of the two
+     * may have been one; until 2026-12-07 counted before the deletes, and
+     * the check below failed when one was). */
+    stream_vs_store(st, &sv);
+    late0 = sv.late;
     /* As it is, a restore names the match and the first missing seq. */
     CHECK_INT(restore_to("holed", "c1-m1", 1), 1);
     snprintf(subj, sizeof(subj), "match c1-m1 seq %llu: first missing",
@@ -1171,8 +1176,6 @@ test_dup_and_hole(arb_stream_t *st)
     sv_t             sv;
     int              i;
 
-    stream_vs_store(st, &sv);
-    late0 = sv.late;                    /* test_holes' repairs */
     arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "c1-m1");
     CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
     if (m.msg != NULL)
@@ -1197,6 +1200,10 @@ test_dup_and_hole(arb_stream_t *st)
     CHECK_STR(line, "");
     CHECK_INT(caught_up(st, 10000), 0);
     last++;
+    /* Late events without seq j (it may have been one itself: see
+     * test_holes). */
+    stream_vs_store(st, &sv);
+    late0 = sv.late;
     CHECK_INT(arb_stream_subject_count(st, subj, &n, NULL), 0);
     CHECK_INT(n, last + 1);             /* the count adds up */
     CHECK_INT(arb_stream_last(st, subj, &m, NULL), 0);
