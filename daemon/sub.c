@@ -42,11 +42,17 @@
 static void cut_off(arb_sub_t *s);
 
 /* One event to one subscriber, as its connection may see it (viewer.c);
- * l is the match's live entry when at hand. */
-static void
+ * l is the match's live entry when at hand.  0 when it was sent, 1 when
+ * a catch-up (history) holds it back: it would take the unsent output
+ * past outq_max, which the write of what is queued makes room for (the
+ * write callback pumps again); -1 when the connection ends.  A live push
+ * that would pass outq_max cuts the subscriber off, as one alone that
+ * is larger than outq_max does in either. */
+static int
 push_event(arb_sub_t *s, arb_live_t *l, const char *match, uint64_t seq,
            int has_pos, uint64_t pos, int64_t time_ms,
-           const unsigned char *hash, const void *bytes, size_t len)
+           const unsigned char *hash, const void *bytes, size_t len,
+           int history)
 {
     arb_buf_t      b = ARB_BUF_INIT, tmp = ARB_BUF_INIT;
     msgpack_packer pk;
@@ -73,7 +79,7 @@ push_event(arb_sub_t *s, arb_live_t *l, const char *match, uint64_t seq,
         arb_buf_free(&msg);
         arb_buf_free(&tmp);
         arb_conn_finish(s->conn);
-        return;
+        return -1;
     }
     arb_buf_add(&b, hdr, 4);
     arb_mp_packer_init(&pk, &b);
@@ -92,10 +98,14 @@ push_event(arb_sub_t *s, arb_live_t *l, const char *match, uint64_t seq,
     arb_buf_free(&tmp);
     if (s->conn->outq + b.len > s->conn->srv->cfg.outq_max) {
         arb_buf_free(&b);
+        /* History never cuts (until 2026-12-07 an event past half of
+         * outq_max, a big claim, cut a catch-up off as `slow`). */
+        if (history && s->conn->outq > 0)
+            return 1;
         cut_off(s);
-        return;
+        return -1;
     }
-    arb_conn_send(s->conn, &b);
+    return arb_conn_send(s->conn, &b) == 0 ? 0 : -1;
 }
 
 /* Cuts a subscriber off: counted, logged, told why with a last `slow` push,
@@ -156,6 +166,7 @@ paused(arb_sub_t *s)
 typedef struct pump_ctx {
     arb_sub_t *s;
     uint64_t   n;
+    int        held;    /* an event waits for room: the read stopped */
 } pump_ctx_t;
 
 static int
@@ -164,8 +175,11 @@ on_match_event(void *ud, uint64_t seq, int64_t time_ms,
 {
     pump_ctx_t *x = ud;
 
-    push_event(x->s, x->s->live, x->s->live->id, seq, 0, 0, time_ms, hash,
-               bytes, len);
+    if (push_event(x->s, x->s->live, x->s->live->id, seq, 0, 0, time_ms,
+                   hash, bytes, len, 1) == 1) {
+        x->held = 1;
+        return 1;
+    }
     x->s->next = seq + 1;
     x->n++;
     return paused(x->s);
@@ -178,7 +192,11 @@ on_order_event(void *ud, uint64_t pos, const char *match_id, uint64_t seq,
 {
     pump_ctx_t *x = ud;
 
-    push_event(x->s, NULL, match_id, seq, 1, pos, time_ms, hash, bytes, len);
+    if (push_event(x->s, NULL, match_id, seq, 1, pos, time_ms, hash, bytes,
+                   len, 1) == 1) {
+        x->held = 1;
+        return 1;
+    }
     x->s->next = pos + 1;
     x->n++;
     return paused(x->s);
@@ -253,6 +271,7 @@ pump(arb_sub_t *s)
             to = s->next + CHUNK - 1;
         x.s = s;
         x.n = 0;
+        x.held = 0;
         /* Every link read is checked, in both kinds: a byte changed on
          * the disk is not served (until 2026-12-07 the all-matches
          * catch-up served it under its old hash). */
@@ -268,7 +287,7 @@ pump(arb_sub_t *s)
         if (rc == ARB_ECORRUPT)
             arb_live_corrupt(srv, s->kind == ARB_SUB_ALL ? NULL
                                   : s->live->id, &why);
-        if ((rc != 0 && rc != 1) || (x.n == 0 && !gone(s))) {
+        if ((rc != 0 && rc != 1) || (x.n == 0 && !x.held && !gone(s))) {
             arb_log(ARB_LOG_ERROR, "subscriber %llu: catch-up read failed "
                     "at %llu: %s", (unsigned long long)s->id,
                     (unsigned long long)s->next,
@@ -295,6 +314,8 @@ pump(arb_sub_t *s)
         }
         sent += x.n;
         srv->pump_spent += x.n;
+        if (x.held)
+            return;             /* (the write callback pumps again) */
     }
 }
 
@@ -516,7 +537,7 @@ arb_sub_committed(arb_server_t *srv, arb_pending_t *p)
         if (p->ap.seq != s->next || too_slow(s))
             continue;
         push_event(s, p->live, p->live->id, p->ap.seq, 0, 0, p->ap.time_ms,
-                   p->ap.hash, p->bytes.data, p->bytes.len);
+                   p->ap.hash, p->bytes.data, p->bytes.len, 0);
         s->next++;
     }
     for (s = srv->all_subs; s != NULL; s = n) {
@@ -531,7 +552,7 @@ arb_sub_committed(arb_server_t *srv, arb_pending_t *p)
             continue;
         push_event(s, p->live, p->live->id, p->ap.seq, 1, p->ap.pos,
                    p->ap.time_ms,
-                   p->ap.hash, p->bytes.data, p->bytes.len);
+                   p->ap.hash, p->bytes.data, p->bytes.len, 0);
         s->next++;
     }
 }
