@@ -85,6 +85,47 @@ test_reopen(void)
     arb_buf_free(&why);
 }
 
+/* A request over 64 KiB (a recorder's frame_max may be up to 16 MiB)
+ * goes with its whole length in the header, big-endian: all four bytes
+ * (no test failed when the first byte held the second's). */
+static void
+test_big_request(void)
+{
+    enum { TEXT = 70000 };
+    arb_client_t    *cl;
+    msgpack_packer  *pk;
+    arb_buf_t        why = ARB_BUF_INIT;
+    unsigned char    hdr[4];
+    static char      text[TEXT + 1], body[TEXT + 64];
+    size_t           n, want, got = 0;
+    ssize_t          r;
+    int              p[2];
+
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, p) == 0);
+    CHECK_INT(arb_client_open_fd(&cl, p[0]), 0);
+    memset(text, 't', TEXT);
+    CHECK_INT(arb_client_begin(cl, &pk, "append", 1), 1);
+    arb_mp_pack_kv_str(pk, "text", text);
+    CHECK_INT(arb_client_send(cl, &why), 0);
+    CHECK_INT(read(p[1], hdr, 4), 4);
+    n = (size_t)hdr[0] << 24 | (size_t)hdr[1] << 16 | (size_t)hdr[2] << 8
+        | hdr[3];
+    /* {v, id, op "append", text}: the map, its keys and values */
+    want = 1 + 2 + 1 + 3 + 1 + 3 + 7 + 5 + 5 + TEXT;
+    CHECK_INT(n, want);
+    while (got < sizeof(body) && (r = read(p[1], body + got,
+                                           sizeof(body) - got)) > 0) {
+        got += (size_t)r;
+        if (got >= want)
+            break;
+    }
+    CHECK_INT(got, want);
+    CHECK(got == want && memcmp(body + want - TEXT, text, TEXT) == 0);
+    arb_client_close(cl);
+    close(p[1]);
+    arb_buf_free(&why);
+}
+
 /* The port is digits, 1..65535 (0 for a listener only), never wrapped
  * round; an IPv6 address is in brackets; a listener's host is numeric. */
 static void
@@ -496,6 +537,7 @@ int
 main(void)
 {
     test_reopen();
+    test_big_request();
     test_tcp_addr();
     test_hostile();
     test_timeout();
