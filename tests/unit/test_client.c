@@ -354,6 +354,27 @@ test_hostile(void)
     CHECK_STR(arb_buf_cstr(&why), "bad answer from server: message: "
               "expected map, got array");
 
+    /* a response nested deeper than ARB_DEPTH_MAX (a map holding eight
+     * arrays, one in the other) is refused before it is unpacked (no
+     * test failed when the client took up to the scanner's cap, 64) */
+    {
+        int d;
+
+        b.len = 0;
+        msgpack_pack_map(&pk, 2);
+        arb_mp_pack_kv_uint(&pk, "id", 8);
+        msgpack_pack_str_with_body(&pk, "x", 1);
+        for (d = 0; d < 8; d++)
+            msgpack_pack_array(&pk, 1);
+        msgpack_pack_uint8(&pk, 1);
+        send_body(s[1], &b);
+        arb_buf_free(&why);
+        CHECK_INT(arb_client_read(cl, &res, &why), ARB_ETOOBIG);
+        CHECK(strncmp(arb_buf_cstr(&why), "bad answer from server: ", 24)
+              == 0);
+        CHECK(strstr(arb_buf_cstr(&why), "nests deeper than 8") != NULL);
+    }
+
     /* a frame declared past the limit */
     CHECK_INT(write(s[1], "\x05\0\0\0", 4), 4);
     CHECK_INT(call(cl, &res, &why), ARB_EPROTO);
