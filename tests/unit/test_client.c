@@ -375,6 +375,23 @@ test_hostile(void)
         CHECK(strstr(arb_buf_cstr(&why), "nests deeper than 8") != NULL);
     }
 
+    /* a refusal's code, rule and message are shown, not obeyed: an
+     * escape, a bell and a byte that is no UTF-8 come as \xNN (no test
+     * failed when the code was printed as sent) */
+    b.len = 0;
+    msgpack_pack_map(&pk, 3);
+    arb_mp_pack_kv_uint(&pk, "id", 10);
+    msgpack_pack_str_with_body(&pk, "ok", 2);
+    msgpack_pack_false(&pk);
+    msgpack_pack_str_with_body(&pk, "error", 5);
+    msgpack_pack_map(&pk, 3);
+    arb_mp_pack_kv_str(&pk, "code", "ill\x1b[2Jegal");
+    arb_mp_pack_kv_str(&pk, "rule", "\xff" "34");
+    arb_mp_pack_kv_str(&pk, "message", "no\a");
+    send_body(s[1], &b);
+    CHECK_INT(call(cl, &res, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "ill\\x1b[2Jegal: \\xff34: no\\x07");
+
     /* a frame declared past the limit */
     CHECK_INT(write(s[1], "\x05\0\0\0", 4), 4);
     CHECK_INT(call(cl, &res, &why), ARB_EPROTO);
