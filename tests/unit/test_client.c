@@ -540,6 +540,23 @@ test_dial_timeout(void)
     CHECK(accept(l, NULL, NULL) >= 0);
     CHECK_INT(arb_client_dial(&cl, addr, 200, &why), 0);
     arb_client_close(cl);
+    /* ... also the least, 1 ms: an answer that does not come fails the
+     * call (no test failed when a dial of 1 ms waited for ever) */
+    CHECK(accept(l, NULL, NULL) >= 0);
+    CHECK_INT(arb_client_dial(&cl, addr, 1, &why), 0);
+    if (cl != NULL) {
+        msgpack_unpacked res;
+        msgpack_packer  *pk;
+
+        msgpack_unpacked_init(&res);
+        arb_client_begin(cl, &pk, "stats", 0);
+        CHECK_INT(arb_client_call(cl, &res, &why), ARB_EIO);
+        CHECK_STR(arb_buf_cstr(&why), "the server did not answer within "
+                  "0.001 s");
+        msgpack_unpacked_destroy(&res);
+        arb_buf_free(&why);
+    }
+    arb_client_close(cl);
     close(q);
     close(l);
     unlink(sun.sun_path);
