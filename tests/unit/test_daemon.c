@@ -1937,6 +1937,58 @@ test_subscribe_bounds(void)
     msgpack_unpacked_destroy(&res);
 }
 
+/* A reader's pushes of an open Tsukurutenten match carry no `hash`
+ * (PROTOCOL, Views), and each is a whole map of the keys it holds: the
+ * catch-up's and the live one, of the match's subscription (7 keys) and
+ * of every match's (8, with `pos`); an arbiter's carry it (no test
+ * failed when a push without hash declared one key more than it held,
+ * and the client read it as truncated). */
+static void
+test_subscribe_hidden(void)
+{
+    arb_client_t    *w = connect_as(TOK_ARBITER), *r = connect_as(TOK_READER);
+    arb_client_t    *all = connect_as(TOK_READER);
+    arb_client_t    *a = connect_as(TOK_ARBITER);
+    msgpack_unpacked res;
+    const char      *pl[] = { "ann", "bob", NULL };
+    uint64_t         pos;
+
+    msgpack_unpacked_init(&res);
+    CHECK(w && r && all && a);
+    if (!w || !r || !all || !a)
+        return;
+    CHECK_INT(call(w, &res, "open", "ssa", "match", "hid-1", "game",
+                   "tsukurutenten", "players", pl), 0);
+    pos = arb_client_uint(&res, "pos");
+    CHECK_INT(call(r, &res, "subscribe", "su", "match", "hid-1", "from",
+                   (uint64_t)0), 0);
+    CHECK_INT(call(all, &res, "subscribe", "u", "from", pos), 0);
+    CHECK_INT(call(a, &res, "subscribe", "su", "match", "hid-1", "from",
+                   (uint64_t)0), 0);
+    CHECK_INT(call(w, &res, "append", "sss", "match", "hid-1", "kind",
+                   "note", "text", "live"), 0);
+    for (pos = 0; pos < 2; pos++) {
+        CHECK_INT(next_push(r, &res), 0);
+        CHECK_INT(arb_client_uint(&res, "seq"), pos);
+        CHECK_INT(res.data.via.map.size, 7);
+        CHECK(arb_client_get(&res, "hash") == NULL);
+        CHECK(arb_client_get(&res, "event") != NULL);
+        CHECK_INT(next_push(all, &res), 0);
+        CHECK_INT(arb_client_uint(&res, "seq"), pos);
+        CHECK_INT(res.data.via.map.size, 8);
+        CHECK(arb_client_get(&res, "hash") == NULL);
+        CHECK(arb_client_get(&res, "pos") != NULL);
+        CHECK_INT(next_push(a, &res), 0);
+        CHECK_INT(arb_client_uint(&res, "seq"), pos);
+        CHECK(arb_client_get(&res, "hash") != NULL);
+    }
+    arb_client_close(w);
+    arb_client_close(r);
+    arb_client_close(all);
+    arb_client_close(a);
+    msgpack_unpacked_destroy(&res);
+}
+
 /* Sends as much of b on fd as the peer takes: until all is sent, or
  * nothing more goes for 300 ms (the daemon stopped reading).  The bytes
  * sent, or -1. */
@@ -2930,6 +2982,7 @@ main(void)
     test_subscribe();
     test_subscribe_limits();
     test_subscribe_bounds();
+    test_subscribe_hidden();
     test_unsubscribe();
     test_closed_retry();
     test_subscribe_long_catchup();
