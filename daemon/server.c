@@ -464,7 +464,11 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     t0 = arb_probe_start(srv);
     arb_server_cork(srv);   /* the answers to this read: one write */
     rc = arb_frame_reader_feed(&c->rd, buf->base, (size_t)nread);
-    while (rc == 0 && !c->closing) {
+    /* A connection that ends stops at the frame that ended it: what
+     * follows in the read is discarded, as later reads are (until
+     * 2026-12-07 it was served: a refused auth, then another in the same
+     * write, was a second try on the same connection). */
+    while (rc == 0 && !c->closing && !c->finishing) {
         rc = arb_frame_reader_next(&c->rd, &frame, &len);
         if (rc == 1) {
             t1 = arb_probe_start(srv);

@@ -243,6 +243,52 @@ test_auth(void)
     CHECK(arb_client_auth(cl, "not-a-token-at-all", &why) != 0);
     CHECK(strstr(arb_buf_cstr(&why), "unknown token") != NULL);
     arb_client_close(cl);
+    /* a wrong token, then the right one and a ping in the same write:
+     * the connection ends at the first, nothing after it is read (no
+     * second try: until 2026-12-07 the frames after it in that read
+     * were served, the second auth too, so that one connection tried
+     * a token per frame and was let in at the right one) */
+    cl = connect_as(NULL);
+    CHECK(cl != NULL);
+    if (cl != NULL) {
+        arb_buf_t      b = ARB_BUF_INIT;
+        msgpack_packer pk;
+        static const char hdr[4] = { 0, 0, 0, 0 };
+        size_t         at, body;
+        int            i, answers = 0, ok = 0;
+
+        for (i = 0; i < 3; i++) {
+            at = b.len;
+            arb_buf_add(&b, hdr, 4);
+            arb_mp_packer_init(&pk, &b);
+            msgpack_pack_map(&pk, i < 2 ? 4 : 3);
+            arb_mp_pack_kv_uint(&pk, "v", 1);
+            arb_mp_pack_kv_uint(&pk, "id", 1 + (uint64_t)i);
+            arb_mp_pack_kv_str(&pk, "op", i < 2 ? "auth" : "ping");
+            if (i < 2)
+                arb_mp_pack_kv_str(&pk, "token", i == 0
+                                   ? "not-a-token-at-all" : TOK_READER);
+            body = b.len - at - 4;
+            b.data[at + 2] = (char)(body >> 8);
+            b.data[at + 3] = (char)body;
+        }
+        CHECK(write(arb_client_fd(cl), b.data, b.len) == (ssize_t)b.len);
+        while (arb_client_read(cl, &res, &why) == 0) {
+            answers++;
+            ok += arb_client_get(&res, "ok") != NULL
+                  && arb_client_get(&res, "ok")->type
+                     == MSGPACK_OBJECT_BOOLEAN
+                  && arb_client_get(&res, "ok")->via.boolean;
+            if (answers == 1)
+                CHECK_STR(arb_client_error_code(&res, code, sizeof(code)),
+                          "unauthenticated");
+        }
+        CHECK_INT(answers, 1);
+        CHECK_INT(ok, 0);
+        arb_buf_free(&b);
+        arb_buf_free(&why);
+        arb_client_close(cl);
+    }
     /* no auth within auth_timeout_ms (300): disconnected */
     cl = connect_as(NULL);
     CHECK_INT(arb_client_read(cl, &res, &why), 0);
