@@ -41,6 +41,8 @@ static pid_t daemon_pid = -1;
 #define TOK_SCORER  "scorer-token-0123456789"
 #define TOK_LIMITED "limited-token-0123456789"
 #define TOK_READER  "reader-token-0123456789"
+/* A scorer of hid-1 alone, a Tsukurutenten match (test_subscribe_hidden) */
+#define TOK_HID     "hid-scorer-token-0123456789"
 
 static void
 start_daemon(void)
@@ -1986,22 +1988,26 @@ test_subscribe_bounds(void)
 /* A reader's pushes of an open Tsukurutenten match carry no `hash`
  * (PROTOCOL, Views), and each is a whole map of the keys it holds: the
  * catch-up's and the live one, of the match's subscription (7 keys) and
- * of every match's (8, with `pos`); an arbiter's carry it (no test
- * failed when a push without hash declared one key more than it held,
- * and the client read it as truncated). */
+ * of every match's (8, with `pos`); an arbiter's carry it, and so do
+ * those of the match's own subscription of a scorer that lists it, whose
+ * subscription of every match reads it as a reader does (no test failed
+ * when a push without hash declared one key more than it held, and the
+ * client read it as truncated, or when every match's showed a listed
+ * match whole). */
 static void
 test_subscribe_hidden(void)
 {
     arb_client_t    *w = connect_as(TOK_ARBITER), *r = connect_as(TOK_READER);
     arb_client_t    *all = connect_as(TOK_READER);
     arb_client_t    *a = connect_as(TOK_ARBITER);
+    arb_client_t    *sc = connect_as(TOK_HID), *sca = connect_as(TOK_HID);
     msgpack_unpacked res;
     const char      *pl[] = { "ann", "bob", NULL };
     uint64_t         pos;
 
     msgpack_unpacked_init(&res);
-    CHECK(w && r && all && a);
-    if (!w || !r || !all || !a)
+    CHECK(w && r && all && a && sc && sca);
+    if (!w || !r || !all || !a || !sc || !sca)
         return;
     CHECK_INT(call(w, &res, "open", "ssa", "match", "hid-1", "game",
                    "tsukurutenten", "players", pl), 0);
@@ -2011,6 +2017,9 @@ test_subscribe_hidden(void)
     CHECK_INT(call(all, &res, "subscribe", "u", "from", pos), 0);
     CHECK_INT(call(a, &res, "subscribe", "su", "match", "hid-1", "from",
                    (uint64_t)0), 0);
+    CHECK_INT(call(sc, &res, "subscribe", "su", "match", "hid-1", "from",
+                   (uint64_t)0), 0);
+    CHECK_INT(call(sca, &res, "subscribe", "u", "from", pos), 0);
     CHECK_INT(call(w, &res, "append", "sss", "match", "hid-1", "kind",
                    "note", "text", "live"), 0);
     for (pos = 0; pos < 2; pos++) {
@@ -2027,11 +2036,19 @@ test_subscribe_hidden(void)
         CHECK_INT(next_push(a, &res), 0);
         CHECK_INT(arb_client_uint(&res, "seq"), pos);
         CHECK(arb_client_get(&res, "hash") != NULL);
+        CHECK_INT(next_push(sc, &res), 0);
+        CHECK_INT(arb_client_uint(&res, "seq"), pos);
+        CHECK(arb_client_get(&res, "hash") != NULL);
+        CHECK_INT(next_push(sca, &res), 0);
+        CHECK_INT(arb_client_uint(&res, "seq"), pos);
+        CHECK(arb_client_get(&res, "hash") == NULL);
     }
     arb_client_close(w);
     arb_client_close(r);
     arb_client_close(all);
     arb_client_close(a);
+    arb_client_close(sc);
+    arb_client_close(sca);
     msgpack_unpacked_destroy(&res);
 }
 
@@ -3009,8 +3026,9 @@ main(void)
                "token = %s arbiter chief\n"
                "token = %s scorer table-1\n"
                "token = %s scorer table-2 roles-A\n"
-               "token = %s reader press\n", dir, sock, dir, TOK_ARBITER,
-            TOK_SCORER, TOK_LIMITED, TOK_READER);
+               "token = %s reader press\n"
+               "token = %s scorer table-9 hid-1\n", dir, sock, dir,
+            TOK_ARBITER, TOK_SCORER, TOK_LIMITED, TOK_READER, TOK_HID);
     fclose(f);
     {
         char tp[320];
