@@ -616,10 +616,20 @@ static int
 pos_now(arb_replica_t *r, const arb_stream_t *st, int64_t created,
         int force, arb_replica_pos_t *out)
 {
+    arb_mirror_stats_t ms;
+
     if (!force && arb_clock_ms() - r->pos_ms < 1000)
         return 0;
     r->pos_ms = arb_clock_ms();
     if (r->stream_last == 0 || r->last_msg_ns == 0 || created == 0)
+        return 0;
+    /* The mirror read nothing in this life (a stop before the first new
+     * message): the file the last life saved still says where to read
+     * from, and the mirror's answer (1 when it read nothing) would make
+     * the next start read the whole stream (until 2026-12-07 every
+     * second restart in a row did). */
+    arb_mirror_stats(r->mir, &ms);
+    if (ms.last_stream_seq == 0)
         return 0;
     memset(out, 0, sizeof(*out));
     snprintf(out->stream, sizeof(out->stream), "%s", st->name);

@@ -275,6 +275,16 @@ check "resumed: refusal names E.2's recorder" 1 \
 err=$(on rep move --match W.1 place bob 5N 2>&1 >/dev/null)
 check "resumed: refusal names W.1's recorder" 1 \
     "$(printf '%s' "$err" | grep -c "recorder west")"
+# Stopped again with nothing read since this start: the next start
+# still resumes where the last one did (until 2026-12-07 a stop that had
+# read nothing saved "from 1", and every second restart in a row read
+# the whole stream again).
+resumed=$(rstat resumed_at)
+restart_rep :
+check "restarted, nothing read before the stop: resumed as before" \
+    "$resumed" "$(rstat resumed_at)"
+check "restarted, nothing read before the stop: nothing read again" 0 \
+    "$(rstat duplicates)"
 same_every_seq W.2 west 8
 check "E.1 events after the restarts" "$(on east events --match E.1 --json)" \
     "$(on rep events --match E.1 --json)"
