@@ -153,6 +153,19 @@ check "replica, D.3's deal put back: judged with it" "3 0" \
 check "replica, D.3's deal put back: its state served at once" \
     "$(on east state --match D.3 --json)" \
     "$(on rep state --match D.3 --json 2>&1)"
+# A restart before that next event (the secret is in memory only): the
+# stream is read again from the deal put back, not from after what was
+# read last, and the state is served again (no test failed when a
+# restart resumed past the deal, and the match was judged on its chain
+# only for good).
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+start_replica rep "$T/rep.conf"
+caught_up D.3 east
+check "replica restarted, D.3's secret in memory only: state served" \
+    "$(on east state --match D.3 --json)" \
+    "$(on rep state --match D.3 --json 2>&1)"
+check "replica restarted, D.3's secret in memory only: resumed" 1 \
+    "$([ "$(rstat resumed_at)" -gt 1 ] && echo 1)"
 on east note --match D.3 after-the-deal > /dev/null || echo "note failed"
 same_as_primary D.3:east
 kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
