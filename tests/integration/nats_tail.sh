@@ -307,6 +307,41 @@ check "a foreign message at the end: read" "$(rstat stream_head)" \
 check "a foreign message at the end: not behind" "0 0" \
     "$(rstat behind) $(rstat lag_ms)"
 
+# The loss of the tail while the replica is frozen (a machine suspended), the
+# stream filled again past what it had read before it looks: the message
+# at the sequence it read last is another one, which only its server
+# time tells.  It reads again after the last place still held (no test
+# failed when any message at that sequence was taken for the one read,
+# and what the lost sequences hold now was left unread).
+sleep 1.2
+play east E.7 2
+caught_up E.7 east events
+nats_stop "$NATS_DIR" 1
+rm -rf "$T/store.then"
+cp -a "$NATS_DIR/n1/store" "$T/store.then"
+nats_restart "$NATS_DIR" 1
+play east E.7 6 2
+caught_up E.7 east events
+read_before=$(rstat stream_seq)
+said_before=$(grep -c "another one is there; NATS lost its tail" \
+    "$T/rep.log")
+kill -STOP "$pid_rep"
+nats_kill "$NATS_DIR" 1
+rm -rf "$NATS_DIR/n1/store"
+cp -a "$T/store.then" "$NATS_DIR/n1/store"
+nats_restart "$NATS_DIR" 1
+play east E.8 12
+nats_wait_msgs "$NATS_DIR" 1 $((read_before + 1))
+kill -CONT "$pid_rep"
+same_as_primary E.7:east E.8:east
+check "frozen through the loss: another message at the sequence read" 1 \
+    "$(($(grep -c "another one is there; NATS lost its tail" \
+        "$T/rep.log") - said_before))"
+check "frozen through the loss: read again after a place still held" 1 \
+    "$(grep "another one is there; NATS lost its tail" "$T/rep.log" |
+       tail -1 | grep -c "reading it again from sequence [0-9]*, the last \
+place read that it still holds")"
+
 if [ $fail -ne 0 ]; then
     for d in east rep; do
         tail -n 12 "$T/$d.log" 2>/dev/null | sed "s/^/why: $d.log: /"
