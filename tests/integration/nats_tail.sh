@@ -312,7 +312,12 @@ check "a foreign message at the end: not behind" "0 0" \
 # at the sequence it read last is another one, which only its server
 # time tells.  It reads again after the last place still held (no test
 # failed when any message at that sequence was taken for the one read,
-# and what the lost sequences hold now was left unread).
+# and what the lost sequences hold now was left unread).  Its looks at
+# the stream once a second are put off: the first message its consumer,
+# made again, delivers finds the loss (no test failed when a consumer
+# made again went unlooked at until the next look).
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+REP_ENV=ARBITERD_REPLICA_LOOK_MS=600000 start_replica rep
 sleep 1.2
 play east E.7 2
 caught_up E.7 east events
