@@ -76,6 +76,19 @@ test_text(void)
     CHECK_STR(p.stream, "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345");
     refused("stream ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456 1\nread 1 1\n"
             "from 1\nstore 0\n", "line 1: not \"stream NAME CREATED\"");
+    /* a NUL in the name (no test failed when the name was read up to
+     * it, and a file naming "AR\0B" was taken for stream AR's) */
+    {
+        static const char nul[] = "stream AR\0B 1\nread 1 1\nfrom 1\n"
+                                  "store 0\n";
+        arb_buf_t         why = ARB_BUF_INIT;
+
+        CHECK_INT(arb_replica_pos_parse(&p, nul, sizeof(nul) - 1, &why),
+                  ARB_ECORRUPT);
+        CHECK_STR(arb_buf_cstr(&why), "line 1: not \"stream NAME "
+                  "CREATED\"");
+        arb_buf_free(&why);
+    }
     refused("stream ARBITER 1\nread 0 1\nfrom 1\nstore 0\n",
             "line 2: not \"read SEQUENCE TIME\"");
     /* a time past INT64_MAX (no test failed when one was read as a
