@@ -65,7 +65,7 @@ test_load(void)
     longl[sizeof(longl) - 2] = '\n';
     longl[sizeof(longl) - 1] = '\0';
     write_file("E.1 east\nW.1 west\nE.1 north\n"
-               "bad line here\nE.2\nE.3 we!st\n");
+               "bad line here\nE.2\nE.3 we!st\nE*3 east\n");
     {
         FILE *f = fopen(path, "a");
 
@@ -76,8 +76,11 @@ test_load(void)
         fclose(f);
     }
     CHECK_INT(arb_owners_open(&o, path, &skipped, &why), 0);
-    CHECK_INT(skipped, 5);
+    /* (a match id that is none, E*3, skipped: no test failed when the
+     * id went unchecked) */
+    CHECK_INT(skipped, 6);
     CHECK_INT(arb_owners_count(o), 3);
+    CHECK(arb_owners_get(o, "E*3") == NULL);
     CHECK_STR(arb_owners_get(o, "E.1"), "north");   /* the last line */
     CHECK_STR(arb_owners_get(o, "W.1"), "west");
     CHECK_STR(arb_owners_get(o, "E.4"), "east");
