@@ -280,11 +280,30 @@ check "resumed: refusal names W.1's recorder" 1 \
 # read nothing saved "from 1", and every second restart in a row read
 # the whole stream again).
 resumed=$(rstat resumed_at)
+read_was=$(rstat stream_seq)
 restart_rep :
+check "restarted, nothing read before the stop: read as far as before" \
+    "$read_was 0" "$(rstat stream_seq) $(rstat behind)"
 check "restarted, nothing read before the stop: resumed as before" \
     "$resumed" "$(rstat resumed_at)"
 check "restarted, nothing read before the stop: nothing read again" 0 \
     "$(rstat duplicates)"
+# Killed (-9) once a position past a match it had not read before was
+# saved: the restart does not read that match again, and a refusal still
+# names its recorder, written out with the position (no test failed when
+# the recorders noted were written out only at a clean stop).
+play west W.3 2
+caught_up W.3 west events
+sleep 1.2
+play west W.3 3 2
+caught_up W.3 west events
+sleep 0.3
+kill -9 "$pid_rep"; wait "$pid_rep" 2>/dev/null
+start_replica rep "$T/rep.conf"
+caught_up W.3 west events
+err=$(on rep move --match W.3 place bob 5N 2>&1 >/dev/null)
+check "killed: refusal names W.3's recorder" 1 \
+    "$(printf '%s' "$err" | grep -c "match 'W.3' to its primary, recorder west")"
 same_every_seq W.2 west 8
 check "E.1 events after the restarts" "$(on east events --match E.1 --json)" \
     "$(on rep events --match E.1 --json)"
