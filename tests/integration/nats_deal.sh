@@ -380,5 +380,26 @@ check "replica, a round of 35 tables: all on its board" 35 \
     "$(tourn rep board --tournament D.U --json 2>&1 \
        | grep -o '"match":"D.U-R1-T[0-9]*"' | sort -u | wc -l | tr -d ' ')"
 
+# A dealt open whose deal message the stream lost before a replica with
+# the key read it, and nothing read after it: the open waits for its
+# deal a few commits, is looked for in the stream (not there), and is
+# stored, judged on its chain only (no test failed when it waited for
+# the next message read, for good on a stream at rest).
+dealt D.5 table-5
+i=0
+while [ "$(stat lag_events)" != 0 ] && [ $i -lt 200 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+lose D.5
+printf '[replica]\nsecret_key_file = %s\n' "$T/repl.key" > "$T/rep3.conf"
+start_replica rep3 "$T/rep3.conf"
+want=$(on east events --match D.5 --json)
+i=0
+while [ "$(on rep3 events --match D.5 --json 2>&1)" != "$want" ] \
+      && [ $i -lt 100 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+check "replica, D.5's deal lost and nothing after its open: stored" \
+    "$want" "$(on rep3 events --match D.5 --json 2>&1)"
 echo "nats_deal.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
