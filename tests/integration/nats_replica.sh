@@ -248,6 +248,14 @@ check "message read replaced: said why" 1 \
     "$(grep "replica_resume\|replica: " "$T/rep.log" | tail -1 | grep -c \
        "no longer holds the message read here .*while this replica was \
 stopped): reading it from sequence $(rstat resumed_at) ")"
+# ...or from where the store needs it, when that comes first (an event
+# held back, a deal secret held in memory only: `from` before the places;
+# no test failed when the read began after the place whatever `from` said)
+restart_rep 'sed -i -e "2s/ [0-9]*\$/ 12345/" -e "3s/.*/from 1/" \
+    "$T/rep/replica.pos"'
+check "message read replaced, from before the places: read from there" 1 \
+    "$(grep "replica_resume\|replica: " "$T/rep.log" | tail -1 | grep -c \
+       "while this replica was stopped): reading it from sequence 1 ")"
 restart_rep 'sed -i -e "2s/ [0-9]*\$/ 12345/" -e "5,\$d" "$T/rep/replica.pos"'
 whole_read "message read replaced" "no longer holds the message read here"
 restart_rep 'sed -i -e "2s/ [0-9]*\$/ 12345/" -e "5,\$s/ [0-9]*\$/ 7/" \
