@@ -7,7 +7,8 @@
 . tests/common.sh
 start_recorder
 
-for f in tests/data/yah3-short.txt tests/data/chains-*match*.txt \
+for f in tests/data/yah3-short.txt tests/data/yah3-undo-board.txt \
+         tests/data/chains-*match*.txt \
          tests/data/chains-3v3-52-sum.txt tests/data/chains-1v1-36-square.txt \
          tests/data/tsuku-*.txt tests/data/chan-*.txt; do
     [ -f "$f" ] || continue
@@ -73,6 +74,16 @@ for f in tests/data/yah3-short.txt tests/data/chains-*match*.txt \
         > "$T/verify.out" 2>&1
     check "$name: verify bundle" 0 $?
 done
+
+# Its void's reason and its stands' text reach the recorder as typed (no
+# test failed when load's request counted a field fewer than it packed
+# and the last, the text, was lost).
+check "yah3-undo-board.txt: the void's reason recorded" 1 \
+    "$($A export --match U-BOARD --format transcript |
+       grep -c '^5\. void 3 -- misheard$')"
+check "yah3-undo-board.txt: the stands' text recorded" 1 \
+    "$($A export --match U-BOARD --format transcript |
+       grep -c '^10\. stands place bob 9C -- out of turn$')"
 
 # A dealt game's transcript that ends in its close, loaded twice: the
 # recorder added the deal's reveal to the close it recorded, and the close
