@@ -570,6 +570,24 @@ check "dealt: a running one's export cannot open a match" 2 $rc
 check "... saying why" 1 "$(printf '%s\n' "$err" | grep -c 'the deal is only its commitment (a dealt match still running when it was exported)')"
 check "... nothing opened" 1 \
     "$($A state --token "$ARB" --match D1c 2>&1 | grep -c 'not_found')"
+# A close typed after it that reveals nothing opens no deal either: only
+# a close with the reveal's two words is taken for it (no test failed
+# when any close was, and its missing words read).
+{ sed 's/^match: D1$/match: D1d/' "$T/d1-run.txt"
+  echo "2. close -- typed up after the export"; } > "$T/d1d.txt"
+err=$($A load --token "$ARB" "$T/d1d.txt" 2>&1); rc=$?
+check "dealt: a close revealing nothing cannot open a match" "2 1" \
+    "$rc $(printf '%s\n' "$err" | grep -c 'the deal is only its commitment')"
+check "... nothing opened" 1 \
+    "$($A state --token "$ARB" --match D1d 2>&1 | grep -c 'not_found')"
+# One transcript a load: a second word is refused, nothing sent (no test
+# failed when it was ignored and the first file loaded).
+sed 's/^match: D1$/match: D1e/' "$T/d1.txt" > "$T/d1e.txt"
+err=$($A load --token "$ARB" "$T/d1e.txt" "$T/d1b.txt" 2>&1); rc=$?
+check "load: a second file refused" "2 1" "$rc $(printf '%s\n' "$err" |
+    grep -c "^arbiter load: unexpected '$T/d1b.txt'$")"
+check "... nothing opened" 1 \
+    "$($A state --token "$ARB" --match D1e 2>&1 | grep -c 'not_found')"
 
 # A Chắn match dealt by `arbiter open --deal order:` (a card a word, the
 # five comma groups split): its close reveals 100 words, and its
