@@ -610,5 +610,20 @@ out=$($A load --token "$ARB" "$T/c1b.txt" 2>&1); rc=$?
 check "dealt by order: ... and loads again" "0 loaded C1b: events 0..2" \
     "$rc $out"
 
+# ---- a range the server lists in pages ----------------------------------------
+# The matches op answers in pages of at most 48 KiB (about 270 matches
+# of 64-byte ids); a range over --server asks for each page after the
+# last (no test failed when only the first page was exported).
+i=0
+while [ $i -lt 330 ]; do
+    $A open --token "$ARB" --match "P$(printf '%063d' $i)" --game yahchain \
+        --players alice,bob --option mode=3 > /dev/null || break
+    i=$((i + 1))
+done
+n=$($A export --db "$T/data" --from 0 --format jsonl | ids | wc -w)
+check "pages: every match opened" 1 "$([ "$n" -gt 330 ] && echo 1)"
+check "pages: the server's range = the store's" "$n" \
+    "$($A export --token "$RDR" --from 0 --format jsonl | ids | wc -w)"
+
 echo "export_verify.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
