@@ -107,6 +107,13 @@ fi
 # The target must be new or empty.
 out=$($A restore --nats "$URLS" --data "$T/east-r" 2>&1); rc=$?
 check "restore over a store refused" 2 $rc
+# ... named before NATS is asked anything: with no server there, the
+# target is what is said (no test failed when it was named only after
+# the connection, and a lost one hid it).
+out=$($A restore --nats nats://127.0.0.1:1 --data "$T/east-r" 2>&1); rc=$?
+check "restore over a store: said before connecting" "2 arbiter \
+restore: $T/east-r exists and is not an empty directory: nothing was \
+restored" "$rc $out"
 
 # A prefix no match has (a typo, most often): refused, nothing left (until
 # 2026-12-05 an empty store was committed, exit 0, with the advice to
