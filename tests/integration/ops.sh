@@ -107,6 +107,11 @@ done
 # a file an operator keeps there, writable by all: copied never group or
 # other writable (no test had one wider than 0644)
 : > "$T/data/notes"; chmod 0666 "$T/data/notes"
+# and the format-1 store a migrate keeps in a directory of its own, one
+# made open to all
+mkdir -m 0755 "$T/data/format1"
+cp tests/data/store-format1/data.mdb "$T/data/format1/"
+chmod 600 "$T/data/format1/data.mdb"
 out=$($A backup --data "$T/data" --out "$T/bk" 2> "$T/err"); rc=$?
 check "backup exit" 0 $rc
 check "backup: a 0666 file copied 0644" 644 "$(stat -c %a "$T/bk/notes")"
@@ -238,6 +243,11 @@ check "restored key mode" 600 "$(stat -c %a "$T/r/signing.key")"
 # was restored 0600)
 check "restored modes: signing.pub, tokens, notes" "644 600 644" \
     "$(stat -c %a "$T/r/signing.pub" "$T/r/tokens" "$T/r/notes" | tr '\n' ' ' | sed 's/ $//')"
+# a directory below DIR is made 0700, as DIR is, its store copied whole
+# (no test failed when it was made 0755)
+check "restored: format1/ 0700, its store the same" "700 0" \
+    "$(stat -c %a "$T/r/format1") $(cmp -s "$T/data/format1/data.mdb" \
+       "$T/r/format1/data.mdb"; echo $?)"
 check "restore summary = backup summary" \
     "$(printf '%s\n' "$bkout" | sed -n "s|^$T/bk: ||p")" \
     "$(printf '%s\n' "$out" | sed -n "s|^$T/r: ||p")"
