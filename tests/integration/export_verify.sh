@@ -346,6 +346,15 @@ check "range ends at M2's open" 1 \
        --format jsonl | ids | grep -c M2)"
 err=$($A export --db "$T/data" --to 2000-01-01 --format jsonl 2>&1); rc=$?
 check "range empty" "1 arbiter export: no match in that time range" "$rc $err"
+# The last millisecond Unix time can say is a time (no test failed when
+# it was refused as no number), one past it is not.
+err=$($A export --db "$T/data" --from 9223372036854775807 --format jsonl \
+      2>&1); rc=$?
+check "range: from the last millisecond" \
+    "1 arbiter export: no match in that time range" "$rc $err"
+$A export --db "$T/data" --from 9223372036854775808 --format jsonl \
+    > /dev/null 2>&1
+check "range: one past it refused" 2 $?
 err=$($A export --db "$T/data" --from 2026-02-30 --format jsonl 2>&1); rc=$?
 check "range bad date" "2 arbiter export: --from wants Unix milliseconds or an ISO 8601 date (2026-03-01, 2026-03-01T10:00:00Z), not '2026-02-30'" "$rc $err"
 $A export --token "$RDR" --from 0 --format bundle --out "$T/range.bundle" 2>/dev/null
