@@ -595,7 +595,7 @@ cmd_record(int argc, char **argv)
 {
     rec_t             r;
     struct sigaction  sa;
-    const char       *retry = NULL, *env;
+    const char       *retry = NULL;
     uint64_t          secs = RETRY_DEFAULT_S;
     size_t            i;
     int               status;
@@ -637,10 +637,9 @@ cmd_record(int argc, char **argv)
     if (r.addr == NULL || *r.addr == '\0')
         r.addr = CLI_SERVER_DEFAULT;
     /* Test hook (tests/integration/record.sh): lose the answer to the Nth
-     * append, as when the daemon dies between its commit and its ack. */
-    env = getenv("ARBITER_RECORD_DROP_ACK");
-    if (env != NULL)
-        r.drop_ack = strtoul(env, NULL, 10);
+     * append (to each of a list "N,M"), as when the daemon dies between
+     * its commit and its ack. */
+    r.drop_ack = getenv("ARBITER_RECORD_DROP_ACK");
     r.interactive = isatty(0) && isatty(1);
     if (r.interactive)
         r.follow = 1;

@@ -104,8 +104,9 @@ typedef struct rec {
     int            follow;      /* print other consoles' events */
     int            interactive;
     unsigned       retry_ms;    /* how long to try to reconnect */
-    unsigned long  drop_ack;    /* test hook: lose the answer to append N
-                                   ($ARBITER_RECORD_DROP_ACK) */
+    const char    *drop_ack;    /* test hook: lose the answers to the
+                                   appends numbered in this list, "N" or
+                                   "N,M,..." ($ARBITER_RECORD_DROP_ACK) */
     char           token[512];  /* resolved once, for reconnecting */
 
     /* connection A: requests and their answers */

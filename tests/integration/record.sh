@@ -305,6 +305,23 @@ check "no other event" 7 "$($A events --token "$RDR" --match R2 | wc -l | tr -d 
 check "replay --db totals" '"totals":{"alice":21,"bob":18}' \
       "$($A replay --db "$T/data" --match R2 --json | grep -o '"totals":{[^}]*}')"
 
+# The answers lost twice, the append's and its resend's: the second
+# resync finds the move among what the console knew, and its replay keeps
+# it (until 2026-12-07 it was left out: the answer lost its Sota, and the
+# next bare card went to the wrong player and was refused).
+$A open --token "$ARB" --match RL --game yahchain --players alice,bob \
+    --option mode=3 > /dev/null
+printf '4S\n5H\n6D\n2C\n' | ARBITER_RECORD_DROP_ACK=3,4 $A record \
+    --token "$SCO" --match RL > "$T/outRL" 2> "$T/errRL"; rc=$?
+check "an answer lost twice: one result each" "0 ok seq 1
+ok seq 2
+ok seq 3; Sota 1 complete: 4♠→5♥→6♦ BC-001 Ladder 15+6 = 21 for alice
+ok seq 4" "$rc $(cat "$T/outRL")"
+check "... recorded once" "1 alice 4♠
+2 bob 5♥
+3 alice 6♦
+4 bob 2♣" "$(moves RL)"
+
 # A move typed while the daemon is down: read once it is back, recorded
 # once (no test typed one before the restart until 2026-12-07).
 $A open --token "$ARB" --match R6 --game yahchain --players alice,bob \
