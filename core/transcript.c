@@ -16,6 +16,7 @@
 #include "core/claim.h"
 #include "core/codec.h"
 #include "core/err.h"
+#include "core/hash.h"
 #include "core/limits.h"
 #include "core/num.h"
 #include "core/text.h"
@@ -259,14 +260,13 @@ parse_header(arb_setup_t *s, const char *key, toks_t *t, size_t first,
             return 0;
         }
         /* As a recorder's log has it before the close reveals the deal. */
+        /* Each of the 64 a hex digit (until 2026-12-07 "%2x" read "+f",
+         * "-1" and "1g" as bytes of another commitment). */
         if (strcmp(k, "commit") == 0 && t->n == first + 2
             && strlen(t->v[first + 1]) == 64) {
-            for (i = 0; i < ARB_HASH_LEN; i++) {
-                unsigned x;
-                if (sscanf(t->v[first + 1] + 2 * i, "%2x", &x) != 1)
-                    ERR("deal commit: 64 hex digits expected");
-                s->deal.seed_hash[i] = (unsigned char)x;
-            }
+            if (arb_unhex(s->deal.seed_hash, ARB_HASH_LEN,
+                          t->v[first + 1]) != 0)
+                ERR("deal commit: 64 hex digits expected");
             s->deal.kind = ARB_DEAL_COMMIT;
             return 0;
         }

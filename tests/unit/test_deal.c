@@ -203,6 +203,32 @@ main(void)
                           "deal: seed table-7\n\nclose seed table-7\n", NULL),
               ARB_EINVAL);
     CHECK(strstr(msg, "was not committed") != NULL);
+    /* a commitment is 64 hex digits, each of them: a pair read as a
+     * signed or cut-short number is refused, not taken for another byte
+     * (no test held one until 2026-12-07: "+f", "-1", "1g", "0x" were read
+     * as 0f, ff, 01 and 00) */
+    {
+        static const char *const bad[] = { "+f", "-1", "1g", "0x" };
+        arb_history_t t;
+        arb_buf_t     why = ARB_BUF_INIT;
+        char          c[65];
+        size_t        k;
+
+        for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+            memcpy(c, hex, 64);
+            c[64] = '\0';
+            memcpy(c + 62, bad[k], 2);
+            snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: T1\n"
+                     "players: ann bob\ndeal: commit %s\n\n", c);
+            why.len = 0;
+            memset(&t, 0, sizeof(t));
+            CHECK(arb_transcript_parse(&t, text, strlen(text), &why) != 0);
+            CHECK(arb_buf_cstr(&why) != NULL
+                  && strstr(why.data, "hex digits") != NULL);
+            arb_history_clear(&t);
+        }
+        arb_buf_free(&why);
+    }
     /* the transcript writes and reads the commitment and the reveal */
     {
         arb_history_t    t, t2;
