@@ -114,6 +114,18 @@ main(void)
     CHECK_STR(d.seed, "table-7");
     free(d.seed);
 
+    /* the whole commitment is compared: one differing in its last byte
+     * alone is not opened (no test failed when half of it was) */
+    memset(&d, 0, sizeof(d));
+    d.kind = ARB_DEAL_COMMIT;
+    arb_seed_hash(d.seed_hash, "table-7", 7);
+    d.seed_hash[ARB_HASH_LEN - 1] ^= 1;
+    CHECK_INT(arb_deal_reveal(&d, "seed", "table-7", &v), ARB_ECRYPTO);
+    CHECK(d.seed == NULL);
+    d.seed_hash[ARB_HASH_LEN - 1] ^= 1;
+    CHECK_INT(arb_deal_reveal(&d, "seed", "table-7", &v), 0);
+    free(d.seed);
+
     /* only a committed deal is revealed, even by its own secret (no test
      * failed when a seeded deal was revealed over its seed) */
     memset(&d, 0, sizeof(d));
