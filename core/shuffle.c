@@ -34,12 +34,22 @@ next_word(stream_t *s)
 }
 
 int
+arb_shuffle_takes(uint64_t w, uint64_t bound)
+{
+    /* Words >= 2^64 - (2^64 mod bound) are drawn again, so every residue
+     * is equally likely; r = 2^64 mod bound, no 128-bit arithmetic. */
+    uint64_t r = (UINT64_MAX % bound + 1) % bound;
+
+    return r == 0 || w < (uint64_t)0 - r;   /* 2^64 - r */
+}
+
+int
 arb_shuffle(unsigned *perm, size_t n, const void *seed, size_t seedlen)
 {
     crypto_generichash_state st;
     stream_t                 s;
     size_t                   j;
-    uint64_t                 bound, limit, w, r;
+    uint64_t                 bound, w;
     unsigned                 t;
 
     if (n == 0 || n > 1u << 20 || sodium_init() < 0)
@@ -55,13 +65,9 @@ arb_shuffle(unsigned *perm, size_t n, const void *seed, size_t seedlen)
         perm[j] = (unsigned)j;
     for (j = n - 1; j >= 1; j--) {
         bound = (uint64_t)j + 1;
-        /* Reject words >= 2^64 - (2^64 mod bound) so every residue is
-         * equally likely; r = 2^64 mod bound, no 128-bit arithmetic. */
-        r = (UINT64_MAX % bound + 1) % bound;
-        limit = (uint64_t)0 - r;        /* 2^64 - r; unused when r == 0 */
         do
             w = next_word(&s);
-        while (r != 0 && w >= limit);
+        while (!arb_shuffle_takes(w, bound));
         w %= bound;
         t = perm[j];
         perm[j] = perm[w];

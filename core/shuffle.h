@@ -16,10 +16,17 @@
 #define ARB_SHUFFLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "core/hash.h"
 
 /* perm must hold n entries; 0 or ARB_EINVAL (n == 0 or too large). */
 int arb_shuffle(unsigned *perm, size_t n, const void *seed, size_t seedlen);
+
+/* Step 3's test of a word w for a draw below bound (bound >= 1): 1 when
+ * w < 2^64 - (2^64 mod bound), which w mod bound then gives, 0 when it
+ * is drawn again.  (Seeds cannot test it: a word is refused with odds of
+ * about bound in 2^64.) */
+int arb_shuffle_takes(uint64_t w, uint64_t bound);
 
 /* BLAKE2b-256 of a seed, as recorded in a match header before the reveal. */
 void arb_seed_hash(unsigned char out[ARB_HASH_LEN], const void *seed, size_t seedlen);

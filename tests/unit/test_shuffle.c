@@ -1,6 +1,7 @@
 /* The documented deal shuffle.  The expected permutations were computed by
  * an independent Python implementation of docs/DEAL.md (hashlib.blake2b),
  * so this pins the algorithm, not just this code. */
+#include <stdint.h>
 #include <string.h>
 
 #include "core/err.h"
@@ -38,6 +39,17 @@ main(void)
     perm[0] = 77;
     CHECK_INT(arb_shuffle(perm, (1u << 20) + 1, "x", 1), ARB_EINVAL);
     CHECK_INT(perm[0], 77);
+    /* no modulo bias: of 2^64 words, the top 2^64 mod b are drawn again
+     * (2^64 mod 3 = 1, mod 52 = 16, mod 2^k = 0), and the word below them
+     * is taken (no test failed when the rejection was dropped: no seed
+     * reaches it) */
+    CHECK_INT(arb_shuffle_takes(UINT64_MAX, 3), 0);
+    CHECK_INT(arb_shuffle_takes(UINT64_MAX - 1, 3), 1);
+    CHECK_INT(arb_shuffle_takes(UINT64_MAX - 15, 52), 0);
+    CHECK_INT(arb_shuffle_takes(UINT64_MAX - 16, 52), 1);
+    CHECK_INT(arb_shuffle_takes(UINT64_MAX, 64), 1);
+    CHECK_INT(arb_shuffle_takes(UINT64_MAX, 1), 1);
+    CHECK_INT(arb_shuffle_takes(0, 52), 1);
     /* rough uniformity: 6000 seeds over 3 cards, each cell near 2000 */
     memset(counts, 0, sizeof(counts));
     for (s = 0; s < 6000; s++) {
