@@ -157,6 +157,24 @@ check "an over-long line: refused" "1 error: the line is longer than 4096 \
 bytes: nothing of it was sent" "$rc $(head -1 "$T/out5b")"
 check "... nothing recorded" "$before" \
     "$($A state --json --token "$RDR" --match R1 | sed -n 's/.*"seq":\([0-9]*\).*/\1/p' | tail -1)"
+check "... the next line goes on" "seq" \
+    "$(sed -n 2p "$T/out5b" | cut -d' ' -f1)"
+# A line of 4096 bytes is a line (a comment: no result), one of 4097 is
+# refused, a CR before the newline aside, as is one longer than what is
+# read at once, and the next line read; a script's CRLF lines are read as
+# lines (no test held the bound, a CR or a line past the buffer until
+# 2026-12-07).
+$A open --token "$ARB" --match R8 --game yahchain --players alice,bob \
+    --option mode=3 > /dev/null
+{ printf '#%s\r\n' "$(head -c 4095 /dev/zero | tr '\0' x)"
+  printf '#%s\n' "$(head -c 4096 /dev/zero | tr '\0' x)"
+  printf '#%s\n' "$(head -c 9000 /dev/zero | tr '\0' x)"
+  printf 'note crlf\r\n'; } |
+    $A record --token "$ARB" --match R8 > "$T/out5d" 2>&1; rc=$?
+check "4096 bytes a line, 4097 refused, CRLF read" "1 error: the line is \
+longer than 4096 bytes: nothing of it was sent
+error: the line is longer than 4096 bytes: nothing of it was sent
+ok seq 1" "$rc $(cat "$T/out5d")"
 # A line that is not UTF-8: refused saying where, nothing sent.
 printf 'note Andr\351 was late\n' \
     | $A record --token "$ARB" --match R1 > "$T/out5c" 2>&1; rc=$?
