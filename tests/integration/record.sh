@@ -217,6 +217,13 @@ check "a refusal, then quit: exit 1" 1 $rc
 check "an empty note, too many words" "1 error: note TEXT: the note is empty
 error: note TEXT: the note is empty
 error: too many words (at most 34)" "$rc $(cat "$T/out6w")"
+# ... and 34 words are not too many: the move is judged (no test failed
+# when a line of 34 words was refused as too long).
+{ printf 'place alice'
+  i=0; while [ $i -lt 32 ]; do printf ' 4S'; i=$((i + 1)); done; echo; } \
+    | $A record --token "$ARB" --match R1 > "$T/out6x" 2>&1
+check "34 words are judged" "refused move: place takes a card and an \
+optional @sota, got 32 arguments" "$(cat "$T/out6x")"
 # An arbiter's undo voids this console's moves one by one, the last
 # first, and a void that withdraws a result says so (until 2026-12-07 no
 # test undid twice: a move already void could have been voided again).
