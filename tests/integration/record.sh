@@ -374,15 +374,25 @@ echo 5H >&3
 sleep 0.5
 start_daemon
 wait_for "$T/live6" '^ok seq 2$'
+# Subscribed again after the reconnect: another console's move comes in,
+# and the next bare card is bob's (no test failed when the reconnect left
+# the console unsubscribed: it judged on the old state and was refused).
+$A move --token "$ARB" --match R6 place alice 6D > /dev/null
+sleep 0.5
+echo 2C >&3
+wait_for "$T/live6" '^ok seq 4$'
 exec 3>&-
 i=0
 while kill -0 "$C" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 kill -9 "$C" 2>/dev/null
 wait "$C"; rc=$?; C=
 check "typed while the daemon was down: one result each" "0 ok seq 1
-ok seq 2" "$rc $(cat "$T/live6")"
+ok seq 2
+ok seq 4" "$rc $(cat "$T/live6")"
 check "... recorded once" "1 alice 4♠
-2 bob 5♥" "$(moves R6)"
+2 bob 5♥
+3 alice 6D
+4 bob 2♣" "$(moves R6)"
 
 # ---- at a terminal: the prompt, the line editor --------------------------
 # script(1) gives the console a pseudo-terminal.  Keys: X, backspace, S,
