@@ -1067,7 +1067,7 @@ test_pass_damage(void)
     arb_store_t        *shared = store, *own = NULL;
     arb_repl_t         *r;
     arb_buf_t           why = ARB_BUF_INIT;
-    char                dir[300], pos[300], kept[310], id[NPA][8];
+    char                dir[300], pos[300], kept[310], id[NPA][16];
     uint64_t            head = 0, missing, ahead, diverged, checks = 0;
     int64_t             walked;
     int                 i;
