@@ -1,0 +1,576 @@
+/*
+ * test_record_net.c - `arbiter record` against a scripted recorder: the
+ * real bin/arbiter (built by `make` before the tests) talks to a server on
+ * a unix socket in a temp directory, which takes any number of
+ * connections (the console's requests, its subscription, and both again
+ * after a reconnect), answers auth, events, subscribe and append as the
+ * case says, and notes every request.  What no real daemon does on cue is
+ * scripted here: a push that skips a seq, an append refused because the
+ * recorder is shutting down.  The console's input is a pipe the server
+ * fills only once the case's pushes are on the wire, so that they are
+ * there when the line is judged.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/codec.h"
+#include "core/err.h"
+#include "core/event.h"
+#include "core/mp.h"
+#include "tests/test.h"
+
+static char dir[64];
+static char sock_path[96];
+
+#define CONNS_MAX 8
+
+/* One run of the console against a case. */
+typedef struct run {
+    int         rc;             /* exit status; -1 killed (it hung) */
+    char        out[8192], err[8192];
+    char        ops[8192];      /* "<conn> <op>\n" per request, appends
+                                   with their fields but id and cid */
+    const char *input;          /* the console's lines */
+    int         feed_now;       /* the case asks for the input */
+    int         fed;            /* input written (and the pipe closed) */
+    int         in_fd;          /* the pipe's end written here */
+    uint64_t    nlog;           /* the log: open, then notes 1..nlog */
+    int         nappend;        /* appends answered so far */
+} run_t;
+
+/* A case: called on subscribe (pushes after its answer) and on each
+ * append (its answer); returns 1 when the connections are to be closed
+ * after the answer. */
+typedef int (*case_fn)(run_t *r, const char *op, uint64_t id,
+                       arb_buf_t *out);
+
+/* ---- frames ---------------------------------------------------------- */
+
+static void
+put_frame(arb_buf_t *out, const arb_buf_t *body)
+{
+    arb_buf_u32be(out, (uint32_t)body->len);
+    arb_buf_add(out, body->data, body->len);
+}
+
+static void
+ok_head(msgpack_packer *pk, uint64_t id, size_t extra)
+{
+    msgpack_pack_map(pk, 3 + extra);
+    arb_mp_pack_kv_uint(pk, "v", 1);
+    arb_mp_pack_kv_uint(pk, "id", id);
+    arb_mp_pack_kv_bool(pk, "ok", 1);
+}
+
+static void
+put_refusal(arb_buf_t *out, uint64_t id, const char *code, const char *msg)
+{
+    arb_buf_t      b = ARB_BUF_INIT;
+    msgpack_packer pk;
+
+    arb_mp_packer_init(&pk, &b);
+    msgpack_pack_map(&pk, 4);
+    arb_mp_pack_kv_uint(&pk, "v", 1);
+    arb_mp_pack_kv_uint(&pk, "id", id);
+    arb_mp_pack_kv_bool(&pk, "ok", 0);
+    msgpack_pack_str_with_body(&pk, "error", 5);
+    msgpack_pack_map(&pk, 2);
+    arb_mp_pack_kv_str(&pk, "code", code);
+    arb_mp_pack_kv_str(&pk, "message", msg);
+    put_frame(out, &b);
+    arb_buf_free(&b);
+}
+
+/* An append's ack: seq, a hash, no duplicate. */
+static void
+put_ack(arb_buf_t *out, uint64_t id, uint64_t seq)
+{
+    arb_buf_t      b = ARB_BUF_INIT;
+    msgpack_packer pk;
+    unsigned char  h[32];
+
+    memset(h, 0x5a, sizeof(h));
+    arb_mp_packer_init(&pk, &b);
+    ok_head(&pk, id, 2);
+    arb_mp_pack_kv_uint(&pk, "seq", seq);
+    arb_mp_pack_kv_bin(&pk, "hash", h, sizeof(h));
+    put_frame(out, &b);
+    arb_buf_free(&b);
+}
+
+/* The canonical bytes of event seq of the log: the open of M1 (yahchain,
+ * alice and bob) at 0, a note "n<seq>" of another console after it. */
+static void
+log_bytes(arb_buf_t *out, uint64_t seq)
+{
+    arb_event_t ev;
+    char        text[32];
+
+    memset(&ev, 0, sizeof(ev));
+    ev.seq = seq;
+    ev.time_ms = 1700000000000;
+    if (seq == 0) {
+        ev.kind = ARB_EV_OPEN;
+        ev.actor = strdup("td");
+        ev.setup = calloc(1, sizeof(*ev.setup));
+        CHECK(ev.setup != NULL);
+        ev.setup->game = strdup("yahchain");
+        ev.setup->match_id = strdup("M1");
+        CHECK_INT(arb_setup_add_player(ev.setup, "alice", -1), 0);
+        CHECK_INT(arb_setup_add_player(ev.setup, "bob", -1), 0);
+        CHECK_INT(arb_setup_set_option(ev.setup, "mode", "3"), 0);
+    } else {
+        ev.kind = ARB_EV_NOTE;
+        ev.actor = strdup("other");
+        ev.client_id = strdup("other-00000000-1");
+        snprintf(text, sizeof(text), "n%llu", (unsigned long long)seq);
+        ev.text = strdup(text);
+    }
+    CHECK_INT(arb_event_encode(out, &ev), 0);
+    arb_event_clear(&ev);
+}
+
+static void
+put_event_push(arb_buf_t *out, uint64_t seq)
+{
+    arb_buf_t      b = ARB_BUF_INIT, ev = ARB_BUF_INIT;
+    msgpack_packer pk;
+
+    log_bytes(&ev, seq);
+    arb_mp_packer_init(&pk, &b);
+    msgpack_pack_map(&pk, 7);
+    arb_mp_pack_kv_uint(&pk, "v", 1);
+    arb_mp_pack_kv_str(&pk, "push", "event");
+    arb_mp_pack_kv_uint(&pk, "sub", 1);
+    arb_mp_pack_kv_str(&pk, "match", "M1");
+    arb_mp_pack_kv_uint(&pk, "seq", seq);
+    arb_mp_pack_kv_int(&pk, "time", 1700000000000);
+    arb_mp_pack_kv_bin(&pk, "event", ev.data, ev.len);
+    put_frame(out, &b);
+    arb_buf_free(&b);
+    arb_buf_free(&ev);
+}
+
+/* The whole log in one page. */
+static void
+put_events(arb_buf_t *out, uint64_t id, uint64_t nlog)
+{
+    arb_buf_t      b = ARB_BUF_INIT, ev = ARB_BUF_INIT;
+    msgpack_packer pk;
+    unsigned char  h[32];
+    uint64_t       s;
+
+    memset(h, 0xab, sizeof(h));
+    arb_mp_packer_init(&pk, &b);
+    ok_head(&pk, id, 2);
+    arb_mp_pack_kv_str(&pk, "match", "M1");
+    msgpack_pack_str_with_body(&pk, "events", 6);
+    msgpack_pack_array(&pk, (size_t)nlog + 1);
+    for (s = 0; s <= nlog; s++) {
+        ev.len = 0;
+        log_bytes(&ev, s);
+        msgpack_pack_map(&pk, 4);
+        arb_mp_pack_kv_uint(&pk, "seq", s);
+        arb_mp_pack_kv_int(&pk, "time", 1700000000000);
+        arb_mp_pack_kv_bin(&pk, "hash", h, sizeof(h));
+        arb_mp_pack_kv_bin(&pk, "event", ev.data, ev.len);
+    }
+    put_frame(out, &b);
+    arb_buf_free(&b);
+    arb_buf_free(&ev);
+}
+
+/* ---- the server and the console -------------------------------------- */
+
+static int
+read_frame(int fd, arb_buf_t *body)
+{
+    unsigned char h[4];
+    char          c[4096];
+    size_t        want, got = 0;
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    ssize_t       r;
+
+    body->len = 0;
+    while (got < 4) {
+        if (poll(&p, 1, 5000) != 1)
+            return 0;
+        r = read(fd, h + got, 4 - got);
+        if (r <= 0)
+            return 0;
+        got += (size_t)r;
+    }
+    want = (size_t)h[0] << 24 | (size_t)h[1] << 16 | (size_t)h[2] << 8
+           | h[3];
+    while (body->len < want) {
+        if (poll(&p, 1, 5000) != 1)
+            return 0;
+        r = read(fd, c, want - body->len < sizeof(c) ? want - body->len
+                                                      : sizeof(c));
+        if (r <= 0)
+            return 0;
+        arb_buf_add(body, c, (size_t)r);
+    }
+    return 1;
+}
+
+static void
+slurp(const char *path, char *buf, size_t len)
+{
+    FILE  *f = fopen(path, "r");
+    size_t n = 0;
+
+    if (f != NULL) {
+        n = fread(buf, 1, len - 1, f);
+        fclose(f);
+    }
+    buf[n] = '\0';
+}
+
+/* Notes request req of connection c in r->ops: its op, and an append's
+ * fields but id and cid as msgpack-c prints them. */
+static void
+note_op(run_t *r, int c, const char *op, const msgpack_object *req)
+{
+    msgpack_object    o = *req;
+    msgpack_object_kv kv[32];
+    char              line[1024];
+    uint32_t          i, k = 0;
+    size_t            n = strlen(r->ops);
+
+    snprintf(r->ops + n, sizeof(r->ops) - n, "%d %s", c, op);
+    if (strcmp(op, "append") == 0) {
+        for (i = 0; i < req->via.map.size && k < 32; i++) {
+            const msgpack_object *key = &req->via.map.ptr[i].key;
+
+            if (key->type == MSGPACK_OBJECT_STR
+                && ((key->via.str.size == 2
+                     && memcmp(key->via.str.ptr, "id", 2) == 0)
+                    || (key->via.str.size == 3
+                        && memcmp(key->via.str.ptr, "cid", 3) == 0)))
+                continue;
+            kv[k++] = req->via.map.ptr[i];
+        }
+        o.via.map.ptr = kv;
+        o.via.map.size = k;
+        msgpack_object_print_buffer(line, sizeof(line), o);
+        n = strlen(r->ops);
+        snprintf(r->ops + n, sizeof(r->ops) - n, " %s", line);
+    }
+    n = strlen(r->ops);
+    snprintf(r->ops + n, sizeof(r->ops) - n, "\n");
+}
+
+/* Writes the input, once, after the answer that asked for it is on the
+ * wire (r->feed_now). */
+static void
+feed(run_t *r)
+{
+    r->feed_now = 0;
+    if (r->fed)
+        return;
+    r->fed = 1;
+    CHECK(write(r->in_fd, r->input, strlen(r->input))
+          == (ssize_t)strlen(r->input));
+    close(r->in_fd);
+}
+
+/* Answers one request of connection c; 1 when all connections are to be
+ * closed after it. */
+static int
+answer(run_t *r, case_fn fn, int c, const msgpack_object *req,
+       arb_buf_t *out)
+{
+    arb_buf_t      b = ARB_BUF_INIT;
+    msgpack_packer pk;
+    const char    *s;
+    size_t         slen;
+    uint64_t       id = 0;
+    char           op[32] = "";
+    int            closing = 0;
+
+    arb_mp_get_uint(req, "id", &id);
+    if (arb_mp_get_bytes(req, "op", &s, &slen) == 0 && slen < sizeof(op)) {
+        memcpy(op, s, slen);
+        op[slen] = '\0';
+    }
+    note_op(r, c, op, req);
+    arb_mp_packer_init(&pk, &b);
+    if (strcmp(op, "auth") == 0) {
+        ok_head(&pk, id, 2);
+        arb_mp_pack_kv_str(&pk, "identity", "sc");
+        arb_mp_pack_kv_str(&pk, "role", "scorer");
+        put_frame(out, &b);
+    } else if (strcmp(op, "events") == 0) {
+        put_events(out, id, r->nlog);
+    } else if (strcmp(op, "subscribe") == 0) {
+        ok_head(&pk, id, 2);
+        arb_mp_pack_kv_uint(&pk, "sub", 1);
+        arb_mp_pack_kv_uint(&pk, "from", 0);
+        put_frame(out, &b);
+        closing = fn(r, op, id, out);
+    } else if (strcmp(op, "append") == 0) {
+        closing = fn(r, op, id, out);
+        r->nappend++;
+    } else {
+        put_refusal(out, id, "bad_request", "not scripted");
+    }
+    arb_buf_free(&b);
+    return closing;
+}
+
+/* Runs `arbiter record --match M1 args...` against case fn, its input
+ * r->input given once the subscription is answered. */
+static void
+run_record(run_t *r, case_fn fn, const char *const *args)
+{
+    struct sockaddr_un sa;
+    char               opath[128], epath[128];
+    const char        *argv[24];
+    arb_buf_t          body = ARB_BUF_INIT, out = ARB_BUF_INIT;
+    arb_buf_t          why = ARB_BUF_INIT;
+    msgpack_unpacked   req;
+    struct pollfd      p[CONNS_MAX + 1];
+    int                conn[CONNS_MAX], ids[CONNS_MAX];
+    int                ls, st, i, j, nc = 0, nids = 0, pipefd[2], done = 0;
+    pid_t              pid;
+    struct timespec    t0, t1;
+
+    argv[0] = "arbiter";
+    argv[1] = "record";
+    argv[2] = "--match";
+    argv[3] = "M1";
+    for (i = 0; args[i] != NULL && i < 18; i++)
+        argv[i + 4] = args[i];
+    argv[i + 4] = NULL;
+    r->ops[0] = '\0';
+    r->fed = 0;
+    r->feed_now = 0;
+    r->nappend = 0;
+    snprintf(opath, sizeof(opath), "%s/out", dir);
+    snprintf(epath, sizeof(epath), "%s/err", dir);
+    memset(&sa, 0, sizeof(sa));
+    sa.sun_family = AF_UNIX;
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
+    unlink(sock_path);
+    ls = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK(ls >= 0);
+    CHECK(bind(ls, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    CHECK(listen(ls, 8) == 0);
+    CHECK(pipe(pipefd) == 0);
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        int ofd = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int efd = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+        if (ofd < 0 || efd < 0 || dup2(ofd, 1) < 0 || dup2(efd, 2) < 0
+            || dup2(pipefd[0], 0) < 0)
+            _exit(126);
+        close(ls);
+        close(pipefd[1]);
+        setenv("ARBITER_TIMEOUT", "5", 1);
+        setenv("ARBITER_SERVER", sock_path, 1);
+        setenv("ARBITER_TOKEN", "t0ken", 1);
+        execv("bin/arbiter", (char *const *)argv);
+        _exit(127);
+    }
+    CHECK(pid > 0);
+    close(pipefd[0]);
+    r->in_fd = pipefd[1];
+    msgpack_unpacked_init(&req);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!done) {
+        p[0].fd = ls;
+        p[0].events = POLLIN;
+        for (i = 0; i < nc; i++) {
+            p[i + 1].fd = conn[i];
+            p[i + 1].events = POLLIN;
+        }
+        if (poll(p, (nfds_t)nc + 1, 50) > 0) {
+            if ((p[0].revents & POLLIN) && nc < CONNS_MAX) {
+                conn[nc] = accept(ls, NULL, NULL);
+                if (conn[nc] >= 0)
+                    ids[nc++] = nids++;
+            }
+            for (i = 0; i < nc; i++) {
+                int closing;
+
+                if (p[i + 1].revents == 0)
+                    continue;
+                if (!read_frame(conn[i], &body)) {
+                    close(conn[i]);
+                    conn[i] = -1;
+                    continue;
+                }
+                msgpack_unpacked_destroy(&req);
+                CHECK_INT(arb_mp_parse(&req, body.data, body.len, &why), 0);
+                out.len = 0;
+                closing = answer(r, fn, ids[i], &req.data, &out);
+                if (out.len > 0)
+                    CHECK(write(conn[i], out.data, out.len)
+                          == (ssize_t)out.len);
+                if (r->feed_now)
+                    feed(r);
+                if (closing)
+                    for (j = 0; j < nc; j++)
+                        if (conn[j] >= 0) {
+                            close(conn[j]);
+                            conn[j] = -1;
+                        }
+            }
+            for (i = j = 0; i < nc; i++)
+                if (conn[i] >= 0) {
+                    ids[j] = ids[i];
+                    conn[j++] = conn[i];
+                }
+            nc = j;
+        }
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            r->rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+            done = 1;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (!done && t1.tv_sec - t0.tv_sec > 15) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            r->rc = -1;
+            done = 1;
+        }
+    }
+    if (!r->fed)
+        close(r->in_fd);
+    for (i = 0; i < nc; i++)
+        close(conn[i]);
+    close(ls);
+    slurp(opath, r->out, sizeof(r->out));
+    slurp(epath, r->err, sizeof(r->err));
+    msgpack_unpacked_destroy(&req);
+    arb_buf_free(&body);
+    arb_buf_free(&out);
+    arb_buf_free(&why);
+}
+
+#define RUN(fn, r, ...) do {                                              \
+        const char *const a_[] = { __VA_ARGS__, NULL };                   \
+        run_record(r, fn, a_);                                            \
+    } while (0)
+
+/* ---- cases ----------------------------------------------------------- */
+
+/* The log holds the open alone when the console reads it; then two
+ * notes of another console are recorded and only the second one's push
+ * comes (the first lost, as when the recorder dropped a slow
+ * subscriber's push): the console reads the log for the gap. */
+static int
+case_gap(run_t *r, const char *op, uint64_t id, arb_buf_t *out)
+{
+    if (strcmp(op, "subscribe") == 0) {
+        if (r->nlog == 0) {
+            r->nlog = 2;
+            put_event_push(out, 2);
+        }
+        r->feed_now = 1;
+        return 0;
+    }
+    r->nlog++;
+    put_ack(out, id, r->nlog);
+    return 0;
+}
+
+/* The first append is refused "shutting_down", and the connections
+ * closed, as a recorder stopping does; the console reconnects and sends
+ * it again, answered then. */
+static int
+case_shutdown(run_t *r, const char *op, uint64_t id, arb_buf_t *out)
+{
+    if (strcmp(op, "subscribe") == 0) {
+        r->feed_now = 1;
+        return 0;
+    }
+    if (r->nappend == 0) {
+        put_refusal(out, id, "shutting_down", "the recorder is stopping");
+        return 1;
+    }
+    r->nlog++;
+    put_ack(out, id, r->nlog);
+    return 0;
+}
+
+static void
+test_gap(void)
+{
+    run_t r;
+
+    memset(&r, 0, sizeof(r));
+    r.input = "note hello\n";
+    RUN(case_gap, &r, "--follow");
+    CHECK_INT(r.rc, 0);
+    CHECK_STR(r.out, "# other: note n1 (seq 1)\n"
+              "# other: note n2 (seq 2)\n"
+              "ok seq 3\n");
+    /* The push of seq 2 over a console at seq 0 is a gap: the log is
+     * read again, and the note is judged (and expected) at seq 2. */
+    CHECK_STR(r.ops, "0 auth\n1 auth\n0 events\n1 subscribe\n0 events\n"
+              "0 append {\"v\"=>1, \"op\"=>\"append\", \"match\"=>\"M1\", "
+              "\"kind\"=>\"note\", \"expect\"=>2, \"text\"=>\"hello\"}\n");
+}
+
+static void
+test_shutdown(void)
+{
+    run_t r;
+
+    memset(&r, 0, sizeof(r));
+    r.input = "note hello\n";
+    RUN(case_shutdown, &r, "--retry", "5");
+    CHECK_INT(r.rc, 0);
+    CHECK_STR(r.out, "ok seq 1\n");
+    /* Refused as the recorder stops: not a refusal of the note, which
+     * is sent again once the console is back, expected at seq 0. */
+    CHECK_STR(r.ops, "0 auth\n1 auth\n0 events\n1 subscribe\n"
+              "0 append {\"v\"=>1, \"op\"=>\"append\", \"match\"=>\"M1\", "
+              "\"kind\"=>\"note\", \"expect\"=>0, \"text\"=>\"hello\"}\n"
+              "2 auth\n3 auth\n3 events\n2 subscribe\n"
+              "3 append {\"v\"=>1, \"op\"=>\"append\", \"match\"=>\"M1\", "
+              "\"kind\"=>\"note\", \"expect\"=>0, \"text\"=>\"hello\"}\n");
+}
+
+int
+main(void)
+{
+    if (access("bin/arbiter", X_OK) != 0) {
+        fprintf(stderr, "bin/arbiter missing: build it first\n");
+        return 1;
+    }
+    snprintf(dir, sizeof(dir), "/tmp/arb-recnet.XXXXXX");
+    if (mkdtemp(dir) == NULL)
+        return 1;
+    snprintf(sock_path, sizeof(sock_path), "%s/s.sock", dir);
+    signal(SIGPIPE, SIG_IGN);
+    test_gap();
+    test_shutdown();
+    unlink(sock_path);
+    {
+        char p[128];
+
+        snprintf(p, sizeof(p), "%s/out", dir);
+        unlink(p);
+        snprintf(p, sizeof(p), "%s/err", dir);
+        unlink(p);
+    }
+    rmdir(dir);
+    return TEST_END();
+}
