@@ -48,6 +48,8 @@ typedef struct run {
     int         in_fd;          /* the pipe's end written here */
     uint64_t    nlog;           /* the log: open, then notes 1..nlog */
     int         nappend;        /* appends answered so far */
+    int         sealed;         /* a running dealt match: the events'
+                                   hashes withheld, the state asked */
 } run_t;
 
 /* A case: called on subscribe (pushes after its answer) and on each
@@ -163,9 +165,10 @@ put_event_push(arb_buf_t *out, uint64_t seq)
     arb_buf_free(&ev);
 }
 
-/* The whole log in one page. */
+/* The whole log in one page (withheld: no hashes, as a scorer reads a
+ * running dealt match). */
 static void
-put_events(arb_buf_t *out, uint64_t id, uint64_t nlog)
+put_events(arb_buf_t *out, uint64_t id, uint64_t nlog, int withheld)
 {
     arb_buf_t      b = ARB_BUF_INIT, ev = ARB_BUF_INIT;
     msgpack_packer pk;
@@ -181,10 +184,11 @@ put_events(arb_buf_t *out, uint64_t id, uint64_t nlog)
     for (s = 0; s <= nlog; s++) {
         ev.len = 0;
         log_bytes(&ev, s);
-        msgpack_pack_map(&pk, 4);
+        msgpack_pack_map(&pk, withheld ? 3 : 4);
         arb_mp_pack_kv_uint(&pk, "seq", s);
         arb_mp_pack_kv_int(&pk, "time", 1700000000000);
-        arb_mp_pack_kv_bin(&pk, "hash", h, sizeof(h));
+        if (!withheld)
+            arb_mp_pack_kv_bin(&pk, "hash", h, sizeof(h));
         arb_mp_pack_kv_bin(&pk, "event", ev.data, ev.len);
     }
     put_frame(out, &b);
@@ -314,7 +318,16 @@ answer(run_t *r, case_fn fn, int c, const msgpack_object *req,
         arb_mp_pack_kv_str(&pk, "role", "scorer");
         put_frame(out, &b);
     } else if (strcmp(op, "events") == 0) {
-        put_events(out, id, r->nlog);
+        put_events(out, id, r->nlog, r->sealed);
+    } else if (strcmp(op, "state") == 0 && r->sealed) {
+        /* The recorder's report: no records yet, alice to play. */
+        ok_head(&pk, id, 2);
+        arb_mp_pack_kv_str(&pk, "json", "{\"records\": [], \"totals\": {}, "
+                           "\"state\": {\"turn\": \"alice\"}, "
+                           "\"finished\": false, \"closed\": false}");
+        msgpack_pack_str_with_body(&pk, "seqs", 4);
+        msgpack_pack_array(&pk, 0);
+        put_frame(out, &b);
     } else if (strcmp(op, "subscribe") == 0) {
         ok_head(&pk, id, 2);
         arb_mp_pack_kv_uint(&pk, "sub", 1);
@@ -509,6 +522,45 @@ case_shutdown(run_t *r, const char *op, uint64_t id, arb_buf_t *out)
     return 0;
 }
 
+/* A running dealt match: the card is recorded, the undo request of it
+ * refused (the match closed meanwhile, say), the next one answered. */
+static int
+case_undo(run_t *r, const char *op, uint64_t id, arb_buf_t *out)
+{
+    if (strcmp(op, "subscribe") == 0) {
+        r->feed_now = 1;
+        return 0;
+    }
+    if (r->nappend == 1) {
+        put_refusal(out, id, "forbidden", "not now");
+        return 0;
+    }
+    r->nlog++;
+    put_ack(out, id, r->nlog);
+    return 0;
+}
+
+static void
+test_undo_refused(void)
+{
+    run_t r;
+
+    memset(&r, 0, sizeof(r));
+    r.sealed = 1;
+    r.input = "4S\nundo\nundo\n";
+    RUN(case_undo, &r, "--retry", "5");
+    CHECK_INT(r.rc, 1);
+    /* The refused request was never recorded: the next undo asks again,
+     * where "already requested" left the move beyond any undo but an
+     * arbiter's own (this console's replay cannot see the match to tell
+     * a standing request). */
+    CHECK_STR(r.out, "ok seq 1\n"
+              "refused forbidden: not now\n"
+              "ok seq 2; undo of seq 1 (place alice 4\xe2\x99\xa0) "
+              "requested: only an arbiter can void it (arbiter rule "
+              "--match M1 void 1 --reason ...)\n");
+}
+
 static void
 test_gap(void)
 {
@@ -562,6 +614,7 @@ main(void)
     signal(SIGPIPE, SIG_IGN);
     test_gap();
     test_shutdown();
+    test_undo_refused();
     unlink(sock_path);
     {
         char p[128];
