@@ -561,6 +561,48 @@ test_undo_refused(void)
               "--match M1 void 1 --reason ...)\n");
 }
 
+/* The first append refused (by a rule of the recorder's this console
+ * does not know, say), the next answered. */
+static int
+case_refused(run_t *r, const char *op, uint64_t id, arb_buf_t *out)
+{
+    if (strcmp(op, "subscribe") == 0) {
+        r->feed_now = 1;
+        return 0;
+    }
+    if (r->nappend == 0) {
+        put_refusal(out, id, "forbidden", "not now");
+        return 0;
+    }
+    r->nlog++;
+    put_ack(out, id, r->nlog);
+    return 0;
+}
+
+static void
+test_refused(void)
+{
+    run_t r;
+
+    memset(&r, 0, sizeof(r));
+    r.input = "4S\n4S\n";
+    RUN(case_refused, &r, "--retry", "5");
+    CHECK_INT(r.rc, 1);
+    /* The replay dropped the refused card: the same card is alice's
+     * again, judged on the log's state, and recorded. */
+    CHECK_STR(r.out, "refused forbidden: not now\nok seq 1\n");
+    CHECK_STR(r.ops, "0 auth\n1 auth\n0 events\n1 subscribe\n"
+              "0 append {\"v\"=>1, \"op\"=>\"append\", "
+              "\"match\"=>\"M1\", \"kind\"=>\"move\", \"expect\"=>0, "
+              "\"player\"=>\"alice\", \"verb\"=>\"place\", "
+              "\"args\"=>[\"4\xe2\x99\xa0\"]}\n"
+              "0 events\n"
+              "0 append {\"v\"=>1, \"op\"=>\"append\", "
+              "\"match\"=>\"M1\", \"kind\"=>\"move\", \"expect\"=>0, "
+              "\"player\"=>\"alice\", \"verb\"=>\"place\", "
+              "\"args\"=>[\"4\xe2\x99\xa0\"]}\n");
+}
+
 static void
 test_gap(void)
 {
@@ -615,6 +657,7 @@ main(void)
     test_gap();
     test_shutdown();
     test_undo_refused();
+    test_refused();
     unlink(sock_path);
     {
         char p[128];
