@@ -603,6 +603,146 @@ test_refused(void)
               "\"args\"=>[\"4\xe2\x99\xa0\"]}\n");
 }
 
+/* A push of no event: the error push "slow" (or a push of seq 1 whose
+ * event bytes say seq 2) after the subscription's answer. */
+static int bad_push;
+
+static void
+put_bad_push(arb_buf_t *out)
+{
+    arb_buf_t      b = ARB_BUF_INIT, ev = ARB_BUF_INIT;
+    msgpack_packer pk;
+
+    arb_mp_packer_init(&pk, &b);
+    if (bad_push == 0) {
+        msgpack_pack_map(&pk, 4);
+        arb_mp_pack_kv_uint(&pk, "v", 1);
+        arb_mp_pack_kv_str(&pk, "push", "error");
+        arb_mp_pack_kv_uint(&pk, "sub", 1);
+        msgpack_pack_str_with_body(&pk, "error", 5);
+        msgpack_pack_map(&pk, 2);
+        arb_mp_pack_kv_str(&pk, "code", "slow");
+        arb_mp_pack_kv_str(&pk, "message", "too slow");
+    } else {
+        log_bytes(&ev, 2);
+        msgpack_pack_map(&pk, 6);
+        arb_mp_pack_kv_uint(&pk, "v", 1);
+        arb_mp_pack_kv_str(&pk, "push", "event");
+        arb_mp_pack_kv_uint(&pk, "sub", 1);
+        arb_mp_pack_kv_str(&pk, "match", "M1");
+        arb_mp_pack_kv_uint(&pk, "seq", 1);
+        arb_mp_pack_kv_bin(&pk, "event", ev.data, ev.len);
+    }
+    put_frame(out, &b);
+    arb_buf_free(&b);
+    arb_buf_free(&ev);
+}
+
+static int
+case_bad_push(run_t *r, const char *op, uint64_t id, arb_buf_t *out)
+{
+    if (strcmp(op, "subscribe") == 0) {
+        if (!r->fed) {
+            r->nlog = 2;
+            put_bad_push(out);
+        }
+        r->feed_now = 1;
+        return 0;
+    }
+    r->nlog++;
+    put_ack(out, id, r->nlog);
+    return 0;
+}
+
+/* The first append answered "conflict" (another console's event came
+ * first), the second with dup false; or (ack_gap) the first answered at
+ * a seq past the one after the console's, another console's event in
+ * between not pushed yet. */
+static int ack_gap;
+
+static int
+case_conflict(run_t *r, const char *op, uint64_t id, arb_buf_t *out)
+{
+    arb_buf_t      b = ARB_BUF_INIT;
+    msgpack_packer pk;
+    unsigned char  h[32];
+
+    if (strcmp(op, "subscribe") == 0) {
+        r->feed_now = 1;
+        return 0;
+    }
+    if (r->nappend == 0 && !ack_gap) {
+        r->nlog++;
+        put_refusal(out, id, "conflict", "seq 1 came first");
+        return 0;
+    }
+    r->nlog += ack_gap ? 2 : 1;
+    memset(h, 0x5a, sizeof(h));
+    arb_mp_packer_init(&pk, &b);
+    ok_head(&pk, id, 3);
+    arb_mp_pack_kv_uint(&pk, "seq", r->nlog);
+    arb_mp_pack_kv_bin(&pk, "hash", h, sizeof(h));
+    arb_mp_pack_kv_bool(&pk, "dup", 0);
+    put_frame(out, &b);
+    arb_buf_free(&b);
+    return 0;
+}
+
+#define APPEND_NOTE(expect_)                                              \
+    "0 append {\"v\"=>1, \"op\"=>\"append\", \"match\"=>\"M1\", "       \
+    "\"kind\"=>\"note\", \"expect\"=>" expect_ ", "                      \
+    "\"text\"=>\"hello\"}\n"
+
+static void
+test_pushes_and_acks(void)
+{
+    run_t r;
+
+    /* "slow": the console subscribes again, on a new connection, after
+     * reading the log. */
+    memset(&r, 0, sizeof(r));
+    r.input = "note hello\n";
+    bad_push = 0;
+    RUN(case_bad_push, &r, "--retry", "5");
+    CHECK_INT(r.rc, 0);
+    CHECK_STR(r.out, "ok seq 3\n");
+    CHECK_STR(r.ops, "0 auth\n1 auth\n0 events\n1 subscribe\n"
+              "2 auth\n3 auth\n3 events\n2 subscribe\n"
+              "3 append {\"v\"=>1, \"op\"=>\"append\", "
+              "\"match\"=>\"M1\", \"kind\"=>\"note\", \"expect\"=>2, "
+              "\"text\"=>\"hello\"}\n");
+    /* An event numbered otherwise than its push: the log is read. */
+    memset(&r, 0, sizeof(r));
+    r.input = "note hello\n";
+    bad_push = 1;
+    RUN(case_bad_push, &r, "--retry", "5");
+    CHECK_INT(r.rc, 0);
+    CHECK_STR(r.out, "ok seq 3\n");
+    CHECK_STR(r.ops, "0 auth\n1 auth\n0 events\n1 subscribe\n0 events\n"
+              APPEND_NOTE("2"));
+    /* A conflict: judged again on the log read anew, sent again, and a
+     * dup false is no duplicate. */
+    memset(&r, 0, sizeof(r));
+    r.input = "note hello\n";
+    ack_gap = 0;
+    RUN(case_conflict, &r, "--retry", "5");
+    CHECK_INT(r.rc, 0);
+    CHECK_STR(r.out, "ok seq 2\n");
+    CHECK(strstr(r.err, "recorded before") == NULL);
+    CHECK_STR(r.ops, "0 auth\n1 auth\n0 events\n1 subscribe\n"
+              APPEND_NOTE("0") "0 events\n" APPEND_NOTE("1"));
+    /* Recorded past the seq after the console's: the log is read for
+     * the event in between. */
+    memset(&r, 0, sizeof(r));
+    r.input = "note hello\n";
+    ack_gap = 1;
+    RUN(case_conflict, &r, "--retry", "5");
+    CHECK_INT(r.rc, 0);
+    CHECK_STR(r.out, "ok seq 2\n");
+    CHECK_STR(r.ops, "0 auth\n1 auth\n0 events\n1 subscribe\n"
+              APPEND_NOTE("0") "0 events\n");
+}
+
 static void
 test_gap(void)
 {
@@ -658,6 +798,7 @@ main(void)
     test_shutdown();
     test_undo_refused();
     test_refused();
+    test_pushes_and_acks();
     unlink(sock_path);
     {
         char p[128];
