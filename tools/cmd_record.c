@@ -251,8 +251,9 @@ remember(rec_t *r, uint64_t seq, const arb_event_t *ev)
     return 0;
 }
 
-/* Sends ev and prints its one result line; after_ok follows "ok seq N". */
-static void
+/* Sends ev and prints its one result line; after_ok follows "ok seq N".
+ * The seq it was recorded at, or 0 when it was not (or is not known). */
+static uint64_t
 submit(rec_t *r, arb_event_t *ev, const char *after_ok)
 {
     rec_ack_t ack;
@@ -261,26 +262,27 @@ submit(rec_t *r, arb_event_t *ev, const char *after_ok)
     if (strcmp(r->role, "reader") == 0) {
         result(r, 1, "refused forbidden: %s is a reader: this console "
                "follows the match but cannot record", r->identity);
-        return;
+        return 0;
     }
     rc = rec_submit(r, ev, &ack);
     if (rc == CLI_DIFFERS) {
         result(r, 1, "refused %s", ack.msg);
-        return;
+        return 0;
     }
     if (rc != 0) {
         result(r, 1, "error: %s", ack.msg);
         if (!r->fatal)
             r->fatal = CLI_ERROR;
-        return;
+        return 0;
     }
     if (ev->kind == ARB_EV_MOVE && remember(r, ack.seq, ev) != 0) {
         result(r, 1, "error: out of memory");
-        return;
+        return ack.seq;
     }
     result(r, 0, "ok seq %" PRIu64 "%s%s", ack.seq,
            after_ok != NULL ? after_ok : "", arb_buf_cstr(&r->effect)
            ? arb_buf_cstr(&r->effect) : "");
+    return ack.seq;
 }
 
 /* The event of a move's words: read against the local replay, or, for a
@@ -410,11 +412,17 @@ do_undo(rec_t *r, const char *reason)
         goto done;
     }
     {
-        uint64_t target = t->seq, before = r->known;
-        submit(r, &ev, after.data);
-        if (ev.kind == ARB_EV_NOTE && r->known > before) {
+        /* Requested when the note is recorded, at its own seq: until
+         * 2026-12-08 any rise of the known seq counted, and a request
+         * refused after a resync that read another console's event was
+         * taken as made (in a running dealt match, "already requested"
+         * for good). */
+        uint64_t target = t->seq, seq;
+
+        seq = submit(r, &ev, after.data);
+        if (ev.kind == ARB_EV_NOTE && seq > 0) {
             r->undo_target = target;
-            r->undo_note = r->known;
+            r->undo_note = seq;
         }
     }
 done:
