@@ -229,6 +229,90 @@ if [ $fail -ne 0 ]; then
     grep replicate "$T/east.log" | tail -n 10 | sed 's/^/why: east.log: /'
 fi
 
+# A dealt match held in memory on the replica (read there) while it
+# closes: before the close a reader sees on the replica what it sees on
+# the primary, no hash and no hidden argument; after it, every event
+# whole, as on the primary, over the protocol, over HTTP, on its live
+# stream and its subscription, and on every match's, alike (no test
+# failed when the replica left such a match open in memory, its events
+# hidden from readers for good).
+rtok() { awk -v r="$2" '$4 == r { print $3; exit }' "$T/$1/tokens"; }
+revents() {
+    $A events --server "unix:$T/$1.sock" --token "$(rtok "$1" reader)" \
+        --match "$2" --json 2>&1
+}
+hevents() {
+    curl -s -H "Authorization: Bearer $(rtok rep "$1")" \
+        "http://127.0.0.1:$HTTP_PORT/api/m/$2/events"
+}
+close_seen() {   # MATCH WHICH
+    dealt "$1" "table-$2"
+    caught_up "$1" east events
+    on east move --match "$1" draw ann > /dev/null || echo "$1: draw failed"
+    caught_up "$1" east events
+    check "$2 replica, $1 open: a reader's events as on the primary" \
+        "$(revents east "$1")" "$(revents rep "$1")"
+    check "$2 replica, $1 open: a reader's events over HTTP, no hash" \
+        "2 0" "$(hevents reader "$1" | grep -o '"seq":' | wc -l | tr -d ' ') \
+$(hevents reader "$1" | grep -o '"hash":"' | wc -l | tr -d ' ')"
+    curl -s -N --max-time 20 -H "Authorization: Bearer $(rtok rep reader)" \
+        "http://127.0.0.1:$HTTP_PORT/api/m/$1/live" > "$T/live" &
+    _curl=$!
+    timeout 20 $A watch --server "unix:$T/rep.sock" \
+        --token "$(rtok rep reader)" --match "$1" --from 0 --json \
+        > "$T/watch" &
+    _watch=$!
+    timeout 20 $A watch --server "unix:$T/rep.sock" \
+        --token "$(rtok rep reader)" --from 1 --json > "$T/watch.all" &
+    _all=$!
+    curl -s -N --max-time 20 -H "Authorization: Bearer $(rtok rep reader)" \
+        "http://127.0.0.1:$HTTP_PORT/api/live" > "$T/live.all" &
+    _lall=$!
+    i=0     # (until both streams have begun: sealed without the key)
+    until grep -Eq '^event: (state|sealed)' "$T/live" 2> /dev/null \
+          && grep -q ': arbiter live' "$T/live.all" 2> /dev/null \
+          || [ $i -ge 100 ]; do
+        sleep 0.05; i=$((i + 1))
+    done
+    on east close --match "$1" --reason done > /dev/null \
+        || echo "$1: close failed"
+    caught_up "$1" east events
+    i=0     # (until both streams have the close, 10 s)
+    until grep -q '"kind":"close"' "$T/live" \
+          && grep -q "\"match\":\"$1\".*\"kind\":\"close\"" "$T/live.all" \
+          || [ $i -ge 200 ]; do
+        sleep 0.05; i=$((i + 1))
+    done
+    sleep 0.5       # (the subscriptions have it too: then they stop)
+    kill "$_curl" "$_watch" "$_all" "$_lall" 2> /dev/null
+    wait "$_curl" "$_watch" "$_all" "$_lall"
+    check "$2 replica, $1 closed: a reader's live stream, the close whole" \
+        1 "$(grep -c '"kind":"close".*"hash":"' "$T/live")"
+    check "$2 replica, $1 closed: a reader's subscription, the close whole" \
+        1 "$(grep -c '"kind":"close".*"hash":"' "$T/watch")"
+    check "$2 replica, $1 closed: a reader's live stream resumed, whole" 2 \
+        "$(curl -s -N --max-time 1 -H "Last-Event-ID: 0" \
+           -H "Authorization: Bearer $(rtok rep reader)" \
+           "http://127.0.0.1:$HTTP_PORT/api/m/$1/live" \
+           | grep '^data: ' | grep -c '"seq":.*"hash":"')"
+    check "$2 replica, $1 closed: every match's subscription, the close" \
+        1 "$(grep -c "\"match\":\"$1\".*\"kind\":\"close\".*\"hash\":\"" \
+           "$T/watch.all")"
+    # (every match's live stream, resumed at the close: its ack again)
+    _id=$(grep -B1 "^data: {\"match\":\"$1\".*\"kind\":\"close\"" \
+          "$T/live.all" | sed -n 's/^id: //p')
+    check "$2 replica, $1 closed: every match's live stream resumed" 1 \
+        "$(curl -s -N --max-time 1 -H "Last-Event-ID: $((_id - 1))" \
+           -H "Authorization: Bearer $(rtok rep reader)" \
+           "http://127.0.0.1:$HTTP_PORT/api/live" \
+           | grep -c "\"match\":\"$1\".*\"kind\":\"close\".*\"hash\":\"")"
+    check "$2 replica, $1 closed: a reader's events as on the primary" \
+        "$(revents east "$1")" "$(revents rep "$1")"
+    check "$2 replica, $1 closed: a reader's events over HTTP whole" \
+        "$(hevents arbiter "$1")" "$(hevents reader "$1")"
+}
+close_seen D.L keyless
+
 # The live page of a running dealt match on the keyless replica: its
 # stream starts with `sealed` (why) instead of a state, then carries the
 # acks; the page says the hands are sealed here and lists the moves, adds
@@ -401,5 +485,14 @@ while [ "$(on rep3 events --match D.5 --json 2>&1)" != "$want" ] \
 done
 check "replica, D.5's deal lost and nothing after its open: stored" \
     "$want" "$(on rep3 events --match D.5 --json 2>&1)"
+
+# The same on a replica with the key, whose match in memory moves on by
+# its new events rather than by a replay.
+kill "$pid_rep"; wait "$pid_rep" 2>/dev/null
+rm -rf "$T/rep"
+printf '[replica]\nsecret_key_file = %s\n[http]\nlisten = tcp:127.0.0.1:%s\n' \
+    "$T/repl.key" "$HTTP_PORT" > "$T/rep.conf"
+start_replica rep "$T/rep.conf"
+close_seen D.K keyed
 echo "nats_deal.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
