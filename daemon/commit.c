@@ -441,7 +441,6 @@ batch_durable(arb_server_t *srv, arb_pending_t **v, arb_append_t *ap,
         l->exists = 1;
         if (p->ap.closes)
             l->closed = 1;
-        memcpy(l->head, p->ap.hash, ARB_HASH_LEN);
         if (p->head != NULL) {  /* same batch, not freed yet */
             if (p->gi < p->head->ngroup)    /* an open, not an act */
                 memcpy(p->head->group[p->gi].hash, p->ap.hash,

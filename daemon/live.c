@@ -537,7 +537,6 @@ arb_live_get(arb_server_t *srv, const char *id, arb_live_t **out,
     l->committed = info.last_seq;
     l->exists = 1;
     l->closed = info.closed;
-    memcpy(l->head, info.head, ARB_HASH_LEN);
     if (l->closed) {
         if (srv->transient != NULL)
             arb_live_release(srv, srv->transient);

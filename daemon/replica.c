@@ -1085,7 +1085,6 @@ on_async(uv_async_t *a)
         l->committed = info.last_seq;
         l->exists = 1;
         l->closed = info.closed;
-        memcpy(l->head, info.head, ARB_HASH_LEN);
         if (existed && arb_live_advance(srv, l, was) == 0) {
             r->advanced += info.last_seq - was;
         } else {

@@ -60,7 +60,6 @@ struct arb_live {
     uint64_t        committed;      /* last seq known committed */
     int             exists;         /* seq 0 committed */
     int             closed;         /* a close is committed */
-    unsigned char   head[ARB_HASH_LEN];
     arb_pending_t **inflight;       /* queued, not yet acked, in seq order */
     size_t          ninflight, capinflight;
     arb_sub_t      *subs;           /* subscribers of this match */
