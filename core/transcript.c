@@ -259,8 +259,8 @@ parse_header(arb_setup_t *s, const char *key, toks_t *t, size_t first,
                     return ARB_ENOMEM;
             return 0;
         }
-        /* As a recorder's log has it before the close reveals the deal. */
-        /* Each of the 64 a hex digit (until 2026-12-07 "%2x" read "+f",
+        /* As a recorder's log has it before the close reveals the deal;
+         * each of the 64 a hex digit (until 2026-12-07 "%2x" read "+f",
          * "-1" and "1g" as bytes of another commitment). */
         if (strcmp(k, "commit") == 0 && t->n == first + 2
             && strlen(t->v[first + 1]) == 64) {
