@@ -7,12 +7,52 @@
 #define ARB_TEST_SCRIPT_FRAMES_H
 
 #include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "core/buf.h"
 #include "core/mp.h"
+
+/* The scratch directory (mkdtemp) and the server's socket in it. */
+static char dir[64];
+static char sock_path[96];
+
+/* Makes dir from the mkdtemp pattern tmpl, with sock_path in it, once
+ * bin/arbiter is there: 0, or -1 said on stderr. */
+static int
+script_begin(const char *tmpl)
+{
+    if (access("bin/arbiter", X_OK) != 0) {
+        fprintf(stderr, "bin/arbiter missing: build it first\n");
+        return -1;
+    }
+    snprintf(dir, sizeof(dir), "%s", tmpl);
+    if (mkdtemp(dir) == NULL) {
+        perror("mkdtemp");
+        return -1;
+    }
+    snprintf(sock_path, sizeof(sock_path), "%s/s.sock", dir);
+    signal(SIGPIPE, SIG_IGN);
+    return 0;
+}
+
+/* Removes the socket, the command's out and err files and dir. */
+static void
+script_end(void)
+{
+    static const char *const f[] = { "s.sock", "out", "err" };
+    char                     p[128];
+    size_t                   i;
+
+    for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+        snprintf(p, sizeof(p), "%s/%s", dir, f[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
 
 static void
 put_frame(arb_buf_t *out, const arb_buf_t *body)

@@ -32,8 +32,6 @@
 #include "tests/test.h"
 #include "tests/script_frames.h"
 
-static char dir[64];
-static char sock_path[96];
 
 /* What one run of a command gave. */
 typedef struct outcome {
@@ -1176,15 +1174,8 @@ test_watch(void)
 int
 main(void)
 {
-    if (access("bin/arbiter", X_OK) != 0) {
-        fprintf(stderr, "bin/arbiter missing: build it first\n");
+    if (script_begin("/tmp/arb-clinet.XXXXXX") != 0)
         return 1;
-    }
-    snprintf(dir, sizeof(dir), "/tmp/arb-clinet.XXXXXX");
-    if (mkdtemp(dir) == NULL)
-        return 1;
-    snprintf(sock_path, sizeof(sock_path), "%s/s.sock", dir);
-    signal(SIGPIPE, SIG_IGN);
     test_answers();
     test_frames();
     test_silence();
@@ -1193,15 +1184,6 @@ main(void)
     test_state_short();
     test_watch();
     test_requests();
-    unlink(sock_path);
-    {
-        char p[128];
-
-        snprintf(p, sizeof(p), "%s/out", dir);
-        unlink(p);
-        snprintf(p, sizeof(p), "%s/err", dir);
-        unlink(p);
-    }
-    rmdir(dir);
+    script_end();
     return TEST_END();
 }

@@ -32,8 +32,6 @@
 #include "tests/test.h"
 #include "tests/script_frames.h"
 
-static char dir[64];
-static char sock_path[96];
 
 #define CONNS_MAX 8
 
@@ -760,30 +758,14 @@ test_shutdown(void)
 int
 main(void)
 {
-    if (access("bin/arbiter", X_OK) != 0) {
-        fprintf(stderr, "bin/arbiter missing: build it first\n");
+    if (script_begin("/tmp/arb-recnet.XXXXXX") != 0)
         return 1;
-    }
-    snprintf(dir, sizeof(dir), "/tmp/arb-recnet.XXXXXX");
-    if (mkdtemp(dir) == NULL)
-        return 1;
-    snprintf(sock_path, sizeof(sock_path), "%s/s.sock", dir);
-    signal(SIGPIPE, SIG_IGN);
     test_gap();
     test_shutdown();
     test_undo_refused();
     test_refused();
     test_pushes_and_acks();
     test_state_behind();
-    unlink(sock_path);
-    {
-        char p[128];
-
-        snprintf(p, sizeof(p), "%s/out", dir);
-        unlink(p);
-        snprintf(p, sizeof(p), "%s/err", dir);
-        unlink(p);
-    }
-    rmdir(dir);
+    script_end();
     return TEST_END();
 }
