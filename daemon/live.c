@@ -589,17 +589,32 @@ arb_live_reset(arb_server_t *srv, arb_live_t *l)
             l->cidf[i] |= cidf[i];
         return;
     }
-    arb_buf_free(&why);
     /* Never committed (or unreadable): forget it; the next request reloads
-     * it from the store.  Subscribers of a match that never existed have
-     * nothing to lose. */
+     * it from the store.  Its subscribers are told why (until 2026-12-08
+     * their connections were closed without a word, the refusal of an
+     * open sent on one of them dropped with it). */
     for (pp = &srv->live[bucket(l->id)]; *pp != NULL; pp = &(*pp)->hnext)
         if (*pp == l) {
             *pp = l->hnext;
             break;
         }
-    while (l->subs != NULL)
-        arb_conn_close(l->subs->conn);
+    if (l->subs != NULL) {
+        arb_buf_t msg = ARB_BUF_INIT;
+
+        if (l->exists)
+            arb_buf_printf(&msg, "match '%s' could not be read again: %s",
+                           l->id, why.len > 0 ? arb_buf_cstr(&why)
+                                              : arb_strerror(rc));
+        else
+            arb_buf_printf(&msg, "match '%s' was never opened: its open "
+                           "was refused before its commit; subscribe "
+                           "again once an open of it is acknowledged",
+                           l->id);
+        arb_sub_end_match(l, l->exists ? "internal" : "not_found",
+                          msg.oom ? "the match is gone" : arb_buf_cstr(&msg));
+        arb_buf_free(&msg);
+    }
+    arb_buf_free(&why);
     if (srv->transient == l)
         srv->transient = NULL;
     arb_match_free(l->m);

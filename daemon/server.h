@@ -623,6 +623,11 @@ void arb_sub_close(arb_server_t *srv);
  * replica, daemon/replica.c): the subscribers of l (NULL: none) and every
  * all-matches subscriber catch up from the store. */
 void arb_sub_appended(arb_server_t *srv, arb_live_t *l);
+/* Ends every subscription of l, which is going away without a commit to
+ * show for it: each is told why by an error push (code, msg) naming it,
+ * and its connection finishes, as after any error push.  l->subs is
+ * empty on return. */
+void arb_sub_end_match(arb_live_t *l, const char *code, const char *msg);
 
 int64_t arb_now_ms(void);
 /* CPU time of the calling thread, ns (stats: the loop's and the commit

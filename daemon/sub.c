@@ -493,6 +493,20 @@ arb_sub_cancel(arb_conn_t *c, uint64_t id)
 }
 
 void
+arb_sub_end_match(arb_live_t *l, const char *code, const char *msg)
+{
+    while (l->subs != NULL) {
+        arb_conn_t *c = l->subs->conn;
+
+        arb_reply_push_error(c, l->subs->id, code, msg);
+        arb_conn_finish(c);
+        /* (Finishing unlinks them, but a connection already closing
+         * under its holder, a sink, is not finished again.) */
+        arb_sub_drop_conn(c);
+    }
+}
+
+void
 arb_sub_drop_conn(arb_conn_t *c)
 {
     arb_sub_t *s;

@@ -2899,6 +2899,112 @@ test_exit_status(void)
     CHECK_INT(run_daemon("--data", file, NULL), 1);
 }
 
+/* One frame of op `op` with request id `id` and match `match` onto b,
+ * an open (of a YAHchain match of alice and bob) or a subscribe. */
+static void
+pack_frame(arb_buf_t *b, uint64_t id, const char *op, const char *match)
+{
+    static const char *const players[] = { "alice", "bob", NULL };
+    msgpack_packer pk;
+    size_t         at = b->len, body;
+    int            open = !strcmp(op, "open");
+
+    arb_buf_add(b, "\0\0\0\0", 4);
+    arb_mp_packer_init(&pk, b);
+    msgpack_pack_map(&pk, open ? 7 : 4);
+    arb_mp_pack_kv_uint(&pk, "v", 1);
+    arb_mp_pack_kv_uint(&pk, "id", id);
+    arb_mp_pack_kv_str(&pk, "op", op);
+    arb_mp_pack_kv_str(&pk, "match", match);
+    if (open) {
+        arb_mp_pack_kv_str(&pk, "game", "yahchain");
+        arb_mp_pack_kv_strv(&pk, "players", (char *const *)players, 2);
+        arb_mp_pack_cstr(&pk, "options");
+        msgpack_pack_map(&pk, 1);
+        arb_mp_pack_kv_str(&pk, "mode", "3");
+    }
+    body = b->len - at - 4;
+    b->data[at] = (char)(body >> 24);
+    b->data[at + 1] = (char)(body >> 16);
+    b->data[at + 2] = (char)(body >> 8);
+    b->data[at + 3] = (char)body;
+}
+
+/* On a full store: an open and a subscribe to its match, sent in one
+ * write, so the subscription is taken while the open awaits its commit,
+ * which is then refused.  The subscriber is told the match was never
+ * opened, by an error push naming its subscription, after the open's
+ * refusal, and then the connection ends (until 2026-12-08 it was closed
+ * at the refusal without a word, the open's own refusal lost with it). */
+static void
+test_unborn_subscriber(void)
+{
+    msgpack_unpacked res;
+    arb_buf_t        why = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    struct timeval   tv = { 10, 0 };
+    char             id[32], code[32];
+    int              k, told = 0;
+
+    msgpack_unpacked_init(&res);
+    for (k = 0; k < 5 && told == 0; k++) {
+        arb_client_t *o = connect_as(TOK_ARBITER);
+        uint64_t      sub = 0;
+        int           full = 0, push = 0, other = 0;
+
+        CHECK(o != NULL);
+        if (o == NULL)
+            break;
+        setsockopt(arb_client_fd(o), SOL_SOCKET, SO_RCVTIMEO, &tv,
+                   sizeof(tv));
+        snprintf(id, sizeof(id), "unborn-%d", k);
+        b.len = 0;
+        pack_frame(&b, 1, "open", id);
+        pack_frame(&b, 2, "subscribe", id);
+        CHECK(send_taken(arb_client_fd(o), &b) == (long)b.len);
+        while (arb_client_read(o, &res, &why) == 0) {
+            uint64_t    rid = arb_client_uint(&res, "id");
+            const char *p;
+            size_t      n;
+
+            if (arb_client_get(&res, "push") != NULL) {
+                push++;
+                /* after the open's refusal, naming the subscription */
+                CHECK(full && sub != 0);
+                CHECK(arb_client_uint(&res, "sub") == sub);
+                CHECK_STR(arb_client_error_code(&res, code, sizeof(code)),
+                          "not_found");
+                CHECK(arb_mp_get_bytes(arb_mp_get(&res.data, "error"),
+                                       "message", &p, &n) == 0
+                      && memmem(p, n, "was never opened", 16) != NULL
+                      && memmem(p, n, id, strlen(id)) != NULL);
+            } else if (rid == 1) {
+                full = !strcmp(arb_client_error_code(&res, code,
+                                                     sizeof(code)),
+                               "full");
+                if (!full && code[0] != '\0')
+                    fprintf(stderr, "unborn open: %s\n", code);
+            } else if (rid == 2) {
+                sub = arb_client_uint(&res, "sub");
+            } else {
+                other++;
+            }
+            if (!full && rid == 1)
+                break;              /* (a checkpoint freed a page) */
+        }
+        if (full) {
+            CHECK(sub != 0);
+            CHECK_INT(push, 1);
+            CHECK_INT(other, 0);
+            told++;
+        }
+        arb_client_close(o);
+    }
+    CHECK_INT(told, 1);
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+    msgpack_unpacked_destroy(&res);
+}
+
 static void
 test_storage_full(void)
 {
@@ -2991,6 +3097,7 @@ test_storage_full(void)
         CHECK(nfull >= 4);  /* (a checkpoint may free a page) */
         arb_buf_free(&why);
     }
+    test_unborn_subscriber();
     /* reads still work; the last match is consistent and can go on
      * being read; the daemon is alive */
     CHECK_INT(call(cl, &res, "matches", ""), 0);
