@@ -6,12 +6,16 @@
  * pushed event as it arrives and flushes, so a pipe or a file sees it at
  * once.  SIGINT/SIGTERM shut the socket down, which ends the blocking read
  * like an end of file: the command then exits 0 with everything printed.
+ * One that comes while connecting (before any socket is known to the
+ * handler; the client's reads go on after EINTR) ends the command there,
+ * exit 0 too: nothing has been printed yet.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "core/buf.h"
 #include "core/err.h"
@@ -20,6 +24,9 @@
 #include "tools/cli.h"
 #include "tools/net.h"
 
+/* The subscription's socket; WATCH_CONNECTING until it is known, -1 once
+ * the command is ending. */
+#define WATCH_CONNECTING (-2)
 static volatile sig_atomic_t watch_fd = -1;
 static volatile sig_atomic_t watch_stopped;
 
@@ -52,6 +59,8 @@ static void
 on_signal(int sig)
 {
     (void)sig;
+    if (watch_fd == WATCH_CONNECTING)
+        _exit(CLI_OK);
     watch_stopped = 1;
     /* shutdown() is async-signal-safe; the read returns end of file. */
     if (watch_fd >= 0)
@@ -119,23 +128,33 @@ cmd_watch(int argc, char **argv)
     if (from_s != NULL && cli_parse_u64("watch", "--from", from_s,
                                         &from) != 0)
         return CLI_ERROR;
-    if (cli_net_connect(&n) != 0)
-        goto done;
+    /* Before connecting (until 2026-12-08 after: an interrupt while the
+     * recorder was slow to answer killed the command by the signal). */
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    watch_fd = arb_client_fd(n.cl);
+    watch_fd = WATCH_CONNECTING;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    if (cli_net_connect(&n) != 0)
+        goto done;
+    watch_fd = arb_client_fd(n.cl);
     pk = cli_net_begin(&n, "subscribe", (match != NULL) + (from_s != NULL));
     if (match != NULL)
         cli_pack_str(pk, "match", match);
     if (from_s != NULL)
         cli_pack_uint(pk, "from", from);
-    status = cli_net_call(&n);
-    if (status != 0) {
-        if (watch_stopped)
-            status = 0;
+    /* An interrupt while the answer is awaited ends the read as the
+     * server's close would: said only when it was not one (until
+     * 2026-12-08 a Ctrl-C printed "connection closed by the server"). */
+    rc = arb_client_call(n.cl, &n.res, &why);
+    if (rc != 0) {
+        if (watch_stopped) {
+            status = CLI_OK;
+            goto done;
+        }
+        fprintf(stderr, "arbiter watch: %s\n", arb_buf_cstr(&why));
+        status = rc == ARB_EINVAL ? CLI_DIFFERS : CLI_ERROR;
         goto done;
     }
     /* Subscribed: news may be hours apart. */
