@@ -416,13 +416,22 @@ do_undo(rec_t *r, const char *reason)
          * 2026-12-08 any rise of the known seq counted, and a request
          * refused after a resync that read another console's event was
          * taken as made (in a running dealt match, "already requested"
-         * for good). */
+         * for good).  A decline read before the answer (by the resync
+         * of a busy log) answers it: until 2026-12-08 it was missed,
+         * and every later undo said "already requested". */
         uint64_t target = t->seq, seq;
+        uint64_t was_target = r->undo_target, was_note = r->undo_note;
 
-        seq = submit(r, &ev, after.data);
-        if (ev.kind == ARB_EV_NOTE && seq > 0) {
+        if (ev.kind == ARB_EV_NOTE) {
             r->undo_target = target;
-            r->undo_note = seq;
+            r->undo_note = REC_UNDO_SENT;
+            r->undo_declined_at = 0;
+        }
+        seq = submit(r, &ev, after.data);
+        if (ev.kind == ARB_EV_NOTE) {
+            r->undo_target = seq == 0 ? was_target
+                           : r->undo_declined_at > seq ? 0 : target;
+            r->undo_note = seq == 0 ? was_note : seq;
         }
     }
 done:

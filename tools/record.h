@@ -143,7 +143,11 @@ typedef struct rec {
 
     rec_mine_t    *mine;
     size_t         nmine, capmine;
-    uint64_t       undo_target, undo_note;  /* the last undo requested */
+    /* The last undo requested: the move and the request's seq
+     * (REC_UNDO_SENT while its answer is awaited); and while it is, the
+     * seq of a decline of that move read meanwhile (a resync reads the
+     * log past the request). */
+    uint64_t       undo_target, undo_note, undo_declined_at;
 
     /* what the match looked like before the event being judged, and what
      * that event did ("; Sota 1 complete: ...") */
@@ -217,6 +221,7 @@ int  rec_view_load(rec_t *r, uint64_t at);
 /* Sealed: notes a ruling's target (a void or amend seen in the log), and
  * a note declining this console's undo request (its undo_target). */
 int  rec_view_note(rec_t *r, const arb_event_t *ev);
+#define REC_UNDO_SENT UINT64_MAX
 /* 1 when a ruling of the log targets seq (sealed), or the local replay
  * says it is ruled on. */
 int  rec_ruled(const rec_t *r, uint64_t seq);

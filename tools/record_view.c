@@ -121,10 +121,14 @@ rec_view_note(rec_t *r, const arb_event_t *ev)
      * tells of an open match; until 2026-12-07 a dealt match's request
      * stayed "already requested" for good). */
     if (ev->kind == ARB_EV_NOTE && r->undo_target != 0
-        && ev->seq > r->undo_note && ev->text != NULL
+        && ev->text != NULL
         && arb_undo_declined_seq(ev->text, &seq) == 0
-        && seq == r->undo_target)
-        r->undo_target = 0;
+        && seq == r->undo_target) {
+        if (r->undo_note == REC_UNDO_SENT)
+            r->undo_declined_at = ev->seq;  /* (judged at the answer) */
+        else if (ev->seq > r->undo_note)
+            r->undo_target = 0;
+    }
     if (ev->kind != ARB_EV_VOID && ev->kind != ARB_EV_AMEND)
         return 0;
     if (r->nruled == r->capruled) {

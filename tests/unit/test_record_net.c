@@ -79,8 +79,13 @@ put_ack(arb_buf_t *out, uint64_t id, uint64_t seq)
     arb_buf_free(&b);
 }
 
+/* A seq of the log (0: none) where an arbiter declined the undo of
+ * seq 1. */
+static uint64_t decline_at;
+
 /* The canonical bytes of event seq of the log: the open of M1 (yahchain,
- * alice and bob) at 0, a note "n<seq>" of another console after it. */
+ * alice and bob) at 0, a note "n<seq>" of another console after it (at
+ * decline_at an arbiter's note declining the undo of seq 1). */
 static void
 log_bytes(arb_buf_t *out, uint64_t seq)
 {
@@ -105,6 +110,8 @@ log_bytes(arb_buf_t *out, uint64_t seq)
         ev.actor = strdup("other");
         ev.client_id = strdup("other-00000000-1");
         snprintf(text, sizeof(text), "n%llu", (unsigned long long)seq);
+        if (seq == decline_at)
+            snprintf(text, sizeof(text), "undo declined: seq 1");
         ev.text = strdup(text);
     }
     CHECK_INT(arb_event_encode(out, &ev), 0);
@@ -505,6 +512,52 @@ test_undo_refused(void)
     }
 }
 
+/* A running dealt match: the card is recorded at 1; the undo request
+ * of it at 3, after another console's event, and an arbiter declines it
+ * at once (4), before the console has its answer: the resync the
+ * answer's seq calls for reads the decline.  Then every append is
+ * answered. */
+static int
+case_undo_declined(run_t *r, const char *op, uint64_t id, arb_buf_t *out)
+{
+    if (strcmp(op, "subscribe") == 0) {
+        r->feed_now = 1;
+        return 0;
+    }
+    if (r->nappend == 1) {
+        r->nlog = 4;
+        decline_at = 4;
+        put_ack(out, id, 3);
+        return 0;
+    }
+    r->nlog++;
+    put_ack(out, id, r->nlog);
+    return 0;
+}
+
+static void
+test_undo_declined_early(void)
+{
+    run_t r;
+
+    /* Declined within the request's round trip: answered, the next undo
+     * asks again (until 2026-12-08 "already requested (seq 3)" for
+     * good: the decline was read before the request was counted). */
+    memset(&r, 0, sizeof(r));
+    r.sealed = 1;
+    r.input = "4S\nundo\nundo\n";
+    RUN(case_undo_declined, &r, "--retry", "5");
+    decline_at = 0;
+    CHECK_INT(r.rc, 0);
+    CHECK_STR(r.out, "ok seq 1\n"
+              "ok seq 3; undo of seq 1 (place alice 4\xe2\x99\xa0) "
+              "requested: only an arbiter can void it (arbiter rule "
+              "--match M1 void 1 --reason ...)\n"
+              "ok seq 5; undo of seq 1 (place alice 4\xe2\x99\xa0) "
+              "requested: only an arbiter can void it (arbiter rule "
+              "--match M1 void 1 --reason ...)\n");
+}
+
 /* The first append refused (by a rule of the recorder's this console
  * does not know, say), the next answered. */
 static int
@@ -763,6 +816,7 @@ main(void)
     test_gap();
     test_shutdown();
     test_undo_refused();
+    test_undo_declined_early();
     test_refused();
     test_pushes_and_acks();
     test_state_behind();
