@@ -28,6 +28,8 @@
 #include "core/codec.h"
 #include "core/err.h"
 #include "core/event.h"
+#include "core/hash.h"
+#include "core/match.h"
 #include "core/mp.h"
 #include "tests/test.h"
 #include "tests/script_frames.h"
@@ -49,6 +51,9 @@ typedef struct run {
     int         nappend;        /* appends answered so far */
     int         sealed;         /* a running dealt match: the events'
                                    hashes withheld, the state asked */
+    enum { DIGEST_NULL, DIGEST_LOG, DIGEST_OTHER }
+                digest;         /* the state's digest: withheld, the
+                                   log's, another */
 } run_t;
 
 /* A case: called on subscribe (pushes after its answer) and on each
@@ -116,6 +121,36 @@ log_bytes(arb_buf_t *out, uint64_t seq)
     }
     CHECK_INT(arb_event_encode(out, &ev), 0);
     arb_event_clear(&ev);
+}
+
+/* The state digest of the log's events 0..nlog, as hex. */
+static void
+log_digest(uint64_t nlog, char hex[ARB_HASH_HEX])
+{
+    arb_buf_t     b = ARB_BUF_INIT;
+    arb_event_t   ev;
+    arb_verdict_t v;
+    arb_match_t  *m = NULL;
+    unsigned char d[ARB_HASH_LEN];
+    uint64_t      s;
+
+    for (s = 0; s <= nlog; s++) {
+        b.len = 0;
+        log_bytes(&b, s);
+        memset(&ev, 0, sizeof(ev));
+        CHECK_INT(arb_event_decode(&ev, b.data, b.len, NULL), 0);
+        if (s == 0)
+            CHECK_INT(arb_match_open(&m, &ev, &v), 0);
+        else if (m != NULL)
+            CHECK_INT(arb_match_apply(m, &ev, &v), 0);
+        arb_event_clear(&ev);
+    }
+    if (m != NULL) {
+        arb_match_digest(m, d);
+        arb_hex32(hex, d);
+    }
+    arb_match_free(m);
+    arb_buf_free(&b);
 }
 
 static void
@@ -260,12 +295,17 @@ answer(run_t *r, case_fn fn, int c, const msgpack_object *req,
         msgpack_pack_array(&pk, 0);
         put_frame(out, &b);
     } else if (strcmp(op, "state") == 0) {
-        /* The recorder's seq, its digest withheld: the seq alone is
-         * compared. */
-        char json[128];
+        /* The recorder's seq, its digest withheld (the seq alone is
+         * compared), or the log's, or one of no log (r->digest). */
+        char json[192], hex[ARB_HASH_HEX] = "";
 
-        snprintf(json, sizeof(json), "{\"seq\": %llu, \"digest\": null}",
-                 (unsigned long long)r->nlog);
+        if (r->digest == DIGEST_LOG)
+            log_digest(r->nlog, hex);
+        else if (r->digest == DIGEST_OTHER)
+            memset(hex, 'e', ARB_HASH_HEX - 1);
+        snprintf(json, sizeof(json), "{\"seq\": %llu, \"digest\": %s%s%s}",
+                 (unsigned long long)r->nlog, hex[0] ? "\"" : "",
+                 hex[0] ? hex : "null", hex[0] ? "\"" : "");
         ok_head(&pk, id, 1);
         arb_mp_pack_kv_str(&pk, "json", json);
         put_frame(out, &b);
@@ -769,6 +809,34 @@ test_state_behind(void)
               "0 events\n0 state\n");
 }
 
+/* The recorder's digest compared with the console's replay: the same,
+ * the state is shown; another (after the log is read again and still
+ * another), the console says its replay differs and shows nothing. */
+static void
+test_state_digest(void)
+{
+    run_t r;
+
+    memset(&r, 0, sizeof(r));
+    r.input = "state\n";
+    r.digest = DIGEST_LOG;
+    RUN(case_behind, &r, "--retry", "5");
+    CHECK_INT(r.rc, 0);
+    CHECK_STR(r.out, "seq 1; Sota 1 []; turn alice; totals alice 0, "
+              "bob 0\n");
+    CHECK_STR(r.ops, "0 auth\n1 auth\n0 events\n1 subscribe\n0 state\n"
+              "0 events\n0 state\n");
+    memset(&r, 0, sizeof(r));
+    r.input = "state\n";
+    r.digest = DIGEST_OTHER;
+    RUN(case_behind, &r, "--retry", "5");
+    CHECK_INT(r.rc, 1);
+    CHECK_STR(r.out, "error: this console's replay differs from the "
+              "recorder's state (digest): report it\n");
+    CHECK_STR(r.ops, "0 auth\n1 auth\n0 events\n1 subscribe\n0 state\n"
+              "0 events\n0 state\n");
+}
+
 static void
 test_gap(void)
 {
@@ -817,6 +885,7 @@ main(void)
     test_shutdown();
     test_undo_refused();
     test_undo_declined_early();
+    test_state_digest();
     test_refused();
     test_pushes_and_acks();
     test_state_behind();
