@@ -5,6 +5,7 @@
  * rotated without a restart and without touching the main config.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -130,6 +131,7 @@ parse_size(const char *v, size_t lo, size_t hi, size_t *out)
 {
     char              *end;
     unsigned long long n;
+    unsigned           shift = 0;
 
     if (*v == '\0' || *v == '-')
         return -1;
@@ -138,12 +140,18 @@ parse_size(const char *v, size_t lo, size_t hi, size_t *out)
     if (errno != 0)
         return -1;
     if (*end == 'K' || *end == 'k')
-        n <<= 10, end++;
+        shift = 10, end++;
     else if (*end == 'M' || *end == 'm')
-        n <<= 20, end++;
+        shift = 20, end++;
     else if (*end == 'G' || *end == 'g')
-        n <<= 30, end++;
-    if (*end != '\0' || n < lo || n > hi)
+        shift = 30, end++;
+    /* A suffix that carries the number past 64 bits is out of range,
+     * not what is left of it (until 2026-12-08 17179869184G read as 0,
+     * and a huge K frame_max as 1K). */
+    if (*end != '\0' || n > (ULLONG_MAX >> shift))
+        return -1;
+    n <<= shift;
+    if (n < lo || n > hi)
         return -1;
     *out = (size_t)n;
     return 0;
