@@ -431,15 +431,26 @@ typedef struct {
     unsigned line;
 } seen_t;
 
+/* The line of key k of section `section` seen, or 0: not given. */
+static unsigned
+seen_at(const seen_t *seen, size_t n, int section, const char *k)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (seen[i].section == section && strcmp(seen[i].key, k) == 0)
+            return seen[i].line;
+    return 0;
+}
+
 static unsigned
 seen_before(seen_t *seen, size_t *n, int section, const char *k,
             unsigned line)
 {
-    size_t i;
+    unsigned first = seen_at(seen, *n, section, k);
 
-    for (i = 0; i < *n; i++)
-        if (seen[i].section == section && strcmp(seen[i].key, k) == 0)
-            return seen[i].line;
+    if (first != 0)
+        return first;
     if (*n < ARB_CONFIG_SEEN_MAX && strlen(k) < sizeof(seen[0].key)) {
         seen[*n].section = section;
         snprintf(seen[*n].key, sizeof(seen[*n].key), "%s", k);
@@ -684,6 +695,21 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         arb_buf_printf(why, "%s: %s", path, strerror(errno));
         rc = ARB_EIO;
     }
+    /* map_max is given (its least is 64K) when it is below map_size: its
+     * line is named, as every refusal names one, and map_size's when
+     * given (until 2026-12-08 the file alone was). */
+    if (rc == 0 && !tokens_only && c->map_max != 0
+        && c->map_max < c->map_size) {
+        first = seen_at(seen, nseen, 0, "map_size");
+        arb_buf_printf(why, "%s: line %u: map_max (%zu) is below map_size "
+                       "(%zu", path, seen_at(seen, nseen, 0, "map_max"),
+                       c->map_max, c->map_size);
+        if (first != 0)
+            arb_buf_printf(why, ", line %u)", first);
+        else
+            arb_buf_puts(why, ", the default)");
+        rc = ARB_EINVAL;
+    }
     fclose(f);
     if (!tokens_only)
         crypto_generichash_final(&dg, c->file_digest,
@@ -696,17 +722,11 @@ arb_config_load(arb_config_t *c, const char *path, arb_buf_t *why)
 {
     int rc = load(c, path, 0, why);
 
+    c->repl.event_max = c->frame_max < ARB_STORE_EVENT_MAX
+                        ? c->frame_max : ARB_STORE_EVENT_MAX;
     /* A refusal of [replicate] as a whole names its header's line, as
      * every other refusal names a line (until 2026-12-05 only the file:
      * fuzz_config's check). */
-    if (rc == 0 && c->map_max != 0 && c->map_size != 0
-        && c->map_max < c->map_size) {
-        arb_buf_printf(why, "%s: map_max (%zu) is below map_size (%zu)",
-                       path, c->map_max, c->map_size);
-        return ARB_EINVAL;
-    }
-    c->repl.event_max = c->frame_max < ARB_STORE_EVENT_MAX
-                        ? c->frame_max : ARB_STORE_EVENT_MAX;
     if (rc == 0 && arb_repl_conf_check(&c->repl, why) != 0) {
         arb_buf_t tmp = ARB_BUF_INIT;
         arb_buf_printf(&tmp, "%s: line %u: %s", path, c->repl_line,

@@ -393,7 +393,8 @@ test_http(void)
  * map_max, refused naming file, line and key (until 2026-12-06 `data =`
  * stopped the start with "data directory : Success", the last of two
  * lines won without a word, and a bad listen address was found only when
- * bound: exit 1, naming no line). */
+ * bound: exit 1, naming no line; until 2026-12-08 map_max below map_size
+ * named no line). */
 static void
 test_refusals(void)
 {
@@ -421,8 +422,12 @@ test_refusals(void)
     REFUSED("listen = unix:\n", 0, "line 1: listen takes unix:PATH or "
             "tcp:HOST:PORT (a numeric address, port 1 to 65535), at most 4 "
             "times: 'unix:': a socket path of 1 to 107 bytes");
-    REFUSED("map_size = 64M\nmap_max = 16M\n", 0, "map_max (16777216) is "
-            "below map_size (67108864)");
+    REFUSED("map_size = 64M\nmap_max = 16M\n", 0, "line 2: map_max "
+            "(16777216) is below map_size (67108864, line 1)");
+    REFUSED("map_max = 16M\n", 0, "line 1: map_max (16777216) is below "
+            "map_size (67108864, the default)");
+    REFUSED("map_max = 16M\ndata = d\nmap_size = 1G\n", 0, "line 1: "
+            "map_max (16777216) is below map_size (1073741824, line 3)");
     /* a suffix carrying the number past 64 bits: out of range, not
      * what is left (until 2026-12-08 2^34 G read as 0 and 2^54+1 K as
      * 1K) */
