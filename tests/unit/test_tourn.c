@@ -294,6 +294,9 @@ test_pairing(void)
     BAD("1,1,a,b\nround,table,p1,p2\n", "line 2: a header line "
         "(round,...) comes once, before the tables");
     BAD("round,t,p\nround,t,p\n1,1,a,b\n", "line 2: a header line");
+    /* a header alone is no table; a comment starts its line */
+    BAD("round,table,p1,p2\n# none yet\n", "no tables");
+    BAD("1,1,a,b\n  # later\n", "line 2: want round,table");
     BAD("1,1,a,b\n1,2,c,d\n\n1,1,e,f\n", "line 4: table 1 of round 1 again "
         "(line 1)");
     BAD("1,1,a,b\n2,1,c,d\n1,2,c,b\n", "line 3: b plays at table 1 (line 1) "
@@ -309,6 +312,7 @@ test_pairing(void)
             "\xef\xbb\xbfround,table,p1,p2\n1,1,a,b\n",
             "# Open26\n\nround,table,p1,p2\n1,1,a,b\n",
             "round,table,p1,p2\n   \n1,1,a,b\n",
+            "round,table,p1,p2\r\n\r\n1,1,a,b\r\n",  /* CRLF, blank */
             "\357\273\2771,1,a,b\n",    /* the mark, octal: 3 digits */
         };
         size_t k;
