@@ -466,10 +466,12 @@ test_standings(void)
     arb_standings_match_t in[4];
     arb_standings_t s;
     arb_buf_t b = ARB_BUF_INIT;
+    unsigned char head[ARB_HASH_LEN];
     int i;
 
     memset(r, 0, sizeof(r));
     memset(in, 0, sizeof(in));
+    memset(head, 0xaf, sizeof(head));
     arb_results_add_total(&r[0], "ann", 21);
     arb_results_add_total(&r[0], "bob", 33);
     arb_results_add_total(&r[1], "cid", 10);
@@ -517,10 +519,16 @@ test_standings(void)
     CHECK(strstr(arb_buf_cstr(&b), "{\"match\":\"M3\",\"round\":2,"
                  "\"table\":\"1\",\"seq\":12,\"gp\":40,\"result\":\"win\"}")
           != NULL);
+    /* ann's best game, 40 of her 61 */
+    CHECK(strstr(arb_buf_cstr(&b), "\"player\":\"ann\",\"points\":2,"
+                 "\"gp\":61,\"mp\":2,\"wins\":1,\"draws\":0,\"losses\":1,"
+                 "\"best\":40,") != NULL);
     arb_standings_clear(&s);
     b.len = 0;
+    /* the head in hex, both halves of each byte */
+    in[1].head = head;
     arb_standings_results_csv(&b, "T", in, 4);
-    CHECK(strstr(arb_buf_cstr(&b), "\nT,1,2,M2,11,") != NULL);
+    CHECK(strstr(arb_buf_cstr(&b), "\nT,1,2,M2,11,afafafaf") != NULL);
     CHECK(strstr(arb_buf_cstr(&b), ",dan,2,10,draw\n") != NULL);
     CHECK(strstr(arb_buf_cstr(&b), "M4") == NULL);
     arb_buf_free(&b);
@@ -655,6 +663,14 @@ test_tiebreak_order(void)
     CHECK_STR(first_two(gp, 4, ARB_STANDINGS_GP), "yd two");
     /* with game points, the best game before match points */
     CHECK_STR(first_two(best, 4, ARB_STANDINGS_GP), "zb am");
+    /* and match points last: zz (a win and a draw) before aa (a win and
+     * a loss), level on game points, wins and best game */
+    {
+        static const char *const last[] = { "zz 20 q1 0", "zz 0 q2 0",
+                                            "aa 20 q3 0", "aa 0 q4 5" };
+
+        CHECK_STR(first_two(last, 4, ARB_STANDINGS_GP), "zz aa");
+    }
     /* level on every key: by name, whatever the order they came in */
     {
         static const char *const level[] = { "dd 10 cc 10" };
@@ -1314,8 +1330,10 @@ test_tview_sides(void)
 {
     static const char *const seed[] = { "game", "chains", "game.deck", "36",
                                         "game.scoring", "square",
-                                        "deal", "seed", NULL };
-    arb_match_t  *t = open_tourn("C", seed);
+                                        "deal", "seed", NULL },
+                             *const yah[] = { "game", "yahchain",
+                                              "game.mode", "3", NULL };
+    arb_match_t  *t = open_tourn("C", seed), *y;
     arb_verdict_t v;
     arb_tview_t   tv;
     arb_buf_t     why = ARB_BUF_INIT;
@@ -1336,6 +1354,29 @@ test_tview_sides(void)
                   "dan:short");
     }
     arb_tview_clear(&tv);       /* (it frees t) */
+    /* A table without sides whose match has them (opened by hand in
+     * another game) is not the table's either: each player would be
+     * credited with a side's total (no test told a side from none) */
+    t = open_tourn("C", seed);
+    y = open_tourn("C", yah);
+    CHECK(t != NULL && y != NULL);
+    if (t == NULL || y == NULL) {
+        arb_match_free(t);
+        arb_match_free(y);
+        arb_buf_free(&why);
+        return;
+    }
+    CHECK_INT(move(y, &v, "round", "director", "1", "1:C-R1-T1:ann,bob,"
+                   "cid,dan", NULL), 0);
+    CHECK_INT(arb_tview_build(&tv, y, 1, load_swapped,
+                              (void *)arb_match_setup(t), &why), 0);
+    CHECK(tv.n == 1);
+    if (tv.n == 1)
+        CHECK_STR(tv.sm[0].problem != NULL ? tv.sm[0].problem : "",
+                  "its match's players are ann:short bob:long cid:short "
+                  "dan:long, the table's ann bob cid dan");
+    arb_tview_clear(&tv);       /* (it frees y) */
+    arb_match_free(t);
     arb_buf_free(&why);
 }
 
