@@ -453,6 +453,78 @@ test_refusals(void)
     arb_config_free(&c);
 }
 
+/* Every size and number key at its bounds, as config/arbiterd.conf and
+ * arbiterd.conf(5) give them: each bound taken, one past it refused
+ * naming the line, the key and the range (no test held any bound of the
+ * main section, nor stream_max's or body_max's upper one); the suffixes
+ * in either case. */
+static void
+test_limits(void)
+{
+    static const struct {
+        const char        *pre;     /* lines before the key's */
+        const char        *key;
+        unsigned long long lo, hi;
+    } lim[] = {
+        { "", "frame_max", 1024, 16u << 20 },
+        { "", "auth_timeout_ms", 100, 600000 },
+        { "", "stall_timeout_ms", 1000, 3600000 },
+        { "", "outq_max", 65536, 1u << 30 },
+        { "", "inq_max", 1, 1u << 20 },
+        { "", "max_connections", 1, 1u << 20 },
+        { "", "batch_max", 1, 1u << 20 },
+        { "", "lone_commit", 0, 1 },
+        { "", "map_size", 65536, 1ull << 40 },
+        { "map_size = 64K\n", "map_max", 65536, 1ull << 40 },
+        { "", "storage_reserve", 0, 1ull << 40 },
+        { "[http]\n", "max_connections", 1, 65536 },
+        { "[http]\n", "header_max", 1024, 65536 },
+        { "[http]\n", "body_max", 0, 1u << 20 },
+        { "[http]\n", "stream_max", 16384, 1u << 26 },
+    };
+    arb_config_t c;
+    char         text[128], want[160], m[256];
+    size_t       i;
+
+    for (i = 0; i < sizeof(lim) / sizeof(lim[0]); i++) {
+        int http = lim[i].pre[0] == '[';
+
+        snprintf(text, sizeof(text), "%s%s = %llu\n", lim[i].pre,
+                 lim[i].key, lim[i].lo);
+        CHECK_INT(load(text, 0, &c, m, sizeof(m)), 0);
+        arb_config_free(&c);
+        snprintf(text, sizeof(text), "%s%s = %llu\n", lim[i].pre,
+                 lim[i].key, lim[i].hi);
+        CHECK_INT(load(text, 0, &c, m, sizeof(m)), 0);
+        arb_config_free(&c);
+        snprintf(want, sizeof(want), "line %d: %s%s must be a number from "
+                 "%llu to %llu (K/M/G suffixes)", lim[i].pre[0] ? 2 : 1,
+                 http ? "[http] " : "", lim[i].key, lim[i].lo, lim[i].hi);
+        snprintf(text, sizeof(text), "%s%s = %llu\n", lim[i].pre,
+                 lim[i].key, lim[i].hi + 1);
+        REFUSED(text, 0, want);
+        if (lim[i].lo == 0)
+            continue;
+        snprintf(text, sizeof(text), "%s%s = %llu\n", lim[i].pre,
+                 lim[i].key, lim[i].lo - 1);
+        REFUSED(text, 0, want);
+    }
+    /* K, M and G, either case; a sign is no number */
+    CHECK_INT(load("frame_max = 64k\noutq_max = 4m\nmap_size = 1g\n"
+                   "map_max = 2G\n", 0, &c, m, sizeof(m)), 0);
+    CHECK(c.frame_max == 65536 && c.outq_max == 4u << 20
+          && c.map_size == 1u << 30 && c.map_max == 2ull << 30);
+    /* the replication's largest event is the largest frame */
+    CHECK_INT(c.repl.event_max, 65536);
+    arb_config_free(&c);
+    REFUSED("lone_commit = -0\n", 0, "line 1: lone_commit must be a number "
+            "from 0 to 1 (K/M/G suffixes)");
+    /* map_max may be map_size */
+    CHECK_INT(load("map_size = 1G\nmap_max = 1G\n", 0, &c, m, sizeof(m)),
+              0);
+    arb_config_free(&c);
+}
+
 int
 main(void)
 {
@@ -469,6 +541,7 @@ main(void)
     test_replicate();
     test_http();
     test_refusals();
+    test_limits();
     unlink(path);
     return TEST_END();
 }
