@@ -525,6 +525,105 @@ test_limits(void)
     arb_config_free(&c);
 }
 
+/* storage_warn, log_format, listen lines, a tokens file's keys, a
+ * secret's least length, the last line without its newline and a file
+ * that cannot be read (no test held any of them). */
+static void
+test_values(void)
+{
+    static const char warn[] = "line 1: storage_warn is 'off' or up to 8 "
+                               "ascending percents from 1 to 99 (80 90 95)";
+    arb_config_t c;
+    char         m[256];
+
+    CHECK_INT(load("storage_warn = 1,2, 3 4 5 6 7 99\n", 0, &c, m,
+                   sizeof(m)), 0);
+    CHECK(c.nstorage_warn == 8 && c.storage_warn[0] == 1
+          && c.storage_warn[7] == 99);
+    arb_config_free(&c);
+    REFUSED("storage_warn = 1 2 3 4 5 6 7 8 9\n", 0, warn);
+    REFUSED("storage_warn = 80 80\n", 0, warn);
+    REFUSED("storage_warn = 90 100\n", 0, warn);
+    REFUSED("log_format = xml\n", 0, "line 1: log_format is text or json");
+    REFUSED("listen = unix:/a\nlisten = unix:/b\nlisten = unix:/c\n"
+            "listen = unix:/d\nlisten = unix:/e\n", 0, "line 5: listen "
+            "takes unix:PATH or tcp:HOST:PORT (a numeric address, port 1 "
+            "to 65535), at most 4 times");
+    REFUSED("token = 0123456789abcdef0123 reader a\ndata = d\n", 1,
+            "line 2: a tokens file holds only 'token =' lines");
+    REFUSED("token = 0123456789abcde reader a\n", 1,
+            "line 1: token secret must be 16..64 characters");
+    CHECK_INT(load("token = 0123456789abcdef reader a\n", 1, &c, m,
+                   sizeof(m)), 0);
+    arb_config_free(&c);
+    /* the last line without its newline is a line */
+    CHECK_INT(load("data = d", 0, &c, m, sizeof(m)), 0);
+    CHECK_STR(c.data != NULL ? c.data : "", "d");
+    arb_config_free(&c);
+    /* a directory opens, and its read fails: no file of no lines */
+    {
+        arb_buf_t why = ARB_BUF_INIT;
+
+        arb_config_defaults(&c);
+        CHECK_INT(arb_config_load_tokens(&c, "/", 0, &why), ARB_EIO);
+        arb_buf_free(&why);
+        arb_config_free(&c);
+    }
+}
+
+/* What a token is: its secret, whole (a secret with a byte more does
+ * not authenticate), and its print, which tells a seat from another (a
+ * reload keeps a session whose token's print is still held); the
+ * tokens file's secret and the configuration's: one holder (no test
+ * held any of them). */
+static void
+test_token_identity(void)
+{
+    static const char sec[] = "0123456789abcdef0123";
+    arb_config_t a, b;
+    arb_buf_t    why = ARB_BUF_INIT;
+    char         m[256];
+
+    CHECK_INT(load("token = 0123456789abcdef0123 player p TT-1 ann\n", 1,
+                   &a, m, sizeof(m)), 0);
+    CHECK(arb_config_auth(&a, sec, sizeof(sec) - 1) != NULL);
+    CHECK(arb_config_auth(&a, sec, sizeof(sec)) == NULL);
+    CHECK_INT(load("token = 0123456789abcdef0123 player p TT-1 bob\n", 1,
+                   &b, m, sizeof(m)), 0);
+    CHECK(a.ntokens == 1 && arb_config_holds(&a, a.tokens[0].print));
+    CHECK(a.ntokens == 1 && !arb_config_holds(&b, a.tokens[0].print));
+    arb_config_free(&b);
+    /* a config line and a tokens file's line: a secret names one holder
+     * (the file holds b's line) */
+    CHECK_INT(arb_config_load_tokens(&a, path, 1, &why), ARB_EINVAL);
+    CHECK(strstr(arb_buf_cstr(&why), "line 1: this token's secret is also "
+                 "given in the configuration file (line 1)") != NULL);
+    CHECK_INT(a.ntokens, 1);
+    arb_buf_free(&why);
+    arb_config_free(&a);
+}
+
+/* The digest a reload compares: every key and value but the tokens. */
+static void
+test_digest(void)
+{
+    arb_config_t a, b;
+    char         m[256];
+
+    CHECK_INT(load("frame_max = 64K\n", 0, &a, m, sizeof(m)), 0);
+    CHECK_INT(load("frame_max = 128K\n", 0, &b, m, sizeof(m)), 0);
+    CHECK(memcmp(a.file_digest, b.file_digest, sizeof(a.file_digest))
+          != 0);
+    arb_config_free(&b);
+    CHECK_INT(load("frame_max = 64K\n"
+                   "token = 0123456789abcdef0123 reader a\n", 0, &b, m,
+                   sizeof(m)), 0);
+    CHECK(memcmp(a.file_digest, b.file_digest, sizeof(a.file_digest))
+          == 0);
+    arb_config_free(&b);
+    arb_config_free(&a);
+}
+
 int
 main(void)
 {
@@ -542,6 +641,9 @@ main(void)
     test_http();
     test_refusals();
     test_limits();
+    test_values();
+    test_token_identity();
+    test_digest();
     unlink(path);
     return TEST_END();
 }
