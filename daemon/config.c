@@ -697,7 +697,9 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
     }
     /* map_max is given (its least is 64K) when it is below map_size: its
      * line is named, as every refusal names one, and map_size's when
-     * given (until 2026-12-08 the file alone was). */
+     * given (until 2026-12-08 the file alone was).  Without map_max,
+     * a map_size over its default is refused here, at its line, not
+     * when the store opens (it was, naming no line). */
     if (rc == 0 && !tokens_only && c->map_max != 0
         && c->map_max < c->map_size) {
         first = seen_at(seen, nseen, 0, "map_size");
@@ -708,6 +710,13 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
             arb_buf_printf(why, ", line %u)", first);
         else
             arb_buf_puts(why, ", the default)");
+        rc = ARB_EINVAL;
+    } else if (rc == 0 && !tokens_only && c->map_max == 0
+               && c->map_size > ARB_STORE_MAP_MAX_DEFAULT) {
+        arb_buf_printf(why, "%s: line %u: map_size (%zu) is above map_max "
+                       "(%zu, the default): set map_max too", path,
+                       seen_at(seen, nseen, 0, "map_size"), c->map_size,
+                       (size_t)ARB_STORE_MAP_MAX_DEFAULT);
         rc = ARB_EINVAL;
     }
     fclose(f);

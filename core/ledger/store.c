@@ -63,11 +63,7 @@
 #include "core/ledger/store_int.h"
 
 #define DEF_MAP_SIZE ((size_t)64 << 20)
-#if SIZE_MAX > 0xffffffffu
-#define DEF_MAP_MAX  ((size_t)64 << 30)
-#else
-#define DEF_MAP_MAX  ((size_t)1 << 30)
-#endif
+#define DEF_MAP_MAX  ARB_STORE_MAP_MAX_DEFAULT
 
 static int
 errno_code(int e)

@@ -54,6 +54,13 @@
 #define ARB_STORE_ID_MAX     64         /* match id, game: 1..64 bytes */
 #define ARB_STORE_CLIENT_MAX 128        /* client event id: 1..128 bytes */
 #define ARB_STORE_EVENT_MAX  (1u << 20) /* event bytes: 1..1 MiB */
+/* The map's ceiling when none is given: the configuration judges its
+ * map_size against it, as the store would at its open. */
+#if SIZE_MAX > 0xffffffffu
+#define ARB_STORE_MAP_MAX_DEFAULT  ((size_t)64 << 30)
+#else
+#define ARB_STORE_MAP_MAX_DEFAULT  ((size_t)1 << 30)
+#endif
 
 typedef struct arb_store arb_store_t;
 

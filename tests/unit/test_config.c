@@ -11,6 +11,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/ledger/store.h"
 #include "daemon/config.h"
 #include "tests/test.h"
 
@@ -428,6 +429,24 @@ test_refusals(void)
             "map_size (67108864, the default)");
     REFUSED("map_max = 16M\ndata = d\nmap_size = 1G\n", 0, "line 1: "
             "map_max (16777216) is below map_size (1073741824, line 3)");
+    /* without map_max, map_size is judged against its default here, as
+     * the store judges it at its open (until 2026-12-08 only there,
+     * naming no line) */
+    {
+        char text[64], want[160];
+
+        snprintf(text, sizeof(text), "data = d\nmap_size = %zu\n",
+                 (size_t)ARB_STORE_MAP_MAX_DEFAULT + 65536);
+        snprintf(want, sizeof(want), "line 2: map_size (%zu) is above "
+                 "map_max (%zu, the default): set map_max too",
+                 (size_t)ARB_STORE_MAP_MAX_DEFAULT + 65536,
+                 (size_t)ARB_STORE_MAP_MAX_DEFAULT);
+        REFUSED(text, 0, want);
+        snprintf(text, sizeof(text), "map_size = %zu\n",
+                 (size_t)ARB_STORE_MAP_MAX_DEFAULT);
+        CHECK_INT(load(text, 0, &c, m, sizeof(m)), 0);
+        arb_config_free(&c);
+    }
     /* a suffix carrying the number past 64 bits: out of range, not
      * what is left (until 2026-12-08 2^34 G read as 0 and 2^54+1 K as
      * 1K) */
@@ -474,7 +493,7 @@ test_limits(void)
         { "", "max_connections", 1, 1u << 20 },
         { "", "batch_max", 1, 1u << 20 },
         { "", "lone_commit", 0, 1 },
-        { "", "map_size", 65536, 1ull << 40 },
+        { "map_max = 1024G\n", "map_size", 65536, 1ull << 40 },
         { "map_size = 64K\n", "map_max", 65536, 1ull << 40 },
         { "", "storage_reserve", 0, 1ull << 40 },
         { "[http]\n", "max_connections", 1, 65536 },
