@@ -575,6 +575,12 @@ test_values(void)
     CHECK_INT(load("token = 0123456789abcdef reader a\n", 1, &c, m,
                    sizeof(m)), 0);
     arb_config_free(&c);
+    /* CRLF line ends, and a comment after a value */
+    CHECK_INT(load("data = d\r\ntokens_file = t # rotated\r\n", 0, &c, m,
+                   sizeof(m)), 0);
+    CHECK_STR(c.data != NULL ? c.data : "", "d");
+    CHECK_STR(c.tokens_file != NULL ? c.tokens_file : "", "t");
+    arb_config_free(&c);
     /* the last line without its newline is a line */
     CHECK_INT(load("data = d", 0, &c, m, sizeof(m)), 0);
     CHECK_STR(c.data != NULL ? c.data : "", "d");
