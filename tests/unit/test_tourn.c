@@ -422,6 +422,9 @@ test_teams(void)
     CHECK(ts->nteams == 2 && strcmp(ts->teams[0], "short") == 0);
     CHECK_INT(ts->players[1].team, 1);
     CHECK_INT(ts->deal.kind, ARB_DEAL_SEED);
+    /* judged with the placeholder seed: the recorder draws the real one */
+    CHECK_STR(ts->deal.seed != NULL ? ts->deal.seed : "",
+              ARB_TOURN_SEED_JUDGE);
     CHECK_STR(arb_setup_option(ts, "deck"), "36");
     arb_setup_clear(&table);
     arb_setup_clear(&su);
