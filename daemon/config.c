@@ -468,6 +468,7 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
     FILE    *f;
     char     buf[4096], *k, *v, *eq, *hash;
     unsigned line = 0, first;
+    long     at, to;
     int      rc = 0, lvl, section = 0;
     seen_t   seen[ARB_CONFIG_SEEN_MAX];
     size_t   nseen = 0;
@@ -479,8 +480,21 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
         return ARB_EIO;
     }
     crypto_generichash_init(&dg, NULL, 0, sizeof(c->file_digest));
+    at = ftell(f);
     while (fgets(buf, sizeof(buf), f) != NULL) {
         line++;
+        /* A NUL ends the line as it is read here, the rest unread: the
+         * last line, without a newline after it, passed cut short until
+         * 2026-12-08 (the others have their newline after the NUL).  A
+         * stream that cannot tell its position is judged below. */
+        to = ftell(f);
+        if (at >= 0 && to >= 0 && (size_t)(to - at) != strlen(buf)) {
+            arb_buf_printf(why, "%s: line %u: holds a NUL byte", path,
+                           line);
+            rc = ARB_EINVAL;
+            break;
+        }
+        at = to;
         /* A longer line would be read as two. */
         if (strchr(buf, '\n') == NULL && !feof(f)) {
             arb_buf_printf(why, "%s: line %u: longer than %zu bytes (or "

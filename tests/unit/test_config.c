@@ -581,6 +581,33 @@ test_values(void)
     CHECK_STR(c.data != NULL ? c.data : "", "d");
     CHECK_STR(c.tokens_file != NULL ? c.tokens_file : "", "t");
     arb_config_free(&c);
+    /* a NUL byte refuses its line, the last one too (until 2026-12-08
+     * read cut short there, without a newline after it) */
+    {
+        static const char *const nul[] = { "data = d\0x\nlog_level = info\n",
+                                           "log_level = info\ndata = d\0x" };
+        static const size_t       len[] = { 28, 27 };
+        static const char *const  want[] = { ": line 1: holds a NUL byte",
+                                             ": line 2: holds a NUL byte" };
+        arb_buf_t why = ARB_BUF_INIT;
+        FILE     *f;
+        int       k;
+
+        for (k = 0; k < 2; k++) {
+            f = fopen(path, "w");
+            CHECK(f != NULL);
+            if (f == NULL)
+                break;
+            CHECK_INT(fwrite(nul[k], 1, len[k], f), len[k]);
+            fclose(f);
+            why.len = 0;
+            arb_config_defaults(&c);
+            CHECK_INT(arb_config_load(&c, path, &why), ARB_EINVAL);
+            CHECK(strstr(arb_buf_cstr(&why), want[k]) != NULL);
+            arb_config_free(&c);
+        }
+        arb_buf_free(&why);
+    }
     /* the last line without its newline is a line */
     CHECK_INT(load("data = d", 0, &c, m, sizeof(m)), 0);
     CHECK_STR(c.data != NULL ? c.data : "", "d");
