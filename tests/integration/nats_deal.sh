@@ -446,6 +446,16 @@ check "keyless replica, board page: the table not started, sealed here" \
 check "tournament show from a server: the table not started, sealed" 1 \
     "$(tourn east show --tournament D.T 2>&1 \
        | grep -c 'D.T-R1-T1 .*not_started, sealed')"
+# A move let stand (an illegal one an arbiter ruled stands: bob passing
+# before ann's first move) is a move: the sealed table is in play (no
+# test failed when only a plain move counted there).
+on east rule --match D.T-R1-T1 stands pass bob --reason "out of turn" \
+    > /dev/null 2>&1 || echo "stands on D.T-R1-T1 failed"
+caught_up D.T-R1-T1 east events
+out=$(tourn rep board --tournament D.T --json 2>&1)
+check "keyless replica, tournament board: a move let stand, playing" 1 \
+    "$(printf '%s\n' "$out" \
+       | grep -c '"match":"D.T-R1-T1".*"status":"playing".*"sealed":true')"
 # A round of 35 dealt tables: its `round` act, a `tables` act and 35
 # opens in one transaction, followed by the replica (the tournament's
 # state the primary's, every table on its board).
