@@ -295,6 +295,23 @@ oom:
     return ARB_ENOMEM;
 }
 
+/* *to becomes a copy of v (the old one freed): 0, or ARB_ENOMEM said in
+ * why (until 2026-12-08 a failed copy of data, listen or tokens_file
+ * loaded as the key left out: a listener of NULL, the default data). */
+static int
+set_str(char **to, const char *v, arb_buf_t *why)
+{
+    char *d = strdup(v);
+
+    if (d == NULL) {
+        arb_buf_puts(why, "out of memory");
+        return ARB_ENOMEM;
+    }
+    free(*to);
+    *to = d;
+    return 0;
+}
+
 static char *
 trim(char *s)
 {
@@ -344,9 +361,7 @@ http_key(arb_http_config_t *h, const char *k, const char *v, arb_buf_t *why)
             arb_buf_free(&tmp);
             return ARB_EINVAL;
         }
-        free(*to);
-        *to = strdup(v);
-        return *to != NULL ? 0 : ARB_ENOMEM;
+        return set_str(to, v, why);
     }
     if (strcmp(k, "public_read") == 0) {
         if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0) {
@@ -630,8 +645,8 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
                 break;
             }
         } else if (strcmp(k, "data") == 0) {
-            free(c->data);
-            c->data = strdup(v);
+            if ((rc = set_str(&c->data, v, why)) != 0)
+                break;
         } else if (strcmp(k, "listen") == 0) {
             arb_buf_t tmp = ARB_BUF_INIT;
 
@@ -649,10 +664,12 @@ load(arb_config_t *c, const char *path, int tokens_only, arb_buf_t *why)
                 rc = ARB_EINVAL;
                 break;
             }
-            c->listen[c->nlisten++] = strdup(v);
+            if ((rc = set_str(&c->listen[c->nlisten], v, why)) != 0)
+                break;
+            c->nlisten++;
         } else if (strcmp(k, "tokens_file") == 0) {
-            free(c->tokens_file);
-            c->tokens_file = strdup(v);
+            if ((rc = set_str(&c->tokens_file, v, why)) != 0)
+                break;
         } else if (strcmp(k, "log_level") == 0) {
             lvl = arb_log_parse_level(v);
             if (lvl < 0) {

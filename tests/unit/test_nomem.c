@@ -253,6 +253,51 @@ test_tokens_load(void)
     CHECK(refused > 0);
 }
 
+/* The configuration read under the same failures: refused, or every
+ * string key whole (until 2026-12-08 a failed copy of data, listen or
+ * tokens_file loaded as if the line were not there: the default data
+ * directory, a listener of NULL). */
+static void
+test_config_load(void)
+{
+    arb_config_t c;
+    arb_buf_t    why = ARB_BUF_INIT;
+    char         p[320];
+    FILE        *f;
+    long         n;
+    int          rc, hit, refused = 0, whole = 1;
+
+    snprintf(p, sizeof(p), "%s/arbiterd.conf", dir);
+    f = fopen(p, "w");
+    CHECK(f != NULL);
+    if (f == NULL)
+        return;
+    fprintf(f, "data = /srv/arbiter\nlisten = unix:/run/a.sock\n"
+               "listen = tcp:127.0.0.1:7420\ntokens_file = /etc/tok\n"
+               "token = %s arbiter chief\n[http]\n"
+               "listen = tcp:127.0.0.1:8080\n", arbiter);
+    CHECK(fclose(f) == 0);
+    for (n = 1; n < 1000; n++) {
+        arb_config_defaults(&c);
+        arb_failalloc_arm(n);
+        rc = arb_config_load(&c, p, &why);
+        hit = arb_failalloc_disarm();
+        refused += rc != 0;
+        if (rc == 0)
+            whole &= c.data != NULL && !strcmp(c.data, "/srv/arbiter")
+                     && c.nlisten == 2 && c.listen[0] != NULL
+                     && c.listen[1] != NULL && c.tokens_file != NULL
+                     && c.ntokens == 1 && c.http.listen != NULL;
+        arb_config_free(&c);
+        arb_buf_free(&why);
+        if (!hit)
+            break;
+    }
+    CHECK(n < 1000);
+    CHECK(refused > 0);
+    CHECK(whole);
+}
+
 /* A frame that cannot be appended whole leaves the buffer as it was (a
  * sender never queues a header without its body), and a reader that
  * cannot hold a split frame fails and stays failed. */
@@ -407,6 +452,7 @@ main(void)
     test_event_format();
     test_scorer_list();
     test_tokens_load();
+    test_config_load();
     for (i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
         test_script(scripts[i]);
     free(script);
