@@ -73,6 +73,42 @@ test_tokens(void)
     CHECK(!arb_stream_name_ok(""));
 }
 
+/* Ids, tokens, subjects and message ids at their edges (no test failed
+ * when '%' was taken in an id, a token of 65 bytes was decoded into a
+ * larger buffer, "arbiter.evX" passed for the event prefix, or a message
+ * id filling its buffer to the last byte was cut). */
+static void
+test_edges(void)
+{
+    char t[ARB_STREAM_TOKEN_MAX], big[2 * ARB_STREAM_TOKEN_MAX];
+    char id[ARB_STREAM_ID_MAX + 1], tok[ARB_STREAM_ID_MAX + 2];
+    arb_buf_t why = ARB_BUF_INIT;
+
+    /* "a%2Eb" would be the token of "a.b" too */
+    CHECK(!arb_stream_id_ok("a%2Eb"));
+    CHECK_INT(arb_stream_token_encode(t, sizeof(t), "a%2Eb"), ARB_EINVAL);
+    memset(tok, 'x', ARB_STREAM_ID_MAX + 1);
+    tok[ARB_STREAM_ID_MAX + 1] = '\0';
+    CHECK_INT(arb_stream_token_decode(big, sizeof(big), tok), ARB_EINVAL);
+    tok[ARB_STREAM_ID_MAX] = '\0';
+    CHECK_INT(arb_stream_token_decode(big, sizeof(big), tok), 0);
+    CHECK_STR(big, tok);
+    CHECK_INT(arb_stream_subject_parse("arbiter.evXm", id, sizeof(id)),
+              ARB_EINVAL);
+    CHECK_INT(arb_stream_subject_parse("arbiter.dealXm", id, sizeof(id)),
+              ARB_EINVAL);
+    /* "a/12" and its NUL: 5 bytes */
+    CHECK_INT(arb_stream_msgid(t, 4, "a", 12), ARB_EINVAL);
+    CHECK_INT(arb_stream_msgid(t, 5, "a", 12), 0);
+    CHECK_STR(t, "a/12");
+    /* URLs: a port of 0, or one that would wrap an unsigned int to 1 */
+    CHECK_INT(arb_stream_urls_check("nats://h:65535", &why), 0);
+    CHECK_INT(arb_stream_urls_check("nats://h:0", &why), ARB_EINVAL);
+    CHECK_INT(arb_stream_urls_check("nats://h:4294967297", &why),
+              ARB_EINVAL);
+    arb_buf_free(&why);
+}
+
 static void
 test_ev_msg(void)
 {
@@ -115,6 +151,41 @@ test_ev_msg(void)
     natsMsgHeader_Set(msg, "Arbiter-Hash", "zz");
     CHECK_INT(arb_stream_msg_parse(&m, msg, &why), ARB_EPROTO);
     CHECK(strstr(arb_buf_cstr(&why), "Arbiter-Hash") != NULL);
+    /* A prefix of the subject's match is not its match, a hash header of
+     * 64 hex digits and more is not a hash, and a payload past what a
+     * message holds is refused before it is copied (no test failed when
+     * any of these was taken). */
+    {
+        static const char hex64[] = "00112233445566778899aabbccddeeff"
+                                    "00112233445566778899aabbccddeeff";
+
+        CHECK(natsMsg_Create(&msg, "arbiter.ev.tt", NULL, "x", 1)
+              == NATS_OK);
+        natsMsgHeader_Set(msg, "Arbiter-Match", "t");
+        natsMsgHeader_Set(msg, "Arbiter-Seq", "1");
+        natsMsgHeader_Set(msg, "Arbiter-Hash", hex64);
+        CHECK_INT(arb_stream_msg_parse(&m, msg, &why), ARB_EPROTO);
+        CHECK(strstr(arb_buf_cstr(&why), "Arbiter-Match") != NULL);
+        CHECK(natsMsg_Create(&msg, "arbiter.ev.t", NULL, "x", 1)
+              == NATS_OK);
+        natsMsgHeader_Set(msg, "Arbiter-Match", "t");
+        natsMsgHeader_Set(msg, "Arbiter-Seq", "1");
+        natsMsgHeader_Set(msg, "Arbiter-Hash", hex64);
+        CHECK_INT(arb_stream_msg_parse(&m, msg, &why), 0);
+        arb_stream_msg_clear(&m);
+        CHECK(natsMsg_Create(&msg, "arbiter.ev.t", NULL, "x", 1)
+              == NATS_OK);
+        natsMsgHeader_Set(msg, "Arbiter-Match", "t");
+        natsMsgHeader_Set(msg, "Arbiter-Seq", "1");
+        natsMsgHeader_Set(msg, "Arbiter-Hash", "00112233445566778899aabbcc"
+                          "ddeeff00112233445566778899aabbccddeeff00");
+        CHECK_INT(arb_stream_msg_parse(&m, msg, &why), ARB_EPROTO);
+        CHECK(strstr(arb_buf_cstr(&why), "Arbiter-Hash") != NULL);
+        msg = NULL;
+        CHECK_INT(arb_stream_ev_msg(&msg, "t", 1, h, NULL, "x",
+                                    (size_t)INT32_MAX + 1), ARB_EINVAL);
+        CHECK(msg == NULL);
+    }
     arb_buf_free(&why);
 }
 
@@ -150,6 +221,9 @@ test_deal(void)
     chmod(path, 0640);
     CHECK_INT(arb_stream_key_load(other, path, &why), ARB_EINVAL);
     CHECK(strstr(arb_buf_cstr(&why), "chmod 600") != NULL);
+    /* Mode 0604: readable by others, refused as 0640 is. */
+    chmod(path, 0604);
+    CHECK_INT(arb_stream_key_load(other, path, &why), ARB_EINVAL);
     chmod(path, 0600);
     fd = open(path, O_WRONLY | O_APPEND);
     CHECK(write(fd, "x", 1) == 1);
@@ -168,6 +242,32 @@ test_deal(void)
     CHECK_STR(arb_buf_cstr(&out), "seed-123");
     randombytes_buf(other, sizeof(other));
     CHECK_INT(arb_stream_deal_open(&out, &m, other, &why), ARB_ECRYPTO);
+    arb_stream_msg_clear(&m);
+    arb_buf_free(&out);
+    arb_buf_free(&why);
+}
+
+/* A deal message that is not a sealed secret: an event message, however
+ * long, is refused naming why (no test failed when only the length was
+ * looked at). */
+static void
+test_deal_bad(void)
+{
+    unsigned char    key[ARB_STREAM_KEY_LEN];
+    unsigned char    h[ARB_HASH_LEN], pay[64];
+    arb_stream_msg_t m;
+    natsMsg         *msg = NULL;
+    arb_buf_t        out = ARB_BUF_INIT, why = ARB_BUF_INIT;
+
+    randombytes_buf(key, sizeof(key));
+    memset(h, 1, sizeof(h));
+    memset(pay, 'x', sizeof(pay));
+    CHECK_INT(arb_stream_ev_msg(&msg, "d", 1, h, NULL, pay, sizeof(pay)),
+              0);
+    CHECK_INT(arb_stream_msg_parse(&m, msg, &why), 0);
+    CHECK_INT(arb_stream_deal_open(&out, &m, key, &why), ARB_EPROTO);
+    CHECK(strstr(arb_buf_cstr(&why), "deal of d: not a sealed secret")
+          != NULL);
     arb_stream_msg_clear(&m);
     arb_buf_free(&out);
     arb_buf_free(&why);
@@ -255,6 +355,49 @@ test_subject_pages(void)
     CHECK_INT(listed, 2);
     CHECK_INT(pg.k, 1);
     CHECK_STR(pg.seen[0], "y");
+    /* 511 bytes is the longest subject read; 512 is skipped (no test
+     * failed when the key took 512 bytes and its NUL went past it).  A
+     * "state" inside the config is not the stream's (no test failed when
+     * "created" was not looked for before it). */
+    {
+        static char kb[2400];
+        size_t      h = strlen(HEAD "\"subjects\":{\"");
+
+        memcpy(kb, HEAD "\"subjects\":{\"", h);
+        memset(kb + h, 'k', 512);
+        snprintf(kb + h + 511, sizeof(kb) - h - 511, "\":1,\"y\":1}}}");
+        CHECK_INT(page(kb, &pg, &total, &listed), 0);
+        CHECK_INT(listed, 2);
+        CHECK_INT(pg.k, 2);
+        memset(kb + h, 'k', 512);
+        snprintf(kb + h + 512, sizeof(kb) - h - 512, "\":1,\"y\":1}}}");
+        CHECK_INT(page(kb, &pg, &total, &listed), 0);
+        CHECK_INT(listed, 2);
+        CHECK_INT(pg.k, 1);
+        CHECK_STR(pg.seen[0], "y");
+    }
+    CHECK_INT(page("{\"total\":1,\"config\":{\"name\":\"X\",\"state\":{"
+                   "\"subjects\":{\"fake\":1}}},\"created\":\"x\","
+                   "\"state\":{\"subjects\":{\"real\":2}}}", &pg, &total,
+                   &listed), 0);
+    CHECK_INT(pg.k, 1);
+    CHECK_STR(pg.seen[0], "real");
+    /* A filter holding a quote or a backslash is refused before anything
+     * is asked (no test failed when it was sent inside the request's
+     * JSON). */
+    {
+        arb_stream_t fake;
+        uint64_t     n;
+
+        memset(&fake, 0, sizeof(fake));
+        strcpy(fake.name, "ARBITER");
+        CHECK_INT(arb_stream_subjects(&fake, "arbiter.\"", page_cb, &pg,
+                                      NULL), ARB_EINVAL);
+        CHECK_INT(arb_stream_subjects(&fake, "arbiter.\\", page_cb, &pg,
+                                      NULL), ARB_EINVAL);
+        CHECK_INT(arb_stream_subject_count(&fake, "a\"", &n, NULL),
+                  ARB_EINVAL);
+    }
     /* An error reply: the stream is not there. */
     CHECK_INT(page("{\"type\":\"io.nats.jetstream.api.v1.stream_info_"
                    "response\",\"error\":{\"code\":404,\"err_code\":10059,"
@@ -339,8 +482,10 @@ main(void)
     if (sodium_init() < 0 || nats_Open(-1) != NATS_OK)
         return 1;
     test_tokens();
+    test_edges();
     test_ev_msg();
     test_deal();
+    test_deal_bad();
     test_subject_pages();
     test_err();
     nats_Close();
