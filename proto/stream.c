@@ -921,6 +921,12 @@ arb_stream_deal_open(arb_buf_t *out, const arb_stream_msg_t *m,
     out->data[len] = '\0';
     if (memchr(out->data, '\0', len) != NULL) {
         out->len = 0;
+        /* The caller names the match's problem with this why. */
+        if (why != NULL) {
+            why->len = 0;
+            arb_buf_printf(why, "deal of %s: the secret holds a NUL byte "
+                           "(no secret does)", m->match_id);
+        }
         return ARB_EPROTO;
     }
     return 0;

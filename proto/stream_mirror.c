@@ -625,9 +625,10 @@ apply_deal(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg,
     if (!m->has_key || t->secret != NULL || t->stopped)
         goto done;
     if (arb_stream_deal_open(&sec, msg, m->key, &why) != 0) {
-        stop(m, t, 0, "its deal message does not open under the "
-             "replication key: %s", arb_buf_cstr(&why) ? arb_buf_cstr(&why)
-                                                      : "");
+        /* why says which: not a sealed secret, not under this key, or
+         * a secret no C string spells */
+        stop(m, t, 0, "its deal message is refused: %s",
+             arb_buf_cstr(&why) ? arb_buf_cstr(&why) : "");
         goto done;
     }
     t->secret = strdup(arb_buf_cstr(&sec) ? arb_buf_cstr(&sec) : "");

@@ -247,13 +247,15 @@ test_deal(void)
     arb_buf_free(&why);
 }
 
-/* A deal message that is not a sealed secret: an event message, however
- * long, is refused naming why (no test failed when only the length was
- * looked at). */
+/* Deal messages that are not sealed secrets: an event message, however
+ * long (no test failed when only the length was looked at), and a sealed
+ * secret holding a NUL byte, which no C string spells: refused, naming
+ * why (the why of the second was left empty). */
 static void
 test_deal_bad(void)
 {
-    unsigned char    key[ARB_STREAM_KEY_LEN];
+    enum { NB = crypto_secretbox_NONCEBYTES, MB = crypto_secretbox_MACBYTES };
+    unsigned char    key[ARB_STREAM_KEY_LEN], box[NB + MB + 3];
     unsigned char    h[ARB_HASH_LEN], pay[64];
     arb_stream_msg_t m;
     natsMsg         *msg = NULL;
@@ -268,6 +270,21 @@ test_deal_bad(void)
     CHECK_INT(arb_stream_deal_open(&out, &m, key, &why), ARB_EPROTO);
     CHECK(strstr(arb_buf_cstr(&why), "deal of d: not a sealed secret")
           != NULL);
+    arb_stream_msg_clear(&m);
+
+    randombytes_buf(box, NB);
+    crypto_secretbox_easy(box + NB, (const unsigned char *)"a\0b", 3, box,
+                          key);
+    CHECK(natsMsg_Create(&msg, "arbiter.deal.d", NULL, (const char *)box,
+                         (int)sizeof(box)) == NATS_OK);
+    natsMsgHeader_Set(msg, "Arbiter-Match", "d");
+    CHECK_INT(arb_stream_msg_parse(&m, msg, &why), 0);
+    why.len = 0;
+    CHECK_INT(arb_stream_deal_open(&out, &m, key, &why), ARB_EPROTO);
+    CHECK(arb_buf_cstr(&why) != NULL
+          && strstr(arb_buf_cstr(&why), "deal of d: the secret holds a "
+                    "NUL byte") != NULL);
+    CHECK_INT(out.len, 0);
     arb_stream_msg_clear(&m);
     arb_buf_free(&out);
     arb_buf_free(&why);
