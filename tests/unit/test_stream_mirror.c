@@ -536,9 +536,10 @@ deal_at(arb_stream_msg_t *m, const char *secret,
  *      2026-12-05 it stayed on its chain only, its secret in memory).
  * With a lookup (arb_mirror_on_deal; find 1: it finds the deal further
  * on in the stream, where an anti-entropy pass put back a lost one; 2:
- * it finds nothing), the wait's end in 3-5 asks it once: found, the
- * secret is stored with the open (before 2026-12-05 a restore of such a
- * stream refused the running match); 0-2 never ask.
+ * it finds nothing; 3, in test_deal_refused: another match's), the
+ * wait's end in 3-5 asks it once: found, the secret is stored with the
+ * open (before 2026-12-05 a restore of such a stream refused the running
+ * match); 0-2 never ask.
  */
 typedef struct lookup {
     const unsigned char *key;
@@ -552,6 +553,14 @@ fake_lookup(void *ud, const char *match_id, arb_stream_msg_t *out)
 
     l->calls++;
     CHECK_STR(match_id, "D-1");
+    if (l->find == 3) {             /* another match's deal */
+        natsMsg *dm = NULL;
+
+        if (arb_stream_deal_msg(&dm, "D-2", "seed table-7", l->key, "east")
+            != 0 || arb_stream_msg_parse(out, dm, NULL) != 0)
+            exit(1);
+        return 0;
+    }
     if (l->find != 1)
         return ARB_ENOTFOUND;
     deal_at(out, "seed table-7", l->key, 1000);
@@ -791,6 +800,91 @@ test_dup_in_batch(void)
     drop_store(s);
 }
 
+/* T-1's message seq (made from ms) with payload bytes (other than the
+ * seq's own, whatever its hash header says) and recorder rec. */
+static void
+msg_with(arb_stream_msg_t *m, const msgs_t *ms, uint64_t seq,
+         const void *bytes, size_t len, const char *rec, uint64_t sseq)
+{
+    natsMsg *nm = NULL;
+
+    if (arb_stream_ev_msg(&nm, "T-1", seq, ms->hash[seq], rec, bytes, len)
+        != 0 || arb_stream_msg_parse(m, nm, NULL) != 0)
+        exit(1);
+    m->stream_seq = sseq;
+}
+
+static unsigned nrecorded, recorded_first;
+static char     recorded_by[ARB_STREAM_NAME_MAX + 1];
+
+static void
+on_recorder(void *ud, const char *id, const char *rec, int first)
+{
+    (void)ud; (void)id;
+    nrecorded++;
+    recorded_first = (unsigned)first;
+    snprintf(recorded_by, sizeof(recorded_by), "%s", rec);
+}
+
+/*
+ * Two matches in one batch, each read twice before the commit: a copy is
+ * compared with its own match's event of that seq, never another's (no
+ * test failed when the batch was searched by seq alone, and U-1's copy of
+ * seq 1 was taken for a fork of T-1's).  The caller is told of the first
+ * recorder of a match and of another one after it (no test failed when
+ * only the first was told).
+ */
+static void
+test_copies(void)
+{
+    msgs_t             ms, mu;
+    arb_store_t       *s = fresh_store();
+    arb_mirror_t      *mir = NULL;
+    arb_mirror_stats_t st;
+    arb_stream_msg_t   m;
+    char               rec[ARB_STREAM_NAME_MAX + 1];
+
+    make(&ms, good);
+    make(&mu, "game: yahchain\nmatch: U-1\nplayers: alice bob\nmode: 3\n\n"
+         "1. place alice 4♠\n2. place bob 5♥\n");
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    arb_mirror_on_recorder(mir, on_recorder, NULL);
+    nrecorded = 0;
+    apply_at(mir, "T-1", &ms, 0, 1);
+    CHECK_INT(nrecorded, 1);
+    CHECK_INT(recorded_first, 1);
+    apply_at(mir, "T-1", &ms, 1, 2);
+    apply_at(mir, "U-1", &mu, 0, 3);
+    apply_at(mir, "U-1", &mu, 1, 4);
+    apply_at(mir, "U-1", &mu, 1, 5);
+    apply_at(mir, "T-1", &ms, 1, 6);
+    arb_mirror_stats(mir, &st);
+    CHECK_INT(st.duplicates, 2);
+    CHECK_INT(nproblems, 0);
+    CHECK(!arb_mirror_stopped(mir, "U-1"));
+    CHECK_INT(nrecorded, 2);                    /* T-1's, U-1's */
+
+    /* T-1 seq 3 waits for seq 2 */
+    apply_at(mir, "T-1", &ms, 3, 7);
+    /* seq 2 from another recorder: told, not as the first */
+    msg_with(&m, &ms, 2, ms.bytes[2], ms.len[2], "west", 9);
+    CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    CHECK_INT(nrecorded, 3);
+    CHECK_INT(recorded_first, 0);
+    CHECK_STR(recorded_by, "west");
+    CHECK_INT(arb_mirror_recorder(mir, "T-1", rec, sizeof(rec)), 0);
+    CHECK_STR(rec, "west");
+    CHECK_INT(arb_mirror_waiting(mir), 0);
+    CHECK_INT(nproblems, 0);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(held(s), 4);
+    CHECK_INT(count_of(s, "U-1"), 2);
+    if (nproblems)
+        fprintf(stderr, "copies: %s", problems);
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
 /* The stream created again (arb_mirror_restream): what is held was
  * placed in the old stream, so a restart before it is settled reads the
  * new one whole; the new stream's first messages are met as duplicates
@@ -1024,6 +1118,74 @@ test_secret_forged(void)
     drop_store(s);
 }
 
+/*
+ * Deals that are not the match's: one sealed under another key stops the
+ * match, naming why (no test failed when it was passed over); another
+ * match's deal handed back by the lookup is not taken (no test failed
+ * when it was); a deal met after the close of a match judged on its
+ * chain only is kept but never served, its commitment untried (no test
+ * failed when it was served).
+ */
+static void
+test_deal_refused(void)
+{
+    static const char *secret = "seed table-7";
+    unsigned char      key[ARB_STREAM_KEY_LEN], other[ARB_STREAM_KEY_LEN];
+    arb_store_t       *s = fresh_store();
+    arb_mirror_t      *mir = NULL;
+    arb_stream_msg_t   m;
+    arb_buf_t          sec = ARB_BUF_INIT;
+    msgs_t             ms;
+    lookup_t           lk;
+
+    make_dealt(&ms, key, "1. note first\n2. close seed table-7\n");
+    memset(other, 9, sizeof(other));
+    CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
+    apply_at(mir, "D-1", &ms, 0, 1);
+    deal_at(&m, secret, other, 2);
+    CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    CHECK_INT(nproblems, 1);
+    CHECK(strstr(problems, "match D-1 seq 0: its deal message is refused: "
+                 "deal of D-1: does not open under the replication key")
+          != NULL);
+    CHECK(arb_mirror_stopped(mir, "D-1"));
+    arb_mirror_free(mir);
+    drop_store(s);
+
+    s = fresh_store();
+    CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
+    lk.key = key;
+    lk.find = 3;
+    lk.calls = 0;
+    arb_mirror_on_deal(mir, fake_lookup, &lk);
+    apply_at(mir, "D-1", &ms, 0, 1);
+    apply_at(mir, "D-1", &ms, 1, 2);
+    CHECK_INT(lk.calls, 1);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(count_of(s, "D-1"), 2);
+    CHECK_INT(arb_store_secret(s, "D-1", &sec, NULL), ARB_ENOTFOUND);
+    CHECK_INT(arb_mirror_secret(mir, "D-1", &sec), ARB_ENOTFOUND);
+    CHECK_INT(nproblems, 0);
+    arb_mirror_free(mir);
+    drop_store(s);
+
+    s = fresh_store();
+    mir = open_undealt(s, &ms, key, "1. note first\n2. close seed table-7\n");
+    apply_at(mir, "D-1", &ms, 1, 2);
+    apply_at(mir, "D-1", &ms, 2, 3);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(count_of(s, "D-1"), 3);
+    deal_at(&m, secret, key, 4);
+    CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    CHECK_INT(arb_mirror_secret(mir, "D-1", &sec), ARB_ENOTFOUND);
+    CHECK_INT(nproblems, 0);
+    if (nproblems)
+        fprintf(stderr, "deal refused: %s", problems);
+    arb_buf_free(&sec);
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
 /* ---- memory: a closed match's rule state leaves ------------------------ */
 
 /*
@@ -1161,7 +1323,9 @@ main(void)
     test_resume_seq();
     test_resume_deal();
     test_secret_forged();
+    test_deal_refused();
     test_dup_in_batch();
+    test_copies();
     test_restream();
     test_restream_tail();
     test_evict();
