@@ -710,7 +710,14 @@ wait_add(arb_mirror_t *m, mt_t *t, arb_stream_msg_t *msg)
     }
     if (lo < t->nwait && t->wait[lo].seq == msg->seq) {
         if (memcmp(t->wait[lo].hash, msg->hash, ARB_HASH_LEN) == 0) {
-            m->st.duplicates++;
+            /* Counted as a copy of a held seq is (apply_ev): its hash
+             * header with other bytes is a damaged copy, one of the two
+             * (the one kept is judged by its link in its turn). */
+            if (t->wait[lo].len == msg->len
+                && memcmp(t->wait[lo].bytes, msg->bytes, msg->len) == 0)
+                m->st.duplicates++;
+            else
+                m->st.damaged_copies++;
         } else {
             arb_hex(hx, msg->hash, ARB_HASH_LEN);
             stop(m, t, msg->seq, "the stream holds two events (one with "

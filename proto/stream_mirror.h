@@ -70,9 +70,11 @@ typedef void (*arb_mirror_appended_cb)(void *ud, uint64_t first_pos,
 typedef struct arb_mirror_stats {
     uint64_t events;        /* appended */
     uint64_t opens;         /* matches created */
-    uint64_t duplicates;    /* already held, same hash and bytes */
-    uint64_t damaged_copies; /* already held, same hash header, other
-                                bytes: a damaged copy, ignored */
+    uint64_t duplicates;    /* already held (or waiting), same hash
+                               and bytes */
+    uint64_t damaged_copies; /* already held (or waiting), same hash
+                                header, other bytes: a damaged copy,
+                                ignored */
     uint64_t problems;      /* matches stopped */
     uint64_t deals;         /* deal secrets opened */
     uint64_t chain_only;    /* dealt matches judged on their chain only */
