@@ -11,8 +11,11 @@
  * stream holds, listed past the first page, must still fence an open.
  * Here the stream holds NSUBJ subjects, more than one page (checked on
  * the server's raw reply), and every one is listed once, in a few
- * seconds (libnats' own reading of such a list took 24 s).
- * Ports: ARB_NATS_PORT_BASE, default 16900.
+ * seconds (libnats' own reading of such a list took 24 s).  Then the
+ * list, the next message and the last one before a sequence are read
+ * from a stream whose replies the test writes (test_scripted), on a
+ * second server without JetStream.
+ * Ports: ARB_NATS_PORT_BASE, default 16900 (and that + 9).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +70,158 @@ raw_field(const char *reply, const char *key)
     const char *at = strstr(reply, key);
 
     return at != NULL ? strtoull(at + strlen(key), NULL, 10) : 0;
+}
+
+/* ---- a scripted stream: replies written here -------------------------- */
+
+#define FAKE_HEAD "{\"type\":\"io.nats.jetstream.api.v1.stream_info_" \
+                  "response\",\"total\":3,\"offset\":0,\"limit\":1," \
+                  "\"config\":{\"name\":\"FAKE\"},\"created\":\"x\"," \
+                  "\"state\":{\"messages\":3"
+
+/* What the stream FAKE answers, on a server without JetStream: its info
+ * from `pages` (NULL-ended; past it, an error), counted in `infos`; a get
+ * of the next message at or past a sequence, from `held` (ascending,
+ * 0-ended), or `get_seq` whatever was asked when it is not 0. */
+static const char *const *pages;
+static unsigned           infos;
+static const uint64_t    *held;
+static uint64_t           get_seq;
+
+static void
+on_fake(natsConnection *nc, natsSubscription *sub, natsMsg *msg, void *ud)
+{
+    const char *d = natsMsg_GetData(msg), *at;
+    char        r[512];
+    uint64_t    seq = 0, n = get_seq;
+    size_t      i;
+
+    (void)sub; (void)ud;
+    if (strstr(natsMsg_GetSubject(msg), ".MSG.GET.") != NULL) {
+        if (d != NULL && (at = strstr(d, "\"seq\":")) != NULL)
+            seq = strtoull(at + 6, NULL, 10);
+        for (i = 0; n == 0 && held[i] != 0; i++)
+            if (held[i] >= seq)
+                n = held[i];
+        if (n != 0)
+            snprintf(r, sizeof(r), "{\"message\":{\"subject\":\"arbiter.ev."
+                     "a\",\"seq\":%llu,\"time\":\"2026-12-04T22:52:34Z\"}}",
+                     (unsigned long long)n);
+        else
+            snprintf(r, sizeof(r), "{\"error\":{\"code\":404,\"err_code\":"
+                     "10037,\"description\":\"no message found\"}}");
+    } else if (pages[infos] != NULL) {
+        snprintf(r, sizeof(r), "%s", pages[infos++]);
+    } else {
+        snprintf(r, sizeof(r), "{\"error\":{\"code\":500,\"err_code\":1}}");
+    }
+    natsConnection_PublishString(nc, natsMsg_GetReply(msg), r);
+    natsMsg_Destroy(msg);
+}
+
+static int
+count_cb(void *ud, const char *subject, uint64_t msgs)
+{
+    (void)subject; (void)msgs;
+    (*(unsigned *)ud)++;
+    return 0;
+}
+
+/*
+ * The readers on replies of the stream FAKE scripted above: a page that
+ * lists nothing ends the list whatever "total" says, and one that reaches
+ * "total" ends it without another ask (no test failed when either asked
+ * again); a next message before the sequence asked for is no answer (no
+ * test failed when it was taken); the last message before a sequence is
+ * the one just below it, not the one at it nor one further back (no test
+ * failed when either was given).
+ */
+static void
+test_scripted(int port)
+{
+    static const char *const gone[] = {
+        FAKE_HEAD ",\"subjects\":{\"arbiter.ev.a\":1}}}", FAKE_HEAD "}}",
+        NULL,
+    };
+    static const char *const whole[] = {
+        "{\"total\":2,\"config\":{},\"created\":\"x\",\"state\":{"
+        "\"subjects\":{\"arbiter.ev.a\":1,\"arbiter.ev.b\":2}}}", NULL,
+    };
+    static const uint64_t set[] = { 3, 40, 41, 100, 0 };
+    static const struct { uint64_t before, prev; } pv[] = {
+        { 1, 0 }, { 3, 0 }, { 4, 3 }, { 40, 3 }, { 42, 41 }, { 100, 41 },
+        { 101, 100 }, { 5000, 100 },
+    };
+    arb_stream_conf_t conf;
+    arb_stream_t     *st = NULL;
+    natsSubscription *s1 = NULL, *s2 = NULL;
+    arb_buf_t         why = ARB_BUF_INIT;
+    char              urls[64], p[16];
+    uint64_t          n;
+    int64_t           t;
+    unsigned          listed;
+    size_t            i;
+
+    snprintf(p, sizeof(p), "%d", port);
+    if (sh("nats-server -a 127.0.0.1 -p %s -P %s/plain.pid > /dev/null "
+           "2>&1 &", p, dir) != 0) {
+        CHECK(0);
+        return;
+    }
+    snprintf(urls, sizeof(urls), "nats://127.0.0.1:%d", port);
+    memset(&conf, 0, sizeof(conf));
+    conf.urls = urls;
+    conf.stream = "FAKE";
+    for (i = 0; i < 100 && arb_stream_open(&st, &conf, NULL, NULL, NULL)
+                           != 0; i++)
+        usleep(100 * 1000);
+    CHECK(st != NULL);
+    if (st == NULL)
+        goto done;
+    CHECK_INT(natsConnection_Subscribe(&s1, st->nc,
+                                       "$JS.API.STREAM.INFO.FAKE", on_fake,
+                                       NULL), NATS_OK);
+    CHECK_INT(natsConnection_Subscribe(&s2, st->nc,
+                                       "$JS.API.STREAM.MSG.GET.FAKE",
+                                       on_fake, NULL), NATS_OK);
+    CHECK_INT(natsConnection_Flush(st->nc), NATS_OK);
+
+    pages = gone;
+    infos = listed = 0;
+    CHECK_INT(arb_stream_subjects(st, "arbiter.>", count_cb, &listed, NULL),
+              0);
+    CHECK_INT(infos, 2);
+    CHECK_INT(listed, 1);
+    pages = whole;
+    infos = listed = 0;
+    CHECK_INT(arb_stream_subjects(st, "arbiter.>", count_cb, &listed, NULL),
+              0);
+    CHECK_INT(infos, 1);
+    CHECK_INT(listed, 2);
+
+    held = set;
+    get_seq = 0;
+    CHECK_INT(arb_stream_next_seq(st, 41, NULL, &n, &t, &why), 0);
+    CHECK_INT(n, 41);
+    CHECK(t == 1796424754000000000LL);
+    CHECK_INT(arb_stream_next_seq(st, 101, NULL, &n, &t, &why), 0);
+    CHECK_INT(n, 0);
+    get_seq = 3;
+    CHECK_INT(arb_stream_next_seq(st, 5, NULL, &n, NULL, &why), ARB_EIO);
+    CHECK_INT(n, 0);
+    CHECK(strstr(arb_buf_cstr(&why), "at or past 5") != NULL);
+    get_seq = 0;
+    for (i = 0; i < sizeof(pv) / sizeof(pv[0]); i++) {
+        n = 99;
+        CHECK_INT(arb_stream_prev_seq(st, pv[i].before, NULL, &n, &why), 0);
+        CHECK_INT(n, pv[i].prev);
+    }
+done:
+    natsSubscription_Destroy(s1);
+    natsSubscription_Destroy(s2);
+    arb_stream_close(st);
+    arb_buf_free(&why);
+    sh("kill $(cat %s/plain.pid) 2> /dev/null", dir, "");
 }
 
 int
@@ -157,6 +312,7 @@ main(void)
     arb_stream_subject(subj, sizeof(subj), ARB_STREAM_EV, "p100099");
     CHECK_INT(arb_stream_subject_count(st, subj, &n, NULL), 0);
     CHECK_INT(n, 1);
+    test_scripted(port + 8);
 done:
     free(s.seen);
     arb_stream_close(st);
