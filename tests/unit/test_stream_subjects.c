@@ -12,9 +12,10 @@
  * Here the stream holds NSUBJ subjects, more than one page (checked on
  * the server's raw reply), and every one is listed once, in a few
  * seconds (libnats' own reading of such a list took 24 s).  Then the
- * list, the next message and the last one before a sequence are read
- * from a stream whose replies the test writes (test_scripted), on a
- * second server without JetStream.
+ * list, a stream's fitness, a subject's last message, the next message
+ * and the last one before a sequence are read from a stream whose
+ * replies the test writes (test_scripted), on a second server without
+ * JetStream.
  * Ports: ARB_NATS_PORT_BASE, default 16900 (and that + 9).
  */
 #include <stdio.h>
@@ -79,6 +80,13 @@ raw_field(const char *reply, const char *key)
                   "\"config\":{\"name\":\"FAKE\"},\"created\":\"x\"," \
                   "\"state\":{\"messages\":3"
 
+/* A stream info reply: the config of a stream that may hold the record,
+ * and one more setting. */
+#define CONF "{\"type\":\"io.nats.jetstream.api.v1.stream_info_response\"," \
+             "\"config\":{\"name\":\"FAKE\",\"subjects\":[\"arbiter.>\"]," \
+             "\"retention\":\"limits\",\"storage\":\"file\","
+#define CONF_END "},\"created\":\"2026-12-04T22:52:34Z\",\"state\":{}}"
+
 /* What the stream FAKE answers, on a server without JetStream: its info
  * from `pages` (NULL-ended; past it, an error), counted in `infos`; a get
  * of the next message at or past a sequence, from `held` (ascending,
@@ -97,7 +105,11 @@ on_fake(natsConnection *nc, natsSubscription *sub, natsMsg *msg, void *ud)
     size_t      i;
 
     (void)sub; (void)ud;
-    if (strstr(natsMsg_GetSubject(msg), ".MSG.GET.") != NULL) {
+    if (d != NULL && strstr(d, "last_by_subj") != NULL) {
+        snprintf(r, sizeof(r), "{\"message\":{\"subject\":\"arbiter.ev."
+                 "a\",\"seq\":7,\"data\":\"eA==\",\"time\":\"2026-12-04"
+                 "T22:52:34Z\"}}");
+    } else if (strstr(natsMsg_GetSubject(msg), ".MSG.GET.") != NULL) {
         if (d != NULL && (at = strstr(d, "\"seq\":")) != NULL)
             seq = strtoull(at + 6, NULL, 10);
         for (i = 0; n == 0 && held[i] != 0; i++)
@@ -130,11 +142,12 @@ count_cb(void *ud, const char *subject, uint64_t msgs)
 /*
  * The readers on replies of the stream FAKE scripted above: a page that
  * lists nothing ends the list whatever "total" says, and one that reaches
- * "total" ends it without another ask (no test failed when either asked
- * again); a next message before the sequence asked for is no answer (no
- * test failed when it was taken); the last message before a sequence is
- * the one just below it, not the one at it nor one further back (no test
- * failed when either was given).
+ * "total" ends it without another ask; a stream with a per-subject limit
+ * that would drop events is refused, as are the other limits; a
+ * subject's last message not ours says where it is; a next message
+ * before the sequence asked for is no answer; the last message before a
+ * sequence is the one just below it, not the one at it nor one further
+ * back (no test failed when any of these went otherwise).
  */
 static void
 test_scripted(int port)
@@ -146,6 +159,14 @@ test_scripted(int port)
     static const char *const whole[] = {
         "{\"total\":2,\"config\":{},\"created\":\"x\",\"state\":{"
         "\"subjects\":{\"arbiter.ev.a\":1,\"arbiter.ev.b\":2}}}", NULL,
+    };
+    static const char *const unfit[] = {
+        CONF "\"max_msgs_per_subject\":5" CONF_END,
+        CONF "\"max_age\":60000000000" CONF_END,
+        CONF "\"max_msgs\":10" CONF_END,
+        CONF "\"max_bytes\":1000" CONF_END,
+        CONF "\"max_msgs_per_subject\":-1" CONF_END,
+        NULL,
     };
     static const uint64_t set[] = { 3, 40, 41, 100, 0 };
     static const struct { uint64_t before, prev; } pv[] = {
@@ -199,8 +220,30 @@ test_scripted(int port)
     CHECK_INT(infos, 1);
     CHECK_INT(listed, 2);
 
+    /* A stream that would drop events is refused, each way it may
+     * (no test failed when a per-subject limit was taken). */
+    pages = unfit;
+    infos = 0;
+    for (i = 0; i < 4; i++) {
+        why.len = 0;
+        CHECK_INT(arb_stream_ensure(st, -1, NULL, &why), ARB_EINVAL);
+        CHECK(strstr(arb_buf_cstr(&why), "cannot hold the record") != NULL);
+    }
+    CHECK_INT(arb_stream_ensure(st, -1, NULL, &why), 0);
+    CHECK_INT(infos, 5);
+
     held = set;
     get_seq = 0;
+    /* A last message not ours: refused, naming where it is (no test
+     * failed when its stream sequence was lost with the rest). */
+    {
+        arb_stream_msg_t m;
+
+        CHECK_INT(arb_stream_last(st, "arbiter.ev.a", &m, &why),
+                  ARB_EPROTO);
+        CHECK_INT(m.stream_seq, 7);
+        CHECK(m.msg == NULL);
+    }
     CHECK_INT(arb_stream_next_seq(st, 41, NULL, &n, &t, &why), 0);
     CHECK_INT(n, 41);
     CHECK(t == 1796424754000000000LL);
