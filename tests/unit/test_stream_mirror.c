@@ -1194,6 +1194,47 @@ test_deal_refused(void)
     drop_store(s);
 }
 
+/* More dealt opens waiting for their deals than half a batch: the batch
+ * commits them without their deals rather than keep them all, so that it
+ * never fills with opens that wait (no test failed when every one was
+ * kept: the batch then ran past its end at the 514th). */
+static void
+test_many_dealt(void)
+{
+    unsigned char h[ARB_HASH_LEN], key[ARB_STREAM_KEY_LEN];
+    char          text[512], hex[ARB_HASH_HEX], id[16];
+    arb_store_t  *s = fresh_store();
+    arb_mirror_t *mir = NULL;
+    msgs_t        ms;
+    int           i, flushes = 0, stored = 0;
+
+    memset(key, 7, sizeof(key));
+    arb_seed_hash(h, "table-7", 7);
+    arb_hex(hex, h, ARB_HASH_LEN);
+    CHECK_INT(arb_mirror_open(&mir, s, key, on_problem, NULL), 0);
+    for (i = 0; i < 600; i++) {
+        snprintf(id, sizeof(id), "D-%d", i);
+        snprintf(text, sizeof(text), "game: tsukurutenten\nmatch: %s\n"
+                 "players: ann bob\ndeal: commit %s\n\n", id, hex);
+        make(&ms, text);
+        apply_at(mir, id, &ms, 0, (uint64_t)i + 1);
+    }
+    CHECK(arb_mirror_held(mir) <= 256);         /* half a batch */
+    do {
+        CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+        flushes++;
+    } while (arb_mirror_held(mir) > 0 && flushes < 100);
+    CHECK(flushes <= 51);
+    for (i = 0; i < 600; i++) {
+        snprintf(id, sizeof(id), "D-%d", i);
+        stored += count_of(s, id) == 1;
+    }
+    CHECK_INT(stored, 600);
+    CHECK_INT(nproblems, 0);
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
 /* ---- memory: a closed match's rule state leaves ------------------------ */
 
 /*
@@ -1328,6 +1369,7 @@ main(void)
     test_misplaced();
     test_resume();
     test_deal_wait();
+    test_many_dealt();
     test_resume_seq();
     test_resume_deal();
     test_secret_forged();
