@@ -76,7 +76,8 @@ test_tokens(void)
 /* Ids, tokens, subjects and message ids at their edges (no test failed
  * when '%' was taken in an id, a token of 65 bytes was decoded into a
  * larger buffer, "arbiter.evX" passed for the event prefix, or a message
- * id filling its buffer to the last byte was cut). */
+ * id filling its buffer to the last byte was cut, nor when a URL's port
+ * of 0 or past 2^32, or an empty IPv6 address, was taken). */
 static void
 test_edges(void)
 {
@@ -101,11 +102,15 @@ test_edges(void)
     CHECK_INT(arb_stream_msgid(t, 4, "a", 12), ARB_EINVAL);
     CHECK_INT(arb_stream_msgid(t, 5, "a", 12), 0);
     CHECK_STR(t, "a/12");
-    /* URLs: a port of 0, or one that would wrap an unsigned int to 1 */
+    /* URLs: a port of 0, or one that would wrap an unsigned int to 1, an
+     * empty IPv6 address, a list of none */
     CHECK_INT(arb_stream_urls_check("nats://h:65535", &why), 0);
     CHECK_INT(arb_stream_urls_check("nats://h:0", &why), ARB_EINVAL);
     CHECK_INT(arb_stream_urls_check("nats://h:4294967297", &why),
               ARB_EINVAL);
+    CHECK_INT(arb_stream_urls_check("tls://[::1]:4222", &why), 0);
+    CHECK_INT(arb_stream_urls_check("nats://[]:4222", &why), ARB_EINVAL);
+    CHECK_INT(arb_stream_urls_check(" , ", &why), ARB_EINVAL);
     arb_buf_free(&why);
 }
 
