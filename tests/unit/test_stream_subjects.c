@@ -85,7 +85,12 @@ raw_field(const char *reply, const char *key)
 #define CONF "{\"type\":\"io.nats.jetstream.api.v1.stream_info_response\"," \
              "\"config\":{\"name\":\"FAKE\",\"subjects\":[\"arbiter.>\"]," \
              "\"retention\":\"limits\",\"storage\":\"file\","
-#define CONF_END "},\"created\":\"2026-12-04T22:52:34Z\",\"state\":{}}"
+#define CONF_END_STATE "},\"created\":\"2026-12-04T22:52:34Z\"," \
+                       "\"state\":{}"
+#define CONF_END CONF_END_STATE "}"
+/* ... with a cluster led by n1, its replicas to follow. */
+#define CONF_CL "\"max_msgs\":-1" CONF_END_STATE ",\"cluster\":{\"name\":" \
+                "\"c\",\"leader\":\"n1\",\"replicas\":["
 
 /* What the stream FAKE answers, on a server without JetStream: its info
  * from `pages` (NULL-ended; past it, an error), counted in `infos`; a get
@@ -143,7 +148,8 @@ count_cb(void *ud, const char *subject, uint64_t msgs)
  * The readers on replies of the stream FAKE scripted above: a page that
  * lists nothing ends the list whatever "total" says, and one that reaches
  * "total" ends it without another ask; a stream with a per-subject limit
- * that would drop events is refused, as are the other limits; a
+ * that would drop events is refused, as are the other limits; a stream
+ * is settled when no online replica lags, with a leader; a
  * subject's last message not ours says where it is; a next message
  * before the sequence asked for is no answer; the last message before a
  * sequence is the one just below it, not the one at it nor one further
@@ -166,6 +172,14 @@ test_scripted(int port)
         CONF "\"max_msgs\":10" CONF_END,
         CONF "\"max_bytes\":1000" CONF_END,
         CONF "\"max_msgs_per_subject\":-1" CONF_END,
+        NULL,
+    };
+    static const char *const settle[] = {
+        CONF CONF_CL "{\"name\":\"n2\",\"current\":true,\"lag\":3}]}}",
+        CONF CONF_CL "{\"name\":\"n2\",\"current\":true,\"lag\":0},"
+        "{\"name\":\"n3\",\"current\":false,\"offline\":true}]}}",
+        CONF "\"max_msgs\":-1" CONF_END_STATE ",\"cluster\":{\"name\":"
+        "\"c\"}}",
         NULL,
     };
     static const uint64_t set[] = { 3, 40, 41, 100, 0 };
@@ -231,6 +245,24 @@ test_scripted(int port)
     }
     CHECK_INT(arb_stream_ensure(st, -1, NULL, &why), 0);
     CHECK_INT(infos, 5);
+    /* Settled: a current replica with a lag is waited for, an offline
+     * one is not, a stream without a leader is (no test failed when the
+     * lag or the offline flag was passed over). */
+    {
+        int lagging = -1;
+
+        pages = settle;
+        infos = 0;
+        CHECK_INT(arb_stream_settled_lag(st, &lagging, &why), ARB_EAGAIN);
+        CHECK_INT(lagging, 1);
+        CHECK(strstr(arb_buf_cstr(&why), "replica n2 of leader n1 is "
+                     "catching up (lag 3)") != NULL);
+        CHECK_INT(arb_stream_settled_lag(st, &lagging, &why), 0);
+        CHECK_INT(lagging, 0);
+        CHECK_INT(arb_stream_settled_lag(st, &lagging, &why), ARB_EAGAIN);
+        CHECK_INT(lagging, 0);
+        CHECK(strstr(arb_buf_cstr(&why), "no leader") != NULL);
+    }
 
     held = set;
     get_seq = 0;
