@@ -893,6 +893,41 @@ test_copies(void)
     drop_store(s);
 }
 
+/* A message whose stream sequence the reader could not tell holds a
+ * restart at the stream's start while it is not in the store, and does
+ * not move the position once it is; a match stopped is counted (no test
+ * failed when such a message was taken for one read nowhere, or when a
+ * stop went uncounted). */
+static void
+test_unplaced(void)
+{
+    msgs_t             ms;
+    arb_store_t       *s = fresh_store();
+    arb_mirror_t      *mir = NULL;
+    arb_mirror_stats_t st;
+    arb_stream_msg_t   m;
+    unsigned char      bad[ARB_HASH_LEN];
+
+    make(&ms, good);
+    CHECK_INT(arb_mirror_open(&mir, s, NULL, on_problem, NULL), 0);
+    feed(mir, &ms, 0, 2, UINT64_MAX);
+    CHECK_INT(arb_mirror_resume_seq(mir), 4);
+    apply_at(mir, "T-1", &ms, 3, 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 1);
+    CHECK_INT(arb_mirror_flush(mir, NULL), 0);
+    CHECK_INT(arb_mirror_resume_seq(mir), 4);
+    CHECK_INT(held(s), 4);
+    memcpy(bad, ms.hash[4], ARB_HASH_LEN);
+    bad[0] ^= 1;
+    msg_of(&m, &ms, 4, bad);
+    CHECK_INT(arb_mirror_apply(mir, &m, NULL), 0);
+    arb_mirror_stats(mir, &st);
+    CHECK_INT(st.problems, 1);
+    CHECK_INT(nproblems, 1);
+    arb_mirror_free(mir);
+    drop_store(s);
+}
+
 /* The stream created again (arb_mirror_restream): what is held was
  * placed in the old stream, so a restart before it is settled reads the
  * new one whole; the new stream's first messages are met as duplicates
@@ -1376,6 +1411,7 @@ main(void)
     test_deal_refused();
     test_dup_in_batch();
     test_copies();
+    test_unplaced();
     test_restream();
     test_restream_tail();
     test_evict();
