@@ -14,6 +14,7 @@
  * A page that lists nothing ends the reading, whatever "total" says (a
  * subject removed meanwhile shortens the list).
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,9 +74,15 @@ json_key(const char **pp, const char *end, char *out, size_t cap)
             c = (unsigned char)*p++;
             if (c == 'u') {
                 char hex[5];
+                int  i;
 
                 if (end - p < 4)
                     return -1;
+                /* strtoul takes a sign and blanks: four hex digits are
+                 * checked here, or "\u+041" passed for 'A' */
+                for (i = 0; i < 4; i++)
+                    if (!isxdigit((unsigned char)p[i]))
+                        return -1;
                 memcpy(hex, p, 4);
                 hex[4] = '\0';
                 c = (unsigned)strtoul(hex, NULL, 16);

@@ -453,6 +453,16 @@ test_subject_pages(void)
                    &total, &listed), ARB_EPROTO);
     CHECK_INT(page(HEAD "\"subjects\":{\"a\\u00", &pg, &total, &listed),
               ARB_EPROTO);
+    /* \u and four hex digits, nothing else: strtoul read "+041" and
+     * " 41" as 'A' (no test failed when they were taken). */
+    CHECK_INT(page(HEAD "\"subjects\":{\"a\\u+041\":1}}}", &pg, &total,
+                   &listed), ARB_EPROTO);
+    CHECK_INT(pg.k, 0);
+    CHECK_INT(page(HEAD "\"subjects\":{\"a\\u 41\":1}}}", &pg, &total,
+                   &listed), ARB_EPROTO);
+    CHECK_INT(page(HEAD "\"subjects\":{\"a\\u004A\":1}}}", &pg, &total,
+                   &listed), 0);
+    CHECK_STR(pg.seen[0], "aJ");
     CHECK_INT(page("", &pg, &total, &listed), ARB_EPROTO);
 }
 
