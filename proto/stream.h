@@ -187,7 +187,10 @@ typedef struct arb_stream_msg {
  * of msg (also on failure: it is destroyed).  Every header is checked:
  * subject and Arbiter-Match agree, the seq is decimal, the hash 64 hex
  * digits (deal messages carry no hash and seq 0).  ARB_EPROTO naming the
- * stream sequence and the bad header.  Release with arb_stream_msg_clear.
+ * subject and the bad header, *out cleared (the stream sequence is the
+ * caller's to name: arb_stream_reader_next adds it to why,
+ * arb_stream_last puts it back in out->stream_seq).  Release with
+ * arb_stream_msg_clear.
  */
 int  arb_stream_msg_parse(arb_stream_msg_t *out, natsMsg *msg,
                           arb_buf_t *why);
