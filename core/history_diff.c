@@ -121,10 +121,63 @@ dup_line(const char *l)
     return strndup(l, strcspn(l, "\n"));
 }
 
+/* The state after the header `lines`, or 1 when they do not open. */
+static int
+header_digest(const char *lines, size_t len, unsigned char *out)
+{
+    arb_history_t h;
+    arb_match_t  *m = NULL;
+    arb_verdict_t v;
+    arb_buf_t     why = ARB_BUF_INIT;
+    int           rc;
+
+    rc = arb_transcript_parse(&h, lines, len, &why);
+    arb_buf_free(&why);
+    if (rc == 0) {
+        rc = arb_match_open(&m, &h.open, &v);
+        if (rc == 0)
+            arb_match_digest(m, out);
+        arb_match_free(m);
+    }
+    arb_history_clear(&h);
+    return rc == ARB_ENOMEM ? rc : rc != 0;
+}
+
+/* Whether A's header lines ha, with its line p (NULL: none) replaced by
+ * B's line q (NULL: none), open to another state than ha: 1, 0 when the
+ * two lines have the same effect (`cycles: 1` and no cycles line), or
+ * ARB_ENOMEM.  A header that does not open is judged by its text (1). */
+static int
+line_matters(const char *ha, const char *p, const char *q)
+{
+    arb_buf_t     t = ARB_BUF_INIT;
+    unsigned char d0[ARB_HASH_LEN], d1[ARB_HASH_LEN];
+    size_t        at = p != NULL ? (size_t)(p - ha) : strlen(ha);
+    int           rc;
+
+    arb_buf_add(&t, ha, at);
+    if (q != NULL)
+        arb_buf_add(&t, q, strcspn(q, "\n") + 1);
+    if (p != NULL)
+        at += strcspn(p, "\n") + 1;
+    arb_buf_puts(&t, ha + at);
+    arb_buf_putc(&t, '\n');
+    if (arb_buf_cstr(&t) == NULL) {
+        rc = ARB_ENOMEM;
+    } else if ((rc = header_digest(ha, strlen(ha), d0)) == 0
+               && (rc = header_digest(t.data, t.len, d1)) == 0) {
+        rc = memcmp(d0, d1, ARB_HASH_LEN) != 0;
+    }
+    arb_buf_free(&t);
+    return rc;
+}
+
 /* The first header line that differs, paired by key (the key order of
  * A's header, then the keys only B has): *la and *lb, either NULL when
- * its side has no such line.  1 when one differs, 0 when none does, or
- * ARB_ENOMEM. */
+ * its side has no such line.  A line whose difference has no effect
+ * (`cycles: 1` against none) is passed over while another differs with
+ * one: until 2026-12-08 `cycles: 1` was named where the modes differed.
+ * 1 when one differs, 0 when none does, or ARB_ENOMEM. */
 static int
 header_diff(const arb_history_t *a, const arb_history_t *b,
             arb_history_side_t *sa, arb_history_side_t *sb)
@@ -132,7 +185,7 @@ header_diff(const arb_history_t *a, const arb_history_t *b,
     arb_buf_t   ha = ARB_BUF_INIT, hb = ARB_BUF_INIT;
     const char *p, *q;
     char      **la = &sa->event, **lb = &sb->event;
-    int         rc, ia = 0, ib = 0;
+    int         rc, ia = 0, ib = 0, effect, m;
 
     *la = *lb = NULL;
     rc = header_lines(&ha, &a->open, &ia);
@@ -142,9 +195,20 @@ header_diff(const arb_history_t *a, const arb_history_t *b,
         rc = ARB_ENOMEM;
     if (rc != 0)
         goto done;
-    for (p = ha.data; *p != '\0'; p = strchr(p, '\n') + 1) {
-        q = line_of(hb.data, p, key_len(p));
-        if (!same_line(p, q)) {
+    /* First the lines that differ in effect, then (when only lines
+     * together part the states) any line that differs. */
+    for (effect = 1; effect >= 0; effect--) {
+        for (p = ha.data; *p != '\0'; p = strchr(p, '\n') + 1) {
+            q = line_of(hb.data, p, key_len(p));
+            if (same_line(p, q))
+                continue;
+            if (effect && (m = line_matters(ha.data, p, q)) <= 0) {
+                if (m < 0) {
+                    rc = m;
+                    goto done;
+                }
+                continue;
+            }
             *la = dup_line(p);
             *lb = q != NULL ? dup_line(q) : NULL;
             /* An edition read, not written, is said as such. */
@@ -153,13 +217,21 @@ header_diff(const arb_history_t *a, const arb_history_t *b,
             rc = *la == NULL || (q != NULL && *lb == NULL) ? ARB_ENOMEM : 1;
             goto done;
         }
-    }
-    for (q = hb.data; *q != '\0'; q = strchr(q, '\n') + 1)
-        if (line_of(ha.data, q, key_len(q)) == NULL) {
+        for (q = hb.data; *q != '\0'; q = strchr(q, '\n') + 1) {
+            if (line_of(ha.data, q, key_len(q)) != NULL)
+                continue;
+            if (effect && (m = line_matters(ha.data, NULL, q)) <= 0) {
+                if (m < 0) {
+                    rc = m;
+                    goto done;
+                }
+                continue;
+            }
             *lb = dup_line(q);
             rc = *lb == NULL ? ARB_ENOMEM : 1;
             goto done;
         }
+    }
 done:
     arb_buf_free(&ha);
     arb_buf_free(&hb);

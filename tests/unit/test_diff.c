@@ -807,6 +807,21 @@ test_headers(const char *a)
                      "'mode: 3'\n") != NULL);
         free(c);
     }
+    /* a line without effect (a default) is not the one named while
+     * another line differs with one (until 2026-12-08 A's `cycles: 1`
+     * was named where the modes differed) */
+    {
+        char *c = reheader(a, "mode: 3", "cycles: 1\nmode: 4");
+
+        CHECK(strstr(logdiff(c, a, 0, &rc), "A has 'mode: 4', B has "
+                     "'mode: 3'\n") != NULL);
+        free(c);
+        /* (a line only B has, too) */
+        c = reheader(a, "", "cycles: 1\nvoid: clear");
+        CHECK(strstr(logdiff(a, c, 0, &rc), "A has no void: line, B has "
+                     "'void: clear'\n") != NULL);
+        free(c);
+    }
     /* the edition read on B's side, said as such there too */
     {
         char *c = reheader(a, "", "edition: YAHchain-3e-ch34");
