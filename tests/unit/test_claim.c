@@ -326,6 +326,13 @@ test_claim_json(void)
                         &rc);
     CHECK_STR(canon, "{\"records\":[],\"totals\":{}}");
     free(canon);
+    /* ... nor in a list's first item. */
+    canon = claim_canon("{\"records\":[{\"seq\":[\"a\\u0007\",\"b\"]}],"
+                        "\"totals\":{}}", NULL, &rc);
+    CHECK_INT(rc, ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "line 1, column 20: records[0].seq: a "
+              "control character (U+0007) has no place in a claim");
+    free(canon);
     /* No control character in a player's name either. */
     canon = claim_canon("{\"records\":[],\"totals\":{\"al\\u0007ice\":1}}",
                         NULL, &rc);
@@ -506,6 +513,14 @@ test_claim_csv(void)
             "line 2: 1 cells, but the header (line 1) names 2 columns");
     CREJECT("sota,sota\n1,1\n\nplayer,total\n", &r,
             "line 1: column 'sota' given twice");
+    /* A row of blanks is one cell, not a blank row. */
+    CREJECT("sota,bonus\n1,15\n   \nplayer,total\n", &r,
+            "line 3: 1 cells, but the header (line 1) names 2 columns");
+    /* Only `player,total` starts the totals: `player,totals` is a
+     * records header like any other. */
+    CREJECT("player,totals\nalice,24\n", &r,
+            "line 3: no totals section: after the records, a blank row, "
+            "then 'player,total' and one row per player");
     CREJECT("sota,,bonus\n1,2,3\n\nplayer,total\n", &r,
             "line 1: column 2 of the header has no name");
     CREJECT("sota,  ,bonus\n1,2,3\n\nplayer,total\n", &r,
@@ -728,6 +743,12 @@ test_claim_event(void)
     CHECK_INT(arb_claim_event_canon(&ev, &why), ARB_EINVAL);
     CHECK_STR(arb_buf_cstr(&why), "claim record 1, field 'seq': a control "
               "character (U+0007) has no place in a claim");
+    /* A stored record holds no verdict: a status is not canonical. */
+    free(ev.args[0]);
+    ev.args[0] = strdup("{\"sota\":1,\"status\":\"confirmed\"}");
+    CHECK_INT(arb_claim_from_event(&back, &ev, &why), ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "claim record 1 is not in canonical form "
+              "(compact JSON, no status): {\"sota\":1}");
     free(ev.text);
     ev.text = NULL;
     CHECK_INT(arb_claim_from_event(&back, &ev, &why), ARB_EINVAL);
