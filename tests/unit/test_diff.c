@@ -177,6 +177,41 @@ test_claims(void)
          "\"5☀\"], recorded [\"2☀\",\"3☀\",\"4☀\"], fixed at seq 15\n"
          "1 difference\n");
 
+    /* A card fewer than the record: a list that only starts the same
+     * is another list, on the recorded side too. */
+    DIFF(doctor("[\"2☀\",\"3☀\",\"4☀\"]", "[\"2☀\",\"3☀\"]"),
+         "record 5 (Sota 5): sequence: claimed [\"2☀\",\"3☀\"], recorded "
+         "[\"2☀\",\"3☀\",\"4☀\"], fixed at seq 15\n"
+         "1 difference\n");
+    /* Two claimed Sota 7s with the wrong bonus, the first of another
+     * match too: it is the extra one, its first field counted as any
+     * other. */
+    {
+        const char *k = strstr(base, "\"sota\":7,");
+        const char *s0 = k, *s1 = k != NULL ? strchr(k, '}') : NULL;
+        char       *rec, *two;
+
+        while (s0 != NULL && s0 > base && *s0 != '{')
+            s0--;
+        CHECK(s0 != NULL && s1 != NULL);
+        if (s0 != NULL && s1 != NULL) {
+            rec = strndup(s0, (size_t)(s1 - s0) + 1);
+            two = malloc(2 * strlen(rec) + 2);
+            if (rec != NULL && two != NULL) {
+                sprintf(two, "%s,%s", rec, rec);
+                memcpy(strstr(two, "\"D1\""), "\"D9\"", 4);
+                memcpy(strstr(two, "\"bonus\":15"), "\"bonus\":16", 10);
+                memcpy(strstr(strstr(two, "\"D1\""), "\"bonus\":15"),
+                       "\"bonus\":16", 10);
+                DIFF(doctor(rec, two), "claimed record 7 (Sota 7): extra: "
+                     "no such record\nrecord 7 (Sota 7): bonus: claimed 16, "
+                     "recorded 15, fixed at seq 21\n2 differences\n");
+            }
+            free(rec);
+            free(two);
+        }
+    }
+
     /* A Blockchain missing from the claim: only it is reported, the
      * records after it still pair with their own Sotas. */
     DIFF(doctor("{\"match_id\":\"D1\",\"edition\":\"YAHchain-3e-ch34-3\","
