@@ -324,5 +324,33 @@ err=$($A diff "$T/alice.txt" "$T/bob.txt" "$T/alice.txt" 2>&1); rc=$?
 check "three sheets exit" 2 $rc
 check "three sheets" "arbiter diff: at most two sources" "$err"
 
+# ---- refusals, each naming what is wrong, exit 2 ---------------------------
+# A source that does not replay: its file, line and seq.
+printf '%s\n9. place bob 7♠\n' "$head" > "$T/turn.txt"
+printf '{"records":[],"totals":{}}\n' > "$T/none.json"
+err=$($A diff --claim "$T/none.json" "$T/turn.txt" 2>&1); rc=$?
+check "refused source exit" 2 $rc
+check "refused source" "$T/turn.txt:14: seq 9 'place bob 7♠' refused: \
+§34.11.2: it is alice's turn, not bob's: players place in seat order" "$err"
+err=$($A diff --db "$T/data" "$T/alice.txt" "$T/bob.txt" 2>&1); rc=$?
+check "db without match exit" 2 $rc
+check "db without match" "arbiter diff: --db DIR needs --match ID" "$err"
+err=$($A claim --dry-run --by 'a b' "$T/none.json" 2>&1); rc=$?
+check "claim bad by exit" 2 $rc
+check "claim bad by" "arbiter claim: --by 'a b' is not a name (1..64 of \
+A-Z a-z 0-9 _ . @ + -)" "$err"
+printf 'sota\n1\n\nplayer,total\n' > "$T/nomatch.csv"
+err=$($A claim --dry-run "$T/nomatch.csv" 2>&1); rc=$?
+check "csv claim without match exit" 2 $rc
+check "csv claim without match" "arbiter claim: a CSV claim is read against \
+the match's records: give --match" "$err"
+awk 'BEGIN { printf "{\"records\":["
+             for (i = 0; i < 1025; i++) printf "%s{}", (i ? "," : "")
+             printf "],\"totals\":{}}\n" }' > "$T/1025.json"
+err=$($A claim --dry-run "$T/1025.json" 2>&1); rc=$?
+check "claim of 1025 records exit" 2 $rc
+check "claim of 1025 records" "arbiter claim: $T/1025.json: 1025 records; \
+one claim carries at most 1024" "$err"
+
 echo "diff.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
