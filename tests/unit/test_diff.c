@@ -912,6 +912,23 @@ test_sealed_closed(void)
     arb_history_clear(&a);
     arb_history_clear(&b);
 
+    /* The running record sealed (the recorder's before the close)
+     * against the closed one: the deal the second reveals opens the
+     * first's commitment too, and they part only where it ends. */
+    CHECK_INT(arb_transcript_parse(&a, text, (size_t)(strstr(text, "\n\n")
+                                                  - text) + 2, &why), 0);
+    CHECK_INT(arb_transcript_parse(&b, text, strlen(text), &why), 0);
+    CHECK_INT(arb_deal_commit(&a.open.setup->deal, &kind), 0);
+    CHECK_INT(arb_deal_commit(&b.open.setup->deal, &kind), 0);
+    CHECK_INT((int)a.nevents, 0);
+    CHECK_INT(arb_history_diff(&d, &a, &b, &why), 0);
+    CHECK_INT(d.identical, 0);
+    CHECK_INT((int)d.seq, 1);
+    CHECK(d.a.event == NULL && d.b.event != NULL && d.has_before);
+    arb_history_diff_clear(&d);
+    arb_history_clear(&a);
+    arb_history_clear(&b);
+
     /* A close that reveals nothing opens nothing: the sealed headers
      * stay refused, and are said to be (the reason alone in why). */
     {
