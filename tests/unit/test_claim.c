@@ -326,6 +326,13 @@ test_claim_json(void)
                         &rc);
     CHECK_STR(canon, "{\"records\":[],\"totals\":{}}");
     free(canon);
+    /* A list holds strings, and nothing else but integers either. */
+    canon = claim_canon("{\"records\":[{\"seq\":[\"a\",null]}],"
+                        "\"totals\":{}}", NULL, &rc);
+    CHECK_INT(rc, ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "line 1, column 25: records[0].seq[1]: "
+              "expected a string, got null");
+    free(canon);
     /* ... nor in a list's first item. */
     canon = claim_canon("{\"records\":[{\"seq\":[\"a\\u0007\",\"b\"]}],"
                         "\"totals\":{}}", NULL, &rc);
