@@ -236,6 +236,11 @@ test_claims(void)
          "claimed record 13 (Sota 1): extra: no such record\n"
          "1 difference\n");
 
+    /* ... or one there is none of: its key written as claimed. */
+    DIFF(doctor("],\"totals\"", ",{\"sota\":-1}],\"totals\""),
+         "claimed record 13 (Sota -1): extra: no such record\n"
+         "1 difference\n");
+
     /* A wrong total, a total for someone who did not play, one missing. */
     DIFF(doctor("\"totals\":{\"alice\":144,\"bob\":144}",
                 "\"totals\":{\"alice\":150,\"carol\":0}"),
