@@ -351,6 +351,20 @@ err=$($A claim --dry-run "$T/1025.json" 2>&1); rc=$?
 check "claim of 1025 records exit" 2 $rc
 check "claim of 1025 records" "arbiter claim: $T/1025.json: 1025 records; \
 one claim carries at most 1024" "$err"
+err=$($A claim --dry-run "$T/none.json" "$T/none.json" 2>&1); rc=$?
+check "claim of two files exit" 2 $rc
+check "claim of two files" "arbiter claim: one claim file at a time" "$err"
+
+# A CSV claim's dry run reads the match's records from the recorder: the
+# same claim as its JSON.
+check "csv claim dry-run" "$($A claim --dry-run "$T/good.json")" \
+    "$($A claim --dry-run --token "$RDR" --match M1 "$T/good.csv")"
+# A record the claim leaves out is disputed as not in it.
+sed 's/{[^{}]*"sota":6,[^{}]*},//' "$T/good.json" > "$T/no6.json"
+out=$($A claim --token "$SCO" --match M1 "$T/no6.json"); rc=$?
+check "claim without Sota 6 exit" 0 $rc
+check "claim without Sota 6" 'record 6 (Sota 6): disputed: not in the claim
+12 records: 11 confirmed, 1 disputed' "$(printf '%s\n' "$out" | sed 1d)"
 
 echo "diff.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
