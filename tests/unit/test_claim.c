@@ -333,6 +333,18 @@ test_claim_json(void)
     CHECK_STR(arb_buf_cstr(&why), "line 1, column 25: records[0].seq[1]: "
               "expected a string, got null");
     free(canon);
+    /* Totals are an object of integers. */
+    canon = claim_canon("{\"records\":[],\"totals\":{\"ann\":null}}", NULL,
+                        &rc);
+    CHECK_INT(rc, ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "line 1, column 31: totals.ann: expected "
+              "an integer, got null");
+    free(canon);
+    canon = claim_canon("{\"records\":[],\"totals\":5}", NULL, &rc);
+    CHECK_INT(rc, ARB_EINVAL);
+    CHECK_STR(arb_buf_cstr(&why), "line 1, column 24: totals: expected an "
+              "object {\"player\": points, ...}, got integer");
+    free(canon);
     /* ... nor in a list's first item. */
     canon = claim_canon("{\"records\":[{\"seq\":[\"a\\u0007\",\"b\"]}],"
                         "\"totals\":{}}", NULL, &rc);
