@@ -236,6 +236,17 @@ test_claims(void)
          "claimed record 13 (Sota 1): extra: no such record\n"
          "1 difference\n");
 
+    /* One difference is not identical, in JSON too. */
+    {
+        char *c = doctor("\"bob\":144", "\"bob\":143");
+
+        CHECK_STR(run("yahchain", c, 1), "{\"identical\":false,\"records\":"
+                  "{\"recorded\":12,\"claimed\":12},\"totals\":{"
+                  "\"recorded\":2,\"claimed\":2},\"differences\":[{\"type\":"
+                  "\"total\",\"player\":\"bob\",\"claimed\":143,"
+                  "\"recorded\":144}]}");
+        free(c);
+    }
     /* ... or one there is none of: its key written as claimed. */
     DIFF(doctor("],\"totals\"", ",{\"sota\":-1}],\"totals\""),
          "claimed record 13 (Sota -1): extra: no such record\n"
