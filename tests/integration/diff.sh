@@ -83,6 +83,8 @@ out=$($A diff --json --claim "$T/bad.json" "$T/m1.txt"); rc=$?
 check "diff json exit" 1 $rc
 check "diff json head" '{"identical":false,"records":{"recorded":12,"claimed":12},"totals":{"recorded":2,"claimed":2},"differences":[{"type":"field","record":3,"claimed_record":3,"key":{"sota":3},"field":"bonus","claimed":12,"recorded":15,"seq":9},' \
     "$(printf '%s' "$out" | sed 's/\(,"seq":9}\),.*/\1,/')"
+check "diff json one line" 1 \
+    "$($A diff --json --claim "$T/bad.json" "$T/m1.txt" | wc -l | tr -d ' ')"
 err=$($A diff --claim "$T/nope.json" "$T/m1.txt" 2>&1); rc=$?
 check "diff no claim file exit" 2 $rc
 printf '{"records":[],"totals":{},}\n' > "$T/broken.json"
