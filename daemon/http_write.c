@@ -189,6 +189,10 @@ status_of(const char *code)
         { "conflict", 409 }, { "idempotency", 409 }, { "exists", 409 },
         { "read_only", 503 }, { "fenced", 503 }, { "not_owner", 503 },
         { "shutting_down", 503 }, { "busy", 503 }, { "full", 507 },
+        /* replication: not yet compared with the stream, or committed
+         * here and not yet in the stream; both say send it again, same
+         * cid (until 2026-12-08 a 500, which says nothing will help) */
+        { "unverified", 503 }, { "unreplicated", 503 },
     };
     size_t i;
 

@@ -2341,6 +2341,7 @@ test_busy_pass(void)
 static void
 test_held_retry(void)
 {
+    static char      page[4096];
     char             code[64], msg[600];
     arb_buf_t        why = ARB_BUF_INIT;
     arb_client_t    *cl;
@@ -2354,11 +2355,19 @@ test_held_retry(void)
     CHECK_STR(code, "");
     CHECK_INT(open_judged("c8-y", code, sizeof(code), &why), 0);
     CHECK_STR(code, "");
+    CHECK_INT(open_judged("c8-w", code, sizeof(code), &why), 0);
+    CHECK_STR(code, "");
     CHECK_INT(close_cid("c8-y", "c8-y-close", code, sizeof(code)), 0);
     CHECK_STR(code, "");
     nats_pause();
     CHECK_INT(close_cid("c8-x", "c8-x-close", code, sizeof(code)), 0);
     CHECK_STR(code, "unreplicated");
+    /* The same over HTTP: send it again later, a 503, not a 500 (until
+     * 2026-12-08 the write routes knew no such code) */
+    CHECK_INT(http_post(http_port, "/api/m/c8-w/note", load_token,
+                        "{\"text\":\"held\",\"cid\":\"c8-w-note\"}",
+                        page, sizeof(page)), 503);
+    CHECK(strstr(http_body(page), "\"code\":\"unreplicated\"") != NULL);
     /* the retry, left to wait for the stream */
     cl = client();
     CHECK(cl != NULL);
