@@ -788,6 +788,20 @@ test_api(void)
     CHECK_INT(http_get(port, "/api/m/M1/events?since=1", HARNESS_READER,
                        resp, BIG), 200);
     CHECK_INT(count_of(http_body(resp), "\"seq\":"), 6);
+    /* since is "at or after": the last event is read from its own
+     * time on (no test failed when since was "after") */
+    CHECK_INT(http_get(port, "/api/m/M1/events?from=5", HARNESS_READER,
+                       resp, BIG), 200);
+    {
+        const char *t = strstr(http_body(resp), "\"time_ms\":");
+        char        path[96];
+
+        CHECK(t != NULL);
+        snprintf(path, sizeof(path), "/api/m/M1/events?since=%lld",
+                 t != NULL ? atoll(t + 10) : -1LL);
+        CHECK_INT(http_get(port, path, HARNESS_READER, resp, BIG), 200);
+        CHECK(strstr(http_body(resp), "{\"seq\":5,") != NULL);
+    }
     CHECK_INT(http_get(port, "/api/m/M1/events?from=1&to=4&limit=2",
                        HARNESS_READER, resp, BIG), 200);
     CHECK_INT(count_of(http_body(resp), "\"seq\":"), 2);
