@@ -184,8 +184,17 @@ arb_http_param(arb_http_req_t *q, const char *key, char *out, size_t cap)
     size_t      n;
     int         rc;
 
-    if (q->query == NULL
-        || (rc = arb_http_query_find(q->query, q->qlen, key, &v, &n)) == 0)
+    if (q->query == NULL)
+        return 0;
+    /* "?at" or "?hands": asked for, and no answer can say what (until
+     * 2026-12-08 dropped without a word, and the answer taken for what
+     * was asked) */
+    if (arb_http_query_bare(q->query, q->qlen, key)) {
+        arb_http_error(q->req, 400, key, "%s given without a value "
+                       "(%s=...)", key, key);
+        return -1;
+    }
+    if ((rc = arb_http_query_find(q->query, q->qlen, key, &v, &n)) == 0)
         return 0;
     /* Refused, as a second Content-Length is: a cache or proxy in front
      * may have read the other one (until 2026-12-07 the first won). */

@@ -130,6 +130,20 @@ arb_http_query_find(const char *q, size_t qlen, const char *key,
 }
 
 int
+arb_http_query_bare(const char *q, size_t qlen, const char *key)
+{
+    const char *p = q;
+    piece_t     pc;
+    size_t      klen = strlen(key);
+
+    while (next_piece(&p, q + qlen, &pc))
+        if (pc.val == NULL && pc.klen == klen
+            && memcmp(pc.k, key, klen) == 0)
+            return 1;
+    return 0;
+}
+
+int
 arb_http_query_unknown(const char *q, size_t qlen, const char *const *names,
                        size_t n, const char **key, size_t *klen)
 {

@@ -46,6 +46,11 @@ int  arb_http_unescape(const char *s, size_t n, char *out, size_t cap);
 int  arb_http_query_find(const char *q, size_t qlen, const char *key,
                          const char **val, size_t *vlen);
 
+/* 1 when query q[0..qlen) has `key` as a piece without '=' ("at" in
+ * "at&limit=5"), which arb_http_query_find() does not find: a parameter
+ * named without its value; else 0. */
+int  arb_http_query_bare(const char *q, size_t qlen, const char *key);
+
 /* The first key of query q[0..qlen) that is none of names[0..n): 1 with
  * *key / *klen the raw key inside q (what comes before its '=', or the
  * whole piece when it has none), or 0 when every key is named.  An empty

@@ -870,6 +870,18 @@ test_api(void)
     CHECK(strstr(http_body(resp), "\"where\":\"query\"") != NULL);
     CHECK(strstr(http_body(resp), "unknown parameter 'form': this route "
                  "reads from, to, kinds, since, limit (and token)") != NULL);
+    /* a parameter named without its value is asked for, and no answer
+     * says what: refused (until 2026-12-08 "?at" was the last state) */
+    CHECK_INT(http_get(port, "/api/m/M1/state?at", HARNESS_READER, resp,
+                       BIG), 400);
+    CHECK(strstr(http_body(resp), "\"where\":\"at\"") != NULL);
+    CHECK(strstr(http_body(resp), "at given without a value") != NULL);
+    CHECK_INT(http_get(port, "/api/m/M1/events?from=1&limit", HARNESS_READER,
+                       resp, BIG), 400);
+    CHECK(strstr(http_body(resp), "\"where\":\"limit\"") != NULL);
+    CHECK_INT(http_get(port, "/api/matches?status", HARNESS_READER, resp,
+                       BIG), 400);
+    CHECK(strstr(http_body(resp), "\"where\":\"status\"") != NULL);
     CHECK_INT(http_get(port, "/api/m/M1/state?at=1&hands=0&x", HARNESS_READER,
                        resp, BIG), 400);
     CHECK(strstr(http_body(resp), "unknown parameter 'x'") != NULL);

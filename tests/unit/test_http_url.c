@@ -3,10 +3,11 @@
  * (daemon/http_url.c, docs/HTTP.md): percent-escapes at the very end of
  * the input and in either case, an encoded NUL, the segment and length
  * limits at their edge, empty segments, the query cut at '?', parameters
- * found only as a whole key, and numbers refused rather than wrapped
- * (past 2^64, signed, with junk, with a leading zero).  Each input is
- * given with a length short of its NUL where that matters, so that a
- * read past the input would show.
+ * found only as a whole key (and one named without its value told
+ * apart), and numbers refused rather than wrapped (past 2^64, signed,
+ * with junk, with a leading zero).  Each input is given with a length
+ * short of its NUL where that matters, so that a read past the input
+ * would show.
  */
 #include <stdint.h>
 #include <string.h>
@@ -188,6 +189,28 @@ test_query(void)
     CHECK(param("at=1", 2, "at") == NULL);
 }
 
+/* 1 when q names key without a value. */
+static int
+bare(const char *q, size_t n, const char *key)
+{
+    return arb_http_query_bare(q, n, key);
+}
+
+static void
+test_query_bare(void)
+{
+    CHECK_INT(bare("at", 2, "at"), 1);
+    CHECK_INT(bare("b=1&at&c=2", 10, "at"), 1);
+    CHECK_INT(bare("b=1&at", 6, "at"), 1);
+    CHECK_INT(bare("at=", 3, "at"), 0);         /* an empty value */
+    CHECK_INT(bare("at=1&b", 6, "at"), 0);
+    CHECK_INT(bare("atx&xat", 7, "at"), 0);     /* whole keys only */
+    CHECK_INT(bare("a", 1, "at"), 0);
+    CHECK_INT(bare("at", 1, "at"), 0);          /* within qlen */
+    CHECK_INT(bare("b&&", 3, "at"), 0);
+    CHECK_INT(bare("", 0, "at"), 0);
+}
+
 /* The first key of q that is none of at, from: "-" when all are. */
 static const char *
 unknown(const char *q)
@@ -276,6 +299,7 @@ main(void)
     test_unescape();
     test_path();
     test_query();
+    test_query_bare();
     test_query_unknown();
     test_number();
     return TEST_END();
