@@ -372,6 +372,17 @@ main(void)
         CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, body), 400);
         CHECK(says("too many words (at most 34)"));
     }
+    /* a move is text or fields, not both: args beside text are not
+     * dropped without a word; an empty argument is none (no test failed
+     * when either reached the rules) */
+    CHECK_INT(post("/api/m/W/judge", HARNESS_SCORER, "{\"text\":\"6S\","
+                   "\"args\":[\"6S\"]}"), 400);
+    CHECK(says("\"where\":\"text\""));
+    CHECK(says("either text or verb"));
+    CHECK_INT(post("/api/m/W/judge", HARNESS_SCORER, "{\"verb\":\"place\","
+                   "\"player\":\"alice\",\"args\":[\"6S\",\"\"]}"), 400);
+    CHECK(says("\"where\":\"args\""));
+    CHECK(says("args[1] must be a string of 1..256 bytes"));
     /* a negative expect is no seq (not a huge one, a 409) */
     CHECK_INT(post("/api/m/W/note", HARNESS_SCORER, "{\"text\":\"x\","
                    "\"expect\":-1}"), 400);
