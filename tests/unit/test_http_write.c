@@ -383,6 +383,17 @@ main(void)
                    "\"player\":\"alice\",\"args\":[\"6S\",\"\"]}"), 400);
     CHECK(says("\"where\":\"args\""));
     CHECK(says("args[1] must be a string of 1..256 bytes"));
+    /* a write reads no query parameter but the token, which it refuses
+     * there: any other is named (no test failed when it was dropped) */
+    {
+        long before = last_seq("W");
+
+        CHECK_INT(post("/api/m/W/note?x=1", HARNESS_SCORER,
+                       "{\"text\":\"q\"}"), 400);
+        CHECK(says("\"where\":\"query\""));
+        CHECK(says("unknown parameter 'x'"));
+        CHECK_INT(last_seq("W"), before);
+    }
     /* a negative expect is no seq (not a huge one, a 409) */
     CHECK_INT(post("/api/m/W/note", HARNESS_SCORER, "{\"text\":\"x\","
                    "\"expect\":-1}"), 400);
