@@ -558,13 +558,17 @@ main(void)
      * 2026-12-06: "no recorded move"). */
     CHECK_INT(harness_cli("rule --match W stands place alice 6D --reason "
                           "\"out of turn\""), 0);
-    CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{\"seq\":6}"), 200);
+    CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{\"seq\":6,\"reason\":"
+                   "\"wrong card\"}"), 200);
     CHECK_INT(post("/api/m/W/undo", HARNESS_ARBITER, "{\"seq\":6,\"reason\":"
                    "\"stray card\"}"), 200);
     CHECK_INT(http_get(port, "/api/m/W/events?from=7", HARNESS_ARBITER, resp,
                        sizeof(resp)), 200);
     CHECK(says("note undo requested: seq 6 (stands place alice 6D -- out "
                "of turn)"));
+    /* a scorer's reason follows the move it names (no test failed when
+     * it was dropped) */
+    CHECK(says("of turn): wrong card"));
     CHECK(says("void 6 -- stray card"));
     /* an arbiter's undo without a reason says where it came from and
      * whose token sent it (docs/HTTP.md; no test held the text) */
