@@ -145,6 +145,14 @@ main(void)
     CHECK(says("\"code\":\"proto\""));
     CHECK_INT(post("/api/m/W/close", HARNESS_SCORER, "{}"), 403);
     CHECK(says("arbiter"));
+    /* the dispatcher's refusals name the field as the route's own do:
+     * forbidden is the token's, not_found the match's (no test failed
+     * when either was "request") */
+    CHECK(says("\"where\":\"authorization\",\"code\":\"forbidden\""));
+    CHECK_INT(post("/api/m/NO-SUCH/move", HARNESS_SCORER, "{\"verb\":"
+                   "\"place\",\"player\":\"alice\",\"args\":[\"4S\"]}"),
+              404);
+    CHECK(says("\"where\":\"match\",\"code\":\"not_found\""));
     CHECK_INT(last_seq("W"), 0);
     CHECK_INT(post("/api/m/only-A/move", HARNESS_LIMITED,
                    "{\"text\":\"4S\"}"), 200);
