@@ -177,6 +177,9 @@ main(void)
                    "\"cid\":\"c-1\",\"expect\":0}"), 200);
     CHECK(says("\"seq\":1,"));
     CHECK(says("\"duplicate\":false"));
+    /* its place in the log, as the protocol's ack gives it (no test
+     * failed when it was left out) */
+    CHECK(says("\",\"pos\":"));
     seq_hash(first, sizeof(first));
     CHECK_INT(post("/api/m/W/move", HARNESS_SCORER, "{\"player\":\"alice\","
                    "\"verb\":\"place\",\"args\":[\"4♠\"],\"cid\":\"c-1\","
