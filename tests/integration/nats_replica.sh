@@ -85,6 +85,10 @@ while :; do
     sleep 0.3
 done
 check "metrics: replica connected" 1 "$(metric arbiter_replica_connected)"
+# a probe is told which it asks: a replica (no test failed when a
+# replica said primary)
+check "healthz: the replica says so" '{"status":"ok","role":"replica"}' \
+    "$(curl -s "http://127.0.0.1:$HTTP_PORT/healthz")"
 check "metrics: replica appended = stats" "$(sstat appended)" \
     "$(metric arbiter_replica_appended_total)"
 check "metrics: replica stream_seq = stats" "$(sstat stream_seq)" \
