@@ -2043,6 +2043,49 @@ test_slowloris(void)
     close(fd);
 }
 
+/* The match list's page holds 10,000 matches by default (docs/HTTP.md):
+ * 1,001 matches in one page, none of them dropped (no test failed with
+ * a default of 1,000); their short ids keep the page under its 256 KiB.
+ * Opened 1,000 at a time before their acks are read. */
+static void
+test_matches_page(void)
+{
+    static char     *players[] = { "alice", "bob" };
+    arb_client_t    *cl = harness_connect(HARNESS_ARBITER);
+    msgpack_unpacked res;
+    msgpack_packer  *pk;
+    arb_buf_t        why = ARB_BUF_INIT;
+    char             id[32];
+    int              b, k, ok = cl != NULL;
+
+    msgpack_unpacked_init(&res);
+    for (b = 0; b < 1001 && ok; b += k) {
+        for (k = 0; k < 1000 && b + k < 1001 && ok; k++) {
+            snprintf(id, sizeof(id), "z%04d", b + k);
+            arb_client_begin(cl, &pk, "open", 4);
+            arb_mp_pack_kv_str(pk, "match", id);
+            arb_mp_pack_kv_str(pk, "game", "yahchain");
+            arb_mp_pack_kv_strv(pk, "players", players, 2);
+            arb_mp_pack_cstr(pk, "options");
+            msgpack_pack_map(pk, 1);
+            arb_mp_pack_kv_str(pk, "mode", "3");
+            ok = arb_client_send(cl, &why) == 0;
+        }
+        for (k = 0; k < 1000 && b + k < 1001 && ok; k++)
+            ok = arb_client_read(cl, &res, &why) == 0
+                 && arb_client_get(&res, "seq") != NULL;
+    }
+    CHECK(ok);
+    msgpack_unpacked_destroy(&res);
+    arb_buf_free(&why);
+    if (cl != NULL)
+        arb_client_close(cl);
+    CHECK_INT(http_get(port, "/api/matches?after=z", HARNESS_READER, resp,
+                       BIG), 200);
+    CHECK_INT(count_of(http_body(resp), "{\"match\":\"z"), 1001);
+    CHECK(strstr(http_body(resp), "\"z1000\"") != NULL);
+}
+
 /* slowloris with a growing head: header lines trickled in are refused
  * with 431 once header_max (4K) of head has arrived, long before
  * header_timeout_ms (2 s). */
@@ -2301,6 +2344,7 @@ main(void)
     test_resume_count();
     test_slowloris();
     test_slowloris_big();
+    test_matches_page();
     failed |= harness_done(test_failed_);
     harness_nofile = 256;
     if (start("") != 0)
