@@ -315,6 +315,9 @@ main(void)
     CHECK_INT(post("/api/m/W/note", HARNESS_SCORER,
                    "{\"text\":\"a\\u001b[2J\"}"), 422);
     CHECK(says("a control character (U+001B) at byte 1"));
+    /* the rules' refusal names the route, as docs/HTTP.md says (no
+     * test failed when a note's said move) */
+    CHECK(says("\"where\":\"note\",\"code\":\"invalid\""));
     CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{}"), 400);
     CHECK(says("\"where\":\"seq\""));
     CHECK_INT(post("/api/m/W/undo", HARNESS_SCORER, "{\"seq\":-1}"), 400);
