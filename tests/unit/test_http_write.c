@@ -311,6 +311,15 @@ main(void)
     CHECK(says("\"where\":\"player\""));
     CHECK_INT(post("/api/m/W/note", HARNESS_SCORER, "{}"), 400);
     CHECK(says("\"where\":\"text\""));
+    /* an empty string is no text, no cid (no test failed when either
+     * went on to the protocol) */
+    CHECK_INT(post("/api/m/W/note", HARNESS_SCORER, "{\"text\":\"\"}"),
+              400);
+    CHECK(says("\"where\":\"text\""));
+    CHECK(says("text must be a string of 1..1024 bytes"));
+    CHECK_INT(post("/api/m/W/note", HARNESS_SCORER, "{\"text\":\"x\","
+                   "\"cid\":\"\"}"), 400);
+    CHECK(says("cid must be a string of 1..128 bytes"));
     /* printable text only: a note is read on terminals (core/text.h) */
     CHECK_INT(post("/api/m/W/note", HARNESS_SCORER,
                    "{\"text\":\"a\\u001b[2J\"}"), 422);
