@@ -470,6 +470,12 @@ test_full_match(void)
     CHECK(call(cl, &res, "state", "su", "match", "full-1", "text",
                (uint64_t)2) != 0);
     CHECK(strstr(last_err, "text") != NULL);
+    /* 0 is no: neither text nor seqs comes with it. */
+    CHECK_INT(call(cl, &res, "state", "suu", "match", "full-1", "text",
+                   (uint64_t)0, "seqs", (uint64_t)0), 0);
+    CHECK(arb_client_get(&res, "json") != NULL);
+    CHECK(arb_client_get(&res, "text") == NULL);
+    CHECK(arb_client_get(&res, "seqs") == NULL);
     /* With seqs: 1, the seq that fixed each record (Sota k at seq 3k). */
     CHECK(arb_client_get(&res, "seqs") == NULL);
     CHECK_INT(call(cl, &res, "state", "su", "match", "full-1", "seqs",
