@@ -3,12 +3,15 @@
  * committed (daemon/op_read.c): a `state` or `events` made after the
  * store took a batch but before the loop's after-commit ran (the commit
  * worker done, its callback not yet on the loop) stops at the match's
- * committed seq, never at the store's last, whose ack has not gone out.
+ * committed seq, never at the store's last, whose ack has not gone out;
+ * and a close in that window is no close yet: a reader still gets no
+ * digest of a dealt match.
  *
  * DESIGN: that window is a thread's race in the daemon, so it is made
- * here by hand: a match is recorded through arb_dispatch() (the
- * dispatcher's harness), then its live entry's committed seq is set back
- * to where the loop stood before the last events' callback.
+ * here by hand: matches are recorded through arb_dispatch() (the
+ * dispatcher's harness), then each live entry's committed seq is set back
+ * to where the loop stood before the last events' callback, with
+ * those events still in flight.
  */
 #define _GNU_SOURCE             /* memmem */
 #include <stdio.h>
@@ -24,6 +27,7 @@
 #include "tests/test.h"
 
 static const char arbiter[] = "rc-arbiter-0123456789";
+static const char reader[]  = "rc-reader-0123456789";
 
 static char         dir[256], storedir[300];
 static arb_config_t base;
@@ -44,7 +48,8 @@ setup(void)
     f = fopen(p, "w");
     if (f == NULL)
         return -1;
-    fprintf(f, "token = %s arbiter chief\n", arbiter);
+    fprintf(f, "token = %s arbiter chief\n"
+               "token = %s reader press\n", arbiter, reader);
     if (fclose(f) != 0)
         return -1;
     arb_config_defaults(&base);
@@ -137,9 +142,10 @@ test_reads_stop_at_committed(void)
     msgpack_packer   pk;
     msgpack_unpacked u;
     dh_conn_t        d;
-    arb_live_t      *l = NULL;
+    arb_live_t      *l = NULL, *dl = NULL;
     const msgpack_object *js;
     const char      *players[] = { "alice", "bob" };
+    const char      *seats[] = { "an", "binh", "chi", "dung" };
     uint64_t         seq[8];
     size_t           n;
     int              k, nil;
@@ -243,13 +249,80 @@ test_reads_stop_at_committed(void)
     CHECK_INT(n, 4);
     CHECK(nil);
     CHECK(!dh_ended(&d));
+
+    /* D1, a dealt Chắn match, opened (0) and closed (1): the close is in
+     * the store, not yet past the loop, so D1 still runs for every read
+     * and a reader's state withholds the digest, which covers every
+     * hand. */
+    frame_begin(&b, &pk, 20, "open", 4);
+    arb_mp_pack_kv_str(&pk, "match", "D1");
+    arb_mp_pack_kv_str(&pk, "game", "chan");
+    arb_mp_pack_kv_strv(&pk, "players", (char *const *)seats, 4);
+    arb_mp_pack_cstr(&pk, "deal");
+    msgpack_pack_map(&pk, 2);
+    arb_mp_pack_kv_str(&pk, "kind", "seed");
+    arb_mp_pack_kv_str(&pk, "seed", "read-committed-seed-1");
+    dh_send(&d, b.data, b.len);
+    dh_settle(&d);
+    CHECK_STR(d.code, "");
+    frame_begin(&b, &pk, 21, "append", 2);
+    arb_mp_pack_kv_str(&pk, "match", "D1");
+    arb_mp_pack_kv_str(&pk, "kind", "close");
+    dh_send(&d, b.data, b.len);
+    dh_settle(&d);
+    CHECK_STR(d.code, "");
+    CHECK_INT(arb_live_get(&srv, "D1", &dl, NULL), 0);
+    CHECK(dl != NULL && dl->committed == 1 && dl->closed);
+    d.requests = d.answers;
+    dh_conn_close(&d);
+    if (dl == NULL)
+        goto out;
+    dl->committed = 0;
+    dl->ninflight = 1;
+    dl->closed = 0;
+    dh_conn_open(&d, &srv);
+    dh_auth(&d, reader);
+    dh_settle(&d);
+    CHECK(d.c->authed);
+    frame_begin(&b, &pk, 22, "state", 2);
+    arb_mp_pack_kv_str(&pk, "match", "D1");
+    arb_mp_pack_kv_uint(&pk, "text", 1);
+    dh_send(&d, b.data, b.len);
+    CHECK_INT(response(&d, &u), 0);
+    CHECK(is_ok(&u));
+    js = arb_mp_get(&u.data, "json");
+    CHECK(js != NULL && js->type == MSGPACK_OBJECT_STR
+          && memmem(js->via.str.ptr, js->via.str.size, "\"digest\":null",
+                    13) != NULL);
+    js = arb_mp_get(&u.data, "text");
+    CHECK(js != NULL && js->type == MSGPACK_OBJECT_STR
+          && memmem(js->via.str.ptr, js->via.str.size, "digest withheld",
+                    15) != NULL);
+    /* Past the loop, the close is everyone's: so is the digest. */
+    dl->committed = 1;
+    dl->ninflight = 0;
+    dl->closed = 1;
+    frame_begin(&b, &pk, 23, "state", 1);
+    arb_mp_pack_kv_str(&pk, "match", "D1");
+    dh_send(&d, b.data, b.len);
+    CHECK_INT(response(&d, &u), 0);
+    js = arb_mp_get(&u.data, "json");
+    CHECK(js != NULL && js->type == MSGPACK_OBJECT_STR
+          && memmem(js->via.str.ptr, js->via.str.size, "\"digest\":\"",
+                    10) != NULL);
 out:
     if (l != NULL) {
         l->committed = 3;
         l->ninflight = 0;
     }
+    if (dl != NULL) {
+        dl->committed = 1;
+        dl->ninflight = 0;
+        dl->closed = 1;
+    }
     d.requests = d.answers;
-    dh_conn_close(&d);
+    if (d.c != NULL)
+        dh_conn_close(&d);
     arb_live_free_all(&srv);
     arb_store_close(srv.store);
     arb_commit_free(&srv);
