@@ -65,9 +65,11 @@ arb_op_state(arb_request_t *r)
     /* Closed now (an earlier seq's digest is everyone's then too). */
     closed = info.closed && info.last_seq == upto;
     if (f[ST_AT].present && at > upto) {
-        arb_reply_error(c, r->id, "not_found", NULL, "match '%s' has events "
-                        "0..%llu, not %llu", match, (unsigned long long)upto,
-                        (unsigned long long)at);
+        /* Named like every other refusal of a field (until 2026-12-08
+         * the message did not say which field). */
+        arb_reply_error(c, r->id, "not_found", NULL, "at: match '%s' has "
+                        "events 0..%llu, not %llu", match,
+                        (unsigned long long)upto, (unsigned long long)at);
         goto done;
     }
     rc = arb_live_state(c->srv, match, f[ST_AT].present ? at : upto, &m,

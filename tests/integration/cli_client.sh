@@ -119,7 +119,7 @@ check "replay --at last + 1 refused" \
 # ... and so is the first seq past the end, as replay says (--at 38)
 out=$($A state --token "$RDR" --match M1 --at 38 2>&1); rc=$?
 check "state --at last + 1 refused" \
-    "1 arbiter state: not_found: match 'M1' has events 0..37, not 38" \
+    "1 arbiter state: not_found: at: match 'M1' has events 0..37, not 38" \
     "$rc $out"
 out=$($A state --token "$RDR" --match M1 --at $U 2>/dev/null); rc=$?
 check "state --at 2^64-1 is no full state" "" "$out"

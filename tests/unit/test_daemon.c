@@ -492,6 +492,13 @@ test_full_match(void)
                       == MSGPACK_OBJECT_POSITIVE_INTEGER
                   && js->via.array.ptr[q].via.u64 == 3 * (uint64_t)q + 3);
     }
+    /* past the last seq (37, the close): not_found, naming the field */
+    CHECK(call(cl, &res, "state", "su", "match", "full-1", "at",
+               (uint64_t)38) != 0);
+    CHECK_STR(last_err, "not_found: at: match 'full-1' has events 0..37, "
+                        "not 38");
+    CHECK_INT(call(cl, &res, "state", "su", "match", "full-1", "at",
+                   (uint64_t)37), 0);
     /* state at an earlier seq: after Sota 1 */
     CHECK_INT(call(cl, &res, "state", "su", "match", "full-1", "at",
                    (uint64_t)3), 0);
