@@ -412,6 +412,23 @@ test_match_ids(void)
                  "(1..64 of A-Z a-z 0-9 _ . @ + -)", id);
         CHECK_STR(message_of(), want);
     }
+    /* and none at all: proto, naming the field (a missing key is never a
+     * match of its own; a subscribe without one follows every match) */
+    for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        const char *key = i >= 6 ? "tournament" : "match";
+        kv_t kv[] = { { "v", V_UINT, 1, NULL },
+                      { "id", V_UINT, 200 + i, NULL },
+                      { "op", V_STR, 0, ops[i] },
+                      { "kind", V_STR, 0, "note" },
+                      { "player", V_STR, 0, "alice" },
+                      { "verb", V_STR, 0, "place" } };
+        if (strcmp(ops[i], "subscribe") == 0)
+            continue;
+        CHECK_INT(raw_call(cl, kv, 6, 200 + i), 0);
+        CHECK_STR(code_of(), "proto");
+        snprintf(want, sizeof(want), "%s: missing", key);
+        CHECK_STR(message_of(), want);
+    }
     CHECK(serves(cl));
     arb_buf_free(&why);
     arb_client_close(cl);
