@@ -300,7 +300,7 @@ typedef struct list_ctx {
     int             status;     /* -1 any, 0 open, 1 closed */
     uint64_t        n, limit;
     const char     *after;      /* page after this match id, or NULL */
-    arb_conn_t     *c;          /* whose view (viewer.c) */
+    arb_viewer_t    who;        /* whose view (viewer.c) */
     arb_buf_t      *b;
     char            last[ARB_STORE_ID_MAX + 1];
 } list_ctx_t;
@@ -309,7 +309,6 @@ static int
 on_match(void *ud, const arb_match_info_t *m)
 {
     list_ctx_t  *x = ud;
-    arb_viewer_t who;
     int          head;
 
     if ((x->after && strcmp(m->match_id, x->after) <= 0)
@@ -319,8 +318,7 @@ on_match(void *ud, const arb_match_info_t *m)
     snprintf(x->last, sizeof(x->last), "%s", m->match_id);
     /* The head is the last event's hash: withheld where event hashes are
      * (viewer.c), or it would check a guess of a hidden chip. */
-    who = arb_conn_viewer(x->c, m->match_id, NULL);
-    head = !arb_view_hides_hashes(m->game, m->closed, &who);
+    head = !arb_view_hides_hashes(m->game, m->closed, &x->who);
     msgpack_pack_map(x->pk, head ? 7 : 6);
     arb_mp_pack_kv_str(x->pk, "match", m->match_id);
     arb_mp_pack_kv_str(x->pk, "game", m->game);
@@ -362,7 +360,12 @@ arb_op_matches(arb_request_t *r)
     x.pk = &ipk;
     x.b = &items;
     x.game = f[MA_GAME].str;
-    x.c = r->c;
+    /* Every match at once: a scorer limited to some reads the list as a
+     * reader, its own matches too, as HTTP's list and the feed of every
+     * match are (until 2026-12-08 its own tables' heads were in it). */
+    x.who = arb_role_viewer(arb_seen_role(r->c->role, r->c->matches,
+                                          r->c->nmatches, NULL),
+                            NULL, NULL, NULL, NULL);
     x.after = f[MA_AFTER].str;
     x.last[0] = '\0';
     x.n = 0;

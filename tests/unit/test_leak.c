@@ -907,6 +907,7 @@ test_game(const game_t *g)
     {
         arb_viewer_t pub = { ARB_VIEW_PUBLIC, 0 };
         leak_set_t   lb;
+        arb_buf_t    raw = ARB_BUF_INIT;
         char         path[256];
 
         CHECK_INT(forbidden(&lb, &r, r.h.nevents, &pub), 0);
@@ -928,6 +929,12 @@ test_game(const game_t *g)
         CHECK_INT(drain(cl, g, &lb, OWN_SCORER, r.h.nevents),
                   r.h.nevents + 1);
         arb_client_close(cl);
+        /* So is the list of every match, this one's head withheld. */
+        cl = harness_connect(OWN_SCORER);
+        CHECK(cl != NULL && call(cl, "matches", "") == 0);
+        raw_of(&raw, &res.data);
+        CHECK(leak_find(&lb, raw.data, raw.len) == NULL);
+        arb_client_close(cl);
         snprintf(path, sizeof(path), "/api/m/%s/state?hands=1", g->match);
         CHECK_INT(http_get(http_port, path, HARNESS_LIMITED, http_resp,
                            sizeof(http_resp)), 403);
@@ -936,6 +943,7 @@ test_game(const game_t *g)
         CHECK_INT(http_get(http_port, path, HARNESS_LIMITED, http_resp,
                            sizeof(http_resp)), 200);
         CHECK(strstr(http_body(http_resp), "hand_cards") == NULL);
+        arb_buf_free(&raw);
         leak_set_free(&lb);
     }
     /* The command line says what it was not given: null, not a guess. */
