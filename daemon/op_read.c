@@ -186,8 +186,11 @@ on_events(void *ud, uint64_t seq, int64_t t,
             return x->scanned >= ARB_PAGE_SCAN;
     }
     if ((x->err = arb_conn_event_view(x->c, x->l, x->match, 0, &bytes, &len,
-                                      &hash, &tmp)) != 0)
+                                      &hash, &tmp)) != 0) {
+        /* A re-encoding cut short by memory holds what it had grown. */
+        arb_buf_free(&tmp);
         return 1;
+    }
     msgpack_pack_map(x->pk, hash != NULL ? 4 : 3);
     arb_mp_pack_kv_uint(x->pk, "seq", seq);
     arb_mp_pack_kv_int(x->pk, "time", t);
