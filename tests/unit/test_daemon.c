@@ -2395,6 +2395,48 @@ test_events_scan(void)
     CHECK_INT(arb_client_get(&res, "events")->via.array.size, 100);
     CHECK(arb_client_get(&res, "next") != NULL
           && arb_client_get(&res, "next")->type == MSGPACK_OBJECT_NIL);
+    /* A page that skips events and then keeps some ends at its 16,384th
+     * examined all the same, the kept ones with it: since the time of
+     * the first event of a later ms in 16,250..16,383 (seq s), from 0,
+     * the page holds s..16,383. */
+    CHECK_INT(call(r, &res, "events", "suu", "match", "unread-1", "from",
+                   (uint64_t)16249, "limit", (uint64_t)135), 0);
+    evs = arb_client_get(&res, "events");
+    CHECK(evs != NULL && evs->type == MSGPACK_OBJECT_ARRAY
+          && evs->via.array.size == 135);
+    if (evs != NULL && evs->type == MSGPACK_OBJECT_ARRAY
+        && evs->via.array.size == 135) {
+        int64_t  t, t0 = 0, since = -1;
+        uint64_t s = 0, first = 0;
+        uint32_t q;
+
+        for (q = 0; q < 135; q++) {
+            t = 0;
+            CHECK_INT(arb_mp_get_int(&evs->via.array.ptr[q], "time", &t),
+                      0);
+            if (q > 0 && t > t0 && since < 0) {
+                since = t;
+                s = 16249 + (uint64_t)q;
+            }
+            t0 = t;
+        }
+        /* (all 135 in one ms: nothing to ask) */
+        if (since >= 0) {
+            CHECK_INT(call(r, &res, "events", "suu", "match", "unread-1",
+                           "from", (uint64_t)0, "since", (uint64_t)since),
+                      0);
+            evs = arb_client_get(&res, "events");
+            CHECK(evs != NULL && evs->type == MSGPACK_OBJECT_ARRAY
+                  && evs->via.array.size == ARB_PAGE_SCAN - s);
+            CHECK_INT(arb_client_uint(&res, "next"), ARB_PAGE_SCAN);
+            if (evs != NULL && evs->type == MSGPACK_OBJECT_ARRAY
+                && evs->via.array.size > 0) {
+                CHECK_INT(arb_mp_get_uint(&evs->via.array.ptr[0], "seq",
+                                          &first), 0);
+                CHECK_INT(first, s);
+            }
+        }
+    }
     arb_buf_free(&why);
     msgpack_unpacked_destroy(&res);
     arb_client_close(r);
