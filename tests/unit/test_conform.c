@@ -412,6 +412,17 @@ test_match_ids(void)
                  "(1..64 of A-Z a-z 0-9 _ . @ + -)", id);
         CHECK_STR(message_of(), want);
     }
+    /* One holding a control character is quoted with it shown as \xNN:
+     * the message is safe to print. */
+    {
+        kv_t kv[] = { { "v", V_UINT, 1, NULL }, { "id", V_UINT, 150, NULL },
+                      { "op", V_STR, 0, "state" },
+                      { "match", V_STR, 0, "a\x1b[2Jb" } };
+        CHECK_INT(raw_call(cl, kv, 4, 150), 0);
+        CHECK_STR(code_of(), "invalid");
+        CHECK_STR(message_of(), "match: 'a\\x1b[2Jb' is not a match id "
+                                "(1..64 of A-Z a-z 0-9 _ . @ + -)");
+    }
     /* and none at all: proto, naming the field (a missing key is never a
      * match of its own; a subscribe without one follows every match) */
     for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
