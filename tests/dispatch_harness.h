@@ -34,6 +34,8 @@ typedef struct dh_conn {
     size_t             answers, pushes; /* frames received */
     char               code[32];        /* last response: error code, or
                                            "" when it was ok */
+    long               items;           /* last response: the length of
+                                           its "events", or -1 */
 } dh_conn_t;
 
 /* Opens a connection to srv (whose loop must be set).  Aborts on failure:
@@ -75,7 +77,7 @@ dh_drain(dh_conn_t *d)
     size_t                len;
     ssize_t               n;
     msgpack_unpacked      u;
-    const msgpack_object *e, *code;
+    const msgpack_object *e, *code, *items;
     int                   rc;
 
     while ((n = read(d->fd, buf, sizeof(buf))) > 0) {
@@ -100,6 +102,10 @@ dh_drain(dh_conn_t *d)
                 if (code != NULL && code->type == MSGPACK_OBJECT_STR)
                     snprintf(d->code, sizeof(d->code), "%.*s",
                              (int)code->via.str.size, code->via.str.ptr);
+                items = arb_mp_get(&u.data, "events");
+                d->items = items != NULL
+                           && items->type == MSGPACK_OBJECT_ARRAY
+                           ? (long)items->via.array.size : -1;
             } else {
                 FUZZ_CHECK(arb_mp_get(&u.data, "push") != NULL);
                 d->pushes++;

@@ -17,7 +17,8 @@
  * op on a YAHchain match, a Chắn match dealt from a seed, and YAHchain and
  * Chains matches with rulings.  And a reader's `events` of a running
  * Tsukurutenten match, each event re-encoded without its hidden chip:
- * what a page given up on had built is freed (make asan says so).
+ * a page is whole or refused, and what a page given up on had built is
+ * freed (make asan says so).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -523,6 +524,10 @@ test_reader_view(void)
         hit = arb_failalloc_disarm();
         injected += hit;
         CHECK(answered(&d));
+        /* A page is whole, the open and the draw, or refused: never
+         * one without the event it could not show this reader. */
+        if (d.answers == d.requests && d.code[0] == '\0')
+            CHECK_INT(d.items, 2);
         dh_conn_close(&d);
         if (!hit)
             break;
