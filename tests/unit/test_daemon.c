@@ -1195,6 +1195,29 @@ test_restart(void)
         CHECK_INT(total, want);
         CHECK(pages >= 3);
     }
+    /* "game" keeps that game's matches only: none of a game never
+     * played, every one of yahchain's */
+    {
+        const msgpack_object *ms, *g;
+        uint32_t              q;
+
+        CHECK_INT(call(cl, &res, "matches", "s", "game", "no-such-game"),
+                  0);
+        ms = arb_client_get(&res, "matches");
+        CHECK(ms != NULL && ms->type == MSGPACK_OBJECT_ARRAY
+              && ms->via.array.size == 0);
+        CHECK_INT(call(cl, &res, "matches", "s", "game", "yahchain"), 0);
+        ms = arb_client_get(&res, "matches");
+        CHECK(ms != NULL && ms->type == MSGPACK_OBJECT_ARRAY
+              && ms->via.array.size > 0);
+        for (q = 0; ms != NULL && ms->type == MSGPACK_OBJECT_ARRAY
+                    && q < ms->via.array.size; q++) {
+            g = arb_mp_get(&ms->via.array.ptr[q], "game");
+            CHECK(g != NULL && g->type == MSGPACK_OBJECT_STR
+                  && g->via.str.size == 8
+                  && memcmp(g->via.str.ptr, "yahchain", 8) == 0);
+        }
+    }
     arb_client_close(cl);
     msgpack_unpacked_destroy(&res);
 }
