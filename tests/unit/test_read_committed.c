@@ -5,7 +5,9 @@
  * worker done, its callback not yet on the loop) stops at the match's
  * committed seq, never at the store's last, whose ack has not gone out;
  * and a close in that window is no close yet: a reader still gets no
- * digest of a dealt match.
+ * digest of a dealt match.  And, on the same in-process server, a
+ * `matches` page ends at ARB_PAGE_BYTES (too many matches for the
+ * daemon's tests to open one by one over a socket).
  *
  * DESIGN: that window is a thread's race in the daemon, so it is made
  * here by hand: matches are recorded through arb_dispatch() (the
@@ -332,6 +334,73 @@ out:
     arb_buf_free(&why);
 }
 
+/* A page of `matches` ends once it holds ARB_PAGE_BYTES of entries,
+ * whatever its limit: 600 matches of about 140 bytes each come in two
+ * pages at least, the first ended with a next. */
+static void
+test_matches_page_bytes(void)
+{
+    arb_server_t     srv;
+    arb_store_opts_t so;
+    arb_buf_t        why = ARB_BUF_INIT, b = ARB_BUF_INIT;
+    msgpack_packer   pk;
+    msgpack_unpacked u;
+    dh_conn_t        d;
+    const msgpack_object *ms, *next;
+    const char      *players[] = { "alice", "bob" };
+    char             id[32];
+    int              k;
+
+    memset(&srv, 0, sizeof(srv));
+    srv.cfg = base;
+    srv.cfg.data = dir;
+    srv.loop = &loop;
+    CHECK_INT(arb_checkpoint_init(&srv), 0);
+    memset(&so, 0, sizeof(so));
+    so.map_size = so.map_max = 64u << 20;
+    disk_rm_rf(storedir);
+    if (arb_store_open(&srv.store, storedir, &so, &why) != 0)
+        fprintf(stderr, "store: %s\n", arb_buf_cstr(&why));
+    CHECK(srv.store != NULL);
+    if (srv.store == NULL)
+        return;
+    msgpack_unpacked_init(&u);
+    dh_conn_open(&d, &srv);
+    dh_auth(&d, arbiter);
+    dh_settle(&d);
+    for (k = 0; k < 600; k++) {
+        snprintf(id, sizeof(id), "P%03d", k);
+        frame_begin(&b, &pk, 2 + (uint64_t)k, "open", 4);
+        arb_mp_pack_kv_str(&pk, "match", id);
+        arb_mp_pack_kv_str(&pk, "game", "yahchain");
+        arb_mp_pack_kv_strv(&pk, "players", (char *const *)players, 2);
+        arb_mp_pack_cstr(&pk, "options");
+        msgpack_pack_map(&pk, 1);
+        arb_mp_pack_kv_str(&pk, "mode", "3");
+        dh_send(&d, b.data, b.len);
+        dh_settle(&d);
+    }
+    CHECK_STR(d.code, "");
+    frame_begin(&b, &pk, 1000, "matches", 0);
+    dh_send(&d, b.data, b.len);
+    CHECK_INT(response(&d, &u), 0);
+    CHECK(is_ok(&u));
+    ms = arb_mp_get(&u.data, "matches");
+    next = arb_mp_get(&u.data, "next");
+    CHECK(ms != NULL && ms->type == MSGPACK_OBJECT_ARRAY
+          && ms->via.array.size > 0 && ms->via.array.size < 600);
+    CHECK(next != NULL && next->type == MSGPACK_OBJECT_STR);
+    d.requests = d.answers;
+    dh_conn_close(&d);
+    arb_live_free_all(&srv);
+    arb_store_close(srv.store);
+    arb_commit_free(&srv);
+    arb_checkpoint_clear(&srv);
+    msgpack_unpacked_destroy(&u);
+    arb_buf_free(&b);
+    arb_buf_free(&why);
+}
+
 int
 main(void)
 {
@@ -340,6 +409,7 @@ main(void)
         return 1;
     }
     test_reads_stop_at_committed();
+    test_matches_page_bytes();
     uv_loop_close(&loop);
     arb_config_free(&base);
     disk_rm_rf(dir);
