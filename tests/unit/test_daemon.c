@@ -1196,6 +1196,11 @@ test_restart(void)
         }
         CHECK_INT(total, want);
         CHECK(pages >= 3);
+        /* a page of one, cut by its limit, says where to go on */
+        CHECK_INT(call(cl, &res, "matches", "u", "limit", (uint64_t)1), 0);
+        CHECK_INT(arb_client_get(&res, "matches")->via.array.size, 1);
+        CHECK(arb_client_get(&res, "next") != NULL
+              && arb_client_get(&res, "next")->type == MSGPACK_OBJECT_STR);
     }
     /* "game" keeps that game's matches only: none of a game never
      * played, every one of yahchain's */
