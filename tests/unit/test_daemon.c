@@ -1202,6 +1202,9 @@ test_restart(void)
         CHECK(arb_client_get(&res, "next") != NULL
               && arb_client_get(&res, "next")->type == MSGPACK_OBJECT_STR);
     }
+    /* a status other than open or closed is refused, naming it */
+    CHECK(call(cl, &res, "matches", "s", "status", "running") != 0);
+    CHECK_STR(last_err, "proto: status: open or closed, not 'running'");
     /* "game" keeps that game's matches only: none of a game never
      * played, every one of yahchain's */
     {
