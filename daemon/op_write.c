@@ -293,9 +293,16 @@ arb_op_idem_acts(arb_request_t *r, arb_live_t *l, const char *cid,
                         "%s", arb_strerror(rc));
         return 1;
     }
-    if (arb_live_event(r->c->srv, l->id, seq, &was) != 0
-        || !same_request(&was, ev)
-        || !same_acts(r->c->srv, l, seq, ev, nev))
+    /* An event that cannot be read is no other event (until 2026-12-08
+     * out of memory here told the retry its cid named another one). */
+    rc = arb_live_event(r->c->srv, l->id, seq, &was);
+    if (rc != 0)
+        arb_reply_error(r->c, r->id, "internal", NULL, "client event id "
+                        "'%s' is recorded at seq %llu, which could not be "
+                        "read: %s", cid, (unsigned long long)seq,
+                        arb_strerror(rc));
+    else if (!same_request(&was, ev)
+             || !same_acts(r->c->srv, l, seq, ev, nev))
         arb_reply_error(r->c, r->id, "idempotency", NULL,
                         "client event id '%s' already names a different "
                         "event (seq %llu)", cid, (unsigned long long)seq);
@@ -428,9 +435,14 @@ arb_op_append(arb_request_t *r)
                         arb_role_name(c->role));
         goto done;
     }
-    if (k == ARB_EV_CLAIM && arb_claim_event_canon(&ev, &r->why) != 0) {
-        arb_reply_error(c, r->id, "invalid", "claim", "%s",
-                        arb_buf_cstr(&r->why));
+    /* Out of memory is no fault of the claim's (until 2026-12-08 it was
+     * answered `invalid`, as if the claim were wrong). */
+    if (k == ARB_EV_CLAIM
+        && (rc = arb_claim_event_canon(&ev, &r->why)) != 0) {
+        arb_reply_error(c, r->id, rc == ARB_ENOMEM ? "internal" : "invalid",
+                        rc == ARB_ENOMEM ? NULL : "claim", "%s",
+                        arb_buf_cstr(&r->why) ? arb_buf_cstr(&r->why)
+                                              : "out of memory");
         goto done;
     }
     rc = arb_live_get(c->srv, match, &l, &r->why);

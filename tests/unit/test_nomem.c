@@ -347,8 +347,11 @@ test_script(const char *name)
     }
     long         n;
     int          hit;
+    char         codes[64][32];
+    size_t       ncodes;
 
     for (k = 0; k < nframes; k++) {
+        ncodes = 0;
         for (n = 1; n < 5000; n++) {
             server_start(&srv);
             dh_conn_open(&d, &srv);
@@ -373,6 +376,30 @@ test_script(const char *name)
                         dh_ended(&d) ? ", connection ended" : "");
             CHECK(srv.exit_code != 0 || answered(&d));
             CHECK(srv.exit_code == 0 || srv.exit_code == ARB_EXIT_FAILSTOP);
+            /* The code each failure got, when it was answered (an
+             * answer the daemon ended the connection after is "internal"
+             * too, or none). */
+            if (hit && srv.exit_code == 0 && d.answers == d.requests
+                && ncodes < sizeof(codes) / sizeof(codes[0]))
+                snprintf(codes[ncodes++], sizeof(codes[0]), "%s", d.code);
+            /* The last run failed nothing: its answer is the request's
+             * own.  A failed allocation adds "internal" to it, never
+             * another refusal (until 2026-12-08 a claim was "invalid",
+             * and a retry by cid was told its cid named another event,
+             * "idempotency"). */
+            if (!hit && srv.exit_code == 0) {
+                size_t j;
+
+                for (j = 0; j < ncodes; j++) {
+                    if (strcmp(codes[j], d.code) == 0
+                        || strcmp(codes[j], "internal") == 0)
+                        continue;
+                    fprintf(stderr, "%s: request %zu: \"%s\" under a "
+                            "failed allocation, \"%s\" without\n", name,
+                            k + 1, codes[j], d.code);
+                    CHECK(0);
+                }
+            }
             dh_conn_close(&d);
             CHECK_INT(server_stop(&srv), 0);
             if (!hit)
