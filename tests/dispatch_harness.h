@@ -21,8 +21,11 @@
 #include <unistd.h>
 
 #include "core/mp.h"
+#include "daemon/config.h"
+#include "daemon/log.h"
 #include "daemon/server.h"
 #include "proto/frame.h"
+#include "tests/crash/disk.h"
 #include "tests/fuzz/fuzz.h"
 
 typedef struct dh_conn {
@@ -202,6 +205,53 @@ dh_conn_close(dh_conn_t *d)
     arb_frame_reader_free(&d->rd);
     d->c = NULL;
     d->srv->conns = NULL;
+}
+
+/* Packs into b (emptied first) the head of a request, {"v":1, "id":id,
+ * "op":op} and room for n more pairs.  (Inline: not every includer
+ * packs requests itself.) */
+static inline void
+dh_req_begin(arb_buf_t *b, msgpack_packer *pk, uint64_t id, const char *op,
+             size_t n)
+{
+    b->len = 0;
+    arb_mp_packer_init(pk, b);
+    msgpack_pack_map(pk, 3 + n);
+    arb_mp_pack_kv_uint(pk, "v", 1);
+    arb_mp_pack_kv_uint(pk, "id", id);
+    arb_mp_pack_kv_str(pk, "op", op);
+}
+
+/* A test's scratch directory dir (disk_scratch_make's `name`, in memory
+ * when it can be), a tokens file in it holding the lines `tokens` loaded
+ * into *cfg over its defaults, and *loop initialised; the log silenced.
+ * 0, or -1 (said on stderr when the tokens are refused). */
+static inline int
+dh_setup(char *dir, size_t cap, const char *name, const char *tokens,
+         arb_config_t *cfg, uv_loop_t *loop)
+{
+    arb_buf_t why = ARB_BUF_INIT;
+    char      p[320];
+    FILE     *f;
+
+    arb_log_level = -1;
+    if (disk_scratch_make(dir, cap, name) != 0)
+        return -1;
+    snprintf(p, sizeof(p), "%s/tokens", dir);
+    f = fopen(p, "w");
+    if (f == NULL)
+        return -1;
+    fputs(tokens, f);
+    if (fclose(f) != 0)
+        return -1;
+    arb_config_defaults(cfg);
+    if (arb_config_load_tokens(cfg, p, 0, &why) != 0) {
+        fprintf(stderr, "%s\n", arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return -1;
+    }
+    arb_buf_free(&why);
+    return uv_loop_init(loop);
 }
 
 #endif

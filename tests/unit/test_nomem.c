@@ -95,30 +95,15 @@ load_script(const char *name)
 static int
 setup(void)
 {
-    arb_buf_t why = ARB_BUF_INIT;
-    char      p[320];
-    FILE     *f;
+    char tokens[160];
 
-    arb_log_level = -1;
+    snprintf(tokens, sizeof(tokens), "token = %s arbiter chief\n"
+             "token = %s scorer table-1 M1 T1\n", arbiter, scorer);
     /* Hundreds of stores are opened and synced: in memory when we can. */
-    if (disk_scratch_make(dir, sizeof(dir), "nomem") != 0)
+    if (dh_setup(dir, sizeof(dir), "nomem", tokens, &base, &loop) != 0)
         return -1;
     snprintf(storedir, sizeof(storedir), "%s/store", dir);
-    snprintf(p, sizeof(p), "%s/tokens", dir);
-    f = fopen(p, "w");
-    if (f == NULL)
-        return -1;
-    fprintf(f, "token = %s arbiter chief\n"
-               "token = %s scorer table-1 M1 T1\n", arbiter, scorer);
-    if (fclose(f) != 0)
-        return -1;
-    arb_config_defaults(&base);
-    if (arb_config_load_tokens(&base, p, 0, &why) != 0) {
-        fprintf(stderr, "%s\n", arb_buf_cstr(&why));
-        return -1;
-    }
-    arb_buf_free(&why);
-    return uv_loop_init(&loop);
+    return 0;
 }
 
 static void
@@ -469,19 +454,6 @@ test_event_format(void)
     arb_buf_free(&why);
 }
 
-/* Packs a request {"v":1,"id":id,"op":op, ...} of n more pairs. */
-static void
-req_begin(arb_buf_t *b, msgpack_packer *pk, uint64_t id, const char *op,
-          size_t n)
-{
-    b->len = 0;
-    arb_mp_packer_init(pk, b);
-    msgpack_pack_map(pk, 3 + n);
-    arb_mp_pack_kv_uint(pk, "v", 1);
-    arb_mp_pack_kv_uint(pk, "id", id);
-    arb_mp_pack_kv_str(pk, "op", op);
-}
-
 /* A reader's `events` of a running Tsukurutenten match, its draw's chip
  * withheld (the event re-encoded for the reader), with the nth
  * allocation failed: one response each time, and nothing kept (a page
@@ -511,7 +483,7 @@ test_reader_view(void)
     dh_conn_open(&d, &srv);
     dh_auth(&d, arbiter);
     dh_settle(&d);
-    req_begin(&b, &pk, 2, "open", 5);
+    dh_req_begin(&b, &pk, 2, "open", 5);
     arb_mp_pack_kv_str(&pk, "match", "TT1");
     arb_mp_pack_kv_str(&pk, "game", "tsukurutenten");
     arb_mp_pack_kv_strv(&pk, "players", (char *const *)players, 2);
@@ -526,7 +498,7 @@ test_reader_view(void)
     dh_send(&d, b.data, b.len);
     dh_settle(&d);
     CHECK_STR(d.code, "");
-    req_begin(&b, &pk, 3, "append", 5);
+    dh_req_begin(&b, &pk, 3, "append", 5);
     arb_mp_pack_kv_str(&pk, "match", "TT1");
     arb_mp_pack_kv_str(&pk, "kind", "move");
     arb_mp_pack_kv_str(&pk, "player", "ann");
@@ -536,7 +508,7 @@ test_reader_view(void)
     dh_settle(&d);
     CHECK_STR(d.code, "");
     dh_conn_close(&d);
-    req_begin(&b, &pk, 4, "events", 1);
+    dh_req_begin(&b, &pk, 4, "events", 1);
     arb_mp_pack_kv_str(&pk, "match", "TT1");
     for (n = 1; n < 5000; n++) {
         /* The scorer's token lists M1 and T1: TT1 it reads as a

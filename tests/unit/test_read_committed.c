@@ -38,43 +38,15 @@ static uv_loop_t    loop;
 static int
 setup(void)
 {
-    arb_buf_t why = ARB_BUF_INIT;
-    char      p[320];
-    FILE     *f;
+    char tokens[160];
 
-    arb_log_level = -1;
-    if (disk_scratch_make(dir, sizeof(dir), "readcommitted") != 0)
+    snprintf(tokens, sizeof(tokens), "token = %s arbiter chief\n"
+             "token = %s reader press\n", arbiter, reader);
+    if (dh_setup(dir, sizeof(dir), "readcommitted", tokens, &base,
+                 &loop) != 0)
         return -1;
     snprintf(storedir, sizeof(storedir), "%s/store", dir);
-    snprintf(p, sizeof(p), "%s/tokens", dir);
-    f = fopen(p, "w");
-    if (f == NULL)
-        return -1;
-    fprintf(f, "token = %s arbiter chief\n"
-               "token = %s reader press\n", arbiter, reader);
-    if (fclose(f) != 0)
-        return -1;
-    arb_config_defaults(&base);
-    if (arb_config_load_tokens(&base, p, 0, &why) != 0) {
-        fprintf(stderr, "%s\n", arb_buf_cstr(&why));
-        return -1;
-    }
-    arb_buf_free(&why);
-    return uv_loop_init(&loop);
-}
-
-/* A request frame: {"v":1,"id":id,"op":op} and `extra` more pairs that
- * pack() adds, all keys str. */
-static void
-frame_begin(arb_buf_t *b, msgpack_packer *pk, uint64_t id, const char *op,
-            size_t extra)
-{
-    b->len = 0;
-    arb_mp_packer_init(pk, b);
-    msgpack_pack_map(pk, 3 + extra);
-    arb_mp_pack_kv_uint(pk, "v", 1);
-    arb_mp_pack_kv_uint(pk, "id", id);
-    arb_mp_pack_kv_str(pk, "op", op);
+    return 0;
 }
 
 /* The response to the request just sent: the loop is run until it is
@@ -170,7 +142,7 @@ test_reads_stop_at_committed(void)
     dh_settle(&d);
     CHECK(d.c->authed);
     /* R1: the open (seq 0) and three notes (1..3), all acknowledged. */
-    frame_begin(&b, &pk, 2, "open", 4);
+    dh_req_begin(&b, &pk, 2, "open", 4);
     arb_mp_pack_kv_str(&pk, "match", "R1");
     arb_mp_pack_kv_str(&pk, "game", "yahchain");
     arb_mp_pack_kv_strv(&pk, "players", (char *const *)players, 2);
@@ -181,7 +153,7 @@ test_reads_stop_at_committed(void)
     dh_settle(&d);
     CHECK_STR(d.code, "");
     for (k = 1; k <= 3; k++) {
-        frame_begin(&b, &pk, 2 + (uint64_t)k, "append", 3);
+        dh_req_begin(&b, &pk, 2 + (uint64_t)k, "append", 3);
         arb_mp_pack_kv_str(&pk, "match", "R1");
         arb_mp_pack_kv_str(&pk, "kind", "note");
         arb_mp_pack_kv_str(&pk, "text", "a note");
@@ -199,7 +171,7 @@ test_reads_stop_at_committed(void)
     l->committed = 1;
     l->ninflight = 2;
 
-    frame_begin(&b, &pk, 10, "state", 1);
+    dh_req_begin(&b, &pk, 10, "state", 1);
     arb_mp_pack_kv_str(&pk, "match", "R1");
     dh_send(&d, b.data, b.len);
     CHECK_INT(response(&d, &u), 0);
@@ -213,14 +185,14 @@ test_reads_stop_at_committed(void)
               == NULL);
     }
     /* at 2 is past what is committed: as for any seq not yet recorded */
-    frame_begin(&b, &pk, 11, "state", 2);
+    dh_req_begin(&b, &pk, 11, "state", 2);
     arb_mp_pack_kv_str(&pk, "match", "R1");
     arb_mp_pack_kv_uint(&pk, "at", 2);
     dh_send(&d, b.data, b.len);
     CHECK_INT(response(&d, &u), 0);
     CHECK(!is_ok(&u));
 
-    frame_begin(&b, &pk, 12, "events", 1);
+    dh_req_begin(&b, &pk, 12, "events", 1);
     arb_mp_pack_kv_str(&pk, "match", "R1");
     dh_send(&d, b.data, b.len);
     CHECK_INT(response(&d, &u), 0);
@@ -230,7 +202,7 @@ test_reads_stop_at_committed(void)
     CHECK(n == 2 && seq[0] == 0 && seq[1] == 1);
     CHECK(nil);
     /* A page cut by limit at the committed seq says so: no next. */
-    frame_begin(&b, &pk, 13, "events", 3);
+    dh_req_begin(&b, &pk, 13, "events", 3);
     arb_mp_pack_kv_str(&pk, "match", "R1");
     arb_mp_pack_kv_uint(&pk, "from", 1);
     arb_mp_pack_kv_uint(&pk, "limit", 1);
@@ -243,7 +215,7 @@ test_reads_stop_at_committed(void)
     /* The callback runs: every read sees 0..3. */
     l->committed = 3;
     l->ninflight = 0;
-    frame_begin(&b, &pk, 14, "events", 1);
+    dh_req_begin(&b, &pk, 14, "events", 1);
     arb_mp_pack_kv_str(&pk, "match", "R1");
     dh_send(&d, b.data, b.len);
     CHECK_INT(response(&d, &u), 0);
@@ -256,7 +228,7 @@ test_reads_stop_at_committed(void)
      * the store, not yet past the loop, so D1 still runs for every read
      * and a reader's state withholds the digest, which covers every
      * hand. */
-    frame_begin(&b, &pk, 20, "open", 4);
+    dh_req_begin(&b, &pk, 20, "open", 4);
     arb_mp_pack_kv_str(&pk, "match", "D1");
     arb_mp_pack_kv_str(&pk, "game", "chan");
     arb_mp_pack_kv_strv(&pk, "players", (char *const *)seats, 4);
@@ -267,7 +239,7 @@ test_reads_stop_at_committed(void)
     dh_send(&d, b.data, b.len);
     dh_settle(&d);
     CHECK_STR(d.code, "");
-    frame_begin(&b, &pk, 21, "append", 2);
+    dh_req_begin(&b, &pk, 21, "append", 2);
     arb_mp_pack_kv_str(&pk, "match", "D1");
     arb_mp_pack_kv_str(&pk, "kind", "close");
     dh_send(&d, b.data, b.len);
@@ -286,7 +258,7 @@ test_reads_stop_at_committed(void)
     dh_auth(&d, reader);
     dh_settle(&d);
     CHECK(d.c->authed);
-    frame_begin(&b, &pk, 22, "state", 2);
+    dh_req_begin(&b, &pk, 22, "state", 2);
     arb_mp_pack_kv_str(&pk, "match", "D1");
     arb_mp_pack_kv_uint(&pk, "text", 1);
     dh_send(&d, b.data, b.len);
@@ -304,7 +276,7 @@ test_reads_stop_at_committed(void)
     dl->committed = 1;
     dl->ninflight = 0;
     dl->closed = 1;
-    frame_begin(&b, &pk, 23, "state", 1);
+    dh_req_begin(&b, &pk, 23, "state", 1);
     arb_mp_pack_kv_str(&pk, "match", "D1");
     dh_send(&d, b.data, b.len);
     CHECK_INT(response(&d, &u), 0);
@@ -370,7 +342,7 @@ test_matches_page_bytes(void)
     dh_settle(&d);
     for (k = 0; k < 600; k++) {
         snprintf(id, sizeof(id), "P%03d", k);
-        frame_begin(&b, &pk, 2 + (uint64_t)k, "open", 4);
+        dh_req_begin(&b, &pk, 2 + (uint64_t)k, "open", 4);
         arb_mp_pack_kv_str(&pk, "match", id);
         arb_mp_pack_kv_str(&pk, "game", "yahchain");
         arb_mp_pack_kv_strv(&pk, "players", (char *const *)players, 2);
@@ -381,7 +353,7 @@ test_matches_page_bytes(void)
         dh_settle(&d);
     }
     CHECK_STR(d.code, "");
-    frame_begin(&b, &pk, 1000, "matches", 0);
+    dh_req_begin(&b, &pk, 1000, "matches", 0);
     dh_send(&d, b.data, b.len);
     CHECK_INT(response(&d, &u), 0);
     CHECK(is_ok(&u));
