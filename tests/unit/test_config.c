@@ -226,6 +226,73 @@ test_replicate(void)
     arb_config_free(&c);
     REFUSED("[replicate]\ncheck_read = -5\n", 0,
             "line 2: check_read must be a number from 0 to 100000000");
+    /* Each number's range, at both ends, and only digits. */
+    REFUSED("[replicate]\nmax_pending = 0\n", 0,
+            "line 2: max_pending must be a number from 1 to 65536");
+    REFUSED("[replicate]\nmax_pending = 65537\n", 0,
+            "line 2: max_pending must be a number from 1 to 65536");
+    REFUSED("[replicate]\nmax_pending = +5\n", 0,
+            "line 2: max_pending must be a number from 1 to 65536");
+    REFUSED("[replicate]\ntimeout_ms = 99\n", 0,
+            "line 2: timeout_ms must be a number from 100 to 600000");
+    REFUSED("[replicate]\nsync_timeout_ms = 600001\n", 0,
+            "line 2: sync_timeout_ms must be a number from 100 to 600000");
+    REFUSED("[replicate]\nreplicas = 6\n", 0,
+            "line 2: replicas must be a number from 0 to 5");
+    REFUSED("[replicate]\ncheck_interval = 86401\n", 0,
+            "line 2: check_interval must be a number from 0 to 86400");
+    CHECK_INT(load("[replicate]\nurls = nats://a:1\nrecorder = r\n"
+                   "max_pending = 1\ntimeout_ms = 100\nreplicas = 5\n"
+                   "sync_timeout_ms = 600000\n", 0, &c, msg, sizeof(msg)),
+              0);
+    CHECK_INT(c.repl.max_pending, 1);
+    CHECK_INT(c.repl.timeout_ms, 100);
+    CHECK_INT(c.repl.replicas, 5);
+    CHECK_INT(c.repl.sync_timeout_ms, 600000);
+    arb_config_free(&c);
+    /* sync mode holds acks for a stream: it needs one */
+    REFUSED("[replicate]\nmode = sync\n", 0,
+            "line 1: [replicate]: owns, peer, mode = sync, max_lag and "
+            "max_lag_ms need urls");
+    /* A peer names its prefixes; at most ARB_REPL_PREFIX_MAX prefixes
+     * and ARB_REPL_PEER_MAX peers (fixed arrays). */
+    REFUSED("[replicate]\npeer = venue-b\n", 0,
+            "line 2: peer takes a recorder NAME and its match id PREFIXes "
+            "(at most 32 peers)");
+    {
+        arb_buf_t t = ARB_BUF_INIT;
+        int       i;
+
+        arb_buf_puts(&t, "[replicate]\nurls = nats://a:1\nrecorder = r\n"
+                     "owns =");
+        for (i = 0; i < ARB_REPL_PREFIX_MAX; i++)
+            arb_buf_printf(&t, " p%d-", i);
+        arb_buf_puts(&t, "\n");
+        for (i = 0; i < ARB_REPL_PEER_MAX; i++)
+            arb_buf_printf(&t, "peer = v%d q%d-\n", i, i);
+        CHECK_INT(load(arb_buf_cstr(&t), 0, &c, msg, sizeof(msg)), 0);
+        CHECK_INT(c.repl.nown, ARB_REPL_PREFIX_MAX);
+        CHECK_INT(c.repl.npeer, ARB_REPL_PEER_MAX);
+        CHECK_STR(arb_repl_owner(&c.repl, "q31-x"), "v31");
+        arb_config_free(&c);
+        arb_buf_puts(&t, "peer = v32 q32-\n");
+        CHECK_INT(load(arb_buf_cstr(&t), 0, &c, msg, sizeof(msg)),
+                  ARB_EINVAL);
+        CHECK_STR(msg, "line 37: peer takes a recorder NAME and its match "
+                  "id PREFIXes (at most 32 peers)");
+        arb_config_free(&c);
+        t.len = 0;
+        arb_buf_puts(&t, "[replicate]\nowns =");
+        for (i = 0; i <= ARB_REPL_PREFIX_MAX; i++)
+            arb_buf_printf(&t, " p%d-", i);
+        arb_buf_puts(&t, "\n");
+        CHECK_INT(load(arb_buf_cstr(&t), 0, &c, msg, sizeof(msg)),
+                  ARB_EINVAL);
+        CHECK_STR(msg, "line 2: owns: 'p32-' is not a match id prefix "
+                  "(1..64 of A-Z a-z 0-9 _ . @ + -, at most 32)");
+        arb_config_free(&c);
+        arb_buf_free(&t);
+    }
     REFUSED("[replicate]\nport = 1\n", 0,
             "line 2: unknown key 'port' in [replicate]");
     /* URLs and a credentials file libnats would take and retry for
