@@ -135,6 +135,7 @@ arb_repl_conf_set(arb_repl_conf_t *c, const char *k, const char *v,
                   arb_buf_t *why)
 {
     unsigned long n;
+    int           rc;
 
     /* A URL libnats cannot use, and a credentials file it cannot read,
      * are said here, with the line: libnats took them and retried for
@@ -202,7 +203,16 @@ arb_repl_conf_set(arb_repl_conf_t *c, const char *k, const char *v,
         if (p->name == NULL)
             return ARB_ENOMEM;
         c->npeer++;
-        return add_prefixes(p->prefix, &p->nprefix, sp, "peer", why);
+        rc = add_prefixes(p->prefix, &p->nprefix, sp, "peer", why);
+        if (rc == 0 && p->nprefix == 0) {
+            /* only separators after the name: a peer owning nothing
+             * is a line cut short, not a recorder to name */
+            arb_buf_printf(why, "peer takes a recorder NAME and its match "
+                           "id PREFIXes (at most %d peers)",
+                           ARB_REPL_PEER_MAX);
+            rc = ARB_EINVAL;
+        }
+        return rc;
     }
 #define UINT(name, lo, hi, field) \
     if (strcmp(k, name) == 0) { \

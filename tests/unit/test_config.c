@@ -259,6 +259,9 @@ test_replicate(void)
     REFUSED("[replicate]\npeer = venue-b\n", 0,
             "line 2: peer takes a recorder NAME and its match id PREFIXes "
             "(at most 32 peers)");
+    REFUSED("[replicate]\npeer = venue-b ,\n", 0,
+            "line 2: peer takes a recorder NAME and its match id PREFIXes "
+            "(at most 32 peers)");
     {
         arb_buf_t t = ARB_BUF_INIT;
         int       i;
