@@ -7,6 +7,7 @@
  * was read with fscanf, which took "published -1" as 2^64 - 1 and
  * ignored anything after the first line.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,34 @@ test_forms(void)
             "its end");
 }
 
+/* As many refused positions as the recorder keeps read back; one more
+ * is refused (the file is then not one it wrote). */
+static void
+test_most(void)
+{
+    arb_repl_cursor_t c;
+    arb_buf_t         t = ARB_BUF_INIT, why = ARB_BUF_INIT;
+    uint64_t          i;
+
+    arb_buf_puts(&t, "published 5\n");
+    for (i = 1; i <= ARB_REPL_REFUSED_MAX; i++)
+        arb_buf_printf(&t, "refused %" PRIu64 "\n", i);
+    CHECK(!t.oom);
+    CHECK_INT(arb__repl_cursor_parse(&c, t.data, t.len, &why), 0);
+    CHECK_INT(c.nrefused, ARB_REPL_REFUSED_MAX);
+    if (c.nrefused == ARB_REPL_REFUSED_MAX)
+        CHECK_INT(c.refused[ARB_REPL_REFUSED_MAX - 1], ARB_REPL_REFUSED_MAX);
+    arb__repl_cursor_clear(&c);
+    arb_buf_printf(&t, "refused %" PRIu64 "\n", i);
+    CHECK_INT(arb__repl_cursor_parse(&c, t.data, t.len, &why),
+              ARB_ECORRUPT);
+    CHECK_STR(arb_buf_cstr(&why), "line 1048578: more than 1048576 refused "
+              "positions");
+    CHECK(c.refused == NULL && c.nrefused == 0);
+    arb_buf_free(&t);
+    arb_buf_free(&why);
+}
+
 /* What is saved loads back; a missing file is an empty cursor; a
  * damaged one names the file. */
 static void
@@ -126,6 +155,16 @@ test_file(void)
     if (back.nrefused == 3)
         CHECK(memcmp(back.refused, ref, sizeof(ref)) == 0);
     arb__repl_cursor_clear(&back);
+    /* No pass read every subject yet: no walked line, which would have
+     * to be a time (a "walked 0" stopped the next start). */
+    c.walked_ms = 0;
+    CHECK_INT(arb__repl_cursor_save(path, &c), 0);
+    CHECK_INT(arb__repl_cursor_load(&back, path, &why), 0);
+    CHECK_INT(why.len, 0);      /* nothing said of a good file */
+    CHECK_INT(back.published, 99);
+    CHECK_INT(back.walked_ms, 0);
+    CHECK_INT(back.nrefused, 3);
+    arb__repl_cursor_clear(&back);
     f = fopen(path, "w");
     if (f != NULL) {
         fputs("published 99\nrefused x\n", f);
@@ -143,6 +182,7 @@ int
 main(void)
 {
     test_forms();
+    test_most();
     test_file();
     return TEST_END();
 }
