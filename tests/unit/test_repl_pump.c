@@ -10,7 +10,8 @@
  * that failure, so the first half would see a send if the guard went.
  * Then a single fenced match: its events are refused, not sent, and the
  * refused positions answer a held sync ack as refused; and a hole of the
- * window is left to the pass, its match's later events waiting.
+ * window is left to the pass, its match's later events waiting; and
+ * nothing goes past max_pending in flight.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -153,6 +154,21 @@ main(void)
     CHECK(r.st.errors == 0 && r.inflight == 0);
     CHECK(win[0].state == EV_NEW && win[0].msg == NULL && win[0].hole);
     CHECK(win[2].state == EV_NEW && win[2].msg == NULL);
+
+    /* max_pending in flight: nothing more goes until a PubAck comes
+     * (the send would fail here).  Its send time is ahead, so that no
+     * stall of this machine times it out. */
+    win[0].hole = 0;
+    win[0].state = EV_SENT;
+    win[0].msg = &s;            /* compared, never dereferenced */
+    win[0].sent_ms = arb_clock_ms() + 3600000;
+    r.inflight = 1;
+    conf.max_pending = 1;
+    rc = arb__repl_pump(&r, &checked, 0, &why);
+    CHECK_INT(rc, 0);
+    CHECK(r.st.errors == 0 && r.inflight == 1 && !r.wave_failed);
+    CHECK(win[2].state == EV_NEW && win[2].msg == NULL);
+    r.inflight = 0;
 
     free(r.fence);
     free(r.refused);
