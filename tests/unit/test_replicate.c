@@ -1866,7 +1866,10 @@ test_down_and_sync(arb_stream_t **stp)
     CHECK_INT(note_cid("c2-m1", "sync-1", code, sizeof(code)), 0);
     CHECK_STR(code, "unreplicated");
     CHECK(repl_stat("sync_timeouts") == before + 2);
-    /* The lag is visible while NATS is away. */
+    /* The lag is visible while NATS is away, and so is the outage. */
+    CHECK(repl_stat("connected") == 0);
+    before = repl_stat("disconnects");
+    CHECK(before >= 1 && before != UINT64_MAX);
     CHECK(repl_stat("lag_events") >= 1);
     CHECK(repl_stat("lag_ms") >= 1000 && repl_stat("lag_ms") < 60000);
     CHECK_INT(nats_start(), 0);
