@@ -1647,6 +1647,42 @@ deal_there(arb_stream_t *st, const char *id, unsigned ms,
     return rc;
 }
 
+/* An open and its seq 1 committed while NATS is paused reach the
+ * stream open, deal, seq 1: seq 1 waits for the deal, so that a reader
+ * never meets a dealt match's play before its secret. */
+static void
+test_deal_first(arb_stream_t *st)
+{
+    arb_stream_msg_t m;
+    char             code[64];
+    uint64_t         one = 0;
+    unsigned         waited;
+    int              rc;
+
+    nats_pause();
+    rc = open_dealt("c9-dealord");
+    CHECK_INT(rc, 0);
+    if (rc == 0)
+        CHECK_INT(note("c9-dealord", code, sizeof(code)), 0);
+    kill(nats_pid, SIGCONT);
+    if (rc != 0)
+        return;
+    rc = deal_there(st, "c9-dealord", 10000, &m);
+    CHECK_INT(rc, 0);
+    if (rc != 0)
+        return;
+    for (waited = 0; waited <= 10000 && one == 0; waited += 100) {
+        one = sseq_of(st, "c9-dealord", 1);
+        if (one == 0)
+            sleep_ms(100);
+    }
+    if (one == 0 || m.stream_seq > one)
+        printf("why: deal first: the deal at stream seq %" PRIu64 ", seq 1 "
+               "at %" PRIu64 "\n", m.stream_seq, one);
+    CHECK(one != 0 && m.stream_seq < one);
+    arb_stream_msg_clear(&m);
+}
+
 static void
 test_deal(arb_stream_t *st)
 {
@@ -1673,6 +1709,7 @@ test_deal(arb_stream_t *st)
     arb_buf_free(&sec);
     arb_buf_free(&want);
     arb_buf_free(&why);
+    test_deal_first(st);
 }
 
 /* The stream's subjects set to subj (the rest of its configuration kept).
