@@ -2495,8 +2495,8 @@ test_listing_pass(arb_stream_t *st)
     arb_buf_t     why = ARB_BUF_INIT;
     jsPubOptions  po;
     pass_writes_t w;
-    uint64_t      subjects = 0, t0, list_ms;
-    int           i, sent = 0;
+    uint64_t      subjects = 0, t0, list_ms = 0;
+    int           i, round, sent = 0;
 
     CHECK_INT(write_config("mode = sync\nsync_timeout_ms = 30000\n"), 0);
     CHECK_INT(daemon_up(), 0);
@@ -2513,26 +2513,35 @@ test_listing_pass(arb_stream_t *st)
     }
     CHECK(js_PublishAsyncComplete(st->js, &po) == NATS_OK);
     CHECK_INT(sent, C9_SUBJECTS);
-    /* A page the server is slow to answer on a loaded machine times out
-     * (ARB_EAGAIN): asked again, as the recorder's own pass would be
-     * (one CI run failed on a 2 s page under load). */
-    for (i = 0; i < 3; i++) {
-        subjects = 0;
-        t0 = mono_ms();
-        if (arb_stream_subjects(st, ARB_STREAM_EV_PREFIX ">",
-                                count_subject_cb, &subjects, NULL)
-            != ARB_EAGAIN)
+    /* The best of up to three rounds: other work on a loaded machine
+     * only adds to the writes' stalls (the check alone failed in most
+     * runs beside heavy work), while a pass that holds the writes for a
+     * whole listing stalls them that long in every round. */
+    for (round = 0; round < 3; round++) {
+        /* A page the server is slow to answer on a loaded machine times
+         * out (ARB_EAGAIN): asked again, as the recorder's own pass would
+         * be (one CI run failed on a 2 s page under load). */
+        for (i = 0; i < 3; i++) {
+            subjects = 0;
+            t0 = mono_ms();
+            if (arb_stream_subjects(st, ARB_STREAM_EV_PREFIX ">",
+                                    count_subject_cb, &subjects, NULL)
+                != ARB_EAGAIN)
+                break;
+        }
+        list_ms = mono_ms() - t0;
+        CHECK(subjects >= C9_SUBJECTS);
+        pass_writes("c9-busy", &w);
+        printf("listing pass: %" PRIu64 " subjects listed in %" PRIu64
+               " ms; %d sync writes acknowledged while the pass ran (%"
+               PRIu64 " ms), the slowest in %" PRIu64 " ms, %" PRIu64
+               " ms in acks slower than 50 ms\n", subjects, list_ms,
+               w.during, w.ms, w.slowest, w.stalled);
+        CHECK(w.bad == 0);
+        if (list_ms >= 200 && w.during >= 3
+            && w.stalled * 10 < list_ms * 13)
             break;
     }
-    list_ms = mono_ms() - t0;
-    CHECK(subjects >= C9_SUBJECTS);
-    pass_writes("c9-busy", &w);
-    printf("listing pass: %" PRIu64 " subjects listed in %" PRIu64 " ms; %d"
-           " sync writes acknowledged while the pass ran (%" PRIu64 " ms), "
-           "the slowest in %" PRIu64 " ms, %" PRIu64 " ms in acks slower "
-           "than 50 ms\n", subjects, list_ms, w.during, w.ms, w.slowest,
-           w.stalled);
-    CHECK(w.bad == 0);
     CHECK(list_ms >= 200);      /* else the case proves nothing */
     CHECK(w.during >= 3);       /* (a short pass on a small store) */
     CHECK(w.stalled * 10 < list_ms * 13);
