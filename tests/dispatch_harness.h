@@ -254,4 +254,32 @@ dh_setup(char *dir, size_t cap, const char *name, const char *tokens,
     return uv_loop_init(loop);
 }
 
+/* Starts *srv (emptied first) as a test's in-process server: cfg with
+ * dir as its data directory, loop, and a new store at storedir (what was
+ * there removed) of map bytes.  0, or -1 said on stderr. */
+static inline int
+dh_server_start(arb_server_t *srv, const arb_config_t *cfg, char *dir,
+                const char *storedir, uv_loop_t *loop, size_t map)
+{
+    arb_store_opts_t so;
+    arb_buf_t        why = ARB_BUF_INIT;
+
+    memset(srv, 0, sizeof(*srv));
+    srv->cfg = *cfg;
+    srv->cfg.data = dir;
+    srv->loop = loop;
+    if (arb_checkpoint_init(srv) != 0)
+        return -1;
+    disk_rm_rf(storedir);
+    memset(&so, 0, sizeof(so));
+    so.map_size = so.map_max = map;
+    if (arb_store_open(&srv->store, storedir, &so, &why) != 0) {
+        fprintf(stderr, "store: %s\n", arb_buf_cstr(&why));
+        arb_buf_free(&why);
+        return -1;
+    }
+    arb_buf_free(&why);
+    return 0;
+}
+
 #endif

@@ -109,21 +109,8 @@ setup(void)
 static void
 server_start(arb_server_t *srv)
 {
-    arb_store_opts_t so;
-    arb_buf_t        why = ARB_BUF_INIT;
-
-    memset(srv, 0, sizeof(*srv));
-    srv->cfg = base;
-    srv->cfg.data = dir;
-    srv->loop = &loop;
-    FUZZ_CHECK(arb_checkpoint_init(srv) == 0);
-    disk_rm_rf(storedir);
-    memset(&so, 0, sizeof(so));
-    so.map_size = so.map_max = 4u << 20;
-    if (arb_store_open(&srv->store, storedir, &so, &why) != 0)
-        fprintf(stderr, "store: %s\n", arb_buf_cstr(&why));
-    FUZZ_CHECK(srv->store != NULL);
-    arb_buf_free(&why);
+    FUZZ_CHECK(dh_server_start(srv, &base, dir, storedir, &loop,
+                               4u << 20) == 0);
 }
 
 /* Stops the server as a restart would: frees it, then opens its store

@@ -111,7 +111,6 @@ static void
 test_reads_stop_at_committed(void)
 {
     arb_server_t     srv;
-    arb_store_opts_t so;
     arb_buf_t        why = ARB_BUF_INIT, b = ARB_BUF_INIT;
     msgpack_packer   pk;
     msgpack_unpacked u;
@@ -124,16 +123,8 @@ test_reads_stop_at_committed(void)
     size_t           n;
     int              k, nil;
 
-    memset(&srv, 0, sizeof(srv));
-    srv.cfg = base;
-    srv.cfg.data = dir;
-    srv.loop = &loop;
-    CHECK_INT(arb_checkpoint_init(&srv), 0);
-    memset(&so, 0, sizeof(so));
-    so.map_size = so.map_max = 4u << 20;
-    if (arb_store_open(&srv.store, storedir, &so, &why) != 0)
-        fprintf(stderr, "store: %s\n", arb_buf_cstr(&why));
-    CHECK(srv.store != NULL);
+    CHECK_INT(dh_server_start(&srv, &base, dir, storedir, &loop,
+                              4u << 20), 0);
     if (srv.store == NULL)
         return;
     msgpack_unpacked_init(&u);
@@ -313,7 +304,6 @@ static void
 test_matches_page_bytes(void)
 {
     arb_server_t     srv;
-    arb_store_opts_t so;
     arb_buf_t        why = ARB_BUF_INIT, b = ARB_BUF_INIT;
     msgpack_packer   pk;
     msgpack_unpacked u;
@@ -323,17 +313,8 @@ test_matches_page_bytes(void)
     char             id[32];
     int              k;
 
-    memset(&srv, 0, sizeof(srv));
-    srv.cfg = base;
-    srv.cfg.data = dir;
-    srv.loop = &loop;
-    CHECK_INT(arb_checkpoint_init(&srv), 0);
-    memset(&so, 0, sizeof(so));
-    so.map_size = so.map_max = 64u << 20;
-    disk_rm_rf(storedir);
-    if (arb_store_open(&srv.store, storedir, &so, &why) != 0)
-        fprintf(stderr, "store: %s\n", arb_buf_cstr(&why));
-    CHECK(srv.store != NULL);
+    CHECK_INT(dh_server_start(&srv, &base, dir, storedir, &loop,
+                              64u << 20), 0);
     if (srv.store == NULL)
         return;
     msgpack_unpacked_init(&u);
