@@ -50,12 +50,12 @@ url_check(const char *u, size_t n, arb_buf_t *why)
     size_t      k;
     unsigned    port = 0;
 
-    if (n > 7 && strncasecmp(u, "nats://", 7) == 0)
+    /* (A scheme alone names no host, said as such for both: until
+     * 2026-12-08 "tls://" was "not a NATS URL".) */
+    if (n >= 7 && strncasecmp(u, "nats://", 7) == 0)
         p = u + 7;
-    else if (n > 6 && strncasecmp(u, "tls://", 6) == 0)
+    else if (n >= 6 && strncasecmp(u, "tls://", 6) == 0)
         p = u + 6;
-    else if (n == 7 && strncasecmp(u, "nats://", 7) == 0)
-        p = end;
     else {
         arb_buf_printf(why, "'%.*s' is not a NATS URL: nats://HOST:PORT "
                        "or tls://HOST:PORT", (int)n, u);

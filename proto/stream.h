@@ -291,10 +291,11 @@ int  arb_stream_deal_open(arb_buf_t *out, const arb_stream_msg_t *m,
 /*
  * Maps a libnats result to an ARB_E* code and writes
  * "nats: <what>: <text> (JetStream error N)" to why (may be NULL).
- * No responders (10076), "temporarily unavailable" (10008, a stream
- * without a leader), "cluster can not handle request" (10009), timeouts
- * and a lost connection give ARB_EAGAIN (retry: an election or an
- * outage); "no message found" (10037) and "stream not found" (10059)
+ * No responders, "JetStream not enabled" (10076), "temporarily
+ * unavailable" (10008, a stream without a leader), "cluster can not
+ * handle request" (10009), timeouts and a lost connection give
+ * ARB_EAGAIN (retry: an election or an outage); "no message found"
+ * (10037) and "stream not found" (10059)
  * ARB_ENOTFOUND; everything else ARB_EIO.
  */
 int  arb_stream_err(natsStatus s, jsErrCode jerr, const char *what,

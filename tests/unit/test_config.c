@@ -305,6 +305,8 @@ test_replicate(void)
             "nats://HOST:PORT or tls://HOST:PORT");
     REFUSED("[replicate]\nurls = nats://a:1, nats://\n", 0,
             "line 2: urls: 'nats://' names no host");
+    REFUSED("[replicate]\nurls = tls://\n", 0,
+            "line 2: urls: 'tls://' names no host");
     REFUSED("[replicate]\nurls = nats://a:99999\n", 0,
             "line 2: urls: 'nats://a:99999': the port must be 1..65535");
     REFUSED("[replicate]\nurls = nats://a b:1\n", 0,
